@@ -1,0 +1,337 @@
+/* Batched symmetric eigensolver kernels (linalg.eigh): declarations shared by the linalg front end
+ * and the ref/avx2/avx512 kernel files, plus the lane-batched Jacobi template those files
+ * instantiate.
+ *
+ * Kernel contract (every ISA, f32 and f64):
+ *   a     : `batch` contiguous row-major n x n matrices; only the lower (upper == 0) or upper
+ *           (upper != 0) triangle is read, the other triangle may hold garbage.
+ *   w     : (batch, n) eigenvalues, ascending.
+ *   v     : (batch, n, n) eigenvectors as columns, or NULL (eigenvalues only). Each column's
+ *           first component of largest magnitude is positive.
+ *   info  : (batch) int32 or NULL: 0 converged, CT__EIGH_INFO_NONFINITE if the matrix holds
+ *           NaN/Inf (w and v of that matrix are NaN), CT__EIGH_INFO_NOCONV if Jacobi hit the
+ *           sweep limit (results are the last iterate).
+ * Kernels take raw pointers only (no context, no allocation) so the embedded runtime can link
+ * them; they are single-threaded, the front end splits the batch over threads. 1 <= n <=
+ * CT__EIGH_JACOBI_MAX_N. One matrix per SIMD lane: results of a matrix do not depend on which
+ * other matrices share its vector. */
+#ifndef CTORCH_EIGH_KERNELS_H
+#define CTORCH_EIGH_KERNELS_H
+
+#include <stdint.h>
+
+#define CT__EIGH_JACOBI_MAX_N 32
+#define CT__EIGH_INFO_NONFINITE 1
+#define CT__EIGH_INFO_NOCONV 2
+
+#define CT__EIGH_KERNEL_DECL(name, T)                                                              \
+    void name(int64_t batch, int n, const T *a, int upper, T *w, T *v, int32_t *info)
+
+typedef void (*ct__eigh_f32_fn)(int64_t batch, int n, const float *a, int upper, float *w,
+                                float *v, int32_t *info);
+typedef void (*ct__eigh_f64_fn)(int64_t batch, int n, const double *a, int upper, double *w,
+                                double *v, int32_t *info);
+
+CT__EIGH_KERNEL_DECL(ct__eigh_jacobi_f32_ref, float);
+CT__EIGH_KERNEL_DECL(ct__eigh_jacobi_f64_ref, double);
+CT__EIGH_KERNEL_DECL(ct__eigh_jacobi_f32_avx2, float);
+CT__EIGH_KERNEL_DECL(ct__eigh_jacobi_f64_avx2, double);
+CT__EIGH_KERNEL_DECL(ct__eigh_jacobi_f32_avx512, float);
+CT__EIGH_KERNEL_DECL(ct__eigh_jacobi_f64_avx512, double);
+
+#endif /* CTORCH_EIGH_KERNELS_H */
+
+/* ------------------------------------------------------------------------------------------------
+ * Lane-batched cyclic Jacobi template. A kernel file defines, then includes this header with
+ * CT__EIGH_TMPL defined:
+ *   ELT (float/double), VT (vector of LANES ELTs), MT (lane mask), LANES, TN(x) (name mangler),
+ *   CT__EIGH_ENTRY (exported function name), and the V_* / M_* operations below.
+ * Algorithm (per lane = per matrix):
+ *   1. read the used triangle, mirror it, flag non-finite matrices (zeroed, NaN results), scale by
+ *      a power of two so max|a_ij| is in [1,2) (exact; avoids over/underflow of squares);
+ *   2. sweeps of Jacobi rotations in round-robin order: each round rotates n/2 disjoint pairs,
+ *      whose parameters are independent (instruction-level parallelism). A rotation is masked
+ *      to the identity in lanes where |a_pq| <= u*sqrt|a_pp a_qq| or |a_pq| <= tiny, so each
+ *      lane stops on its own; the loop ends when no lane has a pair above threshold;
+ *   3. odd-even transposition sort of the eigenvalues (stable), moving vector columns along;
+ *      sign fix; undo the scaling; store.
+ * ---------------------------------------------------------------------------------------------- */
+#ifdef CT__EIGH_TMPL
+
+#ifndef CT__EIGH_MAX_SWEEPS
+#define CT__EIGH_MAX_SWEEPS 40
+#endif
+
+/* Rotation parameters for one pair in every lane: t = tan, c = cos, s = sin; identity where the
+ * lane's mask is off. d = a_qq - a_pp, t = sign(d) 2 a_pq / (|d| + sqrt(d^2 + 4 a_pq^2)). */
+static inline __attribute__((always_inline)) MT TN(rot)(VT app, VT aqq, VT apq, VT *t_,
+                                                         VT *tau_, VT *s_) {
+    const VT one = V_SET1((ELT)1);
+    VT b2 = V_ADD(apq, apq);
+    VT bb = V_MUL(apq, apq);
+    MT need = M_AND(M_GT(bb, V_SET1(EIGH_TINY2)), M_GT(bb, V_MUL(V_SET1(EIGH_U2), V_ABS(V_MUL(app, aqq)))));
+    VT d = V_SUB(aqq, app);
+    VT r = V_FMA(d, d, V_MUL(b2, b2));
+    VT sq = V_MUL(r, V_RSQRT(r));
+    VT den = V_ADD(V_ABS(d), sq);
+    VT t = V_MUL(V_XOR(b2, V_SIGN(d)), V_RCP(den));
+    t = V_SEL(need, V_ZERO(), t);
+    VT c = V_RSQRT(V_FMA(t, t, one));
+    c = V_SEL(need, one, c);
+    VT s = V_MUL(t, c);
+    *t_ = t;
+    /* tau = tan(theta/2) = s / (1 + c): updates are written x - s (y + tau x), a small
+     * correction to x, which keeps V closer to orthogonal than c x - s y. */
+    *tau_ = V_MUL(s, V_RCP(V_ADD(one, c)));
+    *s_ = s;
+    return need;
+}
+
+/* Pair k of round r in the circle (round-robin) schedule over m = n rounded up to even players;
+ * returns 0 for a pair with the dummy player (odd n). */
+static inline __attribute__((always_inline)) int TN(pair)(int n, int m, int r, int k, int *p,
+                                                         int *q) {
+    int x, y;
+    if (k == 0) {
+        x = r;
+        y = m - 1;
+    } else {
+        x = (r + k) % (m - 1);
+        y = (r - k + m - 1) % (m - 1);
+    }
+    if (x > y) {
+        int tmp = x;
+        x = y;
+        y = tmp;
+    }
+    *p = x;
+    *q = y;
+    return y < n;
+}
+
+/* Core for G groups of LANES lanes. A, V: [G][n][n] (A full symmetric). Leaves eigen-pairs in
+ * diag(A) and V's columns (unsorted); notconv[g] = lanes that still had a pair above threshold. */
+static inline __attribute__((always_inline)) void TN(solve)(const int n, const int G, VT *A,
+                                                           VT *V, MT *notconv) {
+    const int m = n + (n & 1);
+    for (int g = 0; g < G; g++)
+        for (int i = 0; i < n; i++)
+            for (int j = 0; j < n; j++) V[(g * n + i) * n + j] = V_SET1((ELT)(i == j));
+    for (int sweep = 0;; sweep++) {
+        int any = 0;
+        for (int g = 0; g < G; g++) {
+            MT act = M_NONE();
+            VT *Ag = A + g * n * n;
+            for (int p = 0; p < n; p++)
+                for (int q = p + 1; q < n; q++) {
+                    VT t, c, s;
+                    act = M_OR(act, TN(rot)(Ag[p * n + p], Ag[q * n + q], Ag[p * n + q], &t, &c, &s));
+                }
+            notconv[g] = act;
+            any |= M_ANY(act);
+        }
+        if (!any || sweep == CT__EIGH_MAX_SWEEPS) break;
+        for (int r = 0; r < m - 1; r++) {
+            for (int g = 0; g < G; g++) {
+                VT *Ag = A + g * n * n, *Vg = V + g * n * n;
+                VT T[CT__EIGH_JACOBI_MAX_N / 2], C[CT__EIGH_JACOBI_MAX_N / 2],
+                    S[CT__EIGH_JACOBI_MAX_N / 2], APP[CT__EIGH_JACOBI_MAX_N / 2],
+                    AQQ[CT__EIGH_JACOBI_MAX_N / 2], APQ[CT__EIGH_JACOBI_MAX_N / 2];
+                for (int k = 0; k < m / 2; k++) {
+                    int p, q;
+                    if (!TN(pair)(n, m, r, k, &p, &q)) continue;
+                    APP[k] = Ag[p * n + p];
+                    AQQ[k] = Ag[q * n + q];
+                    APQ[k] = Ag[p * n + q];
+                    TN(rot)(APP[k], AQQ[k], APQ[k], &T[k], &C[k], &S[k]);
+                }
+                /* rows p, q of A and columns p, q of V */
+                for (int k = 0; k < m / 2; k++) {
+                    int p, q;
+                    if (!TN(pair)(n, m, r, k, &p, &q)) continue;
+                    VT c = C[k], s = S[k]; /* c holds tau here */
+                    for (int j = 0; j < n; j++) {
+                        VT x = Ag[p * n + j], y = Ag[q * n + j];
+                        Ag[p * n + j] = V_FNMA(s, V_FMA(c, x, y), x);
+                        Ag[q * n + j] = V_FMA(s, V_FNMA(c, y, x), y);
+                    }
+                    for (int j = 0; j < n; j++) {
+                        VT x = Vg[j * n + p], y = Vg[j * n + q];
+                        Vg[j * n + p] = V_FNMA(s, V_FMA(c, x, y), x);
+                        Vg[j * n + q] = V_FMA(s, V_FNMA(c, y, x), y);
+                    }
+                }
+                /* columns p, q of A */
+                for (int k = 0; k < m / 2; k++) {
+                    int p, q;
+                    if (!TN(pair)(n, m, r, k, &p, &q)) continue;
+                    VT c = C[k], s = S[k]; /* c holds tau here */
+                    for (int i = 0; i < n; i++) {
+                        VT x = Ag[i * n + p], y = Ag[i * n + q];
+                        Ag[i * n + p] = V_FNMA(s, V_FMA(c, x, y), x);
+                        Ag[i * n + q] = V_FMA(s, V_FNMA(c, y, x), y);
+                    }
+                }
+                /* the rotated 2x2 blocks take their exact values */
+                for (int k = 0; k < m / 2; k++) {
+                    int p, q;
+                    if (!TN(pair)(n, m, r, k, &p, &q)) continue;
+                    VT ta = V_MUL(T[k], APQ[k]);
+                    Ag[p * n + p] = V_SUB(APP[k], ta);
+                    Ag[q * n + q] = V_ADD(AQQ[k], ta);
+                    VT z = V_SEL(M_GT(V_ABS(T[k]), V_ZERO()), APQ[k], V_ZERO());
+                    Ag[p * n + q] = z;
+                    Ag[q * n + p] = z;
+                }
+            }
+        }
+    }
+}
+
+/* Sort eigenvalues ascending (stable odd-even transposition sort), moving V's columns, then make
+ * each column's first largest-magnitude component positive. W: [n], V: [n][n] of one group. */
+static inline __attribute__((always_inline)) void TN(sortfix)(const int n, VT *W, VT *V,
+                                                             int want_v) {
+    for (int round = 0; round < n; round++)
+        for (int i = round & 1; i + 1 < n; i += 2) {
+            MT sw = M_GT(W[i], W[i + 1]);
+            VT lo = V_SEL(sw, W[i], W[i + 1]), hi = V_SEL(sw, W[i + 1], W[i]);
+            W[i] = lo;
+            W[i + 1] = hi;
+            if (want_v)
+                for (int k = 0; k < n; k++) {
+                    VT x = V[k * n + i], y = V[k * n + i + 1];
+                    V[k * n + i] = V_SEL(sw, x, y);
+                    V[k * n + i + 1] = V_SEL(sw, y, x);
+                }
+        }
+    if (!want_v) return;
+    for (int j = 0; j < n; j++) {
+        VT best = V_ABS(V[j]), sg = V_SIGN(V[j]);
+        for (int k = 1; k < n; k++) {
+            VT x = V[k * n + j];
+            MT gt = M_GT(V_ABS(x), best);
+            best = V_SEL(gt, best, V_ABS(x));
+            sg = V_SEL(gt, sg, V_SIGN(x));
+        }
+        for (int k = 0; k < n; k++) V[k * n + j] = V_XOR(V[k * n + j], sg);
+    }
+}
+
+/* Full block: G groups of LANES matrices (nmat <= G*LANES of them valid) from a to w/v/info. */
+static inline __attribute__((always_inline)) void
+TN(block)(const int n, const int G, VT *A, VT *V, const ELT *a, int64_t nmat, int upper, ELT *w,
+          ELT *v, int32_t *info) {
+    MT bad[4], notconv[4];
+    VT usc[4];
+    const int64_t nn = (int64_t)n * n;
+    for (int g = 0; g < G; g++) {
+        VT *Ag = A + g * n * n;
+        int64_t base = (int64_t)g * LANES;
+        int nl = nmat - base < LANES ? (int)(nmat - base) : LANES;
+        if (nl < 0) nl = 0;
+        VT mx = V_ZERO();
+        MT b = M_NONE();
+        for (int i = 0; i < n; i++)
+            for (int j = 0; j <= i; j++) {
+                VT x;
+                int64_t off = upper ? (int64_t)j * n + i : (int64_t)i * n + j;
+                if (nl == LANES)
+                    x = V_GATHER(a + base * nn + off, nn);
+                else {
+                    ELT tmp[LANES] __attribute__((aligned(64)));
+                    for (int l = 0; l < LANES; l++) tmp[l] = l < nl ? a[(base + l) * nn + off] : 0;
+                    x = V_LOAD(tmp);
+                }
+                b = M_OR(b, M_NOTFINITE(x));
+                mx = V_MAX(mx, V_ABS(x));
+                Ag[i * n + j] = x;
+            }
+        VT sc;
+        V_EXPSCALE(mx, &sc, &usc[g]);
+        for (int i = 0; i < n; i++)
+            for (int j = 0; j <= i; j++) {
+                VT x = V_SEL(b, V_MUL(Ag[i * n + j], sc), V_ZERO());
+                Ag[i * n + j] = x;
+                Ag[j * n + i] = x;
+            }
+        bad[g] = b;
+    }
+    TN(solve)(n, G, A, V, notconv);
+    for (int g = 0; g < G; g++) {
+        VT *Ag = A + g * n * n, *Vg = V + g * n * n;
+        VT W[CT__EIGH_JACOBI_MAX_N];
+        for (int i = 0; i < n; i++) W[i] = Ag[i * n + i];
+        TN(sortfix)(n, W, Vg, v != 0);
+        const VT nan = V_SET1((ELT)NAN);
+        for (int i = 0; i < n; i++) W[i] = V_SEL(bad[g], V_MUL(W[i], usc[g]), nan);
+        int64_t base = (int64_t)g * LANES;
+        int nl = nmat - base < LANES ? (int)(nmat - base) : LANES;
+        if (nl <= 0) continue;
+        ELT tmp[LANES] __attribute__((aligned(64)));
+        for (int i = 0; i < n; i++) {
+            V_STORE(tmp, W[i]);
+            for (int l = 0; l < nl; l++) w[(base + l) * n + i] = tmp[l];
+        }
+        if (v)
+            for (int k = 0; k < nn; k++) {
+                V_STORE(tmp, V_SEL(bad[g], Vg[k], nan));
+                for (int l = 0; l < nl; l++) v[(base + l) * nn + k] = tmp[l];
+            }
+        if (info) {
+            int32_t ti[LANES];
+            M_TOINFO(bad[g], notconv[g], ti);
+            for (int l = 0; l < nl; l++) info[base + l] = ti[l];
+        }
+    }
+}
+
+#define CT__EIGH_INST(N, G)                                                                        \
+    static void TN(blk##N)(const ELT *a, int64_t nmat, int upper, ELT *w, ELT *v,                  \
+                           int32_t *info) {                                                         \
+        VT A[(G) * (N) * (N)], V[(G) * (N) * (N)];                                                  \
+        TN(block)(N, G, A, V, a, nmat, upper, w, v, info);                                         \
+    }
+CT__EIGH_INST(2, 2)
+CT__EIGH_INST(3, 2)
+CT__EIGH_INST(4, 2)
+#undef CT__EIGH_INST
+
+static void TN(blkn)(int n, const ELT *a, int64_t nmat, int upper, ELT *w, ELT *v,
+                     int32_t *info) {
+    VT A[CT__EIGH_JACOBI_MAX_N * CT__EIGH_JACOBI_MAX_N];
+    VT V[CT__EIGH_JACOBI_MAX_N * CT__EIGH_JACOBI_MAX_N];
+    TN(block)(n, 1, A, V, a, nmat, upper, w, v, info);
+}
+
+void CT__EIGH_ENTRY(int64_t batch, int n, const ELT *a, int upper, ELT *w, ELT *v,
+                    int32_t *info) {
+    if (n <= 0 || batch <= 0) return;
+    const int64_t nn = (int64_t)n * n;
+    if (n == 1) {
+        for (int64_t b = 0; b < batch; b++) {
+            ELT x = a[b];
+            int fin = (x - x) == (x - x);
+            w[b] = fin ? x : (ELT)NAN;
+            if (v) v[b] = fin ? (ELT)1 : (ELT)NAN;
+            if (info) info[b] = fin ? 0 : CT__EIGH_INFO_NONFINITE;
+        }
+        return;
+    }
+    int G = n <= 4 ? 2 : 1;
+    int64_t step = (int64_t)G * LANES;
+    for (int64_t b0 = 0; b0 < batch; b0 += step) {
+        int64_t nm = batch - b0 < step ? batch - b0 : step;
+        const ELT *ab = a + b0 * nn;
+        ELT *wb = w + b0 * n, *vb = v ? v + b0 * nn : 0;
+        int32_t *ib = info ? info + b0 : 0;
+        switch (n) {
+        case 2: TN(blk2)(ab, nm, upper, wb, vb, ib); break;
+        case 3: TN(blk3)(ab, nm, upper, wb, vb, ib); break;
+        case 4: TN(blk4)(ab, nm, upper, wb, vb, ib); break;
+        default: TN(blkn)(n, ab, nm, upper, wb, vb, ib); break;
+        }
+    }
+}
+
+#endif /* CT__EIGH_TMPL */
