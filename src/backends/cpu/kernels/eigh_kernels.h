@@ -304,6 +304,149 @@ static void TN(blkn)(int n, const ELT *a, int64_t nmat, int upper, ELT *w, ELT *
     TN(block)(n, 1, A, V, a, nmat, upper, w, v, info);
 }
 
+
+#ifdef CT__EIGH_N3
+/* ---- specialised n = 3: lower triangle in 6 registers, V in 9, G independent groups in flight
+ * (the rotation is a long serial chain; interleaving groups hides its latency). The ISA file
+ * provides V_N3_LOAD(ptr, upper, a6) / V_N3_STORE(ptr, n, x, k) for full groups (in-register
+ * transposes) and EIGH_TINY (added under the square root so an inactive lane never divides 0/0).
+ * A lane is active in a sweep iff one of its pairs is above threshold at the sweep's start;
+ * inactive lanes rotate by exactly the identity (b = 0 gives s = 0, c forced to 1). ---- */
+static inline __attribute__((always_inline)) MT TN(n3need)(VT app, VT aqq, VT apq) {
+    VT bb = V_MUL(apq, apq);
+    return M_AND(M_GT(bb, V_SET1(EIGH_TINY2)),
+                 M_GT(bb, V_MUL(V_SET1(EIGH_U2), V_ABS(V_MUL(app, aqq)))));
+}
+
+/* One rotation of pair (p,q) with the third index r: A entries app, aqq, apq, arp, arq; V columns
+ * vp, vq (3 rows each). */
+static inline __attribute__((always_inline)) void TN(n3rot)(MT act, VT *app, VT *aqq, VT *apq,
+                                                           VT *arp, VT *arq, VT *vp, VT *vq,
+                                                           int want_v) {
+    const VT one = V_SET1((ELT)1);
+    VT b = V_SEL(act, V_ZERO(), *apq);
+    VT d = V_SUB(*aqq, *app);
+    VT b2 = V_ADD(b, b);
+    VT b22 = V_MUL(b2, b2);
+    VT r = V_FMA(d, d, V_ADD(b22, V_SET1(EIGH_TINY)));
+    VT den = V_FMA(r, V_RSQRT(r), V_ABS(d));
+    VT sb = V_XOR(b2, V_SIGN(d));
+    VT g = V_RSQRT(V_FMA(den, den, b22));
+    VT t = V_MUL(sb, V_RCP(den));
+    VT c = V_SEL(act, one, V_MUL(den, g));
+    VT s = V_MUL(sb, g);
+    VT tb = V_MUL(t, b);
+    *app = V_SUB(*app, tb);
+    *aqq = V_ADD(*aqq, tb);
+    *apq = V_SEL(act, *apq, V_ZERO());
+    VT x = *arp, y = *arq;
+    *arp = V_FNMA(s, y, V_MUL(c, x));
+    *arq = V_FMA(s, x, V_MUL(c, y));
+    if (want_v) {
+        VT tau = V_MUL(s, V_RCP(V_ADD(one, c)));
+        for (int k = 0; k < 3; k++) {
+            VT vx = vp[k], vy = vq[k];
+            vp[k] = V_FNMA(s, V_FMA(tau, vx, vy), vx);
+            vq[k] = V_FMA(s, V_FNMA(tau, vy, vx), vy);
+        }
+    }
+}
+
+/* G groups of LANES 3x3 matrices, all full (no tail), contiguous from a. */
+static inline __attribute__((always_inline)) void TN(n3block)(const int G, const ELT *a, int upper,
+                                                             ELT *w, ELT *v, int32_t *info) {
+    VT A[4][6], V[4][3][3]; /* A: a00 a10 a11 a20 a21 a22; V[g][col][row] */
+    MT bad[4], notconv[4];
+    VT usc[4];
+    for (int g = 0; g < G; g++) {
+        V_N3_LOAD(a + (int64_t)g * LANES * 9, upper, A[g]);
+        VT mx = V_ZERO();
+        MT bd = M_NONE();
+        for (int k = 0; k < 6; k++) {
+            bd = M_OR(bd, M_NOTFINITE(A[g][k]));
+            mx = V_MAX(mx, V_ABS(A[g][k]));
+        }
+        VT sc;
+        V_EXPSCALE(mx, &sc, &usc[g]);
+        for (int k = 0; k < 6; k++) A[g][k] = V_SEL(bd, V_MUL(A[g][k], sc), V_ZERO());
+        bad[g] = bd;
+        for (int i = 0; i < 3; i++)
+            for (int j = 0; j < 3; j++) V[g][i][j] = V_SET1((ELT)(i == j));
+    }
+    for (int sweep = 0;; sweep++) {
+        int any = 0;
+        MT act[4];
+        for (int g = 0; g < G; g++) {
+            VT *x = A[g];
+            act[g] = M_OR(M_OR(TN(n3need)(x[0], x[2], x[1]), TN(n3need)(x[0], x[5], x[3])),
+                          TN(n3need)(x[2], x[5], x[4]));
+            notconv[g] = act[g];
+            any |= M_ANY(act[g]);
+        }
+        if (!any || sweep == CT__EIGH_MAX_SWEEPS) break;
+        for (int g = 0; g < G; g++) {
+            VT *x = A[g];
+            TN(n3rot)(act[g], &x[0], &x[2], &x[1], &x[3], &x[4], V[g][0], V[g][1], v != 0);
+        }
+        for (int g = 0; g < G; g++) {
+            VT *x = A[g];
+            TN(n3rot)(act[g], &x[0], &x[5], &x[3], &x[1], &x[4], V[g][0], V[g][2], v != 0);
+        }
+        for (int g = 0; g < G; g++) {
+            VT *x = A[g];
+            TN(n3rot)(act[g], &x[2], &x[5], &x[4], &x[1], &x[3], V[g][1], V[g][2], v != 0);
+        }
+    }
+    const VT nan = V_SET1((ELT)NAN);
+    for (int g = 0; g < G; g++) {
+        VT W[3] = {A[g][0], A[g][2], A[g][5]};
+        VT (*C)[3] = V[g];
+        /* sorting network (0,1) (1,2) (0,1), stable: swap only on strict > */
+        static const int ce[3][2] = {{0, 1}, {1, 2}, {0, 1}};
+        for (int e = 0; e < 3; e++) {
+            int i = ce[e][0], j = ce[e][1];
+            MT sw = M_GT(W[i], W[j]);
+            VT lo = V_SEL(sw, W[i], W[j]), hi = V_SEL(sw, W[j], W[i]);
+            W[i] = lo;
+            W[j] = hi;
+            if (v)
+                for (int k = 0; k < 3; k++) {
+                    VT x = C[i][k], y = C[j][k];
+                    C[i][k] = V_SEL(sw, x, y);
+                    C[j][k] = V_SEL(sw, y, x);
+                }
+        }
+        for (int i = 0; i < 3; i++) W[i] = V_SEL(bad[g], V_MUL(W[i], usc[g]), nan);
+        V_N3_STORE(w + (int64_t)g * LANES * 3, 1, W, 3);
+        if (v) {
+            VT out[9];
+            for (int j = 0; j < 3; j++) {
+                VT best = V_ABS(C[j][0]), sg = V_SIGN(C[j][0]);
+                for (int k = 1; k < 3; k++) {
+                    MT gt = M_GT(V_ABS(C[j][k]), best);
+                    best = V_SEL(gt, best, V_ABS(C[j][k]));
+                    sg = V_SEL(gt, sg, V_SIGN(C[j][k]));
+                }
+                for (int k = 0; k < 3; k++) out[k * 3 + j] = V_SEL(bad[g], V_XOR(C[j][k], sg), nan);
+            }
+            V_N3_STORE(v + (int64_t)g * LANES * 9, 3, out, 9);
+        }
+        if (info) {
+            int32_t ti[LANES];
+            M_TOINFO(bad[g], notconv[g], ti);
+            for (int l = 0; l < LANES; l++) info[(int64_t)g * LANES + l] = ti[l];
+        }
+    }
+}
+#define CT__EIGH_N3_G 2
+static void TN(n3blk)(const ELT *a, int upper, ELT *w, ELT *v, int32_t *info) {
+    TN(n3block)(CT__EIGH_N3_G, a, upper, w, v, info);
+}
+static void TN(n3blk1)(const ELT *a, int upper, ELT *w, ELT *v, int32_t *info) {
+    TN(n3block)(1, a, upper, w, v, info);
+}
+#endif /* CT__EIGH_N3 */
+
 void CT__EIGH_ENTRY(int64_t batch, int n, const ELT *a, int upper, ELT *w, ELT *v,
                     int32_t *info) {
     if (n <= 0 || batch <= 0) return;
@@ -320,7 +463,16 @@ void CT__EIGH_ENTRY(int64_t batch, int n, const ELT *a, int upper, ELT *w, ELT *
     }
     int G = n <= 4 ? 2 : 1;
     int64_t step = (int64_t)G * LANES;
-    for (int64_t b0 = 0; b0 < batch; b0 += step) {
+    int64_t b0 = 0;
+#ifdef CT__EIGH_N3
+    if (n == 3) {
+        for (; b0 + (int64_t)CT__EIGH_N3_G * LANES <= batch; b0 += (int64_t)CT__EIGH_N3_G * LANES)
+            TN(n3blk)(a + b0 * 9, upper, w + b0 * 3, v ? v + b0 * 9 : 0, info ? info + b0 : 0);
+        for (; b0 + LANES <= batch; b0 += LANES)
+            TN(n3blk1)(a + b0 * 9, upper, w + b0 * 3, v ? v + b0 * 9 : 0, info ? info + b0 : 0);
+    }
+#endif
+    for (; b0 < batch; b0 += step) {
         int64_t nm = batch - b0 < step ? batch - b0 : step;
         const ELT *ab = a + b0 * nn;
         ELT *wb = w + b0 * n, *vb = v ? v + b0 * nn : 0;

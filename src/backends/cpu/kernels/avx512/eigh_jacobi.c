@@ -69,7 +69,84 @@ static inline __m512 ct__eigh_avx512_f32_rcp(__m512 x) {
     __m512 y = _mm512_rcp14_ps(x);
     return _mm512_mul_ps(y, _mm512_fnmadd_ps(x, y, _mm512_set1_ps(2.0f)));
 }
+
+/* In-register transposes for n = 3. deint3(a,b,c,j): lane i = element 3i+j of the 48-element
+ * concatenation a|b|c; int3(x0,x1,x2,r): lane i = element r*16+i of the interleave x0[0] x1[0]
+ * x2[0] x0[1] ... Two-source permute plus a masked one-source permute each. */
+static inline __m512 ct__eigh_avx512_f32_deint3(__m512 a, __m512 b, __m512 c, int j) {
+    __m512i p = _mm512_add_epi32(
+        _mm512_mullo_epi32(_mm512_set_epi32(15, 14, 13, 12, 11, 10, 9, 8, 7, 6, 5, 4, 3, 2, 1, 0),
+                           _mm512_set1_epi32(3)),
+        _mm512_set1_epi32(j));
+    __m512 t = _mm512_permutex2var_ps(a, p, b);
+    __mmask16 m = _mm512_cmpge_epi32_mask(p, _mm512_set1_epi32(32));
+    return _mm512_mask_permutexvar_ps(t, m, p, c);
+}
+static const int32_t ct__eigh_avx512_f32_i3a[3][16] __attribute__((aligned(64))) = {
+    {0, 16, 0, 1, 17, 0, 2, 18, 0, 3, 19, 0, 4, 20, 0, 5},
+    {21, 0, 6, 22, 0, 7, 23, 0, 8, 24, 0, 9, 25, 0, 10, 26},
+    {0, 11, 27, 0, 12, 28, 0, 13, 29, 0, 14, 30, 0, 15, 31, 0}};
+static const int32_t ct__eigh_avx512_f32_i3b[3][16] __attribute__((aligned(64))) = {
+    {0, 0, 0, 0, 0, 1, 0, 0, 2, 0, 0, 3, 0, 0, 4, 0},
+    {0, 5, 0, 0, 6, 0, 0, 7, 0, 0, 8, 0, 0, 9, 0, 0},
+    {10, 0, 0, 11, 0, 0, 12, 0, 0, 13, 0, 0, 14, 0, 0, 15}};
+static const __mmask16 ct__eigh_avx512_f32_i3m[3] = {0x4924, 0x2492, 0x9249};
+static inline __m512 ct__eigh_avx512_f32_int3(__m512 x0, __m512 x1, __m512 x2, int r) {
+    __m512 t = _mm512_permutex2var_ps(x0, _mm512_load_si512(ct__eigh_avx512_f32_i3a[r]), x1);
+    return _mm512_mask_permutexvar_ps(t, ct__eigh_avx512_f32_i3m[r],
+                                      _mm512_load_si512(ct__eigh_avx512_f32_i3b[r]), x2);
+}
+#define TNX(x) ct__eigh_avx512_f32_##x
+#define V_LOADU _mm512_loadu_ps
+#define V_STOREU _mm512_storeu_ps
+#define EIGH_TINY 0x1p-100f
+
+/* Load LANES 3x3 matrices (9 registers) and transpose to SoA: level 1 splits each 3-register block
+ * by column, level 2 splits each column sequence by row. a6 = a00 a10 a11 a20 a21 a22 (read from
+ * the upper triangle when upper). */
+static inline void TNX(n3load)(const ELT *ptr, int upper, VT *a6) {
+    VT r[9], X[3][3];
+    for (int i = 0; i < 9; i++) r[i] = V_LOADU(ptr + i * LANES);
+    for (int b = 0; b < 3; b++)
+        for (int j = 0; j < 3; j++) X[j][b] = TNX(deint3)(r[3 * b], r[3 * b + 1], r[3 * b + 2], j);
+#define CT__E(row, col) TNX(deint3)(X[col][0], X[col][1], X[col][2], row)
+    a6[0] = CT__E(0, 0);
+    a6[2] = CT__E(1, 1);
+    a6[5] = CT__E(2, 2);
+    if (upper) {
+        a6[1] = CT__E(0, 1);
+        a6[3] = CT__E(0, 2);
+        a6[4] = CT__E(1, 2);
+    } else {
+        a6[1] = CT__E(1, 0);
+        a6[3] = CT__E(2, 0);
+        a6[4] = CT__E(2, 1);
+    }
+#undef CT__E
+}
+/* Store SoA registers as AoS: mode 1: x[i] = w_i (3 registers); mode 3: x[k*3+j] = V_kj. */
+static inline void TNX(n3store)(ELT *ptr, int mode, const VT *x) {
+    if (mode == 1) {
+        for (int r = 0; r < 3; r++) V_STOREU(ptr + r * LANES, TNX(int3)(x[0], x[1], x[2], r));
+        return;
+    }
+    VT S[3][3];
+    for (int j = 0; j < 3; j++)
+        for (int b = 0; b < 3; b++) S[j][b] = TNX(int3)(x[j], x[3 + j], x[6 + j], b);
+    for (int b = 0; b < 3; b++)
+        for (int i = 0; i < 3; i++)
+            V_STOREU(ptr + (3 * b + i) * LANES, TNX(int3)(S[0][b], S[1][b], S[2][b], i));
+}
+#define V_N3_LOAD(ptr, upper, a6) TNX(n3load)((ptr), (upper), (a6))
+#define V_N3_STORE(ptr, mode, x, cnt) TNX(n3store)((ptr), (mode), (x))
+#define CT__EIGH_N3
 #include "../eigh_kernels.h"
+#undef TNX
+#undef V_LOADU
+#undef V_STOREU
+#undef EIGH_TINY
+#undef V_N3_LOAD
+#undef V_N3_STORE
 #undef ELT
 #undef VT
 #undef MT
@@ -168,4 +245,67 @@ static inline __m512d ct__eigh_avx512_f64_rcp(__m512d x) {
     y = _mm512_mul_pd(y, _mm512_fnmadd_pd(x, y, _mm512_set1_pd(2.0)));
     return _mm512_mul_pd(y, _mm512_fnmadd_pd(x, y, _mm512_set1_pd(2.0)));
 }
+
+static inline __m512d ct__eigh_avx512_f64_deint3(__m512d a, __m512d b, __m512d c, int j) {
+    __m512i p = _mm512_add_epi64(
+        _mm512_mullo_epi64(_mm512_set_epi64(7, 6, 5, 4, 3, 2, 1, 0), _mm512_set1_epi64(3)),
+        _mm512_set1_epi64(j));
+    __m512d t = _mm512_permutex2var_pd(a, p, b);
+    __mmask8 m = _mm512_cmpge_epi64_mask(p, _mm512_set1_epi64(16));
+    return _mm512_mask_permutexvar_pd(t, m, p, c);
+}
+static const int64_t ct__eigh_avx512_f64_i3a[3][8] __attribute__((aligned(64))) = {
+    {0, 8, 0, 1, 9, 0, 2, 10}, {0, 3, 11, 0, 4, 12, 0, 5}, {13, 0, 6, 14, 0, 7, 15, 0}};
+static const int64_t ct__eigh_avx512_f64_i3b[3][8] __attribute__((aligned(64))) = {
+    {0, 0, 0, 0, 0, 1, 0, 0}, {2, 0, 0, 3, 0, 0, 4, 0}, {0, 5, 0, 0, 6, 0, 0, 7}};
+static const __mmask8 ct__eigh_avx512_f64_i3m[3] = {0x24, 0x49, 0x92};
+static inline __m512d ct__eigh_avx512_f64_int3(__m512d x0, __m512d x1, __m512d x2, int r) {
+    __m512d t = _mm512_permutex2var_pd(x0, _mm512_load_si512(ct__eigh_avx512_f64_i3a[r]), x1);
+    return _mm512_mask_permutexvar_pd(t, ct__eigh_avx512_f64_i3m[r],
+                                      _mm512_load_si512(ct__eigh_avx512_f64_i3b[r]), x2);
+}
+#define TNX(x) ct__eigh_avx512_f64_##x
+#define V_LOADU _mm512_loadu_pd
+#define V_STOREU _mm512_storeu_pd
+#define EIGH_TINY 0x1p-600
+
+/* Load LANES 3x3 matrices (9 registers) and transpose to SoA: level 1 splits each 3-register block
+ * by column, level 2 splits each column sequence by row. a6 = a00 a10 a11 a20 a21 a22 (read from
+ * the upper triangle when upper). */
+static inline void TNX(n3load)(const ELT *ptr, int upper, VT *a6) {
+    VT r[9], X[3][3];
+    for (int i = 0; i < 9; i++) r[i] = V_LOADU(ptr + i * LANES);
+    for (int b = 0; b < 3; b++)
+        for (int j = 0; j < 3; j++) X[j][b] = TNX(deint3)(r[3 * b], r[3 * b + 1], r[3 * b + 2], j);
+#define CT__E(row, col) TNX(deint3)(X[col][0], X[col][1], X[col][2], row)
+    a6[0] = CT__E(0, 0);
+    a6[2] = CT__E(1, 1);
+    a6[5] = CT__E(2, 2);
+    if (upper) {
+        a6[1] = CT__E(0, 1);
+        a6[3] = CT__E(0, 2);
+        a6[4] = CT__E(1, 2);
+    } else {
+        a6[1] = CT__E(1, 0);
+        a6[3] = CT__E(2, 0);
+        a6[4] = CT__E(2, 1);
+    }
+#undef CT__E
+}
+/* Store SoA registers as AoS: mode 1: x[i] = w_i (3 registers); mode 3: x[k*3+j] = V_kj. */
+static inline void TNX(n3store)(ELT *ptr, int mode, const VT *x) {
+    if (mode == 1) {
+        for (int r = 0; r < 3; r++) V_STOREU(ptr + r * LANES, TNX(int3)(x[0], x[1], x[2], r));
+        return;
+    }
+    VT S[3][3];
+    for (int j = 0; j < 3; j++)
+        for (int b = 0; b < 3; b++) S[j][b] = TNX(int3)(x[j], x[3 + j], x[6 + j], b);
+    for (int b = 0; b < 3; b++)
+        for (int i = 0; i < 3; i++)
+            V_STOREU(ptr + (3 * b + i) * LANES, TNX(int3)(S[0][b], S[1][b], S[2][b], i));
+}
+#define V_N3_LOAD(ptr, upper, a6) TNX(n3load)((ptr), (upper), (a6))
+#define V_N3_STORE(ptr, mode, x, cnt) TNX(n3store)((ptr), (mode), (x))
+#define CT__EIGH_N3
 #include "../eigh_kernels.h"
