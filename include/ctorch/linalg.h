@@ -1,0 +1,47 @@
+/* ctorch linear algebra: batched symmetric eigendecomposition (torch.linalg.eigh / eigvalsh /
+ * eigh_ex semantics).
+ *
+ * Input a has shape (..., n, n), any number of batch dims and any strides, dtype float32 or
+ * float64 (float16/bfloat16 are computed in float32 and returned in the input dtype). Only the
+ * `uplo` triangle ('L' or 'U', either case) is read. Eigenvalues come out ascending with shape
+ * (..., n); eigenvectors are the columns of the (..., n, n) result, each scaled so that its first
+ * component of largest magnitude is positive (deterministic output). Small n runs a lane-batched
+ * Jacobi solver, large n LAPACK syevd; see docs/linalg.md.
+ * Errors: fewer than 2 dims or non-square -> CT_ERR_SHAPE; non-floating dtype -> CT_ERR_DTYPE;
+ * non-CPU tensor -> CT_ERR_UNSUPPORTED; bad uplo or NULL pointer -> CT_ERR_INVALID_ARG. A matrix
+ * holding NaN/Inf gets NaN eigenvalues and eigenvectors (info != 0 in eigh_ex); the other
+ * matrices of the batch are unaffected and the call still returns CT_OK.
+ * Ownership: every returned tensor is a new reference owned by the caller (ct_tensor_release);
+ * on error no output is set and nothing leaks.
+ * Thread-safety: as the owning ct_ctx (not thread-safe); the work itself runs on the context's
+ * threads. */
+#ifndef CTORCH_LINALG_H
+#define CTORCH_LINALG_H
+
+#include "ctorch/tensor.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* Per-matrix status codes in eigh_ex's info tensor. */
+#define CT_EIGH_INFO_OK 0
+#define CT_EIGH_INFO_NONFINITE 1 /* input held NaN/Inf: outputs of that matrix are NaN */
+#define CT_EIGH_INFO_NOCONV 2    /* solver did not converge: outputs are the last iterate */
+
+/* Eigenvalues (..., n) ascending and eigenvectors (..., n, n) as columns of a symmetric a. */
+CT_API ct_status ct_linalg_eigh(ct_ctx *ctx, const ct_tensor *a, char uplo,
+                                ct_tensor **eigenvalues, ct_tensor **eigenvectors);
+/* Eigenvalues only (..., n) ascending; cheaper than ct_linalg_eigh. */
+CT_API ct_status ct_linalg_eigvalsh(ct_ctx *ctx, const ct_tensor *a, char uplo,
+                                    ct_tensor **eigenvalues);
+/* As ct_linalg_eigh plus info (...) int32 per matrix (0 = converged, CT_EIGH_INFO_*).
+ * eigenvectors may be NULL to compute eigenvalues only. */
+CT_API ct_status ct_linalg_eigh_ex(ct_ctx *ctx, const ct_tensor *a, char uplo,
+                                   ct_tensor **eigenvalues, ct_tensor **eigenvectors,
+                                   ct_tensor **info);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

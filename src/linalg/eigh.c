@@ -1,0 +1,217 @@
+/* linalg.eigh front end: validation, batching over any strides and dtypes (through a contiguous
+ * copy in the compute dtype), the dispatch table by n and dtype, and OpenMP over the batch.
+ * Kernels: backends/cpu/kernels/{ref,avx2,avx512}/eigh_jacobi.c (small n) and eigh_lapack.c
+ * (large n). A CUDA backend would plug in at eigh_run(): route the contiguous batch to
+ * cusolverDnXsyevBatched instead of the CPU paths. */
+#include "ctorch/linalg.h"
+
+#include <omp.h>
+#include <string.h>
+
+#include "backends/cpu/kernels/eigh_kernels.h"
+#include "core/internal.h"
+#include "linalg/linalg_internal.h"
+
+/* Crossovers measured on the development machine (2 cores, AVX-512), see docs/linalg.md. */
+#define CT__EIGH_JACOBI_MAX_N_F32 32
+#define CT__EIGH_JACOBI_MAX_N_F64 32
+/* Below this much work (batch * n^3) the call stays on one thread. */
+#define CT__EIGH_PAR_MIN_WORK 20000
+
+int ct__eigh_jacobi_max_n(int elem_size) {
+    return elem_size == 4 ? CT__EIGH_JACOBI_MAX_N_F32 : CT__EIGH_JACOBI_MAX_N_F64;
+}
+
+ct__eigh_path ct__eigh_choose_path(int n, int elem_size) {
+    return n <= ct__eigh_jacobi_max_n(elem_size) ? CT__EIGH_PATH_JACOBI : CT__EIGH_PATH_LAPACK;
+}
+
+static ct__eigh_f32_fn jacobi_f32(ct__isa isa) {
+    return isa == CT__ISA_AVX512 ? ct__eigh_jacobi_f32_avx512
+           : isa == CT__ISA_AVX2 ? ct__eigh_jacobi_f32_avx2
+                                 : ct__eigh_jacobi_f32_ref;
+}
+static ct__eigh_f64_fn jacobi_f64(ct__isa isa) {
+    return isa == CT__ISA_AVX512 ? ct__eigh_jacobi_f64_avx512
+           : isa == CT__ISA_AVX2 ? ct__eigh_jacobi_f64_avx2
+                                 : ct__eigh_jacobi_f64_ref;
+}
+
+/* Run one contiguous range of matrices [b0, b1) on the calling thread. */
+static void eigh_range(int f64, ct__eigh_path path, ct__isa isa, int n, int upper, const void *a,
+                       void *w, void *v, int32_t *info, int64_t b0, int64_t b1, void *work) {
+    const int64_t nn = (int64_t)n * n, cnt = b1 - b0;
+    if (cnt <= 0) return;
+    int32_t *ib = info ? info + b0 : NULL;
+    if (f64) {
+        const double *ab = (const double *)a + b0 * nn;
+        double *wb = (double *)w + b0 * n, *vb = v ? (double *)v + b0 * nn : NULL;
+        if (path == CT__EIGH_PATH_JACOBI)
+            jacobi_f64(isa)(cnt, n, ab, upper, wb, vb, ib);
+        else
+            ct__eigh_lapack_f64(cnt, n, ab, upper, wb, vb, ib, work);
+    } else {
+        const float *ab = (const float *)a + b0 * nn;
+        float *wb = (float *)w + b0 * n, *vb = v ? (float *)v + b0 * nn : NULL;
+        if (path == CT__EIGH_PATH_JACOBI)
+            jacobi_f32(isa)(cnt, n, ab, upper, wb, vb, ib);
+        else
+            ct__eigh_lapack_f32(cnt, n, ab, upper, wb, vb, ib, work);
+    }
+}
+
+/* Contiguous batch on the CPU: a (batch, n, n) -> w (batch, n), v (batch, n, n) or NULL,
+ * info (batch) or NULL. Splits the batch over the context's threads. */
+static ct_status eigh_run(ct_ctx *ctx, int f64, int n, int64_t batch, int upper, const void *a,
+                          void *w, void *v, int32_t *info) {
+    const int es = f64 ? 8 : 4;
+    ct__eigh_path path = ct__eigh_choose_path(n, es);
+    ct__isa isa = ct__ctx_isa(ctx);
+    int nt = ct__ctx_threads(ctx);
+    if (nt < 1) nt = 1;
+    double work_est = (double)batch * n * n * n;
+    if (work_est < CT__EIGH_PAR_MIN_WORK) nt = 1;
+    if (nt > batch) nt = (int)batch;
+    /* LAPACK on a batch smaller than the thread count: let OpenBLAS thread inside syevd. */
+    if (path == CT__EIGH_PATH_LAPACK && batch < 2 * (int64_t)nt) nt = 1;
+
+    void *work = NULL;
+    size_t wbytes = 0;
+    if (path == CT__EIGH_PATH_LAPACK) {
+        wbytes = ct__eigh_lapack_work_bytes(n, es, v != NULL);
+        work = ct__alloc(ctx, wbytes * (size_t)nt, 64);
+        if (!work)
+            return ct__set_error(ctx, CT_ERR_OOM, "linalg.eigh: cannot allocate %zu bytes of "
+                                 "LAPACK workspace", wbytes * (size_t)nt);
+    }
+    if (nt == 1) {
+        eigh_range(f64, path, isa, n, upper, a, w, v, info, 0, batch, work);
+    } else {
+        /* Chunks aligned to 32 matrices (a multiple of every lane count times groups); for
+         * LAPACK one matrix per task, dynamically scheduled. */
+        const int64_t align = path == CT__EIGH_PATH_JACOBI ? 32 : 1;
+        int64_t nchunks = path == CT__EIGH_PATH_JACOBI ? (int64_t)nt * 4 : batch;
+        int64_t chunk = (batch + nchunks - 1) / nchunks;
+        chunk = (chunk + align - 1) / align * align;
+        nchunks = (batch + chunk - 1) / chunk;
+#pragma omp parallel num_threads(nt)
+        {
+            void *mywork = work ? (char *)work + wbytes * (size_t)omp_get_thread_num() : NULL;
+#pragma omp for schedule(dynamic, 1)
+            for (int64_t c = 0; c < nchunks; c++) {
+                int64_t b0 = c * chunk, b1 = b0 + chunk < batch ? b0 + chunk : batch;
+                eigh_range(f64, path, isa, n, upper, a, w, v, info, b0, b1, mywork);
+            }
+        }
+    }
+    ct__free(ctx, work);
+    return CT_OK;
+}
+
+static ct_status eigh_impl(ct_ctx *ctx, const char *op, const ct_tensor *a, char uplo,
+                           ct_tensor **w_out, ct_tensor **v_out, ct_tensor **info_out) {
+    if (!ctx) return CT_ERR_INVALID_ARG;
+    ct__clear_error(ctx);
+    if (!a || !w_out)
+        return ct__set_error(ctx, CT_ERR_INVALID_ARG, "%s: NULL %s", op, !a ? "input" : "output");
+    if (uplo != 'L' && uplo != 'U' && uplo != 'l' && uplo != 'u')
+        return ct__set_error(ctx, CT_ERR_INVALID_ARG, "%s: uplo must be 'L' or 'U', got %d", op,
+                             (int)(unsigned char)uplo);
+    const int upper = uplo == 'U' || uplo == 'u';
+    const int nd = ct_tensor_ndim(a);
+    const int64_t *shape = ct_tensor_shape(a);
+    if (nd < 2)
+        return ct__set_error(ctx, CT_ERR_SHAPE,
+                             "%s: input must have at least 2 dims (..., n, n), got %d", op, nd);
+    if (shape[nd - 1] != shape[nd - 2])
+        return ct__set_error(ctx, CT_ERR_SHAPE,
+                             "%s: matrices must be square, got %lld x %lld", op,
+                             (long long)shape[nd - 2], (long long)shape[nd - 1]);
+    const ct_dtype dt = ct_tensor_dtype(a);
+    ct_dtype cdt;
+    if (dt == CT_FLOAT32 || dt == CT_FLOAT64)
+        cdt = dt;
+    else if (dt == CT_FLOAT16 || dt == CT_BFLOAT16)
+        cdt = CT_FLOAT32;
+    else
+        return ct__set_error(ctx, CT_ERR_DTYPE,
+                             "%s: input dtype %s not supported (float16, bfloat16, float32, "
+                             "float64)", op, ct_dtype_name(dt));
+    if (ct_tensor_device(a).type != CT_DEVICE_CPU)
+        return ct__set_error(ctx, CT_ERR_UNSUPPORTED, "%s: only CPU tensors are supported", op);
+    const int64_t n64 = shape[nd - 1];
+    if (n64 > 46340) /* n*n must fit the kernels' int arithmetic */
+        return ct__set_error(ctx, CT_ERR_SHAPE, "%s: n = %lld is too large", op, (long long)n64);
+    const int n = (int)n64;
+    int64_t batch = 1;
+    for (int i = 0; i < nd - 2; i++)
+        if (!ct__checked_mul(batch, shape[i], &batch))
+            return ct__set_error(ctx, CT_ERR_OVERFLOW, "%s: batch size overflows", op);
+
+    ct_status st;
+    ct_tensor *w = NULL, *v = NULL, *info = NULL, *ac = NULL, *wc = NULL, *vc = NULL;
+    int64_t wshape[CT_MAX_DIMS];
+    memcpy(wshape, shape, sizeof(int64_t) * (size_t)(nd - 1));
+    if ((st = ct_tensor_empty(ctx, dt, nd - 1, wshape, &w))) goto fail;
+    if (v_out && (st = ct_tensor_empty(ctx, dt, nd, shape, &v))) goto fail;
+    if (info_out && (st = ct_tensor_zeros(ctx, CT_INT32, nd - 2, shape, &info))) goto fail;
+
+    if (batch > 0 && n > 0) {
+        /* Input as contiguous compute-dtype data: the tensor itself when it already is. */
+        if (cdt == dt && ct_tensor_is_contiguous(a)) {
+            ac = ct_tensor_retain((ct_tensor *)a);
+        } else {
+            if ((st = ct_tensor_empty(ctx, cdt, nd, shape, &ac))) goto fail;
+            if ((st = ct_tensor_copy_(ctx, ac, a))) goto fail;
+        }
+        if (cdt == dt) {
+            wc = ct_tensor_retain(w);
+            vc = v ? ct_tensor_retain(v) : NULL;
+        } else {
+            if ((st = ct_tensor_empty(ctx, cdt, nd - 1, wshape, &wc))) goto fail;
+            if (v && (st = ct_tensor_empty(ctx, cdt, nd, shape, &vc))) goto fail;
+        }
+        st = eigh_run(ctx, cdt == CT_FLOAT64, n, batch, upper, ct_tensor_data_ptr(ac),
+                      ct_tensor_data_ptr(wc), vc ? ct_tensor_data_ptr(vc) : NULL,
+                      info ? (int32_t *)ct_tensor_data_ptr(info) : NULL);
+        if (st) goto fail;
+        if (cdt != dt) {
+            if ((st = ct_tensor_copy_(ctx, w, wc))) goto fail;
+            if (v && (st = ct_tensor_copy_(ctx, v, vc))) goto fail;
+        }
+    }
+    ct_tensor_release(ac);
+    ct_tensor_release(wc);
+    ct_tensor_release(vc);
+    *w_out = w;
+    if (v_out) *v_out = v;
+    if (info_out) *info_out = info;
+    return CT_OK;
+fail:
+    ct_tensor_release(ac);
+    ct_tensor_release(wc);
+    ct_tensor_release(vc);
+    ct_tensor_release(w);
+    ct_tensor_release(v);
+    ct_tensor_release(info);
+    return st;
+}
+
+ct_status ct_linalg_eigh(ct_ctx *ctx, const ct_tensor *a, char uplo, ct_tensor **eigenvalues,
+                         ct_tensor **eigenvectors) {
+    if (ctx && !eigenvectors)
+        return ct__set_error(ctx, CT_ERR_INVALID_ARG, "linalg.eigh: NULL eigenvectors output");
+    return eigh_impl(ctx, "linalg.eigh", a, uplo, eigenvalues, eigenvectors, NULL);
+}
+
+ct_status ct_linalg_eigvalsh(ct_ctx *ctx, const ct_tensor *a, char uplo,
+                             ct_tensor **eigenvalues) {
+    return eigh_impl(ctx, "linalg.eigvalsh", a, uplo, eigenvalues, NULL, NULL);
+}
+
+ct_status ct_linalg_eigh_ex(ct_ctx *ctx, const ct_tensor *a, char uplo, ct_tensor **eigenvalues,
+                            ct_tensor **eigenvectors, ct_tensor **info) {
+    if (ctx && !info)
+        return ct__set_error(ctx, CT_ERR_INVALID_ARG, "linalg.eigh_ex: NULL info output");
+    return eigh_impl(ctx, "linalg.eigh_ex", a, uplo, eigenvalues, eigenvectors, info);
+}
