@@ -1,0 +1,11 @@
+# CLI smoke test: --help, --version and info succeed; an unknown command fails with status 2.
+foreach(args "--help" "--version" "info")
+  execute_process(COMMAND ${CLI} ${args} RESULT_VARIABLE rc OUTPUT_VARIABLE out)
+  if(NOT rc EQUAL 0)
+    message(FATAL_ERROR "ctorch ${args} exited with ${rc}")
+  endif()
+endforeach()
+execute_process(COMMAND ${CLI} no-such-command RESULT_VARIABLE rc OUTPUT_QUIET ERROR_QUIET)
+if(NOT rc EQUAL 2)
+  message(FATAL_ERROR "ctorch no-such-command exited with ${rc}, want 2")
+endif()

@@ -1,0 +1,101 @@
+/* ctorch core: status codes, the context (errors, allocator hooks, threads, logging), version.
+ *
+ * Ownership: ct_ctx_create gives an owned context, freed with ct_ctx_free (NULL is a no-op).
+ * Thread-safety: a ct_ctx is not thread-safe; use one context per thread or lock around it.
+ * Functions without a context (ct_status_str, ct_version) are thread-safe. */
+#ifndef CTORCH_CORE_H
+#define CTORCH_CORE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#if defined(_WIN32)
+#define CT_API
+#else
+#define CT_API __attribute__((visibility("default")))
+#endif
+
+#define CT_VERSION_MAJOR 0
+#define CT_VERSION_MINOR 1
+#define CT_VERSION_PATCH 0
+
+/* X-macro list of status codes: name, value, description. */
+#define CT_STATUS_LIST(X)                                                                          \
+    X(CT_OK, 0, "ok")                                                                              \
+    X(CT_ERR_INVALID_ARG, 1, "invalid argument")                                                   \
+    X(CT_ERR_SHAPE, 2, "shape mismatch")                                                           \
+    X(CT_ERR_DTYPE, 3, "unsupported or mismatched dtype")                                          \
+    X(CT_ERR_OOM, 4, "out of memory")                                                              \
+    X(CT_ERR_UNSUPPORTED, 5, "unsupported operation")                                              \
+    X(CT_ERR_FORMAT, 6, "malformed data or file")                                                  \
+    X(CT_ERR_IO, 7, "input/output error")                                                          \
+    X(CT_ERR_STATE, 8, "invalid state for this call")                                              \
+    X(CT_ERR_DEVICE, 9, "device or backend error")                                                 \
+    X(CT_ERR_OVERFLOW, 10, "size arithmetic overflow")                                             \
+    X(CT_ERR_INDEX, 11, "index out of range")
+
+typedef enum ct_status {
+#define CT__STATUS_ENUM(name, value, desc) name = value,
+    CT_STATUS_LIST(CT__STATUS_ENUM)
+#undef CT__STATUS_ENUM
+} ct_status;
+
+/* Short constant description of a status ("shape mismatch"); "unknown status" for other values. */
+CT_API const char *ct_status_str(ct_status s);
+
+/* Version string "MAJOR.MINOR.PATCH" of the linked library. */
+CT_API const char *ct_version(void);
+
+typedef enum ct_log_level { CT_LOG_DEBUG = 0, CT_LOG_INFO, CT_LOG_WARN, CT_LOG_ERROR } ct_log_level;
+
+/* Allocator hooks: all host memory the context allocates goes through them. `align` is a power of
+ * two >= 16. Return NULL on failure (the call then fails with CT_ERR_OOM). */
+typedef struct ct_allocator {
+    void *(*alloc)(void *user, size_t nbytes, size_t align);
+    void (*free)(void *user, void *ptr);
+    void *user;
+} ct_allocator;
+
+typedef void (*ct_log_fn)(void *user, ct_log_level level, const char *msg);
+
+/* Context options; set `size = sizeof(ct_ctx_options)`. Zeroed fields mean defaults. */
+typedef struct ct_ctx_options {
+    size_t size;
+    int num_threads;         /* 0 = all cores (OpenMP default) */
+    ct_allocator allocator;  /* alloc == NULL: the built-in aligned allocator */
+    ct_log_fn log_fn;        /* NULL: no logging */
+    void *log_user;
+    ct_log_level log_level;  /* messages below this level are dropped */
+    const char *cpu_isa;     /* "ref", "avx2", "avx512" or NULL (env CT_CPU_ISA, then best) */
+} ct_ctx_options;
+
+typedef struct ct_ctx ct_ctx;
+
+/* Create a context. opts may be NULL (defaults). Fails with CT_ERR_UNSUPPORTED if a forced ISA is
+ * not available on this CPU, CT_ERR_INVALID_ARG for bad options, CT_ERR_OOM. */
+CT_API ct_status ct_ctx_create(const ct_ctx_options *opts, ct_ctx **out);
+/* Free a context (NULL is a no-op). All tensors created with it must be released first. */
+CT_API void ct_ctx_free(ct_ctx *ctx);
+/* Detailed message of the last failed call on this context ("" if none). Valid until the next call. */
+CT_API const char *ct_ctx_last_error(const ct_ctx *ctx);
+/* Name of the CPU kernel ISA this context uses: "ref", "avx2" or "avx512". */
+CT_API const char *ct_ctx_cpu_isa(const ct_ctx *ctx);
+/* Number of threads the context's kernels use. */
+CT_API int ct_ctx_num_threads(const ct_ctx *ctx);
+
+/* Best ISA the running CPU supports ("ref", "avx2", "avx512"), from cpuid. */
+CT_API const char *ct_cpu_best_isa(void);
+/* True if the running CPU supports the named ISA ("ref" always). */
+CT_API bool ct_cpu_isa_supported(const char *isa);
+/* Name of the BLAS library linked for dense matmul (e.g. "OpenBLAS 0.3.21"). */
+CT_API const char *ct_blas_info(void);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

@@ -1,0 +1,9 @@
+/* ctorch: umbrella header including every public module. */
+#ifndef CTORCH_CTORCH_H
+#define CTORCH_CTORCH_H
+#include "ctorch/core.h"
+#include "ctorch/dtype.h"
+#include "ctorch/tensor.h"
+#include "ctorch/backend.h"
+#include "ctorch/ops.h"
+#endif

@@ -1,0 +1,125 @@
+/* ctorch tensors: creation, metadata, views and copies.
+ *
+ * A tensor is a refcounted handle to (storage, shape, strides in elements, storage offset, dtype,
+ * device). Storage is refcounted too: views share it and keep it alive.
+ * Ownership: every function returning a ct_tensor** gives the caller one reference; drop it with
+ * ct_tensor_release (NULL is a no-op). Tensors must be released before their context is freed.
+ * Thread-safety: as the owning ct_ctx (not thread-safe). Up to CT_MAX_DIMS dims. */
+#ifndef CTORCH_TENSOR_H
+#define CTORCH_TENSOR_H
+
+#include "ctorch/core.h"
+#include "ctorch/dtype.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define CT_MAX_DIMS 8
+
+typedef enum ct_device_type { CT_DEVICE_CPU = 0, CT_DEVICE_CUDA = 1, CT_DEVICE_USER_BASE = 16 } ct_device_type;
+typedef struct ct_device {
+    int type;  /* ct_device_type or a type returned by ct_backend_register */
+    int index;
+} ct_device;
+
+typedef struct ct_tensor ct_tensor;
+
+/* ---- creation (CPU) ---- */
+/* New contiguous tensor with a copy of `data` (numel * itemsize bytes, C order). */
+CT_API ct_status ct_tensor_from_host(ct_ctx *ctx, const void *data, ct_dtype dtype, int ndim,
+                                     const int64_t *shape, ct_tensor **out);
+/* New uninitialised contiguous tensor. */
+CT_API ct_status ct_tensor_empty(ct_ctx *ctx, ct_dtype dtype, int ndim, const int64_t *shape,
+                                 ct_tensor **out);
+/* New uninitialised contiguous tensor on `device` (its backend allocates the memory). */
+CT_API ct_status ct_tensor_empty_on(ct_ctx *ctx, ct_device device, ct_dtype dtype, int ndim,
+                                    const int64_t *shape, ct_tensor **out);
+/* New tensor filled with zeros. */
+CT_API ct_status ct_tensor_zeros(ct_ctx *ctx, ct_dtype dtype, int ndim, const int64_t *shape,
+                                 ct_tensor **out);
+/* New tensor filled with `value` converted to dtype (as torch.full). */
+CT_API ct_status ct_tensor_full(ct_ctx *ctx, ct_dtype dtype, int ndim, const int64_t *shape,
+                                double value, ct_tensor **out);
+/* 1-d tensor start, start+step, ... < end (as torch.arange); step != 0. */
+CT_API ct_status ct_tensor_arange(ct_ctx *ctx, ct_dtype dtype, double start, double end,
+                                  double step, ct_tensor **out);
+/* Uniform [0,1) floats from a counter-based generator (Philox4x32-10): element i depends only on
+ * (seed, offset + i), so results do not depend on the thread count. Floating dtypes only. */
+CT_API ct_status ct_tensor_rand(ct_ctx *ctx, ct_dtype dtype, int ndim, const int64_t *shape,
+                                uint64_t seed, uint64_t offset, ct_tensor **out);
+/* Standard normal floats (Box-Muller on the same generator); reproducible like ct_tensor_rand. */
+CT_API ct_status ct_tensor_randn(ct_ctx *ctx, ct_dtype dtype, int ndim, const int64_t *shape,
+                                 uint64_t seed, uint64_t offset, ct_tensor **out);
+
+/* ---- reference counting ---- */
+/* Add a reference; returns t. */
+CT_API ct_tensor *ct_tensor_retain(ct_tensor *t);
+/* Drop a reference; the tensor (and its storage, when unshared) is freed at zero. NULL: no-op. */
+CT_API void ct_tensor_release(ct_tensor *t);
+
+/* ---- metadata (t must be valid; out-of-range dims return 0) ---- */
+CT_API int ct_tensor_ndim(const ct_tensor *t);
+/* Pointer to the CT_MAX_DIMS-capacity shape array (ndim entries valid). */
+CT_API const int64_t *ct_tensor_shape(const ct_tensor *t);
+/* Pointer to the strides array, in elements. */
+CT_API const int64_t *ct_tensor_stride(const ct_tensor *t);
+CT_API int64_t ct_tensor_size(const ct_tensor *t, int dim); /* negative dims count from the end */
+CT_API int64_t ct_tensor_storage_offset(const ct_tensor *t);
+CT_API ct_dtype ct_tensor_dtype(const ct_tensor *t);
+CT_API ct_device ct_tensor_device(const ct_tensor *t);
+CT_API int64_t ct_tensor_numel(const ct_tensor *t);
+CT_API bool ct_tensor_is_contiguous(const ct_tensor *t);
+/* Host pointer to the first element (CPU tensors only, else NULL). Valid while t lives. */
+CT_API void *ct_tensor_data_ptr(const ct_tensor *t);
+
+/* ---- host transfer ---- */
+/* Copy the tensor's elements in C order into dst; nbytes must equal numel * itemsize.
+ * Works for any strides and any device. Errors are recorded on the tensor's context. */
+CT_API ct_status ct_tensor_to_host(const ct_tensor *t, void *dst, size_t nbytes);
+/* Read one element (numel must be 1) converted to double (as Tensor.item()). */
+CT_API ct_status ct_tensor_item(const ct_tensor *t, double *out);
+/* Copy t to another device (a new contiguous tensor). */
+CT_API ct_status ct_tensor_to_device(ct_ctx *ctx, const ct_tensor *t, ct_device device,
+                                     ct_tensor **out);
+
+/* ---- views (share storage; no data is copied) ---- */
+/* View with a new shape; one entry may be -1. Fails with CT_ERR_SHAPE if strides do not allow it. */
+CT_API ct_status ct_tensor_view(ct_ctx *ctx, const ct_tensor *t, int ndim, const int64_t *shape,
+                                ct_tensor **out);
+/* Like view, but copies when a view is impossible (as torch.reshape). */
+CT_API ct_status ct_tensor_reshape(ct_ctx *ctx, const ct_tensor *t, int ndim,
+                                   const int64_t *shape, ct_tensor **out);
+/* Reorder dims: out.shape[i] = t.shape[perm[i]]; perm is a permutation of 0..ndim-1. */
+CT_API ct_status ct_tensor_permute(ct_ctx *ctx, const ct_tensor *t, const int *perm,
+                                   ct_tensor **out);
+/* Swap two dims (negative dims count from the end). */
+CT_API ct_status ct_tensor_transpose(ct_ctx *ctx, const ct_tensor *t, int dim0, int dim1,
+                                     ct_tensor **out);
+/* Elements start, start+1, ..., start+length-1 of `dim`. */
+CT_API ct_status ct_tensor_narrow(ct_ctx *ctx, const ct_tensor *t, int dim, int64_t start,
+                                  int64_t length, ct_tensor **out);
+/* Python-style slice t[start:end:step] along dim (step > 0; start/end clamped, negatives wrap). */
+CT_API ct_status ct_tensor_slice(ct_ctx *ctx, const ct_tensor *t, int dim, int64_t start,
+                                 int64_t end, int64_t step, ct_tensor **out);
+/* Broadcast view to `shape` (size-1 dims get stride 0; -1 keeps a dim; new leading dims allowed). */
+CT_API ct_status ct_tensor_expand(ct_ctx *ctx, const ct_tensor *t, int ndim, const int64_t *shape,
+                                  ct_tensor **out);
+/* Remove dim (if its size is 1; otherwise returns a plain view); dim = CT_ALL_DIMS removes all 1s. */
+#define CT_ALL_DIMS (-1000)
+CT_API ct_status ct_tensor_squeeze(ct_ctx *ctx, const ct_tensor *t, int dim, ct_tensor **out);
+/* Insert a size-1 dim at position dim (-ndim-1 <= dim <= ndim). */
+CT_API ct_status ct_tensor_unsqueeze(ct_ctx *ctx, const ct_tensor *t, int dim, ct_tensor **out);
+
+/* ---- copies ---- */
+/* t itself (retained) if already contiguous, else a contiguous copy. */
+CT_API ct_status ct_tensor_contiguous(ct_ctx *ctx, const ct_tensor *t, ct_tensor **out);
+/* Contiguous deep copy. */
+CT_API ct_status ct_tensor_clone(ct_ctx *ctx, const ct_tensor *t, ct_tensor **out);
+/* dst[...] = src broadcast to dst's shape, converting dtype (as Tensor.copy_). dst may be a view. */
+CT_API ct_status ct_tensor_copy_(ct_ctx *ctx, ct_tensor *dst, const ct_tensor *src);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

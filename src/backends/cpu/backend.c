@@ -1,0 +1,120 @@
+/* The built-in CPU backend: host memory through the context's allocator, eager execution of every
+ * op through the portable kernels, dense f32/f64 matmul through OpenBLAS. */
+#include "core/ctx_impl.h"
+#include "backends/cpu/kernels/kernels.h"
+
+#include <cblas.h>
+#include <string.h>
+
+typedef struct ct__cpu_state {
+    ct_ctx *ctx;
+    const ct_k_isa *isa;
+} ct__cpu_state;
+
+static ct_status ct__cpu_alloc(void *st, size_t n, void **p) {
+    ct__cpu_state *s = st;
+    *p = ct__alloc(s->ctx, n ? n : 1, 64);
+    return *p ? CT_OK : CT_ERR_OOM;
+}
+static void ct__cpu_free(void *st, void *p) { ct__free(((ct__cpu_state *)st)->ctx, p); }
+static ct_status ct__cpu_copy(void *st, void *dst, const void *src, size_t n, int kind) {
+    (void)st, (void)kind;
+    if (n) memmove(dst, src, n);
+    return CT_OK;
+}
+static ct_status ct__cpu_sync(void *st) {
+    (void)st;
+    return CT_OK;
+}
+
+/* Can operand (B, R, C) be handed to BLAS as a row-major matrix (possibly transposed)? */
+static bool ct__blas_layout(const ct_operand *o, CBLAS_TRANSPOSE *tr, int64_t *ld) {
+    int64_t r = o->shape[1], c = o->shape[2], sr = o->strides[1], sc = o->strides[2];
+    if ((sc == 1 || c == 1) && sr >= (c > 1 ? c : 1)) {
+        *tr = CblasNoTrans;
+        *ld = sr > 0 ? sr : 1;
+        if (r == 1) *ld = c > 1 ? c : 1;
+        return true;
+    }
+    if ((sr == 1 || r == 1) && sc >= (r > 1 ? r : 1)) {
+        *tr = CblasTrans;
+        *ld = sc > 0 ? sc : 1;
+        if (c == 1) *ld = r > 1 ? r : 1;
+        return true;
+    }
+    return false;
+}
+
+static ct_status ct__cpu_matmul(ct__cpu_state *s, const ct_op_desc *op) {
+    const ct_operand *c = &op->operands[0], *a = &op->operands[1], *b = &op->operands[2];
+    int64_t B = c->shape[0], M = c->shape[1], N = c->shape[2], K = a->shape[2];
+    CBLAS_TRANSPOSE ta, tb, tc;
+    int64_t lda, ldb, ldc;
+    bool ok = (c->dtype == CT_FLOAT32 || c->dtype == CT_FLOAT64) && ct__blas_layout(a, &ta, &lda) &&
+              ct__blas_layout(b, &tb, &ldb) && ct__blas_layout(c, &tc, &ldc) && tc == CblasNoTrans &&
+              lda <= INT32_MAX && ldb <= INT32_MAX && ldc <= INT32_MAX && M <= INT32_MAX &&
+              N <= INT32_MAX && K <= INT32_MAX;
+    if (!ok) return ct_k_matmul_ref(op);
+    if (M == 0 || N == 0) return CT_OK;
+    bool dbl = c->dtype == CT_FLOAT64;
+    size_t sz = dbl ? 8 : 4;
+    for (int64_t i = 0; i < B; i++) {
+        const char *pa = (const char *)a->data + i * a->strides[0] * (int64_t)sz;
+        const char *pb = (const char *)b->data + i * b->strides[0] * (int64_t)sz;
+        char *pc = (char *)c->data + i * c->strides[0] * (int64_t)sz;
+        if (dbl)
+            cblas_dgemm(CblasRowMajor, ta, tb, (int)M, (int)N, (int)K, 1.0, (const double *)pa,
+                        (int)lda, (const double *)pb, (int)ldb, 0.0, (double *)pc, (int)ldc);
+        else
+            cblas_sgemm(CblasRowMajor, ta, tb, (int)M, (int)N, (int)K, 1.0f, (const float *)pa,
+                        (int)lda, (const float *)pb, (int)ldb, 0.0f, (float *)pc, (int)ldc);
+    }
+    (void)s;
+    return CT_OK;
+}
+
+static ct_status ct__cpu_run(void *st, const ct_op_desc *op) {
+    ct__cpu_state *s = st;
+    ct_status r = op->kind == CT_OP_MATMUL ? ct__cpu_matmul(s, op) : ct_k_run(op, s->isa);
+    if (r == CT_ERR_INDEX)
+        ct__set_error(s->ctx, r, "%s: an index is out of range", ct_op_name(op->kind));
+    else if (r != CT_OK)
+        ct__set_error(s->ctx, r, "%s: no CPU kernel for dtype %s", ct_op_name(op->kind),
+                      ct_dtype_name(op->compute_dtype));
+    return r;
+}
+
+static void ct__cpu_destroy(void *st) {
+    ct__cpu_state *s = st;
+    ct__free(s->ctx, s);
+}
+
+ct_status ct__register_builtin(ct_ctx *ctx, const ct_backend_vtable *vt, int type);
+
+ct_status ct__cpu_backend_register(ct_ctx *ctx) {
+    ct__cpu_state *s = ct__alloc(ctx, sizeof *s, 16);
+    if (!s) return CT_ERR_OOM;
+    s->ctx = ctx;
+    s->isa = ctx->isa == CT__ISA_AVX512 ? &ct_k_isa_avx512
+             : ctx->isa == CT__ISA_AVX2 ? &ct_k_isa_avx2
+                                        : &ct_k_isa_ref;
+    ct_backend_vtable vt = {
+        .size = sizeof vt,
+        .abi_version = CT_BACKEND_ABI_VERSION,
+        .name = "cpu",
+        .state = s,
+        .alloc = ct__cpu_alloc,
+        .free = ct__cpu_free,
+        .copy = ct__cpu_copy,
+        .run_op = ct__cpu_run,
+        .synchronize = ct__cpu_sync,
+        .destroy = ct__cpu_destroy,
+    };
+    ct_status st = ct__register_builtin(ctx, &vt, CT_DEVICE_CPU);
+    if (st != CT_OK) ct__free(ctx, s);
+    return st;
+}
+
+const char *ct_blas_info(void) {
+    return openblas_get_config(); /* e.g. "OpenBLAS 0.3.21 DYNAMIC_ARCH NO_AFFINITY ..." */
+}

@@ -1,0 +1,6 @@
+/* The avx2 build of the contiguous f32/f64 loops (simd_body.inc). */
+#define CT_SFX(name) ct_k_avx2_##name
+#define CT_ISA_NAME "avx2"
+#define CT_ISA_TABLE ct_k_isa_avx2
+#define CT_FAST_EXP 1
+#include "backends/cpu/kernels/simd_body.inc"

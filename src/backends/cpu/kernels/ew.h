@@ -1,0 +1,34 @@
+/* Private kernel helpers: the n-d elementwise driver and typed load/store helpers. */
+#ifndef CTORCH_CPU_KERNELS_EW_H
+#define CTORCH_CPU_KERNELS_EW_H
+
+#include "backends/cpu/kernels/kernels.h"
+#include "dtype/half.h"
+
+/* Inner loop over n elements; p[k] points at operand k, s[k] is its byte stride. */
+typedef void (*ct_k_loop)(int64_t n, char *const *p, const int64_t *s, const ct_op_desc *op);
+/* Same, for the case where every operand is contiguous (byte stride == itemsize). */
+typedef void (*ct_k_contig)(int64_t n, char *const *p, const ct_op_desc *op, const void *fn);
+
+/* Iterate all operands of op over the output's shape (inputs already broadcast), calling `contig`
+ * (with `fn`) on contiguous inner runs when given, else `loop`. Splits over op->num_threads. */
+void ct_k_ew_drive(const ct_op_desc *op, ct_k_loop loop, ct_k_contig contig, const void *fn);
+
+/* Any compute dtype element <-> double / int64. */
+double ct_k_load_f64(const void *p, ct_dtype dt);
+int64_t ct_k_load_i64(const void *p, ct_dtype dt);
+void ct_k_store_f64(void *p, ct_dtype dt, double v);
+void ct_k_store_i64(void *p, ct_dtype dt, int64_t v);
+static inline bool ct_k_is_float(ct_dtype dt) { return dt >= CT_FLOAT16 && dt <= CT_FLOAT64; }
+
+/* Coalesced geometry shared by drivers. */
+typedef struct ct_k_geom {
+    int ndim, nops;
+    int64_t shape[CT_MAX_DIMS];
+    int64_t bstr[CT_OP_MAX_OPERANDS][CT_MAX_DIMS]; /* byte strides */
+} ct_k_geom;
+/* Byte-stride geometry of op's operands over operand 0's shape, coalesced (size-1 dims dropped,
+ * mergeable neighbours merged). ndim >= 1 on return. */
+void ct_k_geom_build(const ct_op_desc *op, ct_k_geom *g);
+
+#endif

@@ -1,0 +1,41 @@
+/* Portable CPU kernels: raw pointers, shapes and strides only (no context, no allocation, no BLAS)
+ * so the embedded runtime can link them alone. ISA-specific contiguous fast paths come in a
+ * ct_k_isa table (ref, avx2, avx512 builds of the same source). */
+#ifndef CTORCH_CPU_KERNELS_H
+#define CTORCH_CPU_KERNELS_H
+
+#include "ctorch/backend.h"
+
+/* Contiguous fast paths; a NULL entry means "use the generic typed loop". */
+enum { CT_K_ADD, CT_K_SUB, CT_K_MUL, CT_K_DIV, CT_K_BIN_COUNT };
+enum { CT_K_NEG, CT_K_ABS, CT_K_RELU, CT_K_SQRT, CT_K_EXP, CT_K_SIGMOID, CT_K_UN_COUNT };
+enum { CT_K_RSUM, CT_K_RMAX, CT_K_RMIN, CT_K_RED_COUNT };
+
+typedef struct ct_k_isa {
+    const char *name;
+    void (*bin_f32[CT_K_BIN_COUNT])(int64_t n, float *o, const float *a, const float *b, float alpha);
+    void (*bin_f64[CT_K_BIN_COUNT])(int64_t n, double *o, const double *a, const double *b,
+                                    double alpha);
+    void (*un_f32[CT_K_UN_COUNT])(int64_t n, float *o, const float *a);
+    void (*un_f64[CT_K_UN_COUNT])(int64_t n, double *o, const double *a);
+    float (*red_f32[CT_K_RED_COUNT])(int64_t n, const float *x);
+    double (*red_f64[CT_K_RED_COUNT])(int64_t n, const double *x);
+    /* One softmax row (log_softmax when log != 0), contiguous. */
+    void (*softmax_f32)(int64_t n, float *o, const float *x, int log);
+} ct_k_isa;
+
+extern const ct_k_isa ct_k_isa_ref, ct_k_isa_avx2, ct_k_isa_avx512;
+
+/* Run any op except CT_OP_MATMUL with the portable kernels. Returns CT_ERR_UNSUPPORTED for an
+ * op/dtype combination the kernels lack, CT_ERR_INDEX for an out-of-range embedding index. */
+ct_status ct_k_run(const ct_op_desc *op, const ct_k_isa *isa);
+/* Portable batched matmul (naive, blocked) for f32/f64; operands (B,M,N) (B,M,K) (B,K,N). */
+ct_status ct_k_matmul_ref(const ct_op_desc *op);
+
+/* Philox4x32-10: 4 random words for a 128-bit counter and 64-bit key. */
+void ct_k_philox(uint32_t ctr[4], const uint32_t key[2], uint32_t out[4]);
+
+/* Elements per thread below which ops stay on one thread. */
+#define CT_K_PAR_THRESHOLD 32768
+
+#endif

@@ -1,0 +1,272 @@
+/* Scalar reference elementwise kernels for every compute dtype (the oracle the ISA fast paths are
+ * tested against), plus the selection of contiguous fast paths from the ISA table.
+ * Integer arithmetic wraps (computed in uint64) as PyTorch's does in practice; float math runs in
+ * the element type (f16/bf16 in f32, rounded once on store). */
+#include "backends/cpu/kernels/ew.h"
+
+#include <tgmath.h>
+
+#define ID(x) (x)
+#define B2(x) ((x) != 0)
+#define IW(x) ((int64_t)(uint64_t)(x))
+#define IADD(a, b) ((int64_t)((uint64_t)(a) + (uint64_t)(b)))
+#define ISUB(a, b) ((int64_t)((uint64_t)(a) - (uint64_t)(b)))
+#define IMUL(a, b) ((int64_t)((uint64_t)(a) * (uint64_t)(b)))
+
+/* (suffix, storage type, math type, load, store) for each family */
+#define CT_FLOATS(X, ...)                                                                          \
+    X(f32, float, float, ID, ID, __VA_ARGS__)                                                      \
+    X(f64, double, double, ID, ID, __VA_ARGS__)                                                    \
+    X(f16, uint16_t, float, ct__h2f, ct__f2h, __VA_ARGS__)                                         \
+    X(bf16, uint16_t, float, ct__bf2f, ct__f2bf, __VA_ARGS__)
+#define CT_INTS(X, ...)                                                                            \
+    X(u8, uint8_t, int64_t, ID, ID, __VA_ARGS__)                                                   \
+    X(i8, int8_t, int64_t, ID, ID, __VA_ARGS__)                                                    \
+    X(i16, int16_t, int64_t, ID, ID, __VA_ARGS__)                                                  \
+    X(i32, int32_t, int64_t, ID, ID, __VA_ARGS__)                                                  \
+    X(i64, int64_t, int64_t, ID, ID, __VA_ARGS__)
+#define CT_BOOLS(X, ...) X(b, bool, int64_t, ID, B2, __VA_ARGS__)
+
+#define CT_TAB_ENTRY_f32 [CT_FLOAT32]
+#define CT_TAB_ENTRY_f64 [CT_FLOAT64]
+#define CT_TAB_ENTRY_f16 [CT_FLOAT16]
+#define CT_TAB_ENTRY_bf16 [CT_BFLOAT16]
+#define CT_TAB_ENTRY_u8 [CT_UINT8]
+#define CT_TAB_ENTRY_i8 [CT_INT8]
+#define CT_TAB_ENTRY_i16 [CT_INT16]
+#define CT_TAB_ENTRY_i32 [CT_INT32]
+#define CT_TAB_ENTRY_i64 [CT_INT64]
+#define CT_TAB_ENTRY_b [CT_BOOL]
+
+/* ---- loop generators ---- */
+#define CT_GEN_BIN(SUF, T, MT, LD, ST, NAME, EXPR)                                                 \
+    static void NAME##_##SUF(int64_t n, char *const *p, const int64_t *s, const ct_op_desc *op) {  \
+        typedef MT ct_mt;                                                                          \
+        (void)sizeof(ct_mt);                                                                       \
+        const MT alpha = (MT)op->scalars[0];                                                       \
+        (void)alpha;                                                                               \
+        char *o = p[0];                                                                            \
+        const char *pa = p[1], *pb = p[2];                                                         \
+        for (int64_t i = 0; i < n; i++, o += s[0], pa += s[1], pb += s[2]) {                       \
+            MT a = LD(*(const T *)pa), b = LD(*(const T *)pb);                                     \
+            *(T *)o = ST(EXPR);                                                                    \
+        }                                                                                          \
+    }
+#define CT_GEN_CMP(SUF, T, MT, LD, ST, NAME, OPR)                                                  \
+    static void NAME##_##SUF(int64_t n, char *const *p, const int64_t *s, const ct_op_desc *op) {  \
+        char *o = p[0];                                                                            \
+        const char *pa = p[1], *pb = p[2];                                                         \
+        for (int64_t i = 0; i < n; i++, o += s[0], pa += s[1], pb += s[2]) {                       \
+            MT a = LD(*(const T *)pa), b = LD(*(const T *)pb);                                     \
+            *(bool *)o = a OPR b;                                                                  \
+        }                                                                                          \
+    }
+#define CT_GEN_UN(SUF, T, MT, LD, ST, NAME, EXPR)                                                  \
+    static void NAME##_##SUF(int64_t n, char *const *p, const int64_t *s, const ct_op_desc *op) {  \
+        typedef MT ct_mt;                                                                          \
+        (void)sizeof(ct_mt);                                                                       \
+        const MT c0 = (MT)op->scalars[0], c1 = (MT)op->scalars[1];                                 \
+        const int64_t flags = op->ints[0];                                                         \
+        (void)c0, (void)c1, (void)flags;                                                           \
+        char *o = p[0];                                                                            \
+        const char *pa = p[1];                                                                     \
+        for (int64_t i = 0; i < n; i++, o += s[0], pa += s[1]) {                                   \
+            MT x = LD(*(const T *)pa);                                                             \
+            *(T *)o = ST(EXPR);                                                                    \
+        }                                                                                          \
+    }
+#define CT_GEN_TERN(SUF, T, MT, LD, ST, NAME, EXPR)                                                \
+    static void NAME##_##SUF(int64_t n, char *const *p, const int64_t *s, const ct_op_desc *op) {  \
+        typedef MT ct_mt;                                                                          \
+        (void)sizeof(ct_mt);                                                                       \
+        const MT v = (MT)op->scalars[0];                                                           \
+        char *o = p[0];                                                                            \
+        const char *pa = p[1], *pb = p[2], *pc = p[3];                                             \
+        for (int64_t i = 0; i < n; i++, o += s[0], pa += s[1], pb += s[2], pc += s[3]) {           \
+            MT a = LD(*(const T *)pa), b = LD(*(const T *)pb), c = LD(*(const T *)pc);             \
+            *(T *)o = ST(EXPR);                                                                    \
+        }                                                                                          \
+    }
+#define CT_ENTRY(SUF, T, MT, LD, ST, NAME, ...) CT_TAB_ENTRY_##SUF = NAME##_##SUF,
+
+/* Declare loops NAME_<suffix> for families FAMS... and a table NAME_tab[dtype]. */
+#define CT_DEF1(GEN, NAME, F1, EXPR)                                                               \
+    F1(GEN, NAME, EXPR) static const ct_k_loop NAME##_tab[CT_DTYPE_COUNT] = {F1(CT_ENTRY, NAME, 0)};
+#define CT_DEF2(GEN, NAME, F1, E1, F2, E2)                                                         \
+    F1(GEN, NAME, E1) F2(GEN, NAME, E2) static const ct_k_loop NAME##_tab[CT_DTYPE_COUNT] = {      \
+        F1(CT_ENTRY, NAME, 0) F2(CT_ENTRY, NAME, 0)};
+#define CT_DEF3(GEN, NAME, F1, E1, F2, E2, F3, E3)                                                 \
+    F1(GEN, NAME, E1) F2(GEN, NAME, E2) F3(GEN, NAME, E3)                                          \
+        static const ct_k_loop NAME##_tab[CT_DTYPE_COUNT] = {F1(CT_ENTRY, NAME, 0)                 \
+                                                                 F2(CT_ENTRY, NAME, 0)             \
+                                                                     F3(CT_ENTRY, NAME, 0)};
+
+/* ---- binary ---- */
+CT_DEF3(CT_GEN_BIN, k_add, CT_FLOATS, a + alpha * b, CT_INTS, IADD(a, IMUL(alpha, b)), CT_BOOLS,
+        a + alpha * b)
+CT_DEF2(CT_GEN_BIN, k_sub, CT_FLOATS, a - alpha * b, CT_INTS, ISUB(a, IMUL(alpha, b)))
+CT_DEF3(CT_GEN_BIN, k_mul, CT_FLOATS, a * b, CT_INTS, IMUL(a, b), CT_BOOLS, a * b)
+CT_DEF1(CT_GEN_BIN, k_div, CT_FLOATS, a / b)
+
+/* ---- comparisons (NaN compares unequal, as IEEE) ---- */
+#define CT_ALLT(X, ...) CT_FLOATS(X, __VA_ARGS__) CT_INTS(X, __VA_ARGS__) CT_BOOLS(X, __VA_ARGS__)
+CT_DEF1(CT_GEN_CMP, k_eq, CT_ALLT, ==)
+CT_DEF1(CT_GEN_CMP, k_ne, CT_ALLT, !=)
+CT_DEF1(CT_GEN_CMP, k_lt, CT_ALLT, <)
+CT_DEF1(CT_GEN_CMP, k_le, CT_ALLT, <=)
+CT_DEF1(CT_GEN_CMP, k_gt, CT_ALLT, >)
+CT_DEF1(CT_GEN_CMP, k_ge, CT_ALLT, >=)
+
+/* ---- unary ---- */
+#define CT_SQRT1_2 0.70710678118654752440
+#define CT_SQRT2_PI 0.79788456080286535588
+CT_DEF2(CT_GEN_UN, k_neg, CT_FLOATS, -x, CT_INTS, ISUB(0, x))
+CT_DEF3(CT_GEN_UN, k_abs, CT_FLOATS, fabs(x), CT_INTS, (x < 0 ? ISUB(0, x) : x), CT_BOOLS, x)
+CT_DEF1(CT_GEN_UN, k_exp, CT_FLOATS, exp(x))
+CT_DEF1(CT_GEN_UN, k_log, CT_FLOATS, log(x))
+CT_DEF1(CT_GEN_UN, k_sqrt, CT_FLOATS, sqrt(x))
+CT_DEF1(CT_GEN_UN, k_rsqrt, CT_FLOATS, (ct_mt)1 / sqrt(x))
+CT_DEF1(CT_GEN_UN, k_tanh, CT_FLOATS, tanh(x))
+CT_DEF1(CT_GEN_UN, k_sigmoid, CT_FLOATS, (ct_mt)1 / ((ct_mt)1 + exp(-x)))
+CT_DEF2(CT_GEN_UN, k_relu, CT_FLOATS, ((x > 0 || x != x) ? x : (ct_mt)0), CT_INTS, (x > 0 ? x : 0))
+CT_DEF1(CT_GEN_UN, k_gelu_erf, CT_FLOATS, (ct_mt)0.5 * x * ((ct_mt)1 + erf(x * (ct_mt)CT_SQRT1_2)))
+CT_DEF1(CT_GEN_UN, k_gelu_tanh, CT_FLOATS,
+        (ct_mt)0.5 * x * ((ct_mt)1 + tanh((ct_mt)CT_SQRT2_PI * (x + (ct_mt)0.044715 * x * x * x))))
+CT_DEF1(CT_GEN_UN, k_pow, CT_FLOATS, pow(x, c0))
+/* clamp: flags bit0 = has min (c0), bit1 = has max (c1); NaN propagates */
+CT_DEF2(CT_GEN_UN, k_clamp, CT_FLOATS,
+        (x != x ? x
+                : ((flags & 2) && x > c1) ? c1
+                : ((flags & 1) && x < c0) ? c0
+                                          : x),
+        CT_INTS, (((flags & 2) && x > c1) ? c1 : ((flags & 1) && x < c0) ? c0 : x))
+
+/* Integer power with a non-negative integral exponent (wrapping multiply). */
+static int64_t ct_k_ipow(int64_t b, int64_t e) {
+    int64_t r = 1;
+    while (e > 0) {
+        if (e & 1) r = IMUL(r, b);
+        b = IMUL(b, b);
+        e >>= 1;
+    }
+    return r;
+}
+#define CT_INTS_POW(X, ...) CT_INTS(X, __VA_ARGS__)
+CT_GEN_UN(u8, uint8_t, int64_t, ID, ID, k_ipow, ct_k_ipow(x, (int64_t)op->scalars[0]))
+CT_GEN_UN(i8, int8_t, int64_t, ID, ID, k_ipow, ct_k_ipow(x, (int64_t)op->scalars[0]))
+CT_GEN_UN(i16, int16_t, int64_t, ID, ID, k_ipow, ct_k_ipow(x, (int64_t)op->scalars[0]))
+CT_GEN_UN(i32, int32_t, int64_t, ID, ID, k_ipow, ct_k_ipow(x, (int64_t)op->scalars[0]))
+CT_GEN_UN(i64, int64_t, int64_t, ID, ID, k_ipow, ct_k_ipow(x, (int64_t)op->scalars[0]))
+
+/* ---- ternary: addcmul = a + v*b*c, addcdiv = fma(v, b/c, a) (quotient rounded first) ---- */
+CT_DEF1(CT_GEN_TERN, k_addcmul, CT_FLOATS, a + v * b * c)
+CT_DEF1(CT_GEN_TERN, k_addcdiv, CT_FLOATS, fma(v, b / c, a))
+
+/* ---- where, by element size ---- */
+#define CT_GEN_WHERE(T)                                                                            \
+    static void k_where_##T(int64_t n, char *const *p, const int64_t *s, const ct_op_desc *op) {   \
+        (void)op;                                                                                  \
+        for (int64_t i = 0; i < n; i++)                                                            \
+            *(T *)(p[0] + i * s[0]) = *(const bool *)(p[1] + i * s[1])                             \
+                                          ? *(const T *)(p[2] + i * s[2])                          \
+                                          : *(const T *)(p[3] + i * s[3]);                         \
+    }
+CT_GEN_WHERE(uint8_t)
+CT_GEN_WHERE(uint16_t)
+CT_GEN_WHERE(uint32_t)
+CT_GEN_WHERE(uint64_t)
+
+/* ---- contiguous adapters onto the ISA table ---- */
+typedef void (*ct_k_bin32)(int64_t, float *, const float *, const float *, float);
+typedef void (*ct_k_bin64)(int64_t, double *, const double *, const double *, double);
+typedef void (*ct_k_un32)(int64_t, float *, const float *);
+typedef void (*ct_k_un64)(int64_t, double *, const double *);
+static void ct_k_c_bin32(int64_t n, char *const *p, const ct_op_desc *op, const void *fn) {
+    (*(const ct_k_bin32 *)fn)(n, (float *)p[0], (const float *)p[1], (const float *)p[2],
+                              (float)op->scalars[0]);
+}
+static void ct_k_c_bin64(int64_t n, char *const *p, const ct_op_desc *op, const void *fn) {
+    (*(const ct_k_bin64 *)fn)(n, (double *)p[0], (const double *)p[1], (const double *)p[2],
+                              op->scalars[0]);
+}
+static void ct_k_c_un32(int64_t n, char *const *p, const ct_op_desc *op, const void *fn) {
+    (*(const ct_k_un32 *)fn)(n, (float *)p[0], (const float *)p[1]);
+}
+static void ct_k_c_un64(int64_t n, char *const *p, const ct_op_desc *op, const void *fn) {
+    (*(const ct_k_un64 *)fn)(n, (double *)p[0], (const double *)p[1]);
+}
+
+static ct_status ct_k_drive_tab(const ct_op_desc *op, const ct_k_loop *tab, ct_dtype dt) {
+    if ((int)dt < 0 || dt >= CT_DTYPE_COUNT || !tab[dt]) return CT_ERR_UNSUPPORTED;
+    ct_k_ew_drive(op, tab[dt], NULL, NULL);
+    return CT_OK;
+}
+
+ct_status ct_k_elementwise(const ct_op_desc *op, const ct_k_isa *isa);
+ct_status ct_k_elementwise(const ct_op_desc *op, const ct_k_isa *isa) {
+    ct_dtype dt = op->compute_dtype;
+    const ct_k_loop *tab = NULL;
+    int bin = -1, un = -1;
+    switch (op->kind) {
+    case CT_OP_ADD: tab = k_add_tab, bin = CT_K_ADD; break;
+    case CT_OP_SUB: tab = k_sub_tab, bin = CT_K_SUB; break;
+    case CT_OP_MUL: tab = k_mul_tab, bin = CT_K_MUL; break;
+    case CT_OP_DIV: tab = k_div_tab, bin = CT_K_DIV; break;
+    case CT_OP_EQ: tab = k_eq_tab; break;
+    case CT_OP_NE: tab = k_ne_tab; break;
+    case CT_OP_LT: tab = k_lt_tab; break;
+    case CT_OP_LE: tab = k_le_tab; break;
+    case CT_OP_GT: tab = k_gt_tab; break;
+    case CT_OP_GE: tab = k_ge_tab; break;
+    case CT_OP_NEG: tab = k_neg_tab, un = CT_K_NEG; break;
+    case CT_OP_ABS: tab = k_abs_tab, un = CT_K_ABS; break;
+    case CT_OP_EXP: tab = k_exp_tab, un = CT_K_EXP; break;
+    case CT_OP_LOG: tab = k_log_tab; break;
+    case CT_OP_SQRT: tab = k_sqrt_tab, un = CT_K_SQRT; break;
+    case CT_OP_RSQRT: tab = k_rsqrt_tab; break;
+    case CT_OP_TANH: tab = k_tanh_tab; break;
+    case CT_OP_SIGMOID: tab = k_sigmoid_tab, un = CT_K_SIGMOID; break;
+    case CT_OP_RELU: tab = k_relu_tab, un = CT_K_RELU; break;
+    case CT_OP_GELU: tab = op->ints[0] ? k_gelu_tanh_tab : k_gelu_erf_tab; break;
+    case CT_OP_CLAMP: tab = k_clamp_tab; break;
+    case CT_OP_ADDCMUL: tab = k_addcmul_tab; break;
+    case CT_OP_ADDCDIV: tab = k_addcdiv_tab; break;
+    case CT_OP_POW:
+        if (!ct_k_is_float(dt)) {
+            static const ct_k_loop ipow[CT_DTYPE_COUNT] = {[CT_UINT8] = k_ipow_u8, [CT_INT8] = k_ipow_i8,
+                                                           [CT_INT16] = k_ipow_i16, [CT_INT32] = k_ipow_i32,
+                                                           [CT_INT64] = k_ipow_i64};
+            tab = ipow;
+        } else {
+            tab = k_pow_tab;
+        }
+        break;
+    case CT_OP_WHERE: {
+        static const ct_k_loop w[9] = {NULL, k_where_uint8_t, k_where_uint16_t, NULL,
+                                       k_where_uint32_t, NULL, NULL, NULL, k_where_uint64_t};
+        size_t sz = ct_dtype_size(op->operands[0].dtype);
+        if (sz == 0 || sz > 8 || !w[sz]) return CT_ERR_UNSUPPORTED;
+        ct_k_ew_drive(op, w[sz], NULL, NULL);
+        return CT_OK;
+    }
+    default: return CT_ERR_UNSUPPORTED;
+    }
+    if (!tab[(int)dt < CT_DTYPE_COUNT && (int)dt >= 0 ? dt : 0]) return CT_ERR_UNSUPPORTED;
+    if (bin >= 0 && dt == CT_FLOAT32 && isa->bin_f32[bin]) {
+        ct_k_ew_drive(op, tab[dt], ct_k_c_bin32, &isa->bin_f32[bin]);
+        return CT_OK;
+    }
+    if (bin >= 0 && dt == CT_FLOAT64 && isa->bin_f64[bin]) {
+        ct_k_ew_drive(op, tab[dt], ct_k_c_bin64, &isa->bin_f64[bin]);
+        return CT_OK;
+    }
+    if (un >= 0 && dt == CT_FLOAT32 && isa->un_f32[un]) {
+        ct_k_ew_drive(op, tab[dt], ct_k_c_un32, &isa->un_f32[un]);
+        return CT_OK;
+    }
+    if (un >= 0 && dt == CT_FLOAT64 && isa->un_f64[un]) {
+        ct_k_ew_drive(op, tab[dt], ct_k_c_un64, &isa->un_f64[un]);
+        return CT_OK;
+    }
+    return ct_k_drive_tab(op, tab, dt);
+}

@@ -1,0 +1,174 @@
+/* The n-d elementwise driver: coalesce dims, split work over threads, call inner loops. */
+#include "backends/cpu/kernels/ew.h"
+
+#include <math.h>
+
+void ct_k_geom_build(const ct_op_desc *op, ct_k_geom *g) {
+    int nops = op->n_out + op->n_in, nd = 0;
+    const ct_operand *o0 = &op->operands[0];
+    g->nops = nops;
+    for (int d = 0; d < o0->ndim; d++) {
+        if (o0->shape[d] == 1) continue;
+        g->shape[nd] = o0->shape[d];
+        for (int k = 0; k < nops; k++)
+            g->bstr[k][nd] = op->operands[k].strides[d] * (int64_t)ct_dtype_size(op->operands[k].dtype);
+        nd++;
+    }
+    /* merge dim d into d+1 when, for every operand, stride[d] == stride[d+1] * shape[d+1] */
+    int w = 0;
+    for (int d = 0; d < nd; d++) {
+        if (w > 0) {
+            bool ok = true;
+            for (int k = 0; k < nops && ok; k++)
+                ok = g->bstr[k][w - 1] == g->bstr[k][d] * g->shape[d];
+            if (ok) {
+                g->shape[w - 1] *= g->shape[d];
+                for (int k = 0; k < nops; k++) g->bstr[k][w - 1] = g->bstr[k][d];
+                continue;
+            }
+        }
+        g->shape[w] = g->shape[d];
+        for (int k = 0; k < nops; k++) g->bstr[k][w] = g->bstr[k][d];
+        w++;
+    }
+    if (w == 0) {
+        g->shape[0] = 1;
+        for (int k = 0; k < nops; k++) g->bstr[k][0] = 0;
+        w = 1;
+    }
+    g->ndim = w;
+}
+
+typedef struct {
+    const ct_op_desc *op;
+    const ct_k_geom *g;
+    ct_k_loop loop;
+    ct_k_contig contig;
+    const void *fn;
+    bool is_contig;
+    int64_t chunk, nchunks;
+} ct_k_ew_job;
+
+static void ct_k_ew_item(const ct_k_ew_job *j, int64_t item) {
+    const ct_k_geom *g = j->g;
+    int nd = g->ndim, nops = g->nops;
+    int64_t row = item / j->nchunks, c = item % j->nchunks;
+    int64_t inner = g->shape[nd - 1];
+    int64_t start = c * j->chunk, n = inner - start < j->chunk ? inner - start : j->chunk;
+    char *p[CT_OP_MAX_OPERANDS];
+    for (int k = 0; k < nops; k++) p[k] = (char *)j->op->operands[k].data;
+    for (int d = nd - 2; d >= 0 && row > 0; d--) {
+        int64_t idx = row % g->shape[d];
+        row /= g->shape[d];
+        for (int k = 0; k < nops; k++) p[k] += idx * g->bstr[k][d];
+    }
+    for (int k = 0; k < nops; k++) p[k] += start * g->bstr[k][nd - 1];
+    if (j->is_contig) {
+        j->contig(n, p, j->op, j->fn);
+    } else {
+        int64_t s[CT_OP_MAX_OPERANDS];
+        for (int k = 0; k < nops; k++) s[k] = g->bstr[k][nd - 1];
+        j->loop(n, p, s, j->op);
+    }
+}
+
+void ct_k_ew_drive(const ct_op_desc *op, ct_k_loop loop, ct_k_contig contig, const void *fn) {
+    ct_k_geom g;
+    ct_k_geom_build(op, &g);
+    int64_t numel = 1;
+    for (int d = 0; d < g.ndim; d++) numel *= g.shape[d];
+    if (numel == 0) return;
+    ct_k_ew_job j = {op, &g, loop, contig, fn, false, 0, 1};
+    if (contig) {
+        j.is_contig = true;
+        for (int k = 0; k < g.nops && j.is_contig; k++)
+            j.is_contig = g.bstr[k][g.ndim - 1] == (int64_t)ct_dtype_size(op->operands[k].dtype);
+    }
+    int64_t inner = g.shape[g.ndim - 1], outer = numel / inner;
+    int nt = numel >= CT_K_PAR_THRESHOLD ? op->num_threads : 1;
+    if (nt > 1 && outer < 4 * (int64_t)nt) {
+        int64_t want = 4 * (int64_t)nt / outer + 1;
+        j.chunk = (inner + want - 1) / want;
+        j.chunk = (j.chunk + 63) & ~(int64_t)63;
+    } else {
+        j.chunk = inner;
+    }
+    j.nchunks = (inner + j.chunk - 1) / j.chunk;
+    int64_t items = outer * j.nchunks;
+    if (nt <= 1 || items == 1) {
+        for (int64_t it = 0; it < items; it++) ct_k_ew_item(&j, it);
+        return;
+    }
+#pragma omp parallel for num_threads(nt) schedule(static)
+    for (int64_t it = 0; it < items; it++) ct_k_ew_item(&j, it);
+}
+
+double ct_k_load_f64(const void *p, ct_dtype dt) {
+    switch (dt) {
+    case CT_BOOL: return *(const bool *)p ? 1.0 : 0.0;
+    case CT_UINT8: return *(const uint8_t *)p;
+    case CT_INT8: return *(const int8_t *)p;
+    case CT_INT16: return *(const int16_t *)p;
+    case CT_INT32: return *(const int32_t *)p;
+    case CT_INT64: return (double)*(const int64_t *)p;
+    case CT_FLOAT16: return ct__h2f(*(const uint16_t *)p);
+    case CT_BFLOAT16: return ct__bf2f(*(const uint16_t *)p);
+    case CT_FLOAT32: return *(const float *)p;
+    case CT_FLOAT64: return *(const double *)p;
+    default: return NAN;
+    }
+}
+
+int64_t ct_k_load_i64(const void *p, ct_dtype dt) {
+    switch (dt) {
+    case CT_BOOL: return *(const bool *)p;
+    case CT_UINT8: return *(const uint8_t *)p;
+    case CT_INT8: return *(const int8_t *)p;
+    case CT_INT16: return *(const int16_t *)p;
+    case CT_INT32: return *(const int32_t *)p;
+    case CT_INT64: return *(const int64_t *)p;
+    default: {
+        /* float -> int truncates toward zero; NaN gives 0 and out-of-range values saturate
+         * (C leaves both undefined; PyTorch's result there is unspecified too). */
+        double v = ct_k_load_f64(p, dt);
+        if (v != v) return 0;
+        if (v >= 9223372036854775807.0) return INT64_MAX;
+        if (v <= -9223372036854775808.0) return INT64_MIN;
+        return (int64_t)v;
+    }
+    }
+}
+
+void ct_k_store_i64(void *p, ct_dtype dt, int64_t v) {
+    switch (dt) {
+    case CT_BOOL: *(bool *)p = v != 0; break;
+    case CT_UINT8: *(uint8_t *)p = (uint8_t)v; break;
+    case CT_INT8: *(int8_t *)p = (int8_t)v; break;
+    case CT_INT16: *(int16_t *)p = (int16_t)v; break;
+    case CT_INT32: *(int32_t *)p = (int32_t)v; break;
+    case CT_INT64: *(int64_t *)p = v; break;
+    case CT_FLOAT16: *(uint16_t *)p = ct__f2h((float)v); break;
+    case CT_BFLOAT16: *(uint16_t *)p = ct__f2bf((float)v); break;
+    case CT_FLOAT32: *(float *)p = (float)v; break;
+    case CT_FLOAT64: *(double *)p = (double)v; break;
+    default: break;
+    }
+}
+
+void ct_k_store_f64(void *p, ct_dtype dt, double v) {
+    switch (dt) {
+    case CT_BOOL: *(bool *)p = v != 0; break;
+    case CT_FLOAT16: *(uint16_t *)p = ct__f2h((float)v); break;
+    case CT_BFLOAT16: *(uint16_t *)p = ct__f2bf((float)v); break;
+    case CT_FLOAT32: *(float *)p = (float)v; break;
+    case CT_FLOAT64: *(double *)p = v; break;
+    default: {
+        int64_t i;
+        if (v != v) i = 0;
+        else if (v >= 9223372036854775807.0) i = INT64_MAX;
+        else if (v <= -9223372036854775808.0) i = INT64_MIN;
+        else i = (int64_t)v;
+        ct_k_store_i64(p, dt, i);
+    }
+    }
+}

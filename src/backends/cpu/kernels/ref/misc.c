@@ -1,0 +1,251 @@
+/* Copy/cast, fill, arange, counter-based random numbers, embedding, layer_norm, naive matmul,
+ * and ct_k_run: the portable entry point for every op. */
+#include "backends/cpu/kernels/ew.h"
+
+#include <math.h>
+#include <string.h>
+
+/* ---- copy / cast ---- */
+#define CT_GEN_MOVE(T)                                                                             \
+    static void k_move_##T(int64_t n, char *const *p, const int64_t *s, const ct_op_desc *op) {    \
+        (void)op;                                                                                  \
+        for (int64_t i = 0; i < n; i++) *(T *)(p[0] + i * s[0]) = *(const T *)(p[1] + i * s[1]);   \
+    }
+CT_GEN_MOVE(uint8_t)
+CT_GEN_MOVE(uint16_t)
+CT_GEN_MOVE(uint32_t)
+CT_GEN_MOVE(uint64_t)
+static void k_move_contig(int64_t n, char *const *p, const ct_op_desc *op, const void *fn) {
+    (void)fn;
+    memcpy(p[0], p[1], (size_t)n * ct_dtype_size(op->operands[0].dtype));
+}
+static void k_cast_via_f64(int64_t n, char *const *p, const int64_t *s, const ct_op_desc *op) {
+    ct_dtype od = op->operands[0].dtype, id = op->operands[1].dtype;
+    for (int64_t i = 0; i < n; i++)
+        ct_k_store_f64(p[0] + i * s[0], od, ct_k_load_f64(p[1] + i * s[1], id));
+}
+static void k_cast_via_i64(int64_t n, char *const *p, const int64_t *s, const ct_op_desc *op) {
+    ct_dtype od = op->operands[0].dtype, id = op->operands[1].dtype;
+    for (int64_t i = 0; i < n; i++)
+        ct_k_store_i64(p[0] + i * s[0], od, ct_k_load_i64(p[1] + i * s[1], id));
+}
+static void k_f32_to_f16(int64_t n, char *const *p, const int64_t *s, const ct_op_desc *op) {
+    bool bf = op->operands[0].dtype == CT_BFLOAT16;
+    for (int64_t i = 0; i < n; i++) {
+        float v = *(const float *)(p[1] + i * s[1]);
+        *(uint16_t *)(p[0] + i * s[0]) = bf ? ct__f2bf(v) : ct__f2h(v);
+    }
+}
+static void k_f16_to_f32(int64_t n, char *const *p, const int64_t *s, const ct_op_desc *op) {
+    bool bf = op->operands[1].dtype == CT_BFLOAT16;
+    for (int64_t i = 0; i < n; i++) {
+        uint16_t v = *(const uint16_t *)(p[1] + i * s[1]);
+        *(float *)(p[0] + i * s[0]) = bf ? ct__bf2f(v) : ct__h2f(v);
+    }
+}
+
+static ct_status ct_k_copy(const ct_op_desc *op) {
+    ct_dtype od = op->operands[0].dtype, id = op->operands[1].dtype;
+    if (od == id) {
+        static const ct_k_loop mv[9] = {NULL, k_move_uint8_t, k_move_uint16_t, NULL, k_move_uint32_t,
+                                        NULL, NULL, NULL, k_move_uint64_t};
+        size_t sz = ct_dtype_size(od);
+        if (sz == 0 || sz > 8 || !mv[sz]) return CT_ERR_UNSUPPORTED;
+        ct_k_ew_drive(op, mv[sz], k_move_contig, NULL);
+        return CT_OK;
+    }
+    if (od > CT_FLOAT64 || id > CT_FLOAT64) return CT_ERR_UNSUPPORTED;
+    if (id == CT_FLOAT32 && (od == CT_FLOAT16 || od == CT_BFLOAT16))
+        ct_k_ew_drive(op, k_f32_to_f16, NULL, NULL);
+    else if (od == CT_FLOAT32 && (id == CT_FLOAT16 || id == CT_BFLOAT16))
+        ct_k_ew_drive(op, k_f16_to_f32, NULL, NULL);
+    else if (ct_k_is_float(od) || ct_k_is_float(id))
+        ct_k_ew_drive(op, k_cast_via_f64, NULL, NULL);
+    else
+        ct_k_ew_drive(op, k_cast_via_i64, NULL, NULL);
+    return CT_OK;
+}
+
+/* ---- fill / arange ---- */
+static void k_fill(int64_t n, char *const *p, const int64_t *s, const ct_op_desc *op) {
+    ct_dtype dt = op->operands[0].dtype;
+    size_t sz = ct_dtype_size(dt);
+    char v[8];
+    ct_k_store_f64(v, dt, op->scalars[0]);
+    for (int64_t i = 0; i < n; i++) memcpy(p[0] + i * s[0], v, sz);
+}
+
+static ct_status ct_k_arange(const ct_op_desc *op) {
+    const ct_operand *o = &op->operands[0];
+    int64_t n = o->ndim ? o->shape[0] : 1, st = o->ndim ? o->strides[0] : 1;
+    size_t sz = ct_dtype_size(o->dtype);
+    for (int64_t i = 0; i < n; i++)
+        ct_k_store_f64((char *)o->data + i * st * (int64_t)sz, o->dtype,
+                       op->scalars[0] + (double)i * op->scalars[1]);
+    return CT_OK;
+}
+
+/* ---- Philox4x32-10 ---- */
+void ct_k_philox(uint32_t ctr[4], const uint32_t key[2], uint32_t out[4]) {
+    uint32_t c0 = ctr[0], c1 = ctr[1], c2 = ctr[2], c3 = ctr[3], k0 = key[0], k1 = key[1];
+    for (int r = 0; r < 10; r++) {
+        uint64_t p0 = (uint64_t)0xD2511F53u * c0, p1 = (uint64_t)0xCD9E8D57u * c2;
+        uint32_t n0 = (uint32_t)(p1 >> 32) ^ c1 ^ k0, n2 = (uint32_t)(p0 >> 32) ^ c3 ^ k1;
+        c1 = (uint32_t)p1;
+        c3 = (uint32_t)p0;
+        c0 = n0;
+        c2 = n2;
+        k0 += 0x9E3779B9u;
+        k1 += 0xBB67AE85u;
+    }
+    out[0] = c0, out[1] = c1, out[2] = c2, out[3] = c3;
+}
+
+/* Element g of the stream (seed, g) -> uniform in [0,1) (f32: 24 bits, f64: 53 bits) or normal. */
+static double ct_k_rand_elem(uint64_t seed, uint64_t g, int normal, bool dbl) {
+    uint32_t key[2] = {(uint32_t)seed, (uint32_t)(seed >> 32)};
+    uint32_t ctr[4] = {(uint32_t)g, (uint32_t)(g >> 32), 0, 0}, r[4];
+    ct_k_philox(ctr, key, r);
+    if (!normal) {
+        if (dbl) return (double)((((uint64_t)r[0] << 32) | r[1]) >> 11) * 0x1p-53;
+        return (double)(r[0] >> 8) * 0x1p-24;
+    }
+    /* Box-Muller with u1 in (0, 1] so log is finite */
+    double u1 = ((double)((((uint64_t)r[0] << 32) | r[1]) >> 11) + 1.0) * 0x1p-53;
+    double u2 = (double)((((uint64_t)r[2] << 32) | r[3]) >> 11) * 0x1p-53;
+    return sqrt(-2.0 * log(u1)) * cos(6.283185307179586476925 * u2);
+}
+
+static ct_status ct_k_rand(const ct_op_desc *op) {
+    const ct_operand *o = &op->operands[0];
+    int64_t n = 1;
+    for (int d = 0; d < o->ndim; d++) n *= o->shape[d];
+    uint64_t seed = (uint64_t)op->ints[0], off = (uint64_t)op->ints[1];
+    int normal = (int)op->ints[2];
+    ct_dtype dt = o->dtype;
+    size_t sz = ct_dtype_size(dt);
+    bool dbl = dt == CT_FLOAT64;
+    int nt = n >= 4096 ? op->num_threads : 1;
+    /* The output of ct_tensor_rand is contiguous; element i is stream element offset + i. */
+#pragma omp parallel for num_threads(nt) schedule(static) if (nt > 1)
+    for (int64_t i = 0; i < n; i++) {
+        double v = ct_k_rand_elem(seed, off + (uint64_t)i, normal, dbl);
+        if (!normal && !dbl && dt != CT_FLOAT32) {
+            /* rounding to f16/bf16 may reach 1.0; keep the half-open interval */
+            ct_k_store_f64((char *)o->data + i * (int64_t)sz, dt, v);
+            double back = ct_k_load_f64((char *)o->data + i * (int64_t)sz, dt);
+            if (back >= 1.0) ct_k_store_f64((char *)o->data + i * (int64_t)sz, dt, 0.0);
+            continue;
+        }
+        ct_k_store_f64((char *)o->data + i * (int64_t)sz, dt, v);
+    }
+    return CT_OK;
+}
+
+/* ---- embedding: out (N, D) contiguous, weight (V, D) row stride, indices (N) ---- */
+static ct_status ct_k_embedding(const ct_op_desc *op) {
+    const ct_operand *o = &op->operands[0], *w = &op->operands[1], *ix = &op->operands[2];
+    int64_t n = o->shape[0], dim = o->shape[1], v = w->shape[0];
+    size_t sz = ct_dtype_size(o->dtype);
+    for (int64_t i = 0; i < n; i++) {
+        const char *ip = (const char *)ix->data + i * ix->strides[0] * (int64_t)ct_dtype_size(ix->dtype);
+        int64_t id = ct_k_load_i64(ip, ix->dtype);
+        if (id < 0 || id >= v) return CT_ERR_INDEX;
+    }
+    int nt = n * dim >= CT_K_PAR_THRESHOLD ? op->num_threads : 1;
+#pragma omp parallel for num_threads(nt) schedule(static) if (nt > 1)
+    for (int64_t i = 0; i < n; i++) {
+        const char *ip = (const char *)ix->data + i * ix->strides[0] * (int64_t)ct_dtype_size(ix->dtype);
+        int64_t id = ct_k_load_i64(ip, ix->dtype);
+        const char *src = (const char *)w->data + id * w->strides[0] * (int64_t)sz;
+        char *dst = (char *)o->data + i * o->strides[0] * (int64_t)sz;
+        if (w->strides[1] == 1 && o->strides[1] == 1) {
+            memcpy(dst, src, (size_t)dim * sz);
+        } else {
+            for (int64_t j = 0; j < dim; j++)
+                memcpy(dst + j * o->strides[1] * (int64_t)sz, src + j * w->strides[1] * (int64_t)sz, sz);
+        }
+    }
+    return CT_OK;
+}
+
+/* ---- layer_norm: rows (R, C) contiguous; weight/bias (C) contiguous or absent ---- */
+static ct_status ct_k_layer_norm(const ct_op_desc *op) {
+    const ct_operand *o = &op->operands[0], *x = &op->operands[1], *w = &op->operands[2],
+                     *b = &op->operands[3];
+    int64_t rows = x->shape[0], cols = x->shape[1];
+    ct_dtype dt = x->dtype;
+    size_t sz = ct_dtype_size(dt);
+    double eps = op->scalars[0];
+    int nt = rows * cols >= CT_K_PAR_THRESHOLD ? op->num_threads : 1;
+#pragma omp parallel for num_threads(nt) schedule(static) if (nt > 1)
+    for (int64_t r = 0; r < rows; r++) {
+        const char *xr = (const char *)x->data + r * cols * (int64_t)sz;
+        char *orow = (char *)o->data + r * cols * (int64_t)sz;
+        double mean = 0, var = 0;
+        for (int64_t c = 0; c < cols; c++) mean += ct_k_load_f64(xr + c * (int64_t)sz, dt);
+        mean = cols ? mean / (double)cols : 0;
+        for (int64_t c = 0; c < cols; c++) {
+            double d = ct_k_load_f64(xr + c * (int64_t)sz, dt) - mean;
+            var += d * d;
+        }
+        var = cols ? var / (double)cols : 0;
+        double rstd = 1.0 / sqrt(var + eps);
+        for (int64_t c = 0; c < cols; c++) {
+            double y = (ct_k_load_f64(xr + c * (int64_t)sz, dt) - mean) * rstd;
+            if (w->data) y *= ct_k_load_f64((const char *)w->data + c * (int64_t)sz, dt);
+            if (b->data) y += ct_k_load_f64((const char *)b->data + c * (int64_t)sz, dt);
+            ct_k_store_f64(orow + c * (int64_t)sz, dt, y);
+        }
+    }
+    return CT_OK;
+}
+
+/* ---- naive batched matmul (the oracle and the BLAS-free path) ---- */
+ct_status ct_k_matmul_ref(const ct_op_desc *op) {
+    const ct_operand *c = &op->operands[0], *a = &op->operands[1], *b = &op->operands[2];
+    if (c->dtype != a->dtype || c->dtype != b->dtype ||
+        (c->dtype != CT_FLOAT32 && c->dtype != CT_FLOAT64))
+        return CT_ERR_UNSUPPORTED;
+    int64_t B = c->shape[0], M = c->shape[1], N = c->shape[2], K = a->shape[2];
+    bool dbl = c->dtype == CT_FLOAT64;
+    for (int64_t bi = 0; bi < B; bi++)
+        for (int64_t i = 0; i < M; i++)
+            for (int64_t j = 0; j < N; j++) {
+                double acc = 0;
+                for (int64_t k = 0; k < K; k++) {
+                    int64_t ia = bi * a->strides[0] + i * a->strides[1] + k * a->strides[2];
+                    int64_t ib = bi * b->strides[0] + k * b->strides[1] + j * b->strides[2];
+                    acc += dbl ? ((const double *)a->data)[ia] * ((const double *)b->data)[ib]
+                               : (double)((const float *)a->data)[ia] * ((const float *)b->data)[ib];
+                }
+                int64_t ic = bi * c->strides[0] + i * c->strides[1] + j * c->strides[2];
+                if (dbl) ((double *)c->data)[ic] = acc;
+                else ((float *)c->data)[ic] = (float)acc;
+            }
+    return CT_OK;
+}
+
+ct_status ct_k_elementwise(const ct_op_desc *op, const ct_k_isa *isa);
+ct_status ct_k_reduce(const ct_op_desc *op, const ct_k_isa *isa);
+ct_status ct_k_softmax(const ct_op_desc *op, const ct_k_isa *isa);
+
+ct_status ct_k_run(const ct_op_desc *op, const ct_k_isa *isa) {
+    switch (op->kind) {
+    case CT_OP_COPY: return ct_k_copy(op);
+    case CT_OP_FILL: ct_k_ew_drive(op, k_fill, NULL, NULL); return CT_OK;
+    case CT_OP_ARANGE: return ct_k_arange(op);
+    case CT_OP_RAND: return ct_k_rand(op);
+    case CT_OP_SUM:
+    case CT_OP_MEAN:
+    case CT_OP_AMAX:
+    case CT_OP_AMIN:
+    case CT_OP_ARGMAX: return ct_k_reduce(op, isa);
+    case CT_OP_SOFTMAX:
+    case CT_OP_LOG_SOFTMAX: return ct_k_softmax(op, isa);
+    case CT_OP_EMBEDDING: return ct_k_embedding(op);
+    case CT_OP_LAYER_NORM: return ct_k_layer_norm(op);
+    case CT_OP_MATMUL: return ct_k_matmul_ref(op);
+    default: return ct_k_elementwise(op, isa);
+    }
+}

@@ -1,0 +1,224 @@
+/* Reductions (sum, mean, amax, amin, argmax) over any set of dims, and softmax / log_softmax rows.
+ * Kept dims are iterated outside (split over threads), reduced dims inside; a reduced run that is
+ * contiguous f32/f64 goes to the ISA table. Float sums of non-contiguous runs accumulate in double;
+ * integer sums in int64 (wrapping). */
+#include "backends/cpu/kernels/ew.h"
+
+#include <math.h>
+
+static int64_t ct__numel_k(int n, const int64_t *shape) {
+    int64_t r = 1;
+    for (int i = 0; i < n; i++) r *= shape[i];
+    return r;
+}
+
+typedef struct {
+    int nk, nr;                      /* kept / reduced dims after coalescing */
+    int64_t kshape[CT_MAX_DIMS], kin[CT_MAX_DIMS], kout[CT_MAX_DIMS];
+    int64_t rshape[CT_MAX_DIMS], rin[CT_MAX_DIMS];
+    int64_t nkept, nred;
+} ct_k_rgeom;
+
+static void ct_k_coalesce(int *n, int64_t *shape, int64_t *s1, int64_t *s2) {
+    int w = 0;
+    for (int d = 0; d < *n; d++) {
+        if (shape[d] == 1) continue;
+        if (w > 0 && s1[w - 1] == s1[d] * shape[d] && (!s2 || s2[w - 1] == s2[d] * shape[d])) {
+            shape[w - 1] *= shape[d];
+            s1[w - 1] = s1[d];
+            if (s2) s2[w - 1] = s2[d];
+            continue;
+        }
+        shape[w] = shape[d];
+        s1[w] = s1[d];
+        if (s2) s2[w] = s2[d];
+        w++;
+    }
+    *n = w;
+}
+
+/* in: the input operand; out: output in keepdim layout (or NULL); mask: reduced dims. Strides in
+ * elements. */
+static void ct_k_rgeom_build(const ct_operand *in, const ct_operand *out, uint32_t mask,
+                             ct_k_rgeom *g) {
+    g->nk = g->nr = 0;
+    for (int d = 0; d < in->ndim; d++) {
+        if (mask >> d & 1u) {
+            g->rshape[g->nr] = in->shape[d];
+            g->rin[g->nr++] = in->strides[d];
+        } else {
+            g->kshape[g->nk] = in->shape[d];
+            g->kin[g->nk] = in->strides[d];
+            g->kout[g->nk++] = out ? out->strides[d] : 0;
+        }
+    }
+    ct_k_coalesce(&g->nk, g->kshape, g->kin, g->kout);
+    ct_k_coalesce(&g->nr, g->rshape, g->rin, NULL);
+    g->nkept = ct__numel_k(g->nk, g->kshape);
+    g->nred = ct__numel_k(g->nr, g->rshape);
+}
+
+/* Offsets (elements) of kept index `i` into input and output. */
+static void ct_k_kept_offsets(const ct_k_rgeom *g, int64_t i, int64_t *oin, int64_t *oout) {
+    int64_t a = 0, b = 0;
+    for (int d = g->nk - 1; d >= 0 && i > 0; d--) {
+        int64_t idx = i % g->kshape[d];
+        i /= g->kshape[d];
+        a += idx * g->kin[d];
+        b += idx * g->kout[d];
+    }
+    *oin = a;
+    *oout = b;
+}
+
+/* Calls BODY(off) for every reduced element offset (in elements), in row-major order. */
+#define CT_K_FOR_REDUCED(g, BODY)                                                                  \
+    do {                                                                                           \
+        int64_t idx_[CT_MAX_DIMS] = {0}, off_ = 0;                                                 \
+        if ((g)->nred == 0) break;                                                                 \
+        for (;;) {                                                                                 \
+            BODY(off_);                                                                            \
+            int d_ = (g)->nr - 1;                                                                  \
+            for (; d_ >= 0; d_--) {                                                                \
+                off_ += (g)->rin[d_];                                                              \
+                if (++idx_[d_] < (g)->rshape[d_]) break;                                           \
+                off_ -= idx_[d_] * (g)->rin[d_];                                                   \
+                idx_[d_] = 0;                                                                      \
+            }                                                                                      \
+            if (d_ < 0) break;                                                                     \
+        }                                                                                          \
+    } while (0)
+
+/* Reduce one output element. */
+static void ct_k_reduce_one(const ct_op_desc *op, const ct_k_rgeom *g, const ct_k_isa *isa,
+                            const char *in, ct_dtype idt, char *out, ct_dtype odt) {
+    ct_op_kind k = op->kind;
+    size_t isz = ct_dtype_size(idt);
+    bool contig = g->nr == 1 && g->rin[0] == 1;
+    if (g->nr == 0) contig = true; /* nothing or a single element */
+    if (k == CT_OP_SUM || k == CT_OP_MEAN) {
+        if (ct_k_is_float(idt)) {
+            double acc = 0;
+            if (contig && idt == CT_FLOAT32 && g->nred > 0)
+                acc = isa->red_f32[CT_K_RSUM](g->nred, (const float *)in);
+            else if (contig && idt == CT_FLOAT64 && g->nred > 0)
+                acc = isa->red_f64[CT_K_RSUM](g->nred, (const double *)in);
+            else {
+#define CT_K_ACC_F(off) acc += ct_k_load_f64(in + (off) * (int64_t)isz, idt)
+                CT_K_FOR_REDUCED(g, CT_K_ACC_F);
+            }
+            if (k == CT_OP_MEAN) acc = g->nred ? acc / (double)g->nred : NAN;
+            ct_k_store_f64(out, odt, acc);
+        } else {
+            uint64_t acc = 0;
+#define CT_K_ACC_I(off) acc += (uint64_t)ct_k_load_i64(in + (off) * (int64_t)isz, idt)
+            CT_K_FOR_REDUCED(g, CT_K_ACC_I);
+            ct_k_store_i64(out, odt, (int64_t)acc);
+        }
+        return;
+    }
+    bool is_max = k == CT_OP_AMAX || k == CT_OP_ARGMAX;
+    if (k != CT_OP_ARGMAX && contig && idt == CT_FLOAT32) {
+        *(float *)out = isa->red_f32[is_max ? CT_K_RMAX : CT_K_RMIN](g->nred, (const float *)in);
+        return;
+    }
+    if (k != CT_OP_ARGMAX && contig && idt == CT_FLOAT64) {
+        *(double *)out = isa->red_f64[is_max ? CT_K_RMAX : CT_K_RMIN](g->nred, (const double *)in);
+        return;
+    }
+    int64_t best_i = 0, pos = 0;
+    if (ct_k_is_float(idt)) {
+        double best = ct_k_load_f64(in, idt);
+        bool done = best != best;
+#define CT_K_MM_F(off)                                                                             \
+    do {                                                                                           \
+        if (!done) {                                                                               \
+            double v = ct_k_load_f64(in + (off) * (int64_t)isz, idt);                              \
+            if (v != v) {                                                                          \
+                best = v, best_i = pos, done = true;                                               \
+            } else if (is_max ? v > best : v < best) {                                             \
+                best = v, best_i = pos;                                                            \
+            }                                                                                      \
+        }                                                                                          \
+        pos++;                                                                                     \
+    } while (0)
+        CT_K_FOR_REDUCED(g, CT_K_MM_F);
+        if (k == CT_OP_ARGMAX) *(int64_t *)out = best_i;
+        else ct_k_store_f64(out, odt, best);
+    } else {
+        int64_t best = ct_k_load_i64(in, idt);
+#define CT_K_MM_I(off)                                                                             \
+    do {                                                                                           \
+        int64_t v = ct_k_load_i64(in + (off) * (int64_t)isz, idt);                                 \
+        if (is_max ? v > best : v < best) best = v, best_i = pos;                                  \
+        pos++;                                                                                     \
+    } while (0)
+        CT_K_FOR_REDUCED(g, CT_K_MM_I);
+        if (k == CT_OP_ARGMAX) *(int64_t *)out = best_i;
+        else ct_k_store_i64(out, odt, best);
+    }
+}
+
+ct_status ct_k_reduce(const ct_op_desc *op, const ct_k_isa *isa);
+ct_status ct_k_reduce(const ct_op_desc *op, const ct_k_isa *isa) {
+    const ct_operand *out = &op->operands[0], *in = &op->operands[1];
+    ct_k_rgeom g;
+    ct_k_rgeom_build(in, out, op->reduce_mask, &g);
+    size_t isz = ct_dtype_size(in->dtype), osz = ct_dtype_size(out->dtype);
+    int64_t total = g.nkept * (g.nred ? g.nred : 1);
+    int nt = (total >= CT_K_PAR_THRESHOLD && g.nkept > 1) ? op->num_threads : 1;
+    const char *ib = (const char *)in->data;
+    char *ob = (char *)out->data;
+#pragma omp parallel for num_threads(nt) schedule(static) if (nt > 1)
+    for (int64_t i = 0; i < g.nkept; i++) {
+        int64_t oi, oo;
+        ct_k_kept_offsets(&g, i, &oi, &oo);
+        ct_k_reduce_one(op, &g, isa, ib + oi * (int64_t)isz, in->dtype, ob + oo * (int64_t)osz,
+                        out->dtype);
+    }
+    return CT_OK;
+}
+
+/* softmax / log_softmax along dim ints[0]: rows over every other index. */
+ct_status ct_k_softmax(const ct_op_desc *op, const ct_k_isa *isa);
+ct_status ct_k_softmax(const ct_op_desc *op, const ct_k_isa *isa) {
+    const ct_operand *out = &op->operands[0], *in = &op->operands[1];
+    int dim = (int)op->ints[0];
+    int is_log = op->kind == CT_OP_LOG_SOFTMAX;
+    ct_k_rgeom g;
+    ct_k_rgeom_build(in, out, in->ndim ? 1u << dim : 0u, &g);
+    int64_t n = in->ndim ? in->shape[dim] : 1;
+    int64_t sin = in->ndim ? in->strides[dim] : 1, sout = out->ndim ? out->strides[dim] : 1;
+    ct_dtype dt = in->dtype;
+    size_t sz = ct_dtype_size(dt);
+    if (n == 0 || g.nkept == 0) return CT_OK;
+    int nt = (g.nkept * n >= CT_K_PAR_THRESHOLD && g.nkept > 1) ? op->num_threads : 1;
+#pragma omp parallel for num_threads(nt) schedule(static) if (nt > 1)
+    for (int64_t i = 0; i < g.nkept; i++) {
+        int64_t oi, oo;
+        ct_k_kept_offsets(&g, i, &oi, &oo);
+        const char *x = (const char *)in->data + oi * (int64_t)sz;
+        char *y = (char *)out->data + oo * (int64_t)sz;
+        if (dt == CT_FLOAT32 && sin == 1 && sout == 1) {
+            isa->softmax_f32(n, (float *)y, (const float *)x, is_log);
+            continue;
+        }
+        /* generic strided row in double, stored once */
+        double m = -INFINITY;
+        bool nan = false;
+        for (int64_t j = 0; j < n; j++) {
+            double v = ct_k_load_f64(x + j * sin * (int64_t)sz, dt);
+            if (v != v) nan = true;
+            if (v > m) m = v;
+        }
+        double s = 0;
+        for (int64_t j = 0; j < n; j++) s += exp(ct_k_load_f64(x + j * sin * (int64_t)sz, dt) - m);
+        double lse = log(s);
+        for (int64_t j = 0; j < n; j++) {
+            double v = ct_k_load_f64(x + j * sin * (int64_t)sz, dt) - m;
+            double r = nan ? NAN : is_log ? v - lse : exp(v) / s;
+            ct_k_store_f64(y + j * sout * (int64_t)sz, dt, r);
+        }
+    }
+    return CT_OK;
+}

@@ -1,0 +1,122 @@
+/* The context: options, allocator hooks, last-error message, logging, ISA and thread choice. */
+#include "core/ctx_impl.h"
+
+#include <dlfcn.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#ifdef _OPENMP
+#include <omp.h>
+#endif
+
+static void *ct__default_alloc(void *user, size_t nbytes, size_t align) {
+    (void)user;
+    void *p = NULL;
+    if (align < sizeof(void *)) align = sizeof(void *);
+    if (posix_memalign(&p, align, nbytes ? nbytes : 1) != 0) return NULL;
+    return p;
+}
+static void ct__default_free(void *user, void *p) {
+    (void)user;
+    free(p);
+}
+
+void *ct__alloc(ct_ctx *ctx, size_t nbytes, size_t align) {
+    return ctx->allocator.alloc(ctx->allocator.user, nbytes, align);
+}
+void ct__free(ct_ctx *ctx, void *p) {
+    if (p) ctx->allocator.free(ctx->allocator.user, p);
+}
+
+ct_status ct__set_error(ct_ctx *ctx, ct_status st, const char *fmt, ...) {
+    if (!ctx) return st;
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(ctx->err, sizeof ctx->err, fmt, ap);
+    va_end(ap);
+    return st;
+}
+
+void ct__clear_error(ct_ctx *ctx) {
+    if (ctx) ctx->err[0] = '\0';
+}
+
+void ct__log(ct_ctx *ctx, ct_log_level level, const char *fmt, ...) {
+    if (!ctx || !ctx->log_fn || level < ctx->log_level) return;
+    char buf[512];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(buf, sizeof buf, fmt, ap);
+    va_end(ap);
+    ctx->log_fn(ctx->log_user, level, buf);
+}
+
+ct_status ct_ctx_create(const ct_ctx_options *opts, ct_ctx **out) {
+    if (!out) return CT_ERR_INVALID_ARG;
+    *out = NULL;
+    ct_ctx_options o;
+    memset(&o, 0, sizeof o);
+    if (opts) {
+        if (opts->size == 0 || opts->size > sizeof o) return CT_ERR_INVALID_ARG;
+        memcpy(&o, opts, opts->size);
+    }
+    if (o.num_threads < 0) return CT_ERR_INVALID_ARG;
+    if ((o.allocator.alloc == NULL) != (o.allocator.free == NULL)) return CT_ERR_INVALID_ARG;
+    ct_allocator al = o.allocator;
+    if (!al.alloc) {
+        al.alloc = ct__default_alloc;
+        al.free = ct__default_free;
+        al.user = NULL;
+    }
+    ct__isa isa = ct__cpu_best();
+    const char *want = o.cpu_isa ? o.cpu_isa : getenv("CT_CPU_ISA");
+    if (want && *want) {
+        int v = ct__isa_parse(want);
+        if (v < 0) return CT_ERR_INVALID_ARG;
+        if (v > (int)isa) return CT_ERR_UNSUPPORTED;
+        isa = (ct__isa)v;
+    }
+    ct_ctx *ctx = al.alloc(al.user, sizeof *ctx, 64);
+    if (!ctx) return CT_ERR_OOM;
+    memset(ctx, 0, sizeof *ctx);
+    ctx->allocator = al;
+    ctx->log_fn = o.log_fn;
+    ctx->log_user = o.log_user;
+    ctx->log_level = o.log_level;
+    ctx->isa = isa;
+    ctx->next_user_type = CT_DEVICE_USER_BASE;
+    int nt = o.num_threads;
+#ifdef _OPENMP
+    if (nt == 0) nt = omp_get_max_threads();
+#else
+    if (nt == 0) nt = 1;
+#endif
+    ctx->num_threads = nt < 1 ? 1 : nt;
+    ct_status st = ct__cpu_backend_register(ctx);
+    if (st != CT_OK) {
+        ct_ctx_free(ctx);
+        return st;
+    }
+    ct__log(ctx, CT_LOG_INFO, "ctorch %s: isa=%s threads=%d", ct_version(), ct__isa_name(isa),
+            ctx->num_threads);
+    *out = ctx;
+    return CT_OK;
+}
+
+void ct_ctx_free(ct_ctx *ctx) {
+    if (!ctx) return;
+    for (int i = ctx->n_backends - 1; i >= 0; i--) {
+        ct__backend_slot *b = &ctx->backends[i];
+        ct__free(ctx, b->default_stream);
+        if (b->vt.destroy) b->vt.destroy(b->vt.state);
+        if (b->dl_handle) dlclose(b->dl_handle);
+    }
+    ctx->allocator.free(ctx->allocator.user, ctx);
+}
+
+const char *ct_ctx_last_error(const ct_ctx *ctx) { return ctx ? ctx->err : "no context"; }
+const char *ct_ctx_cpu_isa(const ct_ctx *ctx) { return ct__isa_name(ctx->isa); }
+int ct_ctx_num_threads(const ct_ctx *ctx) { return ctx->num_threads; }
+ct__isa ct__ctx_isa(const ct_ctx *ctx) { return ctx->isa; }
+int ct__ctx_threads(const ct_ctx *ctx) { return ctx->num_threads; }

@@ -1,0 +1,373 @@
+/* Tensors and storage: allocation, refcounting, metadata, host transfer, creation ops. */
+#include "ops/dispatch.h"
+#include "ctorch/ops.h"
+
+#include <stdio.h>
+#include <string.h>
+
+#define CT__HDR_BYTES 256 /* tensor + storage headers before the data in a CPU block */
+_Static_assert(sizeof(struct ct_tensor) + sizeof(ct__storage) <= CT__HDR_BYTES, "header too big");
+
+const char *ct__shape_str(char *buf, size_t n, int ndim, const int64_t *shape) {
+    size_t used = 0;
+    used += (size_t)snprintf(buf, n, "[");
+    for (int i = 0; i < ndim && used < n; i++)
+        used += (size_t)snprintf(buf + used, n - used, i ? ", %lld" : "%lld", (long long)shape[i]);
+    if (used < n) snprintf(buf + used, n - used, "]");
+    return buf;
+}
+
+ct_status ct__check_shape(ct_ctx *ctx, const char *op, int ndim, const int64_t *shape,
+                          ct_dtype dt, int64_t *numel) {
+    if (ndim < 0 || ndim > CT_MAX_DIMS)
+        return ct__set_error(ctx, CT_ERR_SHAPE, "%s: ndim %d outside [0, %d]", op, ndim,
+                             CT_MAX_DIMS);
+    if (ndim > 0 && !shape) return ct__set_error(ctx, CT_ERR_INVALID_ARG, "%s: shape is NULL", op);
+    if (!ct_dtype_get_info(dt))
+        return ct__set_error(ctx, CT_ERR_DTYPE, "%s: invalid dtype %d", op, (int)dt);
+    int64_t n = 1;
+    for (int i = 0; i < ndim; i++) {
+        if (shape[i] < 0)
+            return ct__set_error(ctx, CT_ERR_SHAPE, "%s: negative size %lld at dim %d", op,
+                                 (long long)shape[i], i);
+        if (!ct__checked_mul(n, shape[i], &n))
+            return ct__set_error(ctx, CT_ERR_OVERFLOW, "%s: element count overflows at dim %d", op, i);
+    }
+    int64_t bytes;
+    if (!ct__checked_mul(n, (int64_t)ct_dtype_size(dt), &bytes) ||
+        !ct__checked_add(bytes, CT__HDR_BYTES + 64, &bytes))
+        return ct__set_error(ctx, CT_ERR_OVERFLOW, "%s: %lld elements overflow the byte size", op,
+                             (long long)n);
+    *numel = n;
+    return CT_OK;
+}
+
+static void ct__contig_strides(int ndim, const int64_t *shape, int64_t *strides) {
+    int64_t s = 1;
+    for (int i = ndim - 1; i >= 0; i--) {
+        strides[i] = s;
+        s *= shape[i] > 1 ? shape[i] : 1;
+    }
+}
+
+ct_status ct__tensor_new(ct_ctx *ctx, ct_device dev, ct_dtype dt, int ndim, const int64_t *shape,
+                         ct_tensor **out) {
+    int64_t numel;
+    ct_status st = ct__check_shape(ctx, "tensor", ndim, shape, dt, &numel);
+    if (st != CT_OK) return st;
+    size_t nbytes = (size_t)numel * ct_dtype_size(dt);
+    bool cpu = dev.type == CT_DEVICE_CPU;
+    ct__backend_slot *b = NULL;
+    if (!cpu) {
+        b = ct__backend_for(ctx, dev);
+        if (!b) return CT_ERR_DEVICE;
+    }
+    char *block = ct__alloc(ctx, CT__HDR_BYTES + (cpu ? nbytes : 0), 64);
+    if (!block)
+        return ct__set_error(ctx, CT_ERR_OOM, "out of memory allocating %zu bytes for a %s tensor",
+                             nbytes, ct_dtype_name(dt));
+    struct ct_tensor *t = (struct ct_tensor *)block;
+    ct__storage *s = (ct__storage *)(block + sizeof(struct ct_tensor));
+    s->refcount = 1;
+    s->ctx = ctx;
+    s->slot = cpu ? 0 : (int)(b - ctx->backends);
+    s->device = dev;
+    s->nbytes = nbytes;
+    s->block = block;
+    s->data_separate = !cpu;
+    if (cpu) {
+        s->data = block + CT__HDR_BYTES;
+    } else {
+        s->data = NULL;
+        st = b->vt.alloc(b->vt.state, nbytes, &s->data);
+        if (st != CT_OK) {
+            ct__free(ctx, block);
+            return ct__set_error(ctx, st, "%s backend failed to allocate %zu bytes", b->vt.name,
+                                 nbytes);
+        }
+    }
+    t->refcount = 1;
+    t->ctx = ctx;
+    t->storage = s;
+    t->dtype = dt;
+    t->ndim = ndim;
+    t->embedded = true;
+    t->offset = 0;
+    for (int i = 0; i < ndim; i++) t->shape[i] = shape[i];
+    ct__contig_strides(ndim, shape, t->strides);
+    *out = t;
+    return CT_OK;
+}
+
+ct_status ct__tensor_view_of(ct_ctx *ctx, const ct_tensor *src, int ndim, const int64_t *shape,
+                             const int64_t *strides, int64_t offset, ct_tensor **out) {
+    struct ct_tensor *t = ct__alloc(ctx, sizeof *t, 16);
+    if (!t) return ct__set_error(ctx, CT_ERR_OOM, "out of memory allocating a view");
+    t->refcount = 1;
+    t->ctx = ctx;
+    t->storage = src->storage;
+    t->storage->refcount++;
+    t->dtype = src->dtype;
+    t->ndim = ndim;
+    t->embedded = false;
+    t->offset = offset;
+    for (int i = 0; i < ndim; i++) {
+        t->shape[i] = shape[i];
+        t->strides[i] = strides[i];
+    }
+    *out = t;
+    return CT_OK;
+}
+
+static void ct__storage_release(ct__storage *s) {
+    if (--s->refcount > 0) return;
+    ct_ctx *ctx = s->ctx;
+    if (s->data_separate && s->data) {
+        ct__backend_slot *b = &ctx->backends[s->slot];
+        b->vt.free(b->vt.state, s->data);
+    }
+    ct__free(ctx, s->block);
+}
+
+ct_tensor *ct_tensor_retain(ct_tensor *t) {
+    if (t) t->refcount++;
+    return t;
+}
+
+void ct_tensor_release(ct_tensor *t) {
+    if (!t || --t->refcount > 0) return;
+    ct__storage *s = t->storage;
+    ct_ctx *ctx = t->ctx;
+    bool embedded = t->embedded;
+    if (!embedded) ct__free(ctx, t);
+    ct__storage_release(s); /* frees the block holding an embedded tensor */
+}
+
+void ct__operand_set(ct_operand *o, const ct_tensor *t) {
+    o->data = ct__tensor_ptr(t);
+    o->dtype = t->dtype;
+    o->ndim = t->ndim;
+    o->tensor = (ct_tensor *)t;
+    memcpy(o->shape, t->shape, sizeof(int64_t) * (size_t)t->ndim);
+    memcpy(o->strides, t->strides, sizeof(int64_t) * (size_t)t->ndim);
+}
+
+/* ---- metadata ---- */
+int ct_tensor_ndim(const ct_tensor *t) { return t->ndim; }
+const int64_t *ct_tensor_shape(const ct_tensor *t) { return t->shape; }
+const int64_t *ct_tensor_stride(const ct_tensor *t) { return t->strides; }
+int64_t ct_tensor_size(const ct_tensor *t, int dim) {
+    int d;
+    if (t->ndim == 0 || !ct__wrap_dim(dim, t->ndim, &d)) return 0;
+    return t->shape[d];
+}
+int64_t ct_tensor_storage_offset(const ct_tensor *t) { return t->offset; }
+ct_dtype ct_tensor_dtype(const ct_tensor *t) { return t->dtype; }
+ct_device ct_tensor_device(const ct_tensor *t) { return t->storage->device; }
+int64_t ct_tensor_numel(const ct_tensor *t) { return ct__numel(t->ndim, t->shape); }
+bool ct_tensor_is_contiguous(const ct_tensor *t) {
+    int64_t s = 1;
+    for (int i = t->ndim - 1; i >= 0; i--) {
+        if (t->shape[i] == 0) return true;
+        if (t->shape[i] != 1 && t->strides[i] != s) return false;
+        s *= t->shape[i];
+    }
+    return true;
+}
+void *ct_tensor_data_ptr(const ct_tensor *t) {
+    return t->storage->device.type == CT_DEVICE_CPU ? ct__tensor_ptr(t) : NULL;
+}
+
+/* ---- creation ---- */
+ct_status ct_tensor_empty_on(ct_ctx *ctx, ct_device device, ct_dtype dtype, int ndim,
+                             const int64_t *shape, ct_tensor **out) {
+    if (!ctx) return CT_ERR_INVALID_ARG;
+    if (!out) return ct__set_error(ctx, CT_ERR_INVALID_ARG, "empty: out is NULL");
+    *out = NULL;
+    return ct__tensor_new(ctx, device, dtype, ndim, shape, out);
+}
+
+ct_status ct_tensor_empty(ct_ctx *ctx, ct_dtype dtype, int ndim, const int64_t *shape,
+                          ct_tensor **out) {
+    return ct_tensor_empty_on(ctx, (ct_device){CT_DEVICE_CPU, 0}, dtype, ndim, shape, out);
+}
+
+ct_status ct_tensor_from_host(ct_ctx *ctx, const void *data, ct_dtype dtype, int ndim,
+                              const int64_t *shape, ct_tensor **out) {
+    if (!ctx) return CT_ERR_INVALID_ARG;
+    ct_tensor *t;
+    ct_status st = ct_tensor_empty(ctx, dtype, ndim, shape, &t);
+    if (st != CT_OK) return st;
+    size_t nbytes = t->storage->nbytes;
+    if (nbytes && !data) {
+        ct_tensor_release(t);
+        return ct__set_error(ctx, CT_ERR_INVALID_ARG, "from_host: data is NULL");
+    }
+    if (nbytes) memcpy(t->storage->data, data, nbytes);
+    *out = t;
+    return CT_OK;
+}
+
+static ct_status ct__fill_like(ct_ctx *ctx, ct_op_kind kind, ct_dtype dtype, int ndim,
+                               const int64_t *shape, const double *sc, const int64_t *ints,
+                               ct_tensor **out) {
+    ct_tensor *t;
+    ct_status st = ct_tensor_empty(ctx, dtype, ndim, shape, &t);
+    if (st != CT_OK) return st;
+    ct_op_desc d;
+    ct__desc_init(&d, kind, 1, 0);
+    ct__operand_set(&d.operands[0], t);
+    d.compute_dtype = dtype;
+    for (int i = 0; i < 4; i++) {
+        d.scalars[i] = sc ? sc[i] : 0;
+        d.ints[i] = ints ? ints[i] : 0;
+    }
+    st = ct__submit(ctx, t->storage->device, &d);
+    if (st != CT_OK) {
+        ct_tensor_release(t);
+        return st;
+    }
+    *out = t;
+    return CT_OK;
+}
+
+ct_status ct_tensor_full(ct_ctx *ctx, ct_dtype dtype, int ndim, const int64_t *shape, double value,
+                         ct_tensor **out) {
+    if (!ctx) return CT_ERR_INVALID_ARG;
+    if (!out) return ct__set_error(ctx, CT_ERR_INVALID_ARG, "full: out is NULL");
+    if (!ct__is_compute_dtype(dtype))
+        return ct__set_error(ctx, CT_ERR_DTYPE, "full: dtype %s is not supported",
+                             ct_dtype_name(dtype));
+    double sc[4] = {value, 0, 0, 0};
+    return ct__fill_like(ctx, CT_OP_FILL, dtype, ndim, shape, sc, NULL, out);
+}
+
+ct_status ct_tensor_zeros(ct_ctx *ctx, ct_dtype dtype, int ndim, const int64_t *shape,
+                          ct_tensor **out) {
+    return ct_tensor_full(ctx, dtype, ndim, shape, 0.0, out);
+}
+
+ct_status ct_tensor_arange(ct_ctx *ctx, ct_dtype dtype, double start, double end, double step,
+                           ct_tensor **out) {
+    if (!ctx) return CT_ERR_INVALID_ARG;
+    if (!out) return ct__set_error(ctx, CT_ERR_INVALID_ARG, "arange: out is NULL");
+    if (!ct__is_compute_dtype(dtype) || dtype == CT_BOOL)
+        return ct__set_error(ctx, CT_ERR_DTYPE, "arange: dtype %s is not supported",
+                             ct_dtype_name(dtype));
+    if (step == 0 || step != step || start != start || end != end)
+        return ct__set_error(ctx, CT_ERR_INVALID_ARG,
+                             "arange: step must be nonzero and bounds finite (start=%g end=%g step=%g)",
+                             start, end, step);
+    if ((step > 0 && end < start) || (step < 0 && end > start))
+        return ct__set_error(ctx, CT_ERR_INVALID_ARG,
+                             "arange: upper bound and step sign are inconsistent (start=%g end=%g step=%g)",
+                             start, end, step);
+    double n = __builtin_ceil((end - start) / step);
+    if (!(n < 9.2e18))
+        return ct__set_error(ctx, CT_ERR_OVERFLOW, "arange: %g elements is too many", n);
+    int64_t shape[1] = {(int64_t)n};
+    double sc[4] = {start, step, 0, 0};
+    return ct__fill_like(ctx, CT_OP_ARANGE, dtype, 1, shape, sc, NULL, out);
+}
+
+static ct_status ct__rand(ct_ctx *ctx, const char *op, int normal, ct_dtype dtype, int ndim,
+                          const int64_t *shape, uint64_t seed, uint64_t offset, ct_tensor **out) {
+    if (!ctx) return CT_ERR_INVALID_ARG;
+    if (!out) return ct__set_error(ctx, CT_ERR_INVALID_ARG, "%s: out is NULL", op);
+    if (dtype != CT_FLOAT16 && dtype != CT_BFLOAT16 && dtype != CT_FLOAT32 && dtype != CT_FLOAT64)
+        return ct__set_error(ctx, CT_ERR_DTYPE, "%s: dtype %s is not floating", op,
+                             ct_dtype_name(dtype));
+    int64_t ints[4] = {(int64_t)seed, (int64_t)offset, normal, 0};
+    return ct__fill_like(ctx, CT_OP_RAND, dtype, ndim, shape, NULL, ints, out);
+}
+
+ct_status ct_tensor_rand(ct_ctx *ctx, ct_dtype dtype, int ndim, const int64_t *shape,
+                         uint64_t seed, uint64_t offset, ct_tensor **out) {
+    return ct__rand(ctx, "rand", 0, dtype, ndim, shape, seed, offset, out);
+}
+ct_status ct_tensor_randn(ct_ctx *ctx, ct_dtype dtype, int ndim, const int64_t *shape,
+                          uint64_t seed, uint64_t offset, ct_tensor **out) {
+    return ct__rand(ctx, "randn", 1, dtype, ndim, shape, seed, offset, out);
+}
+
+/* ---- host transfer ---- */
+ct_status ct_tensor_to_host(const ct_tensor *t, void *dst, size_t nbytes) {
+    if (!t) return CT_ERR_INVALID_ARG;
+    ct_ctx *ctx = t->ctx;
+    size_t want = (size_t)ct_tensor_numel(t) * ct_dtype_size(t->dtype);
+    if (nbytes != want)
+        return ct__set_error(ctx, CT_ERR_INVALID_ARG,
+                             "to_host: buffer is %zu bytes, tensor %s %s needs %zu", nbytes,
+                             ct_dtype_name(t->dtype), CT__SHAPE_STR(t), want);
+    if (want == 0) return CT_OK;
+    if (!dst) return ct__set_error(ctx, CT_ERR_INVALID_ARG, "to_host: dst is NULL");
+    ct__backend_slot *b = &ctx->backends[t->storage->slot];
+    ct_stream *s = b->current ? b->current : b->default_stream;
+    if (s && s->capture)
+        return ct__set_error(ctx, CT_ERR_STATE,
+                             "to_host: reading a tensor on the host is not allowed during graph capture");
+    ct_tensor *c = NULL;
+    ct_status st = ct_tensor_contiguous(ctx, t, &c);
+    if (st != CT_OK) return st;
+    if (c->storage->device.type == CT_DEVICE_CPU) {
+        memcpy(dst, ct__tensor_ptr(c), want);
+    } else {
+        st = b->vt.synchronize(b->vt.state);
+        if (st == CT_OK) st = b->vt.copy(b->vt.state, dst, ct__tensor_ptr(c), want, 1);
+        if (st != CT_OK) ct__set_error(ctx, st, "to_host: %s backend copy failed", b->vt.name);
+    }
+    ct_tensor_release(c);
+    return st;
+}
+
+ct_status ct_tensor_item(const ct_tensor *t, double *out) {
+    if (!t || !out) return CT_ERR_INVALID_ARG;
+    if (ct_tensor_numel(t) != 1)
+        return ct__set_error(t->ctx, CT_ERR_SHAPE, "item: tensor %s has %lld elements, not 1",
+                             CT__SHAPE_STR(t), (long long)ct_tensor_numel(t));
+    ct_tensor *d;
+    ct_status st = ct_cast(t->ctx, t, CT_FLOAT64, &d);
+    if (st != CT_OK) return st;
+    st = ct_tensor_to_host(d, out, sizeof(double));
+    ct_tensor_release(d);
+    return st;
+}
+
+ct_status ct_tensor_to_device(ct_ctx *ctx, const ct_tensor *t, ct_device device, ct_tensor **out) {
+    const ct_tensor *ts[1] = {t};
+    ct_status st = ct__check_args(ctx, "to_device", 1, ts, out);
+    if (st != CT_OK) return st;
+    ct__backend_slot *dst_b = ct__backend_for(ctx, device);
+    if (!dst_b) return CT_ERR_DEVICE;
+    ct_tensor *c, *r;
+    st = ct_tensor_contiguous(ctx, t, &c);
+    if (st != CT_OK) return st;
+    st = ct__tensor_new(ctx, device, t->dtype, t->ndim, t->shape, &r);
+    if (st != CT_OK) {
+        ct_tensor_release(c);
+        return st;
+    }
+    size_t n = r->storage->nbytes;
+    bool src_cpu = c->storage->device.type == CT_DEVICE_CPU, dst_cpu = device.type == CT_DEVICE_CPU;
+    if (n == 0) {
+    } else if (src_cpu && dst_cpu) {
+        memcpy(r->storage->data, ct__tensor_ptr(c), n);
+    } else if (src_cpu) {
+        st = dst_b->vt.copy(dst_b->vt.state, r->storage->data, ct__tensor_ptr(c), n, 0);
+    } else if (dst_cpu) {
+        ct__backend_slot *sb = &ctx->backends[c->storage->slot];
+        st = sb->vt.synchronize(sb->vt.state);
+        if (st == CT_OK) st = sb->vt.copy(sb->vt.state, r->storage->data, ct__tensor_ptr(c), n, 1);
+    } else {
+        st = ct__set_error(ctx, CT_ERR_UNSUPPORTED,
+                           "to_device: copies between two non-CPU devices go through the host");
+    }
+    ct_tensor_release(c);
+    if (st != CT_OK) {
+        ct_tensor_release(r);
+        if (!ctx->err[0]) ct__set_error(ctx, st, "to_device: backend copy failed");
+        return st;
+    }
+    *out = r;
+    return CT_OK;
+}

@@ -1,0 +1,62 @@
+/* Private layout of tensors and storage. A fresh CPU tensor lives in one allocation:
+ * [ct_tensor][ct__storage][pad to 64][data], freed when the storage's last reference goes. */
+#ifndef CTORCH_TENSOR_IMPL_H
+#define CTORCH_TENSOR_IMPL_H
+
+#include "core/ctx_impl.h"
+
+typedef struct ct__storage {
+    int64_t refcount;
+    ct_ctx *ctx;
+    int slot;            /* backend slot in ctx */
+    ct_device device;
+    void *data;          /* device memory */
+    size_t nbytes;
+    void *block;         /* host block holding this header (and, on CPU, the data) */
+    bool data_separate;  /* data allocated by the backend, not in block */
+} ct__storage;
+
+struct ct_tensor {
+    int64_t refcount;
+    ct_ctx *ctx;
+    ct__storage *storage;
+    ct_dtype dtype;
+    int ndim;
+    bool embedded;       /* struct lives in the storage block: not freed on its own */
+    int64_t offset;      /* in elements */
+    int64_t shape[CT_MAX_DIMS];
+    int64_t strides[CT_MAX_DIMS];
+};
+
+/* New contiguous tensor on device (data uninitialised). */
+ct_status ct__tensor_new(ct_ctx *ctx, ct_device dev, ct_dtype dt, int ndim, const int64_t *shape,
+                         ct_tensor **out);
+/* New view struct on t's storage with given geometry (storage retained). */
+ct_status ct__tensor_view_of(ct_ctx *ctx, const ct_tensor *t, int ndim, const int64_t *shape,
+                             const int64_t *strides, int64_t offset, ct_tensor **out);
+/* Validate a shape (0 <= ndim <= CT_MAX_DIMS, sizes >= 0, numel*itemsize fits); writes numel. */
+ct_status ct__check_shape(ct_ctx *ctx, const char *op, int ndim, const int64_t *shape,
+                          ct_dtype dt, int64_t *numel);
+/* Address of the first element. */
+static inline char *ct__tensor_ptr(const ct_tensor *t) {
+    return (char *)t->storage->data + t->offset * (int64_t)ct_dtype_size(t->dtype);
+}
+static inline int64_t ct__numel(int ndim, const int64_t *shape) {
+    int64_t n = 1;
+    for (int i = 0; i < ndim; i++) n *= shape[i];
+    return n;
+}
+/* Fill an op operand from a tensor. */
+void ct__operand_set(ct_operand *o, const ct_tensor *t);
+/* Normalise a possibly negative dim against ndim; false if out of range. */
+static inline bool ct__wrap_dim(int dim, int ndim, int *out) {
+    int d = dim < 0 ? dim + ndim : dim;
+    if (d < 0 || d >= (ndim == 0 ? 1 : ndim)) return false;
+    *out = d;
+    return true;
+}
+/* "[2, 3, 4]" into buf. */
+const char *ct__shape_str(char *buf, size_t n, int ndim, const int64_t *shape);
+#define CT__SHAPE_STR(t) ct__shape_str((char[96]){0}, 96, (t)->ndim, (t)->shape)
+
+#endif

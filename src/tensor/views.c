@@ -1,0 +1,327 @@
+/* Views (view, reshape, permute, transpose, narrow, slice, expand, squeeze, unsqueeze) and copies
+ * (contiguous, clone, copy_). Views share storage; copies go through the COPY op. */
+#include "ops/dispatch.h"
+#include "ctorch/ops.h"
+
+static ct_status ct__view_check(ct_ctx *ctx, const char *op, const ct_tensor *t, void *out) {
+    if (!ctx) return CT_ERR_INVALID_ARG;
+    if (!t || !out) return ct__set_error(ctx, CT_ERR_INVALID_ARG, "%s: NULL argument", op);
+    if (t->ctx != ctx)
+        return ct__set_error(ctx, CT_ERR_INVALID_ARG, "%s: tensor belongs to another context", op);
+    return CT_OK;
+}
+
+/* Resolve one -1 entry and check the element count matches. */
+static ct_status ct__infer_shape(ct_ctx *ctx, const char *op, const ct_tensor *t, int ndim,
+                                 const int64_t *shape, int64_t *res) {
+    if (ndim < 0 || ndim > CT_MAX_DIMS)
+        return ct__set_error(ctx, CT_ERR_SHAPE, "%s: ndim %d outside [0, %d]", op, ndim, CT_MAX_DIMS);
+    if (ndim > 0 && !shape) return ct__set_error(ctx, CT_ERR_INVALID_ARG, "%s: shape is NULL", op);
+    int infer = -1;
+    int64_t prod = 1, numel = ct_tensor_numel(t);
+    for (int i = 0; i < ndim; i++) {
+        res[i] = shape[i];
+        if (shape[i] == -1) {
+            if (infer >= 0)
+                return ct__set_error(ctx, CT_ERR_SHAPE, "%s: only one dimension can be -1", op);
+            infer = i;
+        } else if (shape[i] < 0) {
+            return ct__set_error(ctx, CT_ERR_SHAPE, "%s: invalid size %lld at dim %d", op,
+                                 (long long)shape[i], i);
+        } else if (!ct__checked_mul(prod, shape[i], &prod)) {
+            return ct__set_error(ctx, CT_ERR_OVERFLOW, "%s: shape overflows", op);
+        }
+    }
+    if (infer >= 0) {
+        if (prod == 0 || numel % prod != 0)
+            return ct__set_error(ctx, CT_ERR_SHAPE, "%s: cannot infer -1 for %lld elements of %s",
+                                 op, (long long)numel, CT__SHAPE_STR(t));
+        res[infer] = numel / prod;
+        prod = numel;
+    }
+    if (prod != numel) {
+        char b[96];
+        return ct__set_error(ctx, CT_ERR_SHAPE, "%s: shape %s is invalid for input %s (%lld elements)",
+                             op, ct__shape_str(b, sizeof b, ndim, res), CT__SHAPE_STR(t),
+                             (long long)numel);
+    }
+    return CT_OK;
+}
+
+/* Strides for viewing (ondim, oshape, ostr) as (ndim, shape) without copying; false if impossible. */
+static bool ct__view_strides(int ondim, const int64_t *oshape, const int64_t *ostr, int ndim,
+                             const int64_t *shape, int64_t *strides) {
+    int64_t one_shape = 1, one_str = 1;
+    if (ondim == 0) {
+        ondim = 1;
+        oshape = &one_shape;
+        ostr = &one_str;
+    }
+    if (ct__numel(ondim, oshape) == 0) {
+        int64_t s = 1;
+        for (int i = ndim - 1; i >= 0; i--) {
+            strides[i] = s;
+            s *= shape[i] > 1 ? shape[i] : 1;
+        }
+        return true;
+    }
+    int vd = ndim - 1;
+    int64_t base = ostr[ondim - 1], tnum = 1, vnum = 1;
+    for (int td = ondim - 1; td >= 0; td--) {
+        tnum *= oshape[td];
+        /* A chunk of old dims ends where the next-outer dim is not laid out right after it. */
+        if (td == 0 || (oshape[td - 1] != 1 && ostr[td - 1] != tnum * base)) {
+            while (vd >= 0 && (vnum < tnum || shape[vd] == 1)) {
+                strides[vd] = vnum * base;
+                vnum *= shape[vd];
+                vd--;
+            }
+            if (vnum != tnum) return false;
+            if (td > 0) {
+                base = ostr[td - 1];
+                tnum = 1;
+                vnum = 1;
+            }
+        }
+    }
+    return vd == -1;
+}
+
+ct_status ct_tensor_view(ct_ctx *ctx, const ct_tensor *t, int ndim, const int64_t *shape,
+                         ct_tensor **out) {
+    ct_status st = ct__view_check(ctx, "view", t, out);
+    if (st != CT_OK) return st;
+    int64_t res[CT_MAX_DIMS], str[CT_MAX_DIMS];
+    if ((st = ct__infer_shape(ctx, "view", t, ndim, shape, res)) != CT_OK) return st;
+    if (!ct__view_strides(t->ndim, t->shape, t->strides, ndim, res, str)) {
+        char b[96];
+        return ct__set_error(ctx, CT_ERR_SHAPE,
+                             "view: size %s is not compatible with the strides of input %s; use reshape",
+                             ct__shape_str(b, sizeof b, ndim, res), CT__SHAPE_STR(t));
+    }
+    return ct__tensor_view_of(ctx, t, ndim, res, str, t->offset, out);
+}
+
+ct_status ct_tensor_reshape(ct_ctx *ctx, const ct_tensor *t, int ndim, const int64_t *shape,
+                            ct_tensor **out) {
+    ct_status st = ct__view_check(ctx, "reshape", t, out);
+    if (st != CT_OK) return st;
+    int64_t res[CT_MAX_DIMS], str[CT_MAX_DIMS];
+    if ((st = ct__infer_shape(ctx, "reshape", t, ndim, shape, res)) != CT_OK) return st;
+    if (ct__view_strides(t->ndim, t->shape, t->strides, ndim, res, str))
+        return ct__tensor_view_of(ctx, t, ndim, res, str, t->offset, out);
+    ct_tensor *c;
+    if ((st = ct_tensor_clone(ctx, t, &c)) != CT_OK) return st;
+    st = ct_tensor_view(ctx, c, ndim, res, out);
+    ct_tensor_release(c);
+    return st;
+}
+
+ct_status ct_tensor_permute(ct_ctx *ctx, const ct_tensor *t, const int *perm, ct_tensor **out) {
+    ct_status st = ct__view_check(ctx, "permute", t, out);
+    if (st != CT_OK) return st;
+    if (t->ndim > 0 && !perm) return ct__set_error(ctx, CT_ERR_INVALID_ARG, "permute: perm is NULL");
+    int64_t sh[CT_MAX_DIMS], str[CT_MAX_DIMS];
+    unsigned seen = 0;
+    for (int i = 0; i < t->ndim; i++) {
+        int d;
+        if (!ct__wrap_dim(perm[i], t->ndim, &d) || (seen >> d & 1u))
+            return ct__set_error(ctx, CT_ERR_INVALID_ARG,
+                                 "permute: entry %d (%d) is out of range or repeated for %d dims", i,
+                                 perm[i], t->ndim);
+        seen |= 1u << d;
+        sh[i] = t->shape[d];
+        str[i] = t->strides[d];
+    }
+    return ct__tensor_view_of(ctx, t, t->ndim, sh, str, t->offset, out);
+}
+
+ct_status ct_tensor_transpose(ct_ctx *ctx, const ct_tensor *t, int dim0, int dim1,
+                              ct_tensor **out) {
+    ct_status st = ct__view_check(ctx, "transpose", t, out);
+    if (st != CT_OK) return st;
+    int a, b;
+    if (t->ndim == 0 && (dim0 == 0 || dim0 == -1) && (dim1 == 0 || dim1 == -1))
+        return ct__tensor_view_of(ctx, t, 0, t->shape, t->strides, t->offset, out);
+    if (!ct__wrap_dim(dim0, t->ndim, &a) || !ct__wrap_dim(dim1, t->ndim, &b))
+        return ct__set_error(ctx, CT_ERR_INVALID_ARG, "transpose: dims (%d, %d) out of range for %d dims",
+                             dim0, dim1, t->ndim);
+    int64_t sh[CT_MAX_DIMS], str[CT_MAX_DIMS];
+    for (int i = 0; i < t->ndim; i++) {
+        int j = i == a ? b : i == b ? a : i;
+        sh[i] = t->shape[j];
+        str[i] = t->strides[j];
+    }
+    return ct__tensor_view_of(ctx, t, t->ndim, sh, str, t->offset, out);
+}
+
+ct_status ct_tensor_slice(ct_ctx *ctx, const ct_tensor *t, int dim, int64_t start, int64_t end,
+                          int64_t step, ct_tensor **out) {
+    ct_status st = ct__view_check(ctx, "slice", t, out);
+    if (st != CT_OK) return st;
+    int d;
+    if (t->ndim == 0 || !ct__wrap_dim(dim, t->ndim, &d))
+        return ct__set_error(ctx, CT_ERR_INVALID_ARG, "slice: dim %d out of range for %d dims", dim,
+                             t->ndim);
+    if (step <= 0)
+        return ct__set_error(ctx, CT_ERR_INVALID_ARG, "slice: step must be positive, got %lld",
+                             (long long)step);
+    int64_t n = t->shape[d];
+    if (start < 0) start = start < -n ? 0 : start + n;
+    if (end < 0) end = end < -n ? 0 : end + n;
+    if (start > n) start = n;
+    if (end > n) end = n;
+    if (end < start) end = start;
+    int64_t sh[CT_MAX_DIMS], str[CT_MAX_DIMS];
+    for (int i = 0; i < t->ndim; i++) {
+        sh[i] = t->shape[i];
+        str[i] = t->strides[i];
+    }
+    sh[d] = (end - start + step - 1) / step;
+    str[d] = t->strides[d] * step;
+    return ct__tensor_view_of(ctx, t, t->ndim, sh, str, t->offset + start * t->strides[d], out);
+}
+
+ct_status ct_tensor_narrow(ct_ctx *ctx, const ct_tensor *t, int dim, int64_t start, int64_t length,
+                           ct_tensor **out) {
+    ct_status st = ct__view_check(ctx, "narrow", t, out);
+    if (st != CT_OK) return st;
+    int d;
+    if (t->ndim == 0 || !ct__wrap_dim(dim, t->ndim, &d))
+        return ct__set_error(ctx, CT_ERR_INVALID_ARG, "narrow: dim %d out of range for %d dims",
+                             dim, t->ndim);
+    int64_t n = t->shape[d];
+    if (start < 0 && start >= -n) start += n;
+    if (start < 0 || length < 0 || start > n || length > n - start)
+        return ct__set_error(ctx, CT_ERR_INDEX,
+                             "narrow: start %lld + length %lld exceeds dim %d of size %lld",
+                             (long long)start, (long long)length, d, (long long)n);
+    return ct_tensor_slice(ctx, t, d, start, start + length, 1, out);
+}
+
+ct_status ct_tensor_expand(ct_ctx *ctx, const ct_tensor *t, int ndim, const int64_t *shape,
+                           ct_tensor **out) {
+    ct_status st = ct__view_check(ctx, "expand", t, out);
+    if (st != CT_OK) return st;
+    if (ndim < t->ndim || ndim > CT_MAX_DIMS || (ndim > 0 && !shape))
+        return ct__set_error(ctx, CT_ERR_SHAPE, "expand: %d dims given for a %d-dim tensor", ndim,
+                             t->ndim);
+    int64_t sh[CT_MAX_DIMS], str[CT_MAX_DIMS];
+    int lead = ndim - t->ndim;
+    for (int i = 0; i < ndim; i++) {
+        int j = i - lead;
+        int64_t want = shape[i];
+        if (j < 0) {
+            if (want < 0)
+                return ct__set_error(ctx, CT_ERR_SHAPE, "expand: size %lld for a new dim %d",
+                                     (long long)want, i);
+            sh[i] = want;
+            str[i] = 0;
+        } else if (want == -1 || want == t->shape[j]) {
+            sh[i] = t->shape[j];
+            str[i] = t->strides[j];
+        } else if (t->shape[j] == 1 && want >= 0) {
+            sh[i] = want;
+            str[i] = 0;
+        } else {
+            char b[96];
+            return ct__set_error(ctx, CT_ERR_SHAPE, "expand: cannot expand %s to %s (dim %d)",
+                                 CT__SHAPE_STR(t), ct__shape_str(b, sizeof b, ndim, shape), i);
+        }
+    }
+    int64_t n;
+    if ((st = ct__check_shape(ctx, "expand", ndim, sh, t->dtype, &n)) != CT_OK) return st;
+    return ct__tensor_view_of(ctx, t, ndim, sh, str, t->offset, out);
+}
+
+ct_status ct_tensor_squeeze(ct_ctx *ctx, const ct_tensor *t, int dim, ct_tensor **out) {
+    ct_status st = ct__view_check(ctx, "squeeze", t, out);
+    if (st != CT_OK) return st;
+    int d = -1;
+    if (dim != CT_ALL_DIMS && !(t->ndim == 0 && (dim == 0 || dim == -1)) &&
+        !ct__wrap_dim(dim, t->ndim, &d))
+        return ct__set_error(ctx, CT_ERR_INVALID_ARG, "squeeze: dim %d out of range for %d dims",
+                             dim, t->ndim);
+    int64_t sh[CT_MAX_DIMS], str[CT_MAX_DIMS];
+    int n = 0;
+    for (int i = 0; i < t->ndim; i++) {
+        bool drop = t->shape[i] == 1 && (dim == CT_ALL_DIMS || i == d);
+        if (drop) continue;
+        sh[n] = t->shape[i];
+        str[n++] = t->strides[i];
+    }
+    return ct__tensor_view_of(ctx, t, n, sh, str, t->offset, out);
+}
+
+ct_status ct_tensor_unsqueeze(ct_ctx *ctx, const ct_tensor *t, int dim, ct_tensor **out) {
+    ct_status st = ct__view_check(ctx, "unsqueeze", t, out);
+    if (st != CT_OK) return st;
+    int d = dim < 0 ? dim + t->ndim + 1 : dim;
+    if (d < 0 || d > t->ndim || t->ndim >= CT_MAX_DIMS)
+        return ct__set_error(ctx, CT_ERR_INVALID_ARG, "unsqueeze: dim %d out of range for %d dims",
+                             dim, t->ndim);
+    int64_t sh[CT_MAX_DIMS], str[CT_MAX_DIMS];
+    for (int i = 0, j = 0; i <= t->ndim; i++) {
+        if (i == d) {
+            sh[i] = 1;
+            str[i] = (d < t->ndim) ? t->strides[d] * t->shape[d] : 1;
+            continue;
+        }
+        sh[i] = t->shape[j];
+        str[i] = t->strides[j++];
+    }
+    return ct__tensor_view_of(ctx, t, t->ndim + 1, sh, str, t->offset, out);
+}
+
+ct_status ct_tensor_copy_(ct_ctx *ctx, ct_tensor *dst, const ct_tensor *src) {
+    if (!ctx) return CT_ERR_INVALID_ARG;
+    const ct_tensor *ts[2] = {dst, src};
+    ct_status st = ct__check_args(ctx, "copy_", 2, ts, (void *)1);
+    if (st != CT_OK) return st;
+    if (!ct__is_compute_dtype(dst->dtype) || !ct__is_compute_dtype(src->dtype))
+        return ct__set_error(ctx, CT_ERR_DTYPE, "copy_: %s -> %s is not supported here",
+                             ct_dtype_name(src->dtype), ct_dtype_name(dst->dtype));
+    int nd;
+    int64_t sh[CT_MAX_DIMS];
+    if ((st = ct__broadcast_shapes(ctx, "copy_", 2, ts, &nd, sh)) != CT_OK) return st;
+    if (nd != dst->ndim || ct__numel(nd, sh) != ct_tensor_numel(dst)) {
+        char b[96];
+        return ct__set_error(ctx, CT_ERR_SHAPE, "copy_: source %s does not broadcast to destination %s",
+                             CT__SHAPE_STR(src), ct__shape_str(b, sizeof b, dst->ndim, dst->shape));
+    }
+    ct_op_desc d;
+    ct__desc_init(&d, CT_OP_COPY, 1, 1);
+    ct__operand_set(&d.operands[0], dst);
+    ct__operand_broadcast(&d.operands[1], src, dst->ndim, dst->shape);
+    d.compute_dtype = dst->dtype;
+    return ct__submit(ctx, dst->storage->device, &d);
+}
+
+ct_status ct_tensor_clone(ct_ctx *ctx, const ct_tensor *t, ct_tensor **out) {
+    ct_status st = ct__view_check(ctx, "clone", t, out);
+    if (st != CT_OK) return st;
+    ct_tensor *r;
+    if ((st = ct__tensor_new(ctx, t->storage->device, t->dtype, t->ndim, t->shape, &r)) != CT_OK)
+        return st;
+    ct_op_desc d;
+    ct__desc_init(&d, CT_OP_COPY, 1, 1);
+    ct__operand_set(&d.operands[0], r);
+    ct__operand_set(&d.operands[1], t);
+    d.compute_dtype = t->dtype;
+    if ((st = ct__submit(ctx, t->storage->device, &d)) != CT_OK) {
+        ct_tensor_release(r);
+        return st;
+    }
+    *out = r;
+    return CT_OK;
+}
+
+ct_status ct_tensor_contiguous(ct_ctx *ctx, const ct_tensor *t, ct_tensor **out) {
+    ct_status st = ct__view_check(ctx, "contiguous", t, out);
+    if (st != CT_OK) return st;
+    if (ct_tensor_is_contiguous(t)) {
+        *out = ct_tensor_retain((ct_tensor *)t);
+        return CT_OK;
+    }
+    return ct_tensor_clone(ctx, t, out);
+}

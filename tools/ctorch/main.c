@@ -1,0 +1,139 @@
+/* ctorch command-line tool: --help, --version, info, demo. */
+#include "ctorch/ctorch.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+static void usage(FILE *f) {
+    fprintf(f, "usage: ctorch [--help] [--version] <command> [options]\n"
+               "\n"
+               "commands:\n"
+               "  info     version, detected CPU ISA, backends, threads, linked BLAS\n"
+               "  demo     a short tour of what ctorch does\n"
+               "\n"
+               "Run 'ctorch <command> --help' for a command's options.\n"
+               "Environment: CT_CPU_ISA=ref|avx2|avx512 forces a kernel ISA.\n");
+}
+
+static int fail(ct_ctx *ctx, ct_status st, const char *what) {
+    fprintf(stderr, "ctorch: %s failed: %s: %s\n", what, ct_status_str(st),
+            ctx ? ct_ctx_last_error(ctx) : "");
+    return 1;
+}
+
+static int cmd_info(int argc, char **argv) {
+    if (argc > 1 && (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h"))) {
+        printf("usage: ctorch info\nPrints the library version, CPU ISA, backends, threads and BLAS.\n");
+        return 0;
+    }
+    ct_ctx *ctx;
+    ct_status st = ct_ctx_create(NULL, &ctx);
+    if (st != CT_OK) return fail(NULL, st, "creating a context");
+    printf("ctorch %s\n", ct_version());
+    printf("cpu isa:   %s (best on this CPU: %s)\n", ct_ctx_cpu_isa(ctx), ct_cpu_best_isa());
+    printf("threads:   %d\n", ct_ctx_num_threads(ctx));
+    printf("backends: ");
+    for (int i = 0; i < ct_backend_count(ctx); i++) printf(" %s", ct_backend_name(ctx, i));
+    printf("\nblas:      %s\n", ct_blas_info());
+    ct_ctx_free(ctx);
+    return 0;
+}
+
+/* Print up to 8 values of a float64 tensor. */
+static void print_tensor(const char *name, const ct_tensor *t) {
+    int64_t n = ct_tensor_numel(t);
+    printf("%s %s [", name, ct_dtype_name(ct_tensor_dtype(t)));
+    for (int i = 0; i < ct_tensor_ndim(t); i++)
+        printf(i ? ", %lld" : "%lld", (long long)ct_tensor_shape(t)[i]);
+    printf("] =");
+    double *buf = malloc(sizeof(double) * (size_t)(n ? n : 1));
+    if (buf && ct_tensor_to_host(t, buf, sizeof(double) * (size_t)n) == CT_OK)
+        for (int64_t i = 0; i < n && i < 8; i++) printf(" %.5g", buf[i]);
+    if (n > 8) printf(" ...");
+    printf("\n");
+    free(buf);
+}
+
+static int cmd_demo(int argc, char **argv) {
+    if (argc > 1 && (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h"))) {
+        printf("usage: ctorch demo\nRuns a short tour: tensors, broadcasting, reductions, softmax, matmul.\n");
+        return 0;
+    }
+    ct_ctx *ctx;
+    ct_status st = ct_ctx_create(NULL, &ctx);
+    if (st != CT_OK) return fail(NULL, st, "creating a context");
+    printf("ctorch %s demo (isa %s, %d threads)\n\n", ct_version(), ct_ctx_cpu_isa(ctx),
+           ct_ctx_num_threads(ctx));
+    ct_tensor *a = NULL, *b = NULL, *c = NULL, *s = NULL, *sm = NULL, *w = NULL, *y = NULL;
+    int64_t sa[2] = {2, 3}, sb[1] = {3};
+    double av[6] = {1, 2, 3, 4, 5, 6}, bv[3] = {10, 20, 30};
+    int dim1 = 1;
+    if ((st = ct_tensor_from_host(ctx, av, CT_FLOAT64, 2, sa, &a)) != CT_OK) goto out;
+    if ((st = ct_tensor_from_host(ctx, bv, CT_FLOAT64, 1, sb, &b)) != CT_OK) goto out;
+    print_tensor("a         ", a);
+    print_tensor("b         ", b);
+    if ((st = ct_add(ctx, a, b, &c)) != CT_OK) goto out;
+    print_tensor("a + b     ", c);
+    if ((st = ct_sum(ctx, a, 1, &dim1, false, &s)) != CT_OK) goto out;
+    print_tensor("a.sum(1)  ", s);
+    if ((st = ct_softmax(ctx, a, 1, &sm)) != CT_OK) goto out;
+    print_tensor("softmax(a)", sm);
+    int64_t sw[2] = {3, 2};
+    double wv[6] = {1, 0, 0, 1, 1, 1};
+    if ((st = ct_tensor_from_host(ctx, wv, CT_FLOAT64, 2, sw, &w)) != CT_OK) goto out;
+    if ((st = ct_matmul(ctx, a, w, &y)) != CT_OK) goto out;
+    print_tensor("a @ w     ", y);
+
+    /* a larger timing: 1M-element f32 add */
+    int64_t big[1] = {1 << 20};
+    ct_tensor *x = NULL, *z = NULL, *r = NULL;
+    if ((st = ct_tensor_randn(ctx, CT_FLOAT32, 1, big, 42, 0, &x)) != CT_OK) goto out;
+    if ((st = ct_tensor_randn(ctx, CT_FLOAT32, 1, big, 42, 1 << 20, &z)) != CT_OK) {
+        ct_tensor_release(x);
+        goto out;
+    }
+    struct timespec t0, t1;
+    clock_gettime(CLOCK_MONOTONIC, &t0);
+    for (int i = 0; i < 20 && st == CT_OK; i++) {
+        ct_tensor_release(r);
+        r = NULL;
+        st = ct_add(ctx, x, z, &r);
+    }
+    clock_gettime(CLOCK_MONOTONIC, &t1);
+    double sec = (double)(t1.tv_sec - t0.tv_sec) + 1e-9 * (double)(t1.tv_nsec - t0.tv_nsec);
+    if (st == CT_OK)
+        printf("\n1M-element f32 add: %.3f ms per op (%.1f GB/s)\n", sec / 20 * 1e3,
+               3.0 * 4 * (1 << 20) * 20 / sec / 1e9);
+    ct_tensor_release(x);
+    ct_tensor_release(z);
+    ct_tensor_release(r);
+out:;
+    ct_tensor *all[] = {a, b, c, s, sm, w, y};
+    for (size_t i = 0; i < sizeof all / sizeof all[0]; i++) ct_tensor_release(all[i]);
+    int rc = st == CT_OK ? 0 : fail(ctx, st, "demo");
+    ct_ctx_free(ctx);
+    return rc;
+}
+
+int main(int argc, char **argv) {
+    if (argc < 2) {
+        usage(stderr);
+        return 2;
+    }
+    const char *cmd = argv[1];
+    if (!strcmp(cmd, "--help") || !strcmp(cmd, "-h") || !strcmp(cmd, "help")) {
+        usage(stdout);
+        return 0;
+    }
+    if (!strcmp(cmd, "--version")) {
+        printf("ctorch %s\n", ct_version());
+        return 0;
+    }
+    if (!strcmp(cmd, "info")) return cmd_info(argc - 1, argv + 1);
+    if (!strcmp(cmd, "demo")) return cmd_demo(argc - 1, argv + 1);
+    fprintf(stderr, "ctorch: unknown command '%s'\n\n", cmd);
+    usage(stderr);
+    return 2;
+}
