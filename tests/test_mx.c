@@ -219,7 +219,7 @@ TEST(encode_known_values) {
 
 /* Random floats: random bit patterns (every exponent) and values spread over the format's range. */
 TEST(encode_random_bruteforce) {
-    enum { N = 1 << 18, ROUNDS = 4 };
+    enum { N = 1 << 18, ROUNDS = 8 };
     float *x = malloc(N * sizeof(float));
     uint8_t *got = malloc(N);
     unsigned long long s = 12345;
@@ -237,7 +237,7 @@ TEST(encode_random_bruteforce) {
                 }
                 memcpy(&x[i], &u, 4);
             }
-            int sat = r >> 1;
+            int sat = (r >> 1) & 1;
             CHECK_OK(ct_cast_f32_to(f->dt, x, got, N, sat ? CT_CAST_SATURATE : CT_CAST_DEFAULT));
             for (int i = 0; i < N; i++) {
                 unsigned want = oracle_encode(f, &t, x[i], sat);
@@ -518,7 +518,417 @@ TEST(linear_kernel_vs_naive) {
 }
 
 #ifndef CT_MX_KERNEL_ONLY
-#include "test_mx_tensor.inc"
+/* ---------------- tensor-level API ---------------- */
+
+static ct_ctx *mk_ctx(int threads) {
+    ct_ctx_options o;
+    memset(&o, 0, sizeof o);
+    o.size = sizeof o;
+    o.num_threads = threads;
+    ct_ctx *c = NULL;
+    if (ct_ctx_create(&o, &c) != CT_OK) return NULL;
+    return c;
+}
+
+static ct_tensor *rand_tensor(ct_ctx *c, int nd, const int64_t *sh, unsigned long long *s) {
+    int64_t n = 1;
+    for (int i = 0; i < nd; i++) n *= sh[i];
+    float *v = malloc((size_t)(n ? n : 1) * sizeof(float));
+    fill_mixed(v, n, s);
+    ct_tensor *t = NULL;
+    ct_tensor_from_host(c, v, CT_FLOAT32, nd, sh, &t);
+    free(v);
+    return t;
+}
+
+/* Permute a C-order array so `axis` goes last. */
+static void move_axis_last(const float *x, int nd, const int64_t *sh, int axis, float *out) {
+    int64_t n = 1, st[8];
+    for (int i = nd - 1; i >= 0; i--) { st[i] = n; n *= sh[i]; }
+    int perm[8], k = 0;
+    for (int i = 0; i < nd; i++) if (i != axis) perm[k++] = i;
+    perm[k] = axis;
+    int64_t idx[8] = {0};
+    for (int64_t o = 0; o < n; o++) {
+        int64_t src = 0;
+        for (int i = 0; i < nd; i++) src += idx[i] * st[perm[i]];
+        out[o] = x[src];
+        for (int i = nd - 1; i >= 0; i--) {
+            if (++idx[i] < sh[perm[i]]) break;
+            idx[i] = 0;
+        }
+    }
+}
+
+TEST(tensor_quantize_every_axis) {
+    ct_ctx *c = mk_ctx(2);
+    CHECK(c != NULL);
+    if (!c) return;
+    unsigned long long s = 5;
+    int64_t sh[3] = {3, 37, 5};
+    ct_tensor *x = rand_tensor(c, 3, sh, &s);
+    float *xh = malloc(3 * 37 * 5 * sizeof(float)), *perm = malloc(3 * 37 * 5 * sizeof(float));
+    float *back = malloc(3 * 37 * 5 * sizeof(float)), *dref = malloc(3 * 37 * 5 * sizeof(float));
+    CHECK_OK(ct_tensor_to_host(x, xh, 3 * 37 * 5 * sizeof(float)));
+    for (int f = 0; f < CT_MX_FORMAT_COUNT; f++)
+        for (int axis = -1; axis < 3; axis++)
+            for (int bs = 4; bs <= 32; bs *= 8) {
+                int ax = axis < 0 ? 2 : axis;
+                ct_mx_tensor *q = NULL;
+                CHECK_OK(ct_mx_quantize(c, x, (ct_mx_format)f, bs, axis, CT_MX_SCALE_FLOOR, &q));
+                if (!q) continue;
+                CHECK(ct_mx_axis(q) == ax && ct_mx_block_size(q) == bs && ct_mx_format_of(q) == (ct_mx_format)f);
+                CHECK(ct_mx_ndim(q) == 3 && ct_mx_shape(q)[1] == 37);
+                move_axis_last(xh, 3, sh, ax, perm);
+                int64_t L = sh[ax], rows = 3 * 37 * 5 / L;
+                int64_t rb = ct__mxk_row_bytes(f, L), nblk = (L + bs - 1) / bs;
+                uint8_t *cr = malloc((size_t)(rows * rb)), *sr = malloc((size_t)(rows * nblk));
+                ct__mxk_ref_quantize(f, 0, bs, perm, rows, L, cr, sr);
+                CHECK(ct_tensor_numel(ct_mx_codes(q)) == rows * rb);
+                CHECK(ct_tensor_numel(ct_mx_scales(q)) == rows * nblk);
+                CHECK(ct_tensor_shape(ct_mx_codes(q))[2] == rb);
+                CHECK(ct_tensor_dtype(ct_mx_scales(q)) == CT_FLOAT8_E8M0FNU);
+                CHECK_MSG(memcmp(cr, ct_tensor_data_ptr(ct_mx_codes(q)), (size_t)(rows * rb)) == 0, "codes f=%d axis=%d bs=%d", f, axis, bs);
+                CHECK_MSG(memcmp(sr, ct_tensor_data_ptr(ct_mx_scales(q)), (size_t)(rows * nblk)) == 0, "scales f=%d axis=%d", f, axis);
+                /* dequantize: the reference values, moved back to the original layout */
+                ct_tensor *d = NULL;
+                CHECK_OK(ct_mx_dequantize(c, q, CT_FLOAT32, &d));
+                if (d) {
+                    CHECK(ct_tensor_ndim(d) == 3 && ct_tensor_shape(d)[0] == 3 && ct_tensor_shape(d)[2] == 5);
+                    CHECK_OK(ct_tensor_to_host(d, back, 3 * 37 * 5 * sizeof(float)));
+                    float *bp = malloc(3 * 37 * 5 * sizeof(float));
+                    move_axis_last(back, 3, sh, ax, bp);
+                    ct__mxk_ref_dequantize(f, bs, cr, sr, rows, L, dref);
+                    int ok = 1;
+                    for (int i = 0; i < 3 * 37 * 5; i++) ok &= same_float(bp[i], dref[i]);
+                    CHECK_MSG(ok, "dequant f=%d axis=%d bs=%d", f, axis, bs);
+                    free(bp);
+                    ct_tensor_release(d);
+                }
+                /* bf16 output is the f32 result rounded */
+                CHECK_OK(ct_mx_dequantize(c, q, CT_BFLOAT16, &d));
+                if (d) {
+                    uint16_t *hb = malloc(3 * 37 * 5 * 2);
+                    CHECK_OK(ct_tensor_to_host(d, hb, 3 * 37 * 5 * 2));
+                    int ok = 1;
+                    for (int i = 0; i < 3 * 37 * 5; i++) ok &= hb[i] == ct_f32_to_bf16(back[i]);
+                    CHECK(ok);
+                    free(hb);
+                    ct_tensor_release(d);
+                }
+                free(cr);
+                free(sr);
+                ct_mx_tensor_free(q);
+            }
+    free(xh); free(perm); free(back); free(dref);
+    ct_tensor_release(x);
+    ct_ctx_free(c);
+}
+
+TEST(tensor_noncontiguous_and_bf16) {
+    ct_ctx *c = mk_ctx(2);
+    if (!c) { CHECK(0); return; }
+    unsigned long long s = 77;
+    int64_t sh[2] = {70, 45};
+    ct_tensor *x = rand_tensor(c, 2, sh, &s), *xt = NULL, *xc = NULL, *sl = NULL, *slc = NULL;
+    CHECK_OK(ct_tensor_transpose(c, x, 0, 1, &xt)); /* 45 x 70, non-contiguous */
+    CHECK_OK(ct_tensor_clone(c, xt, &xc));
+    for (int f = 0; f < CT_MX_FORMAT_COUNT; f++) {
+        ct_mx_tensor *q1 = NULL, *q2 = NULL;
+        CHECK_OK(ct_mx_quantize(c, xt, (ct_mx_format)f, 32, 1, CT_MX_SCALE_RCEIL, &q1));
+        CHECK_OK(ct_mx_quantize(c, xc, (ct_mx_format)f, 32, 1, CT_MX_SCALE_RCEIL, &q2));
+        if (q1 && q2) {
+            CHECK(memcmp(ct_tensor_data_ptr(ct_mx_codes(q1)), ct_tensor_data_ptr(ct_mx_codes(q2)),
+                         (size_t)ct_tensor_numel(ct_mx_codes(q1))) == 0);
+            CHECK(memcmp(ct_tensor_data_ptr(ct_mx_scales(q1)), ct_tensor_data_ptr(ct_mx_scales(q2)),
+                         (size_t)ct_tensor_numel(ct_mx_scales(q1))) == 0);
+        }
+        ct_mx_tensor_free(q1);
+        ct_mx_tensor_free(q2);
+    }
+    /* strided slice along the blocking axis */
+    CHECK_OK(ct_tensor_slice(c, x, 1, 1, 45, 2, &sl));
+    CHECK_OK(ct_tensor_clone(c, sl, &slc));
+    ct_mx_tensor *a = NULL, *b = NULL;
+    CHECK_OK(ct_mx_quantize(c, sl, CT_MXFP4_E2M1, 32, -1, CT_MX_SCALE_FLOOR, &a));
+    CHECK_OK(ct_mx_quantize(c, slc, CT_MXFP4_E2M1, 32, -1, CT_MX_SCALE_FLOOR, &b));
+    if (a && b)
+        CHECK(memcmp(ct_tensor_data_ptr(ct_mx_codes(a)), ct_tensor_data_ptr(ct_mx_codes(b)),
+                     (size_t)ct_tensor_numel(ct_mx_codes(a))) == 0);
+    ct_mx_tensor_free(a);
+    ct_mx_tensor_free(b);
+    /* bf16 input quantizes like its f32 widening */
+    int64_t n = 70 * 45;
+    float *xf = malloc((size_t)n * 4);
+    uint16_t *xb = malloc((size_t)n * 2);
+    CHECK_OK(ct_tensor_to_host(x, xf, (size_t)n * 4));
+    for (int64_t i = 0; i < n; i++) { xb[i] = ct_f32_to_bf16(xf[i]); xf[i] = ct_bf16_to_f32(xb[i]); }
+    ct_tensor *tb = NULL, *tf = NULL;
+    CHECK_OK(ct_tensor_from_host(c, xb, CT_BFLOAT16, 2, sh, &tb));
+    CHECK_OK(ct_tensor_from_host(c, xf, CT_FLOAT32, 2, sh, &tf));
+    CHECK_OK(ct_mx_quantize(c, tb, CT_MXFP8_E4M3, 32, 0, CT_MX_SCALE_FLOOR, &a));
+    CHECK_OK(ct_mx_quantize(c, tf, CT_MXFP8_E4M3, 32, 0, CT_MX_SCALE_FLOOR, &b));
+    if (a && b)
+        CHECK(memcmp(ct_tensor_data_ptr(ct_mx_codes(a)), ct_tensor_data_ptr(ct_mx_codes(b)),
+                     (size_t)ct_tensor_numel(ct_mx_codes(a))) == 0);
+    ct_mx_tensor_free(a);
+    ct_mx_tensor_free(b);
+    free(xf); free(xb);
+    ct_tensor_release(tb); ct_tensor_release(tf);
+    ct_tensor_release(sl); ct_tensor_release(slc);
+    ct_tensor_release(x); ct_tensor_release(xt); ct_tensor_release(xc);
+    ct_ctx_free(c);
+}
+
+/* Large enough to take the multi-threaded split (rows and inside-row segments). */
+TEST(tensor_threaded_matches_ref) {
+    ct_ctx *c = mk_ctx(2);
+    if (!c) { CHECK(0); return; }
+    unsigned long long s = 3;
+    int64_t shapes[2][2] = {{1, 100000 + 17}, {300, 513}};
+    for (int k = 0; k < 2; k++) {
+        ct_tensor *x = rand_tensor(c, 2, shapes[k], &s);
+        int64_t n = shapes[k][0] * shapes[k][1], L = shapes[k][1];
+        float *xh = malloc((size_t)n * 4), *d = malloc((size_t)n * 4), *dr = malloc((size_t)n * 4);
+        CHECK_OK(ct_tensor_to_host(x, xh, (size_t)n * 4));
+        for (int f = 0; f < CT_MX_FORMAT_COUNT; f++) {
+            ct_mx_tensor *q = NULL;
+            CHECK_OK(ct_mx_quantize(c, x, (ct_mx_format)f, 32, 1, CT_MX_SCALE_FLOOR, &q));
+            if (!q) continue;
+            int64_t rb = ct__mxk_row_bytes(f, L), nblk = (L + 31) / 32, rows = shapes[k][0];
+            uint8_t *cr = malloc((size_t)(rows * rb)), *sr = malloc((size_t)(rows * nblk));
+            ct__mxk_ref_quantize(f, 0, 32, xh, rows, L, cr, sr);
+            CHECK_MSG(memcmp(cr, ct_tensor_data_ptr(ct_mx_codes(q)), (size_t)(rows * rb)) == 0, "f=%d k=%d", f, k);
+            CHECK(memcmp(sr, ct_tensor_data_ptr(ct_mx_scales(q)), (size_t)(rows * nblk)) == 0);
+            ct_tensor *t = NULL;
+            CHECK_OK(ct_mx_dequantize(c, q, CT_FLOAT32, &t));
+            if (t) {
+                CHECK_OK(ct_tensor_to_host(t, d, (size_t)n * 4));
+                ct__mxk_ref_dequantize(f, 32, cr, sr, rows, L, dr);
+                CHECK(memcmp(d, dr, (size_t)n * 4) == 0);
+                ct_tensor_release(t);
+            }
+            free(cr); free(sr);
+            ct_mx_tensor_free(q);
+        }
+        free(xh); free(d); free(dr);
+        ct_tensor_release(x);
+    }
+    ct_ctx_free(c);
+}
+
+TEST(tensor_gguf_roundtrip) {
+    ct_ctx *c = mk_ctx(1);
+    if (!c) { CHECK(0); return; }
+    enum { R = 3, L = 64 };
+    uint8_t g[R * L / 32 * 17], g2[R * L / 32 * 17];
+    unsigned long long s = 11;
+    for (size_t i = 0; i < sizeof g; i++) g[i] = (uint8_t)ct_t_rng_next(&s);
+    for (int b = 0; b < R * L / 32; b++) g[b * 17] = (uint8_t)(120 + b); /* sane scales */
+    int64_t sh[2] = {R, L};
+    ct_mx_tensor *q = NULL;
+    CHECK_OK(ct_mx_from_gguf_mxfp4(c, g, sizeof g, 2, sh, &q));
+    if (!q) { ct_ctx_free(c); return; }
+    ct_tensor *d = NULL;
+    CHECK_OK(ct_mx_dequantize(c, q, CT_FLOAT32, &d));
+    float v[R * L];
+    CHECK_OK(ct_tensor_to_host(d, v, sizeof v));
+    /* GGUF semantics: element j of a block is qs[j] low nibble, element j+16 the high nibble */
+    const fmt_t *f = &FMTS[4];
+    for (int r = 0; r < R; r++)
+        for (int j = 0; j < L; j++) {
+            const uint8_t *blk = g + (r * (L / 32) + j / 32) * 17;
+            int e = j % 32;
+            unsigned code = e < 16 ? (blk[1 + e] & 0xF) : (blk[1 + e - 16] >> 4);
+            int kind;
+            double want = oracle_value(f, code, &kind) * ldexp(1.0, blk[0] - 127);
+            CHECK_MSG(v[r * L + j] == (float)want, "r=%d j=%d", r, j);
+        }
+    CHECK_OK(ct_mx_to_gguf_mxfp4(c, q, g2, sizeof g2));
+    CHECK(memcmp(g, g2, sizeof g) == 0);
+    CHECK_ST(ct_mx_to_gguf_mxfp4(c, q, g2, sizeof g2 - 1), CT_ERR_FORMAT);
+    ct_mx_tensor *q2 = NULL;
+    CHECK_ST(ct_mx_from_gguf_mxfp4(c, g, sizeof g - 1, 2, sh, &q2), CT_ERR_FORMAT);
+    int64_t bad[2] = {R, 48};
+    CHECK_ST(ct_mx_from_gguf_mxfp4(c, g, sizeof g, 2, bad, &q2), CT_ERR_SHAPE);
+    CHECK(q2 == NULL);
+    ct_tensor_release(d);
+    ct_mx_tensor_free(q);
+    /* a quantized (non-GGUF-origin) MXFP8 tensor is refused */
+    ct_tensor *x = rand_tensor(c, 2, sh, &s);
+    CHECK_OK(ct_mx_quantize(c, x, CT_MXFP8_E4M3, 32, 1, CT_MX_SCALE_FLOOR, &q));
+    CHECK_ST(ct_mx_to_gguf_mxfp4(c, q, g2, sizeof g2), CT_ERR_UNSUPPORTED);
+    ct_mx_tensor_free(q);
+    ct_tensor_release(x);
+    ct_ctx_free(c);
+}
+
+static void check_linear(ct_ctx *c, int f, int64_t M, int64_t N, int64_t K, int use_bias, ct_dtype xdt,
+                         unsigned long long *s) {
+    int64_t wsh[2] = {N, K}, xsh[2] = {M, K}, bsh[1] = {N};
+    float *wv = malloc((size_t)(N * K + 1) * 4), *xv = malloc((size_t)(M * K + 1) * 4), *bv = malloc((size_t)N * 4);
+    for (int64_t i = 0; i < N * K; i++) wv[i] = (float)(ct_t_uniform(s) * 2 - 1);
+    for (int64_t i = 0; i < M * K; i++) xv[i] = (float)(ct_t_uniform(s) * 2 - 1);
+    for (int64_t i = 0; i < N; i++) bv[i] = (float)(ct_t_uniform(s) - 0.5);
+    ct_tensor *w = NULL, *x = NULL, *b = NULL, *wd = NULL, *y = NULL;
+    ct_mx_tensor *q = NULL;
+    CHECK_OK(ct_tensor_from_host(c, wv, CT_FLOAT32, 2, wsh, &w));
+    CHECK_OK(ct_tensor_from_host(c, bv, CT_FLOAT32, 1, bsh, &b));
+    if (xdt == CT_BFLOAT16) {
+        uint16_t *xb = malloc((size_t)(M * K + 1) * 2);
+        for (int64_t i = 0; i < M * K; i++) { xb[i] = ct_f32_to_bf16(xv[i]); xv[i] = ct_bf16_to_f32(xb[i]); }
+        CHECK_OK(ct_tensor_from_host(c, xb, CT_BFLOAT16, 2, xsh, &x));
+        free(xb);
+    } else {
+        CHECK_OK(ct_tensor_from_host(c, xv, CT_FLOAT32, 2, xsh, &x));
+    }
+    CHECK_OK(ct_mx_quantize(c, w, (ct_mx_format)f, 32, 1, CT_MX_SCALE_FLOOR, &q));
+    CHECK_OK(ct_mx_dequantize(c, q, CT_FLOAT32, &wd));
+    CHECK_OK(ct_mx_linear(c, x, q, use_bias ? b : NULL, &y));
+    if (y && wd) {
+        float *wdv = malloc((size_t)(N * K + 1) * 4), *yv = malloc((size_t)(M * N + 1) * 4);
+        CHECK_OK(ct_tensor_to_host(wd, wdv, (size_t)(N * K) * 4));
+        CHECK(ct_tensor_dtype(y) == xdt && ct_tensor_shape(y)[0] == M && ct_tensor_shape(y)[1] == N);
+        if (xdt == CT_BFLOAT16) {
+            uint16_t *yb = malloc((size_t)(M * N + 1) * 2);
+            CHECK_OK(ct_tensor_to_host(y, yb, (size_t)(M * N) * 2));
+            for (int64_t i = 0; i < M * N; i++) yv[i] = ct_bf16_to_f32(yb[i]);
+            free(yb);
+        } else {
+            CHECK_OK(ct_tensor_to_host(y, yv, (size_t)(M * N) * 4));
+        }
+        int bad = 0;
+        for (int64_t m = 0; m < M; m++)
+            for (int64_t n = 0; n < N; n++) {
+                double ref = use_bias ? bv[n] : 0, mag = fabs(ref);
+                for (int64_t k = 0; k < K; k++) {
+                    ref += (double)xv[m * K + k] * wdv[n * K + k];
+                    mag += fabs((double)xv[m * K + k] * wdv[n * K + k]);
+                }
+                double tol = (xdt == CT_BFLOAT16 ? 8e-3 : 1e-5) * mag + 1e-6;
+                if (!(fabs(yv[m * N + n] - ref) <= tol) && bad++ < 3)
+                    CHECK_MSG(0, "linear f=%d M=%lld N=%lld K=%lld: y[%lld,%lld]=%g want %g", f, (long long)M,
+                              (long long)N, (long long)K, (long long)m, (long long)n, yv[m * N + n], ref);
+            }
+        free(wdv); free(yv);
+    }
+    ct_tensor_release(w); ct_tensor_release(x); ct_tensor_release(b); ct_tensor_release(wd);
+    ct_tensor_release(y);
+    ct_mx_tensor_free(q);
+    free(wv); free(xv); free(bv);
+}
+
+TEST(tensor_linear_vs_dequant_matmul) {
+    ct_ctx *c = mk_ctx(2);
+    if (!c) { CHECK(0); return; }
+    unsigned long long s = 21;
+    for (int f = 0; f < CT_MX_FORMAT_COUNT; f++) {
+        check_linear(c, f, 1, 17, 96, 1, CT_FLOAT32, &s);
+        check_linear(c, f, 9, 7, 100, 0, CT_FLOAT32, &s);
+        check_linear(c, f, 3, 5, 33, 1, CT_BFLOAT16, &s);
+        check_linear(c, f, 5, 260, 512, 1, CT_FLOAT32, &s); /* threaded */
+    }
+    check_linear(c, 4, 2, 3, 0, 1, CT_FLOAT32, &s); /* K = 0: y = bias */
+    check_linear(c, 4, 0, 3, 64, 1, CT_FLOAT32, &s);
+    ct_ctx_free(c);
+}
+
+TEST(tensor_errors) {
+    ct_ctx *c = mk_ctx(1);
+    if (!c) { CHECK(0); return; }
+    int64_t sh[2] = {4, 64};
+    unsigned long long s = 1;
+    ct_tensor *x = rand_tensor(c, 2, sh, &s), *xi = NULL, *b = NULL, *y = NULL;
+    ct_mx_tensor *q = NULL;
+    CHECK_ST(ct_mx_quantize(c, x, (ct_mx_format)9, 32, 1, CT_MX_SCALE_FLOOR, &q), CT_ERR_INVALID_ARG);
+    CHECK(strlen(ct_ctx_last_error(c)) > 0);
+    CHECK_ST(ct_mx_quantize(c, x, CT_MXFP4_E2M1, 0, 1, CT_MX_SCALE_FLOOR, &q), CT_ERR_INVALID_ARG);
+    CHECK_ST(ct_mx_quantize(c, x, CT_MXFP4_E2M1, 32, 2, CT_MX_SCALE_FLOOR, &q), CT_ERR_INDEX);
+    CHECK_ST(ct_mx_quantize(c, x, CT_MXFP4_E2M1, 32, -3, CT_MX_SCALE_FLOOR, &q), CT_ERR_INDEX);
+    CHECK_ST(ct_mx_quantize(c, x, CT_MXFP4_E2M1, 32, 1, (ct_mx_scale_mode)5, &q), CT_ERR_INVALID_ARG);
+    CHECK_ST(ct_mx_quantize(c, NULL, CT_MXFP4_E2M1, 32, 1, CT_MX_SCALE_FLOOR, &q), CT_ERR_INVALID_ARG);
+    int32_t iv[256] = {0};
+    CHECK_OK(ct_tensor_from_host(c, iv, CT_INT32, 2, sh, &xi));
+    CHECK_ST(ct_mx_quantize(c, xi, CT_MXFP4_E2M1, 32, 1, CT_MX_SCALE_FLOOR, &q), CT_ERR_DTYPE);
+    CHECK(q == NULL);
+    CHECK_OK(ct_mx_quantize(c, x, CT_MXFP4_E2M1, 32, 1, CT_MX_SCALE_FLOOR, &q));
+    CHECK_ST(ct_mx_dequantize(c, q, CT_INT32, &y), CT_ERR_DTYPE);
+    /* linear: x last dim must be K, bias [N], weight blocked along axis 1 */
+    ct_mx_tensor *q0 = NULL;
+    CHECK_OK(ct_mx_quantize(c, x, CT_MXFP4_E2M1, 32, 0, CT_MX_SCALE_FLOOR, &q0));
+    int64_t xs[2] = {2, 64}, bs1[1] = {5};
+    ct_tensor *x2 = rand_tensor(c, 2, xs, &s);
+    CHECK_ST(ct_mx_linear(c, x2, q0, NULL, &y), CT_ERR_SHAPE);
+    b = rand_tensor(c, 1, bs1, &s);
+    CHECK_ST(ct_mx_linear(c, x2, q, b, &y), CT_ERR_SHAPE);
+    CHECK_ST(ct_mx_linear(c, xi, q, NULL, &y), CT_ERR_DTYPE);
+    CHECK(y == NULL);
+    CHECK_OK(ct_mx_linear(c, x2, q, NULL, &y));
+    ct_tensor_release(y);
+    ct_mx_tensor_free(q);
+    ct_mx_tensor_free(q0);
+    ct_mx_tensor_free(NULL);
+    ct_tensor_release(x); ct_tensor_release(xi); ct_tensor_release(x2); ct_tensor_release(b);
+    CHECK(strcmp(ct_mx_format_name(CT_MXFP4_E2M1), "mxfp4_e2m1") == 0);
+    ct_ctx_free(c);
+}
+
+/* Allocator that fails the Nth allocation: every failure is CT_ERR_OOM and nothing leaks. */
+static long oom_left;
+static void *oom_alloc(void *u, size_t n, size_t al) {
+    (void)u;
+    if (oom_left-- == 0) return NULL;
+    void *p = NULL;
+    if (posix_memalign(&p, al < sizeof(void *) ? sizeof(void *) : al, n ? n : 1)) return NULL;
+    return p;
+}
+static void oom_free(void *u, void *p) { (void)u; free(p); }
+
+TEST(tensor_oom_walk) {
+    int done = 0;
+    for (long n = 0; n < 200 && !done; n++) {
+        ct_ctx_options o;
+        memset(&o, 0, sizeof o);
+        o.size = sizeof o;
+        o.num_threads = 1;
+        o.allocator.alloc = oom_alloc;
+        o.allocator.free = oom_free;
+        oom_left = 1 << 30;
+        ct_ctx *c = NULL;
+        if (ct_ctx_create(&o, &c) != CT_OK) { CHECK(0); return; }
+        int64_t sh[2] = {6, 40}, xs[2] = {3, 40};
+        unsigned long long s = 2;
+        ct_tensor *x = rand_tensor(c, 2, sh, &s), *xb = rand_tensor(c, 2, xs, &s);
+        oom_left = n;
+        ct_mx_tensor *q = NULL, *w = NULL;
+        ct_tensor *d = NULL, *y = NULL;
+        ct_status st = ct_mx_quantize(c, x, CT_MXFP4_E2M1, 32, 0, CT_MX_SCALE_FLOOR, &q);
+        if (st == CT_OK) st = ct_mx_dequantize(c, q, CT_BFLOAT16, &d);
+        if (st == CT_OK) st = ct_mx_quantize(c, x, CT_MXFP4_E2M1, 32, 1, CT_MX_SCALE_FLOOR, &w);
+        if (st == CT_OK) st = ct_mx_linear(c, xb, w, NULL, &y);
+        CHECK_MSG(st == CT_OK || st == CT_ERR_OOM, "n=%ld st=%d", n, (int)st);
+        done = st == CT_OK;
+        ct_tensor_release(d);
+        ct_tensor_release(y);
+        ct_mx_tensor_free(q);
+        ct_mx_tensor_free(w);
+        oom_left = 1 << 30;
+        ct_tensor_release(x);
+        ct_tensor_release(xb);
+        ct_ctx_free(c);
+    }
+    CHECK(done);
+}
+
+static void run_tensor_tests(void) {
+    RUN(tensor_quantize_every_axis);
+    RUN(tensor_noncontiguous_and_bf16);
+    RUN(tensor_threaded_matches_ref);
+    RUN(tensor_gguf_roundtrip);
+    RUN(tensor_linear_vs_dequant_matmul);
+    RUN(tensor_errors);
+    RUN(tensor_oom_walk);
+}
 #endif
 
 int main(void) {

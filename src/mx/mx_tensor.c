@@ -1,0 +1,467 @@
+/* MX tensors: quantize / dequantize along any axis, MX linear, GGUF MXFP4 conversion. This layer
+ * validates, moves the blocking axis last (one contiguous copy when needed), converts to f32, and
+ * splits the work over OpenMP threads; the arithmetic is in the mx_* CPU kernels. */
+#include "ctorch/mx.h"
+#include "core/internal.h"
+#include "mx/mx_internal.h"
+
+#include <omp.h>
+#include <stdlib.h>
+#include <string.h>
+
+struct ct_mx_tensor {
+    ct_ctx *ctx;
+    ct_mx_format format;
+    int block_size, axis, ndim;
+    int64_t shape[CT_MAX_DIMS];
+    ct_tensor *codes;  /* shape with axis moved last; FP4 packed */
+    ct_tensor *scales; /* same, last dim = number of blocks */
+};
+
+/* Below this many elements an op stays on one thread. */
+#define CT__MX_PAR_MIN (1 << 16)
+
+static const char *const ct__mx_names[CT_MX_FORMAT_COUNT] = {
+    "mxfp8_e4m3", "mxfp8_e5m2", "mxfp6_e3m2", "mxfp6_e2m3", "mxfp4_e2m1", "mxint8"};
+
+const char *ct_mx_format_name(ct_mx_format f) {
+    return (unsigned)f < CT_MX_FORMAT_COUNT ? ct__mx_names[f] : "invalid";
+}
+
+static bool ct__mx_float_in(ct_dtype dt) {
+    return dt == CT_FLOAT32 || dt == CT_BFLOAT16 || dt == CT_FLOAT16;
+}
+
+static bool ct__mx_on_cpu(const ct_tensor *t) { return ct_tensor_device(t).type == CT_DEVICE_CPU; }
+
+static int ct__mx_threads(ct_ctx *ctx, int64_t work) {
+    int nt = ct__ctx_threads(ctx);
+    if (nt < 1 || work < CT__MX_PAR_MIN) nt = 1;
+    return nt;
+}
+
+/* Allocate the handle and its code / scale tensors for `pshape` (axis already last). */
+static ct_status ct__mx_alloc(ct_ctx *ctx, ct_mx_format fmt, int bs, int axis, int ndim,
+                              const int64_t *shape, const int64_t *pshape, ct_mx_tensor **out) {
+    ct_mx_tensor *q = ct__alloc(ctx, sizeof *q, 16);
+    if (!q) return ct__set_error(ctx, CT_ERR_OOM, "mx: out of memory for the MX tensor handle");
+    memset(q, 0, sizeof *q);
+    q->ctx = ctx;
+    q->format = fmt;
+    q->block_size = bs;
+    q->axis = axis;
+    q->ndim = ndim;
+    memcpy(q->shape, shape, (size_t)ndim * sizeof(int64_t));
+    int64_t cs[CT_MAX_DIMS], ss[CT_MAX_DIMS];
+    memcpy(cs, pshape, (size_t)ndim * sizeof(int64_t));
+    memcpy(ss, pshape, (size_t)ndim * sizeof(int64_t));
+    int64_t L = pshape[ndim - 1];
+    cs[ndim - 1] = ct__mxk_row_bytes((int)fmt, L);
+    ss[ndim - 1] = (L + bs - 1) / bs;
+    ct_status st = ct_tensor_empty(ctx, fmt == CT_MXINT8 ? CT_INT8 : CT_UINT8, ndim, cs, &q->codes);
+    if (st == CT_OK) st = ct_tensor_empty(ctx, CT_FLOAT8_E8M0FNU, ndim, ss, &q->scales);
+    if (st != CT_OK) {
+        ct_mx_tensor_free(q);
+        return st;
+    }
+    *out = q;
+    return CT_OK;
+}
+
+void ct_mx_tensor_free(ct_mx_tensor *q) {
+    if (!q) return;
+    ct_tensor_release(q->codes);
+    ct_tensor_release(q->scales);
+    ct__free(q->ctx, q);
+}
+
+ct_mx_format ct_mx_format_of(const ct_mx_tensor *q) { return q->format; }
+int ct_mx_block_size(const ct_mx_tensor *q) { return q->block_size; }
+int ct_mx_axis(const ct_mx_tensor *q) { return q->axis; }
+int ct_mx_ndim(const ct_mx_tensor *q) { return q->ndim; }
+const int64_t *ct_mx_shape(const ct_mx_tensor *q) { return q->shape; }
+ct_tensor *ct_mx_codes(const ct_mx_tensor *q) { return q->codes; }
+ct_tensor *ct_mx_scales(const ct_mx_tensor *q) { return q->scales; }
+
+/* perm moving `axis` last. */
+static void ct__mx_perm(int ndim, int axis, int *perm) {
+    int k = 0;
+    for (int i = 0; i < ndim; i++)
+        if (i != axis) perm[k++] = i;
+    perm[k] = axis;
+}
+
+/* Split rows x nblk blocks into work units for `nt` threads: whole rows when there are enough,
+ * otherwise runs of blocks inside a row (FP4 needs an even block size to split a row). */
+typedef struct {
+    int64_t rows, L, bs, nblk, seg_blocks, nseg;
+} ct__mx_split;
+
+static ct__mx_split ct__mx_make_split(int elem, int nt, int64_t rows, int64_t L, int bs) {
+    ct__mx_split s = {rows, L, bs, (L + bs - 1) / bs, 0, 1};
+    s.seg_blocks = s.nblk;
+    if (nt > 1 && rows < 4 * nt && s.nblk > 1 && !(elem == CT__MXK_E2M1 && (bs & 1))) {
+        int64_t want = 4 * nt;
+        s.seg_blocks = (s.nblk + want - 1) / want;
+        s.nseg = (s.nblk + s.seg_blocks - 1) / s.seg_blocks;
+    }
+    return s;
+}
+
+ct_status ct_mx_quantize(ct_ctx *ctx, const ct_tensor *x, ct_mx_format format, int block_size,
+                         int axis, ct_mx_scale_mode scale_mode, ct_mx_tensor **out) {
+    if (!ctx) return CT_ERR_INVALID_ARG;
+    ct__clear_error(ctx);
+    if (!x || !out) return ct__set_error(ctx, CT_ERR_INVALID_ARG, "mx_quantize: NULL argument");
+    *out = NULL;
+    if ((unsigned)format >= CT_MX_FORMAT_COUNT)
+        return ct__set_error(ctx, CT_ERR_INVALID_ARG, "mx_quantize: unknown format %d", (int)format);
+    if (scale_mode != CT_MX_SCALE_FLOOR && scale_mode != CT_MX_SCALE_RCEIL)
+        return ct__set_error(ctx, CT_ERR_INVALID_ARG, "mx_quantize: unknown scale mode %d", (int)scale_mode);
+    if (block_size < 1)
+        return ct__set_error(ctx, CT_ERR_INVALID_ARG, "mx_quantize: block_size is %d, must be >= 1", block_size);
+    if (!ct__mx_float_in(ct_tensor_dtype(x)))
+        return ct__set_error(ctx, CT_ERR_DTYPE, "mx_quantize: input dtype %s, want float32, bfloat16 or float16",
+                             ct_dtype_name(ct_tensor_dtype(x)));
+    if (!ct__mx_on_cpu(x))
+        return ct__set_error(ctx, CT_ERR_DEVICE, "mx_quantize: input is not on the CPU");
+    int ndim = ct_tensor_ndim(x);
+    if (ndim < 1) return ct__set_error(ctx, CT_ERR_SHAPE, "mx_quantize: input is 0-d, need at least one dim");
+    int ax = axis < 0 ? axis + ndim : axis;
+    if (ax < 0 || ax >= ndim)
+        return ct__set_error(ctx, CT_ERR_INDEX, "mx_quantize: axis %d out of range for %d dims", axis, ndim);
+    const int64_t *shape = ct_tensor_shape(x);
+    int perm[CT_MAX_DIMS];
+    int64_t pshape[CT_MAX_DIMS];
+    ct__mx_perm(ndim, ax, perm);
+    for (int i = 0; i < ndim; i++) pshape[i] = shape[perm[i]];
+
+    ct_mx_tensor *q = NULL;
+    ct_tensor *pv = NULL, *pc = NULL;
+    float *buf = NULL;
+    ct_status st = ct__mx_alloc(ctx, format, block_size, ax, ndim, shape, pshape, &q);
+    if (st != CT_OK) return st;
+    int64_t numel = ct_tensor_numel(x), L = pshape[ndim - 1];
+    if (numel == 0) {
+        *out = q;
+        return CT_OK;
+    }
+    if ((st = ct_tensor_permute(ctx, x, perm, &pv)) != CT_OK) goto fail;
+    if ((st = ct_tensor_contiguous(ctx, pv, &pc)) != CT_OK) goto fail;
+    const float *src = ct_tensor_data_ptr(pc);
+    if (ct_tensor_dtype(x) != CT_FLOAT32) {
+        buf = ct__alloc(ctx, (size_t)numel * sizeof(float), 64);
+        if (!buf) {
+            st = ct__set_error(ctx, CT_ERR_OOM, "mx_quantize: out of memory converting %lld elements to f32",
+                               (long long)numel);
+            goto fail;
+        }
+        ct_cast_to_f32(ct_tensor_dtype(x), src, buf, (size_t)numel);
+        src = buf;
+    }
+    {
+        const ct__mxk_ops *ops = ct__mx_ops_for_isa(ct__ctx_isa(ctx));
+        int elem = (int)format, rceil = scale_mode == CT_MX_SCALE_RCEIL;
+        int64_t rows = numel / L, rb = ct__mxk_row_bytes(elem, L);
+        uint8_t *codes = ct_tensor_data_ptr(q->codes), *scales = ct_tensor_data_ptr(q->scales);
+        int nt = ct__mx_threads(ctx, numel);
+        ct__mx_split sp = ct__mx_make_split(elem, nt, rows, L, block_size);
+        if (sp.nseg == 1) {
+            int64_t chunk = (rows + nt - 1) / nt;
+#pragma omp parallel for num_threads(nt) schedule(static) if (nt > 1)
+            for (int64_t r0 = 0; r0 < rows; r0 += chunk) {
+                int64_t nr = r0 + chunk < rows ? chunk : rows - r0;
+                ops->quantize(elem, rceil, block_size, src + r0 * L, nr, L, codes + r0 * rb,
+                              scales + r0 * sp.nblk);
+            }
+        } else {
+            int64_t units = rows * sp.nseg;
+#pragma omp parallel for num_threads(nt) schedule(static)
+            for (int64_t u = 0; u < units; u++) {
+                int64_t r = u / sp.nseg, g = u % sp.nseg;
+                int64_t j0 = g * sp.seg_blocks * block_size;
+                int64_t j1 = j0 + sp.seg_blocks * block_size < L ? j0 + sp.seg_blocks * block_size : L;
+                ops->quantize(elem, rceil, block_size, src + r * L + j0, 1, j1 - j0,
+                              codes + r * rb + ct__mxk_row_bytes(elem, j0),
+                              scales + r * sp.nblk + g * sp.seg_blocks);
+            }
+        }
+    }
+    ct__free(ctx, buf);
+    ct_tensor_release(pc);
+    ct_tensor_release(pv);
+    *out = q;
+    return CT_OK;
+fail:
+    ct__free(ctx, buf);
+    ct_tensor_release(pc);
+    ct_tensor_release(pv);
+    ct_mx_tensor_free(q);
+    return st;
+}
+
+static bool ct__mx_valid(const ct_mx_tensor *q) {
+    return q && q->codes && q->scales && (unsigned)q->format < CT_MX_FORMAT_COUNT;
+}
+
+ct_status ct_mx_dequantize(ct_ctx *ctx, const ct_mx_tensor *q, ct_dtype dtype, ct_tensor **out) {
+    if (!ctx) return CT_ERR_INVALID_ARG;
+    ct__clear_error(ctx);
+    if (!ct__mx_valid(q) || !out) return ct__set_error(ctx, CT_ERR_INVALID_ARG, "mx_dequantize: NULL argument");
+    *out = NULL;
+    if (!ct__mx_float_in(dtype))
+        return ct__set_error(ctx, CT_ERR_DTYPE, "mx_dequantize: output dtype %s, want float32, bfloat16 or float16",
+                             ct_dtype_name(dtype));
+    int ndim = q->ndim, perm[CT_MAX_DIMS], inv[CT_MAX_DIMS];
+    int64_t pshape[CT_MAX_DIMS];
+    ct__mx_perm(ndim, q->axis, perm);
+    for (int i = 0; i < ndim; i++) {
+        pshape[i] = q->shape[perm[i]];
+        inv[perm[i]] = i;
+    }
+    bool direct = dtype == CT_FLOAT32 && q->axis == ndim - 1;
+    ct_tensor *res = NULL, *tp = NULL, *view = NULL;
+    ct_status st = ct_tensor_empty(ctx, dtype, ndim, q->shape, &res);
+    if (st != CT_OK) return st;
+    int64_t numel = ct_tensor_numel(res), L = pshape[ndim - 1];
+    if (numel == 0) {
+        *out = res;
+        return CT_OK;
+    }
+    if (direct) {
+        tp = ct_tensor_retain(res);
+    } else if ((st = ct_tensor_empty(ctx, CT_FLOAT32, ndim, pshape, &tp)) != CT_OK) {
+        goto fail;
+    }
+    {
+        const ct__mxk_ops *ops = ct__mx_ops_for_isa(ct__ctx_isa(ctx));
+        int elem = (int)q->format, bs = q->block_size;
+        int64_t rows = numel / L, rb = ct__mxk_row_bytes(elem, L);
+        const uint8_t *codes = ct_tensor_data_ptr(q->codes), *scales = ct_tensor_data_ptr(q->scales);
+        float *dst = ct_tensor_data_ptr(tp);
+        int nt = ct__mx_threads(ctx, numel);
+        ct__mx_split sp = ct__mx_make_split(elem, nt, rows, L, bs);
+        if (sp.nseg == 1) {
+            int64_t chunk = (rows + nt - 1) / nt;
+#pragma omp parallel for num_threads(nt) schedule(static) if (nt > 1)
+            for (int64_t r0 = 0; r0 < rows; r0 += chunk) {
+                int64_t nr = r0 + chunk < rows ? chunk : rows - r0;
+                ops->dequantize(elem, bs, codes + r0 * rb, scales + r0 * sp.nblk, nr, L, dst + r0 * L);
+            }
+        } else {
+            int64_t units = rows * sp.nseg;
+#pragma omp parallel for num_threads(nt) schedule(static)
+            for (int64_t u = 0; u < units; u++) {
+                int64_t r = u / sp.nseg, g = u % sp.nseg;
+                int64_t j0 = g * sp.seg_blocks * bs;
+                int64_t j1 = j0 + sp.seg_blocks * bs < L ? j0 + sp.seg_blocks * bs : L;
+                ops->dequantize(elem, bs, codes + r * rb + ct__mxk_row_bytes(elem, j0),
+                                scales + r * sp.nblk + g * sp.seg_blocks, 1, j1 - j0, dst + r * L + j0);
+            }
+        }
+    }
+    if (!direct) {
+        if ((st = ct_tensor_permute(ctx, tp, inv, &view)) != CT_OK) goto fail;
+        if ((st = ct_tensor_copy_(ctx, res, view)) != CT_OK) goto fail;
+    }
+    ct_tensor_release(view);
+    ct_tensor_release(tp);
+    *out = res;
+    return CT_OK;
+fail:
+    ct_tensor_release(view);
+    ct_tensor_release(tp);
+    ct_tensor_release(res);
+    return st;
+}
+
+ct_status ct_mx_linear(ct_ctx *ctx, const ct_tensor *x, const ct_mx_tensor *w, const ct_tensor *bias,
+                       ct_tensor **y) {
+    if (!ctx) return CT_ERR_INVALID_ARG;
+    ct__clear_error(ctx);
+    if (!x || !ct__mx_valid(w) || !y) return ct__set_error(ctx, CT_ERR_INVALID_ARG, "mx_linear: NULL argument");
+    *y = NULL;
+    ct_dtype xdt = ct_tensor_dtype(x);
+    if (!ct__mx_float_in(xdt))
+        return ct__set_error(ctx, CT_ERR_DTYPE, "mx_linear: x dtype %s, want float32, bfloat16 or float16",
+                             ct_dtype_name(xdt));
+    if (!ct__mx_on_cpu(x) || (bias && !ct__mx_on_cpu(bias)))
+        return ct__set_error(ctx, CT_ERR_DEVICE, "mx_linear: tensors must be on the CPU");
+    if (w->ndim != 2 || w->axis != 1)
+        return ct__set_error(ctx, CT_ERR_SHAPE,
+                             "mx_linear: weight must be 2-d (N x K) blocked along axis 1, got %d-d blocked along axis %d",
+                             w->ndim, w->axis);
+    int64_t N = w->shape[0], K = w->shape[1];
+    int xnd = ct_tensor_ndim(x);
+    if (xnd < 1 || ct_tensor_shape(x)[xnd - 1] != K)
+        return ct__set_error(ctx, CT_ERR_SHAPE, "mx_linear: x has last dim %lld, weight is %lldx%lld",
+                             xnd < 1 ? -1LL : (long long)ct_tensor_shape(x)[xnd - 1], (long long)N, (long long)K);
+    if (bias) {
+        if (!ct__mx_float_in(ct_tensor_dtype(bias)))
+            return ct__set_error(ctx, CT_ERR_DTYPE, "mx_linear: bias dtype %s, want a float dtype",
+                                 ct_dtype_name(ct_tensor_dtype(bias)));
+        if (ct_tensor_ndim(bias) != 1 || ct_tensor_shape(bias)[0] != N)
+            return ct__set_error(ctx, CT_ERR_SHAPE, "mx_linear: bias must have shape [%lld]", (long long)N);
+    }
+    int64_t yshape[CT_MAX_DIMS];
+    memcpy(yshape, ct_tensor_shape(x), (size_t)xnd * sizeof(int64_t));
+    yshape[xnd - 1] = N;
+    ct_tensor *res = NULL, *xc = NULL, *bc = NULL;
+    float *xp = NULL, *bp = NULL, *yp = NULL;
+    ct_status st = ct_tensor_empty(ctx, xdt, xnd, yshape, &res);
+    if (st != CT_OK) return st;
+    int64_t M = 1;
+    for (int i = 0; i < xnd - 1; i++) M *= yshape[i];
+    if (M == 0 || N == 0) {
+        *y = res;
+        return CT_OK;
+    }
+    int elem = (int)w->format, bs = w->block_size;
+    const ct__mxk_ops *ops = ct__mx_ops_for_isa(ct__ctx_isa(ctx));
+    int deint = ops->fp4_deinterleave && elem == CT__MXK_E2M1 && bs == 32;
+    int64_t mk;
+    if (!ct__checked_mul(M, K, &mk) || mk > INT64_MAX / 4) {
+        st = ct__set_error(ctx, CT_ERR_OVERFLOW, "mx_linear: x too large");
+        goto done;
+    }
+    xp = ct__alloc(ctx, (size_t)(mk ? mk : 1) * sizeof(float), 64);
+    bp = bias ? ct__alloc(ctx, (size_t)N * sizeof(float), 64) : NULL;
+    yp = xdt == CT_FLOAT32 ? ct_tensor_data_ptr(res) : ct__alloc(ctx, (size_t)(M * N) * sizeof(float), 64);
+    if (!xp || (bias && !bp) || !yp) {
+        st = ct__set_error(ctx, CT_ERR_OOM, "mx_linear: out of memory for %lldx%lld work buffers",
+                           (long long)M, (long long)K);
+        goto done;
+    }
+    if ((st = ct_tensor_contiguous(ctx, x, &xc)) != CT_OK) goto done;
+    if (mk) {
+        const float *xs = ct_tensor_data_ptr(xc);
+        if (xdt != CT_FLOAT32) { /* widen to f32 first, then lay out */
+            float *tmp = ct__alloc(ctx, (size_t)mk * sizeof(float), 64);
+            if (!tmp) {
+                st = ct__set_error(ctx, CT_ERR_OOM, "mx_linear: out of memory widening x");
+                goto done;
+            }
+            ct_cast_to_f32(xdt, xs, tmp, (size_t)mk);
+            ct__mxk_linear_prep_x(tmp, M, K, K, deint, xp);
+            ct__free(ctx, tmp);
+        } else {
+            ct__mxk_linear_prep_x(xs, M, K, K, deint, xp);
+        }
+    }
+    if (bias) {
+        if ((st = ct_tensor_contiguous(ctx, bias, &bc)) != CT_OK) goto done;
+        ct_cast_to_f32(ct_tensor_dtype(bias), ct_tensor_data_ptr(bc), bp, (size_t)N);
+    }
+    {
+        ct__mxk_linear_args a = {elem, bs, M, N, K, xp, K, ct_tensor_data_ptr(w->codes),
+                                 ct__mxk_row_bytes(elem, K), ct_tensor_data_ptr(w->scales),
+                                 (K + bs - 1) / bs, bp, yp, N};
+        int64_t work;
+        if (!ct__checked_mul(N, K > 0 ? K : 1, &work) || !ct__checked_mul(work, M, &work)) work = INT64_MAX;
+        int nt = ct__mx_threads(ctx, work / 4);
+        if (nt > N) nt = (int)N;
+        if (K == 0) {
+            for (int64_t m = 0; m < M; m++)
+                for (int64_t n = 0; n < N; n++) yp[m * N + n] = bp ? bp[n] : 0.0f;
+        } else {
+            int64_t chunk = (N + nt - 1) / nt;
+            chunk = (chunk + 15) / 16 * 16; /* keep output columns of a thread together */
+#pragma omp parallel for num_threads(nt) schedule(static) if (nt > 1)
+            for (int64_t n0 = 0; n0 < N; n0 += chunk) ops->linear(&a, n0, n0 + chunk < N ? n0 + chunk : N);
+        }
+    }
+    if (xdt != CT_FLOAT32) ct_cast_f32_to(xdt, yp, ct_tensor_data_ptr(res), (size_t)(M * N), CT_CAST_DEFAULT);
+done:
+    if (yp && xdt != CT_FLOAT32) ct__free(ctx, yp);
+    ct__free(ctx, xp);
+    ct__free(ctx, bp);
+    ct_tensor_release(xc);
+    ct_tensor_release(bc);
+    if (st != CT_OK) {
+        ct_tensor_release(res);
+        return st;
+    }
+    *y = res;
+    return CT_OK;
+}
+
+/* ---- GGUF MXFP4 ---- */
+
+static ct_status ct__gguf_check(ct_ctx *ctx, const char *op, int ndim, const int64_t *shape,
+                                size_t nbytes, int64_t *nblocks) {
+    if (ndim < 1 || ndim > CT_MAX_DIMS)
+        return ct__set_error(ctx, CT_ERR_SHAPE, "%s: ndim %d not in [1, %d]", op, ndim, CT_MAX_DIMS);
+    int64_t numel = 1;
+    for (int i = 0; i < ndim; i++) {
+        if (shape[i] < 0) return ct__set_error(ctx, CT_ERR_SHAPE, "%s: negative dim %d", op, i);
+        if (!ct__checked_mul(numel, shape[i], &numel))
+            return ct__set_error(ctx, CT_ERR_OVERFLOW, "%s: shape overflows", op);
+    }
+    if (shape[ndim - 1] % 32)
+        return ct__set_error(ctx, CT_ERR_SHAPE, "%s: last dim %lld is not a multiple of 32", op,
+                             (long long)shape[ndim - 1]);
+    int64_t want;
+    if (!ct__checked_mul(numel / 32, 17, &want))
+        return ct__set_error(ctx, CT_ERR_OVERFLOW, "%s: size overflows", op);
+    if ((uint64_t)want != (uint64_t)nbytes)
+        return ct__set_error(ctx, CT_ERR_FORMAT, "%s: %zu bytes given, %lld blocks need %lld", op, nbytes,
+                             (long long)(numel / 32), (long long)want);
+    *nblocks = numel / 32;
+    return CT_OK;
+}
+
+ct_status ct_mx_from_gguf_mxfp4(ct_ctx *ctx, const void *blocks, size_t nbytes, int ndim,
+                                const int64_t *shape, ct_mx_tensor **out) {
+    if (!ctx) return CT_ERR_INVALID_ARG;
+    ct__clear_error(ctx);
+    if (!out || !shape || (nbytes && !blocks))
+        return ct__set_error(ctx, CT_ERR_INVALID_ARG, "mx_from_gguf_mxfp4: NULL argument");
+    *out = NULL;
+    int64_t nb;
+    ct_status st = ct__gguf_check(ctx, "mx_from_gguf_mxfp4", ndim, shape, nbytes, &nb);
+    if (st != CT_OK) return st;
+    ct_mx_tensor *q;
+    if ((st = ct__mx_alloc(ctx, CT_MXFP4_E2M1, 32, ndim - 1, ndim, shape, shape, &q)) != CT_OK) return st;
+    const uint8_t *src = blocks;
+    uint8_t *codes = ct_tensor_data_ptr(q->codes), *scales = ct_tensor_data_ptr(q->scales);
+    for (int64_t b = 0; b < nb; b++) {
+        const uint8_t *blk = src + b * 17;
+        scales[b] = blk[0];
+        const uint8_t *qs = blk + 1;
+        for (int i = 0; i < 16; i++) {
+            int e0 = 2 * i, e1 = 2 * i + 1; /* our byte i holds elements 2i (low), 2i+1 (high) */
+            uint8_t c0 = e0 < 16 ? (qs[e0] & 0xF) : (qs[e0 - 16] >> 4);
+            uint8_t c1 = e1 < 16 ? (qs[e1] & 0xF) : (qs[e1 - 16] >> 4);
+            codes[b * 16 + i] = (uint8_t)(c0 | (c1 << 4));
+        }
+    }
+    *out = q;
+    return CT_OK;
+}
+
+ct_status ct_mx_to_gguf_mxfp4(ct_ctx *ctx, const ct_mx_tensor *q, void *dst, size_t nbytes) {
+    if (!ctx) return CT_ERR_INVALID_ARG;
+    ct__clear_error(ctx);
+    if (!ct__mx_valid(q) || (nbytes && !dst))
+        return ct__set_error(ctx, CT_ERR_INVALID_ARG, "mx_to_gguf_mxfp4: NULL argument");
+    if (q->format != CT_MXFP4_E2M1 || q->block_size != 32 || q->axis != q->ndim - 1)
+        return ct__set_error(ctx, CT_ERR_UNSUPPORTED,
+                             "mx_to_gguf_mxfp4: need mxfp4_e2m1 with block 32 along the last axis, got %s block %d axis %d",
+                             ct_mx_format_name(q->format), q->block_size, q->axis);
+    int64_t nb;
+    ct_status st = ct__gguf_check(ctx, "mx_to_gguf_mxfp4", q->ndim, q->shape, nbytes, &nb);
+    if (st != CT_OK) return st;
+    const uint8_t *codes = ct_tensor_data_ptr(q->codes), *scales = ct_tensor_data_ptr(q->scales);
+    uint8_t *d = dst;
+    for (int64_t b = 0; b < nb; b++) {
+        uint8_t *blk = d + b * 17;
+        blk[0] = scales[b];
+        const uint8_t *c = codes + b * 16;
+        for (int j = 0; j < 16; j++) {
+            uint8_t lo = (uint8_t)((c[j / 2] >> ((j & 1) * 4)) & 0xF);             /* element j */
+            uint8_t hi = (uint8_t)((c[(j + 16) / 2] >> (((j + 16) & 1) * 4)) & 0xF); /* element j+16 */
+            blk[1 + j] = (uint8_t)(lo | (hi << 4));
+        }
+    }
+    return CT_OK;
+}
