@@ -470,6 +470,21 @@ void CT__EIGH_ENTRY(int64_t batch, int n, const ELT *a, int upper, ELT *w, ELT *
             TN(n3blk)(a + b0 * 9, upper, w + b0 * 3, v ? v + b0 * 9 : 0, info ? info + b0 : 0);
         for (; b0 + LANES <= batch; b0 += LANES)
             TN(n3blk1)(a + b0 * 9, upper, w + b0 * 3, v ? v + b0 * 9 : 0, info ? info + b0 : 0);
+        if (b0 < batch) {
+            /* tail: pad with zero matrices so every matrix takes the same code path (results
+             * never depend on the batch size or position) */
+            ELT ta[LANES * 9] = {0}, tw[LANES * 3], tv[LANES * 9];
+            int32_t ti[LANES];
+            int64_t nm = batch - b0;
+            for (int64_t k = 0; k < nm * 9; k++) ta[k] = a[b0 * 9 + k];
+            TN(n3blk1)(ta, upper, tw, v ? tv : 0, ti);
+            for (int64_t k = 0; k < nm * 3; k++) w[b0 * 3 + k] = tw[k];
+            if (v)
+                for (int64_t k = 0; k < nm * 9; k++) v[b0 * 9 + k] = tv[k];
+            if (info)
+                for (int64_t k = 0; k < nm; k++) info[b0 + k] = ti[k];
+        }
+        return;
     }
 #endif
     for (; b0 < batch; b0 += step) {
