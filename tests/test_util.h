@@ -1,0 +1,134 @@
+/* Test helpers shared by tests/test_*.c: random tensors (contiguous or strided views), reading any
+ * tensor back as doubles through the raw bytes (independent of the library's cast kernels). */
+#ifndef CTORCH_TEST_UTIL_H
+#define CTORCH_TEST_UTIL_H
+
+#include "ctorch/ctorch.h"
+#include "harness.h"
+
+#include <stdint.h>
+
+/* Element of a raw buffer as double. */
+static inline double tu_get(const void *buf, ct_dtype dt, int64_t i) {
+    switch (dt) {
+    case CT_BOOL: return ((const uint8_t *)buf)[i] ? 1 : 0;
+    case CT_UINT8: return ((const uint8_t *)buf)[i];
+    case CT_INT8: return ((const int8_t *)buf)[i];
+    case CT_INT16: return ((const int16_t *)buf)[i];
+    case CT_INT32: return ((const int32_t *)buf)[i];
+    case CT_INT64: return (double)((const int64_t *)buf)[i];
+    case CT_FLOAT16: return ct_f16_to_f32(((const uint16_t *)buf)[i]);
+    case CT_BFLOAT16: return ct_bf16_to_f32(((const uint16_t *)buf)[i]);
+    case CT_FLOAT32: return ((const float *)buf)[i];
+    case CT_FLOAT64: return ((const double *)buf)[i];
+    default: return NAN;
+    }
+}
+static inline void tu_set(void *buf, ct_dtype dt, int64_t i, double v) {
+    switch (dt) {
+    case CT_BOOL: ((uint8_t *)buf)[i] = v != 0; break;
+    case CT_UINT8: ((uint8_t *)buf)[i] = (uint8_t)(int64_t)v; break;
+    case CT_INT8: ((int8_t *)buf)[i] = (int8_t)(int64_t)v; break;
+    case CT_INT16: ((int16_t *)buf)[i] = (int16_t)(int64_t)v; break;
+    case CT_INT32: ((int32_t *)buf)[i] = (int32_t)(int64_t)v; break;
+    case CT_INT64: ((int64_t *)buf)[i] = (int64_t)v; break;
+    case CT_FLOAT16: ((uint16_t *)buf)[i] = ct_f32_to_f16((float)v); break;
+    case CT_BFLOAT16: ((uint16_t *)buf)[i] = ct_f32_to_bf16((float)v); break;
+    case CT_FLOAT32: ((float *)buf)[i] = (float)v; break;
+    case CT_FLOAT64: ((double *)buf)[i] = v; break;
+    default: break;
+    }
+}
+
+/* Read a tensor (any strides) into a malloc'd double array in C order. */
+static inline double *tu_read(const ct_tensor *t) {
+    int64_t n = ct_tensor_numel(t);
+    size_t isz = ct_dtype_size(ct_tensor_dtype(t));
+    void *raw = malloc((size_t)(n ? n : 1) * isz);
+    double *out = malloc(sizeof(double) * (size_t)(n ? n : 1));
+    if (ct_tensor_to_host(t, raw, (size_t)n * isz) != CT_OK) {
+        free(raw);
+        free(out);
+        return NULL;
+    }
+    for (int64_t i = 0; i < n; i++) out[i] = tu_get(raw, ct_tensor_dtype(t), i);
+    free(raw);
+    return out;
+}
+
+/* A random value suited to dtype in [lo, hi] (integers rounded). */
+static inline double tu_rand_val(unsigned long long *rng, ct_dtype dt, double lo, double hi) {
+    double v = lo + (hi - lo) * ct_t_uniform(rng);
+    if (dt == CT_BOOL) return ct_t_uniform(rng) < 0.5;
+    if (dt <= CT_INT64) {
+        v = floor(v);
+        if (dt == CT_UINT8 && v < 0) v = -v;
+    }
+    return v;
+}
+
+/* mode 0: contiguous; 1: a transposed view of the last two dims; 2: a step-2 slice of the last
+ * dim. Values uniform in [lo, hi]. The tensor's values are returned in *vals (C order). */
+static inline ct_tensor *tu_make(ct_ctx *ctx, unsigned long long *rng, ct_dtype dt, int nd,
+                                 const int64_t *shape, int mode, double lo, double hi,
+                                 double **vals) {
+    int64_t bshape[CT_MAX_DIMS];
+    for (int i = 0; i < nd; i++) bshape[i] = shape[i];
+    if (mode == 1 && nd >= 2) {
+        bshape[nd - 1] = shape[nd - 2];
+        bshape[nd - 2] = shape[nd - 1];
+    } else if (mode == 2 && nd >= 1) {
+        bshape[nd - 1] = shape[nd - 1] * 2;
+    } else {
+        mode = 0;
+    }
+    int64_t n = 1;
+    for (int i = 0; i < nd; i++) n *= bshape[i];
+    void *buf = malloc((size_t)(n ? n : 1) * 8);
+    for (int64_t i = 0; i < n; i++) tu_set(buf, dt, i, tu_rand_val(rng, dt, lo, hi));
+    ct_tensor *base = NULL, *t = NULL;
+    if (ct_tensor_from_host(ctx, buf, dt, nd, bshape, &base) != CT_OK) {
+        free(buf);
+        return NULL;
+    }
+    free(buf);
+    if (mode == 1) ct_tensor_transpose(ctx, base, nd - 2, nd - 1, &t);
+    else if (mode == 2) ct_tensor_slice(ctx, base, nd - 1, 1, INT64_MAX, 2, &t);
+    else t = ct_tensor_retain(base);
+    ct_tensor_release(base);
+    if (vals) *vals = tu_read(t);
+    return t;
+}
+
+/* Linear C-order index into an input of shape (ind, ishape) for an output multi-index (broadcast). */
+static inline int64_t tu_bcast_index(int ond, const int64_t *oshape, int64_t oi, int ind,
+                                     const int64_t *ishape) {
+    int64_t idx[CT_MAX_DIMS];
+    for (int d = ond - 1; d >= 0; d--) {
+        idx[d] = oshape[d] ? oi % oshape[d] : 0;
+        oi = oshape[d] ? oi / oshape[d] : 0;
+    }
+    int64_t li = 0;
+    for (int j = 0; j < ind; j++) {
+        int d = j + ond - ind;
+        li = li * ishape[j] + (ishape[j] == 1 ? 0 : idx[d]);
+    }
+    return li;
+}
+
+static inline ct_ctx *tu_ctx_or_skip(void) {
+    ct_ctx *ctx = NULL;
+    ct_status st = ct_ctx_create(NULL, &ctx);
+    if (st == CT_ERR_UNSUPPORTED) {
+        const char *isa = getenv("CT_CPU_ISA");
+        printf("skip: CPU lacks ISA %s\n0 passed, 0 failed\n", isa ? isa : "?");
+        exit(0);
+    }
+    if (st != CT_OK) {
+        printf("ct_ctx_create failed: %d\n1 passed, 1 failed\n", (int)st);
+        exit(1);
+    }
+    return ctx;
+}
+
+#endif
