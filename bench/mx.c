@@ -73,10 +73,11 @@ int main(int argc, char **argv) {
     }
     double mem_gbs = n * 4.0 / tm / 1e9;
     printf("bench mx memcpy bytes=%lld gbps=%.2f\n", (long long)n * 4, mem_gbs);
-    ct_tensor *x = NULL;
+    ct_tensor *x = NULL, *dbuf = NULL;
     CHK(ct_tensor_from_host(ctx, host, CT_FLOAT32, 2, shape, &x));
+    CHK(ct_tensor_from_host(ctx, host, CT_FLOAT32, 2, shape, &dbuf)); /* reused output, paged in */
     for (int f = -1; f < CT_MX_FORMAT_COUNT; f++) { /* f = -1: warm-up (allocator, threads) */
-        double tq = 1e30, td = 1e30;
+        double tq = 1e30, td = 1e30, ti = 1e30;
         ct_mx_format fmt = ALL[f < 0 ? 0 : f];
         for (int r = 0; r < reps; r++) {
             ct_mx_tensor *q = NULL;
@@ -88,17 +89,24 @@ int main(int argc, char **argv) {
             double t2 = now();
             if (t1 - t0 < tq) tq = t1 - t0;
             if (t2 - t1 < td) td = t2 - t1;
+            double t3 = now();
+            CHK(ct_mx_dequantize_into(ctx, q, dbuf));
+            double t4 = now();
+            if (t4 - t3 < ti) ti = t4 - t3;
             ct_tensor_release(d);
             ct_mx_tensor_free(q);
         }
         if (f < 0) continue;
-        double gq = n * 4.0 / tq / 1e9, gd = n * 4.0 / td / 1e9;
+        double gq = n * 4.0 / tq / 1e9, gd = n * 4.0 / td / 1e9, gi = n * 4.0 / ti / 1e9;
         printf("bench mx quantize fmt=%s n=%lld gbps=%.2f memcpy_gbps=%.2f ratio=%.2f\n",
                ct_mx_format_name(ALL[f]), (long long)n, gq, mem_gbs, gq / mem_gbs);
         printf("bench mx dequantize fmt=%s n=%lld gbps=%.2f memcpy_gbps=%.2f ratio=%.2f\n",
                ct_mx_format_name(ALL[f]), (long long)n, gd, mem_gbs, gd / mem_gbs);
+        printf("bench mx dequantize_into fmt=%s n=%lld gbps=%.2f memcpy_gbps=%.2f ratio=%.2f\n",
+               ct_mx_format_name(ALL[f]), (long long)n, gi, mem_gbs, gi / mem_gbs);
     }
     ct_tensor_release(x);
+    ct_tensor_release(dbuf);
     free(dst);
     free(host);
 

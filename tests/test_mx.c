@@ -482,12 +482,12 @@ TEST(quantize_edge_cases) {
 }
 
 TEST(linear_kernel_vs_naive) {
-    static const int64_t Ks[] = {32, 64, 7, 33, 100, 256};
+    static const int64_t Ks[] = {32, 64, 7, 33, 100, 256, 2087, 8200};
     static const int64_t Ms[] = {1, 3, 8, 13};
     unsigned long long s = 7;
     const ct__mxk_ops *ops = cur_ops();
     for (int elem = 0; elem < 6; elem++)
-        for (size_t ki = 0; ki < 6; ki++)
+        for (size_t ki = 0; ki < 8; ki++)
             for (size_t mi = 0; mi < 4; mi++) {
                 int64_t K = Ks[ki], M = Ms[mi], N = 5;
                 int bs = 32;
@@ -853,6 +853,18 @@ TEST(tensor_errors) {
     CHECK(q == NULL);
     CHECK_OK(ct_mx_quantize(c, x, CT_MXFP4_E2M1, 32, 1, CT_MX_SCALE_FLOOR, &q));
     CHECK_ST(ct_mx_dequantize(c, q, CT_INT32, &y), CT_ERR_DTYPE);
+    {   /* dequantize_into: same values as dequantize; shape / dtype checked */
+        ct_tensor *o = NULL, *d = NULL, *wrong = NULL;
+        int64_t wsh[2] = {4, 63};
+        CHECK_OK(ct_tensor_empty(c, CT_FLOAT32, 2, sh, &o));
+        CHECK_OK(ct_tensor_empty(c, CT_FLOAT32, 2, wsh, &wrong));
+        CHECK_OK(ct_mx_dequantize_into(c, q, o));
+        CHECK_OK(ct_mx_dequantize(c, q, CT_FLOAT32, &d));
+        if (o && d) CHECK(memcmp(ct_tensor_data_ptr(o), ct_tensor_data_ptr(d), 256 * 4) == 0);
+        CHECK_ST(ct_mx_dequantize_into(c, q, wrong), CT_ERR_SHAPE);
+        CHECK_ST(ct_mx_dequantize_into(c, q, xi), CT_ERR_DTYPE);
+        ct_tensor_release(o); ct_tensor_release(d); ct_tensor_release(wrong);
+    }
     /* linear: x last dim must be K, bias [N], weight blocked along axis 1 */
     ct_mx_tensor *q0 = NULL;
     CHECK_OK(ct_mx_quantize(c, x, CT_MXFP4_E2M1, 32, 0, CT_MX_SCALE_FLOOR, &q0));

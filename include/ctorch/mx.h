@@ -59,6 +59,9 @@ CT_API ct_status ct_mx_quantize(ct_ctx *ctx, const ct_tensor *x, ct_mx_format fo
  * Blocks whose scale is 0xFF (NaN) become NaN. */
 CT_API ct_status ct_mx_dequantize(ct_ctx *ctx, const ct_mx_tensor *q, ct_dtype dtype,
                                   ct_tensor **out);
+/* Dequantize into an existing contiguous CPU tensor of q's shape (f32, bf16 or f16): no output
+ * allocation (an axis other than the last, or a non-f32 dtype, still uses one f32 temporary). */
+CT_API ct_status ct_mx_dequantize_into(ct_ctx *ctx, const ct_mx_tensor *q, ct_tensor *out);
 /* y = x @ W^T + bias with W (N x K) an MX tensor blocked along axis 1 (its last axis); x is
  * (..., K) f32 or bf16, bias (N) or NULL; y is (..., N) in x's dtype. W is dequantised block by
  * block inside the kernel (never as a whole f32 matrix); OpenMP over output columns. */

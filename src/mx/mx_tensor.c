@@ -204,14 +204,9 @@ static bool ct__mx_valid(const ct_mx_tensor *q) {
     return q && q->codes && q->scales && (unsigned)q->format < CT_MX_FORMAT_COUNT;
 }
 
-ct_status ct_mx_dequantize(ct_ctx *ctx, const ct_mx_tensor *q, ct_dtype dtype, ct_tensor **out) {
-    if (!ctx) return CT_ERR_INVALID_ARG;
-    ct__clear_error(ctx);
-    if (!ct__mx_valid(q) || !out) return ct__set_error(ctx, CT_ERR_INVALID_ARG, "mx_dequantize: NULL argument");
-    *out = NULL;
-    if (!ct__mx_float_in(dtype))
-        return ct__set_error(ctx, CT_ERR_DTYPE, "mx_dequantize: output dtype %s, want float32, bfloat16 or float16",
-                             ct_dtype_name(dtype));
+/* Dequantize into `res` (contiguous, q's shape, float dtype; already validated). */
+static ct_status ct__mx_dequant_to(ct_ctx *ctx, const ct_mx_tensor *q, ct_tensor *res) {
+    ct_dtype dtype = ct_tensor_dtype(res);
     int ndim = q->ndim, perm[CT_MAX_DIMS], inv[CT_MAX_DIMS];
     int64_t pshape[CT_MAX_DIMS];
     ct__mx_perm(ndim, q->axis, perm);
@@ -220,18 +215,14 @@ ct_status ct_mx_dequantize(ct_ctx *ctx, const ct_mx_tensor *q, ct_dtype dtype, c
         inv[perm[i]] = i;
     }
     bool direct = dtype == CT_FLOAT32 && q->axis == ndim - 1;
-    ct_tensor *res = NULL, *tp = NULL, *view = NULL;
-    ct_status st = ct_tensor_empty(ctx, dtype, ndim, q->shape, &res);
-    if (st != CT_OK) return st;
+    ct_tensor *tp = NULL, *view = NULL;
+    ct_status st = CT_OK;
     int64_t numel = ct_tensor_numel(res), L = pshape[ndim - 1];
-    if (numel == 0) {
-        *out = res;
-        return CT_OK;
-    }
+    if (numel == 0) return CT_OK;
     if (direct) {
         tp = ct_tensor_retain(res);
     } else if ((st = ct_tensor_empty(ctx, CT_FLOAT32, ndim, pshape, &tp)) != CT_OK) {
-        goto fail;
+        return st;
     }
     {
         const ct__mxk_ops *ops = ct__mx_ops_for_isa(ct__ctx_isa(ctx));
@@ -261,18 +252,45 @@ ct_status ct_mx_dequantize(ct_ctx *ctx, const ct_mx_tensor *q, ct_dtype dtype, c
         }
     }
     if (!direct) {
-        if ((st = ct_tensor_permute(ctx, tp, inv, &view)) != CT_OK) goto fail;
-        if ((st = ct_tensor_copy_(ctx, res, view)) != CT_OK) goto fail;
+        if ((st = ct_tensor_permute(ctx, tp, inv, &view)) == CT_OK) st = ct_tensor_copy_(ctx, res, view);
     }
     ct_tensor_release(view);
     ct_tensor_release(tp);
+    return st;
+}
+
+ct_status ct_mx_dequantize(ct_ctx *ctx, const ct_mx_tensor *q, ct_dtype dtype, ct_tensor **out) {
+    if (!ctx) return CT_ERR_INVALID_ARG;
+    ct__clear_error(ctx);
+    if (!ct__mx_valid(q) || !out) return ct__set_error(ctx, CT_ERR_INVALID_ARG, "mx_dequantize: NULL argument");
+    *out = NULL;
+    if (!ct__mx_float_in(dtype))
+        return ct__set_error(ctx, CT_ERR_DTYPE, "mx_dequantize: output dtype %s, want float32, bfloat16 or float16",
+                             ct_dtype_name(dtype));
+    ct_tensor *res = NULL;
+    ct_status st = ct_tensor_empty(ctx, dtype, q->ndim, q->shape, &res);
+    if (st == CT_OK) st = ct__mx_dequant_to(ctx, q, res);
+    if (st != CT_OK) {
+        ct_tensor_release(res);
+        return st;
+    }
     *out = res;
     return CT_OK;
-fail:
-    ct_tensor_release(view);
-    ct_tensor_release(tp);
-    ct_tensor_release(res);
-    return st;
+}
+
+ct_status ct_mx_dequantize_into(ct_ctx *ctx, const ct_mx_tensor *q, ct_tensor *out) {
+    if (!ctx) return CT_ERR_INVALID_ARG;
+    ct__clear_error(ctx);
+    if (!ct__mx_valid(q) || !out) return ct__set_error(ctx, CT_ERR_INVALID_ARG, "mx_dequantize_into: NULL argument");
+    if (!ct__mx_float_in(ct_tensor_dtype(out)))
+        return ct__set_error(ctx, CT_ERR_DTYPE, "mx_dequantize_into: output dtype %s, want float32, bfloat16 or float16",
+                             ct_dtype_name(ct_tensor_dtype(out)));
+    if (!ct__mx_on_cpu(out) || !ct_tensor_is_contiguous(out))
+        return ct__set_error(ctx, CT_ERR_INVALID_ARG, "mx_dequantize_into: output must be a contiguous CPU tensor");
+    bool same = ct_tensor_ndim(out) == q->ndim;
+    for (int i = 0; same && i < q->ndim; i++) same = ct_tensor_shape(out)[i] == q->shape[i];
+    if (!same) return ct__set_error(ctx, CT_ERR_SHAPE, "mx_dequantize_into: output shape differs from the MX tensor's");
+    return ct__mx_dequant_to(ctx, q, out);
 }
 
 ct_status ct_mx_linear(ct_ctx *ctx, const ct_tensor *x, const ct_mx_tensor *w, const ct_tensor *bias,

@@ -226,39 +226,49 @@ CT__AI void ct__lin_block(int elem, const uint8_t *crow, int64_t b, __m256 s, __
     }
 }
 
+CT__AI float ct__hsum8(__m256 t) {
+    __m128 h = _mm_add_ps(_mm256_castps256_ps128(t), _mm256_extractf128_ps(t, 1));
+    h = _mm_add_ps(h, _mm_movehl_ps(h, h));
+    h = _mm_add_ss(h, _mm_movehdup_ps(h));
+    return _mm_cvtss_f32(h);
+}
+
+/* K is walked in chunks so the MT rows of x a chunk touches (<= 32 KB) stay in L1 while every
+ * weight row of [n0, n1) streams past them; partial sums accumulate in y. */
 CT__AI void ct__lin_tile(int elem, int MT, const ct__mxk_linear_args *a, int64_t m0, int64_t n0, int64_t n1) {
-    const int64_t nfull = a->K / 32;
-    for (int64_t n = n0; n < n1; n++) {
+    const int64_t nfull = a->K / 32, cb = 256 / MT;
+    for (int64_t n = n0; n < n1; n++) { /* y = bias + tail block */
         const uint8_t *crow = a->codes + n * a->code_stride;
-        const uint8_t *srow = a->scales + n * a->nblk;
-        __m256 acc0[4], acc1[4];
-        for (int mm = 0; mm < MT; mm++) acc0[mm] = acc1[mm] = _mm256_setzero_ps();
-        for (int64_t b = 0; b < nfull; b++) {
-            __m256 w[4];
-            ct__lin_block(elem, crow, b, _mm256_set1_ps(ct__mxk_e8m0_dec(srow[b])), w);
-            for (int mm = 0; mm < MT; mm++) {
-                const float *xp = a->x + (m0 + mm) * a->ldx + b * 32;
-                acc0[mm] = _mm256_fmadd_ps(_mm256_loadu_ps(xp), w[0], acc0[mm]);
-                acc1[mm] = _mm256_fmadd_ps(_mm256_loadu_ps(xp + 8), w[1], acc1[mm]);
-                acc0[mm] = _mm256_fmadd_ps(_mm256_loadu_ps(xp + 16), w[2], acc0[mm]);
-                acc1[mm] = _mm256_fmadd_ps(_mm256_loadu_ps(xp + 24), w[3], acc1[mm]);
-            }
-        }
-        float tailv[4] = {0};
+        float bv = a->bias ? a->bias[n] : 0.0f;
+        float tailv[8] = {0};
         if (nfull * 32 < a->K) {
-            float s = ct__mxk_e8m0_dec(srow[nfull]);
+            float s = ct__mxk_e8m0_dec(a->scales[n * a->nblk + nfull]);
             for (int64_t j = nfull * 32; j < a->K; j++) {
                 float w = ct__mxk_dec_any(elem, ct__mxk_get_code(elem, crow, j)) * s;
                 for (int mm = 0; mm < MT; mm++) tailv[mm] += a->x[(m0 + mm) * a->ldx + j] * w;
             }
         }
-        float bv = a->bias ? a->bias[n] : 0.0f;
-        for (int mm = 0; mm < MT; mm++) {
-            __m256 t = _mm256_add_ps(acc0[mm], acc1[mm]);
-            __m128 h = _mm_add_ps(_mm256_castps256_ps128(t), _mm256_extractf128_ps(t, 1));
-            h = _mm_add_ps(h, _mm_movehl_ps(h, h));
-            h = _mm_add_ss(h, _mm_movehdup_ps(h));
-            a->y[(m0 + mm) * a->ldy + n] = _mm_cvtss_f32(h) + tailv[mm] + bv;
+        for (int mm = 0; mm < MT; mm++) a->y[(m0 + mm) * a->ldy + n] = tailv[mm] + bv;
+    }
+    for (int64_t c0 = 0; c0 < nfull; c0 += cb) {
+        int64_t c1 = c0 + cb < nfull ? c0 + cb : nfull;
+        for (int64_t n = n0; n < n1; n++) {
+            const uint8_t *crow = a->codes + n * a->code_stride;
+            const uint8_t *srow = a->scales + n * a->nblk;
+            __m256 acc0[4], acc1[4];
+            for (int mm = 0; mm < MT; mm++) acc0[mm] = acc1[mm] = _mm256_setzero_ps();
+            for (int64_t b = c0; b < c1; b++) {
+                __m256 w[4];
+                ct__lin_block(elem, crow, b, _mm256_set1_ps(ct__mxk_e8m0_dec(srow[b])), w);
+                for (int mm = 0; mm < MT; mm++) {
+                    const float *xp = a->x + (m0 + mm) * a->ldx + b * 32;
+                    acc0[mm] = _mm256_fmadd_ps(_mm256_loadu_ps(xp), w[0], acc0[mm]);
+                    acc1[mm] = _mm256_fmadd_ps(_mm256_loadu_ps(xp + 8), w[1], acc1[mm]);
+                    acc0[mm] = _mm256_fmadd_ps(_mm256_loadu_ps(xp + 16), w[2], acc0[mm]);
+                    acc1[mm] = _mm256_fmadd_ps(_mm256_loadu_ps(xp + 24), w[3], acc1[mm]);
+                }
+            }
+            for (int mm = 0; mm < MT; mm++) a->y[(m0 + mm) * a->ldy + n] += ct__hsum8(_mm256_add_ps(acc0[mm], acc1[mm]));
         }
     }
 }
