@@ -5,6 +5,7 @@
  * cusolverDnXsyevBatched instead of the CPU paths. */
 #include "ctorch/linalg.h"
 
+#include <cblas.h>
 #include <omp.h>
 #include <string.h>
 
@@ -15,6 +16,8 @@
 /* Crossovers measured on the development machine (2 cores, AVX-512), see docs/linalg.md. */
 #define CT__EIGH_JACOBI_MAX_N_F32 32
 #define CT__EIGH_JACOBI_MAX_N_F64 32
+/* A single matrix at least this large keeps OpenBLAS's threads inside syevd. */
+#define CT__EIGH_BLAS_THREADS_MIN_N 256
 /* Below this much work (batch * n^3) the call stays on one thread. */
 #define CT__EIGH_PAR_MIN_WORK 20000
 
@@ -72,8 +75,8 @@ static ct_status eigh_run(ct_ctx *ctx, int f64, int n, int64_t batch, int upper,
     double work_est = (double)batch * n * n * n;
     if (work_est < CT__EIGH_PAR_MIN_WORK) nt = 1;
     if (nt > batch) nt = (int)batch;
-    /* LAPACK on a batch smaller than the thread count: let OpenBLAS thread inside syevd. */
-    if (path == CT__EIGH_PATH_LAPACK && batch < 2 * (int64_t)nt) nt = 1;
+    /* LAPACK on a single matrix: let OpenBLAS thread inside syevd. */
+    if (path == CT__EIGH_PATH_LAPACK && batch < 2) nt = 1;
 
     void *work = NULL;
     size_t wbytes = 0;
@@ -83,6 +86,14 @@ static ct_status eigh_run(ct_ctx *ctx, int f64, int n, int64_t batch, int upper,
         if (!work)
             return ct__set_error(ctx, CT_ERR_OOM, "linalg.eigh: cannot allocate %zu bytes of "
                                  "LAPACK workspace", wbytes * (size_t)nt);
+    }
+    /* OpenBLAS's own threads slow syevd down 2-3x below n ~ 256 and fight ours when we split
+     * the batch: run it single-threaded (also makes a matrix's result independent of the batch
+     * it is in), except for one large matrix, then restore the caller's setting. */
+    int blas_threads = 0;
+    if (path == CT__EIGH_PATH_LAPACK && (batch > 1 || n < CT__EIGH_BLAS_THREADS_MIN_N)) {
+        blas_threads = openblas_get_num_threads();
+        if (blas_threads > 1) openblas_set_num_threads(1);
     }
     if (nt == 1) {
         eigh_range(f64, path, isa, n, upper, a, w, v, info, 0, batch, work);
@@ -104,6 +115,7 @@ static ct_status eigh_run(ct_ctx *ctx, int f64, int n, int64_t batch, int upper,
             }
         }
     }
+    if (blas_threads > 1) openblas_set_num_threads(blas_threads);
     ct__free(ctx, work);
     return CT_OK;
 }

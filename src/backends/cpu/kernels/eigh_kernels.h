@@ -132,56 +132,78 @@ static inline __attribute__((always_inline)) void TN(solve)(const int n, const i
         }
         if (!any || sweep == CT__EIGH_MAX_SWEEPS) break;
         for (int r = 0; r < m - 1; r++) {
+            /* this round's disjoint pairs (P[k], Q[k]); for odd n one index sits out */
+            int P[CT__EIGH_JACOBI_MAX_N / 2], Q[CT__EIGH_JACOBI_MAX_N / 2], np = 0, single = -1;
+            for (int k = 0; k < m / 2; k++) {
+                int p, q;
+                if (TN(pair)(n, m, r, k, &p, &q)) {
+                    P[np] = p;
+                    Q[np] = q;
+                    np++;
+                } else {
+                    single = p;
+                }
+            }
             for (int g = 0; g < G; g++) {
                 VT *Ag = A + g * n * n, *Vg = V + g * n * n;
-                VT T[CT__EIGH_JACOBI_MAX_N / 2], C[CT__EIGH_JACOBI_MAX_N / 2],
-                    S[CT__EIGH_JACOBI_MAX_N / 2], APP[CT__EIGH_JACOBI_MAX_N / 2],
-                    AQQ[CT__EIGH_JACOBI_MAX_N / 2], APQ[CT__EIGH_JACOBI_MAX_N / 2];
-                for (int k = 0; k < m / 2; k++) {
-                    int p, q;
-                    if (!TN(pair)(n, m, r, k, &p, &q)) continue;
-                    APP[k] = Ag[p * n + p];
-                    AQQ[k] = Ag[q * n + q];
+                VT T[CT__EIGH_JACOBI_MAX_N / 2], U[CT__EIGH_JACOBI_MAX_N / 2],
+                    S[CT__EIGH_JACOBI_MAX_N / 2], APQ[CT__EIGH_JACOBI_MAX_N / 2];
+                for (int k = 0; k < np; k++) {
+                    const int p = P[k], q = Q[k];
+                    VT app = Ag[p * n + p], aqq = Ag[q * n + q];
                     APQ[k] = Ag[p * n + q];
-                    TN(rot)(APP[k], AQQ[k], APQ[k], &T[k], &C[k], &S[k]);
-                }
-                /* rows p, q of A and columns p, q of V */
-                for (int k = 0; k < m / 2; k++) {
-                    int p, q;
-                    if (!TN(pair)(n, m, r, k, &p, &q)) continue;
-                    VT c = C[k], s = S[k]; /* c holds tau here */
-                    for (int j = 0; j < n; j++) {
-                        VT x = Ag[p * n + j], y = Ag[q * n + j];
-                        Ag[p * n + j] = V_FNMA(s, V_FMA(c, x, y), x);
-                        Ag[q * n + j] = V_FMA(s, V_FNMA(c, y, x), y);
-                    }
-                    for (int j = 0; j < n; j++) {
-                        VT x = Vg[j * n + p], y = Vg[j * n + q];
-                        Vg[j * n + p] = V_FNMA(s, V_FMA(c, x, y), x);
-                        Vg[j * n + q] = V_FMA(s, V_FNMA(c, y, x), y);
-                    }
-                }
-                /* columns p, q of A */
-                for (int k = 0; k < m / 2; k++) {
-                    int p, q;
-                    if (!TN(pair)(n, m, r, k, &p, &q)) continue;
-                    VT c = C[k], s = S[k]; /* c holds tau here */
-                    for (int i = 0; i < n; i++) {
-                        VT x = Ag[i * n + p], y = Ag[i * n + q];
-                        Ag[i * n + p] = V_FNMA(s, V_FMA(c, x, y), x);
-                        Ag[i * n + q] = V_FMA(s, V_FNMA(c, y, x), y);
-                    }
-                }
-                /* the rotated 2x2 blocks take their exact values */
-                for (int k = 0; k < m / 2; k++) {
-                    int p, q;
-                    if (!TN(pair)(n, m, r, k, &p, &q)) continue;
+                    TN(rot)(app, aqq, APQ[k], &T[k], &U[k], &S[k]);
+                    /* the rotated 2x2 block takes its exact values */
                     VT ta = V_MUL(T[k], APQ[k]);
-                    Ag[p * n + p] = V_SUB(APP[k], ta);
-                    Ag[q * n + q] = V_ADD(AQQ[k], ta);
+                    Ag[p * n + p] = V_SUB(app, ta);
+                    Ag[q * n + q] = V_ADD(aqq, ta);
+                }
+                /* A <- J^T A J block by block: the 2x2 block (rows of pair k, columns of pair l)
+                 * is rotated on the left by k and on the right by l, then mirrored. U = tau:
+                 * x' = x - s (y + tau x), y' = y + s (x - tau y), the identity when s = 0. */
+                for (int k = 0; k < np; k++) {
+                    const int pk = P[k], qk = Q[k];
+                    const VT sk = S[k], uk = U[k];
+                    for (int l = k + 1; l < np; l++) {
+                        const int pl = P[l], ql = Q[l];
+                        const VT sl = S[l], ul = U[l];
+                        VT x11 = Ag[pk * n + pl], x12 = Ag[pk * n + ql];
+                        VT x21 = Ag[qk * n + pl], x22 = Ag[qk * n + ql];
+                        VT y11 = V_FNMA(sk, V_FMA(uk, x11, x21), x11);
+                        VT y21 = V_FMA(sk, V_FNMA(uk, x21, x11), x21);
+                        VT y12 = V_FNMA(sk, V_FMA(uk, x12, x22), x12);
+                        VT y22 = V_FMA(sk, V_FNMA(uk, x22, x12), x22);
+                        x11 = V_FNMA(sl, V_FMA(ul, y11, y12), y11);
+                        x12 = V_FMA(sl, V_FNMA(ul, y12, y11), y12);
+                        x21 = V_FNMA(sl, V_FMA(ul, y21, y22), y21);
+                        x22 = V_FMA(sl, V_FNMA(ul, y22, y21), y22);
+                        Ag[pk * n + pl] = x11;
+                        Ag[pl * n + pk] = x11;
+                        Ag[pk * n + ql] = x12;
+                        Ag[ql * n + pk] = x12;
+                        Ag[qk * n + pl] = x21;
+                        Ag[pl * n + qk] = x21;
+                        Ag[qk * n + ql] = x22;
+                        Ag[ql * n + qk] = x22;
+                    }
+                    if (single >= 0) {
+                        const int x = single;
+                        VT a1 = Ag[pk * n + x], a2 = Ag[qk * n + x];
+                        VT b1 = V_FNMA(sk, V_FMA(uk, a1, a2), a1);
+                        VT b2 = V_FMA(sk, V_FNMA(uk, a2, a1), a2);
+                        Ag[pk * n + x] = b1;
+                        Ag[x * n + pk] = b1;
+                        Ag[qk * n + x] = b2;
+                        Ag[x * n + qk] = b2;
+                    }
                     VT z = V_SEL(M_GT(V_ABS(T[k]), V_ZERO()), APQ[k], V_ZERO());
-                    Ag[p * n + q] = z;
-                    Ag[q * n + p] = z;
+                    Ag[pk * n + qk] = z;
+                    Ag[qk * n + pk] = z;
+                    for (int j = 0; j < n; j++) {
+                        VT x = Vg[j * n + pk], y = Vg[j * n + qk];
+                        Vg[j * n + pk] = V_FNMA(sk, V_FMA(uk, x, y), x);
+                        Vg[j * n + qk] = V_FMA(sk, V_FNMA(uk, y, x), y);
+                    }
                 }
             }
         }
