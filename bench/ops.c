@@ -1,0 +1,130 @@
+/* Op benchmarks: eager dispatch overhead on 1-element tensors, large elementwise add bandwidth
+ * against memcpy, and matmul against calling cblas_sgemm directly; baselines run in the same
+ * process. Lines: `bench ops <case> key=value ... ratio=R`. Not a test gate. */
+#include "ctorch/ctorch.h"
+
+#include <cblas.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+static double now(void) {
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
+}
+
+#define CHECK(x)                                                                                   \
+    do {                                                                                           \
+        if ((x) != CT_OK) {                                                                        \
+            fprintf(stderr, "bench ops: %s failed: %s\n", #x, ct_ctx_last_error(ctx));             \
+            exit(1);                                                                               \
+        }                                                                                          \
+    } while (0)
+
+static volatile float sink;
+
+int main(int argc, char **argv) {
+    int quick = argc > 1 && strcmp(argv[1], "--quick") == 0;
+    ct_ctx *ctx;
+    if (ct_ctx_create(NULL, &ctx) != CT_OK) return 1;
+    printf("# ctorch %s, isa %s, %d threads, %s\n", ct_version(), ct_ctx_cpu_isa(ctx),
+           ct_ctx_num_threads(ctx), ct_blas_info());
+
+    /* ---- dispatch: 1-element add, output allocated and released each time ---- */
+    {
+        int64_t one[1] = {1};
+        float v = 1.5f;
+        ct_tensor *a, *b, *r;
+        CHECK(ct_tensor_from_host(ctx, &v, CT_FLOAT32, 1, one, &a));
+        CHECK(ct_tensor_from_host(ctx, &v, CT_FLOAT32, 1, one, &b));
+        long iters = quick ? 200000 : 2000000;
+        double best = 1e9, base_best = 1e9;
+        for (int rep = 0; rep < 5; rep++) {
+            double t0 = now();
+            for (long i = 0; i < iters; i++) {
+                ct_add(ctx, a, b, &r);
+                ct_tensor_release(r);
+            }
+            double t = (now() - t0) / (double)iters;
+            if (t < best) best = t;
+            /* baseline: what any fresh-output op must do at least (one aligned alloc + free) */
+            t0 = now();
+            for (long i = 0; i < iters; i++) {
+                float *p = aligned_alloc(64, 64);
+                p[0] = v + v;
+                sink = p[0];
+                free(p);
+            }
+            t = (now() - t0) / (double)iters;
+            if (t < base_best) base_best = t;
+        }
+        printf("bench ops dispatch dtype=f32 numel=1 ns_per_op=%.1f baseline_alloc_ns=%.1f ratio=%.2f target_ns=150\n",
+               best * 1e9, base_best * 1e9, best / base_best);
+        ct_tensor_release(a);
+        ct_tensor_release(b);
+    }
+
+    /* ---- add_large: 4M f32 (16 MiB per array) vs memcpy of one array ---- */
+    {
+        int64_t n = 4 << 20;
+        int64_t s[1] = {n};
+        ct_tensor *a, *b, *r;
+        CHECK(ct_tensor_randn(ctx, CT_FLOAT32, 1, s, 1, 0, &a));
+        CHECK(ct_tensor_randn(ctx, CT_FLOAT32, 1, s, 2, 0, &b));
+        float *src = malloc((size_t)n * 4), *dst = malloc((size_t)n * 4);
+        memset(src, 1, (size_t)n * 4);
+        memset(dst, 0, (size_t)n * 4);
+        int reps = quick ? 5 : 30;
+        double best_add = 1e9, best_cpy = 1e9;
+        for (int rep = 0; rep < reps; rep++) {
+            double t0 = now();
+            CHECK(ct_add(ctx, a, b, &r));
+            double t = now() - t0;
+            ct_tensor_release(r);
+            if (t < best_add) best_add = t;
+            t0 = now();
+            memcpy(dst, src, (size_t)n * 4);
+            t = now() - t0;
+            sink = dst[rep];
+            if (t < best_cpy) best_cpy = t;
+        }
+        double gb_add = 3.0 * 4 * (double)n / best_add / 1e9, gb_cpy = 2.0 * 4 * (double)n / best_cpy / 1e9;
+        printf("bench ops add_large dtype=f32 numel=%lld add_GBps=%.2f memcpy_GBps=%.2f ratio=%.2f target=0.7\n",
+               (long long)n, gb_add, gb_cpy, gb_add / gb_cpy);
+        free(src), free(dst);
+        ct_tensor_release(a), ct_tensor_release(b);
+    }
+
+    /* ---- matmul: 1024^3 f32 vs cblas_sgemm on the same data ---- */
+    {
+        int m = quick ? 512 : 1024;
+        int64_t s[2] = {m, m};
+        ct_tensor *a, *b, *r;
+        CHECK(ct_tensor_randn(ctx, CT_FLOAT32, 2, s, 3, 0, &a));
+        CHECK(ct_tensor_randn(ctx, CT_FLOAT32, 2, s, 4, 0, &b));
+        float *c = malloc((size_t)m * m * 4);
+        const float *pa = ct_tensor_data_ptr(a), *pb = ct_tensor_data_ptr(b);
+        int reps = quick ? 3 : 10;
+        double best_ct = 1e9, best_bl = 1e9;
+        for (int rep = 0; rep < reps; rep++) {
+            double t0 = now();
+            CHECK(ct_matmul(ctx, a, b, &r));
+            double t = now() - t0;
+            ct_tensor_release(r);
+            if (t < best_ct) best_ct = t;
+            t0 = now();
+            cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, m, m, m, 1.0f, pa, m, pb, m, 0.0f, c, m);
+            t = now() - t0;
+            if (t < best_bl) best_bl = t;
+        }
+        double fl = 2.0 * m * m * m;
+        printf("bench ops matmul dtype=f32 shape=%dx%dx%d ctorch_GFLOPs=%.1f cblas_GFLOPs=%.1f ratio=%.3f target=0.95\n",
+               m, m, m, fl / best_ct / 1e9, fl / best_bl / 1e9, best_bl / best_ct);
+        free(c);
+        ct_tensor_release(a), ct_tensor_release(b);
+    }
+    ct_ctx_free(ctx);
+    return 0;
+}
