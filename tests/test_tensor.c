@@ -295,6 +295,40 @@ TEST(philox_known_answer) {
     CHECK(o[0] == 0xd16cfe09u && o[1] == 0x94fdccebu && o[2] == 0x5001e420u && o[3] == 0x24126ea1u);
 }
 
+TEST(block_cache) {
+    ct_ctx *c;
+    CHECK_OK(ct_ctx_create(NULL, &c));
+    int64_t s[1] = {100000};
+    ct_tensor *a, *b;
+    CHECK(ct_ctx_cached_bytes(c) == 0);
+    CHECK_OK(ct_tensor_zeros(c, CT_FLOAT32, 1, s, &a));
+    void *pa = ct_tensor_data_ptr(a);
+    ct_tensor_release(a);
+    size_t held = ct_ctx_cached_bytes(c);
+    CHECK(held >= 400000 && held <= 400000 * 5 / 4 + 4096);
+    CHECK_OK(ct_tensor_full(c, CT_FLOAT32, 1, s, 3.0, &b)); /* reuses the cached block */
+    CHECK(ct_tensor_data_ptr(b) == pa);
+    CHECK(ct_ctx_cached_bytes(c) < held);
+    float v[4];
+    int64_t s4[1] = {4};
+    ct_tensor *n4;
+    CHECK_OK(ct_tensor_narrow(c, b, 0, 99996, 4, &n4));
+    CHECK_OK(ct_tensor_to_host(n4, v, sizeof v));
+    CHECK(v[0] == 3.0f && v[3] == 3.0f); /* a reused block is fully rewritten */
+    (void)s4;
+    ct_tensor_release(n4);
+    ct_tensor_release(b);
+    ct_ctx_empty_cache(c);
+    CHECK(ct_ctx_cached_bytes(c) == 0);
+    ct_ctx_free(c);
+    ct_ctx_options o = {.size = sizeof o, .no_cache = true};
+    CHECK_OK(ct_ctx_create(&o, &c));
+    CHECK_OK(ct_tensor_zeros(c, CT_FLOAT32, 1, s, &a));
+    ct_tensor_release(a);
+    CHECK(ct_ctx_cached_bytes(c) == 0);
+    ct_ctx_free(c);
+}
+
 int main(void) {
     ctx = tu_ctx_or_skip();
     RUN(creation_and_metadata);
@@ -303,6 +337,7 @@ int main(void) {
     RUN(copies_and_casts);
     RUN(rng_reproducible);
     RUN(philox_known_answer);
+    RUN(block_cache);
     ct_ctx_free(ctx);
     return ct_test_end();
 }

@@ -72,6 +72,7 @@ typedef struct ct_ctx_options {
     void *log_user;
     ct_log_level log_level;  /* messages below this level are dropped */
     const char *cpu_isa;     /* "ref", "avx2", "avx512" or NULL (env CT_CPU_ISA, then best) */
+    bool no_cache;           /* true: the built-in allocator frees blocks at once (no block cache) */
 } ct_ctx_options;
 
 typedef struct ct_ctx ct_ctx;
@@ -87,6 +88,11 @@ CT_API const char *ct_ctx_last_error(const ct_ctx *ctx);
 CT_API const char *ct_ctx_cpu_isa(const ct_ctx *ctx);
 /* Number of threads the context's kernels use. */
 CT_API int ct_ctx_num_threads(const ct_ctx *ctx);
+/* Free every block the built-in allocator's cache holds (freed tensors' memory is cached for reuse,
+ * up to 1 GiB; custom allocator hooks bypass the cache). */
+CT_API void ct_ctx_empty_cache(ct_ctx *ctx);
+/* Bytes currently held by the block cache. */
+CT_API size_t ct_ctx_cached_bytes(const ct_ctx *ctx);
 
 /* Best ISA the running CPU supports ("ref", "avx2", "avx512"), from cpuid. */
 CT_API const char *ct_cpu_best_isa(void);

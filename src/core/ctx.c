@@ -23,10 +23,13 @@ static void ct__default_free(void *user, void *p) {
 }
 
 void *ct__alloc(ct_ctx *ctx, size_t nbytes, size_t align) {
+    if (ctx->cache_on && align <= 64) return ct__cache_alloc(ctx, nbytes);
     return ctx->allocator.alloc(ctx->allocator.user, nbytes, align);
 }
 void ct__free(ct_ctx *ctx, void *p) {
-    if (p) ctx->allocator.free(ctx->allocator.user, p);
+    if (!p) return;
+    if (ctx->cache_on) ct__cache_free(ctx, p);
+    else ctx->allocator.free(ctx->allocator.user, p);
 }
 
 ct_status ct__set_error(ct_ctx *ctx, ct_status st, const char *fmt, ...) {
@@ -81,6 +84,7 @@ ct_status ct_ctx_create(const ct_ctx_options *opts, ct_ctx **out) {
     if (!ctx) return CT_ERR_OOM;
     memset(ctx, 0, sizeof *ctx);
     ctx->allocator = al;
+    ctx->cache_on = !o.allocator.alloc && !o.no_cache;
     ctx->log_fn = o.log_fn;
     ctx->log_user = o.log_user;
     ctx->log_level = o.log_level;
@@ -112,6 +116,7 @@ void ct_ctx_free(ct_ctx *ctx) {
         if (b->vt.destroy) b->vt.destroy(b->vt.state);
         if (b->dl_handle) dlclose(b->dl_handle);
     }
+    if (ctx->cache_on) ct__cache_release_all(ctx);
     ctx->allocator.free(ctx->allocator.user, ctx);
 }
 

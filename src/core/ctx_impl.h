@@ -22,6 +22,15 @@ typedef struct ct__backend_slot {
     void *dl_handle;     /* from ct_backend_load, closed at ctx free */
 } ct__backend_slot;
 
+/* 4 classes per power of two from 256 B up to 2^36 B */
+#define CT__CACHE_BINS ((36 - 8) * 4 + 1)
+#define CT__CACHE_MAX_BYTES ((size_t)1 << 30)
+typedef struct ct__cache {
+    void *bins[CT__CACHE_BINS];
+    int count[CT__CACHE_BINS];
+    size_t bytes;
+} ct__cache;
+
 struct ct_ctx {
     ct_allocator allocator;
     ct_log_fn log_fn;
@@ -32,8 +41,14 @@ struct ct_ctx {
     int n_backends;
     int next_user_type;
     ct__backend_slot backends[CT__MAX_BACKENDS];
+    bool cache_on;       /* built-in allocator with the block cache */
+    ct__cache cache;
     char err[512];
 };
+
+void *ct__cache_alloc(ct_ctx *ctx, size_t nbytes);
+void ct__cache_free(ct_ctx *ctx, void *p);
+void ct__cache_release_all(ct_ctx *ctx);
 
 /* Backend slot of a device type, or NULL (with an error recorded) if none is registered. */
 ct__backend_slot *ct__backend_for(ct_ctx *ctx, ct_device dev);

@@ -70,7 +70,7 @@ static ct_status ct__reduce_front(ct_ctx *ctx, const char *name, ct_op_kind kind
     if (!ct__is_compute_dtype(a->dtype))
         return ct__set_error(ctx, CT_ERR_DTYPE, "%s: dtype %s is not supported", name,
                              ct_dtype_name(a->dtype));
-    uint32_t mask;
+    uint32_t mask = 0;
     if ((st = ct__dim_mask(ctx, name, a, n_dims, dims, &mask)) != CT_OK) return st;
     ct_dtype out_dt = a->dtype;
     if (kind == CT_OP_SUM && !ct_dtype_is_floating(a->dtype)) out_dt = CT_INT64;
@@ -125,7 +125,7 @@ ct_status ct_argmax(ct_ctx *ctx, const ct_tensor *a, int dim, bool keepdim, ct_t
         *out = r;
         return CT_OK;
     }
-    uint32_t mask;
+    uint32_t mask = 0;
     if ((st = ct__dim_mask(ctx, "argmax", a, 1, &dim, &mask)) != CT_OK) return st;
     return ct__reduce(ctx, "argmax", CT_OP_ARGMAX, a, mask, keepdim, CT_INT64, out);
 }
