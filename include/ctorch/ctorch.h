@@ -6,4 +6,6 @@
 #include "ctorch/tensor.h"
 #include "ctorch/backend.h"
 #include "ctorch/ops.h"
+#include "ctorch/linalg.h"
+#include "ctorch/mx.h"
 #endif
