@@ -1,6 +1,7 @@
 /* ctorch command-line tool: --help, --version, info, demo. */
 #include "ctorch/ctorch.h"
 
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -56,6 +57,40 @@ static void print_tensor(const char *name, const ct_tensor *t) {
     free(buf);
 }
 
+/* Quantize a Gaussian weight to every MX format and print the SQNR of the round trip. */
+static ct_status demo_mx(ct_ctx *ctx) {
+    int64_t shape[2] = {256, 256};
+    ct_tensor *w = NULL;
+    ct_status st = ct_tensor_randn(ctx, CT_FLOAT32, 2, shape, 7, 0, &w);
+    if (st != CT_OK) return st;
+    float *ref = malloc(sizeof(float) * 65536), *back = malloc(sizeof(float) * 65536);
+    if (!ref || !back) st = CT_ERR_OOM;
+    if (st == CT_OK) st = ct_tensor_to_host(w, ref, sizeof(float) * 65536);
+    printf("\nMX quantization of a 256x256 Gaussian weight (block 32, FLOOR scales):\n");
+    for (int f = 0; f < CT_MX_FORMAT_COUNT && st == CT_OK; f++) {
+        ct_mx_tensor *q = NULL;
+        ct_tensor *d = NULL;
+        st = ct_mx_quantize(ctx, w, (ct_mx_format)f, 32, -1, CT_MX_SCALE_FLOOR, &q);
+        if (st == CT_OK) st = ct_mx_dequantize(ctx, q, CT_FLOAT32, &d);
+        if (st == CT_OK) st = ct_tensor_to_host(d, back, sizeof(float) * 65536);
+        if (st == CT_OK) {
+            double sig = 0, err = 0;
+            for (int i = 0; i < 65536; i++) {
+                sig += (double)ref[i] * ref[i];
+                err += ((double)ref[i] - back[i]) * ((double)ref[i] - back[i]);
+            }
+            printf("  %-12s SQNR %5.1f dB\n", ct_mx_format_name((ct_mx_format)f),
+                   10 * log10(sig / (err > 0 ? err : 1e-300)));
+        }
+        ct_tensor_release(d);
+        ct_mx_tensor_free(q);
+    }
+    free(ref);
+    free(back);
+    ct_tensor_release(w);
+    return st;
+}
+
 static int cmd_demo(int argc, char **argv) {
     if (argc > 1 && (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h"))) {
         printf("usage: ctorch demo\nRuns a short tour: tensors, broadcasting, reductions, softmax, matmul.\n");
@@ -109,6 +144,7 @@ static int cmd_demo(int argc, char **argv) {
     ct_tensor_release(x);
     ct_tensor_release(z);
     ct_tensor_release(r);
+    if (st == CT_OK) st = demo_mx(ctx);
 out:;
     ct_tensor *all[] = {a, b, c, s, sm, w, y};
     for (size_t i = 0; i < sizeof all / sizeof all[0]; i++) ct_tensor_release(all[i]);
