@@ -61,6 +61,14 @@ CT__EIGH_KERNEL_DECL(ct__eigh_jacobi_f64_avx512, double);
 #ifndef CT__EIGH_MAX_SWEEPS
 #define CT__EIGH_MAX_SWEEPS 40
 #endif
+#ifndef CT__EIGH_MAX_QR_IT
+#define CT__EIGH_MAX_QR_IT 40
+#endif
+/* n from which the tridiagonal QR path replaces Jacobi (see docs/linalg.md for the numbers) */
+#ifndef CT__EIGH_TDQR_MIN_N
+#define CT__EIGH_TDQR_MIN_N 5
+#endif
+#define CT__EIGH_USE_TDQR
 
 /* Rotation parameters for one pair in every lane: t = tan, c = cos, s = sin; identity where the
  * lane's mask is off. d = a_qq - a_pp, t = sign(d) 2 a_pq / (|d| + sqrt(d^2 + 4 a_pq^2)). */
@@ -210,24 +218,167 @@ static inline __attribute__((always_inline)) void TN(solve)(const int n, const i
     }
 }
 
-/* Sort eigenvalues ascending (stable odd-even transposition sort), moving V's columns, then make
- * each column's first largest-magnitude component positive. W: [n], V: [n][n] of one group. */
-static inline __attribute__((always_inline)) void TN(sortfix)(const int n, VT *W, VT *V,
-                                                             int want_v) {
-    for (int round = 0; round < n; round++)
-        for (int i = round & 1; i + 1 < n; i += 2) {
-            MT sw = M_GT(W[i], W[i + 1]);
-            VT lo = V_SEL(sw, W[i], W[i + 1]), hi = V_SEL(sw, W[i + 1], W[i]);
-            W[i] = lo;
-            W[i + 1] = hi;
-            if (want_v)
-                for (int k = 0; k < n; k++) {
-                    VT x = V[k * n + i], y = V[k * n + i + 1];
-                    V[k * n + i] = V_SEL(sw, x, y);
-                    V[k * n + i + 1] = V_SEL(sw, y, x);
-                }
+
+/* ---- medium n: Householder tridiagonalisation + implicit QR (Wilkinson shift), lanes in
+ * lockstep. A (scaled, full symmetric) is reduced to T = Q^T A Q, with the reflectors kept in A's
+ * columns; V receives Z^T (rows = columns of Z) so rotations touch contiguous rows; QR steps on
+ * the window [0, hi] run until e[hi-1] is negligible in every lane (lanes already converged rotate
+ * by the exact identity). Negligible interior e[j] are set to 0 and the bulge chase restarts
+ * below them with the same shift, so a split lane still iterates on its bottom block. On exit
+ * diag(A) holds the eigenvalues and V the eigenvectors as columns (unsorted). ---- */
+/* Steps 1-2 for one group: T = Q^T A Q into (D, E), Z^T = Q^T into V when want_v. */
+static inline __attribute__((always_inline)) void TN(tdred)(const int n, VT *A, VT *V, VT *D,
+                                                           VT *E, const int want_v) {
+    VT TAU[CT__EIGH_JACOBI_MAX_N];
+    VT vv[CT__EIGH_JACOBI_MAX_N], pw[CT__EIGH_JACOBI_MAX_N];
+    const VT zero = V_ZERO(), one = V_SET1((ELT)1), half = V_SET1((ELT)0.5);
+    /* 1. tridiagonalise: reflector k maps A[k+1.., k] to (alpha, 0, ..., 0) */
+    for (int k = 0; k < n - 2; k++) {
+        const int m = n - k - 1, o = k + 1;
+        VT x0 = A[o * n + k], sig = zero;
+        for (int i = 1; i < m; i++) sig = V_FMA(A[(o + i) * n + k], A[(o + i) * n + k], sig);
+        MT nz = M_GT(sig, V_SET1(EIGH_TINY2));
+        VT s2 = V_FMA(x0, x0, sig);
+        VT nrm = V_MUL(s2, V_RSQRT(V_SEL(nz, one, s2)));
+        VT alpha = V_XOR(nrm, V_XOR(V_SIGN(x0), V_SET1((ELT)-0.0))); /* -sign(x0) |x| */
+        VT tau = V_RCP(V_SEL(nz, one, V_MUL(nrm, V_ADD(nrm, V_ABS(x0)))));
+        tau = V_SEL(nz, zero, tau);
+        E[k] = V_SEL(nz, x0, alpha);
+        vv[0] = V_SEL(nz, zero, V_SUB(x0, alpha));
+        A[o * n + k] = vv[0];
+        for (int i = 1; i < m; i++) vv[i] = A[(o + i) * n + k];
+        TAU[k] = tau;
+        /* p = tau B v, w = p - (tau/2)(v.p) v, B -= v w^T + w v^T */
+        VT kk = zero;
+        for (int i = 0; i < m; i++) {
+            const VT *row = A + (o + i) * n + o;
+            VT acc = zero;
+            for (int j = 0; j < m; j++) acc = V_FMA(row[j], vv[j], acc);
+            pw[i] = V_MUL(tau, acc);
+            kk = V_FMA(vv[i], pw[i], kk);
         }
-    if (!want_v) return;
+        kk = V_MUL(V_MUL(kk, tau), half);
+        for (int i = 0; i < m; i++) pw[i] = V_FNMA(kk, vv[i], pw[i]);
+        for (int i = 0; i < m; i++) {
+            VT *row = A + (o + i) * n + o;
+            const VT vi = vv[i], wi = pw[i];
+            for (int j = 0; j < m; j++) row[j] = V_FNMA(vi, pw[j], V_FNMA(wi, vv[j], row[j]));
+        }
+    }
+    if (n >= 2) E[n - 2] = A[(n - 1) * n + n - 2];
+    for (int i = 0; i < n; i++) D[i] = A[i * n + i];
+    /* 2. Z^T = (H_0 ... H_{n-3})^T by backward accumulation, in V */
+    for (int i = 0; i < n && want_v; i++)
+        for (int j = 0; j < n; j++) V[i * n + j] = V_SET1((ELT)(i == j));
+    for (int k = n - 3; k >= 0 && want_v; k--) {
+        const int m = n - k - 1, o = k + 1;
+        for (int i = 0; i < m; i++) vv[i] = A[(o + i) * n + k];
+        const VT tau = TAU[k];
+        for (int j = o; j < n; j++) {
+            VT *row = V + j * n + o;
+            VT acc = zero;
+            for (int i = 0; i < m; i++) acc = V_FMA(vv[i], row[i], acc);
+            acc = V_MUL(acc, tau);
+            for (int i = 0; i < m; i++) row[i] = V_FNMA(acc, vv[i], row[i]);
+        }
+    }
+}
+
+/* Step 3 for G groups in lockstep (independent rotation chains interleave, hiding latency). */
+static inline __attribute__((always_inline)) void TN(tdqr)(const int n, const int G, VT *A,
+                                                          VT *V, MT *notconv, const int want_v) {
+    VT D[4][CT__EIGH_JACOBI_MAX_N], E[4][CT__EIGH_JACOBI_MAX_N];
+    const VT zero = V_ZERO(), one = V_SET1((ELT)1), half = V_SET1((ELT)0.5);
+    for (int g = 0; g < G; g++) TN(tdred)(n, A + g * n * n, V + g * n * n, D[g], E[g], want_v);
+    MT nc[4], act[4];
+    VT mu[4], zb[4];
+    for (int g = 0; g < G; g++) nc[g] = M_NONE();
+    for (int hi = n - 1; hi >= 1; hi--) {
+        for (int it = 0;; it++) {
+            int any = 0;
+            for (int g = 0; g < G; g++) {
+                VT *Dg = D[g], *Eg = E[g];
+                for (int j = 0; j < hi; j++) {
+                    VT ae = V_ABS(Eg[j]);
+                    MT big = M_AND(
+                        M_GT(ae, V_MUL(V_SET1(EIGH_U), V_ADD(V_ABS(Dg[j]), V_ABS(Dg[j + 1])))),
+                        M_GT(ae, V_SET1(EIGH_TINYABS)));
+                    Eg[j] = V_SEL(big, zero, Eg[j]);
+                }
+                act[g] = M_GT(V_ABS(Eg[hi - 1]), zero);
+                any |= M_ANY(act[g]);
+            }
+            if (!any) break;
+            if (it == CT__EIGH_MAX_QR_IT) {
+                for (int g = 0; g < G; g++) nc[g] = M_OR(nc[g], act[g]);
+                break;
+            }
+            for (int g = 0; g < G; g++) {
+                VT dd = V_MUL(half, V_SUB(D[g][hi - 1], D[g][hi])), ee = E[g][hi - 1];
+                VT ee2 = V_MUL(ee, ee);
+                VT q = V_FMA(dd, dd, ee2);
+                VT hyp = V_MUL(q, V_RSQRT(V_SEL(act[g], one, q)));
+                VT den = V_XOR(V_ADD(V_ABS(dd), hyp), V_SIGN(dd));
+                mu[g] = V_SUB(D[g][hi], V_MUL(ee2, V_RCP(V_SEL(act[g], one, den))));
+                zb[g] = zero;
+            }
+            for (int k = 0; k < hi; k++) {
+                for (int g = 0; g < G; g++) {
+                    VT *Dg = D[g], *Eg = E[g];
+                    VT x, z;
+                    if (k == 0) {
+                        x = V_SUB(Dg[0], mu[g]);
+                        z = Eg[0];
+                    } else {
+                        MT chase = M_GT(V_ABS(Eg[k - 1]), zero);
+                        x = V_SEL(chase, V_SUB(Dg[k], mu[g]), Eg[k - 1]);
+                        z = V_SEL(chase, Eg[k], zb[g]);
+                    }
+                    VT r2 = V_FMA(x, x, V_MUL(z, z));
+                    MT ok = M_AND(act[g], M_GT(r2, V_SET1(EIGH_TINY2)));
+                    VT ir = V_RSQRT(V_SEL(ok, one, r2));
+                    VT c = V_SEL(ok, one, V_MUL(V_ABS(x), ir));
+                    VT s = V_SEL(ok, zero,
+                                 V_XOR(V_MUL(z, ir), V_XOR(V_SIGN(x), V_SET1((ELT)-0.0))));
+                    if (k > 0) Eg[k - 1] = V_FNMA(s, zb[g], V_MUL(c, Eg[k - 1]));
+                    VT a = Dg[k], b = Dg[k + 1], f = Eg[k];
+                    VT cc = V_MUL(c, c), ss = V_MUL(s, s), cs = V_MUL(c, s);
+                    VT csf2 = V_MUL(V_ADD(cs, cs), f);
+                    Dg[k] = V_FMA(ss, b, V_FMA(cc, a, V_SUB(zero, csf2)));
+                    Dg[k + 1] = V_FMA(ss, a, V_FMA(cc, b, csf2));
+                    Eg[k] = V_FMA(cs, V_SUB(a, b), V_MUL(V_SUB(cc, ss), f));
+                    if (k + 1 < hi) {
+                        zb[g] = V_MUL(V_SUB(zero, s), Eg[k + 1]);
+                        Eg[k + 1] = V_MUL(c, Eg[k + 1]);
+                    }
+                    if (!want_v) continue;
+                    VT tu = V_MUL(s, V_RCP(V_ADD(one, c)));
+                    VT *r0 = V + g * n * n + k * n, *r1 = r0 + n;
+                    for (int i = 0; i < n; i++) {
+                        VT x0 = r0[i], x1 = r1[i];
+                        r0[i] = V_FNMA(s, V_FMA(tu, x0, x1), x0);
+                        r1[i] = V_FMA(s, V_FNMA(tu, x1, x0), x1);
+                    }
+                }
+            }
+        }
+    }
+    for (int g = 0; g < G; g++) {
+        VT *Ag = A + g * n * n, *Vg = V + g * n * n;
+        notconv[g] = nc[g];
+        /* V holds Z^T: transpose in place; eigenvalues to diag(A) */
+        for (int i = 0; i < n && want_v; i++)
+            for (int j = i + 1; j < n; j++) {
+                VT t = Vg[i * n + j];
+                Vg[i * n + j] = Vg[j * n + i];
+                Vg[j * n + i] = t;
+            }
+        for (int i = 0; i < n; i++) Ag[i * n + i] = D[g][i];
+    }
+}
+
+/* Make each column's first largest-magnitude component positive. V: [n][n] of one group. */
+static inline __attribute__((always_inline)) void TN(signfix)(const int n, VT *V) {
     for (int j = 0; j < n; j++) {
         VT best = V_ABS(V[j]), sg = V_SIGN(V[j]);
         for (int k = 1; k < n; k++) {
@@ -239,6 +390,21 @@ static inline __attribute__((always_inline)) void TN(sortfix)(const int n, VT *W
         for (int k = 0; k < n; k++) V[k * n + j] = V_XOR(V[k * n + j], sg);
     }
 }
+
+#ifdef V_STORE_AOS_ISA
+#define CT__EIGH_STORE_AOS V_STORE_AOS_ISA
+#else
+/* Default SoA -> AoS store: lane l's `cnt` elements go to dst[l*cnt ...]. An ISA file may define
+ * V_STORE_AOS_ISA(dst, src, cnt, nl) with in-register transposes instead. */
+#define CT__EIGH_STORE_AOS(dst, src, cnt, nl) TN(store_aos)((dst), (src), (cnt), (nl))
+static __attribute__((noinline)) void TN(store_aos)(ELT *dst, const VT *src, int cnt, int nl) {
+    ELT tmp[LANES] __attribute__((aligned(64)));
+    for (int e = 0; e < cnt; e++) {
+        V_STORE(tmp, src[e]);
+        for (int l = 0; l < nl; l++) dst[(int64_t)l * cnt + e] = tmp[l];
+    }
+}
+#endif
 
 /* Full block: G groups of LANES matrices (nmat <= G*LANES of them valid) from a to w/v/info. */
 static inline __attribute__((always_inline)) void
@@ -254,12 +420,20 @@ TN(block)(const int n, const int G, VT *A, VT *V, const ELT *a, int64_t nmat, in
         if (nl < 0) nl = 0;
         VT mx = V_ZERO();
         MT b = M_NONE();
+#ifdef V_LOAD_SOA_ISA
+        /* full group: transpose all n*n entries into V (free until the solver sets it) */
+        if (nl == LANES) V_LOAD_SOA_ISA(V + g * n * n, a + base * nn, (int)nn);
+#endif
         for (int i = 0; i < n; i++)
             for (int j = 0; j <= i; j++) {
                 VT x;
                 int64_t off = upper ? (int64_t)j * n + i : (int64_t)i * n + j;
                 if (nl == LANES)
+#ifdef V_LOAD_SOA_ISA
+                    x = V[g * n * n + off];
+#else
                     x = V_GATHER(a + base * nn + off, nn);
+#endif
                 else {
                     ELT tmp[LANES] __attribute__((aligned(64)));
                     for (int l = 0; l < LANES; l++) tmp[l] = l < nl ? a[(base + l) * nn + off] : 0;
@@ -279,27 +453,53 @@ TN(block)(const int n, const int G, VT *A, VT *V, const ELT *a, int64_t nmat, in
             }
         bad[g] = b;
     }
-    TN(solve)(n, G, A, V, notconv);
+#ifdef CT__EIGH_USE_TDQR
+    if (n >= CT__EIGH_TDQR_MIN_N) {
+        TN(tdqr)(n, G, A, V, notconv, v != 0);
+    } else
+#endif
+        TN(solve)(n, G, A, V, notconv);
     for (int g = 0; g < G; g++) {
         VT *Ag = A + g * n * n, *Vg = V + g * n * n;
         VT W[CT__EIGH_JACOBI_MAX_N];
         for (int i = 0; i < n; i++) W[i] = Ag[i * n + i];
-        TN(sortfix)(n, W, Vg, v != 0);
+        /* rank of each eigenvalue in its lane (stable: ties keep index order); the scatter
+         * below writes eigenvalue i and vector column i to position rank_i */
+        const VT zero = V_ZERO(), one = V_SET1((ELT)1);
+        VT R[CT__EIGH_JACOBI_MAX_N];
+        for (int i = 0; i < n; i++) {
+            VT r = zero;
+            for (int j = 0; j < i; j++) r = V_ADD(r, V_SEL(M_GT(W[j], W[i]), one, zero));
+            for (int j = i + 1; j < n; j++) r = V_ADD(r, V_SEL(M_GT(W[i], W[j]), zero, one));
+            R[i] = r;
+        }
+        if (v) TN(signfix)(n, Vg);
         const VT nan = V_SET1((ELT)NAN);
         for (int i = 0; i < n; i++) W[i] = V_SEL(bad[g], V_MUL(W[i], usc[g]), nan);
         int64_t base = (int64_t)g * LANES;
         int nl = nmat - base < LANES ? (int)(nmat - base) : LANES;
         if (nl <= 0) continue;
-        ELT tmp[LANES] __attribute__((aligned(64)));
-        for (int i = 0; i < n; i++) {
-            V_STORE(tmp, W[i]);
-            for (int l = 0; l < nl; l++) w[(base + l) * n + i] = tmp[l];
-        }
-        if (v)
-            for (int k = 0; k < nn; k++) {
-                V_STORE(tmp, V_SEL(bad[g], Vg[k], nan));
-                for (int l = 0; l < nl; l++) v[(base + l) * nn + k] = tmp[l];
+        /* permute into sorted order with per-lane selects: position p takes the i whose rank
+         * is p (O(n^3) mask moves, cheaper than scattering scalars), reusing A as buffer */
+        VT WS[CT__EIGH_JACOBI_MAX_N];
+        for (int p = 0; p < n; p++) {
+            const VT pv = V_SET1((ELT)p);
+            VT wp = W[0];
+            MT sel[CT__EIGH_JACOBI_MAX_N];
+            for (int i = 0; i < n; i++) {
+                sel[i] = M_GT(V_SET1((ELT)0.5), V_ABS(V_SUB(R[i], pv))); /* R[i] == p */
+                wp = V_SEL(sel[i], wp, W[i]);
             }
+            WS[p] = wp;
+            if (v)
+                for (int k = 0; k < n; k++) {
+                    VT x = Vg[k * n];
+                    for (int i = 1; i < n; i++) x = V_SEL(sel[i], x, Vg[k * n + i]);
+                    Ag[k * n + p] = V_SEL(bad[g], x, nan);
+                }
+        }
+        CT__EIGH_STORE_AOS(w + base * n, WS, n, nl);
+        if (v) CT__EIGH_STORE_AOS(v + base * nn, Ag, (int)nn, nl);
         if (info) {
             int32_t ti[LANES];
             M_TOINFO(bad[g], notconv[g], ti);
@@ -317,7 +517,15 @@ TN(block)(const int n, const int G, VT *A, VT *V, const ELT *a, int64_t nmat, in
 CT__EIGH_INST(2, 2)
 CT__EIGH_INST(3, 2)
 CT__EIGH_INST(4, 2)
+CT__EIGH_INST(8, 2)
 #undef CT__EIGH_INST
+
+/* runtime n <= 16: two groups in flight */
+static void TN(blkn2)(int n, const ELT *a, int64_t nmat, int upper, ELT *w, ELT *v,
+                      int32_t *info) {
+    VT A[2 * 16 * 16], V[2 * 16 * 16];
+    TN(block)(n, 2, A, V, a, nmat, upper, w, v, info);
+}
 
 static void TN(blkn)(int n, const ELT *a, int64_t nmat, int upper, ELT *w, ELT *v,
                      int32_t *info) {
@@ -483,7 +691,7 @@ void CT__EIGH_ENTRY(int64_t batch, int n, const ELT *a, int upper, ELT *w, ELT *
         }
         return;
     }
-    int G = n <= 4 ? 2 : 1;
+    int G = n <= 16 ? 2 : 1;
     int64_t step = (int64_t)G * LANES;
     int64_t b0 = 0;
 #ifdef CT__EIGH_N3
@@ -518,9 +726,16 @@ void CT__EIGH_ENTRY(int64_t batch, int n, const ELT *a, int upper, ELT *w, ELT *
         case 2: TN(blk2)(ab, nm, upper, wb, vb, ib); break;
         case 3: TN(blk3)(ab, nm, upper, wb, vb, ib); break;
         case 4: TN(blk4)(ab, nm, upper, wb, vb, ib); break;
-        default: TN(blkn)(n, ab, nm, upper, wb, vb, ib); break;
+        case 8: TN(blk8)(ab, nm, upper, wb, vb, ib); break;
+        default:
+            if (n <= 16)
+                TN(blkn2)(n, ab, nm, upper, wb, vb, ib);
+            else
+                TN(blkn)(n, ab, nm, upper, wb, vb, ib);
+            break;
         }
     }
 }
 
+#undef CT__EIGH_STORE_AOS
 #endif /* CT__EIGH_TMPL */

@@ -18,6 +18,8 @@
 #define CT__EIGH_ENTRY ct__eigh_jacobi_f32_avx2
 #define EIGH_U2 (0x1p-24f * 0x1p-24f)
 #define EIGH_TINY2 (0x1p-44f * 0x1p-44f)
+#define EIGH_U 0x1p-24f
+#define EIGH_TINYABS 0x1p-44f
 #define M_GT(a, b) _mm256_cmp_ps((a), (b), _CMP_GT_OQ)
 #define M_AND _mm256_and_ps
 #define M_OR _mm256_or_ps
@@ -90,6 +92,8 @@ static inline __m256 ct__eigh_avx2_f32_rcp(__m256 x) {
 #undef CT__EIGH_ENTRY
 #undef EIGH_U2
 #undef EIGH_TINY2
+#undef EIGH_U
+#undef EIGH_TINYABS
 #undef M_GT
 #undef M_AND
 #undef M_OR
@@ -125,6 +129,8 @@ static inline __m256 ct__eigh_avx2_f32_rcp(__m256 x) {
 #define CT__EIGH_ENTRY ct__eigh_jacobi_f64_avx2
 #define EIGH_U2 (0x1p-53 * 0x1p-53)
 #define EIGH_TINY2 (0x1p-80 * 0x1p-80)
+#define EIGH_U 0x1p-53
+#define EIGH_TINYABS 0x1p-80
 #define M_GT(a, b) _mm256_cmp_pd((a), (b), _CMP_GT_OQ)
 #define M_AND _mm256_and_pd
 #define M_OR _mm256_or_pd

@@ -17,6 +17,8 @@
 #define CT__EIGH_ENTRY ct__eigh_jacobi_f32_avx512
 #define EIGH_U2 (0x1p-24f * 0x1p-24f)
 #define EIGH_TINY2 (0x1p-44f * 0x1p-44f)
+#define EIGH_U 0x1p-24f
+#define EIGH_TINYABS 0x1p-44f
 #define M_GT(a, b) _mm512_cmp_ps_mask((a), (b), _CMP_GT_OQ)
 #define M_AND(a, b) ((MT)((a) & (b)))
 #define M_OR(a, b) ((MT)((a) | (b)))
@@ -96,6 +98,67 @@ static inline __m512 ct__eigh_avx512_f32_int3(__m512 x0, __m512 x1, __m512 x2, i
     return _mm512_mask_permutexvar_ps(t, ct__eigh_avx512_f32_i3m[r],
                                       _mm512_load_si512(ct__eigh_avx512_f32_i3b[r]), x2);
 }
+
+/* 16x16 transpose in registers (4 shuffle stages, 64 shuffles): r[i] lane j <-> r[j] lane i. */
+static inline void ct__eigh_avx512_f32_tr16(__m512 *r) {
+    __m512 t[16], u[16];
+    for (int i = 0; i < 8; i++) {
+        t[2 * i] = _mm512_unpacklo_ps(r[2 * i], r[2 * i + 1]);
+        t[2 * i + 1] = _mm512_unpackhi_ps(r[2 * i], r[2 * i + 1]);
+    }
+    for (int i = 0; i < 4; i++) {
+        __m512d a = _mm512_castps_pd(t[4 * i]), b = _mm512_castps_pd(t[4 * i + 1]);
+        __m512d c = _mm512_castps_pd(t[4 * i + 2]), d = _mm512_castps_pd(t[4 * i + 3]);
+        u[4 * i + 0] = _mm512_castpd_ps(_mm512_unpacklo_pd(a, c));
+        u[4 * i + 1] = _mm512_castpd_ps(_mm512_unpackhi_pd(a, c));
+        u[4 * i + 2] = _mm512_castpd_ps(_mm512_unpacklo_pd(b, d));
+        u[4 * i + 3] = _mm512_castpd_ps(_mm512_unpackhi_pd(b, d));
+    }
+    for (int h = 0; h < 2; h++)
+        for (int i = 0; i < 4; i++) {
+            t[8 * h + i] = _mm512_shuffle_f32x4(u[8 * h + i], u[8 * h + i + 4], 0x88);
+            t[8 * h + i + 4] = _mm512_shuffle_f32x4(u[8 * h + i], u[8 * h + i + 4], 0xdd);
+        }
+    for (int i = 0; i < 8; i++) {
+        r[i] = _mm512_shuffle_f32x4(t[i], t[i + 8], 0x88);
+        r[i + 8] = _mm512_shuffle_f32x4(t[i], t[i + 8], 0xdd);
+    }
+}
+/* SoA -> AoS: lane l's `cnt` elements go to dst[l*cnt ...] (nl lanes); tail one by one. */
+static __attribute__((noinline)) void ct__eigh_avx512_f32_store_aos(float *dst, const __m512 *src,
+                                                                   int cnt, int nl) {
+    int e0 = 0;
+    for (; e0 + 16 <= cnt; e0 += 16) {
+        __m512 r[16];
+        for (int i = 0; i < 16; i++) r[i] = src[e0 + i];
+        ct__eigh_avx512_f32_tr16(r);
+        for (int l = 0; l < nl; l++) _mm512_storeu_ps(dst + (int64_t)l * cnt + e0, r[l]);
+    }
+    float tmp[16] __attribute__((aligned(64)));
+    for (; e0 < cnt; e0++) {
+        _mm512_store_ps(tmp, src[e0]);
+        for (int l = 0; l < nl; l++) dst[(int64_t)l * cnt + e0] = tmp[l];
+    }
+}
+/* AoS -> SoA for 16 full matrices of `cnt` elements each (stride cnt): dst[e] lane l =
+ * src[l*cnt + e]. Replaces gathers, which are slow on this CPU. */
+static __attribute__((noinline)) void ct__eigh_avx512_f32_load_soa(__m512 *dst, const float *src,
+                                                                  int cnt) {
+    int e0 = 0;
+    for (; e0 + 16 <= cnt; e0 += 16) {
+        __m512 r[16];
+        for (int l = 0; l < 16; l++) r[l] = _mm512_loadu_ps(src + (int64_t)l * cnt + e0);
+        ct__eigh_avx512_f32_tr16(r);
+        for (int i = 0; i < 16; i++) dst[e0 + i] = r[i];
+    }
+    float tmp[16] __attribute__((aligned(64)));
+    for (; e0 < cnt; e0++) {
+        for (int l = 0; l < 16; l++) tmp[l] = src[(int64_t)l * cnt + e0];
+        dst[e0] = _mm512_load_ps(tmp);
+    }
+}
+#define V_LOAD_SOA_ISA ct__eigh_avx512_f32_load_soa
+#define V_STORE_AOS_ISA ct__eigh_avx512_f32_store_aos
 #define TNX(x) ct__eigh_avx512_f32_##x
 #define V_LOADU _mm512_loadu_ps
 #define V_STOREU _mm512_storeu_ps
@@ -142,6 +205,8 @@ static inline void TNX(n3store)(ELT *ptr, int mode, const VT *x) {
 #define CT__EIGH_N3
 #include "../eigh_kernels.h"
 #undef TNX
+#undef V_STORE_AOS_ISA
+#undef V_LOAD_SOA_ISA
 #undef V_LOADU
 #undef V_STOREU
 #undef EIGH_TINY
@@ -155,6 +220,8 @@ static inline void TNX(n3store)(ELT *ptr, int mode, const VT *x) {
 #undef CT__EIGH_ENTRY
 #undef EIGH_U2
 #undef EIGH_TINY2
+#undef EIGH_U
+#undef EIGH_TINYABS
 #undef M_GT
 #undef M_AND
 #undef M_OR
@@ -189,6 +256,8 @@ static inline void TNX(n3store)(ELT *ptr, int mode, const VT *x) {
 #define CT__EIGH_ENTRY ct__eigh_jacobi_f64_avx512
 #define EIGH_U2 (0x1p-53 * 0x1p-53)
 #define EIGH_TINY2 (0x1p-80 * 0x1p-80)
+#define EIGH_U 0x1p-53
+#define EIGH_TINYABS 0x1p-80
 #define M_GT(a, b) _mm512_cmp_pd_mask((a), (b), _CMP_GT_OQ)
 #define M_AND(a, b) ((MT)((a) & (b)))
 #define M_OR(a, b) ((MT)((a) | (b)))
@@ -264,6 +333,58 @@ static inline __m512d ct__eigh_avx512_f64_int3(__m512d x0, __m512d x1, __m512d x
     return _mm512_mask_permutexvar_pd(t, ct__eigh_avx512_f64_i3m[r],
                                       _mm512_load_si512(ct__eigh_avx512_f64_i3b[r]), x2);
 }
+
+/* 8x8 transpose in registers (3 shuffle stages). */
+static inline void ct__eigh_avx512_f64_tr8(__m512d *r) {
+    __m512d t[8], u[8];
+    for (int i = 0; i < 4; i++) {
+        t[2 * i] = _mm512_unpacklo_pd(r[2 * i], r[2 * i + 1]);
+        t[2 * i + 1] = _mm512_unpackhi_pd(r[2 * i], r[2 * i + 1]);
+    }
+    for (int h = 0; h < 2; h++) {
+        u[4 * h + 0] = _mm512_shuffle_f64x2(t[4 * h + 0], t[4 * h + 2], 0x88);
+        u[4 * h + 1] = _mm512_shuffle_f64x2(t[4 * h + 1], t[4 * h + 3], 0x88);
+        u[4 * h + 2] = _mm512_shuffle_f64x2(t[4 * h + 0], t[4 * h + 2], 0xdd);
+        u[4 * h + 3] = _mm512_shuffle_f64x2(t[4 * h + 1], t[4 * h + 3], 0xdd);
+    }
+    for (int i = 0; i < 4; i++) {
+        r[i] = _mm512_shuffle_f64x2(u[i], u[i + 4], 0x88);
+        r[i + 4] = _mm512_shuffle_f64x2(u[i], u[i + 4], 0xdd);
+    }
+}
+static __attribute__((noinline)) void ct__eigh_avx512_f64_store_aos(double *dst,
+                                                                   const __m512d *src, int cnt,
+                                                                   int nl) {
+    int e0 = 0;
+    for (; e0 + 8 <= cnt; e0 += 8) {
+        __m512d r[8];
+        for (int i = 0; i < 8; i++) r[i] = src[e0 + i];
+        ct__eigh_avx512_f64_tr8(r);
+        for (int l = 0; l < nl; l++) _mm512_storeu_pd(dst + (int64_t)l * cnt + e0, r[l]);
+    }
+    double tmp[8] __attribute__((aligned(64)));
+    for (; e0 < cnt; e0++) {
+        _mm512_store_pd(tmp, src[e0]);
+        for (int l = 0; l < nl; l++) dst[(int64_t)l * cnt + e0] = tmp[l];
+    }
+}
+static __attribute__((noinline)) void ct__eigh_avx512_f64_load_soa(__m512d *dst,
+                                                                  const double *src, int cnt) {
+    int e0 = 0;
+    for (; e0 + 8 <= cnt; e0 += 8) {
+        __m512d r[8];
+        for (int l = 0; l < 8; l++) r[l] = _mm512_loadu_pd(src + (int64_t)l * cnt + e0);
+        ct__eigh_avx512_f64_tr8(r);
+        for (int i = 0; i < 8; i++) dst[e0 + i] = r[i];
+    }
+    double tmp[8] __attribute__((aligned(64)));
+    for (; e0 < cnt; e0++) {
+        for (int l = 0; l < 8; l++) tmp[l] = src[(int64_t)l * cnt + e0];
+        dst[e0] = _mm512_load_pd(tmp);
+    }
+}
+#define V_LOAD_SOA_ISA ct__eigh_avx512_f64_load_soa
+#define V_STORE_AOS_ISA ct__eigh_avx512_f64_store_aos
 #define TNX(x) ct__eigh_avx512_f64_##x
 #define V_LOADU _mm512_loadu_pd
 #define V_STOREU _mm512_storeu_pd

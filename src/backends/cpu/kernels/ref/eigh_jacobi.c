@@ -55,6 +55,8 @@
 #define V_RCP(x) (1.0f / (x))
 #define EIGH_U2 (0x1p-24f * 0x1p-24f)
 #define EIGH_TINY2 (0x1p-44f * 0x1p-44f)
+#define EIGH_U 0x1p-24f
+#define EIGH_TINYABS 0x1p-44f
 #define EIGH_EMAX 126
 #include "../eigh_kernels.h"
 #undef ELT
@@ -65,6 +67,8 @@
 #undef V_RCP
 #undef EIGH_U2
 #undef EIGH_TINY2
+#undef EIGH_U
+#undef EIGH_TINYABS
 #undef EIGH_EMAX
 
 /* ---- f64 ---- */
@@ -76,5 +80,7 @@
 #define V_RCP(x) (1.0 / (x))
 #define EIGH_U2 (0x1p-53 * 0x1p-53)
 #define EIGH_TINY2 (0x1p-80 * 0x1p-80)
+#define EIGH_U 0x1p-53
+#define EIGH_TINYABS 0x1p-80
 #define EIGH_EMAX 1022
 #include "../eigh_kernels.h"
