@@ -8,4 +8,5 @@
 #include "ctorch/ops.h"
 #include "ctorch/linalg.h"
 #include "ctorch/mx.h"
+#include "ctorch/graph.h"
 #endif

@@ -172,9 +172,26 @@ ct_status ct_stream_synchronize(ct_stream *s) {
     return b->vt.synchronize(b->vt.state);
 }
 
+ct__capture *ct__any_capture(ct_ctx *ctx) {
+    for (int i = 0; i < ctx->n_backends; i++)
+        if (ctx->backends[i].capture) return ctx->backends[i].capture;
+    return NULL;
+}
+
 ct_status ct_stream_submit(ct_stream *s, const ct_op_desc *op) {
     if (!s || !op) return CT_ERR_INVALID_ARG;
     ct__backend_slot *b = &s->ctx->backends[s->slot];
+    if (s->capture) return s->capture->record(s->capture, op);
+    if (b->capture && b->capture->mode != 3 /* CT_CAPTURE_RELAXED */) {
+        /* work on another stream of a capturing device, with no join into the capture */
+        ct__capture *c = b->capture;
+        ct__set_error(s->ctx, CT_ERR_STATE,
+                      "%s: submitted to a stream that is not capturing while device %d:%d captures "
+                      "on another stream (the capture is invalidated)",
+                      ct_op_name(op->kind), s->device.type, s->device.index);
+        c->invalidate(c, CT_ERR_STATE, s->ctx->err);
+        return CT_ERR_STATE;
+    }
     ct_status st = b->vt.run_op(b->vt.state, op);
     if (st != CT_OK && s->slot != 0) /* the CPU backend words its own errors */
         ct__set_error(s->ctx, st, "%s: %s backend failed: %s", ct_op_name(op->kind), b->vt.name,

@@ -6,12 +6,29 @@
 
 #define CT__MAX_BACKENDS 16
 
+/* An active graph capture, as the lower layers see it (the graph module fills the callbacks, so
+ * tensor/ and backend/ never include graph/). */
+typedef struct ct__capture ct__capture;
+struct ct__capture {
+    ct_status (*record)(ct__capture *c, const ct_op_desc *op);
+    /* Memory from the capture's pool: host blocks (CPU tensors: header + data) and device data. */
+    void *(*pool_alloc_host)(ct__capture *c, size_t nbytes);
+    ct_status (*pool_alloc_dev)(ct__capture *c, size_t nbytes, void **ptr);
+    void *pool;                      /* refcounted pool handle kept by storages it served */
+    void (*pool_ref)(void *pool);
+    void (*pool_unref)(void *pool);
+    /* Invalidate the capture with a first error (later errors keep the first). */
+    void (*invalidate)(ct__capture *c, ct_status st, const char *msg);
+    int mode;                        /* ct_capture_error_mode */
+    struct ct_stream *stream;        /* the capturing stream */
+};
+
 struct ct_stream {
     ct_ctx *ctx;
     ct_device device;
     int slot;            /* index into ctx->backends */
     bool owned_by_ctx;
-    void *capture;       /* non-NULL while a graph captures on this stream */
+    ct__capture *capture; /* non-NULL while a graph captures on this stream */
 };
 
 typedef struct ct__backend_slot {
@@ -20,6 +37,7 @@ typedef struct ct__backend_slot {
     ct_stream *default_stream;
     ct_stream *current;
     void *dl_handle;     /* from ct_backend_load, closed at ctx free */
+    ct__capture *capture; /* the device's active capture (one at a time), or NULL */
 } ct__backend_slot;
 
 /* 4 classes per power of two from 256 B up to 2^36 B */
@@ -52,6 +70,8 @@ void ct__cache_release_all(ct_ctx *ctx);
 
 /* Backend slot of a device type, or NULL (with an error recorded) if none is registered. */
 ct__backend_slot *ct__backend_for(ct_ctx *ctx, ct_device dev);
+/* A capture active anywhere in the context (for host-read checks), or NULL. */
+ct__capture *ct__any_capture(ct_ctx *ctx);
 /* Register the built-in CPU backend (called by ct_ctx_create). */
 ct_status ct__cpu_backend_register(ct_ctx *ctx);
 

@@ -105,11 +105,14 @@ ct_status ct__check_args(ct_ctx *ctx, const char *op, int n, const ct_tensor *co
             return ct__set_error(ctx, CT_ERR_INVALID_ARG,
                                  "%s: input %d belongs to another context", op, i);
         if (i > 0 && (ts[i]->storage->device.type != ts[0]->storage->device.type ||
-                      ts[i]->storage->device.index != ts[0]->storage->device.index))
-            return ct__set_error(ctx, CT_ERR_DEVICE,
-                                 "%s: input %d is on device %d:%d, input 0 on %d:%d", op, i,
-                                 ts[i]->storage->device.type, ts[i]->storage->device.index,
-                                 ts[0]->storage->device.type, ts[0]->storage->device.index);
+                      ts[i]->storage->device.index != ts[0]->storage->device.index)) {
+            ct__set_error(ctx, CT_ERR_DEVICE, "%s: input %d is on device %d:%d, input 0 on %d:%d",
+                          op, i, ts[i]->storage->device.type, ts[i]->storage->device.index,
+                          ts[0]->storage->device.type, ts[0]->storage->device.index);
+            ct__capture *cap = ct__any_capture(ctx);
+            if (cap) cap->invalidate(cap, CT_ERR_DEVICE, ctx->err);
+            return CT_ERR_DEVICE;
+        }
     }
     return CT_OK;
 }

@@ -1,6 +1,7 @@
 /* Tensors and storage: allocation, refcounting, metadata, host transfer, creation ops. */
 #include "ops/dispatch.h"
 #include "ctorch/ops.h"
+#include "dtype/half.h"
 
 #include <stdio.h>
 #include <string.h>
@@ -62,7 +63,11 @@ ct_status ct__tensor_new(ct_ctx *ctx, ct_device dev, ct_dtype dt, int ndim, cons
         b = ct__backend_for(ctx, dev);
         if (!b) return CT_ERR_DEVICE;
     }
-    char *block = ct__alloc(ctx, CT__HDR_BYTES + (cpu ? nbytes : 0), 64);
+    /* during graph capture on this device, memory comes from the graph's pool */
+    ct__backend_slot *cb = cpu ? &ctx->backends[0] : b;
+    ct__capture *cap = cb->capture;
+    char *block = cap ? cap->pool_alloc_host(cap, CT__HDR_BYTES + (cpu ? nbytes : 0))
+                      : ct__alloc(ctx, CT__HDR_BYTES + (cpu ? nbytes : 0), 64);
     if (!block)
         return ct__set_error(ctx, CT_ERR_OOM, "out of memory allocating %zu bytes for a %s tensor",
                              nbytes, ct_dtype_name(dt));
@@ -75,16 +80,23 @@ ct_status ct__tensor_new(ct_ctx *ctx, ct_device dev, ct_dtype dt, int ndim, cons
     s->nbytes = nbytes;
     s->block = block;
     s->data_separate = !cpu;
+    s->pool = NULL;
+    s->pool_unref = NULL;
     if (cpu) {
         s->data = block + CT__HDR_BYTES;
     } else {
         s->data = NULL;
-        st = b->vt.alloc(b->vt.state, nbytes, &s->data);
+        st = cap ? cap->pool_alloc_dev(cap, nbytes, &s->data) : b->vt.alloc(b->vt.state, nbytes, &s->data);
         if (st != CT_OK) {
-            ct__free(ctx, block);
+            if (!cap) ct__free(ctx, block);
             return ct__set_error(ctx, st, "%s backend failed to allocate %zu bytes", b->vt.name,
                                  nbytes);
         }
+    }
+    if (cap) {
+        s->pool = cap->pool;
+        s->pool_unref = cap->pool_unref;
+        cap->pool_ref(cap->pool);
     }
     t->refcount = 1;
     t->ctx = ctx;
@@ -122,6 +134,10 @@ ct_status ct__tensor_view_of(ct_ctx *ctx, const ct_tensor *src, int ndim, const 
 static void ct__storage_release(ct__storage *s) {
     if (--s->refcount > 0) return;
     ct_ctx *ctx = s->ctx;
+    if (s->pool) { /* the pool frees its memory when its last user goes */
+        s->pool_unref(s->pool);
+        return;
+    }
     if (s->data_separate && s->data) {
         ct__backend_slot *b = &ctx->backends[s->slot];
         b->vt.free(b->vt.state, s->data);
@@ -278,7 +294,43 @@ static ct_status ct__rand(ct_ctx *ctx, const char *op, int normal, ct_dtype dtyp
         return ct__set_error(ctx, CT_ERR_DTYPE, "%s: dtype %s is not floating", op,
                              ct_dtype_name(dtype));
     int64_t ints[4] = {(int64_t)seed, (int64_t)offset, normal, 0};
-    return ct__fill_like(ctx, CT_OP_RAND, dtype, ndim, shape, NULL, ints, out);
+    ct__capture *cap = ctx->backends[0].capture;
+    if (!cap) return ct__fill_like(ctx, CT_OP_RAND, dtype, ndim, shape, NULL, ints, out);
+    /* Under capture the offset lives in a graph-owned int64 tensor that the graph advances by
+     * numel after each draw: replay k draws what eager rand(seed, offset + k * numel) gives. */
+    ct_tensor *t = NULL, *off = NULL, *one = NULL;
+    ct_status st = ct_tensor_empty(ctx, dtype, ndim, shape, &t);
+    if (st == CT_OK) st = ct__tensor_new(ctx, t->storage->device, CT_INT64, 0, NULL, &off);
+    if (st == CT_OK) st = ct__tensor_new(ctx, t->storage->device, CT_INT64, 0, NULL, &one);
+    if (st == CT_OK) {
+        *(int64_t *)ct__tensor_ptr(off) = (int64_t)offset; /* set now, not recorded */
+        *(int64_t *)ct__tensor_ptr(one) = 1;
+        ct_op_desc d;
+        ct__desc_init(&d, CT_OP_RAND, 1, 1);
+        ct__operand_set(&d.operands[0], t);
+        ct__operand_set(&d.operands[1], off);
+        d.compute_dtype = dtype;
+        d.ints[0] = (int64_t)seed;
+        d.ints[2] = normal;
+        st = ct__submit(ctx, t->storage->device, &d);
+        if (st == CT_OK) {
+            ct__desc_init(&d, CT_OP_ADD, 1, 2); /* off = off + numel * 1 */
+            ct__operand_set(&d.operands[0], off);
+            ct__operand_set(&d.operands[1], off);
+            ct__operand_set(&d.operands[2], one);
+            d.compute_dtype = CT_INT64;
+            d.scalars[0] = (double)ct_tensor_numel(t);
+            st = ct__submit(ctx, t->storage->device, &d);
+        }
+    }
+    ct_tensor_release(off);
+    ct_tensor_release(one);
+    if (st != CT_OK) {
+        ct_tensor_release(t);
+        return st;
+    }
+    *out = t;
+    return CT_OK;
 }
 
 ct_status ct_tensor_rand(ct_ctx *ctx, ct_dtype dtype, int ndim, const int64_t *shape,
@@ -302,10 +354,14 @@ ct_status ct_tensor_to_host(const ct_tensor *t, void *dst, size_t nbytes) {
     if (want == 0) return CT_OK;
     if (!dst) return ct__set_error(ctx, CT_ERR_INVALID_ARG, "to_host: dst is NULL");
     ct__backend_slot *b = &ctx->backends[t->storage->slot];
-    ct_stream *s = b->current ? b->current : b->default_stream;
-    if (s && s->capture)
-        return ct__set_error(ctx, CT_ERR_STATE,
-                             "to_host: reading a tensor on the host is not allowed during graph capture");
+    ct__capture *cap = ct__any_capture(ctx);
+    if (cap && cap->mode != 3 /* CT_CAPTURE_RELAXED */) {
+        ct__set_error(ctx, CT_ERR_STATE,
+                      "to_host: reading a tensor on the host is not allowed during graph capture "
+                      "(the capture is invalidated)");
+        cap->invalidate(cap, CT_ERR_STATE, ctx->err);
+        return CT_ERR_STATE;
+    }
     ct_tensor *c = NULL;
     ct_status st = ct_tensor_contiguous(ctx, t, &c);
     if (st != CT_OK) return st;
@@ -325,12 +381,35 @@ ct_status ct_tensor_item(const ct_tensor *t, double *out) {
     if (ct_tensor_numel(t) != 1)
         return ct__set_error(t->ctx, CT_ERR_SHAPE, "item: tensor %s has %lld elements, not 1",
                              CT__SHAPE_STR(t), (long long)ct_tensor_numel(t));
-    ct_tensor *d;
-    ct_status st = ct_cast(t->ctx, t, CT_FLOAT64, &d);
+    if (!ct__is_compute_dtype(t->dtype))
+        return ct__set_error(t->ctx, CT_ERR_DTYPE, "item: dtype %s has no scalar value here",
+                             ct_dtype_name(t->dtype));
+    /* read the raw element (no device kernel needed), convert on the host */
+    union {
+        uint8_t u8;
+        int8_t i8;
+        int16_t i16;
+        int32_t i32;
+        int64_t i64;
+        uint16_t h;
+        float f;
+        double d;
+    } v;
+    ct_status st = ct_tensor_to_host(t, &v, ct_dtype_size(t->dtype));
     if (st != CT_OK) return st;
-    st = ct_tensor_to_host(d, out, sizeof(double));
-    ct_tensor_release(d);
-    return st;
+    switch (t->dtype) {
+    case CT_BOOL: *out = v.u8 != 0; break;
+    case CT_UINT8: *out = v.u8; break;
+    case CT_INT8: *out = v.i8; break;
+    case CT_INT16: *out = v.i16; break;
+    case CT_INT32: *out = v.i32; break;
+    case CT_INT64: *out = (double)v.i64; break;
+    case CT_FLOAT16: *out = ct__h2f(v.h); break;
+    case CT_BFLOAT16: *out = ct__bf2f(v.h); break;
+    case CT_FLOAT32: *out = v.f; break;
+    default: *out = v.d; break;
+    }
+    return CT_OK;
 }
 
 ct_status ct_tensor_to_device(ct_ctx *ctx, const ct_tensor *t, ct_device device, ct_tensor **out) {
@@ -339,6 +418,14 @@ ct_status ct_tensor_to_device(ct_ctx *ctx, const ct_tensor *t, ct_device device,
     if (st != CT_OK) return st;
     ct__backend_slot *dst_b = ct__backend_for(ctx, device);
     if (!dst_b) return CT_ERR_DEVICE;
+    ct__capture *cap = ct__any_capture(ctx);
+    if (cap && cap->mode != 3 /* CT_CAPTURE_RELAXED */) {
+        ct__set_error(ctx, CT_ERR_STATE,
+                      "to_device: moving tensors between devices is not allowed during graph "
+                      "capture (the capture is invalidated)");
+        cap->invalidate(cap, CT_ERR_STATE, ctx->err);
+        return CT_ERR_STATE;
+    }
     ct_tensor *c, *r;
     st = ct_tensor_contiguous(ctx, t, &c);
     if (st != CT_OK) return st;

@@ -14,6 +14,8 @@ typedef struct ct__storage {
     size_t nbytes;
     void *block;         /* host block holding this header (and, on CPU, the data) */
     bool data_separate;  /* data allocated by the backend, not in block */
+    void *pool;          /* graph pool that owns block and data (never freed here), or NULL */
+    void (*pool_unref)(void *pool);
 } ct__storage;
 
 struct ct_tensor {

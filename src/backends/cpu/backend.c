@@ -1,15 +1,10 @@
 /* The built-in CPU backend: host memory through the context's allocator, eager execution of every
  * op through the portable kernels, dense f32/f64 matmul through OpenBLAS. */
-#include "core/ctx_impl.h"
-#include "backends/cpu/kernels/kernels.h"
+#include "backends/cpu/cpu_backend.h"
+#include "ctorch/graph.h"
 
 #include <cblas.h>
 #include <string.h>
-
-typedef struct ct__cpu_state {
-    ct_ctx *ctx;
-    const ct_k_isa *isa;
-} ct__cpu_state;
 
 static ct_status ct__cpu_alloc(void *st, size_t n, void **p) {
     ct__cpu_state *s = st;
@@ -73,7 +68,7 @@ static ct_status ct__cpu_matmul(ct__cpu_state *s, const ct_op_desc *op) {
     return CT_OK;
 }
 
-static ct_status ct__cpu_run(void *st, const ct_op_desc *op) {
+ct_status ct__cpu_run_op(void *st, const ct_op_desc *op) {
     ct__cpu_state *s = st;
     ct_status r = op->kind == CT_OP_MATMUL ? ct__cpu_matmul(s, op) : ct_k_run(op, s->isa);
     if (r == CT_ERR_INDEX)
@@ -106,9 +101,10 @@ ct_status ct__cpu_backend_register(ct_ctx *ctx) {
         .alloc = ct__cpu_alloc,
         .free = ct__cpu_free,
         .copy = ct__cpu_copy,
-        .run_op = ct__cpu_run,
+        .run_op = ct__cpu_run_op,
         .synchronize = ct__cpu_sync,
         .destroy = ct__cpu_destroy,
+        .graph_impl = &ct__cpu_graph_impl,
     };
     ct_status st = ct__register_builtin(ctx, &vt, CT_DEVICE_CPU);
     if (st != CT_OK) ct__free(ctx, s);

@@ -1,6 +1,6 @@
 /* Batched symmetric eigensolver kernels (linalg.eigh): declarations shared by the linalg front end
- * and the ref/avx2/avx512 kernel files, plus the lane-batched Jacobi template those files
- * instantiate.
+ * and the ref/avx2/avx512 kernel files, plus the lane-batched template those files instantiate
+ * (cyclic Jacobi for n <= 4, Householder tridiagonalisation + implicit QR for n >= 5).
  *
  * Kernel contract (every ISA, f32 and f64):
  *   a     : `batch` contiguous row-major n x n matrices; only the lower (upper == 0) or upper
@@ -9,35 +9,44 @@
  *   v     : (batch, n, n) eigenvectors as columns, or NULL (eigenvalues only). Each column's
  *           first component of largest magnitude is positive.
  *   info  : (batch) int32 or NULL: 0 converged, CT__EIGH_INFO_NONFINITE if the matrix holds
- *           NaN/Inf (w and v of that matrix are NaN), CT__EIGH_INFO_NOCONV if Jacobi hit the
- *           sweep limit (results are the last iterate).
- * Kernels take raw pointers only (no context, no allocation) so the embedded runtime can link
- * them; they are single-threaded, the front end splits the batch over threads. 1 <= n <=
- * CT__EIGH_JACOBI_MAX_N. One matrix per SIMD lane: results of a matrix do not depend on which
- * other matrices share its vector. */
+ *           NaN/Inf (w and v of that matrix are NaN), CT__EIGH_INFO_NOCONV if the iteration hit
+ *           its limit (results are the last iterate).
+ *   work  : needed when n > CT__EIGH_STACK_MAX_N (ct__eigh_lane_work_bytes(n) bytes, 64-byte
+ *           aligned, private to the calling thread); may be NULL otherwise.
+ * 1 <= n <= CT__EIGH_LANES_MAX_N. Kernels take raw pointers only (no context, no allocation) so
+ * the embedded runtime can link them; they are single-threaded, the front end splits the batch
+ * over threads. One matrix per SIMD lane: a matrix's result does not depend on which other
+ * matrices share its vector. */
 #ifndef CTORCH_EIGH_KERNELS_H
 #define CTORCH_EIGH_KERNELS_H
 
+#include <stddef.h>
 #include <stdint.h>
 
-#define CT__EIGH_JACOBI_MAX_N 32
+#define CT__EIGH_LANES_MAX_N 64
+/* Up to this n the per-lane-group matrices live on the stack; above it (n <= MAX_N) the caller
+ * passes `work` of ct__eigh_lane_work_bytes(n) bytes, 64-byte aligned, private to the thread. */
+#define CT__EIGH_STACK_MAX_N 32
+static inline size_t ct__eigh_lane_work_bytes(int n) {
+    return n <= CT__EIGH_STACK_MAX_N ? 0 : (size_t)2 * (size_t)n * (size_t)n * 64;
+}
 #define CT__EIGH_INFO_NONFINITE 1
 #define CT__EIGH_INFO_NOCONV 2
 
 #define CT__EIGH_KERNEL_DECL(name, T)                                                              \
-    void name(int64_t batch, int n, const T *a, int upper, T *w, T *v, int32_t *info)
+    void name(int64_t batch, int n, const T *a, int upper, T *w, T *v, int32_t *info, void *work)
 
 typedef void (*ct__eigh_f32_fn)(int64_t batch, int n, const float *a, int upper, float *w,
-                                float *v, int32_t *info);
+                                float *v, int32_t *info, void *work);
 typedef void (*ct__eigh_f64_fn)(int64_t batch, int n, const double *a, int upper, double *w,
-                                double *v, int32_t *info);
+                                double *v, int32_t *info, void *work);
 
-CT__EIGH_KERNEL_DECL(ct__eigh_jacobi_f32_ref, float);
-CT__EIGH_KERNEL_DECL(ct__eigh_jacobi_f64_ref, double);
-CT__EIGH_KERNEL_DECL(ct__eigh_jacobi_f32_avx2, float);
-CT__EIGH_KERNEL_DECL(ct__eigh_jacobi_f64_avx2, double);
-CT__EIGH_KERNEL_DECL(ct__eigh_jacobi_f32_avx512, float);
-CT__EIGH_KERNEL_DECL(ct__eigh_jacobi_f64_avx512, double);
+CT__EIGH_KERNEL_DECL(ct__eigh_lanes_f32_ref, float);
+CT__EIGH_KERNEL_DECL(ct__eigh_lanes_f64_ref, double);
+CT__EIGH_KERNEL_DECL(ct__eigh_lanes_f32_avx2, float);
+CT__EIGH_KERNEL_DECL(ct__eigh_lanes_f64_avx2, double);
+CT__EIGH_KERNEL_DECL(ct__eigh_lanes_f32_avx512, float);
+CT__EIGH_KERNEL_DECL(ct__eigh_lanes_f64_avx512, double);
 
 #endif /* CTORCH_EIGH_KERNELS_H */
 
@@ -141,7 +150,7 @@ static inline __attribute__((always_inline)) void TN(solve)(const int n, const i
         if (!any || sweep == CT__EIGH_MAX_SWEEPS) break;
         for (int r = 0; r < m - 1; r++) {
             /* this round's disjoint pairs (P[k], Q[k]); for odd n one index sits out */
-            int P[CT__EIGH_JACOBI_MAX_N / 2], Q[CT__EIGH_JACOBI_MAX_N / 2], np = 0, single = -1;
+            int P[CT__EIGH_LANES_MAX_N / 2], Q[CT__EIGH_LANES_MAX_N / 2], np = 0, single = -1;
             for (int k = 0; k < m / 2; k++) {
                 int p, q;
                 if (TN(pair)(n, m, r, k, &p, &q)) {
@@ -154,8 +163,8 @@ static inline __attribute__((always_inline)) void TN(solve)(const int n, const i
             }
             for (int g = 0; g < G; g++) {
                 VT *Ag = A + g * n * n, *Vg = V + g * n * n;
-                VT T[CT__EIGH_JACOBI_MAX_N / 2], U[CT__EIGH_JACOBI_MAX_N / 2],
-                    S[CT__EIGH_JACOBI_MAX_N / 2], APQ[CT__EIGH_JACOBI_MAX_N / 2];
+                VT T[CT__EIGH_LANES_MAX_N / 2], U[CT__EIGH_LANES_MAX_N / 2],
+                    S[CT__EIGH_LANES_MAX_N / 2], APQ[CT__EIGH_LANES_MAX_N / 2];
                 for (int k = 0; k < np; k++) {
                     const int p = P[k], q = Q[k];
                     VT app = Ag[p * n + p], aqq = Ag[q * n + q];
@@ -229,8 +238,8 @@ static inline __attribute__((always_inline)) void TN(solve)(const int n, const i
 /* Steps 1-2 for one group: T = Q^T A Q into (D, E), Z^T = Q^T into V when want_v. */
 static inline __attribute__((always_inline)) void TN(tdred)(const int n, VT *A, VT *V, VT *D,
                                                            VT *E, const int want_v) {
-    VT TAU[CT__EIGH_JACOBI_MAX_N];
-    VT vv[CT__EIGH_JACOBI_MAX_N], pw[CT__EIGH_JACOBI_MAX_N];
+    VT TAU[CT__EIGH_LANES_MAX_N];
+    VT vv[CT__EIGH_LANES_MAX_N], pw[CT__EIGH_LANES_MAX_N];
     const VT zero = V_ZERO(), one = V_SET1((ELT)1), half = V_SET1((ELT)0.5);
     /* 1. tridiagonalise: reflector k maps A[k+1.., k] to (alpha, 0, ..., 0) */
     for (int k = 0; k < n - 2; k++) {
@@ -287,7 +296,7 @@ static inline __attribute__((always_inline)) void TN(tdred)(const int n, VT *A, 
 /* Step 3 for G groups in lockstep (independent rotation chains interleave, hiding latency). */
 static inline __attribute__((always_inline)) void TN(tdqr)(const int n, const int G, VT *A,
                                                           VT *V, MT *notconv, const int want_v) {
-    VT D[4][CT__EIGH_JACOBI_MAX_N], E[4][CT__EIGH_JACOBI_MAX_N];
+    VT D[4][CT__EIGH_LANES_MAX_N], E[4][CT__EIGH_LANES_MAX_N];
     const VT zero = V_ZERO(), one = V_SET1((ELT)1), half = V_SET1((ELT)0.5);
     for (int g = 0; g < G; g++) TN(tdred)(n, A + g * n * n, V + g * n * n, D[g], E[g], want_v);
     MT nc[4], act[4];
@@ -461,12 +470,12 @@ TN(block)(const int n, const int G, VT *A, VT *V, const ELT *a, int64_t nmat, in
         TN(solve)(n, G, A, V, notconv);
     for (int g = 0; g < G; g++) {
         VT *Ag = A + g * n * n, *Vg = V + g * n * n;
-        VT W[CT__EIGH_JACOBI_MAX_N];
+        VT W[CT__EIGH_LANES_MAX_N];
         for (int i = 0; i < n; i++) W[i] = Ag[i * n + i];
         /* rank of each eigenvalue in its lane (stable: ties keep index order); the scatter
          * below writes eigenvalue i and vector column i to position rank_i */
         const VT zero = V_ZERO(), one = V_SET1((ELT)1);
-        VT R[CT__EIGH_JACOBI_MAX_N];
+        VT R[CT__EIGH_LANES_MAX_N];
         for (int i = 0; i < n; i++) {
             VT r = zero;
             for (int j = 0; j < i; j++) r = V_ADD(r, V_SEL(M_GT(W[j], W[i]), one, zero));
@@ -481,11 +490,11 @@ TN(block)(const int n, const int G, VT *A, VT *V, const ELT *a, int64_t nmat, in
         if (nl <= 0) continue;
         /* permute into sorted order with per-lane selects: position p takes the i whose rank
          * is p (O(n^3) mask moves, cheaper than scattering scalars), reusing A as buffer */
-        VT WS[CT__EIGH_JACOBI_MAX_N];
+        VT WS[CT__EIGH_LANES_MAX_N];
         for (int p = 0; p < n; p++) {
             const VT pv = V_SET1((ELT)p);
             VT wp = W[0];
-            MT sel[CT__EIGH_JACOBI_MAX_N];
+            MT sel[CT__EIGH_LANES_MAX_N];
             for (int i = 0; i < n; i++) {
                 sel[i] = M_GT(V_SET1((ELT)0.5), V_ABS(V_SUB(R[i], pv))); /* R[i] == p */
                 wp = V_SEL(sel[i], wp, W[i]);
@@ -528,9 +537,14 @@ static void TN(blkn2)(int n, const ELT *a, int64_t nmat, int upper, ELT *w, ELT 
 }
 
 static void TN(blkn)(int n, const ELT *a, int64_t nmat, int upper, ELT *w, ELT *v,
-                     int32_t *info) {
-    VT A[CT__EIGH_JACOBI_MAX_N * CT__EIGH_JACOBI_MAX_N];
-    VT V[CT__EIGH_JACOBI_MAX_N * CT__EIGH_JACOBI_MAX_N];
+                     int32_t *info, void *work) {
+    VT As[CT__EIGH_STACK_MAX_N * CT__EIGH_STACK_MAX_N];
+    VT Vs[CT__EIGH_STACK_MAX_N * CT__EIGH_STACK_MAX_N];
+    VT *A = As, *V = Vs;
+    if (n > CT__EIGH_STACK_MAX_N) {
+        A = (VT *)work;
+        V = A + n * n;
+    }
     TN(block)(n, 1, A, V, a, nmat, upper, w, v, info);
 }
 
@@ -678,7 +692,7 @@ static void TN(n3blk1)(const ELT *a, int upper, ELT *w, ELT *v, int32_t *info) {
 #endif /* CT__EIGH_N3 */
 
 void CT__EIGH_ENTRY(int64_t batch, int n, const ELT *a, int upper, ELT *w, ELT *v,
-                    int32_t *info) {
+                    int32_t *info, void *work) {
     if (n <= 0 || batch <= 0) return;
     const int64_t nn = (int64_t)n * n;
     if (n == 1) {
@@ -731,7 +745,7 @@ void CT__EIGH_ENTRY(int64_t batch, int n, const ELT *a, int upper, ELT *w, ELT *
             if (n <= 16)
                 TN(blkn2)(n, ab, nm, upper, wb, vb, ib);
             else
-                TN(blkn)(n, ab, nm, upper, wb, vb, ib);
+                TN(blkn)(n, ab, nm, upper, wb, vb, ib, work);
             break;
         }
     }

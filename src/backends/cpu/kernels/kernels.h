@@ -32,6 +32,17 @@ ct_status ct_k_run(const ct_op_desc *op, const ct_k_isa *isa);
 /* Portable batched matmul (naive, blocked) for f32/f64; operands (B,M,N) (B,M,K) (B,K,N). */
 ct_status ct_k_matmul_ref(const ct_op_desc *op);
 
+/* Slot of an op kind in the ISA table's bin_* / un_* arrays, or -1. */
+static inline int ct_k_bin_index(ct_op_kind k) {
+    return k == CT_OP_ADD ? CT_K_ADD : k == CT_OP_SUB ? CT_K_SUB : k == CT_OP_MUL ? CT_K_MUL
+         : k == CT_OP_DIV ? CT_K_DIV : -1;
+}
+static inline int ct_k_un_index(ct_op_kind k) {
+    return k == CT_OP_NEG ? CT_K_NEG : k == CT_OP_ABS ? CT_K_ABS : k == CT_OP_RELU ? CT_K_RELU
+         : k == CT_OP_SQRT ? CT_K_SQRT : k == CT_OP_EXP ? CT_K_EXP : k == CT_OP_SIGMOID ? CT_K_SIGMOID
+         : -1;
+}
+
 /* Philox4x32-10: 4 random words for a 128-bit counter and 64-bit key. */
 void ct_k_philox(uint32_t ctr[4], const uint32_t key[2], uint32_t out[4]);
 

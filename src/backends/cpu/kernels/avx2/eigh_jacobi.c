@@ -15,7 +15,7 @@
 #define MT __m256
 #define LANES 8
 #define TN(x) ct__eigh_avx2_f32_##x
-#define CT__EIGH_ENTRY ct__eigh_jacobi_f32_avx2
+#define CT__EIGH_ENTRY ct__eigh_lanes_f32_avx2
 #define EIGH_U2 (0x1p-24f * 0x1p-24f)
 #define EIGH_TINY2 (0x1p-44f * 0x1p-44f)
 #define EIGH_U 0x1p-24f
@@ -126,7 +126,7 @@ static inline __m256 ct__eigh_avx2_f32_rcp(__m256 x) {
 #define MT __m256d
 #define LANES 4
 #define TN(x) ct__eigh_avx2_f64_##x
-#define CT__EIGH_ENTRY ct__eigh_jacobi_f64_avx2
+#define CT__EIGH_ENTRY ct__eigh_lanes_f64_avx2
 #define EIGH_U2 (0x1p-53 * 0x1p-53)
 #define EIGH_TINY2 (0x1p-80 * 0x1p-80)
 #define EIGH_U 0x1p-53

@@ -14,7 +14,7 @@
 #define MT __mmask16
 #define LANES 16
 #define TN(x) ct__eigh_avx512_f32_##x
-#define CT__EIGH_ENTRY ct__eigh_jacobi_f32_avx512
+#define CT__EIGH_ENTRY ct__eigh_lanes_f32_avx512
 #define EIGH_U2 (0x1p-24f * 0x1p-24f)
 #define EIGH_TINY2 (0x1p-44f * 0x1p-44f)
 #define EIGH_U 0x1p-24f
@@ -253,7 +253,7 @@ static inline void TNX(n3store)(ELT *ptr, int mode, const VT *x) {
 #define MT __mmask8
 #define LANES 8
 #define TN(x) ct__eigh_avx512_f64_##x
-#define CT__EIGH_ENTRY ct__eigh_jacobi_f64_avx512
+#define CT__EIGH_ENTRY ct__eigh_lanes_f64_avx512
 #define EIGH_U2 (0x1p-53 * 0x1p-53)
 #define EIGH_TINY2 (0x1p-80 * 0x1p-80)
 #define EIGH_U 0x1p-53

@@ -50,7 +50,7 @@
 #define ELT float
 #define VT float
 #define TN(x) ct__eigh_ref_f32_##x
-#define CT__EIGH_ENTRY ct__eigh_jacobi_f32_ref
+#define CT__EIGH_ENTRY ct__eigh_lanes_f32_ref
 #define V_RSQRT(x) (1.0f / sqrtf(x))
 #define V_RCP(x) (1.0f / (x))
 #define EIGH_U2 (0x1p-24f * 0x1p-24f)
@@ -75,7 +75,7 @@
 #define ELT double
 #define VT double
 #define TN(x) ct__eigh_ref_f64_##x
-#define CT__EIGH_ENTRY ct__eigh_jacobi_f64_ref
+#define CT__EIGH_ENTRY ct__eigh_lanes_f64_ref
 #define V_RSQRT(x) (1.0 / sqrt(x))
 #define V_RCP(x) (1.0 / (x))
 #define EIGH_U2 (0x1p-53 * 0x1p-53)

@@ -121,6 +121,7 @@ static ct_status ct_k_rand(const ct_op_desc *op) {
     int64_t n = 1;
     for (int d = 0; d < o->ndim; d++) n *= o->shape[d];
     uint64_t seed = (uint64_t)op->ints[0], off = (uint64_t)op->ints[1];
+    if (op->n_in == 1) off += (uint64_t) * (const int64_t *)op->operands[1].data; /* graph offset */
     int normal = (int)op->ints[2];
     ct_dtype dt = o->dtype;
     size_t sz = ct_dtype_size(dt);

@@ -1,0 +1,112 @@
+/* ctorch graph capture and replay (device-agnostic, like torch.accelerator.Graph / CUDA graphs).
+ *
+ * While a stream captures, ops submitted to it are recorded, not executed; tensors created during
+ * capture come from the graph's memory pool and keep their addresses, so a replay re-runs the
+ * recorded work on the same memory. Feed new inputs by copying into the captured input tensors
+ * (ct_tensor_copy_ outside capture, or writing through ct_tensor_data_ptr) and read the captured
+ * outputs after replay. Each backend plugs in through a versioned ct_graph_impl table.
+ * Ownership: ct_graph_create gives an owned graph (ct_graph_free; NULL is a no-op). The graph keeps
+ * every tensor it recorded alive until reset/free. Pools are refcounted and shared between graphs
+ * through ct_graph_options.pool.
+ * Thread-safety: as the owning ct_ctx. */
+#ifndef CTORCH_GRAPH_H
+#define CTORCH_GRAPH_H
+
+#include "ctorch/backend.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef struct ct_graph ct_graph;
+typedef struct ct_graph_pool ct_graph_pool;
+
+/* What is an error while capturing (CUDA's cudaStreamCaptureMode). DEFAULT = GLOBAL: host reads
+ * of any tensor and work on other streams of the device invalidate the capture. THREAD_LOCAL: the
+ * same (a context is single-threaded). RELAXED: host reads are allowed (they see memory that the
+ * capture has not computed) and other streams run eagerly outside the graph. */
+typedef enum ct_capture_error_mode {
+    CT_CAPTURE_DEFAULT = 0,
+    CT_CAPTURE_GLOBAL,
+    CT_CAPTURE_THREAD_LOCAL,
+    CT_CAPTURE_RELAXED
+} ct_capture_error_mode;
+
+typedef struct ct_graph_options {
+    size_t size;                  /* sizeof(ct_graph_options) */
+    bool keep_graph;              /* defer instantiation to ct_graph_instantiate / the first replay */
+    ct_graph_pool *pool;          /* share another graph's pool (NULL: a new private pool) */
+    ct_capture_error_mode capture_error_mode;
+} ct_graph_options;
+
+/* A graph for `device` (opts may be NULL). CT_ERR_UNSUPPORTED if the device's backend has no graph
+ * implementation ("graph capture is not supported on device type X"). */
+CT_API ct_status ct_graph_create(ct_ctx *ctx, ct_device device, const ct_graph_options *opts,
+                                 ct_graph **out);
+/* Start recording ops submitted to `stream` (NULL: the device's default stream); the stream
+ * becomes the device's current stream until capture ends. CT_ERR_STATE if the stream or graph is
+ * already capturing or the graph holds a capture (reset it first). */
+CT_API ct_status ct_graph_capture_begin(ct_graph *g, ct_stream *stream);
+/* Stop recording. Returns the capture's first error if one invalidated it (the graph must then be
+ * reset). Instantiates at once unless keep_graph was set. */
+CT_API ct_status ct_graph_capture_end(ct_graph *g);
+/* Compile the capture into the backend's executable form (CPU: a flat instruction array). */
+CT_API ct_status ct_graph_instantiate(ct_graph *g);
+/* Run the recorded work again (instantiating first if needed). */
+CT_API ct_status ct_graph_replay(ct_graph *g);
+/* Drop the capture (and the tensors it kept alive) so the graph can capture again. */
+CT_API ct_status ct_graph_reset(ct_graph *g);
+/* The graph's memory pool (borrowed; pass it in ct_graph_options.pool to share it). */
+CT_API ct_graph_pool *ct_graph_pool_of(ct_graph *g);
+/* Write a readable text dump of the captured nodes to `path`. */
+CT_API ct_status ct_graph_debug_dump(ct_graph *g, const char *path);
+/* Free a graph (NULL is a no-op). Must not be capturing. */
+CT_API void ct_graph_free(ct_graph *g);
+/* Number of recorded op nodes (conditional branches included). */
+CT_API int64_t ct_graph_num_nodes(const ct_graph *g);
+/* True while a graph captures on the stream. */
+CT_API bool ct_stream_is_capturing(const ct_stream *s);
+
+/* A branch of ct_cond: reads the operands, creates n_outputs new tensors in outputs[]. */
+typedef ct_status (*ct_cond_fn)(ct_ctx *ctx, void *user_data, int n_operands,
+                                ct_tensor *const *operands, int n_outputs, ct_tensor **outputs);
+/* Data-dependent branch (torch.cond). Eager: reads pred (one element, nonzero = true) and runs one
+ * branch. Under capture: captures both branches as subgraphs and records a conditional node; replay
+ * reads pred from device memory and runs only the chosen branch. Both branches must produce
+ * outputs of identical shapes and dtypes (else CT_ERR_SHAPE naming the mismatch). Nests. */
+CT_API ct_status ct_cond(ct_ctx *ctx, const ct_tensor *pred, ct_cond_fn true_fn,
+                         ct_cond_fn false_fn, void *user_data, int n_operands,
+                         ct_tensor *const *operands, int n_outputs, ct_tensor **outputs);
+
+/* ---- backend side: the graph implementation a backend exposes in ct_backend_vtable.graph_impl ---- */
+#define CT_GRAPH_IMPL_ABI_VERSION 1u
+
+typedef struct ct_graph_impl {
+    size_t size;          /* sizeof(ct_graph_impl) */
+    uint32_t abi_version; /* CT_GRAPH_IMPL_ABI_VERSION */
+    /* Per-graph state. */
+    ct_status (*create)(void *backend_state, void **gstate);
+    void (*destroy)(void *gstate);
+    ct_status (*capture_begin)(void *gstate);
+    /* Append one resolved op to the current node list (the op's memory stays valid). */
+    ct_status (*record)(void *gstate, const ct_op_desc *op);
+    /* Append a conditional node reading `pred` at replay; records then go to its branches. */
+    ct_status (*add_conditional)(void *gstate, const ct_operand *pred);
+    /* Direct further records to branch 1 (true) or 0 (false) of the innermost open conditional. */
+    ct_status (*cond_branch)(void *gstate, int branch);
+    /* Close the innermost conditional; records go to the enclosing list again. */
+    ct_status (*cond_end)(void *gstate);
+    ct_status (*capture_end)(void *gstate);
+    ct_status (*instantiate)(void *gstate);
+    ct_status (*replay)(void *gstate);
+    ct_status (*reset)(void *gstate);
+    /* Write a readable dump to path. */
+    ct_status (*debug_dump)(void *gstate, const char *path);
+    /* Node count (ops, counting both branches of conditionals). */
+    int64_t (*num_nodes)(void *gstate);
+} ct_graph_impl;
+
+#ifdef __cplusplus
+}
+#endif
+#endif

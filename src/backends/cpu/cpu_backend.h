@@ -1,0 +1,18 @@
+/* Private interface between the CPU backend and its graph implementation. */
+#ifndef CTORCH_CPU_BACKEND_H
+#define CTORCH_CPU_BACKEND_H
+
+#include "backends/cpu/kernels/kernels.h"
+#include "core/ctx_impl.h"
+#include "ctorch/graph.h"
+
+typedef struct ct__cpu_state {
+    ct_ctx *ctx;
+    const ct_k_isa *isa;
+} ct__cpu_state;
+
+/* Run one op eagerly (BLAS matmul, portable kernels otherwise); words its own errors. */
+ct_status ct__cpu_run_op(void *state, const ct_op_desc *op);
+extern const ct_graph_impl ct__cpu_graph_impl;
+
+#endif

@@ -1,0 +1,402 @@
+/* Device-agnostic graph front end: capture state, the graph memory pool, capture errors, cond.
+ * It talks to backends only through their ct_graph_impl table. */
+#include "ctorch/graph.h"
+#include "ctorch/ops.h"
+#include "ops/dispatch.h"
+
+#include <stddef.h>
+#include <stdio.h>
+#include <string.h>
+
+struct ct_graph_pool {
+    int64_t refcount;
+    ct_ctx *ctx;
+    int slot;
+    void **host; /* host blocks (CPU tensors: header + data) */
+    size_t nhost, caphost;
+    void **dev;  /* device data of non-CPU tensors */
+    size_t ndev, capdev;
+};
+
+enum { G_EMPTY, G_CAPTURING, G_CAPTURED, G_READY };
+
+struct ct_graph {
+    ct__capture cap; /* first member: the lower layers hold &g->cap */
+    ct_ctx *ctx;
+    ct_device device;
+    int slot;
+    const ct_graph_impl *impl;
+    void *gs;
+    ct_graph_options opts;
+    ct_graph_pool *pool;
+    ct_stream *stream, *prev_current;
+    int state;
+    ct_status error;
+    char errmsg[512];
+    ct_tensor **kept; /* tensors recorded ops use, kept alive until reset */
+    size_t nkept, capkept;
+};
+
+/* ---- pool ---- */
+static bool ct__grow(ct_ctx *ctx, void ***arr, size_t *cap, size_t need) {
+    if (need <= *cap) return true;
+    size_t nc = *cap ? *cap * 2 : 64;
+    while (nc < need) nc *= 2;
+    void **na = ct__alloc(ctx, nc * sizeof(void *), 16);
+    if (!na) return false;
+    if (*arr) memcpy(na, *arr, *cap * sizeof(void *));
+    ct__free(ctx, *arr);
+    *arr = na;
+    *cap = nc;
+    return true;
+}
+
+static void ct__pool_ref(void *p) { ((ct_graph_pool *)p)->refcount++; }
+static void ct__pool_unref(void *pv) {
+    ct_graph_pool *p = pv;
+    if (--p->refcount > 0) return;
+    ct_ctx *ctx = p->ctx;
+    ct__backend_slot *b = &ctx->backends[p->slot];
+    for (size_t i = 0; i < p->ndev; i++) b->vt.free(b->vt.state, p->dev[i]);
+    for (size_t i = 0; i < p->nhost; i++) ct__free(ctx, p->host[i]);
+    ct__free(ctx, p->dev);
+    ct__free(ctx, p->host);
+    ct__free(ctx, p);
+}
+
+/* Pool memory is never handed out twice: a block freed during capture may still be read by a
+ * later recorded op, and replays rerun everything on the same addresses. */
+static void *ct__pool_alloc_host(ct__capture *c, size_t n) {
+    ct_graph *g = (ct_graph *)c;
+    ct_graph_pool *p = g->pool;
+    if (!ct__grow(g->ctx, &p->host, &p->caphost, p->nhost + 1)) return NULL;
+    void *b = ct__alloc(g->ctx, n, 64);
+    if (b) p->host[p->nhost++] = b;
+    return b;
+}
+static ct_status ct__pool_alloc_dev(ct__capture *c, size_t n, void **ptr) {
+    ct_graph *g = (ct_graph *)c;
+    ct_graph_pool *p = g->pool;
+    ct__backend_slot *b = &g->ctx->backends[p->slot];
+    if (!ct__grow(g->ctx, &p->dev, &p->capdev, p->ndev + 1)) return CT_ERR_OOM;
+    ct_status st = b->vt.alloc(b->vt.state, n, ptr);
+    if (st == CT_OK) p->dev[p->ndev++] = *ptr;
+    return st;
+}
+
+/* ---- capture callbacks ---- */
+static void ct__cap_invalidate(ct__capture *c, ct_status st, const char *msg) {
+    ct_graph *g = (ct_graph *)c;
+    if (g->error != CT_OK) return;
+    g->error = st;
+    snprintf(g->errmsg, sizeof g->errmsg, "%s", msg ? msg : ct_status_str(st));
+}
+
+static ct_status ct__keep(ct_graph *g, ct_tensor *t) {
+    if (!t) return CT_OK;
+    if (!ct__grow(g->ctx, (void ***)&g->kept, &g->capkept, g->nkept + 1)) return CT_ERR_OOM;
+    g->kept[g->nkept++] = ct_tensor_retain(t);
+    return CT_OK;
+}
+
+static ct_status ct__cap_record(ct__capture *c, const ct_op_desc *op) {
+    ct_graph *g = (ct_graph *)c;
+    ct_ctx *ctx = g->ctx;
+    if (g->error != CT_OK)
+        return ct__set_error(ctx, CT_ERR_STATE, "%s: the capture was invalidated earlier: %s",
+                             ct_op_name(op->kind), g->errmsg);
+    ct_status st = CT_OK;
+    for (int i = 0; i < op->n_out + op->n_in && st == CT_OK; i++) {
+        const ct_tensor *t = op->operands[i].tensor;
+        if (t && (t->storage->device.type != g->device.type || t->storage->device.index != g->device.index))
+            st = ct__set_error(ctx, CT_ERR_DEVICE, "%s: operand %d is on device %d:%d, the capture on %d:%d",
+                               ct_op_name(op->kind), i, t->storage->device.type,
+                               t->storage->device.index, g->device.type, g->device.index);
+        else
+            st = ct__keep(g, op->operands[i].tensor);
+    }
+    if (st == CT_OK) st = g->impl->record(g->gs, op);
+    if (st == CT_ERR_OOM && !ctx->err[0]) ct__set_error(ctx, st, "graph: out of memory recording an op");
+    if (st != CT_OK) {
+        if (!ctx->err[0]) ct__set_error(ctx, st, "graph: recording %s failed", ct_op_name(op->kind));
+        ct__cap_invalidate(c, st, ctx->err);
+    }
+    return st;
+}
+
+/* ---- public API ---- */
+ct_status ct_graph_create(ct_ctx *ctx, ct_device device, const ct_graph_options *opts,
+                          ct_graph **out) {
+    if (!ctx) return CT_ERR_INVALID_ARG;
+    if (!out) return ct__set_error(ctx, CT_ERR_INVALID_ARG, "graph_create: out is NULL");
+    *out = NULL;
+    ct_graph_options o = {sizeof o, false, NULL, CT_CAPTURE_DEFAULT};
+    if (opts) {
+        if (opts->size == 0 || opts->size > sizeof o)
+            return ct__set_error(ctx, CT_ERR_INVALID_ARG, "graph_create: bad options size %zu", opts->size);
+        memcpy(&o, opts, opts->size);
+    }
+    if ((int)o.capture_error_mode < 0 || o.capture_error_mode > CT_CAPTURE_RELAXED)
+        return ct__set_error(ctx, CT_ERR_INVALID_ARG, "graph_create: bad capture_error_mode %d",
+                             (int)o.capture_error_mode);
+    ct__backend_slot *b = ct__backend_for(ctx, device);
+    if (!b) return CT_ERR_DEVICE;
+    const ct_graph_impl *impl = b->vt.graph_impl;
+    if (!impl)
+        return ct__set_error(ctx, CT_ERR_UNSUPPORTED,
+                             "graph capture is not supported on device type %d (backend '%s')",
+                             device.type, b->vt.name);
+    if (impl->abi_version != CT_GRAPH_IMPL_ABI_VERSION || impl->size < sizeof(ct_graph_impl))
+        return ct__set_error(ctx, CT_ERR_UNSUPPORTED,
+                             "graph_create: backend '%s' graph ABI %u, library expects %u",
+                             b->vt.name, impl->abi_version, CT_GRAPH_IMPL_ABI_VERSION);
+    if (o.pool && (o.pool->ctx != ctx || o.pool->slot != (int)(b - ctx->backends)))
+        return ct__set_error(ctx, CT_ERR_INVALID_ARG, "graph_create: the shared pool belongs to another device");
+    ct_graph *g = ct__alloc(ctx, sizeof *g, 64);
+    if (!g) return ct__set_error(ctx, CT_ERR_OOM, "graph_create: out of memory");
+    memset(g, 0, sizeof *g);
+    g->ctx = ctx;
+    g->device = device;
+    g->slot = (int)(b - ctx->backends);
+    g->impl = impl;
+    g->opts = o;
+    if (o.pool) {
+        g->pool = o.pool;
+        ct__pool_ref(o.pool);
+    } else {
+        g->pool = ct__alloc(ctx, sizeof *g->pool, 16);
+        if (!g->pool) {
+            ct__free(ctx, g);
+            return ct__set_error(ctx, CT_ERR_OOM, "graph_create: out of memory");
+        }
+        memset(g->pool, 0, sizeof *g->pool);
+        g->pool->refcount = 1;
+        g->pool->ctx = ctx;
+        g->pool->slot = g->slot;
+    }
+    ct_status st = impl->create(b->vt.state, &g->gs);
+    if (st != CT_OK) {
+        ct__pool_unref(g->pool);
+        ct__free(ctx, g);
+        return ct__set_error(ctx, st, "graph_create: backend '%s' could not create a graph", b->vt.name);
+    }
+    g->cap.record = ct__cap_record;
+    g->cap.pool_alloc_host = ct__pool_alloc_host;
+    g->cap.pool_alloc_dev = ct__pool_alloc_dev;
+    g->cap.pool = g->pool;
+    g->cap.pool_ref = ct__pool_ref;
+    g->cap.pool_unref = ct__pool_unref;
+    g->cap.invalidate = ct__cap_invalidate;
+    g->cap.mode = (int)o.capture_error_mode;
+    *out = g;
+    return CT_OK;
+}
+
+ct_status ct_graph_capture_begin(ct_graph *g, ct_stream *stream) {
+    if (!g) return CT_ERR_INVALID_ARG;
+    ct_ctx *ctx = g->ctx;
+    ct__backend_slot *b = &ctx->backends[g->slot];
+    if (!stream) stream = b->default_stream;
+    if (stream->ctx != ctx || stream->slot != g->slot)
+        return ct__set_error(ctx, CT_ERR_INVALID_ARG, "capture_begin: the stream is on another device");
+    if (stream->capture)
+        return ct__set_error(ctx, CT_ERR_STATE, "capture_begin: the stream is already capturing a graph");
+    if (b->capture)
+        return ct__set_error(ctx, CT_ERR_STATE,
+                             "capture_begin: device %d:%d is already capturing (one capture per device at a time)",
+                             g->device.type, g->device.index);
+    if (g->state != G_EMPTY)
+        return ct__set_error(ctx, CT_ERR_STATE, "capture_begin: the graph already holds a capture; reset it first");
+    ct_status st = g->impl->capture_begin(g->gs);
+    if (st != CT_OK) return ct__set_error(ctx, st, "capture_begin: backend '%s' refused", b->vt.name);
+    g->error = CT_OK;
+    g->errmsg[0] = '\0';
+    g->cap.stream = stream;
+    g->stream = stream;
+    stream->capture = &g->cap;
+    b->capture = &g->cap;
+    g->prev_current = b->current;
+    b->current = stream;
+    g->state = G_CAPTURING;
+    return CT_OK;
+}
+
+ct_status ct_graph_capture_end(ct_graph *g) {
+    if (!g) return CT_ERR_INVALID_ARG;
+    ct_ctx *ctx = g->ctx;
+    if (g->state != G_CAPTURING)
+        return ct__set_error(ctx, CT_ERR_STATE, "capture_end: the graph is not capturing");
+    ct__backend_slot *b = &ctx->backends[g->slot];
+    ct_status st = g->impl->capture_end(g->gs);
+    g->stream->capture = NULL;
+    b->capture = NULL;
+    b->current = g->prev_current;
+    g->state = G_CAPTURED;
+    if (st != CT_OK && g->error == CT_OK) ct__cap_invalidate(&g->cap, st, "backend capture_end failed");
+    if (g->error != CT_OK)
+        return ct__set_error(ctx, g->error, "capture_end: the capture was invalidated: %s", g->errmsg);
+    if (!g->opts.keep_graph) return ct_graph_instantiate(g);
+    return CT_OK;
+}
+
+ct_status ct_graph_instantiate(ct_graph *g) {
+    if (!g) return CT_ERR_INVALID_ARG;
+    ct_ctx *ctx = g->ctx;
+    if (g->state == G_READY) return CT_OK;
+    if (g->state != G_CAPTURED)
+        return ct__set_error(ctx, CT_ERR_STATE, "instantiate: nothing captured yet");
+    if (g->error != CT_OK)
+        return ct__set_error(ctx, CT_ERR_STATE, "instantiate: the capture was invalidated: %s", g->errmsg);
+    ct_status st = g->impl->instantiate(g->gs);
+    if (st != CT_OK) return ct__set_error(ctx, st, "instantiate: the backend failed (%s)", ct_status_str(st));
+    g->state = G_READY;
+    return CT_OK;
+}
+
+ct_status ct_graph_replay(ct_graph *g) {
+    if (!g) return CT_ERR_INVALID_ARG;
+    ct_ctx *ctx = g->ctx;
+    if (g->state != G_READY) {
+        ct_status st = ct_graph_instantiate(g);
+        if (st != CT_OK) return st;
+    }
+    if (ct__any_capture(ctx))
+        return ct__set_error(ctx, CT_ERR_STATE, "replay: cannot replay a graph while another capture is active");
+    ct_status st = g->impl->replay(g->gs);
+    if (st != CT_OK && !ctx->err[0]) ct__set_error(ctx, st, "replay: the backend failed");
+    return st;
+}
+
+int64_t ct_graph_num_nodes(const ct_graph *g) { return g ? g->impl->num_nodes(g->gs) : 0; }
+
+static void ct__release_kept(ct_graph *g) {
+    for (size_t i = 0; i < g->nkept; i++) ct_tensor_release(g->kept[i]);
+    g->nkept = 0;
+}
+
+ct_status ct_graph_reset(ct_graph *g) {
+    if (!g) return CT_ERR_INVALID_ARG;
+    if (g->state == G_CAPTURING)
+        return ct__set_error(g->ctx, CT_ERR_STATE, "reset: end the capture first");
+    ct_status st = g->impl->reset(g->gs);
+    ct__release_kept(g);
+    g->state = G_EMPTY;
+    g->error = CT_OK;
+    g->errmsg[0] = '\0';
+    return st;
+}
+
+ct_graph_pool *ct_graph_pool_of(ct_graph *g) { return g ? g->pool : NULL; }
+
+ct_status ct_graph_debug_dump(ct_graph *g, const char *path) {
+    if (!g) return CT_ERR_INVALID_ARG;
+    if (!path) return ct__set_error(g->ctx, CT_ERR_INVALID_ARG, "debug_dump: path is NULL");
+    ct_status st = g->impl->debug_dump(g->gs, path);
+    if (st != CT_OK) return ct__set_error(g->ctx, st, "debug_dump: cannot write '%s'", path);
+    return CT_OK;
+}
+
+void ct_graph_free(ct_graph *g) {
+    if (!g) return;
+    ct_ctx *ctx = g->ctx;
+    if (g->state == G_CAPTURING) {
+        ct__backend_slot *b = &ctx->backends[g->slot];
+        g->impl->capture_end(g->gs);
+        g->stream->capture = NULL;
+        b->capture = NULL;
+        b->current = g->prev_current;
+    }
+    g->impl->reset(g->gs);
+    ct__release_kept(g);
+    g->impl->destroy(g->gs);
+    ct__free(ctx, g->kept);
+    ct__pool_unref(g->pool);
+    ct__free(ctx, g);
+}
+
+bool ct_stream_is_capturing(const ct_stream *s) { return s && s->capture; }
+
+/* ---- cond ---- */
+static ct_status ct__cond_check_outputs(ct_ctx *ctx, int n, ct_tensor **outs, const char *which) {
+    for (int i = 0; i < n; i++)
+        if (!outs[i])
+            return ct__set_error(ctx, CT_ERR_INVALID_ARG, "cond: the %s branch left output %d NULL",
+                                 which, i);
+    return CT_OK;
+}
+
+ct_status ct_cond(ct_ctx *ctx, const ct_tensor *pred, ct_cond_fn true_fn, ct_cond_fn false_fn,
+                  void *user_data, int n_operands, ct_tensor *const *operands, int n_outputs,
+                  ct_tensor **outputs) {
+    if (!ctx) return CT_ERR_INVALID_ARG;
+    if (!pred || !true_fn || !false_fn || n_operands < 0 || n_outputs < 0 ||
+        (n_operands > 0 && !operands) || (n_outputs > 0 && !outputs))
+        return ct__set_error(ctx, CT_ERR_INVALID_ARG, "cond: NULL or negative argument");
+    if (pred->ctx != ctx)
+        return ct__set_error(ctx, CT_ERR_INVALID_ARG, "cond: pred belongs to another context");
+    if (ct_tensor_numel(pred) != 1 || !ct__is_compute_dtype(pred->dtype))
+        return ct__set_error(ctx, CT_ERR_SHAPE, "cond: pred must hold one element, got %s %s",
+                             ct_dtype_name(pred->dtype), CT__SHAPE_STR(pred));
+    for (int i = 0; i < n_outputs; i++) outputs[i] = NULL;
+    ct__backend_slot *b = &ctx->backends[pred->storage->slot];
+    ct__capture *cap = b->capture;
+    if (!cap) {
+        double v;
+        ct_status st = ct_tensor_item(pred, &v);
+        if (st != CT_OK) return st;
+        st = (v != 0 ? true_fn : false_fn)(ctx, user_data, n_operands, operands, n_outputs, outputs);
+        if (st == CT_OK) st = ct__cond_check_outputs(ctx, n_outputs, outputs, v != 0 ? "true" : "false");
+        return st;
+    }
+    ct_graph *g = (ct_graph *)cap;
+    if (g->error != CT_OK)
+        return ct__set_error(ctx, CT_ERR_STATE, "cond: the capture was invalidated earlier: %s", g->errmsg);
+    ct_tensor **br = ct__alloc(ctx, sizeof(ct_tensor *) * (size_t)(2 * n_outputs + 1), 16);
+    if (!br) return ct__set_error(ctx, CT_ERR_OOM, "cond: out of memory");
+    ct_tensor **t_out = br, **f_out = br + n_outputs;
+    for (int i = 0; i < 2 * n_outputs; i++) br[i] = NULL;
+    ct_operand po;
+    ct__operand_set(&po, pred);
+    ct_status st = ct__keep(g, (ct_tensor *)pred);
+    if (st == CT_OK) st = g->impl->add_conditional(g->gs, &po);
+    bool opened = st == CT_OK;
+    if (st == CT_OK) st = g->impl->cond_branch(g->gs, 1);
+    if (st == CT_OK) st = true_fn(ctx, user_data, n_operands, operands, n_outputs, t_out);
+    if (st == CT_OK) st = ct__cond_check_outputs(ctx, n_outputs, t_out, "true");
+    /* the node's outputs: fixed memory both branches copy into */
+    for (int i = 0; i < n_outputs && st == CT_OK; i++)
+        st = ct__tensor_new(ctx, t_out[i]->storage->device, t_out[i]->dtype, t_out[i]->ndim,
+                            t_out[i]->shape, &outputs[i]);
+    for (int i = 0; i < n_outputs && st == CT_OK; i++) st = ct_tensor_copy_(ctx, outputs[i], t_out[i]);
+    if (st == CT_OK) st = g->impl->cond_branch(g->gs, 0);
+    if (st == CT_OK) st = false_fn(ctx, user_data, n_operands, operands, n_outputs, f_out);
+    if (st == CT_OK) st = ct__cond_check_outputs(ctx, n_outputs, f_out, "false");
+    for (int i = 0; i < n_outputs && st == CT_OK; i++) {
+        const ct_tensor *a = t_out[i], *c = f_out[i];
+        bool same = a->dtype == c->dtype && a->ndim == c->ndim &&
+                    memcmp(a->shape, c->shape, sizeof(int64_t) * (size_t)a->ndim) == 0 &&
+                    a->storage->device.type == c->storage->device.type;
+        if (!same) {
+            char b1[96];
+            st = ct__set_error(ctx, CT_ERR_SHAPE,
+                               "cond: output %d is %s %s in the true branch but %s %s in the false branch",
+                               i, ct_dtype_name(a->dtype), CT__SHAPE_STR(a), ct_dtype_name(c->dtype),
+                               ct__shape_str(b1, sizeof b1, c->ndim, c->shape));
+        }
+    }
+    for (int i = 0; i < n_outputs && st == CT_OK; i++) st = ct_tensor_copy_(ctx, outputs[i], f_out[i]);
+    if (opened) {
+        ct_status e = g->impl->cond_end(g->gs);
+        if (st == CT_OK) st = e;
+    }
+    for (int i = 0; i < 2 * n_outputs; i++) ct_tensor_release(br[i]);
+    ct__free(ctx, br);
+    if (st != CT_OK) {
+        for (int i = 0; i < n_outputs; i++) {
+            ct_tensor_release(outputs[i]);
+            outputs[i] = NULL;
+        }
+        ct__cap_invalidate(cap, st, ctx->err);
+    }
+    return st;
+}
