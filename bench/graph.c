@@ -1,0 +1,109 @@
+/* Graph replay vs eager dispatch: a chain of 1000 elementwise ops on 1-element and 1024-element
+ * f32 tensors, and an 8-layer 256-wide MLP forward at batch 1. Lines:
+ * `bench graph chain1|chain1024|mlp ... eager_ns_per_op=E replay_ns_per_op=R ratio=E/R`. */
+#include "ctorch/ctorch.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+static double now(void) {
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
+}
+static ct_ctx *ctx;
+#define CHECK(x)                                                                                   \
+    do {                                                                                           \
+        if ((x) != CT_OK) {                                                                        \
+            fprintf(stderr, "bench graph: %s failed: %s\n", #x, ct_ctx_last_error(ctx));           \
+            exit(1);                                                                               \
+        }                                                                                          \
+    } while (0)
+
+#define CHAIN 1000
+static ct_tensor *chain(ct_tensor *x, ct_tensor *b) {
+    ct_tensor *t = ct_tensor_retain(x), *u;
+    for (int i = 0; i < CHAIN; i++) {
+        if (i % 2) CHECK(ct_mul(ctx, t, b, &u));
+        else CHECK(ct_add(ctx, t, b, &u));
+        ct_tensor_release(t);
+        t = u;
+    }
+    return t;
+}
+
+static ct_tensor *W[8], *B[8];
+static int n_mlp_ops = 8 * 3;
+static ct_tensor *mlp(ct_tensor *x) {
+    ct_tensor *h = ct_tensor_retain(x);
+    for (int l = 0; l < 8; l++) {
+        ct_tensor *m, *s, *r;
+        CHECK(ct_matmul(ctx, h, W[l], &m));
+        CHECK(ct_add(ctx, m, B[l], &s));
+        CHECK(ct_relu(ctx, s, &r));
+        ct_tensor_release(h), ct_tensor_release(m), ct_tensor_release(s);
+        h = r;
+    }
+    return h;
+}
+
+static void measure(const char *name, const char *extra, int ops, ct_tensor *(*run)(void), int reps) {
+    /* eager */
+    double be = 1e9, br = 1e9;
+    for (int r = 0; r < reps; r++) {
+        double t0 = now();
+        ct_tensor *y = run();
+        double t = now() - t0;
+        ct_tensor_release(y);
+        if (t < be) be = t;
+    }
+    ct_graph *g;
+    CHECK(ct_graph_create(ctx, (ct_device){CT_DEVICE_CPU, 0}, NULL, &g));
+    CHECK(ct_graph_capture_begin(g, NULL));
+    ct_tensor *y = run();
+    CHECK(ct_graph_capture_end(g));
+    CHECK(ct_graph_replay(g)); /* warm */
+    for (int r = 0; r < reps; r++) {
+        double t0 = now();
+        CHECK(ct_graph_replay(g));
+        double t = now() - t0;
+        if (t < br) br = t;
+    }
+    double e = be / ops * 1e9, rp = br / ops * 1e9;
+    printf("bench graph %s %s ops=%d eager_ns_per_op=%.1f replay_ns_per_op=%.1f ratio=%.2f\n", name,
+           extra, ops, e, rp, e / rp);
+    ct_tensor_release(y);
+    ct_graph_free(g);
+}
+
+static ct_tensor *gx, *gb;
+static ct_tensor *run_chain(void) { return chain(gx, gb); }
+static ct_tensor *run_mlp(void) { return mlp(gx); }
+
+int main(int argc, char **argv) {
+    int quick = argc > 1 && strcmp(argv[1], "--quick") == 0;
+    if (ct_ctx_create(NULL, &ctx) != CT_OK) return 1;
+    printf("# ctorch %s, isa %s, %d threads\n", ct_version(), ct_ctx_cpu_isa(ctx), ct_ctx_num_threads(ctx));
+    int reps = quick ? 5 : 50;
+    int64_t sizes[2] = {1, 1024};
+    for (int k = 0; k < 2; k++) {
+        int64_t s[1] = {sizes[k]};
+        CHECK(ct_tensor_rand(ctx, CT_FLOAT32, 1, s, 1, 0, &gx));
+        CHECK(ct_tensor_full(ctx, CT_FLOAT32, 1, s, 0.999, &gb));
+        measure(k ? "chain1024" : "chain1", k ? "numel=1024" : "numel=1", CHAIN, run_chain, reps);
+        ct_tensor_release(gx), ct_tensor_release(gb);
+    }
+    int64_t ws[2] = {256, 256}, bs[1] = {256}, xs[2] = {1, 256};
+    for (int l = 0; l < 8; l++) {
+        CHECK(ct_tensor_randn(ctx, CT_FLOAT32, 2, ws, 10 + l, 0, &W[l]));
+        CHECK(ct_tensor_randn(ctx, CT_FLOAT32, 1, bs, 20 + l, 0, &B[l]));
+    }
+    CHECK(ct_tensor_randn(ctx, CT_FLOAT32, 2, xs, 3, 0, &gx));
+    measure("mlp", "layers=8 width=256 batch=1", n_mlp_ops, run_mlp, reps);
+    ct_tensor_release(gx);
+    for (int l = 0; l < 8; l++) ct_tensor_release(W[l]), ct_tensor_release(B[l]);
+    ct_ctx_free(ctx);
+    return 0;
+}
