@@ -245,7 +245,7 @@ static void check_bounds(const char *what, ct_dtype dt, int fam, int n, errs e) 
               e.nan);
 }
 
-static const int g_sizes[] = {1, 2, 3, 4, 5, 7, 8, 16, 17, 32, 33, 40};
+static const int g_sizes[] = {1, 2, 3, 4, 5, 7, 8, 16, 17, 32, 33, 64, 65};
 
 static void report_worst(const char *what) {
     printf("  %s worst: resid %.2f orth %.2f eig %.2f (units of n*eps; bounds 4, 8, 4)\n", what,
@@ -255,7 +255,7 @@ static void report_worst(const char *what) {
 
 TEST(accuracy_f64) {
     for (size_t s = 0; s < sizeof g_sizes / sizeof g_sizes[0]; s++) {
-        int n = g_sizes[s], batch = n <= 4 ? 37 : n <= 17 ? 9 : 3;
+        int n = g_sizes[s], batch = n <= 4 ? 37 : n <= 17 ? 9 : n <= 33 ? 3 : 2;
         for (int fam = 0; fam < FAM_COUNT; fam++)
             check_bounds("eigh", CT_FLOAT64, fam, n,
                          run_family(CT_FLOAT64, fam, n, batch, fam % 2 ? 'U' : 'L'));
@@ -265,7 +265,7 @@ TEST(accuracy_f64) {
 
 TEST(accuracy_f32) {
     for (size_t s = 0; s < sizeof g_sizes / sizeof g_sizes[0]; s++) {
-        int n = g_sizes[s], batch = n <= 4 ? 37 : n <= 17 ? 9 : 3;
+        int n = g_sizes[s], batch = n <= 4 ? 37 : n <= 17 ? 9 : n <= 33 ? 3 : 2;
         for (int fam = 0; fam < FAM_COUNT; fam++)
             check_bounds("eigh", CT_FLOAT32, fam, n,
                          run_family(CT_FLOAT32, fam, n, batch, fam % 2 ? 'L' : 'U'));
@@ -311,9 +311,9 @@ TEST(f16_computed_in_f32) {
  * dims; results must equal those of the contiguous copy bit for bit. */
 TEST(non_contiguous_batches) {
     const ct_dtype dts[2] = {CT_FLOAT32, CT_FLOAT64};
-    const int ns[3] = {3, 6, 40};
+    const int ns[4] = {3, 6, 40, 70};
     for (int d = 0; d < 2; d++)
-        for (int s = 0; s < 3; s++) {
+        for (int s = 0; s < 4; s++) {
             int n = ns[s], B = 12;
             int64_t nn = (int64_t)n * n;
             double *A = malloc(sizeof(double) * B * nn);
@@ -360,8 +360,8 @@ TEST(non_contiguous_batches) {
 
 /* A matrix's result does not depend on the batch around it; eigvalsh matches eigh. */
 TEST(deterministic_and_eigvalsh) {
-    const int ns[4] = {2, 3, 9, 40};
-    for (int s = 0; s < 4; s++) {
+    const int ns[5] = {2, 3, 9, 40, 70};
+    for (int s = 0; s < 5; s++) {
         int n = ns[s], B = 37, pick = 21;
         int64_t nn = (int64_t)n * n;
         double *A = malloc(sizeof(double) * B * nn);
@@ -394,9 +394,9 @@ TEST(deterministic_and_eigvalsh) {
 
 /* NaN/Inf in one matrix: its outputs are NaN and info != 0; the others are untouched. */
 TEST(nonfinite_isolated) {
-    const int ns[4] = {3, 5, 16, 40};
+    const int ns[5] = {3, 5, 16, 40, 70};
     for (int d = 0; d < 2; d++)
-        for (int s = 0; s < 4; s++) {
+        for (int s = 0; s < 5; s++) {
             ct_dtype dt = d ? CT_FLOAT64 : CT_FLOAT32;
             int n = ns[s], B = 20;
             int64_t nn = (int64_t)n * n;

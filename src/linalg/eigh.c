@@ -1,6 +1,6 @@
 /* linalg.eigh front end: validation, batching over any strides and dtypes (through a contiguous
  * copy in the compute dtype), the dispatch table by n and dtype, and OpenMP over the batch.
- * Kernels: backends/cpu/kernels/{ref,avx2,avx512}/eigh_jacobi.c (small n) and eigh_lapack.c
+ * Kernels: backends/cpu/kernels/{ref,avx2,avx512}/eigh_jacobi.c (n <= 64) and eigh_lapack.c
  * (large n). A CUDA backend would plug in at eigh_run(): route the contiguous batch to
  * cusolverDnXsyevBatched instead of the CPU paths. */
 #include "ctorch/linalg.h"
@@ -13,31 +13,32 @@
 #include "core/internal.h"
 #include "linalg/linalg_internal.h"
 
-/* Crossovers measured on the development machine (2 cores, AVX-512), see docs/linalg.md. */
-#define CT__EIGH_JACOBI_MAX_N_F32 32
-#define CT__EIGH_JACOBI_MAX_N_F64 32
+/* Crossovers measured on the development machine (2 cores, AVX-512), see docs/linalg.md: the
+ * lane kernels beat the LAPACKE loop ~4x even at n = 64, their upper limit. */
+#define CT__EIGH_LANES_MAX_N_F32 64
+#define CT__EIGH_LANES_MAX_N_F64 64
 /* A single matrix at least this large keeps OpenBLAS's threads inside syevd. */
 #define CT__EIGH_BLAS_THREADS_MIN_N 256
 /* Below this much work (batch * n^3) the call stays on one thread. */
 #define CT__EIGH_PAR_MIN_WORK 20000
 
-int ct__eigh_jacobi_max_n(int elem_size) {
-    return elem_size == 4 ? CT__EIGH_JACOBI_MAX_N_F32 : CT__EIGH_JACOBI_MAX_N_F64;
+int ct__eigh_lanes_max_n(int elem_size) {
+    return elem_size == 4 ? CT__EIGH_LANES_MAX_N_F32 : CT__EIGH_LANES_MAX_N_F64;
 }
 
 ct__eigh_path ct__eigh_choose_path(int n, int elem_size) {
-    return n <= ct__eigh_jacobi_max_n(elem_size) ? CT__EIGH_PATH_JACOBI : CT__EIGH_PATH_LAPACK;
+    return n <= ct__eigh_lanes_max_n(elem_size) ? CT__EIGH_PATH_LANES : CT__EIGH_PATH_LAPACK;
 }
 
-static ct__eigh_f32_fn jacobi_f32(ct__isa isa) {
-    return isa == CT__ISA_AVX512 ? ct__eigh_jacobi_f32_avx512
-           : isa == CT__ISA_AVX2 ? ct__eigh_jacobi_f32_avx2
-                                 : ct__eigh_jacobi_f32_ref;
+static ct__eigh_f32_fn lanes_f32(ct__isa isa) {
+    return isa == CT__ISA_AVX512 ? ct__eigh_lanes_f32_avx512
+           : isa == CT__ISA_AVX2 ? ct__eigh_lanes_f32_avx2
+                                 : ct__eigh_lanes_f32_ref;
 }
-static ct__eigh_f64_fn jacobi_f64(ct__isa isa) {
-    return isa == CT__ISA_AVX512 ? ct__eigh_jacobi_f64_avx512
-           : isa == CT__ISA_AVX2 ? ct__eigh_jacobi_f64_avx2
-                                 : ct__eigh_jacobi_f64_ref;
+static ct__eigh_f64_fn lanes_f64(ct__isa isa) {
+    return isa == CT__ISA_AVX512 ? ct__eigh_lanes_f64_avx512
+           : isa == CT__ISA_AVX2 ? ct__eigh_lanes_f64_avx2
+                                 : ct__eigh_lanes_f64_ref;
 }
 
 /* Run one contiguous range of matrices [b0, b1) on the calling thread. */
@@ -49,15 +50,15 @@ static void eigh_range(int f64, ct__eigh_path path, ct__isa isa, int n, int uppe
     if (f64) {
         const double *ab = (const double *)a + b0 * nn;
         double *wb = (double *)w + b0 * n, *vb = v ? (double *)v + b0 * nn : NULL;
-        if (path == CT__EIGH_PATH_JACOBI)
-            jacobi_f64(isa)(cnt, n, ab, upper, wb, vb, ib);
+        if (path == CT__EIGH_PATH_LANES)
+            lanes_f64(isa)(cnt, n, ab, upper, wb, vb, ib, work);
         else
             ct__eigh_lapack_f64(cnt, n, ab, upper, wb, vb, ib, work);
     } else {
         const float *ab = (const float *)a + b0 * nn;
         float *wb = (float *)w + b0 * n, *vb = v ? (float *)v + b0 * nn : NULL;
-        if (path == CT__EIGH_PATH_JACOBI)
-            jacobi_f32(isa)(cnt, n, ab, upper, wb, vb, ib);
+        if (path == CT__EIGH_PATH_LANES)
+            lanes_f32(isa)(cnt, n, ab, upper, wb, vb, ib, work);
         else
             ct__eigh_lapack_f32(cnt, n, ab, upper, wb, vb, ib, work);
     }
@@ -78,14 +79,16 @@ static ct_status eigh_run(ct_ctx *ctx, int f64, int n, int64_t batch, int upper,
     /* LAPACK on a single matrix: let OpenBLAS thread inside syevd. */
     if (path == CT__EIGH_PATH_LAPACK && batch < 2) nt = 1;
 
+    /* per-thread workspace: LAPACK's, or the lane kernels' above their stack limit */
     void *work = NULL;
-    size_t wbytes = 0;
-    if (path == CT__EIGH_PATH_LAPACK) {
-        wbytes = ct__eigh_lapack_work_bytes(n, es, v != NULL);
+    size_t wbytes = path == CT__EIGH_PATH_LAPACK ? ct__eigh_lapack_work_bytes(n, es, v != NULL)
+                                                 : ct__eigh_lane_work_bytes(n);
+    if (wbytes) {
         work = ct__alloc(ctx, wbytes * (size_t)nt, 64);
         if (!work)
-            return ct__set_error(ctx, CT_ERR_OOM, "linalg.eigh: cannot allocate %zu bytes of "
-                                 "LAPACK workspace", wbytes * (size_t)nt);
+            return ct__set_error(ctx, CT_ERR_OOM,
+                                 "linalg.eigh: cannot allocate %zu bytes of workspace",
+                                 wbytes * (size_t)nt);
     }
     /* OpenBLAS's own threads slow syevd down 2-3x below n ~ 256 and fight ours when we split
      * the batch: run it single-threaded (also makes a matrix's result independent of the batch
@@ -100,8 +103,9 @@ static ct_status eigh_run(ct_ctx *ctx, int f64, int n, int64_t batch, int upper,
     } else {
         /* Chunks aligned to 32 matrices (a multiple of every lane count times groups); for
          * LAPACK one matrix per task, dynamically scheduled. */
-        const int64_t align = path == CT__EIGH_PATH_JACOBI ? 32 : 1;
-        int64_t nchunks = path == CT__EIGH_PATH_JACOBI ? (int64_t)nt * 4 : batch;
+        const int64_t align = path == CT__EIGH_PATH_LANES ? 32 : 1;
+        int64_t nchunks = path == CT__EIGH_PATH_LANES ? (int64_t)nt * 4 : batch;
+        if (nchunks > (batch + align - 1) / align) nchunks = (batch + align - 1) / align;
         int64_t chunk = (batch + nchunks - 1) / nchunks;
         chunk = (chunk + align - 1) / align * align;
         nchunks = (batch + chunk - 1) / chunk;

@@ -6,12 +6,12 @@
 
 /* Which solver runs for a given n and dtype (chosen from measurements, see docs/linalg.md). */
 typedef enum ct__eigh_path {
-    CT__EIGH_PATH_JACOBI = 0, /* lane-batched Jacobi kernels, n <= CT__EIGH_JACOBI_MAX_N */
+    CT__EIGH_PATH_LANES = 0,  /* lane-batched kernels (Jacobi / tridiagonal QR), n <= 64 */
     CT__EIGH_PATH_LAPACK = 1, /* LAPACKE ?syevd per matrix, batch split over threads */
 } ct__eigh_path;
 
-/* Largest n given to the Jacobi kernels, per dtype (elem_size 4 or 8). */
-int ct__eigh_jacobi_max_n(int elem_size);
+/* Largest n given to the lane kernels, per dtype (elem_size 4 or 8). */
+int ct__eigh_lanes_max_n(int elem_size);
 ct__eigh_path ct__eigh_choose_path(int n, int elem_size);
 
 /* LAPACK path for `batch` contiguous row-major matrices, same contract as the Jacobi kernels
