@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "ctorch/ctorch.h"
 #include "ctorch/linalg.h"
@@ -97,6 +98,9 @@ static void run_case(ct_ctx *ctx, int f64, int64_t batch, int n, int quick) {
         return;
     }
     double best = 1e30, budget = quick ? 0.1 : 0.4, t_all = 0;
+    /* let OpenBLAS's worker threads from the previous baseline go idle (they spin for a while
+     * and would steal the cores from ctorch's threads) */
+    usleep(300000);
     for (int rep = 0; rep < 20 && (rep < 2 || t_all < budget); rep++) {
         ct_tensor *w = NULL, *v = NULL;
         double t0 = now_s();
