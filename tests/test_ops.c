@@ -471,6 +471,27 @@ TEST(reductions_nan_and_argmax) {
     int dd[2] = {0, 0};
     CHECK_ST(ct_sum(ctx, tt, 2, dd, false, &r), CT_ERR_INVALID_ARG);
     ct_tensor_release(tt), ct_tensor_release(it), ct_tensor_release(x);
+    /* column path (reducing an outer dim of a row-major tensor): NaN propagates per column */
+    float cv[3 * 16];
+    for (int i = 0; i < 48; i++) cv[i] = (float)((i * 7) % 11) - 5;
+    cv[16 + 5] = NAN;
+    int64_t cs[2] = {3, 16};
+    int d0 = 0;
+    CHECK_OK(ct_tensor_from_host(ctx, cv, CT_FLOAT32, 2, cs, &x));
+    float cmax[16], cmean[16];
+    CHECK_OK(ct_amax(ctx, x, 1, &d0, false, &r));
+    CHECK_OK(ct_tensor_to_host(r, cmax, sizeof cmax));
+    ct_tensor_release(r);
+    CHECK_OK(ct_mean(ctx, x, 1, &d0, false, &r));
+    CHECK_OK(ct_tensor_to_host(r, cmean, sizeof cmean));
+    ct_tensor_release(r);
+    for (int j = 0; j < 16; j++) {
+        float m = fmaxf(fmaxf(cv[j], cv[16 + j]), cv[32 + j]);
+        float mean = (float)(((double)cv[j] + cv[16 + j] + cv[32 + j]) / 3);
+        if (j == 5) CHECK(isnan(cmax[j]) && isnan(cmean[j]));
+        else CHECK(cmax[j] == m && cmean[j] == mean);
+    }
+    ct_tensor_release(x);
     /* sum of a 0-d tensor and full reduction to 0-d */
     float one = 4.5f;
     CHECK_OK(ct_tensor_from_host(ctx, &one, CT_FLOAT32, 0, NULL, &x));

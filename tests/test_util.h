@@ -72,6 +72,7 @@ static inline double tu_rand_val(unsigned long long *rng, ct_dtype dt, double lo
 static inline ct_tensor *tu_make(ct_ctx *ctx, unsigned long long *rng, ct_dtype dt, int nd,
                                  const int64_t *shape, int mode, double lo, double hi,
                                  double **vals) {
+    if (vals) *vals = NULL;
     int64_t bshape[CT_MAX_DIMS];
     for (int i = 0; i < nd; i++) bshape[i] = shape[i];
     if (mode == 1 && nd >= 2) {
