@@ -1,8 +1,9 @@
 /* Benchmark of batched linalg.eigh against a LAPACKE ?syevd loop (OpenBLAS) in the same process.
  * For each shape and dtype prints a human line and one machine line:
- *   bench eigh <dtype> <batch>x<n> ctorch_ms=.. ctorch_mps=.. lapack1_mps=.. lapack2_mps=.. ratio=..
- * (mps = million matrices per second; lapack1/2 = the loop on 1 thread / split over 2 threads;
- * ratio = ctorch / the faster LAPACKE loop). Usage: bench_eigh [--quick] [--n N] [--batch B]. */
+ *   bench eigh <dtype> <batch>x<n> ctorch_ms=.. ctorch_mps=.. lapack1_mps=.. lapack2_mps=..
+ * ratio=.. (mps = million matrices per second; lapack1/2 = the loop on 1 thread / split over 2
+ * threads; ratio = ctorch / the faster LAPACKE loop). Usage: bench_eigh [--quick] [--n N] [--batch
+ * B]. */
 #include <cblas.h>
 #include <lapacke.h>
 #include <omp.h>
@@ -136,9 +137,12 @@ int main(int argc, char **argv) {
     int quick = 0, only_n = 0;
     int64_t only_b = 0;
     for (int i = 1; i < argc; i++) {
-        if (!strcmp(argv[i], "--quick")) quick = 1;
-        else if (!strcmp(argv[i], "--n") && i + 1 < argc) only_n = atoi(argv[++i]);
-        else if (!strcmp(argv[i], "--batch") && i + 1 < argc) only_b = atoll(argv[++i]);
+        if (!strcmp(argv[i], "--quick"))
+            quick = 1;
+        else if (!strcmp(argv[i], "--n") && i + 1 < argc)
+            only_n = atoi(argv[++i]);
+        else if (!strcmp(argv[i], "--batch") && i + 1 < argc)
+            only_b = atoll(argv[++i]);
         else {
             printf("usage: bench_eigh [--quick] [--n N] [--batch B]\n");
             return 2;
@@ -151,9 +155,11 @@ int main(int argc, char **argv) {
     }
     printf("# ctorch eigh benchmark: isa %s, %d threads, %s\n", ct_ctx_cpu_isa(ctx),
            ct_ctx_num_threads(ctx), ct_blas_info());
-    static const struct { int64_t batch; int n; } shapes[] = {
-        {100000, 3}, {100000, 4}, {20000, 8}, {10000, 16}, {2000, 32},
-        {200, 64},   {20, 256},   {2, 1024}};
+    static const struct {
+        int64_t batch;
+        int n;
+    } shapes[] = {{100000, 3}, {100000, 4}, {20000, 8}, {10000, 16},
+                  {2000, 32},  {200, 64},   {20, 256},  {2, 1024}};
     for (int f64 = 0; f64 < 2; f64++)
         for (size_t s = 0; s < sizeof shapes / sizeof shapes[0]; s++) {
             if (only_n && shapes[s].n != only_n) continue;
@@ -163,7 +169,8 @@ int main(int argc, char **argv) {
         }
     if (only_n && only_n != 3 && only_n != 4 && only_n != 8 && only_n != 16 && only_n != 32 &&
         only_n != 64 && only_n != 256 && only_n != 1024)
-        for (int f64 = 0; f64 < 2; f64++) run_case(ctx, f64, only_b ? only_b : 1000, only_n, quick);
+        for (int f64 = 0; f64 < 2; f64++)
+            run_case(ctx, f64, only_b ? only_b : 1000, only_n, quick);
     ct_ctx_free(ctx);
     return 0;
 }

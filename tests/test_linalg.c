@@ -22,20 +22,20 @@ enum {
     FAM_DIAGONAL,
     FAM_ZERO,
     FAM_RANK1,
-    FAM_GRADED,    /* entries spanning 1e-20 .. 1e20 */
-    FAM_TINY,      /* random * 1e-30 */
-    FAM_HUGE,      /* random * 1e30 */
-    FAM_NEGDEF,    /* negative definite */
+    FAM_GRADED, /* entries spanning 1e-20 .. 1e20 */
+    FAM_TINY,   /* random * 1e-30 */
+    FAM_HUGE,   /* random * 1e30 */
+    FAM_NEGDEF, /* negative definite */
     FAM_COUNT
 };
-static const char *fam_name[FAM_COUNT] = {"random",   "repeated", "clustered", "diagonal",
-                                          "zero",     "rank1",    "graded",    "tiny",
-                                          "huge",     "negdef"};
+static const char *fam_name[FAM_COUNT] = {"random", "repeated", "clustered", "diagonal", "zero",
+                                          "rank1",  "graded",   "tiny",      "huge",     "negdef"};
 
 /* A = Q diag(lam) Q^T with Q a product of three random Householder reflections. */
 static void from_spectrum(int n, const double *lam, double *A) {
     double *Q = malloc(sizeof(double) * n * n), *u = malloc(sizeof(double) * n);
-    for (int i = 0; i < n * n; i++) Q[i] = (i / n == i % n);
+    for (int i = 0; i < n * n; i++)
+        Q[i] = (i / n == i % n);
     for (int h = 0; h < 3; h++) {
         double nu = 0;
         for (int i = 0; i < n; i++) {
@@ -45,18 +45,22 @@ static void from_spectrum(int n, const double *lam, double *A) {
         if (nu == 0) continue;
         for (int r = 0; r < n; r++) { /* Q = Q (I - 2 u u^T / nu) */
             double d = 0;
-            for (int k = 0; k < n; k++) d += Q[r * n + k] * u[k];
-            for (int k = 0; k < n; k++) Q[r * n + k] -= 2 * d * u[k] / nu;
+            for (int k = 0; k < n; k++)
+                d += Q[r * n + k] * u[k];
+            for (int k = 0; k < n; k++)
+                Q[r * n + k] -= 2 * d * u[k] / nu;
         }
     }
     for (int i = 0; i < n; i++)
         for (int j = 0; j < n; j++) {
             double s = 0;
-            for (int k = 0; k < n; k++) s += Q[i * n + k] * lam[k] * Q[j * n + k];
+            for (int k = 0; k < n; k++)
+                s += Q[i * n + k] * lam[k] * Q[j * n + k];
             A[i * n + j] = s;
         }
     for (int i = 0; i < n; i++)
-        for (int j = 0; j < i; j++) A[j * n + i] = A[i * n + j];
+        for (int j = 0; j < i; j++)
+            A[j * n + i] = A[i * n + j];
     free(Q);
     free(u);
 }
@@ -69,36 +73,45 @@ static void make_matrix(int fam, int n, double *A) {
     case FAM_HUGE: {
         double s = fam == FAM_TINY ? 1e-30 : fam == FAM_HUGE ? 1e30 : 1.0;
         for (int i = 0; i < n; i++)
-            for (int j = 0; j <= i; j++) A[i * n + j] = A[j * n + i] = s * urand();
+            for (int j = 0; j <= i; j++)
+                A[i * n + j] = A[j * n + i] = s * urand();
         break;
     }
     case FAM_REPEATED:
-        for (int i = 0; i < n; i++) lam[i] = (double)(i % 2 ? 2 : -1);
+        for (int i = 0; i < n; i++)
+            lam[i] = (double)(i % 2 ? 2 : -1);
         from_spectrum(n, lam, A);
         break;
     case FAM_CLUSTERED:
-        for (int i = 0; i < n; i++) lam[i] = 1.0 + i * 1e-7;
+        for (int i = 0; i < n; i++)
+            lam[i] = 1.0 + i * 1e-7;
         from_spectrum(n, lam, A);
         break;
     case FAM_DIAGONAL:
         memset(A, 0, sizeof(double) * n * n);
-        for (int i = 0; i < n; i++) A[i * n + i] = urand() * 10;
+        for (int i = 0; i < n; i++)
+            A[i * n + i] = urand() * 10;
         break;
     case FAM_ZERO: memset(A, 0, sizeof(double) * n * n); break;
     case FAM_RANK1: {
-        for (int i = 0; i < n; i++) lam[i] = urand();
         for (int i = 0; i < n; i++)
-            for (int j = 0; j < n; j++) A[i * n + j] = 3 * lam[i] * lam[j];
+            lam[i] = urand();
+        for (int i = 0; i < n; i++)
+            for (int j = 0; j < n; j++)
+                A[i * n + j] = 3 * lam[i] * lam[j];
         break;
     }
     case FAM_GRADED: {
-        for (int i = 0; i < n; i++) lam[i] = pow(10.0, n > 1 ? -10.0 + 20.0 * i / (n - 1) : 0);
         for (int i = 0; i < n; i++)
-            for (int j = 0; j <= i; j++) A[i * n + j] = A[j * n + i] = lam[i] * lam[j] * urand();
+            lam[i] = pow(10.0, n > 1 ? -10.0 + 20.0 * i / (n - 1) : 0);
+        for (int i = 0; i < n; i++)
+            for (int j = 0; j <= i; j++)
+                A[i * n + j] = A[j * n + i] = lam[i] * lam[j] * urand();
         break;
     }
     case FAM_NEGDEF:
-        for (int i = 0; i < n; i++) lam[i] = -1.0 - 3.0 * ct_t_uniform(&g_seed);
+        for (int i = 0; i < n; i++)
+            lam[i] = -1.0 - 3.0 * ct_t_uniform(&g_seed);
         from_spectrum(n, lam, A);
         break;
     }
@@ -116,7 +129,8 @@ typedef struct {
 static void check_one(int n, const double *A, const double *w, const double *v, double eps,
                       errs *e) {
     double na = 0, r = 0, o = 0, de = 0;
-    for (int i = 0; i < n * n; i++) na += A[i] * A[i];
+    for (int i = 0; i < n * n; i++)
+        na += A[i] * A[i];
     na = sqrt(na);
     for (int i = 0; i < n; i++)
         if (isnan(w[i])) e->nan++;
@@ -124,10 +138,12 @@ static void check_one(int n, const double *A, const double *w, const double *v, 
         for (int i = 0; i < n; i++)
             for (int k = 0; k < n; k++) {
                 double s = -v[i * n + k] * w[k];
-                for (int j = 0; j < n; j++) s += A[i * n + j] * v[j * n + k];
+                for (int j = 0; j < n; j++)
+                    s += A[i * n + j] * v[j * n + k];
                 r += s * s;
                 double t = -(double)(i == k);
-                for (int j = 0; j < n; j++) t += v[j * n + i] * v[j * n + k];
+                for (int j = 0; j < n; j++)
+                    t += v[j * n + i] * v[j * n + k];
                 o += t * t;
             }
         for (int k = 0; k < n; k++) {
@@ -140,7 +156,8 @@ static void check_one(int n, const double *A, const double *w, const double *v, 
     double *Ac = malloc(sizeof(double) * n * n), *wr = malloc(sizeof(double) * n);
     memcpy(Ac, A, sizeof(double) * n * n);
     LAPACKE_dsyevd(LAPACK_ROW_MAJOR, 'N', 'L', n, Ac, n, wr);
-    for (int i = 0; i < n; i++) de = fmax(de, fabs(w[i] - wr[i]));
+    for (int i = 0; i < n; i++)
+        de = fmax(de, fabs(w[i] - wr[i]));
     for (int i = 0; i + 1 < n; i++)
         if (w[i] > w[i + 1]) e->order++;
     double u = n * eps, den = na > 0 ? na : 1;
@@ -155,9 +172,12 @@ static ct_tensor *tensor_from_doubles(ct_dtype dt, int nd, const int64_t *shape,
                                       int64_t cnt) {
     void *buf = malloc((size_t)cnt * 8 + 8);
     for (int64_t i = 0; i < cnt; i++) {
-        if (dt == CT_FLOAT64) ((double *)buf)[i] = x[i];
-        else if (dt == CT_FLOAT32) ((float *)buf)[i] = (float)x[i];
-        else if (dt == CT_FLOAT16) ((uint16_t *)buf)[i] = ct_f32_to_f16((float)x[i]);
+        if (dt == CT_FLOAT64)
+            ((double *)buf)[i] = x[i];
+        else if (dt == CT_FLOAT32)
+            ((float *)buf)[i] = (float)x[i];
+        else if (dt == CT_FLOAT16)
+            ((uint16_t *)buf)[i] = ct_f32_to_f16((float)x[i]);
     }
     ct_tensor *t = NULL;
     ct_status st = ct_tensor_from_host(g_ctx, buf, dt, nd, shape, &t);
@@ -187,7 +207,9 @@ static double *to_doubles(const ct_tensor *t) {
 }
 
 static double round_to(ct_dtype dt, double x) {
-    return dt == CT_FLOAT32 ? (double)(float)x : dt == CT_FLOAT16 ? ct_f16_to_f32(ct_f32_to_f16((float)x)) : x;
+    return dt == CT_FLOAT32   ? (double)(float)x
+           : dt == CT_FLOAT16 ? ct_f16_to_f32(ct_f32_to_f16((float)x))
+                              : x;
 }
 
 /* Run eigh_ex on `batch` matrices of family fam (with garbage in the unused triangle) and check
@@ -199,7 +221,8 @@ static errs run_family(ct_dtype dt, int fam, int n, int batch, char uplo) {
     double *Ar = malloc(sizeof(double) * (size_t)(batch * nn + 1)); /* rounded, symmetric */
     for (int b = 0; b < batch; b++) {
         make_matrix(fam, n, A + b * nn);
-        for (int i = 0; i < nn; i++) Ar[b * nn + i] = round_to(dt, A[b * nn + i]);
+        for (int i = 0; i < nn; i++)
+            Ar[b * nn + i] = round_to(dt, A[b * nn + i]);
         for (int i = 0; i < n; i++) /* garbage in the triangle that must not be read */
             for (int j = i + 1; j < n; j++) {
                 int64_t k = uplo == 'L' ? (int64_t)i * n + j : (int64_t)j * n + i;
@@ -275,8 +298,10 @@ TEST(accuracy_f32) {
 
 /* A full lane group and more at n = 3 (the specialised in-register path). */
 TEST(accuracy_n3_large_batch) {
-    check_bounds("eigh", CT_FLOAT32, FAM_RANDOM, 3, run_family(CT_FLOAT32, FAM_RANDOM, 3, 200, 'L'));
-    check_bounds("eigh", CT_FLOAT64, FAM_RANDOM, 3, run_family(CT_FLOAT64, FAM_RANDOM, 3, 200, 'U'));
+    check_bounds("eigh", CT_FLOAT32, FAM_RANDOM, 3,
+                 run_family(CT_FLOAT32, FAM_RANDOM, 3, 200, 'L'));
+    check_bounds("eigh", CT_FLOAT64, FAM_RANDOM, 3,
+                 run_family(CT_FLOAT64, FAM_RANDOM, 3, 200, 'U'));
     check_bounds("eigh", CT_FLOAT32, FAM_CLUSTERED, 3,
                  run_family(CT_FLOAT32, FAM_CLUSTERED, 3, 70, 'U'));
 }
@@ -284,7 +309,8 @@ TEST(accuracy_n3_large_batch) {
 TEST(f16_computed_in_f32) {
     int n = 4, batch = 5;
     double A[5 * 16];
-    for (int b = 0; b < batch; b++) make_matrix(FAM_RANDOM, n, A + b * 16);
+    for (int b = 0; b < batch; b++)
+        make_matrix(FAM_RANDOM, n, A + b * 16);
     int64_t shape[3] = {batch, n, n};
     ct_tensor *ta = tensor_from_doubles(CT_FLOAT16, 3, shape, A, batch * 16), *w = NULL, *v = NULL;
     CHECK_OK(ct_linalg_eigh(g_ctx, ta, 'L', &w, &v));
@@ -294,7 +320,8 @@ TEST(f16_computed_in_f32) {
         double Ar[16];
         errs e = {0, 0, 0, 0, 0, 0};
         for (int b = 0; b < batch; b++) {
-            for (int i = 0; i < 16; i++) Ar[i] = round_to(CT_FLOAT16, A[b * 16 + i]);
+            for (int i = 0; i < 16; i++)
+                Ar[i] = round_to(CT_FLOAT16, A[b * 16 + i]);
             check_one(n, Ar, wd + b * n, vd + b * 16, 0x1p-10, &e);
         }
         CHECK_MSG(e.resid <= 4 && e.orth <= 8 && e.eig <= 4, "f16 resid %.2f orth %.2f eig %.2f",
@@ -317,13 +344,14 @@ TEST(non_contiguous_batches) {
             int n = ns[s], B = 12;
             int64_t nn = (int64_t)n * n;
             double *A = malloc(sizeof(double) * B * nn);
-            for (int b = 0; b < B; b++) make_matrix(FAM_RANDOM, n, A + b * nn);
+            for (int b = 0; b < B; b++)
+                make_matrix(FAM_RANDOM, n, A + b * nn);
             int64_t shape[3] = {B, n, n};
             ct_tensor *ta = tensor_from_doubles(dts[d], 3, shape, A, B * nn);
             ct_tensor *sl = NULL, *tr = NULL, *cont = NULL, *w1 = NULL, *v1 = NULL, *w2 = NULL,
                       *v2 = NULL, *r4 = NULL, *w3 = NULL, *v3 = NULL;
-            CHECK_OK(ct_tensor_slice(g_ctx, ta, 0, 1, B, 2, &sl));         /* (6, n, n) */
-            CHECK_OK(ct_tensor_transpose(g_ctx, sl, 1, 2, &tr));           /* transposed */
+            CHECK_OK(ct_tensor_slice(g_ctx, ta, 0, 1, B, 2, &sl)); /* (6, n, n) */
+            CHECK_OK(ct_tensor_transpose(g_ctx, sl, 1, 2, &tr));   /* transposed */
             CHECK(tr && !ct_tensor_is_contiguous(tr));
             CHECK_OK(ct_tensor_contiguous(g_ctx, tr, &cont));
             CHECK_OK(ct_linalg_eigh(g_ctx, tr, 'U', &w1, &v1));
@@ -343,7 +371,8 @@ TEST(non_contiguous_batches) {
                 errs e = {0, 0, 0, 0, 0, 0};
                 double *Ar = malloc(sizeof(double) * nn);
                 for (int b = 0; b < 6; b++) {
-                    for (int i = 0; i < nn; i++) Ar[i] = round_to(dts[d], A[(1 + 2 * b) * nn + i]);
+                    for (int i = 0; i < nn; i++)
+                        Ar[i] = round_to(dts[d], A[(1 + 2 * b) * nn + i]);
                     check_one(n, Ar, a1 + b * n, b1 + b * nn,
                               dts[d] == CT_FLOAT64 ? 0x1p-52 : 0x1p-23, &e);
                 }
@@ -353,7 +382,8 @@ TEST(non_contiguous_batches) {
                 free(a1), free(a2), free(b1), free(b2), free(a3), free(b3);
             }
             ct_tensor *all[] = {ta, sl, tr, cont, w1, v1, w2, v2, r4, w3, v3};
-            for (size_t i = 0; i < sizeof all / sizeof all[0]; i++) ct_tensor_release(all[i]);
+            for (size_t i = 0; i < sizeof all / sizeof all[0]; i++)
+                ct_tensor_release(all[i]);
             free(A);
         }
 }
@@ -365,7 +395,8 @@ TEST(deterministic_and_eigvalsh) {
         int n = ns[s], B = 37, pick = 21;
         int64_t nn = (int64_t)n * n;
         double *A = malloc(sizeof(double) * B * nn);
-        for (int b = 0; b < B; b++) make_matrix(FAM_RANDOM, n, A + b * nn);
+        for (int b = 0; b < B; b++)
+            make_matrix(FAM_RANDOM, n, A + b * nn);
         int64_t shape[3] = {B, n, n}, one[2] = {n, n};
         ct_tensor *ta = tensor_from_doubles(CT_FLOAT32, 3, shape, A, B * nn);
         ct_tensor *t1 = tensor_from_doubles(CT_FLOAT32, 2, one, A + pick * nn, nn);
@@ -381,13 +412,16 @@ TEST(deterministic_and_eigvalsh) {
                           memcmp(vd + pick * nn, v1d, sizeof(double) * nn) == 0,
                       "n=%d: matrix alone differs from the same matrix in a batch", n);
             double md = 0, na = 0;
-            for (int i = 0; i < B * n; i++) md = fmax(md, fabs(wd[i] - wed[i]));
-            for (int i = 0; i < nn; i++) na += A[i] * A[i];
+            for (int i = 0; i < B * n; i++)
+                md = fmax(md, fabs(wd[i] - wed[i]));
+            for (int i = 0; i < nn; i++)
+                na += A[i] * A[i];
             CHECK_MSG(md <= 4 * n * 0x1p-23 * sqrt(na) * 4, "n=%d eigvalsh differs by %g", n, md);
             free(wd), free(vd), free(w1d), free(v1d), free(wed);
         }
         ct_tensor *all[] = {ta, t1, w, v, w1, v1, we};
-        for (size_t i = 0; i < sizeof all / sizeof all[0]; i++) ct_tensor_release(all[i]);
+        for (size_t i = 0; i < sizeof all / sizeof all[0]; i++)
+            ct_tensor_release(all[i]);
         free(A);
     }
 }
@@ -401,7 +435,8 @@ TEST(nonfinite_isolated) {
             int n = ns[s], B = 20;
             int64_t nn = (int64_t)n * n;
             double *A = malloc(sizeof(double) * B * nn);
-            for (int b = 0; b < B; b++) make_matrix(FAM_RANDOM, n, A + b * nn);
+            for (int b = 0; b < B; b++)
+                make_matrix(FAM_RANDOM, n, A + b * nn);
             A[4 * nn + (n - 1) * n] = NAN;     /* lower triangle of matrix 4 */
             A[11 * nn + n * n - 1] = INFINITY; /* diagonal of matrix 11 */
             int64_t shape[3] = {B, n, n};
@@ -414,12 +449,14 @@ TEST(nonfinite_isolated) {
                     int bad = b == 4 || b == 11;
                     CHECK_MSG(bad ? id[b] == CT_EIGH_INFO_NONFINITE : id[b] == 0,
                               "n=%d matrix %d info %g", n, b, id[b]);
-                    for (int i = 0; i < n; i++) CHECK(bad ? isnan(wd[b * n + i]) : isfinite(wd[b * n + i]));
+                    for (int i = 0; i < n; i++)
+                        CHECK(bad ? isnan(wd[b * n + i]) : isfinite(wd[b * n + i]));
                     if (bad) CHECK(isnan(vd[b * nn]));
                 }
                 free(wd), free(vd), free(id);
             }
-            ct_tensor_release(ta), ct_tensor_release(w), ct_tensor_release(v), ct_tensor_release(info);
+            ct_tensor_release(ta), ct_tensor_release(w), ct_tensor_release(v),
+                ct_tensor_release(info);
             free(A);
         }
 }

@@ -30,8 +30,8 @@ extern "C" {
 #define CT_EIGH_INFO_NOCONV 2    /* solver did not converge: outputs are the last iterate */
 
 /* Eigenvalues (..., n) ascending and eigenvectors (..., n, n) as columns of a symmetric a. */
-CT_API ct_status ct_linalg_eigh(ct_ctx *ctx, const ct_tensor *a, char uplo,
-                                ct_tensor **eigenvalues, ct_tensor **eigenvectors);
+CT_API ct_status ct_linalg_eigh(ct_ctx *ctx, const ct_tensor *a, char uplo, ct_tensor **eigenvalues,
+                                ct_tensor **eigenvectors);
 /* Eigenvalues only (..., n) ascending; cheaper than ct_linalg_eigh. */
 CT_API ct_status ct_linalg_eigvalsh(ct_ctx *ctx, const ct_tensor *a, char uplo,
                                     ct_tensor **eigenvalues);

@@ -140,8 +140,7 @@ static ct_status eigh_impl(ct_ctx *ctx, const char *op, const ct_tensor *a, char
         return ct__set_error(ctx, CT_ERR_SHAPE,
                              "%s: input must have at least 2 dims (..., n, n), got %d", op, nd);
     if (shape[nd - 1] != shape[nd - 2])
-        return ct__set_error(ctx, CT_ERR_SHAPE,
-                             "%s: matrices must be square, got %lld x %lld", op,
+        return ct__set_error(ctx, CT_ERR_SHAPE, "%s: matrices must be square, got %lld x %lld", op,
                              (long long)shape[nd - 2], (long long)shape[nd - 1]);
     const ct_dtype dt = ct_tensor_dtype(a);
     ct_dtype cdt;
@@ -152,7 +151,8 @@ static ct_status eigh_impl(ct_ctx *ctx, const char *op, const ct_tensor *a, char
     else
         return ct__set_error(ctx, CT_ERR_DTYPE,
                              "%s: input dtype %s not supported (float16, bfloat16, float32, "
-                             "float64)", op, ct_dtype_name(dt));
+                             "float64)",
+                             op, ct_dtype_name(dt));
     if (ct_tensor_device(a).type != CT_DEVICE_CPU)
         return ct__set_error(ctx, CT_ERR_UNSUPPORTED, "%s: only CPU tensors are supported", op);
     const int64_t n64 = shape[nd - 1];
@@ -220,8 +220,7 @@ ct_status ct_linalg_eigh(ct_ctx *ctx, const ct_tensor *a, char uplo, ct_tensor *
     return eigh_impl(ctx, "linalg.eigh", a, uplo, eigenvalues, eigenvectors, NULL);
 }
 
-ct_status ct_linalg_eigvalsh(ct_ctx *ctx, const ct_tensor *a, char uplo,
-                             ct_tensor **eigenvalues) {
+ct_status ct_linalg_eigvalsh(ct_ctx *ctx, const ct_tensor *a, char uplo, ct_tensor **eigenvalues) {
     return eigh_impl(ctx, "linalg.eigvalsh", a, uplo, eigenvalues, NULL, NULL);
 }
 

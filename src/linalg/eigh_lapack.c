@@ -24,7 +24,7 @@ size_t ct__eigh_lapack_work_bytes(int n, int elem_size, int want_v) {
 }
 
 #define CT__EIGH_LAPACK(NAME, T, SYEVD_WORK)                                                       \
-    void NAME(int64_t batch, int n, const T *a, int upper, T *w, T *v, int32_t *info,           \
+    void NAME(int64_t batch, int n, const T *a, int upper, T *w, T *v, int32_t *info,              \
               void *work) {                                                                        \
         size_t lwork, liwork;                                                                      \
         lapack_sizes(n, v != 0, &lwork, &liwork);                                                  \
@@ -40,7 +40,7 @@ size_t ct__eigh_lapack_work_bytes(int n, int elem_size, int want_v) {
                 for (int j = 0; j <= i; j++) {                                                     \
                     T x = upper ? ab[(int64_t)j * n + i] : ab[(int64_t)i * n + j];                 \
                     finite &= (x - x) == (x - x);                                                  \
-                    z[(int64_t)j * n + i] = x; /* column-major lower = row-major (i, j) */          \
+                    z[(int64_t)j * n + i] = x; /* column-major lower = row-major (i, j) */         \
                 }                                                                                  \
             lapack_int st = -1;                                                                    \
             if (finite)                                                                            \
@@ -48,9 +48,11 @@ size_t ct__eigh_lapack_work_bytes(int n, int elem_size, int want_v) {
                                 (lapack_int)lwork, iwk, (lapack_int)liwork);                       \
             if (info) info[b] = !finite ? CT__EIGH_INFO_NONFINITE : st ? CT__EIGH_INFO_NOCONV : 0; \
             if (!finite) {                                                                         \
-                for (int i = 0; i < n; i++) wb[i] = (T)NAN;                                        \
+                for (int i = 0; i < n; i++)                                                        \
+                    wb[i] = (T)NAN;                                                                \
                 if (vb)                                                                            \
-                    for (int64_t k = 0; k < nn; k++) vb[k] = (T)NAN;                               \
+                    for (int64_t k = 0; k < nn; k++)                                               \
+                        vb[k] = (T)NAN;                                                            \
                 continue;                                                                          \
             }                                                                                      \
             if (!vb) continue;                                                                     \
@@ -61,7 +63,8 @@ size_t ct__eigh_lapack_work_bytes(int n, int elem_size, int want_v) {
                 for (int i = 1; i < n; i++)                                                        \
                     if (fabs((double)col[i]) > fabs((double)col[im])) im = i;                      \
                 T sg = col[im] < 0 ? (T)-1 : (T)1;                                                 \
-                for (int i = 0; i < n; i++) vb[(int64_t)i * n + j] = sg * col[i];                  \
+                for (int i = 0; i < n; i++)                                                        \
+                    vb[(int64_t)i * n + j] = sg * col[i];                                          \
             }                                                                                      \
         }                                                                                          \
     }

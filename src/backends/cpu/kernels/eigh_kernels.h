@@ -36,8 +36,8 @@ static inline size_t ct__eigh_lane_work_bytes(int n) {
 #define CT__EIGH_KERNEL_DECL(name, T)                                                              \
     void name(int64_t batch, int n, const T *a, int upper, T *w, T *v, int32_t *info, void *work)
 
-typedef void (*ct__eigh_f32_fn)(int64_t batch, int n, const float *a, int upper, float *w,
-                                float *v, int32_t *info, void *work);
+typedef void (*ct__eigh_f32_fn)(int64_t batch, int n, const float *a, int upper, float *w, float *v,
+                                int32_t *info, void *work);
 typedef void (*ct__eigh_f64_fn)(int64_t batch, int n, const double *a, int upper, double *w,
                                 double *v, int32_t *info, void *work);
 
@@ -81,12 +81,13 @@ CT__EIGH_KERNEL_DECL(ct__eigh_lanes_f64_avx512, double);
 
 /* Rotation parameters for one pair in every lane: t = tan, c = cos, s = sin; identity where the
  * lane's mask is off. d = a_qq - a_pp, t = sign(d) 2 a_pq / (|d| + sqrt(d^2 + 4 a_pq^2)). */
-static inline __attribute__((always_inline)) MT TN(rot)(VT app, VT aqq, VT apq, VT *t_,
-                                                         VT *tau_, VT *s_) {
+static inline __attribute__((always_inline)) MT TN(rot)(VT app, VT aqq, VT apq, VT *t_, VT *tau_,
+                                                        VT *s_) {
     const VT one = V_SET1((ELT)1);
     VT b2 = V_ADD(apq, apq);
     VT bb = V_MUL(apq, apq);
-    MT need = M_AND(M_GT(bb, V_SET1(EIGH_TINY2)), M_GT(bb, V_MUL(V_SET1(EIGH_U2), V_ABS(V_MUL(app, aqq)))));
+    MT need = M_AND(M_GT(bb, V_SET1(EIGH_TINY2)),
+                    M_GT(bb, V_MUL(V_SET1(EIGH_U2), V_ABS(V_MUL(app, aqq)))));
     VT d = V_SUB(aqq, app);
     VT r = V_FMA(d, d, V_MUL(b2, b2));
     VT sq = V_MUL(r, V_RSQRT(r));
@@ -107,7 +108,7 @@ static inline __attribute__((always_inline)) MT TN(rot)(VT app, VT aqq, VT apq, 
 /* Pair k of round r in the circle (round-robin) schedule over m = n rounded up to even players;
  * returns 0 for a pair with the dummy player (odd n). */
 static inline __attribute__((always_inline)) int TN(pair)(int n, int m, int r, int k, int *p,
-                                                         int *q) {
+                                                          int *q) {
     int x, y;
     if (k == 0) {
         x = r;
@@ -128,12 +129,13 @@ static inline __attribute__((always_inline)) int TN(pair)(int n, int m, int r, i
 
 /* Core for G groups of LANES lanes. A, V: [G][n][n] (A full symmetric). Leaves eigen-pairs in
  * diag(A) and V's columns (unsorted); notconv[g] = lanes that still had a pair above threshold. */
-static inline __attribute__((always_inline)) void TN(solve)(const int n, const int G, VT *A,
-                                                           VT *V, MT *notconv) {
+static inline __attribute__((always_inline)) void TN(solve)(const int n, const int G, VT *A, VT *V,
+                                                            MT *notconv) {
     const int m = n + (n & 1);
     for (int g = 0; g < G; g++)
         for (int i = 0; i < n; i++)
-            for (int j = 0; j < n; j++) V[(g * n + i) * n + j] = V_SET1((ELT)(i == j));
+            for (int j = 0; j < n; j++)
+                V[(g * n + i) * n + j] = V_SET1((ELT)(i == j));
     for (int sweep = 0;; sweep++) {
         int any = 0;
         for (int g = 0; g < G; g++) {
@@ -142,7 +144,8 @@ static inline __attribute__((always_inline)) void TN(solve)(const int n, const i
             for (int p = 0; p < n; p++)
                 for (int q = p + 1; q < n; q++) {
                     VT t, c, s;
-                    act = M_OR(act, TN(rot)(Ag[p * n + p], Ag[q * n + q], Ag[p * n + q], &t, &c, &s));
+                    act =
+                        M_OR(act, TN(rot)(Ag[p * n + p], Ag[q * n + q], Ag[p * n + q], &t, &c, &s));
                 }
             notconv[g] = act;
             any |= M_ANY(act);
@@ -227,7 +230,6 @@ static inline __attribute__((always_inline)) void TN(solve)(const int n, const i
     }
 }
 
-
 /* ---- medium n: Householder tridiagonalisation + implicit QR (Wilkinson shift), lanes in
  * lockstep. A (scaled, full symmetric) is reduced to T = Q^T A Q, with the reflectors kept in A's
  * columns; V receives Z^T (rows = columns of Z) so rotations touch contiguous rows; QR steps on
@@ -236,8 +238,8 @@ static inline __attribute__((always_inline)) void TN(solve)(const int n, const i
  * below them with the same shift, so a split lane still iterates on its bottom block. On exit
  * diag(A) holds the eigenvalues and V the eigenvectors as columns (unsorted). ---- */
 /* Steps 1-2 for one group: T = Q^T A Q into (D, E), Z^T = Q^T into V when want_v. */
-static inline __attribute__((always_inline)) void TN(tdred)(const int n, VT *A, VT *V, VT *D,
-                                                           VT *E, const int want_v) {
+static inline __attribute__((always_inline)) void TN(tdred)(const int n, VT *A, VT *V, VT *D, VT *E,
+                                                            const int want_v) {
     VT TAU[CT__EIGH_LANES_MAX_N];
     VT vv[CT__EIGH_LANES_MAX_N], pw[CT__EIGH_LANES_MAX_N];
     const VT zero = V_ZERO(), one = V_SET1((ELT)1), half = V_SET1((ELT)0.5);
@@ -245,7 +247,8 @@ static inline __attribute__((always_inline)) void TN(tdred)(const int n, VT *A, 
     for (int k = 0; k < n - 2; k++) {
         const int m = n - k - 1, o = k + 1;
         VT x0 = A[o * n + k], sig = zero;
-        for (int i = 1; i < m; i++) sig = V_FMA(A[(o + i) * n + k], A[(o + i) * n + k], sig);
+        for (int i = 1; i < m; i++)
+            sig = V_FMA(A[(o + i) * n + k], A[(o + i) * n + k], sig);
         MT nz = M_GT(sig, V_SET1(EIGH_TINY2));
         VT s2 = V_FMA(x0, x0, sig);
         VT nrm = V_MUL(s2, V_RSQRT(V_SEL(nz, one, s2)));
@@ -255,53 +258,64 @@ static inline __attribute__((always_inline)) void TN(tdred)(const int n, VT *A, 
         E[k] = V_SEL(nz, x0, alpha);
         vv[0] = V_SEL(nz, zero, V_SUB(x0, alpha));
         A[o * n + k] = vv[0];
-        for (int i = 1; i < m; i++) vv[i] = A[(o + i) * n + k];
+        for (int i = 1; i < m; i++)
+            vv[i] = A[(o + i) * n + k];
         TAU[k] = tau;
         /* p = tau B v, w = p - (tau/2)(v.p) v, B -= v w^T + w v^T */
         VT kk = zero;
         for (int i = 0; i < m; i++) {
             const VT *row = A + (o + i) * n + o;
             VT acc = zero;
-            for (int j = 0; j < m; j++) acc = V_FMA(row[j], vv[j], acc);
+            for (int j = 0; j < m; j++)
+                acc = V_FMA(row[j], vv[j], acc);
             pw[i] = V_MUL(tau, acc);
             kk = V_FMA(vv[i], pw[i], kk);
         }
         kk = V_MUL(V_MUL(kk, tau), half);
-        for (int i = 0; i < m; i++) pw[i] = V_FNMA(kk, vv[i], pw[i]);
+        for (int i = 0; i < m; i++)
+            pw[i] = V_FNMA(kk, vv[i], pw[i]);
         for (int i = 0; i < m; i++) {
             VT *row = A + (o + i) * n + o;
             const VT vi = vv[i], wi = pw[i];
-            for (int j = 0; j < m; j++) row[j] = V_FNMA(vi, pw[j], V_FNMA(wi, vv[j], row[j]));
+            for (int j = 0; j < m; j++)
+                row[j] = V_FNMA(vi, pw[j], V_FNMA(wi, vv[j], row[j]));
         }
     }
     if (n >= 2) E[n - 2] = A[(n - 1) * n + n - 2];
-    for (int i = 0; i < n; i++) D[i] = A[i * n + i];
+    for (int i = 0; i < n; i++)
+        D[i] = A[i * n + i];
     /* 2. Z^T = (H_0 ... H_{n-3})^T by backward accumulation, in V */
     for (int i = 0; i < n && want_v; i++)
-        for (int j = 0; j < n; j++) V[i * n + j] = V_SET1((ELT)(i == j));
+        for (int j = 0; j < n; j++)
+            V[i * n + j] = V_SET1((ELT)(i == j));
     for (int k = n - 3; k >= 0 && want_v; k--) {
         const int m = n - k - 1, o = k + 1;
-        for (int i = 0; i < m; i++) vv[i] = A[(o + i) * n + k];
+        for (int i = 0; i < m; i++)
+            vv[i] = A[(o + i) * n + k];
         const VT tau = TAU[k];
         for (int j = o; j < n; j++) {
             VT *row = V + j * n + o;
             VT acc = zero;
-            for (int i = 0; i < m; i++) acc = V_FMA(vv[i], row[i], acc);
+            for (int i = 0; i < m; i++)
+                acc = V_FMA(vv[i], row[i], acc);
             acc = V_MUL(acc, tau);
-            for (int i = 0; i < m; i++) row[i] = V_FNMA(acc, vv[i], row[i]);
+            for (int i = 0; i < m; i++)
+                row[i] = V_FNMA(acc, vv[i], row[i]);
         }
     }
 }
 
 /* Step 3 for G groups in lockstep (independent rotation chains interleave, hiding latency). */
-static inline __attribute__((always_inline)) void TN(tdqr)(const int n, const int G, VT *A,
-                                                          VT *V, MT *notconv, const int want_v) {
+static inline __attribute__((always_inline)) void TN(tdqr)(const int n, const int G, VT *A, VT *V,
+                                                           MT *notconv, const int want_v) {
     VT D[4][CT__EIGH_LANES_MAX_N], E[4][CT__EIGH_LANES_MAX_N];
     const VT zero = V_ZERO(), one = V_SET1((ELT)1), half = V_SET1((ELT)0.5);
-    for (int g = 0; g < G; g++) TN(tdred)(n, A + g * n * n, V + g * n * n, D[g], E[g], want_v);
+    for (int g = 0; g < G; g++)
+        TN(tdred)(n, A + g * n * n, V + g * n * n, D[g], E[g], want_v);
     MT nc[4], act[4];
     VT mu[4], zb[4];
-    for (int g = 0; g < G; g++) nc[g] = M_NONE();
+    for (int g = 0; g < G; g++)
+        nc[g] = M_NONE();
     for (int hi = n - 1; hi >= 1; hi--) {
         for (int it = 0;; it++) {
             int any = 0;
@@ -319,7 +333,8 @@ static inline __attribute__((always_inline)) void TN(tdqr)(const int n, const in
             }
             if (!any) break;
             if (it == CT__EIGH_MAX_QR_IT) {
-                for (int g = 0; g < G; g++) nc[g] = M_OR(nc[g], act[g]);
+                for (int g = 0; g < G; g++)
+                    nc[g] = M_OR(nc[g], act[g]);
                 break;
             }
             for (int g = 0; g < G; g++) {
@@ -347,8 +362,8 @@ static inline __attribute__((always_inline)) void TN(tdqr)(const int n, const in
                     MT ok = M_AND(act[g], M_GT(r2, V_SET1(EIGH_TINY2)));
                     VT ir = V_RSQRT(V_SEL(ok, one, r2));
                     VT c = V_SEL(ok, one, V_MUL(V_ABS(x), ir));
-                    VT s = V_SEL(ok, zero,
-                                 V_XOR(V_MUL(z, ir), V_XOR(V_SIGN(x), V_SET1((ELT)-0.0))));
+                    VT s =
+                        V_SEL(ok, zero, V_XOR(V_MUL(z, ir), V_XOR(V_SIGN(x), V_SET1((ELT)-0.0))));
                     if (k > 0) Eg[k - 1] = V_FNMA(s, zb[g], V_MUL(c, Eg[k - 1]));
                     VT a = Dg[k], b = Dg[k + 1], f = Eg[k];
                     VT cc = V_MUL(c, c), ss = V_MUL(s, s), cs = V_MUL(c, s);
@@ -382,7 +397,8 @@ static inline __attribute__((always_inline)) void TN(tdqr)(const int n, const in
                 Vg[i * n + j] = Vg[j * n + i];
                 Vg[j * n + i] = t;
             }
-        for (int i = 0; i < n; i++) Ag[i * n + i] = D[g][i];
+        for (int i = 0; i < n; i++)
+            Ag[i * n + i] = D[g][i];
     }
 }
 
@@ -396,7 +412,8 @@ static inline __attribute__((always_inline)) void TN(signfix)(const int n, VT *V
             best = V_SEL(gt, best, V_ABS(x));
             sg = V_SEL(gt, sg, V_SIGN(x));
         }
-        for (int k = 0; k < n; k++) V[k * n + j] = V_XOR(V[k * n + j], sg);
+        for (int k = 0; k < n; k++)
+            V[k * n + j] = V_XOR(V[k * n + j], sg);
     }
 }
 
@@ -410,15 +427,16 @@ static __attribute__((noinline)) void TN(store_aos)(ELT *dst, const VT *src, int
     ELT tmp[LANES] __attribute__((aligned(64)));
     for (int e = 0; e < cnt; e++) {
         V_STORE(tmp, src[e]);
-        for (int l = 0; l < nl; l++) dst[(int64_t)l * cnt + e] = tmp[l];
+        for (int l = 0; l < nl; l++)
+            dst[(int64_t)l * cnt + e] = tmp[l];
     }
 }
 #endif
 
 /* Full block: G groups of LANES matrices (nmat <= G*LANES of them valid) from a to w/v/info. */
-static inline __attribute__((always_inline)) void
-TN(block)(const int n, const int G, VT *A, VT *V, const ELT *a, int64_t nmat, int upper, ELT *w,
-          ELT *v, int32_t *info) {
+static inline __attribute__((always_inline)) void TN(block)(const int n, const int G, VT *A, VT *V,
+                                                            const ELT *a, int64_t nmat, int upper,
+                                                            ELT *w, ELT *v, int32_t *info) {
     MT bad[4], notconv[4];
     VT usc[4];
     const int64_t nn = (int64_t)n * n;
@@ -445,7 +463,8 @@ TN(block)(const int n, const int G, VT *A, VT *V, const ELT *a, int64_t nmat, in
 #endif
                 else {
                     ELT tmp[LANES] __attribute__((aligned(64)));
-                    for (int l = 0; l < LANES; l++) tmp[l] = l < nl ? a[(base + l) * nn + off] : 0;
+                    for (int l = 0; l < LANES; l++)
+                        tmp[l] = l < nl ? a[(base + l) * nn + off] : 0;
                     x = V_LOAD(tmp);
                 }
                 b = M_OR(b, M_NOTFINITE(x));
@@ -471,20 +490,24 @@ TN(block)(const int n, const int G, VT *A, VT *V, const ELT *a, int64_t nmat, in
     for (int g = 0; g < G; g++) {
         VT *Ag = A + g * n * n, *Vg = V + g * n * n;
         VT W[CT__EIGH_LANES_MAX_N];
-        for (int i = 0; i < n; i++) W[i] = Ag[i * n + i];
+        for (int i = 0; i < n; i++)
+            W[i] = Ag[i * n + i];
         /* rank of each eigenvalue in its lane (stable: ties keep index order); the scatter
          * below writes eigenvalue i and vector column i to position rank_i */
         const VT zero = V_ZERO(), one = V_SET1((ELT)1);
         VT R[CT__EIGH_LANES_MAX_N];
         for (int i = 0; i < n; i++) {
             VT r = zero;
-            for (int j = 0; j < i; j++) r = V_ADD(r, V_SEL(M_GT(W[j], W[i]), one, zero));
-            for (int j = i + 1; j < n; j++) r = V_ADD(r, V_SEL(M_GT(W[i], W[j]), zero, one));
+            for (int j = 0; j < i; j++)
+                r = V_ADD(r, V_SEL(M_GT(W[j], W[i]), one, zero));
+            for (int j = i + 1; j < n; j++)
+                r = V_ADD(r, V_SEL(M_GT(W[i], W[j]), zero, one));
             R[i] = r;
         }
         if (v) TN(signfix)(n, Vg);
         const VT nan = V_SET1((ELT)NAN);
-        for (int i = 0; i < n; i++) W[i] = V_SEL(bad[g], V_MUL(W[i], usc[g]), nan);
+        for (int i = 0; i < n; i++)
+            W[i] = V_SEL(bad[g], V_MUL(W[i], usc[g]), nan);
         int64_t base = (int64_t)g * LANES;
         int nl = nmat - base < LANES ? (int)(nmat - base) : LANES;
         if (nl <= 0) continue;
@@ -503,7 +526,8 @@ TN(block)(const int n, const int G, VT *A, VT *V, const ELT *a, int64_t nmat, in
             if (v)
                 for (int k = 0; k < n; k++) {
                     VT x = Vg[k * n];
-                    for (int i = 1; i < n; i++) x = V_SEL(sel[i], x, Vg[k * n + i]);
+                    for (int i = 1; i < n; i++)
+                        x = V_SEL(sel[i], x, Vg[k * n + i]);
                     Ag[k * n + p] = V_SEL(bad[g], x, nan);
                 }
         }
@@ -512,15 +536,15 @@ TN(block)(const int n, const int G, VT *A, VT *V, const ELT *a, int64_t nmat, in
         if (info) {
             int32_t ti[LANES];
             M_TOINFO(bad[g], notconv[g], ti);
-            for (int l = 0; l < nl; l++) info[base + l] = ti[l];
+            for (int l = 0; l < nl; l++)
+                info[base + l] = ti[l];
         }
     }
 }
 
 #define CT__EIGH_INST(N, G)                                                                        \
-    static void TN(blk##N)(const ELT *a, int64_t nmat, int upper, ELT *w, ELT *v,                  \
-                           int32_t *info) {                                                         \
-        VT A[(G) * (N) * (N)], V[(G) * (N) * (N)];                                                  \
+    static void TN(blk##N)(const ELT *a, int64_t nmat, int upper, ELT *w, ELT *v, int32_t *info) { \
+        VT A[(G) * (N) * (N)], V[(G) * (N) * (N)];                                                 \
         TN(block)(N, G, A, V, a, nmat, upper, w, v, info);                                         \
     }
 CT__EIGH_INST(2, 2)
@@ -530,14 +554,13 @@ CT__EIGH_INST(8, 2)
 #undef CT__EIGH_INST
 
 /* runtime n <= 16: two groups in flight */
-static void TN(blkn2)(int n, const ELT *a, int64_t nmat, int upper, ELT *w, ELT *v,
-                      int32_t *info) {
+static void TN(blkn2)(int n, const ELT *a, int64_t nmat, int upper, ELT *w, ELT *v, int32_t *info) {
     VT A[2 * 16 * 16], V[2 * 16 * 16];
     TN(block)(n, 2, A, V, a, nmat, upper, w, v, info);
 }
 
-static void TN(blkn)(int n, const ELT *a, int64_t nmat, int upper, ELT *w, ELT *v,
-                     int32_t *info, void *work) {
+static void TN(blkn)(int n, const ELT *a, int64_t nmat, int upper, ELT *w, ELT *v, int32_t *info,
+                     void *work) {
     VT As[CT__EIGH_STACK_MAX_N * CT__EIGH_STACK_MAX_N];
     VT Vs[CT__EIGH_STACK_MAX_N * CT__EIGH_STACK_MAX_N];
     VT *A = As, *V = Vs;
@@ -547,7 +570,6 @@ static void TN(blkn)(int n, const ELT *a, int64_t nmat, int upper, ELT *w, ELT *
     }
     TN(block)(n, 1, A, V, a, nmat, upper, w, v, info);
 }
-
 
 #ifdef CT__EIGH_N3
 /* ---- specialised n = 3: lower triangle in 6 registers, V in 9, G independent groups in flight
@@ -564,9 +586,8 @@ static inline __attribute__((always_inline)) MT TN(n3need)(VT app, VT aqq, VT ap
 
 /* One rotation of pair (p,q) with the third index r: A entries app, aqq, apq, arp, arq; V columns
  * vp, vq (3 rows each). */
-static inline __attribute__((always_inline)) void TN(n3rot)(MT act, VT *app, VT *aqq, VT *apq,
-                                                           VT *arp, VT *arq, VT *vp, VT *vq,
-                                                           int want_v) {
+static inline __attribute__((always_inline)) void
+TN(n3rot)(MT act, VT *app, VT *aqq, VT *apq, VT *arp, VT *arq, VT *vp, VT *vq, int want_v) {
     const VT one = V_SET1((ELT)1);
     VT b = V_SEL(act, V_ZERO(), *apq);
     VT d = V_SUB(*aqq, *app);
@@ -598,7 +619,7 @@ static inline __attribute__((always_inline)) void TN(n3rot)(MT act, VT *app, VT 
 
 /* G groups of LANES 3x3 matrices, all full (no tail), contiguous from a. */
 static inline __attribute__((always_inline)) void TN(n3block)(const int G, const ELT *a, int upper,
-                                                             ELT *w, ELT *v, int32_t *info) {
+                                                              ELT *w, ELT *v, int32_t *info) {
     VT A[4][6], V[4][3][3]; /* A: a00 a10 a11 a20 a21 a22; V[g][col][row] */
     MT bad[4], notconv[4];
     VT usc[4];
@@ -612,10 +633,12 @@ static inline __attribute__((always_inline)) void TN(n3block)(const int G, const
         }
         VT sc;
         V_EXPSCALE(mx, &sc, &usc[g]);
-        for (int k = 0; k < 6; k++) A[g][k] = V_SEL(bd, V_MUL(A[g][k], sc), V_ZERO());
+        for (int k = 0; k < 6; k++)
+            A[g][k] = V_SEL(bd, V_MUL(A[g][k], sc), V_ZERO());
         bad[g] = bd;
         for (int i = 0; i < 3; i++)
-            for (int j = 0; j < 3; j++) V[g][i][j] = V_SET1((ELT)(i == j));
+            for (int j = 0; j < 3; j++)
+                V[g][i][j] = V_SET1((ELT)(i == j));
     }
     for (int sweep = 0;; sweep++) {
         int any = 0;
@@ -644,7 +667,7 @@ static inline __attribute__((always_inline)) void TN(n3block)(const int G, const
     const VT nan = V_SET1((ELT)NAN);
     for (int g = 0; g < G; g++) {
         VT W[3] = {A[g][0], A[g][2], A[g][5]};
-        VT (*C)[3] = V[g];
+        VT(*C)[3] = V[g];
         /* sorting network (0,1) (1,2) (0,1), stable: swap only on strict > */
         static const int ce[3][2] = {{0, 1}, {1, 2}, {0, 1}};
         for (int e = 0; e < 3; e++) {
@@ -660,7 +683,8 @@ static inline __attribute__((always_inline)) void TN(n3block)(const int G, const
                     C[j][k] = V_SEL(sw, y, x);
                 }
         }
-        for (int i = 0; i < 3; i++) W[i] = V_SEL(bad[g], V_MUL(W[i], usc[g]), nan);
+        for (int i = 0; i < 3; i++)
+            W[i] = V_SEL(bad[g], V_MUL(W[i], usc[g]), nan);
         V_N3_STORE(w + (int64_t)g * LANES * 3, 1, W, 3);
         if (v) {
             VT out[9];
@@ -671,14 +695,16 @@ static inline __attribute__((always_inline)) void TN(n3block)(const int G, const
                     best = V_SEL(gt, best, V_ABS(C[j][k]));
                     sg = V_SEL(gt, sg, V_SIGN(C[j][k]));
                 }
-                for (int k = 0; k < 3; k++) out[k * 3 + j] = V_SEL(bad[g], V_XOR(C[j][k], sg), nan);
+                for (int k = 0; k < 3; k++)
+                    out[k * 3 + j] = V_SEL(bad[g], V_XOR(C[j][k], sg), nan);
             }
             V_N3_STORE(v + (int64_t)g * LANES * 9, 3, out, 9);
         }
         if (info) {
             int32_t ti[LANES];
             M_TOINFO(bad[g], notconv[g], ti);
-            for (int l = 0; l < LANES; l++) info[(int64_t)g * LANES + l] = ti[l];
+            for (int l = 0; l < LANES; l++)
+                info[(int64_t)g * LANES + l] = ti[l];
         }
     }
 }
@@ -691,8 +717,8 @@ static void TN(n3blk1)(const ELT *a, int upper, ELT *w, ELT *v, int32_t *info) {
 }
 #endif /* CT__EIGH_N3 */
 
-void CT__EIGH_ENTRY(int64_t batch, int n, const ELT *a, int upper, ELT *w, ELT *v,
-                    int32_t *info, void *work) {
+void CT__EIGH_ENTRY(int64_t batch, int n, const ELT *a, int upper, ELT *w, ELT *v, int32_t *info,
+                    void *work) {
     if (n <= 0 || batch <= 0) return;
     const int64_t nn = (int64_t)n * n;
     if (n == 1) {
@@ -720,13 +746,17 @@ void CT__EIGH_ENTRY(int64_t batch, int n, const ELT *a, int upper, ELT *w, ELT *
             ELT ta[LANES * 9] = {0}, tw[LANES * 3], tv[LANES * 9];
             int32_t ti[LANES];
             int64_t nm = batch - b0;
-            for (int64_t k = 0; k < nm * 9; k++) ta[k] = a[b0 * 9 + k];
+            for (int64_t k = 0; k < nm * 9; k++)
+                ta[k] = a[b0 * 9 + k];
             TN(n3blk1)(ta, upper, tw, v ? tv : 0, ti);
-            for (int64_t k = 0; k < nm * 3; k++) w[b0 * 3 + k] = tw[k];
+            for (int64_t k = 0; k < nm * 3; k++)
+                w[b0 * 3 + k] = tw[k];
             if (v)
-                for (int64_t k = 0; k < nm * 9; k++) v[b0 * 9 + k] = tv[k];
+                for (int64_t k = 0; k < nm * 9; k++)
+                    v[b0 * 9 + k] = tv[k];
             if (info)
-                for (int64_t k = 0; k < nm; k++) info[b0 + k] = ti[k];
+                for (int64_t k = 0; k < nm; k++)
+                    info[b0 + k] = ti[k];
         }
         return;
     }

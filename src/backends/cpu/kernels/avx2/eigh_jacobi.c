@@ -50,18 +50,19 @@
 /* Exponent field of mx clamped to e in [-126, 126]; usc = 2^e, sc = 2^-e built from bits. */
 #define V_EXPSCALE(mx, sc, usc)                                                                    \
     do {                                                                                           \
-        __m256i ex_ = _mm256_and_si256(_mm256_castps_si256(mx), _mm256_set1_epi32(0x7f800000));   \
+        __m256i ex_ = _mm256_and_si256(_mm256_castps_si256(mx), _mm256_set1_epi32(0x7f800000));    \
         ex_ = _mm256_min_epi32(_mm256_max_epi32(ex_, _mm256_set1_epi32(1 << 23)),                  \
                                _mm256_set1_epi32(253 << 23));                                      \
         *(usc) = _mm256_castsi256_ps(ex_);                                                         \
-        *(sc) = _mm256_castsi256_ps(_mm256_sub_epi32(_mm256_set1_epi32(254 << 23), ex_));         \
+        *(sc) = _mm256_castsi256_ps(_mm256_sub_epi32(_mm256_set1_epi32(254 << 23), ex_));          \
     } while (0)
 #define M_TOINFO(bad, nc, ti)                                                                      \
     do {                                                                                           \
         int b_ = _mm256_movemask_ps(bad), c_ = _mm256_movemask_ps(nc);                             \
         for (int l_ = 0; l_ < LANES; l_++)                                                         \
-            (ti)[l_] = (b_ >> l_) & 1 ? CT__EIGH_INFO_NONFINITE                                    \
-                       : (c_ >> l_) & 1 ? CT__EIGH_INFO_NOCONV : 0;                                \
+            (ti)[l_] = (b_ >> l_) & 1   ? CT__EIGH_INFO_NONFINITE                                  \
+                       : (c_ >> l_) & 1 ? CT__EIGH_INFO_NOCONV                                     \
+                                        : 0;                                                       \
     } while (0)
 
 static inline __m256 ct__eigh_avx2_f32_notfinite(__m256 x) {
@@ -152,28 +153,28 @@ static inline __m256 ct__eigh_avx2_f32_rcp(__m256 x) {
 #define V_LOAD _mm256_load_pd
 #define V_STORE _mm256_store_pd
 #define V_GATHER(p, stride)                                                                        \
-    _mm256_i32gather_pd((p),                                                                       \
-                        _mm_mullo_epi32(_mm_set_epi32(3, 2, 1, 0), _mm_set1_epi32((int)(stride))), \
-                        8)
+    _mm256_i32gather_pd(                                                                           \
+        (p), _mm_mullo_epi32(_mm_set_epi32(3, 2, 1, 0), _mm_set1_epi32((int)(stride))), 8)
 #define V_RSQRT(x) _mm256_div_pd(_mm256_set1_pd(1.0), _mm256_sqrt_pd(x))
 #define V_RCP(x) _mm256_div_pd(_mm256_set1_pd(1.0), (x))
 /* Exponent field clamped to e in [-1022, 1022] (64-bit compares), as for f32. */
 #define V_EXPSCALE(mx, sc, usc)                                                                    \
     do {                                                                                           \
-        __m256i ex_ = _mm256_and_si256(_mm256_castpd_si256(mx),                                    \
-                                       _mm256_set1_epi64x(0x7ff0000000000000LL));                  \
+        __m256i ex_ =                                                                              \
+            _mm256_and_si256(_mm256_castpd_si256(mx), _mm256_set1_epi64x(0x7ff0000000000000LL));   \
         __m256i lo_ = _mm256_set1_epi64x(1LL << 52), hi_ = _mm256_set1_epi64x(2045LL << 52);       \
         ex_ = _mm256_blendv_epi8(ex_, lo_, _mm256_cmpgt_epi64(lo_, ex_));                          \
         ex_ = _mm256_blendv_epi8(ex_, hi_, _mm256_cmpgt_epi64(ex_, hi_));                          \
         *(usc) = _mm256_castsi256_pd(ex_);                                                         \
-        *(sc) = _mm256_castsi256_pd(_mm256_sub_epi64(_mm256_set1_epi64x(2046LL << 52), ex_));     \
+        *(sc) = _mm256_castsi256_pd(_mm256_sub_epi64(_mm256_set1_epi64x(2046LL << 52), ex_));      \
     } while (0)
 #define M_TOINFO(bad, nc, ti)                                                                      \
     do {                                                                                           \
         int b_ = _mm256_movemask_pd(bad), c_ = _mm256_movemask_pd(nc);                             \
         for (int l_ = 0; l_ < LANES; l_++)                                                         \
-            (ti)[l_] = (b_ >> l_) & 1 ? CT__EIGH_INFO_NONFINITE                                    \
-                       : (c_ >> l_) & 1 ? CT__EIGH_INFO_NOCONV : 0;                                \
+            (ti)[l_] = (b_ >> l_) & 1   ? CT__EIGH_INFO_NONFINITE                                  \
+                       : (c_ >> l_) & 1 ? CT__EIGH_INFO_NOCONV                                     \
+                                        : 0;                                                       \
     } while (0)
 
 static inline __m256d ct__eigh_avx2_f64_notfinite(__m256d x) {

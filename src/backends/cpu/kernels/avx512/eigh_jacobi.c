@@ -40,22 +40,24 @@
 #define V_LOAD _mm512_load_ps
 #define V_STORE _mm512_store_ps
 #define V_GATHER(p, stride)                                                                        \
-    _mm512_i32gather_ps(_mm512_mullo_epi32(_mm512_set_epi32(15, 14, 13, 12, 11, 10, 9, 8, 7, 6,   \
-                                                            5, 4, 3, 2, 1, 0),                     \
-                                           _mm512_set1_epi32((int)(stride))),                      \
-                        (p), 4)
+    _mm512_i32gather_ps(                                                                           \
+        _mm512_mullo_epi32(_mm512_set_epi32(15, 14, 13, 12, 11, 10, 9, 8, 7, 6, 5, 4, 3, 2, 1, 0), \
+                           _mm512_set1_epi32((int)(stride))),                                      \
+        (p), 4)
 #define V_RSQRT ct__eigh_avx512_f32_rsqrt
 #define V_RCP ct__eigh_avx512_f32_rcp
 #define V_EXPSCALE(mx, sc, usc)                                                                    \
     do {                                                                                           \
-        __m512 e_ = _mm512_min_ps(_mm512_max_ps(_mm512_getexp_ps(mx), _mm512_set1_ps(-126.0f)),  \
+        __m512 e_ = _mm512_min_ps(_mm512_max_ps(_mm512_getexp_ps(mx), _mm512_set1_ps(-126.0f)),    \
                                   _mm512_set1_ps(126.0f));                                         \
-        *(sc) = _mm512_scalef_ps(_mm512_set1_ps(1.0f), _mm512_sub_ps(_mm512_setzero_ps(), e_));   \
+        *(sc) = _mm512_scalef_ps(_mm512_set1_ps(1.0f), _mm512_sub_ps(_mm512_setzero_ps(), e_));    \
         *(usc) = _mm512_scalef_ps(_mm512_set1_ps(1.0f), e_);                                       \
     } while (0)
 #define M_TOINFO(bad, nc, ti)                                                                      \
     for (int l_ = 0; l_ < LANES; l_++)                                                             \
-    (ti)[l_] = ((bad) >> l_) & 1 ? CT__EIGH_INFO_NONFINITE : ((nc) >> l_) & 1 ? CT__EIGH_INFO_NOCONV : 0
+    (ti)[l_] = ((bad) >> l_) & 1  ? CT__EIGH_INFO_NONFINITE                                        \
+               : ((nc) >> l_) & 1 ? CT__EIGH_INFO_NOCONV                                           \
+                                  : 0
 
 static inline __mmask16 ct__eigh_avx512_f32_notfinite(__m512 x) {
     __m512 d = _mm512_sub_ps(x, x);
@@ -84,14 +86,14 @@ static inline __m512 ct__eigh_avx512_f32_deint3(__m512 a, __m512 b, __m512 c, in
     __mmask16 m = _mm512_cmpge_epi32_mask(p, _mm512_set1_epi32(32));
     return _mm512_mask_permutexvar_ps(t, m, p, c);
 }
-static const int32_t ct__eigh_avx512_f32_i3a[3][16] __attribute__((aligned(64))) = {
-    {0, 16, 0, 1, 17, 0, 2, 18, 0, 3, 19, 0, 4, 20, 0, 5},
-    {21, 0, 6, 22, 0, 7, 23, 0, 8, 24, 0, 9, 25, 0, 10, 26},
-    {0, 11, 27, 0, 12, 28, 0, 13, 29, 0, 14, 30, 0, 15, 31, 0}};
-static const int32_t ct__eigh_avx512_f32_i3b[3][16] __attribute__((aligned(64))) = {
-    {0, 0, 0, 0, 0, 1, 0, 0, 2, 0, 0, 3, 0, 0, 4, 0},
-    {0, 5, 0, 0, 6, 0, 0, 7, 0, 0, 8, 0, 0, 9, 0, 0},
-    {10, 0, 0, 11, 0, 0, 12, 0, 0, 13, 0, 0, 14, 0, 0, 15}};
+static const int32_t ct__eigh_avx512_f32_i3a[3][16]
+    __attribute__((aligned(64))) = {{0, 16, 0, 1, 17, 0, 2, 18, 0, 3, 19, 0, 4, 20, 0, 5},
+                                    {21, 0, 6, 22, 0, 7, 23, 0, 8, 24, 0, 9, 25, 0, 10, 26},
+                                    {0, 11, 27, 0, 12, 28, 0, 13, 29, 0, 14, 30, 0, 15, 31, 0}};
+static const int32_t ct__eigh_avx512_f32_i3b[3][16]
+    __attribute__((aligned(64))) = {{0, 0, 0, 0, 0, 1, 0, 0, 2, 0, 0, 3, 0, 0, 4, 0},
+                                    {0, 5, 0, 0, 6, 0, 0, 7, 0, 0, 8, 0, 0, 9, 0, 0},
+                                    {10, 0, 0, 11, 0, 0, 12, 0, 0, 13, 0, 0, 14, 0, 0, 15}};
 static const __mmask16 ct__eigh_avx512_f32_i3m[3] = {0x4924, 0x2492, 0x9249};
 static inline __m512 ct__eigh_avx512_f32_int3(__m512 x0, __m512 x1, __m512 x2, int r) {
     __m512 t = _mm512_permutex2var_ps(x0, _mm512_load_si512(ct__eigh_avx512_f32_i3a[r]), x1);
@@ -126,34 +128,40 @@ static inline void ct__eigh_avx512_f32_tr16(__m512 *r) {
 }
 /* SoA -> AoS: lane l's `cnt` elements go to dst[l*cnt ...] (nl lanes); tail one by one. */
 static __attribute__((noinline)) void ct__eigh_avx512_f32_store_aos(float *dst, const __m512 *src,
-                                                                   int cnt, int nl) {
+                                                                    int cnt, int nl) {
     int e0 = 0;
     for (; e0 + 16 <= cnt; e0 += 16) {
         __m512 r[16];
-        for (int i = 0; i < 16; i++) r[i] = src[e0 + i];
+        for (int i = 0; i < 16; i++)
+            r[i] = src[e0 + i];
         ct__eigh_avx512_f32_tr16(r);
-        for (int l = 0; l < nl; l++) _mm512_storeu_ps(dst + (int64_t)l * cnt + e0, r[l]);
+        for (int l = 0; l < nl; l++)
+            _mm512_storeu_ps(dst + (int64_t)l * cnt + e0, r[l]);
     }
     float tmp[16] __attribute__((aligned(64)));
     for (; e0 < cnt; e0++) {
         _mm512_store_ps(tmp, src[e0]);
-        for (int l = 0; l < nl; l++) dst[(int64_t)l * cnt + e0] = tmp[l];
+        for (int l = 0; l < nl; l++)
+            dst[(int64_t)l * cnt + e0] = tmp[l];
     }
 }
 /* AoS -> SoA for 16 full matrices of `cnt` elements each (stride cnt): dst[e] lane l =
  * src[l*cnt + e]. Replaces gathers, which are slow on this CPU. */
 static __attribute__((noinline)) void ct__eigh_avx512_f32_load_soa(__m512 *dst, const float *src,
-                                                                  int cnt) {
+                                                                   int cnt) {
     int e0 = 0;
     for (; e0 + 16 <= cnt; e0 += 16) {
         __m512 r[16];
-        for (int l = 0; l < 16; l++) r[l] = _mm512_loadu_ps(src + (int64_t)l * cnt + e0);
+        for (int l = 0; l < 16; l++)
+            r[l] = _mm512_loadu_ps(src + (int64_t)l * cnt + e0);
         ct__eigh_avx512_f32_tr16(r);
-        for (int i = 0; i < 16; i++) dst[e0 + i] = r[i];
+        for (int i = 0; i < 16; i++)
+            dst[e0 + i] = r[i];
     }
     float tmp[16] __attribute__((aligned(64)));
     for (; e0 < cnt; e0++) {
-        for (int l = 0; l < 16; l++) tmp[l] = src[(int64_t)l * cnt + e0];
+        for (int l = 0; l < 16; l++)
+            tmp[l] = src[(int64_t)l * cnt + e0];
         dst[e0] = _mm512_load_ps(tmp);
     }
 }
@@ -169,9 +177,11 @@ static __attribute__((noinline)) void ct__eigh_avx512_f32_load_soa(__m512 *dst, 
  * the upper triangle when upper). */
 static inline void TNX(n3load)(const ELT *ptr, int upper, VT *a6) {
     VT r[9], X[3][3];
-    for (int i = 0; i < 9; i++) r[i] = V_LOADU(ptr + i * LANES);
+    for (int i = 0; i < 9; i++)
+        r[i] = V_LOADU(ptr + i * LANES);
     for (int b = 0; b < 3; b++)
-        for (int j = 0; j < 3; j++) X[j][b] = TNX(deint3)(r[3 * b], r[3 * b + 1], r[3 * b + 2], j);
+        for (int j = 0; j < 3; j++)
+            X[j][b] = TNX(deint3)(r[3 * b], r[3 * b + 1], r[3 * b + 2], j);
 #define CT__E(row, col) TNX(deint3)(X[col][0], X[col][1], X[col][2], row)
     a6[0] = CT__E(0, 0);
     a6[2] = CT__E(1, 1);
@@ -190,12 +200,14 @@ static inline void TNX(n3load)(const ELT *ptr, int upper, VT *a6) {
 /* Store SoA registers as AoS: mode 1: x[i] = w_i (3 registers); mode 3: x[k*3+j] = V_kj. */
 static inline void TNX(n3store)(ELT *ptr, int mode, const VT *x) {
     if (mode == 1) {
-        for (int r = 0; r < 3; r++) V_STOREU(ptr + r * LANES, TNX(int3)(x[0], x[1], x[2], r));
+        for (int r = 0; r < 3; r++)
+            V_STOREU(ptr + r * LANES, TNX(int3)(x[0], x[1], x[2], r));
         return;
     }
     VT S[3][3];
     for (int j = 0; j < 3; j++)
-        for (int b = 0; b < 3; b++) S[j][b] = TNX(int3)(x[j], x[3 + j], x[6 + j], b);
+        for (int b = 0; b < 3; b++)
+            S[j][b] = TNX(int3)(x[j], x[3 + j], x[6 + j], b);
     for (int b = 0; b < 3; b++)
         for (int i = 0; i < 3; i++)
             V_STOREU(ptr + (3 * b + i) * LANES, TNX(int3)(S[0][b], S[1][b], S[2][b], i));
@@ -286,14 +298,16 @@ static inline void TNX(n3store)(ELT *ptr, int mode, const VT *x) {
 #define V_RCP ct__eigh_avx512_f64_rcp
 #define V_EXPSCALE(mx, sc, usc)                                                                    \
     do {                                                                                           \
-        __m512d e_ = _mm512_min_pd(_mm512_max_pd(_mm512_getexp_pd(mx), _mm512_set1_pd(-1022.0)), \
+        __m512d e_ = _mm512_min_pd(_mm512_max_pd(_mm512_getexp_pd(mx), _mm512_set1_pd(-1022.0)),   \
                                    _mm512_set1_pd(1022.0));                                        \
-        *(sc) = _mm512_scalef_pd(_mm512_set1_pd(1.0), _mm512_sub_pd(_mm512_setzero_pd(), e_));    \
+        *(sc) = _mm512_scalef_pd(_mm512_set1_pd(1.0), _mm512_sub_pd(_mm512_setzero_pd(), e_));     \
         *(usc) = _mm512_scalef_pd(_mm512_set1_pd(1.0), e_);                                        \
     } while (0)
 #define M_TOINFO(bad, nc, ti)                                                                      \
     for (int l_ = 0; l_ < LANES; l_++)                                                             \
-    (ti)[l_] = ((bad) >> l_) & 1 ? CT__EIGH_INFO_NONFINITE : ((nc) >> l_) & 1 ? CT__EIGH_INFO_NOCONV : 0
+    (ti)[l_] = ((bad) >> l_) & 1  ? CT__EIGH_INFO_NONFINITE                                        \
+               : ((nc) >> l_) & 1 ? CT__EIGH_INFO_NOCONV                                           \
+                                  : 0
 
 static inline __mmask8 ct__eigh_avx512_f64_notfinite(__m512d x) {
     __m512d d = _mm512_sub_pd(x, x);
@@ -352,34 +366,39 @@ static inline void ct__eigh_avx512_f64_tr8(__m512d *r) {
         r[i + 4] = _mm512_shuffle_f64x2(u[i], u[i + 4], 0xdd);
     }
 }
-static __attribute__((noinline)) void ct__eigh_avx512_f64_store_aos(double *dst,
-                                                                   const __m512d *src, int cnt,
-                                                                   int nl) {
+static __attribute__((noinline)) void ct__eigh_avx512_f64_store_aos(double *dst, const __m512d *src,
+                                                                    int cnt, int nl) {
     int e0 = 0;
     for (; e0 + 8 <= cnt; e0 += 8) {
         __m512d r[8];
-        for (int i = 0; i < 8; i++) r[i] = src[e0 + i];
+        for (int i = 0; i < 8; i++)
+            r[i] = src[e0 + i];
         ct__eigh_avx512_f64_tr8(r);
-        for (int l = 0; l < nl; l++) _mm512_storeu_pd(dst + (int64_t)l * cnt + e0, r[l]);
+        for (int l = 0; l < nl; l++)
+            _mm512_storeu_pd(dst + (int64_t)l * cnt + e0, r[l]);
     }
     double tmp[8] __attribute__((aligned(64)));
     for (; e0 < cnt; e0++) {
         _mm512_store_pd(tmp, src[e0]);
-        for (int l = 0; l < nl; l++) dst[(int64_t)l * cnt + e0] = tmp[l];
+        for (int l = 0; l < nl; l++)
+            dst[(int64_t)l * cnt + e0] = tmp[l];
     }
 }
-static __attribute__((noinline)) void ct__eigh_avx512_f64_load_soa(__m512d *dst,
-                                                                  const double *src, int cnt) {
+static __attribute__((noinline)) void ct__eigh_avx512_f64_load_soa(__m512d *dst, const double *src,
+                                                                   int cnt) {
     int e0 = 0;
     for (; e0 + 8 <= cnt; e0 += 8) {
         __m512d r[8];
-        for (int l = 0; l < 8; l++) r[l] = _mm512_loadu_pd(src + (int64_t)l * cnt + e0);
+        for (int l = 0; l < 8; l++)
+            r[l] = _mm512_loadu_pd(src + (int64_t)l * cnt + e0);
         ct__eigh_avx512_f64_tr8(r);
-        for (int i = 0; i < 8; i++) dst[e0 + i] = r[i];
+        for (int i = 0; i < 8; i++)
+            dst[e0 + i] = r[i];
     }
     double tmp[8] __attribute__((aligned(64)));
     for (; e0 < cnt; e0++) {
-        for (int l = 0; l < 8; l++) tmp[l] = src[(int64_t)l * cnt + e0];
+        for (int l = 0; l < 8; l++)
+            tmp[l] = src[(int64_t)l * cnt + e0];
         dst[e0] = _mm512_load_pd(tmp);
     }
 }
@@ -395,9 +414,11 @@ static __attribute__((noinline)) void ct__eigh_avx512_f64_load_soa(__m512d *dst,
  * the upper triangle when upper). */
 static inline void TNX(n3load)(const ELT *ptr, int upper, VT *a6) {
     VT r[9], X[3][3];
-    for (int i = 0; i < 9; i++) r[i] = V_LOADU(ptr + i * LANES);
+    for (int i = 0; i < 9; i++)
+        r[i] = V_LOADU(ptr + i * LANES);
     for (int b = 0; b < 3; b++)
-        for (int j = 0; j < 3; j++) X[j][b] = TNX(deint3)(r[3 * b], r[3 * b + 1], r[3 * b + 2], j);
+        for (int j = 0; j < 3; j++)
+            X[j][b] = TNX(deint3)(r[3 * b], r[3 * b + 1], r[3 * b + 2], j);
 #define CT__E(row, col) TNX(deint3)(X[col][0], X[col][1], X[col][2], row)
     a6[0] = CT__E(0, 0);
     a6[2] = CT__E(1, 1);
@@ -416,12 +437,14 @@ static inline void TNX(n3load)(const ELT *ptr, int upper, VT *a6) {
 /* Store SoA registers as AoS: mode 1: x[i] = w_i (3 registers); mode 3: x[k*3+j] = V_kj. */
 static inline void TNX(n3store)(ELT *ptr, int mode, const VT *x) {
     if (mode == 1) {
-        for (int r = 0; r < 3; r++) V_STOREU(ptr + r * LANES, TNX(int3)(x[0], x[1], x[2], r));
+        for (int r = 0; r < 3; r++)
+            V_STOREU(ptr + r * LANES, TNX(int3)(x[0], x[1], x[2], r));
         return;
     }
     VT S[3][3];
     for (int j = 0; j < 3; j++)
-        for (int b = 0; b < 3; b++) S[j][b] = TNX(int3)(x[j], x[3 + j], x[6 + j], b);
+        for (int b = 0; b < 3; b++)
+            S[j][b] = TNX(int3)(x[j], x[3 + j], x[6 + j], b);
     for (int b = 0; b < 3; b++)
         for (int i = 0; i < 3; i++)
             V_STOREU(ptr + (3 * b + i) * LANES, TNX(int3)(S[0][b], S[1][b], S[2][b], i));
