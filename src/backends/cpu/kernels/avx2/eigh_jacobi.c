@@ -19,6 +19,7 @@
 #define EIGH_U2 (0x1p-24f * 0x1p-24f)
 #define EIGH_TINY2 (0x1p-44f * 0x1p-44f)
 #define EIGH_U 0x1p-24f
+#define EIGH_TINY 0x1p-100f
 #define EIGH_TINYABS 0x1p-44f
 #define M_GT(a, b) _mm256_cmp_ps((a), (b), _CMP_GT_OQ)
 #define M_AND _mm256_and_ps
@@ -84,6 +85,24 @@ static inline __m256 ct__eigh_avx2_f32_rcp(__m256 x) {
     y = _mm256_mul_ps(y, _mm256_fnmadd_ps(x, y, _mm256_set1_ps(2.0f)));
     return _mm256_mul_ps(y, _mm256_fnmadd_ps(x, y, _mm256_set1_ps(2.0f)));
 }
+
+/* n = 3 fast path: gathers in, scalar stores out (AVX2 has no two-source permutes). */
+static inline void TN(n3load)(const ELT *ptr, int upper, VT *a6) {
+    static const int lo[6] = {0, 3, 4, 6, 7, 8}, up[6] = {0, 1, 4, 2, 5, 8};
+    for (int k = 0; k < 6; k++)
+        a6[k] = V_GATHER(ptr + (upper ? up[k] : lo[k]), 9);
+}
+static inline void TN(n3store)(ELT *ptr, const VT *x, int cnt) {
+    ELT tmp[LANES] __attribute__((aligned(32)));
+    for (int e = 0; e < cnt; e++) {
+        V_STORE(tmp, x[e]);
+        for (int l = 0; l < LANES; l++)
+            ptr[l * cnt + e] = tmp[l];
+    }
+}
+#define V_N3_LOAD(ptr, upper, a6) TN(n3load)((ptr), (upper), (a6))
+#define V_N3_STORE(ptr, mode, x, cnt) TN(n3store)((ptr), (x), (cnt))
+#define CT__EIGH_N3
 #include "../eigh_kernels.h"
 #undef ELT
 #undef VT
@@ -95,6 +114,9 @@ static inline __m256 ct__eigh_avx2_f32_rcp(__m256 x) {
 #undef EIGH_TINY2
 #undef EIGH_U
 #undef EIGH_TINYABS
+#undef EIGH_TINY
+#undef V_N3_LOAD
+#undef V_N3_STORE
 #undef M_GT
 #undef M_AND
 #undef M_OR
@@ -131,6 +153,7 @@ static inline __m256 ct__eigh_avx2_f32_rcp(__m256 x) {
 #define EIGH_U2 (0x1p-53 * 0x1p-53)
 #define EIGH_TINY2 (0x1p-80 * 0x1p-80)
 #define EIGH_U 0x1p-53
+#define EIGH_TINY 0x1p-600
 #define EIGH_TINYABS 0x1p-80
 #define M_GT(a, b) _mm256_cmp_pd((a), (b), _CMP_GT_OQ)
 #define M_AND _mm256_and_pd
@@ -181,4 +204,22 @@ static inline __m256d ct__eigh_avx2_f64_notfinite(__m256d x) {
     __m256d d = _mm256_sub_pd(x, x);
     return _mm256_cmp_pd(d, d, _CMP_UNORD_Q);
 }
+
+/* n = 3 fast path: gathers in, scalar stores out (AVX2 has no two-source permutes). */
+static inline void TN(n3load)(const ELT *ptr, int upper, VT *a6) {
+    static const int lo[6] = {0, 3, 4, 6, 7, 8}, up[6] = {0, 1, 4, 2, 5, 8};
+    for (int k = 0; k < 6; k++)
+        a6[k] = V_GATHER(ptr + (upper ? up[k] : lo[k]), 9);
+}
+static inline void TN(n3store)(ELT *ptr, const VT *x, int cnt) {
+    ELT tmp[LANES] __attribute__((aligned(32)));
+    for (int e = 0; e < cnt; e++) {
+        V_STORE(tmp, x[e]);
+        for (int l = 0; l < LANES; l++)
+            ptr[l * cnt + e] = tmp[l];
+    }
+}
+#define V_N3_LOAD(ptr, upper, a6) TN(n3load)((ptr), (upper), (a6))
+#define V_N3_STORE(ptr, mode, x, cnt) TN(n3store)((ptr), (x), (cnt))
+#define CT__EIGH_N3
 #include "../eigh_kernels.h"
