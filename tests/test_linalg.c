@@ -478,6 +478,78 @@ TEST(empty_shapes) {
     }
 }
 
+/* Fault injection: the Nth allocation fails for N = 0, 1, 2, ...; every call returns CT_ERR_OOM
+ * or CT_OK, and once the outputs are released nothing is left allocated. */
+static int g_fail_at, g_allocs, g_live;
+static void *fi_alloc(void *user, size_t nbytes, size_t align) {
+    (void)user;
+    if (g_allocs++ == g_fail_at) return NULL;
+    void *p = NULL;
+    if (posix_memalign(&p, align < sizeof(void *) ? sizeof(void *) : align, nbytes ? nbytes : 1))
+        return NULL;
+    g_live++;
+    return p;
+}
+static void fi_free(void *user, void *p) {
+    (void)user;
+    if (p) {
+        g_live--;
+        free(p);
+    }
+}
+
+TEST(fault_injection) {
+    const int ns[3] = {6, 40, 70};
+    const ct_dtype dts[2] = {CT_FLOAT32, CT_FLOAT16};
+    for (int d = 0; d < 2; d++)
+        for (int s = 0; s < 3; s++) {
+            int n = ns[s], ok = 0;
+            double A[2 * 70 * 70];
+            for (int b = 0; b < 2; b++)
+                make_matrix(FAM_RANDOM, n, A + b * n * n);
+            for (g_fail_at = 0; g_fail_at < 64 && !ok; g_fail_at++) {
+                ct_ctx_options o;
+                memset(&o, 0, sizeof o);
+                o.size = sizeof o;
+                o.allocator.alloc = fi_alloc;
+                o.allocator.free = fi_free;
+                ct_ctx *ctx = NULL;
+                g_allocs = 0;
+                g_live = 0;
+                int saved = g_fail_at;
+                g_fail_at = -1; /* context and input never fail */
+                if (ct_ctx_create(&o, &ctx) != CT_OK) break;
+                int64_t shape[3] = {2, n, n};
+                ct_tensor *a = NULL, *w = NULL, *v = NULL, *info = NULL;
+                ct_tensor *tmp = tensor_from_doubles(dts[d], 3, shape, A, 2 * n * n);
+                /* tensor_from_doubles uses g_ctx: copy into this context */
+                void *buf = malloc((size_t)2 * n * n * 8);
+                ct_tensor_to_host(tmp, buf, (size_t)2 * n * n * ct_dtype_size(dts[d]));
+                ct_tensor_release(tmp);
+                CHECK_OK(ct_tensor_from_host(ctx, buf, dts[d], 3, shape, &a));
+                free(buf);
+                g_fail_at = g_allocs + saved;
+                ct_status st = ct_linalg_eigh_ex(ctx, a, 'L', &w, &v, &info);
+                g_fail_at = saved;
+                CHECK_MSG(st == CT_OK || st == CT_ERR_OOM, "n=%d fail_at=%d status %d", n, saved,
+                          (int)st);
+                if (st == CT_OK) {
+                    ok = 1;
+                    /* w, v and info at least were allocated, so earlier N must have failed */
+                    CHECK_MSG(saved >= 3, "n=%d: succeeded with allocation %d failing", n, saved);
+                } else
+                    CHECK(w == NULL && v == NULL && info == NULL);
+                ct_tensor_release(w);
+                ct_tensor_release(v);
+                ct_tensor_release(info);
+                ct_tensor_release(a);
+                ct_ctx_free(ctx);
+                CHECK_MSG(g_live == 0, "n=%d fail_at=%d: %d allocations leaked", n, saved, g_live);
+            }
+            CHECK_MSG(ok, "n=%d never succeeded", n);
+        }
+}
+
 TEST(error_paths) {
     ct_tensor *a = NULL, *w = NULL, *v = NULL, *info = NULL;
     int64_t s1[1] = {4}, s2[2] = {3, 4}, s3[2] = {3, 3};
@@ -525,6 +597,7 @@ int main(void) {
     RUN(nonfinite_isolated);
     RUN(empty_shapes);
     RUN(error_paths);
+    RUN(fault_injection);
     ct_ctx_free(g_ctx);
     return ct_test_end();
 }
