@@ -272,6 +272,28 @@ TEST(exp_special_values) {
     ct_tensor_release(r);
 }
 
+TEST(log_tanh_special_values) {
+    float xs[] = {0.0f, -0.0f, 1.0f, -1.0f, 1e-40f, 1.17549435e-38f, 3e38f, INFINITY, -INFINITY, NAN,
+                  0.5f, 2.0f, 1e-8f, -1e-8f, 0.624f, 0.626f, -0.7f, 8.9f, 9.5f, 20.0f, -20.0f,
+                  1.41421f, 1.41422f, 0.70710f};
+    int n = sizeof xs / sizeof xs[0];
+    int64_t s[1] = {n};
+    ct_tensor *a, *rl, *rt;
+    CHECK_OK(ct_tensor_from_host(ctx, xs, CT_FLOAT32, 1, s, &a));
+    CHECK_OK(ct_log(ctx, a, &rl));
+    CHECK_OK(ct_tanh(ctx, a, &rt));
+    float ol[32], ot[32];
+    CHECK_OK(ct_tensor_to_host(rl, ol, sizeof(float) * (size_t)n));
+    CHECK_OK(ct_tensor_to_host(rt, ot, sizeof(float) * (size_t)n));
+    for (int i = 0; i < n; i++) {
+        double wl = (float)log((double)xs[i]), wt = (float)tanh((double)xs[i]);
+        CHECK_MSG(ct_t_close(ol[i], wl, 4e-7, 1e-45), "log(%g) = %.9g, want %.9g", xs[i], ol[i], wl);
+        CHECK_MSG(ct_t_close(ot[i], wt, 4e-7, 1e-45), "tanh(%g) = %.9g, want %.9g", xs[i], ot[i], wt);
+        if (xs[i] == 0) CHECK(signbit(ot[i]) == signbit(xs[i])); /* tanh(-0) = -0 */
+    }
+    ct_tensor_release(a), ct_tensor_release(rl), ct_tensor_release(rt);
+}
+
 TEST(integer_pow_clamp_where_addc) {
     int64_t s[1] = {6};
     int32_t iv[6] = {-3, -1, 0, 2, 5, 100};
@@ -767,6 +789,7 @@ int main(void) {
     RUN(add_alpha_and_promotion);
     RUN(unary_float_ops);
     RUN(exp_special_values);
+    RUN(log_tanh_special_values);
     RUN(integer_pow_clamp_where_addc);
     RUN(reductions_sum_mean_amax_amin);
     RUN(reductions_nan_and_argmax);
