@@ -26,8 +26,10 @@ static ct_ctx *ctx;
 static ct_tensor *chain(ct_tensor *x, ct_tensor *b) {
     ct_tensor *t = ct_tensor_retain(x), *u;
     for (int i = 0; i < CHAIN; i++) {
-        if (i % 2) CHECK(ct_mul(ctx, t, b, &u));
-        else CHECK(ct_add(ctx, t, b, &u));
+        if (i % 2)
+            CHECK(ct_mul(ctx, t, b, &u));
+        else
+            CHECK(ct_add(ctx, t, b, &u));
         ct_tensor_release(t);
         t = u;
     }
@@ -49,7 +51,8 @@ static ct_tensor *mlp(ct_tensor *x) {
     return h;
 }
 
-static void measure(const char *name, const char *extra, int ops, ct_tensor *(*run)(void), int reps) {
+static void measure(const char *name, const char *extra, int ops, ct_tensor *(*run)(void),
+                    int reps) {
     /* eager */
     double be = 1e9, br = 1e9;
     for (int r = 0; r < reps; r++) {
@@ -85,7 +88,8 @@ static ct_tensor *run_mlp(void) { return mlp(gx); }
 int main(int argc, char **argv) {
     int quick = argc > 1 && strcmp(argv[1], "--quick") == 0;
     if (ct_ctx_create(NULL, &ctx) != CT_OK) return 1;
-    printf("# ctorch %s, isa %s, %d threads\n", ct_version(), ct_ctx_cpu_isa(ctx), ct_ctx_num_threads(ctx));
+    printf("# ctorch %s, isa %s, %d threads\n", ct_version(), ct_ctx_cpu_isa(ctx),
+           ct_ctx_num_threads(ctx));
     int reps = quick ? 5 : 50;
     int64_t sizes[2] = {1, 1024};
     for (int k = 0; k < 2; k++) {
@@ -103,7 +107,8 @@ int main(int argc, char **argv) {
     CHECK(ct_tensor_randn(ctx, CT_FLOAT32, 2, xs, 3, 0, &gx));
     measure("mlp", "layers=8 width=256 batch=1", n_mlp_ops, run_mlp, reps);
     ct_tensor_release(gx);
-    for (int l = 0; l < 8; l++) ct_tensor_release(W[l]), ct_tensor_release(B[l]);
+    for (int l = 0; l < 8; l++)
+        ct_tensor_release(W[l]), ct_tensor_release(B[l]);
     ct_ctx_free(ctx);
     return 0;
 }

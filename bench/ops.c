@@ -64,7 +64,8 @@ int main(int argc, char **argv) {
             t = (now() - t0) / (double)iters;
             if (t < base_best) base_best = t;
         }
-        printf("bench ops dispatch dtype=f32 numel=1 ns_per_op=%.1f baseline_malloc_ns=%.1f ratio=%.2f target_ns=150\n",
+        printf("bench ops dispatch dtype=f32 numel=1 ns_per_op=%.1f baseline_malloc_ns=%.1f "
+               "ratio=%.2f target_ns=150\n",
                best * 1e9, base_best * 1e9, best / base_best);
         ct_tensor_release(a);
         ct_tensor_release(b);
@@ -94,8 +95,10 @@ int main(int argc, char **argv) {
             sink = dst[rep];
             if (t < best_cpy) best_cpy = t;
         }
-        double gb_add = 3.0 * 4 * (double)n / best_add / 1e9, gb_cpy = 2.0 * 4 * (double)n / best_cpy / 1e9;
-        printf("bench ops add_large dtype=f32 numel=%lld add_GBps=%.2f memcpy_GBps=%.2f ratio=%.2f target=0.7\n",
+        double gb_add = 3.0 * 4 * (double)n / best_add / 1e9,
+               gb_cpy = 2.0 * 4 * (double)n / best_cpy / 1e9;
+        printf("bench ops add_large dtype=f32 numel=%lld add_GBps=%.2f memcpy_GBps=%.2f ratio=%.2f "
+               "target=0.7\n",
                (long long)n, gb_add, gb_cpy, gb_add / gb_cpy);
         free(src), free(dst);
         ct_tensor_release(a), ct_tensor_release(b);
@@ -119,12 +122,14 @@ int main(int argc, char **argv) {
             ct_tensor_release(r);
             if (t < best_ct) best_ct = t;
             t0 = now();
-            cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, m, m, m, 1.0f, pa, m, pb, m, 0.0f, c, m);
+            cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, m, m, m, 1.0f, pa, m, pb, m,
+                        0.0f, c, m);
             t = now() - t0;
             if (t < best_bl) best_bl = t;
         }
         double fl = 2.0 * m * m * m;
-        printf("bench ops matmul dtype=f32 shape=%dx%dx%d ctorch_GFLOPs=%.1f cblas_GFLOPs=%.1f ratio=%.3f target=0.95\n",
+        printf("bench ops matmul dtype=f32 shape=%dx%dx%d ctorch_GFLOPs=%.1f cblas_GFLOPs=%.1f "
+               "ratio=%.3f target=0.95\n",
                m, m, m, fl / best_ct / 1e9, fl / best_bl / 1e9, best_bl / best_ct);
         free(c);
         ct_tensor_release(a), ct_tensor_release(b);

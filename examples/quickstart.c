@@ -10,9 +10,9 @@ int main(void) {
     ct_tensor *x, *b, *y, *s;
     ct_tensor_from_host(ctx, xs, CT_FLOAT32, 2, xshape, &x);
     ct_tensor_from_host(ctx, bs, CT_FLOAT32, 1, bshape, &b);
-    ct_add(ctx, x, b, &y);                  /* (2,3) + (3,) broadcasts */
+    ct_add(ctx, x, b, &y); /* (2,3) + (3,) broadcasts */
     int dim = 1;
-    ct_sum(ctx, y, 1, &dim, false, &s);     /* row sums: 66, 75 */
+    ct_sum(ctx, y, 1, &dim, false, &s); /* row sums: 66, 75 */
     ct_tensor_to_host(s, out, sizeof out);
     printf("row sums: %g %g\n", out[0], out[1]);
     ct_tensor *bad;

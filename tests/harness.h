@@ -1,5 +1,6 @@
 /* Tiny test harness shared by every tests/test_*.c: CHECK macros, counters, a final
- * "N passed, N failed" line. Usage: TEST(name) { ... } and in main: RUN(name); return ct_test_end(); */
+ * "N passed, N failed" line. Usage: TEST(name) { ... } and in main: RUN(name); return
+ * ct_test_end(); */
 #ifndef CTORCH_TEST_HARNESS_H
 #define CTORCH_TEST_HARNESS_H
 

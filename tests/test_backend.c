@@ -36,18 +36,21 @@ static ct_status toy_run(void *st, const ct_op_desc *op) {
     s->ops++;
     const ct_operand *o = &op->operands[0];
     int64_t n = 1;
-    for (int d = 0; d < o->ndim; d++) n *= o->shape[d];
+    for (int d = 0; d < o->ndim; d++)
+        n *= o->shape[d];
     for (int i = 0; i < op->n_out + op->n_in; i++)
         if (op->operands[i].dtype != CT_FLOAT32 || !contiguous(&op->operands[i]))
             return CT_ERR_UNSUPPORTED;
     float *out = o->data;
     if (op->kind == CT_OP_FILL) {
-        for (int64_t i = 0; i < n; i++) out[i] = (float)op->scalars[0];
+        for (int64_t i = 0; i < n; i++)
+            out[i] = (float)op->scalars[0];
         return CT_OK;
     }
     if (op->kind == CT_OP_ADD) {
         const float *a = op->operands[1].data, *b = op->operands[2].data;
-        for (int64_t i = 0; i < n; i++) out[i] = a[i] + (float)op->scalars[0] * b[i];
+        for (int64_t i = 0; i < n; i++)
+            out[i] = a[i] + (float)op->scalars[0] * b[i];
         return CT_OK;
     }
     return CT_ERR_UNSUPPORTED;
@@ -59,9 +62,15 @@ static ct_status toy_sync(void *st) {
 
 static toy_state ts;
 static ct_backend_vtable toy_vt(void) {
-    return (ct_backend_vtable){.size = sizeof(ct_backend_vtable), .abi_version = CT_BACKEND_ABI_VERSION,
-                               .name = "host2", .state = &ts, .alloc = toy_alloc, .free = toy_free,
-                               .copy = toy_copy, .run_op = toy_run, .synchronize = toy_sync};
+    return (ct_backend_vtable){.size = sizeof(ct_backend_vtable),
+                               .abi_version = CT_BACKEND_ABI_VERSION,
+                               .name = "host2",
+                               .state = &ts,
+                               .alloc = toy_alloc,
+                               .free = toy_free,
+                               .copy = toy_copy,
+                               .run_op = toy_run,
+                               .synchronize = toy_sync};
 }
 
 TEST(register_and_run) {
@@ -84,7 +93,8 @@ TEST(register_and_run) {
     ct_device dev = {type, 0};
     int64_t s[2] = {3, 5};
     float host[15], back[15];
-    for (int i = 0; i < 15; i++) host[i] = (float)i;
+    for (int i = 0; i < 15; i++)
+        host[i] = (float)i;
     ct_tensor *h, *d1, *d2, *sum, *bad;
     CHECK_OK(ct_tensor_from_host(ctx, host, CT_FLOAT32, 2, s, &h));
     CHECK_OK(ct_tensor_to_device(ctx, h, dev, &d1));
@@ -94,7 +104,8 @@ TEST(register_and_run) {
     CHECK_OK(ct_add_scaled(ctx, d1, d2, 2.0, &sum)); /* runs on the toy device */
     CHECK(ts.ops == ops_before + 1);
     CHECK_OK(ct_tensor_to_host(sum, back, sizeof back));
-    for (int i = 0; i < 15; i++) CHECK(back[i] == 3.0f * (float)i);
+    for (int i = 0; i < 15; i++)
+        CHECK(back[i] == 3.0f * (float)i);
     /* a kernel the backend lacks: clear error, nothing leaks */
     CHECK_ST(ct_exp(ctx, d1, &bad), CT_ERR_UNSUPPORTED);
     CHECK(strstr(ct_ctx_last_error(ctx), "host2") != NULL);
@@ -115,7 +126,8 @@ TEST(register_and_run) {
     ct_device nodev = {CT_DEVICE_CUDA, 0};
     CHECK_ST(ct_tensor_empty_on(ctx, nodev, CT_FLOAT32, 2, s, &bad), CT_ERR_DEVICE);
     ct_tensor *all[] = {h, d1, d2, sum, z};
-    for (int i = 0; i < 5; i++) ct_tensor_release(all[i]);
+    for (int i = 0; i < 5; i++)
+        ct_tensor_release(all[i]);
     CHECK(ts.allocs == ts.frees);
     ct_ctx_free(ctx);
 }

@@ -7,8 +7,9 @@ TEST(status_strings) {
     CHECK(strcmp(ct_status_str(CT_ERR_SHAPE), "shape mismatch") == 0);
     CHECK(strcmp(ct_status_str(CT_ERR_OOM), "out of memory") == 0);
     CHECK(strcmp(ct_status_str((ct_status)1234), "unknown status") == 0);
-    const ct_status all[] = {CT_OK, CT_ERR_INVALID_ARG, CT_ERR_SHAPE, CT_ERR_DTYPE, CT_ERR_OOM,
-                             CT_ERR_UNSUPPORTED, CT_ERR_FORMAT, CT_ERR_IO, CT_ERR_STATE};
+    const ct_status all[] = {CT_OK,         CT_ERR_INVALID_ARG, CT_ERR_SHAPE,
+                             CT_ERR_DTYPE,  CT_ERR_OOM,         CT_ERR_UNSUPPORTED,
+                             CT_ERR_FORMAT, CT_ERR_IO,          CT_ERR_STATE};
     for (size_t i = 0; i < sizeof all / sizeof all[0]; i++)
         for (size_t j = i + 1; j < sizeof all / sizeof all[0]; j++)
             CHECK(strcmp(ct_status_str(all[i]), ct_status_str(all[j])) != 0);
@@ -32,8 +33,12 @@ TEST(ctx_options) {
     CHECK_ST(ct_ctx_create(&o, &ctx), CT_ERR_INVALID_ARG);
     o = (ct_ctx_options){.size = sizeof o, .cpu_isa = "sse9"};
     CHECK_ST(ct_ctx_create(&o, &ctx), CT_ERR_INVALID_ARG);
-    o = (ct_ctx_options){.size = sizeof o, .cpu_isa = "ref", .num_threads = 1, .log_fn = log_fn,
-                         .log_user = &log_calls, .log_level = CT_LOG_INFO};
+    o = (ct_ctx_options){.size = sizeof o,
+                         .cpu_isa = "ref",
+                         .num_threads = 1,
+                         .log_fn = log_fn,
+                         .log_user = &log_calls,
+                         .log_level = CT_LOG_INFO};
     CHECK_OK(ct_ctx_create(&o, &ctx));
     CHECK(log_calls == 1);
     CHECK(strcmp(ct_ctx_cpu_isa(ctx), "ref") == 0);
@@ -65,11 +70,16 @@ TEST(dtype_table) {
         ct_dtype dt;
         const char *name, *st;
         int bits;
-    } want[] = {{CT_BOOL, "bool", "BOOL", 8},           {CT_UINT8, "uint8", "U8", 8},
-                {CT_INT8, "int8", "I8", 8},             {CT_INT16, "int16", "I16", 16},
-                {CT_INT32, "int32", "I32", 32},         {CT_INT64, "int64", "I64", 64},
-                {CT_FLOAT16, "float16", "F16", 16},     {CT_BFLOAT16, "bfloat16", "BF16", 16},
-                {CT_FLOAT32, "float32", "F32", 32},     {CT_FLOAT64, "float64", "F64", 64},
+    } want[] = {{CT_BOOL, "bool", "BOOL", 8},
+                {CT_UINT8, "uint8", "U8", 8},
+                {CT_INT8, "int8", "I8", 8},
+                {CT_INT16, "int16", "I16", 16},
+                {CT_INT32, "int32", "I32", 32},
+                {CT_INT64, "int64", "I64", 64},
+                {CT_FLOAT16, "float16", "F16", 16},
+                {CT_BFLOAT16, "bfloat16", "BF16", 16},
+                {CT_FLOAT32, "float32", "F32", 32},
+                {CT_FLOAT64, "float64", "F64", 64},
                 {CT_FLOAT8_E4M3FN, "float8_e4m3fn", "F8_E4M3", 8},
                 {CT_FLOAT8_E5M2, "float8_e5m2", "F8_E5M2", 8},
                 {CT_FLOAT6_E3M2FN, "float6_e3m2fn", "F6_E3M2", 6},
@@ -100,11 +110,12 @@ TEST(dtype_table) {
 
 TEST(promotion_matches_torch) {
     /* spot values of torch.promote_types */
-    struct { ct_dtype a, b, r; } t[] = {
-        {CT_UINT8, CT_INT8, CT_INT16},     {CT_BOOL, CT_INT32, CT_INT32},
-        {CT_FLOAT16, CT_BFLOAT16, CT_FLOAT32}, {CT_INT64, CT_FLOAT16, CT_FLOAT16},
-        {CT_FLOAT32, CT_FLOAT64, CT_FLOAT64},  {CT_UINT8, CT_UINT8, CT_UINT8},
-        {CT_INT16, CT_UINT8, CT_INT16},    {CT_BFLOAT16, CT_INT64, CT_BFLOAT16}};
+    struct {
+        ct_dtype a, b, r;
+    } t[] = {{CT_UINT8, CT_INT8, CT_INT16},         {CT_BOOL, CT_INT32, CT_INT32},
+             {CT_FLOAT16, CT_BFLOAT16, CT_FLOAT32}, {CT_INT64, CT_FLOAT16, CT_FLOAT16},
+             {CT_FLOAT32, CT_FLOAT64, CT_FLOAT64},  {CT_UINT8, CT_UINT8, CT_UINT8},
+             {CT_INT16, CT_UINT8, CT_INT16},        {CT_BFLOAT16, CT_INT64, CT_BFLOAT16}};
     for (size_t i = 0; i < sizeof t / sizeof t[0]; i++) {
         ct_dtype r, r2;
         CHECK_OK(ct_dtype_promote(t[i].a, t[i].b, &r));
@@ -119,9 +130,12 @@ TEST(promotion_matches_torch) {
 static double f16_value(uint16_t h) {
     int s = h >> 15, e = (h >> 10) & 31, m = h & 1023;
     double v;
-    if (e == 31) v = m ? NAN : INFINITY;
-    else if (e == 0) v = ldexp(m, -24);
-    else v = ldexp(1024 + m, e - 25);
+    if (e == 31)
+        v = m ? NAN : INFINITY;
+    else if (e == 0)
+        v = ldexp(m, -24);
+    else
+        v = ldexp(1024 + m, e - 25);
     return s ? -v : v;
 }
 
@@ -137,7 +151,8 @@ TEST(f16_exhaustive) {
     /* encode: each finite positive code's value, the midpoints to its neighbour and +-1 f32 ulp */
     bad = 0;
     for (uint32_t c = 0; c < 0x7c00; c++) {
-        double v = f16_value((uint16_t)c), next = c + 1 < 0x7c00 ? f16_value((uint16_t)(c + 1)) : 65536.0;
+        double v = f16_value((uint16_t)c),
+               next = c + 1 < 0x7c00 ? f16_value((uint16_t)(c + 1)) : 65536.0;
         double mid = (v + next) / 2;
         float fm = (float)mid; /* midpoints are exact in f32 */
         if (ct_f32_to_f16((float)v) != c) bad++;

@@ -28,27 +28,29 @@ static ct_status sequence(ct_ctx *ctx) {
     ct_status st;
     int64_t s[2] = {8, 16}, s2[2] = {16, 4};
     float buf[128];
-    for (int i = 0; i < 128; i++) buf[i] = (float)i / 10;
+    for (int i = 0; i < 128; i++)
+        buf[i] = (float)i / 10;
 #define STEP(call)                                                                                 \
     if ((st = (call)) != CT_OK) goto done
     STEP(ct_tensor_from_host(ctx, buf, CT_FLOAT32, 2, s, &t[k++]));
     STEP(ct_tensor_randn(ctx, CT_FLOAT32, 2, s2, 1, 0, &t[k++]));
-    STEP(ct_matmul(ctx, t[0], t[1], &t[k++]));                 /* (8,4) */
-    STEP(ct_tensor_transpose(ctx, t[0], 0, 1, &t[k++]));        /* view */
+    STEP(ct_matmul(ctx, t[0], t[1], &t[k++]));           /* (8,4) */
+    STEP(ct_tensor_transpose(ctx, t[0], 0, 1, &t[k++])); /* view */
     STEP(ct_add(ctx, t[3], t[3], &t[k++]));
-    STEP(ct_cast(ctx, t[4], CT_FLOAT16, &t[k++]));              /* f16 */
-    STEP(ct_add(ctx, t[5], t[4], &t[k++]));                     /* promotion -> temp cast */
+    STEP(ct_cast(ctx, t[4], CT_FLOAT16, &t[k++])); /* f16 */
+    STEP(ct_add(ctx, t[5], t[4], &t[k++]));        /* promotion -> temp cast */
     STEP(ct_softmax(ctx, t[2], -1, &t[k++]));
     int d = 0;
-    STEP(ct_sum(ctx, t[6], 1, &d, false, &t[k++]));              /* reduce + view */
+    STEP(ct_sum(ctx, t[6], 1, &d, false, &t[k++])); /* reduce + view */
     int64_t flat[1] = {-1};
-    STEP(ct_tensor_reshape(ctx, t[3], 1, flat, &t[k++]));       /* copy */
+    STEP(ct_tensor_reshape(ctx, t[3], 1, flat, &t[k++])); /* copy */
     STEP(ct_layer_norm(ctx, t[0], 1, NULL, NULL, 1e-5, &t[k++]));
     STEP(ct_argmax(ctx, t[3], CT_ALL_DIMS, false, &t[k++]));
     double item;
     STEP(ct_tensor_item(t[11], &item));
 done:
-    for (int i = 0; i < k; i++) ct_tensor_release(t[i]);
+    for (int i = 0; i < k; i++)
+        ct_tensor_release(t[i]);
     return st;
 }
 

@@ -31,12 +31,14 @@ static ct_tensor *new_f32(int nd, const int64_t *shape, const float *v) {
     return t;
 }
 static void rand_f32(float *v, int64_t n, double lo, double hi) {
-    for (int64_t i = 0; i < n; i++) v[i] = (float)(lo + (hi - lo) * ct_t_uniform(&rng));
+    for (int64_t i = 0; i < n; i++)
+        v[i] = (float)(lo + (hi - lo) * ct_t_uniform(&rng));
 }
 static bool same_bits(const ct_tensor *a, const ct_tensor *b) {
     int64_t n = ct_tensor_numel(a);
     if (n != ct_tensor_numel(b)) return false;
-    float *x = malloc(sizeof(float) * (size_t)(n + 1)), *y = malloc(sizeof(float) * (size_t)(n + 1));
+    float *x = malloc(sizeof(float) * (size_t)(n + 1)),
+          *y = malloc(sizeof(float) * (size_t)(n + 1));
     bool ok = ct_tensor_to_host(a, x, sizeof(float) * (size_t)n) == CT_OK &&
               ct_tensor_to_host(b, y, sizeof(float) * (size_t)n) == CT_OK &&
               memcmp(x, y, sizeof(float) * (size_t)n) == 0;
@@ -100,7 +102,8 @@ TEST(mlp_replay_equals_eager) {
 }
 
 /* ---- nested cond: out = p ? (q ? relu(x)+w : x*w) : -x ---- */
-static ct_status inner_true(ct_ctx *c, void *u, int n, ct_tensor *const *ops, int no, ct_tensor **outs) {
+static ct_status inner_true(ct_ctx *c, void *u, int n, ct_tensor *const *ops, int no,
+                            ct_tensor **outs) {
     (void)u, (void)n, (void)no;
     ct_tensor *r = NULL;
     ct_status st = ct_relu(c, ops[0], &r);
@@ -108,20 +111,24 @@ static ct_status inner_true(ct_ctx *c, void *u, int n, ct_tensor *const *ops, in
     ct_tensor_release(r);
     return st;
 }
-static ct_status inner_false(ct_ctx *c, void *u, int n, ct_tensor *const *ops, int no, ct_tensor **outs) {
+static ct_status inner_false(ct_ctx *c, void *u, int n, ct_tensor *const *ops, int no,
+                             ct_tensor **outs) {
     (void)u, (void)n, (void)no;
     return ct_mul(c, ops[0], ops[1], &outs[0]);
 }
-static ct_status outer_true(ct_ctx *c, void *u, int n, ct_tensor *const *ops, int no, ct_tensor **outs) {
+static ct_status outer_true(ct_ctx *c, void *u, int n, ct_tensor *const *ops, int no,
+                            ct_tensor **outs) {
     (void)n;
     ct_tensor *q = u;
     return ct_cond(c, q, inner_true, inner_false, NULL, 2, ops, no, outs);
 }
-static ct_status outer_false(ct_ctx *c, void *u, int n, ct_tensor *const *ops, int no, ct_tensor **outs) {
+static ct_status outer_false(ct_ctx *c, void *u, int n, ct_tensor *const *ops, int no,
+                             ct_tensor **outs) {
     (void)u, (void)n, (void)no;
     return ct_neg(c, ops[0], &outs[0]);
 }
-static ct_status bad_shape(ct_ctx *c, void *u, int n, ct_tensor *const *ops, int no, ct_tensor **outs) {
+static ct_status bad_shape(ct_ctx *c, void *u, int n, ct_tensor *const *ops, int no,
+                           ct_tensor **outs) {
     (void)u, (void)n, (void)no;
     ct_tensor *t = NULL;
     ct_status st = ct_tensor_transpose(c, ops[0], 0, 1, &t); /* (5,3) instead of (3,5) */
@@ -174,7 +181,9 @@ TEST(nested_cond_both_branches) {
         CHECK_OK(ct_tensor_to_host(out, got, sizeof got));
         int bad = 0;
         for (int i = 0; i < 15; i++) {
-            float want = pv == 0 ? -xv[i] : qv != 0 ? (xv[i] > 0 ? xv[i] : 0.0f) + wv[i] : xv[i] * wv[i];
+            float want = pv == 0   ? -xv[i]
+                         : qv != 0 ? (xv[i] > 0 ? xv[i] : 0.0f) + wv[i]
+                                   : xv[i] * wv[i];
             if (got[i] != want) bad++;
         }
         CHECK(bad == 0);
@@ -334,10 +343,12 @@ static ct_status program(ct_tensor *a, ct_tensor *b, ct_tensor **out, uint64_t r
     if (st == CT_OK) st = ct_sum(ctx, sm, 1, &d1, true, &sum);
     if (st == CT_OK) st = ct_tensor_transpose(ctx, b, 0, 1, &bt);
     if (st == CT_OK) st = ct_matmul(ctx, t, bt, &mm);
-    if (st == CT_OK) st = ct_tensor_randn(ctx, CT_FLOAT32, 2, ct_tensor_shape(mm), 11, rand_offset, &rn);
+    if (st == CT_OK)
+        st = ct_tensor_randn(ctx, CT_FLOAT32, 2, ct_tensor_shape(mm), 11, rand_offset, &rn);
     if (st == CT_OK) st = ct_addcmul(ctx, mm, rn, sum, 0.25, &r);
     ct_tensor *all[] = {t, sm, sum, mm, bt, rn};
-    for (int i = 0; i < 6; i++) ct_tensor_release(all[i]);
+    for (int i = 0; i < 6; i++)
+        ct_tensor_release(all[i]);
     *out = r;
     return st;
 }
@@ -408,8 +419,13 @@ static ct_status nog_sync(void *st) {
     return CT_OK;
 }
 TEST(backend_without_graphs) {
-    ct_backend_vtable vt = {.size = sizeof vt, .abi_version = CT_BACKEND_ABI_VERSION, .name = "nograph",
-                            .alloc = nog_alloc, .free = nog_free, .copy = nog_copy, .run_op = nog_run,
+    ct_backend_vtable vt = {.size = sizeof vt,
+                            .abi_version = CT_BACKEND_ABI_VERSION,
+                            .name = "nograph",
+                            .alloc = nog_alloc,
+                            .free = nog_free,
+                            .copy = nog_copy,
+                            .run_op = nog_run,
                             .synchronize = nog_sync};
     int type;
     CHECK_OK(ct_backend_register(ctx, &vt, &type));
@@ -424,7 +440,8 @@ TEST(backend_without_graphs) {
 static void suite(const char *name) {
     printf("-- device %s (type %d)\n", name, dev.type);
     RUN(mlp_replay_equals_eager);
-    for (int l = 0; l < LAYERS; l++) ct_tensor_release(W[l]), ct_tensor_release(Bv[l]);
+    for (int l = 0; l < LAYERS; l++)
+        ct_tensor_release(W[l]), ct_tensor_release(Bv[l]);
     RUN(nested_cond_both_branches);
     RUN(reset_recapture_and_shared_pool);
     RUN(capture_errors);

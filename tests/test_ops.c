@@ -6,8 +6,8 @@
 static ct_ctx *ctx;
 static unsigned long long rng = 0x1234567ULL;
 
-static const ct_dtype ALL_DT[] = {CT_BOOL,    CT_UINT8,    CT_INT8,    CT_INT16,  CT_INT32,
-                                  CT_INT64,   CT_FLOAT16,  CT_BFLOAT16, CT_FLOAT32, CT_FLOAT64};
+static const ct_dtype ALL_DT[] = {CT_BOOL,  CT_UINT8,   CT_INT8,     CT_INT16,   CT_INT32,
+                                  CT_INT64, CT_FLOAT16, CT_BFLOAT16, CT_FLOAT32, CT_FLOAT64};
 #define N_ALL_DT 10
 
 typedef struct {
@@ -15,9 +15,15 @@ typedef struct {
     int64_t a[4], b[4];
 } shape_pair;
 static const shape_pair SHAPES[] = {
-    {0, 0, {0}, {0}},          {1, 1, {7}, {7}},           {1, 1, {33}, {1}},
-    {3, 2, {2, 3, 4}, {3, 1}}, {1, 1, {1023}, {1023}},     {2, 1, {0, 3}, {3}},
-    {3, 3, {5, 1, 7}, {1, 6, 1}}, {2, 2, {3, 33}, {3, 33}}, {1, 0, {40000}, {0}},
+    {0, 0, {0}, {0}},
+    {1, 1, {7}, {7}},
+    {1, 1, {33}, {1}},
+    {3, 2, {2, 3, 4}, {3, 1}},
+    {1, 1, {1023}, {1023}},
+    {2, 1, {0, 3}, {3}},
+    {3, 3, {5, 1, 7}, {1, 6, 1}},
+    {2, 2, {3, 33}, {3, 33}},
+    {1, 0, {40000}, {0}},
     {2, 2, {300, 130}, {1, 130}},
 };
 #define N_SHAPES (sizeof SHAPES / sizeof SHAPES[0])
@@ -86,7 +92,8 @@ TEST(binary_ops_all_dtypes_shapes_layouts) {
                         CHECK_ST(st, CT_ERR_DTYPE);
                         continue;
                     }
-                    CHECK_MSG(st == CT_OK, "%s %s: %s", bop_name[o], ct_dtype_name(dt), ct_ctx_last_error(ctx));
+                    CHECK_MSG(st == CT_OK, "%s %s: %s", bop_name[o], ct_dtype_name(dt),
+                              ct_ctx_last_error(ctx));
                     if (st != CT_OK) continue;
                     ct_dtype odt = o >= B_EQ ? CT_BOOL : (o == B_DIV && !isf) ? CT_FLOAT32 : dt;
                     CHECK(ct_tensor_dtype(r) == odt);
@@ -99,9 +106,15 @@ TEST(binary_ops_all_dtypes_shapes_layouts) {
                         double y = vb[tu_bcast_index(nd, os, i, sp->ndb, sp->b)];
                         double want;
                         switch (o) {
-                        case B_ADD: want = isf ? x + y : (double)wrap_to(dt, (int64_t)x + (int64_t)y); break;
-                        case B_SUB: want = isf ? x - y : (double)wrap_to(dt, (int64_t)x - (int64_t)y); break;
-                        case B_MUL: want = isf ? x * y : (double)wrap_to(dt, (int64_t)x * (int64_t)y); break;
+                        case B_ADD:
+                            want = isf ? x + y : (double)wrap_to(dt, (int64_t)x + (int64_t)y);
+                            break;
+                        case B_SUB:
+                            want = isf ? x - y : (double)wrap_to(dt, (int64_t)x - (int64_t)y);
+                            break;
+                        case B_MUL:
+                            want = isf ? x * y : (double)wrap_to(dt, (int64_t)x * (int64_t)y);
+                            break;
                         case B_DIV: want = x / y; break;
                         case B_EQ: want = x == y; break;
                         case B_NE: want = x != y; break;
@@ -163,10 +176,25 @@ TEST(add_alpha_and_promotion) {
     ct_tensor_release(z);
 }
 
-typedef enum { U_NEG, U_ABS, U_EXP, U_LOG, U_SQRT, U_RSQRT, U_TANH, U_SIGMOID, U_RELU, U_GELU_ERF,
-               U_GELU_TANH, U_POW, U_CLAMP, U_COUNT } uop;
-static const char *uop_name[] = {"neg", "abs", "exp", "log", "sqrt", "rsqrt", "tanh", "sigmoid",
-                                 "relu", "gelu_erf", "gelu_tanh", "pow", "clamp"};
+typedef enum {
+    U_NEG,
+    U_ABS,
+    U_EXP,
+    U_LOG,
+    U_SQRT,
+    U_RSQRT,
+    U_TANH,
+    U_SIGMOID,
+    U_RELU,
+    U_GELU_ERF,
+    U_GELU_TANH,
+    U_POW,
+    U_CLAMP,
+    U_COUNT
+} uop;
+static const char *uop_name[] = {"neg",       "abs",  "exp",     "log",  "sqrt",
+                                 "rsqrt",     "tanh", "sigmoid", "relu", "gelu_erf",
+                                 "gelu_tanh", "pow",  "clamp"};
 
 static double uref(uop o, double x) {
     switch (o) {
@@ -217,21 +245,27 @@ TEST(unary_float_ops) {
                 for (int o = 0; o < U_COUNT; o++) {
                     ct_tensor *r = NULL;
                     ct_status st = run_uop((uop)o, a, &r);
-                    CHECK_MSG(st == CT_OK, "%s %s: %s", uop_name[o], ct_dtype_name(dt), ct_ctx_last_error(ctx));
+                    CHECK_MSG(st == CT_OK, "%s %s: %s", uop_name[o], ct_dtype_name(dt),
+                              ct_ctx_last_error(ctx));
                     if (st != CT_OK) continue;
                     ct_dtype odt = ct_tensor_dtype(r);
-                    bool keep = o == U_NEG || o == U_ABS || o == U_RELU; /* clamp's bounds here are fractional */
+                    bool keep = o == U_NEG || o == U_ABS ||
+                                o == U_RELU; /* clamp's bounds here are fractional */
                     CHECK(odt == (dt == CT_INT32 && !keep ? CT_FLOAT32 : dt));
                     double *vr = tu_read(r);
                     int64_t n = ct_tensor_numel(r), bad = 0;
                     /* exact ops: correctly rounded; transcendental: a few ulps */
                     bool exact = keep || o == U_SQRT || o == U_CLAMP;
-                    double rtol = odt == CT_FLOAT64 ? 1e-14 : odt == CT_FLOAT32 ? 2e-6
-                                : odt == CT_FLOAT16 ? 2e-3 : 1.6e-2;
+                    double rtol = odt == CT_FLOAT64   ? 1e-14
+                                  : odt == CT_FLOAT32 ? 2e-6
+                                  : odt == CT_FLOAT16 ? 2e-3
+                                                      : 1.6e-2;
                     if (exact && (odt == CT_FLOAT32 || odt == CT_FLOAT64)) rtol = 0;
                     double atol = odt == CT_FLOAT64 ? 1e-300 : odt == CT_FLOAT32 ? 1e-37 : 1e-4;
-                    if (o == U_GELU_ERF || o == U_GELU_TANH) atol = odt == CT_FLOAT64 ? 1e-15 : 1e-6;
-                    if (o == U_GELU_ERF || o == U_GELU_TANH) atol = odt == CT_FLOAT16 || odt == CT_BFLOAT16 ? 1e-2 : atol;
+                    if (o == U_GELU_ERF || o == U_GELU_TANH)
+                        atol = odt == CT_FLOAT64 ? 1e-15 : 1e-6;
+                    if (o == U_GELU_ERF || o == U_GELU_TANH)
+                        atol = odt == CT_FLOAT16 || odt == CT_BFLOAT16 ? 1e-2 : atol;
                     for (int64_t i = 0; i < n; i++) {
                         double want = uref((uop)o, va[i]);
                         want = round_to(odt, want); /* overflow to inf included */
@@ -242,7 +276,8 @@ TEST(unary_float_ops) {
                             bad++;
                         }
                     }
-                    CHECK_MSG(bad == 0, "%s %s: %lld mismatches", uop_name[o], ct_dtype_name(dt), (long long)bad);
+                    CHECK_MSG(bad == 0, "%s %s: %lld mismatches", uop_name[o], ct_dtype_name(dt),
+                              (long long)bad);
                     free(vr);
                     ct_tensor_release(r);
                 }
@@ -254,8 +289,8 @@ TEST(unary_float_ops) {
 }
 
 TEST(exp_special_values) {
-    float xs[] = {0.0f, -0.0f, 1.0f, -1.0f, 88.7f, 88.73f, 100.0f, -87.0f, -100.0f, -104.0f,
-                  -150.0f, INFINITY, -INFINITY, NAN, 1e-8f, -1e-8f, 0.5f, 20.0f};
+    float xs[] = {0.0f,    -0.0f,   1.0f,     -1.0f,     88.7f, 88.73f, 100.0f, -87.0f, -100.0f,
+                  -104.0f, -150.0f, INFINITY, -INFINITY, NAN,   1e-8f,  -1e-8f, 0.5f,   20.0f};
     int n = sizeof xs / sizeof xs[0];
     int64_t s[1] = {n};
     ct_tensor *a, *r;
@@ -266,16 +301,17 @@ TEST(exp_special_values) {
     for (int i = 0; i < n; i++) {
         double want = (float)exp((double)xs[i]);
         /* results down in the subnormal range carry an absolute, not relative, error */
-        CHECK_MSG(ct_t_close(out[i], want, 3e-7, 1e-44), "exp(%g) = %g, want %g", xs[i], out[i], want);
+        CHECK_MSG(ct_t_close(out[i], want, 3e-7, 1e-44), "exp(%g) = %g, want %g", xs[i], out[i],
+                  want);
     }
     ct_tensor_release(a);
     ct_tensor_release(r);
 }
 
 TEST(log_tanh_special_values) {
-    float xs[] = {0.0f, -0.0f, 1.0f, -1.0f, 1e-40f, 1.17549435e-38f, 3e38f, INFINITY, -INFINITY, NAN,
-                  0.5f, 2.0f, 1e-8f, -1e-8f, 0.624f, 0.626f, -0.7f, 8.9f, 9.5f, 20.0f, -20.0f,
-                  1.41421f, 1.41422f, 0.70710f};
+    float xs[] = {0.0f,      -0.0f, 1.0f, -1.0f, 1e-40f, 1.17549435e-38f, 3e38f,    INFINITY,
+                  -INFINITY, NAN,   0.5f, 2.0f,  1e-8f,  -1e-8f,          0.624f,   0.626f,
+                  -0.7f,     8.9f,  9.5f, 20.0f, -20.0f, 1.41421f,        1.41422f, 0.70710f};
     int n = sizeof xs / sizeof xs[0];
     int64_t s[1] = {n};
     ct_tensor *a, *rl, *rt;
@@ -287,8 +323,10 @@ TEST(log_tanh_special_values) {
     CHECK_OK(ct_tensor_to_host(rt, ot, sizeof(float) * (size_t)n));
     for (int i = 0; i < n; i++) {
         double wl = (float)log((double)xs[i]), wt = (float)tanh((double)xs[i]);
-        CHECK_MSG(ct_t_close(ol[i], wl, 4e-7, 1e-45), "log(%g) = %.9g, want %.9g", xs[i], ol[i], wl);
-        CHECK_MSG(ct_t_close(ot[i], wt, 4e-7, 1e-45), "tanh(%g) = %.9g, want %.9g", xs[i], ot[i], wt);
+        CHECK_MSG(ct_t_close(ol[i], wl, 4e-7, 1e-45), "log(%g) = %.9g, want %.9g", xs[i], ol[i],
+                  wl);
+        CHECK_MSG(ct_t_close(ot[i], wt, 4e-7, 1e-45), "tanh(%g) = %.9g, want %.9g", xs[i], ot[i],
+                  wt);
         if (xs[i] == 0) CHECK(signbit(ot[i]) == signbit(xs[i])); /* tanh(-0) = -0 */
     }
     ct_tensor_release(a), ct_tensor_release(rl), ct_tensor_release(rt);
@@ -326,7 +364,8 @@ TEST(integer_pow_clamp_where_addc) {
         ct_tensor *y = tu_make(ctx, &rng, dt, 2, sy, 1, 0, 100, &vy);
         CHECK_OK(ct_where(ctx, c, x, y, &r));
         double *vr = tu_read(r);
-        for (int i = 0; i < 20; i++) CHECK(vr[i] == (vc[i / 5] ? vx[i % 5] : vy[i]));
+        for (int i = 0; i < 20; i++)
+            CHECK(vr[i] == (vc[i / 5] ? vx[i % 5] : vy[i]));
         free(vr), free(vc), free(vx), free(vy);
         ct_tensor_release(r);
         CHECK_ST(ct_where(ctx, x, x, y, &r), dt == CT_BOOL ? CT_OK : CT_ERR_DTYPE);
@@ -362,7 +401,8 @@ TEST(integer_pow_clamp_where_addc) {
     ct_tensor_release(it);
     free(vs), free(v1), free(v2), free(vd), free(vm), free(v1r);
     ct_tensor *all[] = {s0, t1, t2, rd, rm, r1};
-    for (int i = 0; i < 6; i++) ct_tensor_release(all[i]);
+    for (int i = 0; i < 6; i++)
+        ct_tensor_release(all[i]);
 }
 
 /* Naive reduction reference over a mask; out in keepdim C order. */
@@ -375,7 +415,8 @@ static void ref_reduce(int op, int nd, const int64_t *shape, const double *x, ui
         no *= oshape[d];
     }
     int64_t *cnt = calloc((size_t)(no ? no : 1), sizeof(int64_t));
-    for (int64_t o = 0; o < no; o++) out[o] = op == 0 ? 0 : NAN;
+    for (int64_t o = 0; o < no; o++)
+        out[o] = op == 0 ? 0 : NAN;
     for (int64_t i = 0; i < n; i++) {
         int64_t rem = i, oi = 0, mul = 1;
         for (int d = nd - 1; d >= 0; d--) {
@@ -386,17 +427,26 @@ static void ref_reduce(int op, int nd, const int64_t *shape, const double *x, ui
         }
         double v = x[i];
         int64_t c = cnt[oi]++;
-        if (op == 0) out[oi] += v;
-        else if (op == 1) out[oi] = (c == 0 || v > out[oi] || v != v || out[oi] != out[oi]) ? (out[oi] != out[oi] && c ? out[oi] : v) : out[oi];
-        else out[oi] = (c == 0 || v < out[oi] || v != v || out[oi] != out[oi]) ? (out[oi] != out[oi] && c ? out[oi] : v) : out[oi];
+        if (op == 0)
+            out[oi] += v;
+        else if (op == 1)
+            out[oi] = (c == 0 || v > out[oi] || v != v || out[oi] != out[oi])
+                          ? (out[oi] != out[oi] && c ? out[oi] : v)
+                          : out[oi];
+        else
+            out[oi] = (c == 0 || v < out[oi] || v != v || out[oi] != out[oi])
+                          ? (out[oi] != out[oi] && c ? out[oi] : v)
+                          : out[oi];
     }
     *nout = no;
     free(cnt);
 }
 
 TEST(reductions_sum_mean_amax_amin) {
-    const int64_t shapes[][3] = {{7, 1, 1}, {4, 33, 5}, {1, 1023, 1}, {3, 0, 2}, {40, 30, 40}, {2, 3, 4}};
-    const ct_dtype dts[] = {CT_FLOAT32, CT_FLOAT64, CT_FLOAT16, CT_INT32, CT_INT64, CT_BOOL, CT_UINT8};
+    const int64_t shapes[][3] = {{7, 1, 1}, {4, 33, 5},   {1, 1023, 1},
+                                 {3, 0, 2}, {40, 30, 40}, {2, 3, 4}};
+    const ct_dtype dts[] = {CT_FLOAT32, CT_FLOAT64, CT_FLOAT16, CT_INT32,
+                            CT_INT64,   CT_BOOL,    CT_UINT8};
     for (int di = 0; di < 7; di++) {
         ct_dtype dt = dts[di];
         for (int si = 0; si < 6; si++) {
@@ -414,10 +464,14 @@ TEST(reductions_sum_mean_amax_amin) {
                     bool zero_red = false;
                     for (int d = 0; d < 3; d++)
                         if ((mask >> d & 1) && shapes[si][d] == 0) zero_red = true;
-                    if (op == 0) st = ct_sum(ctx, x, nd, dims, keep, &r);
-                    else if (op == 1) st = ct_amax(ctx, x, nd, dims, keep, &r);
-                    else if (op == 2) st = ct_amin(ctx, x, nd, dims, keep, &r);
-                    else st = ct_mean(ctx, x, nd, dims, keep, &r);
+                    if (op == 0)
+                        st = ct_sum(ctx, x, nd, dims, keep, &r);
+                    else if (op == 1)
+                        st = ct_amax(ctx, x, nd, dims, keep, &r);
+                    else if (op == 2)
+                        st = ct_amin(ctx, x, nd, dims, keep, &r);
+                    else
+                        st = ct_mean(ctx, x, nd, dims, keep, &r);
                     if (op == 3 && !ct_dtype_is_floating(dt)) {
                         CHECK_ST(st, CT_ERR_DTYPE);
                         continue;
@@ -433,7 +487,8 @@ TEST(reductions_sum_mean_amax_amin) {
                     ref_reduce(op == 3 ? 0 : op, 3, shapes[si], vx, mask, ref, &no);
                     CHECK(ct_tensor_numel(r) == no);
                     CHECK(ct_tensor_ndim(r) == (keep ? 3 : 3 - nd));
-                    if (op == 0) CHECK(ct_tensor_dtype(r) == (ct_dtype_is_floating(dt) ? dt : CT_INT64));
+                    if (op == 0)
+                        CHECK(ct_tensor_dtype(r) == (ct_dtype_is_floating(dt) ? dt : CT_INT64));
                     double *vr = tu_read(r);
                     int64_t cnt = 1;
                     for (int d = 0; d < 3; d++)
@@ -447,7 +502,8 @@ TEST(reductions_sum_mean_amax_amin) {
                         if (op == 3 && cnt == 0) continue; /* NaN either way; checked below */
                         if (!ct_t_close(vr[i], want, tol, atol)) bad++;
                     }
-                    CHECK_MSG(bad == 0, "op %d %s shape#%d mask %u: %d bad", op, ct_dtype_name(dt), si, mask, bad);
+                    CHECK_MSG(bad == 0, "op %d %s shape#%d mask %u: %d bad", op, ct_dtype_name(dt),
+                              si, mask, bad);
                     free(vr);
                     ct_tensor_release(r);
                 }
@@ -495,7 +551,8 @@ TEST(reductions_nan_and_argmax) {
     ct_tensor_release(tt), ct_tensor_release(it), ct_tensor_release(x);
     /* column path (reducing an outer dim of a row-major tensor): NaN propagates per column */
     float cv[3 * 16];
-    for (int i = 0; i < 48; i++) cv[i] = (float)((i * 7) % 11) - 5;
+    for (int i = 0; i < 48; i++)
+        cv[i] = (float)((i * 7) % 11) - 5;
     cv[16 + 5] = NAN;
     int64_t cs[2] = {3, 16};
     int d0 = 0;
@@ -510,8 +567,10 @@ TEST(reductions_nan_and_argmax) {
     for (int j = 0; j < 16; j++) {
         float m = fmaxf(fmaxf(cv[j], cv[16 + j]), cv[32 + j]);
         float mean = (float)(((double)cv[j] + cv[16 + j] + cv[32 + j]) / 3);
-        if (j == 5) CHECK(isnan(cmax[j]) && isnan(cmean[j]));
-        else CHECK(cmax[j] == m && cmean[j] == mean);
+        if (j == 5)
+            CHECK(isnan(cmax[j]) && isnan(cmean[j]));
+        else
+            CHECK(cmax[j] == m && cmean[j] == mean);
     }
     ct_tensor_release(x);
     /* sum of a 0-d tensor and full reduction to 0-d */
@@ -532,36 +591,47 @@ TEST(softmax_and_log_softmax) {
             for (int dim = -1; dim < 3; dim++)
                 for (int lg = 0; lg < 2; lg++) {
                     double *vx;
-                    ct_tensor *x = tu_make(ctx, &rng, dts[di], 3, shapes[si], (dim + 1) % 3, -20, 20, &vx), *r;
-                    ct_status st = lg ? ct_log_softmax(ctx, x, dim, &r) : ct_softmax(ctx, x, dim, &r);
+                    ct_tensor *x = tu_make(ctx, &rng, dts[di], 3, shapes[si], (dim + 1) % 3, -20,
+                                           20, &vx),
+                              *r;
+                    ct_status st =
+                        lg ? ct_log_softmax(ctx, x, dim, &r) : ct_softmax(ctx, x, dim, &r);
                     CHECK_OK(st);
                     if (st != CT_OK) continue;
                     double *vr = tu_read(r);
                     int d = dim < 0 ? dim + 3 : dim;
                     int64_t n = ct_tensor_numel(r), len = shapes[si][d];
                     int64_t inner = 1;
-                    for (int k = d + 1; k < 3; k++) inner *= shapes[si][k];
+                    for (int k = d + 1; k < 3; k++)
+                        inner *= shapes[si][k];
                     int bad = 0;
                     for (int64_t i = 0; i < n; i++) {
                         int64_t base = (i / (inner * len)) * inner * len + i % inner;
                         double m = -INFINITY, s = 0;
-                        for (int64_t j = 0; j < len; j++) m = fmax(m, vx[base + j * inner]);
-                        for (int64_t j = 0; j < len; j++) s += exp(vx[base + j * inner] - m);
+                        for (int64_t j = 0; j < len; j++)
+                            m = fmax(m, vx[base + j * inner]);
+                        for (int64_t j = 0; j < len; j++)
+                            s += exp(vx[base + j * inner] - m);
                         double want = lg ? vx[i] - m - log(s) : exp(vx[i] - m) / s;
-                        double tol = dts[di] == CT_FLOAT64 ? 1e-13 : dts[di] == CT_FLOAT32 ? 5e-6 : 2e-2;
+                        double tol = dts[di] == CT_FLOAT64   ? 1e-13
+                                     : dts[di] == CT_FLOAT32 ? 5e-6
+                                                             : 2e-2;
                         if (!ct_t_close(vr[i], want, tol, lg ? tol * 40 : 1e-30)) bad++;
                     }
-                    CHECK_MSG(bad == 0, "%s dim %d shape#%d log %d: %d bad", ct_dtype_name(dts[di]), dim, si, lg, bad);
+                    CHECK_MSG(bad == 0, "%s dim %d shape#%d log %d: %d bad", ct_dtype_name(dts[di]),
+                              dim, si, lg, bad);
                     free(vr), free(vx);
                     ct_tensor_release(r), ct_tensor_release(x);
                 }
 }
 
-static void ref_matmul(const double *a, const double *b, double *c, int64_t M, int64_t K, int64_t N) {
+static void ref_matmul(const double *a, const double *b, double *c, int64_t M, int64_t K,
+                       int64_t N) {
     for (int64_t i = 0; i < M; i++)
         for (int64_t j = 0; j < N; j++) {
             double s = 0;
-            for (int64_t k = 0; k < K; k++) s += a[i * K + k] * b[k * N + j];
+            for (int64_t k = 0; k < K; k++)
+                s += a[i * K + k] * b[k * N + j];
             c[i * N + j] = s;
         }
 }
@@ -572,10 +642,11 @@ TEST(matmul_shapes_layouts_dtypes) {
         int64_t a[4], b[4];
     } mm;
     const mm cases[] = {
-        {2, 2, {3, 4}, {4, 5}},          {1, 1, {7}, {7}},           {2, 1, {5, 33}, {33}},
-        {1, 2, {33}, {33, 2}},           {3, 3, {2, 3, 4}, {2, 4, 6}}, {4, 3, {2, 1, 3, 4}, {5, 4, 2}},
-        {3, 2, {3, 17, 9}, {9, 1}},      {2, 2, {0, 4}, {4, 3}},     {2, 2, {64, 65}, {65, 63}},
-        {2, 2, {1, 1}, {1, 1}},
+        {2, 2, {3, 4}, {4, 5}},       {1, 1, {7}, {7}},
+        {2, 1, {5, 33}, {33}},        {1, 2, {33}, {33, 2}},
+        {3, 3, {2, 3, 4}, {2, 4, 6}}, {4, 3, {2, 1, 3, 4}, {5, 4, 2}},
+        {3, 2, {3, 17, 9}, {9, 1}},   {2, 2, {0, 4}, {4, 3}},
+        {2, 2, {64, 65}, {65, 63}},   {2, 2, {1, 1}, {1, 1}},
     };
     const ct_dtype dts[] = {CT_FLOAT32, CT_FLOAT64, CT_FLOAT16, CT_BFLOAT16};
     for (int di = 0; di < 4; di++)
@@ -584,7 +655,9 @@ TEST(matmul_shapes_layouts_dtypes) {
                 const mm *c = &cases[ci];
                 double *va, *vb;
                 ct_tensor *a = tu_make(ctx, &rng, dts[di], c->nda, c->a, mode, -1, 1, &va);
-                ct_tensor *b = tu_make(ctx, &rng, dts[di], c->ndb, c->b, (mode + 2) % 3, -1, 1, &vb), *r;
+                ct_tensor *b =
+                              tu_make(ctx, &rng, dts[di], c->ndb, c->b, (mode + 2) % 3, -1, 1, &vb),
+                          *r;
                 ct_status st = ct_matmul(ctx, a, b, &r);
                 CHECK_MSG(st == CT_OK, "%s", ct_ctx_last_error(ctx));
                 if (st != CT_OK) continue;
@@ -621,11 +694,15 @@ TEST(matmul_shapes_layouts_dtypes) {
                         }
                     }
                     ref_matmul(va + oa, vb + ob, cc, M, K, N);
-                    double tol = dts[di] == CT_FLOAT64 ? 1e-13 : dts[di] == CT_FLOAT32 ? 1e-5 : dts[di] == CT_FLOAT16 ? 2e-3 : 1.6e-2;
+                    double tol = dts[di] == CT_FLOAT64   ? 1e-13
+                                 : dts[di] == CT_FLOAT32 ? 1e-5
+                                 : dts[di] == CT_FLOAT16 ? 2e-3
+                                                         : 1.6e-2;
                     for (int64_t i = 0; i < M * N; i++)
                         if (!ct_t_close(vr[bi * M * N + i], cc[i], tol, tol * (double)K)) bad++;
                 }
-                CHECK_MSG(bad == 0, "matmul %s case %zu mode %d: %d bad", ct_dtype_name(dts[di]), ci, mode, bad);
+                CHECK_MSG(bad == 0, "matmul %s case %zu mode %d: %d bad", ct_dtype_name(dts[di]),
+                          ci, mode, bad);
                 free(vr), free(cc), free(va), free(vb);
                 ct_tensor_release(r), ct_tensor_release(a), ct_tensor_release(b);
             }
@@ -649,7 +726,8 @@ TEST(matmul_errors_and_bmm) {
     CHECK_ST(ct_matmul(ctx, NULL, a, &r), CT_ERR_INVALID_ARG);
     CHECK_ST(ct_matmul(ctx, a, a, NULL), CT_ERR_INVALID_ARG);
     ct_tensor *all[] = {a, b, c, d, i32};
-    for (int i = 0; i < 5; i++) ct_tensor_release(all[i]);
+    for (int i = 0; i < 5; i++)
+        ct_tensor_release(all[i]);
 }
 
 TEST(layer_norm_and_embedding) {
@@ -665,9 +743,11 @@ TEST(layer_norm_and_embedding) {
         int bad = 0;
         for (int row = 0; row < 15; row++) {
             double m = 0, v = 0;
-            for (int c = 0; c < 8; c++) m += vx[row * 8 + c];
+            for (int c = 0; c < 8; c++)
+                m += vx[row * 8 + c];
             m /= 8;
-            for (int c = 0; c < 8; c++) v += (vx[row * 8 + c] - m) * (vx[row * 8 + c] - m);
+            for (int c = 0; c < 8; c++)
+                v += (vx[row * 8 + c] - m) * (vx[row * 8 + c] - m);
             v /= 8;
             for (int c = 0; c < 8; c++) {
                 double want = (vx[row * 8 + c] - m) / sqrt(v + 1e-5) * vw[c] + vb[c];
@@ -676,12 +756,15 @@ TEST(layer_norm_and_embedding) {
         }
         for (int g = 0; g < 3; g++) {
             double m = 0, v = 0;
-            for (int c = 0; c < 40; c++) m += vx[g * 40 + c];
+            for (int c = 0; c < 40; c++)
+                m += vx[g * 40 + c];
             m /= 40;
-            for (int c = 0; c < 40; c++) v += (vx[g * 40 + c] - m) * (vx[g * 40 + c] - m);
+            for (int c = 0; c < 40; c++)
+                v += (vx[g * 40 + c] - m) * (vx[g * 40 + c] - m);
             v /= 40;
             for (int c = 0; c < 40; c++)
-                if (!ct_t_close(vr2[g * 40 + c], (vx[g * 40 + c] - m) / sqrt(v + 1e-5), 1e-5, 1e-5)) bad++;
+                if (!ct_t_close(vr2[g * 40 + c], (vx[g * 40 + c] - m) / sqrt(v + 1e-5), 1e-5, 1e-5))
+                    bad++;
         }
         CHECK_MSG(bad == 0, "layer_norm mode %d: %d bad", mode, bad);
         CHECK_ST(ct_layer_norm(ctx, x, 2, w, NULL, 1e-5, &r2), CT_ERR_SHAPE);

@@ -8,7 +8,8 @@ static ct_ctx *ctx;
 static ct_tensor *iota(int nd, const int64_t *shape) {
     ct_tensor *a = NULL, *r = NULL;
     int64_t n = 1;
-    for (int i = 0; i < nd; i++) n *= shape[i];
+    for (int i = 0; i < nd; i++)
+        n *= shape[i];
     ct_tensor_arange(ctx, CT_FLOAT64, 0, (double)n, 1, &a);
     ct_tensor_view(ctx, a, nd, shape, &r);
     ct_tensor_release(a);
@@ -20,7 +21,8 @@ TEST(creation_and_metadata) {
     ct_tensor *t;
     CHECK_OK(ct_tensor_empty(ctx, CT_FLOAT32, 3, s, &t));
     CHECK(ct_tensor_ndim(t) == 3 && ct_tensor_numel(t) == 24);
-    CHECK(ct_tensor_stride(t)[0] == 12 && ct_tensor_stride(t)[1] == 4 && ct_tensor_stride(t)[2] == 1);
+    CHECK(ct_tensor_stride(t)[0] == 12 && ct_tensor_stride(t)[1] == 4 &&
+          ct_tensor_stride(t)[2] == 1);
     CHECK(ct_tensor_size(t, -1) == 4 && ct_tensor_size(t, 5) == 0);
     CHECK(ct_tensor_is_contiguous(t));
     CHECK(((uintptr_t)ct_tensor_data_ptr(t) & 63) == 0); /* 64-byte aligned */
@@ -195,15 +197,16 @@ TEST(copies_and_casts) {
     CHECK_OK(ct_tensor_zeros(ctx, CT_FLOAT32, 1, bad, &b5));
     CHECK_ST(ct_tensor_copy_(ctx, dv, b5), CT_ERR_SHAPE);
     /* casts between every pair of compute dtypes round-trip small integers */
-    const ct_dtype dts[] = {CT_BOOL, CT_UINT8, CT_INT8, CT_INT16, CT_INT32, CT_INT64,
-                            CT_FLOAT16, CT_BFLOAT16, CT_FLOAT32, CT_FLOAT64};
+    const ct_dtype dts[] = {CT_BOOL,  CT_UINT8,   CT_INT8,     CT_INT16,   CT_INT32,
+                            CT_INT64, CT_FLOAT16, CT_BFLOAT16, CT_FLOAT32, CT_FLOAT64};
     double vals[5] = {0, 1, 2, 100, 127};
     int64_t s5[1] = {5};
     for (int i = 0; i < 10; i++)
         for (int j = 0; j < 10; j++) {
             ct_tensor *x, *y, *z;
             char buf[64];
-            for (int k = 0; k < 5; k++) tu_set(buf, dts[i], k, vals[k]);
+            for (int k = 0; k < 5; k++)
+                tu_set(buf, dts[i], k, vals[k]);
             CHECK_OK(ct_tensor_from_host(ctx, buf, dts[i], 1, s5, &x));
             CHECK_OK(ct_cast(ctx, x, dts[j], &y));
             CHECK(ct_tensor_dtype(y) == dts[j]);
@@ -228,7 +231,8 @@ TEST(copies_and_casts) {
     CHECK_OK(ct_tensor_to_host(ix, iv, sizeof iv));
     CHECK(iv[0] == 0 && iv[1] == INT64_MAX && iv[2] == INT64_MIN);
     ct_tensor *all[] = {fx, ix, b5, r3, dv, dst, t, a};
-    for (int i = 0; i < 8; i++) ct_tensor_release(all[i]);
+    for (int i = 0; i < 8; i++)
+        ct_tensor_release(all[i]);
 }
 
 TEST(rng_reproducible) {
@@ -240,10 +244,10 @@ TEST(rng_reproducible) {
         ct_dtype dts[2] = {CT_FLOAT32, CT_FLOAT64};
         for (int di = 0; di < 2; di++) {
             ct_tensor *a, *b, *c;
-            ct_status (*fn)(ct_ctx *, ct_dtype, int, const int64_t *, uint64_t, uint64_t, ct_tensor **) =
-                normal ? ct_tensor_randn : ct_tensor_rand;
+            ct_status (*fn)(ct_ctx *, ct_dtype, int, const int64_t *, uint64_t, uint64_t,
+                            ct_tensor **) = normal ? ct_tensor_randn : ct_tensor_rand;
             CHECK_OK(fn(ctx, dts[di], 1, n, 99, 0, &a));
-            CHECK_OK(fn(c1, dts[di], 2, n2, 99, 0, &b));  /* 1 thread, other shape */
+            CHECK_OK(fn(c1, dts[di], 2, n2, 99, 0, &b));   /* 1 thread, other shape */
             CHECK_OK(fn(ctx, dts[di], 1, n, 99, 123, &c)); /* offset shifts the stream */
             double *va = tu_read(a), *vb = tu_read(b), *vc = tu_read(c);
             int bad = 0;
@@ -274,7 +278,8 @@ TEST(rng_reproducible) {
     CHECK_OK(ct_tensor_rand(ctx, CT_FLOAT32, 1, n, 2, 0, &b));
     double *va = tu_read(a), *vb = tu_read(b);
     int same = 0;
-    for (int i = 0; i < 50000; i++) same += va[i] == vb[i];
+    for (int i = 0; i < 50000; i++)
+        same += va[i] == vb[i];
     CHECK(same < 50);
     free(va), free(vb);
     ct_tensor_release(a), ct_tensor_release(b);
@@ -287,10 +292,12 @@ TEST(philox_known_answer) {
     uint32_t c0[4] = {0, 0, 0, 0}, k0[2] = {0, 0}, o[4];
     ct_k_philox(c0, k0, o);
     CHECK(o[0] == 0x6627e8d5u && o[1] == 0xe169c58du && o[2] == 0xbc57ac4cu && o[3] == 0x9b00dbd8u);
-    uint32_t c1[4] = {0xffffffffu, 0xffffffffu, 0xffffffffu, 0xffffffffu}, k1[2] = {0xffffffffu, 0xffffffffu};
+    uint32_t c1[4] = {0xffffffffu, 0xffffffffu, 0xffffffffu, 0xffffffffu},
+             k1[2] = {0xffffffffu, 0xffffffffu};
     ct_k_philox(c1, k1, o);
     CHECK(o[0] == 0x408f276du && o[1] == 0x41c83b0eu && o[2] == 0xa20bc7c6u && o[3] == 0x6d5451fdu);
-    uint32_t c2[4] = {0x243f6a88u, 0x85a308d3u, 0x13198a2eu, 0x03707344u}, k2[2] = {0xa4093822u, 0x299f31d0u};
+    uint32_t c2[4] = {0x243f6a88u, 0x85a308d3u, 0x13198a2eu, 0x03707344u},
+             k2[2] = {0xa4093822u, 0x299f31d0u};
     ct_k_philox(c2, k2, o);
     CHECK(o[0] == 0xd16cfe09u && o[1] == 0x94fdccebu && o[2] == 0x5001e420u && o[3] == 0x24126ea1u);
 }

@@ -51,7 +51,8 @@ static inline double *tu_read(const ct_tensor *t) {
         free(out);
         return NULL;
     }
-    for (int64_t i = 0; i < n; i++) out[i] = tu_get(raw, ct_tensor_dtype(t), i);
+    for (int64_t i = 0; i < n; i++)
+        out[i] = tu_get(raw, ct_tensor_dtype(t), i);
     free(raw);
     return out;
 }
@@ -74,7 +75,8 @@ static inline ct_tensor *tu_make(ct_ctx *ctx, unsigned long long *rng, ct_dtype 
                                  double **vals) {
     if (vals) *vals = NULL;
     int64_t bshape[CT_MAX_DIMS];
-    for (int i = 0; i < nd; i++) bshape[i] = shape[i];
+    for (int i = 0; i < nd; i++)
+        bshape[i] = shape[i];
     if (mode == 1 && nd >= 2) {
         bshape[nd - 1] = shape[nd - 2];
         bshape[nd - 2] = shape[nd - 1];
@@ -84,24 +86,30 @@ static inline ct_tensor *tu_make(ct_ctx *ctx, unsigned long long *rng, ct_dtype 
         mode = 0;
     }
     int64_t n = 1;
-    for (int i = 0; i < nd; i++) n *= bshape[i];
+    for (int i = 0; i < nd; i++)
+        n *= bshape[i];
     void *buf = malloc((size_t)(n ? n : 1) * 8);
-    for (int64_t i = 0; i < n; i++) tu_set(buf, dt, i, tu_rand_val(rng, dt, lo, hi));
+    for (int64_t i = 0; i < n; i++)
+        tu_set(buf, dt, i, tu_rand_val(rng, dt, lo, hi));
     ct_tensor *base = NULL, *t = NULL;
     if (ct_tensor_from_host(ctx, buf, dt, nd, bshape, &base) != CT_OK) {
         free(buf);
         return NULL;
     }
     free(buf);
-    if (mode == 1) ct_tensor_transpose(ctx, base, nd - 2, nd - 1, &t);
-    else if (mode == 2) ct_tensor_slice(ctx, base, nd - 1, 1, INT64_MAX, 2, &t);
-    else t = ct_tensor_retain(base);
+    if (mode == 1)
+        ct_tensor_transpose(ctx, base, nd - 2, nd - 1, &t);
+    else if (mode == 2)
+        ct_tensor_slice(ctx, base, nd - 1, 1, INT64_MAX, 2, &t);
+    else
+        t = ct_tensor_retain(base);
     ct_tensor_release(base);
     if (vals) *vals = tu_read(t);
     return t;
 }
 
-/* Linear C-order index into an input of shape (ind, ishape) for an output multi-index (broadcast). */
+/* Linear C-order index into an input of shape (ind, ishape) for an output multi-index (broadcast).
+ */
 static inline int64_t tu_bcast_index(int ond, const int64_t *oshape, int64_t oi, int ind,
                                      const int64_t *ishape) {
     int64_t idx[CT_MAX_DIMS];

@@ -48,28 +48,36 @@ static ct_status toy_run(void *st, const ct_op_desc *op) {
     for (int k = 0; k < op->n_out + op->n_in; k++)
         if (op->operands[k].dtype != CT_FLOAT32) return CT_ERR_UNSUPPORTED;
     int64_t n = 1;
-    for (int d = 0; d < o->ndim; d++) n *= o->shape[d];
+    for (int d = 0; d < o->ndim; d++)
+        n *= o->shape[d];
     float *out = o->data;
     const ct_operand *a = &op->operands[1], *b = &op->operands[2];
     float alpha = (float)op->scalars[0];
     switch (op->kind) {
     case CT_OP_FILL:
-        for (int64_t i = 0; i < n; i++) out[toy_off(o, i)] = (float)op->scalars[0];
+        for (int64_t i = 0; i < n; i++)
+            out[toy_off(o, i)] = (float)op->scalars[0];
         return CT_OK;
     case CT_OP_COPY:
     case CT_OP_NEG:
     case CT_OP_RELU:
         for (int64_t i = 0; i < n; i++) {
             float x = ((const float *)a->data)[toy_off(a, i)];
-            out[toy_off(o, i)] = op->kind == CT_OP_COPY ? x : op->kind == CT_OP_NEG ? -x : (x > 0 || x != x) ? x : 0.0f;
+            out[toy_off(o, i)] = op->kind == CT_OP_COPY  ? x
+                                 : op->kind == CT_OP_NEG ? -x
+                                 : (x > 0 || x != x)     ? x
+                                                         : 0.0f;
         }
         return CT_OK;
     case CT_OP_ADD:
     case CT_OP_SUB:
     case CT_OP_MUL:
         for (int64_t i = 0; i < n; i++) {
-            float x = ((const float *)a->data)[toy_off(a, i)], y = ((const float *)b->data)[toy_off(b, i)];
-            out[toy_off(o, i)] = op->kind == CT_OP_ADD ? x + alpha * y : op->kind == CT_OP_SUB ? x - alpha * y : x * y;
+            float x = ((const float *)a->data)[toy_off(a, i)],
+                  y = ((const float *)b->data)[toy_off(b, i)];
+            out[toy_off(o, i)] = op->kind == CT_OP_ADD   ? x + alpha * y
+                                 : op->kind == CT_OP_SUB ? x - alpha * y
+                                                         : x * y;
         }
         return CT_OK;
     case CT_OP_MATMUL: { /* (B,M,K) @ (B,K,N); accumulate in float, k ascending */
@@ -79,8 +87,10 @@ static ct_status toy_run(void *st, const ct_op_desc *op) {
                 for (int64_t j = 0; j < N; j++) {
                     float s = 0;
                     for (int64_t k = 0; k < K; k++)
-                        s += ((const float *)a->data)[bi * a->strides[0] + i * a->strides[1] + k * a->strides[2]] *
-                             ((const float *)b->data)[bi * b->strides[0] + k * b->strides[1] + j * b->strides[2]];
+                        s += ((const float *)a->data)[bi * a->strides[0] + i * a->strides[1] +
+                                                      k * a->strides[2]] *
+                             ((const float *)b->data)[bi * b->strides[0] + k * b->strides[1] +
+                                                      j * b->strides[2]];
                     out[bi * o->strides[0] + i * o->strides[1] + j * o->strides[2]] = s;
                 }
         return CT_OK;
@@ -93,8 +103,8 @@ static ct_status toy_run(void *st, const ct_op_desc *op) {
 enum { T_OP, T_COND, T_JUMP };
 typedef struct {
     int kind;
-    ct_op_desc op;  /* T_OP; T_COND: predicate in operands[0] */
-    size_t target;  /* T_COND: false branch start; T_JUMP: destination */
+    ct_op_desc op; /* T_OP; T_COND: predicate in operands[0] */
+    size_t target; /* T_COND: false branch start; T_JUMP: destination */
 } toy_instr;
 typedef struct {
     toy_instr *code;
@@ -199,30 +209,51 @@ static ct_status tg_dump(void *gs, const char *path) {
     FILE *f = fopen(path, "w");
     if (!f) return CT_ERR_IO;
     for (size_t i = 0; i < g->n; i++)
-        fprintf(f, "%zu: %s\n", i, g->code[i].kind == T_OP ? ct_op_name(g->code[i].op.kind)
-                                   : g->code[i].kind == T_COND ? "cond" : "jump");
+        fprintf(f, "%zu: %s\n", i,
+                g->code[i].kind == T_OP     ? ct_op_name(g->code[i].op.kind)
+                : g->code[i].kind == T_COND ? "cond"
+                                            : "jump");
     return fclose(f) == 0 ? CT_OK : CT_ERR_IO;
 }
 static int64_t tg_nodes(void *gs) { return ((toy_graph *)gs)->ops; }
 
 static const ct_graph_impl toy_graph_impl = {
-    .size = sizeof(ct_graph_impl), .abi_version = CT_GRAPH_IMPL_ABI_VERSION,
-    .create = tg_create, .destroy = tg_destroy, .capture_begin = tg_begin, .record = tg_record,
-    .add_conditional = tg_cond, .cond_branch = tg_branch, .cond_end = tg_cond_end,
-    .capture_end = tg_end, .instantiate = tg_instantiate, .replay = tg_replay, .reset = tg_reset,
-    .debug_dump = tg_dump, .num_nodes = tg_nodes,
+    .size = sizeof(ct_graph_impl),
+    .abi_version = CT_GRAPH_IMPL_ABI_VERSION,
+    .create = tg_create,
+    .destroy = tg_destroy,
+    .capture_begin = tg_begin,
+    .record = tg_record,
+    .add_conditional = tg_cond,
+    .cond_branch = tg_branch,
+    .cond_end = tg_cond_end,
+    .capture_end = tg_end,
+    .instantiate = tg_instantiate,
+    .replay = tg_replay,
+    .reset = tg_reset,
+    .debug_dump = tg_dump,
+    .num_nodes = tg_nodes,
 };
 
 static void toy_destroy(void *st) { free(st); }
 
 /* Entry point ct_backend_load looks up. */
-__attribute__((visibility("default"))) ct_status ctorch_backend_init(ct_ctx *ctx, int *device_type) {
+__attribute__((visibility("default"))) ct_status ctorch_backend_init(ct_ctx *ctx,
+                                                                     int *device_type) {
     toy_state *s = calloc(1, sizeof *s);
     if (!s) return CT_ERR_OOM;
     ct_backend_vtable vt = {
-        .size = sizeof vt, .abi_version = CT_BACKEND_ABI_VERSION, .name = "toy", .state = s,
-        .alloc = toy_alloc, .free = toy_free, .copy = toy_copy, .run_op = toy_run,
-        .synchronize = toy_sync, .destroy = toy_destroy, .graph_impl = &toy_graph_impl,
+        .size = sizeof vt,
+        .abi_version = CT_BACKEND_ABI_VERSION,
+        .name = "toy",
+        .state = s,
+        .alloc = toy_alloc,
+        .free = toy_free,
+        .copy = toy_copy,
+        .run_op = toy_run,
+        .synchronize = toy_sync,
+        .destroy = toy_destroy,
+        .graph_impl = &toy_graph_impl,
     };
     ct_status st = ct_backend_register(ctx, &vt, device_type);
     if (st != CT_OK) free(s);

@@ -33,19 +33,19 @@ extern "C" {
     X(CT_OP_TANH)                                                                                  \
     X(CT_OP_SIGMOID)                                                                               \
     X(CT_OP_RELU)                                                                                  \
-    X(CT_OP_GELU)      /* ints[0]: 0 = erf, 1 = tanh approximation */                              \
-    X(CT_OP_POW)       /* out = in0 ^ scalars[0] */                                                \
-    X(CT_OP_CLAMP)     /* scalars[0] = min, scalars[1] = max; ints[0] bit0 has_min, bit1 has_max */ \
-    X(CT_OP_WHERE)     /* out = in0 (bool) ? in1 : in2 */                                          \
+    X(CT_OP_GELU)  /* ints[0]: 0 = erf, 1 = tanh approximation */                                  \
+    X(CT_OP_POW)   /* out = in0 ^ scalars[0] */                                                    \
+    X(CT_OP_CLAMP) /* scalars[0] = min, scalars[1] = max; ints[0] bit0 has_min, bit1 has_max */    \
+    X(CT_OP_WHERE) /* out = in0 (bool) ? in1 : in2 */                                              \
     X(CT_OP_EQ)                                                                                    \
     X(CT_OP_NE)                                                                                    \
     X(CT_OP_LT)                                                                                    \
     X(CT_OP_LE)                                                                                    \
     X(CT_OP_GT)                                                                                    \
     X(CT_OP_GE)                                                                                    \
-    X(CT_OP_ADDCMUL)   /* out = in0 + scalars[0] * in1 * in2 */                                    \
-    X(CT_OP_ADDCDIV)   /* out = fma(scalars[0], in1 / in2, in0) */                                 \
-    X(CT_OP_SUM)       /* reductions: see ct_op_desc.reduce */                                     \
+    X(CT_OP_ADDCMUL) /* out = in0 + scalars[0] * in1 * in2 */                                      \
+    X(CT_OP_ADDCDIV) /* out = fma(scalars[0], in1 / in2, in0) */                                   \
+    X(CT_OP_SUM)     /* reductions: see ct_op_desc.reduce */                                       \
     X(CT_OP_MEAN)                                                                                  \
     X(CT_OP_AMAX)                                                                                  \
     X(CT_OP_AMIN)                                                                                  \
@@ -53,16 +53,16 @@ extern "C" {
     X(CT_OP_SOFTMAX)     /* along ints[0] */                                                       \
     X(CT_OP_LOG_SOFTMAX) /* along ints[0] */                                                       \
     X(CT_OP_MATMUL)      /* batched: out[b] = in0[b] @ in1[b]; shapes (B,M,K) (B,K,N) (B,M,N) */   \
-    X(CT_OP_LAYER_NORM)  /* in0 (R,C) in1 weight(C) or NULL, in2 bias(C) or NULL; scalars[0]=eps */ \
-    X(CT_OP_EMBEDDING)   /* in0 weight (V,D), in1 indices (N) int32/int64, out (N,D) */            \
-    X(CT_OP_RAND)        /* ints[0]=seed, ints[1]=offset, ints[2]: 0 uniform, 1 normal */          \
-    X(CT_OP_ARANGE)      /* scalars[0]=start, scalars[1]=step */
+    X(CT_OP_LAYER_NORM) /* in0 (R,C) in1 weight(C) or NULL, in2 bias(C) or NULL; scalars[0]=eps */ \
+    X(CT_OP_EMBEDDING)  /* in0 weight (V,D), in1 indices (N) int32/int64, out (N,D) */             \
+    X(CT_OP_RAND)       /* ints[0]=seed, ints[1]=offset, ints[2]: 0 uniform, 1 normal */           \
+    X(CT_OP_ARANGE)     /* scalars[0]=start, scalars[1]=step */
 
 typedef enum ct_op_kind {
 #define CT__OP_ENUM(name) name,
     CT_OP_LIST(CT__OP_ENUM)
 #undef CT__OP_ENUM
-    CT_OP_COUNT
+        CT_OP_COUNT
 } ct_op_kind;
 
 /* Name of an op kind ("add"), "invalid" for bad values. */
@@ -72,27 +72,27 @@ CT_API const char *ct_op_name(ct_op_kind kind);
 
 /* One operand of an op: a strided view of device memory. */
 typedef struct ct_operand {
-    void *data;                     /* device address of the first element (offset applied); NULL = absent */
+    void *data; /* device address of the first element (offset applied); NULL = absent */
     ct_dtype dtype;
     int ndim;
     int64_t shape[CT_MAX_DIMS];
-    int64_t strides[CT_MAX_DIMS];   /* in elements */
-    ct_tensor *tensor;              /* the tensor this operand came from (not retained) */
+    int64_t strides[CT_MAX_DIMS]; /* in elements */
+    ct_tensor *tensor;            /* the tensor this operand came from (not retained) */
 } ct_operand;
 
 /* Fully resolved op. Elementwise ops: every operand has the output's ndim and shape (inputs are
- * broadcast with stride 0). Reductions: inputs keep their shape; `reduce_mask` bit d set means dim d
- * is reduced and the output has the input's ndim with size 1 there (keepdim layout). */
+ * broadcast with stride 0). Reductions: inputs keep their shape; `reduce_mask` bit d set means dim
+ * d is reduced and the output has the input's ndim with size 1 there (keepdim layout). */
 typedef struct ct_op_desc {
     ct_op_kind kind;
-    int n_out;                                 /* operands[0 .. n_out-1] are outputs */
-    int n_in;                                  /* operands[n_out .. n_out+n_in-1] are inputs */
+    int n_out; /* operands[0 .. n_out-1] are outputs */
+    int n_in;  /* operands[n_out .. n_out+n_in-1] are inputs */
     ct_operand operands[CT_OP_MAX_OPERANDS];
-    ct_dtype compute_dtype;                    /* dtype the math runs in */
+    ct_dtype compute_dtype; /* dtype the math runs in */
     double scalars[4];
     int64_t ints[4];
     uint32_t reduce_mask;
-    int num_threads;                           /* threads the kernel may use (>= 1) */
+    int num_threads; /* threads the kernel may use (>= 1) */
 } ct_op_desc;
 
 #define CT_BACKEND_ABI_VERSION 1u
@@ -101,8 +101,8 @@ typedef struct ct_op_desc {
 typedef struct ct_backend_vtable {
     size_t size;
     uint32_t abi_version;
-    const char *name;                                         /* "cpu", "mydev" */
-    void *state;                                              /* passed to every call */
+    const char *name; /* "cpu", "mydev" */
+    void *state;      /* passed to every call */
     ct_status (*alloc)(void *state, size_t nbytes, void **ptr);
     void (*free)(void *state, void *ptr);
     /* Copy nbytes; kind 0 host->device, 1 device->host, 2 device->device. */
@@ -110,8 +110,8 @@ typedef struct ct_backend_vtable {
     /* Run one op now (operands live on this device). */
     ct_status (*run_op)(void *state, const ct_op_desc *op);
     ct_status (*synchronize)(void *state);
-    void (*destroy)(void *state);                             /* may be NULL */
-    const void *graph_impl;                                   /* graph implementation or NULL */
+    void (*destroy)(void *state); /* may be NULL */
+    const void *graph_impl;       /* graph implementation or NULL */
 } ct_backend_vtable;
 
 /* Register a backend on this context; on success *device_type receives its new device type
@@ -137,9 +137,11 @@ CT_API ct_status ct_ctx_set_stream(ct_ctx *ctx, ct_device device, ct_stream *s);
 CT_API ct_status ct_stream_create(ct_ctx *ctx, ct_device device, ct_stream **out);
 CT_API void ct_stream_free(ct_stream *s);
 CT_API ct_device ct_stream_device(const ct_stream *s);
-/* Wait until all work submitted to the stream has finished (CPU: work is eager, returns at once). */
+/* Wait until all work submitted to the stream has finished (CPU: work is eager, returns at once).
+ */
 CT_API ct_status ct_stream_synchronize(ct_stream *s);
-/* Submit a resolved op to a stream (what every op front end does; backends and tests may use it). */
+/* Submit a resolved op to a stream (what every op front end does; backends and tests may use it).
+ */
 CT_API ct_status ct_stream_submit(ct_stream *s, const ct_op_desc *op);
 
 #ifdef __cplusplus

@@ -66,13 +66,13 @@ typedef void (*ct_log_fn)(void *user, ct_log_level level, const char *msg);
 /* Context options; set `size = sizeof(ct_ctx_options)`. Zeroed fields mean defaults. */
 typedef struct ct_ctx_options {
     size_t size;
-    int num_threads;         /* 0 = all cores (OpenMP default) */
-    ct_allocator allocator;  /* alloc == NULL: the built-in aligned allocator */
-    ct_log_fn log_fn;        /* NULL: no logging */
+    int num_threads;        /* 0 = all cores (OpenMP default) */
+    ct_allocator allocator; /* alloc == NULL: the built-in aligned allocator */
+    ct_log_fn log_fn;       /* NULL: no logging */
     void *log_user;
-    ct_log_level log_level;  /* messages below this level are dropped */
-    const char *cpu_isa;     /* "ref", "avx2", "avx512" or NULL (env CT_CPU_ISA, then best) */
-    bool no_cache;           /* true: the built-in allocator frees blocks at once (no block cache) */
+    ct_log_level log_level; /* messages below this level are dropped */
+    const char *cpu_isa;    /* "ref", "avx2", "avx512" or NULL (env CT_CPU_ISA, then best) */
+    bool no_cache;          /* true: the built-in allocator frees blocks at once (no block cache) */
 } ct_ctx_options;
 
 typedef struct ct_ctx ct_ctx;
@@ -82,7 +82,8 @@ typedef struct ct_ctx ct_ctx;
 CT_API ct_status ct_ctx_create(const ct_ctx_options *opts, ct_ctx **out);
 /* Free a context (NULL is a no-op). All tensors created with it must be released first. */
 CT_API void ct_ctx_free(ct_ctx *ctx);
-/* Detailed message of the last failed call on this context ("" if none). Valid until the next call. */
+/* Detailed message of the last failed call on this context ("" if none). Valid until the next call.
+ */
 CT_API const char *ct_ctx_last_error(const ct_ctx *ctx);
 /* Name of the CPU kernel ISA this context uses: "ref", "avx2" or "avx512". */
 CT_API const char *ct_ctx_cpu_isa(const ct_ctx *ctx);

@@ -34,8 +34,8 @@ typedef enum ct_dtype_kind {
     CT_KIND_BOOL = 0,
     CT_KIND_UINT,
     CT_KIND_INT,
-    CT_KIND_FLOAT,     /* IEEE-like float with sign */
-    CT_KIND_SCALE      /* unsigned exponent-only scale (E8M0) */
+    CT_KIND_FLOAT, /* IEEE-like float with sign */
+    CT_KIND_SCALE  /* unsigned exponent-only scale (E8M0) */
 } ct_dtype_kind;
 
 typedef struct ct_dtype_info {
@@ -43,7 +43,7 @@ typedef struct ct_dtype_info {
     const char *name;             /* PyTorch name without "torch.", e.g. "float8_e4m3fn" */
     const char *safetensors_name; /* e.g. "F8_E4M3"; NULL where safetensors has none */
     int bits;                     /* bits per element (4 for fp4, 6 for fp6) */
-    int itemsize;                 /* bytes one element occupies in an unpacked buffer (1 for fp4/fp6) */
+    int itemsize; /* bytes one element occupies in an unpacked buffer (1 for fp4/fp6) */
     ct_dtype_kind kind;
 } ct_dtype_info;
 
@@ -53,7 +53,8 @@ CT_API const ct_dtype_info *ct_dtype_get_info(ct_dtype dt);
 CT_API const char *ct_dtype_name(ct_dtype dt);
 /* Bytes per element in tensor storage (1 for the sub-byte formats; 0 for invalid values). */
 CT_API size_t ct_dtype_size(ct_dtype dt);
-/* Look up a dtype by PyTorch name ("float32", also "f32"/"bf16" short forms). CT_ERR_INVALID_ARG if unknown. */
+/* Look up a dtype by PyTorch name ("float32", also "f32"/"bf16" short forms). CT_ERR_INVALID_ARG if
+ * unknown. */
 CT_API ct_status ct_dtype_from_name(const char *name, ct_dtype *out);
 /* True for floating dtypes (f16, bf16, f32, f64 and the low-precision floats). */
 CT_API bool ct_dtype_is_floating(ct_dtype dt);

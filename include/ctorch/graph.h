@@ -33,9 +33,9 @@ typedef enum ct_capture_error_mode {
 } ct_capture_error_mode;
 
 typedef struct ct_graph_options {
-    size_t size;                  /* sizeof(ct_graph_options) */
-    bool keep_graph;              /* defer instantiation to ct_graph_instantiate / the first replay */
-    ct_graph_pool *pool;          /* share another graph's pool (NULL: a new private pool) */
+    size_t size;         /* sizeof(ct_graph_options) */
+    bool keep_graph;     /* defer instantiation to ct_graph_instantiate / the first replay */
+    ct_graph_pool *pool; /* share another graph's pool (NULL: a new private pool) */
     ct_capture_error_mode capture_error_mode;
 } ct_graph_options;
 
@@ -78,7 +78,8 @@ CT_API ct_status ct_cond(ct_ctx *ctx, const ct_tensor *pred, ct_cond_fn true_fn,
                          ct_cond_fn false_fn, void *user_data, int n_operands,
                          ct_tensor *const *operands, int n_outputs, ct_tensor **outputs);
 
-/* ---- backend side: the graph implementation a backend exposes in ct_backend_vtable.graph_impl ---- */
+/* ---- backend side: the graph implementation a backend exposes in ct_backend_vtable.graph_impl
+ * ---- */
 #define CT_GRAPH_IMPL_ABI_VERSION 1u
 
 typedef struct ct_graph_impl {

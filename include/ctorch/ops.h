@@ -62,22 +62,22 @@ CT_API ct_status ct_addcdiv(ct_ctx *ctx, const ct_tensor *self, const ct_tensor 
 /* Convert to dtype (a new tensor; as Tensor.to(dtype)). */
 CT_API ct_status ct_cast(ct_ctx *ctx, const ct_tensor *a, ct_dtype dtype, ct_tensor **out);
 
-/* ---- reductions over `dims` (n_dims == 0 reduces all dims); negative dims count from the end ---- */
+/* ---- reductions over `dims` (n_dims == 0 reduces all dims); negative dims count from the end ----
+ */
 /* Sum; bool/integer inputs sum in int64 (as torch.sum). */
 CT_API ct_status ct_sum(ct_ctx *ctx, const ct_tensor *a, int n_dims, const int *dims, bool keepdim,
                         ct_tensor **out);
 /* Mean; floating inputs only. */
-CT_API ct_status ct_mean(ct_ctx *ctx, const ct_tensor *a, int n_dims, const int *dims,
-                         bool keepdim, ct_tensor **out);
+CT_API ct_status ct_mean(ct_ctx *ctx, const ct_tensor *a, int n_dims, const int *dims, bool keepdim,
+                         ct_tensor **out);
 /* Max / min value; NaN propagates. Fails with CT_ERR_SHAPE when reducing a zero-size dim. */
-CT_API ct_status ct_amax(ct_ctx *ctx, const ct_tensor *a, int n_dims, const int *dims,
-                         bool keepdim, ct_tensor **out);
-CT_API ct_status ct_amin(ct_ctx *ctx, const ct_tensor *a, int n_dims, const int *dims,
-                         bool keepdim, ct_tensor **out);
+CT_API ct_status ct_amax(ct_ctx *ctx, const ct_tensor *a, int n_dims, const int *dims, bool keepdim,
+                         ct_tensor **out);
+CT_API ct_status ct_amin(ct_ctx *ctx, const ct_tensor *a, int n_dims, const int *dims, bool keepdim,
+                         ct_tensor **out);
 /* Index (int64) of the first maximum along dim (NaN counts as maximum); dim = CT_ALL_DIMS
  * flattens. */
-CT_API ct_status ct_argmax(ct_ctx *ctx, const ct_tensor *a, int dim, bool keepdim,
-                           ct_tensor **out);
+CT_API ct_status ct_argmax(ct_ctx *ctx, const ct_tensor *a, int dim, bool keepdim, ct_tensor **out);
 
 /* ---- normalisation and activations along a dim ---- */
 CT_API ct_status ct_softmax(ct_ctx *ctx, const ct_tensor *a, int dim, ct_tensor **out);

@@ -17,9 +17,13 @@ extern "C" {
 
 #define CT_MAX_DIMS 8
 
-typedef enum ct_device_type { CT_DEVICE_CPU = 0, CT_DEVICE_CUDA = 1, CT_DEVICE_USER_BASE = 16 } ct_device_type;
+typedef enum ct_device_type {
+    CT_DEVICE_CPU = 0,
+    CT_DEVICE_CUDA = 1,
+    CT_DEVICE_USER_BASE = 16
+} ct_device_type;
 typedef struct ct_device {
-    int type;  /* ct_device_type or a type returned by ct_backend_register */
+    int type; /* ct_device_type or a type returned by ct_backend_register */
     int index;
 } ct_device;
 
@@ -84,12 +88,13 @@ CT_API ct_status ct_tensor_to_device(ct_ctx *ctx, const ct_tensor *t, ct_device 
                                      ct_tensor **out);
 
 /* ---- views (share storage; no data is copied) ---- */
-/* View with a new shape; one entry may be -1. Fails with CT_ERR_SHAPE if strides do not allow it. */
+/* View with a new shape; one entry may be -1. Fails with CT_ERR_SHAPE if strides do not allow it.
+ */
 CT_API ct_status ct_tensor_view(ct_ctx *ctx, const ct_tensor *t, int ndim, const int64_t *shape,
                                 ct_tensor **out);
 /* Like view, but copies when a view is impossible (as torch.reshape). */
-CT_API ct_status ct_tensor_reshape(ct_ctx *ctx, const ct_tensor *t, int ndim,
-                                   const int64_t *shape, ct_tensor **out);
+CT_API ct_status ct_tensor_reshape(ct_ctx *ctx, const ct_tensor *t, int ndim, const int64_t *shape,
+                                   ct_tensor **out);
 /* Reorder dims: out.shape[i] = t.shape[perm[i]]; perm is a permutation of 0..ndim-1. */
 CT_API ct_status ct_tensor_permute(ct_ctx *ctx, const ct_tensor *t, const int *perm,
                                    ct_tensor **out);
@@ -102,10 +107,12 @@ CT_API ct_status ct_tensor_narrow(ct_ctx *ctx, const ct_tensor *t, int dim, int6
 /* Python-style slice t[start:end:step] along dim (step > 0; start/end clamped, negatives wrap). */
 CT_API ct_status ct_tensor_slice(ct_ctx *ctx, const ct_tensor *t, int dim, int64_t start,
                                  int64_t end, int64_t step, ct_tensor **out);
-/* Broadcast view to `shape` (size-1 dims get stride 0; -1 keeps a dim; new leading dims allowed). */
+/* Broadcast view to `shape` (size-1 dims get stride 0; -1 keeps a dim; new leading dims allowed).
+ */
 CT_API ct_status ct_tensor_expand(ct_ctx *ctx, const ct_tensor *t, int ndim, const int64_t *shape,
                                   ct_tensor **out);
-/* Remove dim (if its size is 1; otherwise returns a plain view); dim = CT_ALL_DIMS removes all 1s. */
+/* Remove dim (if its size is 1; otherwise returns a plain view); dim = CT_ALL_DIMS removes all 1s.
+ */
 #define CT_ALL_DIMS (-1000)
 CT_API ct_status ct_tensor_squeeze(ct_ctx *ctx, const ct_tensor *t, int dim, ct_tensor **out);
 /* Insert a size-1 dim at position dim (-ndim-1 <= dim <= ndim). */
@@ -116,7 +123,8 @@ CT_API ct_status ct_tensor_unsqueeze(ct_ctx *ctx, const ct_tensor *t, int dim, c
 CT_API ct_status ct_tensor_contiguous(ct_ctx *ctx, const ct_tensor *t, ct_tensor **out);
 /* Contiguous deep copy. */
 CT_API ct_status ct_tensor_clone(ct_ctx *ctx, const ct_tensor *t, ct_tensor **out);
-/* dst[...] = src broadcast to dst's shape, converting dtype (as Tensor.copy_). dst may be a view. */
+/* dst[...] = src broadcast to dst's shape, converting dtype (as Tensor.copy_). dst may be a view.
+ */
 CT_API ct_status ct_tensor_copy_(ct_ctx *ctx, ct_tensor *dst, const ct_tensor *src);
 
 #ifdef __cplusplus

@@ -95,8 +95,10 @@ ct_status ct_backend_load(ct_ctx *ctx, const char *path, int *device_type) {
     ct_status st = init(ctx, device_type);
     if (st != CT_OK || ctx->n_backends != before + 1) {
         /* The library registered nothing we can own the handle for; unload only if untouched. */
-        if (ctx->n_backends == before) dlclose(h);
-        else ctx->backends[ctx->n_backends - 1].dl_handle = h;
+        if (ctx->n_backends == before)
+            dlclose(h);
+        else
+            ctx->backends[ctx->n_backends - 1].dl_handle = h;
         return st != CT_OK ? st
                            : ct__set_error(ctx, CT_ERR_STATE,
                                            "backend_load: init must register exactly one backend");

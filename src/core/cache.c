@@ -88,4 +88,6 @@ void ct_ctx_empty_cache(ct_ctx *ctx) {
     if (ctx && ctx->cache_on) ct__cache_release_all(ctx);
 }
 
-size_t ct_ctx_cached_bytes(const ct_ctx *ctx) { return ctx && ctx->cache_on ? ctx->cache.bytes : 0; }
+size_t ct_ctx_cached_bytes(const ct_ctx *ctx) {
+    return ctx && ctx->cache_on ? ctx->cache.bytes : 0;
+}

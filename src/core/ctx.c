@@ -28,8 +28,10 @@ void *ct__alloc(ct_ctx *ctx, size_t nbytes, size_t align) {
 }
 void ct__free(ct_ctx *ctx, void *p) {
     if (!p) return;
-    if (ctx->cache_on) ct__cache_free(ctx, p);
-    else ctx->allocator.free(ctx->allocator.user, p);
+    if (ctx->cache_on)
+        ct__cache_free(ctx, p);
+    else
+        ctx->allocator.free(ctx->allocator.user, p);
 }
 
 ct_status ct__set_error(ct_ctx *ctx, ct_status st, const char *fmt, ...) {

@@ -14,19 +14,19 @@ struct ct__capture {
     /* Memory from the capture's pool: host blocks (CPU tensors: header + data) and device data. */
     void *(*pool_alloc_host)(ct__capture *c, size_t nbytes);
     ct_status (*pool_alloc_dev)(ct__capture *c, size_t nbytes, void **ptr);
-    void *pool;                      /* refcounted pool handle kept by storages it served */
+    void *pool; /* refcounted pool handle kept by storages it served */
     void (*pool_ref)(void *pool);
     void (*pool_unref)(void *pool);
     /* Invalidate the capture with a first error (later errors keep the first). */
     void (*invalidate)(ct__capture *c, ct_status st, const char *msg);
-    int mode;                        /* ct_capture_error_mode */
-    struct ct_stream *stream;        /* the capturing stream */
+    int mode;                 /* ct_capture_error_mode */
+    struct ct_stream *stream; /* the capturing stream */
 };
 
 struct ct_stream {
     ct_ctx *ctx;
     ct_device device;
-    int slot;            /* index into ctx->backends */
+    int slot; /* index into ctx->backends */
     bool owned_by_ctx;
     ct__capture *capture; /* non-NULL while a graph captures on this stream */
 };
@@ -36,7 +36,7 @@ typedef struct ct__backend_slot {
     ct_backend_vtable vt;
     ct_stream *default_stream;
     ct_stream *current;
-    void *dl_handle;     /* from ct_backend_load, closed at ctx free */
+    void *dl_handle;      /* from ct_backend_load, closed at ctx free */
     ct__capture *capture; /* the device's active capture (one at a time), or NULL */
 } ct__backend_slot;
 
@@ -59,7 +59,7 @@ struct ct_ctx {
     int n_backends;
     int next_user_type;
     ct__backend_slot backends[CT__MAX_BACKENDS];
-    bool cache_on;       /* built-in allocator with the block cache */
+    bool cache_on; /* built-in allocator with the block cache */
     ct__cache cache;
     char err[512];
 };

@@ -4,8 +4,7 @@
 const char *ct_status_str(ct_status s) {
     switch (s) {
 #define CT__STATUS_CASE(name, value, desc)                                                         \
-    case name:                                                                                     \
-        return desc;
+    case name: return desc;
         CT_STATUS_LIST(CT__STATUS_CASE)
 #undef CT__STATUS_CASE
     }

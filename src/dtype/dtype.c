@@ -43,11 +43,11 @@ ct_status ct_dtype_from_name(const char *name, ct_dtype *out) {
     static const struct {
         const char *s;
         ct_dtype dt;
-    } alias[] = {{"f16", CT_FLOAT16}, {"half", CT_FLOAT16},   {"bf16", CT_BFLOAT16},
-                 {"f32", CT_FLOAT32}, {"float", CT_FLOAT32},  {"f64", CT_FLOAT64},
-                 {"double", CT_FLOAT64}, {"i32", CT_INT32},   {"int", CT_INT32},
-                 {"i64", CT_INT64},   {"long", CT_INT64},     {"i8", CT_INT8},
-                 {"u8", CT_UINT8},    {"i16", CT_INT16},      {"short", CT_INT16}};
+    } alias[] = {{"f16", CT_FLOAT16},    {"half", CT_FLOAT16},  {"bf16", CT_BFLOAT16},
+                 {"f32", CT_FLOAT32},    {"float", CT_FLOAT32}, {"f64", CT_FLOAT64},
+                 {"double", CT_FLOAT64}, {"i32", CT_INT32},     {"int", CT_INT32},
+                 {"i64", CT_INT64},      {"long", CT_INT64},    {"i8", CT_INT8},
+                 {"u8", CT_UINT8},       {"i16", CT_INT16},     {"short", CT_INT16}};
     if (!name || !out) return CT_ERR_INVALID_ARG;
     if (strncmp(name, "torch.", 6) == 0) name += 6;
     for (int i = 0; i < CT_DTYPE_COUNT; i++)
@@ -70,8 +70,18 @@ bool ct_dtype_is_floating(ct_dtype dt) {
 
 ct_status ct_dtype_promote(ct_dtype a, ct_dtype b, ct_dtype *out) {
     /* torch.promote_types for the compute dtypes; order: b u1 i1 i2 i4 i8 f2 bf f4 f8 */
-    enum { b1 = CT_BOOL, u1 = CT_UINT8, i1 = CT_INT8, i2 = CT_INT16, i4 = CT_INT32, i8 = CT_INT64,
-           f2 = CT_FLOAT16, bf = CT_BFLOAT16, f4 = CT_FLOAT32, f8 = CT_FLOAT64 };
+    enum {
+        b1 = CT_BOOL,
+        u1 = CT_UINT8,
+        i1 = CT_INT8,
+        i2 = CT_INT16,
+        i4 = CT_INT32,
+        i8 = CT_INT64,
+        f2 = CT_FLOAT16,
+        bf = CT_BFLOAT16,
+        f4 = CT_FLOAT32,
+        f8 = CT_FLOAT64
+    };
     static const unsigned char tab[10][10] = {
         /*        b1  u1  i1  i2  i4  i8  f2  bf  f4  f8 */
         /* b1 */ {b1, u1, i1, i2, i4, i8, f2, bf, f4, f8},

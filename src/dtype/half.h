@@ -36,8 +36,8 @@ static inline uint16_t ct__f2h(float f) {
     if (a >= 0x477ff000u) return (uint16_t)(sign | 0x7c00u); /* rounds to >= 65520: inf */
     if (a < 0x38800000u) {
         /* result is subnormal or zero: round |f| / 2^-24 to an integer, ties to even */
-        float v = ct__bits_f32(a) * 16777216.0f;        /* exact scaling by 2^24 */
-        uint32_t q = (uint32_t)v;                       /* v < 1024 */
+        float v = ct__bits_f32(a) * 16777216.0f; /* exact scaling by 2^24 */
+        uint32_t q = (uint32_t)v;                /* v < 1024 */
         float rem = v - (float)q;
         if (rem > 0.5f || (rem == 0.5f && (q & 1u))) q++;
         return (uint16_t)(sign | q);

@@ -14,7 +14,7 @@ struct ct_graph_pool {
     int slot;
     void **host; /* host blocks (CPU tensors: header + data) */
     size_t nhost, caphost;
-    void **dev;  /* device data of non-CPU tensors */
+    void **dev; /* device data of non-CPU tensors */
     size_t ndev, capdev;
 };
 
@@ -41,7 +41,8 @@ struct ct_graph {
 static bool ct__grow(ct_ctx *ctx, void ***arr, size_t *cap, size_t need) {
     if (need <= *cap) return true;
     size_t nc = *cap ? *cap * 2 : 64;
-    while (nc < need) nc *= 2;
+    while (nc < need)
+        nc *= 2;
     void **na = ct__alloc(ctx, nc * sizeof(void *), 16);
     if (!na) return false;
     if (*arr) memcpy(na, *arr, *cap * sizeof(void *));
@@ -57,8 +58,10 @@ static void ct__pool_unref(void *pv) {
     if (--p->refcount > 0) return;
     ct_ctx *ctx = p->ctx;
     ct__backend_slot *b = &ctx->backends[p->slot];
-    for (size_t i = 0; i < p->ndev; i++) b->vt.free(b->vt.state, p->dev[i]);
-    for (size_t i = 0; i < p->nhost; i++) ct__free(ctx, p->host[i]);
+    for (size_t i = 0; i < p->ndev; i++)
+        b->vt.free(b->vt.state, p->dev[i]);
+    for (size_t i = 0; i < p->nhost; i++)
+        ct__free(ctx, p->host[i]);
     ct__free(ctx, p->dev);
     ct__free(ctx, p->host);
     ct__free(ctx, p);
@@ -108,17 +111,21 @@ static ct_status ct__cap_record(ct__capture *c, const ct_op_desc *op) {
     ct_status st = CT_OK;
     for (int i = 0; i < op->n_out + op->n_in && st == CT_OK; i++) {
         const ct_tensor *t = op->operands[i].tensor;
-        if (t && (t->storage->device.type != g->device.type || t->storage->device.index != g->device.index))
-            st = ct__set_error(ctx, CT_ERR_DEVICE, "%s: operand %d is on device %d:%d, the capture on %d:%d",
+        if (t && (t->storage->device.type != g->device.type ||
+                  t->storage->device.index != g->device.index))
+            st = ct__set_error(ctx, CT_ERR_DEVICE,
+                               "%s: operand %d is on device %d:%d, the capture on %d:%d",
                                ct_op_name(op->kind), i, t->storage->device.type,
                                t->storage->device.index, g->device.type, g->device.index);
         else
             st = ct__keep(g, op->operands[i].tensor);
     }
     if (st == CT_OK) st = g->impl->record(g->gs, op);
-    if (st == CT_ERR_OOM && !ctx->err[0]) ct__set_error(ctx, st, "graph: out of memory recording an op");
+    if (st == CT_ERR_OOM && !ctx->err[0])
+        ct__set_error(ctx, st, "graph: out of memory recording an op");
     if (st != CT_OK) {
-        if (!ctx->err[0]) ct__set_error(ctx, st, "graph: recording %s failed", ct_op_name(op->kind));
+        if (!ctx->err[0])
+            ct__set_error(ctx, st, "graph: recording %s failed", ct_op_name(op->kind));
         ct__cap_invalidate(c, st, ctx->err);
     }
     return st;
@@ -133,7 +140,8 @@ ct_status ct_graph_create(ct_ctx *ctx, ct_device device, const ct_graph_options 
     ct_graph_options o = {sizeof o, false, NULL, CT_CAPTURE_DEFAULT};
     if (opts) {
         if (opts->size == 0 || opts->size > sizeof o)
-            return ct__set_error(ctx, CT_ERR_INVALID_ARG, "graph_create: bad options size %zu", opts->size);
+            return ct__set_error(ctx, CT_ERR_INVALID_ARG, "graph_create: bad options size %zu",
+                                 opts->size);
         memcpy(&o, opts, opts->size);
     }
     if ((int)o.capture_error_mode < 0 || o.capture_error_mode > CT_CAPTURE_RELAXED)
@@ -151,7 +159,8 @@ ct_status ct_graph_create(ct_ctx *ctx, ct_device device, const ct_graph_options 
                              "graph_create: backend '%s' graph ABI %u, library expects %u",
                              b->vt.name, impl->abi_version, CT_GRAPH_IMPL_ABI_VERSION);
     if (o.pool && (o.pool->ctx != ctx || o.pool->slot != (int)(b - ctx->backends)))
-        return ct__set_error(ctx, CT_ERR_INVALID_ARG, "graph_create: the shared pool belongs to another device");
+        return ct__set_error(ctx, CT_ERR_INVALID_ARG,
+                             "graph_create: the shared pool belongs to another device");
     ct_graph *g = ct__alloc(ctx, sizeof *g, 64);
     if (!g) return ct__set_error(ctx, CT_ERR_OOM, "graph_create: out of memory");
     memset(g, 0, sizeof *g);
@@ -178,7 +187,8 @@ ct_status ct_graph_create(ct_ctx *ctx, ct_device device, const ct_graph_options 
     if (st != CT_OK) {
         ct__pool_unref(g->pool);
         ct__free(ctx, g);
-        return ct__set_error(ctx, st, "graph_create: backend '%s' could not create a graph", b->vt.name);
+        return ct__set_error(ctx, st, "graph_create: backend '%s' could not create a graph",
+                             b->vt.name);
     }
     g->cap.record = ct__cap_record;
     g->cap.pool_alloc_host = ct__pool_alloc_host;
@@ -198,17 +208,22 @@ ct_status ct_graph_capture_begin(ct_graph *g, ct_stream *stream) {
     ct__backend_slot *b = &ctx->backends[g->slot];
     if (!stream) stream = b->default_stream;
     if (stream->ctx != ctx || stream->slot != g->slot)
-        return ct__set_error(ctx, CT_ERR_INVALID_ARG, "capture_begin: the stream is on another device");
+        return ct__set_error(ctx, CT_ERR_INVALID_ARG,
+                             "capture_begin: the stream is on another device");
     if (stream->capture)
-        return ct__set_error(ctx, CT_ERR_STATE, "capture_begin: the stream is already capturing a graph");
-    if (b->capture)
         return ct__set_error(ctx, CT_ERR_STATE,
-                             "capture_begin: device %d:%d is already capturing (one capture per device at a time)",
-                             g->device.type, g->device.index);
+                             "capture_begin: the stream is already capturing a graph");
+    if (b->capture)
+        return ct__set_error(
+            ctx, CT_ERR_STATE,
+            "capture_begin: device %d:%d is already capturing (one capture per device at a time)",
+            g->device.type, g->device.index);
     if (g->state != G_EMPTY)
-        return ct__set_error(ctx, CT_ERR_STATE, "capture_begin: the graph already holds a capture; reset it first");
+        return ct__set_error(ctx, CT_ERR_STATE,
+                             "capture_begin: the graph already holds a capture; reset it first");
     ct_status st = g->impl->capture_begin(g->gs);
-    if (st != CT_OK) return ct__set_error(ctx, st, "capture_begin: backend '%s' refused", b->vt.name);
+    if (st != CT_OK)
+        return ct__set_error(ctx, st, "capture_begin: backend '%s' refused", b->vt.name);
     g->error = CT_OK;
     g->errmsg[0] = '\0';
     g->cap.stream = stream;
@@ -232,9 +247,11 @@ ct_status ct_graph_capture_end(ct_graph *g) {
     b->capture = NULL;
     b->current = g->prev_current;
     g->state = G_CAPTURED;
-    if (st != CT_OK && g->error == CT_OK) ct__cap_invalidate(&g->cap, st, "backend capture_end failed");
+    if (st != CT_OK && g->error == CT_OK)
+        ct__cap_invalidate(&g->cap, st, "backend capture_end failed");
     if (g->error != CT_OK)
-        return ct__set_error(ctx, g->error, "capture_end: the capture was invalidated: %s", g->errmsg);
+        return ct__set_error(ctx, g->error, "capture_end: the capture was invalidated: %s",
+                             g->errmsg);
     if (!g->opts.keep_graph) return ct_graph_instantiate(g);
     return CT_OK;
 }
@@ -246,9 +263,11 @@ ct_status ct_graph_instantiate(ct_graph *g) {
     if (g->state != G_CAPTURED)
         return ct__set_error(ctx, CT_ERR_STATE, "instantiate: nothing captured yet");
     if (g->error != CT_OK)
-        return ct__set_error(ctx, CT_ERR_STATE, "instantiate: the capture was invalidated: %s", g->errmsg);
+        return ct__set_error(ctx, CT_ERR_STATE, "instantiate: the capture was invalidated: %s",
+                             g->errmsg);
     ct_status st = g->impl->instantiate(g->gs);
-    if (st != CT_OK) return ct__set_error(ctx, st, "instantiate: the backend failed (%s)", ct_status_str(st));
+    if (st != CT_OK)
+        return ct__set_error(ctx, st, "instantiate: the backend failed (%s)", ct_status_str(st));
     g->state = G_READY;
     return CT_OK;
 }
@@ -261,7 +280,8 @@ ct_status ct_graph_replay(ct_graph *g) {
         if (st != CT_OK) return st;
     }
     if (ct__any_capture(ctx))
-        return ct__set_error(ctx, CT_ERR_STATE, "replay: cannot replay a graph while another capture is active");
+        return ct__set_error(ctx, CT_ERR_STATE,
+                             "replay: cannot replay a graph while another capture is active");
     ct_status st = g->impl->replay(g->gs);
     if (st != CT_OK && !ctx->err[0]) ct__set_error(ctx, st, "replay: the backend failed");
     return st;
@@ -270,7 +290,8 @@ ct_status ct_graph_replay(ct_graph *g) {
 int64_t ct_graph_num_nodes(const ct_graph *g) { return g ? g->impl->num_nodes(g->gs) : 0; }
 
 static void ct__release_kept(ct_graph *g) {
-    for (size_t i = 0; i < g->nkept; i++) ct_tensor_release(g->kept[i]);
+    for (size_t i = 0; i < g->nkept; i++)
+        ct_tensor_release(g->kept[i]);
     g->nkept = 0;
 }
 
@@ -337,24 +358,29 @@ ct_status ct_cond(ct_ctx *ctx, const ct_tensor *pred, ct_cond_fn true_fn, ct_con
     if (ct_tensor_numel(pred) != 1 || !ct__is_compute_dtype(pred->dtype))
         return ct__set_error(ctx, CT_ERR_SHAPE, "cond: pred must hold one element, got %s %s",
                              ct_dtype_name(pred->dtype), CT__SHAPE_STR(pred));
-    for (int i = 0; i < n_outputs; i++) outputs[i] = NULL;
+    for (int i = 0; i < n_outputs; i++)
+        outputs[i] = NULL;
     ct__backend_slot *b = &ctx->backends[pred->storage->slot];
     ct__capture *cap = b->capture;
     if (!cap) {
         double v;
         ct_status st = ct_tensor_item(pred, &v);
         if (st != CT_OK) return st;
-        st = (v != 0 ? true_fn : false_fn)(ctx, user_data, n_operands, operands, n_outputs, outputs);
-        if (st == CT_OK) st = ct__cond_check_outputs(ctx, n_outputs, outputs, v != 0 ? "true" : "false");
+        st =
+            (v != 0 ? true_fn : false_fn)(ctx, user_data, n_operands, operands, n_outputs, outputs);
+        if (st == CT_OK)
+            st = ct__cond_check_outputs(ctx, n_outputs, outputs, v != 0 ? "true" : "false");
         return st;
     }
     ct_graph *g = (ct_graph *)cap;
     if (g->error != CT_OK)
-        return ct__set_error(ctx, CT_ERR_STATE, "cond: the capture was invalidated earlier: %s", g->errmsg);
+        return ct__set_error(ctx, CT_ERR_STATE, "cond: the capture was invalidated earlier: %s",
+                             g->errmsg);
     ct_tensor **br = ct__alloc(ctx, sizeof(ct_tensor *) * (size_t)(2 * n_outputs + 1), 16);
     if (!br) return ct__set_error(ctx, CT_ERR_OOM, "cond: out of memory");
     ct_tensor **t_out = br, **f_out = br + n_outputs;
-    for (int i = 0; i < 2 * n_outputs; i++) br[i] = NULL;
+    for (int i = 0; i < 2 * n_outputs; i++)
+        br[i] = NULL;
     ct_operand po;
     ct__operand_set(&po, pred);
     ct_status st = ct__keep(g, (ct_tensor *)pred);
@@ -367,7 +393,8 @@ ct_status ct_cond(ct_ctx *ctx, const ct_tensor *pred, ct_cond_fn true_fn, ct_con
     for (int i = 0; i < n_outputs && st == CT_OK; i++)
         st = ct__tensor_new(ctx, t_out[i]->storage->device, t_out[i]->dtype, t_out[i]->ndim,
                             t_out[i]->shape, &outputs[i]);
-    for (int i = 0; i < n_outputs && st == CT_OK; i++) st = ct_tensor_copy_(ctx, outputs[i], t_out[i]);
+    for (int i = 0; i < n_outputs && st == CT_OK; i++)
+        st = ct_tensor_copy_(ctx, outputs[i], t_out[i]);
     if (st == CT_OK) st = g->impl->cond_branch(g->gs, 0);
     if (st == CT_OK) st = false_fn(ctx, user_data, n_operands, operands, n_outputs, f_out);
     if (st == CT_OK) st = ct__cond_check_outputs(ctx, n_outputs, f_out, "false");
@@ -378,18 +405,21 @@ ct_status ct_cond(ct_ctx *ctx, const ct_tensor *pred, ct_cond_fn true_fn, ct_con
                     a->storage->device.type == c->storage->device.type;
         if (!same) {
             char b1[96];
-            st = ct__set_error(ctx, CT_ERR_SHAPE,
-                               "cond: output %d is %s %s in the true branch but %s %s in the false branch",
-                               i, ct_dtype_name(a->dtype), CT__SHAPE_STR(a), ct_dtype_name(c->dtype),
-                               ct__shape_str(b1, sizeof b1, c->ndim, c->shape));
+            st = ct__set_error(
+                ctx, CT_ERR_SHAPE,
+                "cond: output %d is %s %s in the true branch but %s %s in the false branch", i,
+                ct_dtype_name(a->dtype), CT__SHAPE_STR(a), ct_dtype_name(c->dtype),
+                ct__shape_str(b1, sizeof b1, c->ndim, c->shape));
         }
     }
-    for (int i = 0; i < n_outputs && st == CT_OK; i++) st = ct_tensor_copy_(ctx, outputs[i], f_out[i]);
+    for (int i = 0; i < n_outputs && st == CT_OK; i++)
+        st = ct_tensor_copy_(ctx, outputs[i], f_out[i]);
     if (opened) {
         ct_status e = g->impl->cond_end(g->gs);
         if (st == CT_OK) st = e;
     }
-    for (int i = 0; i < 2 * n_outputs; i++) ct_tensor_release(br[i]);
+    for (int i = 0; i < 2 * n_outputs; i++)
+        ct_tensor_release(br[i]);
     ct__free(ctx, br);
     if (st != CT_OK) {
         for (int i = 0; i < n_outputs; i++) {

@@ -28,7 +28,8 @@ ct_status ct__broadcast_shapes(ct_ctx *ctx, const char *op, int n, const ct_tens
     int nd = 0;
     for (int i = 0; i < n; i++)
         if (ts[i]->ndim > nd) nd = ts[i]->ndim;
-    for (int d = 0; d < nd; d++) shape[d] = 1;
+    for (int d = 0; d < nd; d++)
+        shape[d] = 1;
     for (int i = 0; i < n; i++) {
         const ct_tensor *t = ts[i];
         int lead = nd - t->ndim;
@@ -66,9 +67,10 @@ ct_status ct__result_type(ct_ctx *ctx, const char *op, int n, const ct_tensor *c
     for (int i = 0; i < n; i++) {
         ct_dtype dt = ts[i]->dtype;
         if (!ct__is_compute_dtype(dt))
-            return ct__set_error(ctx, CT_ERR_DTYPE,
-                                 "%s: dtype %s is a storage format; cast it to a compute dtype first",
-                                 op, ct_dtype_name(dt));
+            return ct__set_error(
+                ctx, CT_ERR_DTYPE,
+                "%s: dtype %s is a storage format; cast it to a compute dtype first", op,
+                ct_dtype_name(dt));
         int k = ts[i]->ndim == 0 ? 1 : 0;
         if (!have[k]) {
             tier[k] = dt;
@@ -96,14 +98,15 @@ ct_status ct__to_dtype(ct_ctx *ctx, const ct_tensor *t, ct_dtype dt, ct_tensor *
     return ct_cast(ctx, t, dt, out);
 }
 
-ct_status ct__check_args(ct_ctx *ctx, const char *op, int n, const ct_tensor *const *ts, void *out) {
+ct_status ct__check_args(ct_ctx *ctx, const char *op, int n, const ct_tensor *const *ts,
+                         void *out) {
     if (!ctx) return CT_ERR_INVALID_ARG;
     if (!out) return ct__set_error(ctx, CT_ERR_INVALID_ARG, "%s: out is NULL", op);
     for (int i = 0; i < n; i++) {
         if (!ts[i]) return ct__set_error(ctx, CT_ERR_INVALID_ARG, "%s: input %d is NULL", op, i);
         if (ts[i]->ctx != ctx)
-            return ct__set_error(ctx, CT_ERR_INVALID_ARG,
-                                 "%s: input %d belongs to another context", op, i);
+            return ct__set_error(ctx, CT_ERR_INVALID_ARG, "%s: input %d belongs to another context",
+                                 op, i);
         if (i > 0 && (ts[i]->storage->device.type != ts[0]->storage->device.type ||
                       ts[i]->storage->device.index != ts[0]->storage->device.index)) {
             ct__set_error(ctx, CT_ERR_DEVICE, "%s: input %d is on device %d:%d, input 0 on %d:%d",

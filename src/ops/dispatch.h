@@ -13,11 +13,13 @@ static inline void ct__desc_init(ct_op_desc *d, ct_op_kind kind, int n_out, int 
     d->n_out = n_out;
     d->n_in = n_in;
 }
-/* Operand `i` of d viewed with t's strides broadcast to (ndim, shape) (stride 0 on broadcast dims). */
+/* Operand `i` of d viewed with t's strides broadcast to (ndim, shape) (stride 0 on broadcast dims).
+ */
 void ct__operand_broadcast(ct_operand *o, const ct_tensor *t, int ndim, const int64_t *shape);
 /* Submit d to the current stream of dev (sets num_threads). Records an error message on failure. */
 ct_status ct__submit(ct_ctx *ctx, ct_device dev, ct_op_desc *d);
-/* Broadcast shapes of n tensors (as torch.broadcast_shapes); CT_ERR_SHAPE naming them on failure. */
+/* Broadcast shapes of n tensors (as torch.broadcast_shapes); CT_ERR_SHAPE naming them on failure.
+ */
 ct_status ct__broadcast_shapes(ct_ctx *ctx, const char *op, int n, const ct_tensor *const *ts,
                                int *ndim, int64_t *shape);
 /* torch.result_type over n tensors (dimensioned tensors take precedence over 0-d ones in the same

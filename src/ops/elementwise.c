@@ -23,14 +23,17 @@ static ct_status ct__ew(ct_ctx *ctx, const char *name, ct_op_kind kind, int n,
     if (st == CT_OK) st = ct__tensor_new(ctx, ins[0]->storage->device, out_dt, nd, shape, &r);
     if (st == CT_OK) {
         ct__operand_set(&d.operands[0], r);
-        for (int i = 0; i < n; i++) ct__operand_broadcast(&d.operands[1 + i], conv[i], nd, shape);
+        for (int i = 0; i < n; i++)
+            ct__operand_broadcast(&d.operands[1 + i], conv[i], nd, shape);
         d.compute_dtype = compute;
         if (scalars)
-            for (int i = 0; i < 4; i++) d.scalars[i] = scalars[i];
+            for (int i = 0; i < 4; i++)
+                d.scalars[i] = scalars[i];
         d.ints[0] = flags;
         st = ct__submit(ctx, r->storage->device, &d);
     }
-    for (int i = 0; i < n; i++) ct_tensor_release(conv[i]);
+    for (int i = 0; i < n; i++)
+        ct_tensor_release(conv[i]);
     if (st != CT_OK) {
         ct_tensor_release(r);
         return st;
@@ -118,8 +121,8 @@ CT__UN(relu, CT_OP_RELU, false, false)
 
 ct_status ct_gelu(ct_ctx *ctx, const ct_tensor *a, ct_gelu_approx approx, ct_tensor **out) {
     if (approx != CT_GELU_ERF && approx != CT_GELU_TANH)
-        return ct__set_error(ctx, CT_ERR_INVALID_ARG, "gelu: approximate must be erf or tanh, got %d",
-                             (int)approx);
+        return ct__set_error(ctx, CT_ERR_INVALID_ARG,
+                             "gelu: approximate must be erf or tanh, got %d", (int)approx);
     return ct__unary(ctx, "gelu", CT_OP_GELU, a, true, true, NULL, approx, out);
 }
 
@@ -132,16 +135,17 @@ ct_status ct_pow(ct_ctx *ctx, const ct_tensor *a, double exponent, ct_tensor **o
     bool int_ok = exponent >= 0 && exponent == floor(exponent) && exponent < 9.2e18;
     bool is_int = !ct_dtype_is_floating(a->dtype) && a->dtype != CT_BOOL;
     if (is_int && !int_ok && exponent == floor(exponent))
-        return ct__set_error(ctx, CT_ERR_INVALID_ARG,
-                             "pow: integers to negative integer powers are not allowed (exponent %g)",
-                             exponent);
+        return ct__set_error(
+            ctx, CT_ERR_INVALID_ARG,
+            "pow: integers to negative integer powers are not allowed (exponent %g)", exponent);
     return ct__unary(ctx, "pow", CT_OP_POW, a, !(is_int && int_ok), false, sc, 0, out);
 }
 
 ct_status ct_clamp(ct_ctx *ctx, const ct_tensor *a, const double *lo, const double *hi,
                    ct_tensor **out) {
     if (ctx && !lo && !hi)
-        return ct__set_error(ctx, CT_ERR_INVALID_ARG, "clamp: at least one of min or max must be given");
+        return ct__set_error(ctx, CT_ERR_INVALID_ARG,
+                             "clamp: at least one of min or max must be given");
     const ct_tensor *ins[1] = {a};
     ct_status st = ct__check_args(ctx, "clamp", 1, ins, out);
     if (st != CT_OK) return st;
@@ -200,9 +204,10 @@ ct_status ct_cast(ct_ctx *ctx, const ct_tensor *a, ct_dtype dtype, ct_tensor **o
     ct_status st = ct__check_args(ctx, "cast", 1, ins, out);
     if (st != CT_OK) return st;
     if (!ct__is_compute_dtype(dtype) || (!ct__is_compute_dtype(a->dtype) && a->dtype != dtype))
-        return ct__set_error(ctx, CT_ERR_DTYPE,
-                             "cast: %s -> %s is not supported by cast; use the MX/low-precision API",
-                             ct_dtype_name(a->dtype), ct_dtype_name(dtype));
+        return ct__set_error(
+            ctx, CT_ERR_DTYPE,
+            "cast: %s -> %s is not supported by cast; use the MX/low-precision API",
+            ct_dtype_name(a->dtype), ct_dtype_name(dtype));
     ct_tensor *r;
     if ((st = ct__tensor_new(ctx, a->storage->device, dtype, a->ndim, a->shape, &r)) != CT_OK)
         return st;

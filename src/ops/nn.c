@@ -23,7 +23,8 @@ static ct_status ct__mm3(ct_ctx *ctx, const ct_tensor *a3, const ct_tensor *b3, 
 }
 
 /* Compute in f32 for f16/bf16, cast back. */
-static ct_status ct__mm3_any(ct_ctx *ctx, const ct_tensor *a3, const ct_tensor *b3, ct_tensor **out) {
+static ct_status ct__mm3_any(ct_ctx *ctx, const ct_tensor *a3, const ct_tensor *b3,
+                             ct_tensor **out) {
     ct_dtype dt = a3->dtype;
     if (dt == CT_FLOAT32 || dt == CT_FLOAT64) return ct__mm3(ctx, a3, b3, out);
     ct_tensor *af = NULL, *bf = NULL, *rf = NULL;
@@ -49,15 +50,17 @@ ct_status ct_matmul(ct_ctx *ctx, const ct_tensor *a, const ct_tensor *b, ct_tens
         return ct__set_error(ctx, CT_ERR_DTYPE, "matmul: dtype %s is not supported (floating only)",
                              ct_dtype_name(a->dtype));
     if (a->ndim == 0 || b->ndim == 0)
-        return ct__set_error(ctx, CT_ERR_SHAPE, "matmul: both arguments need at least 1 dim, got %d and %d",
-                             a->ndim, b->ndim);
+        return ct__set_error(ctx, CT_ERR_SHAPE,
+                             "matmul: both arguments need at least 1 dim, got %d and %d", a->ndim,
+                             b->ndim);
     /* a -> (..., M, K), b -> (..., K, N), remembering 1-d inputs */
     int64_t M = a->ndim == 1 ? 1 : a->shape[a->ndim - 2], K = a->shape[a->ndim - 1];
     int64_t Kb = b->ndim == 1 ? b->shape[0] : b->shape[b->ndim - 2];
     int64_t N = b->ndim == 1 ? 1 : b->shape[b->ndim - 1];
     if (K != Kb) {
         char b0[96];
-        return ct__set_error(ctx, CT_ERR_SHAPE, "matmul: a is %s, b is %s: inner sizes %lld and %lld differ",
+        return ct__set_error(ctx, CT_ERR_SHAPE,
+                             "matmul: a is %s, b is %s: inner sizes %lld and %lld differ",
                              CT__SHAPE_STR(a), ct__shape_str(b0, sizeof b0, b->ndim, b->shape),
                              (long long)K, (long long)Kb);
     }
@@ -80,15 +83,18 @@ ct_status ct_matmul(ct_ctx *ctx, const ct_tensor *a, const ct_tensor *b, ct_tens
     ct_tensor *av = NULL, *bv = NULL, *ae = NULL, *be = NULL, *a3 = NULL, *b3 = NULL, *r = NULL;
     int64_t s[CT_MAX_DIMS];
     /* views of a as (batch..., M, K) and b as (batch..., K, N) */
-    for (int i = 0; i < nb; i++) s[i] = bshape[i];
+    for (int i = 0; i < nb; i++)
+        s[i] = bshape[i];
     s[nb] = M, s[nb + 1] = K;
     int64_t am[2] = {M, K};
-    st = a->ndim == 1 ? ct_tensor_view(ctx, a, 2, am, &av) : (av = ct_tensor_retain((ct_tensor *)a), CT_OK);
+    st = a->ndim == 1 ? ct_tensor_view(ctx, a, 2, am, &av)
+                      : (av = ct_tensor_retain((ct_tensor *)a), CT_OK);
     if (st == CT_OK) st = ct_tensor_expand(ctx, av, nb + 2, s, &ae);
     s[nb] = K, s[nb + 1] = N;
     int64_t bm[2] = {K, N};
     if (st == CT_OK)
-        st = b->ndim == 1 ? ct_tensor_view(ctx, b, 2, bm, &bv) : (bv = ct_tensor_retain((ct_tensor *)b), CT_OK);
+        st = b->ndim == 1 ? ct_tensor_view(ctx, b, 2, bm, &bv)
+                          : (bv = ct_tensor_retain((ct_tensor *)b), CT_OK);
     if (st == CT_OK) st = ct_tensor_expand(ctx, bv, nb + 2, s, &be);
     int64_t a3s[3] = {B, M, K}, b3s[3] = {B, K, N};
     if (st == CT_OK) st = ct_tensor_reshape(ctx, ae, 3, a3s, &a3);
@@ -96,13 +102,15 @@ ct_status ct_matmul(ct_ctx *ctx, const ct_tensor *a, const ct_tensor *b, ct_tens
     if (st == CT_OK) st = ct__mm3_any(ctx, a3, b3, &r);
     if (st == CT_OK) {
         int nd = 0;
-        for (int i = 0; i < nb; i++) s[nd++] = bshape[i];
+        for (int i = 0; i < nb; i++)
+            s[nd++] = bshape[i];
         if (a->ndim > 1) s[nd++] = M;
         if (b->ndim > 1) s[nd++] = N;
         st = ct_tensor_view(ctx, r, nd, s, out);
     }
     ct_tensor *all[] = {av, bv, ae, be, a3, b3, r};
-    for (size_t i = 0; i < sizeof all / sizeof all[0]; i++) ct_tensor_release(all[i]);
+    for (size_t i = 0; i < sizeof all / sizeof all[0]; i++)
+        ct_tensor_release(all[i]);
     return st;
 }
 
@@ -127,19 +135,23 @@ ct_status ct_layer_norm(ct_ctx *ctx, const ct_tensor *a, int n_norm, const ct_te
         return ct__set_error(ctx, CT_ERR_DTYPE, "layer_norm: floating input required, got %s",
                              ct_dtype_name(a->dtype));
     if (n_norm < 1 || n_norm > a->ndim)
-        return ct__set_error(ctx, CT_ERR_SHAPE, "layer_norm: cannot normalise %d dims of a %d-dim tensor",
-                             n_norm, a->ndim);
+        return ct__set_error(ctx, CT_ERR_SHAPE,
+                             "layer_norm: cannot normalise %d dims of a %d-dim tensor", n_norm,
+                             a->ndim);
     if (!(eps >= 0))
         return ct__set_error(ctx, CT_ERR_INVALID_ARG, "layer_norm: eps %g must be >= 0", eps);
-    int64_t C = ct__numel(n_norm, a->shape + a->ndim - n_norm), R = ct__numel(a->ndim - n_norm, a->shape);
+    int64_t C = ct__numel(n_norm, a->shape + a->ndim - n_norm),
+            R = ct__numel(a->ndim - n_norm, a->shape);
     const ct_tensor *wb[2] = {weight, bias};
     for (int i = 0; i < 2; i++) {
         const ct_tensor *t = wb[i];
         if (!t) continue;
         bool ok = t->ctx == ctx && t->dtype == a->dtype && t->ndim == n_norm;
-        for (int j = 0; ok && j < n_norm; j++) ok = t->shape[j] == a->shape[a->ndim - n_norm + j];
+        for (int j = 0; ok && j < n_norm; j++)
+            ok = t->shape[j] == a->shape[a->ndim - n_norm + j];
         if (!ok)
-            return ct__set_error(ctx, CT_ERR_SHAPE, "layer_norm: %s is %s %s, expected %s of the last %d dims of %s",
+            return ct__set_error(ctx, CT_ERR_SHAPE,
+                                 "layer_norm: %s is %s %s, expected %s of the last %d dims of %s",
                                  i ? "bias" : "weight", ct_dtype_name(t->dtype), CT__SHAPE_STR(t),
                                  ct_dtype_name(a->dtype), n_norm, CT__SHAPE_STR(a));
     }
@@ -189,15 +201,19 @@ ct_status ct_embedding(ct_ctx *ctx, const ct_tensor *weight, const ct_tensor *in
         return ct__set_error(ctx, CT_ERR_DTYPE, "embedding: indices must be int32 or int64, got %s",
                              ct_dtype_name(indices->dtype));
     if (indices->ndim + 1 > CT_MAX_DIMS)
-        return ct__set_error(ctx, CT_ERR_SHAPE, "embedding: indices have too many dims (%d)", indices->ndim);
+        return ct__set_error(ctx, CT_ERR_SHAPE, "embedding: indices have too many dims (%d)",
+                             indices->ndim);
     int64_t N = ct_tensor_numel(indices), D = weight->shape[1];
     int64_t oshape[CT_MAX_DIMS];
-    for (int i = 0; i < indices->ndim; i++) oshape[i] = indices->shape[i];
+    for (int i = 0; i < indices->ndim; i++)
+        oshape[i] = indices->shape[i];
     oshape[indices->ndim] = D;
     ct_tensor *ix1 = NULL, *r = NULL;
     int64_t n1[1] = {N};
     st = ct_tensor_reshape(ctx, indices, 1, n1, &ix1);
-    if (st == CT_OK) st = ct__tensor_new(ctx, weight->storage->device, weight->dtype, indices->ndim + 1, oshape, &r);
+    if (st == CT_OK)
+        st = ct__tensor_new(ctx, weight->storage->device, weight->dtype, indices->ndim + 1, oshape,
+                            &r);
     if (st == CT_OK) {
         ct_op_desc d;
         ct__desc_init(&d, CT_OP_EMBEDDING, 1, 2);
@@ -210,7 +226,8 @@ ct_status ct_embedding(ct_ctx *ctx, const ct_tensor *weight, const ct_tensor *in
         d.compute_dtype = weight->dtype;
         st = ct__submit(ctx, r->storage->device, &d);
         if (st == CT_ERR_INDEX)
-            ct__set_error(ctx, st, "embedding: an index is outside [0, %lld)", (long long)weight->shape[0]);
+            ct__set_error(ctx, st, "embedding: an index is outside [0, %lld)",
+                          (long long)weight->shape[0]);
     }
     ct_tensor_release(ix1);
     if (st != CT_OK) {

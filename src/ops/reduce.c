@@ -16,8 +16,9 @@ static ct_status ct__dim_mask(ct_ctx *ctx, const char *op, const ct_tensor *t, i
         int d;
         if (t->ndim == 0 && (dims[i] == 0 || dims[i] == -1)) continue;
         if (!ct__wrap_dim(dims[i], t->ndim, &d))
-            return ct__set_error(ctx, CT_ERR_INVALID_ARG, "%s: dim %d out of range for a %d-dim tensor",
-                                 op, dims[i], t->ndim);
+            return ct__set_error(ctx, CT_ERR_INVALID_ARG,
+                                 "%s: dim %d out of range for a %d-dim tensor", op, dims[i],
+                                 t->ndim);
         if (m >> d & 1u)
             return ct__set_error(ctx, CT_ERR_INVALID_ARG, "%s: dim %d appears twice", op, dims[i]);
         m |= 1u << d;
@@ -32,7 +33,8 @@ static ct_status ct__reduce(ct_ctx *ctx, const char *name, ct_op_kind kind, cons
     int nf = 0;
     for (int d = 0; d < a->ndim; d++) {
         bool red = mask >> d & 1u;
-        if (red && a->shape[d] == 0 && (kind == CT_OP_AMAX || kind == CT_OP_AMIN || kind == CT_OP_ARGMAX))
+        if (red && a->shape[d] == 0 &&
+            (kind == CT_OP_AMAX || kind == CT_OP_AMIN || kind == CT_OP_ARGMAX))
             return ct__set_error(ctx, CT_ERR_SHAPE,
                                  "%s: cannot reduce dim %d of size 0 (input %s): no identity", name,
                                  d, CT__SHAPE_STR(a));
@@ -62,8 +64,9 @@ static ct_status ct__reduce(ct_ctx *ctx, const char *name, ct_op_kind kind, cons
     return CT_OK;
 }
 
-static ct_status ct__reduce_front(ct_ctx *ctx, const char *name, ct_op_kind kind, const ct_tensor *a,
-                                  int n_dims, const int *dims, bool keepdim, ct_tensor **out) {
+static ct_status ct__reduce_front(ct_ctx *ctx, const char *name, ct_op_kind kind,
+                                  const ct_tensor *a, int n_dims, const int *dims, bool keepdim,
+                                  ct_tensor **out) {
     const ct_tensor *ins[1] = {a};
     ct_status st = ct__check_args(ctx, name, 1, ins, out);
     if (st != CT_OK) return st;
@@ -115,7 +118,8 @@ ct_status ct_argmax(ct_ctx *ctx, const ct_tensor *a, int dim, bool keepdim, ct_t
         if (st != CT_OK) return st;
         if (keepdim && a->ndim > 0) {
             int64_t ones[CT_MAX_DIMS];
-            for (int i = 0; i < a->ndim; i++) ones[i] = 1;
+            for (int i = 0; i < a->ndim; i++)
+                ones[i] = 1;
             ct_tensor *v;
             st = ct_tensor_view(ctx, r, a->ndim, ones, &v);
             ct_tensor_release(r);
@@ -147,7 +151,8 @@ static ct_status ct__softmax(ct_ctx *ctx, const char *name, ct_op_kind kind, con
         return ct__set_error(ctx, CT_ERR_DTYPE, "%s: floating input required, got %s", name,
                              ct_dtype_name(dt));
     ct_tensor *r;
-    if ((st = ct__tensor_new(ctx, a->storage->device, dt, a->ndim, a->shape, &r)) != CT_OK) return st;
+    if ((st = ct__tensor_new(ctx, a->storage->device, dt, a->ndim, a->shape, &r)) != CT_OK)
+        return st;
     ct_op_desc desc;
     ct__desc_init(&desc, kind, 1, 1);
     ct__operand_set(&desc.operands[0], r);

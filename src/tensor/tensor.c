@@ -18,8 +18,8 @@ const char *ct__shape_str(char *buf, size_t n, int ndim, const int64_t *shape) {
     return buf;
 }
 
-ct_status ct__check_shape(ct_ctx *ctx, const char *op, int ndim, const int64_t *shape,
-                          ct_dtype dt, int64_t *numel) {
+ct_status ct__check_shape(ct_ctx *ctx, const char *op, int ndim, const int64_t *shape, ct_dtype dt,
+                          int64_t *numel) {
     if (ndim < 0 || ndim > CT_MAX_DIMS)
         return ct__set_error(ctx, CT_ERR_SHAPE, "%s: ndim %d outside [0, %d]", op, ndim,
                              CT_MAX_DIMS);
@@ -32,7 +32,8 @@ ct_status ct__check_shape(ct_ctx *ctx, const char *op, int ndim, const int64_t *
             return ct__set_error(ctx, CT_ERR_SHAPE, "%s: negative size %lld at dim %d", op,
                                  (long long)shape[i], i);
         if (!ct__checked_mul(n, shape[i], &n))
-            return ct__set_error(ctx, CT_ERR_OVERFLOW, "%s: element count overflows at dim %d", op, i);
+            return ct__set_error(ctx, CT_ERR_OVERFLOW, "%s: element count overflows at dim %d", op,
+                                 i);
     }
     int64_t bytes;
     if (!ct__checked_mul(n, (int64_t)ct_dtype_size(dt), &bytes) ||
@@ -86,7 +87,8 @@ ct_status ct__tensor_new(ct_ctx *ctx, ct_device dev, ct_dtype dt, int ndim, cons
         s->data = block + CT__HDR_BYTES;
     } else {
         s->data = NULL;
-        st = cap ? cap->pool_alloc_dev(cap, nbytes, &s->data) : b->vt.alloc(b->vt.state, nbytes, &s->data);
+        st = cap ? cap->pool_alloc_dev(cap, nbytes, &s->data)
+                 : b->vt.alloc(b->vt.state, nbytes, &s->data);
         if (st != CT_OK) {
             if (!cap) ct__free(ctx, block);
             return ct__set_error(ctx, st, "%s backend failed to allocate %zu bytes", b->vt.name,
@@ -105,7 +107,8 @@ ct_status ct__tensor_new(ct_ctx *ctx, ct_device dev, ct_dtype dt, int ndim, cons
     t->ndim = ndim;
     t->embedded = true;
     t->offset = 0;
-    for (int i = 0; i < ndim; i++) t->shape[i] = shape[i];
+    for (int i = 0; i < ndim; i++)
+        t->shape[i] = shape[i];
     ct__contig_strides(ndim, shape, t->strides);
     *out = t;
     return CT_OK;
@@ -271,13 +274,15 @@ ct_status ct_tensor_arange(ct_ctx *ctx, ct_dtype dtype, double start, double end
         return ct__set_error(ctx, CT_ERR_DTYPE, "arange: dtype %s is not supported",
                              ct_dtype_name(dtype));
     if (step == 0 || step != step || start != start || end != end)
-        return ct__set_error(ctx, CT_ERR_INVALID_ARG,
-                             "arange: step must be nonzero and bounds finite (start=%g end=%g step=%g)",
-                             start, end, step);
+        return ct__set_error(
+            ctx, CT_ERR_INVALID_ARG,
+            "arange: step must be nonzero and bounds finite (start=%g end=%g step=%g)", start, end,
+            step);
     if ((step > 0 && end < start) || (step < 0 && end > start))
-        return ct__set_error(ctx, CT_ERR_INVALID_ARG,
-                             "arange: upper bound and step sign are inconsistent (start=%g end=%g step=%g)",
-                             start, end, step);
+        return ct__set_error(
+            ctx, CT_ERR_INVALID_ARG,
+            "arange: upper bound and step sign are inconsistent (start=%g end=%g step=%g)", start,
+            end, step);
     double n = __builtin_ceil((end - start) / step);
     if (!(n < 9.2e18))
         return ct__set_error(ctx, CT_ERR_OVERFLOW, "arange: %g elements is too many", n);
@@ -333,8 +338,8 @@ static ct_status ct__rand(ct_ctx *ctx, const char *op, int normal, ct_dtype dtyp
     return CT_OK;
 }
 
-ct_status ct_tensor_rand(ct_ctx *ctx, ct_dtype dtype, int ndim, const int64_t *shape,
-                         uint64_t seed, uint64_t offset, ct_tensor **out) {
+ct_status ct_tensor_rand(ct_ctx *ctx, ct_dtype dtype, int ndim, const int64_t *shape, uint64_t seed,
+                         uint64_t offset, ct_tensor **out) {
     return ct__rand(ctx, "rand", 0, dtype, ndim, shape, seed, offset, out);
 }
 ct_status ct_tensor_randn(ct_ctx *ctx, ct_dtype dtype, int ndim, const int64_t *shape,

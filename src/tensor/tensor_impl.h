@@ -8,13 +8,13 @@
 typedef struct ct__storage {
     int64_t refcount;
     ct_ctx *ctx;
-    int slot;            /* backend slot in ctx */
+    int slot; /* backend slot in ctx */
     ct_device device;
-    void *data;          /* device memory */
+    void *data; /* device memory */
     size_t nbytes;
-    void *block;         /* host block holding this header (and, on CPU, the data) */
-    bool data_separate;  /* data allocated by the backend, not in block */
-    void *pool;          /* graph pool that owns block and data (never freed here), or NULL */
+    void *block;        /* host block holding this header (and, on CPU, the data) */
+    bool data_separate; /* data allocated by the backend, not in block */
+    void *pool;         /* graph pool that owns block and data (never freed here), or NULL */
     void (*pool_unref)(void *pool);
 } ct__storage;
 
@@ -24,8 +24,8 @@ struct ct_tensor {
     ct__storage *storage;
     ct_dtype dtype;
     int ndim;
-    bool embedded;       /* struct lives in the storage block: not freed on its own */
-    int64_t offset;      /* in elements */
+    bool embedded;  /* struct lives in the storage block: not freed on its own */
+    int64_t offset; /* in elements */
     int64_t shape[CT_MAX_DIMS];
     int64_t strides[CT_MAX_DIMS];
 };
@@ -37,15 +37,16 @@ ct_status ct__tensor_new(ct_ctx *ctx, ct_device dev, ct_dtype dt, int ndim, cons
 ct_status ct__tensor_view_of(ct_ctx *ctx, const ct_tensor *t, int ndim, const int64_t *shape,
                              const int64_t *strides, int64_t offset, ct_tensor **out);
 /* Validate a shape (0 <= ndim <= CT_MAX_DIMS, sizes >= 0, numel*itemsize fits); writes numel. */
-ct_status ct__check_shape(ct_ctx *ctx, const char *op, int ndim, const int64_t *shape,
-                          ct_dtype dt, int64_t *numel);
+ct_status ct__check_shape(ct_ctx *ctx, const char *op, int ndim, const int64_t *shape, ct_dtype dt,
+                          int64_t *numel);
 /* Address of the first element. */
 static inline char *ct__tensor_ptr(const ct_tensor *t) {
     return (char *)t->storage->data + t->offset * (int64_t)ct_dtype_size(t->dtype);
 }
 static inline int64_t ct__numel(int ndim, const int64_t *shape) {
     int64_t n = 1;
-    for (int i = 0; i < ndim; i++) n *= shape[i];
+    for (int i = 0; i < ndim; i++)
+        n *= shape[i];
     return n;
 }
 /* Fill an op operand from a tensor. */

@@ -15,7 +15,8 @@ static ct_status ct__view_check(ct_ctx *ctx, const char *op, const ct_tensor *t,
 static ct_status ct__infer_shape(ct_ctx *ctx, const char *op, const ct_tensor *t, int ndim,
                                  const int64_t *shape, int64_t *res) {
     if (ndim < 0 || ndim > CT_MAX_DIMS)
-        return ct__set_error(ctx, CT_ERR_SHAPE, "%s: ndim %d outside [0, %d]", op, ndim, CT_MAX_DIMS);
+        return ct__set_error(ctx, CT_ERR_SHAPE, "%s: ndim %d outside [0, %d]", op, ndim,
+                             CT_MAX_DIMS);
     if (ndim > 0 && !shape) return ct__set_error(ctx, CT_ERR_INVALID_ARG, "%s: shape is NULL", op);
     int infer = -1;
     int64_t prod = 1, numel = ct_tensor_numel(t);
@@ -41,14 +42,15 @@ static ct_status ct__infer_shape(ct_ctx *ctx, const char *op, const ct_tensor *t
     }
     if (prod != numel) {
         char b[96];
-        return ct__set_error(ctx, CT_ERR_SHAPE, "%s: shape %s is invalid for input %s (%lld elements)",
-                             op, ct__shape_str(b, sizeof b, ndim, res), CT__SHAPE_STR(t),
-                             (long long)numel);
+        return ct__set_error(
+            ctx, CT_ERR_SHAPE, "%s: shape %s is invalid for input %s (%lld elements)", op,
+            ct__shape_str(b, sizeof b, ndim, res), CT__SHAPE_STR(t), (long long)numel);
     }
     return CT_OK;
 }
 
-/* Strides for viewing (ondim, oshape, ostr) as (ndim, shape) without copying; false if impossible. */
+/* Strides for viewing (ondim, oshape, ostr) as (ndim, shape) without copying; false if impossible.
+ */
 static bool ct__view_strides(int ondim, const int64_t *oshape, const int64_t *ostr, int ndim,
                              const int64_t *shape, int64_t *strides) {
     int64_t one_shape = 1, one_str = 1;
@@ -95,9 +97,10 @@ ct_status ct_tensor_view(ct_ctx *ctx, const ct_tensor *t, int ndim, const int64_
     if ((st = ct__infer_shape(ctx, "view", t, ndim, shape, res)) != CT_OK) return st;
     if (!ct__view_strides(t->ndim, t->shape, t->strides, ndim, res, str)) {
         char b[96];
-        return ct__set_error(ctx, CT_ERR_SHAPE,
-                             "view: size %s is not compatible with the strides of input %s; use reshape",
-                             ct__shape_str(b, sizeof b, ndim, res), CT__SHAPE_STR(t));
+        return ct__set_error(
+            ctx, CT_ERR_SHAPE,
+            "view: size %s is not compatible with the strides of input %s; use reshape",
+            ct__shape_str(b, sizeof b, ndim, res), CT__SHAPE_STR(t));
     }
     return ct__tensor_view_of(ctx, t, ndim, res, str, t->offset, out);
 }
@@ -120,15 +123,16 @@ ct_status ct_tensor_reshape(ct_ctx *ctx, const ct_tensor *t, int ndim, const int
 ct_status ct_tensor_permute(ct_ctx *ctx, const ct_tensor *t, const int *perm, ct_tensor **out) {
     ct_status st = ct__view_check(ctx, "permute", t, out);
     if (st != CT_OK) return st;
-    if (t->ndim > 0 && !perm) return ct__set_error(ctx, CT_ERR_INVALID_ARG, "permute: perm is NULL");
+    if (t->ndim > 0 && !perm)
+        return ct__set_error(ctx, CT_ERR_INVALID_ARG, "permute: perm is NULL");
     int64_t sh[CT_MAX_DIMS], str[CT_MAX_DIMS];
     unsigned seen = 0;
     for (int i = 0; i < t->ndim; i++) {
         int d;
         if (!ct__wrap_dim(perm[i], t->ndim, &d) || (seen >> d & 1u))
             return ct__set_error(ctx, CT_ERR_INVALID_ARG,
-                                 "permute: entry %d (%d) is out of range or repeated for %d dims", i,
-                                 perm[i], t->ndim);
+                                 "permute: entry %d (%d) is out of range or repeated for %d dims",
+                                 i, perm[i], t->ndim);
         seen |= 1u << d;
         sh[i] = t->shape[d];
         str[i] = t->strides[d];
@@ -144,8 +148,9 @@ ct_status ct_tensor_transpose(ct_ctx *ctx, const ct_tensor *t, int dim0, int dim
     if (t->ndim == 0 && (dim0 == 0 || dim0 == -1) && (dim1 == 0 || dim1 == -1))
         return ct__tensor_view_of(ctx, t, 0, t->shape, t->strides, t->offset, out);
     if (!ct__wrap_dim(dim0, t->ndim, &a) || !ct__wrap_dim(dim1, t->ndim, &b))
-        return ct__set_error(ctx, CT_ERR_INVALID_ARG, "transpose: dims (%d, %d) out of range for %d dims",
-                             dim0, dim1, t->ndim);
+        return ct__set_error(ctx, CT_ERR_INVALID_ARG,
+                             "transpose: dims (%d, %d) out of range for %d dims", dim0, dim1,
+                             t->ndim);
     int64_t sh[CT_MAX_DIMS], str[CT_MAX_DIMS];
     for (int i = 0; i < t->ndim; i++) {
         int j = i == a ? b : i == b ? a : i;
@@ -286,7 +291,8 @@ ct_status ct_tensor_copy_(ct_ctx *ctx, ct_tensor *dst, const ct_tensor *src) {
     if ((st = ct__broadcast_shapes(ctx, "copy_", 2, ts, &nd, sh)) != CT_OK) return st;
     if (nd != dst->ndim || ct__numel(nd, sh) != ct_tensor_numel(dst)) {
         char b[96];
-        return ct__set_error(ctx, CT_ERR_SHAPE, "copy_: source %s does not broadcast to destination %s",
+        return ct__set_error(ctx, CT_ERR_SHAPE,
+                             "copy_: source %s does not broadcast to destination %s",
                              CT__SHAPE_STR(src), ct__shape_str(b, sizeof b, dst->ndim, dst->shape));
     }
     ct_op_desc d;

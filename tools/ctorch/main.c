@@ -26,7 +26,8 @@ static int fail(ct_ctx *ctx, ct_status st, const char *what) {
 
 static int cmd_info(int argc, char **argv) {
     if (argc > 1 && (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h"))) {
-        printf("usage: ctorch info\nPrints the library version, CPU ISA, backends, threads and BLAS.\n");
+        printf("usage: ctorch info\nPrints the library version, CPU ISA, backends, threads and "
+               "BLAS.\n");
         return 0;
     }
     ct_ctx *ctx;
@@ -36,7 +37,8 @@ static int cmd_info(int argc, char **argv) {
     printf("cpu isa:   %s (best on this CPU: %s)\n", ct_ctx_cpu_isa(ctx), ct_cpu_best_isa());
     printf("threads:   %d\n", ct_ctx_num_threads(ctx));
     printf("backends: ");
-    for (int i = 0; i < ct_backend_count(ctx); i++) printf(" %s", ct_backend_name(ctx, i));
+    for (int i = 0; i < ct_backend_count(ctx); i++)
+        printf(" %s", ct_backend_name(ctx, i));
     printf("\nblas:      %s\n", ct_blas_info());
     ct_ctx_free(ctx);
     return 0;
@@ -51,7 +53,8 @@ static void print_tensor(const char *name, const ct_tensor *t) {
     printf("] =");
     double *buf = malloc(sizeof(double) * (size_t)(n ? n : 1));
     if (buf && ct_tensor_to_host(t, buf, sizeof(double) * (size_t)n) == CT_OK)
-        for (int64_t i = 0; i < n && i < 8; i++) printf(" %.5g", buf[i]);
+        for (int64_t i = 0; i < n && i < 8; i++)
+            printf(" %.5g", buf[i]);
     if (n > 8) printf(" ...");
     printf("\n");
     free(buf);
@@ -92,7 +95,8 @@ static ct_status demo_mx(ct_ctx *ctx) {
 }
 
 /* cond branches for the graph demo: relu(x) + 1 or -x */
-static ct_status demo_pos(ct_ctx *ctx, void *u, int n, ct_tensor *const *ops, int no, ct_tensor **outs) {
+static ct_status demo_pos(ct_ctx *ctx, void *u, int n, ct_tensor *const *ops, int no,
+                          ct_tensor **outs) {
     (void)u, (void)n, (void)no;
     ct_tensor *r = NULL;
     ct_status st = ct_relu(ctx, ops[0], &r);
@@ -100,13 +104,15 @@ static ct_status demo_pos(ct_ctx *ctx, void *u, int n, ct_tensor *const *ops, in
     ct_tensor_release(r);
     return st;
 }
-static ct_status demo_neg(ct_ctx *ctx, void *u, int n, ct_tensor *const *ops, int no, ct_tensor **outs) {
+static ct_status demo_neg(ct_ctx *ctx, void *u, int n, ct_tensor *const *ops, int no,
+                          ct_tensor **outs) {
     (void)u, (void)n, (void)no;
     return ct_neg(ctx, ops[0], &outs[0]);
 }
 
 /* A small model with a data-dependent branch: y = cond(p, relu(x)+1, -x) * 0.5 repeated. */
-static ct_status demo_model(ct_ctx *ctx, ct_tensor *x, ct_tensor *one, ct_tensor *p, ct_tensor **y) {
+static ct_status demo_model(ct_ctx *ctx, ct_tensor *x, ct_tensor *one, ct_tensor *p,
+                            ct_tensor **y) {
     ct_tensor *h = ct_tensor_retain(x);
     ct_status st = CT_OK;
     for (int i = 0; i < 50 && st == CT_OK; i++) {
@@ -142,29 +148,35 @@ static ct_status demo_graph(ct_ctx *ctx) {
         st = demo_model(ctx, x, one, p, &e);
     }
     clock_gettime(CLOCK_MONOTONIC, &t1);
-    double eager = ((double)(t1.tv_sec - t0.tv_sec) + 1e-9 * (double)(t1.tv_nsec - t0.tv_nsec)) / reps;
+    double eager =
+        ((double)(t1.tv_sec - t0.tv_sec) + 1e-9 * (double)(t1.tv_nsec - t0.tv_nsec)) / reps;
     clock_gettime(CLOCK_MONOTONIC, &t0);
-    for (int i = 0; i < reps && st == CT_OK; i++) st = ct_graph_replay(g);
+    for (int i = 0; i < reps && st == CT_OK; i++)
+        st = ct_graph_replay(g);
     clock_gettime(CLOCK_MONOTONIC, &t1);
-    double replay = ((double)(t1.tv_sec - t0.tv_sec) + 1e-9 * (double)(t1.tv_nsec - t0.tv_nsec)) / reps;
+    double replay =
+        ((double)(t1.tv_sec - t0.tv_sec) + 1e-9 * (double)(t1.tv_nsec - t0.tv_nsec)) / reps;
     float ye[16], yr[16];
     if (st == CT_OK) st = ct_tensor_to_host(e, ye, sizeof ye);
     if (st == CT_OK) st = ct_tensor_to_host(y, yr, sizeof yr);
     if (st == CT_OK)
-        printf("\ngraph: 50 x (cond + mul) on 16 floats captured as %lld nodes; eager %.1f us, replay "
-               "%.1f us (%.1fx), results %s\n",
-               (long long)ct_graph_num_nodes(g), eager * 1e6, replay * 1e6, eager / replay,
-               memcmp(ye, yr, sizeof ye) == 0 ? "identical" : "DIFFER");
+        printf(
+            "\ngraph: 50 x (cond + mul) on 16 floats captured as %lld nodes; eager %.1f us, replay "
+            "%.1f us (%.1fx), results %s\n",
+            (long long)ct_graph_num_nodes(g), eager * 1e6, replay * 1e6, eager / replay,
+            memcmp(ye, yr, sizeof ye) == 0 ? "identical" : "DIFFER");
 done:
     ct_graph_free(g);
     ct_tensor *all[] = {x, one, p, y, e};
-    for (int i = 0; i < 5; i++) ct_tensor_release(all[i]);
+    for (int i = 0; i < 5; i++)
+        ct_tensor_release(all[i]);
     return st;
 }
 
 static int cmd_demo(int argc, char **argv) {
     if (argc > 1 && (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h"))) {
-        printf("usage: ctorch demo\nRuns a short tour: tensors, broadcasting, reductions, softmax, matmul.\n");
+        printf("usage: ctorch demo\nRuns a short tour: tensors, broadcasting, reductions, softmax, "
+               "matmul.\n");
         return 0;
     }
     ct_ctx *ctx;
@@ -219,7 +231,8 @@ static int cmd_demo(int argc, char **argv) {
     if (st == CT_OK) st = demo_graph(ctx);
 out:;
     ct_tensor *all[] = {a, b, c, s, sm, w, y};
-    for (size_t i = 0; i < sizeof all / sizeof all[0]; i++) ct_tensor_release(all[i]);
+    for (size_t i = 0; i < sizeof all / sizeof all[0]; i++)
+        ct_tensor_release(all[i]);
     int rc = st == CT_OK ? 0 : fail(ctx, st, "demo");
     ct_ctx_free(ctx);
     return rc;

@@ -46,9 +46,9 @@ static ct_status ct__cpu_matmul(ct__cpu_state *s, const ct_op_desc *op) {
     CBLAS_TRANSPOSE ta, tb, tc;
     int64_t lda, ldb, ldc;
     bool ok = (c->dtype == CT_FLOAT32 || c->dtype == CT_FLOAT64) && ct__blas_layout(a, &ta, &lda) &&
-              ct__blas_layout(b, &tb, &ldb) && ct__blas_layout(c, &tc, &ldc) && tc == CblasNoTrans &&
-              lda <= INT32_MAX && ldb <= INT32_MAX && ldc <= INT32_MAX && M <= INT32_MAX &&
-              N <= INT32_MAX && K <= INT32_MAX;
+              ct__blas_layout(b, &tb, &ldb) && ct__blas_layout(c, &tc, &ldc) &&
+              tc == CblasNoTrans && lda <= INT32_MAX && ldb <= INT32_MAX && ldc <= INT32_MAX &&
+              M <= INT32_MAX && N <= INT32_MAX && K <= INT32_MAX;
     if (!ok) return ct_k_matmul_ref(op);
     if (M == 0 || N == 0) return CT_OK;
     bool dbl = c->dtype == CT_FLOAT64;

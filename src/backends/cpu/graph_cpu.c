@@ -13,8 +13,8 @@
 typedef struct cg_list cg_list;
 typedef struct cg_node {
     bool is_cond;
-    ct_op_desc op;     /* op node, or the predicate in operands[0] for a conditional */
-    cg_list *br[2];    /* conditional: [0] false, [1] true */
+    ct_op_desc op;  /* op node, or the predicate in operands[0] for a conditional */
+    cg_list *br[2]; /* conditional: [0] false, [1] true */
 } cg_node;
 struct cg_list {
     cg_node *nodes;
@@ -24,8 +24,8 @@ struct cg_list {
 enum { I_BIN32, I_BIN64, I_UN32, I_UN64, I_RUN, I_COND, I_JUMP };
 typedef struct cg_instr {
     int kind;
-    int64_t n;            /* elements (fast paths) */
-    void *p[3];           /* out, in0, in1 (fast paths); predicate pointer for I_COND */
+    int64_t n;  /* elements (fast paths) */
+    void *p[3]; /* out, in0, in1 (fast paths); predicate pointer for I_COND */
     double alpha;
     union {
         void (*bin32)(int64_t, float *, const float *, const float *, float);
@@ -45,7 +45,7 @@ typedef struct cg_graph {
     cg_list root;
     cg_list *stack[CG_MAX_NEST]; /* current list per nesting level */
     cg_node *cond_stack[CG_MAX_NEST];
-    int depth;                   /* 0: root */
+    int depth; /* 0: root */
     cg_instr *prog;
     size_t nprog, capprog;
     int64_t nodes;
@@ -186,7 +186,8 @@ static bool cg_fast(cg_graph *g, const ct_op_desc *op, cg_instr *in) {
     if (dt != CT_FLOAT32 && dt != CT_FLOAT64) return false;
     const ct_operand *o = &op->operands[0];
     int64_t n = 1;
-    for (int d = 0; d < o->ndim; d++) n *= o->shape[d];
+    for (int d = 0; d < o->ndim; d++)
+        n *= o->shape[d];
     if (n >= CT_K_PAR_THRESHOLD && op->num_threads > 1) return false;
     for (int k = 0; k < 1 + op->n_in; k++) {
         const ct_operand *x = &op->operands[k];
@@ -202,16 +203,21 @@ static bool cg_fast(cg_graph *g, const ct_op_desc *op, cg_instr *in) {
     if (bi >= 0) {
         if (dt == CT_FLOAT32 ? !isa->bin_f32[bi] : !isa->bin_f64[bi]) return false;
         in->kind = dt == CT_FLOAT32 ? I_BIN32 : I_BIN64;
-        if (dt == CT_FLOAT32) in->fn.bin32 = isa->bin_f32[bi];
-        else in->fn.bin64 = isa->bin_f64[bi];
+        if (dt == CT_FLOAT32)
+            in->fn.bin32 = isa->bin_f32[bi];
+        else
+            in->fn.bin64 = isa->bin_f64[bi];
     } else {
         if (dt == CT_FLOAT32 ? !isa->un_f32[ui] : !isa->un_f64[ui]) return false;
         in->kind = dt == CT_FLOAT32 ? I_UN32 : I_UN64;
-        if (dt == CT_FLOAT32) in->fn.un32 = isa->un_f32[ui];
-        else in->fn.un64 = isa->un_f64[ui];
+        if (dt == CT_FLOAT32)
+            in->fn.un32 = isa->un_f32[ui];
+        else
+            in->fn.un64 = isa->un_f64[ui];
     }
     in->n = n;
-    for (int k = 0; k < 1 + op->n_in; k++) in->p[k] = op->operands[k].data;
+    for (int k = 0; k < 1 + op->n_in; k++)
+        in->p[k] = op->operands[k].data;
     in->alpha = op->scalars[0];
     return true;
 }
@@ -274,9 +280,7 @@ static ct_status cg_replay(void *gs) {
                 continue;
             }
             break;
-        default: /* I_JUMP */
-            pc = in->target;
-            continue;
+        default: /* I_JUMP */ pc = in->target; continue;
         }
         pc++;
     }
@@ -302,7 +306,8 @@ static void cg_dump_list(FILE *f, const cg_list *l, int indent, int64_t *id) {
         for (int k = 0; k < op->n_out + op->n_in; k++) {
             const ct_operand *o = &op->operands[k];
             fprintf(f, "%s %s(", k == op->n_out ? " <-" : "", ct_dtype_name(o->dtype));
-            for (int d = 0; d < o->ndim; d++) fprintf(f, d ? "x%lld" : "%lld", (long long)o->shape[d]);
+            for (int d = 0; d < o->ndim; d++)
+                fprintf(f, d ? "x%lld" : "%lld", (long long)o->shape[d]);
             fprintf(f, ")@%p", o->data);
         }
         fprintf(f, "\n");
@@ -313,7 +318,8 @@ static ct_status cg_debug_dump(void *gs, const char *path) {
     cg_graph *g = gs;
     FILE *f = fopen(path, "w");
     if (!f) return CT_ERR_IO;
-    fprintf(f, "# ctorch cpu graph: %lld op nodes, %zu instructions\n", (long long)g->nodes, g->nprog);
+    fprintf(f, "# ctorch cpu graph: %lld op nodes, %zu instructions\n", (long long)g->nodes,
+            g->nprog);
     int64_t id = 0;
     cg_dump_list(f, &g->root, 0, &id);
     return fclose(f) == 0 ? CT_OK : CT_ERR_IO;

@@ -8,12 +8,23 @@
 
 /* Contiguous fast paths; a NULL entry means "use the generic typed loop". */
 enum { CT_K_ADD, CT_K_SUB, CT_K_MUL, CT_K_DIV, CT_K_BIN_COUNT };
-enum { CT_K_NEG, CT_K_ABS, CT_K_RELU, CT_K_SQRT, CT_K_EXP, CT_K_SIGMOID, CT_K_LOG, CT_K_TANH, CT_K_UN_COUNT };
+enum {
+    CT_K_NEG,
+    CT_K_ABS,
+    CT_K_RELU,
+    CT_K_SQRT,
+    CT_K_EXP,
+    CT_K_SIGMOID,
+    CT_K_LOG,
+    CT_K_TANH,
+    CT_K_UN_COUNT
+};
 enum { CT_K_RSUM, CT_K_RMAX, CT_K_RMIN, CT_K_RED_COUNT };
 
 typedef struct ct_k_isa {
     const char *name;
-    void (*bin_f32[CT_K_BIN_COUNT])(int64_t n, float *o, const float *a, const float *b, float alpha);
+    void (*bin_f32[CT_K_BIN_COUNT])(int64_t n, float *o, const float *a, const float *b,
+                                    float alpha);
     void (*bin_f64[CT_K_BIN_COUNT])(int64_t n, double *o, const double *a, const double *b,
                                     double alpha);
     void (*un_f32[CT_K_UN_COUNT])(int64_t n, float *o, const float *a);
@@ -34,13 +45,22 @@ ct_status ct_k_matmul_ref(const ct_op_desc *op);
 
 /* Slot of an op kind in the ISA table's bin_* / un_* arrays, or -1. */
 static inline int ct_k_bin_index(ct_op_kind k) {
-    return k == CT_OP_ADD ? CT_K_ADD : k == CT_OP_SUB ? CT_K_SUB : k == CT_OP_MUL ? CT_K_MUL
-         : k == CT_OP_DIV ? CT_K_DIV : -1;
+    return k == CT_OP_ADD   ? CT_K_ADD
+           : k == CT_OP_SUB ? CT_K_SUB
+           : k == CT_OP_MUL ? CT_K_MUL
+           : k == CT_OP_DIV ? CT_K_DIV
+                            : -1;
 }
 static inline int ct_k_un_index(ct_op_kind k) {
-    return k == CT_OP_NEG ? CT_K_NEG : k == CT_OP_ABS ? CT_K_ABS : k == CT_OP_RELU ? CT_K_RELU
-         : k == CT_OP_SQRT ? CT_K_SQRT : k == CT_OP_EXP ? CT_K_EXP : k == CT_OP_SIGMOID ? CT_K_SIGMOID
-         : k == CT_OP_LOG ? CT_K_LOG : k == CT_OP_TANH ? CT_K_TANH : -1;
+    return k == CT_OP_NEG       ? CT_K_NEG
+           : k == CT_OP_ABS     ? CT_K_ABS
+           : k == CT_OP_RELU    ? CT_K_RELU
+           : k == CT_OP_SQRT    ? CT_K_SQRT
+           : k == CT_OP_EXP     ? CT_K_EXP
+           : k == CT_OP_SIGMOID ? CT_K_SIGMOID
+           : k == CT_OP_LOG     ? CT_K_LOG
+           : k == CT_OP_TANH    ? CT_K_TANH
+                                : -1;
 }
 
 /* Philox4x32-10: 4 random words for a 128-bit counter and 64-bit key. */

@@ -93,19 +93,19 @@
 #define CT_DEF1(GEN, NAME, F1, EXPR)                                                               \
     F1(GEN, NAME, EXPR) static const ct_k_loop NAME##_tab[CT_DTYPE_COUNT] = {F1(CT_ENTRY, NAME, 0)};
 #define CT_DEF2(GEN, NAME, F1, E1, F2, E2)                                                         \
-    F1(GEN, NAME, E1) F2(GEN, NAME, E2) static const ct_k_loop NAME##_tab[CT_DTYPE_COUNT] = {      \
+    F1(GEN, NAME, E1)                                                                              \
+    F2(GEN, NAME, E2) static const ct_k_loop NAME##_tab[CT_DTYPE_COUNT] = {                        \
         F1(CT_ENTRY, NAME, 0) F2(CT_ENTRY, NAME, 0)};
 #define CT_DEF3(GEN, NAME, F1, E1, F2, E2, F3, E3)                                                 \
-    F1(GEN, NAME, E1) F2(GEN, NAME, E2) F3(GEN, NAME, E3)                                          \
-        static const ct_k_loop NAME##_tab[CT_DTYPE_COUNT] = {F1(CT_ENTRY, NAME, 0)                 \
-                                                                 F2(CT_ENTRY, NAME, 0)             \
-                                                                     F3(CT_ENTRY, NAME, 0)};
+    F1(GEN, NAME, E1)                                                                              \
+    F2(GEN, NAME, E2) F3(GEN, NAME, E3) static const ct_k_loop NAME##_tab[CT_DTYPE_COUNT] = {      \
+        F1(CT_ENTRY, NAME, 0) F2(CT_ENTRY, NAME, 0) F3(CT_ENTRY, NAME, 0)};
 
 /* ---- binary ---- */
 CT_DEF3(CT_GEN_BIN, k_add, CT_FLOATS, a + alpha * b, CT_INTS, IADD(a, IMUL(alpha, b)), CT_BOOLS,
         a + alpha * b)
 CT_DEF2(CT_GEN_BIN, k_sub, CT_FLOATS, a - alpha * b, CT_INTS, ISUB(a, IMUL(alpha, b)))
-CT_DEF3(CT_GEN_BIN, k_mul, CT_FLOATS, a * b, CT_INTS, IMUL(a, b), CT_BOOLS, a * b)
+CT_DEF3(CT_GEN_BIN, k_mul, CT_FLOATS, a *b, CT_INTS, IMUL(a, b), CT_BOOLS, a *b)
 CT_DEF1(CT_GEN_BIN, k_div, CT_FLOATS, a / b)
 
 /* ---- comparisons (NaN compares unequal, as IEEE) ---- */
@@ -135,11 +135,14 @@ CT_DEF1(CT_GEN_UN, k_gelu_tanh, CT_FLOATS,
 CT_DEF1(CT_GEN_UN, k_pow, CT_FLOATS, pow(x, c0))
 /* clamp: flags bit0 = has min (c0), bit1 = has max (c1); NaN propagates */
 CT_DEF2(CT_GEN_UN, k_clamp, CT_FLOATS,
-        (x != x ? x
-                : ((flags & 2) && x > c1) ? c1
-                : ((flags & 1) && x < c0) ? c0
-                                          : x),
-        CT_INTS, (((flags & 2) && x > c1) ? c1 : ((flags & 1) && x < c0) ? c0 : x))
+        (x != x                    ? x
+         : ((flags & 2) && x > c1) ? c1
+         : ((flags & 1) && x < c0) ? c0
+                                   : x),
+        CT_INTS,
+        (((flags & 2) && x > c1)   ? c1
+         : ((flags & 1) && x < c0) ? c0
+                                   : x))
 
 /* Integer power with a non-negative integral exponent (wrapping multiply). */
 static int64_t ct_k_ipow(int64_t b, int64_t e) {
@@ -233,8 +236,10 @@ ct_status ct_k_elementwise(const ct_op_desc *op, const ct_k_isa *isa) {
     case CT_OP_ADDCDIV: tab = k_addcdiv_tab; break;
     case CT_OP_POW:
         if (!ct_k_is_float(dt)) {
-            static const ct_k_loop ipow[CT_DTYPE_COUNT] = {[CT_UINT8] = k_ipow_u8, [CT_INT8] = k_ipow_i8,
-                                                           [CT_INT16] = k_ipow_i16, [CT_INT32] = k_ipow_i32,
+            static const ct_k_loop ipow[CT_DTYPE_COUNT] = {[CT_UINT8] = k_ipow_u8,
+                                                           [CT_INT8] = k_ipow_i8,
+                                                           [CT_INT16] = k_ipow_i16,
+                                                           [CT_INT32] = k_ipow_i32,
                                                            [CT_INT64] = k_ipow_i64};
             tab = ipow;
         } else {
@@ -242,8 +247,9 @@ ct_status ct_k_elementwise(const ct_op_desc *op, const ct_k_isa *isa) {
         }
         break;
     case CT_OP_WHERE: {
-        static const ct_k_loop w[9] = {NULL, k_where_uint8_t, k_where_uint16_t, NULL,
-                                       k_where_uint32_t, NULL, NULL, NULL, k_where_uint64_t};
+        static const ct_k_loop w[9] = {
+            NULL, k_where_uint8_t, k_where_uint16_t, NULL, k_where_uint32_t, NULL, NULL,
+            NULL, k_where_uint64_t};
         size_t sz = ct_dtype_size(op->operands[0].dtype);
         if (sz == 0 || sz > 8 || !w[sz]) return CT_ERR_UNSUPPORTED;
         ct_k_ew_drive(op, w[sz], NULL, NULL);

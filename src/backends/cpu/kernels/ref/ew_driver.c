@@ -11,7 +11,8 @@ void ct_k_geom_build(const ct_op_desc *op, ct_k_geom *g) {
         if (o0->shape[d] == 1) continue;
         g->shape[nd] = o0->shape[d];
         for (int k = 0; k < nops; k++)
-            g->bstr[k][nd] = op->operands[k].strides[d] * (int64_t)ct_dtype_size(op->operands[k].dtype);
+            g->bstr[k][nd] =
+                op->operands[k].strides[d] * (int64_t)ct_dtype_size(op->operands[k].dtype);
         nd++;
     }
     /* merge dim d into d+1 when, for every operand, stride[d] == stride[d+1] * shape[d+1] */
@@ -23,17 +24,20 @@ void ct_k_geom_build(const ct_op_desc *op, ct_k_geom *g) {
                 ok = g->bstr[k][w - 1] == g->bstr[k][d] * g->shape[d];
             if (ok) {
                 g->shape[w - 1] *= g->shape[d];
-                for (int k = 0; k < nops; k++) g->bstr[k][w - 1] = g->bstr[k][d];
+                for (int k = 0; k < nops; k++)
+                    g->bstr[k][w - 1] = g->bstr[k][d];
                 continue;
             }
         }
         g->shape[w] = g->shape[d];
-        for (int k = 0; k < nops; k++) g->bstr[k][w] = g->bstr[k][d];
+        for (int k = 0; k < nops; k++)
+            g->bstr[k][w] = g->bstr[k][d];
         w++;
     }
     if (w == 0) {
         g->shape[0] = 1;
-        for (int k = 0; k < nops; k++) g->bstr[k][0] = 0;
+        for (int k = 0; k < nops; k++)
+            g->bstr[k][0] = 0;
         w = 1;
     }
     g->ndim = w;
@@ -56,18 +60,22 @@ static void ct_k_ew_item(const ct_k_ew_job *j, int64_t item) {
     int64_t inner = g->shape[nd - 1];
     int64_t start = c * j->chunk, n = inner - start < j->chunk ? inner - start : j->chunk;
     char *p[CT_OP_MAX_OPERANDS];
-    for (int k = 0; k < nops; k++) p[k] = (char *)j->op->operands[k].data;
+    for (int k = 0; k < nops; k++)
+        p[k] = (char *)j->op->operands[k].data;
     for (int d = nd - 2; d >= 0 && row > 0; d--) {
         int64_t idx = row % g->shape[d];
         row /= g->shape[d];
-        for (int k = 0; k < nops; k++) p[k] += idx * g->bstr[k][d];
+        for (int k = 0; k < nops; k++)
+            p[k] += idx * g->bstr[k][d];
     }
-    for (int k = 0; k < nops; k++) p[k] += start * g->bstr[k][nd - 1];
+    for (int k = 0; k < nops; k++)
+        p[k] += start * g->bstr[k][nd - 1];
     if (j->is_contig) {
         j->contig(n, p, j->op, j->fn);
     } else {
         int64_t s[CT_OP_MAX_OPERANDS];
-        for (int k = 0; k < nops; k++) s[k] = g->bstr[k][nd - 1];
+        for (int k = 0; k < nops; k++)
+            s[k] = g->bstr[k][nd - 1];
         j->loop(n, p, s, j->op);
     }
 }
@@ -76,7 +84,8 @@ void ct_k_ew_drive(const ct_op_desc *op, ct_k_loop loop, ct_k_contig contig, con
     ct_k_geom g;
     ct_k_geom_build(op, &g);
     int64_t numel = 1;
-    for (int d = 0; d < g.ndim; d++) numel *= g.shape[d];
+    for (int d = 0; d < g.ndim; d++)
+        numel *= g.shape[d];
     if (numel == 0) return;
     ct_k_ew_job j = {op, &g, loop, contig, fn, false, 0, 1};
     if (contig) {
@@ -96,11 +105,13 @@ void ct_k_ew_drive(const ct_op_desc *op, ct_k_loop loop, ct_k_contig contig, con
     j.nchunks = (inner + j.chunk - 1) / j.chunk;
     int64_t items = outer * j.nchunks;
     if (nt <= 1 || items == 1) {
-        for (int64_t it = 0; it < items; it++) ct_k_ew_item(&j, it);
+        for (int64_t it = 0; it < items; it++)
+            ct_k_ew_item(&j, it);
         return;
     }
 #pragma omp parallel for num_threads(nt) schedule(static)
-    for (int64_t it = 0; it < items; it++) ct_k_ew_item(&j, it);
+    for (int64_t it = 0; it < items; it++)
+        ct_k_ew_item(&j, it);
 }
 
 double ct_k_load_f64(const void *p, ct_dtype dt) {
@@ -164,10 +175,14 @@ void ct_k_store_f64(void *p, ct_dtype dt, double v) {
     case CT_FLOAT64: *(double *)p = v; break;
     default: {
         int64_t i;
-        if (v != v) i = 0;
-        else if (v >= 9223372036854775807.0) i = INT64_MAX;
-        else if (v <= -9223372036854775808.0) i = INT64_MIN;
-        else i = (int64_t)v;
+        if (v != v)
+            i = 0;
+        else if (v >= 9223372036854775807.0)
+            i = INT64_MAX;
+        else if (v <= -9223372036854775808.0)
+            i = INT64_MIN;
+        else
+            i = (int64_t)v;
         ct_k_store_i64(p, dt, i);
     }
     }

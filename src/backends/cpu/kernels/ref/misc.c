@@ -9,7 +9,8 @@
 #define CT_GEN_MOVE(T)                                                                             \
     static void k_move_##T(int64_t n, char *const *p, const int64_t *s, const ct_op_desc *op) {    \
         (void)op;                                                                                  \
-        for (int64_t i = 0; i < n; i++) *(T *)(p[0] + i * s[0]) = *(const T *)(p[1] + i * s[1]);   \
+        for (int64_t i = 0; i < n; i++)                                                            \
+            *(T *)(p[0] + i * s[0]) = *(const T *)(p[1] + i * s[1]);                               \
     }
 CT_GEN_MOVE(uint8_t)
 CT_GEN_MOVE(uint16_t)
@@ -47,8 +48,9 @@ static void k_f16_to_f32(int64_t n, char *const *p, const int64_t *s, const ct_o
 static ct_status ct_k_copy(const ct_op_desc *op) {
     ct_dtype od = op->operands[0].dtype, id = op->operands[1].dtype;
     if (od == id) {
-        static const ct_k_loop mv[9] = {NULL, k_move_uint8_t, k_move_uint16_t, NULL, k_move_uint32_t,
-                                        NULL, NULL, NULL, k_move_uint64_t};
+        static const ct_k_loop mv[9] = {
+            NULL, k_move_uint8_t, k_move_uint16_t, NULL, k_move_uint32_t, NULL,
+            NULL, NULL,           k_move_uint64_t};
         size_t sz = ct_dtype_size(od);
         if (sz == 0 || sz > 8 || !mv[sz]) return CT_ERR_UNSUPPORTED;
         ct_k_ew_drive(op, mv[sz], k_move_contig, NULL);
@@ -72,7 +74,8 @@ static void k_fill(int64_t n, char *const *p, const int64_t *s, const ct_op_desc
     size_t sz = ct_dtype_size(dt);
     char v[8];
     ct_k_store_f64(v, dt, op->scalars[0]);
-    for (int64_t i = 0; i < n; i++) memcpy(p[0] + i * s[0], v, sz);
+    for (int64_t i = 0; i < n; i++)
+        memcpy(p[0] + i * s[0], v, sz);
 }
 
 static ct_status ct_k_arange(const ct_op_desc *op) {
@@ -119,7 +122,8 @@ static double ct_k_rand_elem(uint64_t seed, uint64_t g, int normal, bool dbl) {
 static ct_status ct_k_rand(const ct_op_desc *op) {
     const ct_operand *o = &op->operands[0];
     int64_t n = 1;
-    for (int d = 0; d < o->ndim; d++) n *= o->shape[d];
+    for (int d = 0; d < o->ndim; d++)
+        n *= o->shape[d];
     uint64_t seed = (uint64_t)op->ints[0], off = (uint64_t)op->ints[1];
     if (op->n_in == 1) off += (uint64_t) * (const int64_t *)op->operands[1].data; /* graph offset */
     int normal = (int)op->ints[2];
@@ -149,14 +153,16 @@ static ct_status ct_k_embedding(const ct_op_desc *op) {
     int64_t n = o->shape[0], dim = o->shape[1], v = w->shape[0];
     size_t sz = ct_dtype_size(o->dtype);
     for (int64_t i = 0; i < n; i++) {
-        const char *ip = (const char *)ix->data + i * ix->strides[0] * (int64_t)ct_dtype_size(ix->dtype);
+        const char *ip =
+            (const char *)ix->data + i * ix->strides[0] * (int64_t)ct_dtype_size(ix->dtype);
         int64_t id = ct_k_load_i64(ip, ix->dtype);
         if (id < 0 || id >= v) return CT_ERR_INDEX;
     }
     int nt = n * dim >= CT_K_PAR_THRESHOLD ? op->num_threads : 1;
 #pragma omp parallel for num_threads(nt) schedule(static) if (nt > 1)
     for (int64_t i = 0; i < n; i++) {
-        const char *ip = (const char *)ix->data + i * ix->strides[0] * (int64_t)ct_dtype_size(ix->dtype);
+        const char *ip =
+            (const char *)ix->data + i * ix->strides[0] * (int64_t)ct_dtype_size(ix->dtype);
         int64_t id = ct_k_load_i64(ip, ix->dtype);
         const char *src = (const char *)w->data + id * w->strides[0] * (int64_t)sz;
         char *dst = (char *)o->data + i * o->strides[0] * (int64_t)sz;
@@ -164,7 +170,8 @@ static ct_status ct_k_embedding(const ct_op_desc *op) {
             memcpy(dst, src, (size_t)dim * sz);
         } else {
             for (int64_t j = 0; j < dim; j++)
-                memcpy(dst + j * o->strides[1] * (int64_t)sz, src + j * w->strides[1] * (int64_t)sz, sz);
+                memcpy(dst + j * o->strides[1] * (int64_t)sz, src + j * w->strides[1] * (int64_t)sz,
+                       sz);
         }
     }
     return CT_OK;
@@ -184,7 +191,8 @@ static ct_status ct_k_layer_norm(const ct_op_desc *op) {
         const char *xr = (const char *)x->data + r * cols * (int64_t)sz;
         char *orow = (char *)o->data + r * cols * (int64_t)sz;
         double mean = 0, var = 0;
-        for (int64_t c = 0; c < cols; c++) mean += ct_k_load_f64(xr + c * (int64_t)sz, dt);
+        for (int64_t c = 0; c < cols; c++)
+            mean += ct_k_load_f64(xr + c * (int64_t)sz, dt);
         mean = cols ? mean / (double)cols : 0;
         for (int64_t c = 0; c < cols; c++) {
             double d = ct_k_load_f64(xr + c * (int64_t)sz, dt) - mean;
@@ -217,12 +225,15 @@ ct_status ct_k_matmul_ref(const ct_op_desc *op) {
                 for (int64_t k = 0; k < K; k++) {
                     int64_t ia = bi * a->strides[0] + i * a->strides[1] + k * a->strides[2];
                     int64_t ib = bi * b->strides[0] + k * b->strides[1] + j * b->strides[2];
-                    acc += dbl ? ((const double *)a->data)[ia] * ((const double *)b->data)[ib]
-                               : (double)((const float *)a->data)[ia] * ((const float *)b->data)[ib];
+                    acc +=
+                        dbl ? ((const double *)a->data)[ia] * ((const double *)b->data)[ib]
+                            : (double)((const float *)a->data)[ia] * ((const float *)b->data)[ib];
                 }
                 int64_t ic = bi * c->strides[0] + i * c->strides[1] + j * c->strides[2];
-                if (dbl) ((double *)c->data)[ic] = acc;
-                else ((float *)c->data)[ic] = (float)acc;
+                if (dbl)
+                    ((double *)c->data)[ic] = acc;
+                else
+                    ((float *)c->data)[ic] = (float)acc;
             }
     return CT_OK;
 }

@@ -8,12 +8,13 @@
 
 static int64_t ct__numel_k(int n, const int64_t *shape) {
     int64_t r = 1;
-    for (int i = 0; i < n; i++) r *= shape[i];
+    for (int i = 0; i < n; i++)
+        r *= shape[i];
     return r;
 }
 
 typedef struct {
-    int nk, nr;                      /* kept / reduced dims after coalescing */
+    int nk, nr; /* kept / reduced dims after coalescing */
     int64_t kshape[CT_MAX_DIMS], kin[CT_MAX_DIMS], kout[CT_MAX_DIMS];
     int64_t rshape[CT_MAX_DIMS], rin[CT_MAX_DIMS];
     int64_t nkept, nred;
@@ -143,8 +144,10 @@ static void ct_k_reduce_one(const ct_op_desc *op, const ct_k_rgeom *g, const ct_
         pos++;                                                                                     \
     } while (0)
         CT_K_FOR_REDUCED(g, CT_K_MM_F);
-        if (k == CT_OP_ARGMAX) *(int64_t *)out = best_i;
-        else ct_k_store_f64(out, odt, best);
+        if (k == CT_OP_ARGMAX)
+            *(int64_t *)out = best_i;
+        else
+            ct_k_store_f64(out, odt, best);
     } else {
         int64_t best = ct_k_load_i64(in, idt);
 #define CT_K_MM_I(off)                                                                             \
@@ -154,8 +157,10 @@ static void ct_k_reduce_one(const ct_op_desc *op, const ct_k_rgeom *g, const ct_
         pos++;                                                                                     \
     } while (0)
         CT_K_FOR_REDUCED(g, CT_K_MM_I);
-        if (k == CT_OP_ARGMAX) *(int64_t *)out = best_i;
-        else ct_k_store_i64(out, odt, best);
+        if (k == CT_OP_ARGMAX)
+            *(int64_t *)out = best_i;
+        else
+            ct_k_store_i64(out, odt, best);
     }
 }
 
@@ -164,9 +169,53 @@ static void ct_k_reduce_one(const ct_op_desc *op, const ct_k_rgeom *g, const ct_
  * CT_K_TILE output columns, walks the reduced rows once and updates the whole tile per row, so
  * memory is read in order and the inner loop vectorises. Sums accumulate in double. */
 #define CT_K_TILE 256
-#define CT_K_COLS(T)                                                                                   static void ct_k_cols_##T(const ct_op_desc *op, const ct_k_rgeom *g, int64_t L) {                      const ct_operand *out = &op->operands[0], *in = &op->operands[1];                                  ct_op_kind k = op->kind;                                                                           int64_t ntiles = (L + CT_K_TILE - 1) / CT_K_TILE, items = (g->nkept / L) * ntiles;                 int nt = (g->nkept * g->nred >= CT_K_PAR_THRESHOLD && items > 1) ? op->num_threads : 1;             _Pragma("omp parallel for num_threads(nt) schedule(static) if (nt > 1)")                           for (int64_t it = 0; it < items; it++) {                                                               int64_t oi, oo, j0 = (it % ntiles) * CT_K_TILE;                                                    int64_t w = L - j0 < CT_K_TILE ? L - j0 : CT_K_TILE;                                               ct_k_kept_offsets(g, (it / ntiles) * L, &oi, &oo);                                                 const T *x = (const T *)in->data + oi + j0;                                                        T *y = (T *)out->data + oo + j0;                                                                   if (k == CT_OP_SUM || k == CT_OP_MEAN) {                                                               double acc[CT_K_TILE];                                                                             for (int64_t j = 0; j < w; j++) acc[j] = 0;                                                        _Pragma("GCC diagnostic push")                                                                     _Pragma("GCC diagnostic ignored \"-Wmaybe-uninitialized\"")                                      CT_K_FOR_REDUCED(g, CT_K_COL_SUM);                                                                 _Pragma("GCC diagnostic pop")                                                                      double sc = k == CT_OP_MEAN ? (g->nred ? 1.0 / (double)g->nred : NAN) : 1.0;                       for (int64_t j = 0; j < w; j++)                                                                        y[j] = (T)(k == CT_OP_MEAN ? (g->nred ? acc[j] / (double)g->nred : NAN) : acc[j]);                 (void)sc;                                                                                      } else {                                                                                               T acc[CT_K_TILE];                                                                                  bool mx = k == CT_OP_AMAX;                                                                         for (int64_t j = 0; j < w; j++) acc[j] = x[j];                                                     CT_K_FOR_REDUCED(g, CT_K_COL_MM);                                                                  for (int64_t j = 0; j < w; j++) y[j] = acc[j];                                                 }                                                                                              }                                                                                              }
-#define CT_K_COL_SUM(off)                                                                              for (int64_t j = 0; j < w; j++) acc[j] += (double)x[(off) + j]
-#define CT_K_COL_MM(off)                                                                               for (int64_t j = 0; j < w; j++) {                                                                      __typeof__(acc[0]) v = x[(off) + j];                                                               acc[j] = ((mx ? v > acc[j] : v < acc[j]) || v != v) ? v : acc[j];                              }
+#define CT_K_COLS(T)                                                                               \
+    static void ct_k_cols_##T(const ct_op_desc *op, const ct_k_rgeom *g, int64_t L) {              \
+        const ct_operand *out = &op->operands[0], *in = &op->operands[1];                          \
+        ct_op_kind k = op->kind;                                                                   \
+        int64_t ntiles = (L + CT_K_TILE - 1) / CT_K_TILE, items = (g->nkept / L) * ntiles;         \
+        int nt = (g->nkept * g->nred >= CT_K_PAR_THRESHOLD && items > 1) ? op->num_threads : 1;    \
+        _Pragma("omp parallel for num_threads(nt) schedule(static) if (nt > 1)") for (int64_t it = \
+                                                                                          0;       \
+                                                                                      it < items;  \
+                                                                                      it++) {      \
+            int64_t oi, oo, j0 = (it % ntiles) * CT_K_TILE;                                        \
+            int64_t w = L - j0 < CT_K_TILE ? L - j0 : CT_K_TILE;                                   \
+            ct_k_kept_offsets(g, (it / ntiles) * L, &oi, &oo);                                     \
+            const T *x = (const T *)in->data + oi + j0;                                            \
+            T *y = (T *)out->data + oo + j0;                                                       \
+            if (k == CT_OP_SUM || k == CT_OP_MEAN) {                                               \
+                double acc[CT_K_TILE];                                                             \
+                for (int64_t j = 0; j < w; j++)                                                    \
+                    acc[j] = 0;                                                                    \
+                _Pragma("GCC diagnostic push")                                                     \
+                    _Pragma("GCC diagnostic ignored \"-Wmaybe-uninitialized\"")                    \
+                        CT_K_FOR_REDUCED(g, CT_K_COL_SUM);                                         \
+                _Pragma("GCC diagnostic pop") double sc =                                          \
+                    k == CT_OP_MEAN ? (g->nred ? 1.0 / (double)g->nred : NAN) : 1.0;               \
+                for (int64_t j = 0; j < w; j++)                                                    \
+                    y[j] = (T)(k == CT_OP_MEAN ? (g->nred ? acc[j] / (double)g->nred : NAN)        \
+                                               : acc[j]);                                          \
+                (void)sc;                                                                          \
+            } else {                                                                               \
+                T acc[CT_K_TILE];                                                                  \
+                bool mx = k == CT_OP_AMAX;                                                         \
+                for (int64_t j = 0; j < w; j++)                                                    \
+                    acc[j] = x[j];                                                                 \
+                CT_K_FOR_REDUCED(g, CT_K_COL_MM);                                                  \
+                for (int64_t j = 0; j < w; j++)                                                    \
+                    y[j] = acc[j];                                                                 \
+            }                                                                                      \
+        }                                                                                          \
+    }
+#define CT_K_COL_SUM(off)                                                                          \
+    for (int64_t j = 0; j < w; j++)                                                                \
+    acc[j] += (double)x[(off) + j]
+#define CT_K_COL_MM(off)                                                                           \
+    for (int64_t j = 0; j < w; j++) {                                                              \
+        __typeof__(acc[0]) v = x[(off) + j];                                                       \
+        acc[j] = ((mx ? v > acc[j] : v < acc[j]) || v != v) ? v : acc[j];                          \
+    }
 CT_K_COLS(float)
 CT_K_COLS(double)
 
@@ -179,8 +228,10 @@ ct_status ct_k_reduce(const ct_op_desc *op, const ct_k_isa *isa) {
     bool fl = in->dtype == CT_FLOAT32 || in->dtype == CT_FLOAT64;
     if (fl && out->dtype == in->dtype && k != CT_OP_ARGMAX && g.nk >= 1 && g.nr >= 1 &&
         g.kin[g.nk - 1] == 1 && g.kout[g.nk - 1] == 1 && g.nred > 0 && g.kshape[g.nk - 1] >= 8) {
-        if (in->dtype == CT_FLOAT32) ct_k_cols_float(op, &g, g.kshape[g.nk - 1]);
-        else ct_k_cols_double(op, &g, g.kshape[g.nk - 1]);
+        if (in->dtype == CT_FLOAT32)
+            ct_k_cols_float(op, &g, g.kshape[g.nk - 1]);
+        else
+            ct_k_cols_double(op, &g, g.kshape[g.nk - 1]);
         return CT_OK;
     }
     size_t isz = ct_dtype_size(in->dtype), osz = ct_dtype_size(out->dtype);
@@ -231,7 +282,8 @@ ct_status ct_k_softmax(const ct_op_desc *op, const ct_k_isa *isa) {
             if (v > m) m = v;
         }
         double s = 0;
-        for (int64_t j = 0; j < n; j++) s += exp(ct_k_load_f64(x + j * sin * (int64_t)sz, dt) - m);
+        for (int64_t j = 0; j < n; j++)
+            s += exp(ct_k_load_f64(x + j * sin * (int64_t)sz, dt) - m);
         double lse = log(s);
         for (int64_t j = 0; j < n; j++) {
             double v = ct_k_load_f64(x + j * sin * (int64_t)sz, dt) - m;
