@@ -43,7 +43,8 @@ static double student3(void) {
     do {                                                                                           \
         ct_status s_ = (x);                                                                        \
         if (s_ != CT_OK) {                                                                         \
-            fprintf(stderr, "%s failed: %s (%s)\n", #x, ct_status_str(s_), ct_ctx_last_error(ctx)); \
+            fprintf(stderr, "%s failed: %s (%s)\n", #x, ct_status_str(s_),                         \
+                    ct_ctx_last_error(ctx));                                                       \
             exit(1);                                                                               \
         }                                                                                          \
     } while (0)
@@ -62,7 +63,8 @@ int main(int argc, char **argv) {
     /* ---- quantize / dequantize throughput vs memcpy ---- */
     int64_t n = quick ? (1 << 22) : (1 << 24), shape[2] = {n / 4096, 4096};
     float *host = malloc((size_t)n * 4), *dst = malloc((size_t)n * 4);
-    for (int64_t i = 0; i < n; i++) host[i] = (float)gauss();
+    for (int64_t i = 0; i < n; i++)
+        host[i] = (float)gauss();
     memcpy(dst, host, (size_t)n * 4); /* fault the pages in */
     double tm = 1e30;
     for (int r = 0; r < reps; r++) {
@@ -113,7 +115,8 @@ int main(int argc, char **argv) {
     /* ---- MX linear vs f32 GEMM on the dequantised weight ---- */
     int64_t N = 4096, K = 4096, wsh[2] = {N, K};
     float *wh = malloc((size_t)(N * K) * 4), *wd = malloc((size_t)(N * K) * 4);
-    for (int64_t i = 0; i < N * K; i++) wh[i] = (float)(gauss() * 0.02);
+    for (int64_t i = 0; i < N * K; i++)
+        wh[i] = (float)(gauss() * 0.02);
     ct_tensor *w = NULL;
     CHK(ct_tensor_from_host(ctx, wh, CT_FLOAT32, 2, wsh, &w));
     ct_mx_format lin_fmts[2] = {CT_MXFP4_E2M1, CT_MXFP8_E4M3};
@@ -129,15 +132,16 @@ int main(int argc, char **argv) {
             int64_t M = batches[bi], xsh[2] = {M, K};
             float *xh = malloc((size_t)(M * K) * 4), *yf = malloc((size_t)(M * N) * 4);
             float *ym = malloc((size_t)(M * N) * 4);
-            for (int64_t i = 0; i < M * K; i++) xh[i] = (float)gauss();
+            for (int64_t i = 0; i < M * K; i++)
+                xh[i] = (float)gauss();
             ct_tensor *xt = NULL, *y = NULL;
             CHK(ct_tensor_from_host(ctx, xh, CT_FLOAT32, 2, xsh, &xt));
             int lreps = quick ? 5 : 20;
             double tf = 1e30, tx = 1e30;
             for (int r = 0; r < lreps + 1; r++) {
                 double t0 = now();
-                cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasTrans, (int)M, (int)N, (int)K, 1.0f, xh,
-                            (int)K, wd, (int)K, 0.0f, yf, (int)N);
+                cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasTrans, (int)M, (int)N, (int)K, 1.0f,
+                            xh, (int)K, wd, (int)K, 0.0f, yf, (int)N);
                 double t1 = now();
                 CHK(ct_mx_linear(ctx, xt, q, NULL, &y));
                 double t2 = now();
@@ -171,10 +175,12 @@ int main(int argc, char **argv) {
     int64_t ns = quick ? (1 << 16) : (1 << 20), ssh[2] = {ns / 1024, 1024};
     float *g = malloc((size_t)ns * 4), *back = malloc((size_t)ns * 4);
     printf("\nSQNR (dB), block 32, 2^%d samples\n", quick ? 16 : 20);
-    printf("%-12s %14s %14s %14s %14s\n", "format", "gauss/floor", "gauss/rceil", "t3/floor", "t3/rceil");
+    printf("%-12s %14s %14s %14s %14s\n", "format", "gauss/floor", "gauss/rceil", "t3/floor",
+           "t3/rceil");
     double sq[CT_MX_FORMAT_COUNT][4];
     for (int dist = 0; dist < 2; dist++) {
-        for (int64_t i = 0; i < ns; i++) g[i] = (float)(dist ? student3() : gauss());
+        for (int64_t i = 0; i < ns; i++)
+            g[i] = (float)(dist ? student3() : gauss());
         ct_tensor *t = NULL;
         CHK(ct_tensor_from_host(ctx, g, CT_FLOAT32, 2, ssh, &t));
         for (int f = 0; f < CT_MX_FORMAT_COUNT; f++)
@@ -198,8 +204,9 @@ int main(int argc, char **argv) {
     for (int f = 0; f < CT_MX_FORMAT_COUNT; f++) {
         printf("%-12s %14.2f %14.2f %14.2f %14.2f\n", ct_mx_format_name(ALL[f]), sq[f][0], sq[f][1],
                sq[f][2], sq[f][3]);
-        printf("bench mx sqnr fmt=%s gauss_floor=%.2f gauss_rceil=%.2f t3_floor=%.2f t3_rceil=%.2f\n",
-               ct_mx_format_name(ALL[f]), sq[f][0], sq[f][1], sq[f][2], sq[f][3]);
+        printf(
+            "bench mx sqnr fmt=%s gauss_floor=%.2f gauss_rceil=%.2f t3_floor=%.2f t3_rceil=%.2f\n",
+            ct_mx_format_name(ALL[f]), sq[f][0], sq[f][1], sq[f][2], sq[f][3]);
     }
     free(g);
     free(back);

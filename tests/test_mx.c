@@ -81,10 +81,15 @@ static unsigned oracle_encode(const fmt_t *f, const table_t *t, float x, int sat
     int lo = 0, hi = (int)maxc; /* vals[lo] <= ax < vals[hi] */
     while (hi - lo > 1) {
         int mid = (lo + hi) / 2;
-        if (t->vals[mid] <= ax) lo = mid; else hi = mid;
+        if (t->vals[mid] <= ax)
+            lo = mid;
+        else
+            hi = mid;
     }
     double dl = ax - t->vals[lo], dh = t->vals[hi] - ax;
-    unsigned c = dl < dh ? (unsigned)lo : dh < dl ? (unsigned)hi : ((lo & 1) ? (unsigned)hi : (unsigned)lo);
+    unsigned c = dl < dh   ? (unsigned)lo
+                 : dh < dl ? (unsigned)hi
+                           : ((lo & 1) ? (unsigned)hi : (unsigned)lo);
     return sgn | c;
 }
 
@@ -110,7 +115,8 @@ static int same_float(float a, float b) {
 TEST(decode_every_code) {
     float out[256], out2[256];
     uint8_t codes[256];
-    for (int i = 0; i < 256; i++) codes[i] = (uint8_t)i;
+    for (int i = 0; i < 256; i++)
+        codes[i] = (uint8_t)i;
     for (int fi = 0; fi < 5; fi++) {
         const fmt_t *f = &FMTS[fi];
         int nc = 1 << (1 + f->ebits + f->mbits);
@@ -120,24 +126,28 @@ TEST(decode_every_code) {
             int kind;
             double v = oracle_value(f, (unsigned)(c & (nc - 1)), &kind); /* high bits ignored */
             float want = kind == 2 ? NAN : kind == 1 ? (v < 0 ? -INFINITY : INFINITY) : (float)v;
-            CHECK_MSG(same_float(out[c], want), "%s code 0x%02x: got %g want %g", f->name, c, out[c], want);
+            CHECK_MSG(same_float(out[c], want), "%s code 0x%02x: got %g want %g", f->name, c,
+                      out[c], want);
             CHECK_MSG(same_float(out2[c], want), "%s kernel code 0x%02x", f->name, c);
             if (kind == 0) CHECK((double)want == v); /* the table itself is exact in f32 */
         }
     }
     /* E8M0: 2^(c-127), 0xFF NaN */
     CHECK_OK(ct_cast_to_f32(CT_FLOAT8_E8M0FNU, codes, out, 256));
-    for (int c = 0; c < 255; c++) CHECK_MSG(out[c] == (float)pow(2.0, c - 127), "e8m0 %d", c);
+    for (int c = 0; c < 255; c++)
+        CHECK_MSG(out[c] == (float)pow(2.0, c - 127), "e8m0 %d", c);
     CHECK(isnan(out[255]));
     /* odd sizes through the vector tails */
     for (size_t n = 0; n < 40; n++) {
         float o[40];
         CHECK_OK(ct_cast_to_f32(CT_FLOAT8_E4M3FN, codes + 3, o, n));
-        for (size_t i = 0; i < n; i++) CHECK(same_float(o[i], ct__mxk_dec1(CT__MXK_E4M3, codes[3 + i])));
+        for (size_t i = 0; i < n; i++)
+            CHECK(same_float(o[i], ct__mxk_dec1(CT__MXK_E4M3, codes[3 + i])));
     }
 }
 
-/* Every midpoint between adjacent values, +-1 ulp around it, every value +-1 ulp, overflow points. */
+/* Every midpoint between adjacent values, +-1 ulp around it, every value +-1 ulp, overflow points.
+ */
 TEST(encode_midpoints_bruteforce) {
     for (int fi = 0; fi < 5; fi++) {
         const fmt_t *f = &FMTS[fi];
@@ -147,7 +157,8 @@ TEST(encode_midpoints_bruteforce) {
         int np = 0;
         double allv[130];
         int na = 0;
-        for (int i = 0; i < t.n; i++) allv[na++] = t.vals[i];
+        for (int i = 0; i < t.n; i++)
+            allv[na++] = t.vals[i];
         allv[na++] = t.next;
         allv[na++] = t.next * 2;
         for (int i = 0; i < na; i++) {
@@ -165,12 +176,26 @@ TEST(encode_midpoints_bruteforce) {
                 pts[np++] = -cand[k];
             }
         }
-        float specials[] = {0.0f, -0.0f, INFINITY, -INFINITY, NAN, -NAN, FLT_MAX, -FLT_MAX,
-                            FLT_MIN, 1e-40f, -1e-45f, 1e30f, (float)t.vals[1] / 4, (float)t.vals[1] / 2};
-        for (size_t k = 0; k < sizeof specials / sizeof *specials; k++) pts[np++] = specials[k];
+        float specials[] = {0.0f,
+                            -0.0f,
+                            INFINITY,
+                            -INFINITY,
+                            NAN,
+                            -NAN,
+                            FLT_MAX,
+                            -FLT_MAX,
+                            FLT_MIN,
+                            1e-40f,
+                            -1e-45f,
+                            1e30f,
+                            (float)t.vals[1] / 4,
+                            (float)t.vals[1] / 2};
+        for (size_t k = 0; k < sizeof specials / sizeof *specials; k++)
+            pts[np++] = specials[k];
         uint8_t got[4096], gotk[4096];
         for (int sat = 0; sat < 2; sat++) {
-            CHECK_OK(ct_cast_f32_to(f->dt, pts, got, (size_t)np, sat ? CT_CAST_SATURATE : CT_CAST_DEFAULT));
+            CHECK_OK(ct_cast_f32_to(f->dt, pts, got, (size_t)np,
+                                    sat ? CT_CAST_SATURATE : CT_CAST_DEFAULT));
             cur_ops()->encode(f->elem, pts, gotk, (size_t)np, sat);
             for (int i = 0; i < np; i++) {
                 unsigned want = oracle_encode(f, &t, pts[i], sat);
@@ -184,14 +209,17 @@ TEST(encode_midpoints_bruteforce) {
 
 /* Spot values from the issue and ml_dtypes behaviour. */
 TEST(encode_known_values) {
-    float x[] = {448, 464, 464.0001f, 480, 500, -500, 57344, 61439, 61440, 1e9f, INFINITY, -INFINITY};
+    float x[] = {448,   464,   464.0001f, 480,  500,      -500,
+                 57344, 61439, 61440,     1e9f, INFINITY, -INFINITY};
     uint8_t c[12];
     CHECK_OK(ct_cast_f32_to(CT_FLOAT8_E4M3FN, x, c, 6, CT_CAST_DEFAULT));
-    CHECK(c[0] == 0x7E && c[1] == 0x7E && c[2] == 0x7F && c[3] == 0x7F && c[4] == 0x7F && c[5] == 0xFF);
+    CHECK(c[0] == 0x7E && c[1] == 0x7E && c[2] == 0x7F && c[3] == 0x7F && c[4] == 0x7F &&
+          c[5] == 0xFF);
     CHECK_OK(ct_cast_f32_to(CT_FLOAT8_E4M3FN, x, c, 6, CT_CAST_SATURATE));
     CHECK(c[2] == 0x7E && c[4] == 0x7E && c[5] == 0xFE);
     CHECK_OK(ct_cast_f32_to(CT_FLOAT8_E5M2, x + 6, c, 6, CT_CAST_DEFAULT));
-    CHECK(c[0] == 0x7B && c[1] == 0x7B && c[2] == 0x7C && c[3] == 0x7C && c[4] == 0x7C && c[5] == 0xFC);
+    CHECK(c[0] == 0x7B && c[1] == 0x7B && c[2] == 0x7C && c[3] == 0x7C && c[4] == 0x7C &&
+          c[5] == 0xFC);
     CHECK_OK(ct_cast_f32_to(CT_FLOAT8_E5M2, x + 6, c, 6, CT_CAST_SATURATE));
     CHECK(c[2] == 0x7B && c[3] == 0x7B && c[4] == 0x7C && c[5] == 0xFC);
     CHECK_OK(ct_cast_f32_to(CT_FLOAT8_E4M3FN, x + 10, c, 2, CT_CAST_SATURATE));
@@ -232,7 +260,8 @@ TEST(encode_random_bruteforce) {
             for (int i = 0; i < N; i++) {
                 uint32_t u = (uint32_t)ct_t_rng_next(&s);
                 if (r & 1) { /* exponent near the format's range */
-                    int e = (int)(ct_t_rng_next(&s) % (unsigned)(2 * f->bias + 12)) - 2 * f->bias - 4 + (1 << f->ebits);
+                    int e = (int)(ct_t_rng_next(&s) % (unsigned)(2 * f->bias + 12)) - 2 * f->bias -
+                            4 + (1 << f->ebits);
                     u = (u & 0x807fffffu) | ((uint32_t)(e + 127) << 23);
                 }
                 memcpy(&x[i], &u, 4);
@@ -269,15 +298,19 @@ TEST(e8m0_encode) {
     int np = 0;
     for (int k = -149; k <= 127; k++) {
         float p = ldexpf(1.0f, k);
-        float cand[] = {p, nextafterf(p, 0), nextafterf(p, INFINITY), p * 1.5f,
-                        nextafterf(p * 1.5f, 0), nextafterf(p * 1.5f, INFINITY), -p};
-        for (int i = 0; i < 7; i++) pts[np++] = cand[i];
+        float cand[] = {p,        nextafterf(p, 0),        nextafterf(p, INFINITY),
+                        p * 1.5f, nextafterf(p * 1.5f, 0), nextafterf(p * 1.5f, INFINITY),
+                        -p};
+        for (int i = 0; i < 7; i++)
+            pts[np++] = cand[i];
     }
     float sp[] = {0.0f, -0.0f, INFINITY, -INFINITY, NAN, FLT_MAX, 1.5f * 0x1p127f};
-    for (int i = 0; i < 7; i++) pts[np++] = sp[i];
+    for (int i = 0; i < 7; i++)
+        pts[np++] = sp[i];
     uint8_t got[8192];
     for (int sat = 0; sat < 2; sat++) {
-        CHECK_OK(ct_cast_f32_to(CT_FLOAT8_E8M0FNU, pts, got, (size_t)np, sat ? CT_CAST_SATURATE : CT_CAST_DEFAULT));
+        CHECK_OK(ct_cast_f32_to(CT_FLOAT8_E8M0FNU, pts, got, (size_t)np,
+                                sat ? CT_CAST_SATURATE : CT_CAST_DEFAULT));
         for (int i = 0; i < np; i++)
             CHECK_MSG(got[i] == oracle_e8m0(pts[i], sat), "x=%g got %d want %d", pts[i], got[i],
                       oracle_e8m0(pts[i], sat));
@@ -312,8 +345,10 @@ static int oracle_scale(int elem, const float *v, int n, int rceil) {
     } else {
         e = (int)ceil(log2(amax / FMT_MAX[elem]));
         /* log2 of an exact power ratio may be off by rounding: fix up exactly */
-        while (ldexp(FMT_MAX[elem], e) < amax) e++;
-        while (ldexp(FMT_MAX[elem], e - 1) >= amax) e--;
+        while (ldexp(FMT_MAX[elem], e) < amax)
+            e++;
+        while (ldexp(FMT_MAX[elem], e - 1) >= amax)
+            e--;
     }
     if (e < -127) e = -127;
     if (e > 127) e = 127;
@@ -343,7 +378,9 @@ static int check_quant_oracle(int elem, int rceil, int bs, const float *x, int64
             int64_t j0 = b * bs, j1 = j0 + bs < L ? j0 + bs : L;
             int sc = oracle_scale(elem, x + r * L + j0, (int)(j1 - j0), rceil);
             if (scales[r * nblk + b] != sc) {
-                if (bad++ < 3) printf("  scale r=%lld b=%lld got %d want %d\n", (long long)r, (long long)b, scales[r * nblk + b], sc);
+                if (bad++ < 3)
+                    printf("  scale r=%lld b=%lld got %d want %d\n", (long long)r, (long long)b,
+                           scales[r * nblk + b], sc);
                 continue;
             }
             if (sc == 0xFF) continue;
@@ -380,17 +417,22 @@ TEST(quantize_kernels_vs_oracle) {
                     int bs = bss[bi];
                     int64_t nblk = (L + bs - 1) / bs, rb = ct__mxk_row_bytes(elem, L);
                     float *x = malloc((size_t)(rows * L) * sizeof(float));
-                    float *d1 = malloc((size_t)(rows * L) * sizeof(float)), *d2 = malloc((size_t)(rows * L) * sizeof(float));
+                    float *d1 = malloc((size_t)(rows * L) * sizeof(float)),
+                          *d2 = malloc((size_t)(rows * L) * sizeof(float));
                     uint8_t *c1 = malloc((size_t)(rows * rb)), *c2 = malloc((size_t)(rows * rb));
-                    uint8_t *s1 = malloc((size_t)(rows * nblk)), *s2 = malloc((size_t)(rows * nblk));
+                    uint8_t *s1 = malloc((size_t)(rows * nblk)),
+                            *s2 = malloc((size_t)(rows * nblk));
                     fill_mixed(x, rows * L, &s);
                     ct__mxk_ref_quantize(elem, rceil, bs, x, rows, L, c1, s1);
                     ops->quantize(elem, rceil, bs, x, rows, L, c2, s2);
-                    CHECK_MSG(memcmp(c1, c2, (size_t)(rows * rb)) == 0 && memcmp(s1, s2, (size_t)(rows * nblk)) == 0,
-                              "kernel != ref elem=%d L=%lld bs=%d rceil=%d", elem, (long long)L, bs, rceil);
+                    CHECK_MSG(memcmp(c1, c2, (size_t)(rows * rb)) == 0 &&
+                                  memcmp(s1, s2, (size_t)(rows * nblk)) == 0,
+                              "kernel != ref elem=%d L=%lld bs=%d rceil=%d", elem, (long long)L, bs,
+                              rceil);
                     CHECK(check_quant_oracle(elem, rceil, bs, x, rows, L, c1, s1) == 0);
                     if (elem == CT__MXK_E2M1 && (L & 1))
-                        for (int64_t r = 0; r < rows; r++) CHECK((c2[r * rb + rb - 1] >> 4) == 0);
+                        for (int64_t r = 0; r < rows; r++)
+                            CHECK((c2[r * rb + rb - 1] >> 4) == 0);
                     ct__mxk_ref_dequantize(elem, bs, c1, s1, rows, L, d1);
                     ops->dequantize(elem, bs, c1, s1, rows, L, d2);
                     for (int64_t i = 0; i < rows * L; i++) {
@@ -402,16 +444,23 @@ TEST(quantize_kernels_vs_oracle) {
                                           : 0;
                         if (elem != CT__MXK_INT8 && sc != 0xFF) {
                             int kind;
-                            want = oracle_value(&FMTS[elem], ct__mxk_get_code(elem, c1 + r * rb, j), &kind) *
+                            want = oracle_value(&FMTS[elem], ct__mxk_get_code(elem, c1 + r * rb, j),
+                                                &kind) *
                                    ldexp(1.0, sc - 127);
                         }
                         if (!same_float(d1[i], (float)want) || !same_float(d2[i], (float)want)) {
-                            CHECK_MSG(0, "dequant elem=%d L=%lld bs=%d i=%lld got %g/%g want %g", elem,
-                                      (long long)L, bs, (long long)i, d1[i], d2[i], want);
+                            CHECK_MSG(0, "dequant elem=%d L=%lld bs=%d i=%lld got %g/%g want %g",
+                                      elem, (long long)L, bs, (long long)i, d1[i], d2[i], want);
                             break;
                         }
                     }
-                    free(x); free(d1); free(d2); free(c1); free(c2); free(s1); free(s2);
+                    free(x);
+                    free(d1);
+                    free(d2);
+                    free(c1);
+                    free(c2);
+                    free(s1);
+                    free(s2);
                 }
 }
 
@@ -430,25 +479,30 @@ TEST(quantize_edge_cases) {
         /* all zero: scale 0x00, codes 0 */
         memset(x, 0, sizeof x);
         CHECK(q1(elem, 0, x, c) == 0 && q1(elem, 1, x, c) == 0);
-        for (int i = 0; i < (int)ct__mxk_row_bytes(elem, 32); i++) CHECK(c[i] == 0);
+        for (int i = 0; i < (int)ct__mxk_row_bytes(elem, 32); i++)
+            CHECK(c[i] == 0);
         /* Inf / NaN in a block: scale 0xFF, dequantises to NaN */
-        for (int i = 0; i < 32; i++) x[i] = (float)i;
+        for (int i = 0; i < 32; i++)
+            x[i] = (float)i;
         x[5] = INFINITY;
         CHECK(q1(elem, 0, x, c) == 0xFF);
         x[5] = NAN;
         uint8_t sc = q1(elem, 1, x, c);
         CHECK(sc == 0xFF);
         cur_ops()->dequantize(elem, 32, c, &sc, 1, 32, d);
-        for (int i = 0; i < 32; i++) CHECK(isnan(d[i]));
+        for (int i = 0; i < 32; i++)
+            CHECK(isnan(d[i]));
         /* block of f32 subnormals */
-        for (int i = 0; i < 32; i++) x[i] = ct__mxk_u2f((uint32_t)(i * 1000 + 1)) * (i & 1 ? -1.0f : 1.0f);
+        for (int i = 0; i < 32; i++)
+            x[i] = ct__mxk_u2f((uint32_t)(i * 1000 + 1)) * (i & 1 ? -1.0f : 1.0f);
         sc = q1(elem, 0, x, c);
         CHECK(check_quant_oracle(elem, 0, 32, x, 1, 32, c, &sc) == 0);
         CHECK(sc == 0); /* floor(log2) ~ -134 - emax clamps to -127 */
         sc = q1(elem, 1, x, c);
         CHECK(check_quant_oracle(elem, 1, 32, x, 1, 32, c, &sc) == 0);
         /* amax exactly a power of two */
-        for (int i = 0; i < 32; i++) x[i] = (float)(i % 7) / 8.0f;
+        for (int i = 0; i < 32; i++)
+            x[i] = (float)(i % 7) / 8.0f;
         x[9] = -64.0f;
         sc = q1(elem, 0, x, c);
         CHECK(sc == 127 + 6 - FMT_EMAX[elem]);
@@ -456,13 +510,15 @@ TEST(quantize_edge_cases) {
         sc = q1(elem, 1, x, c);
         CHECK(check_quant_oracle(elem, 1, 32, x, 1, 32, c, &sc) == 0);
         /* mixed huge and tiny */
-        for (int i = 0; i < 32; i++) x[i] = (i & 1) ? 3e38f : 1e-30f;
+        for (int i = 0; i < 32; i++)
+            x[i] = (i & 1) ? 3e38f : 1e-30f;
         sc = q1(elem, 0, x, c);
         CHECK(check_quant_oracle(elem, 0, 32, x, 1, 32, c, &sc) == 0);
         sc = q1(elem, 1, x, c);
         CHECK(check_quant_oracle(elem, 1, 32, x, 1, 32, c, &sc) == 0);
         /* RCEIL never clips: dequantised amax is within one element ulp and never saturates */
-        for (int i = 0; i < 32; i++) x[i] = 449.0f * (float)(i + 1) / 32.0f;
+        for (int i = 0; i < 32; i++)
+            x[i] = 449.0f * (float)(i + 1) / 32.0f;
         sc = q1(elem, 1, x, c);
         cur_ops()->dequantize(elem, 32, c, &sc, 1, 32, d);
         CHECK(d[31] <= ldexpf(FMT_MAX[elem], sc - 127));
@@ -496,11 +552,14 @@ TEST(linear_kernel_vs_naive) {
                 float *x = malloc((size_t)(M * K) * 4), *xp = malloc((size_t)(M * K) * 4);
                 float *y = malloc((size_t)(M * N) * 4), bias[5] = {1, -2, 0.5f, 0, 3};
                 uint8_t *c = malloc((size_t)(N * rb)), *sc = malloc((size_t)(N * nblk));
-                for (int64_t i = 0; i < N * K; i++) w[i] = (float)(ct_t_uniform(&s) * 2 - 1);
-                for (int64_t i = 0; i < M * K; i++) x[i] = (float)(ct_t_uniform(&s) * 2 - 1);
+                for (int64_t i = 0; i < N * K; i++)
+                    w[i] = (float)(ct_t_uniform(&s) * 2 - 1);
+                for (int64_t i = 0; i < M * K; i++)
+                    x[i] = (float)(ct_t_uniform(&s) * 2 - 1);
                 ops->quantize(elem, 0, bs, w, N, K, c, sc);
                 ct__mxk_ref_dequantize(elem, bs, c, sc, N, K, wd);
-                ct__mxk_linear_prep_x(x, M, K, K, ops->fp4_deinterleave && elem == CT__MXK_E2M1, xp);
+                ct__mxk_linear_prep_x(x, M, K, K, ops->fp4_deinterleave && elem == CT__MXK_E2M1,
+                                      xp);
                 ct__mxk_linear_args a = {elem, bs, M, N, K, xp, K, c, rb, sc, nblk, bias, y, N};
                 ops->linear(&a, 0, N);
                 for (int64_t m = 0; m < M; m++)
@@ -510,10 +569,17 @@ TEST(linear_kernel_vs_naive) {
                             ref += (double)x[m * K + k] * wd[n * K + k];
                             mag += fabs((double)x[m * K + k] * wd[n * K + k]);
                         }
-                        CHECK_MSG(fabs(y[m * N + n] - ref) <= 1e-5 * mag + 1e-6, "elem=%d K=%lld M=%lld got %g want %g",
-                                  elem, (long long)K, (long long)M, y[m * N + n], ref);
+                        CHECK_MSG(fabs(y[m * N + n] - ref) <= 1e-5 * mag + 1e-6,
+                                  "elem=%d K=%lld M=%lld got %g want %g", elem, (long long)K,
+                                  (long long)M, y[m * N + n], ref);
                     }
-                free(w); free(wd); free(x); free(xp); free(y); free(c); free(sc);
+                free(w);
+                free(wd);
+                free(x);
+                free(xp);
+                free(y);
+                free(c);
+                free(sc);
             }
 }
 
@@ -532,7 +598,8 @@ static ct_ctx *mk_ctx(int threads) {
 
 static ct_tensor *rand_tensor(ct_ctx *c, int nd, const int64_t *sh, unsigned long long *s) {
     int64_t n = 1;
-    for (int i = 0; i < nd; i++) n *= sh[i];
+    for (int i = 0; i < nd; i++)
+        n *= sh[i];
     float *v = malloc((size_t)(n ? n : 1) * sizeof(float));
     fill_mixed(v, n, s);
     ct_tensor *t = NULL;
@@ -544,14 +611,19 @@ static ct_tensor *rand_tensor(ct_ctx *c, int nd, const int64_t *sh, unsigned lon
 /* Permute a C-order array so `axis` goes last. */
 static void move_axis_last(const float *x, int nd, const int64_t *sh, int axis, float *out) {
     int64_t n = 1, st[8];
-    for (int i = nd - 1; i >= 0; i--) { st[i] = n; n *= sh[i]; }
+    for (int i = nd - 1; i >= 0; i--) {
+        st[i] = n;
+        n *= sh[i];
+    }
     int perm[8], k = 0;
-    for (int i = 0; i < nd; i++) if (i != axis) perm[k++] = i;
+    for (int i = 0; i < nd; i++)
+        if (i != axis) perm[k++] = i;
     perm[k] = axis;
     int64_t idx[8] = {0};
     for (int64_t o = 0; o < n; o++) {
         int64_t src = 0;
-        for (int i = 0; i < nd; i++) src += idx[i] * st[perm[i]];
+        for (int i = 0; i < nd; i++)
+            src += idx[i] * st[perm[i]];
         out[o] = x[src];
         for (int i = nd - 1; i >= 0; i--) {
             if (++idx[i] < sh[perm[i]]) break;
@@ -577,7 +649,8 @@ TEST(tensor_quantize_every_axis) {
                 ct_mx_tensor *q = NULL;
                 CHECK_OK(ct_mx_quantize(c, x, (ct_mx_format)f, bs, axis, CT_MX_SCALE_FLOOR, &q));
                 if (!q) continue;
-                CHECK(ct_mx_axis(q) == ax && ct_mx_block_size(q) == bs && ct_mx_format_of(q) == (ct_mx_format)f);
+                CHECK(ct_mx_axis(q) == ax && ct_mx_block_size(q) == bs &&
+                      ct_mx_format_of(q) == (ct_mx_format)f);
                 CHECK(ct_mx_ndim(q) == 3 && ct_mx_shape(q)[1] == 37);
                 move_axis_last(xh, 3, sh, ax, perm);
                 int64_t L = sh[ax], rows = 3 * 37 * 5 / L;
@@ -588,19 +661,24 @@ TEST(tensor_quantize_every_axis) {
                 CHECK(ct_tensor_numel(ct_mx_scales(q)) == rows * nblk);
                 CHECK(ct_tensor_shape(ct_mx_codes(q))[2] == rb);
                 CHECK(ct_tensor_dtype(ct_mx_scales(q)) == CT_FLOAT8_E8M0FNU);
-                CHECK_MSG(memcmp(cr, ct_tensor_data_ptr(ct_mx_codes(q)), (size_t)(rows * rb)) == 0, "codes f=%d axis=%d bs=%d", f, axis, bs);
-                CHECK_MSG(memcmp(sr, ct_tensor_data_ptr(ct_mx_scales(q)), (size_t)(rows * nblk)) == 0, "scales f=%d axis=%d", f, axis);
+                CHECK_MSG(memcmp(cr, ct_tensor_data_ptr(ct_mx_codes(q)), (size_t)(rows * rb)) == 0,
+                          "codes f=%d axis=%d bs=%d", f, axis, bs);
+                CHECK_MSG(memcmp(sr, ct_tensor_data_ptr(ct_mx_scales(q)), (size_t)(rows * nblk)) ==
+                              0,
+                          "scales f=%d axis=%d", f, axis);
                 /* dequantize: the reference values, moved back to the original layout */
                 ct_tensor *d = NULL;
                 CHECK_OK(ct_mx_dequantize(c, q, CT_FLOAT32, &d));
                 if (d) {
-                    CHECK(ct_tensor_ndim(d) == 3 && ct_tensor_shape(d)[0] == 3 && ct_tensor_shape(d)[2] == 5);
+                    CHECK(ct_tensor_ndim(d) == 3 && ct_tensor_shape(d)[0] == 3 &&
+                          ct_tensor_shape(d)[2] == 5);
                     CHECK_OK(ct_tensor_to_host(d, back, 3 * 37 * 5 * sizeof(float)));
                     float *bp = malloc(3 * 37 * 5 * sizeof(float));
                     move_axis_last(back, 3, sh, ax, bp);
                     ct__mxk_ref_dequantize(f, bs, cr, sr, rows, L, dref);
                     int ok = 1;
-                    for (int i = 0; i < 3 * 37 * 5; i++) ok &= same_float(bp[i], dref[i]);
+                    for (int i = 0; i < 3 * 37 * 5; i++)
+                        ok &= same_float(bp[i], dref[i]);
                     CHECK_MSG(ok, "dequant f=%d axis=%d bs=%d", f, axis, bs);
                     free(bp);
                     ct_tensor_release(d);
@@ -611,7 +689,8 @@ TEST(tensor_quantize_every_axis) {
                     uint16_t *hb = malloc(3 * 37 * 5 * 2);
                     CHECK_OK(ct_tensor_to_host(d, hb, 3 * 37 * 5 * 2));
                     int ok = 1;
-                    for (int i = 0; i < 3 * 37 * 5; i++) ok &= hb[i] == ct_f32_to_bf16(back[i]);
+                    for (int i = 0; i < 3 * 37 * 5; i++)
+                        ok &= hb[i] == ct_f32_to_bf16(back[i]);
                     CHECK(ok);
                     free(hb);
                     ct_tensor_release(d);
@@ -620,14 +699,20 @@ TEST(tensor_quantize_every_axis) {
                 free(sr);
                 ct_mx_tensor_free(q);
             }
-    free(xh); free(perm); free(back); free(dref);
+    free(xh);
+    free(perm);
+    free(back);
+    free(dref);
     ct_tensor_release(x);
     ct_ctx_free(c);
 }
 
 TEST(tensor_noncontiguous_and_bf16) {
     ct_ctx *c = mk_ctx(2);
-    if (!c) { CHECK(0); return; }
+    if (!c) {
+        CHECK(0);
+        return;
+    }
     unsigned long long s = 77;
     int64_t sh[2] = {70, 45};
     ct_tensor *x = rand_tensor(c, 2, sh, &s), *xt = NULL, *xc = NULL, *sl = NULL, *slc = NULL;
@@ -662,7 +747,10 @@ TEST(tensor_noncontiguous_and_bf16) {
     float *xf = malloc((size_t)n * 4);
     uint16_t *xb = malloc((size_t)n * 2);
     CHECK_OK(ct_tensor_to_host(x, xf, (size_t)n * 4));
-    for (int64_t i = 0; i < n; i++) { xb[i] = ct_f32_to_bf16(xf[i]); xf[i] = ct_bf16_to_f32(xb[i]); }
+    for (int64_t i = 0; i < n; i++) {
+        xb[i] = ct_f32_to_bf16(xf[i]);
+        xf[i] = ct_bf16_to_f32(xb[i]);
+    }
     ct_tensor *tb = NULL, *tf = NULL;
     CHECK_OK(ct_tensor_from_host(c, xb, CT_BFLOAT16, 2, sh, &tb));
     CHECK_OK(ct_tensor_from_host(c, xf, CT_FLOAT32, 2, sh, &tf));
@@ -673,17 +761,25 @@ TEST(tensor_noncontiguous_and_bf16) {
                      (size_t)ct_tensor_numel(ct_mx_codes(a))) == 0);
     ct_mx_tensor_free(a);
     ct_mx_tensor_free(b);
-    free(xf); free(xb);
-    ct_tensor_release(tb); ct_tensor_release(tf);
-    ct_tensor_release(sl); ct_tensor_release(slc);
-    ct_tensor_release(x); ct_tensor_release(xt); ct_tensor_release(xc);
+    free(xf);
+    free(xb);
+    ct_tensor_release(tb);
+    ct_tensor_release(tf);
+    ct_tensor_release(sl);
+    ct_tensor_release(slc);
+    ct_tensor_release(x);
+    ct_tensor_release(xt);
+    ct_tensor_release(xc);
     ct_ctx_free(c);
 }
 
 /* Large enough to take the multi-threaded split (rows and inside-row segments). */
 TEST(tensor_threaded_matches_ref) {
     ct_ctx *c = mk_ctx(2);
-    if (!c) { CHECK(0); return; }
+    if (!c) {
+        CHECK(0);
+        return;
+    }
     unsigned long long s = 3;
     int64_t shapes[2][2] = {{1, 100000 + 17}, {300, 513}};
     for (int k = 0; k < 2; k++) {
@@ -698,7 +794,8 @@ TEST(tensor_threaded_matches_ref) {
             int64_t rb = ct__mxk_row_bytes(f, L), nblk = (L + 31) / 32, rows = shapes[k][0];
             uint8_t *cr = malloc((size_t)(rows * rb)), *sr = malloc((size_t)(rows * nblk));
             ct__mxk_ref_quantize(f, 0, 32, xh, rows, L, cr, sr);
-            CHECK_MSG(memcmp(cr, ct_tensor_data_ptr(ct_mx_codes(q)), (size_t)(rows * rb)) == 0, "f=%d k=%d", f, k);
+            CHECK_MSG(memcmp(cr, ct_tensor_data_ptr(ct_mx_codes(q)), (size_t)(rows * rb)) == 0,
+                      "f=%d k=%d", f, k);
             CHECK(memcmp(sr, ct_tensor_data_ptr(ct_mx_scales(q)), (size_t)(rows * nblk)) == 0);
             ct_tensor *t = NULL;
             CHECK_OK(ct_mx_dequantize(c, q, CT_FLOAT32, &t));
@@ -708,10 +805,13 @@ TEST(tensor_threaded_matches_ref) {
                 CHECK(memcmp(d, dr, (size_t)n * 4) == 0);
                 ct_tensor_release(t);
             }
-            free(cr); free(sr);
+            free(cr);
+            free(sr);
             ct_mx_tensor_free(q);
         }
-        free(xh); free(d); free(dr);
+        free(xh);
+        free(d);
+        free(dr);
         ct_tensor_release(x);
     }
     ct_ctx_free(c);
@@ -719,16 +819,24 @@ TEST(tensor_threaded_matches_ref) {
 
 TEST(tensor_gguf_roundtrip) {
     ct_ctx *c = mk_ctx(1);
-    if (!c) { CHECK(0); return; }
+    if (!c) {
+        CHECK(0);
+        return;
+    }
     enum { R = 3, L = 64 };
     uint8_t g[R * L / 32 * 17], g2[R * L / 32 * 17];
     unsigned long long s = 11;
-    for (size_t i = 0; i < sizeof g; i++) g[i] = (uint8_t)ct_t_rng_next(&s);
-    for (int b = 0; b < R * L / 32; b++) g[b * 17] = (uint8_t)(120 + b); /* sane scales */
+    for (size_t i = 0; i < sizeof g; i++)
+        g[i] = (uint8_t)ct_t_rng_next(&s);
+    for (int b = 0; b < R * L / 32; b++)
+        g[b * 17] = (uint8_t)(120 + b); /* sane scales */
     int64_t sh[2] = {R, L};
     ct_mx_tensor *q = NULL;
     CHECK_OK(ct_mx_from_gguf_mxfp4(c, g, sizeof g, 2, sh, &q));
-    if (!q) { ct_ctx_free(c); return; }
+    if (!q) {
+        ct_ctx_free(c);
+        return;
+    }
     ct_tensor *d = NULL;
     CHECK_OK(ct_mx_dequantize(c, q, CT_FLOAT32, &d));
     float v[R * L];
@@ -763,20 +871,27 @@ TEST(tensor_gguf_roundtrip) {
     ct_ctx_free(c);
 }
 
-static void check_linear(ct_ctx *c, int f, int64_t M, int64_t N, int64_t K, int use_bias, ct_dtype xdt,
-                         unsigned long long *s) {
+static void check_linear(ct_ctx *c, int f, int64_t M, int64_t N, int64_t K, int use_bias,
+                         ct_dtype xdt, unsigned long long *s) {
     int64_t wsh[2] = {N, K}, xsh[2] = {M, K}, bsh[1] = {N};
-    float *wv = malloc((size_t)(N * K + 1) * 4), *xv = malloc((size_t)(M * K + 1) * 4), *bv = malloc((size_t)N * 4);
-    for (int64_t i = 0; i < N * K; i++) wv[i] = (float)(ct_t_uniform(s) * 2 - 1);
-    for (int64_t i = 0; i < M * K; i++) xv[i] = (float)(ct_t_uniform(s) * 2 - 1);
-    for (int64_t i = 0; i < N; i++) bv[i] = (float)(ct_t_uniform(s) - 0.5);
+    float *wv = malloc((size_t)(N * K + 1) * 4), *xv = malloc((size_t)(M * K + 1) * 4),
+          *bv = malloc((size_t)N * 4);
+    for (int64_t i = 0; i < N * K; i++)
+        wv[i] = (float)(ct_t_uniform(s) * 2 - 1);
+    for (int64_t i = 0; i < M * K; i++)
+        xv[i] = (float)(ct_t_uniform(s) * 2 - 1);
+    for (int64_t i = 0; i < N; i++)
+        bv[i] = (float)(ct_t_uniform(s) - 0.5);
     ct_tensor *w = NULL, *x = NULL, *b = NULL, *wd = NULL, *y = NULL;
     ct_mx_tensor *q = NULL;
     CHECK_OK(ct_tensor_from_host(c, wv, CT_FLOAT32, 2, wsh, &w));
     CHECK_OK(ct_tensor_from_host(c, bv, CT_FLOAT32, 1, bsh, &b));
     if (xdt == CT_BFLOAT16) {
         uint16_t *xb = malloc((size_t)(M * K + 1) * 2);
-        for (int64_t i = 0; i < M * K; i++) { xb[i] = ct_f32_to_bf16(xv[i]); xv[i] = ct_bf16_to_f32(xb[i]); }
+        for (int64_t i = 0; i < M * K; i++) {
+            xb[i] = ct_f32_to_bf16(xv[i]);
+            xv[i] = ct_bf16_to_f32(xb[i]);
+        }
         CHECK_OK(ct_tensor_from_host(c, xb, CT_BFLOAT16, 2, xsh, &x));
         free(xb);
     } else {
@@ -788,11 +903,13 @@ static void check_linear(ct_ctx *c, int f, int64_t M, int64_t N, int64_t K, int 
     if (y && wd) {
         float *wdv = malloc((size_t)(N * K + 1) * 4), *yv = malloc((size_t)(M * N + 1) * 4);
         CHECK_OK(ct_tensor_to_host(wd, wdv, (size_t)(N * K) * 4));
-        CHECK(ct_tensor_dtype(y) == xdt && ct_tensor_shape(y)[0] == M && ct_tensor_shape(y)[1] == N);
+        CHECK(ct_tensor_dtype(y) == xdt && ct_tensor_shape(y)[0] == M &&
+              ct_tensor_shape(y)[1] == N);
         if (xdt == CT_BFLOAT16) {
             uint16_t *yb = malloc((size_t)(M * N + 1) * 2);
             CHECK_OK(ct_tensor_to_host(y, yb, (size_t)(M * N) * 2));
-            for (int64_t i = 0; i < M * N; i++) yv[i] = ct_bf16_to_f32(yb[i]);
+            for (int64_t i = 0; i < M * N; i++)
+                yv[i] = ct_bf16_to_f32(yb[i]);
             free(yb);
         } else {
             CHECK_OK(ct_tensor_to_host(y, yv, (size_t)(M * N) * 4));
@@ -807,20 +924,30 @@ static void check_linear(ct_ctx *c, int f, int64_t M, int64_t N, int64_t K, int 
                 }
                 double tol = (xdt == CT_BFLOAT16 ? 8e-3 : 1e-5) * mag + 1e-6;
                 if (!(fabs(yv[m * N + n] - ref) <= tol) && bad++ < 3)
-                    CHECK_MSG(0, "linear f=%d M=%lld N=%lld K=%lld: y[%lld,%lld]=%g want %g", f, (long long)M,
-                              (long long)N, (long long)K, (long long)m, (long long)n, yv[m * N + n], ref);
+                    CHECK_MSG(0, "linear f=%d M=%lld N=%lld K=%lld: y[%lld,%lld]=%g want %g", f,
+                              (long long)M, (long long)N, (long long)K, (long long)m, (long long)n,
+                              yv[m * N + n], ref);
             }
-        free(wdv); free(yv);
+        free(wdv);
+        free(yv);
     }
-    ct_tensor_release(w); ct_tensor_release(x); ct_tensor_release(b); ct_tensor_release(wd);
+    ct_tensor_release(w);
+    ct_tensor_release(x);
+    ct_tensor_release(b);
+    ct_tensor_release(wd);
     ct_tensor_release(y);
     ct_mx_tensor_free(q);
-    free(wv); free(xv); free(bv);
+    free(wv);
+    free(xv);
+    free(bv);
 }
 
 TEST(tensor_linear_vs_dequant_matmul) {
     ct_ctx *c = mk_ctx(2);
-    if (!c) { CHECK(0); return; }
+    if (!c) {
+        CHECK(0);
+        return;
+    }
     unsigned long long s = 21;
     for (int f = 0; f < CT_MX_FORMAT_COUNT; f++) {
         check_linear(c, f, 1, 17, 96, 1, CT_FLOAT32, &s);
@@ -835,25 +962,31 @@ TEST(tensor_linear_vs_dequant_matmul) {
 
 TEST(tensor_errors) {
     ct_ctx *c = mk_ctx(1);
-    if (!c) { CHECK(0); return; }
+    if (!c) {
+        CHECK(0);
+        return;
+    }
     int64_t sh[2] = {4, 64};
     unsigned long long s = 1;
     ct_tensor *x = rand_tensor(c, 2, sh, &s), *xi = NULL, *b = NULL, *y = NULL;
     ct_mx_tensor *q = NULL;
-    CHECK_ST(ct_mx_quantize(c, x, (ct_mx_format)9, 32, 1, CT_MX_SCALE_FLOOR, &q), CT_ERR_INVALID_ARG);
+    CHECK_ST(ct_mx_quantize(c, x, (ct_mx_format)9, 32, 1, CT_MX_SCALE_FLOOR, &q),
+             CT_ERR_INVALID_ARG);
     CHECK(strlen(ct_ctx_last_error(c)) > 0);
     CHECK_ST(ct_mx_quantize(c, x, CT_MXFP4_E2M1, 0, 1, CT_MX_SCALE_FLOOR, &q), CT_ERR_INVALID_ARG);
     CHECK_ST(ct_mx_quantize(c, x, CT_MXFP4_E2M1, 32, 2, CT_MX_SCALE_FLOOR, &q), CT_ERR_INDEX);
     CHECK_ST(ct_mx_quantize(c, x, CT_MXFP4_E2M1, 32, -3, CT_MX_SCALE_FLOOR, &q), CT_ERR_INDEX);
-    CHECK_ST(ct_mx_quantize(c, x, CT_MXFP4_E2M1, 32, 1, (ct_mx_scale_mode)5, &q), CT_ERR_INVALID_ARG);
-    CHECK_ST(ct_mx_quantize(c, NULL, CT_MXFP4_E2M1, 32, 1, CT_MX_SCALE_FLOOR, &q), CT_ERR_INVALID_ARG);
+    CHECK_ST(ct_mx_quantize(c, x, CT_MXFP4_E2M1, 32, 1, (ct_mx_scale_mode)5, &q),
+             CT_ERR_INVALID_ARG);
+    CHECK_ST(ct_mx_quantize(c, NULL, CT_MXFP4_E2M1, 32, 1, CT_MX_SCALE_FLOOR, &q),
+             CT_ERR_INVALID_ARG);
     int32_t iv[256] = {0};
     CHECK_OK(ct_tensor_from_host(c, iv, CT_INT32, 2, sh, &xi));
     CHECK_ST(ct_mx_quantize(c, xi, CT_MXFP4_E2M1, 32, 1, CT_MX_SCALE_FLOOR, &q), CT_ERR_DTYPE);
     CHECK(q == NULL);
     CHECK_OK(ct_mx_quantize(c, x, CT_MXFP4_E2M1, 32, 1, CT_MX_SCALE_FLOOR, &q));
     CHECK_ST(ct_mx_dequantize(c, q, CT_INT32, &y), CT_ERR_DTYPE);
-    {   /* dequantize_into: same values as dequantize; shape / dtype checked */
+    { /* dequantize_into: same values as dequantize; shape / dtype checked */
         ct_tensor *o = NULL, *d = NULL, *wrong = NULL;
         int64_t wsh[2] = {4, 63};
         CHECK_OK(ct_tensor_empty(c, CT_FLOAT32, 2, sh, &o));
@@ -863,7 +996,9 @@ TEST(tensor_errors) {
         if (o && d) CHECK(memcmp(ct_tensor_data_ptr(o), ct_tensor_data_ptr(d), 256 * 4) == 0);
         CHECK_ST(ct_mx_dequantize_into(c, q, wrong), CT_ERR_SHAPE);
         CHECK_ST(ct_mx_dequantize_into(c, q, xi), CT_ERR_DTYPE);
-        ct_tensor_release(o); ct_tensor_release(d); ct_tensor_release(wrong);
+        ct_tensor_release(o);
+        ct_tensor_release(d);
+        ct_tensor_release(wrong);
     }
     /* linear: x last dim must be K, bias [N], weight blocked along axis 1 */
     ct_mx_tensor *q0 = NULL;
@@ -880,7 +1015,10 @@ TEST(tensor_errors) {
     ct_mx_tensor_free(q);
     ct_mx_tensor_free(q0);
     ct_mx_tensor_free(NULL);
-    ct_tensor_release(x); ct_tensor_release(xi); ct_tensor_release(x2); ct_tensor_release(b);
+    ct_tensor_release(x);
+    ct_tensor_release(xi);
+    ct_tensor_release(x2);
+    ct_tensor_release(b);
     CHECK(strcmp(ct_mx_format_name(CT_MXFP4_E2M1), "mxfp4_e2m1") == 0);
     ct_ctx_free(c);
 }
@@ -894,7 +1032,10 @@ static void *oom_alloc(void *u, size_t n, size_t al) {
     if (posix_memalign(&p, al < sizeof(void *) ? sizeof(void *) : al, n ? n : 1)) return NULL;
     return p;
 }
-static void oom_free(void *u, void *p) { (void)u; free(p); }
+static void oom_free(void *u, void *p) {
+    (void)u;
+    free(p);
+}
 
 TEST(tensor_oom_walk) {
     int done = 0;
@@ -907,7 +1048,10 @@ TEST(tensor_oom_walk) {
         o.allocator.free = oom_free;
         oom_left = 1 << 30;
         ct_ctx *c = NULL;
-        if (ct_ctx_create(&o, &c) != CT_OK) { CHECK(0); return; }
+        if (ct_ctx_create(&o, &c) != CT_OK) {
+            CHECK(0);
+            return;
+        }
         int64_t sh[2] = {6, 40}, xs[2] = {3, 40};
         unsigned long long s = 2;
         ct_tensor *x = rand_tensor(c, 2, sh, &s), *xb = rand_tensor(c, 2, xs, &s);

@@ -27,7 +27,8 @@ typedef enum { CT_CAST_DEFAULT, CT_CAST_SATURATE } ct_cast_mode;
 /* Encode n floats into codes of `dst` (FP8/FP6/FP4/E8M0: one byte each, FP6/FP4 in the low bits
  * with the sign at bit 5 / bit 3; f16/bf16: uint16). Round to nearest, ties to even.
  * CT_ERR_DTYPE for other dtypes, CT_ERR_INVALID_ARG for NULL buffers with n > 0. */
-CT_API ct_status ct_cast_f32_to(ct_dtype dst, const float *src, void *dst_codes, size_t n, ct_cast_mode);
+CT_API ct_status ct_cast_f32_to(ct_dtype dst, const float *src, void *dst_codes, size_t n,
+                                ct_cast_mode);
 /* Decode n codes of dtype `src` to f32 (exact). Bits above an FP6/FP4 code's width are ignored. */
 CT_API ct_status ct_cast_to_f32(ct_dtype src, const void *codes, float *dst, size_t n);
 
@@ -51,7 +52,8 @@ typedef enum ct_mx_scale_mode { CT_MX_SCALE_FLOOR = 0, CT_MX_SCALE_RCEIL = 1 } c
 typedef struct ct_mx_tensor ct_mx_tensor;
 
 /* Quantize f32/bf16/f16 tensor x (any strides) in blocks of block_size (OCP: 32) consecutive
- * elements along `axis` (negative counts from the end); the last block of each line may be short. */
+ * elements along `axis` (negative counts from the end); the last block of each line may be short.
+ */
 CT_API ct_status ct_mx_quantize(ct_ctx *ctx, const ct_tensor *x, ct_mx_format format,
                                 int block_size, int axis, ct_mx_scale_mode scale_mode,
                                 ct_mx_tensor **out);

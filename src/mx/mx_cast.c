@@ -54,7 +54,8 @@ ct_status ct_cast_f32_to(ct_dtype dst, const float *src, void *dst_codes, size_t
     }
     if (dst == CT_FLOAT8_E8M0FNU) {
         uint8_t *d = (uint8_t *)dst_codes;
-        for (size_t i = 0; i < n; i++) d[i] = ct__mxk_e8m0_enc(src[i], sat);
+        for (size_t i = 0; i < n; i++)
+            d[i] = ct__mxk_e8m0_enc(src[i], sat);
         return CT_OK;
     }
     if (dst == CT_FLOAT16 || dst == CT_BFLOAT16) {
@@ -86,7 +87,8 @@ ct_status ct_cast_to_f32(ct_dtype src, const void *codes, float *dst, size_t n) 
     }
     if (src == CT_FLOAT8_E8M0FNU) {
         const uint8_t *c = (const uint8_t *)codes;
-        for (size_t i = 0; i < n; i++) dst[i] = ct__mxk_e8m0_dec(c[i]);
+        for (size_t i = 0; i < n; i++)
+            dst[i] = ct__mxk_e8m0_dec(c[i]);
         return CT_OK;
     }
     if (src == CT_FLOAT16 || src == CT_BFLOAT16) {

@@ -115,26 +115,33 @@ ct_status ct_mx_quantize(ct_ctx *ctx, const ct_tensor *x, ct_mx_format format, i
     if (!x || !out) return ct__set_error(ctx, CT_ERR_INVALID_ARG, "mx_quantize: NULL argument");
     *out = NULL;
     if ((unsigned)format >= CT_MX_FORMAT_COUNT)
-        return ct__set_error(ctx, CT_ERR_INVALID_ARG, "mx_quantize: unknown format %d", (int)format);
+        return ct__set_error(ctx, CT_ERR_INVALID_ARG, "mx_quantize: unknown format %d",
+                             (int)format);
     if (scale_mode != CT_MX_SCALE_FLOOR && scale_mode != CT_MX_SCALE_RCEIL)
-        return ct__set_error(ctx, CT_ERR_INVALID_ARG, "mx_quantize: unknown scale mode %d", (int)scale_mode);
+        return ct__set_error(ctx, CT_ERR_INVALID_ARG, "mx_quantize: unknown scale mode %d",
+                             (int)scale_mode);
     if (block_size < 1)
-        return ct__set_error(ctx, CT_ERR_INVALID_ARG, "mx_quantize: block_size is %d, must be >= 1", block_size);
+        return ct__set_error(ctx, CT_ERR_INVALID_ARG, "mx_quantize: block_size is %d, must be >= 1",
+                             block_size);
     if (!ct__mx_float_in(ct_tensor_dtype(x)))
-        return ct__set_error(ctx, CT_ERR_DTYPE, "mx_quantize: input dtype %s, want float32, bfloat16 or float16",
+        return ct__set_error(ctx, CT_ERR_DTYPE,
+                             "mx_quantize: input dtype %s, want float32, bfloat16 or float16",
                              ct_dtype_name(ct_tensor_dtype(x)));
     if (!ct__mx_on_cpu(x))
         return ct__set_error(ctx, CT_ERR_DEVICE, "mx_quantize: input is not on the CPU");
     int ndim = ct_tensor_ndim(x);
-    if (ndim < 1) return ct__set_error(ctx, CT_ERR_SHAPE, "mx_quantize: input is 0-d, need at least one dim");
+    if (ndim < 1)
+        return ct__set_error(ctx, CT_ERR_SHAPE, "mx_quantize: input is 0-d, need at least one dim");
     int ax = axis < 0 ? axis + ndim : axis;
     if (ax < 0 || ax >= ndim)
-        return ct__set_error(ctx, CT_ERR_INDEX, "mx_quantize: axis %d out of range for %d dims", axis, ndim);
+        return ct__set_error(ctx, CT_ERR_INDEX, "mx_quantize: axis %d out of range for %d dims",
+                             axis, ndim);
     const int64_t *shape = ct_tensor_shape(x);
     int perm[CT_MAX_DIMS];
     int64_t pshape[CT_MAX_DIMS];
     ct__mx_perm(ndim, ax, perm);
-    for (int i = 0; i < ndim; i++) pshape[i] = shape[perm[i]];
+    for (int i = 0; i < ndim; i++)
+        pshape[i] = shape[perm[i]];
 
     ct_mx_tensor *q = NULL;
     ct_tensor *pv = NULL, *pc = NULL;
@@ -152,7 +159,8 @@ ct_status ct_mx_quantize(ct_ctx *ctx, const ct_tensor *x, ct_mx_format format, i
     if (ct_tensor_dtype(x) != CT_FLOAT32) {
         buf = ct__alloc(ctx, (size_t)numel * sizeof(float), 64);
         if (!buf) {
-            st = ct__set_error(ctx, CT_ERR_OOM, "mx_quantize: out of memory converting %lld elements to f32",
+            st = ct__set_error(ctx, CT_ERR_OOM,
+                               "mx_quantize: out of memory converting %lld elements to f32",
                                (long long)numel);
             goto fail;
         }
@@ -180,7 +188,8 @@ ct_status ct_mx_quantize(ct_ctx *ctx, const ct_tensor *x, ct_mx_format format, i
             for (int64_t u = 0; u < units; u++) {
                 int64_t r = u / sp.nseg, g = u % sp.nseg;
                 int64_t j0 = g * sp.seg_blocks * block_size;
-                int64_t j1 = j0 + sp.seg_blocks * block_size < L ? j0 + sp.seg_blocks * block_size : L;
+                int64_t j1 =
+                    j0 + sp.seg_blocks * block_size < L ? j0 + sp.seg_blocks * block_size : L;
                 ops->quantize(elem, rceil, block_size, src + r * L + j0, 1, j1 - j0,
                               codes + r * rb + ct__mxk_row_bytes(elem, j0),
                               scales + r * sp.nblk + g * sp.seg_blocks);
@@ -228,7 +237,8 @@ static ct_status ct__mx_dequant_to(ct_ctx *ctx, const ct_mx_tensor *q, ct_tensor
         const ct__mxk_ops *ops = ct__mx_ops_for_isa(ct__ctx_isa(ctx));
         int elem = (int)q->format, bs = q->block_size;
         int64_t rows = numel / L, rb = ct__mxk_row_bytes(elem, L);
-        const uint8_t *codes = ct_tensor_data_ptr(q->codes), *scales = ct_tensor_data_ptr(q->scales);
+        const uint8_t *codes = ct_tensor_data_ptr(q->codes),
+                      *scales = ct_tensor_data_ptr(q->scales);
         float *dst = ct_tensor_data_ptr(tp);
         int nt = ct__mx_threads(ctx, numel);
         ct__mx_split sp = ct__mx_make_split(elem, nt, rows, L, bs);
@@ -237,7 +247,8 @@ static ct_status ct__mx_dequant_to(ct_ctx *ctx, const ct_mx_tensor *q, ct_tensor
 #pragma omp parallel for num_threads(nt) schedule(static) if (nt > 1)
             for (int64_t r0 = 0; r0 < rows; r0 += chunk) {
                 int64_t nr = r0 + chunk < rows ? chunk : rows - r0;
-                ops->dequantize(elem, bs, codes + r0 * rb, scales + r0 * sp.nblk, nr, L, dst + r0 * L);
+                ops->dequantize(elem, bs, codes + r0 * rb, scales + r0 * sp.nblk, nr, L,
+                                dst + r0 * L);
             }
         } else {
             int64_t units = rows * sp.nseg;
@@ -247,12 +258,14 @@ static ct_status ct__mx_dequant_to(ct_ctx *ctx, const ct_mx_tensor *q, ct_tensor
                 int64_t j0 = g * sp.seg_blocks * bs;
                 int64_t j1 = j0 + sp.seg_blocks * bs < L ? j0 + sp.seg_blocks * bs : L;
                 ops->dequantize(elem, bs, codes + r * rb + ct__mxk_row_bytes(elem, j0),
-                                scales + r * sp.nblk + g * sp.seg_blocks, 1, j1 - j0, dst + r * L + j0);
+                                scales + r * sp.nblk + g * sp.seg_blocks, 1, j1 - j0,
+                                dst + r * L + j0);
             }
         }
     }
     if (!direct) {
-        if ((st = ct_tensor_permute(ctx, tp, inv, &view)) == CT_OK) st = ct_tensor_copy_(ctx, res, view);
+        if ((st = ct_tensor_permute(ctx, tp, inv, &view)) == CT_OK)
+            st = ct_tensor_copy_(ctx, res, view);
     }
     ct_tensor_release(view);
     ct_tensor_release(tp);
@@ -262,10 +275,12 @@ static ct_status ct__mx_dequant_to(ct_ctx *ctx, const ct_mx_tensor *q, ct_tensor
 ct_status ct_mx_dequantize(ct_ctx *ctx, const ct_mx_tensor *q, ct_dtype dtype, ct_tensor **out) {
     if (!ctx) return CT_ERR_INVALID_ARG;
     ct__clear_error(ctx);
-    if (!ct__mx_valid(q) || !out) return ct__set_error(ctx, CT_ERR_INVALID_ARG, "mx_dequantize: NULL argument");
+    if (!ct__mx_valid(q) || !out)
+        return ct__set_error(ctx, CT_ERR_INVALID_ARG, "mx_dequantize: NULL argument");
     *out = NULL;
     if (!ct__mx_float_in(dtype))
-        return ct__set_error(ctx, CT_ERR_DTYPE, "mx_dequantize: output dtype %s, want float32, bfloat16 or float16",
+        return ct__set_error(ctx, CT_ERR_DTYPE,
+                             "mx_dequantize: output dtype %s, want float32, bfloat16 or float16",
                              ct_dtype_name(dtype));
     ct_tensor *res = NULL;
     ct_status st = ct_tensor_empty(ctx, dtype, q->ndim, q->shape, &res);
@@ -281,45 +296,57 @@ ct_status ct_mx_dequantize(ct_ctx *ctx, const ct_mx_tensor *q, ct_dtype dtype, c
 ct_status ct_mx_dequantize_into(ct_ctx *ctx, const ct_mx_tensor *q, ct_tensor *out) {
     if (!ctx) return CT_ERR_INVALID_ARG;
     ct__clear_error(ctx);
-    if (!ct__mx_valid(q) || !out) return ct__set_error(ctx, CT_ERR_INVALID_ARG, "mx_dequantize_into: NULL argument");
+    if (!ct__mx_valid(q) || !out)
+        return ct__set_error(ctx, CT_ERR_INVALID_ARG, "mx_dequantize_into: NULL argument");
     if (!ct__mx_float_in(ct_tensor_dtype(out)))
-        return ct__set_error(ctx, CT_ERR_DTYPE, "mx_dequantize_into: output dtype %s, want float32, bfloat16 or float16",
-                             ct_dtype_name(ct_tensor_dtype(out)));
+        return ct__set_error(
+            ctx, CT_ERR_DTYPE,
+            "mx_dequantize_into: output dtype %s, want float32, bfloat16 or float16",
+            ct_dtype_name(ct_tensor_dtype(out)));
     if (!ct__mx_on_cpu(out) || !ct_tensor_is_contiguous(out))
-        return ct__set_error(ctx, CT_ERR_INVALID_ARG, "mx_dequantize_into: output must be a contiguous CPU tensor");
+        return ct__set_error(ctx, CT_ERR_INVALID_ARG,
+                             "mx_dequantize_into: output must be a contiguous CPU tensor");
     bool same = ct_tensor_ndim(out) == q->ndim;
-    for (int i = 0; same && i < q->ndim; i++) same = ct_tensor_shape(out)[i] == q->shape[i];
-    if (!same) return ct__set_error(ctx, CT_ERR_SHAPE, "mx_dequantize_into: output shape differs from the MX tensor's");
+    for (int i = 0; same && i < q->ndim; i++)
+        same = ct_tensor_shape(out)[i] == q->shape[i];
+    if (!same)
+        return ct__set_error(ctx, CT_ERR_SHAPE,
+                             "mx_dequantize_into: output shape differs from the MX tensor's");
     return ct__mx_dequant_to(ctx, q, out);
 }
 
-ct_status ct_mx_linear(ct_ctx *ctx, const ct_tensor *x, const ct_mx_tensor *w, const ct_tensor *bias,
-                       ct_tensor **y) {
+ct_status ct_mx_linear(ct_ctx *ctx, const ct_tensor *x, const ct_mx_tensor *w,
+                       const ct_tensor *bias, ct_tensor **y) {
     if (!ctx) return CT_ERR_INVALID_ARG;
     ct__clear_error(ctx);
-    if (!x || !ct__mx_valid(w) || !y) return ct__set_error(ctx, CT_ERR_INVALID_ARG, "mx_linear: NULL argument");
+    if (!x || !ct__mx_valid(w) || !y)
+        return ct__set_error(ctx, CT_ERR_INVALID_ARG, "mx_linear: NULL argument");
     *y = NULL;
     ct_dtype xdt = ct_tensor_dtype(x);
     if (!ct__mx_float_in(xdt))
-        return ct__set_error(ctx, CT_ERR_DTYPE, "mx_linear: x dtype %s, want float32, bfloat16 or float16",
+        return ct__set_error(ctx, CT_ERR_DTYPE,
+                             "mx_linear: x dtype %s, want float32, bfloat16 or float16",
                              ct_dtype_name(xdt));
     if (!ct__mx_on_cpu(x) || (bias && !ct__mx_on_cpu(bias)))
         return ct__set_error(ctx, CT_ERR_DEVICE, "mx_linear: tensors must be on the CPU");
     if (w->ndim != 2 || w->axis != 1)
         return ct__set_error(ctx, CT_ERR_SHAPE,
-                             "mx_linear: weight must be 2-d (N x K) blocked along axis 1, got %d-d blocked along axis %d",
+                             "mx_linear: weight must be 2-d (N x K) blocked along axis 1, got %d-d "
+                             "blocked along axis %d",
                              w->ndim, w->axis);
     int64_t N = w->shape[0], K = w->shape[1];
     int xnd = ct_tensor_ndim(x);
     if (xnd < 1 || ct_tensor_shape(x)[xnd - 1] != K)
-        return ct__set_error(ctx, CT_ERR_SHAPE, "mx_linear: x has last dim %lld, weight is %lldx%lld",
-                             xnd < 1 ? -1LL : (long long)ct_tensor_shape(x)[xnd - 1], (long long)N, (long long)K);
+        return ct__set_error(
+            ctx, CT_ERR_SHAPE, "mx_linear: x has last dim %lld, weight is %lldx%lld",
+            xnd < 1 ? -1LL : (long long)ct_tensor_shape(x)[xnd - 1], (long long)N, (long long)K);
     if (bias) {
         if (!ct__mx_float_in(ct_tensor_dtype(bias)))
             return ct__set_error(ctx, CT_ERR_DTYPE, "mx_linear: bias dtype %s, want a float dtype",
                                  ct_dtype_name(ct_tensor_dtype(bias)));
         if (ct_tensor_ndim(bias) != 1 || ct_tensor_shape(bias)[0] != N)
-            return ct__set_error(ctx, CT_ERR_SHAPE, "mx_linear: bias must have shape [%lld]", (long long)N);
+            return ct__set_error(ctx, CT_ERR_SHAPE, "mx_linear: bias must have shape [%lld]",
+                                 (long long)N);
     }
     int64_t yshape[CT_MAX_DIMS];
     memcpy(yshape, ct_tensor_shape(x), (size_t)xnd * sizeof(int64_t));
@@ -329,7 +356,8 @@ ct_status ct_mx_linear(ct_ctx *ctx, const ct_tensor *x, const ct_mx_tensor *w, c
     ct_status st = ct_tensor_empty(ctx, xdt, xnd, yshape, &res);
     if (st != CT_OK) return st;
     int64_t M = 1;
-    for (int i = 0; i < xnd - 1; i++) M *= yshape[i];
+    for (int i = 0; i < xnd - 1; i++)
+        M *= yshape[i];
     if (M == 0 || N == 0) {
         *y = res;
         return CT_OK;
@@ -344,7 +372,8 @@ ct_status ct_mx_linear(ct_ctx *ctx, const ct_tensor *x, const ct_mx_tensor *w, c
     }
     xp = ct__alloc(ctx, (size_t)(mk ? mk : 1) * sizeof(float), 64);
     bp = bias ? ct__alloc(ctx, (size_t)N * sizeof(float), 64) : NULL;
-    yp = xdt == CT_FLOAT32 ? ct_tensor_data_ptr(res) : ct__alloc(ctx, (size_t)(M * N) * sizeof(float), 64);
+    yp = xdt == CT_FLOAT32 ? ct_tensor_data_ptr(res)
+                           : ct__alloc(ctx, (size_t)(M * N) * sizeof(float), 64);
     if (!xp || (bias && !bp) || !yp) {
         st = ct__set_error(ctx, CT_ERR_OOM, "mx_linear: out of memory for %lldx%lld work buffers",
                            (long long)M, (long long)K);
@@ -371,24 +400,39 @@ ct_status ct_mx_linear(ct_ctx *ctx, const ct_tensor *x, const ct_mx_tensor *w, c
         ct_cast_to_f32(ct_tensor_dtype(bias), ct_tensor_data_ptr(bc), bp, (size_t)N);
     }
     {
-        ct__mxk_linear_args a = {elem, bs, M, N, K, xp, K, ct_tensor_data_ptr(w->codes),
-                                 ct__mxk_row_bytes(elem, K), ct_tensor_data_ptr(w->scales),
-                                 (K + bs - 1) / bs, bp, yp, N};
+        ct__mxk_linear_args a = {elem,
+                                 bs,
+                                 M,
+                                 N,
+                                 K,
+                                 xp,
+                                 K,
+                                 ct_tensor_data_ptr(w->codes),
+                                 ct__mxk_row_bytes(elem, K),
+                                 ct_tensor_data_ptr(w->scales),
+                                 (K + bs - 1) / bs,
+                                 bp,
+                                 yp,
+                                 N};
         int64_t work;
-        if (!ct__checked_mul(N, K > 0 ? K : 1, &work) || !ct__checked_mul(work, M, &work)) work = INT64_MAX;
+        if (!ct__checked_mul(N, K > 0 ? K : 1, &work) || !ct__checked_mul(work, M, &work))
+            work = INT64_MAX;
         int nt = ct__mx_threads(ctx, work / 4);
         if (nt > N) nt = (int)N;
         if (K == 0) {
             for (int64_t m = 0; m < M; m++)
-                for (int64_t n = 0; n < N; n++) yp[m * N + n] = bp ? bp[n] : 0.0f;
+                for (int64_t n = 0; n < N; n++)
+                    yp[m * N + n] = bp ? bp[n] : 0.0f;
         } else {
             int64_t chunk = (N + nt - 1) / nt;
             chunk = (chunk + 15) / 16 * 16; /* keep output columns of a thread together */
 #pragma omp parallel for num_threads(nt) schedule(static) if (nt > 1)
-            for (int64_t n0 = 0; n0 < N; n0 += chunk) ops->linear(&a, n0, n0 + chunk < N ? n0 + chunk : N);
+            for (int64_t n0 = 0; n0 < N; n0 += chunk)
+                ops->linear(&a, n0, n0 + chunk < N ? n0 + chunk : N);
         }
     }
-    if (xdt != CT_FLOAT32) ct_cast_f32_to(xdt, yp, ct_tensor_data_ptr(res), (size_t)(M * N), CT_CAST_DEFAULT);
+    if (xdt != CT_FLOAT32)
+        ct_cast_f32_to(xdt, yp, ct_tensor_data_ptr(res), (size_t)(M * N), CT_CAST_DEFAULT);
 done:
     if (yp && xdt != CT_FLOAT32) ct__free(ctx, yp);
     ct__free(ctx, xp);
@@ -408,7 +452,8 @@ done:
 static ct_status ct__gguf_check(ct_ctx *ctx, const char *op, int ndim, const int64_t *shape,
                                 size_t nbytes, int64_t *nblocks) {
     if (ndim < 1 || ndim > CT_MAX_DIMS)
-        return ct__set_error(ctx, CT_ERR_SHAPE, "%s: ndim %d not in [1, %d]", op, ndim, CT_MAX_DIMS);
+        return ct__set_error(ctx, CT_ERR_SHAPE, "%s: ndim %d not in [1, %d]", op, ndim,
+                             CT_MAX_DIMS);
     int64_t numel = 1;
     for (int i = 0; i < ndim; i++) {
         if (shape[i] < 0) return ct__set_error(ctx, CT_ERR_SHAPE, "%s: negative dim %d", op, i);
@@ -422,8 +467,8 @@ static ct_status ct__gguf_check(ct_ctx *ctx, const char *op, int ndim, const int
     if (!ct__checked_mul(numel / 32, 17, &want))
         return ct__set_error(ctx, CT_ERR_OVERFLOW, "%s: size overflows", op);
     if ((uint64_t)want != (uint64_t)nbytes)
-        return ct__set_error(ctx, CT_ERR_FORMAT, "%s: %zu bytes given, %lld blocks need %lld", op, nbytes,
-                             (long long)(numel / 32), (long long)want);
+        return ct__set_error(ctx, CT_ERR_FORMAT, "%s: %zu bytes given, %lld blocks need %lld", op,
+                             nbytes, (long long)(numel / 32), (long long)want);
     *nblocks = numel / 32;
     return CT_OK;
 }
@@ -439,7 +484,8 @@ ct_status ct_mx_from_gguf_mxfp4(ct_ctx *ctx, const void *blocks, size_t nbytes, 
     ct_status st = ct__gguf_check(ctx, "mx_from_gguf_mxfp4", ndim, shape, nbytes, &nb);
     if (st != CT_OK) return st;
     ct_mx_tensor *q;
-    if ((st = ct__mx_alloc(ctx, CT_MXFP4_E2M1, 32, ndim - 1, ndim, shape, shape, &q)) != CT_OK) return st;
+    if ((st = ct__mx_alloc(ctx, CT_MXFP4_E2M1, 32, ndim - 1, ndim, shape, shape, &q)) != CT_OK)
+        return st;
     const uint8_t *src = blocks;
     uint8_t *codes = ct_tensor_data_ptr(q->codes), *scales = ct_tensor_data_ptr(q->scales);
     for (int64_t b = 0; b < nb; b++) {
@@ -464,7 +510,8 @@ ct_status ct_mx_to_gguf_mxfp4(ct_ctx *ctx, const ct_mx_tensor *q, void *dst, siz
         return ct__set_error(ctx, CT_ERR_INVALID_ARG, "mx_to_gguf_mxfp4: NULL argument");
     if (q->format != CT_MXFP4_E2M1 || q->block_size != 32 || q->axis != q->ndim - 1)
         return ct__set_error(ctx, CT_ERR_UNSUPPORTED,
-                             "mx_to_gguf_mxfp4: need mxfp4_e2m1 with block 32 along the last axis, got %s block %d axis %d",
+                             "mx_to_gguf_mxfp4: need mxfp4_e2m1 with block 32 along the last axis, "
+                             "got %s block %d axis %d",
                              ct_mx_format_name(q->format), q->block_size, q->axis);
     int64_t nb;
     ct_status st = ct__gguf_check(ctx, "mx_to_gguf_mxfp4", q->ndim, q->shape, nbytes, &nb);
@@ -476,8 +523,9 @@ ct_status ct_mx_to_gguf_mxfp4(ct_ctx *ctx, const ct_mx_tensor *q, void *dst, siz
         blk[0] = scales[b];
         const uint8_t *c = codes + b * 16;
         for (int j = 0; j < 16; j++) {
-            uint8_t lo = (uint8_t)((c[j / 2] >> ((j & 1) * 4)) & 0xF);             /* element j */
-            uint8_t hi = (uint8_t)((c[(j + 16) / 2] >> (((j + 16) & 1) * 4)) & 0xF); /* element j+16 */
+            uint8_t lo = (uint8_t)((c[j / 2] >> ((j & 1) * 4)) & 0xF); /* element j */
+            uint8_t hi =
+                (uint8_t)((c[(j + 16) / 2] >> (((j + 16) & 1) * 4)) & 0xF); /* element j+16 */
             blk[1 + j] = (uint8_t)(lo | (hi << 4));
         }
     }

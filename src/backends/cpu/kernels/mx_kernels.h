@@ -34,12 +34,8 @@ typedef struct ct__mxk_fmt {
 
 /* INT8 row: nbits 8, 1.6 fixed point, max 127/64. */
 static const ct__mxk_fmt ct__mxk_fmts[CT__MXK_NELEM] = {
-    {8, 3, 7, 0x7E, 8, 448.0f},
-    {8, 2, 15, 0x7B, 15, 57344.0f},
-    {6, 2, 3, 0x1F, 4, 28.0f},
-    {6, 3, 1, 0x1F, 2, 7.5f},
-    {4, 1, 1, 0x07, 2, 6.0f},
-    {8, 0, 0, 127, 0, 127.0f / 64.0f},
+    {8, 3, 7, 0x7E, 8, 448.0f}, {8, 2, 15, 0x7B, 15, 57344.0f}, {6, 2, 3, 0x1F, 4, 28.0f},
+    {6, 3, 1, 0x1F, 2, 7.5f},   {4, 1, 1, 0x07, 2, 6.0f},       {8, 0, 0, 127, 0, 127.0f / 64.0f},
 };
 
 static inline uint32_t ct__mxk_f2u(float f) {
@@ -215,8 +211,8 @@ typedef struct ct__mxk_ops {
     /* rows x L floats (contiguous) -> codes (rows x row_bytes) + scales (rows x nblk) */
     void (*quantize)(int elem, int rceil, int bs, const float *src, int64_t rows, int64_t L,
                      uint8_t *codes, uint8_t *scales);
-    void (*dequantize)(int elem, int bs, const uint8_t *codes, const uint8_t *scales,
-                       int64_t rows, int64_t L, float *dst);
+    void (*dequantize)(int elem, int bs, const uint8_t *codes, const uint8_t *scales, int64_t rows,
+                       int64_t L, float *dst);
     /* output columns [n0, n1) */
     void (*linear)(const ct__mxk_linear_args *a, int64_t n0, int64_t n1);
     int fp4_deinterleave; /* linear wants de-interleaved x for FP4, bs == 32 */
@@ -263,7 +259,8 @@ static inline void ct__mxk_linear_prep_x(const float *x, int64_t M, int64_t K, i
                     d[j + i] = s[j + 2 * i];
                     d[j + 16 + i] = s[j + 2 * i + 1];
                 }
-        for (; j < K; j++) d[j] = s[j];
+        for (; j < K; j++)
+            d[j] = s[j];
     }
 }
 

@@ -19,11 +19,11 @@ CT__AI __m512i ct__enc16(int elem, __m512 x, int sat) {
     __m512i ac = _mm512_min_epi32(a, _mm512_set1_epi32(0x7f800000));
     __m512i lsb = _mm512_and_si512(_mm512_srli_epi32(ac, sh), _mm512_set1_epi32(1));
     __m512i r = _mm512_add_epi32(_mm512_add_epi32(ac, _mm512_set1_epi32((1 << (sh - 1)) - 1)), lsb);
-    __m512i mag = _mm512_sub_epi32(_mm512_srli_epi32(r, sh),
-                                   _mm512_set1_epi32((127 - f->bias) << f->mbits));
+    __m512i mag =
+        _mm512_sub_epi32(_mm512_srli_epi32(r, sh), _mm512_set1_epi32((127 - f->bias) << f->mbits));
     __m512 magic = _mm512_castsi512_ps(_mm512_set1_epi32((emin - f->mbits + 23 + 127) << 23));
-    __m512i ms = _mm512_sub_epi32(
-        _mm512_castps_si512(_mm512_add_ps(_mm512_castsi512_ps(a), magic)), _mm512_castps_si512(magic));
+    __m512i ms = _mm512_sub_epi32(_mm512_castps_si512(_mm512_add_ps(_mm512_castsi512_ps(a), magic)),
+                                  _mm512_castps_si512(magic));
     __mmask16 sub = _mm512_cmplt_epi32_mask(a, _mm512_set1_epi32((emin + 127) << 23));
     mag = _mm512_mask_mov_epi32(mag, sub, ms);
     __mmask16 ovf = _mm512_cmpgt_epi32_mask(mag, _mm512_set1_epi32(f->max_mag));
@@ -64,7 +64,8 @@ CT__AI __m512 ct__dec16(int elem, __m512i c) {
 CT__AI void ct__encode_impl(int elem, const float *src, uint8_t *dst, size_t n, int sat) {
     size_t i = 0;
     for (; i + 16 <= n; i += 16)
-        _mm_storeu_si128((__m128i *)(dst + i), _mm512_cvtepi32_epi8(ct__enc16(elem, _mm512_loadu_ps(src + i), sat)));
+        _mm_storeu_si128((__m128i *)(dst + i),
+                         _mm512_cvtepi32_epi8(ct__enc16(elem, _mm512_loadu_ps(src + i), sat)));
     if (i < n) {
         __mmask16 m = (__mmask16)((1u << (n - i)) - 1);
         __m512i c = ct__enc16(elem, _mm512_maskz_loadu_ps(m, src + i), sat);
@@ -75,7 +76,9 @@ CT__AI void ct__encode_impl(int elem, const float *src, uint8_t *dst, size_t n, 
 CT__AI void ct__decode_impl(int elem, const uint8_t *src, float *dst, size_t n) {
     size_t i = 0;
     for (; i + 16 <= n; i += 16)
-        _mm512_storeu_ps(dst + i, ct__dec16(elem, _mm512_cvtepu8_epi32(_mm_loadu_si128((const __m128i *)(src + i)))));
+        _mm512_storeu_ps(
+            dst + i,
+            ct__dec16(elem, _mm512_cvtepu8_epi32(_mm_loadu_si128((const __m128i *)(src + i)))));
     if (i < n) {
         __mmask16 m = (__mmask16)((1u << (n - i)) - 1);
         __m512 v = ct__dec16(elem, _mm512_cvtepu8_epi32(_mm_maskz_loadu_epi8(m, src + i)));
@@ -109,7 +112,8 @@ static void ct__avx512_decode(int elem, const uint8_t *src, float *dst, size_t n
 
 /* ---- MX block quantize / dequantize (full blocks of bs % 16 == 0; others via reference) ---- */
 
-CT__AI void ct__quant_block(int elem, int rceil, int bs, const float *p, uint8_t *codes, uint8_t *scale) {
+CT__AI void ct__quant_block(int elem, int rceil, int bs, const float *p, uint8_t *codes,
+                            uint8_t *scale) {
     __m512i am = _mm512_setzero_si512();
     for (int j = 0; j < bs; j += 16)
         am = _mm512_max_epu32(am, _mm512_and_si512(_mm512_castps_si512(_mm512_loadu_ps(p + j)),
@@ -127,7 +131,8 @@ CT__AI void ct__quant_block(int elem, int rceil, int bs, const float *p, uint8_t
         __m512 t = _mm512_mul_ps(_mm512_loadu_ps(p + j), inv);
         if (elem == CT__MXK_INT8) {
             __m512i q = _mm512_cvtps_epi32(_mm512_mul_ps(t, _mm512_set1_ps(64.0f)));
-            q = _mm512_max_epi32(_mm512_min_epi32(q, _mm512_set1_epi32(127)), _mm512_set1_epi32(-127));
+            q = _mm512_max_epi32(_mm512_min_epi32(q, _mm512_set1_epi32(127)),
+                                 _mm512_set1_epi32(-127));
             _mm_storeu_si128((__m128i *)(codes + j), _mm512_cvtepi32_epi8(q));
         } else if (elem == CT__MXK_E2M1) {
             __m512i c = ct__enc16(elem, t, 1);
@@ -150,7 +155,8 @@ CT__AI void ct__quant_impl(int elem, int rceil, int bs, const float *src, int64_
                             &scales[r * nblk + b]);
         if (nfull < nblk) {
             if (elem == CT__MXK_E2M1 && (L & 1)) crow[rb - 1] = 0;
-            ct__mxk_ref_quantize_block(elem, rceil, srow, nfull * bs, L, crow, &scales[r * nblk + nfull]);
+            ct__mxk_ref_quantize_block(elem, rceil, srow, nfull * bs, L, crow,
+                                       &scales[r * nblk + nfull]);
         }
     }
 }
@@ -185,7 +191,8 @@ CT__AI void ct__dequant_impl(int elem, int bs, const uint8_t *codes, const uint8
         for (int64_t b = 0; b < nfull; b++) {
             __m512 s = _mm512_set1_ps(ct__mxk_e8m0_dec(scales[r * nblk + b]));
             for (int64_t j = b * bs; j < (b + 1) * bs; j += 16)
-                _mm512_storeu_ps(drow + j, _mm512_mul_ps(ct__dec16(elem, ct__load_codes16(elem, crow, j)), s));
+                _mm512_storeu_ps(
+                    drow + j, _mm512_mul_ps(ct__dec16(elem, ct__load_codes16(elem, crow, j)), s));
         }
         if (nfull < nblk)
             ct__mxk_ref_dequantize_block(elem, crow, scales[r * nblk + nfull], nfull * bs, L, drow);
@@ -207,7 +214,8 @@ static void ct__avx512_dequantize(int elem, int bs, const uint8_t *codes, const 
  * One 32-element weight block becomes two registers w0, w1 (already multiplied by the block
  * scale, i.e. exactly the dequantised weights) that meet MT rows of x. For FP4 w0 holds the even
  * elements and w1 the odd ones, matching the de-interleaved x. */
-CT__AI void ct__lin_block(int elem, const uint8_t *crow, int64_t b, __m512 s, __m512 *w0, __m512 *w1) {
+CT__AI void ct__lin_block(int elem, const uint8_t *crow, int64_t b, __m512 s, __m512 *w0,
+                          __m512 *w1) {
     if (elem == CT__MXK_E2M1) {
         const __m512 tab = _mm512_setr_ps(0.0f, 0.5f, 1.0f, 1.5f, 2.0f, 3.0f, 4.0f, 6.0f, -0.0f,
                                           -0.5f, -1.0f, -1.5f, -2.0f, -3.0f, -4.0f, -6.0f);
@@ -217,8 +225,12 @@ CT__AI void ct__lin_block(int elem, const uint8_t *crow, int64_t b, __m512 s, __
     } else if (elem == CT__MXK_INT8) {
         __m128i lo = _mm_loadu_si128((const __m128i *)(crow + b * 32));
         __m128i hi = _mm_loadu_si128((const __m128i *)(crow + b * 32 + 16));
-        *w0 = _mm512_mul_ps(_mm512_mul_ps(_mm512_cvtepi32_ps(_mm512_cvtepi8_epi32(lo)), _mm512_set1_ps(1.0f / 64.0f)), s);
-        *w1 = _mm512_mul_ps(_mm512_mul_ps(_mm512_cvtepi32_ps(_mm512_cvtepi8_epi32(hi)), _mm512_set1_ps(1.0f / 64.0f)), s);
+        *w0 = _mm512_mul_ps(_mm512_mul_ps(_mm512_cvtepi32_ps(_mm512_cvtepi8_epi32(lo)),
+                                          _mm512_set1_ps(1.0f / 64.0f)),
+                            s);
+        *w1 = _mm512_mul_ps(_mm512_mul_ps(_mm512_cvtepi32_ps(_mm512_cvtepi8_epi32(hi)),
+                                          _mm512_set1_ps(1.0f / 64.0f)),
+                            s);
     } else {
         __m128i lo = _mm_loadu_si128((const __m128i *)(crow + b * 32));
         __m128i hi = _mm_loadu_si128((const __m128i *)(crow + b * 32 + 16));
@@ -229,7 +241,8 @@ CT__AI void ct__lin_block(int elem, const uint8_t *crow, int64_t b, __m512 s, __
 
 /* K is walked in chunks so the MT rows of x a chunk touches (<= 32 KB) stay in L1 while every
  * weight row of [n0, n1) streams past them; partial sums accumulate in y. */
-CT__AI void ct__lin_tile(int elem, int MT, const ct__mxk_linear_args *a, int64_t m0, int64_t n0, int64_t n1) {
+CT__AI void ct__lin_tile(int elem, int MT, const ct__mxk_linear_args *a, int64_t m0, int64_t n0,
+                         int64_t n1) {
     const int64_t nfull = a->K / 32, cb = 256 / MT;
     for (int64_t n = n0; n < n1; n++) { /* y = bias + tail block */
         const uint8_t *crow = a->codes + n * a->code_stride;
@@ -239,10 +252,12 @@ CT__AI void ct__lin_tile(int elem, int MT, const ct__mxk_linear_args *a, int64_t
             float s = ct__mxk_e8m0_dec(a->scales[n * a->nblk + nfull]);
             for (int64_t j = nfull * 32; j < a->K; j++) {
                 float w = ct__mxk_dec_any(elem, ct__mxk_get_code(elem, crow, j)) * s;
-                for (int mm = 0; mm < MT; mm++) tailv[mm] += a->x[(m0 + mm) * a->ldx + j] * w;
+                for (int mm = 0; mm < MT; mm++)
+                    tailv[mm] += a->x[(m0 + mm) * a->ldx + j] * w;
             }
         }
-        for (int mm = 0; mm < MT; mm++) a->y[(m0 + mm) * a->ldy + n] = tailv[mm] + bv;
+        for (int mm = 0; mm < MT; mm++)
+            a->y[(m0 + mm) * a->ldy + n] = tailv[mm] + bv;
     }
     for (int64_t c0 = 0; c0 < nfull; c0 += cb) {
         int64_t c1 = c0 + cb < nfull ? c0 + cb : nfull;
@@ -250,7 +265,8 @@ CT__AI void ct__lin_tile(int elem, int MT, const ct__mxk_linear_args *a, int64_t
             const uint8_t *crow = a->codes + n * a->code_stride;
             const uint8_t *srow = a->scales + n * a->nblk;
             __m512 acc0[8], acc1[8];
-            for (int mm = 0; mm < MT; mm++) acc0[mm] = acc1[mm] = _mm512_setzero_ps();
+            for (int mm = 0; mm < MT; mm++)
+                acc0[mm] = acc1[mm] = _mm512_setzero_ps();
             for (int64_t b = c0; b < c1; b++) {
                 __m512 w0, w1;
                 ct__lin_block(elem, crow, b, _mm512_set1_ps(ct__mxk_e8m0_dec(srow[b])), &w0, &w1);
@@ -260,16 +276,25 @@ CT__AI void ct__lin_tile(int elem, int MT, const ct__mxk_linear_args *a, int64_t
                     acc1[mm] = _mm512_fmadd_ps(_mm512_loadu_ps(xp + 16), w1, acc1[mm]);
                 }
             }
-            for (int mm = 0; mm < MT; mm++) a->y[(m0 + mm) * a->ldy + n] += _mm512_reduce_add_ps(_mm512_add_ps(acc0[mm], acc1[mm]));
+            for (int mm = 0; mm < MT; mm++)
+                a->y[(m0 + mm) * a->ldy + n] +=
+                    _mm512_reduce_add_ps(_mm512_add_ps(acc0[mm], acc1[mm]));
         }
     }
 }
 
 CT__AI void ct__lin_impl(int elem, const ct__mxk_linear_args *a, int64_t n0, int64_t n1) {
     int64_t m = 0;
-    for (; m + 8 <= a->M; m += 8) ct__lin_tile(elem, 8, a, m, n0, n1);
-    if (m + 4 <= a->M) { ct__lin_tile(elem, 4, a, m, n0, n1); m += 4; }
-    if (m + 2 <= a->M) { ct__lin_tile(elem, 2, a, m, n0, n1); m += 2; }
+    for (; m + 8 <= a->M; m += 8)
+        ct__lin_tile(elem, 8, a, m, n0, n1);
+    if (m + 4 <= a->M) {
+        ct__lin_tile(elem, 4, a, m, n0, n1);
+        m += 4;
+    }
+    if (m + 2 <= a->M) {
+        ct__lin_tile(elem, 2, a, m, n0, n1);
+        m += 2;
+    }
     if (m < a->M) ct__lin_tile(elem, 1, a, m, n0, n1);
 }
 
@@ -284,6 +309,6 @@ static void ct__avx512_linear(const ct__mxk_linear_args *a, int64_t n0, int64_t 
 }
 
 const ct__mxk_ops ct__mxk_ops_avx512 = {
-    ct__avx512_encode, ct__avx512_decode, ct__avx512_quantize, ct__avx512_dequantize,
-    ct__avx512_linear, 1,
+    ct__avx512_encode,     ct__avx512_decode, ct__avx512_quantize,
+    ct__avx512_dequantize, ct__avx512_linear, 1,
 };

@@ -94,11 +94,13 @@
     F1(GEN, NAME, EXPR) static const ct_k_loop NAME##_tab[CT_DTYPE_COUNT] = {F1(CT_ENTRY, NAME, 0)};
 #define CT_DEF2(GEN, NAME, F1, E1, F2, E2)                                                         \
     F1(GEN, NAME, E1)                                                                              \
-    F2(GEN, NAME, E2) static const ct_k_loop NAME##_tab[CT_DTYPE_COUNT] = {                        \
-        F1(CT_ENTRY, NAME, 0) F2(CT_ENTRY, NAME, 0)};
+    F2(GEN, NAME, E2)                                                                              \
+    static const ct_k_loop NAME##_tab[CT_DTYPE_COUNT] = {F1(CT_ENTRY, NAME, 0)                     \
+                                                             F2(CT_ENTRY, NAME, 0)};
 #define CT_DEF3(GEN, NAME, F1, E1, F2, E2, F3, E3)                                                 \
     F1(GEN, NAME, E1)                                                                              \
-    F2(GEN, NAME, E2) F3(GEN, NAME, E3) static const ct_k_loop NAME##_tab[CT_DTYPE_COUNT] = {      \
+    F2(GEN, NAME, E2)                                                                              \
+    F3(GEN, NAME, E3) static const ct_k_loop NAME##_tab[CT_DTYPE_COUNT] = {                        \
         F1(CT_ENTRY, NAME, 0) F2(CT_ENTRY, NAME, 0) F3(CT_ENTRY, NAME, 0)};
 
 /* ---- binary ---- */

@@ -3,11 +3,13 @@
 #include "backends/cpu/kernels/mx_kernels.h"
 
 void ct__mxk_ref_encode(int elem, const float *src, uint8_t *dst, size_t n, int saturate) {
-    for (size_t i = 0; i < n; i++) dst[i] = ct__mxk_enc1(elem, src[i], saturate);
+    for (size_t i = 0; i < n; i++)
+        dst[i] = ct__mxk_enc1(elem, src[i], saturate);
 }
 
 void ct__mxk_ref_decode(int elem, const uint8_t *src, float *dst, size_t n) {
-    for (size_t i = 0; i < n; i++) dst[i] = ct__mxk_dec1(elem, src[i]);
+    for (size_t i = 0; i < n; i++)
+        dst[i] = ct__mxk_dec1(elem, src[i]);
 }
 
 static inline void ct__mxk_put_code(int elem, uint8_t *row, int64_t j, uint8_t c) {
@@ -32,7 +34,8 @@ void ct__mxk_ref_quantize_block(int elem, int rceil, const float *src, int64_t j
     uint8_t sc = ct__mxk_scale_code(elem, amax, rceil);
     *scale = sc;
     if (sc == 0xFF) { /* NaN block: element codes are irrelevant, write zeros */
-        for (int64_t j = j0; j < j1; j++) ct__mxk_put_code(elem, row_codes, j, 0);
+        for (int64_t j = j0; j < j1; j++)
+            ct__mxk_put_code(elem, row_codes, j, 0);
         return;
     }
     float inv = ct__mxk_inv_scale(sc);
@@ -51,7 +54,8 @@ void ct__mxk_ref_quantize(int elem, int rceil, int bs, const float *src, int64_t
         if (elem == CT__MXK_E2M1 && (L & 1)) crow[rb - 1] = 0; /* padding nibble */
         for (int64_t b = 0; b < nblk; b++) {
             int64_t j0 = b * bs, j1 = j0 + bs < L ? j0 + bs : L;
-            ct__mxk_ref_quantize_block(elem, rceil, src + r * L, j0, j1, crow, &scales[r * nblk + b]);
+            ct__mxk_ref_quantize_block(elem, rceil, src + r * L, j0, j1, crow,
+                                       &scales[r * nblk + b]);
         }
     }
 }
@@ -87,7 +91,8 @@ void ct__mxk_ref_linear(const ct__mxk_linear_args *a, int64_t n0, int64_t n1) {
                 float s = ct__mxk_e8m0_dec(srow[b]);
                 int64_t j0 = b * a->bs, j1 = j0 + a->bs < a->K ? j0 + a->bs : a->K;
                 for (int64_t j = j0; j < j1; j++)
-                    acc += x[j] * (ct__mxk_dec_any(a->elem, ct__mxk_get_code(a->elem, crow, j)) * s);
+                    acc +=
+                        x[j] * (ct__mxk_dec_any(a->elem, ct__mxk_get_code(a->elem, crow, j)) * s);
             }
             a->y[m * a->ldy + n] = acc + (a->bias ? a->bias[n] : 0.0f);
         }
@@ -95,6 +100,6 @@ void ct__mxk_ref_linear(const ct__mxk_linear_args *a, int64_t n0, int64_t n1) {
 }
 
 const ct__mxk_ops ct__mxk_ops_ref = {
-    ct__mxk_ref_encode, ct__mxk_ref_decode, ct__mxk_ref_quantize, ct__mxk_ref_dequantize,
-    ct__mxk_ref_linear, 0,
+    ct__mxk_ref_encode,     ct__mxk_ref_decode, ct__mxk_ref_quantize,
+    ct__mxk_ref_dequantize, ct__mxk_ref_linear, 0,
 };
