@@ -26,9 +26,13 @@
 #define CT__EIGH_LANES_MAX_N 64
 /* Up to this n the per-lane-group matrices live on the stack; above it (n <= MAX_N) the caller
  * passes `work` of ct__eigh_lane_work_bytes(n) bytes, 64-byte aligned, private to the thread. */
-#define CT__EIGH_STACK_MAX_N 32
+#define CT__EIGH_STACK_MAX_N 16
+/* Up to this n two lane groups run in lockstep (their serial QR chases interleave); above it one
+ * group, so the working set (2 n x n lane arrays per group) stays in L2. */
+#define CT__EIGH_G2_MAX_N 32
 static inline size_t ct__eigh_lane_work_bytes(int n) {
-    return n <= CT__EIGH_STACK_MAX_N ? 0 : (size_t)2 * (size_t)n * (size_t)n * 64;
+    const size_t groups = n <= CT__EIGH_G2_MAX_N ? 2 : 1;
+    return n <= CT__EIGH_STACK_MAX_N ? 0 : groups * 2 * (size_t)n * (size_t)n * 64;
 }
 #define CT__EIGH_INFO_NONFINITE 1
 #define CT__EIGH_INFO_NOCONV 2
@@ -305,88 +309,162 @@ static inline __attribute__((always_inline)) void TN(tdred)(const int n, VT *A, 
     }
 }
 
-/* Step 3 for G groups in lockstep (independent rotation chains interleave, hiding latency). */
+#ifndef CT__EIGH_ZC
+#define CT__EIGH_ZC 8 /* Z^T columns carried in registers through a rotation chain */
+#endif
+
+/* Apply the rotations (S[k], TU[k]) of one QR step, k = 0 .. nr-1 in order, to rows k, k+1 of
+ * Z^T (V: [n][n]). Each column of Z^T is carried in a register through the whole chain, so an
+ * element is loaded and stored once per QR step instead of twice per rotation. A rotation is
+ * written as three shears (u = y + tau x, x' = x - s u, y' = u + tau x'; tau = s / (1 + c),
+ * |tau| <= 1 since c >= 0): 3 FMAs instead of 4, and the exact identity where s = tau = 0. */
+static inline __attribute__((always_inline)) void TN(zrot)(const int n, const int nr, VT *V,
+                                                           const VT *S, const VT *TU) {
+    int j0 = 0;
+    for (; j0 + CT__EIGH_ZC <= n; j0 += CT__EIGH_ZC) {
+        VT x[CT__EIGH_ZC];
+        for (int c = 0; c < CT__EIGH_ZC; c++)
+            x[c] = V[j0 + c];
+        for (int k = 0; k < nr; k++) {
+            const VT s = S[k], tu = TU[k];
+            VT *r0 = V + k * n + j0, *r1 = r0 + n;
+            for (int c = 0; c < CT__EIGH_ZC; c++) {
+                VT u = V_FMA(tu, x[c], r1[c]);
+                VT xn = V_FNMA(s, u, x[c]);
+                r0[c] = xn;
+                x[c] = V_FMA(tu, xn, u);
+            }
+        }
+        for (int c = 0; c < CT__EIGH_ZC; c++)
+            V[nr * n + j0 + c] = x[c];
+    }
+    for (; j0 < n; j0++) {
+        VT x = V[j0];
+        for (int k = 0; k < nr; k++) {
+            VT u = V_FMA(TU[k], x, V[(k + 1) * n + j0]);
+            VT xn = V_FNMA(S[k], u, x);
+            V[k * n + j0] = xn;
+            x = V_FMA(TU[k], xn, u);
+        }
+        V[nr * n + j0] = x;
+    }
+}
+
+/* Step 3 for G groups (independent rotation chains interleave, hiding latency). Every lane has its
+ * own active window [0, hi_l] (HI, exact small integers as floats): a lane deflates as soon as its
+ * e[hi_l - 1] is negligible and goes on with the next eigenvalue, so a step costs the slowest
+ * lane's window, not the sum over lanes of the worst step count per eigenvalue. Rotations k >= hi_l
+ * are the exact identity in that lane (e[hi_l] is exactly 0, so no bulge leaks out of the window).
+ */
 static inline __attribute__((always_inline)) void TN(tdqr)(const int n, const int G, VT *A, VT *V,
                                                            MT *notconv, const int want_v) {
     VT D[4][CT__EIGH_LANES_MAX_N], E[4][CT__EIGH_LANES_MAX_N];
+    VT S[4][CT__EIGH_LANES_MAX_N], TU[4][CT__EIGH_LANES_MAX_N];
     const VT zero = V_ZERO(), one = V_SET1((ELT)1), half = V_SET1((ELT)0.5);
-    for (int g = 0; g < G; g++)
+    for (int g = 0; g < G; g++) {
         TN(tdred)(n, A + g * n * n, V + g * n * n, D[g], E[g], want_v);
-    MT nc[4], act[4];
-    VT mu[4], zb[4];
-    for (int g = 0; g < G; g++)
+        E[g][n - 1] = zero;
+    }
+    MT nc[4];
+    VT HI[4], IT[4], mu[4], zb[4];
+    int maxhi[4];
+    for (int g = 0; g < G; g++) {
         nc[g] = M_NONE();
-    for (int hi = n - 1; hi >= 1; hi--) {
-        for (int it = 0;; it++) {
-            int any = 0;
+        HI[g] = V_SET1((ELT)(n - 1));
+        IT[g] = zero;
+        maxhi[g] = n - 1;
+    }
+#define CT__EQ(x, j) M_GT(half, V_ABS(V_SUB((x), V_SET1((ELT)(j))))) /* x == j, x integral */
+    for (;;) {
+        int mh = 0;
+        for (int g = 0; g < G; g++) {
+            VT *Dg = D[g], *Eg = E[g];
+            if (maxhi[g] == 0) continue;
+            for (int j = 0; j < maxhi[g]; j++) {
+                VT ae = V_ABS(Eg[j]);
+                MT big =
+                    M_AND(M_GT(ae, V_MUL(V_SET1(EIGH_U), V_ADD(V_ABS(Dg[j]), V_ABS(Dg[j + 1])))),
+                          M_GT(ae, V_SET1(EIGH_TINYABS)));
+                Eg[j] = V_SEL(big, zero, Eg[j]);
+            }
+            /* iteration limit: deflate by force (e zeroed, info = 2) */
+            MT lim =
+                M_AND(M_GT(IT[g], V_SET1((ELT)CT__EIGH_MAX_QR_IT - (ELT)0.5)), M_GT(HI[g], half));
+            if (M_ANY(lim)) {
+                nc[g] = M_OR(nc[g], lim);
+                for (int j = 1; j <= maxhi[g]; j++)
+                    Eg[j - 1] = V_SEL(M_AND(lim, CT__EQ(HI[g], j)), Eg[j - 1], zero);
+            }
+            /* deflate from the top down (cascades): lanes with hi == j and e[j-1] == 0 */
+            for (int j = maxhi[g]; j >= 1; j--) {
+                MT m = CT__EQ(HI[g], j);
+                MT keep = M_GT(V_ABS(Eg[j - 1]), zero);
+                VT dec = V_SEL(keep, V_SUB(HI[g], one), HI[g]);
+                VT itr = V_SEL(keep, zero, IT[g]);
+                HI[g] = V_SEL(m, HI[g], dec);
+                IT[g] = V_SEL(m, IT[g], itr);
+            }
+            while (maxhi[g] > 0 && !M_ANY(M_GT(HI[g], V_SET1((ELT)maxhi[g] - (ELT)0.5))))
+                maxhi[g]--;
+            if (maxhi[g] == 0) continue;
+            /* Wilkinson shift from each lane's trailing 2x2 block */
+            VT dl = zero, dh = zero, ee = zero;
+            for (int j = 1; j <= maxhi[g]; j++) {
+                MT m = CT__EQ(HI[g], j);
+                dl = V_SEL(m, dl, Dg[j - 1]);
+                dh = V_SEL(m, dh, Dg[j]);
+                ee = V_SEL(m, ee, Eg[j - 1]);
+            }
+            MT act = M_GT(HI[g], half);
+            IT[g] = V_ADD(IT[g], V_SEL(act, zero, one));
+            VT dd = V_MUL(half, V_SUB(dl, dh));
+            VT ee2 = V_MUL(ee, ee);
+            VT q = V_FMA(dd, dd, ee2);
+            VT hyp = V_MUL(q, V_RSQRT(V_SEL(act, one, q)));
+            VT den = V_XOR(V_ADD(V_ABS(dd), hyp), V_SIGN(dd));
+            mu[g] = V_SUB(dh, V_MUL(ee2, V_RCP(V_SEL(act, one, den))));
+            zb[g] = zero;
+            if (maxhi[g] > mh) mh = maxhi[g];
+        }
+        if (mh == 0) break;
+        for (int k = 0; k < mh; k++) {
             for (int g = 0; g < G; g++) {
+                if (k >= maxhi[g]) continue;
                 VT *Dg = D[g], *Eg = E[g];
-                for (int j = 0; j < hi; j++) {
-                    VT ae = V_ABS(Eg[j]);
-                    MT big = M_AND(
-                        M_GT(ae, V_MUL(V_SET1(EIGH_U), V_ADD(V_ABS(Dg[j]), V_ABS(Dg[j + 1])))),
-                        M_GT(ae, V_SET1(EIGH_TINYABS)));
-                    Eg[j] = V_SEL(big, zero, Eg[j]);
+                VT x, z;
+                if (k == 0) {
+                    x = V_SUB(Dg[0], mu[g]);
+                    z = Eg[0];
+                } else {
+                    MT chase = M_GT(V_ABS(Eg[k - 1]), zero);
+                    x = V_SEL(chase, V_SUB(Dg[k], mu[g]), Eg[k - 1]);
+                    z = V_SEL(chase, Eg[k], zb[g]);
                 }
-                act[g] = M_GT(V_ABS(Eg[hi - 1]), zero);
-                any |= M_ANY(act[g]);
-            }
-            if (!any) break;
-            if (it == CT__EIGH_MAX_QR_IT) {
-                for (int g = 0; g < G; g++)
-                    nc[g] = M_OR(nc[g], act[g]);
-                break;
-            }
-            for (int g = 0; g < G; g++) {
-                VT dd = V_MUL(half, V_SUB(D[g][hi - 1], D[g][hi])), ee = E[g][hi - 1];
-                VT ee2 = V_MUL(ee, ee);
-                VT q = V_FMA(dd, dd, ee2);
-                VT hyp = V_MUL(q, V_RSQRT(V_SEL(act[g], one, q)));
-                VT den = V_XOR(V_ADD(V_ABS(dd), hyp), V_SIGN(dd));
-                mu[g] = V_SUB(D[g][hi], V_MUL(ee2, V_RCP(V_SEL(act[g], one, den))));
-                zb[g] = zero;
-            }
-            for (int k = 0; k < hi; k++) {
-                for (int g = 0; g < G; g++) {
-                    VT *Dg = D[g], *Eg = E[g];
-                    VT x, z;
-                    if (k == 0) {
-                        x = V_SUB(Dg[0], mu[g]);
-                        z = Eg[0];
-                    } else {
-                        MT chase = M_GT(V_ABS(Eg[k - 1]), zero);
-                        x = V_SEL(chase, V_SUB(Dg[k], mu[g]), Eg[k - 1]);
-                        z = V_SEL(chase, Eg[k], zb[g]);
-                    }
-                    VT r2 = V_FMA(x, x, V_MUL(z, z));
-                    MT ok = M_AND(act[g], M_GT(r2, V_SET1(EIGH_TINY2)));
-                    VT ir = V_RSQRT(V_SEL(ok, one, r2));
-                    VT c = V_SEL(ok, one, V_MUL(V_ABS(x), ir));
-                    VT s =
-                        V_SEL(ok, zero, V_XOR(V_MUL(z, ir), V_XOR(V_SIGN(x), V_SET1((ELT)-0.0))));
-                    if (k > 0) Eg[k - 1] = V_FNMA(s, zb[g], V_MUL(c, Eg[k - 1]));
-                    VT a = Dg[k], b = Dg[k + 1], f = Eg[k];
-                    VT cc = V_MUL(c, c), ss = V_MUL(s, s), cs = V_MUL(c, s);
-                    VT csf2 = V_MUL(V_ADD(cs, cs), f);
-                    Dg[k] = V_FMA(ss, b, V_FMA(cc, a, V_SUB(zero, csf2)));
-                    Dg[k + 1] = V_FMA(ss, a, V_FMA(cc, b, csf2));
-                    Eg[k] = V_FMA(cs, V_SUB(a, b), V_MUL(V_SUB(cc, ss), f));
-                    if (k + 1 < hi) {
-                        zb[g] = V_MUL(V_SUB(zero, s), Eg[k + 1]);
-                        Eg[k + 1] = V_MUL(c, Eg[k + 1]);
-                    }
-                    if (!want_v) continue;
-                    VT tu = V_MUL(s, V_RCP(V_ADD(one, c)));
-                    VT *r0 = V + g * n * n + k * n, *r1 = r0 + n;
-                    for (int i = 0; i < n; i++) {
-                        VT x0 = r0[i], x1 = r1[i];
-                        r0[i] = V_FNMA(s, V_FMA(tu, x0, x1), x0);
-                        r1[i] = V_FMA(s, V_FNMA(tu, x1, x0), x1);
-                    }
+                VT r2 = V_FMA(x, x, V_MUL(z, z));
+                MT ok = M_AND(M_GT(HI[g], V_SET1((ELT)k + (ELT)0.5)), M_GT(r2, V_SET1(EIGH_TINY2)));
+                VT ir = V_RSQRT(V_SEL(ok, one, r2));
+                VT c = V_SEL(ok, one, V_MUL(V_ABS(x), ir));
+                VT s = V_SEL(ok, zero, V_XOR(V_MUL(z, ir), V_XOR(V_SIGN(x), V_SET1((ELT)-0.0))));
+                if (k > 0) Eg[k - 1] = V_FNMA(s, zb[g], V_MUL(c, Eg[k - 1]));
+                VT a = Dg[k], b = Dg[k + 1], f = Eg[k];
+                VT cc = V_MUL(c, c), ss = V_MUL(s, s), cs = V_MUL(c, s);
+                VT csf2 = V_MUL(V_ADD(cs, cs), f);
+                Dg[k] = V_FMA(ss, b, V_FMA(cc, a, V_SUB(zero, csf2)));
+                Dg[k + 1] = V_FMA(ss, a, V_FMA(cc, b, csf2));
+                Eg[k] = V_FMA(cs, V_SUB(a, b), V_MUL(V_SUB(cc, ss), f));
+                /* e[k+1] is exactly 0 at k + 1 == hi_l: no bulge beyond the window */
+                zb[g] = V_MUL(V_SUB(zero, s), Eg[k + 1]);
+                Eg[k + 1] = V_MUL(c, Eg[k + 1]);
+                if (want_v) {
+                    S[g][k] = s;
+                    TU[g][k] = V_MUL(s, V_RCP(V_ADD(one, c)));
                 }
             }
         }
+        for (int g = 0; g < G && want_v; g++)
+            if (maxhi[g] > 0) TN(zrot)(n, maxhi[g], V + g * n * n, S[g], TU[g]);
     }
+#undef CT__EQ
     for (int g = 0; g < G; g++) {
         VT *Ag = A + g * n * n, *Vg = V + g * n * n;
         notconv[g] = nc[g];
@@ -559,16 +637,11 @@ static void TN(blkn2)(int n, const ELT *a, int64_t nmat, int upper, ELT *w, ELT 
     TN(block)(n, 2, A, V, a, nmat, upper, w, v, info);
 }
 
-static void TN(blkn)(int n, const ELT *a, int64_t nmat, int upper, ELT *w, ELT *v, int32_t *info,
-                     void *work) {
-    VT As[CT__EIGH_STACK_MAX_N * CT__EIGH_STACK_MAX_N];
-    VT Vs[CT__EIGH_STACK_MAX_N * CT__EIGH_STACK_MAX_N];
-    VT *A = As, *V = Vs;
-    if (n > CT__EIGH_STACK_MAX_N) {
-        A = (VT *)work;
-        V = A + n * n;
-    }
-    TN(block)(n, 1, A, V, a, nmat, upper, w, v, info);
+/* n > CT__EIGH_STACK_MAX_N: G groups' A and V in the caller's workspace */
+static void TN(blkn)(int n, int G, const ELT *a, int64_t nmat, int upper, ELT *w, ELT *v,
+                     int32_t *info, void *work) {
+    VT *A = (VT *)work, *V = A + G * n * n;
+    TN(block)(n, G, A, V, a, nmat, upper, w, v, info);
 }
 
 #ifdef CT__EIGH_N3
@@ -731,7 +804,7 @@ void CT__EIGH_ENTRY(int64_t batch, int n, const ELT *a, int upper, ELT *w, ELT *
         }
         return;
     }
-    int G = n <= 16 ? 2 : 1;
+    int G = n <= CT__EIGH_G2_MAX_N ? 2 : 1;
     int64_t step = (int64_t)G * LANES;
     int64_t b0 = 0;
 #ifdef CT__EIGH_N3
@@ -772,10 +845,10 @@ void CT__EIGH_ENTRY(int64_t batch, int n, const ELT *a, int upper, ELT *w, ELT *
         case 4: TN(blk4)(ab, nm, upper, wb, vb, ib); break;
         case 8: TN(blk8)(ab, nm, upper, wb, vb, ib); break;
         default:
-            if (n <= 16)
+            if (n <= CT__EIGH_STACK_MAX_N)
                 TN(blkn2)(n, ab, nm, upper, wb, vb, ib);
             else
-                TN(blkn)(n, ab, nm, upper, wb, vb, ib, work);
+                TN(blkn)(n, G, ab, nm, upper, wb, vb, ib, work);
             break;
         }
     }
