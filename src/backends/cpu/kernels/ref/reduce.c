@@ -169,16 +169,15 @@ static void ct_k_reduce_one(const ct_op_desc *op, const ct_k_rgeom *g, const ct_
  * CT_K_TILE output columns, walks the reduced rows once and updates the whole tile per row, so
  * memory is read in order and the inner loop vectorises. Sums accumulate in double. */
 #define CT_K_TILE 256
+/* clang-format off */
 #define CT_K_COLS(T)                                                                               \
     static void ct_k_cols_##T(const ct_op_desc *op, const ct_k_rgeom *g, int64_t L) {              \
         const ct_operand *out = &op->operands[0], *in = &op->operands[1];                          \
         ct_op_kind k = op->kind;                                                                   \
         int64_t ntiles = (L + CT_K_TILE - 1) / CT_K_TILE, items = (g->nkept / L) * ntiles;         \
         int nt = (g->nkept * g->nred >= CT_K_PAR_THRESHOLD && items > 1) ? op->num_threads : 1;    \
-        _Pragma("omp parallel for num_threads(nt) schedule(static) if (nt > 1)") for (int64_t it = \
-                                                                                          0;       \
-                                                                                      it < items;  \
-                                                                                      it++) {      \
+        _Pragma("omp parallel for num_threads(nt) schedule(static) if (nt > 1)")                   \
+        for (int64_t it = 0; it < items; it++) {                                                   \
             int64_t oi, oo, j0 = (it % ntiles) * CT_K_TILE;                                        \
             int64_t w = L - j0 < CT_K_TILE ? L - j0 : CT_K_TILE;                                   \
             ct_k_kept_offsets(g, (it / ntiles) * L, &oi, &oo);                                     \
@@ -186,36 +185,27 @@ static void ct_k_reduce_one(const ct_op_desc *op, const ct_k_rgeom *g, const ct_
             T *y = (T *)out->data + oo + j0;                                                       \
             if (k == CT_OP_SUM || k == CT_OP_MEAN) {                                               \
                 double acc[CT_K_TILE];                                                             \
+                for (int64_t j = 0; j < w; j++) acc[j] = 0;                                        \
+                CT_K_FOR_REDUCED(g, CT_K_COL_SUM);                                                 \
                 for (int64_t j = 0; j < w; j++)                                                    \
-                    acc[j] = 0;                                                                    \
-                _Pragma("GCC diagnostic push")                                                     \
-                    _Pragma("GCC diagnostic ignored \"-Wmaybe-uninitialized\"")                    \
-                        CT_K_FOR_REDUCED(g, CT_K_COL_SUM);                                         \
-                _Pragma("GCC diagnostic pop") double sc =                                          \
-                    k == CT_OP_MEAN ? (g->nred ? 1.0 / (double)g->nred : NAN) : 1.0;               \
-                for (int64_t j = 0; j < w; j++)                                                    \
-                    y[j] = (T)(k == CT_OP_MEAN ? (g->nred ? acc[j] / (double)g->nred : NAN)        \
-                                               : acc[j]);                                          \
-                (void)sc;                                                                          \
+                    y[j] = (T)(k == CT_OP_MEAN ? acc[j] / (double)g->nred : acc[j]);               \
             } else {                                                                               \
                 T acc[CT_K_TILE];                                                                  \
                 bool mx = k == CT_OP_AMAX;                                                         \
-                for (int64_t j = 0; j < w; j++)                                                    \
-                    acc[j] = x[j];                                                                 \
+                for (int64_t j = 0; j < w; j++) acc[j] = x[j];                                     \
                 CT_K_FOR_REDUCED(g, CT_K_COL_MM);                                                  \
-                for (int64_t j = 0; j < w; j++)                                                    \
-                    y[j] = acc[j];                                                                 \
+                for (int64_t j = 0; j < w; j++) y[j] = acc[j];                                     \
             }                                                                                      \
         }                                                                                          \
     }
 #define CT_K_COL_SUM(off)                                                                          \
-    for (int64_t j = 0; j < w; j++)                                                                \
-    acc[j] += (double)x[(off) + j]
+    for (int64_t j = 0; j < w; j++) acc[j] += (double)x[(off) + j]
 #define CT_K_COL_MM(off)                                                                           \
     for (int64_t j = 0; j < w; j++) {                                                              \
         __typeof__(acc[0]) v = x[(off) + j];                                                       \
         acc[j] = ((mx ? v > acc[j] : v < acc[j]) || v != v) ? v : acc[j];                          \
     }
+/* clang-format on */
 CT_K_COLS(float)
 CT_K_COLS(double)
 
