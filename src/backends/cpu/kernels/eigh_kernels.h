@@ -310,44 +310,54 @@ static inline __attribute__((always_inline)) void TN(tdred)(const int n, VT *A, 
 }
 
 #ifndef CT__EIGH_ZC
-#define CT__EIGH_ZC 8 /* Z^T columns carried in registers through a rotation chain */
+#define CT__EIGH_ZC 16 /* most Z^T columns carried in registers through a rotation chain */
 #endif
+
+/* Columns j0 .. j0+C-1 of Z^T through the rotation chain k = 0 .. nr-1 (see zrot). */
+static inline __attribute__((always_inline)) void
+TN(zrotc)(const int n, const int nr, VT *V, const VT *S, const VT *TU, const int j0, const int C) {
+    VT x[CT__EIGH_ZC];
+    for (int c = 0; c < C; c++)
+        x[c] = V[j0 + c];
+    for (int k = 0; k < nr; k++) {
+        const VT s = S[k], tu = TU[k];
+        VT *r0 = V + k * n + j0, *r1 = r0 + n;
+        for (int c = 0; c < C; c++) {
+            VT u = V_FMA(tu, x[c], r1[c]);
+            VT xn = V_FNMA(s, u, x[c]);
+            r0[c] = xn;
+            x[c] = V_FMA(tu, xn, u);
+        }
+    }
+    for (int c = 0; c < C; c++)
+        V[nr * n + j0 + c] = x[c];
+}
 
 /* Apply the rotations (S[k], TU[k]) of one QR step, k = 0 .. nr-1 in order, to rows k, k+1 of
  * Z^T (V: [n][n]). Each column of Z^T is carried in a register through the whole chain, so an
- * element is loaded and stored once per QR step instead of twice per rotation. A rotation is
- * written as three shears (u = y + tau x, x' = x - s u, y' = u + tau x'; tau = s / (1 + c),
- * |tau| <= 1 since c >= 0): 3 FMAs instead of 4, and the exact identity where s = tau = 0. */
+ * element is loaded and stored once per QR step instead of twice per rotation; many columns at
+ * once hide the chain's latency. A rotation is written as three shears (u = y + tau x,
+ * x' = x - s u, y' = u + tau x'; tau = s / (1 + c), |tau| <= 1 since c >= 0): 3 FMAs instead of
+ * 4, and the exact identity where s = tau = 0. */
 static inline __attribute__((always_inline)) void TN(zrot)(const int n, const int nr, VT *V,
                                                            const VT *S, const VT *TU) {
     int j0 = 0;
-    for (; j0 + CT__EIGH_ZC <= n; j0 += CT__EIGH_ZC) {
-        VT x[CT__EIGH_ZC];
-        for (int c = 0; c < CT__EIGH_ZC; c++)
-            x[c] = V[j0 + c];
-        for (int k = 0; k < nr; k++) {
-            const VT s = S[k], tu = TU[k];
-            VT *r0 = V + k * n + j0, *r1 = r0 + n;
-            for (int c = 0; c < CT__EIGH_ZC; c++) {
-                VT u = V_FMA(tu, x[c], r1[c]);
-                VT xn = V_FNMA(s, u, x[c]);
-                r0[c] = xn;
-                x[c] = V_FMA(tu, xn, u);
-            }
-        }
-        for (int c = 0; c < CT__EIGH_ZC; c++)
-            V[nr * n + j0 + c] = x[c];
+    for (; j0 + CT__EIGH_ZC <= n; j0 += CT__EIGH_ZC)
+        TN(zrotc)(n, nr, V, S, TU, j0, CT__EIGH_ZC);
+#if CT__EIGH_ZC > 8
+    if (j0 + 8 <= n) {
+        TN(zrotc)(n, nr, V, S, TU, j0, 8);
+        j0 += 8;
     }
-    for (; j0 < n; j0++) {
-        VT x = V[j0];
-        for (int k = 0; k < nr; k++) {
-            VT u = V_FMA(TU[k], x, V[(k + 1) * n + j0]);
-            VT xn = V_FNMA(S[k], u, x);
-            V[k * n + j0] = xn;
-            x = V_FMA(TU[k], xn, u);
-        }
-        V[nr * n + j0] = x;
+#endif
+#if CT__EIGH_ZC > 4
+    if (j0 + 4 <= n) {
+        TN(zrotc)(n, nr, V, S, TU, j0, 4);
+        j0 += 4;
     }
+#endif
+    for (; j0 < n; j0++)
+        TN(zrotc)(n, nr, V, S, TU, j0, 1);
 }
 
 /* Step 3 for G groups (independent rotation chains interleave, hiding latency). Every lane has its
@@ -468,30 +478,9 @@ static inline __attribute__((always_inline)) void TN(tdqr)(const int n, const in
     for (int g = 0; g < G; g++) {
         VT *Ag = A + g * n * n, *Vg = V + g * n * n;
         notconv[g] = nc[g];
-        /* V holds Z^T: transpose in place; eigenvalues to diag(A) */
-        for (int i = 0; i < n && want_v; i++)
-            for (int j = i + 1; j < n; j++) {
-                VT t = Vg[i * n + j];
-                Vg[i * n + j] = Vg[j * n + i];
-                Vg[j * n + i] = t;
-            }
+        (void)Vg; /* V holds Z^T: eigenvectors as rows */
         for (int i = 0; i < n; i++)
             Ag[i * n + i] = D[g][i];
-    }
-}
-
-/* Make each column's first largest-magnitude component positive. V: [n][n] of one group. */
-static inline __attribute__((always_inline)) void TN(signfix)(const int n, VT *V) {
-    for (int j = 0; j < n; j++) {
-        VT best = V_ABS(V[j]), sg = V_SIGN(V[j]);
-        for (int k = 1; k < n; k++) {
-            VT x = V[k * n + j];
-            MT gt = M_GT(V_ABS(x), best);
-            best = V_SEL(gt, best, V_ABS(x));
-            sg = V_SEL(gt, sg, V_SIGN(x));
-        }
-        for (int k = 0; k < n; k++)
-            V[k * n + j] = V_XOR(V[k * n + j], sg);
     }
 }
 
@@ -564,7 +553,19 @@ static inline __attribute__((always_inline)) void TN(block)(const int n, const i
         TN(tdqr)(n, G, A, V, notconv, v != 0);
     } else
 #endif
+    {
         TN(solve)(n, G, A, V, notconv);
+        /* eigenvectors as rows, like the QR path */
+        for (int g = 0; g < G && v; g++) {
+            VT *Vg = V + g * n * n;
+            for (int i = 0; i < n; i++)
+                for (int j = i + 1; j < n; j++) {
+                    VT t = Vg[i * n + j];
+                    Vg[i * n + j] = Vg[j * n + i];
+                    Vg[j * n + i] = t;
+                }
+        }
+    }
     for (int g = 0; g < G; g++) {
         VT *Ag = A + g * n * n, *Vg = V + g * n * n;
         VT W[CT__EIGH_LANES_MAX_N];
@@ -582,31 +583,54 @@ static inline __attribute__((always_inline)) void TN(block)(const int n, const i
                 r = V_ADD(r, V_SEL(M_GT(W[i], W[j]), zero, one));
             R[i] = r;
         }
-        if (v) TN(signfix)(n, Vg);
         const VT nan = V_SET1((ELT)NAN);
         for (int i = 0; i < n; i++)
             W[i] = V_SEL(bad[g], V_MUL(W[i], usc[g]), nan);
         int64_t base = (int64_t)g * LANES;
         int nl = nmat - base < LANES ? (int)(nmat - base) : LANES;
         if (nl <= 0) continue;
-        /* permute into sorted order with per-lane selects: position p takes the i whose rank
-         * is p (O(n^3) mask moves, cheaper than scattering scalars), reusing A as buffer */
+        /* Sort: eigenvector i (row i of V) moves to row R[i] of A, as a masked copy for each
+         * distinct rank among the lanes (at most min(LANES, n) row copies per i, not n). */
         VT WS[CT__EIGH_LANES_MAX_N];
-        for (int p = 0; p < n; p++) {
-            const VT pv = V_SET1((ELT)p);
-            VT wp = W[0];
-            MT sel[CT__EIGH_LANES_MAX_N];
-            for (int i = 0; i < n; i++) {
-                sel[i] = M_GT(V_SET1((ELT)0.5), V_ABS(V_SUB(R[i], pv))); /* R[i] == p */
-                wp = V_SEL(sel[i], wp, W[i]);
+        for (int p = 0; p < n; p++)
+            WS[p] = zero;
+        for (int i = 0; i < n; i++) {
+            ELT ri[LANES] __attribute__((aligned(64)));
+            uint64_t done = 0;
+            V_STORE(ri, R[i]);
+            for (int l = 0; l < LANES; l++) {
+                const int p = (int)ri[l];
+                if (done >> p & 1) continue;
+                done |= (uint64_t)1 << p;
+                const MT m = M_GT(V_SET1((ELT)0.5), V_ABS(V_SUB(R[i], V_SET1((ELT)p))));
+                WS[p] = V_SEL(m, WS[p], W[i]);
+                if (v) {
+                    VT *dst = Ag + p * n;
+                    const VT *src = Vg + i * n;
+                    for (int e = 0; e < n; e++)
+                        dst[e] = V_SEL(m, dst[e], src[e]);
+                }
             }
-            WS[p] = wp;
-            if (v)
-                for (int k = 0; k < n; k++) {
-                    VT x = Vg[k * n];
-                    for (int i = 1; i < n; i++)
-                        x = V_SEL(sel[i], x, Vg[k * n + i]);
-                    Ag[k * n + p] = V_SEL(bad[g], x, nan);
+        }
+        if (v) {
+            /* sign fix per row (eigenvector), NaN for non-finite input, then transpose so that
+             * the eigenvectors are columns */
+            for (int p = 0; p < n; p++) {
+                VT *r = Ag + p * n;
+                VT best = V_ABS(r[0]), sg = V_SIGN(r[0]);
+                for (int e = 1; e < n; e++) {
+                    MT gt = M_GT(V_ABS(r[e]), best);
+                    best = V_SEL(gt, best, V_ABS(r[e]));
+                    sg = V_SEL(gt, sg, V_SIGN(r[e]));
+                }
+                for (int e = 0; e < n; e++)
+                    r[e] = V_SEL(bad[g], V_XOR(r[e], sg), nan);
+            }
+            for (int i = 0; i < n; i++)
+                for (int j = i + 1; j < n; j++) {
+                    VT t = Ag[i * n + j];
+                    Ag[i * n + j] = Ag[j * n + i];
+                    Ag[j * n + i] = t;
                 }
         }
         CT__EIGH_STORE_AOS(w + base * n, WS, n, nl);

@@ -8,6 +8,7 @@
 #include "../eigh_kernels.h"
 
 #define CT__EIGH_TMPL
+#define CT__EIGH_ZC 8 /* 16 ymm registers */
 
 /* ---- f32: 8 lanes ---- */
 #define ELT float
