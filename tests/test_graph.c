@@ -395,6 +395,29 @@ TEST(cpu_chain_reduce_matmul_rand) {
     ct_tensor_release(a), ct_tensor_release(b);
 }
 
+/* Calls that run kernels directly (MX) refuse to run during capture instead of computing on
+ * inputs the capture has not produced. */
+TEST(direct_calls_refused_in_capture) {
+    int64_t s[2] = {4, 64};
+    ct_tensor *x = NULL, *y = NULL;
+    CHECK_OK(ct_tensor_randn(ctx, CT_FLOAT32, 2, s, 1, 0, &x));
+    ct_mx_tensor *q = NULL, *q2 = NULL;
+    CHECK_OK(ct_mx_quantize(ctx, x, CT_MXFP4_E2M1, 32, -1, CT_MX_SCALE_FLOOR, &q));
+    ct_graph *g;
+    CHECK_OK(ct_graph_create(ctx, (ct_device){CT_DEVICE_CPU, 0}, NULL, &g));
+    CHECK_OK(ct_graph_capture_begin(g, NULL));
+    CHECK_ST(ct_mx_linear(ctx, x, q, NULL, &y), CT_ERR_UNSUPPORTED);
+    CHECK(strstr(ct_ctx_last_error(ctx), "mx_linear") != NULL);
+    CHECK_ST(ct_mx_quantize(ctx, x, CT_MXFP8_E4M3, 32, -1, CT_MX_SCALE_FLOOR, &q2),
+             CT_ERR_UNSUPPORTED);
+    CHECK_ST(ct_graph_capture_end(g), CT_ERR_UNSUPPORTED);
+    ct_graph_free(g);
+    CHECK_OK(ct_mx_linear(ctx, x, q, NULL, &y)); /* fine again outside capture */
+    ct_tensor_release(y);
+    ct_mx_tensor_free(q);
+    ct_tensor_release(x);
+}
+
 /* A backend without a graph implementation refuses graphs with CT_ERR_UNSUPPORTED. */
 static ct_status nog_alloc(void *st, size_t n, void **p) {
     (void)st;
@@ -452,6 +475,7 @@ int main(void) {
     dev = (ct_device){CT_DEVICE_CPU, 0};
     suite("cpu");
     RUN(cpu_chain_reduce_matmul_rand);
+    RUN(direct_calls_refused_in_capture);
     RUN(backend_without_graphs);
     int toy = -1;
     ct_status st = ct_backend_load(ctx, CT_TOY_BACKEND, &toy);

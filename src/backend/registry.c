@@ -180,6 +180,17 @@ ct__capture *ct__any_capture(ct_ctx *ctx) {
     return NULL;
 }
 
+ct_status ct__refuse_capture(ct_ctx *ctx, const char *op) {
+    ct__capture *c = ct__any_capture(ctx);
+    if (!c) return CT_OK;
+    ct__set_error(ctx, CT_ERR_UNSUPPORTED,
+                  "%s cannot be captured in a graph yet; call it outside capture (the capture is "
+                  "invalidated)",
+                  op);
+    c->invalidate(c, CT_ERR_UNSUPPORTED, ctx->err);
+    return CT_ERR_UNSUPPORTED;
+}
+
 ct_status ct_stream_submit(ct_stream *s, const ct_op_desc *op) {
     if (!s || !op) return CT_ERR_INVALID_ARG;
     ct__backend_slot *b = &s->ctx->backends[s->slot];

@@ -111,6 +111,7 @@ static ct__mx_split ct__mx_make_split(int elem, int nt, int64_t rows, int64_t L,
 ct_status ct_mx_quantize(ct_ctx *ctx, const ct_tensor *x, ct_mx_format format, int block_size,
                          int axis, ct_mx_scale_mode scale_mode, ct_mx_tensor **out) {
     if (!ctx) return CT_ERR_INVALID_ARG;
+    if (ct__refuse_capture(ctx, "mx_quantize") != CT_OK) return CT_ERR_UNSUPPORTED;
     ct__clear_error(ctx);
     if (!x || !out) return ct__set_error(ctx, CT_ERR_INVALID_ARG, "mx_quantize: NULL argument");
     *out = NULL;
@@ -274,6 +275,7 @@ static ct_status ct__mx_dequant_to(ct_ctx *ctx, const ct_mx_tensor *q, ct_tensor
 
 ct_status ct_mx_dequantize(ct_ctx *ctx, const ct_mx_tensor *q, ct_dtype dtype, ct_tensor **out) {
     if (!ctx) return CT_ERR_INVALID_ARG;
+    if (ct__refuse_capture(ctx, "mx_dequantize") != CT_OK) return CT_ERR_UNSUPPORTED;
     ct__clear_error(ctx);
     if (!ct__mx_valid(q) || !out)
         return ct__set_error(ctx, CT_ERR_INVALID_ARG, "mx_dequantize: NULL argument");
@@ -295,6 +297,7 @@ ct_status ct_mx_dequantize(ct_ctx *ctx, const ct_mx_tensor *q, ct_dtype dtype, c
 
 ct_status ct_mx_dequantize_into(ct_ctx *ctx, const ct_mx_tensor *q, ct_tensor *out) {
     if (!ctx) return CT_ERR_INVALID_ARG;
+    if (ct__refuse_capture(ctx, "mx_dequantize_into") != CT_OK) return CT_ERR_UNSUPPORTED;
     ct__clear_error(ctx);
     if (!ct__mx_valid(q) || !out)
         return ct__set_error(ctx, CT_ERR_INVALID_ARG, "mx_dequantize_into: NULL argument");
@@ -318,6 +321,7 @@ ct_status ct_mx_dequantize_into(ct_ctx *ctx, const ct_mx_tensor *q, ct_tensor *o
 ct_status ct_mx_linear(ct_ctx *ctx, const ct_tensor *x, const ct_mx_tensor *w,
                        const ct_tensor *bias, ct_tensor **y) {
     if (!ctx) return CT_ERR_INVALID_ARG;
+    if (ct__refuse_capture(ctx, "mx_linear") != CT_OK) return CT_ERR_UNSUPPORTED;
     ct__clear_error(ctx);
     if (!x || !ct__mx_valid(w) || !y)
         return ct__set_error(ctx, CT_ERR_INVALID_ARG, "mx_linear: NULL argument");
@@ -476,6 +480,7 @@ static ct_status ct__gguf_check(ct_ctx *ctx, const char *op, int ndim, const int
 ct_status ct_mx_from_gguf_mxfp4(ct_ctx *ctx, const void *blocks, size_t nbytes, int ndim,
                                 const int64_t *shape, ct_mx_tensor **out) {
     if (!ctx) return CT_ERR_INVALID_ARG;
+    if (ct__refuse_capture(ctx, "mx_from_gguf_mxfp4") != CT_OK) return CT_ERR_UNSUPPORTED;
     ct__clear_error(ctx);
     if (!out || !shape || (nbytes && !blocks))
         return ct__set_error(ctx, CT_ERR_INVALID_ARG, "mx_from_gguf_mxfp4: NULL argument");
@@ -505,6 +510,7 @@ ct_status ct_mx_from_gguf_mxfp4(ct_ctx *ctx, const void *blocks, size_t nbytes, 
 
 ct_status ct_mx_to_gguf_mxfp4(ct_ctx *ctx, const ct_mx_tensor *q, void *dst, size_t nbytes) {
     if (!ctx) return CT_ERR_INVALID_ARG;
+    if (ct__refuse_capture(ctx, "mx_to_gguf_mxfp4") != CT_OK) return CT_ERR_UNSUPPORTED;
     ct__clear_error(ctx);
     if (!ct__mx_valid(q) || (nbytes && !dst))
         return ct__set_error(ctx, CT_ERR_INVALID_ARG, "mx_to_gguf_mxfp4: NULL argument");
