@@ -265,14 +265,19 @@ static inline __attribute__((always_inline)) void TN(tdred)(const int n, VT *A, 
         for (int i = 1; i < m; i++)
             vv[i] = A[(o + i) * n + k];
         TAU[k] = tau;
-        /* p = tau B v, w = p - (tau/2)(v.p) v, B -= v w^T + w v^T */
+        /* p = tau B v, w = p - (tau/2)(v.p) v, B -= v w^T + w v^T. Only B's lower triangle is
+         * kept (B_ij, j > i, is read as B_ji): half the rank-2 update. Each VT is a whole cache
+         * line, so reading a column costs the same as reading a row. */
         VT kk = zero;
         for (int i = 0; i < m; i++) {
             const VT *row = A + (o + i) * n + o;
-            VT acc = zero;
-            for (int j = 0; j < m; j++)
+            const VT *col = row + n;
+            VT acc = zero, acc2 = zero;
+            for (int j = 0; j <= i; j++)
                 acc = V_FMA(row[j], vv[j], acc);
-            pw[i] = V_MUL(tau, acc);
+            for (int j = i + 1; j < m; j++)
+                acc2 = V_FMA(col[(j - i - 1) * n + i], vv[j], acc2);
+            pw[i] = V_MUL(tau, V_ADD(acc, acc2));
             kk = V_FMA(vv[i], pw[i], kk);
         }
         kk = V_MUL(V_MUL(kk, tau), half);
@@ -281,7 +286,7 @@ static inline __attribute__((always_inline)) void TN(tdred)(const int n, VT *A, 
         for (int i = 0; i < m; i++) {
             VT *row = A + (o + i) * n + o;
             const VT vi = vv[i], wi = pw[i];
-            for (int j = 0; j < m; j++)
+            for (int j = 0; j <= i; j++)
                 row[j] = V_FNMA(vi, pw[j], V_FNMA(wi, vv[j], row[j]));
         }
     }
