@@ -36,7 +36,7 @@ ct_status ct__check_shape(ct_ctx *ctx, const char *op, int ndim, const int64_t *
                                  i);
     }
     int64_t bytes;
-    if (!ct__checked_mul(n, (int64_t)ct_dtype_size(dt), &bytes) ||
+    if (!ct__checked_mul(n, (int64_t)ct__itemsize(dt), &bytes) ||
         !ct__checked_add(bytes, CT__HDR_BYTES + 64, &bytes))
         return ct__set_error(ctx, CT_ERR_OVERFLOW, "%s: %lld elements overflow the byte size", op,
                              (long long)n);
@@ -57,7 +57,7 @@ ct_status ct__tensor_new(ct_ctx *ctx, ct_device dev, ct_dtype dt, int ndim, cons
     int64_t numel;
     ct_status st = ct__check_shape(ctx, "tensor", ndim, shape, dt, &numel);
     if (st != CT_OK) return st;
-    size_t nbytes = (size_t)numel * ct_dtype_size(dt);
+    size_t nbytes = (size_t)numel * ct__itemsize(dt);
     bool cpu = dev.type == CT_DEVICE_CPU;
     ct__backend_slot *b = NULL;
     if (!cpu) {
@@ -351,7 +351,7 @@ ct_status ct_tensor_randn(ct_ctx *ctx, ct_dtype dtype, int ndim, const int64_t *
 ct_status ct_tensor_to_host(const ct_tensor *t, void *dst, size_t nbytes) {
     if (!t) return CT_ERR_INVALID_ARG;
     ct_ctx *ctx = t->ctx;
-    size_t want = (size_t)ct_tensor_numel(t) * ct_dtype_size(t->dtype);
+    size_t want = (size_t)ct_tensor_numel(t) * ct__itemsize(t->dtype);
     if (nbytes != want)
         return ct__set_error(ctx, CT_ERR_INVALID_ARG,
                              "to_host: buffer is %zu bytes, tensor %s %s needs %zu", nbytes,
@@ -400,7 +400,7 @@ ct_status ct_tensor_item(const ct_tensor *t, double *out) {
         float f;
         double d;
     } v;
-    ct_status st = ct_tensor_to_host(t, &v, ct_dtype_size(t->dtype));
+    ct_status st = ct_tensor_to_host(t, &v, ct__itemsize(t->dtype));
     if (st != CT_OK) return st;
     switch (t->dtype) {
     case CT_BOOL: *out = v.u8 != 0; break;

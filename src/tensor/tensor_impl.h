@@ -4,6 +4,7 @@
 #define CTORCH_TENSOR_IMPL_H
 
 #include "core/ctx_impl.h"
+#include "dtype/dtype_size.h"
 
 typedef struct ct__storage {
     int64_t refcount;
@@ -41,7 +42,7 @@ ct_status ct__check_shape(ct_ctx *ctx, const char *op, int ndim, const int64_t *
                           int64_t *numel);
 /* Address of the first element. */
 static inline char *ct__tensor_ptr(const ct_tensor *t) {
-    return (char *)t->storage->data + t->offset * (int64_t)ct_dtype_size(t->dtype);
+    return (char *)t->storage->data + t->offset * (int64_t)ct__itemsize(t->dtype);
 }
 static inline int64_t ct__numel(int ndim, const int64_t *shape) {
     int64_t n = 1;

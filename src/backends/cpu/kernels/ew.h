@@ -4,6 +4,7 @@
 
 #include "backends/cpu/kernels/kernels.h"
 #include "dtype/half.h"
+#include "dtype/dtype_size.h"
 
 /* Inner loop over n elements; p[k] points at operand k, s[k] is its byte stride. */
 typedef void (*ct_k_loop)(int64_t n, char *const *p, const int64_t *s, const ct_op_desc *op);

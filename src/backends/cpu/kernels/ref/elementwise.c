@@ -252,7 +252,7 @@ ct_status ct_k_elementwise(const ct_op_desc *op, const ct_k_isa *isa) {
         static const ct_k_loop w[9] = {
             NULL, k_where_uint8_t, k_where_uint16_t, NULL, k_where_uint32_t, NULL, NULL,
             NULL, k_where_uint64_t};
-        size_t sz = ct_dtype_size(op->operands[0].dtype);
+        size_t sz = ct__itemsize(op->operands[0].dtype);
         if (sz == 0 || sz > 8 || !w[sz]) return CT_ERR_UNSUPPORTED;
         ct_k_ew_drive(op, w[sz], NULL, NULL);
         return CT_OK;

@@ -12,7 +12,7 @@ void ct_k_geom_build(const ct_op_desc *op, ct_k_geom *g) {
         g->shape[nd] = o0->shape[d];
         for (int k = 0; k < nops; k++)
             g->bstr[k][nd] =
-                op->operands[k].strides[d] * (int64_t)ct_dtype_size(op->operands[k].dtype);
+                op->operands[k].strides[d] * (int64_t)ct__itemsize(op->operands[k].dtype);
         nd++;
     }
     /* merge dim d into d+1 when, for every operand, stride[d] == stride[d+1] * shape[d+1] */
@@ -91,7 +91,7 @@ void ct_k_ew_drive(const ct_op_desc *op, ct_k_loop loop, ct_k_contig contig, con
     if (contig) {
         j.is_contig = true;
         for (int k = 0; k < g.nops && j.is_contig; k++)
-            j.is_contig = g.bstr[k][g.ndim - 1] == (int64_t)ct_dtype_size(op->operands[k].dtype);
+            j.is_contig = g.bstr[k][g.ndim - 1] == (int64_t)ct__itemsize(op->operands[k].dtype);
     }
     int64_t inner = g.shape[g.ndim - 1], outer = numel / inner;
     int nt = numel >= CT_K_PAR_THRESHOLD ? op->num_threads : 1;

@@ -18,7 +18,7 @@ CT_GEN_MOVE(uint32_t)
 CT_GEN_MOVE(uint64_t)
 static void k_move_contig(int64_t n, char *const *p, const ct_op_desc *op, const void *fn) {
     (void)fn;
-    memcpy(p[0], p[1], (size_t)n * ct_dtype_size(op->operands[0].dtype));
+    memcpy(p[0], p[1], (size_t)n * ct__itemsize(op->operands[0].dtype));
 }
 static void k_cast_via_f64(int64_t n, char *const *p, const int64_t *s, const ct_op_desc *op) {
     ct_dtype od = op->operands[0].dtype, id = op->operands[1].dtype;
@@ -51,7 +51,7 @@ static ct_status ct_k_copy(const ct_op_desc *op) {
         static const ct_k_loop mv[9] = {
             NULL, k_move_uint8_t, k_move_uint16_t, NULL, k_move_uint32_t, NULL,
             NULL, NULL,           k_move_uint64_t};
-        size_t sz = ct_dtype_size(od);
+        size_t sz = ct__itemsize(od);
         if (sz == 0 || sz > 8 || !mv[sz]) return CT_ERR_UNSUPPORTED;
         ct_k_ew_drive(op, mv[sz], k_move_contig, NULL);
         return CT_OK;
@@ -71,7 +71,7 @@ static ct_status ct_k_copy(const ct_op_desc *op) {
 /* ---- fill / arange ---- */
 static void k_fill(int64_t n, char *const *p, const int64_t *s, const ct_op_desc *op) {
     ct_dtype dt = op->operands[0].dtype;
-    size_t sz = ct_dtype_size(dt);
+    size_t sz = ct__itemsize(dt);
     char v[8];
     ct_k_store_f64(v, dt, op->scalars[0]);
     for (int64_t i = 0; i < n; i++)
@@ -81,7 +81,7 @@ static void k_fill(int64_t n, char *const *p, const int64_t *s, const ct_op_desc
 static ct_status ct_k_arange(const ct_op_desc *op) {
     const ct_operand *o = &op->operands[0];
     int64_t n = o->ndim ? o->shape[0] : 1, st = o->ndim ? o->strides[0] : 1;
-    size_t sz = ct_dtype_size(o->dtype);
+    size_t sz = ct__itemsize(o->dtype);
     for (int64_t i = 0; i < n; i++)
         ct_k_store_f64((char *)o->data + i * st * (int64_t)sz, o->dtype,
                        op->scalars[0] + (double)i * op->scalars[1]);
@@ -128,7 +128,7 @@ static ct_status ct_k_rand(const ct_op_desc *op) {
     if (op->n_in == 1) off += (uint64_t) * (const int64_t *)op->operands[1].data; /* graph offset */
     int normal = (int)op->ints[2];
     ct_dtype dt = o->dtype;
-    size_t sz = ct_dtype_size(dt);
+    size_t sz = ct__itemsize(dt);
     bool dbl = dt == CT_FLOAT64;
     int nt = n >= 4096 ? op->num_threads : 1;
     /* The output of ct_tensor_rand is contiguous; element i is stream element offset + i. */
@@ -151,10 +151,10 @@ static ct_status ct_k_rand(const ct_op_desc *op) {
 static ct_status ct_k_embedding(const ct_op_desc *op) {
     const ct_operand *o = &op->operands[0], *w = &op->operands[1], *ix = &op->operands[2];
     int64_t n = o->shape[0], dim = o->shape[1], v = w->shape[0];
-    size_t sz = ct_dtype_size(o->dtype);
+    size_t sz = ct__itemsize(o->dtype);
     for (int64_t i = 0; i < n; i++) {
         const char *ip =
-            (const char *)ix->data + i * ix->strides[0] * (int64_t)ct_dtype_size(ix->dtype);
+            (const char *)ix->data + i * ix->strides[0] * (int64_t)ct__itemsize(ix->dtype);
         int64_t id = ct_k_load_i64(ip, ix->dtype);
         if (id < 0 || id >= v) return CT_ERR_INDEX;
     }
@@ -162,7 +162,7 @@ static ct_status ct_k_embedding(const ct_op_desc *op) {
 #pragma omp parallel for num_threads(nt) schedule(static) if (nt > 1)
     for (int64_t i = 0; i < n; i++) {
         const char *ip =
-            (const char *)ix->data + i * ix->strides[0] * (int64_t)ct_dtype_size(ix->dtype);
+            (const char *)ix->data + i * ix->strides[0] * (int64_t)ct__itemsize(ix->dtype);
         int64_t id = ct_k_load_i64(ip, ix->dtype);
         const char *src = (const char *)w->data + id * w->strides[0] * (int64_t)sz;
         char *dst = (char *)o->data + i * o->strides[0] * (int64_t)sz;
@@ -183,7 +183,7 @@ static ct_status ct_k_layer_norm(const ct_op_desc *op) {
                      *b = &op->operands[3];
     int64_t rows = x->shape[0], cols = x->shape[1];
     ct_dtype dt = x->dtype;
-    size_t sz = ct_dtype_size(dt);
+    size_t sz = ct__itemsize(dt);
     double eps = op->scalars[0];
     int nt = rows * cols >= CT_K_PAR_THRESHOLD ? op->num_threads : 1;
 #pragma omp parallel for num_threads(nt) schedule(static) if (nt > 1)

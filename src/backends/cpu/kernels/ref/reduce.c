@@ -94,7 +94,7 @@ static void ct_k_kept_offsets(const ct_k_rgeom *g, int64_t i, int64_t *oin, int6
 static void ct_k_reduce_one(const ct_op_desc *op, const ct_k_rgeom *g, const ct_k_isa *isa,
                             const char *in, ct_dtype idt, char *out, ct_dtype odt) {
     ct_op_kind k = op->kind;
-    size_t isz = ct_dtype_size(idt);
+    size_t isz = ct__itemsize(idt);
     bool contig = g->nr == 1 && g->rin[0] == 1;
     if (g->nr == 0) contig = true; /* nothing or a single element */
     if (k == CT_OP_SUM || k == CT_OP_MEAN) {
@@ -224,7 +224,7 @@ ct_status ct_k_reduce(const ct_op_desc *op, const ct_k_isa *isa) {
             ct_k_cols_double(op, &g, g.kshape[g.nk - 1]);
         return CT_OK;
     }
-    size_t isz = ct_dtype_size(in->dtype), osz = ct_dtype_size(out->dtype);
+    size_t isz = ct__itemsize(in->dtype), osz = ct__itemsize(out->dtype);
     int64_t total = g.nkept * (g.nred ? g.nred : 1);
     int nt = (total >= CT_K_PAR_THRESHOLD && g.nkept > 1) ? op->num_threads : 1;
     const char *ib = (const char *)in->data;
@@ -250,7 +250,7 @@ ct_status ct_k_softmax(const ct_op_desc *op, const ct_k_isa *isa) {
     int64_t n = in->ndim ? in->shape[dim] : 1;
     int64_t sin = in->ndim ? in->strides[dim] : 1, sout = out->ndim ? out->strides[dim] : 1;
     ct_dtype dt = in->dtype;
-    size_t sz = ct_dtype_size(dt);
+    size_t sz = ct__itemsize(dt);
     if (n == 0 || g.nkept == 0) return CT_OK;
     int nt = (g.nkept * n >= CT_K_PAR_THRESHOLD && g.nkept > 1) ? op->num_threads : 1;
 #pragma omp parallel for num_threads(nt) schedule(static) if (nt > 1)
