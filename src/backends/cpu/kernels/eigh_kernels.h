@@ -269,17 +269,34 @@ static inline __attribute__((always_inline)) void TN(tdred)(const int n, VT *A, 
          * kept (B_ij, j > i, is read as B_ji): half the rank-2 update. Each VT is a whole cache
          * line, so reading a column costs the same as reading a row. */
         VT kk = zero;
-        for (int i = 0; i < m; i++) {
-            const VT *row = A + (o + i) * n + o;
-            const VT *col = row + n;
-            VT acc = zero, acc2 = zero;
-            for (int j = 0; j <= i; j++)
-                acc = V_FMA(row[j], vv[j], acc);
-            for (int j = i + 1; j < m; j++)
-                acc2 = V_FMA(col[(j - i - 1) * n + i], vv[j], acc2);
-            pw[i] = V_MUL(tau, V_ADD(acc, acc2));
-            kk = V_FMA(vv[i], pw[i], kk);
+        const VT *B = A + o * n + o; /* B_ij = B[i * n + j], i >= j */
+        int i0 = 0;
+        /* four rows at a time: four independent FMA chains sharing the loads of v */
+        for (; i0 + 4 <= m; i0 += 4) {
+            VT acc[4] = {zero, zero, zero, zero};
+            for (int j = 0; j < i0; j++)
+                for (int r = 0; r < 4; r++)
+                    acc[r] = V_FMA(B[(i0 + r) * n + j], vv[j], acc[r]);
+            for (int j = i0; j < i0 + 4; j++)
+                for (int r = 0; r < 4; r++)
+                    acc[r] =
+                        V_FMA(j <= i0 + r ? B[(i0 + r) * n + j] : B[j * n + i0 + r], vv[j], acc[r]);
+            for (int j = i0 + 4; j < m; j++)
+                for (int r = 0; r < 4; r++)
+                    acc[r] = V_FMA(B[j * n + i0 + r], vv[j], acc[r]);
+            for (int r = 0; r < 4; r++)
+                pw[i0 + r] = V_MUL(tau, acc[r]);
         }
+        for (; i0 < m; i0++) {
+            VT acc = zero;
+            for (int j = 0; j <= i0; j++)
+                acc = V_FMA(B[i0 * n + j], vv[j], acc);
+            for (int j = i0 + 1; j < m; j++)
+                acc = V_FMA(B[j * n + i0], vv[j], acc);
+            pw[i0] = V_MUL(tau, acc);
+        }
+        for (int i = 0; i < m; i++)
+            kk = V_FMA(vv[i], pw[i], kk);
         kk = V_MUL(V_MUL(kk, tau), half);
         for (int i = 0; i < m; i++)
             pw[i] = V_FNMA(kk, vv[i], pw[i]);
@@ -302,7 +319,20 @@ static inline __attribute__((always_inline)) void TN(tdred)(const int n, VT *A, 
         for (int i = 0; i < m; i++)
             vv[i] = A[(o + i) * n + k];
         const VT tau = TAU[k];
-        for (int j = o; j < n; j++) {
+        int j = o;
+        for (; j + 4 <= n; j += 4) { /* four rows: independent chains, shared loads of v */
+            VT *row = V + j * n + o;
+            VT acc[4] = {zero, zero, zero, zero};
+            for (int i = 0; i < m; i++)
+                for (int r = 0; r < 4; r++)
+                    acc[r] = V_FMA(vv[i], row[r * n + i], acc[r]);
+            for (int r = 0; r < 4; r++)
+                acc[r] = V_MUL(acc[r], tau);
+            for (int i = 0; i < m; i++)
+                for (int r = 0; r < 4; r++)
+                    row[r * n + i] = V_FNMA(acc[r], vv[i], row[r * n + i]);
+        }
+        for (; j < n; j++) {
             VT *row = V + j * n + o;
             VT acc = zero;
             for (int i = 0; i < m; i++)
