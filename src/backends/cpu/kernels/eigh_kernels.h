@@ -395,6 +395,69 @@ static inline __attribute__((always_inline)) void TN(zrot)(const int n, const in
         TN(zrotc)(n, nr, V, S, TU, j0, 1);
 }
 
+/* Two QR steps at once: columns j0 .. j0+C-1 of Z^T through chain 1 (S1, TU1; k = 0 .. nr-1)
+ * and, one row behind it, chain 2 (S2, TU2; same length, the exact identity past its own end),
+ * so that rows are loaded and stored once per two steps. Row k leaves chain 1 final and enters
+ * chain 2 straight from a register. */
+static inline __attribute__((always_inline)) void TN(zrot2c)(const int n, const int nr, VT *V,
+                                                             const VT *S1, const VT *TU1,
+                                                             const VT *S2, const VT *TU2,
+                                                             const int j0, const int C) {
+    VT x1[CT__EIGH_ZC], x2[CT__EIGH_ZC];
+    for (int c = 0; c < C; c++) {
+        x1[c] = V[j0 + c];
+        x2[c] = V_ZERO(); /* set at k = 0 */
+    }
+    for (int k = 0; k < nr; k++) {
+        const VT s = S1[k], tu = TU1[k];
+        VT *r1 = V + (k + 1) * n + j0;
+        if (k == 0) {
+            for (int c = 0; c < C; c++) {
+                VT u = V_FMA(tu, x1[c], r1[c]);
+                VT xn = V_FNMA(s, u, x1[c]);
+                x2[c] = xn;
+                x1[c] = V_FMA(tu, xn, u);
+            }
+        } else {
+            const VT s2 = S2[k - 1], tu2 = TU2[k - 1];
+            VT *r0 = V + (k - 1) * n + j0;
+            for (int c = 0; c < C; c++) {
+                VT u = V_FMA(tu, x1[c], r1[c]);
+                VT xn = V_FNMA(s, u, x1[c]);
+                x1[c] = V_FMA(tu, xn, u);
+                VT u2 = V_FMA(tu2, x2[c], xn);
+                VT xn2 = V_FNMA(s2, u2, x2[c]);
+                r0[c] = xn2;
+                x2[c] = V_FMA(tu2, xn2, u2);
+            }
+        }
+    }
+    const VT s2 = S2[nr - 1], tu2 = TU2[nr - 1];
+    VT *r0 = V + (nr - 1) * n + j0, *r1 = r0 + n;
+    for (int c = 0; c < C; c++) {
+        VT u2 = V_FMA(tu2, x2[c], x1[c]);
+        VT xn2 = V_FNMA(s2, u2, x2[c]);
+        r0[c] = xn2;
+        r1[c] = V_FMA(tu2, xn2, u2);
+    }
+}
+
+static inline __attribute__((always_inline)) void TN(zrot2)(const int n, const int nr, VT *V,
+                                                            const VT *S1, const VT *TU1,
+                                                            const VT *S2, const VT *TU2) {
+    int j0 = 0;
+    for (; j0 + CT__EIGH_ZC / 2 <= n; j0 += CT__EIGH_ZC / 2)
+        TN(zrot2c)(n, nr, V, S1, TU1, S2, TU2, j0, CT__EIGH_ZC / 2);
+#if CT__EIGH_ZC > 8
+    if (j0 + 4 <= n) {
+        TN(zrot2c)(n, nr, V, S1, TU1, S2, TU2, j0, 4);
+        j0 += 4;
+    }
+#endif
+    for (; j0 < n; j0++)
+        TN(zrot2c)(n, nr, V, S1, TU1, S2, TU2, j0, 1);
+}
+
 /* Step 3 for G groups (independent rotation chains interleave, hiding latency). Every lane has its
  * own active window [0, hi_l] (HI, exact small integers as floats): a lane deflates as soon as its
  * e[hi_l - 1] is negligible and goes on with the next eigenvalue, so a step costs the slowest
@@ -404,7 +467,9 @@ static inline __attribute__((always_inline)) void TN(zrot)(const int n, const in
 static inline __attribute__((always_inline)) void TN(tdqr)(const int n, const int G, VT *A, VT *V,
                                                            MT *notconv, const int want_v) {
     VT D[4][CT__EIGH_LANES_MAX_N], E[4][CT__EIGH_LANES_MAX_N];
-    VT S[4][CT__EIGH_LANES_MAX_N], TU[4][CT__EIGH_LANES_MAX_N];
+    /* rotations of the last two QR steps per group: Z^T is updated every second step */
+    VT S[4][2][CT__EIGH_LANES_MAX_N], TU[4][2][CT__EIGH_LANES_MAX_N];
+    int pend[4] = {0, 0, 0, 0}, pnr[4] = {0, 0, 0, 0};
     const VT zero = V_ZERO(), one = V_SET1((ELT)1), half = V_SET1((ELT)0.5);
     for (int g = 0; g < G; g++) {
         TN(tdred)(n, A + g * n * n, V + g * n * n, D[g], E[g], want_v);
@@ -501,14 +566,27 @@ static inline __attribute__((always_inline)) void TN(tdqr)(const int n, const in
                 zb[g] = V_MUL(V_SUB(zero, s), Eg[k + 1]);
                 Eg[k + 1] = V_MUL(c, Eg[k + 1]);
                 if (want_v) {
-                    S[g][k] = s;
-                    TU[g][k] = V_MUL(s, V_RCP(V_ADD(one, c)));
+                    S[g][pend[g]][k] = s;
+                    TU[g][pend[g]][k] = V_MUL(s, V_RCP(V_ADD(one, c)));
                 }
             }
         }
-        for (int g = 0; g < G && want_v; g++)
-            if (maxhi[g] > 0) TN(zrot)(n, maxhi[g], V + g * n * n, S[g], TU[g]);
+        for (int g = 0; g < G && want_v; g++) {
+            if (maxhi[g] == 0) continue;
+            if (!pend[g]) {
+                pend[g] = 1;
+                pnr[g] = maxhi[g];
+                continue;
+            }
+            /* this step's window is inside the previous one's: pad with identities */
+            for (int k = maxhi[g]; k < pnr[g]; k++)
+                S[g][1][k] = TU[g][1][k] = zero;
+            TN(zrot2)(n, pnr[g], V + g * n * n, S[g][0], TU[g][0], S[g][1], TU[g][1]);
+            pend[g] = 0;
+        }
     }
+    for (int g = 0; g < G && want_v; g++)
+        if (pend[g]) TN(zrot)(n, pnr[g], V + g * n * n, S[g][0], TU[g][0]);
 #undef CT__EQ
     for (int g = 0; g < G; g++) {
         VT *Ag = A + g * n * n, *Vg = V + g * n * n;
