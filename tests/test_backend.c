@@ -111,6 +111,11 @@ TEST(register_and_run) {
     CHECK(strstr(ct_ctx_last_error(ctx), "host2") != NULL);
     /* mixing devices */
     CHECK_ST(ct_add(ctx, h, d1, &bad), CT_ERR_DEVICE);
+    int64_t s5[1] = {5};
+    ct_tensor *w5;
+    CHECK_OK(ct_tensor_empty_on(ctx, dev, CT_FLOAT32, 1, s5, &w5));
+    CHECK_ST(ct_layer_norm(ctx, h, 1, w5, NULL, 1e-5, &bad), CT_ERR_DEVICE); /* weight elsewhere */
+    ct_tensor_release(w5);
     /* streams */
     ct_stream *def, *s2;
     CHECK_OK(ct_ctx_default_stream(ctx, dev, &def));

@@ -395,6 +395,43 @@ TEST(cpu_chain_reduce_matmul_rand) {
     ct_tensor_release(a), ct_tensor_release(b);
 }
 
+/* Regressions from review: freeing streams around a capture, eager cond failure leaves no outputs
+ */
+static ct_status half_branch(ct_ctx *c, void *u, int n, ct_tensor *const *ops, int no,
+                             ct_tensor **outs) {
+    (void)u, (void)n, (void)no;
+    return ct_add(c, ops[0], ops[0], &outs[0]); /* forgets outs[1] */
+}
+TEST(stream_free_and_cond_contract) {
+    ct_device cpu = {CT_DEVICE_CPU, 0};
+    ct_stream *user, *cap;
+    ct_graph *g;
+    CHECK_OK(ct_stream_create(ctx, cpu, &user));
+    CHECK_OK(ct_stream_create(ctx, cpu, &cap));
+    CHECK_OK(ct_graph_create(ctx, cpu, NULL, &g));
+    CHECK_OK(ct_ctx_set_stream(ctx, cpu, user));
+    CHECK_OK(ct_graph_capture_begin(g, cap));
+    ct_stream_free(user); /* the stream to restore after capture is gone */
+    CHECK_OK(ct_graph_capture_end(g));
+    ct_tensor *z = NULL;
+    int64_t s[1] = {4};
+    CHECK_OK(ct_tensor_zeros(ctx, CT_FLOAT32, 1, s, &z)); /* runs on the default stream */
+    ct_tensor_release(z);
+    CHECK_OK(ct_graph_reset(g));
+    CHECK_OK(ct_graph_capture_begin(g, cap));
+    ct_stream_free(cap); /* the capturing stream itself */
+    CHECK_ST(ct_graph_capture_end(g), CT_ERR_STATE);
+    CHECK_OK(ct_graph_reset(g));
+    ct_graph_free(g);
+    CHECK_OK(ct_tensor_zeros(ctx, CT_FLOAT32, 1, s, &z));
+    float one = 1;
+    ct_tensor *p = NULL, *outs[2] = {NULL, NULL};
+    CHECK_OK(ct_tensor_from_host(ctx, &one, CT_FLOAT32, 0, NULL, &p));
+    CHECK_ST(ct_cond(ctx, p, half_branch, half_branch, NULL, 1, &z, 2, outs), CT_ERR_INVALID_ARG);
+    CHECK(outs[0] == NULL && outs[1] == NULL);
+    ct_tensor_release(p), ct_tensor_release(z);
+}
+
 /* Calls that run kernels directly (MX) refuse to run during capture instead of computing on
  * inputs the capture has not produced. */
 TEST(direct_calls_refused_in_capture) {
@@ -476,6 +513,7 @@ int main(void) {
     suite("cpu");
     RUN(cpu_chain_reduce_matmul_rand);
     RUN(direct_calls_refused_in_capture);
+    RUN(stream_free_and_cond_contract);
     RUN(backend_without_graphs);
     int toy = -1;
     ct_status st = ct_backend_load(ctx, CT_TOY_BACKEND, &toy);

@@ -352,6 +352,31 @@ TEST(integer_pow_clamp_where_addc) {
     free(v);
     ct_tensor_release(r);
     CHECK_ST(ct_clamp(ctx, a, NULL, NULL, &r), CT_ERR_INVALID_ARG);
+    /* min > max gives max everywhere (torch: min(max(x, lo), hi)) */
+    double l5 = 5, h3 = 3;
+    CHECK_OK(ct_clamp(ctx, a, &l5, &h3, &r));
+    v = tu_read(r);
+    for (int i = 0; i < 6; i++)
+        CHECK(v[i] == 3);
+    free(v);
+    ct_tensor_release(r);
+    /* a bound outside int8's range saturates instead of wrapping */
+    ct_tensor *i8;
+    int8_t i8v[3] = {1, 4, 9};
+    int64_t s3[1] = {3};
+    CHECK_OK(ct_tensor_from_host(ctx, i8v, CT_INT8, 1, s3, &i8));
+    double big = 1000, small = -1000;
+    CHECK_OK(ct_clamp(ctx, i8, &big, NULL, &r));
+    v = tu_read(r);
+    CHECK(v[0] == 127 && v[2] == 127);
+    free(v);
+    ct_tensor_release(r);
+    CHECK_OK(ct_clamp(ctx, i8, &small, &big, &r));
+    v = tu_read(r);
+    CHECK(v[0] == 1 && v[1] == 4 && v[2] == 9);
+    free(v);
+    ct_tensor_release(r);
+    ct_tensor_release(i8);
     ct_tensor_release(a);
 
     /* where with broadcasting and every element size */

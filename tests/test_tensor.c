@@ -302,6 +302,69 @@ TEST(philox_known_answer) {
     CHECK(o[0] == 0xd16cfe09u && o[1] == 0x94fdccebu && o[2] == 0x5001e420u && o[3] == 0x24126ea1u);
 }
 
+/* Regressions from review: slice with a huge step, copy_ between overlapping views, copy_ shape
+ * checks with empty destinations, bool bytes other than 0/1. */
+TEST(review_regressions) {
+    ct_tensor *t, *v, *a, *b;
+    CHECK_OK(ct_tensor_arange(ctx, CT_FLOAT32, 0, 10, 1, &t));
+    CHECK_OK(ct_tensor_slice(ctx, t, 0, 2, 10, INT64_MAX, &v)); /* torch: t[2:10:huge] -> [2.] */
+    CHECK(ct_tensor_numel(v) == 1);
+    double item;
+    CHECK_OK(ct_tensor_item(v, &item));
+    CHECK(item == 2);
+    ct_tensor_release(v);
+    int64_t s2[2] = {10, 1000};
+    ct_tensor *big;
+    CHECK_OK(ct_tensor_zeros(ctx, CT_FLOAT32, 2, s2, &big));
+    CHECK_ST(ct_tensor_slice(ctx, big, 0, 0, 10, 10000000000000000LL, &v),
+             CT_OK); /* 1 element: no stride math */
+    CHECK(ct_tensor_shape(v)[0] == 1);
+    ct_tensor_release(v);
+    ct_tensor_release(big);
+    /* overlapping copy_ is refused (torch does too); an identical view is a no-op */
+    CHECK_OK(ct_tensor_slice(ctx, t, 0, 1, 10, 1, &a));
+    CHECK_OK(ct_tensor_slice(ctx, t, 0, 0, 9, 1, &b));
+    CHECK_ST(ct_tensor_copy_(ctx, a, b), CT_ERR_INVALID_ARG);
+    CHECK(strstr(ct_ctx_last_error(ctx), "share memory") != NULL);
+    CHECK_OK(ct_tensor_copy_(ctx, a, a));
+    ct_tensor_release(a), ct_tensor_release(b);
+    /* disjoint halves of one storage are fine */
+    CHECK_OK(ct_tensor_slice(ctx, t, 0, 0, 5, 1, &a));
+    CHECK_OK(ct_tensor_slice(ctx, t, 0, 5, 10, 1, &b));
+    CHECK_OK(ct_tensor_copy_(ctx, a, b));
+    float tv[10];
+    CHECK_OK(ct_tensor_to_host(t, tv, sizeof tv));
+    CHECK(tv[0] == 5 && tv[4] == 9 && tv[5] == 5 && tv[9] == 9);
+    ct_tensor_release(a), ct_tensor_release(b);
+    /* a stride-0 destination has internal overlap */
+    int64_t e[2] = {3, 10};
+    CHECK_OK(ct_tensor_expand(ctx, t, 2, e, &v));
+    ct_tensor *src;
+    CHECK_OK(ct_tensor_zeros(ctx, CT_FLOAT32, 2, e, &src));
+    CHECK_ST(ct_tensor_copy_(ctx, v, src), CT_ERR_INVALID_ARG);
+    ct_tensor_release(v), ct_tensor_release(src);
+    /* src [3,1] does not broadcast to dst [1,0] */
+    int64_t d10[2] = {1, 0}, s31[2] = {3, 1};
+    CHECK_OK(ct_tensor_empty(ctx, CT_FLOAT32, 2, d10, &a));
+    CHECK_OK(ct_tensor_zeros(ctx, CT_FLOAT32, 2, s31, &b));
+    CHECK_ST(ct_tensor_copy_(ctx, a, b), CT_ERR_SHAPE);
+    ct_tensor_release(a), ct_tensor_release(b);
+    ct_tensor_release(t);
+    /* bool tensors built from arbitrary bytes: nonzero is true */
+    uint8_t bytes[4] = {2, 0, 255, 1};
+    int64_t s4[1] = {4};
+    CHECK_OK(ct_tensor_from_host(ctx, bytes, CT_BOOL, 1, s4, &a));
+    CHECK_OK(ct_cast(ctx, a, CT_FLOAT32, &b));
+    float f[4];
+    CHECK_OK(ct_tensor_to_host(b, f, sizeof f));
+    CHECK(f[0] == 1 && f[1] == 0 && f[2] == 1 && f[3] == 1);
+    ct_tensor *s;
+    CHECK_OK(ct_sum(ctx, a, 0, NULL, false, &s));
+    CHECK_OK(ct_tensor_item(s, &item));
+    CHECK(item == 3);
+    ct_tensor_release(s), ct_tensor_release(a), ct_tensor_release(b);
+}
+
 TEST(block_cache) {
     ct_ctx *c;
     CHECK_OK(ct_ctx_create(NULL, &c));
@@ -345,6 +408,7 @@ int main(void) {
     RUN(rng_reproducible);
     RUN(philox_known_answer);
     RUN(block_cache);
+    RUN(review_regressions);
     ct_ctx_free(ctx);
     return ct_test_end();
 }

@@ -162,7 +162,15 @@ ct_status ct_stream_create(ct_ctx *ctx, ct_device device, ct_stream **out) {
 void ct_stream_free(ct_stream *s) {
     if (!s || s->owned_by_ctx) return;
     ct__backend_slot *b = &s->ctx->backends[s->slot];
+    if (s->capture) { /* freed mid-capture: the capture cannot continue */
+        ct__capture *c = s->capture;
+        ct__set_error(s->ctx, CT_ERR_STATE, "stream_free: the stream was freed while capturing");
+        c->invalidate(c, CT_ERR_STATE, s->ctx->err);
+        c->stream = NULL;
+        b->current = b->saved_current; /* ops go back to where they went before the capture */
+    }
     if (b->current == s) b->current = NULL;
+    if (b->saved_current == s) b->saved_current = NULL;
     ct__free(s->ctx, s);
 }
 

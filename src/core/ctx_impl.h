@@ -36,8 +36,9 @@ typedef struct ct__backend_slot {
     ct_backend_vtable vt;
     ct_stream *default_stream;
     ct_stream *current;
-    void *dl_handle;      /* from ct_backend_load, closed at ctx free */
-    ct__capture *capture; /* the device's active capture (one at a time), or NULL */
+    void *dl_handle;          /* from ct_backend_load, closed at ctx free */
+    ct__capture *capture;     /* the device's active capture (one at a time), or NULL */
+    ct_stream *saved_current; /* current stream before the capture began (restored at its end) */
 } ct__backend_slot;
 
 /* 4 classes per power of two from 256 B up to 2^36 B */

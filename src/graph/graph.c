@@ -29,7 +29,7 @@ struct ct_graph {
     void *gs;
     ct_graph_options opts;
     ct_graph_pool *pool;
-    ct_stream *stream, *prev_current;
+    ct_stream *stream;
     int state;
     ct_status error;
     char errmsg[512];
@@ -230,7 +230,7 @@ ct_status ct_graph_capture_begin(ct_graph *g, ct_stream *stream) {
     g->stream = stream;
     stream->capture = &g->cap;
     b->capture = &g->cap;
-    g->prev_current = b->current;
+    b->saved_current = b->current;
     b->current = stream;
     g->state = G_CAPTURING;
     return CT_OK;
@@ -243,9 +243,10 @@ ct_status ct_graph_capture_end(ct_graph *g) {
         return ct__set_error(ctx, CT_ERR_STATE, "capture_end: the graph is not capturing");
     ct__backend_slot *b = &ctx->backends[g->slot];
     ct_status st = g->impl->capture_end(g->gs);
-    g->stream->capture = NULL;
+    if (g->cap.stream) g->cap.stream->capture = NULL;
     b->capture = NULL;
-    b->current = g->prev_current;
+    b->current = b->saved_current;
+    b->saved_current = NULL;
     g->state = G_CAPTURED;
     if (st != CT_OK && g->error == CT_OK)
         ct__cap_invalidate(&g->cap, st, "backend capture_end failed");
@@ -323,9 +324,10 @@ void ct_graph_free(ct_graph *g) {
     if (g->state == G_CAPTURING) {
         ct__backend_slot *b = &ctx->backends[g->slot];
         g->impl->capture_end(g->gs);
-        g->stream->capture = NULL;
+        if (g->cap.stream) g->cap.stream->capture = NULL;
         b->capture = NULL;
-        b->current = g->prev_current;
+        b->current = b->saved_current;
+        b->saved_current = NULL;
     }
     g->impl->reset(g->gs);
     ct__release_kept(g);
@@ -370,6 +372,11 @@ ct_status ct_cond(ct_ctx *ctx, const ct_tensor *pred, ct_cond_fn true_fn, ct_con
             (v != 0 ? true_fn : false_fn)(ctx, user_data, n_operands, operands, n_outputs, outputs);
         if (st == CT_OK)
             st = ct__cond_check_outputs(ctx, n_outputs, outputs, v != 0 ? "true" : "false");
+        if (st != CT_OK) /* same contract as under capture: no outputs on failure */
+            for (int i = 0; i < n_outputs; i++) {
+                ct_tensor_release(outputs[i]);
+                outputs[i] = NULL;
+            }
         return st;
     }
     ct_graph *g = (ct_graph *)cap;

@@ -153,10 +153,15 @@ ct_status ct_clamp(ct_ctx *ctx, const ct_tensor *a, const double *lo, const doub
     double sc[4] = {lo ? *lo : 0, hi ? *hi : 0, 0, 0};
     bool frac = (lo && *lo != floor(*lo)) || (hi && *hi != floor(*hi));
     if (is_int && !frac) {
-        /* bounds beyond int64 cannot bind; clip them so the kernel's conversion is defined */
+        /* bounds outside the dtype's range cannot bind: saturate them so the kernel's conversion
+         * is exact (a min of 1000 on int8 must not wrap to -24) */
+        static const double lim[6][2] = {
+            {0, 1},           {0, 255}, {-128, 127}, {-32768, 32767}, {-2147483648.0, 2147483647.0},
+            {-9.2e18, 9.2e18}};
+        const double *l = lim[a->dtype];
         for (int i = 0; i < 2; i++) {
-            if (sc[i] > 9.2e18) sc[i] = 9.2e18;
-            if (sc[i] < -9.2e18) sc[i] = -9.2e18;
+            if (sc[i] > l[1]) sc[i] = l[1];
+            if (sc[i] < l[0]) sc[i] = l[0];
         }
     }
     int64_t flags = (lo ? 1 : 0) | (hi ? 2 : 0);

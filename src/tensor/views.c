@@ -182,8 +182,11 @@ ct_status ct_tensor_slice(ct_ctx *ctx, const ct_tensor *t, int dim, int64_t star
         sh[i] = t->shape[i];
         str[i] = t->strides[i];
     }
-    sh[d] = (end - start + step - 1) / step;
-    str[d] = t->strides[d] * step;
+    int64_t len = end - start; /* 0 <= len <= n, so no overflow below */
+    sh[d] = len ? 1 + (len - 1) / step : 0;
+    if (sh[d] > 1 && !ct__checked_mul(t->strides[d], step, &str[d]))
+        return ct__set_error(ctx, CT_ERR_OVERFLOW, "slice: stride %lld * step %lld overflows",
+                             (long long)t->strides[d], (long long)step);
     return ct__tensor_view_of(ctx, t, t->ndim, sh, str, t->offset + start * t->strides[d], out);
 }
 
@@ -278,6 +281,21 @@ ct_status ct_tensor_unsqueeze(ct_ctx *ctx, const ct_tensor *t, int dim, ct_tenso
     return ct__tensor_view_of(ctx, t, t->ndim + 1, sh, str, t->offset, out);
 }
 
+/* Byte range [lo, hi) of the storage a tensor's elements span (numel > 0). */
+static void ct__byte_extent(const ct_tensor *t, int64_t *lo, int64_t *hi) {
+    int64_t a = t->offset, b = t->offset;
+    for (int i = 0; i < t->ndim; i++) {
+        int64_t span = (t->shape[i] - 1) * t->strides[i];
+        if (span < 0)
+            a += span;
+        else
+            b += span;
+    }
+    int64_t sz = (int64_t)ct__itemsize(t->dtype);
+    *lo = a * sz;
+    *hi = (b + 1) * sz;
+}
+
 ct_status ct_tensor_copy_(ct_ctx *ctx, ct_tensor *dst, const ct_tensor *src) {
     if (!ctx) return CT_ERR_INVALID_ARG;
     const ct_tensor *ts[2] = {dst, src};
@@ -289,11 +307,39 @@ ct_status ct_tensor_copy_(ct_ctx *ctx, ct_tensor *dst, const ct_tensor *src) {
     int nd;
     int64_t sh[CT_MAX_DIMS];
     if ((st = ct__broadcast_shapes(ctx, "copy_", 2, ts, &nd, sh)) != CT_OK) return st;
-    if (nd != dst->ndim || ct__numel(nd, sh) != ct_tensor_numel(dst)) {
+    bool same = nd == dst->ndim;
+    for (int i = 0; same && i < nd; i++)
+        same = sh[i] == dst->shape[i];
+    if (!same) {
         char b[96];
         return ct__set_error(ctx, CT_ERR_SHAPE,
                              "copy_: source %s does not broadcast to destination %s",
                              CT__SHAPE_STR(src), ct__shape_str(b, sizeof b, dst->ndim, dst->shape));
+    }
+    for (int i = 0; i < dst->ndim; i++)
+        if (dst->strides[i] == 0 && dst->shape[i] > 1)
+            return ct__set_error(
+                ctx, CT_ERR_INVALID_ARG,
+                "copy_: the destination has internal overlap (dim %d has stride 0); "
+                "copy into a contiguous tensor instead",
+                i);
+    if (dst->storage == src->storage && ct_tensor_numel(dst) > 0 && ct_tensor_numel(src) > 0) {
+        /* same memory: an identical view is a no-op; any other overlap would read elements
+         * already written (PyTorch rejects it too) */
+        bool ident =
+            dst->offset == src->offset && dst->ndim == src->ndim && dst->dtype == src->dtype;
+        for (int i = 0; ident && i < dst->ndim; i++)
+            ident = dst->shape[i] == src->shape[i] && dst->strides[i] == src->strides[i];
+        if (ident) return CT_OK;
+        int64_t dlo, dhi, slo, shi;
+        ct__byte_extent(dst, &dlo, &dhi);
+        ct__byte_extent(src, &slo, &shi);
+        if (dlo < shi && slo < dhi)
+            return ct__set_error(
+                ctx, CT_ERR_INVALID_ARG,
+                "copy_: source and destination share memory (bytes [%lld, %lld) and "
+                "[%lld, %lld) of one storage); clone the source first",
+                (long long)slo, (long long)shi, (long long)dlo, (long long)dhi);
     }
     ct_op_desc d;
     ct__desc_init(&d, CT_OP_COPY, 1, 1);

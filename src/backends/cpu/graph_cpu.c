@@ -125,18 +125,28 @@ static ct_status cg_record(void *gs, const ct_op_desc *op) {
 static ct_status cg_add_conditional(void *gs, const ct_operand *pred) {
     cg_graph *g = gs;
     if (g->depth + 1 >= CG_MAX_NEST) return CT_ERR_UNSUPPORTED;
-    cg_list *l = g->stack[g->depth];
-    cg_node *n = cg_append(g, l);
-    if (!n) return CT_ERR_OOM;
+    /* branch lists first: a failed allocation must not leave a half-built node behind */
+    cg_list *br[2];
+    for (int b = 0; b < 2; b++) {
+        br[b] = ct__alloc(cg_ctx(g), sizeof(cg_list), 16);
+        if (!br[b]) {
+            if (b) ct__free(cg_ctx(g), br[0]);
+            return CT_ERR_OOM;
+        }
+        memset(br[b], 0, sizeof(cg_list));
+    }
+    cg_node *n = cg_append(g, g->stack[g->depth]);
+    if (!n) {
+        ct__free(cg_ctx(g), br[0]);
+        ct__free(cg_ctx(g), br[1]);
+        return CT_ERR_OOM;
+    }
     n->is_cond = true;
     n->op.operands[0] = *pred;
-    for (int b = 0; b < 2; b++) {
-        n->br[b] = ct__alloc(cg_ctx(g), sizeof(cg_list), 16);
-        if (!n->br[b]) return CT_ERR_OOM; /* the half-built node is freed by reset */
-        memset(n->br[b], 0, sizeof(cg_list));
-    }
+    n->br[0] = br[0];
+    n->br[1] = br[1];
     /* branch lists are separate allocations: the node pointer stays valid while the branches
-     * grow (nothing is appended to `l` until this conditional ends) */
+     * grow (nothing is appended to the enclosing list until this conditional ends) */
     g->cond_stack[g->depth + 1] = n;
     g->depth++;
     g->stack[g->depth] = n->br[1];

@@ -25,7 +25,9 @@
     X(i16, int16_t, int64_t, ID, ID, __VA_ARGS__)                                                  \
     X(i32, int32_t, int64_t, ID, ID, __VA_ARGS__)                                                  \
     X(i64, int64_t, int64_t, ID, ID, __VA_ARGS__)
-#define CT_BOOLS(X, ...) X(b, bool, int64_t, ID, B2, __VA_ARGS__)
+/* bools are read as bytes (any nonzero byte is true: reading a byte other than 0/1 as _Bool is UB)
+ */
+#define CT_BOOLS(X, ...) X(b, uint8_t, int64_t, B2, B2, __VA_ARGS__)
 
 #define CT_TAB_ENTRY_f32 [CT_FLOAT32]
 #define CT_TAB_ENTRY_f64 [CT_FLOAT64]
@@ -100,7 +102,8 @@
 #define CT_DEF3(GEN, NAME, F1, E1, F2, E2, F3, E3)                                                 \
     F1(GEN, NAME, E1)                                                                              \
     F2(GEN, NAME, E2)                                                                              \
-    F3(GEN, NAME, E3) static const ct_k_loop NAME##_tab[CT_DTYPE_COUNT] = {                        \
+    F3(GEN, NAME, E3)                                                                              \
+    static const ct_k_loop NAME##_tab[CT_DTYPE_COUNT] = {                                          \
         F1(CT_ENTRY, NAME, 0) F2(CT_ENTRY, NAME, 0) F3(CT_ENTRY, NAME, 0)};
 
 /* ---- binary ---- */
@@ -135,16 +138,12 @@ CT_DEF1(CT_GEN_UN, k_gelu_erf, CT_FLOATS, (ct_mt)0.5 * x * ((ct_mt)1 + erf(x * (
 CT_DEF1(CT_GEN_UN, k_gelu_tanh, CT_FLOATS,
         (ct_mt)0.5 * x * ((ct_mt)1 + tanh((ct_mt)CT_SQRT2_PI * (x + (ct_mt)0.044715 * x * x * x))))
 CT_DEF1(CT_GEN_UN, k_pow, CT_FLOATS, pow(x, c0))
-/* clamp: flags bit0 = has min (c0), bit1 = has max (c1); NaN propagates */
-CT_DEF2(CT_GEN_UN, k_clamp, CT_FLOATS,
-        (x != x                    ? x
-         : ((flags & 2) && x > c1) ? c1
-         : ((flags & 1) && x < c0) ? c0
-                                   : x),
-        CT_INTS,
-        (((flags & 2) && x > c1)   ? c1
-         : ((flags & 1) && x < c0) ? c0
-                                   : x))
+/* clamp = min(max(x, lo), hi) as torch.clamp (so lo > hi gives hi); flags bit0 = has lo (c0),
+ * bit1 = has hi (c1); NaN propagates */
+#define CT_CLAMP_LO(x) (((flags & 1) && (x) < c0) ? c0 : (x))
+#define CT_CLAMP_HI(x) (((flags & 2) && (x) > c1) ? c1 : (x))
+CT_DEF2(CT_GEN_UN, k_clamp, CT_FLOATS, (x != x ? x : CT_CLAMP_HI(CT_CLAMP_LO(x))), CT_INTS,
+        CT_CLAMP_HI(CT_CLAMP_LO(x)))
 
 /* Integer power with a non-negative integral exponent (wrapping multiply). */
 static int64_t ct_k_ipow(int64_t b, int64_t e) {
@@ -172,7 +171,7 @@ CT_DEF1(CT_GEN_TERN, k_addcdiv, CT_FLOATS, fma(v, b / c, a))
     static void k_where_##T(int64_t n, char *const *p, const int64_t *s, const ct_op_desc *op) {   \
         (void)op;                                                                                  \
         for (int64_t i = 0; i < n; i++)                                                            \
-            *(T *)(p[0] + i * s[0]) = *(const bool *)(p[1] + i * s[1])                             \
+            *(T *)(p[0] + i * s[0]) = *(const uint8_t *)(p[1] + i * s[1])                          \
                                           ? *(const T *)(p[2] + i * s[2])                          \
                                           : *(const T *)(p[3] + i * s[3]);                         \
     }

@@ -116,7 +116,7 @@ void ct_k_ew_drive(const ct_op_desc *op, ct_k_loop loop, ct_k_contig contig, con
 
 double ct_k_load_f64(const void *p, ct_dtype dt) {
     switch (dt) {
-    case CT_BOOL: return *(const bool *)p ? 1.0 : 0.0;
+    case CT_BOOL: return *(const uint8_t *)p ? 1.0 : 0.0; /* any nonzero byte is true */
     case CT_UINT8: return *(const uint8_t *)p;
     case CT_INT8: return *(const int8_t *)p;
     case CT_INT16: return *(const int16_t *)p;
@@ -132,7 +132,7 @@ double ct_k_load_f64(const void *p, ct_dtype dt) {
 
 int64_t ct_k_load_i64(const void *p, ct_dtype dt) {
     switch (dt) {
-    case CT_BOOL: return *(const bool *)p;
+    case CT_BOOL: return *(const uint8_t *)p != 0;
     case CT_UINT8: return *(const uint8_t *)p;
     case CT_INT8: return *(const int8_t *)p;
     case CT_INT16: return *(const int16_t *)p;

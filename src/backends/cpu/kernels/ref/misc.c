@@ -18,7 +18,7 @@ CT_GEN_MOVE(uint32_t)
 CT_GEN_MOVE(uint64_t)
 static void k_move_contig(int64_t n, char *const *p, const ct_op_desc *op, const void *fn) {
     (void)fn;
-    memcpy(p[0], p[1], (size_t)n * ct__itemsize(op->operands[0].dtype));
+    memmove(p[0], p[1], (size_t)n * ct__itemsize(op->operands[0].dtype));
 }
 static void k_cast_via_f64(int64_t n, char *const *p, const int64_t *s, const ct_op_desc *op) {
     ct_dtype od = op->operands[0].dtype, id = op->operands[1].dtype;
