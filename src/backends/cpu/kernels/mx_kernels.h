@@ -6,6 +6,7 @@
 #ifndef CTORCH_MX_KERNELS_H
 #define CTORCH_MX_KERNELS_H
 
+#include "dtype/half.h"
 #include <float.h>
 #include <math.h>
 #include <stddef.h>
@@ -38,16 +39,9 @@ static const ct__mxk_fmt ct__mxk_fmts[CT__MXK_NELEM] = {
     {6, 3, 1, 0x1F, 2, 7.5f},   {4, 1, 1, 0x07, 2, 6.0f},       {8, 0, 0, 127, 0, 127.0f / 64.0f},
 };
 
-static inline uint32_t ct__mxk_f2u(float f) {
-    uint32_t u;
-    memcpy(&u, &f, 4);
-    return u;
-}
-static inline float ct__mxk_u2f(uint32_t u) {
-    float f;
-    memcpy(&f, &u, 4);
-    return f;
-}
+/* bit casts shared with the f16/bf16 code */
+#define ct__mxk_f2u ct__f32_bits
+#define ct__mxk_u2f ct__bits_f32
 
 /* Magnitude codes produced for overflow / Inf / NaN inputs (see docs/mx.md). */
 static inline uint32_t ct__mxk_ovf_mag(int elem, int saturate) {
