@@ -65,6 +65,11 @@ TEST(creation_and_metadata) {
     CHECK_ST(ct_tensor_arange(ctx, CT_FLOAT32, 0, 1, -1, &t), CT_ERR_INVALID_ARG);
     CHECK_ST(ct_tensor_rand(ctx, CT_INT32, 1, s, 0, 0, &t), CT_ERR_DTYPE);
     CHECK_ST(ct_tensor_full(ctx, CT_FLOAT8_E5M2, 1, s, 1, &t), CT_ERR_DTYPE);
+    CHECK_ST(ct_tensor_full(ctx, CT_UINT8, 1, s, 300, &t), CT_ERR_INVALID_ARG); /* as torch.full */
+    CHECK(strstr(ct_ctx_last_error(ctx), "uint8") != NULL);
+    CHECK_ST(ct_tensor_full(ctx, CT_INT8, 1, s, NAN, &t), CT_ERR_INVALID_ARG);
+    CHECK_OK(ct_tensor_full(ctx, CT_INT8, 1, s, -128, &t));
+    ct_tensor_release(t);
 }
 
 TEST(views_match_index_arithmetic) {

@@ -1,5 +1,6 @@
 /* Elementwise op front ends: validate, broadcast, promote, allocate, submit. */
 #include "ctorch/ops.h"
+#include "dtype/dtype_size.h"
 #include "ops/dispatch.h"
 
 #include <math.h>
@@ -155,13 +156,13 @@ ct_status ct_clamp(ct_ctx *ctx, const ct_tensor *a, const double *lo, const doub
     if (is_int && !frac) {
         /* bounds outside the dtype's range cannot bind: saturate them so the kernel's conversion
          * is exact (a min of 1000 on int8 must not wrap to -24) */
-        static const double lim[6][2] = {
-            {0, 1},           {0, 255}, {-128, 127}, {-32768, 32767}, {-2147483648.0, 2147483647.0},
-            {-9.2e18, 9.2e18}};
-        const double *l = lim[a->dtype];
+        double lo_lim, hi_lim;
+        ct__int_range(a->dtype, &lo_lim, &hi_lim);
+        hi_lim = hi_lim > 9.2e18 ? 9.2e18 : hi_lim; /* stays exactly convertible to int64 */
+        lo_lim = lo_lim < -9.2e18 ? -9.2e18 : lo_lim;
         for (int i = 0; i < 2; i++) {
-            if (sc[i] > l[1]) sc[i] = l[1];
-            if (sc[i] < l[0]) sc[i] = l[0];
+            if (sc[i] > hi_lim) sc[i] = hi_lim;
+            if (sc[i] < lo_lim) sc[i] = lo_lim;
         }
     }
     int64_t flags = (lo ? 1 : 0) | (hi ? 2 : 0);

@@ -257,6 +257,11 @@ ct_status ct_tensor_full(ct_ctx *ctx, ct_dtype dtype, int ndim, const int64_t *s
     if (!ct__is_compute_dtype(dtype))
         return ct__set_error(ctx, CT_ERR_DTYPE, "full: dtype %s is not supported",
                              ct_dtype_name(dtype));
+    double lo, hi;
+    if (dtype != CT_BOOL && ct__int_range(dtype, &lo, &hi) && !(value >= lo && value < hi + 1))
+        return ct__set_error(ctx, CT_ERR_INVALID_ARG,
+                             "full: value %g cannot be converted to %s without overflow", value,
+                             ct_dtype_name(dtype));
     double sc[4] = {value, 0, 0, 0};
     return ct__fill_like(ctx, CT_OP_FILL, dtype, ndim, shape, sc, NULL, out);
 }
