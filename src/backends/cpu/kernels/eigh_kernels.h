@@ -30,8 +30,15 @@
 /* Up to this n two lane groups run in lockstep (their serial QR chases interleave); above it one
  * group, so the working set (2 n x n lane arrays per group) stays in L2. */
 #define CT__EIGH_G2_MAX_N 32
+#ifndef CT__EIGH_GMID
+#define CT__EIGH_GMID 2
+#endif
+/* lane groups in flight for size n */
+static inline int ct__eigh_groups(int n) {
+    return n <= CT__EIGH_STACK_MAX_N ? 2 : n <= CT__EIGH_G2_MAX_N ? CT__EIGH_GMID : 1;
+}
 static inline size_t ct__eigh_lane_work_bytes(int n) {
-    const size_t groups = n <= CT__EIGH_G2_MAX_N ? 2 : 1;
+    const size_t groups = (size_t)ct__eigh_groups(n);
     return n <= CT__EIGH_STACK_MAX_N ? 0 : groups * 2 * (size_t)n * (size_t)n * 64;
 }
 #define CT__EIGH_INFO_NONFINITE 1
@@ -314,7 +321,60 @@ static inline __attribute__((always_inline)) void TN(tdred)(const int n, VT *A, 
     for (int i = 0; i < n && want_v; i++)
         for (int j = 0; j < n; j++)
             V[i * n + j] = V_SET1((ELT)(i == j));
-    for (int k = n - 3; k >= 0 && want_v; k--) {
+    /* Two reflectors per pass, H_k then H_{k-1}, on columns k.. of rows k..: with v1 = v_k
+     * (0 in column k), v2 = v_{k-1}, d1 = r.v1, d2 = r.v2: a1 = tau_k d1,
+     * a2 = tau_{k-1} (d2 - a1 v1.v2), r -= a1 v1 + a2 v2 (row k is e_k, so d1 = 0 there). Each
+     * row is loaded twice and stored once per two reflectors instead of per one. */
+    int k = n - 3;
+    for (; k >= 1 && want_v; k -= 2) {
+        const int m = n - k;
+        vv[0] = zero;
+        for (int i = 1; i < m; i++)
+            vv[i] = A[(k + i) * n + k];
+        for (int i = 0; i < m; i++)
+            pw[i] = A[(k + i) * n + k - 1];
+        VT w12 = zero;
+        for (int i = 1; i < m; i++)
+            w12 = V_FMA(vv[i], pw[i], w12);
+        const VT t1 = TAU[k], t2 = TAU[k - 1], t2w = V_MUL(t2, w12);
+        int j = k;
+        for (; j + 4 <= n; j += 4) {
+            VT *row = V + j * n + k;
+            VT a1[4], a2[4];
+            for (int r = 0; r < 4; r++) {
+                a1[r] = zero;
+                a2[r] = V_MUL(pw[0], row[r * n]);
+            }
+            for (int i = 1; i < m; i++)
+                for (int r = 0; r < 4; r++) {
+                    a1[r] = V_FMA(vv[i], row[r * n + i], a1[r]);
+                    a2[r] = V_FMA(pw[i], row[r * n + i], a2[r]);
+                }
+            for (int r = 0; r < 4; r++) {
+                a1[r] = V_MUL(a1[r], t1);
+                a2[r] = V_FNMA(t2w, a1[r], V_MUL(a2[r], t2));
+            }
+            for (int r = 0; r < 4; r++)
+                row[r * n] = V_FNMA(a2[r], pw[0], row[r * n]);
+            for (int i = 1; i < m; i++)
+                for (int r = 0; r < 4; r++)
+                    row[r * n + i] = V_FNMA(a2[r], pw[i], V_FNMA(a1[r], vv[i], row[r * n + i]));
+        }
+        for (; j < n; j++) {
+            VT *row = V + j * n + k;
+            VT a1 = zero, a2 = V_MUL(pw[0], row[0]);
+            for (int i = 1; i < m; i++) {
+                a1 = V_FMA(vv[i], row[i], a1);
+                a2 = V_FMA(pw[i], row[i], a2);
+            }
+            a1 = V_MUL(a1, t1);
+            a2 = V_FNMA(t2w, a1, V_MUL(a2, t2));
+            row[0] = V_FNMA(a2, pw[0], row[0]);
+            for (int i = 1; i < m; i++)
+                row[i] = V_FNMA(a2, pw[i], V_FNMA(a1, vv[i], row[i]));
+        }
+    }
+    for (; k >= 0 && want_v; k--) {
         const int m = n - k - 1, o = k + 1;
         for (int i = 0; i < m; i++)
             vv[i] = A[(o + i) * n + k];
@@ -458,6 +518,14 @@ static inline __attribute__((always_inline)) void TN(zrot2)(const int n, const i
         TN(zrot2c)(n, nr, V, S1, TU1, S2, TU2, j0, 1);
 }
 
+/* e, or 0 where e is negligible against its diagonal neighbours d0, d1 */
+static inline __attribute__((always_inline)) VT TN(negl)(VT e, VT d0, VT d1) {
+    VT ae = V_ABS(e);
+    MT big = M_AND(M_GT(ae, V_MUL(V_SET1(EIGH_U), V_ADD(V_ABS(d0), V_ABS(d1)))),
+                   M_GT(ae, V_SET1(EIGH_TINYABS)));
+    return V_SEL(big, V_ZERO(), e);
+}
+
 /* Step 3 for G groups (independent rotation chains interleave, hiding latency). Every lane has its
  * own active window [0, hi_l] (HI, exact small integers as floats): a lane deflates as soon as its
  * e[hi_l - 1] is negligible and goes on with the next eigenvalue, so a step costs the slowest
@@ -485,18 +553,14 @@ static inline __attribute__((always_inline)) void TN(tdqr)(const int n, const in
         maxhi[g] = n - 1;
     }
 #define CT__EQ(x, j) M_GT(half, V_ABS(V_SUB((x), V_SET1((ELT)(j))))) /* x == j, x integral */
-    for (;;) {
+    for (int first = 1;; first = 0) {
         int mh = 0;
         for (int g = 0; g < G; g++) {
             VT *Dg = D[g], *Eg = E[g];
             if (maxhi[g] == 0) continue;
-            for (int j = 0; j < maxhi[g]; j++) {
-                VT ae = V_ABS(Eg[j]);
-                MT big =
-                    M_AND(M_GT(ae, V_MUL(V_SET1(EIGH_U), V_ADD(V_ABS(Dg[j]), V_ABS(Dg[j + 1])))),
-                          M_GT(ae, V_SET1(EIGH_TINYABS)));
-                Eg[j] = V_SEL(big, zero, Eg[j]);
-            }
+            /* the chase below checks e[j] as soon as it is final; before the first step, here */
+            for (int j = 0; j < maxhi[g] && first; j++)
+                Eg[j] = TN(negl)(Eg[j], Dg[j], Dg[j + 1]);
             /* iteration limit: deflate by force (e zeroed, info = 2) */
             MT lim =
                 M_AND(M_GT(IT[g], V_SET1((ELT)CT__EIGH_MAX_QR_IT - (ELT)0.5)), M_GT(HI[g], half));
@@ -560,6 +624,9 @@ static inline __attribute__((always_inline)) void TN(tdqr)(const int n, const in
                 VT cc = V_MUL(c, c), ss = V_MUL(s, s), cs = V_MUL(c, s);
                 VT csf2 = V_MUL(V_ADD(cs, cs), f);
                 Dg[k] = V_FMA(ss, b, V_FMA(cc, a, V_SUB(zero, csf2)));
+                /* e[k-1], d[k-1], d[k] are final for this step: the next step's negligibility
+                 * check, off the chase's serial path */
+                if (k > 0) Eg[k - 1] = TN(negl)(Eg[k - 1], Dg[k - 1], Dg[k]);
                 Dg[k + 1] = V_FMA(ss, a, V_FMA(cc, b, csf2));
                 Eg[k] = V_FMA(cs, V_SUB(a, b), V_MUL(V_SUB(cc, ss), f));
                 /* e[k+1] is exactly 0 at k + 1 == hi_l: no bulge beyond the window */
@@ -571,6 +638,11 @@ static inline __attribute__((always_inline)) void TN(tdqr)(const int n, const in
                 }
             }
         }
+        for (int g = 0; g < G; g++)
+            if (maxhi[g] > 0) {
+                const int j = maxhi[g] - 1;
+                E[g][j] = TN(negl)(E[g][j], D[g][j], D[g][j + 1]);
+            }
         for (int g = 0; g < G && want_v; g++) {
             if (maxhi[g] == 0) continue;
             if (!pend[g]) {
@@ -941,7 +1013,7 @@ void CT__EIGH_ENTRY(int64_t batch, int n, const ELT *a, int upper, ELT *w, ELT *
         }
         return;
     }
-    int G = n <= CT__EIGH_G2_MAX_N ? 2 : 1;
+    int G = ct__eigh_groups(n);
     int64_t step = (int64_t)G * LANES;
     int64_t b0 = 0;
 #ifdef CT__EIGH_N3
