@@ -17,6 +17,7 @@ enum {
     CT_K_SIGMOID,
     CT_K_LOG,
     CT_K_TANH,
+    CT_K_GELU_TANH, /* selected by CT_OP_GELU with ints[0] = 1 */
     CT_K_UN_COUNT
 };
 enum { CT_K_RSUM, CT_K_RMAX, CT_K_RMIN, CT_K_RED_COUNT };

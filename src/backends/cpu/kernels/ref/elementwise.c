@@ -231,7 +231,10 @@ ct_status ct_k_elementwise(const ct_op_desc *op, const ct_k_isa *isa) {
     case CT_OP_TANH: tab = k_tanh_tab; break;
     case CT_OP_SIGMOID: tab = k_sigmoid_tab; break;
     case CT_OP_RELU: tab = k_relu_tab; break;
-    case CT_OP_GELU: tab = op->ints[0] ? k_gelu_tanh_tab : k_gelu_erf_tab; break;
+    case CT_OP_GELU:
+        tab = op->ints[0] ? k_gelu_tanh_tab : k_gelu_erf_tab;
+        un = op->ints[0] ? CT_K_GELU_TANH : -1;
+        break;
     case CT_OP_CLAMP: tab = k_clamp_tab; break;
     case CT_OP_ADDCMUL: tab = k_addcmul_tab; break;
     case CT_OP_ADDCDIV: tab = k_addcdiv_tab; break;
