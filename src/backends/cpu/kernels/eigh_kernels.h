@@ -307,10 +307,28 @@ static inline __attribute__((always_inline)) void TN(tdred)(const int n, VT *A, 
         kk = V_MUL(V_MUL(kk, tau), half);
         for (int i = 0; i < m; i++)
             pw[i] = V_FNMA(kk, vv[i], pw[i]);
-        for (int i = 0; i < m; i++) {
-            VT *row = A + (o + i) * n + o;
-            const VT vi = vv[i], wi = pw[i];
-            for (int j = 0; j <= i; j++)
+        /* four rows at a time: the loads of v_j, w_j are shared (same arithmetic per entry) */
+        int i1 = 0;
+        for (; i1 + 4 <= m; i1 += 4) {
+            VT *row = A + (o + i1) * n + o;
+            VT vi[4], wi[4];
+            for (int r = 0; r < 4; r++) {
+                vi[r] = vv[i1 + r];
+                wi[r] = pw[i1 + r];
+            }
+            for (int j = 0; j <= i1; j++) {
+                const VT vj = vv[j], wj = pw[j];
+                for (int r = 0; r < 4; r++)
+                    row[r * n + j] = V_FNMA(vi[r], wj, V_FNMA(wi[r], vj, row[r * n + j]));
+            }
+            for (int j = i1 + 1; j < i1 + 4; j++)
+                for (int r = j - i1; r < 4; r++)
+                    row[r * n + j] = V_FNMA(vi[r], pw[j], V_FNMA(wi[r], vv[j], row[r * n + j]));
+        }
+        for (; i1 < m; i1++) {
+            VT *row = A + (o + i1) * n + o;
+            const VT vi = vv[i1], wi = pw[i1];
+            for (int j = 0; j <= i1; j++)
                 row[j] = V_FNMA(vi, pw[j], V_FNMA(wi, vv[j], row[j]));
         }
     }
@@ -520,10 +538,9 @@ static inline __attribute__((always_inline)) void TN(zrot2)(const int n, const i
 
 /* e, or 0 where e is negligible against its diagonal neighbours d0, d1 */
 static inline __attribute__((always_inline)) VT TN(negl)(VT e, VT d0, VT d1) {
-    VT ae = V_ABS(e);
-    MT big = M_AND(M_GT(ae, V_MUL(V_SET1(EIGH_U), V_ADD(V_ABS(d0), V_ABS(d1)))),
-                   M_GT(ae, V_SET1(EIGH_TINYABS)));
-    return V_SEL(big, V_ZERO(), e);
+    /* |e| > u (|d0| + |d1|) and |e| > tiny, as one compare (no NaN reaches here) */
+    VT lim = V_MAX(V_MUL(V_SET1(EIGH_U), V_ADD(V_ABS(d0), V_ABS(d1))), V_SET1(EIGH_TINYABS));
+    return V_SEL(M_GT(V_ABS(e), lim), V_ZERO(), e);
 }
 
 /* Step 3 for G groups (independent rotation chains interleave, hiding latency). Every lane has its
@@ -552,7 +569,7 @@ static inline __attribute__((always_inline)) void TN(tdqr)(const int n, const in
         IT[g] = zero;
         maxhi[g] = n - 1;
     }
-#define CT__EQ(x, j) M_GT(half, V_ABS(V_SUB((x), V_SET1((ELT)(j))))) /* x == j, x integral */
+#define CT__EQ(x, j) M_EQ((x), V_SET1((ELT)(j))) /* x == j (x holds exact small integers) */
     for (int first = 1;; first = 0) {
         int mh = 0;
         for (int g = 0; g < G; g++) {
@@ -569,7 +586,9 @@ static inline __attribute__((always_inline)) void TN(tdqr)(const int n, const in
                 for (int j = 1; j <= maxhi[g]; j++)
                     Eg[j - 1] = V_SEL(M_AND(lim, CT__EQ(HI[g], j)), Eg[j - 1], zero);
             }
-            /* deflate from the top down (cascades): lanes with hi == j and e[j-1] == 0 */
+            /* deflate from the top down (cascades): lanes with hi == j and e[j-1] == 0; a lane
+             * that stops at j (e[j-1] != 0) takes its trailing 2x2 block for the Wilkinson shift */
+            VT dl = zero, dh = zero, ee = zero;
             for (int j = maxhi[g]; j >= 1; j--) {
                 MT m = CT__EQ(HI[g], j);
                 MT keep = M_GT(V_ABS(Eg[j - 1]), zero);
@@ -577,18 +596,14 @@ static inline __attribute__((always_inline)) void TN(tdqr)(const int n, const in
                 VT itr = V_SEL(keep, zero, IT[g]);
                 HI[g] = V_SEL(m, HI[g], dec);
                 IT[g] = V_SEL(m, IT[g], itr);
+                MT fin = M_AND(m, keep);
+                dl = V_SEL(fin, dl, Dg[j - 1]);
+                dh = V_SEL(fin, dh, Dg[j]);
+                ee = V_SEL(fin, ee, Eg[j - 1]);
             }
             while (maxhi[g] > 0 && !M_ANY(M_GT(HI[g], V_SET1((ELT)maxhi[g] - (ELT)0.5))))
                 maxhi[g]--;
             if (maxhi[g] == 0) continue;
-            /* Wilkinson shift from each lane's trailing 2x2 block */
-            VT dl = zero, dh = zero, ee = zero;
-            for (int j = 1; j <= maxhi[g]; j++) {
-                MT m = CT__EQ(HI[g], j);
-                dl = V_SEL(m, dl, Dg[j - 1]);
-                dh = V_SEL(m, dh, Dg[j]);
-                ee = V_SEL(m, ee, Eg[j - 1]);
-            }
             MT act = M_GT(HI[g], half);
             IT[g] = V_ADD(IT[g], V_SEL(act, zero, one));
             VT dd = V_MUL(half, V_SUB(dl, dh));
@@ -787,7 +802,7 @@ static inline __attribute__((always_inline)) void TN(block)(const int n, const i
                 const int p = (int)ri[l];
                 if (done >> p & 1) continue;
                 done |= (uint64_t)1 << p;
-                const MT m = M_GT(V_SET1((ELT)0.5), V_ABS(V_SUB(R[i], V_SET1((ELT)p))));
+                const MT m = M_EQ(R[i], V_SET1((ELT)p)); /* exact small integers */
                 WS[p] = V_SEL(m, WS[p], W[i]);
                 if (v) {
                     VT *dst = Ag + p * n;

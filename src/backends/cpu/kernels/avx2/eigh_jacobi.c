@@ -23,6 +23,7 @@
 #define EIGH_TINY 0x1p-100f
 #define EIGH_TINYABS 0x1p-44f
 #define M_GT(a, b) _mm256_cmp_ps((a), (b), _CMP_GT_OQ)
+#define M_EQ(a, b) _mm256_cmp_ps((a), (b), _CMP_EQ_OQ)
 #define M_AND _mm256_and_ps
 #define M_OR _mm256_or_ps
 #define M_NONE() _mm256_setzero_ps()
@@ -119,6 +120,7 @@ static inline void TN(n3store)(ELT *ptr, const VT *x, int cnt) {
 #undef V_N3_LOAD
 #undef V_N3_STORE
 #undef M_GT
+#undef M_EQ
 #undef M_AND
 #undef M_OR
 #undef M_NONE
@@ -157,6 +159,7 @@ static inline void TN(n3store)(ELT *ptr, const VT *x, int cnt) {
 #define EIGH_TINY 0x1p-600
 #define EIGH_TINYABS 0x1p-80
 #define M_GT(a, b) _mm256_cmp_pd((a), (b), _CMP_GT_OQ)
+#define M_EQ(a, b) _mm256_cmp_pd((a), (b), _CMP_EQ_OQ)
 #define M_AND _mm256_and_pd
 #define M_OR _mm256_or_pd
 #define M_NONE() _mm256_setzero_pd()

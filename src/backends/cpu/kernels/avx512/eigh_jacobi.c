@@ -20,6 +20,7 @@
 #define EIGH_U 0x1p-24f
 #define EIGH_TINYABS 0x1p-44f
 #define M_GT(a, b) _mm512_cmp_ps_mask((a), (b), _CMP_GT_OQ)
+#define M_EQ(a, b) _mm512_cmp_ps_mask((a), (b), _CMP_EQ_OQ)
 #define M_AND(a, b) ((MT)((a) & (b)))
 #define M_OR(a, b) ((MT)((a) | (b)))
 #define M_NONE() ((MT)0)
@@ -235,6 +236,7 @@ static inline void TNX(n3store)(ELT *ptr, int mode, const VT *x) {
 #undef EIGH_U
 #undef EIGH_TINYABS
 #undef M_GT
+#undef M_EQ
 #undef M_AND
 #undef M_OR
 #undef M_NONE
@@ -271,6 +273,7 @@ static inline void TNX(n3store)(ELT *ptr, int mode, const VT *x) {
 #define EIGH_U 0x1p-53
 #define EIGH_TINYABS 0x1p-80
 #define M_GT(a, b) _mm512_cmp_pd_mask((a), (b), _CMP_GT_OQ)
+#define M_EQ(a, b) _mm512_cmp_pd_mask((a), (b), _CMP_EQ_OQ)
 #define M_AND(a, b) ((MT)((a) & (b)))
 #define M_OR(a, b) ((MT)((a) | (b)))
 #define M_NONE() ((MT)0)

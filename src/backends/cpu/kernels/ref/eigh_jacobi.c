@@ -9,6 +9,7 @@
 #define LANES 1
 #define MT int
 #define M_GT(a, b) ((a) > (b))
+#define M_EQ(a, b) ((a) == (b))
 #define M_AND(a, b) ((a) & (b))
 #define M_OR(a, b) ((a) | (b))
 #define M_NONE() 0
