@@ -101,20 +101,23 @@ static ct_status eigh_run(ct_ctx *ctx, int f64, int n, int64_t batch, int upper,
     if (nt == 1) {
         eigh_range(f64, path, isa, n, upper, a, w, v, info, 0, batch, work);
     } else {
-        /* Chunks aligned to 32 matrices (a multiple of every lane count times groups); for
-         * LAPACK one matrix per task, dynamically scheduled. */
-        const int64_t align = path == CT__EIGH_PATH_LANES ? 32 : 1;
+        /* Chunks of whole kernel blocks (align = a multiple of every ISA's lanes x groups: 32
+         * for 2 groups, 48 for 3), as even as possible: chunk c gets blocks
+         * [c B / nchunks, (c+1) B / nchunks) of the B blocks, so the threads' shares differ by
+         * at most one block per chunk; for LAPACK one matrix per task, dynamically scheduled. */
+        const int64_t align = path != CT__EIGH_PATH_LANES   ? 1
+                              : ct__eigh_groups(n) % 3 == 0 ? 48
+                                                            : 32;
+        const int64_t nblk = (batch + align - 1) / align;
         int64_t nchunks = path == CT__EIGH_PATH_LANES ? (int64_t)nt * 4 : batch;
-        if (nchunks > (batch + align - 1) / align) nchunks = (batch + align - 1) / align;
-        int64_t chunk = (batch + nchunks - 1) / nchunks;
-        chunk = (chunk + align - 1) / align * align;
-        nchunks = (batch + chunk - 1) / chunk;
+        if (nchunks > nblk) nchunks = nblk;
 #pragma omp parallel num_threads(nt)
         {
             void *mywork = work ? (char *)work + wbytes * (size_t)omp_get_thread_num() : NULL;
 #pragma omp for schedule(dynamic, 1)
             for (int64_t c = 0; c < nchunks; c++) {
-                int64_t b0 = c * chunk, b1 = b0 + chunk < batch ? b0 + chunk : batch;
+                int64_t b0 = c * nblk / nchunks * align, b1 = (c + 1) * nblk / nchunks * align;
+                if (b1 > batch) b1 = batch;
                 eigh_range(f64, path, isa, n, upper, a, w, v, info, b0, b1, mywork);
             }
         }
