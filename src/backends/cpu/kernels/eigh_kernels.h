@@ -633,9 +633,19 @@ static inline __attribute__((always_inline)) void TN(tdqr)(const int n, const in
                 }
                 VT r2 = V_FMA(x, x, V_MUL(z, z));
                 MT ok = M_AND(M_GT(HI[g], V_SET1((ELT)k + (ELT)0.5)), M_GT(r2, V_SET1(EIGH_TINY2)));
+#ifdef V_RSQRT_SPLIT
+                /* 1/sqrt(r2) = y * p with the last Newton factor p applied after the products
+                 * by |x| and z: one multiply less on the chase's serial path */
+                VT ry, rp;
+                V_RSQRT_SPLIT(V_SEL(ok, one, r2), &ry, &rp);
+                VT c = V_SEL(ok, one, V_MUL(V_MUL(V_ABS(x), ry), rp));
+                VT s = V_SEL(ok, zero,
+                             V_XOR(V_MUL(V_MUL(z, ry), rp), V_XOR(V_SIGN(x), V_SET1((ELT)-0.0))));
+#else
                 VT ir = V_RSQRT(V_SEL(ok, one, r2));
                 VT c = V_SEL(ok, one, V_MUL(V_ABS(x), ir));
                 VT s = V_SEL(ok, zero, V_XOR(V_MUL(z, ir), V_XOR(V_SIGN(x), V_SET1((ELT)-0.0))));
+#endif
                 if (k > 0) Eg[k - 1] = V_FNMA(s, zb[g], V_MUL(c, Eg[k - 1]));
                 VT a = Dg[k], b = Dg[k + 1], f = Eg[k];
                 VT cc = V_MUL(c, c), ss = V_MUL(s, s), cs = V_MUL(c, s);

@@ -70,6 +70,14 @@ static inline __m512 ct__eigh_avx512_f32_rsqrt(__m512 x) {
     __m512 h = _mm512_mul_ps(_mm512_mul_ps(x, _mm512_set1_ps(0.5f)), y);
     return _mm512_mul_ps(y, _mm512_fnmadd_ps(h, y, _mm512_set1_ps(1.5f)));
 }
+/* 1/sqrt(x) = *y * *p for the Givens chase (see the f64 version) */
+static inline void ct__eigh_avx512_f32_rsqrt_split(__m512 x, __m512 *y_, __m512 *p_) {
+    __m512 y = _mm512_rsqrt14_ps(x);
+    __m512 h = _mm512_mul_ps(_mm512_mul_ps(x, _mm512_set1_ps(0.5f)), y);
+    *y_ = y;
+    *p_ = _mm512_fnmadd_ps(h, y, _mm512_set1_ps(1.5f));
+}
+#define V_RSQRT_SPLIT ct__eigh_avx512_f32_rsqrt_split
 static inline __m512 ct__eigh_avx512_f32_rcp(__m512 x) {
     __m512 y = _mm512_rcp14_ps(x);
     return _mm512_mul_ps(y, _mm512_fnmadd_ps(x, y, _mm512_set1_ps(2.0f)));
@@ -258,6 +266,7 @@ static inline void TNX(n3store)(ELT *ptr, int mode, const VT *x) {
 #undef V_STORE
 #undef V_GATHER
 #undef V_RSQRT
+#undef V_RSQRT_SPLIT
 #undef V_RCP
 #undef V_EXPSCALE
 
@@ -326,6 +335,19 @@ static inline __m512d ct__eigh_avx512_f64_rsqrt(__m512d x) {
     }
     return y;
 }
+/* 1/sqrt(x) split for the Givens chase: = *y * *p (y after one Newton step, p the second step's
+ * factor), so that the chase multiplies |x| and z by y first and p last: one multiply less on
+ * its serial path. */
+static inline void ct__eigh_avx512_f64_rsqrt_split(__m512d x, __m512d *y_, __m512d *p_) {
+    __m512d y = _mm512_rsqrt14_pd(x);
+    __m512d hx = _mm512_mul_pd(x, _mm512_set1_pd(0.5));
+    __m512d h = _mm512_mul_pd(hx, y);
+    y = _mm512_mul_pd(y, _mm512_fnmadd_pd(h, y, _mm512_set1_pd(1.5)));
+    h = _mm512_mul_pd(hx, y);
+    *y_ = y;
+    *p_ = _mm512_fnmadd_pd(h, y, _mm512_set1_pd(1.5));
+}
+#define V_RSQRT_SPLIT ct__eigh_avx512_f64_rsqrt_split
 static inline __m512d ct__eigh_avx512_f64_rcp(__m512d x) {
     __m512d y = _mm512_rcp14_pd(x);
     y = _mm512_mul_pd(y, _mm512_fnmadd_pd(x, y, _mm512_set1_pd(2.0)));
