@@ -448,6 +448,14 @@ TEST(direct_calls_refused_in_capture) {
     CHECK_ST(ct_mx_quantize(ctx, x, CT_MXFP8_E4M3, 32, -1, CT_MX_SCALE_FLOOR, &q2),
              CT_ERR_UNSUPPORTED);
     CHECK_ST(ct_graph_capture_end(g), CT_ERR_UNSUPPORTED);
+    CHECK_OK(ct_graph_reset(g));
+    int64_t ms[3] = {2, 3, 3};
+    ct_tensor *m = NULL, *w = NULL;
+    CHECK_OK(ct_tensor_randn(ctx, CT_FLOAT32, 3, ms, 2, 0, &m));
+    CHECK_OK(ct_graph_capture_begin(g, NULL));
+    CHECK_ST(ct_linalg_eigvalsh(ctx, m, 'L', &w), CT_ERR_UNSUPPORTED);
+    CHECK_ST(ct_graph_capture_end(g), CT_ERR_UNSUPPORTED);
+    ct_tensor_release(m);
     ct_graph_free(g);
     CHECK_OK(ct_mx_linear(ctx, x, q, NULL, &y)); /* fine again outside capture */
     ct_tensor_release(y);

@@ -130,6 +130,8 @@ static ct_status eigh_run(ct_ctx *ctx, int f64, int n, int64_t batch, int upper,
 static ct_status eigh_impl(ct_ctx *ctx, const char *op, const ct_tensor *a, char uplo,
                            ct_tensor **w_out, ct_tensor **v_out, ct_tensor **info_out) {
     if (!ctx) return CT_ERR_INVALID_ARG;
+    /* the solvers run directly, not through the stream: a graph could not record them */
+    if (ct__refuse_capture(ctx, op) != CT_OK) return CT_ERR_UNSUPPORTED;
     ct__clear_error(ctx);
     if (!a || !w_out)
         return ct__set_error(ctx, CT_ERR_INVALID_ARG, "%s: NULL %s", op, !a ? "input" : "output");
