@@ -14,7 +14,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     int ndim = data[0] % 4 + 1;
     if (size < (size_t)(1 + ndim)) return 0;
     int64_t shape[4];
-    for (int i = 0; i < ndim; i++) shape[i] = data[1 + i];
+    for (int i = 0; i < ndim; i++)
+        shape[i] = data[1 + i];
     if (data[0] % 2 == 0) shape[ndim - 1] *= 32;
     const uint8_t *blocks = data + 1 + ndim;
     size_t nbytes = size - 1 - (size_t)ndim;
@@ -24,7 +25,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     ct_status st = ct_mx_from_gguf_mxfp4(ctx, blocks, nbytes, ndim, shape, &q);
     if (st == CT_OK) {
         uint8_t *back = malloc(nbytes ? nbytes : 1);
-        if (!back || ct_mx_to_gguf_mxfp4(ctx, q, back, nbytes) != CT_OK || memcmp(back, blocks, nbytes) != 0)
+        if (!back || ct_mx_to_gguf_mxfp4(ctx, q, back, nbytes) != CT_OK ||
+            memcmp(back, blocks, nbytes) != 0)
             abort(); /* a read that does not round-trip is a bug the fuzzer must report */
         ct_tensor *d = NULL;
         if (ct_mx_dequantize(ctx, q, CT_FLOAT32, &d) != CT_OK) abort();
