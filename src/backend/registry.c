@@ -26,7 +26,7 @@ ct__backend_slot *ct__backend_for(ct_ctx *ctx, ct_device dev) {
     return NULL;
 }
 
-static ct_status ct__register(ct_ctx *ctx, const ct_backend_vtable *vt, int type) {
+ct_status ct__register_builtin(ct_ctx *ctx, const ct_backend_vtable *vt, int type) {
     if (ctx->n_backends >= CT__MAX_BACKENDS)
         return ct__set_error(ctx, CT_ERR_UNSUPPORTED, "backend_register: at most %d backends",
                              CT__MAX_BACKENDS);
@@ -44,11 +44,6 @@ static ct_status ct__register(ct_ctx *ctx, const ct_backend_vtable *vt, int type
     b->default_stream = s;
     ctx->n_backends++;
     return CT_OK;
-}
-
-ct_status ct__register_builtin(ct_ctx *ctx, const ct_backend_vtable *vt, int type);
-ct_status ct__register_builtin(ct_ctx *ctx, const ct_backend_vtable *vt, int type) {
-    return ct__register(ctx, vt, type);
 }
 
 ct_status ct_backend_register(ct_ctx *ctx, const ct_backend_vtable *vt, int *device_type) {
@@ -70,7 +65,7 @@ ct_status ct_backend_register(ct_ctx *ctx, const ct_backend_vtable *vt, int *dev
                                  "backend_register: a backend named '%s' is already registered",
                                  vt->name);
     int type = ctx->next_user_type;
-    ct_status st = ct__register(ctx, vt, type);
+    ct_status st = ct__register_builtin(ctx, vt, type);
     if (st != CT_OK) return st;
     ctx->next_user_type++;
     *device_type = type;

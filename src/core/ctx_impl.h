@@ -73,6 +73,9 @@ void ct__cache_release_all(ct_ctx *ctx);
 ct__backend_slot *ct__backend_for(ct_ctx *ctx, ct_device dev);
 /* A capture active anywhere in the context (for host-read checks), or NULL. */
 ct__capture *ct__any_capture(ct_ctx *ctx);
+/* Add a backend slot for `type` with its default stream (no validation: built-in backends and
+ * ct_backend_register after its checks). */
+ct_status ct__register_builtin(ct_ctx *ctx, const ct_backend_vtable *vt, int type);
 /* Register the built-in CPU backend (called by ct_ctx_create). */
 ct_status ct__cpu_backend_register(ct_ctx *ctx);
 

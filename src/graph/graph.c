@@ -29,7 +29,6 @@ struct ct_graph {
     void *gs;
     ct_graph_options opts;
     ct_graph_pool *pool;
-    ct_stream *stream;
     int state;
     ct_status error;
     char errmsg[512];
@@ -227,7 +226,6 @@ ct_status ct_graph_capture_begin(ct_graph *g, ct_stream *stream) {
     g->error = CT_OK;
     g->errmsg[0] = '\0';
     g->cap.stream = stream;
-    g->stream = stream;
     stream->capture = &g->cap;
     b->capture = &g->cap;
     b->saved_current = b->current;

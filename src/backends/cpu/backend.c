@@ -84,8 +84,6 @@ static void ct__cpu_destroy(void *st) {
     ct__free(s->ctx, s);
 }
 
-ct_status ct__register_builtin(ct_ctx *ctx, const ct_backend_vtable *vt, int type);
-
 ct_status ct__cpu_backend_register(ct_ctx *ctx) {
     ct__cpu_state *s = ct__alloc(ctx, sizeof *s, 16);
     if (!s) return CT_ERR_OOM;
