@@ -134,6 +134,62 @@ int main(int argc, char **argv) {
         free(c);
         ct_tensor_release(a), ct_tensor_release(b);
     }
+    /* ---- vector transcendentals: this context's ISA vs the scalar reference (libm) ---- */
+    {
+        ct_ctx_options ro = {.size = sizeof ro, .cpu_isa = "ref"};
+        ct_ctx *rctx;
+        CHECK(ct_ctx_create(&ro, &rctx));
+        int64_t s[1] = {1 << 20};
+        ct_tensor *x, *xr, *r;
+        CHECK(ct_tensor_randn(ctx, CT_FLOAT32, 1, s, 5, 0, &x));
+        CHECK(ct_tensor_randn(rctx, CT_FLOAT32, 1, s, 5, 0, &xr));
+        typedef ct_status (*un_fn)(ct_ctx *, const ct_tensor *, ct_tensor **);
+        const un_fn fns[4] = {ct_exp, ct_log, ct_tanh, ct_sigmoid};
+        const char *names[4] = {"exp", "log", "tanh", "sigmoid"};
+        int reps = quick ? 3 : 10;
+        for (int f = 0; f < 4; f++) {
+            double best = 1e9, best_ref = 1e9;
+            for (int rep = 0; rep < reps; rep++) {
+                double t0 = now();
+                CHECK(fns[f](ctx, x, &r));
+                double t = now() - t0;
+                ct_tensor_release(r);
+                if (t < best) best = t;
+                t0 = now();
+                if (fns[f](rctx, xr, &r) != CT_OK) exit(1);
+                t = now() - t0;
+                ct_tensor_release(r);
+                if (t < best_ref) best_ref = t;
+            }
+            printf("bench ops unary fn=%s dtype=f32 numel=%lld isa=%s ms=%.3f ref_ms=%.3f "
+                   "ratio=%.2f\n",
+                   names[f], (long long)s[0], ct_ctx_cpu_isa(ctx), best * 1e3, best_ref * 1e3,
+                   best_ref / best);
+        }
+        ct_tensor_release(x), ct_tensor_release(xr);
+        ct_ctx_free(rctx);
+    }
+
+    /* ---- reduction over the outer dim (column path) vs over the inner dim, same data ---- */
+    {
+        int64_t s[2] = {4096, 4096};
+        ct_tensor *x, *r;
+        CHECK(ct_tensor_randn(ctx, CT_FLOAT32, 2, s, 6, 0, &x));
+        int reps = quick ? 3 : 10;
+        double best[2] = {1e9, 1e9};
+        for (int rep = 0; rep < reps; rep++)
+            for (int d = 0; d < 2; d++) {
+                double t0 = now();
+                CHECK(ct_sum(ctx, x, 1, &d, false, &r));
+                double t = now() - t0;
+                ct_tensor_release(r);
+                if (t < best[d]) best[d] = t;
+            }
+        printf(
+            "bench ops sum_dim0 dtype=f32 shape=4096x4096 dim0_ms=%.3f dim1_ms=%.3f ratio=%.2f\n",
+            best[0] * 1e3, best[1] * 1e3, best[1] / best[0]);
+        ct_tensor_release(x);
+    }
     ct_ctx_free(ctx);
     return 0;
 }

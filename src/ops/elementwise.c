@@ -156,7 +156,7 @@ ct_status ct_clamp(ct_ctx *ctx, const ct_tensor *a, const double *lo, const doub
     if (is_int && !frac) {
         /* bounds outside the dtype's range cannot bind: saturate them so the kernel's conversion
          * is exact (a min of 1000 on int8 must not wrap to -24) */
-        double lo_lim, hi_lim;
+        double lo_lim = 0, hi_lim = 0;
         ct__int_range(a->dtype, &lo_lim, &hi_lim);
         hi_lim = hi_lim > 9.2e18 ? 9.2e18 : hi_lim; /* stays exactly convertible to int64 */
         lo_lim = lo_lim < -9.2e18 ? -9.2e18 : lo_lim;
