@@ -109,7 +109,7 @@ static ct_status eigh_run(ct_ctx *ctx, int f64, int n, int64_t batch, int upper,
                               : ct__eigh_groups(n) % 3 == 0 ? 48
                                                             : 32;
         const int64_t nblk = (batch + align - 1) / align;
-        int64_t nchunks = path == CT__EIGH_PATH_LANES ? (int64_t)nt * 4 : batch;
+        int64_t nchunks = path == CT__EIGH_PATH_LANES ? (n >= 16 ? nblk : (int64_t)nt * 4) : batch;
         if (nchunks > nblk) nchunks = nblk;
 #pragma omp parallel num_threads(nt)
         {
