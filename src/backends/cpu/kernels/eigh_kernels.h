@@ -712,6 +712,22 @@ static __attribute__((noinline)) void TN(store_aos)(ELT *dst, const VT *src, int
 }
 #endif
 
+#ifdef V_PERM_T_ISA
+#define TN_PERM_T V_PERM_T_ISA
+#else
+#define TN_PERM_T TN(perm_t)
+/* out[r][c] = sg[i] * z[i][r] with i = perm[c] (eigenvector i to column c, sign-fixed; the
+ * product by +-1 is exact). An ISA file may define V_PERM_T_ISA with register transposes. */
+static void TN(perm_t)(const int n, const ELT *z, const ELT *sg, const int *perm, ELT *out) {
+    for (int c = 0; c < n; c++) {
+        const ELT *zi = z + (int64_t)perm[c] * n;
+        const ELT s = sg[perm[c]];
+        for (int r = 0; r < n; r++)
+            out[(int64_t)r * n + c] = s * zi[r];
+    }
+}
+#endif
+
 /* Full block: G groups of LANES matrices (nmat <= G*LANES of them valid) from a to w/v/info. */
 static inline __attribute__((always_inline)) void TN(block)(const int n, const int G, VT *A, VT *V,
                                                             const ELT *a, int64_t nmat, int upper,
@@ -783,8 +799,7 @@ static inline __attribute__((always_inline)) void TN(block)(const int n, const i
         VT W[CT__EIGH_LANES_MAX_N];
         for (int i = 0; i < n; i++)
             W[i] = Ag[i * n + i];
-        /* rank of each eigenvalue in its lane (stable: ties keep index order); the scatter
-         * below writes eigenvalue i and vector column i to position rank_i */
+        /* rank of each eigenvalue in its lane (stable: ties keep index order) */
         const VT zero = V_ZERO(), one = V_SET1((ELT)1);
         VT R[CT__EIGH_LANES_MAX_N];
         for (int i = 0; i < n; i++) {
@@ -801,52 +816,41 @@ static inline __attribute__((always_inline)) void TN(block)(const int n, const i
         int64_t base = (int64_t)g * LANES;
         int nl = nmat - base < LANES ? (int)(nmat - base) : LANES;
         if (nl <= 0) continue;
-        /* Sort: eigenvector i (row i of V) moves to row R[i] of A, as a masked copy for each
-         * distinct rank among the lanes (at most min(LANES, n) row copies per i, not n). */
-        VT WS[CT__EIGH_LANES_MAX_N];
-        for (int p = 0; p < n; p++)
-            WS[p] = zero;
-        for (int i = 0; i < n; i++) {
-            ELT ri[LANES] __attribute__((aligned(64)));
-            uint64_t done = 0;
-            V_STORE(ri, R[i]);
-            for (int l = 0; l < LANES; l++) {
-                const int p = (int)ri[l];
-                if (done >> p & 1) continue;
-                done |= (uint64_t)1 << p;
-                const MT m = M_EQ(R[i], V_SET1((ELT)p)); /* exact small integers */
-                WS[p] = V_SEL(m, WS[p], W[i]);
-                if (v) {
-                    VT *dst = Ag + p * n;
-                    const VT *src = Vg + i * n;
-                    for (int e = 0; e < n; e++)
-                        dst[e] = V_SEL(m, dst[e], src[e]);
-                }
+        /* Sign of each eigenvector (row i of V): +-1 so that its first component of largest
+         * magnitude becomes positive; NaN for a non-finite input matrix. */
+        VT SG[CT__EIGH_LANES_MAX_N];
+        for (int i = 0; i < n && v; i++) {
+            const VT *r = Vg + i * n;
+            VT best = V_ABS(r[0]), sg = V_SIGN(r[0]);
+            for (int e = 1; e < n; e++) {
+                MT gt = M_GT(V_ABS(r[e]), best);
+                best = V_SEL(gt, best, V_ABS(r[e]));
+                sg = V_SEL(gt, sg, V_SIGN(r[e]));
             }
+            SG[i] = V_SEL(bad[g], V_XOR(one, sg), nan);
         }
+        /* Lane by lane from here: the eigenvectors (rows of V) go to A's memory as each lane's
+         * n x n block, then eigenvalue i and eigenvector i go to sorted position R[i] while
+         * being transposed into columns and sign-fixed (one pass over the output). */
+        ELT *scr = (ELT *)Ag;
+        ELT wl[LANES * CT__EIGH_LANES_MAX_N], rl[LANES * CT__EIGH_LANES_MAX_N],
+            sl[LANES * CT__EIGH_LANES_MAX_N];
+        CT__EIGH_STORE_AOS(wl, W, n, nl);
+        CT__EIGH_STORE_AOS(rl, R, n, nl);
         if (v) {
-            /* sign fix per row (eigenvector), NaN for non-finite input, then transpose so that
-             * the eigenvectors are columns */
-            for (int p = 0; p < n; p++) {
-                VT *r = Ag + p * n;
-                VT best = V_ABS(r[0]), sg = V_SIGN(r[0]);
-                for (int e = 1; e < n; e++) {
-                    MT gt = M_GT(V_ABS(r[e]), best);
-                    best = V_SEL(gt, best, V_ABS(r[e]));
-                    sg = V_SEL(gt, sg, V_SIGN(r[e]));
-                }
-                for (int e = 0; e < n; e++)
-                    r[e] = V_SEL(bad[g], V_XOR(r[e], sg), nan);
-            }
-            for (int i = 0; i < n; i++)
-                for (int j = i + 1; j < n; j++) {
-                    VT t = Ag[i * n + j];
-                    Ag[i * n + j] = Ag[j * n + i];
-                    Ag[j * n + i] = t;
-                }
+            CT__EIGH_STORE_AOS(sl, SG, n, nl);
+            CT__EIGH_STORE_AOS(scr, Vg, (int)nn, nl);
         }
-        CT__EIGH_STORE_AOS(w + base * n, WS, n, nl);
-        if (v) CT__EIGH_STORE_AOS(v + base * nn, Ag, (int)nn, nl);
+        for (int l = 0; l < nl; l++) {
+            int perm[CT__EIGH_LANES_MAX_N];
+            ELT *wo = w + (base + l) * n;
+            for (int i = 0; i < n; i++) {
+                const int p = (int)rl[l * n + i];
+                perm[p] = i;
+                wo[p] = wl[l * n + i];
+            }
+            if (v) TN_PERM_T(n, scr + l * nn, sl + l * n, perm, v + (base + l) * nn);
+        }
         if (info) {
             int32_t ti[LANES];
             M_TOINFO(bad[g], notconv[g], ti);
@@ -1091,4 +1095,5 @@ void CT__EIGH_ENTRY(int64_t batch, int n, const ELT *a, int upper, ELT *w, ELT *
 }
 
 #undef CT__EIGH_STORE_AOS
+#undef TN_PERM_T
 #endif /* CT__EIGH_TMPL */

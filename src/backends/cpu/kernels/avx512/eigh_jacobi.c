@@ -174,7 +174,38 @@ static __attribute__((noinline)) void ct__eigh_avx512_f32_load_soa(__m512 *dst, 
         dst[e0] = _mm512_load_ps(tmp);
     }
 }
+/* Eigenvector i (row perm[c] of z, n x n) to column c of out, times sg[i] (+-1, exact): 16x16
+ * blocks through registers, the edges one by one. */
+static __attribute__((noinline)) void
+ct__eigh_avx512_f32_perm_t(int n, const float *z, const float *sg, const int *perm, float *out) {
+    const int nb = n & ~15;
+    for (int c0 = 0; c0 < nb; c0 += 16) {
+        const float *zi[16];
+        __m512 s[16];
+        for (int q = 0; q < 16; q++) {
+            zi[q] = z + (int64_t)perm[c0 + q] * n;
+            s[q] = _mm512_set1_ps(sg[perm[c0 + q]]);
+        }
+        for (int r0 = 0; r0 < nb; r0 += 16) {
+            __m512 x[16];
+            for (int q = 0; q < 16; q++)
+                x[q] = _mm512_mul_ps(s[q], _mm512_loadu_ps(zi[q] + r0));
+            ct__eigh_avx512_f32_tr16(x);
+            for (int q = 0; q < 16; q++)
+                _mm512_storeu_ps(out + (int64_t)(r0 + q) * n + c0, x[q]);
+        }
+        for (int r = nb; r < n; r++)
+            for (int q = 0; q < 16; q++)
+                out[(int64_t)r * n + c0 + q] = sg[perm[c0 + q]] * zi[q][r];
+    }
+    for (int c = nb; c < n; c++) {
+        const float *zi = z + (int64_t)perm[c] * n;
+        for (int r = 0; r < n; r++)
+            out[(int64_t)r * n + c] = sg[perm[c]] * zi[r];
+    }
+}
 #define V_LOAD_SOA_ISA ct__eigh_avx512_f32_load_soa
+#define V_PERM_T_ISA ct__eigh_avx512_f32_perm_t
 #define V_STORE_AOS_ISA ct__eigh_avx512_f32_store_aos
 #define TNX(x) ct__eigh_avx512_f32_##x
 #define V_LOADU _mm512_loadu_ps
@@ -228,6 +259,7 @@ static inline void TNX(n3store)(ELT *ptr, int mode, const VT *x) {
 #undef TNX
 #undef V_STORE_AOS_ISA
 #undef V_LOAD_SOA_ISA
+#undef V_PERM_T_ISA
 #undef V_LOADU
 #undef V_STOREU
 #undef EIGH_TINY
@@ -427,7 +459,38 @@ static __attribute__((noinline)) void ct__eigh_avx512_f64_load_soa(__m512d *dst,
         dst[e0] = _mm512_load_pd(tmp);
     }
 }
+/* Eigenvector i (row perm[c] of z, n x n) to column c of out, times sg[i] (+-1, exact): 8x8
+ * blocks through registers, the edges one by one. */
+static __attribute__((noinline)) void
+ct__eigh_avx512_f64_perm_t(int n, const double *z, const double *sg, const int *perm, double *out) {
+    const int nb = n & ~7;
+    for (int c0 = 0; c0 < nb; c0 += 8) {
+        const double *zi[8];
+        __m512d s[8];
+        for (int q = 0; q < 8; q++) {
+            zi[q] = z + (int64_t)perm[c0 + q] * n;
+            s[q] = _mm512_set1_pd(sg[perm[c0 + q]]);
+        }
+        for (int r0 = 0; r0 < nb; r0 += 8) {
+            __m512d x[8];
+            for (int q = 0; q < 8; q++)
+                x[q] = _mm512_mul_pd(s[q], _mm512_loadu_pd(zi[q] + r0));
+            ct__eigh_avx512_f64_tr8(x);
+            for (int q = 0; q < 8; q++)
+                _mm512_storeu_pd(out + (int64_t)(r0 + q) * n + c0, x[q]);
+        }
+        for (int r = nb; r < n; r++)
+            for (int q = 0; q < 8; q++)
+                out[(int64_t)r * n + c0 + q] = sg[perm[c0 + q]] * zi[q][r];
+    }
+    for (int c = nb; c < n; c++) {
+        const double *zi = z + (int64_t)perm[c] * n;
+        for (int r = 0; r < n; r++)
+            out[(int64_t)r * n + c] = sg[perm[c]] * zi[r];
+    }
+}
 #define V_LOAD_SOA_ISA ct__eigh_avx512_f64_load_soa
+#define V_PERM_T_ISA ct__eigh_avx512_f64_perm_t
 #define V_STORE_AOS_ISA ct__eigh_avx512_f64_store_aos
 #define TNX(x) ct__eigh_avx512_f64_##x
 #define V_LOADU _mm512_loadu_pd
