@@ -43,7 +43,8 @@ static ct__eigh_f64_fn lanes_f64(ct__isa isa) {
 
 /* Run one contiguous range of matrices [b0, b1) on the calling thread. */
 static void eigh_range(int f64, ct__eigh_path path, ct__isa isa, int n, int upper, const void *a,
-                       void *w, void *v, int32_t *info, int64_t b0, int64_t b1, void *work) {
+                       void *w, void *v, int32_t *info, int64_t b0, int64_t b1, void *work,
+                       int64_t nx0, int64_t nx1) {
     const int64_t nn = (int64_t)n * n, cnt = b1 - b0;
     if (cnt <= 0) return;
     int32_t *ib = info ? info + b0 : NULL;
@@ -51,14 +52,16 @@ static void eigh_range(int f64, ct__eigh_path path, ct__isa isa, int n, int uppe
         const double *ab = (const double *)a + b0 * nn;
         double *wb = (double *)w + b0 * n, *vb = v ? (double *)v + b0 * nn : NULL;
         if (path == CT__EIGH_PATH_LANES)
-            lanes_f64(isa)(cnt, n, ab, upper, wb, vb, ib, work);
+            lanes_f64(isa)(cnt, n, ab, upper, wb, vb, ib, work, (const double *)a + nx0 * nn,
+                           nx1 - nx0);
         else
             ct__eigh_lapack_f64(cnt, n, ab, upper, wb, vb, ib, work);
     } else {
         const float *ab = (const float *)a + b0 * nn;
         float *wb = (float *)w + b0 * n, *vb = v ? (float *)v + b0 * nn : NULL;
         if (path == CT__EIGH_PATH_LANES)
-            lanes_f32(isa)(cnt, n, ab, upper, wb, vb, ib, work);
+            lanes_f32(isa)(cnt, n, ab, upper, wb, vb, ib, work, (const float *)a + nx0 * nn,
+                           nx1 - nx0);
         else
             ct__eigh_lapack_f32(cnt, n, ab, upper, wb, vb, ib, work);
     }
@@ -99,7 +102,7 @@ static ct_status eigh_run(ct_ctx *ctx, int f64, int n, int64_t batch, int upper,
         if (blas_threads > 1) openblas_set_num_threads(1);
     }
     if (nt == 1) {
-        eigh_range(f64, path, isa, n, upper, a, w, v, info, 0, batch, work);
+        eigh_range(f64, path, isa, n, upper, a, w, v, info, 0, batch, work, 0, 0);
     } else {
         /* Chunks of whole kernel blocks (align = a multiple of every ISA's lanes x groups: 32
          * for 2 groups, 48 for 3), as even as possible: chunk c gets blocks
@@ -118,7 +121,13 @@ static ct_status eigh_run(ct_ctx *ctx, int f64, int n, int64_t batch, int upper,
             for (int64_t c = 0; c < nchunks; c++) {
                 int64_t b0 = c * nblk / nchunks * align, b1 = (c + 1) * nblk / nchunks * align;
                 if (b1 > batch) b1 = batch;
-                eigh_range(f64, path, isa, n, upper, a, w, v, info, b0, b1, mywork);
+                /* prefetch hint: the chunk this thread most likely takes next (the others take
+                 * the ones in between) */
+                int64_t cx = c + nt < nchunks ? c + nt : c;
+                int64_t nx0 = cx * nblk / nchunks * align, nx1 = (cx + 1) * nblk / nchunks * align;
+                if (nx1 > batch) nx1 = batch;
+                if (cx == c) nx0 = nx1 = 0;
+                eigh_range(f64, path, isa, n, upper, a, w, v, info, b0, b1, mywork, nx0, nx1);
             }
         }
     }

@@ -13,6 +13,9 @@
  *           its limit (results are the last iterate).
  *   work  : needed when n > CT__EIGH_STACK_MAX_N (ct__eigh_lane_work_bytes(n) bytes, 64-byte
  *           aligned, private to the calling thread); may be NULL otherwise.
+ *   next, next_cnt : a hint (may be NULL / 0): the matrices the caller will pass next on this
+ *           thread; they are prefetched into L2 during the last block. Never written; the
+ *           results do not depend on it.
  * 1 <= n <= CT__EIGH_LANES_MAX_N. Kernels take raw pointers only (no context, no allocation) so
  * the embedded runtime can link them; they are single-threaded, the front end splits the batch
  * over threads. One matrix per SIMD lane: a matrix's result does not depend on which other
@@ -43,16 +46,22 @@ static inline size_t ct__eigh_lane_work_bytes(int n) {
     const size_t groups = (size_t)ct__eigh_groups(n);
     return n <= CT__EIGH_STACK_MAX_N ? 0 : groups * 2 * (size_t)n * (size_t)n * 64;
 }
+/* software prefetch cursor: lines [p, end) of the input the next block will load */
+typedef struct {
+    const char *p, *end;
+} ct__eigh_pf;
 #define CT__EIGH_INFO_NONFINITE 1
 #define CT__EIGH_INFO_NOCONV 2
 
 #define CT__EIGH_KERNEL_DECL(name, T)                                                              \
-    void name(int64_t batch, int n, const T *a, int upper, T *w, T *v, int32_t *info, void *work)
+    void name(int64_t batch, int n, const T *a, int upper, T *w, T *v, int32_t *info, void *work,  \
+              const T *next, int64_t next_cnt)
 
 typedef void (*ct__eigh_f32_fn)(int64_t batch, int n, const float *a, int upper, float *w, float *v,
-                                int32_t *info, void *work);
+                                int32_t *info, void *work, const float *next, int64_t next_cnt);
 typedef void (*ct__eigh_f64_fn)(int64_t batch, int n, const double *a, int upper, double *w,
-                                double *v, int32_t *info, void *work);
+                                double *v, int32_t *info, void *work, const double *next,
+                                int64_t next_cnt);
 
 CT__EIGH_KERNEL_DECL(ct__eigh_lanes_f32_ref, float);
 CT__EIGH_KERNEL_DECL(ct__eigh_lanes_f64_ref, double);
@@ -551,8 +560,8 @@ static inline __attribute__((always_inline)) VT TN(negl)(VT e, VT d0, VT d1) {
  * lane's window, not the sum over lanes of the worst step count per eigenvalue. Rotations k >= hi_l
  * are the exact identity in that lane (e[hi_l] is exactly 0, so no bulge leaks out of the window).
  */
-static inline __attribute__((always_inline)) void TN(tdqr)(const int n, const int G, VT *A, VT *V,
-                                                           MT *notconv, const int want_v) {
+static inline __attribute__((always_inline)) void
+TN(tdqr)(const int n, const int G, VT *A, VT *V, MT *notconv, const int want_v, ct__eigh_pf *pf) {
     VT D[4][CT__EIGH_LANES_MAX_N], E[4][CT__EIGH_LANES_MAX_N];
     /* rotations of the last two QR steps per group: Z^T is updated every second step */
     VT S[4][2][CT__EIGH_LANES_MAX_N], TU[4][2][CT__EIGH_LANES_MAX_N];
@@ -619,6 +628,9 @@ static inline __attribute__((always_inline)) void TN(tdqr)(const int n, const in
         }
         if (mh == 0) break;
         for (int k = 0; k < mh; k++) {
+            /* the next block's input, one line per rotation: its load then hits L2 */
+            for (int g = 0; g < G && pf->p < pf->end; g++, pf->p += 64)
+                __builtin_prefetch(pf->p, 0, 2);
             for (int g = 0; g < G; g++) {
                 if (k >= maxhi[g]) continue;
                 VT *Dg = D[g], *Eg = E[g];
@@ -731,7 +743,8 @@ static void TN(perm_t)(const int n, const ELT *z, const ELT *sg, const int *perm
 /* Full block: G groups of LANES matrices (nmat <= G*LANES of them valid) from a to w/v/info. */
 static inline __attribute__((always_inline)) void TN(block)(const int n, const int G, VT *A, VT *V,
                                                             const ELT *a, int64_t nmat, int upper,
-                                                            ELT *w, ELT *v, int32_t *info) {
+                                                            ELT *w, ELT *v, int32_t *info,
+                                                            ct__eigh_pf *pf) {
     MT bad[4], notconv[4];
     VT usc[4];
     const int64_t nn = (int64_t)n * n;
@@ -778,7 +791,7 @@ static inline __attribute__((always_inline)) void TN(block)(const int n, const i
     }
 #ifdef CT__EIGH_USE_TDQR
     if (n >= CT__EIGH_TDQR_MIN_N) {
-        TN(tdqr)(n, G, A, V, notconv, v != 0);
+        TN(tdqr)(n, G, A, V, notconv, v != 0, pf);
     } else
 #endif
     {
@@ -861,9 +874,10 @@ static inline __attribute__((always_inline)) void TN(block)(const int n, const i
 }
 
 #define CT__EIGH_INST(N, G)                                                                        \
-    static void TN(blk##N)(const ELT *a, int64_t nmat, int upper, ELT *w, ELT *v, int32_t *info) { \
+    static void TN(blk##N)(const ELT *a, int64_t nmat, int upper, ELT *w, ELT *v, int32_t *info,   \
+                           ct__eigh_pf *pf) {                                                      \
         VT A[(G) * (N) * (N)], V[(G) * (N) * (N)];                                                 \
-        TN(block)(N, G, A, V, a, nmat, upper, w, v, info);                                         \
+        TN(block)(N, G, A, V, a, nmat, upper, w, v, info, pf);                                     \
     }
 CT__EIGH_INST(2, 2)
 CT__EIGH_INST(3, 2)
@@ -872,16 +886,17 @@ CT__EIGH_INST(8, 2)
 #undef CT__EIGH_INST
 
 /* runtime n <= 16: two groups in flight */
-static void TN(blkn2)(int n, const ELT *a, int64_t nmat, int upper, ELT *w, ELT *v, int32_t *info) {
+static void TN(blkn2)(int n, const ELT *a, int64_t nmat, int upper, ELT *w, ELT *v, int32_t *info,
+                      ct__eigh_pf *pf) {
     VT A[2 * 16 * 16], V[2 * 16 * 16];
-    TN(block)(n, 2, A, V, a, nmat, upper, w, v, info);
+    TN(block)(n, 2, A, V, a, nmat, upper, w, v, info, pf);
 }
 
 /* n > CT__EIGH_STACK_MAX_N: G groups' A and V in the caller's workspace */
 static void TN(blkn)(int n, int G, const ELT *a, int64_t nmat, int upper, ELT *w, ELT *v,
-                     int32_t *info, void *work) {
+                     int32_t *info, void *work, ct__eigh_pf *pf) {
     VT *A = (VT *)work, *V = A + G * n * n;
-    TN(block)(n, G, A, V, a, nmat, upper, w, v, info);
+    TN(block)(n, G, A, V, a, nmat, upper, w, v, info, pf);
 }
 
 #ifdef CT__EIGH_N3
@@ -1031,7 +1046,7 @@ static void TN(n3blk1)(const ELT *a, int upper, ELT *w, ELT *v, int32_t *info) {
 #endif /* CT__EIGH_N3 */
 
 void CT__EIGH_ENTRY(int64_t batch, int n, const ELT *a, int upper, ELT *w, ELT *v, int32_t *info,
-                    void *work) {
+                    void *work, const ELT *next, int64_t next_cnt) {
     if (n <= 0 || batch <= 0) return;
     const int64_t nn = (int64_t)n * n;
     if (n == 1) {
@@ -1079,16 +1094,25 @@ void CT__EIGH_ENTRY(int64_t batch, int n, const ELT *a, int upper, ELT *w, ELT *
         const ELT *ab = a + b0 * nn;
         ELT *wb = w + b0 * n, *vb = v ? v + b0 * nn : 0;
         int32_t *ib = info ? info + b0 : 0;
+        /* the next block's matrices: in this call, or the caller's hint after the last block */
+        const ELT *na = ab + nm * nn;
+        int64_t nx = batch - b0 - nm;
+        if (nx == 0 && next) {
+            na = next;
+            nx = next_cnt;
+        }
+        if (nx > step) nx = step;
+        ct__eigh_pf pf = {(const char *)na, (const char *)(na + nx * nn)};
         switch (n) {
-        case 2: TN(blk2)(ab, nm, upper, wb, vb, ib); break;
-        case 3: TN(blk3)(ab, nm, upper, wb, vb, ib); break;
-        case 4: TN(blk4)(ab, nm, upper, wb, vb, ib); break;
-        case 8: TN(blk8)(ab, nm, upper, wb, vb, ib); break;
+        case 2: TN(blk2)(ab, nm, upper, wb, vb, ib, &pf); break;
+        case 3: TN(blk3)(ab, nm, upper, wb, vb, ib, &pf); break;
+        case 4: TN(blk4)(ab, nm, upper, wb, vb, ib, &pf); break;
+        case 8: TN(blk8)(ab, nm, upper, wb, vb, ib, &pf); break;
         default:
             if (n <= CT__EIGH_STACK_MAX_N)
-                TN(blkn2)(n, ab, nm, upper, wb, vb, ib);
+                TN(blkn2)(n, ab, nm, upper, wb, vb, ib, &pf);
             else
-                TN(blkn)(n, G, ab, nm, upper, wb, vb, ib, work);
+                TN(blkn)(n, G, ab, nm, upper, wb, vb, ib, work, &pf);
             break;
         }
     }
