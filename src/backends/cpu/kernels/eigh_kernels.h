@@ -549,8 +549,8 @@ static inline __attribute__((always_inline)) void TN(zrot2)(const int n, const i
 
 /* e, or 0 where e is negligible against its diagonal neighbours d0, d1 */
 static inline __attribute__((always_inline)) VT TN(negl)(VT e, VT d0, VT d1) {
-    /* |e| > u (|d0| + |d1|) and |e| > tiny, as one compare (no NaN reaches here) */
-    VT lim = V_MAX(V_MUL(V_SET1(EIGH_U), V_ADD(V_ABS(d0), V_ABS(d1))), V_SET1(EIGH_TINYABS));
+    /* kept iff |e| > u (|d0| + |d1|) + tiny, as one compare (no NaN reaches here) */
+    VT lim = V_FMA(V_SET1(EIGH_U), V_ADD(V_ABS(d0), V_ABS(d1)), V_SET1(EIGH_TINYABS));
     return V_SEL(M_GT(V_ABS(e), lim), V_ZERO(), e);
 }
 
@@ -572,7 +572,11 @@ TN(tdqr)(const int n, const int G, VT *A, VT *V, MT *notconv, const int want_v, 
         E[g][n - 1] = zero;
     }
     MT nc[4];
-    VT HI[4], IT[4], mu[4], zb[4];
+    VT HI[4], IT[4], mu[4];
+    /* chase state per group, carried from rotation k to k + 1 (set at k = 0) */
+    VT cs_s[4], cs_c[4], cs_g[4], cs_p[4], eprev[4], adprev[4];
+    for (int g = 0; g < 4; g++)
+        cs_s[g] = cs_c[g] = cs_g[g] = cs_p[g] = eprev[g] = adprev[g] = V_ZERO();
     int maxhi[4];
     for (int g = 0; g < G; g++) {
         nc[g] = M_NONE();
@@ -623,10 +627,16 @@ TN(tdqr)(const int n, const int G, VT *A, VT *V, MT *notconv, const int want_v, 
             VT hyp = V_MUL(q, V_RSQRT(V_SEL(act, one, q)));
             VT den = V_XOR(V_ADD(V_ABS(dd), hyp), V_SIGN(dd));
             mu[g] = V_SUB(dh, V_MUL(ee2, V_RCP(V_SEL(act, one, den))));
-            zb[g] = zero;
             if (maxhi[g] > mh) mh = maxhi[g];
         }
         if (mh == 0) break;
+        /* The chase in the p/g form of LAPACK's dsteqr (QR direction): rotation k takes
+         * (g, f = s e_k) to (r, 0) with c = |g| / r >= 0, and carries the pending update p of
+         * d_k and the next g; e_{k-1} = r is final after it. Per lane: rotations k >= hi_l are
+         * forced to the identity (c = 1, s = 0, r = g), which leaves d, e unchanged and applies
+         * the lane's final d_hi -= p, e_{hi-1} = g on the way; where e_{k-1} was 0 before the
+         * step (a split inside the window) the chase restarts at k with the same shift, so the
+         * block below the split iterates too. */
         for (int k = 0; k < mh; k++) {
             /* the next block's input, one line per rotation: its load then hits L2 */
             for (int g = 0; g < G && pf->p < pf->end; g++, pf->p += 64)
@@ -634,53 +644,67 @@ TN(tdqr)(const int n, const int G, VT *A, VT *V, MT *notconv, const int want_v, 
             for (int g = 0; g < G; g++) {
                 if (k >= maxhi[g]) continue;
                 VT *Dg = D[g], *Eg = E[g];
-                VT x, z;
+                const MT act = M_GT(HI[g], V_SET1((ELT)k + (ELT)0.5));
+                const VT ek = Eg[k], dk = Dg[k];
+                VT sp, cp, gg, p;
+                MT rs = M_NONE();
                 if (k == 0) {
-                    x = V_SUB(Dg[0], mu[g]);
-                    z = Eg[0];
+                    sp = one;
+                    cp = one;
+                    p = zero;
+                    gg = V_SUB(dk, mu[g]);
                 } else {
-                    MT chase = M_GT(V_ABS(Eg[k - 1]), zero);
-                    x = V_SEL(chase, V_SUB(Dg[k], mu[g]), Eg[k - 1]);
-                    z = V_SEL(chase, Eg[k], zb[g]);
+                    rs = M_AND(act, M_EQ(eprev[g], zero));
+                    sp = V_SEL(rs, cs_s[g], one);
+                    cp = V_SEL(rs, cs_c[g], one);
+                    gg = V_SEL(rs, cs_g[g], V_SUB(dk, mu[g]));
+                    p = cs_p[g];
                 }
-                VT r2 = V_FMA(x, x, V_MUL(z, z));
-                MT ok = M_AND(M_GT(HI[g], V_SET1((ELT)k + (ELT)0.5)), M_GT(r2, V_SET1(EIGH_TINY2)));
+                const VT f = V_MUL(sp, ek), b = V_MUL(cp, ek);
+                const VT r2 = V_FMA(gg, gg, V_MUL(f, f));
+                const MT ok = M_AND(act, M_GT(r2, V_SET1(EIGH_TINY2)));
 #ifdef V_RSQRT_SPLIT
-                /* 1/sqrt(r2) = y * p with the last Newton factor p applied after the products
-                 * by |x| and z: one multiply less on the chase's serial path */
                 VT ry, rp;
                 V_RSQRT_SPLIT(V_SEL(ok, one, r2), &ry, &rp);
-                VT c = V_SEL(ok, one, V_MUL(V_MUL(V_ABS(x), ry), rp));
-                VT s = V_SEL(ok, zero,
-                             V_XOR(V_MUL(V_MUL(z, ry), rp), V_XOR(V_SIGN(x), V_SET1((ELT)-0.0))));
+                const VT t = V_XOR(V_MUL(ry, rp), V_SIGN(gg));
 #else
-                VT ir = V_RSQRT(V_SEL(ok, one, r2));
-                VT c = V_SEL(ok, one, V_MUL(V_ABS(x), ir));
-                VT s = V_SEL(ok, zero, V_XOR(V_MUL(z, ir), V_XOR(V_SIGN(x), V_SET1((ELT)-0.0))));
+                const VT t = V_XOR(V_RSQRT(V_SEL(ok, one, r2)), V_SIGN(gg));
 #endif
-                if (k > 0) Eg[k - 1] = V_FNMA(s, zb[g], V_MUL(c, Eg[k - 1]));
-                VT a = Dg[k], b = Dg[k + 1], f = Eg[k];
-                VT cc = V_MUL(c, c), ss = V_MUL(s, s), cs = V_MUL(c, s);
-                VT csf2 = V_MUL(V_ADD(cs, cs), f);
-                Dg[k] = V_FMA(ss, b, V_FMA(cc, a, V_SUB(zero, csf2)));
-                /* e[k-1], d[k-1], d[k] are final for this step: the next step's negligibility
-                 * check, off the chase's serial path */
-                if (k > 0) Eg[k - 1] = TN(negl)(Eg[k - 1], Dg[k - 1], Dg[k]);
-                Dg[k + 1] = V_FMA(ss, a, V_FMA(cc, b, csf2));
-                Eg[k] = V_FMA(cs, V_SUB(a, b), V_MUL(V_SUB(cc, ss), f));
-                /* e[k+1] is exactly 0 at k + 1 == hi_l: no bulge beyond the window */
-                zb[g] = V_MUL(V_SUB(zero, s), Eg[k + 1]);
-                Eg[k + 1] = V_MUL(c, Eg[k + 1]);
+                const VT c = V_SEL(ok, one, V_MUL(gg, t));
+                const VT sn = V_SEL(ok, zero, V_MUL(f, t));
+                VT r = V_SEL(ok, gg, V_MUL(r2, t));
+                const VT g2 = V_SUB(dk, p);
+                const VT rq = V_FMA(V_SUB(Dg[k + 1], g2), sn, V_MUL(V_ADD(c, c), b));
+                p = V_MUL(sn, rq);
+                const VT dn = V_ADD(g2, p);
+                Dg[k] = dn;
+                cs_g[g] = V_SUB(V_MUL(c, rq), b);
+                cs_s[g] = sn;
+                cs_c[g] = c;
+                cs_p[g] = p;
+                const VT ad = V_ABS(dn);
+                if (k > 0) {
+                    /* e_{k-1} is final: 0 where negligible (or where the chase restarted) */
+                    const VT lim =
+                        V_FMA(V_SET1(EIGH_U), V_ADD(adprev[g], ad), V_SET1(EIGH_TINYABS));
+                    r = V_SEL(rs, r, zero);
+                    Eg[k - 1] = V_SEL(M_GT(V_ABS(r), lim), zero, r);
+                }
+                adprev[g] = ad;
+                eprev[g] = ek;
                 if (want_v) {
-                    S[g][pend[g]][k] = s;
-                    TU[g][pend[g]][k] = V_MUL(s, V_RCP(V_ADD(one, c)));
+                    /* Z^T rows k, k+1 rotate by (c, -s) in zrot's convention */
+                    const VT ms = V_XOR(sn, V_SET1((ELT)-0.0));
+                    S[g][pend[g]][k] = ms;
+                    TU[g][pend[g]][k] = V_MUL(ms, V_RCP(V_ADD(one, c)));
                 }
             }
         }
         for (int g = 0; g < G; g++)
             if (maxhi[g] > 0) {
-                const int j = maxhi[g] - 1;
-                E[g][j] = TN(negl)(E[g][j], D[g][j], D[g][j + 1]);
+                const int j = maxhi[g];
+                D[g][j] = V_SUB(D[g][j], cs_p[g]);
+                E[g][j - 1] = TN(negl)(cs_g[g], D[g][j - 1], D[g][j]);
             }
         for (int g = 0; g < G && want_v; g++) {
             if (maxhi[g] == 0) continue;
