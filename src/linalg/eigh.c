@@ -19,6 +19,8 @@
 #define CT__EIGH_LANES_MAX_N_F64 64
 /* A single matrix at least this large keeps OpenBLAS's threads inside syevd. */
 #define CT__EIGH_BLAS_THREADS_MIN_N 256
+/* Eigenvector outputs at least this large are written with non-temporal stores. */
+#define CT__EIGH_STREAM_MIN_BYTES (8.0 * 1024 * 1024)
 /* Below this much work (batch * n^3) the call stays on one thread. */
 #define CT__EIGH_PAR_MIN_WORK 20000
 
@@ -44,24 +46,24 @@ static ct__eigh_f64_fn lanes_f64(ct__isa isa) {
 /* Run one contiguous range of matrices [b0, b1) on the calling thread. */
 static void eigh_range(int f64, ct__eigh_path path, ct__isa isa, int n, int upper, const void *a,
                        void *w, void *v, int32_t *info, int64_t b0, int64_t b1, void *work,
-                       int64_t nx0, int64_t nx1) {
+                       int64_t nx0, int64_t nx1, int stream) {
     const int64_t nn = (int64_t)n * n, cnt = b1 - b0;
+    const int es = f64 ? 8 : 4;
+    const ct__eigh_hint hint = {(const char *)a + nx0 * nn * es, nx1 - nx0, stream};
     if (cnt <= 0) return;
     int32_t *ib = info ? info + b0 : NULL;
     if (f64) {
         const double *ab = (const double *)a + b0 * nn;
         double *wb = (double *)w + b0 * n, *vb = v ? (double *)v + b0 * nn : NULL;
         if (path == CT__EIGH_PATH_LANES)
-            lanes_f64(isa)(cnt, n, ab, upper, wb, vb, ib, work, (const double *)a + nx0 * nn,
-                           nx1 - nx0);
+            lanes_f64(isa)(cnt, n, ab, upper, wb, vb, ib, work, &hint);
         else
             ct__eigh_lapack_f64(cnt, n, ab, upper, wb, vb, ib, work);
     } else {
         const float *ab = (const float *)a + b0 * nn;
         float *wb = (float *)w + b0 * n, *vb = v ? (float *)v + b0 * nn : NULL;
         if (path == CT__EIGH_PATH_LANES)
-            lanes_f32(isa)(cnt, n, ab, upper, wb, vb, ib, work, (const float *)a + nx0 * nn,
-                           nx1 - nx0);
+            lanes_f32(isa)(cnt, n, ab, upper, wb, vb, ib, work, &hint);
         else
             ct__eigh_lapack_f32(cnt, n, ab, upper, wb, vb, ib, work);
     }
@@ -101,8 +103,11 @@ static ct_status eigh_run(ct_ctx *ctx, int f64, int n, int64_t batch, int upper,
         blas_threads = openblas_get_num_threads();
         if (blas_threads > 1) openblas_set_num_threads(1);
     }
+    /* eigenvectors far larger than the caches: written with non-temporal stores (the read for
+     * ownership of each output line would double the memory traffic of the final pass) */
+    const int stream = v && (double)batch * n * n * es >= CT__EIGH_STREAM_MIN_BYTES;
     if (nt == 1) {
-        eigh_range(f64, path, isa, n, upper, a, w, v, info, 0, batch, work, 0, 0);
+        eigh_range(f64, path, isa, n, upper, a, w, v, info, 0, batch, work, 0, 0, stream);
     } else {
         /* Chunks of whole kernel blocks (align = a multiple of every ISA's lanes x groups: 32
          * for 2 groups, 48 for 3), as even as possible: chunk c gets blocks
@@ -127,7 +132,8 @@ static ct_status eigh_run(ct_ctx *ctx, int f64, int n, int64_t batch, int upper,
                 int64_t nx0 = cx * nblk / nchunks * align, nx1 = (cx + 1) * nblk / nchunks * align;
                 if (nx1 > batch) nx1 = batch;
                 if (cx == c) nx0 = nx1 = 0;
-                eigh_range(f64, path, isa, n, upper, a, w, v, info, b0, b1, mywork, nx0, nx1);
+                eigh_range(f64, path, isa, n, upper, a, w, v, info, b0, b1, mywork, nx0, nx1,
+                           stream);
             }
         }
     }

@@ -13,9 +13,10 @@
  *           its limit (results are the last iterate).
  *   work  : needed when n > CT__EIGH_STACK_MAX_N (ct__eigh_lane_work_bytes(n) bytes, 64-byte
  *           aligned, private to the calling thread); may be NULL otherwise.
- *   next, next_cnt : a hint (may be NULL / 0): the matrices the caller will pass next on this
- *           thread; they are prefetched into L2 during the last block. Never written; the
- *           results do not depend on it.
+ *   hint  : may be NULL. hint->next, next_cnt: the matrices the caller will pass next on this
+ *           thread, prefetched into L2 during the last block (never written). hint->stream_out:
+ *           write v with non-temporal stores where aligned (for outputs far larger than the
+ *           caches: no read-for-ownership). The results never depend on the hint.
  * 1 <= n <= CT__EIGH_LANES_MAX_N. Kernels take raw pointers only (no context, no allocation) so
  * the embedded runtime can link them; they are single-threaded, the front end splits the batch
  * over threads. One matrix per SIMD lane: a matrix's result does not depend on which other
@@ -49,19 +50,25 @@ static inline size_t ct__eigh_lane_work_bytes(int n) {
 /* software prefetch cursor: lines [p, end) of the input the next block will load */
 typedef struct {
     const char *p, *end;
+    int stream; /* v through non-temporal stores */
 } ct__eigh_pf;
 #define CT__EIGH_INFO_NONFINITE 1
 #define CT__EIGH_INFO_NOCONV 2
 
+typedef struct {
+    const void *next; /* input matrices this thread processes next, or NULL */
+    int64_t next_cnt;
+    int stream_out; /* non-temporal stores for v where aligned */
+} ct__eigh_hint;
+
 #define CT__EIGH_KERNEL_DECL(name, T)                                                              \
     void name(int64_t batch, int n, const T *a, int upper, T *w, T *v, int32_t *info, void *work,  \
-              const T *next, int64_t next_cnt)
+              const ct__eigh_hint *hint)
 
 typedef void (*ct__eigh_f32_fn)(int64_t batch, int n, const float *a, int upper, float *w, float *v,
-                                int32_t *info, void *work, const float *next, int64_t next_cnt);
+                                int32_t *info, void *work, const ct__eigh_hint *hint);
 typedef void (*ct__eigh_f64_fn)(int64_t batch, int n, const double *a, int upper, double *w,
-                                double *v, int32_t *info, void *work, const double *next,
-                                int64_t next_cnt);
+                                double *v, int32_t *info, void *work, const ct__eigh_hint *hint);
 
 CT__EIGH_KERNEL_DECL(ct__eigh_lanes_f32_ref, float);
 CT__EIGH_KERNEL_DECL(ct__eigh_lanes_f64_ref, double);
@@ -754,7 +761,9 @@ static __attribute__((noinline)) void TN(store_aos)(ELT *dst, const VT *src, int
 #define TN_PERM_T TN(perm_t)
 /* out[r][c] = sg[i] * z[i][r] with i = perm[c] (eigenvector i to column c, sign-fixed; the
  * product by +-1 is exact). An ISA file may define V_PERM_T_ISA with register transposes. */
-static void TN(perm_t)(const int n, const ELT *z, const ELT *sg, const int *perm, ELT *out) {
+static void TN(perm_t)(const int n, const ELT *z, const ELT *sg, const int *perm, ELT *out,
+                       int stream) {
+    (void)stream;
     for (int c = 0; c < n; c++) {
         const ELT *zi = z + (int64_t)perm[c] * n;
         const ELT s = sg[perm[c]];
@@ -886,7 +895,7 @@ static inline __attribute__((always_inline)) void TN(block)(const int n, const i
                 perm[p] = i;
                 wo[p] = wl[l * n + i];
             }
-            if (v) TN_PERM_T(n, scr + l * nn, sl + l * n, perm, v + (base + l) * nn);
+            if (v) TN_PERM_T(n, scr + l * nn, sl + l * n, perm, v + (base + l) * nn, pf->stream);
         }
         if (info) {
             int32_t ti[LANES];
@@ -1070,7 +1079,9 @@ static void TN(n3blk1)(const ELT *a, int upper, ELT *w, ELT *v, int32_t *info) {
 #endif /* CT__EIGH_N3 */
 
 void CT__EIGH_ENTRY(int64_t batch, int n, const ELT *a, int upper, ELT *w, ELT *v, int32_t *info,
-                    void *work, const ELT *next, int64_t next_cnt) {
+                    void *work, const ct__eigh_hint *hint) {
+    const ELT *next = hint ? (const ELT *)hint->next : 0;
+    const int64_t next_cnt = hint ? hint->next_cnt : 0;
     if (n <= 0 || batch <= 0) return;
     const int64_t nn = (int64_t)n * n;
     if (n == 1) {
@@ -1085,6 +1096,13 @@ void CT__EIGH_ENTRY(int64_t batch, int n, const ELT *a, int upper, ELT *w, ELT *
     }
     int G = ct__eigh_groups(n);
     int64_t step = (int64_t)G * LANES;
+#ifdef V_SFENCE
+    /* non-temporal stores need whole, aligned cache lines per output row block */
+    const int stream = hint && hint->stream_out && v && n % (64 / (int)sizeof(ELT)) == 0 &&
+                       ((uintptr_t)v & 63) == 0;
+#else
+    const int stream = 0;
+#endif
     int64_t b0 = 0;
 #ifdef CT__EIGH_N3
     if (n == 3) {
@@ -1126,7 +1144,7 @@ void CT__EIGH_ENTRY(int64_t batch, int n, const ELT *a, int upper, ELT *w, ELT *
             nx = next_cnt;
         }
         if (nx > step) nx = step;
-        ct__eigh_pf pf = {(const char *)na, (const char *)(na + nx * nn)};
+        ct__eigh_pf pf = {(const char *)na, (const char *)(na + nx * nn), stream};
         switch (n) {
         case 2: TN(blk2)(ab, nm, upper, wb, vb, ib, &pf); break;
         case 3: TN(blk3)(ab, nm, upper, wb, vb, ib, &pf); break;
@@ -1140,6 +1158,9 @@ void CT__EIGH_ENTRY(int64_t batch, int n, const ELT *a, int upper, ELT *w, ELT *
             break;
         }
     }
+#ifdef V_SFENCE
+    if (stream) V_SFENCE(); /* order the non-temporal stores before the caller reads v */
+#endif
 }
 
 #undef CT__EIGH_STORE_AOS

@@ -176,8 +176,10 @@ static __attribute__((noinline)) void ct__eigh_avx512_f32_load_soa(__m512 *dst, 
 }
 /* Eigenvector i (row perm[c] of z, n x n) to column c of out, times sg[i] (+-1, exact): 16x16
  * blocks through registers, the edges one by one. */
-static __attribute__((noinline)) void
-ct__eigh_avx512_f32_perm_t(int n, const float *z, const float *sg, const int *perm, float *out) {
+static __attribute__((noinline)) void ct__eigh_avx512_f32_perm_t(int n, const float *z,
+                                                                 const float *sg, const int *perm,
+                                                                 float *out, int stream) {
+    (void)stream; /* f32: regular stores */
     const int nb = n & ~15;
     for (int c0 = 0; c0 < nb; c0 += 16) {
         const float *zi[16];
@@ -461,36 +463,41 @@ static __attribute__((noinline)) void ct__eigh_avx512_f64_load_soa(__m512d *dst,
 }
 /* Eigenvector i (row perm[c] of z, n x n) to column c of out, times sg[i] (+-1, exact): 8x8
  * blocks through registers, the edges one by one. */
-static __attribute__((noinline)) void
-ct__eigh_avx512_f64_perm_t(int n, const double *z, const double *sg, const int *perm, double *out) {
+static __attribute__((noinline)) void ct__eigh_avx512_f64_perm_t(int n, const double *z,
+                                                                 const double *sg, const int *perm,
+                                                                 double *out, int stream) {
     const int nb = n & ~7;
-    for (int c0 = 0; c0 < nb; c0 += 8) {
-        const double *zi[8];
-        __m512d s[8];
-        for (int q = 0; q < 8; q++) {
-            zi[q] = z + (int64_t)perm[c0 + q] * n;
-            s[q] = _mm512_set1_pd(sg[perm[c0 + q]]);
-        }
-        for (int r0 = 0; r0 < nb; r0 += 8) {
+    const double *zi[CT__EIGH_LANES_MAX_N];
+    double sc[CT__EIGH_LANES_MAX_N];
+    for (int c = 0; c < n; c++) {
+        zi[c] = z + (int64_t)perm[c] * n;
+        sc[c] = sg[perm[c]];
+    }
+    /* output rows in order (8 at a time): the stores stream through memory */
+    for (int r0 = 0; r0 < nb; r0 += 8) {
+        for (int c0 = 0; c0 < nb; c0 += 8) {
             __m512d x[8];
             for (int q = 0; q < 8; q++)
-                x[q] = _mm512_mul_pd(s[q], _mm512_loadu_pd(zi[q] + r0));
+                x[q] = _mm512_mul_pd(_mm512_set1_pd(sc[c0 + q]), _mm512_loadu_pd(zi[c0 + q] + r0));
             ct__eigh_avx512_f64_tr8(x);
-            for (int q = 0; q < 8; q++)
-                _mm512_storeu_pd(out + (int64_t)(r0 + q) * n + c0, x[q]);
+            if (stream) /* whole aligned lines (n % 8 == 0): no read-for-ownership */
+                for (int q = 0; q < 8; q++)
+                    _mm512_stream_pd(out + (int64_t)(r0 + q) * n + c0, x[q]);
+            else
+                for (int q = 0; q < 8; q++)
+                    _mm512_storeu_pd(out + (int64_t)(r0 + q) * n + c0, x[q]);
         }
-        for (int r = nb; r < n; r++)
-            for (int q = 0; q < 8; q++)
-                out[(int64_t)r * n + c0 + q] = sg[perm[c0 + q]] * zi[q][r];
+        for (int r = r0; r < r0 + 8; r++)
+            for (int c = nb; c < n; c++)
+                out[(int64_t)r * n + c] = sc[c] * zi[c][r];
     }
-    for (int c = nb; c < n; c++) {
-        const double *zi = z + (int64_t)perm[c] * n;
-        for (int r = 0; r < n; r++)
-            out[(int64_t)r * n + c] = sg[perm[c]] * zi[r];
-    }
+    for (int r = nb; r < n; r++)
+        for (int c = 0; c < n; c++)
+            out[(int64_t)r * n + c] = sc[c] * zi[c][r];
 }
 #define V_LOAD_SOA_ISA ct__eigh_avx512_f64_load_soa
 #define V_PERM_T_ISA ct__eigh_avx512_f64_perm_t
+#define V_SFENCE _mm_sfence
 #define V_STORE_AOS_ISA ct__eigh_avx512_f64_store_aos
 #define TNX(x) ct__eigh_avx512_f64_##x
 #define V_LOADU _mm512_loadu_pd
