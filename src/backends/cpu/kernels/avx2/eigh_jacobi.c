@@ -19,7 +19,7 @@
 #define CT__EIGH_ENTRY ct__eigh_lanes_f32_avx2
 #define EIGH_U2 (0x1p-24f * 0x1p-24f)
 #define EIGH_TINY2 (0x1p-44f * 0x1p-44f)
-#define EIGH_U 0x1p-24f
+#define EIGH_U 0x1p-23f /* deflation: |e| <= eps (|d0| + |d1|) + tiny */
 #define EIGH_TINY 0x1p-100f
 #define EIGH_TINYABS 0x1p-44f
 #define M_GT(a, b) _mm256_cmp_ps((a), (b), _CMP_GT_OQ)
@@ -155,7 +155,7 @@ static inline void TN(n3store)(ELT *ptr, const VT *x, int cnt) {
 #define CT__EIGH_ENTRY ct__eigh_lanes_f64_avx2
 #define EIGH_U2 (0x1p-53 * 0x1p-53)
 #define EIGH_TINY2 (0x1p-80 * 0x1p-80)
-#define EIGH_U 0x1p-53
+#define EIGH_U 0x1p-52 /* deflation: |e| <= eps (|d0| + |d1|) + tiny */
 #define EIGH_TINY 0x1p-600
 #define EIGH_TINYABS 0x1p-80
 #define M_GT(a, b) _mm256_cmp_pd((a), (b), _CMP_GT_OQ)

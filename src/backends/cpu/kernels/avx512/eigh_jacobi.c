@@ -17,7 +17,7 @@
 #define CT__EIGH_ENTRY ct__eigh_lanes_f32_avx512
 #define EIGH_U2 (0x1p-24f * 0x1p-24f)
 #define EIGH_TINY2 (0x1p-44f * 0x1p-44f)
-#define EIGH_U 0x1p-24f
+#define EIGH_U 0x1p-23f /* deflation: |e| <= eps (|d0| + |d1|) + tiny */
 #define EIGH_TINYABS 0x1p-44f
 #define M_GT(a, b) _mm512_cmp_ps_mask((a), (b), _CMP_GT_OQ)
 #define M_EQ(a, b) _mm512_cmp_ps_mask((a), (b), _CMP_EQ_OQ)
@@ -313,7 +313,7 @@ static inline void TNX(n3store)(ELT *ptr, int mode, const VT *x) {
 #define CT__EIGH_ENTRY ct__eigh_lanes_f64_avx512
 #define EIGH_U2 (0x1p-53 * 0x1p-53)
 #define EIGH_TINY2 (0x1p-80 * 0x1p-80)
-#define EIGH_U 0x1p-53
+#define EIGH_U 0x1p-52 /* deflation: |e| <= eps (|d0| + |d1|) + tiny */
 #define EIGH_TINYABS 0x1p-80
 #define M_GT(a, b) _mm512_cmp_pd_mask((a), (b), _CMP_GT_OQ)
 #define M_EQ(a, b) _mm512_cmp_pd_mask((a), (b), _CMP_EQ_OQ)

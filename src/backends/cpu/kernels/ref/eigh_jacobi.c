@@ -56,7 +56,7 @@
 #define V_RCP(x) (1.0f / (x))
 #define EIGH_U2 (0x1p-24f * 0x1p-24f)
 #define EIGH_TINY2 (0x1p-44f * 0x1p-44f)
-#define EIGH_U 0x1p-24f
+#define EIGH_U 0x1p-23f /* deflation: |e| <= eps (|d0| + |d1|) + tiny */
 #define EIGH_TINYABS 0x1p-44f
 #define EIGH_EMAX 126
 #include "../eigh_kernels.h"
@@ -81,7 +81,7 @@
 #define V_RCP(x) (1.0 / (x))
 #define EIGH_U2 (0x1p-53 * 0x1p-53)
 #define EIGH_TINY2 (0x1p-80 * 0x1p-80)
-#define EIGH_U 0x1p-53
+#define EIGH_U 0x1p-52 /* deflation: |e| <= eps (|d0| + |d1|) + tiny */
 #define EIGH_TINYABS 0x1p-80
 #define EIGH_EMAX 1022
 #include "../eigh_kernels.h"
