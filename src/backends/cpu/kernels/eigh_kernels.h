@@ -266,6 +266,22 @@ static inline __attribute__((always_inline)) void TN(solve)(const int n, const i
  * by the exact identity). Negligible interior e[j] are set to 0 and the bulge chase restarts
  * below them with the same shift, so a split lane still iterates on its bottom block. On exit
  * diag(A) holds the eigenvalues and V the eigenvectors as columns (unsorted). ---- */
+/* sum_i x[i*sx] y[i*sy] for i < m with four partial sums (the FMA latency, not one chain) */
+static inline __attribute__((always_inline)) VT TN(dot4)(const int m, const VT *x, const int sx,
+                                                         const VT *y, const int sy) {
+    VT s0 = V_ZERO(), s1 = V_ZERO(), s2 = V_ZERO(), s3 = V_ZERO();
+    int i = 0;
+    for (; i + 4 <= m; i += 4) {
+        s0 = V_FMA(x[i * sx], y[i * sy], s0);
+        s1 = V_FMA(x[(i + 1) * sx], y[(i + 1) * sy], s1);
+        s2 = V_FMA(x[(i + 2) * sx], y[(i + 2) * sy], s2);
+        s3 = V_FMA(x[(i + 3) * sx], y[(i + 3) * sy], s3);
+    }
+    for (; i < m; i++)
+        s0 = V_FMA(x[i * sx], y[i * sy], s0);
+    return V_ADD(V_ADD(s0, s1), V_ADD(s2, s3));
+}
+
 /* Steps 1-2 for one group: T = Q^T A Q into (D, E), Z^T = Q^T into V when want_v. */
 static inline __attribute__((always_inline)) void TN(tdred)(const int n, VT *A, VT *V, VT *D, VT *E,
                                                             const int want_v) {
@@ -275,9 +291,8 @@ static inline __attribute__((always_inline)) void TN(tdred)(const int n, VT *A, 
     /* 1. tridiagonalise: reflector k maps A[k+1.., k] to (alpha, 0, ..., 0) */
     for (int k = 0; k < n - 2; k++) {
         const int m = n - k - 1, o = k + 1;
-        VT x0 = A[o * n + k], sig = zero;
-        for (int i = 1; i < m; i++)
-            sig = V_FMA(A[(o + i) * n + k], A[(o + i) * n + k], sig);
+        VT x0 = A[o * n + k];
+        VT sig = TN(dot4)(m - 1, A + (o + 1) * n + k, n, A + (o + 1) * n + k, n);
         MT nz = M_GT(sig, V_SET1(EIGH_TINY2));
         VT s2 = V_FMA(x0, x0, sig);
         VT nrm = V_MUL(s2, V_RSQRT(V_SEL(nz, one, s2)));
@@ -320,8 +335,7 @@ static inline __attribute__((always_inline)) void TN(tdred)(const int n, VT *A, 
                 acc = V_FMA(B[j * n + i0], vv[j], acc);
             pw[i0] = V_MUL(tau, acc);
         }
-        for (int i = 0; i < m; i++)
-            kk = V_FMA(vv[i], pw[i], kk);
+        kk = TN(dot4)(m, vv, 1, pw, 1);
         kk = V_MUL(V_MUL(kk, tau), half);
         for (int i = 0; i < m; i++)
             pw[i] = V_FNMA(kk, vv[i], pw[i]);
@@ -369,9 +383,7 @@ static inline __attribute__((always_inline)) void TN(tdred)(const int n, VT *A, 
             vv[i] = A[(k + i) * n + k];
         for (int i = 0; i < m; i++)
             pw[i] = A[(k + i) * n + k - 1];
-        VT w12 = zero;
-        for (int i = 1; i < m; i++)
-            w12 = V_FMA(vv[i], pw[i], w12);
+        VT w12 = TN(dot4)(m - 1, vv + 1, 1, pw + 1, 1);
         const VT t1 = TAU[k], t2 = TAU[k - 1], t2w = V_MUL(t2, w12);
         int j = k;
         for (; j + 4 <= n; j += 4) {
