@@ -621,9 +621,18 @@ TN(tdqr)(const int n, const int G, VT *A, VT *V, MT *notconv, const int want_v, 
                     Eg[j - 1] = V_SEL(M_AND(lim, CT__EQ(HI[g], j)), Eg[j - 1], zero);
             }
             /* deflate from the top down (cascades): lanes with hi == j and e[j-1] == 0; a lane
-             * that stops at j (e[j-1] != 0) takes its trailing 2x2 block for the Wilkinson shift */
+             * that stops at j (e[j-1] != 0) takes its trailing 2x2 block for the Wilkinson shift.
+             * Below the lowest active hi (jlo) only lanes that just moved down need a visit. */
+            int jlo = maxhi[g];
+            {
+                ELT h[LANES] __attribute__((aligned(64)));
+                V_STORE(h, HI[g]);
+                for (int l = 0; l < LANES; l++)
+                    if (h[l] > (ELT)0.5 && (int)h[l] < jlo) jlo = (int)h[l];
+            }
             VT dl = zero, dh = zero, ee = zero;
             for (int j = maxhi[g]; j >= 1; j--) {
+                if (j < jlo && !M_ANY(CT__EQ(HI[g], j))) break;
                 MT m = CT__EQ(HI[g], j);
                 MT keep = M_GT(V_ABS(Eg[j - 1]), zero);
                 VT dec = V_SEL(keep, V_SUB(HI[g], one), HI[g]);
