@@ -808,7 +808,8 @@ static inline __attribute__((always_inline)) void TN(block)(const int n, const i
         int nl = nmat - base < LANES ? (int)(nmat - base) : LANES;
         if (nl < 0) nl = 0;
         VT mx = V_ZERO();
-        MT b = M_NONE();
+        MT b = M_NONE(), b4[4] = {M_NONE(), M_NONE(), M_NONE(), M_NONE()};
+        VT mx4[4] = {mx, mx, mx, mx};
 #ifdef V_LOAD_SOA_ISA
         /* full group: transpose all n*n entries into V (free until the solver sets it) */
         if (nl == LANES) V_LOAD_SOA_ISA(V + g * n * n, a + base * nn, (int)nn);
@@ -829,10 +830,13 @@ static inline __attribute__((always_inline)) void TN(block)(const int n, const i
                         tmp[l] = l < nl ? a[(base + l) * nn + off] : 0;
                     x = V_LOAD(tmp);
                 }
-                b = M_OR(b, M_NOTFINITE(x));
-                mx = V_MAX(mx, V_ABS(x));
+                /* four accumulators by row: independent chains */
+                b4[i & 3] = M_OR(b4[i & 3], M_NOTFINITE(x));
+                mx4[i & 3] = V_MAX(mx4[i & 3], V_ABS(x));
                 Ag[i * n + j] = x;
             }
+        mx = V_MAX(V_MAX(mx4[0], mx4[1]), V_MAX(mx4[2], mx4[3]));
+        b = M_OR(M_OR(b4[0], b4[1]), M_OR(b4[2], b4[3]));
         VT sc;
         V_EXPSCALE(mx, &sc, &usc[g]);
         for (int i = 0; i < n; i++)
@@ -886,15 +890,22 @@ static inline __attribute__((always_inline)) void TN(block)(const int n, const i
         /* Sign of each eigenvector (row i of V): +-1 so that its first component of largest
          * magnitude becomes positive; NaN for a non-finite input matrix. */
         VT SG[CT__EIGH_LANES_MAX_N];
-        for (int i = 0; i < n && v; i++) {
-            const VT *r = Vg + i * n;
-            VT best = V_ABS(r[0]), sg = V_SIGN(r[0]);
-            for (int e = 1; e < n; e++) {
-                MT gt = M_GT(V_ABS(r[e]), best);
-                best = V_SEL(gt, best, V_ABS(r[e]));
-                sg = V_SEL(gt, sg, V_SIGN(r[e]));
+        for (int i0 = 0; i0 < n && v; i0 += 4) { /* four rows at a time: independent chains */
+            const int nr = n - i0 < 4 ? n - i0 : 4;
+            VT best[4], sg[4];
+            for (int q = 0; q < nr; q++) {
+                best[q] = V_ABS(Vg[(i0 + q) * n]);
+                sg[q] = V_SIGN(Vg[(i0 + q) * n]);
             }
-            SG[i] = V_SEL(bad[g], V_XOR(one, sg), nan);
+            for (int e = 1; e < n; e++)
+                for (int q = 0; q < nr; q++) {
+                    const VT x = Vg[(i0 + q) * n + e];
+                    MT gt = M_GT(V_ABS(x), best[q]);
+                    best[q] = V_SEL(gt, best[q], V_ABS(x));
+                    sg[q] = V_SEL(gt, sg[q], V_SIGN(x));
+                }
+            for (int q = 0; q < nr; q++)
+                SG[i0 + q] = V_SEL(bad[g], V_XOR(one, sg[q]), nan);
         }
         /* Lane by lane from here: the eigenvectors (rows of V) go to A's memory as each lane's
          * n x n block, then eigenvalue i and eigenvector i go to sorted position R[i] while
