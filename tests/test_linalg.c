@@ -388,6 +388,44 @@ TEST(non_contiguous_batches) {
         }
 }
 
+/* A batch whose eigenvectors take >= 8 MB: the kernels write them with non-temporal stores, the
+ * batch is split into one task per kernel block across threads and each call prefetches the
+ * next chunk's input. Every path must give the same bits as the matrix alone, and be accurate. */
+TEST(large_batch_streaming) {
+    const int n = 32, B = 1100; /* 1100 * 32 * 32 * 8 bytes = 8.6 MB of eigenvectors */
+    const int64_t nn = (int64_t)n * n;
+    double *A = malloc(sizeof(double) * B * nn);
+    for (int b = 0; b < B; b++)
+        make_matrix(b % 7 == 3 ? FAM_CLUSTERED : FAM_RANDOM, n, A + b * nn);
+    int64_t shape[3] = {B, n, n}, one[2] = {n, n};
+    ct_tensor *ta = tensor_from_doubles(CT_FLOAT64, 3, shape, A, B * nn);
+    ct_tensor *w = NULL, *v = NULL;
+    CHECK_OK(ct_linalg_eigh(g_ctx, ta, 'L', &w, &v));
+    if (w && v) {
+        const double *wd = ct_tensor_data_ptr(w), *vd = ct_tensor_data_ptr(v);
+        errs e = {0};
+        const int picks[6] = {0, 47, 48, 521, 1087, B - 1}; /* block edges, the last block */
+        for (int p = 0; p < 6; p++) {
+            const int b = picks[p];
+            ct_tensor *t1 = tensor_from_doubles(CT_FLOAT64, 2, one, A + b * nn, nn);
+            ct_tensor *w1 = NULL, *v1 = NULL;
+            CHECK_OK(ct_linalg_eigh(g_ctx, t1, 'L', &w1, &v1));
+            if (w1 && v1)
+                CHECK_MSG(memcmp(wd + b * n, ct_tensor_data_ptr(w1), sizeof(double) * n) == 0 &&
+                              memcmp(vd + b * nn, ct_tensor_data_ptr(v1), sizeof(double) * nn) == 0,
+                          "matrix %d of the large batch differs from the matrix alone", b);
+            ct_tensor_release(t1), ct_tensor_release(w1), ct_tensor_release(v1);
+        }
+        for (int b = 0; b < B; b += 13)
+            check_one(n, A + b * nn, wd + b * n, vd + b * nn, 0x1p-52, &e);
+        CHECK_MSG(e.resid <= 4 && e.orth <= 8 && e.eig <= 4 && !e.order && !e.sign && !e.nan,
+                  "large batch: resid %.2f orth %.2f eig %.2f order %d sign %d nan %d", e.resid,
+                  e.orth, e.eig, e.order, e.sign, e.nan);
+    }
+    ct_tensor_release(ta), ct_tensor_release(w), ct_tensor_release(v);
+    free(A);
+}
+
 /* A matrix's result does not depend on the batch around it; eigvalsh matches eigh. */
 TEST(deterministic_and_eigvalsh) {
     const int ns[5] = {2, 3, 9, 40, 70};
@@ -594,6 +632,7 @@ int main(void) {
     RUN(f16_computed_in_f32);
     RUN(non_contiguous_batches);
     RUN(deterministic_and_eigvalsh);
+    RUN(large_batch_streaming);
     RUN(nonfinite_isolated);
     RUN(empty_shapes);
     RUN(error_paths);

@@ -87,12 +87,14 @@ CT__EIGH_KERNEL_DECL(ct__eigh_lanes_f64_avx512, double);
  * Algorithm (per lane = per matrix):
  *   1. read the used triangle, mirror it, flag non-finite matrices (zeroed, NaN results), scale by
  *      a power of two so max|a_ij| is in [1,2) (exact; avoids over/underflow of squares);
- *   2. sweeps of Jacobi rotations in round-robin order: each round rotates n/2 disjoint pairs,
- *      whose parameters are independent (instruction-level parallelism). A rotation is masked
- *      to the identity in lanes where |a_pq| <= u*sqrt|a_pp a_qq| or |a_pq| <= tiny, so each
- *      lane stops on its own; the loop ends when no lane has a pair above threshold;
- *   3. odd-even transposition sort of the eigenvalues (stable), moving vector columns along;
- *      sign fix; undo the scaling; store.
+ *   2. n <= 4: sweeps of Jacobi rotations in round-robin order: each round rotates n/2 disjoint
+ *      pairs, whose parameters are independent (instruction-level parallelism). A rotation is
+ *      masked to the identity in lanes where |a_pq| <= u*sqrt|a_pp a_qq| or |a_pq| <= tiny, so
+ *      each lane stops on its own; the loop ends when no lane has a pair above threshold.
+ *      n >= 5: Householder tridiagonalisation + implicit QR (tdred / tdqr below);
+ *   3. ranks of the eigenvalues (stable) and eigenvector signs in SoA, then per lane: undo the
+ *      scaling, store eigenvalue i at position rank_i and eigenvector i, sign-fixed, as column
+ *      rank_i (perm_t: one transposing pass).
  * ---------------------------------------------------------------------------------------------- */
 #ifdef CT__EIGH_TMPL
 
@@ -568,7 +570,8 @@ static inline __attribute__((always_inline)) void TN(zrot2)(const int n, const i
 
 /* e, or 0 where e is negligible against its diagonal neighbours d0, d1 */
 static inline __attribute__((always_inline)) VT TN(negl)(VT e, VT d0, VT d1) {
-    /* kept iff |e| > u (|d0| + |d1|) + tiny, as one compare (no NaN reaches here) */
+    /* kept iff |e| > EIGH_U (|d0| + |d1|) + tiny (EIGH_U = eps of the dtype), as one compare (no
+     * NaN reaches here) */
     VT lim = V_FMA(V_SET1(EIGH_U), V_ADD(V_ABS(d0), V_ABS(d1)), V_SET1(EIGH_TINYABS));
     return V_SEL(M_GT(V_ABS(e), lim), V_ZERO(), e);
 }
