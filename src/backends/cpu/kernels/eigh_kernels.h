@@ -116,6 +116,9 @@ CT__EIGH_KERNEL_DECL(ct__eigh_lanes_f64_avx512, double);
 #endif
 /* n from which that refinement pays for itself (kernel, one thread, f64, with vs without:
  * n = 8 +10%, 12 +3.5%, 14 -1.6%, 16 -2%, 20 -4%, 32 -6.5%, 64 -8% time) */
+#ifndef CT__EIGH_SHIFT_IT
+#define CT__EIGH_SHIFT_IT 2 /* Newton steps */
+#endif
 #ifndef CT__EIGH_SHIFT_MIN_N
 #define CT__EIGH_SHIFT_MIN_N 14
 #endif
@@ -607,6 +610,9 @@ TN(tdqr)(const int n, const int G, VT *A, VT *V, MT *notconv, const int want_v, 
     VT HI[4], IT[4], mu[4];
 #if CT__EIGH_SHIFT_K > 2
     VT BD[4][CT__EIGH_SHIFT_K], BE[4][CT__EIGH_SHIFT_K];
+    for (int g = 0; g < 4; g++)
+        for (int r = 0; r < CT__EIGH_SHIFT_K; r++)
+            BD[g][r] = BE[g][r] = V_ZERO();
 #endif
     /* chase state per group, carried from rotation k to k + 1 (set at k = 0) */
     VT cs_s[4], cs_c[4], cs_g[4], cs_p[4], eprev[4], adprev[4];
@@ -694,30 +700,36 @@ TN(tdqr)(const int n, const int G, VT *A, VT *V, MT *notconv, const int want_v, 
          * step larger than |e[hi-1]| + |e[hi-2]| (or not finite) is refused. This costs ~1/8 of
          * the QR steps' rotations at n = 32 (a shift nearer the eigenvalue the bottom converges
          * to). Groups interleave: the Newton chains are independent. */
-        for (int it = 0; it < 2 && n >= CT__EIGH_SHIFT_MIN_N; it++)
+        for (int it = 0; it < CT__EIGH_SHIFT_IT && n >= CT__EIGH_SHIFT_MIN_N; it++) {
+            /* row by row across the groups: G independent recurrences side by side */
+            VT p0[4], p1[4], q0[4], q1[4];
             for (int g = 0; g < G; g++) {
-                if (maxhi[g] == 0) continue;
-                const VT sft = mu[g];
-                VT p0 = one, p1 = one, q0 = zero, q1 = zero;
-                for (int r = 0; r < CT__EIGH_SHIFT_K; r++) {
+                p0[g] = p1[g] = one;
+                q0[g] = q1[g] = zero;
+            }
+            for (int r = 0; r < CT__EIGH_SHIFT_K; r++)
+                for (int g = 0; g < G; g++) {
                     const MT valid =
                         M_GT(HI[g], V_SET1((ELT)(CT__EIGH_SHIFT_K - 1 - r) - (ELT)0.5));
-                    const VT a = V_SUB(BD[g][r], sft);
+                    const VT a = V_SUB(BD[g][r], mu[g]);
                     const VT b2 = r > 0 ? V_MUL(BE[g][r - 1], BE[g][r - 1]) : zero;
-                    const VT p2 = V_FNMA(b2, p0, V_MUL(a, p1));
-                    const VT q2 = V_FNMA(b2, q0, V_SUB(V_MUL(a, q1), p1));
-                    p0 = p1;
-                    q0 = q1;
-                    p1 = V_SEL(valid, p1, p2);
-                    q1 = V_SEL(valid, q1, q2);
+                    const VT p2 = V_FNMA(b2, p0[g], V_MUL(a, p1[g]));
+                    const VT q2 = V_FNMA(b2, q0[g], V_SUB(V_MUL(a, q1[g]), p1[g]));
+                    p0[g] = p1[g];
+                    q0[g] = q1[g];
+                    p1[g] = V_SEL(valid, p1[g], p2);
+                    q1[g] = V_SEL(valid, q1[g], q2);
                 }
-                const VT step = V_MUL(p1, V_RCP(V_SEL(M_GT(V_ABS(q1), zero), one, q1)));
+            for (int g = 0; g < G; g++) {
+                if (maxhi[g] == 0) continue;
+                const VT step = V_MUL(p1[g], V_RCP(V_SEL(M_GT(V_ABS(q1[g]), zero), one, q1[g])));
                 const VT bound =
                     V_ADD(V_ABS(BE[g][CT__EIGH_SHIFT_K - 2]), V_ABS(BE[g][CT__EIGH_SHIFT_K - 3]));
-                const MT okn = M_AND(M_AND(M_GT(HI[g], half), M_GT(V_ABS(q1), zero)),
+                const MT okn = M_AND(M_AND(M_GT(HI[g], half), M_GT(V_ABS(q1[g]), zero)),
                                      M_GT(bound, V_ABS(step)));
-                mu[g] = V_SEL(okn, sft, V_SUB(sft, step));
+                mu[g] = V_SEL(okn, mu[g], V_SUB(mu[g], step));
             }
+        }
 #endif
         /* The chase in the p/g form of LAPACK's dsteqr (QR direction): rotation k takes
          * (g, f = s e_k) to (r, 0) with c = |g| / r >= 0, and carries the pending update p of
