@@ -644,21 +644,15 @@ TN(tdqr)(const int n, const int G, VT *A, VT *V, MT *notconv, const int want_v, 
             }
             /* deflate from the top down (cascades): lanes with hi == j and e[j-1] == 0; a lane
              * that stops at j (e[j-1] != 0) takes its trailing 2x2 block for the Wilkinson shift.
-             * Below the lowest active hi (jlo) only lanes that just moved down need a visit. */
-            int jlo = maxhi[g];
-            {
-                ELT h[LANES] __attribute__((aligned(64)));
-                V_STORE(h, HI[g]);
-                for (int l = 0; l < LANES; l++)
-                    if (h[l] > (ELT)0.5 && (int)h[l] < jlo) jlo = (int)h[l];
-            }
+             * Rows above every lane's window end are skipped. */
             VT dl = zero, dh = zero, ee = zero;
 #if CT__EIGH_SHIFT_K > 2
             for (int r = 0; r < CT__EIGH_SHIFT_K; r++)
                 BD[g][r] = BE[g][r] = zero;
 #endif
             for (int j = maxhi[g]; j >= 1; j--) {
-                if (j < jlo && !M_ANY(CT__EQ(HI[g], j))) break;
+                /* done when every active lane's window ends above j */
+                if (!M_ANY(M_AND(M_GT(HI[g], half), M_GT(V_SET1((ELT)j + (ELT)0.5), HI[g])))) break;
                 MT m = CT__EQ(HI[g], j);
                 MT keep = M_GT(V_ABS(Eg[j - 1]), zero);
                 VT dec = V_SEL(keep, V_SUB(HI[g], one), HI[g]);
