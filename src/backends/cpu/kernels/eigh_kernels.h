@@ -607,7 +607,7 @@ TN(tdqr)(const int n, const int G, VT *A, VT *V, MT *notconv, const int want_v, 
         E[g][n - 1] = zero;
     }
     MT nc[4];
-    VT HI[4], IT[4], mu[4];
+    VT HI[4], IT[4], mu[4], DL[4], DH[4], EE[4];
 #if CT__EIGH_SHIFT_K > 2
     VT BD[4][CT__EIGH_SHIFT_K], BE[4][CT__EIGH_SHIFT_K];
     for (int g = 0; g < 4; g++)
@@ -678,15 +678,23 @@ TN(tdqr)(const int n, const int G, VT *A, VT *V, MT *notconv, const int want_v, 
             if (maxhi[g] == 0) continue;
             MT act = M_GT(HI[g], half);
             IT[g] = V_ADD(IT[g], V_SEL(act, zero, one));
-            VT dd = V_MUL(half, V_SUB(dl, dh));
-            VT ee2 = V_MUL(ee, ee);
-            VT q = V_FMA(dd, dd, ee2);
-            VT hyp = V_MUL(q, V_RSQRT(V_SEL(act, one, q)));
-            VT den = V_XOR(V_ADD(V_ABS(dd), hyp), V_SIGN(dd));
-            mu[g] = V_SUB(dh, V_MUL(ee2, V_RCP(V_SEL(act, one, den))));
+            DL[g] = dl;
+            DH[g] = dh;
+            EE[g] = ee;
             if (maxhi[g] > mh) mh = maxhi[g];
         }
         if (mh == 0) break;
+        /* Wilkinson's shift from each lane's trailing 2x2 block, the groups side by side */
+        for (int g = 0; g < G; g++) {
+            if (maxhi[g] == 0) continue;
+            const MT act = M_GT(HI[g], half);
+            const VT dd = V_MUL(half, V_SUB(DL[g], DH[g]));
+            const VT ee2 = V_MUL(EE[g], EE[g]);
+            const VT q = V_FMA(dd, dd, ee2);
+            const VT hyp = V_MUL(q, V_RSQRT(V_SEL(act, one, q)));
+            const VT den = V_XOR(V_ADD(V_ABS(dd), hyp), V_SIGN(dd));
+            mu[g] = V_SUB(DH[g], V_MUL(ee2, V_RCP(V_SEL(act, one, den))));
+        }
 #if CT__EIGH_SHIFT_K > 2
         /* Refine the shift to the eigenvalue of the trailing K x K block nearest Wilkinson's (an
          * eigenvalue of the trailing 2 x 2): two Newton steps on the block's characteristic
