@@ -608,6 +608,8 @@ TN(tdqr)(const int n, const int G, VT *A, VT *V, MT *notconv, const int want_v, 
     }
     MT nc[4];
     VT HI[4], IT[4], mu[4], DL[4], DH[4], EE[4];
+    for (int g = 0; g < 4; g++)
+        mu[g] = DL[g] = DH[g] = EE[g] = V_ZERO();
 #if CT__EIGH_SHIFT_K > 2
     VT BD[4][CT__EIGH_SHIFT_K], BE[4][CT__EIGH_SHIFT_K];
     for (int g = 0; g < 4; g++)
