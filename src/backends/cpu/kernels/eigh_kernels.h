@@ -853,12 +853,49 @@ TN(tdqr)(const int n, const int G, VT *A, VT *V, MT *notconv, const int want_v, 
     }
 }
 
-#ifdef V_STORE_AOS_ISA
-#define CT__EIGH_STORE_AOS V_STORE_AOS_ISA
+/* Layout helpers: SoA <-> AoS and the sorted, sign-fixed eigenvector output. An ISA file may
+ * define V_TRANSPOSE(r) (an in-register LANES x LANES transpose of r[LANES]) with V_LOADU /
+ * V_STOREU; the helpers then move whole LANES x LANES blocks through registers. V_STREAM (with
+ * V_SFENCE) adds non-temporal stores for the eigenvector output. */
+#ifdef V_TRANSPOSE
+/* lane l's `cnt` elements go to dst[l*cnt ...] (nl lanes); the tail one by one */
+static __attribute__((noinline)) void TN(store_aos)(ELT *dst, const VT *src, int cnt, int nl) {
+    int e0 = 0;
+    for (; e0 + LANES <= cnt; e0 += LANES) {
+        VT r[LANES];
+        for (int i = 0; i < LANES; i++)
+            r[i] = src[e0 + i];
+        V_TRANSPOSE(r);
+        for (int l = 0; l < nl; l++)
+            V_STOREU(dst + (int64_t)l * cnt + e0, r[l]);
+    }
+    ELT tmp[LANES] __attribute__((aligned(64)));
+    for (; e0 < cnt; e0++) {
+        V_STORE(tmp, src[e0]);
+        for (int l = 0; l < nl; l++)
+            dst[(int64_t)l * cnt + e0] = tmp[l];
+    }
+}
+/* LANES full matrices of `cnt` elements each (stride cnt) to SoA: dst[e] lane l = src[l*cnt + e]
+ * (replaces gathers, which are slow on the development CPU) */
+static __attribute__((noinline)) void TN(load_soa)(VT *dst, const ELT *src, int cnt) {
+    int e0 = 0;
+    for (; e0 + LANES <= cnt; e0 += LANES) {
+        VT r[LANES];
+        for (int l = 0; l < LANES; l++)
+            r[l] = V_LOADU(src + (int64_t)l * cnt + e0);
+        V_TRANSPOSE(r);
+        for (int i = 0; i < LANES; i++)
+            dst[e0 + i] = r[i];
+    }
+    ELT tmp[LANES] __attribute__((aligned(64)));
+    for (; e0 < cnt; e0++) {
+        for (int l = 0; l < LANES; l++)
+            tmp[l] = src[(int64_t)l * cnt + e0];
+        dst[e0] = V_LOAD(tmp);
+    }
+}
 #else
-/* Default SoA -> AoS store: lane l's `cnt` elements go to dst[l*cnt ...]. An ISA file may define
- * V_STORE_AOS_ISA(dst, src, cnt, nl) with in-register transposes instead. */
-#define CT__EIGH_STORE_AOS(dst, src, cnt, nl) TN(store_aos)((dst), (src), (cnt), (nl))
 static __attribute__((noinline)) void TN(store_aos)(ELT *dst, const VT *src, int cnt, int nl) {
     ELT tmp[LANES] __attribute__((aligned(64)));
     for (int e = 0; e < cnt; e++) {
@@ -869,23 +906,43 @@ static __attribute__((noinline)) void TN(store_aos)(ELT *dst, const VT *src, int
 }
 #endif
 
-#ifdef V_PERM_T_ISA
-#define TN_PERM_T V_PERM_T_ISA
-#else
-#define TN_PERM_T TN(perm_t)
-/* out[r][c] = sg[i] * z[i][r] with i = perm[c] (eigenvector i to column c, sign-fixed; the
- * product by +-1 is exact). An ISA file may define V_PERM_T_ISA with register transposes. */
-static void TN(perm_t)(const int n, const ELT *z, const ELT *sg, const int *perm, ELT *out,
-                       int stream) {
-    (void)stream;
+/* out[r][c] = sg[i] * z[i][r] with i = perm[c]: eigenvector i (row i of z, n x n) to column c,
+ * sign-fixed (the product by +-1 is exact). With V_TRANSPOSE: LANES x LANES blocks, output rows
+ * in order (the stores stream through memory), non-temporal where `stream` (the caller checked
+ * whole aligned lines) and V_STREAM exists; the edges one by one. */
+static __attribute__((noinline)) void TN(perm_t)(const int n, const ELT *z, const ELT *sg,
+                                                 const int *perm, ELT *out, int stream) {
+    const ELT *zi[CT__EIGH_LANES_MAX_N];
+    ELT sc[CT__EIGH_LANES_MAX_N];
     for (int c = 0; c < n; c++) {
-        const ELT *zi = z + (int64_t)perm[c] * n;
-        const ELT s = sg[perm[c]];
-        for (int r = 0; r < n; r++)
-            out[(int64_t)r * n + c] = s * zi[r];
+        zi[c] = z + (int64_t)perm[c] * n;
+        sc[c] = sg[perm[c]];
     }
-}
+    int nb = 0;
+#ifdef V_TRANSPOSE
+    nb = n - n % LANES;
+    for (int r0 = 0; r0 < nb; r0 += LANES)
+        for (int c0 = 0; c0 < nb; c0 += LANES) {
+            VT x[LANES];
+            for (int q = 0; q < LANES; q++)
+                x[q] = V_MUL(V_SET1(sc[c0 + q]), V_LOADU(zi[c0 + q] + r0));
+            V_TRANSPOSE(x);
+#ifdef V_STREAM
+            if (stream) {
+                for (int q = 0; q < LANES; q++)
+                    V_STREAM(out + (int64_t)(r0 + q) * n + c0, x[q]);
+                continue;
+            }
 #endif
+            for (int q = 0; q < LANES; q++)
+                V_STOREU(out + (int64_t)(r0 + q) * n + c0, x[q]);
+        }
+#endif
+    (void)stream;
+    for (int r = 0; r < n; r++) /* the edges: columns >= nb of rows < nb, then rows >= nb */
+        for (int c = r < nb ? nb : 0; c < n; c++)
+            out[(int64_t)r * n + c] = sc[c] * zi[c][r];
+}
 
 /* Full block: G groups of LANES matrices (nmat <= G*LANES of them valid) from a to w/v/info. */
 static inline __attribute__((always_inline)) void TN(block)(const int n, const int G, VT *A, VT *V,
@@ -903,16 +960,16 @@ static inline __attribute__((always_inline)) void TN(block)(const int n, const i
         VT mx = V_ZERO();
         MT b = M_NONE(), b4[4] = {M_NONE(), M_NONE(), M_NONE(), M_NONE()};
         VT mx4[4] = {mx, mx, mx, mx};
-#ifdef V_LOAD_SOA_ISA
+#ifdef V_TRANSPOSE
         /* full group: transpose all n*n entries into V (free until the solver sets it) */
-        if (nl == LANES) V_LOAD_SOA_ISA(V + g * n * n, a + base * nn, (int)nn);
+        if (nl == LANES) TN(load_soa)(V + g * n * n, a + base * nn, (int)nn);
 #endif
         for (int i = 0; i < n; i++)
             for (int j = 0; j <= i; j++) {
                 VT x;
                 int64_t off = upper ? (int64_t)j * n + i : (int64_t)i * n + j;
                 if (nl == LANES)
-#ifdef V_LOAD_SOA_ISA
+#ifdef V_TRANSPOSE
                     x = V[g * n * n + off];
 #else
                     x = V_GATHER(a + base * nn + off, nn);
@@ -1004,13 +1061,14 @@ static inline __attribute__((always_inline)) void TN(block)(const int n, const i
          * n x n block, then eigenvalue i and eigenvector i go to sorted position R[i] while
          * being transposed into columns and sign-fixed (one pass over the output). */
         ELT *scr = (ELT *)Ag;
-        ELT wl[LANES * CT__EIGH_LANES_MAX_N], rl[LANES * CT__EIGH_LANES_MAX_N],
-            sl[LANES * CT__EIGH_LANES_MAX_N];
-        CT__EIGH_STORE_AOS(wl, W, n, nl);
-        CT__EIGH_STORE_AOS(rl, R, n, nl);
+        /* zeroed: GCC cannot see that store_aos writes every entry the lane loop reads */
+        ELT wl[LANES * CT__EIGH_LANES_MAX_N] = {0}, rl[LANES * CT__EIGH_LANES_MAX_N] = {0},
+                       sl[LANES * CT__EIGH_LANES_MAX_N];
+        TN(store_aos)(wl, W, n, nl);
+        TN(store_aos)(rl, R, n, nl);
         if (v) {
-            CT__EIGH_STORE_AOS(sl, SG, n, nl);
-            CT__EIGH_STORE_AOS(scr, Vg, (int)nn, nl);
+            TN(store_aos)(sl, SG, n, nl);
+            TN(store_aos)(scr, Vg, (int)nn, nl);
         }
         for (int l = 0; l < nl; l++) {
             int perm[CT__EIGH_LANES_MAX_N];
@@ -1020,7 +1078,7 @@ static inline __attribute__((always_inline)) void TN(block)(const int n, const i
                 perm[p] = i;
                 wo[p] = wl[l * n + i];
             }
-            if (v) TN_PERM_T(n, scr + l * nn, sl + l * n, perm, v + (base + l) * nn, pf->stream);
+            if (v) TN(perm_t)(n, scr + l * nn, sl + l * n, perm, v + (base + l) * nn, pf->stream);
         }
         if (info) {
             int32_t ti[LANES];
@@ -1221,7 +1279,7 @@ void CT__EIGH_ENTRY(int64_t batch, int n, const ELT *a, int upper, ELT *w, ELT *
     }
     int G = ct__eigh_groups(n);
     int64_t step = (int64_t)G * LANES;
-#ifdef V_SFENCE
+#ifdef V_STREAM
     /* non-temporal stores need whole, aligned cache lines per output row block */
     const int stream = hint && hint->stream_out && v && n % (64 / (int)sizeof(ELT)) == 0 &&
                        ((uintptr_t)v & 63) == 0;
@@ -1283,11 +1341,9 @@ void CT__EIGH_ENTRY(int64_t batch, int n, const ELT *a, int upper, ELT *w, ELT *
             break;
         }
     }
-#ifdef V_SFENCE
+#ifdef V_STREAM
     if (stream) V_SFENCE(); /* order the non-temporal stores before the caller reads v */
 #endif
 }
 
-#undef CT__EIGH_STORE_AOS
-#undef TN_PERM_T
 #endif /* CT__EIGH_TMPL */

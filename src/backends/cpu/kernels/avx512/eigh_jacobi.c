@@ -135,80 +135,7 @@ static inline void ct__eigh_avx512_f32_tr16(__m512 *r) {
         r[i + 8] = _mm512_shuffle_f32x4(t[i], t[i + 8], 0xdd);
     }
 }
-/* SoA -> AoS: lane l's `cnt` elements go to dst[l*cnt ...] (nl lanes); tail one by one. */
-static __attribute__((noinline)) void ct__eigh_avx512_f32_store_aos(float *dst, const __m512 *src,
-                                                                    int cnt, int nl) {
-    int e0 = 0;
-    for (; e0 + 16 <= cnt; e0 += 16) {
-        __m512 r[16];
-        for (int i = 0; i < 16; i++)
-            r[i] = src[e0 + i];
-        ct__eigh_avx512_f32_tr16(r);
-        for (int l = 0; l < nl; l++)
-            _mm512_storeu_ps(dst + (int64_t)l * cnt + e0, r[l]);
-    }
-    float tmp[16] __attribute__((aligned(64)));
-    for (; e0 < cnt; e0++) {
-        _mm512_store_ps(tmp, src[e0]);
-        for (int l = 0; l < nl; l++)
-            dst[(int64_t)l * cnt + e0] = tmp[l];
-    }
-}
-/* AoS -> SoA for 16 full matrices of `cnt` elements each (stride cnt): dst[e] lane l =
- * src[l*cnt + e]. Replaces gathers, which are slow on this CPU. */
-static __attribute__((noinline)) void ct__eigh_avx512_f32_load_soa(__m512 *dst, const float *src,
-                                                                   int cnt) {
-    int e0 = 0;
-    for (; e0 + 16 <= cnt; e0 += 16) {
-        __m512 r[16];
-        for (int l = 0; l < 16; l++)
-            r[l] = _mm512_loadu_ps(src + (int64_t)l * cnt + e0);
-        ct__eigh_avx512_f32_tr16(r);
-        for (int i = 0; i < 16; i++)
-            dst[e0 + i] = r[i];
-    }
-    float tmp[16] __attribute__((aligned(64)));
-    for (; e0 < cnt; e0++) {
-        for (int l = 0; l < 16; l++)
-            tmp[l] = src[(int64_t)l * cnt + e0];
-        dst[e0] = _mm512_load_ps(tmp);
-    }
-}
-/* Eigenvector i (row perm[c] of z, n x n) to column c of out, times sg[i] (+-1, exact): 16x16
- * blocks through registers, the edges one by one. */
-static __attribute__((noinline)) void ct__eigh_avx512_f32_perm_t(int n, const float *z,
-                                                                 const float *sg, const int *perm,
-                                                                 float *out, int stream) {
-    (void)stream; /* f32: regular stores */
-    const int nb = n & ~15;
-    for (int c0 = 0; c0 < nb; c0 += 16) {
-        const float *zi[16];
-        __m512 s[16];
-        for (int q = 0; q < 16; q++) {
-            zi[q] = z + (int64_t)perm[c0 + q] * n;
-            s[q] = _mm512_set1_ps(sg[perm[c0 + q]]);
-        }
-        for (int r0 = 0; r0 < nb; r0 += 16) {
-            __m512 x[16];
-            for (int q = 0; q < 16; q++)
-                x[q] = _mm512_mul_ps(s[q], _mm512_loadu_ps(zi[q] + r0));
-            ct__eigh_avx512_f32_tr16(x);
-            for (int q = 0; q < 16; q++)
-                _mm512_storeu_ps(out + (int64_t)(r0 + q) * n + c0, x[q]);
-        }
-        for (int r = nb; r < n; r++)
-            for (int q = 0; q < 16; q++)
-                out[(int64_t)r * n + c0 + q] = sg[perm[c0 + q]] * zi[q][r];
-    }
-    for (int c = nb; c < n; c++) {
-        const float *zi = z + (int64_t)perm[c] * n;
-        for (int r = 0; r < n; r++)
-            out[(int64_t)r * n + c] = sg[perm[c]] * zi[r];
-    }
-}
-#define V_LOAD_SOA_ISA ct__eigh_avx512_f32_load_soa
-#define V_PERM_T_ISA ct__eigh_avx512_f32_perm_t
-#define V_STORE_AOS_ISA ct__eigh_avx512_f32_store_aos
+#define V_TRANSPOSE ct__eigh_avx512_f32_tr16
 #define TNX(x) ct__eigh_avx512_f32_##x
 #define V_LOADU _mm512_loadu_ps
 #define V_STOREU _mm512_storeu_ps
@@ -259,9 +186,7 @@ static inline void TNX(n3store)(ELT *ptr, int mode, const VT *x) {
 #define CT__EIGH_N3
 #include "../eigh_kernels.h"
 #undef TNX
-#undef V_STORE_AOS_ISA
-#undef V_LOAD_SOA_ISA
-#undef V_PERM_T_ISA
+#undef V_TRANSPOSE
 #undef V_LOADU
 #undef V_STOREU
 #undef EIGH_TINY
@@ -425,80 +350,10 @@ static inline void ct__eigh_avx512_f64_tr8(__m512d *r) {
         r[i + 4] = _mm512_shuffle_f64x2(u[i], u[i + 4], 0xdd);
     }
 }
-static __attribute__((noinline)) void ct__eigh_avx512_f64_store_aos(double *dst, const __m512d *src,
-                                                                    int cnt, int nl) {
-    int e0 = 0;
-    for (; e0 + 8 <= cnt; e0 += 8) {
-        __m512d r[8];
-        for (int i = 0; i < 8; i++)
-            r[i] = src[e0 + i];
-        ct__eigh_avx512_f64_tr8(r);
-        for (int l = 0; l < nl; l++)
-            _mm512_storeu_pd(dst + (int64_t)l * cnt + e0, r[l]);
-    }
-    double tmp[8] __attribute__((aligned(64)));
-    for (; e0 < cnt; e0++) {
-        _mm512_store_pd(tmp, src[e0]);
-        for (int l = 0; l < nl; l++)
-            dst[(int64_t)l * cnt + e0] = tmp[l];
-    }
-}
-static __attribute__((noinline)) void ct__eigh_avx512_f64_load_soa(__m512d *dst, const double *src,
-                                                                   int cnt) {
-    int e0 = 0;
-    for (; e0 + 8 <= cnt; e0 += 8) {
-        __m512d r[8];
-        for (int l = 0; l < 8; l++)
-            r[l] = _mm512_loadu_pd(src + (int64_t)l * cnt + e0);
-        ct__eigh_avx512_f64_tr8(r);
-        for (int i = 0; i < 8; i++)
-            dst[e0 + i] = r[i];
-    }
-    double tmp[8] __attribute__((aligned(64)));
-    for (; e0 < cnt; e0++) {
-        for (int l = 0; l < 8; l++)
-            tmp[l] = src[(int64_t)l * cnt + e0];
-        dst[e0] = _mm512_load_pd(tmp);
-    }
-}
-/* Eigenvector i (row perm[c] of z, n x n) to column c of out, times sg[i] (+-1, exact): 8x8
- * blocks through registers, the edges one by one. */
-static __attribute__((noinline)) void ct__eigh_avx512_f64_perm_t(int n, const double *z,
-                                                                 const double *sg, const int *perm,
-                                                                 double *out, int stream) {
-    const int nb = n & ~7;
-    const double *zi[CT__EIGH_LANES_MAX_N];
-    double sc[CT__EIGH_LANES_MAX_N];
-    for (int c = 0; c < n; c++) {
-        zi[c] = z + (int64_t)perm[c] * n;
-        sc[c] = sg[perm[c]];
-    }
-    /* output rows in order (8 at a time): the stores stream through memory */
-    for (int r0 = 0; r0 < nb; r0 += 8) {
-        for (int c0 = 0; c0 < nb; c0 += 8) {
-            __m512d x[8];
-            for (int q = 0; q < 8; q++)
-                x[q] = _mm512_mul_pd(_mm512_set1_pd(sc[c0 + q]), _mm512_loadu_pd(zi[c0 + q] + r0));
-            ct__eigh_avx512_f64_tr8(x);
-            if (stream) /* whole aligned lines (n % 8 == 0): no read-for-ownership */
-                for (int q = 0; q < 8; q++)
-                    _mm512_stream_pd(out + (int64_t)(r0 + q) * n + c0, x[q]);
-            else
-                for (int q = 0; q < 8; q++)
-                    _mm512_storeu_pd(out + (int64_t)(r0 + q) * n + c0, x[q]);
-        }
-        for (int r = r0; r < r0 + 8; r++)
-            for (int c = nb; c < n; c++)
-                out[(int64_t)r * n + c] = sc[c] * zi[c][r];
-    }
-    for (int r = nb; r < n; r++)
-        for (int c = 0; c < n; c++)
-            out[(int64_t)r * n + c] = sc[c] * zi[c][r];
-}
-#define V_LOAD_SOA_ISA ct__eigh_avx512_f64_load_soa
-#define V_PERM_T_ISA ct__eigh_avx512_f64_perm_t
+#define V_TRANSPOSE ct__eigh_avx512_f64_tr8
+/* eigenvectors of big outputs: non-temporal stores (measured for f64 only) */
+#define V_STREAM _mm512_stream_pd
 #define V_SFENCE _mm_sfence
-#define V_STORE_AOS_ISA ct__eigh_avx512_f64_store_aos
 #define TNX(x) ct__eigh_avx512_f64_##x
 #define V_LOADU _mm512_loadu_pd
 #define V_STOREU _mm512_storeu_pd
