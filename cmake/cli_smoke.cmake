@@ -19,3 +19,14 @@ string(REGEX MATCH "worst residual ([0-9.]+)" m "${out}")
 if(NOT rc EQUAL 0 OR NOT m OR CMAKE_MATCH_1 GREATER 4)
   message(FATAL_ERROR "ctorch eigh --check: rc=${rc} output: ${out}")
 endif()
+# A context that cannot be created explains itself: forcing an ISA above the (capped) CPU's best.
+execute_process(COMMAND ${CMAKE_COMMAND} -E env CT_CPU_ISA=AVX512 CT_CPU_ISA_MAX=avx2 ${CLI} info
+  RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err)
+if(rc EQUAL 0 OR NOT err MATCHES "asks for ISA avx512, but this CPU supports at most avx2")
+  message(FATAL_ERROR "ctorch info with an unavailable ISA: rc=${rc} stderr: ${err}")
+endif()
+execute_process(COMMAND ${CMAKE_COMMAND} -E env CT_CPU_ISA=Ref ${CLI} info
+  RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err)
+if(NOT rc EQUAL 0 OR NOT out MATCHES "cpu isa: +ref")
+  message(FATAL_ERROR "ctorch info with CT_CPU_ISA=Ref (names are case-insensitive): rc=${rc} ${out}${err}")
+endif()

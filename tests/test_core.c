@@ -65,6 +65,50 @@ TEST(ctx_options) {
     ct_ctx_free(ctx);
 }
 
+/* A failed create explains itself through ct_ctx_create_ex; ISA names are case-insensitive;
+ * options are validated (thread count bound). */
+TEST(ctx_create_messages) {
+    ct_ctx *ctx = NULL;
+    char msg[256];
+    ct_ctx_options o = {.size = sizeof o, .cpu_isa = "sse9"};
+    CHECK_ST(ct_ctx_create_ex(&o, &ctx, msg, sizeof msg), CT_ERR_INVALID_ARG);
+    CHECK_MSG(strstr(msg, "'sse9'") && strstr(msg, "options.cpu_isa"), "%s", msg);
+    o = (ct_ctx_options){.size = sizeof o, .num_threads = 100000};
+    CHECK_ST(ct_ctx_create_ex(&o, &ctx, msg, sizeof msg), CT_ERR_INVALID_ARG);
+    CHECK_MSG(strstr(msg, "100000") && strstr(msg, "1024"), "%s", msg);
+    o = (ct_ctx_options){.size = sizeof o, .num_threads = CT_MAX_THREADS};
+    CHECK_OK(ct_ctx_create_ex(&o, &ctx, msg, sizeof msg));
+    CHECK(msg[0] == '\0');
+    ct_ctx_free(ctx);
+    o = (ct_ctx_options){.size = 0};
+    CHECK_ST(ct_ctx_create_ex(&o, &ctx, msg, sizeof msg), CT_ERR_INVALID_ARG);
+    CHECK_MSG(strstr(msg, "size"), "%s", msg);
+    o = (ct_ctx_options){.size = sizeof o, .log_level = (ct_log_level)9};
+    CHECK_ST(ct_ctx_create_ex(&o, &ctx, msg, sizeof msg), CT_ERR_INVALID_ARG);
+    /* a truncating buffer stays NUL-terminated; NULL buffer is fine */
+    char tiny[8];
+    o = (ct_ctx_options){.size = sizeof o, .cpu_isa = "sse9"};
+    CHECK_ST(ct_ctx_create_ex(&o, &ctx, tiny, sizeof tiny), CT_ERR_INVALID_ARG);
+    CHECK(strlen(tiny) == 7);
+    CHECK_ST(ct_ctx_create_ex(&o, &ctx, NULL, 0), CT_ERR_INVALID_ARG);
+    const char *names[][2] = {{"REF", "ref"}, {"Avx2", "avx2"}, {"AVX512", "avx512"}};
+    for (int i = 0; i < 3; i++) {
+        CHECK(ct_cpu_isa_supported(names[i][0]) == ct_cpu_isa_supported(names[i][1]));
+        o = (ct_ctx_options){.size = sizeof o, .cpu_isa = names[i][0]};
+        ct_status st = ct_ctx_create_ex(&o, &ctx, msg, sizeof msg);
+        if (ct_cpu_isa_supported(names[i][1])) {
+            CHECK_OK(st);
+            if (st == CT_OK) CHECK(strcmp(ct_ctx_cpu_isa(ctx), names[i][1]) == 0);
+            ct_ctx_free(ctx);
+        } else {
+            CHECK_ST(st, CT_ERR_UNSUPPORTED);
+            CHECK_MSG(strstr(msg, names[i][1]) && strstr(msg, ct_cpu_best_isa()), "%s", msg);
+        }
+    }
+    CHECK(!ct_cpu_isa_supported(NULL));
+    CHECK(strcmp(ct_ctx_cpu_isa(NULL), "") == 0 && ct_ctx_num_threads(NULL) == 0);
+}
+
 TEST(dtype_table) {
     struct {
         ct_dtype dt;
@@ -201,6 +245,7 @@ TEST(bf16_exhaustive) {
 int main(void) {
     RUN(status_strings);
     RUN(ctx_options);
+    RUN(ctx_create_messages);
     RUN(dtype_table);
     RUN(promotion_matches_torch);
     RUN(f16_exhaustive);

@@ -616,15 +616,7 @@ TEST(error_paths) {
 }
 
 int main(void) {
-    ct_status st = ct_ctx_create(NULL, &g_ctx);
-    if (st == CT_ERR_UNSUPPORTED) {
-        printf("skipped: requested ISA not available on this CPU\n");
-        return ct_test_end();
-    }
-    if (st != CT_OK) {
-        printf("ct_ctx_create failed: %s\n", ct_status_str(st));
-        return 1;
-    }
+    g_ctx = tu_ctx_or_skip();
     printf("isa %s, threads %d\n", ct_ctx_cpu_isa(g_ctx), ct_ctx_num_threads(g_ctx));
     RUN(accuracy_f64);
     RUN(accuracy_f32);

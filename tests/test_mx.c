@@ -4,6 +4,7 @@
 #include "backends/cpu/kernels/mx_kernels.h"
 #include "ctorch/mx.h"
 #include "harness.h"
+#include "test_util.h"
 
 #include <float.h>
 #include <stdint.h>
@@ -93,16 +94,11 @@ static unsigned oracle_encode(const fmt_t *f, const table_t *t, float x, int sat
     return sgn | c;
 }
 
+static int g_isa = -1; /* the ISA this run tests, from tu_isa_gate() */
+
+/* Kernel table of the ISA under test (the gate has skipped the run if the CPU lacks it). */
 static const ct__mxk_ops *cur_ops(void) {
-    const char *e = getenv("CT_CPU_ISA");
-    int isa = 2;
-    if (e && strcmp(e, "ref") == 0) isa = 0;
-    if (e && strcmp(e, "avx2") == 0) isa = 1;
-    if (isa >= 1 && !__builtin_cpu_supports("avx2")) isa = 0;
-    if (isa == 2 && !(__builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512bw") &&
-                      __builtin_cpu_supports("avx512vl") && __builtin_cpu_supports("avx512dq")))
-        isa = 1;
-    return isa == 2 ? &ct__mxk_ops_avx512 : isa == 1 ? &ct__mxk_ops_avx2 : &ct__mxk_ops_ref;
+    return g_isa == 2 ? &ct__mxk_ops_avx512 : g_isa == 1 ? &ct__mxk_ops_avx2 : &ct__mxk_ops_ref;
 }
 
 static int same_float(float a, float b) {
@@ -1088,6 +1084,8 @@ static void run_tensor_tests(void) {
 #endif
 
 int main(void) {
+    g_isa = tu_isa_gate();
+    printf("isa %s\n", g_isa == 2 ? "avx512" : g_isa == 1 ? "avx2" : "ref");
     RUN(decode_every_code);
     RUN(encode_midpoints_bruteforce);
     RUN(encode_known_values);

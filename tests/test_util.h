@@ -125,16 +125,57 @@ static inline int64_t tu_bcast_index(int ond, const int64_t *oshape, int64_t oi,
     return li;
 }
 
-static inline ct_ctx *tu_ctx_or_skip(void) {
-    ct_ctx *ctx = NULL;
-    ct_status st = ct_ctx_create(NULL, &ctx);
-    if (st == CT_ERR_UNSUPPORTED) {
-        const char *isa = getenv("CT_CPU_ISA");
-        printf("skip: CPU lacks ISA %s\n0 passed, 0 failed\n", isa ? isa : "?");
-        exit(0);
+/* ctest's skip code (SKIP_RETURN_CODE in CMakeLists.txt): a skipped test shows as skipped. */
+#define TU_SKIP_CODE 77
+
+/* The one gate of every per-ISA test run. CT_CPU_ISA names the ISA the run tests (unset: the
+ * best). Exits with TU_SKIP_CODE exactly when ct_cpu_isa_supported says this CPU (as capped by
+ * CT_CPU_ISA_MAX) lacks it; otherwise returns the ISA's index (0 ref, 1 avx2, 2 avx512). An unknown
+ * name fails the run. With CT_TEST_GATE_ONLY=1 a run that would go on prints "gate: run <isa>
+ * ctx=<the context's ISA>" and exits 0 (cmake/isa_gate_check.cmake checks every decision). */
+static inline int tu_isa_gate(void) {
+    static const char *const names[3] = {"ref", "avx2", "avx512"};
+    const char *want = getenv("CT_CPU_ISA");
+    if (!want || !*want) want = ct_cpu_best_isa();
+    int idx = -1;
+    for (int i = 0; i < 3; i++)
+        if (strcmp(want, names[i]) == 0) idx = i;
+    if (idx < 0) {
+        printf("CT_CPU_ISA=%s is not an ISA name\n0 passed, 1 failed\n", want);
+        exit(1);
     }
+    if (!ct_cpu_isa_supported(want)) {
+        printf("skip: this CPU lacks ISA %s (best: %s)\n", want, ct_cpu_best_isa());
+        exit(TU_SKIP_CODE);
+    }
+    if (getenv("CT_TEST_GATE_ONLY")) {
+        ct_ctx *c = NULL;
+        char msg[256];
+        ct_status st = ct_ctx_create_ex(NULL, &c, msg, sizeof msg);
+        printf("gate: run %s ctx=%s\n", want, st == CT_OK ? ct_ctx_cpu_isa(c) : msg);
+        ct_ctx_free(c);
+        exit(st == CT_OK ? 0 : 1);
+    }
+    return idx;
+}
+
+/* Gate the run (tu_isa_gate), then create the context, which must then succeed with exactly the
+ * requested ISA (a context that silently runs another ISA fails the run). */
+static inline ct_ctx *tu_ctx_or_skip(void) {
+    int idx = tu_isa_gate();
+    ct_ctx *ctx = NULL;
+    char msg[256];
+    ct_status st = ct_ctx_create_ex(NULL, &ctx, msg, sizeof msg);
     if (st != CT_OK) {
-        printf("ct_ctx_create failed: %d\n1 passed, 1 failed\n", (int)st);
+        printf("ct_ctx_create failed although the CPU supports the ISA: %s: %s\n0 passed, 1 "
+               "failed\n",
+               ct_status_str(st), msg);
+        exit(1);
+    }
+    static const char *const names[3] = {"ref", "avx2", "avx512"};
+    if (strcmp(ct_ctx_cpu_isa(ctx), names[idx]) != 0) {
+        printf("context runs ISA %s, the test asked for %s\n0 passed, 1 failed\n",
+               ct_ctx_cpu_isa(ctx), names[idx]);
         exit(1);
     }
     return ctx;

@@ -66,28 +66,37 @@ typedef void (*ct_log_fn)(void *user, ct_log_level level, const char *msg);
 /* Context options; set `size = sizeof(ct_ctx_options)`. Zeroed fields mean defaults. */
 typedef struct ct_ctx_options {
     size_t size;
-    int num_threads;        /* 0 = all cores (OpenMP default) */
+    int num_threads;        /* 0 = all cores (OpenMP default); at most CT_MAX_THREADS */
     ct_allocator allocator; /* alloc == NULL: the built-in aligned allocator */
     ct_log_fn log_fn;       /* NULL: no logging */
     void *log_user;
     ct_log_level log_level; /* messages below this level are dropped */
-    const char *cpu_isa;    /* "ref", "avx2", "avx512" or NULL (env CT_CPU_ISA, then best) */
-    bool no_cache;          /* true: the built-in allocator frees blocks at once (no block cache) */
+    const char
+        *cpu_isa;  /* "ref", "avx2", "avx512" (any case) or NULL (env CT_CPU_ISA, then best) */
+    bool no_cache; /* true: the built-in allocator frees blocks at once (no block cache) */
 } ct_ctx_options;
 
 typedef struct ct_ctx ct_ctx;
 
+/* Largest accepted ct_ctx_options.num_threads. */
+#define CT_MAX_THREADS 1024
+
 /* Create a context. opts may be NULL (defaults). Fails with CT_ERR_UNSUPPORTED if a forced ISA is
- * not available on this CPU, CT_ERR_INVALID_ARG for bad options, CT_ERR_OOM. */
+ * not available on this CPU (no silent fallback), CT_ERR_INVALID_ARG for bad options, CT_ERR_OOM.
+ * There is no context to hold the reason of a failure: use ct_ctx_create_ex to get it. */
 CT_API ct_status ct_ctx_create(const ct_ctx_options *opts, ct_ctx **out);
+/* ct_ctx_create that also writes the reason of a failure ("" on success) into msg (NUL-terminated,
+ * truncated to msg_size; msg may be NULL). Thread-safe: nothing is kept outside the buffer. */
+CT_API ct_status ct_ctx_create_ex(const ct_ctx_options *opts, ct_ctx **out, char *msg,
+                                  size_t msg_size);
 /* Free a context (NULL is a no-op). All tensors created with it must be released first. */
 CT_API void ct_ctx_free(ct_ctx *ctx);
 /* Detailed message of the last failed call on this context ("" if none). Valid until the next call.
  */
 CT_API const char *ct_ctx_last_error(const ct_ctx *ctx);
-/* Name of the CPU kernel ISA this context uses: "ref", "avx2" or "avx512". */
+/* Name of the CPU kernel ISA this context uses: "ref", "avx2" or "avx512" ("" for NULL). */
 CT_API const char *ct_ctx_cpu_isa(const ct_ctx *ctx);
-/* Number of threads the context's kernels use. */
+/* Number of threads the context's kernels use (0 for NULL). */
 CT_API int ct_ctx_num_threads(const ct_ctx *ctx);
 /* Free every block the built-in allocator's cache holds (freed tensors' memory is cached for reuse,
  * up to 1 GiB; custom allocator hooks bypass the cache). */
@@ -95,9 +104,11 @@ CT_API void ct_ctx_empty_cache(ct_ctx *ctx);
 /* Bytes currently held by the block cache. */
 CT_API size_t ct_ctx_cached_bytes(const ct_ctx *ctx);
 
-/* Best ISA the running CPU supports ("ref", "avx2", "avx512"), from cpuid. */
+/* Best ISA the running CPU supports ("ref", "avx2", "avx512"), from cpuid, capped by the
+ * environment variable CT_CPU_ISA_MAX (read once; lets tests act as a lesser CPU). */
 CT_API const char *ct_cpu_best_isa(void);
-/* True if the running CPU supports the named ISA ("ref" always). */
+/* True if the running CPU (as capped by CT_CPU_ISA_MAX) supports the named ISA (case-insensitive;
+ * "ref" always; NULL or unknown names: false). */
 CT_API bool ct_cpu_isa_supported(const char *isa);
 /* Name of the BLAS library linked for dense matmul (e.g. "OpenBLAS 0.3.21"). */
 CT_API const char *ct_blas_info(void);

@@ -1,7 +1,10 @@
-/* CPU feature probe (cpuid + xgetbv): the one piece of global state, computed once, read-only. */
+/* CPU feature probe (cpuid + xgetbv): the one piece of global state, computed once, read-only.
+ * CT_CPU_ISA_MAX=ref|avx2 caps what the probe reports, so the behaviour of an AVX2-only or a
+ * no-AVX machine (skips, defaults, errors) can be tested from any machine. */
 #include "core/internal.h"
 
-#include <string.h>
+#include <stdlib.h>
+#include <strings.h>
 
 #if defined(__x86_64__) || defined(__i386__)
 #include <cpuid.h>
@@ -34,6 +37,9 @@ ct__isa ct__cpu_best(void) {
     int v = __atomic_load_n(&ct__best, __ATOMIC_RELAXED);
     if (v < 0) {
         v = ct__probe();
+        const char *cap = getenv("CT_CPU_ISA_MAX");
+        int c = cap && *cap ? ct__isa_parse(cap) : -1;
+        if (c >= 0 && c < v) v = c; /* an unknown cap name is ignored (documented) */
         __atomic_store_n(&ct__best, v, __ATOMIC_RELAXED);
     }
     return (ct__isa)v;
@@ -44,8 +50,9 @@ static const char *const ct__isa_names[] = {"ref", "avx2", "avx512"};
 const char *ct__isa_name(ct__isa isa) { return ct__isa_names[isa]; }
 
 int ct__isa_parse(const char *s) {
+    if (!s) return -1;
     for (int i = 0; i < 3; i++)
-        if (strcmp(s, ct__isa_names[i]) == 0) return i;
+        if (strcasecmp(s, ct__isa_names[i]) == 0) return i;
     return -1;
 }
 

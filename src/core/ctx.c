@@ -57,17 +57,49 @@ void ct__log(ct_ctx *ctx, ct_log_level level, const char *fmt, ...) {
     ctx->log_fn(ctx->log_user, level, buf);
 }
 
+/* Write a creation error into the caller's buffer (if any) and return st. */
+static ct_status ct__create_fail(char *msg, size_t cap, ct_status st, const char *fmt, ...)
+    __attribute__((format(printf, 4, 5)));
+static ct_status ct__create_fail(char *msg, size_t cap, ct_status st, const char *fmt, ...) {
+    if (msg && cap) {
+        va_list ap;
+        va_start(ap, fmt);
+        vsnprintf(msg, cap, fmt, ap);
+        va_end(ap);
+    }
+    return st;
+}
+
 ct_status ct_ctx_create(const ct_ctx_options *opts, ct_ctx **out) {
-    if (!out) return CT_ERR_INVALID_ARG;
+    return ct_ctx_create_ex(opts, out, NULL, 0);
+}
+
+ct_status ct_ctx_create_ex(const ct_ctx_options *opts, ct_ctx **out, char *msg, size_t msg_size) {
+    if (msg && msg_size) msg[0] = '\0';
+    if (!out) return ct__create_fail(msg, msg_size, CT_ERR_INVALID_ARG, "ctx_create: out is NULL");
     *out = NULL;
     ct_ctx_options o;
     memset(&o, 0, sizeof o);
     if (opts) {
-        if (opts->size == 0 || opts->size > sizeof o) return CT_ERR_INVALID_ARG;
+        if (opts->size == 0 || opts->size > sizeof o)
+            return ct__create_fail(msg, msg_size, CT_ERR_INVALID_ARG,
+                                   "ctx_create: options.size is %zu, want 1..%zu (set it to "
+                                   "sizeof(ct_ctx_options))",
+                                   opts->size, sizeof o);
         memcpy(&o, opts, opts->size);
     }
-    if (o.num_threads < 0) return CT_ERR_INVALID_ARG;
-    if ((o.allocator.alloc == NULL) != (o.allocator.free == NULL)) return CT_ERR_INVALID_ARG;
+    if (o.num_threads < 0 || o.num_threads > CT_MAX_THREADS)
+        return ct__create_fail(msg, msg_size, CT_ERR_INVALID_ARG,
+                               "ctx_create: num_threads is %d, want 0 (all cores) .. %d",
+                               o.num_threads, CT_MAX_THREADS);
+    if ((o.allocator.alloc == NULL) != (o.allocator.free == NULL))
+        return ct__create_fail(msg, msg_size, CT_ERR_INVALID_ARG,
+                               "ctx_create: allocator.alloc and allocator.free must both be set "
+                               "or both be NULL");
+    if ((unsigned)o.log_level > (unsigned)CT_LOG_ERROR)
+        return ct__create_fail(msg, msg_size, CT_ERR_INVALID_ARG,
+                               "ctx_create: log_level is %d, want CT_LOG_DEBUG..CT_LOG_ERROR",
+                               (int)o.log_level);
     ct_allocator al = o.allocator;
     if (!al.alloc) {
         al.alloc = ct__default_alloc;
@@ -76,14 +108,24 @@ ct_status ct_ctx_create(const ct_ctx_options *opts, ct_ctx **out) {
     }
     ct__isa isa = ct__cpu_best();
     const char *want = o.cpu_isa ? o.cpu_isa : getenv("CT_CPU_ISA");
+    const char *from = o.cpu_isa ? "options.cpu_isa" : "CT_CPU_ISA";
     if (want && *want) {
         int v = ct__isa_parse(want);
-        if (v < 0) return CT_ERR_INVALID_ARG;
-        if (v > (int)isa) return CT_ERR_UNSUPPORTED;
+        if (v < 0)
+            return ct__create_fail(msg, msg_size, CT_ERR_INVALID_ARG,
+                                   "ctx_create: %s is '%s', want ref, avx2 or avx512", from, want);
+        if (v > (int)isa)
+            return ct__create_fail(msg, msg_size, CT_ERR_UNSUPPORTED,
+                                   "ctx_create: %s asks for ISA %s, but this CPU supports at most "
+                                   "%s",
+                                   from, ct__isa_name((ct__isa)v), ct__isa_name(isa));
         isa = (ct__isa)v;
     }
     ct_ctx *ctx = al.alloc(al.user, sizeof *ctx, 64);
-    if (!ctx) return CT_ERR_OOM;
+    if (!ctx)
+        return ct__create_fail(msg, msg_size, CT_ERR_OOM,
+                               "ctx_create: out of memory allocating the context (%zu bytes)",
+                               sizeof *ctx);
     memset(ctx, 0, sizeof *ctx);
     ctx->allocator = al;
     ctx->cache_on = !o.allocator.alloc && !o.no_cache;
@@ -101,6 +143,8 @@ ct_status ct_ctx_create(const ct_ctx_options *opts, ct_ctx **out) {
     ctx->num_threads = nt < 1 ? 1 : nt;
     ct_status st = ct__cpu_backend_register(ctx);
     if (st != CT_OK) {
+        ct__create_fail(msg, msg_size, st, "%s",
+                        ctx->err[0] ? ctx->err : "ctx_create: registering the CPU backend failed");
         ct_ctx_free(ctx);
         return st;
     }
@@ -123,7 +167,7 @@ void ct_ctx_free(ct_ctx *ctx) {
 }
 
 const char *ct_ctx_last_error(const ct_ctx *ctx) { return ctx ? ctx->err : "no context"; }
-const char *ct_ctx_cpu_isa(const ct_ctx *ctx) { return ct__isa_name(ctx->isa); }
-int ct_ctx_num_threads(const ct_ctx *ctx) { return ctx->num_threads; }
+const char *ct_ctx_cpu_isa(const ct_ctx *ctx) { return ctx ? ct__isa_name(ctx->isa) : ""; }
+int ct_ctx_num_threads(const ct_ctx *ctx) { return ctx ? ctx->num_threads : 0; }
 ct__isa ct__ctx_isa(const ct_ctx *ctx) { return ctx->isa; }
 int ct__ctx_threads(const ct_ctx *ctx) { return ctx->num_threads; }

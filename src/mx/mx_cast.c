@@ -1,6 +1,7 @@
 /* Element casts between f32 and the low-precision dtypes (FP8, FP6, FP4, E8M0, f16, bf16) on raw
  * buffers: validation and ISA dispatch; the arithmetic lives in the mx_* kernels. */
 #include "ctorch/mx.h"
+#include "core/internal.h"
 #include "mx/mx_internal.h"
 
 #include <stdlib.h>
@@ -17,15 +18,10 @@ static int ct__mx_isa_cache = -1; /* written once; every writer stores the same 
 int ct__mx_cast_isa(void) {
     int v = __atomic_load_n(&ct__mx_isa_cache, __ATOMIC_RELAXED);
     if (v >= 0) return v;
-    static const char *const names[3] = {"ref", "avx2", "avx512"};
-    int best = 0;
-    for (int i = 0; i < 3; i++)
-        if (ct_cpu_isa_supported(names[i])) best = i;
+    int best = (int)ct__cpu_best(); /* capped by CT_CPU_ISA_MAX like every context */
     v = best;
-    const char *env = getenv("CT_CPU_ISA");
-    if (env)
-        for (int i = 0; i < 3; i++)
-            if (strcmp(env, names[i]) == 0 && i < best) v = i;
+    int want = ct__isa_parse(getenv("CT_CPU_ISA"));
+    if (want >= 0 && want < best) v = want;
     __atomic_store_n(&ct__mx_isa_cache, v, __ATOMIC_RELAXED);
     return v;
 }

@@ -8,15 +8,26 @@
 #include <time.h>
 
 static void usage(FILE *f) {
-    fprintf(f, "usage: ctorch [--help] [--version] <command> [options]\n"
-               "\n"
-               "commands:\n"
-               "  info     version, detected CPU ISA, backends, threads, linked BLAS\n"
-               "  demo     a short tour of what ctorch does\n"
-               "  eigh     batched symmetric eigendecomposition speed and accuracy\n"
-               "\n"
-               "Run 'ctorch <command> --help' for a command's options.\n"
-               "Environment: CT_CPU_ISA=ref|avx2|avx512 forces a kernel ISA.\n");
+    fprintf(
+        f, "usage: ctorch [--help] [--version] <command> [options]\n"
+           "\n"
+           "commands:\n"
+           "  info     version, detected CPU ISA, backends, threads, linked BLAS\n"
+           "  demo     a short tour of what ctorch does\n"
+           "  eigh     batched symmetric eigendecomposition speed and accuracy\n"
+           "\n"
+           "Run 'ctorch <command> --help' for a command's options.\n"
+           "Environment: CT_CPU_ISA=ref|avx2|avx512 forces a kernel ISA (an error if the CPU\n"
+           "lacks it); CT_CPU_ISA_MAX=ref|avx2 makes ctorch act as a CPU with at most that ISA.\n");
+}
+
+/* Create the command's context; on failure print why (ct_ctx_create_ex's message) and return 1. */
+static int make_ctx(ct_ctx **ctx) {
+    char msg[256];
+    ct_status st = ct_ctx_create_ex(NULL, ctx, msg, sizeof msg);
+    if (st == CT_OK) return 0;
+    fprintf(stderr, "ctorch: creating a context failed: %s: %s\n", ct_status_str(st), msg);
+    return 1;
 }
 
 static int fail(ct_ctx *ctx, ct_status st, const char *what) {
@@ -32,8 +43,7 @@ static int cmd_info(int argc, char **argv) {
         return 0;
     }
     ct_ctx *ctx;
-    ct_status st = ct_ctx_create(NULL, &ctx);
-    if (st != CT_OK) return fail(NULL, st, "creating a context");
+    if (make_ctx(&ctx)) return 1;
     printf("ctorch %s\n", ct_version());
     printf("cpu isa:   %s (best on this CPU: %s)\n", ct_ctx_cpu_isa(ctx), ct_cpu_best_isa());
     printf("threads:   %d\n", ct_ctx_num_threads(ctx));
@@ -194,8 +204,8 @@ static int cmd_eigh(int argc, char **argv) {
         return 2;
     }
     ct_ctx *ctx;
-    ct_status st = ct_ctx_create(NULL, &ctx);
-    if (st != CT_OK) return fail(NULL, st, "creating a context");
+    if (make_ctx(&ctx)) return 1;
+    ct_status st;
     ct_tensor *a = NULL, *w = NULL, *v = NULL;
     st = sym_batch(ctx, dt, B, n, 1, &a);
     /* one warm-up call (first-touch of the outputs), then the best of up to 3 timed calls */
@@ -339,8 +349,8 @@ static int cmd_demo(int argc, char **argv) {
         return 0;
     }
     ct_ctx *ctx;
-    ct_status st = ct_ctx_create(NULL, &ctx);
-    if (st != CT_OK) return fail(NULL, st, "creating a context");
+    if (make_ctx(&ctx)) return 1;
+    ct_status st;
     printf("ctorch %s demo (isa %s, %d threads)\n\n", ct_version(), ct_ctx_cpu_isa(ctx),
            ct_ctx_num_threads(ctx));
     ct_tensor *a = NULL, *b = NULL, *c = NULL, *s = NULL, *sm = NULL, *w = NULL, *y = NULL;
