@@ -81,14 +81,24 @@ static void contended_case(ct_ctx *ctx, ct_ctx *one, int is_exp, int reps) {
 }
 
 int main(int argc, char **argv) {
-    int quick = argc > 1 && strcmp(argv[1], "--quick") == 0;
+    /* --quick: fewer repetitions; a case name (dispatch, add_large, matmul, unary, sum_dim0,
+     * contended) runs only that case */
+    int quick = 0;
+    const char *only = NULL;
+    for (int i = 1; i < argc; i++) {
+        if (strcmp(argv[i], "--quick") == 0)
+            quick = 1;
+        else
+            only = argv[i];
+    }
+#define CASE(name) if (!only || strcmp(only, name) == 0)
     ct_ctx *ctx;
     if (ct_ctx_create(NULL, &ctx) != CT_OK) return 1;
     printf("# ctorch %s, isa %s, %d threads, %s\n", ct_version(), ct_ctx_cpu_isa(ctx),
            ct_ctx_num_threads(ctx), ct_blas_info());
 
     /* ---- dispatch: 1-element add, output allocated and released each time ---- */
-    {
+    CASE("dispatch") {
         int64_t one[1] = {1};
         float v = 1.5f;
         ct_tensor *a, *b, *r;
@@ -127,7 +137,7 @@ int main(int argc, char **argv) {
     }
 
     /* ---- add_large: 4M f32 (16 MiB per array) vs memcpy of one array ---- */
-    {
+    CASE("add_large") {
         int64_t n = 4 << 20;
         int64_t s[1] = {n};
         ct_tensor *a, *b, *r;
@@ -160,7 +170,7 @@ int main(int argc, char **argv) {
     }
 
     /* ---- matmul: 1024^3 f32 vs cblas_sgemm on the same data ---- */
-    {
+    CASE("matmul") {
         int m = quick ? 512 : 1024;
         int64_t s[2] = {m, m};
         ct_tensor *a, *b, *r;
@@ -190,7 +200,7 @@ int main(int argc, char **argv) {
         ct_tensor_release(a), ct_tensor_release(b);
     }
     /* ---- vector transcendentals: this context's ISA vs the scalar reference (libm) ---- */
-    {
+    CASE("unary") {
         ct_ctx_options ro = {.size = sizeof ro, .cpu_isa = "ref"};
         ct_ctx *rctx;
         CHECK(ct_ctx_create(&ro, &rctx));
@@ -226,7 +236,7 @@ int main(int argc, char **argv) {
     }
 
     /* ---- reduction over the outer dim (column path) vs over the inner dim, same data ---- */
-    {
+    CASE("sum_dim0") {
         int64_t s[2] = {4096, 4096};
         ct_tensor *x, *r;
         CHECK(ct_tensor_randn(ctx, CT_FLOAT32, 2, s, 6, 0, &x));
@@ -249,7 +259,7 @@ int main(int argc, char **argv) {
     /* ---- contended: a busy-loop process pinned to one core beside the add and exp benchmarks;
      * ratio = T(one thread) / T(default threads), medians (target >= 0.9: the default is never
      * much worse than one thread) ---- */
-    {
+    CASE("contended") {
         ct_ctx_options oo = {.size = sizeof oo, .num_threads = 1};
         ct_ctx *one;
         CHECK(ct_ctx_create(&oo, &one));
