@@ -27,13 +27,18 @@ static int make_ctx(ct_ctx **ctx) {
     char msg[256];
     ct_status st = ct_ctx_create_ex(NULL, ctx, msg, sizeof msg);
     if (st == CT_OK) return 0;
-    fprintf(stderr, "ctorch: creating a context failed: %s: %s\n", ct_status_str(st), msg);
+    fprintf(stderr, "ctorch: creating a context failed: %s\n", *msg ? msg : ct_status_str(st));
     return 1;
 }
 
+/* Report a failed call once: the context's message already names the problem ("out of memory
+ * allocating ..."); the status word only when there is no message. */
 static int fail(ct_ctx *ctx, ct_status st, const char *what) {
-    fprintf(stderr, "ctorch: %s failed: %s: %s\n", what, ct_status_str(st),
-            ctx ? ct_ctx_last_error(ctx) : "");
+    const char *msg = ctx ? ct_ctx_last_error(ctx) : "";
+    if (msg && *msg)
+        fprintf(stderr, "ctorch: %s failed: %s\n", what, msg);
+    else
+        fprintf(stderr, "ctorch: %s failed: %s\n", what, ct_status_str(st));
     return 1;
 }
 
