@@ -88,7 +88,7 @@ TEST(threads_do_not_change_results) {
     CHECK_OK(ct_ctx_create(&o1, &c1));
     CHECK_OK(ct_ctx_create(&o2, &c2));
     ct_ctx *cs[2] = {c1, c2};
-    ct_tensor *x[2], *y[2], *r[2][6];
+    ct_tensor *x[2], *y[2], *r[2][7];
     int64_t shape[2] = {517, 1031};
     for (int c = 0; c < 2; c++) {
         CHECK_OK(ct_tensor_randn(cs[c], CT_FLOAT32, 2, shape, 11, 0, &x[c]));
@@ -102,9 +102,11 @@ TEST(threads_do_not_change_results) {
         ct_tensor *xt;
         CHECK_OK(ct_tensor_transpose(cs[c], x[c], 0, 1, &xt));
         CHECK_OK(ct_mul(cs[c], xt, xt, &r[c][5])); /* strided */
+        int64_t big[1] = {300007};
+        CHECK_OK(ct_tensor_rand(cs[c], CT_FLOAT32, 1, big, 5, 3, &r[c][6]));
         ct_tensor_release(xt);
     }
-    for (int k = 0; k < 6; k++) {
+    for (int k = 0; k < 7; k++) {
         int64_t n = ct_tensor_numel(r[0][k]);
         CHECK(n == ct_tensor_numel(r[1][k]));
         float *a = malloc(sizeof(float) * (size_t)n), *b = malloc(sizeof(float) * (size_t)n);
@@ -115,7 +117,7 @@ TEST(threads_do_not_change_results) {
     }
     for (int c = 0; c < 2; c++) {
         ct_tensor_release(x[c]), ct_tensor_release(y[c]);
-        for (int k = 0; k < 6; k++)
+        for (int k = 0; k < 7; k++)
             ct_tensor_release(r[c][k]);
         ct_ctx_free(cs[c]);
     }
