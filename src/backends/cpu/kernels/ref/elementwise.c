@@ -140,11 +140,16 @@
 #define CT_BF_ALPHA(al) ct__bf2f(ct__f2bf(al))
 #define CT_H_ALPHA(al) ct__h2f(ct__f2h(al))
 #define CT_H_PROD(x, y) ct__h2f(ct__f2h((x) * (y)))
-CT_DEF5(CT_GEN_BIN, k_add, CT_F32F64, fma(alpha, b, a), CT_BF16, fmaf(CT_BF_ALPHA(alpha), b, a),
-        CT_F16, a + CT_H_PROD(CT_H_ALPHA(alpha), b), CT_INTS, IADD(a, IMUL(alpha, b)), CT_BOOLS,
-        a + alpha * b)
-CT_DEF4(CT_GEN_BIN, k_sub, CT_F32F64, fma(-alpha, b, a), CT_BF16, fmaf(-CT_BF_ALPHA(alpha), b, a),
-        CT_F16, a + CT_H_PROD(-CT_H_ALPHA(alpha), b), CT_INTS, ISUB(a, IMUL(alpha, b)))
+/* alpha == 1 is the plain add/sub: the same bits as every formula below (b is representable), and
+ * no fma call per element in this file, which is compiled without FMA instructions */
+CT_DEF5(CT_GEN_BIN, k_add, CT_F32F64, (alpha == 1 ? a + b : fma(alpha, b, a)), CT_BF16,
+        (alpha == 1 ? a + b : fmaf(CT_BF_ALPHA(alpha), b, a)), CT_F16,
+        (alpha == 1 ? a + b : a + CT_H_PROD(CT_H_ALPHA(alpha), b)), CT_INTS,
+        IADD(a, IMUL(alpha, b)), CT_BOOLS, a + alpha * b)
+CT_DEF4(CT_GEN_BIN, k_sub, CT_F32F64, (alpha == 1 ? a - b : fma(-alpha, b, a)), CT_BF16,
+        (alpha == 1 ? a - b : fmaf(-CT_BF_ALPHA(alpha), b, a)), CT_F16,
+        (alpha == 1 ? a - b : a + CT_H_PROD(-CT_H_ALPHA(alpha), b)), CT_INTS,
+        ISUB(a, IMUL(alpha, b)))
 CT_DEF3(CT_GEN_BIN, k_mul, CT_FLOATS, a *b, CT_INTS, IMUL(a, b), CT_BOOLS, a *b)
 CT_DEF1(CT_GEN_BIN, k_div, CT_FLOATS, a / b)
 
