@@ -103,7 +103,8 @@ CT_API ct_status ct_where(ct_ctx *ctx, const ct_tensor *cond, const ct_tensor *a
 CT_API ct_status ct_addcmul(ct_ctx *ctx, const ct_tensor *self, const ct_tensor *t1,
                             const ct_tensor *t2, double value, ct_tensor **out);
 /* fma(value, t1 / t2, self): the quotient is rounded first, then one fused multiply-add;
- * value == 1 gives exactly self + t1 / t2. Floating dtypes only. */
+ * value == 1 gives exactly self + t1 / t2. Floating dtypes only. (PyTorch's CUDA kernel and fused
+ * optimizers round this way; torch 1.13 CPU eager computes self + (value * t1) / t2.) */
 CT_API ct_status ct_addcdiv(ct_ctx *ctx, const ct_tensor *self, const ct_tensor *t1,
                             const ct_tensor *t2, double value, ct_tensor **out);
 /* Convert to dtype (a new tensor; as Tensor.to(dtype)). Float -> integer truncates; NaN, +-inf and
