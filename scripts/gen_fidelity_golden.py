@@ -77,6 +77,40 @@ for dt, nm in [(torch.float16, "f16"), (torch.bfloat16, "bf16")]:
     out.append(arr("uint16_t", "FG_SCAL_ADD_%s" % nm, bits16(a + 0.1), hx16))
     out.append(arr("uint16_t", "FG_SCAL_MUL_%s" % nm, bits16(a * 1.7), hx16))
 
+# result dtype (or error) of tensor-op-scalar for every dtype: the wrapped-number promotion table
+PDT = [(torch.bool, "CT_BOOL"), (torch.uint8, "CT_UINT8"), (torch.int8, "CT_INT8"),
+       (torch.int16, "CT_INT16"), (torch.int32, "CT_INT32"), (torch.int64, "CT_INT64"),
+       (torch.float16, "CT_FLOAT16"), (torch.bfloat16, "CT_BFLOAT16"),
+       (torch.float32, "CT_FLOAT32"), (torch.float64, "CT_FLOAT64")]
+PSC = [2, -1, 2.5, float("inf"), 0]
+POPS = ["add", "sub", "mul", "div", "eq", "lt", "clamp_min", "clamp_max", "pow", "add_", "mul_",
+        "div_"]
+
+
+def promo(fn):
+    """ct dtype macro of the result, -1 for an error torch raises on purpose, -2 for a dtype torch
+    has not implemented (not compared)."""
+    try:
+        return dict((d, n) for d, n in PDT)[fn().dtype]
+    except RuntimeError as e:
+        return "-2" if "not implemented" in str(e) else "-1"
+
+
+rows = []
+for dt, _ in PDT:
+    t = torch.tensor([1, 0, 1]).to(dt)
+    per_dt = []
+    for sc in PSC:
+        f = {"add": lambda: t + sc, "sub": lambda: t - sc, "mul": lambda: t * sc,
+             "div": lambda: t / sc, "eq": lambda: t == sc, "lt": lambda: t < sc,
+             "clamp_min": lambda: torch.clamp(t, min=sc), "clamp_max": lambda: torch.clamp(t, max=sc),
+             "pow": lambda: torch.pow(t, sc), "add_": lambda: t.clone().add_(sc),
+             "mul_": lambda: t.clone().mul_(sc), "div_": lambda: t.clone().div_(sc)}
+        per_dt.append("{" + ",".join(promo(f[o]) for o in POPS) + "}")
+    rows.append("{" + ",".join(per_dt) + "}")
+out.append("static const double FG_PROMO_SCALARS[%d] = {%s};" % (len(PSC), ",".join(repr(float(v)).replace("inf", "INFINITY") for v in PSC)))
+out.append("static const int FG_PROMO[%d][%d][%d] = {%s};" % (len(PDT), len(PSC), len(POPS), ",".join(rows)))
+
 # float -> integer casts: NaN, +-inf, out of range, fractions
 cv = torch.tensor([float("nan"), float("inf"), -float("inf"), 3e9, -3e9, 1e20, -1e20, 300.0, -300.0,
                    70000.0, -70000.0, 255.9, -1.5, 2.0 ** 31, -2.0 ** 31 - 1, 2.0 ** 63, -2.0 ** 63,

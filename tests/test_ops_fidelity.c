@@ -750,6 +750,52 @@ TEST(scalar_variants) {
     }
 }
 
+/* ---- the whole promotion/error table of tensor-op-scalar against torch's ---- */
+TEST(scalar_promotion_table_golden) {
+    static const ct_dtype dts[10] = {CT_BOOL,  CT_UINT8,   CT_INT8,     CT_INT16,   CT_INT32,
+                                     CT_INT64, CT_FLOAT16, CT_BFLOAT16, CT_FLOAT32, CT_FLOAT64};
+    static const char *ops[12] = {"add",       "sub",       "mul", "div",  "eq",   "lt",
+                                  "clamp_min", "clamp_max", "pow", "add_", "mul_", "div_"};
+    int checked = 0;
+    for (int di = 0; di < 10; di++)
+        for (int si = 0; si < 5; si++) {
+            double sc = FG_PROMO_SCALARS[si];
+            for (int oi = 0; oi < 12; oi++) {
+                int want = FG_PROMO[di][si][oi];
+                if (want == -2) continue; /* torch has no kernel for this dtype */
+                char buf[3 * 8];
+                for (int i = 0; i < 3; i++)
+                    tu_set(buf, dts[di], i, i != 1);
+                ct_tensor *t = mk(dts[di], 3, buf, 0), *r = NULL;
+                ct_status st;
+                switch (oi) {
+                case 0: st = ct_add_scalar(ctx, t, sc, &r); break;
+                case 1: st = ct_sub_scalar(ctx, t, sc, &r); break;
+                case 2: st = ct_mul_scalar(ctx, t, sc, &r); break;
+                case 3: st = ct_div_scalar(ctx, t, sc, &r); break;
+                case 4: st = ct_eq_scalar(ctx, t, sc, &r); break;
+                case 5: st = ct_lt_scalar(ctx, t, sc, &r); break;
+                case 6: st = ct_clamp(ctx, t, &sc, NULL, &r); break;
+                case 7: st = ct_clamp(ctx, t, NULL, &sc, &r); break;
+                case 8: st = ct_pow(ctx, t, sc, &r); break;
+                case 9: st = ct_add_scalar_(ctx, t, sc); break;
+                case 10: st = ct_mul_scalar_(ctx, t, sc); break;
+                default: st = ct_div_scalar_(ctx, t, sc); break;
+                }
+                int got = st != CT_OK ? -1
+                          : oi >= 9   ? (int)ct_tensor_dtype(t)
+                                      : (int)ct_tensor_dtype(r);
+                CHECK_MSG(got == want, "%s %s %g: got %s (status %d), torch %s",
+                          ct_dtype_name(dts[di]), ops[oi], sc,
+                          got < 0 ? "error" : ct_dtype_name((ct_dtype)got), (int)st,
+                          want < 0 ? "error" : ct_dtype_name((ct_dtype)want));
+                ct_tensor_release(t), ct_tensor_release(r);
+                checked++;
+            }
+        }
+    CHECK(checked > 550);
+}
+
 /* ---- in place: the result dtype must cast to self's ---- */
 TEST(inplace_variants) {
     int32_t iv[3] = {-3, 0, 5};
@@ -857,6 +903,7 @@ int main(void) {
     RUN(errors_as_torch);
     RUN(integer_matmul);
     RUN(scalar_variants);
+    RUN(scalar_promotion_table_golden);
     RUN(inplace_variants);
     RUN(dim_out_of_range_is_index_error);
     RUN(where_broadcast_message);
