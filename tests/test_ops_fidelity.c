@@ -888,6 +888,80 @@ TEST(where_broadcast_message) {
     ct_tensor_release(tc), ct_tensor_release(ta), ct_tensor_release(tb);
 }
 
+/* ---- OOM at every allocation of the new multi-step paths: CT_ERR_OOM, nothing leaks ---- */
+typedef struct {
+    long calls, fail_at, live;
+} fault_state;
+static void *f_alloc(void *user, size_t n, size_t align) {
+    fault_state *s = user;
+    if (s->calls++ == s->fail_at) return NULL;
+    void *p = NULL;
+    if (posix_memalign(&p, align < sizeof(void *) ? sizeof(void *) : align, n ? n : 1)) return NULL;
+    s->live++;
+    return p;
+}
+static void f_free(void *user, void *p) {
+    fault_state *s = user;
+    s->live--;
+    free(p);
+}
+static ct_status new_paths(ct_ctx *c) {
+    ct_tensor *t[16] = {0};
+    int k = 0;
+    ct_status st;
+    int32_t iv[6] = {1, -2, 3, 4, -5, 6};
+    uint8_t bv[6] = {1, 0, 1, 1, 0, 0};
+    int64_t s[2] = {2, 3}, s3[2] = {3, 2};
+    double lo = 0, hi = 1, half = 0.5;
+#define STEP(call)                                                                                 \
+    if ((st = (call)) != CT_OK) goto done
+    STEP(ct_tensor_from_host(c, iv, CT_INT32, 2, s, &t[k++]));
+    STEP(ct_tensor_from_host(c, bv, CT_BOOL, 2, s, &t[k++]));
+    STEP(ct_add_scalar(c, t[0], 2.5, &t[k++]));
+    STEP(ct_eq_scalar(c, t[1], 1, &t[k++]));
+    STEP(ct_clamp(c, t[1], &lo, &hi, &t[k++]));
+    STEP(ct_clamp(c, t[0], &half, NULL, &t[k++]));
+    STEP(ct_pow(c, t[1], 2, &t[k++]));
+    STEP(ct_pow(c, t[0], 0.5, &t[k++]));
+    STEP(ct_add_scalar_(c, t[0], 3));
+    STEP(ct_mul_(c, t[2], t[0]));
+    STEP(ct_addcmul(c, t[0], t[0], t[0], 2, &t[k++]));
+    STEP(ct_tensor_view(c, t[0], 2, s3, &t[k++]));
+    ct_tensor *v = t[k - 1];
+    STEP(ct_matmul(c, t[0], v, &t[k++]));
+done:
+#undef STEP
+    for (int i = 0; i < k; i++)
+        ct_tensor_release(t[i]);
+    return st;
+}
+TEST(oom_walk_new_paths) {
+    int oom_seen = 0, n;
+    for (n = 0; n < 400; n++) {
+        fault_state fs = {0, n, 0};
+        ct_ctx_options o = {.size = sizeof o, .allocator = {f_alloc, f_free, &fs}};
+        ct_ctx *c = NULL;
+        ct_status st = ct_ctx_create(&o, &c);
+        if (st != CT_OK) {
+            CHECK_ST(st, CT_ERR_OOM);
+            continue;
+        }
+        long before = fs.live;
+        st = new_paths(c);
+        if (st != CT_OK) {
+            oom_seen++;
+            CHECK_MSG(st == CT_ERR_OOM, "n=%d: status %d (%s)", n, (int)st, ct_ctx_last_error(c));
+        }
+        CHECK_MSG(fs.live == before, "n=%d: %ld blocks leaked", n, fs.live - before);
+        fs.fail_at = -1;
+        CHECK_OK(new_paths(c));
+        ct_ctx_free(c);
+        CHECK_MSG(fs.live == 0, "n=%d: %ld blocks live after ctx_free", n, fs.live);
+        if (st == CT_OK) break;
+    }
+    CHECK(oom_seen > 10 && n < 400);
+}
+
 int main(void) {
     ctx = tu_ctx_or_skip();
     RUN(add_sub_alpha_fma_f32_f64);
@@ -907,6 +981,7 @@ int main(void) {
     RUN(inplace_variants);
     RUN(dim_out_of_range_is_index_error);
     RUN(where_broadcast_message);
+    RUN(oom_walk_new_paths);
     ct_ctx_free(ctx);
     return ct_test_end();
 }
