@@ -138,13 +138,8 @@ int64_t ct_k_load_i64(const void *p, ct_dtype dt) {
     case CT_INT32: return *(const int32_t *)p;
     case CT_INT64: return *(const int64_t *)p;
     default: {
-        /* float -> int truncates toward zero; NaN gives 0 and out-of-range values saturate
-         * (C leaves both undefined; PyTorch's result there is unspecified too). */
-        double v = ct_k_load_f64(p, dt);
-        if (v != v) return 0;
-        if (v >= 9223372036854775807.0) return INT64_MAX;
-        if (v <= -9223372036854775808.0) return INT64_MIN;
-        return (int64_t)v;
+        /* float -> int: truncation with x86's integer-indefinite result (as PyTorch) */
+        return ct__f2i64_x86(ct_k_load_f64(p, dt));
     }
     }
 }
@@ -173,15 +168,9 @@ void ct_k_store_f64(void *p, ct_dtype dt, double v) {
     case CT_FLOAT32: *(float *)p = (float)v; break;
     case CT_FLOAT64: *(double *)p = v; break;
     default: {
-        int64_t i;
-        if (v != v)
-            i = 0;
-        else if (v >= 9223372036854775807.0)
-            i = INT64_MAX;
-        else if (v <= -9223372036854775808.0)
-            i = INT64_MIN;
-        else
-            i = (int64_t)v;
+        /* as PyTorch on x86: int8/int16 through int32, NaN/inf/out of range give the
+         * integer-indefinite value's low bits */
+        int64_t i = ct__f2int_torch(v, dt);
         ct_k_store_i64(p, dt, i);
     }
     }

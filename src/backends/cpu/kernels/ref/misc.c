@@ -217,6 +217,12 @@ static ct_status ct_k_layer_norm(const ct_op_desc *op) {
         for (int64_t c = 0; c < cols; c++)
             mean += ct_k_load_f64(xr + c * (int64_t)sz, dt);
         mean = cols ? mean / (double)cols : 0;
+        /* second pass: add the mean of the residuals, so a constant row gets its exact value as
+         * mean (variance 0; with eps = 0 the output is NaN, as PyTorch) */
+        double corr = 0;
+        for (int64_t c = 0; c < cols; c++)
+            corr += ct_k_load_f64(xr + c * (int64_t)sz, dt) - mean;
+        mean += cols ? corr / (double)cols : 0;
         for (int64_t c = 0; c < cols; c++) {
             double d = ct_k_load_f64(xr + c * (int64_t)sz, dt) - mean;
             var += d * d;
@@ -236,10 +242,29 @@ static ct_status ct_k_layer_norm(const ct_op_desc *op) {
 /* ---- naive batched matmul (the oracle and the BLAS-free path) ---- */
 ct_status ct_k_matmul_ref(const ct_op_desc *op) {
     const ct_operand *c = &op->operands[0], *a = &op->operands[1], *b = &op->operands[2];
-    if (c->dtype != a->dtype || c->dtype != b->dtype ||
-        (c->dtype != CT_FLOAT32 && c->dtype != CT_FLOAT64))
-        return CT_ERR_UNSUPPORTED;
+    if (c->dtype != a->dtype || c->dtype != b->dtype) return CT_ERR_UNSUPPORTED;
     int64_t B = c->shape[0], M = c->shape[1], N = c->shape[2], K = a->shape[2];
+    if (c->dtype >= CT_UINT8 && c->dtype <= CT_INT64) {
+        /* integers: exact accumulation modulo 2^64, stored with wrap-around (as torch) */
+        size_t sz = ct__itemsize(c->dtype);
+        ct_dtype dt = c->dtype;
+        for (int64_t bi = 0; bi < B; bi++)
+            for (int64_t i = 0; i < M; i++)
+                for (int64_t j = 0; j < N; j++) {
+                    uint64_t acc = 0;
+                    for (int64_t k = 0; k < K; k++) {
+                        int64_t ia = bi * a->strides[0] + i * a->strides[1] + k * a->strides[2];
+                        int64_t ib = bi * b->strides[0] + k * b->strides[1] + j * b->strides[2];
+                        acc +=
+                            (uint64_t)ct_k_load_i64((const char *)a->data + ia * (int64_t)sz, dt) *
+                            (uint64_t)ct_k_load_i64((const char *)b->data + ib * (int64_t)sz, dt);
+                    }
+                    int64_t ic = bi * c->strides[0] + i * c->strides[1] + j * c->strides[2];
+                    ct_k_store_i64((char *)c->data + ic * (int64_t)sz, dt, (int64_t)acc);
+                }
+        return CT_OK;
+    }
+    if (c->dtype != CT_FLOAT32 && c->dtype != CT_FLOAT64) return CT_ERR_UNSUPPORTED;
     bool dbl = c->dtype == CT_FLOAT64;
     for (int64_t bi = 0; bi < B; bi++)
         for (int64_t i = 0; i < M; i++)
