@@ -32,6 +32,9 @@ struct ct_k_pool {
     ct_k_range_fn fn;
     void *arg;
     int64_t total, chunk;
+    int caller_cpu;    /* CPU the caller published the job from (-1: unknown) */
+    cpu_set_t allowed; /* the process's CPUs when the pool was made */
+    int nallowed;
     void (*free_fn)(void *, void *);
     void *user;
 };
@@ -61,8 +64,21 @@ static void ct_k_run_chunks(ct_k_pool *p) {
     }
 }
 
+/* Keep a helper off the CPU its caller runs on. When a neighbour keeps the other core busy, the OS
+ * tends to wake the helper on the caller's CPU, where the two only take turns (slower than the
+ * caller alone); excluded from it, the helper shares the busy core and still adds work. Called
+ * per job; a system call only when the caller's CPU changed. */
+static void ct_k_helper_avoid(ct_k_pool *p, int *excluded) {
+    int c = p->caller_cpu;
+    if (c < 0 || c == *excluded || p->nallowed < 2 || !CPU_ISSET(c, &p->allowed)) return;
+    cpu_set_t m = p->allowed;
+    CPU_CLR(c, &m);
+    if (pthread_setaffinity_np(pthread_self(), sizeof m, &m) == 0) *excluded = c;
+}
+
 static void *ct_k_helper(void *vp) {
     ct_k_pool *p = vp;
+    int excluded = -1;
     pthread_mutex_lock(&p->mu);
     uint32_t seen = p->epoch;
     for (;;) {
@@ -71,6 +87,7 @@ static void *ct_k_helper(void *vp) {
         if (p->stop) break;
         seen = p->epoch;
         pthread_mutex_unlock(&p->mu);
+        ct_k_helper_avoid(p, &excluded);
         ct_k_run_chunks(p);
         /* a short spin catches the next op of a chain without a wake-up; then sleep */
         for (int i = 0; i < CT_K_HELPER_SPIN; i++) {
@@ -91,6 +108,8 @@ static ct_k_pool *ct_k_pool_create(int nthreads, void *(*alloc)(void *, size_t),
     ct_k_pool *p = alloc(user, sizeof *p);
     if (!p) return NULL;
     *p = (ct_k_pool){.nthreads = nthreads, .free_fn = free_fn, .user = user};
+    if (sched_getaffinity(0, sizeof p->allowed, &p->allowed) == 0)
+        p->nallowed = CPU_COUNT(&p->allowed);
     p->threads = alloc(user, sizeof(pthread_t) * (size_t)(nthreads - 1));
     if (!p->threads) {
         free_fn(user, p);
@@ -168,6 +187,7 @@ void ct_k_parallel_for(int64_t total, int64_t grain, int max_threads, ct_k_range
     p->arg = arg;
     p->total = total;
     p->chunk = chunk;
+    p->caller_cpu = sched_getcpu();
     __atomic_store_n(&p->done, 0, __ATOMIC_RELAXED);
     pthread_mutex_lock(&p->mu);
     p->epoch++;
