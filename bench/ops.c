@@ -48,8 +48,8 @@ static pid_t start_busy_neighbour(void) {
         x++;
 }
 
-/* Median time of op over reps, alternating a default-thread and a one-thread context so both see
- * the same neighbour: add or exp over 1M f32 elements. */
+/* Median (and mean, 90th percentile) time of op over reps, alternating a default-thread and a
+ * one-thread context so both see the same neighbour: add or exp over 1M f32 elements. */
 static void contended_case(ct_ctx *ctx, ct_ctx *one, int is_exp, int reps) {
     int64_t s[1] = {1 << 20};
     ct_tensor *a[2], *b[2], *r;
@@ -68,13 +68,21 @@ static void contended_case(ct_ctx *ctx, ct_ctx *one, int is_exp, int reps) {
             if (st != CT_OK) exit(1);
             ct_tensor_release(r);
         }
-    qsort(t[0], (size_t)reps, sizeof(double), cmp_double);
-    qsort(t[1], (size_t)reps, sizeof(double), cmp_double);
+    double mean[2] = {0, 0};
+    for (int c = 0; c < 2; c++) {
+        for (int rep = 0; rep < reps; rep++)
+            mean[c] += t[c][rep] / reps;
+        qsort(t[c], (size_t)reps, sizeof(double), cmp_double);
+    }
     double md = t[0][reps / 2], m1 = t[1][reps / 2];
+    int p90 = reps * 9 / 10;
+    /* ratio on the means: the total time of many ops is what a user waits for, and a thread that
+     * a busy core holds back shows in the tail, not in the median */
     printf("bench ops contended op=%s dtype=f32 numel=%lld threads=%d default_ms=%.3f "
-           "one_thread_ms=%.3f ratio=%.2f target=0.9\n",
-           is_exp ? "exp" : "add", (long long)s[0], ct_ctx_num_threads(ctx), md * 1e3, m1 * 1e3,
-           m1 / md);
+           "one_thread_ms=%.3f ratio=%.2f target=0.9 default_median_ms=%.3f "
+           "one_thread_median_ms=%.3f default_p90_ms=%.3f one_thread_p90_ms=%.3f\n",
+           is_exp ? "exp" : "add", (long long)s[0], ct_ctx_num_threads(ctx), mean[0] * 1e3,
+           mean[1] * 1e3, mean[1] / mean[0], md * 1e3, m1 * 1e3, t[0][p90] * 1e3, t[1][p90] * 1e3);
     for (int c = 0; c < 2; c++)
         ct_tensor_release(a[c]), ct_tensor_release(b[c]);
     free(t[0]), free(t[1]);
@@ -257,8 +265,8 @@ int main(int argc, char **argv) {
     }
 
     /* ---- contended: a busy-loop process pinned to one core beside the add and exp benchmarks;
-     * ratio = T(one thread) / T(default threads), medians (target >= 0.9: the default is never
-     * much worse than one thread) ---- */
+     * ratio = T(one thread) / T(default threads), mean times over alternating runs (target >= 0.9:
+     * the default is never much worse than one thread) ---- */
     CASE("contended") {
         ct_ctx_options oo = {.size = sizeof oo, .num_threads = 1};
         ct_ctx *one;
