@@ -218,7 +218,7 @@ int64_t ct_k_grain_of(int kind) {
     case CT_OP_TANH:
     case CT_OP_SIGMOID:
     case CT_OP_GELU:
-    case CT_OP_POW: return 8192; /* transcendental: ~1-10 ns an element */
-    default: return 32768;       /* arithmetic, comparisons, copies: < 1 ns an element */
+    case CT_OP_POW: return 32768; /* transcendental: ~0.3-10 ns an element */
+    default: return 65536;        /* arithmetic, comparisons, copies: ~0.3 ns an element */
     }
 }

@@ -45,7 +45,7 @@ void ct_k_pool_slot_release(ct_k_pool_slot *s);
 ct_k_pool_slot *ct_k_pool_enter(ct_k_pool_slot *s);
 void ct_k_pool_leave(ct_k_pool_slot *prev);
 
-/* Grain (elements per chunk) for an elementwise op kind: about 10-20 us of work per chunk, so
+/* Grain (elements per chunk) for an elementwise op kind: about 10-30 us of work per chunk, so
  * chunks are many enough to balance and few enough that claiming costs nothing. */
 int64_t ct_k_grain_of(int kind);
 
