@@ -86,7 +86,7 @@ static void ct__cpu_destroy(void *st) {
 
 ct_status ct__cpu_backend_register(ct_ctx *ctx) {
     ct__cpu_state *s = ct__alloc(ctx, sizeof *s, 16);
-    if (!s) return CT_ERR_OOM;
+    if (!s) return ct__set_error(ctx, CT_ERR_OOM, "cpu backend: out of memory for its state");
     s->ctx = ctx;
     s->isa = ctx->isa == CT__ISA_AVX512 ? &ct_k_isa_avx512
              : ctx->isa == CT__ISA_AVX2 ? &ct_k_isa_avx2
