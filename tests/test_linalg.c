@@ -8,6 +8,7 @@
 #include "ctorch/ctorch.h"
 #include "ctorch/linalg.h"
 #include "harness.h"
+#include "test_util.h"
 
 static ct_ctx *g_ctx;
 static unsigned long long g_seed = 0x9e3779b97f4a7c15ULL;
