@@ -507,11 +507,13 @@ TEST(capture_failures_invalidate_never_empty_reason) {
     CHECK_OK(ct_tensor_zeros(ctx, CT_FLOAT32, 1, (int64_t[]){4}, &x));
     CHECK_OK(ct_tensor_full(ctx, CT_BOOL, 0, NULL, 1, &p));
     CHECK_OK(ct_tensor_zeros(ctx, CT_FLOAT32, 1, (int64_t[]){3}, &bad));
+    ct_tensor *ops[1] = {x};
+    /* a huge output count is refused before anything is written or sized */
+    CHECK_ST(ct_cond(ctx, p, ident, bare_fail, NULL, 1, ops, 2147483647, &out), CT_ERR_INVALID_ARG);
     ct_graph *g = NULL;
     /* a cond branch failing with a bare status */
     CHECK_OK(ct_graph_create(ctx, dev, NULL, &g));
     CHECK_OK(ct_graph_capture_begin(g, NULL));
-    ct_tensor *ops[1] = {x};
     CHECK_ST(ct_cond(ctx, p, ident, bare_fail, NULL, 1, ops, 1, &out), CT_ERR_SHAPE);
     CHECK_ST(ct_graph_capture_end(g), CT_ERR_SHAPE);
     const char *m = ct_ctx_last_error(ctx);

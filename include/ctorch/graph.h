@@ -79,7 +79,8 @@ typedef ct_status (*ct_cond_fn)(ct_ctx *ctx, void *user_data, int n_operands,
 /* Data-dependent branch (torch.cond). Eager: reads pred (one element, nonzero = true) and runs one
  * branch. Under capture: captures both branches as subgraphs and records a conditional node; replay
  * reads pred from device memory and runs only the chosen branch. Both branches must produce
- * outputs of identical shapes and dtypes (else CT_ERR_SHAPE naming the mismatch). Nests. */
+ * outputs of identical shapes and dtypes (else CT_ERR_SHAPE naming the mismatch). Nests.
+ * NULL pred/branches/arrays, negative counts or n_outputs > 2^24: CT_ERR_INVALID_ARG. */
 CT_API ct_status ct_cond(ct_ctx *ctx, const ct_tensor *pred, ct_cond_fn true_fn,
                          ct_cond_fn false_fn, void *user_data, int n_operands,
                          ct_tensor *const *operands, int n_outputs, ct_tensor **outputs);

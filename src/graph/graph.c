@@ -364,6 +364,9 @@ ct_status ct_cond(ct_ctx *ctx, const ct_tensor *pred, ct_cond_fn true_fn, ct_con
     if (!pred || !true_fn || !false_fn || n_operands < 0 || n_outputs < 0 ||
         (n_operands > 0 && !operands) || (n_outputs > 0 && !outputs))
         return ct__set_error(ctx, CT_ERR_INVALID_ARG, "cond: NULL or negative argument");
+    if (n_outputs > (1 << 24)) /* keeps 2 * n_outputs + 1 branch slots in int range */
+        return ct__set_error(ctx, CT_ERR_INVALID_ARG, "cond: n_outputs %d is more than %d",
+                             n_outputs, 1 << 24);
     if (pred->magic != CT__TENSOR_MAGIC)
         return ct__set_error(ctx, CT_ERR_INVALID_ARG, "cond: pred is not a live tensor");
     for (int i = 0; i < n_operands; i++)
@@ -397,7 +400,7 @@ ct_status ct_cond(ct_ctx *ctx, const ct_tensor *pred, ct_cond_fn true_fn, ct_con
     if (g->error != CT_OK)
         return ct__set_error(ctx, CT_ERR_STATE, "cond: the capture was invalidated earlier: %s",
                              g->errmsg);
-    ct_tensor **br = ct__alloc(ctx, sizeof(ct_tensor *) * (size_t)(2 * n_outputs + 1), 16);
+    ct_tensor **br = ct__alloc(ctx, sizeof(ct_tensor *) * ((size_t)n_outputs * 2 + 1), 16);
     if (!br) /* ct__set_error invalidates the capture */
         return ct__set_error(ctx, CT_ERR_OOM, "cond: out of memory for %d branch outputs",
                              2 * n_outputs);
