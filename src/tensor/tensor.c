@@ -64,8 +64,12 @@ ct_status ct__check_shape(ct_ctx *ctx, const char *op, int ndim, const int64_t *
         !ct__checked_add(bytes, CT__HDR_BYTES + 64, &bytes))
         return ct__set_error(ctx, CT_ERR_OVERFLOW, "%s: %lld elements overflow the byte size", op,
                              (long long)n);
-    ct_status st = ct__check_extent(ctx, op, ndim, shape, ct__itemsize(dt));
-    if (st != CT_OK) return st;
+    /* with numel > 0 every size is >= 1, so the strides' extent is the byte size checked above;
+     * only zero-size shapes need the separate check */
+    if (n == 0) {
+        ct_status st = ct__check_extent(ctx, op, ndim, shape, ct__itemsize(dt));
+        if (st != CT_OK) return st;
+    }
     *numel = n;
     return CT_OK;
 }
@@ -207,7 +211,7 @@ static void ct__storage_release(ct__storage *s) {
 }
 
 /* A released handle reached retain/release: say so (error message + log), never crash. */
-static void ct__report_dead(const ct_tensor *t, const char *op) {
+__attribute__((cold, noinline)) static void ct__report_dead(const ct_tensor *t, const char *op) {
     ct_ctx *ctx = t->ctx; /* valid in debug mode (quarantined header); best effort otherwise */
     if (!ctx) return;
     ct__set_error(ctx, CT_ERR_INVALID_ARG,
@@ -218,7 +222,7 @@ static void ct__report_dead(const ct_tensor *t, const char *op) {
 
 ct_tensor *ct_tensor_retain(ct_tensor *t) {
     if (!t) return NULL;
-    if (t->magic != CT__TENSOR_MAGIC) {
+    if (__builtin_expect(t->magic != CT__TENSOR_MAGIC, 0)) {
         ct__report_dead(t, "tensor_retain");
         return NULL;
     }
@@ -226,7 +230,7 @@ ct_tensor *ct_tensor_retain(ct_tensor *t) {
     return t;
 }
 
-static void ct__quarantine(ct_ctx *ctx, struct ct_tensor *t) {
+__attribute__((noinline)) static void ct__quarantine(ct_ctx *ctx, struct ct_tensor *t) {
     t->storage = NULL;
     t->live_prev = NULL;
     t->live_next = NULL;
@@ -272,7 +276,7 @@ void ct__tensor_ctx_teardown(ct_ctx *ctx) {
 
 void ct_tensor_release(ct_tensor *t) {
     if (!t) return;
-    if (t->magic != CT__TENSOR_MAGIC) {
+    if (__builtin_expect(t->magic != CT__TENSOR_MAGIC, 0)) {
         ct__report_dead(t, "tensor_release");
         return;
     }
@@ -281,7 +285,7 @@ void ct_tensor_release(ct_tensor *t) {
     ct_ctx *ctx = t->ctx;
     bool embedded = t->embedded;
     ct__live_unlink(ctx, t);
-    if (ctx->debug)
+    if (__builtin_expect(ctx->debug, 0))
         ct__quarantine(ctx, t); /* never embedded in debug mode */
     else if (!embedded)
         ct__free(ctx, t);
