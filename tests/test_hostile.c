@@ -550,6 +550,10 @@ TEST(eigh_large_n_is_refused_not_silently_ok) {
     CHECK(!ct__eigh_lapack_fits(32767, 1, &lw) && lw > 2147483647u);
     CHECK(!ct__eigh_lapack_fits(46340, 1, &lw));
     CHECK(ct__eigh_lapack_fits(46340, 0, &lw)); /* eigenvalues only: 2n + 1 */
+    /* the LAPACK kernel hands a rejected argument back (the front end makes it CT_ERR_DEVICE):
+     * n = -1 is LAPACKE_ssyevd_work's argument 4 (OpenBLAS's xerbla prints one line) */
+    float a1[1] = {1}, w1[1], work[64];
+    CHECK(ct__eigh_lapack_f32(1, -1, a1, 0, w1, NULL, NULL, work) == -4);
     ct_ctx *ctx = make_ctx(false, NULL);
     ct_tensor *one = NULL, *big = NULL, *w = NULL, *v = NULL;
     CHECK_OK(ct_tensor_full(ctx, CT_FLOAT32, 2, (int64_t[]){1, 1}, 1.0, &one));

@@ -151,8 +151,8 @@ static ct_status eigh_run(ct_ctx *ctx, int f64, int n, int64_t batch, int upper,
     ct__free(ctx, work);
     if (lapack_err)
         return ct__set_error(ctx, CT_ERR_DEVICE,
-                             "linalg.eigh: LAPACK %csyevd rejected argument %d (n = %d); no "
-                             "result was computed",
+                             "linalg.eigh: LAPACKE_%csyevd_work rejected argument %d (n = "
+                             "%d); no result was computed",
                              f64 ? 'd' : 's', -lapack_err, n);
     return CT_OK;
 }
