@@ -4,10 +4,14 @@
 #include "ctorch/ctorch.h"
 
 #include <cblas.h>
+#include <sched.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/wait.h>
 #include <time.h>
+#include <unistd.h>
 
 static double now(void) {
     struct timespec t;
@@ -25,15 +29,76 @@ static double now(void) {
 
 static volatile float sink;
 
+static int cmp_double(const void *a, const void *b) {
+    double x = *(const double *)a, y = *(const double *)b;
+    return x < y ? -1 : x > y;
+}
+
+/* A child process that spins forever pinned to the last CPU (a busy neighbour), or -1. */
+static pid_t start_busy_neighbour(void) {
+    long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
+    pid_t pid = fork();
+    if (pid != 0) return pid;
+    cpu_set_t set;
+    CPU_ZERO(&set);
+    CPU_SET((int)(ncpu > 1 ? ncpu - 1 : 0), &set);
+    sched_setaffinity(0, sizeof set, &set);
+    volatile unsigned long x = 0;
+    for (;;)
+        x++;
+}
+
+/* Median time of op over reps, alternating a default-thread and a one-thread context so both see
+ * the same neighbour: add or exp over 1M f32 elements. */
+static void contended_case(ct_ctx *ctx, ct_ctx *one, int is_exp, int reps) {
+    int64_t s[1] = {1 << 20};
+    ct_tensor *a[2], *b[2], *r;
+    ct_ctx *cs[2] = {ctx, one};
+    for (int c = 0; c < 2; c++) {
+        if (ct_tensor_randn(cs[c], CT_FLOAT32, 1, s, 7, 0, &a[c]) != CT_OK ||
+            ct_tensor_randn(cs[c], CT_FLOAT32, 1, s, 8, 0, &b[c]) != CT_OK)
+            exit(1);
+    }
+    double *t[2] = {malloc(sizeof(double) * (size_t)reps), malloc(sizeof(double) * (size_t)reps)};
+    for (int rep = 0; rep < reps; rep++)
+        for (int c = 0; c < 2; c++) {
+            double t0 = now();
+            ct_status st = is_exp ? ct_exp(cs[c], a[c], &r) : ct_add(cs[c], a[c], b[c], &r);
+            t[c][rep] = now() - t0;
+            if (st != CT_OK) exit(1);
+            ct_tensor_release(r);
+        }
+    qsort(t[0], (size_t)reps, sizeof(double), cmp_double);
+    qsort(t[1], (size_t)reps, sizeof(double), cmp_double);
+    double md = t[0][reps / 2], m1 = t[1][reps / 2];
+    printf("bench ops contended op=%s dtype=f32 numel=%lld threads=%d default_ms=%.3f "
+           "one_thread_ms=%.3f ratio=%.2f target=0.9\n",
+           is_exp ? "exp" : "add", (long long)s[0], ct_ctx_num_threads(ctx), md * 1e3, m1 * 1e3,
+           m1 / md);
+    for (int c = 0; c < 2; c++)
+        ct_tensor_release(a[c]), ct_tensor_release(b[c]);
+    free(t[0]), free(t[1]);
+}
+
 int main(int argc, char **argv) {
-    int quick = argc > 1 && strcmp(argv[1], "--quick") == 0;
+    /* --quick: fewer repetitions; a case name (dispatch, add_large, matmul, unary, sum_dim0,
+     * contended) runs only that case */
+    int quick = 0;
+    const char *only = NULL;
+    for (int i = 1; i < argc; i++) {
+        if (strcmp(argv[i], "--quick") == 0)
+            quick = 1;
+        else
+            only = argv[i];
+    }
+#define CASE(name) if (!only || strcmp(only, name) == 0)
     ct_ctx *ctx;
     if (ct_ctx_create(NULL, &ctx) != CT_OK) return 1;
     printf("# ctorch %s, isa %s, %d threads, %s\n", ct_version(), ct_ctx_cpu_isa(ctx),
            ct_ctx_num_threads(ctx), ct_blas_info());
 
     /* ---- dispatch: 1-element add, output allocated and released each time ---- */
-    {
+    CASE("dispatch") {
         int64_t one[1] = {1};
         float v = 1.5f;
         ct_tensor *a, *b, *r;
@@ -72,7 +137,7 @@ int main(int argc, char **argv) {
     }
 
     /* ---- add_large: 4M f32 (16 MiB per array) vs memcpy of one array ---- */
-    {
+    CASE("add_large") {
         int64_t n = 4 << 20;
         int64_t s[1] = {n};
         ct_tensor *a, *b, *r;
@@ -105,7 +170,7 @@ int main(int argc, char **argv) {
     }
 
     /* ---- matmul: 1024^3 f32 vs cblas_sgemm on the same data ---- */
-    {
+    CASE("matmul") {
         int m = quick ? 512 : 1024;
         int64_t s[2] = {m, m};
         ct_tensor *a, *b, *r;
@@ -135,7 +200,7 @@ int main(int argc, char **argv) {
         ct_tensor_release(a), ct_tensor_release(b);
     }
     /* ---- vector transcendentals: this context's ISA vs the scalar reference (libm) ---- */
-    {
+    CASE("unary") {
         ct_ctx_options ro = {.size = sizeof ro, .cpu_isa = "ref"};
         ct_ctx *rctx;
         CHECK(ct_ctx_create(&ro, &rctx));
@@ -171,7 +236,7 @@ int main(int argc, char **argv) {
     }
 
     /* ---- reduction over the outer dim (column path) vs over the inner dim, same data ---- */
-    {
+    CASE("sum_dim0") {
         int64_t s[2] = {4096, 4096};
         ct_tensor *x, *r;
         CHECK(ct_tensor_randn(ctx, CT_FLOAT32, 2, s, 6, 0, &x));
@@ -189,6 +254,25 @@ int main(int argc, char **argv) {
             "bench ops sum_dim0 dtype=f32 shape=4096x4096 dim0_ms=%.3f dim1_ms=%.3f ratio=%.2f\n",
             best[0] * 1e3, best[1] * 1e3, best[1] / best[0]);
         ct_tensor_release(x);
+    }
+
+    /* ---- contended: a busy-loop process pinned to one core beside the add and exp benchmarks;
+     * ratio = T(one thread) / T(default threads), medians (target >= 0.9: the default is never
+     * much worse than one thread) ---- */
+    CASE("contended") {
+        ct_ctx_options oo = {.size = sizeof oo, .num_threads = 1};
+        ct_ctx *one;
+        CHECK(ct_ctx_create(&oo, &one));
+        pid_t busy = start_busy_neighbour();
+        if (busy > 0) {
+            usleep(20000);
+            int reps = quick ? 21 : 101;
+            contended_case(ctx, one, 0, reps);
+            contended_case(ctx, one, 1, reps);
+            kill(busy, SIGKILL);
+            waitpid(busy, NULL, 0);
+        }
+        ct_ctx_free(one);
     }
     ct_ctx_free(ctx);
     return 0;

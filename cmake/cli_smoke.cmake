@@ -1,12 +1,14 @@
 # CLI smoke test: --help, --version and info succeed; an unknown command fails with status 2.
-foreach(args "--help" "--version" "info" "eigh --help" "eigh --batch 64 --n 5 --dtype f64 --check")
+foreach(args "--help" "--version" "info" "eigh --help" "demo --help"
+             "eigh --batch 64 --n 5 --dtype f64 --check" "eigh --batch=5 --n=4 --dtype=f32")
   separate_arguments(argv UNIX_COMMAND "${args}")
   execute_process(COMMAND ${CLI} ${argv} RESULT_VARIABLE rc OUTPUT_VARIABLE out)
   if(NOT rc EQUAL 0)
     message(FATAL_ERROR "ctorch ${args} exited with ${rc}")
   endif()
 endforeach()
-foreach(args "no-such-command" "eigh --dtype i32" "eigh --n 0" "eigh --bogus")
+foreach(args "no-such-command" "eigh --dtype i32" "eigh --n 0" "eigh --bogus" "eigh --n 3x"
+             "eigh --batch 1e3" "eigh --n abc" "eigh --n" "eigh --batch=" "eigh --n 99999999999999999999")
   separate_arguments(argv UNIX_COMMAND "${args}")
   execute_process(COMMAND ${CLI} ${argv} RESULT_VARIABLE rc OUTPUT_QUIET ERROR_QUIET)
   if(NOT rc EQUAL 2)
@@ -29,4 +31,13 @@ execute_process(COMMAND ${CMAKE_COMMAND} -E env CT_CPU_ISA=Ref ${CLI} info
   RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err)
 if(NOT rc EQUAL 0 OR NOT out MATCHES "cpu isa: +ref")
   message(FATAL_ERROR "ctorch info with CT_CPU_ISA=Ref (names are case-insensitive): rc=${rc} ${out}${err}")
+endif()
+# a bad number names the option
+execute_process(COMMAND ${CLI} eigh --n 3x RESULT_VARIABLE rc OUTPUT_QUIET ERROR_VARIABLE err)
+if(NOT err MATCHES "--n needs a whole number" OR NOT err MATCHES "'3x'")
+  message(FATAL_ERROR "ctorch eigh --n 3x: ${err}")
+endif()
+execute_process(COMMAND ${CLI} demo --help RESULT_VARIABLE rc OUTPUT_VARIABLE out)
+if(NOT out MATCHES "MX quantization" OR NOT out MATCHES "eigh" OR NOT out MATCHES "graphs")
+  message(FATAL_ERROR "ctorch demo --help does not list what the demo shows: ${out}")
 endif()

@@ -1,3 +1,4 @@
+cmake_minimum_required(VERSION 3.25)
 # Checks the per-ISA test gate against an oracle independent of ctorch's probe (/proc/cpuinfo):
 # for every ISA a test asks for and every CT_CPU_ISA_MAX cap, the run is skipped (exit 77) exactly
 # when the ISA is above min(cap, what the CPU has), and a run that goes on gets a context of

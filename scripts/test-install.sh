@@ -36,4 +36,25 @@ LD_LIBRARY_PATH="$prefix/lib" "$prefix/consumer"
 "$cc" $extra "$prefix/consumer.c" -o "$prefix/consumer_static" $(pkg-config --cflags ctorch) \
   "$prefix/lib/libctorch.a" $(pkg-config --libs --static ctorch | sed 's/-lctorch//')
 "$prefix/consumer_static"
-echo "install + pkg-config consumer: ok"
+# the CMake package: no absolute path of the build machine's BLAS, and find_package works
+if grep -rqE "/(usr/)?lib[^ ;\"]*/lib(openblas|lapacke)" "$prefix/lib/cmake/ctorch"; then
+  echo "installed CMake package hard-codes a BLAS path:"
+  grep -rnE "lib(openblas|lapacke)" "$prefix/lib/cmake/ctorch"
+  exit 1
+fi
+mkdir -p "$prefix/cm" && cp "$prefix/consumer.c" "$prefix/cm/"
+cat > "$prefix/cm/CMakeLists.txt" <<'CM'
+cmake_minimum_required(VERSION 3.25)
+project(consumer C)
+find_package(ctorch REQUIRED)
+add_executable(consumer_cm consumer.c)
+target_link_libraries(consumer_cm PRIVATE ctorch::ctorch)
+add_executable(consumer_cm_static consumer.c)
+target_link_libraries(consumer_cm_static PRIVATE ctorch::ctorch_static)
+CM
+cmake -S "$prefix/cm" -B "$prefix/cm/b" -DCMAKE_PREFIX_PATH="$prefix" -DCMAKE_C_COMPILER="$cc" \
+  -DCMAKE_C_FLAGS="$extra" -DCMAKE_EXE_LINKER_FLAGS="$extra" >/dev/null
+cmake --build "$prefix/cm/b" >/dev/null
+LD_LIBRARY_PATH="$prefix/lib" "$prefix/cm/b/consumer_cm"
+"$prefix/cm/b/consumer_cm_static"
+echo "install + pkg-config and CMake consumers: ok"

@@ -139,6 +139,9 @@ TEST(dtype_table) {
         ct_dtype back;
         CHECK_OK(ct_dtype_from_name(want[i].name, &back));
         CHECK(back == want[i].dt);
+        back = CT_DTYPE_COUNT;
+        CHECK_OK(ct_dtype_from_name(want[i].st, &back)); /* safetensors name */
+        CHECK_MSG(back == want[i].dt, "%s", want[i].st);
     }
     ct_dtype d;
     CHECK_OK(ct_dtype_from_name("torch.bfloat16", &d));

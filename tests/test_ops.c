@@ -245,6 +245,10 @@ TEST(unary_float_ops) {
                 for (int o = 0; o < U_COUNT; o++) {
                     ct_tensor *r = NULL;
                     ct_status st = run_uop((uop)o, a, &r);
+                    if (dt == CT_INT32 && (o == U_GELU_ERF || o == U_GELU_TANH)) {
+                        CHECK(st == CT_ERR_DTYPE); /* torch: gelu needs a floating input */
+                        continue;
+                    }
                     CHECK_MSG(st == CT_OK, "%s %s: %s", uop_name[o], ct_dtype_name(dt),
                               ct_ctx_last_error(ctx));
                     if (st != CT_OK) continue;
@@ -360,18 +364,15 @@ TEST(integer_pow_clamp_where_addc) {
         CHECK(v[i] == 3);
     free(v);
     ct_tensor_release(r);
-    /* a bound outside int8's range saturates instead of wrapping */
+    /* a bound outside int8's range is an error (torch: cannot be converted without overflow) */
     ct_tensor *i8;
     int8_t i8v[3] = {1, 4, 9};
     int64_t s3[1] = {3};
     CHECK_OK(ct_tensor_from_host(ctx, i8v, CT_INT8, 1, s3, &i8));
-    double big = 1000, small = -1000;
-    CHECK_OK(ct_clamp(ctx, i8, &big, NULL, &r));
-    v = tu_read(r);
-    CHECK(v[0] == 127 && v[2] == 127);
-    free(v);
-    ct_tensor_release(r);
-    CHECK_OK(ct_clamp(ctx, i8, &small, &big, &r));
+    double big = 1000, small = -1000, top = 127;
+    CHECK_ST(ct_clamp(ctx, i8, &big, NULL, &r), CT_ERR_INVALID_ARG);
+    CHECK_ST(ct_clamp(ctx, i8, &small, &big, &r), CT_ERR_INVALID_ARG);
+    CHECK_OK(ct_clamp(ctx, i8, NULL, &top, &r));
     v = tu_read(r);
     CHECK(v[0] == 1 && v[1] == 4 && v[2] == 9);
     free(v);
@@ -398,7 +399,7 @@ TEST(integer_pow_clamp_where_addc) {
         ct_tensor_release(c), ct_tensor_release(x), ct_tensor_release(y);
     }
 
-    /* addcdiv is one FMA on the rounded quotient; addcmul = self + v*t1*t2 */
+    /* addcdiv is one FMA on the rounded quotient; addcmul = fma(v*t1, t2, self) */
     const int64_t sh[2] = {33, 31};
     double *vs, *v1, *v2;
     ct_tensor *s0 = tu_make(ctx, &rng, CT_FLOAT32, 2, sh, 1, -3, 3, &vs);
@@ -414,7 +415,8 @@ TEST(integer_pow_clamp_where_addc) {
         float q = (float)v1[i] / (float)v2[i];
         if ((float)vd[i] != fmaf(-0.3f, q, (float)vs[i])) bad++;
         if ((float)v1r[i] != (float)vs[i] + q) bad++;
-        float m = (float)vs[i] + 0.7f * (float)v1[i] * (float)v2[i];
+        volatile float vt = 0.7f * (float)v1[i];
+        float m = fmaf(vt, (float)v2[i], (float)vs[i]);
         if ((float)vm[i] != m) bad++;
     }
     CHECK_MSG(bad == 0, "%d addc mismatches", bad);
@@ -570,7 +572,7 @@ TEST(reductions_nan_and_argmax) {
     CHECK_OK(ct_tensor_to_host(r, ai, sizeof ai));
     CHECK(ai[0] == 1 && ai[1] == 2);
     ct_tensor_release(r);
-    CHECK_ST(ct_argmax(ctx, tt, 2, false, &r), CT_ERR_INVALID_ARG);
+    CHECK_ST(ct_argmax(ctx, tt, 2, false, &r), CT_ERR_INDEX);
     int dd[2] = {0, 0};
     CHECK_ST(ct_sum(ctx, tt, 2, dd, false, &r), CT_ERR_INVALID_ARG);
     ct_tensor_release(tt), ct_tensor_release(it), ct_tensor_release(x);
@@ -743,7 +745,8 @@ TEST(matmul_errors_and_bmm) {
     CHECK_OK(ct_tensor_zeros(ctx, CT_INT32, 2, s34, &i32));
     CHECK_ST(ct_matmul(ctx, a, b, &r), CT_ERR_SHAPE);
     CHECK(strstr(ct_ctx_last_error(ctx), "[3, 4]") && strstr(ct_ctx_last_error(ctx), "[5, 3]"));
-    CHECK_ST(ct_matmul(ctx, i32, i32, &r), CT_ERR_DTYPE);
+    CHECK_ST(ct_matmul(ctx, i32, i32, &r), CT_ERR_SHAPE); /* integer matmul works; 3x4 @ 3x4 not */
+    CHECK_ST(ct_matmul(ctx, i32, a, &r), CT_ERR_DTYPE);
     CHECK_ST(ct_bmm(ctx, a, a, &r), CT_ERR_SHAPE);
     CHECK_OK(ct_bmm(ctx, c, d, &r));
     CHECK(ct_tensor_ndim(r) == 3 && ct_tensor_shape(r)[2] == 5);
@@ -879,7 +882,7 @@ TEST(error_paths) {
     CHECK_ST(ct_add(ctx, a, NULL, &r), CT_ERR_INVALID_ARG);
     CHECK_ST(ct_add(NULL, a, b, &r), CT_ERR_INVALID_ARG);
     CHECK_ST(ct_exp(ctx, a, NULL), CT_ERR_INVALID_ARG);
-    CHECK_ST(ct_softmax(ctx, a, 3, &r), CT_ERR_INVALID_ARG);
+    CHECK_ST(ct_softmax(ctx, a, 3, &r), CT_ERR_INDEX);
     CHECK_ST(ct_gelu(ctx, a, (ct_gelu_approx)7, &r), CT_ERR_INVALID_ARG);
     CHECK_ST(ct_cast(ctx, a, CT_FLOAT8_E4M3FN, &r), CT_ERR_DTYPE);
     CHECK_ST(ct_cast(ctx, a, (ct_dtype)99, &r), CT_ERR_DTYPE);

@@ -53,8 +53,8 @@ CT_API const ct_dtype_info *ct_dtype_get_info(ct_dtype dt);
 CT_API const char *ct_dtype_name(ct_dtype dt);
 /* Bytes per element in tensor storage (1 for the sub-byte formats; 0 for invalid values). */
 CT_API size_t ct_dtype_size(ct_dtype dt);
-/* Look up a dtype by PyTorch name ("float32", also "f32"/"bf16" short forms). CT_ERR_INVALID_ARG if
- * unknown. */
+/* Look up a dtype by PyTorch name ("float32", "torch.float32"), safetensors name ("F32", "BF16",
+ * "F8_E4M3") or short form ("f32", "bf16"). CT_ERR_INVALID_ARG if unknown. */
 CT_API ct_status ct_dtype_from_name(const char *name, ct_dtype *out);
 /* True for floating dtypes (f16, bf16, f32, f64 and the low-precision floats). */
 CT_API bool ct_dtype_is_floating(ct_dtype dt);

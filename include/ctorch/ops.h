@@ -3,8 +3,9 @@
  * the inputs' device and submits the work to the device's current stream.
  * Ownership: *out receives a new tensor reference (release it). Inputs are not consumed.
  * Errors: CT_ERR_INVALID_ARG (NULL ctx, input or out; a released tensor; a tensor of another
- * context), CT_ERR_SHAPE (shapes do not broadcast / mismatch),
- * CT_ERR_DTYPE (unsupported dtype), CT_ERR_OOM; ct_ctx_last_error names the values.
+ * context), CT_ERR_SHAPE (shapes do not broadcast / mismatch), CT_ERR_DTYPE (unsupported dtype),
+ * CT_ERR_INDEX (a dim out of range, in every op and view), CT_ERR_OOM; ct_ctx_last_error names
+ * the values.
  * Thread-safety: as the owning ct_ctx. */
 #ifndef CTORCH_OPS_H
 #define CTORCH_OPS_H
@@ -17,13 +18,52 @@ extern "C" {
 
 /* ---- binary elementwise (broadcasting, promotion as torch.result_type) ---- */
 CT_API ct_status ct_add(ct_ctx *ctx, const ct_tensor *a, const ct_tensor *b, ct_tensor **out);
-/* a + alpha * b (as torch.add(a, b, alpha=alpha)). */
+/* a + alpha * b (as torch.add(a, b, alpha=alpha)); floating inputs round once: fma(alpha, b, a)
+ * (docs/fidelity.md gives every op's rounding). ct_sub is fma(-1, b, a) = a - b; bool operands of
+ * sub give CT_ERR_DTYPE. */
 CT_API ct_status ct_add_scaled(ct_ctx *ctx, const ct_tensor *a, const ct_tensor *b, double alpha,
                                ct_tensor **out);
 CT_API ct_status ct_sub(ct_ctx *ctx, const ct_tensor *a, const ct_tensor *b, ct_tensor **out);
+/* a - alpha * b (as torch.sub(a, b, alpha=alpha)), rounded as fma(-alpha, b, a). */
+CT_API ct_status ct_sub_scaled(ct_ctx *ctx, const ct_tensor *a, const ct_tensor *b, double alpha,
+                               ct_tensor **out);
 CT_API ct_status ct_mul(ct_ctx *ctx, const ct_tensor *a, const ct_tensor *b, ct_tensor **out);
 /* True division: integer inputs give float32 (as torch.div). */
 CT_API ct_status ct_div(ct_ctx *ctx, const ct_tensor *a, const ct_tensor *b, ct_tensor **out);
+
+/* ---- scalar operands ----
+ * A C double stands for a Python number in PyTorch's wrapped-number promotion: when it is
+ * integral, finite and within int64 it acts as a Python int (int32 tensor + 2 -> int32, bool
+ * tensor + 2 -> int64), otherwise as a Python float (int32 tensor + 2.5 -> float32, the default
+ * dtype; a floating tensor keeps its dtype: float16 tensor + 2.5 -> float16). ct_pow's exponent
+ * and ct_clamp's bounds follow the same rule. An integral scalar wraps into a narrow integer
+ * dtype as in torch (int8 tensor + 1000 adds -24). */
+/* a + v, a - v (bool a: CT_ERR_DTYPE), a * v, a / v (true division). */
+CT_API ct_status ct_add_scalar(ct_ctx *ctx, const ct_tensor *a, double v, ct_tensor **out);
+CT_API ct_status ct_sub_scalar(ct_ctx *ctx, const ct_tensor *a, double v, ct_tensor **out);
+CT_API ct_status ct_mul_scalar(ct_ctx *ctx, const ct_tensor *a, double v, ct_tensor **out);
+CT_API ct_status ct_div_scalar(ct_ctx *ctx, const ct_tensor *a, double v, ct_tensor **out);
+/* a == v, a != v, a < v, a <= v, a > v, a >= v (bool output, compared in the promoted dtype). */
+CT_API ct_status ct_eq_scalar(ct_ctx *ctx, const ct_tensor *a, double v, ct_tensor **out);
+CT_API ct_status ct_ne_scalar(ct_ctx *ctx, const ct_tensor *a, double v, ct_tensor **out);
+CT_API ct_status ct_lt_scalar(ct_ctx *ctx, const ct_tensor *a, double v, ct_tensor **out);
+CT_API ct_status ct_le_scalar(ct_ctx *ctx, const ct_tensor *a, double v, ct_tensor **out);
+CT_API ct_status ct_gt_scalar(ct_ctx *ctx, const ct_tensor *a, double v, ct_tensor **out);
+CT_API ct_status ct_ge_scalar(ct_ctx *ctx, const ct_tensor *a, double v, ct_tensor **out);
+
+/* ---- in place (as Tensor.add_ ...): self = self op other, computed in the promoted dtype and
+ * cast to self's dtype. CT_ERR_DTYPE when the promoted dtype cannot be cast to self's (floating
+ * into an integer tensor, integer into bool; div_ of an integer tensor), CT_ERR_SHAPE when other
+ * does not broadcast to self's shape. */
+CT_API ct_status ct_add_(ct_ctx *ctx, ct_tensor *self, const ct_tensor *other);
+CT_API ct_status ct_sub_(ct_ctx *ctx, ct_tensor *self, const ct_tensor *other);
+CT_API ct_status ct_mul_(ct_ctx *ctx, ct_tensor *self, const ct_tensor *other);
+CT_API ct_status ct_div_(ct_ctx *ctx, ct_tensor *self, const ct_tensor *other);
+/* self = self op v, v a wrapped number as above (int32 tensor: add 2 works, add 2.5 fails). */
+CT_API ct_status ct_add_scalar_(ct_ctx *ctx, ct_tensor *self, double v);
+CT_API ct_status ct_sub_scalar_(ct_ctx *ctx, ct_tensor *self, double v);
+CT_API ct_status ct_mul_scalar_(ct_ctx *ctx, ct_tensor *self, double v);
+CT_API ct_status ct_div_scalar_(ct_ctx *ctx, ct_tensor *self, double v);
 
 /* ---- comparisons: bool output ---- */
 CT_API ct_status ct_eq(ct_ctx *ctx, const ct_tensor *a, const ct_tensor *b, ct_tensor **out);
@@ -33,7 +73,8 @@ CT_API ct_status ct_le(ct_ctx *ctx, const ct_tensor *a, const ct_tensor *b, ct_t
 CT_API ct_status ct_gt(ct_ctx *ctx, const ct_tensor *a, const ct_tensor *b, ct_tensor **out);
 CT_API ct_status ct_ge(ct_ctx *ctx, const ct_tensor *a, const ct_tensor *b, ct_tensor **out);
 
-/* ---- unary elementwise (float ops promote integer inputs to float32) ---- */
+/* ---- unary elementwise (float ops promote integer inputs to float32; abs, neg and relu reject
+ * bool, gelu rejects bool/integer inputs, as torch) ---- */
 CT_API ct_status ct_neg(ct_ctx *ctx, const ct_tensor *a, ct_tensor **out);
 CT_API ct_status ct_abs(ct_ctx *ctx, const ct_tensor *a, ct_tensor **out);
 CT_API ct_status ct_exp(ct_ctx *ctx, const ct_tensor *a, ct_tensor **out);
@@ -45,22 +86,31 @@ CT_API ct_status ct_sigmoid(ct_ctx *ctx, const ct_tensor *a, ct_tensor **out);
 CT_API ct_status ct_relu(ct_ctx *ctx, const ct_tensor *a, ct_tensor **out);
 typedef enum ct_gelu_approx { CT_GELU_ERF = 0, CT_GELU_TANH = 1 } ct_gelu_approx;
 CT_API ct_status ct_gelu(ct_ctx *ctx, const ct_tensor *a, ct_gelu_approx approx, ct_tensor **out);
-/* a ** exponent (scalar exponent; integer inputs with a non-integral exponent give float32). */
+/* a ** exponent. Integer tensors keep their dtype for an integral exponent >= 0 (bool -> int64),
+ * a negative integral one is CT_ERR_INVALID_ARG, any other gives float32. Exponents 2, 3, -1, -2,
+ * 0.5 (sqrt) and -0.5 (1/sqrt) use PyTorch's formulas: pow(-0.0, 0.5) = -0.0. */
 CT_API ct_status ct_pow(ct_ctx *ctx, const ct_tensor *a, double exponent, ct_tensor **out);
-/* min(max(a, lo), hi); pass NULL for a missing bound (at least one must be given). */
+/* min(max(a, lo), hi); pass NULL for a missing bound (at least one must be given). On a bool or
+ * integer tensor a fractional, infinite or NaN bound gives float32; integral bounds keep the dtype
+ * (bool -> int64) and must fit it (CT_ERR_INVALID_ARG, as torch: int8 with 1000 fails; uint8
+ * takes -255..255, negatives wrapping). */
 CT_API ct_status ct_clamp(ct_ctx *ctx, const ct_tensor *a, const double *lo, const double *hi,
                           ct_tensor **out);
 /* cond ? a : b, cond bool, all three broadcast together. */
 CT_API ct_status ct_where(ct_ctx *ctx, const ct_tensor *cond, const ct_tensor *a,
                           const ct_tensor *b, ct_tensor **out);
-/* self + value * t1 * t2. */
+/* self + value * t1 * t2, rounded as fma(value * t1, t2, self) (as PyTorch's CPU kernel).
+ * Integer inputs work (value truncated to an integer, arithmetic wraps); bool does not. */
 CT_API ct_status ct_addcmul(ct_ctx *ctx, const ct_tensor *self, const ct_tensor *t1,
                             const ct_tensor *t2, double value, ct_tensor **out);
 /* fma(value, t1 / t2, self): the quotient is rounded first, then one fused multiply-add;
- * value == 1 gives exactly self + t1 / t2. Floating dtypes only. */
+ * value == 1 gives exactly self + t1 / t2. Floating dtypes only. (PyTorch's CUDA kernel and fused
+ * optimizers round this way; torch 1.13 CPU eager computes self + (value * t1) / t2.) */
 CT_API ct_status ct_addcdiv(ct_ctx *ctx, const ct_tensor *self, const ct_tensor *t1,
                             const ct_tensor *t2, double value, ct_tensor **out);
-/* Convert to dtype (a new tensor; as Tensor.to(dtype)). */
+/* Convert to dtype (a new tensor; as Tensor.to(dtype)). Float -> integer truncates; NaN, +-inf and
+ * out-of-range values give what PyTorch gives on x86 (int32/int64: INT_MIN; int8/int16: the low
+ * bits of the int32 result; uint8: of the int64 result; bool: nonzero, NaN is true). */
 CT_API ct_status ct_cast(ct_ctx *ctx, const ct_tensor *a, ct_dtype dtype, ct_tensor **out);
 
 /* ---- reductions over `dims` (n_dims == 0 reduces all dims); negative dims count from the end ----
@@ -88,7 +138,8 @@ CT_API ct_status ct_layer_norm(ct_ctx *ctx, const ct_tensor *a, int n_norm, cons
                                const ct_tensor *bias, double eps, ct_tensor **out);
 
 /* ---- linear algebra ---- */
-/* torch.matmul: 1-d/2-d/batched with batch broadcasting. f32/f64 through BLAS; f16/bf16 in f32. */
+/* torch.matmul: 1-d/2-d/batched with batch broadcasting. f32/f64 through BLAS; f16/bf16 in f32;
+ * integer dtypes (not bool) with exact wrapping integer accumulation. Both operands one dtype. */
 CT_API ct_status ct_matmul(ct_ctx *ctx, const ct_tensor *a, const ct_tensor *b, ct_tensor **out);
 /* torch.bmm: a (B,M,K) @ b (B,K,N), no broadcasting. */
 CT_API ct_status ct_bmm(ct_ctx *ctx, const ct_tensor *a, const ct_tensor *b, ct_tensor **out);

@@ -55,6 +55,12 @@ ct_status ct_dtype_from_name(const char *name, ct_dtype *out) {
             *out = (ct_dtype)i;
             return CT_OK;
         }
+    for (int i = 0; i < CT_DTYPE_COUNT; i++) /* safetensors names: "F32", "BF16", "F8_E4M3" */
+        if (ct__dtype_table[i].safetensors_name &&
+            strcmp(name, ct__dtype_table[i].safetensors_name) == 0) {
+            *out = (ct_dtype)i;
+            return CT_OK;
+        }
     for (size_t i = 0; i < sizeof alias / sizeof alias[0]; i++)
         if (strcmp(name, alias[i].s) == 0) {
             *out = alias[i].dt;

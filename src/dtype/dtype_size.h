@@ -25,4 +25,28 @@ static inline bool ct__int_range(ct_dtype dt, double *lo, double *hi) {
     return true;
 }
 
+/* Float -> integer conversion as PyTorch on x86-64 (truncation toward zero, as cvttsd2si): NaN,
+ * +-inf and values outside the target's range give the "integer indefinite" value (INT64_MIN /
+ * INT32_MIN). Written explicitly so that no C undefined behaviour is involved. */
+static inline int64_t ct__f2i64_x86(double v) {
+    if (!(v > -9223372036854775809.0 && v < 9223372036854775808.0)) return INT64_MIN;
+    return (int64_t)v;
+}
+static inline int32_t ct__f2i32_x86(double v) {
+    if (!(v > -2147483649.0 && v < 2147483648.0)) return INT32_MIN;
+    return (int32_t)v;
+}
+/* Store-side rule for each integer dtype (bool: v != 0, NaN is true): int8/int16 truncate through
+ * int32 and keep the low bits, uint8 and int64 through int64 (what torch 1.13 gives on x86). */
+static inline int64_t ct__f2int_torch(double v, ct_dtype dt) {
+    switch (dt) {
+    case CT_BOOL: return v != 0;
+    case CT_UINT8: return (int64_t)(uint8_t)(uint64_t)ct__f2i64_x86(v);
+    case CT_INT8: return (int64_t)(int8_t)(uint8_t)(uint32_t)ct__f2i32_x86(v);
+    case CT_INT16: return (int64_t)(int16_t)(uint16_t)(uint32_t)ct__f2i32_x86(v);
+    case CT_INT32: return ct__f2i32_x86(v);
+    default: return ct__f2i64_x86(v);
+    }
+}
+
 #endif

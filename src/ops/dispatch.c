@@ -28,8 +28,11 @@ ct_status ct__broadcast_shapes(ct_ctx *ctx, const char *op, int n, const ct_tens
     int nd = 0;
     for (int i = 0; i < n; i++)
         if (ts[i]->ndim > nd) nd = ts[i]->ndim;
-    for (int d = 0; d < nd; d++)
+    int owner[CT_MAX_DIMS]; /* which input set each dim (for the message) */
+    for (int d = 0; d < nd; d++) {
         shape[d] = 1;
+        owner[d] = 0;
+    }
     for (int i = 0; i < n; i++) {
         const ct_tensor *t = ts[i];
         int lead = nd - t->ndim;
@@ -38,14 +41,18 @@ ct_status ct__broadcast_shapes(ct_ctx *ctx, const char *op, int n, const ct_tens
             if (s == *r || s == 1) continue;
             if (*r == 1) {
                 *r = s;
+                owner[lead + j] = i;
                 continue;
             }
+            /* name the pair that fails: the input that set this dim and input i */
+            const ct_tensor *o = ts[owner[lead + j]];
             char b0[96], b1[96];
             return ct__set_error(ctx, CT_ERR_SHAPE,
-                                 "%s: shapes %s and %s do not broadcast (dim %d: %lld vs %lld)", op,
-                                 ct__shape_str(b0, sizeof b0, ts[0]->ndim, ts[0]->shape),
-                                 ct__shape_str(b1, sizeof b1, t->ndim, t->shape), lead + j,
-                                 (long long)*r, (long long)s);
+                                 "%s: shapes %s (input %d) and %s (input %d) do not broadcast (dim "
+                                 "%d: %lld vs %lld)",
+                                 op, ct__shape_str(b0, sizeof b0, o->ndim, o->shape),
+                                 owner[lead + j], ct__shape_str(b1, sizeof b1, t->ndim, t->shape),
+                                 i, lead + j, (long long)*r, (long long)s);
         }
     }
     *ndim = nd;

@@ -52,9 +52,11 @@ static ct_status ct__binary(ct_ctx *ctx, const char *name, ct_op_kind kind, cons
     if ((st = ct__result_type(ctx, name, 2, ins, &dt)) != CT_OK) return st;
     bool cmp = kind >= CT_OP_EQ && kind <= CT_OP_GE;
     if (kind == CT_OP_DIV && !ct_dtype_is_floating(dt)) dt = CT_FLOAT32;
-    if (kind == CT_OP_SUB && dt == CT_BOOL)
+    if (kind == CT_OP_SUB && (a->dtype == CT_BOOL || b->dtype == CT_BOOL))
         return ct__set_error(ctx, CT_ERR_DTYPE,
-                             "sub: subtracting bool tensors is not supported; use logical ops");
+                             "sub: subtracting with a bool operand (%s - %s) is not supported; use "
+                             "logical_xor / logical_not",
+                             ct_dtype_name(a->dtype), ct_dtype_name(b->dtype));
     if (!ct_dtype_is_floating(dt) && alpha != floor(alpha))
         return ct__set_error(ctx, CT_ERR_DTYPE, "%s: alpha %g must be integral for %s inputs", name,
                              alpha, ct_dtype_name(dt));
@@ -73,6 +75,10 @@ ct_status ct_add_scaled(ct_ctx *ctx, const ct_tensor *a, const ct_tensor *b, dou
 }
 ct_status ct_sub(ct_ctx *ctx, const ct_tensor *a, const ct_tensor *b, ct_tensor **out) {
     return ct__binary(ctx, "sub", CT_OP_SUB, a, b, 1.0, out);
+}
+ct_status ct_sub_scaled(ct_ctx *ctx, const ct_tensor *a, const ct_tensor *b, double alpha,
+                        ct_tensor **out) {
+    return ct__binary(ctx, "sub", CT_OP_SUB, a, b, alpha, out);
 }
 ct_status ct_mul(ct_ctx *ctx, const ct_tensor *a, const ct_tensor *b, ct_tensor **out) {
     return ct__binary(ctx, "mul", CT_OP_MUL, a, b, 1.0, out);
@@ -111,7 +117,7 @@ static ct_status ct__unary(ct_ctx *ctx, const char *name, ct_op_kind kind, const
         return ct__unary(ctx, #fn, K, a, FLOAT_ONLY, ALLOW_BOOL, NULL, 0, out);                    \
     }
 CT__UN(neg, CT_OP_NEG, false, false)
-CT__UN(abs, CT_OP_ABS, false, true)
+CT__UN(abs, CT_OP_ABS, false, false)
 CT__UN(exp, CT_OP_EXP, true, true)
 CT__UN(log, CT_OP_LOG, true, true)
 CT__UN(sqrt, CT_OP_SQRT, true, true)
@@ -124,7 +130,16 @@ ct_status ct_gelu(ct_ctx *ctx, const ct_tensor *a, ct_gelu_approx approx, ct_ten
     if (approx != CT_GELU_ERF && approx != CT_GELU_TANH)
         return ct__set_error(ctx, CT_ERR_INVALID_ARG,
                              "gelu: approximate must be erf or tanh, got %d", (int)approx);
+    if (a && ctx && ct__is_compute_dtype(a->dtype) && !ct_dtype_is_floating(a->dtype))
+        return ct__set_error(ctx, CT_ERR_DTYPE, "gelu: floating input required, got %s (as torch)",
+                             ct_dtype_name(a->dtype));
     return ct__unary(ctx, "gelu", CT_OP_GELU, a, true, true, NULL, approx, out);
+}
+
+/* PyTorch treats a Python int and a Python float differently in promotion; a C double stands for
+ * an int when it is integral, finite and within int64 (see ops.h). */
+static bool ct__scalar_is_int(double v) {
+    return v == floor(v) && v >= -9223372036854775808.0 && v < 9223372036854775808.0;
 }
 
 ct_status ct_pow(ct_ctx *ctx, const ct_tensor *a, double exponent, ct_tensor **out) {
@@ -132,14 +147,42 @@ ct_status ct_pow(ct_ctx *ctx, const ct_tensor *a, double exponent, ct_tensor **o
     const ct_tensor *ins[1] = {a};
     ct_status st = ct__check_args(ctx, "pow", 1, ins, out);
     if (st != CT_OK) return st;
-    /* integer tensors keep their dtype for a non-negative integral exponent (as torch.pow) */
-    bool int_ok = exponent >= 0 && exponent == floor(exponent) && exponent < 9.2e18;
-    bool is_int = !ct_dtype_is_floating(a->dtype) && a->dtype != CT_BOOL;
-    if (is_int && !int_ok && exponent == floor(exponent))
+    if (ct_dtype_is_floating(a->dtype))
+        return ct__unary(ctx, "pow", CT_OP_POW, a, true, false, sc, 0, out);
+    if (!ct__is_compute_dtype(a->dtype))
+        return ct__set_error(ctx, CT_ERR_DTYPE, "pow: dtype %s is a storage format",
+                             ct_dtype_name(a->dtype));
+    /* bool/integer tensors: an integral exponent keeps the dtype (bool promotes to int64, as
+     * torch.pow(bool_tensor, 2)); any other exponent computes in float32 */
+    if (!ct__scalar_is_int(exponent)) {
+        ct_tensor *af = NULL;
+        if ((st = ct_cast(ctx, a, CT_FLOAT32, &af)) != CT_OK) return st;
+        st = ct__unary(ctx, "pow", CT_OP_POW, af, true, false, sc, 0, out);
+        ct_tensor_release(af);
+        return st;
+    }
+    if (exponent < 0)
         return ct__set_error(
             ctx, CT_ERR_INVALID_ARG,
             "pow: integers to negative integer powers are not allowed (exponent %g)", exponent);
-    return ct__unary(ctx, "pow", CT_OP_POW, a, !(is_int && int_ok), false, sc, 0, out);
+    if (a->dtype != CT_BOOL) return ct__unary(ctx, "pow", CT_OP_POW, a, false, false, sc, 0, out);
+    ct_tensor *ai = NULL;
+    if ((st = ct_cast(ctx, a, CT_INT64, &ai)) != CT_OK) return st;
+    st = ct__unary(ctx, "pow", CT_OP_POW, ai, false, false, sc, 0, out);
+    ct_tensor_release(ai);
+    return st;
+}
+
+/* Range an integer bound may take for dtype dt in torch.clamp (c10's overflow check: uint8 also
+ * accepts -255..-1, which wrap). */
+static bool ct__clamp_bound_ok(ct_dtype dt, double v, double *conv) {
+    double lo = 0, hi = 0;
+    ct__int_range(dt, &lo, &hi);
+    if (dt == CT_UINT8) lo = -255;
+    if (dt == CT_INT64) hi = 9223372036854775807.0; /* rounds to 2^63: test with < */
+    if (!(v >= lo && (dt == CT_INT64 ? v < hi : v <= hi))) return false;
+    *conv = (dt == CT_UINT8 && v < 0) ? v + 256 : v;
+    return true;
 }
 
 ct_status ct_clamp(ct_ctx *ctx, const ct_tensor *a, const double *lo, const double *hi,
@@ -150,24 +193,33 @@ ct_status ct_clamp(ct_ctx *ctx, const ct_tensor *a, const double *lo, const doub
     const ct_tensor *ins[1] = {a};
     ct_status st = ct__check_args(ctx, "clamp", 1, ins, out);
     if (st != CT_OK) return st;
-    bool is_int = !ct_dtype_is_floating(a->dtype);
     double sc[4] = {lo ? *lo : 0, hi ? *hi : 0, 0, 0};
-    bool frac = (lo && *lo != floor(*lo)) || (hi && *hi != floor(*hi));
-    if (is_int && !frac) {
-        /* bounds outside the dtype's range cannot bind: saturate them so the kernel's conversion
-         * is exact (a min of 1000 on int8 must not wrap to -24) */
-        double lo_lim = 0, hi_lim = 0;
-        ct__int_range(a->dtype, &lo_lim, &hi_lim);
-        hi_lim = hi_lim > 9.2e18 ? 9.2e18 : hi_lim; /* stays exactly convertible to int64 */
-        lo_lim = lo_lim < -9.2e18 ? -9.2e18 : lo_lim;
-        for (int i = 0; i < 2; i++) {
-            if (sc[i] > hi_lim) sc[i] = hi_lim;
-            if (sc[i] < lo_lim) sc[i] = lo_lim;
-        }
-    }
     int64_t flags = (lo ? 1 : 0) | (hi ? 2 : 0);
-    /* fractional or NaN bounds on an integer tensor promote to float32 (as torch.clamp) */
-    return ct__unary(ctx, "clamp", CT_OP_CLAMP, a, is_int && frac, false, sc, flags, out);
+    if (ct_dtype_is_floating(a->dtype))
+        return ct__unary(ctx, "clamp", CT_OP_CLAMP, a, true, false, sc, flags, out);
+    if (!ct__is_compute_dtype(a->dtype))
+        return ct__set_error(ctx, CT_ERR_DTYPE, "clamp: dtype %s is a storage format",
+                             ct_dtype_name(a->dtype));
+    /* bool/integer tensors (torch.result_type with the bounds as Python numbers): a fractional,
+     * infinite or NaN bound gives float32; integral bounds keep the dtype (bool -> int64) and must
+     * fit it, as torch raises "value cannot be converted to type int8_t without overflow" */
+    bool frac = (lo && !ct__scalar_is_int(*lo)) || (hi && !ct__scalar_is_int(*hi));
+    ct_dtype dt = frac ? CT_FLOAT32 : a->dtype == CT_BOOL ? CT_INT64 : a->dtype;
+    if (!frac)
+        for (int i = 0; i < 2; i++) {
+            if (!(flags >> i & 1)) continue;
+            if (!ct__clamp_bound_ok(dt, sc[i], &sc[i]))
+                return ct__set_error(ctx, CT_ERR_INVALID_ARG,
+                                     "clamp: %s %g cannot be converted to %s without overflow",
+                                     i ? "max" : "min", i ? *hi : *lo, ct_dtype_name(dt));
+        }
+    if (dt == a->dtype)
+        return ct__unary(ctx, "clamp", CT_OP_CLAMP, a, false, false, sc, flags, out);
+    ct_tensor *ac = NULL;
+    if ((st = ct_cast(ctx, a, dt, &ac)) != CT_OK) return st;
+    st = ct__unary(ctx, "clamp", CT_OP_CLAMP, ac, false, false, sc, flags, out);
+    ct_tensor_release(ac);
+    return st;
 }
 
 ct_status ct_where(ct_ctx *ctx, const ct_tensor *cond, const ct_tensor *a, const ct_tensor *b,
@@ -190,10 +242,14 @@ static ct_status ct__addc(ct_ctx *ctx, const char *name, ct_op_kind kind, const 
     if (st != CT_OK) return st;
     ct_dtype dt;
     if ((st = ct__result_type(ctx, name, 3, ins, &dt)) != CT_OK) return st;
-    if (!ct_dtype_is_floating(dt))
-        return ct__set_error(ctx, CT_ERR_DTYPE, "%s: floating inputs required, got %s", name,
+    /* addcmul works on integers (value truncated to an integer, as torch); addcdiv and bool do
+     * not (torch raises for both) */
+    if (dt == CT_BOOL || (kind == CT_OP_ADDCDIV && !ct_dtype_is_floating(dt)))
+        return ct__set_error(ctx, CT_ERR_DTYPE, "%s: %s inputs are not supported", name,
                              ct_dtype_name(dt));
-    double sc[4] = {value, 0, 0, 0};
+    if (!ct_dtype_is_floating(dt) && !(fabs(value) < 9.2e18))
+        return ct__set_error(ctx, CT_ERR_INVALID_ARG, "%s: value %g overflows int64", name, value);
+    double sc[4] = {ct_dtype_is_floating(dt) ? value : trunc(value), 0, 0, 0};
     return ct__ew(ctx, name, kind, 3, ins, dt, dt, sc, 0, out);
 }
 ct_status ct_addcmul(ct_ctx *ctx, const ct_tensor *self, const ct_tensor *t1, const ct_tensor *t2,
@@ -229,3 +285,141 @@ ct_status ct_cast(ct_ctx *ctx, const ct_tensor *a, ct_dtype dtype, ct_tensor **o
     *out = r;
     return CT_OK;
 }
+
+/* ---- scalar operands (PyTorch's wrapped-number promotion) and in-place variants ---- */
+
+/* torch.result_type(tensor of dtype dt, Python number v): an int scalar keeps dt (bool -> int64),
+ * a float scalar keeps a floating dt and turns bool/integer dt into float32 (the default dtype). */
+static ct_dtype ct__wrapped_result(ct_dtype dt, double v) {
+    if (ct_dtype_is_floating(dt)) return dt;
+    if (!ct__scalar_is_int(v)) return CT_FLOAT32;
+    return dt == CT_BOOL ? CT_INT64 : dt;
+}
+
+/* A 0-d tensor of dtype dt on a's device holding v (an integral v wraps into a narrow integer
+ * dtype as a Python int does in torch). */
+static ct_status ct__scalar_tensor(ct_ctx *ctx, const ct_tensor *a, ct_dtype dt, double v,
+                                   ct_tensor **out) {
+    ct_tensor *r;
+    ct_status st = ct__tensor_new(ctx, a->storage->device, dt, 0, NULL, &r);
+    if (st != CT_OK) return st;
+    double val = v;
+    if (!ct_dtype_is_floating(dt) && dt != CT_BOOL && dt != CT_INT64 && ct__scalar_is_int(v)) {
+        /* reduce modulo 2^bits first so the fill kernel's conversion is exact */
+        uint64_t u = (uint64_t)(int64_t)v;
+        switch (dt) {
+        case CT_UINT8: val = (double)(uint8_t)u; break;
+        case CT_INT8: val = (double)(int8_t)(uint8_t)u; break;
+        case CT_INT16: val = (double)(int16_t)(uint16_t)u; break;
+        case CT_INT32: val = (double)(int32_t)(uint32_t)u; break;
+        default: break;
+        }
+    }
+    ct_op_desc d;
+    ct__desc_init(&d, CT_OP_FILL, 1, 0);
+    ct__operand_set(&d.operands[0], r);
+    d.compute_dtype = dt;
+    d.scalars[0] = val;
+    if ((st = ct__submit(ctx, r->storage->device, &d)) != CT_OK) {
+        ct_tensor_release(r);
+        return st;
+    }
+    *out = r;
+    return CT_OK;
+}
+
+static ct_status ct__binary_scalar(ct_ctx *ctx, const char *name, ct_op_kind kind,
+                                   const ct_tensor *a, double v, ct_tensor **out) {
+    const ct_tensor *ins[1] = {a};
+    ct_status st = ct__check_args(ctx, name, 1, ins, out);
+    if (st != CT_OK) return st;
+    if (!ct__is_compute_dtype(a->dtype))
+        return ct__set_error(ctx, CT_ERR_DTYPE,
+                             "%s: dtype %s is a storage format; cast it to a compute dtype first",
+                             name, ct_dtype_name(a->dtype));
+    if (kind == CT_OP_SUB && a->dtype == CT_BOOL)
+        return ct__set_error(ctx, CT_ERR_DTYPE,
+                             "sub: subtracting with a bool operand (bool - scalar) is not "
+                             "supported; use logical_xor / logical_not");
+    ct_tensor *sv = NULL;
+    if ((st = ct__scalar_tensor(ctx, a, ct__wrapped_result(a->dtype, v), v, &sv)) != CT_OK)
+        return st;
+    st = ct__binary(ctx, name, kind, a, sv, 1.0, out);
+    ct_tensor_release(sv);
+    return st;
+}
+
+#define CT__SCALAR(fn, K)                                                                          \
+    ct_status ct_##fn##_scalar(ct_ctx *ctx, const ct_tensor *a, double v, ct_tensor **out) {       \
+        return ct__binary_scalar(ctx, #fn, K, a, v, out);                                          \
+    }
+CT__SCALAR(add, CT_OP_ADD)
+CT__SCALAR(sub, CT_OP_SUB)
+CT__SCALAR(mul, CT_OP_MUL)
+CT__SCALAR(div, CT_OP_DIV)
+CT__SCALAR(eq, CT_OP_EQ)
+CT__SCALAR(ne, CT_OP_NE)
+CT__SCALAR(lt, CT_OP_LT)
+CT__SCALAR(le, CT_OP_LE)
+CT__SCALAR(gt, CT_OP_GT)
+CT__SCALAR(ge, CT_OP_GE)
+
+static int ct__category_of(ct_dtype dt) {
+    return dt == CT_BOOL ? 0 : ct_dtype_is_floating(dt) ? 2 : 1;
+}
+
+/* self = op(self, other) with PyTorch's in-place rules: the result dtype must be castable to
+ * self's (no float -> integer, no integer -> bool) and the broadcast shape must be self's. */
+static ct_status ct__inplace(ct_ctx *ctx, const char *name, ct_op_kind kind, ct_tensor *self,
+                             const ct_tensor *other, bool is_scalar, double v) {
+    const ct_tensor *ins[2] = {self, other};
+    ct_status st = ct__check_args(ctx, name, is_scalar ? 1 : 2, ins, (void *)1);
+    if (st != CT_OK) return st;
+    ct_dtype rt;
+    if (is_scalar) {
+        if (!ct__is_compute_dtype(self->dtype))
+            return ct__set_error(ctx, CT_ERR_DTYPE, "%s: dtype %s is a storage format", name,
+                                 ct_dtype_name(self->dtype));
+        rt = ct__wrapped_result(self->dtype, v);
+    } else {
+        if ((st = ct__result_type(ctx, name, 2, ins, &rt)) != CT_OK) return st;
+        int nd;
+        int64_t sh[CT_MAX_DIMS];
+        if ((st = ct__broadcast_shapes(ctx, name, 2, ins, &nd, sh)) != CT_OK) return st;
+        bool same = nd == self->ndim;
+        for (int i = 0; same && i < nd; i++)
+            same = sh[i] == self->shape[i];
+        if (!same) {
+            char b[96];
+            return ct__set_error(ctx, CT_ERR_SHAPE,
+                                 "%s: output with shape %s doesn't match the broadcast shape of "
+                                 "%s and %s",
+                                 name, CT__SHAPE_STR(self), CT__SHAPE_STR(self),
+                                 ct__shape_str(b, sizeof b, other->ndim, other->shape));
+        }
+    }
+    if (kind == CT_OP_DIV && !ct_dtype_is_floating(rt)) rt = CT_FLOAT32;
+    if (ct__category_of(rt) > ct__category_of(self->dtype))
+        return ct__set_error(ctx, CT_ERR_DTYPE,
+                             "%s: result type %s can't be cast to the desired output type %s", name,
+                             ct_dtype_name(rt), ct_dtype_name(self->dtype));
+    ct_tensor *r = NULL;
+    st = is_scalar ? ct__binary_scalar(ctx, name, kind, self, v, &r)
+                   : ct__binary(ctx, name, kind, self, other, 1.0, &r);
+    if (st != CT_OK) return st;
+    st = ct_tensor_copy_(ctx, self, r);
+    ct_tensor_release(r);
+    return st;
+}
+
+#define CT__INPLACE(fn, K)                                                                         \
+    ct_status ct_##fn##_(ct_ctx *ctx, ct_tensor *self, const ct_tensor *other) {                   \
+        return ct__inplace(ctx, #fn "_", K, self, other, false, 0);                                \
+    }                                                                                              \
+    ct_status ct_##fn##_scalar_(ct_ctx *ctx, ct_tensor *self, double v) {                          \
+        return ct__inplace(ctx, #fn "_", K, self, NULL, true, v);                                  \
+    }
+CT__INPLACE(add, CT_OP_ADD)
+CT__INPLACE(sub, CT_OP_SUB)
+CT__INPLACE(mul, CT_OP_MUL)
+CT__INPLACE(div, CT_OP_DIV)

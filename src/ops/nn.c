@@ -26,7 +26,7 @@ static ct_status ct__mm3(ct_ctx *ctx, const ct_tensor *a3, const ct_tensor *b3, 
 static ct_status ct__mm3_any(ct_ctx *ctx, const ct_tensor *a3, const ct_tensor *b3,
                              ct_tensor **out) {
     ct_dtype dt = a3->dtype;
-    if (dt == CT_FLOAT32 || dt == CT_FLOAT64) return ct__mm3(ctx, a3, b3, out);
+    if (dt != CT_FLOAT16 && dt != CT_BFLOAT16) return ct__mm3(ctx, a3, b3, out);
     ct_tensor *af = NULL, *bf = NULL, *rf = NULL;
     ct_status st = ct_cast(ctx, a3, CT_FLOAT32, &af);
     if (st == CT_OK) st = ct_cast(ctx, b3, CT_FLOAT32, &bf);
@@ -45,9 +45,8 @@ ct_status ct_matmul(ct_ctx *ctx, const ct_tensor *a, const ct_tensor *b, ct_tens
     if (a->dtype != b->dtype)
         return ct__set_error(ctx, CT_ERR_DTYPE, "matmul: dtypes differ (%s and %s)",
                              ct_dtype_name(a->dtype), ct_dtype_name(b->dtype));
-    if (a->dtype != CT_FLOAT32 && a->dtype != CT_FLOAT64 && a->dtype != CT_FLOAT16 &&
-        a->dtype != CT_BFLOAT16)
-        return ct__set_error(ctx, CT_ERR_DTYPE, "matmul: dtype %s is not supported (floating only)",
+    if (!ct__is_compute_dtype(a->dtype) || a->dtype == CT_BOOL)
+        return ct__set_error(ctx, CT_ERR_DTYPE, "matmul: dtype %s is not supported",
                              ct_dtype_name(a->dtype));
     if (a->ndim == 0 || b->ndim == 0)
         return ct__set_error(ctx, CT_ERR_SHAPE,

@@ -16,9 +16,8 @@ static ct_status ct__dim_mask(ct_ctx *ctx, const char *op, const ct_tensor *t, i
         int d;
         if (t->ndim == 0 && (dims[i] == 0 || dims[i] == -1)) continue;
         if (!ct__wrap_dim(dims[i], t->ndim, &d))
-            return ct__set_error(ctx, CT_ERR_INVALID_ARG,
-                                 "%s: dim %d out of range for a %d-dim tensor", op, dims[i],
-                                 t->ndim);
+            return ct__set_error(ctx, CT_ERR_INDEX, "%s: dim %d out of range for a %d-dim tensor",
+                                 op, dims[i], t->ndim);
         if (m >> d & 1u)
             return ct__set_error(ctx, CT_ERR_INVALID_ARG, "%s: dim %d appears twice", op, dims[i]);
         m |= 1u << d;
@@ -141,11 +140,11 @@ static ct_status ct__softmax(ct_ctx *ctx, const char *name, ct_op_kind kind, con
     if (st != CT_OK) return st;
     int d = 0;
     if (a->ndim > 0 && !ct__wrap_dim(dim, a->ndim, &d))
-        return ct__set_error(ctx, CT_ERR_INVALID_ARG, "%s: dim %d out of range for a %d-dim tensor",
-                             name, dim, a->ndim);
+        return ct__set_error(ctx, CT_ERR_INDEX, "%s: dim %d out of range for a %d-dim tensor", name,
+                             dim, a->ndim);
     if (a->ndim == 0 && dim != 0 && dim != -1)
-        return ct__set_error(ctx, CT_ERR_INVALID_ARG, "%s: dim %d out of range for a 0-dim tensor",
-                             name, dim);
+        return ct__set_error(ctx, CT_ERR_INDEX, "%s: dim %d out of range for a 0-dim tensor", name,
+                             dim);
     ct_dtype dt = a->dtype;
     if (!ct__is_compute_dtype(dt) || !ct_dtype_is_floating(dt))
         return ct__set_error(ctx, CT_ERR_DTYPE, "%s: floating input required, got %s", name,

@@ -132,10 +132,13 @@ ct_status ct_tensor_permute(ct_ctx *ctx, const ct_tensor *t, const int *perm, ct
     unsigned seen = 0;
     for (int i = 0; i < t->ndim; i++) {
         int d;
-        if (!ct__wrap_dim(perm[i], t->ndim, &d) || (seen >> d & 1u))
-            return ct__set_error(ctx, CT_ERR_INVALID_ARG,
-                                 "permute: entry %d (%d) is out of range or repeated for %d dims",
-                                 i, perm[i], t->ndim);
+        if (!ct__wrap_dim(perm[i], t->ndim, &d))
+            return ct__set_error(ctx, CT_ERR_INDEX,
+                                 "permute: entry %d (%d) is out of range for %d dims", i, perm[i],
+                                 t->ndim);
+        if (seen >> d & 1u)
+            return ct__set_error(ctx, CT_ERR_INVALID_ARG, "permute: entry %d (%d) repeats a dim", i,
+                                 perm[i]);
         seen |= 1u << d;
         sh[i] = t->shape[d];
         str[i] = t->strides[d];
@@ -151,9 +154,8 @@ ct_status ct_tensor_transpose(ct_ctx *ctx, const ct_tensor *t, int dim0, int dim
     if (t->ndim == 0 && (dim0 == 0 || dim0 == -1) && (dim1 == 0 || dim1 == -1))
         return ct__tensor_view_of(ctx, t, 0, t->shape, t->strides, t->offset, out);
     if (!ct__wrap_dim(dim0, t->ndim, &a) || !ct__wrap_dim(dim1, t->ndim, &b))
-        return ct__set_error(ctx, CT_ERR_INVALID_ARG,
-                             "transpose: dims (%d, %d) out of range for %d dims", dim0, dim1,
-                             t->ndim);
+        return ct__set_error(ctx, CT_ERR_INDEX, "transpose: dims (%d, %d) out of range for %d dims",
+                             dim0, dim1, t->ndim);
     int64_t sh[CT_MAX_DIMS], str[CT_MAX_DIMS];
     for (int i = 0; i < t->ndim; i++) {
         int j = i == a ? b : i == b ? a : i;
@@ -169,7 +171,7 @@ ct_status ct_tensor_slice(ct_ctx *ctx, const ct_tensor *t, int dim, int64_t star
     if (st != CT_OK) return st;
     int d;
     if (t->ndim == 0 || !ct__wrap_dim(dim, t->ndim, &d))
-        return ct__set_error(ctx, CT_ERR_INVALID_ARG, "slice: dim %d out of range for %d dims", dim,
+        return ct__set_error(ctx, CT_ERR_INDEX, "slice: dim %d out of range for %d dims", dim,
                              t->ndim);
     if (step <= 0)
         return ct__set_error(ctx, CT_ERR_INVALID_ARG, "slice: step must be positive, got %lld",
@@ -199,8 +201,8 @@ ct_status ct_tensor_narrow(ct_ctx *ctx, const ct_tensor *t, int dim, int64_t sta
     if (st != CT_OK) return st;
     int d;
     if (t->ndim == 0 || !ct__wrap_dim(dim, t->ndim, &d))
-        return ct__set_error(ctx, CT_ERR_INVALID_ARG, "narrow: dim %d out of range for %d dims",
-                             dim, t->ndim);
+        return ct__set_error(ctx, CT_ERR_INDEX, "narrow: dim %d out of range for %d dims", dim,
+                             t->ndim);
     int64_t n = t->shape[d];
     if (start < 0 && start >= -n) start += n;
     if (start < 0 || length < 0 || start > n || length > n - start)
@@ -251,8 +253,8 @@ ct_status ct_tensor_squeeze(ct_ctx *ctx, const ct_tensor *t, int dim, ct_tensor 
     int d = -1;
     if (dim != CT_ALL_DIMS && !(t->ndim == 0 && (dim == 0 || dim == -1)) &&
         !ct__wrap_dim(dim, t->ndim, &d))
-        return ct__set_error(ctx, CT_ERR_INVALID_ARG, "squeeze: dim %d out of range for %d dims",
-                             dim, t->ndim);
+        return ct__set_error(ctx, CT_ERR_INDEX, "squeeze: dim %d out of range for %d dims", dim,
+                             t->ndim);
     int64_t sh[CT_MAX_DIMS], str[CT_MAX_DIMS];
     int n = 0;
     for (int i = 0; i < t->ndim; i++) {
@@ -268,9 +270,12 @@ ct_status ct_tensor_unsqueeze(ct_ctx *ctx, const ct_tensor *t, int dim, ct_tenso
     ct_status st = ct__view_check(ctx, "unsqueeze", t, out);
     if (st != CT_OK) return st;
     int d = dim < 0 ? dim + t->ndim + 1 : dim;
-    if (d < 0 || d > t->ndim || t->ndim >= CT_MAX_DIMS)
-        return ct__set_error(ctx, CT_ERR_INVALID_ARG, "unsqueeze: dim %d out of range for %d dims",
-                             dim, t->ndim);
+    if (d < 0 || d > t->ndim)
+        return ct__set_error(ctx, CT_ERR_INDEX, "unsqueeze: dim %d out of range for %d dims", dim,
+                             t->ndim);
+    if (t->ndim >= CT_MAX_DIMS)
+        return ct__set_error(ctx, CT_ERR_INVALID_ARG,
+                             "unsqueeze: a %d-dim tensor has the most dims", t->ndim);
     int64_t sh[CT_MAX_DIMS], str[CT_MAX_DIMS];
     for (int i = 0, j = 0; i <= t->ndim; i++) {
         if (i == d) {

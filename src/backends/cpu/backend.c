@@ -68,9 +68,19 @@ static ct_status ct__cpu_matmul(ct__cpu_state *s, const ct_op_desc *op) {
     return CT_OK;
 }
 
+static void *ct__pool_alloc(void *user, size_t n) { return ct__alloc(user, n, 64); }
+static void ct__pool_free(void *user, void *p) { ct__free(user, p); }
+
 ct_status ct__cpu_run_op(void *st, const ct_op_desc *op) {
     ct__cpu_state *s = st;
-    ct_status r = op->kind == CT_OP_MATMUL ? ct__cpu_matmul(s, op) : ct_k_run(op, s->isa);
+    ct_status r;
+    if (op->kind == CT_OP_MATMUL) {
+        r = ct__cpu_matmul(s, op);
+    } else {
+        ct_k_pool_slot *prev = ct_k_pool_enter(&s->pool);
+        r = ct_k_run(op, s->isa);
+        ct_k_pool_leave(prev);
+    }
     if (r == CT_ERR_INDEX)
         ct__set_error(s->ctx, r, "%s: an index is out of range", ct_op_name(op->kind));
     else if (r != CT_OK)
@@ -81,13 +91,19 @@ ct_status ct__cpu_run_op(void *st, const ct_op_desc *op) {
 
 static void ct__cpu_destroy(void *st) {
     ct__cpu_state *s = st;
+    ct_k_pool_slot_release(&s->pool);
     ct__free(s->ctx, s);
 }
 
 ct_status ct__cpu_backend_register(ct_ctx *ctx) {
     ct__cpu_state *s = ct__alloc(ctx, sizeof *s, 16);
     if (!s) return ct__set_error(ctx, CT_ERR_OOM, "cpu backend: out of memory for its state");
+    memset(s, 0, sizeof *s);
     s->ctx = ctx;
+    s->pool = (ct_k_pool_slot){.nthreads = ctx->num_threads,
+                               .alloc = ct__pool_alloc,
+                               .free_fn = ct__pool_free,
+                               .user = ctx};
     s->isa = ctx->isa == CT__ISA_AVX512 ? &ct_k_isa_avx512
              : ctx->isa == CT__ISA_AVX2 ? &ct_k_isa_avx2
                                         : &ct_k_isa_ref;

@@ -3,12 +3,14 @@
 #define CTORCH_CPU_BACKEND_H
 
 #include "backends/cpu/kernels/kernels.h"
+#include "backends/cpu/kernels/par.h"
 #include "core/ctx_impl.h"
 #include "ctorch/graph.h"
 
 typedef struct ct__cpu_state {
     ct_ctx *ctx;
     const ct_k_isa *isa;
+    ct_k_pool_slot pool; /* the kernels' helper threads (made at the first large op) */
 } ct__cpu_state;
 
 /* Run one op eagerly (BLAS matmul, portable kernels otherwise); words its own errors. */

@@ -34,6 +34,10 @@ typedef struct ct_k_isa {
     double (*red_f64[CT_K_RED_COUNT])(int64_t n, const double *x);
     /* One softmax row (log_softmax when log != 0), contiguous. */
     void (*softmax_f32)(int64_t n, float *o, const float *x, int log);
+    /* Column sums: acc[j] += x[r * rs + j] for rows r < nrows, j < w, each column adding its rows
+     * in order (every ISA gives the same bits). */
+    void (*col_sum_float)(double *acc, const float *x, int64_t w, int64_t nrows, int64_t rs);
+    void (*col_sum_double)(double *acc, const double *x, int64_t w, int64_t nrows, int64_t rs);
 } ct_k_isa;
 
 extern const ct_k_isa ct_k_isa_ref, ct_k_isa_avx2, ct_k_isa_avx512;

@@ -19,6 +19,12 @@
     X(f64, double, double, ID, ID, __VA_ARGS__)                                                    \
     X(f16, uint16_t, float, ct__h2f, ct__f2h, __VA_ARGS__)                                         \
     X(bf16, uint16_t, float, ct__bf2f, ct__f2bf, __VA_ARGS__)
+/* the float families one at a time (ops whose rounding differs per type, as PyTorch's) */
+#define CT_F32F64(X, ...)                                                                          \
+    X(f32, float, float, ID, ID, __VA_ARGS__)                                                      \
+    X(f64, double, double, ID, ID, __VA_ARGS__)
+#define CT_F16(X, ...) X(f16, uint16_t, float, ct__h2f, ct__f2h, __VA_ARGS__)
+#define CT_BF16(X, ...) X(bf16, uint16_t, float, ct__bf2f, ct__f2bf, __VA_ARGS__)
 #define CT_INTS(X, ...)                                                                            \
     X(u8, uint8_t, int64_t, ID, ID, __VA_ARGS__)                                                   \
     X(i8, int8_t, int64_t, ID, ID, __VA_ARGS__)                                                    \
@@ -27,6 +33,9 @@
     X(i64, int64_t, int64_t, ID, ID, __VA_ARGS__)
 /* bools are read as bytes (any nonzero byte is true: reading a byte other than 0/1 as _Bool is UB)
  */
+#define CT_HALVES(X, ...)                                                                          \
+    X(f16, uint16_t, float, ct__h2f, ct__f2h, __VA_ARGS__)                                         \
+    X(bf16, uint16_t, float, ct__bf2f, ct__f2bf, __VA_ARGS__)
 #define CT_BOOLS(X, ...) X(b, uint8_t, int64_t, B2, B2, __VA_ARGS__)
 
 #define CT_TAB_ENTRY_f32 [CT_FLOAT32]
@@ -106,10 +115,41 @@
     static const ct_k_loop NAME##_tab[CT_DTYPE_COUNT] = {                                          \
         F1(CT_ENTRY, NAME, 0) F2(CT_ENTRY, NAME, 0) F3(CT_ENTRY, NAME, 0)};
 
-/* ---- binary ---- */
-CT_DEF3(CT_GEN_BIN, k_add, CT_FLOATS, a + alpha * b, CT_INTS, IADD(a, IMUL(alpha, b)), CT_BOOLS,
-        a + alpha * b)
-CT_DEF2(CT_GEN_BIN, k_sub, CT_FLOATS, a - alpha * b, CT_INTS, ISUB(a, IMUL(alpha, b)))
+#define CT_DEF4(GEN, NAME, F1, E1, F2, E2, F3, E3, F4, E4)                                         \
+    F1(GEN, NAME, E1)                                                                              \
+    F2(GEN, NAME, E2)                                                                              \
+    F3(GEN, NAME, E3)                                                                              \
+    F4(GEN, NAME, E4)                                                                              \
+    static const ct_k_loop NAME##_tab[CT_DTYPE_COUNT] = {                                          \
+        F1(CT_ENTRY, NAME, 0) F2(CT_ENTRY, NAME, 0) F3(CT_ENTRY, NAME, 0) F4(CT_ENTRY, NAME, 0)};
+#define CT_DEF5(GEN, NAME, F1, E1, F2, E2, F3, E3, F4, E4, F5, E5)                                 \
+    F1(GEN, NAME, E1)                                                                              \
+    F2(GEN, NAME, E2)                                                                              \
+    F3(GEN, NAME, E3)                                                                              \
+    F4(GEN, NAME, E4)                                                                              \
+    F5(GEN, NAME, E5)                                                                              \
+    static const ct_k_loop NAME##_tab[CT_DTYPE_COUNT] = {F1(CT_ENTRY, NAME, 0) F2(                 \
+        CT_ENTRY, NAME, 0) F3(CT_ENTRY, NAME, 0) F4(CT_ENTRY, NAME, 0) F5(CT_ENTRY, NAME, 0)};
+
+/* ---- binary ----
+ * add/sub with alpha round as PyTorch 1.13's CPU kernels (checked bit for bit on random inputs):
+ * f32/f64 one fused multiply-add fma(+-alpha, b, a); bf16 rounds alpha to bf16 and computes
+ * fmaf in f32 (the bf16 product is exact there); f16 rounds alpha to f16 and rounds the product
+ * alpha*b to f16 before the f32 add (c10::Half arithmetic). sub(a, b, alpha) = add(a, b, -alpha).
+ */
+#define CT_BF_ALPHA(al) ct__bf2f(ct__f2bf(al))
+#define CT_H_ALPHA(al) ct__h2f(ct__f2h(al))
+#define CT_H_PROD(x, y) ct__h2f(ct__f2h((x) * (y)))
+/* alpha == 1 is the plain add/sub: the same bits as every formula below (b is representable), and
+ * no fma call per element in this file, which is compiled without FMA instructions */
+CT_DEF5(CT_GEN_BIN, k_add, CT_F32F64, (alpha == 1 ? a + b : fma(alpha, b, a)), CT_BF16,
+        (alpha == 1 ? a + b : fmaf(CT_BF_ALPHA(alpha), b, a)), CT_F16,
+        (alpha == 1 ? a + b : a + CT_H_PROD(CT_H_ALPHA(alpha), b)), CT_INTS,
+        IADD(a, IMUL(alpha, b)), CT_BOOLS, a + alpha * b)
+CT_DEF4(CT_GEN_BIN, k_sub, CT_F32F64, (alpha == 1 ? a - b : fma(-alpha, b, a)), CT_BF16,
+        (alpha == 1 ? a - b : fmaf(-CT_BF_ALPHA(alpha), b, a)), CT_F16,
+        (alpha == 1 ? a - b : a + CT_H_PROD(-CT_H_ALPHA(alpha), b)), CT_INTS,
+        ISUB(a, IMUL(alpha, b)))
 CT_DEF3(CT_GEN_BIN, k_mul, CT_FLOATS, a *b, CT_INTS, IMUL(a, b), CT_BOOLS, a *b)
 CT_DEF1(CT_GEN_BIN, k_div, CT_FLOATS, a / b)
 
@@ -133,11 +173,55 @@ CT_DEF1(CT_GEN_UN, k_sqrt, CT_FLOATS, sqrt(x))
 CT_DEF1(CT_GEN_UN, k_rsqrt, CT_FLOATS, (ct_mt)1 / sqrt(x))
 CT_DEF1(CT_GEN_UN, k_tanh, CT_FLOATS, tanh(x))
 CT_DEF1(CT_GEN_UN, k_sigmoid, CT_FLOATS, (ct_mt)1 / ((ct_mt)1 + exp(-x)))
-CT_DEF2(CT_GEN_UN, k_relu, CT_FLOATS, ((x > 0 || x != x) ? x : (ct_mt)0), CT_INTS, (x > 0 ? x : 0))
-CT_DEF1(CT_GEN_UN, k_gelu_erf, CT_FLOATS, (ct_mt)0.5 * x * ((ct_mt)1 + erf(x * (ct_mt)CT_SQRT1_2)))
+/* relu keeps -0.0 and NaN (as torch.relu: only x < 0 becomes +0) */
+CT_DEF2(CT_GEN_UN, k_relu, CT_FLOATS, (x < 0 ? (ct_mt)0 : x), CT_INTS, (x > 0 ? x : 0))
+/* gelu(x) = x/2 * erfc(-x/sqrt2): no cancellation for x < -1 (1 + erf(x/sqrt2) loses hundreds of
+ * ulp there). f32/f16/bf16 evaluate in double (the argument's rounding error would be amplified by
+ * 2t^2 through erfc), f64 corrects erfc for the rounding of x/sqrt2 with a first-order term. The
+ * trailing + 0 turns gelu(-0) into +0 (PyTorch's vectorised f32 kernel gives +0). */
+static double ct_k_gelu_erf64(double x) {
+    const double c_hi = 0.70710678118654757, c_lo = -4.8336466567264567e-17; /* 1/sqrt2 */
+    double t = -x * c_hi;
+    if (t > 26.0) {
+        /* erfc(t) is subnormal in double here (x < -36.8) although x/2 * erfc(t) may not be:
+         * long double keeps its precision (t's rounding, amplified 2t^2 < 1600 times, stays far
+         * below a double ulp) */
+        long double xl = x;
+        return (double)(0.5L * xl * erfcl(-xl * 0.70710678118654752440084436210484903928L));
+    }
+    double t_lo = -(fma(x, c_hi, -(x * c_hi)) + x * c_lo);
+    double e = erfc(t);
+    /* d erfc(t)/dt = -2/sqrt(pi) exp(-t^2) */
+    if (t_lo != 0 && e > 0) e -= t_lo * 1.1283791670955126 * exp(-t * t);
+    return 0.5 * x * e + 0.0;
+}
+static float ct_k_gelu_erf32(float x) {
+    double xd = x;
+    return (float)(0.5 * xd * erfc(-xd * 0.70710678118654752440) + 0.0);
+}
+CT_DEF2(CT_GEN_UN, k_gelu_erf, CT_F32F64,
+        _Generic(x, float
+                 : ct_k_gelu_erf32, default
+                 : ct_k_gelu_erf64)(x),
+        CT_HALVES, ct_k_gelu_erf32(x))
 CT_DEF1(CT_GEN_UN, k_gelu_tanh, CT_FLOATS,
         (ct_mt)0.5 * x * ((ct_mt)1 + tanh((ct_mt)CT_SQRT2_PI * (x + (ct_mt)0.044715 * x * x * x))))
-CT_DEF1(CT_GEN_UN, k_pow, CT_FLOATS, pow(x, c0))
+/* pow with PyTorch's special exponents (the same formulas as its CPU kernel, checked bit for bit):
+ * 2 -> x*x, 3 -> x*x*x, -1 -> 1/x, -2 -> 1/(x*x), 0.5 -> sqrt, -0.5 -> 1/sqrt (so
+ * pow(-0, 0.5) = -0 and pow(-inf, 0.5) = nan); bf16 rounds the intermediate x*x to bf16; f16 has
+ * no special cases in torch 1.13 (powf in f32: pow(-0, 0.5) = +0 there); other exponents use pow in
+ * the element type (PyTorch's vectorised f32 pow is Sleef's, within 1 ulp of it). */
+#define CT_POW_SPECIAL(x, R)                                                                       \
+    (c0 == 2      ? (x) * (x)                                                                      \
+     : c0 == 3    ? R((x) * (x)) * (x)                                                             \
+     : c0 == -1   ? (ct_mt)1 / (x)                                                                 \
+     : c0 == -2   ? (ct_mt)1 / R((x) * (x))                                                        \
+     : c0 == 0.5  ? sqrt(x)                                                                        \
+     : c0 == -0.5 ? (ct_mt)1 / sqrt(x)                                                             \
+                  : pow(x, c0))
+#define CT_BF_ROUND(v) ct__bf2f(ct__f2bf(v))
+CT_DEF3(CT_GEN_UN, k_pow, CT_F32F64, CT_POW_SPECIAL(x, ID), CT_F16, pow(x, c0), CT_BF16,
+        CT_POW_SPECIAL(x, CT_BF_ROUND))
 /* clamp = min(max(x, lo), hi) as torch.clamp (so lo > hi gives hi); flags bit0 = has lo (c0),
  * bit1 = has hi (c1); NaN propagates */
 #define CT_CLAMP_LO(x) (((flags & 1) && (x) < c0) ? c0 : (x))
@@ -162,8 +246,9 @@ CT_GEN_UN(i16, int16_t, int64_t, ID, ID, k_ipow, ct_k_ipow(x, (int64_t)op->scala
 CT_GEN_UN(i32, int32_t, int64_t, ID, ID, k_ipow, ct_k_ipow(x, (int64_t)op->scalars[0]))
 CT_GEN_UN(i64, int64_t, int64_t, ID, ID, k_ipow, ct_k_ipow(x, (int64_t)op->scalars[0]))
 
-/* ---- ternary: addcmul = a + v*b*c, addcdiv = fma(v, b/c, a) (quotient rounded first) ---- */
-CT_DEF1(CT_GEN_TERN, k_addcmul, CT_FLOATS, a + v * b * c)
+/* ---- ternary: addcmul = fma(v*b, c, a) (as PyTorch 1.13's CPU kernel, value in the math type),
+ * integers a + v*b*c wrapping; addcdiv = fma(v, b/c, a) (quotient rounded first) ---- */
+CT_DEF2(CT_GEN_TERN, k_addcmul, CT_FLOATS, fma(v *b, c, a), CT_INTS, IADD(a, IMUL(IMUL(v, b), c)))
 CT_DEF1(CT_GEN_TERN, k_addcdiv, CT_FLOATS, fma(v, b / c, a))
 
 /* ---- where, by element size ---- */

@@ -1,5 +1,7 @@
-/* The n-d elementwise driver: coalesce dims, split work over threads, call inner loops. */
+/* The n-d elementwise driver: coalesce dims, split work over the context's threads (par.h), call
+ * inner loops. */
 #include "backends/cpu/kernels/ew.h"
+#include "backends/cpu/kernels/par.h"
 
 #include <math.h>
 
@@ -80,6 +82,12 @@ static void ct_k_ew_item(const ct_k_ew_job *j, int64_t item) {
     }
 }
 
+static void ct_k_ew_range(void *arg, int64_t b, int64_t e) {
+    const ct_k_ew_job *j = arg;
+    for (int64_t it = b; it < e; it++)
+        ct_k_ew_item(j, it);
+}
+
 void ct_k_ew_drive(const ct_op_desc *op, ct_k_loop loop, ct_k_contig contig, const void *fn) {
     ct_k_geom g;
     ct_k_geom_build(op, &g);
@@ -94,24 +102,15 @@ void ct_k_ew_drive(const ct_op_desc *op, ct_k_loop loop, ct_k_contig contig, con
             j.is_contig = g.bstr[k][g.ndim - 1] == (int64_t)ct__itemsize(op->operands[k].dtype);
     }
     int64_t inner = g.shape[g.ndim - 1], outer = numel / inner;
-    int nt = numel >= CT_K_PAR_THRESHOLD ? op->num_threads : 1;
-    if (nt > 1 && outer < 4 * (int64_t)nt) {
-        int64_t want = 4 * (int64_t)nt / outer + 1;
-        j.chunk = (inner + want - 1) / want;
-        j.chunk = (j.chunk + 63) & ~(int64_t)63;
-    } else {
-        j.chunk = inner;
-    }
+    int64_t grain = ct_k_grain_of(op->kind);
+    int nt = numel >= 2 * grain ? op->num_threads : 1;
+    /* long rows are cut into grain-sized pieces (64-element aligned) so a few rows still give
+     * enough chunks to balance */
+    j.chunk = nt > 1 && inner > grain ? (grain + 63) & ~(int64_t)63 : inner;
     j.nchunks = (inner + j.chunk - 1) / j.chunk;
     int64_t items = outer * j.nchunks;
-    if (nt <= 1 || items == 1) {
-        for (int64_t it = 0; it < items; it++)
-            ct_k_ew_item(&j, it);
-        return;
-    }
-#pragma omp parallel for num_threads(nt) schedule(static)
-    for (int64_t it = 0; it < items; it++)
-        ct_k_ew_item(&j, it);
+    int64_t item_grain = grain / (j.chunk < inner ? j.chunk : inner);
+    ct_k_parallel_for(items, item_grain < 1 ? 1 : item_grain, nt, ct_k_ew_range, &j);
 }
 
 double ct_k_load_f64(const void *p, ct_dtype dt) {
@@ -139,13 +138,8 @@ int64_t ct_k_load_i64(const void *p, ct_dtype dt) {
     case CT_INT32: return *(const int32_t *)p;
     case CT_INT64: return *(const int64_t *)p;
     default: {
-        /* float -> int truncates toward zero; NaN gives 0 and out-of-range values saturate
-         * (C leaves both undefined; PyTorch's result there is unspecified too). */
-        double v = ct_k_load_f64(p, dt);
-        if (v != v) return 0;
-        if (v >= 9223372036854775807.0) return INT64_MAX;
-        if (v <= -9223372036854775808.0) return INT64_MIN;
-        return (int64_t)v;
+        /* float -> int: truncation with x86's integer-indefinite result (as PyTorch) */
+        return ct__f2i64_x86(ct_k_load_f64(p, dt));
     }
     }
 }
@@ -174,15 +168,9 @@ void ct_k_store_f64(void *p, ct_dtype dt, double v) {
     case CT_FLOAT32: *(float *)p = (float)v; break;
     case CT_FLOAT64: *(double *)p = v; break;
     default: {
-        int64_t i;
-        if (v != v)
-            i = 0;
-        else if (v >= 9223372036854775807.0)
-            i = INT64_MAX;
-        else if (v <= -9223372036854775808.0)
-            i = INT64_MIN;
-        else
-            i = (int64_t)v;
+        /* as PyTorch on x86: int8/int16 through int32, NaN/inf/out of range give the
+         * integer-indefinite value's low bits */
+        int64_t i = ct__f2int_torch(v, dt);
         ct_k_store_i64(p, dt, i);
     }
     }

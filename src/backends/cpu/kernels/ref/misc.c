@@ -1,6 +1,7 @@
 /* Copy/cast, fill, arange, counter-based random numbers, embedding, layer_norm, naive matmul,
  * and ct_k_run: the portable entry point for every op. */
 #include "backends/cpu/kernels/ew.h"
+#include "backends/cpu/kernels/par.h"
 
 #include <math.h>
 #include <string.h>
@@ -119,23 +120,22 @@ static double ct_k_rand_elem(uint64_t seed, uint64_t g, int normal, bool dbl) {
     return sqrt(-2.0 * log(u1)) * cos(6.283185307179586476925 * u2);
 }
 
-static ct_status ct_k_rand(const ct_op_desc *op) {
-    const ct_operand *o = &op->operands[0];
-    int64_t n = 1;
-    for (int d = 0; d < o->ndim; d++)
-        n *= o->shape[d];
-    uint64_t seed = (uint64_t)op->ints[0], off = (uint64_t)op->ints[1];
-    if (op->n_in == 1) off += (uint64_t) * (const int64_t *)op->operands[1].data; /* graph offset */
-    int normal = (int)op->ints[2];
+typedef struct {
+    const ct_op_desc *op;
+    uint64_t seed, off;
+    int normal;
+} ct_k_rand_job;
+
+/* Elements [b, e) of the rand output; element i is stream element offset + i. */
+static void ct_k_rand_range(void *arg, int64_t b, int64_t e) {
+    const ct_k_rand_job *j = arg;
+    const ct_operand *o = &j->op->operands[0];
     ct_dtype dt = o->dtype;
     size_t sz = ct__itemsize(dt);
     bool dbl = dt == CT_FLOAT64;
-    int nt = n >= 4096 ? op->num_threads : 1;
-    /* The output of ct_tensor_rand is contiguous; element i is stream element offset + i. */
-#pragma omp parallel for num_threads(nt) schedule(static) if (nt > 1)
-    for (int64_t i = 0; i < n; i++) {
-        double v = ct_k_rand_elem(seed, off + (uint64_t)i, normal, dbl);
-        if (!normal && !dbl && dt != CT_FLOAT32) {
+    for (int64_t i = b; i < e; i++) {
+        double v = ct_k_rand_elem(j->seed, j->off + (uint64_t)i, j->normal, dbl);
+        if (!j->normal && !dbl && dt != CT_FLOAT32) {
             /* rounding to f16/bf16 may reach 1.0; keep the half-open interval */
             ct_k_store_f64((char *)o->data + i * (int64_t)sz, dt, v);
             double back = ct_k_load_f64((char *)o->data + i * (int64_t)sz, dt);
@@ -144,23 +144,32 @@ static ct_status ct_k_rand(const ct_op_desc *op) {
         }
         ct_k_store_f64((char *)o->data + i * (int64_t)sz, dt, v);
     }
+}
+
+static ct_status ct_k_rand(const ct_op_desc *op) {
+    const ct_operand *o = &op->operands[0];
+    int64_t n = 1;
+    for (int d = 0; d < o->ndim; d++)
+        n *= o->shape[d];
+    ct_k_rand_job j = {op, (uint64_t)op->ints[0], (uint64_t)op->ints[1], (int)op->ints[2]};
+    if (op->n_in == 1) j.off += (uint64_t) * (const int64_t *)op->operands[1].data; /* graph */
+    /* The output of ct_tensor_rand is contiguous; results do not depend on the split. */
+    ct_k_parallel_for(n, 2048, op->num_threads, ct_k_rand_range, &j);
     return CT_OK;
 }
 
 /* ---- embedding: out (N, D) contiguous, weight (V, D) row stride, indices (N) ---- */
-static ct_status ct_k_embedding(const ct_op_desc *op) {
+typedef struct {
+    const ct_op_desc *op;
+} ct_k_emb_job;
+
+/* Rows [b, e) of the output (indices already checked). */
+static void ct_k_emb_range(void *arg, int64_t b, int64_t e) {
+    const ct_op_desc *op = ((const ct_k_emb_job *)arg)->op;
     const ct_operand *o = &op->operands[0], *w = &op->operands[1], *ix = &op->operands[2];
-    int64_t n = o->shape[0], dim = o->shape[1], v = w->shape[0];
+    int64_t dim = o->shape[1];
     size_t sz = ct__itemsize(o->dtype);
-    for (int64_t i = 0; i < n; i++) {
-        const char *ip =
-            (const char *)ix->data + i * ix->strides[0] * (int64_t)ct__itemsize(ix->dtype);
-        int64_t id = ct_k_load_i64(ip, ix->dtype);
-        if (id < 0 || id >= v) return CT_ERR_INDEX;
-    }
-    int nt = n * dim >= CT_K_PAR_THRESHOLD ? op->num_threads : 1;
-#pragma omp parallel for num_threads(nt) schedule(static) if (nt > 1)
-    for (int64_t i = 0; i < n; i++) {
+    for (int64_t i = b; i < e; i++) {
         const char *ip =
             (const char *)ix->data + i * ix->strides[0] * (int64_t)ct__itemsize(ix->dtype);
         int64_t id = ct_k_load_i64(ip, ix->dtype);
@@ -174,6 +183,20 @@ static ct_status ct_k_embedding(const ct_op_desc *op) {
                        sz);
         }
     }
+}
+
+static ct_status ct_k_embedding(const ct_op_desc *op) {
+    const ct_operand *o = &op->operands[0], *w = &op->operands[1], *ix = &op->operands[2];
+    int64_t n = o->shape[0], dim = o->shape[1], v = w->shape[0];
+    for (int64_t i = 0; i < n; i++) {
+        const char *ip =
+            (const char *)ix->data + i * ix->strides[0] * (int64_t)ct__itemsize(ix->dtype);
+        int64_t id = ct_k_load_i64(ip, ix->dtype);
+        if (id < 0 || id >= v) return CT_ERR_INDEX;
+    }
+    ct_k_emb_job j = {op};
+    int64_t grain = 32768 / (dim > 0 ? dim : 1);
+    ct_k_parallel_for(n, grain < 1 ? 1 : grain, op->num_threads, ct_k_emb_range, &j);
     return CT_OK;
 }
 
@@ -194,6 +217,12 @@ static ct_status ct_k_layer_norm(const ct_op_desc *op) {
         for (int64_t c = 0; c < cols; c++)
             mean += ct_k_load_f64(xr + c * (int64_t)sz, dt);
         mean = cols ? mean / (double)cols : 0;
+        /* second pass: add the mean of the residuals, so a constant row gets its exact value as
+         * mean (variance 0; with eps = 0 the output is NaN, as PyTorch) */
+        double corr = 0;
+        for (int64_t c = 0; c < cols; c++)
+            corr += ct_k_load_f64(xr + c * (int64_t)sz, dt) - mean;
+        mean += cols ? corr / (double)cols : 0;
         for (int64_t c = 0; c < cols; c++) {
             double d = ct_k_load_f64(xr + c * (int64_t)sz, dt) - mean;
             var += d * d;
@@ -213,10 +242,29 @@ static ct_status ct_k_layer_norm(const ct_op_desc *op) {
 /* ---- naive batched matmul (the oracle and the BLAS-free path) ---- */
 ct_status ct_k_matmul_ref(const ct_op_desc *op) {
     const ct_operand *c = &op->operands[0], *a = &op->operands[1], *b = &op->operands[2];
-    if (c->dtype != a->dtype || c->dtype != b->dtype ||
-        (c->dtype != CT_FLOAT32 && c->dtype != CT_FLOAT64))
-        return CT_ERR_UNSUPPORTED;
+    if (c->dtype != a->dtype || c->dtype != b->dtype) return CT_ERR_UNSUPPORTED;
     int64_t B = c->shape[0], M = c->shape[1], N = c->shape[2], K = a->shape[2];
+    if (c->dtype >= CT_UINT8 && c->dtype <= CT_INT64) {
+        /* integers: exact accumulation modulo 2^64, stored with wrap-around (as torch) */
+        size_t sz = ct__itemsize(c->dtype);
+        ct_dtype dt = c->dtype;
+        for (int64_t bi = 0; bi < B; bi++)
+            for (int64_t i = 0; i < M; i++)
+                for (int64_t j = 0; j < N; j++) {
+                    uint64_t acc = 0;
+                    for (int64_t k = 0; k < K; k++) {
+                        int64_t ia = bi * a->strides[0] + i * a->strides[1] + k * a->strides[2];
+                        int64_t ib = bi * b->strides[0] + k * b->strides[1] + j * b->strides[2];
+                        acc +=
+                            (uint64_t)ct_k_load_i64((const char *)a->data + ia * (int64_t)sz, dt) *
+                            (uint64_t)ct_k_load_i64((const char *)b->data + ib * (int64_t)sz, dt);
+                    }
+                    int64_t ic = bi * c->strides[0] + i * c->strides[1] + j * c->strides[2];
+                    ct_k_store_i64((char *)c->data + ic * (int64_t)sz, dt, (int64_t)acc);
+                }
+        return CT_OK;
+    }
+    if (c->dtype != CT_FLOAT32 && c->dtype != CT_FLOAT64) return CT_ERR_UNSUPPORTED;
     bool dbl = c->dtype == CT_FLOAT64;
     for (int64_t bi = 0; bi < B; bi++)
         for (int64_t i = 0; i < M; i++)

@@ -3,6 +3,7 @@
  * contiguous f32/f64 goes to the ISA table. Float sums of non-contiguous runs accumulate in double;
  * integer sums in int64 (wrapping). */
 #include "backends/cpu/kernels/ew.h"
+#include "backends/cpu/kernels/par.h"
 
 #include <math.h>
 
@@ -168,16 +169,23 @@ static void ct_k_reduce_one(const ct_op_desc *op, const ct_k_rgeom *g, const ct_
  * outside it (e.g. a sum over dim 0 of a row-major matrix). Each work item owns a tile of up to
  * CT_K_TILE output columns, walks the reduced rows once and updates the whole tile per row, so
  * memory is read in order and the inner loop vectorises. Sums accumulate in double. */
-#define CT_K_TILE 256
+#define CT_K_TILE 2048
 /* clang-format off */
+typedef struct {
+    const ct_op_desc *op;
+    const ct_k_rgeom *g;
+    const ct_k_isa *isa;
+    int64_t L, ntiles;
+} ct_k_cols_job;
 #define CT_K_COLS(T)                                                                               \
-    static void ct_k_cols_##T(const ct_op_desc *op, const ct_k_rgeom *g, int64_t L) {              \
+    static void ct_k_cols_range_##T(void *arg, int64_t b, int64_t e) {                            \
+        const ct_k_cols_job *jb = arg;                                                             \
+        const ct_op_desc *op = jb->op;                                                             \
+        const ct_k_rgeom *g = jb->g;                                                               \
+        int64_t L = jb->L, ntiles = jb->ntiles;                                                    \
         const ct_operand *out = &op->operands[0], *in = &op->operands[1];                          \
         ct_op_kind k = op->kind;                                                                   \
-        int64_t ntiles = (L + CT_K_TILE - 1) / CT_K_TILE, items = (g->nkept / L) * ntiles;         \
-        int nt = (g->nkept * g->nred >= CT_K_PAR_THRESHOLD && items > 1) ? op->num_threads : 1;    \
-        _Pragma("omp parallel for num_threads(nt) schedule(static) if (nt > 1)")                   \
-        for (int64_t it = 0; it < items; it++) {                                                   \
+        for (int64_t it = b; it < e; it++) {                                                       \
             int64_t oi, oo, j0 = (it % ntiles) * CT_K_TILE;                                        \
             int64_t w = L - j0 < CT_K_TILE ? L - j0 : CT_K_TILE;                                   \
             ct_k_kept_offsets(g, (it / ntiles) * L, &oi, &oo);                                     \
@@ -186,7 +194,10 @@ static void ct_k_reduce_one(const ct_op_desc *op, const ct_k_rgeom *g, const ct_
             if (k == CT_OP_SUM || k == CT_OP_MEAN) {                                               \
                 double acc[CT_K_TILE];                                                             \
                 for (int64_t j = 0; j < w; j++) acc[j] = 0;                                        \
-                CT_K_FOR_REDUCED(g, CT_K_COL_SUM);                                                 \
+                if (g->nr == 1)                                                                    \
+                    jb->isa->col_sum_##T(acc, x, w, g->rshape[0], g->rin[0]);                      \
+                else                                                                               \
+                    CT_K_FOR_REDUCED(g, CT_K_COL_SUM);                                             \
                 for (int64_t j = 0; j < w; j++)                                                    \
                     y[j] = (T)(k == CT_OP_MEAN ? acc[j] / (double)g->nred : acc[j]);               \
             } else {                                                                               \
@@ -197,6 +208,14 @@ static void ct_k_reduce_one(const ct_op_desc *op, const ct_k_rgeom *g, const ct_
                 for (int64_t j = 0; j < w; j++) y[j] = acc[j];                                     \
             }                                                                                      \
         }                                                                                          \
+    }                                                                                              \
+    static void ct_k_cols_##T(const ct_op_desc *op, const ct_k_rgeom *g, const ct_k_isa *isa,      \
+                              int64_t L) {                                                         \
+        ct_k_cols_job jb = {op, g, isa, L, (L + CT_K_TILE - 1) / CT_K_TILE};                       \
+        int64_t items = (g->nkept / L) * jb.ntiles, per_item = CT_K_TILE * g->nred;                \
+        int64_t grain = 32768 / (per_item > 0 ? per_item : 1);                                     \
+        ct_k_parallel_for(items, grain < 1 ? 1 : grain, op->num_threads, ct_k_cols_range_##T,      \
+                          &jb);                                                                    \
     }
 #define CT_K_COL_SUM(off)                                                                          \
     for (int64_t j = 0; j < w; j++) acc[j] += (double)x[(off) + j]
@@ -209,6 +228,25 @@ static void ct_k_reduce_one(const ct_op_desc *op, const ct_k_rgeom *g, const ct_
 CT_K_COLS(float)
 CT_K_COLS(double)
 
+typedef struct {
+    const ct_op_desc *op;
+    const ct_k_rgeom *g;
+    const ct_k_isa *isa;
+} ct_k_red_job;
+
+/* Reduce output elements [b, e) (kept indices). */
+static void ct_k_red_range(void *arg, int64_t b, int64_t e) {
+    const ct_k_red_job *jb = arg;
+    const ct_operand *out = &jb->op->operands[0], *in = &jb->op->operands[1];
+    size_t isz = ct__itemsize(in->dtype), osz = ct__itemsize(out->dtype);
+    for (int64_t i = b; i < e; i++) {
+        int64_t oi, oo;
+        ct_k_kept_offsets(jb->g, i, &oi, &oo);
+        ct_k_reduce_one(jb->op, jb->g, jb->isa, (const char *)in->data + oi * (int64_t)isz,
+                        in->dtype, (char *)out->data + oo * (int64_t)osz, out->dtype);
+    }
+}
+
 ct_status ct_k_reduce(const ct_op_desc *op, const ct_k_isa *isa);
 ct_status ct_k_reduce(const ct_op_desc *op, const ct_k_isa *isa) {
     const ct_operand *out = &op->operands[0], *in = &op->operands[1];
@@ -219,44 +257,38 @@ ct_status ct_k_reduce(const ct_op_desc *op, const ct_k_isa *isa) {
     if (fl && out->dtype == in->dtype && k != CT_OP_ARGMAX && g.nk >= 1 && g.nr >= 1 &&
         g.kin[g.nk - 1] == 1 && g.kout[g.nk - 1] == 1 && g.nred > 0 && g.kshape[g.nk - 1] >= 8) {
         if (in->dtype == CT_FLOAT32)
-            ct_k_cols_float(op, &g, g.kshape[g.nk - 1]);
+            ct_k_cols_float(op, &g, isa, g.kshape[g.nk - 1]);
         else
-            ct_k_cols_double(op, &g, g.kshape[g.nk - 1]);
+            ct_k_cols_double(op, &g, isa, g.kshape[g.nk - 1]);
         return CT_OK;
     }
-    size_t isz = ct__itemsize(in->dtype), osz = ct__itemsize(out->dtype);
-    int64_t total = g.nkept * (g.nred ? g.nred : 1);
-    int nt = (total >= CT_K_PAR_THRESHOLD && g.nkept > 1) ? op->num_threads : 1;
-    const char *ib = (const char *)in->data;
-    char *ob = (char *)out->data;
-#pragma omp parallel for num_threads(nt) schedule(static) if (nt > 1)
-    for (int64_t i = 0; i < g.nkept; i++) {
-        int64_t oi, oo;
-        ct_k_kept_offsets(&g, i, &oi, &oo);
-        ct_k_reduce_one(op, &g, isa, ib + oi * (int64_t)isz, in->dtype, ob + oo * (int64_t)osz,
-                        out->dtype);
-    }
+    ct_k_red_job jb = {op, &g, isa};
+    int64_t grain = 32768 / (g.nred > 0 ? g.nred : 1);
+    ct_k_parallel_for(g.nkept, grain < 1 ? 1 : grain, op->num_threads, ct_k_red_range, &jb);
     return CT_OK;
 }
 
-/* softmax / log_softmax along dim ints[0]: rows over every other index. */
-ct_status ct_k_softmax(const ct_op_desc *op, const ct_k_isa *isa);
-ct_status ct_k_softmax(const ct_op_desc *op, const ct_k_isa *isa) {
-    const ct_operand *out = &op->operands[0], *in = &op->operands[1];
-    int dim = (int)op->ints[0];
-    int is_log = op->kind == CT_OP_LOG_SOFTMAX;
-    ct_k_rgeom g;
-    ct_k_rgeom_build(in, out, in->ndim ? 1u << dim : 0u, &g);
-    int64_t n = in->ndim ? in->shape[dim] : 1;
-    int64_t sin = in->ndim ? in->strides[dim] : 1, sout = out->ndim ? out->strides[dim] : 1;
+typedef struct {
+    const ct_op_desc *op;
+    const ct_k_rgeom *g;
+    const ct_k_isa *isa;
+    int64_t n, sin, sout;
+    int is_log;
+} ct_k_smax_job;
+
+/* softmax rows [b, e). */
+static void ct_k_smax_range(void *arg, int64_t b, int64_t e) {
+    const ct_k_smax_job *jb = arg;
+    const ct_operand *out = &jb->op->operands[0], *in = &jb->op->operands[1];
+    const ct_k_rgeom *g = jb->g;
+    const ct_k_isa *isa = jb->isa;
+    int64_t n = jb->n, sin = jb->sin, sout = jb->sout;
+    int is_log = jb->is_log;
     ct_dtype dt = in->dtype;
     size_t sz = ct__itemsize(dt);
-    if (n == 0 || g.nkept == 0) return CT_OK;
-    int nt = (g.nkept * n >= CT_K_PAR_THRESHOLD && g.nkept > 1) ? op->num_threads : 1;
-#pragma omp parallel for num_threads(nt) schedule(static) if (nt > 1)
-    for (int64_t i = 0; i < g.nkept; i++) {
+    for (int64_t i = b; i < e; i++) {
         int64_t oi, oo;
-        ct_k_kept_offsets(&g, i, &oi, &oo);
+        ct_k_kept_offsets(g, i, &oi, &oo);
         const char *x = (const char *)in->data + oi * (int64_t)sz;
         char *y = (char *)out->data + oo * (int64_t)sz;
         if (dt == CT_FLOAT32 && sin == 1 && sout == 1) {
@@ -281,5 +313,21 @@ ct_status ct_k_softmax(const ct_op_desc *op, const ct_k_isa *isa) {
             ct_k_store_f64(y + j * sout * (int64_t)sz, dt, r);
         }
     }
+}
+
+/* softmax / log_softmax along dim ints[0]: rows over every other index. */
+ct_status ct_k_softmax(const ct_op_desc *op, const ct_k_isa *isa);
+ct_status ct_k_softmax(const ct_op_desc *op, const ct_k_isa *isa) {
+    const ct_operand *out = &op->operands[0], *in = &op->operands[1];
+    int dim = (int)op->ints[0];
+    int is_log = op->kind == CT_OP_LOG_SOFTMAX;
+    ct_k_rgeom g;
+    ct_k_rgeom_build(in, out, in->ndim ? 1u << dim : 0u, &g);
+    int64_t n = in->ndim ? in->shape[dim] : 1;
+    int64_t sin = in->ndim ? in->strides[dim] : 1, sout = out->ndim ? out->strides[dim] : 1;
+    if (n == 0 || g.nkept == 0) return CT_OK;
+    ct_k_smax_job jb = {op, &g, isa, n, sin, sout, is_log};
+    int64_t grain = 8192 / n;
+    ct_k_parallel_for(g.nkept, grain < 1 ? 1 : grain, op->num_threads, ct_k_smax_range, &jb);
     return CT_OK;
 }
