@@ -285,7 +285,7 @@ static ct_status ct__check_operand(ct_stream *s, const ct_op_desc *op, int i) {
     }
     if (empty) return CT_OK;
     int64_t isz = (int64_t)ct__itemsize(o->dtype),
-            base = (const char *)o->data - (const char *)st->data;
+            base = (int64_t)((uintptr_t)o->data - (uintptr_t)st->data); /* no UB across objects */
     int64_t blo, bhi;
     if (!o->data || !ct__checked_mul(lo, isz, &blo) || !ct__checked_add(blo, base, &blo) ||
         !ct__checked_add(hi, 1, &bhi) || !ct__checked_mul(bhi, isz, &bhi) ||
