@@ -1,15 +1,20 @@
-/* Fault injection: the allocator hook fails the Nth allocation, for N = 0, 1, 2, ... through a
- * sequence of public calls. Every failure must be CT_ERR_OOM with a message, leave the context
- * usable, and leak nothing (the hook counts live blocks; LeakSanitizer checks the rest). */
+/* Fault injection: the allocator hook fails the Nth allocation (mode "once"), or every allocation
+ * from the Nth on (mode "from": what a real out-of-memory looks like), for N = 0, 1, 2, ...
+ * through sequences of public calls: core ops, graph capture / replay / ct_cond, the MX and GGUF
+ * calls, and eigh (lane and LAPACK paths). Every failure must be CT_ERR_OOM with a message saying
+ * "memory", leave the context usable, and leak nothing (the hook counts live blocks;
+ * LeakSanitizer checks the rest). */
 #include "test_util.h"
 
 typedef struct {
     long calls, fail_at, live;
+    bool sticky; /* fail every allocation from fail_at on */
 } fault_state;
 
 static void *f_alloc(void *user, size_t n, size_t align) {
     fault_state *s = user;
-    if (s->calls++ == s->fail_at) return NULL;
+    long c = s->calls++;
+    if (s->fail_at >= 0 && (s->sticky ? c >= s->fail_at : c == s->fail_at)) return NULL;
     void *p = NULL;
     if (posix_memalign(&p, align < sizeof(void *) ? sizeof(void *) : align, n ? n : 1)) return NULL;
     s->live++;
@@ -54,11 +59,104 @@ done:
     return st;
 }
 
-TEST(fail_every_allocation) {
+/* Graph capture of a few ops and a ct_cond, instantiate, replay twice, then an eager cond. */
+static ct_status cond_true(ct_ctx *c, void *u, int no, ct_tensor *const *ops, int nout,
+                           ct_tensor **outs) {
+    (void)u, (void)no, (void)nout;
+    return ct_relu(c, ops[0], &outs[0]);
+}
+static ct_status cond_false(ct_ctx *c, void *u, int no, ct_tensor *const *ops, int nout,
+                            ct_tensor **outs) {
+    (void)u, (void)no, (void)nout;
+    return ct_mul(c, ops[0], ops[0], &outs[0]);
+}
+static ct_status seq_graph(ct_ctx *ctx) {
+    ct_tensor *t[12] = {0};
+    int k = 0;
+    ct_status st;
+    ct_graph *g = NULL;
+    ct_device dev = {CT_DEVICE_CPU, 0};
+    int64_t s[2] = {4, 8};
+    STEP(ct_tensor_randn(ctx, CT_FLOAT32, 2, s, 3, 0, &t[k++])); /* 0: input */
+    STEP(ct_tensor_full(ctx, CT_BOOL, 0, NULL, 1, &t[k++]));     /* 1: pred */
+    STEP(ct_graph_create(ctx, dev, NULL, &g));
+    STEP(ct_graph_capture_begin(g, NULL));
+    STEP(ct_add(ctx, t[0], t[0], &t[k++]));                     /* 2 */
+    STEP(ct_tensor_transpose(ctx, t[2], 0, 1, &t[k++]));        /* 3: view */
+    STEP(ct_tanh(ctx, t[3], &t[k++]));                          /* 4 */
+    STEP(ct_tensor_rand(ctx, CT_FLOAT32, 2, s, 5, 0, &t[k++])); /* 5: rand under capture */
+    ct_tensor *ops[1] = {t[4]};
+    STEP(ct_cond(ctx, t[1], cond_true, cond_false, NULL, 1, ops, 1, &t[k++])); /* 6 */
+    STEP(ct_graph_capture_end(g));
+    STEP(ct_graph_replay(g));
+    STEP(ct_graph_replay(g));
+    STEP(ct_cond(ctx, t[1], cond_true, cond_false, NULL, 1, ops, 1, &t[k++])); /* 7: eager */
+done:
+    ct_graph_free(g);
+    for (int i = 0; i < k; i++)
+        ct_tensor_release(t[i]);
+    return st;
+}
+
+/* MX quantize / dequantize / linear and the GGUF round trip. */
+static ct_status seq_mx(ct_ctx *ctx) {
+    ct_tensor *t[6] = {0};
+    ct_mx_tensor *q[3] = {0};
+    int k = 0;
+    ct_status st;
+    int64_t xs[2] = {3, 64}, ws[2] = {5, 64};
+    uint8_t gguf[5 * 2 * 17];
+    STEP(ct_tensor_randn(ctx, CT_FLOAT32, 2, xs, 7, 0, &t[k++]));
+    STEP(ct_tensor_randn(ctx, CT_FLOAT32, 2, ws, 8, 0, &t[k++]));
+    STEP(ct_mx_quantize(ctx, t[1], CT_MXFP4_E2M1, 32, -1, CT_MX_SCALE_FLOOR, &q[0]));
+    STEP(ct_mx_quantize(ctx, t[0], CT_MXFP8_E4M3, 32, 0, CT_MX_SCALE_RCEIL, &q[1])); /* axis 0 */
+    STEP(ct_mx_dequantize(ctx, q[1], CT_BFLOAT16, &t[k++]));
+    STEP(ct_mx_dequantize_into(ctx, q[0], t[1]));
+    STEP(ct_mx_linear(ctx, t[0], q[0], NULL, &t[k++]));
+    STEP(ct_mx_to_gguf_mxfp4(ctx, q[0], gguf, sizeof gguf));
+    STEP(ct_mx_from_gguf_mxfp4(ctx, gguf, sizeof gguf, 2, ws, &q[2]));
+done:
+    for (int i = 0; i < 3; i++)
+        ct_mx_tensor_free(q[i]);
+    for (int i = 0; i < k; i++)
+        ct_tensor_release(t[i]);
+    return st;
+}
+
+/* eigh: lane kernels (batch, strided, f16 through f32) and LAPACK (n = 80, workspace). */
+static ct_status seq_eigh(ct_ctx *ctx) {
+    ct_tensor *t[12] = {0};
+    int k = 0;
+    ct_status st;
+    int64_t sb[3] = {3, 6, 6}, sl[2] = {80, 80};
+    STEP(ct_tensor_randn(ctx, CT_FLOAT32, 3, sb, 11, 0, &t[k++]));
+    STEP(ct_tensor_transpose(ctx, t[0], 1, 2, &t[k++]));
+    STEP(ct_linalg_eigh(ctx, t[1], 'L', &t[k], &t[k + 1]));
+    k += 2;
+    STEP(ct_cast(ctx, t[0], CT_FLOAT16, &t[k++]));
+    STEP(ct_linalg_eigh_ex(ctx, t[4], 'U', &t[k], &t[k + 1], &t[k + 2]));
+    k += 3;
+    STEP(ct_tensor_randn(ctx, CT_FLOAT64, 2, sl, 12, 0, &t[k++]));
+    STEP(ct_linalg_eigvalsh(ctx, t[8], 'L', &t[k++]));
+    STEP(ct_linalg_eigh(ctx, t[8], 'U', &t[k], &t[k + 1]));
+    k += 2;
+done:
+    for (int i = 0; i < k; i++)
+        ct_tensor_release(t[i]);
+    return st;
+}
+
+/* Walk failure points N = 0, 1, ... until the sequence no longer reaches allocation N. */
+/* debug: run the context in debug mode (also on when CT_DEBUG=1): released tensor headers stay in
+ * its quarantine until ct_ctx_free, so blocks are only counted there. warm: run the sequence once
+ * before arming the failure, so that memory the context keeps after first use (the kernels'
+ * per-thread scratch) exists already and every failure point is a steady-state one. */
+static void walk_ex(const char *name, ct_status (*seq)(ct_ctx *), bool sticky, bool debug,
+                    bool warm, int max_n) {
     int oom_seen = 0, n;
-    for (n = 0; n < 500; n++) {
-        fault_state fs = {0, n, 0};
-        ct_ctx_options o = {.size = sizeof o, .allocator = {f_alloc, f_free, &fs}};
+    for (n = 0; n < max_n; n++) {
+        fault_state fs = {0, warm ? -1 : n, 0, sticky};
+        ct_ctx_options o = {.size = sizeof o, .allocator = {f_alloc, f_free, &fs}, .debug = debug};
         ct_ctx *ctx = NULL;
         ct_status st = ct_ctx_create(&o, &ctx);
         if (st != CT_OK) {
@@ -66,29 +164,71 @@ TEST(fail_every_allocation) {
             CHECK(fs.live == 0);
             continue;
         }
+        const bool quarantine = ct_ctx_debug(ctx);
+        if (warm) {
+            CHECK_OK(seq(ctx));
+            fs.calls = 0;
+            fs.fail_at = n;
+        }
         long before = fs.live;
-        st = sequence(ctx);
+        st = seq(ctx);
         if (st != CT_OK) {
             oom_seen++;
-            CHECK_MSG(st == CT_ERR_OOM, "n=%d: status %d (%s)", n, (int)st, ct_ctx_last_error(ctx));
-            CHECK_MSG(strstr(ct_ctx_last_error(ctx), "memory") != NULL, "n=%d message '%s'", n,
+            CHECK_MSG(st == CT_ERR_OOM, "%s n=%d: status %d (%s)", name, n, (int)st,
                       ct_ctx_last_error(ctx));
+            CHECK_MSG(strstr(ct_ctx_last_error(ctx), "memory") != NULL, "%s n=%d message '%s'",
+                      name, n, ct_ctx_last_error(ctx));
         }
-        CHECK_MSG(fs.live == before, "n=%d: %ld blocks leaked", n, fs.live - before);
+        CHECK_MSG(quarantine || fs.live == before, "%s n=%d: %ld blocks leaked", name, n,
+                  fs.live - before);
+        CHECK_MSG(ct_ctx_live_tensors(ctx) == 0, "%s n=%d: %lld tensors alive", name, n,
+                  (long long)ct_ctx_live_tensors(ctx));
         /* the context stays usable: no further failure is armed now */
         fs.fail_at = -1;
-        CHECK_OK(sequence(ctx));
-        CHECK(fs.live == before);
+        ct_status again = seq(ctx);
+        CHECK_MSG(again == CT_OK, "%s n=%d: rerun failed: %s", name, n, ct_ctx_last_error(ctx));
+        CHECK_MSG(quarantine || fs.live == before, "%s n=%d: %ld blocks more after the rerun", name,
+                  n, fs.live - before);
         ct_ctx_free(ctx);
-        CHECK_MSG(fs.live == 0, "n=%d: %ld blocks live after ctx_free", n, fs.live);
+        CHECK_MSG(fs.live == 0, "%s n=%d: %ld blocks live after ctx_free", name, n, fs.live);
         if (st == CT_OK) break; /* the sequence no longer reaches allocation n */
     }
-    CHECK(oom_seen > 10);
-    CHECK(n < 500);
-    printf("  walked %d failure points\n", n);
+    CHECK_MSG(oom_seen > 3, "%s: only %d failures seen", name, oom_seen);
+    CHECK_MSG(n < max_n, "%s: still failing at %d", name, n);
+    printf("  %s (%s%s%s): walked %d failure points\n", name, sticky ? "from N on" : "N only",
+           debug ? ", debug mode" : "", warm ? ", warm" : "", n);
+}
+static void walk(const char *name, ct_status (*seq)(ct_ctx *), bool sticky, bool debug, int max_n) {
+    walk_ex(name, seq, sticky, debug, false, max_n);
+}
+
+TEST(fail_every_allocation) { walk("core", sequence, false, false, 500); }
+TEST(fail_from_n_onward) { walk("core", sequence, true, false, 500); }
+TEST(graph_capture_replay_cond) {
+    walk("graph", seq_graph, false, false, 800);
+    walk("graph", seq_graph, true, false, 800);
+}
+TEST(mx_and_gguf) {
+    walk("mx", seq_mx, false, false, 500);
+    walk("mx", seq_mx, true, false, 500);
+}
+/* eigh's copies run kernels that keep per-thread scratch after first use: walked warm */
+TEST(eigh) {
+    walk_ex("eigh", seq_eigh, false, false, true, 500);
+    walk_ex("eigh", seq_eigh, true, false, true, 500);
+}
+/* debug mode allocates tensor headers separately: its own failure points */
+TEST(debug_mode) {
+    walk("core", sequence, false, true, 800);
+    walk("graph", seq_graph, true, true, 800);
 }
 
 int main(void) {
     RUN(fail_every_allocation);
+    RUN(fail_from_n_onward);
+    RUN(graph_capture_replay_cond);
+    RUN(mx_and_gguf);
+    RUN(eigh);
+    RUN(debug_mode);
     return ct_test_end();
 }

@@ -123,8 +123,10 @@ CT_API ct_status ct_backend_register(ct_ctx *ctx, const ct_backend_vtable *vtabl
 CT_API ct_status ct_backend_load(ct_ctx *ctx, const char *path, int *device_type);
 /* Find a registered backend by name; CT_ERR_INVALID_ARG if none. */
 CT_API ct_status ct_backend_find(ct_ctx *ctx, const char *name, int *device_type);
-/* Number of registered backends and the name of the i-th (for `ctorch info`). */
+/* Number of registered backends (0 for NULL). */
 CT_API int ct_backend_count(const ct_ctx *ctx);
+/* Name of the i-th registered backend (for `ctorch info`); NULL for a NULL ctx or i out of range.
+ */
 CT_API const char *ct_backend_name(const ct_ctx *ctx, int i);
 
 /* ---- streams ---- */
@@ -135,13 +137,21 @@ CT_API ct_status ct_ctx_default_stream(ct_ctx *ctx, ct_device device, ct_stream 
 CT_API ct_status ct_ctx_set_stream(ct_ctx *ctx, ct_device device, ct_stream *s);
 /* A new stream on device (owned by the caller). */
 CT_API ct_status ct_stream_create(ct_ctx *ctx, ct_device device, ct_stream **out);
+/* Free a stream created with ct_stream_create (NULL and the context's default streams: no-op). */
 CT_API void ct_stream_free(ct_stream *s);
+/* Device of the stream; {-1, -1} for NULL. */
 CT_API ct_device ct_stream_device(const ct_stream *s);
 /* Wait until all work submitted to the stream has finished (CPU: work is eager, returns at once).
  */
 CT_API ct_status ct_stream_synchronize(ct_stream *s);
 /* Submit a resolved op to a stream (what every op front end does; backends and tests may use it).
- */
+ * The descriptor is validated here, at the public entry (the front ends use an unchecked internal
+ * path): op kind, 1 output and the kind's input count, compute dtype, num_threads in
+ * 1..CT_MAX_THREADS, and per operand a live tensor of the stream's context and device, a compute
+ * dtype, 0..CT_MAX_DIMS dims, sizes >= 0 and every addressed element inside the tensor's storage;
+ * then the family's shape / dtype rules (elementwise, reduction, softmax, matmul, layer_norm,
+ * embedding, rand, arange). A bad descriptor fails with CT_ERR_INVALID_ARG / SHAPE / DTYPE /
+ * DEVICE / OVERFLOW naming the operand; s == NULL or op == NULL: CT_ERR_INVALID_ARG. */
 CT_API ct_status ct_stream_submit(ct_stream *s, const ct_op_desc *op);
 
 #ifdef __cplusplus

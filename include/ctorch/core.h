@@ -74,6 +74,11 @@ typedef struct ct_ctx_options {
     const char
         *cpu_isa;  /* "ref", "avx2", "avx512" (any case) or NULL (env CT_CPU_ISA, then best) */
     bool no_cache; /* true: the built-in allocator frees blocks at once (no block cache) */
+    /* true (or env CT_DEBUG=1): debug mode. Released tensor handles are poisoned and kept (up to
+     * 65536, never reused), so using one or releasing it twice fails at the misuse with
+     * CT_ERR_INVALID_ARG (retain/release: logged at CT_LOG_ERROR and ignored); the block cache is
+     * off so AddressSanitizer sees every freed block. Slower and uses more memory. */
+    bool debug;
 } ct_ctx_options;
 
 typedef struct ct_ctx ct_ctx;
@@ -89,19 +94,25 @@ CT_API ct_status ct_ctx_create(const ct_ctx_options *opts, ct_ctx **out);
  * truncated to msg_size; msg may be NULL). Thread-safe: nothing is kept outside the buffer. */
 CT_API ct_status ct_ctx_create_ex(const ct_ctx_options *opts, ct_ctx **out, char *msg,
                                   size_t msg_size);
-/* Free a context (NULL is a no-op). All tensors created with it must be released first. */
+/* Free a context (NULL is a no-op). All tensors created with it must be released first: tensors
+ * still alive are reported through the log callback (CT_LOG_ERROR: count and the first shapes)
+ * and are leaked; they must not be used or released afterwards. */
 CT_API void ct_ctx_free(ct_ctx *ctx);
-/* Detailed message of the last failed call on this context ("" if none). Valid until the next call.
- */
+/* Detailed message of the last failed call on this context ("" if none; "no context" for NULL).
+ * Valid until the next call. */
 CT_API const char *ct_ctx_last_error(const ct_ctx *ctx);
 /* Name of the CPU kernel ISA this context uses: "ref", "avx2" or "avx512" ("" for NULL). */
 CT_API const char *ct_ctx_cpu_isa(const ct_ctx *ctx);
 /* Number of threads the context's kernels use (0 for NULL). */
 CT_API int ct_ctx_num_threads(const ct_ctx *ctx);
+/* True if the context runs in debug mode (ct_ctx_options.debug or CT_DEBUG=1); false for NULL. */
+CT_API bool ct_ctx_debug(const ct_ctx *ctx);
+/* Number of tensor handles of this context not yet released (views count; 0 for NULL). */
+CT_API int64_t ct_ctx_live_tensors(const ct_ctx *ctx);
 /* Free every block the built-in allocator's cache holds (freed tensors' memory is cached for reuse,
  * up to 1 GiB; custom allocator hooks bypass the cache). */
 CT_API void ct_ctx_empty_cache(ct_ctx *ctx);
-/* Bytes currently held by the block cache. */
+/* Bytes currently held by the block cache (0 for NULL). */
 CT_API size_t ct_ctx_cached_bytes(const ct_ctx *ctx);
 
 /* Best ISA the running CPU supports ("ref", "avx2", "avx512"), from cpuid, capped by the

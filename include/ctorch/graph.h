@@ -8,7 +8,13 @@
  * Ownership: ct_graph_create gives an owned graph (ct_graph_free; NULL is a no-op). The graph keeps
  * every tensor it recorded alive until reset/free. Pools are refcounted and shared between graphs
  * through ct_graph_options.pool.
- * Thread-safety: as the owning ct_ctx. */
+ * Thread-safety: as the owning ct_ctx.
+ * NULL: calls taking a graph return CT_ERR_INVALID_ARG for g == NULL (pool_of: NULL, num_nodes: 0,
+ * stream_is_capturing: false, free: no-op).
+ * Failures: ANY call that fails on the context while a graph captures (an op's error, out of
+ * memory for an output block from the pool, a view, ct_cond's temporaries, a host read) invalidates
+ * the capture with that call's message as the reason; capture_end then returns that status with
+ * "capture_end: the capture was invalidated: <reason>". */
 #ifndef CTORCH_GRAPH_H
 #define CTORCH_GRAPH_H
 
@@ -62,7 +68,7 @@ CT_API ct_graph_pool *ct_graph_pool_of(ct_graph *g);
 CT_API ct_status ct_graph_debug_dump(ct_graph *g, const char *path);
 /* Free a graph (NULL is a no-op). Must not be capturing. */
 CT_API void ct_graph_free(ct_graph *g);
-/* Number of recorded op nodes (conditional branches included). */
+/* Number of recorded op nodes (conditional branches included); 0 for NULL. */
 CT_API int64_t ct_graph_num_nodes(const ct_graph *g);
 /* True while a graph captures on the stream. */
 CT_API bool ct_stream_is_capturing(const ct_stream *s);
@@ -73,7 +79,8 @@ typedef ct_status (*ct_cond_fn)(ct_ctx *ctx, void *user_data, int n_operands,
 /* Data-dependent branch (torch.cond). Eager: reads pred (one element, nonzero = true) and runs one
  * branch. Under capture: captures both branches as subgraphs and records a conditional node; replay
  * reads pred from device memory and runs only the chosen branch. Both branches must produce
- * outputs of identical shapes and dtypes (else CT_ERR_SHAPE naming the mismatch). Nests. */
+ * outputs of identical shapes and dtypes (else CT_ERR_SHAPE naming the mismatch). Nests.
+ * NULL pred/branches/arrays, negative counts or n_outputs > 2^24: CT_ERR_INVALID_ARG. */
 CT_API ct_status ct_cond(ct_ctx *ctx, const ct_tensor *pred, ct_cond_fn true_fn,
                          ct_cond_fn false_fn, void *user_data, int n_operands,
                          ct_tensor *const *operands, int n_outputs, ct_tensor **outputs);

@@ -10,7 +10,12 @@
  * Errors: fewer than 2 dims or non-square -> CT_ERR_SHAPE; non-floating dtype -> CT_ERR_DTYPE;
  * non-CPU tensor -> CT_ERR_UNSUPPORTED; bad uplo or NULL pointer -> CT_ERR_INVALID_ARG. A matrix
  * holding NaN/Inf gets NaN eigenvalues and eigenvectors (info != 0 in eigh_ex); the other
- * matrices of the batch are unaffected and the call still returns CT_OK.
+ * matrices of the batch are unaffected and the call still returns CT_OK. float16 input whose
+ * eigenvalues exceed float16's range (|x| > 65504): eigh_ex sets info = CT_EIGH_INFO_OVERFLOW
+ * for that matrix (the value is inf); eigh / eigvalsh fail with CT_ERR_OVERFLOW. n >= 32768
+ * with eigenvectors needs a LAPACK workspace beyond lapack_int: CT_ERR_UNSUPPORTED. A LAPACK
+ * argument error is CT_ERR_DEVICE. A tensor of another context, or NULL or released
+ * -> CT_ERR_INVALID_ARG.
  * Ownership: every returned tensor is a new reference owned by the caller (ct_tensor_release);
  * on error no output is set and nothing leaks.
  * Thread-safety: as the owning ct_ctx (not thread-safe); the work itself runs on the context's
@@ -28,6 +33,7 @@ extern "C" {
 #define CT_EIGH_INFO_OK 0
 #define CT_EIGH_INFO_NONFINITE 1 /* input held NaN/Inf: outputs of that matrix are NaN */
 #define CT_EIGH_INFO_NOCONV 2    /* solver did not converge: outputs are the last iterate */
+#define CT_EIGH_INFO_OVERFLOW 3  /* float16 input: an eigenvalue overflows float16 (it is inf) */
 
 /* Eigenvalues (..., n) ascending and eigenvectors (..., n, n) as columns of a symmetric a. */
 CT_API ct_status ct_linalg_eigh(ct_ctx *ctx, const ct_tensor *a, char uplo, ct_tensor **eigenvalues,

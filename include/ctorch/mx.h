@@ -48,7 +48,8 @@ typedef enum ct_mx_format {
  * RCEIL: scale 2^ceil(log2(amax / max_elem)), never clips. */
 typedef enum ct_mx_scale_mode { CT_MX_SCALE_FLOOR = 0, CT_MX_SCALE_RCEIL = 1 } ct_mx_scale_mode;
 
-/* Codes plus E8M0 scales plus the logical shape. Opaque. */
+/* Codes plus E8M0 scales plus the logical shape. Opaque. Every call refuses tensors and MX
+ * tensors of another context with CT_ERR_INVALID_ARG (as the ops do). */
 typedef struct ct_mx_tensor ct_mx_tensor;
 
 /* Quantize f32/bf16/f16 tensor x (any strides) in blocks of block_size (OCP: 32) consecutive
@@ -72,11 +73,15 @@ CT_API ct_status ct_mx_linear(ct_ctx *ctx, const ct_tensor *x, const ct_mx_tenso
 /* Free an MX tensor (NULL is a no-op). */
 CT_API void ct_mx_tensor_free(ct_mx_tensor *q);
 
-/* ---- metadata ---- */
+/* ---- metadata (q == NULL: format CT_MX_FORMAT_COUNT, block size 0, axis -1, ndim 0, shape /
+ * codes / scales NULL) ---- */
+/* Element format of q. */
 CT_API ct_mx_format ct_mx_format_of(const ct_mx_tensor *q);
+/* Elements per scale block. */
 CT_API int ct_mx_block_size(const ct_mx_tensor *q);
 /* Blocking axis in the original shape (non-negative). */
 CT_API int ct_mx_axis(const ct_mx_tensor *q);
+/* Number of dims of the original shape. */
 CT_API int ct_mx_ndim(const ct_mx_tensor *q);
 /* Original (logical) shape, ndim entries. */
 CT_API const int64_t *ct_mx_shape(const ct_mx_tensor *q);
@@ -92,7 +97,9 @@ CT_API const char *ct_mx_format_name(ct_mx_format f);
  * element j in the low nibble and element j + 16 in the high nibble) ---- */
 
 /* Build an MXFP4 tensor (block 32 along the last axis) from `nbytes` of GGUF blocks in row-major
- * order; the last dim must be a multiple of 32 and nbytes must equal numel / 32 * 17. */
+ * order; the last dim must be a multiple of 32 and nbytes must equal numel / 32 * 17 (else
+ * CT_ERR_FORMAT). A shape whose element count or float32 byte size / strides overflow int64
+ * (zero dims included) is CT_ERR_OVERFLOW. */
 CT_API ct_status ct_mx_from_gguf_mxfp4(ct_ctx *ctx, const void *blocks, size_t nbytes, int ndim,
                                        const int64_t *shape, ct_mx_tensor **out);
 /* Write q (MXFP4, block 32, last axis, last dim a multiple of 32) as GGUF blocks into dst of

@@ -2,9 +2,10 @@
  * strided inputs). Each op validates, computes the output shape and dtype, allocates the output on
  * the inputs' device and submits the work to the device's current stream.
  * Ownership: *out receives a new tensor reference (release it). Inputs are not consumed.
- * Errors: CT_ERR_INVALID_ARG (NULL), CT_ERR_SHAPE (shapes do not broadcast / mismatch),
- * CT_ERR_DTYPE (unsupported dtype), CT_ERR_INDEX (a dim out of range, in every op and view),
- * CT_ERR_OOM; ct_ctx_last_error names the values.
+ * Errors: CT_ERR_INVALID_ARG (NULL ctx, input or out; a released tensor; a tensor of another
+ * context), CT_ERR_SHAPE (shapes do not broadcast / mismatch), CT_ERR_DTYPE (unsupported dtype),
+ * CT_ERR_INDEX (a dim out of range, in every op and view), CT_ERR_OOM; ct_ctx_last_error names
+ * the values.
  * Thread-safety: as the owning ct_ctx. */
 #ifndef CTORCH_OPS_H
 #define CTORCH_OPS_H

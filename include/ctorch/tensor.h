@@ -4,7 +4,13 @@
  * device). Storage is refcounted too: views share it and keep it alive.
  * Ownership: every function returning a ct_tensor** gives the caller one reference; drop it with
  * ct_tensor_release (NULL is a no-op). Tensors must be released before their context is freed.
- * Thread-safety: as the owning ct_ctx (not thread-safe). Up to CT_MAX_DIMS dims. */
+ * Thread-safety: as the owning ct_ctx (not thread-safe). Up to CT_MAX_DIMS dims.
+ * NULL: every call taking a ctx returns CT_ERR_INVALID_ARG for a NULL ctx (no message: there is no
+ * context to hold it), and for a NULL tensor or out-parameter (message on ctx). A released tensor
+ * passed to any call is CT_ERR_INVALID_ARG ("not a live tensor"); detection is certain in debug
+ * mode (ct_ctx_options.debug, CT_DEBUG=1) and best effort otherwise. Shapes whose element count,
+ * byte size or contiguous strides (prod of max(size, 1), so zero-size shapes too) overflow int64
+ * are CT_ERR_OVERFLOW in every creation and view call. */
 #ifndef CTORCH_TENSOR_H
 #define CTORCH_TENSOR_H
 
@@ -36,7 +42,8 @@ CT_API ct_status ct_tensor_from_host(ct_ctx *ctx, const void *data, ct_dtype dty
 /* New uninitialised contiguous tensor. */
 CT_API ct_status ct_tensor_empty(ct_ctx *ctx, ct_dtype dtype, int ndim, const int64_t *shape,
                                  ct_tensor **out);
-/* New uninitialised contiguous tensor on `device` (its backend allocates the memory). */
+/* New uninitialised contiguous tensor on `device` (its backend allocates the memory). A device
+ * type with no registered backend, or an index other than 0 (CPU: cpu:0 only) -> CT_ERR_DEVICE. */
 CT_API ct_status ct_tensor_empty_on(ct_ctx *ctx, ct_device device, ct_dtype dtype, int ndim,
                                     const int64_t *shape, ct_tensor **out);
 /* New tensor filled with zeros. */
@@ -45,7 +52,8 @@ CT_API ct_status ct_tensor_zeros(ct_ctx *ctx, ct_dtype dtype, int ndim, const in
 /* New tensor filled with `value` converted to dtype (as torch.full). */
 CT_API ct_status ct_tensor_full(ct_ctx *ctx, ct_dtype dtype, int ndim, const int64_t *shape,
                                 double value, ct_tensor **out);
-/* 1-d tensor start, start+step, ... < end (as torch.arange); step != 0. */
+/* 1-d tensor start, start+step, ... < end (as torch.arange); step != 0. Integer dtypes: values
+ * outside the dtype's range (arange(int8, 0, 1000)) -> CT_ERR_INVALID_ARG, never a silent wrap. */
 CT_API ct_status ct_tensor_arange(ct_ctx *ctx, ct_dtype dtype, double start, double end,
                                   double step, ct_tensor **out);
 /* Uniform [0,1) floats from a counter-based generator (Philox4x32-10): element i depends only on
@@ -57,22 +65,34 @@ CT_API ct_status ct_tensor_randn(ct_ctx *ctx, ct_dtype dtype, int ndim, const in
                                  uint64_t seed, uint64_t offset, ct_tensor **out);
 
 /* ---- reference counting ---- */
-/* Add a reference; returns t. */
+/* Add a reference; returns t (NULL for NULL; NULL for a released tensor, reported on its context's
+ * error message and log callback at CT_LOG_ERROR). */
 CT_API ct_tensor *ct_tensor_retain(ct_tensor *t);
-/* Drop a reference; the tensor (and its storage, when unshared) is freed at zero. NULL: no-op. */
+/* Drop a reference; the tensor (and its storage, when unshared) is freed at zero. NULL: no-op.
+ * Releasing an already released tensor is ignored and reported (error message + CT_LOG_ERROR
+ * log); certain in debug mode, best effort otherwise (a reused block cannot be told apart). */
 CT_API void ct_tensor_release(ct_tensor *t);
 
-/* ---- metadata (t must be valid; out-of-range dims return 0) ---- */
+/* ---- metadata. A NULL (or released) t gives neutral values: ndim 0, shape / stride / data_ptr
+ * NULL, size / storage_offset / numel 0, dtype CT_DTYPE_COUNT, device {-1, -1}, is_contiguous
+ * false. Out-of-range dims return 0. ---- */
+/* Number of dims (0 for a scalar). */
 CT_API int ct_tensor_ndim(const ct_tensor *t);
 /* Pointer to the CT_MAX_DIMS-capacity shape array (ndim entries valid). */
 CT_API const int64_t *ct_tensor_shape(const ct_tensor *t);
 /* Pointer to the strides array, in elements. */
 CT_API const int64_t *ct_tensor_stride(const ct_tensor *t);
-CT_API int64_t ct_tensor_size(const ct_tensor *t, int dim); /* negative dims count from the end */
+/* Size of one dim; negative dims count from the end. */
+CT_API int64_t ct_tensor_size(const ct_tensor *t, int dim);
+/* Offset of the first element in the storage, in elements. */
 CT_API int64_t ct_tensor_storage_offset(const ct_tensor *t);
+/* Element dtype. */
 CT_API ct_dtype ct_tensor_dtype(const ct_tensor *t);
+/* Device holding the storage. */
 CT_API ct_device ct_tensor_device(const ct_tensor *t);
+/* Number of elements (product of the shape). */
 CT_API int64_t ct_tensor_numel(const ct_tensor *t);
+/* True if the elements are laid out in C order without gaps. */
 CT_API bool ct_tensor_is_contiguous(const ct_tensor *t);
 /* Host pointer to the first element (CPU tensors only, else NULL). Valid while t lives. */
 CT_API void *ct_tensor_data_ptr(const ct_tensor *t);
@@ -81,7 +101,8 @@ CT_API void *ct_tensor_data_ptr(const ct_tensor *t);
 /* Copy the tensor's elements in C order into dst; nbytes must equal numel * itemsize.
  * Works for any strides and any device. Errors are recorded on the tensor's context. */
 CT_API ct_status ct_tensor_to_host(const ct_tensor *t, void *dst, size_t nbytes);
-/* Read one element (numel must be 1) converted to double (as Tensor.item()). */
+/* Read one element (numel must be 1) converted to double (as Tensor.item()). NULL t or out:
+ * CT_ERR_INVALID_ARG. */
 CT_API ct_status ct_tensor_item(const ct_tensor *t, double *out);
 /* Copy t to another device (a new contiguous tensor). */
 CT_API ct_status ct_tensor_to_device(ct_ctx *ctx, const ct_tensor *t, ct_device device,

@@ -1,5 +1,5 @@
 /* Backend registry (per context) and streams: the submit point every op goes through. */
-#include "core/ctx_impl.h"
+#include "tensor/tensor_impl.h"
 
 #include <dlfcn.h>
 #include <string.h>
@@ -169,7 +169,7 @@ void ct_stream_free(ct_stream *s) {
     ct__free(s->ctx, s);
 }
 
-ct_device ct_stream_device(const ct_stream *s) { return s->device; }
+ct_device ct_stream_device(const ct_stream *s) { return s ? s->device : (ct_device){-1, -1}; }
 
 ct_status ct_stream_synchronize(ct_stream *s) {
     if (!s) return CT_ERR_INVALID_ARG;
@@ -194,8 +194,7 @@ ct_status ct__refuse_capture(ct_ctx *ctx, const char *op) {
     return CT_ERR_UNSUPPORTED;
 }
 
-ct_status ct_stream_submit(ct_stream *s, const ct_op_desc *op) {
-    if (!s || !op) return CT_ERR_INVALID_ARG;
+ct_status ct__stream_submit(ct_stream *s, const ct_op_desc *op) {
     ct__backend_slot *b = &s->ctx->backends[s->slot];
     if (s->capture) return s->capture->record(s->capture, op);
     if (b->capture && b->capture->mode != 3 /* CT_CAPTURE_RELAXED */) {
@@ -213,4 +212,192 @@ ct_status ct_stream_submit(ct_stream *s, const ct_op_desc *op) {
         ct__set_error(s->ctx, st, "%s: %s backend failed: %s", ct_op_name(op->kind), b->vt.name,
                       ct_status_str(st));
     return st;
+}
+
+/* ---- descriptor validation at the public submit entry ---- */
+
+/* Inputs each op kind takes: {min, max}. Every kind has exactly one output. */
+static const signed char ct__op_arity[CT_OP_COUNT][2] = {
+    [CT_OP_COPY] = {1, 1},        [CT_OP_FILL] = {0, 0},    [CT_OP_ADD] = {2, 2},
+    [CT_OP_SUB] = {2, 2},         [CT_OP_MUL] = {2, 2},     [CT_OP_DIV] = {2, 2},
+    [CT_OP_NEG] = {1, 1},         [CT_OP_ABS] = {1, 1},     [CT_OP_EXP] = {1, 1},
+    [CT_OP_LOG] = {1, 1},         [CT_OP_SQRT] = {1, 1},    [CT_OP_RSQRT] = {1, 1},
+    [CT_OP_TANH] = {1, 1},        [CT_OP_SIGMOID] = {1, 1}, [CT_OP_RELU] = {1, 1},
+    [CT_OP_GELU] = {1, 1},        [CT_OP_POW] = {1, 1},     [CT_OP_CLAMP] = {1, 1},
+    [CT_OP_WHERE] = {3, 3},       [CT_OP_EQ] = {2, 2},      [CT_OP_NE] = {2, 2},
+    [CT_OP_LT] = {2, 2},          [CT_OP_LE] = {2, 2},      [CT_OP_GT] = {2, 2},
+    [CT_OP_GE] = {2, 2},          [CT_OP_ADDCMUL] = {3, 3}, [CT_OP_ADDCDIV] = {3, 3},
+    [CT_OP_SUM] = {1, 1},         [CT_OP_MEAN] = {1, 1},    [CT_OP_AMAX] = {1, 1},
+    [CT_OP_AMIN] = {1, 1},        [CT_OP_ARGMAX] = {1, 1},  [CT_OP_SOFTMAX] = {1, 1},
+    [CT_OP_LOG_SOFTMAX] = {1, 1}, [CT_OP_MATMUL] = {2, 2},  [CT_OP_LAYER_NORM] = {3, 3},
+    [CT_OP_EMBEDDING] = {2, 2},   [CT_OP_RAND] = {0, 1},    [CT_OP_ARANGE] = {0, 0},
+};
+
+static bool ct__same_shape(const ct_operand *a, const ct_operand *b) {
+    if (a->ndim != b->ndim) return false;
+    for (int d = 0; d < a->ndim; d++)
+        if (a->shape[d] != b->shape[d]) return false;
+    return true;
+}
+
+/* One operand: a live tensor of this context on the stream's device, a sane geometry, and every
+ * element it addresses inside the tensor's storage. */
+static ct_status ct__check_operand(ct_stream *s, const ct_op_desc *op, int i) {
+    ct_ctx *ctx = s->ctx;
+    const char *name = ct_op_name(op->kind);
+    const ct_operand *o = &op->operands[i];
+    const ct_tensor *t = o->tensor;
+    if (!t || t->magic != CT__TENSOR_MAGIC)
+        return ct__set_error(ctx, CT_ERR_INVALID_ARG,
+                             "stream_submit: %s operand %d has no live tensor (operand.tensor)",
+                             name, i);
+    if (t->ctx != ctx)
+        return ct__set_error(ctx, CT_ERR_INVALID_ARG,
+                             "stream_submit: %s operand %d belongs to another context", name, i);
+    const ct__storage *st = t->storage;
+    if (st->device.type != s->device.type || st->device.index != s->device.index)
+        return ct__set_error(ctx, CT_ERR_DEVICE,
+                             "stream_submit: %s operand %d is on device %d:%d, the stream on %d:%d",
+                             name, i, st->device.type, st->device.index, s->device.type,
+                             s->device.index);
+    if ((unsigned)o->dtype > (unsigned)CT_FLOAT64)
+        return ct__set_error(ctx, CT_ERR_DTYPE,
+                             "stream_submit: %s operand %d has dtype %d, not a compute dtype", name,
+                             i, (int)o->dtype);
+    if (o->ndim < 0 || o->ndim > CT_MAX_DIMS)
+        return ct__set_error(ctx, CT_ERR_SHAPE, "stream_submit: %s operand %d has ndim %d", name, i,
+                             o->ndim);
+    int64_t lo = 0, hi = 0;
+    bool empty = false;
+    for (int d = 0; d < o->ndim; d++) {
+        int64_t span;
+        if (o->shape[d] < 0)
+            return ct__set_error(ctx, CT_ERR_SHAPE,
+                                 "stream_submit: %s operand %d has size %lld at dim %d", name, i,
+                                 (long long)o->shape[d], d);
+        if (o->shape[d] == 0) empty = true;
+        if (empty) continue;
+        if (!ct__checked_mul(o->shape[d] - 1, o->strides[d], &span) ||
+            !ct__checked_add(span < 0 ? lo : hi, span, span < 0 ? &lo : &hi))
+            return ct__set_error(ctx, CT_ERR_OVERFLOW,
+                                 "stream_submit: %s operand %d: strides overflow at dim %d", name,
+                                 i, d);
+    }
+    if (empty) return CT_OK;
+    int64_t isz = (int64_t)ct__itemsize(o->dtype),
+            base = (int64_t)((uintptr_t)o->data - (uintptr_t)st->data); /* no UB across objects */
+    int64_t blo, bhi;
+    if (!o->data || !ct__checked_mul(lo, isz, &blo) || !ct__checked_add(blo, base, &blo) ||
+        !ct__checked_add(hi, 1, &bhi) || !ct__checked_mul(bhi, isz, &bhi) ||
+        !ct__checked_add(bhi, base, &bhi) || blo < 0 || bhi > (int64_t)st->nbytes)
+        return ct__set_error(ctx, CT_ERR_INVALID_ARG,
+                             "stream_submit: %s operand %d addresses bytes outside its storage of "
+                             "%zu bytes",
+                             name, i, st->nbytes);
+    return CT_OK;
+}
+
+/* The shape and dtype rules of each op family (what the kernels assume; see backend.h). */
+static ct_status ct__check_desc(ct_stream *s, const ct_op_desc *op) {
+    ct_ctx *ctx = s->ctx;
+    if ((unsigned)op->kind >= CT_OP_COUNT)
+        return ct__set_error(ctx, CT_ERR_INVALID_ARG, "stream_submit: op kind %d is not valid",
+                             (int)op->kind);
+    const char *name = ct_op_name(op->kind);
+    const int lo = ct__op_arity[op->kind][0], hi = ct__op_arity[op->kind][1];
+    if (op->n_out != 1 || op->n_in < lo || op->n_in > hi)
+        return ct__set_error(ctx, CT_ERR_INVALID_ARG,
+                             "stream_submit: %s takes 1 output and %d..%d inputs, got %d and %d",
+                             name, lo, hi, op->n_out, op->n_in);
+    if ((unsigned)op->compute_dtype > (unsigned)CT_FLOAT64)
+        return ct__set_error(ctx, CT_ERR_DTYPE, "stream_submit: %s compute dtype %d is not valid",
+                             name, (int)op->compute_dtype);
+    if (op->num_threads < 1 || op->num_threads > CT_MAX_THREADS)
+        return ct__set_error(ctx, CT_ERR_INVALID_ARG,
+                             "stream_submit: %s num_threads %d outside 1..%d", name,
+                             op->num_threads, CT_MAX_THREADS);
+    const bool ln = op->kind == CT_OP_LAYER_NORM;
+    for (int i = 0; i < 1 + op->n_in; i++) {
+        if (ln && i >= 2 && !op->operands[i].data) continue; /* absent weight / bias */
+        ct_status st = ct__check_operand(s, op, i);
+        if (st != CT_OK) return st;
+    }
+    const ct_operand *o = &op->operands[0], *in = &op->operands[1];
+    const ct_dtype cdt = op->compute_dtype;
+    bool ok = true;
+    const char *rule = "";
+    switch (op->kind) {
+    case CT_OP_SUM:
+    case CT_OP_MEAN:
+    case CT_OP_AMAX:
+    case CT_OP_AMIN:
+    case CT_OP_ARGMAX:
+        rule = "reductions: input dtype = compute dtype, output = input shape with size 1 on the "
+               "reduce_mask dims";
+        ok = in->dtype == cdt && in->ndim == o->ndim &&
+             (o->ndim == CT_MAX_DIMS || (op->reduce_mask >> o->ndim) == 0);
+        for (int d = 0; ok && d < o->ndim; d++)
+            ok = o->shape[d] == ((op->reduce_mask >> d & 1u) ? 1 : in->shape[d]);
+        break;
+    case CT_OP_SOFTMAX:
+    case CT_OP_LOG_SOFTMAX:
+        rule = "softmax: floating input and output of one shape in the compute dtype, dim ints[0] "
+               "in range";
+        ok = ct__same_shape(o, in) && in->dtype == cdt && o->dtype == cdt &&
+             ct_dtype_is_floating(cdt) && op->ints[0] >= 0 &&
+             op->ints[0] < (o->ndim > 0 ? o->ndim : 1);
+        break;
+    case CT_OP_MATMUL:
+        rule = "matmul: out (B,M,N) = in0 (B,M,K) @ in1 (B,K,N), all in the compute dtype";
+        ok = o->ndim == 3 && in[0].ndim == 3 && in[1].ndim == 3 && o->dtype == cdt &&
+             in[0].dtype == cdt && in[1].dtype == cdt && in[0].shape[0] == o->shape[0] &&
+             in[1].shape[0] == o->shape[0] && in[0].shape[1] == o->shape[1] &&
+             in[1].shape[2] == o->shape[2] && in[0].shape[2] == in[1].shape[1];
+        break;
+    case CT_OP_LAYER_NORM:
+        rule = "layer_norm: out and in0 (R,C) in the compute dtype, weight and bias (C) or absent";
+        ok = o->ndim == 2 && ct__same_shape(o, in) && o->dtype == cdt && in->dtype == cdt &&
+             ct_dtype_is_floating(cdt);
+        for (int i = 2; ok && i < 4; i++)
+            ok = !op->operands[i].data ||
+                 (op->operands[i].ndim == 1 && op->operands[i].shape[0] == o->shape[1] &&
+                  op->operands[i].dtype == cdt);
+        break;
+    case CT_OP_EMBEDDING:
+        rule = "embedding: out (N,D) = weight (V,D) rows at int32/int64 indices (N)";
+        ok = o->ndim == 2 && in[0].ndim == 2 && in[1].ndim == 1 && o->dtype == in[0].dtype &&
+             in[0].dtype == cdt && (in[1].dtype == CT_INT32 || in[1].dtype == CT_INT64) &&
+             o->shape[0] == in[1].shape[0] && o->shape[1] == in[0].shape[1];
+        break;
+    case CT_OP_RAND:
+        rule = "rand: floating output; the optional input is an int64 offset of one element";
+        ok = ct_dtype_is_floating(o->dtype) && o->dtype == cdt &&
+             (op->n_in == 0 || (in->dtype == CT_INT64 && ct__numel(in->ndim, in->shape) == 1));
+        break;
+    case CT_OP_ARANGE:
+        rule = "arange: a 1-d output in the compute dtype";
+        ok = o->ndim == 1 && o->dtype == cdt;
+        break;
+    default: /* elementwise: inputs broadcast to the output's shape */
+        rule = "elementwise: every operand has the output's shape; inputs in the compute dtype "
+               "(where's condition bool)";
+        for (int i = 1; ok && i <= op->n_in; i++) {
+            ct_dtype want = op->kind == CT_OP_WHERE && i == 1 ? CT_BOOL : cdt;
+            ok = ct__same_shape(o, &op->operands[i]) &&
+                 (op->kind == CT_OP_COPY || op->operands[i].dtype == want);
+        }
+        break;
+    }
+    if (!ok)
+        return ct__set_error(ctx, CT_ERR_SHAPE, "stream_submit: %s descriptor breaks the rule (%s)",
+                             name, rule);
+    return CT_OK;
+}
+
+ct_status ct_stream_submit(ct_stream *s, const ct_op_desc *op) {
+    if (!s) return CT_ERR_INVALID_ARG;
+    if (!op) return ct__set_error(s->ctx, CT_ERR_INVALID_ARG, "stream_submit: op is NULL");
+    ct_status st = ct__check_desc(s, op);
+    if (st != CT_OK) return st;
+    return ct__stream_submit(s, op);
 }

@@ -40,6 +40,22 @@ ct_status ct__set_error(ct_ctx *ctx, ct_status st, const char *fmt, ...) {
     va_start(ap, fmt);
     vsnprintf(ctx->err, sizeof ctx->err, fmt, ap);
     va_end(ap);
+    /* Any failure while a graph captures invalidates the capture, with this message as the
+     * reason: the op that failed is missing from the graph, so replaying it would be wrong. */
+    if (st != CT_OK)
+        for (int i = 0; i < ctx->n_backends; i++) {
+            ct__capture *c = ctx->backends[i].capture;
+            if (c) c->invalidate(c, st, ctx->err);
+        }
+    return st;
+}
+
+ct_status ct__set_error_keep_capture(ct_ctx *ctx, ct_status st, const char *fmt, ...) {
+    if (!ctx) return st;
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(ctx->err, sizeof ctx->err, fmt, ap);
+    va_end(ap);
     return st;
 }
 
@@ -128,7 +144,11 @@ ct_status ct_ctx_create_ex(const ct_ctx_options *opts, ct_ctx **out, char *msg, 
                                sizeof *ctx);
     memset(ctx, 0, sizeof *ctx);
     ctx->allocator = al;
-    ctx->cache_on = !o.allocator.alloc && !o.no_cache;
+    /* debug mode: poisoned, never reused tensor headers, and no block cache (so that ASan sees
+     * every use of freed memory) */
+    const char *dbg = getenv("CT_DEBUG");
+    ctx->debug = o.debug || (dbg && dbg[0] && strcmp(dbg, "0") != 0);
+    ctx->cache_on = !o.allocator.alloc && !o.no_cache && !ctx->debug;
     ctx->log_fn = o.log_fn;
     ctx->log_user = o.log_user;
     ctx->log_level = o.log_level;
@@ -148,14 +168,15 @@ ct_status ct_ctx_create_ex(const ct_ctx_options *opts, ct_ctx **out, char *msg, 
         ct_ctx_free(ctx);
         return st;
     }
-    ct__log(ctx, CT_LOG_INFO, "ctorch %s: isa=%s threads=%d", ct_version(), ct__isa_name(isa),
-            ctx->num_threads);
+    ct__log(ctx, CT_LOG_INFO, "ctorch %s: isa=%s threads=%d%s", ct_version(), ct__isa_name(isa),
+            ctx->num_threads, ctx->debug ? " debug" : "");
     *out = ctx;
     return CT_OK;
 }
 
 void ct_ctx_free(ct_ctx *ctx) {
     if (!ctx) return;
+    ct__tensor_ctx_teardown(ctx);
     for (int i = ctx->n_backends - 1; i >= 0; i--) {
         ct__backend_slot *b = &ctx->backends[i];
         ct__free(ctx, b->default_stream);
@@ -169,5 +190,7 @@ void ct_ctx_free(ct_ctx *ctx) {
 const char *ct_ctx_last_error(const ct_ctx *ctx) { return ctx ? ctx->err : "no context"; }
 const char *ct_ctx_cpu_isa(const ct_ctx *ctx) { return ctx ? ct__isa_name(ctx->isa) : ""; }
 int ct_ctx_num_threads(const ct_ctx *ctx) { return ctx ? ctx->num_threads : 0; }
+bool ct_ctx_debug(const ct_ctx *ctx) { return ctx && ctx->debug; }
+int64_t ct_ctx_live_tensors(const ct_ctx *ctx) { return ctx ? ctx->live_count : 0; }
 ct__isa ct__ctx_isa(const ct_ctx *ctx) { return ctx->isa; }
 int ct__ctx_threads(const ct_ctx *ctx) { return ctx->num_threads; }

@@ -12,8 +12,13 @@
 
 typedef enum ct__isa { CT__ISA_REF = 0, CT__ISA_AVX2 = 1, CT__ISA_AVX512 = 2 } ct__isa;
 
-/* Record `st` with a printf-style message on ctx (NULL ctx is ignored) and return st. */
+/* Record `st` with a printf-style message on ctx (NULL ctx is ignored) and return st. A failure
+ * while a graph captures also invalidates that capture, with this message as the reason. */
 ct_status ct__set_error(ct_ctx *ctx, ct_status st, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+/* ct__set_error that leaves an active capture alone: for the graph API's own refusals (a second
+ * capture_begin, replay during capture, ...), which are not failures of the captured work. */
+ct_status ct__set_error_keep_capture(ct_ctx *ctx, ct_status st, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
 /* Clear the last error (done at the start of public calls that may fail). */
 void ct__clear_error(ct_ctx *ctx);

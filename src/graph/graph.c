@@ -91,7 +91,11 @@ static void ct__cap_invalidate(ct__capture *c, ct_status st, const char *msg) {
     ct_graph *g = (ct_graph *)c;
     if (g->error != CT_OK) return;
     g->error = st;
-    snprintf(g->errmsg, sizeof g->errmsg, "%s", msg ? msg : ct_status_str(st));
+    if (msg && msg[0])
+        snprintf(g->errmsg, sizeof g->errmsg, "%s", msg);
+    else /* a failure without a message (e.g. a cond branch returning a bare status) */
+        snprintf(g->errmsg, sizeof g->errmsg, "an op failed during capture with status %d (%s)",
+                 (int)st, ct_status_str(st));
 }
 
 static ct_status ct__keep(ct_graph *g, ct_tensor *t) {
@@ -186,8 +190,8 @@ ct_status ct_graph_create(ct_ctx *ctx, ct_device device, const ct_graph_options 
     if (st != CT_OK) {
         ct__pool_unref(g->pool);
         ct__free(ctx, g);
-        return ct__set_error(ctx, st, "graph_create: backend '%s' could not create a graph",
-                             b->vt.name);
+        return ct__set_error(ctx, st, "graph_create: backend '%s' could not create a graph (%s)",
+                             b->vt.name, st == CT_ERR_OOM ? "out of memory" : ct_status_str(st));
     }
     g->cap.record = ct__cap_record;
     g->cap.pool_alloc_host = ct__pool_alloc_host;
@@ -207,22 +211,23 @@ ct_status ct_graph_capture_begin(ct_graph *g, ct_stream *stream) {
     ct__backend_slot *b = &ctx->backends[g->slot];
     if (!stream) stream = b->default_stream;
     if (stream->ctx != ctx || stream->slot != g->slot)
-        return ct__set_error(ctx, CT_ERR_INVALID_ARG,
-                             "capture_begin: the stream is on another device");
+        return ct__set_error_keep_capture(ctx, CT_ERR_INVALID_ARG,
+                                          "capture_begin: the stream is on another device");
     if (stream->capture)
-        return ct__set_error(ctx, CT_ERR_STATE,
-                             "capture_begin: the stream is already capturing a graph");
+        return ct__set_error_keep_capture(ctx, CT_ERR_STATE,
+                                          "capture_begin: the stream is already capturing a graph");
     if (b->capture)
-        return ct__set_error(
+        return ct__set_error_keep_capture(
             ctx, CT_ERR_STATE,
             "capture_begin: device %d:%d is already capturing (one capture per device at a time)",
             g->device.type, g->device.index);
     if (g->state != G_EMPTY)
-        return ct__set_error(ctx, CT_ERR_STATE,
-                             "capture_begin: the graph already holds a capture; reset it first");
+        return ct__set_error_keep_capture(
+            ctx, CT_ERR_STATE, "capture_begin: the graph already holds a capture; reset it first");
     ct_status st = g->impl->capture_begin(g->gs);
     if (st != CT_OK)
-        return ct__set_error(ctx, st, "capture_begin: backend '%s' refused", b->vt.name);
+        return ct__set_error_keep_capture(ctx, st, "capture_begin: backend '%s' refused",
+                                          b->vt.name);
     g->error = CT_OK;
     g->errmsg[0] = '\0';
     g->cap.stream = stream;
@@ -238,7 +243,8 @@ ct_status ct_graph_capture_end(ct_graph *g) {
     if (!g) return CT_ERR_INVALID_ARG;
     ct_ctx *ctx = g->ctx;
     if (g->state != G_CAPTURING)
-        return ct__set_error(ctx, CT_ERR_STATE, "capture_end: the graph is not capturing");
+        return ct__set_error_keep_capture(ctx, CT_ERR_STATE,
+                                          "capture_end: the graph is not capturing");
     ct__backend_slot *b = &ctx->backends[g->slot];
     ct_status st = g->impl->capture_end(g->gs);
     if (g->cap.stream) g->cap.stream->capture = NULL;
@@ -249,8 +255,8 @@ ct_status ct_graph_capture_end(ct_graph *g) {
     if (st != CT_OK && g->error == CT_OK)
         ct__cap_invalidate(&g->cap, st, "backend capture_end failed");
     if (g->error != CT_OK)
-        return ct__set_error(ctx, g->error, "capture_end: the capture was invalidated: %s",
-                             g->errmsg);
+        return ct__set_error_keep_capture(
+            ctx, g->error, "capture_end: the capture was invalidated: %s", g->errmsg);
     if (!g->opts.keep_graph) return ct_graph_instantiate(g);
     return CT_OK;
 }
@@ -260,13 +266,14 @@ ct_status ct_graph_instantiate(ct_graph *g) {
     ct_ctx *ctx = g->ctx;
     if (g->state == G_READY) return CT_OK;
     if (g->state != G_CAPTURED)
-        return ct__set_error(ctx, CT_ERR_STATE, "instantiate: nothing captured yet");
+        return ct__set_error_keep_capture(ctx, CT_ERR_STATE, "instantiate: nothing captured yet");
     if (g->error != CT_OK)
-        return ct__set_error(ctx, CT_ERR_STATE, "instantiate: the capture was invalidated: %s",
-                             g->errmsg);
+        return ct__set_error_keep_capture(
+            ctx, CT_ERR_STATE, "instantiate: the capture was invalidated: %s", g->errmsg);
     ct_status st = g->impl->instantiate(g->gs);
     if (st != CT_OK)
-        return ct__set_error(ctx, st, "instantiate: the backend failed (%s)", ct_status_str(st));
+        return ct__set_error_keep_capture(ctx, st, "instantiate: the backend failed (%s)",
+                                          ct_status_str(st));
     g->state = G_READY;
     return CT_OK;
 }
@@ -279,10 +286,11 @@ ct_status ct_graph_replay(ct_graph *g) {
         if (st != CT_OK) return st;
     }
     if (ct__any_capture(ctx))
-        return ct__set_error(ctx, CT_ERR_STATE,
-                             "replay: cannot replay a graph while another capture is active");
+        return ct__set_error_keep_capture(
+            ctx, CT_ERR_STATE, "replay: cannot replay a graph while another capture is active");
     ct_status st = g->impl->replay(g->gs);
-    if (st != CT_OK && !ctx->err[0]) ct__set_error(ctx, st, "replay: the backend failed");
+    if (st != CT_OK && !ctx->err[0])
+        ct__set_error_keep_capture(ctx, st, "replay: the backend failed");
     return st;
 }
 
@@ -297,7 +305,7 @@ static void ct__release_kept(ct_graph *g) {
 ct_status ct_graph_reset(ct_graph *g) {
     if (!g) return CT_ERR_INVALID_ARG;
     if (g->state == G_CAPTURING)
-        return ct__set_error(g->ctx, CT_ERR_STATE, "reset: end the capture first");
+        return ct__set_error_keep_capture(g->ctx, CT_ERR_STATE, "reset: end the capture first");
     ct_status st = g->impl->reset(g->gs);
     ct__release_kept(g);
     g->state = G_EMPTY;
@@ -310,9 +318,11 @@ ct_graph_pool *ct_graph_pool_of(ct_graph *g) { return g ? g->pool : NULL; }
 
 ct_status ct_graph_debug_dump(ct_graph *g, const char *path) {
     if (!g) return CT_ERR_INVALID_ARG;
-    if (!path) return ct__set_error(g->ctx, CT_ERR_INVALID_ARG, "debug_dump: path is NULL");
+    if (!path)
+        return ct__set_error_keep_capture(g->ctx, CT_ERR_INVALID_ARG, "debug_dump: path is NULL");
     ct_status st = g->impl->debug_dump(g->gs, path);
-    if (st != CT_OK) return ct__set_error(g->ctx, st, "debug_dump: cannot write '%s'", path);
+    if (st != CT_OK)
+        return ct__set_error_keep_capture(g->ctx, st, "debug_dump: cannot write '%s'", path);
     return CT_OK;
 }
 
@@ -350,9 +360,18 @@ ct_status ct_cond(ct_ctx *ctx, const ct_tensor *pred, ct_cond_fn true_fn, ct_con
                   void *user_data, int n_operands, ct_tensor *const *operands, int n_outputs,
                   ct_tensor **outputs) {
     if (!ctx) return CT_ERR_INVALID_ARG;
+    ct__clear_error(ctx); /* a branch failing without a message must not show a stale one */
     if (!pred || !true_fn || !false_fn || n_operands < 0 || n_outputs < 0 ||
         (n_operands > 0 && !operands) || (n_outputs > 0 && !outputs))
         return ct__set_error(ctx, CT_ERR_INVALID_ARG, "cond: NULL or negative argument");
+    if (n_outputs > (1 << 24)) /* keeps 2 * n_outputs + 1 branch slots in int range */
+        return ct__set_error(ctx, CT_ERR_INVALID_ARG, "cond: n_outputs %d is more than %d",
+                             n_outputs, 1 << 24);
+    if (pred->magic != CT__TENSOR_MAGIC)
+        return ct__set_error(ctx, CT_ERR_INVALID_ARG, "cond: pred is not a live tensor");
+    for (int i = 0; i < n_operands; i++)
+        if (ct__check_tensor(ctx, "cond", "an operand", operands[i]) != CT_OK)
+            return CT_ERR_INVALID_ARG;
     if (pred->ctx != ctx)
         return ct__set_error(ctx, CT_ERR_INVALID_ARG, "cond: pred belongs to another context");
     if (ct_tensor_numel(pred) != 1 || !ct__is_compute_dtype(pred->dtype))
@@ -381,8 +400,10 @@ ct_status ct_cond(ct_ctx *ctx, const ct_tensor *pred, ct_cond_fn true_fn, ct_con
     if (g->error != CT_OK)
         return ct__set_error(ctx, CT_ERR_STATE, "cond: the capture was invalidated earlier: %s",
                              g->errmsg);
-    ct_tensor **br = ct__alloc(ctx, sizeof(ct_tensor *) * (size_t)(2 * n_outputs + 1), 16);
-    if (!br) return ct__set_error(ctx, CT_ERR_OOM, "cond: out of memory");
+    ct_tensor **br = ct__alloc(ctx, sizeof(ct_tensor *) * ((size_t)n_outputs * 2 + 1), 16);
+    if (!br) /* ct__set_error invalidates the capture */
+        return ct__set_error(ctx, CT_ERR_OOM, "cond: out of memory for %d branch outputs",
+                             2 * n_outputs);
     ct_tensor **t_out = br, **f_out = br + n_outputs;
     for (int i = 0; i < 2 * n_outputs; i++)
         br[i] = NULL;
@@ -393,6 +414,9 @@ ct_status ct_cond(ct_ctx *ctx, const ct_tensor *pred, ct_cond_fn true_fn, ct_con
     bool opened = st == CT_OK;
     if (st == CT_OK) st = g->impl->cond_branch(g->gs, 1);
     if (st == CT_OK) st = true_fn(ctx, user_data, n_operands, operands, n_outputs, t_out);
+    if (st != CT_OK && !ctx->err[0])
+        ct__set_error(ctx, st, "cond: the true branch failed with status %d (%s)", (int)st,
+                      ct_status_str(st));
     if (st == CT_OK) st = ct__cond_check_outputs(ctx, n_outputs, t_out, "true");
     /* the node's outputs: fixed memory both branches copy into */
     for (int i = 0; i < n_outputs && st == CT_OK; i++)
@@ -402,6 +426,9 @@ ct_status ct_cond(ct_ctx *ctx, const ct_tensor *pred, ct_cond_fn true_fn, ct_con
         st = ct_tensor_copy_(ctx, outputs[i], t_out[i]);
     if (st == CT_OK) st = g->impl->cond_branch(g->gs, 0);
     if (st == CT_OK) st = false_fn(ctx, user_data, n_operands, operands, n_outputs, f_out);
+    if (st != CT_OK && !ctx->err[0])
+        ct__set_error(ctx, st, "cond: the false branch failed with status %d (%s)", (int)st,
+                      ct_status_str(st));
     if (st == CT_OK) st = ct__cond_check_outputs(ctx, n_outputs, f_out, "false");
     for (int i = 0; i < n_outputs && st == CT_OK; i++) {
         const ct_tensor *a = t_out[i], *c = f_out[i];
@@ -431,6 +458,9 @@ ct_status ct_cond(ct_ctx *ctx, const ct_tensor *pred, ct_cond_fn true_fn, ct_con
             ct_tensor_release(outputs[i]);
             outputs[i] = NULL;
         }
+        if (!ctx->err[0]) /* a backend hook failed without a message */
+            ct__set_error(ctx, st, "cond: recording the conditional failed (%s)",
+                          ct_status_str(st));
         ct__cap_invalidate(cap, st, ctx->err);
     }
     return st;

@@ -6,11 +6,13 @@
 #include "ctorch/linalg.h"
 
 #include <cblas.h>
+#include <lapacke.h>
+#include <math.h>
 #include <omp.h>
 #include <string.h>
 
 #include "backends/cpu/kernels/eigh_kernels.h"
-#include "core/internal.h"
+#include "tensor/tensor_impl.h"
 #include "linalg/linalg_internal.h"
 
 /* Crossovers measured on the development machine (2 cores, AVX-512), see docs/linalg.md: the
@@ -44,29 +46,31 @@ static ct__eigh_f64_fn lanes_f64(ct__isa isa) {
 }
 
 /* Run one contiguous range of matrices [b0, b1) on the calling thread. */
-static void eigh_range(int f64, ct__eigh_path path, ct__isa isa, int n, int upper, const void *a,
-                       void *w, void *v, int32_t *info, int64_t b0, int64_t b1, void *work,
-                       int64_t nx0, int64_t nx1, int stream) {
+static int eigh_range(int f64, ct__eigh_path path, ct__isa isa, int n, int upper, const void *a,
+                      void *w, void *v, int32_t *info, int64_t b0, int64_t b1, void *work,
+                      int64_t nx0, int64_t nx1, int stream) {
     const int64_t nn = (int64_t)n * n, cnt = b1 - b0;
     const int es = f64 ? 8 : 4;
     const ct__eigh_hint hint = {(const char *)a + nx0 * nn * es, nx1 - nx0, stream};
-    if (cnt <= 0) return;
+    if (cnt <= 0) return 0;
     int32_t *ib = info ? info + b0 : NULL;
+    int err = 0;
     if (f64) {
         const double *ab = (const double *)a + b0 * nn;
         double *wb = (double *)w + b0 * n, *vb = v ? (double *)v + b0 * nn : NULL;
         if (path == CT__EIGH_PATH_LANES)
             lanes_f64(isa)(cnt, n, ab, upper, wb, vb, ib, work, &hint);
         else
-            ct__eigh_lapack_f64(cnt, n, ab, upper, wb, vb, ib, work);
+            err = ct__eigh_lapack_f64(cnt, n, ab, upper, wb, vb, ib, work);
     } else {
         const float *ab = (const float *)a + b0 * nn;
         float *wb = (float *)w + b0 * n, *vb = v ? (float *)v + b0 * nn : NULL;
         if (path == CT__EIGH_PATH_LANES)
             lanes_f32(isa)(cnt, n, ab, upper, wb, vb, ib, work, &hint);
         else
-            ct__eigh_lapack_f32(cnt, n, ab, upper, wb, vb, ib, work);
+            err = ct__eigh_lapack_f32(cnt, n, ab, upper, wb, vb, ib, work);
     }
+    return err;
 }
 
 /* Contiguous batch on the CPU: a (batch, n, n) -> w (batch, n), v (batch, n, n) or NULL,
@@ -92,7 +96,7 @@ static ct_status eigh_run(ct_ctx *ctx, int f64, int n, int64_t batch, int upper,
         work = ct__alloc(ctx, wbytes * (size_t)nt, 64);
         if (!work)
             return ct__set_error(ctx, CT_ERR_OOM,
-                                 "linalg.eigh: cannot allocate %zu bytes of workspace",
+                                 "linalg.eigh: out of memory allocating %zu bytes of workspace",
                                  wbytes * (size_t)nt);
     }
     /* OpenBLAS's own threads slow syevd down 2-3x below n ~ 256 and fight ours when we split
@@ -106,8 +110,10 @@ static ct_status eigh_run(ct_ctx *ctx, int f64, int n, int64_t batch, int upper,
     /* eigenvectors far larger than the caches: written with non-temporal stores (the read for
      * ownership of each output line would double the memory traffic of the final pass) */
     const int stream = v && (double)batch * n * n * es >= CT__EIGH_STREAM_MIN_BYTES;
+    int lapack_err = 0;
     if (nt == 1) {
-        eigh_range(f64, path, isa, n, upper, a, w, v, info, 0, batch, work, 0, 0, stream);
+        lapack_err =
+            eigh_range(f64, path, isa, n, upper, a, w, v, info, 0, batch, work, 0, 0, stream);
     } else {
         /* Chunks of whole kernel blocks (align = a multiple of every ISA's lanes x groups: 32
          * for 2 groups, 48 for 3), as even as possible: chunk c gets blocks
@@ -132,13 +138,22 @@ static ct_status eigh_run(ct_ctx *ctx, int f64, int n, int64_t batch, int upper,
                 int64_t nx0 = cx * nblk / nchunks * align, nx1 = (cx + 1) * nblk / nchunks * align;
                 if (nx1 > batch) nx1 = batch;
                 if (cx == c) nx0 = nx1 = 0;
-                eigh_range(f64, path, isa, n, upper, a, w, v, info, b0, b1, mywork, nx0, nx1,
-                           stream);
+                int e = eigh_range(f64, path, isa, n, upper, a, w, v, info, b0, b1, mywork, nx0,
+                                   nx1, stream);
+                if (e) {
+#pragma omp atomic write
+                    lapack_err = e;
+                }
             }
         }
     }
     if (blas_threads > 1) openblas_set_num_threads(blas_threads);
     ct__free(ctx, work);
+    if (lapack_err)
+        return ct__set_error(ctx, CT_ERR_DEVICE,
+                             "linalg.eigh: LAPACKE_%csyevd_work rejected argument %d (n = "
+                             "%d); no result was computed",
+                             f64 ? 'd' : 's', -lapack_err, n);
     return CT_OK;
 }
 
@@ -148,8 +163,10 @@ static ct_status eigh_impl(ct_ctx *ctx, const char *op, const ct_tensor *a, char
     /* the solvers run directly, not through the stream: a graph could not record them */
     if (ct__refuse_capture(ctx, op) != CT_OK) return CT_ERR_UNSUPPORTED;
     ct__clear_error(ctx);
-    if (!a || !w_out)
-        return ct__set_error(ctx, CT_ERR_INVALID_ARG, "%s: NULL %s", op, !a ? "input" : "output");
+    if (ct__check_tensor(ctx, op, "input", a) != CT_OK) return CT_ERR_INVALID_ARG;
+    if (!w_out) return ct__set_error(ctx, CT_ERR_INVALID_ARG, "%s: NULL output", op);
+    if (a->ctx != ctx)
+        return ct__set_error(ctx, CT_ERR_INVALID_ARG, "%s: input belongs to another context", op);
     if (uplo != 'L' && uplo != 'U' && uplo != 'l' && uplo != 'u')
         return ct__set_error(ctx, CT_ERR_INVALID_ARG, "%s: uplo must be 'L' or 'U', got %d", op,
                              (int)(unsigned char)uplo);
@@ -179,6 +196,14 @@ static ct_status eigh_impl(ct_ctx *ctx, const char *op, const ct_tensor *a, char
     if (n64 > 46340) /* n*n must fit the kernels' int arithmetic */
         return ct__set_error(ctx, CT_ERR_SHAPE, "%s: n = %lld is too large", op, (long long)n64);
     const int n = (int)n64;
+    size_t lwork;
+    if (ct__eigh_choose_path(n, cdt == CT_FLOAT64 ? 8 : 4) == CT__EIGH_PATH_LAPACK &&
+        !ct__eigh_lapack_fits(n, v_out != NULL, &lwork))
+        return ct__set_error(ctx, CT_ERR_UNSUPPORTED,
+                             "%s: n = %d needs a LAPACK workspace of %zu elements, more than "
+                             "lapack_int holds (%lld)",
+                             op, n, lwork,
+                             (long long)(sizeof(lapack_int) >= 8 ? INT64_MAX : INT32_MAX));
     int64_t batch = 1;
     for (int i = 0; i < nd - 2; i++)
         if (!ct__checked_mul(batch, shape[i], &batch))
@@ -211,6 +236,27 @@ static ct_status eigh_impl(ct_ctx *ctx, const char *op, const ct_tensor *a, char
                       ct_tensor_data_ptr(wc), vc ? ct_tensor_data_ptr(vc) : NULL,
                       info ? (int32_t *)ct_tensor_data_ptr(info) : NULL);
         if (st) goto fail;
+        if (dt == CT_FLOAT16) {
+            /* eigenvalues beyond float16's range would come back as inf: flag those matrices
+             * (info = CT_EIGH_INFO_OVERFLOW) or, without an info output, fail the call */
+            const float *wf = ct_tensor_data_ptr(wc);
+            int32_t *ip = info ? (int32_t *)ct_tensor_data_ptr(info) : NULL;
+            for (int64_t b = 0; b < batch; b++)
+                for (int i = 0; i < n; i++) {
+                    float x = wf[b * n + i];
+                    if (!(fabsf(x) >= 65520.0f) || isinf(x)) continue; /* rounds to inf in f16 */
+                    if (!ip) {
+                        st = ct__set_error(ctx, CT_ERR_OVERFLOW,
+                                           "%s: eigenvalue %g of matrix %lld overflows float16 "
+                                           "(max 65504); use float32 or %s_ex for per-matrix "
+                                           "info",
+                                           op, (double)x, (long long)b, "linalg.eigh");
+                        goto fail;
+                    }
+                    if (ip[b] == 0) ip[b] = CT_EIGH_INFO_OVERFLOW;
+                    break;
+                }
+        }
         if (cdt != dt) {
             if ((st = ct_tensor_copy_(ctx, w, wc))) goto fail;
             if (v && (st = ct_tensor_copy_(ctx, v, vc))) goto fail;

@@ -3,6 +3,8 @@
  * eigenvector columns, sign fix, NaN + info for non-finite input). */
 #include <lapacke.h>
 #include <math.h>
+#include <stdbool.h>
+#include <stdint.h>
 #include <string.h>
 
 #include "backends/cpu/kernels/eigh_kernels.h"
@@ -16,6 +18,14 @@ static void lapack_sizes(int n, int want_v, size_t *lwork, size_t *liwork) {
     *liwork = want_v ? 3 + 5 * nn : 1;
 }
 
+bool ct__eigh_lapack_fits(int n, int want_v, size_t *lwork_out) {
+    size_t lwork, liwork;
+    lapack_sizes(n, want_v, &lwork, &liwork);
+    const size_t lmax = sizeof(lapack_int) >= 8 ? (size_t)INT64_MAX : (size_t)INT32_MAX;
+    *lwork_out = lwork;
+    return lwork <= lmax && liwork <= lmax && (size_t)n <= lmax;
+}
+
 size_t ct__eigh_lapack_work_bytes(int n, int elem_size, int want_v) {
     size_t lwork, liwork;
     lapack_sizes(n, want_v, &lwork, &liwork);
@@ -24,8 +34,8 @@ size_t ct__eigh_lapack_work_bytes(int n, int elem_size, int want_v) {
 }
 
 #define CT__EIGH_LAPACK(NAME, T, SYEVD_WORK)                                                       \
-    void NAME(int64_t batch, int n, const T *a, int upper, T *w, T *v, int32_t *info,              \
-              void *work) {                                                                        \
+    int NAME(int64_t batch, int n, const T *a, int upper, T *w, T *v, int32_t *info, void *work) { \
+        int err = 0;                                                                               \
         size_t lwork, liwork;                                                                      \
         lapack_sizes(n, v != 0, &lwork, &liwork);                                                  \
         const int64_t nn = (int64_t)n * n;                                                         \
@@ -47,6 +57,7 @@ size_t ct__eigh_lapack_work_bytes(int n, int elem_size, int want_v) {
                 st = SYEVD_WORK(LAPACK_COL_MAJOR, v ? 'V' : 'N', 'L', n, z, n, wb, wk,             \
                                 (lapack_int)lwork, iwk, (lapack_int)liwork);                       \
             if (info) info[b] = !finite ? CT__EIGH_INFO_NONFINITE : st ? CT__EIGH_INFO_NOCONV : 0; \
+            if (finite && st < 0 && !err) err = (int)st; /* an argument LAPACK rejected */         \
             if (!finite) {                                                                         \
                 for (int i = 0; i < n; i++)                                                        \
                     wb[i] = (T)NAN;                                                                \
@@ -67,6 +78,7 @@ size_t ct__eigh_lapack_work_bytes(int n, int elem_size, int want_v) {
                     vb[(int64_t)i * n + j] = sg * col[i];                                          \
             }                                                                                      \
         }                                                                                          \
+        return err;                                                                                \
     }
 
 CT__EIGH_LAPACK(ct__eigh_lapack_f32, float, LAPACKE_ssyevd_work)

@@ -2,6 +2,8 @@
 #ifndef CTORCH_LINALG_INTERNAL_H
 #define CTORCH_LINALG_INTERNAL_H
 
+#include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
 /* Which solver runs for a given n and dtype (chosen from measurements, see docs/linalg.md). */
@@ -18,9 +20,14 @@ ct__eigh_path ct__eigh_choose_path(int n, int elem_size);
  * (eigh_kernels.h). `work` holds ct__eigh_lapack_work_bytes(n, elem_size, want_v) bytes,
  * 64-byte aligned, private to the calling thread. */
 size_t ct__eigh_lapack_work_bytes(int n, int elem_size, int want_v);
-void ct__eigh_lapack_f32(int64_t batch, int n, const float *a, int upper, float *w, float *v,
-                         int32_t *info, void *work);
-void ct__eigh_lapack_f64(int64_t batch, int n, const double *a, int upper, double *w, double *v,
-                         int32_t *info, void *work);
+/* True when syevd's workspace sizes for n fit lapack_int (n >= 32768 with eigenvectors does not
+ * in the 32-bit-index build); writes the lwork that was checked. */
+bool ct__eigh_lapack_fits(int n, int want_v, size_t *lwork);
+/* Return 0, or the first negative syevd result (an argument LAPACK rejected): the front end turns
+ * it into a status, never CT_OK. */
+int ct__eigh_lapack_f32(int64_t batch, int n, const float *a, int upper, float *w, float *v,
+                        int32_t *info, void *work);
+int ct__eigh_lapack_f64(int64_t batch, int n, const double *a, int upper, double *w, double *v,
+                        int32_t *info, void *work);
 
 #endif

@@ -2,8 +2,8 @@
  * validates, moves the blocking axis last (one contiguous copy when needed), converts to f32, and
  * splits the work over OpenMP threads; the arithmetic is in the mx_* CPU kernels. */
 #include "ctorch/mx.h"
-#include "core/internal.h"
 #include "mx/mx_internal.h"
+#include "tensor/tensor_impl.h"
 
 #include <omp.h>
 #include <stdlib.h>
@@ -17,6 +17,16 @@ struct ct_mx_tensor {
     ct_tensor *codes;  /* shape with axis moved last; FP4 packed */
     ct_tensor *scales; /* same, last dim = number of blocks */
 };
+
+/* A live tensor of this context (ops refuse another context's tensors the same way). */
+static ct_status ct__mx_own(ct_ctx *ctx, const char *op, const char *what, const ct_tensor *t) {
+    ct_status st = ct__check_tensor(ctx, op, what, t);
+    if (st != CT_OK) return st;
+    if (t->ctx != ctx)
+        return ct__set_error(ctx, CT_ERR_INVALID_ARG, "%s: %s belongs to another context", op,
+                             what);
+    return CT_OK;
+}
 
 /* Below this many elements an op stays on one thread. */
 #define CT__MX_PAR_MIN (1 << 16)
@@ -75,13 +85,14 @@ void ct_mx_tensor_free(ct_mx_tensor *q) {
     ct__free(q->ctx, q);
 }
 
-ct_mx_format ct_mx_format_of(const ct_mx_tensor *q) { return q->format; }
-int ct_mx_block_size(const ct_mx_tensor *q) { return q->block_size; }
-int ct_mx_axis(const ct_mx_tensor *q) { return q->axis; }
-int ct_mx_ndim(const ct_mx_tensor *q) { return q->ndim; }
-const int64_t *ct_mx_shape(const ct_mx_tensor *q) { return q->shape; }
-ct_tensor *ct_mx_codes(const ct_mx_tensor *q) { return q->codes; }
-ct_tensor *ct_mx_scales(const ct_mx_tensor *q) { return q->scales; }
+/* Getters: NULL gives the neutral values documented in mx.h. */
+ct_mx_format ct_mx_format_of(const ct_mx_tensor *q) { return q ? q->format : CT_MX_FORMAT_COUNT; }
+int ct_mx_block_size(const ct_mx_tensor *q) { return q ? q->block_size : 0; }
+int ct_mx_axis(const ct_mx_tensor *q) { return q ? q->axis : -1; }
+int ct_mx_ndim(const ct_mx_tensor *q) { return q ? q->ndim : 0; }
+const int64_t *ct_mx_shape(const ct_mx_tensor *q) { return q ? q->shape : NULL; }
+ct_tensor *ct_mx_codes(const ct_mx_tensor *q) { return q ? q->codes : NULL; }
+ct_tensor *ct_mx_scales(const ct_mx_tensor *q) { return q ? q->scales : NULL; }
 
 /* perm moving `axis` last. */
 static void ct__mx_perm(int ndim, int axis, int *perm) {
@@ -115,6 +126,7 @@ ct_status ct_mx_quantize(ct_ctx *ctx, const ct_tensor *x, ct_mx_format format, i
     ct__clear_error(ctx);
     if (!x || !out) return ct__set_error(ctx, CT_ERR_INVALID_ARG, "mx_quantize: NULL argument");
     *out = NULL;
+    if (ct__mx_own(ctx, "mx_quantize", "input", x) != CT_OK) return CT_ERR_INVALID_ARG;
     if ((unsigned)format >= CT_MX_FORMAT_COUNT)
         return ct__set_error(ctx, CT_ERR_INVALID_ARG, "mx_quantize: unknown format %d",
                              (int)format);
@@ -280,6 +292,9 @@ ct_status ct_mx_dequantize(ct_ctx *ctx, const ct_mx_tensor *q, ct_dtype dtype, c
     if (!ct__mx_valid(q) || !out)
         return ct__set_error(ctx, CT_ERR_INVALID_ARG, "mx_dequantize: NULL argument");
     *out = NULL;
+    if (q->ctx != ctx)
+        return ct__set_error(ctx, CT_ERR_INVALID_ARG,
+                             "mx_dequantize: the MX tensor belongs to another context");
     if (!ct__mx_float_in(dtype))
         return ct__set_error(ctx, CT_ERR_DTYPE,
                              "mx_dequantize: output dtype %s, want float32, bfloat16 or float16",
@@ -301,6 +316,10 @@ ct_status ct_mx_dequantize_into(ct_ctx *ctx, const ct_mx_tensor *q, ct_tensor *o
     ct__clear_error(ctx);
     if (!ct__mx_valid(q) || !out)
         return ct__set_error(ctx, CT_ERR_INVALID_ARG, "mx_dequantize_into: NULL argument");
+    if (q->ctx != ctx)
+        return ct__set_error(ctx, CT_ERR_INVALID_ARG,
+                             "mx_dequantize_into: the MX tensor belongs to another context");
+    if (ct__mx_own(ctx, "mx_dequantize_into", "output", out) != CT_OK) return CT_ERR_INVALID_ARG;
     if (!ct__mx_float_in(ct_tensor_dtype(out)))
         return ct__set_error(
             ctx, CT_ERR_DTYPE,
@@ -326,6 +345,12 @@ ct_status ct_mx_linear(ct_ctx *ctx, const ct_tensor *x, const ct_mx_tensor *w,
     if (!x || !ct__mx_valid(w) || !y)
         return ct__set_error(ctx, CT_ERR_INVALID_ARG, "mx_linear: NULL argument");
     *y = NULL;
+    if (w->ctx != ctx)
+        return ct__set_error(ctx, CT_ERR_INVALID_ARG,
+                             "mx_linear: the weight belongs to another context");
+    if (ct__mx_own(ctx, "mx_linear", "x", x) != CT_OK ||
+        (bias && ct__mx_own(ctx, "mx_linear", "bias", bias) != CT_OK))
+        return CT_ERR_INVALID_ARG;
     ct_dtype xdt = ct_tensor_dtype(x);
     if (!ct__mx_float_in(xdt))
         return ct__set_error(ctx, CT_ERR_DTYPE,
@@ -464,6 +489,10 @@ static ct_status ct__gguf_check(ct_ctx *ctx, const char *op, int ndim, const int
         if (!ct__checked_mul(numel, shape[i], &numel))
             return ct__set_error(ctx, CT_ERR_OVERFLOW, "%s: shape overflows", op);
     }
+    /* a shape whose dequantized (float32) strides or bytes overflow int64 is an overflow, also
+     * when a zero dim makes it empty; checked before the byte count is compared */
+    ct_status st = ct__check_extent(ctx, op, ndim, shape, sizeof(float));
+    if (st != CT_OK) return st;
     if (shape[ndim - 1] % 32)
         return ct__set_error(ctx, CT_ERR_SHAPE, "%s: last dim %lld is not a multiple of 32", op,
                              (long long)shape[ndim - 1]);
@@ -514,6 +543,9 @@ ct_status ct_mx_to_gguf_mxfp4(ct_ctx *ctx, const ct_mx_tensor *q, void *dst, siz
     ct__clear_error(ctx);
     if (!ct__mx_valid(q) || (nbytes && !dst))
         return ct__set_error(ctx, CT_ERR_INVALID_ARG, "mx_to_gguf_mxfp4: NULL argument");
+    if (q->ctx != ctx)
+        return ct__set_error(ctx, CT_ERR_INVALID_ARG,
+                             "mx_to_gguf_mxfp4: the MX tensor belongs to another context");
     if (q->format != CT_MXFP4_E2M1 || q->block_size != 32 || q->axis != q->ndim - 1)
         return ct__set_error(ctx, CT_ERR_UNSUPPORTED,
                              "mx_to_gguf_mxfp4: need mxfp4_e2m1 with block 32 along the last axis, "

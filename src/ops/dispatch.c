@@ -20,7 +20,7 @@ ct_status ct__submit(ct_ctx *ctx, ct_device dev, ct_op_desc *d) {
     if (!b) return CT_ERR_DEVICE;
     d->num_threads = ctx->num_threads;
     ct_stream *s = b->current ? b->current : b->default_stream;
-    return ct_stream_submit(s, d);
+    return ct__stream_submit(s, d);
 }
 
 ct_status ct__broadcast_shapes(ct_ctx *ctx, const char *op, int n, const ct_tensor *const *ts,
@@ -111,6 +111,11 @@ ct_status ct__check_args(ct_ctx *ctx, const char *op, int n, const ct_tensor *co
     if (!out) return ct__set_error(ctx, CT_ERR_INVALID_ARG, "%s: out is NULL", op);
     for (int i = 0; i < n; i++) {
         if (!ts[i]) return ct__set_error(ctx, CT_ERR_INVALID_ARG, "%s: input %d is NULL", op, i);
+        if (ts[i]->magic != CT__TENSOR_MAGIC)
+            return ct__set_error(ctx, CT_ERR_INVALID_ARG,
+                                 "%s: input %d is not a live tensor (used after "
+                                 "ct_tensor_release)",
+                                 op, i);
         if (ts[i]->ctx != ctx)
             return ct__set_error(ctx, CT_ERR_INVALID_ARG, "%s: input %d belongs to another context",
                                  op, i);

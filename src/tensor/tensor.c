@@ -6,7 +6,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#define CT__HDR_BYTES 256 /* tensor + storage headers before the data in a CPU block */
+#define CT__HDR_BYTES 320 /* tensor + storage headers before the data in a CPU block */
 _Static_assert(sizeof(struct ct_tensor) + sizeof(ct__storage) <= CT__HDR_BYTES, "header too big");
 
 const char *ct__shape_str(char *buf, size_t n, int ndim, const int64_t *shape) {
@@ -16,6 +16,30 @@ const char *ct__shape_str(char *buf, size_t n, int ndim, const int64_t *shape) {
         used += (size_t)snprintf(buf + used, n - used, i ? ", %lld" : "%lld", (long long)shape[i]);
     if (used < n) snprintf(buf + used, n - used, "]");
     return buf;
+}
+
+ct_status ct__check_extent(ct_ctx *ctx, const char *op, int ndim, const int64_t *shape,
+                           size_t itemsize) {
+    int64_t e = (int64_t)itemsize;
+    for (int i = ndim - 1; i >= 0; i--)
+        if (!ct__checked_mul(e, shape[i] > 1 ? shape[i] : 1, &e)) {
+            char b[96];
+            return ct__set_error(ctx, CT_ERR_OVERFLOW,
+                                 "%s: shape %s with %zu-byte elements overflows int64 strides "
+                                 "(at dim %d)",
+                                 op, ct__shape_str(b, sizeof b, ndim, shape), itemsize, i);
+        }
+    return CT_OK;
+}
+
+ct_status ct__check_tensor(ct_ctx *ctx, const char *op, const char *what, const ct_tensor *t) {
+    if (!t) return ct__set_error(ctx, CT_ERR_INVALID_ARG, "%s: %s is NULL", op, what);
+    if (t->magic != CT__TENSOR_MAGIC)
+        return ct__set_error(ctx, CT_ERR_INVALID_ARG,
+                             "%s: %s is not a live tensor (used after ct_tensor_release, or not a "
+                             "tensor handle)",
+                             op, what);
+    return CT_OK;
 }
 
 ct_status ct__check_shape(ct_ctx *ctx, const char *op, int ndim, const int64_t *shape, ct_dtype dt,
@@ -40,8 +64,33 @@ ct_status ct__check_shape(ct_ctx *ctx, const char *op, int ndim, const int64_t *
         !ct__checked_add(bytes, CT__HDR_BYTES + 64, &bytes))
         return ct__set_error(ctx, CT_ERR_OVERFLOW, "%s: %lld elements overflow the byte size", op,
                              (long long)n);
+    /* with numel > 0 every size is >= 1, so the strides' extent is the byte size checked above;
+     * only zero-size shapes need the separate check */
+    if (n == 0) {
+        ct_status st = ct__check_extent(ctx, op, ndim, shape, ct__itemsize(dt));
+        if (st != CT_OK) return st;
+    }
     *numel = n;
     return CT_OK;
+}
+
+/* Live-list bookkeeping (every build; the context is single-threaded). */
+static inline void ct__live_link(ct_ctx *ctx, struct ct_tensor *t) {
+    t->magic = CT__TENSOR_MAGIC;
+    t->live_prev = NULL;
+    t->live_next = ctx->live_head;
+    if (ctx->live_head) ctx->live_head->live_prev = t;
+    ctx->live_head = t;
+    ctx->live_count++;
+}
+static inline void ct__live_unlink(ct_ctx *ctx, struct ct_tensor *t) {
+    if (t->live_prev)
+        t->live_prev->live_next = t->live_next;
+    else
+        ctx->live_head = t->live_next;
+    if (t->live_next) t->live_next->live_prev = t->live_prev;
+    ctx->live_count--;
+    t->magic = CT__TENSOR_DEAD;
 }
 
 static void ct__contig_strides(int ndim, const int64_t *shape, int64_t *strides) {
@@ -60,6 +109,9 @@ ct_status ct__tensor_new(ct_ctx *ctx, ct_device dev, ct_dtype dt, int ndim, cons
     size_t nbytes = (size_t)numel * ct__itemsize(dt);
     bool cpu = dev.type == CT_DEVICE_CPU;
     ct__backend_slot *b = NULL;
+    if (cpu && dev.index != 0)
+        return ct__set_error(ctx, CT_ERR_DEVICE,
+                             "tensor: device cpu:%d does not exist (only cpu:0)", dev.index);
     if (!cpu) {
         b = ct__backend_for(ctx, dev);
         if (!b) return CT_ERR_DEVICE;
@@ -74,6 +126,13 @@ ct_status ct__tensor_new(ct_ctx *ctx, ct_device dev, ct_dtype dt, int ndim, cons
                              nbytes, ct_dtype_name(dt));
     struct ct_tensor *t = (struct ct_tensor *)block;
     ct__storage *s = (ct__storage *)(block + sizeof(struct ct_tensor));
+    if (ctx->debug) { /* own header, so that it can outlive the block in the quarantine */
+        t = ct__alloc(ctx, sizeof *t, 16);
+        if (!t) {
+            if (!cap) ct__free(ctx, block);
+            return ct__set_error(ctx, CT_ERR_OOM, "out of memory allocating a tensor header");
+        }
+    }
     s->refcount = 1;
     s->ctx = ctx;
     s->slot = cpu ? 0 : (int)(b - ctx->backends);
@@ -91,8 +150,9 @@ ct_status ct__tensor_new(ct_ctx *ctx, ct_device dev, ct_dtype dt, int ndim, cons
                  : b->vt.alloc(b->vt.state, nbytes, &s->data);
         if (st != CT_OK) {
             if (!cap) ct__free(ctx, block);
-            return ct__set_error(ctx, st, "%s backend failed to allocate %zu bytes", b->vt.name,
-                                 nbytes);
+            if ((void *)t != (void *)block) ct__free(ctx, t);
+            return ct__set_error(ctx, st, "%s backend failed to allocate %zu bytes%s", b->vt.name,
+                                 nbytes, st == CT_ERR_OOM ? " (out of memory)" : "");
         }
     }
     if (cap) {
@@ -105,7 +165,8 @@ ct_status ct__tensor_new(ct_ctx *ctx, ct_device dev, ct_dtype dt, int ndim, cons
     t->storage = s;
     t->dtype = dt;
     t->ndim = ndim;
-    t->embedded = true;
+    t->embedded = (void *)t == (void *)block;
+    ct__live_link(ctx, t);
     t->offset = 0;
     for (int i = 0; i < ndim; i++)
         t->shape[i] = shape[i];
@@ -125,6 +186,7 @@ ct_status ct__tensor_view_of(ct_ctx *ctx, const ct_tensor *src, int ndim, const 
     t->dtype = src->dtype;
     t->ndim = ndim;
     t->embedded = false;
+    ct__live_link(ctx, t);
     t->offset = offset;
     for (int i = 0; i < ndim; i++) {
         t->shape[i] = shape[i];
@@ -148,17 +210,85 @@ static void ct__storage_release(ct__storage *s) {
     ct__free(ctx, s->block);
 }
 
+/* A released handle reached retain/release: say so (error message + log), never crash. */
+__attribute__((cold, noinline)) static void ct__report_dead(const ct_tensor *t, const char *op) {
+    ct_ctx *ctx = t->ctx; /* valid in debug mode (quarantined header); best effort otherwise */
+    if (!ctx) return;
+    ct__set_error(ctx, CT_ERR_INVALID_ARG,
+                  "%s: tensor %p is not live: it was already released (call ignored)", op,
+                  (const void *)t);
+    ct__log(ctx, CT_LOG_ERROR, "%s", ctx->err);
+}
+
 ct_tensor *ct_tensor_retain(ct_tensor *t) {
-    if (t) t->refcount++;
+    if (!t) return NULL;
+    if (__builtin_expect(t->magic != CT__TENSOR_MAGIC, 0)) {
+        ct__report_dead(t, "tensor_retain");
+        return NULL;
+    }
+    t->refcount++;
     return t;
 }
 
+__attribute__((noinline)) static void ct__quarantine(ct_ctx *ctx, struct ct_tensor *t) {
+    t->storage = NULL;
+    t->live_prev = NULL;
+    t->live_next = NULL;
+    if (ctx->quar_tail)
+        ctx->quar_tail->live_next = t;
+    else
+        ctx->quar_head = t;
+    ctx->quar_tail = t;
+    if (++ctx->quar_count > CT__DEBUG_QUARANTINE) {
+        struct ct_tensor *old = ctx->quar_head;
+        ctx->quar_head = old->live_next;
+        ctx->quar_count--;
+        ct__free(ctx, old);
+    }
+}
+
+void ct__tensor_ctx_teardown(ct_ctx *ctx) {
+    if (ctx->live_count > 0) {
+        /* the caller forgot these: say which (their memory stays allocated: releasing them after
+         * ct_ctx_free would touch the freed context) */
+        char buf[400];
+        size_t used = 0;
+        int shown = 0;
+        buf[0] = '\0';
+        for (const struct ct_tensor *t = ctx->live_head; t && shown < 4 && used < sizeof buf;
+             t = t->live_next, shown++)
+            used += (size_t)snprintf(buf + used, sizeof buf - used, "%s%s %s", shown ? ", " : "",
+                                     ct_dtype_name(t->dtype), CT__SHAPE_STR(t));
+        ct__log(ctx, CT_LOG_ERROR,
+                "ctx_free: %lld tensor%s still alive (not released): %s%s; they leak",
+                (long long)ctx->live_count, ctx->live_count == 1 ? "" : "s", buf,
+                ctx->live_count > shown ? ", ..." : "");
+    }
+    struct ct_tensor *t = ctx->quar_head;
+    while (t) {
+        struct ct_tensor *n = t->live_next;
+        ct__free(ctx, t);
+        t = n;
+    }
+    ctx->quar_head = ctx->quar_tail = NULL;
+    ctx->quar_count = 0;
+}
+
 void ct_tensor_release(ct_tensor *t) {
-    if (!t || --t->refcount > 0) return;
+    if (!t) return;
+    if (__builtin_expect(t->magic != CT__TENSOR_MAGIC, 0)) {
+        ct__report_dead(t, "tensor_release");
+        return;
+    }
+    if (--t->refcount > 0) return;
     ct__storage *s = t->storage;
     ct_ctx *ctx = t->ctx;
     bool embedded = t->embedded;
-    if (!embedded) ct__free(ctx, t);
+    ct__live_unlink(ctx, t);
+    if (__builtin_expect(ctx->debug, 0))
+        ct__quarantine(ctx, t); /* never embedded in debug mode */
+    else if (!embedded)
+        ct__free(ctx, t);
     ct__storage_release(s); /* frees the block holding an embedded tensor */
 }
 
@@ -171,20 +301,29 @@ void ct__operand_set(ct_operand *o, const ct_tensor *t) {
     memcpy(o->strides, t->strides, sizeof(int64_t) * (size_t)t->ndim);
 }
 
-/* ---- metadata ---- */
-int ct_tensor_ndim(const ct_tensor *t) { return t->ndim; }
-const int64_t *ct_tensor_shape(const ct_tensor *t) { return t->shape; }
-const int64_t *ct_tensor_stride(const ct_tensor *t) { return t->strides; }
+/* ---- metadata: NULL or released handles get the neutral values documented in tensor.h ---- */
+int ct_tensor_ndim(const ct_tensor *t) { return ct__tensor_live(t) ? t->ndim : 0; }
+const int64_t *ct_tensor_shape(const ct_tensor *t) { return ct__tensor_live(t) ? t->shape : NULL; }
+const int64_t *ct_tensor_stride(const ct_tensor *t) {
+    return ct__tensor_live(t) ? t->strides : NULL;
+}
 int64_t ct_tensor_size(const ct_tensor *t, int dim) {
     int d;
-    if (t->ndim == 0 || !ct__wrap_dim(dim, t->ndim, &d)) return 0;
+    if (!ct__tensor_live(t) || t->ndim == 0 || !ct__wrap_dim(dim, t->ndim, &d)) return 0;
     return t->shape[d];
 }
-int64_t ct_tensor_storage_offset(const ct_tensor *t) { return t->offset; }
-ct_dtype ct_tensor_dtype(const ct_tensor *t) { return t->dtype; }
-ct_device ct_tensor_device(const ct_tensor *t) { return t->storage->device; }
-int64_t ct_tensor_numel(const ct_tensor *t) { return ct__numel(t->ndim, t->shape); }
+int64_t ct_tensor_storage_offset(const ct_tensor *t) { return ct__tensor_live(t) ? t->offset : 0; }
+ct_dtype ct_tensor_dtype(const ct_tensor *t) {
+    return ct__tensor_live(t) ? t->dtype : CT_DTYPE_COUNT;
+}
+ct_device ct_tensor_device(const ct_tensor *t) {
+    return ct__tensor_live(t) ? t->storage->device : (ct_device){-1, -1};
+}
+int64_t ct_tensor_numel(const ct_tensor *t) {
+    return ct__tensor_live(t) ? ct__numel(t->ndim, t->shape) : 0;
+}
 bool ct_tensor_is_contiguous(const ct_tensor *t) {
+    if (!ct__tensor_live(t)) return false;
     int64_t s = 1;
     for (int i = t->ndim - 1; i >= 0; i--) {
         if (t->shape[i] == 0) return true;
@@ -194,6 +333,7 @@ bool ct_tensor_is_contiguous(const ct_tensor *t) {
     return true;
 }
 void *ct_tensor_data_ptr(const ct_tensor *t) {
+    if (!ct__tensor_live(t)) return NULL;
     return t->storage->device.type == CT_DEVICE_CPU ? ct__tensor_ptr(t) : NULL;
 }
 
@@ -214,6 +354,8 @@ ct_status ct_tensor_empty(ct_ctx *ctx, ct_dtype dtype, int ndim, const int64_t *
 ct_status ct_tensor_from_host(ct_ctx *ctx, const void *data, ct_dtype dtype, int ndim,
                               const int64_t *shape, ct_tensor **out) {
     if (!ctx) return CT_ERR_INVALID_ARG;
+    if (!out) return ct__set_error(ctx, CT_ERR_INVALID_ARG, "from_host: out is NULL");
+    *out = NULL;
     ct_tensor *t;
     ct_status st = ct_tensor_empty(ctx, dtype, ndim, shape, &t);
     if (st != CT_OK) return st;
@@ -291,6 +433,17 @@ ct_status ct_tensor_arange(ct_ctx *ctx, ct_dtype dtype, double start, double end
     double n = __builtin_ceil((end - start) / step);
     if (!(n < 9.2e18))
         return ct__set_error(ctx, CT_ERR_OVERFLOW, "arange: %g elements is too many", n);
+    double lo, hi;
+    if (n > 0 && ct__int_range(dtype, &lo, &hi)) {
+        /* every value start + i * step must fit: the first and the last bound the rest */
+        double last = start + (n - 1) * step;
+        double vmin = start < last ? start : last, vmax = start < last ? last : start;
+        if (!(vmin >= lo && vmax < hi + 1))
+            return ct__set_error(ctx, CT_ERR_INVALID_ARG,
+                                 "arange: values %g .. %g cannot be represented in %s without "
+                                 "overflow (range %g .. %g)",
+                                 start, last, ct_dtype_name(dtype), lo, hi);
+    }
     int64_t shape[1] = {(int64_t)n};
     double sc[4] = {start, step, 0, 0};
     return ct__fill_like(ctx, CT_OP_ARANGE, dtype, 1, shape, sc, NULL, out);
@@ -355,6 +508,10 @@ ct_status ct_tensor_randn(ct_ctx *ctx, ct_dtype dtype, int ndim, const int64_t *
 /* ---- host transfer ---- */
 ct_status ct_tensor_to_host(const ct_tensor *t, void *dst, size_t nbytes) {
     if (!t) return CT_ERR_INVALID_ARG;
+    if (t->magic != CT__TENSOR_MAGIC) {
+        ct__report_dead(t, "to_host");
+        return CT_ERR_INVALID_ARG;
+    }
     ct_ctx *ctx = t->ctx;
     size_t want = (size_t)ct_tensor_numel(t) * ct__itemsize(t->dtype);
     if (nbytes != want)
@@ -387,7 +544,12 @@ ct_status ct_tensor_to_host(const ct_tensor *t, void *dst, size_t nbytes) {
 }
 
 ct_status ct_tensor_item(const ct_tensor *t, double *out) {
-    if (!t || !out) return CT_ERR_INVALID_ARG;
+    if (!t) return CT_ERR_INVALID_ARG;
+    if (t->magic != CT__TENSOR_MAGIC) {
+        ct__report_dead(t, "item");
+        return CT_ERR_INVALID_ARG;
+    }
+    if (!out) return ct__set_error(t->ctx, CT_ERR_INVALID_ARG, "item: out is NULL");
     if (ct_tensor_numel(t) != 1)
         return ct__set_error(t->ctx, CT_ERR_SHAPE, "item: tensor %s has %lld elements, not 1",
                              CT__SHAPE_STR(t), (long long)ct_tensor_numel(t));

@@ -19,6 +19,14 @@ typedef struct ct__storage {
     void (*pool_unref)(void *pool);
 } ct__storage;
 
+/* Handle check words: a live tensor holds CT__TENSOR_MAGIC; release writes CT__TENSOR_DEAD. In
+ * debug mode the dead header is kept (not reused), so every later use is caught; otherwise the
+ * check catches what the block cache has not handed out again. */
+#define CT__TENSOR_MAGIC 0x7e450a11u
+#define CT__TENSOR_DEAD 0xdeadbeefu
+/* Released headers the debug quarantine keeps before freeing the oldest. */
+#define CT__DEBUG_QUARANTINE 65536
+
 struct ct_tensor {
     int64_t refcount;
     ct_ctx *ctx;
@@ -26,10 +34,17 @@ struct ct_tensor {
     ct_dtype dtype;
     int ndim;
     bool embedded;  /* struct lives in the storage block: not freed on its own */
+    uint32_t magic; /* CT__TENSOR_MAGIC while alive */
     int64_t offset; /* in elements */
     int64_t shape[CT_MAX_DIMS];
     int64_t strides[CT_MAX_DIMS];
+    struct ct_tensor *live_prev, *live_next; /* ctx->live_head list; quarantine chain when dead */
 };
+
+/* True when t is a live handle (not NULL, not released). */
+static inline bool ct__tensor_live(const ct_tensor *t) { return t && t->magic == CT__TENSOR_MAGIC; }
+/* CT_OK, or CT_ERR_INVALID_ARG naming `op` and `what` ("input 0") for a NULL or released tensor. */
+ct_status ct__check_tensor(ct_ctx *ctx, const char *op, const char *what, const ct_tensor *t);
 
 /* New contiguous tensor on device (data uninitialised). */
 ct_status ct__tensor_new(ct_ctx *ctx, ct_device dev, ct_dtype dt, int ndim, const int64_t *shape,
@@ -37,9 +52,14 @@ ct_status ct__tensor_new(ct_ctx *ctx, ct_device dev, ct_dtype dt, int ndim, cons
 /* New view struct on t's storage with given geometry (storage retained). */
 ct_status ct__tensor_view_of(ct_ctx *ctx, const ct_tensor *t, int ndim, const int64_t *shape,
                              const int64_t *strides, int64_t offset, ct_tensor **out);
-/* Validate a shape (0 <= ndim <= CT_MAX_DIMS, sizes >= 0, numel*itemsize fits); writes numel. */
+/* Validate a shape (0 <= ndim <= CT_MAX_DIMS, sizes >= 0, numel*itemsize fits, and the contiguous
+ * strides' extent prod(max(size, 1)) * itemsize fits int64, so zero-size shapes with huge dims
+ * cannot overflow the stride computation); writes numel. */
 ct_status ct__check_shape(ct_ctx *ctx, const char *op, int ndim, const int64_t *shape, ct_dtype dt,
                           int64_t *numel);
+/* CT_OK, or CT_ERR_OVERFLOW naming `op` when prod(max(shape[i], 1)) * itemsize overflows int64. */
+ct_status ct__check_extent(ct_ctx *ctx, const char *op, int ndim, const int64_t *shape,
+                           size_t itemsize);
 /* Address of the first element. */
 static inline char *ct__tensor_ptr(const ct_tensor *t) {
     return (char *)t->storage->data + t->offset * (int64_t)ct__itemsize(t->dtype);

@@ -5,7 +5,9 @@
 
 static ct_status ct__view_check(ct_ctx *ctx, const char *op, const ct_tensor *t, void *out) {
     if (!ctx) return CT_ERR_INVALID_ARG;
-    if (!t || !out) return ct__set_error(ctx, CT_ERR_INVALID_ARG, "%s: NULL argument", op);
+    ct_status st = ct__check_tensor(ctx, op, "input", t);
+    if (st != CT_OK) return st;
+    if (!out) return ct__set_error(ctx, CT_ERR_INVALID_ARG, "%s: out is NULL", op);
     if (t->ctx != ctx)
         return ct__set_error(ctx, CT_ERR_INVALID_ARG, "%s: tensor belongs to another context", op);
     return CT_OK;
@@ -46,7 +48,8 @@ static ct_status ct__infer_shape(ct_ctx *ctx, const char *op, const ct_tensor *t
             ctx, CT_ERR_SHAPE, "%s: shape %s is invalid for input %s (%lld elements)", op,
             ct__shape_str(b, sizeof b, ndim, res), CT__SHAPE_STR(t), (long long)numel);
     }
-    return CT_OK;
+    /* zero-size shapes: their other dims still set the strides, which must fit */
+    return ct__check_extent(ctx, op, ndim, res, ct__itemsize(t->dtype));
 }
 
 /* Strides for viewing (ondim, oshape, ostr) as (ndim, shape) without copying; false if impossible.
@@ -277,7 +280,11 @@ ct_status ct_tensor_unsqueeze(ct_ctx *ctx, const ct_tensor *t, int dim, ct_tenso
     for (int i = 0, j = 0; i <= t->ndim; i++) {
         if (i == d) {
             sh[i] = 1;
-            str[i] = (d < t->ndim) ? t->strides[d] * t->shape[d] : 1;
+            str[i] = 1;
+            if (d < t->ndim && !ct__checked_mul(t->strides[d], t->shape[d], &str[i]))
+                return ct__set_error(ctx, CT_ERR_OVERFLOW,
+                                     "unsqueeze: stride %lld * size %lld overflows",
+                                     (long long)t->strides[d], (long long)t->shape[d]);
             continue;
         }
         sh[i] = t->shape[j];

@@ -97,7 +97,7 @@ static void ct__cpu_destroy(void *st) {
 
 ct_status ct__cpu_backend_register(ct_ctx *ctx) {
     ct__cpu_state *s = ct__alloc(ctx, sizeof *s, 16);
-    if (!s) return CT_ERR_OOM;
+    if (!s) return ct__set_error(ctx, CT_ERR_OOM, "cpu backend: out of memory for its state");
     memset(s, 0, sizeof *s);
     s->ctx = ctx;
     s->pool = (ct_k_pool_slot){.nthreads = ctx->num_threads,

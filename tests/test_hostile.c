@@ -1,0 +1,647 @@
+/* Hostile API input (issue 9, sections 4 and 5): released handles, double release, live tensors at
+ * ct_ctx_free, int64 overflow of shapes, NULL out-parameters and getters, tensors of another
+ * context, bad devices, malformed descriptors at ct_stream_submit, failures during capture, eigh's
+ * LAPACK limits and float16 overflow, arange wrap. Each case runs in its own forked child, so a
+ * crash (or a sanitizer report, or a leak found at the child's exit) fails that case only. */
+#include "test_util.h"
+
+#include "ctorch/ctorch.h"
+#include "linalg/linalg_internal.h"
+
+#include <signal.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+/* Run one case in a child; the child's exit status carries its CHECK results. */
+#define RUN_FORKED(name)                                                                           \
+    do {                                                                                           \
+        fflush(stdout);                                                                            \
+        pid_t pid_ = fork();                                                                       \
+        ct_t_cur_name = #name;                                                                     \
+        if (pid_ == 0) {                                                                           \
+            ct_t_cur_failed = 0;                                                                   \
+            name();                                                                                \
+            fflush(stdout);                                                                        \
+            exit(ct_t_cur_failed ? 1 : 0);                                                         \
+        }                                                                                          \
+        int ws_ = 0;                                                                               \
+        bool ok_ =                                                                                 \
+            pid_ > 0 && waitpid(pid_, &ws_, 0) == pid_ && WIFEXITED(ws_) && WEXITSTATUS(ws_) == 0; \
+        if (ok_) {                                                                                 \
+            ct_t_passed++;                                                                         \
+            printf("ok   %s\n", #name);                                                            \
+        } else {                                                                                   \
+            ct_t_failed++;                                                                         \
+            if (pid_ > 0 && WIFSIGNALED(ws_))                                                      \
+                printf("FAIL %s (crashed: signal %d)\n", #name, WTERMSIG(ws_));                    \
+            else                                                                                   \
+                printf("FAIL %s (exit %d)\n", #name, WIFEXITED(ws_) ? WEXITSTATUS(ws_) : -1);      \
+        }                                                                                          \
+        fflush(stdout);                                                                            \
+    } while (0)
+
+/* ---- helpers ---- */
+typedef struct {
+    char last[512];
+    int errors;
+} logbuf;
+static void log_cb(void *user, ct_log_level lvl, const char *msg) {
+    logbuf *b = user;
+    if (lvl != CT_LOG_ERROR) return;
+    b->errors++;
+    snprintf(b->last, sizeof b->last, "%s", msg);
+}
+
+static ct_ctx *make_ctx(bool debug, logbuf *lb) {
+    ct_ctx_options o = {.size = sizeof o, .debug = debug};
+    if (lb) {
+        o.log_fn = log_cb;
+        o.log_user = lb;
+    }
+    ct_ctx *ctx = NULL;
+    if (ct_ctx_create(&o, &ctx) != CT_OK) return NULL;
+    return ctx;
+}
+
+static bool has(const char *s, const char *sub) { return s && strstr(s, sub) != NULL; }
+
+/* ---- 4: handle safety ---- */
+
+TEST(debug_use_after_release_is_an_error) {
+    logbuf lb = {{0}, 0};
+    ct_ctx *ctx = make_ctx(true, &lb);
+    CHECK(ctx && ct_ctx_debug(ctx));
+    int64_t s[2] = {2, 3};
+    ct_tensor *a = NULL, *b = NULL, *r = NULL, *v = NULL;
+    CHECK_OK(ct_tensor_zeros(ctx, CT_FLOAT32, 2, s, &a));
+    CHECK_OK(ct_tensor_zeros(ctx, CT_FLOAT32, 2, s, &b));
+    CHECK_OK(ct_tensor_transpose(ctx, a, 0, 1, &v));
+    ct_tensor_release(a);
+    /* the view keeps the storage, but the handle `a` is gone */
+    CHECK_ST(ct_add(ctx, a, b, &r), CT_ERR_INVALID_ARG);
+    CHECK(r == NULL);
+    CHECK_MSG(has(ct_ctx_last_error(ctx), "not a live tensor"), "'%s'", ct_ctx_last_error(ctx));
+    CHECK_ST(ct_tensor_clone(ctx, a, &r), CT_ERR_INVALID_ARG);
+    CHECK_ST(ct_tensor_item(a, &(double){0}), CT_ERR_INVALID_ARG);
+    float buf[6];
+    CHECK_ST(ct_tensor_to_host(a, buf, sizeof buf), CT_ERR_INVALID_ARG);
+    CHECK(ct_tensor_ndim(a) == 0 && ct_tensor_numel(a) == 0 && ct_tensor_data_ptr(a) == NULL);
+    CHECK(ct_tensor_retain(a) == NULL);
+    ct_tensor_release(v);
+    CHECK_ST(ct_sum(ctx, v, 0, NULL, false, &r), CT_ERR_INVALID_ARG); /* released view */
+    CHECK(ct_ctx_live_tensors(ctx) == 1);
+    ct_tensor_release(b);
+    CHECK(ct_ctx_live_tensors(ctx) == 0);
+    ct_ctx_free(ctx);
+}
+
+TEST(debug_double_release_is_reported_not_a_crash) {
+    setenv("CT_DEBUG", "1", 1); /* the environment switch (this child only) */
+    logbuf lb = {{0}, 0};
+    ct_ctx *ctx = make_ctx(false, &lb);
+    CHECK(ctx && ct_ctx_debug(ctx));
+    CHECK(ct_ctx_cached_bytes(ctx) == 0);
+    ct_tensor *t = NULL;
+    CHECK_OK(ct_tensor_zeros(ctx, CT_FLOAT32, 1, (int64_t[]){4}, &t));
+    ct_tensor_release(t);
+    CHECK(lb.errors == 0);
+    ct_tensor_release(t); /* double release: reported, ignored */
+    CHECK(lb.errors == 1);
+    CHECK_MSG(has(lb.last, "already released"), "log '%s'", lb.last);
+    /* many tensors later, the first header is still poisoned (never reused) */
+    for (int i = 0; i < 100; i++) {
+        ct_tensor *u = NULL;
+        CHECK_OK(ct_tensor_zeros(ctx, CT_FLOAT32, 1, (int64_t[]){4}, &u));
+        CHECK(u != t);
+        ct_tensor_release(u);
+    }
+    ct_tensor_release(t);
+    CHECK(lb.errors == 2);
+    ct_ctx_free(ctx); /* no double free inside */
+    unsetenv("CT_DEBUG");
+}
+
+TEST(non_debug_double_release_while_cached_is_reported) {
+    unsetenv("CT_DEBUG"); /* this case is about the default mode (this child only) */
+    logbuf lb = {{0}, 0};
+    ct_ctx *ctx = make_ctx(false, &lb);
+    CHECK(ctx && !ct_ctx_debug(ctx));
+    ct_tensor *t = NULL;
+    CHECK_OK(ct_tensor_zeros(ctx, CT_FLOAT32, 1, (int64_t[]){4}, &t));
+    ct_tensor_release(t);
+    /* the block sits in the cache, header intact: the poison word catches the second release */
+    ct_tensor_release(t);
+    CHECK(lb.errors == 1);
+    ct_ctx_free(ctx);
+}
+
+/* A tiny arena allocator so the test can free what ct_ctx_free reports as leaked. */
+static void *arena_ptrs[4096];
+static int arena_n;
+static void *arena_alloc(void *u, size_t n, size_t align) {
+    (void)u;
+    void *p = NULL;
+    if (arena_n >= 4096 ||
+        posix_memalign(&p, align < sizeof(void *) ? sizeof(void *) : align, n ? n : 1))
+        return NULL;
+    arena_ptrs[arena_n++] = p;
+    return p;
+}
+static void arena_free(void *u, void *p) {
+    (void)u;
+    for (int i = 0; i < arena_n; i++)
+        if (arena_ptrs[i] == p) {
+            arena_ptrs[i] = arena_ptrs[--arena_n];
+            free(p);
+            return;
+        }
+}
+
+static void live_report(bool debug) {
+    logbuf lb = {{0}, 0};
+    ct_ctx_options o = {.size = sizeof o,
+                        .allocator = {arena_alloc, arena_free, NULL},
+                        .log_fn = log_cb,
+                        .log_user = &lb,
+                        .debug = debug};
+    ct_ctx *ctx = NULL;
+    CHECK_OK(ct_ctx_create(&o, &ctx));
+    ct_tensor *a = NULL, *b = NULL, *c = NULL;
+    CHECK_OK(ct_tensor_zeros(ctx, CT_FLOAT32, 2, (int64_t[]){2, 3}, &a));
+    CHECK_OK(ct_tensor_zeros(ctx, CT_INT64, 1, (int64_t[]){5}, &b));
+    CHECK_OK(ct_tensor_zeros(ctx, CT_INT64, 1, (int64_t[]){7}, &c));
+    ct_tensor_release(c);
+    CHECK(ct_ctx_live_tensors(ctx) == 2);
+    ct_ctx_free(ctx); /* a and b forgotten */
+    CHECK(lb.errors == 1);
+    CHECK_MSG(has(lb.last, "2 tensors still alive"), "log '%s'", lb.last);
+    CHECK_MSG(has(lb.last, "float32 [2, 3]") && has(lb.last, "int64 [5]"), "log '%s'", lb.last);
+    CHECK(arena_n > 0); /* the leaked tensors' memory */
+    while (arena_n > 0)
+        arena_free(NULL, arena_ptrs[0]);
+}
+TEST(ctx_free_reports_live_tensors) { live_report(false); }
+TEST(ctx_free_reports_live_tensors_debug) { live_report(true); }
+
+TEST(ctx_free_clean_reports_nothing) {
+    logbuf lb = {{0}, 0};
+    ct_ctx *ctx = make_ctx(false, &lb);
+    ct_tensor *a = NULL;
+    CHECK_OK(ct_tensor_zeros(ctx, CT_FLOAT32, 1, (int64_t[]){3}, &a));
+    ct_tensor_release(a);
+    ct_ctx_free(ctx);
+    CHECK(lb.errors == 0);
+}
+
+/* ---- 5: overflow ---- */
+
+TEST(shape_overflow_is_ct_err_overflow_everywhere) {
+    ct_ctx *ctx = make_ctx(false, NULL);
+    const int64_t big = (int64_t)1 << 62;
+    int64_t s1[2] = {big, 4};      /* numel overflows */
+    int64_t s2[3] = {0, big, big}; /* empty, but the strides overflow */
+    int64_t s3[2] = {big / 2, 2};  /* numel fits, bytes (f32) overflow */
+    int64_t *shapes[3] = {s1, s2, s3};
+    int nds[3] = {2, 3, 2};
+    for (int k = 0; k < 3; k++) {
+        ct_tensor *t = NULL;
+        CHECK_ST(ct_tensor_empty(ctx, CT_FLOAT32, nds[k], shapes[k], &t), CT_ERR_OVERFLOW);
+        CHECK_ST(ct_tensor_zeros(ctx, CT_FLOAT32, nds[k], shapes[k], &t), CT_ERR_OVERFLOW);
+        CHECK_ST(ct_tensor_full(ctx, CT_FLOAT32, nds[k], shapes[k], 1.0, &t), CT_ERR_OVERFLOW);
+        CHECK_ST(ct_tensor_rand(ctx, CT_FLOAT32, nds[k], shapes[k], 1, 0, &t), CT_ERR_OVERFLOW);
+        CHECK_ST(ct_tensor_randn(ctx, CT_FLOAT32, nds[k], shapes[k], 1, 0, &t), CT_ERR_OVERFLOW);
+        CHECK_ST(ct_tensor_from_host(ctx, NULL, CT_FLOAT32, nds[k], shapes[k], &t),
+                 CT_ERR_OVERFLOW);
+        CHECK_ST(ct_tensor_empty_on(ctx, (ct_device){CT_DEVICE_CPU, 0}, CT_FLOAT32, nds[k],
+                                    shapes[k], &t),
+                 CT_ERR_OVERFLOW);
+        CHECK(t == NULL);
+    }
+    CHECK_MSG(has(ct_ctx_last_error(ctx), "overflow"), "'%s'", ct_ctx_last_error(ctx));
+    /* views: an empty tensor viewed / reshaped / expanded to the same shapes */
+    ct_tensor *e = NULL, *one = NULL, *v = NULL;
+    CHECK_OK(ct_tensor_empty(ctx, CT_FLOAT32, 1, (int64_t[]){0}, &e));
+    CHECK_OK(ct_tensor_zeros(ctx, CT_FLOAT32, 1, (int64_t[]){1}, &one));
+    CHECK_ST(ct_tensor_view(ctx, e, 3, s2, &v), CT_ERR_OVERFLOW);
+    CHECK_ST(ct_tensor_reshape(ctx, e, 3, s2, &v), CT_ERR_OVERFLOW);
+    CHECK_ST(ct_tensor_expand(ctx, one, 2, s1, &v), CT_ERR_OVERFLOW);
+    CHECK_ST(ct_tensor_expand(ctx, one, 3, s2, &v), CT_ERR_OVERFLOW);
+    CHECK(v == NULL);
+    /* a sane empty shape is still fine */
+    CHECK_OK(ct_tensor_view(ctx, e, 3, (int64_t[]){0, 5, 7}, &v));
+    ct_tensor_release(v);
+    ct_tensor_release(e);
+    ct_tensor_release(one);
+    ct_ctx_free(ctx);
+}
+
+TEST(gguf_overflow_shapes_are_ct_err_overflow) {
+    ct_ctx *ctx = make_ctx(false, NULL);
+    const int64_t big = (int64_t)1 << 62;
+    ct_mx_tensor *q = NULL;
+    uint8_t blk[17] = {0};
+    CHECK_ST(ct_mx_from_gguf_mxfp4(ctx, blk, 0, 3, (int64_t[]){0, big, 64}, &q), CT_ERR_OVERFLOW);
+    CHECK_ST(ct_mx_from_gguf_mxfp4(ctx, blk, 17, 2, (int64_t[]){big / 32, 32}, &q),
+             CT_ERR_OVERFLOW);
+    CHECK_ST(ct_mx_from_gguf_mxfp4(ctx, blk, 17, 2, (int64_t[]){big, 64}, &q), CT_ERR_OVERFLOW);
+    CHECK(q == NULL);
+    /* a wrong byte count for a sane shape stays a format error */
+    CHECK_ST(ct_mx_from_gguf_mxfp4(ctx, blk, 16, 1, (int64_t[]){32}, &q), CT_ERR_FORMAT);
+    CHECK_OK(ct_mx_from_gguf_mxfp4(ctx, blk, 17, 1, (int64_t[]){32}, &q));
+    ct_mx_tensor_free(q);
+    ct_ctx_free(ctx);
+}
+
+/* ---- 5: NULL ---- */
+
+TEST(null_out_params_and_getters) {
+    ct_ctx *ctx = make_ctx(false, NULL);
+    float x[4] = {1, 2, 3, 4};
+    CHECK_ST(ct_tensor_from_host(ctx, x, CT_FLOAT32, 1, (int64_t[]){4}, NULL), CT_ERR_INVALID_ARG);
+    CHECK(ct_ctx_live_tensors(ctx) == 0); /* nothing half-made */
+    CHECK_ST(ct_tensor_empty(ctx, CT_FLOAT32, 1, (int64_t[]){4}, NULL), CT_ERR_INVALID_ARG);
+    CHECK_ST(ct_tensor_arange(ctx, CT_FLOAT32, 0, 4, 1, NULL), CT_ERR_INVALID_ARG);
+    CHECK_ST(ct_tensor_from_host(NULL, x, CT_FLOAT32, 1, (int64_t[]){4}, NULL), CT_ERR_INVALID_ARG);
+    CHECK_ST(ct_tensor_item(NULL, NULL), CT_ERR_INVALID_ARG);
+    CHECK_ST(ct_tensor_to_host(NULL, x, 16), CT_ERR_INVALID_ARG);
+    ct_tensor *t = NULL;
+    CHECK_OK(ct_tensor_from_host(ctx, x, CT_FLOAT32, 1, (int64_t[]){4}, &t));
+    CHECK_ST(ct_tensor_item(t, NULL), CT_ERR_INVALID_ARG);
+    CHECK_ST(ct_tensor_clone(ctx, t, NULL), CT_ERR_INVALID_ARG);
+    CHECK_ST(ct_add(ctx, t, NULL, &(ct_tensor *){NULL}), CT_ERR_INVALID_ARG);
+    ct_tensor_release(t);
+    /* getters: documented neutral values */
+    CHECK(ct_tensor_ndim(NULL) == 0 && ct_tensor_numel(NULL) == 0);
+    CHECK(ct_tensor_shape(NULL) == NULL && ct_tensor_stride(NULL) == NULL);
+    CHECK(ct_tensor_data_ptr(NULL) == NULL && ct_tensor_size(NULL, 0) == 0);
+    CHECK(ct_tensor_storage_offset(NULL) == 0 && !ct_tensor_is_contiguous(NULL));
+    CHECK(ct_tensor_dtype(NULL) == CT_DTYPE_COUNT && ct_tensor_device(NULL).type == -1);
+    CHECK(ct_tensor_retain(NULL) == NULL);
+    ct_tensor_release(NULL);
+    CHECK(strcmp(ct_ctx_cpu_isa(NULL), "") == 0 && ct_ctx_num_threads(NULL) == 0);
+    CHECK(!ct_ctx_debug(NULL) && ct_ctx_live_tensors(NULL) == 0 && ct_ctx_cached_bytes(NULL) == 0);
+    CHECK(ct_mx_format_of(NULL) == CT_MX_FORMAT_COUNT && ct_mx_block_size(NULL) == 0);
+    CHECK(ct_mx_axis(NULL) == -1 && ct_mx_ndim(NULL) == 0 && ct_mx_shape(NULL) == NULL);
+    CHECK(ct_mx_codes(NULL) == NULL && ct_mx_scales(NULL) == NULL);
+    CHECK(ct_stream_device(NULL).type == -1 && !ct_stream_is_capturing(NULL));
+    CHECK(ct_graph_num_nodes(NULL) == 0 && ct_graph_pool_of(NULL) == NULL);
+    CHECK(ct_backend_count(NULL) == 0 && ct_backend_name(NULL, 0) == NULL);
+    CHECK_ST(ct_stream_submit(NULL, NULL), CT_ERR_INVALID_ARG);
+    CHECK_ST(ct_graph_replay(NULL), CT_ERR_INVALID_ARG);
+    ct_ctx_free(ctx);
+}
+
+/* ---- 5: ownership and devices ---- */
+
+TEST(other_context_tensors_are_refused) {
+    ct_ctx *c1 = make_ctx(false, NULL), *c2 = make_ctx(false, NULL);
+    ct_tensor *a2 = NULL, *x1 = NULL, *x2 = NULL, *r = NULL, *w = NULL, *v = NULL;
+    CHECK_OK(ct_tensor_zeros(c2, CT_FLOAT32, 2, (int64_t[]){4, 4}, &a2));
+    CHECK_ST(ct_linalg_eigh(c1, a2, 'L', &w, &v), CT_ERR_INVALID_ARG);
+    CHECK_ST(ct_linalg_eigvalsh(c1, a2, 'L', &w), CT_ERR_INVALID_ARG);
+    CHECK_ST(ct_linalg_eigh_ex(c1, a2, 'L', &w, &v, &r), CT_ERR_INVALID_ARG);
+    CHECK_MSG(has(ct_ctx_last_error(c1), "another context"), "'%s'", ct_ctx_last_error(c1));
+    CHECK(w == NULL && v == NULL && r == NULL);
+    ct_mx_tensor *q2 = NULL, *q1 = NULL;
+    CHECK_OK(ct_tensor_zeros(c2, CT_FLOAT32, 2, (int64_t[]){2, 32}, &x2));
+    CHECK_OK(ct_tensor_zeros(c1, CT_FLOAT32, 2, (int64_t[]){2, 32}, &x1));
+    CHECK_OK(ct_mx_quantize(c2, x2, CT_MXFP4_E2M1, 32, -1, CT_MX_SCALE_FLOOR, &q2));
+    CHECK_OK(ct_mx_quantize(c1, x1, CT_MXFP4_E2M1, 32, -1, CT_MX_SCALE_FLOOR, &q1));
+    ct_mx_tensor *qbad = NULL;
+    CHECK_ST(ct_mx_quantize(c1, x2, CT_MXFP4_E2M1, 32, -1, CT_MX_SCALE_FLOOR, &qbad),
+             CT_ERR_INVALID_ARG);
+    CHECK(qbad == NULL);
+    CHECK_ST(ct_mx_dequantize(c1, q2, CT_FLOAT32, &r), CT_ERR_INVALID_ARG);
+    CHECK_ST(ct_mx_dequantize_into(c1, q2, x1), CT_ERR_INVALID_ARG);
+    CHECK_ST(ct_mx_dequantize_into(c1, q1, x2), CT_ERR_INVALID_ARG);
+    CHECK_ST(ct_mx_linear(c1, x1, q2, NULL, &r), CT_ERR_INVALID_ARG);
+    CHECK_ST(ct_mx_linear(c1, x2, q1, NULL, &r), CT_ERR_INVALID_ARG);
+    uint8_t g[34];
+    CHECK_ST(ct_mx_to_gguf_mxfp4(c1, q2, g, sizeof g), CT_ERR_INVALID_ARG);
+    CHECK(r == NULL);
+    CHECK_OK(ct_mx_linear(c1, x1, q1, NULL, &r)); /* same context: fine */
+    ct_tensor_release(r);
+    ct_mx_tensor_free(q1);
+    ct_mx_tensor_free(q2);
+    ct_tensor_release(x1);
+    ct_tensor_release(x2);
+    ct_tensor_release(a2);
+    ct_ctx_free(c1);
+    ct_ctx_free(c2);
+}
+
+TEST(empty_on_bad_device_fails) {
+    ct_ctx *ctx = make_ctx(false, NULL);
+    ct_tensor *t = NULL;
+    CHECK_ST(
+        ct_tensor_empty_on(ctx, (ct_device){CT_DEVICE_CPU, 7}, CT_FLOAT32, 1, (int64_t[]){2}, &t),
+        CT_ERR_DEVICE);
+    CHECK_MSG(has(ct_ctx_last_error(ctx), "cpu:7"), "'%s'", ct_ctx_last_error(ctx));
+    CHECK_ST(ct_tensor_empty_on(ctx, (ct_device){99, 0}, CT_FLOAT32, 1, (int64_t[]){2}, &t),
+             CT_ERR_DEVICE);
+    CHECK_ST(
+        ct_tensor_empty_on(ctx, (ct_device){CT_DEVICE_CPU, -1}, CT_FLOAT32, 1, (int64_t[]){2}, &t),
+        CT_ERR_DEVICE);
+    CHECK(t == NULL);
+    CHECK_OK(
+        ct_tensor_empty_on(ctx, (ct_device){CT_DEVICE_CPU, 0}, CT_FLOAT32, 1, (int64_t[]){2}, &t));
+    ct_tensor_release(t);
+    ct_ctx_free(ctx);
+}
+
+/* ---- 5: ct_stream_submit validates descriptors ---- */
+
+static void fill_operand(ct_operand *o, ct_tensor *t) {
+    memset(o, 0, sizeof *o);
+    o->data = ct_tensor_data_ptr(t);
+    o->dtype = ct_tensor_dtype(t);
+    o->ndim = ct_tensor_ndim(t);
+    for (int i = 0; i < o->ndim; i++) {
+        o->shape[i] = ct_tensor_shape(t)[i];
+        o->strides[i] = ct_tensor_stride(t)[i];
+    }
+    o->tensor = t;
+}
+
+TEST(stream_submit_rejects_malformed_descriptors) {
+    ct_ctx *ctx = make_ctx(false, NULL), *c2 = make_ctx(false, NULL);
+    ct_stream *s = NULL;
+    CHECK_OK(ct_ctx_default_stream(ctx, (ct_device){CT_DEVICE_CPU, 0}, &s));
+    float av[6] = {1, 2, 3, 4, 5, 6}, bv[6] = {10, 20, 30, 40, 50, 60};
+    ct_tensor *a = NULL, *b = NULL, *c = NULL, *small = NULL, *other = NULL;
+    int64_t sh[2] = {2, 3};
+    CHECK_OK(ct_tensor_from_host(ctx, av, CT_FLOAT32, 2, sh, &a));
+    CHECK_OK(ct_tensor_from_host(ctx, bv, CT_FLOAT32, 2, sh, &b));
+    CHECK_OK(ct_tensor_zeros(ctx, CT_FLOAT32, 2, sh, &c));
+    CHECK_OK(ct_tensor_zeros(ctx, CT_FLOAT32, 1, (int64_t[]){2}, &small));
+    CHECK_OK(ct_tensor_zeros(c2, CT_FLOAT32, 2, sh, &other));
+    ct_op_desc good;
+    memset(&good, 0, sizeof good);
+    good.kind = CT_OP_ADD;
+    good.n_out = 1;
+    good.n_in = 2;
+    fill_operand(&good.operands[0], c);
+    fill_operand(&good.operands[1], a);
+    fill_operand(&good.operands[2], b);
+    good.compute_dtype = CT_FLOAT32;
+    good.scalars[0] = 1.0;
+    good.num_threads = 1;
+    CHECK_OK(ct_stream_submit(s, &good));
+    CHECK(((float *)ct_tensor_data_ptr(c))[5] == 66.0f);
+
+    ct_op_desc d;
+#define BAD(mutation, want)                                                                        \
+    do {                                                                                           \
+        d = good;                                                                                  \
+        mutation;                                                                                  \
+        CHECK_ST(ct_stream_submit(s, &d), want);                                                   \
+    } while (0)
+    BAD(d.kind = (ct_op_kind)999, CT_ERR_INVALID_ARG);
+    BAD(d.kind = (ct_op_kind)-1, CT_ERR_INVALID_ARG);
+    BAD(d.n_in = 5, CT_ERR_INVALID_ARG);
+    BAD(d.n_in = -1, CT_ERR_INVALID_ARG);
+    BAD(d.n_in = 1, CT_ERR_INVALID_ARG);
+    BAD(d.n_out = 0, CT_ERR_INVALID_ARG);
+    BAD(d.n_out = 3, CT_ERR_INVALID_ARG);
+    BAD(d.kind = CT_OP_WHERE, CT_ERR_INVALID_ARG); /* where takes 3 inputs */
+    BAD(d.compute_dtype = (ct_dtype)77, CT_ERR_DTYPE);
+    BAD(d.compute_dtype = CT_FLOAT8_E4M3FN, CT_ERR_DTYPE);
+    BAD(d.operands[1].dtype = (ct_dtype)-3, CT_ERR_DTYPE);
+    BAD(d.operands[1].dtype = CT_FLOAT64, CT_ERR_INVALID_ARG); /* reads past the storage */
+    BAD(d.operands[1].dtype = CT_INT8, CT_ERR_SHAPE);          /* not the compute dtype */
+    BAD(d.num_threads = 0, CT_ERR_INVALID_ARG);
+    BAD(d.num_threads = 1 << 20, CT_ERR_INVALID_ARG);
+    BAD(d.operands[1].tensor = NULL, CT_ERR_INVALID_ARG);
+    BAD(d.operands[2].ndim = 9, CT_ERR_SHAPE);
+    BAD(d.operands[2].ndim = -1, CT_ERR_SHAPE);
+    BAD(d.operands[2].shape[1] = -3, CT_ERR_SHAPE);
+    BAD(d.operands[2].strides[0] = 1000, CT_ERR_INVALID_ARG); /* outside the storage */
+    BAD(d.operands[2].strides[1] = -1, CT_ERR_INVALID_ARG);
+    BAD(d.operands[2].strides[0] = INT64_MAX, CT_ERR_OVERFLOW);
+    BAD(d.operands[0].data = (char *)d.operands[0].data + 8, CT_ERR_INVALID_ARG);
+    BAD(d.operands[0].data = NULL, CT_ERR_INVALID_ARG);
+    BAD((fill_operand(&d.operands[2], small), d.operands[2].ndim = 2, d.operands[2].shape[0] = 2,
+         d.operands[2].shape[1] = 3, d.operands[2].strides[0] = 3, d.operands[2].strides[1] = 1),
+        CT_ERR_INVALID_ARG); /* small's storage holds 2 floats, not 6 */
+    BAD(fill_operand(&d.operands[2], other), CT_ERR_INVALID_ARG); /* another context */
+    BAD(d.operands[1].shape[0] = 1, CT_ERR_SHAPE);                /* shape mismatch */
+    BAD((d.kind = CT_OP_MATMUL), CT_ERR_SHAPE);                   /* needs 3-d operands */
+    BAD((d.kind = CT_OP_SUM, d.n_in = 1, d.reduce_mask = 1u << 5), CT_ERR_SHAPE);
+    BAD((d.kind = CT_OP_SOFTMAX, d.n_in = 1, d.ints[0] = 7), CT_ERR_SHAPE);
+    BAD((d.kind = CT_OP_EMBEDDING), CT_ERR_SHAPE);
+    CHECK(((float *)ct_tensor_data_ptr(c))[5] == 66.0f); /* nothing ran */
+#undef BAD
+    ct_tensor_release(a);
+    ct_tensor_release(b);
+    ct_tensor_release(c);
+    ct_tensor_release(small);
+    ct_tensor_release(other);
+    ct_ctx_free(ctx);
+    ct_ctx_free(c2);
+}
+
+/* ---- 5: capture ---- */
+
+typedef struct {
+    long calls, fail_at; /* fail_at < 0: never */
+} flaky;
+static void *flaky_alloc(void *u, size_t n, size_t align) {
+    flaky *f = u;
+    if (f->fail_at >= 0 && f->calls++ >= f->fail_at) return NULL;
+    void *p = NULL;
+    if (posix_memalign(&p, align < sizeof(void *) ? sizeof(void *) : align, n ? n : 1)) return NULL;
+    return p;
+}
+static void flaky_free(void *u, void *p) {
+    (void)u;
+    free(p);
+}
+
+TEST(capture_oom_invalidates_with_reason) {
+    flaky f = {0, -1};
+    ct_ctx_options o = {.size = sizeof o, .allocator = {flaky_alloc, flaky_free, &f}};
+    ct_ctx *ctx = NULL;
+    CHECK_OK(ct_ctx_create(&o, &ctx));
+    ct_device dev = {CT_DEVICE_CPU, 0};
+    ct_tensor *x = NULL, *y = NULL, *z = NULL, *v = NULL;
+    CHECK_OK(ct_tensor_zeros(ctx, CT_FLOAT32, 1, (int64_t[]){8}, &x));
+    for (int what = 0; what < 2; what++) {
+        ct_graph *g = NULL;
+        CHECK_OK(ct_graph_create(ctx, dev, NULL, &g));
+        CHECK_OK(ct_graph_capture_begin(g, NULL));
+        CHECK_OK(ct_add(ctx, x, x, &y));
+        f.calls = 0;
+        f.fail_at = 0; /* every allocation from now on fails */
+        if (what == 0)
+            CHECK_ST(ct_mul(ctx, y, y, &z), CT_ERR_OOM); /* its output block from the pool */
+        else
+            CHECK_ST(ct_tensor_transpose(ctx, y, 0, 0, &v), CT_ERR_OOM); /* a view */
+        f.fail_at = -1;
+        ct_status st = ct_graph_capture_end(g);
+        CHECK_ST(st, CT_ERR_OOM);
+        const char *m = ct_ctx_last_error(ctx);
+        CHECK_MSG(has(m, "invalidated: ") && has(m, "out of memory"), "what=%d '%s'", what, m);
+        CHECK_ST(ct_graph_replay(g), CT_ERR_STATE);
+        ct_tensor_release(y);
+        y = NULL;
+        ct_graph_free(g);
+    }
+    ct_tensor_release(x);
+    ct_ctx_free(ctx);
+}
+
+static ct_status bare_fail(ct_ctx *c, void *u, int no, ct_tensor *const *ops, int nout,
+                           ct_tensor **outs) {
+    (void)c, (void)u, (void)no, (void)ops, (void)nout, (void)outs;
+    return CT_ERR_SHAPE; /* no message set */
+}
+static ct_status ident(ct_ctx *c, void *u, int no, ct_tensor *const *ops, int nout,
+                       ct_tensor **outs) {
+    (void)u, (void)no, (void)nout;
+    return ct_tensor_clone(c, ops[0], &outs[0]);
+}
+
+TEST(capture_failures_invalidate_never_empty_reason) {
+    ct_ctx *ctx = make_ctx(false, NULL);
+    ct_device dev = {CT_DEVICE_CPU, 0};
+    ct_tensor *x = NULL, *p = NULL, *out = NULL, *r = NULL, *bad = NULL;
+    CHECK_OK(ct_tensor_zeros(ctx, CT_FLOAT32, 1, (int64_t[]){4}, &x));
+    CHECK_OK(ct_tensor_full(ctx, CT_BOOL, 0, NULL, 1, &p));
+    CHECK_OK(ct_tensor_zeros(ctx, CT_FLOAT32, 1, (int64_t[]){3}, &bad));
+    ct_tensor *ops[1] = {x};
+    /* a huge output count is refused before anything is written or sized */
+    CHECK_ST(ct_cond(ctx, p, ident, bare_fail, NULL, 1, ops, 2147483647, &out), CT_ERR_INVALID_ARG);
+    ct_graph *g = NULL;
+    /* a cond branch failing with a bare status */
+    CHECK_OK(ct_graph_create(ctx, dev, NULL, &g));
+    CHECK_OK(ct_graph_capture_begin(g, NULL));
+    CHECK_ST(ct_cond(ctx, p, ident, bare_fail, NULL, 1, ops, 1, &out), CT_ERR_SHAPE);
+    CHECK_ST(ct_graph_capture_end(g), CT_ERR_SHAPE);
+    const char *m = ct_ctx_last_error(ctx);
+    size_t len = strlen(m);
+    CHECK_MSG(len > 2 && strcmp(m + len - 2, ": ") != 0 && has(m, "invalidated: "), "'%s'", m);
+    ct_graph_free(g);
+    /* an op's own error (shape mismatch) during capture */
+    CHECK_OK(ct_graph_create(ctx, dev, NULL, &g));
+    CHECK_OK(ct_graph_capture_begin(g, NULL));
+    CHECK_ST(ct_add(ctx, x, bad, &r), CT_ERR_SHAPE);
+    CHECK_ST(ct_graph_capture_end(g), CT_ERR_SHAPE);
+    CHECK_MSG(has(ct_ctx_last_error(ctx), "do not broadcast"), "'%s'", ct_ctx_last_error(ctx));
+    ct_graph_free(g);
+    /* a clean capture still works */
+    CHECK_OK(ct_graph_create(ctx, dev, NULL, &g));
+    CHECK_OK(ct_graph_capture_begin(g, NULL));
+    CHECK_OK(ct_add(ctx, x, x, &r));
+    CHECK_OK(ct_graph_capture_end(g));
+    CHECK_OK(ct_graph_replay(g));
+    ct_tensor_release(r);
+    ct_graph_free(g);
+    ct_tensor_release(x);
+    ct_tensor_release(p);
+    ct_tensor_release(bad);
+    ct_ctx_free(ctx);
+}
+
+/* ---- 5: eigh ---- */
+
+TEST(eigh_large_n_is_refused_not_silently_ok) {
+    size_t lw = 0;
+    CHECK(ct__eigh_lapack_fits(32766, 1, &lw));
+    CHECK(!ct__eigh_lapack_fits(32767, 1, &lw) && lw > 2147483647u);
+    CHECK(!ct__eigh_lapack_fits(46340, 1, &lw));
+    CHECK(ct__eigh_lapack_fits(46340, 0, &lw)); /* eigenvalues only: 2n + 1 */
+    /* the LAPACK kernel hands a rejected argument back (the front end makes it CT_ERR_DEVICE):
+     * n = -1 is LAPACKE_ssyevd_work's argument 4 (OpenBLAS's xerbla prints one line) */
+    float a1[1] = {1}, w1[1], work[64];
+    CHECK(ct__eigh_lapack_f32(1, -1, a1, 0, w1, NULL, NULL, work) == -4);
+    ct_ctx *ctx = make_ctx(false, NULL);
+    ct_tensor *one = NULL, *big = NULL, *w = NULL, *v = NULL;
+    CHECK_OK(ct_tensor_full(ctx, CT_FLOAT32, 2, (int64_t[]){1, 1}, 1.0, &one));
+    for (int k = 0; k < 2; k++) {
+        int64_t n = k ? 46340 : 32768;
+        CHECK_OK(ct_tensor_expand(ctx, one, 2, (int64_t[]){n, n}, &big)); /* no memory */
+        CHECK_ST(ct_linalg_eigh(ctx, big, 'L', &w, &v), CT_ERR_UNSUPPORTED);
+        CHECK_MSG(has(ct_ctx_last_error(ctx), "lapack_int"), "'%s'", ct_ctx_last_error(ctx));
+        CHECK(w == NULL && v == NULL);
+        ct_tensor_release(big);
+    }
+    ct_tensor_release(one);
+    ct_ctx_free(ctx);
+}
+
+TEST(eigh_f16_overflow_is_reported) {
+    ct_ctx *ctx = make_ctx(false, NULL);
+    /* [[6e4, 6e4], [6e4, 6e4]]: eigenvalues 0 and 1.2e5 > 65504 */
+    ct_tensor *a32 = NULL, *a = NULL, *ok32 = NULL, *ok = NULL, *w = NULL, *v = NULL, *info = NULL;
+    float m[4] = {60000, 60000, 60000, 60000}, m2[4] = {2, 1, 1, 2};
+    CHECK_OK(ct_tensor_from_host(ctx, m, CT_FLOAT32, 2, (int64_t[]){2, 2}, &a32));
+    CHECK_OK(ct_cast(ctx, a32, CT_FLOAT16, &a));
+    CHECK_ST(ct_linalg_eigh(ctx, a, 'L', &w, &v), CT_ERR_OVERFLOW);
+    CHECK_MSG(has(ct_ctx_last_error(ctx), "float16"), "'%s'", ct_ctx_last_error(ctx));
+    CHECK_ST(ct_linalg_eigvalsh(ctx, a, 'L', &w), CT_ERR_OVERFLOW);
+    CHECK(w == NULL && v == NULL);
+    CHECK_OK(ct_linalg_eigh_ex(ctx, a, 'L', &w, &v, &info));
+    double iv = -1;
+    CHECK_OK(ct_tensor_item(info, &iv));
+    CHECK(iv == CT_EIGH_INFO_OVERFLOW);
+    ct_tensor_release(w);
+    ct_tensor_release(v);
+    ct_tensor_release(info);
+    /* an f16 matrix in range: info 0, CT_OK */
+    CHECK_OK(ct_tensor_from_host(ctx, m2, CT_FLOAT32, 2, (int64_t[]){2, 2}, &ok32));
+    CHECK_OK(ct_cast(ctx, ok32, CT_FLOAT16, &ok));
+    CHECK_OK(ct_linalg_eigh_ex(ctx, ok, 'L', &w, &v, &info));
+    CHECK_OK(ct_tensor_item(info, &iv));
+    CHECK(iv == 0);
+    ct_tensor_release(w);
+    ct_tensor_release(v);
+    ct_tensor_release(info);
+    ct_tensor_release(a32);
+    ct_tensor_release(a);
+    ct_tensor_release(ok32);
+    ct_tensor_release(ok);
+    ct_ctx_free(ctx);
+}
+
+/* ---- 5: arange ---- */
+
+TEST(arange_does_not_wrap) {
+    ct_ctx *ctx = make_ctx(false, NULL);
+    ct_tensor *t = NULL;
+    CHECK_ST(ct_tensor_arange(ctx, CT_INT8, 0, 1000, 1, &t), CT_ERR_INVALID_ARG);
+    CHECK_MSG(has(ct_ctx_last_error(ctx), "int8"), "'%s'", ct_ctx_last_error(ctx));
+    CHECK_ST(ct_tensor_arange(ctx, CT_INT8, 0, 129, 1, &t), CT_ERR_INVALID_ARG);
+    CHECK_ST(ct_tensor_arange(ctx, CT_UINT8, 5, -2, -1, &t), CT_ERR_INVALID_ARG);
+    CHECK_ST(ct_tensor_arange(ctx, CT_INT16, 0, 40000, 1, &t), CT_ERR_INVALID_ARG);
+    CHECK(t == NULL);
+    CHECK_OK(ct_tensor_arange(ctx, CT_INT8, -128, 128, 1, &t)); /* exactly the range */
+    double last = 0;
+    ct_tensor *l = NULL;
+    CHECK_OK(ct_tensor_narrow(ctx, t, 0, 255, 1, &l));
+    CHECK_OK(ct_tensor_item(l, &last));
+    CHECK(last == 127);
+    ct_tensor_release(l);
+    ct_tensor_release(t);
+    ct_ctx_free(ctx);
+}
+
+int main(void) {
+    RUN_FORKED(debug_use_after_release_is_an_error);
+    RUN_FORKED(debug_double_release_is_reported_not_a_crash);
+    RUN_FORKED(non_debug_double_release_while_cached_is_reported);
+    RUN_FORKED(ctx_free_reports_live_tensors);
+    RUN_FORKED(ctx_free_reports_live_tensors_debug);
+    RUN_FORKED(ctx_free_clean_reports_nothing);
+    RUN_FORKED(shape_overflow_is_ct_err_overflow_everywhere);
+    RUN_FORKED(gguf_overflow_shapes_are_ct_err_overflow);
+    RUN_FORKED(null_out_params_and_getters);
+    RUN_FORKED(other_context_tensors_are_refused);
+    RUN_FORKED(empty_on_bad_device_fails);
+    RUN_FORKED(stream_submit_rejects_malformed_descriptors);
+    RUN_FORKED(capture_oom_invalidates_with_reason);
+    RUN_FORKED(capture_failures_invalidate_never_empty_reason);
+    RUN_FORKED(eigh_large_n_is_refused_not_silently_ok);
+    RUN_FORKED(eigh_f16_overflow_is_reported);
+    RUN_FORKED(arange_does_not_wrap);
+    return ct_test_end();
+}
