@@ -109,8 +109,16 @@ TEST(register_and_run) {
     /* a kernel the backend lacks: clear error, nothing leaks */
     CHECK_ST(ct_exp(ctx, d1, &bad), CT_ERR_UNSUPPORTED);
     CHECK(strstr(ct_ctx_last_error(ctx), "host2") != NULL);
-    /* mixing devices */
+    /* mixing devices: messages name devices as "cpu:0" and "<backend>:<index>" */
     CHECK_ST(ct_add(ctx, h, d1, &bad), CT_ERR_DEVICE);
+    CHECK_MSG(strstr(ct_ctx_last_error(ctx), "host2:0") && strstr(ct_ctx_last_error(ctx), "cpu:0"),
+              "%s", ct_ctx_last_error(ctx));
+    char dn[CT_DEVICE_NAME_MAX];
+    CHECK(strcmp(ct_device_format(ctx, dev, dn, sizeof dn), "host2:0") == 0);
+    CHECK(strcmp(ct_device_format(NULL, (ct_device){CT_DEVICE_CUDA, 1}, dn, sizeof dn), "cuda:1") ==
+          0);
+    CHECK(strcmp(ct_device_format(ctx, (ct_device){77, 2}, dn, sizeof dn), "device77:2") == 0);
+    CHECK(strcmp(ct_device_format(ctx, dev, NULL, 0), "") == 0);
     int64_t s5[1] = {5};
     ct_tensor *w5;
     CHECK_OK(ct_tensor_empty_on(ctx, dev, CT_FLOAT32, 1, s5, &w5));
@@ -130,6 +138,7 @@ TEST(register_and_run) {
     ct_stream_free(def); /* owned by the context: a no-op */
     ct_device nodev = {CT_DEVICE_CUDA, 0};
     CHECK_ST(ct_tensor_empty_on(ctx, nodev, CT_FLOAT32, 2, s, &bad), CT_ERR_DEVICE);
+    CHECK_MSG(strstr(ct_ctx_last_error(ctx), "cuda:0"), "%s", ct_ctx_last_error(ctx));
     ct_tensor *all[] = {h, d1, d2, sum, z};
     for (int i = 0; i < 5; i++)
         ct_tensor_release(all[i]);

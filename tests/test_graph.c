@@ -500,9 +500,10 @@ TEST(backend_without_graphs) {
     ct_graph *g = NULL;
     ct_device d = {type, 0};
     CHECK_ST(ct_graph_create(ctx, d, NULL, &g), CT_ERR_UNSUPPORTED);
-    CHECK(strstr(ct_ctx_last_error(ctx), "not supported on device type") != NULL);
+    CHECK(strstr(ct_ctx_last_error(ctx), "not supported on device ") != NULL);
     ct_device cuda = {CT_DEVICE_CUDA, 0};
     CHECK_ST(ct_graph_create(ctx, cuda, NULL, &g), CT_ERR_DEVICE);
+    CHECK_MSG(strstr(ct_ctx_last_error(ctx), "cuda:0"), "%s", ct_ctx_last_error(ctx));
 }
 
 static void suite(const char *name) {

@@ -128,6 +128,12 @@ CT_API int ct_backend_count(const ct_ctx *ctx);
 /* Name of the i-th registered backend (for `ctorch info`); NULL for a NULL ctx or i out of range.
  */
 CT_API const char *ct_backend_name(const ct_ctx *ctx, int i);
+/* Longest name ct_device_format writes, with its NUL. */
+#define CT_DEVICE_NAME_MAX 48
+/* Write a device's name into buf and return buf: "cpu:0", "cuda:0", "<backend name>:<index>" for a
+ * registered out-of-tree device, "device<type>:<index>" otherwise (ctx may be NULL; "" if buf is
+ * NULL or size is 0). The form every error message uses. */
+CT_API const char *ct_device_format(const ct_ctx *ctx, ct_device dev, char *buf, size_t size);
 
 /* ---- streams ---- */
 typedef struct ct_stream ct_stream;

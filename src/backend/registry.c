@@ -2,6 +2,7 @@
 #include "tensor/tensor_impl.h"
 
 #include <dlfcn.h>
+#include <stdio.h>
 #include <string.h>
 
 static const char *const ct__op_names[] = {
@@ -15,14 +16,31 @@ const char *ct_op_name(ct_op_kind kind) {
     return ct__op_names[kind] + 6; /* skip "CT_OP_" */
 }
 
+const char *ct_device_format(const ct_ctx *ctx, ct_device dev, char *buf, size_t size) {
+    if (!buf || size == 0) return "";
+    const char *name = NULL;
+    if (dev.type == CT_DEVICE_CPU)
+        name = "cpu";
+    else if (dev.type == CT_DEVICE_CUDA)
+        name = "cuda";
+    for (int i = 0; !name && ctx && i < ctx->n_backends; i++)
+        if (ctx->backends[i].device_type == dev.type) name = ctx->backends[i].vt.name;
+    if (name)
+        snprintf(buf, size, "%s:%d", name, dev.index);
+    else
+        snprintf(buf, size, "device%d:%d", dev.type, dev.index);
+    return buf;
+}
+
 ct__backend_slot *ct__backend_for(ct_ctx *ctx, ct_device dev) {
     for (int i = 0; i < ctx->n_backends; i++)
         if (ctx->backends[i].device_type == dev.type) {
             if (dev.index != 0) break;
             return &ctx->backends[i];
         }
-    ct__set_error(ctx, CT_ERR_DEVICE, "no backend for device %d:%d is registered", dev.type,
-                  dev.index);
+    char dn[CT_DEVICE_NAME_MAX];
+    ct__set_error(ctx, CT_ERR_DEVICE, "no backend for device %s is registered",
+                  ct_device_format(ctx, dev, dn, sizeof dn));
     return NULL;
 }
 
@@ -200,10 +218,11 @@ ct_status ct__stream_submit(ct_stream *s, const ct_op_desc *op) {
     if (b->capture && b->capture->mode != 3 /* CT_CAPTURE_RELAXED */) {
         /* work on another stream of a capturing device, with no join into the capture */
         ct__capture *c = b->capture;
+        char dn[CT_DEVICE_NAME_MAX];
         ct__set_error(s->ctx, CT_ERR_STATE,
-                      "%s: submitted to a stream that is not capturing while device %d:%d captures "
+                      "%s: submitted to a stream that is not capturing while device %s captures "
                       "on another stream (the capture is invalidated)",
-                      ct_op_name(op->kind), s->device.type, s->device.index);
+                      ct_op_name(op->kind), ct_device_format(s->ctx, s->device, dn, sizeof dn));
         c->invalidate(c, CT_ERR_STATE, s->ctx->err);
         return CT_ERR_STATE;
     }
@@ -255,11 +274,13 @@ static ct_status ct__check_operand(ct_stream *s, const ct_op_desc *op, int i) {
         return ct__set_error(ctx, CT_ERR_INVALID_ARG,
                              "stream_submit: %s operand %d belongs to another context", name, i);
     const ct__storage *st = t->storage;
-    if (st->device.type != s->device.type || st->device.index != s->device.index)
+    if (st->device.type != s->device.type || st->device.index != s->device.index) {
+        char d1[CT_DEVICE_NAME_MAX], d2[CT_DEVICE_NAME_MAX];
         return ct__set_error(ctx, CT_ERR_DEVICE,
-                             "stream_submit: %s operand %d is on device %d:%d, the stream on %d:%d",
-                             name, i, st->device.type, st->device.index, s->device.type,
-                             s->device.index);
+                             "stream_submit: %s operand %d is on device %s, the stream on %s", name,
+                             i, ct_device_format(ctx, st->device, d1, sizeof d1),
+                             ct_device_format(ctx, s->device, d2, sizeof d2));
+    }
     if ((unsigned)o->dtype > (unsigned)CT_FLOAT64)
         return ct__set_error(ctx, CT_ERR_DTYPE,
                              "stream_submit: %s operand %d has dtype %d, not a compute dtype", name,

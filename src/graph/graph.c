@@ -115,12 +115,13 @@ static ct_status ct__cap_record(ct__capture *c, const ct_op_desc *op) {
     for (int i = 0; i < op->n_out + op->n_in && st == CT_OK; i++) {
         const ct_tensor *t = op->operands[i].tensor;
         if (t && (t->storage->device.type != g->device.type ||
-                  t->storage->device.index != g->device.index))
-            st = ct__set_error(ctx, CT_ERR_DEVICE,
-                               "%s: operand %d is on device %d:%d, the capture on %d:%d",
-                               ct_op_name(op->kind), i, t->storage->device.type,
-                               t->storage->device.index, g->device.type, g->device.index);
-        else
+                  t->storage->device.index != g->device.index)) {
+            char d1[CT_DEVICE_NAME_MAX], d2[CT_DEVICE_NAME_MAX];
+            st = ct__set_error(
+                ctx, CT_ERR_DEVICE, "%s: operand %d is on device %s, the capture on %s",
+                ct_op_name(op->kind), i, ct_device_format(ctx, t->storage->device, d1, sizeof d1),
+                ct_device_format(ctx, g->device, d2, sizeof d2));
+        } else
             st = ct__keep(g, op->operands[i].tensor);
     }
     if (st == CT_OK) st = g->impl->record(g->gs, op);
@@ -153,10 +154,12 @@ ct_status ct_graph_create(ct_ctx *ctx, ct_device device, const ct_graph_options 
     ct__backend_slot *b = ct__backend_for(ctx, device);
     if (!b) return CT_ERR_DEVICE;
     const ct_graph_impl *impl = b->vt.graph_impl;
-    if (!impl)
+    if (!impl) {
+        char dn[CT_DEVICE_NAME_MAX];
         return ct__set_error(ctx, CT_ERR_UNSUPPORTED,
-                             "graph capture is not supported on device type %d (backend '%s')",
-                             device.type, b->vt.name);
+                             "graph capture is not supported on device %s (backend '%s')",
+                             ct_device_format(ctx, device, dn, sizeof dn), b->vt.name);
+    }
     if (impl->abi_version != CT_GRAPH_IMPL_ABI_VERSION || impl->size < sizeof(ct_graph_impl))
         return ct__set_error(ctx, CT_ERR_UNSUPPORTED,
                              "graph_create: backend '%s' graph ABI %u, library expects %u",
@@ -216,11 +219,13 @@ ct_status ct_graph_capture_begin(ct_graph *g, ct_stream *stream) {
     if (stream->capture)
         return ct__set_error_keep_capture(ctx, CT_ERR_STATE,
                                           "capture_begin: the stream is already capturing a graph");
-    if (b->capture)
+    if (b->capture) {
+        char dn[CT_DEVICE_NAME_MAX];
         return ct__set_error_keep_capture(
             ctx, CT_ERR_STATE,
-            "capture_begin: device %d:%d is already capturing (one capture per device at a time)",
-            g->device.type, g->device.index);
+            "capture_begin: device %s is already capturing (one capture per device at a time)",
+            ct_device_format(ctx, g->device, dn, sizeof dn));
+    }
     if (g->state != G_EMPTY)
         return ct__set_error_keep_capture(
             ctx, CT_ERR_STATE, "capture_begin: the graph already holds a capture; reset it first");

@@ -121,9 +121,10 @@ ct_status ct__check_args(ct_ctx *ctx, const char *op, int n, const ct_tensor *co
                                  op, i);
         if (i > 0 && (ts[i]->storage->device.type != ts[0]->storage->device.type ||
                       ts[i]->storage->device.index != ts[0]->storage->device.index)) {
-            ct__set_error(ctx, CT_ERR_DEVICE, "%s: input %d is on device %d:%d, input 0 on %d:%d",
-                          op, i, ts[i]->storage->device.type, ts[i]->storage->device.index,
-                          ts[0]->storage->device.type, ts[0]->storage->device.index);
+            char d1[CT_DEVICE_NAME_MAX], d2[CT_DEVICE_NAME_MAX];
+            ct__set_error(ctx, CT_ERR_DEVICE, "%s: input %d is on device %s, input 0 on %s", op, i,
+                          ct_device_format(ctx, ts[i]->storage->device, d1, sizeof d1),
+                          ct_device_format(ctx, ts[0]->storage->device, d2, sizeof d2));
             ct__capture *cap = ct__any_capture(ctx);
             if (cap) cap->invalidate(cap, CT_ERR_DEVICE, ctx->err);
             return CT_ERR_DEVICE;

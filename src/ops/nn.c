@@ -146,11 +146,13 @@ ct_status ct_layer_norm(ct_ctx *ctx, const ct_tensor *a, int n_norm, const ct_te
         const ct_tensor *t = wb[i];
         if (!t) continue;
         if (t->ctx == ctx && (t->storage->device.type != a->storage->device.type ||
-                              t->storage->device.index != a->storage->device.index))
-            return ct__set_error(
-                ctx, CT_ERR_DEVICE, "layer_norm: %s is on device %d:%d, input on %d:%d",
-                i ? "bias" : "weight", t->storage->device.type, t->storage->device.index,
-                a->storage->device.type, a->storage->device.index);
+                              t->storage->device.index != a->storage->device.index)) {
+            char d1[CT_DEVICE_NAME_MAX], d2[CT_DEVICE_NAME_MAX];
+            return ct__set_error(ctx, CT_ERR_DEVICE, "layer_norm: %s is on device %s, input on %s",
+                                 i ? "bias" : "weight",
+                                 ct_device_format(ctx, t->storage->device, d1, sizeof d1),
+                                 ct_device_format(ctx, a->storage->device, d2, sizeof d2));
+        }
         bool ok = t->ctx == ctx && t->dtype == a->dtype && t->ndim == n_norm;
         for (int j = 0; ok && j < n_norm; j++)
             ok = t->shape[j] == a->shape[a->ndim - n_norm + j];
