@@ -122,8 +122,9 @@ ct_status ct__tensor_new(ct_ctx *ctx, ct_device dev, ct_dtype dt, int ndim, cons
     char *block = cap ? cap->pool_alloc_host(cap, CT__HDR_BYTES + (cpu ? nbytes : 0))
                       : ct__alloc(ctx, CT__HDR_BYTES + (cpu ? nbytes : 0), 64);
     if (!block)
-        return ct__set_error(ctx, CT_ERR_OOM, "out of memory allocating %zu bytes for a %s tensor",
-                             nbytes, ct_dtype_name(dt));
+        return ct__set_error(ctx, CT_ERR_OOM,
+                             "out of memory allocating %zu bytes for a tensor of %s", nbytes,
+                             ct_dtype_name(dt));
     struct ct_tensor *t = (struct ct_tensor *)block;
     ct__storage *s = (ct__storage *)(block + sizeof(struct ct_tensor));
     if (ctx->debug) { /* own header, so that it can outlive the block in the quarantine */
