@@ -6,26 +6,6 @@
  * LeakSanitizer checks the rest). */
 #include "test_util.h"
 
-typedef struct {
-    long calls, fail_at, live;
-    bool sticky; /* fail every allocation from fail_at on */
-} fault_state;
-
-static void *f_alloc(void *user, size_t n, size_t align) {
-    fault_state *s = user;
-    long c = s->calls++;
-    if (s->fail_at >= 0 && (s->sticky ? c >= s->fail_at : c == s->fail_at)) return NULL;
-    void *p = NULL;
-    if (posix_memalign(&p, align < sizeof(void *) ? sizeof(void *) : align, n ? n : 1)) return NULL;
-    s->live++;
-    return p;
-}
-static void f_free(void *user, void *p) {
-    fault_state *s = user;
-    s->live--;
-    free(p);
-}
-
 /* A realistic op sequence; releases everything it made whatever happens. */
 static ct_status sequence(ct_ctx *ctx) {
     ct_tensor *t[16] = {0};
@@ -155,8 +135,9 @@ static void walk_ex(const char *name, ct_status (*seq)(ct_ctx *), bool sticky, b
                     bool warm, int max_n) {
     int oom_seen = 0, n;
     for (n = 0; n < max_n; n++) {
-        fault_state fs = {0, warm ? -1 : n, 0, sticky};
-        ct_ctx_options o = {.size = sizeof o, .allocator = {f_alloc, f_free, &fs}, .debug = debug};
+        tu_fault fs = {0, warm ? -1 : n, 0, sticky};
+        ct_ctx_options o = {
+            .size = sizeof o, .allocator = {tu_fault_alloc, tu_fault_free, &fs}, .debug = debug};
         ct_ctx *ctx = NULL;
         ct_status st = ct_ctx_create(&o, &ctx);
         if (st != CT_OK) {

@@ -889,22 +889,6 @@ TEST(where_broadcast_message) {
 }
 
 /* ---- OOM at every allocation of the new multi-step paths: CT_ERR_OOM, nothing leaks ---- */
-typedef struct {
-    long calls, fail_at, live;
-} fault_state;
-static void *f_alloc(void *user, size_t n, size_t align) {
-    fault_state *s = user;
-    if (s->calls++ == s->fail_at) return NULL;
-    void *p = NULL;
-    if (posix_memalign(&p, align < sizeof(void *) ? sizeof(void *) : align, n ? n : 1)) return NULL;
-    s->live++;
-    return p;
-}
-static void f_free(void *user, void *p) {
-    fault_state *s = user;
-    s->live--;
-    free(p);
-}
 static ct_status new_paths(ct_ctx *c) {
     ct_tensor *t[16] = {0};
     int k = 0;
@@ -938,8 +922,8 @@ done:
 TEST(oom_walk_new_paths) {
     int oom_seen = 0, n;
     for (n = 0; n < 400; n++) {
-        fault_state fs = {0, n, 0};
-        ct_ctx_options o = {.size = sizeof o, .allocator = {f_alloc, f_free, &fs}};
+        tu_fault fs = {0, n, 0, false};
+        ct_ctx_options o = {.size = sizeof o, .allocator = {tu_fault_alloc, tu_fault_free, &fs}};
         ct_ctx *c = NULL;
         ct_status st = ct_ctx_create(&o, &c);
         if (st != CT_OK) {

@@ -125,6 +125,28 @@ static inline int64_t tu_bcast_index(int ond, const int64_t *oshape, int64_t oi,
     return li;
 }
 
+/* Fault-injecting allocator hooks (ct_ctx_options.allocator = {tu_fault_alloc, tu_fault_free,
+ * &st}): allocation number fail_at fails (every one from fail_at on when sticky; fail_at < 0:
+ * none); live counts the blocks out. */
+typedef struct {
+    long calls, fail_at, live;
+    bool sticky;
+} tu_fault;
+static inline void *tu_fault_alloc(void *user, size_t n, size_t align) {
+    tu_fault *s = user;
+    long c = s->calls++;
+    if (s->fail_at >= 0 && (s->sticky ? c >= s->fail_at : c == s->fail_at)) return NULL;
+    void *p = NULL;
+    if (posix_memalign(&p, align < sizeof(void *) ? sizeof(void *) : align, n ? n : 1)) return NULL;
+    s->live++;
+    return p;
+}
+static inline void tu_fault_free(void *user, void *p) {
+    tu_fault *s = user;
+    s->live--;
+    free(p);
+}
+
 /* ctest's skip code (SKIP_RETURN_CODE in CMakeLists.txt): a skipped test shows as skipped. */
 #define TU_SKIP_CODE 77
 
