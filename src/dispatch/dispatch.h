@@ -10,14 +10,15 @@
 
 #include <string.h>
 
-/* Reset a descriptor. Operands are cleared only in their header fields (data, dtype, ndim,
- * tensor): shape/stride arrays are written by ct__operand_set/broadcast before anyone reads them,
- * and skipping ~600 bytes of memset is a measurable part of tiny-op dispatch. */
+/* Reset a descriptor. Only the operands the op uses (n_out + n_in) are cleared, and only in their
+ * header fields (data, dtype, ndim, tensor): nothing reads operands past that count, shape/stride
+ * arrays are written by ct__operand_set/broadcast before anyone reads them, and skipping ~900
+ * bytes of memset is a measurable part of tiny-op dispatch. */
 static inline void ct__desc_init(ct_op_desc *d, ct_op_kind kind, int n_out, int n_in) {
     d->kind = kind;
     d->n_out = n_out;
     d->n_in = n_in;
-    for (int i = 0; i < CT_OP_MAX_OPERANDS; i++) {
+    for (int i = 0; i < n_out + n_in && i < CT_OP_MAX_OPERANDS; i++) {
         d->operands[i].data = NULL;
         d->operands[i].dtype = CT_FLOAT32;
         d->operands[i].ndim = 0;
