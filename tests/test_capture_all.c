@@ -205,15 +205,47 @@ static const int DIM1 = 1;
     static ct_status op_##f(void) { return ct_##f(ctx, Dst, B); }
 #define OPIS(f)                                                                                    \
     static ct_status op_##f(void) { return ct_##f(ctx, Dst, 0.5); }
+/* clang-format off */
 OP2(add)
-OP2(sub) OP2(mul) OP2(div) OP2(eq) OP2(ne) OP2(lt) OP2(le) OP2(gt) OP2(ge) OPS(add_scalar)
-    OPS(sub_scalar) OPS(mul_scalar) OPS(div_scalar) OPS(eq_scalar) OPS(ne_scalar) OPS(lt_scalar)
-        OPS(le_scalar) OPS(gt_scalar) OPS(ge_scalar) OPS(pow) OPI(add_) OPI(sub_) OPI(mul_)
-            OPI(div_) OPIS(add_scalar_) OPIS(sub_scalar_) OPIS(mul_scalar_) OPIS(div_scalar_)
-                OP1(neg) OP1(abs) OP1(exp) OP1(log) OP1(sqrt) OP1(rsqrt) OP1(tanh) OP1(sigmoid)
-                    OP1(relu) static ct_status op_add_scaled(void) {
-    return ct_add_scaled(ctx, A, B, 2.0, &OUT);
-}
+OP2(sub)
+OP2(mul)
+OP2(div)
+OP2(eq)
+OP2(ne)
+OP2(lt)
+OP2(le)
+OP2(gt)
+OP2(ge)
+OPS(add_scalar)
+OPS(sub_scalar)
+OPS(mul_scalar)
+OPS(div_scalar)
+OPS(eq_scalar)
+OPS(ne_scalar)
+OPS(lt_scalar)
+OPS(le_scalar)
+OPS(gt_scalar)
+OPS(ge_scalar)
+OPS(pow)
+OPI(add_)
+OPI(sub_)
+OPI(mul_)
+OPI(div_)
+OPIS(add_scalar_)
+OPIS(sub_scalar_)
+OPIS(mul_scalar_)
+OPIS(div_scalar_)
+OP1(neg)
+OP1(abs)
+OP1(exp)
+OP1(log)
+OP1(sqrt)
+OP1(rsqrt)
+OP1(tanh)
+OP1(sigmoid)
+OP1(relu)
+/* clang-format on */
+static ct_status op_add_scaled(void) { return ct_add_scaled(ctx, A, B, 2.0, &OUT); }
 static ct_status op_sub_scaled(void) { return ct_sub_scaled(ctx, A, B, 2.0, &OUT); }
 static ct_status op_gelu(void) { return ct_gelu(ctx, A, CT_GELU_TANH, &OUT); }
 static ct_status op_clamp(void) { return ct_clamp(ctx, A, &LO, &HI, &OUT); }
