@@ -6,7 +6,7 @@
 #include "test_util.h"
 
 #include "ctorch/ctorch.h"
-#include "linalg/linalg_internal.h"
+#include "backends/cpu/eigh_cpu.h"
 
 #include <signal.h>
 #include <sys/wait.h>
@@ -363,6 +363,134 @@ static void fill_operand(ct_operand *o, ct_tensor *t) {
     o->tensor = t;
 }
 
+/* The domain op kinds (eigh, MX) at the public submit entry: a well-formed descriptor runs and
+ * equals the public call; broken layouts, parameters and workspaces are refused before a kernel
+ * sees them. */
+TEST(stream_submit_checks_domain_ops) {
+    ct_ctx *ctx = make_ctx(false, NULL);
+    ct_stream *s = NULL;
+    CHECK_OK(ct_ctx_default_stream(ctx, (ct_device){CT_DEVICE_CPU, 0}, &s));
+    int64_t as[3] = {2, 3, 3}, ws[2] = {2, 3}, is[1] = {2};
+    float av[18] = {2, 1, 0, 1, 3, 1, 0, 1, 4, 1, 0, 0, 0, 2, 0, 0, 0, 3};
+    ct_tensor *a = NULL, *w = NULL, *v = NULL, *info = NULL, *we = NULL, *ve = NULL;
+    CHECK_OK(ct_tensor_from_host(ctx, av, CT_FLOAT32, 3, as, &a));
+    CHECK_OK(ct_tensor_zeros(ctx, CT_FLOAT32, 2, ws, &w));
+    CHECK_OK(ct_tensor_zeros(ctx, CT_FLOAT32, 3, as, &v));
+    CHECK_OK(ct_tensor_zeros(ctx, CT_INT32, 1, is, &info));
+    ct_op_desc good, d;
+    memset(&good, 0, sizeof good);
+    good.kind = CT_OP_EIGH;
+    good.n_out = 3;
+    good.n_in = 2;
+    fill_operand(&good.operands[0], w);
+    fill_operand(&good.operands[1], v);
+    fill_operand(&good.operands[2], info);
+    fill_operand(&good.operands[3], a);
+    good.compute_dtype = CT_FLOAT32;
+    good.num_threads = 1;
+    CHECK_OK(ct_stream_submit(s, &good));
+    CHECK_OK(ct_linalg_eigh(ctx, a, 'L', &we, &ve));
+    CHECK(memcmp(ct_tensor_data_ptr(w), ct_tensor_data_ptr(we), 6 * sizeof(float)) == 0);
+    CHECK(memcmp(ct_tensor_data_ptr(v), ct_tensor_data_ptr(ve), 18 * sizeof(float)) == 0);
+#define BAD(mutation, want)                                                                        \
+    do {                                                                                           \
+        d = good;                                                                                  \
+        mutation;                                                                                  \
+        CHECK_ST(ct_stream_submit(s, &d), want);                                                   \
+    } while (0)
+    BAD(d.n_out = 1, CT_ERR_INVALID_ARG);
+    BAD(d.n_in = 3, CT_ERR_INVALID_ARG);
+    BAD(d.compute_dtype = CT_FLOAT64, CT_ERR_SHAPE);
+    BAD(d.operands[2].dtype = CT_FLOAT32, CT_ERR_SHAPE);                /* info must be int32 */
+    BAD(d.operands[3].shape[1] = 2, CT_ERR_SHAPE);                      /* a not (B, n, n) */
+    BAD(d.operands[1].strides[1] = 1, CT_ERR_SHAPE);                    /* v not contiguous */
+    BAD(d.operands[0].data = NULL, CT_ERR_INVALID_ARG);                 /* w is not optional */
+    BAD((d.operands[1].data = NULL, d.operands[2].data = NULL), CT_OK); /* eigvalsh */
+    /* n = 80 takes LAPACK and needs a workspace operand of the CPU plan's size */
+    int64_t bs[3] = {2, 80, 80}, bw[2] = {2, 80}, one = 1;
+    ct_tensor *ba = NULL, *bwt = NULL, *tiny = NULL;
+    CHECK_OK(ct_tensor_zeros(ctx, CT_FLOAT32, 3, bs, &ba));
+    CHECK_OK(ct_tensor_zeros(ctx, CT_FLOAT32, 2, bw, &bwt));
+    CHECK_OK(ct_tensor_zeros(ctx, CT_UINT8, 1, &one, &tiny));
+    BAD((fill_operand(&d.operands[0], bwt), fill_operand(&d.operands[3], ba),
+         d.operands[1].data = NULL, d.operands[2].data = NULL),
+        CT_ERR_SHAPE);
+    BAD((fill_operand(&d.operands[0], bwt), fill_operand(&d.operands[3], ba),
+         d.operands[1].data = NULL, d.operands[2].data = NULL, fill_operand(&d.operands[4], tiny)),
+        CT_ERR_SHAPE);
+
+    /* MX quantize of x (4, 64) to FP4 blocks of 32: codes (4, 32), scales (4, 2) */
+    int64_t xs[2] = {4, 64}, cs[2] = {4, 32}, ss[2] = {4, 2};
+    ct_tensor *x = NULL, *codes = NULL, *scales = NULL;
+    CHECK_OK(ct_tensor_randn(ctx, CT_FLOAT32, 2, xs, 3, 0, &x));
+    CHECK_OK(ct_tensor_zeros(ctx, CT_UINT8, 2, cs, &codes));
+    CHECK_OK(ct_tensor_zeros(ctx, CT_UINT8, 2, ss, &scales));
+    memset(&good, 0, sizeof good);
+    good.kind = CT_OP_MX_QUANTIZE;
+    good.n_out = 2;
+    good.n_in = 1;
+    fill_operand(&good.operands[0], codes);
+    fill_operand(&good.operands[1], scales);
+    fill_operand(&good.operands[2], x);
+    good.ints[0] = 4; /* CT_MXFP4_E2M1 */
+    good.ints[1] = 32;
+    good.num_threads = 1;
+    CHECK_OK(ct_stream_submit(s, &good));
+    ct_mx_tensor *q = NULL;
+    CHECK_OK(ct_mx_quantize(ctx, x, CT_MXFP4_E2M1, 32, 1, CT_MX_SCALE_FLOOR, &q));
+    CHECK(memcmp(ct_tensor_data_ptr(codes), ct_tensor_data_ptr(ct_mx_codes(q)), 128) == 0);
+    CHECK(memcmp(ct_tensor_data_ptr(scales), ct_tensor_data_ptr(ct_mx_scales(q)), 8) == 0);
+    BAD(d.ints[0] = 6, CT_ERR_SHAPE);  /* no such format */
+    BAD(d.ints[1] = 0, CT_ERR_SHAPE);  /* block size */
+    BAD(d.ints[1] = 16, CT_ERR_SHAPE); /* scales would be (4, 4) */
+    BAD(d.operands[0].shape[1] = 31, CT_ERR_SHAPE);
+    BAD(d.operands[1].dtype = CT_FLOAT32, CT_ERR_INVALID_ARG); /* reads past the storage */
+    BAD(d.operands[2].dtype = CT_INT32, CT_ERR_SHAPE);
+    /* dequantize back: out must be f32 (4, 64) */
+    memset(&good, 0, sizeof good);
+    good.kind = CT_OP_MX_DEQUANTIZE;
+    good.n_out = 1;
+    good.n_in = 2;
+    ct_tensor *back = NULL;
+    CHECK_OK(ct_tensor_zeros(ctx, CT_FLOAT32, 2, xs, &back));
+    fill_operand(&good.operands[0], back);
+    fill_operand(&good.operands[1], codes);
+    fill_operand(&good.operands[2], scales);
+    good.ints[0] = 4;
+    good.ints[1] = 32;
+    good.num_threads = 1;
+    CHECK_OK(ct_stream_submit(s, &good));
+    BAD(d.operands[0].dtype = CT_INT32, CT_ERR_SHAPE);
+    BAD(d.n_out = 2, CT_ERR_INVALID_ARG);
+    /* linear: y (4, 4) = x (4, 64) @ W^T with W the (4, 64) codes; work must be large enough */
+    memset(&good, 0, sizeof good);
+    good.kind = CT_OP_MX_LINEAR;
+    good.n_out = 1;
+    good.n_in = 5;
+    int64_t ys[2] = {4, 4}, wn = 4 * 64 + 16;
+    ct_tensor *y = NULL, *work = NULL;
+    CHECK_OK(ct_tensor_zeros(ctx, CT_FLOAT32, 2, ys, &y));
+    CHECK_OK(ct_tensor_zeros(ctx, CT_FLOAT32, 1, &wn, &work));
+    fill_operand(&good.operands[0], y);
+    fill_operand(&good.operands[1], x);
+    fill_operand(&good.operands[2], codes);
+    fill_operand(&good.operands[3], scales);
+    fill_operand(&good.operands[5], work);
+    good.ints[0] = 4;
+    good.ints[1] = 32;
+    good.num_threads = 1;
+    CHECK_OK(ct_stream_submit(s, &good));
+    BAD(d.operands[5].shape[0] = 100, CT_ERR_SHAPE);    /* workspace too small */
+    BAD(fill_operand(&d.operands[4], x), CT_ERR_SHAPE); /* bias must be (N) */
+    BAD(d.operands[0].shape[1] = 3, CT_ERR_SHAPE);
+#undef BAD
+    ct_tensor *all[] = {a, w, v, info, we, ve, ba, bwt, tiny, x, codes, scales, back, y, work};
+    for (size_t i = 0; i < sizeof all / sizeof all[0]; i++)
+        ct_tensor_release(all[i]);
+    ct_mx_tensor_free(q);
+    ct_ctx_free(ctx);
+}
+
 TEST(stream_submit_rejects_malformed_descriptors) {
     ct_ctx *ctx = make_ctx(false, NULL), *c2 = make_ctx(false, NULL);
     ct_stream *s = NULL;
@@ -638,6 +766,7 @@ int main(void) {
     RUN_FORKED(other_context_tensors_are_refused);
     RUN_FORKED(empty_on_bad_device_fails);
     RUN_FORKED(stream_submit_rejects_malformed_descriptors);
+    RUN_FORKED(stream_submit_checks_domain_ops);
     RUN_FORKED(capture_oom_invalidates_with_reason);
     RUN_FORKED(capture_failures_invalidate_never_empty_reason);
     RUN_FORKED(eigh_large_n_is_refused_not_silently_ok);

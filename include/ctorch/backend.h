@@ -56,7 +56,12 @@ extern "C" {
     X(CT_OP_LAYER_NORM) /* in0 (R,C) in1 weight(C) or NULL, in2 bias(C) or NULL; scalars[0]=eps */ \
     X(CT_OP_EMBEDDING)  /* in0 weight (V,D), in1 indices (N) int32/int64, out (N,D) */             \
     X(CT_OP_RAND)       /* ints[0]=seed, ints[1]=offset, ints[2]: 0 uniform, 1 normal */           \
-    X(CT_OP_ARANGE)     /* scalars[0]=start, scalars[1]=step */
+    X(CT_OP_ARANGE)     /* scalars[0]=start, scalars[1]=step */                                    \
+    /* domain ops (linalg, mx): several outputs, layouts in docs/architecture.md */                \
+    X(CT_OP_EIGH)          /* out w (B,n) [v (B,n,n)] [info (B) int32] in a (B,n,n) [work u8] */   \
+    X(CT_OP_MX_QUANTIZE)   /* out codes (R,rowbytes) scales (R,nblk), in src (R,L) [work f32] */   \
+    X(CT_OP_MX_DEQUANTIZE) /* out (R,L) f32, in codes (R,rowbytes) scales (R,nblk) */              \
+    X(CT_OP_MX_LINEAR)     /* out y (M,N), in x (M,K), codes, scales, [bias (N)], work f32 */
 
 typedef enum ct_op_kind {
 #define CT__OP_ENUM(name) name,
@@ -68,7 +73,7 @@ typedef enum ct_op_kind {
 /* Name of an op kind ("add"), "invalid" for bad values. */
 CT_API const char *ct_op_name(ct_op_kind kind);
 
-#define CT_OP_MAX_OPERANDS 4
+#define CT_OP_MAX_OPERANDS 6
 
 /* One operand of an op: a strided view of device memory. */
 typedef struct ct_operand {
@@ -82,7 +87,10 @@ typedef struct ct_operand {
 
 /* Fully resolved op. Elementwise ops: every operand has the output's ndim and shape (inputs are
  * broadcast with stride 0). Reductions: inputs keep their shape; `reduce_mask` bit d set means dim
- * d is reduced and the output has the input's ndim with size 1 there (keepdim layout). */
+ * d is reduced and the output has the input's ndim with size 1 there (keepdim layout).
+ * Domain ops (EIGH, MX_*): several outputs (EIGH 3, MX_QUANTIZE 2), contiguous operands, optional
+ * ones absent with data NULL, workspaces passed as operands; layouts and ints[] in
+ * docs/architecture.md ("Domain ops"). MX scales travel as uint8 (the e8m0 bytes). */
 typedef struct ct_op_desc {
     ct_op_kind kind;
     int n_out; /* operands[0 .. n_out-1] are outputs */
@@ -95,7 +103,7 @@ typedef struct ct_op_desc {
     int num_threads; /* threads the kernel may use (>= 1) */
 } ct_op_desc;
 
-#define CT_BACKEND_ABI_VERSION 1u
+#define CT_BACKEND_ABI_VERSION 2u /* 2: six operands, eigh and mx op kinds */
 
 /* A backend's function table. Set size = sizeof(ct_backend_vtable) and abi_version. */
 typedef struct ct_backend_vtable {

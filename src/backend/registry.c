@@ -1,48 +1,13 @@
-/* Backend registry (per context) and streams: the submit point every op goes through. */
+/* Backend registry (per context), streams, and the validation of callers' descriptors at the
+ * public submit entry (ct_stream_submit). The submit path itself is in dispatch/. */
+#include "backend/registry.h"
+#include "backends/cpu/eigh_cpu.h"
+#include "backends/cpu/kernels/mx_kernels.h"
 #include "tensor/tensor_impl.h"
 
 #include <dlfcn.h>
 #include <stdio.h>
 #include <string.h>
-
-static const char *const ct__op_names[] = {
-#define CT__OP_NAME(name) #name,
-    CT_OP_LIST(CT__OP_NAME)
-#undef CT__OP_NAME
-};
-
-const char *ct_op_name(ct_op_kind kind) {
-    if ((int)kind < 0 || kind >= CT_OP_COUNT) return "invalid";
-    return ct__op_names[kind] + 6; /* skip "CT_OP_" */
-}
-
-const char *ct_device_format(const ct_ctx *ctx, ct_device dev, char *buf, size_t size) {
-    if (!buf || size == 0) return "";
-    const char *name = NULL;
-    if (dev.type == CT_DEVICE_CPU)
-        name = "cpu";
-    else if (dev.type == CT_DEVICE_CUDA)
-        name = "cuda";
-    for (int i = 0; !name && ctx && i < ctx->n_backends; i++)
-        if (ctx->backends[i].device_type == dev.type) name = ctx->backends[i].vt.name;
-    if (name)
-        snprintf(buf, size, "%s:%d", name, dev.index);
-    else
-        snprintf(buf, size, "device%d:%d", dev.type, dev.index);
-    return buf;
-}
-
-ct__backend_slot *ct__backend_for(ct_ctx *ctx, ct_device dev) {
-    for (int i = 0; i < ctx->n_backends; i++)
-        if (ctx->backends[i].device_type == dev.type) {
-            if (dev.index != 0) break;
-            return &ctx->backends[i];
-        }
-    char dn[CT_DEVICE_NAME_MAX];
-    ct__set_error(ctx, CT_ERR_DEVICE, "no backend for device %s is registered",
-                  ct_device_format(ctx, dev, dn, sizeof dn));
-    return NULL;
-}
 
 ct_status ct__register_builtin(ct_ctx *ctx, const ct_backend_vtable *vt, int type) {
     if (ctx->n_backends >= CT__MAX_BACKENDS)
@@ -195,62 +160,125 @@ ct_status ct_stream_synchronize(ct_stream *s) {
     return b->vt.synchronize(b->vt.state);
 }
 
-ct__capture *ct__any_capture(ct_ctx *ctx) {
-    for (int i = 0; i < ctx->n_backends; i++)
-        if (ctx->backends[i].capture) return ctx->backends[i].capture;
-    return NULL;
-}
-
-ct_status ct__refuse_capture(ct_ctx *ctx, const char *op) {
-    ct__capture *c = ct__any_capture(ctx);
-    if (!c) return CT_OK;
-    ct__set_error(ctx, CT_ERR_UNSUPPORTED,
-                  "%s cannot be captured in a graph yet; call it outside capture (the capture is "
-                  "invalidated)",
-                  op);
-    c->invalidate(c, CT_ERR_UNSUPPORTED, ctx->err);
-    return CT_ERR_UNSUPPORTED;
-}
-
-ct_status ct__stream_submit(ct_stream *s, const ct_op_desc *op) {
-    ct__backend_slot *b = &s->ctx->backends[s->slot];
-    if (s->capture) return s->capture->record(s->capture, op);
-    if (b->capture && b->capture->mode != 3 /* CT_CAPTURE_RELAXED */) {
-        /* work on another stream of a capturing device, with no join into the capture */
-        ct__capture *c = b->capture;
-        char dn[CT_DEVICE_NAME_MAX];
-        ct__set_error(s->ctx, CT_ERR_STATE,
-                      "%s: submitted to a stream that is not capturing while device %s captures "
-                      "on another stream (the capture is invalidated)",
-                      ct_op_name(op->kind), ct_device_format(s->ctx, s->device, dn, sizeof dn));
-        c->invalidate(c, CT_ERR_STATE, s->ctx->err);
-        return CT_ERR_STATE;
-    }
-    ct_status st = b->vt.run_op(b->vt.state, op);
-    if (st != CT_OK && s->slot != 0) /* the CPU backend words its own errors */
-        ct__set_error(s->ctx, st, "%s: %s backend failed: %s", ct_op_name(op->kind), b->vt.name,
-                      ct_status_str(st));
-    return st;
-}
-
 /* ---- descriptor validation at the public submit entry ---- */
 
-/* Inputs each op kind takes: {min, max}. Every kind has exactly one output. */
+/* Inputs each op kind takes: {min, max}. Every kind has one output except the domain ops
+ * (ct__op_outputs). */
 static const signed char ct__op_arity[CT_OP_COUNT][2] = {
-    [CT_OP_COPY] = {1, 1},        [CT_OP_FILL] = {0, 0},    [CT_OP_ADD] = {2, 2},
-    [CT_OP_SUB] = {2, 2},         [CT_OP_MUL] = {2, 2},     [CT_OP_DIV] = {2, 2},
-    [CT_OP_NEG] = {1, 1},         [CT_OP_ABS] = {1, 1},     [CT_OP_EXP] = {1, 1},
-    [CT_OP_LOG] = {1, 1},         [CT_OP_SQRT] = {1, 1},    [CT_OP_RSQRT] = {1, 1},
-    [CT_OP_TANH] = {1, 1},        [CT_OP_SIGMOID] = {1, 1}, [CT_OP_RELU] = {1, 1},
-    [CT_OP_GELU] = {1, 1},        [CT_OP_POW] = {1, 1},     [CT_OP_CLAMP] = {1, 1},
-    [CT_OP_WHERE] = {3, 3},       [CT_OP_EQ] = {2, 2},      [CT_OP_NE] = {2, 2},
-    [CT_OP_LT] = {2, 2},          [CT_OP_LE] = {2, 2},      [CT_OP_GT] = {2, 2},
-    [CT_OP_GE] = {2, 2},          [CT_OP_ADDCMUL] = {3, 3}, [CT_OP_ADDCDIV] = {3, 3},
-    [CT_OP_SUM] = {1, 1},         [CT_OP_MEAN] = {1, 1},    [CT_OP_AMAX] = {1, 1},
-    [CT_OP_AMIN] = {1, 1},        [CT_OP_ARGMAX] = {1, 1},  [CT_OP_SOFTMAX] = {1, 1},
-    [CT_OP_LOG_SOFTMAX] = {1, 1}, [CT_OP_MATMUL] = {2, 2},  [CT_OP_LAYER_NORM] = {3, 3},
-    [CT_OP_EMBEDDING] = {2, 2},   [CT_OP_RAND] = {0, 1},    [CT_OP_ARANGE] = {0, 0},
+    [CT_OP_COPY] = {1, 1},        [CT_OP_FILL] = {0, 0},        [CT_OP_ADD] = {2, 2},
+    [CT_OP_SUB] = {2, 2},         [CT_OP_MUL] = {2, 2},         [CT_OP_DIV] = {2, 2},
+    [CT_OP_NEG] = {1, 1},         [CT_OP_ABS] = {1, 1},         [CT_OP_EXP] = {1, 1},
+    [CT_OP_LOG] = {1, 1},         [CT_OP_SQRT] = {1, 1},        [CT_OP_RSQRT] = {1, 1},
+    [CT_OP_TANH] = {1, 1},        [CT_OP_SIGMOID] = {1, 1},     [CT_OP_RELU] = {1, 1},
+    [CT_OP_GELU] = {1, 1},        [CT_OP_POW] = {1, 1},         [CT_OP_CLAMP] = {1, 1},
+    [CT_OP_WHERE] = {3, 3},       [CT_OP_EQ] = {2, 2},          [CT_OP_NE] = {2, 2},
+    [CT_OP_LT] = {2, 2},          [CT_OP_LE] = {2, 2},          [CT_OP_GT] = {2, 2},
+    [CT_OP_GE] = {2, 2},          [CT_OP_ADDCMUL] = {3, 3},     [CT_OP_ADDCDIV] = {3, 3},
+    [CT_OP_SUM] = {1, 1},         [CT_OP_MEAN] = {1, 1},        [CT_OP_AMAX] = {1, 1},
+    [CT_OP_AMIN] = {1, 1},        [CT_OP_ARGMAX] = {1, 1},      [CT_OP_SOFTMAX] = {1, 1},
+    [CT_OP_LOG_SOFTMAX] = {1, 1}, [CT_OP_MATMUL] = {2, 2},      [CT_OP_LAYER_NORM] = {3, 3},
+    [CT_OP_EMBEDDING] = {2, 2},   [CT_OP_RAND] = {0, 1},        [CT_OP_ARANGE] = {0, 0},
+    [CT_OP_EIGH] = {2, 2},        [CT_OP_MX_QUANTIZE] = {1, 2}, [CT_OP_MX_DEQUANTIZE] = {2, 2},
+    [CT_OP_MX_LINEAR] = {5, 5},
 };
+
+static int ct__op_outputs(ct_op_kind k) {
+    return k == CT_OP_EIGH ? 3 : k == CT_OP_MX_QUANTIZE ? 2 : 1;
+}
+
+/* Operands a kind may leave absent (data NULL): eigh's v, info and work, mx_linear's bias. */
+static bool ct__optional_operand(ct_op_kind k, int i) {
+    return (k == CT_OP_EIGH && (i == 1 || i == 2 || i == 4)) || (k == CT_OP_MX_LINEAR && i == 4);
+}
+
+static bool ct__contig2(const ct_operand *o, int ndim, int64_t d0, int64_t d1, int64_t d2) {
+    const int64_t want[3] = {d0, d1, d2};
+    if (!o->data || o->ndim != ndim) return false;
+    int64_t s = 1;
+    for (int d = ndim - 1; d >= 0; d--) {
+        if (o->shape[d] != want[d] || (o->shape[d] != 1 && o->strides[d] != s)) return false;
+        s *= o->shape[d];
+    }
+    return true;
+}
+
+static bool ct__mx_float(ct_dtype dt) {
+    return dt == CT_FLOAT32 || dt == CT_BFLOAT16 || dt == CT_FLOAT16;
+}
+
+/* The domain ops' layouts (backend.h): contiguous operands of consistent sizes, a workspace as
+ * large as the CPU kernel's plan, parameters in range. */
+static bool ct__check_domain(const ct_op_desc *op, const char **rule) {
+    const ct_operand *o = op->operands;
+    switch (op->kind) {
+    case CT_OP_EIGH: {
+        *rule =
+            "eigh: contiguous w (B,n), v (B,n,n) or absent, info (B) int32 or absent, a (B,n,n) "
+            "in the f32/f64 compute dtype, uint8 work of the CPU plan's size, n <= 46340";
+        const ct_dtype cdt = op->compute_dtype;
+        if ((cdt != CT_FLOAT32 && cdt != CT_FLOAT64) || o[0].ndim != 2 || o[0].dtype != cdt)
+            return false;
+        const int64_t B = o[0].shape[0], n = o[0].shape[1];
+        if (n > 46340 || !ct__contig2(&o[0], 2, B, n, 0) || !ct__contig2(&o[3], 3, B, n, n) ||
+            o[3].dtype != cdt)
+            return false;
+        if (o[1].data && (!ct__contig2(&o[1], 3, B, n, n) || o[1].dtype != cdt)) return false;
+        if (o[2].data && (!ct__contig2(&o[2], 1, B, 0, 0) || o[2].dtype != CT_INT32)) return false;
+        if (B == 0 || n == 0) return true;
+        const int f64 = cdt == CT_FLOAT64;
+        size_t lw;
+        if (ct__eigh_choose_path((int)n, f64 ? 8 : 4) == CT__EIGH_PATH_LAPACK &&
+            !ct__eigh_lapack_fits((int)n, o[1].data != NULL, &lw))
+            return false;
+        ct__eigh_plan p = ct__eigh_plan_for(f64, (int)n, B, o[1].data != NULL, op->num_threads);
+        if (!p.work_bytes) return true;
+        return o[4].data && o[4].dtype == CT_UINT8 && o[4].ndim == 1 &&
+               (o[4].strides[0] == 1 || o[4].shape[0] == 1) &&
+               (uint64_t)o[4].shape[0] >= (uint64_t)p.work_bytes * (uint64_t)p.nt;
+    }
+    case CT_OP_MX_QUANTIZE:
+    case CT_OP_MX_DEQUANTIZE:
+    case CT_OP_MX_LINEAR: {
+        *rule = "mx: format ints[0] in range, block size ints[1] >= 1, contiguous codes (R, row "
+                "bytes) int8/uint8 and scales (R, blocks) uint8 matching the float operands, f32 "
+                "work as large as the kernel needs";
+        const int64_t elem = op->ints[0], bs = op->ints[1];
+        if (elem < 0 || elem >= CT__MXK_NELEM || bs < 1 || bs > INT32_MAX) return false;
+        const int q = op->kind == CT_OP_MX_QUANTIZE, l = op->kind == CT_OP_MX_LINEAR;
+        /* the float side: (R, L) rows that are blocked */
+        const ct_operand *f = q ? &o[2] : l ? &o[1] : &o[0];
+        const ct_operand *c = q ? &o[0] : l ? &o[2] : &o[1], *sc = q ? &o[1] : l ? &o[3] : &o[2];
+        if (f->ndim != 2) return false;
+        const int64_t L = f->shape[1], R = l ? o[0].shape[1] : f->shape[0];
+        if (!ct__contig2(f, 2, f->shape[0], L, 0) || !ct__mx_float(f->dtype) ||
+            (!q && !l && f->dtype != CT_FLOAT32))
+            return false;
+        if (!ct__contig2(c, 2, R, ct__mxk_row_bytes((int)elem, L), 0) ||
+            (c->dtype != CT_UINT8 && c->dtype != CT_INT8) ||
+            !ct__contig2(sc, 2, R, (L + bs - 1) / bs, 0) || sc->dtype != CT_UINT8)
+            return false;
+        if (q) {
+            if (f->dtype == CT_FLOAT32) return true;
+            return op->n_in == 2 && o[3].dtype == CT_FLOAT32 && o[3].ndim == 1 &&
+                   (o[3].strides[0] == 1 || o[3].shape[0] <= 1) && o[3].shape[0] >= f->shape[0] * L;
+        }
+        if (!l) return true;
+        const int64_t M = f->shape[0], N = R;
+        if (!ct__contig2(&o[0], 2, M, N, 0) || o[0].dtype != f->dtype) return false;
+        if (o[4].data && (!ct__contig2(&o[4], 1, N, 0, 0) || !ct__mx_float(o[4].dtype)))
+            return false;
+        int64_t mk, mn;
+        if (!ct__checked_mul(M, L, &mk) || mk > INT64_MAX / 8 || !ct__checked_mul(M, N, &mn) ||
+            mn > INT64_MAX / 8)
+            return false;
+        return o[5].dtype == CT_FLOAT32 && o[5].ndim == 1 &&
+               (o[5].strides[0] == 1 || o[5].shape[0] <= 1) &&
+               o[5].shape[0] >=
+                   ct__mx_linear_work_floats(M, N, L, f->dtype == CT_FLOAT32, o[4].data != NULL);
+    }
+    default: *rule = ""; return true;
+    }
+}
 
 static bool ct__same_shape(const ct_operand *a, const ct_operand *b) {
     if (a->ndim != b->ndim) return false;
@@ -326,10 +354,12 @@ static ct_status ct__check_desc(ct_stream *s, const ct_op_desc *op) {
                              (int)op->kind);
     const char *name = ct_op_name(op->kind);
     const int lo = ct__op_arity[op->kind][0], hi = ct__op_arity[op->kind][1];
-    if (op->n_out != 1 || op->n_in < lo || op->n_in > hi)
-        return ct__set_error(ctx, CT_ERR_INVALID_ARG,
-                             "stream_submit: %s takes 1 output and %d..%d inputs, got %d and %d",
-                             name, lo, hi, op->n_out, op->n_in);
+    const int nout = ct__op_outputs(op->kind);
+    if (op->n_out != nout || op->n_in < lo || op->n_in > hi)
+        return ct__set_error(
+            ctx, CT_ERR_INVALID_ARG,
+            "stream_submit: %s takes %d output(s) and %d..%d inputs, got %d and %d", name, nout, lo,
+            hi, op->n_out, op->n_in);
     if ((unsigned)op->compute_dtype > (unsigned)CT_FLOAT64)
         return ct__set_error(ctx, CT_ERR_DTYPE, "stream_submit: %s compute dtype %d is not valid",
                              name, (int)op->compute_dtype);
@@ -338,8 +368,9 @@ static ct_status ct__check_desc(ct_stream *s, const ct_op_desc *op) {
                              "stream_submit: %s num_threads %d outside 1..%d", name,
                              op->num_threads, CT_MAX_THREADS);
     const bool ln = op->kind == CT_OP_LAYER_NORM;
-    for (int i = 0; i < 1 + op->n_in; i++) {
+    for (int i = 0; i < op->n_out + op->n_in; i++) {
         if (ln && i >= 2 && !op->operands[i].data) continue; /* absent weight / bias */
+        if (ct__optional_operand(op->kind, i) && !op->operands[i].data) continue;
         ct_status st = ct__check_operand(s, op, i);
         if (st != CT_OK) return st;
     }
@@ -399,6 +430,10 @@ static ct_status ct__check_desc(ct_stream *s, const ct_op_desc *op) {
         rule = "arange: a 1-d output in the compute dtype";
         ok = o->ndim == 1 && o->dtype == cdt;
         break;
+    case CT_OP_EIGH:
+    case CT_OP_MX_QUANTIZE:
+    case CT_OP_MX_DEQUANTIZE:
+    case CT_OP_MX_LINEAR: ok = ct__check_domain(op, &rule); break;
     default: /* elementwise: inputs broadcast to the output's shape */
         rule = "elementwise: every operand has the output's shape; inputs in the compute dtype "
                "(where's condition bool)";

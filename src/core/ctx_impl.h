@@ -78,21 +78,4 @@ void *ct__cache_alloc(ct_ctx *ctx, size_t nbytes);
 void ct__cache_free(ct_ctx *ctx, void *p);
 void ct__cache_release_all(ct_ctx *ctx);
 
-/* ct_stream_submit without the descriptor validation (the op front ends build valid ones; the
- * public entry checks callers' descriptors first). */
-ct_status ct__stream_submit(ct_stream *s, const ct_op_desc *op);
-/* Backend slot of a device type, or NULL (with an error recorded) if none is registered. */
-ct__backend_slot *ct__backend_for(ct_ctx *ctx, ct_device dev);
-/* A capture active anywhere in the context (for host-read checks), or NULL. */
-ct__capture *ct__any_capture(ct_ctx *ctx);
-/* Add a backend slot for `type` with its default stream (no validation: built-in backends and
- * ct_backend_register after its checks). */
-ct_status ct__register_builtin(ct_ctx *ctx, const ct_backend_vtable *vt, int type);
-/* Called by ct_ctx_free before anything is torn down (tensor/ implements it, as the CPU backend
- * registration below): reports tensors still alive through the log callback and frees the debug
- * quarantine. */
-void ct__tensor_ctx_teardown(ct_ctx *ctx);
-/* Register the built-in CPU backend (called by ct_ctx_create). */
-ct_status ct__cpu_backend_register(ct_ctx *ctx);
-
 #endif

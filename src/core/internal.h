@@ -31,10 +31,6 @@ void *ct__alloc(ct_ctx *ctx, size_t nbytes, size_t align);
 void ct__free(ct_ctx *ctx, void *p);
 
 ct__isa ct__ctx_isa(const ct_ctx *ctx);
-/* For calls that run kernels directly instead of through the stream (so a graph cannot record
- * them): CT_OK outside capture; during a capture, CT_ERR_UNSUPPORTED with a message naming `op`,
- * and the capture is invalidated (running now would read inputs the capture has not computed). */
-ct_status ct__refuse_capture(ct_ctx *ctx, const char *op);
 /* Best ISA of this CPU (probed once), its name, and parsing a name (-1 if unknown). */
 ct__isa ct__cpu_best(void);
 const char *ct__isa_name(ct__isa isa);

@@ -1,11 +1,13 @@
 /* MX tensors: quantize / dequantize along any axis, MX linear, GGUF MXFP4 conversion. This layer
- * validates, moves the blocking axis last (one contiguous copy when needed), converts to f32, and
- * splits the work over OpenMP threads; the arithmetic is in the mx_* CPU kernels. */
+ * validates, moves the blocking axis last (one contiguous copy when needed), allocates outputs
+ * and workspace, and submits CT_OP_MX_* descriptors through the dispatch point (so they are
+ * captured like every op); the CPU backend's kernels (backends/cpu/mx_cpu.c) widen to f32 and
+ * split the work over OpenMP threads. */
 #include "ctorch/mx.h"
+#include "backends/cpu/eigh_cpu.h"
 #include "mx/mx_internal.h"
-#include "tensor/tensor_impl.h"
+#include "ops/dispatch.h"
 
-#include <omp.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -28,9 +30,6 @@ static ct_status ct__mx_own(ct_ctx *ctx, const char *op, const char *what, const
     return CT_OK;
 }
 
-/* Below this many elements an op stays on one thread. */
-#define CT__MX_PAR_MIN (1 << 16)
-
 static const char *const ct__mx_names[CT_MX_FORMAT_COUNT] = {
     "mxfp8_e4m3", "mxfp8_e5m2", "mxfp6_e3m2", "mxfp6_e2m3", "mxfp4_e2m1", "mxint8"};
 
@@ -43,12 +42,6 @@ static bool ct__mx_float_in(ct_dtype dt) {
 }
 
 static bool ct__mx_on_cpu(const ct_tensor *t) { return ct_tensor_device(t).type == CT_DEVICE_CPU; }
-
-static int ct__mx_threads(ct_ctx *ctx, int64_t work) {
-    int nt = ct__ctx_threads(ctx);
-    if (nt < 1 || work < CT__MX_PAR_MIN) nt = 1;
-    return nt;
-}
 
 /* Allocate the handle and its code / scale tensors for `pshape` (axis already last). */
 static ct_status ct__mx_alloc(ct_ctx *ctx, ct_mx_format fmt, int bs, int axis, int ndim,
@@ -102,27 +95,9 @@ static void ct__mx_perm(int ndim, int axis, int *perm) {
     perm[k] = axis;
 }
 
-/* Split rows x nblk blocks into work units for `nt` threads: whole rows when there are enough,
- * otherwise runs of blocks inside a row (FP4 needs an even block size to split a row). */
-typedef struct {
-    int64_t rows, L, bs, nblk, seg_blocks, nseg;
-} ct__mx_split;
-
-static ct__mx_split ct__mx_make_split(int elem, int nt, int64_t rows, int64_t L, int bs) {
-    ct__mx_split s = {rows, L, bs, (L + bs - 1) / bs, 0, 1};
-    s.seg_blocks = s.nblk;
-    if (nt > 1 && rows < 4 * nt && s.nblk > 1 && !(elem == CT__MXK_E2M1 && (bs & 1))) {
-        int64_t want = 4 * nt;
-        s.seg_blocks = (s.nblk + want - 1) / want;
-        s.nseg = (s.nblk + s.seg_blocks - 1) / s.seg_blocks;
-    }
-    return s;
-}
-
 ct_status ct_mx_quantize(ct_ctx *ctx, const ct_tensor *x, ct_mx_format format, int block_size,
                          int axis, ct_mx_scale_mode scale_mode, ct_mx_tensor **out) {
     if (!ctx) return CT_ERR_INVALID_ARG;
-    if (ct__refuse_capture(ctx, "mx_quantize") != CT_OK) return CT_ERR_UNSUPPORTED;
     ct__clear_error(ctx);
     if (!x || !out) return ct__set_error(ctx, CT_ERR_INVALID_ARG, "mx_quantize: NULL argument");
     *out = NULL;
@@ -157,8 +132,7 @@ ct_status ct_mx_quantize(ct_ctx *ctx, const ct_tensor *x, ct_mx_format format, i
         pshape[i] = shape[perm[i]];
 
     ct_mx_tensor *q = NULL;
-    ct_tensor *pv = NULL, *pc = NULL;
-    float *buf = NULL;
+    ct_tensor *pv = NULL, *pc = NULL, *work = NULL;
     ct_status st = ct__mx_alloc(ctx, format, block_size, ax, ndim, shape, pshape, &q);
     if (st != CT_OK) return st;
     int64_t numel = ct_tensor_numel(x), L = pshape[ndim - 1];
@@ -168,54 +142,31 @@ ct_status ct_mx_quantize(ct_ctx *ctx, const ct_tensor *x, ct_mx_format format, i
     }
     if ((st = ct_tensor_permute(ctx, x, perm, &pv)) != CT_OK) goto fail;
     if ((st = ct_tensor_contiguous(ctx, pv, &pc)) != CT_OK) goto fail;
-    const float *src = ct_tensor_data_ptr(pc);
-    if (ct_tensor_dtype(x) != CT_FLOAT32) {
-        buf = ct__alloc(ctx, (size_t)numel * sizeof(float), 64);
-        if (!buf) {
-            st = ct__set_error(ctx, CT_ERR_OOM,
-                               "mx_quantize: out of memory converting %lld elements to f32",
-                               (long long)numel);
-            goto fail;
-        }
-        ct_cast_to_f32(ct_tensor_dtype(x), src, buf, (size_t)numel);
-        src = buf;
-    }
+    if (ct_tensor_dtype(x) != CT_FLOAT32 &&
+        (st = ct_tensor_empty(ctx, CT_FLOAT32, 1, &numel, &work)) != CT_OK)
+        goto fail;
     {
-        const ct__mxk_ops *ops = ct__mx_ops_for_isa(ct__ctx_isa(ctx));
-        int elem = (int)format, rceil = scale_mode == CT_MX_SCALE_RCEIL;
-        int64_t rows = numel / L, rb = ct__mxk_row_bytes(elem, L);
-        uint8_t *codes = ct_tensor_data_ptr(q->codes), *scales = ct_tensor_data_ptr(q->scales);
-        int nt = ct__mx_threads(ctx, numel);
-        ct__mx_split sp = ct__mx_make_split(elem, nt, rows, L, block_size);
-        if (sp.nseg == 1) {
-            int64_t chunk = (rows + nt - 1) / nt;
-#pragma omp parallel for num_threads(nt) schedule(static) if (nt > 1)
-            for (int64_t r0 = 0; r0 < rows; r0 += chunk) {
-                int64_t nr = r0 + chunk < rows ? chunk : rows - r0;
-                ops->quantize(elem, rceil, block_size, src + r0 * L, nr, L, codes + r0 * rb,
-                              scales + r0 * sp.nblk);
-            }
-        } else {
-            int64_t units = rows * sp.nseg;
-#pragma omp parallel for num_threads(nt) schedule(static)
-            for (int64_t u = 0; u < units; u++) {
-                int64_t r = u / sp.nseg, g = u % sp.nseg;
-                int64_t j0 = g * sp.seg_blocks * block_size;
-                int64_t j1 =
-                    j0 + sp.seg_blocks * block_size < L ? j0 + sp.seg_blocks * block_size : L;
-                ops->quantize(elem, rceil, block_size, src + r * L + j0, 1, j1 - j0,
-                              codes + r * rb + ct__mxk_row_bytes(elem, j0),
-                              scales + r * sp.nblk + g * sp.seg_blocks);
-            }
-        }
+        const int64_t rows = numel / L, blk[2] = {rows, ct__mxk_row_bytes((int)format, L)},
+                      sblk[2] = {rows, (L + block_size - 1) / block_size}, src[2] = {rows, L};
+        ct_op_desc d;
+        ct__desc_init(&d, CT_OP_MX_QUANTIZE, 2, work ? 2 : 1);
+        ct__operand_contig(&d.operands[0], q->codes, 2, blk);
+        ct__operand_contig(&d.operands[1], q->scales, 2, sblk);
+        d.operands[1].dtype = CT_UINT8; /* e8m0 codes, moved as bytes */
+        ct__operand_contig(&d.operands[2], pc, 2, src);
+        if (work) ct__operand_contig(&d.operands[3], work, 1, &numel);
+        d.ints[0] = (int64_t)format;
+        d.ints[1] = block_size;
+        d.ints[2] = scale_mode == CT_MX_SCALE_RCEIL;
+        if ((st = ct__submit(ctx, ct_tensor_device(x), &d)) != CT_OK) goto fail;
     }
-    ct__free(ctx, buf);
+    ct_tensor_release(work);
     ct_tensor_release(pc);
     ct_tensor_release(pv);
     *out = q;
     return CT_OK;
 fail:
-    ct__free(ctx, buf);
+    ct_tensor_release(work);
     ct_tensor_release(pc);
     ct_tensor_release(pv);
     ct_mx_tensor_free(q);
@@ -247,33 +198,20 @@ static ct_status ct__mx_dequant_to(ct_ctx *ctx, const ct_mx_tensor *q, ct_tensor
         return st;
     }
     {
-        const ct__mxk_ops *ops = ct__mx_ops_for_isa(ct__ctx_isa(ctx));
-        int elem = (int)q->format, bs = q->block_size;
-        int64_t rows = numel / L, rb = ct__mxk_row_bytes(elem, L);
-        const uint8_t *codes = ct_tensor_data_ptr(q->codes),
-                      *scales = ct_tensor_data_ptr(q->scales);
-        float *dst = ct_tensor_data_ptr(tp);
-        int nt = ct__mx_threads(ctx, numel);
-        ct__mx_split sp = ct__mx_make_split(elem, nt, rows, L, bs);
-        if (sp.nseg == 1) {
-            int64_t chunk = (rows + nt - 1) / nt;
-#pragma omp parallel for num_threads(nt) schedule(static) if (nt > 1)
-            for (int64_t r0 = 0; r0 < rows; r0 += chunk) {
-                int64_t nr = r0 + chunk < rows ? chunk : rows - r0;
-                ops->dequantize(elem, bs, codes + r0 * rb, scales + r0 * sp.nblk, nr, L,
-                                dst + r0 * L);
-            }
-        } else {
-            int64_t units = rows * sp.nseg;
-#pragma omp parallel for num_threads(nt) schedule(static)
-            for (int64_t u = 0; u < units; u++) {
-                int64_t r = u / sp.nseg, g = u % sp.nseg;
-                int64_t j0 = g * sp.seg_blocks * bs;
-                int64_t j1 = j0 + sp.seg_blocks * bs < L ? j0 + sp.seg_blocks * bs : L;
-                ops->dequantize(elem, bs, codes + r * rb + ct__mxk_row_bytes(elem, j0),
-                                scales + r * sp.nblk + g * sp.seg_blocks, 1, j1 - j0,
-                                dst + r * L + j0);
-            }
+        const int64_t rows = numel / L, out2[2] = {rows, L},
+                      blk[2] = {rows, ct__mxk_row_bytes((int)q->format, L)},
+                      sblk[2] = {rows, (L + q->block_size - 1) / q->block_size};
+        ct_op_desc d;
+        ct__desc_init(&d, CT_OP_MX_DEQUANTIZE, 1, 2);
+        ct__operand_contig(&d.operands[0], tp, 2, out2);
+        ct__operand_contig(&d.operands[1], q->codes, 2, blk);
+        ct__operand_contig(&d.operands[2], q->scales, 2, sblk);
+        d.operands[2].dtype = CT_UINT8; /* e8m0 codes, moved as bytes */
+        d.ints[0] = (int64_t)q->format;
+        d.ints[1] = q->block_size;
+        if ((st = ct__submit(ctx, ct_tensor_device(res), &d)) != CT_OK) {
+            ct_tensor_release(tp);
+            return st;
         }
     }
     if (!direct) {
@@ -287,7 +225,6 @@ static ct_status ct__mx_dequant_to(ct_ctx *ctx, const ct_mx_tensor *q, ct_tensor
 
 ct_status ct_mx_dequantize(ct_ctx *ctx, const ct_mx_tensor *q, ct_dtype dtype, ct_tensor **out) {
     if (!ctx) return CT_ERR_INVALID_ARG;
-    if (ct__refuse_capture(ctx, "mx_dequantize") != CT_OK) return CT_ERR_UNSUPPORTED;
     ct__clear_error(ctx);
     if (!ct__mx_valid(q) || !out)
         return ct__set_error(ctx, CT_ERR_INVALID_ARG, "mx_dequantize: NULL argument");
@@ -312,7 +249,6 @@ ct_status ct_mx_dequantize(ct_ctx *ctx, const ct_mx_tensor *q, ct_dtype dtype, c
 
 ct_status ct_mx_dequantize_into(ct_ctx *ctx, const ct_mx_tensor *q, ct_tensor *out) {
     if (!ctx) return CT_ERR_INVALID_ARG;
-    if (ct__refuse_capture(ctx, "mx_dequantize_into") != CT_OK) return CT_ERR_UNSUPPORTED;
     ct__clear_error(ctx);
     if (!ct__mx_valid(q) || !out)
         return ct__set_error(ctx, CT_ERR_INVALID_ARG, "mx_dequantize_into: NULL argument");
@@ -340,7 +276,6 @@ ct_status ct_mx_dequantize_into(ct_ctx *ctx, const ct_mx_tensor *q, ct_tensor *o
 ct_status ct_mx_linear(ct_ctx *ctx, const ct_tensor *x, const ct_mx_tensor *w,
                        const ct_tensor *bias, ct_tensor **y) {
     if (!ctx) return CT_ERR_INVALID_ARG;
-    if (ct__refuse_capture(ctx, "mx_linear") != CT_OK) return CT_ERR_UNSUPPORTED;
     ct__clear_error(ctx);
     if (!x || !ct__mx_valid(w) || !y)
         return ct__set_error(ctx, CT_ERR_INVALID_ARG, "mx_linear: NULL argument");
@@ -380,8 +315,7 @@ ct_status ct_mx_linear(ct_ctx *ctx, const ct_tensor *x, const ct_mx_tensor *w,
     int64_t yshape[CT_MAX_DIMS];
     memcpy(yshape, ct_tensor_shape(x), (size_t)xnd * sizeof(int64_t));
     yshape[xnd - 1] = N;
-    ct_tensor *res = NULL, *xc = NULL, *bc = NULL;
-    float *xp = NULL, *bp = NULL, *yp = NULL;
+    ct_tensor *res = NULL, *xc = NULL, *bc = NULL, *work = NULL;
     ct_status st = ct_tensor_empty(ctx, xdt, xnd, yshape, &res);
     if (st != CT_OK) return st;
     int64_t M = 1;
@@ -391,81 +325,35 @@ ct_status ct_mx_linear(ct_ctx *ctx, const ct_tensor *x, const ct_mx_tensor *w,
         *y = res;
         return CT_OK;
     }
-    int elem = (int)w->format, bs = w->block_size;
-    const ct__mxk_ops *ops = ct__mx_ops_for_isa(ct__ctx_isa(ctx));
-    int deint = ops->fp4_deinterleave && elem == CT__MXK_E2M1 && bs == 32;
-    int64_t mk;
-    if (!ct__checked_mul(M, K, &mk) || mk > INT64_MAX / 4) {
+    int64_t mk, wfl;
+    if (!ct__checked_mul(M, K, &mk) || mk > INT64_MAX / 8 || !ct__checked_mul(M, N, &wfl) ||
+        wfl > INT64_MAX / 8) {
         st = ct__set_error(ctx, CT_ERR_OVERFLOW, "mx_linear: x too large");
         goto done;
     }
-    xp = ct__alloc(ctx, (size_t)(mk ? mk : 1) * sizeof(float), 64);
-    bp = bias ? ct__alloc(ctx, (size_t)N * sizeof(float), 64) : NULL;
-    yp = xdt == CT_FLOAT32 ? ct_tensor_data_ptr(res)
-                           : ct__alloc(ctx, (size_t)(M * N) * sizeof(float), 64);
-    if (!xp || (bias && !bp) || !yp) {
-        st = ct__set_error(ctx, CT_ERR_OOM, "mx_linear: out of memory for %lldx%lld work buffers",
-                           (long long)M, (long long)K);
-        goto done;
-    }
+    wfl = ct__mx_linear_work_floats(M, N, K, xdt == CT_FLOAT32, bias != NULL);
+    if ((st = ct_tensor_empty(ctx, CT_FLOAT32, 1, &wfl, &work)) != CT_OK) goto done;
     if ((st = ct_tensor_contiguous(ctx, x, &xc)) != CT_OK) goto done;
-    if (mk) {
-        const float *xs = ct_tensor_data_ptr(xc);
-        if (xdt != CT_FLOAT32) { /* widen to f32 first, then lay out */
-            float *tmp = ct__alloc(ctx, (size_t)mk * sizeof(float), 64);
-            if (!tmp) {
-                st = ct__set_error(ctx, CT_ERR_OOM, "mx_linear: out of memory widening x");
-                goto done;
-            }
-            ct_cast_to_f32(xdt, xs, tmp, (size_t)mk);
-            ct__mxk_linear_prep_x(tmp, M, K, K, deint, xp);
-            ct__free(ctx, tmp);
-        } else {
-            ct__mxk_linear_prep_x(xs, M, K, K, deint, xp);
-        }
-    }
-    if (bias) {
-        if ((st = ct_tensor_contiguous(ctx, bias, &bc)) != CT_OK) goto done;
-        ct_cast_to_f32(ct_tensor_dtype(bias), ct_tensor_data_ptr(bc), bp, (size_t)N);
-    }
+    if (bias && (st = ct_tensor_contiguous(ctx, bias, &bc)) != CT_OK) goto done;
     {
-        ct__mxk_linear_args a = {elem,
-                                 bs,
-                                 M,
-                                 N,
-                                 K,
-                                 xp,
-                                 K,
-                                 ct_tensor_data_ptr(w->codes),
-                                 ct__mxk_row_bytes(elem, K),
-                                 ct_tensor_data_ptr(w->scales),
-                                 (K + bs - 1) / bs,
-                                 bp,
-                                 yp,
-                                 N};
-        int64_t work;
-        if (!ct__checked_mul(N, K > 0 ? K : 1, &work) || !ct__checked_mul(work, M, &work))
-            work = INT64_MAX;
-        int nt = ct__mx_threads(ctx, work / 4);
-        if (nt > N) nt = (int)N;
-        if (K == 0) {
-            for (int64_t m = 0; m < M; m++)
-                for (int64_t n = 0; n < N; n++)
-                    yp[m * N + n] = bp ? bp[n] : 0.0f;
-        } else {
-            int64_t chunk = (N + nt - 1) / nt;
-            chunk = (chunk + 15) / 16 * 16; /* keep output columns of a thread together */
-#pragma omp parallel for num_threads(nt) schedule(static) if (nt > 1)
-            for (int64_t n0 = 0; n0 < N; n0 += chunk)
-                ops->linear(&a, n0, n0 + chunk < N ? n0 + chunk : N);
-        }
+        const int64_t y2[2] = {M, N}, x2[2] = {M, K},
+                      blk[2] = {N, ct__mxk_row_bytes((int)w->format, K)},
+                      sblk[2] = {N, (K + w->block_size - 1) / w->block_size};
+        ct_op_desc d;
+        ct__desc_init(&d, CT_OP_MX_LINEAR, 1, 5);
+        ct__operand_contig(&d.operands[0], res, 2, y2);
+        ct__operand_contig(&d.operands[1], xc, 2, x2);
+        ct__operand_contig(&d.operands[2], w->codes, 2, blk);
+        ct__operand_contig(&d.operands[3], w->scales, 2, sblk);
+        d.operands[3].dtype = CT_UINT8; /* e8m0 codes, moved as bytes */
+        if (bc) ct__operand_contig(&d.operands[4], bc, 1, &N);
+        ct__operand_contig(&d.operands[5], work, 1, &wfl);
+        d.ints[0] = (int64_t)w->format;
+        d.ints[1] = w->block_size;
+        st = ct__submit(ctx, ct_tensor_device(x), &d);
     }
-    if (xdt != CT_FLOAT32)
-        ct_cast_f32_to(xdt, yp, ct_tensor_data_ptr(res), (size_t)(M * N), CT_CAST_DEFAULT);
 done:
-    if (yp && xdt != CT_FLOAT32) ct__free(ctx, yp);
-    ct__free(ctx, xp);
-    ct__free(ctx, bp);
+    ct_tensor_release(work);
     ct_tensor_release(xc);
     ct_tensor_release(bc);
     if (st != CT_OK) {

@@ -83,4 +83,18 @@ static inline bool ct__wrap_dim(int dim, int ndim, int *out) {
 const char *ct__shape_str(char *buf, size_t n, int ndim, const int64_t *shape);
 #define CT__SHAPE_STR(t) ct__shape_str((char[96]){0}, 96, (t)->ndim, (t)->shape)
 
+/* Operand `i` of d viewed with t's strides broadcast to (ndim, shape) (stride 0 on broadcast dims).
+ */
+void ct__operand_broadcast(ct_operand *o, const ct_tensor *t, int ndim, const int64_t *shape);
+/* Broadcast shapes of n tensors (as torch.broadcast_shapes); CT_ERR_SHAPE naming them on failure.
+ */
+ct_status ct__broadcast_shapes(ct_ctx *ctx, const char *op, int n, const ct_tensor *const *ts,
+                               int *ndim, int64_t *shape);
+/* Common argument checks: non-NULL, same context and device. */
+ct_status ct__check_args(ct_ctx *ctx, const char *op, int n, const ct_tensor *const *ts, void *out);
+
+/* Called by ct_ctx_free before anything is torn down: reports tensors still alive through the log
+ * callback and frees the debug quarantine. */
+void ct__tensor_ctx_teardown(ct_ctx *ctx);
+
 #endif

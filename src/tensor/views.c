@@ -1,7 +1,7 @@
 /* Views (view, reshape, permute, transpose, narrow, slice, expand, squeeze, unsqueeze) and copies
  * (contiguous, clone, copy_). Views share storage; copies go through the COPY op. */
-#include "ops/dispatch.h"
-#include "ctorch/ops.h"
+#include "dispatch/dispatch.h"
+#include "tensor/tensor_impl.h"
 
 static ct_status ct__view_check(ct_ctx *ctx, const char *op, const ct_tensor *t, void *out) {
     if (!ctx) return CT_ERR_INVALID_ARG;

@@ -1,6 +1,7 @@
 /* The built-in CPU backend: host memory through the context's allocator, eager execution of every
  * op through the portable kernels, dense f32/f64 matmul through OpenBLAS. */
 #include "backends/cpu/cpu_backend.h"
+#include "backends/cpu/eigh_cpu.h"
 #include "ctorch/graph.h"
 
 #include <cblas.h>
@@ -74,6 +75,13 @@ static void ct__pool_free(void *user, void *p) { ct__free(user, p); }
 ct_status ct__cpu_run_op(void *st, const ct_op_desc *op) {
     ct__cpu_state *s = st;
     ct_status r;
+    switch (op->kind) {
+    case CT_OP_EIGH: return ct__cpu_eigh(s, op);
+    case CT_OP_MX_QUANTIZE:
+    case CT_OP_MX_DEQUANTIZE:
+    case CT_OP_MX_LINEAR: return ct__cpu_mx(s, op);
+    default: break;
+    }
     if (op->kind == CT_OP_MATMUL) {
         r = ct__cpu_matmul(s, op);
     } else {

@@ -4,7 +4,7 @@
 
 #include "backends/cpu/kernels/kernels.h"
 #include "backends/cpu/kernels/par.h"
-#include "core/ctx_impl.h"
+#include "backend/registry.h"
 #include "ctorch/graph.h"
 
 typedef struct ct__cpu_state {
@@ -16,5 +16,7 @@ typedef struct ct__cpu_state {
 /* Run one op eagerly (BLAS matmul, portable kernels otherwise); words its own errors. */
 ct_status ct__cpu_run_op(void *state, const ct_op_desc *op);
 extern const ct_graph_impl ct__cpu_graph_impl;
+/* Register the built-in CPU backend (called by ct_ctx_create). */
+ct_status ct__cpu_backend_register(ct_ctx *ctx);
 
 #endif

@@ -1,6 +1,6 @@
-/* LAPACK path of linalg.eigh for large n: LAPACKE ?syevd (OpenBLAS) one matrix at a time on a
- * caller-provided workspace, then the same output conventions as the Jacobi kernels (row-major
- * eigenvector columns, sign fix, NaN + info for non-finite input). */
+/* CPU backend, LAPACK path of the eigh op for large n: LAPACKE ?syevd (OpenBLAS) one matrix at a
+ * time on a caller-provided workspace, then the same output conventions as the Jacobi kernels
+ * (row-major eigenvector columns, sign fix, NaN + info for non-finite input). */
 #include <lapacke.h>
 #include <math.h>
 #include <stdbool.h>
@@ -8,7 +8,7 @@
 #include <string.h>
 
 #include "backends/cpu/kernels/eigh_kernels.h"
-#include "linalg/linalg_internal.h"
+#include "backends/cpu/eigh_cpu.h"
 
 /* syevd minimum workspaces: jobz = 'V': lwork = 1 + 6n + 2n^2, liwork = 3 + 5n;
  * jobz = 'N': lwork = 2n + 1, liwork = 1. Layout: [matrix n*n][work lwork][iwork liwork]. */

@@ -1,0 +1,591 @@
+/* Every public op passes the one dispatch point. (1) Captured eigh and MX calls (quantize,
+ * dequantize, dequantize_into, mx_linear) replayed on new input data equal eager calls bit for
+ * bit. (2) Each public call that computes, called once inside a capture, records nodes into the
+ * graph; every other CT_API function of include/ctorch/ headers is listed with why it does not
+ * compute. The headers are scanned at run time, so a new public function fails this test until it
+ * is put in one of the two tables (and a computing one that bypasses the dispatch point records
+ * nothing and fails too). */
+#include "test_util.h"
+
+#include <ctype.h>
+#include <dirent.h>
+
+static ct_ctx *ctx;
+static unsigned long long rng = 7;
+
+static ct_tensor *from_f64(ct_dtype dt, int nd, const int64_t *shape, const double *v) {
+    int64_t n = 1;
+    for (int i = 0; i < nd; i++)
+        n *= shape[i];
+    void *buf = malloc((size_t)(n + 1) * 8);
+    for (int64_t i = 0; i < n; i++)
+        tu_set(buf, dt, i, v[i]);
+    ct_tensor *t = NULL;
+    CHECK_OK(ct_tensor_from_host(ctx, buf, dt, nd, shape, &t));
+    free(buf);
+    return t;
+}
+/* Random values (symmetric in the last two dims when sym) into an existing tensor. */
+static void fill(ct_tensor *t, int sym) {
+    int nd = ct_tensor_ndim(t);
+    const int64_t *sh = ct_tensor_shape(t);
+    int64_t n = ct_tensor_numel(t);
+    double *v = malloc((size_t)(n + 1) * sizeof(double));
+    for (int64_t i = 0; i < n; i++)
+        v[i] = 4.0 * ct_t_uniform(&rng) - 2.0;
+    if (sym && nd >= 2) {
+        int64_t m = sh[nd - 1], mm = m * m;
+        for (int64_t b = 0; b < n / mm; b++)
+            for (int64_t i = 0; i < m; i++)
+                for (int64_t j = 0; j < i; j++)
+                    v[b * mm + j * m + i] = v[b * mm + i * m + j];
+    }
+    ct_tensor *h = from_f64(ct_tensor_dtype(t), nd, sh, v);
+    CHECK_OK(ct_tensor_copy_(ctx, t, h));
+    ct_tensor_release(h);
+    free(v);
+}
+static bool same_bytes(const ct_tensor *a, const ct_tensor *b) {
+    if (!a || !b) return a == b;
+    size_t n = (size_t)ct_tensor_numel(a) * ct_dtype_size(ct_tensor_dtype(a));
+    if (ct_tensor_numel(a) != ct_tensor_numel(b) || ct_tensor_dtype(a) != ct_tensor_dtype(b))
+        return false;
+    char *x = malloc(n + 1), *y = malloc(n + 1);
+    bool ok = ct_tensor_to_host(a, x, n) == CT_OK && ct_tensor_to_host(b, y, n) == CT_OK &&
+              memcmp(x, y, n) == 0;
+    free(x), free(y);
+    return ok;
+}
+
+/* ---- (1) eigh: captured, replayed on new data, equal to eager ---- */
+typedef struct {
+    ct_dtype dt;
+    int64_t batch, n;
+    int which; /* 0 eigh, 1 eigvalsh, 2 eigh_ex, 3 eigh_ex without vectors */
+    int strided;
+} eigh_case;
+
+static void eigh_call(int which, const ct_tensor *a, ct_tensor **w, ct_tensor **v,
+                      ct_tensor **info) {
+    *w = *v = *info = NULL;
+    if (which == 0) CHECK_OK(ct_linalg_eigh(ctx, a, 'L', w, v));
+    if (which == 1) CHECK_OK(ct_linalg_eigvalsh(ctx, a, 'U', w));
+    if (which == 2) CHECK_OK(ct_linalg_eigh_ex(ctx, a, 'L', w, v, info));
+    if (which == 3) CHECK_OK(ct_linalg_eigh_ex(ctx, a, 'U', w, NULL, info));
+}
+
+TEST(eigh_replay_equals_eager) {
+    const eigh_case cases[] = {
+        {CT_FLOAT32, 37, 8, 0, 0},   {CT_FLOAT64, 3, 5, 2, 1},  {CT_FLOAT32, 3, 80, 0, 0},
+        {CT_FLOAT64, 1, 70, 1, 0},   {CT_FLOAT16, 4, 6, 2, 0},  {CT_BFLOAT16, 5, 7, 3, 1},
+        {CT_FLOAT32, 200, 12, 2, 0}, {CT_FLOAT32, 2, 40, 1, 1},
+    };
+    for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++) {
+        const eigh_case *k = &cases[c];
+        int64_t shape[3] = {k->batch, k->n, k->n};
+        ct_tensor *a = NULL, *av = NULL;
+        CHECK_OK(ct_tensor_empty(ctx, k->dt, 3, shape, &a));
+        fill(a, 1);
+        if (k->strided)
+            CHECK_OK(ct_tensor_transpose(ctx, a, 1, 2, &av));
+        else
+            av = ct_tensor_retain(a);
+        ct_graph *g = NULL;
+        CHECK_OK(ct_graph_create(ctx, (ct_device){CT_DEVICE_CPU, 0}, NULL, &g));
+        CHECK_OK(ct_graph_capture_begin(g, NULL));
+        ct_tensor *w = NULL, *v = NULL, *info = NULL;
+        eigh_call(k->which, av, &w, &v, &info);
+        CHECK_OK(ct_graph_capture_end(g));
+        CHECK_MSG(ct_graph_num_nodes(g) >= 1, "case %zu: eigh recorded no node", c);
+        CHECK_OK(ct_graph_instantiate(g));
+        for (int rep = 0; rep < 2; rep++) {
+            fill(a, 1); /* new data, same tensor */
+            CHECK_OK(ct_graph_replay(g));
+            ct_tensor *we = NULL, *ve = NULL, *ie = NULL;
+            eigh_call(k->which, av, &we, &ve, &ie);
+            CHECK_MSG(same_bytes(w, we) && same_bytes(v, ve) && same_bytes(info, ie),
+                      "case %zu rep %d: replay differs from eager", c, rep);
+            ct_tensor_release(we), ct_tensor_release(ve), ct_tensor_release(ie);
+        }
+        ct_tensor_release(w), ct_tensor_release(v), ct_tensor_release(info);
+        ct_graph_free(g);
+        ct_tensor_release(av), ct_tensor_release(a);
+    }
+}
+
+/* ---- (1) MX: quantize, dequantize(_into), linear captured, replayed, equal to eager ---- */
+static bool same_mx(const ct_mx_tensor *p, const ct_mx_tensor *q) {
+    return same_bytes(ct_mx_codes(p), ct_mx_codes(q)) &&
+           same_bytes(ct_mx_scales(p), ct_mx_scales(q));
+}
+
+TEST(mx_replay_equals_eager) {
+    const struct {
+        ct_mx_format fmt;
+        int bs, axis;
+        ct_dtype dt;
+        ct_mx_scale_mode mode;
+        int64_t rows, cols;
+    } cases[] = {
+        {CT_MXFP4_E2M1, 32, 1, CT_FLOAT32, CT_MX_SCALE_FLOOR, 6, 64},
+        {CT_MXFP8_E4M3, 32, 0, CT_BFLOAT16, CT_MX_SCALE_RCEIL, 40, 24},
+        {CT_MXINT8, 16, 1, CT_FLOAT16, CT_MX_SCALE_FLOOR, 3, 50},
+        {CT_MXFP6_E2M3, 32, 1, CT_FLOAT32, CT_MX_SCALE_RCEIL, 300, 256},
+        {CT_MXFP4_E2M1, 32, 1, CT_BFLOAT16, CT_MX_SCALE_FLOOR, 2, 4096},
+    };
+    for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++) {
+        int64_t xs[2] = {cases[c].rows, cases[c].cols};
+        int64_t K = cases[c].cols, N = 24, ws[2] = {N, K}, bs1[1] = {N}, ls[2] = {5, K};
+        ct_tensor *x = NULL, *wsrc = NULL, *bias = NULL, *lx = NULL, *into = NULL;
+        CHECK_OK(ct_tensor_empty(ctx, cases[c].dt, 2, xs, &x));
+        CHECK_OK(ct_tensor_empty(ctx, CT_FLOAT32, 2, ws, &wsrc));
+        CHECK_OK(ct_tensor_empty(ctx, CT_FLOAT32, 1, bs1, &bias));
+        CHECK_OK(ct_tensor_empty(ctx, cases[c].dt, 2, ls, &lx));
+        CHECK_OK(ct_tensor_empty(ctx, CT_FLOAT32, 2, xs, &into));
+        fill(x, 0), fill(wsrc, 0), fill(bias, 0), fill(lx, 0);
+        ct_mx_tensor *wq = NULL; /* the weight: quantized once, eagerly */
+        CHECK_OK(ct_mx_quantize(ctx, wsrc, cases[c].fmt, cases[c].bs, 1, cases[c].mode, &wq));
+
+        ct_graph *g = NULL;
+        CHECK_OK(ct_graph_create(ctx, (ct_device){CT_DEVICE_CPU, 0}, NULL, &g));
+        CHECK_OK(ct_graph_capture_begin(g, NULL));
+        ct_mx_tensor *q = NULL;
+        ct_tensor *d = NULL, *y = NULL;
+        CHECK_OK(
+            ct_mx_quantize(ctx, x, cases[c].fmt, cases[c].bs, cases[c].axis, cases[c].mode, &q));
+        CHECK_OK(ct_mx_dequantize(ctx, q, cases[c].dt, &d));
+        CHECK_OK(ct_mx_dequantize_into(ctx, q, into));
+        CHECK_OK(ct_mx_linear(ctx, lx, wq, c % 2 ? NULL : bias, &y));
+        CHECK_OK(ct_graph_capture_end(g));
+        CHECK_MSG(ct_graph_num_nodes(g) >= 4, "case %zu: %lld nodes", c,
+                  (long long)ct_graph_num_nodes(g));
+        CHECK_OK(ct_graph_instantiate(g));
+        for (int rep = 0; rep < 2; rep++) {
+            fill(x, 0), fill(lx, 0), fill(bias, 0);
+            CHECK_OK(ct_graph_replay(g));
+            ct_mx_tensor *qe = NULL;
+            ct_tensor *de = NULL, *ye = NULL, *ie = NULL;
+            CHECK_OK(ct_mx_quantize(ctx, x, cases[c].fmt, cases[c].bs, cases[c].axis, cases[c].mode,
+                                    &qe));
+            CHECK_OK(ct_mx_dequantize(ctx, qe, cases[c].dt, &de));
+            CHECK_OK(ct_tensor_empty(ctx, CT_FLOAT32, 2, xs, &ie));
+            CHECK_OK(ct_mx_dequantize_into(ctx, qe, ie));
+            CHECK_OK(ct_mx_linear(ctx, lx, wq, c % 2 ? NULL : bias, &ye));
+            CHECK_MSG(same_mx(q, qe), "case %zu: quantize replay differs", c);
+            CHECK_MSG(same_bytes(d, de) && same_bytes(into, ie), "case %zu: dequantize differs", c);
+            CHECK_MSG(same_bytes(y, ye), "case %zu: mx_linear replay differs", c);
+            ct_mx_tensor_free(qe);
+            ct_tensor_release(de), ct_tensor_release(ye), ct_tensor_release(ie);
+        }
+        ct_mx_tensor_free(q);
+        ct_tensor_release(d), ct_tensor_release(y);
+        ct_graph_free(g);
+        ct_mx_tensor_free(wq);
+        ct_tensor_release(x), ct_tensor_release(wsrc), ct_tensor_release(bias);
+        ct_tensor_release(lx), ct_tensor_release(into);
+    }
+}
+
+/* ---- (2) every public op once inside a capture ---- */
+static ct_tensor *A, *B, *C, *Mt, *Cond, *Idx, *Emb, *Sym, *Nc, *Dst, *Q8;
+static ct_mx_tensor *Wq;
+static ct_tensor *OUT; /* op outputs land here and are released after each call */
+static ct_tensor *OUT2, *OUT3;
+static ct_mx_tensor *QOUT;
+static const double LO = -0.5, HI = 0.5;
+static const int DIM1 = 1;
+
+#define OP1(f)                                                                                     \
+    static ct_status op_##f(void) { return ct_##f(ctx, A, &OUT); }
+#define OP2(f)                                                                                     \
+    static ct_status op_##f(void) { return ct_##f(ctx, A, B, &OUT); }
+#define OPS(f)                                                                                     \
+    static ct_status op_##f(void) { return ct_##f(ctx, A, 0.5, &OUT); }
+#define OPI(f)                                                                                     \
+    static ct_status op_##f(void) { return ct_##f(ctx, Dst, B); }
+#define OPIS(f)                                                                                    \
+    static ct_status op_##f(void) { return ct_##f(ctx, Dst, 0.5); }
+/* clang-format off */
+OP2(add)
+OP2(sub)
+OP2(mul)
+OP2(div)
+OP2(eq)
+OP2(ne)
+OP2(lt)
+OP2(le)
+OP2(gt)
+OP2(ge)
+OPS(add_scalar)
+OPS(sub_scalar)
+OPS(mul_scalar)
+OPS(div_scalar)
+OPS(eq_scalar)
+OPS(ne_scalar)
+OPS(lt_scalar)
+OPS(le_scalar)
+OPS(gt_scalar)
+OPS(ge_scalar)
+OPS(pow)
+OPI(add_)
+OPI(sub_)
+OPI(mul_)
+OPI(div_)
+OPIS(add_scalar_)
+OPIS(sub_scalar_)
+OPIS(mul_scalar_)
+OPIS(div_scalar_)
+OP1(neg)
+OP1(abs)
+OP1(exp)
+OP1(log)
+OP1(sqrt)
+OP1(rsqrt)
+OP1(tanh)
+OP1(sigmoid)
+OP1(relu)
+/* clang-format on */
+static ct_status op_add_scaled(void) { return ct_add_scaled(ctx, A, B, 2.0, &OUT); }
+static ct_status op_sub_scaled(void) { return ct_sub_scaled(ctx, A, B, 2.0, &OUT); }
+static ct_status op_gelu(void) { return ct_gelu(ctx, A, CT_GELU_TANH, &OUT); }
+static ct_status op_clamp(void) { return ct_clamp(ctx, A, &LO, &HI, &OUT); }
+static ct_status op_where(void) { return ct_where(ctx, Cond, A, B, &OUT); }
+static ct_status op_addcmul(void) { return ct_addcmul(ctx, A, B, C, 0.5, &OUT); }
+static ct_status op_addcdiv(void) { return ct_addcdiv(ctx, A, B, C, 0.5, &OUT); }
+static ct_status op_cast(void) { return ct_cast(ctx, A, CT_FLOAT64, &OUT); }
+static ct_status op_sum(void) { return ct_sum(ctx, A, 1, &DIM1, false, &OUT); }
+static ct_status op_mean(void) { return ct_mean(ctx, A, 1, &DIM1, true, &OUT); }
+static ct_status op_amax(void) { return ct_amax(ctx, A, 1, &DIM1, false, &OUT); }
+static ct_status op_amin(void) { return ct_amin(ctx, A, 0, NULL, false, &OUT); }
+static ct_status op_argmax(void) { return ct_argmax(ctx, A, 1, false, &OUT); }
+static ct_status op_softmax(void) { return ct_softmax(ctx, A, 1, &OUT); }
+static ct_status op_log_softmax(void) { return ct_log_softmax(ctx, A, 1, &OUT); }
+static ct_status op_layer_norm(void) { return ct_layer_norm(ctx, A, 1, NULL, NULL, 1e-5, &OUT); }
+static ct_status op_matmul(void) { return ct_matmul(ctx, A, Mt, &OUT); }
+static ct_status op_bmm(void) { return ct_bmm(ctx, Sym, Sym, &OUT); }
+static ct_status op_embedding(void) { return ct_embedding(ctx, Emb, Idx, &OUT); }
+static const int64_t SH[2] = {4, 8};
+static ct_status op_tensor_zeros(void) { return ct_tensor_zeros(ctx, CT_FLOAT32, 2, SH, &OUT); }
+static ct_status op_tensor_full(void) { return ct_tensor_full(ctx, CT_FLOAT32, 2, SH, 3.0, &OUT); }
+static ct_status op_tensor_arange(void) {
+    return ct_tensor_arange(ctx, CT_FLOAT32, 0, 10, 1, &OUT);
+}
+static ct_status op_tensor_rand(void) { return ct_tensor_rand(ctx, CT_FLOAT32, 2, SH, 1, 0, &OUT); }
+static ct_status op_tensor_randn(void) {
+    return ct_tensor_randn(ctx, CT_FLOAT32, 2, SH, 1, 0, &OUT);
+}
+static ct_status op_tensor_contiguous(void) { return ct_tensor_contiguous(ctx, Nc, &OUT); }
+static ct_status op_tensor_clone(void) { return ct_tensor_clone(ctx, A, &OUT); }
+static ct_status op_tensor_copy_(void) { return ct_tensor_copy_(ctx, Dst, A); }
+static ct_status op_linalg_eigh(void) { return ct_linalg_eigh(ctx, Sym, 'L', &OUT, &OUT2); }
+static ct_status op_linalg_eigvalsh(void) { return ct_linalg_eigvalsh(ctx, Sym, 'L', &OUT); }
+static ct_status op_linalg_eigh_ex(void) {
+    return ct_linalg_eigh_ex(ctx, Sym, 'L', &OUT, &OUT2, &OUT3);
+}
+static ct_status op_mx_quantize(void) {
+    return ct_mx_quantize(ctx, A, CT_MXFP8_E4M3, 8, 1, CT_MX_SCALE_FLOOR, &QOUT);
+}
+static ct_status op_mx_dequantize(void) { return ct_mx_dequantize(ctx, Wq, CT_FLOAT32, &OUT); }
+static ct_status op_mx_dequantize_into(void) { return ct_mx_dequantize_into(ctx, Wq, Q8); }
+static ct_status op_mx_linear(void) { return ct_mx_linear(ctx, A, Wq, NULL, &OUT); }
+
+typedef struct {
+    const char *name;
+    ct_status (*fn)(void);
+} op_entry;
+#define E(f)                                                                                       \
+    { "ct_" #f, op_##f }
+/* Public calls that compute: each must record at least one node when captured. */
+static const op_entry computing[] = {
+    E(add),
+    E(add_scaled),
+    E(sub),
+    E(sub_scaled),
+    E(mul),
+    E(div),
+    E(add_scalar),
+    E(sub_scalar),
+    E(mul_scalar),
+    E(div_scalar),
+    E(eq_scalar),
+    E(ne_scalar),
+    E(lt_scalar),
+    E(le_scalar),
+    E(gt_scalar),
+    E(ge_scalar),
+    E(add_),
+    E(sub_),
+    E(mul_),
+    E(div_),
+    E(add_scalar_),
+    E(sub_scalar_),
+    E(mul_scalar_),
+    E(div_scalar_),
+    E(eq),
+    E(ne),
+    E(lt),
+    E(le),
+    E(gt),
+    E(ge),
+    E(neg),
+    E(abs),
+    E(exp),
+    E(log),
+    E(sqrt),
+    E(rsqrt),
+    E(tanh),
+    E(sigmoid),
+    E(relu),
+    E(gelu),
+    E(pow),
+    E(clamp),
+    E(where),
+    E(addcmul),
+    E(addcdiv),
+    E(cast),
+    E(sum),
+    E(mean),
+    E(amax),
+    E(amin),
+    E(argmax),
+    E(softmax),
+    E(log_softmax),
+    E(layer_norm),
+    E(matmul),
+    E(bmm),
+    E(embedding),
+    E(tensor_zeros),
+    E(tensor_full),
+    E(tensor_arange),
+    E(tensor_rand),
+    E(tensor_randn),
+    E(tensor_contiguous),
+    E(tensor_clone),
+    E(tensor_copy_),
+    E(linalg_eigh),
+    E(linalg_eigvalsh),
+    E(linalg_eigh_ex),
+    E(mx_quantize),
+    E(mx_dequantize),
+    E(mx_dequantize_into),
+    E(mx_linear),
+};
+
+/* Public functions that do not compute on a stream, and why. */
+static const struct {
+    const char *name, *why;
+} not_computing[] = {
+    {"ct_status_str", "table lookup"},
+    {"ct_version", "constant"},
+    {"ct_ctx_create", "context lifetime"},
+    {"ct_ctx_create_ex", "context lifetime"},
+    {"ct_ctx_free", "context lifetime"},
+    {"ct_ctx_last_error", "getter"},
+    {"ct_ctx_cpu_isa", "getter"},
+    {"ct_ctx_num_threads", "getter"},
+    {"ct_ctx_debug", "getter"},
+    {"ct_ctx_live_tensors", "getter"},
+    {"ct_ctx_empty_cache", "allocator cache"},
+    {"ct_ctx_cached_bytes", "getter"},
+    {"ct_cpu_best_isa", "cpu probe"},
+    {"ct_cpu_isa_supported", "cpu probe"},
+    {"ct_blas_info", "constant"},
+    {"ct_dtype_get_info", "dtype table"},
+    {"ct_dtype_name", "dtype table"},
+    {"ct_dtype_size", "dtype table"},
+    {"ct_dtype_from_name", "dtype table"},
+    {"ct_dtype_is_floating", "dtype table"},
+    {"ct_dtype_promote", "dtype table"},
+    {"ct_f32_to_f16", "scalar conversion"},
+    {"ct_f16_to_f32", "scalar conversion"},
+    {"ct_f32_to_bf16", "scalar conversion"},
+    {"ct_bf16_to_f32", "scalar conversion"},
+    {"ct_op_name", "op table"},
+    {"ct_backend_register", "backend registry"},
+    {"ct_backend_load", "backend registry"},
+    {"ct_backend_find", "backend registry"},
+    {"ct_backend_count", "backend registry"},
+    {"ct_backend_name", "backend registry"},
+    {"ct_device_format", "formats a device name"},
+    {"ct_ctx_default_stream", "stream handles"},
+    {"ct_ctx_set_stream", "stream handles"},
+    {"ct_stream_create", "stream handles"},
+    {"ct_stream_free", "stream handles"},
+    {"ct_stream_device", "stream handles"},
+    {"ct_stream_synchronize", "waits for the stream"},
+    {"ct_stream_submit", "the dispatch point itself (validates a caller's descriptor)"},
+    {"ct_graph_create", "graph lifetime"},
+    {"ct_graph_capture_begin", "graph capture control"},
+    {"ct_graph_capture_end", "graph capture control"},
+    {"ct_graph_instantiate", "graph: compiles recorded nodes"},
+    {"ct_graph_replay", "graph: runs recorded nodes through the backend"},
+    {"ct_graph_reset", "graph lifetime"},
+    {"ct_graph_pool_of", "getter"},
+    {"ct_graph_debug_dump", "writes the recorded nodes to a file"},
+    {"ct_graph_free", "graph lifetime"},
+    {"ct_graph_num_nodes", "getter"},
+    {"ct_stream_is_capturing", "getter"},
+    {"ct_cond", "graph control flow: records a conditional node (test_graph)"},
+    {"ct_tensor_from_host", "host upload into a new tensor (a constant when captured)"},
+    {"ct_tensor_empty", "allocation only"},
+    {"ct_tensor_empty_on", "allocation only"},
+    {"ct_tensor_retain", "refcount"},
+    {"ct_tensor_release", "refcount"},
+    {"ct_tensor_ndim", "getter"},
+    {"ct_tensor_shape", "getter"},
+    {"ct_tensor_stride", "getter"},
+    {"ct_tensor_size", "getter"},
+    {"ct_tensor_storage_offset", "getter"},
+    {"ct_tensor_dtype", "getter"},
+    {"ct_tensor_device", "getter"},
+    {"ct_tensor_numel", "getter"},
+    {"ct_tensor_is_contiguous", "getter"},
+    {"ct_tensor_data_ptr", "getter"},
+    {"ct_tensor_to_host", "host read (refused during capture)"},
+    {"ct_tensor_item", "host read (refused during capture)"},
+    {"ct_tensor_to_device", "cross-device transfer (refused during capture)"},
+    {"ct_tensor_view", "view (no data moves)"},
+    {"ct_tensor_reshape", "view, or ct_tensor_contiguous (a copy op) when it cannot be one"},
+    {"ct_tensor_permute", "view"},
+    {"ct_tensor_transpose", "view"},
+    {"ct_tensor_narrow", "view"},
+    {"ct_tensor_slice", "view"},
+    {"ct_tensor_expand", "view"},
+    {"ct_tensor_squeeze", "view"},
+    {"ct_tensor_unsqueeze", "view"},
+    {"ct_cast_f32_to", "context-free conversion of caller host buffers (no tensors, no stream)"},
+    {"ct_cast_to_f32", "context-free conversion of caller host buffers (no tensors, no stream)"},
+    {"ct_mx_tensor_free", "lifetime"},
+    {"ct_mx_format_of", "getter"},
+    {"ct_mx_block_size", "getter"},
+    {"ct_mx_axis", "getter"},
+    {"ct_mx_ndim", "getter"},
+    {"ct_mx_shape", "getter"},
+    {"ct_mx_codes", "getter"},
+    {"ct_mx_scales", "getter"},
+    {"ct_mx_format_name", "table lookup"},
+    {"ct_mx_from_gguf_mxfp4", "host byte import (refused during capture, as host uploads)"},
+    {"ct_mx_to_gguf_mxfp4", "host byte export (refused during capture, as host reads)"},
+};
+
+static void release_outs(void) {
+    ct_tensor_release(OUT), ct_tensor_release(OUT2), ct_tensor_release(OUT3);
+    OUT = OUT2 = OUT3 = NULL;
+    ct_mx_tensor_free(QOUT);
+    QOUT = NULL;
+}
+
+TEST(every_computing_op_is_captured) {
+    int64_t s48[2] = {4, 8}, s84[2] = {8, 4}, s3[3] = {2, 5, 5}, s6[1] = {6}, s10[2] = {10, 3};
+    CHECK_OK(ct_tensor_empty(ctx, CT_FLOAT32, 2, s48, &A));
+    CHECK_OK(ct_tensor_empty(ctx, CT_FLOAT32, 2, s48, &B));
+    CHECK_OK(ct_tensor_empty(ctx, CT_FLOAT32, 2, s48, &C));
+    CHECK_OK(ct_tensor_empty(ctx, CT_FLOAT32, 2, s48, &Dst));
+    CHECK_OK(ct_tensor_empty(ctx, CT_FLOAT32, 2, s84, &Mt));
+    CHECK_OK(ct_tensor_empty(ctx, CT_FLOAT32, 3, s3, &Sym));
+    CHECK_OK(ct_tensor_empty(ctx, CT_FLOAT32, 2, s10, &Emb));
+    CHECK_OK(ct_tensor_empty(ctx, CT_FLOAT32, 2, s48, &Q8));
+    fill(A, 0), fill(B, 0), fill(C, 0), fill(Mt, 0), fill(Sym, 1), fill(Emb, 0);
+    CHECK_OK(ct_gt_scalar(ctx, A, 0.0, &Cond));
+    CHECK_OK(ct_tensor_transpose(ctx, Mt, 0, 1, &Nc));
+    double iv[6] = {0, 3, 9, 2, 2, 7};
+    Idx = from_f64(CT_INT64, 1, s6, iv);
+    CHECK_OK(ct_mx_quantize(ctx, A, CT_MXFP4_E2M1, 32, 1, CT_MX_SCALE_FLOOR, &Wq));
+    for (size_t i = 0; i < sizeof computing / sizeof computing[0]; i++) {
+        ct_graph *g = NULL;
+        CHECK_OK(ct_graph_create(ctx, (ct_device){CT_DEVICE_CPU, 0}, NULL, &g));
+        CHECK_OK(ct_graph_capture_begin(g, NULL));
+        ct_status st = computing[i].fn();
+        ct_status end = ct_graph_capture_end(g);
+        CHECK_MSG(st == CT_OK && end == CT_OK, "%s under capture: %s / %s (%s)", computing[i].name,
+                  ct_status_str(st), ct_status_str(end), ct_ctx_last_error(ctx));
+        CHECK_MSG(ct_graph_num_nodes(g) >= 1, "%s computed without passing the dispatch point",
+                  computing[i].name);
+        if (st == CT_OK && end == CT_OK) CHECK_OK(ct_graph_replay(g));
+        release_outs();
+        ct_graph_free(g);
+    }
+    ct_tensor *all[] = {A, B, C, Dst, Mt, Sym, Emb, Q8, Cond, Nc, Idx};
+    for (size_t i = 0; i < sizeof all / sizeof all[0]; i++)
+        ct_tensor_release(all[i]);
+    ct_mx_tensor_free(Wq);
+}
+
+/* Names of the CT_API functions declared in include/ctorch/ headers. */
+static int scan_headers(char names[][64], int max) {
+    int n = 0;
+    const char *dir = CT_SOURCE_DIR "/include/ctorch";
+    DIR *d = opendir(dir);
+    CHECK_MSG(d != NULL, "cannot open %s", dir);
+    if (!d) return 0;
+    struct dirent *e;
+    while ((e = readdir(d))) {
+        size_t l = strlen(e->d_name);
+        if (l < 3 || strcmp(e->d_name + l - 2, ".h")) continue;
+        char path[512];
+        snprintf(path, sizeof path, "%s/%s", dir, e->d_name);
+        FILE *f = fopen(path, "rb");
+        if (!f) continue;
+        static char text[1 << 20];
+        size_t len = fread(text, 1, sizeof text - 1, f);
+        fclose(f);
+        text[len] = 0;
+        /* every "CT_API" not in "#define CT_API": the identifier before the first '(' */
+        for (char *p = strstr(text, "CT_API"); p; p = strstr(p + 6, "CT_API")) {
+            if (p > text && (isalnum((unsigned char)p[-1]) || p[-1] == '_')) continue;
+            char *line = p;
+            while (line > text && line[-1] != '\n')
+                line--;
+            if (*line == '#') continue;
+            char *paren = strchr(p, '(');
+            if (!paren) break;
+            char *q = paren;
+            while (q > p && isspace((unsigned char)q[-1]))
+                q--;
+            char *s = q;
+            while (s > p && (isalnum((unsigned char)s[-1]) || s[-1] == '_'))
+                s--;
+            if (n < max && q - s < 64) {
+                memcpy(names[n], s, (size_t)(q - s));
+                names[n][q - s] = 0;
+                n++;
+            }
+        }
+    }
+    closedir(d);
+    return n;
+}
+
+TEST(every_public_function_is_classified) {
+    static char names[1024][64];
+    int n = scan_headers(names, 1024);
+    size_t nc = sizeof computing / sizeof computing[0],
+           nn = sizeof not_computing / sizeof not_computing[0];
+    CHECK_MSG(n > 100, "found only %d CT_API functions", n);
+    for (int i = 0; i < n; i++) {
+        int hits = 0;
+        for (size_t j = 0; j < nc; j++)
+            hits += strcmp(names[i], computing[j].name) == 0;
+        for (size_t j = 0; j < nn; j++)
+            hits += strcmp(names[i], not_computing[j].name) == 0;
+        CHECK_MSG(hits == 1,
+                  "%s: public function listed %d times; add it to `computing` (with a call that "
+                  "must record a node when captured) or to `not_computing` with the reason",
+                  names[i], hits);
+    }
+    /* no stale entries: everything listed is declared */
+    CHECK_MSG((size_t)n == nc + nn, "%d CT_API functions in the headers, %zu listed here", n,
+              nc + nn);
+}
+
+int main(void) {
+    ct_ctx_options o = {.size = sizeof o};
+    if (ct_ctx_create(&o, &ctx) != CT_OK) return 1;
+    RUN(eigh_replay_equals_eager);
+    RUN(mx_replay_equals_eager);
+    RUN(every_computing_op_is_captured);
+    RUN(every_public_function_is_classified);
+    CHECK(ct_ctx_live_tensors(ctx) == 0);
+    ct_ctx_free(ctx);
+    return ct_test_end();
+}
