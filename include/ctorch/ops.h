@@ -88,12 +88,15 @@ typedef enum ct_gelu_approx { CT_GELU_ERF = 0, CT_GELU_TANH = 1 } ct_gelu_approx
 CT_API ct_status ct_gelu(ct_ctx *ctx, const ct_tensor *a, ct_gelu_approx approx, ct_tensor **out);
 /* a ** exponent. Integer tensors keep their dtype for an integral exponent >= 0 (bool -> int64),
  * a negative integral one is CT_ERR_INVALID_ARG, any other gives float32. Exponents 2, 3, -1, -2,
- * 0.5 (sqrt) and -0.5 (1/sqrt) use PyTorch's formulas: pow(-0.0, 0.5) = -0.0. */
+ * 0.5 (sqrt) and -0.5 (1/sqrt) use PyTorch's formulas: pow(-0.0, 0.5) = -0.0. The exponent must
+ * convert to the tensor's dtype (f16/bf16: |e| <= their largest finite, integers: their range),
+ * else CT_ERR_INVALID_ARG; f16/bf16 use e rounded to that dtype (as torch). */
 CT_API ct_status ct_pow(ct_ctx *ctx, const ct_tensor *a, double exponent, ct_tensor **out);
 /* min(max(a, lo), hi); pass NULL for a missing bound (at least one must be given). On a bool or
  * integer tensor a fractional, infinite or NaN bound gives float32; integral bounds keep the dtype
  * (bool -> int64) and must fit it (CT_ERR_INVALID_ARG, as torch: int8 with 1000 fails; uint8
- * takes -255..255, negatives wrapping). */
+ * takes -255..255, negatives wrapping). A NaN bound: with both bounds every element is NaN, with
+ * one bound the values are unchanged (torch 1.13). */
 CT_API ct_status ct_clamp(ct_ctx *ctx, const ct_tensor *a, const double *lo, const double *hi,
                           ct_tensor **out);
 /* cond ? a : b, cond bool, all three broadcast together. */

@@ -49,11 +49,13 @@ CT_API ct_status ct_tensor_empty_on(ct_ctx *ctx, ct_device device, ct_dtype dtyp
 /* New tensor filled with zeros. */
 CT_API ct_status ct_tensor_zeros(ct_ctx *ctx, ct_dtype dtype, int ndim, const int64_t *shape,
                                  ct_tensor **out);
-/* New tensor filled with `value` converted to dtype (as torch.full). */
+/* New tensor filled with `value` converted to dtype (as torch.full): CT_ERR_INVALID_ARG when value
+ * overflows dtype (uint8 takes -255..255, negatives wrapping; f16/bf16 reject finite overflow). */
 CT_API ct_status ct_tensor_full(ct_ctx *ctx, ct_dtype dtype, int ndim, const int64_t *shape,
                                 double value, ct_tensor **out);
 /* 1-d tensor start, start+step, ... < end (as torch.arange); step != 0. Integer dtypes: values
- * outside the dtype's range (arange(int8, 0, 1000)) -> CT_ERR_INVALID_ARG, never a silent wrap. */
+ * outside the dtype's range (arange(int8, 0, 1000)) -> CT_ERR_INVALID_ARG, never a silent wrap;
+ * start, end and step are truncated first as in torch (step 0.5 -> 0 -> CT_ERR_INVALID_ARG). */
 CT_API ct_status ct_tensor_arange(ct_ctx *ctx, ct_dtype dtype, double start, double end,
                                   double step, ct_tensor **out);
 /* Uniform [0,1) floats from a counter-based generator (Philox4x32-10): element i depends only on

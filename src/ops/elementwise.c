@@ -62,6 +62,9 @@ static ct_status ct__binary(ct_ctx *ctx, const char *name, ct_op_kind kind, cons
                              alpha, ct_dtype_name(dt));
     if (!ct_dtype_is_floating(dt) && fabs(alpha) > 9.2e18)
         return ct__set_error(ctx, CT_ERR_INVALID_ARG, "%s: alpha %g overflows int64", name, alpha);
+    /* bool results: torch converts alpha to bool (any nonzero alpha is true), so
+     * add(a, b, alpha=-1) is a | b, not a - b */
+    if (dt == CT_BOOL) alpha = alpha != 0 ? 1.0 : 0.0;
     double sc[4] = {alpha, 0, 0, 0};
     return ct__ew(ctx, name, kind, 2, ins, dt, cmp ? CT_BOOL : dt, sc, 0, out);
 }
@@ -142,11 +145,36 @@ static bool ct__scalar_is_int(double v) {
     return v == floor(v) && v >= -9223372036854775808.0 && v < 9223372036854775808.0;
 }
 
+/* Range an integer bound may take for dtype dt in torch.clamp (c10's overflow check: uint8 also
+ * accepts -255..-1, which wrap). */
+static bool ct__clamp_bound_ok(ct_dtype dt, double v, double *conv) {
+    double lo = 0, hi = 0;
+    ct__int_range(dt, &lo, &hi);
+    if (dt == CT_UINT8) lo = -255;
+    if (dt == CT_INT64) hi = 9223372036854775807.0; /* rounds to 2^63: test with < */
+    if (!(v >= lo && (dt == CT_INT64 ? v < hi : v <= hi))) return false;
+    *conv = (dt == CT_UINT8 && v < 0) ? v + 256 : v;
+    return true;
+}
+
 ct_status ct_pow(ct_ctx *ctx, const ct_tensor *a, double exponent, ct_tensor **out) {
     double sc[4] = {exponent, 0, 0, 0};
     const ct_tensor *ins[1] = {a};
     ct_status st = ct__check_args(ctx, "pow", 1, ins, out);
     if (st != CT_OK) return st;
+    /* torch converts the exponent to the tensor's scalar type with c10's overflow check: f16 and
+     * bf16 reject finite exponents beyond their largest value (f32/f64 take any double) */
+    double emax = a->dtype == CT_FLOAT16    ? 65504.0
+                  : a->dtype == CT_BFLOAT16 ? 3.3895313892515355e38
+                                            : 0;
+    if (emax > 0 && isfinite(exponent) && fabs(exponent) > emax)
+        return ct__set_error(ctx, CT_ERR_INVALID_ARG,
+                             "pow: exponent %g cannot be converted to %s without overflow",
+                             exponent, ct_dtype_name(a->dtype));
+    /* torch converts the exponent to the element type: an f16/bf16 tensor computes
+     * x ** bf16(0.1) = x ** 0.10009765625 (in f32) */
+    if (a->dtype == CT_BFLOAT16) sc[0] = ct_bf16_to_f32(ct_f32_to_bf16((float)exponent));
+    if (a->dtype == CT_FLOAT16) sc[0] = ct_f16_to_f32(ct_f32_to_f16((float)exponent));
     if (ct_dtype_is_floating(a->dtype))
         return ct__unary(ctx, "pow", CT_OP_POW, a, true, false, sc, 0, out);
     if (!ct__is_compute_dtype(a->dtype))
@@ -165,24 +193,17 @@ ct_status ct_pow(ct_ctx *ctx, const ct_tensor *a, double exponent, ct_tensor **o
         return ct__set_error(
             ctx, CT_ERR_INVALID_ARG,
             "pow: integers to negative integer powers are not allowed (exponent %g)", exponent);
+    double conv;
+    if (a->dtype != CT_BOOL && !ct__clamp_bound_ok(a->dtype, exponent, &conv))
+        return ct__set_error(ctx, CT_ERR_INVALID_ARG,
+                             "pow: exponent %g cannot be converted to %s without overflow",
+                             exponent, ct_dtype_name(a->dtype));
     if (a->dtype != CT_BOOL) return ct__unary(ctx, "pow", CT_OP_POW, a, false, false, sc, 0, out);
     ct_tensor *ai = NULL;
     if ((st = ct_cast(ctx, a, CT_INT64, &ai)) != CT_OK) return st;
     st = ct__unary(ctx, "pow", CT_OP_POW, ai, false, false, sc, 0, out);
     ct_tensor_release(ai);
     return st;
-}
-
-/* Range an integer bound may take for dtype dt in torch.clamp (c10's overflow check: uint8 also
- * accepts -255..-1, which wrap). */
-static bool ct__clamp_bound_ok(ct_dtype dt, double v, double *conv) {
-    double lo = 0, hi = 0;
-    ct__int_range(dt, &lo, &hi);
-    if (dt == CT_UINT8) lo = -255;
-    if (dt == CT_INT64) hi = 9223372036854775807.0; /* rounds to 2^63: test with < */
-    if (!(v >= lo && (dt == CT_INT64 ? v < hi : v <= hi))) return false;
-    *conv = (dt == CT_UINT8 && v < 0) ? v + 256 : v;
-    return true;
 }
 
 ct_status ct_clamp(ct_ctx *ctx, const ct_tensor *a, const double *lo, const double *hi,
@@ -195,6 +216,20 @@ ct_status ct_clamp(ct_ctx *ctx, const ct_tensor *a, const double *lo, const doub
     if (st != CT_OK) return st;
     double sc[4] = {lo ? *lo : 0, hi ? *hi : 0, 0, 0};
     int64_t flags = (lo ? 1 : 0) | (hi ? 2 : 0);
+    if (lo && hi && (isnan(*lo) || isnan(*hi))) {
+        /* torch 1.13 evaluates min(max(x, lo), hi) when both bounds are given, so a NaN bound
+         * makes every element NaN (a single NaN bound leaves the values, handled below); the
+         * result dtype is a's when floating, else float32 (a NaN bound is a float) */
+        if (!ct__is_compute_dtype(a->dtype))
+            return ct__set_error(ctx, CT_ERR_DTYPE, "clamp: dtype %s is a storage format",
+                                 ct_dtype_name(a->dtype));
+        if (ct_dtype_is_floating(a->dtype)) return ct_mul_scalar(ctx, a, NAN, out);
+        ct_tensor *af = NULL;
+        if ((st = ct_cast(ctx, a, CT_FLOAT32, &af)) != CT_OK) return st;
+        st = ct_mul_scalar(ctx, af, NAN, out);
+        ct_tensor_release(af);
+        return st;
+    }
     if (ct_dtype_is_floating(a->dtype))
         return ct__unary(ctx, "clamp", CT_OP_CLAMP, a, true, false, sc, flags, out);
     if (!ct__is_compute_dtype(a->dtype))
@@ -244,6 +279,14 @@ static ct_status ct__addc(ct_ctx *ctx, const char *name, ct_op_kind kind, const 
     if ((st = ct__result_type(ctx, name, 3, ins, &dt)) != CT_OK) return st;
     /* addcmul works on integers (value truncated to an integer, as torch); addcdiv and bool do
      * not (torch raises for both) */
+    /* torch rejects integer division in addcdiv whenever both t1 and t2 are bool/integer, even
+     * when self is floating */
+    if (kind == CT_OP_ADDCDIV && !ct_dtype_is_floating(t1->dtype) &&
+        !ct_dtype_is_floating(t2->dtype))
+        return ct__set_error(ctx, CT_ERR_DTYPE,
+                             "addcdiv: integer division (t1 %s, t2 %s) is not supported; cast "
+                             "t1 or t2 to a floating dtype",
+                             ct_dtype_name(t1->dtype), ct_dtype_name(t2->dtype));
     if (dt == CT_BOOL || (kind == CT_OP_ADDCDIV && !ct_dtype_is_floating(dt)))
         return ct__set_error(ctx, CT_ERR_DTYPE, "%s: %s inputs are not supported", name,
                              ct_dtype_name(dt));
@@ -341,9 +384,12 @@ static ct_status ct__binary_scalar(ct_ctx *ctx, const char *name, ct_op_kind kin
         return ct__set_error(ctx, CT_ERR_DTYPE,
                              "sub: subtracting with a bool operand (bool - scalar) is not "
                              "supported; use logical_xor / logical_not");
+    /* true division of a bool/integer tensor computes in float32: torch converts the int scalar
+     * straight to float32 (uint8 / -3 is -8/3), it is never wrapped into the tensor's dtype */
+    ct_dtype sdt = ct__wrapped_result(a->dtype, v);
+    if (kind == CT_OP_DIV && !ct_dtype_is_floating(sdt)) sdt = CT_FLOAT32;
     ct_tensor *sv = NULL;
-    if ((st = ct__scalar_tensor(ctx, a, ct__wrapped_result(a->dtype, v), v, &sv)) != CT_OK)
-        return st;
+    if ((st = ct__scalar_tensor(ctx, a, sdt, v, &sv)) != CT_OK) return st;
     st = ct__binary(ctx, name, kind, a, sv, 1.0, out);
     ct_tensor_release(sv);
     return st;

@@ -400,8 +400,16 @@ ct_status ct_tensor_full(ct_ctx *ctx, ct_dtype dtype, int ndim, const int64_t *s
     if (!ct__is_compute_dtype(dtype))
         return ct__set_error(ctx, CT_ERR_DTYPE, "full: dtype %s is not supported",
                              ct_dtype_name(dtype));
-    double lo, hi;
-    if (dtype != CT_BOOL && ct__int_range(dtype, &lo, &hi) && !(value >= lo && value < hi + 1))
+    /* c10's overflow check (torch.full): uint8 also takes -255..-1 (they wrap: -1 fills 255);
+     * f16/bf16 reject finite values beyond their largest (infinities and NaN pass) */
+    double lo = 0, hi = 0;
+    if (dtype != CT_BOOL && ct__int_range(dtype, &lo, &hi) &&
+        !(value >= (dtype == CT_UINT8 ? -255.0 : lo) && value < hi + 1))
+        return ct__set_error(ctx, CT_ERR_INVALID_ARG,
+                             "full: value %g cannot be converted to %s without overflow", value,
+                             ct_dtype_name(dtype));
+    double fmax = dtype == CT_FLOAT16 ? 65504.0 : dtype == CT_BFLOAT16 ? 3.3895313892515355e38 : 0;
+    if (fmax > 0 && value == value && value - value == 0 && (value > fmax || value < -fmax))
         return ct__set_error(ctx, CT_ERR_INVALID_ARG,
                              "full: value %g cannot be converted to %s without overflow", value,
                              ct_dtype_name(dtype));
@@ -421,6 +429,15 @@ ct_status ct_tensor_arange(ct_ctx *ctx, ct_dtype dtype, double start, double end
     if (!ct__is_compute_dtype(dtype) || dtype == CT_BOOL)
         return ct__set_error(ctx, CT_ERR_DTYPE, "arange: dtype %s is not supported",
                              ct_dtype_name(dtype));
+    double lo = 0, hi = 0;
+    bool is_int = ct__int_range(dtype, &lo, &hi);
+    double size_start = start, size_end = end, size_step = step;
+    if (is_int && start == start && end == end && step == step) {
+        /* torch converts start, end and step to int64 first (truncation: a step of 0.5 is 0, "step
+         * must be nonzero"); the size uses the original values except for int64 */
+        start = __builtin_trunc(start), end = __builtin_trunc(end), step = __builtin_trunc(step);
+        if (dtype == CT_INT64) size_start = start, size_end = end, size_step = step;
+    }
     if (step == 0 || step != step || start != start || end != end)
         return ct__set_error(
             ctx, CT_ERR_INVALID_ARG,
@@ -431,11 +448,11 @@ ct_status ct_tensor_arange(ct_ctx *ctx, ct_dtype dtype, double start, double end
             ctx, CT_ERR_INVALID_ARG,
             "arange: upper bound and step sign are inconsistent (start=%g end=%g step=%g)", start,
             end, step);
-    double n = __builtin_ceil((end - start) / step);
+    double n = __builtin_ceil((size_end - size_start) / size_step);
     if (!(n < 9.2e18))
         return ct__set_error(ctx, CT_ERR_OVERFLOW, "arange: %g elements is too many", n);
-    double lo, hi;
-    if (n > 0 && ct__int_range(dtype, &lo, &hi)) {
+    if (n < 0) n = 0;
+    if (n > 0 && is_int) {
         /* every value start + i * step must fit: the first and the last bound the rest */
         double last = start + (n - 1) * step;
         double vmin = start < last ? start : last, vmax = start < last ? last : start;

@@ -192,7 +192,7 @@ static double ct_k_gelu_erf64(double x) {
     double t_lo = -(fma(x, c_hi, -(x * c_hi)) + x * c_lo);
     double e = erfc(t);
     /* d erfc(t)/dt = -2/sqrt(pi) exp(-t^2) */
-    if (t_lo != 0 && e > 0) e -= t_lo * 1.1283791670955126 * exp(-t * t);
+    if (t_lo != 0 && e > 0 && isfinite(t_lo)) e -= t_lo * 1.1283791670955126 * exp(-t * t);
     return 0.5 * x * e + 0.0;
 }
 static float ct_k_gelu_erf32(float x) {

@@ -1,0 +1,169 @@
+/* torchdiff driver: reads one op case per stdin line, runs it through ctorch and prints one result
+ * line (status, dtype, shape, element bits). Developer tool for scripts/torchdiff/torchdiff.py;
+ * not built by CMake and not run by the tests (CI has no torch).
+ *
+ * Line: <op> <nt> <tensor>... <nd> <double>... <ni> <int>...
+ * tensor: <dtype> <ndim> <shape...> <layout> <hex bits of each element, C order>
+ *   layout 0 contiguous, 1 transposed storage (last two dims), 2 every other element of the last
+ * dim Output: "OK <dtype> <ndim> <shape...> <hex bits...>" or "ERR <status>". */
+#include "ctorch/ctorch.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static ct_ctx *ctx;
+
+static char *tok(char **p) { return strtok_r(NULL, " \n", p); }
+
+static ct_tensor *mk(const int dt, int nd, const int64_t *sh, int layout, const void *buf) {
+    ct_tensor *t = NULL, *u = NULL, *v = NULL;
+    if (ct_tensor_from_host(ctx, buf, (ct_dtype)dt, nd, sh, &t) != CT_OK) return NULL;
+    if (layout == 1 && nd >= 2) {
+        ct_tensor_transpose(ctx, t, -1, -2, &u);
+        ct_tensor_clone(ctx, u, &v);
+        ct_tensor_release(u);
+        ct_tensor_release(t);
+        ct_tensor_transpose(ctx, v, -1, -2, &t);
+        ct_tensor_release(v);
+    } else if (layout == 2 && nd >= 1) {
+        int64_t s2[CT_MAX_DIMS];
+        memcpy(s2, sh, sizeof(int64_t) * (size_t)nd);
+        s2[nd - 1] *= 2;
+        ct_tensor_zeros(ctx, (ct_dtype)dt, nd, s2, &u);
+        ct_tensor_slice(ctx, u, -1, 0, s2[nd - 1], 2, &v);
+        ct_tensor_copy_(ctx, v, t);
+        ct_tensor_release(u);
+        ct_tensor_release(t);
+        t = v;
+    }
+    return t;
+}
+
+static void emit(ct_status st, ct_tensor *r) {
+    if (st != CT_OK) {
+        printf("ERR %d\n", (int)st);
+        return;
+    }
+    int nd = ct_tensor_ndim(r);
+    ct_dtype dt = ct_tensor_dtype(r);
+    printf("OK %d %d", (int)dt, nd);
+    for (int i = 0; i < nd; i++)
+        printf(" %lld", (long long)ct_tensor_shape(r)[i]);
+    int64_t n = ct_tensor_numel(r);
+    size_t isz = ct_dtype_size(dt);
+    unsigned char *b = malloc((size_t)(n ? n : 1) * isz);
+    ct_tensor_to_host(r, b, (size_t)n * isz);
+    for (int64_t i = 0; i < n; i++) {
+        uint64_t x = 0;
+        memcpy(&x, b + i * (int64_t)isz, isz);
+        printf(" %llx", (unsigned long long)x);
+    }
+    free(b);
+    printf("\n");
+}
+
+int main(void) {
+    if (ct_ctx_create(NULL, &ctx) != CT_OK) return 1;
+    static char line[1 << 22];
+    while (fgets(line, sizeof line, stdin)) {
+        char *p = NULL;
+        char *op = strtok_r(line, " \n", &p);
+        if (!op) continue;
+        int nt = atoi(tok(&p));
+        ct_tensor *T[4] = {0};
+        for (int k = 0; k < nt; k++) {
+            int dt = atoi(tok(&p)), nd = atoi(tok(&p));
+            if (dt == 99) { /* a NULL tensor (layer_norm without weight or bias) */
+                tok(&p);
+                continue;
+            }
+            int64_t sh[CT_MAX_DIMS], n = 1;
+            for (int i = 0; i < nd; i++)
+                n *= sh[i] = atoll(tok(&p));
+            int layout = atoi(tok(&p));
+            size_t isz = ct_dtype_size((ct_dtype)dt);
+            unsigned char *buf = calloc((size_t)(n ? n : 1), isz);
+            for (int64_t i = 0; i < n; i++) {
+                uint64_t x = strtoull(tok(&p), NULL, 16);
+                memcpy(buf + i * (int64_t)isz, &x, isz);
+            }
+            T[k] = mk(dt, nd, sh, layout, buf);
+            free(buf);
+        }
+        int ndb = atoi(tok(&p));
+        double D[16];
+        for (int i = 0; i < ndb; i++)
+            D[i] = strtod(tok(&p), NULL);
+        int ni = atoi(tok(&p));
+        int I[16];
+        int64_t L[16];
+        for (int i = 0; i < ni; i++)
+            L[i] = atoll(tok(&p)), I[i] = (int)L[i];
+        ct_tensor *r = NULL;
+        ct_status st = CT_ERR_UNSUPPORTED;
+        ct_tensor *a = T[0], *b = T[1], *c = T[2];
+#define BIN(name) else if (!strcmp(op, #name)) st = ct_##name(ctx, a, b, &r);
+#define SCAL(name) else if (!strcmp(op, #name)) st = ct_##name(ctx, a, D[0], &r);
+#define UN(name) else if (!strcmp(op, #name)) st = ct_##name(ctx, a, &r);
+#define INPL(name)                                                                                 \
+    else if (!strcmp(op, #name)) {                                                                 \
+        st = ct_##name(ctx, a, b);                                                                 \
+        if (st == CT_OK) r = ct_tensor_retain(a);                                                  \
+    }
+#define INPLS(name)                                                                                \
+    else if (!strcmp(op, #name)) {                                                                 \
+        st = ct_##name(ctx, a, D[0]);                                                              \
+        if (st == CT_OK) r = ct_tensor_retain(a);                                                  \
+    }
+        if (0) {
+        }
+        BIN(add)
+        BIN(sub)
+        BIN(mul) BIN(div) BIN(eq) BIN(ne) BIN(lt) BIN(le) BIN(gt) BIN(ge) BIN(matmul) BIN(bmm)
+            BIN(embedding) SCAL(add_scalar) SCAL(sub_scalar) SCAL(mul_scalar) SCAL(div_scalar)
+                SCAL(eq_scalar) SCAL(ne_scalar) SCAL(lt_scalar) SCAL(le_scalar) SCAL(gt_scalar)
+                    SCAL(ge_scalar) SCAL(pow) UN(neg) UN(abs) UN(exp) UN(log) UN(sqrt) UN(rsqrt)
+                        UN(tanh) UN(sigmoid) UN(relu) INPL(add_) INPL(sub_) INPL(mul_) INPL(div_)
+                            INPLS(add_scalar_) INPLS(sub_scalar_) INPLS(mul_scalar_)
+                                INPLS(div_scalar_) else if (!strcmp(op, "add_scaled")) st =
+                                    ct_add_scaled(ctx, a, b, D[0], &r);
+        else if (!strcmp(op, "sub_scaled")) st = ct_sub_scaled(ctx, a, b, D[0], &r);
+        else if (!strcmp(op, "gelu")) st = ct_gelu(ctx, a, (ct_gelu_approx)I[0], &r);
+        else if (!strcmp(op, "clamp")) st =
+            ct_clamp(ctx, a, I[0] ? &D[0] : NULL, I[1] ? &D[1] : NULL, &r);
+        else if (!strcmp(op, "where")) st = ct_where(ctx, a, b, c, &r);
+        else if (!strcmp(op, "addcmul")) st = ct_addcmul(ctx, a, b, c, D[0], &r);
+        else if (!strcmp(op, "addcdiv")) st = ct_addcdiv(ctx, a, b, c, D[0], &r);
+        else if (!strcmp(op, "cast")) st = ct_cast(ctx, a, (ct_dtype)I[0], &r);
+        else if (!strcmp(op, "sum")) st = ct_sum(ctx, a, ni - 1, I + 1, I[0], &r);
+        else if (!strcmp(op, "mean")) st = ct_mean(ctx, a, ni - 1, I + 1, I[0], &r);
+        else if (!strcmp(op, "amax")) st = ct_amax(ctx, a, ni - 1, I + 1, I[0], &r);
+        else if (!strcmp(op, "amin")) st = ct_amin(ctx, a, ni - 1, I + 1, I[0], &r);
+        else if (!strcmp(op, "argmax")) st = ct_argmax(ctx, a, I[1], I[0], &r);
+        else if (!strcmp(op, "softmax")) st = ct_softmax(ctx, a, I[0], &r);
+        else if (!strcmp(op, "log_softmax")) st = ct_log_softmax(ctx, a, I[0], &r);
+        else if (!strcmp(op, "layer_norm")) st = ct_layer_norm(ctx, a, I[0], b, c, D[0], &r);
+        else if (!strcmp(op, "arange")) st =
+            ct_tensor_arange(ctx, (ct_dtype)I[0], D[0], D[1], D[2], &r);
+        else if (!strcmp(op, "full")) st =
+            ct_tensor_full(ctx, (ct_dtype)I[0], ni - 1, L + 1, D[0], &r);
+        else if (!strcmp(op, "zeros")) st = ct_tensor_zeros(ctx, (ct_dtype)I[0], ni - 1, L + 1, &r);
+        else if (!strcmp(op, "reshape")) st = ct_tensor_reshape(ctx, a, ni, L, &r);
+        else if (!strcmp(op, "view")) st = ct_tensor_view(ctx, a, ni, L, &r);
+        else if (!strcmp(op, "expand")) st = ct_tensor_expand(ctx, a, ni, L, &r);
+        else if (!strcmp(op, "permute")) st = ct_tensor_permute(ctx, a, I, &r);
+        else if (!strcmp(op, "transpose")) st = ct_tensor_transpose(ctx, a, I[0], I[1], &r);
+        else if (!strcmp(op, "narrow")) st = ct_tensor_narrow(ctx, a, I[0], L[1], L[2], &r);
+        else if (!strcmp(op, "slice")) st = ct_tensor_slice(ctx, a, I[0], L[1], L[2], L[3], &r);
+        else if (!strcmp(op, "squeeze")) st = ct_tensor_squeeze(ctx, a, I[0], &r);
+        else if (!strcmp(op, "unsqueeze")) st = ct_tensor_unsqueeze(ctx, a, I[0], &r);
+        emit(st, r);
+        fflush(stdout);
+        ct_tensor_release(r);
+        for (int k = 0; k < nt; k++)
+            ct_tensor_release(T[k]);
+    }
+    ct_ctx_free(ctx);
+    return 0;
+}

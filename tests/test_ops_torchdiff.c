@@ -1,0 +1,315 @@
+/* Regression tests for the PyTorch 1.13 mismatch classes found by the differential harness
+ * (scripts/torchdiff): one test per class, run once per ISA. Expected values are computed here in
+ * C (or are the exact values torch 1.13 prints, quoted in the comments). */
+#include "test_util.h"
+
+static ct_ctx *ctx;
+
+/* 1-d tensor of n elements; strided != 0 gives every second element of a 2n buffer. */
+static ct_tensor *mk(ct_dtype dt, int64_t n, const void *data, int strided) {
+    size_t sz = ct_dtype_size(dt);
+    ct_tensor *t = NULL, *base = NULL;
+    int64_t s[1] = {strided ? 2 * n : n};
+    if (!strided) {
+        if (ct_tensor_from_host(ctx, data, dt, 1, s, &t) != CT_OK) return NULL;
+        return t;
+    }
+    char *buf = calloc((size_t)(2 * n + 1), sz);
+    for (int64_t i = 0; i < n; i++)
+        memcpy(buf + (size_t)(2 * i) * sz, (const char *)data + (size_t)i * sz, sz);
+    if (ct_tensor_from_host(ctx, buf, dt, 1, s, &base) == CT_OK)
+        ct_tensor_slice(ctx, base, 0, 0, 2 * n, 2, &t);
+    ct_tensor_release(base);
+    free(buf);
+    return t;
+}
+
+static int rd(const ct_tensor *t, void *dst, size_t nbytes) {
+    return t && ct_tensor_to_host(t, dst, nbytes) == CT_OK;
+}
+
+/* ---- div_scalar: an integer tensor divided by an int scalar never wraps the scalar ---- */
+TEST(div_scalar_int_tensor_scalar_not_wrapped) {
+    for (int strided = 0; strided < 2; strided++) {
+        uint8_t u[3] = {8, 9, 5};
+        int8_t i8[3] = {100, -7, 0};
+        ct_tensor *a = mk(CT_UINT8, 3, u, strided), *b = mk(CT_INT8, 3, i8, strided), *r = NULL;
+        /* torch: uint8 tensor / -3 is [-8/3, -3, -5/3] (not 8 / 253) */
+        CHECK_ST(ct_div_scalar(ctx, a, -3, &r), CT_OK);
+        float got[3];
+        CHECK(ct_tensor_dtype(r) == CT_FLOAT32 && rd(r, got, sizeof got));
+        for (int i = 0; i < 3; i++)
+            CHECK_MSG(got[i] == (float)u[i] / -3.0f, "u8 %d / -3: %g", u[i], got[i]);
+        ct_tensor_release(r);
+        /* int8 / 300: 300 is not reduced to 44 */
+        CHECK_ST(ct_div_scalar(ctx, b, 300, &r), CT_OK);
+        CHECK(rd(r, got, sizeof got));
+        for (int i = 0; i < 3; i++)
+            CHECK_MSG(got[i] == (float)i8[i] / 300.0f, "i8 %d / 300: %g", i8[i], got[i]);
+        ct_tensor_release(r);
+        /* bool / -2 */
+        uint8_t bo[3] = {1, 0, 1};
+        ct_tensor *c = mk(CT_BOOL, 3, bo, strided);
+        CHECK_ST(ct_div_scalar(ctx, c, -2, &r), CT_OK);
+        CHECK(rd(r, got, sizeof got) && got[0] == -0.5f && got[1] == 0.0f && got[2] == -0.5f);
+        ct_tensor_release(r);
+        ct_tensor_release(a);
+        ct_tensor_release(b);
+        ct_tensor_release(c);
+    }
+}
+
+/* ---- clamp: a NaN bound with both bounds given makes every element NaN ---- */
+TEST(clamp_nan_bound_with_both_bounds) {
+    float x[5] = {-1.0f, 0.5f, 3.0f, INFINITY, -0.0f};
+    double nan = NAN, lo = -1, hi = 3;
+    for (int strided = 0; strided < 2; strided++) {
+        ct_tensor *a = mk(CT_FLOAT32, 5, x, strided), *r = NULL;
+        float got[5];
+        CHECK_ST(ct_clamp(ctx, a, &lo, &nan, &r), CT_OK);
+        CHECK(rd(r, got, sizeof got));
+        for (int i = 0; i < 5; i++)
+            CHECK_MSG(isnan(got[i]), "clamp(%g, -1, nan) = %g", x[i], got[i]);
+        ct_tensor_release(r);
+        CHECK_ST(ct_clamp(ctx, a, &nan, &hi, &r), CT_OK);
+        CHECK(rd(r, got, sizeof got) && isnan(got[0]) && isnan(got[3]));
+        ct_tensor_release(r);
+        /* a single NaN bound leaves the values (torch 1.13) */
+        CHECK_ST(ct_clamp(ctx, a, &nan, NULL, &r), CT_OK);
+        CHECK(rd(r, got, sizeof got) && memcmp(got, x, sizeof got) == 0);
+        ct_tensor_release(r);
+        ct_tensor_release(a);
+    }
+    /* integer tensor, NaN bound: float32 NaNs; bf16 stays bf16 */
+    int32_t iv[2] = {1, 5};
+    ct_tensor *ai = mk(CT_INT32, 2, iv, 0), *r = NULL;
+    double z = 0;
+    CHECK_ST(ct_clamp(ctx, ai, &nan, &z, &r), CT_OK);
+    float got[2];
+    CHECK(ct_tensor_dtype(r) == CT_FLOAT32 && rd(r, got, sizeof got) && isnan(got[0]) &&
+          isnan(got[1]));
+    ct_tensor_release(r);
+    ct_tensor_release(ai);
+    uint16_t hb[2] = {ct_f32_to_bf16(1.0f), ct_f32_to_bf16(-2.0f)};
+    ct_tensor *ab = mk(CT_BFLOAT16, 2, hb, 0);
+    CHECK_ST(ct_clamp(ctx, ab, &lo, &nan, &r), CT_OK);
+    uint16_t gb[2];
+    CHECK(ct_tensor_dtype(r) == CT_BFLOAT16 && rd(r, gb, sizeof gb) &&
+          isnan(ct_bf16_to_f32(gb[0])) && isnan(ct_bf16_to_f32(gb[1])));
+    ct_tensor_release(r);
+    ct_tensor_release(ab);
+}
+
+/* ---- pow: the exponent must convert to the tensor's dtype without overflow ---- */
+TEST(pow_exponent_overflow) {
+    uint16_t h[1] = {ct_f32_to_f16(1.0f)};
+    uint16_t bh[1] = {ct_f32_to_bf16(1.0f)};
+    int32_t i32[1] = {1};
+    uint8_t u8[1] = {1};
+    int8_t i8[1] = {1};
+    float f[1] = {1.0f};
+    ct_tensor *th = mk(CT_FLOAT16, 1, h, 0), *tb = mk(CT_BFLOAT16, 1, bh, 0);
+    ct_tensor *ti = mk(CT_INT32, 1, i32, 0), *tu = mk(CT_UINT8, 1, u8, 0);
+    ct_tensor *t8 = mk(CT_INT8, 1, i8, 0), *tf = mk(CT_FLOAT32, 1, f, 0), *r = NULL;
+    CHECK_ST(ct_pow(ctx, th, 70000, &r), CT_ERR_INVALID_ARG);
+    CHECK_ST(ct_pow(ctx, th, 70000.5, &r), CT_ERR_INVALID_ARG);
+    CHECK_ST(ct_pow(ctx, th, -1e10, &r), CT_ERR_INVALID_ARG);
+    CHECK(strstr(ct_ctx_last_error(ctx), "70000") || strstr(ct_ctx_last_error(ctx), "1e+10"));
+    CHECK_ST(ct_pow(ctx, tb, 1e39, &r), CT_ERR_INVALID_ARG);
+    CHECK_ST(ct_pow(ctx, ti, 1e10, &r), CT_ERR_INVALID_ARG);
+    CHECK_ST(ct_pow(ctx, tu, 300, &r), CT_ERR_INVALID_ARG);
+    CHECK_ST(ct_pow(ctx, t8, 200, &r), CT_ERR_INVALID_ARG);
+    /* allowed: infinities and NaN for f16, any double for f32, in-range integers */
+    CHECK_ST(ct_pow(ctx, th, INFINITY, &r), CT_OK);
+    ct_tensor_release(r);
+    CHECK_ST(ct_pow(ctx, th, 65504, &r), CT_OK);
+    ct_tensor_release(r);
+    CHECK_ST(ct_pow(ctx, tf, 1e39, &r), CT_OK);
+    ct_tensor_release(r);
+    CHECK_ST(ct_pow(ctx, tu, 255, &r), CT_OK);
+    ct_tensor_release(r);
+    CHECK_ST(ct_pow(ctx, t8, 127, &r), CT_OK);
+    ct_tensor_release(r);
+    ct_tensor_release(th);
+    ct_tensor_release(tb);
+    ct_tensor_release(ti);
+    ct_tensor_release(tu);
+    ct_tensor_release(t8);
+    ct_tensor_release(tf);
+}
+
+/* ---- pow: f16/bf16 use the exponent rounded to the element type ---- */
+TEST(pow_exponent_rounded_half) {
+    enum { N = 37 };
+    const double exps[4] = {0.1, 1.7, -0.3, 2.2};
+    uint16_t xb[N], xh[N];
+    for (int i = 0; i < N; i++) {
+        float v = (float)(0.37 + i * 913.25);
+        if (i == 3) v = 1e30f;
+        xb[i] = ct_f32_to_bf16(v);
+        xh[i] = ct_f32_to_f16(i == 3 ? 60000.0f : v / 64);
+    }
+    for (int strided = 0; strided < 2; strided++)
+        for (int k = 0; k < 4; k++) {
+            ct_tensor *a = mk(CT_BFLOAT16, N, xb, strided), *c = mk(CT_FLOAT16, N, xh, strided);
+            ct_tensor *r = NULL, *s = NULL;
+            CHECK_ST(ct_pow(ctx, a, exps[k], &r), CT_OK);
+            CHECK_ST(ct_pow(ctx, c, exps[k], &s), CT_OK);
+            uint16_t gb[N], gh[N];
+            CHECK(rd(r, gb, sizeof gb) && rd(s, gh, sizeof gh));
+            float eb = ct_bf16_to_f32(ct_f32_to_bf16((float)exps[k]));
+            float eh = ct_f16_to_f32(ct_f32_to_f16((float)exps[k]));
+            for (int i = 0; i < N; i++) {
+                uint16_t wb = ct_f32_to_bf16(powf(ct_bf16_to_f32(xb[i]), eb));
+                uint16_t wh = ct_f32_to_f16(powf(ct_f16_to_f32(xh[i]), eh));
+                CHECK_MSG(gb[i] == wb, "bf16 %g ** %g: %04x, want %04x", ct_bf16_to_f32(xb[i]),
+                          exps[k], gb[i], wb);
+                CHECK_MSG(gh[i] == wh, "f16 %g ** %g: %04x, want %04x", ct_f16_to_f32(xh[i]),
+                          exps[k], gh[i], wh);
+            }
+            ct_tensor_release(r);
+            ct_tensor_release(s);
+            ct_tensor_release(a);
+            ct_tensor_release(c);
+        }
+    /* torch 1.13: bfloat16(1e30) ** 0.1 = 1008 (0x447c), not 1000 */
+    uint16_t one[1] = {ct_f32_to_bf16(1e30f)}, g;
+    ct_tensor *a = mk(CT_BFLOAT16, 1, one, 0), *r = NULL;
+    CHECK_ST(ct_pow(ctx, a, 0.1, &r), CT_OK);
+    CHECK(rd(r, &g, 2) && g == 0x447c);
+    ct_tensor_release(r);
+    ct_tensor_release(a);
+}
+
+/* ---- full: c10's overflow check (uint8 takes -255..-1; f16/bf16 reject finite overflow) ---- */
+TEST(full_value_conversion) {
+    int64_t sh[1] = {3};
+    ct_tensor *r = NULL;
+    CHECK_ST(ct_tensor_full(ctx, CT_UINT8, 1, sh, -1, &r), CT_OK);
+    uint8_t u[3];
+    CHECK(rd(r, u, 3) && u[0] == 255 && u[2] == 255);
+    ct_tensor_release(r);
+    CHECK_ST(ct_tensor_full(ctx, CT_UINT8, 1, sh, -255, &r), CT_OK);
+    CHECK(rd(r, u, 3) && u[1] == 1);
+    ct_tensor_release(r);
+    CHECK_ST(ct_tensor_full(ctx, CT_UINT8, 1, sh, -256, &r), CT_ERR_INVALID_ARG);
+    CHECK_ST(ct_tensor_full(ctx, CT_FLOAT16, 1, sh, 70000, &r), CT_ERR_INVALID_ARG);
+    CHECK(strstr(ct_ctx_last_error(ctx), "70000") != NULL);
+    CHECK_ST(ct_tensor_full(ctx, CT_BFLOAT16, 1, sh, -1e39, &r), CT_ERR_INVALID_ARG);
+    CHECK_ST(ct_tensor_full(ctx, CT_FLOAT16, 1, sh, INFINITY, &r), CT_OK);
+    uint16_t h[3];
+    CHECK(rd(r, h, 6) && h[0] == 0x7c00);
+    ct_tensor_release(r);
+    CHECK_ST(ct_tensor_full(ctx, CT_FLOAT16, 1, sh, 65504, &r), CT_OK);
+    ct_tensor_release(r);
+    CHECK_ST(ct_tensor_full(ctx, CT_FLOAT32, 1, sh, 1e39, &r), CT_OK); /* inf, as torch */
+    ct_tensor_release(r);
+}
+
+/* ---- arange with an integer dtype: start, end and step are truncated first ---- */
+TEST(arange_integer_truncates_bounds) {
+    ct_tensor *r = NULL;
+    int32_t g32[8];
+    int64_t g64[8];
+    /* torch.arange(0.5, 5, 1, dtype=int32) = [0, 1, 2, 3, 4] (size from the doubles) */
+    CHECK_ST(ct_tensor_arange(ctx, CT_INT32, 0.5, 5, 1, &r), CT_OK);
+    CHECK(ct_tensor_numel(r) == 5 && rd(r, g32, 20));
+    for (int i = 0; i < 5; i++)
+        CHECK(g32[i] == i);
+    ct_tensor_release(r);
+    /* step 0.5 truncates to 0: "step must be nonzero" */
+    CHECK_ST(ct_tensor_arange(ctx, CT_INT32, 1, 5, 0.5, &r), CT_ERR_INVALID_ARG);
+    CHECK_ST(ct_tensor_arange(ctx, CT_UINT8, 1, 5, 0.5, &r), CT_ERR_INVALID_ARG);
+    /* arange(0, 5, 1.5, int32) = [0, 1, 2, 3] (4 = ceil(5 / 1.5) elements, step 1) */
+    CHECK_ST(ct_tensor_arange(ctx, CT_INT32, 0, 5, 1.5, &r), CT_OK);
+    CHECK(ct_tensor_numel(r) == 4 && rd(r, g32, 16));
+    for (int i = 0; i < 4; i++)
+        CHECK(g32[i] == i);
+    ct_tensor_release(r);
+    /* int64 sizes from the truncated values: arange(0, 5, 1.5, int64) = [0, 1, 2, 3, 4] */
+    CHECK_ST(ct_tensor_arange(ctx, CT_INT64, 0, 5, 1.5, &r), CT_OK);
+    CHECK(ct_tensor_numel(r) == 5 && rd(r, g64, 40));
+    for (int i = 0; i < 5; i++)
+        CHECK(g64[i] == i);
+    ct_tensor_release(r);
+    /* arange(-0.5, 3, 1, int16) = [0, 1, 2, 3] */
+    int16_t g16[4];
+    CHECK_ST(ct_tensor_arange(ctx, CT_INT16, -0.5, 3, 1, &r), CT_OK);
+    CHECK(ct_tensor_numel(r) == 4 && rd(r, g16, 8) && g16[0] == 0 && g16[3] == 3);
+    ct_tensor_release(r);
+    /* floating dtypes are unchanged: arange(0.5, 2, 0.5) = [0.5, 1, 1.5] */
+    float gf[3];
+    CHECK_ST(ct_tensor_arange(ctx, CT_FLOAT32, 0.5, 2, 0.5, &r), CT_OK);
+    CHECK(ct_tensor_numel(r) == 3 && rd(r, gf, 12) && gf[0] == 0.5f && gf[2] == 1.5f);
+    ct_tensor_release(r);
+}
+
+/* ---- add with alpha on bool: alpha converts to bool (a | b), not a + alpha*b ---- */
+TEST(bool_add_alpha) {
+    uint8_t a[4] = {1, 0, 1, 0}, b[4] = {1, 1, 0, 0}, g[4];
+    const double alphas[3] = {-1, 2, 0};
+    for (int strided = 0; strided < 2; strided++)
+        for (int k = 0; k < 3; k++) {
+            ct_tensor *ta = mk(CT_BOOL, 4, a, strided), *tb = mk(CT_BOOL, 4, b, strided), *r = NULL;
+            CHECK_ST(ct_add_scaled(ctx, ta, tb, alphas[k], &r), CT_OK);
+            CHECK(ct_tensor_dtype(r) == CT_BOOL && rd(r, g, 4));
+            for (int i = 0; i < 4; i++)
+                CHECK_MSG(g[i] == (alphas[k] != 0 ? (a[i] | b[i]) : a[i]),
+                          "alpha %g: %d + %d -> %d", alphas[k], a[i], b[i], g[i]);
+            ct_tensor_release(r);
+            ct_tensor_release(ta);
+            ct_tensor_release(tb);
+        }
+}
+
+/* ---- addcdiv: integer t1 and t2 are an error even with a floating self ---- */
+TEST(addcdiv_integer_operands) {
+    float s[2] = {1, 2};
+    int64_t i1[2] = {3, 4};
+    int16_t i2[2] = {2, 2};
+    uint8_t bo[2] = {1, 1};
+    ct_tensor *ts = mk(CT_FLOAT32, 2, s, 0), *t1 = mk(CT_INT64, 2, i1, 0);
+    ct_tensor *t2 = mk(CT_INT16, 2, i2, 0), *tb = mk(CT_BOOL, 2, bo, 0), *r = NULL;
+    CHECK_ST(ct_addcdiv(ctx, ts, t1, t2, 1.0, &r), CT_ERR_DTYPE);
+    CHECK(strstr(ct_ctx_last_error(ctx), "int64") != NULL);
+    CHECK_ST(ct_addcdiv(ctx, ts, tb, t2, 1.0, &r), CT_ERR_DTYPE);
+    /* one floating operand is enough: 1 + 3/2 */
+    CHECK_ST(ct_addcdiv(ctx, t1, ts, t2, 1.0, &r), CT_OK);
+    float g[2];
+    CHECK(ct_tensor_dtype(r) == CT_FLOAT32 && rd(r, g, 8) && g[0] == 3.5f && g[1] == 5.0f);
+    ct_tensor_release(r);
+    ct_tensor_release(ts);
+    ct_tensor_release(t1);
+    ct_tensor_release(t2);
+    ct_tensor_release(tb);
+}
+
+/* ---- gelu (erf) of +-inf in f64: inf and NaN, as torch (the erfc correction gave NaN) ---- */
+TEST(gelu_f64_infinities) {
+    double x[4] = {INFINITY, -INFINITY, 40.0, -40.0}, g[4];
+    for (int strided = 0; strided < 2; strided++) {
+        ct_tensor *a = mk(CT_FLOAT64, 4, x, strided), *r = NULL;
+        CHECK_ST(ct_gelu(ctx, a, CT_GELU_ERF, &r), CT_OK);
+        CHECK(rd(r, g, sizeof g));
+        CHECK_MSG(g[0] == INFINITY, "gelu(inf) = %g", g[0]);
+        CHECK(isnan(g[1]));
+        CHECK(g[2] == 40.0 && g[3] == 0.0);
+        ct_tensor_release(r);
+        ct_tensor_release(a);
+    }
+}
+
+int main(void) {
+    ctx = tu_ctx_or_skip();
+    RUN(div_scalar_int_tensor_scalar_not_wrapped);
+    RUN(clamp_nan_bound_with_both_bounds);
+    RUN(pow_exponent_overflow);
+    RUN(pow_exponent_rounded_half);
+    RUN(full_value_conversion);
+    RUN(arange_integer_truncates_bounds);
+    RUN(bool_add_alpha);
+    RUN(addcdiv_integer_operands);
+    RUN(gelu_f64_infinities);
+    ct_ctx_free(ctx);
+    return ct_test_end();
+}
