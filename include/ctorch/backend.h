@@ -56,7 +56,9 @@ extern "C" {
     X(CT_OP_LAYER_NORM) /* in0 (R,C) in1 weight(C) or NULL, in2 bias(C) or NULL; scalars[0]=eps */ \
     X(CT_OP_EMBEDDING)  /* in0 weight (V,D), in1 indices (N) int32/int64, out (N,D) */             \
     X(CT_OP_RAND)       /* ints[0]=seed, ints[1]=offset, ints[2]: 0 uniform, 1 normal */           \
-    X(CT_OP_ARANGE)     /* scalars[0]=start, scalars[1]=step */
+    X(CT_OP_ARANGE)     /* scalars[0]=start, scalars[1]=step */                                    \
+    X(CT_OP_OPTIM_STEP) /* fused optimizer step, in place: out0 param, out1 state (f32), in0       \
+                           grad; hyper-parameters packed as in src/optim (ct_k_optim_hp) */
 
 typedef enum ct_op_kind {
 #define CT__OP_ENUM(name) name,
