@@ -440,6 +440,39 @@ TEST(errors) {
         ct_tensor_release(rel[k]);
 }
 
+/* 0-d and zero-size parameters work in both implementations (the 0-d one moves as the reference
+ * says; the empty one stays empty). */
+TEST(scalar_and_empty_params) {
+    for (int impl = 0; impl < 2; impl++) {
+        ct_tensor *s, *e, *gs, *ge;
+        float v = 0.5f, gv = 0.25f;
+        const int64_t zero = 0;
+        CHECK_OK(ct_tensor_from_host(ctx, &v, CT_FLOAT32, 0, NULL, &s));
+        CHECK_OK(ct_tensor_from_host(ctx, &gv, CT_FLOAT32, 0, NULL, &gs));
+        CHECK_OK(ct_tensor_zeros(ctx, CT_FLOAT32, 1, &zero, &e));
+        CHECK_OK(ct_tensor_zeros(ctx, CT_FLOAT32, 1, &zero, &ge));
+        ct_optim_options o = ct_optim_options_default(CT_OPTIM_ADAM);
+        o.impl = (ct_optim_impl)impl;
+        ct_tensor *ps[2] = {s, e}, *gr[2] = {gs, ge};
+        ct_optim *opt;
+        CHECK_OK(ct_optim_create(ctx, &o, 2, ps, &opt));
+        ref_el r = {v, 0, 0, 0};
+        for (int step = 1; step <= 3; step++) {
+            CHECK_OK(ct_optim_step(opt, gr));
+            ref_step(&o, step, &r, gv);
+        }
+        float out;
+        CHECK_OK(ct_tensor_to_host(s, &out, sizeof out));
+        CHECK(bits_eq(out, r.p) && out != v);
+        CHECK(ct_tensor_numel(e) == 0);
+        ct_optim_free(opt);
+        ct_tensor_release(s);
+        ct_tensor_release(e);
+        ct_tensor_release(gs);
+        ct_tensor_release(ge);
+    }
+}
+
 TEST(defaults) {
     ct_optim_options a = ct_optim_options_default(CT_OPTIM_ADAMW);
     CHECK(a.size == sizeof a && a.kind == CT_OPTIM_ADAMW && a.impl == CT_OPTIM_IMPL_FUSED);
@@ -458,6 +491,7 @@ int main(void) {
     RUN(defaults);
     RUN(errors);
     RUN(null_grad_skips);
+    RUN(scalar_and_empty_params);
     RUN(half_params);
     RUN(parity_sgd);
     RUN(parity_adam);
