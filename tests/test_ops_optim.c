@@ -473,6 +473,73 @@ TEST(scalar_and_empty_params) {
     }
 }
 
+/* Fault injection: fail the Nth allocation through create + two steps of each implementation;
+ * every failure is CT_ERR_OOM with a message and leaks nothing (the hook counts live blocks). */
+typedef struct {
+    long calls, fail_at, live;
+} fault_state;
+static void *f_alloc(void *user, size_t n, size_t align) {
+    fault_state *s = user;
+    if (s->calls++ == s->fail_at) return NULL;
+    void *p = NULL;
+    if (posix_memalign(&p, align < sizeof(void *) ? sizeof(void *) : align, n ? n : 1)) return NULL;
+    s->live++;
+    return p;
+}
+static void f_free(void *user, void *p) {
+    fault_state *s = user;
+    s->live--;
+    free(p);
+}
+static ct_status fault_sequence(ct_ctx *c, ct_optim_impl impl) {
+    const int64_t n = 37;
+    ct_tensor *t[4] = {0};
+    ct_optim *opt = NULL;
+    ct_status st;
+    if ((st = ct_tensor_full(c, CT_FLOAT32, 1, &n, 0.5, &t[0])) != CT_OK) goto done;
+    if ((st = ct_tensor_full(c, CT_BFLOAT16, 1, &n, 0.25, &t[1])) != CT_OK) goto done;
+    if ((st = ct_tensor_full(c, CT_FLOAT32, 1, &n, 0.1, &t[2])) != CT_OK) goto done;
+    if ((st = ct_tensor_full(c, CT_BFLOAT16, 1, &n, -0.1, &t[3])) != CT_OK) goto done;
+    ct_optim_options o = ct_optim_options_default(CT_OPTIM_ADAMW);
+    o.impl = impl;
+    o.amsgrad = true;
+    if ((st = ct_optim_create(c, &o, 2, t, &opt)) != CT_OK) goto done;
+    for (int k = 0; k < 2 && st == CT_OK; k++)
+        st = ct_optim_step(opt, t + 2);
+done:
+    ct_optim_free(opt);
+    for (int i = 0; i < 4; i++)
+        ct_tensor_release(t[i]);
+    return st;
+}
+TEST(fault_injection) {
+    for (int impl = 0; impl < 2; impl++) {
+        int oom = 0, n;
+        for (n = 0; n < 400; n++) {
+            fault_state fs = {0, -1, 0};
+            ct_ctx_options co = {.size = sizeof co, .allocator = {f_alloc, f_free, &fs}};
+            ct_ctx *c = NULL;
+            CHECK_OK(ct_ctx_create(&co, &c));
+            long before = fs.live;
+            fs.fail_at = fs.calls + n;
+            ct_status st = fault_sequence(c, (ct_optim_impl)impl);
+            if (st != CT_OK) {
+                oom++;
+                CHECK_MSG(st == CT_ERR_OOM, "impl %d n=%d: status %d (%s)", impl, n, (int)st,
+                          ct_ctx_last_error(c));
+                CHECK_MSG(strstr(ct_ctx_last_error(c), "memory") != NULL, "n=%d message '%s'", n,
+                          ct_ctx_last_error(c));
+            }
+            CHECK_MSG(fs.live == before, "impl %d n=%d: %ld blocks leaked", impl, n,
+                      fs.live - before);
+            ct_ctx_free(c);
+            CHECK(fs.live == 0);
+            if (st == CT_OK) break;
+        }
+        CHECK(oom > 5 && n < 400);
+    }
+}
+
 TEST(defaults) {
     ct_optim_options a = ct_optim_options_default(CT_OPTIM_ADAMW);
     CHECK(a.size == sizeof a && a.kind == CT_OPTIM_ADAMW && a.impl == CT_OPTIM_IMPL_FUSED);
@@ -492,6 +559,7 @@ int main(void) {
     RUN(errors);
     RUN(null_grad_skips);
     RUN(scalar_and_empty_params);
+    RUN(fault_injection);
     RUN(half_params);
     RUN(parity_sgd);
     RUN(parity_adam);
