@@ -288,6 +288,11 @@ static ct_status op_mx_quantize(void) {
 static ct_status op_mx_dequantize(void) { return ct_mx_dequantize(ctx, Wq, CT_FLOAT32, &OUT); }
 static ct_status op_mx_dequantize_into(void) { return ct_mx_dequantize_into(ctx, Wq, Q8); }
 static ct_status op_mx_linear(void) { return ct_mx_linear(ctx, A, Wq, NULL, &OUT); }
+static ct_optim *Opt;
+static ct_status op_optim_step(void) {
+    ct_tensor *g[1] = {B};
+    return ct_optim_step(Opt, g);
+}
 
 typedef struct {
     const char *name;
@@ -369,6 +374,7 @@ static const op_entry computing[] = {
     E(mx_dequantize),
     E(mx_dequantize_into),
     E(mx_linear),
+    E(optim_step),
 };
 
 /* Public functions that do not compute on a stream, and why. */
@@ -466,6 +472,9 @@ static const struct {
     {"ct_mx_format_name", "table lookup"},
     {"ct_mx_from_gguf_mxfp4", "host byte import (refused during capture, as host uploads)"},
     {"ct_mx_to_gguf_mxfp4", "host byte export (refused during capture, as host reads)"},
+    {"ct_optim_options_default", "options constructor"},
+    {"ct_optim_create", "lifetime (its zero state comes from ct_tensor_full, listed above)"},
+    {"ct_optim_free", "lifetime"},
 };
 
 static void release_outs(void) {
@@ -491,6 +500,9 @@ TEST(every_computing_op_is_captured) {
     double iv[6] = {0, 3, 9, 2, 2, 7};
     Idx = from_f64(CT_INT64, 1, s6, iv);
     CHECK_OK(ct_mx_quantize(ctx, A, CT_MXFP4_E2M1, 32, 1, CT_MX_SCALE_FLOOR, &Wq));
+    ct_optim_options oo = ct_optim_options_default(CT_OPTIM_ADAM);
+    oo.impl = CT_OPTIM_IMPL_FUSED;
+    CHECK_OK(ct_optim_create(ctx, &oo, 1, &Dst, &Opt));
     for (size_t i = 0; i < sizeof computing / sizeof computing[0]; i++) {
         ct_graph *g = NULL;
         CHECK_OK(ct_graph_create(ctx, (ct_device){CT_DEVICE_CPU, 0}, NULL, &g));
@@ -509,6 +521,7 @@ TEST(every_computing_op_is_captured) {
     for (size_t i = 0; i < sizeof all / sizeof all[0]; i++)
         ct_tensor_release(all[i]);
     ct_mx_tensor_free(Wq);
+    ct_optim_free(Opt);
 }
 
 /* Names of the CT_API functions declared in include/ctorch/ headers. */

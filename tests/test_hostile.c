@@ -491,6 +491,74 @@ TEST(stream_submit_checks_domain_ops) {
     ct_ctx_free(ctx);
 }
 
+/* The fused optimizer step at the public submit entry: SGD with momentum (first step: the buffer
+ * starts as g) runs and matches p - lr * g; a state too small for the option's slots, a grad of
+ * another shape or dtype, a non-contiguous param and an unknown kind are refused. */
+TEST(stream_submit_checks_optim_step) {
+    ct_ctx *ctx = make_ctx(false, NULL);
+    ct_stream *s = NULL;
+    CHECK_OK(ct_ctx_default_stream(ctx, (ct_device){CT_DEVICE_CPU, 0}, &s));
+    float pv[8] = {1, 2, 3, 4, 5, 6, 7, 8}, gv[8] = {1, -1, 2, -2, 3, -3, 4, -4};
+    int64_t n8 = 8, n4 = 4, s24[2] = {2, 4};
+    ct_tensor *p = NULL, *g = NULL, *st = NULL, *small = NULL, *gd = NULL, *p2 = NULL;
+    CHECK_OK(ct_tensor_from_host(ctx, pv, CT_FLOAT32, 1, &n8, &p));
+    CHECK_OK(ct_tensor_from_host(ctx, gv, CT_FLOAT32, 1, &n8, &g));
+    CHECK_OK(ct_tensor_zeros(ctx, CT_FLOAT32, 1, &n8, &st));
+    CHECK_OK(ct_tensor_zeros(ctx, CT_FLOAT32, 1, &n4, &small));
+    CHECK_OK(ct_tensor_zeros(ctx, CT_FLOAT64, 1, &n8, &gd));
+    CHECK_OK(ct_tensor_zeros(ctx, CT_FLOAT32, 2, s24, &p2));
+    ct_op_desc good, d;
+    memset(&good, 0, sizeof good);
+    good.kind = CT_OP_OPTIM_STEP;
+    good.n_out = 2;
+    good.n_in = 1;
+    fill_operand(&good.operands[0], p);
+    fill_operand(&good.operands[1], st);
+    fill_operand(&good.operands[2], g);
+    good.compute_dtype = CT_FLOAT32;
+    good.ints[0] = 0 | (4 | 8) << 8; /* SGD, momentum, first step */
+    good.scalars[0] = 0.0;           /* weight decay */
+    good.scalars[1] = 0.5;           /* momentum */
+    good.scalars[2] = 1.0;           /* 1 - dampening */
+    good.scalars[3] = -0.25;         /* -lr */
+    good.num_threads = 1;
+    CHECK_OK(ct_stream_submit(s, &good));
+    const float *pr = ct_tensor_data_ptr(p), *sr = ct_tensor_data_ptr(st);
+    for (int i = 0; i < 8; i++) {
+        CHECK_MSG(pr[i] == pv[i] - 0.25f * gv[i], "p[%d] = %g", i, (double)pr[i]);
+        CHECK_MSG(sr[i] == gv[i], "momentum buffer[%d] = %g", i, (double)sr[i]);
+    }
+#define BAD(mutation, want)                                                                        \
+    do {                                                                                           \
+        d = good;                                                                                  \
+        mutation;                                                                                  \
+        CHECK_ST(ct_stream_submit(s, &d), want);                                                   \
+    } while (0)
+    BAD(fill_operand(&d.operands[1], small), CT_ERR_SHAPE); /* 4 state values for 8 params */
+    BAD(d.operands[1].data = NULL, CT_ERR_SHAPE);           /* momentum needs its buffer */
+    BAD(fill_operand(&d.operands[2], gd), CT_ERR_SHAPE);    /* grad of another dtype */
+    BAD(fill_operand(&d.operands[2], small), CT_ERR_SHAPE); /* grad of another shape */
+    BAD(d.ints[0] = 7, CT_ERR_SHAPE);                       /* no such optimizer */
+    BAD(d.ints[0] = 1 | 32 << 8, CT_ERR_SHAPE);             /* amsgrad Adam: 3 slots */
+    BAD(d.n_in = 2, CT_ERR_INVALID_ARG);
+    BAD((fill_operand(&d.operands[0], p2), d.operands[0].strides[0] = 1,
+         d.operands[0].strides[1] = 2, d.operands[0].shape[0] = 4, d.operands[0].shape[1] = 2,
+         fill_operand(&d.operands[2], p2), d.operands[2].shape[0] = 4, d.operands[2].shape[1] = 2,
+         d.operands[2].strides[0] = 2),
+        CT_ERR_SHAPE); /* a transposed (non-contiguous) param */
+#undef BAD
+    /* SGD without momentum takes no state */
+    d = good;
+    d.ints[0] = 0;
+    d.operands[1].data = NULL;
+    d.operands[1].tensor = NULL;
+    CHECK_OK(ct_stream_submit(s, &d));
+    ct_tensor *all[] = {p, g, st, small, gd, p2};
+    for (size_t i = 0; i < sizeof all / sizeof all[0]; i++)
+        ct_tensor_release(all[i]);
+    ct_ctx_free(ctx);
+}
+
 TEST(stream_submit_rejects_malformed_descriptors) {
     ct_ctx *ctx = make_ctx(false, NULL), *c2 = make_ctx(false, NULL);
     ct_stream *s = NULL;
@@ -767,6 +835,7 @@ int main(void) {
     RUN_FORKED(empty_on_bad_device_fails);
     RUN_FORKED(stream_submit_rejects_malformed_descriptors);
     RUN_FORKED(stream_submit_checks_domain_ops);
+    RUN_FORKED(stream_submit_checks_optim_step);
     RUN_FORKED(capture_oom_invalidates_with_reason);
     RUN_FORKED(capture_failures_invalidate_never_empty_reason);
     RUN_FORKED(eigh_large_n_is_refused_not_silently_ok);

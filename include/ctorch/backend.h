@@ -61,7 +61,9 @@ extern "C" {
     X(CT_OP_EIGH)          /* out w (B,n) [v (B,n,n)] [info (B) int32] in a (B,n,n) [work u8] */   \
     X(CT_OP_MX_QUANTIZE)   /* out codes (R,rowbytes) scales (R,nblk), in src (R,L) [work f32] */   \
     X(CT_OP_MX_DEQUANTIZE) /* out (R,L) f32, in codes (R,rowbytes) scales (R,nblk) */              \
-    X(CT_OP_MX_LINEAR)     /* out y (M,N), in x (M,K), codes, scales, [bias (N)], work f32 */
+    X(CT_OP_MX_LINEAR)     /* out y (M,N), in x (M,K), codes, scales, [bias (N)], work f32 */      \
+    X(CT_OP_OPTIM_STEP)    /* fused optimizer step, in place: out0 param, out1 state (f32), in0    \
+                              grad; hyper-parameters packed as in src/optim (ct_k_optim_hp) */
 
 typedef enum ct_op_kind {
 #define CT__OP_ENUM(name) name,

@@ -9,4 +9,5 @@
 #include "ctorch/linalg.h"
 #include "ctorch/mx.h"
 #include "ctorch/graph.h"
+#include "ctorch/optim.h"
 #endif

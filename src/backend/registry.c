@@ -179,16 +179,18 @@ static const signed char ct__op_arity[CT_OP_COUNT][2] = {
     [CT_OP_LOG_SOFTMAX] = {1, 1}, [CT_OP_MATMUL] = {2, 2},      [CT_OP_LAYER_NORM] = {3, 3},
     [CT_OP_EMBEDDING] = {2, 2},   [CT_OP_RAND] = {0, 1},        [CT_OP_ARANGE] = {0, 0},
     [CT_OP_EIGH] = {2, 2},        [CT_OP_MX_QUANTIZE] = {1, 2}, [CT_OP_MX_DEQUANTIZE] = {2, 2},
-    [CT_OP_MX_LINEAR] = {5, 5},
+    [CT_OP_MX_LINEAR] = {5, 5},   [CT_OP_OPTIM_STEP] = {1, 1},
 };
 
 static int ct__op_outputs(ct_op_kind k) {
-    return k == CT_OP_EIGH ? 3 : k == CT_OP_MX_QUANTIZE ? 2 : 1;
+    return k == CT_OP_EIGH ? 3 : (k == CT_OP_MX_QUANTIZE || k == CT_OP_OPTIM_STEP) ? 2 : 1;
 }
 
-/* Operands a kind may leave absent (data NULL): eigh's v, info and work, mx_linear's bias. */
+/* Operands a kind may leave absent (data NULL): eigh's v, info and work, mx_linear's bias, the
+ * optimizer state of plain SGD. */
 static bool ct__optional_operand(ct_op_kind k, int i) {
-    return (k == CT_OP_EIGH && (i == 1 || i == 2 || i == 4)) || (k == CT_OP_MX_LINEAR && i == 4);
+    return (k == CT_OP_EIGH && (i == 1 || i == 2 || i == 4)) || (k == CT_OP_MX_LINEAR && i == 4) ||
+           (k == CT_OP_OPTIM_STEP && i == 1);
 }
 
 static bool ct__contig2(const ct_operand *o, int ndim, int64_t d0, int64_t d1, int64_t d2) {
@@ -197,6 +199,23 @@ static bool ct__contig2(const ct_operand *o, int ndim, int64_t d0, int64_t d1, i
     int64_t s = 1;
     for (int d = ndim - 1; d >= 0; d--) {
         if (o->shape[d] != want[d] || (o->shape[d] != 1 && o->strides[d] != s)) return false;
+        s *= o->shape[d];
+    }
+    return true;
+}
+
+static bool ct__same_shape(const ct_operand *a, const ct_operand *b) {
+    if (a->ndim != b->ndim) return false;
+    for (int d = 0; d < a->ndim; d++)
+        if (a->shape[d] != b->shape[d]) return false;
+    return true;
+}
+
+/* Row-major contiguous (size-1 dims may have any stride). */
+static bool ct__is_contiguous(const ct_operand *o) {
+    int64_t s = 1;
+    for (int d = o->ndim - 1; d >= 0; d--) {
+        if (o->shape[d] != 1 && o->strides[d] != s) return false;
         s *= o->shape[d];
     }
     return true;
@@ -276,15 +295,27 @@ static bool ct__check_domain(const ct_op_desc *op, const char **rule) {
                o[5].shape[0] >=
                    ct__mx_linear_work_floats(M, N, L, f->dtype == CT_FLOAT32, o[4].data != NULL);
     }
+    case CT_OP_OPTIM_STEP: {
+        *rule = "optim_step: contiguous param f32/f16/bf16 and grad of its shape and dtype, kind "
+                "ints[0] & 0xff in 0..3, contiguous f32 state of slots * numel(param) values "
+                "(SGD without momentum: absent)";
+        const ct_operand *p = &o[0], *st = &o[1], *g = &o[2];
+        const int64_t kind = op->ints[0] & 0xff, flags = (int64_t)((uint64_t)op->ints[0] >> 8);
+        if (kind < 0 || kind > 3 || op->compute_dtype != CT_FLOAT32) return false;
+        if (!ct__mx_float(p->dtype) || g->dtype != p->dtype || !ct__same_shape(p, g) ||
+            !ct__is_contiguous(p) || !ct__is_contiguous(g))
+            return false;
+        const int64_t n = ct__numel(p->ndim, p->shape);
+        const int64_t slots = kind == 0      ? ((flags & 4) ? 1 : 0)
+                              : kind == 3    ? 1
+                              : (flags & 32) ? 3
+                                             : 2;
+        if (!st->data) return slots == 0;
+        return st->dtype == CT_FLOAT32 && ct__is_contiguous(st) && n <= INT64_MAX / 4 &&
+               ct__numel(st->ndim, st->shape) >= slots * n;
+    }
     default: *rule = ""; return true;
     }
-}
-
-static bool ct__same_shape(const ct_operand *a, const ct_operand *b) {
-    if (a->ndim != b->ndim) return false;
-    for (int d = 0; d < a->ndim; d++)
-        if (a->shape[d] != b->shape[d]) return false;
-    return true;
 }
 
 /* One operand: a live tensor of this context on the stream's device, a sane geometry, and every
@@ -433,7 +464,8 @@ static ct_status ct__check_desc(ct_stream *s, const ct_op_desc *op) {
     case CT_OP_EIGH:
     case CT_OP_MX_QUANTIZE:
     case CT_OP_MX_DEQUANTIZE:
-    case CT_OP_MX_LINEAR: ok = ct__check_domain(op, &rule); break;
+    case CT_OP_MX_LINEAR:
+    case CT_OP_OPTIM_STEP: ok = ct__check_domain(op, &rule); break;
     default: /* elementwise: inputs broadcast to the output's shape */
         rule = "elementwise: every operand has the output's shape; inputs in the compute dtype "
                "(where's condition bool)";

@@ -1,6 +1,7 @@
 /* Copy/cast, fill, arange, counter-based random numbers, embedding, layer_norm, naive matmul,
  * and ct_k_run: the portable entry point for every op. */
 #include "backends/cpu/kernels/ew.h"
+#include "backends/cpu/kernels/optim_kernels.h"
 #include "backends/cpu/kernels/par.h"
 
 #include <math.h>
@@ -306,6 +307,7 @@ ct_status ct_k_run(const ct_op_desc *op, const ct_k_isa *isa) {
     case CT_OP_EMBEDDING: return ct_k_embedding(op);
     case CT_OP_LAYER_NORM: return ct_k_layer_norm(op);
     case CT_OP_MATMUL: return ct_k_matmul_ref(op);
+    case CT_OP_OPTIM_STEP: return ct_k_optim(op, isa);
     default: return ct_k_elementwise(op, isa);
     }
 }

@@ -1,0 +1,49 @@
+/* ctorch optimizers: SGD, Adam, AdamW, Adagrad with torch.optim semantics, in two implementations
+ * that give the same bits: FUSED (one CT_OP_OPTIM_STEP kernel per parameter, one pass over memory)
+ * and FOREACH (the step written with public ops). Formulas, rounding and the parity guarantee:
+ * docs/optim.md.
+ * Ownership: ct_optim_create retains the parameters and owns the optimizer state (f32 tensors);
+ * ct_optim_free releases both (NULL is a no-op). Gradients passed to ct_optim_step are borrowed.
+ * Thread-safety: as the owning ct_ctx. */
+#ifndef CTORCH_OPTIM_H
+#define CTORCH_OPTIM_H
+
+#include "ctorch/tensor.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef enum { CT_OPTIM_SGD, CT_OPTIM_ADAM, CT_OPTIM_ADAMW, CT_OPTIM_ADAGRAD } ct_optim_kind;
+typedef enum { CT_OPTIM_IMPL_FUSED, CT_OPTIM_IMPL_FOREACH } ct_optim_impl;
+
+/* Hyper-parameters (torch.optim names; each optimizer reads the ones it has). */
+typedef struct {
+    size_t size; /* sizeof(ct_optim_options) */
+    ct_optim_kind kind;
+    ct_optim_impl impl;
+    double lr, momentum, dampening, weight_decay, beta1, beta2, eps, lr_decay,
+        initial_accumulator_value;
+    bool nesterov, amsgrad, maximize;
+} ct_optim_options;
+
+typedef struct ct_optim ct_optim;
+
+/* torch.optim's defaults for `kind` (SGD lr 1e-3 as torch 2.x; Adam/AdamW lr 1e-3, betas
+ * (0.9, 0.999), eps 1e-8, AdamW weight_decay 1e-2; Adagrad lr 1e-2, eps 1e-10), impl FUSED. */
+CT_API ct_optim_options ct_optim_options_default(ct_optim_kind kind);
+/* An optimizer over n_params (>= 1) distinct contiguous f32/f16/bf16 parameters of ctx.
+ * CT_ERR_INVALID_ARG for a bad option (the message names it and its value), CT_ERR_DTYPE /
+ * CT_ERR_INVALID_ARG for a bad parameter, CT_ERR_OOM. */
+CT_API ct_status ct_optim_create(ct_ctx *ctx, const ct_optim_options *opts, int n_params,
+                                 ct_tensor *const *params, ct_optim **out);
+/* One step: updates the parameters (and state) in place from grads[i] (same shape and dtype as
+ * params[i]; NULL skips that parameter, as a None grad in torch). Capturable in a graph. */
+CT_API ct_status ct_optim_step(ct_optim *opt, ct_tensor *const *grads);
+/* Free the optimizer and its state, release the parameters (NULL is a no-op). */
+CT_API void ct_optim_free(ct_optim *opt);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

@@ -1,0 +1,3 @@
+/* The avx512 build of the fused optimizer loops (optim_body.inc). */
+#define CT_SFX(name) ct_k_avx512_##name
+#include "backends/cpu/kernels/optim_body.inc"

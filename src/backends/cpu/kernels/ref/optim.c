@@ -1,0 +1,70 @@
+/* The ref build of the fused optimizer loops (optim_body.inc) and the CT_OP_OPTIM_STEP kernel:
+ * picks the ISA's loop, splits the parameter over the context's pool (each element is computed
+ * whole by one thread, so the split never changes a bit), and runs f16/bf16 parameters through
+ * f32 blocks (widened, updated in f32, rounded once to nearest even on store). */
+#define CT_SFX(name) ct_k_ref_##name
+#include "backends/cpu/kernels/optim_body.inc"
+
+#include "backends/cpu/kernels/ew.h"
+#include "backends/cpu/kernels/par.h"
+
+typedef struct {
+    ct_k_optim_hp h;
+    ct_k_optim_fn fn;
+    ct_dtype dt;
+    char *p;
+    const char *g;
+    float *st;
+    int64_t n;
+} ct_k_optim_job;
+
+enum { CT_K_OPT_BLOCK = 512 };
+
+static void ct_k_optim_range(void *arg, int64_t b, int64_t e) {
+    const ct_k_optim_job *j = arg;
+    if (j->dt == CT_FLOAT32) {
+        /* the state slots are j->n apart: offset every slot by b */
+        j->fn(&j->h, e - b, (float *)j->p + b, (const float *)j->g + b, j->st ? j->st + b : NULL,
+              j->n);
+        return;
+    }
+    bool bf = j->dt == CT_BFLOAT16;
+    float pb[CT_K_OPT_BLOCK], gb[CT_K_OPT_BLOCK];
+    uint16_t *p16 = (uint16_t *)j->p;
+    const uint16_t *g16 = (const uint16_t *)j->g;
+    for (int64_t s = b; s < e; s += CT_K_OPT_BLOCK) {
+        int64_t k = e - s < CT_K_OPT_BLOCK ? e - s : CT_K_OPT_BLOCK;
+        for (int64_t i = 0; i < k; i++) {
+            pb[i] = bf ? ct__bf2f(p16[s + i]) : ct__h2f(p16[s + i]);
+            gb[i] = bf ? ct__bf2f(g16[s + i]) : ct__h2f(g16[s + i]);
+        }
+        j->fn(&j->h, k, pb, gb, j->st ? j->st + s : NULL, j->n);
+        for (int64_t i = 0; i < k; i++)
+            p16[s + i] = bf ? ct__f2bf(pb[i]) : ct__f2h(pb[i]);
+    }
+}
+
+ct_status ct_k_optim(const ct_op_desc *op, const ct_k_isa *isa) {
+    if (op->n_out != 2 || op->n_in != 1) return CT_ERR_UNSUPPORTED;
+    const ct_operand *po = &op->operands[0], *so = &op->operands[1], *go = &op->operands[2];
+    ct_dtype dt = po->dtype;
+    if ((dt != CT_FLOAT32 && dt != CT_FLOAT16 && dt != CT_BFLOAT16) || go->dtype != dt ||
+        (so->data && so->dtype != CT_FLOAT32))
+        return CT_ERR_UNSUPPORTED;
+    ct_k_optim_job j;
+    ct_k_optim_unpack(op, &j.h);
+    if (j.h.kind < CT_K_OPT_SGD || j.h.kind > CT_K_OPT_ADAGRAD) return CT_ERR_UNSUPPORTED;
+    j.fn = isa == &ct_k_isa_avx512 ? ct_k_avx512_optim_f32
+           : isa == &ct_k_isa_avx2 ? ct_k_avx2_optim_f32
+                                   : ct_k_ref_optim_f32;
+    j.dt = dt;
+    j.p = po->data;
+    j.g = go->data;
+    j.st = so->data;
+    j.n = 1;
+    for (int d = 0; d < po->ndim; d++)
+        j.n *= po->shape[d];
+    if (j.n == 0) return CT_OK;
+    ct_k_parallel_for(j.n, 32768, op->num_threads, ct_k_optim_range, &j);
+    return CT_OK;
+}

@@ -1,0 +1,570 @@
+/* Optimizers (include/ctorch/optim.h): FUSED == FOREACH == the captured FOREACH step replayed ==
+ * the captured FUSED step replayed == a scalar f32 reference written here from docs/optim.md, bit
+ * for bit, over many steps, every option combination, sizes 1, 7, 33, 1023 and a size the thread
+ * pool splits; run once per ISA by ctest. Also f16/bf16 parameters, NULL grads, and errors.
+ * Under the default settings sizes 1..1023 run 200 steps and the large size 10 (ASan keeps the
+ * suite fast); CT_OPTIM_STEPS=N runs every size N steps (the issue's 1000-step run). */
+#include "test_util.h"
+
+#include <stdint.h>
+#include <string.h>
+
+static ct_ctx *ctx;
+
+#define NSIZES 5
+static const int64_t sizes[NSIZES] = {1, 7, 33, 1023, 70001};
+/* Steps of the run on the small sizes and of the run that adds the large size (CT_OPTIM_STEPS
+ * sets both: CT_OPTIM_STEPS=1000 is the issue's 1000-step run). */
+static int nsteps_small = 200, nsteps_large = 10;
+
+/* ---- scalar reference: the documented formulas, one element at a time ---- */
+typedef struct {
+    float p, m, v, vmax;
+} ref_el;
+
+static void ref_step(const ct_optim_options *o, int64_t step, ref_el *e, float g) {
+    double st = (double)step;
+    if (o->maximize) g = -g;
+    float wd = (float)o->weight_decay;
+    switch (o->kind) {
+    case CT_OPTIM_SGD:
+        if (o->weight_decay != 0) g = fmaf(wd, e->p, g);
+        if (o->momentum != 0) {
+            float mom = (float)o->momentum;
+            e->m = step == 1 ? g : fmaf((float)(1.0 - o->dampening), g, e->m * mom);
+            g = o->nesterov ? fmaf(mom, e->m, g) : e->m;
+        }
+        e->p = fmaf((float)-o->lr, g, e->p);
+        break;
+    case CT_OPTIM_ADAM:
+    case CT_OPTIM_ADAMW: {
+        if (o->weight_decay != 0) {
+            if (o->kind == CT_OPTIM_ADAMW)
+                e->p = e->p * (float)(1.0 - o->lr * o->weight_decay);
+            else
+                g = fmaf(wd, e->p, g);
+        }
+        float w = (float)(1.0 - o->beta1);
+        float d = g - e->m;
+        e->m = w < 0.5f ? fmaf(w, d, e->m) : fmaf(-(1.0f - w), d, g);
+        e->v = fmaf((float)(1.0 - o->beta2) * g, g, e->v * (float)o->beta2);
+        float vv = e->v;
+        if (o->amsgrad) {
+            e->vmax = e->vmax > e->v ? e->vmax : e->v;
+            vv = e->vmax;
+        }
+        double bc1 = 1.0 - pow(o->beta1, st), bc2 = 1.0 - pow(o->beta2, st);
+        float denom = sqrtf(vv) / (float)sqrt(bc2) + (float)o->eps;
+        e->p = fmaf((float)-(o->lr / bc1), e->m / denom, e->p);
+        break;
+    }
+    case CT_OPTIM_ADAGRAD: {
+        if (o->weight_decay != 0) g = fmaf(wd, e->p, g);
+        double clr = o->lr / (1.0 + (st - 1.0) * o->lr_decay);
+        e->m = fmaf(g, g, e->m);
+        e->p = fmaf((float)-clr, g / (sqrtf(e->m) + (float)o->eps), e->p);
+        break;
+    }
+    }
+}
+
+/* ---- the runs ---- */
+enum { P_FUSED, P_FOREACH, P_GRAPH_FOREACH, P_GRAPH_FUSED, NPATHS };
+
+static float grad_val(unsigned long long *rng) {
+    double u = ct_t_uniform(rng);
+    if (u < 0.02) return 0.0f;
+    if (u < 0.04) return -0.0f;
+    return (float)(2.0 * ct_t_uniform(rng) - 1.0);
+}
+
+static int bits_eq(float a, float b) {
+    uint32_t x, y;
+    memcpy(&x, &a, 4);
+    memcpy(&y, &b, 4);
+    return x == y;
+}
+
+/* Run every path for nsteps steps on params of `sizes`; compare bit for bit with the reference
+ * after every step (the reference is cheap) and among the paths. */
+static int run_parity1(ct_optim_options o, const char *label, int nsizes, int nsteps) {
+    int64_t total = 0;
+    for (int s = 0; s < nsizes; s++)
+        total += sizes[s];
+    float *init = malloc(sizeof(float) * (size_t)total);
+    float *gbuf = malloc(sizeof(float) * (size_t)total);
+    ref_el *ref = calloc((size_t)total, sizeof(ref_el));
+    unsigned long long rng = 0x9e3779b97f4a7c15ULL;
+    for (int64_t i = 0; i < total; i++) {
+        init[i] = (float)(2.0 * ct_t_uniform(&rng) - 1.0);
+        ref[i].p = init[i];
+        ref[i].m = o.kind == CT_OPTIM_ADAGRAD ? (float)o.initial_accumulator_value : 0.0f;
+    }
+    ct_tensor *params[NPATHS][NSIZES], *grads[NSIZES];
+    ct_optim *opt[NPATHS] = {0};
+    int ok = 1;
+    for (int p = 0; p < NPATHS; p++) {
+        int64_t off = 0;
+        for (int s = 0; s < nsizes; s++) {
+            CHECK_OK(ct_tensor_from_host(ctx, init + off, CT_FLOAT32, 1, &sizes[s], &params[p][s]));
+            off += sizes[s];
+        }
+        ct_optim_options oo = o;
+        oo.impl =
+            (p == P_FUSED || p == P_GRAPH_FUSED) ? CT_OPTIM_IMPL_FUSED : CT_OPTIM_IMPL_FOREACH;
+        CHECK_OK(ct_optim_create(ctx, &oo, nsizes, params[p], &opt[p]));
+    }
+    for (int s = 0; s < nsizes; s++)
+        CHECK_OK(ct_tensor_zeros(ctx, CT_FLOAT32, 1, &sizes[s], &grads[s]));
+    float *out = malloc(sizeof(float) * (size_t)total);
+    for (int step = 1; step <= nsteps && ok; step++) {
+        for (int64_t i = 0; i < total; i++)
+            gbuf[i] = grad_val(&rng);
+        int64_t off = 0;
+        for (int s = 0; s < nsizes; s++) {
+            memcpy(ct_tensor_data_ptr(grads[s]), gbuf + off, sizeof(float) * (size_t)sizes[s]);
+            off += sizes[s];
+        }
+        for (int64_t i = 0; i < total; i++)
+            ref_step(&o, step, &ref[i], gbuf[i]);
+        for (int p = 0; p < NPATHS; p++) {
+            if (p == P_FUSED || p == P_FOREACH) {
+                ct_status st = ct_optim_step(opt[p], grads);
+                CHECK_MSG(st == CT_OK, "%s: %s", label, ct_ctx_last_error(ctx));
+                continue;
+            }
+            /* capture this step (nothing runs), then replay it once */
+            ct_graph *g = NULL;
+            CHECK_OK(ct_graph_create(ctx, (ct_device){CT_DEVICE_CPU, 0}, NULL, &g));
+            CHECK_OK(ct_graph_capture_begin(g, NULL));
+            ct_status st = ct_optim_step(opt[p], grads);
+            CHECK_MSG(st == CT_OK, "%s capture: %s", label, ct_ctx_last_error(ctx));
+            CHECK_OK(ct_graph_capture_end(g));
+            if (step == 1) { /* captured, not run */
+                CHECK(ct_graph_num_nodes(g) > 0);
+                CHECK(bits_eq(((float *)ct_tensor_data_ptr(params[p][nsizes - 1]))[0],
+                              init[total - sizes[nsizes - 1]]));
+            }
+            CHECK_OK(ct_graph_replay(g));
+            ct_graph_free(g);
+        }
+        off = 0;
+        for (int s = 0; s < nsizes && ok; s++) {
+            for (int p = 0; p < NPATHS && ok; p++) {
+                CHECK_OK(ct_tensor_to_host(params[p][s], out, sizeof(float) * (size_t)sizes[s]));
+                for (int64_t i = 0; i < sizes[s]; i++)
+                    if (!bits_eq(out[i], ref[off + i].p)) {
+                        CHECK_MSG(0, "%s: path %d size %lld step %d element %lld: %.9g, ref %.9g",
+                                  label, p, (long long)sizes[s], step, (long long)i, (double)out[i],
+                                  (double)ref[off + i].p);
+                        ok = 0;
+                        break;
+                    }
+            }
+            off += sizes[s];
+        }
+    }
+    for (int p = 0; p < NPATHS; p++) {
+        ct_optim_free(opt[p]);
+        for (int s = 0; s < nsizes; s++)
+            ct_tensor_release(params[p][s]);
+    }
+    for (int s = 0; s < nsizes; s++)
+        ct_tensor_release(grads[s]);
+    free(out);
+    free(init);
+    free(gbuf);
+    free(ref);
+    return ok;
+}
+
+static int run_parity(ct_optim_options o, const char *label) {
+    return run_parity1(o, label, NSIZES - 1, nsteps_small) &&
+           run_parity1(o, label, NSIZES, nsteps_large);
+}
+
+TEST(parity_sgd) {
+    int n = 0;
+    for (int mask = 0; mask < 32; mask++) {
+        ct_optim_options o = ct_optim_options_default(CT_OPTIM_SGD);
+        o.lr = 0.01;
+        o.maximize = mask & 1;
+        o.weight_decay = (mask & 2) ? 0.05 : 0;
+        o.momentum = (mask & 4) ? 0.9 : 0;
+        o.dampening = (mask & 8) ? 0.1 : 0;
+        o.nesterov = (mask & 16) != 0;
+        if (o.nesterov && (o.momentum == 0 || o.dampening != 0)) continue;
+        if (o.momentum == 0 && o.dampening != 0) continue;
+        char label[64];
+        snprintf(label, sizeof label, "sgd mask %d", mask);
+        CHECK(run_parity(o, label));
+        n++;
+    }
+    CHECK(n == 16);
+}
+
+static void parity_adam_kind(ct_optim_kind kind) {
+    for (int mask = 0; mask < 16; mask++) {
+        ct_optim_options o = ct_optim_options_default(kind);
+        o.lr = 0.01;
+        o.maximize = mask & 1;
+        o.weight_decay = (mask & 2) ? 0.1 : 0;
+        o.amsgrad = (mask & 4) != 0;
+        o.beta1 = (mask & 8) ? 0.3 : 0.9; /* 0.3: lerp weight 0.7 takes torch.lerp's second form */
+        o.eps = (mask & 8) ? 1e-3 : 1e-8;
+        char label[64];
+        snprintf(label, sizeof label, "%s mask %d", kind == CT_OPTIM_ADAM ? "adam" : "adamw", mask);
+        CHECK(run_parity(o, label));
+    }
+}
+TEST(parity_adam) { parity_adam_kind(CT_OPTIM_ADAM); }
+TEST(parity_adamw) { parity_adam_kind(CT_OPTIM_ADAMW); }
+
+TEST(parity_adagrad) {
+    for (int mask = 0; mask < 16; mask++) {
+        ct_optim_options o = ct_optim_options_default(CT_OPTIM_ADAGRAD);
+        o.lr = 0.05;
+        o.maximize = mask & 1;
+        o.weight_decay = (mask & 2) ? 0.1 : 0;
+        o.lr_decay = (mask & 4) ? 0.01 : 0;
+        o.initial_accumulator_value = (mask & 8) ? 0.1 : 0;
+        char label[64];
+        snprintf(label, sizeof label, "adagrad mask %d", mask);
+        CHECK(run_parity(o, label));
+    }
+}
+
+/* f16/bf16 parameters: f32 math, one rounding on store; FUSED == FOREACH bit for bit, and the
+ * reference rounded the same way. */
+TEST(half_params) {
+    const ct_optim_kind kinds[4] = {CT_OPTIM_SGD, CT_OPTIM_ADAM, CT_OPTIM_ADAMW, CT_OPTIM_ADAGRAD};
+    const ct_dtype dts[2] = {CT_FLOAT16, CT_BFLOAT16};
+    const int64_t n = 1031;
+    for (int k = 0; k < 4; k++)
+        for (int d = 0; d < 2; d++) {
+            ct_optim_options o = ct_optim_options_default(kinds[k]);
+            o.lr = 0.01;
+            o.momentum = kinds[k] == CT_OPTIM_SGD ? 0.9 : 0;
+            o.weight_decay = 0.01;
+            unsigned long long rng = 7;
+            uint16_t init[1031], gb[1031], out[2][1031] = {{0}};
+            ref_el ref[1031];
+            for (int64_t i = 0; i < n; i++) {
+                float v = (float)(2.0 * ct_t_uniform(&rng) - 1.0);
+                init[i] = dts[d] == CT_FLOAT16 ? ct_f32_to_f16(v) : ct_f32_to_bf16(v);
+                memset(&ref[i], 0, sizeof ref[i]);
+            }
+            ct_tensor *p[2], *g = NULL;
+            ct_optim *opt[2];
+            for (int j = 0; j < 2; j++) {
+                CHECK_OK(ct_tensor_from_host(ctx, init, dts[d], 1, &n, &p[j]));
+                o.impl = j ? CT_OPTIM_IMPL_FOREACH : CT_OPTIM_IMPL_FUSED;
+                CHECK_OK(ct_optim_create(ctx, &o, 1, &p[j], &opt[j]));
+            }
+            CHECK_OK(ct_tensor_zeros(ctx, dts[d], 1, &n, &g));
+            int bad = 0;
+            bool h = dts[d] == CT_FLOAT16;
+            for (int step = 1; step <= 50 && !bad; step++) {
+                for (int64_t i = 0; i < n; i++) {
+                    float v = grad_val(&rng);
+                    gb[i] = h ? ct_f32_to_f16(v) : ct_f32_to_bf16(v);
+                    /* reference: widen the stored param, step in f32, round once */
+                    uint16_t prev = step == 1 ? init[i] : out[0][i];
+                    ref[i].p = h ? ct_f16_to_f32(prev) : ct_bf16_to_f32(prev);
+                    if (step > 1 && out[0][i] != out[1][i]) bad = 1;
+                    ref_step(&o, step, &ref[i], h ? ct_f16_to_f32(gb[i]) : ct_bf16_to_f32(gb[i]));
+                }
+                memcpy(ct_tensor_data_ptr(g), gb, sizeof gb);
+                for (int j = 0; j < 2; j++)
+                    CHECK_OK(ct_optim_step(opt[j], &g));
+                for (int j = 0; j < 2; j++)
+                    CHECK_OK(ct_tensor_to_host(p[j], out[j], sizeof out[j]));
+                for (int64_t i = 0; i < n && !bad; i++) {
+                    uint16_t want = h ? ct_f32_to_f16(ref[i].p) : ct_f32_to_bf16(ref[i].p);
+                    if (out[0][i] != want || out[1][i] != want) {
+                        CHECK_MSG(0,
+                                  "kind %d dtype %d step %d el %lld: fused %04x foreach %04x "
+                                  "ref %04x",
+                                  k, d, step, (long long)i, out[0][i], out[1][i], want);
+                        bad = 1;
+                    }
+                }
+            }
+            CHECK(!bad);
+            for (int j = 0; j < 2; j++) {
+                ct_optim_free(opt[j]);
+                ct_tensor_release(p[j]);
+            }
+            ct_tensor_release(g);
+        }
+}
+
+/* A NULL grad skips its parameter: unchanged, and its step count does not advance (its first real
+ * step equals a fresh optimizer's first step, bias corrections included). */
+TEST(null_grad_skips) {
+    const int64_t n = 9;
+    float a0[9], b0[9], g0[9];
+    for (int i = 0; i < 9; i++) {
+        a0[i] = 0.1f * (float)i - 0.3f;
+        b0[i] = 0.05f * (float)i + 0.2f;
+        g0[i] = 0.5f - 0.1f * (float)i;
+    }
+    for (int impl = 0; impl < 2; impl++) {
+        ct_tensor *a, *b, *c, *g;
+        CHECK_OK(ct_tensor_from_host(ctx, a0, CT_FLOAT32, 1, &n, &a));
+        CHECK_OK(ct_tensor_from_host(ctx, b0, CT_FLOAT32, 1, &n, &b));
+        CHECK_OK(ct_tensor_from_host(ctx, b0, CT_FLOAT32, 1, &n, &c));
+        CHECK_OK(ct_tensor_from_host(ctx, g0, CT_FLOAT32, 1, &n, &g));
+        ct_optim_options o = ct_optim_options_default(CT_OPTIM_ADAM);
+        o.impl = (ct_optim_impl)impl;
+        o.lr = 0.1;
+        ct_tensor *ps[2] = {a, b};
+        ct_optim *opt, *fresh;
+        CHECK_OK(ct_optim_create(ctx, &o, 2, ps, &opt));
+        CHECK_OK(ct_optim_create(ctx, &o, 1, &c, &fresh));
+        ct_tensor *g1[2] = {g, NULL}, *g2[2] = {g, g};
+        CHECK_OK(ct_optim_step(opt, g1));
+        CHECK_OK(ct_optim_step(opt, g1));
+        float out[9], ref[9];
+        CHECK_OK(ct_tensor_to_host(b, out, sizeof out));
+        CHECK(memcmp(out, b0, sizeof out) == 0);
+        CHECK_OK(ct_optim_step(opt, g2));
+        CHECK_OK(ct_optim_step(fresh, &g));
+        CHECK_OK(ct_tensor_to_host(b, out, sizeof out));
+        CHECK_OK(ct_tensor_to_host(c, ref, sizeof ref));
+        CHECK(memcmp(out, ref, sizeof out) == 0);
+        CHECK(memcmp(out, b0, sizeof out) != 0);
+        ct_optim_free(opt);
+        ct_optim_free(fresh);
+        ct_tensor_release(a);
+        ct_tensor_release(b);
+        ct_tensor_release(c);
+        ct_tensor_release(g);
+    }
+}
+
+static void expect_bad(ct_optim_options o, int np, ct_tensor *const *ps, ct_status want,
+                       const char *needle) {
+    ct_optim *opt = (ct_optim *)(uintptr_t)1;
+    ct_status st = ct_optim_create(ctx, &o, np, ps, &opt);
+    CHECK_MSG(st == want, "status %d want %d (%s)", (int)st, (int)want, needle);
+    CHECK(opt == NULL);
+    CHECK_MSG(strstr(ct_ctx_last_error(ctx), needle) != NULL, "message '%s' lacks '%s'",
+              ct_ctx_last_error(ctx), needle);
+}
+
+TEST(errors) {
+    const int64_t n = 4, n3 = 3;
+    ct_tensor *p, *q, *i32, *g3, *gi;
+    CHECK_OK(ct_tensor_zeros(ctx, CT_FLOAT32, 1, &n, &p));
+    CHECK_OK(ct_tensor_zeros(ctx, CT_FLOAT32, 1, &n, &q));
+    CHECK_OK(ct_tensor_zeros(ctx, CT_INT32, 1, &n, &i32));
+    CHECK_OK(ct_tensor_zeros(ctx, CT_FLOAT32, 1, &n3, &g3));
+    CHECK_OK(ct_tensor_zeros(ctx, CT_FLOAT16, 1, &n, &gi));
+    ct_optim_options o = ct_optim_options_default(CT_OPTIM_SGD);
+    ct_optim_options b = o;
+    b.lr = -0.1;
+    expect_bad(b, 1, &p, CT_ERR_INVALID_ARG, "lr -0.1");
+    b = o;
+    b.lr = NAN;
+    expect_bad(b, 1, &p, CT_ERR_INVALID_ARG, "invalid lr");
+    b = o;
+    b.momentum = -1;
+    expect_bad(b, 1, &p, CT_ERR_INVALID_ARG, "momentum -1");
+    b = o;
+    b.nesterov = true;
+    expect_bad(b, 1, &p, CT_ERR_INVALID_ARG, "nesterov");
+    b = o;
+    b.weight_decay = -2;
+    expect_bad(b, 1, &p, CT_ERR_INVALID_ARG, "weight_decay -2");
+    b = ct_optim_options_default(CT_OPTIM_ADAM);
+    b.beta1 = 1.0;
+    expect_bad(b, 1, &p, CT_ERR_INVALID_ARG, "beta1 1");
+    b = ct_optim_options_default(CT_OPTIM_ADAMW);
+    b.beta2 = -0.5;
+    expect_bad(b, 1, &p, CT_ERR_INVALID_ARG, "beta2 -0.5");
+    b = ct_optim_options_default(CT_OPTIM_ADAM);
+    b.eps = -1e-8;
+    expect_bad(b, 1, &p, CT_ERR_INVALID_ARG, "eps");
+    b = ct_optim_options_default(CT_OPTIM_ADAGRAD);
+    b.lr_decay = -1;
+    expect_bad(b, 1, &p, CT_ERR_INVALID_ARG, "lr_decay -1");
+    b = ct_optim_options_default(CT_OPTIM_ADAGRAD);
+    b.initial_accumulator_value = -3;
+    expect_bad(b, 1, &p, CT_ERR_INVALID_ARG, "initial_accumulator_value -3");
+    b = o;
+    b.kind = (ct_optim_kind)7;
+    expect_bad(b, 1, &p, CT_ERR_INVALID_ARG, "kind 7");
+    b = o;
+    b.impl = (ct_optim_impl)5;
+    expect_bad(b, 1, &p, CT_ERR_INVALID_ARG, "impl 5");
+    b = o;
+    b.size = 3;
+    expect_bad(b, 1, &p, CT_ERR_INVALID_ARG, "options.size 3");
+    expect_bad(o, 0, &p, CT_ERR_INVALID_ARG, "n_params is 0");
+    expect_bad(o, 1, &i32, CT_ERR_DTYPE, "int32");
+    ct_tensor *pp[2] = {p, p};
+    expect_bad(o, 2, pp, CT_ERR_INVALID_ARG, "same parameter");
+    ct_tensor *pn[2] = {p, NULL};
+    expect_bad(o, 2, pn, CT_ERR_INVALID_ARG, "params[1] is NULL");
+    int64_t sh2[2] = {2, 2};
+    ct_tensor *m2, *mt;
+    CHECK_OK(ct_tensor_zeros(ctx, CT_FLOAT32, 2, sh2, &m2));
+    CHECK_OK(ct_tensor_transpose(ctx, m2, 0, 1, &mt));
+    expect_bad(o, 1, &mt, CT_ERR_INVALID_ARG, "not contiguous");
+    CHECK_ST(ct_optim_create(NULL, &o, 1, &p, NULL), CT_ERR_INVALID_ARG);
+    CHECK_ST(ct_optim_create(ctx, NULL, 1, &p, NULL), CT_ERR_INVALID_ARG);
+
+    /* step errors: nothing is updated */
+    float one[4] = {1, 1, 1, 1}, out[4];
+    CHECK_OK(ct_tensor_copy_(ctx, q, p));
+    ct_tensor *gq;
+    CHECK_OK(ct_tensor_from_host(ctx, one, CT_FLOAT32, 1, &n, &gq));
+    ct_optim *opt;
+    ct_tensor *ps[2] = {q, p};
+    CHECK_OK(ct_optim_create(ctx, &o, 2, ps, &opt));
+    ct_tensor *gs[2] = {gq, g3};
+    CHECK_ST(ct_optim_step(opt, gs), CT_ERR_SHAPE);
+    CHECK(strstr(ct_ctx_last_error(ctx), "grads[1] is [3]") != NULL);
+    gs[1] = gi;
+    CHECK_ST(ct_optim_step(opt, gs), CT_ERR_DTYPE);
+    CHECK(strstr(ct_ctx_last_error(ctx), "grads[1] is float16") != NULL);
+    CHECK_ST(ct_optim_step(opt, NULL), CT_ERR_INVALID_ARG);
+    CHECK_ST(ct_optim_step(NULL, gs), CT_ERR_INVALID_ARG);
+    CHECK_OK(ct_tensor_to_host(q, out, sizeof out));
+    CHECK(out[0] == 0 && out[3] == 0);
+    ct_optim_free(opt);
+    ct_optim_free(NULL);
+    ct_tensor *rel[] = {p, q, i32, g3, gi, m2, mt, gq};
+    for (size_t k = 0; k < sizeof rel / sizeof rel[0]; k++)
+        ct_tensor_release(rel[k]);
+}
+
+/* 0-d and zero-size parameters work in both implementations (the 0-d one moves as the reference
+ * says; the empty one stays empty). */
+TEST(scalar_and_empty_params) {
+    for (int impl = 0; impl < 2; impl++) {
+        ct_tensor *s, *e, *gs, *ge;
+        float v = 0.5f, gv = 0.25f;
+        const int64_t zero = 0;
+        CHECK_OK(ct_tensor_from_host(ctx, &v, CT_FLOAT32, 0, NULL, &s));
+        CHECK_OK(ct_tensor_from_host(ctx, &gv, CT_FLOAT32, 0, NULL, &gs));
+        CHECK_OK(ct_tensor_zeros(ctx, CT_FLOAT32, 1, &zero, &e));
+        CHECK_OK(ct_tensor_zeros(ctx, CT_FLOAT32, 1, &zero, &ge));
+        ct_optim_options o = ct_optim_options_default(CT_OPTIM_ADAM);
+        o.impl = (ct_optim_impl)impl;
+        ct_tensor *ps[2] = {s, e}, *gr[2] = {gs, ge};
+        ct_optim *opt;
+        CHECK_OK(ct_optim_create(ctx, &o, 2, ps, &opt));
+        ref_el r = {v, 0, 0, 0};
+        for (int step = 1; step <= 3; step++) {
+            CHECK_OK(ct_optim_step(opt, gr));
+            ref_step(&o, step, &r, gv);
+        }
+        float out;
+        CHECK_OK(ct_tensor_to_host(s, &out, sizeof out));
+        CHECK(bits_eq(out, r.p) && out != v);
+        CHECK(ct_tensor_numel(e) == 0);
+        ct_optim_free(opt);
+        ct_tensor_release(s);
+        ct_tensor_release(e);
+        ct_tensor_release(gs);
+        ct_tensor_release(ge);
+    }
+}
+
+/* Fault injection: fail the Nth allocation through create + two steps of each implementation;
+ * every failure is CT_ERR_OOM with a message and leaks nothing (the hook counts live blocks). */
+typedef struct {
+    long calls, fail_at, live;
+} fault_state;
+static void *f_alloc(void *user, size_t n, size_t align) {
+    fault_state *s = user;
+    if (s->calls++ == s->fail_at) return NULL;
+    void *p = NULL;
+    if (posix_memalign(&p, align < sizeof(void *) ? sizeof(void *) : align, n ? n : 1)) return NULL;
+    s->live++;
+    return p;
+}
+static void f_free(void *user, void *p) {
+    fault_state *s = user;
+    s->live--;
+    free(p);
+}
+static ct_status fault_sequence(ct_ctx *c, ct_optim_impl impl) {
+    const int64_t n = 37;
+    ct_tensor *t[4] = {0};
+    ct_optim *opt = NULL;
+    ct_status st;
+    if ((st = ct_tensor_full(c, CT_FLOAT32, 1, &n, 0.5, &t[0])) != CT_OK) goto done;
+    if ((st = ct_tensor_full(c, CT_BFLOAT16, 1, &n, 0.25, &t[1])) != CT_OK) goto done;
+    if ((st = ct_tensor_full(c, CT_FLOAT32, 1, &n, 0.1, &t[2])) != CT_OK) goto done;
+    if ((st = ct_tensor_full(c, CT_BFLOAT16, 1, &n, -0.1, &t[3])) != CT_OK) goto done;
+    ct_optim_options o = ct_optim_options_default(CT_OPTIM_ADAMW);
+    o.impl = impl;
+    o.amsgrad = true;
+    if ((st = ct_optim_create(c, &o, 2, t, &opt)) != CT_OK) goto done;
+    for (int k = 0; k < 2 && st == CT_OK; k++)
+        st = ct_optim_step(opt, t + 2);
+done:
+    ct_optim_free(opt);
+    for (int i = 0; i < 4; i++)
+        ct_tensor_release(t[i]);
+    return st;
+}
+TEST(fault_injection) {
+    for (int impl = 0; impl < 2; impl++) {
+        int oom = 0, n;
+        for (n = 0; n < 400; n++) {
+            fault_state fs = {0, -1, 0};
+            ct_ctx_options co = {.size = sizeof co, .allocator = {f_alloc, f_free, &fs}};
+            ct_ctx *c = NULL;
+            CHECK_OK(ct_ctx_create(&co, &c));
+            long before = fs.live;
+            fs.fail_at = fs.calls + n;
+            ct_status st = fault_sequence(c, (ct_optim_impl)impl);
+            if (st != CT_OK) {
+                oom++;
+                CHECK_MSG(st == CT_ERR_OOM, "impl %d n=%d: status %d (%s)", impl, n, (int)st,
+                          ct_ctx_last_error(c));
+                CHECK_MSG(strstr(ct_ctx_last_error(c), "memory") != NULL, "n=%d message '%s'", n,
+                          ct_ctx_last_error(c));
+            }
+            CHECK_MSG(fs.live == before, "impl %d n=%d: %ld blocks leaked", impl, n,
+                      fs.live - before);
+            ct_ctx_free(c);
+            CHECK(fs.live == 0);
+            if (st == CT_OK) break;
+        }
+        CHECK(oom > 5 && n < 400);
+    }
+}
+
+TEST(defaults) {
+    ct_optim_options a = ct_optim_options_default(CT_OPTIM_ADAMW);
+    CHECK(a.size == sizeof a && a.kind == CT_OPTIM_ADAMW && a.impl == CT_OPTIM_IMPL_FUSED);
+    CHECK(a.lr == 1e-3 && a.beta1 == 0.9 && a.beta2 == 0.999 && a.eps == 1e-8);
+    CHECK(a.weight_decay == 1e-2 && !a.amsgrad && !a.maximize);
+    ct_optim_options g = ct_optim_options_default(CT_OPTIM_ADAGRAD);
+    CHECK(g.lr == 1e-2 && g.eps == 1e-10 && g.lr_decay == 0 && g.initial_accumulator_value == 0);
+    ct_optim_options s = ct_optim_options_default(CT_OPTIM_SGD);
+    CHECK(s.momentum == 0 && s.dampening == 0 && !s.nesterov && s.weight_decay == 0);
+}
+
+int main(void) {
+    ctx = tu_ctx_or_skip();
+    const char *e = getenv("CT_OPTIM_STEPS");
+    if (e && atoi(e) > 0) nsteps_small = nsteps_large = atoi(e);
+    RUN(defaults);
+    RUN(errors);
+    RUN(null_grad_skips);
+    RUN(scalar_and_empty_params);
+    RUN(fault_injection);
+    RUN(half_params);
+    RUN(parity_sgd);
+    RUN(parity_adam);
+    RUN(parity_adamw);
+    RUN(parity_adagrad);
+    ct_ctx_free(ctx);
+    return ct_test_end();
+}
