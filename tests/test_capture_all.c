@@ -475,6 +475,9 @@ static const struct {
     {"ct_optim_options_default", "options constructor"},
     {"ct_optim_create", "lifetime (its zero state comes from ct_tensor_full, listed above)"},
     {"ct_optim_free", "lifetime"},
+    {"ct_optim_lr", "getter (a view; writing it is an op)"},
+    {"ct_optim_set_grad_scaling", "setter (retains two tensors)"},
+    {"ct_optim_step_count", "host read (refused during capture)"},
 };
 
 static void release_outs(void) {

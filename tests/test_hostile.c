@@ -500,7 +500,10 @@ TEST(stream_submit_checks_optim_step) {
     CHECK_OK(ct_ctx_default_stream(ctx, (ct_device){CT_DEVICE_CPU, 0}, &s));
     float pv[8] = {1, 2, 3, 4, 5, 6, 7, 8}, gv[8] = {1, -1, 2, -2, 3, -3, 4, -4};
     int64_t n8 = 8, n4 = 4, s24[2] = {2, 4};
-    ct_tensor *p = NULL, *g = NULL, *st = NULL, *small = NULL, *gd = NULL, *p2 = NULL;
+    double hv[9] = {0.25, 0.5, 0, 0, 0.9, 0.999, 1e-8, 0, 0}; /* lr, momentum, ..., step 0 */
+    int64_t n9 = 9;
+    ct_tensor *p = NULL, *g = NULL, *st = NULL, *small = NULL, *gd = NULL, *p2 = NULL, *sch = NULL;
+    CHECK_OK(ct_tensor_from_host(ctx, hv, CT_FLOAT64, 1, &n9, &sch));
     CHECK_OK(ct_tensor_from_host(ctx, pv, CT_FLOAT32, 1, &n8, &p));
     CHECK_OK(ct_tensor_from_host(ctx, gv, CT_FLOAT32, 1, &n8, &g));
     CHECK_OK(ct_tensor_zeros(ctx, CT_FLOAT32, 1, &n8, &st));
@@ -510,17 +513,15 @@ TEST(stream_submit_checks_optim_step) {
     ct_op_desc good, d;
     memset(&good, 0, sizeof good);
     good.kind = CT_OP_OPTIM_STEP;
-    good.n_out = 2;
+    good.n_out = 3;
     good.n_in = 1;
     fill_operand(&good.operands[0], p);
     fill_operand(&good.operands[1], st);
-    fill_operand(&good.operands[2], g);
+    fill_operand(&good.operands[2], sch);
+    fill_operand(&good.operands[3], g);
     good.compute_dtype = CT_FLOAT32;
-    good.ints[0] = 0 | (4 | 8) << 8; /* SGD, momentum, first step */
-    good.scalars[0] = 0.0;           /* weight decay */
-    good.scalars[1] = 0.5;           /* momentum */
-    good.scalars[2] = 1.0;           /* 1 - dampening */
-    good.scalars[3] = -0.25;         /* -lr */
+    good.ints[0] = 0 | 4 << 8; /* SGD with momentum */
+    good.ints[1] = 0;          /* parameter 0: its step count is sch[8] */
     good.num_threads = 1;
     CHECK_OK(ct_stream_submit(s, &good));
     const float *pr = ct_tensor_data_ptr(p), *sr = ct_tensor_data_ptr(st);
@@ -528,6 +529,7 @@ TEST(stream_submit_checks_optim_step) {
         CHECK_MSG(pr[i] == pv[i] - 0.25f * gv[i], "p[%d] = %g", i, (double)pr[i]);
         CHECK_MSG(sr[i] == gv[i], "momentum buffer[%d] = %g", i, (double)sr[i]);
     }
+    CHECK(((const double *)ct_tensor_data_ptr(sch))[8] == 1.0); /* counted */
 #define BAD(mutation, want)                                                                        \
     do {                                                                                           \
         d = good;                                                                                  \
@@ -536,15 +538,20 @@ TEST(stream_submit_checks_optim_step) {
     } while (0)
     BAD(fill_operand(&d.operands[1], small), CT_ERR_SHAPE); /* 4 state values for 8 params */
     BAD(d.operands[1].data = NULL, CT_ERR_SHAPE);           /* momentum needs its buffer */
-    BAD(fill_operand(&d.operands[2], gd), CT_ERR_SHAPE);    /* grad of another dtype */
-    BAD(fill_operand(&d.operands[2], small), CT_ERR_SHAPE); /* grad of another shape */
-    BAD(d.ints[0] = 7, CT_ERR_SHAPE);                       /* no such optimizer */
-    BAD(d.ints[0] = 1 | 32 << 8, CT_ERR_SHAPE);             /* amsgrad Adam: 3 slots */
-    BAD(d.n_in = 2, CT_ERR_INVALID_ARG);
+    BAD(fill_operand(&d.operands[3], gd), CT_ERR_SHAPE);    /* grad of another dtype */
+    BAD(fill_operand(&d.operands[3], small), CT_ERR_SHAPE); /* grad of another shape */
+    BAD(d.ints[1] = 1, CT_ERR_SHAPE); /* no step slot 1 in a 9-value schedule */
+    BAD(d.ints[1] = -1, CT_ERR_SHAPE);
+    BAD(fill_operand(&d.operands[2], st), CT_ERR_SHAPE);               /* schedule must be f64 */
+    BAD((d.n_in = 2, fill_operand(&d.operands[4], st)), CT_ERR_SHAPE); /* grad_scale: 1 value */
+    BAD(d.ints[0] = 7, CT_ERR_SHAPE);                                  /* no such optimizer */
+    BAD(d.ints[0] = 1 | 32 << 8, CT_ERR_SHAPE);                        /* amsgrad Adam: 3 slots */
+    BAD(d.n_in = 4, CT_ERR_INVALID_ARG);
+    BAD(d.n_out = 2, CT_ERR_INVALID_ARG);
     BAD((fill_operand(&d.operands[0], p2), d.operands[0].strides[0] = 1,
          d.operands[0].strides[1] = 2, d.operands[0].shape[0] = 4, d.operands[0].shape[1] = 2,
-         fill_operand(&d.operands[2], p2), d.operands[2].shape[0] = 4, d.operands[2].shape[1] = 2,
-         d.operands[2].strides[0] = 2),
+         fill_operand(&d.operands[3], p2), d.operands[3].shape[0] = 4, d.operands[3].shape[1] = 2,
+         d.operands[3].strides[0] = 2),
         CT_ERR_SHAPE); /* a transposed (non-contiguous) param */
 #undef BAD
     /* SGD without momentum takes no state */
@@ -553,7 +560,7 @@ TEST(stream_submit_checks_optim_step) {
     d.operands[1].data = NULL;
     d.operands[1].tensor = NULL;
     CHECK_OK(ct_stream_submit(s, &d));
-    ct_tensor *all[] = {p, g, st, small, gd, p2};
+    ct_tensor *all[] = {p, g, st, small, gd, p2, sch};
     for (size_t i = 0; i < sizeof all / sizeof all[0]; i++)
         ct_tensor_release(all[i]);
     ct_ctx_free(ctx);

@@ -551,6 +551,173 @@ TEST(defaults) {
     CHECK(s.momentum == 0 && s.dampening == 0 && !s.nesterov && s.weight_decay == 0);
 }
 
+/* A FUSED step captured ONCE and replayed many times == the same number of eager FUSED steps ==
+ * eager FOREACH steps, bit for bit: the replay reads the step count and the learning rate from the
+ * schedule tensor when it runs, so bias corrections advance and an lr decay written with an op
+ * between replays is seen without recapture. */
+TEST(captured_once_replayed_many) {
+    const int64_t n = 33;
+    const int nsteps = 30;
+    ct_optim_options os[4];
+    os[0] = ct_optim_options_default(CT_OPTIM_SGD);
+    os[0].momentum = 0.9, os[0].nesterov = true, os[0].lr = 0.05, os[0].weight_decay = 0.01;
+    os[1] = ct_optim_options_default(CT_OPTIM_ADAM);
+    os[1].amsgrad = true, os[1].weight_decay = 0.1, os[1].lr = 0.01;
+    os[2] = ct_optim_options_default(CT_OPTIM_ADAMW);
+    os[2].lr = 0.02;
+    os[3] = ct_optim_options_default(CT_OPTIM_ADAGRAD);
+    os[3].lr_decay = 0.01, os[3].lr = 0.1;
+    for (int k = 0; k < 4; k++) {
+        unsigned long long rng = 42 + (unsigned long long)k;
+        float p0[33], gv[33];
+        for (int i = 0; i < n; i++)
+            p0[i] = (float)(2.0 * ct_t_uniform(&rng) - 1.0);
+        ct_tensor *P[3], *G[3];
+        ct_optim *opt[3];
+        for (int j = 0; j < 3; j++) {
+            CHECK_OK(ct_tensor_from_host(ctx, p0, CT_FLOAT32, 1, &n, &P[j]));
+            CHECK_OK(ct_tensor_zeros(ctx, CT_FLOAT32, 1, &n, &G[j]));
+            ct_optim_options o = os[k];
+            o.impl = j == 2 ? CT_OPTIM_IMPL_FOREACH : CT_OPTIM_IMPL_FUSED;
+            CHECK_OK(ct_optim_create(ctx, &o, 1, &P[j], &opt[j]));
+        }
+        ct_graph *g = NULL;
+        CHECK_OK(ct_graph_create(ctx, (ct_device){CT_DEVICE_CPU, 0}, NULL, &g));
+        CHECK_OK(ct_graph_capture_begin(g, NULL));
+        CHECK_OK(ct_optim_step(opt[1], &G[1]));
+        CHECK_OK(ct_graph_capture_end(g));
+        int64_t cnt = -1;
+        CHECK_OK(ct_optim_step_count(opt[1], 0, &cnt));
+        CHECK_MSG(cnt == 0, "capturing ran the step (count %lld)", (long long)cnt);
+        for (int step = 1; step <= nsteps; step++) {
+            for (int i = 0; i < n; i++)
+                gv[i] = grad_val(&rng);
+            ct_tensor *h = NULL;
+            CHECK_OK(ct_tensor_from_host(ctx, gv, CT_FLOAT32, 1, &n, &h));
+            for (int j = 0; j < 3; j++)
+                CHECK_OK(ct_tensor_copy_(ctx, G[j], h));
+            ct_tensor_release(h);
+            if (step % 10 == 0)
+                for (int j = 0; j < 3; j++)
+                    CHECK_OK(ct_mul_scalar_(ctx, ct_optim_lr(opt[j]), 0.5));
+            CHECK_OK(ct_optim_step(opt[0], &G[0]));
+            CHECK_OK(ct_graph_replay(g));
+            CHECK_OK(ct_optim_step(opt[2], &G[2]));
+            float a[33], b[33], c[33];
+            CHECK_OK(ct_tensor_to_host(P[0], a, sizeof a));
+            CHECK_OK(ct_tensor_to_host(P[1], b, sizeof b));
+            CHECK_OK(ct_tensor_to_host(P[2], c, sizeof c));
+            bool same = memcmp(a, b, sizeof a) == 0 && memcmp(a, c, sizeof a) == 0;
+            CHECK_MSG(same, "kind %d step %d: eager fused, replayed and foreach differ", k, step);
+            if (!same) break;
+        }
+        for (int j = 0; j < 3; j++) {
+            CHECK_OK(ct_optim_step_count(opt[j], 0, &cnt));
+            CHECK_MSG(cnt == nsteps, "kind %d path %d: %lld steps counted", k, j, (long long)cnt);
+        }
+        double lr = 0;
+        CHECK_OK(ct_tensor_to_host(ct_optim_lr(opt[1]), &lr, sizeof lr));
+        CHECK(lr == os[k].lr * 0.125);
+        ct_graph_free(g);
+        for (int j = 0; j < 3; j++) {
+            ct_optim_free(opt[j]);
+            ct_tensor_release(P[j]);
+            ct_tensor_release(G[j]);
+        }
+    }
+}
+
+/* grad_scale divides the grads (in place, as torch's fused kernels): grads scaled by 8 with
+ * grad_scale 8 give the unscaled step bit for bit (exact power-of-two scaling) and are handed back
+ * unscaled; found_inf nonzero skips the step and its count; f32 and f16 params, both impls. */
+TEST(grad_scaling) {
+    const int64_t n = 37;
+    float p0[37], g0[37], g8[37];
+    unsigned long long rng = 5;
+    for (int i = 0; i < n; i++) {
+        p0[i] = (float)(2.0 * ct_t_uniform(&rng) - 1.0);
+        g0[i] = grad_val(&rng);
+        g8[i] = g0[i] * 8.0f;
+    }
+    for (int half = 0; half < 2; half++)
+        for (int impl = 0; impl < 2; impl++) {
+            ct_dtype dt = half ? CT_FLOAT16 : CT_FLOAT32;
+            size_t es = half ? 2 : 4;
+            ct_tensor *pa, *pb, *ga, *gb, *ga32, *gb32, *pa32, *scale, *inf;
+            CHECK_OK(ct_tensor_from_host(ctx, p0, CT_FLOAT32, 1, &n, &pa32));
+            CHECK_OK(ct_tensor_from_host(ctx, g0, CT_FLOAT32, 1, &n, &ga32));
+            CHECK_OK(ct_tensor_from_host(ctx, g8, CT_FLOAT32, 1, &n, &gb32));
+            CHECK_OK(ct_cast(ctx, pa32, dt, &pa));
+            CHECK_OK(ct_cast(ctx, pa32, dt, &pb));
+            CHECK_OK(ct_cast(ctx, ga32, dt, &ga));
+            CHECK_OK(ct_cast(ctx, gb32, dt, &gb));
+            float sv = 8.0f, fv = 1.0f;
+            CHECK_OK(ct_tensor_from_host(ctx, &sv, CT_FLOAT32, 0, NULL, &scale));
+            CHECK_OK(ct_tensor_from_host(ctx, &fv, CT_FLOAT32, 0, NULL, &inf));
+            ct_optim_options o = ct_optim_options_default(CT_OPTIM_ADAM);
+            o.impl = (ct_optim_impl)impl;
+            o.lr = 0.05;
+            ct_optim *A, *B;
+            CHECK_OK(ct_optim_create(ctx, &o, 1, &pa, &A));
+            CHECK_OK(ct_optim_create(ctx, &o, 1, &pb, &B));
+            CHECK_OK(ct_optim_set_grad_scaling(B, scale, inf));
+            /* found_inf = 1: nothing moves */
+            CHECK_OK(ct_optim_step(B, &gb));
+            char x[37 * 4], y[37 * 4];
+            CHECK_OK(ct_tensor_to_host(pb, x, (size_t)n * es));
+            CHECK_OK(ct_tensor_to_host(pa, y, (size_t)n * es));
+            CHECK_MSG(memcmp(x, y, (size_t)n * es) == 0, "found_inf step moved (%s, impl %d)",
+                      ct_dtype_name(dt), impl);
+            int64_t cnt = -1;
+            CHECK_OK(ct_optim_step_count(B, 0, &cnt));
+            CHECK(cnt == 0);
+            fv = 0.0f;
+            ct_tensor *zero;
+            CHECK_OK(ct_tensor_from_host(ctx, &fv, CT_FLOAT32, 0, NULL, &zero));
+            CHECK_OK(ct_tensor_copy_(ctx, inf, zero));
+            ct_tensor_release(zero);
+            for (int s = 0; s < 3; s++) {
+                if (s > 0) { /* the grads came back unscaled: scale them again */
+                    ct_tensor *t8 = NULL;
+                    CHECK_OK(ct_cast(ctx, gb32, dt, &t8));
+                    CHECK_OK(ct_tensor_copy_(ctx, gb, t8));
+                    ct_tensor_release(t8);
+                }
+                CHECK_OK(ct_optim_step(A, &ga));
+                CHECK_OK(ct_optim_step(B, &gb));
+                CHECK_OK(ct_tensor_to_host(pb, x, (size_t)n * es));
+                CHECK_OK(ct_tensor_to_host(pa, y, (size_t)n * es));
+                CHECK_MSG(memcmp(x, y, (size_t)n * es) == 0, "scaled step %d differs (%s, impl %d)",
+                          s, ct_dtype_name(dt), impl);
+                CHECK_OK(ct_tensor_to_host(gb, x, (size_t)n * es));
+                CHECK_OK(ct_tensor_to_host(ga, y, (size_t)n * es));
+                CHECK_MSG(memcmp(x, y, (size_t)n * es) == 0, "grads not unscaled (%s, impl %d)",
+                          ct_dtype_name(dt), impl);
+            }
+            CHECK_OK(ct_optim_step_count(B, 0, &cnt));
+            CHECK(cnt == 3);
+            if (impl == CT_OPTIM_IMPL_FOREACH) { /* found_inf is read on the host */
+                ct_graph *g = NULL;
+                CHECK_OK(ct_graph_create(ctx, (ct_device){CT_DEVICE_CPU, 0}, NULL, &g));
+                CHECK_OK(ct_graph_capture_begin(g, NULL));
+                CHECK_ST(ct_optim_step(B, &gb), CT_ERR_UNSUPPORTED);
+                CHECK(strstr(ct_ctx_last_error(ctx), "found_inf") != NULL);
+                ct_graph_capture_end(g);
+                ct_graph_free(g);
+            }
+            /* bad scaling tensors */
+            CHECK_ST(ct_optim_set_grad_scaling(B, pa32, NULL), CT_ERR_INVALID_ARG);
+            CHECK(strstr(ct_ctx_last_error(ctx), "grad_scale") != NULL);
+            CHECK_ST(ct_optim_set_grad_scaling(B, NULL, ga), CT_ERR_INVALID_ARG);
+            CHECK_OK(ct_optim_set_grad_scaling(B, NULL, NULL));
+            ct_optim_free(A);
+            ct_optim_free(B);
+            ct_tensor *all[] = {pa, pb, ga, gb, ga32, gb32, pa32, scale, inf};
+            for (size_t i = 0; i < sizeof all / sizeof all[0]; i++)
+                ct_tensor_release(all[i]);
+        }
+}
+
 int main(void) {
     ctx = tu_ctx_or_skip();
     const char *e = getenv("CT_OPTIM_STEPS");
@@ -565,6 +732,8 @@ int main(void) {
     RUN(parity_adam);
     RUN(parity_adamw);
     RUN(parity_adagrad);
+    RUN(captured_once_replayed_many);
+    RUN(grad_scaling);
     ct_ctx_free(ctx);
     return ct_test_end();
 }

@@ -62,8 +62,8 @@ extern "C" {
     X(CT_OP_MX_QUANTIZE)   /* out codes (R,rowbytes) scales (R,nblk), in src (R,L) [work f32] */   \
     X(CT_OP_MX_DEQUANTIZE) /* out (R,L) f32, in codes (R,rowbytes) scales (R,nblk) */              \
     X(CT_OP_MX_LINEAR)     /* out y (M,N), in x (M,K), codes, scales, [bias (N)], work f32 */      \
-    X(CT_OP_OPTIM_STEP)    /* fused optimizer step, in place: out0 param, out1 state (f32), in0    \
-                              grad; hyper-parameters packed as in src/optim (ct_k_optim_hp) */
+    X(CT_OP_OPTIM_STEP) /* in place: out param, state f32, schedule f64 (8 hyper-parameters, then  \
+                           step counts); in grad, [grad_scale], [found_inf]: docs/optim.md */
 
 typedef enum ct_op_kind {
 #define CT__OP_ENUM(name) name,

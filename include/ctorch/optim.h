@@ -40,6 +40,17 @@ CT_API ct_status ct_optim_create(ct_ctx *ctx, const ct_optim_options *opts, int 
 /* One step: updates the parameters (and state) in place from grads[i] (same shape and dtype as
  * params[i]; NULL skips that parameter, as a None grad in torch). Capturable in a graph. */
 CT_API ct_status ct_optim_step(ct_optim *opt, ct_tensor *const *grads);
+/* The learning rate as a 0-d float64 tensor (borrowed; lives as long as opt). Write it with ops
+ * (e.g. ct_mul_scalar_ for a decay): a captured FUSED step reads it each time it is replayed. */
+CT_API ct_tensor *ct_optim_lr(ct_optim *opt);
+/* Mixed-precision scaling as torch's fused kernels: with grad_scale (one float32 value) each grad
+ * is divided by it, in place, before the step; with found_inf (one float32 value) nonzero, the step
+ * is skipped (no update, no step count). Retained; NULL clears. A FOREACH step reads found_inf
+ * on the host, so it cannot be captured with one (CT_ERR_UNSUPPORTED). */
+CT_API ct_status ct_optim_set_grad_scaling(ct_optim *opt, ct_tensor *grad_scale,
+                                           ct_tensor *found_inf);
+/* Steps parameter i has taken (skipped ones not counted); a host read (refused during capture). */
+CT_API ct_status ct_optim_step_count(const ct_optim *opt, int i, int64_t *out);
 /* Free the optimizer and its state, release the parameters (NULL is a no-op). */
 CT_API void ct_optim_free(ct_optim *opt);
 

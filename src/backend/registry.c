@@ -179,18 +179,18 @@ static const signed char ct__op_arity[CT_OP_COUNT][2] = {
     [CT_OP_LOG_SOFTMAX] = {1, 1}, [CT_OP_MATMUL] = {2, 2},      [CT_OP_LAYER_NORM] = {3, 3},
     [CT_OP_EMBEDDING] = {2, 2},   [CT_OP_RAND] = {0, 1},        [CT_OP_ARANGE] = {0, 0},
     [CT_OP_EIGH] = {2, 2},        [CT_OP_MX_QUANTIZE] = {1, 2}, [CT_OP_MX_DEQUANTIZE] = {2, 2},
-    [CT_OP_MX_LINEAR] = {5, 5},   [CT_OP_OPTIM_STEP] = {1, 1},
+    [CT_OP_MX_LINEAR] = {5, 5},   [CT_OP_OPTIM_STEP] = {1, 3},
 };
 
 static int ct__op_outputs(ct_op_kind k) {
-    return k == CT_OP_EIGH ? 3 : (k == CT_OP_MX_QUANTIZE || k == CT_OP_OPTIM_STEP) ? 2 : 1;
+    return (k == CT_OP_EIGH || k == CT_OP_OPTIM_STEP) ? 3 : k == CT_OP_MX_QUANTIZE ? 2 : 1;
 }
 
 /* Operands a kind may leave absent (data NULL): eigh's v, info and work, mx_linear's bias, the
- * optimizer state of plain SGD. */
+ * optimizer state of plain SGD and its grad_scale and found_inf. */
 static bool ct__optional_operand(ct_op_kind k, int i) {
     return (k == CT_OP_EIGH && (i == 1 || i == 2 || i == 4)) || (k == CT_OP_MX_LINEAR && i == 4) ||
-           (k == CT_OP_OPTIM_STEP && i == 1);
+           (k == CT_OP_OPTIM_STEP && (i == 1 || i == 4 || i == 5));
 }
 
 static bool ct__contig2(const ct_operand *o, int ndim, int64_t d0, int64_t d1, int64_t d2) {
@@ -298,13 +298,22 @@ static bool ct__check_domain(const ct_op_desc *op, const char **rule) {
     case CT_OP_OPTIM_STEP: {
         *rule = "optim_step: contiguous param f32/f16/bf16 and grad of its shape and dtype, kind "
                 "ints[0] & 0xff in 0..3, contiguous f32 state of slots * numel(param) values "
-                "(SGD without momentum: absent)";
-        const ct_operand *p = &o[0], *st = &o[1], *g = &o[2];
+                "(SGD without momentum: absent), f64 schedule holding index ints[1], grad_scale "
+                "and found_inf f32 of one element or absent";
+        const ct_operand *p = &o[0], *st = &o[1], *sch = &o[2], *g = &o[3];
         const int64_t kind = op->ints[0] & 0xff, flags = (int64_t)((uint64_t)op->ints[0] >> 8);
         if (kind < 0 || kind > 3 || op->compute_dtype != CT_FLOAT32) return false;
         if (!ct__mx_float(p->dtype) || g->dtype != p->dtype || !ct__same_shape(p, g) ||
             !ct__is_contiguous(p) || !ct__is_contiguous(g))
             return false;
+        if (sch->dtype != CT_FLOAT64 || !ct__is_contiguous(sch) || op->ints[1] < 0 ||
+            op->ints[1] > INT64_MAX - 64 ||
+            ct__numel(sch->ndim, sch->shape) <=
+                8 + op->ints[1]) /* 8 hyper-parameters, then steps */
+            return false;
+        for (int i = 4; i < 4 + op->n_in - 1; i++)
+            if (o[i].data && (o[i].dtype != CT_FLOAT32 || ct__numel(o[i].ndim, o[i].shape) != 1))
+                return false;
         const int64_t n = ct__numel(p->ndim, p->shape);
         const int64_t slots = kind == 0      ? ((flags & 4) ? 1 : 0)
                               : kind == 3    ? 1

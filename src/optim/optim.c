@@ -8,6 +8,7 @@
 #include "core/internal.h"
 #include "ctorch/ops.h"
 #include "ctorch/optim.h"
+#include "dispatch/dispatch.h"
 #include "ops/dispatch.h"
 
 #include <math.h>
@@ -25,7 +26,13 @@ struct ct_optim {
     ct_tensor **params;
     ct_tensor **state;                    /* per parameter: f32 [nslots * numel] or NULL */
     ct_tensor *(*slot)[CT_OPT_MAX_SLOTS]; /* views of state[i] shaped as params[i] */
-    int64_t *steps;                       /* steps taken by each parameter */
+    /* The schedule (f64 [CT_K_OH_N + n]): hyper-parameters, then each parameter's step count. The
+     * fused kernel reads and counts it when it runs; lr is a 0-d view of its first value and
+     * step_view[i] of parameter i's count. */
+    ct_tensor *sched, *lr, **step_view;
+    double *host; /* FOREACH's host copy of the schedule (read before each eager step; a captured
+                     FOREACH step bakes the values it had at capture) */
+    ct_tensor *grad_scale, *found_inf; /* retained, or NULL */
 };
 
 static const char *const ct__optim_names[4] = {"sgd", "adam", "adamw", "adagrad"};
@@ -107,11 +114,17 @@ void ct_optim_free(ct_optim *opt) {
                 ct_tensor_release(opt->slot[i][s]);
         if (opt->state) ct_tensor_release(opt->state[i]);
         if (opt->params) ct_tensor_release(opt->params[i]);
+        if (opt->step_view) ct_tensor_release(opt->step_view[i]);
     }
+    ct_tensor_release(opt->lr);
+    ct_tensor_release(opt->sched);
+    ct_tensor_release(opt->grad_scale);
+    ct_tensor_release(opt->found_inf);
     ct__free(ctx, opt->slot);
     ct__free(ctx, opt->state);
     ct__free(ctx, opt->params);
-    ct__free(ctx, opt->steps);
+    ct__free(ctx, opt->step_view);
+    ct__free(ctx, opt->host);
     ct__free(ctx, opt);
 }
 
@@ -138,6 +151,43 @@ static ct_status ct__optim_make_state(ct_optim *opt, int i) {
         st = ct_tensor_narrow(ctx, opt->state[i], 0, s * n, n, &nar);
         if (st == CT_OK)
             st = ct_tensor_view(ctx, nar, ct_tensor_ndim(p), ct_tensor_shape(p), &opt->slot[i][s]);
+        ct_tensor_release(nar);
+    }
+    return st;
+}
+
+/* The schedule tensor on the parameters' device, its lr view and one step-count view per
+ * parameter (all 0-d). */
+static ct_status ct__optim_make_sched(ct_optim *opt) {
+    ct_ctx *ctx = opt->ctx;
+    const ct_optim_options *o = &opt->o;
+    double *h = opt->host;
+    h[CT_K_OH_LR] = o->lr;
+    h[CT_K_OH_MOMENTUM] = o->momentum;
+    h[CT_K_OH_DAMPENING] = o->dampening;
+    h[CT_K_OH_WD] = o->weight_decay;
+    h[CT_K_OH_BETA1] = o->beta1;
+    h[CT_K_OH_BETA2] = o->beta2;
+    h[CT_K_OH_EPS] = o->eps;
+    h[CT_K_OH_LR_DECAY] = o->lr_decay;
+    int64_t len = CT_K_OH_N + opt->n;
+    ct_tensor *host = NULL;
+    ct_status st = ct_tensor_from_host(ctx, h, CT_FLOAT64, 1, &len, &host);
+    if (st != CT_OK) return st;
+    ct_device dev = ct_tensor_device(opt->params[0]);
+    if (dev.type == CT_DEVICE_CPU) {
+        opt->sched = host;
+        host = NULL;
+    } else {
+        st = ct_tensor_to_device(ctx, host, dev, &opt->sched);
+        ct_tensor_release(host);
+        if (st != CT_OK) return st;
+    }
+    for (int i = -1; i < opt->n && st == CT_OK; i++) {
+        ct_tensor *nar = NULL;
+        st = ct_tensor_narrow(ctx, opt->sched, 0, i < 0 ? CT_K_OH_LR : CT_K_OH_N + i, 1, &nar);
+        if (st == CT_OK)
+            st = ct_tensor_view(ctx, nar, 0, NULL, i < 0 ? &opt->lr : &opt->step_view[i]);
         ct_tensor_release(nar);
     }
     return st;
@@ -205,13 +255,18 @@ ct_status ct_optim_create(ct_ctx *ctx, const ct_optim_options *opts, int n_param
     opt->params = ct__optim_zalloc(ctx, np * sizeof *opt->params);
     opt->state = ct__optim_zalloc(ctx, np * sizeof *opt->state);
     opt->slot = ct__optim_zalloc(ctx, np * sizeof *opt->slot);
-    opt->steps = ct__optim_zalloc(ctx, np * sizeof *opt->steps);
-    if (!opt->params || !opt->state || !opt->slot || !opt->steps) {
+    opt->step_view = ct__optim_zalloc(ctx, np * sizeof *opt->step_view);
+    opt->host = ct__optim_zalloc(ctx, (CT_K_OH_N + np) * sizeof *opt->host);
+    if (!opt->params || !opt->state || !opt->slot || !opt->step_view || !opt->host) {
         ct_optim_free(opt);
         return ct__set_error(ctx, CT_ERR_OOM, "optim_create: out of memory");
     }
     for (int i = 0; i < n_params; i++)
         opt->params[i] = ct_tensor_retain(params[i]);
+    if ((st = ct__optim_make_sched(opt)) != CT_OK) {
+        ct_optim_free(opt);
+        return st;
+    }
     for (int i = 0; i < n_params && opt->nslots > 0; i++)
         if ((st = ct__optim_make_state(opt, i)) != CT_OK) {
             ct_optim_free(opt);
@@ -221,49 +276,18 @@ ct_status ct_optim_create(ct_ctx *ctx, const ct_optim_options *opts, int n_param
     return CT_OK;
 }
 
-/* The f32 constants of parameter i's next step (step = steps[i] + 1). */
-static ct_k_optim_hp ct__optim_hp(const ct_optim *opt, int i) {
-    const ct_optim_options *o = &opt->o;
-    ct_k_optim_hp h;
-    memset(&h, 0, sizeof h);
-    double step = (double)(opt->steps[i] + 1);
-    h.flags = (o->maximize ? CT_K_OPT_MAXIMIZE : 0u) | (o->weight_decay != 0 ? CT_K_OPT_WD : 0u);
-    switch (o->kind) {
-    case CT_OPTIM_SGD:
-        h.kind = CT_K_OPT_SGD;
-        if (o->momentum != 0) h.flags |= CT_K_OPT_MOMENTUM;
-        if (opt->steps[i] == 0) h.flags |= CT_K_OPT_FIRST;
-        if (o->nesterov) h.flags |= CT_K_OPT_NESTEROV;
-        h.f[0] = (float)o->weight_decay;
-        h.f[1] = (float)o->momentum;
-        h.f[2] = (float)(1.0 - o->dampening);
-        h.f[3] = (float)-o->lr;
-        break;
-    case CT_OPTIM_ADAM:
-    case CT_OPTIM_ADAMW: {
-        h.kind = o->kind == CT_OPTIM_ADAM ? CT_K_OPT_ADAM : CT_K_OPT_ADAMW;
-        if (o->amsgrad) h.flags |= CT_K_OPT_AMSGRAD;
-        double bc1 = 1.0 - pow(o->beta1, step), bc2 = 1.0 - pow(o->beta2, step);
-        h.f[0] =
-            (float)(o->kind == CT_OPTIM_ADAM ? o->weight_decay : 1.0 - o->lr * o->weight_decay);
-        h.f[1] = (float)(1.0 - o->beta1);
-        if (h.f[1] >= 0.5f) h.flags |= CT_K_OPT_LERP_HI;
-        h.f[2] = (float)o->beta2;
-        h.f[3] = (float)(1.0 - o->beta2);
-        h.f[4] = (float)sqrt(bc2);
-        h.f[5] = (float)o->eps;
-        h.f[6] = (float)-(o->lr / bc1);
-        break;
-    }
-    case CT_OPTIM_ADAGRAD:
-        h.kind = CT_K_OPT_ADAGRAD;
-        h.f[0] = (float)o->weight_decay;
-        h.f[5] = (float)o->eps;
-        h.f[6] = (float)-(o->lr / (1.0 + (step - 1.0) * o->lr_decay));
-        break;
-    }
-    return h;
+/* The structural flags of the options (what the kernel's loop shape depends on). */
+static unsigned ct__optim_flags(const ct_optim_options *o) {
+    unsigned f = (o->maximize ? CT_K_OPT_MAXIMIZE : 0u) | (o->weight_decay != 0 ? CT_K_OPT_WD : 0u);
+    if (o->kind == CT_OPTIM_SGD && o->momentum != 0) f |= CT_K_OPT_MOMENTUM;
+    if (o->kind == CT_OPTIM_SGD && o->nesterov) f |= CT_K_OPT_NESTEROV;
+    if ((o->kind == CT_OPTIM_ADAM || o->kind == CT_OPTIM_ADAMW) && o->amsgrad)
+        f |= CT_K_OPT_AMSGRAD;
+    return f;
 }
+
+static const int ct__optim_kkind[4] = {CT_K_OPT_SGD, CT_K_OPT_ADAM, CT_K_OPT_ADAMW,
+                                       CT_K_OPT_ADAGRAD};
 
 static void ct__optim_operand(ct_operand *op, ct_tensor *t) {
     op->data = t ? ct_tensor_data_ptr(t) : NULL;
@@ -280,14 +304,20 @@ static ct_status ct__optim_fused(ct_optim *opt, int i, ct_tensor *grad) {
     ct_status st = ct_tensor_contiguous(ctx, grad, &g);
     if (st != CT_OK) return st;
     ct_op_desc d;
-    ct__desc_init(&d, CT_OP_OPTIM_STEP, 2, 1);
+    int n_in = opt->found_inf ? 3 : opt->grad_scale ? 2 : 1;
+    ct__desc_init(&d, CT_OP_OPTIM_STEP, 3, n_in);
     ct__optim_operand(&d.operands[0], opt->params[i]);
     ct__optim_operand(&d.operands[1], opt->state[i]);
-    ct__optim_operand(&d.operands[2], g);
+    ct__optim_operand(&d.operands[2], opt->sched);
+    ct__optim_operand(&d.operands[3], g);
+    if (n_in >= 2) ct__optim_operand(&d.operands[4], opt->grad_scale);
+    if (n_in >= 3) ct__optim_operand(&d.operands[5], opt->found_inf);
     d.compute_dtype = CT_FLOAT32;
-    ct_k_optim_hp h = ct__optim_hp(opt, i);
-    ct_k_optim_pack(&d, &h);
+    d.ints[0] = (int64_t)ct__optim_kkind[opt->o.kind] | (int64_t)ct__optim_flags(&opt->o) << 8;
+    d.ints[1] = i;
     st = ct__submit(ctx, ct_tensor_device(opt->params[i]), &d);
+    /* the kernel unscaled a copy: hand the unscaled grads back as for a contiguous grad */
+    if (st == CT_OK && g != grad && opt->grad_scale) st = ct_tensor_copy_(ctx, grad, g);
     ct_tensor_release(g);
     return st;
 }
@@ -319,7 +349,9 @@ static ct_tensor *ct__fe_keep(ct__fe *f, ct_status st, ct_tensor *r) {
 static ct_status ct__optim_foreach(ct_optim *opt, int i, ct_tensor *grad) {
     ct_ctx *ctx = opt->ctx;
     const ct_optim_options *o = &opt->o;
-    ct_k_optim_hp h = ct__optim_hp(opt, i);
+    const double step = opt->host[CT_K_OH_N + i] + 1.0;
+    ct_k_optim_hp h;
+    ct_k_optim_hp_make(ct__optim_kkind[o->kind], ct__optim_flags(o), opt->host, step, &h);
     ct__fe f = {.n = 0, .st = CT_OK};
     ct_status cs = CT_OK;
     ct_tensor *r = NULL, *param = opt->params[i];
@@ -328,6 +360,11 @@ static ct_status ct__optim_foreach(ct_optim *opt, int i, ct_tensor *grad) {
     ct_tensor *P = f32 ? param : FE(ct_cast(ctx, param, CT_FLOAT32, &r));
     ct_tensor *G =
         ct_tensor_dtype(grad) == CT_FLOAT32 ? grad : FE(ct_cast(ctx, grad, CT_FLOAT32, &r));
+    if (opt->grad_scale) { /* unscale (f32 division) and hand the unscaled grads back */
+        ct_tensor *S = FE(ct_tensor_view(ctx, opt->grad_scale, 0, NULL, &r));
+        G = FE(ct_div(ctx, G, S, &r));
+        FE_COPY(grad, G);
+    }
     if (o->maximize) G = FE(ct_neg(ctx, G, &r));
     bool wd = o->weight_decay != 0;
     switch (o->kind) {
@@ -342,7 +379,7 @@ static ct_status ct__optim_foreach(ct_optim *opt, int i, ct_tensor *grad) {
             FE_COPY(sl[0], B);
             G = o->nesterov ? FE(ct_add_scaled(ctx, G, B, o->momentum, &r)) : B;
         }
-        P = FE(ct_add_scaled(ctx, P, G, -o->lr, &r));
+        P = FE(ct_add_scaled(ctx, P, G, h.f[3], &r)); /* -lr */
         break;
     case CT_OPTIM_ADAM:
     case CT_OPTIM_ADAMW: {
@@ -379,6 +416,8 @@ static ct_status ct__optim_foreach(ct_optim *opt, int i, ct_tensor *grad) {
     }
     }
     FE_COPY(param, P);
+    if (f.st == CT_OK) f.st = ct_add_scalar_(ctx, opt->step_view[i], 1.0);
+    if (f.st == CT_OK) opt->host[CT_K_OH_N + i] = step;
     for (int k = 0; k < f.n; k++)
         ct_tensor_release(f.t[k]);
     return f.st;
@@ -416,12 +455,84 @@ ct_status ct_optim_step(ct_optim *opt, ct_tensor *const *grads) {
                                  ct__shape_str(b, sizeof b, ct_tensor_ndim(p), ct_tensor_shape(p)));
         }
     }
+    if (opt->o.impl == CT_OPTIM_IMPL_FOREACH) {
+        /* FOREACH computes its scalars on the host: read the schedule (a captured step keeps the
+         * values of capture time) and found_inf (not capturable: it decides on the host). */
+        bool capturing = ct__any_capture(ctx) != NULL;
+        if (opt->found_inf) {
+            if (capturing)
+                return ct__set_error(ctx, CT_ERR_UNSUPPORTED,
+                                     "optim_step: a FOREACH step with found_inf reads it on the "
+                                     "host and cannot be captured (use the FUSED implementation)");
+            float fi = 0;
+            ct_status st = ct_tensor_to_host(opt->found_inf, &fi, sizeof fi);
+            if (st != CT_OK) return st;
+            if (fi != 0) return CT_OK; /* skipped, as the fused kernel: no update, no count */
+        }
+        if (!capturing) {
+            ct_status st = ct_tensor_to_host(opt->sched, opt->host,
+                                             (size_t)(CT_K_OH_N + opt->n) * sizeof(double));
+            if (st != CT_OK) return st;
+        }
+    }
     for (int i = 0; i < opt->n; i++) {
         if (!grads[i]) continue;
         ct_status st = opt->o.impl == CT_OPTIM_IMPL_FUSED ? ct__optim_fused(opt, i, grads[i])
                                                           : ct__optim_foreach(opt, i, grads[i]);
         if (st != CT_OK) return st;
-        opt->steps[i]++;
     }
     return CT_OK;
+}
+
+ct_tensor *ct_optim_lr(ct_optim *opt) { return opt ? opt->lr : NULL; }
+
+ct_status ct_optim_set_grad_scaling(ct_optim *opt, ct_tensor *grad_scale, ct_tensor *found_inf) {
+    if (!opt) return CT_ERR_INVALID_ARG;
+    ct_ctx *ctx = opt->ctx;
+    ct__clear_error(ctx);
+    ct_tensor *t[2] = {grad_scale, found_inf};
+    static const char *const name[2] = {"grad_scale", "found_inf"};
+    ct_device pd = ct_tensor_device(opt->params[0]);
+    for (int k = 0; k < 2; k++) {
+        if (!t[k]) continue;
+        if (t[k]->ctx != ctx)
+            return ct__set_error(ctx, CT_ERR_INVALID_ARG,
+                                 "optim_set_grad_scaling: %s belongs to another context", name[k]);
+        if (ct_tensor_dtype(t[k]) != CT_FLOAT32 || ct_tensor_numel(t[k]) != 1)
+            return ct__set_error(ctx, CT_ERR_INVALID_ARG,
+                                 "optim_set_grad_scaling: %s is %s with %lld elements; it must be "
+                                 "one float32 value",
+                                 name[k], ct_dtype_name(ct_tensor_dtype(t[k])),
+                                 (long long)ct_tensor_numel(t[k]));
+        ct_device d = ct_tensor_device(t[k]);
+        if (d.type != pd.type || d.index != pd.index)
+            return ct__set_error(ctx, CT_ERR_DEVICE,
+                                 "optim_set_grad_scaling: %s is not on the parameters' device",
+                                 name[k]);
+    }
+    ct_tensor *gs = NULL, *fi = NULL;
+    ct_status st = CT_OK;
+    if (grad_scale) st = ct_tensor_contiguous(ctx, grad_scale, &gs);
+    if (st == CT_OK && found_inf) st = ct_tensor_contiguous(ctx, found_inf, &fi);
+    if (st != CT_OK) {
+        ct_tensor_release(gs);
+        return st;
+    }
+    ct_tensor_release(opt->grad_scale);
+    ct_tensor_release(opt->found_inf);
+    opt->grad_scale = gs;
+    opt->found_inf = fi;
+    return CT_OK;
+}
+
+ct_status ct_optim_step_count(const ct_optim *opt, int i, int64_t *out) {
+    if (!opt) return CT_ERR_INVALID_ARG;
+    if (!out || i < 0 || i >= opt->n)
+        return ct__set_error(opt->ctx, CT_ERR_INVALID_ARG,
+                             "optim_step_count: %s (parameter %d of %d)",
+                             !out ? "out is NULL" : "no such parameter", i, opt->n);
+    double v = 0;
+    ct_status st = ct_tensor_to_host(opt->step_view[i], &v, sizeof v);
+    if (st == CT_OK) *out = (int64_t)v;
+    return st;
 }

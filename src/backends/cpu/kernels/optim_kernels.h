@@ -7,6 +7,7 @@
 
 #include "backends/cpu/kernels/kernels.h"
 
+#include <math.h>
 #include <string.h>
 
 enum { CT_K_OPT_SGD = 0, CT_K_OPT_ADAM = 1, CT_K_OPT_ADAMW = 2, CT_K_OPT_ADAGRAD = 3 };
@@ -30,37 +31,67 @@ typedef struct ct_k_optim_hp {
     float f[8];
 } ct_k_optim_hp;
 
-static inline uint64_t ct_k__f2bits(float x) {
-    uint32_t u;
-    memcpy(&u, &x, 4);
-    return u;
-}
-static inline float ct_k__bits2f(uint64_t b) {
-    uint32_t u = (uint32_t)b;
-    float x;
-    memcpy(&x, &u, 4);
-    return x;
-}
-/* scalars[0..3] = f0..f3 (exact: each is an f32 value); ints[0] = kind | flags << 8; ints[1],
- * ints[2] = the bits of f4|f5 and f6|f7. */
-static inline void ct_k_optim_pack(ct_op_desc *d, const ct_k_optim_hp *h) {
-    for (int i = 0; i < 4; i++)
-        d->scalars[i] = h->f[i];
-    d->ints[0] = (int64_t)h->kind | (int64_t)h->flags << 8;
-    d->ints[1] = (int64_t)(ct_k__f2bits(h->f[4]) | ct_k__f2bits(h->f[5]) << 32);
-    d->ints[2] = (int64_t)(ct_k__f2bits(h->f[6]) | ct_k__f2bits(h->f[7]) << 32);
-}
-static inline void ct_k_optim_unpack(const ct_op_desc *d, ct_k_optim_hp *h) {
-    for (int i = 0; i < 4; i++)
-        h->f[i] = (float)d->scalars[i];
-    h->kind = (int)(d->ints[0] & 0xff);
-    h->flags = (unsigned)((uint64_t)d->ints[0] >> 8);
-    h->f[4] = ct_k__bits2f((uint64_t)d->ints[1]);
-    h->f[5] = ct_k__bits2f((uint64_t)d->ints[1] >> 32);
-    h->f[6] = ct_k__bits2f((uint64_t)d->ints[2]);
-    h->f[7] = ct_k__bits2f((uint64_t)d->ints[2] >> 32);
+/* The optimizer's schedule tensor (f64, CT_K_OH_N + n_params values): its hyper-parameters and
+ * the step count of every parameter. The fused kernel reads it when it runs, so a captured step
+ * replayed many times sees the learning rate the caller last wrote and counts its steps. */
+enum {
+    CT_K_OH_LR,
+    CT_K_OH_MOMENTUM,
+    CT_K_OH_DAMPENING,
+    CT_K_OH_WD,
+    CT_K_OH_BETA1,
+    CT_K_OH_BETA2,
+    CT_K_OH_EPS,
+    CT_K_OH_LR_DECAY,
+    CT_K_OH_N /* steps follow: sched[CT_K_OH_N + i] is parameter i's step count */
+};
+
+/* The f32 constants of a step (step >= 1: the count after this step) from the hyper-parameters in
+ * double, rounded once to f32 each. kind CT_K_OPT_*; flags: the structural CT_K_OPT_MAXIMIZE, WD,
+ * MOMENTUM, NESTEROV, AMSGRAD; FIRST and LERP_HI are derived here. The host (FOREACH) and the
+ * kernel (FUSED) both call this, so both paths use the same bits. */
+static inline void ct_k_optim_hp_make(int kind, unsigned flags, const double *hy, double step,
+                                      ct_k_optim_hp *h) {
+    memset(h, 0, sizeof *h);
+    h->kind = kind;
+    h->flags = flags & (CT_K_OPT_MAXIMIZE | CT_K_OPT_WD | CT_K_OPT_MOMENTUM | CT_K_OPT_NESTEROV |
+                        CT_K_OPT_AMSGRAD);
+    const double lr = hy[CT_K_OH_LR], wd = hy[CT_K_OH_WD];
+    switch (kind) {
+    case CT_K_OPT_SGD:
+        if (step == 1.0) h->flags |= CT_K_OPT_FIRST;
+        h->f[0] = (float)wd;
+        h->f[1] = (float)hy[CT_K_OH_MOMENTUM];
+        h->f[2] = (float)(1.0 - hy[CT_K_OH_DAMPENING]);
+        h->f[3] = (float)-lr;
+        break;
+    case CT_K_OPT_ADAM:
+    case CT_K_OPT_ADAMW: {
+        const double b1 = hy[CT_K_OH_BETA1], b2 = hy[CT_K_OH_BETA2];
+        const double bc1 = 1.0 - pow(b1, step), bc2 = 1.0 - pow(b2, step);
+        h->f[0] = (float)(kind == CT_K_OPT_ADAM ? wd : 1.0 - lr * wd);
+        h->f[1] = (float)(1.0 - b1);
+        if (h->f[1] >= 0.5f) h->flags |= CT_K_OPT_LERP_HI;
+        h->f[2] = (float)b2;
+        h->f[3] = (float)(1.0 - b2);
+        h->f[4] = (float)sqrt(bc2);
+        h->f[5] = (float)hy[CT_K_OH_EPS];
+        h->f[6] = (float)-(lr / bc1);
+        break;
+    }
+    default: /* Adagrad */
+        h->f[0] = (float)wd;
+        h->f[5] = (float)hy[CT_K_OH_EPS];
+        h->f[6] = (float)-(lr / (1.0 + (step - 1.0) * hy[CT_K_OH_LR_DECAY]));
+        break;
+    }
 }
 
+/* Descriptor (CT_OP_OPTIM_STEP): out0 param (updated), out1 state f32 (slots x numel, absent for
+ * plain SGD), out2 schedule f64 (read; the parameter's step count incremented); in3 grad (unscaled
+ * in place when a grad scale is given), in4 grad_scale f32 (1 element) or absent, in5 found_inf f32
+ * (1 element) or absent: nonzero skips the step and leaves the count. ints[0] = kind | flags << 8,
+ * ints[1] = the parameter's index in the schedule. */
 /* One contiguous f32 range: p[0..n) params, g grads, st the state (state slot k at st + k*stride:
  * SGD momentum buffer; Adam exp_avg, exp_avg_sq, max_exp_avg_sq; Adagrad sum). */
 typedef void (*ct_k_optim_fn)(const ct_k_optim_hp *h, int64_t n, float *p, const float *g,

@@ -13,9 +13,11 @@ typedef struct {
     ct_k_optim_fn fn;
     ct_dtype dt;
     char *p;
-    const char *g;
+    char *g;
     float *st;
     int64_t n;
+    bool scaled; /* divide the grads by scale first, and store them back unscaled */
+    float scale;
 } ct_k_optim_job;
 
 enum { CT_K_OPT_BLOCK = 512 };
@@ -23,21 +25,28 @@ enum { CT_K_OPT_BLOCK = 512 };
 static void ct_k_optim_range(void *arg, int64_t b, int64_t e) {
     const ct_k_optim_job *j = arg;
     if (j->dt == CT_FLOAT32) {
+        float *g = (float *)j->g + b;
+        if (j->scaled)
+            for (int64_t i = 0; i < e - b; i++)
+                g[i] = g[i] / j->scale;
         /* the state slots are j->n apart: offset every slot by b */
-        j->fn(&j->h, e - b, (float *)j->p + b, (const float *)j->g + b, j->st ? j->st + b : NULL,
-              j->n);
+        j->fn(&j->h, e - b, (float *)j->p + b, g, j->st ? j->st + b : NULL, j->n);
         return;
     }
     bool bf = j->dt == CT_BFLOAT16;
     float pb[CT_K_OPT_BLOCK], gb[CT_K_OPT_BLOCK];
-    uint16_t *p16 = (uint16_t *)j->p;
-    const uint16_t *g16 = (const uint16_t *)j->g;
+    uint16_t *p16 = (uint16_t *)j->p, *g16 = (uint16_t *)j->g;
     for (int64_t s = b; s < e; s += CT_K_OPT_BLOCK) {
         int64_t k = e - s < CT_K_OPT_BLOCK ? e - s : CT_K_OPT_BLOCK;
         for (int64_t i = 0; i < k; i++) {
             pb[i] = bf ? ct__bf2f(p16[s + i]) : ct__h2f(p16[s + i]);
             gb[i] = bf ? ct__bf2f(g16[s + i]) : ct__h2f(g16[s + i]);
         }
+        if (j->scaled)
+            for (int64_t i = 0; i < k; i++) {
+                gb[i] = gb[i] / j->scale;
+                g16[s + i] = bf ? ct__f2bf(gb[i]) : ct__f2h(gb[i]);
+            }
         j->fn(&j->h, k, pb, gb, j->st ? j->st + s : NULL, j->n);
         for (int64_t i = 0; i < k; i++)
             p16[s + i] = bf ? ct__f2bf(pb[i]) : ct__f2h(pb[i]);
@@ -45,15 +54,25 @@ static void ct_k_optim_range(void *arg, int64_t b, int64_t e) {
 }
 
 ct_status ct_k_optim(const ct_op_desc *op, const ct_k_isa *isa) {
-    if (op->n_out != 2 || op->n_in != 1) return CT_ERR_UNSUPPORTED;
-    const ct_operand *po = &op->operands[0], *so = &op->operands[1], *go = &op->operands[2];
+    if (op->n_out != 3 || op->n_in < 1 || op->n_in > 3) return CT_ERR_UNSUPPORTED;
+    const ct_operand *po = &op->operands[0], *so = &op->operands[1], *sch = &op->operands[2],
+                     *go = &op->operands[3];
+    const ct_operand *gs = op->n_in >= 2 ? &op->operands[4] : NULL,
+                     *fi = op->n_in >= 3 ? &op->operands[5] : NULL;
     ct_dtype dt = po->dtype;
     if ((dt != CT_FLOAT32 && dt != CT_FLOAT16 && dt != CT_BFLOAT16) || go->dtype != dt ||
-        (so->data && so->dtype != CT_FLOAT32))
+        (so->data && so->dtype != CT_FLOAT32) || sch->dtype != CT_FLOAT64 || !sch->data ||
+        (gs && gs->data && gs->dtype != CT_FLOAT32) || (fi && fi->data && fi->dtype != CT_FLOAT32))
         return CT_ERR_UNSUPPORTED;
+    if (fi && fi->data && *(const float *)fi->data != 0.0f) return CT_OK; /* found_inf: skip */
     ct_k_optim_job j;
-    ct_k_optim_unpack(op, &j.h);
-    if (j.h.kind < CT_K_OPT_SGD || j.h.kind > CT_K_OPT_ADAGRAD) return CT_ERR_UNSUPPORTED;
+    const int kind = (int)(op->ints[0] & 0xff);
+    if (kind < CT_K_OPT_SGD || kind > CT_K_OPT_ADAGRAD || op->ints[1] < 0)
+        return CT_ERR_UNSUPPORTED;
+    double *sched = sch->data;
+    double step = sched[CT_K_OH_N + op->ints[1]] + 1.0;
+    sched[CT_K_OH_N + op->ints[1]] = step;
+    ct_k_optim_hp_make(kind, (unsigned)((uint64_t)op->ints[0] >> 8), sched, step, &j.h);
     j.fn = isa == &ct_k_isa_avx512 ? ct_k_avx512_optim_f32
            : isa == &ct_k_isa_avx2 ? ct_k_avx2_optim_f32
                                    : ct_k_ref_optim_f32;
@@ -61,6 +80,8 @@ ct_status ct_k_optim(const ct_op_desc *op, const ct_k_isa *isa) {
     j.p = po->data;
     j.g = go->data;
     j.st = so->data;
+    j.scaled = gs && gs->data;
+    j.scale = j.scaled ? *(const float *)gs->data : 1.0f;
     j.n = 1;
     for (int d = 0; d < po->ndim; d++)
         j.n *= po->shape[d];
