@@ -478,6 +478,16 @@ static const struct {
     {"ct_optim_lr", "getter (a view; writing it is an op)"},
     {"ct_optim_set_grad_scaling", "setter (retains two tensors)"},
     {"ct_optim_step_count", "host read (refused during capture)"},
+    {"ct_optim_save_state", "host read and file write (refused during capture)"},
+    {"ct_optim_load_state", "file read and host upload (refused during capture)"},
+    {"ct_safetensors_load", "file parse (no tensors made)"},
+    {"ct_safetensors_load_buffer", "buffer parse (no tensors made)"},
+    {"ct_safetensors_count", "getter"},
+    {"ct_safetensors_name", "getter"},
+    {"ct_safetensors_metadata", "getter"},
+    {"ct_safetensors_get", "host upload (ct_tensor_from_host; refused during capture)"},
+    {"ct_safetensors_free", "lifetime"},
+    {"ct_safetensors_save", "host read (ct_tensor_to_host; refused during capture)"},
 };
 
 static void release_outs(void) {

@@ -8,6 +8,7 @@
 
 #include <stdint.h>
 #include <string.h>
+#include <unistd.h>
 
 static ct_ctx *ctx;
 
@@ -718,6 +719,115 @@ TEST(grad_scaling) {
         }
 }
 
+/* State saved after 5 steps and loaded into a fresh optimizer (over copies of the params): the
+ * next 5 steps are bit-identical to the original's, lr as last written included; mismatched
+ * optimizers and damaged files are refused without changing anything. */
+TEST(state_save_load) {
+    char path[] = "/tmp/ct_optim_stateXXXXXX";
+    int fd = mkstemp(path);
+    CHECK(fd >= 0);
+    close(fd);
+    ct_optim_kind kinds[4] = {CT_OPTIM_SGD, CT_OPTIM_ADAM, CT_OPTIM_ADAMW, CT_OPTIM_ADAGRAD};
+    for (int k = 0; k < 4; k++) {
+        const int64_t n1 = 7, s2[2] = {3, 5};
+        unsigned long long rng = 77 + (unsigned long long)k;
+        float a0[7], b0[15], ga[7], gb[15];
+        for (int i = 0; i < 7; i++)
+            a0[i] = grad_val(&rng);
+        for (int i = 0; i < 15; i++)
+            b0[i] = grad_val(&rng);
+        ct_tensor *A, *B, *GA, *GB;
+        CHECK_OK(ct_tensor_from_host(ctx, a0, CT_FLOAT32, 1, &n1, &A));
+        CHECK_OK(ct_tensor_from_host(ctx, b0, CT_FLOAT32, 2, s2, &B));
+        CHECK_OK(ct_tensor_zeros(ctx, CT_FLOAT32, 1, &n1, &GA));
+        CHECK_OK(ct_tensor_zeros(ctx, CT_FLOAT32, 2, s2, &GB));
+        ct_optim_options o = ct_optim_options_default(kinds[k]);
+        o.momentum = kinds[k] == CT_OPTIM_SGD ? 0.9 : 0;
+        o.amsgrad = kinds[k] == CT_OPTIM_ADAM;
+        o.lr = 0.05;
+        ct_tensor *ps[2] = {A, B}, *gs[2] = {GA, GB};
+        ct_optim *opt = NULL, *fresh = NULL;
+        CHECK_OK(ct_optim_create(ctx, &o, 2, ps, &opt));
+        ct_tensor *A2 = NULL, *B2 = NULL;
+        for (int step = 0; step < 10; step++) {
+            for (int i = 0; i < 7; i++)
+                ga[i] = grad_val(&rng);
+            for (int i = 0; i < 15; i++)
+                gb[i] = grad_val(&rng);
+            ct_tensor *h1, *h2;
+            CHECK_OK(ct_tensor_from_host(ctx, ga, CT_FLOAT32, 1, &n1, &h1));
+            CHECK_OK(ct_tensor_from_host(ctx, gb, CT_FLOAT32, 2, s2, &h2));
+            CHECK_OK(ct_tensor_copy_(ctx, GA, h1));
+            CHECK_OK(ct_tensor_copy_(ctx, GB, h2));
+            ct_tensor_release(h1), ct_tensor_release(h2);
+            if (step == 5) { /* save, and continue on copies with a fresh optimizer */
+                CHECK_OK(ct_mul_scalar_(ctx, ct_optim_lr(opt), 0.5));
+                CHECK_OK(ct_optim_save_state(opt, path));
+                CHECK_OK(ct_tensor_clone(ctx, A, &A2));
+                CHECK_OK(ct_tensor_clone(ctx, B, &B2));
+                ct_tensor *p2[2] = {A2, B2};
+                ct_optim_options o2 = o; /* lr comes from the file */
+                o2.lr = 1.0;
+                CHECK_OK(ct_optim_create(ctx, &o2, 2, p2, &fresh));
+                CHECK_OK(ct_optim_load_state(fresh, path));
+                int64_t c = 0;
+                CHECK_OK(ct_optim_step_count(fresh, 1, &c));
+                CHECK(c == 5);
+                double lr = 0;
+                CHECK_OK(ct_tensor_to_host(ct_optim_lr(fresh), &lr, sizeof lr));
+                CHECK(lr == 0.025);
+            }
+            CHECK_OK(ct_optim_step(opt, gs));
+            if (fresh) CHECK_OK(ct_optim_step(fresh, gs));
+        }
+        float x[15], y[15];
+        CHECK_OK(ct_tensor_to_host(A, x, 7 * 4));
+        CHECK_OK(ct_tensor_to_host(A2, y, 7 * 4));
+        CHECK_MSG(memcmp(x, y, 7 * 4) == 0, "kind %d: resumed run differs (A)", k);
+        CHECK_OK(ct_tensor_to_host(B, x, 15 * 4));
+        CHECK_OK(ct_tensor_to_host(B2, y, 15 * 4));
+        CHECK_MSG(memcmp(x, y, 15 * 4) == 0, "kind %d: resumed run differs (B)", k);
+        /* mismatches */
+        ct_optim *other = NULL;
+        ct_optim_options oo = ct_optim_options_default(kinds[(k + 1) % 4]);
+        CHECK_OK(ct_optim_create(ctx, &oo, 2, ps, &other));
+        CHECK_ST(ct_optim_load_state(other, path), CT_ERR_INVALID_ARG);
+        CHECK(strstr(ct_ctx_last_error(ctx), "state") != NULL);
+        ct_optim_free(other);
+        CHECK_OK(ct_optim_create(ctx, &o, 1, ps, &other));
+        CHECK_ST(ct_optim_load_state(other, path), CT_ERR_INVALID_ARG);
+        CHECK(strstr(ct_ctx_last_error(ctx), "parameters") != NULL);
+        ct_optim_free(other);
+        ct_tensor *ps_swapped[2] = {B, A};
+        CHECK_OK(ct_optim_create(ctx, &o, 2, ps_swapped, &other));
+        ct_status want = kinds[k] == CT_OPTIM_SGD && o.momentum == 0 ? CT_OK : CT_ERR_SHAPE;
+        CHECK_ST(ct_optim_load_state(other, path), want);
+        int64_t c = -1;
+        CHECK_OK(ct_optim_step_count(other, 0, &c));
+        CHECK_MSG(c == 0, "a failed load changed the step count to %lld", (long long)c);
+        ct_optim_free(other);
+        ct_optim_free(opt);
+        ct_optim_free(fresh);
+        ct_tensor *all[] = {A, B, GA, GB, A2, B2};
+        for (size_t i = 0; i < sizeof all / sizeof all[0]; i++)
+            ct_tensor_release(all[i]);
+    }
+    /* not a state file */
+    ct_tensor *p = NULL;
+    CHECK_OK(ct_tensor_zeros(ctx, CT_FLOAT32, 1, (int64_t[]){3}, &p));
+    const char *nm[1] = {"x"};
+    const ct_tensor *pt[1] = {p};
+    CHECK_OK(ct_safetensors_save(ctx, path, 1, nm, pt, NULL));
+    ct_optim_options o = ct_optim_options_default(CT_OPTIM_ADAM);
+    ct_optim *opt = NULL;
+    CHECK_OK(ct_optim_create(ctx, &o, 1, &p, &opt));
+    CHECK_ST(ct_optim_load_state(opt, path), CT_ERR_FORMAT);
+    CHECK(strstr(ct_ctx_last_error(ctx), "not a ctorch optimizer state") != NULL);
+    ct_optim_free(opt);
+    ct_tensor_release(p);
+    unlink(path);
+}
+
 int main(void) {
     ctx = tu_ctx_or_skip();
     const char *e = getenv("CT_OPTIM_STEPS");
@@ -734,6 +844,7 @@ int main(void) {
     RUN(parity_adagrad);
     RUN(captured_once_replayed_many);
     RUN(grad_scaling);
+    RUN(state_save_load);
     ct_ctx_free(ctx);
     return ct_test_end();
 }

@@ -51,6 +51,14 @@ CT_API ct_status ct_optim_set_grad_scaling(ct_optim *opt, ct_tensor *grad_scale,
                                            ct_tensor *found_inf);
 /* Steps parameter i has taken (skipped ones not counted); a host read (refused during capture). */
 CT_API ct_status ct_optim_step_count(const ct_optim *opt, int i, int64_t *out);
+/* Save the optimizer's state to a safetensors file: per parameter "state.<i>.step" (f64) and its
+ * buffers ("momentum_buffer"; "exp_avg", "exp_avg_sq", "max_exp_avg_sq"; "sum"; f32), the kind,
+ * hyper-parameters (lr as last written) and structural flags as metadata. A host read. */
+CT_API ct_status ct_optim_save_state(const ct_optim *opt, const char *path);
+/* Load a state saved by ct_optim_save_state into an optimizer of the same kind, parameter count,
+ * shapes and structural options (else CT_ERR_INVALID_ARG / CT_ERR_SHAPE naming the difference);
+ * hyper-parameters come from the file, as torch's load_state_dict. Nothing changes on failure. */
+CT_API ct_status ct_optim_load_state(ct_optim *opt, const char *path);
 /* Free the optimizer and its state, release the parameters (NULL is a no-op). */
 CT_API void ct_optim_free(ct_optim *opt);
 

@@ -8,10 +8,12 @@
 #include "core/internal.h"
 #include "ctorch/ops.h"
 #include "ctorch/optim.h"
+#include "ctorch/safetensors.h"
 #include "dispatch/dispatch.h"
 #include "ops/dispatch.h"
 
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -534,5 +536,183 @@ ct_status ct_optim_step_count(const ct_optim *opt, int i, int64_t *out) {
     double v = 0;
     ct_status st = ct_tensor_to_host(opt->step_view[i], &v, sizeof v);
     if (st == CT_OK) *out = (int64_t)v;
+    return st;
+}
+
+/* ---- state files (safetensors) ---- */
+
+static const char *const ct__optim_slot_names[4][CT_OPT_MAX_SLOTS] = {
+    {"momentum_buffer"},
+    {"exp_avg", "exp_avg_sq", "max_exp_avg_sq"},
+    {"exp_avg", "exp_avg_sq", "max_exp_avg_sq"},
+    {"sum"}};
+static const char *const ct__optim_hyper_names[CT_K_OH_N] = {
+    "lr", "momentum", "dampening", "weight_decay", "beta1", "beta2", "eps", "lr_decay"};
+
+ct_status ct_optim_save_state(const ct_optim *opt, const char *path) {
+    if (!opt) return CT_ERR_INVALID_ARG;
+    ct_ctx *ctx = opt->ctx;
+    ct__clear_error(ctx);
+    if (!path) return ct__set_error(ctx, CT_ERR_INVALID_ARG, "optim_save_state: path is NULL");
+    const int per = 1 + opt->nslots, total = opt->n * per;
+    double *sched = ct__optim_zalloc(ctx, (size_t)(CT_K_OH_N + opt->n) * sizeof(double));
+    char(*names)[48] = ct__optim_zalloc(ctx, (size_t)total * sizeof *names);
+    const char **np = ct__optim_zalloc(ctx, (size_t)total * sizeof *np);
+    const ct_tensor **ts = ct__optim_zalloc(ctx, (size_t)total * sizeof *ts);
+    ct_tensor **steps = ct__optim_zalloc(ctx, (size_t)opt->n * sizeof *steps);
+    ct_status st = CT_OK;
+    if (!sched || !names || !np || !ts || !steps)
+        st = ct__set_error(ctx, CT_ERR_OOM, "optim_save_state: out of memory");
+    if (st == CT_OK)
+        st = ct_tensor_to_host(opt->sched, sched, (size_t)(CT_K_OH_N + opt->n) * sizeof(double));
+    for (int i = 0; i < opt->n && st == CT_OK; i++) {
+        st = ct_tensor_from_host(ctx, &sched[CT_K_OH_N + i], CT_FLOAT64, 0, NULL, &steps[i]);
+        int k = i * per;
+        snprintf(names[k], sizeof names[k], "state.%d.step", i);
+        ts[k] = steps[i];
+        for (int s = 0; s < opt->nslots; s++) {
+            snprintf(names[k + 1 + s], sizeof names[k + 1 + s], "state.%d.%s", i,
+                     ct__optim_slot_names[opt->o.kind][s]);
+            ts[k + 1 + s] = opt->slot[i][s];
+        }
+    }
+    if (st == CT_OK) {
+        char vals[CT_K_OH_N + 2][40];
+        const char *meta[2 * (CT_K_OH_N + 6) + 1];
+        int m = 0;
+        meta[m++] = "ctorch.optim";
+        meta[m++] = ct__optim_names[opt->o.kind];
+        snprintf(vals[0], sizeof vals[0], "%d", opt->n);
+        meta[m++] = "n_params";
+        meta[m++] = vals[0];
+        snprintf(vals[1], sizeof vals[1], "%u", ct__optim_flags(&opt->o));
+        meta[m++] = "flags";
+        meta[m++] = vals[1];
+        for (int h = 0; h < CT_K_OH_N; h++) {
+            snprintf(vals[2 + h], sizeof vals[2 + h], "%.17g", sched[h]);
+            meta[m++] = ct__optim_hyper_names[h];
+            meta[m++] = vals[2 + h];
+        }
+        meta[m] = NULL;
+        for (int k = 0; k < total; k++)
+            np[k] = names[k];
+        st = ct_safetensors_save(ctx, path, total, np, ts, meta);
+    }
+    for (int i = 0; steps && i < opt->n; i++)
+        ct_tensor_release(steps[i]);
+    ct__free(ctx, steps);
+    ct__free(ctx, ts);
+    ct__free(ctx, np);
+    ct__free(ctx, names);
+    ct__free(ctx, sched);
+    return st;
+}
+
+ct_status ct_optim_load_state(ct_optim *opt, const char *path) {
+    if (!opt) return CT_ERR_INVALID_ARG;
+    ct_ctx *ctx = opt->ctx;
+    ct__clear_error(ctx);
+    if (!path) return ct__set_error(ctx, CT_ERR_INVALID_ARG, "optim_load_state: path is NULL");
+    ct_safetensors *f = NULL;
+    ct_status st = ct_safetensors_load(ctx, path, &f);
+    if (st != CT_OK) return st;
+    const char *kind = ct_safetensors_metadata(f, "ctorch.optim");
+    const char *np = ct_safetensors_metadata(f, "n_params");
+    const char *fl = ct_safetensors_metadata(f, "flags");
+    char want_n[16], want_fl[16];
+    snprintf(want_n, sizeof want_n, "%d", opt->n);
+    snprintf(want_fl, sizeof want_fl, "%u", ct__optim_flags(&opt->o));
+    double *sched = ct__optim_zalloc(ctx, (size_t)(CT_K_OH_N + opt->n) * sizeof(double));
+    if (!sched)
+        st = ct__set_error(ctx, CT_ERR_OOM, "optim_load_state: out of memory");
+    else if (!kind || !np || !fl)
+        st = ct__set_error(ctx, CT_ERR_FORMAT,
+                           "optim_load_state: %s is not a ctorch optimizer state file (no %s "
+                           "metadata)",
+                           path,
+                           !kind ? "ctorch.optim"
+                           : !np ? "n_params"
+                                 : "flags");
+    else if (strcmp(kind, ct__optim_names[opt->o.kind]) != 0)
+        st = ct__set_error(ctx, CT_ERR_INVALID_ARG,
+                           "optim_load_state: %s holds %s state, this optimizer is %s", path, kind,
+                           ct__optim_names[opt->o.kind]);
+    else if (strcmp(np, want_n) != 0)
+        st = ct__set_error(ctx, CT_ERR_INVALID_ARG,
+                           "optim_load_state: %s holds state of %s parameters, this optimizer has "
+                           "%d",
+                           path, np, opt->n);
+    else if (strcmp(fl, want_fl) != 0)
+        st = ct__set_error(ctx, CT_ERR_INVALID_ARG,
+                           "optim_load_state: %s was saved with other structural options "
+                           "(momentum, nesterov, amsgrad, weight decay or maximize differ: flags "
+                           "%s, this optimizer %s)",
+                           path, fl, want_fl);
+    for (int h = 0; h < CT_K_OH_N && st == CT_OK; h++) {
+        const char *v = ct_safetensors_metadata(f, ct__optim_hyper_names[h]);
+        char *end = NULL;
+        double d = v ? strtod(v, &end) : 0;
+        if (!v || end == v || *end || !isfinite(d))
+            st = ct__set_error(ctx, CT_ERR_FORMAT, "optim_load_state: %s: hyper-parameter %s %s",
+                               path, ct__optim_hyper_names[h], v ? "is not a number" : "missing");
+        else
+            sched[h] = d;
+    }
+    /* read and check every tensor before changing anything */
+    const int per = 1 + opt->nslots;
+    ct_tensor **ts = NULL;
+    if (st == CT_OK) {
+        ts = ct__optim_zalloc(ctx, (size_t)(opt->n * per) * sizeof *ts);
+        if (!ts) st = ct__set_error(ctx, CT_ERR_OOM, "optim_load_state: out of memory");
+    }
+    for (int i = 0; i < opt->n && st == CT_OK; i++)
+        for (int s = -1; s < opt->nslots && st == CT_OK; s++) {
+            char name[48];
+            snprintf(name, sizeof name, "state.%d.%s", i,
+                     s < 0 ? "step" : ct__optim_slot_names[opt->o.kind][s]);
+            ct_tensor **t = &ts[i * per + 1 + s];
+            st = ct_safetensors_get(f, name, t);
+            if (st == CT_ERR_INDEX)
+                st = ct__set_error(ctx, CT_ERR_FORMAT, "optim_load_state: %s lacks %s", path, name);
+            if (st != CT_OK) break;
+            const ct_tensor *ref = s < 0 ? NULL : opt->slot[i][s];
+            bool ok = s < 0 ? ct_tensor_dtype(*t) == CT_FLOAT64 && ct_tensor_numel(*t) == 1
+                            : ct_tensor_dtype(*t) == CT_FLOAT32 &&
+                                  ct_tensor_ndim(*t) == ct_tensor_ndim(ref);
+            for (int d = 0; ok && s >= 0 && d < ct_tensor_ndim(ref); d++)
+                ok = ct_tensor_shape(*t)[d] == ct_tensor_shape(ref)[d];
+            if (!ok) {
+                char a[96];
+                st = ct__set_error(
+                    ctx, CT_ERR_SHAPE, "optim_load_state: %s is %s %s; parameter %d needs %s", name,
+                    ct_dtype_name(ct_tensor_dtype(*t)),
+                    ct__shape_str(a, sizeof a, ct_tensor_ndim(*t), ct_tensor_shape(*t)), i,
+                    s < 0 ? "one float64 step count" : "float32 of its shape");
+                break;
+            }
+            if (s < 0) {
+                double v = 0;
+                st = ct_tensor_to_host(*t, &v, sizeof v);
+                if (st == CT_OK && !(v >= 0 && v <= 9007199254740992.0 && v == floor(v)))
+                    st = ct__set_error(ctx, CT_ERR_FORMAT, "optim_load_state: %s is %g", name, v);
+                sched[CT_K_OH_N + i] = v;
+            }
+        }
+    ct_tensor *host = NULL;
+    if (st == CT_OK) {
+        int64_t len = CT_K_OH_N + opt->n;
+        st = ct_tensor_from_host(ctx, sched, CT_FLOAT64, 1, &len, &host);
+    }
+    if (st == CT_OK) st = ct_tensor_copy_(ctx, opt->sched, host);
+    for (int i = 0; i < opt->n && st == CT_OK; i++)
+        for (int s = 0; s < opt->nslots && st == CT_OK; s++)
+            st = ct_tensor_copy_(ctx, opt->slot[i][s], ts[i * per + 1 + s]);
+    if (st == CT_OK) memcpy(opt->host, sched, (size_t)(CT_K_OH_N + opt->n) * sizeof(double));
+    ct_tensor_release(host);
+    for (int k = 0; ts && k < opt->n * per; k++)
+        ct_tensor_release(ts[k]);
+    ct__free(ctx, ts);
+    ct__free(ctx, sched);
+    ct_safetensors_free(f);
     return st;
 }
