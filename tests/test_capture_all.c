@@ -288,6 +288,17 @@ static ct_status op_mx_quantize(void) {
 static ct_status op_mx_dequantize(void) { return ct_mx_dequantize(ctx, Wq, CT_FLOAT32, &OUT); }
 static ct_status op_mx_dequantize_into(void) { return ct_mx_dequantize_into(ctx, Wq, Q8); }
 static ct_status op_mx_linear(void) { return ct_mx_linear(ctx, A, Wq, NULL, &OUT); }
+static ct_status loop_never(ct_ctx *c, void *u, int n, ct_tensor *const *v, ct_tensor **pred) {
+    (void)u, (void)n, (void)v;
+    return ct_tensor_zeros(c, CT_BOOL, 0, NULL, pred);
+}
+static ct_status loop_body(ct_ctx *c, void *u, int n, ct_tensor *const *v, ct_tensor **next) {
+    (void)u, (void)n;
+    return ct_tensor_clone(c, v[0], &next[0]);
+}
+static ct_status op_while_loop(void) {
+    return ct_while_loop(ctx, loop_never, loop_body, NULL, 1, &A, &OUT);
+}
 static ct_optim *Opt;
 static ct_status op_optim_step(void) {
     ct_tensor *g[1] = {B};
@@ -375,6 +386,7 @@ static const op_entry computing[] = {
     E(mx_dequantize_into),
     E(mx_linear),
     E(optim_step),
+    E(while_loop),
 };
 
 /* Public functions that do not compute on a stream, and why. */

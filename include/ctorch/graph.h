@@ -85,6 +85,24 @@ CT_API ct_status ct_cond(ct_ctx *ctx, const ct_tensor *pred, ct_cond_fn true_fn,
                          ct_cond_fn false_fn, void *user_data, int n_operands,
                          ct_tensor *const *operands, int n_outputs, ct_tensor **outputs);
 
+/* ct_while_loop's condition: reads the carried values, creates pred (a new one-element tensor;
+ * nonzero = run the body again). */
+typedef ct_status (*ct_loop_cond_fn)(ct_ctx *ctx, void *user, int n, ct_tensor *const *carried,
+                                     ct_tensor **pred);
+/* ct_while_loop's body: reads the carried values, creates the n next ones (new tensors of the
+ * same shapes and dtypes). */
+typedef ct_status (*ct_loop_body_fn)(ct_ctx *ctx, void *user, int n, ct_tensor *const *carried,
+                                     ct_tensor **next);
+/* torch._higher_order_ops.while_loop: while cond(carried) { carried = body(carried) }, then
+ * carried_out[i] are new references to the final values (the inputs themselves after zero
+ * iterations, eagerly). Under capture: records a loop node (condition ops, a test of pred, body
+ * ops, a jump back) into fixed carried buffers, so replay loops inside the graph without returning
+ * to the caller. A body changing a shape or dtype, or a pred that is not one element:
+ * CT_ERR_SHAPE naming the value. Nests with ct_cond and itself. */
+CT_API ct_status ct_while_loop(ct_ctx *ctx, ct_loop_cond_fn cond, ct_loop_body_fn body, void *user,
+                               int n_carried, ct_tensor *const *carried_in,
+                               ct_tensor **carried_out);
+
 /* ---- backend side: the graph implementation a backend exposes in ct_backend_vtable.graph_impl
  * ---- */
 #define CT_GRAPH_IMPL_ABI_VERSION 1u
@@ -112,6 +130,13 @@ typedef struct ct_graph_impl {
     ct_status (*debug_dump)(void *gstate, const char *path);
     /* Node count (ops, counting both branches of conditionals). */
     int64_t (*num_nodes)(void *gstate);
+    /* Optional (appended; NULL or a smaller size: captured ct_while_loop is CT_ERR_UNSUPPORTED).
+     * Open a loop node: records go to its condition list. */
+    ct_status (*loop_begin)(void *gstate);
+    /* The condition's predicate is known: records go to the body list. */
+    ct_status (*loop_body)(void *gstate, const ct_operand *pred);
+    /* Close the innermost loop (replay: condition, test pred, body, back to the condition). */
+    ct_status (*loop_end)(void *gstate);
 } ct_graph_impl;
 
 #ifdef __cplusplus

@@ -160,7 +160,8 @@ ct_status ct_graph_create(ct_ctx *ctx, ct_device device, const ct_graph_options 
                              "graph capture is not supported on device %s (backend '%s')",
                              ct_device_format(ctx, device, dn, sizeof dn), b->vt.name);
     }
-    if (impl->abi_version != CT_GRAPH_IMPL_ABI_VERSION || impl->size < sizeof(ct_graph_impl))
+    if (impl->abi_version != CT_GRAPH_IMPL_ABI_VERSION ||
+        impl->size < offsetof(ct_graph_impl, loop_begin)) /* the loop hooks are optional */
         return ct__set_error(ctx, CT_ERR_UNSUPPORTED,
                              "graph_create: backend '%s' graph ABI %u, library expects %u",
                              b->vt.name, impl->abi_version, CT_GRAPH_IMPL_ABI_VERSION);
@@ -466,6 +467,178 @@ ct_status ct_cond(ct_ctx *ctx, const ct_tensor *pred, ct_cond_fn true_fn, ct_con
         if (!ctx->err[0]) /* a backend hook failed without a message */
             ct__set_error(ctx, st, "cond: recording the conditional failed (%s)",
                           ct_status_str(st));
+        ct__cap_invalidate(cap, st, ctx->err);
+    }
+    return st;
+}
+
+/* ---- while_loop ---- */
+
+/* Every next value has its carried value's dtype, shape and device. */
+static ct_status ct__loop_check(ct_ctx *ctx, int n, ct_tensor *const *carried, ct_tensor **next) {
+    for (int i = 0; i < n; i++) {
+        const ct_tensor *a = carried[i], *b = next[i];
+        if (!b || b->magic != CT__TENSOR_MAGIC)
+            return ct__set_error(ctx, CT_ERR_INVALID_ARG,
+                                 "while_loop: the body left carried value %d %s", i,
+                                 b ? "as a dead tensor" : "NULL");
+        bool same = a->dtype == b->dtype && a->ndim == b->ndim &&
+                    memcmp(a->shape, b->shape, sizeof(int64_t) * (size_t)a->ndim) == 0 &&
+                    a->storage->device.type == b->storage->device.type &&
+                    a->storage->device.index == b->storage->device.index;
+        if (!same) {
+            char b1[96];
+            return ct__set_error(ctx, CT_ERR_SHAPE,
+                                 "while_loop: carried value %d is %s %s but the body made it %s "
+                                 "%s (carried values keep their shapes, dtypes and devices)",
+                                 i, ct_dtype_name(a->dtype), CT__SHAPE_STR(a),
+                                 ct_dtype_name(b->dtype),
+                                 ct__shape_str(b1, sizeof b1, b->ndim, b->shape));
+        }
+    }
+    return CT_OK;
+}
+
+static ct_status ct__loop_pred(ct_ctx *ctx, ct_status st, const ct_tensor *pred) {
+    if (st != CT_OK) {
+        if (!ctx->err[0])
+            ct__set_error(ctx, st, "while_loop: the condition failed with status %d (%s)", (int)st,
+                          ct_status_str(st));
+        return st;
+    }
+    if (!pred || pred->magic != CT__TENSOR_MAGIC)
+        return ct__set_error(ctx, CT_ERR_INVALID_ARG, "while_loop: the condition left pred %s",
+                             pred ? "as a dead tensor" : "NULL");
+    if (pred->ctx != ctx || ct_tensor_numel(pred) != 1 || !ct__is_compute_dtype(pred->dtype))
+        return ct__set_error(ctx, CT_ERR_SHAPE,
+                             "while_loop: pred must be one element of this context, got %s %s",
+                             ct_dtype_name(pred->dtype), CT__SHAPE_STR(pred));
+    return CT_OK;
+}
+
+static ct_status ct__loop_body_failed(ct_ctx *ctx, ct_status st) {
+    if (!ctx->err[0])
+        ct__set_error(ctx, st, "while_loop: the body failed with status %d (%s)", (int)st,
+                      ct_status_str(st));
+    return st;
+}
+
+static ct_status ct__while_eager(ct_ctx *ctx, ct_loop_cond_fn cond, ct_loop_body_fn body,
+                                 void *user, int n, ct_tensor *const *in, ct_tensor **out,
+                                 ct_tensor **cur, ct_tensor **next) {
+    ct_status st = CT_OK;
+    for (int i = 0; i < n; i++)
+        cur[i] = ct_tensor_retain(in[i]);
+    for (;;) {
+        ct_tensor *pred = NULL;
+        st = cond(ctx, user, n, cur, &pred);
+        st = ct__loop_pred(ctx, st, pred);
+        double v = 0;
+        if (st == CT_OK) st = ct_tensor_item(pred, &v);
+        ct_tensor_release(pred);
+        if (st != CT_OK || v == 0) break;
+        for (int i = 0; i < n; i++)
+            next[i] = NULL;
+        st = body(ctx, user, n, cur, next);
+        if (st != CT_OK) ct__loop_body_failed(ctx, st);
+        if (st == CT_OK) st = ct__loop_check(ctx, n, cur, next);
+        for (int i = 0; i < n; i++) {
+            ct_tensor_release(st == CT_OK ? cur[i] : next[i]);
+            if (st == CT_OK) cur[i] = next[i];
+        }
+        if (st != CT_OK) break;
+    }
+    for (int i = 0; i < n; i++) {
+        if (st == CT_OK)
+            out[i] = cur[i];
+        else
+            ct_tensor_release(cur[i]);
+    }
+    return st;
+}
+
+ct_status ct_while_loop(ct_ctx *ctx, ct_loop_cond_fn cond, ct_loop_body_fn body, void *user,
+                        int n_carried, ct_tensor *const *carried_in, ct_tensor **carried_out) {
+    if (!ctx) return CT_ERR_INVALID_ARG;
+    ct__clear_error(ctx);
+    if (!cond || !body || n_carried < 0 || (n_carried > 0 && (!carried_in || !carried_out)))
+        return ct__set_error(ctx, CT_ERR_INVALID_ARG, "while_loop: NULL or negative argument");
+    if (n_carried > (1 << 24))
+        return ct__set_error(ctx, CT_ERR_INVALID_ARG, "while_loop: n_carried %d is more than %d",
+                             n_carried, 1 << 24);
+    for (int i = 0; i < n_carried; i++)
+        if (ct__check_tensor(ctx, "while_loop", "a carried value", carried_in[i]) != CT_OK)
+            return CT_ERR_INVALID_ARG;
+    for (int i = 0; i < n_carried; i++)
+        carried_out[i] = NULL;
+    /* the capture of the device the loop runs on: that of the first carried value, else any */
+    ct__capture *cap =
+        n_carried > 0 ? ctx->backends[carried_in[0]->storage->slot].capture : ct__any_capture(ctx);
+    ct_tensor **buf = ct__alloc(ctx, sizeof(ct_tensor *) * (2 * (size_t)n_carried + 1), 16);
+    if (!buf)
+        return ct__set_error(ctx, CT_ERR_OOM, "while_loop: out of memory for %d carried values",
+                             n_carried);
+    ct_tensor **cur = buf, **next = buf + n_carried;
+    if (!cap) {
+        ct_status st =
+            ct__while_eager(ctx, cond, body, user, n_carried, carried_in, carried_out, cur, next);
+        ct__free(ctx, buf);
+        return st;
+    }
+    ct_graph *g = (ct_graph *)cap;
+    ct_status st = CT_OK;
+    if (g->error != CT_OK)
+        st = ct__set_error(ctx, CT_ERR_STATE, "while_loop: the capture was invalidated earlier: %s",
+                           g->errmsg);
+    else if (g->impl->size < offsetof(ct_graph_impl, loop_end) + sizeof(void *) ||
+             !g->impl->loop_begin || !g->impl->loop_body || !g->impl->loop_end)
+        st = ct__set_error(ctx, CT_ERR_UNSUPPORTED,
+                           "while_loop: the backend's graph implementation has no loop nodes");
+    for (int i = 0; i < 2 * n_carried; i++)
+        buf[i] = NULL;
+    /* fixed carried buffers the loop reads and writes back into */
+    for (int i = 0; i < n_carried && st == CT_OK; i++)
+        st = ct__tensor_new(ctx, carried_in[i]->storage->device, carried_in[i]->dtype,
+                            carried_in[i]->ndim, carried_in[i]->shape, &cur[i]);
+    for (int i = 0; i < n_carried && st == CT_OK; i++)
+        st = ct_tensor_copy_(ctx, cur[i], carried_in[i]);
+    bool opened = false;
+    ct_tensor *pred = NULL;
+    if (st == CT_OK) st = g->impl->loop_begin(g->gs);
+    opened = st == CT_OK;
+    if (st == CT_OK) {
+        st = cond(ctx, user, n_carried, cur, &pred);
+        st = ct__loop_pred(ctx, st, pred);
+    }
+    ct_operand po;
+    if (st == CT_OK) {
+        ct__operand_set(&po, pred);
+        st = ct__keep(g, pred);
+    }
+    if (st == CT_OK) st = g->impl->loop_body(g->gs, &po);
+    if (st == CT_OK) {
+        st = body(ctx, user, n_carried, cur, next);
+        if (st != CT_OK) ct__loop_body_failed(ctx, st);
+    }
+    if (st == CT_OK) st = ct__loop_check(ctx, n_carried, cur, next);
+    for (int i = 0; i < n_carried && st == CT_OK; i++)
+        st = ct_tensor_copy_(ctx, cur[i], next[i]);
+    if (opened) {
+        ct_status e = g->impl->loop_end(g->gs);
+        if (st == CT_OK) st = e;
+    }
+    ct_tensor_release(pred);
+    for (int i = 0; i < n_carried; i++) {
+        ct_tensor_release(next[i]);
+        if (st == CT_OK)
+            carried_out[i] = cur[i];
+        else
+            ct_tensor_release(cur[i]);
+    }
+    ct__free(ctx, buf);
+    if (st != CT_OK) {
+        if (!ctx->err[0])
+            ct__set_error(ctx, st, "while_loop: recording the loop failed (%s)", ct_status_str(st));
         ct__cap_invalidate(cap, st, ctx->err);
     }
     return st;

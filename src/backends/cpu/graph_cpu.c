@@ -1,7 +1,8 @@
 /* CPU graph implementation. Capture builds a node tree (ops, and conditionals with two branch
  * lists); instantiate flattens it into one instruction array where contiguous f32/f64 elementwise
  * ops below the threading threshold call the ISA loop directly with resolved pointers, conditionals
- * become a test-and-jump on the predicate's memory, and everything else calls the backend's op
+ * become a test-and-jump on the predicate's memory, loops a condition, a test, the body and a jump
+ * back, and everything else calls the backend's op
  * runner on its stored descriptor. Replay is a tight loop over that array. */
 #include "backends/cpu/cpu_backend.h"
 #include "backends/cpu/kernels/ew.h"
@@ -12,9 +13,9 @@
 
 typedef struct cg_list cg_list;
 typedef struct cg_node {
-    bool is_cond;
-    ct_op_desc op;  /* op node, or the predicate in operands[0] for a conditional */
-    cg_list *br[2]; /* conditional: [0] false, [1] true */
+    bool is_cond, is_loop;
+    ct_op_desc op;  /* op node, or the predicate in operands[0] for a conditional or loop */
+    cg_list *br[2]; /* conditional: [0] false, [1] true; loop: [0] condition, [1] body */
 } cg_node;
 struct cg_list {
     cg_node *nodes;
@@ -65,7 +66,7 @@ static ct_status cg_create(void *backend_state, void **out) {
 
 static void cg_list_free(ct_ctx *ctx, cg_list *l) {
     for (size_t i = 0; i < l->n; i++)
-        if (l->nodes[i].is_cond)
+        if (l->nodes[i].is_cond || l->nodes[i].is_loop)
             for (int b = 0; b < 2; b++) {
                 cg_list_free(ctx, l->nodes[i].br[b]);
                 ct__free(ctx, l->nodes[i].br[b]);
@@ -122,8 +123,8 @@ static ct_status cg_record(void *gs, const ct_op_desc *op) {
     return CT_OK;
 }
 
-static ct_status cg_add_conditional(void *gs, const ct_operand *pred) {
-    cg_graph *g = gs;
+/* A node with two lists (conditional or loop), entered at list `enter`. */
+static ct_status cg_open2(cg_graph *g, bool loop, const ct_operand *pred, int enter) {
     if (g->depth + 1 >= CG_MAX_NEST) return CT_ERR_UNSUPPORTED;
     /* branch lists first: a failed allocation must not leave a half-built node behind */
     cg_list *br[2];
@@ -141,21 +142,36 @@ static ct_status cg_add_conditional(void *gs, const ct_operand *pred) {
         ct__free(cg_ctx(g), br[1]);
         return CT_ERR_OOM;
     }
-    n->is_cond = true;
-    n->op.operands[0] = *pred;
+    n->is_cond = !loop;
+    n->is_loop = loop;
+    if (pred) n->op.operands[0] = *pred;
     n->br[0] = br[0];
     n->br[1] = br[1];
     /* branch lists are separate allocations: the node pointer stays valid while the branches
      * grow (nothing is appended to the enclosing list until this conditional ends) */
     g->cond_stack[g->depth + 1] = n;
     g->depth++;
-    g->stack[g->depth] = n->br[1];
+    g->stack[g->depth] = n->br[enter];
+    return CT_OK;
+}
+
+static ct_status cg_add_conditional(void *gs, const ct_operand *pred) {
+    return cg_open2(gs, false, pred, 1);
+}
+
+static ct_status cg_loop_begin(void *gs) { return cg_open2(gs, true, NULL, 0); }
+
+static ct_status cg_loop_body(void *gs, const ct_operand *pred) {
+    cg_graph *g = gs;
+    if (g->depth == 0 || !g->cond_stack[g->depth]->is_loop) return CT_ERR_STATE;
+    g->cond_stack[g->depth]->op.operands[0] = *pred;
+    g->stack[g->depth] = g->cond_stack[g->depth]->br[1];
     return CT_OK;
 }
 
 static ct_status cg_cond_branch(void *gs, int branch) {
     cg_graph *g = gs;
-    if (g->depth == 0) return CT_ERR_STATE;
+    if (g->depth == 0 || !g->cond_stack[g->depth]->is_cond) return CT_ERR_STATE;
     g->stack[g->depth] = g->cond_stack[g->depth]->br[branch ? 1 : 0];
     return CT_OK;
 }
@@ -235,6 +251,24 @@ static bool cg_fast(cg_graph *g, const ct_op_desc *op, cg_instr *in) {
 static ct_status cg_compile(cg_graph *g, const cg_list *l) {
     for (size_t i = 0; i < l->n; i++) {
         const cg_node *nd = &l->nodes[i];
+        if (nd->is_loop) { /* start: condition...; COND pred ? body : end; body...; JUMP start */
+            size_t start = g->nprog;
+            ct_status st = cg_compile(g, nd->br[0]);
+            if (st != CT_OK) return st;
+            cg_instr *c = cg_emit(g);
+            if (!c) return CT_ERR_OOM;
+            size_t ci = g->nprog - 1;
+            c->kind = I_COND;
+            c->p[0] = nd->op.operands[0].data;
+            c->pred_dtype = nd->op.operands[0].dtype;
+            if ((st = cg_compile(g, nd->br[1])) != CT_OK) return st;
+            cg_instr *j = cg_emit(g);
+            if (!j) return CT_ERR_OOM;
+            j->kind = I_JUMP;
+            j->target = start;
+            g->prog[ci].target = g->nprog;
+            continue;
+        }
         cg_instr *in = cg_emit(g);
         if (!in) return CT_ERR_OOM;
         if (!nd->is_cond) {
@@ -300,6 +334,15 @@ static ct_status cg_replay(void *gs) {
 static void cg_dump_list(FILE *f, const cg_list *l, int indent, int64_t *id) {
     for (size_t i = 0; i < l->n; i++) {
         const cg_node *nd = &l->nodes[i];
+        if (nd->is_loop) {
+            fprintf(f, "%*swhile {\n", indent, "");
+            cg_dump_list(f, nd->br[0], indent + 4, id);
+            fprintf(f, "%*s} pred=%p (%s) do {\n", indent, "", nd->op.operands[0].data,
+                    ct_dtype_name(nd->op.operands[0].dtype));
+            cg_dump_list(f, nd->br[1], indent + 4, id);
+            fprintf(f, "%*s}\n", indent, "");
+            continue;
+        }
         if (nd->is_cond) {
             fprintf(f, "%*scond pred=%p (%s) {\n", indent, "", nd->op.operands[0].data,
                     ct_dtype_name(nd->op.operands[0].dtype));
@@ -353,4 +396,7 @@ const ct_graph_impl ct__cpu_graph_impl = {
     .reset = cg_reset,
     .debug_dump = cg_debug_dump,
     .num_nodes = cg_num_nodes,
+    .loop_begin = cg_loop_begin,
+    .loop_body = cg_loop_body,
+    .loop_end = cg_cond_end,
 };
