@@ -103,6 +103,26 @@ CT_API ct_status ct_while_loop(ct_ctx *ctx, ct_loop_cond_fn cond, ct_loop_body_f
                                int n_carried, ct_tensor *const *carried_in,
                                ct_tensor **carried_out);
 
+/* ---- events (torch.Event) ---- */
+typedef struct ct_event ct_event;
+/* An event of a device; enable_timing allows ct_event_elapsed_ms. Free with ct_event_free. */
+CT_API ct_status ct_event_create(ct_ctx *ctx, ct_device device, bool enable_timing, ct_event **out);
+/* Record on stream s (NULL: the device's current stream). Eager: marks the time when the stream's
+ * work so far is done. During capture: marks a point of the graph (fork/join, docs/graphs.md). */
+CT_API ct_status ct_event_record(ct_event *e, ct_stream *s);
+/* Make stream s (NULL: current) wait for e. A stream that waits on an event recorded in a capture
+ * joins the capture (fork); the capturing stream waiting on an event recorded on a forked stream
+ * joins it back. CT_ERR_STATE for an event of a capture that has ended. */
+CT_API ct_status ct_event_wait(ct_event *e, ct_stream *s);
+/* Wait until the recorded work is done; CT_ERR_STATE for an event recorded during capture. */
+CT_API ct_status ct_event_synchronize(ct_event *e);
+/* *done = whether the recorded work is complete (false only for an event recorded in capture). */
+CT_API ct_status ct_event_query(const ct_event *e, bool *done);
+/* Milliseconds from start to end (both recorded eagerly with enable_timing, else CT_ERR_STATE). */
+CT_API ct_status ct_event_elapsed_ms(const ct_event *start, const ct_event *end, double *ms);
+/* Free an event (NULL is a no-op). */
+CT_API void ct_event_free(ct_event *e);
+
 /* ---- backend side: the graph implementation a backend exposes in ct_backend_vtable.graph_impl
  * ---- */
 #define CT_GRAPH_IMPL_ABI_VERSION 1u

@@ -144,8 +144,12 @@ void ct_stream_free(ct_stream *s) {
         ct__capture *c = s->capture;
         ct__set_error(s->ctx, CT_ERR_STATE, "stream_free: the stream was freed while capturing");
         c->invalidate(c, CT_ERR_STATE, s->ctx->err);
-        c->stream = NULL;
-        b->current = b->saved_current; /* ops go back to where they went before the capture */
+        if (c->stream == s) {
+            c->stream = NULL;
+            b->current = b->saved_current; /* ops go back to where they went before the capture */
+        } else if (c->stream_gone) {       /* a stream forked into the capture */
+            c->stream_gone(c, s);
+        }
     }
     if (b->current == s) b->current = NULL;
     if (b->saved_current == s) b->saved_current = NULL;

@@ -21,6 +21,8 @@ struct ct__capture {
     void (*invalidate)(ct__capture *c, ct_status st, const char *msg);
     int mode;                 /* ct_capture_error_mode */
     struct ct_stream *stream; /* the capturing stream */
+    /* A stream forked into this capture (ct_event_wait) is being freed: forget it. */
+    void (*stream_gone)(ct__capture *c, struct ct_stream *s);
 };
 
 struct ct_stream {
@@ -28,7 +30,8 @@ struct ct_stream {
     ct_device device;
     int slot; /* index into ctx->backends */
     bool owned_by_ctx;
-    ct__capture *capture; /* non-NULL while a graph captures on this stream */
+    ct__capture *capture; /* non-NULL while a graph captures on this stream (or it was forked in) */
+    uint64_t nsubmit;     /* ops submitted so far (events and fork/join bookkeeping) */
 };
 
 typedef struct ct__backend_slot {

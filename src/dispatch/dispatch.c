@@ -62,6 +62,7 @@ ct_status ct__refuse_capture(ct_ctx *ctx, const char *op) {
 
 ct_status ct__stream_submit(ct_stream *s, const ct_op_desc *op) {
     ct__backend_slot *b = &s->ctx->backends[s->slot];
+    s->nsubmit++;
     if (s->capture) return s->capture->record(s->capture, op);
     if (b->capture && b->capture->mode != 3 /* CT_CAPTURE_RELAXED */) {
         /* work on another stream of a capturing device, with no join into the capture */

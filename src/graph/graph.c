@@ -7,6 +7,7 @@
 #include <stddef.h>
 #include <stdio.h>
 #include <string.h>
+#include <time.h>
 
 struct ct_graph_pool {
     int64_t refcount;
@@ -19,6 +20,7 @@ struct ct_graph_pool {
 };
 
 enum { G_EMPTY, G_CAPTURING, G_CAPTURED, G_READY };
+#define CT__MAX_FORK 64
 
 struct ct_graph {
     ct__capture cap; /* first member: the lower layers hold &g->cap */
@@ -34,6 +36,12 @@ struct ct_graph {
     char errmsg[512];
     ct_tensor **kept; /* tensors recorded ops use, kept alive until reset */
     size_t nkept, capkept;
+    uint64_t serial; /* this capture's number (events recorded in it carry it) */
+    /* streams forked into the capture by ct_event_wait, with their submission count when an event
+     * recorded on them was last waited on by a capturing stream (-1: never joined) */
+    ct_stream *fork[CT__MAX_FORK];
+    int64_t fork_joined[CT__MAX_FORK];
+    int nfork;
 };
 
 /* ---- pool ---- */
@@ -136,6 +144,27 @@ static ct_status ct__cap_record(ct__capture *c, const ct_op_desc *op) {
 }
 
 /* ---- public API ---- */
+static uint64_t ct__next_serial(void) {
+    static _Atomic uint64_t serial;
+    return ++serial;
+}
+
+static void ct__unfork(ct_graph *g) {
+    for (int i = 0; i < g->nfork; i++)
+        g->fork[i]->capture = NULL;
+    g->nfork = 0;
+}
+
+static void ct__stream_gone(ct__capture *c, ct_stream *s) {
+    ct_graph *g = (ct_graph *)c;
+    for (int i = 0; i < g->nfork; i++)
+        if (g->fork[i] == s) {
+            g->fork[i] = g->fork[--g->nfork];
+            g->fork_joined[i] = g->fork_joined[g->nfork];
+            break;
+        }
+}
+
 ct_status ct_graph_create(ct_ctx *ctx, ct_device device, const ct_graph_options *opts,
                           ct_graph **out) {
     if (!ctx) return CT_ERR_INVALID_ARG;
@@ -204,6 +233,7 @@ ct_status ct_graph_create(ct_ctx *ctx, ct_device device, const ct_graph_options 
     g->cap.pool_ref = ct__pool_ref;
     g->cap.pool_unref = ct__pool_unref;
     g->cap.invalidate = ct__cap_invalidate;
+    g->cap.stream_gone = ct__stream_gone;
     g->cap.mode = (int)o.capture_error_mode;
     *out = g;
     return CT_OK;
@@ -236,6 +266,8 @@ ct_status ct_graph_capture_begin(ct_graph *g, ct_stream *stream) {
                                           b->vt.name);
     g->error = CT_OK;
     g->errmsg[0] = '\0';
+    g->serial = ct__next_serial();
+    g->nfork = 0;
     g->cap.stream = stream;
     stream->capture = &g->cap;
     b->capture = &g->cap;
@@ -252,6 +284,21 @@ ct_status ct_graph_capture_end(ct_graph *g) {
         return ct__set_error_keep_capture(ctx, CT_ERR_STATE,
                                           "capture_end: the graph is not capturing");
     ct__backend_slot *b = &ctx->backends[g->slot];
+    /* every stream forked in must have been joined back after its last op (the CUDA rule) */
+    for (int i = 0; i < g->nfork && g->error == CT_OK; i++)
+        if (g->fork_joined[i] < (int64_t)g->fork[i]->nsubmit) {
+            char msg[200];
+            snprintf(msg, sizeof msg,
+                     "stream %p (forked into the capture %s by ct_event_wait) was not joined back: "
+                     "record an event on it after its last op and wait on it from the capturing "
+                     "stream before capture_end",
+                     (void *)g->fork[i],
+                     i == 0   ? "first"
+                     : i == 1 ? "second"
+                              : "later");
+            ct__cap_invalidate(&g->cap, CT_ERR_STATE, msg);
+        }
+    ct__unfork(g);
     ct_status st = g->impl->capture_end(g->gs);
     if (g->cap.stream) g->cap.stream->capture = NULL;
     b->capture = NULL;
@@ -338,6 +385,7 @@ void ct_graph_free(ct_graph *g) {
     if (g->state == G_CAPTURING) {
         ct__backend_slot *b = &ctx->backends[g->slot];
         g->impl->capture_end(g->gs);
+        ct__unfork(g);
         if (g->cap.stream) g->cap.stream->capture = NULL;
         b->capture = NULL;
         b->current = b->saved_current;
@@ -642,4 +690,164 @@ ct_status ct_while_loop(ct_ctx *ctx, ct_loop_cond_fn cond, ct_loop_body_fn body,
         ct__cap_invalidate(cap, st, ctx->err);
     }
     return st;
+}
+
+/* ---- events ---- */
+
+enum { E_NEVER, E_RECORDED, E_CAPTURED };
+
+struct ct_event {
+    ct_ctx *ctx;
+    ct_device device;
+    int slot;
+    bool timing;
+    int state;
+    double ms;         /* E_RECORDED with timing: CLOCK_MONOTONIC in ms */
+    ct_graph *graph;   /* E_CAPTURED: the capture (compared, dereferenced only while live) */
+    uint64_t serial;   /* ... and its serial */
+    ct_stream *stream; /* E_CAPTURED: the stream it was recorded on */
+    uint64_t seq;      /* E_CAPTURED: that stream's submission count at record */
+};
+
+ct_status ct_event_create(ct_ctx *ctx, ct_device device, bool enable_timing, ct_event **out) {
+    if (!ctx) return CT_ERR_INVALID_ARG;
+    if (!out) return ct__set_error(ctx, CT_ERR_INVALID_ARG, "event_create: out is NULL");
+    *out = NULL;
+    ct__backend_slot *b = ct__backend_for(ctx, device);
+    if (!b) return CT_ERR_DEVICE;
+    ct_event *e = ct__alloc(ctx, sizeof *e, 16);
+    if (!e) return ct__set_error(ctx, CT_ERR_OOM, "event_create: out of memory");
+    memset(e, 0, sizeof *e);
+    e->ctx = ctx;
+    e->device = device;
+    e->slot = (int)(b - ctx->backends);
+    e->timing = enable_timing;
+    *out = e;
+    return CT_OK;
+}
+
+void ct_event_free(ct_event *e) {
+    if (e) ct__free(e->ctx, e);
+}
+
+static ct_stream *ct__event_stream(ct_event *e, ct_stream *s, const char *fn) {
+    ct__backend_slot *b = &e->ctx->backends[e->slot];
+    if (!s) s = b->current ? b->current : b->default_stream;
+    if (s->ctx != e->ctx || s->slot != e->slot) {
+        char d1[CT_DEVICE_NAME_MAX], d2[CT_DEVICE_NAME_MAX];
+        ct__set_error_keep_capture(e->ctx, CT_ERR_DEVICE,
+                                   "%s: the event is for %s, the stream on %s", fn,
+                                   ct_device_format(e->ctx, e->device, d1, sizeof d1),
+                                   ct_device_format(s->ctx, s->device, d2, sizeof d2));
+        return NULL;
+    }
+    return s;
+}
+
+/* The live capture an E_CAPTURED event belongs to, or NULL when it has ended. */
+static ct_graph *ct__event_graph(const ct_event *e) {
+    ct__capture *c = e->ctx->backends[e->slot].capture;
+    ct_graph *g = (ct_graph *)c;
+    return c && g == e->graph && g->serial == e->serial && g->state == G_CAPTURING ? g : NULL;
+}
+
+ct_status ct_event_record(ct_event *e, ct_stream *s) {
+    if (!e) return CT_ERR_INVALID_ARG;
+    ct__clear_error(e->ctx);
+    if (!(s = ct__event_stream(e, s, "event_record"))) return CT_ERR_DEVICE;
+    if (s->capture) { /* a node in the capture: a fork point, or a join point on a forked stream */
+        e->state = E_CAPTURED;
+        e->graph = (ct_graph *)s->capture;
+        e->serial = e->graph->serial;
+        e->stream = s;
+        e->seq = s->nsubmit;
+        return CT_OK;
+    }
+    /* eager: the stream's work so far is done when the record returns (backends run in order;
+     * device backends are synchronized) */
+    ct__backend_slot *b = &e->ctx->backends[e->slot];
+    ct_status st = b->vt.synchronize(b->vt.state);
+    if (st != CT_OK)
+        return ct__set_error_keep_capture(e->ctx, st, "event_record: %s synchronize failed",
+                                          b->vt.name);
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    e->ms = (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec * 1e-6;
+    e->state = E_RECORDED;
+    e->graph = NULL;
+    return CT_OK;
+}
+
+ct_status ct_event_wait(ct_event *e, ct_stream *s) {
+    if (!e) return CT_ERR_INVALID_ARG;
+    ct_ctx *ctx = e->ctx;
+    ct__clear_error(ctx);
+    if (!(s = ct__event_stream(e, s, "event_wait"))) return CT_ERR_DEVICE;
+    if (e->state != E_CAPTURED) return CT_OK; /* never recorded, or its work is complete */
+    ct_graph *g = ct__event_graph(e);
+    if (!g)
+        return ct__set_error_keep_capture(ctx, CT_ERR_STATE,
+                                          "event_wait: the event was recorded during a capture "
+                                          "that has ended; record it again");
+    if (s->capture == &g->cap) { /* a join: work of e's stream up to e is now waited on */
+        for (int i = 0; i < g->nfork; i++)
+            if (g->fork[i] == e->stream && g->fork_joined[i] < (int64_t)e->seq)
+                g->fork_joined[i] = (int64_t)e->seq;
+        return CT_OK;
+    }
+    if (s->capture) /* another graph's capture: cannot be (one capture per device) */
+        return ct__set_error(ctx, CT_ERR_STATE,
+                             "event_wait: the stream captures another graph (the capture is "
+                             "invalidated)");
+    /* a fork: s joins the capture; its ops are recorded after everything before e */
+    if (g->nfork == CT__MAX_FORK)
+        return ct__set_error(ctx, CT_ERR_UNSUPPORTED,
+                             "event_wait: more than %d streams forked into one capture (the "
+                             "capture is invalidated)",
+                             CT__MAX_FORK);
+    g->fork[g->nfork] = s;
+    g->fork_joined[g->nfork] = -1;
+    g->nfork++;
+    s->capture = &g->cap;
+    return CT_OK;
+}
+
+ct_status ct_event_synchronize(ct_event *e) {
+    if (!e) return CT_ERR_INVALID_ARG;
+    ct__clear_error(e->ctx);
+    if (e->state == E_CAPTURED)
+        return ct__set_error_keep_capture(e->ctx, CT_ERR_STATE,
+                                          "event_synchronize: the event was recorded during a "
+                                          "capture; it marks a point of the graph, not of time");
+    return CT_OK; /* recorded eagerly: complete when the record returned */
+}
+
+ct_status ct_event_query(const ct_event *e, bool *done) {
+    if (!e) return CT_ERR_INVALID_ARG;
+    if (!done)
+        return ct__set_error_keep_capture(e->ctx, CT_ERR_INVALID_ARG, "event_query: done is NULL");
+    *done = e->state != E_CAPTURED;
+    return CT_OK;
+}
+
+ct_status ct_event_elapsed_ms(const ct_event *start, const ct_event *end, double *ms) {
+    if (!start || !end) return CT_ERR_INVALID_ARG;
+    ct_ctx *ctx = start->ctx;
+    ct__clear_error(ctx);
+    if (!ms)
+        return ct__set_error_keep_capture(ctx, CT_ERR_INVALID_ARG, "event_elapsed_ms: ms is NULL");
+    if (!start->timing || !end->timing)
+        return ct__set_error_keep_capture(ctx, CT_ERR_STATE,
+                                          "event_elapsed_ms: the %s event was created without "
+                                          "enable_timing",
+                                          !start->timing ? "start" : "end");
+    if (start->state != E_RECORDED || end->state != E_RECORDED)
+        return ct__set_error_keep_capture(ctx, CT_ERR_STATE, "event_elapsed_ms: the %s event %s",
+                                          start->state != E_RECORDED ? "start" : "end",
+                                          (start->state != E_RECORDED ? start : end)->state ==
+                                                  E_NEVER
+                                              ? "was never recorded"
+                                              : "was recorded during a capture (no time)");
+    *ms = end->ms - start->ms;
+    return CT_OK;
 }
