@@ -70,6 +70,9 @@ typedef struct ct__ag_formula {
     void (*backward)(ct__ag_call *c);
     unsigned save_in, save_out; /* bit masks of inputs / outputs the formula reads */
 } ct__ag_formula;
+/* In save_in: the node keeps a scalar operand as torch does (mul/div by a Python number), so like
+ * torch it cannot be run again once backward freed the graph. */
+#define CT__AG_SAVES_SCALAR 0x100u
 
 /* Formula tables, one per op family; NULL when op is not theirs. */
 const ct__ag_formula *ct__ag_formula_elementwise(int op);

@@ -121,6 +121,7 @@ static ct_status ct__ag_record(ct_ctx *ctx, const ct__ag_rec *r) {
     }
     n->n_in = r->n_in;
     n->n_out = r->n_out;
+    n->has_saved = (f->save_in & CT__AG_SAVES_SCALAR) != 0;
     memcpy(n->sc, r->sc, sizeof n->sc);
     n->n_iv = r->n_iv;
     memcpy(n->iv, r->iv, sizeof n->iv);
