@@ -796,6 +796,42 @@ TEST(views_share_history) {
     ct_tensor_release(l);
 }
 
+TEST(optimizer_steps_on_leaves_that_require_grad) {
+    /* ct_optim_step runs under no_grad (as torch's optimizers): both implementations update
+     * requires-grad parameters in place, and the update bumps their version counter */
+    for (int impl = 0; impl < 2; impl++) {
+        const int64_t s[1] = {4};
+        double v[4] = {1, -2, 3, 0.5};
+        ct_tensor *w = from_vals(CT_FLOAT32, 1, s, v), *sq = NULL, *l = NULL, *e = NULL, *l2 = NULL;
+        CHECK_OK(ct_tensor_set_requires_grad(w, true));
+        CHECK_OK(ct_mul(ctx, w, w, &sq));
+        CHECK_OK(ct_sum(ctx, sq, 0, NULL, false, &l));
+        CHECK_OK(ct_backward(ctx, l, NULL, false));
+        ct_optim_options o = ct_optim_options_default(CT_OPTIM_SGD);
+        o.impl = impl ? CT_OPTIM_IMPL_FOREACH : CT_OPTIM_IMPL_FUSED;
+        o.lr = 0.25;
+        ct_optim *opt = NULL;
+        CHECK_OK(ct_optim_create(ctx, &o, 1, &w, &opt));
+        CHECK_OK(ct_exp(ctx, w, &e)); /* saves its output, not w */
+        CHECK_OK(ct_sum(ctx, e, 0, NULL, false, &l2));
+        ct_tensor *g[1] = {ct_tensor_grad(w)};
+        CHECK_OK(ct_optim_step(opt, g)); /* w -= 0.25 * 2 w */
+        CHECK(ct_tensor_requires_grad(w) && ct_tensor_grad(w) != NULL);
+        double *nv = tu_read(w);
+        CHECK(nv[0] == 0.5 && nv[1] == -1);
+        free(nv);
+        ct_tensor_release(sq), ct_tensor_release(l);
+        CHECK_OK(ct_mul(ctx, w, w, &sq)); /* saves w at its new version */
+        CHECK_OK(ct_sum(ctx, sq, 0, NULL, false, &l));
+        CHECK_OK(ct_optim_step(opt, g));
+        CHECK_ST(ct_backward(ctx, l, NULL, false), CT_ERR_STATE); /* w changed since */
+        CHECK_OK(ct_backward(ctx, l2, NULL, false));              /* exp did not save w */
+        ct_optim_free(opt);
+        ct_tensor_release(w), ct_tensor_release(sq), ct_tensor_release(l), ct_tensor_release(e);
+        ct_tensor_release(l2);
+    }
+}
+
 /* ---- OOM injection over forward + backward ---- */
 static ct_status model_step(ct_ctx *c, bool *ok) {
     const int64_t xs[2] = {4, 5}, ws[2] = {3, 5}, bs[1] = {3};
@@ -1016,6 +1052,7 @@ int main(void) {
     RUN(accumulates_across_backward_calls);
     RUN(error_cases);
     RUN(views_share_history);
+    RUN(optimizer_steps_on_leaves_that_require_grad);
     RUN(oom_injection_leaks_nothing);
     RUN(matches_torch_reference);
     RUN(captured_training_step_equals_eager);
