@@ -33,11 +33,14 @@ static void bw_add_s(ct__ag_call *c) { ct__ag_set(c, 0, G); }
 static void bw_mul_s(ct__ag_call *c) { ct__ag_set(c, 0, ct__ag_mul_s(c, G, c->n->sc[0])); }
 static void bw_div_s(ct__ag_call *c) { ct__ag_set(c, 0, ct__ag_div_s(c, G, c->n->sc[0])); }
 static void bw_neg(ct__ag_call *c) { ct__ag_set(c, 0, ct__ag_neg(c, G)); }
-static void bw_abs(ct__ag_call *c) {
-    /* sign(a): 0 at 0, as torch */
-    ct_tensor *sgn =
-        ct__ag_sub(c, ct__ag_cmp_s(c, 1, IN(0), 0, DT), ct__ag_cmp_s(c, 2, IN(0), 0, DT));
-    ct__ag_set(c, 0, ct__ag_mul(c, G, sgn));
+/* Masks are applied with where (g where cond, else 0) rather than multiplying by a cast mask:
+ * fewer passes, and the bool -> float cast is a slow generic kernel. */
+static ct_tensor *masked(ct__ag_call *c, const ct_tensor *cond, const ct_tensor *g) {
+    return ct__ag_where(c, cond, g, ct__ag_scalar(c, DT, 0));
+}
+static void bw_abs(ct__ag_call *c) { /* g * sign(a): 0 at 0, as torch */
+    ct_tensor *neg = masked(c, ct__ag_cmp_s(c, 2, IN(0), 0, CT_BOOL), ct__ag_neg(c, G));
+    ct__ag_set(c, 0, ct__ag_where(c, ct__ag_cmp_s(c, 1, IN(0), 0, CT_BOOL), G, neg));
 }
 static void bw_exp(ct__ag_call *c) { ct__ag_set(c, 0, ct__ag_mul(c, G, OUT)); }
 static void bw_log(ct__ag_call *c) { ct__ag_set(c, 0, ct__ag_div(c, G, IN(0))); }
@@ -52,7 +55,7 @@ static void bw_sigmoid(ct__ag_call *c) { /* g * out * (1 - out) */
     ct__ag_set(c, 0, ct__ag_mul(c, ct__ag_mul(c, G, OUT), ct__ag_add_s(c, ct__ag_neg(c, OUT), 1)));
 }
 static void bw_relu(ct__ag_call *c) { /* g * (out > 0), as threshold_backward */
-    ct__ag_set(c, 0, ct__ag_mul(c, G, ct__ag_cmp_s(c, 1, OUT, 0, DT)));
+    ct__ag_set(c, 0, masked(c, ct__ag_cmp_s(c, 1, OUT, 0, CT_BOOL), G));
 }
 static void bw_gelu(ct__ag_call *c) {
     const ct_tensor *x = IN(0);
@@ -91,13 +94,10 @@ static void bw_pow(ct__ag_call *c) { /* g * e * x^(e-1); zero for e == 0 */
     ct__ag_set(c, 0, ct__ag_mul(c, G, ct__ag_mul_s(c, ct__ag_pow(c, IN(0), e - 1), e)));
 }
 static void bw_clamp(ct__ag_call *c) { /* g where lo <= x <= hi (bounds included, as torch) */
-    ct_tensor *m = NULL;
-    if (c->n->iv[0] & 1) m = ct__ag_cmp_s(c, 3, IN(0), c->n->sc[0], DT);
-    if (c->n->iv[0] & 2) {
-        ct_tensor *h = ct__ag_cmp_s(c, 4, IN(0), c->n->sc[1], DT);
-        m = m ? ct__ag_mul(c, m, h) : h;
-    }
-    ct__ag_set(c, 0, ct__ag_mul(c, G, m));
+    const ct_tensor *m = G;
+    if (c->n->iv[0] & 1) m = masked(c, ct__ag_cmp_s(c, 3, IN(0), c->n->sc[0], CT_BOOL), m);
+    if (c->n->iv[0] & 2) m = masked(c, ct__ag_cmp_s(c, 4, IN(0), c->n->sc[1], CT_BOOL), m);
+    ct__ag_set(c, 0, m);
 }
 static void bw_where(ct__ag_call *c) {
     ct_tensor *z = ct__ag_scalar(c, DT, 0);

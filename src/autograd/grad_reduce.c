@@ -36,13 +36,15 @@ static void bw_mean(ct__ag_call *c) {
 /* amax / amin: the gradient is split evenly between the elements equal to the extreme */
 static void bw_amax(ct__ag_call *c) {
     const ct__ag_tmeta *m = &c->n->in_meta[0];
-    ct_tensor *hit = ct__ag_cast(c, ct__ag_eq(c, IN(0), as_keep(c, OUT)), m->dtype);
+    ct_tensor *hit = ct__ag_eq(c, IN(0), as_keep(c, OUT)); /* bool, input shape */
     int dims[CT_MAX_DIMS], nd = 0;
     uint32_t mask = ct__ag_reduced_mask(c->n, m->ndim);
     for (int i = 0; i < m->ndim; i++)
         if (mask >> i & 1u) dims[nd++] = i;
-    ct_tensor *cnt = nd ? ct__ag_sum(c, hit, nd, dims, true) : hit;
-    ct__ag_set(c, 0, ct__ag_mul(c, ct__ag_div(c, as_keep(c, G), cnt), hit));
+    /* number of tied extremes per output (an int64 sum, cast at the output's size) */
+    ct_tensor *cnt = ct__ag_cast(c, nd ? ct__ag_sum(c, hit, nd, dims, true) : hit, m->dtype);
+    ct_tensor *share = ct__ag_div(c, as_keep(c, G), cnt);
+    ct__ag_set(c, 0, ct__ag_where(c, hit, share, ct__ag_scalar(c, m->dtype, 0)));
 }
 static void bw_softmax(ct__ag_call *c) { /* y * (g - sum(g * y)) */
     int d = (int)c->n->iv[0];
