@@ -754,6 +754,21 @@ TEST(error_cases) {
     CHECK(!ct_tensor_requires_grad(y)); /* nothing recorded under no_grad */
     ct_tensor_release(y);
     CHECK(!ct_set_grad_enabled(ctx, prev));
+    /* copy_ into a tensor that requires grad is refused; out of one it is allowed (no history,
+     * as for every non-differentiable call), and so are non-differentiable ops on it */
+    ct_tensor *plain = tu_make(ctx, &rng, CT_FLOAT64, 2, s, 0, 0, 1, NULL), *ev = NULL;
+    CHECK_ST(ct_tensor_copy_(ctx, x, plain), CT_ERR_STATE);
+    CHECK_OK(ct_tensor_copy_(ctx, plain, x));
+    CHECK(!ct_tensor_requires_grad(plain));
+    CHECK_ST(ct_add_(ctx, plain, x), CT_ERR_UNSUPPORTED); /* would need history */
+    ct_tensor *sq = NULL, *sym = NULL, *xt = NULL;
+    CHECK_OK(ct_tensor_transpose(ctx, x, 0, 1, &xt));
+    CHECK_OK(ct_matmul(ctx, x, xt, &sq));
+    CHECK_OK(ct_add(ctx, sq, sq, &sym));
+    CHECK_OK(ct_linalg_eigvalsh(ctx, sym, 'L', &ev));
+    CHECK(!ct_tensor_requires_grad(ev));
+    ct_tensor_release(plain), ct_tensor_release(ev), ct_tensor_release(sq);
+    ct_tensor_release(sym), ct_tensor_release(xt);
     /* implicit grad of a non-scalar, a root that does not require grad */
     CHECK_OK(ct_exp(ctx, x, &y));
     CHECK_ST(ct_backward(ctx, y, NULL, false), CT_ERR_SHAPE);

@@ -316,7 +316,9 @@ ct_status ct_tensor_copy_(ct_ctx *ctx, ct_tensor *dst, const ct_tensor *src) {
     const ct_tensor *ts[2] = {dst, src};
     ct_status st = ct__check_args(ctx, "copy_", 2, ts, (void *)1);
     if (st != CT_OK) return st;
-    if ((st = ct__ag_check_inplace(ctx, "copy_", dst, src)) != CT_OK) return st;
+    /* only a destination that requires grad is refused: copying out of a tensor that requires
+     * grad (into a workspace, as eigh's front end does) is allowed and records nothing */
+    if ((st = ct__ag_check_inplace(ctx, "copy_", dst, NULL)) != CT_OK) return st;
     if (!ct__is_compute_dtype(dst->dtype) || !ct__is_compute_dtype(src->dtype))
         return ct__set_error(ctx, CT_ERR_DTYPE, "copy_: %s -> %s is not supported here",
                              ct_dtype_name(src->dtype), ct_dtype_name(dst->dtype));
