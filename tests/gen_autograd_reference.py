@@ -3,7 +3,8 @@
 PyTorch 1.13 (python3-torch), which tests/test_autograd.c matches within 1e-5.
 Model 1: x (5, 6) -> linear 6-8 -> tanh -> linear 8-4 -> cross_entropy(label_smoothing=0.1).
 Model 2: embedding (7, 4)[ids] -> layer_norm(4) -> softmax(n n^T) n -> gelu -> mse_loss(sum).
-Usage: /usr/bin/python3 tests/gen_autograd_reference.py > tests/data/autograd_torch_ref.h"""
+Usage: /usr/bin/python3 tests/gen_autograd_reference.py > tests/data/autograd_torch_ref.h &&
+       clang-format -i tests/data/autograd_torch_ref.h"""
 import torch
 import torch.nn.functional as F
 
