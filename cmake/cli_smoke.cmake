@@ -1,6 +1,7 @@
 # CLI smoke test: --help, --version and info succeed; an unknown command fails with status 2.
 foreach(args "--help" "--version" "info" "eigh --help" "demo --help"
-             "eigh --batch 64 --n 5 --dtype f64 --check" "eigh --batch=5 --n=4 --dtype=f32")
+             "eigh --batch 64 --n 5 --dtype f64 --check" "eigh --batch=5 --n=4 --dtype=f32"
+             "train-demo --help")
   separate_arguments(argv UNIX_COMMAND "${args}")
   execute_process(COMMAND ${CLI} ${argv} RESULT_VARIABLE rc OUTPUT_VARIABLE out)
   if(NOT rc EQUAL 0)
@@ -8,7 +9,8 @@ foreach(args "--help" "--version" "info" "eigh --help" "demo --help"
   endif()
 endforeach()
 foreach(args "no-such-command" "eigh --dtype i32" "eigh --n 0" "eigh --bogus" "eigh --n 3x"
-             "eigh --batch 1e3" "eigh --n abc" "eigh --n" "eigh --batch=" "eigh --n 99999999999999999999")
+             "eigh --batch 1e3" "eigh --n abc" "eigh --n" "eigh --batch=" "eigh --n 99999999999999999999"
+             "train-demo --epochs 0" "train-demo --epochs" "train-demo --bogus")
   separate_arguments(argv UNIX_COMMAND "${args}")
   execute_process(COMMAND ${CLI} ${argv} RESULT_VARIABLE rc OUTPUT_QUIET ERROR_QUIET)
   if(NOT rc EQUAL 2)
@@ -40,4 +42,15 @@ endif()
 execute_process(COMMAND ${CLI} demo --help RESULT_VARIABLE rc OUTPUT_VARIABLE out)
 if(NOT out MATCHES "MX quantization" OR NOT out MATCHES "eigh" OR NOT out MATCHES "graphs")
   message(FATAL_ERROR "ctorch demo --help does not list what the demo shows: ${out}")
+endif()
+# train-demo: a missing data file is a clear runtime error; a short run trains (loss falls)
+execute_process(COMMAND ${CLI} train-demo --data /nonexistent/digits.bin RESULT_VARIABLE rc
+  OUTPUT_QUIET ERROR_VARIABLE err)
+if(NOT rc EQUAL 1 OR NOT err MATCHES "cannot read")
+  message(FATAL_ERROR "ctorch train-demo --data /nonexistent: rc=${rc} ${err}")
+endif()
+execute_process(COMMAND ${CLI} train-demo --epochs 5 RESULT_VARIABLE rc OUTPUT_VARIABLE out
+  ERROR_VARIABLE err)
+if(NOT rc EQUAL 0 OR NOT out MATCHES "captured one training step" OR NOT out MATCHES "test accuracy")
+  message(FATAL_ERROR "ctorch train-demo --epochs 5: rc=${rc} ${out}${err}")
 endif()

@@ -299,6 +299,22 @@ static ct_status loop_body(ct_ctx *c, void *u, int n, ct_tensor *const *v, ct_te
 static ct_status op_while_loop(void) {
     return ct_while_loop(ctx, loop_never, loop_body, NULL, 1, &A, &OUT);
 }
+/* autograd: a leaf GP requiring grad and GL = sum(GP * GP), made before the captures */
+static ct_tensor *GP, *GL, *Tgt;
+static ct_status op_backward(void) {
+    ct_tensor_zero_grad(GP);
+    return ct_backward(ctx, GL, NULL, true);
+}
+static ct_status op_autograd_grad(void) {
+    const ct_tensor *o[1] = {GL}, *i[1] = {GP};
+    return ct_autograd_grad(ctx, 1, o, NULL, 1, i, true, false, &OUT);
+}
+static ct_status op_linear(void) { return ct_linear(ctx, A, B, NULL, &OUT); }
+static ct_status op_cross_entropy(void) {
+    return ct_cross_entropy(ctx, A, Tgt, CT_REDUCTION_MEAN, 0.1, &OUT);
+}
+static ct_status op_mse_loss(void) { return ct_mse_loss(ctx, A, B, CT_REDUCTION_SUM, &OUT); }
+static ct_status op_nll_loss(void) { return ct_nll_loss(ctx, A, Tgt, CT_REDUCTION_NONE, &OUT); }
 static ct_optim *Opt;
 static ct_status op_optim_step(void) {
     ct_tensor *g[1] = {B};
@@ -387,6 +403,12 @@ static const op_entry computing[] = {
     E(mx_linear),
     E(optim_step),
     E(while_loop),
+    E(backward),
+    E(autograd_grad),
+    E(linear),
+    E(cross_entropy),
+    E(mse_loss),
+    E(nll_loss),
 };
 
 /* Public functions that do not compute on a stream, and why. */
@@ -394,6 +416,12 @@ static const struct {
     const char *name, *why;
 } not_computing[] = {
     {"ct_status_str", "table lookup"},
+    {"ct_tensor_set_requires_grad", "autograd flag on a leaf"},
+    {"ct_tensor_requires_grad", "getter"},
+    {"ct_tensor_grad", "getter"},
+    {"ct_tensor_zero_grad", "drops a reference (set_to_none)"},
+    {"ct_set_grad_enabled", "grad mode flag"},
+    {"ct_tensor_detach", "view: shares storage, no data is touched"},
     {"ct_version", "constant"},
     {"ct_ctx_create", "context lifetime"},
     {"ct_ctx_create_ex", "context lifetime"},
@@ -535,6 +563,15 @@ TEST(every_computing_op_is_captured) {
     ct_optim_options oo = ct_optim_options_default(CT_OPTIM_ADAM);
     oo.impl = CT_OPTIM_IMPL_FUSED;
     CHECK_OK(ct_optim_create(ctx, &oo, 1, &Dst, &Opt));
+    ct_tensor *gsq = NULL;
+    CHECK_OK(ct_tensor_clone(ctx, A, &GP));
+    CHECK_OK(ct_tensor_set_requires_grad(GP, true));
+    CHECK_OK(ct_mul(ctx, GP, GP, &gsq));
+    CHECK_OK(ct_sum(ctx, gsq, 0, NULL, false, &GL));
+    ct_tensor_release(gsq);
+    double tv[4] = {0, 3, 7, 2};
+    int64_t s4[1] = {4};
+    Tgt = from_f64(CT_INT64, 1, s4, tv);
     for (size_t i = 0; i < sizeof computing / sizeof computing[0]; i++) {
         ct_graph *g = NULL;
         CHECK_OK(ct_graph_create(ctx, (ct_device){CT_DEVICE_CPU, 0}, NULL, &g));
@@ -549,7 +586,7 @@ TEST(every_computing_op_is_captured) {
         release_outs();
         ct_graph_free(g);
     }
-    ct_tensor *all[] = {A, B, C, Dst, Mt, Sym, Emb, Q8, Cond, Nc, Idx};
+    ct_tensor *all[] = {A, B, C, Dst, Mt, Sym, Emb, Q8, Cond, Nc, Idx, GP, GL, Tgt};
     for (size_t i = 0; i < sizeof all / sizeof all[0]; i++)
         ct_tensor_release(all[i]);
     ct_mx_tensor_free(Wq);

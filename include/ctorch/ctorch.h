@@ -11,4 +11,5 @@
 #include "ctorch/graph.h"
 #include "ctorch/optim.h"
 #include "ctorch/safetensors.h"
+#include "ctorch/autograd.h"
 #endif

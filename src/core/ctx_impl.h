@@ -6,6 +6,9 @@
 
 #define CT__MAX_BACKENDS 16
 
+/* Autograd hooks (core/autograd_hook.h), installed by src/autograd/ on first use. */
+typedef struct ct__ag_hooks ct__ag_hooks;
+
 /* An active graph capture, as the lower layers see it (the graph module fills the callbacks, so
  * tensor/ and backend/ never include graph/). */
 typedef struct ct__capture ct__capture;
@@ -74,6 +77,11 @@ struct ct_ctx {
     bool debug;
     struct ct_tensor *quar_head, *quar_tail;
     int64_t quar_count;
+    /* Autograd: NULL until a tensor of this context requires grad; ag_depth counts nested op
+     * front ends (only the outermost records); grad_off is no_grad mode (ct_set_grad_enabled). */
+    const ct__ag_hooks *ag;
+    int ag_depth;
+    bool grad_off;
     char err[512];
 };
 

@@ -2,6 +2,7 @@
 #include "ctorch/ops.h"
 #include "dtype/dtype_size.h"
 #include "ops/dispatch.h"
+#include "tensor/ag_front.h"
 
 #include <math.h>
 
@@ -69,24 +70,24 @@ static ct_status ct__binary(ct_ctx *ctx, const char *name, ct_op_kind kind, cons
     return ct__ew(ctx, name, kind, 2, ins, dt, cmp ? CT_BOOL : dt, sc, 0, out);
 }
 
-ct_status ct_add(ct_ctx *ctx, const ct_tensor *a, const ct_tensor *b, ct_tensor **out) {
+static ct_status ct__fwd_add(ct_ctx *ctx, const ct_tensor *a, const ct_tensor *b, ct_tensor **out) {
     return ct__binary(ctx, "add", CT_OP_ADD, a, b, 1.0, out);
 }
-ct_status ct_add_scaled(ct_ctx *ctx, const ct_tensor *a, const ct_tensor *b, double alpha,
-                        ct_tensor **out) {
+static ct_status ct__fwd_add_scaled(ct_ctx *ctx, const ct_tensor *a, const ct_tensor *b,
+                                    double alpha, ct_tensor **out) {
     return ct__binary(ctx, "add", CT_OP_ADD, a, b, alpha, out);
 }
-ct_status ct_sub(ct_ctx *ctx, const ct_tensor *a, const ct_tensor *b, ct_tensor **out) {
+static ct_status ct__fwd_sub(ct_ctx *ctx, const ct_tensor *a, const ct_tensor *b, ct_tensor **out) {
     return ct__binary(ctx, "sub", CT_OP_SUB, a, b, 1.0, out);
 }
-ct_status ct_sub_scaled(ct_ctx *ctx, const ct_tensor *a, const ct_tensor *b, double alpha,
-                        ct_tensor **out) {
+static ct_status ct__fwd_sub_scaled(ct_ctx *ctx, const ct_tensor *a, const ct_tensor *b,
+                                    double alpha, ct_tensor **out) {
     return ct__binary(ctx, "sub", CT_OP_SUB, a, b, alpha, out);
 }
-ct_status ct_mul(ct_ctx *ctx, const ct_tensor *a, const ct_tensor *b, ct_tensor **out) {
+static ct_status ct__fwd_mul(ct_ctx *ctx, const ct_tensor *a, const ct_tensor *b, ct_tensor **out) {
     return ct__binary(ctx, "mul", CT_OP_MUL, a, b, 1.0, out);
 }
-ct_status ct_div(ct_ctx *ctx, const ct_tensor *a, const ct_tensor *b, ct_tensor **out) {
+static ct_status ct__fwd_div(ct_ctx *ctx, const ct_tensor *a, const ct_tensor *b, ct_tensor **out) {
     return ct__binary(ctx, "div", CT_OP_DIV, a, b, 1.0, out);
 }
 #define CT__CMP(fn, K)                                                                             \
@@ -115,21 +116,23 @@ static ct_status ct__unary(ct_ctx *ctx, const char *name, ct_op_kind kind, const
     return ct__ew(ctx, name, kind, 1, ins, dt, dt, sc, flags, out);
 }
 
-#define CT__UN(fn, K, FLOAT_ONLY, ALLOW_BOOL)                                                      \
+#define CT__UN(fn, K, FLOAT_ONLY, ALLOW_BOOL, AG)                                                  \
     ct_status ct_##fn(ct_ctx *ctx, const ct_tensor *a, ct_tensor **out) {                          \
-        return ct__unary(ctx, #fn, K, a, FLOAT_ONLY, ALLOW_BOOL, NULL, 0, out);                    \
+        CT__AG_WRAP(ctx, out, ct__unary(ctx, #fn, K, a, FLOAT_ONLY, ALLOW_BOOL, NULL, 0, out),     \
+                    CT__AG_IN1(AG, a));                                                            \
     }
-CT__UN(neg, CT_OP_NEG, false, false)
-CT__UN(abs, CT_OP_ABS, false, false)
-CT__UN(exp, CT_OP_EXP, true, true)
-CT__UN(log, CT_OP_LOG, true, true)
-CT__UN(sqrt, CT_OP_SQRT, true, true)
-CT__UN(rsqrt, CT_OP_RSQRT, true, true)
-CT__UN(tanh, CT_OP_TANH, true, true)
-CT__UN(sigmoid, CT_OP_SIGMOID, true, true)
-CT__UN(relu, CT_OP_RELU, false, false)
+CT__UN(neg, CT_OP_NEG, false, false, CT__AG_NEG)
+CT__UN(abs, CT_OP_ABS, false, false, CT__AG_ABS)
+CT__UN(exp, CT_OP_EXP, true, true, CT__AG_EXP)
+CT__UN(log, CT_OP_LOG, true, true, CT__AG_LOG)
+CT__UN(sqrt, CT_OP_SQRT, true, true, CT__AG_SQRT)
+CT__UN(rsqrt, CT_OP_RSQRT, true, true, CT__AG_RSQRT)
+CT__UN(tanh, CT_OP_TANH, true, true, CT__AG_TANH)
+CT__UN(sigmoid, CT_OP_SIGMOID, true, true, CT__AG_SIGMOID)
+CT__UN(relu, CT_OP_RELU, false, false, CT__AG_RELU)
 
-ct_status ct_gelu(ct_ctx *ctx, const ct_tensor *a, ct_gelu_approx approx, ct_tensor **out) {
+static ct_status ct__fwd_gelu(ct_ctx *ctx, const ct_tensor *a, ct_gelu_approx approx,
+                              ct_tensor **out) {
     if (approx != CT_GELU_ERF && approx != CT_GELU_TANH)
         return ct__set_error(ctx, CT_ERR_INVALID_ARG,
                              "gelu: approximate must be erf or tanh, got %d", (int)approx);
@@ -157,7 +160,7 @@ static bool ct__clamp_bound_ok(ct_dtype dt, double v, double *conv) {
     return true;
 }
 
-ct_status ct_pow(ct_ctx *ctx, const ct_tensor *a, double exponent, ct_tensor **out) {
+static ct_status ct__fwd_pow(ct_ctx *ctx, const ct_tensor *a, double exponent, ct_tensor **out) {
     double sc[4] = {exponent, 0, 0, 0};
     const ct_tensor *ins[1] = {a};
     ct_status st = ct__check_args(ctx, "pow", 1, ins, out);
@@ -206,8 +209,8 @@ ct_status ct_pow(ct_ctx *ctx, const ct_tensor *a, double exponent, ct_tensor **o
     return st;
 }
 
-ct_status ct_clamp(ct_ctx *ctx, const ct_tensor *a, const double *lo, const double *hi,
-                   ct_tensor **out) {
+static ct_status ct__fwd_clamp(ct_ctx *ctx, const ct_tensor *a, const double *lo, const double *hi,
+                               ct_tensor **out) {
     if (ctx && !lo && !hi)
         return ct__set_error(ctx, CT_ERR_INVALID_ARG,
                              "clamp: at least one of min or max must be given");
@@ -257,8 +260,8 @@ ct_status ct_clamp(ct_ctx *ctx, const ct_tensor *a, const double *lo, const doub
     return st;
 }
 
-ct_status ct_where(ct_ctx *ctx, const ct_tensor *cond, const ct_tensor *a, const ct_tensor *b,
-                   ct_tensor **out) {
+static ct_status ct__fwd_where(ct_ctx *ctx, const ct_tensor *cond, const ct_tensor *a,
+                               const ct_tensor *b, ct_tensor **out) {
     const ct_tensor *ins[3] = {cond, a, b};
     ct_status st = ct__check_args(ctx, "where", 3, ins, out);
     if (st != CT_OK) return st;
@@ -295,16 +298,16 @@ static ct_status ct__addc(ct_ctx *ctx, const char *name, ct_op_kind kind, const 
     double sc[4] = {ct_dtype_is_floating(dt) ? value : trunc(value), 0, 0, 0};
     return ct__ew(ctx, name, kind, 3, ins, dt, dt, sc, 0, out);
 }
-ct_status ct_addcmul(ct_ctx *ctx, const ct_tensor *self, const ct_tensor *t1, const ct_tensor *t2,
-                     double value, ct_tensor **out) {
+static ct_status ct__fwd_addcmul(ct_ctx *ctx, const ct_tensor *self, const ct_tensor *t1,
+                                 const ct_tensor *t2, double value, ct_tensor **out) {
     return ct__addc(ctx, "addcmul", CT_OP_ADDCMUL, self, t1, t2, value, out);
 }
-ct_status ct_addcdiv(ct_ctx *ctx, const ct_tensor *self, const ct_tensor *t1, const ct_tensor *t2,
-                     double value, ct_tensor **out) {
+static ct_status ct__fwd_addcdiv(ct_ctx *ctx, const ct_tensor *self, const ct_tensor *t1,
+                                 const ct_tensor *t2, double value, ct_tensor **out) {
     return ct__addc(ctx, "addcdiv", CT_OP_ADDCDIV, self, t1, t2, value, out);
 }
 
-ct_status ct_cast(ct_ctx *ctx, const ct_tensor *a, ct_dtype dtype, ct_tensor **out) {
+static ct_status ct__fwd_cast(ct_ctx *ctx, const ct_tensor *a, ct_dtype dtype, ct_tensor **out) {
     const ct_tensor *ins[1] = {a};
     ct_status st = ct__check_args(ctx, "cast", 1, ins, out);
     if (st != CT_OK) return st;
@@ -395,20 +398,21 @@ static ct_status ct__binary_scalar(ct_ctx *ctx, const char *name, ct_op_kind kin
     return st;
 }
 
-#define CT__SCALAR(fn, K)                                                                          \
+#define CT__SCALAR(fn, K, AG)                                                                      \
     ct_status ct_##fn##_scalar(ct_ctx *ctx, const ct_tensor *a, double v, ct_tensor **out) {       \
-        return ct__binary_scalar(ctx, #fn, K, a, v, out);                                          \
+        CT__AG_WRAP(ctx, out, ct__binary_scalar(ctx, #fn, K, a, v, out),                           \
+                    (CT__AG_IN1(AG, a), r_.sc[0] = v));                                            \
     }
-CT__SCALAR(add, CT_OP_ADD)
-CT__SCALAR(sub, CT_OP_SUB)
-CT__SCALAR(mul, CT_OP_MUL)
-CT__SCALAR(div, CT_OP_DIV)
-CT__SCALAR(eq, CT_OP_EQ)
-CT__SCALAR(ne, CT_OP_NE)
-CT__SCALAR(lt, CT_OP_LT)
-CT__SCALAR(le, CT_OP_LE)
-CT__SCALAR(gt, CT_OP_GT)
-CT__SCALAR(ge, CT_OP_GE)
+CT__SCALAR(add, CT_OP_ADD, CT__AG_ADD_S)
+CT__SCALAR(sub, CT_OP_SUB, CT__AG_SUB_S)
+CT__SCALAR(mul, CT_OP_MUL, CT__AG_MUL_S)
+CT__SCALAR(div, CT_OP_DIV, CT__AG_DIV_S)
+CT__SCALAR(eq, CT_OP_EQ, CT__AG_NONE)
+CT__SCALAR(ne, CT_OP_NE, CT__AG_NONE)
+CT__SCALAR(lt, CT_OP_LT, CT__AG_NONE)
+CT__SCALAR(le, CT_OP_LE, CT__AG_NONE)
+CT__SCALAR(gt, CT_OP_GT, CT__AG_NONE)
+CT__SCALAR(ge, CT_OP_GE, CT__AG_NONE)
 
 static int ct__category_of(ct_dtype dt) {
     return dt == CT_BOOL ? 0 : ct_dtype_is_floating(dt) ? 2 : 1;
@@ -421,6 +425,7 @@ static ct_status ct__inplace(ct_ctx *ctx, const char *name, ct_op_kind kind, ct_
     const ct_tensor *ins[2] = {self, other};
     ct_status st = ct__check_args(ctx, name, is_scalar ? 1 : 2, ins, (void *)1);
     if (st != CT_OK) return st;
+    if ((st = ct__ag_check_inplace(ctx, name, self, other)) != CT_OK) return st;
     ct_dtype rt;
     if (is_scalar) {
         if (!ct__is_compute_dtype(self->dtype))
@@ -469,3 +474,61 @@ CT__INPLACE(add, CT_OP_ADD)
 CT__INPLACE(sub, CT_OP_SUB)
 CT__INPLACE(mul, CT_OP_MUL)
 CT__INPLACE(div, CT_OP_DIV)
+
+/* ---- public front ends that record autograd nodes (tensor/ag_front.h) ---- */
+ct_status ct_add(ct_ctx *ctx, const ct_tensor *a, const ct_tensor *b, ct_tensor **out) {
+    CT__AG_WRAP(ctx, out, ct__fwd_add(ctx, a, b, out),
+                (CT__AG_IN2(CT__AG_ADD, a, b), r_.sc[0] = 1));
+}
+ct_status ct_add_scaled(ct_ctx *ctx, const ct_tensor *a, const ct_tensor *b, double alpha,
+                        ct_tensor **out) {
+    CT__AG_WRAP(ctx, out, ct__fwd_add_scaled(ctx, a, b, alpha, out),
+                (CT__AG_IN2(CT__AG_ADD, a, b), r_.sc[0] = alpha));
+}
+ct_status ct_sub(ct_ctx *ctx, const ct_tensor *a, const ct_tensor *b, ct_tensor **out) {
+    CT__AG_WRAP(ctx, out, ct__fwd_sub(ctx, a, b, out),
+                (CT__AG_IN2(CT__AG_SUB, a, b), r_.sc[0] = 1));
+}
+ct_status ct_sub_scaled(ct_ctx *ctx, const ct_tensor *a, const ct_tensor *b, double alpha,
+                        ct_tensor **out) {
+    CT__AG_WRAP(ctx, out, ct__fwd_sub_scaled(ctx, a, b, alpha, out),
+                (CT__AG_IN2(CT__AG_SUB, a, b), r_.sc[0] = alpha));
+}
+ct_status ct_mul(ct_ctx *ctx, const ct_tensor *a, const ct_tensor *b, ct_tensor **out) {
+    CT__AG_WRAP(ctx, out, ct__fwd_mul(ctx, a, b, out), CT__AG_IN2(CT__AG_MUL, a, b));
+}
+ct_status ct_div(ct_ctx *ctx, const ct_tensor *a, const ct_tensor *b, ct_tensor **out) {
+    CT__AG_WRAP(ctx, out, ct__fwd_div(ctx, a, b, out), CT__AG_IN2(CT__AG_DIV, a, b));
+}
+ct_status ct_gelu(ct_ctx *ctx, const ct_tensor *a, ct_gelu_approx approx, ct_tensor **out) {
+    CT__AG_WRAP(ctx, out, ct__fwd_gelu(ctx, a, approx, out),
+                (CT__AG_IN1(CT__AG_GELU, a), r_.n_iv = 1, r_.iv[0] = approx));
+}
+ct_status ct_pow(ct_ctx *ctx, const ct_tensor *a, double exponent, ct_tensor **out) {
+    CT__AG_WRAP(ctx, out, ct__fwd_pow(ctx, a, exponent, out),
+                (CT__AG_IN1(CT__AG_POW, a), r_.sc[0] = exponent));
+}
+ct_status ct_clamp(ct_ctx *ctx, const ct_tensor *a, const double *lo, const double *hi,
+                   ct_tensor **out) {
+    CT__AG_WRAP(ctx, out, ct__fwd_clamp(ctx, a, lo, hi, out),
+                (CT__AG_IN1(CT__AG_CLAMP, a), r_.sc[0] = lo ? *lo : 0, r_.sc[1] = hi ? *hi : 0,
+                 r_.n_iv = 1, r_.iv[0] = (lo ? 1 : 0) | (hi ? 2 : 0)));
+}
+ct_status ct_where(ct_ctx *ctx, const ct_tensor *cond, const ct_tensor *a, const ct_tensor *b,
+                   ct_tensor **out) {
+    CT__AG_WRAP(ctx, out, ct__fwd_where(ctx, cond, a, b, out),
+                CT__AG_IN3(CT__AG_WHERE, cond, a, b));
+}
+ct_status ct_addcmul(ct_ctx *ctx, const ct_tensor *self, const ct_tensor *t1, const ct_tensor *t2,
+                     double value, ct_tensor **out) {
+    CT__AG_WRAP(ctx, out, ct__fwd_addcmul(ctx, self, t1, t2, value, out),
+                (CT__AG_IN3(CT__AG_ADDCMUL, self, t1, t2), r_.sc[0] = value));
+}
+ct_status ct_addcdiv(ct_ctx *ctx, const ct_tensor *self, const ct_tensor *t1, const ct_tensor *t2,
+                     double value, ct_tensor **out) {
+    CT__AG_WRAP(ctx, out, ct__fwd_addcdiv(ctx, self, t1, t2, value, out),
+                (CT__AG_IN3(CT__AG_ADDCDIV, self, t1, t2), r_.sc[0] = value));
+}
+ct_status ct_cast(ct_ctx *ctx, const ct_tensor *a, ct_dtype dtype, ct_tensor **out) {
+    CT__AG_WRAP(ctx, out, ct__fwd_cast(ctx, a, dtype, out), CT__AG_IN1(CT__AG_CAST, a));
+}

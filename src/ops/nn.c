@@ -1,6 +1,7 @@
 /* Front ends of matmul/bmm (torch.matmul shape rules), layer_norm and embedding. */
 #include "ctorch/ops.h"
 #include "ops/dispatch.h"
+#include "tensor/ag_front.h"
 
 /* out3 (B,M,N) = a3 (B,M,K) @ b3 (B,K,N), all f32/f64 of one dtype. */
 static ct_status ct__mm3(ct_ctx *ctx, const ct_tensor *a3, const ct_tensor *b3, ct_tensor **out) {
@@ -38,7 +39,8 @@ static ct_status ct__mm3_any(ct_ctx *ctx, const ct_tensor *a3, const ct_tensor *
     return st;
 }
 
-ct_status ct_matmul(ct_ctx *ctx, const ct_tensor *a, const ct_tensor *b, ct_tensor **out) {
+static ct_status ct__fwd_matmul(ct_ctx *ctx, const ct_tensor *a, const ct_tensor *b,
+                                ct_tensor **out) {
     const ct_tensor *ins[2] = {a, b};
     ct_status st = ct__check_args(ctx, "matmul", 2, ins, out);
     if (st != CT_OK) return st;
@@ -113,7 +115,7 @@ ct_status ct_matmul(ct_ctx *ctx, const ct_tensor *a, const ct_tensor *b, ct_tens
     return st;
 }
 
-ct_status ct_bmm(ct_ctx *ctx, const ct_tensor *a, const ct_tensor *b, ct_tensor **out) {
+static ct_status ct__fwd_bmm(ct_ctx *ctx, const ct_tensor *a, const ct_tensor *b, ct_tensor **out) {
     const ct_tensor *ins[2] = {a, b};
     ct_status st = ct__check_args(ctx, "bmm", 2, ins, out);
     if (st != CT_OK) return st;
@@ -125,8 +127,9 @@ ct_status ct_bmm(ct_ctx *ctx, const ct_tensor *a, const ct_tensor *b, ct_tensor 
     return ct_matmul(ctx, a, b, out);
 }
 
-ct_status ct_layer_norm(ct_ctx *ctx, const ct_tensor *a, int n_norm, const ct_tensor *weight,
-                        const ct_tensor *bias, double eps, ct_tensor **out) {
+static ct_status ct__fwd_layer_norm(ct_ctx *ctx, const ct_tensor *a, int n_norm,
+                                    const ct_tensor *weight, const ct_tensor *bias, double eps,
+                                    ct_tensor **out) {
     const ct_tensor *ins[1] = {a};
     ct_status st = ct__check_args(ctx, "layer_norm", 1, ins, out);
     if (st != CT_OK) return st;
@@ -196,8 +199,8 @@ ct_status ct_layer_norm(ct_ctx *ctx, const ct_tensor *a, int n_norm, const ct_te
     return CT_OK;
 }
 
-ct_status ct_embedding(ct_ctx *ctx, const ct_tensor *weight, const ct_tensor *indices,
-                       ct_tensor **out) {
+static ct_status ct__fwd_embedding(ct_ctx *ctx, const ct_tensor *weight, const ct_tensor *indices,
+                                   ct_tensor **out) {
     const ct_tensor *ins[2] = {weight, indices};
     ct_status st = ct__check_args(ctx, "embedding", 2, ins, out);
     if (st != CT_OK) return st;
@@ -243,4 +246,23 @@ ct_status ct_embedding(ct_ctx *ctx, const ct_tensor *weight, const ct_tensor *in
     }
     *out = r;
     return CT_OK;
+}
+
+/* ---- public front ends that record autograd nodes (tensor/ag_front.h) ---- */
+ct_status ct_matmul(ct_ctx *ctx, const ct_tensor *a, const ct_tensor *b, ct_tensor **out) {
+    CT__AG_WRAP(ctx, out, ct__fwd_matmul(ctx, a, b, out), CT__AG_IN2(CT__AG_MATMUL, a, b));
+}
+ct_status ct_bmm(ct_ctx *ctx, const ct_tensor *a, const ct_tensor *b, ct_tensor **out) {
+    CT__AG_WRAP(ctx, out, ct__fwd_bmm(ctx, a, b, out), CT__AG_IN2(CT__AG_MATMUL, a, b));
+}
+ct_status ct_layer_norm(ct_ctx *ctx, const ct_tensor *a, int n_norm, const ct_tensor *weight,
+                        const ct_tensor *bias, double eps, ct_tensor **out) {
+    CT__AG_WRAP(ctx, out, ct__fwd_layer_norm(ctx, a, n_norm, weight, bias, eps, out),
+                (CT__AG_IN3(CT__AG_LAYER_NORM, a, weight, bias), r_.n_iv = 1, r_.iv[0] = n_norm,
+                 r_.sc[0] = eps));
+}
+ct_status ct_embedding(ct_ctx *ctx, const ct_tensor *weight, const ct_tensor *indices,
+                       ct_tensor **out) {
+    CT__AG_WRAP(ctx, out, ct__fwd_embedding(ctx, weight, indices, out),
+                CT__AG_IN2(CT__AG_EMBEDDING, weight, indices));
 }

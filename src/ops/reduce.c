@@ -1,6 +1,7 @@
 /* Reduction front ends (sum, mean, amax, amin, argmax) and softmax / log_softmax. */
 #include "ctorch/ops.h"
 #include "ops/dispatch.h"
+#include "tensor/ag_front.h"
 
 /* Turn a dim list into a mask over t's dims; n_dims == 0 means all. */
 static ct_status ct__dim_mask(ct_ctx *ctx, const char *op, const ct_tensor *t, int n_dims,
@@ -83,20 +84,20 @@ static ct_status ct__reduce_front(ct_ctx *ctx, const char *name, ct_op_kind kind
     return ct__reduce(ctx, name, kind, a, mask, keepdim, out_dt, out);
 }
 
-ct_status ct_sum(ct_ctx *ctx, const ct_tensor *a, int n_dims, const int *dims, bool keepdim,
-                 ct_tensor **out) {
+static ct_status ct__fwd_sum(ct_ctx *ctx, const ct_tensor *a, int n_dims, const int *dims,
+                             bool keepdim, ct_tensor **out) {
     return ct__reduce_front(ctx, "sum", CT_OP_SUM, a, n_dims, dims, keepdim, out);
 }
-ct_status ct_mean(ct_ctx *ctx, const ct_tensor *a, int n_dims, const int *dims, bool keepdim,
-                  ct_tensor **out) {
+static ct_status ct__fwd_mean(ct_ctx *ctx, const ct_tensor *a, int n_dims, const int *dims,
+                              bool keepdim, ct_tensor **out) {
     return ct__reduce_front(ctx, "mean", CT_OP_MEAN, a, n_dims, dims, keepdim, out);
 }
-ct_status ct_amax(ct_ctx *ctx, const ct_tensor *a, int n_dims, const int *dims, bool keepdim,
-                  ct_tensor **out) {
+static ct_status ct__fwd_amax(ct_ctx *ctx, const ct_tensor *a, int n_dims, const int *dims,
+                              bool keepdim, ct_tensor **out) {
     return ct__reduce_front(ctx, "amax", CT_OP_AMAX, a, n_dims, dims, keepdim, out);
 }
-ct_status ct_amin(ct_ctx *ctx, const ct_tensor *a, int n_dims, const int *dims, bool keepdim,
-                  ct_tensor **out) {
+static ct_status ct__fwd_amin(ct_ctx *ctx, const ct_tensor *a, int n_dims, const int *dims,
+                              bool keepdim, ct_tensor **out) {
     return ct__reduce_front(ctx, "amin", CT_OP_AMIN, a, n_dims, dims, keepdim, out);
 }
 
@@ -165,9 +166,37 @@ static ct_status ct__softmax(ct_ctx *ctx, const char *name, ct_op_kind kind, con
     *out = r;
     return CT_OK;
 }
-ct_status ct_softmax(ct_ctx *ctx, const ct_tensor *a, int dim, ct_tensor **out) {
+static ct_status ct__fwd_softmax(ct_ctx *ctx, const ct_tensor *a, int dim, ct_tensor **out) {
     return ct__softmax(ctx, "softmax", CT_OP_SOFTMAX, a, dim, out);
 }
-ct_status ct_log_softmax(ct_ctx *ctx, const ct_tensor *a, int dim, ct_tensor **out) {
+static ct_status ct__fwd_log_softmax(ct_ctx *ctx, const ct_tensor *a, int dim, ct_tensor **out) {
     return ct__softmax(ctx, "log_softmax", CT_OP_LOG_SOFTMAX, a, dim, out);
+}
+
+/* ---- public front ends that record autograd nodes (tensor/ag_front.h) ---- */
+#define CT__AG_REDUCE(OP)                                                                          \
+    (CT__AG_IN1(OP, a), r_.iv[0] = keepdim, r_.iv[1] = n_dims > 0 && dims ? n_dims : 0,            \
+     r_.n_iv = 2 + (int)r_.iv[1])
+#define CT__AG_DIMS()                                                                              \
+    for (int i_ = 0; i_ < r_.iv[1] && i_ < CT__AG_MAX_IV - 2; i_++)                                \
+    r_.iv[2 + i_] = dims[i_]
+#define CT__RED(fn, OP)                                                                            \
+    ct_status ct_##fn(ct_ctx *ctx, const ct_tensor *a, int n_dims, const int *dims, bool keepdim,  \
+                      ct_tensor **out) {                                                           \
+        CT__AG_WRAP(ctx, out, ct__fwd_##fn(ctx, a, n_dims, dims, keepdim, out), {                  \
+            CT__AG_REDUCE(OP);                                                                     \
+            CT__AG_DIMS();                                                                         \
+        });                                                                                        \
+    }
+CT__RED(sum, CT__AG_SUM)
+CT__RED(mean, CT__AG_MEAN)
+CT__RED(amax, CT__AG_AMAX)
+CT__RED(amin, CT__AG_AMIN)
+ct_status ct_softmax(ct_ctx *ctx, const ct_tensor *a, int dim, ct_tensor **out) {
+    CT__AG_WRAP(ctx, out, ct__fwd_softmax(ctx, a, dim, out),
+                (CT__AG_IN1(CT__AG_SOFTMAX, a), r_.n_iv = 1, r_.iv[0] = dim));
+}
+ct_status ct_log_softmax(ct_ctx *ctx, const ct_tensor *a, int dim, ct_tensor **out) {
+    CT__AG_WRAP(ctx, out, ct__fwd_log_softmax(ctx, a, dim, out),
+                (CT__AG_IN1(CT__AG_LOG_SOFTMAX, a), r_.n_iv = 1, r_.iv[0] = dim));
 }

@@ -317,6 +317,7 @@ static ct_status ct__optim_fused(ct_optim *opt, int i, ct_tensor *grad) {
     d.compute_dtype = CT_FLOAT32;
     d.ints[0] = (int64_t)ct__optim_kkind[opt->o.kind] | (int64_t)ct__optim_flags(&opt->o) << 8;
     d.ints[1] = i;
+    opt->params[i]->storage->version++; /* an in-place write (autograd's saved-tensor check) */
     st = ct__submit(ctx, ct_tensor_device(opt->params[i]), &d);
     /* the kernel unscaled a copy: hand the unscaled grads back as for a contiguous grad */
     if (st == CT_OK && g != grad && opt->grad_scale) st = ct_tensor_copy_(ctx, grad, g);
@@ -425,7 +426,19 @@ static ct_status ct__optim_foreach(ct_optim *opt, int i, ct_tensor *grad) {
     return f.st;
 }
 
+static ct_status ct__optim_step(ct_optim *opt, ct_tensor *const *grads);
+/* The step runs with grad mode off (as torch's optimizers do under no_grad): parameters that
+ * require grad are updated in place without being recorded. */
 ct_status ct_optim_step(ct_optim *opt, ct_tensor *const *grads) {
+    if (!opt) return CT_ERR_INVALID_ARG;
+    bool prev_off = opt->ctx->grad_off;
+    opt->ctx->grad_off = true;
+    ct_status st = ct__optim_step(opt, grads);
+    opt->ctx->grad_off = prev_off;
+    return st;
+}
+
+static ct_status ct__optim_step(ct_optim *opt, ct_tensor *const *grads) {
     if (!opt) return CT_ERR_INVALID_ARG;
     ct_ctx *ctx = opt->ctx;
     ct__clear_error(ctx);

@@ -143,6 +143,7 @@ ct_status ct__tensor_new(ct_ctx *ctx, ct_device dev, ct_dtype dt, int ndim, cons
     s->data_separate = !cpu;
     s->pool = NULL;
     s->pool_unref = NULL;
+    s->version = 0;
     if (cpu) {
         s->data = block + CT__HDR_BYTES;
     } else {
@@ -167,6 +168,8 @@ ct_status ct__tensor_new(ct_ctx *ctx, ct_device dev, ct_dtype dt, int ndim, cons
     t->dtype = dt;
     t->ndim = ndim;
     t->embedded = (void *)t == (void *)block;
+    t->requires_grad = false;
+    t->ag = NULL;
     ct__live_link(ctx, t);
     t->offset = 0;
     for (int i = 0; i < ndim; i++)
@@ -187,6 +190,8 @@ ct_status ct__tensor_view_of(ct_ctx *ctx, const ct_tensor *src, int ndim, const 
     t->dtype = src->dtype;
     t->ndim = ndim;
     t->embedded = false;
+    t->requires_grad = false;
+    t->ag = NULL;
     ct__live_link(ctx, t);
     t->offset = offset;
     for (int i = 0; i < ndim; i++) {
@@ -284,6 +289,7 @@ void ct_tensor_release(ct_tensor *t) {
     if (--t->refcount > 0) return;
     ct__storage *s = t->storage;
     ct_ctx *ctx = t->ctx;
+    if (t->ag) ctx->ag->free_meta(t); /* may release other tensors (grad, tape nodes) */
     bool embedded = t->embedded;
     ct__live_unlink(ctx, t);
     if (__builtin_expect(ctx->debug, 0))

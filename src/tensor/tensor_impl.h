@@ -4,6 +4,7 @@
 #define CTORCH_TENSOR_IMPL_H
 
 #include "core/ctx_impl.h"
+#include "core/autograd_hook.h"
 #include "dtype/dtype_size.h"
 
 typedef struct ct__storage {
@@ -17,6 +18,7 @@ typedef struct ct__storage {
     bool data_separate; /* data allocated by the backend, not in block */
     void *pool;         /* graph pool that owns block and data (never freed here), or NULL */
     void (*pool_unref)(void *pool);
+    int64_t version; /* bumped by every in-place write (autograd's saved-tensor check) */
 } ct__storage;
 
 /* Handle check words: a live tensor holds CT__TENSOR_MAGIC; release writes CT__TENSOR_DEAD. In
@@ -39,6 +41,8 @@ struct ct_tensor {
     int64_t shape[CT_MAX_DIMS];
     int64_t strides[CT_MAX_DIMS];
     struct ct_tensor *live_prev, *live_next; /* ctx->live_head list; quarantine chain when dead */
+    bool requires_grad; /* mirrors the autograd metadata, so ops test it in one load */
+    void *ag;           /* autograd metadata (src/autograd/), NULL for most tensors */
 };
 
 /* True when t is a live handle (not NULL, not released). */

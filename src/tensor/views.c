@@ -2,6 +2,7 @@
  * (contiguous, clone, copy_). Views share storage; copies go through the COPY op. */
 #include "dispatch/dispatch.h"
 #include "tensor/tensor_impl.h"
+#include "tensor/ag_front.h"
 
 static ct_status ct__view_check(ct_ctx *ctx, const char *op, const ct_tensor *t, void *out) {
     if (!ctx) return CT_ERR_INVALID_ARG;
@@ -92,8 +93,8 @@ static bool ct__view_strides(int ondim, const int64_t *oshape, const int64_t *os
     return vd == -1;
 }
 
-ct_status ct_tensor_view(ct_ctx *ctx, const ct_tensor *t, int ndim, const int64_t *shape,
-                         ct_tensor **out) {
+static ct_status ct__fwd_tensor_view(ct_ctx *ctx, const ct_tensor *t, int ndim,
+                                     const int64_t *shape, ct_tensor **out) {
     ct_status st = ct__view_check(ctx, "view", t, out);
     if (st != CT_OK) return st;
     int64_t res[CT_MAX_DIMS], str[CT_MAX_DIMS];
@@ -108,8 +109,8 @@ ct_status ct_tensor_view(ct_ctx *ctx, const ct_tensor *t, int ndim, const int64_
     return ct__tensor_view_of(ctx, t, ndim, res, str, t->offset, out);
 }
 
-ct_status ct_tensor_reshape(ct_ctx *ctx, const ct_tensor *t, int ndim, const int64_t *shape,
-                            ct_tensor **out) {
+static ct_status ct__fwd_tensor_reshape(ct_ctx *ctx, const ct_tensor *t, int ndim,
+                                        const int64_t *shape, ct_tensor **out) {
     ct_status st = ct__view_check(ctx, "reshape", t, out);
     if (st != CT_OK) return st;
     int64_t res[CT_MAX_DIMS], str[CT_MAX_DIMS];
@@ -123,7 +124,8 @@ ct_status ct_tensor_reshape(ct_ctx *ctx, const ct_tensor *t, int ndim, const int
     return st;
 }
 
-ct_status ct_tensor_permute(ct_ctx *ctx, const ct_tensor *t, const int *perm, ct_tensor **out) {
+static ct_status ct__fwd_tensor_permute(ct_ctx *ctx, const ct_tensor *t, const int *perm,
+                                        ct_tensor **out) {
     ct_status st = ct__view_check(ctx, "permute", t, out);
     if (st != CT_OK) return st;
     if (t->ndim > 0 && !perm)
@@ -146,8 +148,8 @@ ct_status ct_tensor_permute(ct_ctx *ctx, const ct_tensor *t, const int *perm, ct
     return ct__tensor_view_of(ctx, t, t->ndim, sh, str, t->offset, out);
 }
 
-ct_status ct_tensor_transpose(ct_ctx *ctx, const ct_tensor *t, int dim0, int dim1,
-                              ct_tensor **out) {
+static ct_status ct__fwd_tensor_transpose(ct_ctx *ctx, const ct_tensor *t, int dim0, int dim1,
+                                          ct_tensor **out) {
     ct_status st = ct__view_check(ctx, "transpose", t, out);
     if (st != CT_OK) return st;
     int a, b;
@@ -165,8 +167,8 @@ ct_status ct_tensor_transpose(ct_ctx *ctx, const ct_tensor *t, int dim0, int dim
     return ct__tensor_view_of(ctx, t, t->ndim, sh, str, t->offset, out);
 }
 
-ct_status ct_tensor_slice(ct_ctx *ctx, const ct_tensor *t, int dim, int64_t start, int64_t end,
-                          int64_t step, ct_tensor **out) {
+static ct_status ct__fwd_tensor_slice(ct_ctx *ctx, const ct_tensor *t, int dim, int64_t start,
+                                      int64_t end, int64_t step, ct_tensor **out) {
     ct_status st = ct__view_check(ctx, "slice", t, out);
     if (st != CT_OK) return st;
     int d;
@@ -195,8 +197,8 @@ ct_status ct_tensor_slice(ct_ctx *ctx, const ct_tensor *t, int dim, int64_t star
     return ct__tensor_view_of(ctx, t, t->ndim, sh, str, t->offset + start * t->strides[d], out);
 }
 
-ct_status ct_tensor_narrow(ct_ctx *ctx, const ct_tensor *t, int dim, int64_t start, int64_t length,
-                           ct_tensor **out) {
+static ct_status ct__fwd_tensor_narrow(ct_ctx *ctx, const ct_tensor *t, int dim, int64_t start,
+                                       int64_t length, ct_tensor **out) {
     ct_status st = ct__view_check(ctx, "narrow", t, out);
     if (st != CT_OK) return st;
     int d;
@@ -212,8 +214,8 @@ ct_status ct_tensor_narrow(ct_ctx *ctx, const ct_tensor *t, int dim, int64_t sta
     return ct_tensor_slice(ctx, t, d, start, start + length, 1, out);
 }
 
-ct_status ct_tensor_expand(ct_ctx *ctx, const ct_tensor *t, int ndim, const int64_t *shape,
-                           ct_tensor **out) {
+static ct_status ct__fwd_tensor_expand(ct_ctx *ctx, const ct_tensor *t, int ndim,
+                                       const int64_t *shape, ct_tensor **out) {
     ct_status st = ct__view_check(ctx, "expand", t, out);
     if (st != CT_OK) return st;
     if (ndim < t->ndim || ndim > CT_MAX_DIMS || (ndim > 0 && !shape))
@@ -247,7 +249,7 @@ ct_status ct_tensor_expand(ct_ctx *ctx, const ct_tensor *t, int ndim, const int6
     return ct__tensor_view_of(ctx, t, ndim, sh, str, t->offset, out);
 }
 
-ct_status ct_tensor_squeeze(ct_ctx *ctx, const ct_tensor *t, int dim, ct_tensor **out) {
+static ct_status ct__fwd_tensor_squeeze(ct_ctx *ctx, const ct_tensor *t, int dim, ct_tensor **out) {
     ct_status st = ct__view_check(ctx, "squeeze", t, out);
     if (st != CT_OK) return st;
     int d = -1;
@@ -266,7 +268,8 @@ ct_status ct_tensor_squeeze(ct_ctx *ctx, const ct_tensor *t, int dim, ct_tensor 
     return ct__tensor_view_of(ctx, t, n, sh, str, t->offset, out);
 }
 
-ct_status ct_tensor_unsqueeze(ct_ctx *ctx, const ct_tensor *t, int dim, ct_tensor **out) {
+static ct_status ct__fwd_tensor_unsqueeze(ct_ctx *ctx, const ct_tensor *t, int dim,
+                                          ct_tensor **out) {
     ct_status st = ct__view_check(ctx, "unsqueeze", t, out);
     if (st != CT_OK) return st;
     int d = dim < 0 ? dim + t->ndim + 1 : dim;
@@ -313,6 +316,9 @@ ct_status ct_tensor_copy_(ct_ctx *ctx, ct_tensor *dst, const ct_tensor *src) {
     const ct_tensor *ts[2] = {dst, src};
     ct_status st = ct__check_args(ctx, "copy_", 2, ts, (void *)1);
     if (st != CT_OK) return st;
+    /* only a destination that requires grad is refused: copying out of a tensor that requires
+     * grad (into a workspace, as eigh's front end does) is allowed and records nothing */
+    if ((st = ct__ag_check_inplace(ctx, "copy_", dst, NULL)) != CT_OK) return st;
     if (!ct__is_compute_dtype(dst->dtype) || !ct__is_compute_dtype(src->dtype))
         return ct__set_error(ctx, CT_ERR_DTYPE, "copy_: %s -> %s is not supported here",
                              ct_dtype_name(src->dtype), ct_dtype_name(dst->dtype));
@@ -358,10 +364,11 @@ ct_status ct_tensor_copy_(ct_ctx *ctx, ct_tensor *dst, const ct_tensor *src) {
     ct__operand_set(&d.operands[0], dst);
     ct__operand_broadcast(&d.operands[1], src, dst->ndim, dst->shape);
     d.compute_dtype = dst->dtype;
+    dst->storage->version++; /* autograd: saved tensors sharing this storage are now stale */
     return ct__submit(ctx, dst->storage->device, &d);
 }
 
-ct_status ct_tensor_clone(ct_ctx *ctx, const ct_tensor *t, ct_tensor **out) {
+static ct_status ct__fwd_tensor_clone(ct_ctx *ctx, const ct_tensor *t, ct_tensor **out) {
     ct_status st = ct__view_check(ctx, "clone", t, out);
     if (st != CT_OK) return st;
     ct_tensor *r;
@@ -380,7 +387,7 @@ ct_status ct_tensor_clone(ct_ctx *ctx, const ct_tensor *t, ct_tensor **out) {
     return CT_OK;
 }
 
-ct_status ct_tensor_contiguous(ct_ctx *ctx, const ct_tensor *t, ct_tensor **out) {
+static ct_status ct__fwd_tensor_contiguous(ct_ctx *ctx, const ct_tensor *t, ct_tensor **out) {
     ct_status st = ct__view_check(ctx, "contiguous", t, out);
     if (st != CT_OK) return st;
     if (ct_tensor_is_contiguous(t)) {
@@ -388,4 +395,66 @@ ct_status ct_tensor_contiguous(ct_ctx *ctx, const ct_tensor *t, ct_tensor **out)
         return CT_OK;
     }
     return ct_tensor_clone(ctx, t, out);
+}
+
+/* ---- public view and copy calls that record autograd nodes (tensor/ag_front.h) ---- */
+ct_status ct_tensor_view(ct_ctx *ctx, const ct_tensor *t, int ndim, const int64_t *shape,
+                         ct_tensor **out) {
+    CT__AG_WRAP(ctx, out, ct__fwd_tensor_view(ctx, t, ndim, shape, out),
+                CT__AG_IN1(CT__AG_VIEW, t));
+}
+ct_status ct_tensor_reshape(ct_ctx *ctx, const ct_tensor *t, int ndim, const int64_t *shape,
+                            ct_tensor **out) {
+    CT__AG_WRAP(ctx, out, ct__fwd_tensor_reshape(ctx, t, ndim, shape, out),
+                CT__AG_IN1(CT__AG_VIEW, t));
+}
+ct_status ct_tensor_permute(ct_ctx *ctx, const ct_tensor *t, const int *perm, ct_tensor **out) {
+    CT__AG_WRAP(ctx, out, ct__fwd_tensor_permute(ctx, t, perm, out), {
+        CT__AG_IN1(CT__AG_PERMUTE, t);
+        r_.n_iv = t->ndim;
+        for (int i = 0; i < t->ndim; i++)
+            r_.iv[i] = perm[i];
+    });
+}
+ct_status ct_tensor_transpose(ct_ctx *ctx, const ct_tensor *t, int dim0, int dim1,
+                              ct_tensor **out) {
+    CT__AG_WRAP(ctx, out, ct__fwd_tensor_transpose(ctx, t, dim0, dim1, out),
+                (CT__AG_IN1(CT__AG_TRANSPOSE, t), r_.n_iv = 2, r_.iv[0] = dim0, r_.iv[1] = dim1));
+}
+ct_status ct_tensor_slice(ct_ctx *ctx, const ct_tensor *t, int dim, int64_t start, int64_t end,
+                          int64_t step, ct_tensor **out) {
+    CT__AG_WRAP(ctx, out, ct__fwd_tensor_slice(ctx, t, dim, start, end, step, out),
+                (CT__AG_IN1(CT__AG_SLICE, t), r_.n_iv = 4, r_.iv[0] = dim, r_.iv[1] = start,
+                 r_.iv[2] = end, r_.iv[3] = step));
+}
+ct_status ct_tensor_narrow(ct_ctx *ctx, const ct_tensor *t, int dim, int64_t start, int64_t length,
+                           ct_tensor **out) {
+    /* recorded as the slice it is (negative start already wrapped by the forward) */
+    CT__AG_WRAP(ctx, out, ct__fwd_tensor_narrow(ctx, t, dim, start, length, out), {
+        int64_t s_ = start < 0 ? start + t->shape[dim < 0 ? dim + t->ndim : dim] : start;
+        CT__AG_IN1(CT__AG_SLICE, t);
+        r_.n_iv = 4;
+        r_.iv[0] = dim;
+        r_.iv[1] = s_;
+        r_.iv[2] = s_ + length;
+        r_.iv[3] = 1;
+    });
+}
+ct_status ct_tensor_expand(ct_ctx *ctx, const ct_tensor *t, int ndim, const int64_t *shape,
+                           ct_tensor **out) {
+    CT__AG_WRAP(ctx, out, ct__fwd_tensor_expand(ctx, t, ndim, shape, out),
+                CT__AG_IN1(CT__AG_EXPAND, t));
+}
+ct_status ct_tensor_squeeze(ct_ctx *ctx, const ct_tensor *t, int dim, ct_tensor **out) {
+    CT__AG_WRAP(ctx, out, ct__fwd_tensor_squeeze(ctx, t, dim, out), CT__AG_IN1(CT__AG_VIEW, t));
+}
+ct_status ct_tensor_unsqueeze(ct_ctx *ctx, const ct_tensor *t, int dim, ct_tensor **out) {
+    CT__AG_WRAP(ctx, out, ct__fwd_tensor_unsqueeze(ctx, t, dim, out), CT__AG_IN1(CT__AG_VIEW, t));
+}
+ct_status ct_tensor_clone(ct_ctx *ctx, const ct_tensor *t, ct_tensor **out) {
+    CT__AG_WRAP(ctx, out, ct__fwd_tensor_clone(ctx, t, out), CT__AG_IN1(CT__AG_IDENTITY, t));
+}
+ct_status ct_tensor_contiguous(ct_ctx *ctx, const ct_tensor *t, ct_tensor **out) {
+    /* a contiguous t comes back as itself: nothing to record (the hook skips out == input) */
+    CT__AG_WRAP(ctx, out, ct__fwd_tensor_contiguous(ctx, t, out), CT__AG_IN1(CT__AG_IDENTITY, t));
 }

@@ -1,0 +1,128 @@
+/* Train an MLP 64-128-10 (relu) on the UCI handwritten digits (examples/data/digits.bin) with
+ * autograd, cross entropy and Adam; a fixed split (every 5th image is a test image: 1437 train,
+ * 360 test) and fixed seeds. Exits 1 unless the test accuracy is at least 95%.
+ * Usage: example_train_digits [path/to/digits.bin] */
+#include <ctorch/ctorch.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+#ifndef CT_SOURCE_DIR
+#define CT_SOURCE_DIR "."
+#endif
+#define N_ALL 1797
+#define N_TEST 360
+#define N_TRAIN (N_ALL - N_TEST)
+#define IN 64
+#define HID 128
+#define OUT 10
+#define BATCH 64
+#define EPOCHS 30
+
+#define TRY(x)                                                                                     \
+    do {                                                                                           \
+        ct_status st_ = (x);                                                                       \
+        if (st_ != CT_OK) {                                                                        \
+            fprintf(stderr, "%s:%d: %s: %s\n", __FILE__, __LINE__, #x, ct_ctx_last_error(ctx));    \
+            exit(1);                                                                               \
+        }                                                                                          \
+    } while (0)
+
+static ct_ctx *ctx;
+
+/* U(-1/sqrt(fan_in), 1/sqrt(fan_in)), torch.nn.Linear's default initialisation */
+static ct_tensor *init_param(int nd, const int64_t *shape, double fan_in, uint64_t seed) {
+    ct_tensor *u, *a, *p;
+    TRY(ct_tensor_rand(ctx, CT_FLOAT32, nd, shape, seed, 0, &u));
+    TRY(ct_mul_scalar(ctx, u, 2.0 / sqrt(fan_in), &a));
+    TRY(ct_sub_scalar(ctx, a, 1.0 / sqrt(fan_in), &p));
+    ct_tensor_release(u), ct_tensor_release(a);
+    TRY(ct_tensor_set_requires_grad(p, true));
+    return p;
+}
+
+static ct_tensor *forward(ct_tensor *x, ct_tensor *const *p) {
+    ct_tensor *h, *r, *o;
+    TRY(ct_linear(ctx, x, p[0], p[1], &h));
+    TRY(ct_relu(ctx, h, &r));
+    TRY(ct_linear(ctx, r, p[2], p[3], &o));
+    ct_tensor_release(h), ct_tensor_release(r);
+    return o;
+}
+
+int main(int argc, char **argv) {
+    const char *path = argc > 1 ? argv[1] : CT_SOURCE_DIR "/examples/data/digits.bin";
+    static unsigned char raw[N_ALL][IN + 1];
+    FILE *f = fopen(path, "rb");
+    if (!f || fread(raw, 1, sizeof raw, f) != sizeof raw) {
+        fprintf(stderr, "cannot read %s\n", path);
+        return 1;
+    }
+    fclose(f);
+    /* split: image i is a test image when i % 5 == 0; pixels scaled to [0, 1] */
+    static float xtr[N_TRAIN][IN], xte[N_TEST][IN];
+    static int64_t ytr[N_TRAIN], yte[N_TEST];
+    int ntr = 0, nte = 0;
+    for (int i = 0; i < N_ALL; i++) {
+        float *x = i % 5 == 0 ? xte[nte] : xtr[ntr];
+        for (int j = 0; j < IN; j++)
+            x[j] = raw[i][j] / 16.0f;
+        if (i % 5 == 0)
+            yte[nte++] = raw[i][IN];
+        else
+            ytr[ntr++] = raw[i][IN];
+    }
+    if (ct_ctx_create(NULL, &ctx) != CT_OK) return 1;
+    int64_t str[2] = {N_TRAIN, IN}, ste[2] = {N_TEST, IN}, sytr[1] = {N_TRAIN};
+    ct_tensor *Xtr, *Xte, *Ytr;
+    TRY(ct_tensor_from_host(ctx, xtr, CT_FLOAT32, 2, str, &Xtr));
+    TRY(ct_tensor_from_host(ctx, xte, CT_FLOAT32, 2, ste, &Xte));
+    TRY(ct_tensor_from_host(ctx, ytr, CT_INT64, 1, sytr, &Ytr));
+    int64_t w1s[2] = {HID, IN}, b1s[1] = {HID}, w2s[2] = {OUT, HID}, b2s[1] = {OUT};
+    ct_tensor *p[4] = {init_param(2, w1s, IN, 1), init_param(1, b1s, IN, 2),
+                       init_param(2, w2s, HID, 3), init_param(1, b2s, HID, 4)};
+    ct_optim_options oo = ct_optim_options_default(CT_OPTIM_ADAM);
+    oo.lr = 3e-3;
+    ct_optim *opt;
+    TRY(ct_optim_create(ctx, &oo, 4, p, &opt));
+    double loss = 0;
+    for (int epoch = 0; epoch < EPOCHS; epoch++) {
+        for (int64_t b0 = 0; b0 < N_TRAIN; b0 += BATCH) {
+            int64_t nb = N_TRAIN - b0 < BATCH ? N_TRAIN - b0 : BATCH;
+            ct_tensor *xb, *yb, *logits, *l;
+            TRY(ct_tensor_narrow(ctx, Xtr, 0, b0, nb, &xb));
+            TRY(ct_tensor_narrow(ctx, Ytr, 0, b0, nb, &yb));
+            for (int i = 0; i < 4; i++)
+                TRY(ct_tensor_zero_grad(p[i]));
+            logits = forward(xb, p);
+            TRY(ct_cross_entropy(ctx, logits, yb, CT_REDUCTION_MEAN, 0.0, &l));
+            TRY(ct_backward(ctx, l, NULL, false));
+            ct_tensor *g[4];
+            for (int i = 0; i < 4; i++)
+                g[i] = ct_tensor_grad(p[i]);
+            TRY(ct_optim_step(opt, g));
+            TRY(ct_tensor_item(l, &loss));
+            ct_tensor_release(xb), ct_tensor_release(yb), ct_tensor_release(logits);
+            ct_tensor_release(l);
+        }
+        if (epoch % 10 == 9) printf("epoch %2d  last batch loss %.4f\n", epoch + 1, loss);
+    }
+    /* test accuracy, without recording */
+    ct_set_grad_enabled(ctx, false);
+    ct_tensor *logits = forward(Xte, p), *pred;
+    TRY(ct_argmax(ctx, logits, 1, false, &pred));
+    static int64_t yp[N_TEST];
+    TRY(ct_tensor_to_host(pred, yp, sizeof yp));
+    int correct = 0;
+    for (int i = 0; i < N_TEST; i++)
+        correct += yp[i] == yte[i];
+    double acc = (double)correct / N_TEST;
+    printf("test accuracy %.2f%% (%d / %d)\n", 100 * acc, correct, N_TEST);
+    ct_tensor_release(logits), ct_tensor_release(pred);
+    ct_optim_free(opt);
+    for (int i = 0; i < 4; i++)
+        ct_tensor_release(p[i]);
+    ct_tensor_release(Xtr), ct_tensor_release(Xte), ct_tensor_release(Ytr);
+    ct_ctx_free(ctx);
+    return acc >= 0.95 ? 0 : 1;
+}

@@ -1,0 +1,69 @@
+/* ctorch autograd: reverse-mode differentiation with PyTorch semantics (docs/autograd.md).
+ *
+ * A floating leaf tensor marked requires_grad makes every op result computed from it (with grad
+ * mode on) record a tape node; ct_backward walks the tape from a root and accumulates gradients
+ * into the leaves' .grad. Views share the history of their base; in-place writes bump a version
+ * counter on the storage, and backward fails with CT_ERR_STATE when a tensor it saved was
+ * modified. Backward formulas are written with the public ops, so create_graph works and a whole
+ * training step can be captured with ct_graph_*.
+ * Ownership: ct_tensor_grad returns a borrowed pointer (valid until the next backward, zero_grad or
+ * release of t); every ct_tensor ** out-parameter receives a new reference.
+ * Thread-safety: as the owning ct_ctx. */
+#ifndef CTORCH_AUTOGRAD_H
+#define CTORCH_AUTOGRAD_H
+
+#include "ctorch/ops.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* Mark a leaf tensor as requiring grad (or not). CT_ERR_DTYPE for a non-floating tensor,
+ * CT_ERR_STATE for a non-leaf (a result of a recorded op) unless it already has that flag. */
+CT_API ct_status ct_tensor_set_requires_grad(ct_tensor *t, bool requires_grad);
+/* True if t requires grad (a marked leaf or a result recorded from one); false for NULL. */
+CT_API bool ct_tensor_requires_grad(const ct_tensor *t);
+/* The gradient accumulated into t by backward (borrowed), or NULL before any backward. */
+CT_API ct_tensor *ct_tensor_grad(const ct_tensor *t);
+/* Drop t's .grad (as zero_grad(set_to_none=True)); the next backward starts from scratch. */
+CT_API ct_status ct_tensor_zero_grad(ct_tensor *t);
+/* Backpropagate from root: every leaf that root depends on and requires grad gets d root / d leaf
+ * (times grad_root) added to its .grad. grad_root NULL: root must have one element (grad 1). The
+ * tape's saved tensors are freed afterwards unless retain_graph (a second backward through freed
+ * nodes is CT_ERR_STATE). */
+CT_API ct_status ct_backward(ct_ctx *ctx, const ct_tensor *root, const ct_tensor *grad_root,
+                             bool retain_graph);
+/* torch.autograd.grad: grads[i] = sum_j d outputs[j] / d inputs[i] (times grad_outputs[j]; NULL
+ * or a NULL entry: the output has one element, grad 1). .grad fields are left alone; an input no
+ * output depends on gets CT_ERR_STATE. create_graph records the backward itself (higher-order
+ * derivatives); it implies retain_graph. */
+CT_API ct_status ct_autograd_grad(ct_ctx *ctx, int n_outputs, const ct_tensor *const *outputs,
+                                  const ct_tensor *const *grad_outputs, int n_inputs,
+                                  const ct_tensor *const *inputs, bool retain_graph,
+                                  bool create_graph, ct_tensor **grads);
+/* Turn grad mode on or off for ctx (off: torch.no_grad, nothing is recorded); returns the previous
+ * mode. A NULL ctx returns false. */
+CT_API bool ct_set_grad_enabled(ct_ctx *ctx, bool enabled);
+/* A new tensor sharing t's storage (and version counter) without autograd history. */
+CT_API ct_status ct_tensor_detach(ct_ctx *ctx, const ct_tensor *t, ct_tensor **out);
+
+/* ---- differentiable building blocks (compositions of ops, so they need no own backward) ---- */
+typedef enum { CT_REDUCTION_NONE, CT_REDUCTION_MEAN, CT_REDUCTION_SUM } ct_reduction;
+/* x (..., in) @ w (out, in)^T + b (out) (as torch.nn.functional.linear); b may be NULL. */
+CT_API ct_status ct_linear(ct_ctx *ctx, const ct_tensor *x, const ct_tensor *w, const ct_tensor *b,
+                           ct_tensor **out);
+/* Cross entropy of logits (N, C) against int64/int32 class ids (N) in [0, C) (CT_ERR_INDEX
+ * otherwise), with label smoothing in [0, 1] (as torch.nn.functional.cross_entropy). */
+CT_API ct_status ct_cross_entropy(ct_ctx *ctx, const ct_tensor *logits, const ct_tensor *target,
+                                  ct_reduction reduction, double label_smoothing, ct_tensor **out);
+/* (input - target)^2, reduced; the shapes must broadcast. */
+CT_API ct_status ct_mse_loss(ct_ctx *ctx, const ct_tensor *input, const ct_tensor *target,
+                             ct_reduction reduction, ct_tensor **out);
+/* -log_probs[i, target[i]], reduced (no class weights, no ignore_index). */
+CT_API ct_status ct_nll_loss(ct_ctx *ctx, const ct_tensor *log_probs, const ct_tensor *target,
+                             ct_reduction reduction, ct_tensor **out);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

@@ -1,0 +1,130 @@
+/* Private autograd structures: per-tensor metadata, tape nodes, the call a backward formula gets,
+ * and the sticky-error op helpers the formula tables (grad_*.c) are written with. */
+#ifndef CTORCH_AUTOGRAD_IMPL_H
+#define CTORCH_AUTOGRAD_IMPL_H
+
+#include "core/internal.h"
+#include "ctorch/autograd.h"
+#include "tensor/ag_front.h"
+
+/* Accumulate-into-leaf node (one per leaf that has been used), after the op ids. */
+#define CT__AG_ACC CT__AG_COUNT
+
+typedef struct ct__ag_node ct__ag_node;
+typedef struct ct__ag_edge {
+    ct__ag_node *node; /* NULL: the input does not require grad */
+    int nr;            /* which output of node the input is */
+} ct__ag_edge;
+typedef struct ct__ag_tmeta {
+    int ndim;
+    int64_t shape[CT_MAX_DIMS];
+    ct_dtype dtype;
+} ct__ag_tmeta;
+
+struct ct__ag_node {
+    int64_t refcount; /* output tensors' metadata, edges of later nodes, a leaf's meta (ACC) */
+    ct_ctx *ctx;
+    int op; /* ct__ag_op, or CT__AG_ACC */
+    int n_in, n_out;
+    ct__ag_edge next[CT__AG_MAX_IN];
+    bool in_present[CT__AG_MAX_IN];
+    ct__ag_tmeta in_meta[CT__AG_MAX_IN], out_meta[CT__AG_MAX_OUT];
+    ct_tensor *saved_in[CT__AG_MAX_IN]; /* the inputs themselves (with their history) */
+    int64_t saved_in_ver[CT__AG_MAX_IN];
+    ct_tensor *saved_out[CT__AG_MAX_OUT]; /* detached aliases (no cycle through this node) */
+    int64_t saved_out_ver[CT__AG_MAX_OUT];
+    bool has_saved, freed;
+    double sc[4];
+    int n_iv;
+    int64_t iv[CT__AG_MAX_IV];
+    ct_tensor *leaf; /* ACC: the leaf (weak; NULL once it is released) */
+    /* engine scratch, reset after every run */
+    int deps;
+    bool seen, needed, target, ran;
+    ct_tensor *buf[CT__AG_MAX_OUT];
+};
+
+typedef struct ct__ag_meta {
+    ct__ag_node *grad_fn; /* NULL for a leaf */
+    int output_nr;
+    ct_tensor *grad;
+    ct__ag_node *acc; /* leaf: its accumulate node, made on first use */
+} ct__ag_meta;
+
+#define CT__AG_MAX_TMP 96
+typedef struct ct__ag_call {
+    ct_ctx *ctx;
+    ct__ag_node *n;
+    ct_tensor *g[CT__AG_MAX_OUT];         /* grads of the outputs (zeros where none arrived) */
+    const ct_tensor *in[CT__AG_MAX_IN];   /* saved inputs (NULL when not saved) */
+    const ct_tensor *out[CT__AG_MAX_OUT]; /* saved outputs */
+    bool need[CT__AG_MAX_IN];
+    ct_tensor *gin[CT__AG_MAX_IN]; /* results: owned references */
+    ct_status st;                  /* first failure; every helper is a no-op after it */
+    int n_tmp;
+    ct_tensor *tmp[CT__AG_MAX_TMP]; /* intermediates released after the formula */
+} ct__ag_call;
+
+typedef struct ct__ag_formula {
+    const char *name; /* "MulBackward" */
+    void (*backward)(ct__ag_call *c);
+    unsigned save_in, save_out; /* bit masks of inputs / outputs the formula reads */
+} ct__ag_formula;
+/* In save_in: the node keeps a scalar operand as torch does (mul/div by a Python number), so like
+ * torch it cannot be run again once backward freed the graph. */
+#define CT__AG_SAVES_SCALAR 0x100u
+
+/* Formula tables, one per op family; NULL when op is not theirs. */
+const ct__ag_formula *ct__ag_formula_elementwise(int op);
+const ct__ag_formula *ct__ag_formula_reduce(int op);
+const ct__ag_formula *ct__ag_formula_nn(int op);
+const ct__ag_formula *ct__ag_formula_views(int op);
+
+/* ---- helpers for formulas: each returns a borrowed intermediate (released after the formula)
+ * or NULL once c->st holds an error ---- */
+ct_tensor *ct__ag_keep(ct__ag_call *c, ct_status st, ct_tensor *t);
+ct_tensor *ct__ag_add(ct__ag_call *c, const ct_tensor *a, const ct_tensor *b);
+ct_tensor *ct__ag_sub(ct__ag_call *c, const ct_tensor *a, const ct_tensor *b);
+ct_tensor *ct__ag_mul(ct__ag_call *c, const ct_tensor *a, const ct_tensor *b);
+ct_tensor *ct__ag_div(ct__ag_call *c, const ct_tensor *a, const ct_tensor *b);
+ct_tensor *ct__ag_add_s(ct__ag_call *c, const ct_tensor *a, double v);
+ct_tensor *ct__ag_mul_s(ct__ag_call *c, const ct_tensor *a, double v);
+ct_tensor *ct__ag_div_s(ct__ag_call *c, const ct_tensor *a, double v);
+ct_tensor *ct__ag_neg(ct__ag_call *c, const ct_tensor *a);
+ct_tensor *ct__ag_exp(ct__ag_call *c, const ct_tensor *a);
+ct_tensor *ct__ag_tanh(ct__ag_call *c, const ct_tensor *a);
+ct_tensor *ct__ag_rsqrt(ct__ag_call *c, const ct_tensor *a);
+ct_tensor *ct__ag_pow(ct__ag_call *c, const ct_tensor *a, double e);
+/* kind: 0 eq, 1 gt, 2 lt, 3 ge, 4 le against scalar v, cast to dtype (1 where true, else 0) */
+ct_tensor *ct__ag_cmp_s(ct__ag_call *c, int kind, const ct_tensor *a, double v, ct_dtype dt);
+ct_tensor *ct__ag_eq(ct__ag_call *c, const ct_tensor *a, const ct_tensor *b);
+ct_tensor *ct__ag_cast(ct__ag_call *c, const ct_tensor *a, ct_dtype dt);
+ct_tensor *ct__ag_where(ct__ag_call *c, const ct_tensor *cond, const ct_tensor *a,
+                        const ct_tensor *b);
+ct_tensor *ct__ag_scalar(ct__ag_call *c, ct_dtype dt, double v); /* 0-d constant */
+ct_tensor *ct__ag_zeros(ct__ag_call *c, const ct__ag_tmeta *m);
+ct_tensor *ct__ag_sum(ct__ag_call *c, const ct_tensor *a, int n, const int *dims, bool keep);
+ct_tensor *ct__ag_mean(ct__ag_call *c, const ct_tensor *a, int n, const int *dims, bool keep);
+ct_tensor *ct__ag_reshape(ct__ag_call *c, const ct_tensor *a, int nd, const int64_t *shape);
+ct_tensor *ct__ag_expand(ct__ag_call *c, const ct_tensor *a, int nd, const int64_t *shape);
+ct_tensor *ct__ag_transpose(ct__ag_call *c, const ct_tensor *a, int d0, int d1);
+ct_tensor *ct__ag_permute(ct__ag_call *c, const ct_tensor *a, const int *perm);
+ct_tensor *ct__ag_unsqueeze(ct__ag_call *c, const ct_tensor *a, int d);
+ct_tensor *ct__ag_squeeze(ct__ag_call *c, const ct_tensor *a, int d);
+ct_tensor *ct__ag_slice(ct__ag_call *c, const ct_tensor *a, int d, int64_t s, int64_t e,
+                        int64_t step);
+ct_tensor *ct__ag_matmul(ct__ag_call *c, const ct_tensor *a, const ct_tensor *b);
+ct_tensor *ct__ag_arange(ct__ag_call *c, int64_t n);
+/* g summed over the dims it was broadcast along and cast to m's dtype (reduce to input shape). */
+ct_tensor *ct__ag_sum_to(ct__ag_call *c, const ct_tensor *g, const ct__ag_tmeta *m);
+/* The gradient for input i (fit to its shape and dtype); ignored when input i needs none. */
+void ct__ag_set(ct__ag_call *c, int i, const ct_tensor *g);
+/* zeros of input meta m with g written into m[dim][start:end:step] (slice backward), recorded as a
+ * SLICE_BACKWARD node when g requires grad (create_graph). */
+ct_tensor *ct__ag_slice_backward(ct__ag_call *c, const ct_tensor *g, const ct__ag_tmeta *m, int dim,
+                                 int64_t start, int64_t end, int64_t step);
+
+/* Mask of the dims a reduction reduced (n_dims == 0: all), from a node's iv (see CT__AG_SUM). */
+uint32_t ct__ag_reduced_mask(const ct__ag_node *n, int ndim);
+
+#endif

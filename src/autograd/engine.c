@@ -1,0 +1,665 @@
+/* The autograd engine: tape recording (the hook op front ends call), per-tensor metadata, and the
+ * backward pass (topological order over the reachable nodes, gradient buffers per node output,
+ * accumulation into leaves or capture for ct_autograd_grad). Formulas live in grad_*.c. */
+#include "autograd/autograd_impl.h"
+
+#include <string.h>
+
+static const ct__ag_formula ct__ag_acc_formula = {"AccumulateGrad", NULL, 0, 0};
+
+static const ct__ag_formula *ct__ag_formula_of(int op) {
+    if (op == CT__AG_ACC) return &ct__ag_acc_formula;
+    const ct__ag_formula *f = ct__ag_formula_elementwise(op);
+    if (!f) f = ct__ag_formula_reduce(op);
+    if (!f) f = ct__ag_formula_nn(op);
+    if (!f) f = ct__ag_formula_views(op);
+    return f;
+}
+
+/* ---- nodes and metadata ---- */
+
+static void ct__ag_node_release(ct__ag_node *n);
+
+static void ct__ag_free_saved(ct__ag_node *n) {
+    for (int i = 0; i < CT__AG_MAX_IN; i++) {
+        ct_tensor_release(n->saved_in[i]);
+        n->saved_in[i] = NULL;
+    }
+    for (int i = 0; i < CT__AG_MAX_OUT; i++) {
+        ct_tensor_release(n->saved_out[i]);
+        n->saved_out[i] = NULL;
+    }
+}
+
+static void ct__ag_node_release(ct__ag_node *n) {
+    if (!n || --n->refcount > 0) return;
+    ct__ag_free_saved(n);
+    for (int i = 0; i < n->n_in; i++)
+        ct__ag_node_release(n->next[i].node);
+    ct__free(n->ctx, n);
+}
+
+static ct__ag_node *ct__ag_node_new(ct_ctx *ctx, int op) {
+    ct__ag_node *n = ct__alloc(ctx, sizeof *n, 16);
+    if (!n) return NULL;
+    memset(n, 0, sizeof *n);
+    n->refcount = 1;
+    n->ctx = ctx;
+    n->op = op;
+    return n;
+}
+
+static void ct__ag_tmeta_of(ct__ag_tmeta *m, const ct_tensor *t) {
+    m->ndim = t->ndim;
+    for (int i = 0; i < t->ndim; i++)
+        m->shape[i] = t->shape[i];
+    m->dtype = t->dtype;
+}
+
+static void ct__ag_free_meta(ct_tensor *t) {
+    ct__ag_meta *m = t->ag;
+    t->ag = NULL;
+    t->requires_grad = false;
+    if (!m) return;
+    ct_ctx *ctx = t->ctx;
+    if (m->acc) {
+        m->acc->leaf = NULL;
+        ct__ag_node_release(m->acc);
+    }
+    ct__ag_node_release(m->grad_fn);
+    ct_tensor_release(m->grad);
+    ct__free(ctx, m);
+}
+
+static ct__ag_meta *ct__ag_meta_get(ct_tensor *t) {
+    if (t->ag) return t->ag;
+    ct__ag_meta *m = ct__alloc(t->ctx, sizeof *m, 16);
+    if (!m) return NULL;
+    memset(m, 0, sizeof *m);
+    t->ag = m;
+    return m;
+}
+
+/* The edge a gradient for t flows along: its grad_fn, or its leaf accumulate node. */
+static ct_status ct__ag_edge_of(ct_ctx *ctx, const ct_tensor *tc, ct__ag_edge *e) {
+    ct_tensor *t = (ct_tensor *)tc;
+    ct__ag_meta *m = t->ag;
+    e->node = NULL;
+    e->nr = 0;
+    if (!m || !t->requires_grad) return CT_OK;
+    if (m->grad_fn) {
+        e->node = m->grad_fn;
+        e->nr = m->output_nr;
+        return CT_OK;
+    }
+    if (!m->acc) {
+        ct__ag_node *a = ct__ag_node_new(ctx, CT__AG_ACC);
+        if (!a) return ct__set_error(ctx, CT_ERR_OOM, "autograd: out of memory for a leaf node");
+        a->n_out = 1;
+        ct__ag_tmeta_of(&a->out_meta[0], t);
+        a->leaf = t;
+        m->acc = a;
+    }
+    e->node = m->acc;
+    return CT_OK;
+}
+
+static ct_status ct__ag_record(ct_ctx *ctx, const ct__ag_rec *r) {
+    const ct__ag_formula *f = ct__ag_formula_of(r->op);
+    bool float_out = false;
+    for (int k = 0; k < r->n_out; k++) {
+        float_out |= r->out[k] && ct_dtype_is_floating(r->out[k]->dtype);
+        for (int i = 0; i < r->n_in; i++)
+            if ((const ct_tensor *)r->out[k] == r->in[i]) return CT_OK; /* contiguous(t) is t */
+    }
+    if (!f || !float_out) return CT_OK; /* integer / bool results never require grad */
+    ct__ag_node *n = ct__ag_node_new(ctx, r->op);
+    ct_status st = CT_OK;
+    if (!n) {
+        st = ct__set_error(ctx, CT_ERR_OOM, "autograd: out of memory recording %s", f->name);
+        goto fail;
+    }
+    n->n_in = r->n_in;
+    n->n_out = r->n_out;
+    n->has_saved = (f->save_in & CT__AG_SAVES_SCALAR) != 0;
+    memcpy(n->sc, r->sc, sizeof n->sc);
+    n->n_iv = r->n_iv;
+    memcpy(n->iv, r->iv, sizeof n->iv);
+    for (int i = 0; i < r->n_in; i++) {
+        const ct_tensor *t = r->in[i];
+        if (!t) continue;
+        n->in_present[i] = true;
+        ct__ag_tmeta_of(&n->in_meta[i], t);
+        if (t->requires_grad) {
+            if ((st = ct__ag_edge_of(ctx, t, &n->next[i])) != CT_OK) goto fail;
+            if (n->next[i].node) n->next[i].node->refcount++;
+        }
+        if (f->save_in >> i & 1u) {
+            n->saved_in[i] = ct_tensor_retain((ct_tensor *)t);
+            n->saved_in_ver[i] = t->storage->version;
+            n->has_saved = true;
+        }
+    }
+    for (int k = 0; k < r->n_out; k++) {
+        ct_tensor *o = r->out[k];
+        ct__ag_tmeta_of(&n->out_meta[k], o);
+        if (f->save_out >> k & 1u) {
+            st = ct__tensor_view_of(ctx, o, o->ndim, o->shape, o->strides, o->offset,
+                                    &n->saved_out[k]);
+            if (st != CT_OK) goto fail;
+            n->saved_out_ver[k] = o->storage->version;
+            n->has_saved = true;
+        }
+    }
+    for (int k = 0; k < r->n_out; k++) {
+        ct_tensor *o = r->out[k];
+        if (!ct_dtype_is_floating(o->dtype)) continue;
+        ct__ag_meta *m = ct__ag_meta_get(o);
+        if (!m) {
+            st = ct__set_error(ctx, CT_ERR_OOM, "autograd: out of memory recording %s", f->name);
+            goto fail;
+        }
+        ct__ag_node_release(m->grad_fn);
+        m->grad_fn = n;
+        m->output_nr = k;
+        n->refcount++;
+        o->requires_grad = true;
+    }
+    ct__ag_node_release(n); /* the outputs hold it now */
+    return CT_OK;
+fail:
+    ct__ag_node_release(n);
+    for (int k = 0; k < r->n_out; k++)
+        ct_tensor_release(r->out[k]);
+    return st;
+}
+
+static ct_status ct__ag_check_inplace_impl(ct_ctx *ctx, const char *op, const ct_tensor *dst,
+                                           const ct_tensor *src) {
+    (void)src;
+    if (dst && dst->requires_grad) {
+        ct__ag_meta *m = dst->ag;
+        if (m && !m->grad_fn)
+            return ct__set_error(ctx, CT_ERR_STATE,
+                                 "%s: a leaf Variable that requires grad is being used in an "
+                                 "in-place operation; wrap it in ct_set_grad_enabled(ctx, false)",
+                                 op);
+    }
+    return ct__set_error(ctx, CT_ERR_UNSUPPORTED,
+                         "%s: in-place ops on tensors that require grad are not differentiable in "
+                         "ctorch; use the out-of-place op, or turn grad mode off",
+                         op);
+}
+
+static const ct__ag_hooks ct__ag_hooks_table = {ct__ag_record, ct__ag_free_meta,
+                                                ct__ag_check_inplace_impl};
+
+/* ---- public API: flags and metadata ---- */
+
+ct_status ct_tensor_set_requires_grad(ct_tensor *t, bool requires_grad) {
+    if (!ct__tensor_live(t)) return CT_ERR_INVALID_ARG;
+    ct_ctx *ctx = t->ctx;
+    ct__ag_meta *m = t->ag;
+    if (m && m->grad_fn) {
+        if (requires_grad) return CT_OK;
+        return ct__set_error(ctx, CT_ERR_STATE,
+                             "set_requires_grad: you can only change requires_grad flags of leaf "
+                             "variables (this tensor is the result of %s)",
+                             ct__ag_formula_of(m->grad_fn->op)->name);
+    }
+    if (requires_grad && !ct_dtype_is_floating(t->dtype))
+        return ct__set_error(ctx, CT_ERR_DTYPE,
+                             "set_requires_grad: only tensors of floating point dtype can require "
+                             "gradients, got %s",
+                             ct_dtype_name(t->dtype));
+    if (requires_grad) {
+        if (!ct__ag_meta_get(t))
+            return ct__set_error(ctx, CT_ERR_OOM, "set_requires_grad: out of memory");
+        ctx->ag = &ct__ag_hooks_table;
+    }
+    t->requires_grad = requires_grad;
+    return CT_OK;
+}
+
+bool ct_tensor_requires_grad(const ct_tensor *t) { return ct__tensor_live(t) && t->requires_grad; }
+
+ct_tensor *ct_tensor_grad(const ct_tensor *t) {
+    if (!ct__tensor_live(t) || !t->ag) return NULL;
+    return ((ct__ag_meta *)t->ag)->grad;
+}
+
+ct_status ct_tensor_zero_grad(ct_tensor *t) {
+    if (!ct__tensor_live(t)) return CT_ERR_INVALID_ARG;
+    ct__ag_meta *m = t->ag;
+    if (m && m->grad) {
+        ct_tensor *g = m->grad;
+        m->grad = NULL;
+        ct_tensor_release(g);
+    }
+    return CT_OK;
+}
+
+bool ct_set_grad_enabled(ct_ctx *ctx, bool enabled) {
+    if (!ctx) return false;
+    bool prev = !ctx->grad_off;
+    ctx->grad_off = !enabled;
+    return prev;
+}
+
+ct_status ct_tensor_detach(ct_ctx *ctx, const ct_tensor *t, ct_tensor **out) {
+    if (!ctx) return CT_ERR_INVALID_ARG;
+    ct_status st = ct__check_tensor(ctx, "detach", "input", t);
+    if (st != CT_OK) return st;
+    if (!out) return ct__set_error(ctx, CT_ERR_INVALID_ARG, "detach: out is NULL");
+    return ct__tensor_view_of(ctx, t, t->ndim, t->shape, t->strides, t->offset, out);
+}
+
+/* ---- the backward pass ---- */
+
+typedef struct ct__ag_run {
+    ct_ctx *ctx;
+    ct__ag_node **nodes; /* every reachable node, then reordered topologically */
+    int n_nodes, cap;
+    bool create_graph, accumulate;
+} ct__ag_run;
+
+static ct_status ct__ag_push(ct__ag_run *R, ct__ag_node *n) {
+    if (R->n_nodes == R->cap) {
+        int nc = R->cap ? R->cap * 2 : 64;
+        ct__ag_node **p = ct__alloc(R->ctx, (size_t)nc * sizeof *p, 16);
+        if (!p) return ct__set_error(R->ctx, CT_ERR_OOM, "backward: out of memory");
+        if (R->n_nodes) memcpy(p, R->nodes, (size_t)R->n_nodes * sizeof *p);
+        ct__free(R->ctx, R->nodes);
+        R->nodes = p;
+        R->cap = nc;
+    }
+    R->nodes[R->n_nodes++] = n;
+    return CT_OK;
+}
+
+/* Add g (a new reference, consumed) into n's buffer for output nr. */
+static ct_status ct__ag_buf_add(ct__ag_run *R, ct__ag_node *n, int nr, ct_tensor *g) {
+    if (!n->buf[nr]) {
+        n->buf[nr] = g;
+        return CT_OK;
+    }
+    ct_tensor *s = NULL;
+    ct_status st = ct_add(R->ctx, n->buf[nr], g, &s);
+    ct_tensor_release(g);
+    if (st != CT_OK) return st;
+    ct_tensor_release(n->buf[nr]);
+    n->buf[nr] = s;
+    return CT_OK;
+}
+
+/* leaf.grad += g (g consumed). A first gradient is copied unless it is exclusively ours, so .grad
+ * never aliases a caller's tensor; later ones are added out of place. */
+static ct_status ct__ag_accumulate(ct__ag_run *R, ct_tensor *leaf, ct_tensor *g) {
+    ct__ag_meta *m = leaf->ag;
+    ct_status st = CT_OK;
+    if (g->dtype != leaf->dtype) {
+        ct_tensor *c = NULL;
+        st = ct_cast(R->ctx, g, leaf->dtype, &c);
+        ct_tensor_release(g);
+        if (st != CT_OK) return st;
+        g = c;
+    }
+    if (!m->grad) {
+        bool own = g->refcount == 1 && g->storage->refcount == 1 && !g->requires_grad &&
+                   ct_tensor_is_contiguous(g);
+        if (own || R->create_graph) {
+            m->grad = g;
+            return CT_OK;
+        }
+        st = ct_tensor_clone(R->ctx, g, &m->grad);
+        ct_tensor_release(g);
+        return st;
+    }
+    ct_tensor *s = NULL;
+    st = ct_add(R->ctx, m->grad, g, &s);
+    ct_tensor_release(g);
+    if (st != CT_OK) return st;
+    ct_tensor_release(m->grad);
+    m->grad = s;
+    return CT_OK;
+}
+
+static ct_status ct__ag_stale(ct_ctx *ctx, const ct__ag_node *n, const ct_tensor *t, bool is_out,
+                              int idx, int64_t want) {
+    return ct__set_error(ctx, CT_ERR_STATE,
+                         "one of the variables needed for gradient computation has been modified "
+                         "by an inplace operation: [%s %s], which is %s %d of %s, is at version "
+                         "%lld; expected version %lld instead",
+                         ct_dtype_name(t->dtype), CT__SHAPE_STR(t), is_out ? "output" : "input",
+                         idx, ct__ag_formula_of(n->op)->name, (long long)t->storage->version,
+                         (long long)want);
+}
+
+/* Run node n's formula on its buffers; hands the input gradients to the next nodes. */
+static ct_status ct__ag_exec(ct__ag_run *R, ct__ag_node *n) {
+    ct_ctx *ctx = R->ctx;
+    const ct__ag_formula *f = ct__ag_formula_of(n->op);
+    if (n->freed && n->has_saved)
+        return ct__set_error(
+            ctx, CT_ERR_STATE,
+            "backward: trying to backward through the graph a second time (or directly access "
+            "saved tensors after they have already been freed) in %s; pass retain_graph=true to "
+            "the first backward if you need to backward through the graph a second time",
+            f->name);
+    ct__ag_call c;
+    memset(&c, 0, sizeof c);
+    c.ctx = ctx;
+    c.n = n;
+    ct_tensor *wrapped[CT__AG_MAX_OUT] = {NULL};
+    ct_status st = CT_OK;
+    for (int i = 0; i < n->n_in; i++) {
+        c.need[i] = n->next[i].node && n->next[i].node->needed;
+        if (n->saved_in[i]) {
+            if (n->saved_in[i]->storage->version != n->saved_in_ver[i])
+                return ct__ag_stale(ctx, n, n->saved_in[i], false, i, n->saved_in_ver[i]);
+            c.in[i] = n->saved_in[i];
+        }
+    }
+    for (int k = 0; k < n->n_out; k++) {
+        ct_tensor *o = n->saved_out[k];
+        if (!o) continue;
+        if (o->storage->version != n->saved_out_ver[k])
+            return ct__ag_stale(ctx, n, o, true, k, n->saved_out_ver[k]);
+        c.out[k] = o;
+        if (R->create_graph) {
+            /* the output with its history (this node), so formulas using it differentiate */
+            ct__ag_meta *m = NULL;
+            st = ct__tensor_view_of(ctx, o, o->ndim, o->shape, o->strides, o->offset, &wrapped[k]);
+            if (st == CT_OK && !(m = ct__ag_meta_get(wrapped[k])))
+                st = ct__set_error(ctx, CT_ERR_OOM, "backward: out of memory");
+            if (st != CT_OK) goto done;
+            m->grad_fn = n;
+            m->output_nr = k;
+            n->refcount++;
+            wrapped[k]->requires_grad = true;
+            c.out[k] = wrapped[k];
+        }
+    }
+    for (int k = 0; k < n->n_out; k++) {
+        if (n->buf[k]) {
+            c.g[k] = n->buf[k];
+        } else {
+            c.g[k] = ct__ag_zeros(&c, &n->out_meta[k]);
+        }
+    }
+    if (c.st == CT_OK) f->backward(&c);
+    st = c.st;
+    for (int i = 0; i < n->n_in && st == CT_OK; i++) {
+        if (!c.gin[i] || !c.need[i]) continue;
+        ct_tensor *g = c.gin[i];
+        c.gin[i] = NULL;
+        st = ct__ag_buf_add(R, n->next[i].node, n->next[i].nr, g);
+    }
+done:
+    for (int i = 0; i < CT__AG_MAX_IN; i++)
+        ct_tensor_release(c.gin[i]);
+    for (int i = 0; i < c.n_tmp; i++)
+        ct_tensor_release(c.tmp[i]);
+    for (int k = 0; k < CT__AG_MAX_OUT; k++)
+        ct_tensor_release(wrapped[k]);
+    return st;
+}
+
+/* Shared by ct_backward (grads == NULL: accumulate into leaves) and ct_autograd_grad. */
+static ct_status ct__ag_run_backward(ct_ctx *ctx, const char *api, int n_roots,
+                                     const ct_tensor *const *roots, const ct_tensor *const *groots,
+                                     int n_inputs, const ct_tensor *const *inputs, bool retain,
+                                     bool create, ct_tensor **grads) {
+    ct__ag_run R = {ctx, NULL, 0, 0, create, grads == NULL};
+    ct_tensor *seed[16] = {NULL};
+    ct__ag_edge redge[16], iedge[64];
+    ct_status st = CT_OK;
+    if (n_roots < 1 || n_roots > 16 || n_inputs < 0 || n_inputs > 64)
+        return ct__set_error(ctx, CT_ERR_INVALID_ARG,
+                             "%s: %d outputs and %d inputs (1..16 outputs, up to 64 inputs)", api,
+                             n_roots, n_inputs);
+    if (ctx->ag_depth != 0)
+        return ct__set_error(ctx, CT_ERR_STATE, "%s: called from inside an op", api);
+    for (int r = 0; r < n_roots; r++) {
+        const ct_tensor *t = roots[r];
+        if ((st = ct__check_tensor(ctx, api, "output", t)) != CT_OK) goto out;
+        if (!t->requires_grad) {
+            st = ct__set_error(ctx, CT_ERR_STATE,
+                               "%s: element %d of tensors does not require grad and does not have "
+                               "a grad_fn",
+                               api, r);
+            goto out;
+        }
+        const ct_tensor *gr = groots ? groots[r] : NULL;
+        if (gr) {
+            if ((st = ct__check_tensor(ctx, api, "grad", gr)) != CT_OK) goto out;
+            bool same = gr->ndim == t->ndim;
+            for (int i = 0; same && i < t->ndim; i++)
+                same = gr->shape[i] == t->shape[i];
+            if (!same) {
+                char b[96];
+                st = ct__set_error(ctx, CT_ERR_SHAPE,
+                                   "%s: mismatch in shape: grad_output[%d] has a shape of %s and "
+                                   "output[%d] has a shape of %s",
+                                   api, r, CT__SHAPE_STR(gr), r,
+                                   ct__shape_str(b, sizeof b, t->ndim, t->shape));
+                goto out;
+            }
+            st = gr->dtype == t->dtype ? (seed[r] = ct_tensor_retain((ct_tensor *)gr), CT_OK)
+                                       : ct_cast(ctx, gr, t->dtype, &seed[r]);
+        } else {
+            if (ct_tensor_numel(t) != 1) {
+                st = ct__set_error(ctx, CT_ERR_SHAPE,
+                                   "%s: grad can be implicitly created only for outputs with one "
+                                   "element (output %d has shape %s); pass grad_root",
+                                   api, r, CT__SHAPE_STR(t));
+                goto out;
+            }
+            st = ct_tensor_full(ctx, t->dtype, t->ndim, t->shape, 1.0, &seed[r]);
+        }
+        if (st != CT_OK) goto out;
+        if ((st = ct__ag_edge_of(ctx, t, &redge[r])) != CT_OK) goto out;
+    }
+    for (int i = 0; i < n_inputs; i++) {
+        const ct_tensor *t = inputs[i];
+        if ((st = ct__check_tensor(ctx, api, "input", t)) != CT_OK) goto out;
+        if (!t->requires_grad) {
+            st = ct__set_error(ctx, CT_ERR_STATE,
+                               "%s: one of the differentiated tensors (input %d) does not require "
+                               "grad",
+                               api, i);
+            goto out;
+        }
+        if ((st = ct__ag_edge_of(ctx, t, &iedge[i])) != CT_OK) goto out;
+    }
+    /* reachable nodes and dependency counts */
+    for (int r = 0; r < n_roots; r++) {
+        ct__ag_node *n = redge[r].node;
+        if (n->seen) continue;
+        n->seen = true;
+        if ((st = ct__ag_push(&R, n)) != CT_OK) goto out;
+    }
+    for (int k = 0; k < R.n_nodes; k++) {
+        ct__ag_node *n = R.nodes[k];
+        for (int i = 0; i < n->n_in; i++) {
+            ct__ag_node *m = n->next[i].node;
+            if (!m) continue;
+            m->deps++;
+            if (m->seen) continue;
+            m->seen = true;
+            if ((st = ct__ag_push(&R, m)) != CT_OK) goto out;
+        }
+    }
+    for (int i = 0; i < n_inputs; i++) {
+        if (!iedge[i].node->seen) {
+            st = ct__set_error(ctx, CT_ERR_STATE,
+                               "%s: one of the differentiated tensors (input %d) appears to not "
+                               "have been used in the graph",
+                               api, i);
+            goto out;
+        }
+        iedge[i].node->target = true;
+    }
+    /* topological order (Kahn): a node runs after every node that feeds it a gradient */
+    {
+        int head = 0, tail = 0;
+        ct__ag_node **order = ct__alloc(ctx, (size_t)R.n_nodes * sizeof *order + 1, 16);
+        if (!order) {
+            st = ct__set_error(ctx, CT_ERR_OOM, "%s: out of memory", api);
+            goto out;
+        }
+        for (int k = 0; k < R.n_nodes; k++)
+            if (R.nodes[k]->deps == 0) order[tail++] = R.nodes[k];
+        while (head < tail) {
+            ct__ag_node *n = order[head++];
+            for (int i = 0; i < n->n_in; i++) {
+                ct__ag_node *m = n->next[i].node;
+                if (m && --m->deps == 0) order[tail++] = m;
+            }
+        }
+        CT_ASSERT(tail == R.n_nodes);
+        ct__free(ctx, R.nodes);
+        R.nodes = order;
+        R.cap = R.n_nodes;
+    }
+    /* which nodes lead to something wanted */
+    for (int k = R.n_nodes - 1; k >= 0; k--) {
+        ct__ag_node *n = R.nodes[k];
+        bool need = R.accumulate ? n->op == CT__AG_ACC : n->target;
+        for (int i = 0; i < n->n_in && !need; i++)
+            need = n->next[i].node && n->next[i].node->needed;
+        n->needed = need;
+    }
+    for (int r = 0; r < n_roots; r++) {
+        ct_tensor *g = seed[r];
+        seed[r] = NULL;
+        if ((st = ct__ag_buf_add(&R, redge[r].node, redge[r].nr, g)) != CT_OK) goto out;
+    }
+    {
+        bool prev_off = ctx->grad_off;
+        ctx->grad_off = !create;
+        for (int k = 0; k < R.n_nodes && st == CT_OK; k++) {
+            ct__ag_node *n = R.nodes[k];
+            bool any = false;
+            for (int j = 0; j < n->n_out; j++)
+                any |= n->buf[j] != NULL;
+            if (!n->needed || !any) continue;
+            if (n->target)
+                for (int i = 0; i < n_inputs; i++)
+                    if (iedge[i].node == n && n->buf[iedge[i].nr] && !grads[i])
+                        grads[i] = ct_tensor_retain(n->buf[iedge[i].nr]);
+            if (n->op == CT__AG_ACC) {
+                if (R.accumulate && n->leaf) {
+                    ct_tensor *g = n->buf[0];
+                    n->buf[0] = NULL;
+                    st = ct__ag_accumulate(&R, n->leaf, g);
+                }
+            } else {
+                bool next_needed = false;
+                for (int i = 0; i < n->n_in; i++)
+                    next_needed |= n->next[i].node && n->next[i].node->needed;
+                if (next_needed) {
+                    st = ct__ag_exec(&R, n);
+                    n->ran = true;
+                }
+            }
+            for (int j = 0; j < n->n_out; j++) {
+                ct_tensor_release(n->buf[j]);
+                n->buf[j] = NULL;
+            }
+        }
+        ctx->grad_off = prev_off;
+    }
+    if (st == CT_OK && !retain && !create)
+        for (int k = 0; k < R.n_nodes; k++)
+            if (R.nodes[k]->ran) {
+                ct__ag_free_saved(R.nodes[k]);
+                R.nodes[k]->freed = true;
+            }
+out:
+    for (int k = 0; k < R.n_nodes; k++) {
+        ct__ag_node *n = R.nodes[k];
+        for (int j = 0; j < n->n_out; j++) {
+            ct_tensor_release(n->buf[j]);
+            n->buf[j] = NULL;
+        }
+        n->deps = 0;
+        n->seen = n->needed = n->target = n->ran = false;
+    }
+    ct__free(ctx, R.nodes);
+    for (int r = 0; r < 16; r++)
+        ct_tensor_release(seed[r]);
+    /* inputs the gradient never reached get zeros (they are in the graph) */
+    for (int i = 0; grads && st == CT_OK && i < n_inputs; i++)
+        if (!grads[i])
+            st = ct_tensor_zeros(ctx, inputs[i]->dtype, inputs[i]->ndim, inputs[i]->shape,
+                                 &grads[i]);
+    if (st != CT_OK && grads)
+        for (int i = 0; i < n_inputs; i++) {
+            ct_tensor_release(grads[i]);
+            grads[i] = NULL;
+        }
+    return st;
+}
+
+ct_status ct_backward(ct_ctx *ctx, const ct_tensor *root, const ct_tensor *grad_root,
+                      bool retain_graph) {
+    if (!ctx) return CT_ERR_INVALID_ARG;
+    const ct_tensor *roots[1] = {root}, *gr[1] = {grad_root};
+    return ct__ag_run_backward(ctx, "backward", 1, roots, gr, 0, NULL, retain_graph, false, NULL);
+}
+
+ct_status ct_autograd_grad(ct_ctx *ctx, int n_outputs, const ct_tensor *const *outputs,
+                           const ct_tensor *const *grad_outputs, int n_inputs,
+                           const ct_tensor *const *inputs, bool retain_graph, bool create_graph,
+                           ct_tensor **grads) {
+    if (!ctx) return CT_ERR_INVALID_ARG;
+    if (!outputs || !inputs || !grads || n_inputs < 1)
+        return ct__set_error(ctx, CT_ERR_INVALID_ARG,
+                             "autograd_grad: outputs, inputs and grads must be given (n_inputs "
+                             "%d)",
+                             n_inputs);
+    for (int i = 0; i < n_inputs && i < 64; i++)
+        grads[i] = NULL;
+    return ct__ag_run_backward(ctx, "autograd_grad", n_outputs, outputs, grad_outputs, n_inputs,
+                               inputs, retain_graph || create_graph, create_graph, grads);
+}
+
+ct_tensor *ct__ag_slice_backward(ct__ag_call *c, const ct_tensor *g, const ct__ag_tmeta *m, int dim,
+                                 int64_t start, int64_t end, int64_t step) {
+    if (c->st != CT_OK || !g) return NULL;
+    ct_ctx *ctx = c->ctx;
+    ct_tensor *z = ct__ag_zeros(c, m);
+    if (!z) return NULL;
+    bool prev = ctx->grad_off;
+    ctx->grad_off = true;
+    ct_tensor *v = ct__ag_slice(c, z, dim, start, end, step);
+    if (v) {
+        ct_status st = ct_tensor_copy_(ctx, v, g);
+        if (st != CT_OK && c->st == CT_OK) c->st = st;
+    }
+    ctx->grad_off = prev;
+    if (c->st != CT_OK) return NULL;
+    if (!prev && g->requires_grad) {
+        /* z = slice_backward(g): record it so create_graph differentiates through */
+        ct__ag_rec r;
+        memset(&r, 0, sizeof r);
+        r.op = CT__AG_SLICE_BACKWARD;
+        r.n_in = 1;
+        r.in[0] = g;
+        r.n_out = 1;
+        r.out[0] = ct_tensor_retain(z); /* record releases it on failure */
+        r.n_iv = 4;
+        r.iv[0] = dim;
+        r.iv[1] = start;
+        r.iv[2] = end;
+        r.iv[3] = step;
+        ct_status st = ct__ag_record(ctx, &r);
+        if (st != CT_OK) {
+            c->st = st;
+            return NULL;
+        }
+        ct_tensor_release(z);
+    }
+    return z;
+}

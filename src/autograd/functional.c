@@ -1,0 +1,166 @@
+/* Differentiable building blocks made of public ops (their backward comes from the ops'):
+ * linear, mse_loss, nll_loss, cross_entropy. */
+#include "autograd/autograd_impl.h"
+#include "dispatch/dispatch.h"
+
+/* Apply the reduction to per-element losses l (consumed). */
+static ct_status ct__reduce_loss(ct_ctx *ctx, ct_tensor *l, ct_reduction red, ct_tensor **out) {
+    ct_status st = CT_OK;
+    if (red == CT_REDUCTION_NONE) {
+        *out = l;
+        return CT_OK;
+    }
+    st = red == CT_REDUCTION_MEAN ? ct_mean(ctx, l, 0, NULL, false, out)
+                                  : ct_sum(ctx, l, 0, NULL, false, out);
+    ct_tensor_release(l);
+    return st;
+}
+
+static ct_status ct__check_red(ct_ctx *ctx, const char *op, ct_reduction red) {
+    if (red != CT_REDUCTION_NONE && red != CT_REDUCTION_MEAN && red != CT_REDUCTION_SUM)
+        return ct__set_error(ctx, CT_ERR_INVALID_ARG, "%s: unknown reduction %d", op, (int)red);
+    return CT_OK;
+}
+
+ct_status ct_linear(ct_ctx *ctx, const ct_tensor *x, const ct_tensor *w, const ct_tensor *b,
+                    ct_tensor **out) {
+    if (!ctx) return CT_ERR_INVALID_ARG;
+    const ct_tensor *ins[2] = {x, w};
+    ct_status st = ct__check_args(ctx, "linear", 2, ins, out);
+    if (st != CT_OK) return st;
+    if (b && (st = ct__check_tensor(ctx, "linear", "bias", b)) != CT_OK) return st;
+    if (w->ndim != 2)
+        return ct__set_error(ctx, CT_ERR_SHAPE, "linear: weight must be 2-d (out, in), got %s",
+                             CT__SHAPE_STR(w));
+    ct_tensor *wt = NULL, *y = NULL;
+    if ((st = ct_tensor_transpose(ctx, w, 0, 1, &wt)) != CT_OK) return st;
+    st = ct_matmul(ctx, x, wt, &y);
+    ct_tensor_release(wt);
+    if (st != CT_OK) return st;
+    if (!b) {
+        *out = y;
+        return CT_OK;
+    }
+    st = ct_add(ctx, y, b, out);
+    ct_tensor_release(y);
+    return st;
+}
+
+ct_status ct_mse_loss(ct_ctx *ctx, const ct_tensor *input, const ct_tensor *target,
+                      ct_reduction reduction, ct_tensor **out) {
+    if (!ctx) return CT_ERR_INVALID_ARG;
+    const ct_tensor *ins[2] = {input, target};
+    ct_status st = ct__check_args(ctx, "mse_loss", 2, ins, out);
+    if (st != CT_OK) return st;
+    if ((st = ct__check_red(ctx, "mse_loss", reduction)) != CT_OK) return st;
+    if (!ct_dtype_is_floating(input->dtype))
+        return ct__set_error(ctx, CT_ERR_DTYPE, "mse_loss: floating input required, got %s",
+                             ct_dtype_name(input->dtype));
+    ct_tensor *d = NULL, *sq = NULL;
+    if ((st = ct_sub(ctx, input, target, &d)) != CT_OK) return st;
+    st = ct_mul(ctx, d, d, &sq);
+    ct_tensor_release(d);
+    if (st != CT_OK) return st;
+    return ct__reduce_loss(ctx, sq, reduction, out);
+}
+
+/* Per-sample -log_probs[i, target[i]] (N), through a one-hot mask so it is made of ops. */
+static ct_status ct__nll_none(ct_ctx *ctx, const char *op, const ct_tensor *lp,
+                              const ct_tensor *target, ct_tensor **out) {
+    if (lp->ndim != 2)
+        return ct__set_error(ctx, CT_ERR_SHAPE, "%s: input must be 2-d (N, C), got %s", op,
+                             CT__SHAPE_STR(lp));
+    if (!ct_dtype_is_floating(lp->dtype))
+        return ct__set_error(ctx, CT_ERR_DTYPE, "%s: floating input required, got %s", op,
+                             ct_dtype_name(lp->dtype));
+    if (target->dtype != CT_INT64 && target->dtype != CT_INT32)
+        return ct__set_error(ctx, CT_ERR_DTYPE, "%s: target must be int64 class ids, got %s", op,
+                             ct_dtype_name(target->dtype));
+    int64_t N = lp->shape[0], C = lp->shape[1];
+    if (target->ndim != 1 || target->shape[0] != N)
+        return ct__set_error(ctx, CT_ERR_SHAPE, "%s: target %s does not match input %s", op,
+                             CT__SHAPE_STR(target), CT__SHAPE_STR(lp));
+    ct_status st = CT_OK;
+    if (N > 0 && !ct__any_capture(ctx)) { /* check the class ids (as torch does); not while
+                                           * capturing, when the data may not exist yet */
+        size_t isz = target->dtype == CT_INT64 ? 8 : 4;
+        char *v = ct__alloc(ctx, (size_t)N * isz, 16);
+        if (!v) return ct__set_error(ctx, CT_ERR_OOM, "%s: out of memory", op);
+        st = ct_tensor_to_host(target, v, (size_t)N * isz);
+        for (int64_t i = 0; st == CT_OK && i < N; i++) {
+            int64_t k = isz == 8 ? ((int64_t *)(void *)v)[i] : ((int32_t *)(void *)v)[i];
+            if (k < 0 || k >= C)
+                st = ct__set_error(ctx, CT_ERR_INDEX, "%s: target %lld is out of bounds [0, %lld)",
+                                   op, (long long)k, (long long)C);
+        }
+        ct__free(ctx, v);
+        if (st != CT_OK) return st;
+    }
+    ct_tensor *ar = NULL, *ar2 = NULL, *t2 = NULL, *hit = NULL, *oh = NULL, *pick = NULL, *s = NULL;
+    int64_t s1c[2] = {1, C}, sn1[2] = {N, 1};
+    int one = 1;
+    st = ct_tensor_arange(ctx, target->dtype, 0, (double)C, 1, &ar);
+    if (st == CT_OK) st = ct_tensor_reshape(ctx, ar, 2, s1c, &ar2);
+    if (st == CT_OK) st = ct_tensor_reshape(ctx, target, 2, sn1, &t2);
+    if (st == CT_OK) st = ct_eq(ctx, t2, ar2, &hit);
+    if (st == CT_OK) st = ct_cast(ctx, hit, lp->dtype, &oh);
+    if (st == CT_OK) st = ct_mul(ctx, lp, oh, &pick);
+    if (st == CT_OK) st = ct_sum(ctx, pick, 1, &one, false, &s);
+    if (st == CT_OK) st = ct_neg(ctx, s, out);
+    ct_tensor_release(ar), ct_tensor_release(ar2), ct_tensor_release(t2);
+    ct_tensor_release(hit), ct_tensor_release(oh), ct_tensor_release(pick), ct_tensor_release(s);
+    return st;
+}
+
+ct_status ct_nll_loss(ct_ctx *ctx, const ct_tensor *log_probs, const ct_tensor *target,
+                      ct_reduction reduction, ct_tensor **out) {
+    if (!ctx) return CT_ERR_INVALID_ARG;
+    const ct_tensor *ins[2] = {log_probs, target};
+    ct_status st = ct__check_args(ctx, "nll_loss", 2, ins, out);
+    if (st != CT_OK) return st;
+    if ((st = ct__check_red(ctx, "nll_loss", reduction)) != CT_OK) return st;
+    ct_tensor *l = NULL;
+    if ((st = ct__nll_none(ctx, "nll_loss", log_probs, target, &l)) != CT_OK) return st;
+    return ct__reduce_loss(ctx, l, reduction, out);
+}
+
+ct_status ct_cross_entropy(ct_ctx *ctx, const ct_tensor *logits, const ct_tensor *target,
+                           ct_reduction reduction, double label_smoothing, ct_tensor **out) {
+    if (!ctx) return CT_ERR_INVALID_ARG;
+    const ct_tensor *ins[2] = {logits, target};
+    ct_status st = ct__check_args(ctx, "cross_entropy", 2, ins, out);
+    if (st != CT_OK) return st;
+    if ((st = ct__check_red(ctx, "cross_entropy", reduction)) != CT_OK) return st;
+    if (!(label_smoothing >= 0 && label_smoothing <= 1))
+        return ct__set_error(ctx, CT_ERR_INVALID_ARG,
+                             "cross_entropy: label_smoothing must be in [0, 1], got %g",
+                             label_smoothing);
+    if (logits->ndim != 2)
+        return ct__set_error(ctx, CT_ERR_SHAPE, "cross_entropy: logits must be 2-d (N, C), got %s",
+                             CT__SHAPE_STR(logits));
+    if (!ct_dtype_is_floating(logits->dtype))
+        return ct__set_error(ctx, CT_ERR_DTYPE, "cross_entropy: floating logits required, got %s",
+                             ct_dtype_name(logits->dtype));
+    ct_tensor *lp = NULL, *l = NULL;
+    if ((st = ct_log_softmax(ctx, logits, 1, &lp)) != CT_OK) return st;
+    st = ct__nll_none(ctx, "cross_entropy", lp, target, &l);
+    if (st == CT_OK && label_smoothing > 0) {
+        /* (1 - e) * nll + e * mean over classes of -log p */
+        int one = 1;
+        double C = (double)logits->shape[1];
+        ct_tensor *s = NULL, *sm = NULL, *a = NULL, *r = NULL;
+        st = ct_sum(ctx, lp, 1, &one, false, &s);
+        if (st == CT_OK) st = ct_mul_scalar(ctx, s, -label_smoothing / C, &sm);
+        if (st == CT_OK) st = ct_mul_scalar(ctx, l, 1 - label_smoothing, &a);
+        if (st == CT_OK) st = ct_add(ctx, a, sm, &r);
+        ct_tensor_release(s), ct_tensor_release(sm), ct_tensor_release(a);
+        ct_tensor_release(l);
+        l = r;
+    }
+    ct_tensor_release(lp);
+    if (st != CT_OK) {
+        ct_tensor_release(l);
+        return st;
+    }
+    return ct__reduce_loss(ctx, l, reduction, out);
+}

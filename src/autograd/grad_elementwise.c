@@ -1,0 +1,157 @@
+/* Backward formulas of the elementwise ops, written with the public ops (so they differentiate
+ * again under create_graph). g is the output's gradient; ct__ag_set reduces a broadcast gradient
+ * back to the input's shape and dtype. */
+#include "autograd/autograd_impl.h"
+
+#include <math.h>
+
+#define G (c->g[0])
+#define IN(i) (c->in[i])
+#define OUT (c->out[0])
+#define DT (c->n->out_meta[0].dtype)
+
+static void bw_add(ct__ag_call *c) {
+    ct__ag_set(c, 0, G);
+    if (c->need[1]) ct__ag_set(c, 1, c->n->sc[0] == 1 ? G : ct__ag_mul_s(c, G, c->n->sc[0]));
+}
+static void bw_sub(ct__ag_call *c) {
+    ct__ag_set(c, 0, G);
+    if (c->need[1]) ct__ag_set(c, 1, ct__ag_mul_s(c, G, -c->n->sc[0]));
+}
+static void bw_mul(ct__ag_call *c) {
+    if (c->need[0]) ct__ag_set(c, 0, ct__ag_mul(c, G, IN(1)));
+    if (c->need[1]) ct__ag_set(c, 1, ct__ag_mul(c, G, IN(0)));
+}
+static void bw_div(ct__ag_call *c) {
+    if (c->need[0]) ct__ag_set(c, 0, ct__ag_div(c, G, IN(1)));
+    if (c->need[1]) /* -g * a / (b * b) */
+        ct__ag_set(
+            c, 1,
+            ct__ag_neg(c, ct__ag_div(c, ct__ag_mul(c, G, IN(0)), ct__ag_mul(c, IN(1), IN(1)))));
+}
+static void bw_add_s(ct__ag_call *c) { ct__ag_set(c, 0, G); }
+static void bw_mul_s(ct__ag_call *c) { ct__ag_set(c, 0, ct__ag_mul_s(c, G, c->n->sc[0])); }
+static void bw_div_s(ct__ag_call *c) { ct__ag_set(c, 0, ct__ag_div_s(c, G, c->n->sc[0])); }
+static void bw_neg(ct__ag_call *c) { ct__ag_set(c, 0, ct__ag_neg(c, G)); }
+/* Masks are applied with where (g where cond, else 0) rather than multiplying by a cast mask:
+ * fewer passes, and the bool -> float cast is a slow generic kernel. */
+static ct_tensor *masked(ct__ag_call *c, const ct_tensor *cond, const ct_tensor *g) {
+    return ct__ag_where(c, cond, g, ct__ag_scalar(c, DT, 0));
+}
+static void bw_abs(ct__ag_call *c) { /* g * sign(a): 0 at 0, as torch */
+    ct_tensor *neg = masked(c, ct__ag_cmp_s(c, 2, IN(0), 0, CT_BOOL), ct__ag_neg(c, G));
+    ct__ag_set(c, 0, ct__ag_where(c, ct__ag_cmp_s(c, 1, IN(0), 0, CT_BOOL), G, neg));
+}
+static void bw_exp(ct__ag_call *c) { ct__ag_set(c, 0, ct__ag_mul(c, G, OUT)); }
+static void bw_log(ct__ag_call *c) { ct__ag_set(c, 0, ct__ag_div(c, G, IN(0))); }
+static void bw_sqrt(ct__ag_call *c) { ct__ag_set(c, 0, ct__ag_div(c, G, ct__ag_mul_s(c, OUT, 2))); }
+static void bw_rsqrt(ct__ag_call *c) { /* -0.5 * g * out^3 */
+    ct__ag_set(c, 0, ct__ag_mul(c, G, ct__ag_mul_s(c, ct__ag_pow(c, OUT, 3), -0.5)));
+}
+static void bw_tanh(ct__ag_call *c) { /* g * (1 - out^2) */
+    ct__ag_set(c, 0, ct__ag_mul(c, G, ct__ag_add_s(c, ct__ag_neg(c, ct__ag_mul(c, OUT, OUT)), 1)));
+}
+static void bw_sigmoid(ct__ag_call *c) { /* g * out * (1 - out) */
+    ct__ag_set(c, 0, ct__ag_mul(c, ct__ag_mul(c, G, OUT), ct__ag_add_s(c, ct__ag_neg(c, OUT), 1)));
+}
+static void bw_relu(ct__ag_call *c) { /* g * (out > 0), as threshold_backward */
+    ct__ag_set(c, 0, masked(c, ct__ag_cmp_s(c, 1, OUT, 0, CT_BOOL), G));
+}
+static void bw_gelu(ct__ag_call *c) {
+    const ct_tensor *x = IN(0);
+    ct_tensor *d;
+    if (c->n->iv[0] == CT_GELU_TANH) {
+        /* k = sqrt(2/pi), u = k (x + 0.044715 x^3), t = tanh(u):
+         * d = 0.5 (1 + t) + 0.5 x (1 - t^2) k (1 + 3 * 0.044715 x^2) */
+        const double k = 0.7978845608028654, a = 0.044715;
+        ct_tensor *x2 = ct__ag_mul(c, x, x);
+        ct_tensor *u =
+            ct__ag_mul_s(c, ct__ag_add(c, x, ct__ag_mul_s(c, ct__ag_mul(c, x2, x), a)), k);
+        ct_tensor *t = ct__ag_tanh(c, u);
+        ct_tensor *left = ct__ag_mul_s(c, ct__ag_add_s(c, t, 1), 0.5);
+        ct_tensor *sech2 = ct__ag_add_s(c, ct__ag_neg(c, ct__ag_mul(c, t, t)), 1);
+        ct_tensor *du = ct__ag_mul_s(c, ct__ag_add_s(c, ct__ag_mul_s(c, x2, 3 * a), 1), k);
+        ct_tensor *right = ct__ag_mul(c, ct__ag_mul_s(c, x, 0.5), ct__ag_mul(c, sech2, du));
+        d = ct__ag_add(c, left, right);
+    } else {
+        /* d = Phi(x) + x phi(x); Phi(x) = gelu(x) / x (no erf op), 1/2 at x = 0 */
+        ct_tensor *zero = ct__ag_cmp_s(c, 0, x, 0, CT_BOOL);
+        ct_tensor *one = ct__ag_scalar(c, DT, 1), *half = ct__ag_scalar(c, DT, 0.5);
+        ct_tensor *xs = ct__ag_where(c, zero, one, x);
+        ct_tensor *Phi = ct__ag_where(c, zero, half, ct__ag_div(c, OUT, xs));
+        ct_tensor *phi = ct__ag_mul_s(c, ct__ag_exp(c, ct__ag_mul_s(c, ct__ag_mul(c, x, x), -0.5)),
+                                      0.3989422804014327);
+        d = ct__ag_add(c, Phi, ct__ag_mul(c, x, phi));
+    }
+    ct__ag_set(c, 0, ct__ag_mul(c, G, d));
+}
+static void bw_pow(ct__ag_call *c) { /* g * e * x^(e-1); zero for e == 0 */
+    double e = c->n->sc[0];
+    if (e == 0) {
+        ct__ag_set(c, 0, ct__ag_mul_s(c, G, 0));
+        return;
+    }
+    ct__ag_set(c, 0, ct__ag_mul(c, G, ct__ag_mul_s(c, ct__ag_pow(c, IN(0), e - 1), e)));
+}
+static void bw_clamp(ct__ag_call *c) { /* g where lo <= x <= hi (bounds included, as torch) */
+    const ct_tensor *m = G;
+    if (c->n->iv[0] & 1) m = masked(c, ct__ag_cmp_s(c, 3, IN(0), c->n->sc[0], CT_BOOL), m);
+    if (c->n->iv[0] & 2) m = masked(c, ct__ag_cmp_s(c, 4, IN(0), c->n->sc[1], CT_BOOL), m);
+    ct__ag_set(c, 0, m);
+}
+static void bw_where(ct__ag_call *c) {
+    ct_tensor *z = ct__ag_scalar(c, DT, 0);
+    if (c->need[1]) ct__ag_set(c, 1, ct__ag_where(c, IN(0), G, z));
+    if (c->need[2]) ct__ag_set(c, 2, ct__ag_where(c, IN(0), z, G));
+}
+static void bw_addcmul(ct__ag_call *c) { /* self + v t1 t2 */
+    double v = c->n->sc[0];
+    ct__ag_set(c, 0, G);
+    if (c->need[1]) ct__ag_set(c, 1, ct__ag_mul_s(c, ct__ag_mul(c, G, IN(2)), v));
+    if (c->need[2]) ct__ag_set(c, 2, ct__ag_mul_s(c, ct__ag_mul(c, G, IN(1)), v));
+}
+static void bw_addcdiv(ct__ag_call *c) { /* self + v t1 / t2 */
+    double v = c->n->sc[0];
+    ct__ag_set(c, 0, G);
+    if (c->need[1]) ct__ag_set(c, 1, ct__ag_div(c, ct__ag_mul_s(c, G, v), IN(2)));
+    if (c->need[2])
+        ct__ag_set(c, 2,
+                   ct__ag_mul_s(
+                       c, ct__ag_div(c, ct__ag_mul(c, G, IN(1)), ct__ag_mul(c, IN(2), IN(2))), -v));
+}
+static void bw_cast(ct__ag_call *c) { ct__ag_set(c, 0, G); /* set casts back to the input dtype */ }
+
+#define F(op, name, fn, si, so)                                                                    \
+    case op: {                                                                                     \
+        static const ct__ag_formula f = {name, fn, si, so};                                        \
+        return &f;                                                                                 \
+    }
+const ct__ag_formula *ct__ag_formula_elementwise(int op) {
+    switch (op) {
+        F(CT__AG_ADD, "AddBackward", bw_add, 0, 0)
+        F(CT__AG_SUB, "SubBackward", bw_sub, 0, 0)
+        F(CT__AG_MUL, "MulBackward", bw_mul, 3, 0)
+        F(CT__AG_DIV, "DivBackward", bw_div, 3, 0)
+        F(CT__AG_ADD_S, "AddBackward", bw_add_s, 0, 0)
+        F(CT__AG_SUB_S, "SubBackward", bw_add_s, 0, 0)
+        F(CT__AG_MUL_S, "MulBackward", bw_mul_s, CT__AG_SAVES_SCALAR, 0)
+        F(CT__AG_DIV_S, "DivBackward", bw_div_s, CT__AG_SAVES_SCALAR, 0)
+        F(CT__AG_NEG, "NegBackward", bw_neg, 0, 0)
+        F(CT__AG_ABS, "AbsBackward", bw_abs, 1, 0)
+        F(CT__AG_EXP, "ExpBackward", bw_exp, 0, 1)
+        F(CT__AG_LOG, "LogBackward", bw_log, 1, 0)
+        F(CT__AG_SQRT, "SqrtBackward", bw_sqrt, 0, 1)
+        F(CT__AG_RSQRT, "RsqrtBackward", bw_rsqrt, 0, 1)
+        F(CT__AG_TANH, "TanhBackward", bw_tanh, 0, 1)
+        F(CT__AG_SIGMOID, "SigmoidBackward", bw_sigmoid, 0, 1)
+        F(CT__AG_RELU, "ReluBackward", bw_relu, 0, 1)
+        F(CT__AG_GELU, "GeluBackward", bw_gelu, 1, 1)
+        F(CT__AG_POW, "PowBackward", bw_pow, 1, 0)
+        F(CT__AG_CLAMP, "ClampBackward", bw_clamp, 1, 0)
+        F(CT__AG_WHERE, "WhereBackward", bw_where, 1, 0)
+        F(CT__AG_ADDCMUL, "AddcmulBackward", bw_addcmul, 6, 0)
+        F(CT__AG_ADDCDIV, "AddcdivBackward", bw_addcdiv, 6, 0)
+        F(CT__AG_CAST, "ToCopyBackward", bw_cast, 0, 0)
+    default: return NULL;
+    }
+}

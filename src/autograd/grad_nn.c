@@ -1,0 +1,89 @@
+/* Backward formulas of matmul / bmm, layer_norm and embedding, written with the public ops. */
+#include "autograd/autograd_impl.h"
+
+#define G (c->g[0])
+#define IN(i) (c->in[i])
+
+static void bw_matmul(ct__ag_call *c) {
+    const ct_tensor *a = IN(0), *b = IN(1);
+    int na = ct_tensor_ndim(a), nb = ct_tensor_ndim(b);
+    /* 1-d operands as matrices: a (K) -> (1, K), b (K) -> (K, 1); g gets those dims back */
+    const ct_tensor *a2 = na == 1 ? ct__ag_unsqueeze(c, a, 0) : a;
+    const ct_tensor *b2 = nb == 1 ? ct__ag_unsqueeze(c, b, -1) : b;
+    const ct_tensor *g2 = G;
+    if (na == 1 && nb == 1) {
+        int64_t s11[2] = {1, 1};
+        g2 = ct__ag_reshape(c, G, 2, s11);
+    } else if (na == 1) {
+        g2 = ct__ag_unsqueeze(c, G, -2);
+    } else if (nb == 1) {
+        g2 = ct__ag_unsqueeze(c, G, -1);
+    }
+    if (c->need[0]) { /* g @ b^T, summed over broadcast batch dims */
+        ct_tensor *ga = ct__ag_matmul(c, g2, ct__ag_transpose(c, b2, -1, -2));
+        if (na == 1) ga = ct__ag_squeeze(c, ga, -2);
+        ct__ag_set(c, 0, ga);
+    }
+    if (c->need[1]) { /* a^T @ g */
+        ct_tensor *gb = ct__ag_matmul(c, ct__ag_transpose(c, a2, -1, -2), g2);
+        if (nb == 1) gb = ct__ag_squeeze(c, gb, -1);
+        ct__ag_set(c, 1, gb);
+    }
+}
+
+static void bw_layer_norm(ct__ag_call *c) {
+    const ct_tensor *x = IN(0), *w = IN(1);
+    int nn = (int)c->n->iv[0], nd = c->n->in_meta[0].ndim;
+    double eps = c->n->sc[0];
+    int ndims[CT_MAX_DIMS], bdims[CT_MAX_DIMS], nb = nd - nn;
+    for (int i = 0; i < nn; i++)
+        ndims[i] = nb + i;
+    for (int i = 0; i < nb; i++)
+        bdims[i] = i;
+    /* recompute the normalised input: xhat = (x - mean) * rsqrt(var + eps), var biased */
+    ct_tensor *mu = ct__ag_mean(c, x, nn, ndims, true);
+    ct_tensor *xc = ct__ag_sub(c, x, mu);
+    ct_tensor *var = ct__ag_mean(c, ct__ag_mul(c, xc, xc), nn, ndims, true);
+    ct_tensor *rstd = ct__ag_rsqrt(c, ct__ag_add_s(c, var, eps));
+    ct_tensor *xhat = ct__ag_mul(c, xc, rstd);
+    if (c->need[0]) {
+        /* dx = rstd * (gx - mean(gx) - xhat * mean(gx * xhat)), gx = g * w */
+        ct_tensor *gx = w ? ct__ag_mul(c, G, w) : G;
+        ct_tensor *m1 = ct__ag_mean(c, gx, nn, ndims, true);
+        ct_tensor *m2 = ct__ag_mean(c, ct__ag_mul(c, gx, xhat), nn, ndims, true);
+        ct__ag_set(
+            c, 0,
+            ct__ag_mul(c, rstd, ct__ag_sub(c, ct__ag_sub(c, gx, m1), ct__ag_mul(c, xhat, m2))));
+    }
+    if (c->need[1]) {
+        ct_tensor *gw = ct__ag_mul(c, G, xhat);
+        ct__ag_set(c, 1, nb ? ct__ag_sum(c, gw, nb, bdims, false) : gw);
+    }
+    if (c->need[2]) ct__ag_set(c, 2, nb ? ct__ag_sum(c, G, nb, bdims, false) : G);
+}
+
+static void bw_embedding(ct__ag_call *c) {
+    /* dense grad: onehot(indices, V)^T @ g, as (V, N) @ (N, D) */
+    const ct__ag_tmeta *wm = &c->n->in_meta[0];
+    int64_t V = wm->shape[0], D = wm->shape[1];
+    int64_t N = ct_tensor_numel(IN(1));
+    int64_t sn1[2] = {N, 1}, s1v[2] = {1, V}, snd[2] = {N, D};
+    ct_tensor *idx = ct__ag_reshape(c, IN(1), 2, sn1);
+    ct_tensor *ar = ct__ag_reshape(c, ct__ag_arange(c, V), 2, s1v);
+    ct_tensor *oh = ct__ag_cast(c, ct__ag_eq(c, idx, ar), wm->dtype);
+    ct__ag_set(c, 0, ct__ag_matmul(c, ct__ag_transpose(c, oh, 0, 1), ct__ag_reshape(c, G, 2, snd)));
+}
+
+#define F(op, name, fn, si, so)                                                                    \
+    case op: {                                                                                     \
+        static const ct__ag_formula f = {name, fn, si, so};                                        \
+        return &f;                                                                                 \
+    }
+const ct__ag_formula *ct__ag_formula_nn(int op) {
+    switch (op) {
+        F(CT__AG_MATMUL, "MmBackward", bw_matmul, 3, 0)
+        F(CT__AG_LAYER_NORM, "NativeLayerNormBackward", bw_layer_norm, 3, 0)
+        F(CT__AG_EMBEDDING, "EmbeddingBackward", bw_embedding, 2, 0)
+    default: return NULL;
+    }
+}

@@ -1,0 +1,75 @@
+/* Backward formulas of the reductions and of softmax / log_softmax, written with the public ops. */
+#include "autograd/autograd_impl.h"
+
+#define G (c->g[0])
+#define IN(i) (c->in[i])
+#define OUT (c->out[0])
+
+/* The input shape with the reduced dims set to 1 (the keepdim shape of the output). */
+static void keep_shape(const ct__ag_node *n, int64_t *shape) {
+    const ct__ag_tmeta *m = &n->in_meta[0];
+    uint32_t mask = ct__ag_reduced_mask(n, m->ndim);
+    for (int i = 0; i < m->ndim; i++)
+        shape[i] = (mask >> i & 1u) ? 1 : m->shape[i];
+}
+/* t (the output's shape) seen with the keepdim shape. */
+static ct_tensor *as_keep(ct__ag_call *c, const ct_tensor *t) {
+    int64_t ks[CT_MAX_DIMS];
+    keep_shape(c->n, ks);
+    if (c->n->iv[0]) return (ct_tensor *)t;
+    return ct__ag_reshape(c, t, c->n->in_meta[0].ndim, ks);
+}
+static ct_tensor *expand_in(ct__ag_call *c, const ct_tensor *t) {
+    const ct__ag_tmeta *m = &c->n->in_meta[0];
+    return ct__ag_expand(c, t, m->ndim, m->shape);
+}
+
+static void bw_sum(ct__ag_call *c) { ct__ag_set(c, 0, expand_in(c, as_keep(c, G))); }
+static void bw_mean(ct__ag_call *c) {
+    const ct__ag_tmeta *m = &c->n->in_meta[0];
+    uint32_t mask = ct__ag_reduced_mask(c->n, m->ndim);
+    double cnt = 1;
+    for (int i = 0; i < m->ndim; i++)
+        if (mask >> i & 1u) cnt *= (double)m->shape[i];
+    ct__ag_set(c, 0, expand_in(c, ct__ag_div_s(c, as_keep(c, G), cnt)));
+}
+/* amax / amin: the gradient is split evenly between the elements equal to the extreme */
+static void bw_amax(ct__ag_call *c) {
+    const ct__ag_tmeta *m = &c->n->in_meta[0];
+    ct_tensor *hit = ct__ag_eq(c, IN(0), as_keep(c, OUT)); /* bool, input shape */
+    int dims[CT_MAX_DIMS], nd = 0;
+    uint32_t mask = ct__ag_reduced_mask(c->n, m->ndim);
+    for (int i = 0; i < m->ndim; i++)
+        if (mask >> i & 1u) dims[nd++] = i;
+    /* number of tied extremes per output (an int64 sum, cast at the output's size) */
+    ct_tensor *cnt = ct__ag_cast(c, nd ? ct__ag_sum(c, hit, nd, dims, true) : hit, m->dtype);
+    ct_tensor *share = ct__ag_div(c, as_keep(c, G), cnt);
+    ct__ag_set(c, 0, ct__ag_where(c, hit, share, ct__ag_scalar(c, m->dtype, 0)));
+}
+static void bw_softmax(ct__ag_call *c) { /* y * (g - sum(g * y)) */
+    int d = (int)c->n->iv[0];
+    ct_tensor *gy = ct__ag_mul(c, G, OUT);
+    ct__ag_set(c, 0, ct__ag_sub(c, gy, ct__ag_mul(c, OUT, ct__ag_sum(c, gy, 1, &d, true))));
+}
+static void bw_log_softmax(ct__ag_call *c) { /* g - exp(y) * sum(g) */
+    int d = (int)c->n->iv[0];
+    ct__ag_set(c, 0,
+               ct__ag_sub(c, G, ct__ag_mul(c, ct__ag_exp(c, OUT), ct__ag_sum(c, G, 1, &d, true))));
+}
+
+#define F(op, name, fn, si, so)                                                                    \
+    case op: {                                                                                     \
+        static const ct__ag_formula f = {name, fn, si, so};                                        \
+        return &f;                                                                                 \
+    }
+const ct__ag_formula *ct__ag_formula_reduce(int op) {
+    switch (op) {
+        F(CT__AG_SUM, "SumBackward", bw_sum, 0, 0)
+        F(CT__AG_MEAN, "MeanBackward", bw_mean, 0, 0)
+        F(CT__AG_AMAX, "AmaxBackward", bw_amax, 1, 1)
+        F(CT__AG_AMIN, "AminBackward", bw_amax, 1, 1)
+        F(CT__AG_SOFTMAX, "SoftmaxBackward", bw_softmax, 0, 1)
+        F(CT__AG_LOG_SOFTMAX, "LogSoftmaxBackward", bw_log_softmax, 0, 1)
+    default: return NULL;
+    }
+}

@@ -1,0 +1,92 @@
+/* The autograd tape hook as the lower layers see it. The autograd layer (src/autograd/) installs
+ * a ct__ag_hooks table on a context the first time a tensor is marked requires_grad; until then
+ * every op pays one predictable branch (ctx->ag == NULL). Op front ends (ops/, tensor/ views) wrap
+ * their body in ct__ag_enter / ct__ag_leave: ops nested inside another op (a cast inside add, a
+ * clone inside reshape) run at depth > 0 and record nothing, so one public call is one tape node.
+ */
+#ifndef CTORCH_AUTOGRAD_HOOK_H
+#define CTORCH_AUTOGRAD_HOOK_H
+
+#include "core/ctx_impl.h"
+
+/* Differentiable op ids; src/autograd/ keeps the table of backward formulas indexed by them. */
+typedef enum ct__ag_op {
+    CT__AG_NONE = 0,
+    CT__AG_ADD, /* a + alpha*b; sc[0] = alpha */
+    CT__AG_SUB, /* a - alpha*b; sc[0] = alpha */
+    CT__AG_MUL,
+    CT__AG_DIV,
+    CT__AG_ADD_S, /* a + v; sc[0] = v (same for the three below) */
+    CT__AG_SUB_S,
+    CT__AG_MUL_S,
+    CT__AG_DIV_S,
+    CT__AG_NEG,
+    CT__AG_ABS,
+    CT__AG_EXP,
+    CT__AG_LOG,
+    CT__AG_SQRT,
+    CT__AG_RSQRT,
+    CT__AG_TANH,
+    CT__AG_SIGMOID,
+    CT__AG_RELU,
+    CT__AG_GELU,    /* iv[0] = approx */
+    CT__AG_POW,     /* sc[0] = exponent */
+    CT__AG_CLAMP,   /* sc[0] lo, sc[1] hi, iv[0] bit0 has lo, bit1 has hi */
+    CT__AG_WHERE,   /* inputs cond, a, b */
+    CT__AG_ADDCMUL, /* inputs self, t1, t2; sc[0] = value */
+    CT__AG_ADDCDIV,
+    CT__AG_CAST,
+    CT__AG_SUM,         /* iv[0] keepdim, iv[1] n_dims, iv[2..] dims */
+    CT__AG_MEAN,        /* as sum */
+    CT__AG_AMAX,        /* as sum */
+    CT__AG_AMIN,        /* as sum */
+    CT__AG_SOFTMAX,     /* iv[0] dim */
+    CT__AG_LOG_SOFTMAX, /* iv[0] dim */
+    CT__AG_LAYER_NORM,  /* inputs a, weight, bias (may be NULL); iv[0] n_norm, sc[0] eps */
+    CT__AG_MATMUL,
+    CT__AG_EMBEDDING, /* inputs weight, indices */
+    CT__AG_VIEW,      /* view / reshape / squeeze / unsqueeze: backward reshapes to the input */
+    CT__AG_PERMUTE,   /* iv[0..ndim) perm */
+    CT__AG_TRANSPOSE, /* iv[0], iv[1] dims */
+    CT__AG_SLICE,     /* iv[0] dim, iv[1] start, iv[2] end, iv[3] step */
+    CT__AG_EXPAND,
+    CT__AG_IDENTITY,       /* clone / contiguous copy */
+    CT__AG_SLICE_BACKWARD, /* zeros(input shape) with g written into a slice: autograd-internal */
+    CT__AG_COUNT
+} ct__ag_op;
+
+#define CT__AG_MAX_IN 4
+#define CT__AG_MAX_OUT 2
+#define CT__AG_MAX_IV 20
+
+/* One op's record: its inputs (NULL for an absent optional input), outputs and parameters. */
+typedef struct ct__ag_rec {
+    int op;
+    int n_in, n_out;
+    const struct ct_tensor *in[CT__AG_MAX_IN];
+    struct ct_tensor *out[CT__AG_MAX_OUT];
+    double sc[4];
+    int n_iv;
+    int64_t iv[CT__AG_MAX_IV];
+} ct__ag_rec;
+
+struct ct__ag_hooks {
+    /* Record a tape node when an input requires grad; on failure *out is released by the caller. */
+    ct_status (*record)(ct_ctx *ctx, const ct__ag_rec *r);
+    /* Free a tensor's autograd metadata (ct_tensor_release, before the header goes). */
+    void (*free_meta)(struct ct_tensor *t);
+    /* CT_OK, or the error for writing in place into dst (src may be NULL) while grad mode is on. */
+    ct_status (*check_inplace)(ct_ctx *ctx, const char *op, const struct ct_tensor *dst,
+                               const struct ct_tensor *src);
+};
+
+/* True when autograd is in use on ctx: the caller must then call ct__ag_leave. */
+static inline bool ct__ag_enter(ct_ctx *ctx) {
+    if (__builtin_expect(ctx == NULL || ctx->ag == NULL, 1)) return false;
+    ctx->ag_depth++;
+    return true;
+}
+/* Undo ct__ag_enter; true when this call is the outermost one and grad mode is on (record). */
+static inline bool ct__ag_leave(ct_ctx *ctx) { return --ctx->ag_depth == 0 && !ctx->grad_off; }
+
+#endif

@@ -1,0 +1,58 @@
+/* Autograd recording for op front ends (ops/ and tensor/ views): wrap an op's body so that the
+ * outermost call records one tape node when an input requires grad (core/autograd_hook.h). With
+ * autograd unused on the context the cost is the one branch in ct__ag_enter. */
+#ifndef CTORCH_TENSOR_AG_FRONT_H
+#define CTORCH_TENSOR_AG_FRONT_H
+
+#include "core/autograd_hook.h"
+#include "tensor/tensor_impl.h"
+
+#include <string.h>
+
+/* After an op ran inside ct__ag_enter: record r (outputs r->out / *out) when this is the outermost
+ * call, grad mode is on, the op succeeded and an input requires grad. A failed record releases
+ * the outputs (the hook does) and returns its status. */
+static inline ct_status ct__ag_after(ct_ctx *ctx, ct_status st, ct__ag_rec *r, ct_tensor **out) {
+    if (!ct__ag_leave(ctx) || st != CT_OK) return st;
+    bool any = false;
+    for (int i = 0; i < r->n_in; i++)
+        any |= r->in[i] && r->in[i]->requires_grad;
+    if (!any || r->op == CT__AG_NONE) return st;
+    if (r->n_out == 0) {
+        r->n_out = 1;
+        r->out[0] = *out;
+    }
+    st = ctx->ag->record(ctx, r);
+    if (st != CT_OK && out) *out = NULL;
+    return st;
+}
+
+/* Body of a recording front end: CALL is the op (a ct_status expression writing *OUT), SETUP
+ * fills `r_` (op, n_in, in[], sc[], iv[]). */
+#define CT__AG_WRAP(ctx, OUT, CALL, SETUP)                                                         \
+    do {                                                                                           \
+        if (!ct__ag_enter(ctx)) return CALL;                                                       \
+        ct_status st_ = CALL;                                                                      \
+        ct__ag_rec r_;                                                                             \
+        memset(&r_, 0, sizeof r_);                                                                 \
+        if (st_ == CT_OK) {                                                                        \
+            SETUP;                                                                                 \
+        }                                                                                          \
+        return ct__ag_after(ctx, st_, &r_, OUT);                                                   \
+    } while (0)
+#define CT__AG_IN1(OP, A) (r_.op = (OP), r_.n_in = 1, r_.in[0] = (A))
+#define CT__AG_IN2(OP, A, B) (r_.op = (OP), r_.n_in = 2, r_.in[0] = (A), r_.in[1] = (B))
+#define CT__AG_IN3(OP, A, B, C)                                                                    \
+    (r_.op = (OP), r_.n_in = 3, r_.in[0] = (A), r_.in[1] = (B), r_.in[2] = (C))
+
+/* CT_OK, or an error when an in-place write into dst (from src, may be NULL) would break
+ * autograd (grad mode on and dst or src requires grad). */
+static inline ct_status ct__ag_check_inplace(ct_ctx *ctx, const char *op, const ct_tensor *dst,
+                                             const ct_tensor *src) {
+    if (__builtin_expect(ctx == NULL || ctx->ag == NULL, 1)) return CT_OK;
+    if (ctx->grad_off || ctx->ag_depth > 0) return CT_OK;
+    if (!(dst && dst->requires_grad) && !(src && src->requires_grad)) return CT_OK;
+    return ctx->ag->check_inplace(ctx, op, dst, src);
+}
+
+#endif

@@ -1,0 +1,1096 @@
+/* Reverse-mode autograd (include/ctorch/autograd.h). Every differentiable op and view is checked
+ * in float64 against central finite differences with PyTorch's gradcheck tolerances (eps 1e-6,
+ * atol 1e-5, rtol 1e-3), over the full Jacobian (one ct_autograd_grad per output element), with
+ * broadcast shapes, non-contiguous inputs, 0-d and zero-size tensors; gradgradcheck (create_graph)
+ * for elementwise, reduction, matmul, softmax and slice ops; the error cases (backward twice,
+ * in-place modification of a saved tensor, flags on non-leaves and integer tensors, implicit grad
+ * of a non-scalar); accumulation across backward calls; no_grad; OOM injection over forward +
+ * backward; gradients of small models against PyTorch 1.13 (tests/data/autograd_torch_ref.h);
+ * and a captured training step replayed 100 times against 100 eager steps, bit for bit. */
+#include "test_util.h"
+
+static ct_ctx *ctx;
+static unsigned long long rng = 12345;
+
+#define EPS 1e-6
+#define ATOL 1e-5
+#define RTOL 1e-3
+
+/* ---- tensors ---- */
+static ct_tensor *from_vals(ct_dtype dt, int nd, const int64_t *shape, const double *v) {
+    int64_t n = 1;
+    for (int i = 0; i < nd; i++)
+        n *= shape[i];
+    void *buf = malloc((size_t)(n + 1) * 8);
+    for (int64_t i = 0; i < n; i++)
+        tu_set(buf, dt, i, v[i]);
+    ct_tensor *t = NULL;
+    CHECK_OK(ct_tensor_from_host(ctx, buf, dt, nd, shape, &t));
+    free(buf);
+    return t;
+}
+/* f64 leaf requiring grad, values in [lo, hi]; mode 1: transposed view, 2: strided slice. */
+static ct_tensor *leaf(int nd, const int64_t *shape, double lo, double hi, int mode) {
+    ct_tensor *t = tu_make(ctx, &rng, CT_FLOAT64, nd, shape, mode, lo, hi, NULL);
+    CHECK(t != NULL);
+    CHECK_OK(ct_tensor_set_requires_grad(t, true));
+    return t;
+}
+static double item(const ct_tensor *t) {
+    double v = NAN;
+    CHECK_OK(ct_tensor_item(t, &v));
+    return v;
+}
+/* x's .grad as doubles (zeros, and a failed check, when there is none). */
+static double *grad_vals(const ct_tensor *x) {
+    const ct_tensor *g = ct_tensor_grad(x);
+    CHECK(g != NULL);
+    if (!g) return calloc((size_t)ct_tensor_numel(x) + 1, sizeof(double));
+    return tu_read(g);
+}
+/* Address of logical element j (C order) of a CPU tensor with any strides. */
+static double *elem(const ct_tensor *t, int64_t j) {
+    int nd = ct_tensor_ndim(t);
+    const int64_t *sh = ct_tensor_shape(t), *st = ct_tensor_stride(t);
+    int64_t off = 0;
+    for (int d = nd - 1; d >= 0; d--) {
+        off += (j % sh[d]) * st[d];
+        j /= sh[d];
+    }
+    return (double *)ct_tensor_data_ptr(t) + off;
+}
+
+/* ---- gradcheck ---- */
+typedef ct_status (*fwd_fn)(ct_tensor **in, ct_tensor **out, const void *p);
+
+/* Full Jacobian of f at `in` (inputs with requires_grad are differentiated): analytic rows from
+ * ct_autograd_grad (create_graph as asked, to exercise it), numeric columns from central
+ * differences. Returns the number of mismatches. */
+static int gradcheck(const char *name, int n, ct_tensor **in, fwd_fn f, const void *p) {
+    ct_tensor *y = NULL;
+    CHECK_OK(f(in, &y, p));
+    if (!y) return 1;
+    int64_t m = ct_tensor_numel(y);
+    int nd = 0, idx[8];
+    const ct_tensor *din[8];
+    for (int i = 0; i < n; i++)
+        if (in[i] && ct_tensor_requires_grad(in[i])) {
+            idx[nd] = i;
+            din[nd++] = in[i];
+        }
+    int bad = 0;
+    double *Ja[8] = {0};
+    for (int k = 0; k < nd; k++)
+        Ja[k] = calloc((size_t)(m * ct_tensor_numel(din[k]) + 1), sizeof(double));
+    /* a result without history has a zero Jacobian (e.g. the gradient of a sum is constant) */
+    for (int64_t r = 0; r < m && ct_tensor_requires_grad(y); r++) {
+        double *e = calloc((size_t)m, sizeof(double));
+        e[r] = 1;
+        ct_tensor *go = from_vals(CT_FLOAT64, ct_tensor_ndim(y), ct_tensor_shape(y), e);
+        free(e);
+        for (int k = 0; k < nd; k++) {
+            /* one input at a time: an input the output does not use has a zero row (torch's
+             * allow_unused) */
+            ct_tensor *gr[1] = {NULL};
+            const ct_tensor *ys[1] = {y}, *gos[1] = {go}, *xs[1] = {din[k]};
+            ct_status st = ct_autograd_grad(ctx, 1, ys, gos, 1, xs, true, false, gr);
+            if (st == CT_ERR_STATE && strstr(ct_ctx_last_error(ctx), "not have been used"))
+                continue;
+            CHECK_MSG(st == CT_OK, "%s: autograd_grad: %s", name, ct_ctx_last_error(ctx));
+            if (st != CT_OK) continue;
+            CHECK(ct_tensor_dtype(gr[0]) == ct_tensor_dtype(din[k]));
+            CHECK(ct_tensor_numel(gr[0]) == ct_tensor_numel(din[k]));
+            CHECK(ct_tensor_ndim(gr[0]) == ct_tensor_ndim(din[k]));
+            double *v = tu_read(gr[0]);
+            int64_t ni = ct_tensor_numel(din[k]);
+            for (int64_t j = 0; j < ni; j++)
+                Ja[k][r * ni + j] = v[j];
+            free(v);
+            ct_tensor_release(gr[0]);
+        }
+        ct_tensor_release(go);
+    }
+    for (int k = 0; k < nd; k++) {
+        int64_t ni = ct_tensor_numel(din[k]);
+        for (int64_t j = 0; j < ni; j++) {
+            double *x = elem(din[k], j), x0 = *x;
+            ct_tensor *yp = NULL, *ym = NULL;
+            *x = x0 + EPS;
+            CHECK_OK(f(in, &yp, p));
+            *x = x0 - EPS;
+            CHECK_OK(f(in, &ym, p));
+            *x = x0;
+            double *vp = tu_read(yp), *vm = tu_read(ym);
+            for (int64_t r = 0; r < m; r++) {
+                double num = (vp[r] - vm[r]) / (2 * EPS), ana = Ja[k][r * ni + j];
+                if (!(fabs(ana - num) <= ATOL + RTOL * fabs(num))) {
+                    if (bad < 4)
+                        printf("  %s: d out[%lld] / d in%d[%lld]: analytic %.9g numeric %.9g\n",
+                               name, (long long)r, idx[k], (long long)j, ana, num);
+                    bad++;
+                }
+            }
+            free(vp), free(vm);
+            ct_tensor_release(yp), ct_tensor_release(ym);
+        }
+        free(Ja[k]);
+    }
+    ct_tensor_release(y);
+    CHECK_MSG(bad == 0, "%s: %d Jacobian entries differ", name, bad);
+    return bad;
+}
+
+/* gradgradcheck: gradcheck of x -> d sum(f(x) * v) / dx computed with create_graph. */
+typedef struct {
+    fwd_fn f;
+    const void *p;
+    int n, which;
+    ct_tensor **in;
+    ct_tensor *v;
+} gg_args;
+static ct_status gg_fwd(ct_tensor **in, ct_tensor **out, const void *p) {
+    const gg_args *a = p;
+    ct_tensor *y = NULL, *yv = NULL, *s = NULL;
+    ct_status st = a->f(in, &y, a->p);
+    if (st == CT_OK) st = ct_mul(ctx, y, a->v, &yv);
+    if (st == CT_OK) st = ct_sum(ctx, yv, 0, NULL, false, &s);
+    const ct_tensor *outs[1] = {s}, *ins[1] = {in[a->which]};
+    if (st == CT_OK) st = ct_autograd_grad(ctx, 1, outs, NULL, 1, ins, false, true, out);
+    ct_tensor_release(y), ct_tensor_release(yv), ct_tensor_release(s);
+    return st;
+}
+static void gradgradcheck(const char *name, int n, ct_tensor **in, int which, fwd_fn f,
+                          const void *p) {
+    ct_tensor *y = NULL;
+    CHECK_OK(f(in, &y, p));
+    ct_tensor *v =
+        tu_make(ctx, &rng, CT_FLOAT64, ct_tensor_ndim(y), ct_tensor_shape(y), 0, -1, 1, NULL);
+    ct_tensor_release(y);
+    /* the gradient for input `which`, differentiated w.r.t. every input (cross terms too) */
+    gg_args a = {f, p, n, which, in, v};
+    char nm[96];
+    snprintf(nm, sizeof nm, "%s (double backward)", name);
+    gradcheck(nm, n, in, gg_fwd, &a);
+    ct_tensor_release(v);
+}
+
+static void release_all(int n, ct_tensor **t) {
+    for (int i = 0; i < n; i++)
+        ct_tensor_release(t[i]);
+}
+
+/* ---- forward functions ---- */
+typedef struct {
+    int op;
+    double s;
+} ew_p;
+enum {
+    ADD,
+    ADD_SC,
+    SUB,
+    SUB_SC,
+    MUL,
+    DIV,
+    ADD_S,
+    SUB_S,
+    MUL_S,
+    DIV_S,
+    NEG,
+    ABS,
+    EXP,
+    LOG,
+    SQRT,
+    RSQRT,
+    TANH,
+    SIGMOID,
+    RELU,
+    GELU,
+    GELU_T,
+    POW,
+    CLAMP,
+    CLAMP_LO,
+    CLAMP_HI,
+    WHERE,
+    ADDCMUL,
+    ADDCDIV
+};
+static ct_status ew(ct_tensor **in, ct_tensor **out, const void *pp) {
+    const ew_p *p = pp;
+    double lo = -0.5, hi = 0.5;
+    switch (p->op) {
+    case ADD: return ct_add(ctx, in[0], in[1], out);
+    case ADD_SC: return ct_add_scaled(ctx, in[0], in[1], p->s, out);
+    case SUB: return ct_sub(ctx, in[0], in[1], out);
+    case SUB_SC: return ct_sub_scaled(ctx, in[0], in[1], p->s, out);
+    case MUL: return ct_mul(ctx, in[0], in[1], out);
+    case DIV: return ct_div(ctx, in[0], in[1], out);
+    case ADD_S: return ct_add_scalar(ctx, in[0], p->s, out);
+    case SUB_S: return ct_sub_scalar(ctx, in[0], p->s, out);
+    case MUL_S: return ct_mul_scalar(ctx, in[0], p->s, out);
+    case DIV_S: return ct_div_scalar(ctx, in[0], p->s, out);
+    case NEG: return ct_neg(ctx, in[0], out);
+    case ABS: return ct_abs(ctx, in[0], out);
+    case EXP: return ct_exp(ctx, in[0], out);
+    case LOG: return ct_log(ctx, in[0], out);
+    case SQRT: return ct_sqrt(ctx, in[0], out);
+    case RSQRT: return ct_rsqrt(ctx, in[0], out);
+    case TANH: return ct_tanh(ctx, in[0], out);
+    case SIGMOID: return ct_sigmoid(ctx, in[0], out);
+    case RELU: return ct_relu(ctx, in[0], out);
+    case GELU: return ct_gelu(ctx, in[0], CT_GELU_ERF, out);
+    case GELU_T: return ct_gelu(ctx, in[0], CT_GELU_TANH, out);
+    case POW: return ct_pow(ctx, in[0], p->s, out);
+    case CLAMP: return ct_clamp(ctx, in[0], &lo, &hi, out);
+    case CLAMP_LO: return ct_clamp(ctx, in[0], &lo, NULL, out);
+    case CLAMP_HI: return ct_clamp(ctx, in[0], NULL, &hi, out);
+    case WHERE: return ct_where(ctx, in[2], in[0], in[1], out);
+    case ADDCMUL: return ct_addcmul(ctx, in[0], in[1], in[2], p->s, out);
+    case ADDCDIV: return ct_addcdiv(ctx, in[0], in[1], in[2], p->s, out);
+    }
+    return CT_ERR_INVALID_ARG;
+}
+
+/* values kept away from kinks (0 for abs/relu, the clamp bounds) so differences are smooth */
+static ct_tensor *leaf_away(int nd, const int64_t *shape, double lo, double hi, int mode,
+                            const double *kinks, int nk) {
+    ct_tensor *t = leaf(nd, shape, lo, hi, mode);
+    for (int64_t j = 0; j < ct_tensor_numel(t); j++) {
+        double *x = elem(t, j);
+        for (int k = 0; k < nk; k++)
+            if (fabs(*x - kinks[k]) < 0.05) *x = kinks[k] + 0.1;
+    }
+    return t;
+}
+
+TEST(gradcheck_binary_broadcast) {
+    const int64_t s23[2] = {2, 3}, s3[1] = {3}, s213[3] = {2, 1, 3}, s43[2] = {4, 3};
+    const struct {
+        int op;
+        double s;
+    } ops[] = {{ADD, 0}, {ADD_SC, 2.5}, {SUB, 0}, {SUB_SC, -1.5}, {MUL, 0}, {DIV, 0}};
+    for (size_t k = 0; k < sizeof ops / sizeof ops[0]; k++) {
+        ew_p p = {ops[k].op, ops[k].s};
+        for (int mode = 0; mode < 3; mode++) {
+            /* (2, 3) with (3); (2, 1, 3) with (4, 3); a non-contiguous first operand */
+            ct_tensor *in[3] = {leaf(2, s23, -1, 1, mode), leaf(1, s3, 0.5, 2, 0), NULL};
+            char nm[64];
+            snprintf(nm, sizeof nm, "binary %d mode %d", ops[k].op, mode);
+            gradcheck(nm, 2, in, ew, &p);
+            release_all(2, in);
+            ct_tensor *in2[2] = {leaf(3, s213, -1, 1, 0), leaf(2, s43, 0.5, 2, mode)};
+            gradcheck(nm, 2, in2, ew, &p);
+            release_all(2, in2);
+        }
+    }
+    /* zero-size with broadcasting: the (3) operand's gradient is a sum over no rows (zeros) */
+    const int64_t s03[2] = {0, 3};
+    for (int op = ADD; op <= DIV; op++) {
+        ew_p p = {op, 2};
+        ct_tensor *z[2] = {leaf(2, s03, -1, 1, 0), leaf(1, s3, 0.5, 2, 0)};
+        gradcheck("binary zero-size", 2, z, ew, &p);
+        ct_tensor *y = NULL, *l = NULL;
+        CHECK_OK(ew(z, &y, &p));
+        CHECK_OK(ct_sum(ctx, y, 0, NULL, false, &l));
+        CHECK_OK(ct_backward(ctx, l, NULL, false));
+        double *g = grad_vals(z[1]);
+        CHECK(g[0] == 0 && g[1] == 0 && g[2] == 0);
+        free(g);
+        ct_tensor_release(y), ct_tensor_release(l);
+        release_all(2, z);
+    }
+    /* only one operand requires grad; a 0-d operand */
+    ew_p pm = {MUL, 0};
+    ct_tensor *in[2] = {leaf(2, s23, -1, 1, 0), NULL};
+    double two = 2;
+    in[1] = from_vals(CT_FLOAT64, 0, NULL, &two);
+    gradcheck("mul by a constant 0-d", 2, in, ew, &pm);
+    CHECK_OK(ct_tensor_set_requires_grad(in[1], true));
+    gradcheck("mul by a 0-d leaf", 2, in, ew, &pm);
+    release_all(2, in);
+}
+
+TEST(gradcheck_unary_and_scalar) {
+    const int64_t s[2] = {3, 4};
+    const struct {
+        int op;
+        double s, lo, hi;
+    } ops[] = {{ADD_S, 1.5, -1, 1}, {SUB_S, 2, -1, 1},    {MUL_S, -3, -1, 1},  {DIV_S, 4, -1, 1},
+               {NEG, 0, -1, 1},     {ABS, 0, -1, 1},      {EXP, 0, -1, 1},     {LOG, 0, 0.5, 2},
+               {SQRT, 0, 0.5, 2},   {RSQRT, 0, 0.5, 2},   {TANH, 0, -2, 2},    {SIGMOID, 0, -3, 3},
+               {RELU, 0, -1, 1},    {GELU, 0, -3, 3},     {GELU_T, 0, -3, 3},  {POW, 3, -1.5, 1.5},
+               {POW, 2, -1, 1},     {POW, 0.5, 0.5, 2},   {POW, -1.5, 0.5, 2}, {POW, 0, -1, 1},
+               {CLAMP, 0, -1, 1},   {CLAMP_LO, 0, -1, 1}, {CLAMP_HI, 0, -1, 1}};
+    const double kinks[3] = {0, -0.5, 0.5};
+    for (size_t k = 0; k < sizeof ops / sizeof ops[0]; k++) {
+        ew_p p = {ops[k].op, ops[k].s};
+        for (int mode = 0; mode < 3; mode++) {
+            ct_tensor *in[1] = {leaf_away(2, s, ops[k].lo, ops[k].hi, mode, kinks, 3)};
+            char nm[64];
+            snprintf(nm, sizeof nm, "unary %d (%g) mode %d", ops[k].op, ops[k].s, mode);
+            gradcheck(nm, 1, in, ew, &p);
+            release_all(1, in);
+        }
+        /* 0-d and zero-size inputs */
+        ct_tensor *z[1] = {leaf_away(0, NULL, ops[k].lo, ops[k].hi, 0, kinks, 3)};
+        gradcheck("unary 0-d", 1, z, ew, &p);
+        release_all(1, z);
+        const int64_t s0[2] = {0, 3};
+        ct_tensor *e[1] = {leaf(2, s0, 0.5, 1, 0)};
+        gradcheck("unary zero-size", 1, e, ew, &p);
+        release_all(1, e);
+    }
+}
+
+TEST(gradcheck_ternary) {
+    const int64_t s23[2] = {2, 3}, s3[1] = {3}, s21[2] = {2, 1};
+    for (int op = WHERE; op <= ADDCDIV; op++) {
+        ew_p p = {op, op == ADDCMUL ? 0.7 : -1.3};
+        ct_tensor *in[3] = {leaf(2, s23, -1, 1, 1), leaf(1, s3, 0.5, 2, 0), NULL};
+        if (op == WHERE) {
+            double c[6] = {1, 0, 1, 0, 0, 1};
+            in[2] = from_vals(CT_BOOL, 2, s23, c);
+        } else {
+            in[2] = leaf(2, s21, 0.5, 2, 0);
+        }
+        gradcheck(op == WHERE ? "where" : op == ADDCMUL ? "addcmul" : "addcdiv", 3, in, ew, &p);
+        release_all(3, in);
+    }
+}
+
+TEST(cast_backward) {
+    const int64_t s[1] = {4};
+    ct_tensor *x = leaf(1, s, -1, 1, 0), *y = NULL, *z = NULL, *l = NULL;
+    CHECK_OK(ct_cast(ctx, x, CT_FLOAT32, &y));
+    CHECK(ct_tensor_requires_grad(y));
+    CHECK_OK(ct_mul_scalar(ctx, y, 3, &z));
+    CHECK_OK(ct_sum(ctx, z, 0, NULL, false, &l));
+    CHECK_OK(ct_backward(ctx, l, NULL, false));
+    ct_tensor *g = ct_tensor_grad(x);
+    CHECK(g && ct_tensor_dtype(g) == CT_FLOAT64);
+    double *v = g ? tu_read(g) : NULL;
+    for (int i = 0; v && i < 4; i++)
+        CHECK(v[i] == 3);
+    free(v);
+    /* integer results never require grad */
+    ct_tensor *xi = NULL;
+    CHECK_OK(ct_cast(ctx, x, CT_INT32, &xi));
+    CHECK(!ct_tensor_requires_grad(xi));
+    ct_tensor *am = NULL, *cmp = NULL;
+    CHECK_OK(ct_argmax(ctx, x, 0, false, &am));
+    CHECK(!ct_tensor_requires_grad(am));
+    CHECK_OK(ct_gt_scalar(ctx, x, 0, &cmp));
+    CHECK(!ct_tensor_requires_grad(cmp));
+    ct_tensor_release(am), ct_tensor_release(cmp);
+    ct_tensor_release(xi), ct_tensor_release(x), ct_tensor_release(y), ct_tensor_release(z);
+    ct_tensor_release(l);
+}
+
+/* ---- reductions, softmax ---- */
+typedef struct {
+    int op, n_dims, dims[3];
+    bool keep;
+} red_p;
+static ct_status red(ct_tensor **in, ct_tensor **out, const void *pp) {
+    const red_p *p = pp;
+    switch (p->op) {
+    case 0: return ct_sum(ctx, in[0], p->n_dims, p->dims, p->keep, out);
+    case 1: return ct_mean(ctx, in[0], p->n_dims, p->dims, p->keep, out);
+    case 2: return ct_amax(ctx, in[0], p->n_dims, p->dims, p->keep, out);
+    case 3: return ct_amin(ctx, in[0], p->n_dims, p->dims, p->keep, out);
+    case 4: return ct_softmax(ctx, in[0], p->dims[0], out);
+    case 5: return ct_log_softmax(ctx, in[0], p->dims[0], out);
+    }
+    return CT_ERR_INVALID_ARG;
+}
+TEST(gradcheck_reductions) {
+    const int64_t s[3] = {2, 3, 4};
+    const red_p ps[] = {{0, 0, {0}, false}, {0, 1, {1}, false},  {0, 2, {0, -1}, true},
+                        {1, 0, {0}, false}, {1, 1, {-1}, true},  {1, 2, {2, 0}, false},
+                        {2, 1, {1}, false}, {2, 0, {0}, false},  {3, 1, {2}, true},
+                        {4, 1, {1}, false}, {4, 1, {-1}, false}, {5, 1, {0}, false},
+                        {5, 1, {2}, false}};
+    for (size_t k = 0; k < sizeof ps / sizeof ps[0]; k++)
+        for (int mode = 0; mode < 3; mode++) {
+            ct_tensor *in[1] = {leaf(3, s, -2, 2, mode)};
+            char nm[64];
+            snprintf(nm, sizeof nm, "reduce %d case %zu mode %d", ps[k].op, k, mode);
+            gradcheck(nm, 1, in, red, &ps[k]);
+            release_all(1, in);
+        }
+    /* 0-d and zero-size */
+    for (int op = 0; op < 6; op++) {
+        red_p p = {op, 0, {0}, false};
+        ct_tensor *z[1] = {leaf(0, NULL, -1, 1, 0)};
+        gradcheck("reduce 0-d", 1, z, red, &p);
+        release_all(1, z);
+        if (op == 2 || op == 3) continue; /* amax of an empty dim is an error */
+        const int64_t s0[2] = {0, 3};
+        red_p p1 = {op, 1, {op >= 4 ? 1 : 0}, false};
+        ct_tensor *e[1] = {leaf(2, s0, -1, 1, 0)};
+        gradcheck("reduce zero-size", 1, e, red, &p1);
+        release_all(1, e);
+    }
+}
+
+TEST(amax_ties_split_evenly) {
+    /* torch: amax's gradient is shared evenly by the tied maxima */
+    const int64_t s[2] = {2, 3};
+    double v[6] = {1, 3, 3, 2, 2, 2};
+    ct_tensor *x = from_vals(CT_FLOAT64, 2, s, v), *m = NULL, *l = NULL, *mn = NULL, *l2 = NULL;
+    CHECK_OK(ct_tensor_set_requires_grad(x, true));
+    int d = 1;
+    CHECK_OK(ct_amax(ctx, x, 1, &d, false, &m));
+    CHECK_OK(ct_sum(ctx, m, 0, NULL, false, &l));
+    CHECK_OK(ct_backward(ctx, l, NULL, false));
+    double *g = grad_vals(x);
+    const double want[6] = {0, 0.5, 0.5, 1.0 / 3, 1.0 / 3, 1.0 / 3};
+    for (int i = 0; i < 6; i++)
+        CHECK_MSG(fabs(g[i] - want[i]) < 1e-15, "amax grad[%d] = %g", i, g[i]);
+    free(g);
+    CHECK_OK(ct_tensor_zero_grad(x));
+    CHECK_OK(ct_amin(ctx, x, 0, NULL, false, &mn)); /* min 1 once */
+    CHECK_OK(ct_mul_scalar(ctx, mn, 2, &l2));
+    CHECK_OK(ct_backward(ctx, l2, NULL, false));
+    g = grad_vals(x);
+    CHECK(g[0] == 2 && g[1] == 0 && g[5] == 0);
+    free(g);
+    ct_tensor_release(x), ct_tensor_release(m), ct_tensor_release(l), ct_tensor_release(mn);
+    ct_tensor_release(l2);
+}
+
+/* ---- matmul, nn ---- */
+static ct_status mm(ct_tensor **in, ct_tensor **out, const void *p) {
+    return *(const int *)p ? ct_bmm(ctx, in[0], in[1], out) : ct_matmul(ctx, in[0], in[1], out);
+}
+TEST(gradcheck_matmul) {
+    const struct {
+        int na;
+        int64_t a[4];
+        int nb;
+        int64_t b[4];
+    } cs[] = {{2, {3, 4}, 2, {4, 2}},       {1, {4}, 2, {4, 2}},
+              {2, {3, 4}, 1, {4}},          {1, {4}, 1, {4}},
+              {3, {2, 3, 4}, 3, {2, 4, 5}}, {3, {2, 3, 4}, 2, {4, 2}},
+              {2, {3, 4}, 3, {2, 4, 2}},    {4, {2, 1, 3, 4}, 3, {2, 4, 2}},
+              {1, {4}, 3, {2, 4, 3}},       {3, {2, 3, 4}, 1, {4}}};
+    int bmm = 0;
+    for (size_t k = 0; k < sizeof cs / sizeof cs[0]; k++)
+        for (int mode = 0; mode < 2; mode++) {
+            ct_tensor *in[2] = {leaf(cs[k].na, cs[k].a, -1, 1, mode),
+                                leaf(cs[k].nb, cs[k].b, -1, 1, mode)};
+            char nm[64];
+            snprintf(nm, sizeof nm, "matmul case %zu mode %d", k, mode);
+            gradcheck(nm, 2, in, mm, &bmm);
+            release_all(2, in);
+        }
+    bmm = 1;
+    const int64_t a[3] = {2, 3, 4}, b[3] = {2, 4, 2};
+    ct_tensor *in[2] = {leaf(3, a, -1, 1, 1), leaf(3, b, -1, 1, 0)};
+    gradcheck("bmm", 2, in, mm, &bmm);
+    release_all(2, in);
+    /* zero-size inner dim: gradients are zero-size / zeros */
+    bmm = 0;
+    const int64_t a0[2] = {3, 0}, b0[2] = {0, 2};
+    ct_tensor *z[2] = {leaf(2, a0, -1, 1, 0), leaf(2, b0, -1, 1, 0)};
+    gradcheck("matmul K = 0", 2, z, mm, &bmm);
+    release_all(2, z);
+}
+
+static ct_status ln(ct_tensor **in, ct_tensor **out, const void *p) {
+    return ct_layer_norm(ctx, in[0], *(const int *)p, in[1], in[2], 1e-5, out);
+}
+static ct_status emb(ct_tensor **in, ct_tensor **out, const void *p) {
+    (void)p;
+    return ct_embedding(ctx, in[0], in[1], out);
+}
+static ct_status lin(ct_tensor **in, ct_tensor **out, const void *p) {
+    (void)p;
+    return ct_linear(ctx, in[0], in[1], in[2], out);
+}
+TEST(gradcheck_nn) {
+    const int64_t x3[3] = {2, 3, 4}, w1[1] = {4}, w2[2] = {3, 4};
+    int nn = 1;
+    ct_tensor *in[3] = {leaf(3, x3, -2, 2, 1), leaf(1, w1, 0.5, 1.5, 0), leaf(1, w1, -1, 1, 0)};
+    gradcheck("layer_norm n=1", 3, in, ln, &nn);
+    release_all(3, in);
+    nn = 2;
+    ct_tensor *in2[3] = {leaf(3, x3, -2, 2, 0), leaf(2, w2, 0.5, 1.5, 1), NULL};
+    gradcheck("layer_norm n=2 no bias", 3, in2, ln, &nn);
+    release_all(3, in2);
+    nn = 3;
+    ct_tensor *in3[3] = {leaf(3, x3, -2, 2, 0), NULL, NULL};
+    gradcheck("layer_norm all dims, no affine", 3, in3, ln, &nn);
+    release_all(3, in3);
+    /* embedding: dense gradient to the weight, repeated indices accumulate */
+    const int64_t ws[2] = {5, 3}, is[2] = {2, 3};
+    double ids[6] = {0, 4, 4, 2, 0, 4};
+    ct_tensor *e[2] = {leaf(2, ws, -1, 1, 0), from_vals(CT_INT64, 2, is, ids)};
+    gradcheck("embedding", 2, e, emb, NULL);
+    release_all(2, e);
+    /* linear with and without bias, batched input */
+    const int64_t xs[3] = {2, 2, 4}, lw[2] = {3, 4}, lb[1] = {3};
+    ct_tensor *l[3] = {leaf(3, xs, -1, 1, 0), leaf(2, lw, -1, 1, 1), leaf(1, lb, -1, 1, 0)};
+    gradcheck("linear", 3, l, lin, NULL);
+    ct_tensor_release(l[2]);
+    l[2] = NULL;
+    gradcheck("linear no bias", 3, l, lin, NULL);
+    release_all(3, l);
+}
+
+typedef struct {
+    int kind;
+    ct_reduction red;
+    double ls;
+} loss_p;
+static ct_status loss(ct_tensor **in, ct_tensor **out, const void *pp) {
+    const loss_p *p = pp;
+    if (p->kind == 0) return ct_mse_loss(ctx, in[0], in[1], p->red, out);
+    if (p->kind == 1) return ct_nll_loss(ctx, in[0], in[1], p->red, out);
+    return ct_cross_entropy(ctx, in[0], in[1], p->red, p->ls, out);
+}
+TEST(gradcheck_losses) {
+    const int64_t s[2] = {4, 5}, n[1] = {4};
+    double t[4] = {0, 4, 2, 2};
+    for (int red = 0; red < 3; red++) {
+        loss_p p = {0, (ct_reduction)red, 0};
+        ct_tensor *m[2] = {leaf(2, s, -1, 1, 1), leaf(2, s, -1, 1, 0)};
+        gradcheck("mse_loss", 2, m, loss, &p);
+        release_all(2, m);
+        for (int kind = 1; kind < 3; kind++)
+            for (int smooth = 0; smooth < (kind == 2 ? 2 : 1); smooth++) {
+                loss_p q = {kind, (ct_reduction)red, smooth ? 0.2 : 0};
+                ct_tensor *c[2] = {leaf(2, s, -2, 2, smooth), from_vals(CT_INT64, 1, n, t)};
+                gradcheck(kind == 1 ? "nll_loss" : "cross_entropy", 2, c, loss, &q);
+                release_all(2, c);
+            }
+    }
+    /* bad targets */
+    ct_tensor *x = leaf(2, s, -1, 1, 0), *out = NULL;
+    double bad[4] = {0, 5, 1, 1};
+    ct_tensor *tb = from_vals(CT_INT64, 1, n, bad), *tf = from_vals(CT_FLOAT64, 1, n, t);
+    CHECK_ST(ct_cross_entropy(ctx, x, tb, CT_REDUCTION_MEAN, 0, &out), CT_ERR_INDEX);
+    CHECK_ST(ct_nll_loss(ctx, x, tf, CT_REDUCTION_MEAN, &out), CT_ERR_DTYPE);
+    CHECK_ST(ct_cross_entropy(ctx, x, tb, CT_REDUCTION_MEAN, 1.5, &out), CT_ERR_INVALID_ARG);
+    CHECK(out == NULL);
+    ct_tensor_release(x), ct_tensor_release(tb), ct_tensor_release(tf);
+}
+
+/* ---- views ---- */
+typedef struct {
+    int kind;
+} view_p;
+static ct_status views(ct_tensor **in, ct_tensor **out, const void *pp) {
+    const view_p *p = pp;
+    const ct_tensor *t = in[0];
+    ct_tensor *v = NULL;
+    ct_status st;
+    const int64_t s64[2] = {6, 4}, s3[3] = {3, 2, 4}, e[4] = {2, 2, 3, 4};
+    const int perm[3] = {2, 0, 1};
+    switch (p->kind) {
+    case 0: st = ct_tensor_view(ctx, t, 2, s64, &v); break;
+    case 1: st = ct_tensor_reshape(ctx, t, 3, s3, &v); break;
+    case 2: st = ct_tensor_permute(ctx, t, perm, &v); break;
+    case 3: st = ct_tensor_transpose(ctx, t, 0, -1, &v); break;
+    case 4: st = ct_tensor_narrow(ctx, t, 1, -2, 2, &v); break;
+    case 5: st = ct_tensor_slice(ctx, t, 2, 1, 100, 2, &v); break;
+    case 6: {
+        ct_tensor *u = NULL;
+        st = ct_tensor_narrow(ctx, t, 1, 1, 1, &u); /* (2, 1, 4) */
+        if (st == CT_OK) st = ct_tensor_expand(ctx, u, 4, e, &v);
+        ct_tensor_release(u);
+        break;
+    }
+    case 7: {
+        ct_tensor *u = NULL;
+        st = ct_tensor_unsqueeze(ctx, t, 1, &u);
+        if (st == CT_OK) st = ct_tensor_squeeze(ctx, u, CT_ALL_DIMS, &v);
+        ct_tensor_release(u);
+        break;
+    }
+    case 8: st = ct_tensor_contiguous(ctx, t, &v); break;
+    case 9: st = ct_tensor_clone(ctx, t, &v); break;
+    default: return CT_ERR_INVALID_ARG;
+    }
+    if (st != CT_OK) return st;
+    /* a non-linear op after the view, so the check sees where each element went */
+    ct_tensor *w = NULL;
+    st = ct_mul(ctx, v, v, &w);
+    ct_tensor_release(v);
+    if (st != CT_OK) return st;
+    st = ct_add(ctx, w, v == NULL ? w : w, out);
+    ct_tensor_release(w);
+    return st;
+}
+TEST(gradcheck_views) {
+    const int64_t s[3] = {2, 3, 4};
+    for (int kind = 0; kind < 10; kind++)
+        for (int mode = 0; mode < 3; mode++) {
+            if (kind == 0 && mode != 0) continue; /* view needs compatible strides */
+            view_p p = {kind};
+            ct_tensor *in[1] = {leaf(3, s, -1, 1, mode)};
+            char nm[64];
+            snprintf(nm, sizeof nm, "view kind %d mode %d", kind, mode);
+            gradcheck(nm, 1, in, views, &p);
+            release_all(1, in);
+        }
+}
+
+/* ---- double backward ---- */
+TEST(gradgradcheck_ops) {
+    const int64_t s[2] = {2, 3}, s3[1] = {3}, ma[2] = {3, 4}, mb[2] = {4, 2};
+    const int ops[] = {MUL, DIV, EXP, LOG, TANH, SIGMOID, GELU, GELU_T, POW, RSQRT, SQRT};
+    for (size_t k = 0; k < sizeof ops / sizeof ops[0]; k++) {
+        ew_p p = {ops[k], 3};
+        ct_tensor *in[2] = {leaf(2, s, 0.5, 1.5, 1), leaf(1, s3, 0.5, 1.5, 0)};
+        char nm[64];
+        snprintf(nm, sizeof nm, "elementwise %d", ops[k]);
+        gradgradcheck(nm, 2, in, 0, ew, &p);
+        if (ops[k] <= DIV) gradgradcheck(nm, 2, in, 1, ew, &p);
+        release_all(2, in);
+    }
+    const int64_t r3[3] = {2, 3, 4};
+    const red_p rp[] = {
+        {0, 1, {1}, false}, {1, 1, {-1}, true}, {4, 1, {1}, false}, {5, 1, {2}, false}};
+    for (size_t k = 0; k < sizeof rp / sizeof rp[0]; k++) {
+        ct_tensor *in[1] = {leaf(3, r3, -1, 1, 0)};
+        gradgradcheck("reduce/softmax", 1, in, 0, red, &rp[k]);
+        release_all(1, in);
+    }
+    int bmm = 0;
+    ct_tensor *m[2] = {leaf(2, ma, -1, 1, 0), leaf(2, mb, -1, 1, 1)};
+    gradgradcheck("matmul a", 2, m, 0, mm, &bmm);
+    gradgradcheck("matmul b", 2, m, 1, mm, &bmm);
+    release_all(2, m);
+    view_p vp = {5};
+    ct_tensor *v[1] = {leaf(3, r3, -1, 1, 0)};
+    gradgradcheck("slice", 1, v, 0, views, &vp);
+    release_all(1, v);
+    int nn = 1;
+    const int64_t w1[1] = {4};
+    ct_tensor *l[3] = {leaf(3, r3, -1, 1, 0), leaf(1, w1, 0.5, 1.5, 0), NULL};
+    gradgradcheck("layer_norm", 3, l, 0, ln, &nn);
+    release_all(3, l);
+}
+
+/* ---- semantics and errors ---- */
+TEST(accumulates_across_backward_calls) {
+    const int64_t s[1] = {3};
+    ct_tensor *x = leaf(1, s, -1, 1, 0), *y = NULL, *l = NULL;
+    CHECK_OK(ct_mul_scalar(ctx, x, 2, &y));
+    CHECK_OK(ct_sum(ctx, y, 0, NULL, false, &l));
+    CHECK(ct_tensor_grad(x) == NULL);
+    CHECK_OK(ct_backward(ctx, l, NULL, true));
+    CHECK_OK(ct_backward(ctx, l, NULL, false));
+    double *g = grad_vals(x);
+    for (int i = 0; i < 3; i++)
+        CHECK(g[i] == 4);
+    free(g);
+    /* mul by a number keeps the number (as torch): a third backward fails; add by a number and
+     * sum keep nothing, so such a graph runs again (as torch) */
+    CHECK_ST(ct_backward(ctx, l, NULL, false), CT_ERR_STATE);
+    ct_tensor *y1 = NULL, *l1 = NULL;
+    CHECK_OK(ct_add_scalar(ctx, x, 1, &y1));
+    CHECK_OK(ct_sum(ctx, y1, 0, NULL, false, &l1));
+    CHECK_OK(ct_backward(ctx, l1, NULL, false));
+    CHECK_OK(ct_backward(ctx, l1, NULL, false));
+    g = grad_vals(x);
+    CHECK(g[0] == 6);
+    free(g);
+    ct_tensor_release(y1), ct_tensor_release(l1);
+    CHECK_OK(ct_tensor_zero_grad(x));
+    CHECK(ct_tensor_grad(x) == NULL);
+    /* explicit grad_root */
+    double gr[3] = {1, 2, 3};
+    ct_tensor *groot = from_vals(CT_FLOAT64, 1, s, gr);
+    ct_tensor_release(y);
+    CHECK_OK(ct_mul_scalar(ctx, x, 2, &y));
+    CHECK_OK(ct_backward(ctx, y, groot, false));
+    g = grad_vals(x);
+    CHECK(g[0] == 2 && g[1] == 4 && g[2] == 6);
+    free(g);
+    /* the .grad is not the caller's grad_root (it was copied) */
+    CHECK(ct_tensor_data_ptr(ct_tensor_grad(x)) != ct_tensor_data_ptr(groot));
+    ct_tensor_release(groot);
+    /* leaves, non-leaves and flags */
+    CHECK(ct_tensor_requires_grad(y));
+    CHECK_ST(ct_tensor_set_requires_grad(y, false), CT_ERR_STATE);
+    CHECK_OK(ct_tensor_set_requires_grad(y, true));
+    ct_tensor *d = NULL;
+    CHECK_OK(ct_tensor_detach(ctx, y, &d));
+    CHECK(!ct_tensor_requires_grad(d));
+    CHECK(ct_tensor_data_ptr(d) == ct_tensor_data_ptr(y));
+    ct_tensor_release(d);
+    ct_tensor_release(x), ct_tensor_release(y), ct_tensor_release(l);
+}
+
+TEST(error_cases) {
+    const int64_t s[2] = {2, 3};
+    ct_tensor *x = leaf(2, s, 0.5, 1, 0), *e = NULL, *l = NULL, *y = NULL;
+    /* backward twice through saved tensors without retain_graph */
+    CHECK_OK(ct_exp(ctx, x, &e));
+    CHECK_OK(ct_sum(ctx, e, 0, NULL, false, &l));
+    CHECK_OK(ct_backward(ctx, l, NULL, false));
+    CHECK_ST(ct_backward(ctx, l, NULL, false), CT_ERR_STATE);
+    CHECK(strstr(ct_ctx_last_error(ctx), "second time") != NULL);
+    ct_tensor_release(e), ct_tensor_release(l);
+    /* an in-place write to a saved tensor */
+    ct_tensor *x2 = NULL;
+    CHECK_OK(ct_mul_scalar(ctx, x, 1, &x2));
+    CHECK_OK(ct_exp(ctx, x2, &e)); /* saves its output */
+    CHECK_OK(ct_sum(ctx, e, 0, NULL, false, &l));
+    ct_tensor *d = NULL;
+    CHECK_OK(ct_tensor_detach(ctx, e, &d));
+    CHECK_OK(ct_add_scalar_(ctx, d, 1)); /* same storage: bumps e's version */
+    CHECK_ST(ct_backward(ctx, l, NULL, false), CT_ERR_STATE);
+    CHECK(strstr(ct_ctx_last_error(ctx), "modified by an inplace operation") != NULL);
+    ct_tensor_release(d), ct_tensor_release(e), ct_tensor_release(l), ct_tensor_release(x2);
+    /* in-place on a leaf that requires grad (grad mode on) */
+    CHECK_ST(ct_add_scalar_(ctx, x, 1), CT_ERR_STATE);
+    CHECK(strstr(ct_ctx_last_error(ctx), "leaf") != NULL);
+    bool prev = ct_set_grad_enabled(ctx, false);
+    CHECK(prev);
+    CHECK_OK(ct_add_scalar_(ctx, x, 1)); /* no_grad: the optimizer's update */
+    CHECK_OK(ct_exp(ctx, x, &y));
+    CHECK(!ct_tensor_requires_grad(y)); /* nothing recorded under no_grad */
+    ct_tensor_release(y);
+    CHECK(!ct_set_grad_enabled(ctx, prev));
+    /* copy_ into a tensor that requires grad is refused; out of one it is allowed (no history,
+     * as for every non-differentiable call), and so are non-differentiable ops on it */
+    ct_tensor *plain = tu_make(ctx, &rng, CT_FLOAT64, 2, s, 0, 0, 1, NULL), *ev = NULL;
+    CHECK_ST(ct_tensor_copy_(ctx, x, plain), CT_ERR_STATE);
+    CHECK_OK(ct_tensor_copy_(ctx, plain, x));
+    CHECK(!ct_tensor_requires_grad(plain));
+    CHECK_ST(ct_add_(ctx, plain, x), CT_ERR_UNSUPPORTED); /* would need history */
+    ct_tensor *sq = NULL, *sym = NULL, *xt = NULL;
+    CHECK_OK(ct_tensor_transpose(ctx, x, 0, 1, &xt));
+    CHECK_OK(ct_matmul(ctx, x, xt, &sq));
+    CHECK_OK(ct_add(ctx, sq, sq, &sym));
+    CHECK_OK(ct_linalg_eigvalsh(ctx, sym, 'L', &ev));
+    CHECK(!ct_tensor_requires_grad(ev));
+    ct_tensor_release(plain), ct_tensor_release(ev), ct_tensor_release(sq);
+    ct_tensor_release(sym), ct_tensor_release(xt);
+    /* implicit grad of a non-scalar, a root that does not require grad */
+    CHECK_OK(ct_exp(ctx, x, &y));
+    CHECK_ST(ct_backward(ctx, y, NULL, false), CT_ERR_SHAPE);
+    ct_tensor *c = tu_make(ctx, &rng, CT_FLOAT64, 2, s, 0, 0, 1, NULL);
+    CHECK_ST(ct_backward(ctx, c, NULL, false), CT_ERR_STATE);
+    const int64_t s3[1] = {3};
+    ct_tensor *wrong = tu_make(ctx, &rng, CT_FLOAT64, 1, s3, 0, 0, 1, NULL);
+    CHECK_ST(ct_backward(ctx, y, wrong, false), CT_ERR_SHAPE);
+    /* requires_grad on an integer tensor */
+    double iv[3] = {1, 2, 3};
+    ct_tensor *it = from_vals(CT_INT64, 1, s3, iv);
+    CHECK_ST(ct_tensor_set_requires_grad(it, true), CT_ERR_DTYPE);
+    CHECK_OK(ct_tensor_set_requires_grad(it, false));
+    /* autograd_grad: an input that the output does not depend on */
+    const int64_t s1[1] = {1};
+    ct_tensor *u = leaf(1, s1, 0, 1, 0), *gr[1] = {NULL}, *ly = NULL;
+    CHECK_OK(ct_sum(ctx, y, 0, NULL, false, &ly));
+    const ct_tensor *outs[1] = {ly}, *ins[1] = {u};
+    CHECK_ST(ct_autograd_grad(ctx, 1, outs, NULL, 1, ins, false, false, gr), CT_ERR_STATE);
+    CHECK(gr[0] == NULL);
+    /* autograd_grad leaves .grad alone */
+    const ct_tensor *ins2[1] = {x};
+    CHECK_OK(ct_tensor_zero_grad(x));
+    CHECK_OK(ct_autograd_grad(ctx, 1, outs, NULL, 1, ins2, false, false, gr));
+    CHECK(gr[0] != NULL && ct_tensor_grad(x) == NULL);
+    ct_tensor_release(gr[0]);
+    CHECK_ST(ct_backward(NULL, ly, NULL, false), CT_ERR_INVALID_ARG);
+    CHECK_ST(ct_backward(ctx, NULL, NULL, false), CT_ERR_INVALID_ARG);
+    ct_tensor_release(u), ct_tensor_release(ly), ct_tensor_release(it), ct_tensor_release(wrong);
+    ct_tensor_release(c), ct_tensor_release(y), ct_tensor_release(x);
+}
+
+TEST(views_share_history) {
+    /* y = x.t(); z = y[0] * 3: grad flows back through both views */
+    const int64_t s[2] = {2, 3};
+    ct_tensor *x = leaf(2, s, -1, 1, 0), *y = NULL, *r = NULL, *z = NULL, *l = NULL;
+    CHECK_OK(ct_tensor_transpose(ctx, x, 0, 1, &y));
+    CHECK(ct_tensor_requires_grad(y));
+    CHECK_ST(ct_tensor_set_requires_grad(y, false), CT_ERR_STATE);
+    CHECK_OK(ct_tensor_narrow(ctx, y, 0, 0, 1, &r));
+    CHECK_OK(ct_mul_scalar(ctx, r, 3, &z));
+    CHECK_OK(ct_sum(ctx, z, 0, NULL, false, &l));
+    CHECK_OK(ct_backward(ctx, l, NULL, false));
+    double *g = grad_vals(x);
+    const double want[6] = {3, 0, 0, 3, 0, 0};
+    for (int i = 0; i < 6; i++)
+        CHECK(g[i] == want[i]);
+    free(g);
+    /* contiguous of a contiguous tensor is the tensor itself: still the same leaf */
+    ct_tensor *c = NULL;
+    CHECK_OK(ct_tensor_contiguous(ctx, x, &c));
+    CHECK(c == x);
+    CHECK_OK(ct_tensor_set_requires_grad(c, false)); /* still a leaf */
+    ct_tensor_release(c);
+    ct_tensor_release(x), ct_tensor_release(y), ct_tensor_release(r), ct_tensor_release(z);
+    ct_tensor_release(l);
+}
+
+TEST(optimizer_steps_on_leaves_that_require_grad) {
+    /* ct_optim_step runs under no_grad (as torch's optimizers): both implementations update
+     * requires-grad parameters in place, and the update bumps their version counter */
+    for (int impl = 0; impl < 2; impl++) {
+        const int64_t s[1] = {4};
+        double v[4] = {1, -2, 3, 0.5};
+        ct_tensor *w = from_vals(CT_FLOAT32, 1, s, v), *sq = NULL, *l = NULL, *e = NULL, *l2 = NULL;
+        CHECK_OK(ct_tensor_set_requires_grad(w, true));
+        CHECK_OK(ct_mul(ctx, w, w, &sq));
+        CHECK_OK(ct_sum(ctx, sq, 0, NULL, false, &l));
+        CHECK_OK(ct_backward(ctx, l, NULL, false));
+        ct_optim_options o = ct_optim_options_default(CT_OPTIM_SGD);
+        o.impl = impl ? CT_OPTIM_IMPL_FOREACH : CT_OPTIM_IMPL_FUSED;
+        o.lr = 0.25;
+        ct_optim *opt = NULL;
+        CHECK_OK(ct_optim_create(ctx, &o, 1, &w, &opt));
+        CHECK_OK(ct_exp(ctx, w, &e)); /* saves its output, not w */
+        CHECK_OK(ct_sum(ctx, e, 0, NULL, false, &l2));
+        ct_tensor *g[1] = {ct_tensor_grad(w)};
+        CHECK_OK(ct_optim_step(opt, g)); /* w -= 0.25 * 2 w */
+        CHECK(ct_tensor_requires_grad(w) && ct_tensor_grad(w) != NULL);
+        double *nv = tu_read(w);
+        CHECK(nv[0] == 0.5 && nv[1] == -1);
+        free(nv);
+        ct_tensor_release(sq), ct_tensor_release(l);
+        CHECK_OK(ct_mul(ctx, w, w, &sq)); /* saves w at its new version */
+        CHECK_OK(ct_sum(ctx, sq, 0, NULL, false, &l));
+        CHECK_OK(ct_optim_step(opt, g));
+        CHECK_ST(ct_backward(ctx, l, NULL, false), CT_ERR_STATE); /* w changed since */
+        CHECK_OK(ct_backward(ctx, l2, NULL, false));              /* exp did not save w */
+        ct_optim_free(opt);
+        ct_tensor_release(w), ct_tensor_release(sq), ct_tensor_release(l), ct_tensor_release(e);
+        ct_tensor_release(l2);
+    }
+}
+
+/* ---- OOM injection over forward + backward ---- */
+static ct_status model_step(ct_ctx *c, bool *ok) {
+    const int64_t xs[2] = {4, 5}, ws[2] = {3, 5}, bs[1] = {3};
+    double xv[20], wv[15], bv[3] = {0.1, -0.2, 0.3}, tv[4] = {0, 2, 1, 1};
+    for (int i = 0; i < 20; i++)
+        xv[i] = sin(i * 0.7);
+    for (int i = 0; i < 15; i++)
+        wv[i] = cos(i * 1.3) * 0.5;
+    ct_tensor *x = NULL, *w = NULL, *b = NULL, *t = NULL, *h = NULL, *a = NULL, *l = NULL;
+    const int64_t ts[1] = {4};
+    int64_t ti[4];
+    for (int i = 0; i < 4; i++)
+        ti[i] = (int64_t)tv[i];
+    ct_status st = ct_tensor_from_host(c, xv, CT_FLOAT64, 2, xs, &x);
+    if (st == CT_OK) st = ct_tensor_from_host(c, wv, CT_FLOAT64, 2, ws, &w);
+    if (st == CT_OK) st = ct_tensor_from_host(c, bv, CT_FLOAT64, 1, bs, &b);
+    if (st == CT_OK) st = ct_tensor_from_host(c, ti, CT_INT64, 1, ts, &t);
+    if (st == CT_OK) st = ct_tensor_set_requires_grad(w, true);
+    if (st == CT_OK) st = ct_tensor_set_requires_grad(b, true);
+    if (st == CT_OK) st = ct_linear(c, x, w, b, &h);
+    if (st == CT_OK) st = ct_gelu(c, h, CT_GELU_TANH, &a);
+    if (st == CT_OK) st = ct_cross_entropy(c, a, t, CT_REDUCTION_MEAN, 0.1, &l);
+    if (st == CT_OK) st = ct_backward(c, l, NULL, false);
+    *ok = st == CT_OK && ct_tensor_grad(w) && ct_tensor_grad(b);
+    ct_tensor_release(x), ct_tensor_release(w), ct_tensor_release(b), ct_tensor_release(t);
+    ct_tensor_release(h), ct_tensor_release(a), ct_tensor_release(l);
+    return st;
+}
+TEST(oom_injection_leaks_nothing) {
+    int failures = 0;
+    bool covered = false;
+    for (long n = 0; n < 4000 && !covered; n++) {
+        tu_fault fs = {0, n, 0, false};
+        ct_ctx_options o = {
+            .size = sizeof o, .allocator = {tu_fault_alloc, tu_fault_free, &fs}, .no_cache = true};
+        ct_ctx *c = NULL;
+        if (ct_ctx_create(&o, &c) != CT_OK) {
+            CHECK(fs.live == 0);
+            continue;
+        }
+        bool ok = false;
+        ct_status st = model_step(c, &ok);
+        CHECK_MSG(st == CT_OK || st == CT_ERR_OOM, "fail_at %ld: status %d (%s)", n, (int)st,
+                  ct_ctx_last_error(c));
+        CHECK_MSG(ct_ctx_live_tensors(c) == 0, "fail_at %ld: %lld tensors alive", n,
+                  (long long)ct_ctx_live_tensors(c));
+        ct_ctx_free(c);
+        CHECK_MSG(fs.live == 0, "fail_at %ld: %ld blocks leaked", n, fs.live);
+        if (st == CT_ERR_OOM) failures++;
+        covered = st == CT_OK && fs.calls <= n; /* the run no longer reaches allocation n */
+    }
+    CHECK(covered); /* every allocation of forward + backward was made to fail once */
+    CHECK(failures > 20);
+}
+
+/* ---- PyTorch reference gradients ---- */
+#include "data/autograd_torch_ref.h"
+
+TEST(matches_torch_reference) {
+    /* model 1: MLP 6-8-4 with tanh, cross entropy with label smoothing 0.1 */
+    const int64_t xs[2] = {REF1_N, REF1_IN}, w1s[2] = {REF1_H, REF1_IN}, b1s[1] = {REF1_H},
+                  w2s[2] = {REF1_OUT, REF1_H}, b2s[1] = {REF1_OUT}, ts[1] = {REF1_N};
+    ct_tensor *x = from_vals(CT_FLOAT64, 2, xs, ref1_x);
+    ct_tensor *w1 = from_vals(CT_FLOAT64, 2, w1s, ref1_w1),
+              *b1 = from_vals(CT_FLOAT64, 1, b1s, ref1_b1);
+    ct_tensor *w2 = from_vals(CT_FLOAT64, 2, w2s, ref1_w2),
+              *b2 = from_vals(CT_FLOAT64, 1, b2s, ref1_b2);
+    ct_tensor *t = from_vals(CT_INT64, 1, ts, ref1_t);
+    ct_tensor *params[4] = {w1, b1, w2, b2};
+    for (int i = 0; i < 4; i++)
+        CHECK_OK(ct_tensor_set_requires_grad(params[i], true));
+    CHECK_OK(ct_tensor_set_requires_grad(x, true));
+    ct_tensor *h = NULL, *a = NULL, *o = NULL, *l = NULL;
+    CHECK_OK(ct_linear(ctx, x, w1, b1, &h));
+    CHECK_OK(ct_tanh(ctx, h, &a));
+    CHECK_OK(ct_linear(ctx, a, w2, b2, &o));
+    CHECK_OK(ct_cross_entropy(ctx, o, t, CT_REDUCTION_MEAN, 0.1, &l));
+    CHECK(fabs(item(l) - ref1_loss) < 1e-10);
+    CHECK_OK(ct_backward(ctx, l, NULL, false));
+    const double *want[5] = {ref1_gw1, ref1_gb1, ref1_gw2, ref1_gb2, ref1_gx};
+    ct_tensor *have[5] = {w1, b1, w2, b2, x};
+    for (int i = 0; i < 5; i++) {
+        double *g = grad_vals(have[i]);
+        for (int64_t j = 0; j < ct_tensor_numel(have[i]); j++)
+            CHECK_MSG(fabs(g[j] - want[i][j]) <= 1e-5, "model 1 grad %d[%lld]: %.9g vs torch %.9g",
+                      i, (long long)j, g[j], want[i][j]);
+        free(g);
+    }
+    ct_tensor_release(h), ct_tensor_release(a), ct_tensor_release(o), ct_tensor_release(l);
+    ct_tensor_release(x), ct_tensor_release(t);
+    for (int i = 0; i < 4; i++)
+        ct_tensor_release(params[i]);
+
+    /* model 2: layer_norm -> softmax attention-like block, mse loss, embedding input */
+    const int64_t es[2] = {REF2_V, REF2_D}, is[1] = {REF2_N}, ls[1] = {REF2_D},
+                  ys[2] = {REF2_N, REF2_D};
+    ct_tensor *E = from_vals(CT_FLOAT64, 2, es, ref2_emb),
+              *ids = from_vals(CT_INT64, 1, is, ref2_ids);
+    ct_tensor *lw = from_vals(CT_FLOAT64, 1, ls, ref2_lnw),
+              *lb = from_vals(CT_FLOAT64, 1, ls, ref2_lnb);
+    ct_tensor *y = from_vals(CT_FLOAT64, 2, ys, ref2_y);
+    ct_tensor *p2[3] = {E, lw, lb};
+    for (int i = 0; i < 3; i++)
+        CHECK_OK(ct_tensor_set_requires_grad(p2[i], true));
+    ct_tensor *e = NULL, *n = NULL, *nt = NULL, *sc = NULL, *sm = NULL, *at = NULL, *g = NULL,
+              *l2 = NULL;
+    CHECK_OK(ct_embedding(ctx, E, ids, &e));
+    CHECK_OK(ct_layer_norm(ctx, e, 1, lw, lb, 1e-5, &n));
+    CHECK_OK(ct_tensor_transpose(ctx, n, 0, 1, &nt));
+    CHECK_OK(ct_matmul(ctx, n, nt, &sc));
+    CHECK_OK(ct_softmax(ctx, sc, -1, &sm));
+    CHECK_OK(ct_matmul(ctx, sm, n, &at));
+    CHECK_OK(ct_gelu(ctx, at, CT_GELU_ERF, &g));
+    CHECK_OK(ct_mse_loss(ctx, g, y, CT_REDUCTION_SUM, &l2));
+    CHECK(fabs(item(l2) - ref2_loss) < 1e-9);
+    CHECK_OK(ct_backward(ctx, l2, NULL, false));
+    const double *want2[3] = {ref2_gemb, ref2_glnw, ref2_glnb};
+    for (int i = 0; i < 3; i++) {
+        double *gv = grad_vals(p2[i]);
+        for (int64_t j = 0; j < ct_tensor_numel(p2[i]); j++)
+            CHECK_MSG(fabs(gv[j] - want2[i][j]) <= 1e-5, "model 2 grad %d[%lld]: %.9g vs %.9g", i,
+                      (long long)j, gv[j], want2[i][j]);
+        free(gv);
+    }
+    ct_tensor *rel[] = {E, ids, lw, lb, y, e, n, nt, sc, sm, at, g, l2};
+    release_all((int)(sizeof rel / sizeof rel[0]), rel);
+}
+
+/* ---- a captured training step ---- */
+#define TS_N 8
+#define TS_IN 6
+#define TS_H 10
+#define TS_OUT 3
+typedef struct {
+    ct_tensor *x, *t, *w1, *b1, *w2, *b2;
+} ts_model;
+static void ts_init(ts_model *m, unsigned long long seed) {
+    unsigned long long r = seed;
+    const int64_t xs[2] = {TS_N, TS_IN}, ts[2] = {TS_N, TS_OUT}, w1s[2] = {TS_H, TS_IN},
+                  b1s[1] = {TS_H}, w2s[2] = {TS_OUT, TS_H}, b2s[1] = {TS_OUT};
+    m->x = tu_make(ctx, &r, CT_FLOAT32, 2, xs, 0, -1, 1, NULL);
+    m->t = tu_make(ctx, &r, CT_FLOAT32, 2, ts, 0, -1, 1, NULL);
+    m->w1 = tu_make(ctx, &r, CT_FLOAT32, 2, w1s, 0, -0.5, 0.5, NULL);
+    m->b1 = tu_make(ctx, &r, CT_FLOAT32, 1, b1s, 0, -0.1, 0.1, NULL);
+    m->w2 = tu_make(ctx, &r, CT_FLOAT32, 2, w2s, 0, -0.5, 0.5, NULL);
+    m->b2 = tu_make(ctx, &r, CT_FLOAT32, 1, b2s, 0, -0.1, 0.1, NULL);
+    ct_tensor *p[4] = {m->w1, m->b1, m->w2, m->b2};
+    for (int i = 0; i < 4; i++)
+        CHECK_OK(ct_tensor_set_requires_grad(p[i], true));
+}
+static void ts_free(ts_model *m) {
+    ct_tensor *p[6] = {m->x, m->t, m->w1, m->b1, m->w2, m->b2};
+    release_all(6, p);
+}
+/* forward, loss, backward, SGD (p -= 0.05 * grad, written with ops under no_grad) */
+static ct_status ts_step(ts_model *m) {
+    ct_tensor *p[4] = {m->w1, m->b1, m->w2, m->b2};
+    for (int i = 0; i < 4; i++)
+        ct_tensor_zero_grad(p[i]);
+    ct_tensor *h = NULL, *a = NULL, *o = NULL, *l = NULL;
+    ct_status st = ct_linear(ctx, m->x, m->w1, m->b1, &h);
+    if (st == CT_OK) st = ct_relu(ctx, h, &a);
+    if (st == CT_OK) st = ct_linear(ctx, a, m->w2, m->b2, &o);
+    if (st == CT_OK) st = ct_mse_loss(ctx, o, m->t, CT_REDUCTION_MEAN, &l);
+    if (st == CT_OK) st = ct_backward(ctx, l, NULL, false);
+    bool prev = ct_set_grad_enabled(ctx, false);
+    for (int i = 0; i < 4 && st == CT_OK; i++) {
+        ct_tensor *u = NULL;
+        st = ct_mul_scalar(ctx, ct_tensor_grad(p[i]), 0.05, &u);
+        if (st == CT_OK) st = ct_sub_(ctx, p[i], u);
+        ct_tensor_release(u);
+    }
+    ct_set_grad_enabled(ctx, prev);
+    ct_tensor_release(h), ct_tensor_release(a), ct_tensor_release(o), ct_tensor_release(l);
+    return st;
+}
+TEST(captured_training_step_equals_eager) {
+    ts_model e, c;
+    ts_init(&e, 5);
+    ts_init(&c, 5);
+    for (int i = 0; i < 100; i++)
+        CHECK_OK(ts_step(&e));
+    ct_graph *g = NULL;
+    ct_device cpu = {CT_DEVICE_CPU, 0};
+    CHECK_OK(ct_graph_create(ctx, cpu, NULL, &g));
+    CHECK_OK(ct_graph_capture_begin(g, NULL));
+    CHECK_OK(ts_step(&c)); /* recorded, not run */
+    CHECK_OK(ct_graph_capture_end(g));
+    CHECK(ct_graph_num_nodes(g) > 20);
+    CHECK_OK(ct_graph_instantiate(g));
+    for (int i = 0; i < 100; i++)
+        CHECK_OK(ct_graph_replay(g));
+    ct_tensor *pe[4] = {e.w1, e.b1, e.w2, e.b2}, *pc[4] = {c.w1, c.b1, c.w2, c.b2};
+    for (int i = 0; i < 4; i++) {
+        size_t nb = (size_t)ct_tensor_numel(pe[i]) * 4;
+        float *a = malloc(nb), *b = malloc(nb);
+        CHECK_OK(ct_tensor_to_host(pe[i], a, nb));
+        CHECK_OK(ct_tensor_to_host(pc[i], b, nb));
+        CHECK_MSG(memcmp(a, b, nb) == 0, "parameter %d differs after 100 steps", i);
+        free(a), free(b);
+    }
+    ts_free(&c); /* drops the .grad tensors living in the graph's pool */
+    ct_graph_free(g);
+    ts_free(&e);
+}
+
+int main(void) {
+    ctx = tu_ctx_or_skip();
+    RUN(gradcheck_binary_broadcast);
+    RUN(gradcheck_unary_and_scalar);
+    RUN(gradcheck_ternary);
+    RUN(cast_backward);
+    RUN(gradcheck_reductions);
+    RUN(amax_ties_split_evenly);
+    RUN(gradcheck_matmul);
+    RUN(gradcheck_nn);
+    RUN(gradcheck_losses);
+    RUN(gradcheck_views);
+    RUN(gradgradcheck_ops);
+    RUN(accumulates_across_backward_calls);
+    RUN(error_cases);
+    RUN(views_share_history);
+    RUN(optimizer_steps_on_leaves_that_require_grad);
+    RUN(oom_injection_leaks_nothing);
+    RUN(matches_torch_reference);
+    RUN(captured_training_step_equals_eager);
+    CHECK(ct_ctx_live_tensors(ctx) == 0);
+    printf("live tensors at exit: %lld\n", (long long)ct_ctx_live_tensors(ctx));
+    ct_ctx_free(ctx);
+    return ct_test_end();
+}
