@@ -10,7 +10,8 @@ foreach(args "--help" "--version" "info" "eigh --help" "demo --help"
 endforeach()
 foreach(args "no-such-command" "eigh --dtype i32" "eigh --n 0" "eigh --bogus" "eigh --n 3x"
              "eigh --batch 1e3" "eigh --n abc" "eigh --n" "eigh --batch=" "eigh --n 99999999999999999999"
-             "train-demo --epochs 0" "train-demo --epochs" "train-demo --bogus")
+             "train-demo --epochs 0" "train-demo --epochs" "train-demo --bogus"
+             "train-demo --optim lbfgs" "train-demo --optim" "train-demo --captured --foreach --optim adam")
   separate_arguments(argv UNIX_COMMAND "${args}")
   execute_process(COMMAND ${CLI} ${argv} RESULT_VARIABLE rc OUTPUT_QUIET ERROR_QUIET)
   if(NOT rc EQUAL 2)
@@ -49,8 +50,31 @@ execute_process(COMMAND ${CLI} train-demo --data /nonexistent/digits.bin RESULT_
 if(NOT rc EQUAL 1 OR NOT err MATCHES "cannot read")
   message(FATAL_ERROR "ctorch train-demo --data /nonexistent: rc=${rc} ${err}")
 endif()
-execute_process(COMMAND ${CLI} train-demo --epochs 5 RESULT_VARIABLE rc OUTPUT_VARIABLE out
+execute_process(COMMAND ${CLI} train-demo --epochs 5 --captured RESULT_VARIABLE rc OUTPUT_VARIABLE out
   ERROR_VARIABLE err)
 if(NOT rc EQUAL 0 OR NOT out MATCHES "captured one training step" OR NOT out MATCHES "test accuracy")
   message(FATAL_ERROR "ctorch train-demo --epochs 5: rc=${rc} ${out}${err}")
 endif()
+# Every optimizer: 30 epochs reach >= 95% held-out accuracy (the last line's format is fixed), and
+# the per-epoch losses are the same bits for fused eager, foreach eager and fused captured (the
+# captured step replays forward, backward and the fused optimizer; "seconds" differs, so the last
+# line is compared without it).
+foreach(opt sgd adam adamw adagrad)
+  set(ref "")
+  foreach(mode "--fused" "--foreach" "--captured")
+    execute_process(COMMAND ${CLI} train-demo --optim ${opt} ${mode} RESULT_VARIABLE rc
+      OUTPUT_VARIABLE out ERROR_VARIABLE err)
+    if(NOT rc EQUAL 0)
+      message(FATAL_ERROR "train-demo --optim ${opt} ${mode}: rc=${rc} ${err}")
+    endif()
+    if(NOT out MATCHES "train digits epochs=30 test_accuracy=(0\\.9[5-9][0-9]*|1\\.0+) seconds=[0-9.]+\n$")
+      message(FATAL_ERROR "train-demo --optim ${opt} ${mode}: below 95% or bad last line:\n${out}")
+    endif()
+    string(REGEX MATCHALL "epoch +[0-9]+ +mean loss [^\n]*" losses "${out}")
+    if(ref STREQUAL "")
+      set(ref "${losses}")
+    elseif(NOT losses STREQUAL ref)
+      message(FATAL_ERROR "train-demo --optim ${opt} ${mode}: losses differ from --fused eager:\n${losses}\nvs\n${ref}")
+    endif()
+  endforeach()
+endforeach()
