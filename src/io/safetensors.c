@@ -762,7 +762,7 @@ ct_status ct_safetensors_save(ct_ctx *ctx, const char *path, int n, const char *
         if (tensors[i]->ctx != ctx)
             return ct__set_error(ctx, CT_ERR_INVALID_ARG,
                                  "safetensors_save: tensors[%d] belongs to another context", i);
-        if (!names[i][0] || strcmp(names[i], "__metadata__") == 0)
+        if (strcmp(names[i], "__metadata__") == 0) /* the one reserved key; "" is a valid name */
             return ct__set_error(ctx, CT_ERR_INVALID_ARG,
                                  "safetensors_save: names[%d] \"%s\" is not a valid tensor name", i,
                                  names[i]);
