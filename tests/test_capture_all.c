@@ -475,6 +475,12 @@ static const struct {
     {"ct_optim_options_default", "options constructor"},
     {"ct_optim_create", "lifetime (its zero state comes from ct_tensor_full, listed above)"},
     {"ct_optim_free", "lifetime"},
+    {"ct_tensor_from_blob", "wraps caller memory (no data moves)"},
+    {"ct_tensor_print", "host read (refused during capture)"},
+    {"ct_tensor_to_string", "host read (refused during capture)"},
+    {"ct_npy_load", "host file read (refused during capture, as host uploads)"},
+    {"ct_npy_load_buffer", "host byte import (refused during capture, as host uploads)"},
+    {"ct_npy_save", "host read and file write (refused during capture)"},
 };
 
 static void release_outs(void) {

@@ -10,4 +10,5 @@
 #include "ctorch/mx.h"
 #include "ctorch/graph.h"
 #include "ctorch/optim.h"
+#include "ctorch/io.h"
 #endif

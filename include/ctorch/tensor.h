@@ -39,6 +39,14 @@ typedef struct ct_tensor ct_tensor;
 /* New contiguous tensor with a copy of `data` (numel * itemsize bytes, C order). */
 CT_API ct_status ct_tensor_from_host(ct_ctx *ctx, const void *data, ct_dtype dtype, int ndim,
                                      const int64_t *shape, ct_tensor **out);
+/* Wrap memory the caller owns, no copy (as torch.from_blob): `data` is the first element, strides
+ * in elements (NULL: contiguous; negative and zero strides allowed). deleter(data, user) runs once
+ * when the last tensor or view sharing it is released (deleter may be NULL); on failure it is not
+ * called and the caller keeps the memory. CPU only; data aligned to the element size. */
+CT_API ct_status ct_tensor_from_blob(ct_ctx *ctx, void *data, ct_dtype dtype, int ndim,
+                                     const int64_t *shape, const int64_t *strides,
+                                     void (*deleter)(void *data, void *user), void *user,
+                                     ct_tensor **out);
 /* New uninitialised contiguous tensor. */
 CT_API ct_status ct_tensor_empty(ct_ctx *ctx, ct_dtype dtype, int ndim, const int64_t *shape,
                                  ct_tensor **out);

@@ -143,6 +143,10 @@ ct_status ct__tensor_new(ct_ctx *ctx, ct_device dev, ct_dtype dt, int ndim, cons
     s->data_separate = !cpu;
     s->pool = NULL;
     s->pool_unref = NULL;
+    s->blob = false;
+    s->blob_ptr = NULL;
+    s->deleter = NULL;
+    s->deleter_user = NULL;
     if (cpu) {
         s->data = block + CT__HDR_BYTES;
     } else {
@@ -204,7 +208,9 @@ static void ct__storage_release(ct__storage *s) {
         s->pool_unref(s->pool);
         return;
     }
-    if (s->data_separate && s->data) {
+    if (s->blob) { /* ct_tensor_from_blob: hand the caller's memory back, once */
+        if (s->deleter) s->deleter(s->blob_ptr, s->deleter_user);
+    } else if (s->data_separate && s->data) {
         ct__backend_slot *b = &ctx->backends[s->slot];
         b->vt.free(b->vt.state, s->data);
     }
@@ -366,6 +372,90 @@ ct_status ct_tensor_from_host(ct_ctx *ctx, const void *data, ct_dtype dtype, int
         return ct__set_error(ctx, CT_ERR_INVALID_ARG, "from_host: data is NULL");
     }
     if (nbytes) memcpy(t->storage->data, data, nbytes);
+    *out = t;
+    return CT_OK;
+}
+
+ct_status ct_tensor_from_blob(ct_ctx *ctx, void *data, ct_dtype dtype, int ndim,
+                              const int64_t *shape, const int64_t *strides,
+                              void (*deleter)(void *data, void *user), void *user,
+                              ct_tensor **out) {
+    if (!ctx) return CT_ERR_INVALID_ARG;
+    if (!out) return ct__set_error(ctx, CT_ERR_INVALID_ARG, "from_blob: out is NULL");
+    *out = NULL;
+    int64_t numel;
+    ct_status st = ct__check_shape(ctx, "from_blob", ndim, shape, dtype, &numel);
+    if (st != CT_OK) return st;
+    if (!ct__is_compute_dtype(dtype))
+        return ct__set_error(ctx, CT_ERR_DTYPE,
+                             "from_blob: dtype %s is a storage format; wrap it as uint8",
+                             ct_dtype_name(dtype));
+    size_t isz = ct__itemsize(dtype);
+    if (numel > 0 && !data)
+        return ct__set_error(ctx, CT_ERR_INVALID_ARG, "from_blob: data is NULL for %lld elements",
+                             (long long)numel);
+    if ((uintptr_t)data % isz != 0)
+        return ct__set_error(ctx, CT_ERR_INVALID_ARG,
+                             "from_blob: data %p is not aligned to the %zu-byte elements of %s",
+                             data, isz, ct_dtype_name(dtype));
+    int64_t str[CT_MAX_DIMS];
+    ct__contig_strides(ndim, shape, str);
+    /* element range [lo, hi] the view addresses, relative to data (overflow-checked) */
+    int64_t lo = 0, hi = 0;
+    if (strides) {
+        for (int i = 0; i < ndim; i++) {
+            str[i] = strides[i];
+            if (shape[i] <= 1 || numel == 0) continue;
+            int64_t span;
+            if (!ct__checked_mul(strides[i], shape[i] - 1, &span) ||
+                !ct__checked_add(span < 0 ? lo : hi, span, span < 0 ? &lo : &hi))
+                return ct__set_error(ctx, CT_ERR_OVERFLOW,
+                                     "from_blob: stride %lld at dim %d with size %lld overflows",
+                                     (long long)strides[i], i, (long long)shape[i]);
+        }
+    } else if (numel > 0) {
+        hi = numel - 1;
+    }
+    int64_t nel = 0, nbytes = 0;
+    if (numel > 0 &&
+        (lo < -(INT64_MAX / 16) || !ct__checked_add(hi, -lo, &nel) ||
+         !ct__checked_add(nel, 1, &nel) || !ct__checked_mul(nel, (int64_t)isz, &nbytes)))
+        return ct__set_error(ctx, CT_ERR_OVERFLOW, "from_blob: the strides span too many bytes");
+    char *block = ct__alloc(ctx, CT__HDR_BYTES, 64);
+    if (!block) return ct__set_error(ctx, CT_ERR_OOM, "out of memory allocating a tensor header");
+    struct ct_tensor *t = (struct ct_tensor *)block;
+    ct__storage *s = (ct__storage *)(block + sizeof(struct ct_tensor));
+    if (ctx->debug) {
+        t = ct__alloc(ctx, sizeof *t, 16);
+        if (!t) {
+            ct__free(ctx, block);
+            return ct__set_error(ctx, CT_ERR_OOM, "out of memory allocating a tensor header");
+        }
+    }
+    memset(s, 0, sizeof *s);
+    s->refcount = 1;
+    s->ctx = ctx;
+    s->slot = 0;
+    s->device = (ct_device){CT_DEVICE_CPU, 0};
+    s->data = (char *)data + lo * (int64_t)isz; /* lowest addressed element */
+    s->nbytes = (size_t)nbytes;
+    s->block = block;
+    s->blob = true;
+    s->blob_ptr = data;
+    s->deleter = deleter;
+    s->deleter_user = user;
+    t->refcount = 1;
+    t->ctx = ctx;
+    t->storage = s;
+    t->dtype = dtype;
+    t->ndim = ndim;
+    t->embedded = (void *)t == (void *)block;
+    ct__live_link(ctx, t);
+    t->offset = -lo;
+    for (int i = 0; i < ndim; i++) {
+        t->shape[i] = shape[i];
+        t->strides[i] = str[i];
+    }
     *out = t;
     return CT_OK;
 }
