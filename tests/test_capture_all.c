@@ -288,6 +288,37 @@ static ct_status op_mx_quantize(void) {
 static ct_status op_mx_dequantize(void) { return ct_mx_dequantize(ctx, Wq, CT_FLOAT32, &OUT); }
 static ct_status op_mx_dequantize_into(void) { return ct_mx_dequantize_into(ctx, Wq, Q8); }
 static ct_status op_mx_linear(void) { return ct_mx_linear(ctx, A, Wq, NULL, &OUT); }
+static ct_status op_tensor_ones(void) { return ct_tensor_ones(ctx, CT_FLOAT32, 2, SH, &OUT); }
+static ct_status op_tensor_eye(void) { return ct_tensor_eye(ctx, CT_FLOAT32, 3, 4, &OUT); }
+static ct_status op_tensor_linspace(void) {
+    return ct_tensor_linspace(ctx, CT_FLOAT32, 0, 1, 7, &OUT);
+}
+static ct_status op_zeros_like(void) { return ct_zeros_like(ctx, A, &OUT); }
+static ct_status op_ones_like(void) { return ct_ones_like(ctx, A, &OUT); }
+static ct_status op_full_like(void) { return ct_full_like(ctx, A, 2.0, &OUT); }
+static ct_status op_tril(void) { return ct_tril(ctx, A, 1, &OUT); }
+static ct_status op_triu(void) { return ct_triu(ctx, A, -1, &OUT); }
+static ct_status op_cat(void) {
+    const ct_tensor *ab[2] = {A, B};
+    return ct_cat(ctx, 2, ab, 1, &OUT);
+}
+static ct_status op_stack(void) {
+    const ct_tensor *ab[2] = {A, B};
+    return ct_stack(ctx, 2, ab, 0, &OUT);
+}
+static ct_status op_repeat(void) {
+    const int64_t r[3] = {2, 1, 2};
+    return ct_repeat(ctx, A, 3, r, &OUT);
+}
+static ct_status op_flip(void) {
+    const int d[1] = {1};
+    return ct_flip(ctx, A, 1, d, &OUT);
+}
+static ct_status op_roll(void) {
+    const int64_t s[1] = {3};
+    const int d[1] = {-1};
+    return ct_roll(ctx, A, 1, s, d, &OUT);
+}
 static ct_optim *Opt;
 static ct_status op_optim_step(void) {
     ct_tensor *g[1] = {B};
@@ -375,6 +406,19 @@ static const op_entry computing[] = {
     E(mx_dequantize_into),
     E(mx_linear),
     E(optim_step),
+    E(tensor_ones),
+    E(tensor_eye),
+    E(tensor_linspace),
+    E(zeros_like),
+    E(ones_like),
+    E(full_like),
+    E(tril),
+    E(triu),
+    E(cat),
+    E(stack),
+    E(repeat),
+    E(flip),
+    E(roll),
 };
 
 /* Public functions that do not compute on a stream, and why. */
@@ -481,6 +525,13 @@ static const struct {
     {"ct_npy_load", "host file read (refused during capture, as host uploads)"},
     {"ct_npy_load_buffer", "host byte import (refused during capture, as host uploads)"},
     {"ct_npy_save", "host read and file write (refused during capture)"},
+    {"ct_empty_like", "allocation only"},
+    {"ct_split", "views"},
+    {"ct_split_sizes", "views"},
+    {"ct_chunk", "views"},
+    {"ct_movedim", "view"},
+    {"ct_unflatten", "view"},
+    {"ct_flatten", "view, or ct_tensor_reshape's copy op when it cannot be one"},
 };
 
 static void release_outs(void) {

@@ -63,7 +63,10 @@ extern "C" {
     X(CT_OP_MX_DEQUANTIZE) /* out (R,L) f32, in codes (R,rowbytes) scales (R,nblk) */              \
     X(CT_OP_MX_LINEAR)     /* out y (M,N), in x (M,K), codes, scales, [bias (N)], work f32 */      \
     X(CT_OP_OPTIM_STEP)    /* fused optimizer step, in place: out0 param, out1 state (f32), in0    \
-                              grad; hyper-parameters packed as in src/optim (ct_k_optim_hp) */
+                              grad; hyper-parameters packed as in src/optim (ct_k_optim_hp) */     \
+    X(CT_OP_LINSPACE)      /* 1-d out; scalars[0]=start, [1]=end (in the out dtype's values) */    \
+    X(CT_OP_TRIL)          /* out = in0 (..., R, C) where col - row <= ints[0], else 0; ints[1]=1: \
+                              triu (col - row >= ints[0]) */
 
 typedef enum ct_op_kind {
 #define CT__OP_ENUM(name) name,

@@ -152,6 +152,59 @@ CT_API ct_status ct_bmm(ct_ctx *ctx, const ct_tensor *a, const ct_tensor *b, ct_
 CT_API ct_status ct_embedding(ct_ctx *ctx, const ct_tensor *weight, const ct_tensor *indices,
                               ct_tensor **out);
 
+/* ---- creation from another tensor (same shape, dtype and device) ---- */
+/* Uninitialised (as torch.empty_like). */
+CT_API ct_status ct_empty_like(ct_ctx *ctx, const ct_tensor *t, ct_tensor **out);
+/* Filled with zeros / ones / value (as torch.zeros_like, ones_like, full_like; value checked as in
+ * ct_tensor_full). */
+CT_API ct_status ct_zeros_like(ct_ctx *ctx, const ct_tensor *t, ct_tensor **out);
+CT_API ct_status ct_ones_like(ct_ctx *ctx, const ct_tensor *t, ct_tensor **out);
+CT_API ct_status ct_full_like(ct_ctx *ctx, const ct_tensor *t, double value, ct_tensor **out);
+/* Lower / upper triangle of the last two dims (as torch.tril / triu): keeps col - row <= diagonal
+ * (tril) or >= diagonal (triu), zeros the rest; batched over leading dims; >= 2 dims
+ * (CT_ERR_SHAPE). */
+CT_API ct_status ct_tril(ct_ctx *ctx, const ct_tensor *t, int64_t diagonal, ct_tensor **out);
+CT_API ct_status ct_triu(ct_ctx *ctx, const ct_tensor *t, int64_t diagonal, ct_tensor **out);
+
+/* ---- shaping. Views (sharing storage) where torch returns views: split, split_sizes, chunk,
+ * movedim, and flatten / unflatten when the strides allow; the rest return new tensors. ---- */
+/* Concatenate n tensors along dim (as torch.cat): dtypes promote (torch.result_type), sizes must
+ * match except along dim; 1-d empty tensors are skipped (torch 1.13); 0-d inputs: CT_ERR_SHAPE. */
+CT_API ct_status ct_cat(ct_ctx *ctx, int n, const ct_tensor *const *ts, int dim, ct_tensor **out);
+/* Join n tensors of one shape along a new dim (as torch.stack); -ndim-1 <= dim <= ndim. */
+CT_API ct_status ct_stack(ct_ctx *ctx, int n, const ct_tensor *const *ts, int dim, ct_tensor **out);
+/* Views of split_size along dim (the last may be smaller; as torch.split). *n_out receives the
+ * number of pieces; if it exceeds max_out, CT_ERR_INVALID_ARG and outs is untouched. */
+CT_API ct_status ct_split(ct_ctx *ctx, const ct_tensor *t, int64_t split_size, int dim, int max_out,
+                          ct_tensor **outs, int *n_out);
+/* n views of the given sizes along dim (as torch.split with a list; sizes sum to the dim's size).
+ */
+CT_API ct_status ct_split_sizes(ct_ctx *ctx, const ct_tensor *t, int n, const int64_t *sizes,
+                                int dim, ct_tensor **outs);
+/* Views of ceil(size / chunks) along dim, so possibly fewer than `chunks` (as torch.chunk);
+ * *n_out and max_out as in ct_split. */
+CT_API ct_status ct_chunk(ct_ctx *ctx, const ct_tensor *t, int chunks, int dim, int max_out,
+                          ct_tensor **outs, int *n_out);
+/* Merge dims start_dim..end_dim into one (as torch.flatten; 0-d gives shape (1,)). */
+CT_API ct_status ct_flatten(ct_ctx *ctx, const ct_tensor *t, int start_dim, int end_dim,
+                            ct_tensor **out);
+/* Split dim into n dims of the given sizes, one may be -1 (as torch.unflatten); always a view. */
+CT_API ct_status ct_unflatten(ct_ctx *ctx, const ct_tensor *t, int dim, int n, const int64_t *sizes,
+                              ct_tensor **out);
+/* Tile t: n >= ndim counts, leading extra counts add dims (as Tensor.repeat). */
+CT_API ct_status ct_repeat(ct_ctx *ctx, const ct_tensor *t, int n, const int64_t *repeats,
+                           ct_tensor **out);
+/* Reverse the order along the given dims (as torch.flip; a copy). */
+CT_API ct_status ct_flip(ct_ctx *ctx, const ct_tensor *t, int n_dims, const int *dims,
+                         ct_tensor **out);
+/* out[(i + shift) % size] = t[i] along each dim (as torch.roll; a copy). dims NULL: roll the
+ * flattened tensor by the one shift and restore the shape. */
+CT_API ct_status ct_roll(ct_ctx *ctx, const ct_tensor *t, int n, const int64_t *shifts,
+                         const int *dims, ct_tensor **out);
+/* Move dims src[i] to positions dst[i], the others keep their order (as torch.movedim; a view). */
+CT_API ct_status ct_movedim(ct_ctx *ctx, const ct_tensor *t, int n, const int *src, const int *dst,
+                            ct_tensor **out);
+
 #ifdef __cplusplus
 }
 #endif

@@ -179,7 +179,8 @@ static const signed char ct__op_arity[CT_OP_COUNT][2] = {
     [CT_OP_LOG_SOFTMAX] = {1, 1}, [CT_OP_MATMUL] = {2, 2},      [CT_OP_LAYER_NORM] = {3, 3},
     [CT_OP_EMBEDDING] = {2, 2},   [CT_OP_RAND] = {0, 1},        [CT_OP_ARANGE] = {0, 0},
     [CT_OP_EIGH] = {2, 2},        [CT_OP_MX_QUANTIZE] = {1, 2}, [CT_OP_MX_DEQUANTIZE] = {2, 2},
-    [CT_OP_MX_LINEAR] = {5, 5},   [CT_OP_OPTIM_STEP] = {1, 1},
+    [CT_OP_MX_LINEAR] = {5, 5},   [CT_OP_OPTIM_STEP] = {1, 1},  [CT_OP_LINSPACE] = {0, 0},
+    [CT_OP_TRIL] = {1, 1},
 };
 
 static int ct__op_outputs(ct_op_kind k) {
@@ -460,6 +461,16 @@ static ct_status ct__check_desc(ct_stream *s, const ct_op_desc *op) {
     case CT_OP_ARANGE:
         rule = "arange: a 1-d output in the compute dtype";
         ok = o->ndim == 1 && o->dtype == cdt;
+        break;
+    case CT_OP_LINSPACE:
+        rule = "linspace: a 1-d output in the compute dtype";
+        ok = o->ndim == 1 && o->dtype == cdt;
+        break;
+    case CT_OP_TRIL:
+        rule = "tril/triu: out and in0 of one shape with >= 2 dims in the compute dtype, ints[1] "
+               "0 or 1";
+        ok = o->ndim >= 2 && ct__same_shape(o, in) && o->dtype == cdt && in->dtype == cdt &&
+             (op->ints[1] == 0 || op->ints[1] == 1);
         break;
     case CT_OP_EIGH:
     case CT_OP_MX_QUANTIZE:

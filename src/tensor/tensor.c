@@ -483,6 +483,24 @@ static ct_status ct__fill_like(ct_ctx *ctx, ct_op_kind kind, ct_dtype dtype, int
     return CT_OK;
 }
 
+/* c10's overflow check of a Python number converted to dtype (torch.full, linspace): uint8 also
+ * takes -255..-1 (they wrap: -1 is 255); f16/bf16 reject finite values beyond their largest
+ * (infinities and NaN pass). */
+static ct_status ct__scalar_fits(ct_ctx *ctx, const char *op, ct_dtype dtype, double value) {
+    double lo = 0, hi = 0;
+    if (dtype != CT_BOOL && ct__int_range(dtype, &lo, &hi) &&
+        !(value >= (dtype == CT_UINT8 ? -255.0 : lo) && value < hi + 1))
+        return ct__set_error(ctx, CT_ERR_INVALID_ARG,
+                             "%s: value %g cannot be converted to %s without overflow", op, value,
+                             ct_dtype_name(dtype));
+    double fmax = dtype == CT_FLOAT16 ? 65504.0 : dtype == CT_BFLOAT16 ? 3.3895313892515355e38 : 0;
+    if (fmax > 0 && value == value && value - value == 0 && (value > fmax || value < -fmax))
+        return ct__set_error(ctx, CT_ERR_INVALID_ARG,
+                             "%s: value %g cannot be converted to %s without overflow", op, value,
+                             ct_dtype_name(dtype));
+    return CT_OK;
+}
+
 ct_status ct_tensor_full(ct_ctx *ctx, ct_dtype dtype, int ndim, const int64_t *shape, double value,
                          ct_tensor **out) {
     if (!ctx) return CT_ERR_INVALID_ARG;
@@ -490,21 +508,86 @@ ct_status ct_tensor_full(ct_ctx *ctx, ct_dtype dtype, int ndim, const int64_t *s
     if (!ct__is_compute_dtype(dtype))
         return ct__set_error(ctx, CT_ERR_DTYPE, "full: dtype %s is not supported",
                              ct_dtype_name(dtype));
-    /* c10's overflow check (torch.full): uint8 also takes -255..-1 (they wrap: -1 fills 255);
-     * f16/bf16 reject finite values beyond their largest (infinities and NaN pass) */
-    double lo = 0, hi = 0;
-    if (dtype != CT_BOOL && ct__int_range(dtype, &lo, &hi) &&
-        !(value >= (dtype == CT_UINT8 ? -255.0 : lo) && value < hi + 1))
-        return ct__set_error(ctx, CT_ERR_INVALID_ARG,
-                             "full: value %g cannot be converted to %s without overflow", value,
-                             ct_dtype_name(dtype));
-    double fmax = dtype == CT_FLOAT16 ? 65504.0 : dtype == CT_BFLOAT16 ? 3.3895313892515355e38 : 0;
-    if (fmax > 0 && value == value && value - value == 0 && (value > fmax || value < -fmax))
-        return ct__set_error(ctx, CT_ERR_INVALID_ARG,
-                             "full: value %g cannot be converted to %s without overflow", value,
-                             ct_dtype_name(dtype));
+    ct_status st = ct__scalar_fits(ctx, "full", dtype, value);
+    if (st != CT_OK) return st;
     double sc[4] = {value, 0, 0, 0};
     return ct__fill_like(ctx, CT_OP_FILL, dtype, ndim, shape, sc, NULL, out);
+}
+
+ct_status ct_tensor_ones(ct_ctx *ctx, ct_dtype dtype, int ndim, const int64_t *shape,
+                         ct_tensor **out) {
+    return ct_tensor_full(ctx, dtype, ndim, shape, 1.0, out);
+}
+
+ct_status ct_tensor_eye(ct_ctx *ctx, ct_dtype dtype, int64_t n, int64_t m, ct_tensor **out) {
+    if (!ctx) return CT_ERR_INVALID_ARG;
+    if (!out) return ct__set_error(ctx, CT_ERR_INVALID_ARG, "eye: out is NULL");
+    *out = NULL;
+    if (n < 0 || m < 0)
+        return ct__set_error(ctx, CT_ERR_SHAPE, "eye: n (%lld) and m (%lld) must be >= 0",
+                             (long long)n, (long long)m);
+    int64_t shape[2] = {n, m};
+    ct_tensor *t = NULL, *diag = NULL;
+    ct_status st = ct_tensor_zeros(ctx, dtype, 2, shape, &t);
+    if (st != CT_OK) return st;
+    /* ones on the diagonal: a FILL through a strided view (row stride + 1) */
+    int64_t k = n < m ? n : m, dshape[1] = {k}, dstride[1] = {m + 1};
+    if (k > 0) {
+        st = ct__tensor_view_of(ctx, t, 1, dshape, dstride, 0, &diag);
+        if (st == CT_OK) {
+            ct_op_desc d;
+            ct__desc_init(&d, CT_OP_FILL, 1, 0);
+            ct__operand_set(&d.operands[0], diag);
+            d.compute_dtype = dtype;
+            d.scalars[0] = 1.0;
+            st = ct__submit(ctx, t->storage->device, &d);
+        }
+        ct_tensor_release(diag);
+    }
+    if (st != CT_OK) {
+        ct_tensor_release(t);
+        return st;
+    }
+    *out = t;
+    return CT_OK;
+}
+
+ct_status ct_tensor_linspace(ct_ctx *ctx, ct_dtype dtype, double start, double end, int64_t steps,
+                             ct_tensor **out) {
+    if (!ctx) return CT_ERR_INVALID_ARG;
+    if (!out) return ct__set_error(ctx, CT_ERR_INVALID_ARG, "linspace: out is NULL");
+    *out = NULL;
+    if (!ct__is_compute_dtype(dtype) || dtype == CT_BOOL)
+        return ct__set_error(ctx, CT_ERR_DTYPE, "linspace: dtype %s is not supported",
+                             ct_dtype_name(dtype));
+    if (steps < 0)
+        return ct__set_error(ctx, CT_ERR_INVALID_ARG,
+                             "linspace: number of steps must be non-negative, got %lld",
+                             (long long)steps);
+    ct_status st = ct__scalar_fits(ctx, "linspace", dtype, start);
+    if (st == CT_OK) st = ct__scalar_fits(ctx, "linspace", dtype, end);
+    if (st != CT_OK) return st;
+    double lo = 0, hi = 0;
+    if (ct__int_range(dtype, &lo, &hi)) {
+        if (start != start || end != end)
+            return ct__set_error(ctx, CT_ERR_INVALID_ARG, "linspace: NaN cannot be converted to %s",
+                                 ct_dtype_name(dtype));
+        /* truncated as c10::Scalar::to<int>; torch 1.13 refuses negative uint8 bounds */
+        if (dtype == CT_UINT8 && (start <= -1 || end <= -1))
+            return ct__set_error(ctx, CT_ERR_INVALID_ARG,
+                                 "linspace: value %g cannot be converted to uint8 without overflow",
+                                 start <= -1 ? start : end);
+        start = __builtin_trunc(start), end = __builtin_trunc(end);
+    } else if (dtype == CT_FLOAT32) {
+        start = (float)start, end = (float)end;
+    } else if (dtype == CT_FLOAT16) {
+        start = ct__h2f(ct__f2h((float)start)), end = ct__h2f(ct__f2h((float)end));
+    } else if (dtype == CT_BFLOAT16) {
+        start = ct__bf2f(ct__f2bf((float)start)), end = ct__bf2f(ct__f2bf((float)end));
+    }
+    int64_t shape[1] = {steps};
+    double sc[4] = {start, end, 0, 0};
+    return ct__fill_like(ctx, CT_OP_LINSPACE, dtype, 1, shape, sc, NULL, out);
 }
 
 ct_status ct_tensor_zeros(ct_ctx *ctx, ct_dtype dtype, int ndim, const int64_t *shape,

@@ -1,0 +1,135 @@
+/* Reference kernels of the creation and shaping op kinds: CT_OP_LINSPACE (torch 1.13's CPU
+ * linspace, rounding for rounding) and CT_OP_TRIL (tril / triu over the last two dims). */
+#include "backends/cpu/kernels/ew.h"
+
+#include <math.h>
+#include <string.h>
+
+/* torch 1.13 (x86 AVX2 build) computes linspace in the output dtype: step = (end - start) /
+ * (steps - 1); element i is start + step * i below steps / 2 and end - step * (steps - i - 1) from
+ * there on, each a fused multiply-add in f32/f64 (GCC contracts them in that build). Contiguous
+ * output is produced in blocks of two vectors (f32: 8 lanes, f64: 4, f16/bf16: 16) from the
+ * block's first index: lane l is base + l * step (two roundings), where base is the formula at the
+ * vector's first index; the remainder after the last whole block uses the formula. f16/bf16 round
+ * to the dtype after every operation (c10::Half arithmetic). Integers compute in double: a vector
+ * (32 bytes of lanes) starts from the truncated formula and lane l is trunc(base + l * step). We
+ * reproduce all of it (checked against torch in tests/test_shape.c), so results are torch's. */
+static float k_round16(float x, ct_dtype dt) {
+    return dt == CT_FLOAT16 ? ct__h2f(ct__f2h(x)) : ct__bf2f(ct__f2bf(x));
+}
+
+/* double -> int64 truncating, saturating where C's conversion would be undefined (values stay
+ * between start and end, so this only guards rounding at the int64 limits) */
+static int64_t k_trunc_i64(double v) {
+    if (!(v > -9223372036854775808.0)) return v != v ? 0 : INT64_MIN;
+    if (v >= 9223372036854775808.0) return INT64_MAX;
+    return (int64_t)v;
+}
+
+ct_status ct_k_linspace(const ct_op_desc *op) {
+    const ct_operand *o = &op->operands[0];
+    const ct_dtype dt = o->dtype;
+    const int64_t n = o->shape[0], bs = o->strides[0] * (int64_t)ct__itemsize(dt);
+    char *p = o->data;
+    const double S = op->scalars[0], E = op->scalars[1];
+    if (n <= 0) return CT_OK;
+    if (n == 1) {
+        ct_k_store_f64(p, dt, S);
+        return CT_OK;
+    }
+    const int64_t h = n / 2;
+    if (dt == CT_FLOAT32) {
+        const float s = (float)S, e = (float)E, step = (e - s) / (float)(n - 1);
+#define AT32(i) ((i) < h ? fmaf(step, (float)(i), s) : fmaf(-step, (float)(n - (i)-1), e))
+        const int64_t vec_end = n / 16 * 16;
+        for (int64_t i = 0; i < vec_end; i += 8) {
+            const float base = AT32(i);
+            for (int l = 0; l < 8; l++)
+                *(float *)(p + (i + l) * bs) = base + (float)l * step;
+        }
+        for (int64_t i = vec_end; i < n; i++)
+            *(float *)(p + i * bs) = AT32(i);
+#undef AT32
+    } else if (dt == CT_FLOAT64) {
+        const double step = (E - S) / (double)(n - 1);
+#define AT64(i) ((i) < h ? fma(step, (double)(i), S) : fma(-step, (double)(n - (i)-1), E))
+        const int64_t vec_end = n / 8 * 8;
+        for (int64_t i = 0; i < vec_end; i += 4) {
+            const double base = AT64(i);
+            for (int l = 0; l < 4; l++)
+                *(double *)(p + (i + l) * bs) = base + (double)l * step;
+        }
+        for (int64_t i = vec_end; i < n; i++)
+            *(double *)(p + i * bs) = AT64(i);
+#undef AT64
+    } else if (dt == CT_FLOAT16 || dt == CT_BFLOAT16) {
+        const float s = (float)S, e = (float)E;
+        const float step = k_round16(k_round16(e - s, dt) / k_round16((float)(n - 1), dt), dt);
+#define R(x) k_round16((x), dt)
+#define AT16(i) ((i) < h ? R(s + R(step * R((float)(i)))) : R(e - R(step * R((float)(n - (i)-1)))))
+        const int64_t vec_end = n / 32 * 32;
+        for (int64_t i = 0; i < vec_end; i += 16) {
+            const float base = AT16(i);
+            for (int l = 0; l < 16; l++)
+                ct_k_store_f64(p + (i + l) * bs, dt, R(base + R(R((float)l) * step)));
+        }
+        for (int64_t i = vec_end; i < n; i++)
+            ct_k_store_f64(p + i * bs, dt, AT16(i));
+#undef AT16
+#undef R
+    } else { /* integers: double math, truncated; vectors of 32 bytes, lanes from a truncated base */
+        const double step = (E - S) / (double)(n - 1);
+        const int64_t W = 32 / (int64_t)ct__itemsize(dt), vec_end = n / (2 * W) * (2 * W);
+#define ATI(i) ((i) < h ? fma(step, (double)(i), S) : fma(-step, (double)(n - (i)-1), E))
+        for (int64_t i = 0; i < vec_end; i += W) {
+            const int64_t base = k_trunc_i64(ATI(i));
+            for (int64_t l = 0; l < W; l++)
+                ct_k_store_i64(p + (i + l) * bs, dt, k_trunc_i64((double)base + (double)l * step));
+        }
+        for (int64_t i = vec_end; i < n; i++)
+            ct_k_store_i64(p + i * bs, dt, k_trunc_i64(ATI(i)));
+#undef ATI
+    }
+    return CT_OK;
+}
+
+/* out[..., r, c] = in[..., r, c] where the diagonal rule keeps it, else zero (all-zero bytes are 0
+ * in every compute dtype). Any strides; out may be in itself. */
+ct_status ct_k_tril(const ct_op_desc *op) {
+    const ct_operand *o = &op->operands[0], *in = &op->operands[1];
+    const int nd = o->ndim;
+    const size_t isz = ct__itemsize(o->dtype);
+    const int64_t R = o->shape[nd - 2], C = o->shape[nd - 1], k = op->ints[0];
+    const bool upper = op->ints[1] == 1;
+    int64_t nbatch = 1;
+    for (int d = 0; d < nd - 2; d++)
+        nbatch *= o->shape[d];
+    if (nbatch == 0 || R == 0 || C == 0) return CT_OK;
+    int64_t idx[CT_MAX_DIMS] = {0};
+    for (int64_t b = 0; b < nbatch; b++) {
+        int64_t ob = 0, ib = 0;
+        for (int d = 0; d < nd - 2; d++) {
+            ob += idx[d] * o->strides[d];
+            ib += idx[d] * in->strides[d];
+        }
+        for (int64_t r = 0; r < R; r++)
+            for (int64_t c = 0; c < C; c++) {
+                char *dst = (char *)o->data +
+                            (int64_t)isz * (ob + r * o->strides[nd - 2] + c * o->strides[nd - 1]);
+                const char *src =
+                    (const char *)in->data +
+                    (int64_t)isz * (ib + r * in->strides[nd - 2] + c * in->strides[nd - 1]);
+                bool keep = upper ? c - r >= k : c - r <= k;
+                if (keep) {
+                    if (dst != src) memcpy(dst, src, isz);
+                } else {
+                    memset(dst, 0, isz);
+                }
+            }
+        for (int d = nd - 3; d >= 0; d--) {
+            if (++idx[d] < o->shape[d]) break;
+            idx[d] = 0;
+        }
+    }
+    return CT_OK;
+}
