@@ -636,6 +636,70 @@ TEST(stream_submit_rejects_malformed_descriptors) {
     ct_ctx_free(c2);
 }
 
+/* linspace and tril/triu at the public submit entry: well-formed descriptors run; a 2-d
+ * linspace output, a dtype that is not the compute dtype, a tril of 1-d or mismatched operands,
+ * a bad triu flag and a wrong input count are refused. */
+TEST(stream_submit_checks_linspace_tril) {
+    ct_ctx *ctx = make_ctx(false, NULL);
+    ct_stream *s = NULL;
+    CHECK_OK(ct_ctx_default_stream(ctx, (ct_device){CT_DEVICE_CPU, 0}, &s));
+    int64_t n5 = 5, s33[2] = {3, 3}, s34[2] = {3, 4};
+    ct_tensor *l = NULL, *m = NULL, *a = NULL, *r = NULL, *v = NULL, *i = NULL;
+    CHECK_OK(ct_tensor_zeros(ctx, CT_FLOAT32, 1, &n5, &l));
+    CHECK_OK(ct_tensor_zeros(ctx, CT_FLOAT32, 2, s33, &m));
+    CHECK_OK(ct_tensor_ones(ctx, CT_FLOAT32, 2, s33, &a));
+    CHECK_OK(ct_tensor_zeros(ctx, CT_FLOAT32, 2, s33, &r));
+    CHECK_OK(ct_tensor_zeros(ctx, CT_FLOAT32, 2, s34, &v));
+    CHECK_OK(ct_tensor_zeros(ctx, CT_INT32, 2, s33, &i));
+    ct_op_desc good, d;
+    memset(&good, 0, sizeof good);
+    good.kind = CT_OP_LINSPACE;
+    good.n_out = 1;
+    fill_operand(&good.operands[0], l);
+    good.compute_dtype = CT_FLOAT32;
+    good.scalars[0] = 0;
+    good.scalars[1] = 1;
+    good.num_threads = 1;
+    CHECK_OK(ct_stream_submit(s, &good));
+    CHECK(((float *)ct_tensor_data_ptr(l))[4] == 1.0f &&
+          ((float *)ct_tensor_data_ptr(l))[2] == 0.5f);
+#define BAD(mutation, want)                                                                        \
+    do {                                                                                           \
+        d = good;                                                                                  \
+        mutation;                                                                                  \
+        CHECK_ST(ct_stream_submit(s, &d), want);                                                   \
+    } while (0)
+    BAD(fill_operand(&d.operands[0], m), CT_ERR_SHAPE);  /* 2-d output */
+    BAD(d.compute_dtype = CT_FLOAT64, CT_ERR_SHAPE);     /* not the output's dtype */
+    BAD(d.n_in = 1, CT_ERR_INVALID_ARG);                 /* takes no input */
+    BAD(d.operands[0].shape[0] = 6, CT_ERR_INVALID_ARG); /* past the storage */
+    memset(&good, 0, sizeof good);
+    good.kind = CT_OP_TRIL;
+    good.n_out = 1;
+    good.n_in = 1;
+    fill_operand(&good.operands[0], r);
+    fill_operand(&good.operands[1], a);
+    good.compute_dtype = CT_FLOAT32;
+    good.ints[0] = 0;
+    good.ints[1] = 1; /* triu */
+    good.num_threads = 1;
+    CHECK_OK(ct_stream_submit(s, &good));
+    const float *rr = ct_tensor_data_ptr(r);
+    CHECK(rr[0] == 1 && rr[1] == 1 && rr[3] == 0 && rr[8] == 1);
+    BAD(fill_operand(&d.operands[1], v), CT_ERR_SHAPE); /* another shape */
+    BAD(fill_operand(&d.operands[1], i), CT_ERR_SHAPE); /* another dtype */
+    BAD(fill_operand(&d.operands[1], l), CT_ERR_SHAPE); /* 1-d */
+    BAD((fill_operand(&d.operands[0], l), fill_operand(&d.operands[1], l)), CT_ERR_SHAPE);
+    BAD(d.ints[1] = 2, CT_ERR_SHAPE); /* neither tril nor triu */
+    BAD(d.n_in = 0, CT_ERR_INVALID_ARG);
+    BAD(d.operands[1].strides[0] = 5, CT_ERR_INVALID_ARG); /* reads past the storage */
+#undef BAD
+    ct_tensor *all[] = {l, m, a, r, v, i};
+    for (size_t k = 0; k < sizeof all / sizeof all[0]; k++)
+        ct_tensor_release(all[k]);
+    ct_ctx_free(ctx);
+}
+
 /* ---- 5: capture ---- */
 
 typedef struct {
@@ -836,6 +900,7 @@ int main(void) {
     RUN_FORKED(stream_submit_rejects_malformed_descriptors);
     RUN_FORKED(stream_submit_checks_domain_ops);
     RUN_FORKED(stream_submit_checks_optim_step);
+    RUN_FORKED(stream_submit_checks_linspace_tril);
     RUN_FORKED(capture_oom_invalidates_with_reason);
     RUN_FORKED(capture_failures_invalidate_never_empty_reason);
     RUN_FORKED(eigh_large_n_is_refused_not_silently_ok);
