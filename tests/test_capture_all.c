@@ -187,7 +187,7 @@ TEST(mx_replay_equals_eager) {
 }
 
 /* ---- (2) every public op once inside a capture ---- */
-static ct_tensor *A, *B, *C, *Mt, *Cond, *Idx, *Emb, *Sym, *Nc, *Dst, *Q8;
+static ct_tensor *A, *B, *C, *Mt, *Cond, *Idx, *Emb, *Sym, *Nc, *Dst, *Q8, *GIdx;
 static ct_mx_tensor *Wq;
 static ct_tensor *OUT; /* op outputs land here and are released after each call */
 static ct_tensor *OUT2, *OUT3;
@@ -319,6 +319,13 @@ static ct_status op_roll(void) {
     const int d[1] = {-1};
     return ct_roll(ctx, A, 1, s, d, &OUT);
 }
+static ct_status op_index_select(void) { return ct_index_select(ctx, Emb, 0, Idx, &OUT); }
+static ct_status op_gather(void) { return ct_gather(ctx, A, 1, GIdx, &OUT); }
+static ct_status op_take_along_dim(void) { return ct_take_along_dim(ctx, A, GIdx, 1, &OUT); }
+static ct_status op_scatter(void) { return ct_scatter(ctx, A, 1, GIdx, B, &OUT); }
+static ct_status op_scatter_add(void) { return ct_scatter_add(ctx, A, 1, GIdx, B, &OUT); }
+static ct_status op_masked_fill(void) { return ct_masked_fill(ctx, A, Cond, 0.5, &OUT); }
+static ct_status op_one_hot(void) { return ct_one_hot(ctx, Idx, 10, &OUT); }
 static ct_optim *Opt;
 static ct_status op_optim_step(void) {
     ct_tensor *g[1] = {B};
@@ -419,6 +426,13 @@ static const op_entry computing[] = {
     E(repeat),
     E(flip),
     E(roll),
+    E(index_select),
+    E(gather),
+    E(take_along_dim),
+    E(scatter),
+    E(scatter_add),
+    E(masked_fill),
+    E(one_hot),
 };
 
 /* Public functions that do not compute on a stream, and why. */
@@ -556,6 +570,10 @@ TEST(every_computing_op_is_captured) {
     CHECK_OK(ct_tensor_transpose(ctx, Mt, 0, 1, &Nc));
     double iv[6] = {0, 3, 9, 2, 2, 7};
     Idx = from_f64(CT_INT64, 1, s6, iv);
+    double gv[32];
+    for (int i = 0; i < 32; i++)
+        gv[i] = (i * 5) % 8;
+    GIdx = from_f64(CT_INT64, 2, s48, gv);
     CHECK_OK(ct_mx_quantize(ctx, A, CT_MXFP4_E2M1, 32, 1, CT_MX_SCALE_FLOOR, &Wq));
     ct_optim_options oo = ct_optim_options_default(CT_OPTIM_ADAM);
     oo.impl = CT_OPTIM_IMPL_FUSED;
@@ -574,7 +592,7 @@ TEST(every_computing_op_is_captured) {
         release_outs();
         ct_graph_free(g);
     }
-    ct_tensor *all[] = {A, B, C, Dst, Mt, Sym, Emb, Q8, Cond, Nc, Idx};
+    ct_tensor *all[] = {A, B, C, Dst, Mt, Sym, Emb, Q8, Cond, Nc, Idx, GIdx};
     for (size_t i = 0; i < sizeof all / sizeof all[0]; i++)
         ct_tensor_release(all[i]);
     ct_mx_tensor_free(Wq);

@@ -700,6 +700,79 @@ TEST(stream_submit_checks_linspace_tril) {
     ct_ctx_free(ctx);
 }
 
+/* gather and scatter at the public submit entry: well-formed descriptors run; an out-of-range
+ * index is CT_ERR_INDEX with nothing written; float indices, an input smaller than the index off
+ * dim, a dim out of range, index and src of different shapes, scatter_add on bool are refused. */
+TEST(stream_submit_checks_gather_scatter) {
+    ct_ctx *ctx = make_ctx(false, NULL);
+    ct_stream *s = NULL;
+    CHECK_OK(ct_ctx_default_stream(ctx, (ct_device){CT_DEVICE_CPU, 0}, &s));
+    float av[6] = {1, 2, 3, 4, 5, 6};
+    long long iv[4] = {2, 0, 1, 1}, bad[4] = {2, 0, 3, 1};
+    int64_t s23[2] = {2, 3}, s22[2] = {2, 2}, s32[2] = {3, 2};
+    ct_tensor *a = NULL, *ix = NULL, *ib = NULL, *o = NULL, *fi = NULL, *big = NULL, *bo = NULL;
+    CHECK_OK(ct_tensor_from_host(ctx, av, CT_FLOAT32, 2, s23, &a));
+    CHECK_OK(ct_tensor_from_host(ctx, iv, CT_INT64, 2, s22, &ix));
+    CHECK_OK(ct_tensor_from_host(ctx, bad, CT_INT64, 2, s22, &ib));
+    CHECK_OK(ct_tensor_zeros(ctx, CT_FLOAT32, 2, s22, &o));
+    CHECK_OK(ct_tensor_zeros(ctx, CT_FLOAT32, 2, s22, &fi));
+    CHECK_OK(ct_tensor_zeros(ctx, CT_INT64, 2, s32, &big));
+    CHECK_OK(ct_tensor_zeros(ctx, CT_BOOL, 2, s23, &bo));
+    ct_op_desc good, d;
+    memset(&good, 0, sizeof good);
+    good.kind = CT_OP_GATHER;
+    good.n_out = 1;
+    good.n_in = 2;
+    fill_operand(&good.operands[0], o);
+    fill_operand(&good.operands[1], a);
+    fill_operand(&good.operands[2], ix);
+    good.compute_dtype = CT_FLOAT32;
+    good.ints[0] = 1;
+    good.num_threads = 1;
+    CHECK_OK(ct_stream_submit(s, &good));
+    const float *op = ct_tensor_data_ptr(o);
+    CHECK(op[0] == 3 && op[1] == 1 && op[2] == 5 && op[3] == 5);
+#define BAD(mutation, want)                                                                        \
+    do {                                                                                           \
+        d = good;                                                                                  \
+        mutation;                                                                                  \
+        CHECK_ST(ct_stream_submit(s, &d), want);                                                   \
+    } while (0)
+    BAD(fill_operand(&d.operands[2], ib), CT_ERR_INDEX); /* 3 is outside [0, 3) */
+    CHECK(op[0] == 3 && op[1] == 1);                     /* nothing written */
+    BAD(fill_operand(&d.operands[2], fi), CT_ERR_SHAPE); /* float index */
+    BAD(d.ints[0] = 2, CT_ERR_SHAPE);                    /* dim out of range */
+    BAD(d.ints[0] = -1, CT_ERR_SHAPE);
+    BAD((fill_operand(&d.operands[2], big), fill_operand(&d.operands[0], big)), CT_ERR_SHAPE);
+    BAD(d.compute_dtype = CT_FLOAT64, CT_ERR_SHAPE);
+    BAD(d.n_in = 1, CT_ERR_INVALID_ARG);
+    /* scatter into a copy of a: out[i][ix[i][j]] = src[i][j] */
+    memset(&good, 0, sizeof good);
+    good.kind = CT_OP_SCATTER;
+    good.n_out = 1;
+    good.n_in = 2;
+    fill_operand(&good.operands[0], a);
+    fill_operand(&good.operands[1], ix);
+    fill_operand(&good.operands[2], fi);
+    good.compute_dtype = CT_FLOAT32;
+    good.ints[0] = 1;
+    good.ints[1] = 1; /* add zeros: a unchanged */
+    good.num_threads = 1;
+    CHECK_OK(ct_stream_submit(s, &good));
+    CHECK(((float *)ct_tensor_data_ptr(a))[5] == 6);
+    BAD(fill_operand(&d.operands[1], ib), CT_ERR_INDEX);
+    BAD(d.ints[1] = 2, CT_ERR_SHAPE);
+    BAD(fill_operand(&d.operands[2], o), CT_OK);          /* same shape and dtype: fine */
+    BAD(fill_operand(&d.operands[2], big), CT_ERR_SHAPE); /* src of another shape and dtype */
+    BAD((fill_operand(&d.operands[0], bo), d.compute_dtype = CT_BOOL), CT_ERR_SHAPE);
+    BAD(d.ints[0] = 5, CT_ERR_SHAPE);
+#undef BAD
+    ct_tensor *all[] = {a, ix, ib, o, fi, big, bo};
+    for (size_t k = 0; k < sizeof all / sizeof all[0]; k++)
+        ct_tensor_release(all[k]);
+    ct_ctx_free(ctx);
+}
+
 /* ---- 5: capture ---- */
 
 typedef struct {
@@ -901,6 +974,7 @@ int main(void) {
     RUN_FORKED(stream_submit_checks_domain_ops);
     RUN_FORKED(stream_submit_checks_optim_step);
     RUN_FORKED(stream_submit_checks_linspace_tril);
+    RUN_FORKED(stream_submit_checks_gather_scatter);
     RUN_FORKED(capture_oom_invalidates_with_reason);
     RUN_FORKED(capture_failures_invalidate_never_empty_reason);
     RUN_FORKED(eigh_large_n_is_refused_not_silently_ok);

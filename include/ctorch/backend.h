@@ -66,7 +66,11 @@ extern "C" {
                               grad; hyper-parameters packed as in src/optim (ct_k_optim_hp) */     \
     X(CT_OP_LINSPACE)      /* 1-d out; scalars[0]=start, [1]=end (in the out dtype's values) */    \
     X(CT_OP_TRIL)          /* out = in0 (..., R, C) where col - row <= ints[0], else 0; ints[1]=1: \
-                              triu (col - row >= ints[0]) */
+                              triu (col - row >= ints[0]) */                                       \
+    X(CT_OP_GATHER)        /* out[i] = in0[i with dim ints[0] replaced by in1[i]]; in1 int32/64    \
+                              of out's shape, in0 of out's ndim */                                 \
+    X(CT_OP_SCATTER)       /* in place: out[i with dim ints[0] replaced by in0[i]] = in1[i]        \
+                              (ints[1] = 1: +=); in0 int32/64 and in1 of one shape */
 
 typedef enum ct_op_kind {
 #define CT__OP_ENUM(name) name,

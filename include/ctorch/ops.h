@@ -152,6 +152,35 @@ CT_API ct_status ct_bmm(ct_ctx *ctx, const ct_tensor *a, const ct_tensor *b, ct_
 CT_API ct_status ct_embedding(ct_ctx *ctx, const ct_tensor *weight, const ct_tensor *indices,
                               ct_tensor **out);
 
+/* ---- indexing (index tensors int64 or int32; an index outside its dim is CT_ERR_INDEX) ---- */
+/* Entries of t at the 1-d index along dim (as torch.index_select; a copy). */
+CT_API ct_status ct_index_select(ct_ctx *ctx, const ct_tensor *t, int dim, const ct_tensor *index,
+                                 ct_tensor **out);
+/* out[i][j][k] = t[index[i][j][k]][j][k] for dim 0, and so on (as torch.gather): index has t's
+ * ndim and is no larger than t off dim; out has index's shape. */
+CT_API ct_status ct_gather(ct_ctx *ctx, const ct_tensor *t, int dim, const ct_tensor *index,
+                           ct_tensor **out);
+/* gather after broadcasting t and indices off dim (as torch.take_along_dim); dim = CT_ALL_DIMS
+ * takes from the flattened t. */
+CT_API ct_status ct_take_along_dim(ct_ctx *ctx, const ct_tensor *t, const ct_tensor *indices,
+                                   int dim, ct_tensor **out);
+/* A copy of t with out[..index[i]..] = src[i] along dim (as torch.scatter; with repeated indices
+ * the last write in C order wins). src has t's dtype and is no smaller than index. */
+CT_API ct_status ct_scatter(ct_ctx *ctx, const ct_tensor *t, int dim, const ct_tensor *index,
+                            const ct_tensor *src, ct_tensor **out);
+/* Same, adding: out[..index[i]..] += src[i], in C order of index (as torch.scatter_add; integers
+ * wrap, floats round once per addition; bool refused). */
+CT_API ct_status ct_scatter_add(ct_ctx *ctx, const ct_tensor *t, int dim, const ct_tensor *index,
+                                const ct_tensor *src, ct_tensor **out);
+/* value where mask (bool, broadcasting with t) is true, t elsewhere (as torch.masked_fill; value
+ * checked as in ct_tensor_full). */
+CT_API ct_status ct_masked_fill(ct_ctx *ctx, const ct_tensor *t, const ct_tensor *mask,
+                                double value, ct_tensor **out);
+/* int64 (..., num_classes) with a 1 at each index (as torch.nn.functional.one_hot; indices int64
+ * in [0, num_classes)); num_classes = -1 uses max + 1, which reads the data on the host. */
+CT_API ct_status ct_one_hot(ct_ctx *ctx, const ct_tensor *indices, int64_t num_classes,
+                            ct_tensor **out);
+
 /* ---- creation from another tensor (same shape, dtype and device) ---- */
 /* Uninitialised (as torch.empty_like). */
 CT_API ct_status ct_empty_like(ct_ctx *ctx, const ct_tensor *t, ct_tensor **out);

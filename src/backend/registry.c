@@ -180,7 +180,7 @@ static const signed char ct__op_arity[CT_OP_COUNT][2] = {
     [CT_OP_EMBEDDING] = {2, 2},   [CT_OP_RAND] = {0, 1},        [CT_OP_ARANGE] = {0, 0},
     [CT_OP_EIGH] = {2, 2},        [CT_OP_MX_QUANTIZE] = {1, 2}, [CT_OP_MX_DEQUANTIZE] = {2, 2},
     [CT_OP_MX_LINEAR] = {5, 5},   [CT_OP_OPTIM_STEP] = {1, 1},  [CT_OP_LINSPACE] = {0, 0},
-    [CT_OP_TRIL] = {1, 1},
+    [CT_OP_TRIL] = {1, 1},        [CT_OP_GATHER] = {2, 2},      [CT_OP_SCATTER] = {2, 2},
 };
 
 static int ct__op_outputs(ct_op_kind k) {
@@ -472,6 +472,23 @@ static ct_status ct__check_desc(ct_stream *s, const ct_op_desc *op) {
         ok = o->ndim >= 2 && ct__same_shape(o, in) && o->dtype == cdt && in->dtype == cdt &&
              (op->ints[1] == 0 || op->ints[1] == 1);
         break;
+    case CT_OP_GATHER:
+    case CT_OP_SCATTER: {
+        rule = "gather: out, in0 and int32/int64 in1 of one ndim, in1 of out's shape, in0 at "
+               "least out's size off dim ints[0]; scatter: in0 int32/int64 and in1 of one shape, "
+               "out at least that size off dim ints[0], ints[1] 0 or 1 (bool: 0)";
+        const bool g = op->kind == CT_OP_GATHER;
+        const ct_operand *data = g ? &in[0] : o, *ix = g ? &in[1] : &in[0], *vals = g ? o : &in[1];
+        const int64_t dim = op->ints[0];
+        ok = data->ndim == ix->ndim && vals->ndim == ix->ndim && ct__same_shape(ix, vals) &&
+             (ix->dtype == CT_INT32 || ix->dtype == CT_INT64) && o->dtype == cdt &&
+             (g ? in[0].dtype : in[1].dtype) == cdt && dim >= 0 &&
+             dim < (ix->ndim > 0 ? ix->ndim : 1) &&
+             (g || ((op->ints[1] == 0 || op->ints[1] == 1) && !(op->ints[1] && cdt == CT_BOOL)));
+        for (int k = 0; ok && k < ix->ndim; k++)
+            ok = k == dim || data->shape[k] >= ix->shape[k];
+        break;
+    }
     case CT_OP_EIGH:
     case CT_OP_MX_QUANTIZE:
     case CT_OP_MX_DEQUANTIZE:

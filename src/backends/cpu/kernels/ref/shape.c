@@ -1,5 +1,7 @@
-/* Reference kernels of the creation and shaping op kinds: CT_OP_LINSPACE (torch 1.13's CPU
- * linspace, rounding for rounding) and CT_OP_TRIL (tril / triu over the last two dims). */
+/* Reference kernels of the creation, shaping and indexing op kinds: CT_OP_LINSPACE (torch 1.13's
+ * CPU linspace, rounding for rounding), CT_OP_TRIL (tril / triu over the last two dims),
+ * CT_OP_GATHER and CT_OP_SCATTER (index_select, gather, take_along_dim, scatter, scatter_add,
+ * one_hot). */
 #include "backends/cpu/kernels/ew.h"
 
 #include <math.h>
@@ -77,7 +79,8 @@ ct_status ct_k_linspace(const ct_op_desc *op) {
             ct_k_store_f64(p + i * bs, dt, AT16(i));
 #undef AT16
 #undef R
-    } else { /* integers: double math, truncated; vectors of 32 bytes, lanes from a truncated base */
+    } else { /* integers: double math, truncated; vectors of 32 bytes, lanes from a truncated base
+              */
         const double step = (E - S) / (double)(n - 1);
         const int64_t W = 32 / (int64_t)ct__itemsize(dt), vec_end = n / (2 * W) * (2 * W);
 #define ATI(i) ((i) < h ? fma(step, (double)(i), S) : fma(-step, (double)(n - (i)-1), E))
@@ -131,5 +134,96 @@ ct_status ct_k_tril(const ct_op_desc *op) {
             idx[d] = 0;
         }
     }
+    return CT_OK;
+}
+
+/* ---- gather / scatter: walk the index operand's shape in C order ---- */
+typedef struct {
+    int nd;
+    int64_t shape[CT_MAX_DIMS], idx[CT_MAX_DIMS];
+} k_walk;
+static bool k_walk_next(k_walk *w) {
+    for (int d = w->nd - 1; d >= 0; d--) {
+        if (++w->idx[d] < w->shape[d]) return true;
+        w->idx[d] = 0;
+    }
+    return false;
+}
+static int64_t k_numel(int nd, const int64_t *shape) {
+    int64_t n = 1;
+    for (int d = 0; d < nd; d++)
+        n *= shape[d];
+    return n;
+}
+static int64_t k_off(const ct_operand *o, const int64_t *idx, int skip) {
+    int64_t off = 0;
+    for (int d = 0; d < o->ndim; d++)
+        if (d != skip) off += idx[d] * o->strides[d];
+    return off;
+}
+/* Every index inside [0, n): checked before anything is written. */
+static bool k_indices_ok(const ct_operand *ix, int64_t n) {
+    int64_t numel = k_numel(ix->ndim, ix->shape);
+    if (numel == 0) return true;
+    k_walk w = {ix->ndim, {0}, {0}};
+    for (int d = 0; d < ix->ndim; d++)
+        w.shape[d] = ix->shape[d];
+    const size_t isz = ct__itemsize(ix->dtype);
+    do {
+        int64_t v =
+            ct_k_load_i64((const char *)ix->data + k_off(ix, w.idx, -1) * (int64_t)isz, ix->dtype);
+        if (v < 0 || v >= n) return false;
+    } while (k_walk_next(&w));
+    return true;
+}
+
+ct_status ct_k_gather(const ct_op_desc *op) {
+    const ct_operand *o = &op->operands[0], *in = &op->operands[1], *ix = &op->operands[2];
+    const int dim = (int)op->ints[0];
+    const int64_t n = in->ndim ? in->shape[dim] : 1;
+    if (!k_indices_ok(ix, n)) return CT_ERR_INDEX;
+    if (k_numel(o->ndim, o->shape) == 0) return CT_OK;
+    const size_t isz = ct__itemsize(o->dtype), xsz = ct__itemsize(ix->dtype);
+    k_walk w = {o->ndim, {0}, {0}};
+    for (int d = 0; d < o->ndim; d++)
+        w.shape[d] = o->shape[d];
+    do {
+        int64_t v =
+            ct_k_load_i64((const char *)ix->data + k_off(ix, w.idx, -1) * (int64_t)xsz, ix->dtype);
+        int64_t src = k_off(in, w.idx, in->ndim ? dim : -1) + (in->ndim ? v * in->strides[dim] : 0);
+        memcpy((char *)o->data + k_off(o, w.idx, -1) * (int64_t)isz,
+               (const char *)in->data + src * (int64_t)isz, isz);
+    } while (k_walk_next(&w));
+    return CT_OK;
+}
+
+ct_status ct_k_scatter(const ct_op_desc *op) {
+    const ct_operand *o = &op->operands[0], *ix = &op->operands[1], *src = &op->operands[2];
+    const int dim = (int)op->ints[0];
+    const bool add = op->ints[1] == 1;
+    const int64_t n = o->ndim ? o->shape[dim] : 1;
+    if (!k_indices_ok(ix, n)) return CT_ERR_INDEX;
+    if (k_numel(ix->ndim, ix->shape) == 0) return CT_OK;
+    const ct_dtype dt = o->dtype;
+    const size_t isz = ct__itemsize(dt), xsz = ct__itemsize(ix->dtype);
+    k_walk w = {ix->ndim, {0}, {0}};
+    for (int d = 0; d < ix->ndim; d++)
+        w.shape[d] = ix->shape[d];
+    do {
+        int64_t v =
+            ct_k_load_i64((const char *)ix->data + k_off(ix, w.idx, -1) * (int64_t)xsz, ix->dtype);
+        char *dst = (char *)o->data +
+                    (k_off(o, w.idx, o->ndim ? dim : -1) + (o->ndim ? v * o->strides[dim] : 0)) *
+                        (int64_t)isz;
+        const char *s = (const char *)src->data + k_off(src, w.idx, -1) * (int64_t)isz;
+        if (!add) {
+            memcpy(dst, s, isz);
+        } else if (ct_k_is_float(dt)) { /* one rounding to the dtype per addition, as torch */
+            ct_k_store_f64(dst, dt, ct_k_load_f64(dst, dt) + ct_k_load_f64(s, dt));
+        } else { /* integers wrap */
+            uint64_t a = (uint64_t)ct_k_load_i64(dst, dt), b = (uint64_t)ct_k_load_i64(s, dt);
+            ct_k_store_i64(dst, dt, (int64_t)(a + b));
+        }
+    } while (k_walk_next(&w));
     return CT_OK;
 }
