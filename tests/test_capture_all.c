@@ -187,7 +187,7 @@ TEST(mx_replay_equals_eager) {
 }
 
 /* ---- (2) every public op once inside a capture ---- */
-static ct_tensor *A, *B, *C, *Mt, *Cond, *Idx, *Emb, *Sym, *Nc, *Dst, *Q8, *GIdx;
+static ct_tensor *A, *B, *C, *Mt, *Cond, *Idx, *Emb, *Sym, *Nc, *Dst, *Q8, *GIdx, *Src6;
 static ct_mx_tensor *Wq;
 static ct_tensor *OUT; /* op outputs land here and are released after each call */
 static ct_tensor *OUT2, *OUT3;
@@ -325,6 +325,7 @@ static ct_status op_take_along_dim(void) { return ct_take_along_dim(ctx, A, GIdx
 static ct_status op_scatter(void) { return ct_scatter(ctx, A, 1, GIdx, B, &OUT); }
 static ct_status op_scatter_add(void) { return ct_scatter_add(ctx, A, 1, GIdx, B, &OUT); }
 static ct_status op_masked_fill(void) { return ct_masked_fill(ctx, A, Cond, 0.5, &OUT); }
+static ct_status op_index_add(void) { return ct_index_add(ctx, Emb, 0, Idx, Src6, 2.0, &OUT); }
 static ct_status op_one_hot(void) { return ct_one_hot(ctx, Idx, 10, &OUT); }
 static ct_optim *Opt;
 static ct_status op_optim_step(void) {
@@ -433,6 +434,7 @@ static const op_entry computing[] = {
     E(scatter_add),
     E(masked_fill),
     E(one_hot),
+    E(index_add),
 };
 
 /* Public functions that do not compute on a stream, and why. */
@@ -574,6 +576,7 @@ TEST(every_computing_op_is_captured) {
     for (int i = 0; i < 32; i++)
         gv[i] = (i * 5) % 8;
     GIdx = from_f64(CT_INT64, 2, s48, gv);
+    CHECK_OK(ct_tensor_ones(ctx, CT_FLOAT32, 2, (int64_t[]){6, 3}, &Src6));
     CHECK_OK(ct_mx_quantize(ctx, A, CT_MXFP4_E2M1, 32, 1, CT_MX_SCALE_FLOOR, &Wq));
     ct_optim_options oo = ct_optim_options_default(CT_OPTIM_ADAM);
     oo.impl = CT_OPTIM_IMPL_FUSED;
@@ -592,7 +595,7 @@ TEST(every_computing_op_is_captured) {
         release_outs();
         ct_graph_free(g);
     }
-    ct_tensor *all[] = {A, B, C, Dst, Mt, Sym, Emb, Q8, Cond, Nc, Idx, GIdx};
+    ct_tensor *all[] = {A, B, C, Dst, Mt, Sym, Emb, Q8, Cond, Nc, Idx, GIdx, Src6};
     for (size_t i = 0; i < sizeof all / sizeof all[0]; i++)
         ct_tensor_release(all[i]);
     ct_mx_tensor_free(Wq);

@@ -247,6 +247,56 @@ TEST(scatter_and_scatter_add) {
         ct_tensor_release(all[i]);
 }
 
+TEST(index_add) {
+    for (int di = 1; di < NALL; di++) /* bool has no addition */
+        for (int mode = 0; mode < 3; mode++)
+            for (int dim = -2; dim < 2; dim++) {
+                int d = dim < 0 ? dim + 2 : dim;
+                int64_t sh[2] = {4, 5}, ssh[2] = {4, 5}, L[1] = {7};
+                ssh[d] = 7;
+                double *v = NULL, *iv = NULL, *sv = NULL;
+                ct_tensor *a = tu_make(ctx, &rng, ALL[di], 2, sh, mode, -9, 9, &v);
+                ct_tensor *ix = make_index(mode ? CT_INT32 : CT_INT64, 1, L, sh[d], 0, &iv);
+                ct_tensor *src = tu_make(ctx, &rng, ALL[di], 2, ssh, mode, -9, 9, &sv);
+                double alpha = ALL[di] == CT_UINT8 ? 1 : 2;
+                ct_tensor *r = NULL;
+                CHECK_OK(ct_index_add(ctx, a, dim, ix, src, alpha, &r));
+                double *want = malloc(20 * sizeof(double));
+                memcpy(want, v, 20 * sizeof(double));
+                int64_t idx[2];
+                for (int64_t q = 0; q < ssh[0] * ssh[1]; q++) {
+                    unravel(q, 2, ssh, idx);
+                    char tmp[8];
+                    tu_set(tmp, ALL[di], 0, alpha * sv[q]); /* alpha * source in the dtype */
+                    double s = tu_get(tmp, ALL[di], 0);
+                    idx[d] = (int64_t)iv[idx[d]];
+                    int64_t k = idx[0] * 5 + idx[1];
+                    double sum = want[k] + s;
+                    if (ALL[di] <= CT_INT64)
+                        sum = (double)(int64_t)((uint64_t)(int64_t)want[k] + (uint64_t)(int64_t)s);
+                    tu_set(tmp, ALL[di], 0, sum);
+                    want[k] = tu_get(tmp, ALL[di], 0);
+                }
+                double *g = tu_read(r);
+                for (int k = 0; g && k < 20; k++)
+                    CHECK_MSG(same_val(g[k], want[k]), "index_add %s dim %d mode %d [%d]: %g vs %g",
+                              ct_dtype_name(ALL[di]), dim, mode, k, g[k], want[k]);
+                free(g), free(want), free(v), free(iv), free(sv);
+                ct_tensor_release(r), ct_tensor_release(a), ct_tensor_release(ix),
+                    ct_tensor_release(src);
+            }
+    ct_tensor *a = NULL, *ix = NULL, *src = NULL, *r = NULL, *b = NULL;
+    CHECK_OK(ct_tensor_zeros(ctx, CT_INT32, 2, (int64_t[]){3, 4}, &a));
+    CHECK_OK(ct_tensor_zeros(ctx, CT_INT64, 1, (int64_t[]){2}, &ix));
+    CHECK_OK(ct_tensor_ones(ctx, CT_INT32, 2, (int64_t[]){2, 4}, &src));
+    CHECK_ST(ct_index_add(ctx, a, 0, ix, src, 2.5, &r), CT_ERR_DTYPE); /* float alpha, int self */
+    CHECK_ST(ct_index_add(ctx, a, 1, ix, src, 1, &r), CT_ERR_SHAPE);
+    CHECK_OK(ct_tensor_zeros(ctx, CT_BOOL, 2, (int64_t[]){3, 4}, &b));
+    CHECK_ST(ct_index_add(ctx, b, 0, ix, src, 1, &r), CT_ERR_DTYPE);
+    CHECK(r == NULL);
+    ct_tensor_release(a), ct_tensor_release(ix), ct_tensor_release(src), ct_tensor_release(b);
+}
+
 TEST(masked_fill_and_one_hot) {
     for (int di = 0; di < NALL; di++)
         for (int mode = 0; mode < 3; mode++) {
@@ -313,6 +363,7 @@ int main(void) {
     RUN(index_select_and_gather);
     RUN(index_errors_and_edges);
     RUN(scatter_and_scatter_add);
+    RUN(index_add);
     RUN(masked_fill_and_one_hot);
     CHECK(ct_ctx_live_tensors(ctx) == 0);
     ct_ctx_free(ctx);

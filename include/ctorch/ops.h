@@ -172,6 +172,10 @@ CT_API ct_status ct_scatter(ct_ctx *ctx, const ct_tensor *t, int dim, const ct_t
  * wrap, floats round once per addition; bool refused). */
 CT_API ct_status ct_scatter_add(ct_ctx *ctx, const ct_tensor *t, int dim, const ct_tensor *index,
                                 const ct_tensor *src, ct_tensor **out);
+/* A copy of t with out[..index[i]..] += alpha * source[..i..] along dim (as torch.index_add):
+ * index 1-d, source is t's shape with len(index) along dim; repeated indices add up in order. */
+CT_API ct_status ct_index_add(ct_ctx *ctx, const ct_tensor *t, int dim, const ct_tensor *index,
+                              const ct_tensor *source, double alpha, ct_tensor **out);
 /* value where mask (bool, broadcasting with t) is true, t elsewhere (as torch.masked_fill; value
  * checked as in ct_tensor_full). */
 CT_API ct_status ct_masked_fill(ct_ctx *ctx, const ct_tensor *t, const ct_tensor *mask,

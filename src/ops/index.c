@@ -230,6 +230,72 @@ ct_status ct_scatter_add(ct_ctx *ctx, const ct_tensor *t, int dim, const ct_tens
     return ct__scatter(ctx, "scatter_add", t, dim, index, src, 1, out);
 }
 
+ct_status ct_index_add(ct_ctx *ctx, const ct_tensor *t, int dim, const ct_tensor *index,
+                       const ct_tensor *source, double alpha, ct_tensor **out) {
+    const ct_tensor *ins[3] = {t, index, source};
+    ct_status st = ct__check_args(ctx, "index_add", 3, ins, out);
+    if (st != CT_OK) return st;
+    int d = 0;
+    if ((st = ct__index_args(ctx, "index_add", t, index, dim, &d, out)) != CT_OK) return st;
+    if (index->ndim > 1)
+        return ct__set_error(ctx, CT_ERR_SHAPE, "index_add: index must be 0-d or 1-d, got %s",
+                             CT__SHAPE_STR(index));
+    if (source->dtype != t->dtype)
+        return ct__set_error(ctx, CT_ERR_DTYPE, "index_add: source dtype %s differs from self %s",
+                             ct_dtype_name(source->dtype), ct_dtype_name(t->dtype));
+    if (t->dtype == CT_BOOL)
+        return ct__set_error(ctx, CT_ERR_DTYPE, "index_add: bool tensors cannot be added");
+    int nd = t->ndim ? t->ndim : 1;
+    int64_t L = ct_tensor_numel(index), want[CT_MAX_DIMS], vshape[CT_MAX_DIMS];
+    bool ok = (source->ndim ? source->ndim : 1) == nd;
+    for (int k = 0; k < nd; k++) {
+        want[k] = k == d ? L : (t->ndim ? t->shape[k] : 1);
+        vshape[k] = k == d ? L : 1;
+        ok = ok && (source->ndim ? source->shape[k] : 1) == want[k];
+    }
+    if (!ok) {
+        char b[96];
+        return ct__set_error(ctx, CT_ERR_SHAPE,
+                             "index_add: source %s must be self %s with dim %d of size %lld (the "
+                             "index length)",
+                             CT__SHAPE_STR(source), ct__shape_str(b, sizeof b, t->ndim, t->shape),
+                             d, (long long)L);
+    }
+    /* scatter_add of alpha * source at the index broadcast over source's shape */
+    ct_tensor *iv = NULL, *ie = NULL, *src = NULL, *t1 = NULL, *s1 = NULL, *r = NULL;
+    int64_t one[1] = {1};
+    st = ct_tensor_reshape(ctx, index, nd, vshape, &iv);
+    if (st == CT_OK) st = ct_tensor_expand(ctx, iv, nd, want, &ie);
+    if (st == CT_OK)
+        st = alpha == 1.0 ? (src = ct_tensor_retain((ct_tensor *)source), CT_OK)
+                          : ct_mul_scalar(ctx, source, alpha, &src);
+    if (st == CT_OK && src->dtype != t->dtype) { /* an integer tensor times 2.5 */
+        ct__set_error(ctx, CT_ERR_DTYPE, "index_add: alpha %g does not fit dtype %s", alpha,
+                      ct_dtype_name(t->dtype));
+        st = CT_ERR_DTYPE;
+    }
+    if (st == CT_OK)
+        st = t->ndim ? (t1 = ct_tensor_retain((ct_tensor *)t), CT_OK)
+                     : ct_tensor_reshape(ctx, t, 1, one, &t1);
+    if (st == CT_OK)
+        st = src->ndim ? (s1 = ct_tensor_retain(src), CT_OK)
+                       : ct_tensor_reshape(ctx, src, 1, one, &s1);
+    if (st == CT_OK) st = ct_scatter_add(ctx, t1, d, ie, s1, &r);
+    if (st == CT_ERR_INDEX)
+        ct__set_error(ctx, st, "index_add: an index is outside [0, %lld) (dim %d of self %s)",
+                      (long long)(t->ndim ? t->shape[d] : 1), d, CT__SHAPE_STR(t));
+    if (st == CT_OK && t->ndim == 0) {
+        st = ct_tensor_view(ctx, r, 0, NULL, out);
+        ct_tensor_release(r);
+    } else if (st == CT_OK) {
+        *out = r;
+    }
+    ct_tensor *all[] = {iv, ie, src, t1, s1};
+    for (int k = 0; k < 5; k++)
+        ct_tensor_release(all[k]);
+    return st;
+}
+
 ct_status ct_masked_fill(ct_ctx *ctx, const ct_tensor *t, const ct_tensor *mask, double value,
                          ct_tensor **out) {
     const ct_tensor *ins[2] = {t, mask};
