@@ -326,6 +326,10 @@ static ct_status op_scatter(void) { return ct_scatter(ctx, A, 1, GIdx, B, &OUT);
 static ct_status op_scatter_add(void) { return ct_scatter_add(ctx, A, 1, GIdx, B, &OUT); }
 static ct_status op_masked_fill(void) { return ct_masked_fill(ctx, A, Cond, 0.5, &OUT); }
 static ct_status op_index_add(void) { return ct_index_add(ctx, Emb, 0, Idx, Src6, 2.0, &OUT); }
+static ct_status op_sort(void) { return ct_sort(ctx, A, 1, true, true, &OUT, &OUT2); }
+static ct_status op_argsort(void) { return ct_argsort(ctx, A, 0, false, &OUT); }
+static ct_status op_topk(void) { return ct_topk(ctx, A, 3, -1, true, true, &OUT, &OUT2); }
+static ct_status op_kthvalue(void) { return ct_kthvalue(ctx, A, 2, 1, false, &OUT, &OUT2); }
 static ct_status op_one_hot(void) { return ct_one_hot(ctx, Idx, 10, &OUT); }
 static ct_optim *Opt;
 static ct_status op_optim_step(void) {
@@ -435,6 +439,10 @@ static const op_entry computing[] = {
     E(masked_fill),
     E(one_hot),
     E(index_add),
+    E(sort),
+    E(argsort),
+    E(topk),
+    E(kthvalue),
 };
 
 /* Public functions that do not compute on a stream, and why. */

@@ -773,6 +773,58 @@ TEST(stream_submit_checks_gather_scatter) {
     ct_ctx_free(ctx);
 }
 
+/* sort at the public submit entry: a well-formed descriptor runs; a work buffer shorter than a
+ * row, indices that are not int64, values of another shape, a non-contiguous input and a wrong
+ * output count are refused. */
+TEST(stream_submit_checks_sort) {
+    ct_ctx *ctx = make_ctx(false, NULL);
+    ct_stream *s = NULL;
+    CHECK_OK(ct_ctx_default_stream(ctx, (ct_device){CT_DEVICE_CPU, 0}, &s));
+    float xv[6] = {3, 1, 2, 0, -1, 5};
+    int64_t s23[2] = {2, 3}, n3 = 3, n2 = 2, s32[2] = {3, 2};
+    ct_tensor *x = NULL, *v = NULL, *ix = NULL, *w = NULL, *w2 = NULL, *i32 = NULL, *v32 = NULL;
+    CHECK_OK(ct_tensor_from_host(ctx, xv, CT_FLOAT32, 2, s23, &x));
+    CHECK_OK(ct_tensor_zeros(ctx, CT_FLOAT32, 2, s23, &v));
+    CHECK_OK(ct_tensor_zeros(ctx, CT_INT64, 2, s23, &ix));
+    CHECK_OK(ct_tensor_zeros(ctx, CT_INT64, 1, &n3, &w));
+    CHECK_OK(ct_tensor_zeros(ctx, CT_INT64, 1, &n2, &w2));
+    CHECK_OK(ct_tensor_zeros(ctx, CT_INT32, 2, s23, &i32));
+    CHECK_OK(ct_tensor_zeros(ctx, CT_FLOAT32, 2, s32, &v32));
+    ct_op_desc good, d;
+    memset(&good, 0, sizeof good);
+    good.kind = CT_OP_SORT;
+    good.n_out = 2;
+    good.n_in = 2;
+    fill_operand(&good.operands[0], v);
+    fill_operand(&good.operands[1], ix);
+    fill_operand(&good.operands[2], x);
+    fill_operand(&good.operands[3], w);
+    good.compute_dtype = CT_FLOAT32;
+    good.num_threads = 1;
+    CHECK_OK(ct_stream_submit(s, &good));
+    const float *vr = ct_tensor_data_ptr(v);
+    const int64_t *ir = ct_tensor_data_ptr(ix);
+    CHECK(vr[0] == 1 && vr[2] == 3 && vr[3] == -1 && vr[5] == 5 && ir[0] == 1 && ir[3] == 1);
+#define BAD(mutation, want)                                                                        \
+    do {                                                                                           \
+        d = good;                                                                                  \
+        mutation;                                                                                  \
+        CHECK_ST(ct_stream_submit(s, &d), want);                                                   \
+    } while (0)
+    BAD(fill_operand(&d.operands[3], w2), CT_ERR_SHAPE);  /* work shorter than a row */
+    BAD(fill_operand(&d.operands[1], i32), CT_ERR_SHAPE); /* int32 indices */
+    BAD(fill_operand(&d.operands[0], v32), CT_ERR_SHAPE); /* values of another shape */
+    BAD((d.operands[2].strides[0] = 1, d.operands[2].strides[1] = 2), CT_ERR_SHAPE);
+    BAD(d.n_out = 1, CT_ERR_INVALID_ARG);
+    BAD(d.n_in = 1, CT_ERR_INVALID_ARG);
+    BAD(d.compute_dtype = CT_FLOAT64, CT_ERR_SHAPE);
+#undef BAD
+    ct_tensor *all[] = {x, v, ix, w, w2, i32, v32};
+    for (size_t k = 0; k < sizeof all / sizeof all[0]; k++)
+        ct_tensor_release(all[k]);
+    ct_ctx_free(ctx);
+}
+
 /* ---- 5: capture ---- */
 
 typedef struct {
@@ -975,6 +1027,7 @@ int main(void) {
     RUN_FORKED(stream_submit_checks_optim_step);
     RUN_FORKED(stream_submit_checks_linspace_tril);
     RUN_FORKED(stream_submit_checks_gather_scatter);
+    RUN_FORKED(stream_submit_checks_sort);
     RUN_FORKED(capture_oom_invalidates_with_reason);
     RUN_FORKED(capture_failures_invalidate_never_empty_reason);
     RUN_FORKED(eigh_large_n_is_refused_not_silently_ok);

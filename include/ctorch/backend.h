@@ -70,7 +70,9 @@ extern "C" {
     X(CT_OP_GATHER)        /* out[i] = in0[i with dim ints[0] replaced by in1[i]]; in1 int32/64    \
                               of out's shape, in0 of out's ndim */                                 \
     X(CT_OP_SCATTER)       /* in place: out[i with dim ints[0] replaced by in0[i]] = in1[i]        \
-                              (ints[1] = 1: +=); in0 int32/64 and in1 of one shape */
+                              (ints[1] = 1: +=); in0 int32/64 and in1 of one shape */              \
+    X(CT_OP_SORT)          /* stable sort of each row: out0 values (R,N), out1 int64 indices       \
+                              (R,N), in0 (R,N), in1 int64 work (N); ints[0]=1: descending */
 
 typedef enum ct_op_kind {
 #define CT__OP_ENUM(name) name,

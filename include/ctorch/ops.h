@@ -185,6 +185,23 @@ CT_API ct_status ct_masked_fill(ct_ctx *ctx, const ct_tensor *t, const ct_tensor
 CT_API ct_status ct_one_hot(ct_ctx *ctx, const ct_tensor *indices, int64_t num_classes,
                             ct_tensor **out);
 
+/* ---- sorting and selection (NaN is the largest value, as torch; ties keep their order) ---- */
+/* Values and int64 indices sorted along dim (as torch.sort). The sort is always stable, which is
+ * also a valid result for stable = false. Results are contiguous, in t's dim order. */
+CT_API ct_status ct_sort(ct_ctx *ctx, const ct_tensor *t, int dim, bool descending, bool stable,
+                         ct_tensor **values, ct_tensor **indices);
+/* The indices of ct_sort (as torch.argsort). */
+CT_API ct_status ct_argsort(ct_ctx *ctx, const ct_tensor *t, int dim, bool descending,
+                            ct_tensor **out);
+/* The k largest (or smallest) along dim with their indices, sorted (as torch.topk; also for
+ * sorted = false); 0 <= k <= size, else CT_ERR_INDEX. */
+CT_API ct_status ct_topk(ct_ctx *ctx, const ct_tensor *t, int64_t k, int dim, bool largest,
+                         bool sorted, ct_tensor **values, ct_tensor **indices);
+/* The k-th smallest (k from 1) along dim and its index (as torch.kthvalue; among equal values the
+ * first in stable order). */
+CT_API ct_status ct_kthvalue(ct_ctx *ctx, const ct_tensor *t, int64_t k, int dim, bool keepdim,
+                             ct_tensor **values, ct_tensor **indices);
+
 /* ---- creation from another tensor (same shape, dtype and device) ---- */
 /* Uninitialised (as torch.empty_like). */
 CT_API ct_status ct_empty_like(ct_ctx *ctx, const ct_tensor *t, ct_tensor **out);

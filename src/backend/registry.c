@@ -181,10 +181,12 @@ static const signed char ct__op_arity[CT_OP_COUNT][2] = {
     [CT_OP_EIGH] = {2, 2},        [CT_OP_MX_QUANTIZE] = {1, 2}, [CT_OP_MX_DEQUANTIZE] = {2, 2},
     [CT_OP_MX_LINEAR] = {5, 5},   [CT_OP_OPTIM_STEP] = {1, 1},  [CT_OP_LINSPACE] = {0, 0},
     [CT_OP_TRIL] = {1, 1},        [CT_OP_GATHER] = {2, 2},      [CT_OP_SCATTER] = {2, 2},
+    [CT_OP_SORT] = {2, 2},
 };
 
 static int ct__op_outputs(ct_op_kind k) {
-    return k == CT_OP_EIGH ? 3 : (k == CT_OP_MX_QUANTIZE || k == CT_OP_OPTIM_STEP) ? 2 : 1;
+    if (k == CT_OP_EIGH) return 3;
+    return (k == CT_OP_MX_QUANTIZE || k == CT_OP_OPTIM_STEP || k == CT_OP_SORT) ? 2 : 1;
 }
 
 /* Operands a kind may leave absent (data NULL): eigh's v, info and work, mx_linear's bias, the
@@ -487,6 +489,17 @@ static ct_status ct__check_desc(ct_stream *s, const ct_op_desc *op) {
              (g || ((op->ints[1] == 0 || op->ints[1] == 1) && !(op->ints[1] && cdt == CT_BOOL)));
         for (int k = 0; ok && k < ix->ndim; k++)
             ok = k == dim || data->shape[k] >= ix->shape[k];
+        break;
+    }
+    case CT_OP_SORT: {
+        rule = "sort: contiguous values (R,N) and int64 indices (R,N), input (R,N) in the compute "
+               "dtype, int64 work of at least N elements";
+        const ct_operand *x = &op->operands[2], *w = &op->operands[3];
+        const int64_t R = x->ndim == 2 ? x->shape[0] : 0, N = x->ndim == 2 ? x->shape[1] : 0;
+        ok = x->ndim == 2 && x->dtype == cdt && o->dtype == cdt && in->dtype == CT_INT64 &&
+             ct__contig2(o, 2, R, N, 0) && ct__contig2(in, 2, R, N, 0) &&
+             ct__contig2(x, 2, R, N, 0) && w->dtype == CT_INT64 && w->ndim == 1 &&
+             (w->strides[0] == 1 || w->shape[0] <= 1) && w->shape[0] >= N;
         break;
     }
     case CT_OP_EIGH:

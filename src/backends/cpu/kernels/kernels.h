@@ -54,6 +54,8 @@ ct_status ct_k_tril(const ct_op_desc *op);
  * outside [0, size of the indexed dim). */
 ct_status ct_k_gather(const ct_op_desc *op);
 ct_status ct_k_scatter(const ct_op_desc *op);
+/* CT_OP_SORT (ref/shape.c): stable merge sort of each row, NaN largest (as torch). */
+ct_status ct_k_sort(const ct_op_desc *op);
 
 /* Slot of an op kind in the ISA table's bin_* / un_* arrays, or -1. */
 static inline int ct_k_bin_index(ct_op_kind k) {

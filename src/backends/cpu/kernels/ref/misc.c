@@ -312,6 +312,7 @@ ct_status ct_k_run(const ct_op_desc *op, const ct_k_isa *isa) {
     case CT_OP_TRIL: return ct_k_tril(op);
     case CT_OP_GATHER: return ct_k_gather(op);
     case CT_OP_SCATTER: return ct_k_scatter(op);
+    case CT_OP_SORT: return ct_k_sort(op);
     default: return ct_k_elementwise(op, isa);
     }
 }

@@ -227,3 +227,61 @@ ct_status ct_k_scatter(const ct_op_desc *op) {
     } while (k_walk_next(&w));
     return CT_OK;
 }
+
+/* ---- sort: stable bottom-up merge sort of row indices by key; NaN compares largest (torch puts
+ * NaN last ascending, first descending); -0.0 equals 0.0 so ties keep their order ---- */
+typedef struct {
+    const char *row;
+    ct_dtype dt;
+    size_t isz;
+    bool desc, is_float;
+} k_sort_ctx;
+/* true when element b must come before element a (strictly), i.e. they are out of order */
+static bool k_sort_before(const k_sort_ctx *c, int64_t b, int64_t a) {
+    if (c->is_float) {
+        double x = ct_k_load_f64(c->row + a * (int64_t)c->isz, c->dt);
+        double y = ct_k_load_f64(c->row + b * (int64_t)c->isz, c->dt);
+        bool xn = x != x, yn = y != y;
+        if (xn || yn) return c->desc ? (yn && !xn) : (xn && !yn);
+        return c->desc ? y > x : y < x;
+    }
+    int64_t x = ct_k_load_i64(c->row + a * (int64_t)c->isz, c->dt);
+    int64_t y = ct_k_load_i64(c->row + b * (int64_t)c->isz, c->dt);
+    return c->desc ? y > x : y < x;
+}
+
+ct_status ct_k_sort(const ct_op_desc *op) {
+    const ct_operand *ov = &op->operands[0], *oi = &op->operands[1], *x = &op->operands[2],
+                     *w = &op->operands[3];
+    const int64_t R = x->shape[0], N = x->shape[1];
+    k_sort_ctx c = {NULL, x->dtype, ct__itemsize(x->dtype), op->ints[0] == 1,
+                    ct_k_is_float(x->dtype)};
+    int64_t *work = w->data;
+    for (int64_t r = 0; r < R; r++) {
+        c.row = (const char *)x->data + r * N * (int64_t)c.isz;
+        int64_t *idx = (int64_t *)oi->data + r * N, *a = idx, *b = work;
+        for (int64_t i = 0; i < N; i++)
+            a[i] = i;
+        for (int64_t width = 1; width < N; width *= 2) {
+            for (int64_t lo = 0; lo < N; lo += 2 * width) {
+                int64_t mid = lo + width < N ? lo + width : N;
+                int64_t hi = lo + 2 * width < N ? lo + 2 * width : N;
+                int64_t i = lo, j = mid, k = lo;
+                while (i < mid && j < hi)
+                    b[k++] = k_sort_before(&c, a[j], a[i]) ? a[j++] : a[i++];
+                while (i < mid)
+                    b[k++] = a[i++];
+                while (j < hi)
+                    b[k++] = a[j++];
+            }
+            int64_t *t = a;
+            a = b;
+            b = t;
+        }
+        if (a != idx) memcpy(idx, a, (size_t)N * sizeof(int64_t));
+        char *vrow = (char *)ov->data + r * N * (int64_t)c.isz;
+        for (int64_t i = 0; i < N; i++)
+            memcpy(vrow + i * (int64_t)c.isz, c.row + idx[i] * (int64_t)c.isz, c.isz);
+    }
+    return CT_OK;
+}
