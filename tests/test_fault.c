@@ -183,13 +183,14 @@ static void walk(const char *name, ct_status (*seq)(ct_ctx *), bool sticky, bool
     walk_ex(name, seq, sticky, debug, false, max_n);
 }
 
-/* The everyday ops and tools (issue 13): creation, shaping, indexing, from_blob, npy, print. */
+/* The everyday ops and tools (issue 13): creation, shaping, indexing, sorting, from_blob, npy,
+ * print. */
 static void free_blob(void *data, void *user) {
     (void)user;
     free(data);
 }
 static ct_status seq_everyday(ct_ctx *ctx) {
-    ct_tensor *t[32] = {0}, *parts[4] = {0};
+    ct_tensor *t[40] = {0}, *parts[4] = {0};
     int k = 0, np = 0;
     ct_status st;
     char *text = NULL;
@@ -229,6 +230,10 @@ static ct_status seq_everyday(ct_ctx *ctx) {
     STEP(ct_gt_scalar(ctx, t[1], 5.0, &t[k++]));
     int mk = k - 1;
     STEP(ct_masked_fill(ctx, t[1], t[mk], -1.0, &t[k++]));
+    STEP(ct_topk(ctx, t[1], 2, 0, true, true, &t[k], &t[k + 1]));
+    k += 2;
+    STEP(ct_sort(ctx, t[1], -1, false, true, &t[k], &t[k + 1]));
+    k += 2;
     STEP(ct_tensor_to_string(t[1], &text));
     /* a Fortran-order .npy from memory (converted to C order by a copy) */
     static const char hdr[] = "{'descr': '<f4', 'fortran_order': True, 'shape': (2, 3), }";
