@@ -330,6 +330,9 @@ static ct_status op_sort(void) { return ct_sort(ctx, A, 1, true, true, &OUT, &OU
 static ct_status op_argsort(void) { return ct_argsort(ctx, A, 0, false, &OUT); }
 static ct_status op_topk(void) { return ct_topk(ctx, A, 3, -1, true, true, &OUT, &OUT2); }
 static ct_status op_kthvalue(void) { return ct_kthvalue(ctx, A, 2, 1, false, &OUT, &OUT2); }
+static ct_status op_all(void) { return ct_all(ctx, A, 1, &DIM1, false, &OUT); }
+static ct_status op_any(void) { return ct_any(ctx, A, 0, NULL, true, &OUT); }
+static ct_status op_count_nonzero(void) { return ct_count_nonzero(ctx, A, 1, &DIM1, &OUT); }
 static ct_status op_one_hot(void) { return ct_one_hot(ctx, Idx, 10, &OUT); }
 static ct_optim *Opt;
 static ct_status op_optim_step(void) {
@@ -443,6 +446,9 @@ static const op_entry computing[] = {
     E(argsort),
     E(topk),
     E(kthvalue),
+    E(all),
+    E(any),
+    E(count_nonzero),
 };
 
 /* Public functions that do not compute on a stream, and why. */

@@ -1,6 +1,7 @@
 /* sort, argsort, topk, kthvalue against a naive stable insertion sort written here (NaN largest,
  * -0.0 equal to 0.0, ties in input order), over every compute dtype, strided inputs, every dim
- * (negative too), many ties, special values, zero-size dims, 0-d, and the error paths. */
+ * (negative too), many ties, special values, zero-size dims, 0-d, and the error paths; all, any
+ * and count_nonzero against naive counts. */
 #include "test_util.h"
 
 static ct_ctx *ctx;
@@ -185,12 +186,68 @@ TEST(long_rows_exact_int64) {
     ct_tensor_release(a), ct_tensor_release(sv), ct_tensor_release(si);
 }
 
+TEST(all_any_count_nonzero) {
+    for (int di = 0; di < NALL; di++)
+        for (int mode = 0; mode < 3; mode++)
+            for (int dim = -2; dim < 2; dim++) {
+                int d = dim < 0 ? dim + 2 : dim;
+                int64_t sh[2] = {5, 7};
+                double *v = NULL;
+                ct_tensor *a = tu_make(ctx, &rng, ALL[di], 2, sh, mode, -1, 1.5, &v);
+                ct_tensor *al = NULL, *an = NULL, *cn = NULL;
+                CHECK_OK(ct_all(ctx, a, 1, &dim, false, &al));
+                CHECK_OK(ct_any(ctx, a, 1, &dim, true, &an));
+                CHECK_OK(ct_count_nonzero(ctx, a, 1, &dim, &cn));
+                ct_dtype bt = ALL[di] == CT_UINT8 ? CT_UINT8 : CT_BOOL;
+                CHECK(ct_tensor_dtype(al) == bt && ct_tensor_dtype(an) == bt &&
+                      ct_tensor_dtype(cn) == CT_INT64);
+                CHECK(ct_tensor_ndim(al) == 1 && ct_tensor_ndim(an) == 2);
+                double *ga = tu_read(al), *gn = tu_read(an), *gc = tu_read(cn);
+                int64_t other = sh[1 - d];
+                for (int64_t o = 0; ga && gn && gc && o < other; o++) {
+                    int64_t cnt = 0;
+                    for (int64_t j = 0; j < sh[d]; j++) {
+                        double x = d == 0 ? v[j * 7 + o] : v[o * 7 + j];
+                        cnt += x != 0; /* NaN != 0 */
+                    }
+                    CHECK(gc[o] == (double)cnt);
+                    CHECK(ga[o] == (cnt == sh[d]));
+                    CHECK(gn[o] == (cnt > 0));
+                }
+                free(ga), free(gn), free(gc), free(v);
+                ct_tensor_release(a), ct_tensor_release(al), ct_tensor_release(an),
+                    ct_tensor_release(cn);
+            }
+    /* empty reductions, NaN, all dims */
+    ct_tensor *e = NULL, *r = NULL, *n = NULL;
+    CHECK_OK(ct_tensor_zeros(ctx, CT_FLOAT32, 2, (int64_t[]){2, 0}, &e));
+    int one = 1;
+    CHECK_OK(ct_all(ctx, e, 1, &one, false, &r));
+    double *g = tu_read(r);
+    CHECK(g && g[0] == 1 && g[1] == 1);
+    free(g);
+    ct_tensor_release(r);
+    CHECK_OK(ct_any(ctx, e, 0, NULL, false, &r));
+    double x = 1;
+    CHECK_OK(ct_tensor_item(r, &x));
+    CHECK(x == 0);
+    ct_tensor_release(r);
+    CHECK_OK(ct_tensor_full(ctx, CT_FLOAT64, 1, (int64_t[]){3}, NAN, &n));
+    CHECK_OK(ct_all(ctx, n, 0, NULL, false, &r));
+    CHECK_OK(ct_tensor_item(r, &x));
+    CHECK(x == 1);
+    ct_tensor_release(r);
+    CHECK_ST(ct_all(ctx, n, 1, (int[]){1}, false, &r), CT_ERR_INDEX);
+    ct_tensor_release(e), ct_tensor_release(n);
+}
+
 int main(void) {
     ct_ctx_options o = {.size = sizeof o};
     if (ct_ctx_create(&o, &ctx) != CT_OK) return 1;
     RUN(sort_argsort_topk_every_dtype);
     RUN(special_values_and_kthvalue);
     RUN(long_rows_exact_int64);
+    RUN(all_any_count_nonzero);
     CHECK(ct_ctx_live_tensors(ctx) == 0);
     ct_ctx_free(ctx);
     return ct_test_end();

@@ -133,6 +133,16 @@ CT_API ct_status ct_amin(ct_ctx *ctx, const ct_tensor *a, int n_dims, const int 
  * flattens. */
 CT_API ct_status ct_argmax(ct_ctx *ctx, const ct_tensor *a, int dim, bool keepdim, ct_tensor **out);
 
+/* True where every / some element over `dims` is nonzero (NaN counts as nonzero); empty
+ * reductions give true / false (as torch.all / torch.any; uint8 inputs give uint8, others bool). */
+CT_API ct_status ct_all(ct_ctx *ctx, const ct_tensor *t, int n_dims, const int *dims, bool keepdim,
+                        ct_tensor **out);
+CT_API ct_status ct_any(ct_ctx *ctx, const ct_tensor *t, int n_dims, const int *dims, bool keepdim,
+                        ct_tensor **out);
+/* Number of nonzero elements over `dims`, int64 (as torch.count_nonzero). */
+CT_API ct_status ct_count_nonzero(ct_ctx *ctx, const ct_tensor *t, int n_dims, const int *dims,
+                                  ct_tensor **out);
+
 /* ---- normalisation and activations along a dim ---- */
 CT_API ct_status ct_softmax(ct_ctx *ctx, const ct_tensor *a, int dim, ct_tensor **out);
 CT_API ct_status ct_log_softmax(ct_ctx *ctx, const ct_tensor *a, int dim, ct_tensor **out);
