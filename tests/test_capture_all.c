@@ -333,6 +333,9 @@ static ct_status op_kthvalue(void) { return ct_kthvalue(ctx, A, 2, 1, false, &OU
 static ct_status op_all(void) { return ct_all(ctx, A, 1, &DIM1, false, &OUT); }
 static ct_status op_any(void) { return ct_any(ctx, A, 0, NULL, true, &OUT); }
 static ct_status op_count_nonzero(void) { return ct_count_nonzero(ctx, A, 1, &DIM1, &OUT); }
+static ct_status op_argmin(void) { return ct_argmin(ctx, A, 1, false, &OUT); }
+static ct_status op_max_dim(void) { return ct_max_dim(ctx, A, 0, true, &OUT, &OUT2); }
+static ct_status op_min_dim(void) { return ct_min_dim(ctx, A, -1, false, &OUT, &OUT2); }
 static ct_status op_one_hot(void) { return ct_one_hot(ctx, Idx, 10, &OUT); }
 static ct_optim *Opt;
 static ct_status op_optim_step(void) {
@@ -449,6 +452,9 @@ static const op_entry computing[] = {
     E(all),
     E(any),
     E(count_nonzero),
+    E(argmin),
+    E(max_dim),
+    E(min_dim),
 };
 
 /* Public functions that do not compute on a stream, and why. */

@@ -1,7 +1,8 @@
 /* sort, argsort, topk, kthvalue against a naive stable insertion sort written here (NaN largest,
  * -0.0 equal to 0.0, ties in input order), over every compute dtype, strided inputs, every dim
  * (negative too), many ties, special values, zero-size dims, 0-d, and the error paths; all, any
- * and count_nonzero against naive counts. */
+ * and count_nonzero against naive counts; argmin, max_dim, min_dim against first-occurrence scans.
+ */
 #include "test_util.h"
 
 static ct_ctx *ctx;
@@ -241,6 +242,69 @@ TEST(all_any_count_nonzero) {
     ct_tensor_release(e), ct_tensor_release(n);
 }
 
+/* argmin / max_dim / min_dim against naive first-occurrence scans (NaN wins, as torch). */
+TEST(argmin_max_min_dim) {
+    for (int di = 1; di < NALL; di++) /* bool has no argmin */
+        for (int mode = 0; mode < 3; mode++)
+            for (int dim = -2; dim < 2; dim++) {
+                int d = dim < 0 ? dim + 2 : dim;
+                int64_t sh[2] = {6, 9};
+                double *v = NULL;
+                ct_tensor *a = tu_make(ctx, &rng, ALL[di], 2, sh, mode, -3, 3, &v);
+                ct_tensor *ai = NULL, *xv = NULL, *xi = NULL, *nv = NULL, *ni = NULL;
+                CHECK_OK(ct_argmin(ctx, a, dim, false, &ai));
+                CHECK_OK(ct_max_dim(ctx, a, dim, true, &xv, &xi));
+                CHECK_OK(ct_min_dim(ctx, a, dim, false, &nv, &ni));
+                CHECK(ct_tensor_ndim(xv) == 2 && ct_tensor_ndim(nv) == 1 &&
+                      ct_tensor_dtype(ni) == CT_INT64);
+                double *gai = tu_read(ai), *gxv = tu_read(xv), *gxi = tu_read(xi),
+                       *gnv = tu_read(nv), *gni = tu_read(ni);
+                for (int64_t o = 0; gai && gxv && gxi && gnv && gni && o < sh[1 - d]; o++) {
+                    int64_t imax = 0, imin = 0;
+                    for (int64_t j = 0; j < sh[d]; j++) {
+                        double x = d == 0 ? v[j * 9 + o] : v[o * 9 + j];
+                        double bx = d == 0 ? v[imax * 9 + o] : v[o * 9 + imax];
+                        double bn = d == 0 ? v[imin * 9 + o] : v[o * 9 + imin];
+                        if (!isnan(bx) && (isnan(x) || x > bx)) imax = j;
+                        if (!isnan(bn) && (isnan(x) || x < bn)) imin = j;
+                    }
+                    double mx = d == 0 ? v[imax * 9 + o] : v[o * 9 + imax];
+                    double mn = d == 0 ? v[imin * 9 + o] : v[o * 9 + imin];
+                    CHECK_MSG(gai[o] == (double)imin && gni[o] == (double)imin,
+                              "argmin %s dim %d: %g want %lld", ct_dtype_name(ALL[di]), dim, gai[o],
+                              (long long)imin);
+                    CHECK(gxi[o] == (double)imax);
+                    CHECK(same_val(gxv[o], mx) && same_val(gnv[o], mn));
+                }
+                free(gai), free(gxv), free(gxi), free(gnv), free(gni), free(v);
+                ct_tensor *all[] = {a, ai, xv, xi, nv, ni};
+                for (int k = 0; k < 6; k++)
+                    ct_tensor_release(all[k]);
+            }
+    /* NaN is the minimum's pick too; int64 extremes (no negation overflow) */
+    float fv[5] = {2, NAN, -1, NAN, -1};
+    long long iv[4] = {0, INT64_MIN, INT64_MAX, INT64_MIN};
+    ct_tensor *f = NULL, *i = NULL, *r = NULL;
+    CHECK_OK(ct_tensor_from_host(ctx, fv, CT_FLOAT32, 1, (int64_t[]){5}, &f));
+    CHECK_OK(ct_tensor_from_host(ctx, iv, CT_INT64, 1, (int64_t[]){4}, &i));
+    double x = -1;
+    CHECK_OK(ct_argmin(ctx, f, CT_ALL_DIMS, false, &r));
+    CHECK_OK(ct_tensor_item(r, &x));
+    CHECK(x == 1);
+    ct_tensor_release(r);
+    CHECK_OK(ct_argmin(ctx, i, 0, false, &r));
+    CHECK_OK(ct_tensor_item(r, &x));
+    CHECK(x == 1);
+    ct_tensor_release(r);
+    ct_tensor *b = NULL, *v2 = NULL, *i2 = NULL;
+    CHECK_OK(ct_tensor_zeros(ctx, CT_BOOL, 1, (int64_t[]){3}, &b));
+    CHECK_ST(ct_argmin(ctx, b, 0, false, &r), CT_ERR_DTYPE);
+    CHECK_ST(ct_max_dim(ctx, f, CT_ALL_DIMS, false, &v2, &i2), CT_ERR_INVALID_ARG);
+    CHECK_ST(ct_min_dim(ctx, f, 1, false, &v2, &i2), CT_ERR_INDEX);
+    CHECK(v2 == NULL && i2 == NULL);
+    ct_tensor_release(f), ct_tensor_release(i), ct_tensor_release(b);
+}
+
 int main(void) {
     ct_ctx_options o = {.size = sizeof o};
     if (ct_ctx_create(&o, &ctx) != CT_OK) return 1;
@@ -248,6 +312,7 @@ int main(void) {
     RUN(special_values_and_kthvalue);
     RUN(long_rows_exact_int64);
     RUN(all_any_count_nonzero);
+    RUN(argmin_max_min_dim);
     CHECK(ct_ctx_live_tensors(ctx) == 0);
     ct_ctx_free(ctx);
     return ct_test_end();

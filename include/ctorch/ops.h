@@ -133,6 +133,15 @@ CT_API ct_status ct_amin(ct_ctx *ctx, const ct_tensor *a, int n_dims, const int 
  * flattens. */
 CT_API ct_status ct_argmax(ct_ctx *ctx, const ct_tensor *a, int dim, bool keepdim, ct_tensor **out);
 
+/* Index (int64) of the first minimum along dim (NaN counts as minimum, as torch.argmin);
+ * dim = CT_ALL_DIMS flattens. Bool: CT_ERR_DTYPE. */
+CT_API ct_status ct_argmin(ct_ctx *ctx, const ct_tensor *a, int dim, bool keepdim, ct_tensor **out);
+/* Maximum / minimum along one dim with the index of its first occurrence (as torch.max(t, dim) /
+ * torch.min(t, dim); NaN propagates and its first index is returned). */
+CT_API ct_status ct_max_dim(ct_ctx *ctx, const ct_tensor *t, int dim, bool keepdim,
+                            ct_tensor **values, ct_tensor **indices);
+CT_API ct_status ct_min_dim(ct_ctx *ctx, const ct_tensor *t, int dim, bool keepdim,
+                            ct_tensor **values, ct_tensor **indices);
 /* True where every / some element over `dims` is nonzero (NaN counts as nonzero); empty
  * reductions give true / false (as torch.all / torch.any; uint8 inputs give uint8, others bool). */
 CT_API ct_status ct_all(ct_ctx *ctx, const ct_tensor *t, int n_dims, const int *dims, bool keepdim,
