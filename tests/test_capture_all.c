@@ -187,7 +187,7 @@ TEST(mx_replay_equals_eager) {
 }
 
 /* ---- (2) every public op once inside a capture ---- */
-static ct_tensor *A, *B, *C, *Mt, *Cond, *Idx, *Emb, *Sym, *Nc, *Dst, *Q8;
+static ct_tensor *A, *B, *C, *Mt, *Cond, *Idx, *Emb, *Sym, *Nc, *Dst, *Q8, *GIdx, *Src6;
 static ct_mx_tensor *Wq;
 static ct_tensor *OUT; /* op outputs land here and are released after each call */
 static ct_tensor *OUT2, *OUT3;
@@ -315,6 +315,55 @@ static ct_status op_cross_entropy(void) {
 }
 static ct_status op_mse_loss(void) { return ct_mse_loss(ctx, A, B, CT_REDUCTION_SUM, &OUT); }
 static ct_status op_nll_loss(void) { return ct_nll_loss(ctx, A, Tgt, CT_REDUCTION_NONE, &OUT); }
+static ct_status op_tensor_ones(void) { return ct_tensor_ones(ctx, CT_FLOAT32, 2, SH, &OUT); }
+static ct_status op_tensor_eye(void) { return ct_tensor_eye(ctx, CT_FLOAT32, 3, 4, &OUT); }
+static ct_status op_tensor_linspace(void) {
+    return ct_tensor_linspace(ctx, CT_FLOAT32, 0, 1, 7, &OUT);
+}
+static ct_status op_zeros_like(void) { return ct_zeros_like(ctx, A, &OUT); }
+static ct_status op_ones_like(void) { return ct_ones_like(ctx, A, &OUT); }
+static ct_status op_full_like(void) { return ct_full_like(ctx, A, 2.0, &OUT); }
+static ct_status op_tril(void) { return ct_tril(ctx, A, 1, &OUT); }
+static ct_status op_triu(void) { return ct_triu(ctx, A, -1, &OUT); }
+static ct_status op_cat(void) {
+    const ct_tensor *ab[2] = {A, B};
+    return ct_cat(ctx, 2, ab, 1, &OUT);
+}
+static ct_status op_stack(void) {
+    const ct_tensor *ab[2] = {A, B};
+    return ct_stack(ctx, 2, ab, 0, &OUT);
+}
+static ct_status op_repeat(void) {
+    const int64_t r[3] = {2, 1, 2};
+    return ct_repeat(ctx, A, 3, r, &OUT);
+}
+static ct_status op_flip(void) {
+    const int d[1] = {1};
+    return ct_flip(ctx, A, 1, d, &OUT);
+}
+static ct_status op_roll(void) {
+    const int64_t s[1] = {3};
+    const int d[1] = {-1};
+    return ct_roll(ctx, A, 1, s, d, &OUT);
+}
+static ct_status op_index_select(void) { return ct_index_select(ctx, Emb, 0, Idx, &OUT); }
+static ct_status op_gather(void) { return ct_gather(ctx, A, 1, GIdx, &OUT); }
+static ct_status op_take_along_dim(void) { return ct_take_along_dim(ctx, A, GIdx, 1, &OUT); }
+static ct_status op_scatter(void) { return ct_scatter(ctx, A, 1, GIdx, B, &OUT); }
+static ct_status op_scatter_add(void) { return ct_scatter_add(ctx, A, 1, GIdx, B, &OUT); }
+static ct_status op_masked_fill(void) { return ct_masked_fill(ctx, A, Cond, 0.5, &OUT); }
+static ct_status op_index_add(void) { return ct_index_add(ctx, Emb, 0, Idx, Src6, 2.0, &OUT); }
+static ct_status op_sort(void) { return ct_sort(ctx, A, 1, true, true, &OUT, &OUT2); }
+static ct_status op_argsort(void) { return ct_argsort(ctx, A, 0, false, &OUT); }
+static ct_status op_topk(void) { return ct_topk(ctx, A, 3, -1, true, true, &OUT, &OUT2); }
+static ct_status op_kthvalue(void) { return ct_kthvalue(ctx, A, 2, 1, false, &OUT, &OUT2); }
+static ct_status op_all(void) { return ct_all(ctx, A, 1, &DIM1, false, &OUT); }
+static ct_status op_any(void) { return ct_any(ctx, A, 0, NULL, true, &OUT); }
+static ct_status op_count_nonzero(void) { return ct_count_nonzero(ctx, A, 1, &DIM1, &OUT); }
+static ct_status op_argmin(void) { return ct_argmin(ctx, A, 1, false, &OUT); }
+static ct_status op_max_dim(void) { return ct_max_dim(ctx, A, 0, true, &OUT, &OUT2); }
+static ct_status op_min_dim(void) { return ct_min_dim(ctx, A, -1, false, &OUT, &OUT2); }
+static ct_status op_one_hot(void) { return ct_one_hot(ctx, Idx, 10, &OUT); }
 static ct_optim *Opt;
 static ct_status op_optim_step(void) {
     ct_tensor *g[1] = {B};
@@ -409,6 +458,37 @@ static const op_entry computing[] = {
     E(cross_entropy),
     E(mse_loss),
     E(nll_loss),
+    E(tensor_ones),
+    E(tensor_eye),
+    E(tensor_linspace),
+    E(zeros_like),
+    E(ones_like),
+    E(full_like),
+    E(tril),
+    E(triu),
+    E(cat),
+    E(stack),
+    E(repeat),
+    E(flip),
+    E(roll),
+    E(index_select),
+    E(gather),
+    E(take_along_dim),
+    E(scatter),
+    E(scatter_add),
+    E(masked_fill),
+    E(one_hot),
+    E(index_add),
+    E(sort),
+    E(argsort),
+    E(topk),
+    E(kthvalue),
+    E(all),
+    E(any),
+    E(count_nonzero),
+    E(argmin),
+    E(max_dim),
+    E(min_dim),
 };
 
 /* Public functions that do not compute on a stream, and why. */
@@ -535,6 +615,19 @@ static const struct {
     {"ct_safetensors_get", "host upload (ct_tensor_from_host; refused during capture)"},
     {"ct_safetensors_free", "lifetime"},
     {"ct_safetensors_save", "host read (ct_tensor_to_host; refused during capture)"},
+    {"ct_tensor_from_blob", "wraps caller memory (no data moves)"},
+    {"ct_tensor_print", "host read (refused during capture)"},
+    {"ct_tensor_to_string", "host read (refused during capture)"},
+    {"ct_npy_load", "host file read (refused during capture, as host uploads)"},
+    {"ct_npy_load_buffer", "host byte import (refused during capture, as host uploads)"},
+    {"ct_npy_save", "host read and file write (refused during capture)"},
+    {"ct_empty_like", "allocation only"},
+    {"ct_split", "views"},
+    {"ct_split_sizes", "views"},
+    {"ct_chunk", "views"},
+    {"ct_movedim", "view"},
+    {"ct_unflatten", "view"},
+    {"ct_flatten", "view, or ct_tensor_reshape's copy op when it cannot be one"},
 };
 
 static void release_outs(void) {
@@ -559,6 +652,11 @@ TEST(every_computing_op_is_captured) {
     CHECK_OK(ct_tensor_transpose(ctx, Mt, 0, 1, &Nc));
     double iv[6] = {0, 3, 9, 2, 2, 7};
     Idx = from_f64(CT_INT64, 1, s6, iv);
+    double gv[32];
+    for (int i = 0; i < 32; i++)
+        gv[i] = (i * 5) % 8;
+    GIdx = from_f64(CT_INT64, 2, s48, gv);
+    CHECK_OK(ct_tensor_ones(ctx, CT_FLOAT32, 2, (int64_t[]){6, 3}, &Src6));
     CHECK_OK(ct_mx_quantize(ctx, A, CT_MXFP4_E2M1, 32, 1, CT_MX_SCALE_FLOOR, &Wq));
     ct_optim_options oo = ct_optim_options_default(CT_OPTIM_ADAM);
     oo.impl = CT_OPTIM_IMPL_FUSED;
@@ -586,7 +684,7 @@ TEST(every_computing_op_is_captured) {
         release_outs();
         ct_graph_free(g);
     }
-    ct_tensor *all[] = {A, B, C, Dst, Mt, Sym, Emb, Q8, Cond, Nc, Idx, GP, GL, Tgt};
+    ct_tensor *all[] = {A, B, C, Dst, Mt, Sym, Emb, Q8, Cond, Nc, Idx, GP, GL, Tgt, GIdx, Src6};
     for (size_t i = 0; i < sizeof all / sizeof all[0]; i++)
         ct_tensor_release(all[i]);
     ct_mx_tensor_free(Wq);

@@ -183,6 +183,76 @@ static void walk(const char *name, ct_status (*seq)(ct_ctx *), bool sticky, bool
     walk_ex(name, seq, sticky, debug, false, max_n);
 }
 
+/* The everyday ops and tools (issue 13): creation, shaping, indexing, sorting, from_blob, npy,
+ * print. */
+static void free_blob(void *data, void *user) {
+    (void)user;
+    free(data);
+}
+static ct_status seq_everyday(ct_ctx *ctx) {
+    ct_tensor *t[40] = {0}, *parts[4] = {0};
+    int k = 0, np = 0;
+    ct_status st;
+    char *text = NULL;
+    int64_t s[2] = {4, 6};
+    float *mem = malloc(24 * sizeof(float));
+    for (int i = 0; i < 24; i++)
+        mem[i] = (float)i;
+    /* from_blob owns mem from here on (freed by its deleter), unless it fails */
+    st = ct_tensor_from_blob(ctx, mem, CT_FLOAT32, 2, s, NULL, free_blob, NULL, &t[k]);
+    if (st != CT_OK) {
+        free(mem);
+        return st;
+    }
+    k++;
+    STEP(ct_tensor_transpose(ctx, t[0], 0, 1, &t[k++])); /* 1: (6, 4) strided */
+    const ct_tensor *two[2] = {t[0], t[0]};
+    STEP(ct_cat(ctx, 2, two, 1, &t[k++]));
+    STEP(ct_stack(ctx, 2, two, 0, &t[k++]));
+    STEP(ct_split(ctx, t[1], 4, 0, 4, parts, &np));
+    STEP(ct_repeat(ctx, t[1], 3, (int64_t[]){2, 1, 2}, &t[k++]));
+    STEP(ct_flip(ctx, t[1], 1, (int[]){0}, &t[k++]));
+    STEP(ct_roll(ctx, t[1], 2, (int64_t[]){1, -1}, (int[]){0, 1}, &t[k++]));
+    STEP(ct_flatten(ctx, t[1], 0, 1, &t[k++])); /* a copy (strided) */
+    STEP(ct_tril(ctx, t[1], 0, &t[k++]));
+    STEP(ct_tensor_eye(ctx, CT_FLOAT64, 3, 5, &t[k++]));
+    STEP(ct_tensor_linspace(ctx, CT_FLOAT16, -1, 1, 40, &t[k++]));
+    STEP(ct_ones_like(ctx, t[1], &t[k++]));
+    long long iv[6] = {1, 0, 3, 3, 2, 1};
+    STEP(ct_tensor_from_host(ctx, iv, CT_INT64, 2, (int64_t[]){3, 2}, &t[k++]));
+    int ix = k - 1;
+    STEP(ct_gather(ctx, t[1], 1, t[ix], &t[k++]));
+    STEP(ct_scatter_add(ctx, t[1], 1, t[ix], t[1], &t[k++]));
+    STEP(ct_flatten(ctx, t[ix], 0, -1, &t[k++]));
+    int ix1 = k - 1;
+    STEP(ct_index_select(ctx, t[0], 1, t[ix1], &t[k++]));
+    STEP(ct_one_hot(ctx, t[ix], -1, &t[k++]));
+    STEP(ct_gt_scalar(ctx, t[1], 5.0, &t[k++]));
+    int mk = k - 1;
+    STEP(ct_masked_fill(ctx, t[1], t[mk], -1.0, &t[k++]));
+    STEP(ct_topk(ctx, t[1], 2, 0, true, true, &t[k], &t[k + 1]));
+    k += 2;
+    STEP(ct_sort(ctx, t[1], -1, false, true, &t[k], &t[k + 1]));
+    k += 2;
+    STEP(ct_tensor_to_string(t[1], &text));
+    /* a Fortran-order .npy from memory (converted to C order by a copy) */
+    static const char hdr[] = "{'descr': '<f4', 'fortran_order': True, 'shape': (2, 3), }";
+    unsigned char buf[128 + 24];
+    memcpy(buf, "\x93NUMPY\x01\x00\x76\x00", 10); /* header length 118 */
+    memcpy(buf + 10, hdr, sizeof hdr - 1);
+    memset(buf + 10 + sizeof hdr - 1, ' ', 128 - 10 - (sizeof hdr - 1));
+    buf[127] = '\n';
+    memcpy(buf + 128, mem, 24);
+    STEP(ct_npy_load_buffer(ctx, buf, sizeof buf, &t[k++]));
+done:
+    free(text);
+    for (int i = 0; i < np; i++)
+        ct_tensor_release(parts[i]);
+    for (int i = 0; i < k; i++)
+        ct_tensor_release(t[i]);
+    return st;
+}
+
 TEST(fail_every_allocation) { walk("core", sequence, false, false, 500); }
 TEST(fail_from_n_onward) { walk("core", sequence, true, false, 500); }
 TEST(graph_capture_replay_cond) {
@@ -198,6 +268,10 @@ TEST(eigh) {
     walk_ex("eigh", seq_eigh, false, false, true, 500);
     walk_ex("eigh", seq_eigh, true, false, true, 500);
 }
+TEST(everyday_ops) {
+    walk("everyday", seq_everyday, false, false, 800);
+    walk("everyday", seq_everyday, true, false, 800);
+}
 /* debug mode allocates tensor headers separately: its own failure points */
 TEST(debug_mode) {
     walk("core", sequence, false, true, 800);
@@ -210,6 +284,7 @@ int main(void) {
     RUN(graph_capture_replay_cond);
     RUN(mx_and_gguf);
     RUN(eigh);
+    RUN(everyday_ops);
     RUN(debug_mode);
     return ct_test_end();
 }

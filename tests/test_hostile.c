@@ -643,6 +643,195 @@ TEST(stream_submit_rejects_malformed_descriptors) {
     ct_ctx_free(c2);
 }
 
+/* linspace and tril/triu at the public submit entry: well-formed descriptors run; a 2-d
+ * linspace output, a dtype that is not the compute dtype, a tril of 1-d or mismatched operands,
+ * a bad triu flag and a wrong input count are refused. */
+TEST(stream_submit_checks_linspace_tril) {
+    ct_ctx *ctx = make_ctx(false, NULL);
+    ct_stream *s = NULL;
+    CHECK_OK(ct_ctx_default_stream(ctx, (ct_device){CT_DEVICE_CPU, 0}, &s));
+    int64_t n5 = 5, s33[2] = {3, 3}, s34[2] = {3, 4};
+    ct_tensor *l = NULL, *m = NULL, *a = NULL, *r = NULL, *v = NULL, *i = NULL;
+    CHECK_OK(ct_tensor_zeros(ctx, CT_FLOAT32, 1, &n5, &l));
+    CHECK_OK(ct_tensor_zeros(ctx, CT_FLOAT32, 2, s33, &m));
+    CHECK_OK(ct_tensor_ones(ctx, CT_FLOAT32, 2, s33, &a));
+    CHECK_OK(ct_tensor_zeros(ctx, CT_FLOAT32, 2, s33, &r));
+    CHECK_OK(ct_tensor_zeros(ctx, CT_FLOAT32, 2, s34, &v));
+    CHECK_OK(ct_tensor_zeros(ctx, CT_INT32, 2, s33, &i));
+    ct_op_desc good, d;
+    memset(&good, 0, sizeof good);
+    good.kind = CT_OP_LINSPACE;
+    good.n_out = 1;
+    fill_operand(&good.operands[0], l);
+    good.compute_dtype = CT_FLOAT32;
+    good.scalars[0] = 0;
+    good.scalars[1] = 1;
+    good.num_threads = 1;
+    CHECK_OK(ct_stream_submit(s, &good));
+    CHECK(((float *)ct_tensor_data_ptr(l))[4] == 1.0f &&
+          ((float *)ct_tensor_data_ptr(l))[2] == 0.5f);
+#define BAD(mutation, want)                                                                        \
+    do {                                                                                           \
+        d = good;                                                                                  \
+        mutation;                                                                                  \
+        CHECK_ST(ct_stream_submit(s, &d), want);                                                   \
+    } while (0)
+    BAD(fill_operand(&d.operands[0], m), CT_ERR_SHAPE);  /* 2-d output */
+    BAD(d.compute_dtype = CT_FLOAT64, CT_ERR_SHAPE);     /* not the output's dtype */
+    BAD(d.n_in = 1, CT_ERR_INVALID_ARG);                 /* takes no input */
+    BAD(d.operands[0].shape[0] = 6, CT_ERR_INVALID_ARG); /* past the storage */
+    memset(&good, 0, sizeof good);
+    good.kind = CT_OP_TRIL;
+    good.n_out = 1;
+    good.n_in = 1;
+    fill_operand(&good.operands[0], r);
+    fill_operand(&good.operands[1], a);
+    good.compute_dtype = CT_FLOAT32;
+    good.ints[0] = 0;
+    good.ints[1] = 1; /* triu */
+    good.num_threads = 1;
+    CHECK_OK(ct_stream_submit(s, &good));
+    const float *rr = ct_tensor_data_ptr(r);
+    CHECK(rr[0] == 1 && rr[1] == 1 && rr[3] == 0 && rr[8] == 1);
+    BAD(fill_operand(&d.operands[1], v), CT_ERR_SHAPE); /* another shape */
+    BAD(fill_operand(&d.operands[1], i), CT_ERR_SHAPE); /* another dtype */
+    BAD(fill_operand(&d.operands[1], l), CT_ERR_SHAPE); /* 1-d */
+    BAD((fill_operand(&d.operands[0], l), fill_operand(&d.operands[1], l)), CT_ERR_SHAPE);
+    BAD(d.ints[1] = 2, CT_ERR_SHAPE); /* neither tril nor triu */
+    BAD(d.n_in = 0, CT_ERR_INVALID_ARG);
+    BAD(d.operands[1].strides[0] = 5, CT_ERR_INVALID_ARG); /* reads past the storage */
+#undef BAD
+    ct_tensor *all[] = {l, m, a, r, v, i};
+    for (size_t k = 0; k < sizeof all / sizeof all[0]; k++)
+        ct_tensor_release(all[k]);
+    ct_ctx_free(ctx);
+}
+
+/* gather and scatter at the public submit entry: well-formed descriptors run; an out-of-range
+ * index is CT_ERR_INDEX with nothing written; float indices, an input smaller than the index off
+ * dim, a dim out of range, index and src of different shapes, scatter_add on bool are refused. */
+TEST(stream_submit_checks_gather_scatter) {
+    ct_ctx *ctx = make_ctx(false, NULL);
+    ct_stream *s = NULL;
+    CHECK_OK(ct_ctx_default_stream(ctx, (ct_device){CT_DEVICE_CPU, 0}, &s));
+    float av[6] = {1, 2, 3, 4, 5, 6};
+    long long iv[4] = {2, 0, 1, 1}, bad[4] = {2, 0, 3, 1};
+    int64_t s23[2] = {2, 3}, s22[2] = {2, 2}, s32[2] = {3, 2};
+    ct_tensor *a = NULL, *ix = NULL, *ib = NULL, *o = NULL, *fi = NULL, *big = NULL, *bo = NULL;
+    CHECK_OK(ct_tensor_from_host(ctx, av, CT_FLOAT32, 2, s23, &a));
+    CHECK_OK(ct_tensor_from_host(ctx, iv, CT_INT64, 2, s22, &ix));
+    CHECK_OK(ct_tensor_from_host(ctx, bad, CT_INT64, 2, s22, &ib));
+    CHECK_OK(ct_tensor_zeros(ctx, CT_FLOAT32, 2, s22, &o));
+    CHECK_OK(ct_tensor_zeros(ctx, CT_FLOAT32, 2, s22, &fi));
+    CHECK_OK(ct_tensor_zeros(ctx, CT_INT64, 2, s32, &big));
+    CHECK_OK(ct_tensor_zeros(ctx, CT_BOOL, 2, s23, &bo));
+    ct_op_desc good, d;
+    memset(&good, 0, sizeof good);
+    good.kind = CT_OP_GATHER;
+    good.n_out = 1;
+    good.n_in = 2;
+    fill_operand(&good.operands[0], o);
+    fill_operand(&good.operands[1], a);
+    fill_operand(&good.operands[2], ix);
+    good.compute_dtype = CT_FLOAT32;
+    good.ints[0] = 1;
+    good.num_threads = 1;
+    CHECK_OK(ct_stream_submit(s, &good));
+    const float *op = ct_tensor_data_ptr(o);
+    CHECK(op[0] == 3 && op[1] == 1 && op[2] == 5 && op[3] == 5);
+#define BAD(mutation, want)                                                                        \
+    do {                                                                                           \
+        d = good;                                                                                  \
+        mutation;                                                                                  \
+        CHECK_ST(ct_stream_submit(s, &d), want);                                                   \
+    } while (0)
+    BAD(fill_operand(&d.operands[2], ib), CT_ERR_INDEX); /* 3 is outside [0, 3) */
+    CHECK(op[0] == 3 && op[1] == 1);                     /* nothing written */
+    BAD(fill_operand(&d.operands[2], fi), CT_ERR_SHAPE); /* float index */
+    BAD(d.ints[0] = 2, CT_ERR_SHAPE);                    /* dim out of range */
+    BAD(d.ints[0] = -1, CT_ERR_SHAPE);
+    BAD((fill_operand(&d.operands[2], big), fill_operand(&d.operands[0], big)), CT_ERR_SHAPE);
+    BAD(d.compute_dtype = CT_FLOAT64, CT_ERR_SHAPE);
+    BAD(d.n_in = 1, CT_ERR_INVALID_ARG);
+    /* scatter into a copy of a: out[i][ix[i][j]] = src[i][j] */
+    memset(&good, 0, sizeof good);
+    good.kind = CT_OP_SCATTER;
+    good.n_out = 1;
+    good.n_in = 2;
+    fill_operand(&good.operands[0], a);
+    fill_operand(&good.operands[1], ix);
+    fill_operand(&good.operands[2], fi);
+    good.compute_dtype = CT_FLOAT32;
+    good.ints[0] = 1;
+    good.ints[1] = 1; /* add zeros: a unchanged */
+    good.num_threads = 1;
+    CHECK_OK(ct_stream_submit(s, &good));
+    CHECK(((float *)ct_tensor_data_ptr(a))[5] == 6);
+    BAD(fill_operand(&d.operands[1], ib), CT_ERR_INDEX);
+    BAD(d.ints[1] = 2, CT_ERR_SHAPE);
+    BAD(fill_operand(&d.operands[2], o), CT_OK);          /* same shape and dtype: fine */
+    BAD(fill_operand(&d.operands[2], big), CT_ERR_SHAPE); /* src of another shape and dtype */
+    BAD((fill_operand(&d.operands[0], bo), d.compute_dtype = CT_BOOL), CT_ERR_SHAPE);
+    BAD(d.ints[0] = 5, CT_ERR_SHAPE);
+#undef BAD
+    ct_tensor *all[] = {a, ix, ib, o, fi, big, bo};
+    for (size_t k = 0; k < sizeof all / sizeof all[0]; k++)
+        ct_tensor_release(all[k]);
+    ct_ctx_free(ctx);
+}
+
+/* sort at the public submit entry: a well-formed descriptor runs; a work buffer shorter than a
+ * row, indices that are not int64, values of another shape, a non-contiguous input and a wrong
+ * output count are refused. */
+TEST(stream_submit_checks_sort) {
+    ct_ctx *ctx = make_ctx(false, NULL);
+    ct_stream *s = NULL;
+    CHECK_OK(ct_ctx_default_stream(ctx, (ct_device){CT_DEVICE_CPU, 0}, &s));
+    float xv[6] = {3, 1, 2, 0, -1, 5};
+    int64_t s23[2] = {2, 3}, n3 = 3, n2 = 2, s32[2] = {3, 2};
+    ct_tensor *x = NULL, *v = NULL, *ix = NULL, *w = NULL, *w2 = NULL, *i32 = NULL, *v32 = NULL;
+    CHECK_OK(ct_tensor_from_host(ctx, xv, CT_FLOAT32, 2, s23, &x));
+    CHECK_OK(ct_tensor_zeros(ctx, CT_FLOAT32, 2, s23, &v));
+    CHECK_OK(ct_tensor_zeros(ctx, CT_INT64, 2, s23, &ix));
+    CHECK_OK(ct_tensor_zeros(ctx, CT_INT64, 1, &n3, &w));
+    CHECK_OK(ct_tensor_zeros(ctx, CT_INT64, 1, &n2, &w2));
+    CHECK_OK(ct_tensor_zeros(ctx, CT_INT32, 2, s23, &i32));
+    CHECK_OK(ct_tensor_zeros(ctx, CT_FLOAT32, 2, s32, &v32));
+    ct_op_desc good, d;
+    memset(&good, 0, sizeof good);
+    good.kind = CT_OP_SORT;
+    good.n_out = 2;
+    good.n_in = 2;
+    fill_operand(&good.operands[0], v);
+    fill_operand(&good.operands[1], ix);
+    fill_operand(&good.operands[2], x);
+    fill_operand(&good.operands[3], w);
+    good.compute_dtype = CT_FLOAT32;
+    good.num_threads = 1;
+    CHECK_OK(ct_stream_submit(s, &good));
+    const float *vr = ct_tensor_data_ptr(v);
+    const int64_t *ir = ct_tensor_data_ptr(ix);
+    CHECK(vr[0] == 1 && vr[2] == 3 && vr[3] == -1 && vr[5] == 5 && ir[0] == 1 && ir[3] == 1);
+#define BAD(mutation, want)                                                                        \
+    do {                                                                                           \
+        d = good;                                                                                  \
+        mutation;                                                                                  \
+        CHECK_ST(ct_stream_submit(s, &d), want);                                                   \
+    } while (0)
+    BAD(fill_operand(&d.operands[3], w2), CT_ERR_SHAPE);  /* work shorter than a row */
+    BAD(fill_operand(&d.operands[1], i32), CT_ERR_SHAPE); /* int32 indices */
+    BAD(fill_operand(&d.operands[0], v32), CT_ERR_SHAPE); /* values of another shape */
+    BAD((d.operands[2].strides[0] = 1, d.operands[2].strides[1] = 2), CT_ERR_SHAPE);
+    BAD(d.n_out = 1, CT_ERR_INVALID_ARG);
+    BAD(d.n_in = 1, CT_ERR_INVALID_ARG);
+    BAD(d.compute_dtype = CT_FLOAT64, CT_ERR_SHAPE);
+#undef BAD
+    ct_tensor *all[] = {x, v, ix, w, w2, i32, v32};
+    for (size_t k = 0; k < sizeof all / sizeof all[0]; k++)
+        ct_tensor_release(all[k]);
+    ct_ctx_free(ctx);
+}
+
 /* ---- 5: capture ---- */
 
 typedef struct {
@@ -843,6 +1032,9 @@ int main(void) {
     RUN_FORKED(stream_submit_rejects_malformed_descriptors);
     RUN_FORKED(stream_submit_checks_domain_ops);
     RUN_FORKED(stream_submit_checks_optim_step);
+    RUN_FORKED(stream_submit_checks_linspace_tril);
+    RUN_FORKED(stream_submit_checks_gather_scatter);
+    RUN_FORKED(stream_submit_checks_sort);
     RUN_FORKED(capture_oom_invalidates_with_reason);
     RUN_FORKED(capture_failures_invalidate_never_empty_reason);
     RUN_FORKED(eigh_large_n_is_refused_not_silently_ok);

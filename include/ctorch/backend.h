@@ -63,7 +63,16 @@ extern "C" {
     X(CT_OP_MX_DEQUANTIZE) /* out (R,L) f32, in codes (R,rowbytes) scales (R,nblk) */              \
     X(CT_OP_MX_LINEAR)     /* out y (M,N), in x (M,K), codes, scales, [bias (N)], work f32 */      \
     X(CT_OP_OPTIM_STEP) /* in place: out param, state f32, schedule f64 (8 hyper-parameters, then  \
-                           step counts); in grad, [grad_scale], [found_inf]: docs/optim.md */
+                           step counts); in grad, [grad_scale], [found_inf]: docs/optim.md */      \
+    X(CT_OP_LINSPACE)   /* 1-d out; scalars[0]=start, [1]=end (in the out dtype's values) */       \
+    X(CT_OP_TRIL)       /* out = in0 (..., R, C) where col - row <= ints[0], else 0; ints[1]=1:    \
+                           triu (col - row >= ints[0]) */                                          \
+    X(CT_OP_GATHER)     /* out[i] = in0[i with dim ints[0] replaced by in1[i]]; in1 int32/64       \
+                           of out's shape, in0 of out's ndim */                                    \
+    X(CT_OP_SCATTER)    /* in place: out[i with dim ints[0] replaced by in0[i]] = in1[i]           \
+                           (ints[1] = 1: +=); in0 int32/64 and in1 of one shape */                 \
+    X(CT_OP_SORT)       /* stable sort of each row: out0 values (R,N), out1 int64 indices          \
+                           (R,N), in0 (R,N), in1 int64 work (N); ints[0]=1: descending */
 
 typedef enum ct_op_kind {
 #define CT__OP_ENUM(name) name,

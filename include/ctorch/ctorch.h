@@ -12,4 +12,5 @@
 #include "ctorch/optim.h"
 #include "ctorch/safetensors.h"
 #include "ctorch/autograd.h"
+#include "ctorch/io.h"
 #endif

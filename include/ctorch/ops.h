@@ -133,6 +133,25 @@ CT_API ct_status ct_amin(ct_ctx *ctx, const ct_tensor *a, int n_dims, const int 
  * flattens. */
 CT_API ct_status ct_argmax(ct_ctx *ctx, const ct_tensor *a, int dim, bool keepdim, ct_tensor **out);
 
+/* Index (int64) of the first minimum along dim (NaN counts as minimum, as torch.argmin);
+ * dim = CT_ALL_DIMS flattens. Bool: CT_ERR_DTYPE. */
+CT_API ct_status ct_argmin(ct_ctx *ctx, const ct_tensor *a, int dim, bool keepdim, ct_tensor **out);
+/* Maximum / minimum along one dim with the index of its first occurrence (as torch.max(t, dim) /
+ * torch.min(t, dim); NaN propagates and its first index is returned). */
+CT_API ct_status ct_max_dim(ct_ctx *ctx, const ct_tensor *t, int dim, bool keepdim,
+                            ct_tensor **values, ct_tensor **indices);
+CT_API ct_status ct_min_dim(ct_ctx *ctx, const ct_tensor *t, int dim, bool keepdim,
+                            ct_tensor **values, ct_tensor **indices);
+/* True where every / some element over `dims` is nonzero (NaN counts as nonzero); empty
+ * reductions give true / false (as torch.all / torch.any; uint8 inputs give uint8, others bool). */
+CT_API ct_status ct_all(ct_ctx *ctx, const ct_tensor *t, int n_dims, const int *dims, bool keepdim,
+                        ct_tensor **out);
+CT_API ct_status ct_any(ct_ctx *ctx, const ct_tensor *t, int n_dims, const int *dims, bool keepdim,
+                        ct_tensor **out);
+/* Number of nonzero elements over `dims`, int64 (as torch.count_nonzero). */
+CT_API ct_status ct_count_nonzero(ct_ctx *ctx, const ct_tensor *t, int n_dims, const int *dims,
+                                  ct_tensor **out);
+
 /* ---- normalisation and activations along a dim ---- */
 CT_API ct_status ct_softmax(ct_ctx *ctx, const ct_tensor *a, int dim, ct_tensor **out);
 CT_API ct_status ct_log_softmax(ct_ctx *ctx, const ct_tensor *a, int dim, ct_tensor **out);
@@ -151,6 +170,109 @@ CT_API ct_status ct_bmm(ct_ctx *ctx, const ct_tensor *a, const ct_tensor *b, ct_
 /* out[..., :] = weight[indices[...], :]; indices int32/int64 in [0, V); CT_ERR_INDEX otherwise. */
 CT_API ct_status ct_embedding(ct_ctx *ctx, const ct_tensor *weight, const ct_tensor *indices,
                               ct_tensor **out);
+
+/* ---- indexing (index tensors int64 or int32; an index outside its dim is CT_ERR_INDEX) ---- */
+/* Entries of t at the 1-d index along dim (as torch.index_select; a copy). */
+CT_API ct_status ct_index_select(ct_ctx *ctx, const ct_tensor *t, int dim, const ct_tensor *index,
+                                 ct_tensor **out);
+/* out[i][j][k] = t[index[i][j][k]][j][k] for dim 0, and so on (as torch.gather): index has t's
+ * ndim and is no larger than t off dim; out has index's shape. */
+CT_API ct_status ct_gather(ct_ctx *ctx, const ct_tensor *t, int dim, const ct_tensor *index,
+                           ct_tensor **out);
+/* gather after broadcasting t and indices off dim (as torch.take_along_dim); dim = CT_ALL_DIMS
+ * takes from the flattened t. */
+CT_API ct_status ct_take_along_dim(ct_ctx *ctx, const ct_tensor *t, const ct_tensor *indices,
+                                   int dim, ct_tensor **out);
+/* A copy of t with out[..index[i]..] = src[i] along dim (as torch.scatter; with repeated indices
+ * the last write in C order wins). src has t's dtype and is no smaller than index. */
+CT_API ct_status ct_scatter(ct_ctx *ctx, const ct_tensor *t, int dim, const ct_tensor *index,
+                            const ct_tensor *src, ct_tensor **out);
+/* Same, adding: out[..index[i]..] += src[i], in C order of index (as torch.scatter_add; integers
+ * wrap, floats round once per addition; bool refused). */
+CT_API ct_status ct_scatter_add(ct_ctx *ctx, const ct_tensor *t, int dim, const ct_tensor *index,
+                                const ct_tensor *src, ct_tensor **out);
+/* A copy of t with out[..index[i]..] += alpha * source[..i..] along dim (as torch.index_add):
+ * index 1-d, source is t's shape with len(index) along dim; repeated indices add up in order. */
+CT_API ct_status ct_index_add(ct_ctx *ctx, const ct_tensor *t, int dim, const ct_tensor *index,
+                              const ct_tensor *source, double alpha, ct_tensor **out);
+/* value where mask (bool, broadcasting with t) is true, t elsewhere (as torch.masked_fill; value
+ * checked as in ct_tensor_full). */
+CT_API ct_status ct_masked_fill(ct_ctx *ctx, const ct_tensor *t, const ct_tensor *mask,
+                                double value, ct_tensor **out);
+/* int64 (..., num_classes) with a 1 at each index (as torch.nn.functional.one_hot; indices int64
+ * in [0, num_classes)); num_classes = -1 uses max + 1, which reads the data on the host. */
+CT_API ct_status ct_one_hot(ct_ctx *ctx, const ct_tensor *indices, int64_t num_classes,
+                            ct_tensor **out);
+
+/* ---- sorting and selection (NaN is the largest value, as torch; ties keep their order) ---- */
+/* Values and int64 indices sorted along dim (as torch.sort). The sort is always stable, which is
+ * also a valid result for stable = false. Results are contiguous, in t's dim order. */
+CT_API ct_status ct_sort(ct_ctx *ctx, const ct_tensor *t, int dim, bool descending, bool stable,
+                         ct_tensor **values, ct_tensor **indices);
+/* The indices of ct_sort (as torch.argsort). */
+CT_API ct_status ct_argsort(ct_ctx *ctx, const ct_tensor *t, int dim, bool descending,
+                            ct_tensor **out);
+/* The k largest (or smallest) along dim with their indices, sorted (as torch.topk; also for
+ * sorted = false); 0 <= k <= size, else CT_ERR_INDEX. */
+CT_API ct_status ct_topk(ct_ctx *ctx, const ct_tensor *t, int64_t k, int dim, bool largest,
+                         bool sorted, ct_tensor **values, ct_tensor **indices);
+/* The k-th smallest (k from 1) along dim and its index (as torch.kthvalue; among equal values the
+ * first in stable order). */
+CT_API ct_status ct_kthvalue(ct_ctx *ctx, const ct_tensor *t, int64_t k, int dim, bool keepdim,
+                             ct_tensor **values, ct_tensor **indices);
+
+/* ---- creation from another tensor (same shape, dtype and device) ---- */
+/* Uninitialised (as torch.empty_like). */
+CT_API ct_status ct_empty_like(ct_ctx *ctx, const ct_tensor *t, ct_tensor **out);
+/* Filled with zeros / ones / value (as torch.zeros_like, ones_like, full_like; value checked as in
+ * ct_tensor_full). */
+CT_API ct_status ct_zeros_like(ct_ctx *ctx, const ct_tensor *t, ct_tensor **out);
+CT_API ct_status ct_ones_like(ct_ctx *ctx, const ct_tensor *t, ct_tensor **out);
+CT_API ct_status ct_full_like(ct_ctx *ctx, const ct_tensor *t, double value, ct_tensor **out);
+/* Lower / upper triangle of the last two dims (as torch.tril / triu): keeps col - row <= diagonal
+ * (tril) or >= diagonal (triu), zeros the rest; batched over leading dims; >= 2 dims
+ * (CT_ERR_SHAPE). */
+CT_API ct_status ct_tril(ct_ctx *ctx, const ct_tensor *t, int64_t diagonal, ct_tensor **out);
+CT_API ct_status ct_triu(ct_ctx *ctx, const ct_tensor *t, int64_t diagonal, ct_tensor **out);
+
+/* ---- shaping. Views (sharing storage) where torch returns views: split, split_sizes, chunk,
+ * movedim, and flatten / unflatten when the strides allow; the rest return new tensors. ---- */
+/* Concatenate n tensors along dim (as torch.cat): dtypes promote (torch.result_type), sizes must
+ * match except along dim; 1-d empty tensors are skipped (torch 1.13); 0-d inputs: CT_ERR_SHAPE. */
+CT_API ct_status ct_cat(ct_ctx *ctx, int n, const ct_tensor *const *ts, int dim, ct_tensor **out);
+/* Join n tensors of one shape along a new dim (as torch.stack); -ndim-1 <= dim <= ndim. */
+CT_API ct_status ct_stack(ct_ctx *ctx, int n, const ct_tensor *const *ts, int dim, ct_tensor **out);
+/* Views of split_size along dim (the last may be smaller; as torch.split). *n_out receives the
+ * number of pieces; if it exceeds max_out, CT_ERR_INVALID_ARG and outs is untouched. */
+CT_API ct_status ct_split(ct_ctx *ctx, const ct_tensor *t, int64_t split_size, int dim, int max_out,
+                          ct_tensor **outs, int *n_out);
+/* n views of the given sizes along dim (as torch.split with a list; sizes sum to the dim's size).
+ */
+CT_API ct_status ct_split_sizes(ct_ctx *ctx, const ct_tensor *t, int n, const int64_t *sizes,
+                                int dim, ct_tensor **outs);
+/* Views of ceil(size / chunks) along dim, so possibly fewer than `chunks` (as torch.chunk);
+ * *n_out and max_out as in ct_split. */
+CT_API ct_status ct_chunk(ct_ctx *ctx, const ct_tensor *t, int chunks, int dim, int max_out,
+                          ct_tensor **outs, int *n_out);
+/* Merge dims start_dim..end_dim into one (as torch.flatten; 0-d gives shape (1,)). */
+CT_API ct_status ct_flatten(ct_ctx *ctx, const ct_tensor *t, int start_dim, int end_dim,
+                            ct_tensor **out);
+/* Split dim into n dims of the given sizes, one may be -1 (as torch.unflatten); always a view. */
+CT_API ct_status ct_unflatten(ct_ctx *ctx, const ct_tensor *t, int dim, int n, const int64_t *sizes,
+                              ct_tensor **out);
+/* Tile t: n >= ndim counts, leading extra counts add dims (as Tensor.repeat). */
+CT_API ct_status ct_repeat(ct_ctx *ctx, const ct_tensor *t, int n, const int64_t *repeats,
+                           ct_tensor **out);
+/* Reverse the order along the given dims (as torch.flip; a copy). */
+CT_API ct_status ct_flip(ct_ctx *ctx, const ct_tensor *t, int n_dims, const int *dims,
+                         ct_tensor **out);
+/* out[(i + shift) % size] = t[i] along each dim (as torch.roll; a copy). dims NULL: roll the
+ * flattened tensor by the one shift and restore the shape. */
+CT_API ct_status ct_roll(ct_ctx *ctx, const ct_tensor *t, int n, const int64_t *shifts,
+                         const int *dims, ct_tensor **out);
+/* Move dims src[i] to positions dst[i], the others keep their order (as torch.movedim; a view). */
+CT_API ct_status ct_movedim(ct_ctx *ctx, const ct_tensor *t, int n, const int *src, const int *dst,
+                            ct_tensor **out);
 
 #ifdef __cplusplus
 }

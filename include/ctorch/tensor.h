@@ -39,6 +39,14 @@ typedef struct ct_tensor ct_tensor;
 /* New contiguous tensor with a copy of `data` (numel * itemsize bytes, C order). */
 CT_API ct_status ct_tensor_from_host(ct_ctx *ctx, const void *data, ct_dtype dtype, int ndim,
                                      const int64_t *shape, ct_tensor **out);
+/* Wrap memory the caller owns, no copy (as torch.from_blob): `data` is the first element, strides
+ * in elements (NULL: contiguous; negative and zero strides allowed). deleter(data, user) runs once
+ * when the last tensor or view sharing it is released (deleter may be NULL); on failure it is not
+ * called and the caller keeps the memory. CPU only; data aligned to the element size. */
+CT_API ct_status ct_tensor_from_blob(ct_ctx *ctx, void *data, ct_dtype dtype, int ndim,
+                                     const int64_t *shape, const int64_t *strides,
+                                     void (*deleter)(void *data, void *user), void *user,
+                                     ct_tensor **out);
 /* New uninitialised contiguous tensor. */
 CT_API ct_status ct_tensor_empty(ct_ctx *ctx, ct_dtype dtype, int ndim, const int64_t *shape,
                                  ct_tensor **out);
@@ -53,6 +61,17 @@ CT_API ct_status ct_tensor_zeros(ct_ctx *ctx, ct_dtype dtype, int ndim, const in
  * overflows dtype (uint8 takes -255..255, negatives wrapping; f16/bf16 reject finite overflow). */
 CT_API ct_status ct_tensor_full(ct_ctx *ctx, ct_dtype dtype, int ndim, const int64_t *shape,
                                 double value, ct_tensor **out);
+/* New tensor filled with ones (as torch.ones). */
+CT_API ct_status ct_tensor_ones(ct_ctx *ctx, ct_dtype dtype, int ndim, const int64_t *shape,
+                                ct_tensor **out);
+/* n x m tensor with ones on the main diagonal, zeros elsewhere (as torch.eye(n, m)); n, m >= 0. */
+CT_API ct_status ct_tensor_eye(ct_ctx *ctx, ct_dtype dtype, int64_t n, int64_t m, ct_tensor **out);
+/* `steps` values from start to end evenly spaced (as torch.linspace; steps >= 0, bool refused).
+ * Computed as torch 1.13's CPU kernel: start + step * i below steps / 2, end - step * (steps - i -
+ * 1) above, in the dtype's arithmetic (integers in double, truncated), bit-equal to torch's x86
+ * build. */
+CT_API ct_status ct_tensor_linspace(ct_ctx *ctx, ct_dtype dtype, double start, double end,
+                                    int64_t steps, ct_tensor **out);
 /* 1-d tensor start, start+step, ... < end (as torch.arange); step != 0. Integer dtypes: values
  * outside the dtype's range (arange(int8, 0, 1000)) -> CT_ERR_INVALID_ARG, never a silent wrap;
  * start, end and step are truncated first as in torch (step 0.5 -> 0 -> CT_ERR_INVALID_ARG). */

@@ -183,11 +183,14 @@ static const signed char ct__op_arity[CT_OP_COUNT][2] = {
     [CT_OP_LOG_SOFTMAX] = {1, 1}, [CT_OP_MATMUL] = {2, 2},      [CT_OP_LAYER_NORM] = {3, 3},
     [CT_OP_EMBEDDING] = {2, 2},   [CT_OP_RAND] = {0, 1},        [CT_OP_ARANGE] = {0, 0},
     [CT_OP_EIGH] = {2, 2},        [CT_OP_MX_QUANTIZE] = {1, 2}, [CT_OP_MX_DEQUANTIZE] = {2, 2},
-    [CT_OP_MX_LINEAR] = {5, 5},   [CT_OP_OPTIM_STEP] = {1, 3},
+    [CT_OP_MX_LINEAR] = {5, 5},   [CT_OP_OPTIM_STEP] = {1, 3},  [CT_OP_LINSPACE] = {0, 0},
+    [CT_OP_TRIL] = {1, 1},        [CT_OP_GATHER] = {2, 2},      [CT_OP_SCATTER] = {2, 2},
+    [CT_OP_SORT] = {2, 2},
 };
 
 static int ct__op_outputs(ct_op_kind k) {
-    return (k == CT_OP_EIGH || k == CT_OP_OPTIM_STEP) ? 3 : k == CT_OP_MX_QUANTIZE ? 2 : 1;
+    if (k == CT_OP_EIGH || k == CT_OP_OPTIM_STEP) return 3;
+    return (k == CT_OP_MX_QUANTIZE || k == CT_OP_SORT) ? 2 : 1;
 }
 
 /* Operands a kind may leave absent (data NULL): eigh's v, info and work, mx_linear's bias, the
@@ -474,6 +477,44 @@ static ct_status ct__check_desc(ct_stream *s, const ct_op_desc *op) {
         rule = "arange: a 1-d output in the compute dtype";
         ok = o->ndim == 1 && o->dtype == cdt;
         break;
+    case CT_OP_LINSPACE:
+        rule = "linspace: a 1-d output in the compute dtype";
+        ok = o->ndim == 1 && o->dtype == cdt;
+        break;
+    case CT_OP_TRIL:
+        rule = "tril/triu: out and in0 of one shape with >= 2 dims in the compute dtype, ints[1] "
+               "0 or 1";
+        ok = o->ndim >= 2 && ct__same_shape(o, in) && o->dtype == cdt && in->dtype == cdt &&
+             (op->ints[1] == 0 || op->ints[1] == 1);
+        break;
+    case CT_OP_GATHER:
+    case CT_OP_SCATTER: {
+        rule = "gather: out, in0 and int32/int64 in1 of one ndim, in1 of out's shape, in0 at "
+               "least out's size off dim ints[0]; scatter: in0 int32/int64 and in1 of one shape, "
+               "out at least that size off dim ints[0], ints[1] 0 or 1 (bool: 0)";
+        const bool g = op->kind == CT_OP_GATHER;
+        const ct_operand *data = g ? &in[0] : o, *ix = g ? &in[1] : &in[0], *vals = g ? o : &in[1];
+        const int64_t dim = op->ints[0];
+        ok = data->ndim == ix->ndim && vals->ndim == ix->ndim && ct__same_shape(ix, vals) &&
+             (ix->dtype == CT_INT32 || ix->dtype == CT_INT64) && o->dtype == cdt &&
+             (g ? in[0].dtype : in[1].dtype) == cdt && dim >= 0 &&
+             dim < (ix->ndim > 0 ? ix->ndim : 1) &&
+             (g || ((op->ints[1] == 0 || op->ints[1] == 1) && !(op->ints[1] && cdt == CT_BOOL)));
+        for (int k = 0; ok && k < ix->ndim; k++)
+            ok = k == dim || data->shape[k] >= ix->shape[k];
+        break;
+    }
+    case CT_OP_SORT: {
+        rule = "sort: contiguous values (R,N) and int64 indices (R,N), input (R,N) in the compute "
+               "dtype, int64 work of at least N elements";
+        const ct_operand *x = &op->operands[2], *w = &op->operands[3];
+        const int64_t R = x->ndim == 2 ? x->shape[0] : 0, N = x->ndim == 2 ? x->shape[1] : 0;
+        ok = x->ndim == 2 && x->dtype == cdt && o->dtype == cdt && in->dtype == CT_INT64 &&
+             ct__contig2(o, 2, R, N, 0) && ct__contig2(in, 2, R, N, 0) &&
+             ct__contig2(x, 2, R, N, 0) && w->dtype == CT_INT64 && w->ndim == 1 &&
+             (w->strides[0] == 1 || w->shape[0] <= 1) && w->shape[0] >= N;
+        break;
+    }
     case CT_OP_EIGH:
     case CT_OP_MX_QUANTIZE:
     case CT_OP_MX_DEQUANTIZE:

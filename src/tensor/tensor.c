@@ -6,7 +6,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#define CT__HDR_BYTES 320 /* tensor + storage headers before the data in a CPU block */
+#define CT__HDR_BYTES 384 /* tensor + storage headers before the data in a CPU block */
 _Static_assert(sizeof(struct ct_tensor) + sizeof(ct__storage) <= CT__HDR_BYTES, "header too big");
 
 const char *ct__shape_str(char *buf, size_t n, int ndim, const int64_t *shape) {
@@ -144,6 +144,10 @@ ct_status ct__tensor_new(ct_ctx *ctx, ct_device dev, ct_dtype dt, int ndim, cons
     s->pool = NULL;
     s->pool_unref = NULL;
     s->version = 0;
+    s->blob = false;
+    s->blob_ptr = NULL;
+    s->deleter = NULL;
+    s->deleter_user = NULL;
     if (cpu) {
         s->data = block + CT__HDR_BYTES;
     } else {
@@ -209,7 +213,9 @@ static void ct__storage_release(ct__storage *s) {
         s->pool_unref(s->pool);
         return;
     }
-    if (s->data_separate && s->data) {
+    if (s->blob) { /* ct_tensor_from_blob: hand the caller's memory back, once */
+        if (s->deleter) s->deleter(s->blob_ptr, s->deleter_user);
+    } else if (s->data_separate && s->data) {
         ct__backend_slot *b = &ctx->backends[s->slot];
         b->vt.free(b->vt.state, s->data);
     }
@@ -376,6 +382,91 @@ ct_status ct_tensor_from_host(ct_ctx *ctx, const void *data, ct_dtype dtype, int
     return CT_OK;
 }
 
+ct_status ct_tensor_from_blob(ct_ctx *ctx, void *data, ct_dtype dtype, int ndim,
+                              const int64_t *shape, const int64_t *strides,
+                              void (*deleter)(void *data, void *user), void *user,
+                              ct_tensor **out) {
+    if (!ctx) return CT_ERR_INVALID_ARG;
+    if (!out) return ct__set_error(ctx, CT_ERR_INVALID_ARG, "from_blob: out is NULL");
+    *out = NULL;
+    int64_t numel;
+    ct_status st = ct__check_shape(ctx, "from_blob", ndim, shape, dtype, &numel);
+    if (st != CT_OK) return st;
+    if (!ct__is_compute_dtype(dtype))
+        return ct__set_error(ctx, CT_ERR_DTYPE,
+                             "from_blob: dtype %s is a storage format; wrap it as uint8",
+                             ct_dtype_name(dtype));
+    size_t isz = ct__itemsize(dtype);
+    if (numel > 0 && !data)
+        return ct__set_error(ctx, CT_ERR_INVALID_ARG, "from_blob: data is NULL for %lld elements",
+                             (long long)numel);
+    if ((uintptr_t)data % isz != 0)
+        return ct__set_error(ctx, CT_ERR_INVALID_ARG,
+                             "from_blob: data %p is not aligned to the %zu-byte elements of %s",
+                             data, isz, ct_dtype_name(dtype));
+    int64_t str[CT_MAX_DIMS];
+    ct__contig_strides(ndim, shape, str);
+    /* element range [lo, hi] the view addresses, relative to data (overflow-checked) */
+    int64_t lo = 0, hi = 0;
+    if (strides) {
+        for (int i = 0; i < ndim; i++) {
+            str[i] = strides[i];
+            if (shape[i] <= 1 || numel == 0) continue;
+            int64_t span;
+            if (!ct__checked_mul(strides[i], shape[i] - 1, &span) ||
+                !ct__checked_add(span < 0 ? lo : hi, span, span < 0 ? &lo : &hi))
+                return ct__set_error(ctx, CT_ERR_OVERFLOW,
+                                     "from_blob: stride %lld at dim %d with size %lld overflows",
+                                     (long long)strides[i], i, (long long)shape[i]);
+        }
+    } else if (numel > 0) {
+        hi = numel - 1;
+    }
+    int64_t nel = 0, nbytes = 0;
+    if (numel > 0 &&
+        (lo < -(INT64_MAX / 16) || !ct__checked_add(hi, -lo, &nel) ||
+         !ct__checked_add(nel, 1, &nel) || !ct__checked_mul(nel, (int64_t)isz, &nbytes)))
+        return ct__set_error(ctx, CT_ERR_OVERFLOW, "from_blob: the strides span too many bytes");
+    char *block = ct__alloc(ctx, CT__HDR_BYTES, 64);
+    if (!block) return ct__set_error(ctx, CT_ERR_OOM, "out of memory allocating a tensor header");
+    struct ct_tensor *t = (struct ct_tensor *)block;
+    ct__storage *s = (ct__storage *)(block + sizeof(struct ct_tensor));
+    if (ctx->debug) {
+        t = ct__alloc(ctx, sizeof *t, 16);
+        if (!t) {
+            ct__free(ctx, block);
+            return ct__set_error(ctx, CT_ERR_OOM, "out of memory allocating a tensor header");
+        }
+    }
+    memset(s, 0, sizeof *s);
+    memset(t, 0, sizeof *t); /* every field a newer layer adds (autograd's ag) starts empty */
+    s->refcount = 1;
+    s->ctx = ctx;
+    s->slot = 0;
+    s->device = (ct_device){CT_DEVICE_CPU, 0};
+    s->data = (char *)data + lo * (int64_t)isz; /* lowest addressed element */
+    s->nbytes = (size_t)nbytes;
+    s->block = block;
+    s->blob = true;
+    s->blob_ptr = data;
+    s->deleter = deleter;
+    s->deleter_user = user;
+    t->refcount = 1;
+    t->ctx = ctx;
+    t->storage = s;
+    t->dtype = dtype;
+    t->ndim = ndim;
+    t->embedded = (void *)t == (void *)block;
+    ct__live_link(ctx, t);
+    t->offset = -lo;
+    for (int i = 0; i < ndim; i++) {
+        t->shape[i] = shape[i];
+        t->strides[i] = str[i];
+    }
+    *out = t;
+    return CT_OK;
+}
+
 static ct_status ct__fill_like(ct_ctx *ctx, ct_op_kind kind, ct_dtype dtype, int ndim,
                                const int64_t *shape, const double *sc, const int64_t *ints,
                                ct_tensor **out) {
@@ -399,6 +490,24 @@ static ct_status ct__fill_like(ct_ctx *ctx, ct_op_kind kind, ct_dtype dtype, int
     return CT_OK;
 }
 
+/* c10's overflow check of a Python number converted to dtype (torch.full, linspace): uint8 also
+ * takes -255..-1 (they wrap: -1 is 255); f16/bf16 reject finite values beyond their largest
+ * (infinities and NaN pass). */
+static ct_status ct__scalar_fits(ct_ctx *ctx, const char *op, ct_dtype dtype, double value) {
+    double lo = 0, hi = 0;
+    if (dtype != CT_BOOL && ct__int_range(dtype, &lo, &hi) &&
+        !(value >= (dtype == CT_UINT8 ? -255.0 : lo) && value < hi + 1))
+        return ct__set_error(ctx, CT_ERR_INVALID_ARG,
+                             "%s: value %g cannot be converted to %s without overflow", op, value,
+                             ct_dtype_name(dtype));
+    double fmax = dtype == CT_FLOAT16 ? 65504.0 : dtype == CT_BFLOAT16 ? 3.3895313892515355e38 : 0;
+    if (fmax > 0 && value == value && value - value == 0 && (value > fmax || value < -fmax))
+        return ct__set_error(ctx, CT_ERR_INVALID_ARG,
+                             "%s: value %g cannot be converted to %s without overflow", op, value,
+                             ct_dtype_name(dtype));
+    return CT_OK;
+}
+
 ct_status ct_tensor_full(ct_ctx *ctx, ct_dtype dtype, int ndim, const int64_t *shape, double value,
                          ct_tensor **out) {
     if (!ctx) return CT_ERR_INVALID_ARG;
@@ -406,21 +515,86 @@ ct_status ct_tensor_full(ct_ctx *ctx, ct_dtype dtype, int ndim, const int64_t *s
     if (!ct__is_compute_dtype(dtype))
         return ct__set_error(ctx, CT_ERR_DTYPE, "full: dtype %s is not supported",
                              ct_dtype_name(dtype));
-    /* c10's overflow check (torch.full): uint8 also takes -255..-1 (they wrap: -1 fills 255);
-     * f16/bf16 reject finite values beyond their largest (infinities and NaN pass) */
-    double lo = 0, hi = 0;
-    if (dtype != CT_BOOL && ct__int_range(dtype, &lo, &hi) &&
-        !(value >= (dtype == CT_UINT8 ? -255.0 : lo) && value < hi + 1))
-        return ct__set_error(ctx, CT_ERR_INVALID_ARG,
-                             "full: value %g cannot be converted to %s without overflow", value,
-                             ct_dtype_name(dtype));
-    double fmax = dtype == CT_FLOAT16 ? 65504.0 : dtype == CT_BFLOAT16 ? 3.3895313892515355e38 : 0;
-    if (fmax > 0 && value == value && value - value == 0 && (value > fmax || value < -fmax))
-        return ct__set_error(ctx, CT_ERR_INVALID_ARG,
-                             "full: value %g cannot be converted to %s without overflow", value,
-                             ct_dtype_name(dtype));
+    ct_status st = ct__scalar_fits(ctx, "full", dtype, value);
+    if (st != CT_OK) return st;
     double sc[4] = {value, 0, 0, 0};
     return ct__fill_like(ctx, CT_OP_FILL, dtype, ndim, shape, sc, NULL, out);
+}
+
+ct_status ct_tensor_ones(ct_ctx *ctx, ct_dtype dtype, int ndim, const int64_t *shape,
+                         ct_tensor **out) {
+    return ct_tensor_full(ctx, dtype, ndim, shape, 1.0, out);
+}
+
+ct_status ct_tensor_eye(ct_ctx *ctx, ct_dtype dtype, int64_t n, int64_t m, ct_tensor **out) {
+    if (!ctx) return CT_ERR_INVALID_ARG;
+    if (!out) return ct__set_error(ctx, CT_ERR_INVALID_ARG, "eye: out is NULL");
+    *out = NULL;
+    if (n < 0 || m < 0)
+        return ct__set_error(ctx, CT_ERR_SHAPE, "eye: n (%lld) and m (%lld) must be >= 0",
+                             (long long)n, (long long)m);
+    int64_t shape[2] = {n, m};
+    ct_tensor *t = NULL, *diag = NULL;
+    ct_status st = ct_tensor_zeros(ctx, dtype, 2, shape, &t);
+    if (st != CT_OK) return st;
+    /* ones on the diagonal: a FILL through a strided view (row stride + 1) */
+    int64_t k = n < m ? n : m, dshape[1] = {k}, dstride[1] = {m + 1};
+    if (k > 0) {
+        st = ct__tensor_view_of(ctx, t, 1, dshape, dstride, 0, &diag);
+        if (st == CT_OK) {
+            ct_op_desc d;
+            ct__desc_init(&d, CT_OP_FILL, 1, 0);
+            ct__operand_set(&d.operands[0], diag);
+            d.compute_dtype = dtype;
+            d.scalars[0] = 1.0;
+            st = ct__submit(ctx, t->storage->device, &d);
+        }
+        ct_tensor_release(diag);
+    }
+    if (st != CT_OK) {
+        ct_tensor_release(t);
+        return st;
+    }
+    *out = t;
+    return CT_OK;
+}
+
+ct_status ct_tensor_linspace(ct_ctx *ctx, ct_dtype dtype, double start, double end, int64_t steps,
+                             ct_tensor **out) {
+    if (!ctx) return CT_ERR_INVALID_ARG;
+    if (!out) return ct__set_error(ctx, CT_ERR_INVALID_ARG, "linspace: out is NULL");
+    *out = NULL;
+    if (!ct__is_compute_dtype(dtype) || dtype == CT_BOOL)
+        return ct__set_error(ctx, CT_ERR_DTYPE, "linspace: dtype %s is not supported",
+                             ct_dtype_name(dtype));
+    if (steps < 0)
+        return ct__set_error(ctx, CT_ERR_INVALID_ARG,
+                             "linspace: number of steps must be non-negative, got %lld",
+                             (long long)steps);
+    ct_status st = ct__scalar_fits(ctx, "linspace", dtype, start);
+    if (st == CT_OK) st = ct__scalar_fits(ctx, "linspace", dtype, end);
+    if (st != CT_OK) return st;
+    double lo = 0, hi = 0;
+    if (ct__int_range(dtype, &lo, &hi)) {
+        if (start != start || end != end)
+            return ct__set_error(ctx, CT_ERR_INVALID_ARG, "linspace: NaN cannot be converted to %s",
+                                 ct_dtype_name(dtype));
+        /* truncated as c10::Scalar::to<int>; torch 1.13 refuses negative uint8 bounds */
+        if (dtype == CT_UINT8 && (start <= -1 || end <= -1))
+            return ct__set_error(ctx, CT_ERR_INVALID_ARG,
+                                 "linspace: value %g cannot be converted to uint8 without overflow",
+                                 start <= -1 ? start : end);
+        start = __builtin_trunc(start), end = __builtin_trunc(end);
+    } else if (dtype == CT_FLOAT32) {
+        start = (float)start, end = (float)end;
+    } else if (dtype == CT_FLOAT16) {
+        start = ct__h2f(ct__f2h((float)start)), end = ct__h2f(ct__f2h((float)end));
+    } else if (dtype == CT_BFLOAT16) {
+        start = ct__bf2f(ct__f2bf((float)start)), end = ct__bf2f(ct__f2bf((float)end));
+    }
+    int64_t shape[1] = {steps};
+    double sc[4] = {start, end, 0, 0};
+    return ct__fill_like(ctx, CT_OP_LINSPACE, dtype, 1, shape, sc, NULL, out);
 }
 
 ct_status ct_tensor_zeros(ct_ctx *ctx, ct_dtype dtype, int ndim, const int64_t *shape,

@@ -19,6 +19,10 @@ typedef struct ct__storage {
     void *pool;         /* graph pool that owns block and data (never freed here), or NULL */
     void (*pool_unref)(void *pool);
     int64_t version; /* bumped by every in-place write (autograd's saved-tensor check) */
+    bool blob;       /* ct_tensor_from_blob: data is caller memory, never freed here */
+    void *blob_ptr;  /* the pointer the caller passed (handed to the deleter) */
+    void (*deleter)(void *data, void *user); /* may be NULL */
+    void *deleter_user;
 } ct__storage;
 
 /* Handle check words: a live tensor holds CT__TENSOR_MAGIC; release writes CT__TENSOR_DEAD. In

@@ -308,6 +308,11 @@ ct_status ct_k_run(const ct_op_desc *op, const ct_k_isa *isa) {
     case CT_OP_LAYER_NORM: return ct_k_layer_norm(op);
     case CT_OP_MATMUL: return ct_k_matmul_ref(op);
     case CT_OP_OPTIM_STEP: return ct_k_optim(op, isa);
+    case CT_OP_LINSPACE: return ct_k_linspace(op);
+    case CT_OP_TRIL: return ct_k_tril(op);
+    case CT_OP_GATHER: return ct_k_gather(op);
+    case CT_OP_SCATTER: return ct_k_scatter(op);
+    case CT_OP_SORT: return ct_k_sort(op);
     default: return ct_k_elementwise(op, isa);
     }
 }

@@ -1,0 +1,37 @@
+/* ctorch tensor I/O on the host: printing as torch prints, NumPy .npy files.
+ * These read tensor data on the host, so during graph capture they are refused (as
+ * ct_tensor_to_host). Errors are recorded on the tensor's (or the given) context.
+ * Ownership: ct_tensor_to_string's string is malloc'd (free() it); loads give a new tensor
+ * reference. Thread-safety: as the owning ct_ctx. Little-endian hosts. */
+#ifndef CTORCH_IO_H
+#define CTORCH_IO_H
+
+#include "ctorch/tensor.h"
+
+#include <stdio.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* Write t formatted as torch 1.13's print(t) (precision 4, sci mode, `...` summaries above 1000
+ * elements, `dtype=` when not float32/int64/bool) and a newline to f. */
+CT_API ct_status ct_tensor_print(FILE *f, const ct_tensor *t);
+/* The same text as a malloc'd string without the final newline (release with free()). */
+CT_API ct_status ct_tensor_to_string(const ct_tensor *t, char **out);
+
+/* Read a .npy file (versions 1.0-3.0, C or Fortran order, any byte order, 0-d arrays; bool, uint8,
+ * int8-64, float16/32/64) into a new contiguous tensor. A malformed file: CT_ERR_FORMAT naming the
+ * field and byte offset; a NumPy dtype ctorch lacks: CT_ERR_DTYPE; an unreadable path: CT_ERR_IO.
+ */
+CT_API ct_status ct_npy_load(ct_ctx *ctx, const char *path, ct_tensor **out);
+/* ct_npy_load from the bytes of a .npy file in memory. */
+CT_API ct_status ct_npy_load_buffer(ct_ctx *ctx, const void *data, size_t size, ct_tensor **out);
+/* Write t (any strides) as a version 1.0 .npy file in C order, little-endian. bfloat16 and the
+ * low-precision formats have no NumPy dtype: CT_ERR_DTYPE. */
+CT_API ct_status ct_npy_save(ct_ctx *ctx, const ct_tensor *t, const char *path);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

@@ -1,0 +1,309 @@
+/* Tensor printing, formatted as torch 1.13 prints (torch/_tensor_str.py's rules, restated):
+ * one formatter for the whole tensor chooses between integer mode ("1."), fixed ("1.2500", four
+ * decimals) and scientific ("1.2500e+03") from the nonzero finite values that are shown, and pads
+ * every element to the widest; vectors wrap at 80 columns; tensors above 1000 elements show the
+ * first and last 3 entries of each dim longer than 6 around "..."; "dtype=" follows when the dtype
+ * is not float32, int64 or bool; empty tensors print "[]" with their size when not 1-d. */
+#include "ctorch/io.h"
+#include "dispatch/dispatch.h"
+#include "tensor/tensor_impl.h"
+#include "dtype/half.h"
+
+#include <math.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define PR_PRECISION 4
+#define PR_THRESHOLD 1000
+#define PR_EDGE 3
+#define PR_LINEWIDTH 80
+
+typedef struct {
+    char *s;
+    size_t n, cap;
+    bool oom;
+} sbuf;
+
+static void sb_put(sbuf *b, const char *p, size_t n) {
+    if (b->oom) return;
+    if (b->n + n + 1 > b->cap) {
+        size_t cap = b->cap ? b->cap : 256;
+        while (cap < b->n + n + 1)
+            cap *= 2;
+        char *s = realloc(b->s, cap);
+        if (!s) {
+            b->oom = true;
+            return;
+        }
+        b->s = s;
+        b->cap = cap;
+    }
+    memcpy(b->s + b->n, p, n);
+    b->n += n;
+    b->s[b->n] = 0;
+}
+static void sb_str(sbuf *b, const char *p) { sb_put(b, p, strlen(p)); }
+static void sb_spaces(sbuf *b, int n) {
+    for (int i = 0; i < n; i++)
+        sb_put(b, " ", 1);
+}
+
+typedef struct {
+    int kind; /* 0 bool, 1 integer, 2 floating */
+    const double *f;
+    const int64_t *i;
+    const uint8_t *b;
+    bool int_mode, sci;
+    int width;
+    bool summarize;
+    int ndim;
+    const int64_t *shape;
+    int64_t strides[CT_MAX_DIMS]; /* C order, in elements */
+} fmt;
+
+/* Python's str() / format() of one value, unpadded. */
+static int fmt_raw(const fmt *F, int64_t k, char *buf, size_t cap) {
+    if (F->kind == 0) return snprintf(buf, cap, "%s", F->b[k] ? "True" : "False");
+    if (F->kind == 1) return snprintf(buf, cap, "%lld", (long long)F->i[k]);
+    double v = F->f[k];
+    if (isnan(v)) return snprintf(buf, cap, "nan"); /* Python never prints "-nan" */
+    if (isinf(v)) return snprintf(buf, cap, "%s", v < 0 ? "-inf" : "inf");
+    if (F->sci) return snprintf(buf, cap, "%.*e", PR_PRECISION, v);
+    if (F->int_mode) return snprintf(buf, cap, "%.0f.", v);
+    return snprintf(buf, cap, "%.*f", PR_PRECISION, v);
+}
+static void fmt_put(sbuf *b, const fmt *F, int64_t k) {
+    char buf[64];
+    int n = fmt_raw(F, k, buf, sizeof buf);
+    if (n < F->width) sb_spaces(b, F->width - n);
+    sb_put(b, buf, (size_t)n);
+}
+
+/* Is the element at C-order position k shown (every index within the edge items of a long dim)? */
+static bool shown(const fmt *F, int64_t k) {
+    if (!F->summarize) return true;
+    for (int d = 0; d < F->ndim; d++) {
+        int64_t idx = (k / F->strides[d]) % F->shape[d], n = F->shape[d];
+        if (n > 2 * PR_EDGE && idx >= PR_EDGE && idx < n - PR_EDGE) return false;
+    }
+    return true;
+}
+
+/* The formatter's mode and width from the shown values (torch's _Formatter). */
+static void fmt_scan(fmt *F, int64_t numel) {
+    F->width = 1;
+    F->int_mode = true;
+    F->sci = false;
+    char buf[64];
+    if (F->kind != 2) {
+        for (int64_t k = 0; k < numel; k++)
+            if (shown(F, k)) {
+                int n = fmt_raw(F, k, buf, sizeof buf);
+                if (n > F->width) F->width = n;
+            }
+        return;
+    }
+    double mn = INFINITY, mx = 0;
+    int64_t cnt = 0;
+    for (int64_t k = 0; k < numel; k++) {
+        double v = F->f[k];
+        if (!shown(F, k) || !isfinite(v) || v == 0) continue;
+        cnt++;
+        double a = fabs(v);
+        if (a < mn) mn = a;
+        if (a > mx) mx = a;
+        if (v != ceil(v)) F->int_mode = false;
+    }
+    if (cnt == 0) return;
+    if (F->int_mode)
+        F->sci = mx / mn > 1000.0 || mx > 1.0e8;
+    else
+        F->sci = mx / mn > 1000.0 || mx > 1.0e8 || mn < 1.0e-4;
+    for (int64_t k = 0; k < numel; k++) {
+        double v = F->f[k];
+        if (!shown(F, k) || !isfinite(v) || v == 0) continue;
+        int n = fmt_raw(F, k, buf, sizeof buf);
+        if (n > F->width) F->width = n;
+    }
+}
+
+/* One sub-tensor starting at C-order position base, from dim d on (torch's
+ * _tensor_str_with_formatter and _vector_str). */
+static void emit(sbuf *b, const fmt *F, int64_t base, int d, int indent) {
+    int64_t n = F->shape[d];
+    bool cut = F->summarize && n > 2 * PR_EDGE;
+    sb_put(b, "[", 1);
+    if (d == F->ndim - 1) {
+        int per_line = (PR_LINEWIDTH - indent) / (F->width + 2);
+        if (per_line < 1) per_line = 1;
+        int64_t count = cut ? 2 * PR_EDGE + 1 : n;
+        for (int64_t e = 0; e < count; e++) {
+            if (e > 0) {
+                sb_put(b, ",", 1);
+                if (e % per_line == 0) {
+                    sb_put(b, "\n", 1);
+                    sb_spaces(b, indent + 1);
+                } else {
+                    sb_put(b, " ", 1);
+                }
+            }
+            if (cut && e == PR_EDGE) {
+                sb_str(b, " ...");
+                continue;
+            }
+            int64_t idx = cut && e > PR_EDGE ? n - (2 * PR_EDGE + 1 - e) : e;
+            fmt_put(b, F, base + idx);
+        }
+    } else {
+        int64_t count = cut ? 2 * PR_EDGE + 1 : n;
+        for (int64_t e = 0; e < count; e++) {
+            if (e > 0) {
+                sb_put(b, ",", 1);
+                for (int k = 0; k < F->ndim - 1 - d; k++)
+                    sb_put(b, "\n", 1);
+                sb_spaces(b, indent + 1);
+            }
+            if (cut && e == PR_EDGE) {
+                sb_str(b, "...");
+                continue;
+            }
+            int64_t idx = cut && e > PR_EDGE ? n - (2 * PR_EDGE + 1 - e) : e;
+            emit(b, F, base + idx * F->strides[d], d + 1, indent + 1);
+        }
+    }
+    sb_put(b, "]", 1);
+}
+
+/* Append ", suffix" or ",\n       suffix" as torch's _add_suffixes does. */
+static void add_suffix(sbuf *b, const char *suffix, int indent) {
+    const char *nl = b->s ? strrchr(b->s, '\n') : NULL;
+    /* torch: len(s) - s.rfind('\n') + 1, where rfind gives -1 when there is no newline */
+    size_t last = nl ? (size_t)(b->s + b->n - nl) + 1 : b->n + 2;
+    size_t len = strlen(suffix);
+    if (last + len + 2 > PR_LINEWIDTH) {
+        sb_str(b, ",\n");
+        sb_spaces(b, indent);
+    } else {
+        sb_str(b, ", ");
+    }
+    sb_str(b, suffix);
+}
+
+ct_status ct_tensor_to_string(const ct_tensor *t, char **out) {
+    if (!t) return CT_ERR_INVALID_ARG;
+    if (!ct__tensor_live(t)) return ct_tensor_to_host(t, NULL, 0); /* reports the dead handle */
+    ct_ctx *ctx = t->ctx;
+    if (!out) return ct__set_error(ctx, CT_ERR_INVALID_ARG, "to_string: out is NULL");
+    *out = NULL;
+    ct_dtype dt = t->dtype;
+    if (!ct__is_compute_dtype(dt))
+        return ct__set_error(ctx, CT_ERR_DTYPE,
+                             "to_string: dtype %s has no printed form here; cast it first",
+                             ct_dtype_name(dt));
+    int64_t numel = ct_tensor_numel(t);
+    size_t isz = ct__itemsize(dt);
+    void *raw = malloc(numel ? (size_t)numel * isz : 1);
+    double *f = NULL;
+    int64_t *iv = NULL;
+    if (!raw) return ct__set_error(ctx, CT_ERR_OOM, "to_string: out of memory");
+    ct_status st = ct_tensor_to_host(t, raw, (size_t)numel * isz);
+    if (st != CT_OK) {
+        free(raw);
+        return st;
+    }
+    fmt F;
+    memset(&F, 0, sizeof F);
+    F.kind = dt == CT_BOOL ? 0 : ct_dtype_is_floating(dt) ? 2 : 1;
+    if (F.kind == 2) {
+        f = malloc(numel ? (size_t)numel * sizeof(double) : 1);
+        if (f)
+            for (int64_t k = 0; k < numel; k++) {
+                switch (dt) {
+                case CT_FLOAT16: f[k] = ct__h2f(((const uint16_t *)raw)[k]); break;
+                case CT_BFLOAT16: f[k] = ct__bf2f(((const uint16_t *)raw)[k]); break;
+                case CT_FLOAT32: f[k] = ((const float *)raw)[k]; break;
+                default: f[k] = ((const double *)raw)[k]; break;
+                }
+            }
+        F.f = f;
+    } else if (F.kind == 1) {
+        iv = malloc(numel ? (size_t)numel * sizeof(int64_t) : 1);
+        if (iv)
+            for (int64_t k = 0; k < numel; k++) {
+                switch (dt) {
+                case CT_UINT8: iv[k] = ((const uint8_t *)raw)[k]; break;
+                case CT_INT8: iv[k] = ((const int8_t *)raw)[k]; break;
+                case CT_INT16: iv[k] = ((const int16_t *)raw)[k]; break;
+                case CT_INT32: iv[k] = ((const int32_t *)raw)[k]; break;
+                default: iv[k] = ((const int64_t *)raw)[k]; break;
+                }
+            }
+        F.i = iv;
+    } else {
+        F.b = raw;
+    }
+    sbuf b = {0};
+    if ((F.kind == 2 && !f) || (F.kind == 1 && !iv)) b.oom = true;
+    const int indent = 7; /* strlen("tensor(") */
+    sb_str(&b, "tensor(");
+    char suffix[2][160];
+    int nsuf = 0;
+    bool default_dt = dt == CT_FLOAT32 || dt == CT_INT64 || dt == CT_BOOL;
+    if (numel == 0) {
+        sb_str(&b, "[]");
+        if (t->ndim != 1) {
+            int k = snprintf(suffix[nsuf], sizeof suffix[0], "size=(");
+            for (int d = 0; d < t->ndim; d++)
+                k += snprintf(suffix[nsuf] + k, sizeof suffix[0] - (size_t)k, "%s%lld",
+                              d ? ", " : "", (long long)t->shape[d]);
+            snprintf(suffix[nsuf] + k, sizeof suffix[0] - (size_t)k, ")");
+            nsuf++;
+        }
+        if (dt != CT_FLOAT32)
+            snprintf(suffix[nsuf++], sizeof suffix[0], "dtype=torch.%s", ct_dtype_name(dt));
+    } else {
+        if (!default_dt)
+            snprintf(suffix[nsuf++], sizeof suffix[0], "dtype=torch.%s", ct_dtype_name(dt));
+        F.ndim = t->ndim;
+        F.shape = t->shape;
+        int64_t s = 1;
+        for (int d = t->ndim - 1; d >= 0; d--) {
+            F.strides[d] = s;
+            s *= t->shape[d];
+        }
+        F.summarize = numel > PR_THRESHOLD;
+        if (!b.oom) {
+            fmt_scan(&F, numel);
+            if (t->ndim == 0)
+                fmt_put(&b, &F, 0);
+            else
+                emit(&b, &F, 0, 0, indent);
+        }
+    }
+    for (int k = 0; k < nsuf; k++)
+        add_suffix(&b, suffix[k], indent);
+    sb_str(&b, ")");
+    free(raw);
+    free(f);
+    free(iv);
+    if (b.oom) {
+        free(b.s);
+        return ct__set_error(ctx, CT_ERR_OOM, "to_string: out of memory");
+    }
+    *out = b.s;
+    return CT_OK;
+}
+
+ct_status ct_tensor_print(FILE *fp, const ct_tensor *t) {
+    if (!t) return CT_ERR_INVALID_ARG;
+    if (!ct__tensor_live(t)) return ct_tensor_to_host(t, NULL, 0); /* reports the dead handle */
+    if (!fp) return ct__set_error(t->ctx, CT_ERR_INVALID_ARG, "print: file is NULL");
+    char *s = NULL;
+    ct_status st = ct_tensor_to_string(t, &s);
+    if (st != CT_OK) return st;
+    bool ok = fputs(s, fp) >= 0 && fputc('\n', fp) != EOF;
+    free(s);
+    if (!ok) return ct__set_error(t->ctx, CT_ERR_IO, "print: write error");
+    return CT_OK;
+}

@@ -1,0 +1,398 @@
+/* Indexing front ends: index_select, gather, take_along_dim (CT_OP_GATHER over views whose
+ * broadcast dims have stride 0), scatter, scatter_add, one_hot (a copy or fill, then CT_OP_SCATTER
+ * in place on the new output), masked_fill (where). An index outside its dim is CT_ERR_INDEX,
+ * found by the kernel before it writes anything and worded here. */
+#include "ctorch/ops.h"
+#include "ops/dispatch.h"
+
+static bool ct__is_index_dtype(ct_dtype dt) { return dt == CT_INT32 || dt == CT_INT64; }
+
+/* out = in0 gathered along d by idx (idx of out's shape, in of out's ndim). */
+static ct_status ct__gather(ct_ctx *ctx, const char *op, const ct_tensor *in, int d,
+                            const ct_tensor *idx, ct_tensor **out) {
+    ct_tensor *r = NULL;
+    ct_status st = ct__tensor_new(ctx, in->storage->device, in->dtype, idx->ndim, idx->shape, &r);
+    if (st != CT_OK) return st;
+    ct_op_desc desc;
+    ct__desc_init(&desc, CT_OP_GATHER, 1, 2);
+    ct__operand_set(&desc.operands[0], r);
+    ct__operand_set(&desc.operands[1], in);
+    ct__operand_set(&desc.operands[2], idx);
+    desc.compute_dtype = in->dtype;
+    desc.ints[0] = d;
+    st = ct__submit(ctx, r->storage->device, &desc);
+    if (st == CT_ERR_INDEX)
+        ct__set_error(ctx, st, "%s: an index is outside [0, %lld) (dim %d of input %s)", op,
+                      (long long)(in->ndim ? in->shape[d] : 1), d, CT__SHAPE_STR(in));
+    if (st != CT_OK) {
+        ct_tensor_release(r);
+        return st;
+    }
+    *out = r;
+    return CT_OK;
+}
+
+static ct_status ct__index_args(ct_ctx *ctx, const char *op, const ct_tensor *t,
+                                const ct_tensor *index, int dim, int *d, void *out) {
+    const ct_tensor *ins[2] = {t, index};
+    ct_status st = ct__check_args(ctx, op, 2, ins, out);
+    if (st != CT_OK) return st;
+    if (!ct__is_compute_dtype(t->dtype))
+        return ct__set_error(ctx, CT_ERR_DTYPE, "%s: dtype %s is a storage format", op,
+                             ct_dtype_name(t->dtype));
+    if (!ct__is_index_dtype(index->dtype))
+        return ct__set_error(ctx, CT_ERR_DTYPE, "%s: index must be int64 or int32, got %s", op,
+                             ct_dtype_name(index->dtype));
+    if (!ct__wrap_dim(dim, t->ndim, d))
+        return ct__set_error(ctx, CT_ERR_INDEX, "%s: dim %d out of range for a %d-dim input", op,
+                             dim, t->ndim);
+    return CT_OK;
+}
+
+ct_status ct_index_select(ct_ctx *ctx, const ct_tensor *t, int dim, const ct_tensor *index,
+                          ct_tensor **out) {
+    int d = 0;
+    ct_status st = ct__index_args(ctx, "index_select", t, index, dim, &d, out);
+    if (st != CT_OK) return st;
+    if (index->ndim > 1)
+        return ct__set_error(ctx, CT_ERR_SHAPE, "index_select: index must be 0-d or 1-d, got %s",
+                             CT__SHAPE_STR(index));
+    /* the index seen as (1, .., L, .., 1) broadcast to the output's shape */
+    int64_t L = ct_tensor_numel(index), oshape[CT_MAX_DIMS], vshape[CT_MAX_DIMS];
+    int nd = t->ndim ? t->ndim : 1;
+    for (int k = 0; k < nd; k++) {
+        oshape[k] = k == d ? L : t->shape[k];
+        vshape[k] = k == d ? L : 1;
+    }
+    ct_tensor *iv = NULL, *ie = NULL, *t1 = NULL;
+    st = ct_tensor_reshape(ctx, index, nd, vshape, &iv);
+    if (st == CT_OK) st = ct_tensor_expand(ctx, iv, nd, oshape, &ie);
+    if (st == CT_OK) {
+        int64_t one[1] = {1};
+        st = t->ndim ? (t1 = ct_tensor_retain((ct_tensor *)t), CT_OK)
+                     : ct_tensor_reshape(ctx, t, 1, one, &t1);
+    }
+    ct_tensor *r = NULL;
+    if (st == CT_OK) st = ct__gather(ctx, "index_select", t1, d, ie, &r);
+    if (st == CT_OK && t->ndim == 0 && index->ndim == 0) { /* 0-d in, 0-d index: 0-d out */
+        st = ct_tensor_view(ctx, r, 0, NULL, out);
+        ct_tensor_release(r);
+    } else if (st == CT_OK) {
+        *out = r;
+    }
+    ct_tensor_release(iv);
+    ct_tensor_release(ie);
+    ct_tensor_release(t1);
+    return st;
+}
+
+ct_status ct_gather(ct_ctx *ctx, const ct_tensor *t, int dim, const ct_tensor *index,
+                    ct_tensor **out) {
+    int d = 0;
+    ct_status st = ct__index_args(ctx, "gather", t, index, dim, &d, out);
+    if (st != CT_OK) return st;
+    if (index->ndim != t->ndim && !(t->ndim <= 1 && index->ndim <= 1))
+        return ct__set_error(ctx, CT_ERR_SHAPE,
+                             "gather: index %s and input %s must have the same number of dims",
+                             CT__SHAPE_STR(index), CT__SHAPE_STR(t));
+    for (int k = 0; k < index->ndim && index->ndim == t->ndim; k++)
+        if (k != d && index->shape[k] > t->shape[k]) {
+            char b[96];
+            return ct__set_error(
+                ctx, CT_ERR_SHAPE, "gather: index %s is larger than input %s at dim %d",
+                CT__SHAPE_STR(index), ct__shape_str(b, sizeof b, t->ndim, t->shape), k);
+        }
+    if (index->ndim == t->ndim) return ct__gather(ctx, "gather", t, d, index, out);
+    /* a 0-d input or index beside a 1-d one: gather in 1-d, shaped as the index */
+    ct_tensor *t1 = NULL, *i1 = NULL, *r = NULL;
+    int64_t n1[1] = {ct_tensor_numel(t)}, m1[1] = {ct_tensor_numel(index)};
+    st = ct_tensor_reshape(ctx, t, 1, n1, &t1);
+    if (st == CT_OK) st = ct_tensor_reshape(ctx, index, 1, m1, &i1);
+    if (st == CT_OK) st = ct__gather(ctx, "gather", t1, 0, i1, &r);
+    if (st == CT_OK) st = ct_tensor_view(ctx, r, index->ndim, index->shape, out);
+    ct_tensor_release(t1), ct_tensor_release(i1), ct_tensor_release(r);
+    return st;
+}
+
+ct_status ct_take_along_dim(ct_ctx *ctx, const ct_tensor *t, const ct_tensor *indices, int dim,
+                            ct_tensor **out) {
+    const ct_tensor *ins[2] = {t, indices};
+    ct_status st = ct__check_args(ctx, "take_along_dim", 2, ins, out);
+    if (st != CT_OK) return st;
+    if (!ct__is_index_dtype(indices->dtype))
+        return ct__set_error(ctx, CT_ERR_DTYPE,
+                             "take_along_dim: indices must be int64 or int32, got %s",
+                             ct_dtype_name(indices->dtype));
+    if (dim == CT_ALL_DIMS) { /* torch: dim=None flattens both */
+        ct_tensor *t1 = NULL, *i1 = NULL;
+        int64_t n1[1] = {ct_tensor_numel(t)}, m1[1] = {ct_tensor_numel(indices)};
+        st = ct_tensor_reshape(ctx, t, 1, n1, &t1);
+        if (st == CT_OK) st = ct_tensor_reshape(ctx, indices, 1, m1, &i1);
+        if (st == CT_OK) st = ct_gather(ctx, t1, 0, i1, out);
+        ct_tensor_release(t1), ct_tensor_release(i1);
+        return st;
+    }
+    int d;
+    if (t->ndim == 0 || !ct__wrap_dim(dim, t->ndim, &d))
+        return ct__set_error(ctx, CT_ERR_INDEX, "take_along_dim: dim %d out of range for %d dims",
+                             dim, t->ndim);
+    if (indices->ndim != t->ndim)
+        return ct__set_error(ctx, CT_ERR_SHAPE,
+                             "take_along_dim: input %s and indices %s must have the same number of "
+                             "dims",
+                             CT__SHAPE_STR(t), CT__SHAPE_STR(indices));
+    /* broadcast every dim but d */
+    int64_t ts[CT_MAX_DIMS], is[CT_MAX_DIMS];
+    for (int k = 0; k < t->ndim; k++) {
+        int64_t a = t->shape[k], b = indices->shape[k];
+        if (k == d) {
+            ts[k] = a, is[k] = b;
+            continue;
+        }
+        if (a != b && a != 1 && b != 1) {
+            char b0[96];
+            return ct__set_error(ctx, CT_ERR_SHAPE,
+                                 "take_along_dim: input %s and indices %s do not broadcast at dim "
+                                 "%d",
+                                 CT__SHAPE_STR(t),
+                                 ct__shape_str(b0, sizeof b0, indices->ndim, indices->shape), k);
+        }
+        ts[k] = is[k] = a == 1 ? b : a;
+    }
+    ct_tensor *te = NULL, *ie = NULL;
+    st = ct_tensor_expand(ctx, t, t->ndim, ts, &te);
+    if (st == CT_OK) st = ct_tensor_expand(ctx, indices, indices->ndim, is, &ie);
+    if (st == CT_OK) st = ct__gather(ctx, "take_along_dim", te, d, ie, out);
+    ct_tensor_release(te), ct_tensor_release(ie);
+    return st;
+}
+
+/* out = copy of t, then out[.. index[i] ..] (=|+=) src[i] along d. */
+static ct_status ct__scatter(ct_ctx *ctx, const char *op, const ct_tensor *t, int dim,
+                             const ct_tensor *index, const ct_tensor *src, int add,
+                             ct_tensor **out) {
+    const ct_tensor *ins[3] = {t, index, src};
+    ct_status st = ct__check_args(ctx, op, 3, ins, out);
+    if (st != CT_OK) return st;
+    int d = 0;
+    if ((st = ct__index_args(ctx, op, t, index, dim, &d, out)) != CT_OK) return st;
+    if (src->dtype != t->dtype)
+        return ct__set_error(ctx, CT_ERR_DTYPE, "%s: src dtype %s differs from self dtype %s", op,
+                             ct_dtype_name(src->dtype), ct_dtype_name(t->dtype));
+    if (add && t->dtype == CT_BOOL)
+        return ct__set_error(ctx, CT_ERR_DTYPE, "%s: bool tensors cannot be added", op);
+    if (index->ndim != t->ndim || src->ndim != t->ndim)
+        return ct__set_error(ctx, CT_ERR_SHAPE,
+                             "%s: self %s, index %s and src must have the same number of dims", op,
+                             CT__SHAPE_STR(t), CT__SHAPE_STR(index));
+    for (int k = 0; k < t->ndim; k++)
+        if (index->shape[k] > src->shape[k] || (k != d && index->shape[k] > t->shape[k])) {
+            char b[96];
+            return ct__set_error(
+                ctx, CT_ERR_SHAPE, "%s: index %s is larger than src %s or self %s at dim %d", op,
+                CT__SHAPE_STR(index), ct__shape_str(b, sizeof b, src->ndim, src->shape),
+                CT__SHAPE_STR(t), k);
+        }
+    ct_tensor *r = NULL, *sv = NULL;
+    if ((st = ct_tensor_clone(ctx, t, &r)) != CT_OK) return st;
+    /* src seen with index's shape (its leading corner) */
+    st = ct__tensor_view_of(ctx, src, src->ndim, index->shape, src->strides, src->offset, &sv);
+    if (st == CT_OK && ct_tensor_numel(index) > 0) {
+        ct_op_desc desc;
+        ct__desc_init(&desc, CT_OP_SCATTER, 1, 2);
+        ct__operand_set(&desc.operands[0], r);
+        ct__operand_set(&desc.operands[1], index);
+        ct__operand_set(&desc.operands[2], sv);
+        desc.compute_dtype = t->dtype;
+        desc.ints[0] = d;
+        desc.ints[1] = add;
+        st = ct__submit(ctx, r->storage->device, &desc);
+        if (st == CT_ERR_INDEX)
+            ct__set_error(ctx, st, "%s: an index is outside [0, %lld) (dim %d of self %s)", op,
+                          (long long)(t->ndim ? t->shape[d] : 1), d, CT__SHAPE_STR(t));
+    }
+    ct_tensor_release(sv);
+    if (st != CT_OK) {
+        ct_tensor_release(r);
+        return st;
+    }
+    *out = r;
+    return CT_OK;
+}
+
+ct_status ct_scatter(ct_ctx *ctx, const ct_tensor *t, int dim, const ct_tensor *index,
+                     const ct_tensor *src, ct_tensor **out) {
+    return ct__scatter(ctx, "scatter", t, dim, index, src, 0, out);
+}
+
+ct_status ct_scatter_add(ct_ctx *ctx, const ct_tensor *t, int dim, const ct_tensor *index,
+                         const ct_tensor *src, ct_tensor **out) {
+    return ct__scatter(ctx, "scatter_add", t, dim, index, src, 1, out);
+}
+
+ct_status ct_index_add(ct_ctx *ctx, const ct_tensor *t, int dim, const ct_tensor *index,
+                       const ct_tensor *source, double alpha, ct_tensor **out) {
+    const ct_tensor *ins[3] = {t, index, source};
+    ct_status st = ct__check_args(ctx, "index_add", 3, ins, out);
+    if (st != CT_OK) return st;
+    int d = 0;
+    if ((st = ct__index_args(ctx, "index_add", t, index, dim, &d, out)) != CT_OK) return st;
+    if (index->ndim > 1)
+        return ct__set_error(ctx, CT_ERR_SHAPE, "index_add: index must be 0-d or 1-d, got %s",
+                             CT__SHAPE_STR(index));
+    if (source->dtype != t->dtype)
+        return ct__set_error(ctx, CT_ERR_DTYPE, "index_add: source dtype %s differs from self %s",
+                             ct_dtype_name(source->dtype), ct_dtype_name(t->dtype));
+    if (t->dtype == CT_BOOL)
+        return ct__set_error(ctx, CT_ERR_DTYPE, "index_add: bool tensors cannot be added");
+    int nd = t->ndim ? t->ndim : 1;
+    int64_t L = ct_tensor_numel(index), want[CT_MAX_DIMS], vshape[CT_MAX_DIMS];
+    bool ok = (source->ndim ? source->ndim : 1) == nd;
+    for (int k = 0; k < nd; k++) {
+        want[k] = k == d ? L : (t->ndim ? t->shape[k] : 1);
+        vshape[k] = k == d ? L : 1;
+        ok = ok && (source->ndim ? source->shape[k] : 1) == want[k];
+    }
+    if (!ok) {
+        char b[96];
+        return ct__set_error(ctx, CT_ERR_SHAPE,
+                             "index_add: source %s must be self %s with dim %d of size %lld (the "
+                             "index length)",
+                             CT__SHAPE_STR(source), ct__shape_str(b, sizeof b, t->ndim, t->shape),
+                             d, (long long)L);
+    }
+    /* scatter_add of alpha * source at the index broadcast over source's shape */
+    ct_tensor *iv = NULL, *ie = NULL, *src = NULL, *t1 = NULL, *s1 = NULL, *r = NULL;
+    int64_t one[1] = {1};
+    st = ct_tensor_reshape(ctx, index, nd, vshape, &iv);
+    if (st == CT_OK) st = ct_tensor_expand(ctx, iv, nd, want, &ie);
+    if (st == CT_OK)
+        st = alpha == 1.0 ? (src = ct_tensor_retain((ct_tensor *)source), CT_OK)
+                          : ct_mul_scalar(ctx, source, alpha, &src);
+    if (st == CT_OK && src->dtype != t->dtype) { /* an integer tensor times 2.5 */
+        ct__set_error(ctx, CT_ERR_DTYPE, "index_add: alpha %g does not fit dtype %s", alpha,
+                      ct_dtype_name(t->dtype));
+        st = CT_ERR_DTYPE;
+    }
+    if (st == CT_OK)
+        st = t->ndim ? (t1 = ct_tensor_retain((ct_tensor *)t), CT_OK)
+                     : ct_tensor_reshape(ctx, t, 1, one, &t1);
+    if (st == CT_OK)
+        st = src->ndim ? (s1 = ct_tensor_retain(src), CT_OK)
+                       : ct_tensor_reshape(ctx, src, 1, one, &s1);
+    if (st == CT_OK) st = ct_scatter_add(ctx, t1, d, ie, s1, &r);
+    if (st == CT_ERR_INDEX)
+        ct__set_error(ctx, st, "index_add: an index is outside [0, %lld) (dim %d of self %s)",
+                      (long long)(t->ndim ? t->shape[d] : 1), d, CT__SHAPE_STR(t));
+    if (st == CT_OK && t->ndim == 0) {
+        st = ct_tensor_view(ctx, r, 0, NULL, out);
+        ct_tensor_release(r);
+    } else if (st == CT_OK) {
+        *out = r;
+    }
+    ct_tensor *all[] = {iv, ie, src, t1, s1};
+    for (int k = 0; k < 5; k++)
+        ct_tensor_release(all[k]);
+    return st;
+}
+
+ct_status ct_masked_fill(ct_ctx *ctx, const ct_tensor *t, const ct_tensor *mask, double value,
+                         ct_tensor **out) {
+    const ct_tensor *ins[2] = {t, mask};
+    ct_status st = ct__check_args(ctx, "masked_fill", 2, ins, out);
+    if (st != CT_OK) return st;
+    if (mask->dtype != CT_BOOL)
+        return ct__set_error(ctx, CT_ERR_DTYPE, "masked_fill: mask must be bool, got %s",
+                             ct_dtype_name(mask->dtype));
+    if (!ct__is_compute_dtype(t->dtype))
+        return ct__set_error(ctx, CT_ERR_DTYPE, "masked_fill: dtype %s is a storage format",
+                             ct_dtype_name(t->dtype));
+    ct_tensor *v = NULL;
+    if (t->storage->device.type == CT_DEVICE_CPU) {
+        st = ct_tensor_full(ctx, t->dtype, 0, NULL, value, &v);
+    } else {
+        ct_tensor *c = NULL;
+        st = ct_tensor_full(ctx, t->dtype, 0, NULL, value, &c);
+        if (st == CT_OK) st = ct_tensor_to_device(ctx, c, t->storage->device, &v);
+        ct_tensor_release(c);
+    }
+    if (st != CT_OK) return st;
+    st = ct_where(ctx, mask, v, t, out); /* a 0-d value keeps t's dtype */
+    ct_tensor_release(v);
+    return st;
+}
+
+ct_status ct_one_hot(ct_ctx *ctx, const ct_tensor *indices, int64_t num_classes, ct_tensor **out) {
+    const ct_tensor *ins[1] = {indices};
+    ct_status st = ct__check_args(ctx, "one_hot", 1, ins, out);
+    if (st != CT_OK) return st;
+    if (indices->dtype != CT_INT64)
+        return ct__set_error(ctx, CT_ERR_DTYPE, "one_hot: indices must be int64 (as torch), got %s",
+                             ct_dtype_name(indices->dtype));
+    if (indices->ndim + 1 > CT_MAX_DIMS)
+        return ct__set_error(ctx, CT_ERR_SHAPE, "one_hot: indices have too many dims (%d)",
+                             indices->ndim);
+    int64_t n = ct_tensor_numel(indices);
+    if (num_classes < -1)
+        return ct__set_error(ctx, CT_ERR_INVALID_ARG, "one_hot: num_classes %lld must be >= -1",
+                             (long long)num_classes);
+    if (num_classes == -1) { /* torch: max + 1, read on the host (refused during capture) */
+        if (n == 0)
+            return ct__set_error(ctx, CT_ERR_INVALID_ARG,
+                                 "one_hot: cannot infer the number of classes from an empty "
+                                 "tensor");
+        ct_tensor *mx = NULL;
+        double m = 0;
+        st = ct_amax(ctx, indices, 0, NULL, false, &mx);
+        if (st == CT_OK) st = ct_tensor_item(mx, &m);
+        ct_tensor_release(mx);
+        if (st != CT_OK) return st;
+        num_classes = (int64_t)m + 1;
+        if (num_classes < 1) num_classes = 1;
+    }
+    int64_t shape[CT_MAX_DIMS], ishape[CT_MAX_DIMS];
+    for (int k = 0; k < indices->ndim; k++)
+        shape[k] = ishape[k] = indices->shape[k];
+    shape[indices->ndim] = num_classes;
+    ishape[indices->ndim] = 1;
+    ct_tensor *r = NULL, *iv = NULL, *one = NULL, *ones = NULL;
+    st = ct__tensor_new(ctx, indices->storage->device, CT_INT64, indices->ndim + 1, shape, &r);
+    if (st != CT_OK) return st;
+    ct_op_desc desc;
+    ct__desc_init(&desc, CT_OP_FILL, 1, 0);
+    ct__operand_set(&desc.operands[0], r);
+    desc.compute_dtype = CT_INT64;
+    if (ct_tensor_numel(r) > 0) st = ct__submit(ctx, r->storage->device, &desc);
+    /* scatter ones along the last dim at the indices seen as (..., 1) */
+    if (st == CT_OK && n > 0) {
+        st = ct_tensor_reshape(ctx, indices, indices->ndim + 1, ishape, &iv);
+        if (st == CT_OK) st = ct__tensor_new(ctx, r->storage->device, CT_INT64, 0, NULL, &one);
+        if (st == CT_OK) {
+            ct__desc_init(&desc, CT_OP_FILL, 1, 0);
+            ct__operand_set(&desc.operands[0], one);
+            desc.compute_dtype = CT_INT64;
+            desc.scalars[0] = 1;
+            st = ct__submit(ctx, r->storage->device, &desc);
+        }
+        if (st == CT_OK) st = ct_tensor_expand(ctx, one, iv->ndim, iv->shape, &ones);
+        if (st == CT_OK) {
+            ct__desc_init(&desc, CT_OP_SCATTER, 1, 2);
+            ct__operand_set(&desc.operands[0], r);
+            ct__operand_set(&desc.operands[1], iv);
+            ct__operand_set(&desc.operands[2], ones);
+            desc.compute_dtype = CT_INT64;
+            desc.ints[0] = indices->ndim;
+            st = ct__submit(ctx, r->storage->device, &desc);
+            if (st == CT_ERR_INDEX)
+                ct__set_error(ctx, st, "one_hot: a class value is outside [0, %lld)",
+                              (long long)num_classes);
+        }
+    }
+    ct_tensor_release(iv), ct_tensor_release(one), ct_tensor_release(ones);
+    if (st != CT_OK) {
+        ct_tensor_release(r);
+        return st;
+    }
+    *out = r;
+    return CT_OK;
+}

@@ -1,0 +1,124 @@
+/* all, any, count_nonzero, argmin, max_dim and min_dim, written with ops that pass the dispatch
+ * point. all/any/count_nonzero: a comparison with 0 (NaN counts as nonzero, as in torch) and an
+ * int64 sum, so empty reductions need no special case (all of nothing is true, any of nothing
+ * false); torch 1.13 returns uint8 for uint8 inputs of all/any and bool otherwise. argmin: argmax
+ * of an order-reversing map. max_dim / min_dim: amax / amin and argmax / argmin. */
+#include "ctorch/ops.h"
+#include "ops/dispatch.h"
+
+/* count = sum over dims of (t != 0) (want_zero: of (t == 0)), as int64 */
+static ct_status ct__count(ct_ctx *ctx, const char *op, const ct_tensor *t, int n_dims,
+                           const int *dims, bool keepdim, bool want_zero, ct_tensor **out) {
+    const ct_tensor *ts[1] = {t};
+    ct_status st = ct__check_args(ctx, op, 1, ts, out);
+    if (st != CT_OK) return st;
+    if (!ct__is_compute_dtype(t->dtype))
+        return ct__set_error(ctx, CT_ERR_DTYPE, "%s: dtype %s is a storage format", op,
+                             ct_dtype_name(t->dtype));
+    ct_tensor *b = NULL;
+    st = want_zero ? ct_eq_scalar(ctx, t, 0.0, &b) : ct_ne_scalar(ctx, t, 0.0, &b);
+    if (st == CT_OK) st = ct_sum(ctx, b, n_dims, dims, keepdim, out);
+    ct_tensor_release(b);
+    return st;
+}
+
+static ct_status ct__all_any(ct_ctx *ctx, const char *op, const ct_tensor *t, int n_dims,
+                             const int *dims, bool keepdim, bool all, ct_tensor **out) {
+    ct_tensor *n = NULL, *r = NULL;
+    ct_status st = ct__count(ctx, op, t, n_dims, dims, keepdim, all, &n);
+    if (st != CT_OK) return st;
+    /* all: no zero entry; any: some nonzero entry */
+    st = all ? ct_eq_scalar(ctx, n, 0.0, &r) : ct_gt_scalar(ctx, n, 0.0, &r);
+    ct_tensor_release(n);
+    if (st != CT_OK) return st;
+    if (t->dtype != CT_UINT8) {
+        *out = r;
+        return CT_OK;
+    }
+    st = ct_cast(ctx, r, CT_UINT8, out);
+    ct_tensor_release(r);
+    return st;
+}
+
+ct_status ct_all(ct_ctx *ctx, const ct_tensor *t, int n_dims, const int *dims, bool keepdim,
+                 ct_tensor **out) {
+    return ct__all_any(ctx, "all", t, n_dims, dims, keepdim, true, out);
+}
+
+ct_status ct_any(ct_ctx *ctx, const ct_tensor *t, int n_dims, const int *dims, bool keepdim,
+                 ct_tensor **out) {
+    return ct__all_any(ctx, "any", t, n_dims, dims, keepdim, false, out);
+}
+
+ct_status ct_count_nonzero(ct_ctx *ctx, const ct_tensor *t, int n_dims, const int *dims,
+                           ct_tensor **out) {
+    return ct__count(ctx, "count_nonzero", t, n_dims, dims, false, false, out);
+}
+
+/* ---- argmin and max / min along a dim with indices ---- */
+ct_status ct_argmin(ct_ctx *ctx, const ct_tensor *t, int dim, bool keepdim, ct_tensor **out) {
+    const ct_tensor *ts[1] = {t};
+    ct_status st = ct__check_args(ctx, "argmin", 1, ts, out);
+    if (st != CT_OK) return st;
+    if (!ct__is_compute_dtype(t->dtype) || t->dtype == CT_BOOL)
+        return ct__set_error(ctx, CT_ERR_DTYPE, "argmin: dtype %s is not supported",
+                             ct_dtype_name(t->dtype));
+    /* argmax of an order-reversing map: floats -x (exact; NaN stays NaN and stays the pick, as
+     * torch's argmin takes NaN as the minimum; -0.0 still equals 0.0); integers -1 - x in int64,
+     * exact for every int64 (no negation overflow) */
+    ct_tensor *r = NULL, *w = NULL, *m1 = NULL;
+    if (ct_dtype_is_floating(t->dtype)) {
+        st = ct_neg(ctx, t, &r);
+    } else {
+        st = ct__to_dtype(ctx, t, CT_INT64, &w);
+        if (st == CT_OK) st = ct__tensor_new(ctx, t->storage->device, CT_INT64, 0, NULL, &m1);
+        if (st == CT_OK) {
+            ct_op_desc d;
+            ct__desc_init(&d, CT_OP_FILL, 1, 0);
+            ct__operand_set(&d.operands[0], m1);
+            d.compute_dtype = CT_INT64;
+            d.scalars[0] = -1;
+            st = ct__submit(ctx, m1->storage->device, &d);
+        }
+        if (st == CT_OK) st = ct_sub(ctx, m1, w, &r);
+    }
+    if (st == CT_OK) st = ct_argmax(ctx, r, dim, keepdim, out);
+    if (st != CT_OK && strncmp(ct_ctx_last_error(ctx), "argmax", 6) == 0)
+        ct__set_error(ctx, st, "argmin%s", ct_ctx_last_error(ctx) + 6);
+    ct_tensor_release(r), ct_tensor_release(w), ct_tensor_release(m1);
+    return st;
+}
+
+static ct_status ct__minmax_dim(ct_ctx *ctx, const char *op, const ct_tensor *t, int dim,
+                                bool keepdim, bool is_max, ct_tensor **values,
+                                ct_tensor **indices) {
+    if (!ctx) return CT_ERR_INVALID_ARG;
+    if (!values || !indices)
+        return ct__set_error(ctx, CT_ERR_INVALID_ARG, "%s: values or indices is NULL", op);
+    *values = *indices = NULL;
+    if (dim == CT_ALL_DIMS)
+        return ct__set_error(ctx, CT_ERR_INVALID_ARG,
+                             "%s: needs one dim (use ct_amax / ct_amin for all dims)", op);
+    ct_tensor *v = NULL, *i = NULL;
+    ct_status st =
+        is_max ? ct_amax(ctx, t, 1, &dim, keepdim, &v) : ct_amin(ctx, t, 1, &dim, keepdim, &v);
+    if (st == CT_OK)
+        st = is_max ? ct_argmax(ctx, t, dim, keepdim, &i) : ct_argmin(ctx, t, dim, keepdim, &i);
+    if (st != CT_OK) {
+        ct_tensor_release(v), ct_tensor_release(i);
+        return st;
+    }
+    *values = v;
+    *indices = i;
+    return CT_OK;
+}
+
+ct_status ct_max_dim(ct_ctx *ctx, const ct_tensor *t, int dim, bool keepdim, ct_tensor **values,
+                     ct_tensor **indices) {
+    return ct__minmax_dim(ctx, "max_dim", t, dim, keepdim, true, values, indices);
+}
+
+ct_status ct_min_dim(ct_ctx *ctx, const ct_tensor *t, int dim, bool keepdim, ct_tensor **values,
+                     ct_tensor **indices) {
+    return ct__minmax_dim(ctx, "min_dim", t, dim, keepdim, false, values, indices);
+}

@@ -1,0 +1,371 @@
+/* Indexing ops: index_select, gather, take_along_dim, scatter, scatter_add, masked_fill and
+ * one_hot against naive index loops written here (values compared in double), over every compute
+ * dtype, strided inputs and strided int32/int64 indices, zero-size dims, negative dims, special
+ * values, out-of-range indices (CT_ERR_INDEX with the bound in the message, nothing written) and
+ * the other error paths. */
+#include "test_util.h"
+
+static ct_ctx *ctx;
+static unsigned long long rng = 9;
+
+static const ct_dtype ALL[] = {CT_BOOL,  CT_UINT8,   CT_INT8,     CT_INT16,   CT_INT32,
+                               CT_INT64, CT_FLOAT16, CT_BFLOAT16, CT_FLOAT32, CT_FLOAT64};
+#define NALL ((int)(sizeof ALL / sizeof ALL[0]))
+
+static void unravel(int64_t k, int nd, const int64_t *shape, int64_t *idx) {
+    for (int d = nd - 1; d >= 0; d--) {
+        idx[d] = shape[d] ? k % shape[d] : 0;
+        k = shape[d] ? k / shape[d] : 0;
+    }
+}
+static int64_t ravel(int nd, const int64_t *shape, const int64_t *idx) {
+    int64_t k = 0;
+    for (int d = 0; d < nd; d++)
+        k = k * shape[d] + idx[d];
+    return k;
+}
+static bool same_shape(const ct_tensor *t, int nd, const int64_t *shape) {
+    if (!t || ct_tensor_ndim(t) != nd) return false;
+    for (int d = 0; d < nd; d++)
+        if (ct_tensor_shape(t)[d] != shape[d]) return false;
+    return true;
+}
+static bool same_val(double a, double b) {
+    if (isnan(a) || isnan(b)) return isnan(a) && isnan(b);
+    return a == b;
+}
+/* An index tensor of `shape` with values in [0, hi), int64 or int32, contiguous or strided. */
+static ct_tensor *make_index(ct_dtype dt, int nd, const int64_t *shape, int64_t hi, int mode,
+                             double **vals) {
+    return tu_make(ctx, &rng, dt, nd, shape, mode, 0, (double)hi - 0.001, vals);
+}
+
+TEST(index_select_and_gather) {
+    for (int di = 0; di < NALL; di++)
+        for (int mode = 0; mode < 3; mode++)
+            for (int dim = -3; dim < 3; dim++) {
+                int d = dim < 0 ? dim + 3 : dim;
+                int64_t sh[3] = {3, 4, 5};
+                double *v = NULL, *iv = NULL;
+                ct_tensor *a = tu_make(ctx, &rng, ALL[di], 3, sh, mode, -20, 20, &v);
+                /* index_select: a 1-d index of 6 entries (repeats allowed) */
+                int64_t L[1] = {6};
+                ct_tensor *ix = make_index(mode == 1 ? CT_INT32 : CT_INT64, 1, L, sh[d], mode, &iv);
+                ct_tensor *r = NULL;
+                CHECK_OK(ct_index_select(ctx, a, dim, ix, &r));
+                int64_t osh[3] = {3, 4, 5}, idx[3];
+                osh[d] = 6;
+                CHECK(same_shape(r, 3, osh) && ct_tensor_dtype(r) == ALL[di]);
+                double *g = tu_read(r);
+                for (int64_t q = 0; g && q < 3 * 4 * 5 / sh[d] * 6; q++) {
+                    unravel(q, 3, osh, idx);
+                    idx[d] = (int64_t)iv[idx[d]];
+                    CHECK(same_val(g[q], v[ravel(3, sh, idx)]));
+                }
+                free(g), free(iv);
+                ct_tensor_release(r);
+                ct_tensor_release(ix);
+                /* gather: index (2, 3, 4) no larger than a off d */
+                int64_t ish[3] = {2, 3, 4};
+                ish[d] = 7;
+                ix = make_index(mode == 2 ? CT_INT32 : CT_INT64, 3, ish, sh[d], mode, &iv);
+                CHECK_OK(ct_gather(ctx, a, dim, ix, &r));
+                CHECK(same_shape(r, 3, ish));
+                g = tu_read(r);
+                for (int64_t q = 0; g && q < ish[0] * ish[1] * ish[2]; q++) {
+                    unravel(q, 3, ish, idx);
+                    idx[d] = (int64_t)iv[q];
+                    CHECK(same_val(g[q], v[ravel(3, sh, idx)]));
+                }
+                free(g);
+                ct_tensor_release(r);
+                free(iv);
+                ct_tensor_release(ix);
+                /* take_along_dim: an index broadcasting with a off d (size 1 on odd dims) */
+                int64_t tsh[3], bsh[3];
+                for (int k = 0; k < 3; k++) {
+                    tsh[k] = k == d ? 7 : (k % 2 ? 1 : sh[k]);
+                    bsh[k] = k == d ? 7 : sh[k];
+                }
+                ix = make_index(CT_INT64, 3, tsh, sh[d], mode, &iv);
+                CHECK_OK(ct_take_along_dim(ctx, a, ix, dim, &r));
+                CHECK(same_shape(r, 3, bsh));
+                g = tu_read(r);
+                for (int64_t q = 0; g && q < bsh[0] * bsh[1] * bsh[2]; q++) {
+                    int64_t ti[3];
+                    unravel(q, 3, bsh, idx);
+                    for (int k = 0; k < 3; k++)
+                        ti[k] = tsh[k] == 1 ? 0 : idx[k];
+                    idx[d] = (int64_t)iv[ravel(3, tsh, ti)];
+                    CHECK(same_val(g[q], v[ravel(3, sh, idx)]));
+                }
+                free(g);
+                ct_tensor_release(r);
+                free(iv), free(v);
+                ct_tensor_release(ix);
+                ct_tensor_release(a);
+            }
+    /* take_along_dim: input (3, 1, 5) and indices (1, 4, 2) along dim 2 -> (3, 4, 2) */
+    int64_t as[3] = {3, 1, 5}, is[3] = {1, 4, 2}, os[3] = {3, 4, 2}, idx[3];
+    double *v = NULL, *iv = NULL;
+    ct_tensor *a = tu_make(ctx, &rng, CT_FLOAT32, 3, as, 0, -5, 5, &v);
+    ct_tensor *ix = make_index(CT_INT64, 3, is, 5, 0, &iv), *r = NULL;
+    CHECK_OK(ct_take_along_dim(ctx, a, ix, -1, &r));
+    CHECK(same_shape(r, 3, os));
+    double *g = tu_read(r);
+    for (int64_t q = 0; g && q < 24; q++) {
+        unravel(q, 3, os, idx);
+        CHECK(g[q] == v[idx[0] * 5 + (int64_t)iv[idx[1] * 2 + idx[2]]]);
+    }
+    free(g);
+    ct_tensor_release(r);
+    /* dim = CT_ALL_DIMS: from the flattened input */
+    CHECK_OK(ct_take_along_dim(ctx, a, ix, CT_ALL_DIMS, &r));
+    CHECK(same_shape(r, 1, (int64_t[]){8}));
+    g = tu_read(r);
+    for (int q = 0; g && q < 8; q++)
+        CHECK(g[q] == v[(int64_t)iv[q]]);
+    free(g), free(iv), free(v);
+    ct_tensor_release(r);
+    ct_tensor_release(ix);
+    ct_tensor_release(a);
+}
+
+TEST(index_errors_and_edges) {
+    int64_t sh[2] = {3, 4};
+    ct_tensor *a = tu_make(ctx, &rng, CT_FLOAT32, 2, sh, 0, -5, 5, NULL), *r = NULL, *ix = NULL;
+    long long bad[3] = {0, 3, 1};
+    CHECK_OK(ct_tensor_from_host(ctx, bad, CT_INT64, 1, (int64_t[]){3}, &ix));
+    CHECK_ST(ct_index_select(ctx, a, 0, ix, &r), CT_ERR_INDEX);
+    CHECK(strstr(ct_ctx_last_error(ctx), "[0, 3)") != NULL);
+    CHECK(r == NULL);
+    CHECK_OK(ct_index_select(ctx, a, 1, ix, &r)); /* 3 is fine along dim 1 */
+    ct_tensor_release(r);
+    bad[1] = -1;
+    ct_tensor_release(ix);
+    CHECK_OK(ct_tensor_from_host(ctx, bad, CT_INT64, 1, (int64_t[]){3}, &ix));
+    CHECK_ST(ct_index_select(ctx, a, 1, ix, &r), CT_ERR_INDEX);
+    CHECK_ST(ct_index_select(ctx, a, 2, ix, &r), CT_ERR_INDEX); /* dim out of range */
+    ct_tensor *fi = NULL;
+    CHECK_OK(ct_tensor_zeros(ctx, CT_FLOAT32, 1, (int64_t[]){3}, &fi));
+    CHECK_ST(ct_index_select(ctx, a, 0, fi, &r), CT_ERR_DTYPE);
+    CHECK_ST(ct_gather(ctx, a, 0, ix, &r), CT_ERR_SHAPE); /* ndim differs */
+    ct_tensor *big = NULL;
+    CHECK_OK(ct_tensor_zeros(ctx, CT_INT64, 2, (int64_t[]){2, 5}, &big));
+    CHECK_ST(ct_gather(ctx, a, 0, big, &r), CT_ERR_SHAPE); /* 5 > 4 off dim */
+    CHECK_OK(ct_gather(ctx, a, 1, big, &r));               /* along dim 1 any length */
+    ct_tensor_release(r);
+    /* zero-size index and input */
+    ct_tensor *e = NULL, *z = NULL;
+    CHECK_OK(ct_tensor_zeros(ctx, CT_INT64, 1, (int64_t[]){0}, &e));
+    CHECK_OK(ct_index_select(ctx, a, 0, e, &r));
+    CHECK(same_shape(r, 2, (int64_t[]){0, 4}));
+    ct_tensor_release(r);
+    CHECK_OK(ct_tensor_zeros(ctx, CT_FLOAT64, 2, (int64_t[]){0, 4}, &z));
+    CHECK_OK(ct_index_select(ctx, z, 1, e, &r));
+    CHECK(same_shape(r, 2, (int64_t[]){0, 0}));
+    ct_tensor_release(r);
+    CHECK_ST(ct_index_select(ctx, z, 0, ix, &r), CT_ERR_INDEX); /* nothing to select from */
+    ct_tensor *all[] = {a, ix, fi, big, e, z};
+    for (int i = 0; i < 6; i++)
+        ct_tensor_release(all[i]);
+}
+
+TEST(scatter_and_scatter_add) {
+    for (int di = 0; di < NALL; di++)
+        for (int mode = 0; mode < 3; mode++)
+            for (int dim = -2; dim < 2; dim++) {
+                int d = dim < 0 ? dim + 2 : dim;
+                int64_t sh[2] = {4, 5}, ish[2] = {3, 4}, ssh[2] = {3, 6};
+                ish[d] = 6;
+                ssh[d] = 7;
+                double *v = NULL, *iv = NULL, *sv = NULL;
+                ct_tensor *a = tu_make(ctx, &rng, ALL[di], 2, sh, mode, -20, 20, &v);
+                ct_tensor *ix = make_index(mode ? CT_INT32 : CT_INT64, 2, ish, sh[d], mode, &iv);
+                ct_tensor *src = tu_make(ctx, &rng, ALL[di], 2, ssh, mode, -20, 20, &sv);
+                for (int add = 0; add < 2; add++) {
+                    ct_tensor *r = NULL;
+                    ct_status st = add ? ct_scatter_add(ctx, a, dim, ix, src, &r)
+                                       : ct_scatter(ctx, a, dim, ix, src, &r);
+                    if (add && ALL[di] == CT_BOOL) {
+                        CHECK_ST(st, CT_ERR_DTYPE);
+                        continue;
+                    }
+                    CHECK_OK(st);
+                    /* naive: apply in C order of the index, in double, rounding each add to the
+                     * dtype */
+                    double *want = malloc(20 * sizeof(double));
+                    memcpy(want, v, 20 * sizeof(double));
+                    int64_t idx[2];
+                    for (int64_t q = 0; q < ish[0] * ish[1]; q++) {
+                        unravel(q, 2, ish, idx);
+                        double s = sv[idx[0] * ssh[1] + idx[1]];
+                        idx[d] = (int64_t)iv[q];
+                        int64_t k = idx[0] * 5 + idx[1];
+                        if (!add) {
+                            want[k] = s;
+                        } else {
+                            char tmp[8];
+                            double sum = want[k] + s;
+                            if (ALL[di] <= CT_INT64) { /* wrap */
+                                uint64_t w = (uint64_t)(int64_t)want[k] + (uint64_t)(int64_t)s;
+                                sum = (double)(int64_t)w;
+                            }
+                            tu_set(tmp, ALL[di], 0, sum);
+                            want[k] = tu_get(tmp, ALL[di], 0);
+                        }
+                    }
+                    double *g = tu_read(r);
+                    for (int k = 0; g && k < 20; k++)
+                        CHECK_MSG(same_val(g[k], want[k]), "%s %s dim %d mode %d [%d]: %g vs %g",
+                                  add ? "scatter_add" : "scatter", ct_dtype_name(ALL[di]), dim,
+                                  mode, k, g[k], want[k]);
+                    free(g), free(want);
+                    ct_tensor_release(r);
+                }
+                free(v), free(iv), free(sv);
+                ct_tensor_release(a), ct_tensor_release(ix), ct_tensor_release(src);
+            }
+    /* errors: index past self's dim, src of another dtype, index larger than src */
+    int64_t sh[2] = {2, 3};
+    ct_tensor *a = NULL, *src = NULL, *ix = NULL, *r = NULL, *s2 = NULL;
+    CHECK_OK(ct_tensor_zeros(ctx, CT_FLOAT32, 2, sh, &a));
+    CHECK_OK(ct_tensor_ones(ctx, CT_FLOAT32, 2, sh, &src));
+    CHECK_OK(ct_tensor_ones(ctx, CT_FLOAT64, 2, sh, &s2));
+    long long iv[6] = {0, 1, 2, 0, 1, 3};
+    CHECK_OK(ct_tensor_from_host(ctx, iv, CT_INT64, 2, sh, &ix));
+    CHECK_ST(ct_scatter(ctx, a, 1, ix, src, &r), CT_ERR_INDEX);
+    CHECK(strstr(ct_ctx_last_error(ctx), "[0, 3)") != NULL);
+    CHECK_ST(ct_scatter(ctx, a, 1, ix, s2, &r), CT_ERR_DTYPE);
+    CHECK_ST(ct_scatter_add(ctx, a, 0, ix, src, &r), CT_ERR_INDEX);
+    ct_tensor *small = NULL;
+    CHECK_OK(ct_tensor_ones(ctx, CT_FLOAT32, 2, (int64_t[]){2, 2}, &small));
+    CHECK_ST(ct_scatter(ctx, a, 1, ix, small, &r), CT_ERR_SHAPE);
+    CHECK(r == NULL);
+    ct_tensor *all[] = {a, src, ix, s2, small};
+    for (int i = 0; i < 5; i++)
+        ct_tensor_release(all[i]);
+}
+
+TEST(index_add) {
+    for (int di = 1; di < NALL; di++) /* bool has no addition */
+        for (int mode = 0; mode < 3; mode++)
+            for (int dim = -2; dim < 2; dim++) {
+                int d = dim < 0 ? dim + 2 : dim;
+                int64_t sh[2] = {4, 5}, ssh[2] = {4, 5}, L[1] = {7};
+                ssh[d] = 7;
+                double *v = NULL, *iv = NULL, *sv = NULL;
+                ct_tensor *a = tu_make(ctx, &rng, ALL[di], 2, sh, mode, -9, 9, &v);
+                ct_tensor *ix = make_index(mode ? CT_INT32 : CT_INT64, 1, L, sh[d], 0, &iv);
+                ct_tensor *src = tu_make(ctx, &rng, ALL[di], 2, ssh, mode, -9, 9, &sv);
+                double alpha = ALL[di] == CT_UINT8 ? 1 : 2;
+                ct_tensor *r = NULL;
+                CHECK_OK(ct_index_add(ctx, a, dim, ix, src, alpha, &r));
+                double *want = malloc(20 * sizeof(double));
+                memcpy(want, v, 20 * sizeof(double));
+                int64_t idx[2];
+                for (int64_t q = 0; q < ssh[0] * ssh[1]; q++) {
+                    unravel(q, 2, ssh, idx);
+                    char tmp[8];
+                    tu_set(tmp, ALL[di], 0, alpha * sv[q]); /* alpha * source in the dtype */
+                    double s = tu_get(tmp, ALL[di], 0);
+                    idx[d] = (int64_t)iv[idx[d]];
+                    int64_t k = idx[0] * 5 + idx[1];
+                    double sum = want[k] + s;
+                    if (ALL[di] <= CT_INT64)
+                        sum = (double)(int64_t)((uint64_t)(int64_t)want[k] + (uint64_t)(int64_t)s);
+                    tu_set(tmp, ALL[di], 0, sum);
+                    want[k] = tu_get(tmp, ALL[di], 0);
+                }
+                double *g = tu_read(r);
+                for (int k = 0; g && k < 20; k++)
+                    CHECK_MSG(same_val(g[k], want[k]), "index_add %s dim %d mode %d [%d]: %g vs %g",
+                              ct_dtype_name(ALL[di]), dim, mode, k, g[k], want[k]);
+                free(g), free(want), free(v), free(iv), free(sv);
+                ct_tensor_release(r), ct_tensor_release(a), ct_tensor_release(ix),
+                    ct_tensor_release(src);
+            }
+    ct_tensor *a = NULL, *ix = NULL, *src = NULL, *r = NULL, *b = NULL;
+    CHECK_OK(ct_tensor_zeros(ctx, CT_INT32, 2, (int64_t[]){3, 4}, &a));
+    CHECK_OK(ct_tensor_zeros(ctx, CT_INT64, 1, (int64_t[]){2}, &ix));
+    CHECK_OK(ct_tensor_ones(ctx, CT_INT32, 2, (int64_t[]){2, 4}, &src));
+    CHECK_ST(ct_index_add(ctx, a, 0, ix, src, 2.5, &r), CT_ERR_DTYPE); /* float alpha, int self */
+    CHECK_ST(ct_index_add(ctx, a, 1, ix, src, 1, &r), CT_ERR_SHAPE);
+    CHECK_OK(ct_tensor_zeros(ctx, CT_BOOL, 2, (int64_t[]){3, 4}, &b));
+    CHECK_ST(ct_index_add(ctx, b, 0, ix, src, 1, &r), CT_ERR_DTYPE);
+    CHECK(r == NULL);
+    ct_tensor_release(a), ct_tensor_release(ix), ct_tensor_release(src), ct_tensor_release(b);
+}
+
+TEST(masked_fill_and_one_hot) {
+    for (int di = 0; di < NALL; di++)
+        for (int mode = 0; mode < 3; mode++) {
+            int64_t sh[2] = {4, 6}, msh[1] = {6};
+            double *v = NULL, *mv = NULL;
+            ct_tensor *a = tu_make(ctx, &rng, ALL[di], 2, sh, mode, -20, 20, &v);
+            ct_tensor *m = tu_make(ctx, &rng, CT_BOOL, 1, msh, mode == 2 ? 2 : 0, 0, 1, &mv);
+            ct_tensor *r = NULL;
+            double fillv = ALL[di] == CT_BOOL ? 1 : ALL[di] == CT_UINT8 ? 200 : -3;
+            CHECK_OK(ct_masked_fill(ctx, a, m, fillv, &r));
+            CHECK(same_shape(r, 2, sh) && ct_tensor_dtype(r) == ALL[di]);
+            double *g = tu_read(r);
+            for (int k = 0; g && k < 24; k++)
+                CHECK(same_val(g[k], mv[k % 6] ? fillv : v[k]));
+            free(g), free(v), free(mv);
+            ct_tensor_release(r), ct_tensor_release(a), ct_tensor_release(m);
+        }
+    /* NaN fill on floats; errors */
+    ct_tensor *a = NULL, *m = NULL, *r = NULL, *im = NULL;
+    CHECK_OK(ct_tensor_zeros(ctx, CT_FLOAT32, 1, (int64_t[]){3}, &a));
+    CHECK_OK(ct_tensor_ones(ctx, CT_BOOL, 1, (int64_t[]){3}, &m));
+    CHECK_OK(ct_masked_fill(ctx, a, m, NAN, &r));
+    double *g = tu_read(r);
+    CHECK(g && isnan(g[0]) && isnan(g[2]));
+    free(g);
+    ct_tensor_release(r);
+    CHECK_OK(ct_tensor_ones(ctx, CT_INT32, 1, (int64_t[]){3}, &im));
+    CHECK_ST(ct_masked_fill(ctx, a, im, 1, &r), CT_ERR_DTYPE);
+    ct_tensor_release(a), ct_tensor_release(m), ct_tensor_release(im);
+
+    /* one_hot: (2, 3) classes in [0, 4) -> (2, 3, 4) */
+    long long cls[6] = {0, 3, 1, 1, 2, 0};
+    ct_tensor *c = NULL;
+    CHECK_OK(ct_tensor_from_host(ctx, cls, CT_INT64, 2, (int64_t[]){2, 3}, &c));
+    for (int nc = -1; nc <= 6; nc += 7) {
+        int64_t want_c = nc < 0 ? 4 : nc;
+        CHECK_OK(ct_one_hot(ctx, c, nc, &r));
+        CHECK(same_shape(r, 3, (int64_t[]){2, 3, want_c}) && ct_tensor_dtype(r) == CT_INT64);
+        g = tu_read(r);
+        for (int64_t k = 0; g && k < 6 * want_c; k++)
+            CHECK(g[k] == (cls[k / want_c] == k % want_c));
+        free(g);
+        ct_tensor_release(r);
+    }
+    CHECK_ST(ct_one_hot(ctx, c, 3, &r), CT_ERR_INDEX);
+    CHECK(strstr(ct_ctx_last_error(ctx), "[0, 3)") != NULL);
+    cls[2] = -1;
+    ct_tensor *neg = NULL, *i32 = NULL, *e = NULL;
+    CHECK_OK(ct_tensor_from_host(ctx, cls, CT_INT64, 1, (int64_t[]){6}, &neg));
+    CHECK_ST(ct_one_hot(ctx, neg, 5, &r), CT_ERR_INDEX);
+    CHECK_OK(ct_tensor_zeros(ctx, CT_INT32, 1, (int64_t[]){2}, &i32));
+    CHECK_ST(ct_one_hot(ctx, i32, 5, &r), CT_ERR_DTYPE);
+    CHECK_OK(ct_tensor_zeros(ctx, CT_INT64, 1, (int64_t[]){0}, &e));
+    CHECK_ST(ct_one_hot(ctx, e, -1, &r), CT_ERR_INVALID_ARG);
+    CHECK_OK(ct_one_hot(ctx, e, 3, &r));
+    CHECK(same_shape(r, 2, (int64_t[]){0, 3}));
+    ct_tensor_release(r);
+    ct_tensor_release(c), ct_tensor_release(neg), ct_tensor_release(i32), ct_tensor_release(e);
+}
+
+int main(void) {
+    ct_ctx_options o = {.size = sizeof o};
+    if (ct_ctx_create(&o, &ctx) != CT_OK) return 1;
+    RUN(index_select_and_gather);
+    RUN(index_errors_and_edges);
+    RUN(scatter_and_scatter_add);
+    RUN(index_add);
+    RUN(masked_fill_and_one_hot);
+    CHECK(ct_ctx_live_tensors(ctx) == 0);
+    ct_ctx_free(ctx);
+    return ct_test_end();
+}
