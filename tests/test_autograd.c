@@ -1069,6 +1069,74 @@ TEST(captured_training_step_equals_eager) {
     ts_free(&e);
 }
 
+/* Issue 13's ops that have no backward formula yet refuse a requires-grad input while grad mode
+ * is on (never a result silently cut off from the graph) and run with grad mode off or on a
+ * detached input; the ones built from differentiable ops (masked_fill through where, flatten and
+ * movedim as views) carry the right gradient. */
+TEST(everyday_ops_without_backward_refuse) {
+    int64_t s[2] = {3, 4};
+    ct_tensor *a = NULL, *b = NULL, *gi = NULL, *idx = NULL, *m = NULL, *o = NULL, *o2 = NULL;
+    CHECK_OK(ct_tensor_rand(ctx, CT_FLOAT64, 2, s, 1, 0, &a));
+    CHECK_OK(ct_tensor_rand(ctx, CT_FLOAT64, 2, s, 2, 0, &b));
+    CHECK_OK(ct_tensor_zeros(ctx, CT_INT64, 2, s, &gi));
+    CHECK_OK(ct_tensor_zeros(ctx, CT_INT64, 1, (int64_t[]){2}, &idx));
+    CHECK_OK(ct_gt_scalar(ctx, b, 0.5, &m));
+    CHECK_OK(ct_tensor_set_requires_grad(a, true));
+    const ct_tensor *ab[2] = {a, b};
+    for (int pass = 0; pass < 2; pass++) { /* 0: refused; 1: grad mode off, runs */
+        bool prev = ct_set_grad_enabled(ctx, pass == 0);
+        ct_status want = pass == 0 ? CT_ERR_UNSUPPORTED : CT_OK;
+#define REFUSED(call)                                                                              \
+    do {                                                                                           \
+        o = o2 = NULL;                                                                             \
+        CHECK_ST(call, want);                                                                      \
+        if (pass == 0)                                                                             \
+            CHECK_MSG(strstr(ct_ctx_last_error(ctx), "no backward formula") != NULL, "%s: %s",     \
+                      #call, ct_ctx_last_error(ctx));                                              \
+        ct_tensor_release(o), ct_tensor_release(o2);                                               \
+    } while (0)
+        REFUSED(ct_cat(ctx, 2, ab, 0, &o));
+        REFUSED(ct_stack(ctx, 2, ab, 1, &o));
+        REFUSED(ct_repeat(ctx, a, 2, (int64_t[]){2, 1}, &o));
+        REFUSED(ct_flip(ctx, a, 1, (int[]){0}, &o));
+        REFUSED(ct_roll(ctx, a, 1, (int64_t[]){1}, (int[]){1}, &o));
+        REFUSED(ct_tril(ctx, a, 0, &o));
+        REFUSED(ct_triu(ctx, a, 0, &o));
+        REFUSED(ct_index_select(ctx, a, 0, idx, &o));
+        REFUSED(ct_gather(ctx, a, 1, gi, &o));
+        REFUSED(ct_take_along_dim(ctx, a, gi, 1, &o));
+        REFUSED(ct_scatter(ctx, b, 1, gi, a, &o)); /* the source requires grad */
+        REFUSED(ct_scatter_add(ctx, a, 1, gi, b, &o));
+        REFUSED(ct_sort(ctx, a, 1, false, true, &o, &o2));
+        REFUSED(ct_topk(ctx, a, 2, 1, true, true, &o, &o2));
+        REFUSED(ct_kthvalue(ctx, a, 2, 1, false, &o, &o2));
+#undef REFUSED
+        ct_set_grad_enabled(ctx, prev);
+    }
+    /* a detached input runs with grad mode on */
+    ct_tensor *d = NULL;
+    CHECK_OK(ct_tensor_detach(ctx, a, &d));
+    CHECK_OK(ct_flip(ctx, d, 1, (int[]){0}, &o));
+    CHECK(!ct_tensor_requires_grad(o));
+    ct_tensor_release(o), ct_tensor_release(d);
+    /* masked_fill: d/da sum(masked_fill(a, m, 0.5) * b) = b where !m, 0 where m */
+    ct_tensor *mf = NULL, *pr = NULL, *l = NULL;
+    CHECK_OK(ct_masked_fill(ctx, a, m, 0.5, &mf));
+    CHECK_OK(ct_mul(ctx, mf, b, &pr));
+    CHECK_OK(ct_sum(ctx, pr, 0, NULL, false, &l));
+    CHECK_OK(ct_backward(ctx, l, NULL, false));
+    double gv[12], bv[12];
+    uint8_t mv[12];
+    CHECK_OK(ct_tensor_to_host(ct_tensor_grad(a), gv, sizeof gv));
+    CHECK_OK(ct_tensor_to_host(b, bv, sizeof bv));
+    CHECK_OK(ct_tensor_to_host(m, mv, sizeof mv));
+    for (int i = 0; i < 12; i++)
+        CHECK_MSG(gv[i] == (mv[i] ? 0.0 : bv[i]), "masked_fill grad[%d] = %g", i, gv[i]);
+    ct_tensor *all[] = {a, b, gi, idx, m, mf, pr, l};
+    for (size_t i = 0; i < sizeof all / sizeof all[0]; i++)
+        ct_tensor_release(all[i]);
+}
+
 int main(void) {
     ctx = tu_ctx_or_skip();
     RUN(gradcheck_binary_broadcast);
@@ -1089,6 +1157,7 @@ int main(void) {
     RUN(oom_injection_leaks_nothing);
     RUN(matches_torch_reference);
     RUN(captured_training_step_equals_eager);
+    RUN(everyday_ops_without_backward_refuse);
     CHECK(ct_ctx_live_tensors(ctx) == 0);
     printf("live tensors at exit: %lld\n", (long long)ct_ctx_live_tensors(ctx));
     ct_ctx_free(ctx);

@@ -4,6 +4,7 @@
  * found by the kernel before it writes anything and worded here. */
 #include "ctorch/ops.h"
 #include "ops/dispatch.h"
+#include "tensor/ag_front.h"
 
 static bool ct__is_index_dtype(ct_dtype dt) { return dt == CT_INT32 || dt == CT_INT64; }
 
@@ -54,6 +55,10 @@ ct_status ct_index_select(ct_ctx *ctx, const ct_tensor *t, int dim, const ct_ten
     int d = 0;
     ct_status st = ct__index_args(ctx, "index_select", t, index, dim, &d, out);
     if (st != CT_OK) return st;
+    {
+        const ct_tensor *ag_in_[1] = {t};
+        if ((st = ct__ag_no_backward(ctx, "ct_index_select", 1, ag_in_)) != CT_OK) return st;
+    }
     if (index->ndim > 1)
         return ct__set_error(ctx, CT_ERR_SHAPE, "index_select: index must be 0-d or 1-d, got %s",
                              CT__SHAPE_STR(index));
@@ -91,6 +96,10 @@ ct_status ct_gather(ct_ctx *ctx, const ct_tensor *t, int dim, const ct_tensor *i
     int d = 0;
     ct_status st = ct__index_args(ctx, "gather", t, index, dim, &d, out);
     if (st != CT_OK) return st;
+    {
+        const ct_tensor *ag_in_[1] = {t};
+        if ((st = ct__ag_no_backward(ctx, "ct_gather", 1, ag_in_)) != CT_OK) return st;
+    }
     if (index->ndim != t->ndim && !(t->ndim <= 1 && index->ndim <= 1))
         return ct__set_error(ctx, CT_ERR_SHAPE,
                              "gather: index %s and input %s must have the same number of dims",
@@ -119,6 +128,10 @@ ct_status ct_take_along_dim(ct_ctx *ctx, const ct_tensor *t, const ct_tensor *in
     const ct_tensor *ins[2] = {t, indices};
     ct_status st = ct__check_args(ctx, "take_along_dim", 2, ins, out);
     if (st != CT_OK) return st;
+    {
+        const ct_tensor *ag_in_[1] = {t};
+        if ((st = ct__ag_no_backward(ctx, "ct_take_along_dim", 1, ag_in_)) != CT_OK) return st;
+    }
     if (!ct__is_index_dtype(indices->dtype))
         return ct__set_error(ctx, CT_ERR_DTYPE,
                              "take_along_dim: indices must be int64 or int32, got %s",
@@ -174,6 +187,10 @@ static ct_status ct__scatter(ct_ctx *ctx, const char *op, const ct_tensor *t, in
     const ct_tensor *ins[3] = {t, index, src};
     ct_status st = ct__check_args(ctx, op, 3, ins, out);
     if (st != CT_OK) return st;
+    {
+        const ct_tensor *ag_in_[2] = {t, src};
+        if ((st = ct__ag_no_backward(ctx, op, 2, ag_in_)) != CT_OK) return st;
+    }
     int d = 0;
     if ((st = ct__index_args(ctx, op, t, index, dim, &d, out)) != CT_OK) return st;
     if (src->dtype != t->dtype)
@@ -235,6 +252,10 @@ ct_status ct_index_add(ct_ctx *ctx, const ct_tensor *t, int dim, const ct_tensor
     const ct_tensor *ins[3] = {t, index, source};
     ct_status st = ct__check_args(ctx, "index_add", 3, ins, out);
     if (st != CT_OK) return st;
+    {
+        const ct_tensor *ag_in_[2] = {t, source};
+        if ((st = ct__ag_no_backward(ctx, "ct_index_add", 2, ag_in_)) != CT_OK) return st;
+    }
     int d = 0;
     if ((st = ct__index_args(ctx, "index_add", t, index, dim, &d, out)) != CT_OK) return st;
     if (index->ndim > 1)

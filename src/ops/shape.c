@@ -5,6 +5,7 @@
  * so these ops pass the one dispatch point and capture like any other. */
 #include "ctorch/ops.h"
 #include "ops/dispatch.h"
+#include "tensor/ag_front.h"
 
 /* dst (a view of a fresh output) = src broadcast to dst's shape, cast to dst's dtype. */
 static ct_status ct__copy_into(ct_ctx *ctx, const ct_tensor *dst, const ct_tensor *src) {
@@ -70,6 +71,10 @@ static ct_status ct__tri(ct_ctx *ctx, const char *op, const ct_tensor *t, int64_
                          ct_tensor **out) {
     ct_status st = ct__one_input(ctx, op, t, out);
     if (st != CT_OK) return st;
+    {
+        const ct_tensor *ag_in_[1] = {t};
+        if ((st = ct__ag_no_backward(ctx, op, 1, ag_in_)) != CT_OK) return st;
+    }
     if (t->ndim < 2)
         return ct__set_error(ctx, CT_ERR_SHAPE, "%s: input must have at least 2 dims, got %s", op,
                              CT__SHAPE_STR(t));
@@ -115,6 +120,7 @@ static ct_status ct__check_list(ct_ctx *ctx, const char *op, int n, const ct_ten
 ct_status ct_cat(ct_ctx *ctx, int n, const ct_tensor *const *ts, int dim, ct_tensor **out) {
     ct_status st = ct__check_list(ctx, "cat", n, ts, out);
     if (st != CT_OK) return st;
+    if ((st = ct__ag_no_backward(ctx, "ct_cat", n, ts)) != CT_OK) return st;
     ct_dtype dt;
     if ((st = ct__result_type(ctx, "cat", n, ts, &dt)) != CT_OK) return st;
     /* torch 1.13: 1-d tensors of size 0 are skipped whatever the others' shape (legacy) */
@@ -176,6 +182,7 @@ ct_status ct_cat(ct_ctx *ctx, int n, const ct_tensor *const *ts, int dim, ct_ten
 ct_status ct_stack(ct_ctx *ctx, int n, const ct_tensor *const *ts, int dim, ct_tensor **out) {
     ct_status st = ct__check_list(ctx, "stack", n, ts, out);
     if (st != CT_OK) return st;
+    if ((st = ct__ag_no_backward(ctx, "ct_stack", n, ts)) != CT_OK) return st;
     for (int i = 1; i < n; i++) {
         bool same = ts[i]->ndim == ts[0]->ndim;
         for (int k = 0; same && k < ts[0]->ndim; k++)
@@ -452,6 +459,10 @@ ct_status ct_repeat(ct_ctx *ctx, const ct_tensor *t, int n, const int64_t *repea
                     ct_tensor **out) {
     ct_status st = ct__one_input(ctx, "repeat", t, out);
     if (st != CT_OK) return st;
+    {
+        const ct_tensor *ag_in_[1] = {t};
+        if ((st = ct__ag_no_backward(ctx, "ct_repeat", 1, ag_in_)) != CT_OK) return st;
+    }
     if (n < t->ndim || n > CT_MAX_DIMS || (n > 0 && !repeats))
         return ct__set_error(ctx, CT_ERR_INVALID_ARG,
                              "repeat: %d repeat counts for a %d-dim tensor (need %d..%d)", n,
@@ -511,6 +522,10 @@ ct_status ct_repeat(ct_ctx *ctx, const ct_tensor *t, int n, const int64_t *repea
 ct_status ct_flip(ct_ctx *ctx, const ct_tensor *t, int n_dims, const int *dims, ct_tensor **out) {
     ct_status st = ct__one_input(ctx, "flip", t, out);
     if (st != CT_OK) return st;
+    {
+        const ct_tensor *ag_in_[1] = {t};
+        if ((st = ct__ag_no_backward(ctx, "ct_flip", 1, ag_in_)) != CT_OK) return st;
+    }
     if (n_dims < 0 || (n_dims > 0 && !dims))
         return ct__set_error(ctx, CT_ERR_INVALID_ARG, "flip: bad dim list (n_dims=%d)", n_dims);
     unsigned mask = 0;
@@ -545,6 +560,10 @@ ct_status ct_roll(ct_ctx *ctx, const ct_tensor *t, int n, const int64_t *shifts,
                   ct_tensor **out) {
     ct_status st = ct__one_input(ctx, "roll", t, out);
     if (st != CT_OK) return st;
+    {
+        const ct_tensor *ag_in_[1] = {t};
+        if ((st = ct__ag_no_backward(ctx, "ct_roll", 1, ag_in_)) != CT_OK) return st;
+    }
     if (n <= 0 || !shifts)
         return ct__set_error(ctx, CT_ERR_INVALID_ARG, "roll: shifts must be non-empty (n=%d)", n);
     if (!dims) { /* torch.roll without dims: roll the flattened tensor, restore the shape */

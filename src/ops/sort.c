@@ -4,6 +4,7 @@
  * narrowed slice of the full sort. */
 #include "ctorch/ops.h"
 #include "ops/dispatch.h"
+#include "tensor/ag_front.h"
 
 /* Sorted values and int64 indices of t along dim d, laid out with d moved last (contiguous). */
 static ct_status ct__sort_last(ct_ctx *ctx, const ct_tensor *t, int d, bool descending,
@@ -93,6 +94,10 @@ ct_status ct_sort(ct_ctx *ctx, const ct_tensor *t, int dim, bool descending, boo
     int d = 0;
     ct_status st = ct__sort_args(ctx, "sort", t, dim, &d, values);
     if (st != CT_OK) return st;
+    {
+        const ct_tensor *ag_in_[1] = {t};
+        if ((st = ct__ag_no_backward(ctx, "ct_sort", 1, ag_in_)) != CT_OK) return st;
+    }
     if (!indices) return ct__set_error(ctx, CT_ERR_INVALID_ARG, "sort: indices is NULL");
     *values = *indices = NULL;
     ct_tensor *v = NULL, *ix = NULL, *ov = NULL, *oi = NULL;
@@ -126,6 +131,10 @@ ct_status ct_topk(ct_ctx *ctx, const ct_tensor *t, int64_t k, int dim, bool larg
     int d = 0;
     ct_status st = ct__sort_args(ctx, "topk", t, dim, &d, values);
     if (st != CT_OK) return st;
+    {
+        const ct_tensor *ag_in_[1] = {t};
+        if ((st = ct__ag_no_backward(ctx, "ct_topk", 1, ag_in_)) != CT_OK) return st;
+    }
     if (!indices) return ct__set_error(ctx, CT_ERR_INVALID_ARG, "topk: indices is NULL");
     *values = *indices = NULL;
     int64_t n = t->ndim ? t->shape[d] : 1;
@@ -152,6 +161,10 @@ ct_status ct_kthvalue(ct_ctx *ctx, const ct_tensor *t, int64_t k, int dim, bool 
     int d = 0;
     ct_status st = ct__sort_args(ctx, "kthvalue", t, dim, &d, values);
     if (st != CT_OK) return st;
+    {
+        const ct_tensor *ag_in_[1] = {t};
+        if ((st = ct__ag_no_backward(ctx, "ct_kthvalue", 1, ag_in_)) != CT_OK) return st;
+    }
     if (!indices) return ct__set_error(ctx, CT_ERR_INVALID_ARG, "kthvalue: indices is NULL");
     *values = *indices = NULL;
     int64_t n = t->ndim ? t->shape[d] : 1;

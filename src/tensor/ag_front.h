@@ -55,4 +55,21 @@ static inline ct_status ct__ag_check_inplace(ct_ctx *ctx, const char *op, const 
     return ctx->ag->check_inplace(ctx, op, dst, src);
 }
 
+/* CT_ERR_UNSUPPORTED when grad mode is on, this is an outermost call and one of the n inputs (NULL
+ * entries skipped) requires grad: for the ops that have no backward formula yet, so that they never
+ * hand back a result silently cut off from the graph. */
+static inline ct_status ct__ag_no_backward(ct_ctx *ctx, const char *op, int n,
+                                           const ct_tensor *const *ts) {
+    if (__builtin_expect(ctx == NULL || ctx->ag == NULL, 1)) return CT_OK;
+    if (ctx->grad_off || ctx->ag_depth > 0) return CT_OK;
+    for (int i = 0; i < n; i++)
+        if (ts[i] && ts[i]->magic == CT__TENSOR_MAGIC && ts[i]->requires_grad)
+            return ct__set_error(ctx, CT_ERR_UNSUPPORTED,
+                                 "%s has no backward formula yet and input %d requires grad: call "
+                                 "it with grad mode off (ct_set_grad_enabled(ctx, false)) or on "
+                                 "ct_tensor_detach'ed inputs (docs/autograd.md)",
+                                 op, i);
+    return CT_OK;
+}
+
 #endif
