@@ -47,3 +47,13 @@ ct_status ct__to_dtype(ct_ctx *ctx, const ct_tensor *t, ct_dtype dt, ct_tensor *
     }
     return ct_cast(ctx, t, dt, out);
 }
+
+ct_status ct__one_input(ct_ctx *ctx, const char *op, const ct_tensor *t, void *out) {
+    const ct_tensor *ts[1] = {t};
+    ct_status st = ct__check_args(ctx, op, 1, ts, out);
+    if (st != CT_OK) return st;
+    if (!ct__is_compute_dtype(t->dtype))
+        return ct__set_error(ctx, CT_ERR_DTYPE, "%s: dtype %s is a storage format", op,
+                             ct_dtype_name(t->dtype));
+    return CT_OK;
+}

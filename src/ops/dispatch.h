@@ -29,5 +29,8 @@ ct_status ct__result_type(ct_ctx *ctx, const char *op, int n, const ct_tensor *c
                           ct_dtype *out);
 /* *out = t if dtype matches (retained), else a converted copy. */
 ct_status ct__to_dtype(ct_ctx *ctx, const ct_tensor *t, ct_dtype dt, ct_tensor **out);
+/* The checks of a one-input op: live tensor of ctx, out not NULL, a compute dtype (not a storage
+ * format such as fp8), each failure named after op. */
+ct_status ct__one_input(ct_ctx *ctx, const char *op, const ct_tensor *t, void *out);
 
 #endif

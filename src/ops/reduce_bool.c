@@ -9,12 +9,8 @@
 /* count = sum over dims of (t != 0) (want_zero: of (t == 0)), as int64 */
 static ct_status ct__count(ct_ctx *ctx, const char *op, const ct_tensor *t, int n_dims,
                            const int *dims, bool keepdim, bool want_zero, ct_tensor **out) {
-    const ct_tensor *ts[1] = {t};
-    ct_status st = ct__check_args(ctx, op, 1, ts, out);
+    ct_status st = ct__one_input(ctx, op, t, out);
     if (st != CT_OK) return st;
-    if (!ct__is_compute_dtype(t->dtype))
-        return ct__set_error(ctx, CT_ERR_DTYPE, "%s: dtype %s is a storage format", op,
-                             ct_dtype_name(t->dtype));
     ct_tensor *b = NULL;
     st = want_zero ? ct_eq_scalar(ctx, t, 0.0, &b) : ct_ne_scalar(ctx, t, 0.0, &b);
     if (st == CT_OK) st = ct_sum(ctx, b, n_dims, dims, keepdim, out);

@@ -18,15 +18,6 @@ static ct_status ct__copy_into(ct_ctx *ctx, const ct_tensor *dst, const ct_tenso
     return ct__submit(ctx, dst->storage->device, &d);
 }
 
-static ct_status ct__one_input(ct_ctx *ctx, const char *op, const ct_tensor *t, void *out) {
-    const ct_tensor *ts[1] = {t};
-    ct_status st = ct__check_args(ctx, op, 1, ts, out);
-    if (st != CT_OK) return st;
-    if (!ct__is_compute_dtype(t->dtype))
-        return ct__set_error(ctx, CT_ERR_DTYPE, "%s: dtype %s is a storage format", op,
-                             ct_dtype_name(t->dtype));
-    return CT_OK;
-}
 
 /* ---- *_like ---- */
 ct_status ct_empty_like(ct_ctx *ctx, const ct_tensor *t, ct_tensor **out) {

@@ -76,12 +76,8 @@ static ct_status ct__sort_back(ct_ctx *ctx, const ct_tensor *t, int d, ct_tensor
 
 static ct_status ct__sort_args(ct_ctx *ctx, const char *op, const ct_tensor *t, int dim, int *d,
                                void *out) {
-    const ct_tensor *ts[1] = {t};
-    ct_status st = ct__check_args(ctx, op, 1, ts, out);
+    ct_status st = ct__one_input(ctx, op, t, out);
     if (st != CT_OK) return st;
-    if (!ct__is_compute_dtype(t->dtype))
-        return ct__set_error(ctx, CT_ERR_DTYPE, "%s: dtype %s is a storage format", op,
-                             ct_dtype_name(t->dtype));
     if (!ct__wrap_dim(dim, t->ndim, d))
         return ct__set_error(ctx, CT_ERR_INDEX, "%s: dim %d out of range for a %d-dim tensor", op,
                              dim, t->ndim);
