@@ -18,7 +18,6 @@ static ct_status ct__copy_into(ct_ctx *ctx, const ct_tensor *dst, const ct_tenso
     return ct__submit(ctx, dst->storage->device, &d);
 }
 
-
 /* ---- *_like ---- */
 ct_status ct_empty_like(ct_ctx *ctx, const ct_tensor *t, ct_tensor **out) {
     ct_status st = ct__one_input(ctx, "empty_like", t, out);
