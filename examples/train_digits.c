@@ -1,11 +1,13 @@
 /* Train an MLP 64-128-10 (relu) on the UCI handwritten digits (examples/data/digits.bin) with
  * autograd, cross entropy and Adam; a fixed split (every 5th image is a test image: 1437 train,
  * 360 test) and fixed seeds. Exits 1 unless the test accuracy is at least 95%.
- * Usage: example_train_digits [path/to/digits.bin] */
+ * Usage: example_train_digits [--optim sgd|adam|adamw|adagrad] [--foreach] [path/to/digits.bin]
+ * (default Adam, fused; `ctorch train-demo` adds a captured mode and checks fused == foreach). */
 #include <ctorch/ctorch.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #ifndef CT_SOURCE_DIR
 #define CT_SOURCE_DIR "."
@@ -51,7 +53,28 @@ static ct_tensor *forward(ct_tensor *x, ct_tensor *const *p) {
 }
 
 int main(int argc, char **argv) {
-    const char *path = argc > 1 ? argv[1] : CT_SOURCE_DIR "/examples/data/digits.bin";
+    const char *path = CT_SOURCE_DIR "/examples/data/digits.bin";
+    static const char *const kinds[4] = {"sgd", "adam", "adamw", "adagrad"};
+    static const double lrs[4] = {0.1, 3e-3, 3e-3, 0.05};
+    int kind = CT_OPTIM_ADAM;
+    bool foreach = false;
+    for (int i = 1; i < argc; i++) {
+        if (!strcmp(argv[i], "--foreach")) {
+            foreach
+                = true;
+        } else if (!strcmp(argv[i], "--optim") && i + 1 < argc) {
+            kind = -1;
+            for (int k = 0; k < 4; k++)
+                if (!strcmp(argv[i + 1], kinds[k])) kind = k;
+            if (kind < 0) {
+                fprintf(stderr, "--optim takes sgd, adam, adamw or adagrad\n");
+                return 2;
+            }
+            i++;
+        } else {
+            path = argv[i];
+        }
+    }
     static unsigned char raw[N_ALL][IN + 1];
     FILE *f = fopen(path, "rb");
     if (!f || fread(raw, 1, sizeof raw, f) != sizeof raw) {
@@ -81,8 +104,10 @@ int main(int argc, char **argv) {
     int64_t w1s[2] = {HID, IN}, b1s[1] = {HID}, w2s[2] = {OUT, HID}, b2s[1] = {OUT};
     ct_tensor *p[4] = {init_param(2, w1s, IN, 1), init_param(1, b1s, IN, 2),
                        init_param(2, w2s, HID, 3), init_param(1, b2s, HID, 4)};
-    ct_optim_options oo = ct_optim_options_default(CT_OPTIM_ADAM);
-    oo.lr = 3e-3;
+    ct_optim_options oo = ct_optim_options_default((ct_optim_kind)kind);
+    oo.lr = kind == CT_OPTIM_ADAM ? 3e-3 : lrs[kind];
+    oo.impl = foreach ? CT_OPTIM_IMPL_FOREACH : CT_OPTIM_IMPL_FUSED;
+    printf("optimizer %s (%s)\n", kinds[kind], foreach ? "foreach" : "fused");
     ct_optim *opt;
     TRY(ct_optim_create(ctx, &oo, 4, p, &opt));
     double loss = 0;
