@@ -1,9 +1,9 @@
 /* Autograd benchmark. (1) Dispatch overhead of the tape hook when nothing requires grad: a loop of
  * small adds on a context where autograd was never used (baseline) and on one where it is in use
  * (another tensor requires grad); ratio = in-use / baseline, ~1. (2) An MLP 256-512-512-10 training
- * step (batch 64): forward alone, forward + backward, and the whole step (with an SGD update)
- * captured and replayed; ratios against the eager forward. Lines: `bench autograd <case> ...`.
- * `bench_autograd quick` runs fewer repetitions. Not a test gate. */
+ * step (batch 64, MLP 64-128-10): forward alone, forward + backward, and the whole step (with an
+ * SGD update) captured and replayed; ratios against the eager forward. Lines: `bench autograd
+ * <case> ...`. `bench_autograd quick` runs fewer repetitions. Not a test gate. */
 #include "ctorch/ctorch.h"
 
 #include <stdio.h>
@@ -51,16 +51,16 @@ static double small_add_ns(ct_ctx *c, int n) {
 }
 
 #define B 64
-static const int64_t dims[4] = {256, 512, 512, 10};
-static ct_tensor *W[3], *Bs[3], *X, *Y;
+static const int64_t dims[3] = {64, 128, 10}; /* the MLP (train_digits) */
+static ct_tensor *W[2], *Bs[2], *X, *Y;
 
 static void forward(ct_tensor **out) {
     ct_tensor *h = ct_tensor_retain(X);
-    for (int l = 0; l < 3; l++) {
+    for (int l = 0; l < 2; l++) {
         ct_tensor *z, *a;
         CHECK(ct_linear(ctx, h, W[l], Bs[l], &z));
         ct_tensor_release(h);
-        if (l < 2) {
+        if (l < 1) {
             CHECK(ct_relu(ctx, z, &a));
             ct_tensor_release(z);
             h = a;
@@ -72,14 +72,14 @@ static void forward(ct_tensor **out) {
 }
 static void step(bool backward, bool update) {
     ct_tensor *o, *l;
-    for (int i = 0; i < 3; i++)
+    for (int i = 0; i < 2; i++)
         ct_tensor_zero_grad(W[i]), ct_tensor_zero_grad(Bs[i]);
     forward(&o);
     CHECK(ct_cross_entropy(ctx, o, Y, CT_REDUCTION_MEAN, 0.0, &l));
     if (backward) CHECK(ct_backward(ctx, l, NULL, false));
     if (update) {
         bool prev = ct_set_grad_enabled(ctx, false);
-        for (int i = 0; i < 3; i++) {
+        for (int i = 0; i < 2; i++) {
             ct_tensor *p[2] = {W[i], Bs[i]};
             for (int k = 0; k < 2; k++) {
                 ct_tensor *u;
@@ -130,7 +130,7 @@ int main(int argc, char **argv) {
            t_used / t_base);
     ct_tensor_release(leaf);
 
-    for (int l = 0; l < 3; l++) {
+    for (int l = 0; l < 2; l++) {
         int64_t ws[2] = {dims[l + 1], dims[l]}, bs[1] = {dims[l + 1]};
         CHECK(ct_tensor_randn(ctx, CT_FLOAT32, 2, ws, 1 + l, 0, &W[l]));
         CHECK(ct_tensor_zeros(ctx, CT_FLOAT32, 1, bs, &Bs[l]));
@@ -148,13 +148,42 @@ int main(int argc, char **argv) {
     CHECK(ct_graph_capture_end(G));
     CHECK(ct_graph_instantiate(G));
     double tr = time_it(replay, n_step);
-    printf("MLP 256-512-512-10, batch %d: forward %.3f ms, forward+backward %.3f ms, step %.3f ms, "
-           "captured step %.3f ms\n",
-           B, tf * 1e3, tfb * 1e3, ts * 1e3, tr * 1e3);
-    printf("bench autograd mlp_step fwd_ms=%.3f fwd_bwd_ms=%.3f step_ms=%.3f replay_ms=%.3f "
-           "ratio_fwd_bwd=%.2f ratio_replay=%.2f\n",
-           tf * 1e3, tfb * 1e3, ts * 1e3, tr * 1e3, tfb / tf, ts / tr);
-    for (int l = 0; l < 3; l++)
+    printf("MLP 64-128-10, batch %d: forward %.1f us, forward+backward %.1f us, step %.1f us, "
+           "captured step %.1f us\n",
+           B, tf * 1e6, tfb * 1e6, ts * 1e6, tr * 1e6);
+    printf("bench autograd mlp_step batch=%d eager_us=%.1f replay_us=%.1f ratio=%.2f   (target >= "
+           "3)\n",
+           B, ts * 1e6, tr * 1e6, ts / tr);
+    /* a chain of 100 one-element ops: forward time, then backward time */
+    {
+        enum { NOPS = 100 };
+        ct_tensor *x0;
+        CHECK(ct_tensor_full(ctx, CT_FLOAT32, 1, one, 0.5, &x0));
+        CHECK(ct_tensor_set_requires_grad(x0, true));
+        double bf = 1e30, bb = 1e30;
+        for (int r = 0; r < (quick ? 20 : 200); r++) {
+            ct_tensor_zero_grad(x0);
+            double t0 = now();
+            ct_tensor *h = ct_tensor_retain(x0);
+            for (int i = 0; i < NOPS; i++) {
+                ct_tensor *n;
+                CHECK(i % 2 ? ct_mul_scalar(ctx, h, 1.001, &n) : ct_tanh(ctx, h, &n));
+                ct_tensor_release(h);
+                h = n;
+            }
+            double t1 = now();
+            CHECK(ct_backward(ctx, h, NULL, false));
+            double t2 = now();
+            ct_tensor_release(h);
+            if (t1 - t0 < bf) bf = t1 - t0;
+            if (t2 - t1 < bb) bb = t2 - t1;
+        }
+        printf("bench autograd overhead ops=%d forward_us=%.1f backward_us=%.1f ratio=%.2f   "
+               "(target: backward <= 2x forward)\n",
+               NOPS, bf * 1e6, bb * 1e6, bb / bf);
+        ct_tensor_release(x0);
+    }
+    for (int l = 0; l < 2; l++)
         ct_tensor_release(W[l]), ct_tensor_release(Bs[l]);
     ct_tensor_release(X), ct_tensor_release(Y);
     ct_graph_free(G);
