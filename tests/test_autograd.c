@@ -1069,6 +1069,30 @@ TEST(captured_training_step_equals_eager) {
     ts_free(&e);
 }
 
+/* flip, roll (with and without dims) and tril/triu: gradcheck and gradgradcheck */
+static ct_status shape_ops(ct_tensor **in, ct_tensor **out, const void *pp) {
+    int k = *(const int *)pp;
+    switch (k) {
+    case 0: return ct_flip(ctx, in[0], 2, (int[]){0, -1}, out);
+    case 1: return ct_roll(ctx, in[0], 2, (int64_t[]){1, -3}, (int[]){0, 2}, out);
+    case 2: return ct_roll(ctx, in[0], 1, (int64_t[]){5}, NULL, out);
+    case 3: return ct_tril(ctx, in[0], -1, out);
+    default: return ct_triu(ctx, in[0], 1, out);
+    }
+}
+TEST(gradcheck_flip_roll_tril) {
+    const int64_t s[3] = {2, 3, 4};
+    for (int k = 0; k < 5; k++)
+        for (int mode = 0; mode < 3; mode++) {
+            ct_tensor *in[1] = {leaf(3, s, -1, 1, mode)};
+            char nm[48];
+            snprintf(nm, sizeof nm, "shape op %d mode %d", k, mode);
+            gradcheck(nm, 1, in, shape_ops, &k);
+            if (mode == 0) gradgradcheck(nm, 1, in, 0, shape_ops, &k);
+            release_all(1, in);
+        }
+}
+
 /* Issue 13's ops that have no backward formula yet refuse a requires-grad input while grad mode
  * is on (never a result silently cut off from the graph) and run with grad mode off or on a
  * detached input; the ones built from differentiable ops (masked_fill through where, flatten and
@@ -1098,10 +1122,6 @@ TEST(everyday_ops_without_backward_refuse) {
         REFUSED(ct_cat(ctx, 2, ab, 0, &o));
         REFUSED(ct_stack(ctx, 2, ab, 1, &o));
         REFUSED(ct_repeat(ctx, a, 2, (int64_t[]){2, 1}, &o));
-        REFUSED(ct_flip(ctx, a, 1, (int[]){0}, &o));
-        REFUSED(ct_roll(ctx, a, 1, (int64_t[]){1}, (int[]){1}, &o));
-        REFUSED(ct_tril(ctx, a, 0, &o));
-        REFUSED(ct_triu(ctx, a, 0, &o));
         REFUSED(ct_index_select(ctx, a, 0, idx, &o));
         REFUSED(ct_gather(ctx, a, 1, gi, &o));
         REFUSED(ct_take_along_dim(ctx, a, gi, 1, &o));
@@ -1116,7 +1136,7 @@ TEST(everyday_ops_without_backward_refuse) {
     /* a detached input runs with grad mode on */
     ct_tensor *d = NULL;
     CHECK_OK(ct_tensor_detach(ctx, a, &d));
-    CHECK_OK(ct_flip(ctx, d, 1, (int[]){0}, &o));
+    CHECK_OK(ct_cat(ctx, 1, (const ct_tensor *const[]){d}, 0, &o));
     CHECK(!ct_tensor_requires_grad(o));
     ct_tensor_release(o), ct_tensor_release(d);
     /* masked_fill: d/da sum(masked_fill(a, m, 0.5) * b) = b where !m, 0 where m */
@@ -1157,6 +1177,7 @@ int main(void) {
     RUN(oom_injection_leaks_nothing);
     RUN(matches_torch_reference);
     RUN(captured_training_step_equals_eager);
+    RUN(gradcheck_flip_roll_tril);
     RUN(everyday_ops_without_backward_refuse);
     CHECK(ct_ctx_live_tensors(ctx) == 0);
     printf("live tensors at exit: %lld\n", (long long)ct_ctx_live_tensors(ctx));

@@ -52,6 +52,9 @@ typedef enum ct__ag_op {
     CT__AG_EXPAND,
     CT__AG_IDENTITY,       /* clone / contiguous copy */
     CT__AG_SLICE_BACKWARD, /* zeros(input shape) with g written into a slice: autograd-internal */
+    CT__AG_FLIP,           /* iv[0] n, iv[1..n] dims */
+    CT__AG_ROLL,           /* iv[0] n, iv[1..n] shifts, iv[n+1..2n] dims */
+    CT__AG_TRIL,           /* iv[0] diagonal, iv[1] 1: triu */
     CT__AG_COUNT
 } ct__ag_op;
 

@@ -61,10 +61,6 @@ static ct_status ct__tri(ct_ctx *ctx, const char *op, const ct_tensor *t, int64_
                          ct_tensor **out) {
     ct_status st = ct__one_input(ctx, op, t, out);
     if (st != CT_OK) return st;
-    {
-        const ct_tensor *ag_in_[1] = {t};
-        if ((st = ct__ag_no_backward(ctx, op, 1, ag_in_)) != CT_OK) return st;
-    }
     if (t->ndim < 2)
         return ct__set_error(ctx, CT_ERR_SHAPE, "%s: input must have at least 2 dims, got %s", op,
                              CT__SHAPE_STR(t));
@@ -90,10 +86,12 @@ static ct_status ct__tri(ct_ctx *ctx, const char *op, const ct_tensor *t, int64_
 }
 
 ct_status ct_tril(ct_ctx *ctx, const ct_tensor *t, int64_t diagonal, ct_tensor **out) {
-    return ct__tri(ctx, "tril", t, diagonal, 0, out);
+    CT__AG_WRAP(ctx, out, ct__tri(ctx, "tril", t, diagonal, 0, out),
+                (CT__AG_IN1(CT__AG_TRIL, t), r_.n_iv = 2, r_.iv[0] = diagonal, r_.iv[1] = 0));
 }
 ct_status ct_triu(ct_ctx *ctx, const ct_tensor *t, int64_t diagonal, ct_tensor **out) {
-    return ct__tri(ctx, "triu", t, diagonal, 1, out);
+    CT__AG_WRAP(ctx, out, ct__tri(ctx, "triu", t, diagonal, 1, out),
+                (CT__AG_IN1(CT__AG_TRIL, t), r_.n_iv = 2, r_.iv[0] = diagonal, r_.iv[1] = 1));
 }
 
 /* ---- cat / stack ---- */
@@ -509,13 +507,10 @@ ct_status ct_repeat(ct_ctx *ctx, const ct_tensor *t, int n, const int64_t *repea
     return CT_OK;
 }
 
-ct_status ct_flip(ct_ctx *ctx, const ct_tensor *t, int n_dims, const int *dims, ct_tensor **out) {
+static ct_status ct__fwd_flip(ct_ctx *ctx, const ct_tensor *t, int n_dims, const int *dims,
+                              ct_tensor **out) {
     ct_status st = ct__one_input(ctx, "flip", t, out);
     if (st != CT_OK) return st;
-    {
-        const ct_tensor *ag_in_[1] = {t};
-        if ((st = ct__ag_no_backward(ctx, "ct_flip", 1, ag_in_)) != CT_OK) return st;
-    }
     if (n_dims < 0 || (n_dims > 0 && !dims))
         return ct__set_error(ctx, CT_ERR_INVALID_ARG, "flip: bad dim list (n_dims=%d)", n_dims);
     unsigned mask = 0;
@@ -546,14 +541,10 @@ ct_status ct_flip(ct_ctx *ctx, const ct_tensor *t, int n_dims, const int *dims, 
     return st;
 }
 
-ct_status ct_roll(ct_ctx *ctx, const ct_tensor *t, int n, const int64_t *shifts, const int *dims,
-                  ct_tensor **out) {
+static ct_status ct__fwd_roll(ct_ctx *ctx, const ct_tensor *t, int n, const int64_t *shifts,
+                              const int *dims, ct_tensor **out) {
     ct_status st = ct__one_input(ctx, "roll", t, out);
     if (st != CT_OK) return st;
-    {
-        const ct_tensor *ag_in_[1] = {t};
-        if ((st = ct__ag_no_backward(ctx, "ct_roll", 1, ag_in_)) != CT_OK) return st;
-    }
     if (n <= 0 || !shifts)
         return ct__set_error(ctx, CT_ERR_INVALID_ARG, "roll: shifts must be non-empty (n=%d)", n);
     if (!dims) { /* torch.roll without dims: roll the flattened tensor, restore the shape */
@@ -628,4 +619,27 @@ ct_status ct_roll(ct_ctx *ctx, const ct_tensor *t, int n, const int64_t *shifts,
     }
     *out = r;
     return CT_OK;
+}
+
+/* ---- autograd front ends of flip and roll (backward: flip again; roll back) ---- */
+ct_status ct_flip(ct_ctx *ctx, const ct_tensor *t, int n_dims, const int *dims, ct_tensor **out) {
+    CT__AG_WRAP(ctx, out, ct__fwd_flip(ctx, t, n_dims, dims, out), {
+        CT__AG_IN1(CT__AG_FLIP, t);
+        r_.n_iv = 1 + n_dims;
+        r_.iv[0] = n_dims;
+        for (int i = 0; i < n_dims; i++)
+            r_.iv[1 + i] = dims[i];
+    });
+}
+ct_status ct_roll(ct_ctx *ctx, const ct_tensor *t, int n, const int64_t *shifts, const int *dims,
+                  ct_tensor **out) {
+    CT__AG_WRAP(ctx, out, ct__fwd_roll(ctx, t, n, shifts, dims, out), {
+        CT__AG_IN1(CT__AG_ROLL, t);
+        r_.n_iv = 1 + 2 * n;
+        r_.iv[0] = n;
+        for (int i = 0; i < n; i++) {
+            r_.iv[1 + i] = shifts[i];
+            r_.iv[1 + n + i] = dims ? dims[i] : INT64_MIN; /* no dims: roll of the flattened */
+        }
+    });
 }
