@@ -1,4 +1,5 @@
-/* Backward formulas of issue 13's shaping ops that have one so far (flip, roll, tril/triu),
+/* Backward formulas of issue 13's ops that have one so far (flip, roll, tril/triu, gather,
+ * index_select),
  * written with the public ops: each is its own kind of inverse on the gradient. */
 #include "autograd/autograd_impl.h"
 #include "ctorch/ops.h"
@@ -39,6 +40,20 @@ static void bw_tril(ct__ag_call *c) { /* the same triangle of the gradient */
     ct__ag_set(c, 0, ct__ag_keep(c, st, r));
 }
 
+/* gather / index_select: the gradient added into zeros of the input's shape at the indices */
+static void bw_take(ct__ag_call *c) {
+    if (c->st != CT_OK || !G || !c->need[0]) return;
+    const ct__ag_tmeta *m = &c->n->in_meta[0];
+    int dim = (int)c->n->iv[0];
+    ct_tensor *z = NULL, *r = NULL;
+    ct_status st = ct_tensor_zeros(c->ctx, ct_tensor_dtype(G), m->ndim, m->shape, &z);
+    if (st == CT_OK)
+        st = c->n->op == CT__AG_GATHER ? ct_scatter_add(c->ctx, z, dim, c->in[1], G, &r)
+                                       : ct_index_add(c->ctx, z, dim, c->in[1], G, 1.0, &r);
+    ct_tensor_release(z);
+    ct__ag_set(c, 0, ct__ag_keep(c, st, r));
+}
+
 #define F(op, name, fn, si, so)                                                                    \
     case op: {                                                                                     \
         static const ct__ag_formula f = {name, fn, si, so};                                        \
@@ -49,6 +64,8 @@ const ct__ag_formula *ct__ag_formula_shape(int op) {
         F(CT__AG_FLIP, "FlipBackward", bw_flip, 0, 0)
         F(CT__AG_ROLL, "RollBackward", bw_roll, 0, 0)
         F(CT__AG_TRIL, "TrilBackward", bw_tril, 0, 0)
+        F(CT__AG_GATHER, "GatherBackward", bw_take, 2u, 0)
+        F(CT__AG_INDEX_SELECT, "IndexSelectBackward", bw_take, 2u, 0)
     default: return NULL;
     }
 }

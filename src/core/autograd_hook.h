@@ -55,6 +55,8 @@ typedef enum ct__ag_op {
     CT__AG_FLIP,           /* iv[0] n, iv[1..n] dims */
     CT__AG_ROLL,           /* iv[0] n, iv[1..n] shifts, iv[n+1..2n] dims */
     CT__AG_TRIL,           /* iv[0] diagonal, iv[1] 1: triu */
+    CT__AG_GATHER,         /* inputs t, index; iv[0] dim */
+    CT__AG_INDEX_SELECT,   /* inputs t, index; iv[0] dim */
     CT__AG_COUNT
 } ct__ag_op;
 

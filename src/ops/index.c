@@ -50,15 +50,11 @@ static ct_status ct__index_args(ct_ctx *ctx, const char *op, const ct_tensor *t,
     return CT_OK;
 }
 
-ct_status ct_index_select(ct_ctx *ctx, const ct_tensor *t, int dim, const ct_tensor *index,
-                          ct_tensor **out) {
+static ct_status ct__fwd_index_select(ct_ctx *ctx, const ct_tensor *t, int dim,
+                                      const ct_tensor *index, ct_tensor **out) {
     int d = 0;
     ct_status st = ct__index_args(ctx, "index_select", t, index, dim, &d, out);
     if (st != CT_OK) return st;
-    {
-        const ct_tensor *ag_in_[1] = {t};
-        if ((st = ct__ag_no_backward(ctx, "ct_index_select", 1, ag_in_)) != CT_OK) return st;
-    }
     if (index->ndim > 1)
         return ct__set_error(ctx, CT_ERR_SHAPE, "index_select: index must be 0-d or 1-d, got %s",
                              CT__SHAPE_STR(index));
@@ -91,15 +87,11 @@ ct_status ct_index_select(ct_ctx *ctx, const ct_tensor *t, int dim, const ct_ten
     return st;
 }
 
-ct_status ct_gather(ct_ctx *ctx, const ct_tensor *t, int dim, const ct_tensor *index,
-                    ct_tensor **out) {
+static ct_status ct__fwd_gather(ct_ctx *ctx, const ct_tensor *t, int dim, const ct_tensor *index,
+                                ct_tensor **out) {
     int d = 0;
     ct_status st = ct__index_args(ctx, "gather", t, index, dim, &d, out);
     if (st != CT_OK) return st;
-    {
-        const ct_tensor *ag_in_[1] = {t};
-        if ((st = ct__ag_no_backward(ctx, "ct_gather", 1, ag_in_)) != CT_OK) return st;
-    }
     if (index->ndim != t->ndim && !(t->ndim <= 1 && index->ndim <= 1))
         return ct__set_error(ctx, CT_ERR_SHAPE,
                              "gather: index %s and input %s must have the same number of dims",
@@ -416,4 +408,16 @@ ct_status ct_one_hot(ct_ctx *ctx, const ct_tensor *indices, int64_t num_classes,
     }
     *out = r;
     return CT_OK;
+}
+
+/* ---- autograd front ends (backward: scatter_add / index_add of the gradient into zeros) ---- */
+ct_status ct_index_select(ct_ctx *ctx, const ct_tensor *t, int dim, const ct_tensor *index,
+                          ct_tensor **out) {
+    CT__AG_WRAP(ctx, out, ct__fwd_index_select(ctx, t, dim, index, out),
+                (CT__AG_IN2(CT__AG_INDEX_SELECT, t, index), r_.n_iv = 1, r_.iv[0] = dim));
+}
+ct_status ct_gather(ct_ctx *ctx, const ct_tensor *t, int dim, const ct_tensor *index,
+                    ct_tensor **out) {
+    CT__AG_WRAP(ctx, out, ct__fwd_gather(ctx, t, dim, index, out),
+                (CT__AG_IN2(CT__AG_GATHER, t, index), r_.n_iv = 1, r_.iv[0] = dim));
 }
