@@ -11,20 +11,10 @@
 #include <string.h>
 #include <time.h>
 
-static double now(void) {
-    struct timespec t;
-    clock_gettime(CLOCK_MONOTONIC, &t);
-    return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
-}
+#include "bench_util.h"
 
 static ct_ctx *ctx;
-#define CHECK(x)                                                                                   \
-    do {                                                                                           \
-        if ((x) != CT_OK) {                                                                        \
-            fprintf(stderr, "bench autograd: %s failed: %s\n", #x, ct_ctx_last_error(ctx));        \
-            exit(1);                                                                               \
-        }                                                                                          \
-    } while (0)
+#define CHECK(x) BENCH_CHECK("bench autograd", ctx, x)
 
 /* ns per ct_add of two 8-element f32 tensors on c (best of 5 runs of n calls) */
 static double small_add_ns(ct_ctx *c, int n) {

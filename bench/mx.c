@@ -11,11 +11,7 @@
 #include <string.h>
 #include <time.h>
 
-static double now(void) {
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return ts.tv_sec + ts.tv_nsec * 1e-9;
-}
+#include "bench_util.h"
 
 static unsigned long long rng = 88172645463325252ULL;
 static double unif(void) {

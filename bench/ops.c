@@ -13,19 +13,9 @@
 #include <time.h>
 #include <unistd.h>
 
-static double now(void) {
-    struct timespec t;
-    clock_gettime(CLOCK_MONOTONIC, &t);
-    return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
-}
+#include "bench_util.h"
 
-#define CHECK(x)                                                                                   \
-    do {                                                                                           \
-        if ((x) != CT_OK) {                                                                        \
-            fprintf(stderr, "bench ops: %s failed: %s\n", #x, ct_ctx_last_error(ctx));             \
-            exit(1);                                                                               \
-        }                                                                                          \
-    } while (0)
+#define CHECK(x) BENCH_CHECK("bench ops", ctx, x)
 
 static volatile float sink;
 

@@ -11,20 +11,10 @@
 #include <string.h>
 #include <time.h>
 
-static double now(void) {
-    struct timespec t;
-    clock_gettime(CLOCK_MONOTONIC, &t);
-    return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
-}
+#include "bench_util.h"
 
 static ct_ctx *ctx;
-#define CHECK(x)                                                                                   \
-    do {                                                                                           \
-        if ((x) != CT_OK) {                                                                        \
-            fprintf(stderr, "bench optim: %s failed: %s\n", #x, ct_ctx_last_error(ctx));           \
-            exit(1);                                                                               \
-        }                                                                                          \
-    } while (0)
+#define CHECK(x) BENCH_CHECK("bench optim", ctx, x)
 
 static volatile float sink;
 

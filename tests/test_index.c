@@ -8,32 +8,6 @@
 static ct_ctx *ctx;
 static unsigned long long rng = 9;
 
-static const ct_dtype ALL[] = {CT_BOOL,  CT_UINT8,   CT_INT8,     CT_INT16,   CT_INT32,
-                               CT_INT64, CT_FLOAT16, CT_BFLOAT16, CT_FLOAT32, CT_FLOAT64};
-#define NALL ((int)(sizeof ALL / sizeof ALL[0]))
-
-static void unravel(int64_t k, int nd, const int64_t *shape, int64_t *idx) {
-    for (int d = nd - 1; d >= 0; d--) {
-        idx[d] = shape[d] ? k % shape[d] : 0;
-        k = shape[d] ? k / shape[d] : 0;
-    }
-}
-static int64_t ravel(int nd, const int64_t *shape, const int64_t *idx) {
-    int64_t k = 0;
-    for (int d = 0; d < nd; d++)
-        k = k * shape[d] + idx[d];
-    return k;
-}
-static bool same_shape(const ct_tensor *t, int nd, const int64_t *shape) {
-    if (!t || ct_tensor_ndim(t) != nd) return false;
-    for (int d = 0; d < nd; d++)
-        if (ct_tensor_shape(t)[d] != shape[d]) return false;
-    return true;
-}
-static bool same_val(double a, double b) {
-    if (isnan(a) || isnan(b)) return isnan(a) && isnan(b);
-    return a == b;
-}
 /* An index tensor of `shape` with values in [0, hi), int64 or int32, contiguous or strided. */
 static ct_tensor *make_index(ct_dtype dt, int nd, const int64_t *shape, int64_t hi, int mode,
                              double **vals) {
@@ -41,13 +15,13 @@ static ct_tensor *make_index(ct_dtype dt, int nd, const int64_t *shape, int64_t 
 }
 
 TEST(index_select_and_gather) {
-    for (int di = 0; di < NALL; di++)
+    for (int di = 0; di < TU_NALL; di++)
         for (int mode = 0; mode < 3; mode++)
             for (int dim = -3; dim < 3; dim++) {
                 int d = dim < 0 ? dim + 3 : dim;
                 int64_t sh[3] = {3, 4, 5};
                 double *v = NULL, *iv = NULL;
-                ct_tensor *a = tu_make(ctx, &rng, ALL[di], 3, sh, mode, -20, 20, &v);
+                ct_tensor *a = tu_make(ctx, &rng, TU_ALL_DTYPES[di], 3, sh, mode, -20, 20, &v);
                 /* index_select: a 1-d index of 6 entries (repeats allowed) */
                 int64_t L[1] = {6};
                 ct_tensor *ix = make_index(mode == 1 ? CT_INT32 : CT_INT64, 1, L, sh[d], mode, &iv);
@@ -55,12 +29,12 @@ TEST(index_select_and_gather) {
                 CHECK_OK(ct_index_select(ctx, a, dim, ix, &r));
                 int64_t osh[3] = {3, 4, 5}, idx[3];
                 osh[d] = 6;
-                CHECK(same_shape(r, 3, osh) && ct_tensor_dtype(r) == ALL[di]);
+                CHECK(tu_same_shape(r, 3, osh) && ct_tensor_dtype(r) == TU_ALL_DTYPES[di]);
                 double *g = tu_read(r);
                 for (int64_t q = 0; g && q < 3 * 4 * 5 / sh[d] * 6; q++) {
-                    unravel(q, 3, osh, idx);
+                    tu_unravel(q, 3, osh, idx);
                     idx[d] = (int64_t)iv[idx[d]];
-                    CHECK(same_val(g[q], v[ravel(3, sh, idx)]));
+                    CHECK(tu_same_val(g[q], v[tu_ravel(3, sh, idx)]));
                 }
                 free(g), free(iv);
                 ct_tensor_release(r);
@@ -70,12 +44,12 @@ TEST(index_select_and_gather) {
                 ish[d] = 7;
                 ix = make_index(mode == 2 ? CT_INT32 : CT_INT64, 3, ish, sh[d], mode, &iv);
                 CHECK_OK(ct_gather(ctx, a, dim, ix, &r));
-                CHECK(same_shape(r, 3, ish));
+                CHECK(tu_same_shape(r, 3, ish));
                 g = tu_read(r);
                 for (int64_t q = 0; g && q < ish[0] * ish[1] * ish[2]; q++) {
-                    unravel(q, 3, ish, idx);
+                    tu_unravel(q, 3, ish, idx);
                     idx[d] = (int64_t)iv[q];
-                    CHECK(same_val(g[q], v[ravel(3, sh, idx)]));
+                    CHECK(tu_same_val(g[q], v[tu_ravel(3, sh, idx)]));
                 }
                 free(g);
                 ct_tensor_release(r);
@@ -89,15 +63,15 @@ TEST(index_select_and_gather) {
                 }
                 ix = make_index(CT_INT64, 3, tsh, sh[d], mode, &iv);
                 CHECK_OK(ct_take_along_dim(ctx, a, ix, dim, &r));
-                CHECK(same_shape(r, 3, bsh));
+                CHECK(tu_same_shape(r, 3, bsh));
                 g = tu_read(r);
                 for (int64_t q = 0; g && q < bsh[0] * bsh[1] * bsh[2]; q++) {
                     int64_t ti[3];
-                    unravel(q, 3, bsh, idx);
+                    tu_unravel(q, 3, bsh, idx);
                     for (int k = 0; k < 3; k++)
                         ti[k] = tsh[k] == 1 ? 0 : idx[k];
-                    idx[d] = (int64_t)iv[ravel(3, tsh, ti)];
-                    CHECK(same_val(g[q], v[ravel(3, sh, idx)]));
+                    idx[d] = (int64_t)iv[tu_ravel(3, tsh, ti)];
+                    CHECK(tu_same_val(g[q], v[tu_ravel(3, sh, idx)]));
                 }
                 free(g);
                 ct_tensor_release(r);
@@ -111,17 +85,17 @@ TEST(index_select_and_gather) {
     ct_tensor *a = tu_make(ctx, &rng, CT_FLOAT32, 3, as, 0, -5, 5, &v);
     ct_tensor *ix = make_index(CT_INT64, 3, is, 5, 0, &iv), *r = NULL;
     CHECK_OK(ct_take_along_dim(ctx, a, ix, -1, &r));
-    CHECK(same_shape(r, 3, os));
+    CHECK(tu_same_shape(r, 3, os));
     double *g = tu_read(r);
     for (int64_t q = 0; g && q < 24; q++) {
-        unravel(q, 3, os, idx);
+        tu_unravel(q, 3, os, idx);
         CHECK(g[q] == v[idx[0] * 5 + (int64_t)iv[idx[1] * 2 + idx[2]]]);
     }
     free(g);
     ct_tensor_release(r);
     /* dim = CT_ALL_DIMS: from the flattened input */
     CHECK_OK(ct_take_along_dim(ctx, a, ix, CT_ALL_DIMS, &r));
-    CHECK(same_shape(r, 1, (int64_t[]){8}));
+    CHECK(tu_same_shape(r, 1, (int64_t[]){8}));
     g = tu_read(r);
     for (int q = 0; g && q < 8; q++)
         CHECK(g[q] == v[(int64_t)iv[q]]);
@@ -159,11 +133,11 @@ TEST(index_errors_and_edges) {
     ct_tensor *e = NULL, *z = NULL;
     CHECK_OK(ct_tensor_zeros(ctx, CT_INT64, 1, (int64_t[]){0}, &e));
     CHECK_OK(ct_index_select(ctx, a, 0, e, &r));
-    CHECK(same_shape(r, 2, (int64_t[]){0, 4}));
+    CHECK(tu_same_shape(r, 2, (int64_t[]){0, 4}));
     ct_tensor_release(r);
     CHECK_OK(ct_tensor_zeros(ctx, CT_FLOAT64, 2, (int64_t[]){0, 4}, &z));
     CHECK_OK(ct_index_select(ctx, z, 1, e, &r));
-    CHECK(same_shape(r, 2, (int64_t[]){0, 0}));
+    CHECK(tu_same_shape(r, 2, (int64_t[]){0, 0}));
     ct_tensor_release(r);
     CHECK_ST(ct_index_select(ctx, z, 0, ix, &r), CT_ERR_INDEX); /* nothing to select from */
     ct_tensor *all[] = {a, ix, fi, big, e, z};
@@ -172,7 +146,7 @@ TEST(index_errors_and_edges) {
 }
 
 TEST(scatter_and_scatter_add) {
-    for (int di = 0; di < NALL; di++)
+    for (int di = 0; di < TU_NALL; di++)
         for (int mode = 0; mode < 3; mode++)
             for (int dim = -2; dim < 2; dim++) {
                 int d = dim < 0 ? dim + 2 : dim;
@@ -180,14 +154,14 @@ TEST(scatter_and_scatter_add) {
                 ish[d] = 6;
                 ssh[d] = 7;
                 double *v = NULL, *iv = NULL, *sv = NULL;
-                ct_tensor *a = tu_make(ctx, &rng, ALL[di], 2, sh, mode, -20, 20, &v);
+                ct_tensor *a = tu_make(ctx, &rng, TU_ALL_DTYPES[di], 2, sh, mode, -20, 20, &v);
                 ct_tensor *ix = make_index(mode ? CT_INT32 : CT_INT64, 2, ish, sh[d], mode, &iv);
-                ct_tensor *src = tu_make(ctx, &rng, ALL[di], 2, ssh, mode, -20, 20, &sv);
+                ct_tensor *src = tu_make(ctx, &rng, TU_ALL_DTYPES[di], 2, ssh, mode, -20, 20, &sv);
                 for (int add = 0; add < 2; add++) {
                     ct_tensor *r = NULL;
                     ct_status st = add ? ct_scatter_add(ctx, a, dim, ix, src, &r)
                                        : ct_scatter(ctx, a, dim, ix, src, &r);
-                    if (add && ALL[di] == CT_BOOL) {
+                    if (add && TU_ALL_DTYPES[di] == CT_BOOL) {
                         CHECK_ST(st, CT_ERR_DTYPE);
                         continue;
                     }
@@ -198,7 +172,7 @@ TEST(scatter_and_scatter_add) {
                     memcpy(want, v, 20 * sizeof(double));
                     int64_t idx[2];
                     for (int64_t q = 0; q < ish[0] * ish[1]; q++) {
-                        unravel(q, 2, ish, idx);
+                        tu_unravel(q, 2, ish, idx);
                         double s = sv[idx[0] * ssh[1] + idx[1]];
                         idx[d] = (int64_t)iv[q];
                         int64_t k = idx[0] * 5 + idx[1];
@@ -207,19 +181,19 @@ TEST(scatter_and_scatter_add) {
                         } else {
                             char tmp[8];
                             double sum = want[k] + s;
-                            if (ALL[di] <= CT_INT64) { /* wrap */
+                            if (TU_ALL_DTYPES[di] <= CT_INT64) { /* wrap */
                                 uint64_t w = (uint64_t)(int64_t)want[k] + (uint64_t)(int64_t)s;
                                 sum = (double)(int64_t)w;
                             }
-                            tu_set(tmp, ALL[di], 0, sum);
-                            want[k] = tu_get(tmp, ALL[di], 0);
+                            tu_set(tmp, TU_ALL_DTYPES[di], 0, sum);
+                            want[k] = tu_get(tmp, TU_ALL_DTYPES[di], 0);
                         }
                     }
                     double *g = tu_read(r);
                     for (int k = 0; g && k < 20; k++)
-                        CHECK_MSG(same_val(g[k], want[k]), "%s %s dim %d mode %d [%d]: %g vs %g",
-                                  add ? "scatter_add" : "scatter", ct_dtype_name(ALL[di]), dim,
-                                  mode, k, g[k], want[k]);
+                        CHECK_MSG(tu_same_val(g[k], want[k]), "%s %s dim %d mode %d [%d]: %g vs %g",
+                                  add ? "scatter_add" : "scatter", ct_dtype_name(TU_ALL_DTYPES[di]),
+                                  dim, mode, k, g[k], want[k]);
                     free(g), free(want);
                     ct_tensor_release(r);
                 }
@@ -248,39 +222,41 @@ TEST(scatter_and_scatter_add) {
 }
 
 TEST(index_add) {
-    for (int di = 1; di < NALL; di++) /* bool has no addition */
+    for (int di = 1; di < TU_NALL; di++) /* bool has no addition */
         for (int mode = 0; mode < 3; mode++)
             for (int dim = -2; dim < 2; dim++) {
                 int d = dim < 0 ? dim + 2 : dim;
                 int64_t sh[2] = {4, 5}, ssh[2] = {4, 5}, L[1] = {7};
                 ssh[d] = 7;
                 double *v = NULL, *iv = NULL, *sv = NULL;
-                ct_tensor *a = tu_make(ctx, &rng, ALL[di], 2, sh, mode, -9, 9, &v);
+                ct_tensor *a = tu_make(ctx, &rng, TU_ALL_DTYPES[di], 2, sh, mode, -9, 9, &v);
                 ct_tensor *ix = make_index(mode ? CT_INT32 : CT_INT64, 1, L, sh[d], 0, &iv);
-                ct_tensor *src = tu_make(ctx, &rng, ALL[di], 2, ssh, mode, -9, 9, &sv);
-                double alpha = ALL[di] == CT_UINT8 ? 1 : 2;
+                ct_tensor *src = tu_make(ctx, &rng, TU_ALL_DTYPES[di], 2, ssh, mode, -9, 9, &sv);
+                double alpha = TU_ALL_DTYPES[di] == CT_UINT8 ? 1 : 2;
                 ct_tensor *r = NULL;
                 CHECK_OK(ct_index_add(ctx, a, dim, ix, src, alpha, &r));
                 double *want = malloc(20 * sizeof(double));
                 memcpy(want, v, 20 * sizeof(double));
                 int64_t idx[2];
                 for (int64_t q = 0; q < ssh[0] * ssh[1]; q++) {
-                    unravel(q, 2, ssh, idx);
+                    tu_unravel(q, 2, ssh, idx);
                     char tmp[8];
-                    tu_set(tmp, ALL[di], 0, alpha * sv[q]); /* alpha * source in the dtype */
-                    double s = tu_get(tmp, ALL[di], 0);
+                    tu_set(tmp, TU_ALL_DTYPES[di], 0,
+                           alpha * sv[q]); /* alpha * source in the dtype */
+                    double s = tu_get(tmp, TU_ALL_DTYPES[di], 0);
                     idx[d] = (int64_t)iv[idx[d]];
                     int64_t k = idx[0] * 5 + idx[1];
                     double sum = want[k] + s;
-                    if (ALL[di] <= CT_INT64)
+                    if (TU_ALL_DTYPES[di] <= CT_INT64)
                         sum = (double)(int64_t)((uint64_t)(int64_t)want[k] + (uint64_t)(int64_t)s);
-                    tu_set(tmp, ALL[di], 0, sum);
-                    want[k] = tu_get(tmp, ALL[di], 0);
+                    tu_set(tmp, TU_ALL_DTYPES[di], 0, sum);
+                    want[k] = tu_get(tmp, TU_ALL_DTYPES[di], 0);
                 }
                 double *g = tu_read(r);
                 for (int k = 0; g && k < 20; k++)
-                    CHECK_MSG(same_val(g[k], want[k]), "index_add %s dim %d mode %d [%d]: %g vs %g",
-                              ct_dtype_name(ALL[di]), dim, mode, k, g[k], want[k]);
+                    CHECK_MSG(tu_same_val(g[k], want[k]),
+                              "index_add %s dim %d mode %d [%d]: %g vs %g",
+                              ct_dtype_name(TU_ALL_DTYPES[di]), dim, mode, k, g[k], want[k]);
                 free(g), free(want), free(v), free(iv), free(sv);
                 ct_tensor_release(r), ct_tensor_release(a), ct_tensor_release(ix),
                     ct_tensor_release(src);
@@ -298,19 +274,21 @@ TEST(index_add) {
 }
 
 TEST(masked_fill_and_one_hot) {
-    for (int di = 0; di < NALL; di++)
+    for (int di = 0; di < TU_NALL; di++)
         for (int mode = 0; mode < 3; mode++) {
             int64_t sh[2] = {4, 6}, msh[1] = {6};
             double *v = NULL, *mv = NULL;
-            ct_tensor *a = tu_make(ctx, &rng, ALL[di], 2, sh, mode, -20, 20, &v);
+            ct_tensor *a = tu_make(ctx, &rng, TU_ALL_DTYPES[di], 2, sh, mode, -20, 20, &v);
             ct_tensor *m = tu_make(ctx, &rng, CT_BOOL, 1, msh, mode == 2 ? 2 : 0, 0, 1, &mv);
             ct_tensor *r = NULL;
-            double fillv = ALL[di] == CT_BOOL ? 1 : ALL[di] == CT_UINT8 ? 200 : -3;
+            double fillv = TU_ALL_DTYPES[di] == CT_BOOL    ? 1
+                           : TU_ALL_DTYPES[di] == CT_UINT8 ? 200
+                                                           : -3;
             CHECK_OK(ct_masked_fill(ctx, a, m, fillv, &r));
-            CHECK(same_shape(r, 2, sh) && ct_tensor_dtype(r) == ALL[di]);
+            CHECK(tu_same_shape(r, 2, sh) && ct_tensor_dtype(r) == TU_ALL_DTYPES[di]);
             double *g = tu_read(r);
             for (int k = 0; g && k < 24; k++)
-                CHECK(same_val(g[k], mv[k % 6] ? fillv : v[k]));
+                CHECK(tu_same_val(g[k], mv[k % 6] ? fillv : v[k]));
             free(g), free(v), free(mv);
             ct_tensor_release(r), ct_tensor_release(a), ct_tensor_release(m);
         }
@@ -334,7 +312,7 @@ TEST(masked_fill_and_one_hot) {
     for (int nc = -1; nc <= 6; nc += 7) {
         int64_t want_c = nc < 0 ? 4 : nc;
         CHECK_OK(ct_one_hot(ctx, c, nc, &r));
-        CHECK(same_shape(r, 3, (int64_t[]){2, 3, want_c}) && ct_tensor_dtype(r) == CT_INT64);
+        CHECK(tu_same_shape(r, 3, (int64_t[]){2, 3, want_c}) && ct_tensor_dtype(r) == CT_INT64);
         g = tu_read(r);
         for (int64_t k = 0; g && k < 6 * want_c; k++)
             CHECK(g[k] == (cls[k / want_c] == k % want_c));
@@ -352,7 +330,7 @@ TEST(masked_fill_and_one_hot) {
     CHECK_OK(ct_tensor_zeros(ctx, CT_INT64, 1, (int64_t[]){0}, &e));
     CHECK_ST(ct_one_hot(ctx, e, -1, &r), CT_ERR_INVALID_ARG);
     CHECK_OK(ct_one_hot(ctx, e, 3, &r));
-    CHECK(same_shape(r, 2, (int64_t[]){0, 3}));
+    CHECK(tu_same_shape(r, 2, (int64_t[]){0, 3}));
     ct_tensor_release(r);
     ct_tensor_release(c), ct_tensor_release(neg), ct_tensor_release(i32), ct_tensor_release(e);
 }

@@ -10,34 +10,7 @@
 static ct_ctx *ctx;
 static unsigned long long rng = 42;
 
-static const ct_dtype ALL[] = {CT_BOOL,  CT_UINT8,   CT_INT8,     CT_INT16,   CT_INT32,
-                               CT_INT64, CT_FLOAT16, CT_BFLOAT16, CT_FLOAT32, CT_FLOAT64};
-#define NALL ((int)(sizeof ALL / sizeof ALL[0]))
-
 /* C-order index k -> multi-index. */
-static void unravel(int64_t k, int nd, const int64_t *shape, int64_t *idx) {
-    for (int d = nd - 1; d >= 0; d--) {
-        idx[d] = shape[d] ? k % shape[d] : 0;
-        k = shape[d] ? k / shape[d] : 0;
-    }
-}
-static int64_t ravel(int nd, const int64_t *shape, const int64_t *idx) {
-    int64_t k = 0;
-    for (int d = 0; d < nd; d++)
-        k = k * shape[d] + idx[d];
-    return k;
-}
-static bool same_shape(const ct_tensor *t, int nd, const int64_t *shape) {
-    if (!t || ct_tensor_ndim(t) != nd) return false;
-    for (int d = 0; d < nd; d++)
-        if (ct_tensor_shape(t)[d] != shape[d]) return false;
-    return true;
-}
-/* Values equal, NaN equal to NaN, -0.0 distinct from 0.0. */
-static bool same_val(double a, double b) {
-    if (isnan(a) || isnan(b)) return isnan(a) && isnan(b);
-    return a == b && signbit(a) == signbit(b);
-}
 
 TEST(linspace_matches_torch) {
     for (size_t i = 0; i < sizeof linspace_cases / sizeof linspace_cases[0]; i++) {
@@ -50,7 +23,7 @@ TEST(linspace_matches_torch) {
         double *v = tu_read(t);
         int bad = 0;
         for (int64_t k = 0; v && k < c->steps; k++)
-            if (!same_val(v[k], c->want[k]) && bad++ < 3)
+            if (!tu_same_val(v[k], c->want[k]) && bad++ < 3)
                 CHECK_MSG(0, "case %zu (%s %g..%g, %lld steps): [%lld] = %.9g, torch %.9g", i,
                           ct_dtype_name(c->dtype), c->start, c->end, (long long)c->steps,
                           (long long)k, v[k], c->want[k]);
@@ -73,8 +46,8 @@ TEST(linspace_matches_torch) {
 }
 
 TEST(ones_eye_like) {
-    for (int di = 0; di < NALL; di++) {
-        ct_dtype dt = ALL[di];
+    for (int di = 0; di < TU_NALL; di++) {
+        ct_dtype dt = TU_ALL_DTYPES[di];
         int64_t sh[3] = {2, 0, 3}, sh2[2] = {3, 5};
         ct_tensor *o = NULL, *e = NULL, *l = NULL;
         CHECK_OK(ct_tensor_ones(ctx, dt, 2, sh2, &o));
@@ -84,12 +57,12 @@ TEST(ones_eye_like) {
         free(v);
         ct_tensor_release(o);
         CHECK_OK(ct_tensor_ones(ctx, dt, 3, sh, &o));
-        CHECK(same_shape(o, 3, sh));
+        CHECK(tu_same_shape(o, 3, sh));
         ct_tensor_release(o);
         const int64_t nm[][2] = {{3, 5}, {5, 3}, {4, 4}, {0, 3}, {1, 1}, {7, 0}};
         for (int c = 0; c < 6; c++) {
             CHECK_OK(ct_tensor_eye(ctx, dt, nm[c][0], nm[c][1], &e));
-            CHECK(same_shape(e, 2, nm[c]) && ct_tensor_dtype(e) == dt);
+            CHECK(tu_same_shape(e, 2, nm[c]) && ct_tensor_dtype(e) == dt);
             v = tu_read(e);
             for (int64_t i = 0; v && i < nm[c][0]; i++)
                 for (int64_t j = 0; j < nm[c][1]; j++)
@@ -105,7 +78,8 @@ TEST(ones_eye_like) {
                               ct_tensor **) = {ct_zeros_like, ct_ones_like, ct_empty_like};
         for (int f = 0; f < 3; f++) {
             CHECK_OK(likes[f](ctx, a, &l));
-            CHECK(same_shape(l, 2, sh2) && ct_tensor_dtype(l) == dt && ct_tensor_is_contiguous(l));
+            CHECK(tu_same_shape(l, 2, sh2) && ct_tensor_dtype(l) == dt &&
+                  ct_tensor_is_contiguous(l));
             v = tu_read(l);
             for (int k = 0; v && f < 2 && k < 15; k++)
                 CHECK(v[k] == (f == 1));
@@ -132,26 +106,28 @@ TEST(ones_eye_like) {
 TEST(tril_triu) {
     const int64_t shapes[][3] = {{4, 6, 0}, {6, 4, 0}, {3, 5, 5}, {2, 1, 7}, {0, 3, 3}, {5, 5, 0}};
     const int nds[] = {2, 2, 3, 3, 3, 2};
-    for (int di = 0; di < NALL; di++)
+    for (int di = 0; di < TU_NALL; di++)
         for (int s = 0; s < 6; s++)
             for (int mode = 0; mode < 3; mode++)
                 for (int64_t k = -7; k <= 7; k += 2) {
                     int nd = nds[s];
                     const int64_t *sh = shapes[s];
                     double *vals = NULL;
-                    ct_tensor *a = tu_make(ctx, &rng, ALL[di], nd, sh, mode, -50, 50, &vals);
+                    ct_tensor *a =
+                        tu_make(ctx, &rng, TU_ALL_DTYPES[di], nd, sh, mode, -50, 50, &vals);
                     for (int up = 0; up < 2; up++) {
                         ct_tensor *r = NULL;
                         CHECK_OK(up ? ct_triu(ctx, a, k, &r) : ct_tril(ctx, a, k, &r));
-                        CHECK(same_shape(r, nd, sh) && ct_tensor_dtype(r) == ALL[di]);
+                        CHECK(tu_same_shape(r, nd, sh) && ct_tensor_dtype(r) == TU_ALL_DTYPES[di]);
                         double *got = tu_read(r);
                         int64_t n = ct_tensor_numel(a), idx[8];
                         for (int64_t q = 0; got && q < n; q++) {
-                            unravel(q, nd, sh, idx);
+                            tu_unravel(q, nd, sh, idx);
                             int64_t diff = idx[nd - 1] - idx[nd - 2];
                             bool keep = up ? diff >= k : diff <= k;
                             CHECK_MSG(got[q] == (keep ? vals[q] : 0), "%s %s k=%lld",
-                                      up ? "triu" : "tril", ct_dtype_name(ALL[di]), (long long)k);
+                                      up ? "triu" : "tril", ct_dtype_name(TU_ALL_DTYPES[di]),
+                                      (long long)k);
                         }
                         free(got);
                         ct_tensor_release(r);
@@ -168,7 +144,7 @@ TEST(tril_triu) {
 
 /* ---- cat / stack ---- */
 TEST(cat_and_stack) {
-    for (int di = 0; di < NALL; di++)
+    for (int di = 0; di < TU_NALL; di++)
         for (int mode = 0; mode < 3; mode++)
             for (int dim = -3; dim < 3; dim++) {
                 int d = dim < 0 ? dim + 3 : dim;
@@ -178,23 +154,23 @@ TEST(cat_and_stack) {
                 for (int i = 0; i < 3; i++) {
                     int64_t sh[3] = {base[0], base[1], base[2]};
                     sh[d] = sizes[i];
-                    ts[i] = tu_make(ctx, &rng, i == 2 ? CT_FLOAT64 : ALL[di], 3, sh, mode, -9, 9,
-                                    &vals[i]);
+                    ts[i] = tu_make(ctx, &rng, i == 2 ? CT_FLOAT64 : TU_ALL_DTYPES[di], 3, sh, mode,
+                                    -9, 9, &vals[i]);
                 }
                 ct_tensor *r = NULL;
                 CHECK_OK(ct_cat(ctx, 3, (const ct_tensor *const *)ts, dim, &r));
                 int64_t osh[3] = {base[0], base[1], base[2]};
                 osh[d] = 5;
-                CHECK(same_shape(r, 3, osh) && ct_tensor_dtype(r) == CT_FLOAT64);
+                CHECK(tu_same_shape(r, 3, osh) && ct_tensor_dtype(r) == CT_FLOAT64);
                 double *got = tu_read(r);
                 int64_t idx[3];
                 for (int64_t q = 0; got && q < 3 * 4 * 5 / base[d] * 5; q++) {
-                    unravel(q, 3, osh, idx);
+                    tu_unravel(q, 3, osh, idx);
                     int i = idx[d] < 2 ? 0 : 2;
                     int64_t sh[3] = {base[0], base[1], base[2]};
                     sh[d] = sizes[i];
                     idx[d] -= i == 0 ? 0 : 2;
-                    CHECK(got[q] == vals[i][ravel(3, sh, idx)]);
+                    CHECK(got[q] == vals[i][tu_ravel(3, sh, idx)]);
                 }
                 free(got);
                 ct_tensor_release(r);
@@ -216,10 +192,10 @@ TEST(cat_and_stack) {
         int64_t osh[3], idx[3], in[2];
         for (int k = 0, j = 0; k < 3; k++)
             osh[k] = k == d ? 2 : sh[j++];
-        CHECK(same_shape(r, 3, osh) && ct_tensor_dtype(r) == CT_INT32);
+        CHECK(tu_same_shape(r, 3, osh) && ct_tensor_dtype(r) == CT_INT32);
         double *got = tu_read(r);
         for (int64_t q = 0; got && q < 24; q++) {
-            unravel(q, 3, osh, idx);
+            tu_unravel(q, 3, osh, idx);
             for (int k = 0, j = 0; k < 3; k++)
                 if (k != d) in[j++] = idx[k];
             CHECK(got[q] == (idx[d] ? vb : va)[in[0] * 4 + in[1]]);
@@ -232,7 +208,7 @@ TEST(cat_and_stack) {
     CHECK_OK(ct_tensor_zeros(ctx, CT_FLOAT32, 1, (int64_t[]){0}, &e));
     const ct_tensor *ae[2] = {e, a};
     CHECK_OK(ct_cat(ctx, 2, ae, 1, &r));
-    CHECK(same_shape(r, 2, sh) && ct_tensor_dtype(r) == CT_FLOAT32);
+    CHECK(tu_same_shape(r, 2, sh) && ct_tensor_dtype(r) == CT_FLOAT32);
     ct_tensor_release(r);
     CHECK_OK(ct_tensor_zeros(ctx, CT_FLOAT32, 0, NULL, &z));
     const ct_tensor *az[2] = {a, z};
@@ -244,7 +220,7 @@ TEST(cat_and_stack) {
     CHECK_ST(ct_cat(ctx, 2, ac, 0, &r), CT_ERR_SHAPE);
     CHECK(strstr(ct_ctx_last_error(ctx), "[3, 5]") != NULL);
     CHECK_OK(ct_cat(ctx, 2, ac, -1, &r));
-    CHECK(same_shape(r, 2, (int64_t[]){3, 9}));
+    CHECK(tu_same_shape(r, 2, (int64_t[]){3, 9}));
     ct_tensor_release(r);
     CHECK_ST(ct_stack(ctx, 2, ac, 0, &r), CT_ERR_SHAPE);
     CHECK_ST(ct_stack(ctx, 2, ab, 3, &r), CT_ERR_INDEX);
@@ -328,14 +304,14 @@ TEST(flatten_unflatten_movedim) {
         ct_tensor *a = tu_make(ctx, &rng, CT_INT16, 4, sh, mode, -99, 99, &v);
         ct_tensor *f = NULL, *u = NULL;
         CHECK_OK(ct_flatten(ctx, a, 1, -2, &f));
-        CHECK(same_shape(f, 3, (int64_t[]){2, 12, 5}));
+        CHECK(tu_same_shape(f, 3, (int64_t[]){2, 12, 5}));
         if (mode == 0) CHECK(ct_tensor_data_ptr(f) == ct_tensor_data_ptr(a)); /* a view */
         double *g = tu_read(f);
         for (int q = 0; g && q < 120; q++)
             CHECK(g[q] == v[q]);
         free(g);
         CHECK_OK(ct_unflatten(ctx, f, 1, 2, (int64_t[]){-1, 4}, &u));
-        CHECK(same_shape(u, 4, sh));
+        CHECK(tu_same_shape(u, 4, sh));
         g = tu_read(u);
         for (int q = 0; g && q < 120; q++)
             CHECK(g[q] == v[q]);
@@ -345,18 +321,18 @@ TEST(flatten_unflatten_movedim) {
         CHECK_ST(ct_unflatten(ctx, f, 3, 2, (int64_t[]){3, 4}, &u), CT_ERR_INDEX);
         ct_tensor_release(f);
         CHECK_OK(ct_flatten(ctx, a, 0, -1, &f));
-        CHECK(same_shape(f, 1, (int64_t[]){120}));
+        CHECK(tu_same_shape(f, 1, (int64_t[]){120}));
         ct_tensor_release(f);
         CHECK_ST(ct_flatten(ctx, a, 2, 1, &f), CT_ERR_INVALID_ARG);
         CHECK_ST(ct_flatten(ctx, a, 0, 4, &f), CT_ERR_INDEX);
         /* movedim: (0, 1) -> (3, 0) on (2,3,4,5) gives (3,4,5,2) as torch */
         ct_tensor *m = NULL;
         CHECK_OK(ct_movedim(ctx, a, 2, (int[]){0, 1}, (int[]){3, 0}, &m));
-        CHECK(same_shape(m, 4, (int64_t[]){3, 4, 5, 2}));
+        CHECK(tu_same_shape(m, 4, (int64_t[]){3, 4, 5, 2}));
         CHECK(ct_tensor_stride(m)[3] == ct_tensor_stride(a)[0]);
         ct_tensor_release(m);
         CHECK_OK(ct_movedim(ctx, a, 1, (int[]){-1}, (int[]){1}, &m));
-        CHECK(same_shape(m, 4, (int64_t[]){2, 5, 3, 4}));
+        CHECK(tu_same_shape(m, 4, (int64_t[]){2, 5, 3, 4}));
         ct_tensor_release(m);
         CHECK_ST(ct_movedim(ctx, a, 2, (int[]){0, 0}, (int[]){1, 2}, &m), CT_ERR_INVALID_ARG);
         CHECK_ST(ct_movedim(ctx, a, 1, (int[]){4}, (int[]){0}, &m), CT_ERR_INDEX);
@@ -366,33 +342,33 @@ TEST(flatten_unflatten_movedim) {
     ct_tensor *s = NULL, *f = NULL;
     CHECK_OK(ct_tensor_full(ctx, CT_FLOAT32, 0, NULL, 2.5, &s));
     CHECK_OK(ct_flatten(ctx, s, 0, -1, &f));
-    CHECK(same_shape(f, 1, (int64_t[]){1}));
+    CHECK(tu_same_shape(f, 1, (int64_t[]){1}));
     ct_tensor_release(f);
     ct_tensor_release(s);
 }
 
 /* ---- repeat / flip / roll ---- */
 TEST(repeat_flip_roll) {
-    for (int di = 0; di < NALL; di++)
+    for (int di = 0; di < TU_NALL; di++)
         for (int mode = 0; mode < 3; mode++) {
             int64_t sh[2] = {3, 4};
             double *v = NULL;
-            ct_tensor *a = tu_make(ctx, &rng, ALL[di], 2, sh, mode, -9, 9, &v);
+            ct_tensor *a = tu_make(ctx, &rng, TU_ALL_DTYPES[di], 2, sh, mode, -9, 9, &v);
             /* repeat (2, 1, 3): out (2, 3, 12), out[i,j,k] = a[j % 3, k % 4] */
             int64_t rep[3] = {2, 1, 3}, osh[3] = {2, 3, 12}, idx[3];
             ct_tensor *r = NULL;
             CHECK_OK(ct_repeat(ctx, a, 3, rep, &r));
-            CHECK(same_shape(r, 3, osh));
+            CHECK(tu_same_shape(r, 3, osh));
             double *g = tu_read(r);
             for (int64_t q = 0; g && q < 72; q++) {
-                unravel(q, 3, osh, idx);
-                CHECK(same_val(g[q], v[(idx[1] % 3) * 4 + idx[2] % 4]));
+                tu_unravel(q, 3, osh, idx);
+                CHECK(tu_same_val(g[q], v[(idx[1] % 3) * 4 + idx[2] % 4]));
             }
             free(g);
             ct_tensor_release(r);
             int64_t rep2[2] = {5, 0};
             CHECK_OK(ct_repeat(ctx, a, 2, rep2, &r));
-            CHECK(same_shape(r, 2, (int64_t[]){15, 0}));
+            CHECK(tu_same_shape(r, 2, (int64_t[]){15, 0}));
             ct_tensor_release(r);
             /* flip both dims, one dim, negative dim */
             const int fl[3][2] = {{0, 1}, {1, -1}, {-2, 0}};
@@ -408,7 +384,8 @@ TEST(repeat_flip_roll) {
                 }
                 for (int i = 0; g && i < 3; i++)
                     for (int j = 0; j < 4; j++)
-                        CHECK(same_val(g[i * 4 + j], v[(f0 ? 2 - i : i) * 4 + (f1 ? 3 - j : j)]));
+                        CHECK(
+                            tu_same_val(g[i * 4 + j], v[(f0 ? 2 - i : i) * 4 + (f1 ? 3 - j : j)]));
                 free(g);
                 ct_tensor_release(r);
             }
@@ -421,16 +398,16 @@ TEST(repeat_flip_roll) {
                     for (int j = 0; j < 4; j++) {
                         int64_t oi = ((i + shifts[c][0]) % 3 + 3) % 3,
                                 oj = ((j + shifts[c][1]) % 4 + 4) % 4;
-                        CHECK(same_val(g[oi * 4 + oj], v[i * 4 + j]));
+                        CHECK(tu_same_val(g[oi * 4 + oj], v[i * 4 + j]));
                     }
                 free(g);
                 ct_tensor_release(r);
             }
             CHECK_OK(ct_roll(ctx, a, 1, (int64_t[]){5}, NULL, &r)); /* flattened */
-            CHECK(same_shape(r, 2, sh));
+            CHECK(tu_same_shape(r, 2, sh));
             g = tu_read(r);
             for (int k = 0; g && k < 12; k++)
-                CHECK(same_val(g[(k + 5) % 12], v[k]));
+                CHECK(tu_same_val(g[(k + 5) % 12], v[k]));
             free(g);
             ct_tensor_release(r);
             ct_tensor_release(a);

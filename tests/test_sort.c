@@ -8,10 +8,6 @@
 static ct_ctx *ctx;
 static unsigned long long rng = 77;
 
-static const ct_dtype ALL[] = {CT_BOOL,  CT_UINT8,   CT_INT8,     CT_INT16,   CT_INT32,
-                               CT_INT64, CT_FLOAT16, CT_BFLOAT16, CT_FLOAT32, CT_FLOAT64};
-#define NALL ((int)(sizeof ALL / sizeof ALL[0]))
-
 /* b goes strictly before a */
 static bool before(double b, double a, bool desc) {
     bool an = isnan(a), bn = isnan(b);
@@ -28,10 +24,6 @@ static void ref_order(const double *v, int64_t st, int64_t n, bool desc, int64_t
         }
         ord[j] = i;
     }
-}
-static bool same_val(double a, double b) {
-    if (isnan(a) || isnan(b)) return isnan(a) && isnan(b);
-    return a == b && signbit(a) == signbit(b);
 }
 
 /* Check values / indices (shape `sh` with `kk` entries along d) against the reference. */
@@ -52,7 +44,7 @@ static void check_sorted(const char *what, ct_dtype dt, const double *v, int nd,
             ref_order(row, inner, n, desc, ord);
             for (int64_t j = 0; j < kk; j++) {
                 int64_t q = o * kk * inner + j * inner + in;
-                bool ok = (!gv || same_val(gv[q], row[ord[j] * inner])) &&
+                bool ok = (!gv || tu_same_val(gv[q], row[ord[j] * inner])) &&
                           (!gi || gi[q] == (double)ord[j]);
                 if (!ok && bad++ < 3)
                     CHECK_MSG(0, "%s %s dim %d desc %d: [%lld] got %g (index %g), want %g (%lld)",
@@ -64,25 +56,25 @@ static void check_sorted(const char *what, ct_dtype dt, const double *v, int nd,
 }
 
 TEST(sort_argsort_topk_every_dtype) {
-    for (int di = 0; di < NALL; di++)
+    for (int di = 0; di < TU_NALL; di++)
         for (int mode = 0; mode < 3; mode++)
             for (int dim = -3; dim < 3; dim++) {
                 int d = dim < 0 ? dim + 3 : dim;
                 int64_t sh[3] = {3, 17, 6};
                 double *v = NULL;
                 /* a small range: many ties, so stability matters */
-                ct_tensor *a = tu_make(ctx, &rng, ALL[di], 3, sh, mode, -4, 4, &v);
+                ct_tensor *a = tu_make(ctx, &rng, TU_ALL_DTYPES[di], 3, sh, mode, -4, 4, &v);
                 for (int desc = 0; desc < 2; desc++) {
                     ct_tensor *sv = NULL, *si = NULL, *ai = NULL, *tv = NULL, *ti = NULL;
                     CHECK_OK(ct_sort(ctx, a, dim, desc, true, &sv, &si));
                     CHECK(ct_tensor_is_contiguous(sv) && ct_tensor_dtype(si) == CT_INT64);
-                    check_sorted("sort", ALL[di], v, 3, sh, d, desc, sh[d], sv, si);
+                    check_sorted("sort", TU_ALL_DTYPES[di], v, 3, sh, d, desc, sh[d], sv, si);
                     CHECK_OK(ct_argsort(ctx, a, dim, desc, &ai));
-                    check_sorted("argsort", ALL[di], v, 3, sh, d, desc, sh[d], NULL, ai);
+                    check_sorted("argsort", TU_ALL_DTYPES[di], v, 3, sh, d, desc, sh[d], NULL, ai);
                     int64_t k = sh[d] > 2 ? 2 : 1;
                     CHECK_OK(ct_topk(ctx, a, k, dim, desc, true, &tv, &ti));
                     CHECK(ct_tensor_shape(tv)[d] == k);
-                    check_sorted("topk", ALL[di], v, 3, sh, d, desc, k, tv, ti);
+                    check_sorted("topk", TU_ALL_DTYPES[di], v, 3, sh, d, desc, k, tv, ti);
                     ct_tensor_release(sv), ct_tensor_release(si), ct_tensor_release(ai);
                     ct_tensor_release(tv), ct_tensor_release(ti);
                 }
@@ -117,7 +109,7 @@ TEST(special_values_and_kthvalue) {
             double gv = 0, gi = 0;
             CHECK_OK(ct_tensor_item(kv, &gv));
             CHECK_OK(ct_tensor_item(ki, &gi));
-            CHECK(same_val(gv, vals[ord[k - 1]]) && gi == (double)ord[k - 1]);
+            CHECK(tu_same_val(gv, vals[ord[k - 1]]) && gi == (double)ord[k - 1]);
             ct_tensor_release(kv), ct_tensor_release(ki);
         }
         ct_tensor_release(a);
@@ -188,18 +180,18 @@ TEST(long_rows_exact_int64) {
 }
 
 TEST(all_any_count_nonzero) {
-    for (int di = 0; di < NALL; di++)
+    for (int di = 0; di < TU_NALL; di++)
         for (int mode = 0; mode < 3; mode++)
             for (int dim = -2; dim < 2; dim++) {
                 int d = dim < 0 ? dim + 2 : dim;
                 int64_t sh[2] = {5, 7};
                 double *v = NULL;
-                ct_tensor *a = tu_make(ctx, &rng, ALL[di], 2, sh, mode, -1, 1.5, &v);
+                ct_tensor *a = tu_make(ctx, &rng, TU_ALL_DTYPES[di], 2, sh, mode, -1, 1.5, &v);
                 ct_tensor *al = NULL, *an = NULL, *cn = NULL;
                 CHECK_OK(ct_all(ctx, a, 1, &dim, false, &al));
                 CHECK_OK(ct_any(ctx, a, 1, &dim, true, &an));
                 CHECK_OK(ct_count_nonzero(ctx, a, 1, &dim, &cn));
-                ct_dtype bt = ALL[di] == CT_UINT8 ? CT_UINT8 : CT_BOOL;
+                ct_dtype bt = TU_ALL_DTYPES[di] == CT_UINT8 ? CT_UINT8 : CT_BOOL;
                 CHECK(ct_tensor_dtype(al) == bt && ct_tensor_dtype(an) == bt &&
                       ct_tensor_dtype(cn) == CT_INT64);
                 CHECK(ct_tensor_ndim(al) == 1 && ct_tensor_ndim(an) == 2);
@@ -244,13 +236,13 @@ TEST(all_any_count_nonzero) {
 
 /* argmin / max_dim / min_dim against naive first-occurrence scans (NaN wins, as torch). */
 TEST(argmin_max_min_dim) {
-    for (int di = 1; di < NALL; di++) /* bool has no argmin */
+    for (int di = 1; di < TU_NALL; di++) /* bool has no argmin */
         for (int mode = 0; mode < 3; mode++)
             for (int dim = -2; dim < 2; dim++) {
                 int d = dim < 0 ? dim + 2 : dim;
                 int64_t sh[2] = {6, 9};
                 double *v = NULL;
-                ct_tensor *a = tu_make(ctx, &rng, ALL[di], 2, sh, mode, -3, 3, &v);
+                ct_tensor *a = tu_make(ctx, &rng, TU_ALL_DTYPES[di], 2, sh, mode, -3, 3, &v);
                 ct_tensor *ai = NULL, *xv = NULL, *xi = NULL, *nv = NULL, *ni = NULL;
                 CHECK_OK(ct_argmin(ctx, a, dim, false, &ai));
                 CHECK_OK(ct_max_dim(ctx, a, dim, true, &xv, &xi));
@@ -271,10 +263,10 @@ TEST(argmin_max_min_dim) {
                     double mx = d == 0 ? v[imax * 9 + o] : v[o * 9 + imax];
                     double mn = d == 0 ? v[imin * 9 + o] : v[o * 9 + imin];
                     CHECK_MSG(gai[o] == (double)imin && gni[o] == (double)imin,
-                              "argmin %s dim %d: %g want %lld", ct_dtype_name(ALL[di]), dim, gai[o],
-                              (long long)imin);
+                              "argmin %s dim %d: %g want %lld", ct_dtype_name(TU_ALL_DTYPES[di]),
+                              dim, gai[o], (long long)imin);
                     CHECK(gxi[o] == (double)imax);
-                    CHECK(same_val(gxv[o], mx) && same_val(gnv[o], mn));
+                    CHECK(tu_same_val(gxv[o], mx) && tu_same_val(gnv[o], mn));
                 }
                 free(gai), free(gxv), free(gxi), free(gnv), free(gni), free(v);
                 ct_tensor *all[] = {a, ai, xv, xi, nv, ni};

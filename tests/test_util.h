@@ -125,6 +125,35 @@ static inline int64_t tu_bcast_index(int ond, const int64_t *oshape, int64_t oi,
     return li;
 }
 
+/* Every compute dtype, for the tests that sweep them. */
+static const ct_dtype TU_ALL_DTYPES[] = {CT_BOOL,  CT_UINT8,   CT_INT8,     CT_INT16,   CT_INT32,
+                                         CT_INT64, CT_FLOAT16, CT_BFLOAT16, CT_FLOAT32, CT_FLOAT64};
+#define TU_NALL ((int)(sizeof TU_ALL_DTYPES / sizeof TU_ALL_DTYPES[0]))
+/* Row-major flat index k <-> multi-index of shape (zero-size dims give index 0). */
+static inline void tu_unravel(int64_t k, int nd, const int64_t *shape, int64_t *idx) {
+    for (int d = nd - 1; d >= 0; d--) {
+        idx[d] = shape[d] ? k % shape[d] : 0;
+        k = shape[d] ? k / shape[d] : 0;
+    }
+}
+static inline int64_t tu_ravel(int nd, const int64_t *shape, const int64_t *idx) {
+    int64_t k = 0;
+    for (int d = 0; d < nd; d++)
+        k = k * shape[d] + idx[d];
+    return k;
+}
+static inline bool tu_same_shape(const ct_tensor *t, int nd, const int64_t *shape) {
+    if (!t || ct_tensor_ndim(t) != nd) return false;
+    for (int d = 0; d < nd; d++)
+        if (ct_tensor_shape(t)[d] != shape[d]) return false;
+    return true;
+}
+/* Values equal, NaN equal to NaN, -0.0 distinct from 0.0. */
+static inline bool tu_same_val(double a, double b) {
+    if (isnan(a) || isnan(b)) return isnan(a) && isnan(b);
+    return a == b && signbit(a) == signbit(b);
+}
+
 /* Fault-injecting allocator hooks (ct_ctx_options.allocator = {tu_fault_alloc, tu_fault_free,
  * &st}): allocation number fail_at fails (every one from fail_at on when sticky; fail_at < 0:
  * none); live counts the blocks out. */

@@ -872,7 +872,7 @@ ct_status ct_safetensors_save(ct_ctx *ctx, const char *path, int n, const char *
         }
         st = ct_tensor_to_host(t, buf, numel * isz);
         size_t nb = numel * isz;
-        if (st == CT_OK && bits < 8) { /* pack in place: the packed stream is never ahead */
+        if (st == CT_OK && bits < 8) { /* pack into a zeroed buffer, then copy back */
             uint64_t bit = 0;
             size_t outb = (numel * (size_t)bits) / 8;
             uint8_t *packed = ct__alloc(ctx, outb + 1, 64);
