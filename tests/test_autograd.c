@@ -1167,8 +1167,143 @@ TEST(everyday_ops_without_backward_refuse) {
         ct_tensor_release(all[i]);
 }
 
+/* ---- the everyday elementwise ops: backward formulas against finite differences ---- */
+enum {
+    M_ERF,
+    M_ERFC,
+    M_SIN,
+    M_COS,
+    M_EXP2,
+    M_LOG2,
+    M_LOG1P,
+    M_EXPM1,
+    M_SILU,
+    M_MISH,
+    M_SOFTPLUS,
+    M_SOFTPLUS_B,
+    M_LEAKY,
+    M_ELU,
+    M_HARDTANH,
+    M_FLOOR,
+    M_ROUND,
+    M_SIGN,
+    M_MAXIMUM,
+    M_MINIMUM,
+    M_REMAINDER,
+    M_FMOD,
+    M_REM_S,
+    M_FMOD_S,
+    M_LERP,
+    M_LERP_S,
+    M_COUNT
+};
+static ct_status mathf(ct_tensor **in, ct_tensor **out, const void *pp) {
+    const int op = *(const int *)pp;
+    switch (op) {
+    case M_ERF: return ct_erf(ctx, in[0], out);
+    case M_ERFC: return ct_erfc(ctx, in[0], out);
+    case M_SIN: return ct_sin(ctx, in[0], out);
+    case M_COS: return ct_cos(ctx, in[0], out);
+    case M_EXP2: return ct_exp2(ctx, in[0], out);
+    case M_LOG2: return ct_log2(ctx, in[0], out);
+    case M_LOG1P: return ct_log1p(ctx, in[0], out);
+    case M_EXPM1: return ct_expm1(ctx, in[0], out);
+    case M_SILU: return ct_silu(ctx, in[0], out);
+    case M_MISH: return ct_mish(ctx, in[0], out);
+    case M_SOFTPLUS: return ct_softplus(ctx, in[0], 1, 20, out);
+    case M_SOFTPLUS_B: return ct_softplus(ctx, in[0], 2, 1, out); /* threshold inside range */
+    case M_LEAKY: return ct_leaky_relu(ctx, in[0], 0.1, out);
+    case M_ELU: return ct_elu(ctx, in[0], 0.7, out);
+    case M_HARDTANH: return ct_hardtanh(ctx, in[0], -0.5, 0.5, out);
+    case M_FLOOR: return ct_floor(ctx, in[0], out);
+    case M_ROUND: return ct_round(ctx, in[0], out);
+    case M_SIGN: return ct_sign(ctx, in[0], out);
+    case M_MAXIMUM: return ct_maximum(ctx, in[0], in[1], out);
+    case M_MINIMUM: return ct_minimum(ctx, in[0], in[1], out);
+    case M_REMAINDER: return ct_remainder(ctx, in[0], in[1], out);
+    case M_FMOD: return ct_fmod(ctx, in[0], in[1], out);
+    case M_REM_S: return ct_remainder_scalar(ctx, in[0], -0.7, out);
+    case M_FMOD_S: return ct_fmod_scalar(ctx, in[0], 0.7, out);
+    case M_LERP: return ct_lerp(ctx, in[0], in[1], in[2], out);
+    case M_LERP_S: return ct_lerp_scalar(ctx, in[0], in[1], 0.3, out);
+    }
+    return CT_ERR_INVALID_ARG;
+}
+
+TEST(gradcheck_everyday_elementwise) {
+    const int64_t s23[2] = {2, 3}, s3[1] = {3};
+    for (int op = 0; op < M_COUNT; op++) {
+        const bool binary = op >= M_MAXIMUM && op <= M_FMOD, ternary = op == M_LERP,
+                   two = binary || op == M_LERP_S;
+        for (int mode = 0; mode < 3; mode++) {
+            /* keep away from kinks (0, the hardtanh bounds, softplus' threshold, the integer
+             * steps of floor/round and the jumps of remainder / fmod) */
+            const double kinks[] = {0, -0.5, 0.5, 1.5, -1.5, 1, -1};
+            double lo = op == M_LOG2 || op == M_LOG1P ? 0.2 : -2, hi = 2;
+            ct_tensor *in[3] = {leaf_away(2, s23, lo, hi, mode, kinks, 7), NULL, NULL};
+            if (two) in[1] = leaf(1, s3, 0.5, 1.5, 0); /* broadcast; divisors away from 0 */
+            if (op == M_MAXIMUM || op == M_MINIMUM) {
+                /* no ties except one on purpose: the gradient then splits in halves */
+                *elem(in[1], 0) = *elem(in[0], 0) + 0.3;
+            }
+            if (op == M_REMAINDER || op == M_FMOD)
+                for (int64_t j = 0; j < 6; j++) { /* quotients away from integers */
+                    double *x = elem(in[0], j), b = *elem(in[1], j % 3);
+                    double q = *x / b;
+                    if (fabs(q - nearbyint(q)) < 0.1) *x += 0.3 * b;
+                }
+            if (op == M_REM_S || op == M_FMOD_S)
+                for (int64_t j = 0; j < 6; j++) {
+                    double *x = elem(in[0], j), q = *x / 0.7;
+                    if (fabs(q - nearbyint(q)) < 0.1) *x += 0.2;
+                }
+            if (ternary) {
+                in[1] = leaf(1, s3, -1, 1, 0);
+                in[2] = leaf(2, s23, -0.2, 1.2, mode);
+            }
+            char nm[64];
+            snprintf(nm, sizeof nm, "everyday op %d mode %d", op, mode);
+            gradcheck(nm, ternary ? 3 : two ? 2 : 1, in, mathf, &op);
+            release_all(3, in);
+        }
+    }
+    /* maximum / minimum with equal inputs: the gradient splits in halves (as torch) */
+    const int64_t s2[1] = {2};
+    ct_tensor *a = leaf(1, s2, 1, 1, 0), *b = leaf(1, s2, 1, 1, 0), *y = NULL, *l = NULL;
+    *elem(b, 1) = 3;
+    CHECK_OK(ct_maximum(ctx, a, b, &y));
+    CHECK_OK(ct_sum(ctx, y, 0, NULL, false, &l));
+    CHECK_OK(ct_backward(ctx, l, NULL, false));
+    double *ga = grad_vals(a), *gb = grad_vals(b);
+    CHECK(ga[0] == 0.5 && gb[0] == 0.5 && ga[1] == 0 && gb[1] == 1);
+    free(ga), free(gb);
+    ct_tensor_release(y), ct_tensor_release(l), ct_tensor_release(a), ct_tensor_release(b);
+    /* hardtanh at its bounds: zero gradient (torch excludes the bounds); clamp passes them */
+    double hv[3] = {-0.5, 0.5, 0.1};
+    const int64_t s3b[1] = {3};
+    ct_tensor *h = from_vals(CT_FLOAT64, 1, s3b, hv);
+    CHECK_OK(ct_tensor_set_requires_grad(h, true));
+    CHECK_OK(ct_hardtanh(ctx, h, -0.5, 0.5, &y));
+    CHECK_OK(ct_sum(ctx, y, 0, NULL, false, &l));
+    CHECK_OK(ct_backward(ctx, l, NULL, false));
+    double *gh = grad_vals(h);
+    CHECK(gh[0] == 0 && gh[1] == 0 && gh[2] == 1);
+    free(gh);
+    ct_tensor_release(y), ct_tensor_release(l), ct_tensor_release(h);
+    /* double backward through a few of them */
+    for (int op = M_ERF; op <= M_ELU; op++) {
+        if (op == M_LEAKY) continue; /* piecewise linear: a zero second derivative */
+        ct_tensor *in[1] = {leaf_away(2, s23, 0.3, 1.5, 0, (double[]){0}, 1)};
+        char nm[64];
+        snprintf(nm, sizeof nm, "everyday op %d", op);
+        gradgradcheck(nm, 1, in, 0, mathf, &op);
+        release_all(1, in);
+    }
+}
+
 int main(void) {
     ctx = tu_ctx_or_skip();
+    RUN(gradcheck_everyday_elementwise);
     RUN(gradcheck_binary_broadcast);
     RUN(gradcheck_unary_and_scalar);
     RUN(gradcheck_ternary);

@@ -245,6 +245,58 @@ OP1(tanh)
 OP1(sigmoid)
 OP1(relu)
 /* clang-format on */
+/* clang-format off */
+OP1(erf)
+OP1(erfc)
+OP1(sin)
+OP1(cos)
+OP1(exp2)
+OP1(log2)
+OP1(log1p)
+OP1(expm1)
+OP1(floor)
+OP1(ceil)
+OP1(round)
+OP1(trunc)
+OP1(sign)
+OP1(silu)
+OP1(mish)
+OP1(isnan)
+OP1(isinf)
+OP1(isfinite)
+OP1(logical_not)
+OP2(maximum)
+OP2(minimum)
+OP2(remainder)
+OP2(fmod)
+OP2(logical_and)
+OP2(logical_or)
+OP2(logical_xor)
+OPS(remainder_scalar)
+OPS(fmod_scalar)
+OPS(leaky_relu)
+OPS(elu)
+/* clang-format on */
+static ct_status op_softplus(void) { return ct_softplus(ctx, A, 1.0, 20.0, &OUT); }
+static ct_status op_hardtanh(void) { return ct_hardtanh(ctx, A, -0.5, 0.5, &OUT); }
+static ct_status op_lerp(void) { return ct_lerp(ctx, A, B, C, &OUT); }
+static ct_status op_lerp_scalar(void) { return ct_lerp_scalar(ctx, A, B, 0.25, &OUT); }
+/* the integer ops on int32 copies of A and B (made inside the capture too) */
+#define OPINT(f)                                                                                   \
+    static ct_status op_##f(void) {                                                                \
+        ct_status st = ct_cast(ctx, A, CT_INT32, &OUT2);                                           \
+        if (st == CT_OK) st = ct_cast(ctx, B, CT_INT32, &OUT3);                                    \
+        return st == CT_OK ? ct_##f(ctx, OUT2, OUT3, &OUT) : st;                                   \
+    }
+OPINT(bitwise_and)
+OPINT(bitwise_or)
+OPINT(bitwise_xor)
+OPINT(bitwise_left_shift)
+OPINT(bitwise_right_shift)
+static ct_status op_bitwise_not(void) {
+    ct_status st = ct_cast(ctx, A, CT_INT32, &OUT2);
+    return st == CT_OK ? ct_bitwise_not(ctx, OUT2, &OUT) : st;
+}
 static ct_status op_add_scaled(void) { return ct_add_scaled(ctx, A, B, 2.0, &OUT); }
 static ct_status op_sub_scaled(void) { return ct_sub_scaled(ctx, A, B, 2.0, &OUT); }
 static ct_status op_gelu(void) { return ct_gelu(ctx, A, CT_GELU_TANH, &OUT); }
@@ -418,6 +470,46 @@ static const op_entry computing[] = {
     E(sigmoid),
     E(relu),
     E(gelu),
+    E(erf),
+    E(erfc),
+    E(sin),
+    E(cos),
+    E(exp2),
+    E(log2),
+    E(log1p),
+    E(expm1),
+    E(floor),
+    E(ceil),
+    E(round),
+    E(trunc),
+    E(sign),
+    E(silu),
+    E(mish),
+    E(isnan),
+    E(isinf),
+    E(isfinite),
+    E(logical_not),
+    E(maximum),
+    E(minimum),
+    E(remainder),
+    E(fmod),
+    E(logical_and),
+    E(logical_or),
+    E(logical_xor),
+    E(remainder_scalar),
+    E(fmod_scalar),
+    E(leaky_relu),
+    E(elu),
+    E(softplus),
+    E(hardtanh),
+    E(lerp),
+    E(lerp_scalar),
+    E(bitwise_and),
+    E(bitwise_or),
+    E(bitwise_xor),
+    E(bitwise_left_shift),
+    E(bitwise_right_shift),
+    E(bitwise_not),
     E(pow),
     E(clamp),
     E(where),

@@ -72,7 +72,44 @@ extern "C" {
     X(CT_OP_SCATTER)    /* in place: out[i with dim ints[0] replaced by in0[i]] = in1[i]           \
                            (ints[1] = 1: +=); in0 int32/64 and in1 of one shape */                 \
     X(CT_OP_SORT)       /* stable sort of each row: out0 values (R,N), out1 int64 indices          \
-                           (R,N), in0 (R,N), in1 int64 work (N); ints[0]=1: descending */
+                           (R,N), in0 (R,N), in1 int64 work (N); ints[0]=1: descending */          \
+    /* more elementwise ops (docs/everyday.md): unary, out of in0's dtype unless noted */          \
+    X(CT_OP_ERF)                                                                                   \
+    X(CT_OP_ERFC)                                                                                  \
+    X(CT_OP_SIN)                                                                                   \
+    X(CT_OP_COS)                                                                                   \
+    X(CT_OP_EXP2)                                                                                  \
+    X(CT_OP_LOG2)                                                                                  \
+    X(CT_OP_LOG1P)                                                                                 \
+    X(CT_OP_EXPM1)                                                                                 \
+    X(CT_OP_FLOOR)                                                                                 \
+    X(CT_OP_CEIL)                                                                                  \
+    X(CT_OP_ROUND) /* half to even */                                                              \
+    X(CT_OP_TRUNC)                                                                                 \
+    X(CT_OP_SIGN)                                                                                  \
+    X(CT_OP_SILU)                                                                                  \
+    X(CT_OP_SOFTPLUS) /* scalars[0] = beta, scalars[1] = threshold */                              \
+    X(CT_OP_MISH)                                                                                  \
+    X(CT_OP_LEAKY_RELU) /* scalars[0] = negative slope */                                          \
+    X(CT_OP_ELU)        /* scalars[0] = alpha */                                                   \
+    X(CT_OP_ISNAN)      /* bool out (the four below too) */                                        \
+    X(CT_OP_ISINF)                                                                                 \
+    X(CT_OP_ISFINITE)                                                                              \
+    X(CT_OP_LOGICAL_NOT)                                                                           \
+    X(CT_OP_BITWISE_NOT) /* integers and bool */                                                   \
+    X(CT_OP_MAXIMUM)     /* binary; NaN propagates, max(-0, +0) = +0 (IEEE 754-2019) */            \
+    X(CT_OP_MINIMUM)                                                                               \
+    X(CT_OP_REMAINDER)   /* sign of the divisor (Python's %); integer division by zero fails */    \
+    X(CT_OP_FMOD)        /* sign of the dividend (C's fmod / %) */                                 \
+    X(CT_OP_LOGICAL_AND) /* bool out (three) */                                                    \
+    X(CT_OP_LOGICAL_OR)                                                                            \
+    X(CT_OP_LOGICAL_XOR)                                                                           \
+    X(CT_OP_BITWISE_AND) /* integers and bool (three) */                                           \
+    X(CT_OP_BITWISE_OR)                                                                            \
+    X(CT_OP_BITWISE_XOR)                                                                           \
+    X(CT_OP_BITWISE_LSHIFT) /* integers; a shift outside [0, bits) gives 0 */                      \
+    X(CT_OP_BITWISE_RSHIFT) /* integers; a shift outside [0, bits) gives 0 or -1 (sign) */         \
+    X(CT_OP_LERP)           /* in0 start, in1 end, [in2 weight]; 2 inputs: weight scalars[0] */
 
 typedef enum ct_op_kind {
 #define CT__OP_ENUM(name) name,

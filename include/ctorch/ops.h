@@ -116,6 +116,87 @@ CT_API ct_status ct_addcdiv(ct_ctx *ctx, const ct_tensor *self, const ct_tensor 
  * bits of the int32 result; uint8: of the int64 result; bool: nonzero, NaN is true). */
 CT_API ct_status ct_cast(ct_ctx *ctx, const ct_tensor *a, ct_dtype dtype, ct_tensor **out);
 
+/* ---- more elementwise ops (torch names; docs/everyday.md lists the rounding and edge cases) ----
+ * Math functions (bool/integer inputs compute in float32, as torch): */
+CT_API ct_status ct_erf(ct_ctx *ctx, const ct_tensor *a, ct_tensor **out);
+CT_API ct_status ct_erfc(ct_ctx *ctx, const ct_tensor *a, ct_tensor **out);
+CT_API ct_status ct_sin(ct_ctx *ctx, const ct_tensor *a, ct_tensor **out);
+CT_API ct_status ct_cos(ct_ctx *ctx, const ct_tensor *a, ct_tensor **out);
+CT_API ct_status ct_exp2(ct_ctx *ctx, const ct_tensor *a, ct_tensor **out); /* 2 ** a */
+CT_API ct_status ct_log2(ct_ctx *ctx, const ct_tensor *a, ct_tensor **out);
+CT_API ct_status ct_log1p(ct_ctx *ctx, const ct_tensor *a, ct_tensor **out); /* log(1 + a) */
+CT_API ct_status ct_expm1(ct_ctx *ctx, const ct_tensor *a, ct_tensor **out); /* exp(a) - 1 */
+/* Rounding to an integral value (round: half to even); integer tensors are copied, bool refused.
+ * Their gradient is zero (as torch). */
+CT_API ct_status ct_floor(ct_ctx *ctx, const ct_tensor *a, ct_tensor **out);
+CT_API ct_status ct_ceil(ct_ctx *ctx, const ct_tensor *a, ct_tensor **out);
+CT_API ct_status ct_round(ct_ctx *ctx, const ct_tensor *a, ct_tensor **out);
+CT_API ct_status ct_trunc(ct_ctx *ctx, const ct_tensor *a, ct_tensor **out);
+/* -1, 0 or 1 in a's dtype (bool unchanged); sign(NaN) = 0 and sign(-0.0) = +0.0, as torch. */
+CT_API ct_status ct_sign(ct_ctx *ctx, const ct_tensor *a, ct_tensor **out);
+/* Activations (torch.nn.functional; floating inputs only, CT_ERR_DTYPE otherwise).
+ * silu = x * sigmoid(x); mish = x * tanh(softplus(x)). */
+CT_API ct_status ct_silu(ct_ctx *ctx, const ct_tensor *a, ct_tensor **out);
+CT_API ct_status ct_mish(ct_ctx *ctx, const ct_tensor *a, ct_tensor **out);
+/* log(1 + exp(beta x)) / beta, and x where beta x > threshold (torch defaults: 1, 20). */
+CT_API ct_status ct_softplus(ct_ctx *ctx, const ct_tensor *a, double beta, double threshold,
+                             ct_tensor **out);
+/* x for x > 0, else negative_slope * x (torch default 0.01). */
+CT_API ct_status ct_leaky_relu(ct_ctx *ctx, const ct_tensor *a, double negative_slope,
+                               ct_tensor **out);
+/* x for x > 0, else alpha * (exp(x) - 1) (computed with expm1; torch default alpha 1). */
+CT_API ct_status ct_elu(ct_ctx *ctx, const ct_tensor *a, double alpha, ct_tensor **out);
+/* clamp(a, min_val, max_val) (integers too, not bool); min_val > max_val is CT_ERR_INVALID_ARG.
+ * Its gradient passes strictly inside (min_val, max_val), as torch's hardtanh_backward. */
+CT_API ct_status ct_hardtanh(ct_ctx *ctx, const ct_tensor *a, double min_val, double max_val,
+                             ct_tensor **out);
+/* Predicates and logical not: any dtype in, bool out. */
+CT_API ct_status ct_isnan(ct_ctx *ctx, const ct_tensor *a, ct_tensor **out);
+CT_API ct_status ct_isinf(ct_ctx *ctx, const ct_tensor *a, ct_tensor **out);
+CT_API ct_status ct_isfinite(ct_ctx *ctx, const ct_tensor *a, ct_tensor **out);
+CT_API ct_status ct_logical_not(ct_ctx *ctx, const ct_tensor *a, ct_tensor **out);
+/* ~a for integer tensors, not a for bool; floating dtypes are CT_ERR_DTYPE. */
+CT_API ct_status ct_bitwise_not(ct_ctx *ctx, const ct_tensor *a, ct_tensor **out);
+/* Elementwise max / min with broadcasting and type promotion; NaN propagates. Where torch's CPU
+ * kernels disagree on the sign of an equal zero pair, ctorch follows IEEE 754-2019:
+ * maximum(-0.0, +0.0) = +0.0, minimum = -0.0. */
+CT_API ct_status ct_maximum(ct_ctx *ctx, const ct_tensor *a, const ct_tensor *b, ct_tensor **out);
+CT_API ct_status ct_minimum(ct_ctx *ctx, const ct_tensor *a, const ct_tensor *b, ct_tensor **out);
+/* a mod b with the sign of b (Python's %, torch.remainder); fmod: the sign of a (C's fmod). An
+ * integer zero divisor is CT_ERR_INVALID_ARG with nothing returned (torch: ZeroDivisionError);
+ * bool operands are refused. */
+CT_API ct_status ct_remainder(ct_ctx *ctx, const ct_tensor *a, const ct_tensor *b, ct_tensor **out);
+CT_API ct_status ct_fmod(ct_ctx *ctx, const ct_tensor *a, const ct_tensor *b, ct_tensor **out);
+CT_API ct_status ct_remainder_scalar(ct_ctx *ctx, const ct_tensor *a, double other,
+                                     ct_tensor **out);
+CT_API ct_status ct_fmod_scalar(ct_ctx *ctx, const ct_tensor *a, double other, ct_tensor **out);
+/* Logical and / or / xor of the truth values (nonzero is true) of any dtypes: bool out. */
+CT_API ct_status ct_logical_and(ct_ctx *ctx, const ct_tensor *a, const ct_tensor *b,
+                                ct_tensor **out);
+CT_API ct_status ct_logical_or(ct_ctx *ctx, const ct_tensor *a, const ct_tensor *b,
+                               ct_tensor **out);
+CT_API ct_status ct_logical_xor(ct_ctx *ctx, const ct_tensor *a, const ct_tensor *b,
+                                ct_tensor **out);
+/* Bitwise and / or / xor of integer or bool tensors (promoted together). */
+CT_API ct_status ct_bitwise_and(ct_ctx *ctx, const ct_tensor *a, const ct_tensor *b,
+                                ct_tensor **out);
+CT_API ct_status ct_bitwise_or(ct_ctx *ctx, const ct_tensor *a, const ct_tensor *b,
+                               ct_tensor **out);
+CT_API ct_status ct_bitwise_xor(ct_ctx *ctx, const ct_tensor *a, const ct_tensor *b,
+                                ct_tensor **out);
+/* Shifts of integer tensors. A shift outside [0, bits of the dtype) gives 0 (left) or the sign
+ * fill 0 / -1 (right), as PyTorch 2.x (1.13 wraps the amount on x86); left shifts wrap. */
+CT_API ct_status ct_bitwise_left_shift(ct_ctx *ctx, const ct_tensor *a, const ct_tensor *b,
+                                       ct_tensor **out);
+CT_API ct_status ct_bitwise_right_shift(ct_ctx *ctx, const ct_tensor *a, const ct_tensor *b,
+                                        ct_tensor **out);
+/* start + weight * (end - start), as torch (end - (end - start) * (1 - weight) for |weight| >=
+ * 0.5, so weight 1 gives end exactly); floating operands only, broadcast and promoted together. */
+CT_API ct_status ct_lerp(ct_ctx *ctx, const ct_tensor *start, const ct_tensor *end,
+                         const ct_tensor *weight, ct_tensor **out);
+CT_API ct_status ct_lerp_scalar(ct_ctx *ctx, const ct_tensor *start, const ct_tensor *end,
+                                double weight, ct_tensor **out);
+
 /* ---- reductions over `dims` (n_dims == 0 reduces all dims); negative dims count from the end ----
  */
 /* Sum; bool/integer inputs sum in int64 (as torch.sum). */

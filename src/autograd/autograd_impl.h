@@ -92,6 +92,12 @@ ct_tensor *ct__ag_add_s(ct__ag_call *c, const ct_tensor *a, double v);
 ct_tensor *ct__ag_mul_s(ct__ag_call *c, const ct_tensor *a, double v);
 ct_tensor *ct__ag_div_s(ct__ag_call *c, const ct_tensor *a, double v);
 ct_tensor *ct__ag_neg(ct__ag_call *c, const ct_tensor *a);
+/* Any unary / binary public op (ct_sin, ct_maximum, ...) as a sticky-error helper. */
+typedef ct_status (*ct__ag_unary_fn)(ct_ctx *, const ct_tensor *, ct_tensor **);
+typedef ct_status (*ct__ag_binary_fn)(ct_ctx *, const ct_tensor *, const ct_tensor *, ct_tensor **);
+ct_tensor *ct__ag_apply(ct__ag_call *c, ct__ag_unary_fn fn, const ct_tensor *a);
+ct_tensor *ct__ag_apply2(ct__ag_call *c, ct__ag_binary_fn fn, const ct_tensor *a,
+                         const ct_tensor *b);
 ct_tensor *ct__ag_exp(ct__ag_call *c, const ct_tensor *a);
 ct_tensor *ct__ag_tanh(ct__ag_call *c, const ct_tensor *a);
 ct_tensor *ct__ag_rsqrt(ct__ag_call *c, const ct_tensor *a);

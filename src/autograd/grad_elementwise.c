@@ -121,6 +121,104 @@ static void bw_addcdiv(ct__ag_call *c) { /* self + v t1 / t2 */
 }
 static void bw_cast(ct__ag_call *c) { ct__ag_set(c, 0, G); /* set casts back to the input dtype */ }
 
+/* ---- the everyday elementwise ops ---- */
+#define AP(fn, x) ct__ag_apply(c, fn, x)
+#define AP2(fn, x, y) ct__ag_apply2(c, fn, x, y)
+static void bw_erf(ct__ag_call *c) { /* g 2/sqrt(pi) exp(-x^2) */
+    ct_tensor *e = ct__ag_exp(c, ct__ag_neg(c, ct__ag_mul(c, IN(0), IN(0))));
+    ct__ag_set(c, 0, ct__ag_mul(c, G, ct__ag_mul_s(c, e, 1.1283791670955126)));
+}
+static void bw_erfc(ct__ag_call *c) {
+    ct_tensor *e = ct__ag_exp(c, ct__ag_neg(c, ct__ag_mul(c, IN(0), IN(0))));
+    ct__ag_set(c, 0, ct__ag_mul(c, G, ct__ag_mul_s(c, e, -1.1283791670955126)));
+}
+static void bw_sin(ct__ag_call *c) { ct__ag_set(c, 0, ct__ag_mul(c, G, AP(ct_cos, IN(0)))); }
+static void bw_cos(ct__ag_call *c) {
+    ct__ag_set(c, 0, ct__ag_mul(c, G, ct__ag_neg(c, AP(ct_sin, IN(0)))));
+}
+static void bw_exp2(ct__ag_call *c) { /* g out ln 2 */
+    ct__ag_set(c, 0, ct__ag_mul(c, G, ct__ag_mul_s(c, OUT, 0.69314718055994531)));
+}
+static void bw_log2(ct__ag_call *c) { /* g / (x ln 2) */
+    ct__ag_set(c, 0, ct__ag_div(c, G, ct__ag_mul_s(c, IN(0), 0.69314718055994531)));
+}
+static void bw_log1p(ct__ag_call *c) {
+    ct__ag_set(c, 0, ct__ag_div(c, G, ct__ag_add_s(c, IN(0), 1)));
+}
+static void bw_expm1(ct__ag_call *c) {
+    ct__ag_set(c, 0, ct__ag_mul(c, G, ct__ag_add_s(c, OUT, 1)));
+}
+static void bw_zero(ct__ag_call *c) { ct__ag_set(c, 0, ct__ag_mul_s(c, G, 0)); }
+static void bw_silu(ct__ag_call *c) { /* g s (1 + x (1 - s)), s = sigmoid(x) */
+    ct_tensor *s = AP(ct_sigmoid, IN(0));
+    ct_tensor *t = ct__ag_add_s(c, ct__ag_mul(c, IN(0), ct__ag_add_s(c, ct__ag_neg(c, s), 1)), 1);
+    ct__ag_set(c, 0, ct__ag_mul(c, G, ct__ag_mul(c, s, t)));
+}
+static void bw_softplus(ct__ag_call *c) { /* g sigmoid(beta x), g where beta x > threshold */
+    const double beta = c->n->sc[0], thr = c->n->sc[1];
+    ct_tensor *bx = ct__ag_mul_s(c, IN(0), beta);
+    ct_tensor *d = ct__ag_mul(c, G, AP(ct_sigmoid, bx));
+    ct__ag_set(c, 0, ct__ag_where(c, ct__ag_cmp_s(c, 1, bx, thr, CT_BOOL), G, d));
+}
+static void bw_mish(ct__ag_call *c) { /* t + x sigmoid(x) (1 - t^2), t = tanh(softplus(x)) */
+    ct_tensor *r = NULL;
+    if (c->st == CT_OK) {
+        ct_status st = ct_softplus(c->ctx, IN(0), 1, 20, &r);
+        r = ct__ag_keep(c, st, r);
+    }
+    ct_tensor *t = ct__ag_tanh(c, r);
+    ct_tensor *sech2 = ct__ag_add_s(c, ct__ag_neg(c, ct__ag_mul(c, t, t)), 1);
+    ct_tensor *d =
+        ct__ag_add(c, t, ct__ag_mul(c, ct__ag_mul(c, IN(0), AP(ct_sigmoid, IN(0))), sech2));
+    ct__ag_set(c, 0, ct__ag_mul(c, G, d));
+}
+static void bw_leaky_relu(ct__ag_call *c) { /* g where x > 0, else slope g */
+    ct__ag_set(
+        c, 0,
+        ct__ag_where(c, ct__ag_cmp_s(c, 1, IN(0), 0, CT_BOOL), G, ct__ag_mul_s(c, G, c->n->sc[0])));
+}
+static void bw_elu(ct__ag_call *c) { /* g where x > 0, else g alpha exp(x) */
+    ct_tensor *d = ct__ag_mul(c, G, ct__ag_mul_s(c, ct__ag_exp(c, IN(0)), c->n->sc[0]));
+    ct__ag_set(c, 0, ct__ag_where(c, ct__ag_cmp_s(c, 1, IN(0), 0, CT_BOOL), G, d));
+}
+static void bw_hardtanh(ct__ag_call *c) { /* g where min < x < max (bounds excluded, as torch) */
+    const ct_tensor *m = masked(c, ct__ag_cmp_s(c, 1, IN(0), c->n->sc[0], CT_BOOL), G);
+    ct__ag_set(c, 0, masked(c, ct__ag_cmp_s(c, 2, IN(0), c->n->sc[1], CT_BOOL), m));
+}
+/* maximum / minimum: the gradient goes to the larger (smaller) input, halved between equal ones
+ * (torch's formula; a NaN pair sends it to both) */
+static void bw_maxmin(ct__ag_call *c, bool is_max) {
+    ct_tensor *eq = ct__ag_eq(c, IN(0), IN(1));
+    ct_tensor *gq = ct__ag_where(c, eq, ct__ag_mul_s(c, G, 0.5), G);
+    ct_tensor *z = ct__ag_scalar(c, DT, 0);
+    ct_tensor *a_lose = AP2(is_max ? ct_lt : ct_gt, IN(0), IN(1));
+    ct_tensor *b_lose = AP2(is_max ? ct_gt : ct_lt, IN(0), IN(1));
+    if (c->need[0]) ct__ag_set(c, 0, ct__ag_where(c, a_lose, z, gq));
+    if (c->need[1]) ct__ag_set(c, 1, ct__ag_where(c, b_lose, z, gq));
+}
+static void bw_maximum(ct__ag_call *c) { bw_maxmin(c, true); }
+static void bw_minimum(ct__ag_call *c) { bw_maxmin(c, false); }
+/* remainder: a - b floor(a / b); fmod: a - b trunc(a / b). The scalar forms have one input. */
+static void bw_remfmod(ct__ag_call *c, bool rem) {
+    ct__ag_set(c, 0, G);
+    if (c->n->n_in < 2 || !c->need[1]) return;
+    ct_tensor *q = AP(rem ? ct_floor : ct_trunc, ct__ag_div(c, IN(0), IN(1)));
+    ct__ag_set(c, 1, ct__ag_neg(c, ct__ag_mul(c, G, q)));
+}
+static void bw_remainder(ct__ag_call *c) { bw_remfmod(c, true); }
+static void bw_fmod(ct__ag_call *c) { bw_remfmod(c, false); }
+static void bw_lerp(ct__ag_call *c) { /* start: g (1 - w), end: g w, weight: g (end - start) */
+    const ct_tensor *w = IN(2);
+    if (c->need[0]) ct__ag_set(c, 0, ct__ag_mul(c, G, ct__ag_add_s(c, ct__ag_neg(c, w), 1)));
+    if (c->need[1]) ct__ag_set(c, 1, ct__ag_mul(c, G, w));
+    if (c->need[2]) ct__ag_set(c, 2, ct__ag_mul(c, G, ct__ag_sub(c, IN(1), IN(0))));
+}
+static void bw_lerp_s(ct__ag_call *c) {
+    const double w = c->n->sc[0];
+    if (c->need[0]) ct__ag_set(c, 0, ct__ag_mul_s(c, G, 1 - w));
+    if (c->need[1]) ct__ag_set(c, 1, ct__ag_mul_s(c, G, w));
+}
+
 #define F(op, name, fn, si, so)                                                                    \
     case op: {                                                                                     \
         static const ct__ag_formula f = {name, fn, si, so};                                        \
@@ -152,6 +250,27 @@ const ct__ag_formula *ct__ag_formula_elementwise(int op) {
         F(CT__AG_ADDCMUL, "AddcmulBackward", bw_addcmul, 6, 0)
         F(CT__AG_ADDCDIV, "AddcdivBackward", bw_addcdiv, 6, 0)
         F(CT__AG_CAST, "ToCopyBackward", bw_cast, 0, 0)
+        F(CT__AG_ERF, "ErfBackward", bw_erf, 1, 0)
+        F(CT__AG_ERFC, "ErfcBackward", bw_erfc, 1, 0)
+        F(CT__AG_SIN, "SinBackward", bw_sin, 1, 0)
+        F(CT__AG_COS, "CosBackward", bw_cos, 1, 0)
+        F(CT__AG_EXP2, "Exp2Backward", bw_exp2, 0, 1)
+        F(CT__AG_LOG2, "Log2Backward", bw_log2, 1, 0)
+        F(CT__AG_LOG1P, "Log1PBackward", bw_log1p, 1, 0)
+        F(CT__AG_EXPM1, "Expm1Backward", bw_expm1, 0, 1)
+        F(CT__AG_ZERO, "ZeroGradBackward", bw_zero, 0, 0)
+        F(CT__AG_SILU, "SiluBackward", bw_silu, 1, 0)
+        F(CT__AG_SOFTPLUS, "SoftplusBackward", bw_softplus, 1, 0)
+        F(CT__AG_MISH, "MishBackward", bw_mish, 1, 0)
+        F(CT__AG_LEAKY_RELU, "LeakyReluBackward", bw_leaky_relu, 1, 0)
+        F(CT__AG_ELU, "EluBackward", bw_elu, 1, 0)
+        F(CT__AG_HARDTANH, "HardtanhBackward", bw_hardtanh, 1, 0)
+        F(CT__AG_MAXIMUM, "MaximumBackward", bw_maximum, 3, 0)
+        F(CT__AG_MINIMUM, "MinimumBackward", bw_minimum, 3, 0)
+        F(CT__AG_REMAINDER, "RemainderBackward", bw_remainder, 3, 0)
+        F(CT__AG_FMOD, "FmodBackward", bw_fmod, 3, 0)
+        F(CT__AG_LERP, "LerpBackward", bw_lerp, 7, 0)
+        F(CT__AG_LERP_S, "LerpBackward", bw_lerp_s, 0, 0)
     default: return NULL;
     }
 }

@@ -57,6 +57,13 @@ ct_tensor *ct__ag_div_s(ct__ag_call *c, const ct_tensor *a, double v) {
 ct_tensor *ct__ag_neg(ct__ag_call *c, const ct_tensor *a) {
     CT__AG_OP(c, a, ct_neg(c->ctx, a, &r));
 }
+ct_tensor *ct__ag_apply(ct__ag_call *c, ct__ag_unary_fn fn, const ct_tensor *a) {
+    CT__AG_OP(c, a, fn(c->ctx, a, &r));
+}
+ct_tensor *ct__ag_apply2(ct__ag_call *c, ct__ag_binary_fn fn, const ct_tensor *a,
+                         const ct_tensor *b) {
+    CT__AG_OP(c, a && b, fn(c->ctx, a, b, &r));
+}
 ct_tensor *ct__ag_exp(ct__ag_call *c, const ct_tensor *a) {
     CT__AG_OP(c, a, ct_exp(c->ctx, a, &r));
 }

@@ -169,24 +169,99 @@ ct_status ct_stream_synchronize(ct_stream *s) {
 /* Inputs each op kind takes: {min, max}. Every kind has one output except the domain ops
  * (ct__op_outputs). */
 static const signed char ct__op_arity[CT_OP_COUNT][2] = {
-    [CT_OP_COPY] = {1, 1},        [CT_OP_FILL] = {0, 0},        [CT_OP_ADD] = {2, 2},
-    [CT_OP_SUB] = {2, 2},         [CT_OP_MUL] = {2, 2},         [CT_OP_DIV] = {2, 2},
-    [CT_OP_NEG] = {1, 1},         [CT_OP_ABS] = {1, 1},         [CT_OP_EXP] = {1, 1},
-    [CT_OP_LOG] = {1, 1},         [CT_OP_SQRT] = {1, 1},        [CT_OP_RSQRT] = {1, 1},
-    [CT_OP_TANH] = {1, 1},        [CT_OP_SIGMOID] = {1, 1},     [CT_OP_RELU] = {1, 1},
-    [CT_OP_GELU] = {1, 1},        [CT_OP_POW] = {1, 1},         [CT_OP_CLAMP] = {1, 1},
-    [CT_OP_WHERE] = {3, 3},       [CT_OP_EQ] = {2, 2},          [CT_OP_NE] = {2, 2},
-    [CT_OP_LT] = {2, 2},          [CT_OP_LE] = {2, 2},          [CT_OP_GT] = {2, 2},
-    [CT_OP_GE] = {2, 2},          [CT_OP_ADDCMUL] = {3, 3},     [CT_OP_ADDCDIV] = {3, 3},
-    [CT_OP_SUM] = {1, 1},         [CT_OP_MEAN] = {1, 1},        [CT_OP_AMAX] = {1, 1},
-    [CT_OP_AMIN] = {1, 1},        [CT_OP_ARGMAX] = {1, 1},      [CT_OP_SOFTMAX] = {1, 1},
-    [CT_OP_LOG_SOFTMAX] = {1, 1}, [CT_OP_MATMUL] = {2, 2},      [CT_OP_LAYER_NORM] = {3, 3},
-    [CT_OP_EMBEDDING] = {2, 2},   [CT_OP_RAND] = {0, 1},        [CT_OP_ARANGE] = {0, 0},
-    [CT_OP_EIGH] = {2, 2},        [CT_OP_MX_QUANTIZE] = {1, 2}, [CT_OP_MX_DEQUANTIZE] = {2, 2},
-    [CT_OP_MX_LINEAR] = {5, 5},   [CT_OP_OPTIM_STEP] = {1, 3},  [CT_OP_LINSPACE] = {0, 0},
-    [CT_OP_TRIL] = {1, 1},        [CT_OP_GATHER] = {2, 2},      [CT_OP_SCATTER] = {2, 2},
+    [CT_OP_COPY] = {1, 1},
+    [CT_OP_FILL] = {0, 0},
+    [CT_OP_ADD] = {2, 2},
+    [CT_OP_SUB] = {2, 2},
+    [CT_OP_MUL] = {2, 2},
+    [CT_OP_DIV] = {2, 2},
+    [CT_OP_NEG] = {1, 1},
+    [CT_OP_ABS] = {1, 1},
+    [CT_OP_EXP] = {1, 1},
+    [CT_OP_LOG] = {1, 1},
+    [CT_OP_SQRT] = {1, 1},
+    [CT_OP_RSQRT] = {1, 1},
+    [CT_OP_TANH] = {1, 1},
+    [CT_OP_SIGMOID] = {1, 1},
+    [CT_OP_RELU] = {1, 1},
+    [CT_OP_GELU] = {1, 1},
+    [CT_OP_POW] = {1, 1},
+    [CT_OP_CLAMP] = {1, 1},
+    [CT_OP_WHERE] = {3, 3},
+    [CT_OP_EQ] = {2, 2},
+    [CT_OP_NE] = {2, 2},
+    [CT_OP_LT] = {2, 2},
+    [CT_OP_LE] = {2, 2},
+    [CT_OP_GT] = {2, 2},
+    [CT_OP_GE] = {2, 2},
+    [CT_OP_ADDCMUL] = {3, 3},
+    [CT_OP_ADDCDIV] = {3, 3},
+    [CT_OP_SUM] = {1, 1},
+    [CT_OP_MEAN] = {1, 1},
+    [CT_OP_AMAX] = {1, 1},
+    [CT_OP_AMIN] = {1, 1},
+    [CT_OP_ARGMAX] = {1, 1},
+    [CT_OP_SOFTMAX] = {1, 1},
+    [CT_OP_LOG_SOFTMAX] = {1, 1},
+    [CT_OP_MATMUL] = {2, 2},
+    [CT_OP_LAYER_NORM] = {3, 3},
+    [CT_OP_EMBEDDING] = {2, 2},
+    [CT_OP_RAND] = {0, 1},
+    [CT_OP_ARANGE] = {0, 0},
+    [CT_OP_EIGH] = {2, 2},
+    [CT_OP_MX_QUANTIZE] = {1, 2},
+    [CT_OP_MX_DEQUANTIZE] = {2, 2},
+    [CT_OP_MX_LINEAR] = {5, 5},
+    [CT_OP_OPTIM_STEP] = {1, 3},
+    [CT_OP_LINSPACE] = {0, 0},
+    [CT_OP_TRIL] = {1, 1},
+    [CT_OP_GATHER] = {2, 2},
+    [CT_OP_SCATTER] = {2, 2},
     [CT_OP_SORT] = {2, 2},
+    [CT_OP_ERF] = {1, 1},
+    [CT_OP_ERFC] = {1, 1},
+    [CT_OP_SIN] = {1, 1},
+    [CT_OP_COS] = {1, 1},
+    [CT_OP_EXP2] = {1, 1},
+    [CT_OP_LOG2] = {1, 1},
+    [CT_OP_LOG1P] = {1, 1},
+    [CT_OP_EXPM1] = {1, 1},
+    [CT_OP_FLOOR] = {1, 1},
+    [CT_OP_CEIL] = {1, 1},
+    [CT_OP_ROUND] = {1, 1},
+    [CT_OP_TRUNC] = {1, 1},
+    [CT_OP_SIGN] = {1, 1},
+    [CT_OP_SILU] = {1, 1},
+    [CT_OP_SOFTPLUS] = {1, 1},
+    [CT_OP_MISH] = {1, 1},
+    [CT_OP_LEAKY_RELU] = {1, 1},
+    [CT_OP_ELU] = {1, 1},
+    [CT_OP_ISNAN] = {1, 1},
+    [CT_OP_ISINF] = {1, 1},
+    [CT_OP_ISFINITE] = {1, 1},
+    [CT_OP_LOGICAL_NOT] = {1, 1},
+    [CT_OP_BITWISE_NOT] = {1, 1},
+    [CT_OP_MAXIMUM] = {2, 2},
+    [CT_OP_MINIMUM] = {2, 2},
+    [CT_OP_REMAINDER] = {2, 2},
+    [CT_OP_FMOD] = {2, 2},
+    [CT_OP_LOGICAL_AND] = {2, 2},
+    [CT_OP_LOGICAL_OR] = {2, 2},
+    [CT_OP_LOGICAL_XOR] = {2, 2},
+    [CT_OP_BITWISE_AND] = {2, 2},
+    [CT_OP_BITWISE_OR] = {2, 2},
+    [CT_OP_BITWISE_XOR] = {2, 2},
+    [CT_OP_BITWISE_LSHIFT] = {2, 2},
+    [CT_OP_BITWISE_RSHIFT] = {2, 2},
+    [CT_OP_LERP] = {2, 3},
 };
+
+/* The elementwise kinds added with the everyday ops check their output dtype too: bool for the
+ * predicates and logical ops, the compute dtype for the rest. */
+static bool ct__ew_bool_out(ct_op_kind k) {
+    return k == CT_OP_ISNAN || k == CT_OP_ISINF || k == CT_OP_ISFINITE || k == CT_OP_LOGICAL_NOT ||
+           k == CT_OP_LOGICAL_AND || k == CT_OP_LOGICAL_OR || k == CT_OP_LOGICAL_XOR;
+}
 
 static int ct__op_outputs(ct_op_kind k) {
     if (k == CT_OP_EIGH || k == CT_OP_OPTIM_STEP) return 3;
@@ -527,6 +602,12 @@ static ct_status ct__check_desc(ct_stream *s, const ct_op_desc *op) {
             ct_dtype want = op->kind == CT_OP_WHERE && i == 1 ? CT_BOOL : cdt;
             ok = ct__same_shape(o, &op->operands[i]) &&
                  (op->kind == CT_OP_COPY || op->operands[i].dtype == want);
+        }
+        if (ok && op->kind >= CT_OP_ERF && op->kind <= CT_OP_LERP) {
+            rule = "elementwise: every operand has the output's shape; inputs in the compute "
+                   "dtype; the output bool (isnan, isinf, isfinite, logical_*) or in the compute "
+                   "dtype";
+            ok = o->dtype == (ct__ew_bool_out(op->kind) ? CT_BOOL : cdt);
         }
         break;
     }

@@ -57,6 +57,27 @@ typedef enum ct__ag_op {
     CT__AG_TRIL,           /* iv[0] diagonal, iv[1] 1: triu */
     CT__AG_GATHER,         /* inputs t, index; iv[0] dim */
     CT__AG_INDEX_SELECT,   /* inputs t, index; iv[0] dim */
+    CT__AG_ERF,
+    CT__AG_ERFC,
+    CT__AG_SIN,
+    CT__AG_COS,
+    CT__AG_EXP2,
+    CT__AG_LOG2,
+    CT__AG_LOG1P,
+    CT__AG_EXPM1,
+    CT__AG_ZERO, /* floor, ceil, round, trunc, sign: zero gradient (as torch) */
+    CT__AG_SILU,
+    CT__AG_SOFTPLUS, /* sc[0] beta, sc[1] threshold */
+    CT__AG_MISH,
+    CT__AG_LEAKY_RELU, /* sc[0] slope */
+    CT__AG_ELU,        /* sc[0] alpha */
+    CT__AG_HARDTANH,   /* sc[0] min, sc[1] max */
+    CT__AG_MAXIMUM,
+    CT__AG_MINIMUM,
+    CT__AG_REMAINDER,
+    CT__AG_FMOD,
+    CT__AG_LERP,   /* inputs start, end, weight */
+    CT__AG_LERP_S, /* inputs start, end; sc[0] weight */
     CT__AG_COUNT
 } ct__ag_op;
 

@@ -532,3 +532,205 @@ ct_status ct_addcdiv(ct_ctx *ctx, const ct_tensor *self, const ct_tensor *t1, co
 ct_status ct_cast(ct_ctx *ctx, const ct_tensor *a, ct_dtype dtype, ct_tensor **out) {
     CT__AG_WRAP(ctx, out, ct__fwd_cast(ctx, a, dtype, out), CT__AG_IN1(CT__AG_CAST, a));
 }
+
+/* ---- the everyday elementwise ops (docs/everyday.md) ---- */
+
+/* Math functions: bool/integer inputs compute in float32 (as torch). */
+CT__UN(erf, CT_OP_ERF, true, true, CT__AG_ERF)
+CT__UN(erfc, CT_OP_ERFC, true, true, CT__AG_ERFC)
+CT__UN(sin, CT_OP_SIN, true, true, CT__AG_SIN)
+CT__UN(cos, CT_OP_COS, true, true, CT__AG_COS)
+CT__UN(exp2, CT_OP_EXP2, true, true, CT__AG_EXP2)
+CT__UN(log2, CT_OP_LOG2, true, true, CT__AG_LOG2)
+CT__UN(log1p, CT_OP_LOG1P, true, true, CT__AG_LOG1P)
+CT__UN(expm1, CT_OP_EXPM1, true, true, CT__AG_EXPM1)
+/* Rounding keeps integer dtypes (a copy) and refuses bool; sign takes bool too. */
+CT__UN(floor, CT_OP_FLOOR, false, false, CT__AG_ZERO)
+CT__UN(ceil, CT_OP_CEIL, false, false, CT__AG_ZERO)
+CT__UN(round, CT_OP_ROUND, false, false, CT__AG_ZERO)
+CT__UN(trunc, CT_OP_TRUNC, false, false, CT__AG_ZERO)
+CT__UN(sign, CT_OP_SIGN, false, true, CT__AG_ZERO)
+
+/* Activations take floating inputs only (torch raises "not implemented for 'Int'"). */
+static ct_status ct__activation(ct_ctx *ctx, const char *name, ct_op_kind kind, const ct_tensor *a,
+                                double c0, double c1, ct_tensor **out) {
+    const ct_tensor *ins[1] = {a};
+    ct_status st = ct__check_args(ctx, name, 1, ins, out);
+    if (st != CT_OK) return st;
+    if (!ct_dtype_is_floating(a->dtype))
+        return ct__set_error(ctx, CT_ERR_DTYPE, "%s: floating input required, got %s (as torch)",
+                             name, ct_dtype_name(a->dtype));
+    double sc[4] = {c0, c1, 0, 0};
+    return ct__unary(ctx, name, kind, a, true, false, sc, 0, out);
+}
+ct_status ct_silu(ct_ctx *ctx, const ct_tensor *a, ct_tensor **out) {
+    CT__AG_WRAP(ctx, out, ct__activation(ctx, "silu", CT_OP_SILU, a, 0, 0, out),
+                CT__AG_IN1(CT__AG_SILU, a));
+}
+ct_status ct_mish(ct_ctx *ctx, const ct_tensor *a, ct_tensor **out) {
+    CT__AG_WRAP(ctx, out, ct__activation(ctx, "mish", CT_OP_MISH, a, 0, 0, out),
+                CT__AG_IN1(CT__AG_MISH, a));
+}
+ct_status ct_softplus(ct_ctx *ctx, const ct_tensor *a, double beta, double threshold,
+                      ct_tensor **out) {
+    CT__AG_WRAP(ctx, out, ct__activation(ctx, "softplus", CT_OP_SOFTPLUS, a, beta, threshold, out),
+                (CT__AG_IN1(CT__AG_SOFTPLUS, a), r_.sc[0] = beta, r_.sc[1] = threshold));
+}
+ct_status ct_leaky_relu(ct_ctx *ctx, const ct_tensor *a, double negative_slope, ct_tensor **out) {
+    CT__AG_WRAP(ctx, out,
+                ct__activation(ctx, "leaky_relu", CT_OP_LEAKY_RELU, a, negative_slope, 0, out),
+                (CT__AG_IN1(CT__AG_LEAKY_RELU, a), r_.sc[0] = negative_slope));
+}
+ct_status ct_elu(ct_ctx *ctx, const ct_tensor *a, double alpha, ct_tensor **out) {
+    CT__AG_WRAP(ctx, out, ct__activation(ctx, "elu", CT_OP_ELU, a, alpha, 0, out),
+                (CT__AG_IN1(CT__AG_ELU, a), r_.sc[0] = alpha));
+}
+static ct_status ct__fwd_hardtanh(ct_ctx *ctx, const ct_tensor *a, double lo, double hi,
+                                  ct_tensor **out) {
+    const ct_tensor *ins[1] = {a};
+    ct_status st = ct__check_args(ctx, "hardtanh", 1, ins, out);
+    if (st != CT_OK) return st;
+    if (a->dtype == CT_BOOL)
+        return ct__set_error(ctx, CT_ERR_DTYPE, "hardtanh: bool input is not supported");
+    if (lo > hi)
+        return ct__set_error(ctx, CT_ERR_INVALID_ARG,
+                             "hardtanh: min_val %g cannot be greater than max_val %g", lo, hi);
+    return ct_clamp(ctx, a, &lo, &hi, out);
+}
+ct_status ct_hardtanh(ct_ctx *ctx, const ct_tensor *a, double min_val, double max_val,
+                      ct_tensor **out) {
+    CT__AG_WRAP(ctx, out, ct__fwd_hardtanh(ctx, a, min_val, max_val, out),
+                (CT__AG_IN1(CT__AG_HARDTANH, a), r_.sc[0] = min_val, r_.sc[1] = max_val));
+}
+
+/* Predicates: any compute dtype in, bool out. */
+static ct_status ct__predicate(ct_ctx *ctx, const char *name, ct_op_kind kind, const ct_tensor *a,
+                               ct_tensor **out) {
+    const ct_tensor *ins[1] = {a};
+    ct_status st = ct__check_args(ctx, name, 1, ins, out);
+    if (st != CT_OK) return st;
+    ct_dtype dt;
+    if ((st = ct__result_type(ctx, name, 1, ins, &dt)) != CT_OK) return st;
+    return ct__ew(ctx, name, kind, 1, ins, dt, CT_BOOL, NULL, 0, out);
+}
+#define CT__PRED(fn, K)                                                                            \
+    ct_status ct_##fn(ct_ctx *ctx, const ct_tensor *a, ct_tensor **out) {                          \
+        return ct__predicate(ctx, #fn, K, a, out);                                                 \
+    }
+CT__PRED(isnan, CT_OP_ISNAN)
+CT__PRED(isinf, CT_OP_ISINF)
+CT__PRED(isfinite, CT_OP_ISFINITE)
+CT__PRED(logical_not, CT_OP_LOGICAL_NOT)
+
+ct_status ct_bitwise_not(ct_ctx *ctx, const ct_tensor *a, ct_tensor **out) {
+    const ct_tensor *ins[1] = {a};
+    ct_status st = ct__check_args(ctx, "bitwise_not", 1, ins, out);
+    if (st != CT_OK) return st;
+    if (ct_dtype_is_floating(a->dtype))
+        return ct__set_error(ctx, CT_ERR_DTYPE,
+                             "bitwise_not: integer or bool input required, got %s",
+                             ct_dtype_name(a->dtype));
+    return ct__unary(ctx, "bitwise_not", CT_OP_BITWISE_NOT, a, false, true, NULL, 0, out);
+}
+
+/* Binary ops of the everyday set: torch.result_type, then each family's dtype rule. */
+static ct_status ct__binary2(ct_ctx *ctx, const char *name, ct_op_kind kind, const ct_tensor *a,
+                             const ct_tensor *b, ct_tensor **out) {
+    const ct_tensor *ins[2] = {a, b};
+    ct_status st = ct__check_args(ctx, name, 2, ins, out);
+    if (st != CT_OK) return st;
+    ct_dtype dt;
+    if ((st = ct__result_type(ctx, name, 2, ins, &dt)) != CT_OK) return st;
+    const bool logical =
+        kind == CT_OP_LOGICAL_AND || kind == CT_OP_LOGICAL_OR || kind == CT_OP_LOGICAL_XOR;
+    const bool bitwise = kind >= CT_OP_BITWISE_AND && kind <= CT_OP_BITWISE_RSHIFT;
+    const bool shift = kind == CT_OP_BITWISE_LSHIFT || kind == CT_OP_BITWISE_RSHIFT;
+    if (bitwise && (ct_dtype_is_floating(dt) || (shift && dt == CT_BOOL)))
+        return ct__set_error(ctx, CT_ERR_DTYPE, "%s: %s operands required, got %s and %s", name,
+                             shift ? "integer" : "integer or bool", ct_dtype_name(a->dtype),
+                             ct_dtype_name(b->dtype));
+    if ((kind == CT_OP_REMAINDER || kind == CT_OP_FMOD) && dt == CT_BOOL)
+        return ct__set_error(ctx, CT_ERR_DTYPE, "%s: bool operands are not supported", name);
+    st = ct__ew(ctx, name, kind, 2, ins, dt, logical ? CT_BOOL : dt, NULL, 0, out);
+    if (st == CT_ERR_INVALID_ARG && (kind == CT_OP_REMAINDER || kind == CT_OP_FMOD))
+        ct__set_error(ctx, st,
+                      "%s: integer division by zero (a zero in the divisor; torch raises "
+                      "ZeroDivisionError)",
+                      name);
+    return st;
+}
+#define CT__BIN2(fn, K, AG)                                                                        \
+    ct_status ct_##fn(ct_ctx *ctx, const ct_tensor *a, const ct_tensor *b, ct_tensor **out) {      \
+        CT__AG_WRAP(ctx, out, ct__binary2(ctx, #fn, K, a, b, out), CT__AG_IN2(AG, a, b));          \
+    }
+CT__BIN2(maximum, CT_OP_MAXIMUM, CT__AG_MAXIMUM)
+CT__BIN2(minimum, CT_OP_MINIMUM, CT__AG_MINIMUM)
+CT__BIN2(remainder, CT_OP_REMAINDER, CT__AG_REMAINDER)
+CT__BIN2(fmod, CT_OP_FMOD, CT__AG_FMOD)
+CT__BIN2(logical_and, CT_OP_LOGICAL_AND, CT__AG_NONE)
+CT__BIN2(logical_or, CT_OP_LOGICAL_OR, CT__AG_NONE)
+CT__BIN2(logical_xor, CT_OP_LOGICAL_XOR, CT__AG_NONE)
+CT__BIN2(bitwise_and, CT_OP_BITWISE_AND, CT__AG_NONE)
+CT__BIN2(bitwise_or, CT_OP_BITWISE_OR, CT__AG_NONE)
+CT__BIN2(bitwise_xor, CT_OP_BITWISE_XOR, CT__AG_NONE)
+CT__BIN2(bitwise_left_shift, CT_OP_BITWISE_LSHIFT, CT__AG_NONE)
+CT__BIN2(bitwise_right_shift, CT_OP_BITWISE_RSHIFT, CT__AG_NONE)
+
+/* remainder / fmod with a Python-number divisor (wrapped-number promotion, as the scalar ops). */
+static ct_status ct__rem_scalar(ct_ctx *ctx, const char *name, ct_op_kind kind, const ct_tensor *a,
+                                double v, ct_tensor **out) {
+    const ct_tensor *ins[1] = {a};
+    ct_status st = ct__check_args(ctx, name, 1, ins, out);
+    if (st != CT_OK) return st;
+    if (!ct__is_compute_dtype(a->dtype))
+        return ct__set_error(ctx, CT_ERR_DTYPE, "%s: dtype %s is a storage format", name,
+                             ct_dtype_name(a->dtype));
+    ct_tensor *sv = NULL;
+    if ((st = ct__scalar_tensor(ctx, a, ct__wrapped_result(a->dtype, v), v, &sv)) != CT_OK)
+        return st;
+    st = ct__binary2(ctx, name, kind, a, sv, out);
+    ct_tensor_release(sv);
+    return st;
+}
+ct_status ct_remainder_scalar(ct_ctx *ctx, const ct_tensor *a, double other, ct_tensor **out) {
+    CT__AG_WRAP(ctx, out, ct__rem_scalar(ctx, "remainder", CT_OP_REMAINDER, a, other, out),
+                CT__AG_IN1(CT__AG_REMAINDER, a));
+}
+ct_status ct_fmod_scalar(ct_ctx *ctx, const ct_tensor *a, double other, ct_tensor **out) {
+    CT__AG_WRAP(ctx, out, ct__rem_scalar(ctx, "fmod", CT_OP_FMOD, a, other, out),
+                CT__AG_IN1(CT__AG_FMOD, a));
+}
+
+/* lerp: floating operands only; start, end (and weight) promote together. */
+static ct_status ct__fwd_lerp(ct_ctx *ctx, const ct_tensor *start, const ct_tensor *end,
+                              const ct_tensor *weight, double w, ct_tensor **out) {
+    const ct_tensor *ins[3] = {start, end, weight};
+    const int n = weight ? 3 : 2;
+    ct_status st = ct__check_args(ctx, "lerp", n, ins, out);
+    if (st != CT_OK) return st;
+    ct_dtype dt;
+    if ((st = ct__result_type(ctx, "lerp", n, ins, &dt)) != CT_OK) return st;
+    for (int i = 0; i < n; i++)
+        if (!ct_dtype_is_floating(ins[i]->dtype))
+            return ct__set_error(ctx, CT_ERR_DTYPE,
+                                 "lerp: floating operands required, %s is %s (as torch)",
+                                 i == 0   ? "start"
+                                 : i == 1 ? "end"
+                                          : "weight",
+                                 ct_dtype_name(ins[i]->dtype));
+    double sc[4] = {w, 0, 0, 0};
+    return ct__ew(ctx, "lerp", CT_OP_LERP, n, ins, dt, dt, sc, 0, out);
+}
+ct_status ct_lerp(ct_ctx *ctx, const ct_tensor *start, const ct_tensor *end,
+                  const ct_tensor *weight, ct_tensor **out) {
+    if (ctx && !weight)
+        return ct__set_error(ctx, CT_ERR_INVALID_ARG,
+                             "lerp: weight is NULL (use ct_lerp_scalar for a number)");
+    CT__AG_WRAP(ctx, out, ct__fwd_lerp(ctx, start, end, weight, 0, out),
+                CT__AG_IN3(CT__AG_LERP, start, end, weight));
+}
+ct_status ct_lerp_scalar(ct_ctx *ctx, const ct_tensor *start, const ct_tensor *end, double weight,
+                         ct_tensor **out) {
+    CT__AG_WRAP(ctx, out, ct__fwd_lerp(ctx, start, end, NULL, weight, out),
+                (CT__AG_IN2(CT__AG_LERP_S, start, end), r_.sc[0] = weight));
+}

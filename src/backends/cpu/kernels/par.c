@@ -218,7 +218,21 @@ int64_t ct_k_grain_of(int kind) {
     case CT_OP_TANH:
     case CT_OP_SIGMOID:
     case CT_OP_GELU:
-    case CT_OP_POW: return 32768; /* transcendental: ~0.3-10 ns an element */
-    default: return 65536;        /* arithmetic, comparisons, copies: ~0.3 ns an element */
+    case CT_OP_POW:
+    case CT_OP_ERF:
+    case CT_OP_ERFC:
+    case CT_OP_SIN:
+    case CT_OP_COS:
+    case CT_OP_EXP2:
+    case CT_OP_LOG2:
+    case CT_OP_LOG1P:
+    case CT_OP_EXPM1:
+    case CT_OP_SILU:
+    case CT_OP_SOFTPLUS:
+    case CT_OP_MISH:
+    case CT_OP_ELU:
+    case CT_OP_REMAINDER:
+    case CT_OP_FMOD: return 32768; /* transcendental: ~0.3-10 ns an element */
+    default: return 65536;         /* arithmetic, comparisons, copies: ~0.3 ns an element */
     }
 }

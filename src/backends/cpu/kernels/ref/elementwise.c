@@ -265,6 +265,188 @@ CT_GEN_WHERE(uint16_t)
 CT_GEN_WHERE(uint32_t)
 CT_GEN_WHERE(uint64_t)
 
+/* ---- the everyday elementwise ops (docs/everyday.md) ----
+ * Float math runs in the element's math type (f32 functions for f32/f16/bf16, rounded once on
+ * store; f64 in double), integers in int64 and stored back into their type. */
+#define CT_GEN_UPRED(SUF, T, MT, LD, ST, NAME, EXPR)                                               \
+    static void NAME##_##SUF(int64_t n, char *const *p, const int64_t *s, const ct_op_desc *op) {  \
+        (void)op;                                                                                  \
+        char *o = p[0];                                                                            \
+        const char *pa = p[1];                                                                     \
+        for (int64_t i = 0; i < n; i++, o += s[0], pa += s[1]) {                                   \
+            MT x = LD(*(const T *)pa);                                                             \
+            *(bool *)o = (EXPR);                                                                   \
+        }                                                                                          \
+    }
+#define CT_GEN_BPRED(SUF, T, MT, LD, ST, NAME, EXPR)                                               \
+    static void NAME##_##SUF(int64_t n, char *const *p, const int64_t *s, const ct_op_desc *op) {  \
+        (void)op;                                                                                  \
+        char *o = p[0];                                                                            \
+        const char *pa = p[1], *pb = p[2];                                                         \
+        for (int64_t i = 0; i < n; i++, o += s[0], pa += s[1], pb += s[2]) {                       \
+            MT a = LD(*(const T *)pa), b = LD(*(const T *)pb);                                     \
+            *(bool *)o = (EXPR);                                                                   \
+        }                                                                                          \
+    }
+/* binary with the storage type's width at hand (shifts) */
+#define CT_GEN_BINW(SUF, T, MT, LD, ST, NAME, EXPR)                                                \
+    static void NAME##_##SUF(int64_t n, char *const *p, const int64_t *s, const ct_op_desc *op) {  \
+        (void)op;                                                                                  \
+        const int64_t bits = (int64_t)sizeof(T) * 8;                                               \
+        const bool is_signed = (T)-1 < (T)0;                                                       \
+        (void)is_signed;                                                                           \
+        char *o = p[0];                                                                            \
+        const char *pa = p[1], *pb = p[2];                                                         \
+        for (int64_t i = 0; i < n; i++, o += s[0], pa += s[1], pb += s[2]) {                       \
+            MT a = LD(*(const T *)pa), b = LD(*(const T *)pb);                                     \
+            *(T *)o = (T)(EXPR);                                                                   \
+        }                                                                                          \
+    }
+CT_DEF1(CT_GEN_UN, k_erf, CT_FLOATS, erf(x))
+CT_DEF1(CT_GEN_UN, k_erfc, CT_FLOATS, erfc(x))
+CT_DEF1(CT_GEN_UN, k_sin, CT_FLOATS, sin(x))
+CT_DEF1(CT_GEN_UN, k_cos, CT_FLOATS, cos(x))
+CT_DEF1(CT_GEN_UN, k_exp2, CT_FLOATS, exp2(x))
+CT_DEF1(CT_GEN_UN, k_log2, CT_FLOATS, log2(x))
+CT_DEF1(CT_GEN_UN, k_log1p, CT_FLOATS, log1p(x))
+CT_DEF1(CT_GEN_UN, k_expm1, CT_FLOATS, expm1(x))
+/* rounding: integers are already integral (a copy, as torch) */
+CT_DEF2(CT_GEN_UN, k_floor, CT_FLOATS, floor(x), CT_INTS, x)
+CT_DEF2(CT_GEN_UN, k_ceil, CT_FLOATS, ceil(x), CT_INTS, x)
+CT_DEF2(CT_GEN_UN, k_round, CT_FLOATS, nearbyint(x), CT_INTS, x) /* ties to even */
+CT_DEF2(CT_GEN_UN, k_trunc, CT_FLOATS, trunc(x), CT_INTS, x)
+/* sign as torch: (0 < x) - (x < 0), so sign(NaN) = 0 and sign(-0.0) = +0.0; bool unchanged */
+CT_DEF3(CT_GEN_UN, k_sign, CT_FLOATS, (ct_mt)((0 < x) - (x < 0)), CT_INTS, (0 < x) - (x < 0),
+        CT_BOOLS, x)
+/* activations (floating only, as torch) */
+CT_DEF1(CT_GEN_UN, k_silu, CT_FLOATS, x / ((ct_mt)1 + exp(-x)))
+/* softplus(x) = log1p(exp(beta x)) / beta, x itself once beta x > threshold (as torch) */
+CT_DEF1(CT_GEN_UN, k_softplus, CT_FLOATS, (x * c0 > c1 ? x : log1p(exp(x * c0)) / c0))
+CT_DEF1(CT_GEN_UN, k_mish, CT_FLOATS, x *tanh(log1p(exp(x))))
+CT_DEF1(CT_GEN_UN, k_leaky_relu, CT_FLOATS, (x > 0 ? x : x * c0))
+/* elu: alpha * expm1(x) for x < 0 (expm1: no cancellation near 0); elu(-0.0) = +0.0 as torch */
+CT_DEF1(CT_GEN_UN, k_elu, CT_FLOATS, (x > 0 ? x : x == 0 ? (ct_mt)0 : c0 * expm1(x)))
+/* predicates and logical not: any dtype in, bool out */
+CT_DEF3(CT_GEN_UPRED, k_isnan, CT_FLOATS, x != x, CT_INTS, false, CT_BOOLS, false)
+CT_DEF3(CT_GEN_UPRED, k_isinf, CT_FLOATS, isinf(x), CT_INTS, false, CT_BOOLS, false)
+CT_DEF3(CT_GEN_UPRED, k_isfinite, CT_FLOATS, isfinite(x), CT_INTS, true, CT_BOOLS, true)
+CT_DEF3(CT_GEN_UPRED, k_logical_not, CT_FLOATS, x == 0, CT_INTS, x == 0, CT_BOOLS, x == 0)
+CT_DEF2(CT_GEN_UN, k_bitwise_not, CT_INTS, ~x, CT_BOOLS, !x)
+/* maximum / minimum: NaN propagates; equal values (+0, -0) give +0 for max, -0 for min (IEEE
+ * 754-2019; torch's scalar and vector paths disagree on the sign of zero) */
+#define CT_FMAX(a, b)                                                                              \
+    ((a) != (a) || (b) != (b) ? (a) + (b)                                                          \
+     : (a) == (b)             ? (signbit(a) ? (b) : (a))                                           \
+     : (a) > (b)              ? (a)                                                                \
+                              : (b))
+#define CT_FMIN(a, b)                                                                              \
+    ((a) != (a) || (b) != (b) ? (a) + (b)                                                          \
+     : (a) == (b)             ? (signbit(a) ? (a) : (b))                                           \
+     : (a) < (b)              ? (a)                                                                \
+                              : (b))
+CT_DEF3(CT_GEN_BIN, k_maximum, CT_FLOATS, CT_FMAX(a, b), CT_INTS, (a > b ? a : b), CT_BOOLS, a | b)
+CT_DEF3(CT_GEN_BIN, k_minimum, CT_FLOATS, CT_FMIN(a, b), CT_INTS, (a < b ? a : b), CT_BOOLS, a &b)
+/* remainder: fmod, then moved into the divisor's sign (torch's formula: remainder(-0.0, 3) = -0.0,
+ * remainder(-5, inf) = inf); integers the same with %, b == -1 giving 0 (no INT64_MIN / -1 trap).
+ * An integer zero divisor never reaches these loops (ct_k_int_divisor_ok). */
+static inline int64_t ct_k_irem(int64_t a, int64_t b) {
+    if (b == 0 || b == -1) return 0;
+    int64_t r = a % b;
+    return (r != 0 && ((r < 0) != (b < 0))) ? r + b : r;
+}
+static inline int64_t ct_k_ifmod(int64_t a, int64_t b) { return (b == 0 || b == -1) ? 0 : a % b; }
+#define CT_FREM(a, b) ct_k_frem_fix(fmod(a, b), b)
+static inline float ct_k_frem_fix_f(float m, float b) {
+    return (m != 0 && ((b < 0) != (m < 0))) ? m + b : m;
+}
+static inline double ct_k_frem_fix_d(double m, double b) {
+    return (m != 0 && ((b < 0) != (m < 0))) ? m + b : m;
+}
+#define ct_k_frem_fix(m, b) _Generic((m), float : ct_k_frem_fix_f, default : ct_k_frem_fix_d)(m, b)
+CT_DEF2(CT_GEN_BIN, k_remainder, CT_FLOATS, CT_FREM(a, b), CT_INTS, ct_k_irem(a, b))
+CT_DEF2(CT_GEN_BIN, k_fmod, CT_FLOATS, fmod(a, b), CT_INTS, ct_k_ifmod(a, b))
+CT_DEF3(CT_GEN_BPRED, k_logical_and, CT_FLOATS, (a != 0) && (b != 0), CT_INTS, a &&b, CT_BOOLS,
+        a &&b)
+CT_DEF3(CT_GEN_BPRED, k_logical_or, CT_FLOATS, (a != 0) || (b != 0), CT_INTS, a || b, CT_BOOLS,
+        a || b)
+CT_DEF3(CT_GEN_BPRED, k_logical_xor, CT_FLOATS, (a != 0) != (b != 0), CT_INTS, (a != 0) != (b != 0),
+        CT_BOOLS, a != b)
+CT_DEF2(CT_GEN_BIN, k_bitwise_and, CT_INTS, a &b, CT_BOOLS, a &b)
+CT_DEF2(CT_GEN_BIN, k_bitwise_or, CT_INTS, a | b, CT_BOOLS, a | b)
+CT_DEF2(CT_GEN_BIN, k_bitwise_xor, CT_INTS, a ^ b, CT_BOOLS, a ^ b)
+/* shifts as PyTorch 2.x: a shift amount outside [0, bits of the dtype) gives 0 (left) or the
+ * sign fill (right); left shifts wrap in the dtype */
+CT_DEF1(CT_GEN_BINW, k_lshift, CT_INTS, (b < 0 || b >= bits) ? 0 : (int64_t)((uint64_t)a << b))
+CT_DEF1(CT_GEN_BINW, k_rshift, CT_INTS, (b < 0 || b >= bits) ? (a < 0 ? -1 : 0) : (a >> b))
+/* lerp as torch: start + w (end - start) for |w| < 0.5, else end - (end - start)(1 - w) */
+#define CT_LERP(a, b, w)                                                                           \
+    (fabs(w) < (ct_mt)0.5 ? (a) + (w) * ((b) - (a)) : (b) - ((b) - (a)) * ((ct_mt)1 - (w)))
+CT_DEF1(CT_GEN_TERN, k_lerp, CT_FLOATS, CT_LERP(a, b, c))
+CT_DEF1(CT_GEN_BIN, k_lerp_s, CT_FLOATS, CT_LERP(a, b, alpha))
+
+/* False when an integer remainder / fmod has a zero divisor anywhere (operand 2 over the output's
+ * shape): the op then fails with nothing written, as torch raises ZeroDivisionError. */
+static bool ct_k_int_divisor_ok(const ct_op_desc *op) {
+    ct_k_geom g;
+    ct_k_geom_build(op, &g);
+    int64_t idx[CT_MAX_DIMS] = {0};
+    const ct_dtype dt = op->operands[2].dtype;
+    for (int d = 0; d < g.ndim; d++)
+        if (g.shape[d] == 0) return true;
+    for (;;) {
+        const char *p = op->operands[2].data;
+        for (int d = 0; d < g.ndim; d++)
+            p += idx[d] * g.bstr[2][d];
+        if (ct_k_load_i64(p, dt) == 0) return false;
+        int d = g.ndim - 1;
+        while (d >= 0 && ++idx[d] == g.shape[d])
+            idx[d--] = 0;
+        if (d < 0) return true;
+    }
+}
+
+static const ct_k_loop *ct_k_more_tab(const ct_op_desc *op) {
+    switch (op->kind) {
+    case CT_OP_ERF: return k_erf_tab;
+    case CT_OP_ERFC: return k_erfc_tab;
+    case CT_OP_SIN: return k_sin_tab;
+    case CT_OP_COS: return k_cos_tab;
+    case CT_OP_EXP2: return k_exp2_tab;
+    case CT_OP_LOG2: return k_log2_tab;
+    case CT_OP_LOG1P: return k_log1p_tab;
+    case CT_OP_EXPM1: return k_expm1_tab;
+    case CT_OP_FLOOR: return k_floor_tab;
+    case CT_OP_CEIL: return k_ceil_tab;
+    case CT_OP_ROUND: return k_round_tab;
+    case CT_OP_TRUNC: return k_trunc_tab;
+    case CT_OP_SIGN: return k_sign_tab;
+    case CT_OP_SILU: return k_silu_tab;
+    case CT_OP_SOFTPLUS: return k_softplus_tab;
+    case CT_OP_MISH: return k_mish_tab;
+    case CT_OP_LEAKY_RELU: return k_leaky_relu_tab;
+    case CT_OP_ELU: return k_elu_tab;
+    case CT_OP_ISNAN: return k_isnan_tab;
+    case CT_OP_ISINF: return k_isinf_tab;
+    case CT_OP_ISFINITE: return k_isfinite_tab;
+    case CT_OP_LOGICAL_NOT: return k_logical_not_tab;
+    case CT_OP_BITWISE_NOT: return k_bitwise_not_tab;
+    case CT_OP_MAXIMUM: return k_maximum_tab;
+    case CT_OP_MINIMUM: return k_minimum_tab;
+    case CT_OP_REMAINDER: return k_remainder_tab;
+    case CT_OP_FMOD: return k_fmod_tab;
+    case CT_OP_LOGICAL_AND: return k_logical_and_tab;
+    case CT_OP_LOGICAL_OR: return k_logical_or_tab;
+    case CT_OP_LOGICAL_XOR: return k_logical_xor_tab;
+    case CT_OP_BITWISE_AND: return k_bitwise_and_tab;
+    case CT_OP_BITWISE_OR: return k_bitwise_or_tab;
+    case CT_OP_BITWISE_XOR: return k_bitwise_xor_tab;
+    case CT_OP_BITWISE_LSHIFT: return k_lshift_tab;
+    case CT_OP_BITWISE_RSHIFT: return k_rshift_tab;
+    case CT_OP_LERP: return op->n_in == 3 ? k_lerp_tab : k_lerp_s_tab;
+    default: return NULL;
+    }
+}
+
 /* ---- contiguous adapters onto the ISA table ---- */
 typedef void (*ct_k_bin32)(int64_t, float *, const float *, const float *, float);
 typedef void (*ct_k_bin64)(int64_t, double *, const double *, const double *, double);
@@ -344,7 +526,13 @@ ct_status ct_k_elementwise(const ct_op_desc *op, const ct_k_isa *isa) {
         ct_k_ew_drive(op, w[sz], NULL, NULL);
         return CT_OK;
     }
-    default: return CT_ERR_UNSUPPORTED;
+    default:
+        tab = ct_k_more_tab(op);
+        if (!tab) return CT_ERR_UNSUPPORTED;
+        if ((op->kind == CT_OP_REMAINDER || op->kind == CT_OP_FMOD) && !ct_k_is_float(dt) &&
+            (int)dt >= 0 && dt < CT_DTYPE_COUNT && tab[dt] && !ct_k_int_divisor_ok(op))
+            return CT_ERR_INVALID_ARG;
+        break;
     }
     if (!tab[(int)dt < CT_DTYPE_COUNT && (int)dt >= 0 ? dt : 0]) return CT_ERR_UNSUPPORTED;
     if (bin >= 0 && dt == CT_FLOAT32 && isa->bin_f32[bin]) {
