@@ -91,6 +91,7 @@
         typedef MT ct_mt;                                                                          \
         (void)sizeof(ct_mt);                                                                       \
         const MT v = (MT)op->scalars[0];                                                           \
+        (void)v;                                                                                   \
         char *o = p[0];                                                                            \
         const char *pa = p[1], *pb = p[2], *pc = p[3];                                             \
         for (int64_t i = 0; i < n; i++, o += s[0], pa += s[1], pb += s[2], pc += s[3]) {           \
@@ -275,6 +276,7 @@ CT_GEN_WHERE(uint64_t)
         const char *pa = p[1];                                                                     \
         for (int64_t i = 0; i < n; i++, o += s[0], pa += s[1]) {                                   \
             MT x = LD(*(const T *)pa);                                                             \
+            (void)x;                                                                               \
             *(bool *)o = (EXPR);                                                                   \
         }                                                                                          \
     }
