@@ -177,7 +177,7 @@ TEST(special_values_and_rounding_tables) {
             for (int i = 0; i < n; i++) {
                 double w = t[k].want[i];
                 /* in f32 the input 1e300 is inf and 8388609.5 is 8388610 (already integral) */
-                if (dts[di] == CT_FLOAT32 && x[i] == 1e300) w = INFINITY;
+                if (dts[di] == CT_FLOAT32 && x[i] == 1e300 && k < 4) w = INFINITY;
                 if (dts[di] == CT_FLOAT32 && x[i] == 8388609.5 && k < 4) w = 8388610;
                 CHECK_MSG(tu_same_val(g[i], w), "%s %s(%g) = %g, want %g", ct_dtype_name(dts[di]),
                           t[k].name, x[i], g[i], w);
