@@ -1,6 +1,9 @@
 /* Graph replay vs eager dispatch: a chain of 1000 elementwise ops on 1-element and 1024-element
- * f32 tensors, and an 8-layer 256-wide MLP forward at batch 1. Lines:
- * `bench graph chain1|chain1024|mlp ... eager_ns_per_op=E replay_ns_per_op=R ratio=E/R`. */
+ * f32 tensors, a 16-op elementwise chain on 1M floats (fused into one pass at instantiate), and an
+ * 8-layer 256-wide MLP forward at batch 1. Lines:
+ * `bench graph chain1|chain1024|fused|mlp ... eager_ns_per_op=E replay_ns_per_op=R ratio=E/R` and
+ * `bench graph pool ... unplanned_bytes=A planned_bytes=B ratio=B/A` (the MLP's pool before and
+ * after memory planning). */
 #include "ctorch/ctorch.h"
 
 #include <stdio.h>
@@ -27,6 +30,36 @@ static ct_tensor *chain(ct_tensor *x, ct_tensor *b) {
     return t;
 }
 
+/* 16 elementwise ops (arithmetic, two scalars, relu/abs/neg/sqrt) on 1M floats */
+#define FUSED 16
+static ct_tensor *fx, *fw, *fv;
+static ct_tensor *fused_chain(void) {
+    ct_tensor *t = ct_tensor_retain(fx), *u = NULL;
+    for (int i = 0; i < FUSED; i++) {
+        switch (i) {
+        case 0: CHECK(ct_mul(ctx, t, fw, &u)); break;
+        case 1: CHECK(ct_add(ctx, t, fv, &u)); break;
+        case 2: CHECK(ct_relu(ctx, t, &u)); break;
+        case 3: CHECK(ct_mul_scalar(ctx, t, 0.75, &u)); break;
+        case 4: CHECK(ct_sub(ctx, t, fw, &u)); break;
+        case 5: CHECK(ct_abs(ctx, t, &u)); break;
+        case 6: CHECK(ct_add(ctx, t, fv, &u)); break;
+        case 7: CHECK(ct_mul(ctx, t, fw, &u)); break;
+        case 8: CHECK(ct_neg(ctx, t, &u)); break;
+        case 9: CHECK(ct_add_scalar(ctx, t, 2.0, &u)); break;
+        case 10: CHECK(ct_relu(ctx, t, &u)); break;
+        case 11: CHECK(ct_mul(ctx, t, fv, &u)); break;
+        case 12: CHECK(ct_sub(ctx, t, fw, &u)); break;
+        case 13: CHECK(ct_abs(ctx, t, &u)); break;
+        case 14: CHECK(ct_sqrt(ctx, t, &u)); break;
+        default: CHECK(ct_div(ctx, t, fw, &u)); break;
+        }
+        ct_tensor_release(t);
+        t = u;
+    }
+    return t;
+}
+
 static ct_tensor *W[8], *B[8];
 static int n_mlp_ops = 8 * 3;
 static ct_tensor *mlp(ct_tensor *x) {
@@ -42,6 +75,7 @@ static ct_tensor *mlp(ct_tensor *x) {
     return h;
 }
 
+static ct_graph_mem_stats last_stats;
 static void measure(const char *name, const char *extra, int ops, ct_tensor *(*run)(void),
                     int reps) {
     /* eager */
@@ -59,6 +93,8 @@ static void measure(const char *name, const char *extra, int ops, ct_tensor *(*r
     ct_tensor *y = run();
     CHECK(ct_graph_capture_end(g));
     CHECK(ct_graph_replay(g)); /* warm */
+    last_stats = (ct_graph_mem_stats){.size = sizeof last_stats};
+    CHECK(ct_graph_mem_stats_get(g, &last_stats));
     for (int r = 0; r < reps; r++) {
         double t0 = now();
         CHECK(ct_graph_replay(g));
@@ -90,6 +126,12 @@ int main(int argc, char **argv) {
         measure(k ? "chain1024" : "chain1", k ? "numel=1024" : "numel=1", CHAIN, run_chain, reps);
         ct_tensor_release(gx), ct_tensor_release(gb);
     }
+    int64_t fs[1] = {1 << 20};
+    CHECK(ct_tensor_rand(ctx, CT_FLOAT32, 1, fs, 5, 0, &fx));
+    CHECK(ct_tensor_rand(ctx, CT_FLOAT32, 1, fs, 6, 0, &fw));
+    CHECK(ct_tensor_rand(ctx, CT_FLOAT32, 1, fs, 7, 0, &fv));
+    measure("fused", "chain=16 numel=1048576", FUSED, fused_chain, quick ? 3 : 20);
+    ct_tensor_release(fx), ct_tensor_release(fw), ct_tensor_release(fv);
     int64_t ws[2] = {256, 256}, bs[1] = {256}, xs[2] = {1, 256};
     for (int l = 0; l < 8; l++) {
         CHECK(ct_tensor_randn(ctx, CT_FLOAT32, 2, ws, 10 + l, 0, &W[l]));
@@ -97,6 +139,14 @@ int main(int argc, char **argv) {
     }
     CHECK(ct_tensor_randn(ctx, CT_FLOAT32, 2, xs, 3, 0, &gx));
     measure("mlp", "layers=8 width=256 batch=1", n_mlp_ops, run_mlp, reps);
+    printf("bench graph pool model=mlp numel=256 unplanned_bytes=%lld planned_bytes=%lld "
+           "ratio=%.3f fused_bytes=%lld arena_bytes=%lld pinned_bytes=%lld\n",
+           (long long)last_stats.private_bytes,
+           (long long)(last_stats.planned_bytes + last_stats.pinned_bytes),
+           (double)(last_stats.planned_bytes + last_stats.pinned_bytes) /
+               (double)(last_stats.private_bytes ? last_stats.private_bytes : 1),
+           (long long)last_stats.fused_bytes, (long long)last_stats.planned_bytes,
+           (long long)last_stats.pinned_bytes);
     ct_tensor_release(gx);
     for (int l = 0; l < 8; l++)
         ct_tensor_release(W[l]), ct_tensor_release(B[l]);

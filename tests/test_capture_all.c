@@ -642,6 +642,7 @@ static const struct {
     {"ct_graph_debug_dump", "writes the recorded nodes to a file"},
     {"ct_graph_free", "graph lifetime"},
     {"ct_graph_num_nodes", "getter"},
+    {"ct_graph_mem_stats_get", "getter"},
     {"ct_stream_is_capturing", "getter"},
     {"ct_cond", "graph control flow: records a conditional node (test_graph)"},
     {"ct_event_create", "lifetime"},

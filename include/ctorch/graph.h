@@ -73,6 +73,21 @@ CT_API int64_t ct_graph_num_nodes(const ct_graph *g);
 /* True while a graph captures on the stream. */
 CT_API bool ct_stream_is_capturing(const ct_stream *s);
 
+/* What instantiation did with the capture's memory and elementwise chains (ct_graph_mem_stats). */
+typedef struct ct_graph_mem_stats {
+    size_t size;              /* sizeof(ct_graph_mem_stats), set by the caller */
+    int64_t private_buffers;  /* pool buffers only the graph reaches (its intermediates) */
+    int64_t private_bytes;    /* their bytes: the pool's footprint without planning */
+    int64_t fused_bytes;      /* of those, bytes never written: kept in registers/L1 tiles */
+    int64_t planned_bytes;    /* the shared arena the movable rest now lives in */
+    int64_t pinned_bytes;     /* private bytes left in place (state carried across replays) */
+    int64_t fused_chains;     /* elementwise chains run as one pass */
+    int64_t fused_ops;        /* ops inside those chains */
+} ct_graph_mem_stats;
+/* Statistics of the last instantiation (instantiating first if needed); the pool's footprint is
+ * planned_bytes + pinned_bytes instead of private_bytes. Zeros for a backend without planning. */
+CT_API ct_status ct_graph_mem_stats_get(ct_graph *g, ct_graph_mem_stats *out);
+
 /* A branch of ct_cond: reads the operands, creates n_outputs new tensors in outputs[]. */
 typedef ct_status (*ct_cond_fn)(ct_ctx *ctx, void *user_data, int n_operands,
                                 ct_tensor *const *operands, int n_outputs, ct_tensor **outputs);
@@ -127,6 +142,13 @@ CT_API void ct_event_free(ct_event *e);
  * ---- */
 #define CT_GRAPH_IMPL_ABI_VERSION 1u
 
+/* A graph-private buffer handed to ct_graph_impl.instantiate_planned. */
+typedef struct ct_graph_buffer {
+    void *data;   /* device address of the buffer's first byte */
+    size_t bytes; /* its size */
+    bool moved;   /* set by the backend: the recorded address is no longer used */
+} ct_graph_buffer;
+
 typedef struct ct_graph_impl {
     size_t size;          /* sizeof(ct_graph_impl) */
     uint32_t abi_version; /* CT_GRAPH_IMPL_ABI_VERSION */
@@ -157,6 +179,14 @@ typedef struct ct_graph_impl {
     ct_status (*loop_body)(void *gstate, const ct_operand *pred);
     /* Close the innermost loop (replay: condition, test pred, body, back to the condition). */
     ct_status (*loop_end)(void *gstate);
+    /* Optional (appended; NULL or a smaller size: `instantiate` is called instead). Instantiate
+     * knowing the graph-private buffers: device memory that only this graph's recorded ops reach
+     * (taken from the graph's pool during this capture, no handle to it left outside the graph).
+     * The backend may keep such buffers out of memory (fused chains) or move them into memory of
+     * its own shared by liveness; it sets bufs[i].moved for every buffer it no longer touches at
+     * its recorded address (the front end then frees that memory) and fills *stats. */
+    ct_status (*instantiate_planned)(void *gstate, ct_graph_buffer *bufs, int64_t nbufs,
+                                     ct_graph_mem_stats *stats);
 } ct_graph_impl;
 
 #ifdef __cplusplus

@@ -6,6 +6,7 @@
 
 #include <stddef.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <time.h>
 
@@ -42,6 +43,7 @@ struct ct_graph {
     ct_stream *fork[CT__MAX_FORK];
     int64_t fork_joined[CT__MAX_FORK];
     int nfork;
+    ct_graph_mem_stats mem; /* of the last instantiation */
 };
 
 /* ---- pool ---- */
@@ -66,7 +68,7 @@ static void ct__pool_unref(void *pv) {
     ct_ctx *ctx = p->ctx;
     ct__backend_slot *b = &ctx->backends[p->slot];
     for (size_t i = 0; i < p->ndev; i++)
-        b->vt.free(b->vt.state, p->dev[i]);
+        if (p->dev[i]) b->vt.free(b->vt.state, p->dev[i]); /* NULL: freed by the memory plan */
     for (size_t i = 0; i < p->nhost; i++)
         ct__free(ctx, p->host[i]);
     ct__free(ctx, p->dev);
@@ -314,6 +316,102 @@ ct_status ct_graph_capture_end(ct_graph *g) {
     return CT_OK;
 }
 
+static int ct__cmp_ptr(const void *a, const void *b) {
+    uintptr_t x = (uintptr_t)*(void *const *)a, y = (uintptr_t)*(void *const *)b;
+    return x < y ? -1 : x > y;
+}
+
+typedef struct {
+    const ct__storage *s;
+    bool private_tensor;
+} ct__st_ref;
+static int ct__cmp_st_ref(const void *a, const void *b) {
+    uintptr_t x = (uintptr_t)((const ct__st_ref *)a)->s, y = (uintptr_t)((const ct__st_ref *)b)->s;
+    return x < y ? -1 : x > y;
+}
+
+/* Free a pool block the memory plan moved (pool->host or pool->dev holds it). `sorted` lists the
+ * pool's blocks by address with their index in the pool array. */
+typedef struct {
+    void *p;
+    size_t i;
+} ct__blk;
+static int ct__cmp_blk(const void *a, const void *b) {
+    uintptr_t x = (uintptr_t)((const ct__blk *)a)->p, y = (uintptr_t)((const ct__blk *)b)->p;
+    return x < y ? -1 : x > y;
+}
+
+/* The graph-private buffers: storages served by this graph's pool whose every reference comes
+ * from tensors that only the graph holds (each kept tensor's refcount equals the times it is kept,
+ * and the storage's refcount equals the number of such tensors on it). The backend plans them;
+ * the memory of each one it moved is freed here. */
+static ct_status ct__instantiate_planned(ct_graph *g) {
+    ct_ctx *ctx = g->ctx;
+    size_t n = g->nkept;
+    ct_tensor **ts = n ? ct__alloc(ctx, n * sizeof *ts, 16) : NULL;
+    ct__st_ref *refs = n ? ct__alloc(ctx, n * sizeof *refs, 16) : NULL;
+    ct_graph_buffer *bufs = n ? ct__alloc(ctx, n * sizeof *bufs, 16) : NULL;
+    if (n && (!ts || !refs || !bufs)) {
+        ct__free(ctx, ts), ct__free(ctx, refs), ct__free(ctx, bufs);
+        return CT_ERR_OOM;
+    }
+    if (n) memcpy(ts, g->kept, n * sizeof *ts);
+    if (n > 1) qsort(ts, n, sizeof *ts, ct__cmp_ptr);
+    size_t nr = 0, nb = 0;
+    for (size_t i = 0; i < n;) {
+        size_t j = i;
+        while (j < n && ts[j] == ts[i])
+            j++;
+        refs[nr++] = (ct__st_ref){ts[i]->storage, ts[i]->refcount == (int64_t)(j - i)};
+        i = j;
+    }
+    if (nr > 1) qsort(refs, nr, sizeof *refs, ct__cmp_st_ref);
+    for (size_t i = 0; i < nr;) {
+        size_t j = i;
+        bool all = true;
+        while (j < nr && refs[j].s == refs[i].s)
+            all = all && refs[j].private_tensor, j++;
+        const ct__storage *s = refs[i].s;
+        if (all && s->refcount == (int64_t)(j - i) && s->pool == (void *)g->pool && !s->blob &&
+            s->nbytes > 0 && s->data)
+            bufs[nb++] = (ct_graph_buffer){s->data, s->nbytes, false};
+        i = j;
+    }
+    ct_status st = g->impl->instantiate_planned(g->gs, bufs, (int64_t)nb, &g->mem);
+    g->mem.size = sizeof g->mem;
+    size_t nmoved = 0;
+    for (size_t i = 0; st == CT_OK && i < nb; i++)
+        nmoved += bufs[i].moved;
+    if (st == CT_OK && nmoved) {
+        /* find each moved buffer's block in the pool (by address) and free it */
+        ct_graph_pool *p = g->pool;
+        bool cpu = g->device.type == CT_DEVICE_CPU;
+        void **arr = cpu ? p->host : p->dev;
+        size_t na = cpu ? p->nhost : p->ndev;
+        ct__blk *blk = ct__alloc(ctx, (na ? na : 1) * sizeof *blk, 16);
+        if (blk) {
+            size_t m = 0;
+            for (size_t i = 0; i < na; i++)
+                if (arr[i]) blk[m++] = (ct__blk){arr[i], i};
+            qsort(blk, m, sizeof *blk, ct__cmp_blk);
+            ct__backend_slot *b = &ctx->backends[g->slot];
+            for (size_t i = 0; i < nb; i++) {
+                if (!bufs[i].moved) continue;
+                ct__blk key = {bufs[i].data, 0}, *f = bsearch(&key, blk, m, sizeof *blk, ct__cmp_blk);
+                if (!f || !arr[f->i]) continue; /* not a pool block of its own: left in place */
+                if (cpu)
+                    ct__free(ctx, arr[f->i]);
+                else
+                    b->vt.free(b->vt.state, arr[f->i]);
+                arr[f->i] = NULL;
+            }
+            ct__free(ctx, blk);
+        } /* without memory for the index the moved blocks stay allocated until the pool goes */
+    }
+    ct__free(ctx, ts), ct__free(ctx, refs), ct__free(ctx, bufs);
+    return st;
+}
+
 ct_status ct_graph_instantiate(ct_graph *g) {
     if (!g) return CT_ERR_INVALID_ARG;
     ct_ctx *ctx = g->ctx;
@@ -323,11 +421,35 @@ ct_status ct_graph_instantiate(ct_graph *g) {
     if (g->error != CT_OK)
         return ct__set_error_keep_capture(
             ctx, CT_ERR_STATE, "instantiate: the capture was invalidated: %s", g->errmsg);
-    ct_status st = g->impl->instantiate(g->gs);
+    ct_status st;
+    memset(&g->mem, 0, sizeof g->mem);
+    g->mem.size = sizeof g->mem;
+    if (g->impl->size >= offsetof(ct_graph_impl, instantiate_planned) + sizeof(void *) &&
+        g->impl->instantiate_planned)
+        st = ct__instantiate_planned(g);
+    else
+        st = g->impl->instantiate(g->gs);
     if (st != CT_OK)
         return ct__set_error_keep_capture(ctx, st, "instantiate: the backend failed (%s)",
-                                          ct_status_str(st));
+                                          st == CT_ERR_OOM ? "out of memory" : ct_status_str(st));
     g->state = G_READY;
+    return CT_OK;
+}
+
+ct_status ct_graph_mem_stats_get(ct_graph *g, ct_graph_mem_stats *out) {
+    if (!g) return CT_ERR_INVALID_ARG;
+    if (!out || out->size == 0 || out->size > sizeof *out)
+        return ct__set_error_keep_capture(g->ctx, CT_ERR_INVALID_ARG,
+                                          "graph_mem_stats: out is NULL or out->size is %zu "
+                                          "(set it to sizeof(ct_graph_mem_stats))",
+                                          out ? out->size : (size_t)0);
+    if (g->state != G_READY) {
+        ct_status st = ct_graph_instantiate(g);
+        if (st != CT_OK) return st;
+    }
+    size_t sz = out->size;
+    memcpy(out, &g->mem, sz);
+    out->size = sz;
     return CT_OK;
 }
 

@@ -119,8 +119,13 @@ ct_status ct__tensor_new(ct_ctx *ctx, ct_device dev, ct_dtype dt, int ndim, cons
     /* during graph capture on this device, memory comes from the graph's pool */
     ct__backend_slot *cb = cpu ? &ctx->backends[0] : b;
     ct__capture *cap = cb->capture;
-    char *block = cap ? cap->pool_alloc_host(cap, CT__HDR_BYTES + (cpu ? nbytes : 0))
+    /* under capture a CPU tensor's data is a pool block of its own, so that instantiation can
+     * free it when the memory plan moves the buffer (ct_graph_impl.instantiate_planned) */
+    bool cap_data = cap && cpu && nbytes > 0;
+    char *block = cap ? cap->pool_alloc_host(cap, CT__HDR_BYTES + (cpu && !cap_data ? nbytes : 0))
                       : ct__alloc(ctx, CT__HDR_BYTES + (cpu ? nbytes : 0), 64);
+    char *cap_block = cap_data && block ? cap->pool_alloc_host(cap, nbytes) : NULL;
+    if (cap_data && !cap_block) block = NULL; /* a pool block is freed with the pool */
     if (!block)
         return ct__set_error(ctx, CT_ERR_OOM,
                              "out of memory allocating %zu bytes for a tensor of %s", nbytes,
@@ -149,7 +154,7 @@ ct_status ct__tensor_new(ct_ctx *ctx, ct_device dev, ct_dtype dt, int ndim, cons
     s->deleter = NULL;
     s->deleter_user = NULL;
     if (cpu) {
-        s->data = block + CT__HDR_BYTES;
+        s->data = cap_data ? cap_block : block + CT__HDR_BYTES;
     } else {
         s->data = NULL;
         st = cap ? cap->pool_alloc_dev(cap, nbytes, &s->data)

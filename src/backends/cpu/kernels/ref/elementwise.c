@@ -139,15 +139,17 @@
  * alpha*b to f16 before the f32 add (c10::Half arithmetic). sub(a, b, alpha) = add(a, b, -alpha).
  */
 #define CT_BF_ALPHA(al) ct__bf2f(ct__f2bf(al))
+/* fma in the math type: fmaf for float (one rounding, as the ISA loops), never through double */
+#define CT_FMA(x, y, z) _Generic((x) + (y) + (z), float: fmaf, default: fma)(x, y, z)
 #define CT_H_ALPHA(al) ct__h2f(ct__f2h(al))
 #define CT_H_PROD(x, y) ct__h2f(ct__f2h((x) * (y)))
 /* alpha == 1 is the plain add/sub: the same bits as every formula below (b is representable), and
  * no fma call per element in this file, which is compiled without FMA instructions */
-CT_DEF5(CT_GEN_BIN, k_add, CT_F32F64, (alpha == 1 ? a + b : fma(alpha, b, a)), CT_BF16,
+CT_DEF5(CT_GEN_BIN, k_add, CT_F32F64, (alpha == 1 ? a + b : CT_FMA(alpha, b, a)), CT_BF16,
         (alpha == 1 ? a + b : fmaf(CT_BF_ALPHA(alpha), b, a)), CT_F16,
         (alpha == 1 ? a + b : a + CT_H_PROD(CT_H_ALPHA(alpha), b)), CT_INTS,
         IADD(a, IMUL(alpha, b)), CT_BOOLS, a + alpha * b)
-CT_DEF4(CT_GEN_BIN, k_sub, CT_F32F64, (alpha == 1 ? a - b : fma(-alpha, b, a)), CT_BF16,
+CT_DEF4(CT_GEN_BIN, k_sub, CT_F32F64, (alpha == 1 ? a - b : CT_FMA(-alpha, b, a)), CT_BF16,
         (alpha == 1 ? a - b : fmaf(-CT_BF_ALPHA(alpha), b, a)), CT_F16,
         (alpha == 1 ? a - b : a + CT_H_PROD(-CT_H_ALPHA(alpha), b)), CT_INTS,
         ISUB(a, IMUL(alpha, b)))
@@ -249,8 +251,8 @@ CT_GEN_UN(i64, int64_t, int64_t, ID, ID, k_ipow, ct_k_ipow(x, (int64_t)op->scala
 
 /* ---- ternary: addcmul = fma(v*b, c, a) (as PyTorch 1.13's CPU kernel, value in the math type),
  * integers a + v*b*c wrapping; addcdiv = fma(v, b/c, a) (quotient rounded first) ---- */
-CT_DEF2(CT_GEN_TERN, k_addcmul, CT_FLOATS, fma(v *b, c, a), CT_INTS, IADD(a, IMUL(IMUL(v, b), c)))
-CT_DEF1(CT_GEN_TERN, k_addcdiv, CT_FLOATS, fma(v, b / c, a))
+CT_DEF2(CT_GEN_TERN, k_addcmul, CT_FLOATS, CT_FMA(v *b, c, a), CT_INTS, IADD(a, IMUL(IMUL(v, b), c)))
+CT_DEF1(CT_GEN_TERN, k_addcdiv, CT_FLOATS, CT_FMA(v, b / c, a))
 
 /* ---- where, by element size ---- */
 #define CT_GEN_WHERE(T)                                                                            \

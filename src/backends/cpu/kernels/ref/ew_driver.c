@@ -36,10 +36,11 @@ void ct_k_geom_build(const ct_op_desc *op, ct_k_geom *g) {
             g->bstr[k][w] = g->bstr[k][d];
         w++;
     }
-    if (w == 0) {
+    if (w == 0) { /* one element: a contiguous run of 1, so it takes the same (ISA) loop as
+                   * that element inside a larger tensor would */
         g->shape[0] = 1;
         for (int k = 0; k < nops; k++)
-            g->bstr[k][0] = 0;
+            g->bstr[k][0] = (int64_t)ct__itemsize(op->operands[k].dtype);
         w = 1;
     }
     g->ndim = w;
