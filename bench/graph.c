@@ -30,9 +30,28 @@ static ct_tensor *chain(ct_tensor *x, ct_tensor *b) {
     return t;
 }
 
-/* 16 elementwise ops (arithmetic, two scalars, relu/abs/neg/sqrt) on 1M floats */
+/* 16 elementwise ops on 1M floats: three tensor inputs (arithmetic with w and v, two scalars,
+ * relu/abs/neg/sqrt), or one tensor input and scalars only (pointwise_chain) */
 #define FUSED 16
 static ct_tensor *fx, *fw, *fv;
+static ct_tensor *pointwise_chain(void) {
+    ct_tensor *t = ct_tensor_retain(fx), *u = NULL;
+    for (int i = 0; i < FUSED; i++) {
+        switch (i % 8) {
+        case 0: CHECK(ct_mul_scalar(ctx, t, 1.25, &u)); break;
+        case 1: CHECK(ct_add_scalar(ctx, t, -0.5, &u)); break;
+        case 2: CHECK(ct_relu(ctx, t, &u)); break;
+        case 3: CHECK(ct_mul(ctx, t, fx, &u)); break;
+        case 4: CHECK(ct_sub_scalar(ctx, t, 0.25, &u)); break;
+        case 5: CHECK(ct_abs(ctx, t, &u)); break;
+        case 6: CHECK(ct_neg(ctx, t, &u)); break;
+        default: CHECK(ct_add(ctx, t, fx, &u)); break;
+        }
+        ct_tensor_release(t);
+        t = u;
+    }
+    return t;
+}
 static ct_tensor *fused_chain(void) {
     ct_tensor *t = ct_tensor_retain(fx), *u = NULL;
     for (int i = 0; i < FUSED; i++) {
@@ -130,7 +149,8 @@ int main(int argc, char **argv) {
     CHECK(ct_tensor_rand(ctx, CT_FLOAT32, 1, fs, 5, 0, &fx));
     CHECK(ct_tensor_rand(ctx, CT_FLOAT32, 1, fs, 6, 0, &fw));
     CHECK(ct_tensor_rand(ctx, CT_FLOAT32, 1, fs, 7, 0, &fv));
-    measure("fused", "chain=16 numel=1048576", FUSED, fused_chain, quick ? 3 : 20);
+    measure("fused", "chain=16 numel=1048576 inputs=3", FUSED, fused_chain, quick ? 3 : 20);
+    measure("fused", "chain=16 numel=1048576 inputs=1", FUSED, pointwise_chain, quick ? 3 : 20);
     ct_tensor_release(fx), ct_tensor_release(fw), ct_tensor_release(fv);
     int64_t ws[2] = {256, 256}, bs[1] = {256}, xs[2] = {1, 256};
     for (int l = 0; l < 8; l++) {

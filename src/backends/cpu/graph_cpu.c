@@ -47,10 +47,12 @@ typedef union cg_fn {
 } cg_fn;
 
 /* Fused chains: a step's operand is memory (CG_MEM) or a scratch tile slot. */
-#define CG_TILE_BYTES 2048
+#define CG_TILE_BYTES 8192
 #define CG_MAX_SLOTS 16
 #define CG_BC 16 /* CG_BC + i: broadcast scalar i, spread over a tile at the start of a range */
 #define CG_MAX_BC 4
+#define CG_MAX_PF 8
+#define CG_SLOT_STRIDE (CG_TILE_BYTES + 320)
 #define CG_MEM 255
 typedef struct cg_step {
     const ct_op_desc *pre; /* a one-element FILL run before the tiles (no loop), or NULL */
@@ -63,8 +65,10 @@ typedef struct cg_step {
 typedef struct cg_fused {
     ct_dtype dt;
     int64_t n;
-    int nsteps, nslots, num_threads, nbc;
+    int nsteps, nslots, num_threads, nbc, npf;
+    int64_t tile;        /* elements per tile (a multiple of 64, at most CG_TILE_BYTES) */
     void *bc[CG_MAX_BC]; /* broadcast scalars */
+    void *pf[CG_MAX_PF]; /* distinct memory inputs, prefetched a tile ahead */
     cg_step *steps;
 } cg_fused;
 
@@ -583,13 +587,31 @@ static ct_status cg_fuse(cg_graph *g) {
 static void cg_fused_range(void *arg, int64_t b, int64_t e) {
     const cg_fused *f = arg;
     size_t es = cg_esize(f->dt);
-    int64_t T = (int64_t)(CG_TILE_BYTES / es);
-    alignas(64) char scratch[CG_MAX_SLOTS + CG_MAX_BC][CG_TILE_BYTES];
-    for (int z = 0; z < f->nbc; z++) /* broadcast scalars spread over a tile */
-        for (int64_t i = 0; i < T; i++)
-            memcpy(scratch[CG_MAX_SLOTS + z] + (size_t)i * es, f->bc[z], es);
+    int64_t T = f->tile;
+    /* slots CG_SLOT_STRIDE apart: not a multiple of 4 KiB, so a load from one slot never waits
+     * on a store to another at the same page offset (4K aliasing) */
+    alignas(64) char scratch[CG_MAX_SLOTS + CG_MAX_BC][CG_SLOT_STRIDE];
+    for (int z = 0; z < f->nbc; z++) { /* broadcast scalars spread over a tile */
+        if (f->dt == CT_FLOAT32) {
+            float v = *(const float *)f->bc[z], *d = (float *)scratch[CG_MAX_SLOTS + z];
+            for (int64_t i = 0; i < T; i++)
+                d[i] = v;
+        } else {
+            double v = *(const double *)f->bc[z], *d = (double *)scratch[CG_MAX_SLOTS + z];
+            for (int64_t i = 0; i < T; i++)
+                d[i] = v;
+        }
+    }
     for (int64_t t = b; t < e; t++) {
         int64_t off = t * T, len = f->n - off < T ? f->n - off : T;
+        if (t + 1 < e) { /* pipelining: the next tile's memory inputs are on their way */
+            size_t nbytes = (size_t)(f->n - off - T < T ? f->n - off - T : T) * es;
+            for (int z = 0; z < f->npf; z++) {
+                const char *q = (const char *)f->pf[z] + (size_t)(off + T) * es;
+                for (size_t c = 0; c < nbytes; c += 64)
+                    __builtin_prefetch(q + c, 0, 3);
+            }
+        }
         for (int si = 0; si < f->nsteps; si++) {
             const cg_step *s = &f->steps[si];
             if (s->pre) continue;
@@ -619,13 +641,15 @@ static ct_status cg_fused_run(cg_graph *g, const cg_fused *f) {
             ct_status st = ct__cpu_run_op(g->cpu, f->steps[si].pre);
             if (st != CT_OK) return st;
         }
-    int64_t T = (int64_t)(CG_TILE_BYTES / cg_esize(f->dt));
+    int64_t T = f->tile;
     int64_t ntiles = (f->n + T - 1) / T, work = f->n * f->nsteps;
     if (f->num_threads <= 1 || ntiles < 2 || work < 2 * CT_K_PAR_THRESHOLD) {
         cg_fused_range((void *)f, 0, ntiles);
         return CT_OK;
     }
-    int64_t grain = CT_K_PAR_THRESHOLD / (T * f->nsteps);
+    /* a few chunks per thread: enough to balance a late thread, few enough that spreading the
+     * broadcast scalars (once per chunk) costs nothing */
+    int64_t grain = ntiles / ((int64_t)f->num_threads * 8);
     ct_k_pool_slot *prev = ct_k_pool_enter(&g->cpu->pool);
     ct_k_parallel_for(ntiles, grain < 1 ? 1 : grain, f->num_threads, cg_fused_range, (void *)f);
     ct_k_pool_leave(prev);
@@ -928,10 +952,27 @@ static ct_status cg_instantiate_planned(void *gs, ct_graph_buffer *gb, int64_t n
             ms.fused_ops += !f->steps[si].pre;
         for (int z = 0; z < f->nbc; z++)
             f->bc[z] = cg_reloc(g, bufs, nb, f->bc[z]);
+        /* tiles: at most CG_TILE_BYTES, and at least one per thread when the chain is split */
+        int64_t tmax = (int64_t)(CG_TILE_BYTES / cg_esize(f->dt));
+        f->tile = tmax;
+        if (f->num_threads > 1 && f->n * f->nsteps >= 2 * CT_K_PAR_THRESHOLD) {
+            int64_t per = (f->n + f->num_threads - 1) / f->num_threads;
+            per = (per + 63) & ~(int64_t)63;
+            if (per < f->tile) f->tile = per;
+        }
         for (int si = 0; si < f->nsteps; si++)
             for (int q = 0; q < 3; q++)
                 if (!f->steps[si].pre && f->steps[si].ref[q] == CG_MEM)
                     f->steps[si].p[q] = cg_reloc(g, bufs, nb, f->steps[si].p[q]);
+        for (int si = 0; si < f->nsteps; si++)
+            for (int q = 1; q < (f->steps[si].bin ? 3 : 2); q++) {
+                void *p = f->steps[si].p[q];
+                if (f->steps[si].pre || f->steps[si].ref[q] != CG_MEM) continue;
+                int z = 0;
+                while (z < f->npf && f->pf[z] != p)
+                    z++;
+                if (z == f->npf && f->npf < CG_MAX_PF) f->pf[f->npf++] = p;
+            }
     }
     if (stats) {
         size_t sz = stats->size < sizeof ms ? stats->size : sizeof ms;
