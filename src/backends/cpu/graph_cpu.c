@@ -50,13 +50,22 @@ typedef union cg_fn {
 #define CG_TILE_BYTES 8192
 #define CG_MAX_SLOTS 16
 #define CG_BC 16 /* CG_BC + i: broadcast scalar i, spread over a tile at the start of a range */
-#define CG_MAX_BC 4
+#define CG_MAX_BC 8
 #define CG_MAX_PF 8
 #define CG_SLOT_STRIDE (CG_TILE_BYTES + 320)
 #define CG_MEM 255
+typedef union cg_pfn {
+    void (*f32)(int64_t, float *, const float *, const float *, const float *, float, float);
+    void (*f64)(int64_t, double *, const double *, const double *, const double *, double, double);
+} cg_pfn;
 typedef struct cg_step {
     const ct_op_desc *pre; /* a one-element FILL run before the tiles (no loop), or NULL */
     bool bin;
+    int8_t kidx;
+    /* pair: this step and the next run as one ISA pair loop (the next one's in0 is this one's
+     * scratch output, read nowhere else): out = next.out, c = next.in1, al2 = next.alpha */
+    bool pair, paired;
+    cg_pfn pfn;
     uint8_t ref[3]; /* out, in0, in1: scratch slot, CG_BC + i or CG_MEM */
     void *p[3];     /* memory operands (element 0) */
     double alpha;
@@ -83,6 +92,7 @@ typedef struct cg_instr {
     ct_dtype dt;          /* I_COND: the predicate's dtype; I_EW: the compute dtype */
     bool bin;             /* I_EW: binary loop */
     uint8_t bcast;        /* I_EW: bit k set when operand k is one broadcast element */
+    int8_t kidx;          /* I_EW: slot in the ISA table's bin_* / un_* arrays */
     size_t target;        /* I_COND: where false goes; I_JUMP: destination; I_FUSED: next */
     int64_t fused;        /* I_FUSED: index into cg_graph.fused */
 } cg_instr;
@@ -322,6 +332,7 @@ static bool cg_ew_match(cg_graph *g, const ct_op_desc *op, cg_instr *in) {
     }
     in->kind = I_EW;
     in->bcast = bcast;
+    in->kidx = (int8_t)(bi >= 0 ? bi : ui);
     in->bin = bi >= 0;
     in->dt = dt;
     in->n = n;
@@ -559,6 +570,7 @@ static ct_status cg_fuse(cg_graph *g) {
                 cg_step *s = &f->steps[f->nsteps++];
                 memset(s, 0, sizeof *s);
                 s->bin = b->bin;
+                s->kidx = b->kidx;
                 s->alpha = b->alpha;
                 s->fn = b->fn;
                 for (int q = 0; q < 3; q++) {
@@ -614,7 +626,24 @@ static void cg_fused_range(void *arg, int64_t b, int64_t e) {
         }
         for (int si = 0; si < f->nsteps; si++) {
             const cg_step *s = &f->steps[si];
-            if (s->pre) continue;
+            if (s->pre || s->paired) continue;
+            if (s->pair) {
+                const cg_step *s2 = &f->steps[si + 1];
+                void *q[4];
+                const uint8_t refs[4] = {s2->ref[0], s->ref[1], s->ref[2], s2->ref[2]};
+                void *const ps[4] = {s2->p[0], s->p[1], s->p[2], s2->p[2]};
+                const bool used[4] = {true, true, s->bin, s2->bin};
+                for (int k = 0; k < 4; k++)
+                    q[k] = !used[k]             ? NULL
+                           : refs[k] == CG_MEM  ? (char *)ps[k] + (size_t)off * es
+                           : refs[k] >= CG_BC ? (void *)scratch[CG_MAX_SLOTS + refs[k] - CG_BC]
+                                              : (void *)scratch[refs[k]];
+                if (f->dt == CT_FLOAT32)
+                    s->pfn.f32(len, q[0], q[1], q[2], q[3], (float)s->alpha, (float)s2->alpha);
+                else
+                    s->pfn.f64(len, q[0], q[1], q[2], q[3], s->alpha, s2->alpha);
+                continue;
+            }
             void *q[3] = {NULL, NULL, NULL};
             for (int k = 0; k < (s->bin ? 3 : 2); k++)
                 q[k] = s->ref[k] == CG_MEM  ? (char *)s->p[k] + (size_t)off * es
@@ -836,6 +865,28 @@ static void cg_assign_slots(cg_graph *g, cg_buf *bufs, int64_t nb, int64_t fi, s
         }
         for (int k = 0; k < nops; k++)
             if (ob[k] && ob[k]->last_raw == pc) used[ob[k]->slot] = false;
+    }
+    /* pairs: two adjacent binary steps where the second's in0 is the first's scratch output and
+     * nothing else reads it run as one loop, so that intermediate is not even stored to a tile */
+    const ct_k_isa *isa = g->cpu->isa;
+    for (int si = 0; si + 1 < f->nsteps; si++) {
+        cg_step *a = &f->steps[si], *b = &f->steps[si + 1];
+        int ka = a->bin ? a->kidx : CT_K_PAIR_UN + a->kidx;
+        int kb = b->bin ? b->kidx : CT_K_PAIR_UN + b->kidx;
+        if (a->pre || b->pre || a->paired || ka >= CT_K_PAIR_COUNT || kb >= CT_K_PAIR_COUNT)
+            continue;
+        if (a->ref[0] >= CG_MAX_SLOTS || b->ref[1] != a->ref[0] ||
+            (b->bin && b->ref[2] == a->ref[0]))
+            continue;
+        cg_buf *t = cg_find(bufs, nb, a->p[0]);
+        if (!t || !t->scratch || t->last_raw != (int64_t)first + si + 1) continue;
+        if (f->dt == CT_FLOAT32)
+            a->pfn.f32 = isa->pair_f32[ka][kb];
+        else
+            a->pfn.f64 = isa->pair_f64[ka][kb];
+        if (f->dt == CT_FLOAT32 ? !a->pfn.f32 : !a->pfn.f64) continue;
+        a->pair = b->paired = true;
+        si++;
     }
 }
 

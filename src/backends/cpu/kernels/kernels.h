@@ -21,6 +21,8 @@ enum {
     CT_K_UN_COUNT
 };
 enum { CT_K_RSUM, CT_K_RMAX, CT_K_RMIN, CT_K_RED_COUNT };
+/* pair loops: the binary ops, then the first four unary ones (neg, abs, relu, sqrt) */
+enum { CT_K_PAIR_UN = CT_K_BIN_COUNT, CT_K_PAIR_COUNT = CT_K_BIN_COUNT + 4 };
 
 typedef struct ct_k_isa {
     const char *name;
@@ -38,6 +40,15 @@ typedef struct ct_k_isa {
      * in order (every ISA gives the same bits). */
     void (*col_sum_float)(double *acc, const float *x, int64_t w, int64_t nrows, int64_t rs);
     void (*col_sum_double)(double *acc, const double *x, int64_t w, int64_t nrows, int64_t rs);
+    /* Two ops in one pass (fused graph chains): o = op2(op1(a, b, al1), c, al2), the same bits
+     * as the two single loops in turn. Index: CT_K_ADD..CT_K_DIV, then CT_K_PAIR_UN + CT_K_NEG,
+     * ABS, RELU, SQRT (a unary op ignores b or c). */
+    void (*pair_f32[CT_K_PAIR_COUNT][CT_K_PAIR_COUNT])(int64_t n, float *o, const float *a,
+                                                      const float *b, const float *c, float al1,
+                                                      float al2);
+    void (*pair_f64[CT_K_PAIR_COUNT][CT_K_PAIR_COUNT])(int64_t n, double *o, const double *a,
+                                                      const double *b, const double *c,
+                                                      double al1, double al2);
 } ct_k_isa;
 
 extern const ct_k_isa ct_k_isa_ref, ct_k_isa_avx2, ct_k_isa_avx512;
