@@ -416,6 +416,13 @@ static ct_status op_argmin(void) { return ct_argmin(ctx, A, 1, false, &OUT); }
 static ct_status op_max_dim(void) { return ct_max_dim(ctx, A, 0, true, &OUT, &OUT2); }
 static ct_status op_min_dim(void) { return ct_min_dim(ctx, A, -1, false, &OUT, &OUT2); }
 static ct_status op_one_hot(void) { return ct_one_hot(ctx, Idx, 10, &OUT); }
+static ct_status op_prod(void) { return ct_prod(ctx, A, 1, false, &OUT); }
+static ct_status op_cumsum(void) { return ct_cumsum(ctx, A, 0, &OUT); }
+static ct_status op_cumprod(void) { return ct_cumprod(ctx, A, 1, &OUT); }
+static ct_status op_var(void) { return ct_var(ctx, A, 1, &DIM1, 1.0, false, &OUT); }
+static ct_status op_std(void) { return ct_std(ctx, A, 0, NULL, 0.0, true, &OUT); }
+static ct_status op_logsumexp(void) { return ct_logsumexp(ctx, A, 1, &DIM1, false, &OUT); }
+static ct_status op_norm(void) { return ct_norm(ctx, A, 2.0, 0, NULL, false, &OUT); }
 static ct_optim *Opt;
 static ct_status op_optim_step(void) {
     ct_tensor *g[1] = {B};
@@ -581,6 +588,13 @@ static const op_entry computing[] = {
     E(argmin),
     E(max_dim),
     E(min_dim),
+    E(prod),
+    E(cumsum),
+    E(cumprod),
+    E(var),
+    E(std),
+    E(logsumexp),
+    E(norm),
 };
 
 /* Public functions that do not compute on a stream, and why. */

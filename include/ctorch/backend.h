@@ -109,7 +109,10 @@ extern "C" {
     X(CT_OP_BITWISE_XOR)                                                                           \
     X(CT_OP_BITWISE_LSHIFT) /* integers; a shift outside [0, bits) gives 0 */                      \
     X(CT_OP_BITWISE_RSHIFT) /* integers; a shift outside [0, bits) gives 0 or -1 (sign) */         \
-    X(CT_OP_LERP)           /* in0 start, in1 end, [in2 weight]; 2 inputs: weight scalars[0] */
+    X(CT_OP_LERP)           /* in0 start, in1 end, [in2 weight]; 2 inputs: weight scalars[0] */ \
+    X(CT_OP_PROD)   /* reduction (see ct_op_desc.reduce_mask); floats multiply in double */        \
+    X(CT_OP_CUMSUM) /* scan along ints[0]: out (in's shape) = running sum (ints[1] = 1: product); \
+                       floats accumulate in double, integers in int64 (wrapping) */
 
 typedef enum ct_op_kind {
 #define CT__OP_ENUM(name) name,

@@ -233,6 +233,35 @@ CT_API ct_status ct_any(ct_ctx *ctx, const ct_tensor *t, int n_dims, const int *
 CT_API ct_status ct_count_nonzero(ct_ctx *ctx, const ct_tensor *t, int n_dims, const int *dims,
                                   ct_tensor **out);
 
+/* Product over dim (CT_ALL_DIMS: every element), as torch.prod: integers and bool give int64
+ * (wrapping), floats keep their dtype and multiply in double, rounding once (torch rounds every
+ * step in the input's precision, so long products differ by a few ulp there); empty: 1. */
+CT_API ct_status ct_prod(ct_ctx *ctx, const ct_tensor *a, int dim, bool keepdim, ct_tensor **out);
+/* Running sum / product along dim (torch.cumsum / torch.cumprod): integers and bool give int64
+ * (wrapping), floats keep their dtype and accumulate in double (as torch's CPU kernel). */
+CT_API ct_status ct_cumsum(ct_ctx *ctx, const ct_tensor *a, int dim, ct_tensor **out);
+CT_API ct_status ct_cumprod(ct_ctx *ctx, const ct_tensor *a, int dim, ct_tensor **out);
+/* Variance / standard deviation over dims (n_dims 0: all) with Bessel's `correction` (1 as
+ * torch.var's default, 0 the population value): sum((a - mean)^2) / max(0, N - correction), so
+ * N <= correction gives nan or inf as torch. Floating input (CT_ERR_DTYPE otherwise); f16/bf16
+ * are computed in f32. Two passes (mean, then squared deviations), differentiable. */
+CT_API ct_status ct_var(ct_ctx *ctx, const ct_tensor *a, int n_dims, const int *dims,
+                        double correction, bool keepdim, ct_tensor **out);
+CT_API ct_status ct_std(ct_ctx *ctx, const ct_tensor *a, int n_dims, const int *dims,
+                        double correction, bool keepdim, ct_tensor **out);
+/* log(sum(exp(a))) over dims (n_dims 0: all), shifted by the maximum so it neither overflows nor
+ * underflows (an infinite maximum shifts by 0, as torch.logsumexp); an empty reduction gives
+ * -inf. Integer and bool inputs compute in float32; f16/bf16 in f32. Differentiable. */
+CT_API ct_status ct_logsumexp(ct_ctx *ctx, const ct_tensor *a, int n_dims, const int *dims,
+                              bool keepdim, ct_tensor **out);
+/* Vector p-norm over dims (n_dims 0: all), as torch.linalg.vector_norm(a, ord=p): p = 2 (the
+ * Frobenius norm of the flattened dims), 1, INFINITY (max |a|), -INFINITY (min |a|), 0 (count of
+ * nonzeros) or any other p (sum |a|^p)^(1/p). Floating input; f32/f16/bf16 accumulate in f64, so
+ * the squares of large f32 values do not overflow (torch's f32 norm of 1e20 is inf).
+ * Differentiable (at a zero norm the p = 2 gradient is nan, where torch gives 0). */
+CT_API ct_status ct_norm(ct_ctx *ctx, const ct_tensor *a, double p, int n_dims, const int *dims,
+                         bool keepdim, ct_tensor **out);
+
 /* ---- normalisation and activations along a dim ---- */
 CT_API ct_status ct_softmax(ct_ctx *ctx, const ct_tensor *a, int dim, ct_tensor **out);
 CT_API ct_status ct_log_softmax(ct_ctx *ctx, const ct_tensor *a, int dim, ct_tensor **out);

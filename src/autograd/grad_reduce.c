@@ -57,6 +57,23 @@ static void bw_log_softmax(ct__ag_call *c) { /* g - exp(y) * sum(g) */
                ct__ag_sub(c, G, ct__ag_mul(c, ct__ag_exp(c, OUT), ct__ag_sum(c, G, 1, &d, true))));
 }
 
+/* cumsum: each input feeds every later output, so its gradient is the reversed running sum of g:
+ * flip(cumsum(flip(g))) along the dim */
+static void bw_cumsum(ct__ag_call *c) {
+    int d = (int)c->n->iv[0];
+    if (c->n->in_meta[0].ndim == 0) { /* a 0-d cumsum is the identity */
+        ct__ag_set(c, 0, G);
+        return;
+    }
+    ct_tensor *f = NULL, *s = NULL, *r = NULL;
+    ct_status st = c->st == CT_OK ? ct_flip(c->ctx, G, 1, &d, &f) : c->st;
+    f = ct__ag_keep(c, st, f);
+    st = c->st == CT_OK ? ct_cumsum(c->ctx, f, d, &s) : c->st;
+    s = ct__ag_keep(c, st, s);
+    st = c->st == CT_OK ? ct_flip(c->ctx, s, 1, &d, &r) : c->st;
+    ct__ag_set(c, 0, ct__ag_keep(c, st, r));
+}
+
 #define F(op, name, fn, si, so)                                                                    \
     case op: {                                                                                     \
         static const ct__ag_formula f = {name, fn, si, so};                                        \
@@ -70,6 +87,7 @@ const ct__ag_formula *ct__ag_formula_reduce(int op) {
         F(CT__AG_AMIN, "AminBackward", bw_amax, 1, 1)
         F(CT__AG_SOFTMAX, "SoftmaxBackward", bw_softmax, 0, 1)
         F(CT__AG_LOG_SOFTMAX, "LogSoftmaxBackward", bw_log_softmax, 0, 1)
+        F(CT__AG_CUMSUM, "CumsumBackward", bw_cumsum, 0, 0)
     default: return NULL;
     }
 }

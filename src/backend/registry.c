@@ -254,6 +254,8 @@ static const signed char ct__op_arity[CT_OP_COUNT][2] = {
     [CT_OP_BITWISE_LSHIFT] = {2, 2},
     [CT_OP_BITWISE_RSHIFT] = {2, 2},
     [CT_OP_LERP] = {2, 3},
+    [CT_OP_PROD] = {1, 1},
+    [CT_OP_CUMSUM] = {1, 1},
 };
 
 /* The elementwise kinds added with the everyday ops check their output dtype too: bool for the
@@ -506,12 +508,19 @@ static ct_status ct__check_desc(ct_stream *s, const ct_op_desc *op) {
     case CT_OP_AMAX:
     case CT_OP_AMIN:
     case CT_OP_ARGMAX:
+    case CT_OP_PROD:
         rule = "reductions: input dtype = compute dtype, output = input shape with size 1 on the "
                "reduce_mask dims";
         ok = in->dtype == cdt && in->ndim == o->ndim &&
              (o->ndim == CT_MAX_DIMS || (op->reduce_mask >> o->ndim) == 0);
         for (int d = 0; ok && d < o->ndim; d++)
             ok = o->shape[d] == ((op->reduce_mask >> d & 1u) ? 1 : in->shape[d]);
+        break;
+    case CT_OP_CUMSUM:
+        rule = "cumsum/cumprod: output of the input's shape, input in the compute dtype, dim "
+               "ints[0] in range, ints[1] 0 or 1";
+        ok = ct__same_shape(o, in) && in->dtype == cdt && op->ints[0] >= 0 &&
+             op->ints[0] < (o->ndim > 0 ? o->ndim : 1) && (op->ints[1] == 0 || op->ints[1] == 1);
         break;
     case CT_OP_SOFTMAX:
     case CT_OP_LOG_SOFTMAX:

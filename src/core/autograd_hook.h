@@ -78,6 +78,7 @@ typedef enum ct__ag_op {
     CT__AG_FMOD,
     CT__AG_LERP,   /* inputs start, end, weight */
     CT__AG_LERP_S, /* inputs start, end; sc[0] weight */
+    CT__AG_CUMSUM, /* iv[0] dim */
     CT__AG_COUNT
 } ct__ag_op;
 

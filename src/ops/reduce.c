@@ -1,7 +1,10 @@
-/* Reduction front ends (sum, mean, amax, amin, argmax) and softmax / log_softmax. */
+/* Reduction front ends (sum, mean, amax, amin, argmax, prod), cumsum / cumprod, softmax /
+ * log_softmax, and the composites var, std, logsumexp and norm. */
 #include "ctorch/ops.h"
 #include "ops/dispatch.h"
 #include "tensor/ag_front.h"
+
+#include <math.h>
 
 /* Turn a dim list into a mask over t's dims; n_dims == 0 means all. */
 static ct_status ct__dim_mask(ct_ctx *ctx, const char *op, const ct_tensor *t, int n_dims,
@@ -199,4 +202,282 @@ ct_status ct_softmax(ct_ctx *ctx, const ct_tensor *a, int dim, ct_tensor **out) 
 ct_status ct_log_softmax(ct_ctx *ctx, const ct_tensor *a, int dim, ct_tensor **out) {
     CT__AG_WRAP(ctx, out, ct__fwd_log_softmax(ctx, a, dim, out),
                 (CT__AG_IN1(CT__AG_LOG_SOFTMAX, a), r_.n_iv = 1, r_.iv[0] = dim));
+}
+
+/* ---- prod, cumsum / cumprod ---- */
+static ct_status ct__fwd_prod(ct_ctx *ctx, const ct_tensor *a, int dim, bool keepdim,
+                              ct_tensor **out) {
+    const ct_tensor *ins[1] = {a};
+    ct_status st = ct__check_args(ctx, "prod", 1, ins, out);
+    if (st != CT_OK) return st;
+    if (!ct__is_compute_dtype(a->dtype))
+        return ct__set_error(ctx, CT_ERR_DTYPE, "prod: dtype %s is not supported",
+                             ct_dtype_name(a->dtype));
+    ct_dtype odt = ct_dtype_is_floating(a->dtype) ? a->dtype : CT_INT64;
+    if (dim != CT_ALL_DIMS) {
+        uint32_t mask = 0;
+        if ((st = ct__dim_mask(ctx, "prod", a, 1, &dim, &mask)) != CT_OK) return st;
+        return ct__reduce(ctx, "prod", CT_OP_PROD, a, mask, keepdim, odt, out);
+    }
+    uint32_t all = a->ndim ? (1u << a->ndim) - 1 : 0;
+    ct_tensor *r = NULL;
+    if ((st = ct__reduce(ctx, "prod", CT_OP_PROD, a, all, true, odt, &r)) != CT_OK) return st;
+    if (keepdim) {
+        *out = r;
+        return CT_OK;
+    }
+    st = ct_tensor_view(ctx, r, 0, NULL, out); /* torch.prod(t) is 0-d */
+    ct_tensor_release(r);
+    return st;
+}
+ct_status ct_prod(ct_ctx *ctx, const ct_tensor *a, int dim, bool keepdim, ct_tensor **out) {
+    const ct_tensor *ag_in[1] = {a};
+    ct_status st = ct__ag_no_backward(ctx, "ct_prod", 1, ag_in);
+    if (st != CT_OK) return st;
+    return ct__fwd_prod(ctx, a, dim, keepdim, out);
+}
+
+static ct_status ct__scan(ct_ctx *ctx, const char *name, int prod, const ct_tensor *a, int dim,
+                          int *wrapped, ct_tensor **out) {
+    const ct_tensor *ins[1] = {a};
+    ct_status st = ct__check_args(ctx, name, 1, ins, out);
+    if (st != CT_OK) return st;
+    if (!ct__is_compute_dtype(a->dtype))
+        return ct__set_error(ctx, CT_ERR_DTYPE, "%s: dtype %s is not supported", name,
+                             ct_dtype_name(a->dtype));
+    int d = 0;
+    if (a->ndim == 0 ? (dim != 0 && dim != -1) : !ct__wrap_dim(dim, a->ndim, &d))
+        return ct__set_error(ctx, CT_ERR_INDEX, "%s: dim %d out of range for a %d-dim tensor", name,
+                             dim, a->ndim);
+    *wrapped = d;
+    ct_dtype odt = ct_dtype_is_floating(a->dtype) ? a->dtype : CT_INT64;
+    ct_tensor *r;
+    if ((st = ct__tensor_new(ctx, a->storage->device, odt, a->ndim, a->shape, &r)) != CT_OK)
+        return st;
+    ct_op_desc desc;
+    ct__desc_init(&desc, CT_OP_CUMSUM, 1, 1);
+    ct__operand_set(&desc.operands[0], r);
+    ct__operand_set(&desc.operands[1], a);
+    desc.compute_dtype = a->dtype;
+    desc.ints[0] = d;
+    desc.ints[1] = prod;
+    if ((st = ct__submit(ctx, r->storage->device, &desc)) != CT_OK) {
+        ct_tensor_release(r);
+        return st;
+    }
+    *out = r;
+    return CT_OK;
+}
+ct_status ct_cumsum(ct_ctx *ctx, const ct_tensor *a, int dim, ct_tensor **out) {
+    int d = 0;
+    CT__AG_WRAP(ctx, out, ct__scan(ctx, "cumsum", 0, a, dim, &d, out),
+                (CT__AG_IN1(CT__AG_CUMSUM, a), r_.n_iv = 1, r_.iv[0] = d));
+}
+ct_status ct_cumprod(ct_ctx *ctx, const ct_tensor *a, int dim, ct_tensor **out) {
+    const ct_tensor *ag_in[1] = {a};
+    ct_status st = ct__ag_no_backward(ctx, "ct_cumprod", 1, ag_in);
+    if (st != CT_OK) return st;
+    int d = 0;
+    return ct__scan(ctx, "cumprod", 1, a, dim, &d, out);
+}
+
+/* ---- composites: var / std, logsumexp, norm (public ops, so autograd sees their parts) ---- */
+
+/* The output shape of a reduction over `mask` without keepdim. */
+static int ct__squeezed_shape(const ct_tensor *a, uint32_t mask, int64_t *shape) {
+    int n = 0;
+    for (int d = 0; d < a->ndim; d++)
+        if (!(mask >> d & 1u)) shape[n++] = a->shape[d];
+    return n;
+}
+
+/* Common checks; *mask gets the reduced dims, *n_red their element count. */
+static ct_status ct__composite_args(ct_ctx *ctx, const char *name, const ct_tensor *a, int n_dims,
+                                    const int *dims, bool float_only, uint32_t *mask,
+                                    double *n_red, ct_tensor **out) {
+    const ct_tensor *ins[1] = {a};
+    ct_status st = ct__check_args(ctx, name, 1, ins, out);
+    if (st != CT_OK) return st;
+    if (!ct__is_compute_dtype(a->dtype) || (float_only && !ct_dtype_is_floating(a->dtype)))
+        return ct__set_error(ctx, CT_ERR_DTYPE, "%s: floating input required, got %s", name,
+                             ct_dtype_name(a->dtype));
+    if ((st = ct__dim_mask(ctx, name, a, n_dims, dims, mask)) != CT_OK) return st;
+    double n = 1;
+    for (int d = 0; d < a->ndim; d++)
+        if (*mask >> d & 1u) n *= (double)a->shape[d];
+    *n_red = n;
+    return CT_OK;
+}
+
+/* The dims of mask as a list. */
+static int ct__mask_dims(int ndim, uint32_t mask, int *dims) {
+    int n = 0;
+    for (int d = 0; d < ndim; d++)
+        if (mask >> d & 1u) dims[n++] = d;
+    return n;
+}
+
+/* r (keepdim layout) as the caller asked, cast back to dt; consumes r. */
+static ct_status ct__composite_finish(ct_ctx *ctx, const ct_tensor *a, uint32_t mask,
+                                      bool keepdim, ct_dtype dt, ct_tensor *r, ct_tensor **out) {
+    ct_status st = CT_OK;
+    if (r->dtype != dt) {
+        ct_tensor *c = NULL;
+        st = ct_cast(ctx, r, dt, &c);
+        ct_tensor_release(r);
+        if (st != CT_OK) return st;
+        r = c;
+    }
+    if (!keepdim) {
+        int64_t shape[CT_MAX_DIMS];
+        int n = ct__squeezed_shape(a, mask, shape);
+        ct_tensor *v = NULL;
+        st = ct_tensor_reshape(ctx, r, n, shape, &v);
+        ct_tensor_release(r);
+        if (st != CT_OK) return st;
+        r = v;
+    }
+    *out = r;
+    return CT_OK;
+}
+
+/* a in the dtype the composites compute in: f16/bf16 (and integers for logsumexp) in f32. */
+static ct_status ct__compute_copy(ct_ctx *ctx, const ct_tensor *a, ct_tensor **x) {
+    if (a->dtype == CT_FLOAT32 || a->dtype == CT_FLOAT64) {
+        *x = ct_tensor_retain((ct_tensor *)a);
+        return CT_OK;
+    }
+    return ct_cast(ctx, a, CT_FLOAT32, x);
+}
+
+static ct_status ct__var(ct_ctx *ctx, const char *name, const ct_tensor *a, int n_dims,
+                         const int *dims, double correction, bool keepdim, bool take_sqrt,
+                         ct_tensor **out) {
+    uint32_t mask;
+    double n;
+    ct_status st = ct__composite_args(ctx, name, a, n_dims, dims, true, &mask, &n, out);
+    if (st != CT_OK) return st;
+    if (!(correction >= 0) && !(correction < 0))
+        return ct__set_error(ctx, CT_ERR_INVALID_ARG, "%s: correction is nan", name);
+    int rd[CT_MAX_DIMS], nr = ct__mask_dims(a->ndim, mask, rd);
+    ct_tensor *x = NULL, *m = NULL, *dv = NULL, *sq = NULL, *s = NULL, *r = NULL;
+    st = ct__compute_copy(ctx, a, &x);
+    if (st == CT_OK) st = ct_mean(ctx, x, nr, rd, true, &m);
+    if (st == CT_OK) st = ct_sub(ctx, x, m, &dv);
+    if (st == CT_OK) st = ct_mul(ctx, dv, dv, &sq);
+    if (st == CT_OK) st = ct_sum(ctx, sq, nr, rd, true, &s);
+    double denom = n - correction > 0 ? n - correction : 0; /* torch: max(0, N - correction) */
+    if (st == CT_OK) st = ct_div_scalar(ctx, s, denom, &r);
+    if (st == CT_OK && take_sqrt) {
+        ct_tensor *q = NULL;
+        st = ct_sqrt(ctx, r, &q);
+        ct_tensor_release(r);
+        r = q;
+    }
+    ct_tensor_release(x), ct_tensor_release(m), ct_tensor_release(dv), ct_tensor_release(sq);
+    ct_tensor_release(s);
+    if (st != CT_OK) {
+        ct_tensor_release(r);
+        return st;
+    }
+    return ct__composite_finish(ctx, a, mask, keepdim, a->dtype, r, out);
+}
+ct_status ct_var(ct_ctx *ctx, const ct_tensor *a, int n_dims, const int *dims, double correction,
+                 bool keepdim, ct_tensor **out) {
+    return ct__var(ctx, "var", a, n_dims, dims, correction, keepdim, false, out);
+}
+ct_status ct_std(ct_ctx *ctx, const ct_tensor *a, int n_dims, const int *dims, double correction,
+                 bool keepdim, ct_tensor **out) {
+    return ct__var(ctx, "std", a, n_dims, dims, correction, keepdim, true, out);
+}
+
+ct_status ct_logsumexp(ct_ctx *ctx, const ct_tensor *a, int n_dims, const int *dims, bool keepdim,
+                       ct_tensor **out) {
+    uint32_t mask;
+    double n;
+    ct_status st = ct__composite_args(ctx, "logsumexp", a, n_dims, dims, false, &mask, &n, out);
+    if (st != CT_OK) return st;
+    ct_dtype odt = ct_dtype_is_floating(a->dtype) ? a->dtype : CT_FLOAT32;
+    int rd[CT_MAX_DIMS], nr = ct__mask_dims(a->ndim, mask, rd);
+    ct_tensor *x = NULL, *r = NULL;
+    if ((st = ct__compute_copy(ctx, a, &x)) != CT_OK) return st;
+    if (n == 0) { /* the sum of no exponentials is 0: log gives -inf everywhere */
+        ct_tensor *s0 = NULL;
+        st = ct_sum(ctx, x, nr, rd, true, &s0);
+        if (st == CT_OK) st = ct_log(ctx, s0, &r);
+        ct_tensor_release(x), ct_tensor_release(s0);
+        if (st != CT_OK) return st;
+        return ct__composite_finish(ctx, a, mask, keepdim, odt, r, out);
+    }
+    /* shift by the maximum, detached (the shift cancels in the value and in the gradient); an
+     * infinite maximum shifts by 0 so that inf - inf never appears */
+    ct_tensor *m = NULL, *inf = NULL, *sh = NULL, *d = NULL, *e = NULL, *s = NULL,
+              *l = NULL;
+    bool grad_off = ctx->grad_off; /* the shift is a constant for autograd (detached) */
+    ctx->grad_off = true;
+    st = ct_amax(ctx, x, nr, rd, true, &m);
+    if (st == CT_OK) st = ct_isinf(ctx, m, &inf);
+    if (st == CT_OK) st = ct_masked_fill(ctx, m, inf, 0.0, &sh);
+    ctx->grad_off = grad_off;
+    if (st == CT_OK) st = ct_sub(ctx, x, sh, &d);
+    if (st == CT_OK) st = ct_exp(ctx, d, &e);
+    if (st == CT_OK) st = ct_sum(ctx, e, nr, rd, true, &s);
+    if (st == CT_OK) st = ct_log(ctx, s, &l);
+    if (st == CT_OK) st = ct_add(ctx, l, sh, &r);
+    ct_tensor_release(x), ct_tensor_release(m), ct_tensor_release(inf);
+    ct_tensor_release(sh), ct_tensor_release(d), ct_tensor_release(e), ct_tensor_release(s);
+    ct_tensor_release(l);
+    if (st != CT_OK) {
+        ct_tensor_release(r);
+        return st;
+    }
+    return ct__composite_finish(ctx, a, mask, keepdim, odt, r, out);
+}
+
+ct_status ct_norm(ct_ctx *ctx, const ct_tensor *a, double p, int n_dims, const int *dims,
+                  bool keepdim, ct_tensor **out) {
+    uint32_t mask;
+    double n;
+    ct_status st = ct__composite_args(ctx, "norm", a, n_dims, dims, true, &mask, &n, out);
+    if (st != CT_OK) return st;
+    if (p != p) return ct__set_error(ctx, CT_ERR_INVALID_ARG, "norm: p is nan");
+    int rd[CT_MAX_DIMS], nr = ct__mask_dims(a->ndim, mask, rd);
+    /* accumulate in f64 (f64 input stays as it is) */
+    ct_tensor *x = NULL, *ab = NULL, *t = NULL, *r = NULL;
+    st = a->dtype == CT_FLOAT64 ? (x = ct_tensor_retain((ct_tensor *)a), CT_OK)
+                                : ct_cast(ctx, a, CT_FLOAT64, &x);
+    if (st == CT_OK && p != 2) st = ct_abs(ctx, x, &ab);
+    if (st == CT_OK) {
+        if (p == 2) {
+            st = ct_mul(ctx, x, x, &t);
+            ct_tensor *s = NULL;
+            if (st == CT_OK) st = ct_sum(ctx, t, nr, rd, true, &s);
+            if (st == CT_OK) st = ct_sqrt(ctx, s, &r);
+            ct_tensor_release(s);
+        } else if (p == 1) {
+            st = ct_sum(ctx, ab, nr, rd, true, &r);
+        } else if (p == INFINITY) {
+            st = ct_amax(ctx, ab, nr, rd, true, &r);
+        } else if (p == -INFINITY) {
+            st = ct_amin(ctx, ab, nr, rd, true, &r);
+        } else if (p == 0) {
+            ct_tensor *nz = NULL, *c = NULL;
+            st = ct_ne_scalar(ctx, ab, 0.0, &nz);
+            if (st == CT_OK) st = ct_cast(ctx, nz, CT_FLOAT64, &c);
+            if (st == CT_OK) st = ct_sum(ctx, c, nr, rd, true, &r);
+            ct_tensor_release(nz), ct_tensor_release(c);
+        } else {
+            ct_tensor *s = NULL;
+            st = ct_pow(ctx, ab, p, &t);
+            if (st == CT_OK) st = ct_sum(ctx, t, nr, rd, true, &s);
+            if (st == CT_OK) st = ct_pow(ctx, s, 1.0 / p, &r);
+            ct_tensor_release(s);
+        }
+    }
+    ct_tensor_release(x), ct_tensor_release(ab), ct_tensor_release(t);
+    if (st != CT_OK) {
+        ct_tensor_release(r);
+        return st;
+    }
+    return ct__composite_finish(ctx, a, mask, keepdim, a->dtype, r, out);
 }

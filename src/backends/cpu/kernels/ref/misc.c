@@ -290,6 +290,7 @@ ct_status ct_k_matmul_ref(const ct_op_desc *op) {
 ct_status ct_k_elementwise(const ct_op_desc *op, const ct_k_isa *isa);
 ct_status ct_k_reduce(const ct_op_desc *op, const ct_k_isa *isa);
 ct_status ct_k_softmax(const ct_op_desc *op, const ct_k_isa *isa);
+ct_status ct_k_cumsum(const ct_op_desc *op);
 
 ct_status ct_k_run(const ct_op_desc *op, const ct_k_isa *isa) {
     switch (op->kind) {
@@ -301,7 +302,9 @@ ct_status ct_k_run(const ct_op_desc *op, const ct_k_isa *isa) {
     case CT_OP_MEAN:
     case CT_OP_AMAX:
     case CT_OP_AMIN:
-    case CT_OP_ARGMAX: return ct_k_reduce(op, isa);
+    case CT_OP_ARGMAX:
+    case CT_OP_PROD: return ct_k_reduce(op, isa);
+    case CT_OP_CUMSUM: return ct_k_cumsum(op);
     case CT_OP_SOFTMAX:
     case CT_OP_LOG_SOFTMAX: return ct_k_softmax(op, isa);
     case CT_OP_EMBEDDING: return ct_k_embedding(op);

@@ -1,4 +1,5 @@
-/* Reductions (sum, mean, amax, amin, argmax) over any set of dims, and softmax / log_softmax rows.
+/* Reductions (sum, mean, amax, amin, argmax, prod) over any set of dims, cumulative sums and
+ * products along one dim, and softmax / log_softmax rows.
  * Kept dims are iterated outside (split over threads), reduced dims inside; a reduced run that is
  * contiguous f32/f64 goes to the ISA table. Float sums of non-contiguous runs accumulate in double;
  * integer sums in int64 (wrapping). */
@@ -115,6 +116,20 @@ static void ct_k_reduce_one(const ct_op_desc *op, const ct_k_rgeom *g, const ct_
             uint64_t acc = 0;
 #define CT_K_ACC_I(off) acc += (uint64_t)ct_k_load_i64(in + (off) * (int64_t)isz, idt)
             CT_K_FOR_REDUCED(g, CT_K_ACC_I);
+            ct_k_store_i64(out, odt, (int64_t)acc);
+        }
+        return;
+    }
+    if (k == CT_OP_PROD) {
+        if (ct_k_is_float(idt)) {
+            double acc = 1;
+#define CT_K_MUL_F(off) acc *= ct_k_load_f64(in + (off) * (int64_t)isz, idt)
+            CT_K_FOR_REDUCED(g, CT_K_MUL_F);
+            ct_k_store_f64(out, odt, acc);
+        } else {
+            uint64_t acc = 1; /* wraps modulo 2^64 as torch's int64 product */
+#define CT_K_MUL_I(off) acc *= (uint64_t)ct_k_load_i64(in + (off) * (int64_t)isz, idt)
+            CT_K_FOR_REDUCED(g, CT_K_MUL_I);
             ct_k_store_i64(out, odt, (int64_t)acc);
         }
         return;
@@ -254,7 +269,8 @@ ct_status ct_k_reduce(const ct_op_desc *op, const ct_k_isa *isa) {
     ct_k_rgeom_build(in, out, op->reduce_mask, &g);
     ct_op_kind k = op->kind;
     bool fl = in->dtype == CT_FLOAT32 || in->dtype == CT_FLOAT64;
-    if (fl && out->dtype == in->dtype && k != CT_OP_ARGMAX && g.nk >= 1 && g.nr >= 1 &&
+    if (fl && out->dtype == in->dtype && k != CT_OP_ARGMAX && k != CT_OP_PROD && g.nk >= 1 &&
+        g.nr >= 1 &&
         g.kin[g.nk - 1] == 1 && g.kout[g.nk - 1] == 1 && g.nred > 0 && g.kshape[g.nk - 1] >= 8) {
         if (in->dtype == CT_FLOAT32)
             ct_k_cols_float(op, &g, isa, g.kshape[g.nk - 1]);
@@ -329,5 +345,57 @@ ct_status ct_k_softmax(const ct_op_desc *op, const ct_k_isa *isa) {
     ct_k_smax_job jb = {op, &g, isa, n, sin, sout, is_log};
     int64_t grain = 8192 / n;
     ct_k_parallel_for(g.nkept, grain < 1 ? 1 : grain, op->num_threads, ct_k_smax_range, &jb);
+    return CT_OK;
+}
+
+typedef struct {
+    const ct_op_desc *op;
+    const ct_k_rgeom *g;
+    int64_t n, sin, sout;
+} ct_k_scan_job;
+
+/* cumsum / cumprod rows [b, e): a running double (floats) or wrapping int64 (integers), each
+ * output the running value rounded once. */
+static void ct_k_scan_range(void *arg, int64_t b, int64_t e) {
+    const ct_k_scan_job *jb = arg;
+    const ct_operand *out = &jb->op->operands[0], *in = &jb->op->operands[1];
+    ct_dtype idt = in->dtype, odt = out->dtype;
+    size_t isz = ct__itemsize(idt), osz = ct__itemsize(odt);
+    bool prod = jb->op->ints[1] == 1, fl = ct_k_is_float(idt);
+    for (int64_t i = b; i < e; i++) {
+        int64_t oi, oo;
+        ct_k_kept_offsets(jb->g, i, &oi, &oo);
+        const char *x = (const char *)in->data + oi * (int64_t)isz;
+        char *y = (char *)out->data + oo * (int64_t)osz;
+        if (fl) {
+            double acc = prod ? 1 : 0;
+            for (int64_t j = 0; j < jb->n; j++) {
+                double v = ct_k_load_f64(x + j * jb->sin * (int64_t)isz, idt);
+                acc = prod ? acc * v : acc + v;
+                ct_k_store_f64(y + j * jb->sout * (int64_t)osz, odt, acc);
+            }
+        } else {
+            uint64_t acc = prod ? 1 : 0;
+            for (int64_t j = 0; j < jb->n; j++) {
+                uint64_t v = (uint64_t)ct_k_load_i64(x + j * jb->sin * (int64_t)isz, idt);
+                acc = prod ? acc * v : acc + v;
+                ct_k_store_i64(y + j * jb->sout * (int64_t)osz, odt, (int64_t)acc);
+            }
+        }
+    }
+}
+
+ct_status ct_k_cumsum(const ct_op_desc *op);
+ct_status ct_k_cumsum(const ct_op_desc *op) {
+    const ct_operand *out = &op->operands[0], *in = &op->operands[1];
+    int dim = (int)op->ints[0];
+    ct_k_rgeom g;
+    ct_k_rgeom_build(in, out, in->ndim ? 1u << dim : 0u, &g);
+    int64_t n = in->ndim ? in->shape[dim] : 1;
+    int64_t sin = in->ndim ? in->strides[dim] : 1, sout = out->ndim ? out->strides[dim] : 1;
+    if (n == 0 || g.nkept == 0) return CT_OK;
+    ct_k_scan_job jb = {op, &g, n, sin, sout};
+    int64_t grain = 16384 / n;
+    ct_k_parallel_for(g.nkept, grain < 1 ? 1 : grain, op->num_threads, ct_k_scan_range, &jb);
     return CT_OK;
 }
