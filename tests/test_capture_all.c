@@ -423,6 +423,16 @@ static ct_status op_var(void) { return ct_var(ctx, A, 1, &DIM1, 1.0, false, &OUT
 static ct_status op_std(void) { return ct_std(ctx, A, 0, NULL, 0.0, true, &OUT); }
 static ct_status op_logsumexp(void) { return ct_logsumexp(ctx, A, 1, &DIM1, false, &OUT); }
 static ct_status op_norm(void) { return ct_norm(ctx, A, 2.0, 0, NULL, false, &OUT); }
+static ct_status op_rms_norm(void) { return ct_rms_norm(ctx, A, 1, NULL, 1e-6, &OUT); }
+static ct_status op_group_norm(void) { return ct_group_norm(ctx, A, 2, NULL, NULL, 1e-5, &OUT); }
+static ct_status op_batch_norm(void) {
+    return ct_batch_norm(ctx, A, NULL, NULL, NULL, NULL, true, 0.1, 1e-5, &OUT);
+}
+static ct_status op_dropout(void) { return ct_dropout(ctx, A, 0.5, true, 1, 0, &OUT); }
+static ct_status op_pad(void) {
+    int64_t p[2] = {1, 2};
+    return ct_pad(ctx, A, 2, p, CT_PAD_REFLECT, 0, &OUT);
+}
 static ct_optim *Opt;
 static ct_status op_optim_step(void) {
     ct_tensor *g[1] = {B};
@@ -595,6 +605,11 @@ static const op_entry computing[] = {
     E(std),
     E(logsumexp),
     E(norm),
+    E(rms_norm),
+    E(group_norm),
+    E(batch_norm),
+    E(dropout),
+    E(pad),
 };
 
 /* Public functions that do not compute on a stream, and why. */

@@ -116,7 +116,8 @@ TEST(fused_chain_bit_identical) {
                     CHECK_OK(chain16(x, w, v, keep ? &ek : NULL, &e));
                     CHECK_MSG(same_bytes(e, y), "%s n=%lld keep=%d replay %d differs",
                               ct_dtype_name(dt), (long long)n, keep, it);
-                    if (keep) CHECK_MSG(same_bytes(ek, k), "kept intermediate n=%lld", (long long)n);
+                    if (keep)
+                        CHECK_MSG(same_bytes(ek, k), "kept intermediate n=%lld", (long long)n);
                     ct_tensor_release(e), ct_tensor_release(ek);
                 }
                 ct_graph_free(g);

@@ -103,9 +103,9 @@ TEST(composites_against_long_double) {
                         int dims[2], nr;
                         uint32_t mask;
                         switch (dsel) {
-                        case 0: nr = 0, mask = 7; break;                       /* all */
-                        case 1: nr = 1, dims[0] = 0, mask = 1; break;          /* dim 0 */
-                        case 2: nr = 1, dims[0] = -1, mask = 4; break;         /* last */
+                        case 0: nr = 0, mask = 7; break;               /* all */
+                        case 1: nr = 1, dims[0] = 0, mask = 1; break;  /* dim 0 */
+                        case 2: nr = 1, dims[0] = -1, mask = 4; break; /* last */
                         case 3: nr = 2, dims[0] = 0, dims[1] = 2, mask = 5; break;
                         default: nr = 1, dims[0] = 1, mask = 2; break;
                         }
@@ -233,9 +233,8 @@ TEST(prod_and_scans) {
                                                          : (double)(int64_t)acc; /* no -0 */
                         /* products round differently in double (kernel) and long double */
                         double ptol = dt == CT_FLOAT64 ? 1e-15 : dt == CT_FLOAT32 ? 1e-7 : 1e-3;
-                        CHECK_MSG(tu_same_val(g[i], want) ||
-                                      (prod && ct_dtype_is_floating(dt) &&
-                                       close_rel(g[i], acc, ptol, 0)),
+                        CHECK_MSG(tu_same_val(g[i], want) || (prod && ct_dtype_is_floating(dt) &&
+                                                              close_rel(g[i], acc, ptol, 0)),
                                   "%s %s mode %d dim %d [%lld]: got %.17g want %.17g",
                                   prod ? "cumprod" : "cumsum", ct_dtype_name(dt), mode, dim,
                                   (long long)i, g[i], want);
@@ -252,8 +251,7 @@ TEST(prod_and_scans) {
                     ref_reduce(R_PROD, v, 3, shape, all ? 7u : 1u << d, 0, want);
                     double *g = r ? tu_read(r) : NULL;
                     int64_t nk = all ? 1 : 60 / shape[d];
-                    CHECK(r && ct_tensor_numel(r) == nk &&
-                          ct_tensor_ndim(r) == (all ? 0 : 3));
+                    CHECK(r && ct_tensor_numel(r) == nk && ct_tensor_ndim(r) == (all ? 0 : 3));
                     for (int64_t i = 0; g && i < nk; i++) {
                         double w = dt == CT_FLOAT16   ? ct_f16_to_f32(ct_f32_to_f16((float)want[i]))
                                    : dt == CT_FLOAT32 ? (double)(float)want[i]
@@ -262,8 +260,8 @@ TEST(prod_and_scans) {
                         double ptol = dt == CT_FLOAT64 ? 1e-15 : dt == CT_FLOAT32 ? 1e-7 : 1e-3;
                         CHECK_MSG(tu_same_val(g[i], w) || (ct_dtype_is_floating(dt) &&
                                                            close_rel(g[i], want[i], ptol, 0)),
-                                  "prod %s all=%d [%lld] got %.17g want %.17g",
-                                  ct_dtype_name(dt), all, (long long)i, g[i], w);
+                                  "prod %s all=%d [%lld] got %.17g want %.17g", ct_dtype_name(dt),
+                                  all, (long long)i, g[i], w);
                     }
                     free(g);
                     ct_tensor_release(r);
@@ -362,7 +360,8 @@ TEST(gradients) {
         double wv[12];
         for (int i = 0; i < ny; i++)
             wv[i] = i + 1;
-        CHECK_OK(ct_tensor_from_host(ctx, wv, CT_FLOAT64, ct_tensor_ndim(y), ct_tensor_shape(y), &w));
+        CHECK_OK(
+            ct_tensor_from_host(ctx, wv, CT_FLOAT64, ct_tensor_ndim(y), ct_tensor_shape(y), &w));
         CHECK_OK(ct_mul(ctx, y, w, &wy));
         CHECK_OK(ct_sum(ctx, wy, 0, NULL, false, &s));
         CHECK_OK(ct_backward(ctx, s, NULL, false));

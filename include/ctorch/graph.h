@@ -75,14 +75,14 @@ CT_API bool ct_stream_is_capturing(const ct_stream *s);
 
 /* What instantiation did with the capture's memory and elementwise chains (ct_graph_mem_stats). */
 typedef struct ct_graph_mem_stats {
-    size_t size;              /* sizeof(ct_graph_mem_stats), set by the caller */
-    int64_t private_buffers;  /* pool buffers only the graph reaches (its intermediates) */
-    int64_t private_bytes;    /* their bytes: the pool's footprint without planning */
-    int64_t fused_bytes;      /* of those, bytes never written: kept in registers/L1 tiles */
-    int64_t planned_bytes;    /* the shared arena the movable rest now lives in */
-    int64_t pinned_bytes;     /* private bytes left in place (state carried across replays) */
-    int64_t fused_chains;     /* elementwise chains run as one pass */
-    int64_t fused_ops;        /* ops inside those chains */
+    size_t size;             /* sizeof(ct_graph_mem_stats), set by the caller */
+    int64_t private_buffers; /* pool buffers only the graph reaches (its intermediates) */
+    int64_t private_bytes;   /* their bytes: the pool's footprint without planning */
+    int64_t fused_bytes;     /* of those, bytes never written: kept in registers/L1 tiles */
+    int64_t planned_bytes;   /* the shared arena the movable rest now lives in */
+    int64_t pinned_bytes;    /* private bytes left in place (state carried across replays) */
+    int64_t fused_chains;    /* elementwise chains run as one pass */
+    int64_t fused_ops;       /* ops inside those chains */
 } ct_graph_mem_stats;
 /* Statistics of the last instantiation (instantiating first if needed); the pool's footprint is
  * planned_bytes + pinned_bytes instead of private_bytes. Zeros for a backend without planning. */

@@ -269,6 +269,41 @@ CT_API ct_status ct_log_softmax(ct_ctx *ctx, const ct_tensor *a, int dim, ct_ten
 CT_API ct_status ct_layer_norm(ct_ctx *ctx, const ct_tensor *a, int n_norm, const ct_tensor *weight,
                                const ct_tensor *bias, double eps, ct_tensor **out);
 
+/* Root-mean-square normalisation over the last n_norm dims, x / sqrt(mean(x^2) + eps) * weight
+ * (as torch.nn.functional.rms_norm; weight of those dims' shape or NULL). Floating input, f16/bf16
+ * computed in f32; differentiable. */
+CT_API ct_status ct_rms_norm(ct_ctx *ctx, const ct_tensor *x, int n_norm, const ct_tensor *weight,
+                             double eps, ct_tensor **out);
+/* Group normalisation of x (N, C, ...) over num_groups groups of channels (with their spatial
+ * dims), then per-channel weight and bias (C, each may be NULL), as F.group_norm. */
+CT_API ct_status ct_group_norm(ct_ctx *ctx, const ct_tensor *x, int num_groups,
+                               const ct_tensor *weight, const ct_tensor *bias, double eps,
+                               ct_tensor **out);
+/* Batch normalisation of x (N, C, ...) per channel, as F.batch_norm: training normalises with the
+ * batch statistics and, when given, updates running_mean / running_var (C) in place with
+ * `momentum` (the unbiased variance, outside autograd); evaluation uses the running statistics.
+ * weight and bias (C) may be NULL. Training with one value per channel: CT_ERR_INVALID_ARG. */
+CT_API ct_status ct_batch_norm(ct_ctx *ctx, const ct_tensor *x, ct_tensor *running_mean,
+                               ct_tensor *running_var, const ct_tensor *weight,
+                               const ct_tensor *bias, bool training, double momentum, double eps,
+                               ct_tensor **out);
+/* Dropout (F.dropout): in training, each element is zeroed with probability p and the rest scaled
+ * by 1 / (1 - p), the mask drawn as ct_tensor_rand(seed, offset) >= p (reproducible, graph-safe
+ * under capture like rand); otherwise (or p = 0) x itself (a new reference). CPU. */
+CT_API ct_status ct_dropout(ct_ctx *ctx, const ct_tensor *x, double p, bool training, uint64_t seed,
+                            uint64_t offset, ct_tensor **out);
+typedef enum ct_pad_mode {
+    CT_PAD_CONSTANT = 0,
+    CT_PAD_REFLECT,
+    CT_PAD_REPLICATE,
+    CT_PAD_CIRCULAR
+} ct_pad_mode;
+/* Pad (F.pad): pad[2k], pad[2k+1] add elements before / after dim ndim-1-k (n_pad/2 dims from the
+ * last); constant mode fills `value` and accepts negative pads (cropping); reflect needs pads <
+ * the size, circular <= the size. A copy, differentiable (index_select + masked_fill). CPU. */
+CT_API ct_status ct_pad(ct_ctx *ctx, const ct_tensor *x, int n_pad, const int64_t *pad,
+                        ct_pad_mode mode, double value, ct_tensor **out);
+
 /* ---- linear algebra ---- */
 /* torch.matmul: 1-d/2-d/batched with batch broadcasting. f32/f64 through BLAS; f16/bf16 in f32;
  * integer dtypes (not bool) with exact wrapping integer accumulation. Both operands one dtype. */

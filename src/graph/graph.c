@@ -317,7 +317,7 @@ ct_status ct_graph_capture_end(ct_graph *g) {
 }
 
 static int ct__cmp_ptr(const void *a, const void *b) {
-    uintptr_t x = (uintptr_t)*(void *const *)a, y = (uintptr_t)*(void *const *)b;
+    uintptr_t x = (uintptr_t) * (void *const *)a, y = (uintptr_t) * (void *const *)b;
     return x < y ? -1 : x > y;
 }
 
@@ -397,7 +397,8 @@ static ct_status ct__instantiate_planned(ct_graph *g) {
             ct__backend_slot *b = &ctx->backends[g->slot];
             for (size_t i = 0; i < nb; i++) {
                 if (!bufs[i].moved) continue;
-                ct__blk key = {bufs[i].data, 0}, *f = bsearch(&key, blk, m, sizeof *blk, ct__cmp_blk);
+                ct__blk key = {bufs[i].data, 0},
+                        *f = bsearch(&key, blk, m, sizeof *blk, ct__cmp_blk);
                 if (!f || !arr[f->i]) continue; /* not a pool block of its own: left in place */
                 if (cpu)
                     ct__free(ctx, arr[f->i]);

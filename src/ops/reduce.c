@@ -293,8 +293,8 @@ static int ct__squeezed_shape(const ct_tensor *a, uint32_t mask, int64_t *shape)
 
 /* Common checks; *mask gets the reduced dims, *n_red their element count. */
 static ct_status ct__composite_args(ct_ctx *ctx, const char *name, const ct_tensor *a, int n_dims,
-                                    const int *dims, bool float_only, uint32_t *mask,
-                                    double *n_red, ct_tensor **out) {
+                                    const int *dims, bool float_only, uint32_t *mask, double *n_red,
+                                    ct_tensor **out) {
     const ct_tensor *ins[1] = {a};
     ct_status st = ct__check_args(ctx, name, 1, ins, out);
     if (st != CT_OK) return st;
@@ -318,8 +318,8 @@ static int ct__mask_dims(int ndim, uint32_t mask, int *dims) {
 }
 
 /* r (keepdim layout) as the caller asked, cast back to dt; consumes r. */
-static ct_status ct__composite_finish(ct_ctx *ctx, const ct_tensor *a, uint32_t mask,
-                                      bool keepdim, ct_dtype dt, ct_tensor *r, ct_tensor **out) {
+static ct_status ct__composite_finish(ct_ctx *ctx, const ct_tensor *a, uint32_t mask, bool keepdim,
+                                      ct_dtype dt, ct_tensor *r, ct_tensor **out) {
     ct_status st = CT_OK;
     if (r->dtype != dt) {
         ct_tensor *c = NULL;
@@ -411,8 +411,7 @@ ct_status ct_logsumexp(ct_ctx *ctx, const ct_tensor *a, int n_dims, const int *d
     }
     /* shift by the maximum, detached (the shift cancels in the value and in the gradient); an
      * infinite maximum shifts by 0 so that inf - inf never appears */
-    ct_tensor *m = NULL, *inf = NULL, *sh = NULL, *d = NULL, *e = NULL, *s = NULL,
-              *l = NULL;
+    ct_tensor *m = NULL, *inf = NULL, *sh = NULL, *d = NULL, *e = NULL, *s = NULL, *l = NULL;
     bool grad_off = ctx->grad_off; /* the shift is a constant for autograd (detached) */
     ctx->grad_off = true;
     st = ct_amax(ctx, x, nr, rd, true, &m);

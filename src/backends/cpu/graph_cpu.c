@@ -288,8 +288,8 @@ static cg_instr *cg_emit(cg_graph *g) {
 }
 
 /* Contiguous, unbroadcast, same-dtype f32/f64 elementwise op with an ISA loop: resolved into `in`
- * as I_EW (element count, pointers, loop). Finalisation turns it into a direct call when it is small
- * enough to stay on one thread, into a step of a fused chain, or back into I_RUN. */
+ * as I_EW (element count, pointers, loop). Finalisation turns it into a direct call when it is
+ * small enough to stay on one thread, into a step of a fused chain, or back into I_RUN. */
 static bool cg_ew_match(cg_graph *g, const ct_op_desc *op, cg_instr *in) {
     int bi = ct_k_bin_index(op->kind), ui = ct_k_un_index(op->kind);
     if (op->kind == CT_OP_GELU) ui = op->ints[0] ? CT_K_GELU_TANH : -1; /* as the eager path */
@@ -634,10 +634,10 @@ static void cg_fused_range(void *arg, int64_t b, int64_t e) {
                 void *const ps[4] = {s2->p[0], s->p[1], s->p[2], s2->p[2]};
                 const bool used[4] = {true, true, s->bin, s2->bin};
                 for (int k = 0; k < 4; k++)
-                    q[k] = !used[k]             ? NULL
-                           : refs[k] == CG_MEM  ? (char *)ps[k] + (size_t)off * es
-                           : refs[k] >= CG_BC ? (void *)scratch[CG_MAX_SLOTS + refs[k] - CG_BC]
-                                              : (void *)scratch[refs[k]];
+                    q[k] = !used[k]            ? NULL
+                           : refs[k] == CG_MEM ? (char *)ps[k] + (size_t)off * es
+                           : refs[k] >= CG_BC  ? (void *)scratch[CG_MAX_SLOTS + refs[k] - CG_BC]
+                                               : (void *)scratch[refs[k]];
                 if (f->dt == CT_FLOAT32)
                     s->pfn.f32(len, q[0], q[1], q[2], q[3], (float)s->alpha, (float)s2->alpha);
                 else

@@ -44,11 +44,11 @@ typedef struct ct_k_isa {
      * as the two single loops in turn. Index: CT_K_ADD..CT_K_DIV, then CT_K_PAIR_UN + CT_K_NEG,
      * ABS, RELU, SQRT (a unary op ignores b or c). */
     void (*pair_f32[CT_K_PAIR_COUNT][CT_K_PAIR_COUNT])(int64_t n, float *o, const float *a,
-                                                      const float *b, const float *c, float al1,
-                                                      float al2);
+                                                       const float *b, const float *c, float al1,
+                                                       float al2);
     void (*pair_f64[CT_K_PAIR_COUNT][CT_K_PAIR_COUNT])(int64_t n, double *o, const double *a,
-                                                      const double *b, const double *c,
-                                                      double al1, double al2);
+                                                       const double *b, const double *c, double al1,
+                                                       double al2);
 } ct_k_isa;
 
 extern const ct_k_isa ct_k_isa_ref, ct_k_isa_avx2, ct_k_isa_avx512;

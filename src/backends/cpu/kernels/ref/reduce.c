@@ -270,8 +270,8 @@ ct_status ct_k_reduce(const ct_op_desc *op, const ct_k_isa *isa) {
     ct_op_kind k = op->kind;
     bool fl = in->dtype == CT_FLOAT32 || in->dtype == CT_FLOAT64;
     if (fl && out->dtype == in->dtype && k != CT_OP_ARGMAX && k != CT_OP_PROD && g.nk >= 1 &&
-        g.nr >= 1 &&
-        g.kin[g.nk - 1] == 1 && g.kout[g.nk - 1] == 1 && g.nred > 0 && g.kshape[g.nk - 1] >= 8) {
+        g.nr >= 1 && g.kin[g.nk - 1] == 1 && g.kout[g.nk - 1] == 1 && g.nred > 0 &&
+        g.kshape[g.nk - 1] >= 8) {
         if (in->dtype == CT_FLOAT32)
             ct_k_cols_float(op, &g, isa, g.kshape[g.nk - 1]);
         else

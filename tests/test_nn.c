@@ -1,0 +1,401 @@
+/* rms_norm, group_norm, batch_norm (training with running statistics, evaluation), dropout and pad
+ * against naive double-precision loops; f16/bf16 and strided inputs; gradients against central
+ * differences; errors; capture and replay. */
+#include "test_util.h"
+
+static ct_ctx *ctx;
+static unsigned long long rng = 777;
+
+static bool close_to(double got, double want, double tol) {
+    if (isnan(want)) return isnan(got);
+    return fabs(got - want) <= tol * (1 + fabs(want));
+}
+
+static ct_tensor *from(const double *v, ct_dtype dt, int nd, const int64_t *shape) {
+    ct_tensor *d = NULL, *t = NULL;
+    CHECK_OK(ct_tensor_from_host(ctx, v, CT_FLOAT64, nd, shape, &d));
+    CHECK_OK(ct_cast(ctx, d, dt, &t));
+    ct_tensor_release(d);
+    return t;
+}
+
+TEST(rms_and_group_norm) {
+    int64_t shape[3] = {3, 6, 5};
+    for (int di = 0; di < 3; di++)
+        for (int mode = 0; mode < 3; mode++) {
+            ct_dtype dt = di == 0 ? CT_FLOAT32 : di == 1 ? CT_FLOAT64 : CT_BFLOAT16;
+            double tol = dt == CT_FLOAT64 ? 1e-12 : dt == CT_FLOAT32 ? 1e-5 : 1e-2;
+            double *v;
+            ct_tensor *x = tu_make(ctx, &rng, dt, 3, shape, mode, -2, 2, &v);
+            double wv[30], bv[6];
+            for (int i = 0; i < 30; i++)
+                wv[i] = tu_rand_val(&rng, CT_FLOAT64, 0.5, 1.5);
+            for (int i = 0; i < 6; i++)
+                bv[i] = tu_rand_val(&rng, CT_FLOAT64, -1, 1);
+            /* rms over the last 2 dims with a (6, 5) weight */
+            int64_t ws[2] = {6, 5};
+            ct_tensor *w = from(wv, dt, 2, ws), *y = NULL;
+            double *wr = tu_read(w); /* the weight as the op sees it (rounded to dt) */
+            CHECK_OK(ct_rms_norm(ctx, x, 2, w, 1e-5, &y));
+            double *g = y ? tu_read(y) : NULL;
+            CHECK(y && ct_tensor_dtype(y) == dt && tu_same_shape(y, 3, shape));
+            for (int n = 0; g && n < 3; n++) {
+                double ms = 0;
+                for (int i = 0; i < 30; i++)
+                    ms += v[n * 30 + i] * v[n * 30 + i];
+                double r = 1 / sqrt(ms / 30 + 1e-5);
+                for (int i = 0; i < 30; i++)
+                    CHECK_MSG(close_to(g[n * 30 + i], v[n * 30 + i] * r * wr[i], tol),
+                              "rms %s mode %d [%d,%d]: %g vs %g", ct_dtype_name(dt), mode, n, i,
+                              g[n * 30 + i], v[n * 30 + i] * r * wr[i]);
+            }
+            free(g), free(wr);
+            ct_tensor_release(y), ct_tensor_release(w);
+            /* group norm: 3 groups of 2 channels x 5 */
+            int64_t cs = 6;
+            ct_tensor *gw = from(wv, dt, 1, &cs), *gb = from(bv, dt, 1, &cs);
+            double *gwr = tu_read(gw), *gbr = tu_read(gb);
+            CHECK_OK(ct_group_norm(ctx, x, 3, gw, gb, 1e-5, &y));
+            g = y ? tu_read(y) : NULL;
+            for (int n = 0; g && n < 3; n++)
+                for (int gi = 0; gi < 3; gi++) {
+                    double m = 0, s = 0;
+                    for (int i = 0; i < 10; i++)
+                        m += v[n * 30 + gi * 10 + i];
+                    m /= 10;
+                    for (int i = 0; i < 10; i++) {
+                        double dv = v[n * 30 + gi * 10 + i] - m;
+                        s += dv * dv;
+                    }
+                    double r = 1 / sqrt(s / 10 + 1e-5);
+                    for (int i = 0; i < 10; i++) {
+                        int c = gi * 2 + i / 5, k = n * 30 + gi * 10 + i;
+                        double want = (v[k] - m) * r * gwr[c] + gbr[c];
+                        CHECK_MSG(close_to(g[k], want, tol), "group_norm %s [%d]: %g vs %g",
+                                  ct_dtype_name(dt), k, g[k], want);
+                    }
+                }
+            free(g), free(gwr), free(gbr), free(v);
+            ct_tensor_release(y), ct_tensor_release(gw), ct_tensor_release(gb);
+            ct_tensor_release(x);
+        }
+    /* errors */
+    int64_t s2[2] = {4, 6};
+    ct_tensor *x = NULL, *y = NULL;
+    CHECK_OK(ct_tensor_zeros(ctx, CT_FLOAT32, 2, s2, &x));
+    CHECK_ST(ct_group_norm(ctx, x, 4, NULL, NULL, 1e-5, &y), CT_ERR_INVALID_ARG);
+    CHECK(strstr(ct_ctx_last_error(ctx), "6 channels are not divisible into 4 groups") != NULL);
+    CHECK_ST(ct_rms_norm(ctx, x, 3, NULL, 1e-5, &y), CT_ERR_INVALID_ARG);
+    int64_t five = 5;
+    ct_tensor *bad = NULL;
+    CHECK_OK(ct_tensor_zeros(ctx, CT_FLOAT32, 1, &five, &bad));
+    CHECK_ST(ct_rms_norm(ctx, x, 1, bad, 1e-5, &y), CT_ERR_SHAPE);
+    CHECK(strstr(ct_ctx_last_error(ctx), "weight is [5], expected [6]") != NULL);
+    ct_tensor_release(bad), ct_tensor_release(x);
+    int32_t iv[4] = {1, 2, 3, 4};
+    int64_t four = 4;
+    CHECK_OK(ct_tensor_from_host(ctx, iv, CT_INT32, 1, &four, &x));
+    CHECK_ST(ct_rms_norm(ctx, x, 1, NULL, 1e-5, &y), CT_ERR_DTYPE);
+    ct_tensor_release(x);
+}
+
+TEST(batch_norm_train_and_eval) {
+    int64_t shape[4] = {4, 3, 2, 5};
+    double *v;
+    ct_tensor *x = tu_make(ctx, &rng, CT_FLOAT64, 4, shape, 1, -2, 3, &v);
+    double rm0[3] = {0.1, -0.2, 0.3}, rv0[3] = {1.0, 2.0, 0.5}, wv[3] = {1.5, 0.5, -1},
+           bv[3] = {0, 1, 2};
+    int64_t c3 = 3;
+    ct_tensor *rm = from(rm0, CT_FLOAT64, 1, &c3), *rv = from(rv0, CT_FLOAT64, 1, &c3);
+    ct_tensor *w = from(wv, CT_FLOAT64, 1, &c3), *b = from(bv, CT_FLOAT64, 1, &c3), *y = NULL;
+    CHECK_OK(ct_batch_norm(ctx, x, rm, rv, w, b, true, 0.1, 1e-5, &y));
+    double *g = tu_read(y), rmn[3], rvn[3];
+    CHECK_OK(ct_tensor_to_host(rm, rmn, sizeof rmn));
+    CHECK_OK(ct_tensor_to_host(rv, rvn, sizeof rvn));
+    for (int c = 0; c < 3; c++) {
+        double m = 0, s = 0;
+        int cnt = 0;
+        for (int n = 0; n < 4; n++)
+            for (int k = 0; k < 10; k++)
+                m += v[(n * 3 + c) * 10 + k], cnt++;
+        m /= cnt;
+        for (int n = 0; n < 4; n++)
+            for (int k = 0; k < 10; k++) {
+                double dv = v[(n * 3 + c) * 10 + k] - m;
+                s += dv * dv;
+            }
+        double var = s / cnt, r = 1 / sqrt(var + 1e-5);
+        for (int n = 0; n < 4; n++)
+            for (int k = 0; k < 10; k++) {
+                int i = (n * 3 + c) * 10 + k;
+                CHECK(close_to(g[i], (v[i] - m) * r * wv[c] + bv[c], 1e-12));
+            }
+        CHECK_MSG(close_to(rmn[c], 0.9 * rm0[c] + 0.1 * m, 1e-14), "running mean %d", c);
+        CHECK_MSG(close_to(rvn[c], 0.9 * rv0[c] + 0.1 * s / (cnt - 1), 1e-14),
+                  "running var %d: %g vs %g (unbiased)", c, rvn[c],
+                  0.9 * rv0[c] + 0.1 * s / (cnt - 1));
+    }
+    free(g);
+    ct_tensor_release(y);
+    /* evaluation with the updated statistics */
+    CHECK_OK(ct_batch_norm(ctx, x, rm, rv, NULL, NULL, false, 0.1, 1e-3, &y));
+    g = tu_read(y);
+    for (int i = 0; i < 120; i++) {
+        int c = (i / 10) % 3;
+        CHECK(close_to(g[i], (v[i] - rmn[c]) / sqrt(rvn[c] + 1e-3), 1e-12));
+    }
+    free(g), free(v);
+    ct_tensor_release(y);
+    CHECK_ST(ct_batch_norm(ctx, x, NULL, NULL, NULL, NULL, false, 0.1, 1e-5, &y),
+             CT_ERR_INVALID_ARG);
+    CHECK_ST(ct_batch_norm(ctx, x, rm, rv, NULL, NULL, true, 1.5, 1e-5, &y), CT_ERR_INVALID_ARG);
+    int64_t one[3] = {1, 3, 1};
+    ct_tensor *x1 = NULL;
+    CHECK_OK(ct_tensor_zeros(ctx, CT_FLOAT32, 3, one, &x1));
+    CHECK_ST(ct_batch_norm(ctx, x1, NULL, NULL, NULL, NULL, true, 0.1, 1e-5, &y),
+             CT_ERR_INVALID_ARG);
+    CHECK(strstr(ct_ctx_last_error(ctx), "more than 1 value per channel") != NULL);
+    ct_tensor_release(x1);
+    ct_tensor_release(x), ct_tensor_release(rm), ct_tensor_release(rv), ct_tensor_release(w);
+    ct_tensor_release(b);
+}
+
+TEST(dropout_statistics) {
+    int64_t n = 100000;
+    ct_tensor *x = NULL, *y = NULL, *y2 = NULL;
+    CHECK_OK(ct_tensor_full(ctx, CT_FLOAT32, 1, &n, 2.0, &x));
+    CHECK_OK(ct_dropout(ctx, x, 0.3, true, 42, 0, &y));
+    CHECK_OK(ct_dropout(ctx, x, 0.3, true, 42, 0, &y2));
+    float *a = malloc(sizeof(float) * (size_t)n), *b = malloc(sizeof(float) * (size_t)n);
+    CHECK_OK(ct_tensor_to_host(y, a, sizeof(float) * (size_t)n));
+    CHECK_OK(ct_tensor_to_host(y2, b, sizeof(float) * (size_t)n));
+    CHECK(memcmp(a, b, sizeof(float) * (size_t)n) == 0); /* same seed and offset: same mask */
+    int64_t zeros = 0, bad = 0;
+    for (int64_t i = 0; i < n; i++) {
+        if (a[i] == 0)
+            zeros++;
+        else if (a[i] != 2.0f / 0.7f)
+            bad++;
+    }
+    double frac = (double)zeros / (double)n; /* 0.3 +- 5 sigma (sigma = 0.00145) */
+    CHECK_MSG(fabs(frac - 0.3) < 0.0075 && bad == 0, "zero fraction %g, %lld wrong values", frac,
+              (long long)bad);
+    ct_tensor_release(y), ct_tensor_release(y2);
+    /* a different offset gives a different mask; p = 1 zeros everything; eval is the identity */
+    CHECK_OK(ct_dropout(ctx, x, 0.3, true, 42, (uint64_t)n, &y));
+    CHECK_OK(ct_tensor_to_host(y, b, sizeof(float) * (size_t)n));
+    CHECK(memcmp(a, b, sizeof(float) * (size_t)n) != 0);
+    ct_tensor_release(y);
+    CHECK_OK(ct_dropout(ctx, x, 1.0, true, 1, 0, &y));
+    CHECK_OK(ct_tensor_to_host(y, b, sizeof(float) * (size_t)n));
+    bool allz = true;
+    for (int64_t i = 0; i < n; i++)
+        allz = allz && b[i] == 0;
+    CHECK(allz);
+    ct_tensor_release(y);
+    CHECK_OK(ct_dropout(ctx, x, 0.5, false, 1, 0, &y));
+    CHECK(y == x);
+    ct_tensor_release(y);
+    CHECK_ST(ct_dropout(ctx, x, 1.5, true, 1, 0, &y), CT_ERR_INVALID_ARG);
+    CHECK(strstr(ct_ctx_last_error(ctx), "between 0 and 1") != NULL);
+    free(a), free(b);
+    ct_tensor_release(x);
+}
+
+/* Naive pad of a (R, C) matrix over both dims. */
+static double ref_pad_at(const double *v, int64_t R, int64_t C, const int64_t *pad, ct_pad_mode m,
+                         double value, int64_t i, int64_t j) {
+    int64_t src[2] = {i - pad[2], j - pad[0]}, size[2] = {R, C};
+    for (int d = 0; d < 2; d++) {
+        int64_t s = src[d], S = size[d];
+        if (s >= 0 && s < S) continue;
+        if (m == CT_PAD_CONSTANT) return value;
+        if (m == CT_PAD_REFLECT) s = s < 0 ? -s : 2 * (S - 1) - s;
+        if (m == CT_PAD_REPLICATE) s = s < 0 ? 0 : S - 1;
+        if (m == CT_PAD_CIRCULAR) s = ((s % S) + S) % S;
+        src[d] = s;
+    }
+    return v[src[0] * C + src[1]];
+}
+
+TEST(pad_modes) {
+    int64_t shape[2] = {4, 5};
+    const int64_t pads[4][4] = {{1, 2, 3, 0}, {0, 0, 2, 2}, {3, 1, 1, 3}, {-1, 2, 0, -2}};
+    for (int mode = 0; mode < 4; mode++)
+        for (int pi = 0; pi < 4; pi++)
+            for (int vm = 0; vm < 2; vm++) {
+                ct_pad_mode m = (ct_pad_mode)mode;
+                const int64_t *pd = pads[pi];
+                bool neg = pd[0] < 0 || pd[1] < 0 || pd[2] < 0 || pd[3] < 0;
+                double *v;
+                ct_tensor *x = tu_make(ctx, &rng, CT_FLOAT32, 2, shape, vm, -3, 3, &v), *y = NULL;
+                ct_status st = ct_pad(ctx, x, 4, pd, m, 7.5, &y);
+                if (neg && m != CT_PAD_CONSTANT) {
+                    CHECK_ST(st, CT_ERR_INVALID_ARG);
+                } else if (m == CT_PAD_REFLECT && (pd[2] >= 4 || pd[3] >= 4)) {
+                    CHECK_ST(st, CT_ERR_INVALID_ARG);
+                } else {
+                    CHECK_OK(st);
+                    int64_t R = 4 + pd[2] + pd[3], C = 5 + pd[0] + pd[1];
+                    int64_t os[2] = {R, C};
+                    CHECK(y && tu_same_shape(y, 2, os));
+                    double *g = y ? tu_read(y) : NULL;
+                    for (int64_t i = 0; g && i < R; i++)
+                        for (int64_t j = 0; j < C; j++) {
+                            double want = ref_pad_at(v, 4, 5, pd, m, 7.5, i, j);
+                            CHECK_MSG(g[i * C + j] == (double)(float)want,
+                                      "pad mode %d pads %d [%lld,%lld]: %g vs %g", mode, pi,
+                                      (long long)i, (long long)j, g[i * C + j], want);
+                        }
+                    free(g);
+                }
+                free(v);
+                ct_tensor_release(x), ct_tensor_release(y);
+            }
+    /* integer constant pad, an empty dim, bad counts */
+    int32_t iv[3] = {1, 2, 3};
+    int64_t three = 3, p2[2] = {2, 1};
+    ct_tensor *x = NULL, *y = NULL;
+    CHECK_OK(ct_tensor_from_host(ctx, iv, CT_INT32, 1, &three, &x));
+    CHECK_OK(ct_pad(ctx, x, 2, p2, CT_PAD_CONSTANT, -1, &y));
+    int32_t o[6];
+    CHECK_OK(ct_tensor_to_host(y, o, sizeof o));
+    CHECK(o[0] == -1 && o[1] == -1 && o[2] == 1 && o[4] == 3 && o[5] == -1);
+    ct_tensor_release(y);
+    CHECK_ST(ct_pad(ctx, x, 3, p2, CT_PAD_CONSTANT, 0, &y), CT_ERR_INVALID_ARG);
+    ct_tensor_release(x);
+    int64_t e[2] = {2, 0};
+    CHECK_OK(ct_tensor_zeros(ctx, CT_FLOAT32, 2, e, &x));
+    CHECK_OK(ct_pad(ctx, x, 2, p2, CT_PAD_CONSTANT, 4, &y));
+    float f[6];
+    CHECK(ct_tensor_numel(y) == 6);
+    CHECK_OK(ct_tensor_to_host(y, f, sizeof f));
+    CHECK(f[0] == 4 && f[5] == 4);
+    ct_tensor_release(y);
+    CHECK_ST(ct_pad(ctx, x, 2, p2, CT_PAD_REPLICATE, 0, &y), CT_ERR_INVALID_ARG);
+    ct_tensor_release(x);
+}
+
+/* gradients of sum(w * f(x)) against central differences (f64) */
+typedef ct_status (*fn1)(const ct_tensor *x, ct_tensor **y);
+static ct_tensor *GW, *GB;
+static ct_status f_rms(const ct_tensor *x, ct_tensor **y) {
+    return ct_rms_norm(ctx, x, 1, NULL, 1e-6, y);
+}
+static ct_status f_group(const ct_tensor *x, ct_tensor **y) {
+    return ct_group_norm(ctx, x, 2, GW, GB, 1e-5, y);
+}
+static ct_status f_batch(const ct_tensor *x, ct_tensor **y) {
+    return ct_batch_norm(ctx, x, NULL, NULL, GW, GB, true, 0.1, 1e-5, y);
+}
+static ct_status f_pad(const ct_tensor *x, ct_tensor **y) {
+    int64_t p[4] = {1, 2, 2, 1};
+    return ct_pad(ctx, x, 4, p, CT_PAD_REFLECT, 0, y);
+}
+static ct_status f_padc(const ct_tensor *x, ct_tensor **y) {
+    int64_t p[2] = {2, -1};
+    return ct_pad(ctx, x, 2, p, CT_PAD_CONSTANT, 3, y);
+}
+static double weighted(fn1 f, const double *xv, const int64_t *shape) {
+    ct_tensor *x = NULL, *y = NULL;
+    CHECK_OK(ct_tensor_from_host(ctx, xv, CT_FLOAT64, 3, shape, &x));
+    CHECK_OK(f(x, &y));
+    double *yv = y ? tu_read(y) : NULL, r = 0;
+    for (int64_t i = 0; yv && i < ct_tensor_numel(y); i++)
+        r += sin((double)i) * yv[i];
+    free(yv);
+    ct_tensor_release(x), ct_tensor_release(y);
+    return r;
+}
+TEST(gradients) {
+    int64_t shape[3] = {3, 4, 3};
+    double gw[4] = {1.5, 0.5, 2, -1}, gb[4] = {0.1, 0.2, 0.3, 0.4};
+    int64_t c4 = 4;
+    GW = from(gw, CT_FLOAT64, 1, &c4), GB = from(gb, CT_FLOAT64, 1, &c4);
+    fn1 fs[5] = {f_rms, f_group, f_batch, f_pad, f_padc};
+    const char *names[5] = {"rms_norm", "group_norm", "batch_norm", "pad reflect", "pad constant"};
+    for (int k = 0; k < 5; k++) {
+        double xv[36];
+        for (int i = 0; i < 36; i++)
+            xv[i] = tu_rand_val(&rng, CT_FLOAT64, -2, 2);
+        ct_tensor *x = NULL, *y = NULL, *w = NULL, *wy = NULL, *s = NULL;
+        CHECK_OK(ct_tensor_from_host(ctx, xv, CT_FLOAT64, 3, shape, &x));
+        CHECK_OK(ct_tensor_set_requires_grad(x, true));
+        CHECK_OK(fs[k](x, &y));
+        int64_t ny = ct_tensor_numel(y);
+        double *wv = malloc(sizeof(double) * (size_t)ny);
+        for (int64_t i = 0; i < ny; i++)
+            wv[i] = sin((double)i);
+        CHECK_OK(
+            ct_tensor_from_host(ctx, wv, CT_FLOAT64, ct_tensor_ndim(y), ct_tensor_shape(y), &w));
+        free(wv);
+        CHECK_OK(ct_mul(ctx, y, w, &wy));
+        CHECK_OK(ct_sum(ctx, wy, 0, NULL, false, &s));
+        CHECK_OK(ct_backward(ctx, s, NULL, false));
+        double *gv = ct_tensor_grad(x) ? tu_read(ct_tensor_grad(x)) : NULL;
+        CHECK_MSG(gv != NULL, "%s: no gradient", names[k]);
+        for (int i = 0; gv && i < 36; i++) {
+            double h = 1e-6, xp[36], xm[36];
+            memcpy(xp, xv, sizeof xp), memcpy(xm, xv, sizeof xm);
+            xp[i] += h, xm[i] -= h;
+            double num = (weighted(fs[k], xp, shape) - weighted(fs[k], xm, shape)) / (2 * h);
+            CHECK_MSG(fabs(num - gv[i]) <= 1e-6 + 1e-5 * fabs(num), "%s d/dx[%d]: %.10g vs %.10g",
+                      names[k], i, gv[i], num);
+        }
+        free(gv);
+        ct_tensor_release(x), ct_tensor_release(y), ct_tensor_release(w), ct_tensor_release(wy);
+        ct_tensor_release(s);
+    }
+    ct_tensor_release(GW), ct_tensor_release(GB);
+}
+
+TEST(captured_equals_eager) {
+    int64_t shape[4] = {2, 4, 3, 3};
+    ct_tensor *x = tu_make(ctx, &rng, CT_FLOAT32, 4, shape, 0, -1, 1, NULL);
+    int64_t c4 = 4;
+    ct_tensor *rm[2], *rv[2], *outs[2][5] = {{0}};
+    for (int cap = 0; cap < 2; cap++) {
+        CHECK_OK(ct_tensor_zeros(ctx, CT_FLOAT32, 1, &c4, &rm[cap]));
+        CHECK_OK(ct_tensor_ones(ctx, CT_FLOAT32, 1, &c4, &rv[cap]));
+        ct_graph *g = NULL;
+        CHECK_OK(ct_graph_create(ctx, (ct_device){CT_DEVICE_CPU, 0}, NULL, &g));
+        if (cap) CHECK_OK(ct_graph_capture_begin(g, NULL));
+        int64_t p[4] = {1, 1, 0, 2};
+        CHECK_OK(ct_rms_norm(ctx, x, 2, NULL, 1e-6, &outs[cap][0]));
+        CHECK_OK(ct_group_norm(ctx, x, 2, NULL, NULL, 1e-5, &outs[cap][1]));
+        CHECK_OK(
+            ct_batch_norm(ctx, x, rm[cap], rv[cap], NULL, NULL, true, 0.1, 1e-5, &outs[cap][2]));
+        CHECK_OK(ct_pad(ctx, x, 4, p, CT_PAD_REPLICATE, 0, &outs[cap][3]));
+        CHECK_OK(ct_dropout(ctx, x, 0.25, true, 9, 0, &outs[cap][4]));
+        if (cap) {
+            CHECK_OK(ct_graph_capture_end(g));
+            CHECK_OK(ct_graph_replay(g)); /* the running stats update once, as eagerly */
+        }
+        ct_graph_free(g);
+    }
+    for (int i = 0; i < 5; i++) {
+        double *a = tu_read(outs[0][i]), *b = tu_read(outs[1][i]);
+        CHECK_MSG(a && b && memcmp(a, b, sizeof(double) * (size_t)ct_tensor_numel(outs[0][i])) == 0,
+                  "output %d differs", i);
+        free(a), free(b);
+        ct_tensor_release(outs[0][i]), ct_tensor_release(outs[1][i]);
+    }
+    double *a = tu_read(rv[0]), *b = tu_read(rv[1]);
+    CHECK(memcmp(a, b, sizeof(double) * 4) == 0);
+    free(a), free(b);
+    for (int k = 0; k < 2; k++)
+        ct_tensor_release(rm[k]), ct_tensor_release(rv[k]);
+    ct_tensor_release(x);
+}
+
+int main(void) {
+    ctx = tu_ctx_or_skip();
+    RUN(rms_and_group_norm);
+    RUN(batch_norm_train_and_eval);
+    RUN(dropout_statistics);
+    RUN(pad_modes);
+    RUN(gradients);
+    RUN(captured_equals_eager);
+    ct_ctx_free(ctx);
+    return ct_test_end();
+}
