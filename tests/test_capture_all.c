@@ -429,6 +429,55 @@ static ct_status op_batch_norm(void) {
     return ct_batch_norm(ctx, A, NULL, NULL, NULL, NULL, true, 0.1, 1e-5, &OUT);
 }
 static ct_status op_dropout(void) { return ct_dropout(ctx, A, 0.5, true, 1, 0, &OUT); }
+static int64_t G2[2] = {2, 2}, G1[2] = {1, 1}, G0[2] = {0, 0};
+static ct_status op_unfold(void) {
+    int64_t s[4] = {1, 1, 4, 8};
+    ct_tensor *x = NULL;
+    ct_status st = ct_tensor_view(ctx, A, 4, s, &x);
+    if (st == CT_OK) st = ct_unfold(ctx, x, G2, G1, G0, G1, &OUT);
+    ct_tensor_release(x);
+    return st;
+}
+static ct_status op_fold(void) {
+    int64_t s[3] = {1, 4, 8}, o[2] = {3, 5};
+    ct_tensor *x = NULL;
+    ct_status st = ct_tensor_view(ctx, A, 3, s, &x);
+    if (st == CT_OK) st = ct_fold(ctx, x, o, G2, G1, G0, G1, &OUT);
+    ct_tensor_release(x);
+    return st;
+}
+static ct_status op_conv2d(void) {
+    int64_t s[4] = {1, 2, 4, 4}, ws[4] = {1, 2, 2, 2};
+    ct_tensor *x = NULL, *w = NULL;
+    ct_status st = ct_tensor_view(ctx, A, 4, s, &x);
+    if (st == CT_OK) st = ct_tensor_ones(ctx, CT_FLOAT32, 4, ws, &w);
+    if (st == CT_OK) st = ct_conv2d(ctx, x, w, NULL, G1, G0, G1, 1, &OUT);
+    ct_tensor_release(x), ct_tensor_release(w);
+    return st;
+}
+static ct_status op_conv1d(void) {
+    int64_t s[3] = {2, 2, 8}, ws[3] = {3, 2, 2};
+    ct_tensor *x = NULL, *w = NULL;
+    ct_status st = ct_tensor_view(ctx, A, 3, s, &x);
+    if (st == CT_OK) st = ct_tensor_ones(ctx, CT_FLOAT32, 3, ws, &w);
+    if (st == CT_OK) st = ct_conv1d(ctx, x, w, NULL, 1, 0, 1, 1, &OUT);
+    ct_tensor_release(x), ct_tensor_release(w);
+    return st;
+}
+static ct_status op_pool(int which) {
+    int64_t s[4] = {1, 2, 4, 4};
+    ct_tensor *x = NULL;
+    ct_status st = ct_tensor_view(ctx, A, 4, s, &x);
+    if (st == CT_OK)
+        st = which == 0   ? ct_max_pool2d(ctx, x, G2, NULL, G0, G1, &OUT)
+             : which == 1 ? ct_avg_pool2d(ctx, x, G2, G1, G1, &OUT)
+                          : ct_adaptive_avg_pool2d(ctx, x, G2, &OUT);
+    ct_tensor_release(x);
+    return st;
+}
+static ct_status op_max_pool2d(void) { return op_pool(0); }
+static ct_status op_avg_pool2d(void) { return op_pool(1); }
+static ct_status op_adaptive_avg_pool2d(void) { return op_pool(2); }
 static ct_status op_pad(void) {
     int64_t p[2] = {1, 2};
     return ct_pad(ctx, A, 2, p, CT_PAD_REFLECT, 0, &OUT);
@@ -610,6 +659,13 @@ static const op_entry computing[] = {
     E(batch_norm),
     E(dropout),
     E(pad),
+    E(unfold),
+    E(fold),
+    E(conv2d),
+    E(conv1d),
+    E(max_pool2d),
+    E(avg_pool2d),
+    E(adaptive_avg_pool2d),
 };
 
 /* Public functions that do not compute on a stream, and why. */

@@ -304,6 +304,40 @@ typedef enum ct_pad_mode {
 CT_API ct_status ct_pad(ct_ctx *ctx, const ct_tensor *x, int n_pad, const int64_t *pad,
                         ct_pad_mode mode, double value, ct_tensor **out);
 
+/* ---- convolution and pooling (torch.nn.functional; geometry arrays are {h, w}) ---- */
+/* im2col (F.unfold): x (N, C, H, W) -> (N, C*kh*kw, L) with the patches as columns (zeros in the
+ * padding), L = OH*OW, OH = (H + 2 pad - dil (k - 1) - 1) / stride + 1. Any compute dtype. */
+CT_API ct_status ct_unfold(ct_ctx *ctx, const ct_tensor *x, const int64_t kernel[2],
+                           const int64_t dilation[2], const int64_t padding[2],
+                           const int64_t stride[2], ct_tensor **out);
+/* col2im (F.fold): the adjoint of ct_unfold, summing overlapping patches into
+ * (N, C, output_size). */
+CT_API ct_status ct_fold(ct_ctx *ctx, const ct_tensor *cols, const int64_t output_size[2],
+                         const int64_t kernel[2], const int64_t dilation[2],
+                         const int64_t padding[2], const int64_t stride[2], ct_tensor **out);
+/* 2-d convolution (F.conv2d): x (N, C, H, W), w (O, C/groups, kh, kw), b (O) or NULL; im2col +
+ * one batched BLAS matmul (groups as a batch dim). Floating, x and w of one dtype. */
+CT_API ct_status ct_conv2d(ct_ctx *ctx, const ct_tensor *x, const ct_tensor *w, const ct_tensor *b,
+                           const int64_t stride[2], const int64_t padding[2],
+                           const int64_t dilation[2], int groups, ct_tensor **out);
+/* 1-d convolution (F.conv1d): x (N, C, L), w (O, C/groups, k), as conv2d over a height of 1. */
+CT_API ct_status ct_conv1d(ct_ctx *ctx, const ct_tensor *x, const ct_tensor *w, const ct_tensor *b,
+                           int64_t stride, int64_t padding, int64_t dilation, int groups,
+                           ct_tensor **out);
+/* Max / average pooling of (N, C, H, W) or (C, H, W) (F.max_pool2d / F.avg_pool2d with
+ * ceil_mode = false; avg counts the zero padding, torch's count_include_pad = true); stride NULL:
+ * the kernel; padding at most half the kernel. max pooling's gradient splits ties evenly (torch
+ * gives it to the first maximum). */
+CT_API ct_status ct_max_pool2d(ct_ctx *ctx, const ct_tensor *x, const int64_t kernel[2],
+                               const int64_t stride[2], const int64_t padding[2],
+                               const int64_t dilation[2], ct_tensor **out);
+CT_API ct_status ct_avg_pool2d(ct_ctx *ctx, const ct_tensor *x, const int64_t kernel[2],
+                               const int64_t stride[2], const int64_t padding[2], ct_tensor **out);
+/* F.adaptive_avg_pool2d: bins [floor(i H / oh), ceil((i+1) H / oh)); equal bins run as one
+ * avg_pool2d (differentiable), unequal ones as a mean per bin (not differentiable yet). */
+CT_API ct_status ct_adaptive_avg_pool2d(ct_ctx *ctx, const ct_tensor *x,
+                                        const int64_t output_size[2], ct_tensor **out);
+
 /* ---- linear algebra ---- */
 /* torch.matmul: 1-d/2-d/batched with batch broadcasting. f32/f64 through BLAS; f16/bf16 in f32;
  * integer dtypes (not bool) with exact wrapping integer accumulation. Both operands one dtype. */

@@ -74,6 +74,24 @@ static void bw_embedding(ct__ag_call *c) {
     ct__ag_set(c, 0, ct__ag_matmul(c, ct__ag_transpose(c, oh, 0, 1), ct__ag_reshape(c, G, 2, snd)));
 }
 
+/* unfold and fold are each other's adjoint: the gradient of unfold sums the columns back into
+ * the image (fold), the gradient of fold picks the patches again (unfold) */
+static void bw_unfold(ct__ag_call *c) {
+    const int64_t *v = c->n->iv;
+    int64_t k[2] = {v[0], v[1]}, d[2] = {v[2], v[3]}, p[2] = {v[4], v[5]}, s[2] = {v[6], v[7]},
+            o[2] = {v[8], v[9]};
+    ct_tensor *r = NULL;
+    ct_status st = c->st == CT_OK ? ct_fold(c->ctx, c->g[0], o, k, d, p, s, &r) : c->st;
+    ct__ag_set(c, 0, ct__ag_keep(c, st, r));
+}
+static void bw_fold(ct__ag_call *c) {
+    const int64_t *v = c->n->iv;
+    int64_t k[2] = {v[0], v[1]}, d[2] = {v[2], v[3]}, p[2] = {v[4], v[5]}, s[2] = {v[6], v[7]};
+    ct_tensor *r = NULL;
+    ct_status st = c->st == CT_OK ? ct_unfold(c->ctx, c->g[0], k, d, p, s, &r) : c->st;
+    ct__ag_set(c, 0, ct__ag_keep(c, st, r));
+}
+
 #define F(op, name, fn, si, so)                                                                    \
     case op: {                                                                                     \
         static const ct__ag_formula f = {name, fn, si, so};                                        \
@@ -84,6 +102,8 @@ const ct__ag_formula *ct__ag_formula_nn(int op) {
         F(CT__AG_MATMUL, "MmBackward", bw_matmul, 3, 0)
         F(CT__AG_LAYER_NORM, "NativeLayerNormBackward", bw_layer_norm, 3, 0)
         F(CT__AG_EMBEDDING, "EmbeddingBackward", bw_embedding, 2, 0)
+        F(CT__AG_UNFOLD, "Im2ColBackward", bw_unfold, 0, 0)
+        F(CT__AG_FOLD, "Col2ImBackward", bw_fold, 0, 0)
     default: return NULL;
     }
 }

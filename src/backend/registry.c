@@ -256,6 +256,8 @@ static const signed char ct__op_arity[CT_OP_COUNT][2] = {
     [CT_OP_LERP] = {2, 3},
     [CT_OP_PROD] = {1, 1},
     [CT_OP_CUMSUM] = {1, 1},
+    [CT_OP_IM2COL] = {1, 1},
+    [CT_OP_COL2IM] = {1, 1},
 };
 
 /* The elementwise kinds added with the everyday ops check their output dtype too: bool for the
@@ -522,6 +524,34 @@ static ct_status ct__check_desc(ct_stream *s, const ct_op_desc *op) {
         ok = ct__same_shape(o, in) && in->dtype == cdt && op->ints[0] >= 0 &&
              op->ints[0] < (o->ndim > 0 ? o->ndim : 1) && (op->ints[1] == 0 || op->ints[1] == 1);
         break;
+    case CT_OP_IM2COL:
+    case CT_OP_COL2IM: {
+        rule = "im2col/col2im: img (N,C,H,W) and cols (N, C*kh*kw, OH*OW) of the compute dtype, "
+               "kernel/stride/dilation >= 1, padding >= 0, cols contiguous";
+        bool im = op->kind == CT_OP_IM2COL;
+        const ct_operand *img = im ? in : o, *cols = im ? o : in;
+        int64_t g[8];
+        for (int i = 0; i < 4; i++) {
+            g[2 * i] = (int64_t)(int32_t)(uint32_t)(uint64_t)op->ints[i];
+            g[2 * i + 1] = (int64_t)(int32_t)(uint32_t)((uint64_t)op->ints[i] >> 32);
+        }
+        ok = img->ndim == 4 && cols->ndim == 3 && img->dtype == cdt && cols->dtype == cdt &&
+             g[0] >= 1 && g[1] >= 1 && g[2] >= 1 && g[3] >= 1 && g[4] >= 0 && g[5] >= 0 &&
+             g[6] >= 1 && g[7] >= 1;
+        if (ok) {
+            int64_t oh = (img->shape[2] + 2 * g[4] - g[6] * (g[0] - 1) - 1),
+                    ow = (img->shape[3] + 2 * g[5] - g[7] * (g[1] - 1) - 1);
+            ok = oh >= 0 && ow >= 0;
+            if (ok) {
+                oh = oh / g[2] + 1, ow = ow / g[3] + 1;
+                ok = cols->shape[0] == img->shape[0] &&
+                     cols->shape[1] == img->shape[1] * g[0] * g[1] && cols->shape[2] == oh * ow &&
+                     cols->strides[2] == 1 && cols->strides[1] == oh * ow &&
+                     cols->strides[0] == cols->shape[1] * oh * ow;
+            }
+        }
+        break;
+    }
     case CT_OP_SOFTMAX:
     case CT_OP_LOG_SOFTMAX:
         rule = "softmax: floating input and output of one shape in the compute dtype, dim ints[0] "

@@ -79,6 +79,8 @@ typedef enum ct__ag_op {
     CT__AG_LERP,   /* inputs start, end, weight */
     CT__AG_LERP_S, /* inputs start, end; sc[0] weight */
     CT__AG_CUMSUM, /* iv[0] dim */
+    CT__AG_UNFOLD, /* iv[0..7] kernel h w, dilation h w, padding h w, stride h w; iv[8..9] H, W */
+    CT__AG_FOLD,   /* iv[0..7] as unfold */
     CT__AG_COUNT
 } ct__ag_op;
 

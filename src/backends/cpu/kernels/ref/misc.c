@@ -291,6 +291,8 @@ ct_status ct_k_elementwise(const ct_op_desc *op, const ct_k_isa *isa);
 ct_status ct_k_reduce(const ct_op_desc *op, const ct_k_isa *isa);
 ct_status ct_k_softmax(const ct_op_desc *op, const ct_k_isa *isa);
 ct_status ct_k_cumsum(const ct_op_desc *op);
+ct_status ct_k_im2col(const ct_op_desc *op);
+ct_status ct_k_col2im(const ct_op_desc *op);
 
 ct_status ct_k_run(const ct_op_desc *op, const ct_k_isa *isa) {
     switch (op->kind) {
@@ -305,6 +307,8 @@ ct_status ct_k_run(const ct_op_desc *op, const ct_k_isa *isa) {
     case CT_OP_ARGMAX:
     case CT_OP_PROD: return ct_k_reduce(op, isa);
     case CT_OP_CUMSUM: return ct_k_cumsum(op);
+    case CT_OP_IM2COL: return ct_k_im2col(op);
+    case CT_OP_COL2IM: return ct_k_col2im(op);
     case CT_OP_SOFTMAX:
     case CT_OP_LOG_SOFTMAX: return ct_k_softmax(op, isa);
     case CT_OP_EMBEDDING: return ct_k_embedding(op);

@@ -1,0 +1,361 @@
+/* unfold / fold (CT_OP_IM2COL / CT_OP_COL2IM) and what is built on them: conv1d / conv2d (im2col
+ * + one batched BLAS matmul, groups as a batch dim), max / avg pooling and adaptive average
+ * pooling. torch.nn.functional semantics; differentiable through unfold/fold's formulas and the
+ * public ops they compose. */
+#include "ctorch/ops.h"
+#include "ops/dispatch.h"
+#include "tensor/ag_front.h"
+
+#include <math.h>
+
+#define CT__DO(st, call)                                                                           \
+    do {                                                                                           \
+        if ((st) == CT_OK) (st) = (call);                                                          \
+    } while (0)
+
+static int64_t ct__pack2(int64_t h, int64_t w) {
+    return (int64_t)((uint64_t)(uint32_t)h | ((uint64_t)(uint32_t)w << 32));
+}
+
+/* kernel, stride, padding, dilation: the ranges torch accepts, and values that fit 32 bits */
+static ct_status ct__check_geom(ct_ctx *ctx, const char *op, const int64_t *k, const int64_t *s,
+                                const int64_t *p, const int64_t *d) {
+    for (int i = 0; i < 2; i++) {
+        if (k[i] < 1 || s[i] < 1 || d[i] < 1 || p[i] < 0 || k[i] > INT32_MAX ||
+            s[i] > INT32_MAX || d[i] > INT32_MAX || p[i] > INT32_MAX / 2)
+            return ct__set_error(ctx, CT_ERR_INVALID_ARG,
+                                 "%s: kernel (%lld, %lld), stride (%lld, %lld), padding (%lld, "
+                                 "%lld), dilation (%lld, %lld): kernel, stride and dilation must "
+                                 "be >= 1 and padding >= 0",
+                                 op, (long long)k[0], (long long)k[1], (long long)s[0],
+                                 (long long)s[1], (long long)p[0], (long long)p[1],
+                                 (long long)d[0], (long long)d[1]);
+    }
+    return CT_OK;
+}
+
+/* Output size of one spatial dim, or -1 when the kernel does not fit. */
+static int64_t ct__out_size(int64_t in, int64_t k, int64_t s, int64_t p, int64_t d) {
+    int64_t span = in + 2 * p - d * (k - 1) - 1;
+    return span < 0 ? -1 : span / s + 1;
+}
+
+static ct_status ct__fwd_unfold(ct_ctx *ctx, const ct_tensor *x, const int64_t *k,
+                                const int64_t *dil, const int64_t *pad, const int64_t *str,
+                                ct_tensor **out) {
+    const ct_tensor *ins[1] = {x};
+    ct_status st = ct__check_args(ctx, "unfold", 1, ins, out);
+    if (st != CT_OK) return st;
+    if (x->ndim != 4 || !ct__is_compute_dtype(x->dtype))
+        return ct__set_error(ctx, CT_ERR_SHAPE, "unfold: input must be (N, C, H, W), got %s %s",
+                             ct_dtype_name(x->dtype), CT__SHAPE_STR(x));
+    if ((st = ct__check_geom(ctx, "unfold", k, str, pad, dil)) != CT_OK) return st;
+    int64_t oh = ct__out_size(x->shape[2], k[0], str[0], pad[0], dil[0]),
+            ow = ct__out_size(x->shape[3], k[1], str[1], pad[1], dil[1]);
+    if (oh < 0 || ow < 0)
+        return ct__set_error(ctx, CT_ERR_SHAPE,
+                             "unfold: kernel (%lld, %lld) with dilation (%lld, %lld) does not fit "
+                             "input %s padded by (%lld, %lld)",
+                             (long long)k[0], (long long)k[1], (long long)dil[0],
+                             (long long)dil[1], CT__SHAPE_STR(x), (long long)pad[0],
+                             (long long)pad[1]);
+    int64_t kk, L, shape[3];
+    if (!ct__checked_mul(x->shape[1], k[0] * k[1], &kk) || !ct__checked_mul(oh, ow, &L))
+        return ct__set_error(ctx, CT_ERR_OVERFLOW, "unfold: column count overflows");
+    shape[0] = x->shape[0], shape[1] = kk, shape[2] = L;
+    ct_tensor *r;
+    if ((st = ct__tensor_new(ctx, x->storage->device, x->dtype, 3, shape, &r)) != CT_OK) return st;
+    if (ct_tensor_numel(r) > 0) {
+        ct_op_desc d;
+        ct__desc_init(&d, CT_OP_IM2COL, 1, 1);
+        ct__operand_set(&d.operands[0], r);
+        ct__operand_set(&d.operands[1], x);
+        d.compute_dtype = x->dtype;
+        d.ints[0] = ct__pack2(k[0], k[1]), d.ints[1] = ct__pack2(str[0], str[1]);
+        d.ints[2] = ct__pack2(pad[0], pad[1]), d.ints[3] = ct__pack2(dil[0], dil[1]);
+        if ((st = ct__submit(ctx, r->storage->device, &d)) != CT_OK) {
+            ct_tensor_release(r);
+            return st;
+        }
+    }
+    *out = r;
+    return CT_OK;
+}
+
+static ct_status ct__fwd_fold(ct_ctx *ctx, const ct_tensor *cols, const int64_t *osz,
+                              const int64_t *k, const int64_t *dil, const int64_t *pad,
+                              const int64_t *str, ct_tensor **out) {
+    const ct_tensor *ins[1] = {cols};
+    ct_status st = ct__check_args(ctx, "fold", 1, ins, out);
+    if (st != CT_OK) return st;
+    if ((st = ct__check_geom(ctx, "fold", k, str, pad, dil)) != CT_OK) return st;
+    if (osz[0] < 0 || osz[1] < 0 || osz[0] > INT32_MAX || osz[1] > INT32_MAX)
+        return ct__set_error(ctx, CT_ERR_INVALID_ARG, "fold: output size (%lld, %lld)",
+                             (long long)osz[0], (long long)osz[1]);
+    int64_t oh = ct__out_size(osz[0], k[0], str[0], pad[0], dil[0]),
+            ow = ct__out_size(osz[1], k[1], str[1], pad[1], dil[1]);
+    if (cols->ndim != 3 || !ct__is_compute_dtype(cols->dtype) || oh < 0 || ow < 0 ||
+        cols->shape[1] % (k[0] * k[1]) != 0 || cols->shape[2] != oh * ow)
+        return ct__set_error(ctx, CT_ERR_SHAPE,
+                             "fold: input %s %s does not match output (%lld, %lld) with kernel "
+                             "(%lld, %lld) (expected (N, C*%lld, %lld))",
+                             ct_dtype_name(cols->dtype), CT__SHAPE_STR(cols), (long long)osz[0],
+                             (long long)osz[1], (long long)k[0], (long long)k[1],
+                             (long long)(k[0] * k[1]), (long long)(oh < 0 || ow < 0 ? 0 : oh * ow));
+    ct_tensor *c = NULL, *r = NULL;
+    if ((st = ct_tensor_contiguous(ctx, cols, &c)) != CT_OK) return st;
+    int64_t shape[4] = {cols->shape[0], cols->shape[1] / (k[0] * k[1]), osz[0], osz[1]};
+    st = ct__tensor_new(ctx, cols->storage->device, cols->dtype, 4, shape, &r);
+    if (st == CT_OK && ct_tensor_numel(r) > 0) {
+        ct_op_desc d;
+        ct__desc_init(&d, CT_OP_COL2IM, 1, 1);
+        ct__operand_set(&d.operands[0], r);
+        ct__operand_set(&d.operands[1], c);
+        d.compute_dtype = cols->dtype;
+        d.ints[0] = ct__pack2(k[0], k[1]), d.ints[1] = ct__pack2(str[0], str[1]);
+        d.ints[2] = ct__pack2(pad[0], pad[1]), d.ints[3] = ct__pack2(dil[0], dil[1]);
+        st = ct__submit(ctx, r->storage->device, &d);
+    }
+    ct_tensor_release(c);
+    if (st != CT_OK) {
+        ct_tensor_release(r);
+        return st;
+    }
+    *out = r;
+    return CT_OK;
+}
+
+#define CT__AG_GEOM(k, d, p, s)                                                                    \
+    (r_.iv[0] = k[0], r_.iv[1] = k[1], r_.iv[2] = d[0], r_.iv[3] = d[1], r_.iv[4] = p[0],          \
+     r_.iv[5] = p[1], r_.iv[6] = s[0], r_.iv[7] = s[1])
+ct_status ct_unfold(ct_ctx *ctx, const ct_tensor *x, const int64_t kernel[2],
+                    const int64_t dilation[2], const int64_t padding[2], const int64_t stride[2],
+                    ct_tensor **out) {
+    if (!kernel || !dilation || !padding || !stride)
+        return ct__set_error(ctx, CT_ERR_INVALID_ARG, "unfold: NULL geometry array");
+    CT__AG_WRAP(ctx, out, ct__fwd_unfold(ctx, x, kernel, dilation, padding, stride, out),
+                (CT__AG_IN1(CT__AG_UNFOLD, x), r_.n_iv = 10, CT__AG_GEOM(kernel, dilation, padding,
+                                                                        stride),
+                 r_.iv[8] = x->shape[2], r_.iv[9] = x->shape[3]));
+}
+ct_status ct_fold(ct_ctx *ctx, const ct_tensor *cols, const int64_t output_size[2],
+                  const int64_t kernel[2], const int64_t dilation[2], const int64_t padding[2],
+                  const int64_t stride[2], ct_tensor **out) {
+    if (!output_size || !kernel || !dilation || !padding || !stride)
+        return ct__set_error(ctx, CT_ERR_INVALID_ARG, "fold: NULL geometry array");
+    CT__AG_WRAP(ctx, out,
+                ct__fwd_fold(ctx, cols, output_size, kernel, dilation, padding, stride, out),
+                (CT__AG_IN1(CT__AG_FOLD, cols), r_.n_iv = 8,
+                 CT__AG_GEOM(kernel, dilation, padding, stride)));
+}
+
+/* ---- convolution ---- */
+ct_status ct_conv2d(ct_ctx *ctx, const ct_tensor *x, const ct_tensor *w, const ct_tensor *b,
+                    const int64_t stride[2], const int64_t padding[2], const int64_t dilation[2],
+                    int groups, ct_tensor **out) {
+    const ct_tensor *ins[2] = {x, w};
+    ct_status st = ct__check_args(ctx, "conv2d", 2, ins, out);
+    if (st != CT_OK) return st;
+    if (!stride || !padding || !dilation)
+        return ct__set_error(ctx, CT_ERR_INVALID_ARG, "conv2d: NULL geometry array");
+    if (x->ndim != 4 || w->ndim != 4)
+        return ct__set_error(ctx, CT_ERR_SHAPE,
+                             "conv2d: input %s must be (N, C, H, W) and weight %s (O, C/groups, "
+                             "kh, kw)",
+                             CT__SHAPE_STR(x), ct__shape_str((char[96]){0}, 96, w->ndim, w->shape));
+    if (!ct_dtype_is_floating(x->dtype) || x->dtype != w->dtype)
+        return ct__set_error(ctx, CT_ERR_DTYPE,
+                             "conv2d: input %s and weight %s must be one floating dtype",
+                             ct_dtype_name(x->dtype), ct_dtype_name(w->dtype));
+    int64_t C = x->shape[1], O = w->shape[0];
+    if (groups < 1 || C % groups || O % groups || w->shape[1] != C / groups)
+        return ct__set_error(ctx, CT_ERR_SHAPE,
+                             "conv2d: input %s, weight %s and groups %d do not match (C and O "
+                             "divisible by groups, weight dim 1 = C / groups)",
+                             CT__SHAPE_STR(x), ct__shape_str((char[96]){0}, 96, w->ndim, w->shape),
+                             groups);
+    if (b) {
+        if ((st = ct__check_tensor(ctx, "conv2d", "bias", b)) != CT_OK) return st;
+        if (b->ndim != 1 || b->shape[0] != O || b->dtype != x->dtype)
+            return ct__set_error(ctx, CT_ERR_SHAPE, "conv2d: bias must be %s (%lld), got %s %s",
+                                 ct_dtype_name(x->dtype), (long long)O, ct_dtype_name(b->dtype),
+                                 CT__SHAPE_STR(b));
+    }
+    int64_t k[2] = {w->shape[2], w->shape[3]};
+    int64_t N = x->shape[0], G = groups, K = (C / G) * k[0] * k[1];
+    ct_tensor *cols = NULL, *c5 = NULL, *w4 = NULL, *y = NULL, *y4 = NULL, *r = NULL;
+    st = ct_unfold(ctx, x, k, dilation, padding, stride, &cols); /* (N, C*kh*kw, L) */
+    if (st != CT_OK) return st;
+    int64_t L = cols->shape[2];
+    int64_t oh = ct__out_size(x->shape[2], k[0], stride[0], padding[0], dilation[0]),
+            ow = ct__out_size(x->shape[3], k[1], stride[1], padding[1], dilation[1]);
+    int64_t cs[4] = {N, G, K, L}, ws[3] = {G, O / G, K}, ys[4] = {N, O, oh, ow};
+    CT__DO(st, ct_tensor_reshape(ctx, cols, 4, cs, &c5));
+    CT__DO(st, ct_tensor_reshape(ctx, w, 3, ws, &w4));
+    CT__DO(st, ct_matmul(ctx, w4, c5, &y)); /* (G, O/G, K) @ (N, G, K, L) = (N, G, O/G, L) */
+    CT__DO(st, ct_tensor_reshape(ctx, y, 4, ys, &y4));
+    if (st == CT_OK && b) {
+        ct_tensor *bv = NULL;
+        int64_t bs[4] = {1, O, 1, 1};
+        st = ct_tensor_reshape(ctx, b, 4, bs, &bv);
+        CT__DO(st, ct_add(ctx, y4, bv, &r));
+        ct_tensor_release(bv);
+    } else if (st == CT_OK) {
+        r = ct_tensor_retain(y4);
+    }
+    ct_tensor_release(cols), ct_tensor_release(c5), ct_tensor_release(w4);
+    ct_tensor_release(y), ct_tensor_release(y4);
+    if (st != CT_OK) {
+        ct_tensor_release(r);
+        return st;
+    }
+    *out = r;
+    return CT_OK;
+}
+
+ct_status ct_conv1d(ct_ctx *ctx, const ct_tensor *x, const ct_tensor *w, const ct_tensor *b,
+                    int64_t stride, int64_t padding, int64_t dilation, int groups,
+                    ct_tensor **out) {
+    const ct_tensor *ins[2] = {x, w};
+    ct_status st = ct__check_args(ctx, "conv1d", 2, ins, out);
+    if (st != CT_OK) return st;
+    if (x->ndim != 3 || w->ndim != 3)
+        return ct__set_error(ctx, CT_ERR_SHAPE,
+                             "conv1d: input %s must be (N, C, L) and weight (O, C/groups, k)",
+                             CT__SHAPE_STR(x));
+    /* as conv2d over (N, C, 1, L) with a (O, C/g, 1, k) kernel */
+    int64_t xs[4] = {x->shape[0], x->shape[1], 1, x->shape[2]},
+            ws[4] = {w->shape[0], w->shape[1], 1, w->shape[2]};
+    int64_t s2[2] = {1, stride}, p2[2] = {0, padding}, d2[2] = {1, dilation};
+    ct_tensor *x4 = NULL, *w4 = NULL, *y = NULL;
+    st = ct_tensor_reshape(ctx, x, 4, xs, &x4);
+    CT__DO(st, ct_tensor_reshape(ctx, w, 4, ws, &w4));
+    CT__DO(st, ct_conv2d(ctx, x4, w4, b, s2, p2, d2, groups, &y));
+    if (st == CT_OK) {
+        int64_t ys[3] = {y->shape[0], y->shape[1], y->shape[3]};
+        st = ct_tensor_reshape(ctx, y, 3, ys, out);
+    }
+    ct_tensor_release(x4), ct_tensor_release(w4), ct_tensor_release(y);
+    return st;
+}
+
+/* ---- pooling ---- */
+static ct_status ct__pool(ct_ctx *ctx, const char *name, bool is_max, const ct_tensor *x,
+                          const int64_t kernel[2], const int64_t stride[2],
+                          const int64_t padding[2], const int64_t dilation[2], ct_tensor **out) {
+    const ct_tensor *ins[1] = {x};
+    ct_status st = ct__check_args(ctx, name, 1, ins, out);
+    if (st != CT_OK) return st;
+    if (!kernel || !padding || !dilation)
+        return ct__set_error(ctx, CT_ERR_INVALID_ARG, "%s: NULL geometry array", name);
+    if ((x->ndim != 4 && x->ndim != 3) || !ct_dtype_is_floating(x->dtype))
+        return ct__set_error(ctx, CT_ERR_SHAPE,
+                             "%s: floating input (N, C, H, W) or (C, H, W) required, got %s %s",
+                             name, ct_dtype_name(x->dtype), CT__SHAPE_STR(x));
+    const int64_t *s = stride ? stride : kernel; /* torch: stride defaults to the kernel */
+    for (int i = 0; i < 2; i++)
+        if (padding[i] < 0 || 2 * padding[i] > kernel[i])
+            return ct__set_error(ctx, CT_ERR_INVALID_ARG,
+                                 "%s: padding (%lld, %lld) must be at most half the kernel "
+                                 "(%lld, %lld)",
+                                 name, (long long)padding[0], (long long)padding[1],
+                                 (long long)kernel[0], (long long)kernel[1]);
+    if ((st = ct__check_geom(ctx, name, kernel, s, padding, dilation)) != CT_OK) return st;
+    bool batched = x->ndim == 4;
+    int64_t N = batched ? x->shape[0] : 1, C = x->shape[batched], H = x->shape[batched + 1],
+            W = x->shape[batched + 2];
+    int64_t oh = ct__out_size(H, kernel[0], s[0], padding[0], dilation[0]),
+            ow = ct__out_size(W, kernel[1], s[1], padding[1], dilation[1]);
+    if (oh <= 0 || ow <= 0)
+        return ct__set_error(ctx, CT_ERR_SHAPE, "%s: output size (%lld, %lld) for input %s is too small",
+                             name, (long long)oh, (long long)ow, CT__SHAPE_STR(x));
+    int64_t x4s[4] = {N, C, H, W};
+    ct_tensor *x4 = NULL, *xp = NULL, *cols = NULL, *c4 = NULL, *red = NULL;
+    st = ct_tensor_reshape(ctx, x, 4, x4s, &x4);
+    const int64_t zero[2] = {0, 0};
+    if (is_max) { /* max pooling pads with -inf, not the zeros unfold pads with */
+        int64_t p[4] = {padding[1], padding[1], padding[0], padding[0]};
+        CT__DO(st, ct_pad(ctx, x4, 4, p, CT_PAD_CONSTANT, -INFINITY, &xp));
+        CT__DO(st, ct_unfold(ctx, xp, kernel, dilation, zero, s, &cols));
+    } else {
+        CT__DO(st, ct_unfold(ctx, x4, kernel, dilation, padding, s, &cols));
+    }
+    int64_t cs[4] = {N, C, kernel[0] * kernel[1], oh * ow};
+    int two = 2;
+    CT__DO(st, ct_tensor_reshape(ctx, cols, 4, cs, &c4));
+    CT__DO(st, is_max ? ct_amax(ctx, c4, 1, &two, false, &red) : ct_mean(ctx, c4, 1, &two, false, &red));
+    if (st == CT_OK) {
+        int64_t os[4] = {N, C, oh, ow};
+        st = batched ? ct_tensor_reshape(ctx, red, 4, os, out)
+                     : ct_tensor_reshape(ctx, red, 3, os + 1, out);
+    }
+    ct_tensor_release(x4), ct_tensor_release(xp), ct_tensor_release(cols), ct_tensor_release(c4);
+    ct_tensor_release(red);
+    return st;
+}
+ct_status ct_max_pool2d(ct_ctx *ctx, const ct_tensor *x, const int64_t kernel[2],
+                        const int64_t stride[2], const int64_t padding[2],
+                        const int64_t dilation[2], ct_tensor **out) {
+    return ct__pool(ctx, "max_pool2d", true, x, kernel, stride, padding, dilation, out);
+}
+ct_status ct_avg_pool2d(ct_ctx *ctx, const ct_tensor *x, const int64_t kernel[2],
+                        const int64_t stride[2], const int64_t padding[2], ct_tensor **out) {
+    const int64_t one[2] = {1, 1};
+    return ct__pool(ctx, "avg_pool2d", false, x, kernel, stride, padding, one, out);
+}
+
+ct_status ct_adaptive_avg_pool2d(ct_ctx *ctx, const ct_tensor *x, const int64_t output_size[2],
+                                 ct_tensor **out) {
+    const ct_tensor *ins[1] = {x};
+    ct_status st = ct__check_args(ctx, "adaptive_avg_pool2d", 1, ins, out);
+    if (st != CT_OK) return st;
+    if (!output_size)
+        return ct__set_error(ctx, CT_ERR_INVALID_ARG, "adaptive_avg_pool2d: output_size is NULL");
+    if ((x->ndim != 4 && x->ndim != 3) || !ct_dtype_is_floating(x->dtype))
+        return ct__set_error(ctx, CT_ERR_SHAPE,
+                             "adaptive_avg_pool2d: floating (N, C, H, W) or (C, H, W) required, "
+                             "got %s %s",
+                             ct_dtype_name(x->dtype), CT__SHAPE_STR(x));
+    int hd = x->ndim - 2;
+    int64_t H = x->shape[hd], W = x->shape[hd + 1], oh = output_size[0], ow = output_size[1];
+    if (oh < 1 || ow < 1 || H < 1 || W < 1)
+        return ct__set_error(ctx, CT_ERR_SHAPE,
+                             "adaptive_avg_pool2d: output (%lld, %lld) from input %s",
+                             (long long)oh, (long long)ow, CT__SHAPE_STR(x));
+    if (H % oh == 0 && W % ow == 0) { /* equal bins: one average pool */
+        int64_t k[2] = {H / oh, W / ow}, p[2] = {0, 0};
+        return ct_avg_pool2d(ctx, x, k, k, p, out);
+    }
+    /* bins [floor(i*H/oh), ceil((i+1)*H/oh)) (torch's rule): mean of each bin, then stacked */
+    ct_tensor **cells = ct__alloc(ctx, sizeof(ct_tensor *) * (size_t)(oh * ow), 16);
+    if (!cells)
+        return ct__set_error(ctx, CT_ERR_OOM, "adaptive_avg_pool2d: out of memory for %lld bins",
+                             (long long)(oh * ow));
+    int64_t nc = 0;
+    int dims[2] = {hd, hd + 1};
+    for (int64_t i = 0; i < oh && st == CT_OK; i++)
+        for (int64_t j = 0; j < ow && st == CT_OK; j++) {
+            int64_t h0 = i * H / oh, h1 = ((i + 1) * H + oh - 1) / oh;
+            int64_t w0 = j * W / ow, w1 = ((j + 1) * W + ow - 1) / ow;
+            ct_tensor *a = NULL, *bb = NULL;
+            st = ct_tensor_narrow(ctx, x, hd, h0, h1 - h0, &a);
+            CT__DO(st, ct_tensor_narrow(ctx, a, hd + 1, w0, w1 - w0, &bb));
+            CT__DO(st, ct_mean(ctx, bb, 2, dims, false, &cells[nc]));
+            if (st == CT_OK) nc++;
+            ct_tensor_release(a), ct_tensor_release(bb);
+        }
+    ct_tensor *st_ = NULL;
+    CT__DO(st, ct_stack(ctx, (int)nc, (const ct_tensor *const *)cells, hd, &st_));
+    if (st == CT_OK) {
+        int64_t os[4];
+        for (int d = 0; d < hd; d++)
+            os[d] = x->shape[d];
+        os[hd] = oh, os[hd + 1] = ow;
+        st = ct_tensor_reshape(ctx, st_, x->ndim, os, out);
+    }
+    for (int64_t i = 0; i < nc; i++)
+        ct_tensor_release(cells[i]);
+    ct__free(ctx, cells);
+    ct_tensor_release(st_);
+    return st;
+}

@@ -1,0 +1,326 @@
+/* unfold / fold, conv1d / conv2d and pooling against naive double loops over a grid of stride,
+ * padding, dilation and groups (strided inputs, f32 and f64), unfold/fold adjointness, gradients
+ * against central differences, errors, capture and replay. */
+#include "test_util.h"
+
+static ct_ctx *ctx;
+static unsigned long long rng = 4242;
+
+static bool close_to(double got, double want, double tol) {
+    return fabs(got - want) <= tol * (1 + fabs(want));
+}
+
+/* naive conv2d: y[n][o][i][j] = b[o] + sum_{c in group, ki, kj} x[n][c][i*s - p + ki*d][...] w */
+static void ref_conv2d(const double *x, const double *w, const double *b, int64_t N, int64_t C,
+                       int64_t H, int64_t W, int64_t O, int64_t kh, int64_t kw, const int64_t *s,
+                       const int64_t *p, const int64_t *d, int64_t G, double *y, int64_t *oh,
+                       int64_t *ow) {
+    *oh = (H + 2 * p[0] - d[0] * (kh - 1) - 1) / s[0] + 1;
+    *ow = (W + 2 * p[1] - d[1] * (kw - 1) - 1) / s[1] + 1;
+    int64_t cg = C / G, og = O / G;
+    for (int64_t n = 0; n < N; n++)
+        for (int64_t o = 0; o < O; o++)
+            for (int64_t i = 0; i < *oh; i++)
+                for (int64_t j = 0; j < *ow; j++) {
+                    long double acc = b ? b[o] : 0;
+                    int64_t g = o / og;
+                    for (int64_t c = 0; c < cg; c++)
+                        for (int64_t ki = 0; ki < kh; ki++)
+                            for (int64_t kj = 0; kj < kw; kj++) {
+                                int64_t iy = i * s[0] - p[0] + ki * d[0],
+                                        ix = j * s[1] - p[1] + kj * d[1];
+                                if (iy < 0 || iy >= H || ix < 0 || ix >= W) continue;
+                                acc += (long double)x[((n * C + g * cg + c) * H + iy) * W + ix] *
+                                       w[((o * cg + c) * kh + ki) * kw + kj];
+                            }
+                    y[((n * O + o) * *oh + i) * *ow + j] = (double)acc;
+                }
+}
+
+TEST(conv2d_grid) {
+    const int64_t strides[3][2] = {{1, 1}, {2, 1}, {2, 3}}, pads[3][2] = {{0, 0}, {1, 1}, {2, 0}},
+                  dils[2][2] = {{1, 1}, {2, 1}};
+    const int groups[2] = {1, 2};
+    int cases = 0;
+    for (int dt_i = 0; dt_i < 2; dt_i++)
+        for (int si = 0; si < 3; si++)
+            for (int pi = 0; pi < 3; pi++)
+                for (int di = 0; di < 2; di++)
+                    for (int gi = 0; gi < 2; gi++) {
+                        ct_dtype dt = dt_i ? CT_FLOAT64 : CT_FLOAT32;
+                        int64_t N = 2, C = 4, H = 7, W = 8, O = 6, kh = 3, kw = 2;
+                        int64_t xs[4] = {N, C, H, W}, ws[4] = {O, C / groups[gi], kh, kw};
+                        int mode = (si + pi) % 3; /* contiguous, transposed, step-2 views */
+                        double *xv, *wv, *bv;
+                        ct_tensor *x = tu_make(ctx, &rng, dt, 4, xs, mode, -1, 1, &xv);
+                        ct_tensor *w = tu_make(ctx, &rng, dt, 4, ws, 0, -1, 1, &wv);
+                        int64_t os = O;
+                        ct_tensor *b = tu_make(ctx, &rng, dt, 1, &os, 0, -1, 1, &bv), *y = NULL;
+                        ct_status st = ct_conv2d(ctx, x, w, gi ? NULL : b, strides[si], pads[pi],
+                                                 dils[di], groups[gi], &y);
+                        CHECK_MSG(st == CT_OK, "%s", ct_ctx_last_error(ctx));
+                        double *want = malloc(sizeof(double) * 2 * 6 * 9 * 10);
+                        int64_t oh, ow;
+                        ref_conv2d(xv, wv, gi ? NULL : bv, N, C, H, W, O, kh, kw, strides[si],
+                                   pads[pi], dils[di], groups[gi], want, &oh, &ow);
+                        int64_t ys[4] = {N, O, oh, ow};
+                        CHECK(y && tu_same_shape(y, 4, ys));
+                        double *g = y ? tu_read(y) : NULL;
+                        double tol = dt == CT_FLOAT64 ? 1e-13 : 1e-5;
+                        for (int64_t i = 0; g && i < N * O * oh * ow; i++)
+                            CHECK_MSG(close_to(g[i], want[i], tol),
+                                      "conv2d %s s%d p%d d%d g%d [%lld]: %g vs %g",
+                                      ct_dtype_name(dt), si, pi, di, groups[gi], (long long)i, g[i],
+                                      want[i]);
+                        cases++;
+                        free(g), free(want), free(xv), free(wv), free(bv);
+                        ct_tensor_release(x), ct_tensor_release(w), ct_tensor_release(b);
+                        ct_tensor_release(y);
+                    }
+    CHECK(cases == 72);
+    /* conv1d as a 1-d case of the same */
+    int64_t xs[3] = {2, 3, 11}, ws[3] = {4, 3, 3};
+    double *xv, *wv;
+    ct_tensor *x = tu_make(ctx, &rng, CT_FLOAT64, 3, xs, 0, -1, 1, &xv);
+    ct_tensor *w = tu_make(ctx, &rng, CT_FLOAT64, 3, ws, 0, -1, 1, &wv), *y = NULL;
+    CHECK_OK(ct_conv1d(ctx, x, w, NULL, 2, 1, 2, 1, &y));
+    int64_t s2[2] = {1, 2}, p2[2] = {0, 1}, d2[2] = {1, 2}, oh, ow;
+    double want[2 * 4 * 6];
+    ref_conv2d(xv, wv, NULL, 2, 3, 1, 11, 4, 1, 3, s2, p2, d2, 1, want, &oh, &ow);
+    int64_t ys[3] = {2, 4, ow};
+    CHECK(tu_same_shape(y, 3, ys) && oh == 1);
+    double *g = tu_read(y);
+    for (int i = 0; i < 2 * 4 * ow; i++)
+        CHECK(close_to(g[i], want[i], 1e-13));
+    free(g), free(xv), free(wv);
+    ct_tensor_release(x), ct_tensor_release(w), ct_tensor_release(y);
+}
+
+/* <unfold(x), c> == <x, fold(c)> for random x, c */
+TEST(unfold_fold_adjoint) {
+    int64_t xs[4] = {2, 3, 6, 5}, k[2] = {3, 2}, d[2] = {1, 2}, p[2] = {1, 0}, s[2] = {2, 1};
+    double *xv;
+    ct_tensor *x = tu_make(ctx, &rng, CT_FLOAT64, 4, xs, 1, -1, 1, &xv), *u = NULL, *f = NULL;
+    CHECK_OK(ct_unfold(ctx, x, k, d, p, s, &u));
+    int64_t L = ct_tensor_shape(u)[2];
+    int64_t cs[3] = {2, 18, L};
+    CHECK(tu_same_shape(u, 3, cs));
+    double *cv;
+    ct_tensor *c = tu_make(ctx, &rng, CT_FLOAT64, 3, cs, 0, -1, 1, &cv);
+    int64_t osz[2] = {6, 5};
+    CHECK_OK(ct_fold(ctx, c, osz, k, d, p, s, &f));
+    double *uv = tu_read(u), *fv = tu_read(f);
+    long double l = 0, r = 0;
+    for (int64_t i = 0; i < 2 * 18 * L; i++)
+        l += (long double)uv[i] * cv[i];
+    for (int64_t i = 0; i < 2 * 3 * 30; i++)
+        r += (long double)xv[i] * fv[i];
+    CHECK_MSG(fabsl(l - r) < 1e-12, "adjoint: %.17Lg vs %.17Lg", l, r);
+    free(xv), free(cv), free(uv), free(fv);
+    ct_tensor_release(x), ct_tensor_release(u), ct_tensor_release(c), ct_tensor_release(f);
+    /* errors: kernel larger than the padded input, bad geometry, wrong rank */
+    int64_t small[4] = {1, 1, 2, 2}, big[2] = {4, 4}, one[2] = {1, 1}, zero[2] = {0, 0};
+    CHECK_OK(ct_tensor_zeros(ctx, CT_FLOAT32, 4, small, &x));
+    CHECK_ST(ct_unfold(ctx, x, big, one, zero, one, &u), CT_ERR_SHAPE);
+    CHECK(strstr(ct_ctx_last_error(ctx), "does not fit") != NULL);
+    CHECK_ST(ct_unfold(ctx, x, one, one, zero, zero, &u), CT_ERR_INVALID_ARG);
+    int64_t wrong[3] = {1, 5, 4};
+    ct_tensor *cw = NULL;
+    CHECK_OK(ct_tensor_zeros(ctx, CT_FLOAT32, 3, wrong, &cw));
+    int64_t o2[2] = {2, 2}, k2[2] = {2, 2};
+    CHECK_ST(ct_fold(ctx, cw, o2, k2, one, zero, one, &f), CT_ERR_SHAPE);
+    ct_tensor_release(cw), ct_tensor_release(x);
+}
+
+TEST(pooling) {
+    int64_t xs[4] = {2, 3, 7, 6};
+    for (int mode = 0; mode < 3; mode++) {
+        double *xv;
+        ct_tensor *x = tu_make(ctx, &rng, CT_FLOAT32, 4, xs, mode, -2, 2, &xv), *y = NULL;
+        int64_t k[2] = {3, 2}, s[2] = {2, 2}, p[2] = {1, 1}, d[2] = {1, 1};
+        for (int is_max = 0; is_max < 2; is_max++) {
+            CHECK_OK(is_max ? ct_max_pool2d(ctx, x, k, s, p, d, &y)
+                            : ct_avg_pool2d(ctx, x, k, s, p, &y));
+            int64_t oh = (7 + 2 - 3) / 2 + 1, ow = (6 + 2 - 2) / 2 + 1;
+            int64_t ys[4] = {2, 3, oh, ow};
+            CHECK(tu_same_shape(y, 4, ys));
+            double *g = tu_read(y);
+            for (int64_t n = 0; n < 6; n++)
+                for (int64_t i = 0; i < oh; i++)
+                    for (int64_t j = 0; j < ow; j++) {
+                        double acc = is_max ? -INFINITY : 0;
+                        for (int ki = 0; ki < 3; ki++)
+                            for (int kj = 0; kj < 2; kj++) {
+                                int64_t iy = i * 2 - 1 + ki, ix = j * 2 - 1 + kj;
+                                double v = (iy < 0 || iy >= 7 || ix < 0 || ix >= 6)
+                                               ? (is_max ? -INFINITY : 0)
+                                               : xv[(n * 7 + iy) * 6 + ix];
+                                acc = is_max ? (v > acc ? v : acc) : acc + v;
+                            }
+                        if (!is_max) acc /= 6; /* count_include_pad */
+                        double got = g[(n * oh + i) * ow + j];
+                        CHECK_MSG(close_to(got, acc, 1e-6), "%s mode %d [%lld,%lld,%lld]: %g vs %g",
+                                  is_max ? "max" : "avg", mode, (long long)n, (long long)i,
+                                  (long long)j, got, acc);
+                    }
+            free(g);
+            ct_tensor_release(y);
+        }
+        /* adaptive average pooling: equal bins (7x6 -> 1x3) and unequal ones (7x6 -> 3x4) */
+        for (int a = 0; a < 2; a++) {
+            int64_t os[2] = {a ? 3 : 1, a ? 4 : 3};
+            CHECK_OK(ct_adaptive_avg_pool2d(ctx, x, os, &y));
+            double *g = tu_read(y);
+            for (int64_t n = 0; n < 6; n++)
+                for (int64_t i = 0; i < os[0]; i++)
+                    for (int64_t j = 0; j < os[1]; j++) {
+                        int64_t h0 = i * 7 / os[0], h1 = ((i + 1) * 7 + os[0] - 1) / os[0];
+                        int64_t w0 = j * 6 / os[1], w1 = ((j + 1) * 6 + os[1] - 1) / os[1];
+                        double acc = 0;
+                        for (int64_t yy = h0; yy < h1; yy++)
+                            for (int64_t xx = w0; xx < w1; xx++)
+                                acc += xv[(n * 7 + yy) * 6 + xx];
+                        acc /= (double)((h1 - h0) * (w1 - w0));
+                        CHECK(close_to(g[(n * os[0] + i) * os[1] + j], acc, 1e-6));
+                    }
+            free(g);
+            ct_tensor_release(y);
+        }
+        free(xv);
+        ct_tensor_release(x);
+    }
+    int64_t k4[2] = {4, 4}, p3[2] = {3, 0}, one[2] = {1, 1};
+    ct_tensor *x = NULL, *y = NULL;
+    CHECK_OK(ct_tensor_zeros(ctx, CT_FLOAT32, 4, xs, &x));
+    CHECK_ST(ct_max_pool2d(ctx, x, k4, NULL, p3, one, &y), CT_ERR_INVALID_ARG);
+    CHECK(strstr(ct_ctx_last_error(ctx), "at most half the kernel") != NULL);
+    ct_tensor_release(x);
+}
+
+/* gradients of sum(sin(i) * f(x)) by central differences (f64) */
+typedef ct_status (*fn1)(const ct_tensor *x, ct_tensor **y);
+static ct_tensor *GW, *GB;
+static ct_status f_conv(const ct_tensor *x, ct_tensor **y) {
+    int64_t s[2] = {2, 1}, p[2] = {1, 1}, d[2] = {1, 2};
+    return ct_conv2d(ctx, x, GW, GB, s, p, d, 1, y);
+}
+static ct_status f_conv_w(const ct_tensor *w, ct_tensor **y) {
+    int64_t s[2] = {1, 1}, p[2] = {0, 1}, d[2] = {1, 1};
+    return ct_conv2d(ctx, GB, w, NULL, s, p, d, 2, y); /* GB holds the input here */
+}
+static ct_status f_max(const ct_tensor *x, ct_tensor **y) {
+    int64_t k[2] = {2, 2}, p[2] = {1, 0}, d[2] = {1, 1};
+    return ct_max_pool2d(ctx, x, k, NULL, p, d, y);
+}
+static ct_status f_avg(const ct_tensor *x, ct_tensor **y) {
+    int64_t k[2] = {3, 2}, s[2] = {1, 2}, p[2] = {1, 1};
+    return ct_avg_pool2d(ctx, x, k, s, p, y);
+}
+static double weighted(fn1 f, const double *v, int nd, const int64_t *shape) {
+    ct_tensor *x = NULL, *y = NULL;
+    CHECK_OK(ct_tensor_from_host(ctx, v, CT_FLOAT64, nd, shape, &x));
+    CHECK_OK(f(x, &y));
+    double *yv = y ? tu_read(y) : NULL, r = 0;
+    for (int64_t i = 0; yv && i < ct_tensor_numel(y); i++)
+        r += sin((double)i) * yv[i];
+    free(yv);
+    ct_tensor_release(x), ct_tensor_release(y);
+    return r;
+}
+static void gradcheck(const char *name, fn1 f, int nd, const int64_t *shape) {
+    int64_t n = 1;
+    for (int i = 0; i < nd; i++)
+        n *= shape[i];
+    double *xv = malloc(sizeof(double) * (size_t)n);
+    for (int64_t i = 0; i < n; i++)
+        xv[i] = tu_rand_val(&rng, CT_FLOAT64, -2, 2);
+    ct_tensor *x = NULL, *y = NULL, *w = NULL, *wy = NULL, *s = NULL;
+    CHECK_OK(ct_tensor_from_host(ctx, xv, CT_FLOAT64, nd, shape, &x));
+    CHECK_OK(ct_tensor_set_requires_grad(x, true));
+    CHECK_OK(f(x, &y));
+    int64_t ny = ct_tensor_numel(y);
+    double *wv = malloc(sizeof(double) * (size_t)ny);
+    for (int64_t i = 0; i < ny; i++)
+        wv[i] = sin((double)i);
+    CHECK_OK(ct_tensor_from_host(ctx, wv, CT_FLOAT64, ct_tensor_ndim(y), ct_tensor_shape(y), &w));
+    CHECK_OK(ct_mul(ctx, y, w, &wy));
+    CHECK_OK(ct_sum(ctx, wy, 0, NULL, false, &s));
+    CHECK_OK(ct_backward(ctx, s, NULL, false));
+    double *gv = ct_tensor_grad(x) ? tu_read(ct_tensor_grad(x)) : NULL;
+    CHECK_MSG(gv != NULL, "%s: no gradient", name);
+    for (int64_t i = 0; gv && i < n; i++) {
+        double h = 1e-6, keep = xv[i];
+        xv[i] = keep + h;
+        double fp = weighted(f, xv, nd, shape);
+        xv[i] = keep - h;
+        double fm = weighted(f, xv, nd, shape);
+        xv[i] = keep;
+        double num = (fp - fm) / (2 * h);
+        CHECK_MSG(fabs(num - gv[i]) <= 1e-6 + 1e-5 * fabs(num), "%s d/dx[%lld]: %.10g vs %.10g",
+                  name, (long long)i, gv[i], num);
+    }
+    free(gv), free(wv), free(xv);
+    ct_tensor_release(x), ct_tensor_release(y), ct_tensor_release(w), ct_tensor_release(wy);
+    ct_tensor_release(s);
+}
+
+TEST(gradients) {
+    int64_t xs[4] = {2, 2, 5, 4}, ws[4] = {3, 2, 2, 3}, bs = 3;
+    double wv[36], bv[3] = {0.5, -0.5, 1};
+    for (int i = 0; i < 36; i++)
+        wv[i] = tu_rand_val(&rng, CT_FLOAT64, -1, 1);
+    CHECK_OK(ct_tensor_from_host(ctx, wv, CT_FLOAT64, 4, ws, &GW));
+    CHECK_OK(ct_tensor_from_host(ctx, bv, CT_FLOAT64, 1, &bs, &GB));
+    gradcheck("conv2d input", f_conv, 4, xs);
+    gradcheck("max_pool2d", f_max, 4, xs);
+    gradcheck("avg_pool2d", f_avg, 4, xs);
+    ct_tensor_release(GB);
+    /* gradient with respect to a grouped weight: GB now holds an input (2, 4, 4, 3) */
+    int64_t xs2[4] = {2, 4, 4, 3}, ws2[4] = {4, 2, 3, 2};
+    double xv2[96];
+    for (int i = 0; i < 96; i++)
+        xv2[i] = tu_rand_val(&rng, CT_FLOAT64, -1, 1);
+    CHECK_OK(ct_tensor_from_host(ctx, xv2, CT_FLOAT64, 4, xs2, &GB));
+    gradcheck("conv2d grouped weight", f_conv_w, 4, ws2);
+    ct_tensor_release(GW), ct_tensor_release(GB);
+}
+
+TEST(captured_equals_eager) {
+    int64_t xs[4] = {2, 4, 9, 8}, ws[4] = {6, 4, 3, 3};
+    ct_tensor *x = tu_make(ctx, &rng, CT_FLOAT32, 4, xs, 0, -1, 1, NULL);
+    ct_tensor *w = tu_make(ctx, &rng, CT_FLOAT32, 4, ws, 0, -1, 1, NULL);
+    ct_tensor *outs[2][3] = {{0}};
+    for (int cap = 0; cap < 2; cap++) {
+        ct_graph *g = NULL;
+        CHECK_OK(ct_graph_create(ctx, (ct_device){CT_DEVICE_CPU, 0}, NULL, &g));
+        if (cap) CHECK_OK(ct_graph_capture_begin(g, NULL));
+        int64_t s[2] = {1, 1}, p[2] = {1, 1}, d[2] = {1, 1}, k[2] = {2, 2};
+        CHECK_OK(ct_conv2d(ctx, x, w, NULL, s, p, d, 1, &outs[cap][0]));
+        CHECK_OK(ct_max_pool2d(ctx, outs[cap][0], k, NULL, (int64_t[2]){0, 0}, d, &outs[cap][1]));
+        CHECK_OK(ct_avg_pool2d(ctx, x, k, k, (int64_t[2]){1, 0}, &outs[cap][2]));
+        if (cap) {
+            CHECK_OK(ct_graph_capture_end(g));
+            CHECK_OK(ct_graph_replay(g));
+        }
+        ct_graph_free(g);
+    }
+    for (int i = 0; i < 3; i++) {
+        double *a = tu_read(outs[0][i]), *b = tu_read(outs[1][i]);
+        CHECK_MSG(a && b && memcmp(a, b, sizeof(double) * (size_t)ct_tensor_numel(outs[0][i])) == 0,
+                  "output %d differs", i);
+        free(a), free(b);
+        ct_tensor_release(outs[0][i]), ct_tensor_release(outs[1][i]);
+    }
+    ct_tensor_release(x), ct_tensor_release(w);
+}
+
+int main(void) {
+    ctx = tu_ctx_or_skip();
+    RUN(conv2d_grid);
+    RUN(unfold_fold_adjoint);
+    RUN(pooling);
+    RUN(gradients);
+    RUN(captured_equals_eager);
+    ct_ctx_free(ctx);
+    return ct_test_end();
+}
