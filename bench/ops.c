@@ -210,7 +210,8 @@ int main(int argc, char **argv) {
         int reps = quick ? 2 : 5;
         double best_ct = 1e9, best_gemm = 1e9;
         int K = (int)(C * 9), L = (int)(H * W);
-        float *A = malloc(sizeof(float) * (size_t)O * K), *Bm = malloc(sizeof(float) * (size_t)K * L),
+        float *A = malloc(sizeof(float) * (size_t)O * K),
+              *Bm = malloc(sizeof(float) * (size_t)K * L),
               *Cm = malloc(sizeof(float) * (size_t)O * L);
         for (int64_t i = 0; i < O * K; i++)
             A[i] = (float)(i % 7) * 0.1f;
@@ -224,13 +225,14 @@ int main(int argc, char **argv) {
             if (rep < reps - 1) ct_tensor_release(y);
             t0 = now();
             for (int64_t n = 0; n < N; n++)
-                cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, (int)O, L, K, 1.0f, A, K,
-                            Bm, L, 0.0f, Cm, L);
+                cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, (int)O, L, K, 1.0f, A, K, Bm,
+                            L, 0.0f, Cm, L);
             t = now() - t0;
             if (t < best_gemm) best_gemm = t;
         }
         /* naive direct convolution (one run, image 0 only, scaled by N) and a spot check */
-        const float *px = ct_tensor_data_ptr(x), *pw = ct_tensor_data_ptr(w), *py = ct_tensor_data_ptr(y);
+        const float *px = ct_tensor_data_ptr(x), *pw = ct_tensor_data_ptr(w),
+                    *py = ct_tensor_data_ptr(y);
         float *naive = malloc(sizeof(float) * (size_t)O * L);
         double t0 = now();
         for (int64_t o = 0; o < O; o++)
@@ -242,7 +244,8 @@ int main(int argc, char **argv) {
                             for (int kj = 0; kj < 3; kj++) {
                                 int64_t iy = i - 1 + ki, ix = j - 1 + kj;
                                 if (iy < 0 || iy >= H || ix < 0 || ix >= W) continue;
-                                acc += px[(c * H + iy) * W + ix] * pw[((o * C + c) * 3 + ki) * 3 + kj];
+                                acc +=
+                                    px[(c * H + iy) * W + ix] * pw[((o * C + c) * 3 + ki) * 3 + kj];
                             }
                     naive[o * L + i * W + j] = acc;
                 }
@@ -254,7 +257,8 @@ int main(int argc, char **argv) {
         }
         double fl = 2.0 * (double)N * (double)O * K * L;
         printf("bench ops conv2d shape=%lldx%lldx%lldx%lld k=3x3 out=%lld ct_ms=%.2f naive_ms=%.1f "
-               "ratio=%.1f gflops=%.1f sgemm_gflops=%.1f sgemm_frac=%.2f target=0.6 max_abs_err=%.2g\n",
+               "ratio=%.1f gflops=%.1f sgemm_gflops=%.1f sgemm_frac=%.2f target=0.6 "
+               "max_abs_err=%.2g\n",
                (long long)N, (long long)C, (long long)H, (long long)W, (long long)O, best_ct * 1e3,
                t_naive * 1e3, t_naive / best_ct, fl / best_ct / 1e9, fl / best_gemm / 1e9,
                best_gemm / best_ct, maxerr);

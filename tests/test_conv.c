@@ -198,7 +198,6 @@ TEST(pooling) {
 }
 
 /* gradients of sum(sin(i) * f(x)) by central differences (f64) */
-typedef ct_status (*fn1)(const ct_tensor *x, ct_tensor **y);
 static ct_tensor *GW, *GB;
 static ct_status f_conv(const ct_tensor *x, ct_tensor **y) {
     int64_t s[2] = {2, 1}, p[2] = {1, 1}, d[2] = {1, 2};
@@ -216,54 +215,6 @@ static ct_status f_avg(const ct_tensor *x, ct_tensor **y) {
     int64_t k[2] = {3, 2}, s[2] = {1, 2}, p[2] = {1, 1};
     return ct_avg_pool2d(ctx, x, k, s, p, y);
 }
-static double weighted(fn1 f, const double *v, int nd, const int64_t *shape) {
-    ct_tensor *x = NULL, *y = NULL;
-    CHECK_OK(ct_tensor_from_host(ctx, v, CT_FLOAT64, nd, shape, &x));
-    CHECK_OK(f(x, &y));
-    double *yv = y ? tu_read(y) : NULL, r = 0;
-    for (int64_t i = 0; yv && i < ct_tensor_numel(y); i++)
-        r += sin((double)i) * yv[i];
-    free(yv);
-    ct_tensor_release(x), ct_tensor_release(y);
-    return r;
-}
-static void gradcheck(const char *name, fn1 f, int nd, const int64_t *shape) {
-    int64_t n = 1;
-    for (int i = 0; i < nd; i++)
-        n *= shape[i];
-    double *xv = malloc(sizeof(double) * (size_t)n);
-    for (int64_t i = 0; i < n; i++)
-        xv[i] = tu_rand_val(&rng, CT_FLOAT64, -2, 2);
-    ct_tensor *x = NULL, *y = NULL, *w = NULL, *wy = NULL, *s = NULL;
-    CHECK_OK(ct_tensor_from_host(ctx, xv, CT_FLOAT64, nd, shape, &x));
-    CHECK_OK(ct_tensor_set_requires_grad(x, true));
-    CHECK_OK(f(x, &y));
-    int64_t ny = ct_tensor_numel(y);
-    double *wv = malloc(sizeof(double) * (size_t)ny);
-    for (int64_t i = 0; i < ny; i++)
-        wv[i] = sin((double)i);
-    CHECK_OK(ct_tensor_from_host(ctx, wv, CT_FLOAT64, ct_tensor_ndim(y), ct_tensor_shape(y), &w));
-    CHECK_OK(ct_mul(ctx, y, w, &wy));
-    CHECK_OK(ct_sum(ctx, wy, 0, NULL, false, &s));
-    CHECK_OK(ct_backward(ctx, s, NULL, false));
-    double *gv = ct_tensor_grad(x) ? tu_read(ct_tensor_grad(x)) : NULL;
-    CHECK_MSG(gv != NULL, "%s: no gradient", name);
-    for (int64_t i = 0; gv && i < n; i++) {
-        double h = 1e-6, keep = xv[i];
-        xv[i] = keep + h;
-        double fp = weighted(f, xv, nd, shape);
-        xv[i] = keep - h;
-        double fm = weighted(f, xv, nd, shape);
-        xv[i] = keep;
-        double num = (fp - fm) / (2 * h);
-        CHECK_MSG(fabs(num - gv[i]) <= 1e-6 + 1e-5 * fabs(num), "%s d/dx[%lld]: %.10g vs %.10g",
-                  name, (long long)i, gv[i], num);
-    }
-    free(gv), free(wv), free(xv);
-    ct_tensor_release(x), ct_tensor_release(y), ct_tensor_release(w), ct_tensor_release(wy);
-    ct_tensor_release(s);
-}
-
 TEST(gradients) {
     int64_t xs[4] = {2, 2, 5, 4}, ws[4] = {3, 2, 2, 3}, bs = 3;
     double wv[36], bv[3] = {0.5, -0.5, 1};
@@ -271,9 +222,9 @@ TEST(gradients) {
         wv[i] = tu_rand_val(&rng, CT_FLOAT64, -1, 1);
     CHECK_OK(ct_tensor_from_host(ctx, wv, CT_FLOAT64, 4, ws, &GW));
     CHECK_OK(ct_tensor_from_host(ctx, bv, CT_FLOAT64, 1, &bs, &GB));
-    gradcheck("conv2d input", f_conv, 4, xs);
-    gradcheck("max_pool2d", f_max, 4, xs);
-    gradcheck("avg_pool2d", f_avg, 4, xs);
+    tu_gradcheck(ctx, &rng, "conv2d input", f_conv, 4, xs);
+    tu_gradcheck(ctx, &rng, "max_pool2d", f_max, 4, xs);
+    tu_gradcheck(ctx, &rng, "avg_pool2d", f_avg, 4, xs);
     ct_tensor_release(GB);
     /* gradient with respect to a grouped weight: GB now holds an input (2, 4, 4, 3) */
     int64_t xs2[4] = {2, 4, 4, 3}, ws2[4] = {4, 2, 3, 2};
@@ -281,7 +232,7 @@ TEST(gradients) {
     for (int i = 0; i < 96; i++)
         xv2[i] = tu_rand_val(&rng, CT_FLOAT64, -1, 1);
     CHECK_OK(ct_tensor_from_host(ctx, xv2, CT_FLOAT64, 4, xs2, &GB));
-    gradcheck("conv2d grouped weight", f_conv_w, 4, ws2);
+    tu_gradcheck(ctx, &rng, "conv2d grouped weight", f_conv_w, 4, ws2);
     ct_tensor_release(GW), ct_tensor_release(GB);
 }
 
@@ -305,10 +256,7 @@ TEST(captured_equals_eager) {
         ct_graph_free(g);
     }
     for (int i = 0; i < 3; i++) {
-        double *a = tu_read(outs[0][i]), *b = tu_read(outs[1][i]);
-        CHECK_MSG(a && b && memcmp(a, b, sizeof(double) * (size_t)ct_tensor_numel(outs[0][i])) == 0,
-                  "output %d differs", i);
-        free(a), free(b);
+        CHECK_MSG(tu_same_values(outs[0][i], outs[1][i]), "output %d differs", i);
         ct_tensor_release(outs[0][i]), ct_tensor_release(outs[1][i]);
     }
     ct_tensor_release(x), ct_tensor_release(w);

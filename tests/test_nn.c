@@ -277,7 +277,6 @@ TEST(pad_modes) {
 }
 
 /* gradients of sum(w * f(x)) against central differences (f64) */
-typedef ct_status (*fn1)(const ct_tensor *x, ct_tensor **y);
 static ct_tensor *GW, *GB;
 static ct_status f_rms(const ct_tensor *x, ct_tensor **y) {
     return ct_rms_norm(ctx, x, 1, NULL, 1e-6, y);
@@ -296,56 +295,15 @@ static ct_status f_padc(const ct_tensor *x, ct_tensor **y) {
     int64_t p[2] = {2, -1};
     return ct_pad(ctx, x, 2, p, CT_PAD_CONSTANT, 3, y);
 }
-static double weighted(fn1 f, const double *xv, const int64_t *shape) {
-    ct_tensor *x = NULL, *y = NULL;
-    CHECK_OK(ct_tensor_from_host(ctx, xv, CT_FLOAT64, 3, shape, &x));
-    CHECK_OK(f(x, &y));
-    double *yv = y ? tu_read(y) : NULL, r = 0;
-    for (int64_t i = 0; yv && i < ct_tensor_numel(y); i++)
-        r += sin((double)i) * yv[i];
-    free(yv);
-    ct_tensor_release(x), ct_tensor_release(y);
-    return r;
-}
 TEST(gradients) {
     int64_t shape[3] = {3, 4, 3};
     double gw[4] = {1.5, 0.5, 2, -1}, gb[4] = {0.1, 0.2, 0.3, 0.4};
     int64_t c4 = 4;
     GW = from(gw, CT_FLOAT64, 1, &c4), GB = from(gb, CT_FLOAT64, 1, &c4);
-    fn1 fs[5] = {f_rms, f_group, f_batch, f_pad, f_padc};
+    tu_fn1 fs[5] = {f_rms, f_group, f_batch, f_pad, f_padc};
     const char *names[5] = {"rms_norm", "group_norm", "batch_norm", "pad reflect", "pad constant"};
-    for (int k = 0; k < 5; k++) {
-        double xv[36];
-        for (int i = 0; i < 36; i++)
-            xv[i] = tu_rand_val(&rng, CT_FLOAT64, -2, 2);
-        ct_tensor *x = NULL, *y = NULL, *w = NULL, *wy = NULL, *s = NULL;
-        CHECK_OK(ct_tensor_from_host(ctx, xv, CT_FLOAT64, 3, shape, &x));
-        CHECK_OK(ct_tensor_set_requires_grad(x, true));
-        CHECK_OK(fs[k](x, &y));
-        int64_t ny = ct_tensor_numel(y);
-        double *wv = malloc(sizeof(double) * (size_t)ny);
-        for (int64_t i = 0; i < ny; i++)
-            wv[i] = sin((double)i);
-        CHECK_OK(
-            ct_tensor_from_host(ctx, wv, CT_FLOAT64, ct_tensor_ndim(y), ct_tensor_shape(y), &w));
-        free(wv);
-        CHECK_OK(ct_mul(ctx, y, w, &wy));
-        CHECK_OK(ct_sum(ctx, wy, 0, NULL, false, &s));
-        CHECK_OK(ct_backward(ctx, s, NULL, false));
-        double *gv = ct_tensor_grad(x) ? tu_read(ct_tensor_grad(x)) : NULL;
-        CHECK_MSG(gv != NULL, "%s: no gradient", names[k]);
-        for (int i = 0; gv && i < 36; i++) {
-            double h = 1e-6, xp[36], xm[36];
-            memcpy(xp, xv, sizeof xp), memcpy(xm, xv, sizeof xm);
-            xp[i] += h, xm[i] -= h;
-            double num = (weighted(fs[k], xp, shape) - weighted(fs[k], xm, shape)) / (2 * h);
-            CHECK_MSG(fabs(num - gv[i]) <= 1e-6 + 1e-5 * fabs(num), "%s d/dx[%d]: %.10g vs %.10g",
-                      names[k], i, gv[i], num);
-        }
-        free(gv);
-        ct_tensor_release(x), ct_tensor_release(y), ct_tensor_release(w), ct_tensor_release(wy);
-        ct_tensor_release(s);
-    }
+    for (int k = 0; k < 5; k++)
+        tu_gradcheck(ctx, &rng, names[k], fs[k], 3, shape);
     ct_tensor_release(GW), ct_tensor_release(GB);
 }
 
@@ -374,15 +332,10 @@ TEST(captured_equals_eager) {
         ct_graph_free(g);
     }
     for (int i = 0; i < 5; i++) {
-        double *a = tu_read(outs[0][i]), *b = tu_read(outs[1][i]);
-        CHECK_MSG(a && b && memcmp(a, b, sizeof(double) * (size_t)ct_tensor_numel(outs[0][i])) == 0,
-                  "output %d differs", i);
-        free(a), free(b);
+        CHECK_MSG(tu_same_values(outs[0][i], outs[1][i]), "output %d differs", i);
         ct_tensor_release(outs[0][i]), ct_tensor_release(outs[1][i]);
     }
-    double *a = tu_read(rv[0]), *b = tu_read(rv[1]);
-    CHECK(memcmp(a, b, sizeof(double) * 4) == 0);
-    free(a), free(b);
+    CHECK(tu_same_values(rv[0], rv[1]));
     for (int k = 0; k < 2; k++)
         ct_tensor_release(rm[k]), ct_tensor_release(rv[k]);
     ct_tensor_release(x);

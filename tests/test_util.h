@@ -232,4 +232,72 @@ static inline ct_ctx *tu_ctx_or_skip(void) {
     return ctx;
 }
 
+/* ---- gradients against central differences ---- */
+typedef ct_status (*tu_fn1)(const ct_tensor *x, ct_tensor **y);
+/* sum_i sin(i) * f(x)_i for an f64 x of `shape` holding v (NAN when f fails). */
+static inline double tu_weighted(ct_ctx *ctx, tu_fn1 f, const double *v, int nd,
+                                 const int64_t *shape) {
+    ct_tensor *x = NULL, *y = NULL;
+    double r = NAN;
+    if (ct_tensor_from_host(ctx, v, CT_FLOAT64, nd, shape, &x) == CT_OK && f(x, &y) == CT_OK) {
+        double *yv = tu_read(y);
+        r = 0;
+        for (int64_t i = 0; yv && i < ct_tensor_numel(y); i++)
+            r += sin((double)i) * yv[i];
+        free(yv);
+    }
+    ct_tensor_release(x), ct_tensor_release(y);
+    return r;
+}
+/* The gradient of sum_i sin(i) f(x)_i at a random f64 x in [-2, 2] (backward through f) against
+ * central differences (h = 1e-6): |num - grad| <= 1e-6 + 1e-5 |num| for every element. */
+static inline void tu_gradcheck(ct_ctx *ctx, unsigned long long *rng, const char *name, tu_fn1 f,
+                                int nd, const int64_t *shape) {
+    int64_t n = 1;
+    for (int i = 0; i < nd; i++)
+        n *= shape[i];
+    double *xv = malloc(sizeof(double) * (size_t)(n ? n : 1));
+    for (int64_t i = 0; i < n; i++)
+        xv[i] = tu_rand_val(rng, CT_FLOAT64, -2, 2);
+    ct_tensor *x = NULL, *y = NULL, *w = NULL, *wy = NULL, *s = NULL;
+    CHECK_OK(ct_tensor_from_host(ctx, xv, CT_FLOAT64, nd, shape, &x));
+    CHECK_OK(ct_tensor_set_requires_grad(x, true));
+    CHECK_OK(f(x, &y));
+    int64_t ny = y ? ct_tensor_numel(y) : 0;
+    double *wv = malloc(sizeof(double) * (size_t)(ny ? ny : 1));
+    for (int64_t i = 0; i < ny; i++)
+        wv[i] = sin((double)i);
+    if (y)
+        CHECK_OK(
+            ct_tensor_from_host(ctx, wv, CT_FLOAT64, ct_tensor_ndim(y), ct_tensor_shape(y), &w));
+    CHECK_OK(ct_mul(ctx, y, w, &wy));
+    CHECK_OK(ct_sum(ctx, wy, 0, NULL, false, &s));
+    CHECK_OK(ct_backward(ctx, s, NULL, false));
+    double *gv = ct_tensor_grad(x) ? tu_read(ct_tensor_grad(x)) : NULL;
+    CHECK_MSG(gv != NULL, "%s: no gradient", name);
+    for (int64_t i = 0; gv && i < n; i++) {
+        double h = 1e-6, keep = xv[i];
+        xv[i] = keep + h;
+        double fp = tu_weighted(ctx, f, xv, nd, shape);
+        xv[i] = keep - h;
+        double fm = tu_weighted(ctx, f, xv, nd, shape);
+        xv[i] = keep;
+        double num = (fp - fm) / (2 * h);
+        CHECK_MSG(fabs(num - gv[i]) <= 1e-6 + 1e-5 * fabs(num), "%s d/dx[%lld]: %.10g vs %.10g",
+                  name, (long long)i, gv[i], num);
+    }
+    free(gv), free(wv), free(xv);
+    ct_tensor_release(x), ct_tensor_release(y), ct_tensor_release(w), ct_tensor_release(wy);
+    ct_tensor_release(s);
+}
+/* Two tensors hold the same values (read as doubles, compared byte for byte). */
+static inline bool tu_same_values(const ct_tensor *a, const ct_tensor *b) {
+    int64_t n = ct_tensor_numel(a);
+    if (n != ct_tensor_numel(b)) return false;
+    double *x = tu_read(a), *y = tu_read(b);
+    bool ok = x && y && memcmp(x, y, sizeof(double) * (size_t)n) == 0;
+    free(x), free(y);
+    return ok;
+}
+
 #endif

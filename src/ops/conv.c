@@ -21,15 +21,15 @@ static int64_t ct__pack2(int64_t h, int64_t w) {
 static ct_status ct__check_geom(ct_ctx *ctx, const char *op, const int64_t *k, const int64_t *s,
                                 const int64_t *p, const int64_t *d) {
     for (int i = 0; i < 2; i++) {
-        if (k[i] < 1 || s[i] < 1 || d[i] < 1 || p[i] < 0 || k[i] > INT32_MAX ||
-            s[i] > INT32_MAX || d[i] > INT32_MAX || p[i] > INT32_MAX / 2)
+        if (k[i] < 1 || s[i] < 1 || d[i] < 1 || p[i] < 0 || k[i] > INT32_MAX || s[i] > INT32_MAX ||
+            d[i] > INT32_MAX || p[i] > INT32_MAX / 2)
             return ct__set_error(ctx, CT_ERR_INVALID_ARG,
                                  "%s: kernel (%lld, %lld), stride (%lld, %lld), padding (%lld, "
                                  "%lld), dilation (%lld, %lld): kernel, stride and dilation must "
                                  "be >= 1 and padding >= 0",
                                  op, (long long)k[0], (long long)k[1], (long long)s[0],
-                                 (long long)s[1], (long long)p[0], (long long)p[1],
-                                 (long long)d[0], (long long)d[1]);
+                                 (long long)s[1], (long long)p[0], (long long)p[1], (long long)d[0],
+                                 (long long)d[1]);
     }
     return CT_OK;
 }
@@ -56,9 +56,8 @@ static ct_status ct__fwd_unfold(ct_ctx *ctx, const ct_tensor *x, const int64_t *
         return ct__set_error(ctx, CT_ERR_SHAPE,
                              "unfold: kernel (%lld, %lld) with dilation (%lld, %lld) does not fit "
                              "input %s padded by (%lld, %lld)",
-                             (long long)k[0], (long long)k[1], (long long)dil[0],
-                             (long long)dil[1], CT__SHAPE_STR(x), (long long)pad[0],
-                             (long long)pad[1]);
+                             (long long)k[0], (long long)k[1], (long long)dil[0], (long long)dil[1],
+                             CT__SHAPE_STR(x), (long long)pad[0], (long long)pad[1]);
     int64_t kk, L, shape[3];
     if (!ct__checked_mul(x->shape[1], k[0] * k[1], &kk) || !ct__checked_mul(oh, ow, &L))
         return ct__set_error(ctx, CT_ERR_OVERFLOW, "unfold: column count overflows");
@@ -134,9 +133,9 @@ ct_status ct_unfold(ct_ctx *ctx, const ct_tensor *x, const int64_t kernel[2],
     if (!kernel || !dilation || !padding || !stride)
         return ct__set_error(ctx, CT_ERR_INVALID_ARG, "unfold: NULL geometry array");
     CT__AG_WRAP(ctx, out, ct__fwd_unfold(ctx, x, kernel, dilation, padding, stride, out),
-                (CT__AG_IN1(CT__AG_UNFOLD, x), r_.n_iv = 10, CT__AG_GEOM(kernel, dilation, padding,
-                                                                        stride),
-                 r_.iv[8] = x->shape[2], r_.iv[9] = x->shape[3]));
+                (CT__AG_IN1(CT__AG_UNFOLD, x), r_.n_iv = 10,
+                 CT__AG_GEOM(kernel, dilation, padding, stride), r_.iv[8] = x->shape[2],
+                 r_.iv[9] = x->shape[3]));
 }
 ct_status ct_fold(ct_ctx *ctx, const ct_tensor *cols, const int64_t output_size[2],
                   const int64_t kernel[2], const int64_t dilation[2], const int64_t padding[2],
@@ -267,8 +266,9 @@ static ct_status ct__pool(ct_ctx *ctx, const char *name, bool is_max, const ct_t
     int64_t oh = ct__out_size(H, kernel[0], s[0], padding[0], dilation[0]),
             ow = ct__out_size(W, kernel[1], s[1], padding[1], dilation[1]);
     if (oh <= 0 || ow <= 0)
-        return ct__set_error(ctx, CT_ERR_SHAPE, "%s: output size (%lld, %lld) for input %s is too small",
-                             name, (long long)oh, (long long)ow, CT__SHAPE_STR(x));
+        return ct__set_error(ctx, CT_ERR_SHAPE,
+                             "%s: output size (%lld, %lld) for input %s is too small", name,
+                             (long long)oh, (long long)ow, CT__SHAPE_STR(x));
     int64_t x4s[4] = {N, C, H, W};
     ct_tensor *x4 = NULL, *xp = NULL, *cols = NULL, *c4 = NULL, *red = NULL;
     st = ct_tensor_reshape(ctx, x, 4, x4s, &x4);
@@ -283,7 +283,8 @@ static ct_status ct__pool(ct_ctx *ctx, const char *name, bool is_max, const ct_t
     int64_t cs[4] = {N, C, kernel[0] * kernel[1], oh * ow};
     int two = 2;
     CT__DO(st, ct_tensor_reshape(ctx, cols, 4, cs, &c4));
-    CT__DO(st, is_max ? ct_amax(ctx, c4, 1, &two, false, &red) : ct_mean(ctx, c4, 1, &two, false, &red));
+    CT__DO(st, is_max ? ct_amax(ctx, c4, 1, &two, false, &red)
+                      : ct_mean(ctx, c4, 1, &two, false, &red));
     if (st == CT_OK) {
         int64_t os[4] = {N, C, oh, ow};
         st = batched ? ct_tensor_reshape(ctx, red, 4, os, out)

@@ -69,6 +69,23 @@ static ct_status ct__affine(ct_ctx *ctx, ct_tensor **y, const ct_tensor *w, cons
     return st;
 }
 
+/* The normalised y (computed in f32 for f16/bf16 x) in x's dtype as *out; consumes y. */
+static ct_status ct__norm_finish(ct_ctx *ctx, const ct_tensor *x, ct_status st, ct_tensor *y,
+                                 ct_tensor **out) {
+    if (st == CT_OK && y->dtype != x->dtype) {
+        ct_tensor *c = NULL;
+        st = ct_cast(ctx, y, x->dtype, &c);
+        ct_tensor_release(y);
+        y = c;
+    }
+    if (st != CT_OK) {
+        ct_tensor_release(y);
+        return st;
+    }
+    *out = y;
+    return CT_OK;
+}
+
 static ct_status ct__norm_args(ct_ctx *ctx, const char *op, const ct_tensor *x, ct_tensor **out) {
     const ct_tensor *ins[1] = {x};
     ct_status st = ct__check_args(ctx, op, 1, ins, out);
@@ -109,18 +126,7 @@ ct_status ct_rms_norm(ct_ctx *ctx, const ct_tensor *x, int n_norm, const ct_tens
     for (int i = 0; i < n_norm; i++)
         vs[i] = ns[i];
     CT__DO(st, ct__affine(ctx, &y, weight, NULL, n_norm, vs));
-    if (st == CT_OK && y->dtype != x->dtype) {
-        ct_tensor *c = NULL;
-        st = ct_cast(ctx, y, x->dtype, &c);
-        ct_tensor_release(y);
-        y = c;
-    }
-    if (st != CT_OK) {
-        ct_tensor_release(y);
-        return st;
-    }
-    *out = y;
-    return CT_OK;
+    return ct__norm_finish(ctx, x, st, y, out);
 }
 
 /* (x - mean) / sqrt(var + eps) over the dims in `dims` of xf (population variance). */
@@ -168,18 +174,7 @@ ct_status ct_group_norm(ct_ctx *ctx, const ct_tensor *x, int num_groups, const c
     for (int i = 0; i < x->ndim; i++)
         vs[i] = i == 1 ? C : 1;
     CT__DO(st, ct__affine(ctx, &y, weight, bias, x->ndim, vs));
-    if (st == CT_OK && y->dtype != x->dtype) {
-        ct_tensor *c = NULL;
-        st = ct_cast(ctx, y, x->dtype, &c);
-        ct_tensor_release(y);
-        y = c;
-    }
-    if (st != CT_OK) {
-        ct_tensor_release(y);
-        return st;
-    }
-    *out = y;
-    return CT_OK;
+    return ct__norm_finish(ctx, x, st, y, out);
 }
 
 /* rs = (1 - momentum) * rs + momentum * v, in place, outside autograd. */
@@ -266,18 +261,7 @@ ct_status ct_batch_norm(ct_ctx *ctx, const ct_tensor *x, ct_tensor *running_mean
     }
     ct_tensor_release(xf), ct_tensor_release(mean), ct_tensor_release(var);
     CT__DO(st, ct__affine(ctx, &y, weight, bias, x->ndim, vs));
-    if (st == CT_OK && y->dtype != x->dtype) {
-        ct_tensor *c = NULL;
-        st = ct_cast(ctx, y, x->dtype, &c);
-        ct_tensor_release(y);
-        y = c;
-    }
-    if (st != CT_OK) {
-        ct_tensor_release(y);
-        return st;
-    }
-    *out = y;
-    return CT_OK;
+    return ct__norm_finish(ctx, x, st, y, out);
 }
 
 ct_status ct_dropout(ct_ctx *ctx, const ct_tensor *x, double p, bool training, uint64_t seed,

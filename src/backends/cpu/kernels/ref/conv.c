@@ -43,8 +43,8 @@ static void ct_k_im2col_range(void *arg, int64_t b, int64_t e) {
     int64_t L = g->OH * g->OW;
     for (int64_t it = b; it < e; it++) { /* it = n * C + c */
         int64_t n = it / g->C, c = it % g->C;
-        const char *src = (const char *)img->data +
-                          (n * img->strides[0] + c * img->strides[1]) * (int64_t)es;
+        const char *src =
+            (const char *)img->data + (n * img->strides[0] + c * img->strides[1]) * (int64_t)es;
         int64_t sy = img->strides[2] * (int64_t)es, sx = img->strides[3] * (int64_t)es;
         for (int64_t ki = 0; ki < g->kh; ki++)
             for (int64_t kj = 0; kj < g->kw; kj++) {
@@ -95,9 +95,9 @@ static void ct_k_col2im_range(void *arg, int64_t b, int64_t e) {
                 memset(dst + y * sy + x * sx, 0, es);
         for (int64_t ki = 0; ki < g->kh; ki++)
             for (int64_t kj = 0; kj < g->kw; kj++) {
-                const char *src = (const char *)cols->data +
-                                  ((n * g->C + c) * g->kh * g->kw + ki * g->kw + kj) * L *
-                                      (int64_t)es;
+                const char *src =
+                    (const char *)cols->data +
+                    ((n * g->C + c) * g->kh * g->kw + ki * g->kw + kj) * L * (int64_t)es;
                 for (int64_t oy = 0; oy < g->OH; oy++) {
                     int64_t iy = oy * g->sh - g->ph + ki * g->dh;
                     if (iy < 0 || iy >= g->H) continue;
