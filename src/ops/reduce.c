@@ -79,7 +79,8 @@ static ct_status ct__reduce_front(ct_ctx *ctx, const char *name, ct_op_kind kind
     uint32_t mask = 0;
     if ((st = ct__dim_mask(ctx, name, a, n_dims, dims, &mask)) != CT_OK) return st;
     ct_dtype out_dt = a->dtype;
-    if (kind == CT_OP_SUM && !ct_dtype_is_floating(a->dtype)) out_dt = CT_INT64;
+    if ((kind == CT_OP_SUM || kind == CT_OP_PROD) && !ct_dtype_is_floating(a->dtype))
+        out_dt = CT_INT64;
     if (kind == CT_OP_MEAN && !ct_dtype_is_floating(a->dtype))
         return ct__set_error(ctx, CT_ERR_DTYPE,
                              "mean: input dtype %s is not floating; cast it first (as torch.mean)",
@@ -205,36 +206,13 @@ ct_status ct_log_softmax(ct_ctx *ctx, const ct_tensor *a, int dim, ct_tensor **o
 }
 
 /* ---- prod, cumsum / cumprod ---- */
-static ct_status ct__fwd_prod(ct_ctx *ctx, const ct_tensor *a, int dim, bool keepdim,
-                              ct_tensor **out) {
-    const ct_tensor *ins[1] = {a};
-    ct_status st = ct__check_args(ctx, "prod", 1, ins, out);
-    if (st != CT_OK) return st;
-    if (!ct__is_compute_dtype(a->dtype))
-        return ct__set_error(ctx, CT_ERR_DTYPE, "prod: dtype %s is not supported",
-                             ct_dtype_name(a->dtype));
-    ct_dtype odt = ct_dtype_is_floating(a->dtype) ? a->dtype : CT_INT64;
-    if (dim != CT_ALL_DIMS) {
-        uint32_t mask = 0;
-        if ((st = ct__dim_mask(ctx, "prod", a, 1, &dim, &mask)) != CT_OK) return st;
-        return ct__reduce(ctx, "prod", CT_OP_PROD, a, mask, keepdim, odt, out);
-    }
-    uint32_t all = a->ndim ? (1u << a->ndim) - 1 : 0;
-    ct_tensor *r = NULL;
-    if ((st = ct__reduce(ctx, "prod", CT_OP_PROD, a, all, true, odt, &r)) != CT_OK) return st;
-    if (keepdim) {
-        *out = r;
-        return CT_OK;
-    }
-    st = ct_tensor_view(ctx, r, 0, NULL, out); /* torch.prod(t) is 0-d */
-    ct_tensor_release(r);
-    return st;
-}
 ct_status ct_prod(ct_ctx *ctx, const ct_tensor *a, int dim, bool keepdim, ct_tensor **out) {
     const ct_tensor *ag_in[1] = {a};
     ct_status st = ct__ag_no_backward(ctx, "ct_prod", 1, ag_in);
     if (st != CT_OK) return st;
-    return ct__fwd_prod(ctx, a, dim, keepdim, out);
+    /* one dim, or every dim (a 0-d result without keepdim, as torch.prod(t)) */
+    return dim == CT_ALL_DIMS ? ct__reduce_front(ctx, "prod", CT_OP_PROD, a, 0, NULL, keepdim, out)
+                              : ct__reduce_front(ctx, "prod", CT_OP_PROD, a, 1, &dim, keepdim, out);
 }
 
 static ct_status ct__scan(ct_ctx *ctx, const char *name, int prod, const ct_tensor *a, int dim,
