@@ -265,6 +265,67 @@ int main(int argc, char **argv) {
         free(A), free(Bm), free(Cm), free(naive);
         ct_tensor_release(x), ct_tensor_release(w), ct_tensor_release(y);
     }
+    /* ---- topk k = 10 of 1M f32 (the bounded heap) against a full sort, same run ---- */
+    CASE("topk") {
+        int64_t n = quick ? (1 << 18) : (1 << 20);
+        ct_tensor *x, *v, *i;
+        CHECK(ct_tensor_randn(ctx, CT_FLOAT32, 1, &n, 8, 0, &x));
+        double best_k = 1e9, best_s = 1e9;
+        for (int rep = 0; rep < (quick ? 2 : 5); rep++) {
+            double t0 = now();
+            CHECK(ct_topk(ctx, x, 10, 0, true, true, &v, &i));
+            double t = now() - t0;
+            ct_tensor_release(v), ct_tensor_release(i);
+            if (t < best_k) best_k = t;
+            t0 = now();
+            CHECK(ct_sort(ctx, x, 0, true, true, &v, &i));
+            t = now() - t0;
+            ct_tensor_release(v), ct_tensor_release(i);
+            if (t < best_s) best_s = t;
+        }
+        printf("bench ops topk dtype=f32 n=%lld k=10 topk_ms=%.3f sort_ms=%.3f ratio=%.1f "
+               "target=5\n",
+               (long long)n, best_k * 1e3, best_s * 1e3, best_s / best_k);
+        ct_tensor_release(x);
+    }
+    /* ---- cat and gather of 16M floats against memcpy of the same bytes, same run ---- */
+    CASE("cat_gather") {
+        int64_t half = quick ? (1 << 21) : (1 << 23), n = 2 * half;
+        ct_tensor *a, *b, *r, *idx, *src;
+        CHECK(ct_tensor_rand(ctx, CT_FLOAT32, 1, &half, 1, 0, &a));
+        CHECK(ct_tensor_rand(ctx, CT_FLOAT32, 1, &half, 2, 0, &b));
+        CHECK(ct_tensor_rand(ctx, CT_FLOAT32, 1, &n, 3, 0, &src));
+        CHECK(ct_tensor_arange(ctx, CT_INT64, 0, (double)n, 1, &idx)); /* identity gather */
+        float *dst = malloc(sizeof(float) * (size_t)n);
+        const float *pa = ct_tensor_data_ptr(a), *ps = ct_tensor_data_ptr(src);
+        double best_cat = 1e9, best_gather = 1e9, best_cpy = 1e9;
+        const ct_tensor *ab[2] = {a, b};
+        for (int rep = 0; rep < (quick ? 2 : 5); rep++) {
+            double t0 = now();
+            CHECK(ct_cat(ctx, 2, ab, 0, &r));
+            double t = now() - t0;
+            ct_tensor_release(r);
+            if (t < best_cat) best_cat = t;
+            t0 = now();
+            CHECK(ct_gather(ctx, src, 0, idx, &r));
+            t = now() - t0;
+            ct_tensor_release(r);
+            if (t < best_gather) best_gather = t;
+            t0 = now();
+            memcpy(dst, pa, sizeof(float) * (size_t)half);
+            memcpy(dst + half, ps, sizeof(float) * (size_t)half);
+            t = now() - t0;
+            if (t < best_cpy) best_cpy = t;
+        }
+        printf("bench ops cat dtype=f32 numel=%lld cat_ms=%.3f memcpy_ms=%.3f ratio=%.2f "
+               "target=0.7\n",
+               (long long)n, best_cat * 1e3, best_cpy * 1e3, best_cpy / best_cat);
+        printf("bench ops gather dtype=f32 numel=%lld gather_ms=%.3f memcpy_ms=%.3f ratio=%.2f "
+               "target=0.7\n",
+               (long long)n, best_gather * 1e3, best_cpy * 1e3, best_cpy / best_gather);
+        free(dst);
+        ct_tensor_release(a), ct_tensor_release(b), ct_tensor_release(src), ct_tensor_release(idx);
+    }
     /* ---- vector transcendentals: this context's ISA vs the scalar reference (libm) ---- */
     CASE("unary") {
         ct_ctx_options ro = {.size = sizeof ro, .cpu_isa = "ref"};

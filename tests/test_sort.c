@@ -75,6 +75,13 @@ TEST(sort_argsort_topk_every_dtype) {
                     CHECK_OK(ct_topk(ctx, a, k, dim, desc, true, &tv, &ti));
                     CHECK(ct_tensor_shape(tv)[d] == k);
                     check_sorted("topk", TU_ALL_DTYPES[di], v, 3, sh, d, desc, k, tv, ti);
+                    ct_tensor_release(tv), ct_tensor_release(ti);
+                    /* k <= n/4 selects with the bounded heap (k = 0 included): same elements,
+                     * same order, same tie-breaking as the full stable sort */
+                    k = sh[d] / 4;
+                    CHECK_OK(ct_topk(ctx, a, k, dim, desc, true, &tv, &ti));
+                    CHECK(ct_tensor_shape(tv)[d] == k && ct_tensor_is_contiguous(ti));
+                    check_sorted("topk heap", TU_ALL_DTYPES[di], v, 3, sh, d, desc, k, tv, ti);
                     ct_tensor_release(sv), ct_tensor_release(si), ct_tensor_release(ai);
                     ct_tensor_release(tv), ct_tensor_release(ti);
                 }
@@ -98,6 +105,11 @@ TEST(special_values_and_kthvalue) {
             CHECK_OK(ct_sort(ctx, a, 0, desc, false, &sv, &si));
             check_sorted("sort special", fdt[f], vals, 1, n9, 0, desc, 9, sv, si);
             ct_tensor_release(sv), ct_tensor_release(si);
+            for (int64_t k = 1; k <= 2; k++) { /* the heap path (k <= 9/4) with NaN, -0.0 */
+                CHECK_OK(ct_topk(ctx, a, k, 0, desc, true, &sv, &si));
+                check_sorted("topk heap special", fdt[f], vals, 1, n9, 0, desc, k, sv, si);
+                ct_tensor_release(sv), ct_tensor_release(si);
+            }
         }
         /* kthvalue: k-th smallest */
         for (int64_t k = 1; k <= 9; k++) {

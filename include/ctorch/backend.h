@@ -115,7 +115,9 @@ extern "C" {
                        floats accumulate in double, integers in int64 (wrapping) */          \
     X(CT_OP_IM2COL) /* out cols (N, C*kh*kw, OH*OW), in img (N, C, H, W); ints[0..3] kernel,      \
                        stride, padding, dilation as (h | w << 32) */                               \
-    X(CT_OP_COL2IM) /* out img (N, C, H, W) = sum of the patches of in cols; ints as IM2COL */
+    X(CT_OP_COL2IM) /* out img (N, C, H, W) = sum of the patches of in cols; ints as IM2COL */ \
+    X(CT_OP_TOPK)   /* out0 values (R,k), out1 int64 indices (R,k), in0 (R,N): the first k of     \
+                       CT_OP_SORT's order; ints[0] = k, ints[1] = 1: descending (largest) */
 
 typedef enum ct_op_kind {
 #define CT__OP_ENUM(name) name,

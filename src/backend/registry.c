@@ -258,6 +258,7 @@ static const signed char ct__op_arity[CT_OP_COUNT][2] = {
     [CT_OP_CUMSUM] = {1, 1},
     [CT_OP_IM2COL] = {1, 1},
     [CT_OP_COL2IM] = {1, 1},
+    [CT_OP_TOPK] = {1, 1},
 };
 
 /* The elementwise kinds added with the everyday ops check their output dtype too: bool for the
@@ -269,7 +270,7 @@ static bool ct__ew_bool_out(ct_op_kind k) {
 
 static int ct__op_outputs(ct_op_kind k) {
     if (k == CT_OP_EIGH || k == CT_OP_OPTIM_STEP) return 3;
-    return (k == CT_OP_MX_QUANTIZE || k == CT_OP_SORT) ? 2 : 1;
+    return (k == CT_OP_MX_QUANTIZE || k == CT_OP_SORT || k == CT_OP_TOPK) ? 2 : 1;
 }
 
 /* Operands a kind may leave absent (data NULL): eigh's v, info and work, mx_linear's bias, the
@@ -627,6 +628,18 @@ static ct_status ct__check_desc(ct_stream *s, const ct_op_desc *op) {
              ct__contig2(o, 2, R, N, 0) && ct__contig2(in, 2, R, N, 0) &&
              ct__contig2(x, 2, R, N, 0) && w->dtype == CT_INT64 && w->ndim == 1 &&
              (w->strides[0] == 1 || w->shape[0] <= 1) && w->shape[0] >= N;
+        break;
+    }
+    case CT_OP_TOPK: {
+        rule = "topk: contiguous values (R,k) and int64 indices (R,k), input (R,N) in the compute "
+               "dtype, 0 <= k = ints[0] <= N, ints[1] 0 or 1";
+        const ct_operand *x = &op->operands[2];
+        const int64_t R = x->ndim == 2 ? x->shape[0] : 0, N = x->ndim == 2 ? x->shape[1] : 0,
+                      K = op->ints[0];
+        ok = x->ndim == 2 && x->dtype == cdt && o->dtype == cdt && in->dtype == CT_INT64 &&
+             K >= 0 && K <= N && (op->ints[1] == 0 || op->ints[1] == 1) &&
+             ct__contig2(o, 2, R, K, 0) && ct__contig2(in, 2, R, K, 0) &&
+             ct__contig2(x, 2, R, N, 0);
         break;
     }
     case CT_OP_EIGH:

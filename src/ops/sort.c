@@ -1,7 +1,8 @@
 /* Sorting front ends: sort, argsort, topk, kthvalue. The sorted dim is moved last and made
  * contiguous (a COPY), rows are sorted by CT_OP_SORT (stable, NaN largest as torch), and the
- * results are moved back (views + a COPY to torch's contiguous layout). topk and kthvalue take a
- * narrowed slice of the full sort. */
+ * results are moved back (views + a COPY to torch's contiguous layout). kthvalue, and topk with
+ * k > N/4, take a narrowed slice of the full sort; a smaller topk selects with a bounded heap per
+ * row (CT_OP_TOPK), which gives the same elements in the same order. */
 #include "ctorch/ops.h"
 #include "ops/dispatch.h"
 #include "tensor/ag_front.h"
@@ -38,6 +39,41 @@ static ct_status ct__sort_last(ct_ctx *ctx, const ct_tensor *t, int d, bool desc
         }
     }
     ct_tensor_release(m), ct_tensor_release(c), ct_tensor_release(work);
+    if (st != CT_OK) {
+        ct_tensor_release(v), ct_tensor_release(ix);
+        return st;
+    }
+    *vals = v;
+    *idx = ix;
+    return CT_OK;
+}
+
+/* The first k of the sort order along dim d (values and int64 indices), dim d moved last. */
+static ct_status ct__topk_last(ct_ctx *ctx, const ct_tensor *t, int d, int64_t k, bool largest,
+                               ct_tensor **vals, ct_tensor **idx) {
+    int nd = t->ndim;
+    ct_tensor *m = NULL, *c = NULL, *v = NULL, *ix = NULL;
+    int src[1] = {d}, dst[1] = {nd - 1};
+    ct_status st = ct_movedim(ctx, t, 1, src, dst, &m);
+    if (st == CT_OK) st = ct_tensor_contiguous(ctx, m, &c);
+    int64_t N = t->shape[d], R = N ? ct_tensor_numel(t) / N : 0, shape[CT_MAX_DIMS];
+    for (int i = 0; st == CT_OK && i < nd; i++)
+        shape[i] = i == nd - 1 ? k : c->shape[i];
+    if (st == CT_OK) st = ct__tensor_new(ctx, t->storage->device, t->dtype, nd, shape, &v);
+    if (st == CT_OK) st = ct__tensor_new(ctx, t->storage->device, CT_INT64, nd, shape, &ix);
+    if (st == CT_OK && R > 0 && k > 0) {
+        int64_t rk[2] = {R, k}, rn[2] = {R, N};
+        ct_op_desc desc;
+        ct__desc_init(&desc, CT_OP_TOPK, 2, 1);
+        ct__operand_contig(&desc.operands[0], v, 2, rk);
+        ct__operand_contig(&desc.operands[1], ix, 2, rk);
+        ct__operand_contig(&desc.operands[2], c, 2, rn);
+        desc.compute_dtype = t->dtype;
+        desc.ints[0] = k;
+        desc.ints[1] = largest ? 1 : 0;
+        st = ct__submit(ctx, t->storage->device, &desc);
+    }
+    ct_tensor_release(m), ct_tensor_release(c);
     if (st != CT_OK) {
         ct_tensor_release(v), ct_tensor_release(ix);
         return st;
@@ -139,9 +175,15 @@ ct_status ct_topk(ct_ctx *ctx, const ct_tensor *t, int64_t k, int dim, bool larg
                              "topk: k %lld is out of range for dim %d of size %lld", (long long)k,
                              d, (long long)n);
     ct_tensor *v = NULL, *ix = NULL, *ov = NULL, *oi = NULL;
-    st = ct__sort_last(ctx, t, d, largest, &v, &ix);
-    if (st == CT_OK) st = ct__sort_back(ctx, t, d, v, k, false, &ov);
-    if (st == CT_OK) st = ct__sort_back(ctx, t, d, ix, k, false, &oi);
+    if (4 * k <= n && t->ndim > 0) { /* a bounded heap per row: O(N log k), not a full sort */
+        st = ct__topk_last(ctx, t, d, k, largest, &v, &ix);
+        if (st == CT_OK) st = ct__sort_back(ctx, t, d, v, -1, false, &ov);
+        if (st == CT_OK) st = ct__sort_back(ctx, t, d, ix, -1, false, &oi);
+    } else {
+        st = ct__sort_last(ctx, t, d, largest, &v, &ix);
+        if (st == CT_OK) st = ct__sort_back(ctx, t, d, v, k, false, &ov);
+        if (st == CT_OK) st = ct__sort_back(ctx, t, d, ix, k, false, &oi);
+    }
     ct_tensor_release(v), ct_tensor_release(ix);
     if (st != CT_OK) {
         ct_tensor_release(ov), ct_tensor_release(oi);

@@ -61,12 +61,15 @@ ct_status ct_k_matmul_ref(const ct_op_desc *op);
 /* CT_OP_LINSPACE and CT_OP_TRIL (ref/shape.c). */
 ct_status ct_k_linspace(const ct_op_desc *op);
 ct_status ct_k_tril(const ct_op_desc *op);
-/* CT_OP_GATHER / CT_OP_SCATTER (ref/shape.c): CT_ERR_INDEX, nothing written, when an index is
- * outside [0, size of the indexed dim). */
+/* CT_OP_GATHER / CT_OP_SCATTER (ref/shape.c): CT_ERR_INDEX when an index is outside [0, size of
+ * the indexed dim); scatter then writes nothing, gather (whose output is always a new tensor)
+ * may have written part of its output. */
 ct_status ct_k_gather(const ct_op_desc *op);
 ct_status ct_k_scatter(const ct_op_desc *op);
 /* CT_OP_SORT (ref/shape.c): stable merge sort of each row, NaN largest (as torch). */
 ct_status ct_k_sort(const ct_op_desc *op);
+/* CT_OP_TOPK (ref/shape.c): the first ints[0] elements of each row in CT_OP_SORT's order. */
+ct_status ct_k_topk(const ct_op_desc *op);
 
 /* Slot of an op kind in the ISA table's bin_* / un_* arrays, or -1. */
 static inline int ct_k_bin_index(ct_op_kind k) {

@@ -3,6 +3,7 @@
  * CT_OP_GATHER and CT_OP_SCATTER (index_select, gather, take_along_dim, scatter, scatter_add,
  * one_hot). */
 #include "backends/cpu/kernels/ew.h"
+#include "backends/cpu/kernels/par.h"
 
 #include <math.h>
 #include <string.h>
@@ -165,6 +166,19 @@ static int64_t k_off(const ct_operand *o, const int64_t *idx, int skip) {
 static bool k_indices_ok(const ct_operand *ix, int64_t n) {
     int64_t numel = k_numel(ix->ndim, ix->shape);
     if (numel == 0) return true;
+    bool contig = true; /* the common case: one linear scan */
+    int64_t expect = 1;
+    for (int d = ix->ndim - 1; d >= 0 && contig; d--) {
+        contig = ix->shape[d] == 1 || ix->strides[d] == expect;
+        expect *= ix->shape[d];
+    }
+    if (contig && ix->dtype == CT_INT64) {
+        const int64_t *p = ix->data;
+        bool ok = true;
+        for (int64_t i = 0; i < numel; i++)
+            ok &= p[i] >= 0 && p[i] < n;
+        return ok;
+    }
     k_walk w = {ix->ndim, {0}, {0}};
     for (int d = 0; d < ix->ndim; d++)
         w.shape[d] = ix->shape[d];
@@ -177,24 +191,89 @@ static bool k_indices_ok(const ct_operand *ix, int64_t n) {
     return true;
 }
 
+/* gather, row by row: the output's last dim is walked with strides (no per-element offset
+ * arithmetic over every dim) in chunks split over threads; each element is copied at its size.
+ * The output is new, so indices are checked on the way (a bad one fails the op; the front end
+ * drops the partly written output) instead of in a pass of their own. */
+#define K_GATHER_CHUNK 32768
+typedef struct {
+    const ct_op_desc *op;
+    int dim;
+    int64_t L, nchunks, n;
+    int bad; /* set (atomically) by a chunk that met an index outside [0, n) */
+} k_gather_job;
+static void k_gather_rows(void *arg, int64_t b, int64_t e) {
+    k_gather_job *j = arg;
+    const ct_operand *o = &j->op->operands[0], *in = &j->op->operands[1], *ix = &j->op->operands[2];
+    const int nd = o->ndim, dim = j->dim, last = nd - 1;
+    const size_t isz = ct__itemsize(o->dtype), xsz = ct__itemsize(ix->dtype);
+    const bool i64 = ix->dtype == CT_INT64;
+    const int64_t n = j->n;
+    int64_t idx[CT_MAX_DIMS] = {0};
+    bool bad = false;
+    for (int64_t it = b; it < e; it++) {
+        int64_t r = it / j->nchunks, c0 = (it % j->nchunks) * K_GATHER_CHUNK;
+        int64_t c1 = c0 + K_GATHER_CHUNK < j->L ? c0 + K_GATHER_CHUNK : j->L;
+        int64_t q = r; /* multi-index of the row's first element (last dim 0) */
+        for (int d = last - 1; d >= 0; d--) {
+            idx[d] = q % o->shape[d];
+            q /= o->shape[d];
+        }
+        idx[last] = 0;
+        const int64_t so = o->strides[last] * (int64_t)isz, sx = ix->strides[last] * (int64_t)xsz,
+                      sin = dim == last ? 0 : in->strides[last] * (int64_t)isz,
+                      sd = in->strides[dim] * (int64_t)isz;
+        char *po = (char *)o->data + k_off(o, idx, -1) * (int64_t)isz + c0 * so;
+        const char *pi = (const char *)ix->data + k_off(ix, idx, -1) * (int64_t)xsz + c0 * sx;
+        const char *pin = (const char *)in->data + k_off(in, idx, dim) * (int64_t)isz + c0 * sin;
+        if (i64 && isz == 4 && so == 4 && sx == 8 && sin == 0) { /* the common 1-d-row case */
+            const int64_t *ip = (const int64_t *)(const void *)pi;
+            uint32_t *op = (uint32_t *)(void *)po;
+            uint64_t anybad = 0;
+            for (int64_t c = 0; c < c1 - c0; c++) {
+                uint64_t v = (uint64_t)ip[c], ok = v < (uint64_t)n;
+                anybad |= ok ^ 1u;
+                uint32_t x;
+                memcpy(&x, pin + (int64_t)(ok ? v : 0) * sd, 4);
+                op[c] = x;
+            }
+            bad |= anybad != 0;
+            continue;
+        }
+        for (int64_t c = c0; c < c1; c++, po += so, pi += sx, pin += sin) {
+            int64_t v = i64 ? *(const int64_t *)pi : *(const int32_t *)pi;
+            if (v < 0 || v >= n) {
+                bad = true;
+                continue;
+            }
+            const char *src = pin + v * sd;
+            switch (isz) {
+            case 8: memcpy(po, src, 8); break;
+            case 4: memcpy(po, src, 4); break;
+            case 2: memcpy(po, src, 2); break;
+            default: memcpy(po, src, isz); break;
+            }
+        }
+    }
+    if (bad) __atomic_store_n(&j->bad, 1, __ATOMIC_RELAXED);
+}
+
 ct_status ct_k_gather(const ct_op_desc *op) {
     const ct_operand *o = &op->operands[0], *in = &op->operands[1], *ix = &op->operands[2];
     const int dim = (int)op->ints[0];
     const int64_t n = in->ndim ? in->shape[dim] : 1;
-    if (!k_indices_ok(ix, n)) return CT_ERR_INDEX;
-    if (k_numel(o->ndim, o->shape) == 0) return CT_OK;
-    const size_t isz = ct__itemsize(o->dtype), xsz = ct__itemsize(ix->dtype);
-    k_walk w = {o->ndim, {0}, {0}};
-    for (int d = 0; d < o->ndim; d++)
-        w.shape[d] = o->shape[d];
-    do {
-        int64_t v =
-            ct_k_load_i64((const char *)ix->data + k_off(ix, w.idx, -1) * (int64_t)xsz, ix->dtype);
-        int64_t src = k_off(in, w.idx, in->ndim ? dim : -1) + (in->ndim ? v * in->strides[dim] : 0);
-        memcpy((char *)o->data + k_off(o, w.idx, -1) * (int64_t)isz,
-               (const char *)in->data + src * (int64_t)isz, isz);
-    } while (k_walk_next(&w));
-    return CT_OK;
+    if (k_numel(o->ndim, o->shape) == 0) return k_indices_ok(ix, n) ? CT_OK : CT_ERR_INDEX;
+    if (o->ndim == 0) { /* one element */
+        if (ct_k_load_i64(ix->data, ix->dtype) != 0) return CT_ERR_INDEX;
+        memcpy(o->data, in->data, ct__itemsize(o->dtype));
+        return CT_OK;
+    }
+    k_gather_job j = {op, dim, o->shape[o->ndim - 1], 0, n, 0};
+    j.nchunks = (j.L + K_GATHER_CHUNK - 1) / K_GATHER_CHUNK;
+    int64_t items = k_numel(o->ndim, o->shape) / j.L * j.nchunks;
+    int64_t grain = 65536 / (j.L < K_GATHER_CHUNK ? (j.L > 0 ? j.L : 1) : K_GATHER_CHUNK);
+    ct_k_parallel_for(items, grain < 1 ? 1 : grain, op->num_threads, k_gather_rows, &j);
+    return j.bad ? CT_ERR_INDEX : CT_OK;
 }
 
 ct_status ct_k_scatter(const ct_op_desc *op) {
@@ -282,6 +361,61 @@ ct_status ct_k_sort(const ct_op_desc *op) {
         char *vrow = (char *)ov->data + r * N * (int64_t)c.isz;
         for (int64_t i = 0; i < N; i++)
             memcpy(vrow + i * (int64_t)c.isz, c.row + idx[i] * (int64_t)c.isz, c.isz);
+    }
+    return CT_OK;
+}
+
+/* ---- topk: the k first elements of the stable sort order (NaN largest), by a bounded heap ----
+ * The heap (in the output index row) holds the best k so far with the worst at its root; an
+ * element replaces the root only when it sorts strictly before it (ties keep the lower index, as
+ * the stable sort does), so the selected set and its final order equal the full sort's first k. */
+static bool k_topk_better(const k_sort_ctx *c, int64_t i, int64_t j) {
+    if (k_sort_before(c, i, j)) return true;
+    if (k_sort_before(c, j, i)) return false;
+    return i < j;
+}
+static void k_topk_sift(const k_sort_ctx *c, int64_t *h, int64_t n, int64_t at) {
+    for (;;) {
+        int64_t l = 2 * at + 1, r = l + 1, w = at;
+        if (l < n && k_topk_better(c, h[w], h[l])) w = l; /* the worse child goes up */
+        if (r < n && k_topk_better(c, h[w], h[r])) w = r;
+        if (w == at) return;
+        int64_t t = h[at];
+        h[at] = h[w], h[w] = t;
+        at = w;
+    }
+}
+ct_status ct_k_topk(const ct_op_desc *op) {
+    const ct_operand *ov = &op->operands[0], *oi = &op->operands[1], *x = &op->operands[2];
+    const int64_t R = x->shape[0], N = x->shape[1], K = op->ints[0];
+    k_sort_ctx c = {NULL, x->dtype, ct__itemsize(x->dtype), op->ints[1] == 1,
+                    ct_k_is_float(x->dtype)};
+    for (int64_t r = 0; r < R; r++) {
+        c.row = (const char *)x->data + r * N * (int64_t)c.isz;
+        int64_t *h = (int64_t *)oi->data + r * K, n = 0;
+        for (int64_t i = 0; i < N && K > 0; i++) {
+            if (n < K) { /* grow: sift the new element up towards the root */
+                int64_t at = n++;
+                h[at] = i;
+                while (at > 0 && k_topk_better(&c, h[(at - 1) / 2], h[at])) {
+                    int64_t p = (at - 1) / 2, t = h[p];
+                    h[p] = h[at], h[at] = t;
+                    at = p;
+                }
+            } else if (k_topk_better(&c, i, h[0])) {
+                h[0] = i;
+                k_topk_sift(&c, h, n, 0);
+            }
+        }
+        /* heap order to sorted order: repeatedly move the worst to the end */
+        for (int64_t m = n - 1; m > 0; m--) {
+            int64_t t = h[0];
+            h[0] = h[m], h[m] = t;
+            k_topk_sift(&c, h, m, 0);
+        }
+        char *vrow = (char *)ov->data + r * K * (int64_t)c.isz;
+        for (int64_t i = 0; i < K; i++)
+            memcpy(vrow + i * (int64_t)c.isz, c.row + h[i] * (int64_t)c.isz, c.isz);
     }
     return CT_OK;
 }
