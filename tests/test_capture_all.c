@@ -478,6 +478,20 @@ static ct_status op_pool(int which) {
 static ct_status op_max_pool2d(void) { return op_pool(0); }
 static ct_status op_avg_pool2d(void) { return op_pool(1); }
 static ct_status op_adaptive_avg_pool2d(void) { return op_pool(2); }
+static ct_status op_addmm_any(bool batched) {
+    int64_t s3[3] = {1, 4, 8}, s3t[3] = {1, 8, 4};
+    ct_tensor *in = NULL, *a = NULL, *b = NULL;
+    ct_status st = ct_tensor_narrow(ctx, B, 1, 0, 4, &in); /* (4, 4), the product's shape */
+    if (st == CT_OK) st = ct_tensor_view(ctx, A, 3, s3, &a);
+    if (st == CT_OK) st = ct_tensor_view(ctx, Mt, 3, s3t, &b);
+    if (st == CT_OK)
+        st = batched ? ct_baddbmm(ctx, in, a, b, 1.0, 1.0, &OUT)
+                     : ct_addmm(ctx, in, A, Mt, 0.5, 2.0, &OUT);
+    ct_tensor_release(in), ct_tensor_release(a), ct_tensor_release(b);
+    return st;
+}
+static ct_status op_addmm(void) { return op_addmm_any(false); }
+static ct_status op_baddbmm(void) { return op_addmm_any(true); }
 static ct_status op_pad(void) {
     int64_t p[2] = {1, 2};
     return ct_pad(ctx, A, 2, p, CT_PAD_REFLECT, 0, &OUT);
@@ -666,6 +680,8 @@ static const op_entry computing[] = {
     E(max_pool2d),
     E(avg_pool2d),
     E(adaptive_avg_pool2d),
+    E(addmm),
+    E(baddbmm),
 };
 
 /* Public functions that do not compute on a stream, and why. */
@@ -673,6 +689,10 @@ static const struct {
     const char *name, *why;
 } not_computing[] = {
     {"ct_status_str", "table lookup"},
+    {"ct_nonzero", "data-dependent size: reads the data on the host (CT_ERR_STATE under capture)"},
+    {"ct_masked_select", "data-dependent size: reads the mask on the host (refused under capture)"},
+    {"ct_unique",
+     "data-dependent size: reads the sorted values on the host (refused under capture)"},
     {"ct_tensor_set_requires_grad", "autograd flag on a leaf"},
     {"ct_tensor_requires_grad", "getter"},
     {"ct_tensor_grad", "getter"},

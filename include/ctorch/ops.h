@@ -304,6 +304,26 @@ typedef enum ct_pad_mode {
 CT_API ct_status ct_pad(ct_ctx *ctx, const ct_tensor *x, int n_pad, const int64_t *pad,
                         ct_pad_mode mode, double value, ct_tensor **out);
 
+/* Indices (int64, shape (nnz, ndim)) of the nonzero elements in C order (torch.nonzero). Reads
+ * the data on the host: eager only (CT_ERR_STATE under graph capture). */
+CT_API ct_status ct_nonzero(ct_ctx *ctx, const ct_tensor *t, ct_tensor **out);
+/* The elements of t where mask (bool, broadcasting with t) is true, as a 1-d tensor in C order
+ * (torch.masked_select); differentiable for t. Eager only (reads the mask on the host). */
+CT_API ct_status ct_masked_select(ct_ctx *ctx, const ct_tensor *t, const ct_tensor *mask,
+                                  ct_tensor **out);
+/* Distinct values of t, flattened and sorted (torch.unique with dim=None; every NaN is its own
+ * value, as torch); inverse (t's shape: each element's position in values) and counts (int64) are
+ * produced when not NULL. Eager only. */
+CT_API ct_status ct_unique(ct_ctx *ctx, const ct_tensor *t, bool sorted, ct_tensor **values,
+                           ct_tensor **inverse, ct_tensor **counts);
+/* beta * input + alpha * (m1 @ m2) for 2-d m1, m2 (torch.addmm; input broadcasts to the product;
+ * beta = 0 ignores input, nan included, as torch). */
+CT_API ct_status ct_addmm(ct_ctx *ctx, const ct_tensor *input, const ct_tensor *m1,
+                          const ct_tensor *m2, double beta, double alpha, ct_tensor **out);
+/* The batched form with 3-d b1 (B,n,m), b2 (B,m,p) (torch.baddbmm). */
+CT_API ct_status ct_baddbmm(ct_ctx *ctx, const ct_tensor *input, const ct_tensor *b1,
+                            const ct_tensor *b2, double beta, double alpha, ct_tensor **out);
+
 /* ---- convolution and pooling (torch.nn.functional; geometry arrays are {h, w}) ---- */
 /* im2col (F.unfold): x (N, C, H, W) -> (N, C*kh*kw, L) with the patches as columns (zeros in the
  * padding), L = OH*OW, OH = (H + 2 pad - dil (k - 1) - 1) / stride + 1. Any compute dtype. */
