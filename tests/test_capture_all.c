@@ -331,6 +331,16 @@ static ct_status op_tensor_clone(void) { return ct_tensor_clone(ctx, A, &OUT); }
 static ct_status op_tensor_copy_(void) { return ct_tensor_copy_(ctx, Dst, A); }
 static ct_status op_linalg_eigh(void) { return ct_linalg_eigh(ctx, Sym, 'L', &OUT, &OUT2); }
 static ct_status op_linalg_eigvalsh(void) { return ct_linalg_eigvalsh(ctx, Sym, 'L', &OUT); }
+static ct_status op_linalg_cholesky(void) { return ct_linalg_cholesky(ctx, Sym, false, &OUT); }
+static ct_status op_linalg_cholesky_ex(void) {
+    return ct_linalg_cholesky_ex(ctx, Sym, true, &OUT, &OUT2);
+}
+static ct_status op_linalg_inv(void) { return ct_linalg_inv(ctx, Sym, &OUT); }
+static ct_status op_linalg_solve(void) { return ct_linalg_solve(ctx, Sym, Sym, &OUT); }
+static ct_status op_linalg_det(void) { return ct_linalg_det(ctx, Sym, &OUT); }
+static ct_status op_linalg_slogdet(void) { return ct_linalg_slogdet(ctx, Sym, &OUT, &OUT2); }
+static ct_status op_linalg_qr(void) { return ct_linalg_qr(ctx, A, &OUT, &OUT2); }
+static ct_status op_linalg_svd(void) { return ct_linalg_svd(ctx, A, &OUT, &OUT2, &OUT3); }
 static ct_status op_linalg_eigh_ex(void) {
     return ct_linalg_eigh_ex(ctx, Sym, 'L', &OUT, &OUT2, &OUT3);
 }
@@ -682,6 +692,14 @@ static const op_entry computing[] = {
     E(adaptive_avg_pool2d),
     E(addmm),
     E(baddbmm),
+    E(linalg_cholesky),
+    E(linalg_cholesky_ex),
+    E(linalg_inv),
+    E(linalg_solve),
+    E(linalg_det),
+    E(linalg_slogdet),
+    E(linalg_qr),
+    E(linalg_svd),
 };
 
 /* Public functions that do not compute on a stream, and why. */

@@ -109,15 +109,27 @@ extern "C" {
     X(CT_OP_BITWISE_XOR)                                                                           \
     X(CT_OP_BITWISE_LSHIFT) /* integers; a shift outside [0, bits) gives 0 */                      \
     X(CT_OP_BITWISE_RSHIFT) /* integers; a shift outside [0, bits) gives 0 or -1 (sign) */         \
-    X(CT_OP_LERP)           /* in0 start, in1 end, [in2 weight]; 2 inputs: weight scalars[0] */ \
+    X(CT_OP_LERP)           /* in0 start, in1 end, [in2 weight]; 2 inputs: weight scalars[0] */    \
     X(CT_OP_PROD)   /* reduction (see ct_op_desc.reduce_mask); floats multiply in double */        \
-    X(CT_OP_CUMSUM) /* scan along ints[0]: out (in's shape) = running sum (ints[1] = 1: product); \
-                       floats accumulate in double, integers in int64 (wrapping) */          \
-    X(CT_OP_IM2COL) /* out cols (N, C*kh*kw, OH*OW), in img (N, C, H, W); ints[0..3] kernel,      \
+    X(CT_OP_CUMSUM) /* scan along ints[0]: out (in's shape) = running sum (ints[1] = 1: product);  \
+                       floats accumulate in double, integers in int64 (wrapping) */                \
+    X(CT_OP_IM2COL) /* out cols (N, C*kh*kw, OH*OW), in img (N, C, H, W); ints[0..3] kernel,       \
                        stride, padding, dilation as (h | w << 32) */                               \
-    X(CT_OP_COL2IM) /* out img (N, C, H, W) = sum of the patches of in cols; ints as IM2COL */ \
-    X(CT_OP_TOPK)   /* out0 values (R,k), out1 int64 indices (R,k), in0 (R,N): the first k of     \
-                       CT_OP_SORT's order; ints[0] = k, ints[1] = 1: descending (largest) */
+    X(CT_OP_COL2IM) /* out img (N, C, H, W) = sum of the patches of in cols; ints as IM2COL */     \
+    X(CT_OP_TOPK)   /* out0 values (R,k), out1 int64 indices (R,k), in0 (R,N): the first k of      \
+                       CT_OP_SORT's order; ints[0] = k, ints[1] = 1: descending (largest) */       \
+    X(CT_OP_LINALG) /* dense factorisations, ints[0] = CT_LINALG_*: layouts in                     \
+                       src/backends/cpu/linalg_cpu.c and docs/linalg.md */
+
+/* CT_OP_LINALG routines (ints[0]). */
+enum {
+    CT_LINALG_CHOLESKY = 0,
+    CT_LINALG_SOLVE,
+    CT_LINALG_INV,
+    CT_LINALG_SLOGDET,
+    CT_LINALG_QR,
+    CT_LINALG_SVD
+};
 
 typedef enum ct_op_kind {
 #define CT__OP_ENUM(name) name,

@@ -47,6 +47,36 @@ CT_API ct_status ct_linalg_eigh_ex(ct_ctx *ctx, const ct_tensor *a, char uplo,
                                    ct_tensor **eigenvalues, ct_tensor **eigenvectors,
                                    ct_tensor **info);
 
+/* ---- dense factorisations (torch.linalg names): batched over any leading dims, f32/f64
+ * through LAPACK (f16/bf16 computed in f32 and returned in the input dtype), CPU tensors. The
+ * plain calls fail with CT_ERR_INVALID_ARG naming the batch index of a singular or
+ * non-positive-definite matrix (as torch raises); under graph capture that check is skipped
+ * (it reads the info back) and cholesky_ex reports it in `info` instead. ---- */
+/* Cholesky factor L (A = L L^T), or U (A = U^T U) when upper; only that triangle of A is read. */
+CT_API ct_status ct_linalg_cholesky(ct_ctx *ctx, const ct_tensor *a, bool upper, ct_tensor **L);
+/* As ct_linalg_cholesky with info (...) int32 per matrix (0, or the order of the first
+ * non-positive leading minor) instead of an error. */
+CT_API ct_status ct_linalg_cholesky_ex(ct_ctx *ctx, const ct_tensor *a, bool upper, ct_tensor **L,
+                                       ct_tensor **info);
+/* Inverse (LU with partial pivoting, getrf + getri). */
+CT_API ct_status ct_linalg_inv(ct_ctx *ctx, const ct_tensor *a, ct_tensor **out);
+/* X with A X = B for B (..., n, k), or B (..., n) a vector (torch's rule when B has one dim less
+ * than A), batch dims equal to A's (gesv). */
+CT_API ct_status ct_linalg_solve(ct_ctx *ctx, const ct_tensor *a, const ct_tensor *b,
+                                 ct_tensor **out);
+/* Determinant (from the LU factors; 0 for a singular matrix). */
+CT_API ct_status ct_linalg_det(ct_ctx *ctx, const ct_tensor *a, ct_tensor **out);
+/* sign (-1, 0 or 1) and log|det|, -inf for a singular matrix (torch.linalg.slogdet). */
+CT_API ct_status ct_linalg_slogdet(ct_ctx *ctx, const ct_tensor *a, ct_tensor **sign,
+                                   ct_tensor **logabsdet);
+/* Reduced QR of (..., m, n): Q (..., m, r) with orthonormal columns, R (..., r, n) upper
+ * triangular, r = min(m, n) (torch.linalg.qr mode='reduced'; Householder, geqrf + orgqr). */
+CT_API ct_status ct_linalg_qr(ct_ctx *ctx, const ct_tensor *a, ct_tensor **Q, ct_tensor **R);
+/* Reduced SVD (full_matrices=False): U (..., m, r), S (..., r) descending, Vh (..., r, n)
+ * (gesdd); U and Vh may be NULL to skip them (they are still computed). */
+CT_API ct_status ct_linalg_svd(ct_ctx *ctx, const ct_tensor *a, ct_tensor **U, ct_tensor **S,
+                               ct_tensor **Vh);
+
 #ifdef __cplusplus
 }
 #endif

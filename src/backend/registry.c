@@ -259,6 +259,7 @@ static const signed char ct__op_arity[CT_OP_COUNT][2] = {
     [CT_OP_IM2COL] = {1, 1},
     [CT_OP_COL2IM] = {1, 1},
     [CT_OP_TOPK] = {1, 1},
+    [CT_OP_LINALG] = {1, 2},
 };
 
 /* The elementwise kinds added with the everyday ops check their output dtype too: bool for the
@@ -270,6 +271,7 @@ static bool ct__ew_bool_out(ct_op_kind k) {
 
 static int ct__op_outputs(ct_op_kind k) {
     if (k == CT_OP_EIGH || k == CT_OP_OPTIM_STEP) return 3;
+    if (k == CT_OP_LINALG) return 4; /* by routine; the unused ones absent */
     return (k == CT_OP_MX_QUANTIZE || k == CT_OP_SORT || k == CT_OP_TOPK) ? 2 : 1;
 }
 
@@ -277,7 +279,8 @@ static int ct__op_outputs(ct_op_kind k) {
  * optimizer state of plain SGD and its grad_scale and found_inf. */
 static bool ct__optional_operand(ct_op_kind k, int i) {
     return (k == CT_OP_EIGH && (i == 1 || i == 2 || i == 4)) || (k == CT_OP_MX_LINEAR && i == 4) ||
-           (k == CT_OP_OPTIM_STEP && (i == 1 || i == 4 || i == 5));
+           (k == CT_OP_OPTIM_STEP && (i == 1 || i == 4 || i == 5)) ||
+           (k == CT_OP_LINALG && i != 0 && i != 4);
 }
 
 static bool ct__contig2(const ct_operand *o, int ndim, int64_t d0, int64_t d1, int64_t d2) {
@@ -628,6 +631,32 @@ static ct_status ct__check_desc(ct_stream *s, const ct_op_desc *op) {
              ct__contig2(o, 2, R, N, 0) && ct__contig2(in, 2, R, N, 0) &&
              ct__contig2(x, 2, R, N, 0) && w->dtype == CT_INT64 && w->ndim == 1 &&
              (w->strides[0] == 1 || w->shape[0] <= 1) && w->shape[0] >= N;
+        break;
+    }
+    case CT_OP_LINALG: {
+        rule = "linalg: routine ints[0] in CT_LINALG_*, contiguous (B, m, n) input in0 and output "
+               "0 of the compute dtype (f32/f64), further operands as the routine's layout";
+        const ct_operand *a = &op->operands[op->n_out];
+        ok = op->ints[0] >= CT_LINALG_CHOLESKY && op->ints[0] <= CT_LINALG_SVD &&
+             (cdt == CT_FLOAT32 || cdt == CT_FLOAT64) && a->ndim == 3 && a->dtype == cdt &&
+             o->dtype == cdt && op->n_out == 4 && op->n_in == 2;
+        for (int i = 0; ok && i < 6; i++) { /* every present operand contiguous */
+            const ct_operand *x = &op->operands[i];
+            int64_t sd = 1;
+            for (int d = x->ndim - 1; x->data && ok && d >= 0; d--) {
+                ok = x->shape[d] == 1 || x->strides[d] == sd;
+                sd *= x->shape[d];
+            }
+        }
+        if (ok && (op->ints[0] == CT_LINALG_CHOLESKY || op->ints[0] == CT_LINALG_INV ||
+                   op->ints[0] == CT_LINALG_SOLVE))
+            ok = a->shape[1] == a->shape[2] && o->ndim == 3 && o->shape[0] == a->shape[0] &&
+                 o->shape[1] == a->shape[1] &&
+                 (op->ints[0] == CT_LINALG_SOLVE
+                      ? op->operands[5].data != NULL && ct__same_shape(&op->operands[5], o)
+                      : ct__same_shape(a, o));
+        else if (ok)
+            ok = false; /* slogdet, qr and svd are submitted only by their front ends */
         break;
     }
     case CT_OP_TOPK: {
