@@ -707,6 +707,10 @@ static const struct {
     const char *name, *why;
 } not_computing[] = {
     {"ct_status_str", "table lookup"},
+    {"ct_tensor_to_dlpack", "zero-copy export of existing memory"},
+    {"ct_tensor_to_dlpack_versioned", "zero-copy export of existing memory"},
+    {"ct_tensor_from_dlpack", "zero-copy wrap of a producer's memory (as from_blob)"},
+    {"ct_tensor_from_dlpack_versioned", "zero-copy wrap of a producer's memory (as from_blob)"},
     {"ct_nonzero", "data-dependent size: reads the data on the host (CT_ERR_STATE under capture)"},
     {"ct_masked_select", "data-dependent size: reads the mask on the host (refused under capture)"},
     {"ct_unique",

@@ -13,4 +13,5 @@
 #include "ctorch/safetensors.h"
 #include "ctorch/autograd.h"
 #include "ctorch/io.h"
+#include "ctorch/dlpack.h"
 #endif
