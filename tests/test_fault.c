@@ -253,6 +253,89 @@ done:
     return st;
 }
 
+/* This session's ops: reductions and scans, the norm / pad / dropout compositions, convolution
+ * and pooling, the data-dependent selections, dense linear algebra, DLPack, a fused captured
+ * chain with a planned pool. */
+static ct_status seq_more(ct_ctx *ctx) {
+    ct_tensor *t[48] = {0};
+    int k = 0;
+    ct_status st = CT_OK;
+    int64_t s4[4] = {2, 4, 6, 5}, s2[2] = {4, 4};
+    STEP(ct_tensor_rand(ctx, CT_FLOAT32, 4, s4, 1, 0, &t[k++])); /* 0: x (2, 4, 6, 5) */
+    int d1 = 1;
+    STEP(ct_var(ctx, t[0], 1, &d1, 1.0, false, &t[k++]));
+    STEP(ct_logsumexp(ctx, t[0], 0, NULL, true, &t[k++]));
+    STEP(ct_norm(ctx, t[0], 3.0, 1, &d1, false, &t[k++]));
+    STEP(ct_prod(ctx, t[0], 2, false, &t[k++]));
+    STEP(ct_cumsum(ctx, t[0], -1, &t[k++]));
+    STEP(ct_cumprod(ctx, t[0], 0, &t[k++]));
+    STEP(ct_rms_norm(ctx, t[0], 2, NULL, 1e-6, &t[k++]));
+    STEP(ct_group_norm(ctx, t[0], 2, NULL, NULL, 1e-5, &t[k++]));
+    STEP(ct_batch_norm(ctx, t[0], NULL, NULL, NULL, NULL, true, 0.1, 1e-5, &t[k++]));
+    STEP(ct_dropout(ctx, t[0], 0.5, true, 3, 0, &t[k++]));
+    STEP(ct_pad(ctx, t[0], 4, (int64_t[]){1, 2, 2, 1}, CT_PAD_REFLECT, 0, &t[k++]));
+    STEP(ct_pad(ctx, t[0], 2, (int64_t[]){-1, 2}, CT_PAD_CONSTANT, 3, &t[k++]));
+    int64_t ws[4] = {3, 4, 3, 3}, one[2] = {1, 1}, two[2] = {2, 2}, zero[2] = {0, 0};
+    STEP(ct_tensor_rand(ctx, CT_FLOAT32, 4, ws, 2, 0, &t[k++]));
+    int w = k - 1;
+    STEP(ct_conv2d(ctx, t[0], t[w], NULL, one, one, one, 1, &t[k++]));
+    STEP(ct_max_pool2d(ctx, t[0], two, NULL, (int64_t[]){1, 0}, one, &t[k++]));
+    STEP(ct_avg_pool2d(ctx, t[0], two, one, zero, &t[k++]));
+    STEP(ct_adaptive_avg_pool2d(ctx, t[0], (int64_t[]){4, 3}, &t[k++]));
+    STEP(ct_topk(ctx, t[0], 2, 2, true, true, &t[k], &t[k + 1]));
+    k += 2;
+    STEP(ct_gt_scalar(ctx, t[0], 0.5, &t[k++]));
+    int mk = k - 1;
+    STEP(ct_masked_select(ctx, t[0], t[mk], &t[k++]));
+    STEP(ct_nonzero(ctx, t[mk], &t[k++]));
+    STEP(ct_unique(ctx, t[w], true, &t[k], &t[k + 1], &t[k + 2]));
+    k += 3;
+    STEP(ct_tensor_eye(ctx, CT_FLOAT64, 4, 4, &t[k++]));
+    STEP(ct_tensor_rand(ctx, CT_FLOAT64, 2, s2, 5, 0, &t[k++]));
+    int e0 = k - 2, r0 = k - 1;
+    STEP(ct_add(ctx, t[e0], t[r0], &t[k++])); /* eye + rand: diagonally dominant */
+    int A = k - 1;
+    STEP(ct_linalg_inv(ctx, t[A], &t[k++]));
+    STEP(ct_linalg_solve(ctx, t[A], t[A], &t[k++]));
+    STEP(ct_linalg_slogdet(ctx, t[A], &t[k], &t[k + 1]));
+    k += 2;
+    STEP(ct_linalg_qr(ctx, t[A], &t[k], &t[k + 1]));
+    k += 2;
+    STEP(ct_linalg_svd(ctx, t[A], &t[k], &t[k + 1], &t[k + 2]));
+    k += 3;
+    ct_dl_managed_tensor *m = NULL;
+    STEP(ct_tensor_to_dlpack(ctx, t[A], &m));
+    st = ct_tensor_from_dlpack(ctx, m, &t[k]);
+    if (st != CT_OK) {
+        m->deleter(m);
+        goto done;
+    }
+    k++;
+    { /* a fused, planned capture */
+        ct_graph *g = NULL;
+        STEP(ct_graph_create(ctx, (ct_device){CT_DEVICE_CPU, 0}, NULL, &g));
+        st = ct_graph_capture_begin(g, NULL);
+        ct_tensor *a = NULL, *b = NULL, *c = NULL;
+        if (st == CT_OK) st = ct_mul_scalar(ctx, t[0], 2.0, &a);
+        if (st == CT_OK) st = ct_relu(ctx, a, &b);
+        if (st == CT_OK) st = ct_add(ctx, b, t[0], &c);
+        ct_status e = ct_graph_capture_end(g);
+        if (st == CT_OK) st = e;
+        if (st == CT_OK) st = ct_graph_replay(g);
+        ct_tensor_release(a), ct_tensor_release(b), ct_tensor_release(c);
+        ct_graph_free(g);
+    }
+done:
+    for (int i = 0; i < k; i++)
+        ct_tensor_release(t[i]);
+    return st;
+}
+
+TEST(more_ops) { /* warm: the kernels' thread pool is made by the first large op and kept */
+    walk_ex("more", seq_more, false, false, true, 2000);
+    walk_ex("more", seq_more, true, false, true, 2000);
+}
+
 TEST(fail_every_allocation) { walk("core", sequence, false, false, 500); }
 TEST(fail_from_n_onward) { walk("core", sequence, true, false, 500); }
 TEST(graph_capture_replay_cond) {
@@ -285,6 +368,7 @@ int main(void) {
     RUN(mx_and_gguf);
     RUN(eigh);
     RUN(everyday_ops);
+    RUN(more_ops);
     RUN(debug_mode);
     return ct_test_end();
 }
