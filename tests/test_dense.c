@@ -140,12 +140,68 @@ TEST(cholesky_inv_solve) {
     CHECK_OK(ct_tensor_from_host(ctx, ints, CT_INT32, 2, s2, &A));
     CHECK_ST(ct_linalg_det(ctx, A, &Ai), CT_ERR_DTYPE);
     ct_tensor_release(A);
-    /* no backward formulas yet: a requires-grad input is refused, not silently cut off */
+    /* no backward formula yet: a requires-grad input is refused, not silently cut off */
     A = spd(CT_FLOAT64, 1, 3, NULL);
     CHECK_OK(ct_tensor_set_requires_grad(A, true));
-    CHECK_ST(ct_linalg_inv(ctx, A, &Ai), CT_ERR_UNSUPPORTED);
-    CHECK(strstr(ct_ctx_last_error(ctx), "linalg.inv") != NULL);
+    ct_tensor *q = NULL, *r = NULL;
+    CHECK_ST(ct_linalg_qr(ctx, A, &q, &r), CT_ERR_UNSUPPORTED);
+    CHECK(strstr(ct_ctx_last_error(ctx), "linalg.qr") != NULL);
     ct_tensor_release(A);
+}
+
+/* gradients by central differences: inputs shifted to stay well conditioned */
+static ct_tensor *EYE3, *RHS;
+static ct_status well(const ct_tensor *x, ct_tensor **a) { /* x + 4 I */
+    return ct_add(ctx, x, EYE3, a);
+}
+static ct_status f_inv(const ct_tensor *x, ct_tensor **y) {
+    ct_tensor *a = NULL;
+    ct_status st = well(x, &a);
+    if (st == CT_OK) st = ct_linalg_inv(ctx, a, y);
+    ct_tensor_release(a);
+    return st;
+}
+static ct_status f_det(const ct_tensor *x, ct_tensor **y) {
+    ct_tensor *a = NULL;
+    ct_status st = well(x, &a);
+    if (st == CT_OK) st = ct_linalg_det(ctx, a, y);
+    ct_tensor_release(a);
+    return st;
+}
+static ct_status f_solve_a(const ct_tensor *x, ct_tensor **y) {
+    ct_tensor *a = NULL;
+    ct_status st = well(x, &a);
+    if (st == CT_OK) st = ct_linalg_solve(ctx, a, RHS, y);
+    ct_tensor_release(a);
+    return st;
+}
+static ct_status f_solve_b(const ct_tensor *x, ct_tensor **y) { /* x: a (2, 3) batch of vectors */
+    return ct_linalg_solve(ctx, RHS, x, y);
+}
+static ct_status f_chol(const ct_tensor *x, ct_tensor **y, bool upper) { /* chol(x x^T + 4 I) */
+    ct_tensor *xt = NULL, *p = NULL, *a = NULL;
+    ct_status st = ct_tensor_transpose(ctx, x, -2, -1, &xt);
+    if (st == CT_OK) st = ct_matmul(ctx, x, xt, &p);
+    if (st == CT_OK) st = ct_add(ctx, p, EYE3, &a);
+    if (st == CT_OK) st = ct_linalg_cholesky(ctx, a, upper, y);
+    ct_tensor_release(xt), ct_tensor_release(p), ct_tensor_release(a);
+    return st;
+}
+static ct_status f_chol_l(const ct_tensor *x, ct_tensor **y) { return f_chol(x, y, false); }
+static ct_status f_chol_u(const ct_tensor *x, ct_tensor **y) { return f_chol(x, y, true); }
+
+TEST(gradients) {
+    double e[9] = {4, 0, 0, 0, 4, 0, 0, 0, 4};
+    int64_t s33[2] = {3, 3}, b33[3] = {2, 3, 3}, b23[2] = {2, 3};
+    CHECK_OK(ct_tensor_from_host(ctx, e, CT_FLOAT64, 2, s33, &EYE3));
+    RHS = spd(CT_FLOAT64, 2, 3, NULL); /* (2, 3, 3): right-hand sides for A, an A for B */
+    tu_gradcheck(ctx, &rng, "inv", f_inv, 3, b33);
+    tu_gradcheck(ctx, &rng, "det", f_det, 3, b33);
+    tu_gradcheck(ctx, &rng, "solve (A)", f_solve_a, 3, b33);
+    tu_gradcheck(ctx, &rng, "solve (vector B)", f_solve_b, 2, b23);
+    tu_gradcheck(ctx, &rng, "cholesky lower", f_chol_l, 3, b33);
+    tu_gradcheck(ctx, &rng, "cholesky upper", f_chol_u, 3, b33);
+    ct_tensor_release(EYE3), ct_tensor_release(RHS);
 }
 
 TEST(det_slogdet) {
@@ -246,6 +302,7 @@ int main(void) {
     RUN(cholesky_inv_solve);
     RUN(det_slogdet);
     RUN(qr_svd);
+    RUN(gradients);
     RUN(captured_equals_eager);
     ct_ctx_free(ctx);
     return ct_test_end();

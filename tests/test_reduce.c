@@ -326,22 +326,38 @@ static ct_status f_norm3(const ct_tensor *x, ct_tensor **y) {
     return ct_norm(ctx, x, 3, 0, NULL, false, y);
 }
 
+static ct_status f_prod1(const ct_tensor *x, ct_tensor **y) { return ct_prod(ctx, x, 1, false, y); }
+static ct_status f_prod0k(const ct_tensor *x, ct_tensor **y) {
+    return ct_prod(ctx, x, -2, true, y);
+}
+static ct_status f_prodall(const ct_tensor *x, ct_tensor **y) {
+    return ct_prod(ctx, x, CT_ALL_DIMS, false, y);
+}
+
 TEST(gradients) {
-    tu_fn1 fs[6] = {f_cumsum, f_var, f_std, f_lse, f_norm2, f_norm3};
-    const char *names[6] = {"cumsum", "var", "std", "logsumexp", "norm2", "norm3"};
+    tu_fn1 fs[9] = {f_cumsum, f_var, f_std, f_lse, f_norm2, f_norm3, f_prod1, f_prod0k, f_prodall};
+    const char *names[9] = {"cumsum",  "var",   "std",        "logsumexp",
+                            "norm2",   "norm3", "prod dim 1", "prod dim -2 keepdim",
+                            "prod all"};
     int64_t shape[2] = {3, 4};
-    for (int k = 0; k < 6; k++)
+    for (int k = 0; k < 9; k++)
         tu_gradcheck(ctx, &rng, names[k], fs[k], 2, shape);
-    /* prod and cumprod have no formula yet: they refuse instead of cutting the graph */
-    double xv[4] = {1, 2, 3, 4};
-    int64_t four = 4;
+    /* prod with zeros: the exclusive products give the exact gradient (out / x would be nan) */
+    double xv[5] = {2, 0, 3, 4, 0.5};
+    int64_t five = 5;
     ct_tensor *x = NULL, *r = NULL;
-    CHECK_OK(ct_tensor_from_host(ctx, xv, CT_FLOAT64, 1, &four, &x));
+    CHECK_OK(ct_tensor_from_host(ctx, xv, CT_FLOAT64, 1, &five, &x));
     CHECK_OK(ct_tensor_set_requires_grad(x, true));
-    CHECK_ST(ct_prod(ctx, x, 0, false, &r), CT_ERR_UNSUPPORTED);
+    CHECK_OK(ct_prod(ctx, x, 0, false, &r));
+    CHECK_OK(ct_backward(ctx, r, NULL, false));
+    double g[5];
+    CHECK_OK(ct_tensor_to_host(ct_tensor_grad(x), g, sizeof g));
+    CHECK(g[0] == 0 && g[1] == 12 && g[2] == 0 && g[3] == 0 && g[4] == 0);
+    ct_tensor_release(r);
+    /* cumprod has no formula yet: it refuses instead of cutting the graph */
     CHECK_ST(ct_cumprod(ctx, x, 0, &r), CT_ERR_UNSUPPORTED);
     bool prev = ct_set_grad_enabled(ctx, false);
-    CHECK_OK(ct_prod(ctx, x, 0, false, &r));
+    CHECK_OK(ct_cumprod(ctx, x, 0, &r));
     ct_set_grad_enabled(ctx, prev);
     ct_tensor_release(r), ct_tensor_release(x);
 }

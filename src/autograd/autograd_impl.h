@@ -80,6 +80,7 @@ const ct__ag_formula *ct__ag_formula_reduce(int op);
 const ct__ag_formula *ct__ag_formula_nn(int op);
 const ct__ag_formula *ct__ag_formula_views(int op);
 const ct__ag_formula *ct__ag_formula_shape(int op);
+const ct__ag_formula *ct__ag_formula_linalg(int op);
 
 /* ---- helpers for formulas: each returns a borrowed intermediate (released after the formula)
  * or NULL once c->st holds an error ---- */

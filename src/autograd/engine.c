@@ -14,6 +14,7 @@ static const ct__ag_formula *ct__ag_formula_of(int op) {
     if (!f) f = ct__ag_formula_nn(op);
     if (!f) f = ct__ag_formula_views(op);
     if (!f) f = ct__ag_formula_shape(op);
+    if (!f) f = ct__ag_formula_linalg(op);
     return f;
 }
 

@@ -81,6 +81,11 @@ typedef enum ct__ag_op {
     CT__AG_CUMSUM, /* iv[0] dim */
     CT__AG_UNFOLD, /* iv[0..7] kernel h w, dilation h w, padding h w, stride h w; iv[8..9] H, W */
     CT__AG_FOLD,   /* iv[0..7] as unfold */
+    CT__AG_LINALG_INV,
+    CT__AG_LINALG_DET,
+    CT__AG_LINALG_SOLVE,    /* inputs A, B; iv[0] 1: B was a vector */
+    CT__AG_LINALG_CHOLESKY, /* iv[0] upper */
+    CT__AG_PROD,            /* iv[0] dim (CT_ALL_DIMS: all), iv[1] keepdim */
     CT__AG_COUNT
 } ct__ag_op;
 

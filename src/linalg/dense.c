@@ -183,7 +183,8 @@ static ct_status ct__cholesky(ct_ctx *ctx, const char *op, const ct_tensor *a, b
     return ct__la_finish(ctx, &p, st, 2, t, cast, outs);
 }
 ct_status ct_linalg_cholesky(ct_ctx *ctx, const ct_tensor *a, bool upper, ct_tensor **L) {
-    return ct__cholesky(ctx, "linalg.cholesky", a, upper, L, NULL);
+    CT__AG_WRAP(ctx, L, ct__cholesky(ctx, "linalg.cholesky", a, upper, L, NULL),
+                (CT__AG_IN1(CT__AG_LINALG_CHOLESKY, a), r_.n_iv = 1, r_.iv[0] = upper));
 }
 ct_status ct_linalg_cholesky_ex(ct_ctx *ctx, const ct_tensor *a, bool upper, ct_tensor **L,
                                 ct_tensor **info) {
@@ -191,7 +192,7 @@ ct_status ct_linalg_cholesky_ex(ct_ctx *ctx, const ct_tensor *a, bool upper, ct_
     return ct__cholesky(ctx, "linalg.cholesky_ex", a, upper, L, info);
 }
 
-ct_status ct_linalg_inv(ct_ctx *ctx, const ct_tensor *a, ct_tensor **out) {
+static ct_status ct__inv(ct_ctx *ctx, const ct_tensor *a, ct_tensor **out) {
     const char *op = "linalg.inv";
     if (!out) return ct__set_error(ctx, CT_ERR_INVALID_ARG, "%s: out is NULL", op);
     ct__la_in p;
@@ -208,7 +209,7 @@ ct_status ct_linalg_inv(ct_ctx *ctx, const ct_tensor *a, ct_tensor **out) {
     return ct__la_finish(ctx, &p, st, 2, t, cast, outs);
 }
 
-ct_status ct_linalg_solve(ct_ctx *ctx, const ct_tensor *a, const ct_tensor *b, ct_tensor **out) {
+static ct_status ct__solve(ct_ctx *ctx, const ct_tensor *a, const ct_tensor *b, ct_tensor **out) {
     const char *op = "linalg.solve";
     if (!out) return ct__set_error(ctx, CT_ERR_INVALID_ARG, "%s: out is NULL", op);
     if (ct__check_tensor(ctx, op, "B", b) != CT_OK) return CT_ERR_INVALID_ARG;
@@ -274,7 +275,7 @@ ct_status ct_linalg_slogdet(ct_ctx *ctx, const ct_tensor *a, ct_tensor **sign,
     ct_tensor **const outs[3] = {sign, logabsdet, NULL};
     return ct__la_finish(ctx, &p, st, 3, t, cast, outs);
 }
-ct_status ct_linalg_det(ct_ctx *ctx, const ct_tensor *a, ct_tensor **out) {
+static ct_status ct__det(ct_ctx *ctx, const ct_tensor *a, ct_tensor **out) {
     const char *op = "linalg.det";
     if (!out) return ct__set_error(ctx, CT_ERR_INVALID_ARG, "%s: out is NULL", op);
     ct__la_in p;
@@ -323,4 +324,16 @@ ct_status ct_linalg_svd(ct_ctx *ctx, const ct_tensor *a, ct_tensor **U, ct_tenso
     const bool cast[4] = {true, true, true, false};
     ct_tensor **const outs[4] = {U, S, Vh, NULL};
     return ct__la_finish(ctx, &p, st, 4, t, cast, outs);
+}
+
+ct_status ct_linalg_inv(ct_ctx *ctx, const ct_tensor *a, ct_tensor **out) {
+    CT__AG_WRAP(ctx, out, ct__inv(ctx, a, out), CT__AG_IN1(CT__AG_LINALG_INV, a));
+}
+ct_status ct_linalg_det(ct_ctx *ctx, const ct_tensor *a, ct_tensor **out) {
+    CT__AG_WRAP(ctx, out, ct__det(ctx, a, out), CT__AG_IN1(CT__AG_LINALG_DET, a));
+}
+ct_status ct_linalg_solve(ct_ctx *ctx, const ct_tensor *a, const ct_tensor *b, ct_tensor **out) {
+    CT__AG_WRAP(
+        ctx, out, ct__solve(ctx, a, b, out),
+        (CT__AG_IN2(CT__AG_LINALG_SOLVE, a, b), r_.n_iv = 1, r_.iv[0] = b->ndim == a->ndim - 1));
 }

@@ -206,13 +206,19 @@ ct_status ct_log_softmax(ct_ctx *ctx, const ct_tensor *a, int dim, ct_tensor **o
 }
 
 /* ---- prod, cumsum / cumprod ---- */
-ct_status ct_prod(ct_ctx *ctx, const ct_tensor *a, int dim, bool keepdim, ct_tensor **out) {
-    const ct_tensor *ag_in[1] = {a};
-    ct_status st = ct__ag_no_backward(ctx, "ct_prod", 1, ag_in);
-    if (st != CT_OK) return st;
+static ct_status ct__fwd_prod(ct_ctx *ctx, const ct_tensor *a, int dim, bool keepdim,
+                              ct_tensor **out) {
     /* one dim, or every dim (a 0-d result without keepdim, as torch.prod(t)) */
     return dim == CT_ALL_DIMS ? ct__reduce_front(ctx, "prod", CT_OP_PROD, a, 0, NULL, keepdim, out)
                               : ct__reduce_front(ctx, "prod", CT_OP_PROD, a, 1, &dim, keepdim, out);
+}
+ct_status ct_prod(ct_ctx *ctx, const ct_tensor *a, int dim, bool keepdim, ct_tensor **out) {
+    int d = dim; /* the wrapped dim for the formula */
+    if (dim != CT_ALL_DIMS && a && ct__tensor_live(a) && a->ndim > 0 &&
+        !ct__wrap_dim(dim, a->ndim, &d))
+        d = dim;
+    CT__AG_WRAP(ctx, out, ct__fwd_prod(ctx, a, dim, keepdim, out),
+                (CT__AG_IN1(CT__AG_PROD, a), r_.n_iv = 2, r_.iv[0] = d, r_.iv[1] = keepdim));
 }
 
 static ct_status ct__scan(ct_ctx *ctx, const char *name, int prod, const ct_tensor *a, int dim,

@@ -1,0 +1,129 @@
+/* Backward formulas of the dense linear algebra and of prod, written with public ops (so they
+ * run on any backend and double backward works where the ops they use have formulas):
+ *   inv:      gA = -Y^T G Y^T                          (Y = A^-1)
+ *   det:      gA = (G det) A^-T                         (a singular A fails: its inverse)
+ *   solve:    gB = A^-T G, gA = -gB X^T                 (X = A^-1 B)
+ *   cholesky: gA = sym(L^-T Phi(L^T G) L^-1)            (Phi: lower triangle, diagonal halved;
+ *             sym(S) = (S + S^T) / 2), for U = L^T with G transposed
+ *   prod:     g prod_{j != i} x_j from exclusive running products (exact with zeros). */
+#include "autograd/autograd_impl.h"
+#include "ctorch/linalg.h"
+
+#define G (c->g[0])
+#define IN(i) (c->in[i])
+#define OUT (c->out[0])
+
+/* sticky wrappers for the calls the helpers do not cover */
+static ct_tensor *ag_inv(ct__ag_call *c, const ct_tensor *a) {
+    ct_tensor *r = NULL;
+    ct_status st = c->st == CT_OK && a ? ct_linalg_inv(c->ctx, a, &r) : c->st;
+    return ct__ag_keep(c, st, r);
+}
+static ct_tensor *ag_solve(ct__ag_call *c, const ct_tensor *a, const ct_tensor *b) {
+    ct_tensor *r = NULL;
+    ct_status st = c->st == CT_OK && a && b ? ct_linalg_solve(c->ctx, a, b, &r) : c->st;
+    return ct__ag_keep(c, st, r);
+}
+static ct_tensor *ag_mt(ct__ag_call *c, const ct_tensor *a) { /* transpose of the last two dims */
+    return a ? ct__ag_transpose(c, a, ct_tensor_ndim(a) - 2, ct_tensor_ndim(a) - 1) : NULL;
+}
+static ct_tensor *ag_tril(ct__ag_call *c, const ct_tensor *a, int64_t diag) {
+    ct_tensor *r = NULL;
+    ct_status st = c->st == CT_OK && a ? ct_tril(c->ctx, a, diag, &r) : c->st;
+    return ct__ag_keep(c, st, r);
+}
+static ct_tensor *ag_unsq2(ct__ag_call *c, const ct_tensor *a) { /* (...) -> (..., 1, 1) */
+    return ct__ag_unsqueeze(c, ct__ag_unsqueeze(c, a, a ? ct_tensor_ndim(a) : 0),
+                            a ? ct_tensor_ndim(a) + 1 : 0);
+}
+
+static void bw_inv(ct__ag_call *c) {
+    ct_tensor *yt = ag_mt(c, OUT);
+    ct__ag_set(c, 0, ct__ag_neg(c, ct__ag_matmul(c, ct__ag_matmul(c, yt, G), yt)));
+}
+static void bw_det(ct__ag_call *c) {
+    ct_tensor *s = ag_unsq2(c, ct__ag_mul(c, G, OUT));
+    ct__ag_set(c, 0, ct__ag_mul(c, s, ag_mt(c, ag_inv(c, IN(0)))));
+}
+static void bw_solve(ct__ag_call *c) {
+    bool vec = c->n->iv[0] != 0; /* B was (..., n): work with (..., n, 1) */
+    const ct_tensor *g = G, *x = OUT;
+    if (vec) {
+        g = ct__ag_unsqueeze(c, G, ct_tensor_ndim(G));
+        x = ct__ag_unsqueeze(c, OUT, ct_tensor_ndim(OUT));
+    }
+    ct_tensor *gb = ag_solve(c, ag_mt(c, IN(0)), g);
+    ct__ag_set(c, 0, ct__ag_neg(c, ct__ag_matmul(c, gb, ag_mt(c, x))));
+    ct__ag_set(c, 1, vec && gb ? ct__ag_squeeze(c, gb, ct_tensor_ndim(gb) - 1) : gb);
+}
+static void bw_cholesky(ct__ag_call *c) {
+    bool upper = c->n->iv[0] != 0;
+    const ct_tensor *l = upper ? ag_mt(c, OUT) : OUT, *gl = upper ? ag_mt(c, G) : G;
+    ct_tensor *p = ct__ag_matmul(c, ag_mt(c, l), gl);
+    /* Phi(P): the strict lower triangle plus half the diagonal */
+    ct_tensor *phi =
+        ct__ag_sub(c, ag_tril(c, p, 0),
+                   ct__ag_mul_s(c, ct__ag_sub(c, ag_tril(c, p, 0), ag_tril(c, p, -1)), 0.5));
+    ct_tensor *li = ag_inv(c, l);
+    ct_tensor *s = ct__ag_matmul(c, ct__ag_matmul(c, ag_mt(c, li), phi), li);
+    ct__ag_set(c, 0, ct__ag_mul_s(c, ct__ag_add(c, s, ag_mt(c, s)), 0.5));
+}
+
+/* exclusive running products along d: before_i = prod_{j<i} x_j, after_i = prod_{j>i} x_j */
+static ct_tensor *ag_pad_dim(ct__ag_call *c, const ct_tensor *a, int d, int64_t lo, int64_t hi) {
+    if (!a) return NULL;
+    int nd = ct_tensor_ndim(a), np = 2 * (nd - d);
+    int64_t pads[2 * CT_MAX_DIMS] = {0};
+    pads[np - 2] = lo, pads[np - 1] = hi;
+    ct_tensor *r = NULL;
+    ct_status st = c->st == CT_OK ? ct_pad(c->ctx, a, np, pads, CT_PAD_CONSTANT, 1.0, &r) : c->st;
+    return ct__ag_keep(c, st, r);
+}
+static ct_tensor *ag_cumprod(ct__ag_call *c, const ct_tensor *a, int d) {
+    ct_tensor *r = NULL;
+    ct_status st = c->st == CT_OK && a ? ct_cumprod(c->ctx, a, d, &r) : c->st;
+    return ct__ag_keep(c, st, r);
+}
+static ct_tensor *ag_flip(ct__ag_call *c, const ct_tensor *a, int d) {
+    ct_tensor *r = NULL;
+    ct_status st = c->st == CT_OK && a ? ct_flip(c->ctx, a, 1, &d, &r) : c->st;
+    return ct__ag_keep(c, st, r);
+}
+static void bw_prod(ct__ag_call *c) {
+    const ct__ag_tmeta *m = &c->n->in_meta[0];
+    int d = (int)c->n->iv[0];
+    bool keep = c->n->iv[1] != 0;
+    const ct_tensor *x = IN(0), *g = G;
+    if (d == CT_ALL_DIMS || m->ndim == 0) { /* every element: along the flattened input */
+        int64_t n = 1;
+        for (int i = 0; i < m->ndim; i++)
+            n *= m->shape[i];
+        x = ct__ag_reshape(c, x, 1, &n);
+        int64_t one = 1;
+        g = ct__ag_reshape(c, g, 1, &one);
+        d = 0;
+    } else if (!keep) {
+        g = ct__ag_unsqueeze(c, g, d);
+    }
+    ct_tensor *before = ag_pad_dim(c, ag_cumprod(c, x, d), d, 1, -1);
+    ct_tensor *after = ag_flip(c, ag_pad_dim(c, ag_cumprod(c, ag_flip(c, x, d), d), d, 1, -1), d);
+    ct_tensor *gi = ct__ag_mul(c, g, ct__ag_mul(c, before, after));
+    ct__ag_set(c, 0,
+               gi && ct_tensor_ndim(gi) != m->ndim ? ct__ag_reshape(c, gi, m->ndim, m->shape) : gi);
+}
+
+#define F(op, name, fn, si, so)                                                                    \
+    case op: {                                                                                     \
+        static const ct__ag_formula f = {name, fn, si, so};                                        \
+        return &f;                                                                                 \
+    }
+const ct__ag_formula *ct__ag_formula_linalg(int op) {
+    switch (op) {
+        F(CT__AG_LINALG_INV, "LinalgInvBackward", bw_inv, 0, 1)
+        F(CT__AG_LINALG_DET, "LinalgDetBackward", bw_det, 1, 1)
+        F(CT__AG_LINALG_SOLVE, "LinalgSolveBackward", bw_solve, 1, 1)
+        F(CT__AG_LINALG_CHOLESKY, "LinalgCholeskyBackward", bw_cholesky, 0, 1)
+        F(CT__AG_PROD, "ProdBackward", bw_prod, 1, 0)
+    default: return NULL;
+    }
+}
