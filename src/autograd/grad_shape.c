@@ -1,5 +1,5 @@
-/* Backward formulas of issue 13's ops that have one so far (flip, roll, tril/triu, gather,
- * index_select),
+/* Backward formulas of issue 13's shaping and indexing ops (flip, roll, tril/triu, gather,
+ * index_select, cat, repeat, scatter_add, index_add),
  * written with the public ops: each is its own kind of inverse on the gradient. */
 #include "autograd/autograd_impl.h"
 #include "ctorch/ops.h"
@@ -54,6 +54,66 @@ static void bw_take(ct__ag_call *c) {
     ct__ag_set(c, 0, ct__ag_keep(c, st, r));
 }
 
+/* cat (up to CT__AG_MAX_IN inputs a node): each input's gradient is its slice of g along the dim
+ * (iv[0] dim, iv[1 + i] the input's size there, -1 for a skipped legacy empty 1-d input) */
+static void bw_cat(ct__ag_call *c) {
+    int d = (int)c->n->iv[0];
+    int64_t off = 0;
+    for (int i = 0; i < c->n->n_in; i++) {
+        int64_t len = c->n->iv[1 + i];
+        if (len < 0) { /* an empty 1-d input torch 1.13 skips: its gradient is empty too */
+            ct__ag_set(c, i, ct__ag_zeros(c, &c->n->in_meta[i]));
+            continue;
+        }
+        if (c->need[i]) ct__ag_set(c, i, ct__ag_slice(c, G, d, off, off + len, 1));
+        off += len;
+    }
+}
+/* repeat: the sum of g over the repeated blocks, one dim at a time (split it into (r, s), sum r) */
+static void bw_repeat(ct__ag_call *c) {
+    const ct__ag_tmeta *m = &c->n->in_meta[0];
+    int nr = (int)c->n->iv[0], lead = nr - m->ndim;
+    const ct_tensor *g = G;
+    for (int k = 0; k < lead; k++) /* leading new dims: plain sums */
+        g = ct__ag_sum(c, g, 1, (int[]){0}, false);
+    for (int d = 0; d < m->ndim && g; d++) {
+        int64_t r = c->n->iv[1 + lead + d], sd = m->shape[d];
+        if (r == 1) continue;
+        int nd = ct_tensor_ndim(g);
+        if (nd + 1 > CT_MAX_DIMS) {
+            if (c->st == CT_OK)
+                c->st =
+                    ct__set_error(c->ctx, CT_ERR_UNSUPPORTED,
+                                  "repeat backward: a %d-dim input needs a split beyond %d dims",
+                                  nd, CT_MAX_DIMS);
+            return;
+        }
+        int64_t shape[CT_MAX_DIMS];
+        for (int i = 0, j = 0; i < nd; i++) {
+            if (i == d) {
+                shape[j++] = r, shape[j++] = sd;
+            } else {
+                shape[j++] = ct_tensor_shape(g)[i];
+            }
+        }
+        g = ct__ag_sum(c, ct__ag_reshape(c, g, nd + 1, shape), 1, &d, false);
+    }
+    ct__ag_set(c, 0, g);
+}
+/* scatter_add / index_add: self gets g; the source what it was added to (gather / index_select of
+ * g, times alpha for index_add) */
+static void bw_scatter_add(ct__ag_call *c) {
+    int d = (int)c->n->iv[0];
+    if (c->need[0]) ct__ag_set(c, 0, G);
+    if (!c->need[2] || c->st != CT_OK) return;
+    ct_tensor *r = NULL;
+    ct_status st = c->n->op == CT__AG_SCATTER_ADD ? ct_gather(c->ctx, G, d, c->in[1], &r)
+                                                  : ct_index_select(c->ctx, G, d, c->in[1], &r);
+    ct_tensor *gs = ct__ag_keep(c, st, r);
+    if (c->n->op == CT__AG_INDEX_ADD && c->n->sc[0] != 1) gs = ct__ag_mul_s(c, gs, c->n->sc[0]);
+    ct__ag_set(c, 2, gs);
+}
+
 #define F(op, name, fn, si, so)                                                                    \
     case op: {                                                                                     \
         static const ct__ag_formula f = {name, fn, si, so};                                        \
@@ -66,6 +126,10 @@ const ct__ag_formula *ct__ag_formula_shape(int op) {
         F(CT__AG_TRIL, "TrilBackward", bw_tril, 0, 0)
         F(CT__AG_GATHER, "GatherBackward", bw_take, 2u, 0)
         F(CT__AG_INDEX_SELECT, "IndexSelectBackward", bw_take, 2u, 0)
+        F(CT__AG_CAT, "CatBackward", bw_cat, 0, 0)
+        F(CT__AG_REPEAT, "RepeatBackward", bw_repeat, 0, 0)
+        F(CT__AG_SCATTER_ADD, "ScatterAddBackward", bw_scatter_add, 2u, 0)
+        F(CT__AG_INDEX_ADD, "IndexAddBackward", bw_scatter_add, 2u, 0)
     default: return NULL;
     }
 }

@@ -86,6 +86,10 @@ typedef enum ct__ag_op {
     CT__AG_LINALG_SOLVE,    /* inputs A, B; iv[0] 1: B was a vector */
     CT__AG_LINALG_CHOLESKY, /* iv[0] upper */
     CT__AG_PROD,            /* iv[0] dim (CT_ALL_DIMS: all), iv[1] keepdim */
+    CT__AG_CAT,             /* up to 4 inputs; iv[0] dim, iv[1 + i] size of input i (-1 skipped) */
+    CT__AG_REPEAT,          /* iv[0] n, iv[1..n] repeats */
+    CT__AG_SCATTER_ADD,     /* inputs self, index, src; iv[0] dim */
+    CT__AG_INDEX_ADD,       /* inputs self, index, source; iv[0] dim, sc[0] alpha */
     CT__AG_COUNT
 } ct__ag_op;
 

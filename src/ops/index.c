@@ -179,12 +179,21 @@ static ct_status ct__scatter(ct_ctx *ctx, const char *op, const ct_tensor *t, in
     const ct_tensor *ins[3] = {t, index, src};
     ct_status st = ct__check_args(ctx, op, 3, ins, out);
     if (st != CT_OK) return st;
-    {
+    if (!add) { /* scatter has no formula yet; scatter_add's is in autograd/grad_shape.c */
         const ct_tensor *ag_in_[2] = {t, src};
         if ((st = ct__ag_no_backward(ctx, op, 2, ag_in_)) != CT_OK) return st;
     }
     int d = 0;
     if ((st = ct__index_args(ctx, op, t, index, dim, &d, out)) != CT_OK) return st;
+    if (add && index->ndim == src->ndim) { /* src's gradient is gather(g): index-shaped only */
+        bool same = true;
+        for (int k = 0; k < src->ndim; k++)
+            same = same && index->shape[k] == src->shape[k];
+        const ct_tensor *ag_in_[1] = {src};
+        if (!same && (st = ct__ag_no_backward(ctx, "ct_scatter_add with src larger than index", 1,
+                                              ag_in_)) != CT_OK)
+            return st;
+    }
     if (src->dtype != t->dtype)
         return ct__set_error(ctx, CT_ERR_DTYPE, "%s: src dtype %s differs from self dtype %s", op,
                              ct_dtype_name(src->dtype), ct_dtype_name(t->dtype));
@@ -236,18 +245,46 @@ ct_status ct_scatter(ct_ctx *ctx, const ct_tensor *t, int dim, const ct_tensor *
 
 ct_status ct_scatter_add(ct_ctx *ctx, const ct_tensor *t, int dim, const ct_tensor *index,
                          const ct_tensor *src, ct_tensor **out) {
-    return ct__scatter(ctx, "scatter_add", t, dim, index, src, 1, out);
+    CT__AG_WRAP(ctx, out, ct__scatter(ctx, "scatter_add", t, dim, index, src, 1, out), {
+        r_.op = CT__AG_SCATTER_ADD;
+        r_.n_in = 3;
+        r_.in[0] = t;
+        r_.in[1] = index;
+        r_.in[2] = src;
+        int d = dim;
+        ct__wrap_dim(dim, t->ndim, &d);
+        r_.n_iv = 1;
+        r_.iv[0] = d;
+    });
 }
 
+static ct_status ct__fwd_index_add(ct_ctx *ctx, const ct_tensor *t, int dim, const ct_tensor *index,
+                                   const ct_tensor *source, double alpha, ct_tensor **out);
 ct_status ct_index_add(ct_ctx *ctx, const ct_tensor *t, int dim, const ct_tensor *index,
                        const ct_tensor *source, double alpha, ct_tensor **out) {
+    if (index && ct__tensor_live(index) && index->ndim == 0) { /* a 1-d index for the formula */
+        const ct_tensor *ag_in_[1] = {source};
+        ct_status st = ct__ag_no_backward(ctx, "ct_index_add with a 0-d index", 1, ag_in_);
+        if (st != CT_OK) return st;
+    }
+    CT__AG_WRAP(ctx, out, ct__fwd_index_add(ctx, t, dim, index, source, alpha, out), {
+        r_.op = CT__AG_INDEX_ADD;
+        r_.n_in = 3;
+        r_.in[0] = t;
+        r_.in[1] = index;
+        r_.in[2] = source;
+        int d = dim;
+        ct__wrap_dim(dim, t->ndim, &d);
+        r_.n_iv = 1;
+        r_.iv[0] = d;
+        r_.sc[0] = alpha;
+    });
+}
+static ct_status ct__fwd_index_add(ct_ctx *ctx, const ct_tensor *t, int dim, const ct_tensor *index,
+                                   const ct_tensor *source, double alpha, ct_tensor **out) {
     const ct_tensor *ins[3] = {t, index, source};
     ct_status st = ct__check_args(ctx, "index_add", 3, ins, out);
     if (st != CT_OK) return st;
-    {
-        const ct_tensor *ag_in_[2] = {t, source};
-        if ((st = ct__ag_no_backward(ctx, "ct_index_add", 2, ag_in_)) != CT_OK) return st;
-    }
     int d = 0;
     if ((st = ct__index_args(ctx, "index_add", t, index, dim, &d, out)) != CT_OK) return st;
     if (index->ndim > 1)

@@ -105,10 +105,10 @@ static ct_status ct__check_list(ct_ctx *ctx, const char *op, int n, const ct_ten
     return ct__check_args(ctx, op, n, ts, out);
 }
 
-ct_status ct_cat(ct_ctx *ctx, int n, const ct_tensor *const *ts, int dim, ct_tensor **out) {
+static ct_status ct__fwd_cat(ct_ctx *ctx, int n, const ct_tensor *const *ts, int dim,
+                             ct_tensor **out) {
     ct_status st = ct__check_list(ctx, "cat", n, ts, out);
     if (st != CT_OK) return st;
-    if ((st = ct__ag_no_backward(ctx, "ct_cat", n, ts)) != CT_OK) return st;
     ct_dtype dt;
     if ((st = ct__result_type(ctx, "cat", n, ts, &dt)) != CT_OK) return st;
     /* torch 1.13: 1-d tensors of size 0 are skipped whatever the others' shape (legacy) */
@@ -167,10 +167,52 @@ ct_status ct_cat(ct_ctx *ctx, int n, const ct_tensor *const *ts, int dim, ct_ten
     return CT_OK;
 }
 
+/* cat recorded for autograd: one node per group of up to CT__AG_MAX_IN inputs (a longer list is
+ * concatenated in a chain: the running result and the next inputs), each input's size along the
+ * dim kept for the slices of the backward. */
+ct_status ct_cat(ct_ctx *ctx, int n, const ct_tensor *const *ts, int dim, ct_tensor **out) {
+    if (n > CT__AG_MAX_IN && ts && ct__ag_wants(ctx, n, ts)) {
+        ct_status st = ct__check_list(ctx, "cat", n, ts, out);
+        if (st != CT_OK) return st;
+        ct_tensor *acc = NULL;
+        st = ct_cat(ctx, CT__AG_MAX_IN, ts, dim, &acc);
+        for (int i = CT__AG_MAX_IN; i < n && st == CT_OK; i += CT__AG_MAX_IN - 1) {
+            const ct_tensor *grp[CT__AG_MAX_IN] = {acc};
+            int m = n - i < CT__AG_MAX_IN - 1 ? n - i : CT__AG_MAX_IN - 1;
+            for (int k = 0; k < m; k++)
+                grp[1 + k] = ts[i + k];
+            ct_tensor *next = NULL;
+            st = ct_cat(ctx, 1 + m, grp, dim, &next);
+            ct_tensor_release(acc);
+            acc = next;
+        }
+        if (st != CT_OK) {
+            ct_tensor_release(acc);
+            return st;
+        }
+        *out = acc;
+        return CT_OK;
+    }
+    CT__AG_WRAP(ctx, out, ct__fwd_cat(ctx, n, ts, dim, out), {
+        /* longer lists reach here only when nothing requires grad: nothing to record */
+        if (n > CT__AG_MAX_IN) n = 0;
+        r_.op = CT__AG_CAT;
+        r_.n_in = n;
+        int d = 0;
+        for (int i = 0; i < n; i++)
+            r_.in[i] = ts[i];
+        for (int i = 0; i < n && !(ts[i]->ndim == 1 && ts[i]->shape[0] == 0); i++)
+            ct__wrap_dim(dim, ts[i]->ndim, &d);
+        r_.n_iv = 1 + n;
+        r_.iv[0] = d;
+        for (int i = 0; i < n; i++) /* a legacy-skipped empty 1-d input adds nothing */
+            r_.iv[1 + i] = ts[i]->ndim == 1 && ts[i]->shape[0] == 0 ? -1 : ts[i]->shape[d];
+    });
+}
+
 ct_status ct_stack(ct_ctx *ctx, int n, const ct_tensor *const *ts, int dim, ct_tensor **out) {
     ct_status st = ct__check_list(ctx, "stack", n, ts, out);
     if (st != CT_OK) return st;
-    if ((st = ct__ag_no_backward(ctx, "ct_stack", n, ts)) != CT_OK) return st;
     for (int i = 1; i < n; i++) {
         bool same = ts[i]->ndim == ts[0]->ndim;
         for (int k = 0; same && k < ts[0]->ndim; k++)
@@ -443,14 +485,24 @@ ct_status ct_movedim(ct_ctx *ctx, const ct_tensor *t, int n, const int *src, con
 }
 
 /* ---- repeat / flip / roll (copies) ---- */
+static ct_status ct__fwd_repeat(ct_ctx *ctx, const ct_tensor *t, int n, const int64_t *repeats,
+                                ct_tensor **out);
 ct_status ct_repeat(ct_ctx *ctx, const ct_tensor *t, int n, const int64_t *repeats,
                     ct_tensor **out) {
+    CT__AG_WRAP(ctx, out, ct__fwd_repeat(ctx, t, n, repeats, out), {
+        r_.op = CT__AG_REPEAT;
+        r_.n_in = 1;
+        r_.in[0] = t;
+        r_.n_iv = 1 + n;
+        r_.iv[0] = n;
+        for (int i = 0; i < n; i++)
+            r_.iv[1 + i] = repeats[i];
+    });
+}
+static ct_status ct__fwd_repeat(ct_ctx *ctx, const ct_tensor *t, int n, const int64_t *repeats,
+                                ct_tensor **out) {
     ct_status st = ct__one_input(ctx, "repeat", t, out);
     if (st != CT_OK) return st;
-    {
-        const ct_tensor *ag_in_[1] = {t};
-        if ((st = ct__ag_no_backward(ctx, "ct_repeat", 1, ag_in_)) != CT_OK) return st;
-    }
     if (n < t->ndim || n > CT_MAX_DIMS || (n > 0 && !repeats))
         return ct__set_error(ctx, CT_ERR_INVALID_ARG,
                              "repeat: %d repeat counts for a %d-dim tensor (need %d..%d)", n,

@@ -120,16 +120,49 @@ static ct_status ct__sort_args(ct_ctx *ctx, const char *op, const ct_tensor *t, 
     return CT_OK;
 }
 
+/* With grad wanted: replace *values by gather(t, d, indices), which records the gather node whose
+ * formula scatters the gradient back (the values are the same elements). squeezed: the indices
+ * lack dim d (kthvalue without keepdim). */
+static ct_status ct__regather(ct_ctx *ctx, const ct_tensor *t, int d, ct_tensor **values,
+                              const ct_tensor *idx, bool squeezed) {
+    ct_tensor *ix = NULL, *g = NULL, *v = NULL;
+    ct_status st = squeezed ? ct_tensor_unsqueeze(ctx, idx, d, &ix)
+                            : (ix = ct_tensor_retain((ct_tensor *)idx), CT_OK);
+    if (st == CT_OK)
+        st = t->ndim ? ct_gather(ctx, t, d, ix, &g) : ct_tensor_view(ctx, t, 0, NULL, &g);
+    if (st == CT_OK && squeezed) {
+        st = ct_tensor_squeeze(ctx, g, d, &v);
+        ct_tensor_release(g);
+        g = v;
+    }
+    ct_tensor_release(ix);
+    if (st != CT_OK) {
+        ct_tensor_release(g);
+        return st;
+    }
+    ct_tensor_release(*values);
+    *values = g;
+    return CT_OK;
+}
+
+static ct_status ct__regather_or_drop(ct_ctx *ctx, const ct_tensor *t, int d, ct_tensor **values,
+                                      ct_tensor **indices, bool squeezed) {
+    ct_status st = ct__regather(ctx, t, d, values, *indices, squeezed);
+    if (st != CT_OK) { /* no outputs on failure */
+        ct_tensor_release(*values), ct_tensor_release(*indices);
+        *values = *indices = NULL;
+    }
+    return st;
+}
+
 ct_status ct_sort(ct_ctx *ctx, const ct_tensor *t, int dim, bool descending, bool stable,
                   ct_tensor **values, ct_tensor **indices) {
     (void)stable; /* always stable: one of the orders an unstable sort may give */
     int d = 0;
     ct_status st = ct__sort_args(ctx, "sort", t, dim, &d, values);
     if (st != CT_OK) return st;
-    {
-        const ct_tensor *ag_in_[1] = {t};
-        if ((st = ct__ag_no_backward(ctx, "ct_sort", 1, ag_in_)) != CT_OK) return st;
-    }
+    const ct_tensor *ag_in_[1] = {t};
+    const bool want_grad = ct__ag_wants(ctx, 1, ag_in_); /* values re-gathered below */
     if (!indices) return ct__set_error(ctx, CT_ERR_INVALID_ARG, "sort: indices is NULL");
     *values = *indices = NULL;
     ct_tensor *v = NULL, *ix = NULL, *ov = NULL, *oi = NULL;
@@ -143,7 +176,7 @@ ct_status ct_sort(ct_ctx *ctx, const ct_tensor *t, int dim, bool descending, boo
     }
     *values = ov;
     *indices = oi;
-    return CT_OK;
+    return want_grad ? ct__regather_or_drop(ctx, t, d, values, indices, false) : CT_OK;
 }
 
 ct_status ct_argsort(ct_ctx *ctx, const ct_tensor *t, int dim, bool descending, ct_tensor **out) {
@@ -163,10 +196,8 @@ ct_status ct_topk(ct_ctx *ctx, const ct_tensor *t, int64_t k, int dim, bool larg
     int d = 0;
     ct_status st = ct__sort_args(ctx, "topk", t, dim, &d, values);
     if (st != CT_OK) return st;
-    {
-        const ct_tensor *ag_in_[1] = {t};
-        if ((st = ct__ag_no_backward(ctx, "ct_topk", 1, ag_in_)) != CT_OK) return st;
-    }
+    const ct_tensor *ag_in_[1] = {t};
+    const bool want_grad = ct__ag_wants(ctx, 1, ag_in_); /* values re-gathered below */
     if (!indices) return ct__set_error(ctx, CT_ERR_INVALID_ARG, "topk: indices is NULL");
     *values = *indices = NULL;
     int64_t n = t->ndim ? t->shape[d] : 1;
@@ -191,7 +222,7 @@ ct_status ct_topk(ct_ctx *ctx, const ct_tensor *t, int64_t k, int dim, bool larg
     }
     *values = ov;
     *indices = oi;
-    return CT_OK;
+    return want_grad ? ct__regather_or_drop(ctx, t, d, values, indices, false) : CT_OK;
 }
 
 ct_status ct_kthvalue(ct_ctx *ctx, const ct_tensor *t, int64_t k, int dim, bool keepdim,
@@ -199,10 +230,8 @@ ct_status ct_kthvalue(ct_ctx *ctx, const ct_tensor *t, int64_t k, int dim, bool 
     int d = 0;
     ct_status st = ct__sort_args(ctx, "kthvalue", t, dim, &d, values);
     if (st != CT_OK) return st;
-    {
-        const ct_tensor *ag_in_[1] = {t};
-        if ((st = ct__ag_no_backward(ctx, "ct_kthvalue", 1, ag_in_)) != CT_OK) return st;
-    }
+    const ct_tensor *ag_in_[1] = {t};
+    const bool want_grad = ct__ag_wants(ctx, 1, ag_in_); /* values re-gathered below */
     if (!indices) return ct__set_error(ctx, CT_ERR_INVALID_ARG, "kthvalue: indices is NULL");
     *values = *indices = NULL;
     int64_t n = t->ndim ? t->shape[d] : 1;
@@ -227,5 +256,6 @@ ct_status ct_kthvalue(ct_ctx *ctx, const ct_tensor *t, int64_t k, int dim, bool 
     }
     *values = ov;
     *indices = oi;
-    return CT_OK;
+    return want_grad ? ct__regather_or_drop(ctx, t, d, values, indices, !keepdim && t->ndim > 0)
+                     : CT_OK;
 }

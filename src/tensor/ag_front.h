@@ -72,4 +72,14 @@ static inline ct_status ct__ag_no_backward(ct_ctx *ctx, const char *op, int n,
     return CT_OK;
 }
 
+/* True when this call would record a node: grad mode on, an outermost call, and one of the n
+ * inputs (NULL entries skipped) requires grad. */
+static inline bool ct__ag_wants(ct_ctx *ctx, int n, const ct_tensor *const *ts) {
+    if (__builtin_expect(ctx == NULL || ctx->ag == NULL, 1)) return false;
+    if (ctx->grad_off || ctx->ag_depth > 0) return false;
+    for (int i = 0; i < n; i++)
+        if (ts[i] && ts[i]->magic == CT__TENSOR_MAGIC && ts[i]->requires_grad) return true;
+    return false;
+}
+
 #endif
