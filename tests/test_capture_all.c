@@ -502,6 +502,14 @@ static ct_status op_addmm_any(bool batched) {
 }
 static ct_status op_addmm(void) { return op_addmm_any(false); }
 static ct_status op_baddbmm(void) { return op_addmm_any(true); }
+static ct_status op_interpolate(void) {
+    int64_t s3[3] = {1, 4, 8}, sz = 5;
+    ct_tensor *x = NULL;
+    ct_status st = ct_tensor_view(ctx, A, 3, s3, &x);
+    if (st == CT_OK) st = ct_interpolate(ctx, x, 1, &sz, CT_INTERP_LINEAR, false, &OUT);
+    ct_tensor_release(x);
+    return st;
+}
 static ct_status op_pad(void) {
     int64_t p[2] = {1, 2};
     return ct_pad(ctx, A, 2, p, CT_PAD_REFLECT, 0, &OUT);
@@ -700,6 +708,7 @@ static const op_entry computing[] = {
     E(linalg_slogdet),
     E(linalg_qr),
     E(linalg_svd),
+    E(interpolate),
 };
 
 /* Public functions that do not compute on a stream, and why. */

@@ -358,6 +358,17 @@ CT_API ct_status ct_avg_pool2d(ct_ctx *ctx, const ct_tensor *x, const int64_t ke
 CT_API ct_status ct_adaptive_avg_pool2d(ct_ctx *ctx, const ct_tensor *x,
                                         const int64_t output_size[2], ct_tensor **out);
 
+typedef enum ct_interp_mode {
+    CT_INTERP_NEAREST = 0,   /* torch's 'nearest': source floor(j * in / out) */
+    CT_INTERP_NEAREST_EXACT, /* 'nearest-exact': floor((j + 0.5) * in / out) */
+    CT_INTERP_LINEAR         /* 'linear' / 'bilinear' (by the input's rank) */
+} ct_interp_mode;
+/* F.interpolate to an output size (one per spatial dim) of (N, C, L) or (N, C, H, W):
+ * nearest, nearest-exact, or (bi)linear with align_corners (which the nearest modes refuse).
+ * index_select + elementwise ops, so differentiable; linear modes need a floating input. CPU. */
+CT_API ct_status ct_interpolate(ct_ctx *ctx, const ct_tensor *x, int n_size, const int64_t *size,
+                                ct_interp_mode mode, bool align_corners, ct_tensor **out);
+
 /* ---- linear algebra ---- */
 /* torch.matmul: 1-d/2-d/batched with batch broadcasting. f32/f64 through BLAS; f16/bf16 in f32;
  * integer dtypes (not bool) with exact wrapping integer accumulation. Both operands one dtype. */

@@ -104,11 +104,22 @@ static void bw_repeat(ct__ag_call *c) {
  * g, times alpha for index_add) */
 static void bw_scatter_add(ct__ag_call *c) {
     int d = (int)c->n->iv[0];
-    if (c->need[0]) ct__ag_set(c, 0, G);
+    if (c->need[0] && c->n->op == CT__AG_SCATTER) { /* overwritten places get no gradient */
+        const ct__ag_tmeta *im = &c->n->in_meta[1];
+        ct_tensor *z = NULL, *r = NULL;
+        ct_status st = c->st == CT_OK
+                           ? ct_tensor_zeros(c->ctx, ct_tensor_dtype(G), im->ndim, im->shape, &z)
+                           : c->st;
+        if (st == CT_OK) st = ct_scatter(c->ctx, G, d, c->in[1], z, &r);
+        ct_tensor_release(z);
+        ct__ag_set(c, 0, ct__ag_keep(c, st, r));
+    } else if (c->need[0]) {
+        ct__ag_set(c, 0, G);
+    }
     if (!c->need[2] || c->st != CT_OK) return;
     ct_tensor *r = NULL;
-    ct_status st = c->n->op == CT__AG_SCATTER_ADD ? ct_gather(c->ctx, G, d, c->in[1], &r)
-                                                  : ct_index_select(c->ctx, G, d, c->in[1], &r);
+    ct_status st = c->n->op != CT__AG_INDEX_ADD ? ct_gather(c->ctx, G, d, c->in[1], &r)
+                                                : ct_index_select(c->ctx, G, d, c->in[1], &r);
     ct_tensor *gs = ct__ag_keep(c, st, r);
     if (c->n->op == CT__AG_INDEX_ADD && c->n->sc[0] != 1) gs = ct__ag_mul_s(c, gs, c->n->sc[0]);
     ct__ag_set(c, 2, gs);
@@ -130,6 +141,7 @@ const ct__ag_formula *ct__ag_formula_shape(int op) {
         F(CT__AG_REPEAT, "RepeatBackward", bw_repeat, 0, 0)
         F(CT__AG_SCATTER_ADD, "ScatterAddBackward", bw_scatter_add, 2u, 0)
         F(CT__AG_INDEX_ADD, "IndexAddBackward", bw_scatter_add, 2u, 0)
+        F(CT__AG_SCATTER, "ScatterBackward", bw_scatter_add, 2u, 0)
     default: return NULL;
     }
 }

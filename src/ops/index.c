@@ -120,10 +120,8 @@ ct_status ct_take_along_dim(ct_ctx *ctx, const ct_tensor *t, const ct_tensor *in
     const ct_tensor *ins[2] = {t, indices};
     ct_status st = ct__check_args(ctx, "take_along_dim", 2, ins, out);
     if (st != CT_OK) return st;
-    {
-        const ct_tensor *ag_in_[1] = {t};
-        if ((st = ct__ag_no_backward(ctx, "ct_take_along_dim", 1, ag_in_)) != CT_OK) return st;
-    }
+    const ct_tensor *ag_in_[1] = {t};
+    const bool want_grad = ct__ag_wants(ctx, 1, ag_in_); /* then the public, recorded gather */
     if (!ct__is_index_dtype(indices->dtype))
         return ct__set_error(ctx, CT_ERR_DTYPE,
                              "take_along_dim: indices must be int64 or int32, got %s",
@@ -167,7 +165,9 @@ ct_status ct_take_along_dim(ct_ctx *ctx, const ct_tensor *t, const ct_tensor *in
     ct_tensor *te = NULL, *ie = NULL;
     st = ct_tensor_expand(ctx, t, t->ndim, ts, &te);
     if (st == CT_OK) st = ct_tensor_expand(ctx, indices, indices->ndim, is, &ie);
-    if (st == CT_OK) st = ct__gather(ctx, "take_along_dim", te, d, ie, out);
+    if (st == CT_OK)
+        st = want_grad ? ct_gather(ctx, te, d, ie, out)
+                       : ct__gather(ctx, "take_along_dim", te, d, ie, out);
     ct_tensor_release(te), ct_tensor_release(ie);
     return st;
 }
@@ -179,13 +179,9 @@ static ct_status ct__scatter(ct_ctx *ctx, const char *op, const ct_tensor *t, in
     const ct_tensor *ins[3] = {t, index, src};
     ct_status st = ct__check_args(ctx, op, 3, ins, out);
     if (st != CT_OK) return st;
-    if (!add) { /* scatter has no formula yet; scatter_add's is in autograd/grad_shape.c */
-        const ct_tensor *ag_in_[2] = {t, src};
-        if ((st = ct__ag_no_backward(ctx, op, 2, ag_in_)) != CT_OK) return st;
-    }
     int d = 0;
     if ((st = ct__index_args(ctx, op, t, index, dim, &d, out)) != CT_OK) return st;
-    if (add && index->ndim == src->ndim) { /* src's gradient is gather(g): index-shaped only */
+    if (index->ndim == src->ndim) { /* src's gradient is gather(g): index-shaped only */
         bool same = true;
         for (int k = 0; k < src->ndim; k++)
             same = same && index->shape[k] == src->shape[k];
@@ -240,7 +236,17 @@ static ct_status ct__scatter(ct_ctx *ctx, const char *op, const ct_tensor *t, in
 
 ct_status ct_scatter(ct_ctx *ctx, const ct_tensor *t, int dim, const ct_tensor *index,
                      const ct_tensor *src, ct_tensor **out) {
-    return ct__scatter(ctx, "scatter", t, dim, index, src, 0, out);
+    CT__AG_WRAP(ctx, out, ct__scatter(ctx, "scatter", t, dim, index, src, 0, out), {
+        r_.op = CT__AG_SCATTER;
+        r_.n_in = 3;
+        r_.in[0] = t;
+        r_.in[1] = index;
+        r_.in[2] = src;
+        int d = dim;
+        ct__wrap_dim(dim, t->ndim, &d);
+        r_.n_iv = 1;
+        r_.iv[0] = d;
+    });
 }
 
 ct_status ct_scatter_add(ct_ctx *ctx, const ct_tensor *t, int dim, const ct_tensor *index,

@@ -1,0 +1,111 @@
+/* F.interpolate for (N, C, H, W) and (N, C, L) inputs to a given output size: nearest (torch's
+ * legacy 'nearest'), nearest-exact and (bi)linear with align_corners either way. Built from
+ * index_select and elementwise ops (so it is captured and differentiable): nearest picks one
+ * source index per output position and dim; linear blends two, one dim at a time, with weights
+ * computed on the host in double (torch computes them in the input's precision, so f32 results
+ * can differ from torch's in the last bits). */
+#include "ctorch/ops.h"
+#include "ops/dispatch.h"
+
+#include <math.h>
+
+#define CT__DO(st, call)                                                                           \
+    do {                                                                                           \
+        if ((st) == CT_OK) (st) = (call);                                                          \
+    } while (0)
+
+/* Resample dim d of x from n to m positions. */
+static ct_status ct__interp_dim(ct_ctx *ctx, const ct_tensor *x, int d, int64_t m,
+                                ct_interp_mode mode, bool align, ct_tensor **out) {
+    int64_t n = x->shape[d];
+    int64_t *i0 = ct__alloc(ctx, sizeof(int64_t) * (size_t)m * 2, 16);
+    double *w = ct__alloc(ctx, sizeof(double) * (size_t)m, 16);
+    if (!i0 || !w) {
+        ct__free(ctx, i0), ct__free(ctx, w);
+        return ct__set_error(ctx, CT_ERR_OOM, "interpolate: out of memory");
+    }
+    int64_t *i1 = i0 + m;
+    double scale = (double)n / (double)m;
+    bool blend = false;
+    for (int64_t j = 0; j < m; j++) {
+        if (mode == CT_INTERP_NEAREST || mode == CT_INTERP_NEAREST_EXACT) {
+            double src = mode == CT_INTERP_NEAREST ? floor((double)j * scale)
+                                                   : floor(((double)j + 0.5) * scale);
+            int64_t s = (int64_t)src;
+            i0[j] = i1[j] = s < n - 1 ? s : n - 1;
+            w[j] = 0;
+            continue;
+        }
+        double src = align ? (m > 1 ? (double)j * (double)(n - 1) / (double)(m - 1) : 0)
+                           : ((double)j + 0.5) * scale - 0.5;
+        if (src < 0) src = 0; /* torch clamps the source index of linear modes at 0 */
+        int64_t s = (int64_t)floor(src);
+        if (s > n - 1) s = n - 1;
+        i0[j] = s;
+        i1[j] = s + 1 < n ? s + 1 : n - 1;
+        w[j] = src - (double)s;
+        blend = blend || w[j] != 0;
+    }
+    ct_tensor *t0 = NULL, *t1 = NULL, *a = NULL, *b = NULL, *wt = NULL, *wd = NULL, *dlt = NULL,
+              *p = NULL;
+    ct_status st = ct_tensor_from_host(ctx, i0, CT_INT64, 1, &m, &t0);
+    CT__DO(st, ct_index_select(ctx, x, d, t0, &a));
+    if (st == CT_OK && blend) { /* a + w (b - a), w along dim d */
+        int64_t ws[CT_MAX_DIMS];
+        for (int k = 0; k < x->ndim; k++)
+            ws[k] = k == d ? m : 1;
+        CT__DO(st, ct_tensor_from_host(ctx, i1, CT_INT64, 1, &m, &t1));
+        CT__DO(st, ct_index_select(ctx, x, d, t1, &b));
+        CT__DO(st, ct_tensor_from_host(ctx, w, CT_FLOAT64, x->ndim, ws, &wd));
+        CT__DO(st, ct_cast(ctx, wd, x->dtype, &wt));
+        CT__DO(st, ct_sub(ctx, b, a, &dlt));
+        CT__DO(st, ct_mul(ctx, dlt, wt, &p));
+        CT__DO(st, ct_add(ctx, a, p, out));
+    } else if (st == CT_OK) {
+        *out = ct_tensor_retain(a);
+    }
+    ct__free(ctx, i0), ct__free(ctx, w);
+    ct_tensor_release(t0), ct_tensor_release(t1), ct_tensor_release(a), ct_tensor_release(b);
+    ct_tensor_release(wt), ct_tensor_release(wd), ct_tensor_release(dlt), ct_tensor_release(p);
+    return st;
+}
+
+ct_status ct_interpolate(ct_ctx *ctx, const ct_tensor *x, int n_size, const int64_t *size,
+                         ct_interp_mode mode, bool align_corners, ct_tensor **out) {
+    ct_status st = ct__one_input(ctx, "interpolate", x, out);
+    if (st != CT_OK) return st;
+    if (x->ndim < 3 || x->ndim > 4 || n_size != x->ndim - 2 || !size)
+        return ct__set_error(ctx, CT_ERR_SHAPE,
+                             "interpolate: input %s must be (N, C, L) or (N, C, H, W) with one "
+                             "output size per spatial dim (got %d)",
+                             CT__SHAPE_STR(x), n_size);
+    if ((int)mode < 0 || mode > CT_INTERP_LINEAR)
+        return ct__set_error(ctx, CT_ERR_INVALID_ARG, "interpolate: unknown mode %d", (int)mode);
+    if (align_corners && mode != CT_INTERP_LINEAR)
+        return ct__set_error(ctx, CT_ERR_INVALID_ARG,
+                             "interpolate: align_corners only applies to the linear modes");
+    if (mode == CT_INTERP_LINEAR && !ct_dtype_is_floating(x->dtype))
+        return ct__set_error(ctx, CT_ERR_DTYPE,
+                             "interpolate: linear modes need floating input, got %s",
+                             ct_dtype_name(x->dtype));
+    if (x->storage->device.type != CT_DEVICE_CPU)
+        return ct__set_error(ctx, CT_ERR_UNSUPPORTED, "interpolate: only CPU tensors so far");
+    for (int i = 0; i < n_size; i++)
+        if (size[i] < 1 || x->shape[2 + i] < 1)
+            return ct__set_error(ctx, CT_ERR_SHAPE,
+                                 "interpolate: output size %lld from input size %lld at dim %d",
+                                 (long long)size[i], (long long)x->shape[2 + i], 2 + i);
+    ct_tensor *y = ct_tensor_retain((ct_tensor *)x);
+    for (int i = 0; i < n_size && st == CT_OK; i++) {
+        ct_tensor *z = NULL;
+        st = ct__interp_dim(ctx, y, 2 + i, size[i], mode, align_corners, &z);
+        ct_tensor_release(y);
+        y = z;
+    }
+    if (st != CT_OK) {
+        ct_tensor_release(y);
+        return st;
+    }
+    *out = y;
+    return CT_OK;
+}
