@@ -508,7 +508,7 @@ static ct_status ct__fwd_repeat(ct_ctx *ctx, const ct_tensor *t, int n, const in
                              "repeat: %d repeat counts for a %d-dim tensor (need %d..%d)", n,
                              t->ndim, t->ndim, CT_MAX_DIMS);
     int lead = n - t->ndim;
-    int64_t in_shape[CT_MAX_DIMS], shape[CT_MAX_DIMS];
+    int64_t in_shape[CT_MAX_DIMS] = {0}, shape[CT_MAX_DIMS] = {0};
     for (int k = 0; k < n; k++) {
         if (repeats[k] < 0)
             return ct__set_error(ctx, CT_ERR_INVALID_ARG,
