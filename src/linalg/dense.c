@@ -260,10 +260,9 @@ static ct_status ct__solve(ct_ctx *ctx, const ct_tensor *a, const ct_tensor *b, 
     return ct__la_finish(ctx, &p, st, 2, t, cast, outs);
 }
 
-ct_status ct_linalg_slogdet(ct_ctx *ctx, const ct_tensor *a, ct_tensor **sign,
-                            ct_tensor **logabsdet) {
-    const char *op = "linalg.slogdet";
-    if (!sign || !logabsdet) return ct__set_error(ctx, CT_ERR_INVALID_ARG, "%s: out is NULL", op);
+/* slogdet's three results (sign, log|det|, det); the caller picks which it hands out. */
+static ct_status ct__slogdet_any(ct_ctx *ctx, const char *op, const ct_tensor *a, ct_tensor **sign,
+                                 ct_tensor **logabsdet, ct_tensor **det) {
     ct__la_in p;
     ct_status st = ct__la_prep(ctx, op, a, true, &p);
     ct_tensor *t[3] = {NULL, NULL, NULL};
@@ -272,22 +271,18 @@ ct_status ct_linalg_slogdet(ct_ctx *ctx, const ct_tensor *a, ct_tensor **sign,
     ct_tensor *outs4[4] = {t[0], t[1], t[2], NULL};
     CT__DO(st, ct__la_submit(ctx, &p, CT_LINALG_SLOGDET, 0, outs4, NULL));
     const bool cast[3] = {true, true, true};
-    ct_tensor **const outs[3] = {sign, logabsdet, NULL};
+    ct_tensor **const outs[3] = {sign, logabsdet, det};
     return ct__la_finish(ctx, &p, st, 3, t, cast, outs);
 }
+ct_status ct_linalg_slogdet(ct_ctx *ctx, const ct_tensor *a, ct_tensor **sign,
+                            ct_tensor **logabsdet) {
+    if (!sign || !logabsdet)
+        return ct__set_error(ctx, CT_ERR_INVALID_ARG, "linalg.slogdet: out is NULL");
+    return ct__slogdet_any(ctx, "linalg.slogdet", a, sign, logabsdet, NULL);
+}
 static ct_status ct__det(ct_ctx *ctx, const ct_tensor *a, ct_tensor **out) {
-    const char *op = "linalg.det";
-    if (!out) return ct__set_error(ctx, CT_ERR_INVALID_ARG, "%s: out is NULL", op);
-    ct__la_in p;
-    ct_status st = ct__la_prep(ctx, op, a, true, &p);
-    ct_tensor *t[3] = {NULL, NULL, NULL};
-    for (int i = 0; i < 3; i++)
-        CT__DO(st, ct__la_out(ctx, &p, p.cdt, 0, NULL, &t[i]));
-    ct_tensor *outs4[4] = {t[0], t[1], t[2], NULL};
-    CT__DO(st, ct__la_submit(ctx, &p, CT_LINALG_SLOGDET, 0, outs4, NULL));
-    const bool cast[3] = {true, true, true};
-    ct_tensor **const outs[3] = {NULL, NULL, out};
-    return ct__la_finish(ctx, &p, st, 3, t, cast, outs);
+    if (!out) return ct__set_error(ctx, CT_ERR_INVALID_ARG, "linalg.det: out is NULL");
+    return ct__slogdet_any(ctx, "linalg.det", a, NULL, NULL, out);
 }
 
 ct_status ct_linalg_qr(ct_ctx *ctx, const ct_tensor *a, ct_tensor **Q, ct_tensor **R) {

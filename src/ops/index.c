@@ -234,34 +234,30 @@ static ct_status ct__scatter(ct_ctx *ctx, const char *op, const ct_tensor *t, in
     return CT_OK;
 }
 
+/* The autograd record of scatter / scatter_add / index_add: inputs (self, index, src), the
+ * wrapped dim, alpha. */
+static void ct__ag_scatter_rec(ct__ag_rec *r, int op, const ct_tensor *t, const ct_tensor *index,
+                               const ct_tensor *src, int dim, double alpha) {
+    r->op = op;
+    r->n_in = 3;
+    r->in[0] = t, r->in[1] = index, r->in[2] = src;
+    int d = dim;
+    ct__wrap_dim(dim, t->ndim, &d);
+    r->n_iv = 1;
+    r->iv[0] = d;
+    r->sc[0] = alpha;
+}
+
 ct_status ct_scatter(ct_ctx *ctx, const ct_tensor *t, int dim, const ct_tensor *index,
                      const ct_tensor *src, ct_tensor **out) {
-    CT__AG_WRAP(ctx, out, ct__scatter(ctx, "scatter", t, dim, index, src, 0, out), {
-        r_.op = CT__AG_SCATTER;
-        r_.n_in = 3;
-        r_.in[0] = t;
-        r_.in[1] = index;
-        r_.in[2] = src;
-        int d = dim;
-        ct__wrap_dim(dim, t->ndim, &d);
-        r_.n_iv = 1;
-        r_.iv[0] = d;
-    });
+    CT__AG_WRAP(ctx, out, ct__scatter(ctx, "scatter", t, dim, index, src, 0, out),
+                ct__ag_scatter_rec(&r_, CT__AG_SCATTER, t, index, src, dim, 1.0));
 }
 
 ct_status ct_scatter_add(ct_ctx *ctx, const ct_tensor *t, int dim, const ct_tensor *index,
                          const ct_tensor *src, ct_tensor **out) {
-    CT__AG_WRAP(ctx, out, ct__scatter(ctx, "scatter_add", t, dim, index, src, 1, out), {
-        r_.op = CT__AG_SCATTER_ADD;
-        r_.n_in = 3;
-        r_.in[0] = t;
-        r_.in[1] = index;
-        r_.in[2] = src;
-        int d = dim;
-        ct__wrap_dim(dim, t->ndim, &d);
-        r_.n_iv = 1;
-        r_.iv[0] = d;
-    });
+    CT__AG_WRAP(ctx, out, ct__scatter(ctx, "scatter_add", t, dim, index, src, 1, out),
+                ct__ag_scatter_rec(&r_, CT__AG_SCATTER_ADD, t, index, src, dim, 1.0));
 }
 
 static ct_status ct__fwd_index_add(ct_ctx *ctx, const ct_tensor *t, int dim, const ct_tensor *index,
@@ -273,18 +269,8 @@ ct_status ct_index_add(ct_ctx *ctx, const ct_tensor *t, int dim, const ct_tensor
         ct_status st = ct__ag_no_backward(ctx, "ct_index_add with a 0-d index", 1, ag_in_);
         if (st != CT_OK) return st;
     }
-    CT__AG_WRAP(ctx, out, ct__fwd_index_add(ctx, t, dim, index, source, alpha, out), {
-        r_.op = CT__AG_INDEX_ADD;
-        r_.n_in = 3;
-        r_.in[0] = t;
-        r_.in[1] = index;
-        r_.in[2] = source;
-        int d = dim;
-        ct__wrap_dim(dim, t->ndim, &d);
-        r_.n_iv = 1;
-        r_.iv[0] = d;
-        r_.sc[0] = alpha;
-    });
+    CT__AG_WRAP(ctx, out, ct__fwd_index_add(ctx, t, dim, index, source, alpha, out),
+                ct__ag_scatter_rec(&r_, CT__AG_INDEX_ADD, t, index, source, dim, alpha));
 }
 static ct_status ct__fwd_index_add(ct_ctx *ctx, const ct_tensor *t, int dim, const ct_tensor *index,
                                    const ct_tensor *source, double alpha, ct_tensor **out) {
