@@ -327,6 +327,7 @@ static ct_status f_norm3(const ct_tensor *x, ct_tensor **y) {
 }
 
 static ct_status f_prod1(const ct_tensor *x, ct_tensor **y) { return ct_prod(ctx, x, 1, false, y); }
+static ct_status f_cumprod(const ct_tensor *x, ct_tensor **y) { return ct_cumprod(ctx, x, 0, y); }
 static ct_status f_prod0k(const ct_tensor *x, ct_tensor **y) {
     return ct_prod(ctx, x, -2, true, y);
 }
@@ -342,6 +343,7 @@ TEST(gradients) {
     int64_t shape[2] = {3, 4};
     for (int k = 0; k < 9; k++)
         tu_gradcheck(ctx, &rng, names[k], fs[k], 2, shape);
+    tu_gradcheck(ctx, &rng, "cumprod", f_cumprod, 2, shape);
     /* prod with zeros: the exclusive products give the exact gradient (out / x would be nan) */
     double xv[5] = {2, 0, 3, 4, 0.5};
     int64_t five = 5;
@@ -354,12 +356,20 @@ TEST(gradients) {
     CHECK_OK(ct_tensor_to_host(ct_tensor_grad(x), g, sizeof g));
     CHECK(g[0] == 0 && g[1] == 12 && g[2] == 0 && g[3] == 0 && g[4] == 0);
     ct_tensor_release(r);
-    /* cumprod has no formula yet: it refuses instead of cutting the graph */
-    CHECK_ST(ct_cumprod(ctx, x, 0, &r), CT_ERR_UNSUPPORTED);
-    bool prev = ct_set_grad_enabled(ctx, false);
+    ct_tensor_release(x);
+    /* cumprod with zeros: d/dx sum(cumprod([2, 0, 3, 0.5])) = [1, 11, 0, 0] exactly */
+    double cv[4] = {2, 0, 3, 0.5};
+    int64_t four = 4;
+    CHECK_OK(ct_tensor_from_host(ctx, cv, CT_FLOAT64, 1, &four, &x));
+    CHECK_OK(ct_tensor_set_requires_grad(x, true));
+    ct_tensor *s = NULL;
     CHECK_OK(ct_cumprod(ctx, x, 0, &r));
-    ct_set_grad_enabled(ctx, prev);
-    ct_tensor_release(r), ct_tensor_release(x);
+    CHECK_OK(ct_sum(ctx, r, 0, NULL, false, &s));
+    CHECK_OK(ct_backward(ctx, s, NULL, false));
+    CHECK_OK(ct_tensor_to_host(ct_tensor_grad(x), g, sizeof(double) * 4));
+    CHECK_MSG(g[0] == 1 && g[1] == 11 && g[2] == 0 && g[3] == 0, "cumprod grad %g %g %g %g", g[0],
+              g[1], g[2], g[3]);
+    ct_tensor_release(r), ct_tensor_release(s), ct_tensor_release(x);
 }
 
 TEST(captured_equals_eager) {

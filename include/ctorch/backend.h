@@ -112,7 +112,8 @@ extern "C" {
     X(CT_OP_LERP)           /* in0 start, in1 end, [in2 weight]; 2 inputs: weight scalars[0] */    \
     X(CT_OP_PROD)   /* reduction (see ct_op_desc.reduce_mask); floats multiply in double */        \
     X(CT_OP_CUMSUM) /* scan along ints[0]: out (in's shape) = running sum (ints[1] = 1: product);  \
-                       floats accumulate in double, integers in int64 (wrapping) */                \
+                       floats accumulate in double, integers in int64 (wrapping); ints[1] = 2:     \
+                       cumprod's gradient, in0 x, in1 g (floats, out's layout) */                  \
     X(CT_OP_IM2COL) /* out cols (N, C*kh*kw, OH*OW), in img (N, C, H, W); ints[0..3] kernel,       \
                        stride, padding, dilation as (h | w << 32) */                               \
     X(CT_OP_COL2IM) /* out img (N, C, H, W) = sum of the patches of in cols; ints as IM2COL */     \

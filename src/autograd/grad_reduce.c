@@ -1,5 +1,6 @@
 /* Backward formulas of the reductions and of softmax / log_softmax, written with the public ops. */
 #include "autograd/autograd_impl.h"
+#include "ops/dispatch.h"
 
 #define G (c->g[0])
 #define IN(i) (c->in[i])
@@ -74,6 +75,18 @@ static void bw_cumsum(ct__ag_call *c) {
     ct__ag_set(c, 0, ct__ag_keep(c, st, r));
 }
 
+/* cumprod: a scan kernel of its own (ops/reduce.c), exact with zeros; no double backward */
+static void bw_cumprod(ct__ag_call *c) {
+    if (c->st != CT_OK || !G) return;
+    if (c->n->in_meta[0].ndim == 0) { /* a 0-d cumprod is the identity */
+        ct__ag_set(c, 0, G);
+        return;
+    }
+    ct_tensor *r = NULL;
+    ct_status st = ct__cumprod_grad(c->ctx, IN(0), G, (int)c->n->iv[0], &r);
+    ct__ag_set(c, 0, ct__ag_keep(c, st, r));
+}
+
 #define F(op, name, fn, si, so)                                                                    \
     case op: {                                                                                     \
         static const ct__ag_formula f = {name, fn, si, so};                                        \
@@ -88,6 +101,7 @@ const ct__ag_formula *ct__ag_formula_reduce(int op) {
         F(CT__AG_SOFTMAX, "SoftmaxBackward", bw_softmax, 0, 1)
         F(CT__AG_LOG_SOFTMAX, "LogSoftmaxBackward", bw_log_softmax, 0, 1)
         F(CT__AG_CUMSUM, "CumsumBackward", bw_cumsum, 0, 0)
+        F(CT__AG_CUMPROD, "CumprodBackward", bw_cumprod, 1, 0)
     default: return NULL;
     }
 }

@@ -255,7 +255,7 @@ static const signed char ct__op_arity[CT_OP_COUNT][2] = {
     [CT_OP_BITWISE_RSHIFT] = {2, 2},
     [CT_OP_LERP] = {2, 3},
     [CT_OP_PROD] = {1, 1},
-    [CT_OP_CUMSUM] = {1, 1},
+    [CT_OP_CUMSUM] = {1, 2},
     [CT_OP_IM2COL] = {1, 1},
     [CT_OP_COL2IM] = {1, 1},
     [CT_OP_TOPK] = {1, 1},
@@ -526,7 +526,11 @@ static ct_status ct__check_desc(ct_stream *s, const ct_op_desc *op) {
         rule = "cumsum/cumprod: output of the input's shape, input in the compute dtype, dim "
                "ints[0] in range, ints[1] 0 or 1";
         ok = ct__same_shape(o, in) && in->dtype == cdt && op->ints[0] >= 0 &&
-             op->ints[0] < (o->ndim > 0 ? o->ndim : 1) && (op->ints[1] == 0 || op->ints[1] == 1);
+             op->ints[0] < (o->ndim > 0 ? o->ndim : 1) &&
+             (op->n_in == 1
+                  ? (op->ints[1] == 0 || op->ints[1] == 1)
+                  : op->ints[1] == 2 && ct_dtype_is_floating(cdt) && o->dtype == cdt &&
+                        ct__same_shape(&op->operands[2], o) && op->operands[2].dtype == cdt);
         break;
     case CT_OP_IM2COL:
     case CT_OP_COL2IM: {

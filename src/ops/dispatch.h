@@ -32,5 +32,9 @@ ct_status ct__to_dtype(ct_ctx *ctx, const ct_tensor *t, ct_dtype dt, ct_tensor *
 /* The checks of a one-input op: live tensor of ctx, out not NULL, a compute dtype (not a storage
  * format such as fp8), each failure named after op. */
 ct_status ct__one_input(ct_ctx *ctx, const char *op, const ct_tensor *t, void *out);
+/* The gradient of cumprod(x) along d for the output gradient g (floating x; exact with zeros: no
+ * division). Not itself differentiable (cumprod has no double backward). */
+ct_status ct__cumprod_grad(ct_ctx *ctx, const ct_tensor *x, const ct_tensor *g, int d,
+                           ct_tensor **out);
 
 #endif

@@ -258,11 +258,37 @@ ct_status ct_cumsum(ct_ctx *ctx, const ct_tensor *a, int dim, ct_tensor **out) {
                 (CT__AG_IN1(CT__AG_CUMSUM, a), r_.n_iv = 1, r_.iv[0] = d));
 }
 ct_status ct_cumprod(ct_ctx *ctx, const ct_tensor *a, int dim, ct_tensor **out) {
-    const ct_tensor *ag_in[1] = {a};
-    ct_status st = ct__ag_no_backward(ctx, "ct_cumprod", 1, ag_in);
-    if (st != CT_OK) return st;
     int d = 0;
-    return ct__scan(ctx, "cumprod", 1, a, dim, &d, out);
+    CT__AG_WRAP(ctx, out, ct__scan(ctx, "cumprod", 1, a, dim, &d, out),
+                (CT__AG_IN1(CT__AG_CUMPROD, a), r_.n_iv = 1, r_.iv[0] = d));
+}
+
+ct_status ct__cumprod_grad(ct_ctx *ctx, const ct_tensor *x, const ct_tensor *g, int d,
+                           ct_tensor **out) {
+    ct_tensor *xc = NULL, *g1 = NULL, *gc = NULL, *r = NULL;
+    ct_status st = ct_tensor_contiguous(ctx, x, &xc);
+    if (st == CT_OK) st = ct_cast(ctx, g, x->dtype, &g1);
+    if (st == CT_OK) st = ct_tensor_contiguous(ctx, g1, &gc); /* r's layout, as the kernel reads */
+    ct_tensor_release(g1);
+    if (st == CT_OK) st = ct__tensor_new(ctx, x->storage->device, x->dtype, x->ndim, x->shape, &r);
+    if (st == CT_OK && ct_tensor_numel(x) > 0) {
+        ct_op_desc desc;
+        ct__desc_init(&desc, CT_OP_CUMSUM, 1, 2);
+        ct__operand_set(&desc.operands[0], r);
+        ct__operand_set(&desc.operands[1], xc);
+        ct__operand_set(&desc.operands[2], gc);
+        desc.compute_dtype = x->dtype;
+        desc.ints[0] = d;
+        desc.ints[1] = 2;
+        st = ct__submit(ctx, r->storage->device, &desc);
+    }
+    ct_tensor_release(xc), ct_tensor_release(gc);
+    if (st != CT_OK) {
+        ct_tensor_release(r);
+        return st;
+    }
+    *out = r;
+    return CT_OK;
 }
 
 /* ---- composites: var / std, logsumexp, norm (public ops, so autograd sees their parts) ---- */

@@ -354,6 +354,26 @@ typedef struct {
     int64_t n, sin, sout;
 } ct_k_scan_job;
 
+/* cumprod's gradient along a row, exact with zeros (no division): with P_i = prod_{j<i} x_j and
+ * S_i = g_i + x_{i+1} S_{i+1} (a reverse scan), dx_i = P_i S_i. ints[1] == 2; in0 x, in1 g. */
+static void ct_k_cumprod_grad_row(const ct_k_scan_job *jb, const char *x, const char *g, char *y,
+                                  int64_t sg, ct_dtype dt, size_t sz) {
+    int64_t n = jb->n;
+    double s = 0;
+    for (int64_t j = n - 1; j >= 0; j--) { /* y_j = S_j first */
+        double gj = ct_k_load_f64(g + j * sg * (int64_t)sz, dt);
+        double xn = j + 1 < n ? ct_k_load_f64(x + (j + 1) * jb->sin * (int64_t)sz, dt) : 0;
+        s = j + 1 < n ? gj + xn * s : gj;
+        ct_k_store_f64(y + j * jb->sout * (int64_t)sz, dt, s);
+    }
+    double p = 1;
+    for (int64_t j = 0; j < n; j++) { /* then times the exclusive prefix product */
+        double sj = ct_k_load_f64(y + j * jb->sout * (int64_t)sz, dt);
+        ct_k_store_f64(y + j * jb->sout * (int64_t)sz, dt, p * sj);
+        p *= ct_k_load_f64(x + j * jb->sin * (int64_t)sz, dt);
+    }
+}
+
 /* cumsum / cumprod rows [b, e): a running double (floats) or wrapping int64 (integers), each
  * output the running value rounded once. */
 static void ct_k_scan_range(void *arg, int64_t b, int64_t e) {
@@ -361,12 +381,18 @@ static void ct_k_scan_range(void *arg, int64_t b, int64_t e) {
     const ct_operand *out = &jb->op->operands[0], *in = &jb->op->operands[1];
     ct_dtype idt = in->dtype, odt = out->dtype;
     size_t isz = ct__itemsize(idt), osz = ct__itemsize(odt);
-    bool prod = jb->op->ints[1] == 1, fl = ct_k_is_float(idt);
+    bool prod = jb->op->ints[1] == 1, fl = ct_k_is_float(idt), grad = jb->op->ints[1] == 2;
     for (int64_t i = b; i < e; i++) {
         int64_t oi, oo;
         ct_k_kept_offsets(jb->g, i, &oi, &oo);
         const char *x = (const char *)in->data + oi * (int64_t)isz;
         char *y = (char *)out->data + oo * (int64_t)osz;
+        if (grad) { /* g has out's layout (the front end makes both contiguous) */
+            const ct_operand *gop = &jb->op->operands[2];
+            const char *g = (const char *)gop->data + oo * (int64_t)osz;
+            ct_k_cumprod_grad_row(jb, x, g, y, jb->sout, idt, isz);
+            continue;
+        }
         if (fl) {
             double acc = prod ? 1 : 0;
             for (int64_t j = 0; j < jb->n; j++) {
