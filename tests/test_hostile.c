@@ -3,6 +3,7 @@
  * context, bad devices, malformed descriptors at ct_stream_submit, failures during capture, eigh's
  * LAPACK limits and float16 overflow, arange wrap. Each case runs in its own forked child, so a
  * crash (or a sanitizer report, or a leak found at the child's exit) fails that case only. */
+#include "ctorch/linalg.h"
 #include "test_util.h"
 
 #include "ctorch/ctorch.h"
@@ -707,6 +708,117 @@ TEST(stream_submit_checks_linspace_tril) {
     ct_ctx_free(ctx);
 }
 
+/* This session's op kinds at the public submit entry: well-formed prod (a reduction), cumsum /
+ * cumprod / cumprod-gradient scans, topk, im2col and a linalg inverse run; bad routines, flags,
+ * geometry, shapes and layouts are refused with nothing run. */
+TEST(stream_submit_checks_new_kinds) {
+    ct_ctx *ctx = make_ctx(false, NULL);
+    ct_stream *s = NULL;
+    CHECK_OK(ct_ctx_default_stream(ctx, (ct_device){CT_DEVICE_CPU, 0}, &s));
+    int64_t s23[2] = {2, 3}, s22[2] = {2, 2}, s133[3] = {1, 3, 3}, s4[4] = {1, 1, 3, 3},
+            s14[3] = {1, 4, 4}, s21[2] = {2, 1};
+    float av[6] = {1, 2, 3, 4, 5, 6}, m9[9] = {2, 0, 0, 0, 4, 0, 0, 0, 8};
+    ct_tensor *a = NULL, *o = NULL, *tv = NULL, *ti = NULL, *img = NULL, *cols = NULL, *A = NULL,
+              *Ai = NULL, *info = NULL, *o21 = NULL;
+    CHECK_OK(ct_tensor_from_host(ctx, av, CT_FLOAT32, 2, s23, &a));
+    CHECK_OK(ct_tensor_zeros(ctx, CT_FLOAT32, 2, s23, &o));
+    CHECK_OK(ct_tensor_zeros(ctx, CT_FLOAT32, 2, s22, &tv));
+    CHECK_OK(ct_tensor_zeros(ctx, CT_INT64, 2, s22, &ti));
+    CHECK_OK(ct_tensor_from_host(ctx, m9, CT_FLOAT32, 4, s4, &img));
+    CHECK_OK(ct_tensor_zeros(ctx, CT_FLOAT32, 3, s14, &cols));
+    CHECK_OK(ct_tensor_from_host(ctx, m9, CT_FLOAT32, 3, s133, &A));
+    CHECK_OK(ct_tensor_zeros(ctx, CT_FLOAT32, 3, s133, &Ai));
+    CHECK_OK(ct_tensor_zeros(ctx, CT_INT32, 1, (int64_t[]){1}, &info));
+    CHECK_OK(ct_tensor_zeros(ctx, CT_FLOAT32, 2, s21, &o21));
+    ct_op_desc good, d;
+#define BAD(mutation, want)                                                                        \
+    do {                                                                                           \
+        d = good;                                                                                  \
+        mutation;                                                                                  \
+        CHECK_ST(ct_stream_submit(s, &d), want);                                                   \
+    } while (0)
+    /* cumsum along dim 1 */
+    memset(&good, 0, sizeof good);
+    good.kind = CT_OP_CUMSUM;
+    good.n_out = 1, good.n_in = 1, good.num_threads = 1;
+    fill_operand(&good.operands[0], o);
+    fill_operand(&good.operands[1], a);
+    good.compute_dtype = CT_FLOAT32;
+    good.ints[0] = 1;
+    CHECK_OK(ct_stream_submit(s, &good));
+    CHECK(((float *)ct_tensor_data_ptr(o))[2] == 6 && ((float *)ct_tensor_data_ptr(o))[5] == 15);
+    BAD(d.ints[1] = 3, CT_ERR_SHAPE);                    /* neither sum, product nor gradient */
+    BAD(d.ints[0] = 2, CT_ERR_SHAPE);                    /* dim out of range */
+    BAD(fill_operand(&d.operands[0], tv), CT_ERR_SHAPE); /* another shape */
+    BAD(d.ints[1] = 2, CT_ERR_SHAPE);                    /* the gradient takes two inputs */
+    BAD((d.n_in = 2, d.ints[1] = 2, fill_operand(&d.operands[2], tv)), CT_ERR_SHAPE);
+    /* prod over dim 1 (the reduction rule) */
+    memset(&good, 0, sizeof good);
+    good.kind = CT_OP_PROD;
+    good.n_out = 1, good.n_in = 1, good.num_threads = 1;
+    fill_operand(&good.operands[0], o21);
+    fill_operand(&good.operands[1], a);
+    good.compute_dtype = CT_FLOAT32;
+    good.reduce_mask = 2u;
+    CHECK_OK(ct_stream_submit(s, &good));
+    CHECK(((float *)ct_tensor_data_ptr(o21))[1] == 120);
+    BAD(d.reduce_mask = 1u, CT_ERR_SHAPE);
+    /* topk k = 2 of rows of 3 */
+    memset(&good, 0, sizeof good);
+    good.kind = CT_OP_TOPK;
+    good.n_out = 2, good.n_in = 1, good.num_threads = 1;
+    fill_operand(&good.operands[0], tv);
+    fill_operand(&good.operands[1], ti);
+    fill_operand(&good.operands[2], a);
+    good.compute_dtype = CT_FLOAT32;
+    good.ints[0] = 2, good.ints[1] = 1;
+    CHECK_OK(ct_stream_submit(s, &good));
+    CHECK(((float *)ct_tensor_data_ptr(tv))[0] == 3 && ((int64_t *)ct_tensor_data_ptr(ti))[1] == 1);
+    BAD(d.ints[0] = 4, CT_ERR_SHAPE); /* k > N */
+    BAD(d.ints[1] = 5, CT_ERR_SHAPE); /* bad direction */
+    BAD(d.operands[1].dtype = CT_INT32, CT_ERR_SHAPE);
+    BAD(d.n_out = 1, CT_ERR_INVALID_ARG);
+    /* im2col of a 3x3 image with a 2x2 kernel: (1, 4, 4) columns */
+    memset(&good, 0, sizeof good);
+    good.kind = CT_OP_IM2COL;
+    good.n_out = 1, good.n_in = 1, good.num_threads = 1;
+    fill_operand(&good.operands[0], cols);
+    fill_operand(&good.operands[1], img);
+    good.compute_dtype = CT_FLOAT32;
+    const int64_t one = 1 | (int64_t)1 << 32, two = 2 | (int64_t)2 << 32;
+    good.ints[0] = two, good.ints[1] = one, good.ints[2] = 0, good.ints[3] = one;
+    CHECK_OK(ct_stream_submit(s, &good));
+    CHECK(((float *)ct_tensor_data_ptr(cols))[0] == 2 &&
+          ((float *)ct_tensor_data_ptr(cols))[15] == 8);
+    BAD(d.ints[0] = 0, CT_ERR_SHAPE);                    /* a kernel of 0 */
+    BAD(d.ints[0] = 3 | (int64_t)3 << 32, CT_ERR_SHAPE); /* columns of the wrong count */
+    BAD(d.ints[2] = -1, CT_ERR_SHAPE);                   /* negative padding */
+    BAD(fill_operand(&d.operands[1], A), CT_ERR_SHAPE);  /* a 3-d image */
+    /* linalg inverse of diag(2, 4, 8) */
+    memset(&good, 0, sizeof good);
+    good.kind = CT_OP_LINALG;
+    good.n_out = 4, good.n_in = 2, good.num_threads = 1;
+    fill_operand(&good.operands[0], Ai);
+    fill_operand(&good.operands[1], info);
+    fill_operand(&good.operands[4], A);
+    good.compute_dtype = CT_FLOAT32;
+    good.ints[0] = CT_LINALG_INV;
+    CHECK_OK(ct_stream_submit(s, &good));
+    CHECK(((float *)ct_tensor_data_ptr(Ai))[0] == 0.5f &&
+          ((float *)ct_tensor_data_ptr(Ai))[8] == 0.125f);
+    BAD(d.ints[0] = 99, CT_ERR_SHAPE);                     /* no such routine */
+    BAD(d.ints[0] = CT_LINALG_QR, CT_ERR_SHAPE);           /* front-end-only routines */
+    BAD(d.n_out = 2, CT_ERR_INVALID_ARG);                  /* four output slots */
+    BAD(d.compute_dtype = CT_FLOAT64, CT_ERR_SHAPE);       /* not the operands' dtype */
+    BAD(d.operands[4].strides[2] = 3, CT_ERR_INVALID_ARG); /* reads past the storage */
+    BAD(fill_operand(&d.operands[0], cols), CT_ERR_SHAPE);
+#undef BAD
+    ct_tensor *all[] = {a, o, tv, ti, img, cols, A, Ai, info, o21};
+    for (size_t k = 0; k < sizeof all / sizeof all[0]; k++)
+        ct_tensor_release(all[k]);
+    ct_ctx_free(ctx);
+}
+
 /* gather and scatter at the public submit entry: well-formed descriptors run; an out-of-range
  * index is CT_ERR_INDEX with nothing written; float indices, an input smaller than the index off
  * dim, a dim out of range, index and src of different shapes, scatter_add on bool are refused. */
@@ -1040,5 +1152,6 @@ int main(void) {
     RUN_FORKED(eigh_large_n_is_refused_not_silently_ok);
     RUN_FORKED(eigh_f16_overflow_is_reported);
     RUN_FORKED(arange_does_not_wrap);
+    RUN_FORKED(stream_submit_checks_new_kinds);
     return ct_test_end();
 }
