@@ -168,6 +168,13 @@ static ct_status f_det(const ct_tensor *x, ct_tensor **y) {
     ct_tensor_release(a);
     return st;
 }
+static ct_status f_logabsdet(const ct_tensor *x, ct_tensor **y) {
+    ct_tensor *a = NULL, *sg = NULL;
+    ct_status st = well(x, &a);
+    if (st == CT_OK) st = ct_linalg_slogdet(ctx, a, &sg, y);
+    ct_tensor_release(a), ct_tensor_release(sg);
+    return st;
+}
 static ct_status f_solve_a(const ct_tensor *x, ct_tensor **y) {
     ct_tensor *a = NULL;
     ct_status st = well(x, &a);
@@ -197,6 +204,7 @@ TEST(gradients) {
     RHS = spd(CT_FLOAT64, 2, 3, NULL); /* (2, 3, 3): right-hand sides for A, an A for B */
     tu_gradcheck(ctx, &rng, "inv", f_inv, 3, b33);
     tu_gradcheck(ctx, &rng, "det", f_det, 3, b33);
+    tu_gradcheck(ctx, &rng, "slogdet (log|det|)", f_logabsdet, 3, b33);
     tu_gradcheck(ctx, &rng, "solve (A)", f_solve_a, 3, b33);
     tu_gradcheck(ctx, &rng, "solve (vector B)", f_solve_b, 2, b23);
     tu_gradcheck(ctx, &rng, "cholesky lower", f_chol_l, 3, b33);

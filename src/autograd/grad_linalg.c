@@ -2,6 +2,7 @@
  * run on any backend and double backward works where the ops they use have formulas):
  *   inv:      gA = -Y^T G Y^T                          (Y = A^-1)
  *   det:      gA = (G det) A^-T                         (a singular A fails: its inverse)
+ *   slogdet:  gA = G A^-T                               (for log|det|; sign has no gradient)
  *   solve:    gB = A^-T G, gA = -gB X^T                 (X = A^-1 B)
  *   cholesky: gA = sym(L^-T Phi(L^T G) L^-1)            (Phi: lower triangle, diagonal halved;
  *             sym(S) = (S + S^T) / 2), for U = L^T with G transposed
@@ -44,6 +45,9 @@ static void bw_inv(ct__ag_call *c) {
 static void bw_det(ct__ag_call *c) {
     ct_tensor *s = ag_unsq2(c, ct__ag_mul(c, G, OUT));
     ct__ag_set(c, 0, ct__ag_mul(c, s, ag_mt(c, ag_inv(c, IN(0)))));
+}
+static void bw_slogdet(ct__ag_call *c) { /* d log|det A| = tr(A^-1 dA): G A^-T */
+    ct__ag_set(c, 0, ct__ag_mul(c, ag_unsq2(c, G), ag_mt(c, ag_inv(c, IN(0)))));
 }
 static void bw_solve(ct__ag_call *c) {
     bool vec = c->n->iv[0] != 0; /* B was (..., n): work with (..., n, 1) */
@@ -121,6 +125,7 @@ const ct__ag_formula *ct__ag_formula_linalg(int op) {
     switch (op) {
         F(CT__AG_LINALG_INV, "LinalgInvBackward", bw_inv, 0, 1)
         F(CT__AG_LINALG_DET, "LinalgDetBackward", bw_det, 1, 1)
+        F(CT__AG_LINALG_SLOGDET, "LinalgSlogdetBackward", bw_slogdet, 1, 0)
         F(CT__AG_LINALG_SOLVE, "LinalgSolveBackward", bw_solve, 1, 1)
         F(CT__AG_LINALG_CHOLESKY, "LinalgCholeskyBackward", bw_cholesky, 0, 1)
         F(CT__AG_PROD, "ProdBackward", bw_prod, 1, 0)

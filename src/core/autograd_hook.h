@@ -92,6 +92,7 @@ typedef enum ct__ag_op {
     CT__AG_INDEX_ADD,       /* inputs self, index, source; iv[0] dim, sc[0] alpha */
     CT__AG_SCATTER,         /* inputs self, index, src; iv[0] dim */
     CT__AG_CUMPROD,         /* iv[0] dim */
+    CT__AG_LINALG_SLOGDET,  /* the log|det| output */
     CT__AG_COUNT
 } ct__ag_op;
 

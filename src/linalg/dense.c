@@ -274,11 +274,17 @@ static ct_status ct__slogdet_any(ct_ctx *ctx, const char *op, const ct_tensor *a
     ct_tensor **const outs[3] = {sign, logabsdet, det};
     return ct__la_finish(ctx, &p, st, 3, t, cast, outs);
 }
-ct_status ct_linalg_slogdet(ct_ctx *ctx, const ct_tensor *a, ct_tensor **sign,
-                            ct_tensor **logabsdet) {
+static ct_status ct__slogdet(ct_ctx *ctx, const ct_tensor *a, ct_tensor **sign,
+                             ct_tensor **logabsdet) {
     if (!sign || !logabsdet)
         return ct__set_error(ctx, CT_ERR_INVALID_ARG, "linalg.slogdet: out is NULL");
     return ct__slogdet_any(ctx, "linalg.slogdet", a, sign, logabsdet, NULL);
+}
+/* log|det| records the node (its gradient is G A^-T); sign has none, as in torch */
+ct_status ct_linalg_slogdet(ct_ctx *ctx, const ct_tensor *a, ct_tensor **sign,
+                            ct_tensor **logabsdet) {
+    CT__AG_WRAP(ctx, logabsdet, ct__slogdet(ctx, a, sign, logabsdet),
+                CT__AG_IN1(CT__AG_LINALG_SLOGDET, a));
 }
 static ct_status ct__det(ct_ctx *ctx, const ct_tensor *a, ct_tensor **out) {
     if (!out) return ct__set_error(ctx, CT_ERR_INVALID_ARG, "linalg.det: out is NULL");
