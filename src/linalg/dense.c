@@ -163,9 +163,12 @@ static ct_status ct__la_finish(ct_ctx *ctx, ct__la_in *p, ct_status st, int n, c
     return st;
 }
 
-static ct_status ct__cholesky(ct_ctx *ctx, const char *op, const ct_tensor *a, bool upper,
-                              ct_tensor **L, ct_tensor **info_out) {
-    if (!L) return ct__set_error(ctx, CT_ERR_INVALID_ARG, "%s: out is NULL", op);
+/* A square routine with an (n, n) result and per-matrix info (cholesky, inv): info_out NULL makes
+ * a nonzero info an error saying the matrix `what`. */
+static ct_status ct__la_square(ct_ctx *ctx, const char *op, const ct_tensor *a, int routine,
+                               int64_t flag, const char *what, ct_tensor **out,
+                               ct_tensor **info_out) {
+    if (!out) return ct__set_error(ctx, CT_ERR_INVALID_ARG, "%s: out is NULL", op);
     ct__la_in p;
     ct_status st = ct__la_prep(ctx, op, a, true, &p);
     ct_tensor *t[2] = {NULL, NULL};
@@ -173,14 +176,17 @@ static ct_status ct__cholesky(ct_ctx *ctx, const char *op, const ct_tensor *a, b
     CT__DO(st, ct__la_out(ctx, &p, p.cdt, 2, nn, &t[0]));
     CT__DO(st, ct__la_out(ctx, &p, CT_INT32, 0, NULL, &t[1]));
     ct_tensor *outs4[4] = {t[0], t[1], NULL, NULL};
-    CT__DO(st, ct__la_submit(ctx, &p, CT_LINALG_CHOLESKY, upper, outs4, NULL));
-    if (!info_out)
-        CT__DO(st, ct__la_check_info(ctx, op, &p, t[1],
-                                     "is not positive-definite (LAPACK info: the order of the "
-                                     "leading minor that is not)"));
+    CT__DO(st, ct__la_submit(ctx, &p, routine, flag, outs4, NULL));
+    if (!info_out) CT__DO(st, ct__la_check_info(ctx, op, &p, t[1], what));
     const bool cast[2] = {true, false};
-    ct_tensor **const outs[2] = {L, info_out};
+    ct_tensor **const outs[2] = {out, info_out};
     return ct__la_finish(ctx, &p, st, 2, t, cast, outs);
+}
+static const char ct__not_pd[] =
+    "is not positive-definite (LAPACK info: the order of the leading minor that is not)";
+static ct_status ct__cholesky(ct_ctx *ctx, const char *op, const ct_tensor *a, bool upper,
+                              ct_tensor **L, ct_tensor **info_out) {
+    return ct__la_square(ctx, op, a, CT_LINALG_CHOLESKY, upper, ct__not_pd, L, info_out);
 }
 ct_status ct_linalg_cholesky(ct_ctx *ctx, const ct_tensor *a, bool upper, ct_tensor **L) {
     CT__AG_WRAP(ctx, L, ct__cholesky(ctx, "linalg.cholesky", a, upper, L, NULL),
@@ -193,20 +199,7 @@ ct_status ct_linalg_cholesky_ex(ct_ctx *ctx, const ct_tensor *a, bool upper, ct_
 }
 
 static ct_status ct__inv(ct_ctx *ctx, const ct_tensor *a, ct_tensor **out) {
-    const char *op = "linalg.inv";
-    if (!out) return ct__set_error(ctx, CT_ERR_INVALID_ARG, "%s: out is NULL", op);
-    ct__la_in p;
-    ct_status st = ct__la_prep(ctx, op, a, true, &p);
-    ct_tensor *t[2] = {NULL, NULL};
-    int64_t nn[2] = {p.n, p.n};
-    CT__DO(st, ct__la_out(ctx, &p, p.cdt, 2, nn, &t[0]));
-    CT__DO(st, ct__la_out(ctx, &p, CT_INT32, 0, NULL, &t[1]));
-    ct_tensor *outs4[4] = {t[0], t[1], NULL, NULL};
-    CT__DO(st, ct__la_submit(ctx, &p, CT_LINALG_INV, 0, outs4, NULL));
-    CT__DO(st, ct__la_check_info(ctx, op, &p, t[1], "is singular"));
-    const bool cast[2] = {true, false};
-    ct_tensor **const outs[2] = {out, NULL};
-    return ct__la_finish(ctx, &p, st, 2, t, cast, outs);
+    return ct__la_square(ctx, "linalg.inv", a, CT_LINALG_INV, 0, "is singular", out, NULL);
 }
 
 static ct_status ct__solve(ct_ctx *ctx, const ct_tensor *a, const ct_tensor *b, ct_tensor **out) {
