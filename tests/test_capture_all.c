@@ -510,6 +510,16 @@ static ct_status op_interpolate(void) {
     ct_tensor_release(x);
     return st;
 }
+static ct_status op_interpolate_scale(void) {
+    int64_t s3[3] = {1, 4, 8};
+    double sf = 1.5;
+    ct_tensor *x = NULL;
+    ct_status st = ct_tensor_view(ctx, A, 3, s3, &x);
+    if (st == CT_OK)
+        st = ct_interpolate_scale(ctx, x, 1, &sf, CT_INTERP_NEAREST, false, false, &OUT);
+    ct_tensor_release(x);
+    return st;
+}
 static ct_status op_pad(void) {
     int64_t p[2] = {1, 2};
     return ct_pad(ctx, A, 2, p, CT_PAD_REFLECT, 0, &OUT);
@@ -709,6 +719,7 @@ static const op_entry computing[] = {
     E(linalg_qr),
     E(linalg_svd),
     E(interpolate),
+    E(interpolate_scale),
 };
 
 /* Public functions that do not compute on a stream, and why. */

@@ -94,6 +94,83 @@ TEST(torch_tables) {
     ct_tensor_release(x);
 }
 
+/* by scale factor, against torch 1.13 (x as in torch_tables) */
+static const struct {
+    ct_interp_mode mode;
+    bool align, recompute;
+    double sf[2];
+    int64_t out[2];
+    double want[42];
+} cases_sf[] = {
+    {CT_INTERP_NEAREST,
+     false,
+     false,
+     {1.7, 0.6},
+     {5, 3},
+     {-4, -2.5, 0.5, -4, -2.5, 0.5, 3.5, 5, 8, 3.5, 5, 8, 11, 12.5, 15.5}},
+    {CT_INTERP_LINEAR,
+     false,
+     false,
+     {1.7, 0.6},
+     {5, 3},
+     {-3.5, -1, 1.5000000000000004, -0.63235294117647045, 1.8676470588235297, 4.3676470588235308,
+      3.7794117647058831, 6.2794117647058831, 8.779411764705884, 8.1911764705882355,
+      10.691176470588236, 13.191176470588236, 11.5, 14, 16.5}},
+    {CT_INTERP_LINEAR,
+     false,
+     true,
+     {1.7, 0.6},
+     {5, 3},
+     {-3.5, -1, 1.5000000000000004, -0.50000000000000033, 1.9999999999999998, 4.5, 4, 6.5, 9, 8.5,
+      11, 13.5, 11.5, 14, 16.5}},
+    {CT_INTERP_NEAREST_EXACT,
+     false,
+     false,
+     {2.5, 1.3},
+     {7, 6},
+     {-4, -2.5, -2.5, -1,   0.5,  2,  -4,   -2.5, -2.5, -1,   0.5,  2,  3.5,  5,
+      5,  6.5,  8,    9.5,  3.5,  5,  5,    6.5,  8,    9.5,  3.5,  5,  5,    6.5,
+      8,  9.5,  11,   12.5, 12.5, 14, 15.5, 17,   11,   12.5, 12.5, 14, 15.5, 17}},
+    {CT_INTERP_NEAREST_EXACT,
+     false,
+     true,
+     {2.5, 1.3},
+     {7, 6},
+     {-4,  -2.5, -1, -1,   0.5, 2,  -4,   -2.5, -1, -1,   0.5, 2,  3.5,  5,
+      6.5, 6.5,  8,  9.5,  3.5, 5,  6.5,  6.5,  8,  9.5,  3.5, 5,  6.5,  6.5,
+      8,   9.5,  11, 12.5, 14,  14, 15.5, 17,   11, 12.5, 14,  14, 15.5, 17}},
+};
+
+TEST(torch_tables_by_scale) {
+    double xv[15];
+    for (int i = 0; i < 15; i++)
+        xv[i] = i * 1.5 - 4;
+    int64_t s[4] = {1, 1, 3, 5};
+    ct_tensor *x = NULL;
+    CHECK_OK(ct_tensor_from_host(ctx, xv, CT_FLOAT64, 4, s, &x));
+    for (size_t c = 0; c < sizeof cases_sf / sizeof cases_sf[0]; c++) {
+        ct_tensor *y = NULL;
+        CHECK_OK(ct_interpolate_scale(ctx, x, 2, cases_sf[c].sf, cases_sf[c].mode,
+                                      cases_sf[c].align, cases_sf[c].recompute, &y));
+        int64_t os[4] = {1, 1, cases_sf[c].out[0], cases_sf[c].out[1]};
+        CHECK_MSG(y && tu_same_shape(y, 4, os), "case %zu: shape", c);
+        double *g = y ? tu_read(y) : NULL;
+        for (int64_t i = 0; g && i < os[2] * os[3]; i++)
+            CHECK_MSG(fabs(g[i] - cases_sf[c].want[i]) <= 1e-12,
+                      "sf case %zu [%lld]: %.17g vs %.17g", c, (long long)i, g[i],
+                      cases_sf[c].want[i]);
+        free(g);
+        ct_tensor_release(y);
+    }
+    ct_tensor *y = NULL;
+    CHECK_ST(
+        ct_interpolate_scale(ctx, x, 2, (double[]){0.2, 1}, CT_INTERP_NEAREST, false, false, &y),
+        CT_ERR_SHAPE); /* floor(3 * 0.2) = 0 rows */
+    CHECK_ST(ct_interpolate_scale(ctx, x, 2, NULL, CT_INTERP_NEAREST, false, false, &y),
+             CT_ERR_SHAPE);
+    ct_tensor_release(x);
+}
+
 TEST(strided_f32_and_errors) {
     int64_t s[4] = {2, 3, 5, 6}, sz[2] = {7, 4};
     double *v;
@@ -153,6 +230,7 @@ TEST(gradients_and_replay) {
 int main(void) {
     ctx = tu_ctx_or_skip();
     RUN(torch_tables);
+    RUN(torch_tables_by_scale);
     RUN(strided_f32_and_errors);
     RUN(gradients_and_replay);
     ct_ctx_free(ctx);

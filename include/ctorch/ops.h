@@ -368,6 +368,13 @@ typedef enum ct_interp_mode {
  * index_select + elementwise ops, so differentiable; linear modes need a floating input. CPU. */
 CT_API ct_status ct_interpolate(ct_ctx *ctx, const ct_tensor *x, int n_size, const int64_t *size,
                                 ct_interp_mode mode, bool align_corners, ct_tensor **out);
+/* The same by scale factor (one per spatial dim): output size floor(in * scale_factor), and, as
+ * torch, source coordinates mapped with 1 / scale_factor unless recompute_scale_factor (then
+ * in / out, as ct_interpolate). */
+CT_API ct_status ct_interpolate_scale(ct_ctx *ctx, const ct_tensor *x, int n_scale,
+                                      const double *scale_factor, ct_interp_mode mode,
+                                      bool align_corners, bool recompute_scale_factor,
+                                      ct_tensor **out);
 
 /* ---- linear algebra ---- */
 /* torch.matmul: 1-d/2-d/batched with batch broadcasting. f32/f64 through BLAS; f16/bf16 in f32;

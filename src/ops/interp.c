@@ -14,8 +14,9 @@
         if ((st) == CT_OK) (st) = (call);                                                          \
     } while (0)
 
-/* Resample dim d of x from n to m positions. */
-static ct_status ct__interp_dim(ct_ctx *ctx, const ct_tensor *x, int d, int64_t m,
+/* Resample dim d of x from n to m positions; source = f(destination * scale) (scale = n / m, or
+ * 1 / scale_factor as torch uses when a scale factor is given and not recomputed). */
+static ct_status ct__interp_dim(ct_ctx *ctx, const ct_tensor *x, int d, int64_t m, double scale,
                                 ct_interp_mode mode, bool align, ct_tensor **out) {
     int64_t n = x->shape[d];
     int64_t *i0 = ct__alloc(ctx, sizeof(int64_t) * (size_t)m * 2, 16);
@@ -25,7 +26,6 @@ static ct_status ct__interp_dim(ct_ctx *ctx, const ct_tensor *x, int d, int64_t 
         return ct__set_error(ctx, CT_ERR_OOM, "interpolate: out of memory");
     }
     int64_t *i1 = i0 + m;
-    double scale = (double)n / (double)m;
     bool blend = false;
     for (int64_t j = 0; j < m; j++) {
         if (mode == CT_INTERP_NEAREST || mode == CT_INTERP_NEAREST_EXACT) {
@@ -70,35 +70,32 @@ static ct_status ct__interp_dim(ct_ctx *ctx, const ct_tensor *x, int d, int64_t 
     return st;
 }
 
-ct_status ct_interpolate(ct_ctx *ctx, const ct_tensor *x, int n_size, const int64_t *size,
-                         ct_interp_mode mode, bool align_corners, ct_tensor **out) {
-    ct_status st = ct__one_input(ctx, "interpolate", x, out);
-    if (st != CT_OK) return st;
-    if (x->ndim < 3 || x->ndim > 4 || n_size != x->ndim - 2 || !size)
-        return ct__set_error(ctx, CT_ERR_SHAPE,
-                             "interpolate: input %s must be (N, C, L) or (N, C, H, W) with one "
-                             "output size per spatial dim (got %d)",
-                             CT__SHAPE_STR(x), n_size);
+/* The common checks and the per-dim passes; scales[i] <= 0 means in / out. */
+static ct_status ct__interpolate(ct_ctx *ctx, const char *op, const ct_tensor *x, int n_size,
+                                 const int64_t *size, const double *scales, ct_interp_mode mode,
+                                 bool align_corners, ct_tensor **out) {
     if ((int)mode < 0 || mode > CT_INTERP_LINEAR)
-        return ct__set_error(ctx, CT_ERR_INVALID_ARG, "interpolate: unknown mode %d", (int)mode);
+        return ct__set_error(ctx, CT_ERR_INVALID_ARG, "%s: unknown mode %d", op, (int)mode);
     if (align_corners && mode != CT_INTERP_LINEAR)
         return ct__set_error(ctx, CT_ERR_INVALID_ARG,
-                             "interpolate: align_corners only applies to the linear modes");
+                             "%s: align_corners only applies to the linear modes", op);
     if (mode == CT_INTERP_LINEAR && !ct_dtype_is_floating(x->dtype))
-        return ct__set_error(ctx, CT_ERR_DTYPE,
-                             "interpolate: linear modes need floating input, got %s",
+        return ct__set_error(ctx, CT_ERR_DTYPE, "%s: linear modes need floating input, got %s", op,
                              ct_dtype_name(x->dtype));
     if (x->storage->device.type != CT_DEVICE_CPU)
-        return ct__set_error(ctx, CT_ERR_UNSUPPORTED, "interpolate: only CPU tensors so far");
+        return ct__set_error(ctx, CT_ERR_UNSUPPORTED, "%s: only CPU tensors so far", op);
     for (int i = 0; i < n_size; i++)
         if (size[i] < 1 || x->shape[2 + i] < 1)
             return ct__set_error(ctx, CT_ERR_SHAPE,
-                                 "interpolate: output size %lld from input size %lld at dim %d",
+                                 "%s: output size %lld from input size %lld at dim %d", op,
                                  (long long)size[i], (long long)x->shape[2 + i], 2 + i);
     ct_tensor *y = ct_tensor_retain((ct_tensor *)x);
+    ct_status st = CT_OK;
     for (int i = 0; i < n_size && st == CT_OK; i++) {
         ct_tensor *z = NULL;
-        st = ct__interp_dim(ctx, y, 2 + i, size[i], mode, align_corners, &z);
+        double sc =
+            scales && scales[i] > 0 ? 1.0 / scales[i] : (double)x->shape[2 + i] / (double)size[i];
+        st = ct__interp_dim(ctx, y, 2 + i, size[i], sc, mode, align_corners, &z);
         ct_tensor_release(y);
         y = z;
     }
@@ -108,4 +105,42 @@ ct_status ct_interpolate(ct_ctx *ctx, const ct_tensor *x, int n_size, const int6
     }
     *out = y;
     return CT_OK;
+}
+
+static ct_status ct__interp_args(ct_ctx *ctx, const char *op, const ct_tensor *x, int n,
+                                 const void *arr, ct_tensor **out) {
+    ct_status st = ct__one_input(ctx, op, x, out);
+    if (st != CT_OK) return st;
+    if (x->ndim < 3 || x->ndim > 4 || n != x->ndim - 2 || !arr)
+        return ct__set_error(ctx, CT_ERR_SHAPE,
+                             "%s: input %s must be (N, C, L) or (N, C, H, W) with one output size "
+                             "or scale per spatial dim (got %d)",
+                             op, CT__SHAPE_STR(x), n);
+    return CT_OK;
+}
+
+ct_status ct_interpolate(ct_ctx *ctx, const ct_tensor *x, int n_size, const int64_t *size,
+                         ct_interp_mode mode, bool align_corners, ct_tensor **out) {
+    ct_status st = ct__interp_args(ctx, "interpolate", x, n_size, size, out);
+    if (st != CT_OK) return st;
+    return ct__interpolate(ctx, "interpolate", x, n_size, size, NULL, mode, align_corners, out);
+}
+
+ct_status ct_interpolate_scale(ct_ctx *ctx, const ct_tensor *x, int n_scale,
+                               const double *scale_factor, ct_interp_mode mode, bool align_corners,
+                               bool recompute_scale_factor, ct_tensor **out) {
+    ct_status st = ct__interp_args(ctx, "interpolate", x, n_scale, scale_factor, out);
+    if (st != CT_OK) return st;
+    int64_t size[2];
+    for (int i = 0; i < n_scale; i++) {
+        double f = floor((double)x->shape[2 + i] * scale_factor[i]);
+        if (!(scale_factor[i] > 0) || !(f >= 1) || f > (double)INT32_MAX)
+            return ct__set_error(ctx, CT_ERR_SHAPE,
+                                 "interpolate: scale factor %g gives output size %g from input "
+                                 "size %lld at dim %d",
+                                 scale_factor[i], f, (long long)x->shape[2 + i], 2 + i);
+        size[i] = (int64_t)f; /* torch: floor(in * scale) */
+    }
+    return ct__interpolate(ctx, "interpolate", x, n_scale, size,
+                           recompute_scale_factor ? NULL : scale_factor, mode, align_corners, out);
 }
