@@ -51,24 +51,36 @@ static const struct {
     {CT_INTERP_LINEAR, true, {1, 1}, {-4}},
 };
 
-TEST(torch_tables) {
+/* x = arange(15).reshape(1, 1, 3, 5) * 1.5 - 4, the input of cases2d and cases_sf. */
+static ct_tensor *torch_input(void) {
     double xv[15];
     for (int i = 0; i < 15; i++)
         xv[i] = i * 1.5 - 4;
     int64_t s[4] = {1, 1, 3, 5};
     ct_tensor *x = NULL;
     CHECK_OK(ct_tensor_from_host(ctx, xv, CT_FLOAT64, 4, s, &x));
+    return x;
+}
+
+/* y must have shape [1, 1, h, w] and match want to 1e-12; releases y. */
+static void check_table(ct_tensor *y, int64_t h, int64_t w, const double *want, const char *tag,
+                        size_t c) {
+    int64_t os[4] = {1, 1, h, w};
+    CHECK_MSG(y && tu_same_shape(y, 4, os), "%s case %zu: shape", tag, c);
+    double *g = y ? tu_read(y) : NULL;
+    for (int64_t i = 0; g && i < h * w; i++)
+        CHECK_MSG(fabs(g[i] - want[i]) <= 1e-12, "%s case %zu [%lld]: %.17g vs %.17g", tag, c,
+                  (long long)i, g[i], want[i]);
+    free(g);
+    ct_tensor_release(y);
+}
+
+TEST(torch_tables) {
+    ct_tensor *x = torch_input();
     for (size_t c = 0; c < sizeof cases2d / sizeof cases2d[0]; c++) {
         ct_tensor *y = NULL;
         CHECK_OK(ct_interpolate(ctx, x, 2, cases2d[c].size, cases2d[c].mode, cases2d[c].align, &y));
-        int64_t os[4] = {1, 1, cases2d[c].size[0], cases2d[c].size[1]};
-        CHECK(y && tu_same_shape(y, 4, os));
-        double *g = y ? tu_read(y) : NULL;
-        for (int64_t i = 0; g && i < os[2] * os[3]; i++)
-            CHECK_MSG(fabs(g[i] - cases2d[c].want[i]) <= 1e-12, "case %zu [%lld]: %.17g vs %.17g",
-                      c, (long long)i, g[i], cases2d[c].want[i]);
-        free(g);
-        ct_tensor_release(y);
+        check_table(y, cases2d[c].size[0], cases2d[c].size[1], cases2d[c].want, "size", c);
     }
     ct_tensor_release(x);
     /* 1-d: [1, 4, -2, 8] to 7 */
@@ -142,25 +154,12 @@ static const struct {
 };
 
 TEST(torch_tables_by_scale) {
-    double xv[15];
-    for (int i = 0; i < 15; i++)
-        xv[i] = i * 1.5 - 4;
-    int64_t s[4] = {1, 1, 3, 5};
-    ct_tensor *x = NULL;
-    CHECK_OK(ct_tensor_from_host(ctx, xv, CT_FLOAT64, 4, s, &x));
+    ct_tensor *x = torch_input();
     for (size_t c = 0; c < sizeof cases_sf / sizeof cases_sf[0]; c++) {
         ct_tensor *y = NULL;
         CHECK_OK(ct_interpolate_scale(ctx, x, 2, cases_sf[c].sf, cases_sf[c].mode,
                                       cases_sf[c].align, cases_sf[c].recompute, &y));
-        int64_t os[4] = {1, 1, cases_sf[c].out[0], cases_sf[c].out[1]};
-        CHECK_MSG(y && tu_same_shape(y, 4, os), "case %zu: shape", c);
-        double *g = y ? tu_read(y) : NULL;
-        for (int64_t i = 0; g && i < os[2] * os[3]; i++)
-            CHECK_MSG(fabs(g[i] - cases_sf[c].want[i]) <= 1e-12,
-                      "sf case %zu [%lld]: %.17g vs %.17g", c, (long long)i, g[i],
-                      cases_sf[c].want[i]);
-        free(g);
-        ct_tensor_release(y);
+        check_table(y, cases_sf[c].out[0], cases_sf[c].out[1], cases_sf[c].want, "sf", c);
     }
     ct_tensor *y = NULL;
     CHECK_ST(

@@ -17,6 +17,20 @@ static int64_t ct__pack2(int64_t h, int64_t w) {
     return (int64_t)((uint64_t)(uint32_t)h | ((uint64_t)(uint32_t)w << 32));
 }
 
+/* One CT_OP_IM2COL / CT_OP_COL2IM descriptor: out from in with the packed geometry. */
+static ct_status ct__im2col_submit(ct_ctx *ctx, ct_op_kind kind, ct_tensor *out,
+                                   const ct_tensor *in, const int64_t *k, const int64_t *str,
+                                   const int64_t *pad, const int64_t *dil) {
+    ct_op_desc d;
+    ct__desc_init(&d, kind, 1, 1);
+    ct__operand_set(&d.operands[0], out);
+    ct__operand_set(&d.operands[1], in);
+    d.compute_dtype = in->dtype;
+    d.ints[0] = ct__pack2(k[0], k[1]), d.ints[1] = ct__pack2(str[0], str[1]);
+    d.ints[2] = ct__pack2(pad[0], pad[1]), d.ints[3] = ct__pack2(dil[0], dil[1]);
+    return ct__submit(ctx, out->storage->device, &d);
+}
+
 /* kernel, stride, padding, dilation: the ranges torch accepts, and values that fit 32 bits */
 static ct_status ct__check_geom(ct_ctx *ctx, const char *op, const int64_t *k, const int64_t *s,
                                 const int64_t *p, const int64_t *d) {
@@ -64,18 +78,10 @@ static ct_status ct__fwd_unfold(ct_ctx *ctx, const ct_tensor *x, const int64_t *
     shape[0] = x->shape[0], shape[1] = kk, shape[2] = L;
     ct_tensor *r;
     if ((st = ct__tensor_new(ctx, x->storage->device, x->dtype, 3, shape, &r)) != CT_OK) return st;
-    if (ct_tensor_numel(r) > 0) {
-        ct_op_desc d;
-        ct__desc_init(&d, CT_OP_IM2COL, 1, 1);
-        ct__operand_set(&d.operands[0], r);
-        ct__operand_set(&d.operands[1], x);
-        d.compute_dtype = x->dtype;
-        d.ints[0] = ct__pack2(k[0], k[1]), d.ints[1] = ct__pack2(str[0], str[1]);
-        d.ints[2] = ct__pack2(pad[0], pad[1]), d.ints[3] = ct__pack2(dil[0], dil[1]);
-        if ((st = ct__submit(ctx, r->storage->device, &d)) != CT_OK) {
-            ct_tensor_release(r);
-            return st;
-        }
+    if (ct_tensor_numel(r) > 0 &&
+        (st = ct__im2col_submit(ctx, CT_OP_IM2COL, r, x, k, str, pad, dil)) != CT_OK) {
+        ct_tensor_release(r);
+        return st;
     }
     *out = r;
     return CT_OK;
@@ -105,16 +111,8 @@ static ct_status ct__fwd_fold(ct_ctx *ctx, const ct_tensor *cols, const int64_t 
     if ((st = ct_tensor_contiguous(ctx, cols, &c)) != CT_OK) return st;
     int64_t shape[4] = {cols->shape[0], cols->shape[1] / (k[0] * k[1]), osz[0], osz[1]};
     st = ct__tensor_new(ctx, cols->storage->device, cols->dtype, 4, shape, &r);
-    if (st == CT_OK && ct_tensor_numel(r) > 0) {
-        ct_op_desc d;
-        ct__desc_init(&d, CT_OP_COL2IM, 1, 1);
-        ct__operand_set(&d.operands[0], r);
-        ct__operand_set(&d.operands[1], c);
-        d.compute_dtype = cols->dtype;
-        d.ints[0] = ct__pack2(k[0], k[1]), d.ints[1] = ct__pack2(str[0], str[1]);
-        d.ints[2] = ct__pack2(pad[0], pad[1]), d.ints[3] = ct__pack2(dil[0], dil[1]);
-        st = ct__submit(ctx, r->storage->device, &d);
-    }
+    if (st == CT_OK && ct_tensor_numel(r) > 0)
+        st = ct__im2col_submit(ctx, CT_OP_COL2IM, r, c, k, str, pad, dil);
     ct_tensor_release(c);
     if (st != CT_OK) {
         ct_tensor_release(r);

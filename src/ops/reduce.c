@@ -223,12 +223,8 @@ ct_status ct_prod(ct_ctx *ctx, const ct_tensor *a, int dim, bool keepdim, ct_ten
 
 static ct_status ct__scan(ct_ctx *ctx, const char *name, int prod, const ct_tensor *a, int dim,
                           int *wrapped, ct_tensor **out) {
-    const ct_tensor *ins[1] = {a};
-    ct_status st = ct__check_args(ctx, name, 1, ins, out);
+    ct_status st = ct__one_input(ctx, name, a, out);
     if (st != CT_OK) return st;
-    if (!ct__is_compute_dtype(a->dtype))
-        return ct__set_error(ctx, CT_ERR_DTYPE, "%s: dtype %s is not supported", name,
-                             ct_dtype_name(a->dtype));
     int d = 0;
     if (a->ndim == 0 ? (dim != 0 && dim != -1) : !ct__wrap_dim(dim, a->ndim, &d))
         return ct__set_error(ctx, CT_ERR_INDEX, "%s: dim %d out of range for a %d-dim tensor", name,
@@ -305,10 +301,9 @@ static int ct__squeezed_shape(const ct_tensor *a, uint32_t mask, int64_t *shape)
 static ct_status ct__composite_args(ct_ctx *ctx, const char *name, const ct_tensor *a, int n_dims,
                                     const int *dims, bool float_only, uint32_t *mask, double *n_red,
                                     ct_tensor **out) {
-    const ct_tensor *ins[1] = {a};
-    ct_status st = ct__check_args(ctx, name, 1, ins, out);
+    ct_status st = ct__one_input(ctx, name, a, out);
     if (st != CT_OK) return st;
-    if (!ct__is_compute_dtype(a->dtype) || (float_only && !ct_dtype_is_floating(a->dtype)))
+    if (float_only && !ct_dtype_is_floating(a->dtype))
         return ct__set_error(ctx, CT_ERR_DTYPE, "%s: floating input required, got %s", name,
                              ct_dtype_name(a->dtype));
     if ((st = ct__dim_mask(ctx, name, a, n_dims, dims, mask)) != CT_OK) return st;

@@ -74,7 +74,8 @@ typedef struct cg_step {
 typedef struct cg_fused {
     ct_dtype dt;
     int64_t n;
-    int nsteps, nslots, num_threads, nbc, npf;
+    int nsteps, num_threads, nbc, npf;
+    size_t first;        /* its first instruction; the chain is prog[first, first + nsteps) */
     int64_t tile;        /* elements per tile (a multiple of 64, at most CG_TILE_BYTES) */
     void *bc[CG_MAX_BC]; /* broadcast scalars */
     void *pf[CG_MAX_PF]; /* distinct memory inputs, prefetched a tile ahead */
@@ -584,6 +585,7 @@ static ct_status cg_fuse(cg_graph *g) {
                     }
                 }
             }
+            f->first = i;
             g->prog[i].kind = I_FUSED;
             g->prog[i].target = j;
             g->nfused++;
@@ -689,7 +691,7 @@ static ct_status cg_fused_run(cg_graph *g, const cg_fused *f) {
 typedef struct cg_buf {
     char *lo, *hi; /* [lo, hi) */
     int64_t orig;  /* index in the front end's array */
-    int64_t first, last, first_raw, last_raw;
+    int64_t first, last, last_raw;
     int first_region;
     int64_t grp; /* fused chain of every access, -1 none, -2 several */
     bool seen, full_first, pinned, scratch, reloc;
@@ -792,16 +794,15 @@ static void cg_access(cg_graph *g, cg_buf *bufs, int64_t nb, int64_t pc) {
     }
     int64_t gs = pc, ge = pc;
     if (in->fused >= 0) { /* a chain runs interleaved: all of it is one point in time */
-        while (gs > 0 && g->prog[gs - 1].fused == in->fused)
-            gs--;
-        ge = (int64_t)g->prog[gs].target - 1;
+        const cg_fused *f = &g->fused[in->fused];
+        gs = (int64_t)f->first;
+        ge = gs + f->nsteps - 1;
     }
     for (int q = 0; q < nt; q++) {
         cg_buf *b = t[q].b;
         if (!b->seen) {
             b->seen = true;
             b->first = gs;
-            b->first_raw = pc;
             b->first_region = in->region;
             b->full_first = t[q].whole && !t[q].read;
             b->grp = in->fused;
@@ -832,8 +833,9 @@ static void *cg_reloc(cg_graph *g, cg_buf *bufs, int64_t nb, void *p) {
 
 /* Scratch slots of one fused chain by liveness inside it; buffers that find no free slot stay in
  * memory. */
-static void cg_assign_slots(cg_graph *g, cg_buf *bufs, int64_t nb, int64_t fi, size_t first) {
+static void cg_assign_slots(cg_graph *g, cg_buf *bufs, int64_t nb, int64_t fi) {
     cg_fused *f = &g->fused[fi];
+    const size_t first = f->first;
     bool used[CG_MAX_SLOTS] = {0};
     for (int si = 0; si < f->nsteps; si++) {
         cg_step *s = &f->steps[si];
@@ -858,7 +860,6 @@ static void cg_assign_slots(cg_graph *g, cg_buf *bufs, int64_t nb, int64_t fi, s
                 } else {
                     used[sl] = true;
                     ob[0]->slot = sl;
-                    if (sl + 1 > f->nslots) f->nslots = sl + 1;
                 }
             }
             if (ob[0]) s->ref[0] = (uint8_t)ob[0]->slot;
@@ -936,12 +937,8 @@ static ct_status cg_instantiate_planned(void *gs, ct_graph_buffer *gb, int64_t n
             if (!b->full_first) b->pinned = true;
             b->scratch = b->seen && !b->pinned && b->grp >= 0;
         }
-        for (int64_t fi = 0; fi < g->nfused; fi++) {
-            size_t first = 0;
-            while (g->prog[first].fused != fi)
-                first++;
-            cg_assign_slots(g, bufs, nb, fi, first);
-        }
+        for (int64_t fi = 0; fi < g->nfused; fi++)
+            cg_assign_slots(g, bufs, nb, fi);
         for (int64_t i = 0; i < nb; i++) {
             cg_buf *b = &bufs[i];
             if (b->seen && !b->pinned && !b->scratch)
