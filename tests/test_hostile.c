@@ -364,6 +364,18 @@ static void fill_operand(ct_operand *o, ct_tensor *t) {
     o->tensor = t;
 }
 
+/* A descriptor of kind on f32 operands, one thread; operand i is ts[i] (none where NULL). */
+static ct_op_desc f32_desc(ct_op_kind kind, int n_out, int n_in, int nt, ct_tensor *const *ts) {
+    ct_op_desc d;
+    memset(&d, 0, sizeof d);
+    d.kind = kind;
+    d.n_out = n_out, d.n_in = n_in, d.num_threads = 1;
+    for (int i = 0; i < nt; i++)
+        if (ts[i]) fill_operand(&d.operands[i], ts[i]);
+    d.compute_dtype = CT_FLOAT32;
+    return d;
+}
+
 /* The domain op kinds (eigh, MX) at the public submit entry: a well-formed descriptor runs and
  * equals the public call; broken layouts, parameters and workspaces are refused before a kernel
  * sees them. */
@@ -738,12 +750,7 @@ TEST(stream_submit_checks_new_kinds) {
         CHECK_ST(ct_stream_submit(s, &d), want);                                                   \
     } while (0)
     /* cumsum along dim 1 */
-    memset(&good, 0, sizeof good);
-    good.kind = CT_OP_CUMSUM;
-    good.n_out = 1, good.n_in = 1, good.num_threads = 1;
-    fill_operand(&good.operands[0], o);
-    fill_operand(&good.operands[1], a);
-    good.compute_dtype = CT_FLOAT32;
+    good = f32_desc(CT_OP_CUMSUM, 1, 1, 2, (ct_tensor *[]){o, a});
     good.ints[0] = 1;
     CHECK_OK(ct_stream_submit(s, &good));
     CHECK(((float *)ct_tensor_data_ptr(o))[2] == 6 && ((float *)ct_tensor_data_ptr(o))[5] == 15);
@@ -753,24 +760,13 @@ TEST(stream_submit_checks_new_kinds) {
     BAD(d.ints[1] = 2, CT_ERR_SHAPE);                    /* the gradient takes two inputs */
     BAD((d.n_in = 2, d.ints[1] = 2, fill_operand(&d.operands[2], tv)), CT_ERR_SHAPE);
     /* prod over dim 1 (the reduction rule) */
-    memset(&good, 0, sizeof good);
-    good.kind = CT_OP_PROD;
-    good.n_out = 1, good.n_in = 1, good.num_threads = 1;
-    fill_operand(&good.operands[0], o21);
-    fill_operand(&good.operands[1], a);
-    good.compute_dtype = CT_FLOAT32;
+    good = f32_desc(CT_OP_PROD, 1, 1, 2, (ct_tensor *[]){o21, a});
     good.reduce_mask = 2u;
     CHECK_OK(ct_stream_submit(s, &good));
     CHECK(((float *)ct_tensor_data_ptr(o21))[1] == 120);
     BAD(d.reduce_mask = 1u, CT_ERR_SHAPE);
     /* topk k = 2 of rows of 3 */
-    memset(&good, 0, sizeof good);
-    good.kind = CT_OP_TOPK;
-    good.n_out = 2, good.n_in = 1, good.num_threads = 1;
-    fill_operand(&good.operands[0], tv);
-    fill_operand(&good.operands[1], ti);
-    fill_operand(&good.operands[2], a);
-    good.compute_dtype = CT_FLOAT32;
+    good = f32_desc(CT_OP_TOPK, 2, 1, 3, (ct_tensor *[]){tv, ti, a});
     good.ints[0] = 2, good.ints[1] = 1;
     CHECK_OK(ct_stream_submit(s, &good));
     CHECK(((float *)ct_tensor_data_ptr(tv))[0] == 3 && ((int64_t *)ct_tensor_data_ptr(ti))[1] == 1);
@@ -779,12 +775,7 @@ TEST(stream_submit_checks_new_kinds) {
     BAD(d.operands[1].dtype = CT_INT32, CT_ERR_SHAPE);
     BAD(d.n_out = 1, CT_ERR_INVALID_ARG);
     /* im2col of a 3x3 image with a 2x2 kernel: (1, 4, 4) columns */
-    memset(&good, 0, sizeof good);
-    good.kind = CT_OP_IM2COL;
-    good.n_out = 1, good.n_in = 1, good.num_threads = 1;
-    fill_operand(&good.operands[0], cols);
-    fill_operand(&good.operands[1], img);
-    good.compute_dtype = CT_FLOAT32;
+    good = f32_desc(CT_OP_IM2COL, 1, 1, 2, (ct_tensor *[]){cols, img});
     const int64_t one = 1 | (int64_t)1 << 32, two = 2 | (int64_t)2 << 32;
     good.ints[0] = two, good.ints[1] = one, good.ints[2] = 0, good.ints[3] = one;
     CHECK_OK(ct_stream_submit(s, &good));
@@ -795,13 +786,7 @@ TEST(stream_submit_checks_new_kinds) {
     BAD(d.ints[2] = -1, CT_ERR_SHAPE);                   /* negative padding */
     BAD(fill_operand(&d.operands[1], A), CT_ERR_SHAPE);  /* a 3-d image */
     /* linalg inverse of diag(2, 4, 8) */
-    memset(&good, 0, sizeof good);
-    good.kind = CT_OP_LINALG;
-    good.n_out = 4, good.n_in = 2, good.num_threads = 1;
-    fill_operand(&good.operands[0], Ai);
-    fill_operand(&good.operands[1], info);
-    fill_operand(&good.operands[4], A);
-    good.compute_dtype = CT_FLOAT32;
+    good = f32_desc(CT_OP_LINALG, 4, 2, 5, (ct_tensor *[]){Ai, info, NULL, NULL, A});
     good.ints[0] = CT_LINALG_INV;
     CHECK_OK(ct_stream_submit(s, &good));
     CHECK(((float *)ct_tensor_data_ptr(Ai))[0] == 0.5f &&
