@@ -120,7 +120,15 @@ extern "C" {
     X(CT_OP_TOPK)   /* out0 values (R,k), out1 int64 indices (R,k), in0 (R,N): the first k of      \
                        CT_OP_SORT's order; ints[0] = k, ints[1] = 1: descending (largest) */       \
     X(CT_OP_LINALG) /* dense factorisations, ints[0] = CT_LINALG_*: layouts in                     \
-                       src/backends/cpu/linalg_cpu.c and docs/linalg.md */
+                       src/backends/cpu/linalg_cpu.c and docs/linalg.md */                         \
+    X(CT_OP_SPARSE24_COMPRESS)   /* out values (M,K/2), meta u8 (M,ceil(K/8)), [scales f32 (M)],   \
+                                    [first bad group int64 (1)]; in dense f32 (M,K), [scales f32   \
+                                    (M)]; ints[0] = 1 prune, 0 strict, ints[1] values kind: 0 f32, \
+                                    1 bf16, 2 e4m3, 3 e5m2 (FP8 as uint8; docs/sparse.md) */       \
+    X(CT_OP_SPARSE24_DECOMPRESS) /* out dense f32 (M,K); in values, meta, [scales]; ints[1] */     \
+    X(CT_OP_SPARSE24_MM) /* out f32 (M,N); in values, meta, epilogue f32 (2,M) = multiplier and    \
+                            bias per row, B (K,N) any strides, u8 work of the plan's size;         \
+                            ints[1] values kind, ints[2] B kind (as ints[1], 4 = f16) */
 
 /* CT_OP_LINALG routines (ints[0]). */
 enum {

@@ -8,6 +8,7 @@
 #include "ctorch/ops.h"
 #include "ctorch/linalg.h"
 #include "ctorch/mx.h"
+#include "ctorch/sparse.h"
 #include "ctorch/graph.h"
 #include "ctorch/optim.h"
 #include "ctorch/safetensors.h"

@@ -81,6 +81,9 @@ ct_status ct__cpu_run_op(void *st, const ct_op_desc *op) {
     case CT_OP_MX_DEQUANTIZE:
     case CT_OP_MX_LINEAR: return ct__cpu_mx(s, op);
     case CT_OP_LINALG: return ct__cpu_linalg(s, op);
+    case CT_OP_SPARSE24_COMPRESS:
+    case CT_OP_SPARSE24_DECOMPRESS:
+    case CT_OP_SPARSE24_MM: return ct__cpu_sparse(s, op);
     default: break;
     }
     if (op->kind == CT_OP_MATMUL) {

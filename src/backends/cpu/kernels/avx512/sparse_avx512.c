@@ -1,0 +1,187 @@
+/* AVX-512 2:4 sparse kernels. GEMM: a packed B strip of 64 columns (four zmm) stays in L1 while
+ * rows of A stream by; each row's metadata byte indexes a table of four strip offsets (no branch
+ * on the pattern) and each kept value is broadcast against the B rows it selects, so only kept
+ * values are multiplied. N == 1: sixteen kept values per step, their x operands picked out of 32
+ * loaded x values by one vpermt2ps whose indices come from the metadata word by variable shifts;
+ * FP8 values are decoded in registers. Bit-exact with the reference (sparse_kernels.h's order). */
+#include "backends/cpu/kernels/avx512/mx_simd.h"
+#include "backends/cpu/kernels/sparse_kernels.h"
+
+#define SP_W 64
+
+/* Kept value i of a row as f32 (FP8 through the workspace's exact table). */
+CT__AI float sp_val(int vk, const void *v, int64_t i, const float *vtab) {
+    if (vk == CT__SPK_F32) return ((const float *)v)[i];
+    if (vk == CT__SPK_BF16) return ct__bf2f(((const uint16_t *)v)[i]);
+    return vtab[((const uint8_t *)v)[i]];
+}
+
+/* MR rows x NV vectors of out, rows r0.. of the job. */
+CT__AI void sp_tile(const ct__sp24_strip_args *a, int64_t r0, const int MR, const int NV,
+                    const int vk) {
+    __m512 acc[MR][NV];
+    const int lastn = a->ncols - 16 * (NV - 1);
+    const __mmask16 lm = (__mmask16)(lastn >= 16 ? 0xFFFFu : (1u << lastn) - 1u);
+    float *c = a->c + r0 * a->ldc;
+    for (int r = 0; r < MR; r++)
+        for (int v = 0; v < NV; v++)
+            acc[r][v] = a->first      ? _mm512_setzero_ps()
+                        : v == NV - 1 ? _mm512_maskz_loadu_ps(lm, c + r * a->ldc + 16 * v)
+                                      : _mm512_loadu_ps(c + r * a->ldc + 16 * v);
+    const int64_t full = a->ng / 2, vs = a->vstride;
+    const uint8_t *meta = a->meta + r0 * a->mstride;
+    const int64_t v0 = r0 * vs;
+    for (int64_t q = 0; q < full; q++) {
+        const float *bq = a->bp + q * 8 * SP_W;
+        for (int r = 0; r < MR; r++) {
+            const int32_t *l = a->lut + 4 * meta[r * a->mstride + q];
+            for (int j = 0; j < 4; j++) {
+                const __m512 av =
+                    _mm512_set1_ps(sp_val(vk, a->vals, v0 + r * vs + 4 * q + j, a->vtab));
+                const float *p = bq + l[j];
+                for (int v = 0; v < NV; v++)
+                    acc[r][v] = _mm512_fmadd_ps(av, _mm512_load_ps(p + 16 * v), acc[r][v]);
+            }
+        }
+    }
+    if (a->ng & 1) { /* the last group of K alone in its byte */
+        const float *bq = a->bp + full * 8 * SP_W;
+        for (int r = 0; r < MR; r++) {
+            const int32_t *l = a->lut + 4 * meta[r * a->mstride + full];
+            for (int j = 0; j < 2; j++) {
+                const __m512 av =
+                    _mm512_set1_ps(sp_val(vk, a->vals, v0 + r * vs + 4 * full + j, a->vtab));
+                const float *p = bq + l[j];
+                for (int v = 0; v < NV; v++)
+                    acc[r][v] = _mm512_fmadd_ps(av, _mm512_load_ps(p + 16 * v), acc[r][v]);
+            }
+        }
+    }
+    for (int r = 0; r < MR; r++)
+        for (int v = 0; v < NV; v++) {
+            if (v == NV - 1)
+                _mm512_mask_storeu_ps(c + r * a->ldc + 16 * v, lm, acc[r][v]);
+            else
+                _mm512_storeu_ps(c + r * a->ldc + 16 * v, acc[r][v]);
+        }
+}
+
+CT__AI void sp_strip_impl(const ct__sp24_strip_args *a, const int NV, const int MR, const int vk) {
+    int64_t r = 0;
+    for (; r + MR <= a->rows; r += MR)
+        sp_tile(a, r, MR, NV, vk);
+    for (; r < a->rows; r++)
+        sp_tile(a, r, 1, NV, vk);
+}
+
+#define SP_NV_CASES(vk)                                                                            \
+    switch ((a->ncols + 15) / 16) {                                                                \
+    case 1: sp_strip_impl(a, 1, 12, vk); break;                                                    \
+    case 2: sp_strip_impl(a, 2, 8, vk); break;                                                     \
+    case 3: sp_strip_impl(a, 3, 5, vk); break;                                                     \
+    default: sp_strip_impl(a, 4, 4, vk); break;                                                    \
+    }
+
+static void sp_strip(const ct__sp24_strip_args *a) {
+    switch (a->vkind) {
+    case CT__SPK_F32: SP_NV_CASES(CT__SPK_F32); break;
+    case CT__SPK_BF16: SP_NV_CASES(CT__SPK_BF16); break;
+    default: SP_NV_CASES(CT__SPK_E4M3); break; /* FP8 of either kind reads the value table */
+    }
+}
+
+/* 16 kept values of kind vk from p (full loads). */
+CT__AI __m512 sp_vals16(int vk, const void *p) {
+    if (vk == CT__SPK_F32) return _mm512_loadu_ps(p);
+    if (vk == CT__SPK_BF16)
+        return _mm512_castsi512_ps(
+            _mm512_slli_epi32(_mm512_cvtepu16_epi32(_mm256_loadu_si256((const __m256i *)p)), 16));
+    __m512i c = _mm512_cvtepu8_epi32(_mm_loadu_si128((const __m128i *)p));
+    return ct__dec16(vk == CT__SPK_E4M3 ? CT__MXK_E4M3 : CT__MXK_E5M2, c);
+}
+
+/* x operands of the 16 kept values of 8 groups: metadata word w, x window xl (k 0..15), xh. */
+CT__AI __m512 sp_pick(uint32_t w, __m512 xl, __m512 xh) {
+    const __m512i sh = _mm512_setr_epi32(0, 2, 4, 6, 8, 10, 12, 14, 16, 18, 20, 22, 24, 26, 28, 30);
+    const __m512i base =
+        _mm512_setr_epi32(0, 0, 4, 4, 8, 8, 12, 12, 16, 16, 20, 20, 24, 24, 28, 28);
+    __m512i idx = _mm512_add_epi32(
+        _mm512_and_si512(_mm512_srlv_epi32(_mm512_set1_epi32((int)w), sh), _mm512_set1_epi32(3)),
+        base);
+    return _mm512_permutex2var_ps(xl, idx, xh);
+}
+
+CT__AI float sp_lanes(__m512 s) {
+    __m256 t8 = _mm256_add_ps(_mm512_castps512_ps256(s), _mm512_extractf32x8_ps(s, 1));
+    __m128 t4 = _mm_add_ps(_mm256_castps256_ps128(t8), _mm256_extractf128_ps(t8, 1));
+    __m128 t2 = _mm_add_ps(t4, _mm_movehl_ps(t4, t4));
+    return _mm_cvtss_f32(_mm_add_ss(t2, _mm_shuffle_ps(t2, t2, 1)));
+}
+
+#define SP_GR 4 /* rows per pass of the N == 1 kernel (independent chains) */
+
+CT__AI void sp_gemv_impl(const int vk, int64_t rows, const void *vals, const uint8_t *meta,
+                         int64_t ms, int64_t K, const float *x, float *y) {
+    const int64_t G = K / 4, steps = G / 8, vs = K / 2, tg = G - 8 * steps;
+    const int es = ct__spk_size(vk);
+    const char *vb = vals;
+    for (int64_t r0 = 0; r0 < rows; r0 += SP_GR) {
+        const int nr = rows - r0 < SP_GR ? (int)(rows - r0) : SP_GR;
+        __m512 acc[SP_GR];
+        for (int r = 0; r < SP_GR; r++)
+            acc[r] = _mm512_setzero_ps();
+        for (int64_t s = 0; s < steps; s++) {
+            const __m512 xl = _mm512_loadu_ps(x + 32 * s), xh = _mm512_loadu_ps(x + 32 * s + 16);
+            for (int r = 0; r < SP_GR; r++) {
+                if (r >= nr) break;
+                uint32_t w;
+                memcpy(&w, meta + (r0 + r) * ms + 4 * s, 4);
+                const __m512 v = sp_vals16(vk, vb + ((r0 + r) * vs + 16 * s) * es);
+                acc[r] = _mm512_fmadd_ps(v, sp_pick(w, xl, xh), acc[r]);
+            }
+        }
+        if (tg) { /* the last 1..7 groups, through zero-padded copies; lanes past them keep acc */
+            float xt[32] = {0};
+            memcpy(xt, x + 32 * steps, (size_t)(4 * tg) * sizeof(float));
+            const __m512 xl = _mm512_loadu_ps(xt), xh = _mm512_loadu_ps(xt + 16);
+            const __mmask16 lm = (__mmask16)((1u << (2 * tg)) - 1u);
+            for (int r = 0; r < nr; r++) {
+                uint32_t w = 0;
+                memcpy(&w, meta + (r0 + r) * ms + 4 * steps, (size_t)((tg + 1) / 2));
+                unsigned char vt[64] = {0};
+                memcpy(vt, vb + ((r0 + r) * vs + 16 * steps) * es, (size_t)(2 * tg * es));
+                acc[r] = _mm512_mask3_fmadd_ps(sp_vals16(vk, vt), sp_pick(w, xl, xh), acc[r], lm);
+            }
+        }
+        for (int r = 0; r < nr; r++)
+            y[r0 + r] = sp_lanes(acc[r]);
+    }
+}
+
+static void sp_gemv(int vk, int64_t rows, const void *vals, const uint8_t *meta, int64_t ms,
+                    int64_t K, const float *x, float *y) {
+    switch (vk) {
+    case CT__SPK_F32: sp_gemv_impl(CT__SPK_F32, rows, vals, meta, ms, K, x, y); break;
+    case CT__SPK_BF16: sp_gemv_impl(CT__SPK_BF16, rows, vals, meta, ms, K, x, y); break;
+    case CT__SPK_E4M3: sp_gemv_impl(CT__SPK_E4M3, rows, vals, meta, ms, K, x, y); break;
+    default: sp_gemv_impl(CT__SPK_E5M2, rows, vals, meta, ms, K, x, y); break;
+    }
+}
+
+static void sp_epilogue(float *c, int64_t ldc, int64_t rows, int64_t ncols, const float *mult,
+                        const float *bias) {
+    for (int64_t r = 0; r < rows; r++) {
+        const __m512 m = _mm512_set1_ps(mult[r]), b = _mm512_set1_ps(bias[r]);
+        float *p = c + r * ldc;
+        int64_t n = 0;
+        for (; n + 16 <= ncols; n += 16)
+            _mm512_storeu_ps(p + n, _mm512_fmadd_ps(_mm512_loadu_ps(p + n), m, b));
+        if (n < ncols) {
+            const __mmask16 lm = (__mmask16)((1u << (ncols - n)) - 1u);
+            _mm512_mask_storeu_ps(p + n, lm,
+                                  _mm512_fmadd_ps(_mm512_maskz_loadu_ps(lm, p + n), m, b));
+        }
+    }
+}
+
+const ct__spk_ops ct__spk_ops_avx512 = {SP_W, sp_strip, sp_gemv, sp_epilogue};

@@ -1,0 +1,243 @@
+/* CPU backend of CT_OP_SPARSE24_COMPRESS / DECOMPRESS / MM: the split of rows (or B's columns)
+ * over OpenMP threads, B packing into 64-byte aligned strips of the ISA's width, the k / n
+ * blocking around the ISA strip kernels, and the tables the kernels index (metadata byte -> strip
+ * offsets, FP8 code -> f32), all in the op's workspace. The sparse front end (src/sparse/)
+ * validates, allocates and submits. */
+#include "backends/cpu/cpu_backend.h"
+#include "backends/cpu/kernels/sparse_kernels.h"
+
+#include <omp.h>
+
+/* Below this many multiply-adds an op stays on one thread. */
+#define CT__SP_PAR_MIN (1 << 17)
+
+static const ct__spk_ops *sp_ops(const ct__cpu_state *s) {
+    return s->ctx->isa == CT__ISA_AVX512 ? &ct__spk_ops_avx512
+           : s->ctx->isa == CT__ISA_AVX2 ? &ct__spk_ops_avx2
+                                         : &ct__spk_ops_ref;
+}
+
+static int sp_threads(const ct_op_desc *op, int64_t work) {
+    int nt = op->num_threads;
+    if (nt < 1 || work < CT__SP_PAR_MIN) nt = 1;
+    return nt;
+}
+
+/* out values (M, K/2), meta (M, mb), [scales (M)], [bad (1) int64]; in dense (M, K) f32,
+ * [given scales (M) f32]; ints[0] = 1: prune, 0: strict; ints[1] the values' CT__SPK_ kind. */
+static ct_status sp_compress(const ct_op_desc *op) {
+    const ct_operand *o = op->operands;
+    const int64_t M = o[4].shape[0], K = o[4].shape[1];
+    const int vk = (int)op->ints[1];
+    const int es = ct__spk_size(vk);
+    const int64_t mb = ct__sp24_meta_bytes(K);
+    const bool prune = op->ints[0] != 0;
+    const float *dense = o[4].data, *given = o[5].data;
+    float *scales = o[2].data;
+    int64_t first_bad = INT64_MAX;
+    const int nt = sp_threads(op, M * K);
+    const int64_t chunk = M ? (M + nt - 1) / nt : 1;
+#pragma omp parallel for num_threads(nt) schedule(static) if (nt > 1) reduction(min : first_bad)
+    for (int64_t r0 = 0; r0 < M; r0 += chunk) {
+        const int64_t nr = r0 + chunk < M ? chunk : M - r0;
+        int64_t bad = -1;
+        ct__sp24_compress_rows(vk, prune, r0, nr, K, dense + r0 * K,
+                               (char *)o[0].data + r0 * (K / 2) * es,
+                               (uint8_t *)o[1].data + r0 * mb, scales ? scales + r0 : NULL,
+                               given ? given + r0 : NULL, &bad);
+        if (bad >= 0 && bad < first_bad) first_bad = bad;
+    }
+    if (o[3].data) *(int64_t *)o[3].data = first_bad == INT64_MAX ? -1 : first_bad;
+    return CT_OK;
+}
+
+/* out dense (M, K) f32; in values, meta, [scales]; ints[1] the values' kind. */
+static ct_status sp_decompress(const ct_op_desc *op) {
+    const ct_operand *o = op->operands;
+    const int64_t M = o[0].shape[0], K = o[0].shape[1];
+    const int vk = (int)op->ints[1];
+    const int es = ct__spk_size(vk);
+    const int64_t mb = ct__sp24_meta_bytes(K);
+    const float *scales = o[3].data;
+    const int nt = sp_threads(op, M * K);
+    const int64_t chunk = M ? (M + nt - 1) / nt : 1;
+#pragma omp parallel for num_threads(nt) schedule(static) if (nt > 1)
+    for (int64_t r0 = 0; r0 < M; r0 += chunk) {
+        const int64_t nr = r0 + chunk < M ? chunk : M - r0;
+        ct__sp24_decompress_rows(vk, nr, K, (const char *)o[1].data + r0 * (K / 2) * es,
+                                 (const uint8_t *)o[2].data + r0 * mb, scales ? scales + r0 : NULL,
+                                 (float *)o[0].data + r0 * K);
+    }
+    return CT_OK;
+}
+
+/* Pack B rows [k0, k0 + kc) x columns [n0, n1) as f32 strips of w columns (zero padded). */
+static void sp_pack_b(int bk, const void *b, int64_t sk, int64_t sn, int64_t k0, int64_t kc,
+                      int64_t n0, int64_t n1, int w, float *bp) {
+    const int64_t nstrip = (n1 - n0 + w - 1) / w;
+    for (int64_t s = 0; s < nstrip; s++) {
+        float *dst =
+            bp + s * CT__SP24_KC * w; /* strips at a fixed stride: the last block may be short */
+        const int64_t c0 = n0 + s * w, cn = n1 - c0 < w ? n1 - c0 : w;
+        for (int64_t k = 0; k < kc; k++) {
+            float *d = dst + k * w;
+            const int64_t at = (k0 + k) * sk + c0 * sn;
+            if (bk == CT__SPK_F32 && sn == 1) {
+                memcpy(d, (const float *)b + at, (size_t)cn * sizeof(float));
+            } else {
+                for (int64_t n = 0; n < cn; n++)
+                    d[n] = ct__spk_get(bk, b, at + n * sn);
+            }
+            if (cn < w) memset(d + cn, 0, (size_t)(w - cn) * sizeof(float));
+        }
+    }
+}
+
+typedef struct {
+    const ct__spk_ops *ops;
+    int vk, bk, es;
+    int64_t M, N, K, mb, sk, sn;
+    const void *vals, *b;
+    const uint8_t *meta;
+    const float *mult, *bias;
+    const int32_t *lut;
+    const float *vtab;
+    float *out;
+} sp_mm;
+
+/* Rows [m0, m1) x columns [n0, n1) of out with the ISA strip kernel; bp: this thread's block. */
+static void sp_mm_tile(const sp_mm *p, int64_t m0, int64_t m1, int64_t n0, int64_t n1, float *bp) {
+    const int w = p->ops->w;
+    for (int64_t nb = n0; nb < n1; nb += CT__SP24_NC) {
+        const int64_t ne = nb + CT__SP24_NC < n1 ? nb + CT__SP24_NC : n1;
+        for (int64_t k0 = 0; k0 < p->K; k0 += CT__SP24_KC) {
+            const int64_t kc = p->K - k0 < CT__SP24_KC ? p->K - k0 : CT__SP24_KC;
+            sp_pack_b(p->bk, p->b, p->sk, p->sn, k0, kc, nb, ne, w, bp);
+            const int64_t g0 = k0 / 4;
+            for (int64_t mc = m0; mc < m1; mc += CT__SP24_MC) {
+                const int64_t rows = m1 - mc < CT__SP24_MC ? m1 - mc : CT__SP24_MC;
+                for (int64_t c0 = nb; c0 < ne; c0 += w) {
+                    ct__sp24_strip_args a = {
+                        .vkind = p->vk,
+                        .rows = rows,
+                        .vals = (const char *)p->vals + (mc * (p->K / 2) + 2 * g0) * p->es,
+                        .vstride = p->K / 2,
+                        .meta = p->meta + mc * p->mb + g0 / 2,
+                        .mstride = p->mb,
+                        .ng = kc / 4,
+                        .lut = p->lut,
+                        .vtab = p->vtab,
+                        .bp = bp + (c0 - nb) / w * (CT__SP24_KC * w),
+                        .ncols = (int)(ne - c0 < w ? ne - c0 : w),
+                        .c = p->out + mc * p->N + c0,
+                        .ldc = p->N,
+                        .first = k0 == 0,
+                    };
+                    p->ops->strip(&a);
+                }
+            }
+        }
+    }
+    p->ops->epilogue(p->out + m0 * p->N + n0, p->N, m1 - m0, n1 - n0, p->mult + m0, p->bias + m0);
+}
+
+/* out (M, N) f32; in values (M, K/2), meta (M, mb), epilogue (2, M) f32 = mult, bias; B (K, N)
+ * any strides; work u8 (ct__sp24_work_plan); ints[1], ints[2] the kinds of the values and B. FP8
+ * operands travel as uint8 codes. */
+static ct_status sp_matmul(const ct__cpu_state *s, const ct_op_desc *op) {
+    const ct_operand *o = op->operands;
+    sp_mm p = {0};
+    p.ops = sp_ops(s);
+    p.M = o[0].shape[0];
+    p.N = o[0].shape[1];
+    p.K = o[1].shape[1] * 2;
+    p.vk = (int)op->ints[1];
+    p.bk = (int)op->ints[2];
+    p.es = ct__spk_size(p.vk);
+    p.mb = ct__sp24_meta_bytes(p.K);
+    p.vals = o[1].data;
+    p.meta = o[2].data;
+    p.mult = o[3].data;
+    p.bias = (const float *)o[3].data + p.M;
+    p.b = o[4].data;
+    p.sk = o[4].strides[0];
+    p.sn = o[4].strides[1];
+    p.out = o[0].data;
+    if (p.M == 0 || p.N == 0) return CT_OK;
+    const ct__sp24_work wp = ct__sp24_work_plan(p.N, p.K, op->num_threads);
+    char *work = (char *)(((uintptr_t)o[5].data + 63) & ~(uintptr_t)63);
+    int32_t *lut = (int32_t *)(work + wp.lut);
+    float *vtab = (float *)(work + wp.vtab);
+    const int w = p.ops->w ? p.ops->w : 1;
+    for (int b = 0; b < 256; b++) {
+        const int kl[4] = {b & 3, (b >> 2) & 3, 4 + ((b >> 4) & 3), 4 + ((b >> 6) & 3)};
+        for (int j = 0; j < 4; j++)
+            lut[4 * b + j] = kl[j] * w;
+    }
+    if (p.vk == CT__SPK_E4M3 || p.vk == CT__SPK_E5M2) {
+        const int elem = p.vk == CT__SPK_E4M3 ? CT__MXK_E4M3 : CT__MXK_E5M2;
+        for (int c = 0; c < 256; c++)
+            vtab[c] = ct__mxk_dec1(elem, (uint8_t)c);
+    }
+    p.lut = lut;
+    p.vtab = vtab;
+    if (p.K == 0) { /* empty sums: the epilogue of +0 */
+        memset(p.out, 0, (size_t)(p.M * p.N) * sizeof(float));
+        p.ops->epilogue(p.out, p.N, p.M, p.N, p.mult, p.bias);
+        return CT_OK;
+    }
+    const int nt = sp_threads(op, p.M * p.N * (p.K / 2));
+    if (p.N == 1) {
+        const float *x = p.b;
+        if (p.bk != CT__SPK_F32 || p.sk != 1) {
+            float *xw = (float *)(work + wp.x);
+            for (int64_t k = 0; k < p.K; k++)
+                xw[k] = ct__spk_get(p.bk, p.b, k * p.sk);
+            x = xw;
+        }
+        const int64_t chunk = (p.M + nt - 1) / nt;
+#pragma omp parallel for num_threads(nt) schedule(static) if (nt > 1)
+        for (int64_t r0 = 0; r0 < p.M; r0 += chunk) {
+            const int64_t nr = r0 + chunk < p.M ? chunk : p.M - r0;
+            p.ops->gemv(p.vk, nr, (const char *)p.vals + r0 * (p.K / 2) * p.es, p.meta + r0 * p.mb,
+                        p.mb, p.K, x, p.out + r0);
+            p.ops->epilogue(p.out + r0, 1, nr, 1, p.mult + r0, p.bias + r0);
+        }
+        return CT_OK;
+    }
+    if (!p.ops->strip) { /* the reference: one chain per output */
+        const int64_t chunk = (p.M + nt - 1) / nt;
+#pragma omp parallel for num_threads(nt) schedule(static) if (nt > 1)
+        for (int64_t r0 = 0; r0 < p.M; r0 += chunk) {
+            const int64_t r1 = r0 + chunk < p.M ? r0 + chunk : p.M;
+            ct__sp24_gemm_ref(p.vk, r0, r1, p.N, p.K, p.vals, p.meta, p.bk, p.b, p.sk, p.sn, p.mult,
+                              p.bias, p.out);
+        }
+        return CT_OK;
+    }
+    /* Split rows when every thread gets a full row block, else B's strips. */
+    const bool by_rows = p.M >= (int64_t)nt * CT__SP24_MC / 2 || p.N <= w;
+    const int64_t units = by_rows ? p.M : (p.N + w - 1) / w;
+    const int nth = units < nt ? (int)units : nt;
+#pragma omp parallel num_threads(nth) if (nth > 1)
+    {
+        const int t = nth > 1 ? omp_get_thread_num() : 0;
+        const int64_t u0 = units * t / nth, u1 = units * (t + 1) / nth;
+        float *bp = (float *)(work + wp.bp + t * wp.bp_bytes);
+        if (u1 > u0) {
+            if (by_rows)
+                sp_mm_tile(&p, u0, u1, 0, p.N, bp);
+            else
+                sp_mm_tile(&p, 0, p.M, u0 * w, u1 * w < p.N ? u1 * w : p.N, bp);
+        }
+    }
+    return CT_OK;
+}
+
+ct_status ct__cpu_sparse(ct__cpu_state *s, const ct_op_desc *op) {
+    switch (op->kind) {
+    case CT_OP_SPARSE24_COMPRESS: return sp_compress(op);
+    case CT_OP_SPARSE24_DECOMPRESS: return sp_decompress(op);
+    default: return sp_matmul(s, op);
+    }
+}
