@@ -23,7 +23,7 @@
 /* Element kinds of values and of the dense B operand. */
 enum { CT__SPK_F32 = 0, CT__SPK_BF16 = 1, CT__SPK_E4M3 = 2, CT__SPK_E5M2 = 3, CT__SPK_F16 = 4 };
 
-#define CT__SP24_KC 128  /* k rows of B per packed block (32 groups, 16 metadata bytes) */
+#define CT__SP24_KC 64 /* k rows of B per packed block (16 groups, 8 metadata bytes): a 64-wide strip is 16 KiB */
 #define CT__SP24_NC 512  /* columns of B per packed block */
 #define CT__SP24_MC 128  /* rows of A swept per packed block while it is hot in L2 */
 #define CT__SP24_WMAX 64 /* widest B strip of any ISA (floats); strips are 64-byte aligned */

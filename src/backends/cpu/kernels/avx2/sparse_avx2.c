@@ -24,7 +24,9 @@ CT__AI void sp_tile(const ct__sp24_strip_args *a, int64_t r0, const int MR, cons
     const int lastn = a->ncols - 8 * (NV - 1);
     const __m256i lm = sp_mask(lastn >= 8 ? 8 : lastn);
     float *c = a->c + r0 * a->ldc;
+    #pragma GCC unroll 16
     for (int r = 0; r < MR; r++)
+        #pragma GCC unroll 16
         for (int v = 0; v < NV; v++)
             acc[r][v] = a->first      ? _mm256_setzero_ps()
                         : v == NV - 1 ? _mm256_maskload_ps(c + r * a->ldc + 8 * v, lm)
@@ -34,12 +36,15 @@ CT__AI void sp_tile(const ct__sp24_strip_args *a, int64_t r0, const int MR, cons
     const int64_t v0 = r0 * vs;
     for (int64_t q = 0; q < full; q++) {
         const float *bq = a->bp + q * 8 * SP_W;
+        #pragma GCC unroll 16
         for (int r = 0; r < MR; r++) {
             const int32_t *l = a->lut + 4 * meta[r * a->mstride + q];
+            #pragma GCC unroll 16
             for (int j = 0; j < 4; j++) {
                 const __m256 av =
                     _mm256_set1_ps(sp_val(vk, a->vals, v0 + r * vs + 4 * q + j, a->vtab));
                 const float *p = bq + l[j];
+                #pragma GCC unroll 16
                 for (int v = 0; v < NV; v++)
                     acc[r][v] = _mm256_fmadd_ps(av, _mm256_load_ps(p + 8 * v), acc[r][v]);
             }
@@ -47,18 +52,23 @@ CT__AI void sp_tile(const ct__sp24_strip_args *a, int64_t r0, const int MR, cons
     }
     if (a->ng & 1) {
         const float *bq = a->bp + full * 8 * SP_W;
+        #pragma GCC unroll 16
         for (int r = 0; r < MR; r++) {
             const int32_t *l = a->lut + 4 * meta[r * a->mstride + full];
+            #pragma GCC unroll 16
             for (int j = 0; j < 2; j++) {
                 const __m256 av =
                     _mm256_set1_ps(sp_val(vk, a->vals, v0 + r * vs + 4 * full + j, a->vtab));
                 const float *p = bq + l[j];
+                #pragma GCC unroll 16
                 for (int v = 0; v < NV; v++)
                     acc[r][v] = _mm256_fmadd_ps(av, _mm256_load_ps(p + 8 * v), acc[r][v]);
             }
         }
     }
+    #pragma GCC unroll 16
     for (int r = 0; r < MR; r++)
+        #pragma GCC unroll 16
         for (int v = 0; v < NV; v++) {
             if (v == NV - 1)
                 _mm256_maskstore_ps(c + r * a->ldc + 8 * v, lm, acc[r][v]);

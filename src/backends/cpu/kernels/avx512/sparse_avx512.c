@@ -23,7 +23,9 @@ CT__AI void sp_tile(const ct__sp24_strip_args *a, int64_t r0, const int MR, cons
     const int lastn = a->ncols - 16 * (NV - 1);
     const __mmask16 lm = (__mmask16)(lastn >= 16 ? 0xFFFFu : (1u << lastn) - 1u);
     float *c = a->c + r0 * a->ldc;
+    #pragma GCC unroll 16
     for (int r = 0; r < MR; r++)
+        #pragma GCC unroll 16
         for (int v = 0; v < NV; v++)
             acc[r][v] = a->first      ? _mm512_setzero_ps()
                         : v == NV - 1 ? _mm512_maskz_loadu_ps(lm, c + r * a->ldc + 16 * v)
@@ -33,12 +35,15 @@ CT__AI void sp_tile(const ct__sp24_strip_args *a, int64_t r0, const int MR, cons
     const int64_t v0 = r0 * vs;
     for (int64_t q = 0; q < full; q++) {
         const float *bq = a->bp + q * 8 * SP_W;
+        #pragma GCC unroll 16
         for (int r = 0; r < MR; r++) {
             const int32_t *l = a->lut + 4 * meta[r * a->mstride + q];
+            #pragma GCC unroll 16
             for (int j = 0; j < 4; j++) {
                 const __m512 av =
                     _mm512_set1_ps(sp_val(vk, a->vals, v0 + r * vs + 4 * q + j, a->vtab));
                 const float *p = bq + l[j];
+                #pragma GCC unroll 16
                 for (int v = 0; v < NV; v++)
                     acc[r][v] = _mm512_fmadd_ps(av, _mm512_load_ps(p + 16 * v), acc[r][v]);
             }
@@ -46,18 +51,23 @@ CT__AI void sp_tile(const ct__sp24_strip_args *a, int64_t r0, const int MR, cons
     }
     if (a->ng & 1) { /* the last group of K alone in its byte */
         const float *bq = a->bp + full * 8 * SP_W;
+        #pragma GCC unroll 16
         for (int r = 0; r < MR; r++) {
             const int32_t *l = a->lut + 4 * meta[r * a->mstride + full];
+            #pragma GCC unroll 16
             for (int j = 0; j < 2; j++) {
                 const __m512 av =
                     _mm512_set1_ps(sp_val(vk, a->vals, v0 + r * vs + 4 * full + j, a->vtab));
                 const float *p = bq + l[j];
+                #pragma GCC unroll 16
                 for (int v = 0; v < NV; v++)
                     acc[r][v] = _mm512_fmadd_ps(av, _mm512_load_ps(p + 16 * v), acc[r][v]);
             }
         }
     }
+    #pragma GCC unroll 16
     for (int r = 0; r < MR; r++)
+        #pragma GCC unroll 16
         for (int v = 0; v < NV; v++) {
             if (v == NV - 1)
                 _mm512_mask_storeu_ps(c + r * a->ldc + 16 * v, lm, acc[r][v]);
@@ -90,24 +100,37 @@ static void sp_strip(const ct__sp24_strip_args *a) {
     }
 }
 
+/* 16 FP8 codes -> f32, exact, through f16: an E5M2 code is the upper byte of the f16 of the same
+ * value; an E4M3 code's exponent and mantissa sit in an f16 with a bias 8 too large (times 2^8
+ * after widening; subnormals included), and its one NaN code (magnitude 0x7F) is patched. */
+CT__AI __m512 sp_fp8_16(int vk, __m128i c8) {
+    const __m256i w = _mm256_cvtepu8_epi16(c8);
+    if (vk == CT__SPK_E5M2) return _mm512_cvtph_ps(_mm256_slli_epi16(w, 8));
+    const __m256i h = _mm256_and_si256(_mm256_srai_epi16(_mm256_slli_epi16(w, 8), 1),
+                                       _mm256_set1_epi16((short)0xBFFF));
+    const __mmask16 num = _mm256_cmpneq_epi16_mask(_mm256_slli_epi16(w, 9),
+                                                   _mm256_set1_epi16((short)0xFE00));
+    return _mm512_mask_mul_ps(_mm512_set1_ps(NAN), num, _mm512_cvtph_ps(h),
+                              _mm512_set1_ps(256.0f));
+}
+
 /* 16 kept values of kind vk from p (full loads). */
 CT__AI __m512 sp_vals16(int vk, const void *p) {
     if (vk == CT__SPK_F32) return _mm512_loadu_ps(p);
     if (vk == CT__SPK_BF16)
         return _mm512_castsi512_ps(
             _mm512_slli_epi32(_mm512_cvtepu16_epi32(_mm256_loadu_si256((const __m256i *)p)), 16));
-    __m512i c = _mm512_cvtepu8_epi32(_mm_loadu_si128((const __m128i *)p));
-    return ct__dec16(vk == CT__SPK_E4M3 ? CT__MXK_E4M3 : CT__MXK_E5M2, c);
+    return sp_fp8_16(vk, _mm_loadu_si128((const __m128i *)p));
 }
 
-/* x operands of the 16 kept values of 8 groups: metadata word w, x window xl (k 0..15), xh. */
+/* x operands of the 16 kept values of 8 groups: metadata word w, x window xl (k 0..15), xh.
+ * Lane l = 2g + j takes index bits 2l..2l+1 of w, plus 4g (merged by one ternary-logic op: the
+ * permute reads only the index's low five bits). */
 CT__AI __m512 sp_pick(uint32_t w, __m512 xl, __m512 xh) {
     const __m512i sh = _mm512_setr_epi32(0, 2, 4, 6, 8, 10, 12, 14, 16, 18, 20, 22, 24, 26, 28, 30);
-    const __m512i base =
-        _mm512_setr_epi32(0, 0, 4, 4, 8, 8, 12, 12, 16, 16, 20, 20, 24, 24, 28, 28);
-    __m512i idx = _mm512_add_epi32(
-        _mm512_and_si512(_mm512_srlv_epi32(_mm512_set1_epi32((int)w), sh), _mm512_set1_epi32(3)),
-        base);
+    const __m512i base = _mm512_setr_epi32(0, 0, 4, 4, 8, 8, 12, 12, 16, 16, 20, 20, 24, 24, 28, 28);
+    const __m512i idx = _mm512_ternarylogic_epi32(
+        _mm512_srlv_epi32(_mm512_set1_epi32((int)w), sh), base, _mm512_set1_epi32(3), 0xE4);
     return _mm512_permutex2var_ps(xl, idx, xh);
 }
 
@@ -132,8 +155,9 @@ CT__AI void sp_gemv_impl(const int vk, int64_t rows, const void *vals, const uin
             acc[r] = _mm512_setzero_ps();
         for (int64_t s = 0; s < steps; s++) {
             const __m512 xl = _mm512_loadu_ps(x + 32 * s), xh = _mm512_loadu_ps(x + 32 * s + 16);
+#pragma GCC unroll 4
             for (int r = 0; r < SP_GR; r++) {
-                if (r >= nr) break;
+                if (nr < SP_GR && r >= nr) break;
                 uint32_t w;
                 memcpy(&w, meta + (r0 + r) * ms + 4 * s, 4);
                 const __m512 v = sp_vals16(vk, vb + ((r0 + r) * vs + 16 * s) * es);
