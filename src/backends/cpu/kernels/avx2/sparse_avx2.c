@@ -2,8 +2,11 @@
  * columns (four ymm); the N == 1 kernel keeps its 16 lanes in two ymm (groups 0-3 and 4-7 of a
  * step) and picks each half's x operands out of 16 loaded values with two vpermps and a blend.
  * Bit-exact with the reference (sparse_kernels.h's order). */
-#include "backends/cpu/kernels/avx2/mx_simd.h"
 #include "backends/cpu/kernels/sparse_kernels.h"
+
+#include <immintrin.h>
+
+#define CT__AI static inline __attribute__((always_inline))
 
 #define SP_W 32
 
@@ -24,9 +27,9 @@ CT__AI void sp_tile(const ct__sp24_strip_args *a, int64_t r0, const int MR, cons
     const int lastn = a->ncols - 8 * (NV - 1);
     const __m256i lm = sp_mask(lastn >= 8 ? 8 : lastn);
     float *c = a->c + r0 * a->ldc;
-    #pragma GCC unroll 16
+#pragma GCC unroll 16
     for (int r = 0; r < MR; r++)
-        #pragma GCC unroll 16
+#pragma GCC unroll 16
         for (int v = 0; v < NV; v++)
             acc[r][v] = a->first      ? _mm256_setzero_ps()
                         : v == NV - 1 ? _mm256_maskload_ps(c + r * a->ldc + 8 * v, lm)
@@ -36,15 +39,15 @@ CT__AI void sp_tile(const ct__sp24_strip_args *a, int64_t r0, const int MR, cons
     const int64_t v0 = r0 * vs;
     for (int64_t q = 0; q < full; q++) {
         const float *bq = a->bp + q * 8 * SP_W;
-        #pragma GCC unroll 16
+#pragma GCC unroll 16
         for (int r = 0; r < MR; r++) {
             const int32_t *l = a->lut + 4 * meta[r * a->mstride + q];
-            #pragma GCC unroll 16
+#pragma GCC unroll 16
             for (int j = 0; j < 4; j++) {
                 const __m256 av =
                     _mm256_set1_ps(sp_val(vk, a->vals, v0 + r * vs + 4 * q + j, a->vtab));
                 const float *p = bq + l[j];
-                #pragma GCC unroll 16
+#pragma GCC unroll 16
                 for (int v = 0; v < NV; v++)
                     acc[r][v] = _mm256_fmadd_ps(av, _mm256_load_ps(p + 8 * v), acc[r][v]);
             }
@@ -52,23 +55,23 @@ CT__AI void sp_tile(const ct__sp24_strip_args *a, int64_t r0, const int MR, cons
     }
     if (a->ng & 1) {
         const float *bq = a->bp + full * 8 * SP_W;
-        #pragma GCC unroll 16
+#pragma GCC unroll 16
         for (int r = 0; r < MR; r++) {
             const int32_t *l = a->lut + 4 * meta[r * a->mstride + full];
-            #pragma GCC unroll 16
+#pragma GCC unroll 16
             for (int j = 0; j < 2; j++) {
                 const __m256 av =
                     _mm256_set1_ps(sp_val(vk, a->vals, v0 + r * vs + 4 * full + j, a->vtab));
                 const float *p = bq + l[j];
-                #pragma GCC unroll 16
+#pragma GCC unroll 16
                 for (int v = 0; v < NV; v++)
                     acc[r][v] = _mm256_fmadd_ps(av, _mm256_load_ps(p + 8 * v), acc[r][v]);
             }
         }
     }
-    #pragma GCC unroll 16
+#pragma GCC unroll 16
     for (int r = 0; r < MR; r++)
-        #pragma GCC unroll 16
+#pragma GCC unroll 16
         for (int v = 0; v < NV; v++) {
             if (v == NV - 1)
                 _mm256_maskstore_ps(c + r * a->ldc + 8 * v, lm, acc[r][v]);
@@ -101,14 +104,26 @@ static void sp_strip(const ct__sp24_strip_args *a) {
     }
 }
 
+/* 8 FP8 codes -> f32, exact, through f16 (the AVX-512 file's method; the E4M3 NaN codes are
+ * found on the f16 bits: magnitude 0x7F is f16 0x3F80). */
+CT__AI __m256 sp_fp8_8(int vk, __m128i c8) {
+    if (vk == CT__SPK_E5M2) return _mm256_cvtph_ps(_mm_slli_epi16(_mm_cvtepu8_epi16(c8), 8));
+    const __m128i h =
+        _mm_and_si128(_mm_slli_epi16(_mm_cvtepi8_epi16(c8), 7), _mm_set1_epi16((short)0xBFFF));
+    const __m128i nan = _mm_cmpeq_epi16(_mm_or_si128(h, _mm_set1_epi16((short)0x8000)),
+                                        _mm_set1_epi16((short)0xBF80));
+    const __m256 v = _mm256_mul_ps(_mm256_cvtph_ps(h), _mm256_set1_ps(256.0f));
+    return _mm256_blendv_ps(v, _mm256_set1_ps(NAN),
+                            _mm256_castsi256_ps(_mm256_cvtepi16_epi32(nan)));
+}
+
 /* 8 kept values of kind vk from p (full loads). */
 CT__AI __m256 sp_vals8(int vk, const void *p) {
     if (vk == CT__SPK_F32) return _mm256_loadu_ps(p);
     if (vk == CT__SPK_BF16)
         return _mm256_castsi256_ps(
             _mm256_slli_epi32(_mm256_cvtepu16_epi32(_mm_loadu_si128((const __m128i *)p)), 16));
-    __m256i c = _mm256_cvtepu8_epi32(_mm_loadl_epi64((const __m128i *)p));
-    return ct__dec8(vk == CT__SPK_E4M3 ? CT__MXK_E4M3 : CT__MXK_E5M2, c);
+    return sp_fp8_8(vk, _mm_loadl_epi64((const __m128i *)p));
 }
 
 /* x operands of the 8 kept values of 4 groups: metadata half-word w, x window x0 (k 0..7), x1. */

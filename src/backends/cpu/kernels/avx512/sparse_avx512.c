@@ -4,8 +4,11 @@
  * values are multiplied. N == 1: sixteen kept values per step, their x operands picked out of 32
  * loaded x values by one vpermt2ps whose indices come from the metadata word by variable shifts;
  * FP8 values are decoded in registers. Bit-exact with the reference (sparse_kernels.h's order). */
-#include "backends/cpu/kernels/avx512/mx_simd.h"
 #include "backends/cpu/kernels/sparse_kernels.h"
+
+#include <immintrin.h>
+
+#define CT__AI static inline __attribute__((always_inline))
 
 #define SP_W 64
 
@@ -23,9 +26,9 @@ CT__AI void sp_tile(const ct__sp24_strip_args *a, int64_t r0, const int MR, cons
     const int lastn = a->ncols - 16 * (NV - 1);
     const __mmask16 lm = (__mmask16)(lastn >= 16 ? 0xFFFFu : (1u << lastn) - 1u);
     float *c = a->c + r0 * a->ldc;
-    #pragma GCC unroll 16
+#pragma GCC unroll 16
     for (int r = 0; r < MR; r++)
-        #pragma GCC unroll 16
+#pragma GCC unroll 16
         for (int v = 0; v < NV; v++)
             acc[r][v] = a->first      ? _mm512_setzero_ps()
                         : v == NV - 1 ? _mm512_maskz_loadu_ps(lm, c + r * a->ldc + 16 * v)
@@ -35,15 +38,15 @@ CT__AI void sp_tile(const ct__sp24_strip_args *a, int64_t r0, const int MR, cons
     const int64_t v0 = r0 * vs;
     for (int64_t q = 0; q < full; q++) {
         const float *bq = a->bp + q * 8 * SP_W;
-        #pragma GCC unroll 16
+#pragma GCC unroll 16
         for (int r = 0; r < MR; r++) {
             const int32_t *l = a->lut + 4 * meta[r * a->mstride + q];
-            #pragma GCC unroll 16
+#pragma GCC unroll 16
             for (int j = 0; j < 4; j++) {
                 const __m512 av =
                     _mm512_set1_ps(sp_val(vk, a->vals, v0 + r * vs + 4 * q + j, a->vtab));
                 const float *p = bq + l[j];
-                #pragma GCC unroll 16
+#pragma GCC unroll 16
                 for (int v = 0; v < NV; v++)
                     acc[r][v] = _mm512_fmadd_ps(av, _mm512_load_ps(p + 16 * v), acc[r][v]);
             }
@@ -51,23 +54,23 @@ CT__AI void sp_tile(const ct__sp24_strip_args *a, int64_t r0, const int MR, cons
     }
     if (a->ng & 1) { /* the last group of K alone in its byte */
         const float *bq = a->bp + full * 8 * SP_W;
-        #pragma GCC unroll 16
+#pragma GCC unroll 16
         for (int r = 0; r < MR; r++) {
             const int32_t *l = a->lut + 4 * meta[r * a->mstride + full];
-            #pragma GCC unroll 16
+#pragma GCC unroll 16
             for (int j = 0; j < 2; j++) {
                 const __m512 av =
                     _mm512_set1_ps(sp_val(vk, a->vals, v0 + r * vs + 4 * full + j, a->vtab));
                 const float *p = bq + l[j];
-                #pragma GCC unroll 16
+#pragma GCC unroll 16
                 for (int v = 0; v < NV; v++)
                     acc[r][v] = _mm512_fmadd_ps(av, _mm512_load_ps(p + 16 * v), acc[r][v]);
             }
         }
     }
-    #pragma GCC unroll 16
+#pragma GCC unroll 16
     for (int r = 0; r < MR; r++)
-        #pragma GCC unroll 16
+#pragma GCC unroll 16
         for (int v = 0; v < NV; v++) {
             if (v == NV - 1)
                 _mm512_mask_storeu_ps(c + r * a->ldc + 16 * v, lm, acc[r][v]);
@@ -100,17 +103,18 @@ static void sp_strip(const ct__sp24_strip_args *a) {
     }
 }
 
-/* 16 FP8 codes -> f32, exact, through f16: an E5M2 code is the upper byte of the f16 of the same
- * value; an E4M3 code's exponent and mantissa sit in an f16 with a bias 8 too large (times 2^8
- * after widening; subnormals included), and its one NaN code (magnitude 0x7F) is patched. */
+/* 16 FP8 codes -> f32, exact, through f16 (cvtph2ps widens subnormals without an f32 denormal
+ * operand): an E5M2 code is the upper byte of the f16 of the same value; an E4M3 code sign-
+ * extended to 16 bits and shifted left by 7 puts its exponent and mantissa in an f16 whose bias
+ * is 8 too large (times 2^8 after widening) once the sign's copy at bit 14 is cleared; its NaN
+ * codes (0x7F, 0xFF) are found on the bytes. */
 CT__AI __m512 sp_fp8_16(int vk, __m128i c8) {
-    const __m256i w = _mm256_cvtepu8_epi16(c8);
-    if (vk == CT__SPK_E5M2) return _mm512_cvtph_ps(_mm256_slli_epi16(w, 8));
-    const __m256i h = _mm256_and_si256(_mm256_srai_epi16(_mm256_slli_epi16(w, 8), 1),
+    if (vk == CT__SPK_E5M2) return _mm512_cvtph_ps(_mm256_slli_epi16(_mm256_cvtepu8_epi16(c8), 8));
+    const __m256i h = _mm256_and_si256(_mm256_slli_epi16(_mm256_cvtepi8_epi16(c8), 7),
                                        _mm256_set1_epi16((short)0xBFFF));
-    const __mmask16 num = _mm256_cmpneq_epi16_mask(_mm256_slli_epi16(w, 9),
-                                                   _mm256_set1_epi16((short)0xFE00));
-    return _mm512_mask_mul_ps(_mm512_set1_ps(NAN), num, _mm512_cvtph_ps(h),
+    const __mmask16 nan =
+        _mm_cmpeq_epi8_mask(_mm_or_si128(c8, _mm_set1_epi8((char)0x80)), _mm_set1_epi8((char)0xFF));
+    return _mm512_mask_mul_ps(_mm512_set1_ps(NAN), (__mmask16)~nan, _mm512_cvtph_ps(h),
                               _mm512_set1_ps(256.0f));
 }
 
@@ -128,9 +132,10 @@ CT__AI __m512 sp_vals16(int vk, const void *p) {
  * permute reads only the index's low five bits). */
 CT__AI __m512 sp_pick(uint32_t w, __m512 xl, __m512 xh) {
     const __m512i sh = _mm512_setr_epi32(0, 2, 4, 6, 8, 10, 12, 14, 16, 18, 20, 22, 24, 26, 28, 30);
-    const __m512i base = _mm512_setr_epi32(0, 0, 4, 4, 8, 8, 12, 12, 16, 16, 20, 20, 24, 24, 28, 28);
-    const __m512i idx = _mm512_ternarylogic_epi32(
-        _mm512_srlv_epi32(_mm512_set1_epi32((int)w), sh), base, _mm512_set1_epi32(3), 0xE4);
+    const __m512i base =
+        _mm512_setr_epi32(0, 0, 4, 4, 8, 8, 12, 12, 16, 16, 20, 20, 24, 24, 28, 28);
+    const __m512i idx = _mm512_ternarylogic_epi32(_mm512_srlv_epi32(_mm512_set1_epi32((int)w), sh),
+                                                  base, _mm512_set1_epi32(3), 0xE4);
     return _mm512_permutex2var_ps(xl, idx, xh);
 }
 
