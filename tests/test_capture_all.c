@@ -192,6 +192,7 @@ static ct_mx_tensor *Wq;
 static ct_tensor *OUT; /* op outputs land here and are released after each call */
 static ct_tensor *OUT2, *OUT3;
 static ct_mx_tensor *QOUT;
+static ct_sparse24 *Sp, *SPOUT; /* a 2:4 matrix (4 x 8) and the 2:4 outputs */
 static const double LO = -0.5, HI = 0.5;
 static const int DIM1 = 1;
 
@@ -350,6 +351,28 @@ static ct_status op_mx_quantize(void) {
 static ct_status op_mx_dequantize(void) { return ct_mx_dequantize(ctx, Wq, CT_FLOAT32, &OUT); }
 static ct_status op_mx_dequantize_into(void) { return ct_mx_dequantize_into(ctx, Wq, Q8); }
 static ct_status op_mx_linear(void) { return ct_mx_linear(ctx, A, Wq, NULL, &OUT); }
+static ct_status op_sparse24_prune(void) {
+    return ct_sparse24_prune(ctx, A, CT_FLOAT8_E4M3FN, &SPOUT);
+}
+static ct_status op_sparse24_prune_ex(void) {
+    const ct_sparse24_options o = {sizeof o, NULL};
+    return ct_sparse24_prune_ex(ctx, A, CT_BFLOAT16, &o, &SPOUT);
+}
+static ct_status op_sparse24_to_dense(void) {
+    return ct_sparse24_to_dense(ctx, Sp, CT_FLOAT32, &OUT);
+}
+static ct_status op_sparse24_mm(void) {
+    return ct_sparse24_mm(ctx, Sp, Mt, NULL, 2.0, CT_BFLOAT16, &OUT);
+}
+static ct_status op_sparse24_mm_ex(void) {
+    const ct_sparse24_mm_options o = {sizeof o, 0.5};
+    ct_tensor *at = NULL; /* a strided 8 x 4 B */
+    ct_status st = ct_tensor_transpose(ctx, A, 0, 1, &at);
+    if (st == CT_OK) st = ct_sparse24_mm_ex(ctx, Sp, at, NULL, 1.0, CT_FLOAT32, &o, &OUT);
+    ct_tensor_release(at);
+    return st;
+}
+static ct_status op_sparse24_linear(void) { return ct_sparse24_linear(ctx, A, Sp, NULL, &OUT); }
 static ct_status loop_never(ct_ctx *c, void *u, int n, ct_tensor *const *v, ct_tensor **pred) {
     (void)u, (void)n, (void)v;
     return ct_tensor_zeros(c, CT_BOOL, 0, NULL, pred);
@@ -650,6 +673,12 @@ static const op_entry computing[] = {
     E(mx_dequantize),
     E(mx_dequantize_into),
     E(mx_linear),
+    E(sparse24_prune),
+    E(sparse24_prune_ex),
+    E(sparse24_to_dense),
+    E(sparse24_mm),
+    E(sparse24_mm_ex),
+    E(sparse24_linear),
     E(optim_step),
     E(while_loop),
     E(backward),
@@ -839,6 +868,16 @@ static const struct {
     {"ct_mx_format_name", "table lookup"},
     {"ct_mx_from_gguf_mxfp4", "host byte import (refused during capture, as host uploads)"},
     {"ct_mx_to_gguf_mxfp4", "host byte export (refused during capture, as host reads)"},
+    {"ct_sparse24_from_dense", "reads its 2:4 check on the host (refused during capture)"},
+    {"ct_sparse24_from_dense_ex", "reads its 2:4 check on the host (refused during capture)"},
+    {"ct_sparse24_from_parts",
+     "host check of the metadata and host copies (refused during capture)"},
+    {"ct_sparse24_free", "lifetime"},
+    {"ct_sparse24_values", "getter"},
+    {"ct_sparse24_metadata", "getter"},
+    {"ct_sparse24_scales", "getter"},
+    {"ct_sparse24_shape", "getter"},
+    {"ct_sparse24_dtype", "getter"},
     {"ct_optim_options_default", "options constructor"},
     {"ct_optim_create", "lifetime (its zero state comes from ct_tensor_full, listed above)"},
     {"ct_optim_free", "lifetime"},
@@ -875,6 +914,8 @@ static void release_outs(void) {
     OUT = OUT2 = OUT3 = NULL;
     ct_mx_tensor_free(QOUT);
     QOUT = NULL;
+    ct_sparse24_free(SPOUT);
+    SPOUT = NULL;
 }
 
 TEST(every_computing_op_is_captured) {
@@ -898,6 +939,7 @@ TEST(every_computing_op_is_captured) {
     GIdx = from_f64(CT_INT64, 2, s48, gv);
     CHECK_OK(ct_tensor_ones(ctx, CT_FLOAT32, 2, (int64_t[]){6, 3}, &Src6));
     CHECK_OK(ct_mx_quantize(ctx, A, CT_MXFP4_E2M1, 32, 1, CT_MX_SCALE_FLOOR, &Wq));
+    CHECK_OK(ct_sparse24_prune(ctx, A, CT_FLOAT32, &Sp));
     ct_optim_options oo = ct_optim_options_default(CT_OPTIM_ADAM);
     oo.impl = CT_OPTIM_IMPL_FUSED;
     CHECK_OK(ct_optim_create(ctx, &oo, 1, &Dst, &Opt));
@@ -928,6 +970,7 @@ TEST(every_computing_op_is_captured) {
     for (size_t i = 0; i < sizeof all / sizeof all[0]; i++)
         ct_tensor_release(all[i]);
     ct_mx_tensor_free(Wq);
+    ct_sparse24_free(Sp);
     ct_optim_free(Opt);
 }
 

@@ -103,6 +103,35 @@ done:
     return st;
 }
 
+/* 2:4 sparsity: prune (f32 and FP8), strict compression, decompression, mm (N = 1 and N > 1,
+ * bf16 out), linear, and the parts constructor. */
+static ct_status seq_sparse(ct_ctx *ctx) {
+    ct_tensor *t[8] = {0};
+    ct_sparse24 *sp[4] = {0};
+    int k = 0;
+    ct_status st;
+    int64_t ws[2] = {6, 16}, bs[2] = {16, 3}, xs[2] = {2, 16}, x1[2] = {16, 1};
+    STEP(ct_tensor_randn(ctx, CT_FLOAT32, 2, ws, 3, 0, &t[k++]));
+    STEP(ct_tensor_randn(ctx, CT_FLOAT32, 2, bs, 4, 0, &t[k++]));
+    STEP(ct_tensor_randn(ctx, CT_FLOAT32, 2, xs, 5, 0, &t[k++]));
+    STEP(ct_tensor_randn(ctx, CT_FLOAT32, 2, x1, 6, 0, &t[k++]));
+    STEP(ct_sparse24_prune(ctx, t[0], CT_FLOAT32, &sp[0]));
+    STEP(ct_sparse24_prune(ctx, t[0], CT_FLOAT8_E4M3FN, &sp[1]));
+    STEP(ct_sparse24_to_dense(ctx, sp[0], CT_BFLOAT16, &t[k++]));
+    STEP(ct_sparse24_from_dense(ctx, t[4], CT_BFLOAT16, &sp[2]));
+    STEP(ct_sparse24_mm(ctx, sp[1], t[1], NULL, 1.0, CT_BFLOAT16, &t[k++]));
+    STEP(ct_sparse24_mm(ctx, sp[0], t[3], NULL, 2.0, CT_FLOAT32, &t[k++]));
+    STEP(ct_sparse24_linear(ctx, t[2], sp[2], NULL, &t[k++]));
+    STEP(ct_sparse24_from_parts(ctx, 6, 16, ct_sparse24_values(sp[1]), ct_sparse24_metadata(sp[1]),
+                                ct_sparse24_scales(sp[1]), &sp[3]));
+done:
+    for (int i = 0; i < 4; i++)
+        ct_sparse24_free(sp[i]);
+    for (int i = 0; i < k; i++)
+        ct_tensor_release(t[i]);
+    return st;
+}
+
 /* eigh: lane kernels (batch, strided, f16 through f32) and LAPACK (n = 80, workspace). */
 static ct_status seq_eigh(ct_ctx *ctx) {
     ct_tensor *t[12] = {0};
@@ -346,6 +375,10 @@ TEST(mx_and_gguf) {
     walk("mx", seq_mx, false, false, 500);
     walk("mx", seq_mx, true, false, 500);
 }
+TEST(sparse24) {
+    walk("sparse", seq_sparse, false, false, 800);
+    walk("sparse", seq_sparse, true, false, 800);
+}
 /* eigh's copies run kernels that keep per-thread scratch after first use: walked warm */
 TEST(eigh) {
     walk_ex("eigh", seq_eigh, false, false, true, 500);
@@ -366,6 +399,7 @@ int main(void) {
     RUN(fail_from_n_onward);
     RUN(graph_capture_replay_cond);
     RUN(mx_and_gguf);
+    RUN(sparse24);
     RUN(eigh);
     RUN(everyday_ops);
     RUN(more_ops);

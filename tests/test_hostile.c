@@ -946,6 +946,81 @@ static void flaky_free(void *u, void *p) {
     free(p);
 }
 
+/* The 2:4 sparse kinds at the public submit entry: well-formed compress / decompress / mm
+ * descriptors run and match the public calls; kind codes that disagree with the dtypes, a K not a
+ * multiple of 4, metadata or values of the wrong size, FP8 values without scales, an epilogue of
+ * the wrong shape and a workspace smaller than the plan are refused before a kernel sees them. */
+TEST(stream_submit_checks_sparse24) {
+    ct_ctx *ctx = make_ctx(false, NULL);
+    ct_stream *s = NULL;
+    CHECK_OK(ct_ctx_default_stream(ctx, (ct_device){CT_DEVICE_CPU, 0}, &s));
+    const int64_t ds[2] = {3, 8}, vs[2] = {3, 4}, ms[2] = {3, 1}, es[2] = {2, 3}, bs[2] = {8, 2},
+                  os[2] = {3, 2}, n3 = 3;
+    float dv[24];
+    for (int i = 0; i < 24; i++)
+        dv[i] = (float)((i * 7) % 5) - 2.0f;
+    ct_tensor *dense = NULL, *vals = NULL, *meta = NULL, *v8 = NULL, *sc = NULL, *back = NULL,
+              *epi = NULL, *b = NULL, *out = NULL, *work = NULL, *small = NULL;
+    CHECK_OK(ct_tensor_from_host(ctx, dv, CT_FLOAT32, 2, ds, &dense));
+    CHECK_OK(ct_tensor_zeros(ctx, CT_FLOAT32, 2, vs, &vals));
+    CHECK_OK(ct_tensor_zeros(ctx, CT_UINT8, 2, ms, &meta));
+    CHECK_OK(ct_tensor_zeros(ctx, CT_UINT8, 2, vs, &v8));
+    CHECK_OK(ct_tensor_zeros(ctx, CT_FLOAT32, 1, &n3, &sc));
+    CHECK_OK(ct_tensor_zeros(ctx, CT_FLOAT32, 2, ds, &back));
+    CHECK_OK(ct_tensor_ones(ctx, CT_FLOAT32, 2, es, &epi));
+    CHECK_OK(ct_tensor_ones(ctx, CT_FLOAT32, 2, bs, &b));
+    CHECK_OK(ct_tensor_zeros(ctx, CT_FLOAT32, 2, os, &out));
+    const int64_t wb = 8192 + 64 * 64 * 4 + 64 * 64, w1 = 64;
+    CHECK_OK(ct_tensor_zeros(ctx, CT_UINT8, 1, &wb, &work));
+    CHECK_OK(ct_tensor_zeros(ctx, CT_UINT8, 1, &w1, &small));
+    ct_op_desc good, d;
+#define BAD(mutation, want)                                                                        \
+    do {                                                                                           \
+        d = good;                                                                                  \
+        mutation;                                                                                  \
+        CHECK_ST(ct_stream_submit(s, &d), want);                                                   \
+    } while (0)
+    /* prune (M=3, K=8) to f32 values */
+    good =
+        f32_desc(CT_OP_SPARSE24_COMPRESS, 4, 2, 5, (ct_tensor *[]){vals, meta, NULL, NULL, dense});
+    good.ints[0] = 1;
+    CHECK_OK(ct_stream_submit(s, &good));
+    ct_sparse24 *sp = NULL;
+    CHECK_OK(ct_sparse24_prune(ctx, dense, CT_FLOAT32, &sp));
+    CHECK(memcmp(ct_tensor_data_ptr(vals), ct_tensor_data_ptr(ct_sparse24_values(sp)), 48) == 0);
+    CHECK(memcmp(ct_tensor_data_ptr(meta), ct_tensor_data_ptr(ct_sparse24_metadata(sp)), 3) == 0);
+    BAD(d.ints[1] = 2, CT_ERR_SHAPE); /* FP8 kind on f32 values */
+    BAD((d.ints[1] = 2, fill_operand(&d.operands[0], v8)), CT_ERR_SHAPE); /* FP8 without scales */
+    BAD(d.ints[1] = 4, CT_ERR_SHAPE);                      /* f16 values do not exist */
+    BAD(d.ints[0] = 2, CT_ERR_SHAPE);                      /* neither prune nor strict */
+    BAD(fill_operand(&d.operands[2], sc), CT_ERR_SHAPE);   /* scales for f32 values */
+    BAD(fill_operand(&d.operands[4], out), CT_ERR_SHAPE);  /* dense must be (M, K) */
+    BAD(d.operands[1].shape[1] = 2, CT_ERR_INVALID_ARG);   /* reads past the metadata */
+    BAD(fill_operand(&d.operands[1], vals), CT_ERR_SHAPE); /* metadata must be uint8 */
+    /* FP8 values with scales */
+    good = f32_desc(CT_OP_SPARSE24_COMPRESS, 4, 2, 5, (ct_tensor *[]){v8, meta, sc, NULL, dense});
+    good.ints[0] = 1, good.ints[1] = 2;
+    CHECK_OK(ct_stream_submit(s, &good));
+    /* decompress */
+    good = f32_desc(CT_OP_SPARSE24_DECOMPRESS, 1, 3, 3, (ct_tensor *[]){back, vals, meta});
+    CHECK_OK(ct_stream_submit(s, &good));
+    BAD(fill_operand(&d.operands[0], out), CT_ERR_SHAPE);
+    /* mm: out (3, 2) = A (3, 8) @ B (8, 2) */
+    good = f32_desc(CT_OP_SPARSE24_MM, 1, 5, 6, (ct_tensor *[]){out, vals, meta, epi, b, work});
+    CHECK_OK(ct_stream_submit(s, &good));
+    BAD(fill_operand(&d.operands[5], small), CT_ERR_SHAPE); /* workspace below the plan */
+    BAD(d.ints[2] = 2, CT_ERR_SHAPE);                       /* FP8 B kind on an f32 tensor */
+    BAD(fill_operand(&d.operands[3], out), CT_ERR_SHAPE);   /* epilogue must be (2, M) */
+    BAD(fill_operand(&d.operands[4], dense), CT_ERR_SHAPE); /* B must be (K, N) */
+    BAD(d.ints[1] = 9, CT_ERR_SHAPE);
+#undef BAD
+    ct_tensor *all[] = {dense, vals, meta, v8, sc, back, epi, b, out, work, small};
+    for (size_t i = 0; i < sizeof all / sizeof all[0]; i++)
+        ct_tensor_release(all[i]);
+    ct_sparse24_free(sp);
+    ct_ctx_free(ctx);
+}
+
 TEST(capture_oom_invalidates_with_reason) {
     flaky f = {0, -1};
     ct_ctx_options o = {.size = sizeof o, .allocator = {flaky_alloc, flaky_free, &f}};
@@ -1132,6 +1207,7 @@ int main(void) {
     RUN_FORKED(stream_submit_checks_linspace_tril);
     RUN_FORKED(stream_submit_checks_gather_scatter);
     RUN_FORKED(stream_submit_checks_sort);
+    RUN_FORKED(stream_submit_checks_sparse24);
     RUN_FORKED(capture_oom_invalidates_with_reason);
     RUN_FORKED(capture_failures_invalidate_never_empty_reason);
     RUN_FORKED(eigh_large_n_is_refused_not_silently_ok);
