@@ -1,9 +1,12 @@
 /* CPU feature probe (cpuid + xgetbv): the one piece of global state, computed once, read-only.
  * CT_CPU_ISA_MAX=ref|avx2 caps what the probe reports, so the behaviour of an AVX2-only or a
- * no-AVX machine (skips, defaults, errors) can be tested from any machine. */
+ * no-AVX machine (skips, defaults, errors) can be tested from any machine. Within AVX-512 the
+ * kernels may use AVX512_VBMI byte permutes where the CPU has them; CT_CPU_VBMI=0 turns them off
+ * (so the plain AVX-512 paths are tested on any AVX-512 machine). */
 #include "core/internal.h"
 
 #include <stdlib.h>
+#include <string.h>
 #include <strings.h>
 
 #if defined(__x86_64__) || defined(__i386__)
@@ -27,8 +30,16 @@ static int ct__probe(void) {
     if (avx512f && avx512dq && avx512bw && avx512vl && (xlo & 0xe0) == 0xe0) return CT__ISA_AVX512;
     return CT__ISA_AVX2;
 }
+
+static bool ct__probe_vbmi(void) {
+    unsigned a, b, c, d;
+    if (__get_cpuid_max(0, NULL) < 7) return false;
+    __cpuid_count(7, 0, a, b, c, d);
+    return (c >> 1) & 1; /* AVX512_VBMI */
+}
 #else
 static int ct__probe(void) { return CT__ISA_REF; }
+static bool ct__probe_vbmi(void) { return false; }
 #endif
 
 static int ct__best = -1; /* written once; benign race: every writer stores the same value */
@@ -43,6 +54,18 @@ ct__isa ct__cpu_best(void) {
         __atomic_store_n(&ct__best, v, __ATOMIC_RELAXED);
     }
     return (ct__isa)v;
+}
+
+static int ct__vbmi = -1; /* as ct__best */
+
+bool ct__cpu_has_vbmi(void) {
+    int v = __atomic_load_n(&ct__vbmi, __ATOMIC_RELAXED);
+    if (v < 0) {
+        const char *off = getenv("CT_CPU_VBMI");
+        v = ct__cpu_best() == CT__ISA_AVX512 && ct__probe_vbmi() && !(off && strcmp(off, "0") == 0);
+        __atomic_store_n(&ct__vbmi, v, __ATOMIC_RELAXED);
+    }
+    return v != 0;
 }
 
 static const char *const ct__isa_names[] = {"ref", "avx2", "avx512"};

@@ -33,6 +33,8 @@ void ct__free(ct_ctx *ctx, void *p);
 ct__isa ct__ctx_isa(const ct_ctx *ctx);
 /* Best ISA of this CPU (probed once), its name, and parsing a name (-1 if unknown). */
 ct__isa ct__cpu_best(void);
+/* AVX512_VBMI usable (AVX-512 level, the CPU has it, CT_CPU_VBMI is not "0"). */
+bool ct__cpu_has_vbmi(void);
 const char *ct__isa_name(ct__isa isa);
 int ct__isa_parse(const char *s);
 int ct__ctx_threads(const ct_ctx *ctx);

@@ -195,12 +195,16 @@ static ct_status sp_matmul(const ct__cpu_state *s, const ct_op_desc *op) {
                 xw[k] = ct__spk_get(p.bk, p.b, k * p.sk);
             x = xw;
         }
+        const bool vbmi = p.vk == CT__SPK_E4M3 && p.ops->gemv_e4m3_vbmi && ct__cpu_has_vbmi();
         const int64_t chunk = (p.M + nt - 1) / nt;
 #pragma omp parallel for num_threads(nt) schedule(static) if (nt > 1)
         for (int64_t r0 = 0; r0 < p.M; r0 += chunk) {
             const int64_t nr = r0 + chunk < p.M ? chunk : p.M - r0;
-            p.ops->gemv(p.vk, nr, (const char *)p.vals + r0 * (p.K / 2) * p.es, p.meta + r0 * p.mb,
-                        p.mb, p.K, x, p.out + r0);
+            const char *rv = (const char *)p.vals + r0 * (p.K / 2) * p.es;
+            if (vbmi)
+                p.ops->gemv_e4m3_vbmi(nr, rv, p.meta + r0 * p.mb, p.mb, p.K, x, p.out + r0);
+            else
+                p.ops->gemv(p.vk, nr, rv, p.meta + r0 * p.mb, p.mb, p.K, x, p.out + r0);
             p.ops->epilogue(p.out + r0, 1, nr, 1, p.mult + r0, p.bias + r0);
         }
         return CT_OK;

@@ -23,7 +23,8 @@
 /* Element kinds of values and of the dense B operand. */
 enum { CT__SPK_F32 = 0, CT__SPK_BF16 = 1, CT__SPK_E4M3 = 2, CT__SPK_E5M2 = 3, CT__SPK_F16 = 4 };
 
-#define CT__SP24_KC 64 /* k rows of B per packed block (16 groups, 8 metadata bytes): a 64-wide strip is 16 KiB */
+#define CT__SP24_KC                                                                                \
+    64 /* k rows of B per packed block (16 groups, 8 metadata bytes): a 64-wide strip is 16 KiB */
 #define CT__SP24_NC 512  /* columns of B per packed block */
 #define CT__SP24_MC 128  /* rows of A swept per packed block while it is hot in L2 */
 #define CT__SP24_WMAX 64 /* widest B strip of any ISA (floats); strips are 64-byte aligned */
@@ -97,6 +98,9 @@ typedef struct ct__spk_ops {
     /* c[r, n] = fma(c[r, n], mult[r], bias[r]) for n < ncols */
     void (*epilogue)(float *c, int64_t ldc, int64_t rows, int64_t ncols, const float *mult,
                      const float *bias);
+    /* gemv of E4M3 values with AVX512_VBMI (NULL: none); same order as gemv */
+    void (*gemv_e4m3_vbmi)(int64_t rows, const void *vals, const uint8_t *meta, int64_t mstride,
+                           int64_t K, const float *x, float *y);
 } ct__spk_ops;
 
 extern const ct__spk_ops ct__spk_ops_ref, ct__spk_ops_avx2, ct__spk_ops_avx512;

@@ -218,4 +218,4 @@ static void sp_epilogue(float *c, int64_t ldc, int64_t rows, int64_t ncols, cons
     }
 }
 
-const ct__spk_ops ct__spk_ops_avx2 = {SP_W, sp_strip, sp_gemv, sp_epilogue};
+const ct__spk_ops ct__spk_ops_avx2 = {SP_W, sp_strip, sp_gemv, sp_epilogue, NULL};

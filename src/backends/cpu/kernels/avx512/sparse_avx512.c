@@ -148,9 +148,42 @@ CT__AI float sp_lanes(__m512 s) {
 
 #define SP_GR 4 /* rows per pass of the N == 1 kernel (independent chains) */
 
+/* One row's last 1..7 groups (after the full steps), through zero-padded copies; the lanes past
+ * them keep acc. rv, rm: the row's values and metadata. */
+CT__AI void sp_gemv_tail(const int vk, const char *rv, const uint8_t *rm, int64_t K, const float *x,
+                         __m512 *acc) {
+    const int64_t G = K / 4, steps = G / 8, tg = G - 8 * steps;
+    const int es = ct__spk_size(vk);
+    if (!tg) return;
+    float xt[32] = {0};
+    memcpy(xt, x + 32 * steps, (size_t)(4 * tg) * sizeof(float));
+    uint32_t w = 0;
+    memcpy(&w, rm + 4 * steps, (size_t)((tg + 1) / 2));
+    unsigned char vt[64] = {0};
+    memcpy(vt, rv + 16 * steps * es, (size_t)(2 * tg * es));
+    const __mmask16 lm = (__mmask16)((1u << (2 * tg)) - 1u);
+    *acc = _mm512_mask3_fmadd_ps(
+        sp_vals16(vk, vt), sp_pick(w, _mm512_loadu_ps(xt), _mm512_loadu_ps(xt + 16)), *acc, lm);
+}
+
+/* One row's steps s0.. and its tail, continuing acc. */
+CT__AI void sp_gemv_rest(const int vk, int64_t s0, const char *rv, const uint8_t *rm, int64_t K,
+                         const float *x, __m512 *acc) {
+    const int64_t steps = K / 32;
+    const int es = ct__spk_size(vk);
+    for (int64_t s = s0; s < steps; s++) {
+        uint32_t w;
+        memcpy(&w, rm + 4 * s, 4);
+        *acc = _mm512_fmadd_ps(
+            sp_vals16(vk, rv + 16 * s * es),
+            sp_pick(w, _mm512_loadu_ps(x + 32 * s), _mm512_loadu_ps(x + 32 * s + 16)), *acc);
+    }
+    sp_gemv_tail(vk, rv, rm, K, x, acc);
+}
+
 CT__AI void sp_gemv_impl(const int vk, int64_t rows, const void *vals, const uint8_t *meta,
                          int64_t ms, int64_t K, const float *x, float *y) {
-    const int64_t G = K / 4, steps = G / 8, vs = K / 2, tg = G - 8 * steps;
+    const int64_t steps = K / 32, vs = K / 2;
     const int es = ct__spk_size(vk);
     const char *vb = vals;
     for (int64_t r0 = 0; r0 < rows; r0 += SP_GR) {
@@ -169,22 +202,88 @@ CT__AI void sp_gemv_impl(const int vk, int64_t rows, const void *vals, const uin
                 acc[r] = _mm512_fmadd_ps(v, sp_pick(w, xl, xh), acc[r]);
             }
         }
-        if (tg) { /* the last 1..7 groups, through zero-padded copies; lanes past them keep acc */
-            float xt[32] = {0};
-            memcpy(xt, x + 32 * steps, (size_t)(4 * tg) * sizeof(float));
-            const __m512 xl = _mm512_loadu_ps(xt), xh = _mm512_loadu_ps(xt + 16);
-            const __mmask16 lm = (__mmask16)((1u << (2 * tg)) - 1u);
-            for (int r = 0; r < nr; r++) {
-                uint32_t w = 0;
-                memcpy(&w, meta + (r0 + r) * ms + 4 * steps, (size_t)((tg + 1) / 2));
-                unsigned char vt[64] = {0};
-                memcpy(vt, vb + ((r0 + r) * vs + 16 * steps) * es, (size_t)(2 * tg * es));
-                acc[r] = _mm512_mask3_fmadd_ps(sp_vals16(vk, vt), sp_pick(w, xl, xh), acc[r], lm);
-            }
-        }
+        for (int r = 0; r < nr; r++)
+            sp_gemv_tail(vk, vb + (r0 + r) * vs * es, meta + (r0 + r) * ms, K, x, &acc[r]);
         for (int r = 0; r < nr; r++)
             y[r0 + r] = sp_lanes(acc[r]);
     }
+}
+
+/* E4M3 with AVX512_VBMI: 64 codes at a time become their exact f16 values through two 128-entry
+ * byte tables (low and high byte; E4M3, subnormals included, is exact in f16), the sign bit merged
+ * back, bytes interleaved to words by one permute per 32 values, and widened by cvtph2ps: no
+ * multiply and no NaN patch (the table holds the f16 NaN). Same lanes and order as sp_gemv_impl. */
+__attribute__((target("avx512vbmi"))) static void sp_gemv_e4m3_vbmi(int64_t rows, const void *vals,
+                                                                    const uint8_t *meta, int64_t ms,
+                                                                    int64_t K, const float *x,
+                                                                    float *y) {
+    uint8_t tb[2][128], ib[2][64];
+    for (int c0 = 0; c0 < 128; c0 += 16) { /* the tables from the exact f16 decode */
+        uint8_t codes[16];
+        for (int i = 0; i < 16; i++)
+            codes[i] = (uint8_t)(c0 + i);
+        const __m256i h =
+            _mm512_cvtps_ph(sp_fp8_16(CT__SPK_E4M3, _mm_loadu_si128((const __m128i *)codes)),
+                            _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
+        uint16_t hw[16];
+        _mm256_storeu_si256((__m256i *)hw, h);
+        for (int i = 0; i < 16; i++) {
+            tb[0][c0 + i] = (uint8_t)(hw[i] & 0xFF);
+            tb[1][c0 + i] = (uint8_t)(hw[i] >> 8);
+        }
+    }
+    for (int j = 0; j < 32; j++) { /* word j of half q: low byte from lo[32q + j], high from hi[] */
+        ib[0][2 * j] = (uint8_t)j, ib[0][2 * j + 1] = (uint8_t)(64 + j);
+        ib[1][2 * j] = (uint8_t)(32 + j), ib[1][2 * j + 1] = (uint8_t)(96 + j);
+    }
+    const __m512i TL0 = _mm512_loadu_si512(tb[0]), TL1 = _mm512_loadu_si512(tb[0] + 64),
+                  TH0 = _mm512_loadu_si512(tb[1]), TH1 = _mm512_loadu_si512(tb[1] + 64),
+                  I0 = _mm512_loadu_si512(ib[0]), I1 = _mm512_loadu_si512(ib[1]),
+                  SB = _mm512_set1_epi8((char)0x80);
+    const int64_t G = K / 4, steps = G / 8, big = steps / 4, vs = K / 2;
+    const uint8_t *vb = vals;
+    int64_t r0 = 0;
+    for (; r0 + SP_GR <= rows; r0 += SP_GR) {
+        __m512 acc[SP_GR];
+        for (int r = 0; r < SP_GR; r++)
+            acc[r] = _mm512_setzero_ps();
+        for (int64_t b = 0; b < big; b++) {
+            __m512 xw[8]; /* the x windows of the four steps, shared by the rows */
+#pragma GCC unroll 8
+            for (int i = 0; i < 8; i++)
+                xw[i] = _mm512_loadu_ps(x + 128 * b + 16 * i);
+#pragma GCC unroll 4
+            for (int r = 0; r < SP_GR; r++) {
+                const __m512i c = _mm512_loadu_si512(vb + (r0 + r) * vs + 64 * b);
+                const __m512i lo = _mm512_permutex2var_epi8(TL0, c, TL1);
+                const __m512i hi =
+                    _mm512_ternarylogic_epi32(c, _mm512_permutex2var_epi8(TH0, c, TH1), SB, 0xE4);
+                const __m512i w0 = _mm512_permutex2var_epi8(lo, I0, hi),
+                              w1 = _mm512_permutex2var_epi8(lo, I1, hi);
+                const __m512 f[4] = {_mm512_cvtph_ps(_mm512_castsi512_si256(w0)),
+                                     _mm512_cvtph_ps(_mm512_extracti64x4_epi64(w0, 1)),
+                                     _mm512_cvtph_ps(_mm512_castsi512_si256(w1)),
+                                     _mm512_cvtph_ps(_mm512_extracti64x4_epi64(w1, 1))};
+#pragma GCC unroll 4
+                for (int q = 0; q < 4; q++) {
+                    const int64_t st = 4 * b + q;
+                    uint32_t w;
+                    memcpy(&w, meta + (r0 + r) * ms + 4 * st, 4);
+                    acc[r] = _mm512_fmadd_ps(f[q], sp_pick(w, xw[2 * q], xw[2 * q + 1]), acc[r]);
+                }
+            }
+        }
+        float part[SP_GR];
+        for (int r = 0; r < SP_GR; r++) { /* the remaining steps and groups: the plain kernel */
+            sp_gemv_rest(CT__SPK_E4M3, 4 * big, (const char *)vb + (r0 + r) * vs,
+                         meta + (r0 + r) * ms, K, x, &acc[r]);
+            part[r] = sp_lanes(acc[r]);
+        }
+        for (int r = 0; r < SP_GR; r++)
+            y[r0 + r] = part[r];
+    }
+    if (r0 < rows)
+        sp_gemv_impl(CT__SPK_E4M3, rows - r0, vb + r0 * vs, meta + r0 * ms, ms, K, x, y + r0);
 }
 
 static void sp_gemv(int vk, int64_t rows, const void *vals, const uint8_t *meta, int64_t ms,
@@ -213,4 +312,4 @@ static void sp_epilogue(float *c, int64_t ldc, int64_t rows, int64_t ncols, cons
     }
 }
 
-const ct__spk_ops ct__spk_ops_avx512 = {SP_W, sp_strip, sp_gemv, sp_epilogue};
+const ct__spk_ops ct__spk_ops_avx512 = {SP_W, sp_strip, sp_gemv, sp_epilogue, sp_gemv_e4m3_vbmi};
