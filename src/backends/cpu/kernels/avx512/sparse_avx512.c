@@ -209,37 +209,32 @@ CT__AI void sp_gemv_impl(const int vk, int64_t rows, const void *vals, const uin
     }
 }
 
-/* E4M3 with AVX512_VBMI: 64 codes at a time become their exact f16 values through two 128-entry
- * byte tables (low and high byte; E4M3, subnormals included, is exact in f16), the sign bit merged
- * back, bytes interleaved to words by one permute per 32 values, and widened by cvtph2ps: no
- * multiply and no NaN patch (the table holds the f16 NaN). Same lanes and order as sp_gemv_impl. */
+/* E4M3 with AVX512_VBMI: every E4M3 value (subnormals included) is exact in bf16, so an f32's
+ * two upper bytes come from two 128-entry byte tables indexed by the code's magnitude (the sign
+ * bit merged back), and one zero-masking byte permute per 16 values places them in the upper half
+ * of each f32 lane: no conversion, multiply or NaN patch (the table holds the NaN). Same lanes and
+ * order as sp_gemv_impl. */
 __attribute__((target("avx512vbmi"))) static void sp_gemv_e4m3_vbmi(int64_t rows, const void *vals,
                                                                     const uint8_t *meta, int64_t ms,
                                                                     int64_t K, const float *x,
                                                                     float *y) {
-    uint8_t tb[2][128], ib[2][64];
-    for (int c0 = 0; c0 < 128; c0 += 16) { /* the tables from the exact f16 decode */
-        uint8_t codes[16];
-        for (int i = 0; i < 16; i++)
-            codes[i] = (uint8_t)(c0 + i);
-        const __m256i h =
-            _mm512_cvtps_ph(sp_fp8_16(CT__SPK_E4M3, _mm_loadu_si128((const __m128i *)codes)),
-                            _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
-        uint16_t hw[16];
-        _mm256_storeu_si256((__m256i *)hw, h);
-        for (int i = 0; i < 16; i++) {
-            tb[0][c0 + i] = (uint8_t)(hw[i] & 0xFF);
-            tb[1][c0 + i] = (uint8_t)(hw[i] >> 8);
+    uint8_t tb[2][128], ib[4][64];
+    for (int c = 0; c < 128; c++) { /* bf16 bytes of the exact decode */
+        const uint32_t b = ct__f32_bits(ct__mxk_dec1(CT__MXK_E4M3, (uint8_t)c));
+        tb[0][c] = (uint8_t)(b >> 16), tb[1][c] = (uint8_t)(b >> 24);
+    }
+    for (int q = 0; q < 4; q++) /* f32 lane l of step q: bytes 2, 3 = lo[16q + l], hi[16q + l] */
+        for (int l = 0; l < 16; l++) {
+            ib[q][4 * l] = ib[q][4 * l + 1] = 0;
+            ib[q][4 * l + 2] = (uint8_t)(16 * q + l);
+            ib[q][4 * l + 3] = (uint8_t)(64 + 16 * q + l);
         }
-    }
-    for (int j = 0; j < 32; j++) { /* word j of half q: low byte from lo[32q + j], high from hi[] */
-        ib[0][2 * j] = (uint8_t)j, ib[0][2 * j + 1] = (uint8_t)(64 + j);
-        ib[1][2 * j] = (uint8_t)(32 + j), ib[1][2 * j + 1] = (uint8_t)(96 + j);
-    }
     const __m512i TL0 = _mm512_loadu_si512(tb[0]), TL1 = _mm512_loadu_si512(tb[0] + 64),
                   TH0 = _mm512_loadu_si512(tb[1]), TH1 = _mm512_loadu_si512(tb[1] + 64),
-                  I0 = _mm512_loadu_si512(ib[0]), I1 = _mm512_loadu_si512(ib[1]),
                   SB = _mm512_set1_epi8((char)0x80);
+    const __m512i IQ[4] = {_mm512_loadu_si512(ib[0]), _mm512_loadu_si512(ib[1]),
+                           _mm512_loadu_si512(ib[2]), _mm512_loadu_si512(ib[3])};
+    const __mmask64 upper = 0xCCCCCCCCCCCCCCCCull; /* bytes 2 and 3 of every f32 */
     const int64_t G = K / 4, steps = G / 8, big = steps / 4, vs = K / 2;
     const uint8_t *vb = vals;
     int64_t r0 = 0;
@@ -258,12 +253,11 @@ __attribute__((target("avx512vbmi"))) static void sp_gemv_e4m3_vbmi(int64_t rows
                 const __m512i lo = _mm512_permutex2var_epi8(TL0, c, TL1);
                 const __m512i hi =
                     _mm512_ternarylogic_epi32(c, _mm512_permutex2var_epi8(TH0, c, TH1), SB, 0xE4);
-                const __m512i w0 = _mm512_permutex2var_epi8(lo, I0, hi),
-                              w1 = _mm512_permutex2var_epi8(lo, I1, hi);
-                const __m512 f[4] = {_mm512_cvtph_ps(_mm512_castsi512_si256(w0)),
-                                     _mm512_cvtph_ps(_mm512_extracti64x4_epi64(w0, 1)),
-                                     _mm512_cvtph_ps(_mm512_castsi512_si256(w1)),
-                                     _mm512_cvtph_ps(_mm512_extracti64x4_epi64(w1, 1))};
+                __m512 f[4];
+#pragma GCC unroll 4
+                for (int q = 0; q < 4; q++)
+                    f[q] =
+                        _mm512_castsi512_ps(_mm512_maskz_permutex2var_epi8(upper, lo, IQ[q], hi));
 #pragma GCC unroll 4
                 for (int q = 0; q < 4; q++) {
                     const int64_t st = 4 * b + q;

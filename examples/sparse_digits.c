@@ -1,0 +1,189 @@
+/* 2:4 sparsity on a trained layer: train the digits MLP 64-128-10 (as examples/train_digits.c:
+ * Adam, 30 epochs), prune both weight matrices to 2:4 (f32 values and FP8 E4M3 values with row
+ * scales), run them with ct_sparse24_linear, then fine-tune with the 2:4 mask fixed (the masked
+ * weights W * mask train densely) and prune again. Prints the test accuracy of each stage and one
+ * machine line; exits 1 unless the fine-tuned 2:4 model (f32 and E4M3) reaches 95%.
+ * Usage: example_sparse_digits [path/to/digits.bin] */
+#include <ctorch/ctorch.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#ifndef CT_SOURCE_DIR
+#define CT_SOURCE_DIR "."
+#endif
+#define N_ALL 1797
+#define N_TEST 360
+#define N_TRAIN (N_ALL - N_TEST)
+#define IN 64
+#define HID 128
+#define OUT 10
+#define BATCH 64
+
+#define TRY(x)                                                                                     \
+    do {                                                                                           \
+        ct_status st_ = (x);                                                                       \
+        if (st_ != CT_OK) {                                                                        \
+            fprintf(stderr, "%s:%d: %s: %s\n", __FILE__, __LINE__, #x, ct_ctx_last_error(ctx));    \
+            exit(1);                                                                               \
+        }                                                                                          \
+    } while (0)
+
+static ct_ctx *ctx;
+static ct_tensor *Xtr, *Xte, *Ytr;
+static int64_t yte[N_TEST];
+
+static ct_tensor *init_param(int nd, const int64_t *shape, double fan_in, uint64_t seed) {
+    ct_tensor *u, *a, *p;
+    TRY(ct_tensor_rand(ctx, CT_FLOAT32, nd, shape, seed, 0, &u));
+    TRY(ct_mul_scalar(ctx, u, 2.0 / sqrt(fan_in), &a));
+    TRY(ct_sub_scalar(ctx, a, 1.0 / sqrt(fan_in), &p));
+    ct_tensor_release(u), ct_tensor_release(a);
+    TRY(ct_tensor_set_requires_grad(p, true));
+    return p;
+}
+
+/* logits of x; the weights times their masks when masks are given */
+static ct_tensor *forward(ct_tensor *x, ct_tensor *const *p, ct_tensor *const *mask) {
+    ct_tensor *w1 = p[0], *w2 = p[2], *h, *r, *o;
+    if (mask) {
+        TRY(ct_mul(ctx, p[0], mask[0], &w1));
+        TRY(ct_mul(ctx, p[2], mask[1], &w2));
+    }
+    TRY(ct_linear(ctx, x, w1, p[1], &h));
+    TRY(ct_relu(ctx, h, &r));
+    TRY(ct_linear(ctx, r, w2, p[3], &o));
+    if (mask) ct_tensor_release(w1), ct_tensor_release(w2);
+    ct_tensor_release(h), ct_tensor_release(r);
+    return o;
+}
+
+static void train(ct_tensor *const *p, ct_tensor *const *mask, int epochs) {
+    ct_optim_options oo = ct_optim_options_default(CT_OPTIM_ADAM);
+    oo.lr = 3e-3;
+    ct_optim *opt;
+    TRY(ct_optim_create(ctx, &oo, 4, p, &opt));
+    for (int epoch = 0; epoch < epochs; epoch++)
+        for (int64_t b0 = 0; b0 < N_TRAIN; b0 += BATCH) {
+            int64_t nb = N_TRAIN - b0 < BATCH ? N_TRAIN - b0 : BATCH;
+            ct_tensor *xb, *yb, *logits, *l, *g[4];
+            TRY(ct_tensor_narrow(ctx, Xtr, 0, b0, nb, &xb));
+            TRY(ct_tensor_narrow(ctx, Ytr, 0, b0, nb, &yb));
+            for (int i = 0; i < 4; i++)
+                TRY(ct_tensor_zero_grad(p[i]));
+            logits = forward(xb, p, mask);
+            TRY(ct_cross_entropy(ctx, logits, yb, CT_REDUCTION_MEAN, 0.0, &l));
+            TRY(ct_backward(ctx, l, NULL, false));
+            for (int i = 0; i < 4; i++)
+                g[i] = ct_tensor_grad(p[i]);
+            TRY(ct_optim_step(opt, g));
+            ct_tensor_release(xb), ct_tensor_release(yb), ct_tensor_release(logits);
+            ct_tensor_release(l);
+        }
+    ct_optim_free(opt);
+}
+
+static double accuracy(ct_tensor *logits) {
+    ct_tensor *pred;
+    static int64_t yp[N_TEST];
+    TRY(ct_argmax(ctx, logits, 1, false, &pred));
+    TRY(ct_tensor_to_host(pred, yp, sizeof yp));
+    ct_tensor_release(pred);
+    int correct = 0;
+    for (int i = 0; i < N_TEST; i++)
+        correct += yp[i] == yte[i];
+    return (double)correct / N_TEST;
+}
+
+/* Test accuracy with both weight matrices 2:4 in values dtype vdt. */
+static double sparse_accuracy(ct_tensor *const *p, ct_dtype vdt) {
+    ct_sparse24 *w1, *w2;
+    ct_tensor *h, *r, *o;
+    TRY(ct_sparse24_prune(ctx, p[0], vdt, &w1));
+    TRY(ct_sparse24_prune(ctx, p[2], vdt, &w2));
+    TRY(ct_sparse24_linear(ctx, Xte, w1, p[1], &h));
+    TRY(ct_relu(ctx, h, &r));
+    TRY(ct_sparse24_linear(ctx, r, w2, p[3], &o));
+    double acc = accuracy(o);
+    ct_tensor_release(h), ct_tensor_release(r), ct_tensor_release(o);
+    ct_sparse24_free(w1), ct_sparse24_free(w2);
+    return acc;
+}
+
+/* The 2:4 mask of w's pruning: prune |w| + 1 (no zeros, same order of magnitudes), expand, != 0. */
+static ct_tensor *mask_of(ct_tensor *w) {
+    ct_tensor *a, *a1, *d, *m, *mf;
+    ct_sparse24 *s;
+    TRY(ct_abs(ctx, w, &a));
+    TRY(ct_add_scalar(ctx, a, 1.0, &a1));
+    TRY(ct_sparse24_prune(ctx, a1, CT_FLOAT32, &s));
+    TRY(ct_sparse24_to_dense(ctx, s, CT_FLOAT32, &d));
+    TRY(ct_ne_scalar(ctx, d, 0.0, &m));
+    TRY(ct_cast(ctx, m, CT_FLOAT32, &mf));
+    ct_tensor_release(a), ct_tensor_release(a1), ct_tensor_release(d), ct_tensor_release(m);
+    ct_sparse24_free(s);
+    return mf;
+}
+
+int main(int argc, char **argv) {
+    const char *path = argc > 1 ? argv[1] : CT_SOURCE_DIR "/examples/data/digits.bin";
+    static unsigned char raw[N_ALL][IN + 1];
+    FILE *f = fopen(path, "rb");
+    if (!f || fread(raw, 1, sizeof raw, f) != sizeof raw) {
+        fprintf(stderr, "cannot read %s\n", path);
+        if (f) fclose(f);
+        return 1;
+    }
+    fclose(f);
+    static float xtr[N_TRAIN][IN], xte[N_TEST][IN];
+    static int64_t ytr[N_TRAIN];
+    int ntr = 0, nte = 0;
+    for (int i = 0; i < N_ALL; i++) { /* every 5th image is a test image; pixels in [0, 1] */
+        float *x = i % 5 == 0 ? xte[nte] : xtr[ntr];
+        for (int j = 0; j < IN; j++)
+            x[j] = raw[i][j] / 16.0f;
+        if (i % 5 == 0)
+            yte[nte++] = raw[i][IN];
+        else
+            ytr[ntr++] = raw[i][IN];
+    }
+    if (ct_ctx_create(NULL, &ctx) != CT_OK) return 1;
+    int64_t str[2] = {N_TRAIN, IN}, ste[2] = {N_TEST, IN}, sytr[1] = {N_TRAIN};
+    TRY(ct_tensor_from_host(ctx, xtr, CT_FLOAT32, 2, str, &Xtr));
+    TRY(ct_tensor_from_host(ctx, xte, CT_FLOAT32, 2, ste, &Xte));
+    TRY(ct_tensor_from_host(ctx, ytr, CT_INT64, 1, sytr, &Ytr));
+    int64_t w1s[2] = {HID, IN}, b1s[1] = {HID}, w2s[2] = {OUT, HID}, b2s[1] = {OUT};
+    ct_tensor *p[4] = {init_param(2, w1s, IN, 1), init_param(1, b1s, IN, 2),
+                       init_param(2, w2s, HID, 3), init_param(1, b2s, HID, 4)};
+    printf("training the dense MLP (30 epochs)...\n");
+    fflush(stdout);
+    train(p, NULL, 30);
+    ct_set_grad_enabled(ctx, false);
+    ct_tensor *lg = forward(Xte, p, NULL);
+    const double dense = accuracy(lg);
+    ct_tensor_release(lg);
+    const double pruned = sparse_accuracy(p, CT_FLOAT32),
+                 pruned8 = sparse_accuracy(p, CT_FLOAT8_E4M3FN);
+    printf("dense %.2f%%, 2:4 pruned %.2f%% (E4M3 values %.2f%%)\n", 100 * dense, 100 * pruned,
+           100 * pruned8);
+    /* fine-tune with the mask fixed */
+    ct_tensor *mask[2] = {mask_of(p[0]), mask_of(p[2])};
+    ct_set_grad_enabled(ctx, true);
+    printf("fine-tuning with the 2:4 mask (10 epochs)...\n");
+    fflush(stdout);
+    train(p, mask, 10);
+    ct_set_grad_enabled(ctx, false);
+    const double tuned = sparse_accuracy(p, CT_FLOAT32),
+                 tuned8 = sparse_accuracy(p, CT_FLOAT8_E4M3FN);
+    printf("fine-tuned 2:4 %.2f%% (E4M3 values %.2f%%)\n", 100 * tuned, 100 * tuned8);
+    printf("bench sparse digits dense_acc=%.4f pruned_acc=%.4f pruned_e4m3_acc=%.4f "
+           "finetuned_acc=%.4f finetuned_e4m3_acc=%.4f\n",
+           dense, pruned, pruned8, tuned, tuned8);
+    for (int i = 0; i < 4; i++)
+        ct_tensor_release(p[i]);
+    ct_tensor_release(mask[0]), ct_tensor_release(mask[1]);
+    ct_tensor_release(Xtr), ct_tensor_release(Xte), ct_tensor_release(Ytr);
+    ct_ctx_free(ctx);
+    return tuned >= 0.95 && tuned8 >= 0.95 ? 0 : 1;
+}
