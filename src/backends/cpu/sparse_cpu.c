@@ -187,12 +187,14 @@ static ct_status sp_matmul(const ct__cpu_state *s, const ct_op_desc *op) {
         return CT_OK;
     }
     const int nt = sp_threads(op, p.M * p.N * (p.K / 2));
-    if (p.N == 1) {
+    if (p.N <= CT__SP24_GEMV_N) { /* the lane kernels against B^T as f32 [N][K] */
+        const int N = (int)p.N;
         const float *x = p.b;
-        if (p.bk != CT__SPK_F32 || p.sk != 1) {
+        if (p.bk != CT__SPK_F32 || p.sk != 1 || N > 1) {
             float *xw = (float *)(work + wp.x);
-            for (int64_t k = 0; k < p.K; k++)
-                xw[k] = ct__spk_get(p.bk, p.b, k * p.sk);
+            for (int n = 0; n < N; n++)
+                for (int64_t k = 0; k < p.K; k++)
+                    xw[n * p.K + k] = ct__spk_get(p.bk, p.b, k * p.sk + n * p.sn);
             x = xw;
         }
         const bool vbmi = p.vk == CT__SPK_E4M3 && p.ops->gemv_e4m3_vbmi && ct__cpu_has_vbmi();
@@ -201,15 +203,16 @@ static ct_status sp_matmul(const ct__cpu_state *s, const ct_op_desc *op) {
         for (int64_t r0 = 0; r0 < p.M; r0 += chunk) {
             const int64_t nr = r0 + chunk < p.M ? chunk : p.M - r0;
             const char *rv = (const char *)p.vals + r0 * (p.K / 2) * p.es;
+            float *y = p.out + r0 * N;
             if (vbmi)
-                p.ops->gemv_e4m3_vbmi(nr, rv, p.meta + r0 * p.mb, p.mb, p.K, x, p.out + r0);
+                p.ops->gemv_e4m3_vbmi(N, nr, rv, p.meta + r0 * p.mb, p.mb, p.K, x, y);
             else
-                p.ops->gemv(p.vk, nr, rv, p.meta + r0 * p.mb, p.mb, p.K, x, p.out + r0);
-            p.ops->epilogue(p.out + r0, 1, nr, 1, p.mult + r0, p.bias + r0);
+                p.ops->gemv(p.vk, N, nr, rv, p.meta + r0 * p.mb, p.mb, p.K, x, y);
+            p.ops->epilogue(y, N, nr, N, p.mult + r0, p.bias + r0);
         }
         return CT_OK;
     }
-    if (!p.ops->strip) { /* the reference: one chain per output */
+    if (!p.ops->strip) { /* the reference: one chain per output (N > 8) */
         const int64_t chunk = (p.M + nt - 1) / nt;
 #pragma omp parallel for num_threads(nt) schedule(static) if (nt > 1)
         for (int64_t r0 = 0; r0 < p.M; r0 += chunk) {

@@ -7,11 +7,11 @@
  * group, bits 2-3 the second (first < second).
  *
  * Summation order (the same on every ISA, so every ISA is bit-exact with the reference):
- * - N >= 2: out[m, n] is one fused multiply-add chain over the row's kept values in increasing k,
+ * - N > 8: out[m, n] is one fused multiply-add chain over the row's kept values in increasing k,
  *   starting from +0; then out = fma(acc, mult[m], bias[m]).
- * - N == 1: the row's kept values j = 0, 1, ... go to 16 lanes (lane j % 16), an fma chain per
- * lane; the lanes are added as t8[i] = s[i] + s[i+8], t4[i] = t8[i] + t8[i+4], t2[i] = t4[i] +
- * t4[i+2], t2[0] + t2[1]; then the same epilogue. */
+ * - N <= 8: for each column n the row's kept values j = 0, 1, ... go to 16 lanes (lane j % 16), an
+ *   fma chain per lane; the lanes are added as t8[i] = s[i] + s[i+8], t4[i] = t8[i] + t8[i+4],
+ *   t2[i] = t4[i] + t4[i+2], t2[0] + t2[1]; then the same epilogue. */
 #ifndef CTORCH_SPARSE_KERNELS_H
 #define CTORCH_SPARSE_KERNELS_H
 
@@ -25,16 +25,18 @@ enum { CT__SPK_F32 = 0, CT__SPK_BF16 = 1, CT__SPK_E4M3 = 2, CT__SPK_E5M2 = 3, CT
 
 #define CT__SP24_KC                                                                                \
     64 /* k rows of B per packed block (16 groups, 8 metadata bytes): a 64-wide strip is 16 KiB */
-#define CT__SP24_NC 512  /* columns of B per packed block */
-#define CT__SP24_MC 128  /* rows of A swept per packed block while it is hot in L2 */
-#define CT__SP24_WMAX 64 /* widest B strip of any ISA (floats); strips are 64-byte aligned */
+#define CT__SP24_NC 512   /* columns of B per packed block */
+#define CT__SP24_MC 128   /* rows of A swept per packed block while it is hot in L2 */
+#define CT__SP24_WMAX 64  /* widest B strip of any ISA (floats); strips are 64-byte aligned */
+#define CT__SP24_GEMV_N 8 /* N up to this runs the lane (GEMV) kernels, larger N the strips */
 
 /* Metadata bytes per row of a K-column matrix (K a multiple of 4). */
 static inline int64_t ct__sp24_meta_bytes(int64_t K) { return (K / 4 + 1) / 2; }
 
 /* The mm workspace: the metadata offset table (256 x 4 int32), the FP8 value table (256 f32),
- * x as f32 for N == 1 when B is not contiguous f32, and one packed-B block per thread. Offsets
- * are from the first 64-byte aligned address of the workspace (64 bytes of slack included). */
+ * B transposed to f32 [N][K] for N <= 8 (unless N == 1 and B is contiguous f32), and one packed-B
+ * block per thread for N > 8. Offsets are from the first 64-byte aligned address of the workspace
+ * (64 bytes of slack included). */
 typedef struct {
     int64_t lut, vtab, x, bp, bp_bytes, total;
 } ct__sp24_work;
@@ -48,9 +50,9 @@ static inline ct__sp24_work ct__sp24_work_plan(int64_t N, int64_t K, int nt) {
     w.lut = 0;
     w.vtab = 256 * 4 * 4;
     w.x = w.vtab + 256 * 4;
-    w.bp = w.x + (N == 1 ? ct__sp24_r64(K * 4) : 0);
+    w.bp = w.x + (N <= CT__SP24_GEMV_N ? ct__sp24_r64(N * K * 4) : 0);
     const int64_t nc = N < CT__SP24_NC ? N : CT__SP24_NC;
-    w.bp_bytes = N >= 2 ? (int64_t)CT__SP24_KC * ct__sp24_r64(nc) * 4 : 0;
+    w.bp_bytes = N > CT__SP24_GEMV_N ? (int64_t)CT__SP24_KC * ct__sp24_r64(nc) * 4 : 0;
     w.total = w.bp + (int64_t)nt * w.bp_bytes + 64;
     return w;
 }
@@ -71,7 +73,7 @@ static inline int ct__spk_size(int k) {
     return k == CT__SPK_F32 ? 4 : (k == CT__SPK_BF16 || k == CT__SPK_F16) ? 2 : 1;
 }
 
-/* One row-block x k-block x B-strip job of the GEMM strip kernels (N >= 2). */
+/* One row-block x k-block x B-strip job of the GEMM strip kernels (N > 8). */
 typedef struct {
     int vkind;           /* CT__SPK_F32 / BF16 / E4M3 / E5M2 */
     int64_t rows;        /* rows of A in this job */
@@ -92,20 +94,21 @@ typedef struct {
 typedef struct ct__spk_ops {
     int w; /* B strip width in floats (0: no strip kernel, the reference loops) */
     void (*strip)(const ct__sp24_strip_args *a);
-    /* y[r] = the N == 1 lane sums of row r (rows rows, values vals of kind vkind, K columns) */
-    void (*gemv)(int vkind, int64_t rows, const void *vals, const uint8_t *meta, int64_t mstride,
-                 int64_t K, const float *x, float *y);
+    /* y[r, n] (rows x N, N <= CT__SP24_GEMV_N) = the lane sums of row r against x[n] (x: [N][K]
+     * f32), values vals of kind vkind */
+    void (*gemv)(int vkind, int N, int64_t rows, const void *vals, const uint8_t *meta,
+                 int64_t mstride, int64_t K, const float *x, float *y);
     /* c[r, n] = fma(c[r, n], mult[r], bias[r]) for n < ncols */
     void (*epilogue)(float *c, int64_t ldc, int64_t rows, int64_t ncols, const float *mult,
                      const float *bias);
     /* gemv of E4M3 values with AVX512_VBMI (NULL: none); same order as gemv */
-    void (*gemv_e4m3_vbmi)(int64_t rows, const void *vals, const uint8_t *meta, int64_t mstride,
-                           int64_t K, const float *x, float *y);
+    void (*gemv_e4m3_vbmi)(int N, int64_t rows, const void *vals, const uint8_t *meta,
+                           int64_t mstride, int64_t K, const float *x, float *y);
 } ct__spk_ops;
 
 extern const ct__spk_ops ct__spk_ops_ref, ct__spk_ops_avx2, ct__spk_ops_avx512;
 
-/* The reference lane order of the N == 1 chains (used by the ref table and the ISA tails). */
+/* The lane sum of the N <= 8 chains (the reference's order). */
 static inline float ct__sp24_lanes_sum(const float s[16]) {
     float t8[8], t4[4];
     for (int i = 0; i < 8; i++)
@@ -127,7 +130,7 @@ void ct__sp24_compress_rows(int vkind, bool prune, int64_t r0, int64_t rows, int
 /* Expand `rows` rows back to dense f32 (dropped positions +0; FP8 values times their scale). */
 void ct__sp24_decompress_rows(int vkind, int64_t rows, int64_t K, const void *vals,
                               const uint8_t *meta, const float *scales, float *dense);
-/* The reference GEMM (N >= 2) of rows [r0, r1): out[r, n] = the k-ordered fma chain of the row's
+/* The reference GEMM (N > 8) of rows [r0, r1): out[r, n] = the k-ordered fma chain of the row's
  * kept values against B (kind bkind, element strides sk, sn), then the epilogue. */
 void ct__sp24_gemm_ref(int vkind, int64_t r0, int64_t r1, int64_t N, int64_t K, const void *vals,
                        const uint8_t *meta, int bkind, const void *b, int64_t sk, int64_t sn,

@@ -126,14 +126,20 @@ CT__AI __m256 sp_vals8(int vk, const void *p) {
     return sp_fp8_8(vk, _mm_loadl_epi64((const __m128i *)p));
 }
 
-/* x operands of the 8 kept values of 4 groups: metadata half-word w, x window x0 (k 0..7), x1. */
-CT__AI __m256 sp_pick(uint32_t w, __m256 x0, __m256 x1) {
+/* Permute indices of the 8 kept values of 4 groups (metadata half-word w) into their 16-wide x
+ * window (values 0..15; bit 3 picks the window's second ymm). */
+CT__AI __m256i sp_idx(uint32_t w) {
     const __m256i sh = _mm256_setr_epi32(0, 2, 4, 6, 8, 10, 12, 14);
     const __m256i base = _mm256_setr_epi32(0, 0, 4, 4, 8, 8, 12, 12);
-    __m256i idx = _mm256_add_epi32(
+    return _mm256_add_epi32(
         _mm256_and_si256(_mm256_srlv_epi32(_mm256_set1_epi32((int)w), sh), _mm256_set1_epi32(3)),
         base);
-    __m256 p0 = _mm256_permutevar8x32_ps(x0, idx), p1 = _mm256_permutevar8x32_ps(x1, idx);
+}
+
+/* The x operands picked by idx from the window xs[0..16): two vpermps and a blend. */
+CT__AI __m256 sp_sel(__m256i idx, const float *xs) {
+    __m256 p0 = _mm256_permutevar8x32_ps(_mm256_loadu_ps(xs), idx),
+           p1 = _mm256_permutevar8x32_ps(_mm256_loadu_ps(xs + 8), idx);
     return _mm256_blendv_ps(p0, p1,
                             _mm256_castsi256_ps(_mm256_cmpgt_epi32(idx, _mm256_set1_epi32(7))));
 }
@@ -145,63 +151,95 @@ CT__AI float sp_lanes(__m256 lo, __m256 hi) {
     return _mm_cvtss_f32(_mm_add_ss(t2, _mm_shuffle_ps(t2, t2, 1)));
 }
 
-#define SP_GR 3
+/* Rows per pass: R * N chain pairs in flight (16 ymm). */
+#define SP_ROWS(N) ((N) == 1 ? 3 : 1)
 
-CT__AI void sp_gemv_impl(const int vk, int64_t rows, const void *vals, const uint8_t *meta,
-                         int64_t ms, int64_t K, const float *x, float *y) {
-    const int64_t G = K / 4, steps = G / 8, vs = K / 2, tg = G - 8 * steps;
+/* One step (8 groups) of one row against N columns: lanes 0-7 (groups 0-3) in lo, 8-15 in hi;
+ * lanes past nl (a tail step) keep their sums. */
+CT__AI void sp_step(const int vk, const int N, const char *vp, uint32_t w, const float *x,
+                    int64_t K, int64_t k0, int nl, __m256 *lo, __m256 *hi) {
     const int es = ct__spk_size(vk);
-    const char *vb = vals;
-    for (int64_t r0 = 0; r0 < rows; r0 += SP_GR) {
-        const int nr = rows - r0 < SP_GR ? (int)(rows - r0) : SP_GR;
-        __m256 lo[SP_GR], hi[SP_GR];
-        for (int r = 0; r < SP_GR; r++)
-            lo[r] = hi[r] = _mm256_setzero_ps();
-        for (int64_t s = 0; s < steps; s++) {
-            const float *xs = x + 32 * s;
-            const __m256 x0 = _mm256_loadu_ps(xs), x1 = _mm256_loadu_ps(xs + 8),
-                         x2 = _mm256_loadu_ps(xs + 16), x3 = _mm256_loadu_ps(xs + 24);
-            for (int r = 0; r < SP_GR; r++) {
-                if (r >= nr) break;
-                uint32_t w;
-                memcpy(&w, meta + (r0 + r) * ms + 4 * s, 4);
-                const char *vp = vb + ((r0 + r) * vs + 16 * s) * es;
-                lo[r] = _mm256_fmadd_ps(sp_vals8(vk, vp), sp_pick(w, x0, x1), lo[r]);
-                hi[r] = _mm256_fmadd_ps(sp_vals8(vk, vp + 8 * es), sp_pick(w >> 16, x2, x3), hi[r]);
-            }
+    const __m256 v0 = sp_vals8(vk, vp), v1 = sp_vals8(vk, vp + 8 * es);
+    const __m256i i0 = sp_idx(w), i1 = sp_idx(w >> 16);
+#pragma GCC unroll 8
+    for (int n = 0; n < N; n++) {
+        const __m256 f0 = _mm256_fmadd_ps(v0, sp_sel(i0, x + n * K + k0), lo[n]);
+        const __m256 f1 = _mm256_fmadd_ps(v1, sp_sel(i1, x + n * K + k0 + 16), hi[n]);
+        if (nl >= 16) {
+            lo[n] = f0, hi[n] = f1;
+        } else {
+            lo[n] = _mm256_blendv_ps(lo[n], f0, _mm256_castsi256_ps(sp_mask(nl > 8 ? 8 : nl)));
+            hi[n] = _mm256_blendv_ps(hi[n], f1, _mm256_castsi256_ps(sp_mask(nl > 8 ? nl - 8 : 0)));
         }
-        if (tg) {
-            float xt[32] = {0};
-            memcpy(xt, x + 32 * steps, (size_t)(4 * tg) * sizeof(float));
-            const __m256 x0 = _mm256_loadu_ps(xt), x1 = _mm256_loadu_ps(xt + 8),
-                         x2 = _mm256_loadu_ps(xt + 16), x3 = _mm256_loadu_ps(xt + 24);
-            const int nl = (int)(2 * tg);
-            const __m256 mlo = _mm256_castsi256_ps(sp_mask(nl > 8 ? 8 : nl)),
-                         mhi = _mm256_castsi256_ps(sp_mask(nl > 8 ? nl - 8 : 0));
-            for (int r = 0; r < nr; r++) {
-                uint32_t w = 0;
-                memcpy(&w, meta + (r0 + r) * ms + 4 * steps, (size_t)((tg + 1) / 2));
-                unsigned char vt[64] = {0};
-                memcpy(vt, vb + ((r0 + r) * vs + 16 * steps) * es, (size_t)(2 * tg * es));
-                __m256 flo = _mm256_fmadd_ps(sp_vals8(vk, vt), sp_pick(w, x0, x1), lo[r]);
-                __m256 fhi =
-                    _mm256_fmadd_ps(sp_vals8(vk, vt + 8 * es), sp_pick(w >> 16, x2, x3), hi[r]);
-                lo[r] = _mm256_blendv_ps(lo[r], flo, mlo);
-                hi[r] = _mm256_blendv_ps(hi[r], fhi, mhi);
-            }
-        }
-        for (int r = 0; r < nr; r++)
-            y[r0 + r] = sp_lanes(lo[r], hi[r]);
     }
 }
 
-static void sp_gemv(int vk, int64_t rows, const void *vals, const uint8_t *meta, int64_t ms,
+/* R rows (values rv0, row stride vs elements; metadata rm0, stride ms) x N columns (x: [N][K]). */
+CT__AI void sp_gemv_group(const int vk, const int N, const int R, const char *rv0, int64_t vs,
+                          const uint8_t *rm0, int64_t ms, int64_t K, const float *x, float *y) {
+    const int64_t G = K / 4, steps = G / 8, tg = G - 8 * steps;
+    const int es = ct__spk_size(vk);
+    __m256 lo[R][N], hi[R][N];
+    for (int r = 0; r < R; r++)
+        for (int n = 0; n < N; n++)
+            lo[r][n] = hi[r][n] = _mm256_setzero_ps();
+    for (int64_t s = 0; s < steps; s++) {
+#pragma GCC unroll 4
+        for (int r = 0; r < R; r++) {
+            uint32_t w;
+            memcpy(&w, rm0 + r * ms + 4 * s, 4);
+            sp_step(vk, N, rv0 + (r * vs + 16 * s) * es, w, x, K, 32 * s, 16, lo[r], hi[r]);
+        }
+    }
+    if (tg) { /* the last 1..7 groups through zero-padded copies (x too, per column) */
+        float xt[CT__SP24_GEMV_N * 32] = {0};
+        for (int n = 0; n < N; n++)
+            memcpy(xt + 32 * n, x + n * K + 32 * steps, (size_t)(4 * tg) * sizeof(float));
+        for (int r = 0; r < R; r++) {
+            uint32_t w = 0;
+            memcpy(&w, rm0 + r * ms + 4 * steps, (size_t)((tg + 1) / 2));
+            unsigned char vt[64] = {0};
+            memcpy(vt, rv0 + (r * vs + 16 * steps) * es, (size_t)(2 * tg * es));
+            sp_step(vk, N, (const char *)vt, w, xt, 32, 0, (int)(2 * tg), lo[r], hi[r]);
+        }
+    }
+    for (int r = 0; r < R; r++)
+        for (int n = 0; n < N; n++)
+            y[r * N + n] = sp_lanes(lo[r][n], hi[r][n]);
+}
+
+CT__AI void sp_gemv_impl(const int vk, const int N, int64_t rows, const void *vals,
+                         const uint8_t *meta, int64_t ms, int64_t K, const float *x, float *y) {
+    const int R = SP_ROWS(N), es = ct__spk_size(vk);
+    const int64_t vs = K / 2;
+    const char *vb = vals;
+    int64_t r0 = 0;
+    for (; r0 + R <= rows; r0 += R)
+        sp_gemv_group(vk, N, R, vb + r0 * vs * es, vs, meta + r0 * ms, ms, K, x, y + r0 * N);
+    for (; r0 < rows; r0++)
+        sp_gemv_group(vk, N, 1, vb + r0 * vs * es, vs, meta + r0 * ms, ms, K, x, y + r0 * N);
+}
+
+#define SP_N_CASES(F, ...)                                                                         \
+    switch (N) {                                                                                   \
+    case 1: F(1, __VA_ARGS__); break;                                                              \
+    case 2: F(2, __VA_ARGS__); break;                                                              \
+    case 3: F(3, __VA_ARGS__); break;                                                              \
+    case 4: F(4, __VA_ARGS__); break;                                                              \
+    case 5: F(5, __VA_ARGS__); break;                                                              \
+    case 6: F(6, __VA_ARGS__); break;                                                              \
+    case 7: F(7, __VA_ARGS__); break;                                                              \
+    default: F(8, __VA_ARGS__); break;                                                             \
+    }
+#define SP_GEMV_CASE(NN, vk) sp_gemv_impl(vk, NN, rows, vals, meta, ms, K, x, y)
+
+static void sp_gemv(int vk, int N, int64_t rows, const void *vals, const uint8_t *meta, int64_t ms,
                     int64_t K, const float *x, float *y) {
     switch (vk) {
-    case CT__SPK_F32: sp_gemv_impl(CT__SPK_F32, rows, vals, meta, ms, K, x, y); break;
-    case CT__SPK_BF16: sp_gemv_impl(CT__SPK_BF16, rows, vals, meta, ms, K, x, y); break;
-    case CT__SPK_E4M3: sp_gemv_impl(CT__SPK_E4M3, rows, vals, meta, ms, K, x, y); break;
-    default: sp_gemv_impl(CT__SPK_E5M2, rows, vals, meta, ms, K, x, y); break;
+    case CT__SPK_F32: SP_N_CASES(SP_GEMV_CASE, CT__SPK_F32); break;
+    case CT__SPK_BF16: SP_N_CASES(SP_GEMV_CASE, CT__SPK_BF16); break;
+    case CT__SPK_E4M3: SP_N_CASES(SP_GEMV_CASE, CT__SPK_E4M3); break;
+    default: SP_N_CASES(SP_GEMV_CASE, CT__SPK_E5M2); break;
     }
 }
 

@@ -127,16 +127,20 @@ CT__AI __m512 sp_vals16(int vk, const void *p) {
     return sp_fp8_16(vk, _mm_loadu_si128((const __m128i *)p));
 }
 
-/* x operands of the 16 kept values of 8 groups: metadata word w, x window xl (k 0..15), xh.
+/* Permute indices of the 16 kept values of 8 groups (metadata word w) into their 32-wide x window.
  * Lane l = 2g + j takes index bits 2l..2l+1 of w, plus 4g (merged by one ternary-logic op: the
  * permute reads only the index's low five bits). */
-CT__AI __m512 sp_pick(uint32_t w, __m512 xl, __m512 xh) {
+CT__AI __m512i sp_idx(uint32_t w) {
     const __m512i sh = _mm512_setr_epi32(0, 2, 4, 6, 8, 10, 12, 14, 16, 18, 20, 22, 24, 26, 28, 30);
     const __m512i base =
         _mm512_setr_epi32(0, 0, 4, 4, 8, 8, 12, 12, 16, 16, 20, 20, 24, 24, 28, 28);
-    const __m512i idx = _mm512_ternarylogic_epi32(_mm512_srlv_epi32(_mm512_set1_epi32((int)w), sh),
-                                                  base, _mm512_set1_epi32(3), 0xE4);
-    return _mm512_permutex2var_ps(xl, idx, xh);
+    return _mm512_ternarylogic_epi32(_mm512_srlv_epi32(_mm512_set1_epi32((int)w), sh), base,
+                                     _mm512_set1_epi32(3), 0xE4);
+}
+
+/* The x operands of the 16 kept values: the window xs[0..32) picked by idx. */
+CT__AI __m512 sp_sel(__m512i idx, const float *xs) {
+    return _mm512_permutex2var_ps(_mm512_loadu_ps(xs), idx, _mm512_loadu_ps(xs + 16));
 }
 
 CT__AI float sp_lanes(__m512 s) {
@@ -146,82 +150,163 @@ CT__AI float sp_lanes(__m512 s) {
     return _mm_cvtss_f32(_mm_add_ss(t2, _mm_shuffle_ps(t2, t2, 1)));
 }
 
-#define SP_GR 4 /* rows per pass of the N == 1 kernel (independent chains) */
+/* Rows per pass of the small-N kernel: R * N chains of 16 lanes in flight. */
+#define SP_ROWS(N) ((N) == 1 ? 4 : (N) == 2 ? 2 : 1)
 
-/* One row's last 1..7 groups (after the full steps), through zero-padded copies; the lanes past
- * them keep acc. rv, rm: the row's values and metadata. */
-CT__AI void sp_gemv_tail(const int vk, const char *rv, const uint8_t *rm, int64_t K, const float *x,
-                         __m512 *acc) {
+/* One row's last 1..7 groups (after the full steps) for N columns (x: [N][K]), through
+ * zero-padded copies; the lanes past them keep acc. rv, rm: the row's values and metadata. */
+CT__AI void sp_tail(const int vk, const int N, const char *rv, const uint8_t *rm, int64_t K,
+                    const float *x, __m512 *acc) {
     const int64_t G = K / 4, steps = G / 8, tg = G - 8 * steps;
     const int es = ct__spk_size(vk);
     if (!tg) return;
-    float xt[32] = {0};
-    memcpy(xt, x + 32 * steps, (size_t)(4 * tg) * sizeof(float));
     uint32_t w = 0;
     memcpy(&w, rm + 4 * steps, (size_t)((tg + 1) / 2));
     unsigned char vt[64] = {0};
     memcpy(vt, rv + 16 * steps * es, (size_t)(2 * tg * es));
+    const __m512 v = sp_vals16(vk, vt);
+    const __m512i idx = sp_idx(w);
     const __mmask16 lm = (__mmask16)((1u << (2 * tg)) - 1u);
-    *acc = _mm512_mask3_fmadd_ps(
-        sp_vals16(vk, vt), sp_pick(w, _mm512_loadu_ps(xt), _mm512_loadu_ps(xt + 16)), *acc, lm);
+    for (int n = 0; n < N; n++) {
+        float xt[32] = {0};
+        memcpy(xt, x + n * K + 32 * steps, (size_t)(4 * tg) * sizeof(float));
+        acc[n] = _mm512_mask3_fmadd_ps(v, sp_sel(idx, xt), acc[n], lm);
+    }
 }
 
-/* One row's steps s0.. and its tail, continuing acc. */
-CT__AI void sp_gemv_rest(const int vk, int64_t s0, const char *rv, const uint8_t *rm, int64_t K,
-                         const float *x, __m512 *acc) {
+/* One row's steps s0.. and its tail for N columns, continuing acc[N]. */
+CT__AI void sp_rest(const int vk, const int N, int64_t s0, const char *rv, const uint8_t *rm,
+                    int64_t K, const float *x, __m512 *acc) {
     const int64_t steps = K / 32;
     const int es = ct__spk_size(vk);
     for (int64_t s = s0; s < steps; s++) {
         uint32_t w;
         memcpy(&w, rm + 4 * s, 4);
-        *acc = _mm512_fmadd_ps(
-            sp_vals16(vk, rv + 16 * s * es),
-            sp_pick(w, _mm512_loadu_ps(x + 32 * s), _mm512_loadu_ps(x + 32 * s + 16)), *acc);
+        const __m512 v = sp_vals16(vk, rv + 16 * s * es);
+        const __m512i idx = sp_idx(w);
+#pragma GCC unroll 8
+        for (int n = 0; n < N; n++)
+            acc[n] = _mm512_fmadd_ps(v, sp_sel(idx, x + n * K + 32 * s), acc[n]);
     }
-    sp_gemv_tail(vk, rv, rm, K, x, acc);
+    sp_tail(vk, N, rv, rm, K, x, acc);
 }
 
-CT__AI void sp_gemv_impl(const int vk, int64_t rows, const void *vals, const uint8_t *meta,
-                         int64_t ms, int64_t K, const float *x, float *y) {
-    const int64_t steps = K / 32, vs = K / 2;
+/* R rows (values rv0, row stride vs elements; metadata rm0, stride ms) x N columns. */
+CT__AI void sp_gemv_group(const int vk, const int N, const int R, const char *rv0, int64_t vs,
+                          const uint8_t *rm0, int64_t ms, int64_t K, const float *x, float *y) {
+    const int64_t steps = K / 32;
     const int es = ct__spk_size(vk);
-    const char *vb = vals;
-    for (int64_t r0 = 0; r0 < rows; r0 += SP_GR) {
-        const int nr = rows - r0 < SP_GR ? (int)(rows - r0) : SP_GR;
-        __m512 acc[SP_GR];
-        for (int r = 0; r < SP_GR; r++)
-            acc[r] = _mm512_setzero_ps();
-        for (int64_t s = 0; s < steps; s++) {
-            const __m512 xl = _mm512_loadu_ps(x + 32 * s), xh = _mm512_loadu_ps(x + 32 * s + 16);
+    __m512 acc[R][N];
+    for (int r = 0; r < R; r++)
+        for (int n = 0; n < N; n++)
+            acc[r][n] = _mm512_setzero_ps();
+    for (int64_t s = 0; s < steps; s++) {
 #pragma GCC unroll 4
-            for (int r = 0; r < SP_GR; r++) {
-                if (nr < SP_GR && r >= nr) break;
-                uint32_t w;
-                memcpy(&w, meta + (r0 + r) * ms + 4 * s, 4);
-                const __m512 v = sp_vals16(vk, vb + ((r0 + r) * vs + 16 * s) * es);
-                acc[r] = _mm512_fmadd_ps(v, sp_pick(w, xl, xh), acc[r]);
-            }
+        for (int r = 0; r < R; r++) {
+            uint32_t w;
+            memcpy(&w, rm0 + r * ms + 4 * s, 4);
+            const __m512 v = sp_vals16(vk, rv0 + (r * vs + 16 * s) * es);
+            const __m512i idx = sp_idx(w);
+#pragma GCC unroll 8
+            for (int n = 0; n < N; n++)
+                acc[r][n] = _mm512_fmadd_ps(v, sp_sel(idx, x + n * K + 32 * s), acc[r][n]);
         }
-        for (int r = 0; r < nr; r++)
-            sp_gemv_tail(vk, vb + (r0 + r) * vs * es, meta + (r0 + r) * ms, K, x, &acc[r]);
-        for (int r = 0; r < nr; r++)
-            y[r0 + r] = sp_lanes(acc[r]);
+    }
+    for (int r = 0; r < R; r++) {
+        sp_tail(vk, N, rv0 + r * vs * es, rm0 + r * ms, K, x, acc[r]);
+        for (int n = 0; n < N; n++)
+            y[r * N + n] = sp_lanes(acc[r][n]);
     }
 }
+
+CT__AI void sp_gemv_impl(const int vk, const int N, int64_t rows, const void *vals,
+                         const uint8_t *meta, int64_t ms, int64_t K, const float *x, float *y) {
+    const int R = SP_ROWS(N), es = ct__spk_size(vk);
+    const int64_t vs = K / 2;
+    const char *vb = vals;
+    int64_t r0 = 0;
+    for (; r0 + R <= rows; r0 += R)
+        sp_gemv_group(vk, N, R, vb + r0 * vs * es, vs, meta + r0 * ms, ms, K, x, y + r0 * N);
+    for (; r0 < rows; r0++)
+        sp_gemv_group(vk, N, 1, vb + r0 * vs * es, vs, meta + r0 * ms, ms, K, x, y + r0 * N);
+}
+
+#define SP_N_CASES(F, ...)                                                                         \
+    switch (N) {                                                                                   \
+    case 1: F(1, __VA_ARGS__); break;                                                              \
+    case 2: F(2, __VA_ARGS__); break;                                                              \
+    case 3: F(3, __VA_ARGS__); break;                                                              \
+    case 4: F(4, __VA_ARGS__); break;                                                              \
+    case 5: F(5, __VA_ARGS__); break;                                                              \
+    case 6: F(6, __VA_ARGS__); break;                                                              \
+    case 7: F(7, __VA_ARGS__); break;                                                              \
+    default: F(8, __VA_ARGS__); break;                                                             \
+    }
 
 /* E4M3 with AVX512_VBMI: every E4M3 value (subnormals included) is exact in bf16, so an f32's
  * two upper bytes come from two 128-entry byte tables indexed by the code's magnitude (the sign
  * bit merged back), and one zero-masking byte permute per 16 values places them in the upper half
  * of each f32 lane: no conversion, multiply or NaN patch (the table holds the NaN). Same lanes and
  * order as sp_gemv_impl. */
-__attribute__((target("avx512vbmi"))) static void sp_gemv_e4m3_vbmi(int64_t rows, const void *vals,
-                                                                    const uint8_t *meta, int64_t ms,
-                                                                    int64_t K, const float *x,
-                                                                    float *y) {
+typedef struct {
+    __m512i tl0, tl1, th0, th1, iq[4];
+} sp_vbmi_tables;
+
+__attribute__((target("avx512vbmi"))) static inline __attribute__((always_inline)) void
+sp_vbmi_group(const int N, const int R, const sp_vbmi_tables *t, const uint8_t *rv0, int64_t vs,
+              const uint8_t *rm0, int64_t ms, int64_t K, const float *x, float *y) {
+    const int64_t big = K / 128;
+    const __m512i SB = _mm512_set1_epi8((char)0x80);
+    const __mmask64 upper = 0xCCCCCCCCCCCCCCCCull; /* bytes 2 and 3 of every f32 */
+    __m512 acc[R][N];
+    for (int r = 0; r < R; r++)
+        for (int n = 0; n < N; n++)
+            acc[r][n] = _mm512_setzero_ps();
+    for (int64_t b = 0; b < big; b++) {
+#pragma GCC unroll 4
+        for (int r = 0; r < R; r++) {
+            const __m512i c = _mm512_loadu_si512(rv0 + r * vs + 64 * b);
+            const __m512i lo = _mm512_permutex2var_epi8(t->tl0, c, t->tl1);
+            const __m512i hi =
+                _mm512_ternarylogic_epi32(c, _mm512_permutex2var_epi8(t->th0, c, t->th1), SB, 0xE4);
+#pragma GCC unroll 4
+            for (int q = 0; q < 4; q++) {
+                const __m512 f =
+                    _mm512_castsi512_ps(_mm512_maskz_permutex2var_epi8(upper, lo, t->iq[q], hi));
+                const int64_t st = 4 * b + q;
+                uint32_t w;
+                memcpy(&w, rm0 + r * ms + 4 * st, 4);
+                const __m512i idx = sp_idx(w);
+#pragma GCC unroll 8
+                for (int n = 0; n < N; n++)
+                    acc[r][n] = _mm512_fmadd_ps(f, sp_sel(idx, x + n * K + 32 * st), acc[r][n]);
+            }
+        }
+    }
+    for (int r = 0; r < R; r++) { /* the remaining steps and groups: the plain kernel */
+        sp_rest(CT__SPK_E4M3, N, 4 * big, (const char *)rv0 + r * vs, rm0 + r * ms, K, x, acc[r]);
+        for (int n = 0; n < N; n++)
+            y[r * N + n] = sp_lanes(acc[r][n]);
+    }
+}
+
+#define SP_VBMI_ROWS(NN, ...)                                                                      \
+    do {                                                                                           \
+        int64_t r0 = 0;                                                                            \
+        for (; r0 + SP_ROWS(NN) <= rows; r0 += SP_ROWS(NN))                                        \
+            sp_vbmi_group(NN, SP_ROWS(NN), &t, vb + r0 * vs, vs, meta + r0 * ms, ms, K, x,         \
+                          y + r0 * NN);                                                            \
+        for (; r0 < rows; r0++)                                                                    \
+            sp_vbmi_group(NN, 1, &t, vb + r0 * vs, vs, meta + r0 * ms, ms, K, x, y + r0 * NN);     \
+    } while (0)
+
+__attribute__((target("avx512vbmi"))) static void
+sp_gemv_e4m3_vbmi(int N, int64_t rows, const void *vals, const uint8_t *meta, int64_t ms, int64_t K,
+                  const float *x, float *y) {
     uint8_t tb[2][128], ib[4][64];
     for (int c = 0; c < 128; c++) { /* bf16 bytes of the exact decode */
-        const uint32_t b = ct__f32_bits(ct__mxk_dec1(CT__MXK_E4M3, (uint8_t)c));
-        tb[0][c] = (uint8_t)(b >> 16), tb[1][c] = (uint8_t)(b >> 24);
+        const uint32_t bits = ct__f32_bits(ct__mxk_dec1(CT__MXK_E4M3, (uint8_t)c));
+        tb[0][c] = (uint8_t)(bits >> 16), tb[1][c] = (uint8_t)(bits >> 24);
     }
     for (int q = 0; q < 4; q++) /* f32 lane l of step q: bytes 2, 3 = lo[16q + l], hi[16q + l] */
         for (int l = 0; l < 16; l++) {
@@ -229,64 +314,25 @@ __attribute__((target("avx512vbmi"))) static void sp_gemv_e4m3_vbmi(int64_t rows
             ib[q][4 * l + 2] = (uint8_t)(16 * q + l);
             ib[q][4 * l + 3] = (uint8_t)(64 + 16 * q + l);
         }
-    const __m512i TL0 = _mm512_loadu_si512(tb[0]), TL1 = _mm512_loadu_si512(tb[0] + 64),
-                  TH0 = _mm512_loadu_si512(tb[1]), TH1 = _mm512_loadu_si512(tb[1] + 64),
-                  SB = _mm512_set1_epi8((char)0x80);
-    const __m512i IQ[4] = {_mm512_loadu_si512(ib[0]), _mm512_loadu_si512(ib[1]),
-                           _mm512_loadu_si512(ib[2]), _mm512_loadu_si512(ib[3])};
-    const __mmask64 upper = 0xCCCCCCCCCCCCCCCCull; /* bytes 2 and 3 of every f32 */
-    const int64_t G = K / 4, steps = G / 8, big = steps / 4, vs = K / 2;
+    sp_vbmi_tables t;
+    t.tl0 = _mm512_loadu_si512(tb[0]), t.tl1 = _mm512_loadu_si512(tb[0] + 64);
+    t.th0 = _mm512_loadu_si512(tb[1]), t.th1 = _mm512_loadu_si512(tb[1] + 64);
+    for (int q = 0; q < 4; q++)
+        t.iq[q] = _mm512_loadu_si512(ib[q]);
     const uint8_t *vb = vals;
-    int64_t r0 = 0;
-    for (; r0 + SP_GR <= rows; r0 += SP_GR) {
-        __m512 acc[SP_GR];
-        for (int r = 0; r < SP_GR; r++)
-            acc[r] = _mm512_setzero_ps();
-        for (int64_t b = 0; b < big; b++) {
-            __m512 xw[8]; /* the x windows of the four steps, shared by the rows */
-#pragma GCC unroll 8
-            for (int i = 0; i < 8; i++)
-                xw[i] = _mm512_loadu_ps(x + 128 * b + 16 * i);
-#pragma GCC unroll 4
-            for (int r = 0; r < SP_GR; r++) {
-                const __m512i c = _mm512_loadu_si512(vb + (r0 + r) * vs + 64 * b);
-                const __m512i lo = _mm512_permutex2var_epi8(TL0, c, TL1);
-                const __m512i hi =
-                    _mm512_ternarylogic_epi32(c, _mm512_permutex2var_epi8(TH0, c, TH1), SB, 0xE4);
-                __m512 f[4];
-#pragma GCC unroll 4
-                for (int q = 0; q < 4; q++)
-                    f[q] =
-                        _mm512_castsi512_ps(_mm512_maskz_permutex2var_epi8(upper, lo, IQ[q], hi));
-#pragma GCC unroll 4
-                for (int q = 0; q < 4; q++) {
-                    const int64_t st = 4 * b + q;
-                    uint32_t w;
-                    memcpy(&w, meta + (r0 + r) * ms + 4 * st, 4);
-                    acc[r] = _mm512_fmadd_ps(f[q], sp_pick(w, xw[2 * q], xw[2 * q + 1]), acc[r]);
-                }
-            }
-        }
-        float part[SP_GR];
-        for (int r = 0; r < SP_GR; r++) { /* the remaining steps and groups: the plain kernel */
-            sp_gemv_rest(CT__SPK_E4M3, 4 * big, (const char *)vb + (r0 + r) * vs,
-                         meta + (r0 + r) * ms, K, x, &acc[r]);
-            part[r] = sp_lanes(acc[r]);
-        }
-        for (int r = 0; r < SP_GR; r++)
-            y[r0 + r] = part[r];
-    }
-    if (r0 < rows)
-        sp_gemv_impl(CT__SPK_E4M3, rows - r0, vb + r0 * vs, meta + r0 * ms, ms, K, x, y + r0);
+    const int64_t vs = K / 2;
+    SP_N_CASES(SP_VBMI_ROWS, 0);
 }
 
-static void sp_gemv(int vk, int64_t rows, const void *vals, const uint8_t *meta, int64_t ms,
+#define SP_GEMV_CASE(NN, vk) sp_gemv_impl(vk, NN, rows, vals, meta, ms, K, x, y)
+
+static void sp_gemv(int vk, int N, int64_t rows, const void *vals, const uint8_t *meta, int64_t ms,
                     int64_t K, const float *x, float *y) {
     switch (vk) {
-    case CT__SPK_F32: sp_gemv_impl(CT__SPK_F32, rows, vals, meta, ms, K, x, y); break;
-    case CT__SPK_BF16: sp_gemv_impl(CT__SPK_BF16, rows, vals, meta, ms, K, x, y); break;
-    case CT__SPK_E4M3: sp_gemv_impl(CT__SPK_E4M3, rows, vals, meta, ms, K, x, y); break;
-    default: sp_gemv_impl(CT__SPK_E5M2, rows, vals, meta, ms, K, x, y); break;
+    case CT__SPK_F32: SP_N_CASES(SP_GEMV_CASE, CT__SPK_F32); break;
+    case CT__SPK_BF16: SP_N_CASES(SP_GEMV_CASE, CT__SPK_BF16); break;
+    case CT__SPK_E4M3: SP_N_CASES(SP_GEMV_CASE, CT__SPK_E4M3); break;
+    default: SP_N_CASES(SP_GEMV_CASE, CT__SPK_E5M2); break;
     }
 }
 

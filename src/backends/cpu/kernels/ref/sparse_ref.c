@@ -115,21 +115,23 @@ void ct__sp24_gemm_ref(int vkind, int64_t r0, int64_t r1, int64_t N, int64_t K, 
         }
 }
 
-static void sp_gemv_ref(int vkind, int64_t rows, const void *vals, const uint8_t *meta,
+static void sp_gemv_ref(int vkind, int N, int64_t rows, const void *vals, const uint8_t *meta,
                         int64_t mstride, int64_t K, const float *x, float *y) {
     const int64_t G = K / 4, vs = K / 2;
-    for (int64_t r = 0; r < rows; r++) {
-        float s[16] = {0};
-        for (int64_t g = 0; g < G; g++) {
-            const unsigned nib = (meta[r * mstride + g / 2] >> (4 * (g & 1))) & 15u;
-            for (int j = 0; j < 2; j++) {
-                int64_t jj = 2 * g + j;
-                s[jj % 16] = fmaf(ct__spk_get(vkind, vals, r * vs + jj),
-                                  x[4 * g + ((nib >> (2 * j)) & 3u)], s[jj % 16]);
+    for (int64_t r = 0; r < rows; r++)
+        for (int n = 0; n < N; n++) {
+            const float *xn = x + n * K;
+            float s[16] = {0};
+            for (int64_t g = 0; g < G; g++) {
+                const unsigned nib = (meta[r * mstride + g / 2] >> (4 * (g & 1))) & 15u;
+                for (int j = 0; j < 2; j++) {
+                    int64_t jj = 2 * g + j;
+                    s[jj % 16] = fmaf(ct__spk_get(vkind, vals, r * vs + jj),
+                                      xn[4 * g + ((nib >> (2 * j)) & 3u)], s[jj % 16]);
+                }
             }
+            y[r * N + n] = ct__sp24_lanes_sum(s);
         }
-        y[r] = ct__sp24_lanes_sum(s);
-    }
 }
 
 static void sp_epilogue_ref(float *c, int64_t ldc, int64_t rows, int64_t ncols, const float *mult,
