@@ -105,40 +105,37 @@ typedef struct {
     float *out;
 } sp_mm;
 
-/* Rows [m0, m1) x columns [n0, n1) of out with the ISA strip kernel; bp: this thread's block. */
-static void sp_mm_tile(const sp_mm *p, int64_t m0, int64_t m1, int64_t n0, int64_t n1, float *bp) {
+/* Rows [m0, m1) x columns [nb, ne) of out with the ISA strip kernel over every k block of the
+ * shared packed B (bp: block kb, strip s at (kb * nstrip + s) * KC * w), then the epilogue. The
+ * C tile (at most MC x NC floats) stays in L2 across the k blocks. */
+static void sp_mm_rows(const sp_mm *p, int64_t m0, int64_t m1, int64_t nb, int64_t ne,
+                       const float *bp) {
     const int w = p->ops->w;
-    for (int64_t nb = n0; nb < n1; nb += CT__SP24_NC) {
-        const int64_t ne = nb + CT__SP24_NC < n1 ? nb + CT__SP24_NC : n1;
-        for (int64_t k0 = 0; k0 < p->K; k0 += CT__SP24_KC) {
-            const int64_t kc = p->K - k0 < CT__SP24_KC ? p->K - k0 : CT__SP24_KC;
-            sp_pack_b(p->bk, p->b, p->sk, p->sn, k0, kc, nb, ne, w, bp);
-            const int64_t g0 = k0 / 4;
-            for (int64_t mc = m0; mc < m1; mc += CT__SP24_MC) {
-                const int64_t rows = m1 - mc < CT__SP24_MC ? m1 - mc : CT__SP24_MC;
-                for (int64_t c0 = nb; c0 < ne; c0 += w) {
-                    ct__sp24_strip_args a = {
-                        .vkind = p->vk,
-                        .rows = rows,
-                        .vals = (const char *)p->vals + (mc * (p->K / 2) + 2 * g0) * p->es,
-                        .vstride = p->K / 2,
-                        .meta = p->meta + mc * p->mb + g0 / 2,
-                        .mstride = p->mb,
-                        .ng = kc / 4,
-                        .lut = p->lut,
-                        .vtab = p->vtab,
-                        .bp = bp + (c0 - nb) / w * (CT__SP24_KC * w),
-                        .ncols = (int)(ne - c0 < w ? ne - c0 : w),
-                        .c = p->out + mc * p->N + c0,
-                        .ldc = p->N,
-                        .first = k0 == 0,
-                    };
-                    p->ops->strip(&a);
-                }
-            }
+    const int64_t nstrip = (ne - nb + w - 1) / w;
+    for (int64_t k0 = 0, kb = 0; k0 < p->K; k0 += CT__SP24_KC, kb++) {
+        const int64_t kc = p->K - k0 < CT__SP24_KC ? p->K - k0 : CT__SP24_KC, g0 = k0 / 4;
+        for (int64_t st = 0; st < nstrip; st++) {
+            const int64_t c0 = nb + st * w;
+            ct__sp24_strip_args a = {
+                .vkind = p->vk,
+                .rows = m1 - m0,
+                .vals = (const char *)p->vals + (m0 * (p->K / 2) + 2 * g0) * p->es,
+                .vstride = p->K / 2,
+                .meta = p->meta + m0 * p->mb + g0 / 2,
+                .mstride = p->mb,
+                .ng = kc / 4,
+                .lut = p->lut,
+                .vtab = p->vtab,
+                .bp = bp + (kb * nstrip + st) * (CT__SP24_KC * w),
+                .ncols = (int)(ne - c0 < w ? ne - c0 : w),
+                .c = p->out + m0 * p->N + c0,
+                .ldc = p->N,
+                .first = k0 == 0,
+            };
+            p->ops->strip(&a);
         }
     }
-    p->ops->epilogue(p->out + m0 * p->N + n0, p->N, m1 - m0, n1 - n0, p->mult + m0, p->bias + m0);
+    p->ops->epilogue(p->out + m0 * p->N + nb, p->N, m1 - m0, ne - nb, p->mult + m0, p->bias + m0);
 }
 
 /* out (M, N) f32; in values (M, K/2), meta (M, mb), epilogue (2, M) f32 = mult, bias; B (K, N)
@@ -198,8 +195,11 @@ static ct_status sp_matmul(const ct__cpu_state *s, const ct_op_desc *op) {
             x = xw;
         }
         const bool vbmi = p.vk == CT__SPK_E4M3 && p.ops->gemv_e4m3_vbmi && ct__cpu_has_vbmi();
-        const int64_t chunk = (p.M + nt - 1) / nt;
-#pragma omp parallel for num_threads(nt) schedule(static) if (nt > 1)
+        /* two row chunks per thread (multiples of 4 rows), handed out dynamically: a thread held
+         * back by a busy core takes one */
+        const int64_t chunk =
+            nt > 1 ? ((p.M + 2 * (int64_t)nt - 1) / (2 * (int64_t)nt) + 3) / 4 * 4 : p.M;
+#pragma omp parallel for num_threads(nt) schedule(dynamic, 1) if (nt > 1)
         for (int64_t r0 = 0; r0 < p.M; r0 += chunk) {
             const int64_t nr = r0 + chunk < p.M ? chunk : p.M - r0;
             const char *rv = (const char *)p.vals + r0 * (p.K / 2) * p.es;
@@ -222,20 +222,31 @@ static ct_status sp_matmul(const ct__cpu_state *s, const ct_op_desc *op) {
         }
         return CT_OK;
     }
-    /* Split rows when every thread gets a full row block, else B's strips. */
-    const bool by_rows = p.M >= (int64_t)nt * CT__SP24_MC / 2 || p.N <= w;
-    const int64_t units = by_rows ? p.M : (p.N + w - 1) / w;
-    const int nth = units < nt ? (int)units : nt;
-#pragma omp parallel num_threads(nth) if (nth > 1)
-    {
-        const int t = nth > 1 ? omp_get_thread_num() : 0;
-        const int64_t u0 = units * t / nth, u1 = units * (t + 1) / nth;
-        float *bp = (float *)(work + wp.bp + t * wp.bp_bytes);
-        if (u1 > u0) {
-            if (by_rows)
-                sp_mm_tile(&p, u0, u1, 0, p.N, bp);
-            else
-                sp_mm_tile(&p, 0, p.M, u0 * w, u1 * w < p.N ? u1 * w : p.N, bp);
+    /* Per block of NC columns: all threads pack B (k blocks handed out dynamically), then row
+     * blocks are handed out dynamically (a thread held back by a busy core takes fewer), each
+     * running every k block against the shared pack. */
+    const int64_t nkb = (p.K + CT__SP24_KC - 1) / CT__SP24_KC;
+    int64_t mcs = (p.M + 4 * (int64_t)nt - 1) / (4 * (int64_t)nt); /* >= 4 blocks per thread */
+    mcs = mcs > CT__SP24_MC ? CT__SP24_MC : mcs < 16 ? 16 : mcs;
+    const int64_t nmb = (p.M + mcs - 1) / mcs;
+    float *bp = (float *)(work + wp.bp);
+    for (int64_t nb = 0; nb < p.N; nb += CT__SP24_NC) {
+        const int64_t ne = nb + CT__SP24_NC < p.N ? nb + CT__SP24_NC : p.N;
+        const int64_t nstrip = (ne - nb + w - 1) / w;
+#pragma omp parallel num_threads(nt) if (nt > 1)
+        {
+#pragma omp for schedule(dynamic, 1)
+            for (int64_t kb = 0; kb < nkb; kb++) {
+                const int64_t k0 = kb * CT__SP24_KC,
+                              kc = p.K - k0 < CT__SP24_KC ? p.K - k0 : CT__SP24_KC;
+                sp_pack_b(p.bk, p.b, p.sk, p.sn, k0, kc, nb, ne, w,
+                          bp + kb * nstrip * (CT__SP24_KC * w));
+            }
+#pragma omp for schedule(dynamic, 1)
+            for (int64_t mb = 0; mb < nmb; mb++) {
+                const int64_t m0 = mb * mcs, m1 = m0 + mcs < p.M ? m0 + mcs : p.M;
+                sp_mm_rows(&p, m0, m1, nb, ne, bp);
+            }
         }
     }
     return CT_OK;

@@ -34,8 +34,9 @@ enum { CT__SPK_F32 = 0, CT__SPK_BF16 = 1, CT__SPK_E4M3 = 2, CT__SPK_E5M2 = 3, CT
 static inline int64_t ct__sp24_meta_bytes(int64_t K) { return (K / 4 + 1) / 2; }
 
 /* The mm workspace: the metadata offset table (256 x 4 int32), the FP8 value table (256 f32),
- * B transposed to f32 [N][K] for N <= 8 (unless N == 1 and B is contiguous f32), and one packed-B
- * block per thread for N > 8. Offsets are from the first 64-byte aligned address of the workspace
+ * B transposed to f32 [N][K] for N <= 8 (unless N == 1 and B is contiguous f32), and for N > 8 B
+ * packed as 64-byte aligned strips for one block of NC columns and every k block (shared by the
+ * threads). Offsets are from the first 64-byte aligned address of the workspace
  * (64 bytes of slack included). */
 typedef struct {
     int64_t lut, vtab, x, bp, bp_bytes, total;
@@ -51,9 +52,10 @@ static inline ct__sp24_work ct__sp24_work_plan(int64_t N, int64_t K, int nt) {
     w.vtab = 256 * 4 * 4;
     w.x = w.vtab + 256 * 4;
     w.bp = w.x + (N <= CT__SP24_GEMV_N ? ct__sp24_r64(N * K * 4) : 0);
-    const int64_t nc = N < CT__SP24_NC ? N : CT__SP24_NC;
-    w.bp_bytes = N > CT__SP24_GEMV_N ? (int64_t)CT__SP24_KC * ct__sp24_r64(nc) * 4 : 0;
-    w.total = w.bp + (int64_t)nt * w.bp_bytes + 64;
+    const int64_t nc = N < CT__SP24_NC ? N : CT__SP24_NC, nkb = (K + CT__SP24_KC - 1) / CT__SP24_KC;
+    (void)nt; /* the packed B is shared by the threads */
+    w.bp_bytes = N > CT__SP24_GEMV_N ? nkb * CT__SP24_KC * ct__sp24_r64(nc) * 4 : 0;
+    w.total = w.bp + w.bp_bytes + 64;
     return w;
 }
 

@@ -304,9 +304,15 @@ __attribute__((target("avx512vbmi"))) static void
 sp_gemv_e4m3_vbmi(int N, int64_t rows, const void *vals, const uint8_t *meta, int64_t ms, int64_t K,
                   const float *x, float *y) {
     uint8_t tb[2][128], ib[4][64];
-    for (int c = 0; c < 128; c++) { /* bf16 bytes of the exact decode */
-        const uint32_t bits = ct__f32_bits(ct__mxk_dec1(CT__MXK_E4M3, (uint8_t)c));
-        tb[0][c] = (uint8_t)(bits >> 16), tb[1][c] = (uint8_t)(bits >> 24);
+    for (int c0 = 0; c0 < 128; c0 += 16) { /* bf16 bytes of the exact decode, 16 codes a time */
+        const __m512i bits = _mm512_castps_si512(sp_fp8_16(
+            CT__SPK_E4M3,
+            _mm_add_epi8(_mm_set1_epi8((char)c0),
+                         _mm_setr_epi8(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15))));
+        _mm_storeu_si128((__m128i *)(tb[0] + c0),
+                         _mm512_cvtepi32_epi8(_mm512_srli_epi32(bits, 16)));
+        _mm_storeu_si128((__m128i *)(tb[1] + c0),
+                         _mm512_cvtepi32_epi8(_mm512_srli_epi32(bits, 24)));
     }
     for (int q = 0; q < 4; q++) /* f32 lane l of step q: bytes 2, 3 = lo[16q + l], hi[16q + l] */
         for (int l = 0; l < 16; l++) {
