@@ -4,45 +4,13 @@
  * weights W * mask train densely) and prune W * mask again (which keeps the mask's pattern). Prints
  * the test accuracy of each stage and one machine line; exits 1 unless the fine-tuned 2:4 model
  * (f32 and E4M3) reaches 95%. Usage: example_sparse_digits [path/to/digits.bin] */
-#include <ctorch/ctorch.h>
-#include <math.h>
-#include <stdio.h>
-#include <stdlib.h>
+#include "digits_common.h"
+
 #include <string.h>
-
-#ifndef CT_SOURCE_DIR
-#define CT_SOURCE_DIR "."
-#endif
-#define N_ALL 1797
-#define N_TEST 360
-#define N_TRAIN (N_ALL - N_TEST)
-#define IN 64
-#define HID 128
-#define OUT 10
-#define BATCH 64
-
-#define TRY(x)                                                                                     \
-    do {                                                                                           \
-        ct_status st_ = (x);                                                                       \
-        if (st_ != CT_OK) {                                                                        \
-            fprintf(stderr, "%s:%d: %s: %s\n", __FILE__, __LINE__, #x, ct_ctx_last_error(ctx));    \
-            exit(1);                                                                               \
-        }                                                                                          \
-    } while (0)
 
 static ct_ctx *ctx;
 static ct_tensor *Xtr, *Xte, *Ytr;
 static int64_t yte[N_TEST];
-
-static ct_tensor *init_param(int nd, const int64_t *shape, double fan_in, uint64_t seed) {
-    ct_tensor *u, *a, *p;
-    TRY(ct_tensor_rand(ctx, CT_FLOAT32, nd, shape, seed, 0, &u));
-    TRY(ct_mul_scalar(ctx, u, 2.0 / sqrt(fan_in), &a));
-    TRY(ct_sub_scalar(ctx, a, 1.0 / sqrt(fan_in), &p));
-    ct_tensor_release(u), ct_tensor_release(a);
-    TRY(ct_tensor_set_requires_grad(p, true));
-    return p;
-}
 
 /* logits of x; the weights times their masks when masks are given */
 static ct_tensor *forward(ct_tensor *x, ct_tensor *const *p, ct_tensor *const *mask) {
@@ -129,34 +97,18 @@ static ct_tensor *mask_of(ct_tensor *w) {
 
 int main(int argc, char **argv) {
     const char *path = argc > 1 ? argv[1] : CT_SOURCE_DIR "/examples/data/digits.bin";
-    static unsigned char raw[N_ALL][IN + 1];
-    FILE *f = fopen(path, "rb");
-    if (!f || fread(raw, 1, sizeof raw, f) != sizeof raw) {
-        fprintf(stderr, "cannot read %s\n", path);
-        if (f) fclose(f);
-        return 1;
-    }
-    fclose(f);
     static float xtr[N_TRAIN][IN], xte[N_TEST][IN];
     static int64_t ytr[N_TRAIN];
-    int ntr = 0, nte = 0;
-    for (int i = 0; i < N_ALL; i++) { /* every 5th image is a test image; pixels in [0, 1] */
-        float *x = i % 5 == 0 ? xte[nte] : xtr[ntr];
-        for (int j = 0; j < IN; j++)
-            x[j] = raw[i][j] / 16.0f;
-        if (i % 5 == 0)
-            yte[nte++] = raw[i][IN];
-        else
-            ytr[ntr++] = raw[i][IN];
-    }
+    if (!digits_load(path, xtr, ytr, xte, yte)) return 1;
     if (ct_ctx_create(NULL, &ctx) != CT_OK) return 1;
     int64_t str[2] = {N_TRAIN, IN}, ste[2] = {N_TEST, IN}, sytr[1] = {N_TRAIN};
     TRY(ct_tensor_from_host(ctx, xtr, CT_FLOAT32, 2, str, &Xtr));
     TRY(ct_tensor_from_host(ctx, xte, CT_FLOAT32, 2, ste, &Xte));
     TRY(ct_tensor_from_host(ctx, ytr, CT_INT64, 1, sytr, &Ytr));
     int64_t w1s[2] = {HID, IN}, b1s[1] = {HID}, w2s[2] = {OUT, HID}, b2s[1] = {OUT};
-    ct_tensor *p[4] = {init_param(2, w1s, IN, 1), init_param(1, b1s, IN, 2),
-                       init_param(2, w2s, HID, 3), init_param(1, b2s, HID, 4)};
+    ct_tensor *p[4] = {digits_init_param(ctx, 2, w1s, IN, 1), digits_init_param(ctx, 1, b1s, IN, 2),
+                       digits_init_param(ctx, 2, w2s, HID, 3),
+                       digits_init_param(ctx, 1, b2s, HID, 4)};
     printf("training the dense MLP (30 epochs)...\n");
     fflush(stdout);
     train(p, NULL, 30);

@@ -3,45 +3,13 @@
  * 360 test) and fixed seeds. Exits 1 unless the test accuracy is at least 95%.
  * Usage: example_train_digits [--optim sgd|adam|adamw|adagrad] [--foreach] [path/to/digits.bin]
  * (default Adam, fused; `ctorch train-demo` adds a captured mode and checks fused == foreach). */
-#include <ctorch/ctorch.h>
-#include <math.h>
-#include <stdio.h>
-#include <stdlib.h>
-#include <string.h>
+#include "digits_common.h"
 
-#ifndef CT_SOURCE_DIR
-#define CT_SOURCE_DIR "."
-#endif
-#define N_ALL 1797
-#define N_TEST 360
-#define N_TRAIN (N_ALL - N_TEST)
-#define IN 64
-#define HID 128
-#define OUT 10
-#define BATCH 64
 #define EPOCHS 30
 
-#define TRY(x)                                                                                     \
-    do {                                                                                           \
-        ct_status st_ = (x);                                                                       \
-        if (st_ != CT_OK) {                                                                        \
-            fprintf(stderr, "%s:%d: %s: %s\n", __FILE__, __LINE__, #x, ct_ctx_last_error(ctx));    \
-            exit(1);                                                                               \
-        }                                                                                          \
-    } while (0)
+#include <string.h>
 
 static ct_ctx *ctx;
-
-/* U(-1/sqrt(fan_in), 1/sqrt(fan_in)), torch.nn.Linear's default initialisation */
-static ct_tensor *init_param(int nd, const int64_t *shape, double fan_in, uint64_t seed) {
-    ct_tensor *u, *a, *p;
-    TRY(ct_tensor_rand(ctx, CT_FLOAT32, nd, shape, seed, 0, &u));
-    TRY(ct_mul_scalar(ctx, u, 2.0 / sqrt(fan_in), &a));
-    TRY(ct_sub_scalar(ctx, a, 1.0 / sqrt(fan_in), &p));
-    ct_tensor_release(u), ct_tensor_release(a);
-    TRY(ct_tensor_set_requires_grad(p, true));
-    return p;
-}
 
 static ct_tensor *forward(ct_tensor *x, ct_tensor *const *p) {
     ct_tensor *h, *r, *o;
@@ -75,26 +43,9 @@ int main(int argc, char **argv) {
             path = argv[i];
         }
     }
-    static unsigned char raw[N_ALL][IN + 1];
-    FILE *f = fopen(path, "rb");
-    if (!f || fread(raw, 1, sizeof raw, f) != sizeof raw) {
-        fprintf(stderr, "cannot read %s\n", path);
-        return 1;
-    }
-    fclose(f);
-    /* split: image i is a test image when i % 5 == 0; pixels scaled to [0, 1] */
     static float xtr[N_TRAIN][IN], xte[N_TEST][IN];
     static int64_t ytr[N_TRAIN], yte[N_TEST];
-    int ntr = 0, nte = 0;
-    for (int i = 0; i < N_ALL; i++) {
-        float *x = i % 5 == 0 ? xte[nte] : xtr[ntr];
-        for (int j = 0; j < IN; j++)
-            x[j] = raw[i][j] / 16.0f;
-        if (i % 5 == 0)
-            yte[nte++] = raw[i][IN];
-        else
-            ytr[ntr++] = raw[i][IN];
-    }
+    if (!digits_load(path, xtr, ytr, xte, yte)) return 1;
     if (ct_ctx_create(NULL, &ctx) != CT_OK) return 1;
     int64_t str[2] = {N_TRAIN, IN}, ste[2] = {N_TEST, IN}, sytr[1] = {N_TRAIN};
     ct_tensor *Xtr, *Xte, *Ytr;
@@ -102,8 +53,9 @@ int main(int argc, char **argv) {
     TRY(ct_tensor_from_host(ctx, xte, CT_FLOAT32, 2, ste, &Xte));
     TRY(ct_tensor_from_host(ctx, ytr, CT_INT64, 1, sytr, &Ytr));
     int64_t w1s[2] = {HID, IN}, b1s[1] = {HID}, w2s[2] = {OUT, HID}, b2s[1] = {OUT};
-    ct_tensor *p[4] = {init_param(2, w1s, IN, 1), init_param(1, b1s, IN, 2),
-                       init_param(2, w2s, HID, 3), init_param(1, b2s, HID, 4)};
+    ct_tensor *p[4] = {digits_init_param(ctx, 2, w1s, IN, 1), digits_init_param(ctx, 1, b1s, IN, 2),
+                       digits_init_param(ctx, 2, w2s, HID, 3),
+                       digits_init_param(ctx, 1, b2s, HID, 4)};
     ct_optim_options oo = ct_optim_options_default((ct_optim_kind)kind);
     oo.lr = kind == CT_OPTIM_ADAM ? 3e-3 : lrs[kind];
     oo.impl = foreach ? CT_OPTIM_IMPL_FOREACH : CT_OPTIM_IMPL_FUSED;

@@ -63,17 +63,27 @@ void ct_sparse24_free(ct_sparse24 *s) {
     ct__free(s->ctx, s);
 }
 
-/* A new handle with uninitialised parts for [M, K] values of dtype vdt. */
-static ct_status sp_alloc(ct_ctx *ctx, const char *op, int64_t M, int64_t K, ct_dtype vdt,
-                          ct_sparse24 **out) {
+/* A new handle for [M, K] values of dtype vdt, without parts (NULL: out of memory, said). */
+static ct_sparse24 *sp_handle(ct_ctx *ctx, const char *op, int64_t M, int64_t K, ct_dtype vdt) {
     ct_sparse24 *s = ct__alloc(ctx, sizeof *s, 16);
-    if (!s) return ct__set_error(ctx, CT_ERR_OOM, "%s: out of memory for the handle", op);
+    if (!s) {
+        ct__set_error(ctx, CT_ERR_OOM, "%s: out of memory for the handle", op);
+        return NULL;
+    }
     memset(s, 0, sizeof *s);
     s->ctx = ctx;
     s->magic = CT__SP24_MAGIC;
     s->dtype = vdt;
     s->shape[0] = M;
     s->shape[1] = K;
+    return s;
+}
+
+/* A new handle with uninitialised parts for [M, K] values of dtype vdt. */
+static ct_status sp_alloc(ct_ctx *ctx, const char *op, int64_t M, int64_t K, ct_dtype vdt,
+                          ct_sparse24 **out) {
+    ct_sparse24 *s = sp_handle(ctx, op, M, K, vdt);
+    if (!s) return CT_ERR_OOM;
     const int64_t vs[2] = {M, K / 2}, ms[2] = {M, ct__sp24_meta_bytes(K)};
     ct_status st = ct_tensor_empty(ctx, vdt, 2, vs, &s->values);
     if (st == CT_OK) st = ct_tensor_empty(ctx, CT_UINT8, 2, ms, &s->meta);
@@ -256,14 +266,8 @@ ct_status ct_sparse24_from_parts(ct_ctx *ctx, int64_t rows, int64_t cols, const 
                    ct_tensor_shape(scales)[0] != rows))
         return ct__set_error(ctx, CT_ERR_FORMAT, "%s: scales must be float32 of shape [%lld]", op,
                              (long long)rows);
-    ct_sparse24 *s = ct__alloc(ctx, sizeof *s, 16);
-    if (!s) return ct__set_error(ctx, CT_ERR_OOM, "%s: out of memory for the handle", op);
-    memset(s, 0, sizeof *s);
-    s->ctx = ctx;
-    s->magic = CT__SP24_MAGIC;
-    s->dtype = vdt;
-    s->shape[0] = rows;
-    s->shape[1] = cols;
+    ct_sparse24 *s = sp_handle(ctx, op, rows, cols, vdt);
+    if (!s) return CT_ERR_OOM;
     uint8_t *mh = NULL;
     if ((st = sp_host_copy(ctx, values, NULL, &s->values)) != CT_OK ||
         (st = sp_host_copy(ctx, metadata, &mh, &s->meta)) != CT_OK ||

@@ -16,6 +16,23 @@ CT__AI float sp_val(int vk, const void *v, int64_t i, const float *vtab) {
     return vtab[((const uint8_t *)v)[i]];
 }
 
+/* Row r's kept values of metadata byte q (nj = 4; 2 for the last group of an odd count) against
+ * the B rows they select, into acc[NV]. */
+CT__AI void sp_byte(const ct__sp24_strip_args *a, const uint8_t *meta, int64_t v0, int r, int64_t q,
+                    const int nj, const int NV, const int vk, __m256 *acc) {
+    const float *bq = a->bp + q * 8 * SP_W;
+    const int32_t *l = a->lut + 4 * meta[r * a->mstride + q];
+    const int64_t vi = v0 + r * a->vstride + 4 * q;
+#pragma GCC unroll 4
+    for (int j = 0; j < nj; j++) {
+        const __m256 av = _mm256_set1_ps(sp_val(vk, a->vals, vi + j, a->vtab));
+        const float *p = bq + l[j];
+#pragma GCC unroll 16
+        for (int v = 0; v < NV; v++)
+            acc[v] = _mm256_fmadd_ps(av, _mm256_load_ps(p + 8 * v), acc[v]);
+    }
+}
+
 /* Lane mask of the first n (0..8) lanes. */
 CT__AI __m256i sp_mask(int n) {
     return _mm256_cmpgt_epi32(_mm256_set1_epi32(n), _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7));
@@ -34,41 +51,17 @@ CT__AI void sp_tile(const ct__sp24_strip_args *a, int64_t r0, const int MR, cons
             acc[r][v] = a->first      ? _mm256_setzero_ps()
                         : v == NV - 1 ? _mm256_maskload_ps(c + r * a->ldc + 8 * v, lm)
                                       : _mm256_loadu_ps(c + r * a->ldc + 8 * v);
-    const int64_t full = a->ng / 2, vs = a->vstride;
+    const int64_t full = a->ng / 2;
     const uint8_t *meta = a->meta + r0 * a->mstride;
-    const int64_t v0 = r0 * vs;
-    for (int64_t q = 0; q < full; q++) {
-        const float *bq = a->bp + q * 8 * SP_W;
+    const int64_t v0 = r0 * a->vstride;
+    for (int64_t q = 0; q < full; q++)
 #pragma GCC unroll 16
-        for (int r = 0; r < MR; r++) {
-            const int32_t *l = a->lut + 4 * meta[r * a->mstride + q];
+        for (int r = 0; r < MR; r++)
+            sp_byte(a, meta, v0, r, q, 4, NV, vk, acc[r]);
+    if (a->ng & 1) /* the last group of K alone in its byte */
 #pragma GCC unroll 16
-            for (int j = 0; j < 4; j++) {
-                const __m256 av =
-                    _mm256_set1_ps(sp_val(vk, a->vals, v0 + r * vs + 4 * q + j, a->vtab));
-                const float *p = bq + l[j];
-#pragma GCC unroll 16
-                for (int v = 0; v < NV; v++)
-                    acc[r][v] = _mm256_fmadd_ps(av, _mm256_load_ps(p + 8 * v), acc[r][v]);
-            }
-        }
-    }
-    if (a->ng & 1) {
-        const float *bq = a->bp + full * 8 * SP_W;
-#pragma GCC unroll 16
-        for (int r = 0; r < MR; r++) {
-            const int32_t *l = a->lut + 4 * meta[r * a->mstride + full];
-#pragma GCC unroll 16
-            for (int j = 0; j < 2; j++) {
-                const __m256 av =
-                    _mm256_set1_ps(sp_val(vk, a->vals, v0 + r * vs + 4 * full + j, a->vtab));
-                const float *p = bq + l[j];
-#pragma GCC unroll 16
-                for (int v = 0; v < NV; v++)
-                    acc[r][v] = _mm256_fmadd_ps(av, _mm256_load_ps(p + 8 * v), acc[r][v]);
-            }
-        }
-    }
+        for (int r = 0; r < MR; r++)
+            sp_byte(a, meta, v0, r, full, 2, NV, vk, acc[r]);
 #pragma GCC unroll 16
     for (int r = 0; r < MR; r++)
 #pragma GCC unroll 16

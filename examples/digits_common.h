@@ -1,0 +1,72 @@
+/* Shared by the digits examples (train_digits.c, sparse_digits.c): the UCI handwritten digits
+ * file (examples/data/digits.bin: 1797 records of 64 pixels 0..16 and a label), its fixed split
+ * (every 5th image is a test image: 1437 train, 360 test), a status check that exits with the
+ * context's message, and torch.nn.Linear's default initialisation. Each example defines `ctx`. */
+#ifndef CTORCH_EXAMPLES_DIGITS_COMMON_H
+#define CTORCH_EXAMPLES_DIGITS_COMMON_H
+
+#include <ctorch/ctorch.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+#ifndef CT_SOURCE_DIR
+#define CT_SOURCE_DIR "."
+#endif
+#define N_ALL 1797
+#define N_TEST 360
+#define N_TRAIN (N_ALL - N_TEST)
+#define IN 64
+#define HID 128
+#define OUT 10
+#define BATCH 64
+
+#define TRY(x)                                                                                     \
+    do {                                                                                           \
+        ct_status st_ = (x);                                                                       \
+        if (st_ != CT_OK) {                                                                        \
+            fprintf(stderr, "%s:%d: %s: %s\n", __FILE__, __LINE__, #x, ct_ctx_last_error(ctx));    \
+            exit(1);                                                                               \
+        }                                                                                          \
+    } while (0)
+
+/* Read the file at path and split it; pixels scaled to [0, 1]. False (said on stderr) if the file
+ * cannot be read whole. */
+static inline bool digits_load(const char *path, float (*xtr)[IN], int64_t *ytr, float (*xte)[IN],
+                               int64_t *yte) {
+    static unsigned char raw[N_ALL][IN + 1];
+    FILE *f = fopen(path, "rb");
+    if (!f || fread(raw, 1, sizeof raw, f) != sizeof raw) {
+        fprintf(stderr, "cannot read %s\n", path);
+        if (f) fclose(f);
+        return false;
+    }
+    fclose(f);
+    int ntr = 0, nte = 0;
+    for (int i = 0; i < N_ALL; i++) {
+        float *x = i % 5 == 0 ? xte[nte] : xtr[ntr];
+        for (int j = 0; j < IN; j++)
+            x[j] = raw[i][j] / 16.0f;
+        if (i % 5 == 0)
+            yte[nte++] = raw[i][IN];
+        else
+            ytr[ntr++] = raw[i][IN];
+    }
+    return true;
+}
+
+/* A parameter of shape (nd, shape) drawn from U(-1/sqrt(fan_in), 1/sqrt(fan_in)), requiring grad.
+ */
+static inline ct_tensor *digits_init_param(ct_ctx *c, int nd, const int64_t *shape, double fan_in,
+                                           uint64_t seed) {
+    ct_ctx *ctx = c; /* for TRY */
+    ct_tensor *u, *a, *p;
+    TRY(ct_tensor_rand(ctx, CT_FLOAT32, nd, shape, seed, 0, &u));
+    TRY(ct_mul_scalar(ctx, u, 2.0 / sqrt(fan_in), &a));
+    TRY(ct_sub_scalar(ctx, a, 1.0 / sqrt(fan_in), &p));
+    ct_tensor_release(u), ct_tensor_release(a);
+    TRY(ct_tensor_set_requires_grad(p, true));
+    return p;
+}
+
+#endif
