@@ -105,16 +105,16 @@ typedef struct {
     float *out;
 } sp_mm;
 
-/* Rows [m0, m1) x columns [nb, ne) of out with the ISA strip kernel over every k block of the
- * shared packed B (bp: block kb, strip s at (kb * nstrip + s) * KC * w), then the epilogue. The
- * C tile (at most MC x NC floats) stays in L2 across the k blocks. */
-static void sp_mm_rows(const sp_mm *p, int64_t m0, int64_t m1, int64_t nb, int64_t ne,
-                       const float *bp) {
+/* Rows [m0, m1) x strips [s0, s1) of the column block [nb, ne) of out with the ISA strip kernel
+ * over every k block of the shared packed B (bp: block kb, strip s at (kb * nstrip + s) * KC * w),
+ * then the epilogue. The C tile (at most MC x NC floats) stays in L2 across the k blocks. */
+static void sp_mm_rows(const sp_mm *p, int64_t m0, int64_t m1, int64_t nb, int64_t ne, int64_t s0,
+                       int64_t s1, const float *bp) {
     const int w = p->ops->w;
     const int64_t nstrip = (ne - nb + w - 1) / w;
     for (int64_t k0 = 0, kb = 0; k0 < p->K; k0 += CT__SP24_KC, kb++) {
         const int64_t kc = p->K - k0 < CT__SP24_KC ? p->K - k0 : CT__SP24_KC, g0 = k0 / 4;
-        for (int64_t st = 0; st < nstrip; st++) {
+        for (int64_t st = s0; st < s1; st++) {
             const int64_t c0 = nb + st * w;
             ct__sp24_strip_args a = {
                 .vkind = p->vk,
@@ -135,7 +135,8 @@ static void sp_mm_rows(const sp_mm *p, int64_t m0, int64_t m1, int64_t nb, int64
             p->ops->strip(&a);
         }
     }
-    p->ops->epilogue(p->out + m0 * p->N + nb, p->N, m1 - m0, ne - nb, p->mult + m0, p->bias + m0);
+    const int64_t c0 = nb + s0 * w, c1 = nb + s1 * w < ne ? nb + s1 * w : ne;
+    p->ops->epilogue(p->out + m0 * p->N + c0, p->N, m1 - m0, c1 - c0, p->mult + m0, p->bias + m0);
 }
 
 /* out (M, N) f32; in values (M, K/2), meta (M, mb), epilogue (2, M) f32 = mult, bias; B (K, N)
@@ -242,10 +243,16 @@ static ct_status sp_matmul(const ct__cpu_state *s, const ct_op_desc *op) {
                 sp_pack_b(p.bk, p.b, p.sk, p.sn, k0, kc, nb, ne, w,
                           bp + kb * nstrip * (CT__SP24_KC * w));
             }
+            /* few row blocks (small M): split the strips too, so every thread has work */
+            int64_t nsg = nmb >= 2 * (int64_t)nt ? 1 : (2 * (int64_t)nt + nmb - 1) / nmb;
+            nsg = nsg > nstrip ? nstrip : nsg;
+            const int64_t per = (nstrip + nsg - 1) / nsg;
 #pragma omp for schedule(dynamic, 1)
-            for (int64_t mb = 0; mb < nmb; mb++) {
+            for (int64_t it = 0; it < nmb * nsg; it++) {
+                const int64_t mb = it / nsg, s0 = it % nsg * per,
+                              s1 = s0 + per < nstrip ? s0 + per : nstrip;
                 const int64_t m0 = mb * mcs, m1 = m0 + mcs < p.M ? m0 + mcs : p.M;
-                sp_mm_rows(&p, m0, m1, nb, ne, bp);
+                if (s0 < s1) sp_mm_rows(&p, m0, m1, nb, ne, s0, s1, bp);
             }
         }
     }
