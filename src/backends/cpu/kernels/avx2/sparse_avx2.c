@@ -86,7 +86,7 @@ CT__AI void sp_strip_impl(const ct__sp24_strip_args *a, const int NV, const int 
     case 1: sp_strip_impl(a, 1, 12, vk); break;                                                    \
     case 2: sp_strip_impl(a, 2, 6, vk); break;                                                     \
     case 3: sp_strip_impl(a, 3, 4, vk); break;                                                     \
-    default: sp_strip_impl(a, 4, 3, vk); break;                                                    \
+    default: sp_strip_impl(a, 4, 2, vk); break;                                                    \
     }
 
 static void sp_strip(const ct__sp24_strip_args *a) {
