@@ -733,6 +733,86 @@ TEST(capture_replays_mm_and_refuses_strict) {
     ct_sparse24_free(s);
 }
 
+/* Gradients reach the dense inputs of mm (B, bias) and linear (x, b) with torch's formulas,
+ * checked against sums computed here in double: dB = alpha * A^T G, dbias = G summed over N,
+ * dx = G W, db = G summed over the batch. The sparse matrix itself is not a graph tensor. */
+TEST(backward_to_the_dense_inputs) {
+    const int64_t M = 6, K = 16, N = 5;
+    float *a = rand_matrix(M, K, 0), *bv = rand_matrix(K, N, 0), *gv = rand_matrix(M, N, 0),
+          *biasv = rand_matrix(1, M, 0);
+    ct_tensor *at = from_f32(a, M, K), *b = from_f32(bv, K, N), *g = from_f32(gv, M, N),
+              *bias = NULL, *out = NULL, *dense = NULL;
+    CHECK_OK(ct_tensor_from_host(ctx, biasv, CT_FLOAT32, 1, &M, &bias));
+    ct_sparse24 *s = NULL;
+    CHECK_OK(ct_sparse24_prune(ctx, at, CT_FLOAT32, &s));
+    CHECK_OK(ct_sparse24_to_dense(ctx, s, CT_FLOAT32, &dense));
+    float ad[6 * 16];
+    read_f32(dense, ad);
+    CHECK_OK(ct_tensor_set_requires_grad(b, true));
+    CHECK_OK(ct_tensor_set_requires_grad(bias, true));
+    CHECK_OK(ct_sparse24_mm(ctx, s, b, bias, 0.5, CT_FLOAT32, &out));
+    CHECK(ct_tensor_requires_grad(out));
+    CHECK_OK(ct_backward(ctx, out, g, false));
+    float gb[16 * 5], gbias[6];
+    CHECK(ct_tensor_grad(b) && ct_tensor_grad(bias));
+    read_f32(ct_tensor_grad(b), gb);
+    read_f32(ct_tensor_grad(bias), gbias);
+    double worst = 0;
+    for (int64_t k = 0; k < K; k++)
+        for (int64_t n = 0; n < N; n++) {
+            double e = 0;
+            for (int64_t m = 0; m < M; m++)
+                e += 0.5 * ad[m * K + k] * gv[m * N + n];
+            worst = fmax(worst, fabs(gb[k * N + n] - e));
+        }
+    for (int64_t m = 0; m < M; m++) {
+        double e = 0;
+        for (int64_t n = 0; n < N; n++)
+            e += gv[m * N + n];
+        worst = fmax(worst, fabs(gbias[m] - e));
+    }
+    CHECK_MSG(worst < 1e-5, "mm gradients off by %g", worst);
+    /* linear: x (2, 3, K), W = the same 2:4 matrix (M x K), b (M) */
+    const int64_t xs[3] = {2, 3, K}, gs[3] = {2, 3, M};
+    float *xv = rand_matrix(6, K, 0), *g2 = rand_matrix(6, M, 0);
+    ct_tensor *x = NULL, *gy = NULL, *y = NULL;
+    CHECK_OK(ct_tensor_from_host(ctx, xv, CT_FLOAT32, 3, xs, &x));
+    CHECK_OK(ct_tensor_from_host(ctx, g2, CT_FLOAT32, 3, gs, &gy));
+    CHECK_OK(ct_tensor_set_requires_grad(x, true));
+    CHECK_OK(ct_tensor_zero_grad(bias));
+    CHECK_OK(ct_sparse24_linear(ctx, x, s, bias, &y));
+    CHECK_OK(ct_backward(ctx, y, gy, false));
+    float gx[6 * 16], gb2[6];
+    read_f32(ct_tensor_grad(x), gx);
+    read_f32(ct_tensor_grad(bias), gb2);
+    worst = 0;
+    for (int64_t r = 0; r < 6; r++)
+        for (int64_t k = 0; k < K; k++) {
+            double e = 0;
+            for (int64_t m = 0; m < M; m++)
+                e += (double)g2[r * M + m] * ad[m * K + k];
+            worst = fmax(worst, fabs(gx[r * K + k] - e));
+        }
+    for (int64_t m = 0; m < M; m++) {
+        double e = 0;
+        for (int64_t r = 0; r < 6; r++)
+            e += g2[r * M + m];
+        worst = fmax(worst, fabs(gb2[m] - e));
+    }
+    CHECK_MSG(worst < 1e-5, "linear gradients off by %g", worst);
+    /* no grad mode: nothing recorded */
+    const bool prev = ct_set_grad_enabled(ctx, false);
+    ct_tensor *y2 = NULL;
+    CHECK_OK(ct_sparse24_linear(ctx, x, s, bias, &y2));
+    CHECK(!ct_tensor_requires_grad(y2));
+    ct_set_grad_enabled(ctx, prev);
+    ct_tensor *all[] = {at, b, g, bias, out, dense, x, gy, y, y2};
+    for (size_t i = 0; i < sizeof all / sizeof all[0]; i++)
+        ct_tensor_release(all[i]);
+    free(a), free(bv), free(gv), free(biasv), free(xv), free(g2);
+    ct_sparse24_free(s);
+}
+
 int main(void) {
     ctx = tu_ctx_or_skip();
     printf("isa %s\n", ct_ctx_cpu_isa(ctx));
@@ -748,6 +828,7 @@ int main(void) {
     RUN(zero_sizes);
     RUN(errors_name_the_values);
     RUN(capture_replays_mm_and_refuses_strict);
+    RUN(backward_to_the_dense_inputs);
     ct_ctx_free(ctx);
     return ct_test_end();
 }

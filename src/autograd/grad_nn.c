@@ -1,4 +1,5 @@
-/* Backward formulas of matmul / bmm, layer_norm and embedding, written with the public ops. */
+/* Backward formulas of matmul / bmm, layer_norm, embedding, unfold / fold and the 2:4 sparse mm /
+ * linear, written with the public ops. */
 #include "autograd/autograd_impl.h"
 
 #define G (c->g[0])
@@ -92,6 +93,23 @@ static void bw_fold(ct__ag_call *c) {
     ct__ag_set(c, 0, ct__ag_keep(c, st, r));
 }
 
+/* 2:4 sparse mm / linear: the recorded dense expansion of the sparse matrix stands in for it;
+ * the sparse matrix itself is not a tensor of the graph and gets no gradient. */
+static void bw_sparse24_mm(ct__ag_call *c) { /* out = s * (A @ B) + bias[:, None] */
+    if (c->need[1])
+        ct__ag_set(
+            c, 1,
+            ct__ag_mul_s(c, ct__ag_matmul(c, ct__ag_transpose(c, IN(0), 0, 1), G), c->n->sc[0]));
+    if (c->need[2]) {
+        const int d1 = 1;
+        ct__ag_set(c, 2, ct__ag_sum(c, G, 1, &d1, false));
+    }
+}
+static void bw_sparse24_linear(ct__ag_call *c) { /* y = x @ W^T + b */
+    if (c->need[1]) ct__ag_set(c, 1, ct__ag_matmul(c, G, IN(0)));
+    if (c->need[2]) ct__ag_set(c, 2, G); /* ct__ag_set sums the batch dims down to (O) */
+}
+
 #define F(op, name, fn, si, so)                                                                    \
     case op: {                                                                                     \
         static const ct__ag_formula f = {name, fn, si, so};                                        \
@@ -104,6 +122,8 @@ const ct__ag_formula *ct__ag_formula_nn(int op) {
         F(CT__AG_EMBEDDING, "EmbeddingBackward", bw_embedding, 2, 0)
         F(CT__AG_UNFOLD, "Im2ColBackward", bw_unfold, 0, 0)
         F(CT__AG_FOLD, "Col2ImBackward", bw_fold, 0, 0)
+        F(CT__AG_SPARSE24_MM, "SparseSemiStructuredMmBackward", bw_sparse24_mm, 1, 0)
+        F(CT__AG_SPARSE24_LINEAR, "SparseSemiStructuredLinearBackward", bw_sparse24_linear, 1, 0)
     default: return NULL;
     }
 }

@@ -93,6 +93,9 @@ typedef enum ct__ag_op {
     CT__AG_SCATTER,         /* inputs self, index, src; iv[0] dim */
     CT__AG_CUMPROD,         /* iv[0] dim */
     CT__AG_LINALG_SLOGDET,  /* the log|det| output */
+    CT__AG_SPARSE24_MM,     /* inputs A dense (M,K, no grad), B (K,N), bias (M) or NULL; sc[0] =
+                               alpha * b_scale */
+    CT__AG_SPARSE24_LINEAR, /* inputs W dense (O,I, no grad), x (..., I), b (O) or NULL */
     CT__AG_COUNT
 } ct__ag_op;
 

@@ -5,9 +5,9 @@
  * the CPU backend (backends/cpu/sparse_cpu.c) runs the ISA kernels. */
 #include "ctorch/sparse.h"
 #include "backends/cpu/kernels/sparse_kernels.h"
-#include "ctorch/autograd.h"
 #include "ctorch/ops.h"
 #include "ops/dispatch.h"
+#include "tensor/ag_front.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -411,6 +411,31 @@ static ct_status sp_mm_args(ct_ctx *ctx, const char *op, const ct_sparse24 *a, c
     return CT_OK;
 }
 
+/* After an mm / linear forward that ran inside ct__ag_enter (entered): record its tape node when
+ * want (a dense input, b or bias, requires grad and this is an outermost call in grad mode). The
+ * sparse matrix's dense expansion stands in for it (saved by the node); the sparse matrix is not a
+ * tensor of the graph and gets no gradient. Returns the forward's status or the record's. */
+static ct_status sp_ag_finish(ct_ctx *ctx, bool entered, bool want, ct_status st, int op,
+                              const ct_sparse24 *a, const ct_tensor *b, const ct_tensor *bias,
+                              double c, ct_tensor **out) {
+    if (!entered) return st;
+    ct__ag_rec r;
+    memset(&r, 0, sizeof r);
+    ct_tensor *ad = NULL;
+    if (st == CT_OK && want) {
+        st = ct_sparse24_to_dense(ctx, a, CT_FLOAT32, &ad);
+        if (st == CT_OK) {
+            r.op = op, r.n_in = 3, r.in[0] = ad, r.in[1] = b, r.in[2] = bias, r.sc[0] = c;
+        } else {
+            ct_tensor_release(*out);
+            *out = NULL;
+        }
+    }
+    st = ct__ag_after(ctx, st, &r, out);
+    ct_tensor_release(ad);
+    return st;
+}
+
 ct_status ct_sparse24_mm_ex(ct_ctx *ctx, const ct_sparse24 *a, const ct_tensor *b,
                             const ct_tensor *bias, double alpha, ct_dtype out_dtype,
                             const ct_sparse24_mm_options *opts, ct_tensor **out) {
@@ -434,7 +459,8 @@ ct_status ct_sparse24_mm_ex(ct_ctx *ctx, const ct_sparse24 *a, const ct_tensor *
     if (opts && opts->size >= offsetof(ct_sparse24_mm_options, b_scale) + sizeof(double) &&
         opts->b_scale != 0)
         bs = opts->b_scale;
-    const bool prev = ct_set_grad_enabled(ctx, false);
+    const ct_tensor *gin[2] = {b, bias};
+    const bool want = ct__ag_wants(ctx, 2, gin), entered = ct__ag_enter(ctx);
     ct_tensor *r32 = NULL;
     st = sp_mm_f32(ctx, a, b, bias, alpha * bs, &r32);
     if (st == CT_OK && out_dtype != CT_FLOAT32) {
@@ -443,8 +469,7 @@ ct_status ct_sparse24_mm_ex(ct_ctx *ctx, const ct_sparse24 *a, const ct_tensor *
     } else if (st == CT_OK) {
         *out = r32;
     }
-    ct_set_grad_enabled(ctx, prev);
-    return st;
+    return sp_ag_finish(ctx, entered, want, st, CT__AG_SPARSE24_MM, a, b, bias, alpha * bs, out);
 }
 
 ct_status ct_sparse24_mm(ct_ctx *ctx, const ct_sparse24 *a, const ct_tensor *b,
@@ -476,7 +501,8 @@ ct_status ct_sparse24_linear(ct_ctx *ctx, const ct_tensor *x, const ct_sparse24 
     ys[nd - 1] = O;
     for (int i = 0; i < nd - 1; i++)
         batch *= ys[i];
-    const bool prev = ct_set_grad_enabled(ctx, false);
+    const ct_tensor *gin[2] = {x, b};
+    const bool want = ct__ag_wants(ctx, 2, gin), entered = ct__ag_enter(ctx);
     ct_tensor *x2 = NULL, *xt = NULL, *r32 = NULL, *rt = NULL, *y = NULL;
     const int64_t x2s[2] = {batch, I};
     if ((st = ct_tensor_reshape(ctx, x, 2, x2s, &x2)) != CT_OK) goto done;
@@ -500,13 +526,12 @@ done:
     ct_tensor_release(xt);
     ct_tensor_release(r32);
     ct_tensor_release(rt);
-    ct_set_grad_enabled(ctx, prev);
     if (st != CT_OK) {
         ct_tensor_release(y);
-        return st;
+        y = NULL;
     }
     *out = y;
-    return CT_OK;
+    return sp_ag_finish(ctx, entered, want, st, CT__AG_SPARSE24_LINEAR, w, x, b, 1.0, out);
 }
 
 ct_tensor *ct_sparse24_values(const ct_sparse24 *s) { return sp_valid(s) ? s->values : NULL; }
