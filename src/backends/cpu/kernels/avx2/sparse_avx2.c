@@ -97,17 +97,16 @@ static void sp_strip(const ct__sp24_strip_args *a) {
     }
 }
 
-/* 8 FP8 codes -> f32, exact, through f16 (the AVX-512 file's method; the E4M3 NaN codes are
- * found on the f16 bits: magnitude 0x7F is f16 0x3F80). */
+/* 8 FP8 codes -> f32, exact, through f16 (the AVX-512 file's method). The E4M3 NaN codes
+ * (magnitude 0x7F, f16 bits 0x3F80) get the f16 exponent all ones, so they widen to NaN. */
 CT__AI __m256 sp_fp8_8(int vk, __m128i c8) {
     if (vk == CT__SPK_E5M2) return _mm256_cvtph_ps(_mm_slli_epi16(_mm_cvtepu8_epi16(c8), 8));
-    const __m128i h =
+    __m128i h =
         _mm_and_si128(_mm_slli_epi16(_mm_cvtepi8_epi16(c8), 7), _mm_set1_epi16((short)0xBFFF));
     const __m128i nan = _mm_cmpeq_epi16(_mm_or_si128(h, _mm_set1_epi16((short)0x8000)),
                                         _mm_set1_epi16((short)0xBF80));
-    const __m256 v = _mm256_mul_ps(_mm256_cvtph_ps(h), _mm256_set1_ps(256.0f));
-    return _mm256_blendv_ps(v, _mm256_set1_ps(NAN),
-                            _mm256_castsi256_ps(_mm256_cvtepi16_epi32(nan)));
+    h = _mm_or_si128(h, _mm_and_si128(nan, _mm_set1_epi16(0x7C00)));
+    return _mm256_mul_ps(_mm256_cvtph_ps(h), _mm256_set1_ps(256.0f));
 }
 
 /* 8 kept values of kind vk from p (full loads). */
@@ -119,22 +118,20 @@ CT__AI __m256 sp_vals8(int vk, const void *p) {
     return sp_fp8_8(vk, _mm_loadl_epi64((const __m128i *)p));
 }
 
-/* Permute indices of the 8 kept values of 4 groups (metadata half-word w) into their 16-wide x
- * window (values 0..15; bit 3 picks the window's second ymm). */
+/* In-lane indices of the 8 kept values of 4 groups (metadata half-word w): lane l = bits
+ * 2l..2l+1 of w, the value's position in its group (vpermilps reads only bits 1:0). */
 CT__AI __m256i sp_idx(uint32_t w) {
-    const __m256i sh = _mm256_setr_epi32(0, 2, 4, 6, 8, 10, 12, 14);
-    const __m256i base = _mm256_setr_epi32(0, 0, 4, 4, 8, 8, 12, 12);
-    return _mm256_add_epi32(
-        _mm256_and_si256(_mm256_srlv_epi32(_mm256_set1_epi32((int)w), sh), _mm256_set1_epi32(3)),
-        base);
+    return _mm256_srlv_epi32(_mm256_set1_epi32((int)w),
+                             _mm256_setr_epi32(0, 2, 4, 6, 8, 10, 12, 14));
 }
 
-/* The x operands picked by idx from the window xs[0..16): two vpermps and a blend. */
+/* The x operands of the 8 kept values from the window xs[0..16) (groups 0-3): lanes 0-3 of the
+ * result read groups 0, 1 and lanes 4-7 groups 2, 3, so with xa = [group 0 | group 2] and
+ * xb = [group 1 | group 3] two in-lane permutes and one immediate blend pick them. */
 CT__AI __m256 sp_sel(__m256i idx, const float *xs) {
-    __m256 p0 = _mm256_permutevar8x32_ps(_mm256_loadu_ps(xs), idx),
-           p1 = _mm256_permutevar8x32_ps(_mm256_loadu_ps(xs + 8), idx);
-    return _mm256_blendv_ps(p0, p1,
-                            _mm256_castsi256_ps(_mm256_cmpgt_epi32(idx, _mm256_set1_epi32(7))));
+    const __m256 a = _mm256_loadu_ps(xs), b = _mm256_loadu_ps(xs + 8);
+    const __m256 xa = _mm256_permute2f128_ps(a, b, 0x20), xb = _mm256_permute2f128_ps(a, b, 0x31);
+    return _mm256_blend_ps(_mm256_permutevar_ps(xa, idx), _mm256_permutevar_ps(xb, idx), 0xCC);
 }
 
 CT__AI float sp_lanes(__m256 lo, __m256 hi) {
