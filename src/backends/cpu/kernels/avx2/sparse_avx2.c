@@ -81,19 +81,38 @@ CT__AI void sp_strip_impl(const ct__sp24_strip_args *a, const int NV, const int 
         sp_tile(a, r, 1, NV, vk);
 }
 
-#define SP_NV_CASES(vk)                                                                            \
+/* One function per (values kind, strip width in vectors): separate functions keep each body
+ * small for the compiler (one inlined copy per case made the file slow to build). */
+#define SP_STRIP_FNS(tag, vk)                                                                      \
+    __attribute__((noinline)) static void sp_strip_##tag##_1(const ct__sp24_strip_args *a) {       \
+        sp_strip_impl(a, 1, 12, vk);                                                               \
+    }                                                                                              \
+    __attribute__((noinline)) static void sp_strip_##tag##_2(const ct__sp24_strip_args *a) {       \
+        sp_strip_impl(a, 2, 6, vk);                                                                \
+    }                                                                                              \
+    __attribute__((noinline)) static void sp_strip_##tag##_3(const ct__sp24_strip_args *a) {       \
+        sp_strip_impl(a, 3, 4, vk);                                                                \
+    }                                                                                              \
+    __attribute__((noinline)) static void sp_strip_##tag##_4(const ct__sp24_strip_args *a) {       \
+        sp_strip_impl(a, 4, 2, vk);                                                                \
+    }
+SP_STRIP_FNS(f32, CT__SPK_F32)
+SP_STRIP_FNS(bf16, CT__SPK_BF16)
+SP_STRIP_FNS(fp8, CT__SPK_E4M3) /* FP8 of either kind reads the value table */
+
+#define SP_NV_CASES(tag)                                                                           \
     switch ((a->ncols + 7) / 8) {                                                                  \
-    case 1: sp_strip_impl(a, 1, 12, vk); break;                                                    \
-    case 2: sp_strip_impl(a, 2, 6, vk); break;                                                     \
-    case 3: sp_strip_impl(a, 3, 4, vk); break;                                                     \
-    default: sp_strip_impl(a, 4, 2, vk); break;                                                    \
+    case 1: sp_strip_##tag##_1(a); break;                                                          \
+    case 2: sp_strip_##tag##_2(a); break;                                                          \
+    case 3: sp_strip_##tag##_3(a); break;                                                          \
+    default: sp_strip_##tag##_4(a); break;                                                         \
     }
 
 static void sp_strip(const ct__sp24_strip_args *a) {
     switch (a->vkind) {
-    case CT__SPK_F32: SP_NV_CASES(CT__SPK_F32); break;
-    case CT__SPK_BF16: SP_NV_CASES(CT__SPK_BF16); break;
-    default: SP_NV_CASES(CT__SPK_E4M3); break;
+    case CT__SPK_F32: SP_NV_CASES(f32); break;
+    case CT__SPK_BF16: SP_NV_CASES(bf16); break;
+    default: SP_NV_CASES(fp8); break;
     }
 }
 
@@ -210,27 +229,42 @@ CT__AI void sp_gemv_impl(const int vk, const int N, int64_t rows, const void *va
         sp_gemv_group(vk, N, 1, vb + r0 * vs * es, vs, meta + r0 * ms, ms, K, x, y + r0 * N);
 }
 
-#define SP_N_CASES(F, ...)                                                                         \
-    switch (N) {                                                                                   \
-    case 1: F(1, __VA_ARGS__); break;                                                              \
-    case 2: F(2, __VA_ARGS__); break;                                                              \
-    case 3: F(3, __VA_ARGS__); break;                                                              \
-    case 4: F(4, __VA_ARGS__); break;                                                              \
-    case 5: F(5, __VA_ARGS__); break;                                                              \
-    case 6: F(6, __VA_ARGS__); break;                                                              \
-    case 7: F(7, __VA_ARGS__); break;                                                              \
-    default: F(8, __VA_ARGS__); break;                                                             \
+/* One function per (values kind, N), for the same reason as the strips. */
+#define SP_GEMV_FN(NN, tag, vk)                                                                    \
+    __attribute__((noinline)) static void sp_gemv_##tag##_##NN(                                    \
+        int64_t rows, const void *vals, const uint8_t *meta, int64_t ms, int64_t K,                \
+        const float *x, float *y) {                                                                \
+        sp_gemv_impl(vk, NN, rows, vals, meta, ms, K, x, y);                                       \
     }
-#define SP_GEMV_CASE(NN, vk) sp_gemv_impl(vk, NN, rows, vals, meta, ms, K, x, y)
+#define SP_GEMV_FNS(tag, vk)                                                                       \
+    SP_GEMV_FN(1, tag, vk)                                                                         \
+    SP_GEMV_FN(2, tag, vk)                                                                         \
+    SP_GEMV_FN(3, tag, vk)                                                                         \
+    SP_GEMV_FN(4, tag, vk)                                                                         \
+    SP_GEMV_FN(5, tag, vk)                                                                         \
+    SP_GEMV_FN(6, tag, vk)                                                                         \
+    SP_GEMV_FN(7, tag, vk)                                                                         \
+    SP_GEMV_FN(8, tag, vk)
+SP_GEMV_FNS(f32, CT__SPK_F32)
+SP_GEMV_FNS(bf16, CT__SPK_BF16)
+SP_GEMV_FNS(e4m3, CT__SPK_E4M3)
+SP_GEMV_FNS(e5m2, CT__SPK_E5M2)
+
+typedef void (*sp_gemv_fn)(int64_t, const void *, const uint8_t *, int64_t, int64_t, const float *,
+                           float *);
+#define SP_GEMV_ROW(tag)                                                                           \
+    {                                                                                              \
+        sp_gemv_##tag##_1, sp_gemv_##tag##_2, sp_gemv_##tag##_3, sp_gemv_##tag##_4,                \
+            sp_gemv_##tag##_5, sp_gemv_##tag##_6, sp_gemv_##tag##_7, sp_gemv_##tag##_8             \
+    }
+static const sp_gemv_fn sp_gemv_table[4][8] = {SP_GEMV_ROW(f32), SP_GEMV_ROW(bf16),
+                                               SP_GEMV_ROW(e4m3), SP_GEMV_ROW(e5m2)};
 
 static void sp_gemv(int vk, int N, int64_t rows, const void *vals, const uint8_t *meta, int64_t ms,
                     int64_t K, const float *x, float *y) {
-    switch (vk) {
-    case CT__SPK_F32: SP_N_CASES(SP_GEMV_CASE, CT__SPK_F32); break;
-    case CT__SPK_BF16: SP_N_CASES(SP_GEMV_CASE, CT__SPK_BF16); break;
-    case CT__SPK_E4M3: SP_N_CASES(SP_GEMV_CASE, CT__SPK_E4M3); break;
-    default: SP_N_CASES(SP_GEMV_CASE, CT__SPK_E5M2); break;
-    }
+    sp_gemv_table[vk < 0 || vk > 3 ? 3 : vk][N < 1   ? 0
+                                             : N > 8 ? 7
+                                                     : N - 1](rows, vals, meta, ms, K, x, y);
 }
 
 static void sp_epilogue(float *c, int64_t ldc, int64_t rows, int64_t ncols, const float *mult,
