@@ -637,7 +637,19 @@ TEST(zero_sizes) {
         CHECK_OK(ct_tensor_zeros(ctx, CT_FLOAT32, 2, ds, &d));
         CHECK_OK(ct_tensor_ones(ctx, CT_FLOAT32, 2, bs, &b));
         ct_sparse24 *s = NULL;
+        { /* leave NaN in the allocator's cache: nothing below may read uninitialised scales */
+            ct_tensor *junk = NULL;
+            const int64_t jn = 64;
+            CHECK_OK(ct_tensor_full(ctx, CT_FLOAT32, 1, &jn, NAN, &junk));
+            ct_tensor_release(junk);
+        }
         CHECK_OK(ct_sparse24_prune(ctx, d, CT_FLOAT8_E4M3FN, &s));
+        if (M > 0) { /* a row without a finite non-zero (here: no values) has scale 1 */
+            float sc[4] = {0};
+            read_f32(ct_sparse24_scales(s), sc);
+            for (int64_t i = 0; i < M; i++)
+                CHECK(sc[i] == 1.0f);
+        }
         CHECK_OK(ct_sparse24_to_dense(ctx, s, CT_FLOAT32, &back));
         CHECK(tu_same_shape(back, 2, ds));
         CHECK_OK(ct_sparse24_mm(ctx, s, b, NULL, 1.0, CT_FLOAT32, &out));

@@ -26,7 +26,8 @@ typedef struct ct_sparse24 ct_sparse24;
 typedef struct ct_sparse24_options {
     size_t size;
     /* FP8 values only: per-row f32 scales [M] (value = code * scale) to use instead of the
-     * default max|row| / format max; NULL: the default. Must be positive and finite. */
+     * default max|row| / format max; NULL: the default. Meant to be positive and finite (not
+     * checked: a 0 or non-finite scale gives NaN or infinite codes, as the casts do). */
     const ct_tensor *scales;
 } ct_sparse24_options;
 

@@ -145,7 +145,19 @@ static ct_status sp_compress(ct_ctx *ctx, const char *op, const ct_tensor *dense
     ct_sparse24 *s = NULL;
     ct_tensor *d32 = NULL, *dc = NULL, *g32 = NULL, *gc = NULL, *bad = NULL;
     if ((st = sp_alloc(ctx, op, M, K, vdt, &s)) != CT_OK) return st;
-    if (M == 0 || K == 0) goto done;
+    if (M == 0 || K == 0) {
+        if (s->scales &&
+            M > 0) { /* K == 0: no values, yet the row scales are the given ones or 1 */
+            if (given) {
+                st = ct_tensor_copy_(ctx, s->scales, given);
+            } else {
+                ct_tensor *one = NULL;
+                st = ct_tensor_full(ctx, CT_FLOAT32, 1, &M, 1.0, &one);
+                if (st == CT_OK) ct_tensor_release(s->scales), s->scales = one;
+            }
+        }
+        goto done;
+    }
     if ((st = ct__to_dtype(ctx, dense, CT_FLOAT32, &d32)) != CT_OK) goto done;
     if ((st = ct_tensor_contiguous(ctx, d32, &dc)) != CT_OK) goto done;
     if (given) {

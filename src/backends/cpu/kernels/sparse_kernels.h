@@ -44,7 +44,8 @@ typedef struct {
 
 static inline int64_t ct__sp24_r64(int64_t v) { return (v + 63) / 64 * 64; }
 
-/* Workspace for out (M, N) = A (M, K) @ B (K, N) on nt threads (K, N <= 2^40 checked before). */
+/* Workspace for out (M, N) = A (M, K) @ B (K, N) on nt threads (K, N <= INT64_MAX / 16, checked
+ * before; the sizes of real tensors keep the products in range). */
 static inline ct__sp24_work ct__sp24_work_plan(int64_t N, int64_t K, int nt) {
     ct__sp24_work w;
     if (nt < 1) nt = 1;
