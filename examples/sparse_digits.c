@@ -101,14 +101,9 @@ int main(int argc, char **argv) {
     static int64_t ytr[N_TRAIN];
     if (!digits_load(path, xtr, ytr, xte, yte)) return 1;
     if (ct_ctx_create(NULL, &ctx) != CT_OK) return 1;
-    int64_t str[2] = {N_TRAIN, IN}, ste[2] = {N_TEST, IN}, sytr[1] = {N_TRAIN};
-    TRY(ct_tensor_from_host(ctx, xtr, CT_FLOAT32, 2, str, &Xtr));
-    TRY(ct_tensor_from_host(ctx, xte, CT_FLOAT32, 2, ste, &Xte));
-    TRY(ct_tensor_from_host(ctx, ytr, CT_INT64, 1, sytr, &Ytr));
-    int64_t w1s[2] = {HID, IN}, b1s[1] = {HID}, w2s[2] = {OUT, HID}, b2s[1] = {OUT};
-    ct_tensor *p[4] = {digits_init_param(ctx, 2, w1s, IN, 1), digits_init_param(ctx, 1, b1s, IN, 2),
-                       digits_init_param(ctx, 2, w2s, HID, 3),
-                       digits_init_param(ctx, 1, b2s, HID, 4)};
+    ct_tensor *p[4];
+    digits_tensors(ctx, xtr, ytr, xte, &Xtr, &Xte, &Ytr);
+    digits_mlp_params(ctx, p);
     printf("training the dense MLP (30 epochs)...\n");
     fflush(stdout);
     train(p, NULL, 30);

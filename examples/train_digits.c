@@ -47,15 +47,9 @@ int main(int argc, char **argv) {
     static int64_t ytr[N_TRAIN], yte[N_TEST];
     if (!digits_load(path, xtr, ytr, xte, yte)) return 1;
     if (ct_ctx_create(NULL, &ctx) != CT_OK) return 1;
-    int64_t str[2] = {N_TRAIN, IN}, ste[2] = {N_TEST, IN}, sytr[1] = {N_TRAIN};
-    ct_tensor *Xtr, *Xte, *Ytr;
-    TRY(ct_tensor_from_host(ctx, xtr, CT_FLOAT32, 2, str, &Xtr));
-    TRY(ct_tensor_from_host(ctx, xte, CT_FLOAT32, 2, ste, &Xte));
-    TRY(ct_tensor_from_host(ctx, ytr, CT_INT64, 1, sytr, &Ytr));
-    int64_t w1s[2] = {HID, IN}, b1s[1] = {HID}, w2s[2] = {OUT, HID}, b2s[1] = {OUT};
-    ct_tensor *p[4] = {digits_init_param(ctx, 2, w1s, IN, 1), digits_init_param(ctx, 1, b1s, IN, 2),
-                       digits_init_param(ctx, 2, w2s, HID, 3),
-                       digits_init_param(ctx, 1, b2s, HID, 4)};
+    ct_tensor *Xtr, *Xte, *Ytr, *p[4];
+    digits_tensors(ctx, xtr, ytr, xte, &Xtr, &Xte, &Ytr);
+    digits_mlp_params(ctx, p);
     ct_optim_options oo = ct_optim_options_default((ct_optim_kind)kind);
     oo.lr = kind == CT_OPTIM_ADAM ? 3e-3 : lrs[kind];
     oo.impl = foreach ? CT_OPTIM_IMPL_FOREACH : CT_OPTIM_IMPL_FUSED;

@@ -164,21 +164,6 @@ static ct_status sp_matmul(const ct__cpu_state *s, const ct_op_desc *op) {
     if (p.M == 0 || p.N == 0) return CT_OK;
     const ct__sp24_work wp = ct__sp24_work_plan(p.N, p.K, op->num_threads);
     char *work = (char *)(((uintptr_t)o[5].data + 63) & ~(uintptr_t)63);
-    int32_t *lut = (int32_t *)(work + wp.lut);
-    float *vtab = (float *)(work + wp.vtab);
-    const int w = p.ops->w ? p.ops->w : 1;
-    for (int b = 0; b < 256; b++) {
-        const int kl[4] = {b & 3, (b >> 2) & 3, 4 + ((b >> 4) & 3), 4 + ((b >> 6) & 3)};
-        for (int j = 0; j < 4; j++)
-            lut[4 * b + j] = kl[j] * w;
-    }
-    if (p.vk == CT__SPK_E4M3 || p.vk == CT__SPK_E5M2) {
-        const int elem = p.vk == CT__SPK_E4M3 ? CT__MXK_E4M3 : CT__MXK_E5M2;
-        for (int c = 0; c < 256; c++)
-            vtab[c] = ct__mxk_dec1(elem, (uint8_t)c);
-    }
-    p.lut = lut;
-    p.vtab = vtab;
     if (p.K == 0) { /* empty sums: the epilogue of +0 */
         memset(p.out, 0, (size_t)(p.M * p.N) * sizeof(float));
         p.ops->epilogue(p.out, p.N, p.M, p.N, p.mult, p.bias);
@@ -223,6 +208,22 @@ static ct_status sp_matmul(const ct__cpu_state *s, const ct_op_desc *op) {
         }
         return CT_OK;
     }
+    /* the strip kernels' tables: metadata byte -> strip offsets, FP8 code -> f32 */
+    const int w = p.ops->w;
+    int32_t *lut = (int32_t *)(work + wp.lut);
+    float *vtab = (float *)(work + wp.vtab);
+    for (int b = 0; b < 256; b++) {
+        const int kl[4] = {b & 3, (b >> 2) & 3, 4 + ((b >> 4) & 3), 4 + ((b >> 6) & 3)};
+        for (int j = 0; j < 4; j++)
+            lut[4 * b + j] = kl[j] * w;
+    }
+    if (p.vk == CT__SPK_E4M3 || p.vk == CT__SPK_E5M2) {
+        const int elem = p.vk == CT__SPK_E4M3 ? CT__MXK_E4M3 : CT__MXK_E5M2;
+        for (int c = 0; c < 256; c++)
+            vtab[c] = ct__mxk_dec1(elem, (uint8_t)c);
+    }
+    p.lut = lut;
+    p.vtab = vtab;
     /* Per block of NC columns: all threads pack B (k blocks handed out dynamically), then row
      * blocks are handed out dynamically (a thread held back by a busy core takes fewer), each
      * running every k block against the shared pack. */
