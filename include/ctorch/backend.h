@@ -126,9 +126,16 @@ extern "C" {
                                     (M)]; ints[0] = 1 prune, 0 strict, ints[1] values kind: 0 f32, \
                                     1 bf16, 2 e4m3, 3 e5m2 (FP8 as uint8; docs/sparse.md) */       \
     X(CT_OP_SPARSE24_DECOMPRESS) /* out dense f32 (M,K); in values, meta, [scales]; ints[1] */     \
-    X(CT_OP_SPARSE24_MM) /* out f32 (M,N); in values, meta, epilogue f32 (2,M) = multiplier and    \
-                            bias per row, B (K,N) any strides, u8 work of the plan's size;         \
-                            ints[1] values kind, ints[2] B kind (as ints[1], 4 = f16) */
+    X(CT_OP_SPARSE24_MM)    /* out f32 (M,N); in values, meta, epilogue f32 (2,M) = multiplier and \
+                               bias per row, B (K,N) any strides, u8 work of the plan's size;      \
+                               ints[1] values kind, ints[2] B kind (as ints[1], 4 = f16) */        \
+    X(CT_OP_FLEX_ATTENTION) /* out (B,Hq,L,Ev) contiguous, [lse f32 (B,Hq,L)]; in q (B,Hq,L,E),    \
+                               k (B,Hkv,S,E), v (B,Hkv,S,Ev) any strides, [block mask int32],      \
+                               mods int64 (8), u8 work; scalars[0] scale, ints[0] 1: no prefetch;  \
+                               layouts in src/backends/cpu/kernels/attn_kernels.h */               \
+    X(CT_OP_FLEX_ATTENTION_BWD) /* out dq, dk, dv contiguous in the compute dtype; in q, k, v,     \
+                                   grad_out (B,Hq,L,Ev), lse and delta f32 (B,Hq,L), [block        \
+                                   mask], mods, u8 work; scalars[0] scale */
 
 /* CT_OP_LINALG routines (ints[0]). */
 enum {
@@ -150,7 +157,7 @@ typedef enum ct_op_kind {
 /* Name of an op kind ("add"), "invalid" for bad values. */
 CT_API const char *ct_op_name(ct_op_kind kind);
 
-#define CT_OP_MAX_OPERANDS 6
+#define CT_OP_MAX_OPERANDS 12
 
 /* One operand of an op: a strided view of device memory. */
 typedef struct ct_operand {
@@ -180,7 +187,7 @@ typedef struct ct_op_desc {
     int num_threads; /* threads the kernel may use (>= 1) */
 } ct_op_desc;
 
-#define CT_BACKEND_ABI_VERSION 2u /* 2: six operands, eigh and mx op kinds */
+#define CT_BACKEND_ABI_VERSION 3u /* 2: six operands, eigh and mx op kinds; 3: twelve operands */
 
 /* A backend's function table. Set size = sizeof(ct_backend_vtable) and abi_version. */
 typedef struct ct_backend_vtable {

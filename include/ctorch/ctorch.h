@@ -9,6 +9,7 @@
 #include "ctorch/linalg.h"
 #include "ctorch/mx.h"
 #include "ctorch/sparse.h"
+#include "ctorch/attention.h"
 #include "ctorch/graph.h"
 #include "ctorch/optim.h"
 #include "ctorch/safetensors.h"

@@ -1,6 +1,7 @@
 /* Backward formulas of matmul / bmm, layer_norm, embedding, unfold / fold and the 2:4 sparse mm /
  * linear, written with the public ops. */
 #include "autograd/autograd_impl.h"
+#include "ctorch/attention.h"
 
 #define G (c->g[0])
 #define IN(i) (c->in[i])
@@ -110,6 +111,29 @@ static void bw_sparse24_linear(ct__ag_call *c) { /* y = x @ W^T + b */
     if (c->need[2]) ct__ag_set(c, 2, G); /* ct__ag_set sums the batch dims down to (O) */
 }
 
+/* FlexAttention: the recomputing backward of the attention module, from the saved out and lse;
+ * the mods and the block mask come from the record (the saved block table keeps the mask alive). */
+static void bw_flex_attention(ct__ag_call *c) {
+    if (c->st != CT_OK) return;
+    const int64_t *iv = c->n->iv;
+    ct_flex_options o;
+    memset(&o, 0, sizeof o);
+    o.size = sizeof o;
+    o.scale = c->n->sc[0];
+    o.score_mod = (ct_score_mod_fn)(intptr_t)iv[0];
+    o.score_user = (void *)(intptr_t)iv[1];
+    o.score_mod_grad = (ct_score_mod_fn)(intptr_t)iv[2];
+    o.block_mask = (const ct_block_mask *)(intptr_t)iv[3];
+    o.enable_gqa = iv[4] != 0;
+    ct_tensor *g[3] = {0};
+    ct_status st = ct_flex_attention_backward(c->ctx, IN(0), IN(1), IN(2), c->out[0], c->out[1],
+                                              c->g[0], c->g[1], &o, &g[0], &g[1], &g[2]);
+    for (int i = 0; i < 3; i++) {
+        ct_tensor *t = ct__ag_keep(c, st, g[i]);
+        if (t) ct__ag_set(c, i, t);
+    }
+}
+
 #define F(op, name, fn, si, so)                                                                    \
     case op: {                                                                                     \
         static const ct__ag_formula f = {name, fn, si, so};                                        \
@@ -124,6 +148,7 @@ const ct__ag_formula *ct__ag_formula_nn(int op) {
         F(CT__AG_FOLD, "Col2ImBackward", bw_fold, 0, 0)
         F(CT__AG_SPARSE24_MM, "SparseSemiStructuredMmBackward", bw_sparse24_mm, 1, 0)
         F(CT__AG_SPARSE24_LINEAR, "SparseSemiStructuredLinearBackward", bw_sparse24_linear, 1, 0)
+        F(CT__AG_FLEX_ATTENTION, "FlexAttentionBackward", bw_flex_attention, 15, 3)
     default: return NULL;
     }
 }

@@ -2,11 +2,13 @@
  * public submit entry (ct_stream_submit). The submit path itself is in dispatch/. */
 #include "backend/registry.h"
 #include "backends/cpu/eigh_cpu.h"
+#include "backends/cpu/kernels/attn_kernels.h"
 #include "backends/cpu/kernels/mx_kernels.h"
 #include "backends/cpu/kernels/sparse_kernels.h"
 #include "tensor/tensor_impl.h"
 
 #include <dlfcn.h>
+#include <math.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -264,6 +266,8 @@ static const signed char ct__op_arity[CT_OP_COUNT][2] = {
     [CT_OP_SPARSE24_COMPRESS] = {2, 2},
     [CT_OP_SPARSE24_DECOMPRESS] = {3, 3},
     [CT_OP_SPARSE24_MM] = {5, 5},
+    [CT_OP_FLEX_ATTENTION] = {6, 6},
+    [CT_OP_FLEX_ATTENTION_BWD] = {9, 9},
 };
 
 /* The elementwise kinds added with the everyday ops check their output dtype too: bool for the
@@ -276,6 +280,8 @@ static bool ct__ew_bool_out(ct_op_kind k) {
 static int ct__op_outputs(ct_op_kind k) {
     if (k == CT_OP_EIGH || k == CT_OP_OPTIM_STEP) return 3;
     if (k == CT_OP_LINALG || k == CT_OP_SPARSE24_COMPRESS) return 4; /* unused ones absent */
+    if (k == CT_OP_FLEX_ATTENTION) return 2;
+    if (k == CT_OP_FLEX_ATTENTION_BWD) return 3;
     return (k == CT_OP_MX_QUANTIZE || k == CT_OP_SORT || k == CT_OP_TOPK) ? 2 : 1;
 }
 
@@ -286,7 +292,9 @@ static bool ct__optional_operand(ct_op_kind k, int i) {
            (k == CT_OP_OPTIM_STEP && (i == 1 || i == 4 || i == 5)) ||
            (k == CT_OP_LINALG && i != 0 && i != 4) ||
            (k == CT_OP_SPARSE24_COMPRESS && (i == 2 || i == 3 || i == 5)) ||
-           (k == CT_OP_SPARSE24_DECOMPRESS && i == 3);
+           (k == CT_OP_SPARSE24_DECOMPRESS && i == 3) ||
+           (k == CT_OP_FLEX_ATTENTION && (i == 1 || i == 5)) ||
+           (k == CT_OP_FLEX_ATTENTION_BWD && i == 9);
 }
 
 static bool ct__contig2(const ct_operand *o, int ndim, int64_t d0, int64_t d1, int64_t d2) {
@@ -376,6 +384,101 @@ static bool ct__check_sparse24(const ct_op_desc *op, const char **rule) {
     const ct__sp24_work wp = ct__sp24_work_plan(N, K, op->num_threads);
     return w->dtype == CT_UINT8 && w->ndim == 1 && (w->strides[0] == 1 || w->shape[0] <= 1) &&
            w->shape[0] >= wp.total;
+}
+
+/* Contiguous with exactly this shape (size-1 dims may have any stride). */
+static bool ct__contig_n(const ct_operand *o, int ndim, const int64_t *shape) {
+    if (!o->data || o->ndim != ndim) return false;
+    for (int d = 0; d < ndim; d++)
+        if (o->shape[d] != shape[d]) return false;
+    return ct__is_contiguous(o);
+}
+
+static bool ct__fa_float(ct_dtype dt) {
+    return dt == CT_FLOAT32 || dt == CT_FLOAT16 || dt == CT_FLOAT64 || dt == CT_BFLOAT16;
+}
+
+/* FlexAttention (attn_kernels.h): q / k / v of one float dtype and consistent 4-d shapes, the
+ * outputs contiguous, the block-mask table's header consistent with them and every row's counts
+ * in range, the mods table's ids known and their parameter pointers present, the workspace as
+ * large as the plan. The function pointers themselves cannot be checked: a descriptor is
+ * trusted with them as with its data pointers. */
+static bool ct__check_attention(const ct_op_desc *op, const char **rule) {
+    *rule = "flex_attention: q (B,Hq,L,E), k (B,Hkv,S,E), v (B,Hkv,S,Ev) of one float dtype, Hq "
+            "a multiple of Hkv, compute dtype f64 for f64 else f32, contiguous outputs, an int32 "
+            "block table matching the shapes, an int64 (8) mods table, u8 work of the plan's size";
+    const ct_operand *o = op->operands;
+    const bool bwd = op->kind == CT_OP_FLEX_ATTENTION_BWD;
+    const ct_operand *q = &o[bwd ? 3 : 2], *k = q + 1, *v = q + 2;
+    const ct_operand *mk = &o[bwd ? 9 : 5], *md = &o[bwd ? 10 : 6], *w = &o[bwd ? 11 : 7];
+    const ct_dtype dt = q->dtype, cdt = op->compute_dtype;
+    if (!ct__fa_float(dt) || k->dtype != dt || v->dtype != dt ||
+        cdt != (dt == CT_FLOAT64 ? CT_FLOAT64 : CT_FLOAT32))
+        return false;
+    if (q->ndim != 4 || k->ndim != 4 || v->ndim != 4) return false;
+    ct__fa_dims d = {q->shape[0], q->shape[1], k->shape[1],
+                     q->shape[2], k->shape[2], q->shape[3],
+                     v->shape[3], 0,           0};
+    if (k->shape[0] != d.B || v->shape[0] != d.B || v->shape[1] != d.Hkv || v->shape[2] != d.S ||
+        k->shape[3] != d.E || (d.Hkv == 0 ? d.Hq != 0 : d.Hq % d.Hkv != 0))
+        return false;
+    if (!isfinite(op->scalars[0]) || op->ints[0] < 0 || op->ints[0] > 1) return false;
+    const int64_t ls[3] = {d.B, d.Hq, d.L};
+    if (!bwd) {
+        const int64_t os[4] = {d.B, d.Hq, d.L, d.Ev};
+        if (o[0].dtype != dt || !ct__contig_n(&o[0], 4, os)) return false;
+        if (o[1].data && (o[1].dtype != cdt || !ct__contig_n(&o[1], 3, ls))) return false;
+    } else {
+        const int64_t qs[4] = {d.B, d.Hq, d.L, d.E}, ks[4] = {d.B, d.Hkv, d.S, d.E},
+                      vs[4] = {d.B, d.Hkv, d.S, d.Ev};
+        if (o[0].dtype != cdt || o[1].dtype != cdt || o[2].dtype != cdt ||
+            !ct__contig_n(&o[0], 4, qs) || !ct__contig_n(&o[1], 4, ks) ||
+            !ct__contig_n(&o[2], 4, vs))
+            return false;
+        const ct_operand *go = &o[6];
+        if (!ct__fa_float(go->dtype) || go->ndim != 4 || go->shape[0] != d.B ||
+            go->shape[1] != d.Hq || go->shape[2] != d.L || go->shape[3] != d.Ev)
+            return false;
+        if (o[7].dtype != cdt || o[8].dtype != cdt || !ct__contig_n(&o[7], 3, ls) ||
+            !ct__contig_n(&o[8], 3, ls))
+            return false;
+    }
+    if (mk->data) {
+        if (mk->dtype != CT_INT32 || mk->ndim != 1 || !ct__is_contiguous(mk) ||
+            mk->shape[0] < CT__FA_HDR)
+            return false;
+        const int32_t *h = mk->data;
+        const int64_t bs = h[CT__FA_BS], Bm = h[CT__FA_BM], Hm = h[CT__FA_HM];
+        if (h[CT__FA_TAG] != CT__FA_MASK_TAG || bs < 1 || (Bm != 1 && Bm != d.B) ||
+            (Hm != 1 && Hm != d.Hq) || h[CT__FA_LQ] != d.L || h[CT__FA_LKV] != d.S)
+            return false;
+        const int64_t nqb = (d.L + bs - 1) / bs, nkvb = (d.S + bs - 1) / bs;
+        if (h[CT__FA_NQB] != nqb || h[CT__FA_NKVB] != nkvb) return false;
+        const int64_t rows = Bm * Hm * nqb, rl = ct__fa_row_len(nkvb);
+        if (rows && rl > (INT64_MAX - CT__FA_HDR) / rows) return false;
+        if (mk->shape[0] != CT__FA_HDR + rows * rl) return false;
+        for (int64_t r = 0; r < rows; r++) {
+            const int32_t *row = h + CT__FA_HDR + r * rl;
+            if (row[0] < 0 || row[1] < 0 || (int64_t)row[0] + row[1] > nkvb) return false;
+        }
+        d.Hm = Hm;
+        d.bs = bs;
+    }
+    if (md->dtype != CT_INT64 || md->ndim != 1 || md->shape[0] != CT__FA_NMODS ||
+        !ct__is_contiguous(md))
+        return false;
+    const int64_t *m = md->data;
+    const int64_t sid = m[CT__FA_SCORE_ID], mid = m[CT__FA_MASK_ID];
+    if (sid < CT__FA_S_USER || sid > CT__FA_S_SOFTCAP || mid < CT__FA_M_USER ||
+        mid > CT__FA_M_PREFIX)
+        return false;
+    if (sid != CT__FA_S_USER && (!m[CT__FA_SCORE_FN] || !m[CT__FA_SCORE_USER])) return false;
+    if (bwd && sid == CT__FA_S_USER && m[CT__FA_SCORE_FN] && !m[CT__FA_SCORE_GRAD]) return false;
+    if (mk->data && mid == CT__FA_M_USER && !m[CT__FA_MASK_FN]) return false;
+    if (mid != CT__FA_M_USER && mid != CT__FA_M_CAUSAL && !m[CT__FA_MASK_USER]) return false;
+    const ct__fa_plan p = ct__fa_plan_for(&d, bwd, op->num_threads);
+    return w->dtype == CT_UINT8 && w->ndim == 1 && (w->strides[0] == 1 || w->shape[0] <= 1) &&
+           w->shape[0] >= p.total;
 }
 
 /* The domain ops' layouts (backend.h): contiguous operands of consistent sizes, a workspace as
@@ -746,6 +849,8 @@ static ct_status ct__check_desc(ct_stream *s, const ct_op_desc *op) {
     case CT_OP_SPARSE24_COMPRESS:
     case CT_OP_SPARSE24_DECOMPRESS:
     case CT_OP_SPARSE24_MM: ok = ct__check_sparse24(op, &rule); break;
+    case CT_OP_FLEX_ATTENTION:
+    case CT_OP_FLEX_ATTENTION_BWD: ok = ct__check_attention(op, &rule); break;
     default: /* elementwise: inputs broadcast to the output's shape */
         rule = "elementwise: every operand has the output's shape; inputs in the compute dtype "
                "(where's condition bool)";

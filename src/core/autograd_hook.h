@@ -96,6 +96,8 @@ typedef enum ct__ag_op {
     CT__AG_SPARSE24_MM,     /* inputs A dense (M,K, no grad), B (K,N), bias (M) or NULL; sc[0] =
                                alpha * b_scale */
     CT__AG_SPARSE24_LINEAR, /* inputs W dense (O,I, no grad), x (..., I), b (O) or NULL */
+    CT__AG_FLEX_ATTENTION,  /* inputs q, k, v, block table or NULL; outputs out, lse; sc[0] scale,
+                               iv[0..4] score_mod, score_user, score_mod_grad, block mask, gqa */
     CT__AG_COUNT
 } ct__ag_op;
 

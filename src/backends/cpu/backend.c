@@ -84,6 +84,8 @@ ct_status ct__cpu_run_op(void *st, const ct_op_desc *op) {
     case CT_OP_SPARSE24_COMPRESS:
     case CT_OP_SPARSE24_DECOMPRESS:
     case CT_OP_SPARSE24_MM: return ct__cpu_sparse(s, op);
+    case CT_OP_FLEX_ATTENTION:
+    case CT_OP_FLEX_ATTENTION_BWD: return ct__cpu_attention(s, op);
     default: break;
     }
     if (op->kind == CT_OP_MATMUL) {

@@ -20,6 +20,8 @@ extern const ct_graph_impl ct__cpu_graph_impl;
 ct_status ct__cpu_linalg(ct__cpu_state *s, const ct_op_desc *op);
 /* CT_OP_SPARSE24_* (sparse_cpu.c). */
 ct_status ct__cpu_sparse(ct__cpu_state *s, const ct_op_desc *op);
+/* CT_OP_FLEX_ATTENTION / _BWD (attention_cpu.c). */
+ct_status ct__cpu_attention(ct__cpu_state *s, const ct_op_desc *op);
 /* Register the built-in CPU backend (called by ct_ctx_create). */
 ct_status ct__cpu_backend_register(ct_ctx *ctx);
 
