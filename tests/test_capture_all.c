@@ -193,6 +193,7 @@ static ct_tensor *OUT; /* op outputs land here and are released after each call 
 static ct_tensor *OUT2, *OUT3;
 static ct_mx_tensor *QOUT;
 static ct_sparse24 *Sp, *SPOUT; /* a 2:4 matrix (4 x 8) and the 2:4 outputs */
+static ct_block_mask *BMask;    /* causal, for a (1, 1, 4, 8) attention */
 static const double LO = -0.5, HI = 0.5;
 static const int DIM1 = 1;
 
@@ -373,6 +374,29 @@ static ct_status op_sparse24_mm_ex(void) {
     return st;
 }
 static ct_status op_sparse24_linear(void) { return ct_sparse24_linear(ctx, A, Sp, NULL, &OUT); }
+/* A as q = k = v of shape (1, 1, 4, 8) */
+static ct_status op_flex_attention(void) {
+    const int64_t s4[4] = {1, 1, 4, 8};
+    ct_tensor *q = NULL;
+    const ct_flex_options o = {sizeof o, 0, NULL, NULL, BMask, false, true, NULL, false};
+    ct_status st = ct_tensor_reshape(ctx, A, 4, s4, &q);
+    if (st == CT_OK) st = ct_flex_attention(ctx, q, q, q, &o, &OUT, &OUT2);
+    ct_tensor_release(q);
+    return st;
+}
+static ct_status op_flex_attention_backward(void) {
+    const int64_t s4[4] = {1, 1, 4, 8};
+    ct_tensor *q = NULL, *o1 = NULL, *l1 = NULL, *g[3] = {0};
+    const ct_flex_options o = {sizeof o, 0, NULL, NULL, BMask, false, true, NULL, false};
+    ct_status st = ct_tensor_reshape(ctx, A, 4, s4, &q);
+    if (st == CT_OK) st = ct_flex_attention(ctx, q, q, q, &o, &o1, &l1);
+    if (st == CT_OK)
+        st = ct_flex_attention_backward(ctx, q, q, q, o1, l1, o1, l1, &o, &g[0], &g[1], &g[2]);
+    ct_tensor_release(q), ct_tensor_release(o1), ct_tensor_release(l1);
+    for (int i = 0; i < 3; i++)
+        ct_tensor_release(g[i]);
+    return st;
+}
 static ct_status loop_never(ct_ctx *c, void *u, int n, ct_tensor *const *v, ct_tensor **pred) {
     (void)u, (void)n, (void)v;
     return ct_tensor_zeros(c, CT_BOOL, 0, NULL, pred);
@@ -679,6 +703,8 @@ static const op_entry computing[] = {
     E(sparse24_mm),
     E(sparse24_mm_ex),
     E(sparse24_linear),
+    E(flex_attention),
+    E(flex_attention_backward),
     E(optim_step),
     E(while_loop),
     E(backward),
@@ -873,6 +899,17 @@ static const struct {
     {"ct_sparse24_from_parts",
      "host check of the metadata and host copies (refused during capture)"},
     {"ct_sparse24_free", "lifetime"},
+    {"ct_create_block_mask", "evaluates the caller's mask function on the host into a host table "
+                             "(as torch's create_block_mask); reads no tensor"},
+    {"ct_block_mask_free", "lifetime"},
+    {"ct_block_mask_sparsity", "getter"},
+    {"ct_block_mask_block_kind", "getter"},
+    {"ct_score_mod_alibi", "returns a function pointer"},
+    {"ct_score_mod_softcap", "returns a function pointer"},
+    {"ct_mask_mod_causal", "returns a function pointer"},
+    {"ct_mask_mod_sliding_window", "returns a function pointer"},
+    {"ct_mask_mod_document", "returns a function pointer"},
+    {"ct_mask_mod_prefix_lm", "returns a function pointer"},
     {"ct_sparse24_values", "getter"},
     {"ct_sparse24_metadata", "getter"},
     {"ct_sparse24_scales", "getter"},
@@ -940,6 +977,7 @@ TEST(every_computing_op_is_captured) {
     CHECK_OK(ct_tensor_ones(ctx, CT_FLOAT32, 2, (int64_t[]){6, 3}, &Src6));
     CHECK_OK(ct_mx_quantize(ctx, A, CT_MXFP4_E2M1, 32, 1, CT_MX_SCALE_FLOOR, &Wq));
     CHECK_OK(ct_sparse24_prune(ctx, A, CT_FLOAT32, &Sp));
+    CHECK_OK(ct_create_block_mask(ctx, ct_mask_mod_causal(), NULL, 1, 1, 4, 4, 2, &BMask));
     ct_optim_options oo = ct_optim_options_default(CT_OPTIM_ADAM);
     oo.impl = CT_OPTIM_IMPL_FUSED;
     CHECK_OK(ct_optim_create(ctx, &oo, 1, &Dst, &Opt));
@@ -971,6 +1009,7 @@ TEST(every_computing_op_is_captured) {
         ct_tensor_release(all[i]);
     ct_mx_tensor_free(Wq);
     ct_sparse24_free(Sp);
+    ct_block_mask_free(BMask);
     ct_optim_free(Opt);
 }
 

@@ -132,6 +132,36 @@ done:
     return st;
 }
 
+/* FlexAttention: a block mask, the forward (tiled with GQA and the mask, decoding, bf16) and
+ * the backward (which casts, multiplies and sums). */
+static ct_status seq_attention(ct_ctx *ctx) {
+    ct_tensor *t[16] = {0};
+    ct_block_mask *bm = NULL;
+    int k = 0;
+    ct_status st;
+    int64_t qs[4] = {1, 4, 20, 8}, ks[4] = {1, 2, 20, 8}, q1[4] = {1, 4, 1, 8};
+    STEP(ct_tensor_randn(ctx, CT_FLOAT32, 4, qs, 3, 0, &t[k++]));
+    STEP(ct_tensor_randn(ctx, CT_FLOAT32, 4, ks, 4, 0, &t[k++]));
+    STEP(ct_tensor_randn(ctx, CT_FLOAT32, 4, q1, 5, 0, &t[k++]));
+    STEP(ct_create_block_mask(ctx, ct_mask_mod_causal(), NULL, 1, 1, 20, 20, 8, &bm));
+    const ct_flex_options o = {sizeof o, 0, NULL, NULL, bm, true, true, NULL, false};
+    const ct_flex_options od = {sizeof od, 0, NULL, NULL, NULL, true, false, NULL, false};
+    STEP(ct_flex_attention(ctx, t[0], t[1], t[1], &o, &t[3], &t[4]));
+    k = 5;
+    STEP(ct_flex_attention(ctx, t[2], t[1], t[1], &od, &t[k++], NULL));
+    STEP(ct_cast(ctx, t[0], CT_BFLOAT16, &t[k++]));
+    STEP(ct_cast(ctx, t[1], CT_BFLOAT16, &t[k++]));
+    STEP(ct_flex_attention(ctx, t[6], t[7], t[7], &od, &t[k++], NULL));
+    STEP(ct_flex_attention_backward(ctx, t[0], t[1], t[1], t[3], t[4], t[3], t[4], &o, &t[9],
+                                    &t[10], &t[11]));
+    k = 12;
+done:
+    ct_block_mask_free(bm);
+    for (int i = 0; i < 16; i++)
+        ct_tensor_release(t[i]);
+    return st;
+}
+
 /* eigh: lane kernels (batch, strided, f16 through f32) and LAPACK (n = 80, workspace). */
 static ct_status seq_eigh(ct_ctx *ctx) {
     ct_tensor *t[12] = {0};
@@ -378,6 +408,8 @@ TEST(mx_and_gguf) {
 TEST(sparse24) {
     walk("sparse", seq_sparse, false, false, 800);
     walk("sparse", seq_sparse, true, false, 800);
+    walk("attention", seq_attention, false, false, 800);
+    walk("attention", seq_attention, true, false, 800);
 }
 /* eigh's copies run kernels that keep per-thread scratch after first use: walked warm */
 TEST(eigh) {

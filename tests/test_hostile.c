@@ -8,6 +8,7 @@
 
 #include "ctorch/ctorch.h"
 #include "backends/cpu/eigh_cpu.h"
+#include "backends/cpu/kernels/attn_kernels.h"
 
 #include <signal.h>
 #include <sys/wait.h>
@@ -1021,6 +1022,93 @@ TEST(stream_submit_checks_sparse24) {
     ct_ctx_free(ctx);
 }
 
+/* FlexAttention descriptors at the public submit entry: a dense one and one with a hand-built
+ * causal block table run and equal the public call; broken shapes, tables, mods and workspaces
+ * are refused before the kernel sees them. */
+TEST(stream_submit_checks_flex_attention) {
+    ct_ctx *ctx = make_ctx(false, NULL);
+    ct_stream *s = NULL;
+    CHECK_OK(ct_ctx_default_stream(ctx, (ct_device){CT_DEVICE_CPU, 0}, &s));
+    const int64_t qs[4] = {1, 2, 8, 4}, ls[3] = {1, 2, 8}, k3[4] = {1, 3, 8, 4}, n8 = 8;
+    float qv[64];
+    for (int i = 0; i < 64; i++)
+        qv[i] = (float)((i * 5) % 7) * 0.25f - 0.7f;
+    ct_tensor *q = NULL, *out = NULL, *lse = NULL, *mods = NULL, *work = NULL, *small = NULL,
+              *tab = NULL, *k3t = NULL, *ref = NULL, *rlse = NULL, *o64 = NULL;
+    CHECK_OK(ct_tensor_from_host(ctx, qv, CT_FLOAT32, 4, qs, &q));
+    CHECK_OK(ct_tensor_zeros(ctx, CT_FLOAT32, 4, qs, &out));
+    CHECK_OK(ct_tensor_zeros(ctx, CT_FLOAT64, 4, qs, &o64));
+    CHECK_OK(ct_tensor_zeros(ctx, CT_FLOAT32, 3, ls, &lse));
+    CHECK_OK(ct_tensor_zeros(ctx, CT_INT64, 1, &n8, &mods));
+    CHECK_OK(ct_tensor_zeros(ctx, CT_FLOAT32, 4, k3, &k3t));
+    ct__fa_dims dm = {1, 2, 2, 8, 8, 4, 4, 1, 4};
+    const int64_t wb = ct__fa_plan_for(&dm, false, 1).total, w1 = 64;
+    CHECK_OK(ct_tensor_zeros(ctx, CT_UINT8, 1, &wb, &work));
+    CHECK_OK(ct_tensor_zeros(ctx, CT_UINT8, 1, &w1, &small));
+    /* causal, block 4: q block 0 -> kv block 0 partial; q block 1 -> 0 full, 1 partial */
+    int32_t tv[CT__FA_HDR + 2 * 6] = {
+        CT__FA_MASK_TAG, 4, 1, 1, 8, 8, 2, 2, 1, 0, 0, -1, -1, -1, 1, 1, 1, -1, 0, -1};
+    const int64_t nt = CT__FA_HDR + 2 * 6;
+    CHECK_OK(ct_tensor_from_host(ctx, tv, CT_INT32, 1, &nt, &tab));
+    ct_op_desc good, d;
+    memset(&good, 0, sizeof good);
+    good = f32_desc(CT_OP_FLEX_ATTENTION, 2, 6, 8,
+                    (ct_tensor *[]){out, lse, q, q, q, NULL, mods, work});
+    good.scalars[0] = 0.5;
+    CHECK_OK(ct_stream_submit(s, &good));
+    const ct_flex_options o = {sizeof o, 0.5, NULL, NULL, NULL, false, true, NULL, false};
+    CHECK_OK(ct_flex_attention(ctx, q, q, q, &o, &ref, &rlse));
+    CHECK(tu_same_values(out, ref) && tu_same_values(lse, rlse));
+#define BAD(mutation, want)                                                                        \
+    do {                                                                                           \
+        d = good;                                                                                  \
+        mutation;                                                                                  \
+        CHECK_ST(ct_stream_submit(s, &d), want);                                                   \
+    } while (0)
+    BAD(fill_operand(&d.operands[7], small), CT_ERR_SHAPE); /* workspace below the plan */
+    BAD(fill_operand(&d.operands[0], o64), CT_ERR_SHAPE);   /* out not in q's dtype */
+    BAD(fill_operand(&d.operands[3], k3t), CT_ERR_SHAPE);   /* 2 q heads over 3 kv heads */
+    BAD(d.compute_dtype = CT_FLOAT64, CT_ERR_SHAPE);        /* f64 math on f32 inputs */
+    BAD(d.ints[0] = 5, CT_ERR_SHAPE);
+    BAD(d.scalars[0] = NAN, CT_ERR_SHAPE);
+    BAD(fill_operand(&d.operands[1], out), CT_ERR_SHAPE); /* lse (B, Hq, L) */
+    BAD(fill_operand(&d.operands[6], lse), CT_ERR_SHAPE); /* mods int64 (8) */
+    int64_t *md = ct_tensor_data_ptr(mods);
+    md[CT__FA_SCORE_ID] = 9;
+    BAD((void)0, CT_ERR_SHAPE); /* unknown score mod */
+    md[CT__FA_SCORE_ID] = CT__FA_S_ALIBI;
+    BAD((void)0, CT_ERR_SHAPE); /* ALiBi without its parameters */
+    md[CT__FA_SCORE_ID] = 0;
+    /* the causal table */
+    md[CT__FA_MASK_ID] = CT__FA_M_CAUSAL;
+    fill_operand(&good.operands[5], tab);
+    CHECK_OK(ct_stream_submit(s, &good));
+    ct_block_mask *bm = NULL;
+    CHECK_OK(ct_create_block_mask(ctx, ct_mask_mod_causal(), NULL, 1, 1, 8, 8, 4, &bm));
+    const ct_flex_options oc = {sizeof oc, 0.5, NULL, NULL, bm, false, true, NULL, false};
+    ct_tensor_release(ref), ct_tensor_release(rlse);
+    CHECK_OK(ct_flex_attention(ctx, q, q, q, &oc, &ref, &rlse));
+    CHECK(tu_same_values(out, ref) && tu_same_values(lse, rlse));
+    int32_t *tp = ct_tensor_data_ptr(tab);
+    tp[CT__FA_TAG] = 7;
+    BAD((void)0, CT_ERR_SHAPE); /* not a block table */
+    tp[CT__FA_TAG] = CT__FA_MASK_TAG;
+    tp[CT__FA_LKV] = 9;
+    BAD((void)0, CT_ERR_SHAPE); /* kv_len of another problem */
+    tp[CT__FA_LKV] = 8;
+    tp[CT__FA_HDR] = 3;
+    BAD((void)0, CT_ERR_SHAPE); /* more blocks in a row than the row has */
+    tp[CT__FA_HDR] = 1;
+    md[CT__FA_MASK_ID] = CT__FA_M_USER;
+    BAD((void)0, CT_ERR_SHAPE); /* a user mask without its function */
+#undef BAD
+    ct_tensor *all[] = {q, out, lse, mods, work, small, tab, k3t, ref, rlse, o64};
+    for (size_t i = 0; i < sizeof all / sizeof all[0]; i++)
+        ct_tensor_release(all[i]);
+    ct_block_mask_free(bm);
+    ct_ctx_free(ctx);
+}
+
 TEST(capture_oom_invalidates_with_reason) {
     flaky f = {0, -1};
     ct_ctx_options o = {.size = sizeof o, .allocator = {flaky_alloc, flaky_free, &f}};
@@ -1208,6 +1296,7 @@ int main(void) {
     RUN_FORKED(stream_submit_checks_gather_scatter);
     RUN_FORKED(stream_submit_checks_sort);
     RUN_FORKED(stream_submit_checks_sparse24);
+    RUN_FORKED(stream_submit_checks_flex_attention);
     RUN_FORKED(capture_oom_invalidates_with_reason);
     RUN_FORKED(capture_failures_invalidate_never_empty_reason);
     RUN_FORKED(eigh_large_n_is_refused_not_silently_ok);
