@@ -145,20 +145,27 @@ static inline bool fa_allowed(const fa_job *J, int64_t b, int64_t h, int64_t q, 
 }
 
 /* Score mod and (for a partial block) mask on the score tile st[j * ld + i]: key k0 + j, query
- * column i = (head ch[i], position cq[i]). dm (or NULL) receives d score_mod / d score. */
+ * column i = (head ch[i], position cq[i]), i < nc. dm (or NULL) receives d score_mod / d score.
+ * Loops run over keys outside and query columns inside (rows of the tile); the ready-made masks
+ * on a tile of consecutive queries of one head become a range of allowed columns per key. */
 static void fa_mods_tile(const fa_job *J, float *st, int64_t ld, int nk, int nc, int64_t b,
                          const int64_t *ch, const int64_t *cq, int64_t k0, int kind, float *dm) {
+    bool contig = true;
+    for (int i = 1; i < nc; i++)
+        contig &= ch[i] == ch[0] && cq[i] == cq[0] + i;
     if (J->score) {
         if (J->sid == CT__FA_S_ALIBI) {
+            float sl[CT__FA_TQ], cqf[CT__FA_TQ];
             for (int i = 0; i < nc; i++) {
-                const float sl = fa_slope(J, ch[i]);
-                for (int j = 0; j < nk; j++)
-                    st[j * ld + i] += sl * (float)(k0 + j - cq[i]);
+                sl[i] = contig && i ? sl[0] : fa_slope(J, ch[i]);
+                cqf[i] = (float)cq[i];
             }
-            if (dm)
-                for (int j = 0; j < nk; j++)
-                    for (int i = 0; i < nc; i++)
-                        dm[j * ld + i] = 1.0f;
+            for (int j = 0; j < nk; j++) {
+                float *row = st + j * ld;
+                const float kvf = (float)(k0 + j);
+                for (int i = 0; i < nc; i++)
+                    row[i] += sl[i] * (kvf - cqf[i]);
+            }
         } else if (J->sid == CT__FA_S_SOFTCAP) {
             const float cap = ((const ct_softcap_params *)J->suser)->cap;
             for (int j = 0; j < nk; j++)
@@ -167,6 +174,7 @@ static void fa_mods_tile(const fa_job *J, float *st, int64_t ld, int nk, int nc,
                     st[j * ld + i] = cap * t;
                     if (dm) dm[j * ld + i] = 1.0f - t * t;
                 }
+            dm = NULL; /* written */
         } else {
             for (int j = 0; j < nk; j++)
                 for (int i = 0; i < nc; i++) {
@@ -174,16 +182,62 @@ static void fa_mods_tile(const fa_job *J, float *st, int64_t ld, int nk, int nc,
                     st[j * ld + i] = J->score(s, b, ch[i], cq[i], k0 + j, J->suser);
                     if (dm) dm[j * ld + i] = J->sgrad(s, b, ch[i], cq[i], k0 + j, J->suser);
                 }
+            dm = NULL;
         }
-    } else if (dm) {
+    }
+    if (dm)
         for (int j = 0; j < nk; j++)
             for (int i = 0; i < nc; i++)
                 dm[j * ld + i] = 1.0f;
-    }
     if (kind != 1) return;
+    const int mid = J->mid;
+    if (contig && (mid == CT__FA_M_CAUSAL || mid == CT__FA_M_SLIDING || mid == CT__FA_M_PREFIX)) {
+        const int64_t q0 = cq[0];
+        for (int j = 0; j < nk; j++) {
+            const int64_t kv = k0 + j;
+            int64_t lo = kv - q0, hi = nc; /* allowed columns [lo, hi) */
+            if (mid == CT__FA_M_SLIDING)
+                hi = kv + ((const ct_sliding_window_params *)J->muser)->window - q0;
+            if (mid == CT__FA_M_PREFIX && kv < ((const ct_prefix_lm_params *)J->muser)->prefix_len)
+                lo = 0;
+            lo = lo < 0 ? 0 : lo > nc ? nc : lo;
+            hi = hi < lo ? lo : hi > nc ? nc : hi;
+            float *row = st + j * ld;
+            for (int64_t i = 0; i < lo; i++)
+                row[i] = -INFINITY;
+            for (int64_t i = hi; i < nc; i++)
+                row[i] = -INFINITY;
+        }
+        return;
+    }
+    if (mid == CT__FA_M_DOCUMENT) {
+        const ct_document_params *p = J->muser;
+        const int64_t *kd = p->kv_doc ? p->kv_doc : p->q_doc;
+        for (int j = 0; j < nk; j++) {
+            float *row = st + j * ld;
+            const int64_t d = kd[k0 + j];
+            for (int i = 0; i < nc; i++)
+                if (p->q_doc[cq[i]] != d) row[i] = -INFINITY;
+        }
+        return;
+    }
     for (int j = 0; j < nk; j++)
         for (int i = 0; i < nc; i++)
             if (!fa_allowed(J, b, ch[i], cq[i], k0 + j)) st[j * ld + i] = -INFINITY;
+}
+
+/* True when a ready-made mask rules out every entry of keys [k0, k0 + nk) for queries
+ * [q0, q0 + nq) (a sub-tile of a partial block that needs no work at all). */
+static bool fa_tile_dead(const fa_job *J, int64_t q0, int nq, int64_t k0, int nk) {
+    const int64_t qlast = q0 + nq - 1, klast = k0 + nk - 1;
+    switch (J->mid) {
+    case CT__FA_M_CAUSAL: return k0 > qlast;
+    case CT__FA_M_SLIDING:
+        return k0 > qlast || q0 - klast >= ((const ct_sliding_window_params *)J->muser)->window;
+    case CT__FA_M_PREFIX:
+        return k0 > qlast && k0 >= ((const ct_prefix_lm_params *)J->muser)->prefix_len;
+    default: return false;
+    }
 }
 
 /* The same for one float64 score (the float64 path; user mods see a float). */
@@ -297,6 +351,7 @@ static void fa_fwd_tile(const fa_job *J, float *wk, int64_t b, int64_t hq, int64
                 fa_prefetch(&J->v, b, hk, k1, n1, Ev);
             }
         }
+        if (kind == 1 && fa_tile_dead(J, q0, nq, k0, nk)) continue;
         int64_t ldk, ldv;
         const float *kp = fa_rows(&J->k, b, hk, k0, nk, E, kt, E, true, &ldk);
         const float *vp = fa_rows(&J->v, b, hk, k0, nk, Ev, vt, Ev, true, &ldv);
@@ -347,7 +402,9 @@ static void fa_fwd_tiled(const fa_job *J, void *out, ct_dtype odt, float *lse) {
     {
         float *wk = J->work + (int64_t)omp_get_thread_num() * J->plan.per_thread;
 #pragma omp for schedule(dynamic, 1)
-        for (int64_t t = 0; t < ntask; t++) {
+        for (int64_t t0 = 0; t0 < ntask; t0++) {
+            /* the last q tiles first: under a causal mask they are the longest */
+            const int64_t t = ntask - 1 - t0;
             const int64_t bh = t / nqt, b = bh / J->d.Hq, hq = bh % J->d.Hq;
             int64_t qb, q0;
             int nq;
@@ -623,7 +680,7 @@ static void fa_bwd_tiled(const fa_job *J, float *dq, float *dk, float *dv, const
                     if (!fa_qtile(J, qt_i, &qb, &q0, &nq)) continue;
                     const int kind =
                         J->mask ? kinds[((b * Hq + hq) * J->nqb + qb) * J->nkvb + kvb] : 2;
-                    if (!kind) continue;
+                    if (!kind || (kind == 1 && fa_tile_dead(J, q0, nq, k0, nk))) continue;
                     const int nc = fa_pad(J, nq);
                     fa_bw_qpack(J, &u, b, hq, q0, nq, nc, lse, del, ch, cq);
                     fa_bw_pair(J, &u, kp, ldk, vp, ldv, nk, nq, nc, b, ch, cq, k0, kind);
@@ -654,6 +711,7 @@ static void fa_bwd_tiled(const fa_job *J, float *dq, float *dk, float *dv, const
             int64_t k0;
             int nk, kind;
             while (fa_it_next(&it, &k0, &nk, &kind)) {
+                if (kind == 1 && fa_tile_dead(J, q0, nq, k0, nk)) continue;
                 int64_t ldk, ldv;
                 const float *kp = fa_rows(&J->k, b, hk, k0, nk, E, u.kt, Ep, false, &ldk);
                 const float *vp = fa_rows(&J->v, b, hk, k0, nk, Ev, u.vt, Ev, true, &ldv);
