@@ -65,7 +65,7 @@ static double read_gbps(void) {
         buf[i] = (v4){1, 2, 3, 4};
     double best = 1e30;
     volatile float sink = 0;
-    for (int r = 0; r < 4; r++) {
+    for (int r = 0; r < 8; r++) {
         double t0 = now();
         float tot = 0;
 #pragma omp parallel num_threads(ct_ctx_num_threads(ctx)) reduction(+ : tot)
@@ -89,9 +89,10 @@ static double read_gbps(void) {
 
 static int64_t docs[32768];
 
-enum { P_NONE, P_CAUSAL, P_ALIBI, P_SLIDING, P_DOCUMENT, P_N };
+enum { P_NONE, P_CAUSAL, P_ALIBI, P_SLIDING, P_DOCUMENT, P_BSHD, P_N };
+/* none_bshd: dense, with q / k / v permuted views of [B, L, H, E] tensors (strided rows) */
 static const char *const pname[P_N] = {"none", "causal", "alibi", "sliding_window_256",
-                                       "document_4"};
+                                       "document_4", "none_bshd"};
 
 /* The naive path's additive term: (H or 1, L, S) with -inf where masked, the ALiBi bias. */
 static ct_tensor *naive_bias(int p, int64_t H, int64_t L) {
@@ -143,6 +144,17 @@ int main(int argc, char **argv) {
     for (int64_t L = 1024; L <= maxL; L *= 4) {
         const int64_t qs[4] = {1, H, L, E};
         ct_tensor *q = rand_tensor(4, qs, 1), *k = rand_tensor(4, qs, 2), *v = rand_tensor(4, qs, 3);
+        ct_tensor *qp = NULL, *kp = NULL, *vp = NULL;
+        {
+            const int64_t bs[4] = {1, L, H, E};
+            const int perm[4] = {0, 2, 1, 3};
+            ct_tensor *a = rand_tensor(4, bs, 1), *b = rand_tensor(4, bs, 2),
+                      *c = rand_tensor(4, bs, 3);
+            CHK(ct_tensor_permute(ctx, a, perm, &qp));
+            CHK(ct_tensor_permute(ctx, b, perm, &kp));
+            CHK(ct_tensor_permute(ctx, c, perm, &vp));
+            ct_tensor_release(a), ct_tensor_release(b), ct_tensor_release(c);
+        }
         for (int64_t i = 0; i < L; i++) /* 4 documents of uneven lengths */
             docs[i] = i < L / 8 ? 0 : i < L / 2 ? 1 : i < 3 * L / 4 ? 2 : 3;
         double dense_ms = 0;
@@ -164,7 +176,9 @@ int main(int argc, char **argv) {
             const double flops = 4.0 * (double)E * (double)H * (double)L * (double)L * computed;
             ct_flex_options o = {sizeof o, 0, p == P_ALIBI ? ct_score_mod_alibi() : NULL, &ap, bm,
                                  false, false, NULL, false};
-            ct_tensor *bias = p == P_NONE ? NULL : naive_bias(p, H, L);
+            ct_tensor *bias = p == P_NONE || p == P_BSHD ? NULL : naive_bias(p, H, L);
+            const ct_tensor *tq = p == P_BSHD ? qp : q, *tk = p == P_BSHD ? kp : k,
+                            *tv = p == P_BSHD ? vp : v;
             double best[3] = {1e30, 1e30, 1e30};
             for (int round = 0; round < 3; round++) {
                 for (int c = 0; c < 3; c++) {
@@ -173,10 +187,10 @@ int main(int argc, char **argv) {
                     if (c < 2) {
                         o.no_pipelining = c == 1;
                         ct_tensor *out = NULL;
-                        CHK(ct_flex_attention(ctx, q, k, v, &o, &out, NULL));
+                        CHK(ct_flex_attention(ctx, tq, tk, tv, &o, &out, NULL));
                         ct_tensor_release(out);
                     } else {
-                        naive_attention(q, k, v, bias, 1.0 / sqrt((double)E));
+                        naive_attention(tq, tk, tv, bias, 1.0 / sqrt((double)E));
                     }
                     double t = now() - t0;
                     if (t < best[c]) best[c] = t;
@@ -193,6 +207,7 @@ int main(int argc, char **argv) {
             ct_block_mask_free(bm);
         }
         ct_tensor_release(q), ct_tensor_release(k), ct_tensor_release(v);
+        ct_tensor_release(qp), ct_tensor_release(kp), ct_tensor_release(vp);
     }
     /* decoding: one query per head against S keys; K and V read once */
     {
@@ -201,7 +216,7 @@ int main(int argc, char **argv) {
         const double bw = read_gbps();
         ct_flex_options o = {sizeof o, 0, NULL, NULL, NULL, false, false, NULL, false};
         double best[2] = {1e30, 1e30};
-        for (int round = 0; round < 10; round++)
+        for (int round = 0; round < 40; round++)
             for (int c = 0; c < 2; c++) {
                 o.no_pipelining = c == 1;
                 double t0 = now();
