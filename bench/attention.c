@@ -91,7 +91,7 @@ static int64_t docs[32768];
 
 enum { P_NONE, P_CAUSAL, P_ALIBI, P_SLIDING, P_DOCUMENT, P_BSHD, P_N };
 /* none_bshd: dense, with q / k / v permuted views of [B, L, H, E] tensors (strided rows) */
-static const char *const pname[P_N] = {"none", "causal", "alibi", "sliding_window_256",
+static const char *const pname[P_N] = {"none",       "causal",   "alibi", "sliding_window_256",
                                        "document_4", "none_bshd"};
 
 /* The naive path's additive term: (H or 1, L, S) with -inf where masked, the ALiBi bias. */
@@ -143,7 +143,8 @@ int main(int argc, char **argv) {
     ct_document_params dp = {docs, NULL};
     for (int64_t L = 1024; L <= maxL; L *= 4) {
         const int64_t qs[4] = {1, H, L, E};
-        ct_tensor *q = rand_tensor(4, qs, 1), *k = rand_tensor(4, qs, 2), *v = rand_tensor(4, qs, 3);
+        ct_tensor *q = rand_tensor(4, qs, 1), *k = rand_tensor(4, qs, 2),
+                  *v = rand_tensor(4, qs, 3);
         ct_tensor *qp = NULL, *kp = NULL, *vp = NULL;
         {
             const int64_t bs[4] = {1, L, H, E};
@@ -174,8 +175,9 @@ int main(int argc, char **argv) {
                 CHK(ct_create_block_mask(ctx, ct_mask_mod_document(), &dp, 1, 1, L, L, 128, &bm));
             const double computed = bm ? 1.0 - ct_block_mask_sparsity(bm) : 1.0;
             const double flops = 4.0 * (double)E * (double)H * (double)L * (double)L * computed;
-            ct_flex_options o = {sizeof o, 0, p == P_ALIBI ? ct_score_mod_alibi() : NULL, &ap, bm,
-                                 false, false, NULL, false};
+            ct_flex_options o = {sizeof o, 0,    p == P_ALIBI ? ct_score_mod_alibi() : NULL,
+                                 &ap,      bm,   false,
+                                 false,    NULL, false};
             ct_tensor *bias = p == P_NONE || p == P_BSHD ? NULL : naive_bias(p, H, L);
             const ct_tensor *tq = p == P_BSHD ? qp : q, *tk = p == P_BSHD ? kp : k,
                             *tv = p == P_BSHD ? vp : v;
@@ -212,7 +214,8 @@ int main(int argc, char **argv) {
     /* decoding: one query per head against S keys; K and V read once */
     {
         const int64_t S = 32768, q1[4] = {1, H, 1, E}, ks[4] = {1, H, S, E};
-        ct_tensor *q = rand_tensor(4, q1, 4), *k = rand_tensor(4, ks, 5), *v = rand_tensor(4, ks, 6);
+        ct_tensor *q = rand_tensor(4, q1, 4), *k = rand_tensor(4, ks, 5),
+                  *v = rand_tensor(4, ks, 6);
         const double bw = read_gbps();
         ct_flex_options o = {sizeof o, 0, NULL, NULL, NULL, false, false, NULL, false};
         double best[2] = {1e30, 1e30};
