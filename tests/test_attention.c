@@ -345,6 +345,9 @@ TEST(empty_rows_inf_and_large_scores) {
     const dims z = {1, 2, 2, 5, 0, 4, 3}, z2 = {1, 2, 2, 0, 6, 4, 3};
     RUNC(z, CT_FLOAT32, 0, 1.0, NULL, NULL, NULL, NULL, 0, 0, 0, 0, "no keys");
     RUNC(z2, CT_FLOAT32, 0, 1.0, NULL, NULL, NULL, NULL, 0, 0, 0, 0, "no queries");
+    const dims z3 = {1, 2, 2, 1, 10, 4, 0}, z4 = {1, 2, 2, 70, 10, 4, 0};
+    RUNC(z3, CT_FLOAT32, 0, 1.0, NULL, NULL, NULL, NULL, 0, 0, 0, 0, "decode, Ev = 0 (lse only)");
+    RUNC(z4, CT_FLOAT32, 0, 1.0, NULL, NULL, NULL, NULL, 0, 0, 0, 0, "tiled, Ev = 0 (lse only)");
 }
 
 TEST(half_precision_and_f64) {

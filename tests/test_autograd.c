@@ -1229,8 +1229,11 @@ TEST(everyday_ops_without_backward_refuse) {
         ct_tensor_release(o), ct_tensor_release(o2);                                               \
     } while (0)
         (void)ab;
-        REFUSED(ct_linalg_qr(ctx, a, &o, &o2)); /* qr, svd, slogdet: no formula yet */
-        REFUSED(ct_linalg_svd(ctx, a, &o, &o2, NULL));
+        ct_tensor *gi2 = NULL; /* a (2, 4) index for a (3, 4) src: src's gradient is undefined */
+        CHECK_OK(ct_tensor_zeros(ctx, CT_INT64, 2, (int64_t[]){2, 4}, &gi2));
+        REFUSED(ct_scatter_add(ctx, b, 0, gi2, a, &o));
+        REFUSED(ct_scatter(ctx, b, 0, gi2, a, &o));
+        ct_tensor_release(gi2);
 #undef REFUSED
         ct_set_grad_enabled(ctx, prev);
     }

@@ -140,13 +140,13 @@ TEST(cholesky_inv_solve) {
     CHECK_OK(ct_tensor_from_host(ctx, ints, CT_INT32, 2, s2, &A));
     CHECK_ST(ct_linalg_det(ctx, A, &Ai), CT_ERR_DTYPE);
     ct_tensor_release(A);
-    /* no backward formula yet: a requires-grad input is refused, not silently cut off */
+    /* a requires-grad input records qr and svd (their gradients: TEST(gradients)) */
     A = spd(CT_FLOAT64, 1, 3, NULL);
     CHECK_OK(ct_tensor_set_requires_grad(A, true));
     ct_tensor *q = NULL, *r = NULL;
-    CHECK_ST(ct_linalg_qr(ctx, A, &q, &r), CT_ERR_UNSUPPORTED);
-    CHECK(strstr(ct_ctx_last_error(ctx), "linalg.qr") != NULL);
-    ct_tensor_release(A);
+    CHECK_OK(ct_linalg_qr(ctx, A, &q, &r));
+    CHECK(ct_tensor_requires_grad(q) && ct_tensor_requires_grad(r));
+    ct_tensor_release(q), ct_tensor_release(r), ct_tensor_release(A);
 }
 
 /* gradients by central differences: inputs shifted to stay well conditioned */
@@ -197,6 +197,44 @@ static ct_status f_chol(const ct_tensor *x, ct_tensor **y, bool upper) { /* chol
 static ct_status f_chol_l(const ct_tensor *x, ct_tensor **y) { return f_chol(x, y, false); }
 static ct_status f_chol_u(const ct_tensor *x, ct_tensor **y) { return f_chol(x, y, true); }
 
+/* y = the outputs flattened and concatenated */
+static ct_status cat_flat(int n, ct_tensor **ts, ct_tensor **y) {
+    ct_tensor *f[3] = {0};
+    ct_status st = CT_OK;
+    for (int i = 0; i < n && st == CT_OK; i++) {
+        const int64_t len = ct_tensor_numel(ts[i]);
+        st = ct_tensor_reshape(ctx, ts[i], 1, &len, &f[i]);
+    }
+    if (st == CT_OK) st = ct_cat(ctx, n, (const ct_tensor *const *)f, 0, y);
+    for (int i = 0; i < n; i++)
+        ct_tensor_release(f[i]), ct_tensor_release(ts[i]);
+    return st;
+}
+static ct_status f_qr(const ct_tensor *x, ct_tensor **y) {
+    ct_tensor *t[2] = {0};
+    ct_status st = ct_linalg_qr(ctx, x, &t[0], &t[1]);
+    return st == CT_OK ? cat_flat(2, t, y) : st;
+}
+/* U o U and Vh o Vh: invariant under the sign of each singular pair */
+static ct_status f_svd(const ct_tensor *x, ct_tensor **y) {
+    ct_tensor *u = NULL, *s = NULL, *vh = NULL, *t[3] = {0};
+    ct_status st = ct_linalg_svd(ctx, x, &u, &s, &vh);
+    if (st == CT_OK) st = ct_mul(ctx, u, u, &t[0]);
+    if (st == CT_OK) st = ct_mul(ctx, vh, vh, &t[2]);
+    t[1] = s;
+    s = NULL;
+    ct_tensor_release(u), ct_tensor_release(vh);
+    if (st != CT_OK) {
+        for (int i = 0; i < 3; i++)
+            ct_tensor_release(t[i]);
+        return st;
+    }
+    return cat_flat(3, t, y);
+}
+static ct_status f_svdvals(const ct_tensor *x, ct_tensor **y) { /* U and Vh not asked for */
+    return ct_linalg_svd(ctx, x, NULL, y, NULL);
+}
+
 TEST(gradients) {
     double e[9] = {4, 0, 0, 0, 4, 0, 0, 0, 4};
     int64_t s33[2] = {3, 3}, b33[3] = {2, 3, 3}, b23[2] = {2, 3};
@@ -209,6 +247,14 @@ TEST(gradients) {
     tu_gradcheck(ctx, &rng, "solve (vector B)", f_solve_b, 2, b23);
     tu_gradcheck(ctx, &rng, "cholesky lower", f_chol_l, 3, b33);
     tu_gradcheck(ctx, &rng, "cholesky upper", f_chol_u, 3, b33);
+    int64_t t43[3] = {2, 4, 3}, s35[2] = {3, 5}, w235[3] = {2, 3, 5}, s43[2] = {4, 3};
+    tu_gradcheck(ctx, &rng, "qr tall", f_qr, 3, t43);
+    tu_gradcheck(ctx, &rng, "qr square", f_qr, 2, s33);
+    tu_gradcheck(ctx, &rng, "qr wide", f_qr, 2, s35);
+    tu_gradcheck(ctx, &rng, "svd tall", f_svd, 2, s43);
+    tu_gradcheck(ctx, &rng, "svd square", f_svd, 3, b33);
+    tu_gradcheck(ctx, &rng, "svd wide", f_svd, 3, w235);
+    tu_gradcheck(ctx, &rng, "svd values only", f_svdvals, 3, w235);
     ct_tensor_release(EYE3), ct_tensor_release(RHS);
 }
 

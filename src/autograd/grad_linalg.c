@@ -6,9 +6,17 @@
  *   solve:    gB = A^-T G, gA = -gB X^T                 (X = A^-1 B)
  *   cholesky: gA = sym(L^-T Phi(L^T G) L^-1)            (Phi: lower triangle, diagonal halved;
  *             sym(S) = (S + S^T) / 2), for U = L^T with G transposed
+ *   qr:       m >= n: gA = (gQ + Q N) R^-T, M = gR R^T - Q^T gQ, N = triu(M) + triu(M, 1)^T;
+ *             m < n: A = [X | Y], R = [R1 | R2]: gY = Q gR2, gX from the square case with
+ *             gQ + Y gR2^T and gR1
+ *   svd:      gA = U [(F o (U^T gU - gU^T U)) S + diag(gS) + S (F o (V^T gV - gV^T V))] Vh
+ *             + (I - U U^T) gU S^-1 Vh + U S^-1 gV^T (I - V V^T), F_ij = 1 / (s_j^2 - s_i^2)
+ *             off the diagonal, 0 on it (the projection terms only where m or n exceeds k);
+ *             repeated singular values make F infinite, as in torch
  *   prod:     g prod_{j != i} x_j from exclusive running products (exact with zeros). */
 #include "autograd/autograd_impl.h"
 #include "ctorch/linalg.h"
+#include "ctorch/ops.h"
 
 #define G (c->g[0])
 #define IN(i) (c->in[i])
@@ -73,6 +81,83 @@ static void bw_cholesky(ct__ag_call *c) {
     ct__ag_set(c, 0, ct__ag_mul_s(c, ct__ag_add(c, s, ag_mt(c, s)), 0.5));
 }
 
+static ct_tensor *ag_triu(ct__ag_call *c, const ct_tensor *a, int64_t diag) {
+    ct_tensor *r = NULL;
+    ct_status st = c->st == CT_OK && a ? ct_triu(c->ctx, a, diag, &r) : c->st;
+    return ct__ag_keep(c, st, r);
+}
+static ct_tensor *ag_cat2(ct__ag_call *c, const ct_tensor *a, const ct_tensor *b, int d) {
+    ct_tensor *r = NULL;
+    const ct_tensor *ts[2] = {a, b};
+    ct_status st = c->st == CT_OK && a && b ? ct_cat(c->ctx, 2, ts, d, &r) : c->st;
+    return ct__ag_keep(c, st, r);
+}
+static ct_tensor *ag_eye(ct__ag_call *c, int64_t n, ct_dtype dt) {
+    ct_tensor *r = NULL;
+    ct_status st = c->st == CT_OK ? ct_tensor_eye(c->ctx, dt, n, n, &r) : c->st;
+    return ct__ag_keep(c, st, r);
+}
+
+/* The square / tall case of the QR backward: (gQ + Q N) R^-T, as R X^T = (...)^T. */
+static ct_tensor *qr_tall(ct__ag_call *c, const ct_tensor *q, const ct_tensor *r,
+                          const ct_tensor *gq, const ct_tensor *gr) {
+    ct_tensor *m =
+        ct__ag_sub(c, ct__ag_matmul(c, gr, ag_mt(c, r)), ct__ag_matmul(c, ag_mt(c, q), gq));
+    ct_tensor *nn = ct__ag_add(c, ag_triu(c, m, 0), ag_mt(c, ag_triu(c, m, 1)));
+    ct_tensor *b = ct__ag_add(c, gq, ct__ag_matmul(c, q, nn));
+    return ag_mt(c, ag_solve(c, r, ag_mt(c, b)));
+}
+static void bw_qr(ct__ag_call *c) {
+    const ct_tensor *q = c->out[0], *r = c->out[1];
+    const int nd = c->n->in_meta[0].ndim;
+    const int64_t m = c->n->in_meta[0].shape[nd - 2], n = c->n->in_meta[0].shape[nd - 1];
+    if (m >= n) {
+        ct__ag_set(c, 0, qr_tall(c, q, r, c->g[0], c->g[1]));
+        return;
+    }
+    const ct_tensor *y = ct__ag_slice(c, IN(0), nd - 1, m, n, 1);
+    const ct_tensor *r1 = ct__ag_slice(c, r, nd - 1, 0, m, 1);
+    const ct_tensor *gr1 = ct__ag_slice(c, c->g[1], nd - 1, 0, m, 1);
+    const ct_tensor *gr2 = ct__ag_slice(c, c->g[1], nd - 1, m, n, 1);
+    const ct_tensor *gq = ct__ag_add(c, c->g[0], ct__ag_matmul(c, y, ag_mt(c, gr2)));
+    ct__ag_set(c, 0, ag_cat2(c, qr_tall(c, q, r1, gq, gr1), ct__ag_matmul(c, q, gr2), nd - 1));
+}
+
+static void bw_svd(ct__ag_call *c) {
+    const ct_tensor *u = c->out[0], *s = c->out[1], *vh = c->out[2];
+    const ct_tensor *gu = c->g[0], *gs = c->g[1], *gvh = c->g[2];
+    const int nd = c->n->in_meta[0].ndim;
+    const int64_t m = c->n->in_meta[0].shape[nd - 2], n = c->n->in_meta[0].shape[nd - 1];
+    const int64_t k = m < n ? m : n;
+    const ct_dtype dt = s ? ct_tensor_dtype(s) : CT_FLOAT64;
+    const ct_tensor *v = ag_mt(c, vh), *gv = ag_mt(c, gvh);
+    const ct_tensor *srow = ct__ag_unsqueeze(c, s, nd - 2); /* (..., 1, k): scales columns */
+    const ct_tensor *scol = ct__ag_unsqueeze(c, s, nd - 1); /* (..., k, 1): scales rows */
+    const ct_tensor *s2 = ct__ag_mul(c, s, s);
+    const ct_tensor *e = ct__ag_sub(c, ct__ag_unsqueeze(c, s2, nd - 2),
+                                    ct__ag_unsqueeze(c, s2, nd - 1)); /* s_j^2 - s_i^2 */
+    const ct_tensor *eye = ag_eye(c, k, dt);
+    const ct_tensor *f = ct__ag_div(c, ct__ag_sub(c, ct__ag_scalar(c, dt, 1.0), eye),
+                                    ct__ag_add(c, e, eye)); /* 0 on the diagonal */
+    const ct_tensor *utgu = ct__ag_matmul(c, ag_mt(c, u), gu);
+    const ct_tensor *vtgv = ct__ag_matmul(c, ag_mt(c, v), gv);
+    const ct_tensor *j = ct__ag_mul(c, f, ct__ag_sub(c, utgu, ag_mt(c, utgu)));
+    const ct_tensor *kk = ct__ag_mul(c, f, ct__ag_sub(c, vtgv, ag_mt(c, vtgv)));
+    const ct_tensor *inner =
+        ct__ag_add(c, ct__ag_add(c, ct__ag_mul(c, j, srow), ct__ag_mul(c, scol, kk)),
+                   ct__ag_mul(c, eye, ct__ag_unsqueeze(c, gs, nd - 2))); /* diag(gS) */
+    ct_tensor *ga = ct__ag_matmul(c, ct__ag_matmul(c, u, inner), vh);
+    if (m > k) { /* (I - U U^T) gU S^-1 Vh */
+        const ct_tensor *pu = ct__ag_sub(c, gu, ct__ag_matmul(c, u, utgu));
+        ga = ct__ag_add(c, ga, ct__ag_matmul(c, ct__ag_div(c, pu, srow), vh));
+    }
+    if (n > k) { /* U S^-1 gV^T (I - V V^T) */
+        const ct_tensor *pv = ct__ag_sub(c, gv, ct__ag_matmul(c, v, vtgv));
+        ga = ct__ag_add(c, ga, ct__ag_matmul(c, u, ag_mt(c, ct__ag_div(c, pv, srow))));
+    }
+    ct__ag_set(c, 0, ga);
+}
+
 /* exclusive running products along d: before_i = prod_{j<i} x_j, after_i = prod_{j>i} x_j */
 static ct_tensor *ag_pad_dim(ct__ag_call *c, const ct_tensor *a, int d, int64_t lo, int64_t hi) {
     if (!a) return NULL;
@@ -129,6 +214,8 @@ const ct__ag_formula *ct__ag_formula_linalg(int op) {
         F(CT__AG_LINALG_SOLVE, "LinalgSolveBackward", bw_solve, 1, 1)
         F(CT__AG_LINALG_CHOLESKY, "LinalgCholeskyBackward", bw_cholesky, 0, 1)
         F(CT__AG_PROD, "ProdBackward", bw_prod, 1, 0)
+        F(CT__AG_LINALG_QR, "LinalgQrBackward", bw_qr, 1, 3)
+        F(CT__AG_LINALG_SVD, "LinalgSvdBackward", bw_svd, 0, 7)
     default: return NULL;
     }
 }

@@ -96,13 +96,15 @@ typedef enum ct__ag_op {
     CT__AG_SPARSE24_MM,     /* inputs A dense (M,K, no grad), B (K,N), bias (M) or NULL; sc[0] =
                                alpha * b_scale */
     CT__AG_SPARSE24_LINEAR, /* inputs W dense (O,I, no grad), x (..., I), b (O) or NULL */
+    CT__AG_LINALG_QR,       /* outputs Q, R (reduced) */
+    CT__AG_LINALG_SVD,      /* outputs U, S, Vh (reduced) */
     CT__AG_FLEX_ATTENTION,  /* inputs q, k, v, block table or NULL; outputs out, lse; sc[0] scale,
                                iv[0..4] score_mod, score_user, score_mod_grad, block mask, gqa */
     CT__AG_COUNT
 } ct__ag_op;
 
 #define CT__AG_MAX_IN 4
-#define CT__AG_MAX_OUT 2
+#define CT__AG_MAX_OUT 3
 #define CT__AG_MAX_IV 20
 
 /* One op's record: its inputs (NULL for an absent optional input), outputs and parameters. */

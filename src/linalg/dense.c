@@ -284,7 +284,7 @@ static ct_status ct__det(ct_ctx *ctx, const ct_tensor *a, ct_tensor **out) {
     return ct__slogdet_any(ctx, "linalg.det", a, NULL, NULL, out);
 }
 
-ct_status ct_linalg_qr(ct_ctx *ctx, const ct_tensor *a, ct_tensor **Q, ct_tensor **R) {
+static ct_status ct__qr(ct_ctx *ctx, const ct_tensor *a, ct_tensor **Q, ct_tensor **R) {
     const char *op = "linalg.qr";
     if (!Q || !R) return ct__set_error(ctx, CT_ERR_INVALID_ARG, "%s: out is NULL", op);
     ct__la_in p;
@@ -300,8 +300,8 @@ ct_status ct_linalg_qr(ct_ctx *ctx, const ct_tensor *a, ct_tensor **Q, ct_tensor
     return ct__la_finish(ctx, &p, st, 2, t, cast, outs);
 }
 
-ct_status ct_linalg_svd(ct_ctx *ctx, const ct_tensor *a, ct_tensor **U, ct_tensor **S,
-                        ct_tensor **Vh) {
+static ct_status ct__svd(ct_ctx *ctx, const ct_tensor *a, ct_tensor **U, ct_tensor **S,
+                         ct_tensor **Vh) {
     const char *op = "linalg.svd";
     if (!S) return ct__set_error(ctx, CT_ERR_INVALID_ARG, "%s: S is NULL", op);
     ct__la_in p;
@@ -318,6 +318,46 @@ ct_status ct_linalg_svd(ct_ctx *ctx, const ct_tensor *a, ct_tensor **U, ct_tenso
     const bool cast[4] = {true, true, true, false};
     ct_tensor **const outs[4] = {U, S, Vh, NULL};
     return ct__la_finish(ctx, &p, st, 4, t, cast, outs);
+}
+
+/* qr and svd record one node with every output (the formulas read them all). */
+ct_status ct_linalg_qr(ct_ctx *ctx, const ct_tensor *a, ct_tensor **Q, ct_tensor **R) {
+    if (!ct__ag_enter(ctx)) return ct__qr(ctx, a, Q, R);
+    ct_status st = ct__qr(ctx, a, Q, R);
+    ct__ag_rec r;
+    memset(&r, 0, sizeof r);
+    if (st == CT_OK) {
+        r.op = CT__AG_LINALG_QR, r.n_in = 1, r.in[0] = a;
+        r.n_out = 2, r.out[0] = *Q, r.out[1] = *R;
+    }
+    st = ct__ag_after(ctx, st, &r, Q);
+    if (st != CT_OK && R) *R = NULL; /* a failed record released both */
+    return st;
+}
+
+ct_status ct_linalg_svd(ct_ctx *ctx, const ct_tensor *a, ct_tensor **U, ct_tensor **S,
+                        ct_tensor **Vh) {
+    if (!ct__ag_enter(ctx)) return ct__svd(ctx, a, U, S, Vh);
+    /* the backward needs U and Vh even when the caller skips them */
+    ct_tensor *u = NULL, *vh = NULL;
+    ct_status st = ct__svd(ctx, a, &u, S, &vh);
+    ct__ag_rec r;
+    memset(&r, 0, sizeof r);
+    if (st == CT_OK) {
+        r.op = CT__AG_LINALG_SVD, r.n_in = 1, r.in[0] = a;
+        r.n_out = 3, r.out[0] = u, r.out[1] = *S, r.out[2] = vh;
+    }
+    st = ct__ag_after(ctx, st, &r, S);
+    if (st != CT_OK) return st; /* a failed record released all three */
+    if (U)
+        *U = u;
+    else
+        ct_tensor_release(u);
+    if (Vh)
+        *Vh = vh;
+    else
+        ct_tensor_release(vh);
+    return CT_OK;
 }
 
 ct_status ct_linalg_inv(ct_ctx *ctx, const ct_tensor *a, ct_tensor **out) {

@@ -181,15 +181,6 @@ static ct_status ct__scatter(ct_ctx *ctx, const char *op, const ct_tensor *t, in
     if (st != CT_OK) return st;
     int d = 0;
     if ((st = ct__index_args(ctx, op, t, index, dim, &d, out)) != CT_OK) return st;
-    if (index->ndim == src->ndim) { /* src's gradient is gather(g): index-shaped only */
-        bool same = true;
-        for (int k = 0; k < src->ndim; k++)
-            same = same && index->shape[k] == src->shape[k];
-        const ct_tensor *ag_in_[1] = {src};
-        if (!same && (st = ct__ag_no_backward(ctx, "ct_scatter_add with src larger than index", 1,
-                                              ag_in_)) != CT_OK)
-            return st;
-    }
     if (src->dtype != t->dtype)
         return ct__set_error(ctx, CT_ERR_DTYPE, "%s: src dtype %s differs from self dtype %s", op,
                              ct_dtype_name(src->dtype), ct_dtype_name(t->dtype));
@@ -248,14 +239,33 @@ static void ct__ag_scatter_rec(ct__ag_rec *r, int op, const ct_tensor *t, const 
     r->sc[0] = alpha;
 }
 
+/* src's gradient is gather(g), index-shaped: a src larger than index has none. Checked before
+ * the recording wrapper (inside it the call is nested and the check would pass). */
+static ct_status ct__scatter_src_grad(ct_ctx *ctx, const char *op, const ct_tensor *index,
+                                      const ct_tensor *src) {
+    if (!index || !src || !ct__tensor_live(index) || !ct__tensor_live(src) ||
+        index->ndim != src->ndim)
+        return CT_OK;
+    bool same = true;
+    for (int k = 0; k < src->ndim; k++)
+        same = same && index->shape[k] == src->shape[k];
+    const ct_tensor *ag_in_[1] = {src};
+    return same ? CT_OK : ct__ag_no_backward(ctx, op, 1, ag_in_);
+}
+
 ct_status ct_scatter(ct_ctx *ctx, const ct_tensor *t, int dim, const ct_tensor *index,
                      const ct_tensor *src, ct_tensor **out) {
+    ct_status sg = ct__scatter_src_grad(ctx, "ct_scatter with src larger than index", index, src);
+    if (sg != CT_OK) return sg;
     CT__AG_WRAP(ctx, out, ct__scatter(ctx, "scatter", t, dim, index, src, 0, out),
                 ct__ag_scatter_rec(&r_, CT__AG_SCATTER, t, index, src, dim, 1.0));
 }
 
 ct_status ct_scatter_add(ct_ctx *ctx, const ct_tensor *t, int dim, const ct_tensor *index,
                          const ct_tensor *src, ct_tensor **out) {
+    ct_status sg =
+        ct__scatter_src_grad(ctx, "ct_scatter_add with src larger than index", index, src);
+    if (sg != CT_OK) return sg;
     CT__AG_WRAP(ctx, out, ct__scatter(ctx, "scatter_add", t, dim, index, src, 1, out),
                 ct__ag_scatter_rec(&r_, CT__AG_SCATTER_ADD, t, index, src, dim, 1.0));
 }

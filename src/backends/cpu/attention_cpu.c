@@ -494,23 +494,24 @@ static void fa_fwd_decode(const fa_job *J, void *out, ct_dtype odt, float *lse) 
                 M = mc > M ? mc : M;
             }
             double Ls = 0.0;
+            for (int64_t c = 0; c < ns; c++) {
+                const float *pr = part + ((g * ns + c) * nq + i) * (Ev + 2);
+                if (pr[1] > 0.0f) Ls += (double)pr[1] * expf(pr[0] - M);
+            }
+            const float inv = Ls > 0.0 ? (float)(1.0 / Ls) : 0.0f;
             float w[64];
             const int64_t orow = (b * J->d.Hq + h) * L + qi;
             for (int64_t e0 = 0; e0 < Ev; e0 += 64) {
                 const int64_t e1 = e0 + 64 < Ev ? e0 + 64 : Ev;
                 for (int64_t e = e0; e < e1; e++)
                     w[e - e0] = 0.0f;
-                double lsum = 0.0;
                 for (int64_t c = 0; c < ns; c++) {
                     const float *pr = part + ((g * ns + c) * nq + i) * (Ev + 2);
                     if (pr[1] <= 0.0f) continue;
                     const float sc = expf(pr[0] - M);
-                    lsum += (double)pr[1] * sc;
                     for (int64_t e = e0; e < e1; e++)
                         w[e - e0] += pr[2 + e] * sc;
                 }
-                Ls = lsum;
-                const float inv = lsum > 0.0 ? (float)(1.0 / lsum) : 0.0f;
                 for (int64_t e = e0; e < e1; e++)
                     fa_store(out, odt, orow * Ev + e, w[e - e0] * inv);
             }
@@ -628,7 +629,7 @@ static void fa_bw_qpack(const fa_job *J, fa_bw_buf *u, int64_t b, int64_t hq, in
     }
 }
 
-/* dS^T of one (kv tile, q tile) pair into u->st (P^T stays in u->dp's place? no: st = dS). */
+/* One (kv tile, q tile) pair: u->st becomes P^T (recomputed from lse), u->dp becomes dS^T. */
 static void fa_bw_pair(const fa_job *J, fa_bw_buf *u, const float *kp, int64_t ldk, const float *vp,
                        int64_t ldv, int nk, int nq, int nc, int64_t b, const int64_t *ch,
                        const int64_t *cq, int64_t k0, int kind) {
