@@ -320,9 +320,14 @@ int main(int argc, char **argv) {
         printf("bench ops cat dtype=f32 numel=%lld cat_ms=%.3f memcpy_ms=%.3f ratio=%.2f "
                "target=0.7\n",
                (long long)n, best_cat * 1e3, best_cpy * 1e3, best_cpy / best_cat);
+        /* bytes moved: gather reads int64 indices and the source and writes the output (16 B per
+         * element), memcpy reads and writes 8 B per element */
+        const double g_gbps = 16.0 * (double)n / best_gather * 1e-9,
+                     c_gbps = 8.0 * (double)n / best_cpy * 1e-9;
         printf("bench ops gather dtype=f32 numel=%lld gather_ms=%.3f memcpy_ms=%.3f ratio=%.2f "
-               "target=0.7\n",
-               (long long)n, best_gather * 1e3, best_cpy * 1e3, best_cpy / best_gather);
+               "target=0.7 gather_gbps=%.1f memcpy_gbps=%.1f bw_ratio=%.2f\n",
+               (long long)n, best_gather * 1e3, best_cpy * 1e3, best_cpy / best_gather, g_gbps,
+               c_gbps, g_gbps / c_gbps);
         free(dst);
         ct_tensor_release(a), ct_tensor_release(b), ct_tensor_release(src), ct_tensor_release(idx);
     }

@@ -105,6 +105,28 @@ TEST(index_select_and_gather) {
     ct_tensor_release(a);
 }
 
+/* A gather whose output is beyond the last-level cache takes the non-temporal store path. */
+TEST(large_gather_streams) {
+    const int64_t n = (int64_t)9 << 20; /* 36 MiB of f32 output */
+    float *src = malloc(sizeof(float) * (size_t)n);
+    int64_t *ix = malloc(sizeof(int64_t) * (size_t)n);
+    for (int64_t i = 0; i < n; i++) {
+        src[i] = (float)(i % 1000003) * 0.5f;
+        ix[i] = (i * 7919) % n; /* a permutation (7919 is prime, n a power of two times 9) */
+    }
+    ct_tensor *s = NULL, *t = NULL, *r = NULL;
+    CHECK_OK(ct_tensor_from_host(ctx, src, CT_FLOAT32, 1, &n, &s));
+    CHECK_OK(ct_tensor_from_host(ctx, ix, CT_INT64, 1, &n, &t));
+    CHECK_OK(ct_gather(ctx, s, 0, t, &r));
+    const float *rp = r ? ct_tensor_data_ptr(r) : NULL;
+    int64_t bad = 0;
+    for (int64_t i = 0; rp && i < n; i++)
+        bad += rp[i] != src[ix[i]];
+    CHECK_MSG(rp && bad == 0, "%lld wrong elements", (long long)bad);
+    ct_tensor_release(s), ct_tensor_release(t), ct_tensor_release(r);
+    free(src), free(ix);
+}
+
 TEST(index_errors_and_edges) {
     int64_t sh[2] = {3, 4};
     ct_tensor *a = tu_make(ctx, &rng, CT_FLOAT32, 2, sh, 0, -5, 5, NULL), *r = NULL, *ix = NULL;
@@ -339,6 +361,7 @@ int main(void) {
     ct_ctx_options o = {.size = sizeof o};
     if (ct_ctx_create(&o, &ctx) != CT_OK) return 1;
     RUN(index_select_and_gather);
+    RUN(large_gather_streams);
     RUN(index_errors_and_edges);
     RUN(scatter_and_scatter_add);
     RUN(index_add);

@@ -7,6 +7,9 @@
 
 #include <math.h>
 #include <string.h>
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#endif
 
 /* torch 1.13 (x86 AVX2 build) computes linspace in the output dtype: step = (end - start) /
  * (steps - 1); element i is start + step * i below steps / 2 and end - step * (steps - i - 1) from
@@ -196,11 +199,13 @@ static bool k_indices_ok(const ct_operand *ix, int64_t n) {
  * The output is new, so indices are checked on the way (a bad one fails the op; the front end
  * drops the partly written output) instead of in a pass of their own. */
 #define K_GATHER_CHUNK 32768
+#define K_GATHER_STREAM (32 << 20) /* bytes of output above which stores bypass the caches */
 typedef struct {
     const ct_op_desc *op;
     int dim;
     int64_t L, nchunks, n;
-    int bad; /* set (atomically) by a chunk that met an index outside [0, n) */
+    int bad;    /* set (atomically) by a chunk that met an index outside [0, n) */
+    int stream; /* output beyond the last-level cache: non-temporal stores */
 } k_gather_job;
 static void k_gather_rows(void *arg, int64_t b, int64_t e) {
     k_gather_job *j = arg;
@@ -230,6 +235,20 @@ static void k_gather_rows(void *arg, int64_t b, int64_t e) {
             const int64_t *ip = (const int64_t *)(const void *)pi;
             uint32_t *op = (uint32_t *)(void *)po;
             uint64_t anybad = 0;
+#if defined(__SSE2__)
+            if (j->stream) { /* a large output: write around the caches (no read for ownership) */
+                for (int64_t c = 0; c < c1 - c0; c++) {
+                    uint64_t v = (uint64_t)ip[c], ok = v < (uint64_t)n;
+                    anybad |= ok ^ 1u;
+                    int x;
+                    memcpy(&x, pin + (int64_t)(ok ? v : 0) * sd, 4);
+                    _mm_stream_si32((int *)(void *)(op + c), x);
+                }
+                _mm_sfence();
+                bad |= anybad != 0;
+                continue;
+            }
+#endif
             for (int64_t c = 0; c < c1 - c0; c++) {
                 uint64_t v = (uint64_t)ip[c], ok = v < (uint64_t)n;
                 anybad |= ok ^ 1u;
@@ -268,7 +287,8 @@ ct_status ct_k_gather(const ct_op_desc *op) {
         memcpy(o->data, in->data, ct__itemsize(o->dtype));
         return CT_OK;
     }
-    k_gather_job j = {op, dim, o->shape[o->ndim - 1], 0, n, 0};
+    k_gather_job j = {op, dim, o->shape[o->ndim - 1], 0, n, 0, 0};
+    j.stream = k_numel(o->ndim, o->shape) * (int64_t)ct__itemsize(o->dtype) >= K_GATHER_STREAM;
     j.nchunks = (j.L + K_GATHER_CHUNK - 1) / K_GATHER_CHUNK;
     int64_t items = k_numel(o->ndim, o->shape) / j.L * j.nchunks;
     int64_t grain = 65536 / (j.L < K_GATHER_CHUNK ? (j.L > 0 ? j.L : 1) : K_GATHER_CHUNK);
