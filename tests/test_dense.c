@@ -196,6 +196,15 @@ static ct_status f_chol(const ct_tensor *x, ct_tensor **y, bool upper) { /* chol
 }
 static ct_status f_chol_l(const ct_tensor *x, ct_tensor **y) { return f_chol(x, y, false); }
 static ct_status f_chol_u(const ct_tensor *x, ct_tensor **y) { return f_chol(x, y, true); }
+static ct_status f_chol_ex(const ct_tensor *x, ct_tensor **y) { /* cholesky_ex(x x^T + 4 I) */
+    ct_tensor *xt = NULL, *p = NULL, *a = NULL, *info = NULL;
+    ct_status st = ct_tensor_transpose(ctx, x, 1, 2, &xt);
+    if (st == CT_OK) st = ct_matmul(ctx, x, xt, &p);
+    if (st == CT_OK) st = well(p, &a);
+    if (st == CT_OK) st = ct_linalg_cholesky_ex(ctx, a, false, y, &info);
+    ct_tensor_release(xt), ct_tensor_release(p), ct_tensor_release(a), ct_tensor_release(info);
+    return st;
+}
 
 /* y = the outputs flattened and concatenated */
 static ct_status cat_flat(int n, ct_tensor **ts, ct_tensor **y) {
@@ -247,6 +256,7 @@ TEST(gradients) {
     tu_gradcheck(ctx, &rng, "solve (vector B)", f_solve_b, 2, b23);
     tu_gradcheck(ctx, &rng, "cholesky lower", f_chol_l, 3, b33);
     tu_gradcheck(ctx, &rng, "cholesky upper", f_chol_u, 3, b33);
+    tu_gradcheck(ctx, &rng, "cholesky_ex", f_chol_ex, 3, b33);
     int64_t t43[3] = {2, 4, 3}, s35[2] = {3, 5}, w235[3] = {2, 3, 5}, s43[2] = {4, 3};
     tu_gradcheck(ctx, &rng, "qr tall", f_qr, 3, t43);
     tu_gradcheck(ctx, &rng, "qr square", f_qr, 2, s33);

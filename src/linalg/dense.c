@@ -195,7 +195,18 @@ ct_status ct_linalg_cholesky(ct_ctx *ctx, const ct_tensor *a, bool upper, ct_ten
 ct_status ct_linalg_cholesky_ex(ct_ctx *ctx, const ct_tensor *a, bool upper, ct_tensor **L,
                                 ct_tensor **info) {
     if (!info) return ct__set_error(ctx, CT_ERR_INVALID_ARG, "linalg.cholesky_ex: info is NULL");
-    return ct__cholesky(ctx, "linalg.cholesky_ex", a, upper, L, info);
+    if (!ct__ag_enter(ctx)) return ct__cholesky(ctx, "linalg.cholesky_ex", a, upper, L, info);
+    ct_status st = ct__cholesky(ctx, "linalg.cholesky_ex", a, upper, L, info);
+    ct__ag_rec r; /* L differentiates as cholesky's (info has no gradient) */
+    memset(&r, 0, sizeof r);
+    if (st == CT_OK)
+        r.op = CT__AG_LINALG_CHOLESKY, r.n_in = 1, r.in[0] = a, r.n_iv = 1, r.iv[0] = upper;
+    ct_status rs = ct__ag_after(ctx, st, &r, L);
+    if (rs != CT_OK && st == CT_OK) { /* the record failed: L is released, info goes too */
+        ct_tensor_release(*info);
+        *info = NULL;
+    }
+    return rs;
 }
 
 static ct_status ct__inv(ct_ctx *ctx, const ct_tensor *a, ct_tensor **out) {
