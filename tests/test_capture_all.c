@@ -902,6 +902,11 @@ static const struct {
     {"ct_create_block_mask", "evaluates the caller's mask function on the host into a host table "
                              "(as torch's create_block_mask); reads no tensor"},
     {"ct_block_mask_free", "lifetime"},
+    {"ct_memory_stats", "getter (allocator statistics)"},
+    {"ct_memory_summary", "getter (allocator statistics as text)"},
+    {"ct_memory_snapshot", "writes the allocator's state to a file; no tensor data"},
+    {"ct_empty_cache", "allocator housekeeping"},
+    {"ct_memory_reset_peak", "allocator housekeeping"},
     {"ct_block_mask_sparsity", "getter"},
     {"ct_block_mask_block_kind", "getter"},
     {"ct_score_mod_alibi", "returns a function pointer"},

@@ -73,12 +73,15 @@ typedef struct ct_ctx_options {
     ct_log_level log_level; /* messages below this level are dropped */
     const char
         *cpu_isa;  /* "ref", "avx2", "avx512" (any case) or NULL (env CT_CPU_ISA, then best) */
-    bool no_cache; /* true: the built-in allocator frees blocks at once (no block cache) */
+    bool no_cache; /* true: no caching allocator (every block goes back at once) */
     /* true (or env CT_DEBUG=1): debug mode. Released tensor handles are poisoned and kept (up to
      * 65536, never reused), so using one or releasing it twice fails at the misuse with
      * CT_ERR_INVALID_ARG (retain/release: logged at CT_LOG_ERROR and ignored); the block cache is
      * off so AddressSanitizer sees every freed block. Slower and uses more memory. */
     bool debug;
+    /* The caching allocator's configuration, as env CT_ALLOC_CONF (which it overrides):
+     * "expandable_segments:True,max_split_size_mb:N,memory_limit_mb:N" (ctorch/memory.h) */
+    const char *alloc_conf;
 } ct_ctx_options;
 
 typedef struct ct_ctx ct_ctx;
@@ -109,10 +112,11 @@ CT_API int ct_ctx_num_threads(const ct_ctx *ctx);
 CT_API bool ct_ctx_debug(const ct_ctx *ctx);
 /* Number of tensor handles of this context not yet released (views count; 0 for NULL). */
 CT_API int64_t ct_ctx_live_tensors(const ct_ctx *ctx);
-/* Free every block the built-in allocator's cache holds (freed tensors' memory is cached for reuse,
- * up to 1 GiB; custom allocator hooks bypass the cache). */
+/* Return the caching allocator's free segments to the OS (as ct_empty_cache, ctorch/memory.h;
+ * custom allocator hooks bypass the caching allocator). */
 CT_API void ct_ctx_empty_cache(ct_ctx *ctx);
-/* Bytes currently held by the block cache (0 for NULL). */
+/* Bytes the caching allocator holds reserved but free (reserved - allocated; 0 for NULL or a
+ * context without it). */
 CT_API size_t ct_ctx_cached_bytes(const ct_ctx *ctx);
 
 /* Best ISA the running CPU supports ("ref", "avx2", "avx512"), from cpuid, capped by the

@@ -10,6 +10,7 @@
 #include "ctorch/mx.h"
 #include "ctorch/sparse.h"
 #include "ctorch/attention.h"
+#include "ctorch/memory.h"
 #include "ctorch/graph.h"
 #include "ctorch/optim.h"
 #include "ctorch/safetensors.h"

@@ -2,6 +2,7 @@
  * backend, and tearing everything down. Lives in backend/ because it owns the backend list (core/
  * below it only keeps the context's fields and services). */
 #include "backend/registry.h"
+#include "core/calloc.h"
 #include "backends/cpu/cpu_backend.h"
 #include "tensor/tensor_impl.h"
 
@@ -102,6 +103,22 @@ ct_status ct_ctx_create_ex(const ct_ctx_options *opts, ct_ctx **out, char *msg, 
     const char *dbg = getenv("CT_DEBUG");
     ctx->debug = o.debug || (dbg && dbg[0] && strcmp(dbg, "0") != 0);
     ctx->cache_on = !o.allocator.alloc && !o.no_cache && !ctx->debug;
+    if (ctx->cache_on) {
+        ct__calloc_conf conf = {0};
+        char cerr[256] = "";
+        const char *env = getenv("CT_ALLOC_CONF");
+        if ((env && !ct__calloc_parse(env, &conf, cerr, sizeof cerr)) ||
+            (o.alloc_conf && !ct__calloc_parse(o.alloc_conf, &conf, cerr, sizeof cerr))) {
+            al.free(al.user, ctx);
+            return ct__create_fail(msg, msg_size, CT_ERR_INVALID_ARG, "ctx_create: %s%s", cerr,
+                                   o.alloc_conf ? " (options.alloc_conf or the environment)" : "");
+        }
+        if (!(ctx->calloc = ct__calloc_create(&ct__vm_ops_cpu, &conf))) {
+            al.free(al.user, ctx);
+            return ct__create_fail(msg, msg_size, CT_ERR_OOM,
+                                   "ctx_create: out of memory for the caching allocator");
+        }
+    }
     ctx->log_fn = o.log_fn;
     ctx->log_user = o.log_user;
     ctx->log_level = o.log_level;
@@ -136,6 +153,6 @@ void ct_ctx_free(ct_ctx *ctx) {
         if (b->vt.destroy) b->vt.destroy(b->vt.state);
         if (b->dl_handle) dlclose(b->dl_handle);
     }
-    if (ctx->cache_on) ct__cache_release_all(ctx);
+    ct__calloc_destroy(ctx->calloc);
     ctx->allocator.free(ctx->allocator.user, ctx);
 }

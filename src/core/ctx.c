@@ -1,6 +1,7 @@
 /* The context's core services: allocation through its hooks, the last-error message, logging,
  * getters. Creating and freeing a context is in backend/context.c (the layer that owns the
  * backend list registers the CPU backend there). */
+#include "core/calloc.h"
 #include "core/ctx_impl.h"
 
 #include <stdarg.h>
@@ -8,14 +9,16 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* Host memory of the context: blocks of the caching allocator (512-byte aligned), or the
+ * caller's allocator hooks (which then see every allocation and free). */
 void *ct__alloc(ct_ctx *ctx, size_t nbytes, size_t align) {
-    if (ctx->cache_on && align <= 64) return ct__cache_alloc(ctx, nbytes);
+    if (ctx->calloc && align <= 512) return ct__calloc_alloc(ctx->calloc, nbytes);
     return ctx->allocator.alloc(ctx->allocator.user, nbytes, align);
 }
 void ct__free(ct_ctx *ctx, void *p) {
     if (!p) return;
-    if (ctx->cache_on)
-        ct__cache_free(ctx, p);
+    if (ctx->calloc)
+        ct__calloc_free(ctx->calloc, p);
     else
         ctx->allocator.free(ctx->allocator.user, p);
 }

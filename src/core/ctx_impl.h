@@ -47,15 +47,6 @@ typedef struct ct__backend_slot {
     ct_stream *saved_current; /* current stream before the capture began (restored at its end) */
 } ct__backend_slot;
 
-/* 4 classes per power of two from 256 B up to 2^36 B */
-#define CT__CACHE_BINS ((36 - 8) * 4 + 1)
-#define CT__CACHE_MAX_BYTES ((size_t)1 << 30)
-typedef struct ct__cache {
-    void *bins[CT__CACHE_BINS];
-    int count[CT__CACHE_BINS];
-    size_t bytes;
-} ct__cache;
-
 struct ct_ctx {
     ct_allocator allocator;
     ct_log_fn log_fn;
@@ -66,8 +57,8 @@ struct ct_ctx {
     int n_backends;
     int next_user_type;
     ct__backend_slot backends[CT__MAX_BACKENDS];
-    bool cache_on; /* built-in allocator with the block cache */
-    ct__cache cache;
+    bool cache_on;             /* built-in allocator behind the caching allocator */
+    struct ct__calloc *calloc; /* the caching allocator (core/calloc.h), when cache_on */
     /* Live tensor handles (every build): a doubly linked list through ct_tensor.live_prev/next, so
      * ct_ctx_free can report what the caller forgot to release. */
     struct ct_tensor *live_head;
@@ -85,8 +76,5 @@ struct ct_ctx {
     char err[512];
 };
 
-void *ct__cache_alloc(ct_ctx *ctx, size_t nbytes);
-void ct__cache_free(ct_ctx *ctx, void *p);
-void ct__cache_release_all(ct_ctx *ctx);
 
 #endif

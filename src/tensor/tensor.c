@@ -1,6 +1,7 @@
 /* Tensors and storage: allocation, refcounting, metadata, host transfer, creation ops. */
 #include "dispatch/dispatch.h"
 #include "tensor/tensor_impl.h"
+#include "core/calloc.h"
 #include "dtype/half.h"
 
 #include <stdio.h>
@@ -127,9 +128,10 @@ ct_status ct__tensor_new(ct_ctx *ctx, ct_device dev, ct_dtype dt, int ndim, cons
     char *cap_block = cap_data && block ? cap->pool_alloc_host(cap, nbytes) : NULL;
     if (cap_data && !cap_block) block = NULL; /* a pool block is freed with the pool */
     if (!block)
-        return ct__set_error(ctx, CT_ERR_OOM,
-                             "out of memory allocating %zu bytes for a tensor of %s", nbytes,
-                             ct_dtype_name(dt));
+        return ct__set_error(ctx, CT_ERR_OOM, "allocating %zu bytes for a tensor of %s: %s",
+                             nbytes, ct_dtype_name(dt),
+                             ctx->calloc && !cap ? ct__calloc_oom_message(ctx->calloc)
+                                                 : "out of memory");
     struct ct_tensor *t = (struct ct_tensor *)block;
     ct__storage *s = (ct__storage *)(block + sizeof(struct ct_tensor));
     if (ctx->debug) { /* own header, so that it can outlive the block in the quarantine */

@@ -1,0 +1,57 @@
+/* The caching allocator's core (device-agnostic): pools, best fit, split / coalesce, expandable
+ * segments, statistics, snapshots. A device supplies its segment calls (ct__vm_ops); the CPU's
+ * are mmap / mprotect / madvise (ct__vm_ops_cpu). Block metadata lives outside the memory it
+ * describes (device memory need not be host-addressable). Thread-safe (one lock). */
+#ifndef CTORCH_CALLOC_H
+#define CTORCH_CALLOC_H
+
+#include "ctorch/memory.h"
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdio.h>
+
+typedef struct ct__vm_ops {
+    void *user;
+    /* classic segments: n bytes, usable at once; NULL on failure */
+    void *(*map)(void *user, size_t n);
+    void (*unmap)(void *user, void *p, size_t n);
+    /* expandable segments: reserve an address range, commit / decommit page runs of it */
+    void *(*reserve)(void *user, size_t n);
+    bool (*commit)(void *user, void *p, size_t n);
+    void (*decommit)(void *user, void *p, size_t n);
+    void (*release)(void *user, void *p, size_t n);
+} ct__vm_ops;
+
+extern const ct__vm_ops ct__vm_ops_cpu;
+
+typedef struct ct__calloc ct__calloc;
+
+typedef struct {
+    bool expandable;
+    size_t max_split; /* 0: unlimited */
+    size_t limit;     /* 0: none */
+} ct__calloc_conf;
+
+/* Parse "expandable_segments:True,max_split_size_mb:N,memory_limit_mb:N" into *c (which keeps
+ * fields the string does not name). false with a message in err on a bad key or value. */
+bool ct__calloc_parse(const char *s, ct__calloc_conf *c, char *err, size_t err_n);
+ct__calloc *ct__calloc_create(const ct__vm_ops *ops, const ct__calloc_conf *conf);
+/* Release every segment whose blocks are all free (leaked blocks keep theirs), then the
+ * allocator itself. */
+void ct__calloc_destroy(ct__calloc *a);
+/* n bytes (n == 0 gives a minimal block), 512-byte aligned; NULL when out of memory after
+ * emptying the cache once (then ct__calloc_oom_message explains). */
+void *ct__calloc_alloc(ct__calloc *a, size_t n);
+void ct__calloc_free(ct__calloc *a, void *p);
+void ct__calloc_empty(ct__calloc *a);
+void ct__calloc_stats(ct__calloc *a, ct_mem_stats *out);
+void ct__calloc_reset_peak(ct__calloc *a);
+/* The message of the last failed allocation ("" if none). */
+const char *ct__calloc_oom_message(ct__calloc *a);
+/* Summary table into a malloc'ed string; JSON snapshot into f. false on allocation / write
+ * failure. */
+char *ct__calloc_summary(ct__calloc *a);
+bool ct__calloc_snapshot(ct__calloc *a, FILE *f);
+
+#endif

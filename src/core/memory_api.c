@@ -1,0 +1,86 @@
+/* The public face of the caching allocator (ctorch/memory.h): statistics, summary, snapshot,
+ * empty_cache and peak reset of a context's CPU device. */
+#include "core/calloc.h"
+#include "core/ctx_impl.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+static ct_status mem_of(ct_ctx *ctx, const char *op, ct_device dev, ct__calloc **a) {
+    if (!ctx) return CT_ERR_INVALID_ARG;
+    ct__clear_error(ctx);
+    if (dev.type != CT_DEVICE_CPU || dev.index != 0)
+        return ct__set_error(ctx, CT_ERR_UNSUPPORTED,
+                             "%s: device type %d index %d has no caching allocator here (only "
+                             "cpu:0)",
+                             op, (int)dev.type, dev.index);
+    if (!ctx->calloc)
+        return ct__set_error(ctx, CT_ERR_UNSUPPORTED,
+                             "%s: this context has no caching allocator (allocator hooks, "
+                             "no_cache or debug mode)",
+                             op);
+    *a = ctx->calloc;
+    return CT_OK;
+}
+
+ct_status ct_memory_stats(ct_ctx *ctx, ct_device device, ct_mem_stats *out) {
+    ct__calloc *a = NULL;
+    ct_status st = mem_of(ctx, "memory_stats", device, &a);
+    if (st != CT_OK) return st;
+    if (!out || out->size == 0)
+        return ct__set_error(ctx, CT_ERR_INVALID_ARG,
+                             "memory_stats: out is NULL or out->size is 0 (set it to "
+                             "sizeof(ct_mem_stats))");
+    ct__calloc_stats(a, out);
+    return CT_OK;
+}
+
+ct_status ct_memory_summary(ct_ctx *ctx, ct_device device, char **out) {
+    ct__calloc *a = NULL;
+    ct_status st = mem_of(ctx, "memory_summary", device, &a);
+    if (st != CT_OK) return st;
+    if (!out) return ct__set_error(ctx, CT_ERR_INVALID_ARG, "memory_summary: out is NULL");
+    *out = ct__calloc_summary(a);
+    return *out ? CT_OK : ct__set_error(ctx, CT_ERR_OOM, "memory_summary: out of memory");
+}
+
+ct_status ct_memory_snapshot(ct_ctx *ctx, ct_device device, const char *path) {
+    ct__calloc *a = NULL;
+    ct_status st = mem_of(ctx, "memory_snapshot", device, &a);
+    if (st != CT_OK) return st;
+    if (!path) return ct__set_error(ctx, CT_ERR_INVALID_ARG, "memory_snapshot: path is NULL");
+    FILE *f = fopen(path, "wb");
+    if (!f) return ct__set_error(ctx, CT_ERR_IO, "memory_snapshot: cannot open %s", path);
+    const bool ok = ct__calloc_snapshot(a, f);
+    const bool closed = fclose(f) == 0;
+    return ok && closed ? CT_OK
+                        : ct__set_error(ctx, CT_ERR_IO, "memory_snapshot: writing %s failed", path);
+}
+
+ct_status ct_empty_cache(ct_ctx *ctx) {
+    if (!ctx) return CT_ERR_INVALID_ARG;
+    ct__clear_error(ctx);
+    if (ctx->calloc) ct__calloc_empty(ctx->calloc);
+    return CT_OK;
+}
+
+ct_status ct_memory_reset_peak(ct_ctx *ctx, ct_device device) {
+    ct__calloc *a = NULL;
+    ct_status st = mem_of(ctx, "memory_reset_peak", device, &a);
+    if (st != CT_OK) return st;
+    ct__calloc_reset_peak(a);
+    return CT_OK;
+}
+
+void ct_ctx_empty_cache(ct_ctx *ctx) {
+    if (ctx && ctx->calloc) ct__calloc_empty(ctx->calloc);
+}
+
+size_t ct_ctx_cached_bytes(const ct_ctx *ctx) {
+    if (!ctx || !ctx->calloc) return 0;
+    ct_mem_stats s;
+    memset(&s, 0, sizeof s);
+    s.size = sizeof s;
+    ct__calloc_stats(ctx->calloc, &s);
+    return (size_t)(s.reserved_bytes[CT_MEM_ALL].current - s.allocated_bytes[CT_MEM_ALL].current);
+}
