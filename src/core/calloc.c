@@ -20,6 +20,9 @@
 #define CA_SPLIT_LARGE ((size_t)1 << 20)  /* large blocks split when more than this remains */
 #define CA_OVERSIZE_SLACK ((size_t)20 << 20) /* an oversize request takes a block at most this larger */
 #define CA_NBINS 192
+#define CA_HOT_SMALL ((size_t)64 << 10) /* blocks up to this park 64 deep per size class */
+#define CA_HOT_DEPTH_SMALL 64
+#define CA_HOT_DEPTH_LARGE 4
 #define CA_EXP_RESERVE_SMALL ((size_t)64 << 30)
 #define CA_EXP_RESERVE_LARGE ((size_t)1 << 40)
 
@@ -32,6 +35,7 @@ typedef struct ca_blk {
     ca_seg *seg;
     int bin;
     bool used;
+    bool hot; /* freed and parked in a hot list: free, but not in a bin or coalesced yet */
 } ca_blk;
 
 struct ca_seg {
@@ -59,6 +63,10 @@ struct ct__calloc {
     ca_blk **tab; /* open addressing: ptr -> block; CA_TOMB marks a removed entry */
     size_t tcap, tused;
     ca_blk *spare; /* recycled block nodes (linked through next) */
+    struct {
+        ca_blk *top; /* linked through fnext */
+        int n;
+    } hot[CA_NBINS];
     ct_mem_stats st;
     char oom[320];
 };
@@ -74,17 +82,22 @@ static void ca_unlock(ct__calloc *a) { __atomic_store_n(&a->lock, 0, __ATOMIC_RE
 
 /* ---- statistics ---- */
 
-static void ca_stat(ct_mem_stat *s, int pool, int64_t d) {
-    for (int k = 0; k < 2; k++) {
-        ct_mem_stat *x = &s[k ? 1 + pool : CT_MEM_ALL];
-        x->current += d;
-        if (d > 0) x->allocated += d;
-        else x->freed -= d;
+static inline void ca_stat1(ct_mem_stat *x, int64_t d) {
+    x->current += d;
+    if (d > 0) {
+        x->allocated += d;
         if (x->current > x->peak) x->peak = x->current;
+    } else {
+        x->freed -= d;
     }
 }
+/* Update the "all" entry and the pool's. */
+static inline void ca_stat(ct_mem_stat *s, int pool, int64_t d) {
+    ca_stat1(&s[CT_MEM_ALL], d);
+    ca_stat1(&s[1 + pool], d);
+}
 /* A free block that is not its segment's only block counts as an inactive split. */
-static void ca_split_stat(ct__calloc *a, const ca_blk *b, int sign) {
+static inline void ca_split_stat(ct__calloc *a, const ca_blk *b, int sign) {
     if (b->used || (!b->prev && !b->next)) return;
     ca_stat(a->st.inactive_split, b->seg->pool, sign);
     ca_stat(a->st.inactive_split_bytes, b->seg->pool, sign * (int64_t)b->size);
@@ -152,7 +165,9 @@ static ca_blk *ca_node(ct__calloc *a) {
         a->spare = b->next;
     else if (!(b = malloc(sizeof *b)))
         return NULL;
-    memset(b, 0, sizeof *b);
+    b->prev = b->next = b->fprev = b->fnext = NULL;
+    b->req = 0;
+    b->used = b->hot = false;
     return b;
 }
 static void ca_node_free(ct__calloc *a, ca_blk *b) {
@@ -204,6 +219,14 @@ static ca_blk *ca_tab_take(ct__calloc *a, const void *p) {
             a->tab[h] = CA_TOMB;
             return b;
         }
+    return NULL;
+}
+
+static ca_blk *ca_tab_find(const ct__calloc *a, const void *p) {
+    if (!a->tcap) return NULL;
+    size_t h = ca_hash(p, a->tcap);
+    for (ca_blk *b; (b = a->tab[h]) != NULL; h = (h + 1) & (a->tcap - 1))
+        if (b != CA_TOMB && b->ptr == p) return b;
     return NULL;
 }
 
@@ -260,11 +283,12 @@ static bool ca_grow_expandable(ct__calloc *a, int pool, size_t size) {
     ca_blk *last = s->head;
     while (last && last->next)
         last = last->next;
-    const size_t have = last && !last->used ? last->size : 0;
+    const bool top_free = last && !last->used && !last->hot; /* hot lists are flushed on retry */
+    const size_t have = top_free ? last->size : 0;
     const size_t need = (size - have + gran - 1) / gran * gran;
     if (s->size + need > s->reserved || !ca_within_limit(a, need)) return false;
     ca_blk *nb = NULL;
-    if (!(last && !last->used) && !(nb = ca_node(a))) return false;
+    if (!top_free && !(nb = ca_node(a))) return false;
     if (!a->ops.commit(a->ops.user, s->base + s->size, need)) {
         if (nb) ca_node_free(a, nb);
         return false;
@@ -291,9 +315,26 @@ static bool ca_grow_expandable(ct__calloc *a, int pool, size_t size) {
     return true;
 }
 
+static void ca_release_block(ct__calloc *a, ca_blk *b);
+/* Give every parked block of the hot lists back to its bin (coalescing). */
+static void ca_flush_hot(ct__calloc *a) {
+    for (int i = 0; i < CA_NBINS; i++)
+        while (a->hot[i].top) {
+            ca_blk *b = a->hot[i].top;
+            a->hot[i].top = b->fnext;
+            a->hot[i].n--;
+            b->fnext = NULL;
+            ca_split_stat(a, b, -1);
+            b->hot = false;
+            ca_tab_take(a, b->ptr);
+            ca_release_block(a, b);
+        }
+}
+
 /* Unmap the pool's wholly free classic segments and decommit the free top of its expandable
- * one. */
+ * one (the hot lists are flushed first). */
 static void ca_release_cached(ct__calloc *a, int pool) {
+    ca_flush_hot(a);
     ca_pool *p = &a->pool[pool];
     for (ca_seg *s = p->segs, *nx; s; s = nx) {
         nx = s->snext;
@@ -359,8 +400,24 @@ void *ct__calloc_alloc(ct__calloc *a, size_t n) {
     const size_t size = n <= CA_ROUND ? CA_ROUND : (n + CA_ROUND - 1) / CA_ROUND * CA_ROUND;
     const int pool = size <= CA_SMALL_MAX ? 0 : 1;
     ca_pool *p = &a->pool[pool];
+    const int hb = ca_bin(size);
     ca_lock(a);
-    ca_blk *b = ca_find(a, p, size);
+    ca_blk *b = a->hot[hb].top;
+    if (b && b->size == size) { /* a parked block of this size: still in the table */
+        a->hot[hb].top = b->fnext;
+        a->hot[hb].n--;
+        b->fnext = NULL;
+        ca_split_stat(a, b, -1);
+        b->hot = false;
+        b->used = true;
+        b->req = n;
+        ca_stat(a->st.allocation, pool, 1);
+        ca_stat(a->st.allocated_bytes, pool, (int64_t)size);
+        ca_stat(a->st.requested_bytes, pool, (int64_t)n);
+        ca_unlock(a);
+        return b->ptr;
+    }
+    b = ca_find(a, p, size);
     for (int attempt = 0; !b && attempt < 2; attempt++) {
         if (attempt == 1) { /* free the cache and try once more */
             a->st.num_alloc_retries++;
@@ -419,34 +476,18 @@ void *ct__calloc_alloc(ct__calloc *a, size_t n) {
         return NULL;
     }
     ca_stat(a->st.allocation, pool, 1);
-    ca_stat(a->st.active, pool, 1);
     ca_stat(a->st.allocated_bytes, pool, (int64_t)b->size);
-    ca_stat(a->st.active_bytes, pool, (int64_t)b->size);
     ca_stat(a->st.requested_bytes, pool, (int64_t)n);
     ca_unlock(a);
     return b->ptr;
 }
 
-void ct__calloc_free(ct__calloc *a, void *ptr) {
-    if (!ptr) return;
-    ca_lock(a);
-    ca_blk *b = ca_tab_take(a, ptr);
-    if (!b) { /* not ours: an internal invariant broken by the caller */
-        ca_unlock(a);
-        return;
-    }
-    const int pool = b->seg->pool;
-    ca_pool *p = &a->pool[pool];
-    ca_stat(a->st.allocation, pool, -1);
-    ca_stat(a->st.active, pool, -1);
-    ca_stat(a->st.allocated_bytes, pool, -(int64_t)b->size);
-    ca_stat(a->st.active_bytes, pool, -(int64_t)b->size);
-    ca_stat(a->st.requested_bytes, pool, -(int64_t)b->req);
-    b->used = false;
-    b->req = 0;
-    /* coalesce with free neighbours */
+/* A free block (not in the table, bins or hot lists) coalesces with its free neighbours and goes
+ * to its bin. */
+static void ca_release_block(ct__calloc *a, ca_blk *b) {
+    ca_pool *p = &a->pool[b->seg->pool];
     ca_blk *pv = b->prev, *nx = b->next;
-    if (pv && !pv->used) {
+    if (pv && !pv->used && !pv->hot) {
         ca_bin_del(p, pv);
         ca_split_stat(a, pv, -1);
         pv->size += b->size;
@@ -456,7 +497,7 @@ void ct__calloc_free(ct__calloc *a, void *ptr) {
         b = pv;
     }
     nx = b->next;
-    if (nx && !nx->used) {
+    if (nx && !nx->used && !nx->hot) {
         ca_bin_del(p, nx);
         ca_split_stat(a, nx, -1);
         b->size += nx->size;
@@ -466,6 +507,34 @@ void ct__calloc_free(ct__calloc *a, void *ptr) {
     }
     ca_split_stat(a, b, 1);
     ca_bin_add(p, b);
+}
+
+void ct__calloc_free(ct__calloc *a, void *ptr) {
+    if (!ptr) return;
+    ca_lock(a);
+    ca_blk *b = ca_tab_find(a, ptr);
+    if (!b || !b->used) { /* not ours (or freed twice): an invariant the caller broke */
+        ca_unlock(a);
+        return;
+    }
+    const int pool = b->seg->pool;
+    ca_stat(a->st.allocation, pool, -1);
+    ca_stat(a->st.allocated_bytes, pool, -(int64_t)b->size);
+    ca_stat(a->st.requested_bytes, pool, -(int64_t)b->req);
+    b->used = false;
+    b->req = 0;
+    const int hb = ca_bin(b->size);
+    if (a->hot[hb].n < (b->size <= CA_HOT_SMALL ? CA_HOT_DEPTH_SMALL : CA_HOT_DEPTH_LARGE)) {
+        b->hot = true; /* parked for the next request of this size */
+        b->fnext = a->hot[hb].top;
+        a->hot[hb].top = b;
+        a->hot[hb].n++;
+        ca_split_stat(a, b, 1);
+        ca_unlock(a);
+        return;
+    }
+    ca_tab_take(a, ptr);
+    ca_release_block(a, b);
     ca_unlock(a);
 }
 
@@ -481,6 +550,9 @@ void ct__calloc_stats(ct__calloc *a, ct_mem_stats *out) {
     ct_mem_stats s = a->st;
     ca_unlock(a);
     s.size = sizeof s;
+    /* every block handed out is active (no block waits on another stream here) */
+    memcpy(s.active, s.allocation, sizeof s.active);
+    memcpy(s.active_bytes, s.allocated_bytes, sizeof s.active_bytes);
     s.max_split_size = a->conf.max_split ? (int64_t)a->conf.max_split : -1;
     s.memory_limit = a->conf.limit ? (int64_t)a->conf.limit : -1;
     s.expandable_segments = a->conf.expandable;
@@ -491,9 +563,8 @@ void ct__calloc_stats(ct__calloc *a, ct_mem_stats *out) {
 
 void ct__calloc_reset_peak(ct__calloc *a) {
     ca_lock(a);
-    ct_mem_stat *all[] = {a->st.allocation,      a->st.segment,        a->st.active,
-                          a->st.inactive_split,  a->st.allocated_bytes, a->st.reserved_bytes,
-                          a->st.active_bytes,    a->st.inactive_split_bytes,
+    ct_mem_stat *all[] = {a->st.allocation,      a->st.segment,         a->st.inactive_split,
+                          a->st.allocated_bytes, a->st.reserved_bytes,  a->st.inactive_split_bytes,
                           a->st.requested_bytes};
     for (size_t i = 0; i < sizeof all / sizeof all[0]; i++)
         for (int k = 0; k < 3; k++)
