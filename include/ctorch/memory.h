@@ -28,22 +28,22 @@ typedef struct ct_mem_stat {
 enum { CT_MEM_ALL = 0, CT_MEM_SMALL_POOL = 1, CT_MEM_LARGE_POOL = 2 };
 
 typedef struct ct_mem_stats {
-    size_t size;                     /* set to sizeof(ct_mem_stats) */
-    ct_mem_stat allocation[3];       /* blocks handed out */
-    ct_mem_stat segment[3];          /* segments reserved (an expandable one counts once) */
-    ct_mem_stat active[3];           /* blocks in use */
-    ct_mem_stat inactive_split[3];   /* free blocks that are a split of a larger segment */
-    ct_mem_stat allocated_bytes[3];  /* bytes of the blocks handed out (rounded sizes) */
-    ct_mem_stat reserved_bytes[3];   /* bytes of the segments (committed pages) */
-    ct_mem_stat active_bytes[3];     /* bytes of the blocks in use */
+    size_t size;                    /* set to sizeof(ct_mem_stats) */
+    ct_mem_stat allocation[3];      /* blocks handed out */
+    ct_mem_stat segment[3];         /* segments reserved (an expandable one counts once) */
+    ct_mem_stat active[3];          /* blocks in use */
+    ct_mem_stat inactive_split[3];  /* free blocks that are a split of a larger segment */
+    ct_mem_stat allocated_bytes[3]; /* bytes of the blocks handed out (rounded sizes) */
+    ct_mem_stat reserved_bytes[3];  /* bytes of the segments (committed pages) */
+    ct_mem_stat active_bytes[3];    /* bytes of the blocks in use */
     ct_mem_stat inactive_split_bytes[3];
-    ct_mem_stat requested_bytes[3];  /* bytes the callers asked for */
-    int64_t num_alloc_retries;       /* allocations that freed the cache and tried again */
-    int64_t num_ooms;                /* allocations that failed after the retry */
-    int64_t num_segment_allocs;      /* segments mapped (or expandable growths) */
-    int64_t num_segment_frees;       /* segments unmapped (or expandable shrinks) */
-    int64_t max_split_size;          /* bytes; -1: unlimited */
-    int64_t memory_limit;            /* bytes; -1: none */
+    ct_mem_stat requested_bytes[3]; /* bytes the callers asked for */
+    int64_t num_alloc_retries;      /* allocations that freed the cache and tried again */
+    int64_t num_ooms;               /* allocations that failed after the retry */
+    int64_t num_segment_allocs;     /* segments mapped (or expandable growths) */
+    int64_t num_segment_frees;      /* segments unmapped (or expandable shrinks) */
+    int64_t max_split_size;         /* bytes; -1: unlimited */
+    int64_t memory_limit;           /* bytes; -1: none */
     bool expandable_segments;
 } ct_mem_stats;
 

@@ -12,13 +12,14 @@
 #include <sys/mman.h>
 
 #define CA_ROUND 512u
-#define CA_SMALL_MAX ((size_t)1 << 20)    /* requests up to this go to the small pool */
-#define CA_SMALL_SEG ((size_t)2 << 20)    /* small pool segment (and expandable page) */
-#define CA_LARGE_SEG ((size_t)20 << 20)   /* large pool segment (and expandable page) */
-#define CA_MIN_LARGE ((size_t)10 << 20)   /* below: a 20 MiB segment; above: rounded to 2 MiB */
+#define CA_SMALL_MAX ((size_t)1 << 20)  /* requests up to this go to the small pool */
+#define CA_SMALL_SEG ((size_t)2 << 20)  /* small pool segment (and expandable page) */
+#define CA_LARGE_SEG ((size_t)20 << 20) /* large pool segment (and expandable page) */
+#define CA_MIN_LARGE ((size_t)10 << 20) /* below: a 20 MiB segment; above: rounded to 2 MiB */
 #define CA_ROUND_LARGE ((size_t)2 << 20)
-#define CA_SPLIT_LARGE ((size_t)1 << 20)  /* large blocks split when more than this remains */
-#define CA_OVERSIZE_SLACK ((size_t)20 << 20) /* an oversize request takes a block at most this larger */
+#define CA_SPLIT_LARGE ((size_t)1 << 20) /* large blocks split when more than this remains */
+#define CA_OVERSIZE_SLACK                                                                          \
+    ((size_t)20 << 20) /* an oversize request takes a block at most this larger */
 #define CA_NBINS 192
 #define CA_HOT_SMALL ((size_t)64 << 10) /* blocks up to this park 64 deep per size class */
 #define CA_HOT_DEPTH_SMALL 64
@@ -150,6 +151,8 @@ static ca_blk *ca_find(ct__calloc *a, ca_pool *p, size_t size) {
             }
         if (best) {
             if (oversize && best->size > size + CA_OVERSIZE_SLACK) return NULL;
+            /* a request below max_split_size leaves the unsplittable blocks above it alone */
+            if (a->conf.max_split && !oversize && best->size >= a->conf.max_split) return NULL;
             ca_bin_del(p, best);
             return best;
         }
@@ -241,9 +244,10 @@ static bool ca_within_limit(const ct__calloc *a, size_t more) {
 
 /* A classic segment for a request of size: one free block in the pool's bins. */
 static bool ca_new_segment(ct__calloc *a, int pool, size_t size) {
-    const size_t n = pool == 0                ? CA_SMALL_SEG
-                     : size < CA_MIN_LARGE    ? CA_LARGE_SEG
-                                              : (size + CA_ROUND_LARGE - 1) / CA_ROUND_LARGE * CA_ROUND_LARGE;
+    const size_t n = pool == 0 ? CA_SMALL_SEG
+                     : size < CA_MIN_LARGE
+                         ? CA_LARGE_SEG
+                         : (size + CA_ROUND_LARGE - 1) / CA_ROUND_LARGE * CA_ROUND_LARGE;
     if (n < size || !ca_within_limit(a, n)) return false;
     ca_seg *s = calloc(1, sizeof *s);
     ca_blk *b = s ? ca_node(a) : NULL;
@@ -424,8 +428,8 @@ void *ct__calloc_alloc(ct__calloc *a, size_t n) {
             ca_release_cached(a, 0);
             ca_release_cached(a, 1);
         }
-        const bool grown = a->conf.expandable ? ca_grow_expandable(a, pool, size)
-                                              : ca_new_segment(a, pool, size);
+        const bool grown =
+            a->conf.expandable ? ca_grow_expandable(a, pool, size) : ca_new_segment(a, pool, size);
         if (grown) b = ca_find(a, p, size);
     }
     if (!b) {
@@ -524,7 +528,8 @@ void ct__calloc_free(ct__calloc *a, void *ptr) {
     b->used = false;
     b->req = 0;
     const int hb = ca_bin(b->size);
-    if (a->hot[hb].n < (b->size <= CA_HOT_SMALL ? CA_HOT_DEPTH_SMALL : CA_HOT_DEPTH_LARGE)) {
+    if (!a->conf.no_hot &&
+        a->hot[hb].n < (b->size <= CA_HOT_SMALL ? CA_HOT_DEPTH_SMALL : CA_HOT_DEPTH_LARGE)) {
         b->hot = true; /* parked for the next request of this size */
         b->fnext = a->hot[hb].top;
         a->hot[hb].top = b;
@@ -563,8 +568,8 @@ void ct__calloc_stats(ct__calloc *a, ct_mem_stats *out) {
 
 void ct__calloc_reset_peak(ct__calloc *a) {
     ca_lock(a);
-    ct_mem_stat *all[] = {a->st.allocation,      a->st.segment,         a->st.inactive_split,
-                          a->st.allocated_bytes, a->st.reserved_bytes,  a->st.inactive_split_bytes,
+    ct_mem_stat *all[] = {a->st.allocation,      a->st.segment,        a->st.inactive_split,
+                          a->st.allocated_bytes, a->st.reserved_bytes, a->st.inactive_split_bytes,
                           a->st.requested_bytes};
     for (size_t i = 0; i < sizeof all / sizeof all[0]; i++)
         for (int k = 0; k < 3; k++)
@@ -641,17 +646,19 @@ bool ct__calloc_parse(const char *s, ct__calloc_conf *c, char *err, size_t err_n
                 return false;
             }
         } else if (kl == 17 && !strncmp(s, "max_split_size_mb", kl)) {
-            if (!ca_num(v, vl, &num) || num < 20) {
+            if (!ca_num(v, vl, &num) || num <= 20) {
                 snprintf(err, err_n,
-                         "CT_ALLOC_CONF: max_split_size_mb:%.*s; want a whole number >= 20",
+                         "CT_ALLOC_CONF: max_split_size_mb:%.*s; want a whole number > 20 (the "
+                         "large pool's segment size)",
                          (int)vl, v);
                 return false;
             }
             c->max_split = num << 20;
         } else if (kl == 15 && !strncmp(s, "memory_limit_mb", kl)) {
             if (!ca_num(v, vl, &num) || num < 1) {
-                snprintf(err, err_n, "CT_ALLOC_CONF: memory_limit_mb:%.*s; want a whole number >= 1",
-                         (int)vl, v);
+                snprintf(err, err_n,
+                         "CT_ALLOC_CONF: memory_limit_mb:%.*s; want a whole number >= 1", (int)vl,
+                         v);
                 return false;
             }
             c->limit = num << 20;
@@ -722,12 +729,14 @@ char *ct__calloc_summary(ct__calloc *a) {
     s.size = sizeof s;
     ct__calloc_stats(a, &s);
     ca_buf b = {0};
-    const char *line = "|============================================================================"
-                       "===============|\n";
+    const char *line =
+        "|============================================================================"
+        "===============|\n";
     ca_put(&b, "%s", line);
-    ca_put(&b, "| ctorch caching allocator: expandable_segments %-5s  max_split %-10s limit %-14s |\n",
-           s.expandable_segments ? "True" : "False",
-           s.max_split_size < 0 ? "none" : "set", s.memory_limit < 0 ? "none" : "set");
+    ca_put(&b,
+           "| ctorch caching allocator: expandable_segments %-5s  max_split %-10s limit %-14s |\n",
+           s.expandable_segments ? "True" : "False", s.max_split_size < 0 ? "none" : "set",
+           s.memory_limit < 0 ? "none" : "set");
     ca_put(&b, "%s", line);
     ca_put(&b, "| %-26s | %14s | %14s | %14s | %14s |\n", "Metric", "Cur Usage", "Peak Usage",
            "Tot Alloc", "Tot Freed");
@@ -754,15 +763,18 @@ char *ct__calloc_summary(ct__calloc *a) {
 }
 
 static void ca_snap_seg(ca_buf *b, const ca_seg *s, bool *first) {
-    ca_put(b, "%s\n  {\"address\": %llu, \"total_size\": %zu, \"reserved_size\": %zu, "
-              "\"pool\": \"%s\", \"expandable\": %s, \"stream\": 0, \"blocks\": [",
+    ca_put(b,
+           "%s\n  {\"address\": %llu, \"total_size\": %zu, \"reserved_size\": %zu, "
+           "\"pool\": \"%s\", \"expandable\": %s, \"stream\": 0, \"blocks\": [",
            *first ? "" : ",", (unsigned long long)(uintptr_t)s->base, s->size,
            s->expandable ? s->reserved : s->size, s->pool ? "large" : "small",
            s->expandable ? "true" : "false");
     *first = false;
     bool bf = true;
     for (const ca_blk *x = s->head; x; x = x->next) {
-        ca_put(b, "%s\n    {\"address\": %llu, \"size\": %zu, \"requested_size\": %zu, \"state\": \"%s\"}",
+        ca_put(b,
+               "%s\n    {\"address\": %llu, \"size\": %zu, \"requested_size\": %zu, \"state\": "
+               "\"%s\"}",
                bf ? "" : ",", (unsigned long long)(uintptr_t)x->ptr, x->size, x->req,
                x->used ? "active_allocated" : "inactive");
         bf = false;
@@ -781,8 +793,9 @@ bool ct__calloc_snapshot(ct__calloc *a, FILE *f) {
         if (a->pool[p].exp && a->pool[p].exp->size) ca_snap_seg(&b, a->pool[p].exp, &first);
     }
     const ct_mem_stats *st = &a->st;
-    ca_put(&b, "\n], \"allocated_bytes\": %lld, \"reserved_bytes\": %lld, \"num_alloc_retries\": "
-               "%lld, \"num_ooms\": %lld}\n",
+    ca_put(&b,
+           "\n], \"allocated_bytes\": %lld, \"reserved_bytes\": %lld, \"num_alloc_retries\": "
+           "%lld, \"num_ooms\": %lld}\n",
            (long long)st->allocated_bytes[0].current, (long long)st->reserved_bytes[0].current,
            (long long)st->num_alloc_retries, (long long)st->num_ooms);
     ca_unlock(a);

@@ -31,6 +31,7 @@ typedef struct {
     bool expandable;
     size_t max_split; /* 0: unlimited */
     size_t limit;     /* 0: none */
+    bool no_hot;      /* no hot lists: every free coalesces at once (the tests of the rules) */
 } ct__calloc_conf;
 
 /* Parse "expandable_segments:True,max_split_size_mb:N,memory_limit_mb:N" into *c (which keeps
