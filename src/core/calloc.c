@@ -275,9 +275,12 @@ static bool ca_grow_expandable(ct__calloc *a, int pool, size_t size) {
     const size_t gran = pool == 0 ? CA_SMALL_SEG : CA_LARGE_SEG;
     ca_seg *s = p->exp;
     if (!s) {
-        const size_t r = pool == 0 ? CA_EXP_RESERVE_SMALL : CA_EXP_RESERVE_LARGE;
+        size_t r = pool == 0 ? CA_EXP_RESERVE_SMALL : CA_EXP_RESERVE_LARGE;
         if (!(s = calloc(1, sizeof *s))) return false;
-        if (!(s->base = a->ops.reserve(a->ops.user, r))) {
+        /* a smaller range where the address space is limited (ulimit -v, sanitizers) */
+        while (!(s->base = a->ops.reserve(a->ops.user, r)) && r > ((size_t)256 << 20))
+            r /= 2;
+        if (!s->base) {
             free(s);
             return false;
         }
