@@ -11,6 +11,18 @@
 #include <string.h>
 #include <sys/mman.h>
 
+/* Under AddressSanitizer free blocks are poisoned and a block is unpoisoned only up to the bytes
+ * requested, so a use after free or an overflow past the request (into the rounding slack or a
+ * neighbour) is reported, as it would be with malloc. */
+#if defined(__SANITIZE_ADDRESS__)
+#include <sanitizer/asan_interface.h>
+#define CA_POISON(p, n) ASAN_POISON_MEMORY_REGION((p), (n))
+#define CA_UNPOISON(p, n) ASAN_UNPOISON_MEMORY_REGION((p), (n))
+#else
+#define CA_POISON(p, n) ((void)(p), (void)(n))
+#define CA_UNPOISON(p, n) ((void)(p), (void)(n))
+#endif
+
 #define CA_ROUND 512u
 #define CA_SMALL_MAX ((size_t)1 << 20)  /* requests up to this go to the small pool */
 #define CA_SMALL_SEG ((size_t)2 << 20)  /* small pool segment (and expandable page) */
@@ -257,6 +269,7 @@ static bool ca_new_segment(ct__calloc *a, int pool, size_t size) {
         free(s);
         return false;
     }
+    CA_POISON(base, n);
     s->base = base, s->size = n, s->pool = pool, s->head = b;
     s->snext = a->pool[pool].segs;
     if (s->snext) s->snext->sprev = s;
@@ -300,6 +313,7 @@ static bool ca_grow_expandable(ct__calloc *a, int pool, size_t size) {
         if (nb) ca_node_free(a, nb);
         return false;
     }
+    CA_POISON(s->base + s->size, need);
     if (s->size == 0) ca_stat(a->st.segment, pool, 1);
     ca_stat(a->st.reserved_bytes, pool, (int64_t)need);
     a->st.num_segment_allocs++;
@@ -353,6 +367,7 @@ static void ca_release_cached(ct__calloc *a, int pool) {
         else
             p->segs = s->snext;
         if (s->snext) s->snext->sprev = s->sprev;
+        CA_UNPOISON(s->base, s->size);
         a->ops.unmap(a->ops.user, s->base, s->size);
         ca_stat(a->st.segment, pool, -1);
         ca_stat(a->st.reserved_bytes, pool, -(int64_t)s->size);
@@ -372,6 +387,7 @@ static void ca_release_cached(ct__calloc *a, int pool) {
     if (!drop) return;
     ca_bin_del(p, last);
     ca_split_stat(a, last, -1);
+    CA_UNPOISON(s->base + s->size - drop, drop);
     a->ops.decommit(a->ops.user, s->base + s->size - drop, drop);
     s->size -= drop;
     ca_stat(a->st.reserved_bytes, pool, -(int64_t)drop);
@@ -422,6 +438,7 @@ void *ct__calloc_alloc(ct__calloc *a, size_t n) {
         ca_stat(a->st.allocated_bytes, pool, (int64_t)size);
         ca_stat(a->st.requested_bytes, pool, (int64_t)n);
         ca_unlock(a);
+        CA_UNPOISON(b->ptr, n);
         return b->ptr;
     }
     b = ca_find(a, p, size);
@@ -486,6 +503,7 @@ void *ct__calloc_alloc(ct__calloc *a, size_t n) {
     ca_stat(a->st.allocated_bytes, pool, (int64_t)b->size);
     ca_stat(a->st.requested_bytes, pool, (int64_t)n);
     ca_unlock(a);
+    CA_UNPOISON(b->ptr, n);
     return b->ptr;
 }
 
@@ -525,6 +543,7 @@ void ct__calloc_free(ct__calloc *a, void *ptr) {
         return;
     }
     const int pool = b->seg->pool;
+    CA_POISON(b->ptr, b->size);
     ca_stat(a->st.allocation, pool, -1);
     ca_stat(a->st.allocated_bytes, pool, -(int64_t)b->size);
     ca_stat(a->st.requested_bytes, pool, -(int64_t)b->req);
