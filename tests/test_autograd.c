@@ -766,7 +766,10 @@ TEST(error_cases) {
     CHECK_OK(ct_tensor_transpose(ctx, x, 0, 1, &xt));
     CHECK_OK(ct_matmul(ctx, x, xt, &sq));
     CHECK_OK(ct_add(ctx, sq, sq, &sym));
-    CHECK_OK(ct_linalg_eigvalsh(ctx, sym, 'L', &ev));
+    CHECK_OK(ct_linalg_eigvalsh(ctx, sym, 'L', &ev)); /* differentiable (LinalgEighBackward) */
+    CHECK(ct_tensor_requires_grad(ev));
+    ct_tensor_release(ev);
+    CHECK_OK(ct_gt_scalar(ctx, sym, 0.5, &ev)); /* a comparison has no history */
     CHECK(!ct_tensor_requires_grad(ev));
     ct_tensor_release(plain), ct_tensor_release(ev), ct_tensor_release(sq);
     ct_tensor_release(sym), ct_tensor_release(xt);

@@ -240,6 +240,34 @@ static ct_status f_svd(const ct_tensor *x, ct_tensor **y) {
     }
     return cat_flat(3, t, y);
 }
+/* eigh of sym(x) = (x + x^T) / 2: eigenvalues and V o V (sign-free) */
+static ct_status sym_of(const ct_tensor *x, ct_tensor **a) {
+    ct_tensor *xt = NULL, *s = NULL;
+    ct_status st = ct_tensor_transpose(ctx, x, -2, -1, &xt);
+    if (st == CT_OK) st = ct_add(ctx, x, xt, &s);
+    if (st == CT_OK) st = ct_mul_scalar(ctx, s, 0.5, a);
+    ct_tensor_release(xt), ct_tensor_release(s);
+    return st;
+}
+static ct_status f_eigh(const ct_tensor *x, ct_tensor **y) {
+    ct_tensor *a = NULL, *t[2] = {0}, *v = NULL;
+    ct_status st = sym_of(x, &a);
+    if (st == CT_OK) st = ct_linalg_eigh(ctx, a, 'L', &t[0], &v);
+    if (st == CT_OK) st = ct_mul(ctx, v, v, &t[1]);
+    ct_tensor_release(a), ct_tensor_release(v);
+    if (st != CT_OK) {
+        ct_tensor_release(t[0]), ct_tensor_release(t[1]);
+        return st;
+    }
+    return cat_flat(2, t, y);
+}
+static ct_status f_eigvalsh(const ct_tensor *x, ct_tensor **y) {
+    ct_tensor *a = NULL;
+    ct_status st = sym_of(x, &a);
+    if (st == CT_OK) st = ct_linalg_eigvalsh(ctx, a, 'U', y);
+    ct_tensor_release(a);
+    return st;
+}
 static ct_status f_svdvals(const ct_tensor *x, ct_tensor **y) { /* U and Vh not asked for */
     return ct_linalg_svd(ctx, x, NULL, y, NULL);
 }
@@ -265,6 +293,10 @@ TEST(gradients) {
     tu_gradcheck(ctx, &rng, "svd square", f_svd, 3, b33);
     tu_gradcheck(ctx, &rng, "svd wide", f_svd, 3, w235);
     tu_gradcheck(ctx, &rng, "svd values only", f_svdvals, 3, w235);
+    int64_t b44[3] = {2, 4, 4}, s77[2] = {7, 7};
+    tu_gradcheck(ctx, &rng, "eigh (lane kernels)", f_eigh, 3, b44);
+    tu_gradcheck(ctx, &rng, "eigh n = 7", f_eigh, 2, s77);
+    tu_gradcheck(ctx, &rng, "eigvalsh", f_eigvalsh, 3, b33);
     ct_tensor_release(EYE3), ct_tensor_release(RHS);
 }
 

@@ -123,6 +123,23 @@ static void bw_qr(ct__ag_call *c) {
     ct__ag_set(c, 0, ag_cat2(c, qr_tall(c, q, r1, gq, gr1), ct__ag_matmul(c, q, gr2), nd - 1));
 }
 
+/* eigh: gA = V (diag(gw) + F o (V^T gV)) V^T, F_ij = 1 / (w_j - w_i) off the diagonal (torch's
+ * formula, not symmetrised; repeated eigenvalues make F infinite, as in torch). */
+static void bw_eigh(ct__ag_call *c) {
+    const ct_tensor *w = c->out[0], *v = c->out[1];
+    const int nd = c->n->in_meta[0].ndim;
+    const int64_t n = c->n->in_meta[0].shape[nd - 1];
+    const ct_dtype dt = w ? ct_tensor_dtype(w) : CT_FLOAT64;
+    const ct_tensor *e = ct__ag_sub(c, ct__ag_unsqueeze(c, w, nd - 2),
+                                    ct__ag_unsqueeze(c, w, nd - 1)); /* w_j - w_i */
+    const ct_tensor *eye = ag_eye(c, n, dt);
+    const ct_tensor *f =
+        ct__ag_div(c, ct__ag_sub(c, ct__ag_scalar(c, dt, 1.0), eye), ct__ag_add(c, e, eye));
+    const ct_tensor *inner = ct__ag_add(c, ct__ag_mul(c, f, ct__ag_matmul(c, ag_mt(c, v), c->g[1])),
+                                        ct__ag_mul(c, eye, ct__ag_unsqueeze(c, c->g[0], nd - 2)));
+    ct__ag_set(c, 0, ct__ag_matmul(c, ct__ag_matmul(c, v, inner), ag_mt(c, v)));
+}
+
 static void bw_svd(ct__ag_call *c) {
     const ct_tensor *u = c->out[0], *s = c->out[1], *vh = c->out[2];
     const ct_tensor *gu = c->g[0], *gs = c->g[1], *gvh = c->g[2];
@@ -216,6 +233,7 @@ const ct__ag_formula *ct__ag_formula_linalg(int op) {
         F(CT__AG_PROD, "ProdBackward", bw_prod, 1, 0)
         F(CT__AG_LINALG_QR, "LinalgQrBackward", bw_qr, 1, 3)
         F(CT__AG_LINALG_SVD, "LinalgSvdBackward", bw_svd, 0, 7)
+        F(CT__AG_LINALG_EIGH, "LinalgEighBackward", bw_eigh, 0, 3)
     default: return NULL;
     }
 }

@@ -10,6 +10,7 @@
 
 #include "backends/cpu/eigh_cpu.h"
 #include "ops/dispatch.h"
+#include "tensor/ag_front.h"
 
 static ct_status eigh_impl(ct_ctx *ctx, const char *op, const ct_tensor *a, char uplo,
                            ct_tensor **w_out, ct_tensor **v_out, ct_tensor **info_out) {
@@ -128,20 +129,54 @@ fail:
     return st;
 }
 
+/* eigh_impl recording one tape node (outputs eigenvalues and eigenvectors) when a requires grad;
+ * the eigenvectors are computed for the formula even when the caller skips them. */
+static ct_status eigh_rec(ct_ctx *ctx, const char *op, const ct_tensor *a, char uplo,
+                          ct_tensor **w_out, ct_tensor **v_out, ct_tensor **info_out) {
+    const ct_tensor *in[1] = {a};
+    if (!ct__ag_wants(ctx, 1, in)) return eigh_impl(ctx, op, a, uplo, w_out, v_out, info_out);
+    const bool entered = ct__ag_enter(ctx);
+    ct_tensor *v = NULL;
+    ct_status st = eigh_impl(ctx, op, a, uplo, w_out, &v, info_out);
+    if (!entered) { /* not reached: wants implies the hooks */
+        ct_tensor_release(v);
+        return st;
+    }
+    ct__ag_rec r;
+    memset(&r, 0, sizeof r);
+    const bool ran = st == CT_OK;
+    if (ran)
+        r.op = CT__AG_LINALG_EIGH, r.n_in = 1, r.in[0] = a, r.n_out = 2, r.out[0] = *w_out,
+        r.out[1] = v;
+    st = ct__ag_after(ctx, st, &r, w_out);
+    if (st != CT_OK) { /* a failed record released both outputs; info goes too */
+        if (ran && info_out) {
+            ct_tensor_release(*info_out);
+            *info_out = NULL;
+        }
+        return st;
+    }
+    if (v_out)
+        *v_out = v;
+    else
+        ct_tensor_release(v);
+    return CT_OK;
+}
+
 ct_status ct_linalg_eigh(ct_ctx *ctx, const ct_tensor *a, char uplo, ct_tensor **eigenvalues,
                          ct_tensor **eigenvectors) {
     if (ctx && !eigenvectors)
         return ct__set_error(ctx, CT_ERR_INVALID_ARG, "linalg.eigh: NULL eigenvectors output");
-    return eigh_impl(ctx, "linalg.eigh", a, uplo, eigenvalues, eigenvectors, NULL);
+    return eigh_rec(ctx, "linalg.eigh", a, uplo, eigenvalues, eigenvectors, NULL);
 }
 
 ct_status ct_linalg_eigvalsh(ct_ctx *ctx, const ct_tensor *a, char uplo, ct_tensor **eigenvalues) {
-    return eigh_impl(ctx, "linalg.eigvalsh", a, uplo, eigenvalues, NULL, NULL);
+    return eigh_rec(ctx, "linalg.eigvalsh", a, uplo, eigenvalues, NULL, NULL);
 }
 
 ct_status ct_linalg_eigh_ex(ct_ctx *ctx, const ct_tensor *a, char uplo, ct_tensor **eigenvalues,
                             ct_tensor **eigenvectors, ct_tensor **info) {
     if (ctx && !info)
         return ct__set_error(ctx, CT_ERR_INVALID_ARG, "linalg.eigh_ex: NULL info output");
-    return eigh_impl(ctx, "linalg.eigh_ex", a, uplo, eigenvalues, eigenvectors, info);
+    return eigh_rec(ctx, "linalg.eigh_ex", a, uplo, eigenvalues, eigenvectors, info);
 }
