@@ -279,14 +279,7 @@ static fa_opts fa_read(const ct_flex_options *o) {
 }
 
 static ct_status fa_own(ct_ctx *ctx, const char *op, const char *what, const ct_tensor *t) {
-    ct_status st = ct__check_tensor(ctx, op, what, t);
-    if (st != CT_OK) return st;
-    if (t->ctx != ctx)
-        return ct__set_error(ctx, CT_ERR_INVALID_ARG, "%s: %s belongs to another context", op,
-                             what);
-    if (ct_tensor_device(t).type != CT_DEVICE_CPU)
-        return ct__set_error(ctx, CT_ERR_DEVICE, "%s: %s must be on the CPU", op, what);
-    return CT_OK;
+    return ct__own_tensor(ctx, op, what, t, true);
 }
 
 /* Checks shared by forward and backward; fills the dimensions. */

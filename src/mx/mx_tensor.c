@@ -22,12 +22,7 @@ struct ct_mx_tensor {
 
 /* A live tensor of this context (ops refuse another context's tensors the same way). */
 static ct_status ct__mx_own(ct_ctx *ctx, const char *op, const char *what, const ct_tensor *t) {
-    ct_status st = ct__check_tensor(ctx, op, what, t);
-    if (st != CT_OK) return st;
-    if (t->ctx != ctx)
-        return ct__set_error(ctx, CT_ERR_INVALID_ARG, "%s: %s belongs to another context", op,
-                             what);
-    return CT_OK;
+    return ct__own_tensor(ctx, op, what, t, false);
 }
 
 static const char *const ct__mx_names[CT_MX_FORMAT_COUNT] = {

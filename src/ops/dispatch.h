@@ -23,6 +23,19 @@ static inline void ct__operand_contig(ct_operand *o, const ct_tensor *t, int ndi
         s *= shape[i];
     }
 }
+/* A live tensor of this context (what: its name in messages), and with cpu_only on the CPU:
+ * the checks the domain front ends (mx, sparse, attention) make of each argument. */
+static inline ct_status ct__own_tensor(ct_ctx *ctx, const char *op, const char *what,
+                                       const ct_tensor *t, bool cpu_only) {
+    ct_status st = ct__check_tensor(ctx, op, what, t);
+    if (st != CT_OK) return st;
+    if (t->ctx != ctx)
+        return ct__set_error(ctx, CT_ERR_INVALID_ARG, "%s: %s belongs to another context", op,
+                             what);
+    if (cpu_only && t->storage->device.type != CT_DEVICE_CPU)
+        return ct__set_error(ctx, CT_ERR_DEVICE, "%s: %s must be on the CPU", op, what);
+    return CT_OK;
+}
 /* torch.result_type over n tensors (dimensioned tensors take precedence over 0-d ones in the same
  * category). CT_ERR_DTYPE for dtypes ops do not compute in (fp8/fp6/fp4/e8m0). */
 ct_status ct__result_type(ct_ctx *ctx, const char *op, int n, const ct_tensor *const *ts,

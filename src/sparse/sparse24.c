@@ -25,14 +25,7 @@ struct ct_sparse24 {
 static bool sp_valid(const ct_sparse24 *s) { return s && s->magic == CT__SP24_MAGIC; }
 
 static ct_status sp_own(ct_ctx *ctx, const char *op, const char *what, const ct_tensor *t) {
-    ct_status st = ct__check_tensor(ctx, op, what, t);
-    if (st != CT_OK) return st;
-    if (t->ctx != ctx)
-        return ct__set_error(ctx, CT_ERR_INVALID_ARG, "%s: %s belongs to another context", op,
-                             what);
-    if (ct_tensor_device(t).type != CT_DEVICE_CPU)
-        return ct__set_error(ctx, CT_ERR_DEVICE, "%s: %s must be on the CPU", op, what);
-    return CT_OK;
+    return ct__own_tensor(ctx, op, what, t, true);
 }
 
 static bool sp_is_fp8(ct_dtype dt) { return dt == CT_FLOAT8_E4M3FN || dt == CT_FLOAT8_E5M2; }

@@ -314,6 +314,17 @@ static void fa_prefetch(const fa_in *t, int64_t b, int64_t h, int64_t r0, int n,
     }
 }
 
+/* Stage two of the pipeline: start moving the K and V lines of the tile after the current one
+ * (a copy of the walk looks ahead). */
+static void fa_prefetch_next(const fa_job *J, const fa_it *it, int64_t b, int64_t hk) {
+    fa_it nx = *it;
+    int64_t k1;
+    int n1, kd1;
+    if (!fa_it_next(&nx, &k1, &n1, &kd1)) return;
+    fa_prefetch(&J->k, b, hk, k1, n1, J->d.E);
+    fa_prefetch(&J->v, b, hk, k1, n1, J->d.Ev);
+}
+
 static inline int fa_pad(const fa_job *J, int n) {
     return (n + J->ops->vw - 1) / J->ops->vw * J->ops->vw;
 }
@@ -337,20 +348,12 @@ static void fa_fwd_tile(const fa_job *J, float *wk, int64_t b, int64_t hq, int64
     }
     for (int64_t e = 0; e < Ev; e++)
         memset(ot + e * TQ, 0, (size_t)nc * 4);
-    fa_it it, nx;
+    fa_it it;
     fa_it_init(&it, J, row, 0, J->d.S);
     int64_t k0;
     int nk, kind;
     while (fa_it_next(&it, &k0, &nk, &kind)) {
-        if (J->prefetch) { /* stage two: the next tile's K and V lines start moving now */
-            int64_t k1;
-            int n1, kd1;
-            nx = it;
-            if (fa_it_next(&nx, &k1, &n1, &kd1)) {
-                fa_prefetch(&J->k, b, hk, k1, n1, E);
-                fa_prefetch(&J->v, b, hk, k1, n1, Ev);
-            }
-        }
+        if (J->prefetch) fa_prefetch_next(J, &it, b, hk);
         if (kind == 1 && fa_tile_dead(J, q0, nq, k0, nk)) continue;
         int64_t ldk, ldv;
         const float *kp = fa_rows(&J->k, b, hk, k0, nk, E, kt, E, true, &ldk);
@@ -438,20 +441,12 @@ static void fa_dec_task(const fa_job *J, float *wk, int64_t g, int64_t c, float 
     }
     const int64_t lo = c * CT__FA_DEC_CHUNK,
                   hi = lo + CT__FA_DEC_CHUNK < J->d.S ? lo + CT__FA_DEC_CHUNK : J->d.S;
-    fa_it it, nx;
+    fa_it it;
     fa_it_init(&it, J, fa_row(J, b, ch[0], 0), lo, hi);
     int64_t k0;
     int nk, kind;
     while (fa_it_next(&it, &k0, &nk, &kind)) {
-        if (J->prefetch) {
-            int64_t k1;
-            int n1, kd1;
-            nx = it;
-            if (fa_it_next(&nx, &k1, &n1, &kd1)) {
-                fa_prefetch(&J->k, b, hk, k1, n1, E);
-                fa_prefetch(&J->v, b, hk, k1, n1, Ev);
-            }
-        }
+        if (J->prefetch) fa_prefetch_next(J, &it, b, hk);
         int64_t ldk, ldv;
         const float *kp = fa_rows(&J->k, b, hk, k0, nk, E, kt, E, true, &ldk);
         const float *vp = fa_rows(&J->v, b, hk, k0, nk, Ev, vt, Ev, true, &ldv);
