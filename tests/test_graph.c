@@ -520,6 +520,33 @@ TEST(backend_without_graphs) {
     CHECK_MSG(strstr(ct_ctx_last_error(ctx), "cuda:0"), "%s", ct_ctx_last_error(ctx));
 }
 
+/* The toy backend manages its memory with ctorch's caching allocator over its own segment calls
+ * (named in its vtable): the memory statistics of the toy device follow its tensors. */
+TEST(toy_device_memory_stats) {
+    ct_mem_stats s0 = {.size = sizeof s0}, s1 = {.size = sizeof s1};
+    CHECK_OK(ct_empty_cache(ctx));
+    CHECK_OK(ct_memory_stats(ctx, dev, &s0));
+    const int64_t n = 3 << 20; /* 12 MiB of f32: the large pool */
+    ct_tensor *t = NULL;
+    CHECK_OK(ct_tensor_empty_on(ctx, dev, CT_FLOAT32, 1, &n, &t));
+    CHECK_OK(ct_memory_stats(ctx, dev, &s1));
+    CHECK(s1.allocated_bytes[CT_MEM_LARGE_POOL].current -
+              s0.allocated_bytes[CT_MEM_LARGE_POOL].current ==
+          12 << 20);
+    CHECK(s1.segment[CT_MEM_LARGE_POOL].current == s0.segment[CT_MEM_LARGE_POOL].current + 1);
+    ct_tensor_release(t);
+    CHECK_OK(ct_memory_stats(ctx, dev, &s1));
+    CHECK(s1.allocated_bytes[CT_MEM_ALL].current == s0.allocated_bytes[CT_MEM_ALL].current);
+    CHECK(s1.reserved_bytes[CT_MEM_ALL].current > s0.reserved_bytes[CT_MEM_ALL].current);
+    CHECK_OK(ct_empty_cache(ctx)); /* the toy's free segment goes back through its unmap */
+    CHECK_OK(ct_memory_stats(ctx, dev, &s1));
+    CHECK(s1.reserved_bytes[CT_MEM_ALL].current == s0.reserved_bytes[CT_MEM_ALL].current);
+    char *sum = NULL;
+    CHECK_OK(ct_memory_summary(ctx, dev, &sum));
+    CHECK(sum && strstr(sum, "Reserved memory"));
+    free(sum);
+}
+
 static void suite(const char *name) {
     printf("-- device %s (type %d)\n", name, dev.type);
     RUN(mlp_replay_equals_eager);
@@ -544,6 +571,7 @@ int main(void) {
     if (st == CT_OK) {
         dev = (ct_device){toy, 0};
         suite("toy (out-of-tree)");
+        RUN(toy_device_memory_stats);
     }
     ct_ctx_free(ctx);
     return ct_test_end();

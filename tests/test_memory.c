@@ -386,6 +386,43 @@ TEST(tensor_oom_names_the_numbers) {
     ct_ctx_free(ctx);
 }
 
+static long seg_count;
+static void *fake_map(void *u, size_t n) {
+    (void)u;
+    void *p = aligned_alloc(4096, n);
+    seg_count += p != NULL;
+    return p;
+}
+static void fake_unmap(void *u, void *p, size_t n) {
+    (void)u, (void)n;
+    seg_count--;
+    free(p);
+}
+/* The public allocator over a device's own segment calls (what a backend uses). */
+TEST(device_allocator_over_its_own_calls) {
+    ct_ctx *ctx = NULL;
+    CHECK_OK(ct_ctx_create(NULL, &ctx));
+    const ct_vm_ops vm = {.size = sizeof vm, .map = fake_map, .unmap = fake_unmap};
+    ct_caching_allocator *a = NULL;
+    CHECK_ST(ct_caching_allocator_create(ctx, &vm, "expandable_segments:True", &a),
+             CT_ERR_INVALID_ARG);
+    CHECK(strstr(ct_ctx_last_error(ctx), "reserve") != NULL);
+    CHECK_ST(ct_caching_allocator_create(ctx, NULL, NULL, &a), CT_ERR_INVALID_ARG);
+    CHECK_ST(ct_caching_allocator_create(ctx, &vm, "bogus:1", &a), CT_ERR_INVALID_ARG);
+    CHECK_OK(ct_caching_allocator_create(ctx, &vm, "memory_limit_mb:8", &a));
+    void *p = NULL, *q = NULL;
+    CHECK_OK(ct_caching_allocator_alloc(a, 1000, &p));
+    CHECK(seg_count == 1 && strcmp(ct_caching_allocator_oom_message(a), "") == 0);
+    CHECK_ST(ct_caching_allocator_alloc(a, 9 * MiB, &q), CT_ERR_OOM);
+    CHECK(q == NULL && strstr(ct_caching_allocator_oom_message(a), "8.00 MiB limit"));
+    ct_caching_allocator_free(a, p);
+    ct_caching_allocator_destroy(a); /* unmaps the free segment */
+    CHECK(seg_count == 0);
+    ct_caching_allocator_destroy(NULL);
+    ct_caching_allocator_free(NULL, NULL);
+    ct_ctx_free(ctx);
+}
+
 int main(void) {
     RUN(rounding_and_pools);
     RUN(split_coalesce_and_best_fit);
@@ -397,5 +434,6 @@ int main(void) {
     RUN(configuration);
     RUN(public_api_through_a_context);
     RUN(tensor_oom_names_the_numbers);
+    RUN(device_allocator_over_its_own_calls);
     return ct_test_end();
 }

@@ -1,6 +1,7 @@
 /* An out-of-tree ctorch backend, built as its own shared library against the public headers only:
- * a "toy" device with its own memory (malloc'd, tagged), a handful of f32 kernels (fill, copy,
- * add/sub/mul with broadcasting, neg, relu, matmul) and its own graph implementation. Load it with
+ * a "toy" device with its own memory (segments from its own calls, managed by ctorch's caching
+ * allocator: ct_caching_allocator_*), a handful of f32 kernels (fill, copy, add/sub/mul with
+ * broadcasting, neg, relu, matmul) and its own graph implementation. Load it with
  * ct_backend_load(ctx, "libctorch_toy_backend.so", &device_type). */
 #include <ctorch/ctorch.h>
 
@@ -9,19 +10,26 @@
 #include <string.h>
 
 typedef struct {
-    long live_allocs;
+    long live_segments;
+    ct_caching_allocator *ca;
 } toy_state;
 
-static ct_status toy_alloc(void *st, size_t n, void **p) {
-    *p = malloc(n ? n : 1);
-    if (!*p) return CT_ERR_OOM;
-    ((toy_state *)st)->live_allocs++;
-    return CT_OK;
+/* The device's segment calls: its "device memory" is page-aligned host memory. */
+static void *toy_map(void *user, size_t n) {
+    void *p = aligned_alloc(4096, n);
+    if (p) ((toy_state *)user)->live_segments++;
+    return p;
 }
-static void toy_free(void *st, void *p) {
-    ((toy_state *)st)->live_allocs--;
+static void toy_unmap(void *user, void *p, size_t n) {
+    (void)n;
+    ((toy_state *)user)->live_segments--;
     free(p);
 }
+
+static ct_status toy_alloc(void *st, size_t n, void **p) {
+    return ct_caching_allocator_alloc(((toy_state *)st)->ca, n, p);
+}
+static void toy_free(void *st, void *p) { ct_caching_allocator_free(((toy_state *)st)->ca, p); }
 static ct_status toy_copy(void *st, void *dst, const void *src, size_t n, int kind) {
     (void)st, (void)kind;
     memmove(dst, src, n);
@@ -235,13 +243,22 @@ static const ct_graph_impl toy_graph_impl = {
     .num_nodes = tg_nodes,
 };
 
-static void toy_destroy(void *st) { free(st); }
+static void toy_destroy(void *st) {
+    ct_caching_allocator_destroy(((toy_state *)st)->ca);
+    free(st);
+}
 
 /* Entry point ct_backend_load looks up. */
 __attribute__((visibility("default"))) ct_status ctorch_backend_init(ct_ctx *ctx,
                                                                      int *device_type) {
     toy_state *s = calloc(1, sizeof *s);
     if (!s) return CT_ERR_OOM;
+    const ct_vm_ops vm = {.size = sizeof vm, .user = s, .map = toy_map, .unmap = toy_unmap};
+    ct_status st = ct_caching_allocator_create(ctx, &vm, NULL, &s->ca);
+    if (st != CT_OK) {
+        free(s);
+        return st;
+    }
     ct_backend_vtable vt = {
         .size = sizeof vt,
         .abi_version = CT_BACKEND_ABI_VERSION,
@@ -254,8 +271,9 @@ __attribute__((visibility("default"))) ct_status ctorch_backend_init(ct_ctx *ctx
         .synchronize = toy_sync,
         .destroy = toy_destroy,
         .graph_impl = &toy_graph_impl,
+        .caching_allocator = s->ca,
     };
-    ct_status st = ct_backend_register(ctx, &vt, device_type);
-    if (st != CT_OK) free(s);
+    st = ct_backend_register(ctx, &vt, device_type);
+    if (st != CT_OK) toy_destroy(s);
     return st;
 }

@@ -204,6 +204,10 @@ typedef struct ct_backend_vtable {
     ct_status (*synchronize)(void *state);
     void (*destroy)(void *state); /* may be NULL */
     const void *graph_impl;       /* graph implementation or NULL */
+    /* The device's caching allocator (ctorch/memory.h: ct_caching_allocator_create over the
+     * device's segment calls), so that ct_memory_stats / summary / snapshot / ct_empty_cache
+     * reach it; NULL: the device has none. Owned by the backend (its destroy frees it). */
+    struct ct_caching_allocator *caching_allocator;
 } ct_backend_vtable;
 
 /* Register a backend on this context; on success *device_type receives its new device type

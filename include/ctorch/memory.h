@@ -47,6 +47,39 @@ typedef struct ct_mem_stats {
     bool expandable_segments;
 } ct_mem_stats;
 
+/* ---- the allocator for device backends ---- */
+
+/* A device's segment calls, in its own addresses: classic segments (map / unmap: n bytes usable
+ * at once, NULL on failure) and, for expandable segments, an address range reserved up front
+ * whose page runs are committed and decommitted (reserve may be NULL: no expandable segments). */
+typedef struct ct_vm_ops {
+    size_t size; /* sizeof(ct_vm_ops) */
+    void *user;  /* passed to every call */
+    void *(*map)(void *user, size_t n);
+    void (*unmap)(void *user, void *p, size_t n);
+    void *(*reserve)(void *user, size_t n);
+    bool (*commit)(void *user, void *p, size_t n);
+    void (*decommit)(void *user, void *p, size_t n);
+    void (*release)(void *user, void *p, size_t n);
+} ct_vm_ops;
+
+typedef struct ct_caching_allocator ct_caching_allocator;
+
+/* A caching allocator with the CPU's rules over a device's segment calls (conf: the
+ * CT_ALLOC_CONF syntax, NULL for the defaults; the environment is not read). A backend's
+ * alloc / free call the two functions below and its vtable names the allocator. */
+CT_API ct_status ct_caching_allocator_create(ct_ctx *ctx, const ct_vm_ops *ops, const char *conf,
+                                             ct_caching_allocator **out);
+/* Unmap what is free and free the allocator (NULL is a no-op). */
+CT_API void ct_caching_allocator_destroy(ct_caching_allocator *a);
+/* n bytes; CT_ERR_OOM after emptying the cache once (ct_caching_allocator_oom_message says
+ * why). */
+CT_API ct_status ct_caching_allocator_alloc(ct_caching_allocator *a, size_t n, void **ptr);
+/* Free a block of this allocator (NULL is a no-op). */
+CT_API void ct_caching_allocator_free(ct_caching_allocator *a, void *ptr);
+/* The message of the last failed allocation ("" if none, "" for NULL). */
+CT_API const char *ct_caching_allocator_oom_message(const ct_caching_allocator *a);
+
 /* The statistics of device's caching allocator (CT_ERR_UNSUPPORTED where the device has none,
  * e.g. a context with its own allocator hooks or no_cache). */
 CT_API ct_status ct_memory_stats(ct_ctx *ctx, ct_device device, ct_mem_stats *out);

@@ -68,7 +68,7 @@ typedef struct {
     ca_seg *exp;  /* the expandable segment, or NULL */
 } ca_pool;
 
-struct ct__calloc {
+struct ct_caching_allocator {
     ct__vm_ops ops;
     ct__calloc_conf conf;
     volatile int lock;
@@ -599,7 +599,7 @@ void ct__calloc_reset_peak(ct__calloc *a) {
     ca_unlock(a);
 }
 
-const char *ct__calloc_oom_message(ct__calloc *a) { return a->oom; }
+const char *ct__calloc_oom_message(const ct__calloc *a) { return a->oom; }
 
 /* ---- create / destroy / config ---- */
 

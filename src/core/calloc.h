@@ -25,7 +25,8 @@ typedef struct ct__vm_ops {
 
 extern const ct__vm_ops ct__vm_ops_cpu;
 
-typedef struct ct__calloc ct__calloc;
+/* The public ct_caching_allocator is this allocator. */
+typedef struct ct_caching_allocator ct__calloc;
 
 typedef struct {
     bool expandable;
@@ -49,7 +50,7 @@ void ct__calloc_empty(ct__calloc *a);
 void ct__calloc_stats(ct__calloc *a, ct_mem_stats *out);
 void ct__calloc_reset_peak(ct__calloc *a);
 /* The message of the last failed allocation ("" if none). */
-const char *ct__calloc_oom_message(ct__calloc *a);
+const char *ct__calloc_oom_message(const ct__calloc *a);
 /* Summary table into a malloc'ed string; JSON snapshot into f. false on allocation / write
  * failure. */
 char *ct__calloc_summary(ct__calloc *a);

@@ -3,17 +3,27 @@
 #include "core/calloc.h"
 #include "core/ctx_impl.h"
 
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 
 static ct_status mem_of(ct_ctx *ctx, const char *op, ct_device dev, ct__calloc **a) {
     if (!ctx) return CT_ERR_INVALID_ARG;
     ct__clear_error(ctx);
-    if (dev.type != CT_DEVICE_CPU || dev.index != 0)
+    if (dev.type != CT_DEVICE_CPU) { /* a registered device that names its allocator */
+        for (int i = 1; i < ctx->n_backends; i++)
+            if (ctx->backends[i].device_type == dev.type && dev.index == 0 &&
+                ctx->backends[i].vt.caching_allocator) {
+                *a = ctx->backends[i].vt.caching_allocator;
+                return CT_OK;
+            }
         return ct__set_error(ctx, CT_ERR_UNSUPPORTED,
-                             "%s: device type %d index %d has no caching allocator here (only "
-                             "cpu:0)",
-                             op, (int)dev.type, dev.index);
+                             "%s: device type %d index %d has no caching allocator", op,
+                             (int)dev.type, dev.index);
+    }
+    if (dev.index != 0)
+        return ct__set_error(ctx, CT_ERR_UNSUPPORTED,
+                             "%s: device cpu:%d does not exist (only cpu:0)", op, dev.index);
     if (!ctx->calloc)
         return ct__set_error(ctx, CT_ERR_UNSUPPORTED,
                              "%s: this context has no caching allocator (allocator hooks, "
@@ -61,7 +71,56 @@ ct_status ct_empty_cache(ct_ctx *ctx) {
     if (!ctx) return CT_ERR_INVALID_ARG;
     ct__clear_error(ctx);
     if (ctx->calloc) ct__calloc_empty(ctx->calloc);
+    for (int i = 1; i < ctx->n_backends; i++)
+        if (ctx->backends[i].vt.caching_allocator)
+            ct__calloc_empty(ctx->backends[i].vt.caching_allocator);
     return CT_OK;
+}
+
+ct_status ct_caching_allocator_create(ct_ctx *ctx, const ct_vm_ops *ops, const char *conf,
+                                      ct_caching_allocator **out) {
+    if (!ctx) return CT_ERR_INVALID_ARG;
+    ct__clear_error(ctx);
+    if (!out)
+        return ct__set_error(ctx, CT_ERR_INVALID_ARG, "caching_allocator_create: out is NULL");
+    *out = NULL;
+    if (!ops || ops->size < offsetof(ct_vm_ops, reserve) || !ops->map || !ops->unmap)
+        return ct__set_error(ctx, CT_ERR_INVALID_ARG,
+                             "caching_allocator_create: ops needs size, map and unmap");
+    ct__calloc_conf c = {0};
+    char err[256] = "";
+    if (conf && !ct__calloc_parse(conf, &c, err, sizeof err))
+        return ct__set_error(ctx, CT_ERR_INVALID_ARG, "caching_allocator_create: %s", err);
+    ct__vm_ops v;
+    memset(&v, 0, sizeof v);
+    v.user = ops->user, v.map = ops->map, v.unmap = ops->unmap;
+    if (ops->size >= sizeof(ct_vm_ops)) {
+        v.reserve = ops->reserve, v.commit = ops->commit, v.decommit = ops->decommit;
+        v.release = ops->release;
+    }
+    if (c.expandable && !(v.reserve && v.commit && v.decommit && v.release))
+        return ct__set_error(ctx, CT_ERR_INVALID_ARG,
+                             "caching_allocator_create: expandable_segments needs reserve, "
+                             "commit, decommit and release");
+    if (!(*out = ct__calloc_create(&v, &c)))
+        return ct__set_error(ctx, CT_ERR_OOM, "caching_allocator_create: out of memory");
+    return CT_OK;
+}
+
+void ct_caching_allocator_destroy(ct_caching_allocator *a) { ct__calloc_destroy(a); }
+
+ct_status ct_caching_allocator_alloc(ct_caching_allocator *a, size_t n, void **ptr) {
+    if (!a || !ptr) return CT_ERR_INVALID_ARG;
+    *ptr = ct__calloc_alloc(a, n);
+    return *ptr ? CT_OK : CT_ERR_OOM;
+}
+
+void ct_caching_allocator_free(ct_caching_allocator *a, void *ptr) {
+    if (a) ct__calloc_free(a, ptr);
+}
+
+const char *ct_caching_allocator_oom_message(const ct_caching_allocator *a) {
+    return a ? ct__calloc_oom_message(a) : "";
 }
 
 ct_status ct_memory_reset_peak(ct_ctx *ctx, ct_device device) {
