@@ -386,6 +386,61 @@ TEST(tensor_oom_names_the_numbers) {
     ct_ctx_free(ctx);
 }
 
+/* Graph memory comes from a private pool of the allocator: segments of its own, alive until the
+ * graph and every tensor from it are gone; replay allocates nothing. */
+TEST(graph_private_pools) {
+    ct_ctx *ctx = NULL;
+    CHECK_OK(ct_ctx_create(NULL, &ctx));
+    if (ct_ctx_debug(ctx)) {
+        ct_ctx_free(ctx);
+        return;
+    }
+    const ct_device cpu = {CT_DEVICE_CPU, 0};
+    const int64_t n = 1000;
+    ct_tensor *x = NULL, *y = NULL;
+    CHECK_OK(ct_tensor_zeros(ctx, CT_FLOAT32, 1, &n, &x));
+    ct_mem_stats s0 = {.size = sizeof s0}, s1 = {.size = sizeof s1};
+    CHECK_OK(ct_empty_cache(ctx));
+    CHECK_OK(ct_memory_stats(ctx, cpu, &s0));
+    ct_graph *g = NULL;
+    CHECK_OK(ct_graph_create(ctx, cpu, NULL, &g));
+    CHECK_OK(ct_graph_capture_begin(g, NULL));
+    CHECK_OK(ct_add_scalar(ctx, x, 1.0, &y));
+    CHECK_OK(ct_graph_capture_end(g));
+    CHECK_OK(ct_graph_instantiate(g));
+    CHECK_OK(ct_memory_stats(ctx, cpu, &s1));
+    CHECK(s1.segment[CT_MEM_SMALL_POOL].current >= s0.segment[CT_MEM_SMALL_POOL].current + 1);
+    const int64_t allocs = s1.allocation[CT_MEM_ALL].allocated;
+    CHECK_OK(ct_graph_replay(g));
+    CHECK_OK(ct_graph_replay(g));
+    CHECK_OK(ct_memory_stats(ctx, cpu, &s1));
+    CHECK_MSG(s1.allocation[CT_MEM_ALL].allocated == allocs, "replay allocated %lld blocks",
+              (long long)(s1.allocation[CT_MEM_ALL].allocated - allocs));
+    char path[] = "/tmp/ct_pool_XXXXXX";
+    int fd = mkstemp(path);
+    CHECK(fd >= 0);
+    close(fd);
+    CHECK_OK(ct_memory_snapshot(ctx, cpu, path));
+    FILE *f = fopen(path, "r");
+    char buf[1 << 16];
+    size_t len = f ? fread(buf, 1, sizeof buf - 1, f) : 0;
+    buf[len] = 0;
+    if (f) fclose(f);
+    unlink(path);
+    CHECK(strstr(buf, "\"private_pool\": 0") && strstr(buf, "\"private_pool\": 1"));
+    ct_graph_free(g); /* y still holds the pool */
+    CHECK_OK(ct_empty_cache(ctx));
+    CHECK_OK(ct_memory_stats(ctx, cpu, &s1));
+    CHECK(s1.reserved_bytes[CT_MEM_ALL].current > s0.reserved_bytes[CT_MEM_ALL].current);
+    ct_tensor_release(y); /* the last tensor from it: the private segments go */
+    CHECK_OK(ct_memory_stats(ctx, cpu, &s1));
+    CHECK_MSG(s1.reserved_bytes[CT_MEM_ALL].current == s0.reserved_bytes[CT_MEM_ALL].current,
+              "reserved %lld, was %lld", (long long)s1.reserved_bytes[0].current,
+              (long long)s0.reserved_bytes[0].current);
+    ct_tensor_release(x);
+    ct_ctx_free(ctx);
+}
+
 static long seg_count;
 static void *fake_map(void *u, size_t n) {
     (void)u;
@@ -435,5 +490,6 @@ int main(void) {
     RUN(public_api_through_a_context);
     RUN(tensor_oom_names_the_numbers);
     RUN(device_allocator_over_its_own_calls);
+    RUN(graph_private_pools);
     return ct_test_end();
 }

@@ -52,6 +52,7 @@ typedef struct ca_blk {
 } ca_blk;
 
 struct ca_seg {
+    int set; /* 0: the general pools; > 0: a private pool (a graph's) */
     char *base;
     size_t size;     /* bytes usable (committed, for an expandable segment) */
     size_t reserved; /* address range of an expandable segment */
@@ -68,11 +69,22 @@ typedef struct {
     ca_seg *exp;  /* the expandable segment, or NULL */
 } ca_pool;
 
+/* A private pool: its own small and large pools, so its blocks never share a segment with the
+ * general ones (graph memory). A released set frees each segment as it empties. */
+typedef struct ca_pset {
+    int id;
+    bool released;
+    ca_pool pool[2];
+    struct ca_pset *next;
+} ca_pset;
+
 struct ct_caching_allocator {
     ct__vm_ops ops;
     ct__calloc_conf conf;
     volatile int lock;
     ca_pool pool[2];
+    ca_pset *psets;
+    int next_pset;
     ca_blk **tab; /* open addressing: ptr -> block; CA_TOMB marks a removed entry */
     size_t tcap, tused;
     ca_blk *spare; /* recycled block nodes (linked through next) */
@@ -245,6 +257,14 @@ static ca_blk *ca_tab_find(const ct__calloc *a, const void *p) {
     return NULL;
 }
 
+/* The pools of set id (0: the general ones); NULL for an unknown set. */
+static ca_pool *ca_P(ct__calloc *a, int set, int pool) {
+    if (set == 0) return &a->pool[pool];
+    for (ca_pset *q = a->psets; q; q = q->next)
+        if (q->id == set) return &q->pool[pool];
+    return NULL;
+}
+
 /* ---- segments ---- */
 
 static size_t ca_reserved(const ct__calloc *a) {
@@ -255,7 +275,8 @@ static bool ca_within_limit(const ct__calloc *a, size_t more) {
 }
 
 /* A classic segment for a request of size: one free block in the pool's bins. */
-static bool ca_new_segment(ct__calloc *a, int pool, size_t size) {
+static bool ca_new_segment(ct__calloc *a, int set, int pool, size_t size) {
+    ca_pool *pp = ca_P(a, set, pool);
     const size_t n = pool == 0 ? CA_SMALL_SEG
                      : size < CA_MIN_LARGE
                          ? CA_LARGE_SEG
@@ -270,12 +291,12 @@ static bool ca_new_segment(ct__calloc *a, int pool, size_t size) {
         return false;
     }
     CA_POISON(base, n);
-    s->base = base, s->size = n, s->pool = pool, s->head = b;
-    s->snext = a->pool[pool].segs;
+    s->set = set, s->base = base, s->size = n, s->pool = pool, s->head = b;
+    s->snext = pp->segs;
     if (s->snext) s->snext->sprev = s;
-    a->pool[pool].segs = s;
+    pp->segs = s;
     b->ptr = base, b->size = n, b->seg = s;
-    ca_bin_add(&a->pool[pool], b);
+    ca_bin_add(pp, b);
     ca_stat(a->st.segment, pool, 1);
     ca_stat(a->st.reserved_bytes, pool, (int64_t)n);
     a->st.num_segment_allocs++;
@@ -337,6 +358,8 @@ static bool ca_grow_expandable(ct__calloc *a, int pool, size_t size) {
 }
 
 static void ca_release_block(ct__calloc *a, ca_blk *b);
+static void ca_release_cached_set(ct__calloc *a, int set, int pool);
+static void ca_release_cached(ct__calloc *a, int pool) { ca_release_cached_set(a, 0, pool); }
 /* Give every parked block of the hot lists back to its bin (coalescing). */
 static void ca_flush_hot(ct__calloc *a) {
     for (int i = 0; i < CA_NBINS; i++)
@@ -354,27 +377,34 @@ static void ca_flush_hot(ct__calloc *a) {
 
 /* Unmap the pool's wholly free classic segments and decommit the free top of its expandable
  * one (the hot lists are flushed first). */
-static void ca_release_cached(ct__calloc *a, int pool) {
+/* Unmap classic segment s of pool p if its only block is free. */
+static void ca_unmap_if_free(ct__calloc *a, ca_pool *p, ca_seg *s) {
+    ca_blk *b = s->head;
+    if (b->used || b->hot || b->next) return;
+    ca_bin_del(p, b);
+    if (s->sprev)
+        s->sprev->snext = s->snext;
+    else
+        p->segs = s->snext;
+    if (s->snext) s->snext->sprev = s->sprev;
+    CA_UNPOISON(s->base, s->size);
+    a->ops.unmap(a->ops.user, s->base, s->size);
+    ca_stat(a->st.segment, s->pool, -1);
+    ca_stat(a->st.reserved_bytes, s->pool, -(int64_t)s->size);
+    a->st.num_segment_frees++;
+    ca_node_free(a, b);
+    free(s);
+}
+
+static void ca_release_cached_set(ct__calloc *a, int set, int pool) {
     ca_flush_hot(a);
-    ca_pool *p = &a->pool[pool];
+    ca_pool *p = ca_P(a, set, pool);
+    if (!p) return;
     for (ca_seg *s = p->segs, *nx; s; s = nx) {
         nx = s->snext;
-        ca_blk *b = s->head;
-        if (b->used || b->next) continue;
-        ca_bin_del(p, b);
-        if (s->sprev)
-            s->sprev->snext = s->snext;
-        else
-            p->segs = s->snext;
-        if (s->snext) s->snext->sprev = s->sprev;
-        CA_UNPOISON(s->base, s->size);
-        a->ops.unmap(a->ops.user, s->base, s->size);
-        ca_stat(a->st.segment, pool, -1);
-        ca_stat(a->st.reserved_bytes, pool, -(int64_t)s->size);
-        a->st.num_segment_frees++;
-        ca_node_free(a, b);
-        free(s);
+        ca_unmap_if_free(a, p, s);
     }
+    if (set) return; /* private pools have no expandable segment */
     ca_seg *s = p->exp;
     if (!s || !s->head) return;
     const size_t gran = pool == 0 ? CA_SMALL_SEG : CA_LARGE_SEG;
@@ -418,14 +448,21 @@ static void ca_fmt_mib(char *buf, size_t n, int64_t bytes) {
     snprintf(buf, n, "%.2f MiB", (double)bytes / (1024.0 * 1024.0));
 }
 
-void *ct__calloc_alloc(ct__calloc *a, size_t n) {
+void *ct__calloc_alloc(ct__calloc *a, size_t n) { return ct__calloc_alloc_in(a, 0, n); }
+
+void *ct__calloc_alloc_in(ct__calloc *a, int set, size_t n) {
     if (n > SIZE_MAX - CA_ROUND_LARGE) return NULL;
     const size_t size = n <= CA_ROUND ? CA_ROUND : (n + CA_ROUND - 1) / CA_ROUND * CA_ROUND;
     const int pool = size <= CA_SMALL_MAX ? 0 : 1;
-    ca_pool *p = &a->pool[pool];
     const int hb = ca_bin(size);
     ca_lock(a);
-    ca_blk *b = a->hot[hb].top;
+    ca_pool *p = ca_P(a, set, pool);
+    if (!p) {
+        snprintf(a->oom, sizeof a->oom, "private pool %d does not exist", set);
+        ca_unlock(a);
+        return NULL;
+    }
+    ca_blk *b = set ? NULL : a->hot[hb].top;
     if (b && b->size == size) { /* a parked block of this size: still in the table */
         a->hot[hb].top = b->fnext;
         a->hot[hb].n--;
@@ -448,8 +485,8 @@ void *ct__calloc_alloc(ct__calloc *a, size_t n) {
             ca_release_cached(a, 0);
             ca_release_cached(a, 1);
         }
-        const bool grown =
-            a->conf.expandable ? ca_grow_expandable(a, pool, size) : ca_new_segment(a, pool, size);
+        const bool grown = a->conf.expandable && !set ? ca_grow_expandable(a, pool, size)
+                                                      : ca_new_segment(a, set, pool, size);
         if (grown) b = ca_find(a, p, size);
     }
     if (!b) {
@@ -510,7 +547,8 @@ void *ct__calloc_alloc(ct__calloc *a, size_t n) {
 /* A free block (not in the table, bins or hot lists) coalesces with its free neighbours and goes
  * to its bin. */
 static void ca_release_block(ct__calloc *a, ca_blk *b) {
-    ca_pool *p = &a->pool[b->seg->pool];
+    ca_seg *sg = b->seg;
+    ca_pool *p = ca_P(a, sg->set, sg->pool);
     ca_blk *pv = b->prev, *nx = b->next;
     if (pv && !pv->used && !pv->hot) {
         ca_bin_del(p, pv);
@@ -532,6 +570,10 @@ static void ca_release_block(ct__calloc *a, ca_blk *b) {
     }
     ca_split_stat(a, b, 1);
     ca_bin_add(p, b);
+    if (sg->set) { /* a released private pool gives each segment back as it empties */
+        for (ca_pset *q = a->psets; q; q = q->next)
+            if (q->id == sg->set && q->released) ca_unmap_if_free(a, p, sg);
+    }
 }
 
 void ct__calloc_free(ct__calloc *a, void *ptr) {
@@ -550,7 +592,7 @@ void ct__calloc_free(ct__calloc *a, void *ptr) {
     b->used = false;
     b->req = 0;
     const int hb = ca_bin(b->size);
-    if (!a->conf.no_hot &&
+    if (!a->conf.no_hot && b->seg->set == 0 &&
         a->hot[hb].n < (b->size <= CA_HOT_SMALL ? CA_HOT_DEPTH_SMALL : CA_HOT_DEPTH_LARGE)) {
         b->hot = true; /* parked for the next request of this size */
         b->fnext = a->hot[hb].top;
@@ -601,6 +643,41 @@ void ct__calloc_reset_peak(ct__calloc *a) {
 
 const char *ct__calloc_oom_message(const ct__calloc *a) { return a->oom; }
 
+/* ---- private pools ---- */
+
+int ct__calloc_private_create(ct__calloc *a) {
+    ca_pset *q = calloc(1, sizeof *q);
+    if (!q) return 0;
+    ca_lock(a);
+    q->id = ++a->next_pset;
+    q->next = a->psets;
+    a->psets = q;
+    ca_unlock(a);
+    return q->id;
+}
+
+static void ca_pset_drop_empty(ct__calloc *a) {
+    for (ca_pset **pp = &a->psets; *pp;) {
+        ca_pset *q = *pp;
+        if (q->released && !q->pool[0].segs && !q->pool[1].segs) {
+            *pp = q->next;
+            free(q);
+        } else {
+            pp = &q->next;
+        }
+    }
+}
+
+void ct__calloc_private_release(ct__calloc *a, int id) {
+    ca_lock(a);
+    for (ca_pset *q = a->psets; q; q = q->next)
+        if (q->id == id) q->released = true;
+    for (int pool = 0; pool < 2; pool++)
+        ca_release_cached_set(a, id, pool);
+    ca_pset_drop_empty(a);
+    ca_unlock(a);
+}
+
 /* ---- create / destroy / config ---- */
 
 ct__calloc *ct__calloc_create(const ct__vm_ops *ops, const ct__calloc_conf *conf) {
@@ -625,6 +702,12 @@ void ct__calloc_destroy(ct__calloc *a) {
     if (!a) return;
     ca_destroy_pool(a, 0);
     ca_destroy_pool(a, 1);
+    for (ca_pset *q = a->psets; q; q = q->next) {
+        q->released = true;
+        ca_release_cached_set(a, q->id, 0);
+        ca_release_cached_set(a, q->id, 1);
+    }
+    ca_pset_drop_empty(a); /* sets with leaked blocks stay (their segments stay mapped) */
     /* segments with blocks still in use (leaked tensors) stay mapped; their metadata goes */
     for (ca_blk *b = a->spare, *n; b; b = n) {
         n = b->next;
@@ -787,9 +870,10 @@ char *ct__calloc_summary(ct__calloc *a) {
 static void ca_snap_seg(ca_buf *b, const ca_seg *s, bool *first) {
     ca_put(b,
            "%s\n  {\"address\": %llu, \"total_size\": %zu, \"reserved_size\": %zu, "
-           "\"pool\": \"%s\", \"expandable\": %s, \"stream\": 0, \"blocks\": [",
+           "\"pool\": \"%s\", \"private_pool\": %d, \"expandable\": %s, \"stream\": 0, "
+           "\"blocks\": [",
            *first ? "" : ",", (unsigned long long)(uintptr_t)s->base, s->size,
-           s->expandable ? s->reserved : s->size, s->pool ? "large" : "small",
+           s->expandable ? s->reserved : s->size, s->pool ? "large" : "small", s->set,
            s->expandable ? "true" : "false");
     *first = false;
     bool bf = true;
@@ -813,6 +897,9 @@ bool ct__calloc_snapshot(ct__calloc *a, FILE *f) {
         for (const ca_seg *s = a->pool[p].segs; s; s = s->snext)
             ca_snap_seg(&b, s, &first);
         if (a->pool[p].exp && a->pool[p].exp->size) ca_snap_seg(&b, a->pool[p].exp, &first);
+        for (const ca_pset *q = a->psets; q; q = q->next)
+            for (const ca_seg *s = q->pool[p].segs; s; s = s->snext)
+                ca_snap_seg(&b, s, &first);
     }
     const ct_mem_stats *st = &a->st;
     ca_put(&b,

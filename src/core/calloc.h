@@ -46,6 +46,13 @@ void ct__calloc_destroy(ct__calloc *a);
  * emptying the cache once (then ct__calloc_oom_message explains). */
 void *ct__calloc_alloc(ct__calloc *a, size_t n);
 void ct__calloc_free(ct__calloc *a, void *p);
+/* Private pools (graph memory): a new one (its id > 0; 0 when out of memory), allocations from it
+ * (its own segments, never shared with the general pools or another private pool; no hot lists,
+ * no expandable segments), and its release (its free segments go at once, the others as their
+ * blocks are freed). ct__calloc_free frees a block of any pool. */
+int ct__calloc_private_create(ct__calloc *a);
+void *ct__calloc_alloc_in(ct__calloc *a, int pool_id, size_t n);
+void ct__calloc_private_release(ct__calloc *a, int pool_id);
 void ct__calloc_empty(ct__calloc *a);
 void ct__calloc_stats(ct__calloc *a, ct_mem_stats *out);
 void ct__calloc_reset_peak(ct__calloc *a);

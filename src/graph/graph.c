@@ -1,5 +1,6 @@
 /* Device-agnostic graph front end: capture state, the graph memory pool, capture errors, cond.
  * It talks to backends only through their ct_graph_impl table. */
+#include "core/calloc.h"
 #include "ctorch/graph.h"
 #include "ctorch/ops.h"
 #include "ops/dispatch.h"
@@ -18,6 +19,7 @@ struct ct_graph_pool {
     size_t nhost, caphost;
     void **dev; /* device data of non-CPU tensors */
     size_t ndev, capdev;
+    int cpool; /* the caching allocator's private pool of the host blocks (0: none) */
 };
 
 enum { G_EMPTY, G_CAPTURING, G_CAPTURED, G_READY };
@@ -71,6 +73,7 @@ static void ct__pool_unref(void *pv) {
         if (p->dev[i]) b->vt.free(b->vt.state, p->dev[i]); /* NULL: freed by the memory plan */
     for (size_t i = 0; i < p->nhost; i++)
         ct__free(ctx, p->host[i]);
+    if (p->cpool) ct__calloc_private_release(ctx->calloc, p->cpool); /* its segments go */
     ct__free(ctx, p->dev);
     ct__free(ctx, p->host);
     ct__free(ctx, p);
@@ -82,7 +85,8 @@ static void *ct__pool_alloc_host(ct__capture *c, size_t n) {
     ct_graph *g = (ct_graph *)c;
     ct_graph_pool *p = g->pool;
     if (!ct__grow(g->ctx, &p->host, &p->caphost, p->nhost + 1)) return NULL;
-    void *b = ct__alloc(g->ctx, n, 64);
+    void *b =
+        p->cpool ? ct__calloc_alloc_in(g->ctx->calloc, p->cpool, n) : ct__alloc(g->ctx, n, 64);
     if (b) p->host[p->nhost++] = b;
     return b;
 }
@@ -220,6 +224,8 @@ ct_status ct_graph_create(ct_ctx *ctx, ct_device device, const ct_graph_options 
         g->pool->refcount = 1;
         g->pool->ctx = ctx;
         g->pool->slot = g->slot;
+        /* graph memory from a private pool of the caching allocator: segments of its own */
+        if (ctx->calloc && g->slot == 0) g->pool->cpool = ct__calloc_private_create(ctx->calloc);
     }
     ct_status st = impl->create(b->vt.state, &g->gs);
     if (st != CT_OK) {
