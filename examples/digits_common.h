@@ -12,23 +12,6 @@
 
 #ifndef CT_SOURCE_DIR
 #define CT_SOURCE_DIR "."
-/* The split's images and train labels as tensors. */
-static inline void digits_tensors(ct_ctx *c, float (*xtr)[IN], const int64_t *ytr, float (*xte)[IN],
-                                  ct_tensor **Xtr, ct_tensor **Xte, ct_tensor **Ytr) {
-    ct_ctx *ctx = c; /* for TRY */
-    int64_t str[2] = {N_TRAIN, IN}, ste[2] = {N_TEST, IN}, sytr[1] = {N_TRAIN};
-    TRY(ct_tensor_from_host(ctx, xtr, CT_FLOAT32, 2, str, Xtr));
-    TRY(ct_tensor_from_host(ctx, xte, CT_FLOAT32, 2, ste, Xte));
-    TRY(ct_tensor_from_host(ctx, ytr, CT_INT64, 1, sytr, Ytr));
-}
-
-/* The MLP 64-128-10's parameters w1, b1, w2, b2 (fixed seeds). */
-static inline void digits_mlp_params(ct_ctx *c, ct_tensor *p[4]) {
-    int64_t w1s[2] = {HID, IN}, b1s[1] = {HID}, w2s[2] = {OUT, HID}, b2s[1] = {OUT};
-    p[0] = digits_init_param(c, 2, w1s, IN, 1), p[1] = digits_init_param(c, 1, b1s, IN, 2);
-    p[2] = digits_init_param(c, 2, w2s, HID, 3), p[3] = digits_init_param(c, 1, b2s, HID, 4);
-}
-
 #endif
 #define N_ALL 1797
 #define N_TEST 360

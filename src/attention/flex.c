@@ -520,8 +520,8 @@ ct_status ct_flex_attention_backward(ct_ctx *ctx, const ct_tensor *q, const ct_t
                              op);
     const ct_dtype dt = ct_tensor_dtype(q), cdt = dt == CT_FLOAT64 ? CT_FLOAT64 : CT_FLOAT32;
     const bool entered = ct__ag_enter(ctx); /* the ops below record nothing */
-    ct_tensor *go = NULL, *o32 = NULL, *l32 = NULL, *prod = NULL, *del = NULL, *gl = NULL,
-              *mods = NULL, *work = NULL, *g[3] = {0};
+    ct_tensor *go = NULL, *o32 = NULL, *l32 = NULL, *prod = NULL, *del = NULL, *mods = NULL,
+              *work = NULL, *g[3] = {0};
     const int last = -1;
     if ((st = ct__to_dtype(ctx, grad_out, cdt, &go)) != CT_OK ||
         (st = ct__to_dtype(ctx, out, cdt, &o32)) != CT_OK ||
@@ -581,7 +581,6 @@ done:
     ct_tensor_release(l32);
     ct_tensor_release(prod);
     ct_tensor_release(del);
-    ct_tensor_release(gl);
     ct_tensor_release(mods);
     ct_tensor_release(work);
     if (st != CT_OK) {

@@ -938,5 +938,5 @@ static void cpu_decommit(void *u, void *p, size_t n) {
     madvise(p, n, MADV_DONTNEED); /* the pages go back to the OS */
     mprotect(p, n, PROT_NONE);
 }
-const ct__vm_ops ct__vm_ops_cpu = {NULL,       cpu_map,      cpu_unmap, cpu_reserve,
-                                   cpu_commit, cpu_decommit, cpu_unmap};
+const ct__vm_ops ct__vm_ops_cpu = {sizeof(ct_vm_ops), NULL,       cpu_map,      cpu_unmap,
+                                   cpu_reserve,       cpu_commit, cpu_decommit, cpu_unmap};

@@ -11,17 +11,8 @@
 #include <stddef.h>
 #include <stdio.h>
 
-typedef struct ct__vm_ops {
-    void *user;
-    /* classic segments: n bytes, usable at once; NULL on failure */
-    void *(*map)(void *user, size_t n);
-    void (*unmap)(void *user, void *p, size_t n);
-    /* expandable segments: reserve an address range, commit / decommit page runs of it */
-    void *(*reserve)(void *user, size_t n);
-    bool (*commit)(void *user, void *p, size_t n);
-    void (*decommit)(void *user, void *p, size_t n);
-    void (*release)(void *user, void *p, size_t n);
-} ct__vm_ops;
+/* The device's segment calls are the public ct_vm_ops (ctorch/memory.h). */
+typedef ct_vm_ops ct__vm_ops;
 
 extern const ct__vm_ops ct__vm_ops_cpu;
 

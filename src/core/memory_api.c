@@ -91,13 +91,10 @@ ct_status ct_caching_allocator_create(ct_ctx *ctx, const ct_vm_ops *ops, const c
     char err[256] = "";
     if (conf && !ct__calloc_parse(conf, &c, err, sizeof err))
         return ct__set_error(ctx, CT_ERR_INVALID_ARG, "caching_allocator_create: %s", err);
-    ct__vm_ops v;
+    ct_vm_ops v; /* an older, smaller table: the fields it lacks are NULL */
     memset(&v, 0, sizeof v);
-    v.user = ops->user, v.map = ops->map, v.unmap = ops->unmap;
-    if (ops->size >= sizeof(ct_vm_ops)) {
-        v.reserve = ops->reserve, v.commit = ops->commit, v.decommit = ops->decommit;
-        v.release = ops->release;
-    }
+    memcpy(&v, ops, ops->size < sizeof v ? ops->size : sizeof v);
+    v.size = sizeof v;
     if (c.expandable && !(v.reserve && v.commit && v.decommit && v.release))
         return ct__set_error(ctx, CT_ERR_INVALID_ARG,
                              "caching_allocator_create: expandable_segments needs reserve, "

@@ -583,6 +583,7 @@ typedef struct {
 } fa_bw_buf;
 
 static fa_bw_buf fa_bw_bufs(const fa_job *J, float *w) {
+    const float *const w0 = w;
     const int64_t E = J->d.E, Ev = J->d.Ev, TQ = CT__FA_TQ, TK = CT__FA_TK;
     const int64_t Ep = ct__fa_r16(E), Evp = ct__fa_r16(Ev);
     fa_bw_buf u;
@@ -600,6 +601,8 @@ static fa_bw_buf fa_bw_bufs(const fa_job *J, float *w) {
     u.dqa = w, w += ct__fa_r16(TQ * Ep);
     u.lse = w, w += TQ;
     u.del = w;
+    CT_ASSERT(u.del + TQ <= w0 + J->plan.per_thread); /* the carve-up of ct__fa_plan_for's size */
+    (void)w0;
     return u;
 }
 
