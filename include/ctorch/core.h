@@ -37,7 +37,8 @@ extern "C" {
     X(CT_ERR_STATE, 8, "invalid state for this call")                                              \
     X(CT_ERR_DEVICE, 9, "device or backend error")                                                 \
     X(CT_ERR_OVERFLOW, 10, "size arithmetic overflow")                                             \
-    X(CT_ERR_INDEX, 11, "index out of range")
+    X(CT_ERR_INDEX, 11, "index out of range")                                                      \
+    X(CT_ERR_TIMEOUT, 12, "timed out waiting for peers")
 
 typedef enum ct_status {
 #define CT__STATUS_ENUM(name, value, desc) name = value,

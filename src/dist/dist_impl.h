@@ -1,0 +1,113 @@
+/* Private structures of the distributed layer: the process group, the shared-memory control block
+ * every rank of a node-local group publishes (arrival counter, call descriptor, splits, small
+ * inline payloads), symmetric buffers, and the helpers shared by dist.c, symm.c and reduce.c. */
+#ifndef CTORCH_DIST_IMPL_H
+#define CTORCH_DIST_IMPL_H
+
+#include "core/internal.h"
+#include "ctorch/dist.h"
+
+#include <mpi.h>
+#include <stdatomic.h>
+#include <sys/types.h>
+
+/* Call kinds (the descriptor's op): ranks calling different collectives is an error. */
+enum {
+    CT__D_BARRIER = 1,
+    CT__D_BCAST,
+    CT__D_ALLREDUCE,
+    CT__D_ALLGATHER,
+    CT__D_REDSCAT,
+    CT__D_A2A,
+    CT__D_A2AV,
+    CT__D_A2AV2D,
+    CT__D_COMBINE,
+    CT__D_SYMM_ALLOC,
+    CT__D_SPLIT
+};
+/* Where a rank's source bytes are for the one-copy readers. */
+enum { CT__SRC_NONE = 0, CT__SRC_INLINE, CT__SRC_ADDR, CT__SRC_SYMM };
+
+/* What each rank says about its part of a call; every rank checks all of them identically. */
+typedef struct ct__ddesc {
+    int32_t op, status, dtype, ndim;
+    int64_t shape[CT_MAX_DIMS];
+    int64_t p[4];    /* op parameters that must agree (root, reduce op, experts, align) */
+    int64_t q[2];    /* per-rank values (output rows, ...) */
+    int32_t kind;    /* CT__SRC_* */
+    int32_t pid;     /* for CT__SRC_ADDR */
+    uint64_t addr;   /* CT__SRC_ADDR: address in that process; CT__SRC_SYMM: buffer id */
+    uint64_t off;    /* CT__SRC_SYMM: byte offset in the buffer */
+    int64_t nsplits; /* int64 values this rank contributes to the splits exchange */
+    char msg[120];   /* the local failure, when status != 0 */
+} ct__ddesc;
+
+#define CT__SHM_SPLITS 8192        /* int64 split values per rank in the control block */
+#define CT__SHM_INLINE (64u << 10) /* bytes of inline payload per rank */
+#define CT__SHM_MAGIC 0x63746f7263684430ull
+
+typedef struct ct__shm_ctrl {
+    _Alignas(64) _Atomic uint64_t arrive; /* number of syncs this rank has reached */
+    _Alignas(64) uint64_t magic;
+    uint64_t self_addr; /* this block's address in its owner's address space (probe) */
+    int32_t pid;
+    /* double-buffered by the parity of the arrival count at the start of a call */
+    _Alignas(64) ct__ddesc desc[2];
+    _Alignas(64) int64_t splits[2][CT__SHM_SPLITS];
+    _Alignas(64) unsigned char inline_data[2][CT__SHM_INLINE];
+} ct__shm_ctrl;
+
+struct ct_symm_buf {
+    ct_dist *g;
+    uint64_t id; /* same on every rank (creation order in the group) */
+    MPI_Win win;
+    bool shared;           /* MPI_Win_allocate_shared (peers mapped) or RMA */
+    size_t nbytes, stride; /* user bytes; bytes per rank incl. the signal slots */
+    size_t pad;            /* from the window's start to the 64-byte aligned part */
+    unsigned char *local;
+    unsigned char **peer; /* shared: every rank's part; else NULL */
+    struct ct_symm_buf *next;
+};
+
+struct ct_dist {
+    ct_ctx *ctx;
+    MPI_Comm comm;
+    int rank, size;
+    bool world, finalize, broken;
+    double timeout_s;
+    bool node_local, shm, cma;
+    MPI_Win ctrl_win;
+    ct__shm_ctrl **ctrl; /* every rank's control block (shm groups) */
+    uint64_t epoch;
+    uint64_t symm_next;
+    ct_symm_buf *symm;
+    MPI_Op half_ops[2][4]; /* f16 / bf16 x sum, max, min, prod */
+    MPI_Op bool_ops[2];    /* or, and */
+    unsigned char *tmp;    /* CT__TMP_BYTES of scratch for chunked reductions */
+};
+#define CT__TMP_BYTES (256u << 10)
+
+/* ---- dist.c ---- */
+double ct__dist_now(void);
+/* Wait (polling, with the group's deadline) until every peer reached this rank's next sync. */
+ct_status ct__dist_sync(ct_dist *g, const char *what);
+ct_status ct__dist_mpi_wait(ct_dist *g, int n, MPI_Request *reqs, const char *what);
+/* Symmetric buffer of g holding [p, p + n) of this rank's part, or NULL; *off its offset. */
+ct_symm_buf *ct__symm_find(const ct_dist *g, const void *p, size_t n, size_t *off);
+ct_symm_buf *ct__symm_by_id(const ct_dist *g, uint64_t id);
+/* The agreement step of a collective allocation: nbytes equal on every rank (same verdict). */
+ct_status ct__dist_agree_size(ct_dist *g, size_t nbytes, const char *what);
+
+/* ---- reduce.c ---- */
+bool ct__dist_reducible(ct_dtype dt, ct_reduce_op op);
+/* dst[i] = dst[i] op src[i] for n elements of dt (AVG accumulates as SUM). */
+void ct__dist_reduce(void *dst, const void *src, size_t n, ct_dtype dt, ct_reduce_op op);
+/* Divide n elements by k (AVG's final step; floating dtypes). */
+void ct__dist_scale(void *dst, size_t n, ct_dtype dt, double k);
+MPI_Datatype ct__dist_mpi_type(ct_dtype dt);
+/* The MPI op for (dt, op) (SUM for AVG); g's user ops for f16 / bf16. */
+MPI_Op ct__dist_mpi_op(ct_dist *g, ct_dtype dt, ct_reduce_op op);
+ct_status ct__dist_ops_create(ct_dist *g);
+void ct__dist_ops_free(ct_dist *g);
+
+#endif
