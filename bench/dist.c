@@ -1,5 +1,5 @@
 /* Collectives against the plain MPI call on the same buffers, measured in the same run
- * (mpirun -np 2 ./build/bench_dist [max_bytes]). For each call and size (8 B .. 64 MiB) the two are
+ * (mpirun -np 2 ./build/bench_dist [max_bytes [op]]). For each call and size (8 B .. 64 MiB) the two are
  * timed in alternating rounds (the slowest rank's time, median of the rounds) and printed with
  * nccl-tests' algorithm and bus bandwidth:
  *   bench dist <op> bytes=N np=P ct_us=T mpi_us=M busbw_GBps=B ratio=M/T
@@ -109,6 +109,7 @@ int main(int argc, char **argv) {
     }
     for (size_t oi = 0; oi < sizeof ops / sizeof *ops; oi++) {
         const op_t *o = &ops[oi];
+        if (argc > 2 && strcmp(argv[2], o->name) != 0) continue;
         for (size_t bytes = 8; bytes <= max_bytes;
              bytes = bytes * 4 > max_bytes && bytes < max_bytes ? max_bytes : bytes * 4) {
             bufs b = {0};

@@ -374,11 +374,13 @@ typedef struct {
     const int64_t **SP;
     ct__ddesc *Dbuf; /* MPI path storage */
     int64_t *SPbuf;
+    const ct__ddesc *Dsmall[16]; /* D and SP of groups up to 16 ranks (no allocation) */
+    const int64_t *SPsmall[16];
 } xch;
 
 static void xch_free(xch *x) {
-    free(x->D);
-    free(x->SP);
+    if (x->D != x->Dsmall) free(x->D);
+    if (x->SP != x->SPsmall) free(x->SP);
     free(x->Dbuf);
     free(x->SPbuf);
 }
@@ -386,10 +388,22 @@ static void xch_free(xch *x) {
 /* Step 2 for shm groups: payload (if any) and descriptor already written; publish the splits,
  * arrive, point at every rank's blocks. */
 static ct_status exchange(ct_dist *g, ct__ddesc *d, const int64_t *sp, const char *what, xch *x) {
-    memset(x, 0, sizeof *x);
-    x->D = calloc((size_t)g->size, sizeof *x->D);
-    x->SP = calloc((size_t)g->size, sizeof *x->SP);
-    if (!x->D || !x->SP) return ct__set_error(g->ctx, CT_ERR_OOM, "dist %s: out of memory", what);
+    x->Dbuf = NULL;
+    x->SPbuf = NULL;
+    if (g->size <= 16) {
+        x->D = x->Dsmall;
+        x->SP = x->SPsmall;
+    } else {
+        x->D = calloc((size_t)g->size, sizeof *x->D);
+        x->SP = calloc((size_t)g->size, sizeof *x->SP);
+        if (!x->D || !x->SP) {
+            if (x->D) free(x->D);
+            if (x->SP) free(x->SP);
+            x->D = x->Dsmall;
+            x->SP = x->SPsmall;
+            return ct__set_error(g->ctx, CT_ERR_OOM, "dist %s: out of memory", what);
+        }
+    }
     if (g->shm) {
         x->slot = (int)(g->epoch & 1);
         ct__shm_ctrl *me = g->ctrl[g->rank];
@@ -399,7 +413,7 @@ static ct_status exchange(ct_dist *g, ct__ddesc *d, const int64_t *sp, const cha
                   (long long)d->nsplits, CT__SHM_SPLITS);
             d->nsplits = 0;
         }
-        if (d->nsplits) memcpy(me->splits[x->slot], sp, sizeof(int64_t) * (size_t)d->nsplits);
+        if (d->nsplits && sp) memcpy(me->splits[x->slot], sp, sizeof(int64_t) * (size_t)d->nsplits);
         me->desc[x->slot] = *d;
         ct_status st = ct__dist_sync(g, what);
         if (st != CT_OK) return st;
@@ -622,15 +636,28 @@ typedef struct {
 typedef struct {
     int64_t *rstart, *sstart; /* [size + 1] index ranges into rc / sc */
     chunk *rc, *sc;
+    bool small;
+    int64_t rs_small[17], ss_small[17];
+    chunk rc_small[16], sc_small[16];
 } plan;
 
 static void plan_free(plan *pl) {
+    if (pl->small) return;
     free(pl->rstart);
     free(pl->sstart);
     free(pl->rc);
     free(pl->sc);
 }
 static bool plan_alloc(plan *pl, int size, int64_t nr, int64_t ns) {
+    if (size <= 16 && nr <= 16 && ns <= 16) {
+        pl->small = true;
+        pl->rstart = pl->rs_small;
+        pl->sstart = pl->ss_small;
+        pl->rc = pl->rc_small;
+        pl->sc = pl->sc_small;
+        pl->rstart[0] = pl->sstart[0] = 0;
+        return true;
+    }
     pl->rstart = calloc((size_t)size + 1, sizeof(int64_t));
     pl->sstart = calloc((size_t)size + 1, sizeof(int64_t));
     pl->rc = malloc(sizeof(chunk) * (size_t)(nr ? nr : 1));
@@ -1045,7 +1072,8 @@ static ct_status a2av_common(ct_dist *g, const ct_tensor *in, const int64_t *in_
     if (equal && !d.status && ct_tensor_shape(in)[0] % n)
         lfail(&d, CT_ERR_SHAPE, "in dim 0 (%lld) is not divisible by the group size %d",
               (long long)ct_tensor_shape(in)[0], n);
-    int64_t *sp = calloc((size_t)n * 2, sizeof(int64_t)); /* in_splits, out_splits */
+    int64_t sp_small[32];
+    int64_t *sp = n <= 16 ? sp_small : calloc((size_t)n * 2, sizeof(int64_t)); /* in, out */
     if (!sp) {
         lfail(&d, CT_ERR_OOM, "out of memory");
     } else if (!d.status) {
@@ -1115,7 +1143,7 @@ static ct_status a2av_common(ct_dist *g, const ct_tensor *in, const int64_t *in_
     }
     plan_free(&pl);
     xch_free(&x);
-    free(sp);
+    if (sp != sp_small) free(sp);
     ct_tensor_release(wi);
     return wo ? copy_out(g, out, wo, st) : st;
 }

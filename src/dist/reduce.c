@@ -61,6 +61,19 @@ bool ct__dist_reducible(ct_dtype dt, ct_reduce_op op) {
         }                                                                                          \
     } while (0)
 
+/* f32 / f64: the hot loops of gradient all-reduce, cloned for AVX-512 / AVX2 (ifunc picks one). */
+#if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__)
+#define CT__CLONES __attribute__((target_clones("arch=x86-64-v4", "arch=x86-64-v3", "default")))
+#else
+#define CT__CLONES
+#endif
+CT__CLONES static void red_f32(void *dst, const void *src, size_t n, ct_reduce_op op) {
+    CT__RED_LOOP(float, CT__FMAX, CT__FMIN);
+}
+CT__CLONES static void red_f64(void *dst, const void *src, size_t n, ct_reduce_op op) {
+    CT__RED_LOOP(double, CT__FMAX, CT__FMIN);
+}
+
 static void red_half(uint16_t *d, const uint16_t *s, size_t n, bool bf, ct_reduce_op op) {
     for (size_t i = 0; i < n; i++) {
         float a = bf ? ct_bf16_to_f32(d[i]) : ct_f16_to_f32(d[i]);
@@ -93,8 +106,8 @@ void ct__dist_reduce(void *dst, const void *src, size_t n, ct_dtype dt, ct_reduc
     case CT_INT64: CT__RED_INT(int64_t, uint64_t); break;
     case CT_FLOAT16: red_half(dst, src, n, false, op); break;
     case CT_BFLOAT16: red_half(dst, src, n, true, op); break;
-    case CT_FLOAT32: CT__RED_LOOP(float, CT__FMAX, CT__FMIN); break;
-    case CT_FLOAT64: CT__RED_LOOP(double, CT__FMAX, CT__FMIN); break;
+    case CT_FLOAT32: red_f32(dst, src, n, op); break;
+    case CT_FLOAT64: red_f64(dst, src, n, op); break;
     default: CT_ASSERT(0 && "not reducible"); break;
     }
 }
