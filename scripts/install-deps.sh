@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Install the Debian packages ctorch needs to build and test, only those that are missing.
 set -euo pipefail
-pkgs=(cmake make gcc pkg-config libopenblas-dev liblapacke-dev python3-numpy)
+pkgs=(cmake make gcc pkg-config libopenblas-dev liblapacke-dev python3-numpy libopenmpi-dev openmpi-bin)
 missing=()
 for p in "${pkgs[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
