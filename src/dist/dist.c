@@ -15,6 +15,7 @@
  * only touch them needs one arrival; calls that read peers' own buffers end with a second one.
  * Other groups (several nodes, or no cross-memory attach) use the nonblocking MPI calls, polled
  * against the deadline. */
+#include "core/ctx_impl.h"
 #include "dist/dist_impl.h"
 #include "dtype/dtype_size.h"
 
@@ -762,11 +763,23 @@ static ct_status run_plan(ct_dist *g, const xch *x, const plan *pl, bool direct,
  * collectives
  * ------------------------------------------------------------------------------------------- */
 
+/* Collectives run now, across processes: a graph capturing on the context cannot record them. */
+static bool capturing(const ct_ctx *ctx) {
+    for (int i = 0; i < ctx->n_backends; i++)
+        if (ctx->backends[i].capture) return true;
+    return false;
+}
+
 #define CT__DIST_ENTER(g, what)                                                                    \
     do {                                                                                           \
         if (!(g)) return CT_ERR_INVALID_ARG;                                                       \
         ct__clear_error((g)->ctx);                                                                 \
         if ((g)->broken) return broken_error((g), (what));                                         \
+        if (capturing((g)->ctx))                                                                   \
+            return ct__set_error((g)->ctx, CT_ERR_STATE,                                           \
+                                 "dist %s: collectives run eagerly and cannot be captured in a "   \
+                                 "graph (end the capture first)",                                  \
+                                 (what));                                                          \
     } while (0)
 
 CT_API ct_status ct_dist_barrier(ct_dist *g) {
