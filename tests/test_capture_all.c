@@ -782,6 +782,12 @@ static const struct {
     const char *name, *why;
 } not_computing[] = {
     {"ct_status_str", "table lookup"},
+    {"ct_dist_nn_all_reduce", "libctorch_dist: differentiable collective, runs eagerly across processes (refused during capture)"},
+    {"ct_dist_nn_broadcast", "libctorch_dist: differentiable collective, runs eagerly across processes (refused during capture)"},
+    {"ct_dist_nn_all_gather", "libctorch_dist: differentiable collective, runs eagerly across processes (refused during capture)"},
+    {"ct_dist_nn_reduce_scatter", "libctorch_dist: differentiable collective, runs eagerly across processes (refused during capture)"},
+    {"ct_dist_nn_all_to_all_v", "libctorch_dist: differentiable collective, runs eagerly across processes (refused during capture)"},
+    {"ct_dist_nn_all_to_all_v_2d", "libctorch_dist: differentiable collective, runs eagerly across processes (refused during capture)"},
     {"ct_dist_init", "libctorch_dist: process groups and collectives run eagerly across processes (refused during capture)"},
     {"ct_dist_rank", "libctorch_dist: process groups and collectives run eagerly across processes (refused during capture)"},
     {"ct_dist_size", "libctorch_dist: process groups and collectives run eagerly across processes (refused during capture)"},

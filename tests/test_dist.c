@@ -662,6 +662,172 @@ TEST(symmetric_memory) {
     ct_symm_free(c);
 }
 
+/* ---- differentiable collectives: loss_r = sum(y_r * W_r) on every rank, total L = sum_r loss_r;
+ * each rank's x.grad against dL/dx_r written out by hand ---- */
+static double wgt(int r, int64_t i) { return (double)((r * 5 + i * 3) % 7) - 2.5; }
+static ct_tensor *weights(int r, int nd, const int64_t *shape) {
+    int64_t n = 1;
+    for (int i = 0; i < nd; i++)
+        n *= shape[i];
+    double *v = malloc(sizeof(double) * (size_t)(n > 0 ? n : 1));
+    for (int64_t i = 0; i < n; i++)
+        v[i] = wgt(r, i);
+    ct_tensor *t = NULL;
+    ct_tensor_from_host(ctx, v, CT_FLOAT64, nd, shape, &t);
+    free(v);
+    return t;
+}
+static ct_tensor *leaf(int r, int nd, const int64_t *shape) {
+    ct_tensor *t = make_input(r, CT_FLOAT64, nd, shape, 0);
+    /* distinct values across ranks for MAX / MIN, nonzero for PROD */
+    double *v = tu_read(t);
+    int64_t n = ct_tensor_numel(t);
+    for (int64_t i = 0; i < n; i++)
+        v[i] = v[i] + 0.01 * r + 4.0;
+    ct_tensor_release(t);
+    ct_tensor_from_host(ctx, v, CT_FLOAT64, nd, shape, &t);
+    free(v);
+    ct_tensor_set_requires_grad(t, true);
+    return t;
+}
+static double *backward_of(ct_tensor *y, ct_tensor *x) {
+    ct_tensor *w = weights(R, ct_tensor_ndim(y), ct_tensor_shape(y)), *p = NULL, *l = NULL;
+    CHECK_OK(ct_mul(ctx, y, w, &p));
+    CHECK_OK(ct_sum(ctx, p, 0, NULL, false, &l));
+    CHECK_OK(ct_backward(ctx, l, NULL, false));
+    ct_tensor_release(w), ct_tensor_release(p), ct_tensor_release(l);
+    ct_tensor *gr = ct_tensor_grad(x);
+    if (!gr) return calloc((size_t)ct_tensor_numel(x) + 1, sizeof(double));
+    return tu_read(gr);
+}
+
+TEST(differentiable_collectives) {
+    int64_t s1[1] = {5};
+    /* all_reduce: SUM, AVG, MAX, PROD */
+    for (int op = 0; op <= CT_REDUCE_PROD; op++) {
+        if (op == CT_REDUCE_MIN) continue;
+        ct_tensor *x = leaf(R, 1, s1), *y = NULL;
+        CHECK_OK(ct_dist_nn_all_reduce(W, x, (ct_reduce_op)op, &y));
+        CHECK(ct_tensor_requires_grad(y));
+        double *gv = backward_of(y, x), *xv = tu_read(x), *yv = tu_read(y);
+        int bad = 0;
+        for (int64_t i = 0; i < 5; i++) {
+            double sw = 0;
+            for (int r = 0; r < N; r++)
+                sw += wgt(r, i);
+            double want = op == CT_REDUCE_SUM   ? sw
+                          : op == CT_REDUCE_AVG ? sw / N
+                          : op == CT_REDUCE_MAX ? (xv[i] == yv[i] ? sw : 0)
+                                                : sw * yv[i] / xv[i];
+            bad += !ct_t_close(gv[i], want, 1e-12, 1e-12);
+        }
+        CHECK_MSG(bad == 0, "all_reduce op %d grad", op);
+        free(gv), free(xv), free(yv);
+        ct_tensor_release(x), ct_tensor_release(y);
+    }
+    /* broadcast from the last rank */
+    {
+        ct_tensor *x = leaf(R, 1, s1), *y = NULL;
+        CHECK_OK(ct_dist_nn_broadcast(W, x, N - 1, &y));
+        double *gv = backward_of(y, x);
+        int bad = 0;
+        for (int64_t i = 0; i < 5; i++) {
+            double sw = 0;
+            for (int r = 0; r < N; r++)
+                sw += wgt(r, i);
+            bad += gv[i] != (R == N - 1 ? sw : 0);
+        }
+        CHECK(bad == 0);
+        free(gv);
+        ct_tensor_release(x), ct_tensor_release(y);
+    }
+    /* all_gather <-> reduce_scatter */
+    {
+        int64_t s[2] = {2, 3};
+        ct_tensor *x = leaf(R, 2, s), *y = NULL;
+        CHECK_OK(ct_dist_nn_all_gather(W, x, &y));
+        CHECK(ct_tensor_shape(y)[0] == 2 * N);
+        double *gv = backward_of(y, x);
+        int bad = 0;
+        for (int64_t i = 0; i < 6; i++) {
+            double want = 0;
+            for (int r = 0; r < N; r++)
+                want += wgt(r, R * 6 + i);
+            bad += gv[i] != want;
+        }
+        CHECK(bad == 0);
+        free(gv);
+        ct_tensor_release(x), ct_tensor_release(y);
+        int64_t sb[2] = {2 * N, 3};
+        x = leaf(R, 2, sb);
+        CHECK_OK(ct_dist_nn_reduce_scatter(W, x, CT_REDUCE_SUM, &y));
+        gv = backward_of(y, x);
+        bad = 0;
+        for (int64_t i = 0; i < 6 * N; i++)
+            bad += gv[i] != wgt((int)(i / 6), i % 6);
+        CHECK(bad == 0);
+        free(gv);
+        ct_tensor_release(x), ct_tensor_release(y);
+    }
+    /* all_to_all_v: rows r -> j of x_r get W_j's rows from r */
+    {
+        int64_t in_sp[8], out_sp[8], rin = 0;
+        for (int j = 0; j < N; j++) {
+            in_sp[j] = nsplit(R, j, 1);
+            out_sp[j] = nsplit(j, R, 1);
+            rin += in_sp[j];
+        }
+        int64_t s[2] = {rin, 2};
+        ct_tensor *x = leaf(R, 2, s), *y = NULL;
+        CHECK_OK(ct_dist_nn_all_to_all_v(W, x, in_sp, out_sp, &y));
+        double *gv = backward_of(y, x);
+        int64_t pos = 0, bad = 0;
+        for (int j = 0; j < N; j++) {
+            int64_t before = 0; /* rows j receives from ranks before R */
+            for (int s2 = 0; s2 < R; s2++)
+                before += nsplit(s2, j, 1);
+            for (int64_t i = 0; i < in_sp[j] * 2; i++, pos++)
+                bad += gv[pos] != wgt(j, before * 2 + i);
+        }
+        CHECK(bad == 0);
+        free(gv);
+        ct_tensor_release(x), ct_tensor_release(y);
+    }
+    /* 2-D dispatch: a row's gradient is the weight at the place it landed on its destination */
+    {
+        int E = 2;
+        int64_t ns = (int64_t)N * E, sp[8], rin = 0;
+        for (int j = 0; j < N; j++)
+            for (int e = 0; e < E; e++)
+                rin += sp[j * E + e] = split2(R, j, e, 2);
+        int64_t s[2] = {rin, 2};
+        ct_tensor *x = leaf(R, 2, s), *ins = NULL, *y = NULL, *oso = NULL;
+        ct_tensor_from_host(ctx, sp, CT_INT64, 1, &ns, &ins);
+        CHECK_OK(ct_dist_nn_all_to_all_v_2d(W, x, ins, 4 * ns + 16, 8, &y, &oso));
+        double *gv = backward_of(y, x);
+        /* where rank j put my rows for expert e: offsets from j's layout, recomputed here */
+        int64_t bad = 0, pos = 0;
+        for (int j = 0; j < N; j++)
+            for (int e = 0; e < E; e++) {
+                int64_t seg_start = 0;
+                for (int ee = 0; ee < e; ee++) {
+                    int64_t seg = 0;
+                    for (int s2 = 0; s2 < N; s2++)
+                        seg += split2(s2, j, ee, 2);
+                    seg_start += (seg + 7) / 8 * 8;
+                }
+                for (int s2 = 0; s2 < R; s2++)
+                    seg_start += split2(s2, j, e, 2);
+                for (int64_t i = 0; i < sp[j * E + e] * 2; i++, pos++)
+                    bad += gv[pos] != wgt(j, seg_start * 2 + i);
+            }
+        CHECK(bad == 0);
+        free(gv);
+        ct_tensor_release(x), ct_tensor_release(ins), ct_tensor_release(y);
+        ct_tensor_release(oso);
+    }
+}
+
 /* --stall: the last rank does not enter a barrier for 3 s; the others (timeout 1 s) return
  * CT_ERR_TIMEOUT and their group refuses further calls. */
 static int stall_mode(void) {
@@ -721,6 +887,7 @@ int main(int argc, char **argv) {
     DRUN(mismatches_fail_everywhere);
     DRUN(split_mesh);
     DRUN(symmetric_memory);
+    DRUN(differentiable_collectives);
     ct_dist_free(W);
     ct_ctx_free(ctx);
     int failed = ct_t_failed;

@@ -92,6 +92,32 @@ CT_API ct_status ct_dist_barrier(ct_dist *g);
  * broke on a timeout: then MPI is left as it is and the process should exit). */
 CT_API void ct_dist_free(ct_dist *g);
 
+/* ---- differentiable collectives (torch.distributed.nn): out is a new tensor; when an input
+ * requires grad (and grad mode is on) a tape node is recorded whose backward is the adjoint
+ * collective: all_reduce -> all_reduce of the gradient (MAX / MIN: to the ranks holding the
+ * extreme, PROD: times out / in), broadcast -> the gradients summed on the root, all_gather <->
+ * reduce_scatter, all_to_all_v -> the reverse all_to_all_v, all_to_all_v_2d -> its combine. Every
+ * rank must run backward through the same collectives (they run even where no gradient is
+ * needed); the group must outlive the graph. ---- */
+CT_API ct_status ct_dist_nn_all_reduce(ct_dist *g, const ct_tensor *in, ct_reduce_op op,
+                                       ct_tensor **out);
+/* out = root's in on every rank; backward sums the gradients at the root (zeros elsewhere). */
+CT_API ct_status ct_dist_nn_broadcast(ct_dist *g, const ct_tensor *in, int root, ct_tensor **out);
+/* out dim 0 = size * in dim 0 (a 0-d in gathers into [size]); backward: reduce_scatter SUM. */
+CT_API ct_status ct_dist_nn_all_gather(ct_dist *g, const ct_tensor *in, ct_tensor **out);
+/* out dim 0 = in dim 0 / size; backward: all_gather (AVG: divided by size). */
+CT_API ct_status ct_dist_nn_reduce_scatter(ct_dist *g, const ct_tensor *in, ct_reduce_op op,
+                                           ct_tensor **out);
+/* As ct_dist_all_to_all_v with out allocated (sum(out_splits) rows); backward: the reverse. */
+CT_API ct_status ct_dist_nn_all_to_all_v(ct_dist *g, const ct_tensor *in, const int64_t *in_splits,
+                                         const int64_t *out_splits, ct_tensor **out);
+/* As ct_dist_all_to_all_v_2d with out [out_rows, ...] (zeros) and out_splits_offsets allocated;
+ * backward: the combine (padding rows get no gradient; first order only). */
+CT_API ct_status ct_dist_nn_all_to_all_v_2d(ct_dist *g, const ct_tensor *in,
+                                            const ct_tensor *in_splits, int64_t out_rows,
+                                            int64_t major_align, ct_tensor **out,
+                                            ct_tensor **out_splits_offsets);
+
 /* ---- symmetric memory: a buffer of the same size on every rank of a group, addressable by all:
  * an MPI shared-memory window among the ranks of one node, one-sided MPI RMA otherwise. Each
  * buffer also has CT_SYMM_SIGNALS 64-bit signal slots per rank. ---- */

@@ -37,7 +37,9 @@ struct ct__ag_node {
     double sc[4];
     int n_iv;
     int64_t iv[CT__AG_MAX_IV];
-    ct_tensor *leaf; /* ACC: the leaf (weak; NULL once it is released) */
+    ct_tensor *leaf;             /* ACC: the leaf (weak; NULL once it is released) */
+    const ct__ag_custom *custom; /* CT__AG_CUSTOM: the backward and its data (owned) */
+    void *custom_user;
     /* engine scratch, reset after every run */
     int deps;
     bool seen, needed, target, ran;

@@ -7,8 +7,23 @@
 
 static const ct__ag_formula ct__ag_acc_formula = {"AccumulateGrad", NULL, 0, 0};
 
+/* CT__AG_CUSTOM: hand the output gradients to the higher layer's backward. */
+static void ct__ag_custom_backward(ct__ag_call *c) {
+    ct__ag_node *n = c->n;
+    ct_tensor *gin[CT__AG_MAX_IN] = {NULL};
+    ct_status st = n->custom->backward(c->ctx, n->custom_user, c->g, c->need, gin);
+    for (int i = 0; i < n->n_in; i++) {
+        if (st == CT_OK && gin[i]) ct__ag_set(c, i, gin[i]);
+        ct_tensor_release(gin[i]);
+    }
+    if (st != CT_OK && c->st == CT_OK) c->st = st;
+}
+static const ct__ag_formula ct__ag_custom_formula = {"CustomBackward", ct__ag_custom_backward, 0,
+                                                     0};
+
 static const ct__ag_formula *ct__ag_formula_of(int op) {
     if (op == CT__AG_ACC) return &ct__ag_acc_formula;
+    if (op == CT__AG_CUSTOM) return &ct__ag_custom_formula;
     const ct__ag_formula *f = ct__ag_formula_elementwise(op);
     if (!f) f = ct__ag_formula_reduce(op);
     if (!f) f = ct__ag_formula_nn(op);
@@ -36,6 +51,7 @@ static void ct__ag_free_saved(ct__ag_node *n) {
 static void ct__ag_node_release(ct__ag_node *n) {
     if (!n || --n->refcount > 0) return;
     ct__ag_free_saved(n);
+    if (n->custom && n->custom->free_user) n->custom->free_user(n->custom_user);
     for (int i = 0; i < n->n_in; i++)
         ct__ag_node_release(n->next[i].node);
     ct__free(n->ctx, n);
@@ -106,20 +122,37 @@ static ct_status ct__ag_edge_of(ct_ctx *ctx, const ct_tensor *tc, ct__ag_edge *e
     return CT_OK;
 }
 
+/* A custom record's data when nothing takes it. */
+static void ct__ag_drop_custom(const ct__ag_rec *r) {
+    if (r->op == CT__AG_CUSTOM && r->custom && r->custom->free_user)
+        r->custom->free_user(r->custom_user);
+}
+
 static ct_status ct__ag_record(ct_ctx *ctx, const ct__ag_rec *r) {
     const ct__ag_formula *f = ct__ag_formula_of(r->op);
     bool float_out = false;
     for (int k = 0; k < r->n_out; k++) {
         float_out |= r->out[k] && ct_dtype_is_floating(r->out[k]->dtype);
         for (int i = 0; i < r->n_in; i++)
-            if ((const ct_tensor *)r->out[k] == r->in[i]) return CT_OK; /* contiguous(t) is t */
+            if ((const ct_tensor *)r->out[k] == r->in[i]) { /* contiguous(t) is t */
+                ct__ag_drop_custom(r);
+                return CT_OK;
+            }
     }
-    if (!f || !float_out) return CT_OK; /* integer / bool results never require grad */
+    if (!f || !float_out || (r->op == CT__AG_CUSTOM && !r->custom)) {
+        ct__ag_drop_custom(r);
+        return CT_OK; /* integer / bool results never require grad */
+    }
     ct__ag_node *n = ct__ag_node_new(ctx, r->op);
     ct_status st = CT_OK;
     if (!n) {
+        ct__ag_drop_custom(r);
         st = ct__set_error(ctx, CT_ERR_OOM, "autograd: out of memory recording %s", f->name);
         goto fail;
+    }
+    if (r->op == CT__AG_CUSTOM) {
+        n->custom = r->custom;
+        n->custom_user = r->custom_user;
     }
     n->n_in = r->n_in;
     n->n_out = r->n_out;

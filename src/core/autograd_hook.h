@@ -101,6 +101,7 @@ typedef enum ct__ag_op {
     CT__AG_LINALG_EIGH,     /* outputs eigenvalues, eigenvectors */
     CT__AG_FLEX_ATTENTION,  /* inputs q, k, v, block table or NULL; outputs out, lse; sc[0] scale,
                                iv[0..4] score_mod, score_user, score_mod_grad, block mask, gqa */
+    CT__AG_CUSTOM,          /* a backward function of a higher layer (ct__ag_custom) */
     CT__AG_COUNT
 } ct__ag_op;
 
@@ -108,7 +109,20 @@ typedef enum ct__ag_op {
 #define CT__AG_MAX_OUT 3
 #define CT__AG_MAX_IV 20
 
-/* One op's record: its inputs (NULL for an absent optional input), outputs and parameters. */
+/* The backward of an op a layer above autograd defines (the differentiable collectives of
+ * dist/): from the output gradients gout (zeros where none arrived) it writes owned gradients of
+ * the inputs into gin (NULL where need[i] is false or the gradient is zero). Runs with grad mode
+ * on only under create_graph, so a backward written with differentiable calls records itself. */
+typedef struct ct__ag_custom {
+    const char *name; /* "AllReduceBackward" */
+    ct_status (*backward)(ct_ctx *ctx, void *user, struct ct_tensor *const *gout, const bool *need,
+                          struct ct_tensor **gin);
+    void (*free_user)(void *user); /* may be NULL */
+} ct__ag_custom;
+
+/* One op's record: its inputs (NULL for an absent optional input), outputs and parameters.
+ * CT__AG_CUSTOM records pass custom + custom_user; the record takes ownership of custom_user
+ * (freed with the node, or at once when nothing is recorded). */
 typedef struct ct__ag_rec {
     int op;
     int n_in, n_out;
@@ -117,6 +131,8 @@ typedef struct ct__ag_rec {
     double sc[4];
     int n_iv;
     int64_t iv[CT__AG_MAX_IV];
+    const ct__ag_custom *custom;
+    void *custom_user;
 } ct__ag_rec;
 
 struct ct__ag_hooks {
