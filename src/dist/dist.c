@@ -414,13 +414,26 @@ static ct_status exchange(ct_dist *g, ct__ddesc *d, const int64_t *sp, const cha
                   (long long)d->nsplits, CT__SHM_SPLITS);
             d->nsplits = 0;
         }
-        if (d->nsplits && sp) memcpy(me->splits[x->slot], sp, sizeof(int64_t) * (size_t)d->nsplits);
-        me->desc[x->slot] = *d;
+        ct__shm_slot *sl = &me->slot[x->slot];
+        if (d->nsplits && sp)
+            memcpy(d->nsplits <= CT__SHM_SPLITS_SMALL ? sl->splits_small : sl->splits, sp,
+                   sizeof(int64_t) * (size_t)d->nsplits);
+        /* the message only when there is one: peers read the rest on every call */
+        memcpy(&sl->desc, d, d->status ? sizeof *d : offsetof(ct__ddesc, msg));
         ct_status st = ct__dist_sync(g, what);
         if (st != CT_OK) return st;
+        /* the peers' lines a small call reads next, fetched together instead of one miss
+         * after another (descriptor, small splits, the payload's head) */
         for (int p = 0; p < g->size; p++) {
-            x->D[p] = &g->ctrl[p]->desc[x->slot];
-            x->SP[p] = g->ctrl[p]->splits[x->slot];
+            if (p == g->rank) continue;
+            const char *b = (const char *)&g->ctrl[p]->slot[x->slot];
+            for (int k = 0; k < 8; k++)
+                __builtin_prefetch(b + 64 * k);
+        }
+        for (int p = 0; p < g->size; p++) {
+            const ct__shm_slot *sl = &g->ctrl[p]->slot[x->slot];
+            x->D[p] = &sl->desc;
+            x->SP[p] = sl->desc.nsplits <= CT__SHM_SPLITS_SMALL ? sl->splits_small : sl->splits;
         }
         return CT_OK;
     }
@@ -550,7 +563,7 @@ static void pick_src(ct_dist *g, ct__ddesc *d, const void *data, size_t n) {
     size_t off;
     ct_symm_buf *b;
     if (n <= CT__SHM_INLINE) {
-        if (n) memcpy(g->ctrl[g->rank]->inline_data[slot], data, n);
+        if (n) memcpy(g->ctrl[g->rank]->slot[slot].inline_data, data, n);
         d->kind = CT__SRC_INLINE;
     } else if ((b = ct__symm_find(g, data, n, &off)) != NULL && b->shared) {
         d->kind = CT__SRC_SYMM;
@@ -581,7 +594,7 @@ static const void *peer_bytes(ct_dist *g, const xch *x, int p, size_t src_off, s
                               ct_status *st) {
     const ct__ddesc *d = x->D[p];
     switch (d->kind) {
-    case CT__SRC_INLINE: return g->ctrl[p]->inline_data[x->slot] + src_off;
+    case CT__SRC_INLINE: return g->ctrl[p]->slot[x->slot].inline_data + src_off;
     case CT__SRC_SYMM: {
         ct_symm_buf *b = ct__symm_by_id(g, d->addr);
         CT_ASSERT(b && b->shared);

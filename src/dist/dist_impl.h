@@ -30,21 +30,32 @@ enum { CT__SRC_NONE = 0, CT__SRC_INLINE, CT__SRC_ADDR, CT__SRC_SYMM };
 
 /* What each rank says about its part of a call; every rank checks all of them identically. */
 typedef struct ct__ddesc {
+    /* read by every peer on every call: the first two cache lines */
     int32_t op, status, dtype, ndim;
-    int64_t shape[CT_MAX_DIMS];
-    int64_t p[4];    /* op parameters that must agree (root, reduce op, experts, align) */
-    int64_t q[2];    /* per-rank values (output rows, ...) */
     int32_t kind;    /* CT__SRC_* */
     int32_t pid;     /* for CT__SRC_ADDR */
+    int64_t nsplits; /* int64 values this rank contributes to the splits exchange */
     uint64_t addr;   /* CT__SRC_ADDR: address in that process; CT__SRC_SYMM: buffer id */
     uint64_t off;    /* CT__SRC_SYMM: byte offset in the buffer */
-    int64_t nsplits; /* int64 values this rank contributes to the splits exchange */
-    char msg[120];   /* the local failure, when status != 0 */
+    int64_t p[4];    /* op parameters that must agree (root, reduce op, experts, align) */
+    int64_t q[2];    /* per-rank values (output rows, ...) */
+    int64_t shape[CT_MAX_DIMS];
+    char msg[120]; /* the local failure, when status != 0 (read only then) */
 } ct__ddesc;
 
 #define CT__SHM_SPLITS 8192        /* int64 split values per rank in the control block */
 #define CT__SHM_INLINE (64u << 10) /* bytes of inline payload per rank */
 #define CT__SHM_MAGIC 0x63746f7263684430ull
+
+/* One half of a rank's double buffer: what a small call's readers touch (descriptor, a few
+ * splits, the payload's first bytes) is contiguous. */
+#define CT__SHM_SPLITS_SMALL 32
+typedef struct ct__shm_slot {
+    _Alignas(64) ct__ddesc desc;
+    int64_t splits_small[CT__SHM_SPLITS_SMALL]; /* when nsplits <= CT__SHM_SPLITS_SMALL */
+    _Alignas(64) unsigned char inline_data[CT__SHM_INLINE];
+    _Alignas(64) int64_t splits[CT__SHM_SPLITS];
+} ct__shm_slot;
 
 typedef struct ct__shm_ctrl {
     _Alignas(64) _Atomic uint64_t arrive; /* number of syncs this rank has reached */
@@ -52,9 +63,7 @@ typedef struct ct__shm_ctrl {
     uint64_t self_addr; /* this block's address in its owner's address space (probe) */
     int32_t pid;
     /* double-buffered by the parity of the arrival count at the start of a call */
-    _Alignas(64) ct__ddesc desc[2];
-    _Alignas(64) int64_t splits[2][CT__SHM_SPLITS];
-    _Alignas(64) unsigned char inline_data[2][CT__SHM_INLINE];
+    ct__shm_slot slot[2];
 } ct__shm_ctrl;
 
 struct ct_symm_buf {
