@@ -604,8 +604,10 @@ static const void *peer_bytes(ct_dist *g, const xch *x, int p, size_t src_off, s
         if (p == g->rank) return (const void *)(uintptr_t)(d->addr + src_off);
         size_t done = 0;
         while (done < n) {
-            struct iovec l = {(char *)tmp + done, n - done};
-            struct iovec r = {(void *)(uintptr_t)(d->addr + src_off + done), n - done};
+            /* in pieces of at most 1 MiB: the kernel pins the peer's pages per call */
+            size_t k_n = n - done < ((size_t)1 << 20) ? n - done : (size_t)1 << 20;
+            struct iovec l = {(char *)tmp + done, k_n};
+            struct iovec r = {(void *)(uintptr_t)(d->addr + src_off + done), k_n};
             ssize_t k = process_vm_readv(d->pid, &l, 1, &r, 1, 0);
             if (k <= 0) {
                 *st = ct__set_error(

@@ -43,8 +43,8 @@ typedef struct ct__ddesc {
     char msg[120]; /* the local failure, when status != 0 (read only then) */
 } ct__ddesc;
 
-#define CT__SHM_SPLITS 8192        /* int64 split values per rank in the control block */
-#define CT__SHM_INLINE (64u << 10) /* bytes of inline payload per rank */
+#define CT__SHM_SPLITS 8192         /* int64 split values per rank in the control block */
+#define CT__SHM_INLINE (256u << 10) /* bytes of inline payload per rank */
 #define CT__SHM_MAGIC 0x63746f7263684430ull
 
 /* One half of a rank's double buffer: what a small call's readers touch (descriptor, a few
