@@ -576,6 +576,47 @@ static void pick_src(ct_dist *g, ct__ddesc *d, const void *data, size_t n) {
     }
 }
 
+/* A broadcast receiver's output, for a root that writes part of it (large payloads only). */
+static void pick_dst(ct_dist *g, ct__ddesc *d, void *data, size_t n) {
+    if (!g->shm || n <= CT__SHM_INLINE) return;
+    size_t off;
+    ct_symm_buf *b = ct__symm_find(g, data, n, &off);
+    if (b && b->shared) {
+        d->dkind = CT__SRC_SYMM;
+        d->daddr = b->id;
+        d->doff = off;
+    } else if (g->cma) {
+        d->dkind = CT__SRC_ADDR;
+        d->pid = (int32_t)getpid();
+        d->daddr = (uint64_t)(uintptr_t)data;
+    }
+}
+
+/* Write n bytes into rank p's broadcast output at dst_off (pick_dst's description). */
+static void peer_write(ct_dist *g, const ct__ddesc *d, int p, size_t dst_off, const void *src,
+                       size_t n, ct_status *st) {
+    if (d->dkind == CT__SRC_SYMM) {
+        ct_symm_buf *b = ct__symm_by_id(g, d->daddr);
+        CT_ASSERT(b && b->shared);
+        memcpy(b->peer[p] + d->doff + dst_off, src, n);
+        return;
+    }
+    size_t done = 0;
+    while (done < n) {
+        size_t k_n = n - done < ((size_t)1 << 20) ? n - done : (size_t)1 << 20;
+        struct iovec l = {(char *)(uintptr_t)src + done, k_n};
+        struct iovec r = {(void *)(uintptr_t)(d->daddr + dst_off + done), k_n};
+        ssize_t k = process_vm_writev(d->pid, &l, 1, &r, 1, 0);
+        if (k <= 0) {
+            *st = ct__set_error(g->ctx, CT_ERR_DEVICE,
+                                "dist: writing %zu bytes to rank %d failed (process_vm_writev)",
+                                n - done, p);
+            return;
+        }
+        done += (size_t)k;
+    }
+}
+
 /* Whether every rank's bytes are reachable without MPI, and whether any reader touches a peer's
  * own memory (then the call ends with a second arrival). */
 static bool all_direct(const ct_dist *g, const xch *x, bool *needs_final) {
@@ -717,10 +758,14 @@ static ct_status run_plan(ct_dist *g, const xch *x, const plan *pl, bool direct,
                           void *dst, const char *what) {
     ct_status st = CT_OK;
     if (direct) {
-        for (int p = 0; p < g->size; p++)
+        /* peers in a ring from the next rank, so no source is read by everyone at once; the
+         * local copy last */
+        for (int k = 1; k <= g->size; k++) {
+            int p = (g->rank + k) % g->size;
             for (int64_t i = pl->rstart[p]; i < pl->rstart[p + 1]; i++)
                 peer_copy(g, x, p, (size_t)pl->rc[i].src_off, (char *)dst + pl->rc[i].dst_off,
                           (size_t)pl->rc[i].n, &st);
+        }
         return st;
     }
     for (int64_t i = pl->rstart[g->rank]; i < pl->rstart[g->rank + 1]; i++)
@@ -821,17 +866,32 @@ CT_API ct_status ct_dist_broadcast(ct_dist *g, ct_tensor *t, int root) {
     if (!d.status && work_out(g, t, g->rank == root, &w) != CT_OK)
         lfail(&d, CT_ERR_OOM, "out of memory for a contiguous copy");
     size_t nb = w ? tbytes(w) : 0;
-    if (w && g->rank == root)
+    if (w && g->rank == root) {
         pick_src(g, &d, ct_tensor_data_ptr(w), nb);
-    else
-        d.kind = CT__SRC_INLINE; /* receivers expose nothing */
+    } else {
+        d.kind = CT__SRC_INLINE;                           /* receivers expose no source, */
+        if (w) pick_dst(g, &d, ct_tensor_data_ptr(w), nb); /* but their output */
+    }
     xch x;
     ct_status st = exchange(g, &d, NULL, what, &x);
     if (st == CT_OK) st = check_all(g, &x, SHAPE_FULL, 1, what);
     if (st == CT_OK && nb) {
         bool fin = false;
         if (all_direct(g, &x, &fin)) {
-            if (g->rank != root) peer_copy(g, &x, root, 0, ct_tensor_data_ptr(w), nb, &st);
+            /* a large payload: the root writes the last 1/size of it into every receiver while
+             * the receivers read the rest, so the root's core copies too */
+            bool help = x.D[root]->kind != CT__SRC_INLINE;
+            for (int p = 0; p < g->size; p++)
+                help = help && (p == root || x.D[p]->dkind != 0);
+            size_t share = help ? (nb / (size_t)g->size) & ~(size_t)63 : 0;
+            char *data = ct_tensor_data_ptr(w);
+            if (g->rank != root) {
+                peer_copy(g, &x, root, 0, data, nb - share, &st);
+            } else {
+                for (int p = 0; p < g->size && share; p++)
+                    if (p != root)
+                        peer_write(g, x.D[p], p, nb - share, data + nb - share, share, &st);
+            }
             st = finish_shm(g, fin, st, what);
         } else if (nb > INT32_MAX) {
             st = ct__set_error(g->ctx, CT_ERR_UNSUPPORTED,

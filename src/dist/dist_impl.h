@@ -39,6 +39,9 @@ typedef struct ct__ddesc {
     uint64_t off;    /* CT__SRC_SYMM: byte offset in the buffer */
     int64_t p[4];    /* op parameters that must agree (root, reduce op, experts, align) */
     int64_t q[2];    /* per-rank values (output rows, ...) */
+    int32_t dkind;   /* broadcast receivers: where their output is (CT__SRC_ADDR / _SYMM) */
+    int32_t dpad;
+    uint64_t daddr, doff; /* as addr / off, for the output */
     int64_t shape[CT_MAX_DIMS];
     char msg[120]; /* the local failure, when status != 0 (read only then) */
 } ct__ddesc;
