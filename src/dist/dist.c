@@ -592,21 +592,23 @@ static void pick_dst(ct_dist *g, ct__ddesc *d, void *data, size_t n) {
     }
 }
 
-/* Write n bytes into rank p's broadcast output at dst_off (pick_dst's description). */
-static void peer_write(ct_dist *g, const ct__ddesc *d, int p, size_t dst_off, const void *src,
-                       size_t n, ct_status *st) {
-    if (d->dkind == CT__SRC_SYMM) {
-        ct_symm_buf *b = ct__symm_by_id(g, d->daddr);
+/* Write n bytes into rank p's memory at dst_off of a buffer described as (kind, addr, off, pid):
+ * a symmetric buffer (id addr, offset off) or an address of process pid. */
+static void peer_write_at(ct_dist *g, int kind, uint64_t addr, uint64_t off, int32_t pid, int p,
+                          size_t dst_off, const void *src, size_t n, ct_status *st) {
+    if (n == 0) return;
+    if (kind == CT__SRC_SYMM) {
+        ct_symm_buf *b = ct__symm_by_id(g, addr);
         CT_ASSERT(b && b->shared);
-        memcpy(b->peer[p] + d->doff + dst_off, src, n);
+        memcpy(b->peer[p] + off + dst_off, src, n);
         return;
     }
     size_t done = 0;
     while (done < n) {
         size_t k_n = n - done < ((size_t)1 << 20) ? n - done : (size_t)1 << 20;
         struct iovec l = {(char *)(uintptr_t)src + done, k_n};
-        struct iovec r = {(void *)(uintptr_t)(d->daddr + dst_off + done), k_n};
-        ssize_t k = process_vm_writev(d->pid, &l, 1, &r, 1, 0);
+        struct iovec r = {(void *)(uintptr_t)(addr + dst_off + done), k_n};
+        ssize_t k = process_vm_writev(pid, &l, 1, &r, 1, 0);
         if (k <= 0) {
             *st = ct__set_error(g->ctx, CT_ERR_DEVICE,
                                 "dist: writing %zu bytes to rank %d failed (process_vm_writev)",
@@ -615,6 +617,11 @@ static void peer_write(ct_dist *g, const ct__ddesc *d, int p, size_t dst_off, co
         }
         done += (size_t)k;
     }
+}
+/* ... into a broadcast receiver's output (pick_dst's description) */
+static void peer_write(ct_dist *g, const ct__ddesc *d, int p, size_t dst_off, const void *src,
+                       size_t n, ct_status *st) {
+    peer_write_at(g, d->dkind, d->daddr, d->doff, d->pid, p, dst_off, src, n, st);
 }
 
 /* Whether every rank's bytes are reachable without MPI, and whether any reader touches a peer's
@@ -906,8 +913,10 @@ CT_API ct_status ct_dist_broadcast(ct_dist *g, ct_tensor *t, int root) {
     return copy_out(g, t, w, st);
 }
 
-/* shm all_reduce of large tensors: rank i reduces slice i from every rank's buffer into its own,
- * then every rank copies the other slices from their owners (three arrivals). */
+/* shm all_reduce of large tensors: rank i reduces slice i of every rank's buffer into its own,
+ * chunk by chunk, and writes each finished chunk straight into the same place of every peer's
+ * buffer (no other rank reads slice i of a peer, and rank i has read that chunk already); one
+ * arrival at the end. */
 static ct_status allreduce_direct(ct_dist *g, const xch *x, void *data, int64_t n, ct_dtype dt,
                                   ct_reduce_op op, const char *what) {
     ct_status st = CT_OK;
@@ -916,22 +925,18 @@ static ct_status allreduce_direct(ct_dist *g, const xch *x, void *data, int64_t 
     int64_t step = (int64_t)(CT__TMP_BYTES / isz);
     for (int64_t c = lo; c < hi; c += step) {
         int64_t m = hi - c < step ? hi - c : step;
-        char *dst = (char *)data + c * (int64_t)isz;
-        for (int p = 0; p < g->size; p++) {
-            if (p == g->rank) continue;
-            const void *s =
-                peer_bytes(g, x, p, (size_t)(c * (int64_t)isz), (size_t)m * isz, g->tmp, &st);
-            ct__dist_reduce(dst, s, (size_t)m, dt, op);
+        size_t off = (size_t)(c * (int64_t)isz), nb = (size_t)m * isz;
+        char *dst = (char *)data + off;
+        for (int k = 1; k < g->size; k++) {
+            int p = (g->rank + k) % g->size;
+            ct__dist_reduce(dst, peer_bytes(g, x, p, off, nb, g->tmp, &st), (size_t)m, dt, op);
         }
         if (op == CT_REDUCE_AVG) ct__dist_scale(dst, (size_t)m, dt, g->size);
-    }
-    ct_status s2 = ct__dist_sync(g, what);
-    if (s2 != CT_OK) return s2;
-    for (int p = 0; p < g->size; p++) {
-        if (p == g->rank) continue;
-        int64_t plo = n * p / g->size, phi = n * (p + 1) / g->size;
-        peer_copy(g, x, p, (size_t)(plo * (int64_t)isz), (char *)data + plo * (int64_t)isz,
-                  (size_t)(phi - plo) * isz, &st);
+        for (int k = 1; k < g->size; k++) {
+            int p = (g->rank + k) % g->size;
+            const ct__ddesc *d = x->D[p];
+            peer_write_at(g, d->kind, d->addr, d->off, d->pid, p, off, dst, nb, &st);
+        }
     }
     return finish_shm(g, true, st, what);
 }
