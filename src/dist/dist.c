@@ -605,7 +605,7 @@ static void peer_write_at(ct_dist *g, int kind, uint64_t addr, uint64_t off, int
     }
     size_t done = 0;
     while (done < n) {
-        size_t k_n = n - done < ((size_t)1 << 20) ? n - done : (size_t)1 << 20;
+        size_t k_n = n - done < ((size_t)1 << 30) ? n - done : (size_t)1 << 30;
         struct iovec l = {(char *)(uintptr_t)src + done, k_n};
         struct iovec r = {(void *)(uintptr_t)(addr + dst_off + done), k_n};
         ssize_t k = process_vm_writev(pid, &l, 1, &r, 1, 0);
@@ -653,7 +653,7 @@ static const void *peer_bytes(ct_dist *g, const xch *x, int p, size_t src_off, s
         size_t done = 0;
         while (done < n) {
             /* in pieces of at most 1 MiB: the kernel pins the peer's pages per call */
-            size_t k_n = n - done < ((size_t)1 << 20) ? n - done : (size_t)1 << 20;
+            size_t k_n = n - done < ((size_t)1 << 30) ? n - done : (size_t)1 << 30;
             struct iovec l = {(char *)tmp + done, k_n};
             struct iovec r = {(void *)(uintptr_t)(d->addr + src_off + done), k_n};
             ssize_t k = process_vm_readv(d->pid, &l, 1, &r, 1, 0);
