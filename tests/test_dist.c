@@ -163,6 +163,13 @@ static double ref_reduce(ct_dtype dt, ct_reduce_op op, int64_t i) {
         }
     }
     if (op == CT_REDUCE_AVG) acc /= N;
+    /* integer sums and products wrap as two's complement (exact: |acc| < 2^53 here) */
+    static const double span[] = {0, 256, 256, 65536, 4294967296.0};
+    if (dt >= CT_UINT8 && dt <= CT_INT32) {
+        double m = span[dt], w = fmod(fmod(acc, m) + m, m);
+        if (dt != CT_UINT8 && w >= m / 2) w -= m;
+        acc = w;
+    }
     return acc;
 }
 
@@ -252,13 +259,15 @@ TEST(all_gather_and_reduce_scatter) {
             int64_t si[2] = {rows[k] * N, 5}, so[2] = {rows[k], 5};
             ct_tensor *in = make_input(R, dt, 2, si, 0), *out = NULL;
             CHECK_OK(zeros_any(dt, 2, so, &out));
-            CHECK_OK(ct_dist_reduce_scatter(W, in, out, CT_REDUCE_SUM));
+            ct_reduce_op op = (ct_reduce_op)((di + k) % 5);
+            if (op == CT_REDUCE_AVG && dt < CT_FLOAT16) op = CT_REDUCE_MAX;
+            CHECK_OK(ct_dist_reduce_scatter(W, in, out, op));
             double *a = tu_read(out);
             int bad = 0;
             for (int64_t i = 0; i < rows[k] * 5; i++)
-                bad += !close_for(dt, a[i], ref_reduce(dt, CT_REDUCE_SUM, R * rows[k] * 5 + i));
-            CHECK_MSG(bad == 0, "reduce_scatter %s rows %lld: %d wrong", ct_dtype_name(dt),
-                      (long long)rows[k], bad);
+                bad += !close_for(dt, a[i], ref_reduce(dt, op, R * rows[k] * 5 + i));
+            CHECK_MSG(bad == 0, "reduce_scatter %s op %d rows %lld: %d wrong", ct_dtype_name(dt),
+                      (int)op, (long long)rows[k], bad);
             free(a);
             ct_tensor_release(in);
             ct_tensor_release(out);
@@ -319,6 +328,40 @@ TEST(all_to_all_equal_and_v) {
         }
         CHECK_MSG(bad == 0, "salt %d: %lld wrong", salt, (long long)bad);
         free(o);
+        ct_tensor_release(in);
+        ct_tensor_release(out);
+    }
+    /* uneven splits on every dtype (raw bytes) */
+    for (int dt = 0; dt < CT_DTYPE_COUNT; dt++) {
+        int64_t in_sp[8], out_sp[8], rin = 0, rout = 0;
+        for (int j = 0; j < N; j++) {
+            in_sp[j] = nsplit(R, j, dt);
+            out_sp[j] = nsplit(j, R, dt);
+            rin += in_sp[j];
+            rout += out_sp[j];
+        }
+        int64_t si[2] = {rin, 3}, so[2] = {rout, 3};
+        ct_tensor *in = make_input(R, dt, 2, si, 0), *out = NULL;
+        CHECK_OK(zeros_any(dt, 2, so, &out));
+        CHECK_OK(ct_dist_all_to_all_v(W, in, in_sp, out, out_sp));
+        unsigned char *ob = bytes_of(out);
+        size_t rb = 3 * ct_dtype_size(dt), pos = 0;
+        for (int s2 = 0; s2 < N; s2++) {
+            int64_t before = 0, srin = 0;
+            for (int j = 0; j < N; j++) {
+                if (j < R) before += nsplit(s2, j, dt);
+                srin += nsplit(s2, j, dt);
+            }
+            int64_t ss[2] = {srin, 3};
+            ct_tensor *e = make_input(s2, dt, 2, ss, 0);
+            unsigned char *eb = bytes_of(e);
+            CHECK_MSG(memcmp(ob + pos, eb + (size_t)before * rb, (size_t)out_sp[s2] * rb) == 0,
+                      "all_to_all_v %s from %d", ct_dtype_name(dt), s2);
+            pos += (size_t)out_sp[s2] * rb;
+            free(eb);
+            ct_tensor_release(e);
+        }
+        free(ob);
         ct_tensor_release(in);
         ct_tensor_release(out);
     }

@@ -371,16 +371,19 @@ static void desc_tensor(ct__ddesc *d, const ct_tensor *t, const char *name) {
 /* The gathered descriptors (and splits) of one call. */
 typedef struct {
     int slot;
-    const ct__ddesc **D;
+    const ct__dhot **D;
+    const char **M; /* each rank's message (read after a failure) */
     const int64_t **SP;
     ct__ddesc *Dbuf; /* MPI path storage */
     int64_t *SPbuf;
-    const ct__ddesc *Dsmall[16]; /* D and SP of groups up to 16 ranks (no allocation) */
+    const ct__dhot *Dsmall[16]; /* D, M and SP of groups up to 16 ranks (no allocation) */
+    const char *Msmall[16];
     const int64_t *SPsmall[16];
 } xch;
 
 static void xch_free(xch *x) {
     if (x->D != x->Dsmall) free(x->D);
+    if (x->M != x->Msmall) free(x->M);
     if (x->SP != x->SPsmall) free(x->SP);
     free(x->Dbuf);
     free(x->SPbuf);
@@ -393,14 +396,18 @@ static ct_status exchange(ct_dist *g, ct__ddesc *d, const int64_t *sp, const cha
     x->SPbuf = NULL;
     if (g->size <= 16) {
         x->D = x->Dsmall;
+        x->M = x->Msmall;
         x->SP = x->SPsmall;
     } else {
         x->D = calloc((size_t)g->size, sizeof *x->D);
+        x->M = calloc((size_t)g->size, sizeof *x->M);
         x->SP = calloc((size_t)g->size, sizeof *x->SP);
-        if (!x->D || !x->SP) {
-            if (x->D) free(x->D);
-            if (x->SP) free(x->SP);
+        if (!x->D || !x->M || !x->SP) {
+            free(x->D);
+            free(x->M);
+            free(x->SP);
             x->D = x->Dsmall;
+            x->M = x->Msmall;
             x->SP = x->SPsmall;
             return ct__set_error(g->ctx, CT_ERR_OOM, "dist %s: out of memory", what);
         }
@@ -419,7 +426,8 @@ static ct_status exchange(ct_dist *g, ct__ddesc *d, const int64_t *sp, const cha
             memcpy(d->nsplits <= CT__SHM_SPLITS_SMALL ? sl->splits_small : sl->splits, sp,
                    sizeof(int64_t) * (size_t)d->nsplits);
         /* the message only when there is one: peers read the rest on every call */
-        memcpy(&sl->desc, d, d->status ? sizeof *d : offsetof(ct__ddesc, msg));
+        sl->desc = d->h;
+        if (d->status) memcpy(sl->msg, d->msg, sizeof sl->msg);
         ct_status st = ct__dist_sync(g, what);
         if (st != CT_OK) return st;
         /* the peers' lines a small call reads next, fetched together instead of one miss
@@ -433,6 +441,7 @@ static ct_status exchange(ct_dist *g, ct__ddesc *d, const int64_t *sp, const cha
         for (int p = 0; p < g->size; p++) {
             const ct__shm_slot *sl = &g->ctrl[p]->slot[x->slot];
             x->D[p] = &sl->desc;
+            x->M[p] = sl->msg;
             x->SP[p] = sl->desc.nsplits <= CT__SHM_SPLITS_SMALL ? sl->splits_small : sl->splits;
         }
         return CT_OK;
@@ -445,8 +454,10 @@ static ct_status exchange(ct_dist *g, ct__ddesc *d, const int64_t *sp, const cha
     if (rc != MPI_SUCCESS) return mpi_fail(g, rc, what);
     ct_status st = ct__dist_mpi_wait(g, 1, &r, what);
     if (st != CT_OK) return st;
-    for (int p = 0; p < g->size; p++)
-        x->D[p] = &x->Dbuf[p];
+    for (int p = 0; p < g->size; p++) {
+        x->D[p] = &x->Dbuf[p].h;
+        x->M[p] = x->Dbuf[p].msg;
+    }
     return CT_OK;
 }
 
@@ -470,7 +481,7 @@ static ct_status exchange_splits(ct_dist *g, const int64_t *sp, int64_t n, const
 
 enum { SHAPE_NONE, SHAPE_FULL, SHAPE_TRAIL };
 
-static void shape_str(const ct__ddesc *d, char *buf, size_t n) {
+static void shape_str(const ct__dhot *d, char *buf, size_t n) {
     size_t k = 0;
     k += (size_t)snprintf(buf + k, n - k, "[");
     for (int i = 0; i < d->ndim && k < n; i++)
@@ -480,7 +491,7 @@ static void shape_str(const ct__ddesc *d, char *buf, size_t n) {
 
 /* Step 3: the same verdict on every rank. np: how many of p[] must agree. */
 static ct_status check_all(ct_dist *g, const xch *x, int shape_mode, int np, const char *what) {
-    const ct__ddesc *d0 = x->D[0];
+    const ct__dhot *d0 = x->D[0];
     for (int p = 0; p < g->size; p++)
         if (x->D[p]->op != d0->op)
             return ct__set_error(g->ctx, CT_ERR_STATE,
@@ -488,10 +499,10 @@ static ct_status check_all(ct_dist *g, const xch *x, int shape_mode, int np, con
                                  op_name(x->D[p]->op), op_name(d0->op));
     for (int p = 0; p < g->size; p++)
         if (x->D[p]->status)
-            return ct__set_error(g->ctx, (ct_status)x->D[p]->status, "dist %s: rank %d: %s", what,
-                                 p, x->D[p]->msg);
+            return ct__set_error(g->ctx, (ct_status)x->D[p]->status, "dist %s: rank %d: %.*s", what,
+                                 p, 119, x->M[p]);
     for (int p = 1; p < g->size; p++) {
-        const ct__ddesc *d = x->D[p];
+        const ct__dhot *d = x->D[p];
         if (d->dtype != d0->dtype)
             return ct__set_error(g->ctx, CT_ERR_DTYPE, "dist %s: rank %d has dtype %s, rank 0 %s",
                                  what, p, ct_dtype_name((ct_dtype)d->dtype),
@@ -619,7 +630,7 @@ static void peer_write_at(ct_dist *g, int kind, uint64_t addr, uint64_t off, int
     }
 }
 /* ... into a broadcast receiver's output (pick_dst's description) */
-static void peer_write(ct_dist *g, const ct__ddesc *d, int p, size_t dst_off, const void *src,
+static void peer_write(ct_dist *g, const ct__dhot *d, int p, size_t dst_off, const void *src,
                        size_t n, ct_status *st) {
     peer_write_at(g, d->dkind, d->daddr, d->doff, d->pid, p, dst_off, src, n, st);
 }
@@ -640,7 +651,7 @@ static bool all_direct(const ct_dist *g, const xch *x, bool *needs_final) {
 /* Pointer to n bytes at src_off of rank p's source: direct where mapped, else read into tmp. */
 static const void *peer_bytes(ct_dist *g, const xch *x, int p, size_t src_off, size_t n, void *tmp,
                               ct_status *st) {
-    const ct__ddesc *d = x->D[p];
+    const ct__dhot *d = x->D[p];
     switch (d->kind) {
     case CT__SRC_INLINE: return g->ctrl[p]->slot[x->slot].inline_data + src_off;
     case CT__SRC_SYMM: {
@@ -934,7 +945,7 @@ static ct_status allreduce_direct(ct_dist *g, const xch *x, void *data, int64_t 
         if (op == CT_REDUCE_AVG) ct__dist_scale(dst, (size_t)m, dt, g->size);
         for (int k = 1; k < g->size; k++) {
             int p = (g->rank + k) % g->size;
-            const ct__ddesc *d = x->D[p];
+            const ct__dhot *d = x->D[p];
             peer_write_at(g, d->kind, d->addr, d->off, d->pid, p, off, dst, nb, &st);
         }
     }
