@@ -35,8 +35,10 @@ set_tests_properties(test_dist_nocma_np2 PROPERTIES FAIL_REGULAR_EXPRESSION "[1-
 add_test(NAME test_dist_stall COMMAND ${CT_MPIEXEC} ${CT_MPI_FLAGS} -np 3 $<TARGET_FILE:test_dist> --stall)
 set_tests_properties(test_dist_stall PROPERTIES FAIL_REGULAR_EXPRESSION "[1-9][0-9]* failed"
   PASS_REGULAR_EXPRESSION "stall: 2 ranks timed out" ENVIRONMENT "${ct_dist_env}" TIMEOUT 120)
-add_test(NAME test_dist_die COMMAND ${CT_MPIEXEC} ${CT_MPI_FLAGS} -np 2 $<TARGET_FILE:test_dist> --die)
-set_tests_properties(test_dist_die PROPERTIES WILL_FAIL TRUE ENVIRONMENT "${ct_dist_env}" TIMEOUT 60)
+string(REPLACE ";" " " ct_mpi_flags_str "${CT_MPI_FLAGS}")
+add_test(NAME test_dist_die COMMAND ${CMAKE_COMMAND} -DMPIEXEC=${CT_MPIEXEC} "-DFLAGS=${ct_mpi_flags_str}"
+  -DEXE=$<TARGET_FILE:test_dist> -P ${CMAKE_SOURCE_DIR}/cmake/dist_die.cmake)
+set_tests_properties(test_dist_die PROPERTIES ENVIRONMENT "${ct_dist_env}" TIMEOUT 90)
 
 file(GLOB CT_DIST_EXAMPLES CONFIGURE_DEPENDS ${CMAKE_SOURCE_DIR}/examples/dist/*.c)
 foreach(src ${CT_DIST_EXAMPLES})

@@ -912,7 +912,11 @@ int main(int argc, char **argv) {
     N = ct_dist_size(W);
     if (argc > 1 && strcmp(argv[1], "--stall") == 0) return stall_mode();
     if (argc > 1 && strcmp(argv[1], "--die") == 0) {
-        if (R == 1 || N == 1) _exit(3); /* dies without a word */
+        if (R == 1 || N == 1) {
+            printf("die: rank %d exits now\n", R);
+            fflush(stdout);
+            _exit(3); /* dies without finalizing */
+        }
         st = ct_dist_barrier(W);        /* the launcher ends the job before this returns */
         printf("die: rank %d returned %s\n", R, ct_status_str(st));
         return 0;
