@@ -347,7 +347,7 @@ static void desc_init(ct__ddesc *d, int op) {
 __attribute__((format(printf, 3, 4))) static void lfail(ct__ddesc *d, ct_status st, const char *fmt,
                                                         ...) {
     if (d->status) return;
-    d->status = (int32_t)st;
+    d->status = (int16_t)st;
     va_list ap;
     va_start(ap, fmt);
     vsnprintf(d->msg, sizeof d->msg, fmt, ap);
@@ -363,8 +363,8 @@ static void desc_tensor(ct__ddesc *d, const ct_tensor *t, const char *name) {
         lfail(d, CT_ERR_UNSUPPORTED, "%s is not a CPU tensor", name);
         return;
     }
-    d->dtype = (int32_t)ct_tensor_dtype(t);
-    d->ndim = ct_tensor_ndim(t);
+    d->dtype = (int16_t)ct_tensor_dtype(t);
+    d->ndim = (int8_t)ct_tensor_ndim(t);
     memcpy(d->shape, ct_tensor_shape(t), sizeof(int64_t) * (size_t)d->ndim);
 }
 
@@ -500,7 +500,7 @@ static ct_status check_all(ct_dist *g, const xch *x, int shape_mode, int np, con
     for (int p = 0; p < g->size; p++)
         if (x->D[p]->status)
             return ct__set_error(g->ctx, (ct_status)x->D[p]->status, "dist %s: rank %d: %.*s", what,
-                                 p, 119, x->M[p]);
+                                 p, 127, x->M[p]);
     for (int p = 1; p < g->size; p++) {
         const ct__dhot *d = x->D[p];
         if (d->dtype != d0->dtype)
@@ -594,12 +594,12 @@ static void pick_dst(ct_dist *g, ct__ddesc *d, void *data, size_t n) {
     ct_symm_buf *b = ct__symm_find(g, data, n, &off);
     if (b && b->shared) {
         d->dkind = CT__SRC_SYMM;
-        d->daddr = b->id;
-        d->doff = off;
+        d->addr = b->id;
+        d->off = off;
     } else if (g->cma) {
         d->dkind = CT__SRC_ADDR;
         d->pid = (int32_t)getpid();
-        d->daddr = (uint64_t)(uintptr_t)data;
+        d->addr = (uint64_t)(uintptr_t)data;
     }
 }
 
@@ -632,7 +632,7 @@ static void peer_write_at(ct_dist *g, int kind, uint64_t addr, uint64_t off, int
 /* ... into a broadcast receiver's output (pick_dst's description) */
 static void peer_write(ct_dist *g, const ct__dhot *d, int p, size_t dst_off, const void *src,
                        size_t n, ct_status *st) {
-    peer_write_at(g, d->dkind, d->daddr, d->doff, d->pid, p, dst_off, src, n, st);
+    peer_write_at(g, d->dkind, d->addr, d->off, d->pid, p, dst_off, src, n, st);
 }
 
 /* Whether every rank's bytes are reachable without MPI, and whether any reader touches a peer's

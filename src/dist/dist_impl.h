@@ -32,21 +32,23 @@ enum { CT__SRC_NONE = 0, CT__SRC_INLINE, CT__SRC_ADDR, CT__SRC_SYMM };
  * fields every peer reads on every call (ct__dhot) are apart from the message, which is read only
  * after a failure: on a node the hot part sits next to the splits and payload of small calls. */
 #define CT__DHOT_FIELDS                                                                            \
-    int32_t op, status, dtype, ndim;                                                               \
-    int32_t kind;    /* CT__SRC_* */                                                               \
-    int32_t pid;     /* for CT__SRC_ADDR / dkind CT__SRC_ADDR */                                   \
+    int16_t op, status, dtype;                                                                     \
+    int8_t ndim;                                                                                   \
+    int8_t kind;  /* CT__SRC_* of this rank's source */                                            \
+    int8_t dkind; /* broadcast receivers: where their output is (addr / off describe it) */        \
+    int8_t pad8[3];                                                                                \
+    int32_t pid;     /* for CT__SRC_ADDR */                                                        \
     int64_t nsplits; /* int64 values this rank contributes to the splits exchange */               \
     uint64_t addr;   /* CT__SRC_ADDR: address in that process; CT__SRC_SYMM: buffer id */          \
     uint64_t off;    /* CT__SRC_SYMM: byte offset in the buffer */                                 \
-    int64_t p[4];    /* op parameters that must agree (root, reduce op, experts, align) */         \
-    int64_t q[2];    /* per-rank values (output rows, ...) */                                      \
-    int32_t dkind;   /* broadcast receivers: where their output is (CT__SRC_ADDR / _SYMM) */       \
-    int32_t dpad;                                                                                  \
-    uint64_t daddr, doff; /* as addr / off, for the output */                                      \
+    int64_t p[2];    /* op parameters that must agree (root, reduce op, experts, align) */         \
+    int64_t q[1];    /* per-rank values (output rows) */                                           \
     int64_t shape[CT_MAX_DIMS];
+/* 128 bytes: two cache lines */
 typedef struct ct__dhot {
     CT__DHOT_FIELDS
 } ct__dhot;
+_Static_assert(sizeof(ct__dhot) == 128, "the descriptor's hot part is two cache lines");
 typedef struct ct__ddesc {
     union {
         ct__dhot h;
@@ -54,7 +56,7 @@ typedef struct ct__ddesc {
             CT__DHOT_FIELDS
         };
     };
-    char msg[120]; /* the local failure, when status != 0 */
+    char msg[128]; /* the local failure, when status != 0 */
 } ct__ddesc;
 
 #define CT__SHM_SPLITS 8192         /* int64 split values per rank in the control block */
@@ -67,9 +69,9 @@ typedef struct ct__ddesc {
 typedef struct ct__shm_slot {
     _Alignas(64) ct__dhot desc;
     int64_t splits_small[CT__SHM_SPLITS_SMALL]; /* when nsplits <= CT__SHM_SPLITS_SMALL */
-    _Alignas(64) unsigned char inline_data[CT__SHM_INLINE];
+    unsigned char inline_data[CT__SHM_INLINE];  /* right after the splits: no gap line */
     _Alignas(64) int64_t splits[CT__SHM_SPLITS];
-    char msg[120];
+    char msg[128];
 } ct__shm_slot;
 
 typedef struct ct__shm_ctrl {
