@@ -338,10 +338,44 @@ static const char *op_name(int op) {
     return (op >= 1 && op <= CT__D_SPLIT) ? names[op] : "?";
 }
 
+enum { SHAPE_NONE, SHAPE_FULL, SHAPE_TRAIL };
+
+/* The dims each call compares across ranks. */
+static int op_mode(int op) {
+    switch (op) {
+    case CT__D_BCAST:
+    case CT__D_ALLREDUCE:
+    case CT__D_ALLGATHER:
+    case CT__D_REDSCAT:
+    case CT__D_A2A: return SHAPE_FULL;
+    case CT__D_A2AV:
+    case CT__D_A2AV2D:
+    case CT__D_COMBINE: return SHAPE_TRAIL;
+    default: return SHAPE_NONE;
+    }
+}
+
 static void desc_init(ct__ddesc *d, int op) {
     memset(d, 0, sizeof *d);
-    d->op = op;
+    d->op = (int16_t)op;
     d->dtype = -1;
+    d->mode = (int8_t)op_mode(op);
+}
+
+/* numel and shape_hash of the compared dims (FNV-1a over ndim and those dims). */
+static void desc_seal(ct__ddesc *d) {
+    uint32_t h = 2166136261u;
+    int64_t n = 1;
+    int first = d->mode == SHAPE_TRAIL ? 1 : 0;
+    h = (h ^ (uint32_t)(uint8_t)d->ndim) * 16777619u;
+    for (int i = first; i < d->ndim; i++) {
+        uint64_t v = (uint64_t)d->shape[i];
+        for (int b = 0; b < 8; b++)
+            h = (h ^ (uint32_t)((v >> (8 * b)) & 0xff)) * 16777619u;
+        n *= d->shape[i];
+    }
+    d->shape_hash = h;
+    d->numel = d->mode == SHAPE_NONE ? 0 : n;
 }
 
 __attribute__((format(printf, 3, 4))) static void lfail(ct__ddesc *d, ct_status st, const char *fmt,
@@ -372,18 +406,18 @@ static void desc_tensor(ct__ddesc *d, const ct_tensor *t, const char *name) {
 typedef struct {
     int slot;
     const ct__dhot **D;
-    const char **M; /* each rank's message (read after a failure) */
+    const ct__dcold **C; /* each rank's cold part (2-D calls, and the words of an error) */
     const int64_t **SP;
     ct__ddesc *Dbuf; /* MPI path storage */
     int64_t *SPbuf;
     const ct__dhot *Dsmall[16]; /* D, M and SP of groups up to 16 ranks (no allocation) */
-    const char *Msmall[16];
+    const ct__dcold *Csmall[16];
     const int64_t *SPsmall[16];
 } xch;
 
 static void xch_free(xch *x) {
     if (x->D != x->Dsmall) free(x->D);
-    if (x->M != x->Msmall) free(x->M);
+    if (x->C != x->Csmall) free(x->C);
     if (x->SP != x->SPsmall) free(x->SP);
     free(x->Dbuf);
     free(x->SPbuf);
@@ -392,22 +426,23 @@ static void xch_free(xch *x) {
 /* Step 2 for shm groups: payload (if any) and descriptor already written; publish the splits,
  * arrive, point at every rank's blocks. */
 static ct_status exchange(ct_dist *g, ct__ddesc *d, const int64_t *sp, const char *what, xch *x) {
+    desc_seal(d);
     x->Dbuf = NULL;
     x->SPbuf = NULL;
     if (g->size <= 16) {
         x->D = x->Dsmall;
-        x->M = x->Msmall;
+        x->C = x->Csmall;
         x->SP = x->SPsmall;
     } else {
         x->D = calloc((size_t)g->size, sizeof *x->D);
-        x->M = calloc((size_t)g->size, sizeof *x->M);
+        x->C = calloc((size_t)g->size, sizeof *x->C);
         x->SP = calloc((size_t)g->size, sizeof *x->SP);
-        if (!x->D || !x->M || !x->SP) {
+        if (!x->D || !x->C || !x->SP) {
             free(x->D);
-            free(x->M);
+            free(x->C);
             free(x->SP);
             x->D = x->Dsmall;
-            x->M = x->Msmall;
+            x->C = x->Csmall;
             x->SP = x->SPsmall;
             return ct__set_error(g->ctx, CT_ERR_OOM, "dist %s: out of memory", what);
         }
@@ -417,17 +452,16 @@ static ct_status exchange(ct_dist *g, ct__ddesc *d, const int64_t *sp, const cha
         ct__shm_ctrl *me = g->ctrl[g->rank];
         if (d->nsplits > CT__SHM_SPLITS) {
             lfail(d, CT_ERR_UNSUPPORTED,
-                  "%lld split values exceed the shared-memory path's %d (set CT_DIST_SHM=0)",
-                  (long long)d->nsplits, CT__SHM_SPLITS);
+                  "%ld split values exceed the shared-memory path's %d (set CT_DIST_SHM=0)",
+                  (long)d->nsplits, CT__SHM_SPLITS);
             d->nsplits = 0;
         }
         ct__shm_slot *sl = &me->slot[x->slot];
         if (d->nsplits && sp)
             memcpy(d->nsplits <= CT__SHM_SPLITS_SMALL ? sl->splits_small : sl->splits, sp,
                    sizeof(int64_t) * (size_t)d->nsplits);
-        /* the message only when there is one: peers read the rest on every call */
         sl->desc = d->h;
-        if (d->status) memcpy(sl->msg, d->msg, sizeof sl->msg);
+        sl->cold = d->c;
         ct_status st = ct__dist_sync(g, what);
         if (st != CT_OK) return st;
         /* the peers' lines a small call reads next, fetched together instead of one miss
@@ -435,13 +469,13 @@ static ct_status exchange(ct_dist *g, ct__ddesc *d, const int64_t *sp, const cha
         for (int p = 0; p < g->size; p++) {
             if (p == g->rank) continue;
             const char *b = (const char *)&g->ctrl[p]->slot[x->slot];
-            for (int k = 0; k < 8; k++)
+            for (int k = 0; k < 3; k++)
                 __builtin_prefetch(b + 64 * k);
         }
         for (int p = 0; p < g->size; p++) {
             const ct__shm_slot *sl = &g->ctrl[p]->slot[x->slot];
             x->D[p] = &sl->desc;
-            x->M[p] = sl->msg;
+            x->C[p] = &sl->cold;
             x->SP[p] = sl->desc.nsplits <= CT__SHM_SPLITS_SMALL ? sl->splits_small : sl->splits;
         }
         return CT_OK;
@@ -456,7 +490,7 @@ static ct_status exchange(ct_dist *g, ct__ddesc *d, const int64_t *sp, const cha
     if (st != CT_OK) return st;
     for (int p = 0; p < g->size; p++) {
         x->D[p] = &x->Dbuf[p].h;
-        x->M[p] = x->Dbuf[p].msg;
+        x->C[p] = &x->Dbuf[p].c;
     }
     return CT_OK;
 }
@@ -479,17 +513,15 @@ static ct_status exchange_splits(ct_dist *g, const int64_t *sp, int64_t n, const
     return CT_OK;
 }
 
-enum { SHAPE_NONE, SHAPE_FULL, SHAPE_TRAIL };
-
-static void shape_str(const ct__dhot *d, char *buf, size_t n) {
+static void shape_str(const ct__dhot *d, const ct__dcold *c, char *buf, size_t n) {
     size_t k = 0;
     k += (size_t)snprintf(buf + k, n - k, "[");
     for (int i = 0; i < d->ndim && k < n; i++)
-        k += (size_t)snprintf(buf + k, n - k, i ? ", %lld" : "%lld", (long long)d->shape[i]);
+        k += (size_t)snprintf(buf + k, n - k, i ? ", %lld" : "%lld", (long long)c->shape[i]);
     if (k < n) snprintf(buf + k, n - k, "]");
 }
 
-/* Step 3: the same verdict on every rank. np: how many of p[] must agree. */
+/* Step 3: the same verdict on every rank. np: how many parameters (p0, p1) must agree. */
 static ct_status check_all(ct_dist *g, const xch *x, int shape_mode, int np, const char *what) {
     const ct__dhot *d0 = x->D[0];
     for (int p = 0; p < g->size; p++)
@@ -500,37 +532,35 @@ static ct_status check_all(ct_dist *g, const xch *x, int shape_mode, int np, con
     for (int p = 0; p < g->size; p++)
         if (x->D[p]->status)
             return ct__set_error(g->ctx, (ct_status)x->D[p]->status, "dist %s: rank %d: %.*s", what,
-                                 p, 127, x->M[p]);
+                                 p, 127, x->C[p]->msg);
     for (int p = 1; p < g->size; p++) {
         const ct__dhot *d = x->D[p];
         if (d->dtype != d0->dtype)
             return ct__set_error(g->ctx, CT_ERR_DTYPE, "dist %s: rank %d has dtype %s, rank 0 %s",
                                  what, p, ct_dtype_name((ct_dtype)d->dtype),
                                  ct_dtype_name((ct_dtype)d0->dtype));
-        bool same = true;
-        if (shape_mode != SHAPE_NONE) {
-            same = d->ndim == d0->ndim;
-            for (int i = shape_mode == SHAPE_FULL ? 0 : 1; same && i < d->ndim; i++)
-                same = d->shape[i] == d0->shape[i];
-        }
-        if (!same) {
+        CT_ASSERT(shape_mode == d->mode);
+        if (shape_mode != SHAPE_NONE &&
+            (d->ndim != d0->ndim || d->numel != d0->numel || d->shape_hash != d0->shape_hash)) {
             char a[160], b[160];
-            shape_str(d, a, sizeof a);
-            shape_str(d0, b, sizeof b);
+            shape_str(d, x->C[p], a, sizeof a);
+            shape_str(d0, x->C[0], b, sizeof b);
             return ct__set_error(
                 g->ctx, CT_ERR_SHAPE, "dist %s: rank %d's tensor is %s, rank 0's %s%s", what, p, a,
                 b, shape_mode == SHAPE_TRAIL ? " (rows must have the same shape)" : "");
         }
-        for (int i = 0; i < np; i++)
-            if (d->p[i] != d0->p[i])
+        for (int i = 0; i < np; i++) {
+            int64_t v = i ? x->C[p]->p1 : d->p0, v0 = i ? x->C[0]->p1 : d0->p0;
+            if (v != v0)
                 return ct__set_error(g->ctx, CT_ERR_INVALID_ARG,
                                      "dist %s: rank %d passed %lld where rank 0 passed %lld "
                                      "(argument %d must agree)",
-                                     what, p, (long long)d->p[i], (long long)d0->p[i], i);
+                                     what, p, (long long)v, (long long)v0, i);
+        }
         if (d->nsplits != d0->nsplits)
             return ct__set_error(g->ctx, CT_ERR_SHAPE,
-                                 "dist %s: rank %d has %lld split values, rank 0 %lld", what, p,
-                                 (long long)d->nsplits, (long long)d0->nsplits);
+                                 "dist %s: rank %d has %ld split values, rank 0 %ld", what, p,
+                                 (long)d->nsplits, (long)d0->nsplits);
     }
     return CT_OK;
 }
@@ -877,7 +907,7 @@ CT_API ct_status ct_dist_broadcast(ct_dist *g, ct_tensor *t, int root) {
     ct__ddesc d;
     desc_init(&d, CT__D_BCAST);
     desc_tensor(&d, t, "t");
-    d.p[0] = root;
+    d.p0 = root;
     if (root < 0 || root >= g->size)
         lfail(&d, CT_ERR_INVALID_ARG, "root %d is outside [0, %d)", root, g->size);
     ct_tensor *w = NULL;
@@ -958,7 +988,7 @@ CT_API ct_status ct_dist_all_reduce(ct_dist *g, ct_tensor *t, ct_reduce_op op) {
     ct__ddesc d;
     desc_init(&d, CT__D_ALLREDUCE);
     desc_tensor(&d, t, "t");
-    d.p[0] = op;
+    d.p0 = op;
     if (!d.status && !ct__dist_reducible(ct_tensor_dtype(t), op))
         lfail(&d, (unsigned)op > CT_REDUCE_PROD ? CT_ERR_INVALID_ARG : CT_ERR_DTYPE,
               "reduce op %d is not defined for dtype %s (AVG needs a floating dtype)", (int)op,
@@ -1081,7 +1111,7 @@ CT_API ct_status ct_dist_reduce_scatter(ct_dist *g, const ct_tensor *in, ct_tens
     ct__ddesc d;
     desc_init(&d, CT__D_REDSCAT);
     desc_tensor(&d, in, "in");
-    d.p[0] = op;
+    d.p0 = op;
     check_io(&d, in, out, 1, g->size);
     if (!d.status && !ct__dist_reducible(ct_tensor_dtype(in), op))
         lfail(&d, (unsigned)op > CT_REDUCE_PROD ? CT_ERR_INVALID_ARG : CT_ERR_DTYPE,
@@ -1292,8 +1322,8 @@ CT_API ct_status ct_dist_all_to_all_v_2d(ct_dist *g, const ct_tensor *in,
     check_rows(&d, in, out);
     int64_t ns = in_splits ? ct_tensor_numel(in_splits) : 0;
     int64_t E = ns / n;
-    d.p[0] = E;
-    d.p[1] = major_align;
+    d.p0 = E;
+    d.p1 = major_align;
     int64_t *sp = calloc((size_t)(ns > 0 ? ns : 1), sizeof(int64_t));
     if (!sp) lfail(&d, CT_ERR_OOM, "out of memory");
     if (!d.status) {
@@ -1325,8 +1355,10 @@ CT_API ct_status ct_dist_all_to_all_v_2d(ct_dist *g, const ct_tensor *in,
             lfail(&d, CT_ERR_SHAPE, "in_splits sum to %lld rows but in has %lld", (long long)s,
                   (long long)ct_tensor_shape(in)[0]);
     }
-    d.nsplits = d.status ? 0 : ns;
-    d.q[0] = out ? (ct_tensor_ndim(out) ? ct_tensor_shape(out)[0] : 0) : 0;
+    if (!d.status && ns > (1 << 28))
+        lfail(&d, CT_ERR_SHAPE, "%lld split values are too many", (long long)ns);
+    d.nsplits = d.status ? 0 : (int32_t)ns;
+    d.q0 = out ? (ct_tensor_ndim(out) ? ct_tensor_shape(out)[0] : 0) : 0;
     ct_tensor *wi = NULL, *wo = NULL;
     if (!d.status && (work_in(g, in, &wi) != CT_OK || work_out(g, out, true, &wo) != CT_OK))
         lfail(&d, CT_ERR_OOM, "out of memory for a contiguous copy");
@@ -1356,12 +1388,12 @@ CT_API ct_status ct_dist_all_to_all_v_2d(ct_dist *g, const ct_tensor *in,
             }
             pos += (seg + major_align - 1) / major_align * major_align;
         }
-        if (pos > x.D[r]->q[0])
+        if (pos > x.D[r]->q0)
             st = ct__set_error(g->ctx, CT_ERR_SHAPE,
                                "dist %s: rank %d receives %lld rows (padded to multiples of %lld) "
                                "but its out has %lld",
                                what, r, (long long)pos, (long long)major_align,
-                               (long long)x.D[r]->q[0]);
+                               (long long)x.D[r]->q0);
     }
     plan pl = {0};
     if (st == CT_OK && !plan_alloc(&pl, n, ns, ns))
@@ -1437,7 +1469,7 @@ CT_API ct_status ct_dist_all_to_all_v_2d_combine(ct_dist *g, const ct_tensor *in
             ns = ct_tensor_shape(in_splits_offsets)[1];
     }
     int64_t E = ns / n;
-    d.p[0] = E;
+    d.p0 = E;
     int64_t *so = calloc((size_t)(2 * ns > 0 ? 2 * ns : 1), sizeof(int64_t));
     if (!so) lfail(&d, CT_ERR_OOM, "out of memory");
     if (!d.status && !read_i64(in_splits_offsets, 2 * ns, so))
@@ -1451,8 +1483,10 @@ CT_API ct_status ct_dist_all_to_all_v_2d_combine(ct_dist *g, const ct_tensor *in
             lfail(&d, CT_ERR_INDEX, "chunk %lld (count %lld at row %lld) is outside in's %lld rows",
                   (long long)i, (long long)so[i], (long long)so[ns + i], (long long)rows);
     }
-    d.nsplits = d.status ? 0 : ns;
-    d.q[0] = out ? (ct_tensor_ndim(out) ? ct_tensor_shape(out)[0] : 0) : 0;
+    if (!d.status && ns > (1 << 28))
+        lfail(&d, CT_ERR_SHAPE, "%lld split values are too many", (long long)ns);
+    d.nsplits = d.status ? 0 : (int32_t)ns;
+    d.q0 = out ? (ct_tensor_ndim(out) ? ct_tensor_shape(out)[0] : 0) : 0;
     ct_tensor *wi = NULL, *wo = NULL;
     if (!d.status && (work_in(g, in, &wi) != CT_OK || work_out(g, out, true, &wo) != CT_OK))
         lfail(&d, CT_ERR_OOM, "out of memory for a contiguous copy");
@@ -1460,7 +1494,7 @@ CT_API ct_status ct_dist_all_to_all_v_2d_combine(ct_dist *g, const ct_tensor *in
     /* the counts travel in the exchange; the offsets stay local to the reader's plan on MPI
      * groups, but shm readers need the sender's offsets too: publish both rows */
     xch x;
-    d.nsplits = d.status ? 0 : 2 * ns;
+    d.nsplits = d.status ? 0 : (int32_t)(2 * ns);
     ct_status st = exchange(g, &d, so, what, &x);
     if (st == CT_OK) st = check_all(g, &x, SHAPE_TRAIL, 1, what);
     if (st == CT_OK) st = exchange_splits(g, so, 2 * ns, what, &x);
@@ -1478,10 +1512,10 @@ CT_API ct_status ct_dist_all_to_all_v_2d_combine(ct_dist *g, const ct_tensor *in
                 if (r == me) osp[j * E + e] = c;
                 tot += c;
             }
-        if (tot > x.D[r]->q[0])
+        if (tot > x.D[r]->q0)
             st = ct__set_error(g->ctx, CT_ERR_SHAPE,
                                "dist %s: rank %d receives %lld rows but its out has %lld", what, r,
-                               (long long)tot, (long long)x.D[r]->q[0]);
+                               (long long)tot, (long long)x.D[r]->q0);
     }
     plan pl = {0};
     if (st == CT_OK && !plan_alloc(&pl, n, ns, ns))
@@ -1554,7 +1588,7 @@ CT_API ct_status ct_dist_split(ct_dist *g, int color, int key, ct_dist **out) {
 ct_status ct__dist_agree_size(ct_dist *g, size_t nbytes, const char *what) {
     ct__ddesc d;
     desc_init(&d, CT__D_SYMM_ALLOC);
-    d.p[0] = (int64_t)nbytes;
+    d.p0 = (int64_t)nbytes;
     xch x;
     ct_status st = exchange(g, &d, NULL, what, &x);
     if (st == CT_OK) st = check_all(g, &x, SHAPE_NONE, 1, what);

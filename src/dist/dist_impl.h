@@ -29,26 +29,36 @@ enum {
 enum { CT__SRC_NONE = 0, CT__SRC_INLINE, CT__SRC_ADDR, CT__SRC_SYMM };
 
 /* What each rank says about its part of a call; every rank checks all of them identically. The
- * fields every peer reads on every call (ct__dhot) are apart from the message, which is read only
- * after a failure: on a node the hot part sits next to the splits and payload of small calls. */
+ * part every peer reads on every call (ct__dhot, one cache line) is apart from the rest (ct__dcold:
+ * the full shape, a second parameter, the message), which peers read only for the 2-D calls and
+ * to word an error. Shapes are compared exactly by their element count (all dims, or a row's) and
+ * by a 32-bit hash of the dims (a collision could only hide a reshaped tensor of the same size). */
 #define CT__DHOT_FIELDS                                                                            \
     int16_t op, status, dtype;                                                                     \
     int8_t ndim;                                                                                   \
     int8_t kind;  /* CT__SRC_* of this rank's source */                                            \
     int8_t dkind; /* broadcast receivers: where their output is (addr / off describe it) */        \
-    int8_t pad8[3];                                                                                \
-    int32_t pid;     /* for CT__SRC_ADDR */                                                        \
-    int64_t nsplits; /* int64 values this rank contributes to the splits exchange */               \
-    uint64_t addr;   /* CT__SRC_ADDR: address in that process; CT__SRC_SYMM: buffer id */          \
-    uint64_t off;    /* CT__SRC_SYMM: byte offset in the buffer */                                 \
-    int64_t p[2];    /* op parameters that must agree (root, reduce op, experts, align) */         \
-    int64_t q[1];    /* per-rank values (output rows) */                                           \
-    int64_t shape[CT_MAX_DIMS];
-/* 128 bytes: two cache lines */
+    int8_t mode;  /* SHAPE_* the op compares */                                                    \
+    int16_t pad16;                                                                                 \
+    int32_t pid;         /* for CT__SRC_ADDR */                                                    \
+    int32_t nsplits;     /* int64 values this rank contributes to the splits exchange */           \
+    uint32_t shape_hash; /* of the compared dims */                                                \
+    uint64_t addr;       /* CT__SRC_ADDR: address in that process; CT__SRC_SYMM: buffer id */      \
+    uint64_t off;        /* CT__SRC_SYMM: byte offset in the buffer */                             \
+    int64_t p0;          /* the op parameter that must agree (root, reduce op, experts, size) */   \
+    int64_t numel;       /* elements of the compared dims */                                       \
+    int64_t q0;          /* a per-rank value (output rows of the 2-D calls) */
+#define CT__DCOLD_FIELDS                                                                           \
+    int64_t p1; /* a second parameter that must agree (major_align) */                             \
+    int64_t shape[CT_MAX_DIMS];                                                                    \
+    char msg[128]; /* the local failure, when status != 0 */
 typedef struct ct__dhot {
     CT__DHOT_FIELDS
 } ct__dhot;
-_Static_assert(sizeof(ct__dhot) == 128, "the descriptor's hot part is two cache lines");
+_Static_assert(sizeof(ct__dhot) == 64, "the descriptor's hot part is one cache line");
+typedef struct ct__dcold {
+    CT__DCOLD_FIELDS
+} ct__dcold;
 typedef struct ct__ddesc {
     union {
         ct__dhot h;
@@ -56,7 +66,12 @@ typedef struct ct__ddesc {
             CT__DHOT_FIELDS
         };
     };
-    char msg[128]; /* the local failure, when status != 0 */
+    union {
+        ct__dcold c;
+        struct {
+            CT__DCOLD_FIELDS
+        };
+    };
 } ct__ddesc;
 
 #define CT__SHM_SPLITS 8192         /* int64 split values per rank in the control block */
@@ -71,7 +86,7 @@ typedef struct ct__shm_slot {
     int64_t splits_small[CT__SHM_SPLITS_SMALL]; /* when nsplits <= CT__SHM_SPLITS_SMALL */
     unsigned char inline_data[CT__SHM_INLINE];  /* right after the splits: no gap line */
     _Alignas(64) int64_t splits[CT__SHM_SPLITS];
-    char msg[128];
+    ct__dcold cold;
 } ct__shm_slot;
 
 typedef struct ct__shm_ctrl {
