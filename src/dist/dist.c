@@ -355,11 +355,20 @@ static int op_mode(int op) {
     }
 }
 
-static void desc_init(ct__ddesc *d, int op) {
+static bool capturing(const ct_ctx *ctx);
+__attribute__((format(printf, 3, 4))) static void lfail(ct__ddesc *d, ct_status st, const char *fmt,
+                                                        ...);
+
+/* A call made while a graph captures takes part in the exchange with that refusal, so every rank
+ * returns it (a rank returning early would leave the others waiting). */
+static void desc_init(ct_dist *g, ct__ddesc *d, int op) {
     memset(d, 0, sizeof *d);
     d->op = (int16_t)op;
     d->dtype = -1;
     d->mode = (int8_t)op_mode(op);
+    if (capturing(g->ctx))
+        lfail(d, CT_ERR_STATE,
+              "collectives run eagerly and cannot be captured in a graph (end the capture first)");
 }
 
 /* numel and shape_hash of the compared dims (FNV-1a over ndim and those dims). */
@@ -883,17 +892,12 @@ static bool capturing(const ct_ctx *ctx) {
         if (!(g)) return CT_ERR_INVALID_ARG;                                                       \
         ct__clear_error((g)->ctx);                                                                 \
         if ((g)->broken) return broken_error((g), (what));                                         \
-        if (capturing((g)->ctx))                                                                   \
-            return ct__set_error((g)->ctx, CT_ERR_STATE,                                           \
-                                 "dist %s: collectives run eagerly and cannot be captured in a "   \
-                                 "graph (end the capture first)",                                  \
-                                 (what));                                                          \
     } while (0)
 
 CT_API ct_status ct_dist_barrier(ct_dist *g) {
     CT__DIST_ENTER(g, "barrier");
     ct__ddesc d;
-    desc_init(&d, CT__D_BARRIER);
+    desc_init(g, &d, CT__D_BARRIER);
     xch x;
     ct_status st = exchange(g, &d, NULL, "barrier", &x);
     if (st == CT_OK) st = check_all(g, &x, SHAPE_NONE, 0, "barrier");
@@ -905,7 +909,7 @@ CT_API ct_status ct_dist_broadcast(ct_dist *g, ct_tensor *t, int root) {
     const char *what = "broadcast";
     CT__DIST_ENTER(g, what);
     ct__ddesc d;
-    desc_init(&d, CT__D_BCAST);
+    desc_init(g, &d, CT__D_BCAST);
     desc_tensor(&d, t, "t");
     d.p0 = root;
     if (root < 0 || root >= g->size)
@@ -986,7 +990,7 @@ CT_API ct_status ct_dist_all_reduce(ct_dist *g, ct_tensor *t, ct_reduce_op op) {
     const char *what = "all_reduce";
     CT__DIST_ENTER(g, what);
     ct__ddesc d;
-    desc_init(&d, CT__D_ALLREDUCE);
+    desc_init(g, &d, CT__D_ALLREDUCE);
     desc_tensor(&d, t, "t");
     d.p0 = op;
     if (!d.status && !ct__dist_reducible(ct_tensor_dtype(t), op))
@@ -1071,7 +1075,7 @@ CT_API ct_status ct_dist_all_gather(ct_dist *g, const ct_tensor *in, ct_tensor *
     const char *what = "all_gather";
     CT__DIST_ENTER(g, what);
     ct__ddesc d;
-    desc_init(&d, CT__D_ALLGATHER);
+    desc_init(g, &d, CT__D_ALLGATHER);
     desc_tensor(&d, in, "in");
     check_io(&d, in, out, g->size, 1);
     ct_tensor *wi = NULL, *wo = NULL;
@@ -1109,7 +1113,7 @@ CT_API ct_status ct_dist_reduce_scatter(ct_dist *g, const ct_tensor *in, ct_tens
     const char *what = "reduce_scatter";
     CT__DIST_ENTER(g, what);
     ct__ddesc d;
-    desc_init(&d, CT__D_REDSCAT);
+    desc_init(g, &d, CT__D_REDSCAT);
     desc_tensor(&d, in, "in");
     d.p0 = op;
     check_io(&d, in, out, 1, g->size);
@@ -1197,7 +1201,7 @@ static ct_status a2av_common(ct_dist *g, const ct_tensor *in, const int64_t *in_
     CT__DIST_ENTER(g, what);
     int n = g->size;
     ct__ddesc d;
-    desc_init(&d, equal ? CT__D_A2A : CT__D_A2AV);
+    desc_init(g, &d, equal ? CT__D_A2A : CT__D_A2AV);
     desc_tensor(&d, in, "in");
     if (equal)
         check_io(&d, in, out, 1, 1);
@@ -1317,7 +1321,7 @@ CT_API ct_status ct_dist_all_to_all_v_2d(ct_dist *g, const ct_tensor *in,
     CT__DIST_ENTER(g, what);
     int n = g->size, me = g->rank;
     ct__ddesc d;
-    desc_init(&d, CT__D_A2AV2D);
+    desc_init(g, &d, CT__D_A2AV2D);
     desc_tensor(&d, in, "in");
     check_rows(&d, in, out);
     int64_t ns = in_splits ? ct_tensor_numel(in_splits) : 0;
@@ -1453,7 +1457,7 @@ CT_API ct_status ct_dist_all_to_all_v_2d_combine(ct_dist *g, const ct_tensor *in
     CT__DIST_ENTER(g, what);
     int n = g->size, me = g->rank;
     ct__ddesc d;
-    desc_init(&d, CT__D_COMBINE);
+    desc_init(g, &d, CT__D_COMBINE);
     desc_tensor(&d, in, "in");
     check_rows(&d, in, out);
     int64_t ns = 0;
@@ -1559,7 +1563,7 @@ CT_API ct_status ct_dist_split(ct_dist *g, int color, int key, ct_dist **out) {
     CT__DIST_ENTER(g, what);
     /* everyone present (with the deadline) before the blocking MPI_Comm_split */
     ct__ddesc d;
-    desc_init(&d, CT__D_SPLIT);
+    desc_init(g, &d, CT__D_SPLIT);
     xch x;
     ct_status st = exchange(g, &d, NULL, what, &x);
     if (st == CT_OK) st = check_all(g, &x, SHAPE_NONE, 0, what);
@@ -1587,7 +1591,7 @@ CT_API ct_status ct_dist_split(ct_dist *g, int color, int key, ct_dist **out) {
 
 ct_status ct__dist_agree_size(ct_dist *g, size_t nbytes, const char *what) {
     ct__ddesc d;
-    desc_init(&d, CT__D_SYMM_ALLOC);
+    desc_init(g, &d, CT__D_SYMM_ALLOC);
     d.p0 = (int64_t)nbytes;
     xch x;
     ct_status st = exchange(g, &d, NULL, what, &x);
