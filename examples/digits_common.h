@@ -1,7 +1,8 @@
-/* Shared by the digits examples (train_digits.c, sparse_digits.c): the UCI handwritten digits
- * file (examples/data/digits.bin: 1797 records of 64 pixels 0..16 and a label), its fixed split
- * (every 5th image is a test image: 1437 train, 360 test), a status check that exits with the
- * context's message, and torch.nn.Linear's default initialisation. Each example defines `ctx`. */
+/* Shared by the digits examples (train_digits.c, sparse_digits.c, dist/ddp_digits.c): the UCI
+ * handwritten digits file (examples/data/digits.bin: 1797 records of 64 pixels 0..16 and a label),
+ * its fixed split (every 5th image is a test image: 1437 train, 360 test), a status check that
+ * exits with the context's message, and torch.nn.Linear's default initialisation. Each example
+ * defines `ctx`. */
 #ifndef CTORCH_EXAMPLES_DIGITS_COMMON_H
 #define CTORCH_EXAMPLES_DIGITS_COMMON_H
 
@@ -12,6 +13,17 @@
 
 #ifndef CT_SOURCE_DIR
 #define CT_SOURCE_DIR "."
+/* The MLP's forward pass: linear, relu, linear (logits; the caller releases them). */
+static inline ct_tensor *digits_mlp_forward(ct_ctx *c, ct_tensor *x, ct_tensor *const *p) {
+    ct_ctx *ctx = c; /* for TRY */
+    ct_tensor *h, *r, *o;
+    TRY(ct_linear(ctx, x, p[0], p[1], &h));
+    TRY(ct_relu(ctx, h, &r));
+    TRY(ct_linear(ctx, r, p[2], p[3], &o));
+    ct_tensor_release(h), ct_tensor_release(r);
+    return o;
+}
+
 #endif
 #define N_ALL 1797
 #define N_TEST 360
@@ -84,6 +96,17 @@ static inline void digits_mlp_params(ct_ctx *c, ct_tensor *p[4]) {
     int64_t w1s[2] = {HID, IN}, b1s[1] = {HID}, w2s[2] = {OUT, HID}, b2s[1] = {OUT};
     p[0] = digits_init_param(c, 2, w1s, IN, 1), p[1] = digits_init_param(c, 1, b1s, IN, 2);
     p[2] = digits_init_param(c, 2, w2s, HID, 3), p[3] = digits_init_param(c, 1, b2s, HID, 4);
+}
+
+/* The MLP's forward pass: linear, relu, linear (logits; the caller releases them). */
+static inline ct_tensor *digits_mlp_forward(ct_ctx *c, ct_tensor *x, ct_tensor *const *p) {
+    ct_ctx *ctx = c; /* for TRY */
+    ct_tensor *h, *r, *o;
+    TRY(ct_linear(ctx, x, p[0], p[1], &h));
+    TRY(ct_relu(ctx, h, &r));
+    TRY(ct_linear(ctx, r, p[2], p[3], &o));
+    ct_tensor_release(h), ct_tensor_release(r);
+    return o;
 }
 
 #endif

@@ -24,12 +24,7 @@
 static ct_ctx *ctx;
 
 static ct_tensor *forward(ct_tensor *x, ct_tensor *const *p) {
-    ct_tensor *h, *r, *o;
-    TRY(ct_linear(ctx, x, p[0], p[1], &h));
-    TRY(ct_relu(ctx, h, &r));
-    TRY(ct_linear(ctx, r, p[2], p[3], &o));
-    ct_tensor_release(h), ct_tensor_release(r);
-    return o;
+    return digits_mlp_forward(ctx, x, p);
 }
 
 /* Gradients of p (4 tensors) for rows [lo, hi) of the batch, scaled by 1 / batch (the sum over

@@ -958,6 +958,14 @@ CT_API ct_status ct_dist_broadcast(ct_dist *g, ct_tensor *t, int root) {
     return copy_out(g, t, w, st);
 }
 
+/* The reduce op is defined for t's dtype (after t passed desc_tensor). */
+static void check_reduce(ct__ddesc *d, const ct_tensor *t, ct_reduce_op op) {
+    if (d->status || ct__dist_reducible(ct_tensor_dtype(t), op)) return;
+    lfail(d, (unsigned)op > CT_REDUCE_PROD ? CT_ERR_INVALID_ARG : CT_ERR_DTYPE,
+          "reduce op %d is not defined for dtype %s (AVG needs a floating dtype)", (int)op,
+          ct_dtype_name(ct_tensor_dtype(t)));
+}
+
 /* shm all_reduce of large tensors: rank i reduces slice i of every rank's buffer into its own,
  * chunk by chunk, and writes each finished chunk straight into the same place of every peer's
  * buffer (no other rank reads slice i of a peer, and rank i has read that chunk already); one
@@ -993,10 +1001,7 @@ CT_API ct_status ct_dist_all_reduce(ct_dist *g, ct_tensor *t, ct_reduce_op op) {
     desc_init(g, &d, CT__D_ALLREDUCE);
     desc_tensor(&d, t, "t");
     d.p0 = op;
-    if (!d.status && !ct__dist_reducible(ct_tensor_dtype(t), op))
-        lfail(&d, (unsigned)op > CT_REDUCE_PROD ? CT_ERR_INVALID_ARG : CT_ERR_DTYPE,
-              "reduce op %d is not defined for dtype %s (AVG needs a floating dtype)", (int)op,
-              ct_dtype_name(ct_tensor_dtype(t)));
+    check_reduce(&d, t, op);
     ct_tensor *w = NULL;
     if (!d.status && work_out(g, t, true, &w) != CT_OK)
         lfail(&d, CT_ERR_OOM, "out of memory for a contiguous copy");
@@ -1117,10 +1122,7 @@ CT_API ct_status ct_dist_reduce_scatter(ct_dist *g, const ct_tensor *in, ct_tens
     desc_tensor(&d, in, "in");
     d.p0 = op;
     check_io(&d, in, out, 1, g->size);
-    if (!d.status && !ct__dist_reducible(ct_tensor_dtype(in), op))
-        lfail(&d, (unsigned)op > CT_REDUCE_PROD ? CT_ERR_INVALID_ARG : CT_ERR_DTYPE,
-              "reduce op %d is not defined for dtype %s (AVG needs a floating dtype)", (int)op,
-              ct_dtype_name(ct_tensor_dtype(in)));
+    check_reduce(&d, in, op);
     ct_tensor *wi = NULL, *wo = NULL;
     if (!d.status && (work_in(g, in, &wi) != CT_OK || work_out(g, out, false, &wo) != CT_OK))
         lfail(&d, CT_ERR_OOM, "out of memory for a contiguous copy");
