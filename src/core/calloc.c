@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/single_threaded.h>
 
 /* Under AddressSanitizer free blocks are poisoned and a block is unpoisoned only up to the bytes
  * requested, so a use after free or an overflow past the request (into the rounding slack or a
@@ -98,12 +99,20 @@ struct ct_caching_allocator {
 
 #define CA_TOMB ((ca_blk *)1)
 
+/* In a process with one thread nothing can race (glibc's malloc takes the same shortcut): the
+ * lock is not taken while glibc says the process has one thread. That can only change when a
+ * thread is created, which this thread does not do inside a critical section; unlock releases
+ * exactly the locks that were taken. */
 static void ca_lock(ct__calloc *a) {
+    if (__libc_single_threaded) return;
     while (__atomic_exchange_n(&a->lock, 1, __ATOMIC_ACQUIRE))
         while (__atomic_load_n(&a->lock, __ATOMIC_RELAXED))
             __builtin_ia32_pause();
 }
-static void ca_unlock(ct__calloc *a) { __atomic_store_n(&a->lock, 0, __ATOMIC_RELEASE); }
+static void ca_unlock(ct__calloc *a) {
+    if (__atomic_load_n(&a->lock, __ATOMIC_RELAXED))
+        __atomic_store_n(&a->lock, 0, __ATOMIC_RELEASE);
+}
 
 /* ---- statistics ---- */
 
@@ -133,8 +142,8 @@ static inline void ca_split_stat(ct__calloc *a, const ca_blk *b, int sign) {
 static int ca_bin(size_t n) {
     if (n <= CA_ROUND) return 0;
     const int lg = 63 - __builtin_clzll((unsigned long long)(n - 1)); /* 2^lg < n <= 2^(lg+1) */
-    const size_t base = (size_t)1 << lg, step = base / 4;
-    const int k = (int)((n - base + step - 1) / step); /* 1..4 */
+    const size_t base = (size_t)1 << lg, step = base / 4;             /* lg >= 9: step = 2^(lg-2) */
+    const int k = (int)((n - base + step - 1) >> (lg - 2)); /* 1..4 (a shift, not a division) */
     const int b = (lg - 9) * 4 + k;
     return b < CA_NBINS ? b : CA_NBINS - 1;
 }
