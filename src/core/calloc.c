@@ -89,6 +89,7 @@ struct ct_caching_allocator {
     ca_blk **tab; /* open addressing: ptr -> block; CA_TOMB marks a removed entry */
     size_t tcap, tused;
     ca_blk *spare; /* recycled block nodes (linked through next) */
+    ca_blk *last;  /* the block handed out last: a free of its pointer skips the table */
     struct {
         ca_blk *top; /* linked through fnext */
         int n;
@@ -125,10 +126,26 @@ static inline void ca_stat1(ct_mem_stat *x, int64_t d) {
         x->freed -= d;
     }
 }
-/* Update the "all" entry and the pool's. */
+/* Update the pool's entry; of the "all" entry only the peak is kept here (its current,
+ * allocated and freed are the pools' sums, folded in by ca_fold_all where they are read). */
 static inline void ca_stat(ct_mem_stat *s, int pool, int64_t d) {
-    ca_stat1(&s[CT_MEM_ALL], d);
     ca_stat1(&s[1 + pool], d);
+    if (d > 0) {
+        const int64_t all = s[CT_MEM_SMALL_POOL].current + s[CT_MEM_LARGE_POOL].current;
+        if (all > s[CT_MEM_ALL].peak) s[CT_MEM_ALL].peak = all;
+    }
+}
+static void ca_fold1(ct_mem_stat *s) {
+    s[CT_MEM_ALL].current = s[CT_MEM_SMALL_POOL].current + s[CT_MEM_LARGE_POOL].current;
+    s[CT_MEM_ALL].allocated = s[CT_MEM_SMALL_POOL].allocated + s[CT_MEM_LARGE_POOL].allocated;
+    s[CT_MEM_ALL].freed = s[CT_MEM_SMALL_POOL].freed + s[CT_MEM_LARGE_POOL].freed;
+}
+static void ca_fold_all(ct_mem_stats *st) {
+    ct_mem_stat *all[] = {st->allocation,      st->segment,        st->inactive_split,
+                          st->allocated_bytes, st->reserved_bytes, st->inactive_split_bytes,
+                          st->requested_bytes};
+    for (size_t i = 0; i < sizeof all / sizeof all[0]; i++)
+        ca_fold1(all[i]);
 }
 /* A free block that is not its segment's only block counts as an inactive split. */
 static inline void ca_split_stat(ct__calloc *a, const ca_blk *b, int sign) {
@@ -207,6 +224,7 @@ static ca_blk *ca_node(ct__calloc *a) {
     return b;
 }
 static void ca_node_free(ct__calloc *a, ca_blk *b) {
+    if (a->last == b) a->last = NULL;
     b->next = a->spare;
     a->spare = b;
 }
@@ -277,7 +295,8 @@ static ca_pool *ca_P(ct__calloc *a, int set, int pool) {
 /* ---- segments ---- */
 
 static size_t ca_reserved(const ct__calloc *a) {
-    return (size_t)a->st.reserved_bytes[CT_MEM_ALL].current;
+    return (size_t)(a->st.reserved_bytes[CT_MEM_SMALL_POOL].current +
+                    a->st.reserved_bytes[CT_MEM_LARGE_POOL].current);
 }
 static bool ca_within_limit(const ct__calloc *a, size_t more) {
     return !a->conf.limit || ca_reserved(a) + more <= a->conf.limit;
@@ -483,6 +502,7 @@ void *ct__calloc_alloc_in(ct__calloc *a, int set, size_t n) {
         ca_stat(a->st.allocation, pool, 1);
         ca_stat(a->st.allocated_bytes, pool, (int64_t)size);
         ca_stat(a->st.requested_bytes, pool, (int64_t)n);
+        a->last = b;
         ca_unlock(a);
         CA_UNPOISON(b->ptr, n);
         return b->ptr;
@@ -500,6 +520,7 @@ void *ct__calloc_alloc_in(ct__calloc *a, int set, size_t n) {
     }
     if (!b) {
         a->st.num_ooms++;
+        ca_fold_all(&a->st);
         char req[32], al[32], rs[32], fr[32], lim[48] = "";
         ca_fmt_mib(req, sizeof req, (int64_t)size);
         ca_fmt_mib(al, sizeof al, a->st.allocated_bytes[0].current);
@@ -548,6 +569,7 @@ void *ct__calloc_alloc_in(ct__calloc *a, int set, size_t n) {
     ca_stat(a->st.allocation, pool, 1);
     ca_stat(a->st.allocated_bytes, pool, (int64_t)b->size);
     ca_stat(a->st.requested_bytes, pool, (int64_t)n);
+    a->last = b;
     ca_unlock(a);
     CA_UNPOISON(b->ptr, n);
     return b->ptr;
@@ -588,7 +610,9 @@ static void ca_release_block(ct__calloc *a, ca_blk *b) {
 void ct__calloc_free(ct__calloc *a, void *ptr) {
     if (!ptr) return;
     ca_lock(a);
-    ca_blk *b = ca_tab_find(a, ptr);
+    /* a node stays a node (spare list) until the allocator goes, and a used block is the only one
+     * at its pointer: the last block handed out is checked before the table */
+    ca_blk *b = a->last && a->last->used && a->last->ptr == ptr ? a->last : ca_tab_find(a, ptr);
     if (!b || !b->used) { /* not ours (or freed twice): an invariant the caller broke */
         ca_unlock(a);
         return;
@@ -627,6 +651,7 @@ void ct__calloc_stats(ct__calloc *a, ct_mem_stats *out) {
     ca_lock(a);
     ct_mem_stats s = a->st;
     ca_unlock(a);
+    ca_fold_all(&s);
     s.size = sizeof s;
     /* every block handed out is active (no block waits on another stream here) */
     memcpy(s.active, s.allocation, sizeof s.active);
@@ -641,6 +666,7 @@ void ct__calloc_stats(ct__calloc *a, ct_mem_stats *out) {
 
 void ct__calloc_reset_peak(ct__calloc *a) {
     ca_lock(a);
+    ca_fold_all(&a->st);
     ct_mem_stat *all[] = {a->st.allocation,      a->st.segment,        a->st.inactive_split,
                           a->st.allocated_bytes, a->st.reserved_bytes, a->st.inactive_split_bytes,
                           a->st.requested_bytes};
@@ -910,6 +936,7 @@ bool ct__calloc_snapshot(ct__calloc *a, FILE *f) {
             for (const ca_seg *s = q->pool[p].segs; s; s = s->snext)
                 ca_snap_seg(&b, s, &first);
     }
+    ca_fold_all(&a->st);
     const ct_mem_stats *st = &a->st;
     ca_put(&b,
            "\n], \"allocated_bytes\": %lld, \"reserved_bytes\": %lld, \"num_alloc_retries\": "
