@@ -782,6 +782,7 @@ static const struct {
     const char *name, *why;
 } not_computing[] = {
     {"ct_status_str", "table lookup"},
+    {"ct_caching_allocator_alloc_stream", "allocator call for backends (no op)"},
     {"ct_dist_nn_all_reduce", "libctorch_dist: differentiable collective, runs eagerly across processes (refused during capture)"},
     {"ct_dist_nn_broadcast", "libctorch_dist: differentiable collective, runs eagerly across processes (refused during capture)"},
     {"ct_dist_nn_all_gather", "libctorch_dist: differentiable collective, runs eagerly across processes (refused during capture)"},

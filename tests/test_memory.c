@@ -265,6 +265,68 @@ TEST(expandable_segments_grow_and_shrink) {
     ct__calloc_destroy(a);
 }
 
+/* Per-stream pools: a block freed on one stream is reused by that stream only; each stream has
+ * its own segments (one expandable segment per pool and stream); empty_cache releases them all;
+ * through a context the CPU's current stream picks the pool, and the snapshot names it. */
+TEST(per_stream_pools) {
+    for (int exp = 0; exp < 2; exp++) {
+        ct__calloc *a = mk(exp, 0, 0, true);
+        char *p1 = ct__calloc_alloc_stream(a, 11, 3 * MiB);
+        CHECK(p1 != NULL);
+        ct__calloc_free(a, p1);
+        char *p2 = ct__calloc_alloc_stream(a, 22, 3 * MiB); /* another stream: not p1's block */
+        CHECK(p2 != NULL && p2 != p1);
+        char *p3 = ct__calloc_alloc_stream(a, 11, 3 * MiB); /* its own stream gets it back */
+        CHECK(p3 == p1);
+        char *p0 = ct__calloc_alloc(a, 3 * MiB); /* the default stream: a third segment */
+        CHECK(p0 != NULL && p0 != p1 && p0 != p2);
+        ct_mem_stats s = stats(a);
+        EXPECT(s, segment, CT_MEM_LARGE_POOL, 3);
+        EXPECT(s, reserved_bytes, CT_MEM_LARGE_POOL, 60 * MiB);
+        EXPECT(s, allocated_bytes, CT_MEM_ALL, 9 * MiB);
+        /* small blocks of two streams never share a segment either */
+        char *s1 = ct__calloc_alloc_stream(a, 11, 4096), *s2 = ct__calloc_alloc_stream(a, 22, 4096);
+        s = stats(a);
+        EXPECT(s, segment, CT_MEM_SMALL_POOL, 2);
+        ct__calloc_free(a, s1), ct__calloc_free(a, s2);
+        ct__calloc_free(a, p0), ct__calloc_free(a, p2), ct__calloc_free(a, p3);
+        ct__calloc_empty(a);
+        s = stats(a);
+        EXPECT(s, reserved_bytes, CT_MEM_ALL, 0);
+        EXPECT(s, segment, CT_MEM_ALL, 0);
+        ct__calloc_destroy(a);
+    }
+    /* the same through a context: a tensor made while a stream is current */
+    ct_ctx *ctx = NULL;
+    CHECK_OK(ct_ctx_create(NULL, &ctx));
+    ct_device cpu = {CT_DEVICE_CPU, 0};
+    ct_stream *st = NULL;
+    CHECK_OK(ct_stream_create(ctx, cpu, &st));
+    int64_t n = 1 << 20;
+    ct_tensor *t = NULL, *u = NULL, *v = NULL;
+    CHECK_OK(ct_ctx_set_stream(ctx, cpu, st));
+    CHECK_OK(ct_tensor_empty(ctx, CT_FLOAT32, 1, &n, &t));
+    void *pt = ct_tensor_data_ptr(t);
+    char *snap = snapshot_text(ctx);
+    char want[64];
+    snprintf(want, sizeof want, "\"stream\": %llu", (unsigned long long)(uintptr_t)st);
+    CHECK_MSG(snap && strstr(snap, want), "the snapshot names the stream (%s)", want);
+    free(snap);
+    ct_tensor_release(t);
+    ct_stream *def = NULL;
+    CHECK_OK(ct_ctx_default_stream(ctx, cpu, &def));
+    CHECK_OK(ct_ctx_set_stream(ctx, cpu, def));
+    CHECK_OK(ct_tensor_empty(ctx, CT_FLOAT32, 1, &n, &u)); /* the default stream: elsewhere */
+    CHECK(ct_tensor_data_ptr(u) != pt);
+    CHECK_OK(ct_ctx_set_stream(ctx, cpu, st));
+    CHECK_OK(ct_tensor_empty(ctx, CT_FLOAT32, 1, &n, &v)); /* back on the stream: its block */
+    CHECK(ct_tensor_data_ptr(v) == pt);
+    CHECK_OK(ct_ctx_set_stream(ctx, cpu, def));
+    ct_tensor_release(u), ct_tensor_release(v);
+    ct_stream_free(st);
+    ct_ctx_free(ctx);
+}
+
 TEST(hot_lists_park_freed_blocks) {
     ct__calloc *a = mk(false, 0, 0, true);
     char *x = ct__calloc_alloc(a, 1000), *y = ct__calloc_alloc(a, 1000);
@@ -481,6 +543,7 @@ int main(void) {
     RUN(oom_under_a_limit_with_retry);
     RUN(empty_cache_returns_memory_to_the_os);
     RUN(expandable_segments_grow_and_shrink);
+    RUN(per_stream_pools);
     RUN(hot_lists_park_freed_blocks);
     RUN(configuration);
     RUN(public_api_through_a_context);

@@ -75,6 +75,11 @@ CT_API void ct_caching_allocator_destroy(ct_caching_allocator *a);
 /* n bytes; CT_ERR_OOM after emptying the cache once (ct_caching_allocator_oom_message says
  * why). */
 CT_API ct_status ct_caching_allocator_alloc(ct_caching_allocator *a, size_t n, void **ptr);
+/* ct_caching_allocator_alloc for a stream (0: the default stream): the block comes from, and
+ * returns to, that stream's own pools, so only work on that stream reuses it (a device backend
+ * passes its stream, as CUDA's caching allocator keys blocks by stream). */
+CT_API ct_status ct_caching_allocator_alloc_stream(ct_caching_allocator *a, uint64_t stream,
+                                                   size_t n, void **ptr);
 /* Free a block of this allocator (NULL is a no-op). */
 CT_API void ct_caching_allocator_free(ct_caching_allocator *a, void *ptr);
 /* The message of the last failed allocation ("" if none, "" for NULL). */

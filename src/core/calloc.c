@@ -75,6 +75,8 @@ typedef struct {
 typedef struct ca_pset {
     int id;
     bool released;
+    bool stream;   /* a stream's general pools (hot-list free, expandable, never released) */
+    uint64_t skey; /* the stream (stream sets) */
     ca_pool pool[2];
     struct ca_pset *next;
 } ca_pset;
@@ -292,6 +294,33 @@ static ca_pool *ca_P(ct__calloc *a, int set, int pool) {
     return NULL;
 }
 
+/* The set of stream key (0, the default stream: the general pools), made on first use; -1 when
+ * out of memory. */
+static int ca_stream_set(ct__calloc *a, uint64_t key) {
+    if (key == 0) return 0;
+    for (ca_pset *q = a->psets; q; q = q->next)
+        if (q->stream && q->skey == key) return q->id;
+    ca_pset *q = calloc(1, sizeof *q);
+    if (!q) return -1;
+    q->id = ++a->next_pset;
+    q->stream = true;
+    q->skey = key;
+    q->next = a->psets;
+    a->psets = q;
+    return q->id;
+}
+static const ca_pset *ca_set_of(const ct__calloc *a, int set) {
+    for (const ca_pset *q = a->psets; q; q = q->next)
+        if (q->id == set) return q;
+    return NULL;
+}
+/* Whether set is a general pool (the default stream's or another stream's). */
+static bool ca_general(const ct__calloc *a, int set) {
+    if (set == 0) return true;
+    const ca_pset *q = ca_set_of(a, set);
+    return q && q->stream;
+}
+
 /* ---- segments ---- */
 
 static size_t ca_reserved(const ct__calloc *a) {
@@ -331,9 +360,10 @@ static bool ca_new_segment(ct__calloc *a, int set, int pool, size_t size) {
     return true;
 }
 
-/* Grow the pool's expandable segment so that its free top holds size bytes. */
-static bool ca_grow_expandable(ct__calloc *a, int pool, size_t size) {
-    ca_pool *p = &a->pool[pool];
+/* Grow the expandable segment of set's pool (one per pool and stream) so that its free top
+ * holds size bytes. */
+static bool ca_grow_expandable(ct__calloc *a, int set, int pool, size_t size) {
+    ca_pool *p = ca_P(a, set, pool);
     const size_t gran = pool == 0 ? CA_SMALL_SEG : CA_LARGE_SEG;
     ca_seg *s = p->exp;
     if (!s) {
@@ -346,7 +376,7 @@ static bool ca_grow_expandable(ct__calloc *a, int pool, size_t size) {
             free(s);
             return false;
         }
-        s->reserved = r, s->pool = pool, s->expandable = true;
+        s->reserved = r, s->pool = pool, s->expandable = true, s->set = set;
         p->exp = s;
     }
     ca_blk *last = s->head;
@@ -387,7 +417,12 @@ static bool ca_grow_expandable(ct__calloc *a, int pool, size_t size) {
 
 static void ca_release_block(ct__calloc *a, ca_blk *b);
 static void ca_release_cached_set(ct__calloc *a, int set, int pool);
-static void ca_release_cached(ct__calloc *a, int pool) { ca_release_cached_set(a, 0, pool); }
+/* The general pools of every stream. */
+static void ca_release_cached(ct__calloc *a, int pool) {
+    ca_release_cached_set(a, 0, pool);
+    for (ca_pset *q = a->psets; q; q = q->next)
+        if (q->stream) ca_release_cached_set(a, q->id, pool);
+}
 /* Give every parked block of the hot lists back to its bin (coalescing). */
 static void ca_flush_hot(ct__calloc *a) {
     for (int i = 0; i < CA_NBINS; i++)
@@ -432,8 +467,7 @@ static void ca_release_cached_set(ct__calloc *a, int set, int pool) {
         nx = s->snext;
         ca_unmap_if_free(a, p, s);
     }
-    if (set) return; /* private pools have no expandable segment */
-    ca_seg *s = p->exp;
+    ca_seg *s = p->exp; /* private pools have none */
     if (!s || !s->head) return;
     const size_t gran = pool == 0 ? CA_SMALL_SEG : CA_LARGE_SEG;
     ca_blk *last = s->head;
@@ -478,6 +512,18 @@ static void ca_fmt_mib(char *buf, size_t n, int64_t bytes) {
 
 void *ct__calloc_alloc(ct__calloc *a, size_t n) { return ct__calloc_alloc_in(a, 0, n); }
 
+void *ct__calloc_alloc_stream(ct__calloc *a, uint64_t stream, size_t n) {
+    if (stream == 0) return ct__calloc_alloc_in(a, 0, n);
+    ca_lock(a);
+    const int set = ca_stream_set(a, stream);
+    ca_unlock(a);
+    if (set < 0) {
+        snprintf(a->oom, sizeof a->oom, "out of host memory for the allocator's stream pools");
+        return NULL;
+    }
+    return ct__calloc_alloc_in(a, set, n);
+}
+
 void *ct__calloc_alloc_in(ct__calloc *a, int set, size_t n) {
     if (n > SIZE_MAX - CA_ROUND_LARGE) return NULL;
     const size_t size = n <= CA_ROUND ? CA_ROUND : (n + CA_ROUND - 1) / CA_ROUND * CA_ROUND;
@@ -514,8 +560,9 @@ void *ct__calloc_alloc_in(ct__calloc *a, int set, size_t n) {
             ca_release_cached(a, 0);
             ca_release_cached(a, 1);
         }
-        const bool grown = a->conf.expandable && !set ? ca_grow_expandable(a, pool, size)
-                                                      : ca_new_segment(a, set, pool, size);
+        const bool grown = a->conf.expandable && ca_general(a, set)
+                               ? ca_grow_expandable(a, set, pool, size)
+                               : ca_new_segment(a, set, pool, size);
         if (grown) b = ca_find(a, p, size);
     }
     if (!b) {
@@ -694,7 +741,8 @@ int ct__calloc_private_create(ct__calloc *a) {
 static void ca_pset_drop_empty(ct__calloc *a) {
     for (ca_pset **pp = &a->psets; *pp;) {
         ca_pset *q = *pp;
-        if (q->released && !q->pool[0].segs && !q->pool[1].segs) {
+        if (q->released && !q->pool[0].segs && !q->pool[1].segs && !q->pool[0].exp &&
+            !q->pool[1].exp) {
             *pp = q->next;
             free(q);
         } else {
@@ -723,14 +771,20 @@ ct__calloc *ct__calloc_create(const ct__vm_ops *ops, const ct__calloc_conf *conf
     return a;
 }
 
-static void ca_destroy_pool(ct__calloc *a, int pool) {
-    ca_release_cached(a, pool);
-    ca_seg *e = a->pool[pool].exp;
-    if (e && !e->head) { /* nothing left in use: give the range back */
+/* Give an expandable segment's range back when nothing in it is in use. */
+static void ca_drop_exp(ct__calloc *a, ca_pool *p) {
+    ca_seg *e = p->exp;
+    if (e && !e->head) {
         a->ops.release(a->ops.user, e->base, e->reserved);
         free(e);
-        a->pool[pool].exp = NULL;
+        p->exp = NULL;
     }
+}
+static void ca_destroy_pool(ct__calloc *a, int pool) {
+    ca_release_cached(a, pool);
+    ca_drop_exp(a, &a->pool[pool]);
+    for (ca_pset *q = a->psets; q; q = q->next)
+        if (q->stream) ca_drop_exp(a, &q->pool[pool]);
 }
 
 void ct__calloc_destroy(ct__calloc *a) {
@@ -902,14 +956,16 @@ char *ct__calloc_summary(ct__calloc *a) {
     return b.p;
 }
 
-static void ca_snap_seg(ca_buf *b, const ca_seg *s, bool *first) {
+static void ca_snap_seg(const ct__calloc *a, ca_buf *b, const ca_seg *s, bool *first) {
+    const ca_pset *q = s->set ? ca_set_of(a, s->set) : NULL;
+    const bool stream = q && q->stream;
     ca_put(b,
            "%s\n  {\"address\": %llu, \"total_size\": %zu, \"reserved_size\": %zu, "
-           "\"pool\": \"%s\", \"private_pool\": %d, \"expandable\": %s, \"stream\": 0, "
+           "\"pool\": \"%s\", \"private_pool\": %d, \"expandable\": %s, \"stream\": %llu, "
            "\"blocks\": [",
            *first ? "" : ",", (unsigned long long)(uintptr_t)s->base, s->size,
-           s->expandable ? s->reserved : s->size, s->pool ? "large" : "small", s->set,
-           s->expandable ? "true" : "false");
+           s->expandable ? s->reserved : s->size, s->pool ? "large" : "small", stream ? 0 : s->set,
+           s->expandable ? "true" : "false", stream ? (unsigned long long)q->skey : 0ull);
     *first = false;
     bool bf = true;
     for (const ca_blk *x = s->head; x; x = x->next) {
@@ -930,11 +986,13 @@ bool ct__calloc_snapshot(ct__calloc *a, FILE *f) {
     bool first = true;
     for (int p = 0; p < 2; p++) {
         for (const ca_seg *s = a->pool[p].segs; s; s = s->snext)
-            ca_snap_seg(&b, s, &first);
-        if (a->pool[p].exp && a->pool[p].exp->size) ca_snap_seg(&b, a->pool[p].exp, &first);
-        for (const ca_pset *q = a->psets; q; q = q->next)
+            ca_snap_seg(a, &b, s, &first);
+        if (a->pool[p].exp && a->pool[p].exp->size) ca_snap_seg(a, &b, a->pool[p].exp, &first);
+        for (const ca_pset *q = a->psets; q; q = q->next) {
             for (const ca_seg *s = q->pool[p].segs; s; s = s->snext)
-                ca_snap_seg(&b, s, &first);
+                ca_snap_seg(a, &b, s, &first);
+            if (q->pool[p].exp && q->pool[p].exp->size) ca_snap_seg(a, &b, q->pool[p].exp, &first);
+        }
     }
     ca_fold_all(&a->st);
     const ct_mem_stats *st = &a->st;

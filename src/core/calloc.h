@@ -36,6 +36,10 @@ void ct__calloc_destroy(ct__calloc *a);
 /* n bytes (n == 0 gives a minimal block), 512-byte aligned; NULL when out of memory after
  * emptying the cache once (then ct__calloc_oom_message explains). */
 void *ct__calloc_alloc(ct__calloc *a, size_t n);
+/* ct__calloc_alloc for a stream (0: the default stream, as ct__calloc_alloc): best fit among the
+ * blocks of that stream's own general pools (segments, expandable segments, bins), so a block is
+ * only reused by the stream it was allocated on, as CUDA's caching allocator. */
+void *ct__calloc_alloc_stream(ct__calloc *a, uint64_t stream, size_t n);
 void ct__calloc_free(ct__calloc *a, void *p);
 /* Private pools (graph memory): a new one (its id > 0; 0 when out of memory), allocations from it
  * (its own segments, never shared with the general pools or another private pool; no hot lists,

@@ -12,7 +12,14 @@
 /* Host memory of the context: blocks of the caching allocator (512-byte aligned), or the
  * caller's allocator hooks (which then see every allocation and free). */
 void *ct__alloc(ct_ctx *ctx, size_t nbytes, size_t align) {
-    if (ctx->calloc && align <= 512) return ct__calloc_alloc(ctx->calloc, nbytes);
+    if (ctx->calloc && align <= 512) {
+        /* per-stream pools (as CUDA's allocator): the CPU's current stream, 0 for its default */
+        const ct__backend_slot *cpu = &ctx->backends[0];
+        const uint64_t key = cpu->current && cpu->current != cpu->default_stream
+                                 ? (uint64_t)(uintptr_t)cpu->current
+                                 : 0;
+        return ct__calloc_alloc_stream(ctx->calloc, key, nbytes);
+    }
     return ctx->allocator.alloc(ctx->allocator.user, nbytes, align);
 }
 void ct__free(ct_ctx *ctx, void *p) {

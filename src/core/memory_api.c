@@ -112,6 +112,13 @@ ct_status ct_caching_allocator_alloc(ct_caching_allocator *a, size_t n, void **p
     return *ptr ? CT_OK : CT_ERR_OOM;
 }
 
+ct_status ct_caching_allocator_alloc_stream(ct_caching_allocator *a, uint64_t stream, size_t n,
+                                            void **ptr) {
+    if (!a || !ptr) return CT_ERR_INVALID_ARG;
+    *ptr = ct__calloc_alloc_stream(a, stream, n);
+    return *ptr ? CT_OK : CT_ERR_OOM;
+}
+
 void ct_caching_allocator_free(ct_caching_allocator *a, void *ptr) {
     if (a) ct__calloc_free(a, ptr);
 }
