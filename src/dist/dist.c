@@ -1257,8 +1257,29 @@ static ct_status a2av_common(ct_dist *g, const ct_tensor *in, const int64_t *in_
                                    what, a, (long long)x.SP[a][b], b, (long long)x.SP[b][n + a]);
                 break;
             }
-    plan pl = {0};
-    if (st == CT_OK) {
+    plan pl; /* (its small arrays are only written when used) */
+    pl.small = false;
+    pl.rstart = pl.sstart = NULL;
+    pl.rc = pl.sc = NULL;
+    bool fin = false;
+    if (st == CT_OK && all_direct(g, &x, &fin) && !fin) {
+        /* every payload inline (small calls): copy each peer's rows for me straight out of its
+         * block, no plan */
+        const int64_t rb = row_bytes(wi);
+        char *o = ct_tensor_data_ptr(wo);
+        for (int k = 0, p; k < n; k++) {
+            p = (g->rank + 1 + k) % n;
+            int64_t before = 0, dst = 0;
+            for (int j = 0; j < g->rank; j++)
+                before += x.SP[p][j];
+            for (int j = 0; j < p; j++)
+                dst += x.SP[g->rank][n + j];
+            const size_t nb = (size_t)(x.SP[p][g->rank] * rb);
+            if (nb)
+                memcpy(o + dst * rb, peer_bytes(g, &x, p, (size_t)(before * rb), nb, NULL, &st),
+                       nb);
+        }
+    } else if (st == CT_OK) {
         int64_t rb = row_bytes(wi);
         if (!plan_alloc(&pl, n, n, n)) {
             st = ct__set_error(g->ctx, CT_ERR_OOM, "dist %s: out of memory", what);
@@ -1275,7 +1296,6 @@ static ct_status a2av_common(ct_dist *g, const ct_tensor *in, const int64_t *in_
                 pl.sstart[p + 1] = p + 1;
                 src += sp[p];
             }
-            bool fin = false;
             bool direct = all_direct(g, &x, &fin);
             st = run_plan(g, &x, &pl, direct, ct_tensor_data_ptr(wi), ct_tensor_data_ptr(wo), what);
             if (direct) st = finish_shm(g, fin, st, what);
