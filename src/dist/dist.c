@@ -467,8 +467,9 @@ static ct_status exchange(ct_dist *g, ct__ddesc *d, const int64_t *sp, const cha
         }
         ct__shm_slot *sl = &me->slot[x->slot];
         if (d->nsplits && sp)
-            memcpy(d->nsplits <= CT__SHM_SPLITS_SMALL ? sl->splits_small : sl->splits, sp,
-                   sizeof(int64_t) * (size_t)d->nsplits);
+            memcpy(d->nsplits <= CT__SHM_SPLITS_SMALL ? (void *)sl->inline_data
+                                                      : (void *)sl->splits,
+                   sp, sizeof(int64_t) * (size_t)d->nsplits);
         sl->desc = d->h;
         sl->cold = d->c;
         ct_status st = ct__dist_sync(g, what);
@@ -485,7 +486,9 @@ static ct_status exchange(ct_dist *g, ct__ddesc *d, const int64_t *sp, const cha
             const ct__shm_slot *sl = &g->ctrl[p]->slot[x->slot];
             x->D[p] = &sl->desc;
             x->C[p] = &sl->cold;
-            x->SP[p] = sl->desc.nsplits <= CT__SHM_SPLITS_SMALL ? sl->splits_small : sl->splits;
+            x->SP[p] = sl->desc.nsplits <= CT__SHM_SPLITS_SMALL
+                           ? (const int64_t *)(const void *)sl->inline_data
+                           : sl->splits;
         }
         return CT_OK;
     }
@@ -613,8 +616,12 @@ static void pick_src(ct_dist *g, ct__ddesc *d, const void *data, size_t n) {
     size_t off;
     ct_symm_buf *b;
     if (n <= CT__SHM_INLINE) {
-        if (n) memcpy(g->ctrl[g->rank]->slot[slot].inline_data, data, n);
-        d->kind = CT__SRC_INLINE;
+        const bool packed = d->nsplits > 0 && d->nsplits <= CT__SHM_SPLITS_SMALL &&
+                            (size_t)d->nsplits * 8 + n <= 64;
+        d->kind = packed ? CT__SRC_PACKED : CT__SRC_INLINE;
+        if (n)
+            memcpy(g->ctrl[g->rank]->slot[slot].inline_data + ct__shm_poff(d->kind, d->nsplits),
+                   data, n);
     } else if ((b = ct__symm_find(g, data, n, &off)) != NULL && b->shared) {
         d->kind = CT__SRC_SYMM;
         d->addr = b->id;
@@ -682,7 +689,7 @@ static bool all_direct(const ct_dist *g, const xch *x, bool *needs_final) {
     for (int p = 0; p < g->size; p++) {
         int k = x->D[p]->kind;
         if (k == CT__SRC_NONE) return false;
-        if (k != CT__SRC_INLINE) *needs_final = true;
+        if (!ct__src_inline(k)) *needs_final = true;
     }
     return true;
 }
@@ -692,7 +699,9 @@ static const void *peer_bytes(ct_dist *g, const xch *x, int p, size_t src_off, s
                               ct_status *st) {
     const ct__dhot *d = x->D[p];
     switch (d->kind) {
-    case CT__SRC_INLINE: return g->ctrl[p]->slot[x->slot].inline_data + src_off;
+    case CT__SRC_INLINE:
+    case CT__SRC_PACKED:
+        return g->ctrl[p]->slot[x->slot].inline_data + ct__shm_poff(d->kind, d->nsplits) + src_off;
     case CT__SRC_SYMM: {
         ct_symm_buf *b = ct__symm_by_id(g, d->addr);
         CT_ASSERT(b && b->shared);
@@ -932,7 +941,7 @@ CT_API ct_status ct_dist_broadcast(ct_dist *g, ct_tensor *t, int root) {
         if (all_direct(g, &x, &fin)) {
             /* a large payload: the root writes the last 1/size of it into every receiver while
              * the receivers read the rest, so the root's core copies too */
-            bool help = x.D[root]->kind != CT__SRC_INLINE;
+            bool help = !ct__src_inline(x.D[root]->kind);
             for (int p = 0; p < g->size; p++)
                 help = help && (p == root || x.D[p]->dkind != 0);
             size_t share = help ? (nb / (size_t)g->size) & ~(size_t)63 : 0;
@@ -1511,16 +1520,14 @@ CT_API ct_status ct_dist_all_to_all_v_2d_combine(ct_dist *g, const ct_tensor *in
     }
     if (!d.status && ns > (1 << 28))
         lfail(&d, CT_ERR_SHAPE, "%lld split values are too many", (long long)ns);
-    d.nsplits = d.status ? 0 : (int32_t)ns;
+    /* both rows travel in the exchange: readers need the senders' offsets too */
+    d.nsplits = d.status ? 0 : (int32_t)(2 * ns);
     d.q0 = out ? (ct_tensor_ndim(out) ? ct_tensor_shape(out)[0] : 0) : 0;
     ct_tensor *wi = NULL, *wo = NULL;
     if (!d.status && (work_in(g, in, &wi) != CT_OK || work_out(g, out, true, &wo) != CT_OK))
         lfail(&d, CT_ERR_OOM, "out of memory for a contiguous copy");
-    if (wi) pick_src(g, &d, ct_tensor_data_ptr(wi), tbytes(wi));
-    /* the counts travel in the exchange; the offsets stay local to the reader's plan on MPI
-     * groups, but shm readers need the sender's offsets too: publish both rows */
+    if (wi) pick_src(g, &d, ct_tensor_data_ptr(wi), tbytes(wi)); /* after nsplits: its offset */
     xch x;
-    d.nsplits = d.status ? 0 : (int32_t)(2 * ns);
     ct_status st = exchange(g, &d, so, what, &x);
     if (st == CT_OK) st = check_all(g, &x, SHAPE_TRAIL, 1, what);
     if (st == CT_OK) st = exchange_splits(g, so, 2 * ns, what, &x);

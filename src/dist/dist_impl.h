@@ -26,7 +26,12 @@ enum {
     CT__D_SPLIT
 };
 /* Where a rank's source bytes are for the one-copy readers. */
-enum { CT__SRC_NONE = 0, CT__SRC_INLINE, CT__SRC_ADDR, CT__SRC_SYMM };
+enum { CT__SRC_NONE = 0, CT__SRC_INLINE, CT__SRC_ADDR, CT__SRC_SYMM, CT__SRC_PACKED };
+/* INLINE and PACKED are both copies in the control block: PACKED payloads are small enough to
+ * share the cache line of the small splits right after them, INLINE ones start on a line. */
+static inline bool ct__src_inline(int kind) {
+    return kind == CT__SRC_INLINE || kind == CT__SRC_PACKED;
+}
 
 /* What each rank says about its part of a call; every rank checks all of them identically. The
  * part every peer reads on every call (ct__dhot, one cache line) is apart from the rest (ct__dcold:
@@ -83,11 +88,18 @@ typedef struct ct__ddesc {
 #define CT__SHM_SPLITS_SMALL 8
 typedef struct ct__shm_slot {
     _Alignas(64) ct__dhot desc;
-    int64_t splits_small[CT__SHM_SPLITS_SMALL]; /* when nsplits <= CT__SHM_SPLITS_SMALL */
-    unsigned char inline_data[CT__SHM_INLINE];  /* right after the splits: no gap line */
+    /* up to CT__SHM_SPLITS_SMALL split values, then the inline payload right after them (at
+     * ct__shm_poff), so a small call's splits and payload share a cache line */
+    _Alignas(64) unsigned char inline_data[CT__SHM_SPLITS_SMALL * 8 + CT__SHM_INLINE];
     _Alignas(64) int64_t splits[CT__SHM_SPLITS];
     ct__dcold cold;
 } ct__shm_slot;
+/* Where a rank's inline payload starts in its slot's inline_data (after its small splits:
+ * right after them when packed, else on the next line). */
+static inline size_t ct__shm_poff(int kind, int32_t nsplits) {
+    if (nsplits <= 0 || nsplits > CT__SHM_SPLITS_SMALL) return 0;
+    return kind == CT__SRC_PACKED ? (size_t)nsplits * 8 : CT__SHM_SPLITS_SMALL * 8;
+}
 
 typedef struct ct__shm_ctrl {
     _Alignas(64) _Atomic uint64_t arrive; /* number of syncs this rank has reached */
