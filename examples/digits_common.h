@@ -13,17 +13,6 @@
 
 #ifndef CT_SOURCE_DIR
 #define CT_SOURCE_DIR "."
-/* The MLP's forward pass: linear, relu, linear (logits; the caller releases them). */
-static inline ct_tensor *digits_mlp_forward(ct_ctx *c, ct_tensor *x, ct_tensor *const *p) {
-    ct_ctx *ctx = c; /* for TRY */
-    ct_tensor *h, *r, *o;
-    TRY(ct_linear(ctx, x, p[0], p[1], &h));
-    TRY(ct_relu(ctx, h, &r));
-    TRY(ct_linear(ctx, r, p[2], p[3], &o));
-    ct_tensor_release(h), ct_tensor_release(r);
-    return o;
-}
-
 #endif
 #define N_ALL 1797
 #define N_TEST 360
