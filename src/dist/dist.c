@@ -7,7 +7,7 @@
  *
  * Node-local groups (every rank on this node, CT_DIST_SHM not "0") exchange through a
  * shared-memory control block per rank (MPI_Win_allocate_shared): descriptors, splits and payloads
- * up to 64 KiB are written there and a rank waits for its peers' arrival counters, polling with
+ * up to 256 KiB are written there and a rank waits for its peers' arrival counters, polling with
  * the group's deadline. Larger payloads are read by each receiver straight from the sender's
  * memory: from a symmetric buffer (memcpy from the peer's mapping) or from ordinary memory with
  * Linux cross-memory attach (process_vm_readv, probed when the group is made) — one copy.
