@@ -29,7 +29,7 @@
 #include <time.h>
 #include <unistd.h>
 
-double ct__dist_now(void) {
+static double now_s(void) {
     struct timespec ts;
     clock_gettime(CLOCK_MONOTONIC, &ts);
     return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
@@ -46,37 +46,46 @@ static ct_status broken_error(ct_dist *g, const char *what) {
                          "dist %s: the group broke on an earlier timeout; free it", what);
 }
 
-/* Poll until ready(arg) with the group's deadline: spin briefly, then yield the core (ranks may
- * share cores). */
-typedef bool (*ready_fn)(ct_dist *g, void *arg, int *who);
-static ct_status poll_until(ct_dist *g, ready_fn ready, void *arg, const char *what) {
+bool ct__dist_wait_for(ct_dist *g, ct__dist_ready_fn ready, void *arg, int *who) {
     double deadline = 0;
-    int who = -1;
     for (unsigned spins = 0;; spins++) {
-        if (ready(g, arg, &who)) return CT_OK;
+        if (ready(g, arg, who)) return true;
         if (spins < 2000) {
             cpu_relax();
             continue;
         }
         sched_yield();
         if ((spins & 255) == 0) {
-            double now = ct__dist_now();
-            if (deadline == 0) {
+            double now = now_s();
+            if (deadline == 0)
                 deadline = now + g->timeout_s;
-            } else if (now > deadline) {
-                g->broken = true;
-                if (who >= 0)
-                    return ct__set_error(g->ctx, CT_ERR_TIMEOUT,
-                                         "dist %s: rank %d waited %.3g s for rank %d; the group "
-                                         "is broken (free it)",
-                                         what, g->rank, g->timeout_s, who);
-                return ct__set_error(g->ctx, CT_ERR_TIMEOUT,
-                                     "dist %s: rank %d waited %.3g s for its peers; the group is "
-                                     "broken (free it)",
-                                     what, g->rank, g->timeout_s);
-            }
+            else if (now > deadline)
+                return false;
         }
     }
+}
+
+/* ct__dist_wait_for inside a collective: past the deadline the group is broken. */
+static ct_status poll_until(ct_dist *g, ct__dist_ready_fn ready, void *arg, const char *what) {
+    int who = -1;
+    if (ct__dist_wait_for(g, ready, arg, &who)) return CT_OK;
+    g->broken = true;
+    if (who >= 0)
+        return ct__set_error(g->ctx, CT_ERR_TIMEOUT,
+                             "dist %s: rank %d waited %.3g s for rank %d; the group is broken "
+                             "(free it)",
+                             what, g->rank, g->timeout_s, who);
+    return ct__set_error(g->ctx, CT_ERR_TIMEOUT,
+                         "dist %s: rank %d waited %.3g s for its peers; the group is broken (free "
+                         "it)",
+                         what, g->rank, g->timeout_s);
+}
+
+static ct_status mpi_fail(ct_dist *g, int rc, const char *what) {
+    char msg[MPI_MAX_ERROR_STRING];
+    int len = 0;
+    MPI_Error_string(rc, msg, &len);
+    return ct__set_error(g->ctx, CT_ERR_DEVICE, "dist %s: MPI error: %s", what, msg);
 }
 
 static bool peers_arrived(ct_dist *g, void *arg, int *who) {
@@ -118,13 +127,7 @@ ct_status ct__dist_mpi_wait(ct_dist *g, int n, MPI_Request *reqs, const char *wh
     mpi_wait_arg a = {n, reqs, MPI_SUCCESS};
     ct_status st = poll_until(g, mpi_done, &a, what);
     if (st != CT_OK) return st;
-    if (a.err != MPI_SUCCESS) {
-        char msg[MPI_MAX_ERROR_STRING];
-        int len = 0;
-        MPI_Error_string(a.err, msg, &len);
-        return ct__set_error(g->ctx, CT_ERR_DEVICE, "dist %s: MPI error: %s", what, msg);
-    }
-    return CT_OK;
+    return a.err != MPI_SUCCESS ? mpi_fail(g, a.err, what) : CT_OK;
 }
 
 ct_symm_buf *ct__symm_find(const ct_dist *g, const void *p, size_t n, size_t *off) {
@@ -153,13 +156,6 @@ static bool env_off(const char *name) {
     return v && (strcmp(v, "0") == 0 || strcmp(v, "false") == 0 || strcmp(v, "off") == 0);
 }
 
-static ct_status mpi_fail(ct_dist *g, int rc, const char *what) {
-    char msg[MPI_MAX_ERROR_STRING];
-    int len = 0;
-    MPI_Error_string(rc, msg, &len);
-    return ct__set_error(g->ctx, CT_ERR_DEVICE, "dist %s: MPI error: %s", what, msg);
-}
-
 static void group_release(ct_dist *g) {
     if (!g) return;
     if (!g->broken) {
@@ -171,6 +167,10 @@ static void group_release(ct_dist *g) {
     if (g->comm != MPI_COMM_NULL && !g->broken) MPI_Comm_free(&g->comm);
     free(g->ctrl);
     free(g->tmp);
+    free(g->xD);
+    free(g->xC);
+    free(g->xSP);
+    free(g->xbuf);
     free(g);
 }
 
@@ -197,7 +197,12 @@ static ct_status group_setup(ct_dist *g) {
     ct_status st = ct__dist_ops_create(g);
     if (st != CT_OK) return st;
     g->tmp = malloc(CT__TMP_BYTES);
-    if (!g->tmp) return ct__set_error(g->ctx, CT_ERR_OOM, "dist: out of memory");
+    g->xD = calloc((size_t)g->size, sizeof *g->xD);
+    g->xC = calloc((size_t)g->size, sizeof *g->xC);
+    g->xSP = calloc((size_t)g->size, sizeof *g->xSP);
+    g->xbuf = calloc((size_t)g->size, sizeof *g->xbuf);
+    if (!g->tmp || !g->xD || !g->xC || !g->xSP || !g->xbuf)
+        return ct__set_error(g->ctx, CT_ERR_OOM, "dist: out of memory");
     MPI_Comm node;
     rc = MPI_Comm_split_type(g->comm, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &node);
     if (rc != MPI_SUCCESS) return mpi_fail(g, rc, "init");
@@ -411,51 +416,25 @@ static void desc_tensor(ct__ddesc *d, const ct_tensor *t, const char *name) {
     memcpy(d->shape, ct_tensor_shape(t), sizeof(int64_t) * (size_t)d->ndim);
 }
 
-/* The gathered descriptors (and splits) of one call. */
+/* The gathered descriptors (and splits) of one call: views of the group's arrays. */
 typedef struct {
     int slot;
     const ct__dhot **D;
     const ct__dcold **C; /* each rank's cold part (2-D calls, and the words of an error) */
     const int64_t **SP;
-    ct__ddesc *Dbuf; /* MPI path storage */
-    int64_t *SPbuf;
-    const ct__dhot *Dsmall[16]; /* D, M and SP of groups up to 16 ranks (no allocation) */
-    const ct__dcold *Csmall[16];
-    const int64_t *SPsmall[16];
+    int64_t *SPbuf; /* the MPI path's gathered splits */
 } xch;
 
-static void xch_free(xch *x) {
-    if (x->D != x->Dsmall) free(x->D);
-    if (x->C != x->Csmall) free(x->C);
-    if (x->SP != x->SPsmall) free(x->SP);
-    free(x->Dbuf);
-    free(x->SPbuf);
-}
+static void xch_free(xch *x) { free(x->SPbuf); }
 
 /* Step 2 for shm groups: payload (if any) and descriptor already written; publish the splits,
  * arrive, point at every rank's blocks. */
 static ct_status exchange(ct_dist *g, ct__ddesc *d, const int64_t *sp, const char *what, xch *x) {
     desc_seal(d);
-    x->Dbuf = NULL;
+    x->D = g->xD;
+    x->C = g->xC;
+    x->SP = g->xSP;
     x->SPbuf = NULL;
-    if (g->size <= 16) {
-        x->D = x->Dsmall;
-        x->C = x->Csmall;
-        x->SP = x->SPsmall;
-    } else {
-        x->D = calloc((size_t)g->size, sizeof *x->D);
-        x->C = calloc((size_t)g->size, sizeof *x->C);
-        x->SP = calloc((size_t)g->size, sizeof *x->SP);
-        if (!x->D || !x->C || !x->SP) {
-            free(x->D);
-            free(x->C);
-            free(x->SP);
-            x->D = x->Dsmall;
-            x->C = x->Csmall;
-            x->SP = x->SPsmall;
-            return ct__set_error(g->ctx, CT_ERR_OOM, "dist %s: out of memory", what);
-        }
-    }
     if (g->shm) {
         x->slot = (int)(g->epoch & 1);
         ct__shm_ctrl *me = g->ctrl[g->rank];
@@ -492,17 +471,15 @@ static ct_status exchange(ct_dist *g, ct__ddesc *d, const int64_t *sp, const cha
         }
         return CT_OK;
     }
-    x->Dbuf = malloc(sizeof(ct__ddesc) * (size_t)g->size);
-    if (!x->Dbuf) return ct__set_error(g->ctx, CT_ERR_OOM, "dist %s: out of memory", what);
     MPI_Request r;
     int rc =
-        MPI_Iallgather(d, (int)sizeof *d, MPI_BYTE, x->Dbuf, (int)sizeof *d, MPI_BYTE, g->comm, &r);
+        MPI_Iallgather(d, (int)sizeof *d, MPI_BYTE, g->xbuf, (int)sizeof *d, MPI_BYTE, g->comm, &r);
     if (rc != MPI_SUCCESS) return mpi_fail(g, rc, what);
     ct_status st = ct__dist_mpi_wait(g, 1, &r, what);
     if (st != CT_OK) return st;
     for (int p = 0; p < g->size; p++) {
-        x->D[p] = &x->Dbuf[p].h;
-        x->C[p] = &x->Dbuf[p].c;
+        x->D[p] = &g->xbuf[p].h;
+        x->C[p] = &g->xbuf[p].c;
     }
     return CT_OK;
 }

@@ -137,11 +137,20 @@ struct ct_dist {
     MPI_Op half_ops[2][4]; /* f16 / bf16 x sum, max, min, prod */
     MPI_Op bool_ops[2];    /* or, and */
     unsigned char *tmp;    /* CT__TMP_BYTES of scratch for chunked reductions */
+    /* every rank's descriptor parts and splits of the call in progress (size entries each; the
+     * MPI path's gathered descriptors in xbuf), allocated with the group */
+    const struct ct__dhot **xD;
+    const struct ct__dcold **xC;
+    const int64_t **xSP;
+    struct ct__ddesc *xbuf;
 };
 #define CT__TMP_BYTES (256u << 10)
 
 /* ---- dist.c ---- */
-double ct__dist_now(void);
+/* Poll ready(g, arg, who) (spinning, then yielding the core: ranks may share cores) until it
+ * says true, or false once the group's timeout has passed (*who: whom it waited for, if known). */
+typedef bool (*ct__dist_ready_fn)(ct_dist *g, void *arg, int *who);
+bool ct__dist_wait_for(ct_dist *g, ct__dist_ready_fn ready, void *arg, int *who);
 /* Wait (polling, with the group's deadline) until every peer reached this rank's next sync. */
 ct_status ct__dist_sync(ct_dist *g, const char *what);
 ct_status ct__dist_mpi_wait(ct_dist *g, int n, MPI_Request *reqs, const char *what);

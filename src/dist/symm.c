@@ -7,7 +7,6 @@
 #include "dist/dist_impl.h"
 #include "dtype/dtype_size.h"
 
-#include <sched.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -180,6 +179,23 @@ CT_API ct_status ct_symm_signal(ct_symm_buf *b, int peer, int slot, uint64_t val
                : ct__set_error(b->g->ctx, CT_ERR_DEVICE, "symm_signal: MPI_Accumulate failed");
 }
 
+typedef struct {
+    ct_symm_buf *b;
+    _Atomic uint64_t *slot;
+    uint64_t value;
+} symm_wait_arg;
+static bool signal_reached(ct_dist *g, void *arg, int *who) {
+    symm_wait_arg *a = arg;
+    (void)who;
+    if (!a->b->shared) {
+        /* let the MPI library progress incoming RMA, then look at our memory */
+        int flag;
+        MPI_Iprobe(MPI_ANY_SOURCE, MPI_ANY_TAG, g->comm, &flag, MPI_STATUS_IGNORE);
+        MPI_Win_sync(a->b->win);
+    }
+    return atomic_load_explicit(a->slot, memory_order_acquire) >= a->value;
+}
+
 CT_API ct_status ct_symm_wait(ct_symm_buf *b, int slot, uint64_t value) {
     if (!b) return CT_ERR_INVALID_ARG;
     ct_dist *g = b->g;
@@ -187,28 +203,12 @@ CT_API ct_status ct_symm_wait(ct_symm_buf *b, int slot, uint64_t value) {
     if (slot < 0 || slot >= CT_SYMM_SIGNALS)
         return ct__set_error(g->ctx, CT_ERR_INVALID_ARG, "symm_wait: slot %d outside [0, %d)", slot,
                              CT_SYMM_SIGNALS);
-    _Atomic uint64_t *s = (_Atomic uint64_t *)(void *)(b->local + sig_off(b) + (size_t)slot * 8);
-    double deadline = 0;
-    for (unsigned spins = 0;; spins++) {
-        if (!b->shared) {
-            /* let the MPI library progress incoming RMA, then look at our memory */
-            int flag;
-            MPI_Iprobe(MPI_ANY_SOURCE, MPI_ANY_TAG, g->comm, &flag, MPI_STATUS_IGNORE);
-            MPI_Win_sync(b->win);
-        }
-        if (atomic_load_explicit(s, memory_order_acquire) >= value) return CT_OK;
-        if (spins < 2000) continue;
-        sched_yield();
-        if ((spins & 255) == 0) {
-            double now = ct__dist_now();
-            if (deadline == 0)
-                deadline = now + g->timeout_s;
-            else if (now > deadline)
-                return ct__set_error(g->ctx, CT_ERR_TIMEOUT,
-                                     "symm_wait: slot %d stayed below %llu for %.3g s", slot,
-                                     (unsigned long long)value, g->timeout_s);
-        }
-    }
+    symm_wait_arg a = {b, (_Atomic uint64_t *)(void *)(b->local + sig_off(b) + (size_t)slot * 8),
+                       value};
+    int who = -1;
+    if (ct__dist_wait_for(g, signal_reached, &a, &who)) return CT_OK;
+    return ct__set_error(g->ctx, CT_ERR_TIMEOUT, "symm_wait: slot %d stayed below %llu for %.3g s",
+                         slot, (unsigned long long)value, g->timeout_s);
 }
 
 CT_API void ct_symm_free(ct_symm_buf *b) {
