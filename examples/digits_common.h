@@ -87,6 +87,20 @@ static inline void digits_mlp_params(ct_ctx *c, ct_tensor *p[4]) {
     p[2] = digits_init_param(c, 2, w2s, HID, 3), p[3] = digits_init_param(c, 1, b2s, HID, 4);
 }
 
+/* The fraction of the N_TEST rows of logits whose largest entry is the label in yte. */
+static inline double digits_accuracy(ct_ctx *c, const ct_tensor *logits, const int64_t *yte) {
+    ct_ctx *ctx = c; /* for TRY */
+    ct_tensor *pred;
+    static int64_t yp[N_TEST];
+    TRY(ct_argmax(ctx, logits, 1, false, &pred));
+    TRY(ct_tensor_to_host(pred, yp, sizeof yp));
+    ct_tensor_release(pred);
+    int correct = 0;
+    for (int i = 0; i < N_TEST; i++)
+        correct += yp[i] == yte[i];
+    return (double)correct / N_TEST;
+}
+
 /* The MLP's forward pass: linear, relu, linear (logits; the caller releases them). */
 static inline ct_tensor *digits_mlp_forward(ct_ctx *c, ct_tensor *x, ct_tensor *const *p) {
     ct_ctx *ctx = c; /* for TRY */

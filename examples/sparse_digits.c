@@ -52,17 +52,7 @@ static void train(ct_tensor *const *p, ct_tensor *const *mask, int epochs) {
     ct_optim_free(opt);
 }
 
-static double accuracy(ct_tensor *logits) {
-    ct_tensor *pred;
-    static int64_t yp[N_TEST];
-    TRY(ct_argmax(ctx, logits, 1, false, &pred));
-    TRY(ct_tensor_to_host(pred, yp, sizeof yp));
-    ct_tensor_release(pred);
-    int correct = 0;
-    for (int i = 0; i < N_TEST; i++)
-        correct += yp[i] == yte[i];
-    return (double)correct / N_TEST;
-}
+static double accuracy(ct_tensor *logits) { return digits_accuracy(ctx, logits, yte); }
 
 /* Test accuracy with both weight matrices 2:4 in values dtype vdt. */
 static double sparse_accuracy(ct_tensor *const *p, ct_dtype vdt) {

@@ -75,16 +75,10 @@ int main(int argc, char **argv) {
     }
     /* test accuracy, without recording */
     ct_set_grad_enabled(ctx, false);
-    ct_tensor *logits = forward(Xte, p), *pred;
-    TRY(ct_argmax(ctx, logits, 1, false, &pred));
-    static int64_t yp[N_TEST];
-    TRY(ct_tensor_to_host(pred, yp, sizeof yp));
-    int correct = 0;
-    for (int i = 0; i < N_TEST; i++)
-        correct += yp[i] == yte[i];
-    double acc = (double)correct / N_TEST;
-    printf("test accuracy %.2f%% (%d / %d)\n", 100 * acc, correct, N_TEST);
-    ct_tensor_release(logits), ct_tensor_release(pred);
+    ct_tensor *logits = forward(Xte, p);
+    double acc = digits_accuracy(ctx, logits, yte);
+    printf("test accuracy %.2f%% (%d / %d)\n", 100 * acc, (int)lround(acc * N_TEST), N_TEST);
+    ct_tensor_release(logits);
     ct_optim_free(opt);
     for (int i = 0; i < 4; i++)
         ct_tensor_release(p[i]);

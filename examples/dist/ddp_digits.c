@@ -200,19 +200,13 @@ int main(int argc, char **argv) {
     }
     identical = identical && same_everywhere(g, p);
     ct_set_grad_enabled(ctx, false);
-    ct_tensor *logits = forward(Xte, p), *pred;
-    TRY(ct_argmax(ctx, logits, 1, false, &pred));
-    static int64_t yp[N_TEST];
-    TRY(ct_tensor_to_host(pred, yp, sizeof yp));
-    int correct = 0;
-    for (int i = 0; i < N_TEST; i++)
-        correct += yp[i] == yte[i];
-    double acc = (double)correct / N_TEST;
+    ct_tensor *logits = forward(Xte, p);
+    double acc = digits_accuracy(ctx, logits, yte);
     if (rank == 0)
         printf("ddp on %d ranks, %d steps: parameters identical on all ranks: %s; max |ddp - "
                "single-process step| %.3g (forward in one piece: %.3g); test accuracy %.2f%%\n",
                size, steps, identical ? "yes" : "NO", worst, worst_one, 100 * acc);
-    ct_tensor_release(logits), ct_tensor_release(pred);
+    ct_tensor_release(logits);
     ct_optim_free(opt), ct_optim_free(ref_opt), ct_optim_free(one_opt);
     for (int i = 0; i < 4; i++)
         ct_tensor_release(p[i]), ct_tensor_release(ref[i]), ct_tensor_release(one[i]);
