@@ -1,6 +1,7 @@
 /* Device-agnostic graph front end: capture state, the graph memory pool, capture errors, cond.
  * It talks to backends only through their ct_graph_impl table. */
 #include "core/calloc.h"
+#include "graph/graph_tape.h"
 #include "ctorch/graph.h"
 #include "ctorch/ops.h"
 #include "ops/dispatch.h"
@@ -46,6 +47,8 @@ struct ct_graph {
     int64_t fork_joined[CT__MAX_FORK];
     int nfork;
     ct_graph_mem_stats mem; /* of the last instantiation */
+    ct__tape_entry *tape;   /* the capture's record for export (graph/graph_tape.h) */
+    int64_t ntape, captape;
 };
 
 /* ---- pool ---- */
@@ -119,6 +122,29 @@ static ct_status ct__keep(ct_graph *g, ct_tensor *t) {
     return CT_OK;
 }
 
+/* Append an entry to the tape (op: its descriptor, or the predicate operand in operands[0]). */
+static ct_status ct__tape_push(ct_graph *g, int kind, const ct_op_desc *op,
+                               const ct_operand *pred) {
+    if (g->ntape == g->captape) {
+        int64_t nc = g->captape ? g->captape * 2 : 16;
+        ct__tape_entry *nt = ct__alloc(g->ctx, (size_t)nc * sizeof *nt, 64);
+        if (!nt) return ct__set_error(g->ctx, CT_ERR_OOM, "graph: out of memory recording an op");
+        if (g->ntape) memcpy(nt, g->tape, (size_t)g->ntape * sizeof *nt);
+        ct__free(g->ctx, g->tape);
+        g->tape = nt;
+        g->captape = nc;
+    }
+    ct__tape_entry *e = &g->tape[g->ntape++];
+    e->kind = kind;
+    if (op)
+        e->op = *op;
+    else {
+        memset(&e->op, 0, sizeof e->op);
+        if (pred) e->op.operands[0] = *pred, e->op.n_in = 1;
+    }
+    return CT_OK;
+}
+
 static ct_status ct__cap_record(ct__capture *c, const ct_op_desc *op) {
     ct_graph *g = (ct_graph *)c;
     ct_ctx *ctx = g->ctx;
@@ -139,6 +165,7 @@ static ct_status ct__cap_record(ct__capture *c, const ct_op_desc *op) {
             st = ct__keep(g, op->operands[i].tensor);
     }
     if (st == CT_OK) st = g->impl->record(g->gs, op);
+    if (st == CT_OK) st = ct__tape_push(g, CT__TAPE_OP, op, NULL);
     if (st == CT_ERR_OOM && !ctx->err[0])
         ct__set_error(ctx, st, "graph: out of memory recording an op");
     if (st != CT_OK) {
@@ -490,6 +517,7 @@ ct_status ct_graph_reset(ct_graph *g) {
         return ct__set_error_keep_capture(g->ctx, CT_ERR_STATE, "reset: end the capture first");
     ct_status st = g->impl->reset(g->gs);
     ct__release_kept(g);
+    g->ntape = 0;
     g->state = G_EMPTY;
     g->error = CT_OK;
     g->errmsg[0] = '\0';
@@ -524,6 +552,7 @@ void ct_graph_free(ct_graph *g) {
     ct__release_kept(g);
     g->impl->destroy(g->gs);
     ct__free(ctx, g->kept);
+    ct__free(ctx, g->tape);
     ct__pool_unref(g->pool);
     ct__free(ctx, g);
 }
@@ -594,6 +623,7 @@ ct_status ct_cond(ct_ctx *ctx, const ct_tensor *pred, ct_cond_fn true_fn, ct_con
     ct__operand_set(&po, pred);
     ct_status st = ct__keep(g, (ct_tensor *)pred);
     if (st == CT_OK) st = g->impl->add_conditional(g->gs, &po);
+    if (st == CT_OK) st = ct__tape_push(g, CT__TAPE_COND, NULL, &po);
     bool opened = st == CT_OK;
     if (st == CT_OK) st = g->impl->cond_branch(g->gs, 1);
     if (st == CT_OK) st = true_fn(ctx, user_data, n_operands, operands, n_outputs, t_out);
@@ -608,6 +638,7 @@ ct_status ct_cond(ct_ctx *ctx, const ct_tensor *pred, ct_cond_fn true_fn, ct_con
     for (int i = 0; i < n_outputs && st == CT_OK; i++)
         st = ct_tensor_copy_(ctx, outputs[i], t_out[i]);
     if (st == CT_OK) st = g->impl->cond_branch(g->gs, 0);
+    if (st == CT_OK) st = ct__tape_push(g, CT__TAPE_ELSE, NULL, NULL);
     if (st == CT_OK) st = false_fn(ctx, user_data, n_operands, operands, n_outputs, f_out);
     if (st != CT_OK && !ctx->err[0])
         ct__set_error(ctx, st, "cond: the false branch failed with status %d (%s)", (int)st,
@@ -631,6 +662,7 @@ ct_status ct_cond(ct_ctx *ctx, const ct_tensor *pred, ct_cond_fn true_fn, ct_con
         st = ct_tensor_copy_(ctx, outputs[i], f_out[i]);
     if (opened) {
         ct_status e = g->impl->cond_end(g->gs);
+        if (e == CT_OK) e = ct__tape_push(g, CT__TAPE_COND_END, NULL, NULL);
         if (st == CT_OK) st = e;
     }
     for (int i = 0; i < 2 * n_outputs; i++)
@@ -782,6 +814,7 @@ ct_status ct_while_loop(ct_ctx *ctx, ct_loop_cond_fn cond, ct_loop_body_fn body,
     bool opened = false;
     ct_tensor *pred = NULL;
     if (st == CT_OK) st = g->impl->loop_begin(g->gs);
+    if (st == CT_OK) st = ct__tape_push(g, CT__TAPE_LOOP, NULL, NULL);
     opened = st == CT_OK;
     if (st == CT_OK) {
         st = cond(ctx, user, n_carried, cur, &pred);
@@ -793,6 +826,7 @@ ct_status ct_while_loop(ct_ctx *ctx, ct_loop_cond_fn cond, ct_loop_body_fn body,
         st = ct__keep(g, pred);
     }
     if (st == CT_OK) st = g->impl->loop_body(g->gs, &po);
+    if (st == CT_OK) st = ct__tape_push(g, CT__TAPE_LOOP_BODY, NULL, &po);
     if (st == CT_OK) {
         st = body(ctx, user, n_carried, cur, next);
         if (st != CT_OK) ct__loop_body_failed(ctx, st);
@@ -802,6 +836,7 @@ ct_status ct_while_loop(ct_ctx *ctx, ct_loop_cond_fn cond, ct_loop_body_fn body,
         st = ct_tensor_copy_(ctx, cur[i], next[i]);
     if (opened) {
         ct_status e = g->impl->loop_end(g->gs);
+        if (e == CT_OK) e = ct__tape_push(g, CT__TAPE_LOOP_END, NULL, NULL);
         if (st == CT_OK) st = e;
     }
     ct_tensor_release(pred);
@@ -980,3 +1015,22 @@ ct_status ct_event_elapsed_ms(const ct_event *start, const ct_event *end, double
     *ms = end->ms - start->ms;
     return CT_OK;
 }
+
+/* ---- the tape, for export ---- */
+ct_status ct__graph_tape(const ct_graph *g, const ct__tape_entry **entries, int64_t *n,
+                         ct_tensor *const **kept, int64_t *nkept) {
+    if (g->state != G_CAPTURED && g->state != G_READY)
+        return ct__set_error_keep_capture(g->ctx, CT_ERR_STATE, "the graph holds no capture%s",
+                                          g->state == G_CAPTURING ? " (it is still capturing)"
+                                                                  : "");
+    if (g->error != CT_OK)
+        return ct__set_error_keep_capture(g->ctx, CT_ERR_STATE,
+                                          "the graph's capture was invalidated: %s", g->errmsg);
+    *entries = g->tape;
+    *n = g->ntape;
+    *kept = g->kept;
+    *nkept = (int64_t)g->nkept;
+    return CT_OK;
+}
+ct_ctx *ct__graph_ctx(const ct_graph *g) { return g->ctx; }
+ct_device ct__graph_device(const ct_graph *g) { return g->device; }
