@@ -83,6 +83,9 @@ typedef struct ct_ctx_options {
     /* The caching allocator's configuration, as env CT_ALLOC_CONF (which it overrides):
      * "expandable_segments:True,max_split_size_mb:N,memory_limit_mb:N" (ctorch/memory.h) */
     const char *alloc_conf;
+    /* true: dense f32/f64 matmul through ctorch's portable kernel instead of OpenBLAS (slower;
+     * the results are bit-identical to the embedded runtime's, libctorch_rt has no BLAS) */
+    bool portable_matmul;
 } ct_ctx_options;
 
 typedef struct ct_ctx ct_ctx;

@@ -103,6 +103,7 @@ ct_status ct_ctx_create_ex(const ct_ctx_options *opts, ct_ctx **out, char *msg, 
     const char *dbg = getenv("CT_DEBUG");
     ctx->debug = o.debug || (dbg && dbg[0] && strcmp(dbg, "0") != 0);
     ctx->cache_on = !o.allocator.alloc && !o.no_cache && !ctx->debug;
+    ctx->portable_matmul = o.portable_matmul;
     if (ctx->cache_on) {
         ct__calloc_conf conf = {0};
         char cerr[256] = "";

@@ -58,6 +58,7 @@ struct ct_ctx {
     int next_user_type;
     ct__backend_slot backends[CT__MAX_BACKENDS];
     bool cache_on;             /* built-in allocator behind the caching allocator */
+    bool portable_matmul;      /* options.portable_matmul: no BLAS for matmul */
     struct ct_caching_allocator *calloc; /* the caching allocator (core/calloc.h), if cache_on */
     /* Live tensor handles (every build): a doubly linked list through ct_tensor.live_prev/next, so
      * ct_ctx_free can report what the caller forgot to release. */

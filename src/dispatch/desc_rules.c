@@ -195,6 +195,20 @@ static bool ct__desc_rule_mx(const ct_op_desc *op, const char **rule) {
     }
 }
 
+bool ct__desc_operand_written(ct_op_kind k, int n_out, int i) {
+    if (i < n_out) return true;
+    switch (k) {
+    case CT_OP_EIGH: return i == 4;
+    case CT_OP_MX_QUANTIZE: return i == 3;
+    case CT_OP_MX_LINEAR: return i == 5;
+    case CT_OP_SORT: return i == 3;
+    case CT_OP_SPARSE24_MM: return i == 5;
+    case CT_OP_FLEX_ATTENTION: return i == 7;
+    case CT_OP_FLEX_ATTENTION_BWD: return i == 11;
+    default: return false;
+    }
+}
+
 int ct__desc_rule(const ct_op_desc *op, const char **rule) {
     const ct_operand *o = &op->operands[0], *in = &op->operands[1];
     const ct_dtype cdt = op->compute_dtype;

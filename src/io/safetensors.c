@@ -5,6 +5,7 @@
  * requires. Errors name the field and the header byte offset. */
 #include "core/internal.h"
 #include "ctorch/safetensors.h"
+#include "io/safetensors_impl.h"
 #include "tensor/tensor_impl.h"
 
 #include <errno.h>
@@ -746,10 +747,10 @@ static int ct__st_cmp_order(const void *a, const void *b) {
     return strcmp(x->name, y->name);
 }
 
-ct_status ct_safetensors_save(ct_ctx *ctx, const char *path, int n, const char *const *names,
-                              const ct_tensor *const *tensors, const char *const *metadata) {
-    if (!ctx) return CT_ERR_INVALID_ARG;
-    ct__clear_error(ctx);
+ct_status ct__safetensors_write(ct_ctx *ctx, FILE *fp, const char *fname, int n,
+                                const char *const *names, const ct_tensor *const *tensors,
+                                const char *const *metadata, uint64_t *offsets) {
+    const char *path = fname;
     if (!path || n < 0 || (n > 0 && (!names || !tensors)))
         return ct__set_error(ctx, CT_ERR_INVALID_ARG, "safetensors_save: %s",
                              !path   ? "path is NULL"
@@ -792,7 +793,7 @@ ct_status ct_safetensors_save(ct_ctx *ctx, const char *path, int n, const char *
         ord[i].itemsize = ct_dtype_size(ct_tensor_dtype(tensors[i]));
         ord[i].name = names[i];
     }
-    qsort(ord, (size_t)n, sizeof *ord, ct__st_cmp_order);
+    if (!offsets) qsort(ord, (size_t)n, sizeof *ord, ct__st_cmp_order);
     /* header */
     ct__sb b = {NULL, 0, 0, false, ctx};
     ct__sb_str(&b, "{");
@@ -813,6 +814,17 @@ ct_status ct_safetensors_save(ct_ctx *ctx, const char *path, int n, const char *
         const ct_tensor *t = tensors[ord[q].idx];
         uint64_t nb = 0;
         ct__st_nbytes(ct_tensor_dtype(t), ct_tensor_numel(t), &nb);
+        if (offsets && off % 64) { /* align mode: a U8 padding tensor up to the next 64 bytes */
+            char tmp[128];
+            uint64_t pad = 64 - off % 64;
+            snprintf(tmp, sizeof tmp,
+                     "%s\"__pad.%d\":{\"dtype\":\"U8\",\"shape\":[%llu],\"data_offsets\":[%llu,%llu]}",
+                     first ? "" : ",", q, (unsigned long long)pad, (unsigned long long)off,
+                     (unsigned long long)(off + pad));
+            ct__sb_str(&b, tmp);
+            first = false;
+            off += pad;
+        }
         if (!first) ct__sb_str(&b, ",");
         first = false;
         ct__sb_json(&b, names[ord[q].idx]);
@@ -827,6 +839,7 @@ ct_status ct_safetensors_save(ct_ctx *ctx, const char *path, int n, const char *
         snprintf(tmp, sizeof tmp, "],\"data_offsets\":[%llu,%llu]}", (unsigned long long)off,
                  (unsigned long long)(off + nb));
         ct__sb_str(&b, tmp);
+        if (offsets) offsets[ord[q].idx] = off; /* relative to the data; made absolute below */
         off += nb;
     }
     ct__sb_str(&b, "}");
@@ -837,31 +850,30 @@ ct_status ct_safetensors_save(ct_ctx *ctx, const char *path, int n, const char *
         ct__free(ctx, ord);
         return ct__set_error(ctx, CT_ERR_OOM, "safetensors_save: out of memory (header)");
     }
-    /* write to path.tmp, then rename */
-    size_t pl = strlen(path);
-    char *tmpath = ct__alloc(ctx, pl + 5, 1);
     ct_status st = CT_OK;
-    FILE *fp = NULL;
-    if (!tmpath) {
-        st = ct__set_error(ctx, CT_ERR_OOM, "safetensors_save: out of memory");
-    } else {
-        memcpy(tmpath, path, pl);
-        memcpy(tmpath + pl, ".tmp", 5);
-        fp = fopen(tmpath, "wb");
-        if (!fp)
-            st = ct__set_error(ctx, CT_ERR_IO, "safetensors_save: cannot create %s: %s", tmpath,
-                               strerror(errno));
-    }
+    for (int i = 0; offsets && i < n; i++)
+        offsets[i] += 8 + (uint64_t)b.n;
     if (st == CT_OK) {
         uint8_t len8[8];
         for (int i = 0; i < 8; i++)
             len8[i] = (uint8_t)((uint64_t)b.n >> (8 * i));
         if (fwrite(len8, 1, 8, fp) != 8 || fwrite(b.p, 1, b.n, fp) != b.n)
-            st = ct__set_error(ctx, CT_ERR_IO, "safetensors_save: writing %s: %s", tmpath,
+            st = ct__set_error(ctx, CT_ERR_IO, "safetensors_save: writing %s: %s", path,
                                strerror(errno));
     }
+    uint64_t at = 0; /* data bytes written */
     for (int q = 0; q < n && st == CT_OK; q++) {
         const ct_tensor *t = tensors[ord[q].idx];
+        static const uint8_t zero64[64];
+        if (offsets && at % 64) {
+            size_t pad = (size_t)(64 - at % 64);
+            if (fwrite(zero64, 1, pad, fp) != pad) {
+                st = ct__set_error(ctx, CT_ERR_IO, "safetensors_save: writing %s: %s", path,
+                                   strerror(errno));
+                break;
+            }
+            at += pad;
+        }
         size_t isz = ct_dtype_size(ct_tensor_dtype(t)), numel = (size_t)ct_tensor_numel(t);
         int bits = ct_dtype_get_info(ct_tensor_dtype(t))->bits;
         uint8_t *buf = ct__alloc(ctx, numel * isz + 1, 64);
@@ -892,10 +904,38 @@ ct_status ct_safetensors_save(ct_ctx *ctx, const char *path, int n, const char *
             }
         }
         if (st == CT_OK && nb && fwrite(buf, 1, nb, fp) != nb)
-            st = ct__set_error(ctx, CT_ERR_IO, "safetensors_save: writing %s: %s", tmpath,
+            st = ct__set_error(ctx, CT_ERR_IO, "safetensors_save: writing %s: %s", path,
                                strerror(errno));
+        at += nb;
         ct__free(ctx, buf);
     }
+    ct__free(ctx, b.p);
+    ct__free(ctx, ord);
+    return st;
+}
+
+ct_status ct_safetensors_save(ct_ctx *ctx, const char *path, int n, const char *const *names,
+                              const ct_tensor *const *tensors, const char *const *metadata) {
+    if (!ctx) return CT_ERR_INVALID_ARG;
+    ct__clear_error(ctx);
+    if (!path) return ct__set_error(ctx, CT_ERR_INVALID_ARG, "safetensors_save: path is NULL");
+    /* write to path.tmp, then rename */
+    size_t pl = strlen(path);
+    char *tmpath = ct__alloc(ctx, pl + 5, 1);
+    ct_status st = CT_OK;
+    FILE *fp = NULL;
+    if (!tmpath) {
+        st = ct__set_error(ctx, CT_ERR_OOM, "safetensors_save: out of memory");
+    } else {
+        memcpy(tmpath, path, pl);
+        memcpy(tmpath + pl, ".tmp", 5);
+        fp = fopen(tmpath, "wb");
+        if (!fp)
+            st = ct__set_error(ctx, CT_ERR_IO, "safetensors_save: cannot create %s: %s", tmpath,
+                               strerror(errno));
+    }
+    if (st == CT_OK)
+        st = ct__safetensors_write(ctx, fp, tmpath, n, names, tensors, metadata, NULL);
     if (fp && fclose(fp) != 0 && st == CT_OK)
         st = ct__set_error(ctx, CT_ERR_IO, "safetensors_save: closing %s: %s", tmpath,
                            strerror(errno));
@@ -904,7 +944,5 @@ ct_status ct_safetensors_save(ct_ctx *ctx, const char *path, int n, const char *
                            strerror(errno));
     if (st != CT_OK && fp) remove(tmpath);
     ct__free(ctx, tmpath);
-    ct__free(ctx, b.p);
-    ct__free(ctx, ord);
     return st;
 }

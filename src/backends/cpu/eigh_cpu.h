@@ -57,5 +57,9 @@ struct ct__cpu_state;
 /* Kernels of the domain op kinds (operand layouts in backend.h); they word their own errors. */
 ct_status ct__cpu_eigh(struct ct__cpu_state *s, const ct_op_desc *op);
 ct_status ct__cpu_mx(struct ct__cpu_state *s, const ct_op_desc *op);
+/* The MX op kinds with an ISA's kernel table (struct ct__mxk_ops of kernels/mx_kernels.h), OpenMP
+ * up to op->num_threads; context-free, so the embedded runtime links it. */
+struct ct__mxk_ops;
+ct_status ct__mx_run(const struct ct__mxk_ops *ops, const ct_op_desc *op);
 
 #endif

@@ -53,8 +53,7 @@ static mx_split mx_make_split(int elem, int nt, int64_t rows, int64_t L, int bs)
 
 /* out codes (R, row_bytes) int8/uint8, scales (R, nblk) uint8 (e8m0 codes); in src (R, L) f32,
  * bf16 or f16, work (R * L) f32 when src is not f32. ints: format, block size, rceil. */
-static ct_status mx_quantize(const ct__cpu_state *s, const ct_op_desc *op) {
-    const ct__mxk_ops *ops = mx_ops(s);
+static ct_status mx_quantize(const ct__mxk_ops *ops, const ct_op_desc *op) {
     const int elem = (int)op->ints[0], bs = (int)op->ints[1], rceil = op->ints[2] != 0;
     const ct_operand *so = &op->operands[2];
     const int64_t rows = so->shape[0], L = so->shape[1], numel = rows * L;
@@ -93,8 +92,7 @@ static ct_status mx_quantize(const ct__cpu_state *s, const ct_op_desc *op) {
 }
 
 /* out (R, L) f32; in codes (R, row_bytes), scales (R, nblk). ints: format, block size. */
-static ct_status mx_dequantize(const ct__cpu_state *s, const ct_op_desc *op) {
-    const ct__mxk_ops *ops = mx_ops(s);
+static ct_status mx_dequantize(const ct__mxk_ops *ops, const ct_op_desc *op) {
     const int elem = (int)op->ints[0], bs = (int)op->ints[1];
     const ct_operand *oo = &op->operands[0];
     const int64_t rows = oo->shape[0], L = oo->shape[1], numel = rows * L;
@@ -129,8 +127,7 @@ static ct_status mx_dequantize(const ct__cpu_state *s, const ct_op_desc *op) {
  * bias (N) float or absent, work f32 of ct__mx_linear_work_floats(). ints: format, block size.
  * Work layout (each part rounded up to 16 floats): [x laid out for the kernel][bias][x widened
  * to f32 and y in f32, when x is not f32]. */
-static ct_status mx_linear(const ct__cpu_state *s, const ct_op_desc *op) {
-    const ct__mxk_ops *ops = mx_ops(s);
+static ct_status mx_linear(const ct__mxk_ops *ops, const ct_op_desc *op) {
     const int elem = (int)op->ints[0], bs = (int)op->ints[1];
     const ct_operand *yo = &op->operands[0], *xo = &op->operands[1], *bo = &op->operands[4];
     const int64_t M = yo->shape[0], N = yo->shape[1], K = xo->shape[1];
@@ -190,10 +187,12 @@ static ct_status mx_linear(const ct__cpu_state *s, const ct_op_desc *op) {
     return CT_OK;
 }
 
-ct_status ct__cpu_mx(ct__cpu_state *s, const ct_op_desc *op) {
+ct_status ct__mx_run(const ct__mxk_ops *ops, const ct_op_desc *op) {
     switch (op->kind) {
-    case CT_OP_MX_QUANTIZE: return mx_quantize(s, op);
-    case CT_OP_MX_DEQUANTIZE: return mx_dequantize(s, op);
-    default: return mx_linear(s, op);
+    case CT_OP_MX_QUANTIZE: return mx_quantize(ops, op);
+    case CT_OP_MX_DEQUANTIZE: return mx_dequantize(ops, op);
+    default: return mx_linear(ops, op);
     }
 }
+
+ct_status ct__cpu_mx(ct__cpu_state *s, const ct_op_desc *op) { return ct__mx_run(mx_ops(s), op); }

@@ -1,0 +1,15 @@
+/* Internal: the runtime's executor with another kernel runner (the library's ct_program runs the
+ * CPU backend's kernels, OpenBLAS included, through it). */
+#ifndef CTORCH_RUNTIME_RT_IMPL_H
+#define CTORCH_RUNTIME_RT_IMPL_H
+
+#include "ctorch/backend.h"
+#include "ctorch/runtime.h"
+
+/* Runs one resolved, checked instruction. */
+typedef ct_status (*ct__rt_kernel_fn)(void *user, const ct_op_desc *op);
+/* ct_rt_run with fn for every kernel instruction (NULL: the runtime's own kernels). */
+ct_status ct__rt_run_with(ct_rt_program *p, void *arena, size_t arena_size, ct__rt_kernel_fn fn,
+                          void *user);
+
+#endif
