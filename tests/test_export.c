@@ -106,8 +106,8 @@ static bool same_bits_buf(const ct_tensor *t, const void *data, size_t n) {
 }
 
 /* Load path in the runtime, bind one f32 input, run, and compare output 0 with want's bits. */
-static bool rt_matches(const char *path, const ct_tensor *x, const ct_tensor *want,
-                       char *err, size_t errn) {
+static bool rt_matches(const char *path, const ct_tensor *x, const ct_tensor *want, char *err,
+                       size_t errn) {
     size_t n;
     uint8_t *buf = read_file(path, &n);
     if (!buf) return snprintf(err, errn, "cannot read %s", path), false;
@@ -219,9 +219,8 @@ static ct_status mx_fwd(ct_ctx *ctx, const mxnet *n, const ct_tensor *x, ct_tens
 TEST(mx_weights_roundtrip_bit_exact) {
     ct_ctx *ctx = make_ctx(true);
     unsigned long long rng = 5;
-    const ct_mx_format fmts[3][2] = {{CT_MXFP4_E2M1, CT_MXFP8_E4M3},
-                                     {CT_MXFP6_E2M3, CT_MXINT8},
-                                     {CT_MXFP6_E3M2, CT_MXFP8_E5M2}};
+    const ct_mx_format fmts[3][2] = {
+        {CT_MXFP4_E2M1, CT_MXFP8_E4M3}, {CT_MXFP6_E2M3, CT_MXINT8}, {CT_MXFP6_E3M2, CT_MXFP8_E5M2}};
     for (int f = 0; f < 3; f++) {
         int64_t s1[2] = {48, 64}, s2[2] = {24, 48}, sb[1] = {48}, xs[2] = {5, 64};
         ct_tensor *d1 = rand_t(ctx, &rng, 2, s1), *d2 = rand_t(ctx, &rng, 2, s2);
@@ -279,8 +278,9 @@ TEST(mx_weights_roundtrip_bit_exact) {
                 CHECK_OK(ct_tensor_to_host(codes, c, cb));
                 bool same = true;
                 for (int64_t i = 0; i < 48 * 64; i++) {
-                    uint8_t want = fmts[f][0] == CT_MXFP4_E2M1 ? (uint8_t)(c[i / 2] >> (4 * (i & 1)) & 15)
-                                                              : c[i];
+                    uint8_t want = fmts[f][0] == CT_MXFP4_E2M1
+                                       ? (uint8_t)(c[i / 2] >> (4 * (i & 1)) & 15)
+                                       : c[i];
                     same = same && e[i] == want;
                 }
                 CHECK_MSG(same, "element codes of format pair %d", f);
@@ -428,8 +428,8 @@ TEST(symbolic_batch_runs_every_size) {
     float *big = calloc(65 * 16, 4);
     CHECK_OK(ct_rt_set_input(p, 0, big, s65));
     CHECK_ST(ct_rt_run(p, arena, as), CT_ERR_SHAPE);
-    CHECK_MSG(strstr(ct_rt_last_error(p), "batch") && strstr(ct_rt_last_error(p), "[1, 64]"),
-              "%s", ct_rt_last_error(p));
+    CHECK_MSG(strstr(ct_rt_last_error(p), "batch") && strstr(ct_rt_last_error(p), "[1, 64]"), "%s",
+              ct_rt_last_error(p));
     CHECK_OK(ct_rt_set_input(p, 0, big, s0));
     CHECK_ST(ct_rt_run(p, arena, as), CT_ERR_SHAPE);
     CHECK_OK(ct_rt_set_input(p, 0, big, s8w));
@@ -590,13 +590,15 @@ TEST(hostile_files_fail_cleanly) {
         p = NULL;
     }
     /* mutations of the program section with valid checksums: load or refuse, never crash */
-    uint64_t poff = ctp_get_u64(good + CTP_HEADER_BYTES + 8), psz = ctp_get_u64(good + CTP_HEADER_BYTES + 16);
+    uint64_t poff = ctp_get_u64(good + CTP_HEADER_BYTES + 8),
+             psz = ctp_get_u64(good + CTP_HEADER_BYTES + 16);
     int loaded = 0, refused = 0;
     for (int i = 0; i < 3000; i++) {
         memcpy(f, good, n);
         int k = 1 + i % 4;
         for (int j = 0; j < k; j++) {
-            size_t at = (size_t)poff + (size_t)(tu_rand_val(&rng, CT_FLOAT64, 0, 1) * (double)psz) % psz;
+            size_t at =
+                (size_t)poff + (size_t)(tu_rand_val(&rng, CT_FLOAT64, 0, 1) * (double)psz) % psz;
             uint8_t v = (uint8_t)(tu_rand_val(&rng, CT_FLOAT64, 0, 256));
             f[at] = (i & 8) ? v : (uint8_t)(f[at] ^ (1u << (j & 7)));
         }

@@ -12,6 +12,8 @@
 #include "ctorch/graph.h"
 #include "ctorch/mx.h"
 
+#include <stdio.h>
+
 #ifdef __cplusplus
 extern "C" {
 #endif
@@ -93,6 +95,13 @@ CT_API int ct_program_num_inputs(const ct_program *p);
 CT_API int ct_program_num_outputs(const ct_program *p);
 CT_API const char *ct_program_input_name(const ct_program *p, int i);
 CT_API const char *ct_program_output_name(const ct_program *p, int i);
+/* Write a readable description of the program to f: header, sections with checksums, symbols,
+ * inputs and outputs, the op table, weights (with their safetensors dtypes and shapes, MX
+ * pairings) and the memory plan (arena size against the sum of the intermediates). */
+CT_API ct_status ct_program_describe(const ct_program *p, FILE *f);
+/* The weights section: a complete safetensors file (borrowed; lives as long as p). *data is NULL
+ * and *size 0 for a program without weights. */
+CT_API ct_status ct_program_weights(const ct_program *p, const void **data, size_t *size);
 /* Free a program (NULL is a no-op). */
 CT_API void ct_program_free(ct_program *p);
 

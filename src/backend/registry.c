@@ -1,7 +1,7 @@
 /* Backend registry (per context), streams, and the validation of callers' descriptors at the
  * public submit entry (ct_stream_submit). The submit path itself is in dispatch/. */
 #include "backend/registry.h"
-#include "dispatch/desc_rules.h"
+#include "backend/desc_rules.h"
 #include "backends/cpu/eigh_cpu.h"
 #include "backends/cpu/kernels/attn_kernels.h"
 #include "backends/cpu/kernels/mx_kernels.h"

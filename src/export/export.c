@@ -11,7 +11,7 @@
 #include "core/plan.h"
 #include "ctorch/export.h"
 #include "ctorch/ops.h"
-#include "dispatch/desc_rules.h"
+#include "backend/desc_rules.h"
 #include "dispatch/dispatch.h"
 #include "export/ctp_format.h"
 #include "export/export_impl.h"
@@ -41,10 +41,10 @@ static bool x_grow(ct_ctx *ctx, void **arr, size_t *cap, size_t need, size_t ele
 
 /* ---- the shared tables (one per export) ---- */
 typedef struct {
-    const char *name;         /* safetensors name given by the spec, or NULL: own_name */
+    const char *name;                 /* safetensors name given by the spec, or NULL: own_name */
     char own_name[CTP_MAX_NAME + 16]; /* "__const.N", "<mx name>.scales" */
-    const ct__storage *st;    /* where the graph reads it */
-    int64_t base, bytes;      /* the kernel-side byte range in st */
+    const ct__storage *st;            /* where the graph reads it */
+    int64_t base, bytes;              /* the kernel-side byte range in st */
     const ct_tensor *save;    /* what the weights section holds (NULL: make one from mx / st) */
     const ct_mx_tensor *mx;   /* MX element tensor of this weight (codes), or NULL */
     bool mx_scales;           /* the E8M0 scales of mx */
@@ -237,8 +237,8 @@ static void x_operand(x_ctx *X, x_var *v, const x_index *ix, const ct_operand *o
     if (write) b->written = true;
     if (write && b->kind != CTP_BUF_ARENA) {
         const char *role = b->kind == CTP_BUF_INPUT ? "input" : "parameter";
-        const char *nm = b->kind == CTP_BUF_INPUT ? X->sp->input_names[b->index]
-                                                  : x_wname(&X->w[b->index]);
+        const char *nm =
+            b->kind == CTP_BUF_INPUT ? X->sp->input_names[b->index] : x_wname(&X->w[b->index]);
         v->st = ct__set_error(X->ctx, CT_ERR_UNSUPPORTED,
                               "program_export: instruction %lld (%s) writes %s '%s' (inputs and "
                               "weights are read-only in a program)",
@@ -578,20 +578,25 @@ static ct_status x_check_spec(x_ctx *X, const ct_export_spec *sp, const char *pa
                   {sp->n_params, sp->param_names, sp->params, "param"}};
     for (int l = 0; l < 3; l++) {
         if (lists[l].n && (!lists[l].names || !lists[l].ts))
-            return ct__set_error(ctx, CT_ERR_INVALID_ARG, "program_export: the %s names or %ss "
-                                 "are NULL", lists[l].what, lists[l].what);
+            return ct__set_error(ctx, CT_ERR_INVALID_ARG,
+                                 "program_export: the %s names or %ss "
+                                 "are NULL",
+                                 lists[l].what, lists[l].what);
         for (int i = 0; i < lists[l].n; i++) {
             const char *nm = lists[l].names[i];
             const ct_tensor *t = lists[l].ts[i];
             if (!nm || !nm[0] || strlen(nm) >= CTP_MAX_NAME)
                 return ct__set_error(ctx, CT_ERR_INVALID_ARG,
                                      "program_export: %s %d has no name (or one of %u bytes or "
-                                     "more)", lists[l].what, i, CTP_MAX_NAME);
+                                     "more)",
+                                     lists[l].what, i, CTP_MAX_NAME);
             ct_status st = ct__check_tensor(ctx, "program_export", lists[l].what, t);
             if (st != CT_OK) return st;
             if (t->storage->device.type != CT_DEVICE_CPU)
-                return ct__set_error(ctx, CT_ERR_DEVICE, "program_export: %s '%s' is not on the "
-                                     "CPU", lists[l].what, nm);
+                return ct__set_error(ctx, CT_ERR_DEVICE,
+                                     "program_export: %s '%s' is not on the "
+                                     "CPU",
+                                     lists[l].what, nm);
             if (l != 1 && !ct_tensor_is_contiguous(t))
                 return ct__set_error(ctx, CT_ERR_INVALID_ARG,
                                      "program_export: %s '%s' is not contiguous", lists[l].what,
@@ -599,7 +604,8 @@ static ct_status x_check_spec(x_ctx *X, const ct_export_spec *sp, const char *pa
             if (l == 2 && strncmp(nm, "__", 2) == 0)
                 return ct__set_error(ctx, CT_ERR_INVALID_ARG,
                                      "program_export: param name '%s' starts with \"__\" (kept "
-                                     "for the program's own constants)", nm);
+                                     "for the program's own constants)",
+                                     nm);
             for (int k = 0; k < i; k++)
                 if (strcmp(lists[l].names[k], nm) == 0)
                     return ct__set_error(ctx, CT_ERR_INVALID_ARG,
@@ -611,7 +617,8 @@ static ct_status x_check_spec(x_ctx *X, const ct_export_spec *sp, const char *pa
         return ct__set_error(ctx, CT_ERR_INVALID_ARG,
                              "program_export: mx_param_names or mx_params is NULL");
     if (sp->n_dims && (!sp->dims || !sp->trace))
-        return ct__set_error(ctx, CT_ERR_INVALID_ARG, "program_export: symbolic dims need "
+        return ct__set_error(ctx, CT_ERR_INVALID_ARG,
+                             "program_export: symbolic dims need "
                              "spec->dims and spec->trace");
     for (int i = 0; i < sp->n_inputs; i++)
         for (int d = 0; d < CT_MAX_DIMS; d++)
@@ -660,9 +667,8 @@ static ct_status x_check_spec(x_ctx *X, const ct_export_spec *sp, const char *pa
         /* the check point: a size that is neither, preferring the top of the range */
         int64_t c = X->sym_max[k];
         if (c == X->sym_ex[k] || c == X->sym_alt[k]) c = X->sym_min[k];
-        if (c == X->sym_ex[k] || c == X->sym_alt[k]) c = X->sym_ex[k] + 2 <= X->sym_max[k]
-                                                             ? X->sym_ex[k] + 2
-                                                             : X->sym_ex[k] - 2;
+        if (c == X->sym_ex[k] || c == X->sym_alt[k])
+            c = X->sym_ex[k] + 2 <= X->sym_max[k] ? X->sym_ex[k] + 2 : X->sym_ex[k] - 2;
         X->sym_chk[k] = c;
     }
     return CT_OK;
@@ -701,7 +707,9 @@ static ct_status x_named_weights(x_ctx *X) {
             return ct__set_error(ctx, CT_ERR_INVALID_ARG,
                                  "program_export: mx param '%s' belongs to another context", nm);
         int fmt = (int)ct_mx_format_of(q);
-        int bits = fmt == CT_MXFP4_E2M1 ? 4 : (fmt == CT_MXFP6_E2M3 || fmt == CT_MXFP6_E3M2) ? 6 : 8;
+        int bits = fmt == CT_MXFP4_E2M1                             ? 4
+                   : (fmt == CT_MXFP6_E2M3 || fmt == CT_MXFP6_E3M2) ? 6
+                                                                    : 8;
         int64_t L = ct_mx_shape(q)[ct_mx_axis(q)];
         int64_t rowb = codes->shape[codes->ndim - 1];
         int64_t rows = rowb ? ct__numel(codes->ndim, codes->shape) / rowb : 0;
@@ -843,8 +851,7 @@ static ct_status x_write_weights(x_ctx *X, FILE *fp, const char *tmpath, uint64_
     }
     if (st == CT_OK) {
         meta[nm] = NULL;
-        st = ct__safetensors_write(ctx, fp, tmpath, (int)n, names, ts, nm ? meta : NULL,
-                                   offsets);
+        st = ct__safetensors_write(ctx, fp, tmpath, (int)n, names, ts, nm ? meta : NULL, offsets);
     }
     for (size_t i = 0; tmp && i < n; i++)
         ct_tensor_release(tmp[i]);
@@ -893,8 +900,8 @@ ct_status ct_program_export(ct_ctx *ctx, ct_graph *graph, const ct_export_spec *
     int64_t ntape, nkept;
     ct_tensor *const *kept;
     if (st == CT_OK) st = ct__graph_tape(graph, &tape, &ntape, &kept, &nkept);
-    if (st == CT_OK) st = x_walk(X, &vars[0], tape, ntape, kept, nkept, spec->inputs,
-                                 spec->outputs);
+    if (st == CT_OK)
+        st = x_walk(X, &vars[0], tape, ntape, kept, nkept, spec->inputs, spec->outputs);
     if (st == CT_OK) st = x_constants(X, &vars[0], true);
     for (int m = 1; m < nvar && st == CT_OK; m++) {
         int64_t s[CTP_MAX_SYMS];
@@ -907,7 +914,8 @@ ct_status ct_program_export(ct_ctx *ctx, ct_graph *graph, const ct_export_spec *
     size_t pl = strlen(path ? path : "");
     char *tmpath = st == CT_OK ? ct__alloc(ctx, pl + 5, 1) : NULL;
     FILE *fp = NULL;
-    if (st == CT_OK && !tmpath) st = ct__set_error(ctx, CT_ERR_OOM, "program_export: out of memory");
+    if (st == CT_OK && !tmpath)
+        st = ct__set_error(ctx, CT_ERR_OOM, "program_export: out of memory");
     if (st == CT_OK) {
         memcpy(tmpath, path, pl);
         memcpy(tmpath + pl, ".tmp", 5);
@@ -1000,8 +1008,8 @@ ct_status ct_program_export(ct_ctx *ctx, ct_graph *graph, const ct_export_spec *
                            strerror(errno));
     if (st != CT_OK && fp) remove(tmpath);
     if (st == CT_OK && spec->report) {
-        size_t sz = spec->report->size && spec->report->size < sizeof rep ? spec->report->size
-                                                                           : sizeof rep;
+        size_t sz =
+            spec->report->size && spec->report->size < sizeof rep ? spec->report->size : sizeof rep;
         memcpy(spec->report, &rep, sz);
         spec->report->size = sz;
     }
@@ -1120,8 +1128,8 @@ static ct_status x_program_bytes(x_ctx *X, x_var *vars, int nvar, const uint64_t
             break;
         }
         int64_t chk;
-        if (X->nsym && (!x_eval(&bexpr[i], X->sym_chk, X->nsym, &chk) ||
-                        chk != vars[nvar - 1].b[i].bytes)) {
+        if (X->nsym &&
+            (!x_eval(&bexpr[i], X->sym_chk, X->nsym, &chk) || chk != vars[nvar - 1].b[i].bytes)) {
             st = ct__set_error(ctx, CT_ERR_SHAPE,
                                "program_export: buffer %zu's size is not a polynomial of degree "
                                "<= 1 in each symbolic dim",

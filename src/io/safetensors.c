@@ -817,10 +817,11 @@ ct_status ct__safetensors_write(ct_ctx *ctx, FILE *fp, const char *fname, int n,
         if (offsets && off % 64) { /* align mode: a U8 padding tensor up to the next 64 bytes */
             char tmp[128];
             uint64_t pad = 64 - off % 64;
-            snprintf(tmp, sizeof tmp,
-                     "%s\"__pad.%d\":{\"dtype\":\"U8\",\"shape\":[%llu],\"data_offsets\":[%llu,%llu]}",
-                     first ? "" : ",", q, (unsigned long long)pad, (unsigned long long)off,
-                     (unsigned long long)(off + pad));
+            snprintf(
+                tmp, sizeof tmp,
+                "%s\"__pad.%d\":{\"dtype\":\"U8\",\"shape\":[%llu],\"data_offsets\":[%llu,%llu]}",
+                first ? "" : ",", q, (unsigned long long)pad, (unsigned long long)off,
+                (unsigned long long)(off + pad));
             ct__sb_str(&b, tmp);
             first = false;
             off += pad;
@@ -934,8 +935,7 @@ ct_status ct_safetensors_save(ct_ctx *ctx, const char *path, int n, const char *
             st = ct__set_error(ctx, CT_ERR_IO, "safetensors_save: cannot create %s: %s", tmpath,
                                strerror(errno));
     }
-    if (st == CT_OK)
-        st = ct__safetensors_write(ctx, fp, tmpath, n, names, tensors, metadata, NULL);
+    if (st == CT_OK) st = ct__safetensors_write(ctx, fp, tmpath, n, names, tensors, metadata, NULL);
     if (fp && fclose(fp) != 0 && st == CT_OK)
         st = ct__set_error(ctx, CT_ERR_IO, "safetensors_save: closing %s: %s", tmpath,
                            strerror(errno));

@@ -5,7 +5,7 @@
  *
  * Every instruction is resolved (symbolic shapes evaluated, operands bound to their buffers) and
  * checked right before its kernel runs: each operand must address bytes inside its buffer only,
- * and the descriptor must keep its kind's shape rule (dispatch/desc_rules.h, the same rules the
+ * and the descriptor must keep its kind's shape rule (backend/desc_rules.h, the same rules the
  * library's public submit entry applies). The load runs the same checks for the captured sizes and
  * every corner of the symbolic ranges, so a program that loads runs at any size in range. */
 #include "ctorch/runtime.h"
@@ -13,7 +13,7 @@
 #include "backends/cpu/kernels/kernels.h"
 #include "backends/cpu/kernels/mx_kernels.h"
 #include "core/internal.h"
-#include "dispatch/desc_rules.h"
+#include "backend/desc_rules.h"
 #include "dtype/dtype_size.h"
 #include "dtype/half.h"
 #include "export/ctp_format.h"
@@ -319,11 +319,11 @@ static ct_status rt_resolve(ct_rt_program *p, uint32_t pc) {
     for (int i = 0; i < 4; i++) {
         d->scalars[i] = in->scalars[i];
         if (!rt_eval(p, in->ints[i], &d->ints[i]))
-            return rt_fail(p, CT_ERR_FORMAT, "program: instruction %u: a parameter overflows",
-                           pc);
+            return rt_fail(p, CT_ERR_FORMAT, "program: instruction %u: a parameter overflows", pc);
     }
     for (int i = 0; i < d->n_out + d->n_in; i++) {
-        ct_status st = rt_operand_resolve(p, &p->opnd[in->first_operand + i], &d->operands[i], pc, i);
+        ct_status st =
+            rt_operand_resolve(p, &p->opnd[in->first_operand + i], &d->operands[i], pc, i);
         if (st != CT_OK) return st;
         if (!d->operands[i].data && !ct__desc_optional_operand(d->kind, i) &&
             !(d->kind == CT_OP_LAYER_NORM && i >= 2))
@@ -372,8 +372,8 @@ static ct_status rt_bind(ct_rt_program *p, uint8_t *arena) {
             const rt_weight *w = &p->w[bf->index];
             if ((uint64_t)bytes > w->kbytes)
                 return rt_fail(p, CT_ERR_FORMAT,
-                               "program: buffer %u (weight '%s') is %lld bytes, the weight %llu",
-                               b, w->name, (long long)bytes, (unsigned long long)w->kbytes);
+                               "program: buffer %u (weight '%s') is %lld bytes, the weight %llu", b,
+                               w->name, (long long)bytes, (unsigned long long)w->kbytes);
             ptr = (uint8_t *)(uintptr_t)w->data;
             break;
         }
@@ -464,11 +464,10 @@ static ct_status rt_parse(ct_rt_program *p, const uint8_t *sec, uint64_t size, s
                 int64_t codes, kb;
                 bool ok = (w->bits == 4 || w->bits == 6) && w->rows >= 0 && w->row_len >= 0 &&
                           w->row_bytes == (w->bits == 4 ? (w->row_len + 1) / 2 : w->row_len) &&
-                          ct__checked_mul(w->rows, w->row_len, &codes) &&
-                          codes <= INT64_MAX / 8 &&
+                          ct__checked_mul(w->rows, w->row_len, &codes) && codes <= INT64_MAX / 8 &&
                           (uint64_t)((codes * (int64_t)w->bits + 7) / 8) == w->fbytes &&
-                          ct__checked_mul(w->rows, w->row_bytes, &kb) && (uint64_t)kb == w->kbytes &&
-                          w->kbytes <= 2 * w->fbytes + 16;
+                          ct__checked_mul(w->rows, w->row_bytes, &kb) &&
+                          (uint64_t)kb == w->kbytes && w->kbytes <= 2 * w->fbytes + 16;
                 if (!ok) rd_bad(&r, "weights.unpack", "inconsistent packed layout");
             } else
                 rd_bad(&r, "weights.transform", "unknown transform");
@@ -478,8 +477,8 @@ static ct_status rt_parse(ct_rt_program *p, const uint8_t *sec, uint64_t size, s
         for (uint32_t i = 0; i < p->nin && r.st == CT_OK; i++) {
             rt_input *in = &p->in[i];
             uint32_t nd;
-            if (!rd_str(&r, &in->name, "inputs.name") || !rd_dtype(&r, &in->dtype, "inputs.dtype") ||
-                !rd_u32(&r, &nd, "inputs.ndim"))
+            if (!rd_str(&r, &in->name, "inputs.name") ||
+                !rd_dtype(&r, &in->dtype, "inputs.dtype") || !rd_u32(&r, &nd, "inputs.ndim"))
                 break;
             if (nd > CT_MAX_DIMS) {
                 rd_bad(&r, "inputs.ndim", "more than 8 dims");
@@ -499,9 +498,11 @@ static ct_status rt_parse(ct_rt_program *p, const uint8_t *sec, uint64_t size, s
     if (rd_count(&r, &p->nbuf, CTP_MAX_COUNT, 40, "buffers.count")) {
         for (uint32_t b = 0; b < p->nbuf && r.st == CT_OK; b++) {
             rt_buffer *bf = &p->buf[b];
-            if (!rd_u32(&r, &bf->kind, "buffers.kind") || !rd_u32(&r, &bf->index, "buffers.index") ||
+            if (!rd_u32(&r, &bf->kind, "buffers.kind") ||
+                !rd_u32(&r, &bf->index, "buffers.index") ||
                 !rd_expr(&r, &bf->bytes, "buffers.bytes") ||
-                !rd_u64(&r, &bf->offset, "buffers.offset") || !rd_u64(&r, &bf->slot, "buffers.slot"))
+                !rd_u64(&r, &bf->offset, "buffers.offset") ||
+                !rd_u64(&r, &bf->slot, "buffers.slot"))
                 break;
             if (bf->kind > CTP_BUF_WEIGHT || (bf->kind == CTP_BUF_INPUT && bf->index >= p->nin) ||
                 (bf->kind == CTP_BUF_WEIGHT && bf->index >= p->nw) ||
@@ -513,7 +514,8 @@ static ct_status rt_parse(ct_rt_program *p, const uint8_t *sec, uint64_t size, s
     rd_u64(&r, &p->inter, "intermediate_bytes");
     for (uint32_t b = 0; b < p->nbuf && r.st == CT_OK; b++) {
         const rt_buffer *bf = &p->buf[b];
-        if (bf->kind == CTP_BUF_ARENA && (bf->offset > p->arena || bf->slot > p->arena - bf->offset))
+        if (bf->kind == CTP_BUF_ARENA &&
+            (bf->offset > p->arena || bf->slot > p->arena - bf->offset))
             rd_bad(&r, "buffers.offset", "an arena buffer reaches past the arena");
     }
     if (rd_count(&r, &p->ninstr, CTP_MAX_COUNT, 8, "instructions.count")) {
@@ -523,7 +525,8 @@ static ct_status rt_parse(ct_rt_program *p, const uint8_t *sec, uint64_t size, s
             if (!rd_u32(&r, &in->opcode, "instruction.opcode")) break;
             if (in->opcode == CTP_I_KERNEL) {
                 uint32_t opi, cdt;
-                if (!rd_u32(&r, &opi, "instruction.op") || !rd_u32(&r, &in->n_out, "instruction.n_out") ||
+                if (!rd_u32(&r, &opi, "instruction.op") ||
+                    !rd_u32(&r, &in->n_out, "instruction.n_out") ||
                     !rd_u32(&r, &in->n_in, "instruction.n_in") ||
                     !rd_u32(&r, &cdt, "instruction.compute_dtype") ||
                     !rd_u32(&r, &in->reduce_mask, "instruction.reduce_mask"))
@@ -572,7 +575,8 @@ static ct_status rt_parse(ct_rt_program *p, const uint8_t *sec, uint64_t size, s
                     break;
                 if (p->opnd[in->first_operand].buf == CTP_NO_BUFFER || in->target <= pc ||
                     in->target > p->ninstr)
-                    rd_bad(&r, "instruction.target", "an absent predicate or a target that is "
+                    rd_bad(&r, "instruction.target",
+                           "an absent predicate or a target that is "
                            "not forward");
             } else if (in->opcode == CTP_I_JUMP) {
                 if (!rd_u32(&r, &in->target, "instruction.target")) break;
@@ -630,16 +634,19 @@ ct_status ct_rt_load(const void *data, size_t size, ct_rt_program **out, char *e
     ct_rt_program *p = &tmp;
     ct_status st = CT_OK;
     if (!out || !data || ((uintptr_t)data & 15)) {
-        st = rt_fail(p, CT_ERR_INVALID_ARG, "rt_load: %s", !out ? "out is NULL"
-                                                         : !data ? "data is NULL"
-                                                                 : "data is not 16-byte aligned");
+        st = rt_fail(p, CT_ERR_INVALID_ARG, "rt_load: %s",
+                     !out    ? "out is NULL"
+                     : !data ? "data is NULL"
+                             : "data is not 16-byte aligned");
         goto done;
     }
     *out = NULL;
     const uint8_t *f = data;
     if (size < CTP_HEADER_BYTES) {
-        st = rt_fail(p, CT_ERR_FORMAT, "program: header at byte 0: the file has %zu bytes, a "
-                     "header %u", size, CTP_HEADER_BYTES);
+        st = rt_fail(p, CT_ERR_FORMAT,
+                     "program: header at byte 0: the file has %zu bytes, a "
+                     "header %u",
+                     size, CTP_HEADER_BYTES);
         goto done;
     }
     if (memcmp(f, CTP_MAGIC, 8) != 0) {
@@ -653,13 +660,16 @@ ct_status ct_rt_load(const void *data, size_t size, ct_rt_program **out, char *e
                      CTP_VERSION);
         goto done;
     }
-    if (!(flags & CTP_FLAG_LITTLE_ENDIAN) || (flags & ~(CTP_FLAG_LITTLE_ENDIAN | CTP_FLAG_SYMBOLIC))) {
+    if (!(flags & CTP_FLAG_LITTLE_ENDIAN) ||
+        (flags & ~(CTP_FLAG_LITTLE_ENDIAN | CTP_FLAG_SYMBOLIC))) {
         st = rt_fail(p, CT_ERR_FORMAT, "program: flags at byte 12 (0x%x) are not valid", flags);
         goto done;
     }
     if (ctp_get_u64(f + 16) != size) {
-        st = rt_fail(p, CT_ERR_FORMAT, "program: file_size at byte 16 says %llu, the file has "
-                     "%zu bytes (truncated?)", (unsigned long long)ctp_get_u64(f + 16), size);
+        st = rt_fail(p, CT_ERR_FORMAT,
+                     "program: file_size at byte 16 says %llu, the file has "
+                     "%zu bytes (truncated?)",
+                     (unsigned long long)ctp_get_u64(f + 16), size);
         goto done;
     }
     if (nsec < 1 || nsec > CTP_MAX_SECTIONS || size < CTP_HEADER_BYTES + nsec * CTP_SECTION_BYTES) {
@@ -687,23 +697,28 @@ ct_status ct_rt_load(const void *data, size_t size, ct_rt_program **out, char *e
         size_t at = CTP_HEADER_BYTES + s * CTP_SECTION_BYTES;
         if (off % CTP_ALIGN || off < CTP_HEADER_BYTES + nsec * CTP_SECTION_BYTES || off > size ||
             sz > size - off) {
-            st = rt_fail(p, CT_ERR_FORMAT, "program: section %u at byte %zu: offset %llu size "
-                         "%llu outside the file or misaligned", s, at, (unsigned long long)off,
-                         (unsigned long long)sz);
+            st = rt_fail(p, CT_ERR_FORMAT,
+                         "program: section %u at byte %zu: offset %llu size "
+                         "%llu outside the file or misaligned",
+                         s, at, (unsigned long long)off, (unsigned long long)sz);
             goto done;
         }
         for (uint32_t t = 0; t < s; t++) { /* no overlap */
             const uint8_t *q = f + CTP_HEADER_BYTES + t * CTP_SECTION_BYTES;
             uint64_t o2 = ctp_get_u64(q + 8), s2 = ctp_get_u64(q + 16);
             if (off < o2 + s2 && o2 < off + sz) {
-                st = rt_fail(p, CT_ERR_FORMAT, "program: section %u at byte %zu overlaps section "
-                             "%u", s, at, t);
+                st = rt_fail(p, CT_ERR_FORMAT,
+                             "program: section %u at byte %zu overlaps section "
+                             "%u",
+                             s, at, t);
                 goto done;
             }
         }
         if (ctp_crc32(tab, 0, f + off, (size_t)sz) != ctp_get_u32(e + 24)) {
-            st = rt_fail(p, CT_ERR_FORMAT, "program: section %u at byte %zu: checksum mismatch "
-                         "(the file is damaged)", s, at);
+            st = rt_fail(p, CT_ERR_FORMAT,
+                         "program: section %u at byte %zu: checksum mismatch "
+                         "(the file is damaged)",
+                         s, at);
             goto done;
         }
         if (kind == CTP_SEC_PROGRAM && !psec)
@@ -711,8 +726,10 @@ ct_status ct_rt_load(const void *data, size_t size, ct_rt_program **out, char *e
         else if (kind == CTP_SEC_WEIGHTS && !wsec)
             wsec = f + off, wsize = sz;
         else if (kind == CTP_SEC_PROGRAM || kind == CTP_SEC_WEIGHTS) {
-            st = rt_fail(p, CT_ERR_FORMAT, "program: section %u at byte %zu: a second section of "
-                         "kind %u", s, at, kind);
+            st = rt_fail(p, CT_ERR_FORMAT,
+                         "program: section %u at byte %zu: a second section of "
+                         "kind %u",
+                         s, at, kind);
             goto done;
         } /* other kinds: skipped (later versions may add them) */
     }
@@ -736,14 +753,17 @@ ct_status ct_rt_load(const void *data, size_t size, ct_rt_program **out, char *e
         if (inside) continue;
         for (; at < next; at++)
             if (f[at]) {
-                st = rt_fail(p, CT_ERR_FORMAT, "program: padding at byte %zu is not zero (the "
-                             "file is damaged)", at);
+                st = rt_fail(p, CT_ERR_FORMAT,
+                             "program: padding at byte %zu is not zero (the "
+                             "file is damaged)",
+                             at);
                 goto done;
             }
     }
     if (wsec) { /* a safetensors blob: 8-byte header length, header, data */
         if (wsize < 8 || ctp_get_u64(wsec) > wsize - 8) {
-            st = rt_fail(p, CT_ERR_FORMAT, "program: weights section: its safetensors header "
+            st = rt_fail(p, CT_ERR_FORMAT,
+                         "program: weights section: its safetensors header "
                          "length does not fit");
             goto done;
         }
@@ -795,7 +815,8 @@ ct_status ct_rt_load(const void *data, size_t size, ct_rt_program **out, char *e
     if (st == CT_OK && (p->nw > capw || p->ninstr > capins || p->nbuf > capbuf))
         st = rt_fail(p, CT_ERR_FORMAT, "program: more records than the section can hold");
     if (st == CT_OK && p->nw && !wsec)
-        st = rt_fail(p, CT_ERR_FORMAT, "program: weights are listed but the file has no weights "
+        st = rt_fail(p, CT_ERR_FORMAT,
+                     "program: weights are listed but the file has no weights "
                      "section");
     for (uint32_t i = 0; st == CT_OK && i < p->nw; i++)
         if (p->w[i].transform == CTP_WX_UNPACK) unpack += rt_al((size_t)p->w[i].kbytes);
@@ -899,8 +920,8 @@ ct_status ct_rt_set_input(ct_rt_program *p, int i, const void *data, const int64
     return CT_OK;
 }
 
-ct_status ct_rt_output(const ct_rt_program *p, int i, const void **data, ct_dtype *dtype,
-                       int *ndim, const int64_t **shape, const int64_t **strides) {
+ct_status ct_rt_output(const ct_rt_program *p, int i, const void **data, ct_dtype *dtype, int *ndim,
+                       const int64_t **shape, const int64_t **strides) {
     if (!p || i < 0 || (uint32_t)i >= p->nout || !p->ran) return CT_ERR_INVALID_ARG;
     const rt_output *o = &p->out[i];
     if (data) *data = o->data;
@@ -924,17 +945,22 @@ static ct_status rt_bind_inputs(ct_rt_program *p) {
             int64_t s = in->shape[d];
             int k = in->sym[d];
             if (k < 0 && s != in->size[d])
-                return rt_fail(p, CT_ERR_SHAPE, "rt_run: input '%s' dim %d is %lld, the program "
-                               "was exported for %lld", in->name, d, (long long)s,
-                               (long long)in->size[d]);
+                return rt_fail(p, CT_ERR_SHAPE,
+                               "rt_run: input '%s' dim %d is %lld, the program "
+                               "was exported for %lld",
+                               in->name, d, (long long)s, (long long)in->size[d]);
             if (k >= 0 && (s < p->sym_min[k] || s > p->sym_max[k]))
-                return rt_fail(p, CT_ERR_SHAPE, "rt_run: input '%s' dim %d (%s) is %lld, outside "
-                               "its range [%lld, %lld]", in->name, d, p->sym_name[k],
-                               (long long)s, (long long)p->sym_min[k], (long long)p->sym_max[k]);
+                return rt_fail(p, CT_ERR_SHAPE,
+                               "rt_run: input '%s' dim %d (%s) is %lld, outside "
+                               "its range [%lld, %lld]",
+                               in->name, d, p->sym_name[k], (long long)s, (long long)p->sym_min[k],
+                               (long long)p->sym_max[k]);
             if (k >= 0 && set[k] && p->sym[k] != s)
-                return rt_fail(p, CT_ERR_SHAPE, "rt_run: input '%s' dim %d (%s) is %lld, another "
-                               "input has %s = %lld", in->name, d, p->sym_name[k], (long long)s,
-                               p->sym_name[k], (long long)p->sym[k]);
+                return rt_fail(p, CT_ERR_SHAPE,
+                               "rt_run: input '%s' dim %d (%s) is %lld, another "
+                               "input has %s = %lld",
+                               in->name, d, p->sym_name[k], (long long)s, p->sym_name[k],
+                               (long long)p->sym[k]);
             if (k >= 0) p->sym[k] = s, set[k] = true;
             n *= s;
         }
@@ -983,10 +1009,9 @@ ct_status ct__rt_run_with(ct_rt_program *p, void *arena, size_t arena_size, ct__
             else
                 st = ct_k_run(&p->desc, p->isa);
             if (st != CT_OK && !p->err[0])
-                rt_fail(p, st, "rt_run: instruction %u (%s) failed: %s", pc,
-                        rt_op_names[in->kind] + 6,
-                        st == CT_ERR_INDEX ? "an index is out of range"
-                                           : "no kernel for these dtypes");
+                rt_fail(
+                    p, st, "rt_run: instruction %u (%s) failed: %s", pc, rt_op_names[in->kind] + 6,
+                    st == CT_ERR_INDEX ? "an index is out of range" : "no kernel for these dtypes");
             pc++;
         } else if (in->opcode == CTP_I_JUMP_IF_ZERO) {
             ct_operand o;
@@ -1014,5 +1039,92 @@ ct_status ct_rt_run(ct_rt_program *p, void *arena, size_t arena_size) {
     return ct__rt_run_with(p, arena, arena_size, NULL, NULL);
 }
 
-/* Internal accessors for the library's ct_program. */
-uint64_t ct__rt_weights_count(const ct_rt_program *p) { return p ? p->nw : 0; }
+/* ---- internal accessors for the library's ct_program (rt_impl.h) ---- */
+void ct__rt_weights_section(const ct_rt_program *p, const void **data, size_t *size) {
+    *data = p->wsec;
+    *size = (size_t)p->wsize;
+}
+
+static const char *rt_expr_str(const ct_rt_program *p, rt_expr e, char *buf, size_t n) {
+    size_t at = 0;
+    buf[0] = 0;
+    for (uint32_t t = e.first; t < e.first + e.n && at + 40 < n; t++) {
+        int64_t c = p->tcoef[t];
+        if (c == 0 && e.n > 1) continue;
+        int64_t mag = at && c < 0 ? -c : c;
+        bool bare = mag == 1 && p->tmask[t] != 0; /* "batch", not "1*batch" */
+        at += (size_t)snprintf(buf + at, n - at, "%s", at ? (c < 0 ? " - " : " + ") : "");
+        if (!bare) at += (size_t)snprintf(buf + at, n - at, "%lld", (long long)mag);
+        for (int k = 0, first = 1; k < p->nsym && at + 40 < n; k++)
+            if (p->tmask[t] >> k & 1) {
+                at += (size_t)snprintf(buf + at, n - at, "%s%s", bare && first ? "" : "*",
+                                       p->sym_name[k]);
+                first = 0;
+            }
+    }
+    return buf;
+}
+
+void ct__rt_describe(const ct_rt_program *p, FILE *f) {
+    const uint8_t *h = p->file;
+    uint32_t nsec = ctp_get_u32(h + 24);
+    fprintf(f, "format    ctorch program v%u, %zu bytes, flags 0x%x%s\n", ctp_get_u32(h + 8),
+            p->size, ctp_get_u32(h + 12), p->nsym ? " (symbolic dims)" : "");
+    for (uint32_t s = 0; s < nsec; s++) {
+        const uint8_t *e = h + CTP_HEADER_BYTES + s * CTP_SECTION_BYTES;
+        uint32_t kind = ctp_get_u32(e);
+        fprintf(f, "section   %-8s offset %llu size %llu crc32 %08x\n",
+                kind == CTP_SEC_PROGRAM   ? "program"
+                : kind == CTP_SEC_WEIGHTS ? "weights"
+                                          : "unknown",
+                (unsigned long long)ctp_get_u64(e + 8), (unsigned long long)ctp_get_u64(e + 16),
+                ctp_get_u32(e + 24));
+    }
+    for (int k = 0; k < p->nsym; k++)
+        fprintf(f, "symbol    %s in [%lld, %lld] (exported at %lld)\n", p->sym_name[k],
+                (long long)p->sym_min[k], (long long)p->sym_max[k], (long long)p->sym_ex[k]);
+    for (uint32_t i = 0; i < p->nin; i++) {
+        const rt_input *in = &p->in[i];
+        fprintf(f, "input     %s %s [", in->name, ct_dtype_name(in->dtype));
+        for (int d = 0; d < in->ndim; d++) {
+            if (in->sym[d] >= 0)
+                fprintf(f, "%s%s", d ? ", " : "", p->sym_name[in->sym[d]]);
+            else
+                fprintf(f, "%s%lld", d ? ", " : "", (long long)in->size[d]);
+        }
+        fprintf(f, "]\n");
+    }
+    char eb[256];
+    for (uint32_t j = 0; j < p->nout; j++) {
+        const rt_operand *o = &p->out[j].v;
+        fprintf(f, "output    %s %s [", p->out[j].name, ct_dtype_name(o->dtype));
+        for (int d = 0; d < o->ndim; d++)
+            fprintf(f, "%s%s", d ? ", " : "", rt_expr_str(p, o->shape[d], eb, sizeof eb));
+        fprintf(f, "]\n");
+    }
+    uint32_t count[CT_OP_COUNT] = {0}, jumps = 0;
+    for (uint32_t pc = 0; pc < p->ninstr; pc++)
+        if (p->ins[pc].opcode == CTP_I_KERNEL)
+            count[p->ins[pc].kind]++;
+        else
+            jumps++;
+    fprintf(f, "program   %u instructions (%u jumps of cond / while_loop)\n", p->ninstr, jumps);
+    for (int i = 0; i < p->nops; i++)
+        fprintf(f, "op        %-14s v1  x%u\n", rt_op_names[p->op_kind[i]] + 6,
+                count[p->op_kind[i]]);
+    for (uint32_t i = 0; i < p->nw; i++)
+        fprintf(f, "weight    %-24s %10llu bytes%s\n", p->w[i].name,
+                (unsigned long long)p->w[i].kbytes,
+                p->w[i].transform == CTP_WX_UNPACK ? " (sub-byte codes unpacked at load)" : "");
+    uint32_t narena = 0;
+    for (uint32_t b = 0; b < p->nbuf; b++)
+        if (p->buf[b].kind == CTP_BUF_ARENA) {
+            narena++;
+            fprintf(f, "buffer    %-4u arena offset %8llu slot %8llu bytes = %s\n", b,
+                    (unsigned long long)p->buf[b].offset, (unsigned long long)p->buf[b].slot,
+                    rt_expr_str(p, p->buf[b].bytes, eb, sizeof eb));
+        }
+    fprintf(f, "memory    arena %llu bytes for %u intermediates of %llu bytes in all (%.1f%%)\n",
+            (unsigned long long)p->arena, narena, (unsigned long long)p->inter,
+            p->inter ? 100.0 * (double)p->arena / (double)p->inter : 100.0);
+}

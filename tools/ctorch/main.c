@@ -1,4 +1,6 @@
-/* ctorch command-line tool: --help, --version, info, demo, eigh, train-demo. */
+/* ctorch command-line tool: --help, --version, info, demo, eigh, train-demo, and the program
+ * commands of export_cmds.c (export-demo, inspect, run, export-weights). */
+#include "cli.h"
 #include "ctorch/ctorch.h"
 
 #include <errno.h>
@@ -17,6 +19,10 @@ static void usage(FILE *f) {
            "  demo     a short tour of what ctorch does\n"
            "  eigh     batched symmetric eigendecomposition speed and accuracy\n"
            "  train-demo  train an MLP on handwritten digits with autograd and a captured step\n"
+           "  export-demo out.ctp   export the demo model (MX weights, symbolic batch)\n"
+           "  inspect file.ctp      header, sections, ops, weights and memory plan of a program\n"
+           "  run file.ctp --input NAME=x.npy [--output NAME=y.npy]   run a program\n"
+           "  export-weights prog.ctp out.safetensors   a program's weights as safetensors\n"
            "\n"
            "Run 'ctorch <command> --help' for a command's options.\n"
            "Environment: CT_CPU_ISA=ref|avx2|avx512 forces a kernel ISA (an error if the CPU\n"
@@ -32,6 +38,8 @@ static int make_ctx(ct_ctx **ctx) {
     return 1;
 }
 
+int ct_cli_make_ctx(ct_ctx **ctx) { return make_ctx(ctx); }
+
 /* Report a failed call once: the context's message already names the problem ("out of memory
  * allocating ..."); the status word only when there is no message. */
 static int fail(ct_ctx *ctx, ct_status st, const char *what) {
@@ -42,6 +50,7 @@ static int fail(ct_ctx *ctx, ct_status st, const char *what) {
         fprintf(stderr, "ctorch: %s failed: %s\n", what, ct_status_str(st));
     return 1;
 }
+int ct_cli_fail(ct_ctx *ctx, ct_status st, const char *what) { return fail(ctx, st, what); }
 
 static int cmd_info(int argc, char **argv) {
     if (argc > 1 && (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h"))) {
@@ -395,6 +404,8 @@ static int cmd_demo(int argc, char **argv) {
                "  - batched eigh: 200000 symmetric 3x3 f32 matrices, speed and worst residual\n"
                "  - graphs: 50 x (cond + mul) captured once and replayed, eager vs replay time,\n"
                "    results checked identical\n"
+               "  - export: the MX demo model saved as a .ctp program, reloaded in the embedded\n"
+               "    runtime and its outputs checked against the captured graph\n"
                "Environment: CT_CPU_ISA forces the kernel ISA (see ctorch --help).\n");
         return 0;
     }
@@ -449,6 +460,7 @@ static int cmd_demo(int argc, char **argv) {
     if (st == CT_OK) st = demo_mx(ctx);
     if (st == CT_OK) st = demo_eigh(ctx);
     if (st == CT_OK) st = demo_graph(ctx);
+    if (st == CT_OK) st = ct_cli_demo_export(ctx);
 out:;
     ct_tensor *all[] = {a, b, c, s, sm, w, y};
     for (size_t i = 0; i < sizeof all / sizeof all[0]; i++)
@@ -556,9 +568,11 @@ static int cmd_train_demo(int argc, char **argv) {
         } else if (!strcmp(argv[i], "--captured")) {
             captured = true;
         } else if (!strcmp(argv[i], "--fused")) {
-            foreach = false;
+            foreach
+                = false;
         } else if (!strcmp(argv[i], "--foreach")) {
-            foreach = true;
+            foreach
+                = true;
         } else if (!strcmp(argv[i], "--data") && i + 1 < argc) {
             path = argv[++i];
         } else {
@@ -568,8 +582,9 @@ static int cmd_train_demo(int argc, char **argv) {
         }
     }
     if (captured && foreach && kind != CT_OPTIM_SGD) {
-        fprintf(stderr, "ctorch train-demo: a captured --foreach %s step would keep the bias "
-                        "corrections of its first step; use --fused with --captured\n",
+        fprintf(stderr,
+                "ctorch train-demo: a captured --foreach %s step would keep the bias "
+                "corrections of its first step; use --fused with --captured\n",
                 kinds[kind]);
         return 2;
     }
@@ -699,6 +714,10 @@ int main(int argc, char **argv) {
     if (!strcmp(cmd, "demo")) return cmd_demo(argc - 1, argv + 1);
     if (!strcmp(cmd, "eigh")) return cmd_eigh(argc - 1, argv + 1);
     if (!strcmp(cmd, "train-demo")) return cmd_train_demo(argc - 1, argv + 1);
+    if (!strcmp(cmd, "export-demo")) return ct_cli_export_demo(argc - 1, argv + 1);
+    if (!strcmp(cmd, "inspect")) return ct_cli_inspect(argc - 1, argv + 1);
+    if (!strcmp(cmd, "run")) return ct_cli_run(argc - 1, argv + 1);
+    if (!strcmp(cmd, "export-weights")) return ct_cli_export_weights(argc - 1, argv + 1);
     fprintf(stderr, "ctorch: unknown command '%s'\n\n", cmd);
     usage(stderr);
     return 2;

@@ -44,13 +44,14 @@ typedef struct ct__eigh_plan {
 } ct__eigh_plan;
 ct__eigh_plan ct__eigh_plan_for(int f64, int n, int64_t batch, int want_v, int num_threads);
 
-/* MX_LINEAR workspace in floats for x (M, K) of dtype xdt and an optional bias (N). */
+/* MX_LINEAR workspace in floats for x (M, K) of dtype xdt and an optional bias (N): its parts
+ * start on 16-float boundaries (ct__mx_round16 each); the size asked for is an upper bound affine
+ * in M (each part + 16), so an exported program's workspace is a polynomial of a symbolic batch. */
 static inline int64_t ct__mx_round16(int64_t n) { return (n + 15) / 16 * 16; }
 static inline int64_t ct__mx_linear_work_floats(int64_t M, int64_t N, int64_t K, int is_f32,
                                                 int has_bias) {
     int64_t mk = M * K;
-    return ct__mx_round16(mk ? mk : 1) + (has_bias ? ct__mx_round16(N) : 0) +
-           (is_f32 ? 0 : ct__mx_round16(mk) + ct__mx_round16(M * N));
+    return mk + 16 + (has_bias ? N + 16 : 0) + (is_f32 ? 0 : mk + 16 + M * N + 16);
 }
 
 struct ct__cpu_state;

@@ -210,6 +210,7 @@ static ct_status ct_k_layer_norm(const ct_op_desc *op) {
     size_t sz = ct__itemsize(dt);
     double eps = op->scalars[0];
     int nt = rows * cols >= CT_K_PAR_THRESHOLD ? op->num_threads : 1;
+    (void)nt; /* built without OpenMP (the embedded runtime), the loop runs on one thread */
 #pragma omp parallel for num_threads(nt) schedule(static) if (nt > 1)
     for (int64_t r = 0; r < rows; r++) {
         const char *xr = (const char *)x->data + r * cols * (int64_t)sz;

@@ -4,6 +4,7 @@
  * included). File, arena and outputs live in the context's memory. */
 #include "ctorch/export.h"
 #include "ctorch/runtime.h"
+#include "ctorch/safetensors.h"
 #include "dispatch/dispatch.h"
 #include "runtime/rt_impl.h"
 #include "tensor/tensor_impl.h"
@@ -95,8 +96,8 @@ static ct_status pr_kernel(void *user, const ct_op_desc *op) {
     return r->b->vt.run_op(r->b->vt.state, &d);
 }
 
-ct_status ct_program_run(ct_program *p, int n_inputs, const ct_tensor *const *inputs,
-                         int n_outputs, ct_tensor **outputs) {
+ct_status ct_program_run(ct_program *p, int n_inputs, const ct_tensor *const *inputs, int n_outputs,
+                         ct_tensor **outputs) {
     if (!p) return CT_ERR_INVALID_ARG;
     ct_ctx *ctx = p->ctx;
     ct__clear_error(ctx);
@@ -119,13 +120,12 @@ ct_status ct_program_run(ct_program *p, int n_inputs, const ct_tensor *const *in
         if (st != CT_OK) break;
         if (t->dtype != ct_rt_input_dtype(p->rt, i) || t->ndim != ct_rt_input_ndim(p->rt, i) ||
             t->storage->device.type != CT_DEVICE_CPU) {
-            st = ct__set_error(ctx, t->dtype != ct_rt_input_dtype(p->rt, i) ? CT_ERR_DTYPE
-                                                                           : CT_ERR_SHAPE,
-                               "program_run: input '%s' is %s with %d dims; the program takes "
-                               "%s with %d dims on the CPU",
-                               ct_rt_input_name(p->rt, i), ct_dtype_name(t->dtype), t->ndim,
-                               ct_dtype_name(ct_rt_input_dtype(p->rt, i)),
-                               ct_rt_input_ndim(p->rt, i));
+            st = ct__set_error(
+                ctx, t->dtype != ct_rt_input_dtype(p->rt, i) ? CT_ERR_DTYPE : CT_ERR_SHAPE,
+                "program_run: input '%s' is %s with %d dims; the program takes "
+                "%s with %d dims on the CPU",
+                ct_rt_input_name(p->rt, i), ct_dtype_name(t->dtype), t->ndim,
+                ct_dtype_name(ct_rt_input_dtype(p->rt, i)), ct_rt_input_ndim(p->rt, i));
             break;
         }
         st = ct_tensor_contiguous(ctx, t, &held[i]);
@@ -162,4 +162,40 @@ ct_status ct_program_run(ct_program *p, int n_inputs, const ct_tensor *const *in
             outputs[j] = NULL;
         }
     return st;
+}
+
+ct_status ct_program_describe(const ct_program *p, FILE *f) {
+    if (!p || !f) return CT_ERR_INVALID_ARG;
+    ct__rt_describe(p->rt, f);
+    const void *w;
+    size_t n;
+    ct__rt_weights_section(p->rt, &w, &n);
+    if (!w) return CT_OK;
+    ct_safetensors *st = NULL; /* the weights' dtypes and shapes, as any safetensors reader sees */
+    ct_status s = ct_safetensors_load_buffer(p->ctx, w, n, &st);
+    if (s != CT_OK) return s;
+    for (int i = 0; i < ct_safetensors_count(st); i++) {
+        const char *nm = ct_safetensors_name(st, i);
+        if (strncmp(nm, "__pad.", 6) == 0) continue;
+        ct_tensor *t = NULL;
+        s = ct_safetensors_get(st, nm, &t);
+        if (s != CT_OK) break;
+        fprintf(f, "tensor    %-24s %-18s [", nm, ct_dtype_name(ct_tensor_dtype(t)));
+        for (int d = 0; d < ct_tensor_ndim(t); d++)
+            fprintf(f, "%s%lld", d ? ", " : "", (long long)ct_tensor_shape(t)[d]);
+        fprintf(f, "]\n");
+        ct_tensor_release(t);
+        char key[300];
+        snprintf(key, sizeof key, "mx:%s", nm);
+        const char *mx = ct_safetensors_metadata(st, key);
+        if (mx) fprintf(f, "          mx: %s\n", mx);
+    }
+    ct_safetensors_free(st);
+    return s;
+}
+
+ct_status ct_program_weights(const ct_program *p, const void **data, size_t *size) {
+    if (!p || !data || !size) return CT_ERR_INVALID_ARG;
+    ct__rt_weights_section(p->rt, data, size);
+    return CT_OK;
 }

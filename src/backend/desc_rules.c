@@ -1,5 +1,5 @@
-/* Context-free descriptor rules (dispatch/desc_rules.h). */
-#include "dispatch/desc_rules.h"
+/* Context-free descriptor rules (backend/desc_rules.h). */
+#include "backend/desc_rules.h"
 #include "backends/cpu/eigh_cpu.h"
 #include "backends/cpu/kernels/mx_kernels.h"
 #include "core/internal.h"

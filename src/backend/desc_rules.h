@@ -3,8 +3,8 @@
  * (backend/registry.c, which adds the checks of the domain kinds that need the CPU plans) and by
  * the embedded runtime's loader, which checks every instruction of an untrusted program file with
  * the same rules. */
-#ifndef CTORCH_DISPATCH_DESC_RULES_H
-#define CTORCH_DISPATCH_DESC_RULES_H
+#ifndef CTORCH_BACKEND_DESC_RULES_H
+#define CTORCH_BACKEND_DESC_RULES_H
 
 #include "ctorch/backend.h"
 
