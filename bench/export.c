@@ -5,8 +5,10 @@
  * `bench export plan arena_bytes=A intermediate_bytes=I ratio=A/I` (the memory plan),
  * `bench export rt_vs_replay replay_us=R rt_us=T ratio=R/T` (the runtime's portable kernels
  * against the library's replay with OpenBLAS, same process), and
- * `bench export rt_size text_bytes=N target_bytes=153600` (.text of examples/runtime/rt_minimal,
- * a program that loads and runs a .ctp with libctorch_rt alone, unused sections dropped).
+ * `bench export rt_size text_bytes=N code_bytes=C target_bytes=153600`: examples/runtime/
+ * rt_minimal, a program that loads and runs an MLP .ctp with libctorch_rt alone (its small
+ * kernel set, unused sections dropped; libc linked dynamically): N counts what `size` calls text
+ * (code, read-only data, unwind tables), C the executable sections alone.
  * Usage: bench_export [rt_minimal binary] */
 #include "ctorch/ctorch.h"
 #include "ctorch/export.h"
@@ -28,8 +30,9 @@ static int cmp_d(const void *a, const void *b) {
     return x < y ? -1 : x > y;
 }
 
-/* Sum of the executable sections' sizes (.text and friends) of an ELF64 file, or -1. */
-static long long elf_text_bytes(const char *path) {
+/* Sizes of an ELF64 file's read-only allocated sections (what `size` counts as text: code,
+ * read-only data, unwind tables) and of its executable ones alone; -1 on failure. */
+static long long elf_text_bytes(const char *path, long long *code) {
     FILE *f = fopen(path, "rb");
     if (!f) return -1;
     Elf64_Ehdr eh;
@@ -44,8 +47,10 @@ static long long elf_text_bytes(const char *path) {
                 total = -1;
                 break;
             }
-            if ((sh.sh_flags & SHF_EXECINSTR) && sh.sh_type == SHT_PROGBITS)
+            if ((sh.sh_flags & SHF_ALLOC) && !(sh.sh_flags & SHF_WRITE) && sh.sh_type != SHT_NOBITS)
                 total += (long long)sh.sh_size;
+            if ((sh.sh_flags & SHF_EXECINSTR) && sh.sh_type == SHT_PROGBITS)
+                *code += (long long)sh.sh_size;
         }
     }
     fclose(f);
@@ -167,8 +172,9 @@ int main(int argc, char **argv) {
     printf("bench export rt_vs_replay replay_us=%.1f rt_us=%.1f ratio=%.3f\n", r[WARM / 2], W,
            r[WARM / 2] / W);
     const char *bin = argc > 1 ? argv[1] : CT_RT_MINIMAL;
-    long long text = elf_text_bytes(bin);
-    printf("bench export rt_size text_bytes=%lld target_bytes=153600 binary=%s\n", text, bin);
+    long long code = 0, text = elf_text_bytes(bin, &code);
+    printf("bench export rt_size text_bytes=%lld code_bytes=%lld target_bytes=153600 binary=%s\n",
+           text, code, bin);
     remove(path);
     free(xin);
     free(buf);

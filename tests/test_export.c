@@ -105,14 +105,15 @@ static bool same_bits_buf(const ct_tensor *t, const void *data, size_t n) {
     return ok;
 }
 
-/* Load path in the runtime, bind one f32 input, run, and compare output 0 with want's bits. */
-static bool rt_matches(const char *path, const ct_tensor *x, const ct_tensor *want, char *err,
-                       size_t errn) {
+/* Load path in the runtime (kernel set k), bind one f32 input, run, and compare output 0 with
+ * want's bits. */
+static bool rt_matches_with(const ct_rt_kernels *k, const char *path, const ct_tensor *x,
+                            const ct_tensor *want, char *err, size_t errn) {
     size_t n;
     uint8_t *buf = read_file(path, &n);
     if (!buf) return snprintf(err, errn, "cannot read %s", path), false;
     ct_rt_program *p = NULL;
-    bool ok = ct_rt_load(buf, n, &p, err, errn) == CT_OK;
+    bool ok = ct_rt_load_with(k, buf, n, &p, err, errn) == CT_OK;
     void *arena = NULL;
     float *xin = NULL;
     if (ok) {
@@ -145,6 +146,11 @@ static bool rt_matches(const char *path, const ct_tensor *x, const ct_tensor *wa
     free(xin);
     free(buf);
     return ok;
+}
+
+static bool rt_matches(const char *path, const ct_tensor *x, const ct_tensor *want, char *err,
+                       size_t errn) {
+    return rt_matches_with(ct_rt_kernels_all(), path, x, want, err, errn);
 }
 
 TEST(mlp_roundtrip_bit_exact) {
@@ -189,8 +195,11 @@ TEST(mlp_roundtrip_bit_exact) {
             CHECK_OK(ct_program_run(prog, 1, pin, 1, &py));
             CHECK_MSG(py && tu_same_values(py, y), "ct_program_run differs from replay (%d)", it);
             char err[320] = "";
-            if (portable) /* the runtime has no BLAS: exact against the portable matmul */
+            if (portable) { /* the runtime has no BLAS: exact against the portable matmul */
                 CHECK_MSG(rt_matches(path, xn, y, err, sizeof err), "%s", err);
+                CHECK_MSG(rt_matches_with(ct_rt_kernels_mlp(), path, xn, y, err, sizeof err),
+                          "small kernel set: %s", err);
+            }
             ct_tensor_release(py);
             ct_tensor_release(xn);
         }
@@ -245,6 +254,9 @@ TEST(mx_weights_roundtrip_bit_exact) {
         CHECK_OK(ct_program_export(ctx, g, &sp, path));
         char err[320] = "";
         CHECK_MSG(rt_matches(path, x, y, err, sizeof err), "format pair %d: %s", f, err);
+        /* the small kernel set has no MX kernels: refused at load, naming the op */
+        CHECK(!rt_matches_with(ct_rt_kernels_mlp(), path, x, y, err, sizeof err) &&
+              strstr(err, "MX_LINEAR") && strstr(err, "'mlp'"));
         /* the weights section is a safetensors file: element tensors, E8M0 scales, pairing */
         size_t fn;
         uint8_t *fb = read_file(path, &fn);
@@ -698,8 +710,10 @@ TEST(golden_v1_file_still_runs) {
 
 int main(int argc, char **argv) {
     const char *tmp = getenv("TMPDIR");
+    bool keep = argc == 3 && strcmp(argv[1], "--keep") == 0; /* the programs stay in argv[2] */
     snprintf(g_dir, sizeof g_dir, "%s/ctorch_export_XXXXXX", tmp ? tmp : "/tmp");
-    if (!mkdtemp(g_dir)) {
+    if (keep) snprintf(g_dir, sizeof g_dir, "%s", argv[2]);
+    if (!keep && !mkdtemp(g_dir)) {
         printf("cannot make a temporary directory\n0 passed, 1 failed\n");
         return 1;
     }
@@ -716,6 +730,6 @@ int main(int argc, char **argv) {
     RUN(golden_v1_file_still_runs);
     char cmd[300];
     snprintf(cmd, sizeof cmd, "rm -rf '%s'", g_dir);
-    if (system(cmd) != 0) printf("  (could not remove %s)\n", g_dir);
+    if (!keep && system(cmd) != 0) printf("  (could not remove %s)\n", g_dir);
     return ct_test_end();
 }

@@ -1,7 +1,8 @@
 /* The smallest embedded deployment: a program linked with libctorch_rt only (no libctorch, BLAS
  * or OpenMP) that loads a .ctp file into memory, binds its inputs to constant data, runs it once
- * in a static arena and prints the first output's first values. Its .text size is what
- * `bench export rt_size` reports. Usage: rt_minimal prog.ctp */
+ * in a static arena and prints the first output's first values, with the runtime's small kernel
+ * set (ct_rt_kernels_mlp: the ops of an MLP). Its .text size is what `bench export rt_size`
+ * reports. Usage: rt_minimal prog.ctp */
 #include "ctorch/runtime.h"
 
 #include <stdio.h>
@@ -31,7 +32,8 @@ int main(int argc, char **argv) {
     fclose(f);
     char err[256];
     ct_rt_program *p = NULL;
-    if (ct_rt_load(buf, (size_t)n, &p, err, sizeof err) != CT_OK) {
+    /* the small kernel set: matmul, elementwise arithmetic and activations, softmax */
+    if (ct_rt_load_with(ct_rt_kernels_mlp(), buf, (size_t)n, &p, err, sizeof err) != CT_OK) {
         fprintf(stderr, "%s\n", err);
         return 1;
     }

@@ -28,6 +28,18 @@ typedef struct ct_rt_program ct_rt_program;
  * this runtime lacks), CT_ERR_INVALID_ARG (NULL or misaligned data), CT_ERR_OOM. */
 CT_API ct_status ct_rt_load(const void *data, size_t size, ct_rt_program **out, char *err,
                             size_t err_size);
+/* Kernel sets (selective build, as ExecuTorch's): a program linked with only the small set keeps
+ * only its kernels (with --gc-sections). ct_rt_kernels_all: every op the runtime runs (what
+ * ct_rt_load uses). ct_rt_kernels_mlp: matmul, f32/f64 add / sub / mul / div, the unary loops
+ * (neg, abs, relu, sqrt, exp, sigmoid, log, tanh, gelu-tanh), softmax and log_softmax, with
+ * operands whose innermost dim is contiguous; a program outside it is refused at load with
+ * CT_ERR_UNSUPPORTED naming the instruction. Both give the same bits. */
+typedef struct ct_rt_kernels ct_rt_kernels;
+CT_API const ct_rt_kernels *ct_rt_kernels_all(void);
+CT_API const ct_rt_kernels *ct_rt_kernels_mlp(void);
+/* ct_rt_load with a kernel set. */
+CT_API ct_status ct_rt_load_with(const ct_rt_kernels *kern, const void *data, size_t size,
+                                 ct_rt_program **out, char *err, size_t err_size);
 /* Bytes of arena a run needs (the plan at the symbols' upper bounds); 64-byte alignment. */
 CT_API size_t ct_rt_arena_size(const ct_rt_program *p);
 /* Inputs: count, name, dtype, ndim, and the range of dim d ([size, size] when static). */

@@ -10,6 +10,7 @@
  * every corner of the symbolic ranges, so a program that loads runs at any size in range. */
 #include "ctorch/runtime.h"
 #include "backends/cpu/eigh_cpu.h"
+#include "backends/cpu/kernels/ew.h"
 #include "backends/cpu/kernels/kernels.h"
 #include "backends/cpu/kernels/mx_kernels.h"
 #include "core/internal.h"
@@ -107,6 +108,7 @@ struct ct_rt_program {
     int64_t *bufsize;
     int64_t sym[CTP_MAX_SYMS];
     ct_op_desc desc;
+    const ct_rt_kernels *kern;
     const ct_k_isa *isa;
     const ct__mxk_ops *mxops;
     uint8_t dummy[16]; /* the address of empty inputs */
@@ -137,6 +139,100 @@ static bool rt_op_supported(int k) {
     default: return k >= 0 && k < CT_OP_COUNT;
     }
 }
+
+/* ---- kernel sets (selective build): what a load accepts and how an instruction runs ---- */
+struct ct_rt_kernels {
+    const char *name;
+    bool (*has)(int kind);
+    /* the resolved instruction's layout at some sizes is one this set runs (load-time check) */
+    bool (*accepts)(const ct_rt_program *p, const ct_op_desc *op);
+    void (*bind)(ct_rt_program *p, ct__isa isa);
+    ct_status (*run)(const ct_rt_program *p, const ct_op_desc *op);
+};
+
+static bool rk_all_accepts(const ct_rt_program *p, const ct_op_desc *op) {
+    (void)p, (void)op;
+    return true;
+}
+static void rk_all_bind(ct_rt_program *p, ct__isa isa) {
+    p->isa = isa == CT__ISA_AVX512 ? &ct_k_isa_avx512
+             : isa == CT__ISA_AVX2 ? &ct_k_isa_avx2
+                                   : &ct_k_isa_ref;
+    p->mxops = isa == CT__ISA_AVX512 ? &ct__mxk_ops_avx512
+               : isa == CT__ISA_AVX2 ? &ct__mxk_ops_avx2
+                                     : &ct__mxk_ops_ref;
+}
+static ct_status rk_all_run(const ct_rt_program *p, const ct_op_desc *op) {
+    if (op->kind == CT_OP_MX_LINEAR || op->kind == CT_OP_MX_DEQUANTIZE)
+        return ct__mx_run(p->mxops, op);
+    return ct_k_run(op, p->isa);
+}
+static const ct_rt_kernels rk_all = {"all", rt_op_supported, rk_all_accepts, rk_all_bind,
+                                     rk_all_run};
+const ct_rt_kernels *ct_rt_kernels_all(void) { return &rk_all; }
+
+/* The MLP set: matmul, f32/f64 binary arithmetic and the ISA tables' unary loops, softmax and
+ * log_softmax; elementwise operands must have contiguous inner runs (broadcast rows such as a
+ * bias are fine). The same loops and drivers as the full set, so the same bits. */
+static int rk_mlp_un(ct_op_kind k, int64_t approx) {
+    if (k == CT_OP_GELU) return approx == 1 ? CT_K_GELU_TANH : -1;
+    return ct_k_un_index(k);
+}
+static bool rk_mlp_has(int k) {
+    return k == CT_OP_MATMUL || k == CT_OP_SOFTMAX || k == CT_OP_LOG_SOFTMAX ||
+           ct_k_bin_index((ct_op_kind)k) >= 0 || ct_k_un_index((ct_op_kind)k) >= 0 ||
+           k == CT_OP_GELU;
+}
+static bool rk_mlp_accepts(const ct_rt_program *p, const ct_op_desc *op) {
+    if (op->kind == CT_OP_MATMUL || op->kind == CT_OP_SOFTMAX || op->kind == CT_OP_LOG_SOFTMAX)
+        return true;
+    const ct_dtype dt = op->compute_dtype;
+    const int bin = ct_k_bin_index(op->kind), un = rk_mlp_un(op->kind, op->ints[0]);
+    if ((dt != CT_FLOAT32 && dt != CT_FLOAT64) || (bin < 0 && un < 0)) return false;
+    const ct_k_isa *t = p->isa; /* exp & co. exist only in the vector ISAs' tables */
+    if (!(bin >= 0 ? (dt == CT_FLOAT32 ? t->bin_f32[bin] != NULL : t->bin_f64[bin] != NULL)
+                   : (dt == CT_FLOAT32 ? t->un_f32[un] != NULL : t->un_f64[un] != NULL)))
+        return false;
+    for (int i = 0; i < op->n_out + op->n_in; i++) {
+        const ct_operand *o = &op->operands[i];
+        if (o->dtype != dt) return false;
+        /* the innermost dim of size > 1 must be contiguous in every operand */
+        for (int d = o->ndim - 1; d >= 0; d--)
+            if (op->operands[0].shape[d] > 1) {
+                if (o->strides[d] != 1) return false;
+                break;
+            }
+    }
+    return true;
+}
+static void rk_mlp_bind(ct_rt_program *p, ct__isa isa) {
+    p->isa = isa == CT__ISA_AVX512 ? &ct_k_avx512_isa_lite
+             : isa == CT__ISA_AVX2 ? &ct_k_avx2_isa_lite
+                                   : &ct_k_ref_isa_lite;
+    p->mxops = NULL;
+}
+static void rk_no_loop(int64_t n, char *const *p, const int64_t *s, const ct_op_desc *op) {
+    (void)n, (void)p, (void)s, (void)op; /* never reached: rk_mlp_accepts checked the runs */
+}
+static ct_status rk_mlp_run(const ct_rt_program *p, const ct_op_desc *op) {
+    if (op->kind == CT_OP_MATMUL) return ct_k_matmul_ref(op);
+    if (op->kind == CT_OP_SOFTMAX || op->kind == CT_OP_LOG_SOFTMAX) return ct_k_softmax(op, p->isa);
+    const int bin = ct_k_bin_index(op->kind), un = rk_mlp_un(op->kind, op->ints[0]);
+    const bool f32 = op->compute_dtype == CT_FLOAT32;
+    const ct_k_isa *t = p->isa;
+    const void *fn = bin >= 0
+                         ? (f32 ? (const void *)&t->bin_f32[bin] : (const void *)&t->bin_f64[bin])
+                         : (f32 ? (const void *)&t->un_f32[un] : (const void *)&t->un_f64[un]);
+    bool have = bin >= 0 ? (f32 ? t->bin_f32[bin] != NULL : t->bin_f64[bin] != NULL)
+                         : (f32 ? t->un_f32[un] != NULL : t->un_f64[un] != NULL);
+    if (!have) return CT_ERR_UNSUPPORTED; /* exp & co. on the ref ISA: the full set has them */
+    ct_k_ew_drive(
+        op, rk_no_loop,
+        bin >= 0 ? (f32 ? ct_k_c_bin32 : ct_k_c_bin64) : (f32 ? ct_k_c_un32 : ct_k_c_un64), fn);
+    return CT_OK;
+}
+static const ct_rt_kernels rk_mlp = {"mlp", rk_mlp_has, rk_mlp_accepts, rk_mlp_bind, rk_mlp_run};
+const ct_rt_kernels *ct_rt_kernels_mlp(void) { return &rk_mlp; }
 
 static ct_status rt_fail(ct_rt_program *p, ct_status st, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
@@ -389,9 +485,14 @@ static ct_status rt_check_sizes(ct_rt_program *p) {
     ct_status st = rt_bind(p, NULL);
     for (uint32_t pc = 0; st == CT_OK && pc < p->ninstr; pc++) {
         const rt_instr *in = &p->ins[pc];
-        if (in->opcode == CTP_I_KERNEL)
+        if (in->opcode == CTP_I_KERNEL) {
             st = rt_resolve(p, pc);
-        else if (in->opcode == CTP_I_JUMP_IF_ZERO) {
+            if (st == CT_OK && !p->kern->accepts(p, &p->desc))
+                st = rt_fail(p, CT_ERR_UNSUPPORTED,
+                             "program: instruction %u (%s): a layout the kernel set '%s' does not "
+                             "run (load with ct_rt_kernels_all)",
+                             pc, rt_op_names[in->kind] + 6, p->kern->name);
+        } else if (in->opcode == CTP_I_JUMP_IF_ZERO) {
             ct_operand o;
             st = rt_operand_resolve(p, &p->opnd[in->first_operand], &o, pc, 0);
             int64_t n = 1;
@@ -435,10 +536,11 @@ static ct_status rt_parse(ct_rt_program *p, const uint8_t *sec, uint64_t size, s
             int k = 0;
             while (k < CT_OP_COUNT && strcmp(rt_op_names[k] + 6, nm) != 0)
                 k++;
-            if (k == CT_OP_COUNT || !rt_op_supported(k) || ver != 1) {
+            if (k == CT_OP_COUNT || !p->kern->has(k) || ver != 1) {
                 r.st = CT_ERR_UNSUPPORTED;
                 snprintf(p->err, sizeof p->err,
-                         "program: op '%s' version %u is not one this runtime runs", nm, ver);
+                         "program: op '%s' version %u is not in this runtime's kernel set '%s'", nm,
+                         ver, p->kern->name);
                 break;
             }
             p->op_kind[i] = k;
@@ -628,14 +730,20 @@ static size_t rt_al(size_t n) { return (n + 63) / 64 * 64; }
 
 ct_status ct_rt_load(const void *data, size_t size, ct_rt_program **out, char *err,
                      size_t err_size) {
+    return ct_rt_load_with(ct_rt_kernels_all(), data, size, out, err, err_size);
+}
+
+ct_status ct_rt_load_with(const ct_rt_kernels *kern, const void *data, size_t size,
+                          ct_rt_program **out, char *err, size_t err_size) {
     if (err && err_size) err[0] = 0;
     ct_rt_program tmp; /* for the messages of failures before the allocation */
     memset(&tmp, 0, sizeof tmp);
     ct_rt_program *p = &tmp;
     ct_status st = CT_OK;
-    if (!out || !data || ((uintptr_t)data & 15)) {
+    if (!out || !data || !kern || ((uintptr_t)data & 15)) {
         st = rt_fail(p, CT_ERR_INVALID_ARG, "rt_load: %s",
                      !out    ? "out is NULL"
+                     : !kern ? "kern is NULL"
                      : !data ? "data is NULL"
                              : "data is not 16-byte aligned");
         goto done;
@@ -809,6 +917,7 @@ ct_status ct_rt_load(const void *data, size_t size, ct_rt_program **out, char *e
     p->capstr = capstr;
     p->file = f;
     p->size = size;
+    p->kern = kern;
     p->wsec = wsec;
     p->wsize = wsec ? wsize : 0;
     st = rt_parse(p, psec, psize, (size_t)poff);
@@ -838,6 +947,7 @@ ct_status ct_rt_load(const void *data, size_t size, ct_rt_program **out, char *e
     }
     for (uint32_t i = 0; st == CT_OK && i < p->nw; i++)
         if (p->w[i].transform == CTP_WX_RAW) p->w[i].data = wsec + p->w[i].off;
+    if (st == CT_OK) kern->bind(p, ct__cpu_best());
     /* the checks of every instruction at the captured sizes and at every corner of the ranges */
     for (int c = -1; st == CT_OK && c < (1 << p->nsym); c++) {
         for (int k = 0; k < p->nsym; k++)
@@ -845,13 +955,6 @@ ct_status ct_rt_load(const void *data, size_t size, ct_rt_program **out, char *e
         st = rt_check_sizes(p);
     }
     if (st == CT_OK) {
-        ct__isa isa = ct__cpu_best();
-        p->isa = isa == CT__ISA_AVX512 ? &ct_k_isa_avx512
-                 : isa == CT__ISA_AVX2 ? &ct_k_isa_avx2
-                                       : &ct_k_isa_ref;
-        p->mxops = isa == CT__ISA_AVX512 ? &ct__mxk_ops_avx512
-                   : isa == CT__ISA_AVX2 ? &ct__mxk_ops_avx2
-                                         : &ct__mxk_ops_ref;
         for (uint32_t i = 0; i < p->nin; i++)
             p->in[i].bound = false;
         p->err[0] = 0;
@@ -1002,12 +1105,7 @@ ct_status ct__rt_run_with(ct_rt_program *p, void *arena, size_t arena_size, ct__
         if (in->opcode == CTP_I_KERNEL) {
             st = rt_resolve(p, pc);
             if (st != CT_OK) break;
-            if (fn)
-                st = fn(user, &p->desc);
-            else if (in->kind == CT_OP_MX_LINEAR || in->kind == CT_OP_MX_DEQUANTIZE)
-                st = ct__mx_run(p->mxops, &p->desc);
-            else
-                st = ct_k_run(&p->desc, p->isa);
+            st = fn ? fn(user, &p->desc) : p->kern->run(p, &p->desc);
             if (st != CT_OK && !p->err[0])
                 rt_fail(
                     p, st, "rt_run: instruction %u (%s) failed: %s", pc, rt_op_names[in->kind] + 6,

@@ -52,6 +52,12 @@ typedef struct ct_k_isa {
 } ct_k_isa;
 
 extern const ct_k_isa ct_k_isa_ref, ct_k_isa_avx2, ct_k_isa_avx512;
+/* The same tables without red_*, col_sum_* and pair_* (NULL): for the kernels that use none of
+ * them (elementwise loops through ct_k_ew_drive, softmax), linked alone by the runtime's small
+ * kernel set. */
+extern const ct_k_isa ct_k_ref_isa_lite, ct_k_avx2_isa_lite, ct_k_avx512_isa_lite;
+/* CT_OP_SOFTMAX / LOG_SOFTMAX (ref/reduce.c). */
+ct_status ct_k_softmax(const ct_op_desc *op, const ct_k_isa *isa);
 
 /* Run any op except CT_OP_MATMUL with the portable kernels. Returns CT_ERR_UNSUPPORTED for an
  * op/dtype combination the kernels lack, CT_ERR_INDEX for an out-of-range embedding index. */

@@ -140,7 +140,7 @@
  */
 #define CT_BF_ALPHA(al) ct__bf2f(ct__f2bf(al))
 /* fma in the math type: fmaf for float (one rounding, as the ISA loops), never through double */
-#define CT_FMA(x, y, z) _Generic((x) + (y) + (z), float: fmaf, default: fma)(x, y, z)
+#define CT_FMA(x, y, z) _Generic((x) + (y) + (z), float : fmaf, default : fma)(x, y, z)
 #define CT_H_ALPHA(al) ct__h2f(ct__f2h(al))
 #define CT_H_PROD(x, y) ct__h2f(ct__f2h((x) * (y)))
 /* alpha == 1 is the plain add/sub: the same bits as every formula below (b is representable), and
@@ -251,7 +251,8 @@ CT_GEN_UN(i64, int64_t, int64_t, ID, ID, k_ipow, ct_k_ipow(x, (int64_t)op->scala
 
 /* ---- ternary: addcmul = fma(v*b, c, a) (as PyTorch 1.13's CPU kernel, value in the math type),
  * integers a + v*b*c wrapping; addcdiv = fma(v, b/c, a) (quotient rounded first) ---- */
-CT_DEF2(CT_GEN_TERN, k_addcmul, CT_FLOATS, CT_FMA(v *b, c, a), CT_INTS, IADD(a, IMUL(IMUL(v, b), c)))
+CT_DEF2(CT_GEN_TERN, k_addcmul, CT_FLOATS, CT_FMA(v *b, c, a), CT_INTS,
+        IADD(a, IMUL(IMUL(v, b), c)))
 CT_DEF1(CT_GEN_TERN, k_addcdiv, CT_FLOATS, CT_FMA(v, b / c, a))
 
 /* ---- where, by element size ---- */
@@ -456,18 +457,18 @@ typedef void (*ct_k_bin32)(int64_t, float *, const float *, const float *, float
 typedef void (*ct_k_bin64)(int64_t, double *, const double *, const double *, double);
 typedef void (*ct_k_un32)(int64_t, float *, const float *);
 typedef void (*ct_k_un64)(int64_t, double *, const double *);
-static void ct_k_c_bin32(int64_t n, char *const *p, const ct_op_desc *op, const void *fn) {
+void ct_k_c_bin32(int64_t n, char *const *p, const ct_op_desc *op, const void *fn) {
     (*(const ct_k_bin32 *)fn)(n, (float *)p[0], (const float *)p[1], (const float *)p[2],
                               (float)op->scalars[0]);
 }
-static void ct_k_c_bin64(int64_t n, char *const *p, const ct_op_desc *op, const void *fn) {
+void ct_k_c_bin64(int64_t n, char *const *p, const ct_op_desc *op, const void *fn) {
     (*(const ct_k_bin64 *)fn)(n, (double *)p[0], (const double *)p[1], (const double *)p[2],
                               op->scalars[0]);
 }
-static void ct_k_c_un32(int64_t n, char *const *p, const ct_op_desc *op, const void *fn) {
+void ct_k_c_un32(int64_t n, char *const *p, const ct_op_desc *op, const void *fn) {
     (*(const ct_k_un32 *)fn)(n, (float *)p[0], (const float *)p[1]);
 }
-static void ct_k_c_un64(int64_t n, char *const *p, const ct_op_desc *op, const void *fn) {
+void ct_k_c_un64(int64_t n, char *const *p, const ct_op_desc *op, const void *fn) {
     (*(const ct_k_un64 *)fn)(n, (double *)p[0], (const double *)p[1]);
 }
 

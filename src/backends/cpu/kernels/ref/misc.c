@@ -290,7 +290,6 @@ ct_status ct_k_matmul_ref(const ct_op_desc *op) {
 
 ct_status ct_k_elementwise(const ct_op_desc *op, const ct_k_isa *isa);
 ct_status ct_k_reduce(const ct_op_desc *op, const ct_k_isa *isa);
-ct_status ct_k_softmax(const ct_op_desc *op, const ct_k_isa *isa);
 ct_status ct_k_cumsum(const ct_op_desc *op);
 ct_status ct_k_im2col(const ct_op_desc *op);
 ct_status ct_k_col2im(const ct_op_desc *op);

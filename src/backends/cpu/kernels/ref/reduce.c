@@ -332,7 +332,6 @@ static void ct_k_smax_range(void *arg, int64_t b, int64_t e) {
 }
 
 /* softmax / log_softmax along dim ints[0]: rows over every other index. */
-ct_status ct_k_softmax(const ct_op_desc *op, const ct_k_isa *isa);
 ct_status ct_k_softmax(const ct_op_desc *op, const ct_k_isa *isa) {
     const ct_operand *out = &op->operands[0], *in = &op->operands[1];
     int dim = (int)op->ints[0];

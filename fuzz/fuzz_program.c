@@ -1,0 +1,70 @@
+/* libFuzzer target for the program reader of the embedded runtime (ct_rt_load) and, through it,
+ * the library's ct_program_load. Each input is loaded twice: as it is (the checksums reject almost
+ * every mutation), and with its section and header checksums recomputed, so that mutations reach
+ * the parser and the per-instruction checks. A failure must say why; an accepted program is run
+ * once at the smallest input sizes in an arena of its size, which must not crash or read outside
+ * its buffers (the sanitizers watch). */
+#include <ctorch/runtime.h>
+
+#include "export/ctp_format.h"
+
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+static void fix_checksums(uint8_t *f, size_t n) {
+    if (n < CTP_HEADER_BYTES) return;
+    uint32_t tab[256];
+    ctp_crc_table(tab);
+    uint32_t nsec = ctp_get_u32(f + 24);
+    if (nsec > CTP_MAX_SECTIONS || n < CTP_HEADER_BYTES + nsec * CTP_SECTION_BYTES) return;
+    for (uint32_t s = 0; s < nsec; s++) {
+        uint8_t *e = f + CTP_HEADER_BYTES + s * CTP_SECTION_BYTES;
+        uint64_t off = ctp_get_u64(e + 8), sz = ctp_get_u64(e + 16);
+        if (off <= n && sz <= n - off) ctp_put_u32(e + 24, ctp_crc32(tab, 0, f + off, (size_t)sz));
+    }
+    memset(f + 28, 0, 4);
+    ctp_put_u32(f + 28, ctp_crc32(tab, 0, f, CTP_HEADER_BYTES + nsec * CTP_SECTION_BYTES));
+    ctp_put_u64(f + 16, n);
+}
+
+static void load_and_run(const uint8_t *buf, size_t size) {
+    ct_rt_program *p = NULL;
+    char err[320];
+    ct_status st = ct_rt_load(buf, size, &p, err, sizeof err);
+    if (st != CT_OK) {
+        if (p || !err[0]) abort(); /* a refusal leaves nothing behind and says why */
+        return;
+    }
+    static _Alignas(64) float input[1 << 16];
+    for (int i = 0; i < ct_rt_num_inputs(p); i++) {
+        int64_t shape[8], numel = 1;
+        for (int d = 0; d < ct_rt_input_ndim(p, i); d++) {
+            int64_t lo, hi;
+            if (ct_rt_input_range(p, i, d, &lo, &hi) != CT_OK) abort();
+            shape[d] = lo;
+            numel = numel > (1 << 20) ? numel : numel * (lo ? lo : 1);
+        }
+        /* inputs larger than the buffer stay unbound: the run must refuse them */
+        if (numel * 8 <= (int64_t)sizeof input) ct_rt_set_input(p, i, input, shape);
+    }
+    size_t as = ct_rt_arena_size(p);
+    if (as <= (64u << 20)) {
+        void *arena = aligned_alloc(64, (as + 63) / 64 * 64 + 64);
+        if (arena) ct_rt_run(p, arena, as);
+        free(arena);
+    }
+    ct_rt_free(p);
+}
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
+    uint8_t *buf = aligned_alloc(64, (size + 63) / 64 * 64 + 64);
+    if (!buf) return 0;
+    memcpy(buf, data, size);
+    load_and_run(buf, size);
+    fix_checksums(buf, size);
+    load_and_run(buf, size);
+    free(buf);
+    return 0;
+}
