@@ -215,7 +215,7 @@ static void rk_no_loop(int64_t n, char *const *p, const int64_t *s, const ct_op_
     (void)n, (void)p, (void)s, (void)op; /* never reached: rk_mlp_accepts checked the runs */
 }
 static ct_status rk_mlp_run(const ct_rt_program *p, const ct_op_desc *op) {
-    if (op->kind == CT_OP_MATMUL) return ct_k_matmul_ref(op);
+    if (op->kind == CT_OP_MATMUL) return ct_k_matmul(op, p->isa);
     if (op->kind == CT_OP_SOFTMAX || op->kind == CT_OP_LOG_SOFTMAX) return ct_k_softmax(op, p->isa);
     const int bin = ct_k_bin_index(op->kind), un = rk_mlp_un(op->kind, op->ints[0]);
     const bool f32 = op->compute_dtype == CT_FLOAT32;

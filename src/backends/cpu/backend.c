@@ -50,7 +50,7 @@ static ct_status ct__cpu_matmul(ct__cpu_state *s, const ct_op_desc *op) {
               ct__blas_layout(b, &tb, &ldb) && ct__blas_layout(c, &tc, &ldc) &&
               tc == CblasNoTrans && lda <= INT32_MAX && ldb <= INT32_MAX && ldc <= INT32_MAX &&
               M <= INT32_MAX && N <= INT32_MAX && K <= INT32_MAX;
-    if (!ok || s->ctx->portable_matmul) return ct_k_matmul_ref(op);
+    if (!ok || s->ctx->portable_matmul) return ct_k_matmul(op, s->isa);
     if (M == 0 || N == 0) return CT_OK;
     bool dbl = c->dtype == CT_FLOAT64;
     size_t sz = dbl ? 8 : 4;

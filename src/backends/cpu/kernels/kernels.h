@@ -36,6 +36,12 @@ typedef struct ct_k_isa {
     double (*red_f64[CT_K_RED_COUNT])(int64_t n, const double *x);
     /* One softmax row (log_softmax when log != 0), contiguous. */
     void (*softmax_f32)(int64_t n, float *o, const float *x, int log);
+    /* c (M, N) = a (M, K) @ b (K, N), f32; a and c rows with leading dims lda / ldc and unit
+     * column stride, b with strides (bsk, bsn): each element the sum over k in order of the exact
+     * products in double, rounded once (the portable matmul's numbers; every ISA gives the same
+     * bits). */
+    void (*matmul_f32)(int64_t M, int64_t N, int64_t K, const float *a, int64_t lda, const float *b,
+                       int64_t bsk, int64_t bsn, float *c, int64_t ldc);
     /* Column sums: acc[j] += x[r * rs + j] for rows r < nrows, j < w, each column adding its rows
      * in order (every ISA gives the same bits). */
     void (*col_sum_float)(double *acc, const float *x, int64_t w, int64_t nrows, int64_t rs);
@@ -64,6 +70,8 @@ ct_status ct_k_softmax(const ct_op_desc *op, const ct_k_isa *isa);
 ct_status ct_k_run(const ct_op_desc *op, const ct_k_isa *isa);
 /* Portable batched matmul (naive, blocked) for f32/f64; operands (B,M,N) (B,M,K) (B,K,N). */
 ct_status ct_k_matmul_ref(const ct_op_desc *op);
+/* The same with the ISA's f32 loop where rows are contiguous (bit-identical to ct_k_matmul_ref). */
+ct_status ct_k_matmul(const ct_op_desc *op, const ct_k_isa *isa);
 /* CT_OP_LINSPACE and CT_OP_TRIL (ref/shape.c). */
 ct_status ct_k_linspace(const ct_op_desc *op);
 ct_status ct_k_tril(const ct_op_desc *op);

@@ -241,6 +241,21 @@ static ct_status ct_k_layer_norm(const ct_op_desc *op) {
     return CT_OK;
 }
 
+/* The portable matmul with the ISA's f32 tile loop when a and c have unit column stride. */
+ct_status ct_k_matmul(const ct_op_desc *op, const ct_k_isa *isa) {
+    const ct_operand *c = &op->operands[0], *a = &op->operands[1], *b = &op->operands[2];
+    bool fast = isa && isa->matmul_f32 && c->dtype == CT_FLOAT32 && a->dtype == CT_FLOAT32 &&
+                b->dtype == CT_FLOAT32 && (a->strides[2] == 1 || a->shape[2] <= 1) &&
+                (c->strides[2] == 1 || c->shape[2] <= 1);
+    if (!fast) return ct_k_matmul_ref(op);
+    const int64_t B = c->shape[0], M = c->shape[1], N = c->shape[2], K = a->shape[2];
+    for (int64_t bi = 0; bi < B; bi++)
+        isa->matmul_f32(M, N, K, (const float *)a->data + bi * a->strides[0], a->strides[1],
+                        (const float *)b->data + bi * b->strides[0], b->strides[1], b->strides[2],
+                        (float *)c->data + bi * c->strides[0], c->strides[1]);
+    return CT_OK;
+}
+
 /* ---- naive batched matmul (the oracle and the BLAS-free path) ---- */
 ct_status ct_k_matmul_ref(const ct_op_desc *op) {
     const ct_operand *c = &op->operands[0], *a = &op->operands[1], *b = &op->operands[2];
@@ -313,7 +328,7 @@ ct_status ct_k_run(const ct_op_desc *op, const ct_k_isa *isa) {
     case CT_OP_LOG_SOFTMAX: return ct_k_softmax(op, isa);
     case CT_OP_EMBEDDING: return ct_k_embedding(op);
     case CT_OP_LAYER_NORM: return ct_k_layer_norm(op);
-    case CT_OP_MATMUL: return ct_k_matmul_ref(op);
+    case CT_OP_MATMUL: return ct_k_matmul(op, isa);
     case CT_OP_OPTIM_STEP: return ct_k_optim(op, isa);
     case CT_OP_LINSPACE: return ct_k_linspace(op);
     case CT_OP_TRIL: return ct_k_tril(op);
