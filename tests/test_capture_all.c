@@ -997,6 +997,7 @@ static const struct {
     {"ct_program_free", "lifetime"},
     {"ct_program_describe", "text about a loaded program (no tensors touched)"},
     {"ct_program_weights", "getter"},
+    {"ct_rt_set_max_steps", "embedded runtime (libctorch_rt): no context, no streams"},
     {"ct_rt_load_with", "embedded runtime (libctorch_rt): no context, no streams"},
     {"ct_rt_kernels_all", "embedded runtime (libctorch_rt): no context, no streams"},
     {"ct_rt_kernels_mlp", "embedded runtime (libctorch_rt): no context, no streams"},

@@ -374,6 +374,24 @@ TEST(cond_and_loop_roundtrip) {
         CHECK_MSG(rt_matches(path, xn, y, err, sizeof err), "input %d: %s", it, err);
         ct_tensor_release(e), ct_tensor_release(xn);
     }
+    { /* the watchdog stops a loop that runs longer than the step limit */
+        size_t n;
+        uint8_t *buf = read_file(path, &n);
+        ct_rt_program *p = NULL;
+        char err[320];
+        CHECK_OK(ct_rt_load(buf, n, &p, err, sizeof err));
+        float v[7] = {-1, -1, -1, -1, -1, -1, -1}; /* about 11 iterations of the body */
+        void *arena = aligned_alloc(64, (ct_rt_arena_size(p) + 64) / 64 * 64);
+        CHECK_OK(ct_rt_set_input(p, 0, v, xs));
+        CHECK_OK(ct_rt_set_max_steps(p, 12));
+        CHECK_ST(ct_rt_run(p, arena, ct_rt_arena_size(p)), CT_ERR_TIMEOUT);
+        CHECK(strstr(ct_rt_last_error(p), "12 instructions"));
+        CHECK_OK(ct_rt_set_max_steps(p, 0));
+        CHECK_OK(ct_rt_run(p, arena, ct_rt_arena_size(p)));
+        free(arena);
+        ct_rt_free(p);
+        free(buf);
+    }
     ct_graph_free(g);
     ct_tensor_release(x), ct_tensor_release(y);
     ct_ctx_free(ctx);
@@ -550,6 +568,7 @@ static void try_run(ct_rt_program *p) {
         }
         ct_rt_set_input(p, i, in, s);
     }
+    ct_rt_set_max_steps(p, 100000);
     size_t as = ct_rt_arena_size(p);
     if (as > (64u << 20)) return;
     void *arena = aligned_alloc(64, (as + 64) / 64 * 64);

@@ -57,8 +57,11 @@ CT_API int ct_rt_find_output(const ct_rt_program *p, const char *name);
 CT_API ct_status ct_rt_set_input(ct_rt_program *p, int i, const void *data, const int64_t *shape);
 /* Run the program in arena (arena_size >= ct_rt_arena_size, 64-byte aligned). CT_ERR_STATE when
  * an input is not bound, CT_ERR_SHAPE, CT_ERR_INDEX (an index input out of range), CT_ERR_OOM
- * (arena too small). */
+ * (arena too small), CT_ERR_TIMEOUT (the step limit). */
 CT_API ct_status ct_rt_run(ct_rt_program *p, void *arena, size_t arena_size);
+/* A watchdog for programs with while_loops: ct_rt_run stops with CT_ERR_TIMEOUT after executing
+ * max_steps instructions (kernel calls and jumps); 0, the default, means no limit. */
+CT_API ct_status ct_rt_set_max_steps(ct_rt_program *p, uint64_t max_steps);
 /* Outputs of the last successful run: count, name, and the value (shape and strides in elements
  * point into the program; data into the arena, an input or a weight). */
 CT_API int ct_rt_num_outputs(const ct_rt_program *p);

@@ -113,8 +113,9 @@ struct ct_rt_program {
     const ct__mxk_ops *mxops;
     uint8_t dummy[16]; /* the address of empty inputs */
     bool ran;
-    void *block;    /* the tables: every array above */
-    void *unpacked; /* the weights unpacked at load (FP6, odd-length FP4 rows), or NULL */
+    uint64_t max_steps; /* 0: no limit (ct_rt_set_max_steps) */
+    void *block;        /* the tables: every array above */
+    void *unpacked;     /* the weights unpacked at load (FP6, odd-length FP4 rows), or NULL */
     char err[320];
 };
 
@@ -1100,8 +1101,16 @@ ct_status ct__rt_run_with(ct_rt_program *p, void *arena, size_t arena_size, ct__
                        arena_size, (unsigned long long)p->arena);
     ct_status st = rt_bind_inputs(p);
     if (st == CT_OK) st = rt_bind(p, arena ? arena : p->dummy);
+    uint64_t steps = 0;
     for (uint32_t pc = 0; st == CT_OK && pc < p->ninstr;) {
         const rt_instr *in = &p->ins[pc];
+        if (p->max_steps && ++steps > p->max_steps) {
+            st = rt_fail(p, CT_ERR_TIMEOUT,
+                         "rt_run: stopped after %llu instructions (ct_rt_set_max_steps) at "
+                         "instruction %u: a while_loop that does not end?",
+                         (unsigned long long)p->max_steps, pc);
+            break;
+        }
         if (in->opcode == CTP_I_KERNEL) {
             st = rt_resolve(p, pc);
             if (st != CT_OK) break;
@@ -1131,6 +1140,12 @@ ct_status ct__rt_run_with(ct_rt_program *p, void *arena, size_t arena_size, ct__
     }
     p->ran = st == CT_OK;
     return st;
+}
+
+ct_status ct_rt_set_max_steps(ct_rt_program *p, uint64_t max_steps) {
+    if (!p) return CT_ERR_INVALID_ARG;
+    p->max_steps = max_steps;
+    return CT_OK;
 }
 
 ct_status ct_rt_run(ct_rt_program *p, void *arena, size_t arena_size) {

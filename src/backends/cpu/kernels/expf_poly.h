@@ -15,6 +15,8 @@ static inline float ct__k_expf_poly(float x) {
     const float hi = 88.72283935546875f, lo = -103.972084f;
     float xc = x > hi ? hi : x;
     xc = xc < lo ? lo : xc;
+    xc = x != x ? 0.0f
+                : xc; /* NaN: any finite stand-in (the result is x); keeps the int cast defined */
     const float magic = 12582912.0f; /* 1.5 * 2^23: adding it rounds to an integer */
     float n = (xc * 1.44269504088896341f + magic) - magic;
     float r = fmaf(n, -0.693145751953125f, xc);
