@@ -12,22 +12,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-static void fix_checksums(uint8_t *f, size_t n) {
-    if (n < CTP_HEADER_BYTES) return;
-    uint32_t tab[256];
-    ctp_crc_table(tab);
-    uint32_t nsec = ctp_get_u32(f + 24);
-    if (nsec > CTP_MAX_SECTIONS || n < CTP_HEADER_BYTES + nsec * CTP_SECTION_BYTES) return;
-    for (uint32_t s = 0; s < nsec; s++) {
-        uint8_t *e = f + CTP_HEADER_BYTES + s * CTP_SECTION_BYTES;
-        uint64_t off = ctp_get_u64(e + 8), sz = ctp_get_u64(e + 16);
-        if (off <= n && sz <= n - off) ctp_put_u32(e + 24, ctp_crc32(tab, 0, f + off, (size_t)sz));
-    }
-    memset(f + 28, 0, 4);
-    ctp_put_u32(f + 28, ctp_crc32(tab, 0, f, CTP_HEADER_BYTES + nsec * CTP_SECTION_BYTES));
-    ctp_put_u64(f + 16, n);
-}
-
 static void load_and_run(const uint8_t *buf, size_t size) {
     ct_rt_program *p = NULL;
     char err[320];
@@ -64,7 +48,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     if (!buf) return 0;
     memcpy(buf, data, size);
     load_and_run(buf, size);
-    fix_checksums(buf, size);
+    ctp_fix_checksums(buf, size);
     load_and_run(buf, size);
     free(buf);
     return 0;

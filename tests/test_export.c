@@ -96,6 +96,16 @@ static void mlp_free(mlp *m) {
         ct_tensor_release(m->b2);
 }
 
+/* mlp_fwd(x) captured into a new graph (*y: its output). */
+static ct_graph *capture_mlp(ct_ctx *ctx, const mlp *m, const ct_tensor *x, ct_tensor **y) {
+    ct_graph *g = NULL;
+    CHECK_OK(ct_graph_create(ctx, (ct_device){CT_DEVICE_CPU, 0}, NULL, &g));
+    CHECK_OK(ct_graph_capture_begin(g, NULL));
+    CHECK_OK(mlp_fwd(ctx, m, x, y));
+    CHECK_OK(ct_graph_capture_end(g));
+    return g;
+}
+
 static bool same_bits_buf(const ct_tensor *t, const void *data, size_t n) {
     size_t nb = (size_t)ct_tensor_numel(t) * ct_dtype_size(ct_tensor_dtype(t));
     if (nb != n) return false;
@@ -162,11 +172,7 @@ TEST(mlp_roundtrip_bit_exact) {
         mlp m = mlp_make(ctx, &rng);
         int64_t xs[2] = {8, 16};
         ct_tensor *x = rand_t(ctx, &rng, 2, xs), *y = NULL;
-        ct_graph *g = NULL;
-        CHECK_OK(ct_graph_create(ctx, (ct_device){CT_DEVICE_CPU, 0}, NULL, &g));
-        CHECK_OK(ct_graph_capture_begin(g, NULL));
-        CHECK_OK(mlp_fwd(ctx, &m, x, &y));
-        CHECK_OK(ct_graph_capture_end(g));
+        ct_graph *g = capture_mlp(ctx, &m, x, &y);
         CHECK_OK(ct_graph_replay(g));
         char path[300];
         tmp_path(path, sizeof path, "mlp.ctp");
@@ -404,11 +410,7 @@ TEST(symbolic_batch_runs_every_size) {
     mlp m = mlp_make(ctx, &rng);
     int64_t xs[2] = {8, 16};
     ct_tensor *x = rand_t(ctx, &rng, 2, xs), *y = NULL;
-    ct_graph *g = NULL;
-    CHECK_OK(ct_graph_create(ctx, (ct_device){CT_DEVICE_CPU, 0}, NULL, &g));
-    CHECK_OK(ct_graph_capture_begin(g, NULL));
-    CHECK_OK(mlp_fwd(ctx, &m, x, &y));
-    CHECK_OK(ct_graph_capture_end(g));
+    ct_graph *g = capture_mlp(ctx, &m, x, &y);
     char path[300];
     tmp_path(path, sizeof path, "dyn.ctp");
     const char *in_names[1] = {"x"}, *out_names[1] = {"y"};
@@ -543,19 +545,6 @@ TEST(export_refuses_bad_specs_and_graphs) {
 }
 
 /* ---- hostile files ---- */
-static void fix_crcs(uint8_t *f, size_t n) {
-    uint32_t tab[256];
-    ctp_crc_table(tab);
-    uint32_t nsec = ctp_get_u32(f + 24);
-    if (nsec > CTP_MAX_SECTIONS) return;
-    for (uint32_t s = 0; s < nsec; s++) {
-        uint8_t *e = f + CTP_HEADER_BYTES + s * CTP_SECTION_BYTES;
-        uint64_t off = ctp_get_u64(e + 8), sz = ctp_get_u64(e + 16);
-        if (off <= n && sz <= n - off) ctp_put_u32(e + 24, ctp_crc32(tab, 0, f + off, (size_t)sz));
-    }
-    memset(f + 28, 0, 4);
-    ctp_put_u32(f + 28, ctp_crc32(tab, 0, f, CTP_HEADER_BYTES + nsec * CTP_SECTION_BYTES));
-}
 
 static void try_run(ct_rt_program *p) {
     static float in[64 * 16];
@@ -582,11 +571,7 @@ TEST(hostile_files_fail_cleanly) {
     mlp m = mlp_make(ctx, &rng);
     int64_t xs[2] = {2, 16};
     ct_tensor *x = rand_t(ctx, &rng, 2, xs), *y = NULL;
-    ct_graph *g = NULL;
-    CHECK_OK(ct_graph_create(ctx, (ct_device){CT_DEVICE_CPU, 0}, NULL, &g));
-    CHECK_OK(ct_graph_capture_begin(g, NULL));
-    CHECK_OK(mlp_fwd(ctx, &m, x, &y));
-    CHECK_OK(ct_graph_capture_end(g));
+    ct_graph *g = capture_mlp(ctx, &m, x, &y);
     char path[300];
     tmp_path(path, sizeof path, "hostile.ctp");
     const char *in_names[1] = {"x"}, *out_names[1] = {"y"};
@@ -633,7 +618,7 @@ TEST(hostile_files_fail_cleanly) {
             uint8_t v = (uint8_t)(tu_rand_val(&rng, CT_FLOAT64, 0, 256));
             f[at] = (i & 8) ? v : (uint8_t)(f[at] ^ (1u << (j & 7)));
         }
-        fix_crcs(f, n);
+        ctp_fix_checksums(f, n);
         ct_status st = ct_rt_load(f, n, &p, err, sizeof err);
         if (st == CT_OK) {
             loaded++;
@@ -651,7 +636,7 @@ TEST(hostile_files_fail_cleanly) {
     /* a newer version is refused as such; misaligned buffers too */
     memcpy(f, good, n);
     ctp_put_u32(f + 8, 2);
-    fix_crcs(f, n);
+    ctp_fix_checksums(f, n);
     CHECK_ST(ct_rt_load(f, n, &p, err, sizeof err), CT_ERR_UNSUPPORTED);
     CHECK(strstr(err, "version"));
     memcpy(f, good, n);

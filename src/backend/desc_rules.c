@@ -195,6 +195,21 @@ static bool ct__desc_rule_mx(const ct_op_desc *op, const char **rule) {
     }
 }
 
+bool ct__desc_runtime_kind(int k) {
+    switch (k) {
+    case CT_OP_EIGH:
+    case CT_OP_MX_QUANTIZE:
+    case CT_OP_OPTIM_STEP:
+    case CT_OP_LINALG:
+    case CT_OP_SPARSE24_COMPRESS:
+    case CT_OP_SPARSE24_DECOMPRESS:
+    case CT_OP_SPARSE24_MM:
+    case CT_OP_FLEX_ATTENTION:
+    case CT_OP_FLEX_ATTENTION_BWD: return false;
+    default: return k >= 0 && k < CT_OP_COUNT;
+    }
+}
+
 bool ct__desc_operand_written(ct_op_kind k, int n_out, int i) {
     if (i < n_out) return true;
     switch (k) {

@@ -78,4 +78,22 @@ static inline uint32_t ctp_crc32(const uint32_t t[256], uint32_t crc, const void
     return ~crc;
 }
 
+/* Recompute the section checksums, the file size and the header checksum of a file in memory
+ * (for tests and fuzzers that mutate a program and want the mutation to reach the parser). */
+static inline void ctp_fix_checksums(uint8_t *f, size_t n) {
+    if (n < CTP_HEADER_BYTES) return;
+    uint32_t tab[256];
+    ctp_crc_table(tab);
+    uint32_t nsec = ctp_get_u32(f + 24);
+    if (nsec > CTP_MAX_SECTIONS || n < CTP_HEADER_BYTES + nsec * CTP_SECTION_BYTES) return;
+    for (uint32_t s = 0; s < nsec; s++) {
+        uint8_t *e = f + CTP_HEADER_BYTES + s * CTP_SECTION_BYTES;
+        uint64_t off = ctp_get_u64(e + 8), sz = ctp_get_u64(e + 16);
+        if (off <= n && sz <= n - off) ctp_put_u32(e + 24, ctp_crc32(tab, 0, f + off, (size_t)sz));
+    }
+    ctp_put_u64(f + 16, n);
+    memset(f + 28, 0, 4);
+    ctp_put_u32(f + 28, ctp_crc32(tab, 0, f, CTP_HEADER_BYTES + nsec * CTP_SECTION_BYTES));
+}
+
 #endif

@@ -116,21 +116,7 @@ static void x_emit(x_ctx *X, x_var *v, uint8_t t, uint64_t val, const char *s) {
 #define EMIT64(v, x) x_emit(X, v, TK_U64, (uint64_t)(x), NULL)
 #define EMITV(v, x) x_emit(X, v, TK_VAL, (uint64_t)(int64_t)(x), NULL)
 
-/* The ops the embedded runtime runs (src/runtime/rt.c has the same list). */
-bool ct__export_op_supported(ct_op_kind k) {
-    switch (k) {
-    case CT_OP_EIGH:
-    case CT_OP_MX_QUANTIZE:
-    case CT_OP_OPTIM_STEP:
-    case CT_OP_LINALG:
-    case CT_OP_SPARSE24_COMPRESS:
-    case CT_OP_SPARSE24_DECOMPRESS:
-    case CT_OP_SPARSE24_MM:
-    case CT_OP_FLEX_ATTENTION:
-    case CT_OP_FLEX_ATTENTION_BWD: return false;
-    default: return k >= 0 && k < CT_OP_COUNT;
-    }
-}
+bool ct__export_op_supported(ct_op_kind k) { return ct__desc_runtime_kind((int)k); }
 
 /* ---- storages ---- */
 typedef struct {

@@ -125,22 +125,6 @@ static const char *const rt_op_names[] = {
 #undef RT_OP_NAME
 };
 
-/* The ops this runtime runs (export/export.c keeps the same list). */
-static bool rt_op_supported(int k) {
-    switch (k) {
-    case CT_OP_EIGH:
-    case CT_OP_MX_QUANTIZE:
-    case CT_OP_OPTIM_STEP:
-    case CT_OP_LINALG:
-    case CT_OP_SPARSE24_COMPRESS:
-    case CT_OP_SPARSE24_DECOMPRESS:
-    case CT_OP_SPARSE24_MM:
-    case CT_OP_FLEX_ATTENTION:
-    case CT_OP_FLEX_ATTENTION_BWD: return false;
-    default: return k >= 0 && k < CT_OP_COUNT;
-    }
-}
-
 /* ---- kernel sets (selective build): what a load accepts and how an instruction runs ---- */
 struct ct_rt_kernels {
     const char *name;
@@ -168,7 +152,7 @@ static ct_status rk_all_run(const ct_rt_program *p, const ct_op_desc *op) {
         return ct__mx_run(p->mxops, op);
     return ct_k_run(op, p->isa);
 }
-static const ct_rt_kernels rk_all = {"all", rt_op_supported, rk_all_accepts, rk_all_bind,
+static const ct_rt_kernels rk_all = {"all", ct__desc_runtime_kind, rk_all_accepts, rk_all_bind,
                                      rk_all_run};
 const ct_rt_kernels *ct_rt_kernels_all(void) { return &rk_all; }
 
