@@ -27,10 +27,10 @@ static void load_and_run(const uint8_t *buf, size_t size) {
             int64_t lo, hi;
             if (ct_rt_input_range(p, i, d, &lo, &hi) != CT_OK) abort();
             shape[d] = lo;
-            numel = numel > (1 << 20) ? numel : numel * (lo ? lo : 1);
+            if (__builtin_mul_overflow(numel, lo ? lo : 1, &numel)) numel = INT64_MAX / 16;
         }
         /* inputs larger than the buffer stay unbound: the run must refuse them */
-        if (numel * 8 <= (int64_t)sizeof input) ct_rt_set_input(p, i, input, shape);
+        if (numel <= (int64_t)(sizeof input / 8)) ct_rt_set_input(p, i, input, shape);
     }
     ct_rt_set_max_steps(p, 100000); /* a mutated while_loop may never end */
     size_t as = ct_rt_arena_size(p);
