@@ -633,6 +633,24 @@ TEST(hostile_files_fail_cleanly) {
     }
     printf("  mutations: %d refused, %d loaded and ran\n", refused, loaded);
     CHECK(refused > 0);
+    /* oversized: bytes appended, or a header claiming more than there is */
+    {
+        uint8_t *big = aligned_alloc(64, (n + 4096 + 64) / 64 * 64);
+        memcpy(big, good, n);
+        memset(big + n, 0, 4096);
+        CHECK_ST(ct_rt_load(big, n + 4096, &p, err, sizeof err), CT_ERR_FORMAT);
+        CHECK(strstr(err, "file_size"));
+        ctp_fix_checksums(big, n + 4096); /* consistent header, zero tail outside any section */
+        CHECK_ST(ct_rt_load(big, n + 4096, &p, err, sizeof err), CT_OK);
+        ct_rt_free(p);
+        p = NULL;
+        memcpy(big, good, n);
+        ctp_put_u64(big + CTP_HEADER_BYTES + 16, (uint64_t)1 << 62); /* the program's size */
+        ctp_fix_checksums(big, n);
+        CHECK_ST(ct_rt_load(big, n, &p, err, sizeof err), CT_ERR_FORMAT);
+        CHECK(strstr(err, "section 0"));
+        free(big);
+    }
     /* a newer version is refused as such; misaligned buffers too */
     memcpy(f, good, n);
     ctp_put_u32(f + 8, 2);
