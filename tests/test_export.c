@@ -315,6 +315,61 @@ TEST(mx_weights_roundtrip_bit_exact) {
     ct_ctx_free(ctx);
 }
 
+/* ---- 2:4 sparse weights (f32, bf16 and FP8 values) ---- */
+TEST(sparse24_weights_roundtrip_bit_exact) {
+    ct_ctx *ctx = make_ctx(true);
+    unsigned long long rng = 13;
+    const ct_dtype vdt[3] = {CT_FLOAT32, CT_BFLOAT16, CT_FLOAT8_E4M3FN};
+    for (int f = 0; f < 3; f++) {
+        int64_t ws[2] = {24, 64}, bs[1] = {24}, xs[2] = {6, 64};
+        ct_tensor *d = rand_t(ctx, &rng, 2, ws), *b = rand_t(ctx, &rng, 1, bs);
+        ct_tensor *x = rand_t(ctx, &rng, 2, xs), *h = NULL, *y = NULL;
+        ct_sparse24 *w = NULL;
+        CHECK_OK(ct_sparse24_prune(ctx, d, vdt[f], &w));
+        ct_graph *g = NULL;
+        CHECK_OK(ct_graph_create(ctx, (ct_device){CT_DEVICE_CPU, 0}, NULL, &g));
+        CHECK_OK(ct_graph_capture_begin(g, NULL));
+        CHECK_OK(ct_sparse24_linear(ctx, x, w, b, &h));
+        CHECK_OK(ct_relu(ctx, h, &y));
+        CHECK_OK(ct_graph_capture_end(g));
+        CHECK_OK(ct_graph_replay(g));
+        char path[300];
+        tmp_path(path, sizeof path, "sparse.ctp");
+        const char *in_names[1] = {"x"}, *out_names[1] = {"y"}, *pn[1] = {"fc.bias"};
+        const char *sn[1] = {"fc.weight"};
+        ct_tensor *ins[1] = {x}, *outs[1] = {y}, *ps[1] = {b};
+        ct_sparse24 *sps[1] = {w};
+        ct_export_spec sp = spec_of(1, in_names, ins, 1, out_names, outs, 1, pn, ps);
+        sp.n_sparse_params = 1, sp.sparse_param_names = sn, sp.sparse_params = sps;
+        CHECK_OK(ct_program_export(ctx, g, &sp, path));
+        char err[320] = "";
+        CHECK_MSG(rt_matches(path, x, y, err, sizeof err), "values %s: %s", ct_dtype_name(vdt[f]),
+                  err);
+        ct_program *prog = NULL;
+        CHECK_OK(ct_program_load(ctx, path, &prog));
+        const void *wd = NULL;
+        size_t wn = 0;
+        CHECK_OK(ct_program_weights(prog, &wd, &wn));
+        ct_safetensors *st = NULL;
+        CHECK_OK(ct_safetensors_load_buffer(ctx, wd, wn, &st));
+        const char *meta = ct_safetensors_metadata(st, "sparse24:fc.weight");
+        CHECK_MSG(meta && strstr(meta, "shape=24,64") && strstr(meta, "meta=fc.weight.meta"), "%s",
+                  meta ? meta : "(no metadata)");
+        ct_tensor *vals = NULL;
+        CHECK_OK(ct_safetensors_get(st, "fc.weight", &vals));
+        CHECK(vals && ct_tensor_dtype(vals) == vdt[f] &&
+              tu_same_values(vals, ct_sparse24_values(w)));
+        ct_tensor_release(vals);
+        ct_safetensors_free(st);
+        ct_program_free(prog);
+        ct_graph_free(g);
+        ct_sparse24_free(w);
+        ct_tensor_release(d), ct_tensor_release(b), ct_tensor_release(x), ct_tensor_release(h),
+            ct_tensor_release(y);
+    }
+    ct_ctx_free(ctx);
+}
+
 /* ---- cond and while_loop ---- */
 static ct_status br_true(ct_ctx *ctx, void *u, int n, ct_tensor *const *ops, int no,
                          ct_tensor **outs) {
@@ -788,6 +843,7 @@ int main(int argc, char **argv) {
     }
     RUN(mlp_roundtrip_bit_exact);
     RUN(mx_weights_roundtrip_bit_exact);
+    RUN(sparse24_weights_roundtrip_bit_exact);
     RUN(cond_and_loop_roundtrip);
     RUN(symbolic_batch_runs_every_size);
     RUN(export_refuses_bad_specs_and_graphs);

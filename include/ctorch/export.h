@@ -11,6 +11,7 @@
 
 #include "ctorch/graph.h"
 #include "ctorch/mx.h"
+#include "ctorch/sparse.h"
 
 #include <stdio.h>
 
@@ -63,6 +64,9 @@ typedef struct ct_export_spec {
     int n_mx_params; /* MX weights: saved as element tensor + E8M0 scales (docs/export-format.md) */
     const char *const *mx_param_names;
     ct_mx_tensor *const *mx_params;
+    int n_sparse_params; /* 2:4 sparse weights (ct_sparse24): values, metadata, FP8 scales */
+    const char *const *sparse_param_names;
+    ct_sparse24 *const *sparse_params;
     int n_dims; /* symbolic input dims (0: every shape static) */
     const ct_export_dim *dims;
     ct_export_trace_fn trace; /* required when n_dims > 0 */

@@ -2,6 +2,7 @@
 #include "backend/desc_rules.h"
 #include "backends/cpu/eigh_cpu.h"
 #include "backends/cpu/kernels/mx_kernels.h"
+#include "backends/cpu/kernels/sparse_kernels.h"
 #include "core/internal.h"
 
 #include <stdint.h>
@@ -148,6 +149,63 @@ bool ct__desc_optional_operand(ct_op_kind k, int i) {
            (k == CT_OP_FLEX_ATTENTION_BWD && i == 9);
 }
 
+/* The 2:4 sparse layouts (backend.h): kind codes in ints match the operand dtypes (FP8 as
+ * uint8), values (M, K/2) / metadata (M, ceil(K/8)) / scales (M) contiguous, K a multiple of 4,
+ * the mm workspace as large as its plan. */
+static bool ct__sp24_kind_ok(int64_t kind, ct_dtype dt, bool b_side) {
+    switch (kind) {
+    case CT__SPK_F32: return dt == CT_FLOAT32;
+    case CT__SPK_BF16: return dt == CT_BFLOAT16;
+    case CT__SPK_E4M3:
+    case CT__SPK_E5M2: return dt == CT_UINT8;
+    case CT__SPK_F16: return b_side && dt == CT_FLOAT16;
+    default: return false;
+    }
+}
+
+static bool ct__check_sparse24(const ct_op_desc *op, const char **rule) {
+    const ct_operand *o = op->operands;
+    *rule = "sparse24: kinds ints[1] (values: 0..3) and ints[2] (B: 0..4) matching the dtypes, "
+            "contiguous values (M, K/2), uint8 metadata (M, ceil(K/8)), f32 scales (M) for FP8 "
+            "values only, K a multiple of 4, mm: out f32 (M, N), epilogue f32 (2, M), B (K, N), "
+            "uint8 work of the plan's size";
+    const bool c = op->kind == CT_OP_SPARSE24_COMPRESS, d = op->kind == CT_OP_SPARSE24_DECOMPRESS;
+    const ct_operand *vals = c ? &o[0] : &o[1], *meta = c ? &o[1] : &o[2];
+    const int64_t vk = op->ints[1];
+    if (!ct__sp24_kind_ok(vk, vals->dtype, false) || vals->ndim != 2) return false;
+    const bool fp8 = vk == CT__SPK_E4M3 || vk == CT__SPK_E5M2;
+    const int64_t M = vals->shape[0], K2 = vals->shape[1];
+    if (K2 > (INT64_MAX / 16) || !ct__contig2(vals, 2, M, K2, 0)) return false;
+    const int64_t K = 2 * K2;
+    if (K % 4 || meta->dtype != CT_UINT8 || !ct__contig2(meta, 2, M, ct__sp24_meta_bytes(K), 0))
+        return false;
+    if (c || d) {
+        const ct_operand *sc = c ? &o[2] : &o[3], *dense = c ? &o[4] : &o[0];
+        if (dense->dtype != CT_FLOAT32 || !ct__contig2(dense, 2, M, K, 0)) return false;
+        if (fp8 != (sc->data != NULL)) return false;
+        if (sc->data && (sc->dtype != CT_FLOAT32 || !ct__contig2(sc, 1, M, 0, 0))) return false;
+        if (c) {
+            if (op->ints[0] != 0 && op->ints[0] != 1) return false;
+            if (o[3].data && (o[3].dtype != CT_INT64 || ct__dr_numel(o[3].ndim, o[3].shape) != 1))
+                return false;
+            if (o[5].data && (!fp8 || o[5].dtype != CT_FLOAT32 || !ct__contig2(&o[5], 1, M, 0, 0)))
+                return false;
+        }
+        return true;
+    }
+    const ct_operand *out = &o[0], *epi = &o[3], *b = &o[4], *w = &o[5];
+    if (out->ndim != 2 || b->ndim != 2 || !ct__sp24_kind_ok(op->ints[2], b->dtype, true))
+        return false;
+    const int64_t N = out->shape[1];
+    if (out->dtype != CT_FLOAT32 || !ct__contig2(out, 2, M, N, 0) || b->shape[0] != K ||
+        b->shape[1] != N || N > (INT64_MAX / 16))
+        return false;
+    if (epi->dtype != CT_FLOAT32 || !ct__contig2(epi, 2, 2, M, 0)) return false;
+    const ct__sp24_work wp = ct__sp24_work_plan(N, K, op->num_threads);
+    return w->dtype == CT_UINT8 && w->ndim == 1 && (w->strides[0] == 1 || w->shape[0] <= 1) &&
+           w->shape[0] >= wp.total;
+}
+
 static bool ct__desc_rule_mx(const ct_op_desc *op, const char **rule) {
     const ct_operand *o = op->operands;
     switch (op->kind) {
@@ -202,8 +260,6 @@ bool ct__desc_runtime_kind(int k) {
     case CT_OP_OPTIM_STEP:
     case CT_OP_LINALG:
     case CT_OP_SPARSE24_COMPRESS:
-    case CT_OP_SPARSE24_DECOMPRESS:
-    case CT_OP_SPARSE24_MM:
     case CT_OP_FLEX_ATTENTION:
     case CT_OP_FLEX_ATTENTION_BWD: return false;
     default: return k >= 0 && k < CT_OP_COUNT;
@@ -377,7 +433,7 @@ int ct__desc_rule(const ct_op_desc *op, const char **rule) {
     case CT_OP_LINALG:
     case CT_OP_SPARSE24_COMPRESS:
     case CT_OP_SPARSE24_DECOMPRESS:
-    case CT_OP_SPARSE24_MM:
+    case CT_OP_SPARSE24_MM: return ct__check_sparse24(op, rule) ? 1 : 0;
     case CT_OP_FLEX_ATTENTION:
     case CT_OP_FLEX_ATTENTION_BWD: return -1;
     default: /* elementwise: inputs broadcast to the output's shape */

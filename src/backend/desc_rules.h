@@ -20,10 +20,10 @@ bool ct__desc_optional_operand(ct_op_kind k, int i);
  * sparse mm and attention work buffers). */
 bool ct__desc_operand_written(ct_op_kind k, int n_out, int i);
 /* Kind k is one the embedded runtime runs, so export accepts it: everything but the kinds that
- * need LAPACK, the optimizer state, the 2:4 sparse plans or the attention plans. */
+ * need LAPACK, the optimizer state, 2:4 compression or the attention plans. */
 bool ct__desc_runtime_kind(int k);
 /* The shape / dtype rule of op's kind: 1 kept, 0 broken (*rule names it), -1 a domain kind this
- * file does not check (eigh, optim_step, linalg, sparse24, flex attention). Operands must already
+ * file does not check (eigh, optim_step, linalg, flex attention). Operands must already
  * be individually sane (ndim in range, sizes >= 0). */
 int ct__desc_rule(const ct_op_desc *op, const char **rule);
 

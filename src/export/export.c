@@ -48,6 +48,7 @@ typedef struct {
     const ct_tensor *save;    /* what the weights section holds (NULL: make one from mx / st) */
     const ct_mx_tensor *mx;   /* MX element tensor of this weight (codes), or NULL */
     bool mx_scales;           /* the E8M0 scales of mx */
+    const ct_sparse24 *sp;    /* the 2:4 sparse weight whose values this is (metadata entry) */
     uint32_t transform, bits; /* CTP_WX_* and the element bits of UNPACK */
     int64_t rows, row_len, row_bytes;
 } x_weight;
@@ -664,7 +665,13 @@ static ct_status x_check_spec(x_ctx *X, const ct_export_spec *sp, const char *pa
 static ct_status x_named_weights(x_ctx *X) {
     const ct_export_spec *sp = X->sp;
     ct_ctx *ctx = X->ctx;
-    size_t need = (size_t)sp->n_params + 2 * (size_t)sp->n_mx_params;
+    if (sp->n_sparse_params < 0 ||
+        (sp->n_sparse_params && (!sp->sparse_param_names || !sp->sparse_params)))
+        return ct__set_error(ctx, CT_ERR_INVALID_ARG,
+                             "program_export: n_sparse_params %d with NULL names or params",
+                             sp->n_sparse_params);
+    size_t need =
+        (size_t)sp->n_params + 2 * (size_t)sp->n_mx_params + 3 * (size_t)sp->n_sparse_params;
     if (!x_grow(ctx, (void **)&X->w, &X->capw, need ? need : 1, sizeof *X->w))
         return ct__set_error(ctx, CT_ERR_OOM, "program_export: out of memory");
     for (int i = 0; i < sp->n_params; i++) {
@@ -718,6 +725,32 @@ static ct_status x_named_weights(x_ctx *X) {
         s->save = scales;
         s->mx = q;
         s->mx_scales = true;
+    }
+    for (int i = 0; i < sp->n_sparse_params; i++) {
+        const ct_sparse24 *q = sp->sparse_params[i];
+        const char *nm = sp->sparse_param_names[i];
+        if (!q || !nm || !nm[0] || strlen(nm) + 8 >= CTP_MAX_NAME || strncmp(nm, "__", 2) == 0)
+            return ct__set_error(ctx, CT_ERR_INVALID_ARG,
+                                 "program_export: sparse param %d is NULL or badly named", i);
+        const ct_tensor *parts[3] = {ct_sparse24_values(q), ct_sparse24_metadata(q),
+                                     ct_sparse24_scales(q)};
+        if (parts[0]->ctx != ctx)
+            return ct__set_error(ctx, CT_ERR_INVALID_ARG,
+                                 "program_export: sparse param '%s' belongs to another context",
+                                 nm);
+        static const char *const suffix[3] = {"", ".meta", ".scales"};
+        for (int k = 0; k < 3; k++) {
+            const ct_tensor *t = parts[k];
+            if (!t) continue; /* f32 / bf16 values have no scales */
+            x_weight *w = &X->w[X->nw++];
+            memset(w, 0, sizeof *w);
+            snprintf(w->own_name, sizeof w->own_name, "%s%s", nm, suffix[k]);
+            w->st = t->storage;
+            w->base = t->offset * (int64_t)ct__itemsize(t->dtype);
+            w->bytes = ct__numel(t->ndim, t->shape) * (int64_t)ct__itemsize(t->dtype);
+            w->save = t;
+            if (k == 0) w->sp = q;
+        }
     }
     return CT_OK;
 }
@@ -828,6 +861,26 @@ static ct_status x_write_weights(x_ctx *X, FILE *fp, const char *tmpath, uint64_
             ts[i] = tmp[i];
         } else if (w->save) {
             ts[i] = w->save;
+            if (w->sp) { /* "sparse24:<name>": the logical shape, values dtype and the parts */
+                const char *base = x_wname(w);
+                size_t kl = strlen(base) + 10, cap = 3 * CTP_MAX_NAME + 96;
+                char *mk = ct__alloc(ctx, kl, 1), *mv = ct__alloc(ctx, cap, 1);
+                ownnames[i] = mk;
+                metaval[i] = mv;
+                if (!mk || !mv) {
+                    st = ct__set_error(ctx, CT_ERR_OOM, "program_export: out of memory");
+                    break;
+                }
+                snprintf(mk, kl, "sparse24:%s", base);
+                snprintf(mv, cap, "shape=%lld,%lld;values=%s;meta=%s.meta;scales=%s%s",
+                         (long long)ct_sparse24_shape(w->sp)[0],
+                         (long long)ct_sparse24_shape(w->sp)[1],
+                         ct_dtype_name(ct_sparse24_dtype(w->sp)), base,
+                         ct_sparse24_scales(w->sp) ? base : "(none)",
+                         ct_sparse24_scales(w->sp) ? ".scales" : "");
+                meta[nm++] = mk;
+                meta[nm++] = mv;
+            }
         } else { /* a constant without a covering tensor: its bytes as U8 */
             int64_t nb = w->bytes;
             st = ct_tensor_from_host(ctx, w->st->data, CT_UINT8, 1, &nb, &tmp[i]);

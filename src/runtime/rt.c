@@ -13,6 +13,7 @@
 #include "backends/cpu/kernels/ew.h"
 #include "backends/cpu/kernels/kernels.h"
 #include "backends/cpu/kernels/mx_kernels.h"
+#include "backends/cpu/kernels/sparse_kernels.h"
 #include "core/internal.h"
 #include "backend/desc_rules.h"
 #include "dtype/dtype_size.h"
@@ -111,6 +112,7 @@ struct ct_rt_program {
     const ct_rt_kernels *kern;
     const ct_k_isa *isa;
     const ct__mxk_ops *mxops;
+    const ct__spk_ops *spops;
     uint8_t dummy[16]; /* the address of empty inputs */
     bool ran;
     uint64_t max_steps; /* 0: no limit (ct_rt_set_max_steps) */
@@ -146,10 +148,15 @@ static void rk_all_bind(ct_rt_program *p, ct__isa isa) {
     p->mxops = isa == CT__ISA_AVX512 ? &ct__mxk_ops_avx512
                : isa == CT__ISA_AVX2 ? &ct__mxk_ops_avx2
                                      : &ct__mxk_ops_ref;
+    p->spops = isa == CT__ISA_AVX512 ? &ct__spk_ops_avx512
+               : isa == CT__ISA_AVX2 ? &ct__spk_ops_avx2
+                                     : &ct__spk_ops_ref;
 }
 static ct_status rk_all_run(const ct_rt_program *p, const ct_op_desc *op) {
     if (op->kind == CT_OP_MX_LINEAR || op->kind == CT_OP_MX_DEQUANTIZE)
         return ct__mx_run(p->mxops, op);
+    if (op->kind == CT_OP_SPARSE24_MM || op->kind == CT_OP_SPARSE24_DECOMPRESS)
+        return ct__sparse_run(p->spops, op);
     return ct_k_run(op, p->isa);
 }
 static const ct_rt_kernels rk_all = {"all", ct__desc_runtime_kind, rk_all_accepts, rk_all_bind,

@@ -62,5 +62,9 @@ ct_status ct__cpu_mx(struct ct__cpu_state *s, const ct_op_desc *op);
  * up to op->num_threads; context-free, so the embedded runtime links it. */
 struct ct__mxk_ops;
 ct_status ct__mx_run(const struct ct__mxk_ops *ops, const ct_op_desc *op);
+/* The 2:4 sparse op kinds with an ISA's kernel table (struct ct__spk_ops of
+ * kernels/sparse_kernels.h; sparse_cpu.c), context-free as ct__mx_run. */
+struct ct__spk_ops;
+ct_status ct__sparse_run(const struct ct__spk_ops *ops, const ct_op_desc *op);
 
 #endif

@@ -142,10 +142,10 @@ static void sp_mm_rows(const sp_mm *p, int64_t m0, int64_t m1, int64_t nb, int64
 /* out (M, N) f32; in values (M, K/2), meta (M, mb), epilogue (2, M) f32 = mult, bias; B (K, N)
  * any strides; work u8 (ct__sp24_work_plan); ints[1], ints[2] the kinds of the values and B. FP8
  * operands travel as uint8 codes. */
-static ct_status sp_matmul(const ct__cpu_state *s, const ct_op_desc *op) {
+static ct_status sp_matmul(const ct__spk_ops *ops, const ct_op_desc *op) {
     const ct_operand *o = op->operands;
     sp_mm p = {0};
-    p.ops = sp_ops(s);
+    p.ops = ops;
     p.M = o[0].shape[0];
     p.N = o[0].shape[1];
     p.K = o[1].shape[1] * 2;
@@ -260,10 +260,14 @@ static ct_status sp_matmul(const ct__cpu_state *s, const ct_op_desc *op) {
     return CT_OK;
 }
 
-ct_status ct__cpu_sparse(ct__cpu_state *s, const ct_op_desc *op) {
+ct_status ct__sparse_run(const struct ct__spk_ops *ops, const ct_op_desc *op) {
     switch (op->kind) {
     case CT_OP_SPARSE24_COMPRESS: return sp_compress(op);
     case CT_OP_SPARSE24_DECOMPRESS: return sp_decompress(op);
-    default: return sp_matmul(s, op);
+    default: return sp_matmul(ops, op);
     }
+}
+
+ct_status ct__cpu_sparse(ct__cpu_state *s, const ct_op_desc *op) {
+    return ct__sparse_run(sp_ops(s), op);
 }
