@@ -430,7 +430,7 @@ int ct__desc_rule(const ct_op_desc *op, const char **rule) {
     case CT_OP_MX_LINEAR: return ct__desc_rule_mx(op, rule) ? 1 : 0;
     case CT_OP_EIGH:
     case CT_OP_OPTIM_STEP:
-    case CT_OP_LINALG:
+    case CT_OP_LINALG: return -1;
     case CT_OP_SPARSE24_COMPRESS:
     case CT_OP_SPARSE24_DECOMPRESS:
     case CT_OP_SPARSE24_MM: return ct__check_sparse24(op, rule) ? 1 : 0;
@@ -438,12 +438,18 @@ int ct__desc_rule(const ct_op_desc *op, const char **rule) {
     case CT_OP_FLEX_ATTENTION_BWD: return -1;
     default: /* elementwise: inputs broadcast to the output's shape */
         *rule = "elementwise: every operand has the output's shape; inputs in the compute dtype "
-                "(where's condition bool)";
+                "(where's condition bool); the output in the compute dtype (comparisons: bool; "
+                "copy and fill: any)";
         for (int i = 1; ok && i <= op->n_in; i++) {
             ct_dtype want = op->kind == CT_OP_WHERE && i == 1 ? CT_BOOL : cdt;
             ok = ct__same_shape(o, &op->operands[i]) &&
                  (op->kind == CT_OP_COPY || op->operands[i].dtype == want);
         }
+        /* the kernels write the compute dtype's elements: another output dtype would be
+         * written past its end */
+        if (ok && op->kind != CT_OP_COPY && op->kind != CT_OP_FILL &&
+            !(op->kind >= CT_OP_ERF && op->kind <= CT_OP_LERP))
+            ok = o->dtype == (op->kind >= CT_OP_EQ && op->kind <= CT_OP_GE ? CT_BOOL : cdt);
         if (ok && op->kind >= CT_OP_ERF && op->kind <= CT_OP_LERP) {
             *rule = "elementwise: every operand has the output's shape; inputs in the compute "
                     "dtype; the output bool (isnan, isinf, isfinite, logical_*) or in the compute "

@@ -381,6 +381,11 @@ static ct_status rt_operand_resolve(ct_rt_program *p, const rt_operand *o, ct_op
     }
     int64_t isz = (int64_t)ct__itemsize(o->dtype), blo = 0, bhi = 0;
     const int64_t size = p->bufsize[o->buf];
+    if (ok && isz > 1 && off % isz) /* buffers start aligned; elements must stay so */
+        return rt_fail(p, CT_ERR_FORMAT,
+                       "program: instruction %u operand %d: byte offset %lld is not a multiple of "
+                       "its %lld-byte elements",
+                       pc, which, (long long)off, (long long)isz);
     if (ok && !empty)
         ok = ct__checked_mul(lo, isz, &blo) && ct__checked_add(blo, off, &blo) &&
              ct__checked_add(hi, 1, &bhi) && ct__checked_mul(bhi, isz, &bhi) &&
@@ -1061,6 +1066,10 @@ static ct_status rt_bind_inputs(ct_rt_program *p) {
         }
         if (n && !in->data)
             return rt_fail(p, CT_ERR_INVALID_ARG, "rt_run: input '%s' has no data", in->name);
+        if ((uintptr_t)in->data % ct__itemsize(in->dtype))
+            return rt_fail(p, CT_ERR_INVALID_ARG,
+                           "rt_run: input '%s' is not aligned to its %zu-byte elements", in->name,
+                           ct__itemsize(in->dtype));
     }
     return CT_OK;
 }
