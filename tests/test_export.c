@@ -533,6 +533,52 @@ TEST(symbolic_batch_runs_every_size) {
     ct_ctx_free(ctx);
 }
 
+/* MX weights with a symbolic batch: one program, every batch in range equal to eager */
+static ct_status mx_trace(ct_ctx *ctx, void *user, int n_in, ct_tensor *const *in, int n_out,
+                          ct_tensor **out) {
+    (void)n_in, (void)n_out;
+    return mx_fwd(ctx, user, in[0], &out[0]);
+}
+
+TEST(symbolic_batch_with_mx_weights) {
+    ct_ctx *ctx = make_ctx(true);
+    unsigned long long rng = 31;
+    int64_t s1[2] = {40, 64}, s2[2] = {12, 40}, sb[1] = {40}, xs[2] = {6, 64};
+    ct_tensor *d1 = rand_t(ctx, &rng, 2, s1), *d2 = rand_t(ctx, &rng, 2, s2);
+    mxnet n = {NULL, NULL, rand_t(ctx, &rng, 1, sb)};
+    CHECK_OK(ct_mx_quantize(ctx, d1, CT_MXFP4_E2M1, 32, 1, CT_MX_SCALE_RCEIL, &n.w1));
+    CHECK_OK(ct_mx_quantize(ctx, d2, CT_MXFP8_E4M3, 32, 1, CT_MX_SCALE_RCEIL, &n.w2));
+    ct_tensor *x = rand_t(ctx, &rng, 2, xs), *y = NULL;
+    ct_graph *g = NULL;
+    CHECK_OK(ct_graph_create(ctx, (ct_device){CT_DEVICE_CPU, 0}, NULL, &g));
+    CHECK_OK(ct_graph_capture_begin(g, NULL));
+    CHECK_OK(mx_fwd(ctx, &n, x, &y));
+    CHECK_OK(ct_graph_capture_end(g));
+    char path[300];
+    tmp_path(path, sizeof path, "mxdyn.ctp");
+    const char *in_names[1] = {"x"}, *out_names[1] = {"y"}, *pn[1] = {"b1"}, *mn[2] = {"w1", "w2"};
+    ct_tensor *ins[1] = {x}, *outs[1] = {y}, *ps[1] = {n.b1};
+    ct_mx_tensor *mps[2] = {n.w1, n.w2};
+    ct_export_dim dim = {"batch", 0, 0, 1, 33};
+    ct_export_spec sp = spec_of(1, in_names, ins, 1, out_names, outs, 1, pn, ps);
+    sp.n_mx_params = 2, sp.mx_param_names = mn, sp.mx_params = mps;
+    sp.n_dims = 1, sp.dims = &dim, sp.trace = mx_trace, sp.trace_user = &n;
+    CHECK_OK(ct_program_export(ctx, g, &sp, path));
+    for (int64_t b = 1; b <= 33; b += 4) {
+        int64_t s[2] = {b, 64};
+        ct_tensor *xb = rand_t(ctx, &rng, 2, s), *e = NULL;
+        CHECK_OK(mx_fwd(ctx, &n, xb, &e));
+        char err[320] = "";
+        CHECK_MSG(rt_matches(path, xb, e, err, sizeof err), "batch %lld: %s", (long long)b, err);
+        ct_tensor_release(xb), ct_tensor_release(e);
+    }
+    ct_graph_free(g);
+    ct_tensor_release(x), ct_tensor_release(y), ct_tensor_release(d1), ct_tensor_release(d2),
+        ct_tensor_release(n.b1);
+    ct_mx_tensor_free(n.w1), ct_mx_tensor_free(n.w2);
+    ct_ctx_free(ctx);
+}
+
 /* ---- export errors ---- */
 static ct_status eigh_model(ct_ctx *ctx, const ct_tensor *a, ct_tensor **w) {
     return ct_linalg_eigvalsh(ctx, a, 'L', w);
@@ -846,6 +892,7 @@ int main(int argc, char **argv) {
     RUN(sparse24_weights_roundtrip_bit_exact);
     RUN(cond_and_loop_roundtrip);
     RUN(symbolic_batch_runs_every_size);
+    RUN(symbolic_batch_with_mx_weights);
     RUN(export_refuses_bad_specs_and_graphs);
     RUN(hostile_files_fail_cleanly);
     RUN(golden_v1_file_still_runs);
