@@ -2,7 +2,7 @@
  * or OpenMP) that loads a .ctp file into memory, binds its inputs to constant data, runs it once
  * in a static arena and prints the first output's first values, with the runtime's small kernel
  * set (ct_rt_kernels_mlp: the ops of an MLP). Its .text size is what `bench export rt_size`
- * reports. Usage: rt_minimal prog.ctp */
+ * reports. Built again as rt_full with every kernel (CT_RT_FULL). Usage: rt_minimal prog.ctp */
 #include "ctorch/runtime.h"
 
 #include <stdio.h>
@@ -32,8 +32,12 @@ int main(int argc, char **argv) {
     fclose(f);
     char err[256];
     ct_rt_program *p = NULL;
-    /* the small kernel set: matmul, elementwise arithmetic and activations, softmax */
-    if (ct_rt_load_with(ct_rt_kernels_mlp(), buf, (size_t)n, &p, err, sizeof err) != CT_OK) {
+#ifdef CT_RT_FULL /* every op the runtime runs (the rt_full build) */
+    const ct_rt_kernels *kern = ct_rt_kernels_all();
+#else /* the small kernel set: matmul, elementwise arithmetic and activations, softmax */
+    const ct_rt_kernels *kern = ct_rt_kernels_mlp();
+#endif
+    if (ct_rt_load_with(kern, buf, (size_t)n, &p, err, sizeof err) != CT_OK) {
         fprintf(stderr, "%s\n", err);
         return 1;
     }
