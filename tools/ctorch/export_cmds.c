@@ -13,6 +13,15 @@ static bool is_help(int argc, char **argv) {
     return argc > 1 && (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h"));
 }
 
+/* --help: the usage text on stdout and exit status 0; wrong arguments (ok false): on stderr and
+ * 2; otherwise -1 (go on). */
+static int usage_check(int argc, char **argv, bool ok, const char *text) {
+    bool help = is_help(argc, argv);
+    if (!help && ok) return -1;
+    fputs(text, help ? stdout : stderr);
+    return help ? 0 : 2;
+}
+
 /* ---- the demo model: log_softmax(mxfp8(relu(mxfp4(x) + b1)) + b2), x (batch, 64) ---- */
 typedef struct {
     ct_mx_tensor *w1, *w2;
@@ -91,14 +100,14 @@ static ct_status dm_export(ct_ctx *ctx, demo_model *m, const char *path, ct_grap
 }
 
 int ct_cli_export_demo(int argc, char **argv) {
-    if (is_help(argc, argv) || argc != 2) {
-        printf("usage: ctorch export-demo out.ctp\n"
-               "Builds the demo model (x [batch, 64] -> linear 128 with MXFP4 weights -> relu ->\n"
-               "linear 10 with MXFP8 weights -> log_softmax), captures it at batch 8 and exports\n"
-               "it with batch symbolic in [1, 64]. Inspect it with 'ctorch inspect', run it with\n"
-               "'ctorch run'.\n");
-        return is_help(argc, argv) ? 0 : 2;
-    }
+    int u = usage_check(
+        argc, argv, argc == 2,
+        "usage: ctorch export-demo out.ctp\n"
+        "Builds the demo model (x [batch, 64] -> linear 128 with MXFP4 weights -> relu ->\n"
+        "linear 10 with MXFP8 weights -> log_softmax), captures it at batch 8 and exports\n"
+        "it with batch symbolic in [1, 64]. Inspect it with 'ctorch inspect', run it with\n"
+        "'ctorch run'.\n");
+    if (u >= 0) return u;
     ct_ctx *ctx;
     if (ct_cli_make_ctx(&ctx)) return 1;
     demo_model m;
@@ -127,12 +136,12 @@ int ct_cli_export_demo(int argc, char **argv) {
 }
 
 int ct_cli_inspect(int argc, char **argv) {
-    if (is_help(argc, argv) || argc != 2) {
-        printf("usage: ctorch inspect file.ctp\n"
-               "Verifies a program file and prints its header, sections, symbols, inputs,\n"
-               "outputs, ops, weights (dtypes, shapes, MX pairings) and memory plan.\n");
-        return is_help(argc, argv) ? 0 : 2;
-    }
+    int u =
+        usage_check(argc, argv, argc == 2,
+                    "usage: ctorch inspect file.ctp\n"
+                    "Verifies a program file and prints its header, sections, symbols, inputs,\n"
+                    "outputs, ops, weights (dtypes, shapes, MX pairings) and memory plan.\n");
+    if (u >= 0) return u;
     ct_ctx *ctx;
     if (ct_cli_make_ctx(&ctx)) return 1;
     ct_program *p = NULL;
@@ -145,13 +154,13 @@ int ct_cli_inspect(int argc, char **argv) {
 }
 
 int ct_cli_export_weights(int argc, char **argv) {
-    if (is_help(argc, argv) || argc != 3) {
-        printf("usage: ctorch export-weights prog.ctp out.safetensors\n"
-               "Writes the program's weights section as a standalone safetensors file (MX\n"
-               "weights as element tensors F4 / F6_* / F8_* plus F8_E8M0 scales, paired in\n"
-               "__metadata__; U8 \"__pad.N\" tensors keep every tensor 64-byte aligned).\n");
-        return is_help(argc, argv) ? 0 : 2;
-    }
+    int u =
+        usage_check(argc, argv, argc == 3,
+                    "usage: ctorch export-weights prog.ctp out.safetensors\n"
+                    "Writes the program's weights section as a standalone safetensors file (MX\n"
+                    "weights as element tensors F4 / F6_* / F8_* plus F8_E8M0 scales, paired in\n"
+                    "__metadata__; U8 \"__pad.N\" tensors keep every tensor 64-byte aligned).\n");
+    if (u >= 0) return u;
     ct_ctx *ctx;
     if (ct_cli_make_ctx(&ctx)) return 1;
     ct_program *p = NULL;
@@ -190,12 +199,12 @@ static bool split_arg(char *s, char **name, char **path) {
 }
 
 int ct_cli_run(int argc, char **argv) {
-    if (is_help(argc, argv) || argc < 2) {
-        printf("usage: ctorch run file.ctp --input NAME=x.npy ... [--output NAME=y.npy ...]\n"
-               "Runs a program on NumPy .npy inputs (every input named once) and writes the\n"
-               "named outputs as .npy files; outputs without --output are printed.\n");
-        return is_help(argc, argv) ? 0 : 2;
-    }
+    int u =
+        usage_check(argc, argv, argc >= 2,
+                    "usage: ctorch run file.ctp --input NAME=x.npy ... [--output NAME=y.npy ...]\n"
+                    "Runs a program on NumPy .npy inputs (every input named once) and writes the\n"
+                    "named outputs as .npy files; outputs without --output are printed.\n");
+    if (u >= 0) return u;
     enum { MAXIO = 64 };
     char *in_name[MAXIO], *in_path[MAXIO], *out_name[MAXIO], *out_path[MAXIO];
     int nin = 0, nout = 0;
