@@ -127,6 +127,51 @@ TEST(large_gather_streams) {
     free(src), free(ix);
 }
 
+/* Rows gathered along the last dim through the ISA loop (vector body, alignment head, tail):
+ * every length around the 16-element step, an index view starting at an odd element, and one bad
+ * index at every position of the body or the tail. */
+TEST(gather_rows_isa_loop) {
+    const int64_t lens[] = {1, 7, 15, 16, 17, 31, 33, 100, 1000, 4099};
+    for (size_t li = 0; li < sizeof lens / sizeof lens[0]; li++) {
+        const int64_t L = lens[li], W = L + 3, R = 3;
+        float *src = malloc(sizeof(float) * (size_t)(R * W));
+        int64_t *ix = malloc(sizeof(int64_t) * (size_t)(R * (L + 1)));
+        for (int64_t i = 0; i < R * W; i++)
+            src[i] = (float)((i * 37) % 1009) - 500.0f;
+        uint64_t st = 12345u + (uint64_t)L;
+        for (int64_t i = 0; i < R * (L + 1); i++) {
+            st = st * 6364136223846793005ULL + 1442695040888963407ULL;
+            ix[i] = (int64_t)((st >> 33) % (uint64_t)W);
+        }
+        ct_tensor *s = NULL, *t = NULL, *tv = NULL, *r = NULL;
+        CHECK_OK(ct_tensor_from_host(ctx, src, CT_FLOAT32, 2, (int64_t[]){R, W}, &s));
+        CHECK_OK(ct_tensor_from_host(ctx, ix, CT_INT64, 2, (int64_t[]){R, L + 1}, &t));
+        CHECK_OK(ct_tensor_narrow(ctx, t, 1, 1, L, &tv)); /* rows start one element in */
+        CHECK_OK(ct_gather(ctx, s, 1, tv, &r));
+        const float *rp = r ? ct_tensor_data_ptr(r) : NULL;
+        int64_t wrong = 0;
+        for (int64_t i = 0; rp && i < R; i++)
+            for (int64_t c = 0; c < L; c++)
+                wrong += rp[i * L + c] != src[i * W + ix[i * (L + 1) + 1 + c]];
+        CHECK_MSG(rp && wrong == 0, "L=%lld: %lld wrong elements", (long long)L, (long long)wrong);
+        ct_tensor_release(r), r = NULL;
+        const int64_t bads[3] = {W, -1, INT64_MAX};
+        for (int64_t pos = 0; pos<L; pos += L> 40 ? 13 : 1) {
+            const int64_t keep = ix[L + 1 + 1 + pos]; /* row 1 */
+            ix[L + 1 + 1 + pos] = bads[pos % 3];
+            ct_tensor *tb = NULL, *tbv = NULL;
+            CHECK_OK(ct_tensor_from_host(ctx, ix, CT_INT64, 2, (int64_t[]){R, L + 1}, &tb));
+            CHECK_OK(ct_tensor_narrow(ctx, tb, 1, 1, L, &tbv));
+            CHECK_ST(ct_gather(ctx, s, 1, tbv, &r), CT_ERR_INDEX);
+            CHECK(r == NULL);
+            ix[L + 1 + 1 + pos] = keep;
+            ct_tensor_release(tbv), ct_tensor_release(tb);
+        }
+        ct_tensor_release(tv), ct_tensor_release(t), ct_tensor_release(s);
+        free(src), free(ix);
+    }
+}
+
 TEST(index_errors_and_edges) {
     int64_t sh[2] = {3, 4};
     ct_tensor *a = tu_make(ctx, &rng, CT_FLOAT32, 2, sh, 0, -5, 5, NULL), *r = NULL, *ix = NULL;
@@ -362,6 +407,7 @@ int main(void) {
     if (ct_ctx_create(&o, &ctx) != CT_OK) return 1;
     RUN(index_select_and_gather);
     RUN(large_gather_streams);
+    RUN(gather_rows_isa_loop);
     RUN(index_errors_and_edges);
     RUN(scatter_and_scatter_add);
     RUN(index_add);

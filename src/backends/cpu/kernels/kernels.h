@@ -42,6 +42,11 @@ typedef struct ct_k_isa {
      * bits). */
     void (*matmul_f32)(int64_t M, int64_t N, int64_t K, const float *a, int64_t lda, const float *b,
                        int64_t bsk, int64_t bsn, float *c, int64_t ldc);
+    /* o[c] = src 4-byte element ix[c] for c < count (contiguous o, ix, src); an index outside
+     * [0, n) reads element 0 and makes the return value nonzero. stream: non-temporal stores
+     * (the caller fences). Every ISA gives the same bits. */
+    int (*gather_b32_i64)(uint32_t *o, const int64_t *ix, const uint32_t *src, int64_t count,
+                          uint64_t n, int stream);
     /* Column sums: acc[j] += x[r * rs + j] for rows r < nrows, j < w, each column adding its rows
      * in order (every ISA gives the same bits). */
     void (*col_sum_float)(double *acc, const float *x, int64_t w, int64_t nrows, int64_t rs);
@@ -78,7 +83,7 @@ ct_status ct_k_tril(const ct_op_desc *op);
 /* CT_OP_GATHER / CT_OP_SCATTER (ref/shape.c): CT_ERR_INDEX when an index is outside [0, size of
  * the indexed dim); scatter then writes nothing, gather (whose output is always a new tensor)
  * may have written part of its output. */
-ct_status ct_k_gather(const ct_op_desc *op);
+ct_status ct_k_gather(const ct_op_desc *op, const ct_k_isa *isa);
 ct_status ct_k_scatter(const ct_op_desc *op);
 /* CT_OP_SORT (ref/shape.c): stable merge sort of each row, NaN largest (as torch). */
 ct_status ct_k_sort(const ct_op_desc *op);

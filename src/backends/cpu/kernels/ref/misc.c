@@ -332,7 +332,7 @@ ct_status ct_k_run(const ct_op_desc *op, const ct_k_isa *isa) {
     case CT_OP_OPTIM_STEP: return ct_k_optim(op, isa);
     case CT_OP_LINSPACE: return ct_k_linspace(op);
     case CT_OP_TRIL: return ct_k_tril(op);
-    case CT_OP_GATHER: return ct_k_gather(op);
+    case CT_OP_GATHER: return ct_k_gather(op, isa);
     case CT_OP_SCATTER: return ct_k_scatter(op);
     case CT_OP_SORT: return ct_k_sort(op);
     case CT_OP_TOPK: return ct_k_topk(op);

@@ -198,7 +198,8 @@ static bool k_indices_ok(const ct_operand *ix, int64_t n) {
  * arithmetic over every dim) in chunks split over threads; each element is copied at its size.
  * The output is new, so indices are checked on the way (a bad one fails the op; the front end
  * drops the partly written output) instead of in a pass of their own. */
-#define K_GATHER_CHUNK 32768
+#define K_GATHER_CHUNK (1 << 20) /* elements: long runs per claim keep the prefetch streams going  \
+                                  */
 #define K_GATHER_STREAM (32 << 20) /* bytes of output above which stores bypass the caches */
 typedef struct {
     const ct_op_desc *op;
@@ -206,6 +207,7 @@ typedef struct {
     int64_t L, nchunks, n;
     int bad;    /* set (atomically) by a chunk that met an index outside [0, n) */
     int stream; /* output beyond the last-level cache: non-temporal stores */
+    const ct_k_isa *isa;
 } k_gather_job;
 static void k_gather_rows(void *arg, int64_t b, int64_t e) {
     k_gather_job *j = arg;
@@ -231,32 +233,10 @@ static void k_gather_rows(void *arg, int64_t b, int64_t e) {
         char *po = (char *)o->data + k_off(o, idx, -1) * (int64_t)isz + c0 * so;
         const char *pi = (const char *)ix->data + k_off(ix, idx, -1) * (int64_t)xsz + c0 * sx;
         const char *pin = (const char *)in->data + k_off(in, idx, dim) * (int64_t)isz + c0 * sin;
-        if (i64 && isz == 4 && so == 4 && sx == 8 && sin == 0) { /* the common 1-d-row case */
-            const int64_t *ip = (const int64_t *)(const void *)pi;
-            uint32_t *op = (uint32_t *)(void *)po;
-            uint64_t anybad = 0;
-#if defined(__SSE2__)
-            if (j->stream) { /* a large output: write around the caches (no read for ownership) */
-                for (int64_t c = 0; c < c1 - c0; c++) {
-                    uint64_t v = (uint64_t)ip[c], ok = v < (uint64_t)n;
-                    anybad |= ok ^ 1u;
-                    int x;
-                    memcpy(&x, pin + (int64_t)(ok ? v : 0) * sd, 4);
-                    _mm_stream_si32((int *)(void *)(op + c), x);
-                }
-                _mm_sfence();
-                bad |= anybad != 0;
-                continue;
-            }
-#endif
-            for (int64_t c = 0; c < c1 - c0; c++) {
-                uint64_t v = (uint64_t)ip[c], ok = v < (uint64_t)n;
-                anybad |= ok ^ 1u;
-                uint32_t x;
-                memcpy(&x, pin + (int64_t)(ok ? v : 0) * sd, 4);
-                op[c] = x;
-            }
-            bad |= anybad != 0;
+        if (i64 && isz == 4 && so == 4 && sx == 8 && sin == 0 && sd == 4) { /* 1-d rows */
+            bad |= j->isa->gather_b32_i64((uint32_t *)(void *)po, (const int64_t *)(const void *)pi,
+                                          (const uint32_t *)(const void *)pin, c1 - c0, (uint64_t)n,
+                                          j->stream) != 0;
             continue;
         }
         for (int64_t c = c0; c < c1; c++, po += so, pi += sx, pin += sin) {
@@ -277,7 +257,7 @@ static void k_gather_rows(void *arg, int64_t b, int64_t e) {
     if (bad) __atomic_store_n(&j->bad, 1, __ATOMIC_RELAXED);
 }
 
-ct_status ct_k_gather(const ct_op_desc *op) {
+ct_status ct_k_gather(const ct_op_desc *op, const ct_k_isa *isa) {
     const ct_operand *o = &op->operands[0], *in = &op->operands[1], *ix = &op->operands[2];
     const int dim = (int)op->ints[0];
     const int64_t n = in->ndim ? in->shape[dim] : 1;
@@ -287,7 +267,7 @@ ct_status ct_k_gather(const ct_op_desc *op) {
         memcpy(o->data, in->data, ct__itemsize(o->dtype));
         return CT_OK;
     }
-    k_gather_job j = {op, dim, o->shape[o->ndim - 1], 0, n, 0, 0};
+    k_gather_job j = {op, dim, o->shape[o->ndim - 1], 0, n, 0, 0, isa};
     j.stream = k_numel(o->ndim, o->shape) * (int64_t)ct__itemsize(o->dtype) >= K_GATHER_STREAM;
     j.nchunks = (j.L + K_GATHER_CHUNK - 1) / K_GATHER_CHUNK;
     int64_t items = k_numel(o->ndim, o->shape) / j.L * j.nchunks;
