@@ -3,6 +3,8 @@
  * against central differences, errors, capture and replay. */
 #include "test_util.h"
 
+#include <math.h>
+
 static ct_ctx *ctx;
 static unsigned long long rng = 4242;
 
@@ -236,6 +238,54 @@ TEST(gradients) {
     ct_tensor_release(GW), ct_tensor_release(GB);
 }
 
+/* Ties: the gradient of a max goes to one element, the first maximum, as torch 1.13's (values
+ * from torch: max_pool2d k=2 s=1 p=1 on a 4x4 with tied windows, backward of sum(y * (1..25));
+ * max(dim) / min(dim) of rows with ties, backward of sum(v * (1, 2))). */
+static void tie_grad(const double *xv, int nd, const int64_t *xs, const double *gv,
+                     const double *want, int64_t nx, int which) {
+    ct_tensor *x = NULL, *y = NULL, *idx = NULL, *g = NULL;
+    CHECK_OK(ct_tensor_from_host(ctx, xv, CT_FLOAT64, nd, xs, &x));
+    CHECK_OK(ct_tensor_set_requires_grad(x, true));
+    const int64_t k[2] = {2, 2}, s[2] = {1, 1}, p[2] = {1, 1}, d[2] = {1, 1};
+    ct_status st = which == 0   ? ct_max_pool2d(ctx, x, k, s, p, d, &y)
+                   : which == 1 ? ct_max_dim(ctx, x, 1, false, &y, &idx)
+                                : ct_min_dim(ctx, x, 1, false, &y, &idx);
+    CHECK_OK(st);
+    if (y) {
+        CHECK_OK(
+            ct_tensor_from_host(ctx, gv, CT_FLOAT64, ct_tensor_ndim(y), ct_tensor_shape(y), &g));
+        CHECK_OK(ct_backward(ctx, y, g, false));
+        const ct_tensor *gr = ct_tensor_grad(x);
+        const double *gp = gr ? ct_tensor_data_ptr(gr) : NULL;
+        int wrong = 0;
+        for (int64_t i = 0; gp && i < nx; i++)
+            wrong += gp[i] != want[i];
+        CHECK_MSG(gp && wrong == 0, "case %d: %d gradient elements differ from torch's", which,
+                  wrong);
+    }
+    ct_tensor_release(x), ct_tensor_release(y), ct_tensor_release(idx), ct_tensor_release(g);
+}
+TEST(tie_gradients_as_torch) {
+    const double x1[16] = {1, 1, 0, 2, 1, 1, 2, 2, 0, 3, 3, 0, 3, 3, 0, 0};
+    double g1[25];
+    for (int i = 0; i < 25; i++)
+        g1[i] = i + 1;
+    const double w1[16] = {16, 3, 0, 28, 11, 0, 8, 15, 0, 60, 33, 20, 59, 23, 24, 25};
+    tie_grad(x1, 4, (int64_t[]){1, 1, 4, 4}, g1, w1, 16, 0);
+    const double x2[8] = {1, 3, 3, 0, 2, 0, 5, 0}, g2[2] = {1, 2};
+    const double wmax[8] = {0, 1, 0, 0, 0, 0, 2, 0}, wmin[8] = {0, 0, 0, 1, 0, 2, 0, 0};
+    tie_grad(x2, 2, (int64_t[]){2, 4}, g2, wmax, 8, 1);
+    tie_grad(x2, 2, (int64_t[]){2, 4}, g2, wmin, 8, 2);
+    /* the value is the element at the index: max of (-0.0, 0.0) is -0.0 (torch) */
+    const float z[2] = {-0.0f, 0.0f};
+    ct_tensor *t = NULL, *v = NULL, *i = NULL;
+    CHECK_OK(ct_tensor_from_host(ctx, z, CT_FLOAT32, 2, (int64_t[]){1, 2}, &t));
+    CHECK_OK(ct_max_dim(ctx, t, 1, true, &v, &i));
+    CHECK(v && signbit(((const float *)ct_tensor_data_ptr(v))[0]));
+    CHECK(v && ct_tensor_ndim(v) == 2 && ct_tensor_shape(v)[1] == 1);
+    ct_tensor_release(t), ct_tensor_release(v), ct_tensor_release(i);
+}
+
 TEST(captured_equals_eager) {
     int64_t xs[4] = {2, 4, 9, 8}, ws[4] = {6, 4, 3, 3};
     ct_tensor *x = tu_make(ctx, &rng, CT_FLOAT32, 4, xs, 0, -1, 1, NULL);
@@ -268,6 +318,7 @@ int main(void) {
     RUN(unfold_fold_adjoint);
     RUN(pooling);
     RUN(gradients);
+    RUN(tie_gradients_as_torch);
     RUN(captured_equals_eager);
     ct_ctx_free(ctx);
     return ct_test_end();

@@ -218,7 +218,8 @@ CT_API ct_status ct_argmax(ct_ctx *ctx, const ct_tensor *a, int dim, bool keepdi
  * dim = CT_ALL_DIMS flattens. Bool: CT_ERR_DTYPE. */
 CT_API ct_status ct_argmin(ct_ctx *ctx, const ct_tensor *a, int dim, bool keepdim, ct_tensor **out);
 /* Maximum / minimum along one dim with the index of its first occurrence (as torch.max(t, dim) /
- * torch.min(t, dim); NaN propagates and its first index is returned). */
+ * torch.min(t, dim); NaN propagates and its first index is returned); the values are the elements
+ * at the indices, so the gradient goes to that element alone (ct_amax splits it among ties). */
 CT_API ct_status ct_max_dim(ct_ctx *ctx, const ct_tensor *t, int dim, bool keepdim,
                             ct_tensor **values, ct_tensor **indices);
 CT_API ct_status ct_min_dim(ct_ctx *ctx, const ct_tensor *t, int dim, bool keepdim,
@@ -346,8 +347,8 @@ CT_API ct_status ct_conv1d(ct_ctx *ctx, const ct_tensor *x, const ct_tensor *w, 
                            ct_tensor **out);
 /* Max / average pooling of (N, C, H, W) or (C, H, W) (F.max_pool2d / F.avg_pool2d with
  * ceil_mode = false; avg counts the zero padding, torch's count_include_pad = true); stride NULL:
- * the kernel; padding at most half the kernel. max pooling's gradient splits ties evenly (torch
- * gives it to the first maximum). */
+ * the kernel; padding at most half the kernel. max pooling's gradient goes to the first maximum
+ * of each window in scan order, as torch's (a window with several NaN: the first, torch the last). */
 CT_API ct_status ct_max_pool2d(ct_ctx *ctx, const ct_tensor *x, const int64_t kernel[2],
                                const int64_t stride[2], const int64_t padding[2],
                                const int64_t dilation[2], ct_tensor **out);

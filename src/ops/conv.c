@@ -281,8 +281,14 @@ static ct_status ct__pool(ct_ctx *ctx, const char *name, bool is_max, const ct_t
     int64_t cs[4] = {N, C, kernel[0] * kernel[1], oh * ow};
     int two = 2;
     CT__DO(st, ct_tensor_reshape(ctx, cols, 4, cs, &c4));
-    CT__DO(st, is_max ? ct_amax(ctx, c4, 1, &two, false, &red)
-                      : ct_mean(ctx, c4, 1, &two, false, &red));
+    if (is_max) { /* the element at the first maximum (torch: its gradient goes there alone) */
+        ct_tensor *am = NULL;
+        CT__DO(st, ct_argmax(ctx, c4, two, true, &am));
+        CT__DO(st, ct_take_along_dim(ctx, c4, am, two, &red));
+        ct_tensor_release(am);
+    } else {
+        CT__DO(st, ct_mean(ctx, c4, 1, &two, false, &red));
+    }
     if (st == CT_OK) {
         int64_t os[4] = {N, C, oh, ow};
         st = batched ? ct_tensor_reshape(ctx, red, 4, os, out)

@@ -95,13 +95,23 @@ static ct_status ct__minmax_dim(ct_ctx *ctx, const char *op, const ct_tensor *t,
     if (dim == CT_ALL_DIMS)
         return ct__set_error(ctx, CT_ERR_INVALID_ARG,
                              "%s: needs one dim (use ct_amax / ct_amin for all dims)", op);
-    ct_tensor *v = NULL, *i = NULL;
-    ct_status st =
-        is_max ? ct_amax(ctx, t, 1, &dim, keepdim, &v) : ct_amin(ctx, t, 1, &dim, keepdim, &v);
-    if (st == CT_OK)
-        st = is_max ? ct_argmax(ctx, t, dim, keepdim, &i) : ct_argmin(ctx, t, dim, keepdim, &i);
+    /* the values are the elements at the indices (as torch: the gradient goes to that one
+     * element, not split among tied maxima as amax's; a tie of -0.0 and 0.0 gives the first) */
+    ct_tensor *v = NULL, *i = NULL, *ik = NULL, *vk = NULL;
+    ct_status st = is_max ? ct_argmax(ctx, t, dim, true, &ik) : ct_argmin(ctx, t, dim, true, &ik);
+    if (st == CT_OK) st = ct_take_along_dim(ctx, t, ik, dim, &vk);
+    if (st == CT_OK && !keepdim && t->ndim > 0) {
+        const int d = dim < 0 ? dim + t->ndim : dim;
+        st = ct_tensor_squeeze(ctx, vk, d, &v);
+        if (st == CT_OK) st = ct_tensor_squeeze(ctx, ik, d, &i);
+    } else if (st == CT_OK) {
+        v = ct_tensor_retain(vk), i = ct_tensor_retain(ik);
+    }
+    ct_tensor_release(vk), ct_tensor_release(ik);
     if (st != CT_OK) {
         ct_tensor_release(v), ct_tensor_release(i);
+        if (strncmp(ct_ctx_last_error(ctx), is_max ? "argmax" : "argmin", 6) == 0)
+            ct__set_error(ctx, st, "%s%s", op, ct_ctx_last_error(ctx) + 6);
         return st;
     }
     *values = v;
