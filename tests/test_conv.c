@@ -284,6 +284,16 @@ TEST(tie_gradients_as_torch) {
     CHECK(v && signbit(((const float *)ct_tensor_data_ptr(v))[0]));
     CHECK(v && ct_tensor_ndim(v) == 2 && ct_tensor_shape(v)[1] == 1);
     ct_tensor_release(t), ct_tensor_release(v), ct_tensor_release(i);
+    /* bool rows (torch.max / min accept bool): max of (F, T, T) is T at 1, min F at 0 */
+    const bool bv[3] = {false, true, true};
+    CHECK_OK(ct_tensor_from_host(ctx, bv, CT_BOOL, 2, (int64_t[]){1, 3}, &t));
+    for (int m = 0; m < 2; m++) {
+        CHECK_OK(m ? ct_min_dim(ctx, t, 1, false, &v, &i) : ct_max_dim(ctx, t, 1, false, &v, &i));
+        CHECK(v && ct_tensor_dtype(v) == CT_BOOL && *(const bool *)ct_tensor_data_ptr(v) == !m);
+        CHECK(i && *(const int64_t *)ct_tensor_data_ptr(i) == (m ? 0 : 1));
+        ct_tensor_release(v), ct_tensor_release(i);
+    }
+    ct_tensor_release(t);
 }
 
 TEST(captured_equals_eager) {

@@ -97,8 +97,12 @@ static ct_status ct__minmax_dim(ct_ctx *ctx, const char *op, const ct_tensor *t,
                              "%s: needs one dim (use ct_amax / ct_amin for all dims)", op);
     /* the values are the elements at the indices (as torch: the gradient goes to that one
      * element, not split among tied maxima as amax's; a tie of -0.0 and 0.0 gives the first) */
-    ct_tensor *v = NULL, *i = NULL, *ik = NULL, *vk = NULL;
-    ct_status st = is_max ? ct_argmax(ctx, t, dim, true, &ik) : ct_argmin(ctx, t, dim, true, &ik);
+    ct_tensor *v = NULL, *i = NULL, *ik = NULL, *vk = NULL, *u8 = NULL;
+    /* bool: the indices of a uint8 copy (torch.max / min take bool; argmax / argmin do not) */
+    ct_status st = t && t->dtype == CT_BOOL ? ct__to_dtype(ctx, t, CT_UINT8, &u8) : CT_OK;
+    const ct_tensor *key = u8 ? u8 : t;
+    if (st == CT_OK)
+        st = is_max ? ct_argmax(ctx, key, dim, true, &ik) : ct_argmin(ctx, key, dim, true, &ik);
     if (st == CT_OK) st = ct_take_along_dim(ctx, t, ik, dim, &vk);
     if (st == CT_OK && !keepdim && t->ndim > 0) {
         const int d = dim < 0 ? dim + t->ndim : dim;
@@ -107,7 +111,7 @@ static ct_status ct__minmax_dim(ct_ctx *ctx, const char *op, const ct_tensor *t,
     } else if (st == CT_OK) {
         v = ct_tensor_retain(vk), i = ct_tensor_retain(ik);
     }
-    ct_tensor_release(vk), ct_tensor_release(ik);
+    ct_tensor_release(vk), ct_tensor_release(ik), ct_tensor_release(u8);
     if (st != CT_OK) {
         ct_tensor_release(v), ct_tensor_release(i);
         if (strncmp(ct_ctx_last_error(ctx), is_max ? "argmax" : "argmin", 6) == 0)
