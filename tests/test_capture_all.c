@@ -528,10 +528,14 @@ static ct_status op_pool(int which) {
     if (st == CT_OK)
         st = which == 0   ? ct_max_pool2d(ctx, x, G2, NULL, G0, G1, &OUT)
              : which == 1 ? ct_avg_pool2d(ctx, x, G2, G1, G1, &OUT)
-                          : ct_adaptive_avg_pool2d(ctx, x, G2, &OUT);
+             : which == 2 ? ct_adaptive_avg_pool2d(ctx, x, G2, &OUT)
+             : which == 3 ? ct_max_pool2d_ex(ctx, x, G2, NULL, G0, G1, true, &OUT, &OUT2)
+                          : ct_avg_pool2d_ex(ctx, x, G2, G1, G1, true, false, &OUT);
     ct_tensor_release(x);
     return st;
 }
+static ct_status op_max_pool2d_ex(void) { return op_pool(3); }
+static ct_status op_avg_pool2d_ex(void) { return op_pool(4); }
 static ct_status op_max_pool2d(void) { return op_pool(0); }
 static ct_status op_avg_pool2d(void) { return op_pool(1); }
 static ct_status op_adaptive_avg_pool2d(void) { return op_pool(2); }
@@ -761,6 +765,8 @@ static const op_entry computing[] = {
     E(conv2d),
     E(conv1d),
     E(max_pool2d),
+    E(max_pool2d_ex),
+    E(avg_pool2d_ex),
     E(avg_pool2d),
     E(adaptive_avg_pool2d),
     E(addmm),
@@ -783,38 +789,69 @@ static const struct {
 } not_computing[] = {
     {"ct_status_str", "table lookup"},
     {"ct_caching_allocator_alloc_stream", "allocator call for backends (no op)"},
-    {"ct_dist_nn_all_reduce", "libctorch_dist: differentiable collective, runs eagerly across processes (refused during capture)"},
-    {"ct_dist_nn_broadcast", "libctorch_dist: differentiable collective, runs eagerly across processes (refused during capture)"},
-    {"ct_dist_nn_all_gather", "libctorch_dist: differentiable collective, runs eagerly across processes (refused during capture)"},
-    {"ct_dist_nn_reduce_scatter", "libctorch_dist: differentiable collective, runs eagerly across processes (refused during capture)"},
-    {"ct_dist_nn_all_to_all_v", "libctorch_dist: differentiable collective, runs eagerly across processes (refused during capture)"},
-    {"ct_dist_nn_all_to_all_v_2d", "libctorch_dist: differentiable collective, runs eagerly across processes (refused during capture)"},
-    {"ct_dist_init", "libctorch_dist: process groups and collectives run eagerly across processes (refused during capture)"},
-    {"ct_dist_rank", "libctorch_dist: process groups and collectives run eagerly across processes (refused during capture)"},
-    {"ct_dist_size", "libctorch_dist: process groups and collectives run eagerly across processes (refused during capture)"},
-    {"ct_dist_split", "libctorch_dist: process groups and collectives run eagerly across processes (refused during capture)"},
-    {"ct_dist_set_timeout", "libctorch_dist: process groups and collectives run eagerly across processes (refused during capture)"},
-    {"ct_dist_is_node_local", "libctorch_dist: process groups and collectives run eagerly across processes (refused during capture)"},
-    {"ct_dist_broadcast", "libctorch_dist: process groups and collectives run eagerly across processes (refused during capture)"},
-    {"ct_dist_all_reduce", "libctorch_dist: process groups and collectives run eagerly across processes (refused during capture)"},
-    {"ct_dist_all_gather", "libctorch_dist: process groups and collectives run eagerly across processes (refused during capture)"},
-    {"ct_dist_reduce_scatter", "libctorch_dist: process groups and collectives run eagerly across processes (refused during capture)"},
-    {"ct_dist_all_to_all", "libctorch_dist: process groups and collectives run eagerly across processes (refused during capture)"},
-    {"ct_dist_all_to_all_v", "libctorch_dist: process groups and collectives run eagerly across processes (refused during capture)"},
-    {"ct_dist_all_to_all_v_2d", "libctorch_dist: process groups and collectives run eagerly across processes (refused during capture)"},
-    {"ct_dist_all_to_all_v_2d_combine", "libctorch_dist: process groups and collectives run eagerly across processes (refused during capture)"},
-    {"ct_dist_barrier", "libctorch_dist: process groups and collectives run eagerly across processes (refused during capture)"},
-    {"ct_dist_free", "libctorch_dist: process groups and collectives run eagerly across processes (refused during capture)"},
-    {"ct_symm_alloc", "libctorch_dist: process groups and collectives run eagerly across processes (refused during capture)"},
-    {"ct_symm_ptr", "libctorch_dist: process groups and collectives run eagerly across processes (refused during capture)"},
-    {"ct_symm_size", "libctorch_dist: process groups and collectives run eagerly across processes (refused during capture)"},
-    {"ct_symm_peer_ptr", "libctorch_dist: process groups and collectives run eagerly across processes (refused during capture)"},
+    {"ct_dist_nn_all_reduce", "libctorch_dist: differentiable collective, runs eagerly across "
+                              "processes (refused during capture)"},
+    {"ct_dist_nn_broadcast", "libctorch_dist: differentiable collective, runs eagerly across "
+                             "processes (refused during capture)"},
+    {"ct_dist_nn_all_gather", "libctorch_dist: differentiable collective, runs eagerly across "
+                              "processes (refused during capture)"},
+    {"ct_dist_nn_reduce_scatter", "libctorch_dist: differentiable collective, runs eagerly across "
+                                  "processes (refused during capture)"},
+    {"ct_dist_nn_all_to_all_v", "libctorch_dist: differentiable collective, runs eagerly across "
+                                "processes (refused during capture)"},
+    {"ct_dist_nn_all_to_all_v_2d", "libctorch_dist: differentiable collective, runs eagerly across "
+                                   "processes (refused during capture)"},
+    {"ct_dist_init", "libctorch_dist: process groups and collectives run eagerly across processes "
+                     "(refused during capture)"},
+    {"ct_dist_rank", "libctorch_dist: process groups and collectives run eagerly across processes "
+                     "(refused during capture)"},
+    {"ct_dist_size", "libctorch_dist: process groups and collectives run eagerly across processes "
+                     "(refused during capture)"},
+    {"ct_dist_split", "libctorch_dist: process groups and collectives run eagerly across processes "
+                      "(refused during capture)"},
+    {"ct_dist_set_timeout", "libctorch_dist: process groups and collectives run eagerly across "
+                            "processes (refused during capture)"},
+    {"ct_dist_is_node_local", "libctorch_dist: process groups and collectives run eagerly across "
+                              "processes (refused during capture)"},
+    {"ct_dist_broadcast", "libctorch_dist: process groups and collectives run eagerly across "
+                          "processes (refused during capture)"},
+    {"ct_dist_all_reduce", "libctorch_dist: process groups and collectives run eagerly across "
+                           "processes (refused during capture)"},
+    {"ct_dist_all_gather", "libctorch_dist: process groups and collectives run eagerly across "
+                           "processes (refused during capture)"},
+    {"ct_dist_reduce_scatter", "libctorch_dist: process groups and collectives run eagerly across "
+                               "processes (refused during capture)"},
+    {"ct_dist_all_to_all", "libctorch_dist: process groups and collectives run eagerly across "
+                           "processes (refused during capture)"},
+    {"ct_dist_all_to_all_v", "libctorch_dist: process groups and collectives run eagerly across "
+                             "processes (refused during capture)"},
+    {"ct_dist_all_to_all_v_2d", "libctorch_dist: process groups and collectives run eagerly across "
+                                "processes (refused during capture)"},
+    {"ct_dist_all_to_all_v_2d_combine", "libctorch_dist: process groups and collectives run "
+                                        "eagerly across processes (refused during capture)"},
+    {"ct_dist_barrier", "libctorch_dist: process groups and collectives run eagerly across "
+                        "processes (refused during capture)"},
+    {"ct_dist_free", "libctorch_dist: process groups and collectives run eagerly across processes "
+                     "(refused during capture)"},
+    {"ct_symm_alloc", "libctorch_dist: process groups and collectives run eagerly across processes "
+                      "(refused during capture)"},
+    {"ct_symm_ptr", "libctorch_dist: process groups and collectives run eagerly across processes "
+                    "(refused during capture)"},
+    {"ct_symm_size", "libctorch_dist: process groups and collectives run eagerly across processes "
+                     "(refused during capture)"},
+    {"ct_symm_peer_ptr", "libctorch_dist: process groups and collectives run eagerly across "
+                         "processes (refused during capture)"},
     {"ct_symm_tensor", "zero-copy view of symmetric memory"},
-    {"ct_symm_put", "libctorch_dist: process groups and collectives run eagerly across processes (refused during capture)"},
-    {"ct_symm_get", "libctorch_dist: process groups and collectives run eagerly across processes (refused during capture)"},
-    {"ct_symm_signal", "libctorch_dist: process groups and collectives run eagerly across processes (refused during capture)"},
-    {"ct_symm_wait", "libctorch_dist: process groups and collectives run eagerly across processes (refused during capture)"},
-    {"ct_symm_free", "libctorch_dist: process groups and collectives run eagerly across processes (refused during capture)"},
+    {"ct_symm_put", "libctorch_dist: process groups and collectives run eagerly across processes "
+                    "(refused during capture)"},
+    {"ct_symm_get", "libctorch_dist: process groups and collectives run eagerly across processes "
+                    "(refused during capture)"},
+    {"ct_symm_signal", "libctorch_dist: process groups and collectives run eagerly across "
+                       "processes (refused during capture)"},
+    {"ct_symm_wait", "libctorch_dist: process groups and collectives run eagerly across processes "
+                     "(refused during capture)"},
+    {"ct_symm_free", "libctorch_dist: process groups and collectives run eagerly across processes "
+                     "(refused during capture)"},
     {"ct_tensor_to_dlpack", "zero-copy export of existing memory"},
     {"ct_tensor_to_dlpack_versioned", "zero-copy export of existing memory"},
     {"ct_tensor_from_dlpack", "zero-copy wrap of a producer's memory (as from_blob)"},

@@ -296,6 +296,132 @@ TEST(tie_gradients_as_torch) {
     ct_tensor_release(t);
 }
 
+/* ceil_mode, count_include_pad and return_indices against loops written from torch's CPU kernels
+ * (max: first strict maximum over the window's in-input positions; avg: window clipped to the
+ * padded input for the count, to the input for the sum), over a geometry grid. */
+static int64_t pool_out_ref(int64_t in, int64_t k, int64_t s, int64_t p, int64_t d, int ceil) {
+    int64_t num = in + 2 * p - d * (k - 1) - 1 + (ceil ? s - 1 : 0);
+    int64_t o = num / s + 1;
+    if (ceil && (o - 1) * s >= in + p) o--;
+    return o;
+}
+TEST(pooling_ceil_mode_and_indices) {
+    /* shapes torch 1.13 gives: F.max_pool2d(ones(1,1,5,7), 2, 2, 0, ceil_mode=True) -> 3x4,
+     * F.avg_pool2d(ones(1,1,6,6), 3, 2, 1, ceil_mode=True) -> 4x4 (floor: 3x3), k=2 s=3 on 5 -> 2
+     */
+    CHECK(pool_out_ref(5, 2, 2, 0, 1, 1) == 3 && pool_out_ref(7, 2, 2, 0, 1, 1) == 4);
+    CHECK(pool_out_ref(6, 3, 2, 1, 1, 1) == 4 && pool_out_ref(6, 3, 2, 1, 1, 0) == 3);
+    CHECK(pool_out_ref(5, 2, 3, 0, 1, 1) == 2);
+    int cases = 0;
+    for (int64_t H = 5; H <= 7; H++)
+        for (int64_t k = 2; k <= 3; k++)
+            for (int64_t st = 1; st <= 3; st++)
+                for (int64_t p = 0; 2 * p <= k; p++)
+                    for (int64_t d = 1; d <= 2; d++)
+                        for (int mode = 0; mode < 6; mode++) {
+                            const int is_max = mode < 2, ceil = mode & 1, cip = mode >= 4;
+                            if (!is_max && d != 1) continue;
+                            const int64_t W = H + 1, N = 2, C = 2;
+                            const int64_t K[2] = {k, k}, S[2] = {st, st}, P[2] = {p, p},
+                                          D[2] = {d, d};
+                            int64_t oh = pool_out_ref(H, k, st, p, d, ceil),
+                                    ow = pool_out_ref(W, k, st, p, d, ceil);
+                            if (oh < 1 || ow < 1) continue;
+                            int64_t xs[4] = {N, C, H, W};
+                            double *xv = NULL;
+                            ct_tensor *x = tu_make(ctx, &rng, CT_FLOAT64, 4, xs, 0, -4, 4, &xv);
+                            ct_tensor *y = NULL, *ix = NULL;
+                            CHECK_OK(is_max ? ct_max_pool2d_ex(ctx, x, K, S, P, D, ceil, &y, &ix)
+                                            : ct_avg_pool2d_ex(ctx, x, K, S, P, ceil, cip, &y));
+                            CHECK(y && ct_tensor_ndim(y) == 4 && ct_tensor_shape(y)[2] == oh &&
+                                  ct_tensor_shape(y)[3] == ow);
+                            if (!y) {
+                                ct_tensor_release(x), free(xv);
+                                continue;
+                            }
+                            const double *yp = ct_tensor_data_ptr(y);
+                            const int64_t *ip = ix ? ct_tensor_data_ptr(ix) : NULL;
+                            int bad = 0;
+                            for (int64_t pl = 0; pl < N * C; pl++)
+                                for (int64_t i = 0; i < oh; i++)
+                                    for (int64_t j = 0; j < ow; j++) {
+                                        const double *xp = xv + pl * H * W;
+                                        double want;
+                                        int64_t widx = -1;
+                                        if (is_max) {
+                                            int64_t h0 = i * st - p, w0 = j * st - p;
+                                            int64_t h1 = h0 + (k - 1) * d + 1,
+                                                    w1 = w0 + (k - 1) * d + 1;
+                                            h1 = h1 < H ? h1 : H, w1 = w1 < W ? w1 : W;
+                                            while (h0 < 0)
+                                                h0 += d;
+                                            while (w0 < 0)
+                                                w0 += d;
+                                            want = -INFINITY;
+                                            for (int64_t h = h0; h < h1; h += d)
+                                                for (int64_t w = w0; w < w1; w += d)
+                                                    if (xp[h * W + w] > want)
+                                                        want = xp[h * W + w], widx = h * W + w;
+                                        } else {
+                                            int64_t h0 = i * st - p, w0 = j * st - p;
+                                            int64_t h1 = h0 + k < H + p ? h0 + k : H + p,
+                                                    w1 = w0 + k < W + p ? w0 + k : W + p;
+                                            const int64_t ps = (h1 - h0) * (w1 - w0);
+                                            h0 = h0 > 0 ? h0 : 0, w0 = w0 > 0 ? w0 : 0;
+                                            h1 = h1 < H ? h1 : H, w1 = w1 < W ? w1 : W;
+                                            double sum = 0;
+                                            for (int64_t h = h0; h < h1; h++)
+                                                for (int64_t w = w0; w < w1; w++)
+                                                    sum += xp[h * W + w];
+                                            want = sum / (double)(cip ? ps : (h1 - h0) * (w1 - w0));
+                                        }
+                                        const int64_t o = (pl * oh + i) * ow + j;
+                                        bad += fabs(yp[o] - want) > 1e-12 * (1 + fabs(want));
+                                        if (is_max) bad += !ip || ip[o] != widx;
+                                    }
+                            CHECK_MSG(bad == 0,
+                                      "%s H=%lld k=%lld s=%lld p=%lld d=%lld ceil=%d cip=%d: %d "
+                                      "wrong",
+                                      is_max ? "max" : "avg", (long long)H, (long long)k,
+                                      (long long)st, (long long)p, (long long)d, ceil, cip, bad);
+                            cases++;
+                            ct_tensor_release(x), ct_tensor_release(y), ct_tensor_release(ix);
+                            free(xv);
+                        }
+    CHECK(cases > 100);
+    /* 3-d input, f32, and the index output's shape and dtype */
+    float v[12] = {1, 5, 2, 0, 3, 9, 4, 8, 7, 6, 11, 10};
+    ct_tensor *x = NULL, *y = NULL, *ix = NULL;
+    CHECK_OK(ct_tensor_from_host(ctx, v, CT_FLOAT32, 3, (int64_t[]){1, 3, 4}, &x));
+    const int64_t K[2] = {2, 2}, Z[2] = {0, 0}, O[2] = {1, 1};
+    CHECK_OK(ct_max_pool2d_ex(ctx, x, K, NULL, Z, O, true, &y, &ix));
+    /* windows rows 0-1 cols 0-1 / 2-3, row 2 (overhang) cols 0-1 / 2-3: 9@5 8@7 7@8 11@10 (torch)
+     */
+    const float wy[4] = {9, 8, 7, 11};
+    const int64_t wi[4] = {5, 7, 8, 10};
+    CHECK(ix && ct_tensor_dtype(ix) == CT_INT64 && ct_tensor_ndim(ix) == 3);
+    for (int q = 0; y && ix && q < 4; q++)
+        CHECK(((const float *)ct_tensor_data_ptr(y))[q] == wy[q] &&
+              ((const int64_t *)ct_tensor_data_ptr(ix))[q] == wi[q]);
+    ct_tensor_release(x), ct_tensor_release(y), ct_tensor_release(ix);
+    /* torch 1.13: F.avg_pool2d(arange(36).reshape(1,1,6,6), 3, 2, 1, ceil_mode=True,
+     * count_include_pad=True / False) */
+    const double want[2][16] = {
+        {14.0 / 9, 10.0 / 3, 14.0 / 3, 8.0 / 3, 25.0 / 3, 14, 16, 8.5, 49.0 / 3, 26, 28, 14.5,
+         61.0 / 6, 16, 17, 8.75},
+        {3.5, 5, 7, 8, 12.5, 14, 16, 17, 24.5, 26, 28, 29, 30.5, 32, 34, 35}};
+    CHECK_OK(ct_tensor_arange(ctx, CT_FLOAT64, 0, 36, 1, &ix));
+    CHECK_OK(ct_tensor_reshape(ctx, ix, 4, (int64_t[]){1, 1, 6, 6}, &x));
+    const int64_t K3[2] = {3, 3}, S2[2] = {2, 2};
+    for (int cip = 0; cip < 2; cip++) {
+        CHECK_OK(ct_avg_pool2d_ex(ctx, x, K3, S2, O, true, cip == 0, &y));
+        for (int q = 0; y && q < 16; q++)
+            CHECK(fabs(((const double *)ct_tensor_data_ptr(y))[q] - want[cip][q]) < 1e-12);
+        ct_tensor_release(y);
+    }
+    ct_tensor_release(x), ct_tensor_release(ix);
+}
+
 TEST(captured_equals_eager) {
     int64_t xs[4] = {2, 4, 9, 8}, ws[4] = {6, 4, 3, 3};
     ct_tensor *x = tu_make(ctx, &rng, CT_FLOAT32, 4, xs, 0, -1, 1, NULL);
@@ -329,6 +455,7 @@ int main(void) {
     RUN(pooling);
     RUN(gradients);
     RUN(tie_gradients_as_torch);
+    RUN(pooling_ceil_mode_and_indices);
     RUN(captured_equals_eager);
     ct_ctx_free(ctx);
     return ct_test_end();

@@ -346,14 +346,28 @@ CT_API ct_status ct_conv1d(ct_ctx *ctx, const ct_tensor *x, const ct_tensor *w, 
                            int64_t stride, int64_t padding, int64_t dilation, int groups,
                            ct_tensor **out);
 /* Max / average pooling of (N, C, H, W) or (C, H, W) (F.max_pool2d / F.avg_pool2d with
- * ceil_mode = false; avg counts the zero padding, torch's count_include_pad = true); stride NULL:
+ * ceil_mode = false; avg counts the zero padding, torch's count_include_pad = true: the _ex forms
+ * below take both); stride NULL:
  * the kernel; padding at most half the kernel. max pooling's gradient goes to the first maximum
- * of each window in scan order, as torch's (a window with several NaN: the first, torch the last). */
+ * of each window in scan order, as torch's (a window with several NaN: the first, torch the last).
+ */
 CT_API ct_status ct_max_pool2d(ct_ctx *ctx, const ct_tensor *x, const int64_t kernel[2],
                                const int64_t stride[2], const int64_t padding[2],
                                const int64_t dilation[2], ct_tensor **out);
 CT_API ct_status ct_avg_pool2d(ct_ctx *ctx, const ct_tensor *x, const int64_t kernel[2],
                                const int64_t stride[2], const int64_t padding[2], ct_tensor **out);
+/* max_pool2d with torch's ceil_mode (the last window may overhang the input; it must start inside
+ * the input or its left padding) and return_indices: indices (int64, the output's shape) are the
+ * flat positions h * W + w of each maximum in its input plane, as torch's; NULL: not returned. */
+CT_API ct_status ct_max_pool2d_ex(ct_ctx *ctx, const ct_tensor *x, const int64_t kernel[2],
+                                  const int64_t stride[2], const int64_t padding[2],
+                                  const int64_t dilation[2], bool ceil_mode, ct_tensor **out,
+                                  ct_tensor **indices);
+/* avg_pool2d with ceil_mode and count_include_pad (false: each window divides by its elements
+ * inside the input; true: inside the padded input, ceil's overhang not counted), as torch's. */
+CT_API ct_status ct_avg_pool2d_ex(ct_ctx *ctx, const ct_tensor *x, const int64_t kernel[2],
+                                  const int64_t stride[2], const int64_t padding[2], bool ceil_mode,
+                                  bool count_include_pad, ct_tensor **out);
 /* F.adaptive_avg_pool2d: bins [floor(i H / oh), ceil((i+1) H / oh)); equal bins run as one
  * avg_pool2d (differentiable), unequal ones as a mean per bin (not differentiable yet). */
 CT_API ct_status ct_adaptive_avg_pool2d(ct_ctx *ctx, const ct_tensor *x,

@@ -237,10 +237,41 @@ ct_status ct_conv1d(ct_ctx *ctx, const ct_tensor *x, const ct_tensor *w, const c
 }
 
 /* ---- pooling ---- */
+/* torch's pooling_output_shape: with ceil_mode the last window may overhang the padded input, but
+ * it must start inside the input or its left padding; -1 when the kernel does not fit. */
+static int64_t ct__pool_out(int64_t in, int64_t k, int64_t s, int64_t p, int64_t d, bool ceil) {
+    int64_t span = in + 2 * p - d * (k - 1) - 1;
+    if (span < 0) return -1;
+    int64_t o = (span + (ceil ? s - 1 : 0)) / s + 1;
+    if (ceil && (o - 1) * s >= in + p) o--;
+    return o;
+}
+
+/* (1, 1, H, W) of `value` in dtype, padded by pads (F.pad order) with `fill`, as unfolded columns
+ * (1, 1, kh*kw, L): the per-window constants of pooling (valid counts, input positions). */
+static ct_status ct__pool_cols(ct_ctx *ctx, ct_dtype dt, int64_t H, int64_t W, const ct_tensor *img,
+                               const int64_t pads[4], double fill, const int64_t *k,
+                               const int64_t *d, const int64_t *s, ct_tensor **out) {
+    const int64_t zero[2] = {0, 0}, sh[4] = {1, 1, H, W};
+    ct_tensor *one = NULL, *pd = NULL, *cols = NULL;
+    ct_status st =
+        img ? ct_tensor_reshape(ctx, img, 4, sh, &one) : ct_tensor_ones(ctx, dt, 4, sh, &one);
+    CT__DO(st, ct_pad(ctx, one, 4, pads, CT_PAD_CONSTANT, fill, &pd));
+    CT__DO(st, ct_unfold(ctx, pd, k, d, zero, s, &cols));
+    if (st == CT_OK) {
+        const int64_t cs[4] = {1, 1, k[0] * k[1], cols->shape[2]};
+        st = ct_tensor_reshape(ctx, cols, 4, cs, out);
+    }
+    ct_tensor_release(one), ct_tensor_release(pd), ct_tensor_release(cols);
+    return st;
+}
+
 static ct_status ct__pool(ct_ctx *ctx, const char *name, bool is_max, const ct_tensor *x,
                           const int64_t kernel[2], const int64_t stride[2],
-                          const int64_t padding[2], const int64_t dilation[2], ct_tensor **out) {
+                          const int64_t padding[2], const int64_t dilation[2], bool ceil_mode,
+                          bool count_include_pad, ct_tensor **out, ct_tensor **indices) {
     const ct_tensor *ins[1] = {x};
+    if (indices) *indices = NULL;
     ct_status st = ct__check_args(ctx, name, 1, ins, out);
     if (st != CT_OK) return st;
     if (!kernel || !padding || !dilation)
@@ -261,52 +292,101 @@ static ct_status ct__pool(ct_ctx *ctx, const char *name, bool is_max, const ct_t
     bool batched = x->ndim == 4;
     int64_t N = batched ? x->shape[0] : 1, C = x->shape[batched], H = x->shape[batched + 1],
             W = x->shape[batched + 2];
-    int64_t oh = ct__out_size(H, kernel[0], s[0], padding[0], dilation[0]),
-            ow = ct__out_size(W, kernel[1], s[1], padding[1], dilation[1]);
+    int64_t oh = ct__pool_out(H, kernel[0], s[0], padding[0], dilation[0], ceil_mode),
+            ow = ct__pool_out(W, kernel[1], s[1], padding[1], dilation[1], ceil_mode);
     if (oh <= 0 || ow <= 0)
         return ct__set_error(ctx, CT_ERR_SHAPE,
                              "%s: output size (%lld, %lld) for input %s is too small", name,
                              (long long)oh, (long long)ow, CT__SHAPE_STR(x));
+    /* rows / columns past the padded input that ceil_mode's last window covers */
+    int64_t eh = (oh - 1) * s[0] + dilation[0] * (kernel[0] - 1) + 1 - (H + 2 * padding[0]),
+            ew = (ow - 1) * s[1] + dilation[1] * (kernel[1] - 1) + 1 - (W + 2 * padding[1]);
+    eh = eh > 0 ? eh : 0, ew = ew > 0 ? ew : 0;
+    const int64_t pads[4] = {padding[1], padding[1] + ew, padding[0], padding[0] + eh};
+    const int64_t kk = kernel[0] * kernel[1], L = oh * ow, zero[2] = {0, 0};
     int64_t x4s[4] = {N, C, H, W};
-    ct_tensor *x4 = NULL, *xp = NULL, *cols = NULL, *c4 = NULL, *red = NULL;
+    ct_tensor *x4 = NULL, *xp = NULL, *cols = NULL, *c4 = NULL, *red = NULL, *am = NULL;
     st = ct_tensor_reshape(ctx, x, 4, x4s, &x4);
-    const int64_t zero[2] = {0, 0};
-    if (is_max) { /* max pooling pads with -inf, not the zeros unfold pads with */
-        int64_t p[4] = {padding[1], padding[1], padding[0], padding[0]};
-        CT__DO(st, ct_pad(ctx, x4, 4, p, CT_PAD_CONSTANT, -INFINITY, &xp));
-        CT__DO(st, ct_unfold(ctx, xp, kernel, dilation, zero, s, &cols));
-    } else {
+    const bool plain_avg = !is_max && !ceil_mode && count_include_pad;
+    if (plain_avg) { /* every window holds kh*kw elements of the zero-padded input */
         CT__DO(st, ct_unfold(ctx, x4, kernel, dilation, padding, s, &cols));
+    } else { /* max pads with -inf (not the zeros unfold pads with); both pad ceil's overhang */
+        CT__DO(st, ct_pad(ctx, x4, 4, pads, CT_PAD_CONSTANT, is_max ? -INFINITY : 0.0, &xp));
+        CT__DO(st, ct_unfold(ctx, xp, kernel, dilation, zero, s, &cols));
     }
-    int64_t cs[4] = {N, C, kernel[0] * kernel[1], oh * ow};
+    int64_t cs[4] = {N, C, kk, L};
     int two = 2;
     CT__DO(st, ct_tensor_reshape(ctx, cols, 4, cs, &c4));
     if (is_max) { /* the element at the first maximum (torch: its gradient goes there alone) */
-        ct_tensor *am = NULL;
         CT__DO(st, ct_argmax(ctx, c4, two, true, &am));
         CT__DO(st, ct_take_along_dim(ctx, c4, am, two, &red));
-        ct_tensor_release(am);
-    } else {
+    } else if (plain_avg) {
         CT__DO(st, ct_mean(ctx, c4, 1, &two, false, &red));
+    } else { /* sum / the window's count: inside the padded input (count_include_pad, ceil's
+              * overhang excluded) or inside the input, as torch's avg_pool2d */
+        ct_tensor *sum = NULL, *cnt = NULL, *cc = NULL;
+        CT__DO(st, ct_sum(ctx, c4, 1, &two, false, &sum));
+        if (count_include_pad) {
+            const int64_t pp[4] = {0, ew, 0, eh};
+            CT__DO(st, ct__pool_cols(ctx, x->dtype, H + 2 * padding[0], W + 2 * padding[1], NULL,
+                                     pp, 0.0, kernel, dilation, s, &cc));
+        } else {
+            CT__DO(st,
+                   ct__pool_cols(ctx, x->dtype, H, W, NULL, pads, 0.0, kernel, dilation, s, &cc));
+        }
+        CT__DO(st, ct_sum(ctx, cc, 1, &two, false, &cnt));
+        CT__DO(st, ct_div(ctx, sum, cnt, &red));
+        ct_tensor_release(sum), ct_tensor_release(cnt), ct_tensor_release(cc);
     }
     if (st == CT_OK) {
         int64_t os[4] = {N, C, oh, ow};
         st = batched ? ct_tensor_reshape(ctx, red, 4, os, out)
                      : ct_tensor_reshape(ctx, red, 3, os + 1, out);
     }
+    if (st == CT_OK && is_max && indices) { /* flat input positions h * W + w (as torch) */
+        ct_tensor *pos = NULL, *pc = NULL, *pick = NULL, *pi = NULL;
+        st = ct_tensor_arange(ctx, CT_FLOAT64, 0, (double)(H * W), 1, &pos);
+        CT__DO(st, ct__pool_cols(ctx, CT_FLOAT64, H, W, pos, pads, -1.0, kernel, dilation, s, &pc));
+        CT__DO(st, ct_take_along_dim(ctx, pc, am, two, &pick));
+        CT__DO(st, ct__to_dtype(ctx, pick, CT_INT64, &pi));
+        if (st == CT_OK) {
+            int64_t os[4] = {N, C, oh, ow};
+            st = batched ? ct_tensor_reshape(ctx, pi, 4, os, indices)
+                         : ct_tensor_reshape(ctx, pi, 3, os + 1, indices);
+        }
+        ct_tensor_release(pos), ct_tensor_release(pc), ct_tensor_release(pick);
+        ct_tensor_release(pi);
+        if (st != CT_OK) ct_tensor_release(*out), *out = NULL;
+    }
     ct_tensor_release(x4), ct_tensor_release(xp), ct_tensor_release(cols), ct_tensor_release(c4);
-    ct_tensor_release(red);
+    ct_tensor_release(red), ct_tensor_release(am);
     return st;
 }
 ct_status ct_max_pool2d(ct_ctx *ctx, const ct_tensor *x, const int64_t kernel[2],
                         const int64_t stride[2], const int64_t padding[2],
                         const int64_t dilation[2], ct_tensor **out) {
-    return ct__pool(ctx, "max_pool2d", true, x, kernel, stride, padding, dilation, out);
+    return ct__pool(ctx, "max_pool2d", true, x, kernel, stride, padding, dilation, false, true, out,
+                    NULL);
+}
+ct_status ct_max_pool2d_ex(ct_ctx *ctx, const ct_tensor *x, const int64_t kernel[2],
+                           const int64_t stride[2], const int64_t padding[2],
+                           const int64_t dilation[2], bool ceil_mode, ct_tensor **out,
+                           ct_tensor **indices) {
+    return ct__pool(ctx, "max_pool2d", true, x, kernel, stride, padding, dilation, ceil_mode, true,
+                    out, indices);
 }
 ct_status ct_avg_pool2d(ct_ctx *ctx, const ct_tensor *x, const int64_t kernel[2],
                         const int64_t stride[2], const int64_t padding[2], ct_tensor **out) {
     const int64_t one[2] = {1, 1};
-    return ct__pool(ctx, "avg_pool2d", false, x, kernel, stride, padding, one, out);
+    return ct__pool(ctx, "avg_pool2d", false, x, kernel, stride, padding, one, false, true, out,
+                    NULL);
+}
+ct_status ct_avg_pool2d_ex(ct_ctx *ctx, const ct_tensor *x, const int64_t kernel[2],
+                           const int64_t stride[2], const int64_t padding[2], bool ceil_mode,
+                           bool count_include_pad, ct_tensor **out) {
+    const int64_t one[2] = {1, 1};
+    return ct__pool(ctx, "avg_pool2d", false, x, kernel, stride, padding, one, ceil_mode,
+                    count_include_pad, out, NULL);
 }
 
 ct_status ct_adaptive_avg_pool2d(ct_ctx *ctx, const ct_tensor *x, const int64_t output_size[2],
