@@ -3,6 +3,8 @@
  * C (or are the exact values torch 1.13 prints, quoted in the comments). */
 #include "test_util.h"
 
+#include <math.h>
+
 static ct_ctx *ctx;
 
 /* 1-d tensor of n elements; strided != 0 gives every second element of a 2n buffer. */
@@ -299,6 +301,50 @@ TEST(gelu_f64_infinities) {
     }
 }
 
+/* ---- var / std of f32 in double: squared deviations of large f32 values overflow f32 (torch
+ * 1.13: std([3e38, -3e38, 1, 2]) = 2.4494898e38, var = inf after rounding to f32) ---- */
+TEST(std_f32_large_values_finite) {
+    for (int strided = 0; strided < 2; strided++) {
+        const float v[4] = {3e38f, -3e38f, 1.0f, 2.0f};
+        ct_tensor *a = mk(CT_FLOAT32, 4, v, strided), *r = NULL, *q = NULL;
+        float got = 0, gv = 0;
+        CHECK_OK(ct_std(ctx, a, 0, NULL, 1, false, &r));
+        CHECK(ct_tensor_dtype(r) == CT_FLOAT32 && rd(r, &got, sizeof got));
+        /* exact: sqrt(sum of squared deviations / 3) in double, rounded to f32 */
+        const double m = ((double)3e38f - (double)3e38f + 3.0) / 4;
+        double ss = 0;
+        for (int i = 0; i < 4; i++)
+            ss += ((double)v[i] - m) * ((double)v[i] - m);
+        CHECK_MSG(got == (float)sqrt(ss / 3), "std %a, want %a", got, (float)sqrt(ss / 3));
+        CHECK_OK(ct_var(ctx, a, 0, NULL, 1, false, &q));
+        CHECK(rd(q, &gv, sizeof gv) && isinf(gv)); /* the variance itself does not fit f32 */
+        ct_tensor_release(a), ct_tensor_release(r), ct_tensor_release(q);
+    }
+}
+
+/* ---- max(dim) / min(dim) of a 0-d tensor along dim 0 or -1: the value and index 0 ---- */
+TEST(max_dim_of_0d) {
+    const double x = 3.5;
+    ct_tensor *t = NULL, *v = NULL, *i = NULL;
+    CHECK_OK(ct_tensor_from_host(ctx, &x, CT_FLOAT64, 0, NULL, &t));
+    for (int d = -1; d <= 1; d++)
+        for (int m = 0; m < 2; m++) {
+            ct_status st =
+                m ? ct_min_dim(ctx, t, d, true, &v, &i) : ct_max_dim(ctx, t, d, false, &v, &i);
+            if (d == 1) {
+                CHECK_ST(st, CT_ERR_INDEX);
+                continue;
+            }
+            CHECK_OK(st);
+            double got = 0;
+            int64_t gi = -1;
+            CHECK(v && ct_tensor_ndim(v) == 0 && rd(v, &got, sizeof got) && got == 3.5);
+            CHECK(i && ct_tensor_ndim(i) == 0 && rd(i, &gi, sizeof gi) && gi == 0);
+            ct_tensor_release(v), ct_tensor_release(i);
+        }
+    ct_tensor_release(t);
+}
+
 int main(void) {
     ctx = tu_ctx_or_skip();
     RUN(div_scalar_int_tensor_scalar_not_wrapped);
@@ -310,6 +356,8 @@ int main(void) {
     RUN(bool_add_alpha);
     RUN(addcdiv_integer_operands);
     RUN(gelu_f64_infinities);
+    RUN(std_f32_large_values_finite);
+    RUN(max_dim_of_0d);
     ct_ctx_free(ctx);
     return ct_test_end();
 }

@@ -120,11 +120,12 @@ int main(void) {
         }
         BIN(add)
         BIN(sub)
-        BIN(mul) BIN(div) BIN(eq) BIN(ne) BIN(lt) BIN(le) BIN(gt) BIN(ge) BIN(matmul) BIN(bmm)
-            BIN(embedding) SCAL(add_scalar) SCAL(sub_scalar) SCAL(mul_scalar) SCAL(div_scalar)
-                SCAL(eq_scalar) SCAL(ne_scalar) SCAL(lt_scalar) SCAL(le_scalar) SCAL(gt_scalar)
-                    SCAL(ge_scalar) SCAL(pow) UN(neg) UN(abs) UN(exp) UN(log) UN(sqrt) UN(rsqrt)
-                        UN(tanh) UN(sigmoid) UN(relu) INPL(add_) INPL(sub_) INPL(mul_) INPL(div_)
+        BIN(mul)
+        BIN(div) BIN(eq) BIN(ne) BIN(lt) BIN(le) BIN(gt) BIN(ge) BIN(matmul) BIN(bmm) BIN(embedding)
+            SCAL(add_scalar) SCAL(sub_scalar) SCAL(mul_scalar) SCAL(div_scalar) SCAL(eq_scalar)
+                SCAL(ne_scalar) SCAL(lt_scalar) SCAL(le_scalar) SCAL(gt_scalar) SCAL(ge_scalar)
+                    SCAL(pow) UN(neg) UN(abs) UN(exp) UN(log) UN(sqrt) UN(rsqrt) UN(tanh)
+                        UN(sigmoid) UN(relu) INPL(add_) INPL(sub_) INPL(mul_) INPL(div_)
                             INPLS(add_scalar_) INPLS(sub_scalar_) INPLS(mul_scalar_)
                                 INPLS(div_scalar_) else if (!strcmp(op, "add_scaled")) st =
                                     ct_add_scaled(ctx, a, b, D[0], &r);
@@ -158,6 +159,28 @@ int main(void) {
         else if (!strcmp(op, "slice")) st = ct_tensor_slice(ctx, a, I[0], L[1], L[2], L[3], &r);
         else if (!strcmp(op, "squeeze")) st = ct_tensor_squeeze(ctx, a, I[0], &r);
         else if (!strcmp(op, "unsqueeze")) st = ct_tensor_unsqueeze(ctx, a, I[0], &r);
+        UN(erf)
+        UN(erfc) UN(sin) UN(cos) UN(exp2) UN(log2) UN(log1p) UN(expm1) UN(floor) UN(ceil) UN(round)
+            UN(trunc) UN(sign) UN(silu) UN(mish) UN(isnan) UN(isinf) UN(isfinite) UN(logical_not)
+                UN(bitwise_not) BIN(maximum) BIN(minimum) BIN(remainder) BIN(fmod) BIN(logical_and)
+                    BIN(logical_or) BIN(logical_xor) BIN(bitwise_and) BIN(bitwise_or)
+                        BIN(bitwise_xor) else if (!strcmp(op, "prod")) st =
+                            ct_prod(ctx, a, I[1], I[0], &r);
+        else if (!strcmp(op, "cumsum")) st = ct_cumsum(ctx, a, I[1], &r);
+        else if (!strcmp(op, "cumprod")) st = ct_cumprod(ctx, a, I[1], &r);
+        else if (!strncmp(op, "max_dim", 7) || !strncmp(op, "min_dim", 7)) {
+            ct_tensor *vv = NULL, *ii = NULL;
+            st = op[1] == 'a' ? ct_max_dim(ctx, a, I[1], I[0], &vv, &ii)
+                              : ct_min_dim(ctx, a, I[1], I[0], &vv, &ii);
+            r = ct_tensor_retain(strstr(op, "idx") ? ii : vv);
+            ct_tensor_release(vv), ct_tensor_release(ii);
+        }
+        else if (!strcmp(op, "logsumexp")) st = ct_logsumexp(ctx, a, ni - 1, I + 1, I[0], &r);
+        else if (!strcmp(op, "all")) st = ct_all(ctx, a, ni - 1, I + 1, I[0], &r);
+        else if (!strcmp(op, "any")) st = ct_any(ctx, a, ni - 1, I + 1, I[0], &r);
+        else if (!strcmp(op, "count_nonzero")) st = ct_count_nonzero(ctx, a, ni - 1, I + 1, &r);
+        else if (!strcmp(op, "var")) st = ct_var(ctx, a, ni - 1, I + 1, D[0], I[0], &r);
+        else if (!strcmp(op, "std")) st = ct_std(ctx, a, ni - 1, I + 1, D[0], I[0], &r);
         emit(st, r);
         fflush(stdout);
         ct_tensor_release(r);

@@ -107,10 +107,22 @@ BIN = {'add': torch.add, 'sub': torch.sub, 'mul': torch.mul, 'div': torch.div, '
        'ne': torch.ne, 'lt': torch.lt, 'le': torch.le, 'gt': torch.gt, 'ge': torch.ge}
 UN = {'neg': torch.neg, 'abs': torch.abs, 'exp': torch.exp, 'log': torch.log, 'sqrt': torch.sqrt,
       'rsqrt': torch.rsqrt, 'tanh': torch.tanh, 'sigmoid': torch.sigmoid, 'relu': torch.relu}
+# the everyday elementwise ops (issue 13)
+UN2 = {'erf': torch.erf, 'erfc': torch.erfc, 'sin': torch.sin, 'cos': torch.cos, 'exp2': torch.exp2,
+       'log2': torch.log2, 'log1p': torch.log1p, 'expm1': torch.expm1, 'floor': torch.floor,
+       'ceil': torch.ceil, 'round': torch.round, 'trunc': torch.trunc, 'sign': torch.sign,
+       'silu': F.silu, 'mish': F.mish, 'isnan': torch.isnan, 'isinf': torch.isinf,
+       'isfinite': torch.isfinite, 'logical_not': torch.logical_not, 'bitwise_not': torch.bitwise_not}
+BIN2 = {'maximum': torch.maximum, 'minimum': torch.minimum, 'remainder': torch.remainder,
+        'fmod': torch.fmod, 'logical_and': torch.logical_and, 'logical_or': torch.logical_or,
+        'logical_xor': torch.logical_xor, 'bitwise_and': torch.bitwise_and,
+        'bitwise_or': torch.bitwise_or, 'bitwise_xor': torch.bitwise_xor}
+UN.update(UN2)
 
 def gen(rng):
     """returns (line, torch thunk, op key)"""
-    op = rng.choice(list(BIN) * 2 + [k + '_scalar' for k in BIN] + list(UN) * 2 + ['add_scaled', 'sub_scaled',
+    op = rng.choice(list(BIN) * 2 + list(BIN2) * 2 + ['prod', 'cumsum', 'cumprod', 'max_dim', 'min_dim', 'max_dim_idx',
+        'min_dim_idx', 'logsumexp', 'all', 'any', 'count_nonzero', 'var', 'std'] * 2 + [k + '_scalar' for k in BIN] + list(UN) * 2 + ['add_scaled', 'sub_scaled',
         'add_', 'sub_', 'mul_', 'div_', 'add_scalar_', 'sub_scalar_', 'mul_scalar_', 'div_scalar_', 'gelu', 'pow', 'pow',
         'clamp', 'clamp', 'where', 'addcmul', 'addcdiv', 'cast', 'cast', 'sum', 'mean', 'amax', 'amin', 'argmax',
         'sum', 'amax', 'argmax', 'softmax', 'log_softmax', 'layer_norm', 'matmul', 'matmul', 'bmm', 'embedding', 'arange', 'full',
@@ -119,11 +131,13 @@ def gen(rng):
     d2 = rng.randrange(10) if rng.random() < 0.4 else d
     lay = lambda: rng.choice([0, 0, 0, 1, 2])
     D, I, T = [], [], []
-    if op in BIN or op in ('add_scaled', 'sub_scaled', 'add_', 'sub_', 'mul_', 'div_'):
+    if op in BIN or op in BIN2 or op in ('add_scaled', 'sub_scaled', 'add_', 'sub_', 'mul_', 'div_'):
         s = rshape(rng); s2 = bshape(rng, s)
         if rng.random() < 0.5: s, s2 = s2, s
         if op.endswith('_'): s2 = bshape(rng, s) if rng.random() < 0.9 else rshape(rng)
         a, b = rtensor(rng, d, s), rtensor(rng, d2, s2)
+        if op in ('remainder', 'fmod') and not b.dtype.is_floating_point and b.dtype != torch.bool:
+            b = torch.where((b == 0) | (b == -1), torch.full_like(b, 2), b)  # torch traps on 0 and MIN % -1
         T = [a, b]
         if op.endswith('scaled'):
             al = rng.choice([1.0, 2.0, -1.0, 0.5, 3.0, -2.5, 0.1, 0.0])
@@ -134,7 +148,7 @@ def gen(rng):
             f = getattr(torch.Tensor, op)
             thunk = lambda: f(a.clone(), b)
         else:
-            thunk = lambda: BIN[op](a, b)
+            thunk = lambda: (BIN.get(op) or BIN2[op])(a, b)
     elif op.endswith('_scalar') or op.endswith('_scalar_') or op == 'pow':
         a = rtensor(rng, d, rshape(rng))
         v = rng.choice([0.0, 1.0, 2.0, -1.0, 3.0, -2.0, 0.5, -0.5, 2.5, 1000.0, 1e10, float('inf'), float('nan'), -3.0, 300.0, 0.1])
@@ -195,6 +209,38 @@ def gen(rng):
         dim = -1000 if (rng.random() < 0.3) else rng.randint(-max(nd, 1), max(nd, 1) - 1)
         I = [kd, dim]
         thunk = (lambda: torch.argmax(a, keepdim=bool(kd))) if dim == -1000 else (lambda: torch.argmax(a, dim=dim, keepdim=bool(kd)))
+    elif op in ('prod', 'cumsum', 'cumprod', 'max_dim', 'min_dim', 'max_dim_idx', 'min_dim_idx'):
+        s = rshape(rng); nd = len(s)
+        vals = None
+        if rng.random() < 0.4:
+            vals = [rng.choice([0, 1, 2, 2, -1]) if d != 0 else rng.choice([0, 1]) for _ in range(int(np.prod(s)) if s else 1)]
+            if d == 1: vals = [abs(v) for v in vals]
+        a = rtensor(rng, d, s, vals=vals, special=rng.random() < 0.3); T = [a]
+        kd = rng.randrange(2)
+        dim = rng.randint(-max(nd, 1), max(nd, 1) - 1)
+        I = [kd, dim]
+        if op == 'prod': thunk = lambda: torch.prod(a, dim, keepdim=bool(kd))
+        elif op in ('cumsum', 'cumprod'): thunk = lambda: getattr(torch, op)(a, dim)
+        else:
+            f = torch.max if op.startswith('max') else torch.min
+            k = 1 if op.endswith('idx') else 0
+            thunk = lambda: f(a, dim, keepdim=bool(kd))[k]
+    elif op in ('logsumexp', 'all', 'any', 'count_nonzero', 'var', 'std'):
+        s = rshape(rng); a = rtensor(rng, d, s, special=rng.random() < 0.3); T = [a]
+        kd = rng.randrange(2); nd = len(s)
+        dims = [] if (nd == 0 or rng.random() < 0.25) else [x - nd if rng.random() < 0.5 else x for x in rng.sample(range(nd), rng.randint(1, nd))]
+        corr = rng.choice([0.0, 1.0, 2.0])
+        I = [kd] + dims; D = [corr]
+        if op == 'count_nonzero': thunk = lambda: torch.count_nonzero(a, dim=dims if dims else None)
+        elif op in ('all', 'any'):
+            f = getattr(torch, op)
+            def thunk(f=f, dims=dims, kd=kd):
+                r = a
+                if not dims: return f(a) if not kd else f(a.reshape([1] * a.dim()) if a.numel() == 1 else a, ) if False else (f(a).reshape([1] * a.dim()) if kd else f(a))
+                for dd in sorted([x % max(nd, 1) for x in dims], reverse=True): r = f(r, dim=dd, keepdim=bool(kd))
+                return r
+        elif op == 'logsumexp': thunk = lambda: torch.logsumexp(a, dim=dims if dims else list(range(nd)), keepdim=bool(kd))
+        else: thunk = lambda: getattr(torch, op)(a, dim=dims if dims else None, correction=int(corr), keepdim=bool(kd))
     elif op in ('softmax', 'log_softmax'):
         s = rshape(rng); nd = len(s); a = rtensor(rng, d, s, special=rng.random() < 0.3); T = [a]
         dim = rng.randint(-max(nd, 1), max(nd, 1) - 1); I = [dim]
@@ -321,7 +367,10 @@ def isnan_bits(x, d):
     if d == 9: return (x >> 52 & 0x7ff) == 0x7ff and (x & ((1 << 52) - 1))
 
 TOL = {'sum': 64, 'mean': 64, 'softmax': 8, 'log_softmax': 8, 'layer_norm': 64, 'matmul': 64, 'bmm': 64,
-       'gelu': 4, 'addcdiv': 2, 'exp': 2, 'log': 2, 'tanh': 2, 'sigmoid': 2, 'pow': 1}
+       'gelu': 4, 'addcdiv': 2, 'exp': 2, 'log': 2, 'tanh': 2, 'sigmoid': 2, 'pow': 1,
+       'erf': 2, 'erfc': 2, 'sin': 2, 'cos': 2, 'exp2': 2, 'log2': 2, 'log1p': 2, 'expm1': 2,
+       'silu': 2, 'mish': 4, 'prod': 64, 'cumsum': 64, 'cumprod': 64, 'logsumexp': 8,
+       'var': 64, 'std': 64}
 
 def compare(op, got, exp):
     if exp == 'UNIMPL':

@@ -366,7 +366,10 @@ static ct_status ct__var(ct_ctx *ctx, const char *name, const ct_tensor *a, int 
         return ct__set_error(ctx, CT_ERR_INVALID_ARG, "%s: correction is nan", name);
     int rd[CT_MAX_DIMS], nr = ct__mask_dims(a->ndim, mask, rd);
     ct_tensor *x = NULL, *m = NULL, *dv = NULL, *sq = NULL, *s = NULL, *r = NULL;
-    st = ct__compute_copy(ctx, a, &x);
+    /* in f64, rounded once at the end (torch accumulates f32 in double too): squares of f32
+     * deviations above 1.8e19 would overflow an f32 computation to inf */
+    st = a->dtype == CT_FLOAT64 ? (x = ct_tensor_retain((ct_tensor *)a), CT_OK)
+                                : ct_cast(ctx, a, CT_FLOAT64, &x);
     if (st == CT_OK) st = ct_mean(ctx, x, nr, rd, true, &m);
     if (st == CT_OK) st = ct_sub(ctx, x, m, &dv);
     if (st == CT_OK) st = ct_mul(ctx, dv, dv, &sq);

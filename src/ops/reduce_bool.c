@@ -97,9 +97,18 @@ static ct_status ct__minmax_dim(ct_ctx *ctx, const char *op, const ct_tensor *t,
                              "%s: needs one dim (use ct_amax / ct_amin for all dims)", op);
     /* the values are the elements at the indices (as torch: the gradient goes to that one
      * element, not split among tied maxima as amax's; a tie of -0.0 and 0.0 gives the first) */
-    ct_tensor *v = NULL, *i = NULL, *ik = NULL, *vk = NULL, *u8 = NULL;
+    ct_tensor *v = NULL, *i = NULL, *ik = NULL, *vk = NULL, *u8 = NULL, *t1 = NULL;
+    ct_status st = CT_OK;
+    const bool scalar = t && t->ndim == 0;
+    if (scalar) { /* a 0-d tensor as one element along dim 0 (dim must still be 0 or -1) */
+        if (dim != 0 && dim != -1)
+            return ct__set_error(ctx, CT_ERR_INDEX, "%s: dim %d out of range for 0 dims", op, dim);
+        const int64_t one = 1;
+        st = ct_tensor_reshape(ctx, t, 1, &one, &t1);
+        t = t1, dim = 0, keepdim = false;
+    }
     /* bool: the indices of a uint8 copy (torch.max / min take bool; argmax / argmin do not) */
-    ct_status st = t && t->dtype == CT_BOOL ? ct__to_dtype(ctx, t, CT_UINT8, &u8) : CT_OK;
+    if (st == CT_OK && t && t->dtype == CT_BOOL) st = ct__to_dtype(ctx, t, CT_UINT8, &u8);
     const ct_tensor *key = u8 ? u8 : t;
     if (st == CT_OK)
         st = is_max ? ct_argmax(ctx, key, dim, true, &ik) : ct_argmin(ctx, key, dim, true, &ik);
@@ -111,7 +120,14 @@ static ct_status ct__minmax_dim(ct_ctx *ctx, const char *op, const ct_tensor *t,
     } else if (st == CT_OK) {
         v = ct_tensor_retain(vk), i = ct_tensor_retain(ik);
     }
-    ct_tensor_release(vk), ct_tensor_release(ik), ct_tensor_release(u8);
+    ct_tensor_release(vk), ct_tensor_release(ik), ct_tensor_release(u8), ct_tensor_release(t1);
+    if (st == CT_OK && scalar) { /* back to 0-d */
+        ct_tensor *v0 = NULL, *i0 = NULL;
+        st = ct_tensor_reshape(ctx, v, 0, NULL, &v0);
+        if (st == CT_OK) st = ct_tensor_reshape(ctx, i, 0, NULL, &i0);
+        ct_tensor_release(v), ct_tensor_release(i);
+        v = v0, i = i0;
+    }
     if (st != CT_OK) {
         ct_tensor_release(v), ct_tensor_release(i);
         if (strncmp(ct_ctx_last_error(ctx), is_max ? "argmax" : "argmin", 6) == 0)
