@@ -407,6 +407,7 @@ def main():
     ap.add_argument('--seed', type=int, default=1)
     ap.add_argument('--show', type=int, default=2)
     ap.add_argument('--only', default=None)
+    ap.add_argument('--full', action='store_true', help='print the shown cases untruncated')
     a = ap.parse_args()
     here = os.path.dirname(os.path.abspath(__file__))
     root = os.path.dirname(os.path.dirname(here))
@@ -440,7 +441,8 @@ def main():
         dd = collections.Counter(','.join(x[0]) for x in v)
         print('%-14s %-22s %5d  dtypes: %s' % (k[0], k[1], len(v), ' '.join('%s:%d' % kv for kv in dd.most_common(6))))
         for x in v[:a.show]:
-            print('    in :', x[1][:300]); print('    exp:', x[2][:200]); print('    got:', x[3][:200])
+            w = None if a.full else 300
+            print('    in :', x[1][:w]); print('    exp:', x[2][:w and 200]); print('    got:', x[3][:w and 200])
 
 if __name__ == '__main__':
     main()
