@@ -347,10 +347,10 @@ CT_API ct_status ct_conv1d(ct_ctx *ctx, const ct_tensor *x, const ct_tensor *w, 
                            ct_tensor **out);
 /* Max / average pooling of (N, C, H, W) or (C, H, W) (F.max_pool2d / F.avg_pool2d with
  * ceil_mode = false; avg counts the zero padding, torch's count_include_pad = true: the _ex forms
- * below take both); stride NULL:
- * the kernel; padding at most half the kernel. max pooling's gradient goes to the first maximum
- * of each window in scan order, as torch's (a window with several NaN: the first, torch the last).
- */
+ * below take both); stride NULL: the kernel; padding at most half the kernel. max pooling's
+ * gradient goes to the first maximum of each window in scan order, as torch's (a window with
+ * several NaN: the first, torch the last; one whose input elements are all -inf may report a
+ * padding position before them, index -1, where torch reports the first input position). */
 CT_API ct_status ct_max_pool2d(ct_ctx *ctx, const ct_tensor *x, const int64_t kernel[2],
                                const int64_t stride[2], const int64_t padding[2],
                                const int64_t dilation[2], ct_tensor **out);

@@ -99,8 +99,7 @@ static ct_status ct__minmax_dim(ct_ctx *ctx, const char *op, const ct_tensor *t,
      * element, not split among tied maxima as amax's; a tie of -0.0 and 0.0 gives the first) */
     ct_tensor *v = NULL, *i = NULL, *ik = NULL, *vk = NULL, *u8 = NULL, *t1 = NULL;
     ct_status st = CT_OK;
-    const bool scalar = t && t->ndim == 0;
-    if (scalar) { /* a 0-d tensor as one element along dim 0 (dim must still be 0 or -1) */
+    if (t && t->ndim == 0) { /* a 0-d tensor as one element along dim 0 (dim must still be 0 or -1) */
         if (dim != 0 && dim != -1)
             return ct__set_error(ctx, CT_ERR_INDEX, "%s: dim %d out of range for 0 dims", op, dim);
         const int64_t one = 1;
@@ -113,7 +112,7 @@ static ct_status ct__minmax_dim(ct_ctx *ctx, const char *op, const ct_tensor *t,
     if (st == CT_OK)
         st = is_max ? ct_argmax(ctx, key, dim, true, &ik) : ct_argmin(ctx, key, dim, true, &ik);
     if (st == CT_OK) st = ct_take_along_dim(ctx, t, ik, dim, &vk);
-    if (st == CT_OK && !keepdim && t->ndim > 0) {
+    if (st == CT_OK && !keepdim) { /* (a 0-d input was made 1-d: squeezing gives 0-d back) */
         const int d = dim < 0 ? dim + t->ndim : dim;
         st = ct_tensor_squeeze(ctx, vk, d, &v);
         if (st == CT_OK) st = ct_tensor_squeeze(ctx, ik, d, &i);
@@ -121,13 +120,6 @@ static ct_status ct__minmax_dim(ct_ctx *ctx, const char *op, const ct_tensor *t,
         v = ct_tensor_retain(vk), i = ct_tensor_retain(ik);
     }
     ct_tensor_release(vk), ct_tensor_release(ik), ct_tensor_release(u8), ct_tensor_release(t1);
-    if (st == CT_OK && scalar) { /* back to 0-d */
-        ct_tensor *v0 = NULL, *i0 = NULL;
-        st = ct_tensor_reshape(ctx, v, 0, NULL, &v0);
-        if (st == CT_OK) st = ct_tensor_reshape(ctx, i, 0, NULL, &i0);
-        ct_tensor_release(v), ct_tensor_release(i);
-        v = v0, i = i0;
-    }
     if (st != CT_OK) {
         ct_tensor_release(v), ct_tensor_release(i);
         if (strncmp(ct_ctx_last_error(ctx), is_max ? "argmax" : "argmin", 6) == 0)

@@ -198,8 +198,8 @@ static bool k_indices_ok(const ct_operand *ix, int64_t n) {
  * arithmetic over every dim) in chunks split over threads; each element is copied at its size.
  * The output is new, so indices are checked on the way (a bad one fails the op; the front end
  * drops the partly written output) instead of in a pass of their own. */
-#define K_GATHER_CHUNK (1 << 20) /* elements: long runs per claim keep the prefetch streams going  \
-                                  */
+/* elements per claim: long runs keep the prefetch streams going */
+#define K_GATHER_CHUNK (1 << 20)
 #define K_GATHER_STREAM (32 << 20) /* bytes of output above which stores bypass the caches */
 typedef struct {
     const ct_op_desc *op;
