@@ -99,7 +99,8 @@ static ct_status ct__minmax_dim(ct_ctx *ctx, const char *op, const ct_tensor *t,
      * element, not split among tied maxima as amax's; a tie of -0.0 and 0.0 gives the first) */
     ct_tensor *v = NULL, *i = NULL, *ik = NULL, *vk = NULL, *u8 = NULL, *t1 = NULL;
     ct_status st = CT_OK;
-    if (t && t->ndim == 0) { /* a 0-d tensor as one element along dim 0 (dim must still be 0 or -1) */
+    if (t &&
+        t->ndim == 0) { /* a 0-d tensor as one element along dim 0 (dim must still be 0 or -1) */
         if (dim != 0 && dim != -1)
             return ct__set_error(ctx, CT_ERR_INDEX, "%s: dim %d out of range for 0 dims", op, dim);
         const int64_t one = 1;
