@@ -23,7 +23,7 @@
 /* Element kinds of values and of the dense B operand. */
 enum { CT__SPK_F32 = 0, CT__SPK_BF16 = 1, CT__SPK_E4M3 = 2, CT__SPK_E5M2 = 3, CT__SPK_F16 = 4 };
 
-#define CT__SP24_KC                                                                                \
+#define CT__SP24_KC \
     64 /* k rows of B per packed block (16 groups, 8 metadata bytes): a 64-wide strip is 16 KiB */
 #define CT__SP24_NC 512   /* columns of B per packed block */
 #define CT__SP24_MC 128   /* rows of A swept per packed block while it is hot in L2 */
@@ -55,7 +55,9 @@ static inline ct__sp24_work ct__sp24_work_plan(int64_t N, int64_t K, int nt) {
     w.bp = w.x + (N <= CT__SP24_GEMV_N ? ct__sp24_r64(N * K * 4) : 0);
     const int64_t nc = N < CT__SP24_NC ? N : CT__SP24_NC, nkb = (K + CT__SP24_KC - 1) / CT__SP24_KC;
     (void)nt; /* the packed B is shared by the threads */
-    w.bp_bytes = N > CT__SP24_GEMV_N ? nkb * CT__SP24_KC * ct__sp24_r64(nc) * 4 : 0;
+    /* ceil(nc / w) strips of w columns: at most nc + w - 1 columns for any ISA's w */
+    w.bp_bytes =
+        N > CT__SP24_GEMV_N ? nkb * CT__SP24_KC * ct__sp24_r64(nc + CT__SP24_WMAX - 1) * 4 : 0;
     w.total = w.bp + w.bp_bytes + 64;
     return w;
 }

@@ -1,5 +1,5 @@
-/* AVX2 2:4 sparse kernels: the AVX-512 file's method on 8-lane registers. GEMM strips are 32
- * columns (four ymm); the N == 1 kernel keeps its 16 lanes in two ymm (groups 0-3 and 4-7 of a
+/* AVX2 2:4 sparse kernels: the AVX-512 file's method on 8-lane registers. GEMM strips are 48
+ * columns (six ymm); the N == 1 kernel keeps its 16 lanes in two ymm (groups 0-3 and 4-7 of a
  * step) and picks each half's x operands out of 16 loaded values with two vpermps and a blend.
  * Bit-exact with the reference (sparse_kernels.h's order). */
 #include "backends/cpu/kernels/sparse_kernels.h"
@@ -8,7 +8,10 @@
 
 #define CT__AI static inline __attribute__((always_inline))
 
-#define SP_W 32
+/* B strips of 48 columns (six ymm): two rows of A against a full strip keep twelve independent
+ * fma chains in flight (the 4-cycle latency at two fmas per cycle needs eight; the 32-wide strip
+ * of two rows had exactly eight and ran at ~52% of the fma peak, this ~62%). */
+#define SP_W 48
 
 CT__AI float sp_val(int vk, const void *v, int64_t i, const float *vtab) {
     if (vk == CT__SPK_F32) return ((const float *)v)[i];
@@ -21,12 +24,16 @@ CT__AI float sp_val(int vk, const void *v, int64_t i, const float *vtab) {
 CT__AI void sp_byte(const ct__sp24_strip_args *a, const uint8_t *meta, int64_t v0, int r, int64_t q,
                     const int nj, const int NV, const int vk, __m256 *acc) {
     const float *bq = a->bp + q * 8 * SP_W;
-    const int32_t *l = a->lut + 4 * meta[r * a->mstride + q];
+    const unsigned m = meta[r * a->mstride + q];
+    /* the kept B rows of the byte's two groups from its nibbles (shifts and masks: the table's
+     * loads competed with the operands for the load ports) */
+    const size_t o[4] = {(m & 3u) * SP_W, ((m >> 2) & 3u) * SP_W, ((m >> 4) & 3u) * SP_W + 4 * SP_W,
+                         ((m >> 6) & 3u) * SP_W + 4 * SP_W};
     const int64_t vi = v0 + r * a->vstride + 4 * q;
 #pragma GCC unroll 4
     for (int j = 0; j < nj; j++) {
         const __m256 av = _mm256_set1_ps(sp_val(vk, a->vals, vi + j, a->vtab));
-        const float *p = bq + l[j];
+        const float *p = bq + o[j];
 #pragma GCC unroll 16
         for (int v = 0; v < NV; v++)
             acc[v] = _mm256_fmadd_ps(av, _mm256_load_ps(p + 8 * v), acc[v]);
@@ -48,9 +55,9 @@ CT__AI void sp_tile(const ct__sp24_strip_args *a, int64_t r0, const int MR, cons
     for (int r = 0; r < MR; r++)
 #pragma GCC unroll 16
         for (int v = 0; v < NV; v++)
-            acc[r][v] = a->first      ? _mm256_setzero_ps()
-                        : v == NV - 1 ? _mm256_maskload_ps(c + r * a->ldc + 8 * v, lm)
-                                      : _mm256_loadu_ps(c + r * a->ldc + 8 * v);
+            acc[r][v] = a->first                   ? _mm256_setzero_ps()
+                        : v == NV - 1 && lastn < 8 ? _mm256_maskload_ps(c + r * a->ldc + 8 * v, lm)
+                                                   : _mm256_loadu_ps(c + r * a->ldc + 8 * v);
     const int64_t full = a->ng / 2;
     const uint8_t *meta = a->meta + r0 * a->mstride;
     const int64_t v0 = r0 * a->vstride;
@@ -66,7 +73,7 @@ CT__AI void sp_tile(const ct__sp24_strip_args *a, int64_t r0, const int MR, cons
     for (int r = 0; r < MR; r++)
 #pragma GCC unroll 16
         for (int v = 0; v < NV; v++) {
-            if (v == NV - 1)
+            if (v == NV - 1 && lastn < 8) /* (masked stores are slow on AMD cores) */
                 _mm256_maskstore_ps(c + r * a->ldc + 8 * v, lm, acc[r][v]);
             else
                 _mm256_storeu_ps(c + r * a->ldc + 8 * v, acc[r][v]);
@@ -95,6 +102,12 @@ CT__AI void sp_strip_impl(const ct__sp24_strip_args *a, const int NV, const int 
     }                                                                                              \
     __attribute__((noinline)) static void sp_strip_##tag##_4(const ct__sp24_strip_args *a) {       \
         sp_strip_impl(a, 4, 2, vk);                                                                \
+    }                                                                                              \
+    __attribute__((noinline)) static void sp_strip_##tag##_5(const ct__sp24_strip_args *a) {       \
+        sp_strip_impl(a, 5, 2, vk);                                                                \
+    }                                                                                              \
+    __attribute__((noinline)) static void sp_strip_##tag##_6(const ct__sp24_strip_args *a) {       \
+        sp_strip_impl(a, 6, 2, vk);                                                                \
     }
 SP_STRIP_FNS(f32, CT__SPK_F32)
 SP_STRIP_FNS(bf16, CT__SPK_BF16)
@@ -105,7 +118,9 @@ SP_STRIP_FNS(fp8, CT__SPK_E4M3) /* FP8 of either kind reads the value table */
     case 1: sp_strip_##tag##_1(a); break;                                                          \
     case 2: sp_strip_##tag##_2(a); break;                                                          \
     case 3: sp_strip_##tag##_3(a); break;                                                          \
-    default: sp_strip_##tag##_4(a); break;                                                         \
+    case 4: sp_strip_##tag##_4(a); break;                                                          \
+    case 5: sp_strip_##tag##_5(a); break;                                                          \
+    default: sp_strip_##tag##_6(a); break;                                                         \
     }
 
 static void sp_strip(const ct__sp24_strip_args *a) {
