@@ -71,13 +71,13 @@ static ct_status sp_decompress(const ct_op_desc *op) {
     return CT_OK;
 }
 
-/* Pack B rows [k0, k0 + kc) x columns [n0, n1) as f32 strips of w columns (zero padded). */
+/* Pack B rows [k0, k0 + kc) x columns [n0, n1) as f32 strips of w columns (zero padded), one
+ * every kc_ * w floats. */
 static void sp_pack_b(int bk, const void *b, int64_t sk, int64_t sn, int64_t k0, int64_t kc,
-                      int64_t n0, int64_t n1, int w, float *bp) {
+                      int64_t kc_, int64_t n0, int64_t n1, int w, float *bp) {
     const int64_t nstrip = (n1 - n0 + w - 1) / w;
     for (int64_t s = 0; s < nstrip; s++) {
-        float *dst =
-            bp + s * CT__SP24_KC * w; /* strips at a fixed stride: the last block may be short */
+        float *dst = bp + s * kc_ * w; /* strips at a fixed stride: the last block may be short */
         const int64_t c0 = n0 + s * w, cn = n1 - c0 < w ? n1 - c0 : w;
         for (int64_t k = 0; k < kc; k++) {
             float *d = dst + k * w;
@@ -106,14 +106,15 @@ typedef struct {
 } sp_mm;
 
 /* Rows [m0, m1) x strips [s0, s1) of the column block [nb, ne) of out with the ISA strip kernel
- * over every k block of the shared packed B (bp: block kb, strip s at (kb * nstrip + s) * KC * w),
+ * over every k block of the shared packed B (bp: block kb, strip s at (kb * nstrip + s) * kc * w),
  * then the epilogue. The C tile (at most MC x NC floats) stays in L2 across the k blocks. */
 static void sp_mm_rows(const sp_mm *p, int64_t m0, int64_t m1, int64_t nb, int64_t ne, int64_t s0,
                        int64_t s1, const float *bp) {
     const int w = p->ops->w;
+    const int64_t kc_ = p->ops->kc;
     const int64_t nstrip = (ne - nb + w - 1) / w;
-    for (int64_t k0 = 0, kb = 0; k0 < p->K; k0 += CT__SP24_KC, kb++) {
-        const int64_t kc = p->K - k0 < CT__SP24_KC ? p->K - k0 : CT__SP24_KC, g0 = k0 / 4;
+    for (int64_t k0 = 0, kb = 0; k0 < p->K; k0 += kc_, kb++) {
+        const int64_t kc = p->K - k0 < kc_ ? p->K - k0 : kc_, g0 = k0 / 4;
         for (int64_t st = s0; st < s1; st++) {
             const int64_t c0 = nb + st * w;
             ct__sp24_strip_args a = {
@@ -126,7 +127,7 @@ static void sp_mm_rows(const sp_mm *p, int64_t m0, int64_t m1, int64_t nb, int64
                 .ng = kc / 4,
                 .lut = p->lut,
                 .vtab = p->vtab,
-                .bp = bp + (kb * nstrip + st) * (CT__SP24_KC * w),
+                .bp = bp + (kb * nstrip + st) * (kc_ * w),
                 .ncols = (int)(ne - c0 < w ? ne - c0 : w),
                 .c = p->out + m0 * p->N + c0,
                 .ldc = p->N,
@@ -210,6 +211,7 @@ static ct_status sp_matmul(const ct__spk_ops *ops, const ct_op_desc *op) {
     }
     /* the strip kernels' tables: metadata byte -> strip offsets, FP8 code -> f32 */
     const int w = p.ops->w;
+    const int64_t kc_ = p.ops->kc;
     int32_t *lut = (int32_t *)(work + wp.lut);
     float *vtab = (float *)(work + wp.vtab);
     for (int b = 0; b < 256; b++) {
@@ -227,7 +229,7 @@ static ct_status sp_matmul(const ct__spk_ops *ops, const ct_op_desc *op) {
     /* Per block of NC columns: all threads pack B (k blocks handed out dynamically), then row
      * blocks are handed out dynamically (a thread held back by a busy core takes fewer), each
      * running every k block against the shared pack. */
-    const int64_t nkb = (p.K + CT__SP24_KC - 1) / CT__SP24_KC;
+    const int64_t nkb = (p.K + kc_ - 1) / kc_;
     int64_t mcs = (p.M + 4 * (int64_t)nt - 1) / (4 * (int64_t)nt); /* >= 4 blocks per thread */
     mcs = mcs > CT__SP24_MC ? CT__SP24_MC : mcs < 16 ? 16 : mcs;
     const int64_t nmb = (p.M + mcs - 1) / mcs;
@@ -239,10 +241,9 @@ static ct_status sp_matmul(const ct__spk_ops *ops, const ct_op_desc *op) {
         {
 #pragma omp for schedule(dynamic, 1)
             for (int64_t kb = 0; kb < nkb; kb++) {
-                const int64_t k0 = kb * CT__SP24_KC,
-                              kc = p.K - k0 < CT__SP24_KC ? p.K - k0 : CT__SP24_KC;
-                sp_pack_b(p.bk, p.b, p.sk, p.sn, k0, kc, nb, ne, w,
-                          bp + kb * nstrip * (CT__SP24_KC * w));
+                const int64_t k0 = kb * kc_, kc = p.K - k0 < kc_ ? p.K - k0 : kc_;
+                sp_pack_b(p.bk, p.b, p.sk, p.sn, k0, kc, kc_, nb, ne, w,
+                          bp + kb * nstrip * (kc_ * w));
             }
             /* few row blocks (small M): split the strips too, so every thread has work */
             int64_t nsg = nmb >= 2 * (int64_t)nt ? 1 : (2 * (int64_t)nt + nmb - 1) / nmb;

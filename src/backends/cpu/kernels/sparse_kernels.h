@@ -23,8 +23,9 @@
 /* Element kinds of values and of the dense B operand. */
 enum { CT__SPK_F32 = 0, CT__SPK_BF16 = 1, CT__SPK_E4M3 = 2, CT__SPK_E5M2 = 3, CT__SPK_F16 = 4 };
 
-#define CT__SP24_KC \
-    64 /* k rows of B per packed block (16 groups, 8 metadata bytes): a 64-wide strip is 16 KiB */
+#define CT__SP24_KC_MAX                                                                            \
+    128 /* the most k rows of B per packed block of any ISA (ops.kc: 64 or 128, a multiple of 8)   \
+         */
 #define CT__SP24_NC 512   /* columns of B per packed block */
 #define CT__SP24_MC 128   /* rows of A swept per packed block while it is hot in L2 */
 #define CT__SP24_WMAX 64  /* widest B strip of any ISA (floats); strips are 64-byte aligned */
@@ -53,11 +54,12 @@ static inline ct__sp24_work ct__sp24_work_plan(int64_t N, int64_t K, int nt) {
     w.vtab = 256 * 4 * 4;
     w.x = w.vtab + 256 * 4;
     w.bp = w.x + (N <= CT__SP24_GEMV_N ? ct__sp24_r64(N * K * 4) : 0);
-    const int64_t nc = N < CT__SP24_NC ? N : CT__SP24_NC, nkb = (K + CT__SP24_KC - 1) / CT__SP24_KC;
+    const int64_t nc = N < CT__SP24_NC ? N : CT__SP24_NC,
+                  nkb = (K + CT__SP24_KC_MAX - 1) / CT__SP24_KC_MAX; /* covers any ISA's kc */
     (void)nt; /* the packed B is shared by the threads */
     /* ceil(nc / w) strips of w columns: at most nc + w - 1 columns for any ISA's w */
     w.bp_bytes =
-        N > CT__SP24_GEMV_N ? nkb * CT__SP24_KC * ct__sp24_r64(nc + CT__SP24_WMAX - 1) * 4 : 0;
+        N > CT__SP24_GEMV_N ? nkb * CT__SP24_KC_MAX * ct__sp24_r64(nc + CT__SP24_WMAX - 1) * 4 : 0;
     w.total = w.bp + w.bp_bytes + 64;
     return w;
 }
@@ -86,10 +88,10 @@ typedef struct {
     int64_t vstride;     /* values per row (K / 2) */
     const uint8_t *meta; /* metadata byte of the block's first group, first row */
     int64_t mstride;     /* metadata bytes per row */
-    int64_t ng;          /* groups in the block (<= KC / 4; odd only at the end of K) */
+    int64_t ng;          /* groups in the block (<= kc / 4; odd only at the end of K) */
     const int32_t *lut;  /* [256][4] float offsets into the strip (k in the byte's 8 rows * w) */
     const float *vtab;   /* FP8 code -> f32 */
-    const float *bp;     /* packed B strip: KC rows of w floats, 64-byte aligned */
+    const float *bp;     /* packed B strip: kc rows of w floats, 64-byte aligned */
     int ncols;           /* valid columns of the strip (<= w) */
     float *c;            /* out (rows, ncols) at row stride ldc */
     int64_t ldc;
@@ -97,7 +99,8 @@ typedef struct {
 } ct__sp24_strip_args;
 
 typedef struct ct__spk_ops {
-    int w; /* B strip width in floats (0: no strip kernel, the reference loops) */
+    int w;  /* B strip width in floats (0: no strip kernel, the reference loops) */
+    int kc; /* k rows of B per packed block (its strip, kc * w floats, stays in L1) */
     void (*strip)(const ct__sp24_strip_args *a);
     /* y[r, n] (rows x N, N <= CT__SP24_GEMV_N) = the lane sums of row r against x[n] (x: [N][K]
      * f32), values vals of kind vkind */
