@@ -102,6 +102,9 @@ ct_tensor *ct__ag_apply(ct__ag_call *c, ct__ag_unary_fn fn, const ct_tensor *a);
 ct_tensor *ct__ag_apply2(ct__ag_call *c, ct__ag_binary_fn fn, const ct_tensor *a,
                          const ct_tensor *b);
 ct_tensor *ct__ag_exp(ct__ag_call *c, const ct_tensor *a);
+/* a + v * t1 * t2 in one op (ct_addcmul: one rounding of the product-sum) */
+ct_tensor *ct__ag_addcmul(ct__ag_call *c, const ct_tensor *a, const ct_tensor *t1,
+                          const ct_tensor *t2, double v);
 ct_tensor *ct__ag_tanh(ct__ag_call *c, const ct_tensor *a);
 ct_tensor *ct__ag_rsqrt(ct__ag_call *c, const ct_tensor *a);
 ct_tensor *ct__ag_pow(ct__ag_call *c, const ct_tensor *a, double e);

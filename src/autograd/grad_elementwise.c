@@ -48,11 +48,14 @@ static void bw_sqrt(ct__ag_call *c) { ct__ag_set(c, 0, ct__ag_div(c, G, ct__ag_m
 static void bw_rsqrt(ct__ag_call *c) { /* -0.5 * g * out^3 */
     ct__ag_set(c, 0, ct__ag_mul(c, G, ct__ag_mul_s(c, ct__ag_pow(c, OUT, 3), -0.5)));
 }
+/* tanh and sigmoid in two ops each (g - (g out) out, and go - go out with go = g out): the same
+ * value as g (1 - out^2) and g out (1 - out) with the product-sum rounded once */
 static void bw_tanh(ct__ag_call *c) { /* g * (1 - out^2) */
-    ct__ag_set(c, 0, ct__ag_mul(c, G, ct__ag_add_s(c, ct__ag_neg(c, ct__ag_mul(c, OUT, OUT)), 1)));
+    ct__ag_set(c, 0, ct__ag_addcmul(c, G, ct__ag_mul(c, G, OUT), OUT, -1.0));
 }
 static void bw_sigmoid(ct__ag_call *c) { /* g * out * (1 - out) */
-    ct__ag_set(c, 0, ct__ag_mul(c, ct__ag_mul(c, G, OUT), ct__ag_add_s(c, ct__ag_neg(c, OUT), 1)));
+    ct_tensor *go = ct__ag_mul(c, G, OUT);
+    ct__ag_set(c, 0, ct__ag_addcmul(c, go, go, OUT, -1.0));
 }
 static void bw_relu(ct__ag_call *c) { /* g * (out > 0), as threshold_backward */
     ct__ag_set(c, 0, masked(c, ct__ag_cmp_s(c, 1, OUT, 0, CT_BOOL), G));

@@ -67,6 +67,10 @@ ct_tensor *ct__ag_apply2(ct__ag_call *c, ct__ag_binary_fn fn, const ct_tensor *a
 ct_tensor *ct__ag_exp(ct__ag_call *c, const ct_tensor *a) {
     CT__AG_OP(c, a, ct_exp(c->ctx, a, &r));
 }
+ct_tensor *ct__ag_addcmul(ct__ag_call *c, const ct_tensor *a, const ct_tensor *t1,
+                          const ct_tensor *t2, double v) {
+    CT__AG_OP(c, a && t1 && t2, ct_addcmul(c->ctx, a, t1, t2, v, &r));
+}
 ct_tensor *ct__ag_tanh(ct__ag_call *c, const ct_tensor *a) {
     CT__AG_OP(c, a, ct_tanh(c->ctx, a, &r));
 }

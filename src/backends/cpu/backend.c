@@ -41,6 +41,10 @@ static bool ct__blas_layout(const ct_operand *o, CBLAS_TRANSPOSE *tr, int64_t *l
     return false;
 }
 
+#ifndef CT__BLAS_SMALL_MACS
+#define CT__BLAS_SMALL_MACS (1 << 21)
+#endif
+
 static ct_status ct__cpu_matmul(ct__cpu_state *s, const ct_op_desc *op) {
     const ct_operand *c = &op->operands[0], *a = &op->operands[1], *b = &op->operands[2];
     int64_t B = c->shape[0], M = c->shape[1], N = c->shape[2], K = a->shape[2];
@@ -54,6 +58,14 @@ static ct_status ct__cpu_matmul(ct__cpu_state *s, const ct_op_desc *op) {
     if (M == 0 || N == 0) return CT_OK;
     bool dbl = c->dtype == CT_FLOAT64;
     size_t sz = dbl ? 8 : 4;
+    /* Small products run OpenBLAS on one thread: its fork and join (and its workers spinning
+     * afterwards beside ctorch's own threads) cost more than the product below this size. */
+    const double macs = (double)M * (double)N * (double)K;
+    int blas_threads = 0;
+    if (macs < CT__BLAS_SMALL_MACS) {
+        blas_threads = openblas_get_num_threads();
+        if (blas_threads > 1) openblas_set_num_threads(1);
+    }
     for (int64_t i = 0; i < B; i++) {
         const char *pa = (const char *)a->data + i * a->strides[0] * (int64_t)sz;
         const char *pb = (const char *)b->data + i * b->strides[0] * (int64_t)sz;
@@ -65,6 +77,7 @@ static ct_status ct__cpu_matmul(ct__cpu_state *s, const ct_op_desc *op) {
             cblas_sgemm(CblasRowMajor, ta, tb, (int)M, (int)N, (int)K, 1.0f, (const float *)pa,
                         (int)lda, (const float *)pb, (int)ldb, 0.0f, (float *)pc, (int)ldc);
     }
+    if (blas_threads > 1) openblas_set_num_threads(blas_threads);
     return CT_OK;
 }
 
