@@ -63,10 +63,27 @@
             *(T *)o = ST(EXPR);                                                                    \
         }                                                                                          \
     }
+/* comparisons: contiguous runs against a contiguous or a broadcast (stride 0) second operand
+ * take plain indexed loops the compiler vectorises (relu's backward compares with a 0-d zero) */
 #define CT_GEN_CMP(SUF, T, MT, LD, ST, NAME, OPR)                                                  \
     static void NAME##_##SUF(int64_t n, char *const *p, const int64_t *s, const ct_op_desc *op) {  \
         char *o = p[0];                                                                            \
         const char *pa = p[1], *pb = p[2];                                                         \
+        if (s[0] == 1 && s[1] == (int64_t)sizeof(T)) {                                             \
+            bool *oo = (bool *)o;                                                                  \
+            const T *xa = (const T *)pa, *xb = (const T *)pb;                                      \
+            if (s[2] == 0) {                                                                       \
+                const MT b = LD(*xb);                                                              \
+                for (int64_t i = 0; i < n; i++)                                                    \
+                    oo[i] = LD(xa[i]) OPR b;                                                       \
+                return;                                                                            \
+            }                                                                                      \
+            if (s[2] == (int64_t)sizeof(T)) {                                                      \
+                for (int64_t i = 0; i < n; i++)                                                    \
+                    oo[i] = LD(xa[i]) OPR LD(xb[i]);                                               \
+                return;                                                                            \
+            }                                                                                      \
+        }                                                                                          \
         for (int64_t i = 0; i < n; i++, o += s[0], pa += s[1], pb += s[2]) {                       \
             MT a = LD(*(const T *)pa), b = LD(*(const T *)pb);                                     \
             *(bool *)o = a OPR b;                                                                  \
@@ -256,9 +273,28 @@ CT_DEF2(CT_GEN_TERN, k_addcmul, CT_FLOATS, CT_FMA(v *b, c, a), CT_INTS,
 CT_DEF1(CT_GEN_TERN, k_addcdiv, CT_FLOATS, CT_FMA(v, b / c, a))
 
 /* ---- where, by element size ---- */
+/* contiguous condition and output, each value operand contiguous or broadcast: indexed loops
+ * the compiler vectorises */
+#define CT_WHERE_RUN(T, IA, IB)                                                                    \
+    do {                                                                                           \
+        const uint8_t *c_ = (const uint8_t *)p[1];                                                 \
+        const T *a_ = (const T *)p[2], *b_ = (const T *)p[3];                                      \
+        T *o_ = (T *)p[0];                                                                         \
+        for (int64_t i = 0; i < n; i++) { /* both loaded: a select, not a branch */                \
+            const T x_ = a_[IA], y_ = b_[IB];                                                      \
+            o_[i] = c_[i] ? x_ : y_;                                                               \
+        }                                                                                          \
+        return;                                                                                    \
+    } while (0)
 #define CT_GEN_WHERE(T)                                                                            \
     static void k_where_##T(int64_t n, char *const *p, const int64_t *s, const ct_op_desc *op) {   \
         (void)op;                                                                                  \
+        if (s[0] == (int64_t)sizeof(T) && s[1] == 1) {                                             \
+            const int64_t e = (int64_t)sizeof(T);                                                  \
+            if (s[2] == e && s[3] == e) CT_WHERE_RUN(T, i, i);                                     \
+            if (s[2] == e && s[3] == 0) CT_WHERE_RUN(T, i, 0);                                     \
+            if (s[2] == 0 && s[3] == e) CT_WHERE_RUN(T, 0, i);                                     \
+        }                                                                                          \
         for (int64_t i = 0; i < n; i++)                                                            \
             *(T *)(p[0] + i * s[0]) = *(const uint8_t *)(p[1] + i * s[1])                          \
                                           ? *(const T *)(p[2] + i * s[2])                          \
