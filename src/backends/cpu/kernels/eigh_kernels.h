@@ -1138,7 +1138,11 @@ TN(n3rot)(MT act, VT *app, VT *aqq, VT *apq, VT *arp, VT *arq, VT *vp, VT *vq, i
     VT b2 = V_ADD(b, b);
     VT b22 = V_MUL(b2, b2);
     VT r = V_FMA(d, d, V_ADD(b22, V_SET1(EIGH_TINY)));
+#ifdef V_RSQRT_ANGLE /* den only sets the angle: c, s and t stay consistent with each other */
+    VT den = V_FMA(r, V_RSQRT_ANGLE(r), V_ABS(d));
+#else
     VT den = V_FMA(r, V_RSQRT(r), V_ABS(d));
+#endif
     VT sb = V_XOR(b2, V_SIGN(d));
     VT g = V_RSQRT(V_FMA(den, den, b22));
     VT t = V_MUL(sb, V_RCP(den));
@@ -1152,7 +1156,11 @@ TN(n3rot)(MT act, VT *app, VT *aqq, VT *apq, VT *arp, VT *arq, VT *vp, VT *vq, i
     *arp = V_FNMA(s, y, V_MUL(c, x));
     *arq = V_FMA(s, x, V_MUL(c, y));
     if (want_v) {
+#ifdef V_RCP_TAU /* tau = tan(angle / 2) enters V's update times s (a small correction) */
+        VT tau = V_MUL(s, V_RCP_TAU(V_ADD(one, c)));
+#else
         VT tau = V_MUL(s, V_RCP(V_ADD(one, c)));
+#endif
         for (int k = 0; k < 3; k++) {
             VT vx = vp[k], vy = vq[k];
             vp[k] = V_FNMA(s, V_FMA(tau, vx, vy), vx);

@@ -83,6 +83,19 @@ static inline __m256 ct__eigh_avx2_f32_rsqrt(__m256 x) {
     }
     return y;
 }
+/* 1/sqrt(x) with one Newton step (~2^-22): the n = 3 rotation's angle (V_RSQRT_ANGLE) */
+static inline __m256 ct__eigh_avx2_f32_rsqrt1(__m256 x) {
+    __m256 y = _mm256_rsqrt_ps(x);
+    __m256 h = _mm256_mul_ps(_mm256_mul_ps(x, _mm256_set1_ps(0.5f)), y);
+    return _mm256_mul_ps(y, _mm256_fnmadd_ps(h, y, _mm256_set1_ps(1.5f)));
+}
+#define V_RSQRT_ANGLE ct__eigh_avx2_f32_rsqrt1
+/* 1/x with one Newton step: tau of the n = 3 rotation (V_RCP_TAU) */
+static inline __m256 ct__eigh_avx2_f32_rcp1(__m256 x) {
+    __m256 y = _mm256_rcp_ps(x);
+    return _mm256_mul_ps(y, _mm256_fnmadd_ps(x, y, _mm256_set1_ps(2.0f)));
+}
+#define V_RCP_TAU ct__eigh_avx2_f32_rcp1
 static inline __m256 ct__eigh_avx2_f32_rcp(__m256 x) {
     __m256 y = _mm256_rcp_ps(x);
     y = _mm256_mul_ps(y, _mm256_fnmadd_ps(x, y, _mm256_set1_ps(2.0f)));
@@ -192,6 +205,8 @@ static inline void TN(n3store)(ELT *ptr, const VT *x, int cnt) {
 #undef V_GATHER
 #undef V_RSQRT
 #undef V_RCP
+#undef V_RSQRT_ANGLE
+#undef V_RCP_TAU
 #undef V_EXPSCALE
 #undef M_TOINFO
 
