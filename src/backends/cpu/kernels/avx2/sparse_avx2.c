@@ -155,13 +155,6 @@ CT__AI __m256 sp_vals8(int vk, const void *p) {
     return sp_fp8_8(vk, _mm_loadl_epi64((const __m128i *)p));
 }
 
-/* In-lane indices of the 8 kept values of 4 groups (metadata half-word w): lane l = bits
- * 2l..2l+1 of w, the value's position in its group (vpermilps reads only bits 1:0). */
-CT__AI __m256i sp_idx(uint32_t w) {
-    return _mm256_srlv_epi32(_mm256_set1_epi32((int)w),
-                             _mm256_setr_epi32(0, 2, 4, 6, 8, 10, 12, 14));
-}
-
 /* The x operands of the 8 kept values from the window xs[0..16) (groups 0-3): lanes 0-3 of the
  * result read groups 0, 1 and lanes 4-7 groups 2, 3, so with xa = [group 0 | group 2] and
  * xb = [group 1 | group 3] two in-lane permutes and one immediate blend pick them. */
@@ -178,6 +171,29 @@ CT__AI float sp_lanes(__m256 lo, __m256 hi) {
     return _mm_cvtss_f32(_mm_add_ss(t2, _mm_shuffle_ps(t2, t2, 1)));
 }
 
+/* The 16 kept values of a step from p. E4M3 checks the 16 codes for NaN once (one compare and
+ * a mask test) and decodes without sp_fp8_8's per-lane NaN repair unless one is there. */
+CT__AI void sp_vals16(int vk, const void *p, __m256 *v0, __m256 *v1) {
+    if (vk != CT__SPK_E4M3) {
+        *v0 = sp_vals8(vk, p);
+        *v1 = sp_vals8(vk, (const char *)p + 8 * ct__spk_size(vk));
+        return;
+    }
+    const __m128i c = _mm_loadu_si128((const __m128i *)p), hi = _mm_srli_si128(c, 8);
+    const __m128i m7 = _mm_set1_epi8(0x7F);
+    if (__builtin_expect(_mm_movemask_epi8(_mm_cmpeq_epi8(_mm_and_si128(c, m7), m7)) != 0, 0)) {
+        *v0 = sp_fp8_8(vk, c);
+        *v1 = sp_fp8_8(vk, hi);
+        return;
+    }
+    const __m128i keep = _mm_set1_epi16((short)0xBFFF);
+    const __m256 k256 = _mm256_set1_ps(256.0f);
+    *v0 = _mm256_mul_ps(
+        _mm256_cvtph_ps(_mm_and_si128(_mm_slli_epi16(_mm_cvtepi8_epi16(c), 7), keep)), k256);
+    *v1 = _mm256_mul_ps(
+        _mm256_cvtph_ps(_mm_and_si128(_mm_slli_epi16(_mm_cvtepi8_epi16(hi), 7), keep)), k256);
+}
+
 /* Rows per pass: R * N chain pairs in flight (16 ymm). */
 #define SP_ROWS(N) ((N) == 1 ? 3 : 1)
 
@@ -185,9 +201,14 @@ CT__AI float sp_lanes(__m256 lo, __m256 hi) {
  * lanes past nl (a tail step) keep their sums. */
 CT__AI void sp_step(const int vk, const int N, const char *vp, uint32_t w, const float *x,
                     int64_t K, int64_t k0, int nl, __m256 *lo, __m256 *hi) {
-    const int es = ct__spk_size(vk);
-    const __m256 v0 = sp_vals8(vk, vp), v1 = sp_vals8(vk, vp + 8 * es);
-    const __m256i i0 = sp_idx(w), i1 = sp_idx(w >> 16);
+    __m256 v0, v1;
+    sp_vals16(vk, vp, &v0, &v1);
+    /* in-lane indices of the kept values: lane l of the step's first half reads bits 2l..2l+1 of
+     * the metadata word w (the value's position in its group; vpermilps reads only bits 1:0),
+     * the second half bits 16 + 2l..; one broadcast of w serves both */
+    const __m256i bw = _mm256_set1_epi32((int)w);
+    const __m256i i0 = _mm256_srlv_epi32(bw, _mm256_setr_epi32(0, 2, 4, 6, 8, 10, 12, 14)),
+                  i1 = _mm256_srlv_epi32(bw, _mm256_setr_epi32(16, 18, 20, 22, 24, 26, 28, 30));
 #pragma GCC unroll 8
     for (int n = 0; n < N; n++) {
         const __m256 f0 = _mm256_fmadd_ps(v0, sp_sel(i0, x + n * K + k0), lo[n]);
