@@ -66,6 +66,11 @@ static ct_status ct__cpu_matmul(ct__cpu_state *s, const ct_op_desc *op) {
         blas_threads = openblas_get_num_threads();
         if (blas_threads > 1) openblas_set_num_threads(1);
     }
+    /* a batch of small products: the batch is split over ctorch's threads instead */
+    const int nt = blas_threads > 1 && B > 1 && macs * (double)B >= CT__BLAS_SMALL_MACS
+                       ? (op->num_threads < B ? op->num_threads : (int)B)
+                       : 1;
+#pragma omp parallel for num_threads(nt) schedule(dynamic, 1) if (nt > 1)
     for (int64_t i = 0; i < B; i++) {
         const char *pa = (const char *)a->data + i * a->strides[0] * (int64_t)sz;
         const char *pb = (const char *)b->data + i * b->strides[0] * (int64_t)sz;
