@@ -345,6 +345,46 @@ TEST(max_dim_of_0d) {
     ct_tensor_release(t);
 }
 
+/* Gradient classes found by scripts/torchdiff/torchdiff_grad.py. Expected values are what torch
+ * 1.13 returns (x.grad after backward with an upstream of ones), quoted per case. */
+enum { G_RELU, G_HARDTANH, G_ELU, G_STD, G_STD0, G_AMAX };
+static void grad_case(int op, const double *x, int64_t rows, int64_t cols, const double *want) {
+    const int64_t shape[2] = {rows, cols}, n = rows * cols;
+    ct_tensor *t = NULL, *y = NULL, *ones = NULL;
+    CHECK_OK(ct_tensor_from_host(ctx, x, CT_FLOAT64, 2, shape, &t));
+    CHECK_OK(ct_tensor_set_requires_grad(t, true));
+    const int d1[1] = {1};
+    ct_status st = op == G_RELU       ? ct_relu(ctx, t, &y)
+                   : op == G_HARDTANH ? ct_hardtanh(ctx, t, -1.0, 1.0, &y)
+                   : op == G_ELU      ? ct_elu(ctx, t, 1.0, &y)
+                   : op == G_STD      ? ct_std(ctx, t, 1, d1, 1.0, false, &y)
+                   : op == G_STD0     ? ct_std(ctx, t, 1, d1, 0.0, false, &y)
+                                      : ct_amax(ctx, t, 1, d1, false, &y);
+    CHECK_OK(st);
+    CHECK_OK(ct_tensor_ones(ctx, CT_FLOAT64, ct_tensor_ndim(y), ct_tensor_shape(y), &ones));
+    CHECK_OK(ct_backward(ctx, y, ones, false));
+    double got[16] = {0};
+    CHECK(rd(ct_tensor_grad(t), got, sizeof(double) * (size_t)n));
+    for (int64_t i = 0; i < n; i++)
+        CHECK_MSG(isnan(want[i]) ? isnan(got[i]) : fabs(got[i] - want[i]) <= 1e-15 * fabs(want[i]),
+                  "op %d element %lld: %g, torch %g", op, (long long)i, got[i], want[i]);
+    ct_tensor_release(t), ct_tensor_release(y), ct_tensor_release(ones);
+}
+TEST(gradients_at_nan_and_zero_std_as_torch) {
+    const double nan = NAN;
+    /* relu / hardtanh / elu test "x <= bound", which NaN fails: the gradient passes */
+    const double x[4] = {nan, -1, 1, 0};
+    grad_case(G_RELU, x, 1, 4, (const double[]){1, 0, 1, 0});     /* [1, 0, 1, 0] */
+    grad_case(G_HARDTANH, x, 1, 4, (const double[]){1, 0, 0, 1}); /* bounds excluded */
+    grad_case(G_ELU, x, 1, 4, (const double[]){1, exp(-1.0), 1, 1});
+    /* std: 0 where the std is 0 (torch masks it), not 0 * inf */
+    grad_case(G_STD, (const double[]){3, 3, 1, 2}, 2, 2,
+              (const double[]){0, 0, -sqrt(0.5), sqrt(0.5)});
+    grad_case(G_STD0, (const double[]){3}, 1, 1, (const double[]){0});
+    /* amax of a row holding NaN: the whole row's gradient is NaN ((g / 0) * mask) */
+    grad_case(G_AMAX, (const double[]){nan, 1, 2, 3}, 2, 2, (const double[]){nan, nan, 0, 1});
+}
+
 int main(void) {
     ctx = tu_ctx_or_skip();
     RUN(div_scalar_int_tensor_scalar_not_wrapped);
@@ -358,6 +398,7 @@ int main(void) {
     RUN(gelu_f64_infinities);
     RUN(std_f32_large_values_finite);
     RUN(max_dim_of_0d);
+    RUN(gradients_at_nan_and_zero_std_as_torch);
     ct_ctx_free(ctx);
     return ct_test_end();
 }

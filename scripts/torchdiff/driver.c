@@ -5,7 +5,11 @@
  * Line: <op> <nt> <tensor>... <nd> <double>... <ni> <int>...
  * tensor: <dtype> <ndim> <shape...> <layout> <hex bits of each element, C order>
  *   layout 0 contiguous, 1 transposed storage (last two dims), 2 every other element of the last
- * dim Output: "OK <dtype> <ndim> <shape...> <hex bits...>" or "ERR <status>". */
+ * dim Output: "OK <dtype> <ndim> <shape...> <hex bits...>" or "ERR <status>".
+ * Gradient mode (torchdiff_grad.py): an op name prefixed "g:" makes every f32/f64 input a leaf
+ * that requires grad (layouts ignored: values only), runs the op, calls ct_backward with the
+ * upstream gradient u[i] = 0.5 + (i % 5) / 4 in the result's dtype, and prints "OK" then, per
+ * input, " | <dtype> <ndim> <shape...> <bits...>" or " | N" (no gradient). */
 #include "ctorch/ctorch.h"
 
 #include <stdio.h>
@@ -40,6 +44,29 @@ static ct_tensor *mk(const int dt, int nd, const int64_t *sh, int layout, const 
     return t;
 }
 
+/* " | <dtype> <ndim> <shape...> <bits...>" of t, or " | N" */
+static void emit_part(const ct_tensor *t) {
+    if (!t) {
+        printf(" | N");
+        return;
+    }
+    int nd = ct_tensor_ndim(t);
+    ct_dtype dt = ct_tensor_dtype(t);
+    printf(" | %d %d", (int)dt, nd);
+    for (int i = 0; i < nd; i++)
+        printf(" %lld", (long long)ct_tensor_shape(t)[i]);
+    int64_t n = ct_tensor_numel(t);
+    size_t isz = ct_dtype_size(dt);
+    unsigned char *b = malloc((size_t)(n ? n : 1) * isz);
+    ct_tensor_to_host(t, b, (size_t)n * isz);
+    for (int64_t i = 0; i < n; i++) {
+        uint64_t x = 0;
+        memcpy(&x, b + i * (int64_t)isz, isz);
+        printf(" %llx", (unsigned long long)x);
+    }
+    free(b);
+}
+
 static void emit(ct_status st, ct_tensor *r) {
     if (st != CT_OK) {
         printf("ERR %d\n", (int)st);
@@ -70,6 +97,8 @@ int main(void) {
         char *p = NULL;
         char *op = strtok_r(line, " \n", &p);
         if (!op) continue;
+        const bool gmode = !strncmp(op, "g:", 2);
+        if (gmode) op += 2;
         int nt = atoi(tok(&p));
         ct_tensor *T[4] = {0};
         for (int k = 0; k < nt; k++) {
@@ -88,7 +117,9 @@ int main(void) {
                 uint64_t x = strtoull(tok(&p), NULL, 16);
                 memcpy(buf + i * (int64_t)isz, &x, isz);
             }
-            T[k] = mk(dt, nd, sh, layout, buf);
+            T[k] = mk(dt, nd, sh, gmode ? 0 : layout, buf);
+            if (gmode && T[k] && (dt == CT_FLOAT32 || dt == CT_FLOAT64))
+                ct_tensor_set_requires_grad(T[k], true);
             free(buf);
         }
         int ndb = atoi(tok(&p));
@@ -181,7 +212,33 @@ int main(void) {
         else if (!strcmp(op, "count_nonzero")) st = ct_count_nonzero(ctx, a, ni - 1, I + 1, &r);
         else if (!strcmp(op, "var")) st = ct_var(ctx, a, ni - 1, I + 1, D[0], I[0], &r);
         else if (!strcmp(op, "std")) st = ct_std(ctx, a, ni - 1, I + 1, D[0], I[0], &r);
-        emit(st, r);
+        if (gmode && st == CT_OK) {
+            /* the upstream gradient, then each input's gradient */
+            const ct_dtype rd = ct_tensor_dtype(r);
+            const int64_t rn = ct_tensor_numel(r);
+            double *u = malloc(sizeof(double) * (size_t)(rn ? rn : 1));
+            for (int64_t i = 0; i < rn; i++)
+                u[i] = 0.5 + (double)(i % 5) / 4;
+            ct_tensor *u64 = NULL, *ug = NULL;
+            st = ct_tensor_from_host(ctx, u, CT_FLOAT64, ct_tensor_ndim(r), ct_tensor_shape(r),
+                                     &u64);
+            free(u);
+            if (st == CT_OK) st = ct_cast(ctx, u64, rd, &ug);
+            if (st == CT_OK) st = ct_backward(ctx, r, ug, false);
+            ct_tensor_release(u64);
+            ct_tensor_release(ug);
+            if (st != CT_OK) {
+                printf("ERR %d\n", (int)st);
+            } else {
+                printf("OK");
+                for (int k = 0; k < nt; k++)
+                    if (T[k] && ct_tensor_requires_grad(T[k])) emit_part(ct_tensor_grad(T[k]));
+                    else if (T[k]) printf(" | -");
+                printf("\n");
+            }
+        } else {
+            emit(st, r);
+        }
         fflush(stdout);
         ct_tensor_release(r);
         for (int k = 0; k < nt; k++)

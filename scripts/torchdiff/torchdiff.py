@@ -348,6 +348,7 @@ def gen(rng):
     line = ' '.join([op, str(nt)] + tl + [str(len(D))] + [fmt(x) for x in D] + [str(len(I))] + [str(x) for x in I])
     dts = [NAME[DT.index(t.dtype)] if t is not None else '-' for t in T]
     if any(t is not None and t.numel() == 0 for t in T): dts.append('EMPTY')
+    thunk.T = T  # the inputs in the line's order (torchdiff_grad.py)
     return line, thunk, op, dts
 
 def ulps(a, b, d):

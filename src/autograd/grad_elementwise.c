@@ -57,8 +57,13 @@ static void bw_sigmoid(ct__ag_call *c) { /* g * out * (1 - out) */
     ct_tensor *go = ct__ag_mul(c, G, OUT);
     ct__ag_set(c, 0, ct__ag_addcmul(c, go, go, OUT, -1.0));
 }
-static void bw_relu(ct__ag_call *c) { /* g * (out > 0), as threshold_backward */
-    ct__ag_set(c, 0, masked(c, ct__ag_cmp_s(c, 1, OUT, 0, CT_BOOL), G));
+/* 0 where the comparison holds, else g: a NaN input keeps its gradient (torch's
+ * threshold_backward and hardtanh_backward test "x <= bound", which NaN fails) */
+static ct_tensor *zero_where(ct__ag_call *c, const ct_tensor *cond, const ct_tensor *g) {
+    return ct__ag_where(c, cond, ct__ag_scalar(c, DT, 0), g);
+}
+static void bw_relu(ct__ag_call *c) { /* 0 where out <= 0, else g, as threshold_backward */
+    ct__ag_set(c, 0, zero_where(c, ct__ag_cmp_s(c, 4, OUT, 0, CT_BOOL), G));
 }
 static void bw_gelu(ct__ag_call *c) {
     const ct_tensor *x = IN(0);
@@ -180,13 +185,13 @@ static void bw_leaky_relu(ct__ag_call *c) { /* g where x > 0, else slope g */
         c, 0,
         ct__ag_where(c, ct__ag_cmp_s(c, 1, IN(0), 0, CT_BOOL), G, ct__ag_mul_s(c, G, c->n->sc[0])));
 }
-static void bw_elu(ct__ag_call *c) { /* g where x > 0, else g alpha exp(x) */
+static void bw_elu(ct__ag_call *c) { /* g alpha exp(x) where x <= 0, else g (NaN: g, as torch) */
     ct_tensor *d = ct__ag_mul(c, G, ct__ag_mul_s(c, ct__ag_exp(c, IN(0)), c->n->sc[0]));
-    ct__ag_set(c, 0, ct__ag_where(c, ct__ag_cmp_s(c, 1, IN(0), 0, CT_BOOL), G, d));
+    ct__ag_set(c, 0, ct__ag_where(c, ct__ag_cmp_s(c, 4, IN(0), 0, CT_BOOL), d, G));
 }
-static void bw_hardtanh(ct__ag_call *c) { /* g where min < x < max (bounds excluded, as torch) */
-    const ct_tensor *m = masked(c, ct__ag_cmp_s(c, 1, IN(0), c->n->sc[0], CT_BOOL), G);
-    ct__ag_set(c, 0, masked(c, ct__ag_cmp_s(c, 2, IN(0), c->n->sc[1], CT_BOOL), m));
+static void bw_hardtanh(ct__ag_call *c) { /* 0 where x <= min or x >= max, else g (as torch) */
+    const ct_tensor *m = zero_where(c, ct__ag_cmp_s(c, 4, IN(0), c->n->sc[0], CT_BOOL), G);
+    ct__ag_set(c, 0, zero_where(c, ct__ag_cmp_s(c, 3, IN(0), c->n->sc[1], CT_BOOL), m));
 }
 /* maximum / minimum: the gradient goes to the larger (smaller) input, halved between equal ones
  * (torch's formula; a NaN pair sends it to both) */

@@ -45,12 +45,15 @@ static void bw_amax(ct__ag_call *c) {
     /* number of tied extremes per output (an int64 sum, cast at the output's size) */
     ct_tensor *cnt = ct__ag_cast(c, nd ? ct__ag_sum(c, hit, nd, dims, true) : hit, m->dtype);
     ct_tensor *share = ct__ag_div(c, as_keep(c, G), cnt);
-    ct__ag_set(c, 0, ct__ag_where(c, hit, share, ct__ag_scalar(c, m->dtype, 0)));
+    /* share * hit, as torch's (g / count) * mask: a NaN extreme (no element equals it, count 0)
+     * gives its whole slice NaN instead of zeros */
+    ct__ag_set(c, 0, ct__ag_mul(c, share, ct__ag_cast(c, hit, m->dtype)));
 }
-static void bw_softmax(ct__ag_call *c) { /* y * (g - sum(g * y)) */
+static void bw_softmax(ct__ag_call *c) { /* (g - sum(g * y)) * y, as torch: no cancellation of
+                                          * g y against y sum(g y) where y is tiny */
     int d = (int)c->n->iv[0];
-    ct_tensor *gy = ct__ag_mul(c, G, OUT);
-    ct__ag_set(c, 0, ct__ag_sub(c, gy, ct__ag_mul(c, OUT, ct__ag_sum(c, gy, 1, &d, true))));
+    ct_tensor *s = ct__ag_sum(c, ct__ag_mul(c, G, OUT), 1, &d, true);
+    ct__ag_set(c, 0, ct__ag_mul(c, ct__ag_sub(c, G, s), OUT));
 }
 static void bw_log_softmax(ct__ag_call *c) { /* g - exp(y) * sum(g) */
     int d = (int)c->n->iv[0];

@@ -377,10 +377,19 @@ static ct_status ct__var(ct_ctx *ctx, const char *name, const ct_tensor *a, int 
     double denom = n - correction > 0 ? n - correction : 0; /* torch: max(0, N - correction) */
     if (st == CT_OK) st = ct_div_scalar(ctx, s, denom, &r);
     if (st == CT_OK && take_sqrt) {
-        ct_tensor *q = NULL;
-        st = ct_sqrt(ctx, r, &q);
+        /* std = where(var == 0, 0, sqrt(where(var == 0, 1, var))): the same values, and the
+         * gradient at a zero std is 0 (torch masks it) instead of 0 * inf = NaN */
+        ct_tensor *z = NULL, *one = NULL, *zero = NULL, *safe = NULL, *q = NULL, *w = NULL;
+        st = ct_eq_scalar(ctx, r, 0.0, &z);
+        if (st == CT_OK) st = ct_tensor_full(ctx, CT_FLOAT64, 0, NULL, 1.0, &one);
+        if (st == CT_OK) st = ct_tensor_zeros(ctx, CT_FLOAT64, 0, NULL, &zero);
+        if (st == CT_OK) st = ct_where(ctx, z, one, r, &safe);
+        if (st == CT_OK) st = ct_sqrt(ctx, safe, &q);
+        if (st == CT_OK) st = ct_where(ctx, z, zero, q, &w);
+        ct_tensor_release(z), ct_tensor_release(one), ct_tensor_release(zero);
+        ct_tensor_release(safe), ct_tensor_release(q);
         ct_tensor_release(r);
-        r = q;
+        r = w;
     }
     ct_tensor_release(x), ct_tensor_release(m), ct_tensor_release(dv), ct_tensor_release(sq);
     ct_tensor_release(s);
