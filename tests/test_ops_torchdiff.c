@@ -347,7 +347,7 @@ TEST(max_dim_of_0d) {
 
 /* Gradient classes found by scripts/torchdiff/torchdiff_grad.py. Expected values are what torch
  * 1.13 returns (x.grad after backward with an upstream of ones), quoted per case. */
-enum { G_RELU, G_HARDTANH, G_ELU, G_STD, G_STD0, G_AMAX };
+enum { G_RELU, G_HARDTANH, G_ELU, G_STD, G_STD0, G_AMAX, G_LSE };
 static void grad_case(int op, const double *x, int64_t rows, int64_t cols, const double *want) {
     const int64_t shape[2] = {rows, cols}, n = rows * cols;
     ct_tensor *t = NULL, *y = NULL, *ones = NULL;
@@ -359,7 +359,8 @@ static void grad_case(int op, const double *x, int64_t rows, int64_t cols, const
                    : op == G_ELU      ? ct_elu(ctx, t, 1.0, &y)
                    : op == G_STD      ? ct_std(ctx, t, 1, d1, 1.0, false, &y)
                    : op == G_STD0     ? ct_std(ctx, t, 1, d1, 0.0, false, &y)
-                                      : ct_amax(ctx, t, 1, d1, false, &y);
+                   : op == G_AMAX     ? ct_amax(ctx, t, 1, d1, false, &y)
+                                      : ct_logsumexp(ctx, t, 1, d1, false, &y);
     CHECK_OK(st);
     CHECK_OK(ct_tensor_ones(ctx, CT_FLOAT64, ct_tensor_ndim(y), ct_tensor_shape(y), &ones));
     CHECK_OK(ct_backward(ctx, y, ones, false));
@@ -383,6 +384,12 @@ TEST(gradients_at_nan_and_zero_std_as_torch) {
     grad_case(G_STD0, (const double[]){3}, 1, 1, (const double[]){0});
     /* amax of a row holding NaN: the whole row's gradient is NaN ((g / 0) * mask) */
     grad_case(G_AMAX, (const double[]){nan, 1, 2, 3}, 2, 2, (const double[]){nan, nan, 0, 1});
+    /* logsumexp of a row holding +inf: exp(x - inf) = 0 for the finite (even huge) elements, NaN
+     * for the +inf one; the other row is its softmax */
+    const double inf = INFINITY, e1 = 1 / (1 + exp(-1.0));
+    grad_case(G_LSE, (const double[]){1e300, 2, inf, 0, 1}, 1, 5,
+              (const double[]){0, 0, nan, 0, 0});
+    grad_case(G_LSE, (const double[]){0, 1}, 1, 2, (const double[]){1 - e1, e1});
 }
 
 int main(void) {

@@ -426,12 +426,19 @@ ct_status ct_logsumexp(ct_ctx *ctx, const ct_tensor *a, int n_dims, const int *d
         if (st != CT_OK) return st;
         return ct__composite_finish(ctx, a, mask, keepdim, odt, r, out);
     }
-    /* shift by the maximum, detached (the shift cancels in the value and in the gradient); an
-     * infinite maximum shifts by 0 so that inf - inf never appears */
+    /* shift by the largest finite element, detached (the shift cancels in the value and in the
+     * gradient): +inf elements are left out of the maximum, so a slice holding +inf still shifts
+     * its finite elements (their gradient exp(x - sh) / inf is 0, as torch's exp(x - result),
+     * instead of inf / inf); a slice without a finite element shifts by 0 so that inf - inf
+     * never appears */
     ct_tensor *m = NULL, *inf = NULL, *sh = NULL, *d = NULL, *e = NULL, *s = NULL, *l = NULL;
+    ct_tensor *pinf = NULL, *xf = NULL;
     bool grad_off = ctx->grad_off; /* the shift is a constant for autograd (detached) */
     ctx->grad_off = true;
-    st = ct_amax(ctx, x, nr, rd, true, &m);
+    st = ct_eq_scalar(ctx, x, INFINITY, &pinf);
+    if (st == CT_OK) st = ct_masked_fill(ctx, x, pinf, -INFINITY, &xf);
+    if (st == CT_OK) st = ct_amax(ctx, xf, nr, rd, true, &m);
+    ct_tensor_release(pinf), ct_tensor_release(xf);
     if (st == CT_OK) st = ct_isinf(ctx, m, &inf);
     if (st == CT_OK) st = ct_masked_fill(ctx, m, inf, 0.0, &sh);
     ctx->grad_off = grad_off;
