@@ -44,15 +44,11 @@ static ct_tensor *mk(const int dt, int nd, const int64_t *sh, int layout, const 
     return t;
 }
 
-/* " | <dtype> <ndim> <shape...> <bits...>" of t, or " | N" */
-static void emit_part(const ct_tensor *t) {
-    if (!t) {
-        printf(" | N");
-        return;
-    }
+/* " <dtype> <ndim> <shape...> <hex bits...>" of t */
+static void print_tensor(const ct_tensor *t) {
     int nd = ct_tensor_ndim(t);
     ct_dtype dt = ct_tensor_dtype(t);
-    printf(" | %d %d", (int)dt, nd);
+    printf(" %d %d", (int)dt, nd);
     for (int i = 0; i < nd; i++)
         printf(" %lld", (long long)ct_tensor_shape(t)[i]);
     int64_t n = ct_tensor_numel(t);
@@ -67,26 +63,22 @@ static void emit_part(const ct_tensor *t) {
     free(b);
 }
 
+/* " | <dtype> <ndim> <shape...> <bits...>" of t, or " | N" */
+static void emit_part(const ct_tensor *t) {
+    printf(" |");
+    if (t)
+        print_tensor(t);
+    else
+        printf(" N");
+}
+
 static void emit(ct_status st, ct_tensor *r) {
     if (st != CT_OK) {
         printf("ERR %d\n", (int)st);
         return;
     }
-    int nd = ct_tensor_ndim(r);
-    ct_dtype dt = ct_tensor_dtype(r);
-    printf("OK %d %d", (int)dt, nd);
-    for (int i = 0; i < nd; i++)
-        printf(" %lld", (long long)ct_tensor_shape(r)[i]);
-    int64_t n = ct_tensor_numel(r);
-    size_t isz = ct_dtype_size(dt);
-    unsigned char *b = malloc((size_t)(n ? n : 1) * isz);
-    ct_tensor_to_host(r, b, (size_t)n * isz);
-    for (int64_t i = 0; i < n; i++) {
-        uint64_t x = 0;
-        memcpy(&x, b + i * (int64_t)isz, isz);
-        printf(" %llx", (unsigned long long)x);
-    }
-    free(b);
+    printf("OK");
+    print_tensor(r);
     printf("\n");
 }
 
@@ -152,7 +144,8 @@ int main(void) {
         BIN(add)
         BIN(sub)
         BIN(mul)
-        BIN(div) BIN(eq) BIN(ne) BIN(lt) BIN(le) BIN(gt) BIN(ge) BIN(matmul) BIN(bmm) BIN(embedding)
+        BIN(div)
+        BIN(eq) BIN(ne) BIN(lt) BIN(le) BIN(gt) BIN(ge) BIN(matmul) BIN(bmm) BIN(embedding)
             SCAL(add_scalar) SCAL(sub_scalar) SCAL(mul_scalar) SCAL(div_scalar) SCAL(eq_scalar)
                 SCAL(ne_scalar) SCAL(lt_scalar) SCAL(le_scalar) SCAL(gt_scalar) SCAL(ge_scalar)
                     SCAL(pow) UN(neg) UN(abs) UN(exp) UN(log) UN(sqrt) UN(rsqrt) UN(tanh)
@@ -191,8 +184,9 @@ int main(void) {
         else if (!strcmp(op, "squeeze")) st = ct_tensor_squeeze(ctx, a, I[0], &r);
         else if (!strcmp(op, "unsqueeze")) st = ct_tensor_unsqueeze(ctx, a, I[0], &r);
         UN(erf)
-        UN(erfc) UN(sin) UN(cos) UN(exp2) UN(log2) UN(log1p) UN(expm1) UN(floor) UN(ceil) UN(round)
-            UN(trunc) UN(sign) UN(silu) UN(mish) UN(isnan) UN(isinf) UN(isfinite) UN(logical_not)
+        UN(erfc)
+        UN(sin) UN(cos) UN(exp2) UN(log2) UN(log1p) UN(expm1) UN(floor) UN(ceil) UN(round) UN(trunc)
+            UN(sign) UN(silu) UN(mish) UN(isnan) UN(isinf) UN(isfinite) UN(logical_not)
                 UN(bitwise_not) BIN(maximum) BIN(minimum) BIN(remainder) BIN(fmod) BIN(logical_and)
                     BIN(logical_or) BIN(logical_xor) BIN(bitwise_and) BIN(bitwise_or)
                         BIN(bitwise_xor) else if (!strcmp(op, "prod")) st =
@@ -232,8 +226,10 @@ int main(void) {
             } else {
                 printf("OK");
                 for (int k = 0; k < nt; k++)
-                    if (T[k] && ct_tensor_requires_grad(T[k])) emit_part(ct_tensor_grad(T[k]));
-                    else if (T[k]) printf(" | -");
+                    if (T[k] && ct_tensor_requires_grad(T[k]))
+                        emit_part(ct_tensor_grad(T[k]));
+                    else if (T[k])
+                        printf(" | -");
                 printf("\n");
             }
         } else {
