@@ -390,6 +390,22 @@ TEST(gradients_at_nan_and_zero_std_as_torch) {
     grad_case(G_LSE, (const double[]){1e300, 2, inf, 0, 1}, 1, 5,
               (const double[]){0, 0, nan, 0, 0});
     grad_case(G_LSE, (const double[]){0, 1}, 1, 2, (const double[]){1 - e1, e1});
+    /* remainder's divisor gradient is -g floordiv(a, b) with torch's floor division:
+     * floordiv(5, -inf) = -1 (floor(5 / -inf) would be -0), floordiv(-inf, 2) = NaN */
+    const double ra[4] = {5, -7, -inf, 1}, rb[4] = {-inf, 2, 2, 0}, rw[4] = {1, 4, nan, -inf};
+    ct_tensor *ta = NULL, *tb = NULL, *ty = NULL, *on = NULL;
+    CHECK_OK(ct_tensor_from_host(ctx, ra, CT_FLOAT64, 1, (int64_t[]){4}, &ta));
+    CHECK_OK(ct_tensor_from_host(ctx, rb, CT_FLOAT64, 1, (int64_t[]){4}, &tb));
+    CHECK_OK(ct_tensor_set_requires_grad(tb, true));
+    CHECK_OK(ct_remainder(ctx, ta, tb, &ty));
+    CHECK_OK(ct_tensor_ones(ctx, CT_FLOAT64, 1, (int64_t[]){4}, &on));
+    CHECK_OK(ct_backward(ctx, ty, on, false));
+    double rg[4] = {0};
+    CHECK(rd(ct_tensor_grad(tb), rg, sizeof rg));
+    for (int i = 0; i < 4; i++)
+        CHECK_MSG(isnan(rw[i]) ? isnan(rg[i]) : rg[i] == rw[i],
+                  "remainder element %d: %g, torch %g", i, rg[i], rw[i]);
+    ct_tensor_release(ta), ct_tensor_release(tb), ct_tensor_release(ty), ct_tensor_release(on);
 }
 
 int main(void) {

@@ -207,10 +207,33 @@ static void bw_maxmin(ct__ag_call *c, bool is_max) {
 static void bw_maximum(ct__ag_call *c) { bw_maxmin(c, true); }
 static void bw_minimum(ct__ag_call *c) { bw_maxmin(c, false); }
 /* remainder: a - b floor(a / b); fmod: a - b trunc(a / b). The scalar forms have one input. */
+/* torch's floor division (div(a, b, rounding_mode="floor"), its div_floor_floating), which
+ * remainder's gradient uses: q = (a - fmod(a, b)) / b, less 1 where the remainder's sign differs
+ * from b's, rounded to the nearest integer; 0 with the sign of a / b where q is 0; a / b where
+ * b == 0. It differs from floor(a / b) where a / b rounds across an integer and where a is
+ * infinite (NaN). */
+static ct_tensor *floor_div_torch(ct__ag_call *c, const ct_tensor *a0, const ct_tensor *b0) {
+    const ct_dtype dt = DT; /* the remainder's (floating) dtype: bool or integer operands too */
+    const ct_tensor *a = ct_tensor_dtype(a0) == dt ? a0 : ct__ag_cast(c, a0, dt);
+    const ct_tensor *b = ct_tensor_dtype(b0) == dt ? b0 : ct__ag_cast(c, b0, dt);
+    ct_tensor *mod = AP2(ct_fmod, a, b);
+    ct_tensor *div = ct__ag_div(c, ct__ag_sub(c, a, mod), b);
+    ct_tensor *mnz = AP(ct_logical_not, ct__ag_cmp_s(c, 0, mod, 0, CT_BOOL));
+    ct_tensor *flip =
+        AP2(ct_logical_xor, ct__ag_cmp_s(c, 2, b, 0, CT_BOOL), ct__ag_cmp_s(c, 2, mod, 0, CT_BOOL));
+    div = ct__ag_sub(c, div, ct__ag_cast(c, AP2(ct_logical_and, mnz, flip), dt));
+    ct_tensor *fl = AP(ct_floor, div);
+    fl = ct__ag_add(c, fl, ct__ag_cmp_s(c, 1, ct__ag_sub(c, div, fl), 0.5, dt));
+    ct_tensor *q = ct__ag_div(c, a, b);
+    ct_tensor *r =
+        ct__ag_where(c, ct__ag_cmp_s(c, 0, div, 0, CT_BOOL), ct__ag_mul_s(c, q, 0.0), fl);
+    return ct__ag_where(c, ct__ag_cmp_s(c, 0, b, 0, CT_BOOL), q, r);
+}
 static void bw_remfmod(ct__ag_call *c, bool rem) {
     ct__ag_set(c, 0, G);
     if (c->n->n_in < 2 || !c->need[1]) return;
-    ct_tensor *q = AP(rem ? ct_floor : ct_trunc, ct__ag_div(c, IN(0), IN(1)));
+    ct_tensor *q =
+        rem ? floor_div_torch(c, IN(0), IN(1)) : AP(ct_trunc, ct__ag_div(c, IN(0), IN(1)));
     ct__ag_set(c, 1, ct__ag_neg(c, ct__ag_mul(c, G, q)));
 }
 static void bw_remainder(ct__ag_call *c) { bw_remfmod(c, true); }
