@@ -347,7 +347,7 @@ TEST(max_dim_of_0d) {
 
 /* Gradient classes found by scripts/torchdiff/torchdiff_grad.py. Expected values are what torch
  * 1.13 returns (x.grad after backward with an upstream of ones), quoted per case. */
-enum { G_RELU, G_HARDTANH, G_ELU, G_STD, G_STD0, G_AMAX, G_LSE };
+enum { G_RELU, G_HARDTANH, G_ELU, G_STD, G_STD0, G_AMAX, G_LSE, G_GELU };
 static void grad_case(int op, const double *x, int64_t rows, int64_t cols, const double *want) {
     const int64_t shape[2] = {rows, cols}, n = rows * cols;
     ct_tensor *t = NULL, *y = NULL, *ones = NULL;
@@ -360,6 +360,7 @@ static void grad_case(int op, const double *x, int64_t rows, int64_t cols, const
                    : op == G_STD      ? ct_std(ctx, t, 1, d1, 1.0, false, &y)
                    : op == G_STD0     ? ct_std(ctx, t, 1, d1, 0.0, false, &y)
                    : op == G_AMAX     ? ct_amax(ctx, t, 1, d1, false, &y)
+                   : op == G_GELU     ? ct_gelu(ctx, t, CT_GELU_ERF, &y)
                                       : ct_logsumexp(ctx, t, 1, d1, false, &y);
     CHECK_OK(st);
     CHECK_OK(ct_tensor_ones(ctx, CT_FLOAT64, ct_tensor_ndim(y), ct_tensor_shape(y), &ones));
@@ -390,6 +391,9 @@ TEST(gradients_at_nan_and_zero_std_as_torch) {
     grad_case(G_LSE, (const double[]){1e300, 2, inf, 0, 1}, 1, 5,
               (const double[]){0, 0, nan, 0, 0});
     grad_case(G_LSE, (const double[]){0, 1}, 1, 2, (const double[]){1 - e1, e1});
+    /* gelu'(x) at a subnormal x is Phi(0) = 1/2 (gelu(x) / x underflowed to 0) */
+    grad_case(G_GELU, (const double[]){4.9406564584124654e-324, 0}, 1, 2,
+              (const double[]){0.5, 0.5});
     /* remainder's divisor gradient is -g floordiv(a, b) with torch's floor division:
      * floordiv(5, -inf) = -1 (floor(5 / -inf) would be -0), floordiv(-inf, 2) = NaN */
     const double ra[4] = {5, -7, -inf, 1}, rb[4] = {-inf, 2, 2, 0}, rw[4] = {1, 4, nan, -inf};

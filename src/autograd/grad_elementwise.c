@@ -82,11 +82,10 @@ static void bw_gelu(ct__ag_call *c) {
         ct_tensor *right = ct__ag_mul(c, ct__ag_mul_s(c, x, 0.5), ct__ag_mul(c, sech2, du));
         d = ct__ag_add(c, left, right);
     } else {
-        /* d = Phi(x) + x phi(x); Phi(x) = gelu(x) / x (no erf op), 1/2 at x = 0 */
-        ct_tensor *zero = ct__ag_cmp_s(c, 0, x, 0, CT_BOOL);
-        ct_tensor *one = ct__ag_scalar(c, DT, 1), *half = ct__ag_scalar(c, DT, 0.5);
-        ct_tensor *xs = ct__ag_where(c, zero, one, x);
-        ct_tensor *Phi = ct__ag_where(c, zero, half, ct__ag_div(c, OUT, xs));
+        /* d = Phi(x) + x phi(x), Phi(x) = erfc(-x / sqrt 2) / 2 (no cancellation for x < 0;
+         * gelu(x) / x, used before, lost Phi where gelu(x) underflows: subnormal x) */
+        ct_tensor *Phi =
+            ct__ag_mul_s(c, ct__ag_apply(c, ct_erfc, ct__ag_mul_s(c, x, -0.7071067811865476)), 0.5);
         ct_tensor *phi = ct__ag_mul_s(c, ct__ag_exp(c, ct__ag_mul_s(c, ct__ag_mul(c, x, x), -0.5)),
                                       0.3989422804014327);
         d = ct__ag_add(c, Phi, ct__ag_mul(c, x, phi));
@@ -112,20 +111,29 @@ static void bw_where(ct__ag_call *c) {
     if (c->need[1]) ct__ag_set(c, 1, ct__ag_where(c, IN(0), G, z));
     if (c->need[2]) ct__ag_set(c, 2, ct__ag_where(c, IN(0), z, G));
 }
-static void bw_addcmul(ct__ag_call *c) { /* self + v t1 t2 */
+/* addcmul / addcdiv in torch's order (derivatives.yaml): the other tensor is scaled by the value
+ * first, with torch's type promotion (an integer tensor times the value is f32), then multiplied
+ * by g (g t1 v could overflow where g (t1 v) does not) */
+static void bw_addcmul(ct__ag_call *c) { /* self + v t1 t2: g (t2 v), g (t1 v) */
     double v = c->n->sc[0];
     ct__ag_set(c, 0, G);
-    if (c->need[1]) ct__ag_set(c, 1, ct__ag_mul_s(c, ct__ag_mul(c, G, IN(2)), v));
-    if (c->need[2]) ct__ag_set(c, 2, ct__ag_mul_s(c, ct__ag_mul(c, G, IN(1)), v));
+    if (c->need[1]) ct__ag_set(c, 1, ct__ag_mul(c, G, ct__ag_mul_s(c, IN(2), v)));
+    if (c->need[2]) ct__ag_set(c, 2, ct__ag_mul(c, G, ct__ag_mul_s(c, IN(1), v)));
 }
-static void bw_addcdiv(ct__ag_call *c) { /* self + v t1 / t2 */
+static void bw_addcdiv(ct__ag_call *c) { /* self + v t1 / t2: g (v / t2), -g (v t1 / (t2 t2)) */
     double v = c->n->sc[0];
+    const ct_tensor *t1 = IN(1), *t2 = IN(2);
     ct__ag_set(c, 0, G);
-    if (c->need[1]) ct__ag_set(c, 1, ct__ag_div(c, ct__ag_mul_s(c, G, v), IN(2)));
+    if (c->need[1]) {
+        const ct_dtype sd =
+            ct_dtype_is_floating(ct_tensor_dtype(t2)) ? ct_tensor_dtype(t2) : CT_FLOAT32;
+        ct__ag_set(c, 1, ct__ag_mul(c, G, ct__ag_div(c, ct__ag_scalar(c, sd, v), t2)));
+    }
     if (c->need[2])
-        ct__ag_set(c, 2,
-                   ct__ag_mul_s(
-                       c, ct__ag_div(c, ct__ag_mul(c, G, IN(1)), ct__ag_mul(c, IN(2), IN(2))), -v));
+        ct__ag_set(
+            c, 2,
+            ct__ag_neg(
+                c, ct__ag_mul(c, G, ct__ag_div(c, ct__ag_mul_s(c, t1, v), ct__ag_mul(c, t2, t2)))));
 }
 static void bw_cast(ct__ag_call *c) { ct__ag_set(c, 0, G); /* set casts back to the input dtype */ }
 
