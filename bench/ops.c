@@ -80,8 +80,8 @@ static void contended_case(ct_ctx *ctx, ct_ctx *one, int is_exp, int reps) {
 }
 
 int main(int argc, char **argv) {
-    /* --quick: fewer repetitions; a case name (dispatch, add_large, matmul, unary, sum_dim0,
-     * contended) runs only that case */
+    /* --quick: fewer repetitions; a case name (dispatch, add_large, matmul, matmul_small, unary,
+     * sum_dim0, contended) runs only that case */
     int quick = 0;
     const char *only = NULL;
     for (int i = 1; i < argc; i++) {
@@ -197,6 +197,46 @@ int main(int argc, char **argv) {
                m, m, m, fl / best_ct / 1e9, fl / best_bl / 1e9, best_bl / best_ct);
         free(c);
         ct_tensor_release(a), ct_tensor_release(b);
+    }
+    /* ---- small products: one 64x64x128 and a batch of 64 products of 64^3, against calling
+     * cblas_sgemm on each with OpenBLAS's default thread count (what a C user writes) ---- */
+    CASE("matmul_small") {
+        const int64_t cases[2][4] = {{1, 64, 64, 128}, {64, 64, 64, 64}}; /* B, M, K, N */
+        for (int ci = 0; ci < 2; ci++) {
+            const int64_t B = cases[ci][0], M = cases[ci][1], K = cases[ci][2], N = cases[ci][3];
+            int64_t sa[3] = {B, M, K}, sb[3] = {B, K, N};
+            ct_tensor *a, *b, *r;
+            CHECK(ct_tensor_randn(ctx, CT_FLOAT32, 3, sa, 5, 0, &a));
+            CHECK(ct_tensor_randn(ctx, CT_FLOAT32, 3, sb, 6, 0, &b));
+            float *c = malloc((size_t)(B * M * N) * 4);
+            const float *pa = ct_tensor_data_ptr(a), *pb = ct_tensor_data_ptr(b);
+            const int reps = quick ? 20 : 200, rounds = 5;
+            double best_ct = 1e9, best_bl = 1e9;
+            for (int rd = 0; rd < rounds; rd++) {
+                double t0 = now();
+                for (int rep = 0; rep < reps; rep++) {
+                    CHECK(ct_matmul(ctx, a, b, &r));
+                    ct_tensor_release(r);
+                }
+                double t = (now() - t0) / reps;
+                if (t < best_ct) best_ct = t;
+                t0 = now();
+                for (int rep = 0; rep < reps; rep++)
+                    for (int64_t i = 0; i < B; i++)
+                        cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, (int)M, (int)N,
+                                    (int)K, 1.0f, pa + i * M * K, (int)K, pb + i * K * N, (int)N,
+                                    0.0f, c + i * M * N, (int)N);
+                t = (now() - t0) / reps;
+                if (t < best_bl) best_bl = t;
+            }
+            printf(
+                "bench ops matmul_small dtype=f32 batch=%lld shape=%lldx%lldx%lld ctorch_us=%.1f "
+                "cblas_loop_us=%.1f ratio=%.2f\n",
+                (long long)B, (long long)M, (long long)K, (long long)N, best_ct * 1e6,
+                best_bl * 1e6, best_bl / best_ct);
+            free(c);
+            ct_tensor_release(a), ct_tensor_release(b);
+        }
     }
     /* ---- conv2d: a ResNet 3x3 layer (batch 8, 64 -> 64 channels, 56x56, padding 1) against a
      * naive direct loop and against cblas_sgemm of the same GEMM shape (64 x 576 x 3136 per

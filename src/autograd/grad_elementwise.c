@@ -214,7 +214,6 @@ static void bw_maxmin(ct__ag_call *c, bool is_max) {
 }
 static void bw_maximum(ct__ag_call *c) { bw_maxmin(c, true); }
 static void bw_minimum(ct__ag_call *c) { bw_maxmin(c, false); }
-/* remainder: a - b floor(a / b); fmod: a - b trunc(a / b). The scalar forms have one input. */
 /* torch's floor division (div(a, b, rounding_mode="floor"), its div_floor_floating), which
  * remainder's gradient uses: q = (a - fmod(a, b)) / b, less 1 where the remainder's sign differs
  * from b's, rounded to the nearest integer; 0 with the sign of a / b where q is 0; a / b where
@@ -237,6 +236,7 @@ static ct_tensor *floor_div_torch(ct__ag_call *c, const ct_tensor *a0, const ct_
         ct__ag_where(c, ct__ag_cmp_s(c, 0, div, 0, CT_BOOL), ct__ag_mul_s(c, q, 0.0), fl);
     return ct__ag_where(c, ct__ag_cmp_s(c, 0, b, 0, CT_BOOL), q, r);
 }
+/* remainder: a - b floordiv(a, b); fmod: a - b trunc(a / b). The scalar forms have one input. */
 static void bw_remfmod(ct__ag_call *c, bool rem) {
     ct__ag_set(c, 0, G);
     if (c->n->n_in < 2 || !c->need[1]) return;

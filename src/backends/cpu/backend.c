@@ -58,18 +58,17 @@ static ct_status ct__cpu_matmul(ct__cpu_state *s, const ct_op_desc *op) {
     if (M == 0 || N == 0) return CT_OK;
     bool dbl = c->dtype == CT_FLOAT64;
     size_t sz = dbl ? 8 : 4;
-    /* Small products run OpenBLAS on one thread: its fork and join (and its workers spinning
-     * afterwards beside ctorch's own threads) cost more than the product below this size. */
+    /* A batch of small products is split over ctorch's threads, each product on one OpenBLAS
+     * thread (OpenBLAS would fork and join its own threads per product): bench ops matmul_small.
+     * A single product keeps OpenBLAS's own choice. */
     const double macs = (double)M * (double)N * (double)K;
-    int blas_threads = 0;
-    if (macs < CT__BLAS_SMALL_MACS) {
+    int nt = 1, blas_threads = 0;
+    if (B > 1 && op->num_threads > 1 && macs < CT__BLAS_SMALL_MACS &&
+        macs * (double)B >= CT__BLAS_SMALL_MACS) {
+        nt = op->num_threads < B ? op->num_threads : (int)B;
         blas_threads = openblas_get_num_threads();
         if (blas_threads > 1) openblas_set_num_threads(1);
     }
-    /* a batch of small products: the batch is split over ctorch's threads instead */
-    const int nt = blas_threads > 1 && B > 1 && macs * (double)B >= CT__BLAS_SMALL_MACS
-                       ? (op->num_threads < B ? op->num_threads : (int)B)
-                       : 1;
 #pragma omp parallel for num_threads(nt) schedule(dynamic, 1) if (nt > 1)
     for (int64_t i = 0; i < B; i++) {
         const char *pa = (const char *)a->data + i * a->strides[0] * (int64_t)sz;
