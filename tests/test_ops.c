@@ -669,11 +669,21 @@ TEST(matmul_shapes_layouts_dtypes) {
         int64_t a[4], b[4];
     } mm;
     const mm cases[] = {
-        {2, 2, {3, 4}, {4, 5}},       {1, 1, {7}, {7}},
-        {2, 1, {5, 33}, {33}},        {1, 2, {33}, {33, 2}},
-        {3, 3, {2, 3, 4}, {2, 4, 6}}, {4, 3, {2, 1, 3, 4}, {5, 4, 2}},
-        {3, 2, {3, 17, 9}, {9, 1}},   {2, 2, {0, 4}, {4, 3}},
-        {2, 2, {64, 65}, {65, 63}},   {2, 2, {1, 1}, {1, 1}},
+        {2, 2, {3, 4}, {4, 5}},
+        {1, 1, {7}, {7}},
+        {2, 1, {5, 33}, {33}},
+        {1, 2, {33}, {33, 2}},
+        {3, 3, {2, 3, 4}, {2, 4, 6}},
+        {4, 3, {2, 1, 3, 4}, {5, 4, 2}},
+        {3, 2, {3, 17, 9}, {9, 1}},
+        {2, 2, {0, 4}, {4, 3}},
+        {2, 2, {64, 65}, {65, 63}},
+        {2, 2, {1, 1}, {1, 1}},
+        /* large enough that the CPU backend splits one product over its threads by strips of
+         * rows (M > N), of columns (N > M), and a batch of products */
+        {2, 2, {100, 300}, {300, 37}},
+        {2, 2, {20, 200}, {200, 300}},
+        {3, 3, {3, 40, 50}, {3, 50, 60}},
     };
     const ct_dtype dts[] = {CT_FLOAT32, CT_FLOAT64, CT_FLOAT16, CT_BFLOAT16};
     for (int di = 0; di < 4; di++)
@@ -730,6 +740,36 @@ TEST(matmul_shapes_layouts_dtypes) {
                 }
                 CHECK_MSG(bad == 0, "matmul %s case %zu mode %d: %d bad", ct_dtype_name(dts[di]),
                           ci, mode, bad);
+                free(vr), free(cc), free(va), free(vb);
+                ct_tensor_release(r), ct_tensor_release(a), ct_tensor_release(b);
+            }
+}
+
+/* Every transposition of the two operands (each handed to BLAS as is) at sizes the CPU backend
+ * splits over its threads: strips of rows (M > N), of columns (N > M), a batch. */
+TEST(matmul_transposed_operands_split) {
+    const int64_t cases[][4] = {{1, 100, 300, 37}, {1, 20, 200, 300}, {3, 40, 50, 60}}; /* BMKN */
+    const ct_dtype dts[] = {CT_FLOAT32, CT_FLOAT64};
+    for (int di = 0; di < 2; di++)
+        for (int ci = 0; ci < 3; ci++)
+            for (int tr = 0; tr < 4; tr++) {
+                const int64_t B = cases[ci][0], M = cases[ci][1], K = cases[ci][2],
+                              N = cases[ci][3];
+                int64_t sa[3] = {B, M, K}, sb[3] = {B, K, N};
+                double *va, *vb;
+                ct_tensor *a = tu_make(ctx, &rng, dts[di], 3, sa, tr & 1, -1, 1, &va);
+                ct_tensor *b = tu_make(ctx, &rng, dts[di], 3, sb, (tr >> 1) & 1, -1, 1, &vb), *r;
+                CHECK_OK(ct_matmul(ctx, a, b, &r));
+                double *vr = tu_read(r), *cc = malloc(sizeof(double) * (size_t)(M * N));
+                int bad = 0;
+                for (int64_t bi = 0; bi < B; bi++) {
+                    ref_matmul(va + bi * M * K, vb + bi * K * N, cc, M, K, N);
+                    double tol = dts[di] == CT_FLOAT64 ? 1e-13 : 1e-5;
+                    for (int64_t i = 0; i < M * N; i++)
+                        if (!ct_t_close(vr[bi * M * N + i], cc[i], tol, tol * (double)K)) bad++;
+                }
+                CHECK_MSG(bad == 0, "matmul %s case %d transposed %d: %d bad",
+                          ct_dtype_name(dts[di]), ci, tr, bad);
                 free(vr), free(cc), free(va), free(vb);
                 ct_tensor_release(r), ct_tensor_release(a), ct_tensor_release(b);
             }
@@ -906,6 +946,7 @@ int main(void) {
     RUN(reductions_nan_and_argmax);
     RUN(softmax_and_log_softmax);
     RUN(matmul_shapes_layouts_dtypes);
+    RUN(matmul_transposed_operands_split);
     RUN(matmul_errors_and_bmm);
     RUN(layer_norm_and_embedding);
     RUN(isa_matches_reference);

@@ -44,43 +44,97 @@ static bool ct__blas_layout(const ct_operand *o, CBLAS_TRANSPOSE *tr, int64_t *l
 #ifndef CT__BLAS_SMALL_MACS
 #define CT__BLAS_SMALL_MACS (1 << 21)
 #endif
+/* Multiply-adds per chunk when ctorch splits products over its threads (~10-20 us of work) */
+#define CT__BLAS_CHUNK_MACS (1 << 17)
+/* Rows (or columns) of C per split unit: whole register tiles of OpenBLAS's kernels */
+#define CT__BLAS_STRIP 16
+
+/* One matmul cut into units for ctorch's threads: unit u is strip u % strips of product
+ * u / strips; a strip is CT__BLAS_STRIP rows of C (by_rows) or columns of C. */
+typedef struct {
+    const ct_operand *a, *b, *c;
+    CBLAS_TRANSPOSE ta, tb;
+    int64_t lda, ldb, ldc, M, N, K, strips;
+    bool dbl, by_rows;
+} ct__mm_job;
+
+static void ct__mm_gemm(const ct__mm_job *j, int64_t i, int64_t s0, int64_t s1) {
+    const size_t sz = j->dbl ? 8 : 4;
+    const char *pa = (const char *)j->a->data + i * j->a->strides[0] * (int64_t)sz;
+    const char *pb = (const char *)j->b->data + i * j->b->strides[0] * (int64_t)sz;
+    char *pc = (char *)j->c->data + i * j->c->strides[0] * (int64_t)sz;
+    int64_t M = j->M, N = j->N;
+    if (j->strips > 1) {
+        const int64_t lim = j->by_rows ? j->M : j->N;
+        int64_t o = s0 * CT__BLAS_STRIP, e = s1 * CT__BLAS_STRIP;
+        if (e > lim) e = lim;
+        if (j->by_rows) { /* rows o..e of A and C */
+            pa += (j->ta == CblasNoTrans ? o * j->lda : o) * (int64_t)sz;
+            pc += o * j->ldc * (int64_t)sz;
+            M = e - o;
+        } else { /* columns o..e of B and C */
+            pb += (j->tb == CblasNoTrans ? o : o * j->ldb) * (int64_t)sz;
+            pc += o * (int64_t)sz;
+            N = e - o;
+        }
+    }
+    if (j->dbl)
+        cblas_dgemm(CblasRowMajor, j->ta, j->tb, (int)M, (int)N, (int)j->K, 1.0, (const double *)pa,
+                    (int)j->lda, (const double *)pb, (int)j->ldb, 0.0, (double *)pc, (int)j->ldc);
+    else
+        cblas_sgemm(CblasRowMajor, j->ta, j->tb, (int)M, (int)N, (int)j->K, 1.0f, (const float *)pa,
+                    (int)j->lda, (const float *)pb, (int)j->ldb, 0.0f, (float *)pc, (int)j->ldc);
+}
+
+/* Units [u0, u1): one BLAS call per product touched, over its contiguous strips. */
+static void ct__mm_range(void *arg, int64_t u0, int64_t u1) {
+    const ct__mm_job *j = arg;
+    while (u0 < u1) {
+        int64_t i = u0 / j->strips, s0 = u0 % j->strips, s1 = j->strips;
+        if ((i + 1) * j->strips > u1) s1 = u1 - i * j->strips;
+        ct__mm_gemm(j, i, s0, s1);
+        u0 = i * j->strips + s1;
+    }
+}
 
 static ct_status ct__cpu_matmul(ct__cpu_state *s, const ct_op_desc *op) {
     const ct_operand *c = &op->operands[0], *a = &op->operands[1], *b = &op->operands[2];
     int64_t B = c->shape[0], M = c->shape[1], N = c->shape[2], K = a->shape[2];
-    CBLAS_TRANSPOSE ta, tb, tc;
-    int64_t lda, ldb, ldc;
-    bool ok = (c->dtype == CT_FLOAT32 || c->dtype == CT_FLOAT64) && ct__blas_layout(a, &ta, &lda) &&
-              ct__blas_layout(b, &tb, &ldb) && ct__blas_layout(c, &tc, &ldc) &&
-              tc == CblasNoTrans && lda <= INT32_MAX && ldb <= INT32_MAX && ldc <= INT32_MAX &&
-              M <= INT32_MAX && N <= INT32_MAX && K <= INT32_MAX;
+    CBLAS_TRANSPOSE tc;
+    ct__mm_job j = {.a = a, .b = b, .c = c, .M = M, .N = N, .K = K, .strips = 1};
+    bool ok = (c->dtype == CT_FLOAT32 || c->dtype == CT_FLOAT64) &&
+              ct__blas_layout(a, &j.ta, &j.lda) && ct__blas_layout(b, &j.tb, &j.ldb) &&
+              ct__blas_layout(c, &tc, &j.ldc) && tc == CblasNoTrans && j.lda <= INT32_MAX &&
+              j.ldb <= INT32_MAX && j.ldc <= INT32_MAX && M <= INT32_MAX && N <= INT32_MAX &&
+              K <= INT32_MAX;
     if (!ok || s->ctx->portable_matmul) return ct_k_matmul(op, s->isa);
     if (M == 0 || N == 0) return CT_OK;
-    bool dbl = c->dtype == CT_FLOAT64;
-    size_t sz = dbl ? 8 : 4;
-    /* A batch of small products is split over ctorch's threads, each product on one OpenBLAS
-     * thread (OpenBLAS would fork and join its own threads per product): bench ops matmul_small.
-     * A single product keeps OpenBLAS's own choice. */
+    j.dbl = c->dtype == CT_FLOAT64;
+    /* Products below CT__BLAS_SMALL_MACS run on one OpenBLAS thread each, and ctorch splits the
+     * work (the batch, and a single product's rows or columns in strips) over its own pool:
+     * OpenBLAS would wake its threads per product and leave them spinning in sched_yield
+     * afterwards, on the cores the next ops need (bench ops matmul_small, bench autograd
+     * mlp_step). Larger products keep OpenBLAS's own threading. */
     const double macs = (double)M * (double)N * (double)K;
-    int nt = 1, blas_threads = 0;
-    if (B > 1 && op->num_threads > 1 && macs < CT__BLAS_SMALL_MACS &&
-        macs * (double)B >= CT__BLAS_SMALL_MACS) {
-        nt = op->num_threads < B ? op->num_threads : (int)B;
-        blas_threads = openblas_get_num_threads();
-        if (blas_threads > 1) openblas_set_num_threads(1);
+    if (macs >= CT__BLAS_SMALL_MACS || op->num_threads <= 1 ||
+        macs * (double)B < 2.0 * CT__BLAS_CHUNK_MACS) {
+        for (int64_t i = 0; i < B; i++)
+            ct__mm_gemm(&j, i, 0, 1);
+        return CT_OK;
     }
-#pragma omp parallel for num_threads(nt) schedule(dynamic, 1) if (nt > 1)
-    for (int64_t i = 0; i < B; i++) {
-        const char *pa = (const char *)a->data + i * a->strides[0] * (int64_t)sz;
-        const char *pb = (const char *)b->data + i * b->strides[0] * (int64_t)sz;
-        char *pc = (char *)c->data + i * c->strides[0] * (int64_t)sz;
-        if (dbl)
-            cblas_dgemm(CblasRowMajor, ta, tb, (int)M, (int)N, (int)K, 1.0, (const double *)pa,
-                        (int)lda, (const double *)pb, (int)ldb, 0.0, (double *)pc, (int)ldc);
-        else
-            cblas_sgemm(CblasRowMajor, ta, tb, (int)M, (int)N, (int)K, 1.0f, (const float *)pa,
-                        (int)lda, (const float *)pb, (int)ldb, 0.0f, (float *)pc, (int)ldc);
+    j.by_rows = M >= N;
+    if (B == 1) {
+        const int64_t ext = j.by_rows ? M : N;
+        j.strips = (ext + CT__BLAS_STRIP - 1) / CT__BLAS_STRIP;
     }
+    const double unit_macs = macs / (double)j.strips;
+    int64_t grain = (int64_t)(CT__BLAS_CHUNK_MACS / unit_macs);
+    if (grain < 1) grain = 1;
+    const int blas_threads = openblas_get_num_threads();
+    if (blas_threads > 1) openblas_set_num_threads(1);
+    ct_k_pool_slot *prev = ct_k_pool_enter(&s->pool);
+    ct_k_parallel_for(B * j.strips, grain, op->num_threads, ct__mm_range, &j);
+    ct_k_pool_leave(prev);
     if (blas_threads > 1) openblas_set_num_threads(blas_threads);
     return CT_OK;
 }
