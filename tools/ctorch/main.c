@@ -66,7 +66,13 @@ static int cmd_info(int argc, char **argv) {
     printf("backends: ");
     for (int i = 0; i < ct_backend_count(ctx); i++)
         printf(" %s", ct_backend_name(ctx, i));
-    printf("\nblas:      %s\n", ct_blas_info());
+    const char *blas = ct_blas_info();
+    printf("\nblas:      %s\n", blas);
+    /* OpenBLAS releases that predate a CPU (0.3.21 and Zen 5) fall back to AVX2 kernels */
+    if (strcmp(ct_cpu_best_isa(), "avx512") == 0 &&
+        (strstr(blas, "Haswell") || strstr(blas, "Zen") || strstr(blas, "ZEN")))
+        printf("note:      this CPU has AVX-512 but OpenBLAS chose its AVX2 kernels; "
+               "OPENBLAS_CORETYPE=SkylakeX selects its AVX-512 ones (docs/architecture.md)\n");
     ct_ctx_free(ctx);
     return 0;
 }
