@@ -911,6 +911,76 @@ TEST(isa_matches_reference) {
     ct_ctx_free(rc);
 }
 
+/* sum / amax / amin of short and odd rows (every tail length), with NaNs of distinct payloads,
+ * signed zeros, ties and infinities: the vector ISAs return the scalar reference's bits. */
+TEST(isa_row_reductions_match_reference) {
+    ct_ctx_options o = {.size = sizeof o, .cpu_isa = "ref"};
+    ct_ctx *rc;
+    CHECK_OK(ct_ctx_create(&o, &rc));
+    unsigned long long st = 12345;
+    for (int n = 1; n <= 70; n++)
+        for (int pat = 0; pat < 4; pat++) {
+            enum { R = 9 };
+            float *v = malloc(sizeof(float) * R * (size_t)n);
+            for (int i = 0; i < R * n; i++) {
+                st = st * 6364136223846793005ULL + 1442695040888963407ULL;
+                unsigned u = (unsigned)(st >> 33);
+                float x = (float)((int)(u % 2001) - 1000) / 64.0f;
+                if (pat == 1) /* one sign a row, and zeros of both signs: the extreme is a zero */
+                    x = (u % 3 == 0) ? ((u & 64) ? 0.0f : -0.0f)
+                                     : ((i / n) % 2 ? -fabsf(x) - 1 : fabsf(x) + 1);
+                if (pat == 2 && u % 11 == 0) { /* NaNs, distinct payloads */
+                    uint32_t b = 0x7fc00000u | (u & 0x3fffffu) | ((u & 1u) << 31);
+                    memcpy(&x, &b, 4);
+                }
+                if (pat == 3) x = (u % 3 == 0) ? ((u & 8) ? INFINITY : -INFINITY) : (float)(u % 3);
+                if (pat == 1 && i % n == 0 && (i / n) % 2) x = -0.0f;
+                v[i] = x;
+            }
+            if (pat == 1) /* a row of zeros only: the extreme is a zero, its sign from the lanes */
+                for (int j = 0; j < n; j++)
+                    v[j] = (j % 3) ? 0.0f : -0.0f;
+            int64_t sh[2] = {R, n};
+            ct_tensor *x, *xr;
+            CHECK_OK(ct_tensor_from_host(ctx, v, CT_FLOAT32, 2, sh, &x));
+            CHECK_OK(ct_tensor_from_host(rc, v, CT_FLOAT32, 2, sh, &xr));
+            int d = 1;
+            for (int f = 0; f < 3; f++) {
+                ct_tensor *r1 = NULL, *r2 = NULL;
+                if (f == 0) {
+                    CHECK_OK(ct_sum(ctx, x, 1, &d, false, &r1));
+                    CHECK_OK(ct_sum(rc, xr, 1, &d, false, &r2));
+                } else if (f == 1) {
+                    CHECK_OK(ct_amax(ctx, x, 1, &d, false, &r1));
+                    CHECK_OK(ct_amax(rc, xr, 1, &d, false, &r2));
+                } else {
+                    CHECK_OK(ct_amin(ctx, x, 1, &d, false, &r1));
+                    CHECK_OK(ct_amin(rc, xr, 1, &d, false, &r2));
+                }
+                float a[R], b[R];
+                ct_tensor_to_host(r1, a, sizeof a);
+                ct_tensor_to_host(r2, b, sizeof b);
+                /* (which NaN's payload a sum returns follows the add's operand order, which the
+                 * compiler chooses: sums compare NaN-ness there) */
+                for (int r = 0; r < R; r++)
+                    if (f == 0 && a[r] != a[r] && b[r] != b[r]) a[r] = b[r];
+                CHECK_MSG(memcmp(a, b, sizeof a) == 0, "reduction %d n %d pattern %d differs", f, n,
+                          pat);
+                if (f == 0 && pat == 0)
+                    for (int r = 0; r < R; r++) { /* values are multiples of 1/64: exact sums */
+                        double e = 0;
+                        for (int j = 0; j < n; j++)
+                            e += v[r * n + j];
+                        CHECK_MSG(a[r] == (float)e, "sum n %d row %d: %g want %g", n, r, a[r], e);
+                    }
+                ct_tensor_release(r1), ct_tensor_release(r2);
+            }
+            ct_tensor_release(x), ct_tensor_release(xr);
+            free(v);
+        }
+    ct_ctx_free(rc);
+}
+
 TEST(error_paths) {
     int64_t s3[1] = {3}, s4[1] = {4};
     ct_tensor *a, *b, *r = NULL;
@@ -950,6 +1020,7 @@ int main(void) {
     RUN(matmul_errors_and_bmm);
     RUN(layer_norm_and_embedding);
     RUN(isa_matches_reference);
+    RUN(isa_row_reductions_match_reference);
     RUN(error_paths);
     ct_ctx_free(ctx);
     return ct_test_end();

@@ -36,6 +36,8 @@ typedef struct ct_k_isa {
     double (*red_f64[CT_K_RED_COUNT])(int64_t n, const double *x);
     /* One softmax row (log_softmax when log != 0), contiguous. */
     void (*softmax_f32)(int64_t n, float *o, const float *x, int log);
+    /* rows contiguous rows of n (row stride n), each as softmax_f32 */
+    void (*softmax_rows_f32)(int64_t rows, int64_t n, float *o, const float *x, int log);
     /* c (M, N) = a (M, K) @ b (K, N), f32; a and c rows with leading dims lda / ldc and unit
      * column stride, b with strides (bsk, bsn): each element the sum over k in order of the exact
      * products in double, rounded once (the portable matmul's numbers; every ISA gives the same

@@ -302,6 +302,12 @@ static void ct_k_smax_range(void *arg, int64_t b, int64_t e) {
     int is_log = jb->is_log;
     ct_dtype dt = in->dtype;
     size_t sz = ct__itemsize(dt);
+    if (dt == CT_FLOAT32 && sin == 1 && sout == 1 && g->nk == 1 && g->kin[0] == n &&
+        g->kout[0] == n) { /* contiguous rows */
+        isa->softmax_rows_f32(e - b, n, (float *)out->data + b * n, (const float *)in->data + b * n,
+                              is_log);
+        return;
+    }
     for (int64_t i = b; i < e; i++) {
         int64_t oi, oo;
         ct_k_kept_offsets(g, i, &oi, &oo);
