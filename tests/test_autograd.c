@@ -1073,6 +1073,35 @@ TEST(captured_training_step_equals_eager) {
     ts_free(&e);
 }
 
+/* Under capture a first gradient becomes .grad without a copy only when nothing outside the graph
+ * refers to its memory: a caller's grad_root that flows unchanged to a leaf is still copied. */
+TEST(captured_first_gradient_never_aliases_caller_memory) {
+    const int64_t s4[1] = {4};
+    float one[4] = {1, 2, 3, 4};
+    ct_tensor *x, *gr, *y = NULL;
+    CHECK_OK(ct_tensor_from_host(ctx, one, CT_FLOAT32, 1, s4, &x));
+    CHECK_OK(ct_tensor_from_host(ctx, one, CT_FLOAT32, 1, s4, &gr));
+    CHECK_OK(ct_tensor_set_requires_grad(x, true));
+    ct_graph *g = NULL;
+    CHECK_OK(ct_graph_create(ctx, (ct_device){CT_DEVICE_CPU, 0}, NULL, &g));
+    CHECK_OK(ct_graph_capture_begin(g, NULL));
+    CHECK_OK(ct_add_scalar(ctx, x, 0.0, &y));
+    CHECK_OK(ct_backward(ctx, y, gr, false));
+    CHECK_OK(ct_graph_capture_end(g));
+    CHECK_OK(ct_graph_instantiate(g));
+    CHECK_OK(ct_graph_replay(g));
+    const ct_tensor *xg = ct_tensor_grad(x);
+    CHECK(xg != NULL && xg != gr);
+    CHECK(xg && ct_tensor_data_ptr(xg) != ct_tensor_data_ptr(gr));
+    float v[4] = {0};
+    if (xg) CHECK_OK(ct_tensor_to_host(xg, v, sizeof v));
+    CHECK(v[0] == 1 && v[3] == 4);
+    ct_tensor_release(y);
+    ct_tensor_zero_grad(x);
+    ct_graph_free(g);
+    ct_tensor_release(x), ct_tensor_release(gr);
+}
+
 /* flip, roll (with and without dims) and tril/triu: gradcheck and gradgradcheck */
 static ct_tensor *IDX1, *IDX3; /* int64 indices for index_select (1-d) and gather (3-d) */
 static ct_status shape_ops(ct_tensor **in, ct_tensor **out, const void *pp) {
@@ -1419,6 +1448,7 @@ int main(void) {
     RUN(oom_injection_leaks_nothing);
     RUN(matches_torch_reference);
     RUN(captured_training_step_equals_eager);
+    RUN(captured_first_gradient_never_aliases_caller_memory);
     RUN(gradcheck_flip_roll_tril);
     RUN(everyday_ops_without_backward_refuse);
     RUN(gradcheck_shaping_and_selection);

@@ -2,6 +2,8 @@
  * backward pass (topological order over the reachable nodes, gradient buffers per node output,
  * accumulation into leaves or capture for ct_autograd_grad). Formulas live in grad_*.c. */
 #include "autograd/autograd_impl.h"
+#include "core/ctx_impl.h"
+#include "dispatch/dispatch.h"
 
 #include <string.h>
 
@@ -342,6 +344,10 @@ static ct_status ct__ag_accumulate(ct__ag_run *R, ct_tensor *leaf, ct_tensor *g)
     if (!m->grad) {
         bool own = g->refcount == 1 && g->storage->refcount == 1 && !g->requires_grad &&
                    ct_tensor_is_contiguous(g);
+        /* under capture the graph also holds every tensor an op used: the gradient is still
+         * ours when nothing outside the graph refers to its memory */
+        ct__capture *cap = own || g->requires_grad ? NULL : ct__any_capture(R->ctx);
+        if (cap && cap->sole_owner && ct_tensor_is_contiguous(g)) own = cap->sole_owner(cap, g);
         if (own || R->create_graph) {
             m->grad = g;
             return CT_OK;

@@ -6,6 +6,13 @@
 #define G (c->g[0])
 #define IN(i) (c->in[i])
 
+/* A 2-d tensor laid out column-major (strides (1, rows)), more than one column. */
+static bool ct__ag_colmajor(const ct_tensor *t) {
+    if (!t || ct_tensor_ndim(t) != 2) return false;
+    const int64_t *sh = ct_tensor_shape(t), *st = ct_tensor_stride(t);
+    return sh[0] > 1 && sh[1] > 1 && st[0] == 1 && st[1] == sh[0];
+}
+
 static void bw_matmul(ct__ag_call *c) {
     const ct_tensor *a = IN(0), *b = IN(1);
     int na = ct_tensor_ndim(a), nb = ct_tensor_ndim(b);
@@ -21,13 +28,22 @@ static void bw_matmul(ct__ag_call *c) {
     } else if (nb == 1) {
         g2 = ct__ag_unsqueeze(c, G, -1);
     }
+    /* A column-major 2-d operand (a transposed view: linear's weight) gets its gradient in its own
+     * layout, as PyTorch's mm backward does: (b g^T)^T rather than g b^T, so the transposed view's
+     * backward hands on a contiguous tensor that accumulates into .grad without a strided copy. */
     if (c->need[0]) { /* g @ b^T, summed over broadcast batch dims */
-        ct_tensor *ga = ct__ag_matmul(c, g2, ct__ag_transpose(c, b2, -1, -2));
+        ct_tensor *ga =
+            ct__ag_colmajor(a2) && ct_tensor_ndim(g2) == 2
+                ? ct__ag_transpose(c, ct__ag_matmul(c, b2, ct__ag_transpose(c, g2, 0, 1)), 0, 1)
+                : ct__ag_matmul(c, g2, ct__ag_transpose(c, b2, -1, -2));
         if (na == 1) ga = ct__ag_squeeze(c, ga, -2);
         ct__ag_set(c, 0, ga);
     }
     if (c->need[1]) { /* a^T @ g */
-        ct_tensor *gb = ct__ag_matmul(c, ct__ag_transpose(c, a2, -1, -2), g2);
+        ct_tensor *gb =
+            ct__ag_colmajor(b2) && ct_tensor_ndim(g2) == 2
+                ? ct__ag_transpose(c, ct__ag_matmul(c, ct__ag_transpose(c, g2, 0, 1), a2), 0, 1)
+                : ct__ag_matmul(c, ct__ag_transpose(c, a2, -1, -2), g2);
         if (nb == 1) gb = ct__ag_squeeze(c, gb, -1);
         ct__ag_set(c, 1, gb);
     }

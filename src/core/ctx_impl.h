@@ -26,6 +26,9 @@ struct ct__capture {
     struct ct_stream *stream; /* the capturing stream */
     /* A stream forked into this capture (ct_event_wait) is being freed: forget it. */
     void (*stream_gone)(ct__capture *c, struct ct_stream *s);
+    /* Does the caller's one reference to t, and the capture's, account for every reference to t
+     * and to every other tensor on its storage? (Then t's memory is the caller's to keep.) */
+    bool (*sole_owner)(ct__capture *c, const struct ct_tensor *t);
 };
 
 struct ct_stream {
@@ -57,8 +60,8 @@ struct ct_ctx {
     int n_backends;
     int next_user_type;
     ct__backend_slot backends[CT__MAX_BACKENDS];
-    bool cache_on;             /* built-in allocator behind the caching allocator */
-    bool portable_matmul;      /* options.portable_matmul: no BLAS for matmul */
+    bool cache_on;                       /* built-in allocator behind the caching allocator */
+    bool portable_matmul;                /* options.portable_matmul: no BLAS for matmul */
     struct ct_caching_allocator *calloc; /* the caching allocator (core/calloc.h), if cache_on */
     /* Live tensor handles (every build): a doubly linked list through ct_tensor.live_prev/next, so
      * ct_ctx_free can report what the caller forgot to release. */
@@ -76,6 +79,5 @@ struct ct_ctx {
     bool grad_off;
     char err[512];
 };
-
 
 #endif

@@ -122,6 +122,30 @@ static ct_status ct__keep(ct_graph *g, ct_tensor *t) {
     return CT_OK;
 }
 
+static bool ct__cap_sole_owner(ct__capture *c, const ct_tensor *t) {
+    const ct_graph *g = (const ct_graph *)c;
+    const ct__storage *s = t->storage;
+    int64_t t_kept = 0, others = 0;
+    for (size_t i = 0; i < g->nkept; i++) {
+        const ct_tensor *k = g->kept[i];
+        if (k->storage != s) continue;
+        if (k == t) {
+            t_kept++;
+            continue;
+        }
+        bool first = true; /* count each other tensor once, with the times it is kept */
+        for (size_t j = 0; j < i && first; j++)
+            first = g->kept[j] != k;
+        if (!first) continue;
+        int64_t times = 0;
+        for (size_t j = i; j < g->nkept; j++)
+            times += g->kept[j] == k;
+        if (k->refcount != times) return false; /* someone outside the graph holds it */
+        others++;
+    }
+    return t->refcount == 1 + t_kept && s->refcount == 1 + others;
+}
+
 /* Append an entry to the tape (op: its descriptor, or the predicate operand in operands[0]). */
 static ct_status ct__tape_push(ct_graph *g, int kind, const ct_op_desc *op,
                                const ct_operand *pred) {
@@ -269,6 +293,7 @@ ct_status ct_graph_create(ct_ctx *ctx, ct_device device, const ct_graph_options 
     g->cap.pool_unref = ct__pool_unref;
     g->cap.invalidate = ct__cap_invalidate;
     g->cap.stream_gone = ct__stream_gone;
+    g->cap.sole_owner = ct__cap_sole_owner;
     g->cap.mode = (int)o.capture_error_mode;
     *out = g;
     return CT_OK;
