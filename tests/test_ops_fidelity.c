@@ -841,6 +841,46 @@ TEST(inplace_variants) {
     ct_tensor *all[] = {ti, tf, tb, tl, td, t23};
     for (int i = 0; i < 6; i++)
         ct_tensor_release(all[i]);
+    /* self written in place or through a copy: the same values either way, read before written */
+    float xv[12], yv[12];
+    for (int i = 0; i < 12; i++)
+        xv[i] = (float)(i * 7 % 12) - 5.5f, yv[i] = (float)(i % 5) * 0.25f + 1;
+    int64_t s34[2] = {3, 4}, s12[1] = {12};
+    ct_tensor *x = NULL, *y = NULL, *xt = NULL, *lo = NULL, *hi = NULL;
+    CHECK_OK(ct_tensor_from_host(ctx, xv, CT_FLOAT32, 2, s34, &x));
+    CHECK_OK(ct_tensor_from_host(ctx, yv, CT_FLOAT32, 2, s34, &y));
+    CHECK_OK(ct_mul_(ctx, x, x)); /* the same view: squares */
+    CHECK_OK(ct_sub_(ctx, x, y));
+    v = tu_read(x);
+    for (int i = 0; i < 12; i++)
+        CHECK_MSG(v[i] == (double)(xv[i] * xv[i] - yv[i]), "x*x-y at %d: %g", i, v[i]);
+    free(v);
+    CHECK_OK(ct_sub_(ctx, x, x));
+    v = tu_read(x);
+    for (int i = 0; i < 12; i++)
+        CHECK(v[i] == 0);
+    free(v);
+    CHECK_OK(ct_tensor_copy_(ctx, x, y));
+    CHECK_OK(ct_tensor_transpose(ctx, x, 0, 1, &xt)); /* a non-contiguous self */
+    CHECK_OK(ct_add_scalar_(ctx, xt, 0.5));
+    CHECK_OK(ct_div_scalar_(ctx, x, 2));
+    v = tu_read(x);
+    for (int i = 0; i < 12; i++)
+        CHECK(v[i] == (double)((yv[i] + 0.5f) / 2));
+    free(v);
+    ct_tensor *f = NULL;
+    CHECK_OK(ct_tensor_from_host(ctx, xv, CT_FLOAT32, 1, s12, &f));
+    CHECK_OK(ct_tensor_narrow(ctx, f, 0, 0, 11, &lo));
+    CHECK_OK(ct_tensor_narrow(ctx, f, 0, 1, 11, &hi));
+    CHECK_OK(ct_add_(ctx, lo, hi)); /* overlapping views: every hi element read before written */
+    v = tu_read(f);
+    for (int i = 0; i < 11; i++)
+        CHECK_MSG(v[i] == (double)(xv[i] + xv[i + 1]), "overlap at %d: %g", i, v[i]);
+    CHECK(v[11] == xv[11]);
+    free(v);
+    ct_tensor *more[] = {x, y, xt, lo, hi, f};
+    for (int i = 0; i < 6; i++)
+        ct_tensor_release(more[i]);
 }
 
 /* ---- a dim out of range is CT_ERR_INDEX everywhere (torch's IndexError) ---- */

@@ -7,9 +7,11 @@
 #include <math.h>
 
 /* Run kind over inputs ins[0..n) cast to `compute`, writing a new tensor of dtype `out_dt`. */
-static ct_status ct__ew(ct_ctx *ctx, const char *name, ct_op_kind kind, int n,
-                        const ct_tensor *const *ins, ct_dtype compute, ct_dtype out_dt,
-                        const double *scalars, int64_t flags, ct_tensor **out) {
+/* into: write the result into this tensor (an in-place op: its shape is the broadcast shape, its
+ * dtype out_dt, checked by the caller) instead of a new one. */
+static ct_status ct__ew_to(ct_ctx *ctx, const char *name, ct_op_kind kind, int n,
+                           const ct_tensor *const *ins, ct_dtype compute, ct_dtype out_dt,
+                           const double *scalars, int64_t flags, ct_tensor *into, ct_tensor **out) {
     int nd;
     int64_t shape[CT_MAX_DIMS];
     ct_status st = ct__broadcast_shapes(ctx, name, n, ins, &nd, shape);
@@ -22,7 +24,12 @@ static ct_status ct__ew(ct_ctx *ctx, const char *name, ct_op_kind kind, int n,
         ct_dtype want = (kind == CT_OP_WHERE && i == 0) ? CT_BOOL : compute;
         st = ct__to_dtype(ctx, ins[i], want, &conv[i]);
     }
-    if (st == CT_OK) st = ct__tensor_new(ctx, ins[0]->storage->device, out_dt, nd, shape, &r);
+    if (st == CT_OK && into) {
+        r = ct_tensor_retain(into);
+        into->storage->version++; /* autograd: saved tensors sharing this storage are now stale */
+    } else if (st == CT_OK) {
+        st = ct__tensor_new(ctx, ins[0]->storage->device, out_dt, nd, shape, &r);
+    }
     if (st == CT_OK) {
         ct__operand_set(&d.operands[0], r);
         for (int i = 0; i < n; i++)
@@ -43,9 +50,14 @@ static ct_status ct__ew(ct_ctx *ctx, const char *name, ct_op_kind kind, int n,
     *out = r;
     return CT_OK;
 }
+static ct_status ct__ew(ct_ctx *ctx, const char *name, ct_op_kind kind, int n,
+                        const ct_tensor *const *ins, ct_dtype compute, ct_dtype out_dt,
+                        const double *scalars, int64_t flags, ct_tensor **out) {
+    return ct__ew_to(ctx, name, kind, n, ins, compute, out_dt, scalars, flags, NULL, out);
+}
 
-static ct_status ct__binary(ct_ctx *ctx, const char *name, ct_op_kind kind, const ct_tensor *a,
-                            const ct_tensor *b, double alpha, ct_tensor **out) {
+static ct_status ct__binary_to(ct_ctx *ctx, const char *name, ct_op_kind kind, const ct_tensor *a,
+                               const ct_tensor *b, double alpha, ct_tensor *into, ct_tensor **out) {
     const ct_tensor *ins[2] = {a, b};
     ct_status st = ct__check_args(ctx, name, 2, ins, out);
     if (st != CT_OK) return st;
@@ -67,7 +79,12 @@ static ct_status ct__binary(ct_ctx *ctx, const char *name, ct_op_kind kind, cons
      * add(a, b, alpha=-1) is a | b, not a - b */
     if (dt == CT_BOOL) alpha = alpha != 0 ? 1.0 : 0.0;
     double sc[4] = {alpha, 0, 0, 0};
-    return ct__ew(ctx, name, kind, 2, ins, dt, cmp ? CT_BOOL : dt, sc, 0, out);
+    if (into && (cmp || into->dtype != dt)) into = NULL; /* computed apart, then copied */
+    return ct__ew_to(ctx, name, kind, 2, ins, dt, cmp ? CT_BOOL : dt, sc, 0, into, out);
+}
+static ct_status ct__binary(ct_ctx *ctx, const char *name, ct_op_kind kind, const ct_tensor *a,
+                            const ct_tensor *b, double alpha, ct_tensor **out) {
+    return ct__binary_to(ctx, name, kind, a, b, alpha, NULL, out);
 }
 
 static ct_status ct__fwd_add(ct_ctx *ctx, const ct_tensor *a, const ct_tensor *b, ct_tensor **out) {
@@ -374,8 +391,9 @@ static ct_status ct__scalar_tensor(ct_ctx *ctx, const ct_tensor *a, ct_dtype dt,
     return CT_OK;
 }
 
-static ct_status ct__binary_scalar(ct_ctx *ctx, const char *name, ct_op_kind kind,
-                                   const ct_tensor *a, double v, ct_tensor **out) {
+static ct_status ct__binary_scalar_to(ct_ctx *ctx, const char *name, ct_op_kind kind,
+                                      const ct_tensor *a, double v, ct_tensor *into,
+                                      ct_tensor **out) {
     const ct_tensor *ins[1] = {a};
     ct_status st = ct__check_args(ctx, name, 1, ins, out);
     if (st != CT_OK) return st;
@@ -393,9 +411,13 @@ static ct_status ct__binary_scalar(ct_ctx *ctx, const char *name, ct_op_kind kin
     if (kind == CT_OP_DIV && !ct_dtype_is_floating(sdt)) sdt = CT_FLOAT32;
     ct_tensor *sv = NULL;
     if ((st = ct__scalar_tensor(ctx, a, sdt, v, &sv)) != CT_OK) return st;
-    st = ct__binary(ctx, name, kind, a, sv, 1.0, out);
+    st = ct__binary_to(ctx, name, kind, a, sv, 1.0, into, out);
     ct_tensor_release(sv);
     return st;
+}
+static ct_status ct__binary_scalar(ct_ctx *ctx, const char *name, ct_op_kind kind,
+                                   const ct_tensor *a, double v, ct_tensor **out) {
+    return ct__binary_scalar_to(ctx, name, kind, a, v, NULL, out);
 }
 
 #define CT__SCALAR(fn, K, AG)                                                                      \
@@ -454,11 +476,21 @@ static ct_status ct__inplace(ct_ctx *ctx, const char *name, ct_op_kind kind, ct_
         return ct__set_error(ctx, CT_ERR_DTYPE,
                              "%s: result type %s can't be cast to the desired output type %s", name,
                              ct_dtype_name(rt), ct_dtype_name(self->dtype));
+    /* The result goes straight into self when self is contiguous and other is not a different
+     * view of self's memory (an element is then read only where it is written); otherwise it is
+     * computed apart and copied in (copy_ checks the overlap). */
+    bool direct = rt == self->dtype && ct_tensor_is_contiguous(self) && ct_tensor_numel(self) > 0;
+    if (direct && !is_scalar && other->storage == self->storage) {
+        direct = other->offset == self->offset && other->ndim == self->ndim &&
+                 other->dtype == self->dtype;
+        for (int i = 0; direct && i < self->ndim; i++)
+            direct = other->shape[i] == self->shape[i] && other->strides[i] == self->strides[i];
+    }
     ct_tensor *r = NULL;
-    st = is_scalar ? ct__binary_scalar(ctx, name, kind, self, v, &r)
-                   : ct__binary(ctx, name, kind, self, other, 1.0, &r);
+    st = is_scalar ? ct__binary_scalar_to(ctx, name, kind, self, v, direct ? self : NULL, &r)
+                   : ct__binary_to(ctx, name, kind, self, other, 1.0, direct ? self : NULL, &r);
     if (st != CT_OK) return st;
-    st = ct_tensor_copy_(ctx, self, r);
+    if (r != self) st = ct_tensor_copy_(ctx, self, r);
     ct_tensor_release(r);
     return st;
 }
