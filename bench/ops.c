@@ -198,18 +198,25 @@ int main(int argc, char **argv) {
         free(c);
         ct_tensor_release(a), ct_tensor_release(b);
     }
-    /* ---- small products: one 64x64x128 and a batch of 64 products of 64^3, against calling
-     * cblas_sgemm on each with OpenBLAS's default thread count (what a C user writes) ---- */
+    /* ---- small products: one 64x64x128 (B as is, and B a transposed view: a linear layer's
+     * weight), and a batch of 64 products of 64^3, against calling cblas_sgemm on each with
+     * OpenBLAS's default thread count (what a C user writes) ---- */
     CASE("matmul_small") {
-        const int64_t cases[2][4] = {{1, 64, 64, 128}, {64, 64, 64, 64}}; /* B, M, K, N */
-        for (int ci = 0; ci < 2; ci++) {
+        const int64_t cases[3][5] = {{1, 64, 64, 128, 0}, {1, 64, 64, 128, 1}, {64, 64, 64, 64, 0}};
+        for (int ci = 0; ci < 3; ci++) { /* B, M, K, N, B transposed */
             const int64_t B = cases[ci][0], M = cases[ci][1], K = cases[ci][2], N = cases[ci][3];
-            int64_t sa[3] = {B, M, K}, sb[3] = {B, K, N};
-            ct_tensor *a, *b, *r;
+            const int tb = (int)cases[ci][4];
+            int64_t sa[3] = {B, M, K}, sb[3] = {B, K, N}, sbt[3] = {B, N, K};
+            ct_tensor *a, *b, *bt = NULL, *r;
             CHECK(ct_tensor_randn(ctx, CT_FLOAT32, 3, sa, 5, 0, &a));
-            CHECK(ct_tensor_randn(ctx, CT_FLOAT32, 3, sb, 6, 0, &b));
+            if (tb) {
+                CHECK(ct_tensor_randn(ctx, CT_FLOAT32, 3, sbt, 6, 0, &bt));
+                CHECK(ct_tensor_transpose(ctx, bt, 1, 2, &b));
+            } else {
+                CHECK(ct_tensor_randn(ctx, CT_FLOAT32, 3, sb, 6, 0, &b));
+            }
             float *c = malloc((size_t)(B * M * N) * 4);
-            const float *pa = ct_tensor_data_ptr(a), *pb = ct_tensor_data_ptr(b);
+            const float *pa = ct_tensor_data_ptr(a), *pb = ct_tensor_data_ptr(tb ? bt : b);
             const int reps = quick ? 20 : 200, rounds = 5;
             double best_ct = 1e9, best_bl = 1e9;
             for (int rd = 0; rd < rounds; rd++) {
@@ -223,18 +230,20 @@ int main(int argc, char **argv) {
                 t0 = now();
                 for (int rep = 0; rep < reps; rep++)
                     for (int64_t i = 0; i < B; i++)
-                        cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, (int)M, (int)N,
-                                    (int)K, 1.0f, pa + i * M * K, (int)K, pb + i * K * N, (int)N,
-                                    0.0f, c + i * M * N, (int)N);
+                        cblas_sgemm(CblasRowMajor, CblasNoTrans, tb ? CblasTrans : CblasNoTrans,
+                                    (int)M, (int)N, (int)K, 1.0f, pa + i * M * K, (int)K,
+                                    pb + i * K * N, tb ? (int)K : (int)N, 0.0f, c + i * M * N,
+                                    (int)N);
                 t = (now() - t0) / reps;
                 if (t < best_bl) best_bl = t;
             }
             printf(
-                "bench ops matmul_small dtype=f32 batch=%lld shape=%lldx%lldx%lld ctorch_us=%.1f "
+                "bench ops matmul_small dtype=f32 batch=%lld shape=%lldx%lldx%lld%s ctorch_us=%.1f "
                 "cblas_loop_us=%.1f ratio=%.2f\n",
-                (long long)B, (long long)M, (long long)K, (long long)N, best_ct * 1e6,
-                best_bl * 1e6, best_bl / best_ct);
+                (long long)B, (long long)M, (long long)K, (long long)N, tb ? " b=transposed" : "",
+                best_ct * 1e6, best_bl * 1e6, best_bl / best_ct);
             free(c);
+            ct_tensor_release(bt);
             ct_tensor_release(a), ct_tensor_release(b);
         }
     }

@@ -775,6 +775,41 @@ TEST(matmul_transposed_operands_split) {
             }
 }
 
+/* Small f32 products at every tail of the register tile (8 rows x 32 columns) and of the k
+ * blocks (384), each operand as is or transposed: on AVX-512 machines these take ctorch's own
+ * kernel (where OpenBLAS runs AVX2 kernels), elsewhere OpenBLAS. */
+TEST(matmul_small_tiles_and_tails) {
+    const int64_t Ms[] = {1, 2, 7, 8, 9, 17}, Ns[] = {1, 15, 16, 17, 31, 32, 33, 70},
+                  Ks[] = {1, 5, 385};
+    int bad_cases = 0;
+    for (int mi = 0; mi < 6; mi++)
+        for (int ni = 0; ni < 8; ni++)
+            for (int ki = 0; ki < 3; ki++)
+                for (int tr = 0; tr < 4; tr++) {
+                    const int64_t M = Ms[mi], N = Ns[ni], K = Ks[ki];
+                    int64_t sa[2] = {M, K}, sb[2] = {K, N};
+                    double *va, *vb;
+                    ct_tensor *a = tu_make(ctx, &rng, CT_FLOAT32, 2, sa, tr & 1, -1, 1, &va);
+                    ct_tensor *b = tu_make(ctx, &rng, CT_FLOAT32, 2, sb, (tr >> 1) & 1, -1, 1, &vb);
+                    ct_tensor *r = NULL;
+                    CHECK_OK(ct_matmul(ctx, a, b, &r));
+                    double *vr = r ? tu_read(r) : NULL,
+                           *cc = malloc(sizeof(double) * (size_t)(M * N));
+                    ref_matmul(va, vb, cc, M, K, N);
+                    int bad = 0;
+                    for (int64_t i = 0; vr && i < M * N; i++)
+                        if (!ct_t_close(vr[i], cc[i], 1e-5, 1e-6 * (double)K)) bad++;
+                    if (bad) {
+                        bad_cases++;
+                        CHECK_MSG(bad == 0, "matmul %lldx%lldx%lld transposed %d: %d bad",
+                                  (long long)M, (long long)K, (long long)N, tr, bad);
+                    }
+                    free(vr), free(cc), free(va), free(vb);
+                    ct_tensor_release(r), ct_tensor_release(a), ct_tensor_release(b);
+                }
+    CHECK(bad_cases == 0);
+}
+
 TEST(matmul_errors_and_bmm) {
     int64_t s34[2] = {3, 4}, s53[2] = {5, 3}, s234[3] = {2, 3, 4}, s245[3] = {2, 4, 5};
     ct_tensor *a, *b, *c, *d, *i32, *r;
@@ -1017,6 +1052,7 @@ int main(void) {
     RUN(softmax_and_log_softmax);
     RUN(matmul_shapes_layouts_dtypes);
     RUN(matmul_transposed_operands_split);
+    RUN(matmul_small_tiles_and_tails);
     RUN(matmul_errors_and_bmm);
     RUN(layer_norm_and_embedding);
     RUN(isa_matches_reference);

@@ -72,7 +72,8 @@ static int cmd_info(int argc, char **argv) {
     if (strcmp(ct_cpu_best_isa(), "avx512") == 0 &&
         (strstr(blas, "Haswell") || strstr(blas, "Zen") || strstr(blas, "ZEN")))
         printf("note:      this CPU has AVX-512 but OpenBLAS chose its AVX2 kernels; "
-               "OPENBLAS_CORETYPE=SkylakeX selects its AVX-512 ones (docs/architecture.md)\n");
+               "ctorch uses its own kernel for small f32 products; OPENBLAS_CORETYPE=SkylakeX "
+               "selects OpenBLAS's AVX-512 ones (docs/architecture.md)\n");
     ct_ctx_free(ctx);
     return 0;
 }

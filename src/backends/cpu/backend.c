@@ -2,6 +2,7 @@
  * op through the portable kernels, dense f32/f64 matmul through OpenBLAS. */
 #include "backends/cpu/cpu_backend.h"
 #include "backends/cpu/eigh_cpu.h"
+#include "backends/cpu/kernels/gemm_small.h"
 #include "ctorch/graph.h"
 
 #include <cblas.h>
@@ -46,16 +47,18 @@ static bool ct__blas_layout(const ct_operand *o, CBLAS_TRANSPOSE *tr, int64_t *l
 #endif
 /* Multiply-adds per chunk when ctorch splits products over its threads (~10-20 us of work) */
 #define CT__BLAS_CHUNK_MACS (1 << 17)
-/* Rows (or columns) of C per split unit: whole register tiles of OpenBLAS's kernels */
+/* Rows (or columns) of C per split unit: whole register tiles of OpenBLAS's kernels (ctorch's
+ * AVX-512 kernel: columns in panels of 32) */
 #define CT__BLAS_STRIP 16
+#define CT__OWN_COL_STRIP 32
 
 /* One matmul cut into units for ctorch's threads: unit u is strip u % strips of product
- * u / strips; a strip is CT__BLAS_STRIP rows of C (by_rows) or columns of C. */
+ * u / strips; a strip is `strip` rows of C (by_rows) or columns of C. */
 typedef struct {
     const ct_operand *a, *b, *c;
     CBLAS_TRANSPOSE ta, tb;
-    int64_t lda, ldb, ldc, M, N, K, strips;
-    bool dbl, by_rows;
+    int64_t lda, ldb, ldc, M, N, K, strips, strip;
+    bool dbl, by_rows, own; /* own: ctorch's AVX-512 kernel instead of OpenBLAS (f32) */
 } ct__mm_job;
 
 static void ct__mm_gemm(const ct__mm_job *j, int64_t i, int64_t s0, int64_t s1) {
@@ -66,7 +69,7 @@ static void ct__mm_gemm(const ct__mm_job *j, int64_t i, int64_t s0, int64_t s1) 
     int64_t M = j->M, N = j->N;
     if (j->strips > 1) {
         const int64_t lim = j->by_rows ? j->M : j->N;
-        int64_t o = s0 * CT__BLAS_STRIP, e = s1 * CT__BLAS_STRIP;
+        int64_t o = s0 * j->strip, e = s1 * j->strip;
         if (e > lim) e = lim;
         if (j->by_rows) { /* rows o..e of A and C */
             pa += (j->ta == CblasNoTrans ? o * j->lda : o) * (int64_t)sz;
@@ -78,7 +81,12 @@ static void ct__mm_gemm(const ct__mm_job *j, int64_t i, int64_t s0, int64_t s1) 
             N = e - o;
         }
     }
-    if (j->dbl)
+    if (j->own) {
+        const bool tra = j->ta != CblasNoTrans, trb = j->tb != CblasNoTrans;
+        ct_k_avx512_sgemm_small(M, N, j->K, (const float *)pa, tra ? 1 : j->lda, tra ? j->lda : 1,
+                                (const float *)pb, trb ? 1 : j->ldb, trb ? j->ldb : 1, (float *)pc,
+                                j->ldc);
+    } else if (j->dbl)
         cblas_dgemm(CblasRowMajor, j->ta, j->tb, (int)M, (int)N, (int)j->K, 1.0, (const double *)pa,
                     (int)j->lda, (const double *)pb, (int)j->ldb, 0.0, (double *)pc, (int)j->ldc);
     else
@@ -97,11 +105,26 @@ static void ct__mm_range(void *arg, int64_t u0, int64_t u1) {
     }
 }
 
+/* Does OpenBLAS run kernels below AVX-512 (its core name says so)? Decided once. */
+static bool ct__blas_avx2_only(void) {
+    static int v = -1;
+    int r = __atomic_load_n(&v, __ATOMIC_RELAXED);
+    if (r < 0) {
+        const char *core = openblas_get_corename();
+        r = !core ||
+            !(strstr(core, "kylake") || strstr(core, "ooperlake") || strstr(core, "apphire") ||
+              strstr(core, "KYLAKE") || strstr(core, "OOPERLAKE") || strstr(core, "APPHIRE"));
+        __atomic_store_n(&v, r, __ATOMIC_RELAXED);
+    }
+    return r != 0;
+}
+
 static ct_status ct__cpu_matmul(ct__cpu_state *s, const ct_op_desc *op) {
     const ct_operand *c = &op->operands[0], *a = &op->operands[1], *b = &op->operands[2];
     int64_t B = c->shape[0], M = c->shape[1], N = c->shape[2], K = a->shape[2];
     CBLAS_TRANSPOSE tc;
-    ct__mm_job j = {.a = a, .b = b, .c = c, .M = M, .N = N, .K = K, .strips = 1};
+    ct__mm_job j = {
+        .a = a, .b = b, .c = c, .M = M, .N = N, .K = K, .strips = 1, .strip = CT__BLAS_STRIP};
     bool ok = (c->dtype == CT_FLOAT32 || c->dtype == CT_FLOAT64) &&
               ct__blas_layout(a, &j.ta, &j.lda) && ct__blas_layout(b, &j.tb, &j.ldb) &&
               ct__blas_layout(c, &tc, &j.ldc) && tc == CblasNoTrans && j.lda <= INT32_MAX &&
@@ -110,12 +133,16 @@ static ct_status ct__cpu_matmul(ct__cpu_state *s, const ct_op_desc *op) {
     if (!ok || s->ctx->portable_matmul) return ct_k_matmul(op, s->isa);
     if (M == 0 || N == 0) return CT_OK;
     j.dbl = c->dtype == CT_FLOAT64;
+    const double macs = (double)M * (double)N * (double)K;
+    /* f32 products below CT__BLAS_SMALL_MACS on AVX-512 take ctorch's kernel when OpenBLAS runs
+     * its AVX2 kernels there (a release older than the CPU): docs/architecture.md */
+    j.own =
+        !j.dbl && macs < CT__BLAS_SMALL_MACS && s->isa == &ct_k_isa_avx512 && ct__blas_avx2_only();
     /* Products below CT__BLAS_SMALL_MACS run on one OpenBLAS thread each, and ctorch splits the
      * work (the batch, and a single product's rows or columns in strips) over its own pool:
      * OpenBLAS would wake its threads per product and leave them spinning in sched_yield
      * afterwards, on the cores the next ops need (bench ops matmul_small, bench autograd
      * mlp_step). Larger products keep OpenBLAS's own threading. */
-    const double macs = (double)M * (double)N * (double)K;
     if (macs >= CT__BLAS_SMALL_MACS || op->num_threads <= 1 ||
         macs * (double)B < 2.0 * CT__BLAS_CHUNK_MACS) {
         for (int64_t i = 0; i < B; i++)
@@ -125,9 +152,11 @@ static ct_status ct__cpu_matmul(ct__cpu_state *s, const ct_op_desc *op) {
     j.by_rows = M >= N;
     if (B == 1) {
         const int64_t ext = j.by_rows ? M : N;
-        j.strips = (ext + CT__BLAS_STRIP - 1) / CT__BLAS_STRIP;
+        j.strip = j.own && !j.by_rows ? CT__OWN_COL_STRIP : CT__BLAS_STRIP;
+        j.strips = (ext + j.strip - 1) / j.strip;
     }
     const double unit_macs = macs / (double)j.strips;
+
     int64_t grain = (int64_t)(CT__BLAS_CHUNK_MACS / unit_macs);
     if (grain < 1) grain = 1;
     const int blas_threads = openblas_get_num_threads();
