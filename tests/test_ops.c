@@ -776,15 +776,15 @@ TEST(matmul_transposed_operands_split) {
 }
 
 /* Small f32 products at every tail of the register tile (8 rows x 32 columns) and of the k
- * blocks (384), each operand as is or transposed: on AVX-512 machines these take ctorch's own
+ * blocks (256), each operand as is or transposed: on AVX-512 machines these take ctorch's own
  * kernel (where OpenBLAS runs AVX2 kernels), elsewhere OpenBLAS. */
 TEST(matmul_small_tiles_and_tails) {
     const int64_t Ms[] = {1, 2, 7, 8, 9, 17}, Ns[] = {1, 15, 16, 17, 31, 32, 33, 70},
-                  Ks[] = {1, 5, 385};
+                  Ks[] = {1, 5, 257, 600};
     int bad_cases = 0;
     for (int mi = 0; mi < 6; mi++)
         for (int ni = 0; ni < 8; ni++)
-            for (int ki = 0; ki < 3; ki++)
+            for (int ki = 0; ki < 4; ki++)
                 for (int tr = 0; tr < 4; tr++) {
                     const int64_t M = Ms[mi], N = Ns[ni], K = Ks[ki];
                     int64_t sa[2] = {M, K}, sb[2] = {K, N};

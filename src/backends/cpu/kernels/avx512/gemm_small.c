@@ -1,6 +1,6 @@
 /* f32 matrix product for small problems on AVX-512 (the CPU backend's matmul below
  * CT__BLAS_SMALL_MACS, see backend.c): C = A @ B with A, B given by element strides (so either may
- * be a transposed view), B packed into panels of 32 columns x up to 384 rows, and a register tile
+ * be a transposed view), B packed into panels of 32 columns x up to 256 rows, and a register tile
  * of 8 rows x 32 columns (16 accumulators, one FMA chain each, k in order). Written for the
  * machines where the system's OpenBLAS predates the CPU and runs its AVX2 kernels (Debian 12's
  * 0.3.21 on Zen 4 / Zen 5): ~2x its speed on 64x64x128 (bench ops matmul_small). */
@@ -9,7 +9,7 @@
 #include <immintrin.h>
 #include <string.h>
 
-enum { MR = 8, NR = 32, KC = 384 };
+enum { MR = 8, NR = 32, KC = 256 }; /* the B panel (32 KB) lives on the stack */
 
 /* bp[k][jj] = B[k0 + k][j0 + jj] for k < kc, jj < nc; columns nc..31 are zero. */
 static void ct_k_gemm_pack_b(const float *b, int64_t bks, int64_t bns, int64_t k0, int64_t kc,
