@@ -1,5 +1,7 @@
 /* The built-in CPU backend: host memory through the context's allocator, eager execution of every
- * op through the portable kernels, dense f32/f64 matmul through OpenBLAS. */
+ * op through the portable kernels, dense f32/f64 matmul through OpenBLAS (small f32 products on
+ * AVX-512 through ctorch's kernel where OpenBLAS runs AVX2 kernels: kernels/avx512/gemm_small.c).
+ */
 #include "backends/cpu/cpu_backend.h"
 #include "backends/cpu/eigh_cpu.h"
 #include "backends/cpu/kernels/gemm_small.h"
