@@ -460,6 +460,81 @@ TEST(mm_bit_exact_with_the_documented_order) {
     CHECK(cases > 150);
 }
 
+/* N = 1 with FP8 values built code by code (ct_sparse24_from_parts): every code, zeros,
+ * subnormals, NaN and inf among normal ones, in full 16-value steps of two rows and in the tail
+ * groups; rows with normal codes only (the fast decode); even and odd row counts. Against the
+ * oracle, whose decode is ct_cast_to_f32. */
+TEST(mm_n1_fp8_every_code_and_tails) {
+    const ct_dtype vdts[2] = {CT_FLOAT8_E4M3FN, CT_FLOAT8_E5M2};
+    const int64_t Ms[2] = {6, 7}, Ks[3] = {32, 108, 260};
+    int cases = 0;
+    for (int vi = 0; vi < 2; vi++)
+        for (int mi = 0; mi < 2; mi++)
+            for (int ki = 0; ki < 3; ki++) {
+                const int64_t M = Ms[mi], K = Ks[ki], K2 = K / 2, mb = (K / 4 + 1) / 2;
+                uint8_t *codes = malloc((size_t)(M * K2)), *meta = calloc((size_t)(M * mb), 1);
+                float *scale = malloc(sizeof(float) * (size_t)M);
+                static const uint8_t pairs[6] = {0x4, 0x8, 0xC, 0x9, 0xD, 0xE}; /* a | b << 2 */
+                for (int64_t r = 0; r < M; r++) {
+                    scale[r] = (float)(0.5 + urand());
+                    for (int64_t j = 0; j < K2; j++) {
+                        uint8_t c = (uint8_t)((j * 37 + r * 11 + vi) & 0xFF);
+                        if (r % 3 == 2) { /* normal codes only: exponent field 1 .. max-1 */
+                            const unsigned e =
+                                vi == 0 ? 1u + (unsigned)(j % 14) : 1u + (unsigned)(j % 29);
+                            const unsigned mbits = vi == 0 ? 3u : 2u;
+                            c = (uint8_t)((c & 0x80u) | (e << mbits) | (c & ((1u << mbits) - 1u)));
+                        }
+                        codes[r * K2 + j] = c;
+                    }
+                    for (int64_t g = 0; g < K / 4; g++)
+                        meta[r * mb + g / 2] |= (uint8_t)(pairs[(g * 5 + r) % 6] << (4 * (g & 1)));
+                }
+                const int64_t vs[2] = {M, K2}, ms[2] = {M, mb};
+                ct_tensor *vt = NULL, *mt = NULL, *st = NULL, *b = NULL, *out = NULL;
+                CHECK_OK(ct_tensor_from_host(ctx, codes, vdts[vi], 2, vs, &vt));
+                CHECK_OK(ct_tensor_from_host(ctx, meta, CT_UINT8, 2, ms, &mt));
+                CHECK_OK(ct_tensor_from_host(ctx, scale, CT_FLOAT32, 1, &M, &st));
+                ct_sparse24 *s = NULL;
+                CHECK_OK(ct_sparse24_from_parts(ctx, M, K, vt, mt, st, &s));
+                float *bm = rand_matrix(K, 1, 0), *got = malloc(sizeof(float) * (size_t)M),
+                      *want = malloc(sizeof(float) * (size_t)M);
+                b = from_f32(bm, K, 1);
+                CHECK_OK(ct_sparse24_mm(ctx, s, b, NULL, 1.0, CT_FLOAT32, &out));
+                read_f32(out, got);
+                host_sparse h = host_of(s);
+                oracle_mm(&h, bm, 1, 1.0f, NULL, want);
+                int bad = 0;
+                for (int64_t r = 0; r < M; r++)
+                    if (!same_f32(got[r], want[r])) {
+                        if (bad++ < 3)
+                            printf("  %s M=%lld K=%lld row %lld: got %a want %a\n",
+                                   ct_dtype_name(vdts[vi]), (long long)M, (long long)K,
+                                   (long long)r, got[r], want[r]);
+                    }
+                CHECK(bad == 0);
+                int finite = 0; /* the normal-only rows are finite: the case is not all NaN */
+                for (int64_t r = 2; r < M; r += 3)
+                    finite += isfinite(got[r]) != 0;
+                CHECK(finite == (int)((M - 2 + 2) / 3));
+                cases++;
+                host_free(&h);
+                free(codes);
+                free(meta);
+                free(scale);
+                free(bm);
+                free(got);
+                free(want);
+                ct_tensor_release(vt);
+                ct_tensor_release(mt);
+                ct_tensor_release(st);
+                ct_tensor_release(b);
+                ct_tensor_release(out);
+                ct_sparse24_free(s);
+            }
+    CHECK(cases == 12);
+}
+
 TEST(mm_exact_on_small_integers_vs_dense_matmul) {
     const int64_t M = 37, K = 76, N = 45;
     float *x = rand_matrix(M, K, 1), *bm = rand_matrix(K, N, 1);
@@ -833,6 +908,7 @@ int main(void) {
     RUN(from_dense_strict_roundtrip_and_error);
     RUN(low_precision_values_match_element_casts);
     RUN(mm_bit_exact_with_the_documented_order);
+    RUN(mm_n1_fp8_every_code_and_tails);
     RUN(mm_exact_on_small_integers_vs_dense_matmul);
     RUN(mm_random_within_rounding_bound);
     RUN(linear_matches_mm);

@@ -1,7 +1,8 @@
 /* AVX2 2:4 sparse kernels: the AVX-512 file's method on 8-lane registers. GEMM strips are 48
- * columns (six ymm); the N == 1 kernel keeps its 16 lanes in two ymm (groups 0-3 and 4-7 of a
- * step) and picks each half's x operands out of 16 loaded values with two vpermps and a blend.
- * Bit-exact with the reference (sparse_kernels.h's order). */
+ * columns (six ymm); the small-N kernel keeps a row's 16 lanes in two ymm (groups 0-3 and 4-7 of a
+ * step) and picks each half's x operands out of 16 loaded values with two vpermps and a blend;
+ * N == 1 with E4M3 values runs two rows a step (one vpermilps per 8 values, integer decode; see
+ * sp_pair_e4m3). Bit-exact with the reference (sparse_kernels.h's order). */
 #include "backends/cpu/kernels/sparse_kernels.h"
 
 #include <immintrin.h>
@@ -268,6 +269,147 @@ CT__AI void sp_gemv_impl(const int vk, const int N, int64_t rows, const void *va
         sp_gemv_group(vk, N, 1, vb + r0 * vs * es, vs, meta + r0 * ms, ms, K, x, y + r0 * N);
 }
 
+/* ---- N == 1 with E4M3 values: two rows a step ----
+ * A step is 8 groups (16 kept values) of each of rows r0 and r1. Register g (0..3) of a step holds
+ * in its low 128-bit lane group 2g of both rows (dwords: r0's two kept values, then r1's) and in
+ * its high lane group 2g + 1: all four values of a lane pick from the four x of one group, and
+ * x[8g, 8g + 8) of the step is one load, so one in-lane vpermilps finds the operands of 8 values
+ * (one row alone needs two and a blend). Each dword is the chain of one (row, j % 16) of
+ * sparse_kernels.h's order: the sums are the reference's bit for bit. The codes are decoded in
+ * integer registers, all 32 of a step at once: the upper half of each f32 is
+ * (table[top nibble] << 8) | (low nibble << 4) (sign, exponent + 120, mantissa; exact for normal
+ * codes), placed into the dwords by one vpshufb per register. A step with a zero, subnormal or
+ * NaN code (one compare over its 32 codes; rare in scaled weights) decodes exactly out of line.
+ * (E5M2 keeps the one-row kernel: its f16 widening is already cheap.) */
+
+/* Y: the step's 32 codes as [r0 E0 | r1 E0 | r0 E1 | r1 E1] in the low lane (E0: the codes of
+ * groups 0 and 2, E1: of 4 and 6) and the odd groups' likewise in the high lane. */
+CT__AI __m256i sp_pair_codes(const uint8_t *c0, const uint8_t *c1) {
+    const __m256i z =
+        _mm256_inserti128_si256(_mm256_castsi128_si256(_mm_loadu_si128((const __m128i *)c0)),
+                                _mm_loadu_si128((const __m128i *)c1), 1);
+    const __m256i split = _mm256_setr_epi8(0, 1, 4, 5, 8, 9, 12, 13, 2, 3, 6, 7, 10, 11, 14, 15, 0,
+                                           1, 4, 5, 8, 9, 12, 13, 2, 3, 6, 7, 10, 11, 14, 15);
+    return _mm256_permutevar8x32_epi32(_mm256_shuffle_epi8(z, split),
+                                       _mm256_setr_epi32(0, 4, 1, 5, 2, 6, 3, 7));
+}
+
+/* acc[g] += values of register g x their x operands (M: the two rows' metadata words). */
+CT__AI void sp_pair_fma(const __m256 *v, __m256i M, const float *xs, __m256 *acc) {
+#pragma GCC unroll 4
+    for (int g = 0; g < 4; g++) {
+        const __m256i idx =
+            _mm256_srlv_epi32(M, _mm256_setr_epi32(8 * g, 8 * g + 2, 8 * g, 8 * g + 2, 8 * g + 4,
+                                                   8 * g + 6, 8 * g + 4, 8 * g + 6));
+        acc[g] =
+            _mm256_fmadd_ps(v[g], _mm256_permutevar_ps(_mm256_loadu_ps(xs + 8 * g), idx), acc[g]);
+    }
+}
+
+/* A step with a zero, subnormal or NaN code: each code's f32 as ct__mxk_dec1 (out of line:
+ * inlined, its registers pushed the hot loop's sums onto the stack). */
+__attribute__((noinline)) static void sp_pair_step_any(__m256i Y, __m256i M, const float *xs,
+                                                       __m256 *acc) {
+    __m256 v[4];
+    for (int g = 0; g < 4; g++) {
+        const char z = (char)0x80, b = (char)(8 * (g >> 1) + 2 * (g & 1));
+        const __m256i D =
+            _mm256_shuffle_epi8(/* register g's codes in the dwords' top bytes */
+                                Y, _mm256_setr_epi8(z, z, z, b, z, z, z, b + 1, z, z, z, b + 4, z,
+                                                    z, z, b + 5, z, z, z, b, z, z, z, b + 1, z, z,
+                                                    z, b + 4, z, z, z, b + 5));
+        const __m256i mag = _mm256_and_si256(_mm256_srli_epi32(D, 24), _mm256_set1_epi32(0x7F));
+        const __m256 sign =
+            _mm256_castsi256_ps(_mm256_and_si256(D, _mm256_set1_epi32((int)0x80000000u)));
+        const __m256 normal = _mm256_castsi256_ps(_mm256_add_epi32(
+            _mm256_and_si256(_mm256_srai_epi32(D, 4), _mm256_set1_epi32((int)0x87F00000u)),
+            _mm256_set1_epi32(120 << 23)));
+        const __m256 sub =
+            _mm256_or_ps(/* exponent field 0: m * 2^-9 */
+                         _mm256_mul_ps(
+                             _mm256_cvtepi32_ps(_mm256_and_si256(mag, _mm256_set1_epi32(7))),
+                             _mm256_set1_ps(0x1p-9f)),
+                         sign);
+        const __m256 nan = _mm256_or_ps(_mm256_castsi256_ps(_mm256_set1_epi32(0x7FC00000)), sign);
+        v[g] = _mm256_blendv_ps(
+            _mm256_blendv_ps(normal, sub,
+                             _mm256_castsi256_ps(_mm256_cmpgt_epi32(_mm256_set1_epi32(8), mag))),
+            nan, _mm256_castsi256_ps(_mm256_cmpeq_epi32(mag, _mm256_set1_epi32(0x7F))));
+    }
+    sp_pair_fma(v, M, xs, acc);
+}
+
+/* A step of normal codes. */
+CT__AI void sp_pair_step(__m256i Y, __m256i M, const float *xs, __m256 *acc) {
+    /* sign and exponent + 120 >> 1 of each top nibble s e3 e2 e1 */
+    const __m256i tab =
+        _mm256_setr_epi8(60, 61, 62, 63, 64, 65, 66, 67, -68, -67, -66, -65, -64, -63, -62, -61, 60,
+                         61, 62, 63, 64, 65, 66, 67, -68, -67, -66, -65, -64, -63, -62, -61);
+    const __m256i hi =
+        _mm256_shuffle_epi8(tab, _mm256_and_si256(_mm256_srli_epi16(Y, 4), _mm256_set1_epi8(15)));
+    const __m256i lo = _mm256_and_si256(_mm256_slli_epi16(Y, 4), _mm256_set1_epi8((char)0xF0));
+    const __m256i w[2] = {_mm256_unpacklo_epi8(lo, hi), _mm256_unpackhi_epi8(lo, hi)};
+    __m256 v[4];
+#pragma GCC unroll 4
+    for (int g = 0; g < 4; g++) {
+        const char z = (char)0x80, o = (char)(4 * (g & 1));
+        v[g] = _mm256_castsi256_ps(_mm256_shuffle_epi8(
+            w[g >> 1], _mm256_setr_epi8(z, z, o, o + 1, z, z, o + 2, o + 3, z, z, o + 8, o + 9, z,
+                                        z, o + 10, o + 11, z, z, o, o + 1, z, z, o + 2, o + 3, z, z,
+                                        o + 8, o + 9, z, z, o + 10, o + 11)));
+    }
+    sp_pair_fma(v, M, xs, acc);
+}
+
+/* Rows r0 (codes c0, metadata m0) and r1 against x: *y0, *y1 (the lane sums). */
+CT__AI void sp_pair_e4m3(const uint8_t *c0, const uint8_t *c1, const uint8_t *m0, const uint8_t *m1,
+                         int64_t K, const float *x, float *y0, float *y1) {
+    const int64_t steps = K / 32;
+    __m256 a0 = _mm256_setzero_ps(), a1 = a0, a2 = a0, a3 = a0;
+    for (int64_t s = 0; s < steps; s++) {
+        const __m256i Y = sp_pair_codes(c0 + 16 * s, c1 + 16 * s);
+        /* zero, subnormal or NaN: (code & 0x7F) + 1 < 9 as signed bytes (0x7F wraps) */
+        const __m256i w =
+            _mm256_add_epi8(_mm256_and_si256(Y, _mm256_set1_epi8(0x7F)), _mm256_set1_epi8(1));
+        const int odd = _mm256_movemask_epi8(_mm256_cmpgt_epi8(_mm256_set1_epi8(9), w));
+        uint32_t w0, w1;
+        memcpy(&w0, m0 + 4 * s, 4);
+        memcpy(&w1, m1 + 4 * s, 4);
+        const __m256i M =
+            _mm256_blend_epi32(_mm256_set1_epi32((int)w0), _mm256_set1_epi32((int)w1), 0xCC);
+        /* (a copy per branch: one shared array made the compiler store the sums every step) */
+        if (__builtin_expect(odd != 0, 0)) {
+            __m256 t[4] = {a0, a1, a2, a3};
+            sp_pair_step_any(Y, M, x + 32 * s, t);
+            a0 = t[0], a1 = t[1], a2 = t[2], a3 = t[3];
+        } else {
+            __m256 t[4] = {a0, a1, a2, a3};
+            sp_pair_step(Y, M, x + 32 * s, t);
+            a0 = t[0], a1 = t[1], a2 = t[2], a3 = t[3];
+        }
+    }
+    float a[4][8], s0[16], s1[16];
+    _mm256_storeu_ps(a[0], a0);
+    _mm256_storeu_ps(a[1], a1);
+    _mm256_storeu_ps(a[2], a2);
+    _mm256_storeu_ps(a[3], a3);
+    for (int g = 0; g < 4; g++)
+        for (int h = 0; h < 2; h++) { /* lane h: group 2g + h, chains 4g + 2h and 4g + 2h + 1 */
+            s0[4 * g + 2 * h] = a[g][4 * h], s0[4 * g + 2 * h + 1] = a[g][4 * h + 1];
+            s1[4 * g + 2 * h] = a[g][4 * h + 2], s1[4 * g + 2 * h + 1] = a[g][4 * h + 3];
+        }
+    for (int64_t j = 16 * steps; j < K / 2; j++) { /* the last 1..7 groups: one fma each */
+        const int64_t grp = j / 2;
+        const int sh = 4 * (int)(grp & 1) + 2 * (int)(j & 1);
+        const float x0 = x[4 * grp + ((m0[grp / 2] >> sh) & 3)],
+                    x1 = x[4 * grp + ((m1[grp / 2] >> sh) & 3)];
+        s0[j % 16] = fmaf(ct__mxk_dec1(CT__MXK_E4M3, c0[j]), x0, s0[j % 16]);
+        s1[j % 16] = fmaf(ct__mxk_dec1(CT__MXK_E4M3, c1[j]), x1, s1[j % 16]);
+    }
+    *y0 = ct__sp24_lanes_sum(s0);
+    *y1 = ct__sp24_lanes_sum(s1);
+}
+
 /* One function per (values kind, N), for the same reason as the strips. */
 #define SP_GEMV_FN(NN, tag, vk)                                                                    \
     __attribute__((noinline)) static void sp_gemv_##tag##_##NN(                                    \
@@ -288,6 +430,18 @@ SP_GEMV_FNS(f32, CT__SPK_F32)
 SP_GEMV_FNS(bf16, CT__SPK_BF16)
 SP_GEMV_FNS(e4m3, CT__SPK_E4M3)
 SP_GEMV_FNS(e5m2, CT__SPK_E5M2)
+__attribute__((noinline)) static void sp_gemv_e4m3_pairs(int64_t rows, const void *vals,
+                                                         const uint8_t *meta, int64_t ms, int64_t K,
+                                                         const float *x, float *y) {
+    const uint8_t *vb = vals;
+    const int64_t vs = K / 2;
+    int64_t r = 0;
+    for (; r + 2 <= rows; r += 2)
+        sp_pair_e4m3(vb + r * vs, vb + (r + 1) * vs, meta + r * ms, meta + (r + 1) * ms, K, x,
+                     y + r, y + r + 1);
+    if (r < rows) /* the odd row: the one-row kernel (the same order) */
+        sp_gemv_e4m3_1(1, vb + r * vs, meta + r * ms, ms, K, x, y + r);
+}
 
 typedef void (*sp_gemv_fn)(int64_t, const void *, const uint8_t *, int64_t, int64_t, const float *,
                            float *);
@@ -301,6 +455,10 @@ static const sp_gemv_fn sp_gemv_table[4][8] = {SP_GEMV_ROW(f32), SP_GEMV_ROW(bf1
 
 static void sp_gemv(int vk, int N, int64_t rows, const void *vals, const uint8_t *meta, int64_t ms,
                     int64_t K, const float *x, float *y) {
+    if (N == 1 && vk == CT__SPK_E4M3) {
+        sp_gemv_e4m3_pairs(rows, vals, meta, ms, K, x, y);
+        return;
+    }
     sp_gemv_table[vk < 0 || vk > 3 ? 3 : vk][N < 1   ? 0
                                              : N > 8 ? 7
                                                      : N - 1](rows, vals, meta, ms, K, x, y);
