@@ -31,6 +31,11 @@ static ct_tensor *rand_tensor(int64_t r, int64_t c, unsigned long long seed) {
 
 int main(int argc, char **argv) {
     const int64_t MK = argc > 1 ? atoll(argv[1]) : 4096;
+    if (argc > 2 || MK < 4 || MK % 4 != 0) {
+        fprintf(stderr,
+                "usage: bench_sparse [M_K]   (M = K, a positive multiple of 4; default 4096)\n");
+        return 2;
+    }
     const int64_t M = MK, K = MK;
     CHK(ct_ctx_create(NULL, &ctx));
     printf("bench sparse: M=K=%lld isa=%s threads=%d (prune, compress, quantize...)\n",
