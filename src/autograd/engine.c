@@ -342,12 +342,12 @@ static ct_status ct__ag_accumulate(ct__ag_run *R, ct_tensor *leaf, ct_tensor *g)
         g = c;
     }
     if (!m->grad) {
-        bool own = g->refcount == 1 && g->storage->refcount == 1 && !g->requires_grad &&
-                   ct_tensor_is_contiguous(g);
+        const bool plain = !g->requires_grad && ct_tensor_is_contiguous(g);
+        bool own = plain && g->refcount == 1 && g->storage->refcount == 1;
         /* under capture the graph also holds every tensor an op used: the gradient is still
          * ours when nothing outside the graph refers to its memory */
-        ct__capture *cap = own || g->requires_grad ? NULL : ct__any_capture(R->ctx);
-        if (cap && cap->sole_owner && ct_tensor_is_contiguous(g)) own = cap->sole_owner(cap, g);
+        ct__capture *cap = own || !plain ? NULL : ct__any_capture(R->ctx);
+        if (cap && cap->sole_owner) own = cap->sole_owner(cap, g);
         if (own || R->create_graph) {
             m->grad = g;
             return CT_OK;

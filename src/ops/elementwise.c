@@ -480,12 +480,8 @@ static ct_status ct__inplace(ct_ctx *ctx, const char *name, ct_op_kind kind, ct_
      * view of self's memory (an element is then read only where it is written); otherwise it is
      * computed apart and copied in (copy_ checks the overlap). */
     bool direct = rt == self->dtype && ct_tensor_is_contiguous(self) && ct_tensor_numel(self) > 0;
-    if (direct && !is_scalar && other->storage == self->storage) {
-        direct = other->offset == self->offset && other->ndim == self->ndim &&
-                 other->dtype == self->dtype;
-        for (int i = 0; direct && i < self->ndim; i++)
-            direct = other->shape[i] == self->shape[i] && other->strides[i] == self->strides[i];
-    }
+    if (direct && !is_scalar && other->storage == self->storage)
+        direct = ct__same_view(other, self);
     ct_tensor *r = NULL;
     st = is_scalar ? ct__binary_scalar_to(ctx, name, kind, self, v, direct ? self : NULL, &r)
                    : ct__binary_to(ctx, name, kind, self, other, 1.0, direct ? self : NULL, &r);

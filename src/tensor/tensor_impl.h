@@ -87,6 +87,15 @@ static inline bool ct__wrap_dim(int dim, int ndim, int *out) {
     *out = d;
     return true;
 }
+/* a and b are the same view of the same memory (storage, offset, dtype, shape and strides). */
+static inline bool ct__same_view(const ct_tensor *a, const ct_tensor *b) {
+    if (a->storage != b->storage || a->offset != b->offset || a->ndim != b->ndim ||
+        a->dtype != b->dtype)
+        return false;
+    for (int i = 0; i < a->ndim; i++)
+        if (a->shape[i] != b->shape[i] || a->strides[i] != b->strides[i]) return false;
+    return true;
+}
 /* "[2, 3, 4]" into buf. */
 const char *ct__shape_str(char *buf, size_t n, int ndim, const int64_t *shape);
 #define CT__SHAPE_STR(t) ct__shape_str((char[96]){0}, 96, (t)->ndim, (t)->shape)

@@ -344,11 +344,7 @@ ct_status ct_tensor_copy_(ct_ctx *ctx, ct_tensor *dst, const ct_tensor *src) {
     if (dst->storage == src->storage && ct_tensor_numel(dst) > 0 && ct_tensor_numel(src) > 0) {
         /* same memory: an identical view is a no-op; any other overlap would read elements
          * already written (PyTorch rejects it too) */
-        bool ident =
-            dst->offset == src->offset && dst->ndim == src->ndim && dst->dtype == src->dtype;
-        for (int i = 0; ident && i < dst->ndim; i++)
-            ident = dst->shape[i] == src->shape[i] && dst->strides[i] == src->strides[i];
-        if (ident) return CT_OK;
+        if (ct__same_view(dst, src)) return CT_OK;
         int64_t dlo, dhi, slo, shi;
         ct__byte_extent(dst, &dlo, &dhi);
         ct__byte_extent(src, &slo, &shi);

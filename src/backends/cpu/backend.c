@@ -113,9 +113,9 @@ static bool ct__blas_avx2_only(void) {
     int r = __atomic_load_n(&v, __ATOMIC_RELAXED);
     if (r < 0) {
         const char *core = openblas_get_corename();
-        r = !core ||
-            !(strstr(core, "kylake") || strstr(core, "ooperlake") || strstr(core, "apphire") ||
-              strstr(core, "KYLAKE") || strstr(core, "OOPERLAKE") || strstr(core, "APPHIRE"));
+        /* OpenBLAS names its AVX-512 cores "SkylakeX", "Cooperlake", "SapphireRapids" */
+        r = !core || !(strstr(core, "kylakeX") || strstr(core, "ooperlake") ||
+                       strstr(core, "apphireRapids"));
         __atomic_store_n(&v, r, __ATOMIC_RELAXED);
     }
     return r != 0;
@@ -161,7 +161,8 @@ static ct_status ct__cpu_matmul(ct__cpu_state *s, const ct_op_desc *op) {
 
     int64_t grain = (int64_t)(CT__BLAS_CHUNK_MACS / unit_macs);
     if (grain < 1) grain = 1;
-    const int blas_threads = openblas_get_num_threads();
+    /* (ctorch's own kernel calls no OpenBLAS: its thread count stays) */
+    const int blas_threads = j.own ? 1 : openblas_get_num_threads();
     if (blas_threads > 1) openblas_set_num_threads(1);
     ct_k_pool_slot *prev = ct_k_pool_enter(&s->pool);
     ct_k_parallel_for(B * j.strips, grain, op->num_threads, ct__mm_range, &j);
