@@ -748,7 +748,9 @@ TEST(matmul_shapes_layouts_dtypes) {
 /* Every transposition of the two operands (each handed to BLAS as is) at sizes the CPU backend
  * splits over its threads: strips of rows (M > N), of columns (N > M), a batch. */
 TEST(matmul_transposed_operands_split) {
-    const int64_t cases[][4] = {{1, 100, 300, 37}, {1, 20, 200, 300}, {3, 40, 50, 60}}; /* BMKN */
+    /* BMKN: each split over the threads (>= 2 * CT__BLAS_CHUNK_MACS multiply-adds in all, each
+     * product below CT__BLAS_SMALL_MACS) */
+    const int64_t cases[][4] = {{1, 100, 400, 37}, {1, 20, 300, 300}, {3, 60, 100, 64}};
     const ct_dtype dts[] = {CT_FLOAT32, CT_FLOAT64};
     for (int di = 0; di < 2; di++)
         for (int ci = 0; ci < 3; ci++)

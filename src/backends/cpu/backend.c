@@ -47,8 +47,13 @@ static bool ct__blas_layout(const ct_operand *o, CBLAS_TRANSPOSE *tr, int64_t *l
 #ifndef CT__BLAS_SMALL_MACS
 #define CT__BLAS_SMALL_MACS (1 << 21)
 #endif
-/* Multiply-adds per chunk when ctorch splits products over its threads (~10-20 us of work) */
-#define CT__BLAS_CHUNK_MACS (1 << 17)
+/* Multiply-adds per chunk when ctorch splits products over its threads (~5-10 us of work on one
+ * core; a product is split from two chunks on). Smaller products run on the calling thread: split,
+ * a 64x64x128 product alone took 4.8 instead of 5.9 us, but the ops after it then read the half of
+ * C the other core wrote from that core's cache, and bench autograd mlp_step (a training step of
+ * such products and the elementwise ops around them) took 42 instead of 35 us captured, 62
+ * instead of 49 us eager, with 2^17 here. */
+#define CT__BLAS_CHUNK_MACS (1 << 19)
 /* Rows (or columns) of C per split unit: whole register tiles of OpenBLAS's kernels (ctorch's
  * AVX-512 kernel: columns in panels of 32) */
 #define CT__BLAS_STRIP 16
