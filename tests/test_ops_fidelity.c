@@ -326,6 +326,65 @@ TEST(float_to_int_casts_golden) {
             }
 }
 
+/* ---- integer -> float casts round once (torch's static_cast; through f64 an int64 above 2^53
+ * rounds twice: 2^60 + 2^36 + 1 would become 2^60). Bits from python3-torch 1.13:
+ * torch.tensor(v, dtype=torch.int64).float() / .double(), int32 likewise. */
+TEST(int_to_float_casts_round_once_golden) {
+    static const int64_t v[13] = {0,
+                                  1,
+                                  -1,
+                                  (1LL << 24) + 1,
+                                  (1LL << 53) + 1,
+                                  (1LL << 60) + (1LL << 36) + 1,
+                                  -((1LL << 60) + (1LL << 36) + 1),
+                                  (1LL << 62) + (1LL << 38) + 1,
+                                  INT64_MAX,
+                                  INT64_MIN,
+                                  (1LL << 31) - 1,
+                                  -(1LL << 31) + 3,
+                                  (1LL << 40) + (1LL << 16) + 1};
+    static const uint32_t w32[13] = {0x0,        0x3f800000, 0xbf800000, 0x4b800000, 0x5a000000,
+                                     0x5d800001, 0xdd800001, 0x5e800001, 0x5f000000, 0xdf000000,
+                                     0x4f000000, 0xcf000000, 0x53800001};
+    static const uint64_t w64[13] = {0x0,
+                                     0x3ff0000000000000,
+                                     0xbff0000000000000,
+                                     0x4170000010000000,
+                                     0x4340000000000000,
+                                     0x43b0000010000000,
+                                     0xc3b0000010000000,
+                                     0x43d0000010000000,
+                                     0x43e0000000000000,
+                                     0xc3e0000000000000,
+                                     0x41dfffffffc00000,
+                                     0xc1dfffffff400000,
+                                     0x4270000010001000};
+    static const int32_t v32[4] = {(1 << 24) + 1, INT32_MAX, INT32_MIN, 16777217 * 3};
+    static const uint32_t w32i[4] = {0x4b800000, 0x4f000000, 0xcf000000, 0x4c400001};
+    for (int strided = 0; strided < 2; strided++) {
+        ct_tensor *x = mk(CT_INT64, 13, v, strided), *f = NULL, *d = NULL;
+        CHECK_OK(ct_cast(ctx, x, CT_FLOAT32, &f));
+        CHECK_OK(ct_cast(ctx, x, CT_FLOAT64, &d));
+        uint32_t g32[13];
+        uint64_t g64[13];
+        CHECK(rd(f, g32, sizeof g32) && rd(d, g64, sizeof g64));
+        for (int i = 0; i < 13; i++) {
+            CHECK_MSG(g32[i] == w32[i], "int64 %lld -> f32: %08x, torch %08x", (long long)v[i],
+                      g32[i], w32[i]);
+            CHECK_MSG(g64[i] == w64[i], "int64 %lld -> f64 differs from torch", (long long)v[i]);
+        }
+        ct_tensor *y = mk(CT_INT32, 4, v32, strided), *h = NULL;
+        CHECK_OK(ct_cast(ctx, y, CT_FLOAT32, &h));
+        uint32_t gi[4];
+        CHECK(rd(h, gi, sizeof gi));
+        for (int i = 0; i < 4; i++)
+            CHECK_MSG(gi[i] == w32i[i], "int32 %d -> f32: %08x, torch %08x", v32[i], gi[i],
+                      w32i[i]);
+        ct_tensor_release(x), ct_tensor_release(f), ct_tensor_release(d);
+        ct_tensor_release(y), ct_tensor_release(h);
+    }
+}
+
 /* ---- signed zeros: relu(-0) = -0 (torch), gelu(-0) = +0 ---- */
 TEST(relu_gelu_signed_zero) {
     enum { N = 37 };
@@ -996,6 +1055,7 @@ int main(void) {
     RUN(addcmul_integer);
     RUN(pow_special_exponents_golden);
     RUN(float_to_int_casts_golden);
+    RUN(int_to_float_casts_round_once_golden);
     RUN(relu_gelu_signed_zero);
     RUN(gelu_accuracy_f32_sweep);
     RUN(layer_norm_constant_rows);

@@ -47,6 +47,44 @@ static void k_f16_to_f32(int64_t n, char *const *p, const int64_t *s, const ct_o
     }
 }
 
+/* Integer, bool and float sources to f32/f64 by one C conversion (one rounding, as PyTorch's
+ * static_cast: int64 -> f32 through f64 would round twice), typed loops instead of the generic
+ * load/store pair (~6x faster on short tensors, e.g. a bool mask to float). */
+#define CT_GEN_CAST(TO, FROM, tag)                                                                 \
+    static void k_cast_##tag(int64_t n, char *const *p, const int64_t *s, const ct_op_desc *op) {  \
+        (void)op;                                                                                  \
+        for (int64_t i = 0; i < n; i++)                                                            \
+            *(TO *)(p[0] + i * s[0]) = (TO)(*(const FROM *)(p[1] + i * s[1]));                     \
+    }
+static void k_cast_f32_bool(int64_t n, char *const *p, const int64_t *s, const ct_op_desc *op) {
+    (void)op;
+    for (int64_t i = 0; i < n; i++)
+        *(float *)(p[0] + i * s[0]) = *(const uint8_t *)(p[1] + i * s[1]) != 0 ? 1.0f : 0.0f;
+}
+static void k_cast_f64_bool(int64_t n, char *const *p, const int64_t *s, const ct_op_desc *op) {
+    (void)op;
+    for (int64_t i = 0; i < n; i++)
+        *(double *)(p[0] + i * s[0]) = *(const uint8_t *)(p[1] + i * s[1]) != 0 ? 1.0 : 0.0;
+}
+CT_GEN_CAST(float, uint8_t, f32_u8)
+CT_GEN_CAST(float, int8_t, f32_i8)
+CT_GEN_CAST(float, int16_t, f32_i16)
+CT_GEN_CAST(float, int32_t, f32_i32)
+CT_GEN_CAST(float, int64_t, f32_i64)
+CT_GEN_CAST(float, double, f32_f64)
+CT_GEN_CAST(double, uint8_t, f64_u8)
+CT_GEN_CAST(double, int8_t, f64_i8)
+CT_GEN_CAST(double, int16_t, f64_i16)
+CT_GEN_CAST(double, int32_t, f64_i32)
+CT_GEN_CAST(double, int64_t, f64_i64)
+CT_GEN_CAST(double, float, f64_f32)
+/* [to f32 / f64][source dtype, CT_BOOL .. CT_FLOAT64] (NULL: the generic loops) */
+static const ct_k_loop k_cast_to_float[2][CT_FLOAT64 + 1] = {
+    {k_cast_f32_bool, k_cast_f32_u8, k_cast_f32_i8, k_cast_f32_i16, k_cast_f32_i32, k_cast_f32_i64,
+     NULL, NULL, NULL, k_cast_f32_f64},
+    {k_cast_f64_bool, k_cast_f64_u8, k_cast_f64_i8, k_cast_f64_i16, k_cast_f64_i32, k_cast_f64_i64,
+     NULL, NULL, k_cast_f64_f32, NULL}};
+
 static ct_status ct_k_copy(const ct_op_desc *op) {
     ct_dtype od = op->operands[0].dtype, id = op->operands[1].dtype;
     if (od == id) {
@@ -59,7 +97,11 @@ static ct_status ct_k_copy(const ct_op_desc *op) {
         return CT_OK;
     }
     if (od > CT_FLOAT64 || id > CT_FLOAT64) return CT_ERR_UNSUPPORTED;
-    if (id == CT_FLOAT32 && (od == CT_FLOAT16 || od == CT_BFLOAT16))
+    const ct_k_loop tf =
+        od == CT_FLOAT32 || od == CT_FLOAT64 ? k_cast_to_float[od == CT_FLOAT64][id] : NULL;
+    if (tf)
+        ct_k_ew_drive(op, tf, NULL, NULL);
+    else if (id == CT_FLOAT32 && (od == CT_FLOAT16 || od == CT_BFLOAT16))
         ct_k_ew_drive(op, k_f32_to_f16, NULL, NULL);
     else if (od == CT_FLOAT32 && (id == CT_FLOAT16 || id == CT_BFLOAT16))
         ct_k_ew_drive(op, k_f16_to_f32, NULL, NULL);
