@@ -11,6 +11,36 @@
 
 enum { MR = 8, NR = 32, KC = 256 }; /* the B panel (32 KB) lives on the stack */
 
+/* In-register transpose: r[i][k] -> r[k][i] (16 x 16 f32: 32-bit, then 64-bit interleaves
+ * within 128-bit lanes, then two rounds of 128-bit lane shuffles). */
+static inline void ct_k_gemm_tr16(__m512 r[16]) {
+    __m512 t[16];
+    for (int i = 0; i < 8; i++) {
+        t[2 * i] = _mm512_unpacklo_ps(r[2 * i], r[2 * i + 1]);
+        t[2 * i + 1] = _mm512_unpackhi_ps(r[2 * i], r[2 * i + 1]);
+    }
+    for (int i = 0; i < 4; i++) { /* r[4i + j], lane L: rows 4i..4i+3 at k = 4L + j */
+        const __m512d a = _mm512_castps_pd(t[4 * i]), b = _mm512_castps_pd(t[4 * i + 2]),
+                      c = _mm512_castps_pd(t[4 * i + 1]), d = _mm512_castps_pd(t[4 * i + 3]);
+        r[4 * i] = _mm512_castpd_ps(_mm512_unpacklo_pd(a, b));
+        r[4 * i + 1] = _mm512_castpd_ps(_mm512_unpackhi_pd(a, b));
+        r[4 * i + 2] = _mm512_castpd_ps(_mm512_unpacklo_pd(c, d));
+        r[4 * i + 3] = _mm512_castpd_ps(_mm512_unpackhi_pd(c, d));
+    }
+    for (int j = 0; j < 4; j++) {
+        const __m512 a = _mm512_shuffle_f32x4(r[j], r[4 + j], 0x88),
+                     b = _mm512_shuffle_f32x4(r[j], r[4 + j], 0xDD),
+                     c = _mm512_shuffle_f32x4(r[8 + j], r[12 + j], 0x88),
+                     d = _mm512_shuffle_f32x4(r[8 + j], r[12 + j], 0xDD);
+        t[j] = _mm512_shuffle_f32x4(a, c, 0x88);
+        t[8 + j] = _mm512_shuffle_f32x4(a, c, 0xDD);
+        t[4 + j] = _mm512_shuffle_f32x4(b, d, 0x88);
+        t[12 + j] = _mm512_shuffle_f32x4(b, d, 0xDD);
+    }
+    for (int i = 0; i < 16; i++)
+        r[i] = t[i];
+}
+
 /* bp[k][jj] = B[k0 + k][j0 + jj] for k < kc, jj < nc; columns nc..31 are zero. */
 static void ct_k_gemm_pack_b(const float *b, int64_t bks, int64_t bns, int64_t k0, int64_t kc,
                              int64_t j0, int64_t nc, float *restrict bp) {
@@ -27,9 +57,21 @@ static void ct_k_gemm_pack_b(const float *b, int64_t bks, int64_t bns, int64_t k
         return;
     }
     if (nc < NR) memset(bp, 0, sizeof(float) * (size_t)(kc * NR));
-    for (int64_t jj = 0; jj < nc; jj++) { /* a transposed B: each column is a contiguous run */
+    int64_t kt = 0;
+    if (bks == 1) /* a transposed B (each column a contiguous run): 16 x 16 blocks transposed */
+        for (; kt + 16 <= kc; kt += 16)
+            for (int64_t jb = 0; jb + 16 <= nc; jb += 16) {
+                __m512 r[16];
+                for (int i = 0; i < 16; i++)
+                    r[i] = _mm512_loadu_ps(b + (j0 + jb + i) * bns + k0 + kt);
+                ct_k_gemm_tr16(r);
+                for (int k = 0; k < 16; k++)
+                    _mm512_store_ps(bp + (kt + k) * NR + jb, r[k]);
+            }
+    for (int64_t jj = 0; jj < nc; jj++) { /* the rest element by element */
         const float *src = b + (j0 + jj) * bns + k0 * bks;
-        for (int64_t k = 0; k < kc; k++)
+        const int64_t k1 = bks == 1 && jj < (nc & ~(int64_t)15) ? kt : 0;
+        for (int64_t k = k1; k < kc; k++)
             bp[k * NR + jj] = src[k * bks];
     }
 }
