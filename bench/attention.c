@@ -132,6 +132,10 @@ static void naive_attention(const ct_tensor *q, const ct_tensor *k, const ct_ten
 
 int main(int argc, char **argv) {
     const int64_t maxL = argc > 1 ? atoll(argv[1]) : 4096;
+    if (argc > 2 || maxL < 1) {
+        fprintf(stderr, "usage: bench_attention [max_L]   (longest sequence, default 4096)\n");
+        return 2;
+    }
     const int64_t H = 8, E = 64;
     CHK(ct_ctx_create(NULL, &ctx));
     const double sg = sgemm_gflops();
