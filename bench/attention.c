@@ -131,8 +131,9 @@ static void naive_attention(const ct_tensor *q, const ct_tensor *k, const ct_ten
 }
 
 int main(int argc, char **argv) {
-    const int64_t maxL = argc > 1 ? atoll(argv[1]) : 4096;
-    if (argc > 2 || maxL < 1) {
+    const int64_t maxL =
+        argc > 1 ? bench_arg_i64("bench_attention", "max_L", argv[1], 1, 1 << 20) : 4096;
+    if (argc > 2) {
         fprintf(stderr, "usage: bench_attention [max_L]   (longest sequence, default 4096)\n");
         return 2;
     }

@@ -13,6 +13,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "bench_util.h"
 #include "ctorch/ctorch.h"
 #include "ctorch/linalg.h"
 
@@ -140,9 +141,9 @@ int main(int argc, char **argv) {
         if (!strcmp(argv[i], "--quick"))
             quick = 1;
         else if (!strcmp(argv[i], "--n") && i + 1 < argc)
-            only_n = atoi(argv[++i]);
+            only_n = (int)bench_arg_i64("bench_eigh", "--n", argv[++i], 1, 4096);
         else if (!strcmp(argv[i], "--batch") && i + 1 < argc)
-            only_b = atoll(argv[++i]);
+            only_b = bench_arg_i64("bench_eigh", "--batch", argv[++i], 1, INT64_C(1) << 32);
         else {
             printf("usage: bench_eigh [--quick] [--n N] [--batch B]\n");
             return 2;

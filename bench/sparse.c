@@ -30,8 +30,8 @@ static ct_tensor *rand_tensor(int64_t r, int64_t c, unsigned long long seed) {
 }
 
 int main(int argc, char **argv) {
-    const int64_t MK = argc > 1 ? atoll(argv[1]) : 4096;
-    if (argc > 2 || MK < 4 || MK % 4 != 0) {
+    const int64_t MK = argc > 1 ? bench_arg_i64("bench_sparse", "M_K", argv[1], 4, 1 << 16) : 4096;
+    if (argc > 2 || MK % 4 != 0) {
         fprintf(stderr,
                 "usage: bench_sparse [M_K]   (M = K, a positive multiple of 4; default 4096)\n");
         return 2;
