@@ -1116,63 +1116,118 @@ static void TN(blkn)(int n, int G, const ELT *a, int64_t nmat, int upper, ELT *w
 }
 
 #ifdef CT__EIGH_N3
-/* ---- specialised n = 3: lower triangle in 6 registers, V in 9, G independent groups in flight
- * (the rotation is a long serial chain; interleaving groups hides its latency). The ISA file
- * provides V_N3_LOAD(ptr, upper, a6) / V_N3_STORE(ptr, n, x, k) for full groups (in-register
- * transposes) and EIGH_TINY (added under the square root so an inactive lane never divides 0/0).
+/* ---- specialised n = 3: lower triangle in 6 registers, G independent groups in flight (the
+ * rotation is a long serial chain; interleaving groups hides its latency). The ISA file provides
+ * V_N3_LOAD(ptr, upper, a6) / V_N3_STORE(ptr, n, x, k) for full groups (in-register transposes)
+ * and EIGH_TINY (added under the square root so an inactive lane never divides 0/0); optionally
+ * CT__EIGH_N3_G (groups per block, <= 4; default 2), CT__EIGH_N3_QUAT (accumulate V as a
+ * quaternion, see n3rot), V_RSQRT_ANGLE / V_RCP_T / V_RCP_TAU (cheaper estimates for the angle's
+ * root, t's and tau's reciprocals).
  * A lane is active in a sweep iff one of its pairs is above threshold at the sweep's start;
  * inactive lanes rotate by exactly the identity (b = 0 gives s = 0, c forced to 1). ---- */
+#ifndef CT__EIGH_N3_G
+#define CT__EIGH_N3_G 2
+#endif
 static inline __attribute__((always_inline)) MT TN(n3need)(VT app, VT aqq, VT apq) {
     VT bb = V_MUL(apq, apq);
     return M_AND(M_GT(bb, V_SET1(EIGH_TINY2)),
                  M_GT(bb, V_MUL(V_SET1(EIGH_U2), V_ABS(V_MUL(app, aqq)))));
 }
 
-/* One rotation of pair (p,q) with the third index r: A entries app, aqq, apq, arp, arq; V columns
- * vp, vq (3 rows each). */
+/* One rotation of pair (p, q) = (ip, iq) with the third index r, in every group g < G: A[g]
+ * entries ip, iq (diagonal), ipq, irp, irq (the lower triangle a00 a10 a11 a20 a21 a22). Each
+ * step is written across the groups, so the out-of-order core sees G independent chains side by
+ * side (one group's long chain after another's filled the scheduler with waiting operations: the
+ * groups ran nearly serially).
+ * V: columns cp, cq of V[g][col][row] are updated by the rotation (x - s (y + tau x),
+ * y + s (x - tau y)); or, with CT__EIGH_N3_QUAT, V = R(Q) is kept as an unnormalised quaternion
+ * Q[g] = (w, x, y, z) and multiplied on the right by (1, u e_axis), u = -+tau = tan(-+angle / 2)
+ * (the plane rotation (0,1) is a rotation about z by -angle, (0,2) about y by +angle, (1,2) about
+ * x by -angle): 4 FMAs instead of 12 and 4 registers instead of 9; R(Q) is formed once at the end
+ * and is orthogonal by construction. */
 static inline __attribute__((always_inline)) void
-TN(n3rot)(MT act, VT *app, VT *aqq, VT *apq, VT *arp, VT *arq, VT *vp, VT *vq, int want_v) {
+TN(n3rot)(const int G, const MT *act, VT (*A)[6], const int ip, const int iq, const int ipq,
+          const int irp, const int irq, VT (*V)[3][3], const int cp, const int cq, VT (*Q)[4],
+          const int axis, const int want_v) {
     const VT one = V_SET1((ELT)1);
-    VT b = V_SEL(act, V_ZERO(), *apq);
-    VT d = V_SUB(*aqq, *app);
-    VT b2 = V_ADD(b, b);
-    VT b22 = V_MUL(b2, b2);
-    VT r = V_FMA(d, d, V_ADD(b22, V_SET1(EIGH_TINY)));
+    VT b[4], d[4], b2[4], b22[4], den[4], sb[4], gg[4], c[4], s[4], tb[4];
+#define N3G for (int g = 0; g < G; g++)
+    N3G b[g] = V_SEL(act[g], V_ZERO(), A[g][ipq]);
+    N3G d[g] = V_SUB(A[g][iq], A[g][ip]);
+    N3G b2[g] = V_ADD(b[g], b[g]);
+    N3G b22[g] = V_MUL(b2[g], b2[g]);
+    N3G {
+        VT r = V_FMA(d[g], d[g], V_ADD(b22[g], V_SET1(EIGH_TINY)));
 #ifdef V_RSQRT_ANGLE /* den only sets the angle: c, s and t stay consistent with each other */
-    VT den = V_FMA(r, V_RSQRT_ANGLE(r), V_ABS(d));
+        den[g] = V_FMA(r, V_RSQRT_ANGLE(r), V_ABS(d[g]));
 #else
-    VT den = V_FMA(r, V_RSQRT(r), V_ABS(d));
+        den[g] = V_FMA(r, V_RSQRT(r), V_ABS(d[g]));
 #endif
-    VT sb = V_XOR(b2, V_SIGN(d));
-    VT g = V_RSQRT(V_FMA(den, den, b22));
-    VT t = V_MUL(sb, V_RCP(den));
-    VT c = V_SEL(act, one, V_MUL(den, g));
-    VT s = V_MUL(sb, g);
-    VT tb = V_MUL(t, b);
-    *app = V_SUB(*app, tb);
-    *aqq = V_ADD(*aqq, tb);
-    *apq = V_SEL(act, *apq, V_ZERO());
-    VT x = *arp, y = *arq;
-    *arp = V_FNMA(s, y, V_MUL(c, x));
-    *arq = V_FMA(s, x, V_MUL(c, y));
-    if (want_v) {
-#ifdef V_RCP_TAU /* tau = tan(angle / 2) enters V's update times s (a small correction) */
-        VT tau = V_MUL(s, V_RCP_TAU(V_ADD(one, c)));
+    }
+    N3G sb[g] = V_XOR(b2[g], V_SIGN(d[g]));
+    N3G gg[g] = V_RSQRT(V_FMA(den[g], den[g], b22[g]));
+#ifdef V_RCP_T /* t only moves the diagonal (t b): its last bit is not needed */
+    N3G tb[g] = V_MUL(V_MUL(sb[g], V_RCP_T(den[g])), b[g]);
 #else
-        VT tau = V_MUL(s, V_RCP(V_ADD(one, c)));
+    N3G tb[g] = V_MUL(V_MUL(sb[g], V_RCP(den[g])), b[g]);
 #endif
-        for (int k = 0; k < 3; k++) {
-            VT vx = vp[k], vy = vq[k];
-            vp[k] = V_FNMA(s, V_FMA(tau, vx, vy), vx);
-            vq[k] = V_FMA(s, V_FNMA(tau, vy, vx), vy);
+    N3G c[g] = V_SEL(act[g], one, V_MUL(den[g], gg[g]));
+    N3G s[g] = V_MUL(sb[g], gg[g]);
+    N3G A[g][ip] = V_SUB(A[g][ip], tb[g]);
+    N3G A[g][iq] = V_ADD(A[g][iq], tb[g]);
+    N3G A[g][ipq] = V_SEL(act[g], A[g][ipq], V_ZERO());
+    N3G {
+        VT x = A[g][irp], y = A[g][irq];
+        A[g][irp] = V_FNMA(s[g], y, V_MUL(c[g], x));
+        A[g][irq] = V_FMA(s[g], x, V_MUL(c[g], y));
+    }
+    if (!want_v) return;
+    VT tau[4]; /* tan(angle / 2) */
+#ifdef V_RCP_TAU
+    N3G tau[g] = V_MUL(s[g], V_RCP_TAU(V_ADD(one, c[g])));
+#else
+    N3G tau[g] = V_MUL(s[g], V_RCP(V_ADD(one, c[g])));
+#endif
+#ifdef CT__EIGH_N3_QUAT
+    (void)V;
+    (void)cp;
+    (void)cq;
+    N3G {
+        VT *q = Q[g], w0 = q[0], x0 = q[1], y0 = q[2], z0 = q[3], u = tau[g];
+        if (axis == 2) { /* (0,1): (1, -tau e_z) */
+            q[0] = V_FMA(u, z0, w0);
+            q[1] = V_FNMA(u, y0, x0);
+            q[2] = V_FMA(u, x0, y0);
+            q[3] = V_FNMA(u, w0, z0);
+        } else if (axis == 1) { /* (0,2): (1, +tau e_y) */
+            q[0] = V_FNMA(u, y0, w0);
+            q[1] = V_FNMA(u, z0, x0);
+            q[2] = V_FMA(u, w0, y0);
+            q[3] = V_FMA(u, x0, z0);
+        } else { /* (1,2): (1, -tau e_x) */
+            q[0] = V_FMA(u, x0, w0);
+            q[1] = V_FNMA(u, w0, x0);
+            q[2] = V_FNMA(u, z0, y0);
+            q[3] = V_FMA(u, y0, z0);
         }
     }
+#else
+    (void)Q;
+    (void)axis;
+    N3G for (int k = 0; k < 3; k++) {
+        VT vx = V[g][cp][k], vy = V[g][cq][k];
+        V[g][cp][k] = V_FNMA(s[g], V_FMA(tau[g], vx, vy), vx);
+        V[g][cq][k] = V_FMA(s[g], V_FNMA(tau[g], vy, vx), vy);
+    }
+#endif
+#undef N3G
 }
 
 /* G groups of LANES 3x3 matrices, all full (no tail), contiguous from a. */
 static inline __attribute__((always_inline)) void TN(n3block)(const int G, const ELT *a, int upper,
                                                               ELT *w, ELT *v, int32_t *info) {
     VT A[4][6], V[4][3][3]; /* A: a00 a10 a11 a20 a21 a22; V[g][col][row] */
+    VT Q[4][4];             /* with CT__EIGH_N3_QUAT: V = R(Q[g]) */
     MT bad[4], notconv[4];
     VT usc[4];
     for (int g = 0; g < G; g++) {
@@ -1188,9 +1243,14 @@ static inline __attribute__((always_inline)) void TN(n3block)(const int G, const
         for (int k = 0; k < 6; k++)
             A[g][k] = V_SEL(bd, V_MUL(A[g][k], sc), V_ZERO());
         bad[g] = bd;
+#ifdef CT__EIGH_N3_QUAT
+        Q[g][0] = V_SET1((ELT)1);
+        Q[g][1] = Q[g][2] = Q[g][3] = V_ZERO();
+#else
         for (int i = 0; i < 3; i++)
             for (int j = 0; j < 3; j++)
                 V[g][i][j] = V_SET1((ELT)(i == j));
+#endif
     }
     for (int sweep = 0;; sweep++) {
         int any = 0;
@@ -1203,19 +1263,38 @@ static inline __attribute__((always_inline)) void TN(n3block)(const int G, const
             any |= M_ANY(act[g]);
         }
         if (!any || sweep == CT__EIGH_MAX_SWEEPS) break;
-        for (int g = 0; g < G; g++) {
-            VT *x = A[g];
-            TN(n3rot)(act[g], &x[0], &x[2], &x[1], &x[3], &x[4], V[g][0], V[g][1], v != 0);
-        }
-        for (int g = 0; g < G; g++) {
-            VT *x = A[g];
-            TN(n3rot)(act[g], &x[0], &x[5], &x[3], &x[1], &x[4], V[g][0], V[g][2], v != 0);
-        }
-        for (int g = 0; g < G; g++) {
-            VT *x = A[g];
-            TN(n3rot)(act[g], &x[2], &x[5], &x[4], &x[1], &x[3], V[g][1], V[g][2], v != 0);
-        }
+        TN(n3rot)(G, act, A, 0, 2, 1, 3, 4, V, 0, 1, Q, 2, v != 0);
+        TN(n3rot)(G, act, A, 0, 5, 3, 1, 4, V, 0, 2, Q, 1, v != 0);
+        TN(n3rot)(G, act, A, 2, 5, 4, 1, 3, V, 1, 2, Q, 0, v != 0);
     }
+#ifdef CT__EIGH_N3_QUAT
+    if (v)
+        for (int g = 0; g < G; g++) { /* V = R(Q / |Q|), in V[g][col][row] */
+            VT w0 = Q[g][0], x0 = Q[g][1], y0 = Q[g][2], z0 = Q[g][3];
+            VT n2 = V_FMA(w0, w0, V_FMA(x0, x0, V_FMA(y0, y0, V_MUL(z0, z0))));
+#ifdef V_DIV
+            VT s2 = V_DIV(V_SET1((ELT)2), n2);
+#else
+            VT s2 = V_MUL(V_SET1((ELT)2), V_RCP(n2));
+#endif
+            VT xs = V_MUL(x0, s2), ys = V_MUL(y0, s2), zs = V_MUL(z0, s2);
+            VT xx = V_MUL(x0, xs), yy = V_MUL(y0, ys), zz = V_MUL(z0, zs);
+            VT xy = V_MUL(x0, ys), xz = V_MUL(x0, zs), yz = V_MUL(y0, zs);
+            VT wx = V_MUL(w0, xs), wy = V_MUL(w0, ys), wz = V_MUL(w0, zs);
+            const VT one = V_SET1((ELT)1);
+            V[g][0][0] = V_SUB(one, V_ADD(yy, zz));
+            V[g][1][1] = V_SUB(one, V_ADD(xx, zz));
+            V[g][2][2] = V_SUB(one, V_ADD(xx, yy));
+            V[g][1][0] = V_SUB(xy, wz); /* R01 */
+            V[g][0][1] = V_ADD(xy, wz); /* R10 */
+            V[g][2][0] = V_ADD(xz, wy); /* R02 */
+            V[g][0][2] = V_SUB(xz, wy); /* R20 */
+            V[g][2][1] = V_SUB(yz, wx); /* R12 */
+            V[g][1][2] = V_ADD(yz, wx); /* R21 */
+        }
+#else
+    (void)Q;
+#endif
     const VT nan = V_SET1((ELT)NAN);
     for (int g = 0; g < G; g++) {
         VT W[3] = {A[g][0], A[g][2], A[g][5]};
@@ -1260,7 +1339,6 @@ static inline __attribute__((always_inline)) void TN(n3block)(const int G, const
         }
     }
 }
-#define CT__EIGH_N3_G 2
 static void TN(n3blk)(const ELT *a, int upper, ELT *w, ELT *v, int32_t *info) {
     TN(n3block)(CT__EIGH_N3_G, a, upper, w, v, info);
 }
@@ -1354,4 +1432,6 @@ void CT__EIGH_ENTRY(int64_t batch, int n, const ELT *a, int upper, ELT *w, ELT *
 #endif
 }
 
+#undef CT__EIGH_N3_G
+#undef CT__EIGH_N3_QUAT
 #endif /* CT__EIGH_TMPL */

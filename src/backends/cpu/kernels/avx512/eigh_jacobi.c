@@ -47,6 +47,10 @@
         (p), 4)
 #define V_RSQRT ct__eigh_avx512_f32_rsqrt
 #define V_RCP ct__eigh_avx512_f32_rcp
+/* n = 3: four groups per block, V as a quaternion (~1.25x faster than two groups and V columns) */
+#define CT__EIGH_N3_G 4
+#define CT__EIGH_N3_QUAT
+#define V_DIV _mm512_div_ps
 #define V_EXPSCALE(mx, sc, usc)                                                                    \
     do {                                                                                           \
         __m512 e_ = _mm512_min_ps(_mm512_max_ps(_mm512_getexp_ps(mx), _mm512_set1_ps(-126.0f)),    \
@@ -227,6 +231,7 @@ static inline void TNX(n3store)(ELT *ptr, int mode, const VT *x) {
 #undef V_RSQRT
 #undef V_RSQRT_SPLIT
 #undef V_RCP
+#undef V_DIV
 #undef V_EXPSCALE
 
 /* ---- f64: 8 lanes ---- */
@@ -267,6 +272,7 @@ static inline void TNX(n3store)(ELT *ptr, int mode, const VT *x) {
                         (p), 8)
 #define V_RSQRT ct__eigh_avx512_f64_rsqrt
 #define V_RCP ct__eigh_avx512_f64_rcp
+#define CT__EIGH_N3_G 4 /* n = 3: four groups per block (~1.15x faster than two) */
 #define V_EXPSCALE(mx, sc, usc)                                                                    \
     do {                                                                                           \
         __m512d e_ = _mm512_min_pd(_mm512_max_pd(_mm512_getexp_pd(mx), _mm512_set1_pd(-1022.0)),   \
