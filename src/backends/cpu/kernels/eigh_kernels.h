@@ -39,7 +39,7 @@
 #ifndef CT__EIGH_GMID
 #define CT__EIGH_GMID 3
 #endif
-/* lane groups in flight for size n */
+/* lane groups in flight for size n (an ISA file may raise n = 8's with CT__EIGH_G8) */
 static inline int ct__eigh_groups(int n) {
     return n <= CT__EIGH_STACK_MAX_N ? 2 : n <= CT__EIGH_G2_MAX_N ? CT__EIGH_GMID : 1;
 }
@@ -1089,6 +1089,13 @@ static inline __attribute__((always_inline)) void TN(block)(const int n, const i
     }
 }
 
+/* Lane groups in flight at n = 8 (an ISA file may define CT__EIGH_G8, at most 4: the QR step's
+ * per-group state arrays). Four interleaved QR chases hide more of the rotation chain's latency
+ * than two on AVX2 (~10%); on AVX-512 the four groups' A and V (32 KiB in f32) crowd L1 and two
+ * are as fast. */
+#ifndef CT__EIGH_G8
+#define CT__EIGH_G8 2
+#endif
 #define CT__EIGH_INST(N, G)                                                                        \
     static void TN(blk##N)(const ELT *a, int64_t nmat, int upper, ELT *w, ELT *v, int32_t *info,   \
                            ct__eigh_pf *pf) {                                                      \
@@ -1098,7 +1105,7 @@ static inline __attribute__((always_inline)) void TN(block)(const int n, const i
 CT__EIGH_INST(2, 2)
 CT__EIGH_INST(3, 2)
 CT__EIGH_INST(4, 2)
-CT__EIGH_INST(8, 2)
+CT__EIGH_INST(8, CT__EIGH_G8)
 #undef CT__EIGH_INST
 
 /* runtime n <= 16: two groups in flight */
@@ -1363,7 +1370,7 @@ void CT__EIGH_ENTRY(int64_t batch, int n, const ELT *a, int upper, ELT *w, ELT *
         }
         return;
     }
-    int G = ct__eigh_groups(n);
+    const int G = n == 8 ? CT__EIGH_G8 : ct__eigh_groups(n);
     int64_t step = (int64_t)G * LANES;
 #ifdef V_STREAM
     /* non-temporal stores need whole, aligned cache lines per output row block */
@@ -1434,4 +1441,5 @@ void CT__EIGH_ENTRY(int64_t batch, int n, const ELT *a, int upper, ELT *w, ELT *
 
 #undef CT__EIGH_N3_G
 #undef CT__EIGH_N3_QUAT
+#undef CT__EIGH_G8
 #endif /* CT__EIGH_TMPL */
