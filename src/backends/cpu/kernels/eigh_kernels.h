@@ -181,7 +181,7 @@ static inline __attribute__((always_inline)) void TN(solve)(const int n, const i
             for (int j = 0; j < n; j++)
                 V[(g * n + i) * n + j] = V_SET1((ELT)(i == j));
     for (int sweep = 0;; sweep++) {
-        int any = 0;
+        int any = 0, gany[4];
         for (int g = 0; g < G; g++) {
             MT act = M_NONE();
             VT *Ag = A + g * n * n;
@@ -192,7 +192,8 @@ static inline __attribute__((always_inline)) void TN(solve)(const int n, const i
                         M_OR(act, TN(rot)(Ag[p * n + p], Ag[q * n + q], Ag[p * n + q], &t, &c, &s));
                 }
             notconv[g] = act;
-            any |= M_ANY(act);
+            gany[g] = M_ANY(act);
+            any |= gany[g];
         }
         if (!any || sweep == CT__EIGH_MAX_SWEEPS) break;
         for (int r = 0; r < m - 1; r++) {
@@ -209,6 +210,7 @@ static inline __attribute__((always_inline)) void TN(solve)(const int n, const i
                 }
             }
             for (int g = 0; g < G; g++) {
+                if (!gany[g]) continue; /* every rotation of this group is the identity */
                 VT *Ag = A + g * n * n, *Vg = V + g * n * n;
                 VT T[CT__EIGH_LANES_MAX_N / 2], U[CT__EIGH_LANES_MAX_N / 2],
                     S[CT__EIGH_LANES_MAX_N / 2], APQ[CT__EIGH_LANES_MAX_N / 2];
