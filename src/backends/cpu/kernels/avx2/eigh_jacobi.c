@@ -168,6 +168,26 @@ static inline void TN(n3store)(ELT *ptr, const VT *x, int cnt) {
         }
         return;
     }
+    if (cnt == 3) {
+        /* the eigenvalues, 3 x 8 -> 8 x 3 in each 128-bit lane (x, y, z = W0, W1, W2): o0 =
+         * x0 y0 z0 x1, o1 = y1 z1 x2 y2, o2 = z2 x3 y3 z3; nine shuffles and six 16-byte stores
+         * instead of 24 scalar stores from a spilled vector */
+        const __m256 X = x[0], Y = x[1], Z = x[2];
+        const __m256 t0 = _mm256_unpacklo_ps(X, Y), t1 = _mm256_unpackhi_ps(X, Y);
+        const __m256 o0 = _mm256_blend_ps(_mm256_shuffle_ps(t0, Z, _MM_SHUFFLE(0, 0, 1, 0)),
+                                          _mm256_permute_ps(X, _MM_SHUFFLE(1, 1, 1, 1)), 0x88);
+        const __m256 o1 =
+            _mm256_shuffle_ps(_mm256_unpacklo_ps(Y, Z), t1, _MM_SHUFFLE(1, 0, 3, 2));
+        const __m256 o2 = _mm256_permute_ps(_mm256_shuffle_ps(t1, Z, _MM_SHUFFLE(3, 2, 3, 2)),
+                                            _MM_SHUFFLE(3, 1, 0, 2));
+        _mm_storeu_ps(ptr, _mm256_castps256_ps128(o0));
+        _mm_storeu_ps(ptr + 4, _mm256_castps256_ps128(o1));
+        _mm_storeu_ps(ptr + 8, _mm256_castps256_ps128(o2));
+        _mm_storeu_ps(ptr + 12, _mm256_extractf128_ps(o0, 1));
+        _mm_storeu_ps(ptr + 16, _mm256_extractf128_ps(o1, 1));
+        _mm_storeu_ps(ptr + 20, _mm256_extractf128_ps(o2, 1));
+        return;
+    }
     for (int e = 0; e < cnt; e++) {
         V_STORE(tmp, x[e]);
         for (int l = 0; l < LANES; l++)
