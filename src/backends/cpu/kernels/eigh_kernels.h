@@ -1130,8 +1130,8 @@ static void TN(blkn)(int n, int G, const ELT *a, int64_t nmat, int upper, ELT *w
  * V_N3_LOAD(ptr, upper, a6) / V_N3_STORE(ptr, n, x, k) for full groups (in-register transposes)
  * and EIGH_TINY (added under the square root so an inactive lane never divides 0/0); optionally
  * CT__EIGH_N3_G (groups per block, <= 4; default 2), CT__EIGH_N3_QUAT (accumulate V as a
- * quaternion, see n3rot), V_RSQRT_ANGLE / V_RCP_T / V_RCP_TAU (cheaper estimates for the angle's
- * root, t's and tau's reciprocals).
+ * quaternion, see n3rot), V_RSQRT_ANGLE / V_RSQRT_CS / V_RCP_T / V_RCP_TAU (cheaper estimates for
+ * the angle's root, the root giving c and s, t's and tau's reciprocals).
  * A lane is active in a sweep iff one of its pairs is above threshold at the sweep's start;
  * inactive lanes rotate by exactly the identity (b = 0 gives s = 0, c forced to 1). ---- */
 #ifndef CT__EIGH_N3_G
@@ -1174,7 +1174,11 @@ TN(n3rot)(const int G, const MT *act, VT (*A)[6], const int ip, const int iq, co
 #endif
     }
     N3G sb[g] = V_XOR(b2[g], V_SIGN(d[g]));
+#ifdef V_RSQRT_CS /* with the quaternion V, c and s only rotate A: V stays orthogonal */
+    N3G gg[g] = V_RSQRT_CS(V_FMA(den[g], den[g], b22[g]));
+#else
     N3G gg[g] = V_RSQRT(V_FMA(den[g], den[g], b22[g]));
+#endif
 #ifdef V_RCP_T /* t only moves the diagonal (t b): its last bit is not needed */
     N3G tb[g] = V_MUL(V_MUL(sb[g], V_RCP_T(den[g])), b[g]);
 #else

@@ -91,6 +91,10 @@ static inline __m256 ct__eigh_avx2_f32_rsqrt1(__m256 x) {
     return _mm256_mul_ps(y, _mm256_fnmadd_ps(h, y, _mm256_set1_ps(1.5f)));
 }
 #define V_RSQRT_ANGLE ct__eigh_avx2_f32_rsqrt1
+/* c and s of the n = 3 rotation: one Newton step too (with the quaternion V they only rotate A;
+ * 200 000 random 3x3: worst residual unchanged at 1.66 n*eps, orthogonality 1.12 -> 1.34; 5%
+ * faster) */
+#define V_RSQRT_CS ct__eigh_avx2_f32_rsqrt1
 /* 1/x with one Newton step: tau of the n = 3 rotation (V_RCP_TAU) */
 static inline __m256 ct__eigh_avx2_f32_rcp1(__m256 x) {
     __m256 y = _mm256_rcp_ps(x);
@@ -243,6 +247,7 @@ static inline void TN(n3store)(ELT *ptr, const VT *x, int cnt) {
 #undef V_RSQRT
 #undef V_RCP
 #undef V_RSQRT_ANGLE
+#undef V_RSQRT_CS
 #undef V_RCP_TAU
 #undef V_RCP_T
 #undef V_DIV
