@@ -1138,9 +1138,9 @@ static void TN(blkn)(int n, int G, const ELT *a, int64_t nmat, int upper, ELT *w
 #define CT__EIGH_N3_G 2
 #endif
 static inline __attribute__((always_inline)) MT TN(n3need)(VT app, VT aqq, VT apq) {
+    /* bb > tiny2 and bb > u2 |app aqq|, as one compare (no NaN reaches here) */
     VT bb = V_MUL(apq, apq);
-    return M_AND(M_GT(bb, V_SET1(EIGH_TINY2)),
-                 M_GT(bb, V_MUL(V_SET1(EIGH_U2), V_ABS(V_MUL(app, aqq)))));
+    return M_GT(bb, V_MAX(V_SET1(EIGH_TINY2), V_MUL(V_SET1(EIGH_U2), V_ABS(V_MUL(app, aqq)))));
 }
 
 /* One rotation of pair (p, q) = (ip, iq) with the third index r, in every group g < G: A[g]
