@@ -136,9 +136,9 @@ static inline void ct__eigh_avx2_tr8(__m256 r[8]) {
 
 /* n = 3 fast path for a full group of 8 matrices (72 contiguous floats). In: eight unaligned
  * 8-float loads (elements 0..7 of each matrix) transposed in registers, element 8 by eight loads
- * and blends (six gathers, then one, were slower on AMD cores). Out: the eigenvectors (9 per matrix) as a transpose of
- * the first eight and overlapping unaligned stores, the ninth element scalar; eigenvalues (3 per
- * matrix) scalar. */
+ * and blends (six gathers, then one, were slower on AMD cores). Out: the eigenvectors (9 per
+ * matrix) as a transpose of the first eight and overlapping unaligned stores, the ninth element
+ * scalar; eigenvalues (3 per matrix) through a 3 x 8 transpose. */
 static inline void TN(n3load)(const ELT *ptr, int upper, VT *a6) {
     static const int lo[6] = {0, 3, 4, 6, 7, 8}, up[6] = {0, 1, 4, 2, 5, 8};
     __m256 r[8];
@@ -180,8 +180,7 @@ static inline void TN(n3store)(ELT *ptr, const VT *x, int cnt) {
         const __m256 t0 = _mm256_unpacklo_ps(X, Y), t1 = _mm256_unpackhi_ps(X, Y);
         const __m256 o0 = _mm256_blend_ps(_mm256_shuffle_ps(t0, Z, _MM_SHUFFLE(0, 0, 1, 0)),
                                           _mm256_permute_ps(X, _MM_SHUFFLE(1, 1, 1, 1)), 0x88);
-        const __m256 o1 =
-            _mm256_shuffle_ps(_mm256_unpacklo_ps(Y, Z), t1, _MM_SHUFFLE(1, 0, 3, 2));
+        const __m256 o1 = _mm256_shuffle_ps(_mm256_unpacklo_ps(Y, Z), t1, _MM_SHUFFLE(1, 0, 3, 2));
         const __m256 o2 = _mm256_permute_ps(_mm256_shuffle_ps(t1, Z, _MM_SHUFFLE(3, 2, 3, 2)),
                                             _MM_SHUFFLE(3, 1, 0, 2));
         _mm_storeu_ps(ptr, _mm256_castps256_ps128(o0));
@@ -329,8 +328,8 @@ static inline __m256d ct__eigh_avx2_f64_notfinite(__m256d x) {
 }
 
 /* n = 3 fast path for a full group of 4 matrices (36 contiguous doubles): 4x4 blocks through
- * registers (elements 0..3 and 4..7 of each matrix), element 8 by four loads and blends; eigenvalues (3
- * per matrix) scalar. */
+ * registers (elements 0..3 and 4..7 of each matrix), element 8 by four loads and blends;
+ * eigenvalues (3 per matrix) scalar. */
 static inline void TN(n3load)(const ELT *ptr, int upper, VT *a6) {
     static const int lo[6] = {0, 3, 4, 6, 7, 8}, up[6] = {0, 1, 4, 2, 5, 8};
     __m256d r[8];
