@@ -126,9 +126,9 @@ ct_status ct__cpu_eigh(ct__cpu_state *s, const ct_op_desc *op) {
             eigh_range(f64, path, isa, n, upper, a, w, v, info, 0, batch, work, 0, 0, stream);
     } else {
         /* Chunks of whole kernel blocks (align = a multiple of every ISA's lanes x groups: 64
-         * for up to 4 groups of at most 16 lanes, 48 for 3), as even as possible: chunk c gets blocks
-         * [c B / nchunks, (c+1) B / nchunks) of the B blocks, so the threads' shares differ by
-         * at most one block per chunk; for LAPACK one matrix per task, dynamically scheduled. */
+         * for up to 4 groups of at most 16 lanes, 48 for 3), as even as possible: chunk c gets
+         * blocks [c B / nchunks, (c+1) B / nchunks) of the B blocks, so the threads' shares differ
+         * by at most one block per chunk; for LAPACK one matrix per task, dynamically scheduled. */
         const int64_t align = path != CT__EIGH_PATH_LANES   ? 1
                               : ct__eigh_groups(n) % 3 == 0 ? 48
                                                             : 64;

@@ -1063,7 +1063,7 @@ static inline __attribute__((always_inline)) void TN(block)(const int n, const i
         if (v && n == LANES && nl == LANES && !pf->stream) {
             /* n = LANES, a full group: the sort as selects in SoA (output column c takes
              * eigenvector i where R[i] == c, sign-fixed), then one transpose per output block,
-             * instead of two transposes and a scatter lane by lane (8x8 f32 on AVX2: ~6%) */
+             * instead of two transposes and a scatter lane by lane (8x8 f32 on AVX2: ~8%) */
             VT *O = Ag; /* A's storage is free (W holds the diagonal) */
             VT WO[LANES];
             for (int i = 0; i < n; i++)
@@ -1123,8 +1123,8 @@ static inline __attribute__((always_inline)) void TN(block)(const int n, const i
 
 /* Lane groups in flight at n = 8 (an ISA file may define CT__EIGH_G8, at most 4: the QR step's
  * per-group state arrays). Four interleaved QR chases hide more of the rotation chain's latency
- * than two on AVX2 (~10%); on AVX-512 the four groups' A and V (32 KiB in f32) crowd L1 and two
- * are as fast. */
+ * than two on AVX2 (4-13% at 8x8 f32, one thread); on AVX-512 the four groups' A and V (32 KiB in
+ * f32) crowd L1 and two are as fast. */
 #ifndef CT__EIGH_G8
 #define CT__EIGH_G8 2
 #endif
