@@ -427,10 +427,12 @@ TEST(large_batch_streaming) {
     free(A);
 }
 
-/* A matrix's result does not depend on the batch around it; eigvalsh matches eigh. */
+/* A matrix's result does not depend on the batch around it; eigvalsh matches eigh. n = 8 and 16
+ * put the picked matrix in a full lane group of n lanes (AVX2 f32 8, AVX-512 f32 16), whose sort
+ * runs in SoA, while the matrix alone takes the lane-by-lane sort: the bits must agree. */
 TEST(deterministic_and_eigvalsh) {
-    const int ns[5] = {2, 3, 9, 40, 70};
-    for (int s = 0; s < 5; s++) {
+    const int ns[7] = {2, 3, 8, 9, 16, 40, 70};
+    for (int s = 0; s < 7; s++) {
         int n = ns[s], B = 37, pick = 21;
         int64_t nn = (int64_t)n * n;
         double *A = malloc(sizeof(double) * B * nn);
