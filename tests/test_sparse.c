@@ -462,77 +462,91 @@ TEST(mm_bit_exact_with_the_documented_order) {
 
 /* N = 1 with FP8 values built code by code (ct_sparse24_from_parts): every code, zeros,
  * subnormals, NaN and inf among normal ones, in full 16-value steps of two rows and in the tail
- * groups; rows with normal codes only (the fast decode); even and odd row counts. Against the
- * oracle, whose decode is ct_cast_to_f32. */
+ * groups; rows with normal codes only (the fast decode); even and odd row counts. Variant 1: no
+ * NaN codes (zeros and subnormals in the AVX2 f16 decode); variant 2: codes below 2^-3 against
+ * x with elements 2^121 (256 x would overflow: that kernel must not be used; the sums are
+ * finite). Against the oracle, whose decode is ct_cast_to_f32. */
 TEST(mm_n1_fp8_every_code_and_tails) {
     const ct_dtype vdts[2] = {CT_FLOAT8_E4M3FN, CT_FLOAT8_E5M2};
     const int64_t Ms[2] = {6, 7}, Ks[3] = {32, 108, 260};
     int cases = 0;
-    for (int vi = 0; vi < 2; vi++)
-        for (int mi = 0; mi < 2; mi++)
-            for (int ki = 0; ki < 3; ki++) {
-                const int64_t M = Ms[mi], K = Ks[ki], K2 = K / 2, mb = (K / 4 + 1) / 2;
-                uint8_t *codes = malloc((size_t)(M * K2)), *meta = calloc((size_t)(M * mb), 1);
-                float *scale = malloc(sizeof(float) * (size_t)M);
-                static const uint8_t pairs[6] = {0x4, 0x8, 0xC, 0x9, 0xD, 0xE}; /* a | b << 2 */
-                for (int64_t r = 0; r < M; r++) {
-                    scale[r] = (float)(0.5 + urand());
-                    for (int64_t j = 0; j < K2; j++) {
-                        uint8_t c = (uint8_t)((j * 37 + r * 11 + vi) & 0xFF);
-                        if (r % 3 == 2) { /* normal codes only: exponent field 1 .. max-1 */
-                            const unsigned e =
-                                vi == 0 ? 1u + (unsigned)(j % 14) : 1u + (unsigned)(j % 29);
-                            const unsigned mbits = vi == 0 ? 3u : 2u;
-                            c = (uint8_t)((c & 0x80u) | (e << mbits) | (c & ((1u << mbits) - 1u)));
+    for (int var = 0; var < 3; var++)
+        for (int vi = 0; vi < 2; vi++)
+            for (int mi = 0; mi < 2; mi++)
+                for (int ki = 0; ki < 3; ki++) {
+                    const int64_t M = Ms[mi], K = Ks[ki], K2 = K / 2, mb = (K / 4 + 1) / 2;
+                    uint8_t *codes = malloc((size_t)(M * K2)), *meta = calloc((size_t)(M * mb), 1);
+                    float *scale = malloc(sizeof(float) * (size_t)M);
+                    static const uint8_t pairs[6] = {0x4, 0x8, 0xC, 0x9, 0xD, 0xE}; /* a | b << 2 */
+                    for (int64_t r = 0; r < M; r++) {
+                        scale[r] = (float)(0.5 + urand());
+                        for (int64_t j = 0; j < K2; j++) {
+                            uint8_t c = (uint8_t)((j * 37 + r * 11 + vi) & 0xFF);
+                            if (r % 3 == 2) { /* normal codes only: exponent field 1 .. max-1 */
+                                const unsigned e =
+                                    vi == 0 ? 1u + (unsigned)(j % 14) : 1u + (unsigned)(j % 29);
+                                const unsigned mbits = vi == 0 ? 3u : 2u;
+                                c = (uint8_t)((c & 0x80u) | (e << mbits) |
+                                              (c & ((1u << mbits) - 1u)));
+                            }
+                            if (var == 1 && vi == 0 && (c & 0x7F) == 0x7F)
+                                c &= 0x80;                            /* NaN -> +-0 */
+                            if (var == 2) c &= vi == 0 ? 0x9F : 0xBF; /* E4M3 < 2^-3, E5M2 < 2^-7 */
+                            codes[r * K2 + j] = c;
                         }
-                        codes[r * K2 + j] = c;
+                        for (int64_t g = 0; g < K / 4; g++)
+                            meta[r * mb + g / 2] |=
+                                (uint8_t)(pairs[(g * 5 + r) % 6] << (4 * (g & 1)));
                     }
-                    for (int64_t g = 0; g < K / 4; g++)
-                        meta[r * mb + g / 2] |= (uint8_t)(pairs[(g * 5 + r) % 6] << (4 * (g & 1)));
+                    const int64_t vs[2] = {M, K2}, ms[2] = {M, mb};
+                    ct_tensor *vt = NULL, *mt = NULL, *st = NULL, *b = NULL, *out = NULL;
+                    CHECK_OK(ct_tensor_from_host(ctx, codes, vdts[vi], 2, vs, &vt));
+                    CHECK_OK(ct_tensor_from_host(ctx, meta, CT_UINT8, 2, ms, &mt));
+                    CHECK_OK(ct_tensor_from_host(ctx, scale, CT_FLOAT32, 1, &M, &st));
+                    ct_sparse24 *s = NULL;
+                    CHECK_OK(ct_sparse24_from_parts(ctx, M, K, vt, mt, st, &s));
+                    float *bm = rand_matrix(K, 1, 0), *got = malloc(sizeof(float) * (size_t)M),
+                          *want = malloc(sizeof(float) * (size_t)M);
+                    if (var == 2)
+                        for (int64_t k = 0; k < K; k += 3)
+                            bm[k] = k % 2 ? 0x1p121f : -0x1p121f;
+                    b = from_f32(bm, K, 1);
+                    CHECK_OK(ct_sparse24_mm(ctx, s, b, NULL, 1.0, CT_FLOAT32, &out));
+                    read_f32(out, got);
+                    host_sparse h = host_of(s);
+                    oracle_mm(&h, bm, 1, 1.0f, NULL, want);
+                    int bad = 0;
+                    for (int64_t r = 0; r < M; r++)
+                        if (!same_f32(got[r], want[r])) {
+                            if (bad++ < 3)
+                                printf("  %s M=%lld K=%lld row %lld: got %a want %a\n",
+                                       ct_dtype_name(vdts[vi]), (long long)M, (long long)K,
+                                       (long long)r, got[r], want[r]);
+                        }
+                    CHECK(bad == 0);
+                    int finite = 0; /* the normal-only rows are finite: the case is not all NaN */
+                    for (int64_t r = 2; r < M; r += 3)
+                        finite += isfinite(got[r]) != 0;
+                    CHECK(finite == (int)((M - 2 + 2) / 3));
+                    if (var == 2 || (var == 1 && vi == 0)) /* no NaN (nor inf) code: finite rows */
+                        for (int64_t r = 0; r < M; r++)
+                            CHECK(isfinite(got[r]));
+                    cases++;
+                    host_free(&h);
+                    free(codes);
+                    free(meta);
+                    free(scale);
+                    free(bm);
+                    free(got);
+                    free(want);
+                    ct_tensor_release(vt);
+                    ct_tensor_release(mt);
+                    ct_tensor_release(st);
+                    ct_tensor_release(b);
+                    ct_tensor_release(out);
+                    ct_sparse24_free(s);
                 }
-                const int64_t vs[2] = {M, K2}, ms[2] = {M, mb};
-                ct_tensor *vt = NULL, *mt = NULL, *st = NULL, *b = NULL, *out = NULL;
-                CHECK_OK(ct_tensor_from_host(ctx, codes, vdts[vi], 2, vs, &vt));
-                CHECK_OK(ct_tensor_from_host(ctx, meta, CT_UINT8, 2, ms, &mt));
-                CHECK_OK(ct_tensor_from_host(ctx, scale, CT_FLOAT32, 1, &M, &st));
-                ct_sparse24 *s = NULL;
-                CHECK_OK(ct_sparse24_from_parts(ctx, M, K, vt, mt, st, &s));
-                float *bm = rand_matrix(K, 1, 0), *got = malloc(sizeof(float) * (size_t)M),
-                      *want = malloc(sizeof(float) * (size_t)M);
-                b = from_f32(bm, K, 1);
-                CHECK_OK(ct_sparse24_mm(ctx, s, b, NULL, 1.0, CT_FLOAT32, &out));
-                read_f32(out, got);
-                host_sparse h = host_of(s);
-                oracle_mm(&h, bm, 1, 1.0f, NULL, want);
-                int bad = 0;
-                for (int64_t r = 0; r < M; r++)
-                    if (!same_f32(got[r], want[r])) {
-                        if (bad++ < 3)
-                            printf("  %s M=%lld K=%lld row %lld: got %a want %a\n",
-                                   ct_dtype_name(vdts[vi]), (long long)M, (long long)K,
-                                   (long long)r, got[r], want[r]);
-                    }
-                CHECK(bad == 0);
-                int finite = 0; /* the normal-only rows are finite: the case is not all NaN */
-                for (int64_t r = 2; r < M; r += 3)
-                    finite += isfinite(got[r]) != 0;
-                CHECK(finite == (int)((M - 2 + 2) / 3));
-                cases++;
-                host_free(&h);
-                free(codes);
-                free(meta);
-                free(scale);
-                free(bm);
-                free(got);
-                free(want);
-                ct_tensor_release(vt);
-                ct_tensor_release(mt);
-                ct_tensor_release(st);
-                ct_tensor_release(b);
-                ct_tensor_release(out);
-                ct_sparse24_free(s);
-            }
-    CHECK(cases == 12);
+    CHECK(cases == 36);
 }
 
 TEST(mm_exact_on_small_integers_vs_dense_matmul) {

@@ -6,6 +6,7 @@
 #include "backends/cpu/cpu_backend.h"
 #include "backends/cpu/kernels/sparse_kernels.h"
 
+#include <math.h>
 #include <omp.h>
 
 /* Below this many multiply-adds an op stays on one thread. */
@@ -182,6 +183,18 @@ static ct_status sp_matmul(const ct__spk_ops *ops, const ct_op_desc *op) {
             x = xw;
         }
         const bool vbmi = p.vk == CT__SPK_E4M3 && p.ops->gemv_e4m3_vbmi && ct__cpu_has_vbmi();
+        /* N == 1 E4M3 kernels that decode value / 256 take x * 256 (exact while every finite
+         * |x| < 2^120; else they are not used) */
+        const float *x256 = NULL;
+        if (N == 1 && p.vk == CT__SPK_E4M3 && !vbmi && p.ops->gemv_e4m3_x256) {
+            float *xs = (float *)(work + wp.x) + p.K;
+            bool ok = true;
+            for (int64_t k = 0; k < p.K; k++) {
+                ok &= !(fabsf(x[k]) >= 0x1p120f) || isinf(x[k]);
+                xs[k] = x[k] * 256.0f;
+            }
+            if (ok) x256 = xs;
+        }
         /* two row chunks per thread (multiples of 4 rows), handed out dynamically: a thread held
          * back by a busy core takes one */
         const int64_t chunk =
@@ -193,6 +206,8 @@ static ct_status sp_matmul(const ct__spk_ops *ops, const ct_op_desc *op) {
             float *y = p.out + r0 * N;
             if (vbmi)
                 p.ops->gemv_e4m3_vbmi(N, nr, rv, p.meta + r0 * p.mb, p.mb, p.K, x, y);
+            else if (x256)
+                p.ops->gemv_e4m3_x256(nr, rv, p.meta + r0 * p.mb, p.mb, p.K, x, x256, y);
             else
                 p.ops->gemv(p.vk, N, nr, rv, p.meta + r0 * p.mb, p.mb, p.K, x, y);
             p.ops->epilogue(y, N, nr, N, p.mult + r0, p.bias + r0);

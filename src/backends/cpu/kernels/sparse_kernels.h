@@ -35,7 +35,8 @@ enum { CT__SPK_F32 = 0, CT__SPK_BF16 = 1, CT__SPK_E4M3 = 2, CT__SPK_E5M2 = 3, CT
 static inline int64_t ct__sp24_meta_bytes(int64_t K) { return (K / 4 + 1) / 2; }
 
 /* The mm workspace: the metadata offset table (256 x 4 int32), the FP8 value table (256 f32),
- * B transposed to f32 [N][K] for N <= 8 (unless N == 1 and B is contiguous f32), and for N > 8 B
+ * B transposed to f32 [N][K] for N <= 8 (unless N == 1 and B is contiguous f32; room for two
+ * rows: N == 1 E4M3 puts 256 x after x), and for N > 8 B
  * packed as 64-byte aligned strips for one block of NC columns and every k block (shared by the
  * threads). Offsets are from the first 64-byte aligned address of the workspace
  * (64 bytes of slack included). */
@@ -53,7 +54,7 @@ static inline ct__sp24_work ct__sp24_work_plan(int64_t N, int64_t K, int nt) {
     w.lut = 0;
     w.vtab = 256 * 4 * 4;
     w.x = w.vtab + 256 * 4;
-    w.bp = w.x + (N <= CT__SP24_GEMV_N ? ct__sp24_r64(N * K * 4) : 0);
+    w.bp = w.x + (N <= CT__SP24_GEMV_N ? ct__sp24_r64((N < 2 ? 2 : N) * K * 4) : 0);
     const int64_t nc = N < CT__SP24_NC ? N : CT__SP24_NC,
                   nkb = (K + CT__SP24_KC_MAX - 1) / CT__SP24_KC_MAX; /* covers any ISA's kc */
     (void)nt; /* the packed B is shared by the threads */
@@ -112,6 +113,10 @@ typedef struct ct__spk_ops {
     /* gemv of E4M3 values with AVX512_VBMI (NULL: none); same order as gemv */
     void (*gemv_e4m3_vbmi)(int N, int64_t rows, const void *vals, const uint8_t *meta,
                            int64_t mstride, int64_t K, const float *x, float *y);
+    /* N == 1 gemv of E4M3 values given x and x256 = 256 x (each element exact: the driver checks
+     * every finite |x| < 2^120) (NULL: none); same order as gemv */
+    void (*gemv_e4m3_x256)(int64_t rows, const void *vals, const uint8_t *meta, int64_t mstride,
+                           int64_t K, const float *x, const float *x256, float *y);
 } ct__spk_ops;
 
 extern const ct__spk_ops ct__spk_ops_ref, ct__spk_ops_avx2, ct__spk_ops_avx512;

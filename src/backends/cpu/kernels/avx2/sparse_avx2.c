@@ -410,6 +410,74 @@ CT__AI void sp_pair_e4m3(const uint8_t *c0, const uint8_t *c1, const uint8_t *m0
     *y1 = ct__sp24_lanes_sum(s1);
 }
 
+/* ---- N == 1 with E4M3 values against x256 = 256 x (exact; the driver checks the range) ----
+ * The registers, lanes and chains of sp_pair_e4m3, with the codes decoded through f16: the code
+ * sign-extended to 16 bits, shifted left by 7 and its bit 14 cleared is the f16 of value / 256
+ * (zero and subnormal codes included), and vcvtph2ps widens it exactly; the 256 is in x256, so each
+ * product value * x, and so each chain, is the same bit for bit. The codes of register g are the
+ * 16-bit pairs of the two rows' dword g interleaved (one punpck[lh]wd serves two registers). The
+ * NaN codes (magnitude 0x7F; f16 gives them 480) are found by a signed and an unsigned byte max
+ * over the rows' codes, checked once per row pair, which then runs sp_pair_e4m3. */
+CT__AI void sp_pairh_e4m3(const uint8_t *c0, const uint8_t *c1, const uint8_t *m0,
+                          const uint8_t *m1, int64_t K, const float *x, const float *x256,
+                          float *y0, float *y1) {
+    const int64_t steps = K / 32;
+    __m256 a0 = _mm256_setzero_ps(), a1 = a0, a2 = a0, a3 = a0;
+    __m128i smax = _mm_set1_epi8(-128), umax = _mm_setzero_si128();
+    const __m256i keep = _mm256_set1_epi16((short)0xBFFF);
+    for (int64_t s = 0; s < steps; s++) {
+        const __m128i q0 = _mm_loadu_si128((const __m128i *)(c0 + 16 * s)),
+                      q1 = _mm_loadu_si128((const __m128i *)(c1 + 16 * s));
+        smax = _mm_max_epi8(smax, _mm_max_epi8(q0, q1));
+        umax = _mm_max_epu8(umax, _mm_max_epu8(q0, q1));
+        const __m256i h01 = _mm256_and_si256(
+                          _mm256_slli_epi16(_mm256_cvtepi8_epi16(_mm_unpacklo_epi16(q0, q1)), 7),
+                          keep),
+                      h23 = _mm256_and_si256(
+                          _mm256_slli_epi16(_mm256_cvtepi8_epi16(_mm_unpackhi_epi16(q0, q1)), 7),
+                          keep);
+        const __m256 v[4] = {_mm256_cvtph_ps(_mm256_castsi256_si128(h01)),
+                             _mm256_cvtph_ps(_mm256_extracti128_si256(h01, 1)),
+                             _mm256_cvtph_ps(_mm256_castsi256_si128(h23)),
+                             _mm256_cvtph_ps(_mm256_extracti128_si256(h23, 1))};
+        uint32_t w0, w1;
+        memcpy(&w0, m0 + 4 * s, 4);
+        memcpy(&w1, m1 + 4 * s, 4);
+        const __m256i M =
+            _mm256_blend_epi32(_mm256_set1_epi32((int)w0), _mm256_set1_epi32((int)w1), 0xCC);
+        __m256 t[4] = {a0, a1, a2, a3};
+        sp_pair_fma(v, M, x256 + 32 * s, t);
+        a0 = t[0], a1 = t[1], a2 = t[2], a3 = t[3];
+    }
+    /* a NaN code: 0x7F the largest signed byte, 0xFF the largest unsigned one */
+    const int nan = _mm_movemask_epi8(_mm_or_si128(_mm_cmpeq_epi8(smax, _mm_set1_epi8(0x7F)),
+                                                   _mm_cmpeq_epi8(umax, _mm_set1_epi8(-1))));
+    if (__builtin_expect(nan != 0, 0)) {
+        sp_pair_e4m3(c0, c1, m0, m1, K, x, y0, y1);
+        return;
+    }
+    float a[4][8], s0[16], s1[16];
+    _mm256_storeu_ps(a[0], a0);
+    _mm256_storeu_ps(a[1], a1);
+    _mm256_storeu_ps(a[2], a2);
+    _mm256_storeu_ps(a[3], a3);
+    for (int g = 0; g < 4; g++)
+        for (int h = 0; h < 2; h++) {
+            s0[4 * g + 2 * h] = a[g][4 * h], s0[4 * g + 2 * h + 1] = a[g][4 * h + 1];
+            s1[4 * g + 2 * h] = a[g][4 * h + 2], s1[4 * g + 2 * h + 1] = a[g][4 * h + 3];
+        }
+    for (int64_t j = 16 * steps; j < K / 2; j++) { /* the last 1..7 groups, as sp_pair_e4m3 */
+        const int64_t grp = j / 2;
+        const int sh = 4 * (int)(grp & 1) + 2 * (int)(j & 1);
+        const float x0 = x[4 * grp + ((m0[grp / 2] >> sh) & 3)],
+                    x1 = x[4 * grp + ((m1[grp / 2] >> sh) & 3)];
+        s0[j % 16] = fmaf(ct__mxk_dec1(CT__MXK_E4M3, c0[j]), x0, s0[j % 16]);
+        s1[j % 16] = fmaf(ct__mxk_dec1(CT__MXK_E4M3, c1[j]), x1, s1[j % 16]);
+    }
+    *y0 = ct__sp24_lanes_sum(s0);
+    *y1 = ct__sp24_lanes_sum(s1);
+}
+
 /* One function per (values kind, N), for the same reason as the strips. */
 #define SP_GEMV_FN(NN, tag, vk)                                                                    \
     __attribute__((noinline)) static void sp_gemv_##tag##_##NN(                                    \
@@ -441,6 +509,19 @@ __attribute__((noinline)) static void sp_gemv_e4m3_pairs(int64_t rows, const voi
                      y + r, y + r + 1);
     if (r < rows) /* the odd row: the one-row kernel (the same order) */
         sp_gemv_e4m3_1(1, vb + r * vs, meta + r * ms, ms, K, x, y + r);
+}
+
+__attribute__((noinline)) static void sp_gemv_e4m3_x256(int64_t rows, const void *vals,
+                                                        const uint8_t *meta, int64_t ms, int64_t K,
+                                                        const float *x, const float *x256,
+                                                        float *y) {
+    const uint8_t *vb = vals;
+    const int64_t vs = K / 2;
+    int64_t r = 0;
+    for (; r + 2 <= rows; r += 2)
+        sp_pairh_e4m3(vb + r * vs, vb + (r + 1) * vs, meta + r * ms, meta + (r + 1) * ms, K, x,
+                      x256, y + r, y + r + 1);
+    if (r < rows) sp_gemv_e4m3_1(1, vb + r * vs, meta + r * ms, ms, K, x, y + r);
 }
 
 typedef void (*sp_gemv_fn)(int64_t, const void *, const uint8_t *, int64_t, int64_t, const float *,
@@ -477,4 +558,5 @@ static void sp_epilogue(float *c, int64_t ldc, int64_t rows, int64_t ncols, cons
     }
 }
 
-const ct__spk_ops ct__spk_ops_avx2 = {SP_W, SP_KC, sp_strip, sp_gemv, sp_epilogue, NULL};
+const ct__spk_ops ct__spk_ops_avx2 = {SP_W,        SP_KC, sp_strip,         sp_gemv,
+                                      sp_epilogue, NULL,  sp_gemv_e4m3_x256};

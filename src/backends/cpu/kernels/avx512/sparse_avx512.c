@@ -408,5 +408,5 @@ static void sp_epilogue(float *c, int64_t ldc, int64_t rows, int64_t ncols, cons
     }
 }
 
-const ct__spk_ops ct__spk_ops_avx512 = {SP_W,    64,          sp_strip,
-                                        sp_gemv, sp_epilogue, sp_gemv_e4m3_vbmi};
+const ct__spk_ops ct__spk_ops_avx512 = {SP_W, 64, sp_strip, sp_gemv, sp_epilogue, sp_gemv_e4m3_vbmi,
+                                        NULL};

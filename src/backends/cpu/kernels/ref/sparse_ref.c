@@ -141,4 +141,4 @@ static void sp_epilogue_ref(float *c, int64_t ldc, int64_t rows, int64_t ncols, 
             c[r * ldc + n] = fmaf(c[r * ldc + n], mult[r], bias[r]);
 }
 
-const ct__spk_ops ct__spk_ops_ref = {0, 0, NULL, sp_gemv_ref, sp_epilogue_ref, NULL};
+const ct__spk_ops ct__spk_ops_ref = {0, 0, NULL, sp_gemv_ref, sp_epilogue_ref, NULL, NULL};
