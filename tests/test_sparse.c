@@ -460,6 +460,54 @@ TEST(mm_bit_exact_with_the_documented_order) {
     CHECK(cases > 150);
 }
 
+/* N = 1 (the two-rows-a-step kernels) for every kind of values: odd and even row counts, K with
+ * and without tail groups, B contiguous f32 or transposed bf16, a NaN weight in some cases. */
+TEST(mm_n1_every_value_kind) {
+    const ct_dtype vdts[] = {CT_FLOAT32, CT_BFLOAT16, CT_FLOAT8_E4M3FN, CT_FLOAT8_E5M2};
+    const int64_t Ms[] = {1, 2, 3, 8, 9}, Ks[] = {4, 32, 36, 100, 260};
+    int cases = 0, bad_cases = 0;
+    for (int vi = 0; vi < 4; vi++)
+        for (int mi = 0; mi < 5; mi++)
+            for (int ki = 0; ki < 5; ki++) {
+                const int64_t M = Ms[mi], K = Ks[ki];
+                const int combo = vi * 25 + mi * 5 + ki;
+                const ct_dtype bdt = combo % 3 == 0 ? CT_BFLOAT16 : CT_FLOAT32;
+                float *x = rand_matrix(M, K, 0), *bval = malloc(sizeof(float) * (size_t)K);
+                if (combo % 7 == 0) x[(M / 2) * K + K / 2] = NAN;
+                ct_tensor *d = from_f32(x, M, K), *b = make_b(bdt, K, 1, combo % 3 == 0, bval),
+                          *out = NULL;
+                ct_sparse24 *s = NULL;
+                CHECK_OK(ct_sparse24_prune(ctx, d, vdts[vi], &s));
+                CHECK_OK(ct_sparse24_mm(ctx, s, b, NULL, 1.0, CT_FLOAT32, &out));
+                float *got = malloc(sizeof(float) * (size_t)M),
+                      *want = malloc(sizeof(float) * (size_t)M);
+                read_f32(out, got);
+                host_sparse h = host_of(s);
+                oracle_mm(&h, bval, 1, 1.0f, NULL, want);
+                int bad = 0;
+                for (int64_t r = 0; r < M; r++)
+                    bad += !same_f32(got[r], want[r]);
+                cases++;
+                if (bad) {
+                    bad_cases++;
+                    printf("  values %s M=%lld K=%lld: %d rows differ (row 0 got %a want %a)\n",
+                           ct_dtype_name(vdts[vi]), (long long)M, (long long)K, bad, got[0],
+                           want[0]);
+                }
+                host_free(&h);
+                free(got);
+                free(want);
+                free(x);
+                free(bval);
+                ct_tensor_release(d);
+                ct_tensor_release(b);
+                ct_tensor_release(out);
+                ct_sparse24_free(s);
+            }
+    CHECK_MSG(bad_cases == 0, "%d of %d cases differ", bad_cases, cases);
+    CHECK(cases == 100);
+}
+
 /* N = 1 with FP8 values built code by code (ct_sparse24_from_parts): every code, zeros,
  * subnormals, NaN and inf among normal ones, in full 16-value steps of two rows and in the tail
  * groups; rows with normal codes only (the fast decode); even and odd row counts. Variant 1: no
@@ -922,6 +970,7 @@ int main(void) {
     RUN(from_dense_strict_roundtrip_and_error);
     RUN(low_precision_values_match_element_casts);
     RUN(mm_bit_exact_with_the_documented_order);
+    RUN(mm_n1_every_value_kind);
     RUN(mm_n1_fp8_every_code_and_tails);
     RUN(mm_exact_on_small_integers_vs_dense_matmul);
     RUN(mm_random_within_rounding_bound);

@@ -1,8 +1,9 @@
 /* AVX2 2:4 sparse kernels: the AVX-512 file's method on 8-lane registers. GEMM strips are 48
  * columns (six ymm); the small-N kernel keeps a row's 16 lanes in two ymm (groups 0-3 and 4-7 of a
  * step) and picks each half's x operands out of 16 loaded values with two vpermps and a blend;
- * N == 1 with E4M3 values runs two rows a step (one vpermilps per 8 values, integer decode; see
- * sp_pair_e4m3). Bit-exact with the reference (sparse_kernels.h's order). */
+ * N == 1 with bf16 or FP8 values runs two rows a step (one vpermilps per 8 values; sp_pairv): E4M3
+ * decodes through f16 against 256 x, or in integer registers (sp_pair_e4m3) where 256 x would
+ * overflow. Bit-exact with the reference (sparse_kernels.h's order). */
 #include "backends/cpu/kernels/sparse_kernels.h"
 
 #include <immintrin.h>
@@ -410,51 +411,80 @@ CT__AI void sp_pair_e4m3(const uint8_t *c0, const uint8_t *c1, const uint8_t *m0
     *y1 = ct__sp24_lanes_sum(s1);
 }
 
-/* ---- N == 1 with E4M3 values against x256 = 256 x (exact; the driver checks the range) ----
- * The registers, lanes and chains of sp_pair_e4m3, with the codes decoded through f16: the code
- * sign-extended to 16 bits, shifted left by 7 and its bit 14 cleared is the f16 of value / 256
- * (zero and subnormal codes included), and vcvtph2ps widens it exactly; the 256 is in x256, so each
- * product value * x, and so each chain, is the same bit for bit. The codes of register g are the
- * 16-bit pairs of the two rows' dword g interleaved (one punpck[lh]wd serves two registers). The
- * NaN codes (magnitude 0x7F; f16 gives them 480) are found by a signed and an unsigned byte max
- * over the rows' codes, checked once per row pair, which then runs sp_pair_e4m3. */
-CT__AI void sp_pairh_e4m3(const uint8_t *c0, const uint8_t *c1, const uint8_t *m0,
-                          const uint8_t *m1, int64_t K, const float *x, const float *x256,
-                          float *y0, float *y1) {
+/* ---- N == 1, bf16 and FP8 values, two rows a step: the registers, lanes and chains of
+ * sp_pair_e4m3 ---- Register g of a step holds the two rows' kept values 4g .. 4g + 3 as [r0 4g,
+ * 4g+1, r1 4g, 4g+1 | r0 4g+2, 4g+3, r1 4g+2, 4g+3] (one in-lane vpermilps per 8 values finds their
+ * x). Per kind:
+ * - bf16: punpck[lh]dq of the two rows' 8 values (two registers), widened by a shift;
+ * - E5M2: punpck[lh]wd of the rows' codes, then each code into the high byte of a word is its f16;
+ * - E4M3 against x256 = 256 x (exact; the driver checks the range): the code sign-extended to 16
+ *   bits, shifted left by 7 and its bit 14 cleared is the f16 of value / 256 (zero and subnormal
+ *   codes included) and the 256 is in x256, so each product value * x, and so each chain, is the
+ *   same bit for bit. The NaN codes (magnitude 0x7F; f16 gives them 480) are found by a signed
+ *   and an unsigned byte max over the rows' codes, checked once per row pair, which then runs
+ *   sp_pair_e4m3 against x.
+ * vcvtph2ps widens f16 exactly. (f32 values keep the three-row sp_gemv_group: pairs of rows by
+ * broadcast loads and vshufpd were slower, 1.75 against 1.3 ms at 4096 x 4096 on one thread.) */
+CT__AI void sp_pairv(const int vk, const char *r0, const char *r1, const uint8_t *m0,
+                     const uint8_t *m1, int64_t K, const float *x, const float *xk, float *y0,
+                     float *y1) {
     const int64_t steps = K / 32;
+    const int es = ct__spk_size(vk);
     __m256 a0 = _mm256_setzero_ps(), a1 = a0, a2 = a0, a3 = a0;
     __m128i smax = _mm_set1_epi8(-128), umax = _mm_setzero_si128();
     const __m256i keep = _mm256_set1_epi16((short)0xBFFF);
     for (int64_t s = 0; s < steps; s++) {
-        const __m128i q0 = _mm_loadu_si128((const __m128i *)(c0 + 16 * s)),
-                      q1 = _mm_loadu_si128((const __m128i *)(c1 + 16 * s));
-        smax = _mm_max_epi8(smax, _mm_max_epi8(q0, q1));
-        umax = _mm_max_epu8(umax, _mm_max_epu8(q0, q1));
-        const __m256i h01 = _mm256_and_si256(
-                          _mm256_slli_epi16(_mm256_cvtepi8_epi16(_mm_unpacklo_epi16(q0, q1)), 7),
-                          keep),
-                      h23 = _mm256_and_si256(
-                          _mm256_slli_epi16(_mm256_cvtepi8_epi16(_mm_unpackhi_epi16(q0, q1)), 7),
-                          keep);
-        const __m256 v[4] = {_mm256_cvtph_ps(_mm256_castsi256_si128(h01)),
-                             _mm256_cvtph_ps(_mm256_extracti128_si256(h01, 1)),
-                             _mm256_cvtph_ps(_mm256_castsi256_si128(h23)),
-                             _mm256_cvtph_ps(_mm256_extracti128_si256(h23, 1))};
+        const char *p0 = r0 + 16 * s * es, *p1 = r1 + 16 * s * es;
+        __m256 v[4];
+        if (vk == CT__SPK_BF16) {
+#pragma GCC unroll 2
+            for (int h = 0; h < 2; h++) {
+                const __m128i q0 = _mm_loadu_si128((const __m128i *)(p0 + 16 * h)),
+                              q1 = _mm_loadu_si128((const __m128i *)(p1 + 16 * h));
+                v[2 * h] = _mm256_castsi256_ps(
+                    _mm256_slli_epi32(_mm256_cvtepu16_epi32(_mm_unpacklo_epi32(q0, q1)), 16));
+                v[2 * h + 1] = _mm256_castsi256_ps(
+                    _mm256_slli_epi32(_mm256_cvtepu16_epi32(_mm_unpackhi_epi32(q0, q1)), 16));
+            }
+        } else {
+            const __m128i q0 = _mm_loadu_si128((const __m128i *)p0),
+                          q1 = _mm_loadu_si128((const __m128i *)p1);
+            const __m128i lo = _mm_unpacklo_epi16(q0, q1), hi = _mm_unpackhi_epi16(q0, q1);
+            if (vk == CT__SPK_E5M2) {
+                const __m128i z = _mm_setzero_si128();
+                v[0] = _mm256_cvtph_ps(_mm_unpacklo_epi8(z, lo));
+                v[1] = _mm256_cvtph_ps(_mm_unpackhi_epi8(z, lo));
+                v[2] = _mm256_cvtph_ps(_mm_unpacklo_epi8(z, hi));
+                v[3] = _mm256_cvtph_ps(_mm_unpackhi_epi8(z, hi));
+            } else {
+                smax = _mm_max_epi8(smax, _mm_max_epi8(q0, q1));
+                umax = _mm_max_epu8(umax, _mm_max_epu8(q0, q1));
+                const __m256i h01 = _mm256_and_si256(_mm256_slli_epi16(_mm256_cvtepi8_epi16(lo), 7),
+                                                     keep),
+                              h23 = _mm256_and_si256(_mm256_slli_epi16(_mm256_cvtepi8_epi16(hi), 7),
+                                                     keep);
+                v[0] = _mm256_cvtph_ps(_mm256_castsi256_si128(h01));
+                v[1] = _mm256_cvtph_ps(_mm256_extracti128_si256(h01, 1));
+                v[2] = _mm256_cvtph_ps(_mm256_castsi256_si128(h23));
+                v[3] = _mm256_cvtph_ps(_mm256_extracti128_si256(h23, 1));
+            }
+        }
         uint32_t w0, w1;
         memcpy(&w0, m0 + 4 * s, 4);
         memcpy(&w1, m1 + 4 * s, 4);
         const __m256i M =
             _mm256_blend_epi32(_mm256_set1_epi32((int)w0), _mm256_set1_epi32((int)w1), 0xCC);
         __m256 t[4] = {a0, a1, a2, a3};
-        sp_pair_fma(v, M, x256 + 32 * s, t);
+        sp_pair_fma(v, M, xk + 32 * s, t);
         a0 = t[0], a1 = t[1], a2 = t[2], a3 = t[3];
     }
-    /* a NaN code: 0x7F the largest signed byte, 0xFF the largest unsigned one */
-    const int nan = _mm_movemask_epi8(_mm_or_si128(_mm_cmpeq_epi8(smax, _mm_set1_epi8(0x7F)),
-                                                   _mm_cmpeq_epi8(umax, _mm_set1_epi8(-1))));
-    if (__builtin_expect(nan != 0, 0)) {
-        sp_pair_e4m3(c0, c1, m0, m1, K, x, y0, y1);
-        return;
+    if (vk == CT__SPK_E4M3) { /* a NaN code: 0x7F the largest signed byte, 0xFF the unsigned */
+        const int nan = _mm_movemask_epi8(_mm_or_si128(_mm_cmpeq_epi8(smax, _mm_set1_epi8(0x7F)),
+                                                       _mm_cmpeq_epi8(umax, _mm_set1_epi8(-1))));
+        if (__builtin_expect(nan != 0, 0)) {
+            sp_pair_e4m3((const uint8_t *)r0, (const uint8_t *)r1, m0, m1, K, x, y0, y1);
+            return;
+        }
     }
     float a[4][8], s0[16], s1[16];
     _mm256_storeu_ps(a[0], a0);
@@ -471,8 +501,8 @@ CT__AI void sp_pairh_e4m3(const uint8_t *c0, const uint8_t *c1, const uint8_t *m
         const int sh = 4 * (int)(grp & 1) + 2 * (int)(j & 1);
         const float x0 = x[4 * grp + ((m0[grp / 2] >> sh) & 3)],
                     x1 = x[4 * grp + ((m1[grp / 2] >> sh) & 3)];
-        s0[j % 16] = fmaf(ct__mxk_dec1(CT__MXK_E4M3, c0[j]), x0, s0[j % 16]);
-        s1[j % 16] = fmaf(ct__mxk_dec1(CT__MXK_E4M3, c1[j]), x1, s1[j % 16]);
+        s0[j % 16] = fmaf(ct__spk_get(vk, r0, j), x0, s0[j % 16]);
+        s1[j % 16] = fmaf(ct__spk_get(vk, r1, j), x1, s1[j % 16]);
     }
     *y0 = ct__sp24_lanes_sum(s0);
     *y1 = ct__sp24_lanes_sum(s1);
@@ -511,18 +541,32 @@ __attribute__((noinline)) static void sp_gemv_e4m3_pairs(int64_t rows, const voi
         sp_gemv_e4m3_1(1, vb + r * vs, meta + r * ms, ms, K, x, y + r);
 }
 
+/* Rows in pairs through sp_pairv (xk: x, or 256 x for E4M3), the odd last row by the one-row
+ * kernel of the same order. */
+CT__AI void sp_pairs_impl(const int vk, int64_t rows, const void *vals, const uint8_t *meta,
+                          int64_t ms, int64_t K, const float *x, const float *xk, float *y) {
+    const char *vb = vals;
+    const int64_t vs = K / 2 * ct__spk_size(vk);
+    int64_t r = 0;
+    for (; r + 2 <= rows; r += 2)
+        sp_pairv(vk, vb + r * vs, vb + (r + 1) * vs, meta + r * ms, meta + (r + 1) * ms, K, x, xk,
+                 y + r, y + r + 1);
+    if (r < rows) sp_gemv_impl(vk, 1, 1, vb + r * vs, meta + r * ms, ms, K, x, y + r);
+}
 __attribute__((noinline)) static void sp_gemv_e4m3_x256(int64_t rows, const void *vals,
                                                         const uint8_t *meta, int64_t ms, int64_t K,
                                                         const float *x, const float *x256,
                                                         float *y) {
-    const uint8_t *vb = vals;
-    const int64_t vs = K / 2;
-    int64_t r = 0;
-    for (; r + 2 <= rows; r += 2)
-        sp_pairh_e4m3(vb + r * vs, vb + (r + 1) * vs, meta + r * ms, meta + (r + 1) * ms, K, x,
-                      x256, y + r, y + r + 1);
-    if (r < rows) sp_gemv_e4m3_1(1, vb + r * vs, meta + r * ms, ms, K, x, y + r);
+    sp_pairs_impl(CT__SPK_E4M3, rows, vals, meta, ms, K, x, x256, y);
 }
+#define SP_PAIRS_FN(tag, vk)                                                                       \
+    __attribute__((noinline)) static void sp_gemv_pairs_##tag(                                     \
+        int64_t rows, const void *vals, const uint8_t *meta, int64_t ms, int64_t K,                \
+        const float *x, float *y) {                                                                \
+        sp_pairs_impl(vk, rows, vals, meta, ms, K, x, x, y);                                       \
+    }
+SP_PAIRS_FN(bf16, CT__SPK_BF16)
+SP_PAIRS_FN(e5m2, CT__SPK_E5M2)
 
 typedef void (*sp_gemv_fn)(int64_t, const void *, const uint8_t *, int64_t, int64_t, const float *,
                            float *);
@@ -536,9 +580,13 @@ static const sp_gemv_fn sp_gemv_table[4][8] = {SP_GEMV_ROW(f32), SP_GEMV_ROW(bf1
 
 static void sp_gemv(int vk, int N, int64_t rows, const void *vals, const uint8_t *meta, int64_t ms,
                     int64_t K, const float *x, float *y) {
-    if (N == 1 && vk == CT__SPK_E4M3) {
-        sp_gemv_e4m3_pairs(rows, vals, meta, ms, K, x, y);
-        return;
+    if (N == 1) { /* two rows a step (f32: three rows in sp_gemv_group) */
+        switch (vk) {
+        case CT__SPK_F32: break;
+        case CT__SPK_BF16: sp_gemv_pairs_bf16(rows, vals, meta, ms, K, x, y); return;
+        case CT__SPK_E4M3: sp_gemv_e4m3_pairs(rows, vals, meta, ms, K, x, y); return;
+        default: sp_gemv_pairs_e5m2(rows, vals, meta, ms, K, x, y); return;
+        }
     }
     sp_gemv_table[vk < 0 || vk > 3 ? 3 : vk][N < 1   ? 0
                                              : N > 8 ? 7
