@@ -385,17 +385,25 @@ TEST(int_to_float_casts_round_once_golden) {
     }
 }
 
-/* ---- signed zeros: relu(-0) = -0 (torch), gelu(-0) = +0 ---- */
+/* ---- signed zeros: relu(-0) = -0 (torch), gelu(-0) = +0, gelu of a very negative x = -0 (the
+ * exact value underflows from below; torch's -x/2 * 0 is -0 too) ---- */
 TEST(relu_gelu_signed_zero) {
-    enum { N = 37 };
+    enum { N = 40 };
     const ct_dtype dts[4] = {CT_FLOAT32, CT_FLOAT64, CT_FLOAT16, CT_BFLOAT16};
     for (int di = 0; di < 4; di++)
         for (int strided = 0; strided < 2; strided++) {
             ct_dtype dt = dts[di];
-            /* -0.0, -1, NaN, 2 in every dtype's bits */
+            /* -0.0, -1, NaN, 2, a large negative value (the last f64 element: the smallest
+             * negative subnormal, whose gelu rounds to -0) in every dtype's bits */
             char buf[N * 8];
+            const double big = dt == CT_FLOAT16 ? -6e4 : -1e30;
             for (int i = 0; i < N; i++) {
-                double v = (i % 4 == 0) ? -0.0 : (i % 4 == 1) ? -1.0 : (i % 4 == 2) ? NAN : 2.0;
+                double v = (i % 5 == 0)                     ? -0.0
+                           : (i % 5 == 1)                   ? -1.0
+                           : (i % 5 == 2)                   ? NAN
+                           : (i % 5 == 3)                   ? 2.0
+                           : i == N - 1 && dt == CT_FLOAT64 ? -0x1p-1074
+                                                            : big;
                 tu_set(buf, dt, i, v);
             }
             ct_tensor *x = mk(dt, N, buf, strided), *r = NULL, *g = NULL, *gt = NULL;
@@ -405,7 +413,7 @@ TEST(relu_gelu_signed_zero) {
             double *vr = tu_read(r), *vg = tu_read(g), *vt = tu_read(gt);
             int bad = 0;
             for (int i = 0; i < N; i++) {
-                int k = i % 4;
+                int k = i % 5;
                 if (k == 0 && !(vr[i] == 0 && signbit(vr[i]))) bad++;  /* relu(-0) = -0 */
                 if (k == 1 && !(vr[i] == 0 && !signbit(vr[i]))) bad++; /* relu(-1) = +0 */
                 if (k == 2 && !isnan(vr[i])) bad++;
@@ -413,6 +421,7 @@ TEST(relu_gelu_signed_zero) {
                 if (k == 0 && !(vg[i] == 0 && !signbit(vg[i]))) bad++; /* gelu(-0) = +0 */
                 if (k == 0 && !(vt[i] == 0 && signbit(vt[i]))) bad++;  /* tanh form: -0 (torch) */
                 if (k == 2 && (!isnan(vg[i]) || !isnan(vt[i]))) bad++;
+                if (k == 4 && !(vg[i] == 0 && signbit(vg[i]))) bad++; /* underflow: -0 */
             }
             CHECK_MSG(bad == 0, "%s strided %d: %d wrong", ct_dtype_name(dt), strided, bad);
             free(vr), free(vg), free(vt);

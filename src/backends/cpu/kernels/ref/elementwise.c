@@ -197,8 +197,9 @@ CT_DEF1(CT_GEN_UN, k_sigmoid, CT_FLOATS, (ct_mt)1 / ((ct_mt)1 + exp(-x)))
 CT_DEF2(CT_GEN_UN, k_relu, CT_FLOATS, (x < 0 ? (ct_mt)0 : x), CT_INTS, (x > 0 ? x : 0))
 /* gelu(x) = x/2 * erfc(-x/sqrt2): no cancellation for x < -1 (1 + erf(x/sqrt2) loses hundreds of
  * ulp there). f32/f16/bf16 evaluate in double (the argument's rounding error would be amplified by
- * 2t^2 through erfc), f64 corrects erfc for the rounding of x/sqrt2 with a first-order term. The
- * trailing + 0 turns gelu(-0) into +0 (PyTorch's vectorised f32 kernel gives +0). */
+ * 2t^2 through erfc), f64 corrects erfc for the rounding of x/sqrt2 with a first-order term.
+ * gelu(-0) is +0 (PyTorch's vectorised f32 kernel gives +0); a negative x whose result underflows
+ * keeps the sign, -0 (as torch, and the sign of the exact value). */
 static double ct_k_gelu_erf64(double x) {
     const double c_hi = 0.70710678118654757, c_lo = -4.8336466567264567e-17; /* 1/sqrt2 */
     double t = -x * c_hi;
@@ -213,11 +214,11 @@ static double ct_k_gelu_erf64(double x) {
     double e = erfc(t);
     /* d erfc(t)/dt = -2/sqrt(pi) exp(-t^2) */
     if (t_lo != 0 && e > 0 && isfinite(t_lo)) e -= t_lo * 1.1283791670955126 * exp(-t * t);
-    return 0.5 * x * e + 0.0;
+    return x == 0 ? 0.0 : 0.5 * x * e;
 }
 static float ct_k_gelu_erf32(float x) {
     double xd = x;
-    return (float)(0.5 * xd * erfc(-xd * 0.70710678118654752440) + 0.0);
+    return x == 0 ? 0.0f : (float)(0.5 * xd * erfc(-xd * 0.70710678118654752440));
 }
 CT_DEF2(CT_GEN_UN, k_gelu_erf, CT_F32F64,
         _Generic(x, float
