@@ -75,12 +75,15 @@ def fval(x, d):
     return struct.unpack('<d', struct.pack('<Q', x))[0]
 
 
+EXACT_RTOL = None  # --exact: any difference in the bits is a 'values' mismatch
+
+
 def close(g, e, d):
     """g, e: lists of hex bits of float dtype d; class of the worst difference or None"""
     ge = [fval(x, d) for x in g]
     ee = [fval(x, d) for x in e]
     scale = max([abs(x) for x in ee if math.isfinite(x)] + [0.0])
-    rtol = 1e-9 if d == 9 else 1e-4
+    rtol = EXACT_RTOL if EXACT_RTOL is not None else 1e-9 if d == 9 else 1e-4
     for x, y in zip(ge, ee):
         if x == y or (math.isnan(x) and math.isnan(y)):
             continue
@@ -100,7 +103,11 @@ def main():
     ap.add_argument('--seed', type=int, default=1)
     ap.add_argument('--show', type=int, default=2)
     ap.add_argument('--only', default=None)
+    ap.add_argument('--exact', action='store_true', help='compare bits (no tolerance)')
     a = ap.parse_args()
+    global EXACT_RTOL
+    if a.exact:
+        EXACT_RTOL = -1.0
     here = os.path.dirname(os.path.abspath(__file__))
     root = os.path.dirname(os.path.dirname(here))
     exe = '/tmp/torchdiff_driver'

@@ -24,10 +24,11 @@ static void bw_mul(ct__ag_call *c) {
 }
 static void bw_div(ct__ag_call *c) {
     if (c->need[0]) ct__ag_set(c, 0, ct__ag_div(c, G, IN(1)));
-    if (c->need[1]) /* -g * a / (b * b) */
+    if (c->need[1]) /* -g * ((a / b) / b), torch's order (bit for bit; also finite where b * b
+                     * overflows: g (a / b) / (b b) was NaN for a = -inf, b = 1e30 in f32) */
         ct__ag_set(
             c, 1,
-            ct__ag_neg(c, ct__ag_div(c, ct__ag_mul(c, G, IN(0)), ct__ag_mul(c, IN(1), IN(1)))));
+            ct__ag_neg(c, ct__ag_mul(c, G, ct__ag_div(c, ct__ag_div(c, IN(0), IN(1)), IN(1)))));
 }
 static void bw_add_s(ct__ag_call *c) { ct__ag_set(c, 0, G); }
 static void bw_mul_s(ct__ag_call *c) { ct__ag_set(c, 0, ct__ag_mul_s(c, G, c->n->sc[0])); }
