@@ -153,8 +153,8 @@ static void bw_sin(ct__ag_call *c) { ct__ag_set(c, 0, ct__ag_mul(c, G, AP(ct_cos
 static void bw_cos(ct__ag_call *c) {
     ct__ag_set(c, 0, ct__ag_mul(c, G, ct__ag_neg(c, AP(ct_sin, IN(0)))));
 }
-static void bw_exp2(ct__ag_call *c) { /* g out ln 2 */
-    ct__ag_set(c, 0, ct__ag_mul(c, G, ct__ag_mul_s(c, OUT, 0.69314718055994531)));
+static void bw_exp2(ct__ag_call *c) { /* (g out) ln 2, torch's order (bit for bit) */
+    ct__ag_set(c, 0, ct__ag_mul_s(c, ct__ag_mul(c, G, OUT), 0.69314718055994531));
 }
 static void bw_log2(ct__ag_call *c) { /* g / (x ln 2) */
     ct__ag_set(c, 0, ct__ag_div(c, G, ct__ag_mul_s(c, IN(0), 0.69314718055994531)));
@@ -166,10 +166,10 @@ static void bw_expm1(ct__ag_call *c) {
     ct__ag_set(c, 0, ct__ag_mul(c, G, ct__ag_add_s(c, OUT, 1)));
 }
 static void bw_zero(ct__ag_call *c) { ct__ag_set(c, 0, ct__ag_mul_s(c, G, 0)); }
-static void bw_silu(ct__ag_call *c) { /* g s (1 + x (1 - s)), s = sigmoid(x) */
+static void bw_silu(ct__ag_call *c) { /* (g s) (1 + x (1 - s)), s = sigmoid(x): torch's order */
     ct_tensor *s = AP(ct_sigmoid, IN(0));
     ct_tensor *t = ct__ag_add_s(c, ct__ag_mul(c, IN(0), ct__ag_add_s(c, ct__ag_neg(c, s), 1)), 1);
-    ct__ag_set(c, 0, ct__ag_mul(c, G, ct__ag_mul(c, s, t)));
+    ct__ag_set(c, 0, ct__ag_mul(c, ct__ag_mul(c, G, s), t));
 }
 static void bw_softplus(ct__ag_call *c) { /* g sigmoid(beta x), g where beta x > threshold */
     const double beta = c->n->sc[0], thr = c->n->sc[1];
