@@ -362,6 +362,21 @@ CT__AI void sp_pair_step(__m256i Y, __m256i M, const float *xs, __m256 *acc) {
     sp_pair_fma(v, M, xs, acc);
 }
 
+/* The two rows' 16 lane sums each out of the pair accumulators (register g, lane h: group
+ * 2g + h, chains 4g + 2h and 4g + 2h + 1 of row 0, the next two of row 1). */
+CT__AI void sp_pair_split(__m256 a0, __m256 a1, __m256 a2, __m256 a3, float *s0, float *s1) {
+    float a[4][8];
+    _mm256_storeu_ps(a[0], a0);
+    _mm256_storeu_ps(a[1], a1);
+    _mm256_storeu_ps(a[2], a2);
+    _mm256_storeu_ps(a[3], a3);
+    for (int g = 0; g < 4; g++)
+        for (int h = 0; h < 2; h++) {
+            s0[4 * g + 2 * h] = a[g][4 * h], s0[4 * g + 2 * h + 1] = a[g][4 * h + 1];
+            s1[4 * g + 2 * h] = a[g][4 * h + 2], s1[4 * g + 2 * h + 1] = a[g][4 * h + 3];
+        }
+}
+
 /* Rows r0 (codes c0, metadata m0) and r1 against x: *y0, *y1 (the lane sums). */
 CT__AI void sp_pair_e4m3(const uint8_t *c0, const uint8_t *c1, const uint8_t *m0, const uint8_t *m1,
                          int64_t K, const float *x, float *y0, float *y1) {
@@ -389,16 +404,8 @@ CT__AI void sp_pair_e4m3(const uint8_t *c0, const uint8_t *c1, const uint8_t *m0
             a0 = t[0], a1 = t[1], a2 = t[2], a3 = t[3];
         }
     }
-    float a[4][8], s0[16], s1[16];
-    _mm256_storeu_ps(a[0], a0);
-    _mm256_storeu_ps(a[1], a1);
-    _mm256_storeu_ps(a[2], a2);
-    _mm256_storeu_ps(a[3], a3);
-    for (int g = 0; g < 4; g++)
-        for (int h = 0; h < 2; h++) { /* lane h: group 2g + h, chains 4g + 2h and 4g + 2h + 1 */
-            s0[4 * g + 2 * h] = a[g][4 * h], s0[4 * g + 2 * h + 1] = a[g][4 * h + 1];
-            s1[4 * g + 2 * h] = a[g][4 * h + 2], s1[4 * g + 2 * h + 1] = a[g][4 * h + 3];
-        }
+    float s0[16], s1[16];
+    sp_pair_split(a0, a1, a2, a3, s0, s1);
     for (int64_t j = 16 * steps; j < K / 2; j++) { /* the last 1..7 groups: one fma each */
         const int64_t grp = j / 2;
         const int sh = 4 * (int)(grp & 1) + 2 * (int)(j & 1);
@@ -486,16 +493,8 @@ CT__AI void sp_pairv(const int vk, const char *r0, const char *r1, const uint8_t
             return;
         }
     }
-    float a[4][8], s0[16], s1[16];
-    _mm256_storeu_ps(a[0], a0);
-    _mm256_storeu_ps(a[1], a1);
-    _mm256_storeu_ps(a[2], a2);
-    _mm256_storeu_ps(a[3], a3);
-    for (int g = 0; g < 4; g++)
-        for (int h = 0; h < 2; h++) {
-            s0[4 * g + 2 * h] = a[g][4 * h], s0[4 * g + 2 * h + 1] = a[g][4 * h + 1];
-            s1[4 * g + 2 * h] = a[g][4 * h + 2], s1[4 * g + 2 * h + 1] = a[g][4 * h + 3];
-        }
+    float s0[16], s1[16];
+    sp_pair_split(a0, a1, a2, a3, s0, s1);
     for (int64_t j = 16 * steps; j < K / 2; j++) { /* the last 1..7 groups, as sp_pair_e4m3 */
         const int64_t grp = j / 2;
         const int sh = 4 * (int)(grp & 1) + 2 * (int)(j & 1);
