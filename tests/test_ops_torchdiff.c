@@ -416,51 +416,45 @@ TEST(gradients_at_nan_and_zero_std_as_torch) {
  * (the old -(g a) / (b b) matched on ~54% of elements), and finite where b * b overflows ---- */
 TEST(div_divisor_gradient_in_torch_order) {
     enum { N = 2000 };
-    uint64_t st = 0x9E3779B97F4A7C15u;
+    unsigned long long rng = 7;
     for (int f64 = 0; f64 < 2; f64++) {
-        double a[N], b[N], g[N];
-        for (int i = 0; i < N; i++) {
-            double r[3];
-            for (int k = 0; k < 3; k++) {
-                st = st * 6364136223846793005u + 1442695040888963407u;
-                r[k] = ((double)(st >> 11) * 0x1p-53 - 0.5) * 8;
-            }
-            a[i] = r[0] * (i % 3 == 0 ? 1e5 : 1), b[i] = r[1] + (r[1] < 0 ? -0.1 : 0.1),
-            g[i] = r[2];
-            if (!f64) a[i] = (float)a[i], b[i] = (float)b[i], g[i] = (float)g[i];
-        }
-        a[0] = -INFINITY, b[0] = 1e30; /* b * b overflows f32: torch's order gives +inf */
         const ct_dtype dt = f64 ? CT_FLOAT64 : CT_FLOAT32;
-        float af[N], bf[N], gf[N];
-        for (int i = 0; i < N; i++)
-            af[i] = (float)a[i], bf[i] = (float)b[i], gf[i] = (float)g[i];
-        const void *pa = f64 ? (const void *)a : af, *pb = f64 ? (const void *)b : bf,
-                   *pg = f64 ? (const void *)g : gf;
-        ct_tensor *ta = NULL, *tb = NULL, *tg = NULL, *ty = NULL;
-        CHECK_OK(ct_tensor_from_host(ctx, pa, dt, 1, (int64_t[]){N}, &ta));
-        CHECK_OK(ct_tensor_from_host(ctx, pb, dt, 1, (int64_t[]){N}, &tb));
-        CHECK_OK(ct_tensor_from_host(ctx, pg, dt, 1, (int64_t[]){N}, &tg));
-        CHECK_OK(ct_tensor_set_requires_grad(tb, true));
-        CHECK_OK(ct_div(ctx, ta, tb, &ty));
-        CHECK_OK(ct_backward(ctx, ty, tg, false));
-        static double got[N];
-        static float gotf[N];
-        CHECK(rd(ct_tensor_grad(tb), f64 ? (void *)got : (void *)gotf,
-                 f64 ? sizeof got : sizeof gotf));
-        int bad = 0;
+        static double buf[3][N]; /* a, b, g in dt's bits */
         for (int i = 0; i < N; i++) {
+            double b = tu_rand_val(&rng, CT_FLOAT64, -4, 4);
+            tu_set(buf[0], dt, i, tu_rand_val(&rng, CT_FLOAT64, -4, 4) * (i % 3 ? 1 : 1e5));
+            tu_set(buf[1], dt, i, b + (b < 0 ? -0.1 : 0.1));
+            tu_set(buf[2], dt, i, tu_rand_val(&rng, CT_FLOAT64, -4, 4));
+        }
+        tu_set(buf[0], dt, 0, -INFINITY); /* b * b overflows f32: torch's order gives +inf */
+        tu_set(buf[1], dt, 0, 1e30);
+        ct_tensor *t[3] = {NULL, NULL, NULL}, *ty = NULL;
+        for (int k = 0; k < 3; k++)
+            CHECK_OK(ct_tensor_from_host(ctx, buf[k], dt, 1, (int64_t[]){N}, &t[k]));
+        CHECK_OK(ct_tensor_set_requires_grad(t[1], true));
+        CHECK_OK(ct_div(ctx, t[0], t[1], &ty));
+        CHECK_OK(ct_backward(ctx, ty, t[2], false));
+        double *got = tu_read(ct_tensor_grad(t[1]));
+        CHECK(got != NULL);
+        int bad = 0;
+        for (int i = 0; got && i < N; i++) {
+            const double a = tu_get(buf[0], dt, i), b = tu_get(buf[1], dt, i),
+                         g = tu_get(buf[2], dt, i);
             if (f64) {
-                volatile double q = a[i] / b[i], q2 = q / b[i];
-                bad += !(got[i] == -g[i] * q2);
+                volatile double q = a / b, q2 = q / b;
+                bad += !(got[i] == -g * q2);
             } else {
-                volatile float q = af[i] / bf[i], q2 = q / bf[i];
-                bad += !(gotf[i] == -gf[i] * q2);
+                volatile float q = (float)a / (float)b, q2 = q / (float)b;
+                bad += !((float)got[i] == -(float)g * q2);
             }
         }
         CHECK_MSG(bad == 0, "%s: %d of %d divisor gradients differ from -g ((a / b) / b)",
                   ct_dtype_name(dt), bad, N);
-        if (!f64) CHECK_MSG(isinf(gotf[0]), "f32 a = -inf, b = 1e30: %g", gotf[0]);
-        ct_tensor_release(ta), ct_tensor_release(tb), ct_tensor_release(tg), ct_tensor_release(ty);
+        if (got && !f64) CHECK_MSG(isinf(got[0]), "f32 a = -inf, b = 1e30: %g", got[0]);
+        free(got);
+        for (int k = 0; k < 3; k++)
+            ct_tensor_release(t[k]);
+        ct_tensor_release(ty);
     }
 }
 

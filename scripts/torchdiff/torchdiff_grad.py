@@ -75,7 +75,7 @@ def fval(x, d):
     return struct.unpack('<d', struct.pack('<Q', x))[0]
 
 
-EXACT_RTOL = None  # --exact: any difference in the bits is a 'values' mismatch
+EXACT = False  # --exact: any difference in the bits is a mismatch
 
 
 def close(g, e, d):
@@ -83,7 +83,7 @@ def close(g, e, d):
     ge = [fval(x, d) for x in g]
     ee = [fval(x, d) for x in e]
     scale = max([abs(x) for x in ee if math.isfinite(x)] + [0.0])
-    rtol = EXACT_RTOL if EXACT_RTOL is not None else 1e-9 if d == 9 else 1e-4
+    rtol = 1e-9 if d == 9 else 1e-4
     for x, y in zip(ge, ee):
         if x == y or (math.isnan(x) and math.isnan(y)):
             continue
@@ -91,7 +91,7 @@ def close(g, e, d):
             return 'nan'
         if math.isinf(x) or math.isinf(y):
             return 'inf'
-        if abs(x - y) > rtol * (abs(y) + scale):
+        if EXACT or abs(x - y) > rtol * (abs(y) + scale):
             return 'values'
     return None
 
@@ -105,9 +105,8 @@ def main():
     ap.add_argument('--only', default=None)
     ap.add_argument('--exact', action='store_true', help='compare bits (no tolerance)')
     a = ap.parse_args()
-    global EXACT_RTOL
-    if a.exact:
-        EXACT_RTOL = -1.0
+    global EXACT
+    EXACT = a.exact
     here = os.path.dirname(os.path.abspath(__file__))
     root = os.path.dirname(os.path.dirname(here))
     exe = '/tmp/torchdiff_driver'
