@@ -481,11 +481,50 @@ TEST(exp2_gradient_in_torch_order) {
     ct_tensor_release(tx), ct_tensor_release(tg), ct_tensor_release(ty);
 }
 
+/* ---- f32 pow with an odd integer exponent beyond 2^24 (powf would see it rounded to an even
+ * f32): x^e keeps the sign of negative x (pow in double, rounded once: torch's scalar path), and
+ * so does the gradient e x^(e-1) (e = 1e10 at x = -1: -1e10) ---- */
+TEST(pow_odd_exponent_beyond_f32) {
+    enum { N = 40 };
+    static float xf[N], ones[N], got[N], gg[N];
+    for (int i = 0; i < N; i++) { /* both signs of 0, 1/4 .. 2 and inf */
+        const int m = i / 2 % 10;
+        xf[i] = (i % 2 ? -1.0f : 1.0f) * (m == 0 ? 0.0f : m == 1 ? INFINITY : (float)(m - 1) / 4);
+        ones[i] = 1.0f;
+    }
+    const double exps[] = {16777219.0, 9999999999.0, -16777219.0, 1e10, 16777216.0, -9999999999.0};
+    ct_tensor *tx = NULL, *tg = NULL;
+    CHECK_OK(ct_tensor_from_host(ctx, xf, CT_FLOAT32, 1, (int64_t[]){N}, &tx));
+    CHECK_OK(ct_tensor_from_host(ctx, ones, CT_FLOAT32, 1, (int64_t[]){N}, &tg));
+    CHECK_OK(ct_tensor_set_requires_grad(tx, true));
+    for (int k = 0; k < (int)(sizeof exps / sizeof exps[0]); k++) {
+        const double e = exps[k];
+        ct_tensor *ty = NULL;
+        CHECK_OK(ct_tensor_zero_grad(tx));
+        CHECK_OK(ct_pow(ctx, tx, e, &ty));
+        CHECK_OK(ct_backward(ctx, ty, tg, false));
+        CHECK(rd(ty, got, sizeof got) && rd(ct_tensor_grad(tx), gg, sizeof gg));
+        int bad = 0, badg = 0;
+        for (int i = 0; i < N; i++) {
+            const float want = (float)pow((double)xf[i], e);
+            const float wantg = (float)e * (float)pow((double)xf[i], e - 1);
+            bad += memcmp(&want, &got[i], 4) != 0;
+            badg += memcmp(&wantg, &gg[i], 4) != 0;
+        }
+        CHECK_MSG(bad == 0, "pow(x, %.0f): %d of %d values differ from pow in double", e, bad, N);
+        CHECK_MSG(badg == 0, "pow(x, %.0f): %d of %d gradients differ from e pow(x, e - 1)", e,
+                  badg, N);
+        ct_tensor_release(ty);
+    }
+    ct_tensor_release(tx), ct_tensor_release(tg);
+}
+
 int main(void) {
     ctx = tu_ctx_or_skip();
     RUN(div_scalar_int_tensor_scalar_not_wrapped);
     RUN(div_divisor_gradient_in_torch_order);
     RUN(exp2_gradient_in_torch_order);
+    RUN(pow_odd_exponent_beyond_f32);
     RUN(clamp_nan_bound_with_both_bounds);
     RUN(pow_exponent_overflow);
     RUN(pow_exponent_rounded_half);

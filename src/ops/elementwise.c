@@ -195,6 +195,19 @@ static ct_status ct__fwd_pow(ct_ctx *ctx, const ct_tensor *a, double exponent, c
      * x ** bf16(0.1) = x ** 0.10009765625 (in f32) */
     if (a->dtype == CT_BFLOAT16) sc[0] = ct_bf16_to_f32(ct_f32_to_bf16((float)exponent));
     if (a->dtype == CT_FLOAT16) sc[0] = ct_f16_to_f32(ct_f32_to_f16((float)exponent));
+    /* f32 with an odd integer exponent that rounds to an even f32 (|e| > 2^24): powf would drop
+     * the sign of x^e for negative x (the magnitude is 0, 1 or inf either way); pow in double
+     * keeps it (torch's scalar path, std::pow(float, double); its vector body rounds) */
+    if (a->dtype == CT_FLOAT32 && fabs(exponent) < 0x1p53 && fabs(fmod(exponent, 2)) == 1 &&
+        (double)(float)exponent != exponent) {
+        ct_tensor *ad = NULL, *rd = NULL;
+        if ((st = ct_cast(ctx, a, CT_FLOAT64, &ad)) != CT_OK) return st;
+        st = ct__unary(ctx, "pow", CT_OP_POW, ad, true, false, sc, 0, &rd);
+        ct_tensor_release(ad);
+        if (st == CT_OK) st = ct_cast(ctx, rd, CT_FLOAT32, out);
+        ct_tensor_release(rd);
+        return st;
+    }
     if (ct_dtype_is_floating(a->dtype))
         return ct__unary(ctx, "pow", CT_OP_POW, a, true, false, sc, 0, out);
     if (!ct__is_compute_dtype(a->dtype))
