@@ -228,11 +228,7 @@ TEST(scatter_and_scatter_add) {
                     ct_tensor *r = NULL;
                     ct_status st = add ? ct_scatter_add(ctx, a, dim, ix, src, &r)
                                        : ct_scatter(ctx, a, dim, ix, src, &r);
-                    if (add && TU_ALL_DTYPES[di] == CT_BOOL) {
-                        CHECK_ST(st, CT_ERR_DTYPE);
-                        continue;
-                    }
-                    CHECK_OK(st);
+                    CHECK_OK(st); /* bool scatter_add ORs (torch: bool + bool), checked below */
                     /* naive: apply in C order of the index, in double, rounding each add to the
                      * dtype */
                     double *want = malloc(20 * sizeof(double));
@@ -332,11 +328,32 @@ TEST(index_add) {
     CHECK_OK(ct_tensor_zeros(ctx, CT_INT32, 2, (int64_t[]){3, 4}, &a));
     CHECK_OK(ct_tensor_zeros(ctx, CT_INT64, 1, (int64_t[]){2}, &ix));
     CHECK_OK(ct_tensor_ones(ctx, CT_INT32, 2, (int64_t[]){2, 4}, &src));
-    CHECK_ST(ct_index_add(ctx, a, 0, ix, src, 2.5, &r), CT_ERR_DTYPE); /* float alpha, int self */
+    /* alpha converts to an integer self's dtype as torch's checked conversion: 2.5 -> 2 (both
+     * index entries are row 0: 2 + 2 there), out of range is an error */
+    CHECK_OK(ct_index_add(ctx, a, 0, ix, src, 2.5, &r));
+    double *g = tu_read(r);
+    for (int k = 0; g && k < 12; k++)
+        CHECK_MSG(g[k] == (k < 4 ? 4 : 0), "index_add(int32, alpha 2.5)[%d] = %g", k, g[k]);
+    free(g), ct_tensor_release(r), r = NULL;
+    CHECK_ST(ct_index_add(ctx, a, 0, ix, src, 3e9, &r), CT_ERR_INVALID_ARG);
+    CHECK(r == NULL && strstr(ct_ctx_last_error(ctx), "overflow") != NULL);
     CHECK_ST(ct_index_add(ctx, a, 1, ix, src, 1, &r), CT_ERR_SHAPE);
     CHECK_OK(ct_tensor_zeros(ctx, CT_BOOL, 2, (int64_t[]){3, 4}, &b));
-    CHECK_ST(ct_index_add(ctx, b, 0, ix, src, 1, &r), CT_ERR_DTYPE);
+    CHECK_ST(ct_index_add(ctx, b, 0, ix, src, 1, &r), CT_ERR_DTYPE); /* source int32 */
     CHECK(r == NULL);
+    /* bool: source OR-ed in where alpha is nonzero (torch: bool + bool * bool(alpha)) */
+    ct_tensor *bs = NULL, *bi = NULL;
+    CHECK_OK(ct_tensor_ones(ctx, CT_BOOL, 2, (int64_t[]){2, 4}, &bs));
+    CHECK_OK(ct_tensor_arange(ctx, CT_INT64, 1, 3, 1, &bi));
+    for (int k = 0; k < 2; k++) {
+        CHECK_OK(ct_index_add(ctx, b, 0, bi, bs, k ? 0.5 : 0.0, &r));
+        g = tu_read(r);
+        for (int e = 0; g && e < 12; e++)
+            CHECK_MSG(g[e] == (k && e >= 4), "bool index_add alpha %g [%d] = %g", k ? 0.5 : 0.0, e,
+                      g[e]);
+        free(g), ct_tensor_release(r), r = NULL;
+    }
+    ct_tensor_release(bs), ct_tensor_release(bi);
     ct_tensor_release(a), ct_tensor_release(ix), ct_tensor_release(src), ct_tensor_release(b);
 }
 

@@ -309,6 +309,30 @@ TEST(argmin_max_min_dim) {
     ct_tensor_release(f), ct_tensor_release(i), ct_tensor_release(b);
 }
 
+/* A 0-d tensor sorts as one element along dim 0 or -1 (torch: sort, argsort, topk, kthvalue of
+ * tensor(3.) give 3. and index 0, 0-d); dim 1 is out of range. */
+TEST(zero_dim_input) {
+    ct_tensor *t = NULL, *v = NULL, *ix = NULL;
+    CHECK_OK(ct_tensor_full(ctx, CT_FLOAT32, 0, NULL, 3.0, &t));
+    for (int dim = -1; dim <= 0; dim++)
+        for (int k = 0; k < 4; k++) {
+            v = ix = NULL;
+            ct_status st = k == 0   ? ct_sort(ctx, t, dim, true, true, &v, &ix)
+                           : k == 1 ? ct_topk(ctx, t, 1, dim, true, true, &v, &ix)
+                           : k == 2 ? ct_kthvalue(ctx, t, 1, dim, true, &v, &ix)
+                                    : ct_argsort(ctx, t, dim, false, &ix);
+            CHECK_MSG(st == CT_OK, "op %d dim %d: %s", k, dim, ct_ctx_last_error(ctx));
+            if (st != CT_OK) continue;
+            double *gi = tu_read(ix), *gv = v ? tu_read(v) : NULL;
+            CHECK(ct_tensor_ndim(ix) == 0 && ct_tensor_dtype(ix) == CT_INT64 && gi && gi[0] == 0);
+            if (v) CHECK(ct_tensor_ndim(v) == 0 && gv && gv[0] == 3.0);
+            free(gi), free(gv), ct_tensor_release(v), ct_tensor_release(ix);
+        }
+    CHECK_ST(ct_sort(ctx, t, 1, false, true, &v, &ix), CT_ERR_INDEX);
+    CHECK_ST(ct_topk(ctx, t, 2, 0, true, true, &v, &ix), CT_ERR_INDEX);
+    ct_tensor_release(t);
+}
+
 int main(void) {
     ct_ctx_options o = {.size = sizeof o};
     if (ct_ctx_create(&o, &ctx) != CT_OK) return 1;
@@ -317,6 +341,7 @@ int main(void) {
     RUN(long_rows_exact_int64);
     RUN(all_any_count_nonzero);
     RUN(argmin_max_min_dim);
+    RUN(zero_dim_input);
     CHECK(ct_ctx_live_tensors(ctx) == 0);
     ct_ctx_free(ctx);
     return ct_test_end();

@@ -146,7 +146,8 @@ CT_API ct_status ct_leaky_relu(ct_ctx *ctx, const ct_tensor *a, double negative_
                                ct_tensor **out);
 /* x for x > 0, else alpha * (exp(x) - 1) (computed with expm1; torch default alpha 1). */
 CT_API ct_status ct_elu(ct_ctx *ctx, const ct_tensor *a, double alpha, ct_tensor **out);
-/* clamp(a, min_val, max_val) (integers too, not bool); min_val > max_val is CT_ERR_INVALID_ARG.
+/* clamp(a, min_val, max_val) as F.hardtanh: integers keep their dtype with the bounds truncated
+ * (uint8 refuses negative ones), not bool; min_val > max_val gives max_val (not checked, as torch).
  * Its gradient passes strictly inside (min_val, max_val), as torch's hardtanh_backward. */
 CT_API ct_status ct_hardtanh(ct_ctx *ctx, const ct_tensor *a, double min_val, double max_val,
                              ct_tensor **out);

@@ -92,7 +92,7 @@ int main(void) {
         const bool gmode = !strncmp(op, "g:", 2);
         if (gmode) op += 2;
         int nt = atoi(tok(&p));
-        ct_tensor *T[4] = {0};
+        ct_tensor *T[8] = {0};
         for (int k = 0; k < nt; k++) {
             int dt = atoi(tok(&p)), nd = atoi(tok(&p));
             if (dt == 99) { /* a NULL tensor (layer_norm without weight or bias) */
@@ -145,12 +145,13 @@ int main(void) {
         BIN(sub)
         BIN(mul)
         BIN(div)
-        BIN(eq) BIN(ne) BIN(lt) BIN(le) BIN(gt) BIN(ge) BIN(matmul) BIN(bmm) BIN(embedding)
-            SCAL(add_scalar) SCAL(sub_scalar) SCAL(mul_scalar) SCAL(div_scalar) SCAL(eq_scalar)
-                SCAL(ne_scalar) SCAL(lt_scalar) SCAL(le_scalar) SCAL(gt_scalar) SCAL(ge_scalar)
-                    SCAL(pow) UN(neg) UN(abs) UN(exp) UN(log) UN(sqrt) UN(rsqrt) UN(tanh)
-                        UN(sigmoid) UN(relu) INPL(add_) INPL(sub_) INPL(mul_) INPL(div_)
-                            INPLS(add_scalar_) INPLS(sub_scalar_) INPLS(mul_scalar_)
+        BIN(eq)
+        BIN(ne) BIN(lt) BIN(le) BIN(gt) BIN(ge) BIN(matmul) BIN(bmm) BIN(embedding) SCAL(add_scalar)
+            SCAL(sub_scalar) SCAL(mul_scalar) SCAL(div_scalar) SCAL(eq_scalar) SCAL(ne_scalar)
+                SCAL(lt_scalar) SCAL(le_scalar) SCAL(gt_scalar) SCAL(ge_scalar) SCAL(pow) UN(neg)
+                    UN(abs) UN(exp) UN(log) UN(sqrt) UN(rsqrt) UN(tanh) UN(sigmoid) UN(relu)
+                        INPL(add_) INPL(sub_) INPL(mul_) INPL(div_) INPLS(add_scalar_)
+                            INPLS(sub_scalar_) INPLS(mul_scalar_)
                                 INPLS(div_scalar_) else if (!strcmp(op, "add_scaled")) st =
                                     ct_add_scaled(ctx, a, b, D[0], &r);
         else if (!strcmp(op, "sub_scaled")) st = ct_sub_scaled(ctx, a, b, D[0], &r);
@@ -185,7 +186,8 @@ int main(void) {
         else if (!strcmp(op, "unsqueeze")) st = ct_tensor_unsqueeze(ctx, a, I[0], &r);
         UN(erf)
         UN(erfc)
-        UN(sin) UN(cos) UN(exp2) UN(log2) UN(log1p) UN(expm1) UN(floor) UN(ceil) UN(round) UN(trunc)
+        UN(sin)
+        UN(cos) UN(exp2) UN(log2) UN(log1p) UN(expm1) UN(floor) UN(ceil) UN(round) UN(trunc)
             UN(sign) UN(silu) UN(mish) UN(isnan) UN(isinf) UN(isfinite) UN(logical_not)
                 UN(bitwise_not) BIN(maximum) BIN(minimum) BIN(remainder) BIN(fmod) BIN(logical_and)
                     BIN(logical_or) BIN(logical_xor) BIN(bitwise_and) BIN(bitwise_or)
@@ -206,6 +208,80 @@ int main(void) {
         else if (!strcmp(op, "count_nonzero")) st = ct_count_nonzero(ctx, a, ni - 1, I + 1, &r);
         else if (!strcmp(op, "var")) st = ct_var(ctx, a, ni - 1, I + 1, D[0], I[0], &r);
         else if (!strcmp(op, "std")) st = ct_std(ctx, a, ni - 1, I + 1, D[0], I[0], &r);
+        else if (!strcmp(op, "elu")) st = ct_elu(ctx, a, D[0], &r);
+        else if (!strcmp(op, "hardtanh")) st = ct_hardtanh(ctx, a, D[0], D[1], &r);
+        else if (!strcmp(op, "leaky_relu")) st = ct_leaky_relu(ctx, a, D[0], &r);
+        else if (!strcmp(op, "softplus")) st = ct_softplus(ctx, a, D[0], D[1], &r);
+        else if (!strcmp(op, "lerp")) st = ct_lerp(ctx, a, b, c, &r);
+        else if (!strcmp(op, "lerp_scalar")) st = ct_lerp_scalar(ctx, a, b, D[0], &r);
+        else if (!strcmp(op, "group_norm")) st = ct_group_norm(ctx, a, I[0], b, c, D[0], &r);
+        else if (!strncmp(op, "batch_norm", 10)) {
+            st = ct_batch_norm(ctx, a, b, c, T[3], T[4], I[0], D[0], D[1], &r);
+            if (st == CT_OK && op[10]) { /* _rm / _rv: the running statistic after the call */
+                ct_tensor_release(r);
+                r = ct_tensor_retain(op[12] == 'm' ? b : c);
+            }
+        }
+        else if (!strncmp(op, "sort_", 5) || !strncmp(op, "topk_", 5) || !strncmp(op, "kth_", 4)) {
+            ct_tensor *vv = NULL, *ii = NULL;
+            if (op[0] == 's')
+                st = ct_sort(ctx, a, I[0], I[1], I[2], &vv, &ii);
+            else if (op[0] == 't')
+                st = ct_topk(ctx, a, L[0], I[1], I[2], I[3], &vv, &ii);
+            else
+                st = ct_kthvalue(ctx, a, L[0], I[1], I[2], &vv, &ii);
+            r = ct_tensor_retain(op[strlen(op) - 1] == 'i' ? ii : vv);
+            ct_tensor_release(vv), ct_tensor_release(ii);
+        }
+        else if (!strcmp(op, "argsort")) st = ct_argsort(ctx, a, I[0], I[1], &r);
+        else if (!strcmp(op, "argmin")) st = ct_argmin(ctx, a, I[1], I[0], &r);
+        else if (!strcmp(op, "gather")) st = ct_gather(ctx, a, I[0], b, &r);
+        else if (!strcmp(op, "scatter")) st = ct_scatter(ctx, a, I[0], b, c, &r);
+        else if (!strcmp(op, "scatter_add")) st = ct_scatter_add(ctx, a, I[0], b, c, &r);
+        else if (!strcmp(op, "index_select")) st = ct_index_select(ctx, a, I[0], b, &r);
+        else if (!strcmp(op, "index_add")) st = ct_index_add(ctx, a, I[0], b, c, D[0], &r);
+        else if (!strcmp(op, "masked_fill")) st = ct_masked_fill(ctx, a, b, D[0], &r);
+        else if (!strcmp(op, "masked_select")) st = ct_masked_select(ctx, a, b, &r);
+        else if (!strcmp(op, "take_along_dim")) st = ct_take_along_dim(ctx, a, b, I[0], &r);
+        else if (!strcmp(op, "cat")) st = ct_cat(ctx, nt, (const ct_tensor *const *)T, I[0], &r);
+        else if (!strcmp(op, "stack")) st =
+            ct_stack(ctx, nt, (const ct_tensor *const *)T, I[0], &r);
+        else if (!strcmp(op, "flip")) st = ct_flip(ctx, a, ni, I, &r);
+        else if (!strcmp(op, "roll")) { /* I: n, shifts[n], dims[n] (or no dims: flattened) */
+            int64_t sh[8];
+            int dd[8];
+            for (int i = 0; i < I[0]; i++)
+                sh[i] = L[1 + i], dd[i] = ni > 1 + I[0] ? I[1 + I[0] + i] : 0;
+            st = ct_roll(ctx, a, I[0], sh, ni > 1 + I[0] ? dd : NULL, &r);
+        }
+        else if (!strcmp(op, "repeat")) st = ct_repeat(ctx, a, ni, L, &r);
+        else if (!strcmp(op, "tril")) st = ct_tril(ctx, a, L[0], &r);
+        else if (!strcmp(op, "triu")) st = ct_triu(ctx, a, L[0], &r);
+        else if (!strcmp(op, "max_pool2d")) st = ct_max_pool2d(ctx, a, L, L + 2, L + 4, L + 6, &r);
+        else if (!strcmp(op, "avg_pool2d")) st = ct_avg_pool2d(ctx, a, L, L + 2, L + 4, &r);
+        else if (!strcmp(op, "adaptive_avg_pool2d")) st = ct_adaptive_avg_pool2d(ctx, a, L, &r);
+        else if (!strcmp(op, "conv1d")) st = ct_conv1d(ctx, a, b, c, L[0], L[1], L[2], I[3], &r);
+        else if (!strcmp(op, "conv2d")) st = ct_conv2d(ctx, a, b, c, L, L + 2, L + 4, I[6], &r);
+        else if (!strcmp(op, "interpolate")) st =
+            ct_interpolate(ctx, a, ni - 2, L + 2, (ct_interp_mode)I[0], I[1], &r);
+        else if (!strcmp(op, "pad")) st =
+            ct_pad(ctx, a, ni - 1, L + 1, (ct_pad_mode)I[0], D[0], &r);
+        else if (!strcmp(op, "one_hot")) st = ct_one_hot(ctx, a, L[0], &r);
+        else if (!strncmp(op, "unique_", 7)) {
+            ct_tensor *vv = NULL, *ii = NULL, *cc = NULL;
+            st = ct_unique(ctx, a, true, &vv, &ii, &cc);
+            r = ct_tensor_retain(op[7] == 'v' ? vv : op[7] == 'i' ? ii : cc);
+            ct_tensor_release(vv), ct_tensor_release(ii), ct_tensor_release(cc);
+        }
+        else if (!strcmp(op, "nonzero")) st = ct_nonzero(ctx, a, &r);
+        else if (!strcmp(op, "norm")) st = ct_norm(ctx, a, D[0], ni - 1, I + 1, I[0], &r);
+        else if (!strcmp(op, "addmm")) st = ct_addmm(ctx, a, b, c, D[0], D[1], &r);
+        else if (!strcmp(op, "baddbmm")) st = ct_baddbmm(ctx, a, b, c, D[0], D[1], &r);
+        else if (!strcmp(op, "bitwise_left_shift")) st = ct_bitwise_left_shift(ctx, a, b, &r);
+        else if (!strcmp(op, "bitwise_right_shift")) st = ct_bitwise_right_shift(ctx, a, b, &r);
+        else if (!strcmp(op, "fmod_scalar")) st = ct_fmod_scalar(ctx, a, D[0], &r);
+        else if (!strcmp(op, "remainder_scalar")) st = ct_remainder_scalar(ctx, a, D[0], &r);
+        else if (!strcmp(op, "movedim")) st = ct_movedim(ctx, a, ni / 2, I, I + ni / 2, &r);
         if (gmode && st == CT_OK) {
             /* the upstream gradient, then each input's gradient */
             const ct_dtype rd = ct_tensor_dtype(r);

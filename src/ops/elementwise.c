@@ -633,9 +633,22 @@ static ct_status ct__fwd_hardtanh(ct_ctx *ctx, const ct_tensor *a, double lo, do
     if (st != CT_OK) return st;
     if (a->dtype == CT_BOOL)
         return ct__set_error(ctx, CT_ERR_DTYPE, "hardtanh: bool input is not supported");
-    if (lo > hi)
-        return ct__set_error(ctx, CT_ERR_INVALID_ARG,
-                             "hardtanh: min_val %g cannot be greater than max_val %g", lo, hi);
+    /* as torch's hardtanh: integer inputs keep their dtype, the bounds truncated to integers
+     * (Scalar::toLong; unsigned refuses negative ones); min_val > max_val is not checked, the
+     * clamp then gives max_val everywhere */
+    if (!ct_dtype_is_floating(a->dtype) && ct__is_compute_dtype(a->dtype)) {
+        if (!(fabs(lo) < 0x1p63 && fabs(hi) < 0x1p63))
+            return ct__set_error(ctx, CT_ERR_INVALID_ARG,
+                                 "hardtanh: bounds %g, %g cannot be converted to int64 without "
+                                 "overflow",
+                                 lo, hi);
+        lo = trunc(lo), hi = trunc(hi);
+        if (a->dtype == CT_UINT8 && (lo < 0 || hi < 0))
+            return ct__set_error(ctx, CT_ERR_INVALID_ARG,
+                                 "hardtanh: cannot do hardtanh on an unsigned type with negative "
+                                 "limits (%g, %g)",
+                                 lo, hi);
+    }
     return ct_clamp(ctx, a, &lo, &hi, out);
 }
 ct_status ct_hardtanh(ct_ctx *ctx, const ct_tensor *a, double min_val, double max_val,

@@ -6,6 +6,8 @@
 #include "ops/dispatch.h"
 #include "tensor/ag_front.h"
 
+#include <math.h>
+
 static bool ct__is_index_dtype(ct_dtype dt) { return dt == CT_INT32 || dt == CT_INT64; }
 
 /* out = in0 gathered along d by idx (idx of out's shape, in of out's ndim). */
@@ -184,8 +186,6 @@ static ct_status ct__scatter(ct_ctx *ctx, const char *op, const ct_tensor *t, in
     if (src->dtype != t->dtype)
         return ct__set_error(ctx, CT_ERR_DTYPE, "%s: src dtype %s differs from self dtype %s", op,
                              ct_dtype_name(src->dtype), ct_dtype_name(t->dtype));
-    if (add && t->dtype == CT_BOOL)
-        return ct__set_error(ctx, CT_ERR_DTYPE, "%s: bool tensors cannot be added", op);
     if (index->ndim != t->ndim || src->ndim != t->ndim)
         return ct__set_error(ctx, CT_ERR_SHAPE,
                              "%s: self %s, index %s and src must have the same number of dims", op,
@@ -295,8 +295,23 @@ static ct_status ct__fwd_index_add(ct_ctx *ctx, const ct_tensor *t, int dim, con
     if (source->dtype != t->dtype)
         return ct__set_error(ctx, CT_ERR_DTYPE, "index_add: source dtype %s differs from self %s",
                              ct_dtype_name(source->dtype), ct_dtype_name(t->dtype));
-    if (t->dtype == CT_BOOL)
-        return ct__set_error(ctx, CT_ERR_DTYPE, "index_add: bool tensors cannot be added");
+    /* alpha converts to self's dtype as torch's checked Scalar conversion: integers take values
+     * inside their range (truncated; uint8 also the integers -255..-1, which wrap), bool any
+     * value (nonzero or NaN is true: then source is OR-ed in) */
+    double av = alpha;
+    if (t->dtype == CT_BOOL) {
+        av = alpha != 0;
+    } else if (!ct_dtype_is_floating(t->dtype) && ct__is_compute_dtype(t->dtype)) {
+        double lo = 0, hi = 0;
+        ct__int_range(t->dtype, &lo, &hi);
+        if (t->dtype == CT_UINT8 && alpha < 0 && alpha == trunc(alpha)) lo = -255;
+        if (t->dtype == CT_INT64) hi = 9223372036854775807.0; /* 2^63: excluded below */
+        if (!(alpha >= lo && (t->dtype == CT_INT64 ? alpha < hi : alpha <= hi)))
+            return ct__set_error(ctx, CT_ERR_INVALID_ARG,
+                                 "index_add: alpha %g cannot be converted to %s without overflow",
+                                 alpha, ct_dtype_name(t->dtype));
+        av = trunc(alpha);
+    }
     int nd = t->ndim ? t->ndim : 1;
     int64_t L = ct_tensor_numel(index), want[CT_MAX_DIMS], vshape[CT_MAX_DIMS];
     bool ok = (source->ndim ? source->ndim : 1) == nd;
@@ -319,8 +334,14 @@ static ct_status ct__fwd_index_add(ct_ctx *ctx, const ct_tensor *t, int dim, con
     st = ct_tensor_reshape(ctx, index, nd, vshape, &iv);
     if (st == CT_OK) st = ct_tensor_expand(ctx, iv, nd, want, &ie);
     if (st == CT_OK)
-        st = alpha == 1.0 ? (src = ct_tensor_retain((ct_tensor *)source), CT_OK)
-                          : ct_mul_scalar(ctx, source, alpha, &src);
+        st = av == 1.0 ? (src = ct_tensor_retain((ct_tensor *)source), CT_OK)
+                       : ct_mul_scalar(ctx, source, av, &src);
+    if (st == CT_OK && t->dtype == CT_BOOL) { /* bool * 0 promoted to int64: back to bool */
+        ct_tensor *sb = NULL;
+        st = ct_cast(ctx, src, CT_BOOL, &sb);
+        ct_tensor_release(src);
+        src = sb;
+    }
     if (st == CT_OK && src->dtype != t->dtype) { /* an integer tensor times 2.5 */
         ct__set_error(ctx, CT_ERR_DTYPE, "index_add: alpha %g does not fit dtype %s", alpha,
                       ct_dtype_name(t->dtype));

@@ -114,7 +114,8 @@ static ct_status ct__sort_args(ct_ctx *ctx, const char *op, const ct_tensor *t, 
                                void *out) {
     ct_status st = ct__one_input(ctx, op, t, out);
     if (st != CT_OK) return st;
-    if (!ct__wrap_dim(dim, t->ndim, d))
+    /* a 0-d tensor sorts as one element along dim 0 or -1 (as torch) */
+    if (!ct__wrap_dim(dim, t->ndim ? t->ndim : 1, d))
         return ct__set_error(ctx, CT_ERR_INDEX, "%s: dim %d out of range for a %d-dim tensor", op,
                              dim, t->ndim);
     return CT_OK;

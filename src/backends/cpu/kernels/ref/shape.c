@@ -299,6 +299,8 @@ ct_status ct_k_scatter(const ct_op_desc *op) {
             memcpy(dst, s, isz);
         } else if (ct_k_is_float(dt)) { /* one rounding to the dtype per addition, as torch */
             ct_k_store_f64(dst, dt, ct_k_load_f64(dst, dt) + ct_k_load_f64(s, dt));
+        } else if (dt == CT_BOOL) { /* bool + bool is true when either is (as torch) */
+            *(uint8_t *)dst = (uint8_t)(*(const uint8_t *)dst | *(const uint8_t *)s);
         } else { /* integers wrap */
             uint64_t a = (uint64_t)ct_k_load_i64(dst, dt), b = (uint64_t)ct_k_load_i64(s, dt);
             ct_k_store_i64(dst, dt, (int64_t)(a + b));

@@ -1,0 +1,363 @@
+#!/usr/bin/python3
+"""Differential harness, second op set: the nn / indexing / sorting ops that torchdiff.py does not
+generate (activations with parameters, lerp, group/batch norm, sort/topk/kthvalue, gather/scatter
+and friends, cat/stack/flip/roll/repeat/tril, pooling, conv, interpolate, pad, one_hot, unique,
+nonzero, norm, addmm/baddbmm, argmin, shifts, scalar fmod/remainder, movedim). Same driver, line
+format, classification and options as torchdiff.py:
+  /usr/bin/python3 scripts/torchdiff/torchdiff_more.py --lib build/libctorch.a [-n N] [--seed S]
+(needs torch; never run by the tests)."""
+import math
+import os
+import sys
+
+import torch
+import torch.nn.functional as F
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import torchdiff as td  # noqa: E402
+
+FL = td.FLOATS
+
+
+def fdt(rng, d):
+    """mostly a floating dtype (the nn ops), sometimes d as drawn"""
+    return d if rng.random() < 0.15 else rng.choice(FL)
+
+
+def idx_tensor(rng, shape, hi, dt=5, neg=True):
+    n = 1
+    for s in shape:
+        n *= s
+    lo = -hi if (neg and rng.random() < 0.2) else 0
+    vals = [rng.randint(lo, max(hi - 1, 0)) + (1 if rng.random() < 0.02 else 0) for _ in range(n)]
+    return td.rtensor(rng, dt, shape, vals=vals)
+
+
+def gen2(rng):
+    op = rng.choice(['elu', 'hardtanh', 'leaky_relu', 'softplus', 'lerp', 'lerp_scalar',
+                     'group_norm', 'batch_norm', 'batch_norm_rm', 'batch_norm_rv', 'sort_v',
+                     'sort_i', 'argsort', 'topk_v', 'topk_i', 'kth_v', 'kth_i', 'argmin', 'gather',
+                     'scatter', 'scatter_add', 'index_select', 'index_add', 'masked_fill',
+                     'masked_select', 'take_along_dim', 'cat', 'stack', 'flip', 'roll', 'repeat',
+                     'tril', 'triu', 'max_pool2d', 'avg_pool2d', 'adaptive_avg_pool2d', 'conv1d',
+                     'conv2d', 'interpolate', 'pad', 'one_hot', 'unique_v', 'unique_i',
+                     'unique_c', 'nonzero', 'norm', 'addmm', 'baddbmm', 'bitwise_left_shift',
+                     'bitwise_right_shift', 'fmod_scalar', 'remainder_scalar', 'movedim'])
+    d = rng.randrange(10)
+    d2 = rng.randrange(10) if rng.random() < 0.3 else d
+    D, I, T = [], [], []
+    rs = td.rshape
+    pick = rng.choice
+    if op in ('elu', 'hardtanh', 'leaky_relu', 'softplus'):
+        a = td.rtensor(rng, fdt(rng, d), rs(rng)); T = [a]
+        if op == 'elu':
+            D = [pick([1.0, 0.5, 2.0, -1.0, 0.0])]
+            thunk = lambda: F.elu(a, D[0])
+        elif op == 'hardtanh':
+            D = pick([[-1.0, 1.0], [0.0, 6.0], [-0.5, 2.5], [2.0, -2.0], [0.0, 0.0]])
+            thunk = lambda: F.hardtanh(a, D[0], D[1])
+        elif op == 'leaky_relu':
+            D = [pick([0.01, 0.2, -0.5, 0.0, 1.5])]
+            thunk = lambda: F.leaky_relu(a, D[0])
+        else:
+            D = [pick([1.0, 2.0, 0.5, 3.0]), pick([20.0, 1.0, 5.0, 0.5])]
+            thunk = lambda: F.softplus(a, D[0], D[1])
+    elif op in ('lerp', 'lerp_scalar'):
+        s = rs(rng); dd = fdt(rng, d)
+        a, b = td.rtensor(rng, dd, td.bshape(rng, s)), td.rtensor(rng, dd if rng.random() < 0.9 else d2, s)
+        if op == 'lerp':
+            ws = td.bshape(rng, s)
+            w = td.rtensor(rng, dd, ws, vals=None if rng.random() < 0.3 else
+                           [rng.uniform(-0.5, 1.5) for _ in range(math.prod(ws))])
+            T = [a, b, w]
+            thunk = lambda: torch.lerp(a, b, w)
+        else:
+            D = [pick([0.0, 0.25, 0.5, 0.75, 1.0, -0.5, 2.0, 0.3])]; T = [a, b]
+            thunk = lambda: torch.lerp(a, b, D[0])
+    elif op == 'group_norm':
+        N, G = rng.randint(1, 3), rng.randint(1, 3)
+        C = G * rng.randint(1, 3) if rng.random() < 0.95 else G + 1
+        sp = rs(rng, rng.randint(0, 2), False)
+        dd = fdt(rng, d)
+        x = td.rtensor(rng, dd, [N, C] + sp, special=rng.random() < 0.2)
+        w = td.rtensor(rng, dd, [C]) if rng.random() < 0.6 else None
+        b = td.rtensor(rng, dd, [C]) if rng.random() < 0.6 else None
+        eps = pick([1e-5, 0.0, 0.1]); T = [x, w, b]; D = [eps]; I = [G]
+        thunk = lambda: F.group_norm(x, G, w, b, eps)
+    elif op.startswith('batch_norm'):
+        N, C = rng.randint(1, 4), rng.randint(1, 3)
+        sp = rs(rng, rng.randint(0, 2), False)
+        dd = fdt(rng, d)
+        x = td.rtensor(rng, dd, [N, C] + sp, special=rng.random() < 0.1)
+        training = rng.random() < 0.6
+        has_stats = (not training) or rng.random() < 0.7
+        rm = td.rtensor(rng, dd, [C], special=False) if has_stats else None
+        rv = td.rtensor(rng, dd, [C], vals=[rng.uniform(0.1, 3) for _ in range(C)]) if has_stats else None
+        w = td.rtensor(rng, dd, [C]) if rng.random() < 0.6 else None
+        b = td.rtensor(rng, dd, [C]) if rng.random() < 0.6 else None
+        mom, eps = pick([0.1, 0.5, 1.0, 0.0]), pick([1e-5, 0.1, 1e-3])
+        T = [x, rm, rv, w, b]; D = [mom, eps]; I = [int(training)]
+
+        def thunk():
+            rm2 = rm.clone() if rm is not None else None
+            rv2 = rv.clone() if rv is not None else None
+            y = F.batch_norm(x, rm2, rv2, w, b, training, mom, eps)
+            if op == 'batch_norm_rm':
+                if rm2 is None: raise RuntimeError('no stats')
+                return rm2
+            if op == 'batch_norm_rv':
+                if rv2 is None: raise RuntimeError('no stats')
+                return rv2
+            return y
+    elif op in ('sort_v', 'sort_i', 'argsort', 'topk_v', 'topk_i', 'kth_v', 'kth_i', 'argmin'):
+        s = rs(rng); nd = len(s)
+        vals = None
+        if rng.random() < 0.4 and d:
+            n = math.prod(s)
+            vals = [pick([0, 1, 2, 2, -1]) if d != 1 else pick([0, 1, 2]) for _ in range(n)]
+            if d in FL and rng.random() < 0.4: vals = [pick([0.0, float('nan'), 1.0, -0.0, float('inf')]) for _ in vals]
+        a = td.rtensor(rng, d, s, vals=vals); T = [a]
+        dim = rng.randint(-max(nd, 1), max(nd, 1) - 1)
+        size = s[dim] if nd else 1
+        if op in ('sort_v', 'sort_i'):
+            desc, stable = rng.randrange(2), 1
+            I = [dim, desc, stable]
+            k = 0 if op == 'sort_v' else 1
+            thunk = lambda: torch.sort(a, dim=dim, descending=bool(desc), stable=True)[k]
+        elif op == 'argsort':
+            desc = rng.randrange(2); I = [dim, desc]
+            thunk = lambda: torch.sort(a, dim=dim, descending=bool(desc), stable=True)[1]
+        elif op in ('topk_v', 'topk_i'):
+            k = rng.randint(0, size + (1 if rng.random() < 0.05 else 0))
+            largest, srt = rng.randrange(2), 1
+            I = [k, dim, largest, srt]
+            j = 0 if op == 'topk_v' else 1
+            thunk = lambda: torch.topk(a, k, dim=dim, largest=bool(largest), sorted=True)[j]
+        elif op == 'argmin':
+            kd = rng.randrange(2)
+            dim = -1000 if rng.random() < 0.3 else dim
+            I = [kd, dim]
+            thunk = (lambda: torch.argmin(a, keepdim=bool(kd))) if dim == -1000 else (lambda: torch.argmin(a, dim=dim, keepdim=bool(kd)))
+        else:
+            k = rng.randint(1 if rng.random() < 0.95 else 0, max(size, 1))
+            kd = rng.randrange(2); I = [k, dim, kd]
+            j = 0 if op == 'kth_v' else 1
+            thunk = lambda: torch.kthvalue(a, k, dim=dim, keepdim=bool(kd))[j]
+    elif op in ('gather', 'scatter', 'scatter_add', 'take_along_dim'):
+        s = rs(rng, rng.randint(1, 3), False); nd = len(s)
+        dim = rng.randint(-nd, nd - 1)
+        a = td.rtensor(rng, d, s)
+        ishape = [rng.randint(0, x) if rng.random() < 0.5 else x for x in s]
+        if op == 'take_along_dim':
+            ishape = [x if rng.random() < 0.8 else 1 for x in s]
+        ix = idx_tensor(rng, ishape, s[dim], dt=5 if rng.random() < 0.95 else 4)
+        if op == 'gather':
+            T = [a, ix]; I = [dim]
+            thunk = lambda: torch.gather(a, dim, ix)
+        elif op == 'take_along_dim':
+            T = [a, ix]; I = [dim]
+            thunk = lambda: torch.take_along_dim(a, ix, dim)
+        else:
+            src = td.rtensor(rng, d if rng.random() < 0.9 else d2, [max(x, 1) if rng.random() < 0.8 else x for x in ishape])
+            T = [a, ix, src]; I = [dim]
+            f = torch.scatter if op == 'scatter' else torch.scatter_add
+            thunk = lambda: f(a, dim, ix, src)
+    elif op in ('index_select', 'index_add'):
+        s = rs(rng, rng.randint(1, 3), False); nd = len(s)
+        dim = rng.randint(-nd, nd - 1)
+        a = td.rtensor(rng, d, s)
+        m = rng.randint(0, 5)
+        ix = idx_tensor(rng, [m], s[dim], dt=pick([5, 5, 4]), neg=op == 'index_select')
+        if op == 'index_select':
+            T = [a, ix]; I = [dim]
+            thunk = lambda: torch.index_select(a, dim, ix)
+        else:
+            ss = list(s); ss[dim] = m
+            src = td.rtensor(rng, d if rng.random() < 0.9 else d2, ss)
+            al = pick([1.0, 2.0, -1.0, 0.5, 3.0])
+            T = [a, ix, src]; I = [dim]; D = [al]
+            thunk = lambda: torch.index_add(a, dim, ix, src, alpha=td.pyscalar(al))
+    elif op in ('masked_fill', 'masked_select'):
+        s = rs(rng); a = td.rtensor(rng, d, s)
+        mk = td.rtensor(rng, 0 if rng.random() < 0.95 else d2, td.bshape(rng, s))
+        T = [a, mk]
+        if op == 'masked_fill':
+            v = pick([0.0, -1.0, 2.5, float('inf'), float('nan'), 1000.0, -1e10, 7.0])
+            D = [v]
+            thunk = lambda: a.masked_fill(mk, td.pyscalar(v))
+        else:
+            thunk = lambda: torch.masked_select(a, mk)
+    elif op in ('cat', 'stack'):
+        s = rs(rng, rng.randint(0 if op == 'stack' else 1, 3))
+        nd = len(s)
+        n = rng.randint(1, 4)
+        dim = rng.randint(-nd - (op == 'stack'), nd - 1 + (op == 'stack')) if nd or op == 'stack' else 0
+        ts = []
+        for _ in range(n):
+            ss = list(s)
+            if op == 'cat' and nd: ss[dim] = rng.randint(0, 3)
+            if op == 'cat' and rng.random() < 0.1: ss = [0]
+            ts.append(td.rtensor(rng, d if rng.random() < 0.7 else rng.randrange(10), ss))
+        T = ts; I = [dim]
+        f = torch.cat if op == 'cat' else torch.stack
+        thunk = lambda: f(ts, dim)
+    elif op in ('flip', 'roll', 'repeat', 'tril', 'triu', 'movedim'):
+        s = rs(rng); nd = len(s); a = td.rtensor(rng, d, s); T = [a]
+        if op == 'flip':
+            dims = rng.sample(range(-nd, nd), rng.randint(0, nd)) if nd else []
+            dims = [x for i, x in enumerate(dims) if (x % nd) not in [y % nd for y in dims[:i]]] if nd else []
+            I = dims
+            thunk = lambda: torch.flip(a, dims)
+        elif op == 'roll':
+            k = rng.randint(1, max(nd, 1))
+            shifts = [rng.randint(-7, 7) for _ in range(k)]
+            if nd and rng.random() < 0.7:
+                dims = [rng.randint(-nd, nd - 1) for _ in range(k)]
+                I = [k] + shifts + dims
+                thunk = lambda: torch.roll(a, shifts, dims)
+            else:
+                shifts = shifts[:1]
+                I = [1] + shifts
+                thunk = lambda: torch.roll(a, shifts[0])
+        elif op == 'repeat':
+            reps = [rng.randint(0 if rng.random() < 0.1 else 1, 3) for _ in range(nd + rng.randint(0, 2))]
+            I = reps
+            thunk = lambda: a.repeat(reps) if reps else a.repeat(())
+        elif op == 'movedim':
+            k = rng.randint(1, max(nd, 1))
+            src = rng.sample(range(nd), min(k, nd)) if nd else [0]
+            dst = rng.sample(range(nd), len(src)) if nd else [0]
+            I = src + dst
+            thunk = lambda: torch.movedim(a, src, dst)
+        else:
+            diag = rng.randint(-4, 4); I = [diag]
+            thunk = lambda: getattr(torch, op)(a, diag)
+    elif op in ('max_pool2d', 'avg_pool2d', 'adaptive_avg_pool2d'):
+        lead = pick([[1, 2], [2], [1, 1], [3, 1]])
+        H, W = rng.randint(1, 7), rng.randint(1, 7)
+        dd = fdt(rng, d)
+        x = td.rtensor(rng, dd, lead + [H, W], special=rng.random() < 0.2); T = [x]
+        if op == 'adaptive_avg_pool2d':
+            o = [rng.randint(1, 8), rng.randint(1, 8)]; I = o
+            thunk = lambda: F.adaptive_avg_pool2d(x, o)
+        else:
+            k = [rng.randint(1, 3), rng.randint(1, 3)]
+            st = [rng.randint(1, 3), rng.randint(1, 3)]
+            pd = [rng.randint(0, k[0] // 2), rng.randint(0, k[1] // 2)] if rng.random() < 0.95 else [k[0], 0]
+            if op == 'max_pool2d':
+                dl = [rng.randint(1, 2), rng.randint(1, 2)]
+                I = k + st + pd + dl
+                thunk = lambda: F.max_pool2d(x, k, st, pd, dl)
+            else:
+                I = k + st + pd
+                thunk = lambda: F.avg_pool2d(x, k, st, pd)
+    elif op in ('conv1d', 'conv2d'):
+        N, G = rng.randint(1, 2), pick([1, 1, 2])
+        Ci, Co = G * rng.randint(1, 2), G * rng.randint(1, 2)
+        nsp = 1 if op == 'conv1d' else 2
+        sp = [rng.randint(1, 6) for _ in range(nsp)]
+        ks = [rng.randint(1, 3) for _ in range(nsp)]
+        dd = fdt(rng, d)
+        x = td.rtensor(rng, dd, [N, Ci] + sp, special=False)
+        w = td.rtensor(rng, dd if rng.random() < 0.95 else d2, [Co, Ci // G] + ks, special=False)
+        b = td.rtensor(rng, dd, [Co], special=False) if rng.random() < 0.6 else None
+        st = [rng.randint(1, 2) for _ in range(nsp)]
+        pd = [rng.randint(0, 2) for _ in range(nsp)]
+        dl = [rng.randint(1, 2) for _ in range(nsp)]
+        T = [x, w, b]
+        if op == 'conv1d':
+            I = [st[0], pd[0], dl[0], G]
+            thunk = lambda: F.conv1d(x, w, b, st[0], pd[0], dl[0], G)
+        else:
+            I = st + pd + dl + [G]
+            thunk = lambda: F.conv2d(x, w, b, st, pd, dl, G)
+    elif op == 'interpolate':
+        nsp = rng.randint(1, 2)
+        lead = [rng.randint(1, 2), rng.randint(1, 2)]
+        sp = [rng.randint(1, 6) for _ in range(nsp)]
+        mode = rng.randrange(3)
+        ac = rng.randrange(2) if mode == 2 else 0
+        dd = fdt(rng, d)
+        x = td.rtensor(rng, dd, lead + sp, special=rng.random() < 0.1); T = [x]
+        size = [rng.randint(1, 9) for _ in range(nsp)]
+        I = [mode, ac] + size
+        tm = ['nearest', 'nearest-exact', 'linear' if nsp == 1 else 'bilinear'][mode]
+        thunk = lambda: F.interpolate(x, size=size, mode=tm, align_corners=bool(ac) if mode == 2 else None)
+    elif op == 'pad':
+        nd = rng.randint(1, 4)
+        s = [rng.randint(1, 4) for _ in range(nd)]
+        mode = pick([0, 0, 1, 2, 3])
+        dd = d if mode == 0 else fdt(rng, d)
+        x = td.rtensor(rng, dd, s); T = [x]
+        npair = rng.randint(1, min(nd, 3))
+        pads = [rng.randint(-1 if mode == 0 else 0, 3) for _ in range(2 * npair)]
+        v = pick([0.0, 1.5, -2.0]) if mode == 0 else 0.0
+        D = [v]; I = [mode] + pads
+        tm = ['constant', 'reflect', 'replicate', 'circular'][mode]
+        thunk = (lambda: F.pad(x, pads, mode=tm, value=td.pyscalar(v))) if mode == 0 else (lambda: F.pad(x, pads, mode=tm))
+    elif op == 'one_hot':
+        s = rs(rng); nc = pick([-1, 3, 5, 1, 0])
+        ix = idx_tensor(rng, s, max(nc, 4), dt=5 if rng.random() < 0.95 else d2, neg=False)
+        T = [ix]; I = [nc]
+        thunk = lambda: F.one_hot(ix, nc)
+    elif op.startswith('unique_') or op == 'nonzero':
+        s = rs(rng); n = math.prod(s)
+        vals = [pick([0, 1, 2, 3, -1]) if d != 1 else pick([0, 1, 2]) for _ in range(n)] if d and rng.random() < 0.6 else None
+        if vals and d in FL and rng.random() < 0.3:
+            vals = [pick([0.0, -0.0, float('nan'), 1.0, float('inf')]) for _ in vals]
+        a = td.rtensor(rng, d, s, vals=vals); T = [a]
+        if op == 'nonzero':
+            thunk = lambda: torch.nonzero(a)
+        else:
+            j = {'v': 0, 'i': 1, 'c': 2}[op[7]]
+            thunk = lambda: torch.unique(a, sorted=True, return_inverse=True, return_counts=True)[j]
+    elif op == 'norm':
+        s = rs(rng); nd = len(s)
+        a = td.rtensor(rng, fdt(rng, d), s, special=rng.random() < 0.3); T = [a]
+        p = pick([2.0, 1.0, float('inf'), float('-inf'), 0.0, 3.0, 0.5])
+        kd = rng.randrange(2)
+        dims = [] if (nd == 0 or rng.random() < 0.3) else rng.sample(range(-nd, nd), rng.randint(1, nd))
+        dims = [x for i, x in enumerate(dims) if (x % nd) not in [y % nd for y in dims[:i]]] if nd else []
+        D = [p]; I = [kd] + dims
+        thunk = lambda: torch.linalg.vector_norm(a, p, dim=dims if dims else None, keepdim=bool(kd))
+    elif op in ('addmm', 'baddbmm'):
+        m, k, n = rng.randint(0, 4), rng.randint(0, 4), rng.randint(0, 4)
+        B = rng.randint(1, 3)
+        pre = [B] if op == 'baddbmm' else []
+        dd = d if rng.random() < 0.5 else pick(FL)
+        inp = td.rtensor(rng, dd, td.bshape(rng, pre + [m, n]), special=rng.random() < 0.2)
+        m1 = td.rtensor(rng, dd, pre + [m, k], special=False)
+        m2 = td.rtensor(rng, dd if rng.random() < 0.95 else d2, pre + [k, n], special=False)
+        be, al = pick([1.0, 0.0, 0.5, -1.0, 2.0]), pick([1.0, 0.5, -2.0, 0.0, 3.0])
+        T = [inp, m1, m2]; D = [be, al]
+        f = torch.addmm if op == 'addmm' else torch.baddbmm
+        thunk = lambda: f(inp, m1, m2, beta=td.pyscalar(be), alpha=td.pyscalar(al))
+    elif op in ('bitwise_left_shift', 'bitwise_right_shift'):
+        s = rs(rng); s2 = td.bshape(rng, s)
+        a = td.rtensor(rng, d, s)
+        b = td.rtensor(rng, d2, s2, vals=[rng.randint(-2, 70) for _ in range(math.prod(s2))] if d2 not in (0, 1) and rng.random() < 0.7 else None)
+        T = [a, b]
+        f = torch.bitwise_left_shift if op.endswith('left_shift') else torch.bitwise_right_shift
+        thunk = lambda: f(a, b)
+    elif op in ('fmod_scalar', 'remainder_scalar'):
+        a = td.rtensor(rng, d, rs(rng)); T = [a]
+        v = pick([2.0, -3.0, 0.5, 1.5, 0.0, float('inf'), float('nan'), 7.0, -0.25, 1e-40])
+        D = [v]
+        f = torch.fmod if op.startswith('fmod') else torch.remainder
+        thunk = lambda: f(a, td.pyscalar(v))
+    tl = [('99 0 0' if t is None else td.tspec(t, getattr(t, 'lay', 0))) for t in T]
+    line = ' '.join([op, str(len(T))] + tl + [str(len(D))] + [td.fmt(x) for x in D] + [str(len(I))] + [str(x) for x in I])
+    dts = [td.NAME[td.DT.index(t.dtype)] if t is not None else '-' for t in T]
+    if any(t is not None and t.numel() == 0 for t in T): dts.append('EMPTY')
+    thunk.T = T
+    return line, thunk, op, dts
+
+
+td.TOL.update({'group_norm': 64, 'batch_norm': 64, 'batch_norm_rm': 4, 'batch_norm_rv': 64,
+               'softplus': 2, 'elu': 2, 'lerp': 1, 'lerp_scalar': 1, 'norm': 16, 'addmm': 64,
+               'baddbmm': 64, 'conv1d': 64, 'conv2d': 64, 'avg_pool2d': 4,
+               'adaptive_avg_pool2d': 4, 'interpolate': 4, 'index_add': 0, 'scatter_add': 0})
+
+if __name__ == '__main__':
+    td.gen = gen2
+    td.main()
