@@ -519,12 +519,40 @@ TEST(pow_odd_exponent_beyond_f32) {
     ct_tensor_release(tx), ct_tensor_release(tg);
 }
 
+/* ---- classes found by torchdiff_more.py: an integer addmm converts beta and alpha to its dtype
+ * (torch, uint8 [[1]] + [[200, 100]] @ [[2], [3]]: beta 0.5 -> 0 gives 188, beta 2 alpha 3 gives
+ * 54); group_norm refuses one value per group in a batch of one (F.group_norm's check) ---- */
+TEST(addmm_integer_scalars_and_group_norm_single_value) {
+    ct_tensor *a = NULL, *m1 = NULL, *m2 = NULL, *r = NULL;
+    CHECK_OK(ct_tensor_from_host(ctx, (uint8_t[]){1}, CT_UINT8, 2, (int64_t[]){1, 1}, &a));
+    CHECK_OK(ct_tensor_from_host(ctx, (uint8_t[]){200, 100}, CT_UINT8, 2, (int64_t[]){1, 2}, &m1));
+    CHECK_OK(ct_tensor_from_host(ctx, (uint8_t[]){2, 3}, CT_UINT8, 2, (int64_t[]){2, 1}, &m2));
+    const double ba[3][3] = {{0.5, 1, 188}, {2, 3, 54}, {1, 1, 189}};
+    for (int k = 0; k < 3; k++) {
+        CHECK_OK(ct_addmm(ctx, a, m1, m2, ba[k][0], ba[k][1], &r));
+        double *g = tu_read(r);
+        CHECK_MSG(ct_tensor_dtype(r) == CT_UINT8 && g && g[0] == ba[k][2],
+                  "addmm uint8 beta %g alpha %g: %s %g, want uint8 %g", ba[k][0], ba[k][1],
+                  ct_dtype_name(ct_tensor_dtype(r)), g ? g[0] : -1, ba[k][2]);
+        free(g), ct_tensor_release(r), r = NULL;
+    }
+    CHECK_ST(ct_addmm(ctx, a, m1, m2, 1, 300, &r), CT_ERR_INVALID_ARG);
+    CHECK(r == NULL && strstr(ct_ctx_last_error(ctx), "alpha") != NULL);
+    ct_tensor_release(a), ct_tensor_release(m1), ct_tensor_release(m2);
+    ct_tensor *x = NULL;
+    CHECK_OK(ct_tensor_ones(ctx, CT_FLOAT64, 2, (int64_t[]){1, 2}, &x));
+    CHECK_ST(ct_group_norm(ctx, x, 2, NULL, NULL, 1e-5, &r), CT_ERR_INVALID_ARG);
+    CHECK_OK(ct_group_norm(ctx, x, 1, NULL, NULL, 1e-5, &r)); /* two values in the group */
+    ct_tensor_release(r), ct_tensor_release(x);
+}
+
 int main(void) {
     ctx = tu_ctx_or_skip();
     RUN(div_scalar_int_tensor_scalar_not_wrapped);
     RUN(div_divisor_gradient_in_torch_order);
     RUN(exp2_gradient_in_torch_order);
     RUN(pow_odd_exponent_beyond_f32);
+    RUN(addmm_integer_scalars_and_group_norm_single_value);
     RUN(clamp_nan_bound_with_both_bounds);
     RUN(pow_exponent_overflow);
     RUN(pow_exponent_rounded_half);

@@ -25,6 +25,18 @@ static inline bool ct__int_range(ct_dtype dt, double *lo, double *hi) {
     return true;
 }
 
+/* A double Scalar converted to integer dtype dt (uint8..int64) as c10's checked conversion:
+ * *conv = trunc(v) for v inside dt's range, uint8 also takes the integers -255..-1 (they wrap
+ * where used); false (overflow) otherwise, NaN included. */
+static inline bool ct__int_scalar_conv(ct_dtype dt, double v, double *conv) {
+    double lo = 0, hi = 0;
+    if (dt == CT_BOOL || !ct__int_range(dt, &lo, &hi)) return false;
+    if (dt == CT_UINT8 && v < 0 && v == (double)(int64_t)v) lo = -255;
+    if (!(v >= lo && (dt == CT_INT64 ? v < hi : v <= hi))) return false; /* int64: hi is 2^63 */
+    *conv = (double)(int64_t)v;
+    return true;
+}
+
 /* Float -> integer conversion as PyTorch on x86-64 (truncation toward zero, as cvttsd2si): NaN,
  * +-inf and values outside the target's range give the "integer indefinite" value (INT64_MIN /
  * INT32_MIN). Written explicitly so that no C undefined behaviour is involved. */

@@ -6,8 +6,6 @@
 #include "ops/dispatch.h"
 #include "tensor/ag_front.h"
 
-#include <math.h>
-
 static bool ct__is_index_dtype(ct_dtype dt) { return dt == CT_INT32 || dt == CT_INT64; }
 
 /* out = in0 gathered along d by idx (idx of out's shape, in of out's ndim). */
@@ -301,16 +299,11 @@ static ct_status ct__fwd_index_add(ct_ctx *ctx, const ct_tensor *t, int dim, con
     double av = alpha;
     if (t->dtype == CT_BOOL) {
         av = alpha != 0;
-    } else if (!ct_dtype_is_floating(t->dtype) && ct__is_compute_dtype(t->dtype)) {
-        double lo = 0, hi = 0;
-        ct__int_range(t->dtype, &lo, &hi);
-        if (t->dtype == CT_UINT8 && alpha < 0 && alpha == trunc(alpha)) lo = -255;
-        if (t->dtype == CT_INT64) hi = 9223372036854775807.0; /* 2^63: excluded below */
-        if (!(alpha >= lo && (t->dtype == CT_INT64 ? alpha < hi : alpha <= hi)))
-            return ct__set_error(ctx, CT_ERR_INVALID_ARG,
-                                 "index_add: alpha %g cannot be converted to %s without overflow",
-                                 alpha, ct_dtype_name(t->dtype));
-        av = trunc(alpha);
+    } else if (!ct_dtype_is_floating(t->dtype) && ct__is_compute_dtype(t->dtype) &&
+               !ct__int_scalar_conv(t->dtype, alpha, &av)) {
+        return ct__set_error(ctx, CT_ERR_INVALID_ARG,
+                             "index_add: alpha %g cannot be converted to %s without overflow",
+                             alpha, ct_dtype_name(t->dtype));
     }
     int nd = t->ndim ? t->ndim : 1;
     int64_t L = ct_tensor_numel(index), want[CT_MAX_DIMS], vshape[CT_MAX_DIMS];

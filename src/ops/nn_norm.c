@@ -159,6 +159,16 @@ ct_status ct_group_norm(ct_ctx *ctx, const ct_tensor *x, int num_groups, const c
                              "group_norm: %lld channels are not divisible into %d groups",
                              (long long)C, num_groups);
     if (!(eps >= 0)) return ct__set_error(ctx, CT_ERR_INVALID_ARG, "group_norm: eps %g < 0", eps);
+    /* torch's F.group_norm refuses groups of one value in a batch of one ((N C / G) times the
+     * spatial size equal to 1) */
+    int64_t per = num_groups ? N * (C / num_groups) : 0;
+    for (int d = 2; d < x->ndim; d++)
+        per *= x->shape[d];
+    if (per == 1)
+        return ct__set_error(ctx, CT_ERR_INVALID_ARG,
+                             "group_norm: expected more than 1 value per channel when training, "
+                             "got input size %s with %d groups",
+                             CT__SHAPE_STR(x), num_groups);
     if ((st = ct__check_param(ctx, "group_norm", "weight", weight, x, 1, &C)) != CT_OK) return st;
     if ((st = ct__check_param(ctx, "group_norm", "bias", bias, x, 1, &C)) != CT_OK) return st;
     int64_t gs[3] = {N, num_groups, -1};

@@ -204,6 +204,17 @@ static ct_status ct__addmm_any(ct_ctx *ctx, const char *name, const ct_tensor *i
             st = ct__set_error(
                 ctx, CT_ERR_SHAPE, "%s: input %s does not broadcast to the product %s", name,
                 CT__SHAPE_STR(input), ct__shape_str((char[96]){0}, 96, p->ndim, p->shape));
+    /* an integer product takes beta and alpha converted to its dtype (truncated, overflow
+     * checked), as torch's Scalar::to<scalar_t> */
+    const ct_dtype pd = p->dtype;
+    if (st == CT_OK && pd != CT_BOOL && !ct_dtype_is_floating(pd))
+        for (int k = 0; k < 2 && st == CT_OK; k++) {
+            double *v = k ? &alpha : &beta;
+            if (!ct__int_scalar_conv(pd, *v, v))
+                st = ct__set_error(ctx, CT_ERR_INVALID_ARG,
+                                   "%s: %s %g cannot be converted to %s without overflow", name,
+                                   k ? "alpha" : "beta", *v, ct_dtype_name(pd));
+        }
     if (st == CT_OK) {
         if (alpha != 1)
             st = ct_mul_scalar(ctx, p, alpha, &ps);
