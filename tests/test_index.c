@@ -413,6 +413,7 @@ TEST(masked_fill_and_one_hot) {
     CHECK_ST(ct_one_hot(ctx, i32, 5, &r), CT_ERR_DTYPE);
     CHECK_OK(ct_tensor_zeros(ctx, CT_INT64, 1, (int64_t[]){0}, &e));
     CHECK_ST(ct_one_hot(ctx, e, -1, &r), CT_ERR_INVALID_ARG);
+    CHECK_ST(ct_one_hot(ctx, e, 0, &r), CT_ERR_INVALID_ARG); /* torch: cannot infer, as -1 */
     CHECK_OK(ct_one_hot(ctx, e, 3, &r));
     CHECK(tu_same_shape(r, 2, (int64_t[]){0, 3}));
     ct_tensor_release(r);

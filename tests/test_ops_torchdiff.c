@@ -546,6 +546,24 @@ TEST(addmm_integer_scalars_and_group_norm_single_value) {
     ct_tensor_release(r), ct_tensor_release(x);
 }
 
+/* ---- linear interpolation's source index is fma(scale, j + 1/2, -1/2) in torch's build: f64
+ * [-1.3e-40, -2.05] from 2 to 5 positions, torch 1.13's bits (j = 1 was 4 ulp off with the
+ * unfused index) ---- */
+TEST(interpolate_linear_f64_source_index_fused) {
+    const uint64_t xb[2] = {0xb7a16c262777579cull, 0xc00060654a825b82ull};
+    const uint64_t want[5] = {0xb7a16c262777579cull, 0xbfca33d54403c59full, 0xbff060654a825b82ull,
+                              0xbffd7a4fec843e52ull, 0xc00060654a825b82ull};
+    ct_tensor *x = NULL, *y = NULL;
+    CHECK_OK(ct_tensor_from_host(ctx, xb, CT_FLOAT64, 3, (int64_t[]){1, 1, 2}, &x));
+    CHECK_OK(ct_interpolate(ctx, x, 1, (int64_t[]){5}, CT_INTERP_LINEAR, false, &y));
+    uint64_t got[5] = {0};
+    CHECK(rd(y, got, sizeof got));
+    for (int j = 0; j < 5; j++)
+        CHECK_MSG(got[j] == want[j], "interpolate f64 [%d]: %016llx, torch %016llx", j,
+                  (unsigned long long)got[j], (unsigned long long)want[j]);
+    ct_tensor_release(x), ct_tensor_release(y);
+}
+
 int main(void) {
     ctx = tu_ctx_or_skip();
     RUN(div_scalar_int_tensor_scalar_not_wrapped);
@@ -553,6 +571,7 @@ int main(void) {
     RUN(exp2_gradient_in_torch_order);
     RUN(pow_odd_exponent_beyond_f32);
     RUN(addmm_integer_scalars_and_group_norm_single_value);
+    RUN(interpolate_linear_f64_source_index_fused);
     RUN(clamp_nan_bound_with_both_bounds);
     RUN(pow_exponent_overflow);
     RUN(pow_exponent_rounded_half);

@@ -146,7 +146,8 @@ int main(void) {
         BIN(mul)
         BIN(div)
         BIN(eq)
-        BIN(ne) BIN(lt) BIN(le) BIN(gt) BIN(ge) BIN(matmul) BIN(bmm) BIN(embedding) SCAL(add_scalar)
+        BIN(ne)
+        BIN(lt) BIN(le) BIN(gt) BIN(ge) BIN(matmul) BIN(bmm) BIN(embedding) SCAL(add_scalar)
             SCAL(sub_scalar) SCAL(mul_scalar) SCAL(div_scalar) SCAL(eq_scalar) SCAL(ne_scalar)
                 SCAL(lt_scalar) SCAL(le_scalar) SCAL(gt_scalar) SCAL(ge_scalar) SCAL(pow) UN(neg)
                     UN(abs) UN(exp) UN(log) UN(sqrt) UN(rsqrt) UN(tanh) UN(sigmoid) UN(relu)
@@ -187,10 +188,11 @@ int main(void) {
         UN(erf)
         UN(erfc)
         UN(sin)
-        UN(cos) UN(exp2) UN(log2) UN(log1p) UN(expm1) UN(floor) UN(ceil) UN(round) UN(trunc)
-            UN(sign) UN(silu) UN(mish) UN(isnan) UN(isinf) UN(isfinite) UN(logical_not)
-                UN(bitwise_not) BIN(maximum) BIN(minimum) BIN(remainder) BIN(fmod) BIN(logical_and)
-                    BIN(logical_or) BIN(logical_xor) BIN(bitwise_and) BIN(bitwise_or)
+        UN(cos)
+        UN(exp2) UN(log2) UN(log1p) UN(expm1) UN(floor) UN(ceil) UN(round) UN(trunc) UN(sign)
+            UN(silu) UN(mish) UN(isnan) UN(isinf) UN(isfinite) UN(logical_not) UN(bitwise_not)
+                BIN(maximum) BIN(minimum) BIN(remainder) BIN(fmod) BIN(logical_and) BIN(logical_or)
+                    BIN(logical_xor) BIN(bitwise_and) BIN(bitwise_or)
                         BIN(bitwise_xor) else if (!strcmp(op, "prod")) st =
                             ct_prod(ctx, a, I[1], I[0], &r);
         else if (!strcmp(op, "cumsum")) st = ct_cumsum(ctx, a, I[1], &r);
@@ -220,6 +222,7 @@ int main(void) {
             if (st == CT_OK && op[10]) { /* _rm / _rv: the running statistic after the call */
                 ct_tensor_release(r);
                 r = ct_tensor_retain(op[12] == 'm' ? b : c);
+                if (!r) st = CT_ERR_INVALID_ARG; /* none given: as the harness's torch side */
             }
         }
         else if (!strncmp(op, "sort_", 5) || !strncmp(op, "topk_", 5) || !strncmp(op, "kth_", 4)) {

@@ -402,11 +402,12 @@ ct_status ct_one_hot(ct_ctx *ctx, const ct_tensor *indices, int64_t num_classes,
     if (num_classes < -1)
         return ct__set_error(ctx, CT_ERR_INVALID_ARG, "one_hot: num_classes %lld must be >= -1",
                              (long long)num_classes);
+    if (n == 0 && num_classes <= 0) /* torch refuses 0 as well as -1 here */
+        return ct__set_error(ctx, CT_ERR_INVALID_ARG,
+                             "one_hot: cannot infer the number of classes from an empty tensor "
+                             "(num_classes %lld)",
+                             (long long)num_classes);
     if (num_classes == -1) { /* torch: max + 1, read on the host (refused during capture) */
-        if (n == 0)
-            return ct__set_error(ctx, CT_ERR_INVALID_ARG,
-                                 "one_hot: cannot infer the number of classes from an empty "
-                                 "tensor");
         ct_tensor *mx = NULL;
         double m = 0;
         st = ct_amax(ctx, indices, 0, NULL, false, &mx);

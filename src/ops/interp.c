@@ -1,9 +1,11 @@
 /* F.interpolate for (N, C, H, W) and (N, C, L) inputs to a given output size: nearest (torch's
  * legacy 'nearest'), nearest-exact and (bi)linear with align_corners either way. Built from
  * index_select and elementwise ops (so it is captured and differentiable): nearest picks one
- * source index per output position and dim; linear blends two, one dim at a time, with weights
- * computed on the host in double (torch computes them in the input's precision, so f32 results
- * can differ from torch's in the last bits). */
+ * source index per output position and dim; linear blends two as torch's CPU kernel, one dim at a
+ * time from the last (W inside H): x0 (1 - l) + x1 l, the source index fma(scale, j + 1/2, -1/2)
+ * (torch's build contracts it) and the weights in the input's opmath type (double for f64, float
+ * otherwise). f64 then matches torch bit for bit on the harness (scripts/torchdiff/
+ * torchdiff_more.py); f32 / bf16 still differ by a few ulp on some elements. */
 #include "ctorch/ops.h"
 #include "ops/dispatch.h"
 
@@ -36,31 +38,55 @@ static ct_status ct__interp_dim(ct_ctx *ctx, const ct_tensor *x, int d, int64_t 
             w[j] = 0;
             continue;
         }
-        double src = align ? (m > 1 ? (double)j * (double)(n - 1) / (double)(m - 1) : 0)
-                           : ((double)j + 0.5) * scale - 0.5;
-        if (src < 0) src = 0; /* torch clamps the source index of linear modes at 0 */
-        int64_t s = (int64_t)floor(src);
-        if (s > n - 1) s = n - 1;
+        /* torch's source index and weight in the input's opmath type (double for f64, else
+         * float): src = scale (j + 1/2) - 1/2 clamped at 0, lambda = src - floor(src) */
+        double src, lam;
+        int64_t s;
+        if (x->dtype == CT_FLOAT64) {
+            src = align ? (m > 1 ? (double)(n - 1) / (double)(m - 1) * (double)j : 0)
+                        : fma(scale, (double)j + 0.5, -0.5); /* torch's build contracts */
+            if (src < 0) src = 0; /* torch clamps the source index of linear modes at 0 */
+            s = (int64_t)src;
+            if (s > n - 1) s = n - 1;
+            lam = src - (double)s;
+        } else {
+            const float sc = align ? (m > 1 ? (float)(n - 1) / (float)(m - 1) : 0) : (float)scale;
+            float fs = align ? sc * (float)j : fmaf(sc, (float)j + 0.5f, -0.5f);
+            if (fs < 0) fs = 0;
+            s = (int64_t)fs;
+            if (s > n - 1) s = n - 1;
+            lam = (double)(fs - (float)s);
+        }
         i0[j] = s;
         i1[j] = s + 1 < n ? s + 1 : n - 1;
-        w[j] = src - (double)s;
+        w[j] = n == m && !align ? 0 : lam; /* torch copies when the sizes are equal */
         blend = blend || w[j] != 0;
     }
     ct_tensor *t0 = NULL, *t1 = NULL, *a = NULL, *b = NULL, *wt = NULL, *wd = NULL, *dlt = NULL,
               *p = NULL;
     ct_status st = ct_tensor_from_host(ctx, i0, CT_INT64, 1, &m, &t0);
     CT__DO(st, ct_index_select(ctx, x, d, t0, &a));
-    if (st == CT_OK && blend) { /* a + w (b - a), w along dim d */
+    if (st == CT_OK && blend) { /* a w0 + b w1 in torch's order, w along dim d */
         int64_t ws[CT_MAX_DIMS];
         for (int k = 0; k < x->ndim; k++)
             ws[k] = k == d ? m : 1;
+        double *w0 = ct__alloc(ctx, sizeof(double) * (size_t)m, 16);
+        if (!w0) st = ct__set_error(ctx, CT_ERR_OOM, "interpolate: out of memory");
+        for (int64_t j = 0; st == CT_OK && j < m; j++) /* 1 - lambda in the opmath type */
+            w0[j] = x->dtype == CT_FLOAT64 ? 1.0 - w[j] : (double)(1.0f - (float)w[j]);
         CT__DO(st, ct_tensor_from_host(ctx, i1, CT_INT64, 1, &m, &t1));
         CT__DO(st, ct_index_select(ctx, x, d, t1, &b));
         CT__DO(st, ct_tensor_from_host(ctx, w, CT_FLOAT64, x->ndim, ws, &wd));
         CT__DO(st, ct_cast(ctx, wd, x->dtype, &wt));
-        CT__DO(st, ct_sub(ctx, b, a, &dlt));
-        CT__DO(st, ct_mul(ctx, dlt, wt, &p));
-        CT__DO(st, ct_add(ctx, a, p, out));
+        ct_tensor_release(wd), wd = NULL;
+        CT__DO(st, ct_tensor_from_host(ctx, w0, CT_FLOAT64, x->ndim, ws, &wd));
+        ct__free(ctx, w0);
+        CT__DO(st, ct_cast(ctx, wd, x->dtype, &dlt));
+        CT__DO(st, ct_mul(ctx, a, dlt, &p));
+        ct_tensor *q = NULL;
+        CT__DO(st, ct_mul(ctx, b, wt, &q));
+        CT__DO(st, ct_add(ctx, p, q, out));
+        ct_tensor_release(q);
     } else if (st == CT_OK) {
         *out = ct_tensor_retain(a);
     }
@@ -91,7 +117,8 @@ static ct_status ct__interpolate(ct_ctx *ctx, const char *op, const ct_tensor *x
                                  (long long)size[i], (long long)x->shape[2 + i], 2 + i);
     ct_tensor *y = ct_tensor_retain((ct_tensor *)x);
     ct_status st = CT_OK;
-    for (int i = 0; i < n_size && st == CT_OK; i++) {
+    for (int k = 0; k < n_size && st == CT_OK; k++) {
+        const int i = n_size - 1 - k; /* the last dim first (torch's nesting: W inside H) */
         ct_tensor *z = NULL;
         double sc =
             scales && scales[i] > 0 ? 1.0 / scales[i] : (double)x->shape[2 + i] / (double)size[i];
