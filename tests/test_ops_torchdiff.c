@@ -564,6 +564,38 @@ TEST(interpolate_linear_f64_source_index_fused) {
     ct_tensor_release(x), ct_tensor_release(y);
 }
 
+/* ---- lerp in torch's rounding: fma(w, end - start, start) for |w| < 0.5, else
+ * fma(-(end - start), 1 - w, end) (torch's build contracts both; unfused differed by 1 ulp on ~5%
+ * of f64 elements) ---- */
+TEST(lerp_fused_as_torch) {
+    enum { N = 3000 };
+    static double a[N], b[N], w[N], got[N];
+    unsigned long long rng = 3;
+    for (int i = 0; i < N; i++) {
+        a[i] = tu_rand_val(&rng, CT_FLOAT64, -4, 4), b[i] = tu_rand_val(&rng, CT_FLOAT64, -4, 4);
+        w[i] = tu_rand_val(&rng, CT_FLOAT64, -0.5, 1.5);
+    }
+    ct_tensor *ta = NULL, *tb = NULL, *tw = NULL, *r = NULL;
+    CHECK_OK(ct_tensor_from_host(ctx, a, CT_FLOAT64, 1, (int64_t[]){N}, &ta));
+    CHECK_OK(ct_tensor_from_host(ctx, b, CT_FLOAT64, 1, (int64_t[]){N}, &tb));
+    CHECK_OK(ct_tensor_from_host(ctx, w, CT_FLOAT64, 1, (int64_t[]){N}, &tw));
+    for (int scalar = 0; scalar < 2; scalar++) {
+        const double ws = 0.3 + 0.4 * scalar; /* one weight per branch */
+        CHECK_OK(scalar ? ct_lerp_scalar(ctx, ta, tb, ws, &r) : ct_lerp(ctx, ta, tb, tw, &r));
+        CHECK(rd(r, got, sizeof got));
+        int bad = 0;
+        for (int i = 0; i < N; i++) {
+            const double wi = scalar ? ws : w[i], d = b[i] - a[i];
+            const double want = fabs(wi) < 0.5 ? fma(wi, d, a[i]) : fma(-d, 1 - wi, b[i]);
+            bad += memcmp(&want, &got[i], sizeof want) != 0;
+        }
+        CHECK_MSG(bad == 0, "lerp%s: %d of %d differ from the fused formula",
+                  scalar ? "_scalar" : "", bad, N);
+        ct_tensor_release(r);
+    }
+    ct_tensor_release(ta), ct_tensor_release(tb), ct_tensor_release(tw);
+}
+
 int main(void) {
     ctx = tu_ctx_or_skip();
     RUN(div_scalar_int_tensor_scalar_not_wrapped);
@@ -572,6 +604,7 @@ int main(void) {
     RUN(pow_odd_exponent_beyond_f32);
     RUN(addmm_integer_scalars_and_group_norm_single_value);
     RUN(interpolate_linear_f64_source_index_fused);
+    RUN(lerp_fused_as_torch);
     RUN(clamp_nan_bound_with_both_bounds);
     RUN(pow_exponent_overflow);
     RUN(pow_exponent_rounded_half);
