@@ -564,7 +564,7 @@ TEST(interpolate_linear_f64_source_index_fused) {
     ct_tensor_release(x), ct_tensor_release(y);
 }
 
-/* ---- lerp in torch's rounding: fma(w, end - start, start) for |w| < 0.5, else
+/* ---- lerp in torch's rounding: fma(w, end - start, start) for w < 0.5 (signed), else
  * fma(-(end - start), 1 - w, end) (torch's build contracts both; unfused differed by 1 ulp on ~5%
  * of f64 elements) ---- */
 TEST(lerp_fused_as_torch) {
@@ -586,13 +586,21 @@ TEST(lerp_fused_as_torch) {
         int bad = 0;
         for (int i = 0; i < N; i++) {
             const double wi = scalar ? ws : w[i], d = b[i] - a[i];
-            const double want = fabs(wi) < 0.5 ? fma(wi, d, a[i]) : fma(-d, 1 - wi, b[i]);
+            const double want = wi < 0.5 ? fma(wi, d, a[i]) : fma(-d, 1 - wi, b[i]);
             bad += memcmp(&want, &got[i], sizeof want) != 0;
         }
         CHECK_MSG(bad == 0, "lerp%s: %d of %d differ from the fused formula",
                   scalar ? "_scalar" : "", bad, N);
         ct_tensor_release(r);
     }
+    /* a negative weight takes the first branch (torch: lerp(1, -inf, -0.5) = +inf, not NaN) */
+    ct_tensor *o = NULL, *ni = NULL;
+    CHECK_OK(ct_tensor_full(ctx, CT_FLOAT64, 1, (int64_t[]){1}, 1.0, &o));
+    CHECK_OK(ct_tensor_full(ctx, CT_FLOAT64, 1, (int64_t[]){1}, -INFINITY, &ni));
+    CHECK_OK(ct_lerp_scalar(ctx, o, ni, -0.5, &r));
+    double v = 0;
+    CHECK(rd(r, &v, sizeof v) && v == INFINITY);
+    ct_tensor_release(r), ct_tensor_release(o), ct_tensor_release(ni);
     ct_tensor_release(ta), ct_tensor_release(tb), ct_tensor_release(tw);
 }
 

@@ -420,11 +420,12 @@ CT_DEF2(CT_GEN_BIN, k_bitwise_xor, CT_INTS, a ^ b, CT_BOOLS, a ^ b)
  * sign fill (right); left shifts wrap in the dtype */
 CT_DEF1(CT_GEN_BINW, k_lshift, CT_INTS, (b < 0 || b >= bits) ? 0 : (int64_t)((uint64_t)a << b))
 CT_DEF1(CT_GEN_BINW, k_rshift, CT_INTS, (b < 0 || b >= bits) ? (a < 0 ? -1 : 0) : (a >> b))
-/* lerp as torch: start + w (end - start) for |w| < 0.5, else end - (end - start)(1 - w), each
+/* lerp as torch 1.13: start + w (end - start) for w < 0.5 (signed: every negative weight takes
+ * this branch, so lerp(1, -inf, -0.5) is +inf), else end - (end - start)(1 - w), each
  * one fma in the math type (torch's build contracts both; found by scripts/torchdiff/
  * torchdiff_more.py: 1 ulp apart on ~5% of f64 elements unfused) */
 #define CT_LERP(a, b, w)                                                                           \
-    (fabs(w) < (ct_mt)0.5 ? CT_FMA((w), (b) - (a), (a)) : CT_FMA(-((b) - (a)), (ct_mt)1 - (w), (b)))
+    ((w) < (ct_mt)0.5 ? CT_FMA((w), (b) - (a), (a)) : CT_FMA(-((b) - (a)), (ct_mt)1 - (w), (b)))
 CT_DEF1(CT_GEN_TERN, k_lerp, CT_FLOATS, CT_LERP(a, b, c))
 CT_DEF1(CT_GEN_BIN, k_lerp_s, CT_FLOATS, CT_LERP(a, b, alpha))
 
