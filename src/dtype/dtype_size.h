@@ -31,7 +31,7 @@ static inline bool ct__int_range(ct_dtype dt, double *lo, double *hi) {
 static inline bool ct__int_scalar_conv(ct_dtype dt, double v, double *conv) {
     double lo = 0, hi = 0;
     if (dt == CT_BOOL || !ct__int_range(dt, &lo, &hi)) return false;
-    if (dt == CT_UINT8 && v < 0 && v == (double)(int64_t)v) lo = -255;
+    if (dt == CT_UINT8 && v < 0 && v >= -255 && v == (double)(int64_t)v) lo = -255;
     if (!(v >= lo && (dt == CT_INT64 ? v < hi : v <= hi))) return false; /* int64: hi is 2^63 */
     *conv = (double)(int64_t)v;
     return true;
