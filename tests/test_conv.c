@@ -448,6 +448,49 @@ TEST(captured_equals_eager) {
     ct_tensor_release(x), ct_tensor_release(w);
 }
 
+/* Integer conv2d / conv1d: exact, wrapping in the dtype (torch's slow path), against a naive loop;
+ * torch 1.13: conv1d int64 [[[1, 2, 3]]] with [[[1, -1]]] is [[[-1, -1]]]. Bool is refused. */
+TEST(integer_conv_wraps) {
+    int8_t xv[18], wv[16], bv[2] = {5, -7}, got[8];
+    for (int i = 0; i < 18; i++)
+        xv[i] = (int8_t)(i * 37 % 256 - 128);
+    for (int i = 0; i < 16; i++)
+        wv[i] = (int8_t)(i * 11 % 7 - 3);
+    ct_tensor *x = NULL, *w = NULL, *b = NULL, *y = NULL;
+    CHECK_OK(ct_tensor_from_host(ctx, xv, CT_INT8, 4, (int64_t[]){1, 2, 3, 3}, &x));
+    CHECK_OK(ct_tensor_from_host(ctx, wv, CT_INT8, 4, (int64_t[]){2, 2, 2, 2}, &w));
+    CHECK_OK(ct_tensor_from_host(ctx, bv, CT_INT8, 1, (int64_t[]){2}, &b));
+    const int64_t one[2] = {1, 1}, zero[2] = {0, 0};
+    CHECK_OK(ct_conv2d(ctx, x, w, b, one, zero, one, 1, &y));
+    CHECK(ct_tensor_dtype(y) == CT_INT8 && ct_tensor_to_host(y, got, sizeof got) == CT_OK);
+    for (int o = 0; o < 2; o++)
+        for (int r = 0; r < 2; r++)
+            for (int c = 0; c < 2; c++) {
+                int64_t acc = bv[o];
+                for (int ci = 0; ci < 2; ci++)
+                    for (int ky = 0; ky < 2; ky++)
+                        for (int kx = 0; kx < 2; kx++)
+                            acc += xv[ci * 9 + (r + ky) * 3 + c + kx] *
+                                   wv[((o * 2 + ci) * 2 + ky) * 2 + kx];
+                const int8_t want = (int8_t)(uint8_t)(acc & 0xFF);
+                CHECK_MSG(got[(o * 2 + r) * 2 + c] == want, "int8 conv2d [%d,%d,%d]: %d, want %d",
+                          o, r, c, got[(o * 2 + r) * 2 + c], want);
+            }
+    ct_tensor_release(x), ct_tensor_release(w), ct_tensor_release(b), ct_tensor_release(y);
+    int64_t x1[3] = {1, 2, 3}, w1[2] = {1, -1}, g1[2] = {0, 0};
+    CHECK_OK(ct_tensor_from_host(ctx, x1, CT_INT64, 3, (int64_t[]){1, 1, 3}, &x));
+    CHECK_OK(ct_tensor_from_host(ctx, w1, CT_INT64, 3, (int64_t[]){1, 1, 2}, &w));
+    CHECK_OK(ct_conv1d(ctx, x, w, NULL, 1, 0, 1, 1, &y));
+    CHECK(ct_tensor_dtype(y) == CT_INT64 && ct_tensor_to_host(y, g1, sizeof g1) == CT_OK &&
+          g1[0] == -1 && g1[1] == -1);
+    ct_tensor_release(y), y = NULL;
+    ct_tensor *xb = NULL, *wb = NULL;
+    CHECK_OK(ct_cast(ctx, x, CT_BOOL, &xb));
+    CHECK_OK(ct_cast(ctx, w, CT_BOOL, &wb));
+    CHECK_ST(ct_conv1d(ctx, xb, wb, NULL, 1, 0, 1, 1, &y), CT_ERR_DTYPE);
+    ct_tensor_release(x), ct_tensor_release(w), ct_tensor_release(xb), ct_tensor_release(wb);
+}
+
 int main(void) {
     ctx = tu_ctx_or_skip();
     RUN(conv2d_grid);
@@ -457,6 +500,7 @@ int main(void) {
     RUN(tie_gradients_as_torch);
     RUN(pooling_ceil_mode_and_indices);
     RUN(captured_equals_eager);
+    RUN(integer_conv_wraps);
     ct_ctx_free(ctx);
     return ct_test_end();
 }

@@ -338,7 +338,8 @@ CT_API ct_status ct_fold(ct_ctx *ctx, const ct_tensor *cols, const int64_t outpu
                          const int64_t kernel[2], const int64_t dilation[2],
                          const int64_t padding[2], const int64_t stride[2], ct_tensor **out);
 /* 2-d convolution (F.conv2d): x (N, C, H, W), w (O, C/groups, kh, kw), b (O) or NULL; im2col +
- * one batched BLAS matmul (groups as a batch dim). Floating, x and w of one dtype. */
+ * one batched matmul (groups as a batch dim). x, w (and b) of one floating or integer dtype
+ * (integers exact, wrapping in the dtype, as torch's slow path); bool is CT_ERR_DTYPE. */
 CT_API ct_status ct_conv2d(ct_ctx *ctx, const ct_tensor *x, const ct_tensor *w, const ct_tensor *b,
                            const int64_t stride[2], const int64_t padding[2],
                            const int64_t dilation[2], int groups, ct_tensor **out);

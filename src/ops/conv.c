@@ -160,9 +160,10 @@ ct_status ct_conv2d(ct_ctx *ctx, const ct_tensor *x, const ct_tensor *w, const c
                              "conv2d: input %s must be (N, C, H, W) and weight %s (O, C/groups, "
                              "kh, kw)",
                              CT__SHAPE_STR(x), ct__shape_str((char[96]){0}, 96, w->ndim, w->shape));
-    if (!ct_dtype_is_floating(x->dtype) || x->dtype != w->dtype)
+    /* one floating or integer dtype (integers wrap, as torch's slow path); not bool */
+    if (x->dtype == CT_BOOL || !ct__is_compute_dtype(x->dtype) || x->dtype != w->dtype)
         return ct__set_error(ctx, CT_ERR_DTYPE,
-                             "conv2d: input %s and weight %s must be one floating dtype",
+                             "conv2d: input %s and weight %s must be one floating or integer dtype",
                              ct_dtype_name(x->dtype), ct_dtype_name(w->dtype));
     int64_t C = x->shape[1], O = w->shape[0];
     if (groups < 1 || C % groups || O % groups || w->shape[1] != C / groups)
