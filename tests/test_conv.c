@@ -491,6 +491,33 @@ TEST(integer_conv_wraps) {
     ct_tensor_release(x), ct_tensor_release(w), ct_tensor_release(xb), ct_tensor_release(wb);
 }
 
+/* ceil_mode with a kernel wider than the (unpadded) input: torch's output size floor((in - k +
+ * s - 1) / s) + 1 rounds toward -inf, so W = 2 with k = 3, s = 2 still gives one window
+ * (torch: avg_pool2d of (1, 1, 6, 2) -> (1, 1, 3, 1)); ctorch reported CT_ERR_SHAPE. */
+TEST(ceil_mode_kernel_wider_than_input) {
+    float xv[12];
+    for (int i = 0; i < 12; i++)
+        xv[i] = (float)(i + 1);
+    ct_tensor *x = NULL, *y = NULL, *ix = NULL;
+    CHECK_OK(ct_tensor_from_host(ctx, xv, CT_FLOAT32, 4, (int64_t[]){1, 1, 6, 2}, &x));
+    const int64_t k[2] = {3, 3}, s2[2] = {2, 2}, p0[2] = {0, 0}, d1[2] = {1, 1};
+    float got[3] = {0};
+    CHECK_OK(ct_avg_pool2d_ex(ctx, x, k, s2, p0, true, true, &y));
+    CHECK(tu_same_shape(y, 4, (int64_t[]){1, 1, 3, 1}) &&
+          ct_tensor_to_host(y, got, sizeof got) == CT_OK);
+    CHECK_MSG(got[0] == 3.5f && got[1] == 7.5f && got[2] == 10.5f, "avg: %g %g %g", got[0], got[1],
+              got[2]);
+    ct_tensor_release(y);
+    CHECK_OK(ct_max_pool2d_ex(ctx, x, k, s2, p0, d1, true, &y, &ix));
+    int64_t gi[3] = {0};
+    CHECK(ct_tensor_to_host(y, got, sizeof got) == CT_OK &&
+          ct_tensor_to_host(ix, gi, sizeof gi) == CT_OK);
+    CHECK(got[0] == 6 && got[1] == 10 && got[2] == 12 && gi[0] == 5 && gi[1] == 9 && gi[2] == 11);
+    ct_tensor_release(y), ct_tensor_release(ix);
+    CHECK_ST(ct_avg_pool2d_ex(ctx, x, k, s2, p0, false, true, &y), CT_ERR_SHAPE); /* no ceil */
+    ct_tensor_release(x);
+}
+
 int main(void) {
     ctx = tu_ctx_or_skip();
     RUN(conv2d_grid);
@@ -501,6 +528,7 @@ int main(void) {
     RUN(pooling_ceil_mode_and_indices);
     RUN(captured_equals_eager);
     RUN(integer_conv_wraps);
+    RUN(ceil_mode_kernel_wider_than_input);
     ct_ctx_free(ctx);
     return ct_test_end();
 }

@@ -147,7 +147,8 @@ int main(void) {
         BIN(div)
         BIN(eq)
         BIN(ne)
-        BIN(lt) BIN(le) BIN(gt) BIN(ge) BIN(matmul) BIN(bmm) BIN(embedding) SCAL(add_scalar)
+        BIN(lt)
+        BIN(le) BIN(gt) BIN(ge) BIN(matmul) BIN(bmm) BIN(embedding) SCAL(add_scalar)
             SCAL(sub_scalar) SCAL(mul_scalar) SCAL(div_scalar) SCAL(eq_scalar) SCAL(ne_scalar)
                 SCAL(lt_scalar) SCAL(le_scalar) SCAL(gt_scalar) SCAL(ge_scalar) SCAL(pow) UN(neg)
                     UN(abs) UN(exp) UN(log) UN(sqrt) UN(rsqrt) UN(tanh) UN(sigmoid) UN(relu)
@@ -189,9 +190,10 @@ int main(void) {
         UN(erfc)
         UN(sin)
         UN(cos)
-        UN(exp2) UN(log2) UN(log1p) UN(expm1) UN(floor) UN(ceil) UN(round) UN(trunc) UN(sign)
-            UN(silu) UN(mish) UN(isnan) UN(isinf) UN(isfinite) UN(logical_not) UN(bitwise_not)
-                BIN(maximum) BIN(minimum) BIN(remainder) BIN(fmod) BIN(logical_and) BIN(logical_or)
+        UN(exp2)
+        UN(log2) UN(log1p) UN(expm1) UN(floor) UN(ceil) UN(round) UN(trunc) UN(sign) UN(silu)
+            UN(mish) UN(isnan) UN(isinf) UN(isfinite) UN(logical_not) UN(bitwise_not) BIN(maximum)
+                BIN(minimum) BIN(remainder) BIN(fmod) BIN(logical_and) BIN(logical_or)
                     BIN(logical_xor) BIN(bitwise_and) BIN(bitwise_or)
                         BIN(bitwise_xor) else if (!strcmp(op, "prod")) st =
                             ct_prod(ctx, a, I[1], I[0], &r);
@@ -263,6 +265,20 @@ int main(void) {
         else if (!strcmp(op, "max_pool2d")) st = ct_max_pool2d(ctx, a, L, L + 2, L + 4, L + 6, &r);
         else if (!strcmp(op, "avg_pool2d")) st = ct_avg_pool2d(ctx, a, L, L + 2, L + 4, &r);
         else if (!strcmp(op, "adaptive_avg_pool2d")) st = ct_adaptive_avg_pool2d(ctx, a, L, &r);
+        else if (!strncmp(op, "max_pool2d_ex", 13)) { /* L: k, s, p, d, ceil; _i: the indices */
+            ct_tensor *ii = NULL;
+            st = ct_max_pool2d_ex(ctx, a, L, L + 2, L + 4, L + 6, I[8], &r, &ii);
+            if (st == CT_OK && op[13]) {
+                ct_tensor_release(r);
+                r = ii;
+            } else {
+                ct_tensor_release(ii);
+            }
+        }
+        else if (!strcmp(op, "avg_pool2d_ex")) st =
+            ct_avg_pool2d_ex(ctx, a, L, L + 2, L + 4, I[6], I[7], &r);
+        else if (!strcmp(op, "interpolate_scale")) st =
+            ct_interpolate_scale(ctx, a, ndb, D, (ct_interp_mode)I[0], I[1], I[2], &r);
         else if (!strcmp(op, "conv1d")) st = ct_conv1d(ctx, a, b, c, L[0], L[1], L[2], I[3], &r);
         else if (!strcmp(op, "conv2d")) st = ct_conv2d(ctx, a, b, c, L, L + 2, L + 4, I[6], &r);
         else if (!strcmp(op, "interpolate")) st =

@@ -42,7 +42,8 @@ def gen2(rng):
                      'tril', 'triu', 'max_pool2d', 'avg_pool2d', 'adaptive_avg_pool2d', 'conv1d',
                      'conv2d', 'interpolate', 'pad', 'one_hot', 'unique_v', 'unique_i',
                      'unique_c', 'nonzero', 'norm', 'addmm', 'baddbmm', 'bitwise_left_shift',
-                     'bitwise_right_shift', 'fmod_scalar', 'remainder_scalar', 'movedim'])
+                     'bitwise_right_shift', 'fmod_scalar', 'remainder_scalar', 'movedim',
+                     'max_pool2d_ex', 'max_pool2d_ex_i', 'avg_pool2d_ex', 'interpolate_scale'])
     d = rng.randrange(10)
     d2 = rng.randrange(10) if rng.random() < 0.3 else d
     D, I, T = [], [], []
@@ -251,6 +252,34 @@ def gen2(rng):
             else:
                 I = k + st + pd
                 thunk = lambda: F.avg_pool2d(x, k, st, pd)
+    elif op in ('max_pool2d_ex', 'max_pool2d_ex_i', 'avg_pool2d_ex'):
+        lead = pick([[1, 2], [2], [1, 1]])
+        H, W = rng.randint(1, 7), rng.randint(1, 7)
+        x = td.rtensor(rng, fdt(rng, d), lead + [H, W], special=rng.random() < 0.2); T = [x]
+        k = [rng.randint(1, 3), rng.randint(1, 3)]
+        st = [rng.randint(1, 3), rng.randint(1, 3)]
+        pd = [rng.randint(0, k[0] // 2), rng.randint(0, k[1] // 2)]
+        ceil = rng.randrange(2)
+        if op.startswith('max'):
+            dl = [rng.randint(1, 2), rng.randint(1, 2)]
+            I = k + st + pd + dl + [ceil]
+            j = 1 if op.endswith('_i') else 0
+            thunk = lambda: F.max_pool2d(x, k, st, pd, dl, ceil_mode=bool(ceil), return_indices=True)[j]
+        else:
+            cip = rng.randrange(2)
+            I = k + st + pd + [ceil, cip]
+            thunk = lambda: F.avg_pool2d(x, k, st, pd, ceil_mode=bool(ceil), count_include_pad=bool(cip))
+    elif op == 'interpolate_scale':
+        nsp = rng.randint(1, 2)
+        x = td.rtensor(rng, fdt(rng, d), [1, rng.randint(1, 2)] + [rng.randint(1, 6) for _ in range(nsp)],
+                       special=rng.random() < 0.1); T = [x]
+        mode = rng.randrange(3); ac = rng.randrange(2) if mode == 2 else 0
+        rec = rng.randrange(2)
+        D = [pick([0.5, 1.5, 2.0, 3.0, 0.7, 1.3, 2.5]) for _ in range(nsp)]
+        I = [mode, ac, rec]
+        tm = ['nearest', 'nearest-exact', 'linear' if nsp == 1 else 'bilinear'][mode]
+        thunk = lambda: F.interpolate(x, scale_factor=D, mode=tm, align_corners=bool(ac) if mode == 2 else None,
+                                      recompute_scale_factor=bool(rec))
     elif op in ('conv1d', 'conv2d'):
         N, G = rng.randint(1, 2), pick([1, 1, 2])
         Ci, Co = G * rng.randint(1, 2), G * rng.randint(1, 2)

@@ -238,13 +238,14 @@ ct_status ct_conv1d(ct_ctx *ctx, const ct_tensor *x, const ct_tensor *w, const c
 }
 
 /* ---- pooling ---- */
-/* torch's pooling_output_shape: with ceil_mode the last window may overhang the padded input, but
- * it must start inside the input or its left padding; -1 when the kernel does not fit. */
+/* torch's pooling_output_shape: floor((in + 2p - d(k-1) - 1 (+ s - 1 with ceil_mode)) / s) + 1,
+ * rounding toward -inf (so with ceil_mode a kernel wider than the padded input still gives one
+ * window, as torch); the last window may overhang the padded input but must start inside the
+ * input or its left padding. <= 0 when no window fits. */
 static int64_t ct__pool_out(int64_t in, int64_t k, int64_t s, int64_t p, int64_t d, bool ceil) {
-    int64_t span = in + 2 * p - d * (k - 1) - 1;
-    if (span < 0) return -1;
-    int64_t o = (span + (ceil ? s - 1 : 0)) / s + 1;
-    if (ceil && (o - 1) * s >= in + p) o--;
+    int64_t num = in + 2 * p - d * (k - 1) - 1 + (ceil ? s - 1 : 0);
+    int64_t o = (num >= 0 ? num / s : -((-num + s - 1) / s)) + 1;
+    if (ceil && o > 0 && (o - 1) * s >= in + p) o--;
     return o;
 }
 
@@ -277,10 +278,13 @@ static ct_status ct__pool(ct_ctx *ctx, const char *name, bool is_max, const ct_t
     if (st != CT_OK) return st;
     if (!kernel || !padding || !dilation)
         return ct__set_error(ctx, CT_ERR_INVALID_ARG, "%s: NULL geometry array", name);
-    if ((x->ndim != 4 && x->ndim != 3) || !ct_dtype_is_floating(x->dtype))
+    if (x->ndim != 4 && x->ndim != 3)
         return ct__set_error(ctx, CT_ERR_SHAPE,
-                             "%s: floating input (N, C, H, W) or (C, H, W) required, got %s %s",
-                             name, ct_dtype_name(x->dtype), CT__SHAPE_STR(x));
+                             "%s: input (N, C, H, W) or (C, H, W) required, got %s", name,
+                             CT__SHAPE_STR(x));
+    if (!ct_dtype_is_floating(x->dtype))
+        return ct__set_error(ctx, CT_ERR_DTYPE, "%s: floating input required, got %s", name,
+                             ct_dtype_name(x->dtype));
     const int64_t *s = stride ? stride : kernel; /* torch: stride defaults to the kernel */
     for (int i = 0; i < 2; i++)
         if (padding[i] < 0 || 2 * padding[i] > kernel[i])
