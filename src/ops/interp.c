@@ -2,7 +2,8 @@
  * legacy 'nearest'), nearest-exact and (bi)linear with align_corners either way. Built from
  * index_select and elementwise ops (so it is captured and differentiable): nearest picks one
  * source index per output position and dim; linear blends two as torch's CPU kernel, one dim at a
- * time from the last (W inside H): x0 (1 - l) + x1 l, the source index fma(scale, j + 1/2, -1/2)
+ * time from the last (W inside H): x0 (1 - l) + x1 l (f64: fma(x0, 1 - l, x1 l)), the source
+ * index fma(scale, j + 1/2, -1/2)
  * (torch's build contracts it) and the weights in the input's opmath type (double for f64, float
  * otherwise). f64 then matches torch bit for bit on the harness (scripts/torchdiff/
  * torchdiff_more.py); f32 / bf16 still differ by a few ulp on some elements. */
@@ -82,11 +83,17 @@ static ct_status ct__interp_dim(ct_ctx *ctx, const ct_tensor *x, int d, int64_t 
         CT__DO(st, ct_tensor_from_host(ctx, w0, CT_FLOAT64, x->ndim, ws, &wd));
         ct__free(ctx, w0);
         CT__DO(st, ct_cast(ctx, wd, x->dtype, &dlt));
-        CT__DO(st, ct_mul(ctx, a, dlt, &p));
-        ct_tensor *q = NULL;
-        CT__DO(st, ct_mul(ctx, b, wt, &q));
-        CT__DO(st, ct_add(ctx, p, q, out));
-        ct_tensor_release(q);
+        /* f64: fma(x0, w0, x1 w1), as torch's build evaluates it (bit for bit); the others
+         * x0 w0 + x1 w1 rounded apart (nearer torch's float path on the harness) */
+        CT__DO(st, ct_mul(ctx, b, wt, &p));
+        if (x->dtype == CT_FLOAT64) {
+            CT__DO(st, ct_addcmul(ctx, p, a, dlt, 1.0, out));
+        } else {
+            ct_tensor *q = NULL;
+            CT__DO(st, ct_mul(ctx, a, dlt, &q));
+            CT__DO(st, ct_add(ctx, q, p, out));
+            ct_tensor_release(q);
+        }
     } else if (st == CT_OK) {
         *out = ct_tensor_retain(a);
     }
