@@ -168,12 +168,8 @@ static bool ct__scalar_is_int(double v) {
 /* Range an integer bound may take for dtype dt in torch.clamp (c10's overflow check: uint8 also
  * accepts -255..-1, which wrap). */
 static bool ct__clamp_bound_ok(ct_dtype dt, double v, double *conv) {
-    double lo = 0, hi = 0;
-    ct__int_range(dt, &lo, &hi);
-    if (dt == CT_UINT8) lo = -255;
-    if (dt == CT_INT64) hi = 9223372036854775807.0; /* rounds to 2^63: test with < */
-    if (!(v >= lo && (dt == CT_INT64 ? v < hi : v <= hi))) return false;
-    *conv = (dt == CT_UINT8 && v < 0) ? v + 256 : v;
+    if (!ct__int_scalar_conv(dt, v, conv)) return false;
+    if (dt == CT_UINT8 && *conv < 0) *conv += 256; /* -255..-1 wrap */
     return true;
 }
 
@@ -637,12 +633,11 @@ static ct_status ct__fwd_hardtanh(ct_ctx *ctx, const ct_tensor *a, double lo, do
      * (Scalar::toLong; unsigned refuses negative ones); min_val > max_val is not checked, the
      * clamp then gives max_val everywhere */
     if (!ct_dtype_is_floating(a->dtype) && ct__is_compute_dtype(a->dtype)) {
-        if (!(fabs(lo) < 0x1p63 && fabs(hi) < 0x1p63))
+        if (!ct__int_scalar_conv(CT_INT64, lo, &lo) || !ct__int_scalar_conv(CT_INT64, hi, &hi))
             return ct__set_error(ctx, CT_ERR_INVALID_ARG,
                                  "hardtanh: bounds %g, %g cannot be converted to int64 without "
                                  "overflow",
                                  lo, hi);
-        lo = trunc(lo), hi = trunc(hi);
         if (a->dtype == CT_UINT8 && (lo < 0 || hi < 0))
             return ct__set_error(ctx, CT_ERR_INVALID_ARG,
                                  "hardtanh: cannot do hardtanh on an unsigned type with negative "

@@ -335,11 +335,6 @@ static ct_status ct__fwd_index_add(ct_ctx *ctx, const ct_tensor *t, int dim, con
         ct_tensor_release(src);
         src = sb;
     }
-    if (st == CT_OK && src->dtype != t->dtype) { /* an integer tensor times 2.5 */
-        ct__set_error(ctx, CT_ERR_DTYPE, "index_add: alpha %g does not fit dtype %s", alpha,
-                      ct_dtype_name(t->dtype));
-        st = CT_ERR_DTYPE;
-    }
     if (st == CT_OK)
         st = t->ndim ? (t1 = ct_tensor_retain((ct_tensor *)t), CT_OK)
                      : ct_tensor_reshape(ctx, t, 1, one, &t1);

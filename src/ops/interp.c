@@ -2,11 +2,10 @@
  * legacy 'nearest'), nearest-exact and (bi)linear with align_corners either way. Built from
  * index_select and elementwise ops (so it is captured and differentiable): nearest picks one
  * source index per output position and dim; linear blends two as torch's CPU kernel, one dim at a
- * time from the last (W inside H): x0 (1 - l) + x1 l (f64: fma(x0, 1 - l, x1 l)), the source
- * index fma(scale, j + 1/2, -1/2)
- * (torch's build contracts it) and the weights in the input's opmath type (double for f64, float
- * otherwise). f64 then matches torch bit for bit on the harness (scripts/torchdiff/
- * torchdiff_more.py); f32 / bf16 still differ by a few ulp on some elements. */
+ * time from the last (W inside H): x0 (1 - l) + x1 l (f64: fma(x0, 1 - l, x1 l)), the source index
+ * fma(scale, j + 1/2, -1/2) (torch's build contracts it), the weights in the input's opmath type
+ * (double for f64, float otherwise). On scripts/torchdiff/torchdiff_more.py f64 matches torch but
+ * for a few cases; f32 / bf16 still differ by a few ulp on some elements (docs/fidelity.md). */
 #include "ctorch/ops.h"
 #include "ops/dispatch.h"
 

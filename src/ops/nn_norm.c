@@ -161,7 +161,7 @@ ct_status ct_group_norm(ct_ctx *ctx, const ct_tensor *x, int num_groups, const c
     if (!(eps >= 0)) return ct__set_error(ctx, CT_ERR_INVALID_ARG, "group_norm: eps %g < 0", eps);
     /* torch's F.group_norm refuses groups of one value in a batch of one ((N C / G) times the
      * spatial size equal to 1) */
-    int64_t per = num_groups ? N * (C / num_groups) : 0;
+    int64_t per = N * (C / num_groups);
     for (int d = 2; d < x->ndim; d++)
         per *= x->shape[d];
     if (per == 1)
