@@ -422,11 +422,13 @@ CT_API ct_status ct_take_along_dim(ct_ctx *ctx, const ct_tensor *t, const ct_ten
 CT_API ct_status ct_scatter(ct_ctx *ctx, const ct_tensor *t, int dim, const ct_tensor *index,
                             const ct_tensor *src, ct_tensor **out);
 /* Same, adding: out[..index[i]..] += src[i], in C order of index (as torch.scatter_add; integers
- * wrap, floats round once per addition; bool refused). */
+ * wrap, floats round once per addition, bool ORs). */
 CT_API ct_status ct_scatter_add(ct_ctx *ctx, const ct_tensor *t, int dim, const ct_tensor *index,
                                 const ct_tensor *src, ct_tensor **out);
 /* A copy of t with out[..index[i]..] += alpha * source[..i..] along dim (as torch.index_add):
- * index 1-d, source is t's shape with len(index) along dim; repeated indices add up in order. */
+ * index 1-d, source is t's shape with len(index) along dim; repeated indices add up in order.
+ * Integer t: alpha truncated to the dtype (out of range: CT_ERR_INVALID_ARG); bool: OR where
+ * alpha != 0. */
 CT_API ct_status ct_index_add(ct_ctx *ctx, const ct_tensor *t, int dim, const ct_tensor *index,
                               const ct_tensor *source, double alpha, ct_tensor **out);
 /* value where mask (bool, broadcasting with t) is true, t elsewhere (as torch.masked_fill; value
