@@ -373,6 +373,8 @@ TOL = {'sum': 64, 'mean': 64, 'softmax': 8, 'log_softmax': 8, 'layer_norm': 64, 
        'silu': 2, 'mish': 4, 'prod': 64, 'cumsum': 64, 'cumprod': 64, 'logsumexp': 8,
        'var': 64, 'std': 64}
 
+EXACT = False  # --exact: every op's tolerance 0 (bit for bit)
+
 def compare(op, got, exp):
     if exp == 'UNIMPL':
         return None if got.startswith('ERR') else 'torch_unimpl(ok here)'
@@ -385,9 +387,9 @@ def compare(op, got, exp):
     if g[2:3 + nd] != e[2:3 + nd]: return 'shape'
     gv, ev = g[3 + nd:], e[3 + nd:]
     if len(gv) != len(ev): return 'shape'
-    d = int(e[1]); tol = TOL.get(op, 0)
+    d = int(e[1]); tol = 0 if EXACT else TOL.get(op, 0)
     # f32 contiguous: ctorch's polynomial kernels (1-2 ulp); f64: glibc vs torch's Sleef (1 ulp)
-    if op in ('exp', 'log', 'tanh', 'sigmoid'): tol = {8: 2, 9: 1}.get(d, 0)
+    if op in ('exp', 'log', 'tanh', 'sigmoid') and not EXACT: tol = {8: 2, 9: 1}.get(d, 0)
     worst = 0
     for x, y in zip(gv, ev):
         if x == y: continue
@@ -409,7 +411,10 @@ def main():
     ap.add_argument('--show', type=int, default=2)
     ap.add_argument('--only', default=None)
     ap.add_argument('--full', action='store_true', help='print the shown cases untruncated')
+    ap.add_argument('--exact', action='store_true', help='tolerance 0 for every op (bit for bit)')
     a = ap.parse_args()
+    global EXACT
+    EXACT = a.exact
     here = os.path.dirname(os.path.abspath(__file__))
     root = os.path.dirname(os.path.dirname(here))
     exe = '/tmp/torchdiff_driver'

@@ -268,6 +268,70 @@ static ct_status ct__pool_cols(ct_ctx *ctx, ct_dtype dt, int64_t H, int64_t W, c
     return st;
 }
 
+/* The accumulation dtype of average pooling: torch's acc type (float for bf16; f16, which torch
+ * 1.13 does not pool on CPU, the same), else the input's. */
+static ct_dtype ct__pool_acc_dtype(ct_dtype dt) {
+    return dt == CT_BFLOAT16 || dt == CT_FLOAT16 ? CT_FLOAT32 : dt;
+}
+
+/* Sum of t over index pairs (i, j) of dims d1 (n1 values) and d2 (n2; d2 < 0: none) in that
+ * order, i outer, one add at a time as torch's pooling loops (keepdim). Floats end with + 0,
+ * which is what starting the sum from 0 gives (an all -0.0 window sums to +0.0). */
+static ct_status ct__seq_sum(ct_ctx *ctx, const ct_tensor *t, int d1, int64_t n1, int d2,
+                             int64_t n2, ct_tensor **out) {
+    ct_tensor *acc = NULL;
+    ct_status st = CT_OK;
+    for (int64_t i = 0; i < n1 && st == CT_OK; i++)
+        for (int64_t j = 0; j < n2 && st == CT_OK; j++) {
+            ct_tensor *a = NULL, *b = NULL, *nx = NULL;
+            st = ct_tensor_narrow(ctx, t, d1, i, 1, &a);
+            if (d2 >= 0) CT__DO(st, ct_tensor_narrow(ctx, a, d2, j, 1, &b));
+            const ct_tensor *term = d2 >= 0 ? b : a;
+            if (st == CT_OK && !acc) {
+                if (ct_dtype_is_floating(t->dtype)) st = ct_add_scalar(ctx, term, 0.0, &nx);
+                else nx = ct_tensor_retain((ct_tensor *)term);
+            } else if (st == CT_OK) {
+                st = ct_add(ctx, acc, term, &nx);
+            }
+            ct_tensor_release(a), ct_tensor_release(b);
+            if (st == CT_OK) ct_tensor_release(acc), acc = nx;
+        }
+    if (st != CT_OK) {
+        ct_tensor_release(acc);
+        return st;
+    }
+    *out = acc;
+    return CT_OK;
+}
+
+/* sum / count (a tensor, or the number c when count is NULL), torch's division. */
+static ct_status ct__pool_div(ct_ctx *ctx, const ct_tensor *sum, const ct_tensor *count, double c,
+                              ct_tensor **out) {
+    return count ? ct_div(ctx, sum, count, out) : ct_div_scalar(ctx, sum, c, out);
+}
+
+/* Per window of c4 (N, C, kk, L), keepdim: the position of the first maximum, or of the last NaN
+ * when the window holds one (torch's scan: val > max || isnan(val)). */
+static ct_status ct__pool_argmax(ct_ctx *ctx, const ct_tensor *c4, ct_tensor **out) {
+    int two = 2;
+    ct_tensor *first = NULL, *fl = NULL, *lastr = NULL, *last = NULL, *v = NULL, *nan = NULL;
+    ct_status st = ct_argmax(ctx, c4, two, true, &first);
+    CT__DO(st, ct_flip(ctx, c4, 1, &two, &fl));
+    CT__DO(st, ct_argmax(ctx, fl, two, true, &lastr)); /* the first NaN from the end */
+    CT__DO(st, ct_sub_scalar(ctx, lastr, (double)(c4->shape[2] - 1), &last));
+    CT__DO(st, ct_take_along_dim(ctx, c4, first, two, &v));
+    CT__DO(st, ct_isnan(ctx, v, &nan));
+    if (st == CT_OK) { /* kk - 1 - r as -(r - (kk - 1)) */
+        ct_tensor *pos = NULL;
+        st = ct_neg(ctx, last, &pos);
+        CT__DO(st, ct_where(ctx, nan, pos, first, out));
+        ct_tensor_release(pos);
+    }
+    ct_tensor_release(first), ct_tensor_release(fl), ct_tensor_release(lastr);
+    ct_tensor_release(last), ct_tensor_release(v), ct_tensor_release(nan);
+    return st;
+}
+
 static ct_status ct__pool(ct_ctx *ctx, const char *name, bool is_max, const ct_tensor *x,
                           const int64_t kernel[2], const int64_t stride[2],
                           const int64_t padding[2], const int64_t dilation[2], bool ceil_mode,
@@ -322,26 +386,32 @@ static ct_status ct__pool(ct_ctx *ctx, const char *name, bool is_max, const ct_t
     int64_t cs[4] = {N, C, kk, L};
     int two = 2;
     CT__DO(st, ct_tensor_reshape(ctx, cols, 4, cs, &c4));
-    if (is_max) { /* the element at the first maximum (torch: its gradient goes there alone) */
-        CT__DO(st, ct_argmax(ctx, c4, two, true, &am));
+    if (is_max) { /* torch's rule: the first maximum; a window with NaN: its last NaN */
+        CT__DO(st, ct__pool_argmax(ctx, c4, &am));
         CT__DO(st, ct_take_along_dim(ctx, c4, am, two, &red));
-    } else if (plain_avg) {
-        CT__DO(st, ct_mean(ctx, c4, 1, &two, false, &red));
-    } else { /* sum / the window's count: inside the padded input (count_include_pad, ceil's
-              * overhang excluded) or inside the input, as torch's avg_pool2d */
-        ct_tensor *sum = NULL, *cnt = NULL, *cc = NULL;
-        CT__DO(st, ct_sum(ctx, c4, 1, &two, false, &sum));
-        if (count_include_pad) {
-            const int64_t pp[4] = {0, ew, 0, eh};
-            CT__DO(st, ct__pool_cols(ctx, x->dtype, H + 2 * padding[0], W + 2 * padding[1], NULL,
-                                     pp, 0.0, kernel, dilation, s, &cc));
+    } else { /* torch: the window's elements summed in order in the accumulation type, then
+              * divided by kh kw (count_include_pad, ceil's overhang not counted) or by the
+              * count inside the input */
+        const ct_dtype cdt = ct__pool_acc_dtype(x->dtype);
+        ct_tensor *ca = NULL, *sum = NULL, *cnt = NULL, *cc = NULL, *q = NULL;
+        CT__DO(st, ct__to_dtype(ctx, c4, cdt, &ca));
+        CT__DO(st, ct__seq_sum(ctx, ca, 2, kk, -1, 1, &sum));
+        if (plain_avg) {
+            CT__DO(st, ct__pool_div(ctx, sum, NULL, (double)kk, &q));
         } else {
-            CT__DO(st,
-                   ct__pool_cols(ctx, x->dtype, H, W, NULL, pads, 0.0, kernel, dilation, s, &cc));
+            if (count_include_pad) {
+                const int64_t pp[4] = {0, ew, 0, eh};
+                CT__DO(st, ct__pool_cols(ctx, cdt, H + 2 * padding[0], W + 2 * padding[1], NULL,
+                                         pp, 0.0, kernel, dilation, s, &cc));
+            } else {
+                CT__DO(st, ct__pool_cols(ctx, cdt, H, W, NULL, pads, 0.0, kernel, dilation, s, &cc));
+            }
+            CT__DO(st, ct_sum(ctx, cc, 1, &two, true, &cnt)); /* exact small integers */
+            CT__DO(st, ct__pool_div(ctx, sum, cnt, 0, &q));
         }
-        CT__DO(st, ct_sum(ctx, cc, 1, &two, false, &cnt));
-        CT__DO(st, ct_div(ctx, sum, cnt, &red));
-        ct_tensor_release(sum), ct_tensor_release(cnt), ct_tensor_release(cc);
+        CT__DO(st, ct__to_dtype(ctx, q, x->dtype, &red));
+        ct_tensor_release(ca), ct_tensor_release(sum), ct_tensor_release(cnt);
+        ct_tensor_release(cc), ct_tensor_release(q);
     }
     if (st == CT_OK) {
         int64_t os[4] = {N, C, oh, ow};
@@ -353,7 +423,27 @@ static ct_status ct__pool(ct_ctx *ctx, const char *name, bool is_max, const ct_t
         st = ct_tensor_arange(ctx, CT_FLOAT64, 0, (double)(H * W), 1, &pos);
         CT__DO(st, ct__pool_cols(ctx, CT_FLOAT64, H, W, pos, pads, -1.0, kernel, dilation, s, &pc));
         CT__DO(st, ct_take_along_dim(ctx, pc, am, two, &pick));
-        CT__DO(st, ct__to_dtype(ctx, pick, CT_INT64, &pi));
+        /* a window whose maximum is -inf (its input elements all -inf, or none): torch keeps
+         * its initial index, the window start moved into the input by dilation steps */
+        double *clip = st == CT_OK ? ct__alloc(ctx, sizeof(double) * (size_t)L, 16) : NULL;
+        if (st == CT_OK && !clip) st = ct__set_error(ctx, CT_ERR_OOM, "%s: out of memory", name);
+        for (int64_t i = 0; st == CT_OK && i < oh; i++)
+            for (int64_t j = 0; j < ow; j++) {
+                int64_t h0 = i * s[0] - padding[0], w0 = j * s[1] - padding[1];
+                while (h0 < 0)
+                    h0 += dilation[0];
+                while (w0 < 0)
+                    w0 += dilation[1];
+                clip[i * ow + j] = (double)(h0 * W + w0);
+            }
+        ct_tensor *ct = NULL, *ninf = NULL, *sel = NULL;
+        const int64_t ls[4] = {1, 1, 1, L};
+        CT__DO(st, ct_tensor_from_host(ctx, clip, CT_FLOAT64, 4, ls, &ct));
+        ct__free(ctx, clip);
+        CT__DO(st, ct_eq_scalar(ctx, red, -INFINITY, &ninf));
+        CT__DO(st, ct_where(ctx, ninf, ct, pick, &sel));
+        CT__DO(st, ct__to_dtype(ctx, sel, CT_INT64, &pi));
+        ct_tensor_release(ct), ct_tensor_release(ninf), ct_tensor_release(sel);
         if (st == CT_OK) {
             int64_t os[4] = {N, C, oh, ow};
             st = batched ? ct_tensor_reshape(ctx, pi, 4, os, indices)
@@ -412,40 +502,74 @@ ct_status ct_adaptive_avg_pool2d(ct_ctx *ctx, const ct_tensor *x, const int64_t 
         return ct__set_error(ctx, CT_ERR_SHAPE,
                              "adaptive_avg_pool2d: output (%lld, %lld) from input %s",
                              (long long)oh, (long long)ow, CT__SHAPE_STR(x));
-    if (H % oh == 0 && W % ow == 0) { /* equal bins: one average pool */
-        int64_t k[2] = {H / oh, W / ow}, p[2] = {0, 0};
-        return ct_avg_pool2d(ctx, x, k, k, p, out);
+    /* torch's bins [floor(i H / oh), ceil((i + 1) H / oh)), each summed in order (rows outer)
+     * in the accumulation type and divided by its height, then by its width. Gathered as
+     * (.., oh, KH, ow, KW) blocks of the input with one zero row and column appended (bins
+     * shorter than the longest, KH x KW, read zeros there, which leave the sums unchanged). */
+    const ct_dtype cdt = ct__pool_acc_dtype(x->dtype);
+    int64_t KH = 0, KW = 0;
+    for (int64_t i = 0; i < oh; i++) {
+        int64_t n = ((i + 1) * H + oh - 1) / oh - i * H / oh;
+        KH = n > KH ? n : KH;
     }
-    /* bins [floor(i*H/oh), ceil((i+1)*H/oh)) (torch's rule): mean of each bin, then stacked */
-    ct_tensor **cells = ct__alloc(ctx, sizeof(ct_tensor *) * (size_t)(oh * ow), 16);
-    if (!cells)
+    for (int64_t j = 0; j < ow; j++) {
+        int64_t n = ((j + 1) * W + ow - 1) / ow - j * W / ow;
+        KW = n > KW ? n : KW;
+    }
+    int64_t *ih = ct__alloc(ctx, sizeof(int64_t) * (size_t)(oh * KH + ow * KW), 16);
+    double *dh = ct__alloc(ctx, sizeof(double) * (size_t)(oh + ow), 16);
+    if (!ih || !dh) {
+        ct__free(ctx, ih), ct__free(ctx, dh);
         return ct__set_error(ctx, CT_ERR_OOM, "adaptive_avg_pool2d: out of memory for %lld bins",
                              (long long)(oh * ow));
-    int64_t nc = 0;
-    int dims[2] = {hd, hd + 1};
-    for (int64_t i = 0; i < oh && st == CT_OK; i++)
-        for (int64_t j = 0; j < ow && st == CT_OK; j++) {
-            int64_t h0 = i * H / oh, h1 = ((i + 1) * H + oh - 1) / oh;
-            int64_t w0 = j * W / ow, w1 = ((j + 1) * W + ow - 1) / ow;
-            ct_tensor *a = NULL, *bb = NULL;
-            st = ct_tensor_narrow(ctx, x, hd, h0, h1 - h0, &a);
-            CT__DO(st, ct_tensor_narrow(ctx, a, hd + 1, w0, w1 - w0, &bb));
-            CT__DO(st, ct_mean(ctx, bb, 2, dims, false, &cells[nc]));
-            if (st == CT_OK) nc++;
-            ct_tensor_release(a), ct_tensor_release(bb);
-        }
-    ct_tensor *st_ = NULL;
-    CT__DO(st, ct_stack(ctx, (int)nc, (const ct_tensor *const *)cells, hd, &st_));
+    }
+    int64_t *iw = ih + oh * KH;
+    double *dw = dh + oh;
+    for (int64_t i = 0; i < oh; i++) {
+        int64_t h0 = i * H / oh, h1 = ((i + 1) * H + oh - 1) / oh;
+        dh[i] = (double)(h1 - h0);
+        for (int64_t t = 0; t < KH; t++)
+            ih[i * KH + t] = h0 + t < h1 ? h0 + t : H;
+    }
+    for (int64_t j = 0; j < ow; j++) {
+        int64_t w0 = j * W / ow, w1 = ((j + 1) * W + ow - 1) / ow;
+        dw[j] = (double)(w1 - w0);
+        for (int64_t u = 0; u < KW; u++)
+            iw[j * KW + u] = w0 + u < w1 ? w0 + u : W;
+    }
+    const int64_t P = ct_tensor_numel(x) / (H * W), nih = oh * KH, niw = ow * KW;
+    const int64_t x3s[3] = {P, H, W}, g5[5] = {P, oh, KH, ow, KW}, dhs[5] = {1, oh, 1, 1, 1},
+                  dws[5] = {1, 1, 1, ow, 1}, pads[4] = {0, 1, 0, 1};
+    ct_tensor *x3 = NULL, *xa = NULL, *xp = NULL, *ti = NULL, *tj = NULL, *g1 = NULL, *g2 = NULL,
+              *g = NULL, *sum = NULL, *th = NULL, *tw = NULL, *q1 = NULL, *q2 = NULL, *r = NULL;
+    st = ct_tensor_reshape(ctx, x, 3, x3s, &x3);
+    CT__DO(st, ct__to_dtype(ctx, x3, cdt, &xa));
+    CT__DO(st, ct_pad(ctx, xa, 4, pads, CT_PAD_CONSTANT, 0.0, &xp));
+    CT__DO(st, ct_tensor_from_host(ctx, ih, CT_INT64, 1, &nih, &ti));
+    CT__DO(st, ct_tensor_from_host(ctx, iw, CT_INT64, 1, &niw, &tj));
+    CT__DO(st, ct_index_select(ctx, xp, 1, ti, &g1));
+    CT__DO(st, ct_index_select(ctx, g1, 2, tj, &g2));
+    CT__DO(st, ct_tensor_reshape(ctx, g2, 5, g5, &g));
+    CT__DO(st, ct__seq_sum(ctx, g, 2, KH, 4, KW, &sum));
+    CT__DO(st, ct_tensor_from_host(ctx, dh, CT_FLOAT64, 5, dhs, &th));
+    CT__DO(st, ct_tensor_from_host(ctx, dw, CT_FLOAT64, 5, dws, &tw));
+    ct_tensor *tdh = NULL, *tdw = NULL;
+    CT__DO(st, ct__to_dtype(ctx, th, cdt, &tdh));
+    CT__DO(st, ct__to_dtype(ctx, tw, cdt, &tdw));
+    CT__DO(st, ct_div(ctx, sum, tdh, &q1));
+    CT__DO(st, ct_div(ctx, q1, tdw, &q2));
+    CT__DO(st, ct__to_dtype(ctx, q2, x->dtype, &r));
     if (st == CT_OK) {
         int64_t os[4];
         for (int d = 0; d < hd; d++)
             os[d] = x->shape[d];
         os[hd] = oh, os[hd + 1] = ow;
-        st = ct_tensor_reshape(ctx, st_, x->ndim, os, out);
+        st = ct_tensor_reshape(ctx, r, x->ndim, os, out);
     }
-    for (int64_t i = 0; i < nc; i++)
-        ct_tensor_release(cells[i]);
-    ct__free(ctx, cells);
-    ct_tensor_release(st_);
+    ct__free(ctx, ih), ct__free(ctx, dh);
+    ct_tensor_release(x3), ct_tensor_release(xa), ct_tensor_release(xp), ct_tensor_release(ti);
+    ct_tensor_release(tj), ct_tensor_release(g1), ct_tensor_release(g2), ct_tensor_release(g);
+    ct_tensor_release(sum), ct_tensor_release(th), ct_tensor_release(tw), ct_tensor_release(tdh);
+    ct_tensor_release(tdw), ct_tensor_release(q1), ct_tensor_release(q2), ct_tensor_release(r);
     return st;
 }
