@@ -282,6 +282,11 @@ OPS(elu)
 static ct_status op_softplus(void) { return ct_softplus(ctx, A, 1.0, 20.0, &OUT); }
 static ct_status op_hardtanh(void) { return ct_hardtanh(ctx, A, -0.5, 0.5, &OUT); }
 static ct_status op_lerp(void) { return ct_lerp(ctx, A, B, C, &OUT); }
+static ct_status op_div_mode(void) { return ct_div_mode(ctx, A, B, CT_ROUND_TRUNC, &OUT); }
+static ct_status op_div_scalar_mode(void) {
+    return ct_div_scalar_mode(ctx, A, 0.5, CT_ROUND_FLOOR, &OUT);
+}
+static ct_status op_floor_divide(void) { return ct_floor_divide(ctx, A, B, &OUT); }
 static ct_status op_lerp_scalar(void) { return ct_lerp_scalar(ctx, A, B, 0.25, &OUT); }
 /* the integer ops on int32 copies of A and B (made inside the capture too) */
 #define OPINT(f)                                                                                   \
@@ -656,6 +661,9 @@ static const op_entry computing[] = {
     E(logical_or),
     E(logical_xor),
     E(remainder_scalar),
+    E(div_mode),
+    E(div_scalar_mode),
+    E(floor_divide),
     E(fmod_scalar),
     E(leaky_relu),
     E(elu),

@@ -604,9 +604,248 @@ TEST(lerp_fused_as_torch) {
     ct_tensor_release(ta), ct_tensor_release(tb), ct_tensor_release(tw);
 }
 
+/* ---- torch.div with rounding_mode (and floor_divide): integers keep their dtype (C division,
+ * floor one less where the signs differ and it is inexact), a zero divisor is an error ---- */
+TEST(div_rounding_integers) {
+    const int32_t a[6] = {7, -7, 7, -7, 0, 5}, b[6] = {2, 2, -2, -2, 3, -1};
+    ct_tensor *ta = mk(CT_INT32, 6, a, 0), *tb = mk(CT_INT32, 6, b, 1), *r = NULL;
+    for (int m = 0; m < 3; m++) {
+        CHECK_OK(m == 0   ? ct_div_mode(ctx, ta, tb, CT_ROUND_TRUNC, &r)
+                 : m == 1 ? ct_div_mode(ctx, ta, tb, CT_ROUND_FLOOR, &r)
+                          : ct_floor_divide(ctx, ta, tb, &r));
+        int32_t got[6] = {0};
+        CHECK(ct_tensor_dtype(r) == CT_INT32 && rd(r, got, sizeof got));
+        for (int i = 0; i < 6; i++) { /* the reference in double: exact for these values */
+            const double q = (double)a[i] / (double)b[i];
+            const int32_t want = (int32_t)(m == 0 ? trunc(q) : floor(q));
+            CHECK_MSG(got[i] == want, "mode %d: %d / %d = %d, want %d", m, a[i], b[i], got[i],
+                      want);
+        }
+        ct_tensor_release(r), r = NULL;
+    }
+    /* MIN / -1 wraps (torch: int8 -128 // -1 = -128), no trap */
+    int8_t m8 = -128, n1 = -1;
+    int64_t m64 = INT64_MIN, n64 = -1;
+    ct_tensor *a8 = mk(CT_INT8, 1, &m8, 0), *b8 = mk(CT_INT8, 1, &n1, 0);
+    ct_tensor *a64 = mk(CT_INT64, 1, &m64, 0), *b64 = mk(CT_INT64, 1, &n64, 0);
+    for (int m = 0; m < 2; m++) {
+        const ct_rounding_mode mode = m ? CT_ROUND_FLOOR : CT_ROUND_TRUNC;
+        int8_t g8 = 0;
+        int64_t g64 = 0;
+        CHECK_OK(ct_div_mode(ctx, a8, b8, mode, &r));
+        CHECK(rd(r, &g8, 1) && g8 == -128);
+        ct_tensor_release(r), r = NULL;
+        CHECK_OK(ct_div_mode(ctx, a64, b64, mode, &r));
+        CHECK(rd(r, &g64, 8) && g64 == INT64_MIN);
+        ct_tensor_release(r), r = NULL;
+    }
+    /* a zero divisor, bool operands, an unknown mode */
+    const int32_t z[6] = {1, 1, 0, 1, 1, 1};
+    ct_tensor *tz = mk(CT_INT32, 6, z, 0);
+    CHECK_ST(ct_div_mode(ctx, ta, tz, CT_ROUND_FLOOR, &r), CT_ERR_INVALID_ARG);
+    CHECK(r == NULL && strstr(ct_ctx_last_error(ctx), "division by zero") != NULL);
+    CHECK_ST(ct_div_scalar_mode(ctx, ta, 0, CT_ROUND_TRUNC, &r), CT_ERR_INVALID_ARG);
+    uint8_t bo[2] = {1, 0};
+    ct_tensor *tbo = mk(CT_BOOL, 2, bo, 0);
+    CHECK_ST(ct_div_mode(ctx, tbo, tbo, CT_ROUND_TRUNC, &r), CT_ERR_DTYPE);
+    CHECK_ST(ct_div_mode(ctx, ta, tb, (ct_rounding_mode)7, &r), CT_ERR_INVALID_ARG);
+    CHECK(r == NULL);
+    /* wrapped-number promotion: int32 // 2 stays int32, int32 // 2.5 is float32 (5 // 2.5 = 2) */
+    CHECK_OK(ct_div_scalar_mode(ctx, ta, 2, CT_ROUND_FLOOR, &r));
+    CHECK(ct_tensor_dtype(r) == CT_INT32);
+    ct_tensor_release(r), r = NULL;
+    CHECK_OK(ct_div_scalar_mode(ctx, ta, 2.5, CT_ROUND_FLOOR, &r));
+    float f[6] = {0};
+    CHECK(ct_tensor_dtype(r) == CT_FLOAT32 && rd(r, f, sizeof f) && f[5] == 2.0f && f[1] == -3.0f);
+    ct_tensor_release(r), r = NULL;
+    /* CT_ROUND_NONE is true division */
+    CHECK_OK(ct_div_mode(ctx, ta, tb, CT_ROUND_NONE, &r));
+    CHECK(ct_tensor_dtype(r) == CT_FLOAT32 && rd(r, f, sizeof f) && f[0] == 3.5f);
+    ct_tensor_release(r);
+    ct_tensor_release(ta), ct_tensor_release(tb), ct_tensor_release(a8), ct_tensor_release(b8);
+    ct_tensor_release(a64), ct_tensor_release(b64), ct_tensor_release(tz), ct_tensor_release(tbo);
+}
+
+/* ---- floating rounded division: torch 1.13's values (floor is Python's //, through fmod:
+ * 1 // 0.1 = 9 where 1 / 0.1 rounds to 10), f16 / bf16 rounded once, zero gradients ---- */
+TEST(div_rounding_floats) {
+    const double a[10] = {5, -5, 0, -0.0, INFINITY, NAN, 1, 1, -7.5, 7.5};
+    const double b[10] = {0, 0, 3, 3, 2, 1, -3, 0.1, 2, -2};
+    const double wf[10] = {INFINITY, -INFINITY, 0, -0.0, NAN, NAN, -1, 9, -4, -4};
+    const double wt[10] = {INFINITY, -INFINITY, 0, -0.0, INFINITY, NAN, -0.0, 10, -3, -3};
+    ct_tensor *ta = mk(CT_FLOAT64, 10, a, 1), *tb = mk(CT_FLOAT64, 10, b, 0), *r = NULL;
+    for (int m = 0; m < 2; m++) {
+        CHECK_OK(ct_div_mode(ctx, ta, tb, m ? CT_ROUND_FLOOR : CT_ROUND_TRUNC, &r));
+        double got[10];
+        CHECK(rd(r, got, sizeof got));
+        for (int i = 0; i < 10; i++) {
+            const double w = m ? wf[i] : wt[i];
+            CHECK_MSG(isnan(w) ? isnan(got[i]) : got[i] == w && signbit(got[i]) == signbit(w),
+                      "%s(%g, %g) = %g, torch %g", m ? "floor" : "trunc", a[i], b[i], got[i], w);
+        }
+        ct_tensor_release(r), r = NULL;
+    }
+    /* f32: 1 // 0.1f = 9, trunc 10 (torch 1.13); a quotient beyond the range is inf (torch's
+     * vector body gives NaN there, its scalar tail and Python inf) */
+    const float fa[2] = {1.0f, 3e38f}, fb[2] = {0.1f, 1e-10f};
+    ct_tensor *xa = mk(CT_FLOAT32, 2, fa, 0), *xb = mk(CT_FLOAT32, 2, fb, 0);
+    float g[2] = {0};
+    CHECK_OK(ct_div_mode(ctx, xa, xb, CT_ROUND_FLOOR, &r));
+    CHECK(rd(r, g, sizeof g) && g[0] == 9.0f && g[1] == INFINITY);
+    ct_tensor_release(r), r = NULL;
+    CHECK_OK(ct_div_mode(ctx, xa, xb, CT_ROUND_TRUNC, &r));
+    CHECK(rd(r, g, sizeof g) && g[0] == 10.0f && g[1] == INFINITY);
+    ct_tensor_release(r), r = NULL;
+    /* bf16: -0.006652832 / -0.00020217896 = 32.906...; trunc 32 (rounded once; torch 1.13 rounds
+     * the quotient to bf16 first, 33, and truncates that) */
+    const float ba[1] = {-0.006652832f}, bb[1] = {-0.00020217896f};
+    ct_tensor *fa1 = mk(CT_FLOAT32, 1, ba, 0), *fb1 = mk(CT_FLOAT32, 1, bb, 0), *ha = NULL,
+              *hb = NULL, *hr = NULL;
+    CHECK_OK(ct_cast(ctx, fa1, CT_BFLOAT16, &ha));
+    CHECK_OK(ct_cast(ctx, fb1, CT_BFLOAT16, &hb));
+    CHECK_OK(ct_div_mode(ctx, ha, hb, CT_ROUND_TRUNC, &r));
+    CHECK_OK(ct_cast(ctx, r, CT_FLOAT32, &hr));
+    CHECK(rd(hr, g, sizeof(float)) && g[0] == 32.0f);
+    ct_tensor_release(r), ct_tensor_release(hr), r = NULL;
+    /* zero gradients for both operands (torch: zeros_like) */
+    CHECK_OK(ct_tensor_set_requires_grad(xa, true));
+    CHECK_OK(ct_tensor_set_requires_grad(xb, true));
+    ct_tensor *s = NULL;
+    CHECK_OK(ct_div_mode(ctx, xa, xb, CT_ROUND_FLOOR, &r));
+    CHECK(ct_tensor_requires_grad(r));
+    CHECK_OK(ct_sum(ctx, r, 0, NULL, false, &s));
+    CHECK_OK(ct_backward(ctx, s, NULL, false));
+    for (int k = 0; k < 2; k++) {
+        const ct_tensor *gr = ct_tensor_grad(k ? xb : xa);
+        CHECK(gr && rd(gr, g, sizeof g) && g[0] == 0 && g[1] == 0 && !signbit(g[0]));
+    }
+    ct_tensor_release(r), ct_tensor_release(s);
+    ct_tensor_release(ta), ct_tensor_release(tb), ct_tensor_release(xa), ct_tensor_release(xb);
+    ct_tensor_release(fa1), ct_tensor_release(fb1), ct_tensor_release(ha), ct_tensor_release(hb);
+}
+
+static ct_tensor *img(ct_dtype dt, int64_t h, int64_t w, const void *data) {
+    ct_tensor *t = NULL;
+    if (ct_tensor_from_host(ctx, data, dt, 4, (int64_t[]){1, 1, h, w}, &t) != CT_OK) return NULL;
+    return t;
+}
+
+/* ---- average pooling as torch's kernels: each window summed in order (rows outer) in the
+ * accumulation type (f32 for bf16), from 0, then divided (adaptive: by kh, then by kw); int64
+ * pooled with C division ---- */
+TEST(avg_pool_in_torch_order) {
+    ct_tensor *x = NULL, *y = NULL;
+    const int64_t k2[2] = {2, 2}, s1[2] = {1, 1}, p0[2] = {0, 0}, p1[2] = {1, 1};
+    float v = 0;
+    /* ((1e8 + 1) - 1e8) + 1 = 1 in f32: torch 1.13 gives 0.25 (a pairwise sum gives 0) */
+    x = img(CT_FLOAT32, 2, 2, (float[]){1e8f, 1.0f, -1e8f, 1.0f});
+    CHECK_OK(ct_avg_pool2d(ctx, x, k2, NULL, p0, &y));
+    CHECK(rd(y, &v, 4) && v == 0.25f);
+    ct_tensor_release(x), ct_tensor_release(y);
+    /* a window of -0.0 averages to +0.0 (the sum starts from 0) */
+    x = img(CT_FLOAT32, 2, 2, (float[]){-0.0f, -0.0f, -0.0f, -0.0f});
+    CHECK_OK(ct_avg_pool2d(ctx, x, k2, NULL, p0, &y));
+    CHECK(rd(y, &v, 4) && v == 0 && !signbit(v));
+    ct_tensor_release(y);
+    CHECK_OK(ct_adaptive_avg_pool2d(ctx, x, (int64_t[]){1, 2}, &y));
+    float v2[2] = {1, 1};
+    CHECK(rd(y, v2, 8) && !signbit(v2[0]) && !signbit(v2[1]));
+    ct_tensor_release(x), ct_tensor_release(y);
+    /* bf16 sums in f32: [256, 1, 1, 1] -> 259 / 4 = 64.75, bf16 65 (torch 1.13; a bf16 running
+     * sum would stay at 256 and give 64) */
+    ct_tensor *xf = img(CT_FLOAT32, 2, 2, (float[]){256, 1, 1, 1}), *yf = NULL;
+    CHECK_OK(ct_cast(ctx, xf, CT_BFLOAT16, &x));
+    CHECK_OK(ct_avg_pool2d(ctx, x, k2, NULL, p0, &y));
+    CHECK_OK(ct_cast(ctx, y, CT_FLOAT32, &yf));
+    CHECK(rd(yf, &v, 4) && v == 65.0f);
+    ct_tensor_release(x), ct_tensor_release(y), ct_tensor_release(xf), ct_tensor_release(yf);
+    /* adaptive 5x5 -> 2x2 (bins of 3x3): sum / 3 / 3, torch 1.13's first value 1.8030833 where
+     * sum / 9 is 1.8030832; all four against the sequential sum here */
+    const float a55[25] = {
+        -9.379764556884766f,  7.310544967651367f,   -0.5450182557106018f, 4.376478672027588f,
+        7.576255798339844f,   4.282589435577393f,   8.42197322845459f,    -2.10073184967041f,
+        6.0181756019592285f,  -1.1075788736343384f, 8.711734771728516f,   7.577332973480225f,
+        -8.05091381072998f,   -7.280622959136963f,  -5.660261154174805f,  9.309602737426758f,
+        -1.2767627239227295f, 2.532965898513794f,   -3.979475975036621f,  0.1448596715927124f,
+        -2.282674789428711f,  -2.98179030418396f,   1.7014821767807007f,  1.6850358247756958f,
+        8.084035873413086f};
+    x = img(CT_FLOAT32, 5, 5, a55);
+    CHECK_OK(ct_adaptive_avg_pool2d(ctx, x, (int64_t[]){2, 2}, &y));
+    float g4[4] = {0};
+    CHECK(rd(y, g4, sizeof g4));
+    CHECK_MSG(g4[0] == 1.8030833005905151f, "adaptive [0] %.9g, torch 1.8030833", g4[0]);
+    for (int i = 0; i < 2; i++)
+        for (int j = 0; j < 2; j++) {
+            float acc = 0;
+            for (int h = 2 * i; h < 2 * i + 3; h++)
+                for (int w = 2 * j; w < 2 * j + 3; w++)
+                    acc += a55[h * 5 + w];
+            const float want = acc / 3.0f / 3.0f;
+            CHECK_MSG(g4[i * 2 + j] == want, "adaptive (%d, %d): %.9g, want %.9g", i, j,
+                      g4[i * 2 + j], want);
+        }
+    ct_tensor_release(x), ct_tensor_release(y);
+    /* int64 (the only integer dtype torch pools): C division toward zero */
+    const int64_t xi[9] = {-7, 2, 3, 4, 5, -9, 1, 1, 1};
+    x = img(CT_INT64, 3, 3, xi);
+    CHECK_OK(ct_avg_pool2d(ctx, x, k2, s1, p0, &y));
+    int64_t gi[16] = {0};
+    CHECK(ct_tensor_dtype(y) == CT_INT64 && rd(y, gi, 4 * 8));
+    CHECK(gi[0] == 1 && gi[1] == 0 && gi[2] == 2 && gi[3] == 0);
+    ct_tensor_release(y);
+    const int64_t want16[16] = {-7, -2, 2, 3, -1, 1, 0, -3, 2, 2, 0, -4, 1, 1, 1, 1};
+    CHECK_OK(ct_avg_pool2d_ex(ctx, x, k2, s1, p1, false, false, &y)); /* torch 1.13's values */
+    CHECK(rd(y, gi, sizeof gi) && memcmp(gi, want16, sizeof gi) == 0);
+    ct_tensor_release(y), y = NULL;
+    CHECK_ST(ct_max_pool2d(ctx, x, k2, NULL, p0, s1, &y), CT_ERR_DTYPE);
+    CHECK_ST(ct_adaptive_avg_pool2d(ctx, x, (int64_t[]){2, 2}, &y), CT_ERR_SHAPE);
+    ct_tensor *x32 = NULL;
+    CHECK_OK(ct_cast(ctx, x, CT_INT32, &x32));
+    CHECK_ST(ct_avg_pool2d(ctx, x32, k2, NULL, p0, &y), CT_ERR_DTYPE);
+    CHECK(y == NULL);
+    ct_tensor_release(x), ct_tensor_release(x32);
+}
+
+/* ---- max_pool2d's index (and gradient) as torch's scan: the first maximum, the last NaN of a
+ * window, and for a window whose maximum is -inf the start moved into the input ---- */
+TEST(max_pool_index_as_torch) {
+    ct_tensor *x = NULL, *y = NULL, *ix = NULL;
+    const int64_t one[2] = {1, 1}, p0[2] = {0, 0};
+    x = img(CT_FLOAT32, 1, 6, (float[]){NAN, 1, NAN, 2, 5, 7});
+    CHECK_OK(ct_max_pool2d_ex(ctx, x, (int64_t[]){1, 3}, NULL, p0, one, false, &y, &ix));
+    float v[2];
+    int64_t i2[2];
+    CHECK(rd(y, v, 8) && isnan(v[0]) && v[1] == 7 && rd(ix, i2, 16) && i2[0] == 2 && i2[1] == 5);
+    ct_tensor_release(x), ct_tensor_release(y), ct_tensor_release(ix);
+    const float ni = -INFINITY;
+    x = img(CT_FLOAT32, 2, 5, (float[]){ni, ni, ni, 3, ni, ni, ni, ni, ni, ni});
+    CHECK_OK(ct_max_pool2d_ex(ctx, x, (int64_t[]){2, 2}, (int64_t[]){1, 2}, (int64_t[]){1, 1}, one,
+                              false, &y, &ix));
+    const int64_t want[9] = {0, 1, 3, 0, 1, 3, 5, 6, 8}; /* torch 1.13 */
+    int64_t i9[9] = {0};
+    CHECK(rd(ix, i9, sizeof i9) && memcmp(i9, want, sizeof want) == 0);
+    ct_tensor_release(x), ct_tensor_release(y), ct_tensor_release(ix);
+    /* the gradient goes to the last NaN, (1, 1) here (torch 1.13) */
+    x = img(CT_FLOAT32, 2, 3, (float[]){ni, 1, NAN, 2, NAN, ni});
+    CHECK_OK(ct_tensor_set_requires_grad(x, true));
+    CHECK_OK(ct_max_pool2d(ctx, x, (int64_t[]){2, 3}, NULL, p0, one, &y));
+    ct_tensor *s = NULL;
+    CHECK_OK(ct_sum(ctx, y, 0, NULL, false, &s));
+    CHECK_OK(ct_backward(ctx, s, NULL, false));
+    float gr[6] = {0};
+    CHECK(rd(ct_tensor_grad(x), gr, sizeof gr));
+    for (int i = 0; i < 6; i++)
+        CHECK_MSG(gr[i] == (i == 4 ? 1.0f : 0.0f), "grad[%d] = %g", i, gr[i]);
+    ct_tensor_release(x), ct_tensor_release(y), ct_tensor_release(s);
+}
+
 int main(void) {
     ctx = tu_ctx_or_skip();
     RUN(div_scalar_int_tensor_scalar_not_wrapped);
+    RUN(div_rounding_integers);
+    RUN(div_rounding_floats);
+    RUN(avg_pool_in_torch_order);
+    RUN(max_pool_index_as_torch);
     RUN(div_divisor_gradient_in_torch_order);
     RUN(exp2_gradient_in_torch_order);
     RUN(pow_odd_exponent_beyond_f32);

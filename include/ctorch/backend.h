@@ -135,7 +135,10 @@ extern "C" {
                                layouts in src/backends/cpu/kernels/attn_kernels.h */               \
     X(CT_OP_FLEX_ATTENTION_BWD) /* out dq, dk, dv contiguous in the compute dtype; in q, k, v,     \
                                    grad_out (B,Hq,L,Ev), lse and delta f32 (B,Hq,L), [block        \
-                                   mask], mods, u8 work; scalars[0] scale */
+                                   mask], mods, u8 work; scalars[0] scale */                       \
+    X(CT_OP_DIV_TRUNC) /* binary; trunc(a / b), integers C's division; integer / 0 fails */        \
+    X(CT_OP_DIV_FLOOR) /* binary; floor(a / b) as Python's // (torch's div_floor); int / 0 fails   \
+                        */
 
 /* CT_OP_LINALG routines (ints[0]). */
 enum {

@@ -30,6 +30,23 @@ CT_API ct_status ct_sub_scaled(ct_ctx *ctx, const ct_tensor *a, const ct_tensor 
 CT_API ct_status ct_mul(ct_ctx *ctx, const ct_tensor *a, const ct_tensor *b, ct_tensor **out);
 /* True division: integer inputs give float32 (as torch.div). */
 CT_API ct_status ct_div(ct_ctx *ctx, const ct_tensor *a, const ct_tensor *b, ct_tensor **out);
+/* torch.div's rounding_mode: CT_ROUND_NONE is true division (ct_div), TRUNC rounds the quotient
+ * toward zero, FLOOR down (Python's //). Rounded results keep the promoted dtype (integers stay
+ * integer, C division; an integer zero divisor is CT_ERR_INVALID_ARG, bool CT_ERR_DTYPE).
+ * f16/bf16 are computed in f32 and rounded once (torch 1.13 rounds each step). Zero gradient. */
+typedef enum ct_rounding_mode {
+    CT_ROUND_NONE = 0,
+    CT_ROUND_TRUNC,
+    CT_ROUND_FLOOR
+} ct_rounding_mode;
+CT_API ct_status ct_div_mode(ct_ctx *ctx, const ct_tensor *a, const ct_tensor *b,
+                             ct_rounding_mode mode, ct_tensor **out);
+/* The same by a Python number (wrapped-number promotion: int32 tensor // 2 stays int32). */
+CT_API ct_status ct_div_scalar_mode(ct_ctx *ctx, const ct_tensor *a, double v,
+                                    ct_rounding_mode mode, ct_tensor **out);
+/* torch.floor_divide (1.13: floor rounding) = ct_div_mode(a, b, CT_ROUND_FLOOR). */
+CT_API ct_status ct_floor_divide(ct_ctx *ctx, const ct_tensor *a, const ct_tensor *b,
+                                 ct_tensor **out);
 
 /* ---- scalar operands ----
  * A C double stands for a Python number in PyTorch's wrapped-number promotion: when it is

@@ -148,12 +148,13 @@ int main(void) {
         BIN(eq)
         BIN(ne)
         BIN(lt)
-        BIN(le) BIN(gt) BIN(ge) BIN(matmul) BIN(bmm) BIN(embedding) SCAL(add_scalar)
-            SCAL(sub_scalar) SCAL(mul_scalar) SCAL(div_scalar) SCAL(eq_scalar) SCAL(ne_scalar)
-                SCAL(lt_scalar) SCAL(le_scalar) SCAL(gt_scalar) SCAL(ge_scalar) SCAL(pow) UN(neg)
-                    UN(abs) UN(exp) UN(log) UN(sqrt) UN(rsqrt) UN(tanh) UN(sigmoid) UN(relu)
-                        INPL(add_) INPL(sub_) INPL(mul_) INPL(div_) INPLS(add_scalar_)
-                            INPLS(sub_scalar_) INPLS(mul_scalar_)
+        BIN(le)
+        BIN(gt) BIN(ge) BIN(matmul) BIN(bmm) BIN(embedding) SCAL(add_scalar) SCAL(sub_scalar)
+            SCAL(mul_scalar) SCAL(div_scalar) SCAL(eq_scalar) SCAL(ne_scalar) SCAL(lt_scalar)
+                SCAL(le_scalar) SCAL(gt_scalar) SCAL(ge_scalar) SCAL(pow) UN(neg) UN(abs) UN(exp)
+                    UN(log) UN(sqrt) UN(rsqrt) UN(tanh) UN(sigmoid) UN(relu) INPL(add_) INPL(sub_)
+                        INPL(mul_) INPL(div_) INPLS(add_scalar_) INPLS(sub_scalar_)
+                            INPLS(mul_scalar_)
                                 INPLS(div_scalar_) else if (!strcmp(op, "add_scaled")) st =
                                     ct_add_scaled(ctx, a, b, D[0], &r);
         else if (!strcmp(op, "sub_scaled")) st = ct_sub_scaled(ctx, a, b, D[0], &r);
@@ -191,8 +192,9 @@ int main(void) {
         UN(sin)
         UN(cos)
         UN(exp2)
-        UN(log2) UN(log1p) UN(expm1) UN(floor) UN(ceil) UN(round) UN(trunc) UN(sign) UN(silu)
-            UN(mish) UN(isnan) UN(isinf) UN(isfinite) UN(logical_not) UN(bitwise_not) BIN(maximum)
+        UN(log2)
+        UN(log1p) UN(expm1) UN(floor) UN(ceil) UN(round) UN(trunc) UN(sign) UN(silu) UN(mish)
+            UN(isnan) UN(isinf) UN(isfinite) UN(logical_not) UN(bitwise_not) BIN(maximum)
                 BIN(minimum) BIN(remainder) BIN(fmod) BIN(logical_and) BIN(logical_or)
                     BIN(logical_xor) BIN(bitwise_and) BIN(bitwise_or)
                         BIN(bitwise_xor) else if (!strcmp(op, "prod")) st =
@@ -301,6 +303,13 @@ int main(void) {
         else if (!strcmp(op, "fmod_scalar")) st = ct_fmod_scalar(ctx, a, D[0], &r);
         else if (!strcmp(op, "remainder_scalar")) st = ct_remainder_scalar(ctx, a, D[0], &r);
         else if (!strcmp(op, "movedim")) st = ct_movedim(ctx, a, ni / 2, I, I + ni / 2, &r);
+        else if (!strcmp(op, "div_trunc")) st = ct_div_mode(ctx, a, b, CT_ROUND_TRUNC, &r);
+        else if (!strcmp(op, "div_floor")) st = ct_div_mode(ctx, a, b, CT_ROUND_FLOOR, &r);
+        else if (!strcmp(op, "floor_divide")) st = ct_floor_divide(ctx, a, b, &r);
+        else if (!strcmp(op, "div_trunc_scalar")) st =
+            ct_div_scalar_mode(ctx, a, D[0], CT_ROUND_TRUNC, &r);
+        else if (!strcmp(op, "div_floor_scalar")) st =
+            ct_div_scalar_mode(ctx, a, D[0], CT_ROUND_FLOOR, &r);
         if (gmode && st == CT_OK) {
             /* the upstream gradient, then each input's gradient */
             const ct_dtype rd = ct_tensor_dtype(r);

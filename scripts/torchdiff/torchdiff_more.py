@@ -43,7 +43,9 @@ def gen2(rng):
                      'conv2d', 'interpolate', 'pad', 'one_hot', 'unique_v', 'unique_i',
                      'unique_c', 'nonzero', 'norm', 'addmm', 'baddbmm', 'bitwise_left_shift',
                      'bitwise_right_shift', 'fmod_scalar', 'remainder_scalar', 'movedim',
-                     'max_pool2d_ex', 'max_pool2d_ex_i', 'avg_pool2d_ex', 'interpolate_scale'])
+                     'max_pool2d_ex', 'max_pool2d_ex_i', 'avg_pool2d_ex', 'interpolate_scale',
+                     'div_trunc', 'div_floor', 'floor_divide', 'div_trunc_scalar',
+                     'div_floor_scalar'])
     d = rng.randrange(10)
     d2 = rng.randrange(10) if rng.random() < 0.3 else d
     D, I, T = [], [], []
@@ -368,6 +370,21 @@ def gen2(rng):
         T = [a, b]
         f = torch.bitwise_left_shift if op.endswith('left_shift') else torch.bitwise_right_shift
         thunk = lambda: f(a, b)
+    elif op in ('div_trunc', 'div_floor', 'floor_divide'):
+        s = rs(rng); s2 = td.bshape(rng, s)
+        if rng.random() < 0.5: s, s2 = s2, s
+        a, b = td.rtensor(rng, d, s), td.rtensor(rng, d2, s2)
+        if b.dtype in (torch.int32, torch.int64):  # INT_MIN / -1 traps in torch's C division
+            b = torch.where(b == -1, torch.full_like(b, -2), b)
+        T = [a, b]
+        mode = 'floor' if op != 'div_trunc' else 'trunc'
+        thunk = lambda: torch.div(a, b, rounding_mode=mode)
+    elif op in ('div_trunc_scalar', 'div_floor_scalar'):
+        a = td.rtensor(rng, d, rs(rng)); T = [a]
+        v = pick([2.0, -3.0, 0.5, 1.5, 0.0, float('inf'), float('nan'), 7.0, -0.25, 1e-40, -2.0])
+        D = [v]
+        mode = op.split('_')[1]
+        thunk = lambda: torch.div(a, td.pyscalar(v), rounding_mode=mode)
     elif op in ('fmod_scalar', 'remainder_scalar'):
         a = td.rtensor(rng, d, rs(rng)); T = [a]
         v = pick([2.0, -3.0, 0.5, 1.5, 0.0, float('inf'), float('nan'), 7.0, -0.25, 1e-40])

@@ -165,7 +165,12 @@ static void bw_log1p(ct__ag_call *c) {
 static void bw_expm1(ct__ag_call *c) {
     ct__ag_set(c, 0, ct__ag_mul(c, G, ct__ag_add_s(c, OUT, 1)));
 }
-static void bw_zero(ct__ag_call *c) { ct__ag_set(c, 0, ct__ag_mul_s(c, G, 0)); }
+/* floor, ceil, round, trunc, sign, rounded division: zeros like each input (torch's formula,
+ * zeros_like, so an infinite or NaN incoming gradient still gives 0) */
+static void bw_zero(ct__ag_call *c) {
+    for (int i = 0; i < c->n->n_in; i++)
+        if (c->need[i]) ct__ag_set(c, i, ct__ag_zeros(c, &c->n->in_meta[i]));
+}
 static void bw_silu(ct__ag_call *c) { /* (g s) (1 + x (1 - s)), s = sigmoid(x): torch's order */
     ct_tensor *s = AP(ct_sigmoid, IN(0));
     ct_tensor *t = ct__ag_add_s(c, ct__ag_mul(c, IN(0), ct__ag_add_s(c, ct__ag_neg(c, s), 1)), 1);

@@ -113,6 +113,8 @@ static const signed char ct__op_arity_tab[CT_OP_COUNT][2] = {
     [CT_OP_SPARSE24_MM] = {5, 5},
     [CT_OP_FLEX_ATTENTION] = {6, 6},
     [CT_OP_FLEX_ATTENTION_BWD] = {9, 9},
+    [CT_OP_DIV_TRUNC] = {2, 2},
+    [CT_OP_DIV_FLOOR] = {2, 2},
 };
 
 bool ct__desc_arity(int k, int *lo, int *hi) {

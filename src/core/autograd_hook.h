@@ -65,7 +65,7 @@ typedef enum ct__ag_op {
     CT__AG_LOG2,
     CT__AG_LOG1P,
     CT__AG_EXPM1,
-    CT__AG_ZERO, /* floor, ceil, round, trunc, sign: zero gradient (as torch) */
+    CT__AG_ZERO, /* floor, ceil, round, trunc, sign, div with rounding: zero gradients (torch) */
     CT__AG_SILU,
     CT__AG_SOFTPLUS, /* sc[0] beta, sc[1] threshold */
     CT__AG_MISH,

@@ -288,8 +288,10 @@ static ct_status ct__seq_sum(ct_ctx *ctx, const ct_tensor *t, int d1, int64_t n1
             if (d2 >= 0) CT__DO(st, ct_tensor_narrow(ctx, a, d2, j, 1, &b));
             const ct_tensor *term = d2 >= 0 ? b : a;
             if (st == CT_OK && !acc) {
-                if (ct_dtype_is_floating(t->dtype)) st = ct_add_scalar(ctx, term, 0.0, &nx);
-                else nx = ct_tensor_retain((ct_tensor *)term);
+                if (ct_dtype_is_floating(t->dtype))
+                    st = ct_add_scalar(ctx, term, 0.0, &nx);
+                else
+                    nx = ct_tensor_retain((ct_tensor *)term);
             } else if (st == CT_OK) {
                 st = ct_add(ctx, acc, term, &nx);
             }
@@ -307,7 +309,9 @@ static ct_status ct__seq_sum(ct_ctx *ctx, const ct_tensor *t, int d1, int64_t n1
 /* sum / count (a tensor, or the number c when count is NULL), torch's division. */
 static ct_status ct__pool_div(ct_ctx *ctx, const ct_tensor *sum, const ct_tensor *count, double c,
                               ct_tensor **out) {
-    return count ? ct_div(ctx, sum, count, out) : ct_div_scalar(ctx, sum, c, out);
+    /* int64 (torch pools it): the C division, toward zero */
+    const ct_rounding_mode m = ct_dtype_is_floating(sum->dtype) ? CT_ROUND_NONE : CT_ROUND_TRUNC;
+    return count ? ct_div_mode(ctx, sum, count, m, out) : ct_div_scalar_mode(ctx, sum, c, m, out);
 }
 
 /* Per window of c4 (N, C, kk, L), keepdim: the position of the first maximum, or of the last NaN
@@ -346,9 +350,9 @@ static ct_status ct__pool(ct_ctx *ctx, const char *name, bool is_max, const ct_t
         return ct__set_error(ctx, CT_ERR_SHAPE,
                              "%s: input (N, C, H, W) or (C, H, W) required, got %s", name,
                              CT__SHAPE_STR(x));
-    if (!ct_dtype_is_floating(x->dtype))
-        return ct__set_error(ctx, CT_ERR_DTYPE, "%s: floating input required, got %s", name,
-                             ct_dtype_name(x->dtype));
+    if (!ct_dtype_is_floating(x->dtype) && (is_max || x->dtype != CT_INT64))
+        return ct__set_error(ctx, CT_ERR_DTYPE, "%s: floating input%s required, got %s", name,
+                             is_max ? "" : " (or int64)", ct_dtype_name(x->dtype));
     const int64_t *s = stride ? stride : kernel; /* torch: stride defaults to the kernel */
     for (int i = 0; i < 2; i++)
         if (padding[i] < 0 || 2 * padding[i] > kernel[i])
@@ -401,10 +405,11 @@ static ct_status ct__pool(ct_ctx *ctx, const char *name, bool is_max, const ct_t
         } else {
             if (count_include_pad) {
                 const int64_t pp[4] = {0, ew, 0, eh};
-                CT__DO(st, ct__pool_cols(ctx, cdt, H + 2 * padding[0], W + 2 * padding[1], NULL,
-                                         pp, 0.0, kernel, dilation, s, &cc));
+                CT__DO(st, ct__pool_cols(ctx, cdt, H + 2 * padding[0], W + 2 * padding[1], NULL, pp,
+                                         0.0, kernel, dilation, s, &cc));
             } else {
-                CT__DO(st, ct__pool_cols(ctx, cdt, H, W, NULL, pads, 0.0, kernel, dilation, s, &cc));
+                CT__DO(st,
+                       ct__pool_cols(ctx, cdt, H, W, NULL, pads, 0.0, kernel, dilation, s, &cc));
             }
             CT__DO(st, ct_sum(ctx, cc, 1, &two, true, &cnt)); /* exact small integers */
             CT__DO(st, ct__pool_div(ctx, sum, cnt, 0, &q));
@@ -502,6 +507,10 @@ ct_status ct_adaptive_avg_pool2d(ct_ctx *ctx, const ct_tensor *x, const int64_t 
         return ct__set_error(ctx, CT_ERR_SHAPE,
                              "adaptive_avg_pool2d: output (%lld, %lld) from input %s",
                              (long long)oh, (long long)ow, CT__SHAPE_STR(x));
+    if (oh == 1 && ow == 1) { /* torch: the mean over (H, W) (its reduction, keepdim) */
+        int dims[2] = {hd, hd + 1};
+        return ct_mean(ctx, x, 2, dims, true, out);
+    }
     /* torch's bins [floor(i H / oh), ceil((i + 1) H / oh)), each summed in order (rows outer)
      * in the accumulation type and divided by its height, then by its width. Gathered as
      * (.., oh, KH, ow, KW) blocks of the input with one zero row and column appended (bins

@@ -698,10 +698,12 @@ static ct_status ct__binary2(ct_ctx *ctx, const char *name, ct_op_kind kind, con
         return ct__set_error(ctx, CT_ERR_DTYPE, "%s: %s operands required, got %s and %s", name,
                              shift ? "integer" : "integer or bool", ct_dtype_name(a->dtype),
                              ct_dtype_name(b->dtype));
-    if ((kind == CT_OP_REMAINDER || kind == CT_OP_FMOD) && dt == CT_BOOL)
+    const bool divides = kind == CT_OP_REMAINDER || kind == CT_OP_FMOD || kind == CT_OP_DIV_TRUNC ||
+                         kind == CT_OP_DIV_FLOOR;
+    if (divides && dt == CT_BOOL)
         return ct__set_error(ctx, CT_ERR_DTYPE, "%s: bool operands are not supported", name);
     st = ct__ew(ctx, name, kind, 2, ins, dt, logical ? CT_BOOL : dt, NULL, 0, out);
-    if (st == CT_ERR_INVALID_ARG && (kind == CT_OP_REMAINDER || kind == CT_OP_FMOD))
+    if (st == CT_ERR_INVALID_ARG && divides)
         ct__set_error(ctx, st,
                       "%s: integer division by zero (a zero in the divisor; torch raises "
                       "ZeroDivisionError)",
@@ -748,6 +750,42 @@ ct_status ct_remainder_scalar(ct_ctx *ctx, const ct_tensor *a, double other, ct_
 ct_status ct_fmod_scalar(ct_ctx *ctx, const ct_tensor *a, double other, ct_tensor **out) {
     CT__AG_WRAP(ctx, out, ct__rem_scalar(ctx, "fmod", CT_OP_FMOD, a, other, out),
                 CT__AG_IN1(CT__AG_FMOD, a));
+}
+
+/* torch.div with rounding_mode (and floor_divide): the promoted dtype (integers stay integer). */
+static ct_status ct__div_mode(ct_ctx *ctx, const ct_tensor *a, const ct_tensor *b, double v,
+                              ct_rounding_mode mode, ct_tensor **out) {
+    if (mode != CT_ROUND_NONE && mode != CT_ROUND_TRUNC && mode != CT_ROUND_FLOOR) {
+        if (out) *out = NULL;
+        return ct__set_error(ctx, CT_ERR_INVALID_ARG,
+                             "div: rounding mode %d is not CT_ROUND_NONE, CT_ROUND_TRUNC or "
+                             "CT_ROUND_FLOOR",
+                             (int)mode);
+    }
+    const char *name = mode == CT_ROUND_TRUNC ? "div (trunc)" : "div (floor)";
+    const ct_op_kind kind = mode == CT_ROUND_TRUNC ? CT_OP_DIV_TRUNC : CT_OP_DIV_FLOOR;
+    if (b) {
+        if (mode == CT_ROUND_NONE) return ct_div(ctx, a, b, out);
+        CT__AG_WRAP(ctx, out, ct__binary2(ctx, name, kind, a, b, out),
+                    CT__AG_IN2(CT__AG_ZERO, a, b));
+    }
+    if (mode == CT_ROUND_NONE) return ct_div_scalar(ctx, a, v, out);
+    CT__AG_WRAP(ctx, out, ct__rem_scalar(ctx, name, kind, a, v, out), CT__AG_IN1(CT__AG_ZERO, a));
+}
+ct_status ct_div_mode(ct_ctx *ctx, const ct_tensor *a, const ct_tensor *b, ct_rounding_mode mode,
+                      ct_tensor **out) {
+    if (!b) {
+        if (out) *out = NULL;
+        return ct__set_error(ctx, CT_ERR_INVALID_ARG, "div: tensor operand is NULL");
+    }
+    return ct__div_mode(ctx, a, b, 0, mode, out);
+}
+ct_status ct_div_scalar_mode(ct_ctx *ctx, const ct_tensor *a, double v, ct_rounding_mode mode,
+                             ct_tensor **out) {
+    return ct__div_mode(ctx, a, NULL, v, mode, out);
+}
+ct_status ct_floor_divide(ct_ctx *ctx, const ct_tensor *a, const ct_tensor *b, ct_tensor **out) {
+    return ct_div_mode(ctx, a, b, CT_ROUND_FLOOR, out);
 }
 
 /* lerp: floating operands only; start, end (and weight) promote together. */

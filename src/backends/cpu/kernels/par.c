@@ -232,7 +232,9 @@ int64_t ct_k_grain_of(int kind) {
     case CT_OP_MISH:
     case CT_OP_ELU:
     case CT_OP_REMAINDER:
-    case CT_OP_FMOD: return 32768; /* transcendental: ~0.3-10 ns an element */
+    case CT_OP_FMOD:
+    case CT_OP_DIV_TRUNC:
+    case CT_OP_DIV_FLOOR: return 32768; /* transcendental: ~0.3-10 ns an element */
     default: return 65536;         /* arithmetic, comparisons, copies: ~0.3 ns an element */
     }
 }

@@ -407,6 +407,35 @@ static inline double ct_k_frem_fix_d(double m, double b) {
 #define ct_k_frem_fix(m, b) _Generic((m), float : ct_k_frem_fix_f, default : ct_k_frem_fix_d)(m, b)
 CT_DEF2(CT_GEN_BIN, k_remainder, CT_FLOATS, CT_FREM(a, b), CT_INTS, ct_k_irem(a, b))
 CT_DEF2(CT_GEN_BIN, k_fmod, CT_FLOATS, fmod(a, b), CT_INTS, ct_k_ifmod(a, b))
+/* division with rounding (torch.div's rounding_mode): trunc(a / b) with the quotient rounded
+ * in the math type; floor as torch's div_floor_floating (Python's //: (a - fmod(a, b)) / b, one
+ * less where the remainder's sign differs from b's, then the nearest integer; 0 with the sign of
+ * a / b; a / b where b == 0). f16 / bf16 run the same in f32 and round once (torch 1.13 rounds
+ * every step in the dtype: docs/everyday.md). Integers: C's division, floor one less where the
+ * signs differ and it is inexact; b == -1 negates with wrapping (no INT64_MIN / -1 trap). */
+static inline int64_t ct_k_idiv_trunc(int64_t a, int64_t b) {
+    return b == -1 ? ISUB(0, a) : b == 0 ? 0 : a / b;
+}
+static inline int64_t ct_k_idiv_floor(int64_t a, int64_t b) {
+    int64_t q = ct_k_idiv_trunc(a, b);
+    return (ct_k_ifmod(a, b) != 0 && ((a < 0) != (b < 0))) ? q - 1 : q;
+}
+#define CT_K_FDIV_FLOOR(T, SUF)                                                                    \
+    static inline T ct_k_fdiv_floor_##SUF(T a, T b) {                                              \
+        if (b == 0) return a / b;                                                                  \
+        const T mod = fmod(a, b);                                                                  \
+        T div = (a - mod) / b;                                                                     \
+        if (mod != 0 && ((b < 0) != (mod < 0))) div -= (T)1;                                       \
+        if (div == 0) return copysign((T)0, a / b);                                                \
+        T fl = floor(div);                                                                         \
+        return div - fl > (T)0.5 ? fl + (T)1 : fl;                                                 \
+    }
+CT_K_FDIV_FLOOR(float, f)
+CT_K_FDIV_FLOOR(double, d)
+#define ct_k_fdiv_floor(a, b)                                                                      \
+    _Generic((a), float : ct_k_fdiv_floor_f, default : ct_k_fdiv_floor_d)(a, b)
+CT_DEF2(CT_GEN_BIN, k_div_trunc, CT_FLOATS, trunc(a / b), CT_INTS, ct_k_idiv_trunc(a, b))
+CT_DEF2(CT_GEN_BIN, k_div_floor, CT_FLOATS, ct_k_fdiv_floor(a, b), CT_INTS, ct_k_idiv_floor(a, b))
 CT_DEF3(CT_GEN_BPRED, k_logical_and, CT_FLOATS, (a != 0) && (b != 0), CT_INTS, a &&b, CT_BOOLS,
         a &&b)
 CT_DEF3(CT_GEN_BPRED, k_logical_or, CT_FLOATS, (a != 0) || (b != 0), CT_INTS, a || b, CT_BOOLS,
@@ -429,8 +458,9 @@ CT_DEF1(CT_GEN_BINW, k_rshift, CT_INTS, (b < 0 || b >= bits) ? (a < 0 ? -1 : 0) 
 CT_DEF1(CT_GEN_TERN, k_lerp, CT_FLOATS, CT_LERP(a, b, c))
 CT_DEF1(CT_GEN_BIN, k_lerp_s, CT_FLOATS, CT_LERP(a, b, alpha))
 
-/* False when an integer remainder / fmod has a zero divisor anywhere (operand 2 over the output's
- * shape): the op then fails with nothing written, as torch raises ZeroDivisionError. */
+/* False when an integer remainder / fmod / rounded division has a zero divisor anywhere (operand 2
+ * over the output's shape): the op then fails with nothing written, as torch raises
+ * ZeroDivisionError. */
 static bool ct_k_int_divisor_ok(const ct_op_desc *op) {
     ct_k_geom g;
     ct_k_geom_build(op, &g);
@@ -479,6 +509,8 @@ static const ct_k_loop *ct_k_more_tab(const ct_op_desc *op) {
     case CT_OP_MINIMUM: return k_minimum_tab;
     case CT_OP_REMAINDER: return k_remainder_tab;
     case CT_OP_FMOD: return k_fmod_tab;
+    case CT_OP_DIV_TRUNC: return k_div_trunc_tab;
+    case CT_OP_DIV_FLOOR: return k_div_floor_tab;
     case CT_OP_LOGICAL_AND: return k_logical_and_tab;
     case CT_OP_LOGICAL_OR: return k_logical_or_tab;
     case CT_OP_LOGICAL_XOR: return k_logical_xor_tab;
@@ -574,8 +606,10 @@ ct_status ct_k_elementwise(const ct_op_desc *op, const ct_k_isa *isa) {
     default:
         tab = ct_k_more_tab(op);
         if (!tab) return CT_ERR_UNSUPPORTED;
-        if ((op->kind == CT_OP_REMAINDER || op->kind == CT_OP_FMOD) && !ct_k_is_float(dt) &&
-            (int)dt >= 0 && dt < CT_DTYPE_COUNT && tab[dt] && !ct_k_int_divisor_ok(op))
+        if ((op->kind == CT_OP_REMAINDER || op->kind == CT_OP_FMOD || op->kind == CT_OP_DIV_TRUNC ||
+             op->kind == CT_OP_DIV_FLOOR) &&
+            !ct_k_is_float(dt) && (int)dt >= 0 && dt < CT_DTYPE_COUNT && tab[dt] &&
+            !ct_k_int_divisor_ok(op))
             return CT_ERR_INVALID_ARG;
         break;
     }
