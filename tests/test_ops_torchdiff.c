@@ -839,6 +839,48 @@ TEST(max_pool_index_as_torch) {
     ct_tensor_release(x), ct_tensor_release(y), ct_tensor_release(s);
 }
 
+/* ---- interpolate dispatches as torch 1.13: a contiguous (N, C, H, W) input with C == 1 is also
+ * channels-last contiguous and takes that kernel (corner weights a_h b_w, the four products
+ * summed in double), other inputs the separable one; torch's bits ---- */
+TEST(interpolate_channels_last_kernel) {
+    const float xv[4] = {1e10f, 1.0f, -1e10f, 3.3f};
+    const uint32_t want1[15] = {0x501502f9, 0x50061c46, 0x4f9502f9, 0x4e6e6b22, 0x3f800000,
+                                0x0,        0x3e5c2903, 0x3f89999a, 0x3ff7ae15, 0x4009999a,
+                                0xd01502f9, 0xd0061c46, 0xcf9502f9, 0xce6e6b22, 0x40533332};
+    ct_tensor *x = NULL, *x2 = NULL, *y = NULL;
+    CHECK_OK(ct_tensor_from_host(ctx, xv, CT_FLOAT32, 4, (int64_t[]){1, 1, 2, 2}, &x));
+    CHECK_OK(ct_interpolate(ctx, x, 2, (int64_t[]){3, 5}, CT_INTERP_LINEAR, false, &y));
+    uint32_t got[30] = {0};
+    CHECK(rd(y, got, 15 * 4));
+    for (int i = 0; i < 15; i++)
+        CHECK_MSG(got[i] == want1[i], "C == 1 [%d]: %08x, torch %08x", i, got[i], want1[i]);
+    ct_tensor_release(y);
+    const ct_tensor *two[2] = {x, x};
+    CHECK_OK(ct_cat(ctx, 2, two, 1, &x2)); /* C == 2: the separable kernel, 0 where it cancels */
+    CHECK_OK(ct_interpolate(ctx, x2, 2, (int64_t[]){3, 5}, CT_INTERP_LINEAR, false, &y));
+    CHECK(rd(y, got, sizeof got));
+    for (int i = 0; i < 15; i++) {
+        const uint32_t w = i >= 6 && i <= 8 ? 0 : want1[i];
+        CHECK_MSG(got[i] == w && got[15 + i] == w, "C == 2 [%d]: %08x, torch %08x", i, got[i], w);
+    }
+    ct_tensor_release(y), ct_tensor_release(x2), ct_tensor_release(x);
+    /* nearest through the channels-last kernel: equal sizes copy ((2, 2) by (1.3, 3) gives rows
+     * 0 and 1, where the separable kernel's floor(1 / 1.3) would repeat row 0) */
+    CHECK_OK(ct_tensor_from_host(ctx, (float[]){1, 2, 3, 4}, CT_FLOAT32, 4, (int64_t[]){1, 1, 2, 2},
+                                 &x));
+    CHECK_OK(
+        ct_interpolate_scale(ctx, x, 2, (double[]){1.3, 3.0}, CT_INTERP_NEAREST, false, false, &y));
+    float f[12] = {0};
+    CHECK(rd(y, f, sizeof f) && f[0] == 1 && f[3] == 2 && f[6] == 3 && f[11] == 4);
+    ct_tensor_release(y), ct_tensor_release(x);
+    /* equal sizes still blend (torch: an infinite input poisons its own position only) */
+    CHECK_OK(ct_tensor_from_host(ctx, (float[]){1, INFINITY, 2}, CT_FLOAT32, 3,
+                                 (int64_t[]){1, 1, 3}, &x));
+    CHECK_OK(ct_interpolate(ctx, x, 1, (int64_t[]){3}, CT_INTERP_LINEAR, false, &y));
+    CHECK(rd(y, f, 12) && f[0] == 1 && isnan(f[1]) && f[2] == 2);
+    ct_tensor_release(y), ct_tensor_release(x);
+}
+
 int main(void) {
     ctx = tu_ctx_or_skip();
     RUN(div_scalar_int_tensor_scalar_not_wrapped);
@@ -846,6 +888,7 @@ int main(void) {
     RUN(div_rounding_floats);
     RUN(avg_pool_in_torch_order);
     RUN(max_pool_index_as_torch);
+    RUN(interpolate_channels_last_kernel);
     RUN(div_divisor_gradient_in_torch_order);
     RUN(exp2_gradient_in_torch_order);
     RUN(pow_odd_exponent_beyond_f32);

@@ -7,6 +7,7 @@
  * (double for f64, float otherwise). On scripts/torchdiff/torchdiff_more.py f64 matches torch but
  * for a few cases; f32 / bf16 still differ by a few ulp on some elements (docs/fidelity.md). */
 #include "ctorch/ops.h"
+#include "dtype/half.h"
 #include "ops/dispatch.h"
 
 #include <math.h>
@@ -16,80 +17,125 @@
         if ((st) == CT_OK) (st) = (call);                                                          \
     } while (0)
 
-/* Resample dim d of x from n to m positions; source = f(destination * scale) (scale = n / m, or
- * 1 / scale_factor as torch uses when a scale factor is given and not recomputed). */
-static ct_status ct__interp_dim(ct_ctx *ctx, const ct_tensor *x, int d, int64_t m, double scale,
-                                ct_interp_mode mode, bool align, ct_tensor **out) {
-    int64_t n = x->shape[d];
+/* bf16 rounding of a float (torch's bf16 arithmetic on the host side of the weights) */
+static float ct__bfr(float f) { return ct__bf2f(ct__f2bf(f)); }
+
+/* torch 1.13's linear indices and weights for one dim, n -> m positions, in the compute dtype dt
+ * (f64, f32 or bf16): the scale in dt (1 / scale_factor when sf > 0), the source index and
+ * lambda in torch's accumulation type (double for f32 and f64, float for bf16, whose lambdas
+ * round to bf16), i1 = i0 + (i0 < n - 1); equal sizes give (j, j, 1, 0). Values as doubles. */
+static void ct__lin_weights(int64_t n, int64_t m, bool align, double sf, ct_dtype dt, int64_t *i0,
+                            int64_t *i1, double *w0, double *w1) {
+    for (int64_t j = 0; j < m; j++) {
+        int64_t s;
+        double l1, l0;
+        if (n == m) {
+            s = j, l1 = 0, l0 = 1;
+        } else if (dt == CT_BFLOAT16) {
+            const float sc = align    ? (m > 1 ? ct__bfr((float)ct__bfr((float)(n - 1)) /
+                                                         (float)ct__bfr((float)(m - 1)))
+                                               : 0.0f)
+                             : sf > 0 ? ct__bfr((float)(1.0 / sf))
+                                      : ct__bfr(ct__bfr((float)n) / ct__bfr((float)m));
+            float src = align ? sc * (float)j : fmaf(sc, (float)j + 0.5f, -0.5f);
+            if (src < 0) src = 0;
+            s = (int64_t)src;
+            if (s > n - 1) s = n - 1; /* torch reads past the dim there (its bf16 scale) */
+            const float f1 = ct__bfr(src - (float)s);
+            l1 = f1, l0 = ct__bfr(1.0f - f1);
+        } else {
+            double src;
+            if (dt == CT_FLOAT64) {
+                const double sc = align    ? (m > 1 ? (double)(n - 1) / (double)(m - 1) : 0)
+                                  : sf > 0 ? 1.0 / sf
+                                           : (double)n / (double)m;
+                src = align ? sc * (double)j : fma(sc, (double)j + 0.5, -0.5);
+            } else { /* f32: the scale a float, the index in double */
+                const float sc = align    ? (m > 1 ? (float)(n - 1) / (float)(m - 1) : 0.0f)
+                                 : sf > 0 ? (float)(1.0 / sf)
+                                          : (float)n / (float)m;
+                src = align ? (double)sc * (double)j : fma((double)sc, (double)j + 0.5, -0.5);
+            }
+            if (src < 0) src = 0; /* torch clamps the source index of linear modes at 0 */
+            s = (int64_t)src;
+            if (s > n - 1) s = n - 1;
+            if (dt == CT_FLOAT64) {
+                l1 = src - (double)s, l0 = 1.0 - l1;
+            } else {
+                const float f1 = (float)(src - (double)s);
+                l1 = f1, l0 = 1.0f - f1;
+            }
+        }
+        i0[j] = s, i1[j] = n == m ? s : s + (s < n - 1);
+        w0[j] = l0, w1[j] = l1;
+    }
+}
+
+/* A weight vector laid along dim d of an nd-dim tensor, in dtype dt (exact: the values are
+ * already of dt). */
+static ct_status ct__interp_wvec(ct_ctx *ctx, const double *w, int64_t m, int nd, int d,
+                                 ct_dtype dt, ct_tensor **out) {
+    int64_t ws[CT_MAX_DIMS];
+    for (int k = 0; k < nd; k++)
+        ws[k] = k == d ? m : 1;
+    ct_tensor *wd = NULL;
+    ct_status st = ct_tensor_from_host(ctx, w, CT_FLOAT64, nd, ws, &wd);
+    CT__DO(st, ct_cast(ctx, wd, dt, out));
+    ct_tensor_release(wd);
+    return st;
+}
+
+/* Resample dim d of x from n to m positions. Nearest: source = f(destination * scale) (scale =
+ * n / m, or 1 / sf as torch uses when a scale factor is given and not recomputed). Linear:
+ * torch's generic kernel, x0 w0 + x1 w1 as fma(x0, w0, x1 w1) in f32 / f64 (its build
+ * contracts it), each product and the sum rounded to bf16 in bf16. */
+static ct_status ct__interp_dim(ct_ctx *ctx, const ct_tensor *x, int d, int64_t m, double sf,
+                                ct_interp_mode mode, bool align, bool cl, ct_tensor **out) {
+    const int64_t n = x->shape[d];
     int64_t *i0 = ct__alloc(ctx, sizeof(int64_t) * (size_t)m * 2, 16);
-    double *w = ct__alloc(ctx, sizeof(double) * (size_t)m, 16);
+    double *w = ct__alloc(ctx, sizeof(double) * (size_t)m * 2, 16);
     if (!i0 || !w) {
         ct__free(ctx, i0), ct__free(ctx, w);
         return ct__set_error(ctx, CT_ERR_OOM, "interpolate: out of memory");
     }
     int64_t *i1 = i0 + m;
-    bool blend = false;
-    for (int64_t j = 0; j < m; j++) {
-        if (mode == CT_INTERP_NEAREST || mode == CT_INTERP_NEAREST_EXACT) {
-            double src = mode == CT_INTERP_NEAREST ? floor((double)j * scale)
-                                                   : floor(((double)j + 0.5) * scale);
-            int64_t s = (int64_t)src;
-            i0[j] = i1[j] = s < n - 1 ? s : n - 1;
-            w[j] = 0;
-            continue;
+    double *w1 = w + m;
+    if (mode == CT_INTERP_LINEAR) {
+        ct__lin_weights(n, m, align, sf, x->dtype, i0, i1, w, w1);
+    } else {
+        /* torch's generic kernel: floor(j scale); its channels-last one (4-d inputs that are
+         * channels-last contiguous): equal sizes copy, twice the size halves j, else floorf of
+         * j times the scale in float; nearest-exact floor((j + 1/2) scale) */
+        const double scale = sf > 0 ? 1.0 / sf : (double)n / (double)m;
+        for (int64_t j = 0; j < m; j++) {
+            int64_t s;
+            if (mode == CT_INTERP_NEAREST && cl && m == n)
+                s = j;
+            else if (mode == CT_INTERP_NEAREST && cl && m == 2 * n)
+                s = j >> 1;
+            else if (mode == CT_INTERP_NEAREST && cl)
+                s = (int64_t)floorf((float)j * (float)scale);
+            else if (mode == CT_INTERP_NEAREST)
+                s = (int64_t)floor((double)j * scale);
+            else
+                s = (int64_t)floor(((double)j + 0.5) * scale);
+            i0[j] = s < n - 1 ? s : n - 1;
         }
-        /* torch's source index and weight in the input's opmath type (double for f64, else
-         * float): src = scale (j + 1/2) - 1/2 clamped at 0, lambda = src - floor(src) */
-        double src, lam;
-        int64_t s;
-        if (x->dtype == CT_FLOAT64) {
-            src = align ? (m > 1 ? (double)(n - 1) / (double)(m - 1) * (double)j : 0)
-                        : fma(scale, (double)j + 0.5, -0.5); /* torch's build contracts */
-            if (src < 0) src = 0; /* torch clamps the source index of linear modes at 0 */
-            s = (int64_t)src;
-            if (s > n - 1) s = n - 1;
-            lam = src - (double)s;
-        } else {
-            const float sc = align ? (m > 1 ? (float)(n - 1) / (float)(m - 1) : 0) : (float)scale;
-            float fs = align ? sc * (float)j : fmaf(sc, (float)j + 0.5f, -0.5f);
-            if (fs < 0) fs = 0;
-            s = (int64_t)fs;
-            if (s > n - 1) s = n - 1;
-            lam = (double)(fs - (float)s);
-        }
-        i0[j] = s;
-        i1[j] = s + 1 < n ? s + 1 : n - 1;
-        w[j] = n == m && !align ? 0 : lam; /* torch copies when the sizes are equal */
-        blend = blend || w[j] != 0;
     }
-    ct_tensor *t0 = NULL, *t1 = NULL, *a = NULL, *b = NULL, *wt = NULL, *wd = NULL, *dlt = NULL,
-              *p = NULL;
+    ct_tensor *t0 = NULL, *t1 = NULL, *a = NULL, *b = NULL, *wa = NULL, *wb = NULL, *p = NULL;
     ct_status st = ct_tensor_from_host(ctx, i0, CT_INT64, 1, &m, &t0);
     CT__DO(st, ct_index_select(ctx, x, d, t0, &a));
-    if (st == CT_OK && blend) { /* a w0 + b w1 in torch's order, w along dim d */
-        int64_t ws[CT_MAX_DIMS];
-        for (int k = 0; k < x->ndim; k++)
-            ws[k] = k == d ? m : 1;
-        double *w0 = ct__alloc(ctx, sizeof(double) * (size_t)m, 16);
-        if (!w0) st = ct__set_error(ctx, CT_ERR_OOM, "interpolate: out of memory");
-        for (int64_t j = 0; st == CT_OK && j < m; j++) /* 1 - lambda in the opmath type */
-            w0[j] = x->dtype == CT_FLOAT64 ? 1.0 - w[j] : (double)(1.0f - (float)w[j]);
+    if (st == CT_OK && mode == CT_INTERP_LINEAR) {
         CT__DO(st, ct_tensor_from_host(ctx, i1, CT_INT64, 1, &m, &t1));
         CT__DO(st, ct_index_select(ctx, x, d, t1, &b));
-        CT__DO(st, ct_tensor_from_host(ctx, w, CT_FLOAT64, x->ndim, ws, &wd));
-        CT__DO(st, ct_cast(ctx, wd, x->dtype, &wt));
-        ct_tensor_release(wd), wd = NULL;
-        CT__DO(st, ct_tensor_from_host(ctx, w0, CT_FLOAT64, x->ndim, ws, &wd));
-        ct__free(ctx, w0);
-        CT__DO(st, ct_cast(ctx, wd, x->dtype, &dlt));
-        /* f64: fma(x0, w0, x1 w1), as torch's build evaluates it (bit for bit); the others
-         * x0 w0 + x1 w1 rounded apart (nearer torch's float path on the harness) */
-        CT__DO(st, ct_mul(ctx, b, wt, &p));
-        if (x->dtype == CT_FLOAT64) {
-            CT__DO(st, ct_addcmul(ctx, p, a, dlt, 1.0, out));
+        CT__DO(st, ct__interp_wvec(ctx, w, m, x->ndim, d, x->dtype, &wa));
+        CT__DO(st, ct__interp_wvec(ctx, w1, m, x->ndim, d, x->dtype, &wb));
+        CT__DO(st, ct_mul(ctx, b, wb, &p));
+        if (x->dtype != CT_BFLOAT16) {
+            CT__DO(st, ct_addcmul(ctx, p, a, wa, 1.0, out)); /* fma(1 x0, w0, x1 w1) */
         } else {
             ct_tensor *q = NULL;
-            CT__DO(st, ct_mul(ctx, a, dlt, &q));
+            CT__DO(st, ct_mul(ctx, a, wa, &q));
             CT__DO(st, ct_add(ctx, q, p, out));
             ct_tensor_release(q);
         }
@@ -98,8 +144,132 @@ static ct_status ct__interp_dim(ct_ctx *ctx, const ct_tensor *x, int d, int64_t 
     }
     ct__free(ctx, i0), ct__free(ctx, w);
     ct_tensor_release(t0), ct_tensor_release(t1), ct_tensor_release(a), ct_tensor_release(b);
-    ct_tensor_release(wt), ct_tensor_release(wd), ct_tensor_release(dlt), ct_tensor_release(p);
+    ct_tensor_release(wa), ct_tensor_release(wb), ct_tensor_release(p);
     return st;
+}
+
+/* The sum of (x_k * w_k) for k = 00, 01, 10, 11 in the order ord (indices into the four), each
+ * product and partial sum rounded in dtype acc; fused: the first product rounded, then fma of
+ * the others onto it. */
+static ct_status ct__cl_sum(ct_ctx *ctx, ct_tensor *const *xs, ct_tensor *const *ws, const int *ord,
+                            ct_dtype acc, bool fused, ct_tensor **out) {
+    ct_tensor *cx[4] = {0}, *cw[4] = {0}, *s = NULL;
+    ct_status st = CT_OK;
+    for (int k = 0; k < 4; k++) {
+        CT__DO(st, ct__to_dtype(ctx, xs[k], acc, &cx[k]));
+        CT__DO(st, ct__to_dtype(ctx, ws[k], acc, &cw[k]));
+    }
+    CT__DO(st, ct_mul(ctx, cx[ord[0]], cw[ord[0]], &s));
+    for (int k = 1; k < 4 && st == CT_OK; k++) {
+        ct_tensor *nx = NULL, *pk = NULL;
+        if (fused) {
+            st = ct_addcmul(ctx, s, cx[ord[k]], cw[ord[k]], 1.0, &nx);
+        } else {
+            st = ct_mul(ctx, cx[ord[k]], cw[ord[k]], &pk);
+            CT__DO(st, ct_add(ctx, s, pk, &nx));
+        }
+        ct_tensor_release(pk);
+        if (st == CT_OK) ct_tensor_release(s), s = nx;
+    }
+    for (int k = 0; k < 4; k++)
+        ct_tensor_release(cx[k]), ct_tensor_release(cw[k]);
+    if (st != CT_OK) {
+        ct_tensor_release(s);
+        return st;
+    }
+    *out = s;
+    return CT_OK;
+}
+
+/* torch 1.13's channels-last bilinear kernel, which a contiguous (N, C, H, W) input with C == 1
+ * or H == W == 1 dispatches to: the four corner weights a_h b_w rounded to the dtype; channels
+ * in whole vectors (8 for f32, 16 for bf16) sum x10 w10, x11 w11, x01 w01, x00 w00 in that order
+ * (f32: one product, then fma of the others; bf16: in float), the other channels sum x00 w00,
+ * x01 w01, x10 w10, x11 w11 in that order in double (f32) / float (bf16); one final rounding. */
+static ct_status ct__interp_cl(ct_ctx *ctx, const ct_tensor *x, const int64_t *size,
+                               const double *sf, bool align, ct_tensor **out) {
+    const ct_dtype dt = x->dtype;
+    const int64_t H = x->shape[2], W = x->shape[3], OH = size[0], OW = size[1], C = x->shape[1];
+    int64_t *ix = ct__alloc(ctx, sizeof(int64_t) * (size_t)(2 * OH + 2 * OW), 16);
+    double *wv = ct__alloc(ctx, sizeof(double) * (size_t)(2 * OH + 2 * OW + 4 * OH * OW), 16);
+    if (!ix || !wv) {
+        ct__free(ctx, ix), ct__free(ctx, wv);
+        return ct__set_error(ctx, CT_ERR_OOM, "interpolate: out of memory");
+    }
+    int64_t *h0 = ix, *h1 = ix + OH, *c0 = ix + 2 * OH, *c1 = c0 + OW;
+    double *a0 = wv, *a1 = wv + OH, *b0 = wv + 2 * OH, *b1 = b0 + OW, *cw = b1 + OW;
+    ct__lin_weights(H, OH, align, sf ? sf[0] : 0, dt, h0, h1, a0, a1);
+    ct__lin_weights(W, OW, align, sf ? sf[1] : 0, dt, c0, c1, b0, b1);
+    for (int64_t i = 0; i < OH; i++) /* w00, w01, w10, w11 (products exact in double) */
+        for (int64_t j = 0; j < OW; j++) {
+            const double pr[4] = {a0[i] * b0[j], a0[i] * b1[j], a1[i] * b0[j], a1[i] * b1[j]};
+            for (int k = 0; k < 4; k++)
+                cw[k * OH * OW + i * OW + j] = dt == CT_BFLOAT16  ? (double)ct__bfr((float)pr[k])
+                                               : dt == CT_FLOAT32 ? (double)(float)pr[k]
+                                                                  : pr[k];
+        }
+    const int64_t n1[1] = {OH}, n2[1] = {OW}, ws[4] = {1, 1, OH, OW};
+    ct_tensor *t[4] = {0}, *r0 = NULL, *r1 = NULL, *xs[4] = {0}, *wt[4] = {0};
+    ct_status st = ct_tensor_from_host(ctx, h0, CT_INT64, 1, n1, &t[0]);
+    CT__DO(st, ct_tensor_from_host(ctx, h1, CT_INT64, 1, n1, &t[1]));
+    CT__DO(st, ct_tensor_from_host(ctx, c0, CT_INT64, 1, n2, &t[2]));
+    CT__DO(st, ct_tensor_from_host(ctx, c1, CT_INT64, 1, n2, &t[3]));
+    CT__DO(st, ct_index_select(ctx, x, 2, t[0], &r0));
+    CT__DO(st, ct_index_select(ctx, x, 2, t[1], &r1));
+    CT__DO(st, ct_index_select(ctx, r0, 3, t[2], &xs[0]));
+    CT__DO(st, ct_index_select(ctx, r0, 3, t[3], &xs[1]));
+    CT__DO(st, ct_index_select(ctx, r1, 3, t[2], &xs[2]));
+    CT__DO(st, ct_index_select(ctx, r1, 3, t[3], &xs[3]));
+    for (int k = 0; k < 4; k++) {
+        ct_tensor *wd = NULL;
+        CT__DO(st, ct_tensor_from_host(ctx, cw + k * OH * OW, CT_FLOAT64, 4, ws, &wd));
+        CT__DO(st, ct_cast(ctx, wd, dt, &wt[k]));
+        ct_tensor_release(wd);
+    }
+    const int64_t vl = dt == CT_BFLOAT16 ? 16 : dt == CT_FLOAT32 ? 8 : 4, cv = C - C % vl;
+    const int vec_ord[4] = {2, 3, 1, 0}, tail_ord[4] = {0, 1, 2, 3};
+    const ct_dtype vacc = dt == CT_FLOAT64 ? CT_FLOAT64 : CT_FLOAT32,
+                   tacc = dt == CT_BFLOAT16 ? CT_FLOAT32 : CT_FLOAT64;
+    ct_tensor *parts[2] = {0};
+    int np = 0;
+    for (int pass = 0; pass < 2 && st == CT_OK; pass++) {
+        const int64_t c_lo = pass ? cv : 0, c_n = pass ? C - cv : cv;
+        if (c_n == 0) continue;
+        ct_tensor *xn[4] = {0}, *sum = NULL;
+        for (int k = 0; k < 4; k++)
+            CT__DO(st, ct_tensor_narrow(ctx, xs[k], 1, c_lo, c_n, &xn[k]));
+        CT__DO(st, ct__cl_sum(ctx, xn, wt, pass ? tail_ord : vec_ord, pass ? tacc : vacc,
+                              dt == CT_FLOAT64 || (!pass && dt == CT_FLOAT32), &sum));
+        CT__DO(st, ct__to_dtype(ctx, sum, dt, &parts[np]));
+        if (st == CT_OK) np++;
+        for (int k = 0; k < 4; k++)
+            ct_tensor_release(xn[k]);
+        ct_tensor_release(sum);
+    }
+    if (st == CT_OK)
+        st = np == 1 ? (*out = ct_tensor_retain(parts[0]), CT_OK)
+                     : ct_cat(ctx, np, (const ct_tensor *const *)parts, 1, out);
+    for (int k = 0; k < 4; k++)
+        ct_tensor_release(t[k]), ct_tensor_release(xs[k]), ct_tensor_release(wt[k]);
+    ct_tensor_release(r0), ct_tensor_release(r1);
+    ct_tensor_release(parts[0]), ct_tensor_release(parts[1]);
+    ct__free(ctx, ix), ct__free(ctx, wv);
+    return st;
+}
+
+/* torch's is_contiguous(channels_last) of a 4-d tensor: strides of C, W, H, N in that order are
+ * the running products of the sizes (dims of size 1 skipped), as a contiguous (N, C, H, W) tensor
+ * with C == 1 or H == W == 1 has. */
+static bool ct__channels_last(const ct_tensor *x) {
+    static const int order[4] = {1, 3, 2, 0};
+    int64_t expected = 1;
+    for (int k = 0; k < 4; k++) {
+        const int d = order[k];
+        if (x->shape[d] == 1) continue;
+        if (x->strides[d] != expected) return false;
+        expected *= x->shape[d];
+    }
+    return true;
 }
 
 /* The common checks and the per-dim passes; scales[i] <= 0 means in / out. */
@@ -121,14 +291,24 @@ static ct_status ct__interpolate(ct_ctx *ctx, const char *op, const ct_tensor *x
             return ct__set_error(ctx, CT_ERR_SHAPE,
                                  "%s: output size %lld from input size %lld at dim %d", op,
                                  (long long)size[i], (long long)x->shape[2 + i], 2 + i);
+    if (x->dtype == CT_FLOAT16 && mode == CT_INTERP_LINEAR) { /* torch 1.13 has none: f32 */
+        ct_tensor *xf = NULL, *yf = NULL;
+        ct_status st = ct__to_dtype(ctx, x, CT_FLOAT32, &xf);
+        CT__DO(st, ct__interpolate(ctx, op, xf, n_size, size, scales, mode, align_corners, &yf));
+        CT__DO(st, ct__to_dtype(ctx, yf, CT_FLOAT16, out));
+        ct_tensor_release(xf), ct_tensor_release(yf);
+        return st;
+    }
+    if (mode == CT_INTERP_LINEAR && n_size == 2 && ct__channels_last(x))
+        return ct__interp_cl(ctx, x, size, scales, align_corners, out);
+    const bool cl = n_size == 2 && ct__channels_last(x);
     ct_tensor *y = ct_tensor_retain((ct_tensor *)x);
     ct_status st = CT_OK;
     for (int k = 0; k < n_size && st == CT_OK; k++) {
         const int i = n_size - 1 - k; /* the last dim first (torch's nesting: W inside H) */
         ct_tensor *z = NULL;
-        double sc =
-            scales && scales[i] > 0 ? 1.0 / scales[i] : (double)x->shape[2 + i] / (double)size[i];
-        st = ct__interp_dim(ctx, y, 2 + i, size[i], sc, mode, align_corners, &z);
+        st = ct__interp_dim(ctx, y, 2 + i, size[i], scales ? scales[i] : 0, mode, align_corners, cl,
+                            &z);
         ct_tensor_release(y);
         y = z;
     }
