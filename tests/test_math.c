@@ -544,6 +544,16 @@ TEST(lerp) {
     ct_tensor *i = from_vals(CT_INT32, 1, s2, v), *f = from_vals(CT_FLOAT32, 1, s2, v), *o = NULL;
     CHECK_ST(ct_lerp_scalar(ctx, i, f, 0.5, &o), CT_ERR_DTYPE);
     CHECK(strstr(ct_ctx_last_error(ctx), "start") != NULL);
+    { /* torch: end and weight must have start's dtype (no promotion, even a 0-d weight) */
+        ct_tensor *d = NULL, *w0 = NULL;
+        CHECK_OK(ct_cast(ctx, f, CT_FLOAT64, &d));
+        CHECK_OK(ct_tensor_full(ctx, CT_FLOAT64, 0, NULL, 0.5, &w0));
+        CHECK_ST(ct_lerp_scalar(ctx, f, d, 0.5, &o), CT_ERR_DTYPE);
+        CHECK(o == NULL && strstr(ct_ctx_last_error(ctx), "end") != NULL);
+        CHECK_ST(ct_lerp(ctx, f, f, w0, &o), CT_ERR_DTYPE);
+        CHECK(o == NULL && strstr(ct_ctx_last_error(ctx), "weight") != NULL);
+        ct_tensor_release(d), ct_tensor_release(w0);
+    }
     CHECK_ST(ct_lerp(ctx, f, f, NULL, &o), CT_ERR_INVALID_ARG);
     ct_tensor_release(i), ct_tensor_release(f);
 }

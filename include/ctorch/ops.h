@@ -209,7 +209,8 @@ CT_API ct_status ct_bitwise_left_shift(ct_ctx *ctx, const ct_tensor *a, const ct
 CT_API ct_status ct_bitwise_right_shift(ct_ctx *ctx, const ct_tensor *a, const ct_tensor *b,
                                         ct_tensor **out);
 /* start + weight * (end - start), as torch 1.13 (end - (end - start) * (1 - weight) for weight >=
- * 0.5, so weight 1 gives end exactly; each one fma); floating operands, broadcast and promoted. */
+ * 0.5, so weight 1 gives end exactly; each one fma); floating operands of one dtype (as torch:
+ * no promotion, CT_ERR_DTYPE), broadcast. */
 CT_API ct_status ct_lerp(ct_ctx *ctx, const ct_tensor *start, const ct_tensor *end,
                          const ct_tensor *weight, ct_tensor **out);
 CT_API ct_status ct_lerp_scalar(ct_ctx *ctx, const ct_tensor *start, const ct_tensor *end,

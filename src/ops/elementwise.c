@@ -805,6 +805,11 @@ static ct_status ct__fwd_lerp(ct_ctx *ctx, const ct_tensor *start, const ct_tens
                                  : i == 1 ? "end"
                                           : "weight",
                                  ct_dtype_name(ins[i]->dtype));
+    for (int i = 1; i < n; i++) /* torch: no promotion, even for a 0-d weight */
+        if (ins[i]->dtype != start->dtype)
+            return ct__set_error(ctx, CT_ERR_DTYPE, "lerp: expected dtype %s for %s, got %s",
+                                 ct_dtype_name(start->dtype), i == 1 ? "end" : "weight",
+                                 ct_dtype_name(ins[i]->dtype));
     double sc[4] = {w, 0, 0, 0};
     return ct__ew(ctx, "lerp", CT_OP_LERP, n, ins, dt, dt, sc, 0, out);
 }
