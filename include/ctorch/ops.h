@@ -367,10 +367,10 @@ CT_API ct_status ct_conv1d(ct_ctx *ctx, const ct_tensor *x, const ct_tensor *w, 
                            ct_tensor **out);
 /* Max / average pooling of (N, C, H, W) or (C, H, W) (F.max_pool2d / F.avg_pool2d with
  * ceil_mode = false; avg counts the zero padding, torch's count_include_pad = true: the _ex forms
- * below take both); stride NULL: the kernel; padding at most half the kernel. max pooling's
- * gradient goes to the first maximum of each window in scan order, as torch's (a window with
- * several NaN: the first, torch the last; one whose input elements are all -inf may report a
- * padding position before them, index -1, where torch reports the first input position). */
+ * below take both); stride NULL: the kernel; padding at most half the kernel. Floating inputs
+ * (avg_pool also int64, divided toward zero, as torch). avg sums each window in order in the
+ * accumulation type (f32 for bf16 / f16) and divides, as torch's kernel (the same bits). max's
+ * index and gradient go to the first maximum of each window, or its last NaN, as torch's. */
 CT_API ct_status ct_max_pool2d(ct_ctx *ctx, const ct_tensor *x, const int64_t kernel[2],
                                const int64_t stride[2], const int64_t padding[2],
                                const int64_t dilation[2], ct_tensor **out);
@@ -388,8 +388,9 @@ CT_API ct_status ct_max_pool2d_ex(ct_ctx *ctx, const ct_tensor *x, const int64_t
 CT_API ct_status ct_avg_pool2d_ex(ct_ctx *ctx, const ct_tensor *x, const int64_t kernel[2],
                                   const int64_t stride[2], const int64_t padding[2], bool ceil_mode,
                                   bool count_include_pad, ct_tensor **out);
-/* F.adaptive_avg_pool2d: bins [floor(i H / oh), ceil((i+1) H / oh)); equal bins run as one
- * avg_pool2d (differentiable), unequal ones as a mean per bin (not differentiable yet). */
+/* F.adaptive_avg_pool2d: bins [floor(i H / oh), ceil((i+1) H / oh)), each summed in order and
+ * divided by its height, then its width, as torch's kernel; output (1, 1) is ct_mean over (H, W)
+ * (torch's dispatch). Floating inputs; differentiable. */
 CT_API ct_status ct_adaptive_avg_pool2d(ct_ctx *ctx, const ct_tensor *x,
                                         const int64_t output_size[2], ct_tensor **out);
 
