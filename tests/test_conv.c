@@ -217,6 +217,14 @@ static ct_status f_avg(const ct_tensor *x, ct_tensor **y) {
     int64_t k[2] = {3, 2}, s[2] = {1, 2}, p[2] = {1, 1};
     return ct_avg_pool2d(ctx, x, k, s, p, y);
 }
+static ct_status f_adapt(const ct_tensor *x, ct_tensor **y) { /* unequal, overlapping bins */
+    int64_t o[2] = {3, 3};
+    return ct_adaptive_avg_pool2d(ctx, x, o, y);
+}
+static ct_status f_avg_ex(const ct_tensor *x, ct_tensor **y) {
+    int64_t k[2] = {3, 3}, s[2] = {2, 2}, p[2] = {1, 1};
+    return ct_avg_pool2d_ex(ctx, x, k, s, p, true, false, y);
+}
 TEST(gradients) {
     int64_t xs[4] = {2, 2, 5, 4}, ws[4] = {3, 2, 2, 3}, bs = 3;
     double wv[36], bv[3] = {0.5, -0.5, 1};
@@ -227,6 +235,8 @@ TEST(gradients) {
     tu_gradcheck(ctx, &rng, "conv2d input", f_conv, 4, xs);
     tu_gradcheck(ctx, &rng, "max_pool2d", f_max, 4, xs);
     tu_gradcheck(ctx, &rng, "avg_pool2d", f_avg, 4, xs);
+    tu_gradcheck(ctx, &rng, "adaptive_avg_pool2d", f_adapt, 4, xs);
+    tu_gradcheck(ctx, &rng, "avg_pool2d_ex", f_avg_ex, 4, xs);
     ct_tensor_release(GB);
     /* gradient with respect to a grouped weight: GB now holds an input (2, 4, 4, 3) */
     int64_t xs2[4] = {2, 4, 4, 3}, ws2[4] = {4, 2, 3, 2};

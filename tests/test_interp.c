@@ -210,6 +210,10 @@ TEST(gradients_and_replay) {
     int64_t s[4] = {1, 2, 3, 4};
     tu_gradcheck(ctx, &rng, "bilinear", f_bilinear, 4, s);
     tu_gradcheck(ctx, &rng, "nearest-exact", f_nearest, 4, s);
+    /* the channels-last kernel: C == 1, and H == W == 1 with vector and tail channels */
+    int64_t s1[4] = {2, 1, 3, 4}, s9[4] = {1, 9, 1, 1};
+    tu_gradcheck(ctx, &rng, "bilinear C == 1", f_bilinear, 4, s1);
+    tu_gradcheck(ctx, &rng, "bilinear H == W == 1", f_bilinear, 4, s9);
     ct_tensor *x = tu_make(ctx, &rng, CT_FLOAT32, 4, s, 0, -1, 1, NULL), *o[2] = {NULL, NULL};
     for (int cap = 0; cap < 2; cap++) {
         ct_graph *g = NULL;
