@@ -42,7 +42,12 @@ TEST(index_select_and_gather) {
                 /* gather: index (2, 3, 4) no larger than a off d */
                 int64_t ish[3] = {2, 3, 4};
                 ish[d] = 7;
-                ix = make_index(mode == 2 ? CT_INT32 : CT_INT64, 3, ish, sh[d], mode, &iv);
+                ix = make_index(CT_INT32, 3, ish, sh[d], mode, &iv); /* torch: int64 only */
+                r = NULL;
+                CHECK_ST(ct_gather(ctx, a, dim, ix, &r), CT_ERR_DTYPE);
+                CHECK(r == NULL && strstr(ct_ctx_last_error(ctx), "int64") != NULL);
+                free(iv), ct_tensor_release(ix);
+                ix = make_index(CT_INT64, 3, ish, sh[d], mode, &iv);
                 CHECK_OK(ct_gather(ctx, a, dim, ix, &r));
                 CHECK(tu_same_shape(r, 3, ish));
                 g = tu_read(r);
@@ -222,8 +227,17 @@ TEST(scatter_and_scatter_add) {
                 ssh[d] = 7;
                 double *v = NULL, *iv = NULL, *sv = NULL;
                 ct_tensor *a = tu_make(ctx, &rng, TU_ALL_DTYPES[di], 2, sh, mode, -20, 20, &v);
-                ct_tensor *ix = make_index(mode ? CT_INT32 : CT_INT64, 2, ish, sh[d], mode, &iv);
+                ct_tensor *ix = make_index(CT_INT32, 2, ish, sh[d], mode, &iv);
                 ct_tensor *src = tu_make(ctx, &rng, TU_ALL_DTYPES[di], 2, ssh, mode, -20, 20, &sv);
+                for (int add = 0; add < 2; add++) { /* torch: an int64 index only */
+                    ct_tensor *r = NULL;
+                    CHECK_ST(add ? ct_scatter_add(ctx, a, dim, ix, src, &r)
+                                 : ct_scatter(ctx, a, dim, ix, src, &r),
+                             CT_ERR_DTYPE);
+                    CHECK(r == NULL);
+                }
+                free(iv), ct_tensor_release(ix);
+                ix = make_index(CT_INT64, 2, ish, sh[d], mode, &iv);
                 for (int add = 0; add < 2; add++) {
                     ct_tensor *r = NULL;
                     ct_status st = add ? ct_scatter_add(ctx, a, dim, ix, src, &r)

@@ -424,7 +424,8 @@ CT_API ct_status ct_bmm(ct_ctx *ctx, const ct_tensor *a, const ct_tensor *b, ct_
 CT_API ct_status ct_embedding(ct_ctx *ctx, const ct_tensor *weight, const ct_tensor *indices,
                               ct_tensor **out);
 
-/* ---- indexing (index tensors int64 or int32; an index outside its dim is CT_ERR_INDEX) ---- */
+/* ---- indexing (index tensors int64; index_select / index_add take int32 too, as torch; an
+ * index outside its dim is CT_ERR_INDEX) ---- */
 /* Entries of t at the 1-d index along dim (as torch.index_select; a copy). */
 CT_API ct_status ct_index_select(ct_ctx *ctx, const ct_tensor *t, int dim, const ct_tensor *index,
                                  ct_tensor **out);

@@ -4,6 +4,8 @@
  * found by the kernel before it writes anything and worded here. */
 #include "ctorch/ops.h"
 #include "ops/dispatch.h"
+
+#include <string.h>
 #include "tensor/ag_front.h"
 
 static bool ct__is_index_dtype(ct_dtype dt) { return dt == CT_INT32 || dt == CT_INT64; }
@@ -41,9 +43,11 @@ static ct_status ct__index_args(ct_ctx *ctx, const char *op, const ct_tensor *t,
     if (!ct__is_compute_dtype(t->dtype))
         return ct__set_error(ctx, CT_ERR_DTYPE, "%s: dtype %s is a storage format", op,
                              ct_dtype_name(t->dtype));
-    if (!ct__is_index_dtype(index->dtype))
-        return ct__set_error(ctx, CT_ERR_DTYPE, "%s: index must be int64 or int32, got %s", op,
-                             ct_dtype_name(index->dtype));
+    /* torch: gather / scatter / scatter_add take int64 only, index_select / index_add int32 too */
+    const bool i64_only = strcmp(op, "index_select") != 0 && strcmp(op, "index_add") != 0;
+    if (i64_only ? index->dtype != CT_INT64 : !ct__is_index_dtype(index->dtype))
+        return ct__set_error(ctx, CT_ERR_DTYPE, "%s: index must be %s (as torch), got %s", op,
+                             i64_only ? "int64" : "int64 or int32", ct_dtype_name(index->dtype));
     if (!ct__wrap_dim(dim, t->ndim, d))
         return ct__set_error(ctx, CT_ERR_INDEX, "%s: dim %d out of range for a %d-dim input", op,
                              dim, t->ndim);
@@ -122,9 +126,9 @@ ct_status ct_take_along_dim(ct_ctx *ctx, const ct_tensor *t, const ct_tensor *in
     if (st != CT_OK) return st;
     const ct_tensor *ag_in_[1] = {t};
     const bool want_grad = ct__ag_wants(ctx, 1, ag_in_); /* then the public, recorded gather */
-    if (!ct__is_index_dtype(indices->dtype))
+    if (indices->dtype != CT_INT64)
         return ct__set_error(ctx, CT_ERR_DTYPE,
-                             "take_along_dim: indices must be int64 or int32, got %s",
+                             "take_along_dim: indices must be int64 (as torch), got %s",
                              ct_dtype_name(indices->dtype));
     if (dim == CT_ALL_DIMS) { /* torch: dim=None flattens both */
         ct_tensor *t1 = NULL, *i1 = NULL;
@@ -322,9 +326,12 @@ static ct_status ct__fwd_index_add(ct_ctx *ctx, const ct_tensor *t, int dim, con
                              d, (long long)L);
     }
     /* scatter_add of alpha * source at the index broadcast over source's shape */
-    ct_tensor *iv = NULL, *ie = NULL, *src = NULL, *t1 = NULL, *s1 = NULL, *r = NULL;
+    ct_tensor *iv = NULL, *ie = NULL, *src = NULL, *t1 = NULL, *s1 = NULL, *r = NULL, *i64 = NULL;
     int64_t one[1] = {1};
-    st = ct_tensor_reshape(ctx, index, nd, vshape, &iv);
+    /* an int32 index (torch's index_add takes it) as int64, scatter_add's index dtype */
+    st = index->dtype == CT_INT64 ? (i64 = ct_tensor_retain((ct_tensor *)index), CT_OK)
+                                  : ct__to_dtype(ctx, index, CT_INT64, &i64);
+    if (st == CT_OK) st = ct_tensor_reshape(ctx, i64, nd, vshape, &iv);
     if (st == CT_OK) st = ct_tensor_expand(ctx, iv, nd, want, &ie);
     if (st == CT_OK)
         st = av == 1.0 ? (src = ct_tensor_retain((ct_tensor *)source), CT_OK)
@@ -351,8 +358,8 @@ static ct_status ct__fwd_index_add(ct_ctx *ctx, const ct_tensor *t, int dim, con
     } else if (st == CT_OK) {
         *out = r;
     }
-    ct_tensor *all[] = {iv, ie, src, t1, s1};
-    for (int k = 0; k < 5; k++)
+    ct_tensor *all[] = {iv, ie, src, t1, s1, i64};
+    for (int k = 0; k < 6; k++)
         ct_tensor_release(all[k]);
     return st;
 }
