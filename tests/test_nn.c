@@ -219,7 +219,7 @@ static double ref_pad_at(const double *v, int64_t R, int64_t C, const int64_t *p
 }
 
 TEST(pad_modes) {
-    int64_t shape[2] = {4, 5};
+    int64_t shape[4] = {1, 1, 4, 5}; /* circular padding of 2 dims needs a 4-d input (torch) */
     const int64_t pads[4][4] = {{1, 2, 3, 0}, {0, 0, 2, 2}, {3, 1, 1, 3}, {-1, 2, 0, -2}};
     for (int mode = 0; mode < 4; mode++)
         for (int pi = 0; pi < 4; pi++)
@@ -228,7 +228,7 @@ TEST(pad_modes) {
                 const int64_t *pd = pads[pi];
                 bool neg = pd[0] < 0 || pd[1] < 0 || pd[2] < 0 || pd[3] < 0;
                 double *v;
-                ct_tensor *x = tu_make(ctx, &rng, CT_FLOAT32, 2, shape, vm, -3, 3, &v), *y = NULL;
+                ct_tensor *x = tu_make(ctx, &rng, CT_FLOAT32, 4, shape, vm, -3, 3, &v), *y = NULL;
                 ct_status st = ct_pad(ctx, x, 4, pd, m, 7.5, &y);
                 if (neg && m != CT_PAD_CONSTANT) {
                     CHECK_ST(st, CT_ERR_INVALID_ARG);
@@ -237,8 +237,8 @@ TEST(pad_modes) {
                 } else {
                     CHECK_OK(st);
                     int64_t R = 4 + pd[2] + pd[3], C = 5 + pd[0] + pd[1];
-                    int64_t os[2] = {R, C};
-                    CHECK(y && tu_same_shape(y, 2, os));
+                    int64_t os[4] = {1, 1, R, C};
+                    CHECK(y && tu_same_shape(y, 4, os));
                     double *g = y ? tu_read(y) : NULL;
                     for (int64_t i = 0; g && i < R; i++)
                         for (int64_t j = 0; j < C; j++) {
@@ -274,6 +274,20 @@ TEST(pad_modes) {
     ct_tensor_release(y);
     CHECK_ST(ct_pad(ctx, x, 2, p2, CT_PAD_REPLICATE, 0, &y), CT_ERR_INVALID_ARG);
     ct_tensor_release(x);
+    /* the input ranks torch 1.13 takes: k padded dims, reflect / replicate k+1 or k+2 dims,
+     * circular k+2 (checked against F.pad for ranks 1..5 and k = 1..3) */
+    for (int nd = 1; nd <= 5; nd++)
+        for (int k = 1; k <= 3; k++)
+            for (int m = 1; m <= 3; m++) {
+                int64_t sh[5] = {3, 3, 3, 3, 3}, pp[6] = {1, 1, 1, 1, 1, 1};
+                CHECK_OK(ct_tensor_zeros(ctx, CT_FLOAT32, nd, sh, &x));
+                const bool ok = nd <= k + 2 && nd >= (m == CT_PAD_CIRCULAR ? k + 2 : k + 1);
+                y = NULL;
+                ct_status st = ct_pad(ctx, x, 2 * k, pp, (ct_pad_mode)m, 0, &y);
+                CHECK_MSG(ok ? st == CT_OK : st == (k > nd ? CT_ERR_INVALID_ARG : CT_ERR_SHAPE),
+                          "pad mode %d of %d dims, %d-dim input: status %d", m, k, nd, (int)st);
+                ct_tensor_release(y), ct_tensor_release(x);
+            }
 }
 
 /* gradients of sum(w * f(x)) against central differences (f64) */

@@ -388,6 +388,22 @@ ct_status ct_pad(ct_ctx *ctx, const ct_tensor *x, int n_pad, const int64_t *pad,
                              n_pad, x->ndim);
     if ((int)mode < 0 || mode > CT_PAD_CIRCULAR)
         return ct__set_error(ctx, CT_ERR_INVALID_ARG, "pad: unknown mode %d", (int)mode);
+    /* torch 1.13: padding k dims in reflect / replicate mode takes a (k + 1)- or (k + 2)-dim
+     * input (unbatched or batched), circular a (k + 2)-dim one, k = 1..3 */
+    const int k = n_pad / 2;
+    if (mode != CT_PAD_CONSTANT && k > 0 &&
+        (k > 3 || x->ndim > k + 2 || x->ndim < (mode == CT_PAD_CIRCULAR ? k + 2 : k + 1)))
+        return ct__set_error(ctx, CT_ERR_SHAPE,
+                             "pad: %s padding of %d dim%s needs a %s%d-dim input, got %d dims",
+                             mode == CT_PAD_REFLECT     ? "reflect"
+                             : mode == CT_PAD_REPLICATE ? "replicate"
+                                                        : "circular",
+                             k, k > 1 ? "s" : "",
+                             mode == CT_PAD_CIRCULAR ? ""
+                                                     : (k == 1   ? "2- or "
+                                                        : k == 2 ? "3- or "
+                                                                 : "4- or "),
+                             k + 2, x->ndim);
     if (x->storage->device.type != CT_DEVICE_CPU)
         return ct__set_error(ctx, CT_ERR_UNSUPPORTED, "pad: only CPU tensors so far");
     ct_tensor *y = ct_tensor_retain((ct_tensor *)x);
