@@ -6,6 +6,10 @@
 #include "test_util.h"
 
 static ct_ctx *ctx;
+
+static int rd_all(const ct_tensor *t, void *dst, size_t n) {
+    return t && ct_tensor_to_host(t, dst, n) == CT_OK;
+}
 static unsigned long long rng = 2024;
 
 /* matrices of shape (B, m, n) from a (..., m, n) tensor read as doubles */
@@ -185,6 +189,9 @@ static ct_status f_solve_a(const ct_tensor *x, ct_tensor **y) {
 static ct_status f_solve_b(const ct_tensor *x, ct_tensor **y) { /* x: a (2, 3) batch of vectors */
     return ct_linalg_solve(ctx, RHS, x, y);
 }
+static ct_status f_solve_bb(const ct_tensor *x, ct_tensor **y) { /* x: B (3, 2) for 2 A's */
+    return ct_linalg_solve(ctx, RHS, x, y);
+}
 static ct_status f_chol(const ct_tensor *x, ct_tensor **y, bool upper) { /* chol(x x^T + 4 I) */
     ct_tensor *xt = NULL, *p = NULL, *a = NULL;
     ct_status st = ct_tensor_transpose(ctx, x, -2, -1, &xt);
@@ -282,6 +289,9 @@ TEST(gradients) {
     tu_gradcheck(ctx, &rng, "slogdet (log|det|)", f_logabsdet, 3, b33);
     tu_gradcheck(ctx, &rng, "solve (A)", f_solve_a, 3, b33);
     tu_gradcheck(ctx, &rng, "solve (vector B)", f_solve_b, 2, b23);
+    int64_t s32[2] = {3, 2}, s3[1] = {3};
+    tu_gradcheck(ctx, &rng, "solve (B broadcast over A's batch)", f_solve_bb, 2, s32);
+    tu_gradcheck(ctx, &rng, "solve (1-d B broadcast)", f_solve_bb, 1, s3);
     tu_gradcheck(ctx, &rng, "cholesky lower", f_chol_l, 3, b33);
     tu_gradcheck(ctx, &rng, "cholesky upper", f_chol_u, 3, b33);
     tu_gradcheck(ctx, &rng, "cholesky_ex", f_chol_ex, 3, b33);
@@ -393,6 +403,108 @@ TEST(captured_equals_eager) {
     ct_tensor_release(A);
 }
 
+/* ---- as torch.linalg: NaN in one matrix gives NaN results for that matrix only (LAPACKE's
+ * NaN check rejected the whole batch), singular det / sign are signed zeros, svd refuses
+ * non-finite input, solve broadcasts and refuses mixed dtypes ---- */
+TEST(torch_conventions) {
+    double av[18] = {1, 0, 0, 0, 1, 0, 0, 0, 1, 2, 0, 0, 0, NAN, 0, 0, 0, 2};
+    ct_tensor *a = NULL, *r = NULL, *r2 = NULL;
+    CHECK_OK(ct_tensor_from_host(ctx, av, CT_FLOAT64, 3, (int64_t[]){2, 3, 3}, &a));
+    CHECK_OK(ct_linalg_inv(ctx, a, &r));
+    double g[18];
+    CHECK(rd_all(r, g, sizeof g));
+    for (int i = 0; i < 9; i++)
+        CHECK_MSG(g[i] == av[i], "inv of I [%d] = %g", i, g[i]);
+    CHECK(isnan(g[13]));
+    ct_tensor_release(r);
+    CHECK_OK(ct_linalg_det(ctx, a, &r));
+    CHECK(rd_all(r, g, 16) && g[0] == 1 && isnan(g[1]));
+    ct_tensor_release(r);
+    CHECK_OK(ct_linalg_slogdet(ctx, a, &r, &r2)); /* torch: sign(NaN) = 0 */
+    CHECK(rd_all(r, g, 16) && g[0] == 1 && g[1] == 0);
+    CHECK(rd_all(r2, g, 16) && g[0] == 0 && isnan(g[1]));
+    ct_tensor_release(r), ct_tensor_release(r2);
+    ct_tensor *ones = NULL;
+    CHECK_OK(ct_tensor_ones(ctx, CT_FLOAT64, 2, (int64_t[]){2, 3}, &ones));
+    CHECK_OK(ct_linalg_solve(ctx, a, ones, &r));
+    CHECK(rd_all(r, g, 48) && g[0] == 1 && g[1] == 1 && g[2] == 1 && isnan(g[4]));
+    ct_tensor_release(r);
+    ct_tensor *u = NULL, *sv = NULL, *vh = NULL;
+    CHECK_ST(ct_linalg_svd(ctx, a, &u, &sv, &vh), CT_ERR_INVALID_ARG);
+    CHECK(strstr(ct_ctx_last_error(ctx), "non-finite") != NULL);
+    CHECK_OK(ct_linalg_qr(ctx, a, &u, &vh)); /* torch computes it (NaN in matrix 1) */
+    ct_tensor_release(u), ct_tensor_release(vh);
+    ct_tensor *info = NULL; /* cholesky_ex: the info of each matrix, no error for the batch */
+    CHECK_OK(ct_linalg_cholesky_ex(ctx, a, false, &u, &info));
+    int32_t inf2[2] = {-1, -1};
+    CHECK(rd_all(info, inf2, 8) && inf2[0] == 0);
+    ct_tensor_release(info), info = NULL;
+    ct_tensor_release(u), ct_tensor_release(vh), ct_tensor_release(a);
+    /* singular: det and sign are the signed products, -0.0 for [[1, 2], [2, 4]] (torch 1.13) */
+    CHECK_OK(
+        ct_tensor_from_host(ctx, (double[]){1, 2, 2, 4}, CT_FLOAT64, 2, (int64_t[]){2, 2}, &a));
+    double d = 1, sg = 1, la = 0;
+    CHECK_OK(ct_linalg_det(ctx, a, &r));
+    CHECK(rd_all(r, &d, 8) && d == 0 && signbit(d));
+    ct_tensor_release(r);
+    CHECK_OK(ct_linalg_slogdet(ctx, a, &r, &r2));
+    CHECK(rd_all(r, &sg, 8) && sg == 0 && signbit(sg) && rd_all(r2, &la, 8) && la == -INFINITY);
+    ct_tensor_release(r), ct_tensor_release(r2);
+    /* solve: batch dims broadcast; B a vector when 1-d or A's shape without the last dim */
+    struct {
+        int na, nb;
+        int64_t as[4], bs[4], want[4];
+        int nw;
+    } cs[] = {{3, 1, {2, 3, 3}, {3}, {2, 3}, 2},
+              {3, 2, {2, 3, 3}, {3, 2}, {2, 3, 2}, 3},
+              {2, 3, {3, 3}, {2, 3, 4}, {2, 3, 4}, 3},
+              {4, 3, {2, 1, 3, 3}, {4, 3, 2}, {2, 4, 3, 2}, 4},
+              {3, 3, {2, 3, 3}, {1, 3, 2}, {2, 3, 2}, 3},
+              {3, 1, {0, 3, 3}, {3}, {0, 3}, 2}};
+    for (size_t c = 0; c < sizeof cs / sizeof cs[0]; c++) {
+        ct_tensor *A = NULL, *Bm = NULL, *X = NULL, *AX = NULL;
+        int64_t nA = 1;
+        for (int i = 0; i < cs[c].na; i++)
+            nA *= cs[c].as[i];
+        double *ad = malloc(sizeof(double) * (size_t)(nA ? nA : 1));
+        for (int64_t i = 0; i < nA; i++) /* diagonally dominant 3x3 blocks */
+            ad[i] = (i % 9 == 0 || i % 9 == 4 || i % 9 == 8) ? 5 + (double)(i % 7)
+                                                             : tu_rand_val(&rng, CT_FLOAT64, -1, 1);
+        CHECK_OK(ct_tensor_from_host(ctx, ad, CT_FLOAT64, cs[c].na, cs[c].as, &A));
+        Bm = tu_make(ctx, &rng, CT_FLOAT64, cs[c].nb, cs[c].bs, 0, -2, 2, NULL);
+        CHECK_OK(ct_linalg_solve(ctx, A, Bm, &X));
+        CHECK_MSG(X && tu_same_shape(X, cs[c].nw, cs[c].want), "solve case %zu: shape", c);
+        /* A X == B (broadcast): X as a column for a vector B */
+        const bool vec = cs[c].nb == 1;
+        ct_tensor *Xc = NULL, *res = NULL, *mx = NULL;
+        if (vec) CHECK_OK(ct_tensor_unsqueeze(ctx, X, -1, &Xc));
+        CHECK_OK(ct_matmul(ctx, A, vec ? Xc : X, &AX));
+        if (vec) {
+            ct_tensor *sq = NULL;
+            CHECK_OK(ct_tensor_squeeze(ctx, AX, -1, &sq));
+            ct_tensor_release(AX), AX = sq;
+        }
+        CHECK_OK(ct_sub(ctx, AX, Bm, &res));
+        ct_tensor *ab = NULL;
+        CHECK_OK(ct_abs(ctx, res, &ab));
+        if (ct_tensor_numel(ab) > 0) {
+            CHECK_OK(ct_amax(ctx, ab, 0, NULL, false, &mx));
+            double e = 1;
+            CHECK(rd_all(mx, &e, 8) && e < 1e-12);
+        }
+        free(ad);
+        ct_tensor_release(A), ct_tensor_release(Bm), ct_tensor_release(X), ct_tensor_release(AX);
+        ct_tensor_release(Xc), ct_tensor_release(res), ct_tensor_release(mx), ct_tensor_release(ab);
+    }
+    ct_tensor *A = NULL, *Bf = NULL, *Bd = NULL;
+    CHECK_OK(ct_tensor_eye(ctx, CT_FLOAT32, 3, 3, &A));
+    CHECK_OK(ct_tensor_ones(ctx, CT_FLOAT64, 1, (int64_t[]){3}, &Bd));
+    CHECK_ST(ct_linalg_solve(ctx, A, Bd, &r), CT_ERR_DTYPE); /* torch: same dtype required */
+    CHECK_OK(ct_tensor_ones(ctx, CT_FLOAT32, 2, (int64_t[]){2, 3}, &Bf));
+    CHECK_ST(ct_linalg_solve(ctx, A, Bf, &r), CT_ERR_SHAPE); /* a (2, 3) matrix B: 2 rows, n = 3 */
+    ct_tensor_release(A), ct_tensor_release(Bf), ct_tensor_release(Bd);
+}
+
 int main(void) {
     ctx = tu_ctx_or_skip();
     RUN(cholesky_inv_solve);
@@ -400,6 +512,7 @@ int main(void) {
     RUN(qr_svd);
     RUN(gradients);
     RUN(captured_equals_eager);
+    RUN(torch_conventions);
     ct_ctx_free(ctx);
     return ct_test_end();
 }

@@ -60,8 +60,8 @@ CT_API ct_status ct_linalg_cholesky_ex(ct_ctx *ctx, const ct_tensor *a, bool upp
                                        ct_tensor **info);
 /* Inverse (LU with partial pivoting, getrf + getri). */
 CT_API ct_status ct_linalg_inv(ct_ctx *ctx, const ct_tensor *a, ct_tensor **out);
-/* X with A X = B for B (..., n, k), or B (..., n) a vector (torch's rule when B has one dim less
- * than A), batch dims equal to A's (gesv). */
+/* X with A X = B (gesv), as torch.linalg.solve: A and B of one dtype; B a vector when it is 1-d
+ * or has A's shape without the last dim, else (..., n, k); batch dims broadcast. */
 CT_API ct_status ct_linalg_solve(ct_ctx *ctx, const ct_tensor *a, const ct_tensor *b,
                                  ct_tensor **out);
 /* Determinant (from the LU factors; 0 for a singular matrix). */

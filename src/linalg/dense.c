@@ -377,8 +377,70 @@ ct_status ct_linalg_inv(ct_ctx *ctx, const ct_tensor *a, ct_tensor **out) {
 ct_status ct_linalg_det(ct_ctx *ctx, const ct_tensor *a, ct_tensor **out) {
     CT__AG_WRAP(ctx, out, ct__det(ctx, a, out), CT__AG_IN1(CT__AG_LINALG_DET, a));
 }
-ct_status ct_linalg_solve(ct_ctx *ctx, const ct_tensor *a, const ct_tensor *b, ct_tensor **out) {
+static ct_status ct__solve_rec(ct_ctx *ctx, const ct_tensor *a, const ct_tensor *b,
+                               ct_tensor **out) {
     CT__AG_WRAP(
         ctx, out, ct__solve(ctx, a, b, out),
         (CT__AG_IN2(CT__AG_LINALG_SOLVE, a, b), r_.n_iv = 1, r_.iv[0] = b->ndim == a->ndim - 1));
+}
+/* torch.linalg.solve's operand rules: one dtype; B is a vector when it is 1-d or has A's shape
+ * without the last dim, else (..., n, k); the batch dims of A and B broadcast (expanded views, so
+ * gradients sum back), then ct__solve runs on equal batch dims. */
+ct_status ct_linalg_solve(ct_ctx *ctx, const ct_tensor *a, const ct_tensor *b, ct_tensor **out) {
+    const char *op = "linalg.solve";
+    if (!ctx) return CT_ERR_INVALID_ARG;
+    if (!out) return ct__set_error(ctx, CT_ERR_INVALID_ARG, "%s: out is NULL", op);
+    ct_status st = ct__check_tensor(ctx, op, "A", a);
+    if (st == CT_OK) st = ct__check_tensor(ctx, op, "B", b);
+    if (st != CT_OK) return st;
+    if (a->ctx != ctx || b->ctx != ctx)
+        return ct__set_error(ctx, CT_ERR_INVALID_ARG, "%s: %s belongs to another context", op,
+                             a->ctx != ctx ? "A" : "B");
+    if (a->dtype != b->dtype)
+        return ct__set_error(ctx, CT_ERR_DTYPE,
+                             "%s: A and B must have the same dtype, got %s and %s (as torch)", op,
+                             ct_dtype_name(a->dtype), ct_dtype_name(b->dtype));
+    if (a->ndim < 2 || b->ndim < 1) return ct__solve_rec(ctx, a, b, out); /* its shape errors */
+    bool vec = b->ndim == 1;
+    if (b->ndim == a->ndim - 1) {
+        vec = true;
+        for (int i = 0; i < b->ndim; i++)
+            vec = vec && b->shape[i] == a->shape[i];
+    }
+    if (!vec && b->ndim < 2) return ct__solve_rec(ctx, a, b, out);
+    const int na = a->ndim - 2, nbb = b->ndim - (vec ? 1 : 2);
+    const int nbs = na > nbb ? na : nbb;
+    int64_t bs[CT_MAX_DIMS];
+    for (int i = 0; i < nbs; i++) { /* right-aligned broadcast of the batch dims */
+        const int ia = i - (nbs - na), ib = i - (nbs - nbb);
+        const int64_t da = ia >= 0 ? a->shape[ia] : 1, db = ib >= 0 ? b->shape[ib] : 1;
+        if (da != db && da != 1 && db != 1) {
+            char s1[96], s2[96];
+            return ct__set_error(ctx, CT_ERR_SHAPE,
+                                 "%s: the batch dims of A %s and B %s do not broadcast", op,
+                                 ct__shape_str(s1, sizeof s1, a->ndim, a->shape),
+                                 ct__shape_str(s2, sizeof s2, b->ndim, b->shape));
+        }
+        bs[i] = da == 1 ? db : da;
+    }
+    bool same = na == nbs && nbb == nbs && (!vec || b->ndim == a->ndim - 1);
+    for (int i = 0; same && i < nbs; i++)
+        same = a->shape[i] == bs[i] && b->shape[i] == bs[i];
+    if (same) return ct__solve_rec(ctx, a, b, out);
+    int64_t sa[CT_MAX_DIMS], sb[CT_MAX_DIMS];
+    if (nbs + 2 > CT_MAX_DIMS)
+        return ct__set_error(ctx, CT_ERR_SHAPE, "%s: more than %d dims after broadcasting", op,
+                             CT_MAX_DIMS);
+    for (int i = 0; i < nbs; i++)
+        sa[i] = sb[i] = bs[i];
+    sa[nbs] = a->shape[a->ndim - 2], sa[nbs + 1] = a->shape[a->ndim - 1];
+    const int nmat = vec ? 1 : 2;
+    for (int i = 0; i < nmat; i++)
+        sb[nbs + i] = b->shape[b->ndim - nmat + i];
+    ct_tensor *ae = NULL, *be = NULL;
+    st = ct_tensor_expand(ctx, a, nbs + 2, sa, &ae);
+    CT__DO(st, ct_tensor_expand(ctx, b, nbs + nmat, sb, &be));
+    CT__DO(st, ct__solve_rec(ctx, ae, be, out));
+    ct_tensor_release(ae), ct_tensor_release(be);
+    return st;
 }

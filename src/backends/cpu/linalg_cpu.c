@@ -8,10 +8,14 @@
  *   CT_LINALG_QR:       out0 Q (B,m,r), out1 R (B,r,n), r = min(m, n); in0 A (B,m,n)
  *   CT_LINALG_SVD:      out0 U (B,m,r), out1 S (B,r), out2 Vh (B,r,n), out3 info; in0 A
  * info: 0, or the LAPACK info of that matrix (> 0: not positive definite / singular / no
- * convergence); a LAPACK argument error (< 0) fails the op with CT_ERR_DEVICE. A row-major n x n
- * workspace per call comes from the context's allocator. */
+ * convergence); a LAPACK argument error (< 0) fails the op with CT_ERR_DEVICE. The LAPACKE _work
+ * entry points are used: the high-level ones reject a matrix holding a NaN (their NaN check),
+ * where torch computes it (NaN results for that matrix only); SVD, which torch refuses for
+ * non-finite input, fails with CT_ERR_INVALID_ARG naming the matrix. A row-major n x n copy and
+ * the LAPACK workspace (sized by a query) come from the context's allocator. */
 #include <lapacke.h>
 #include <math.h>
+#include <stdbool.h>
 #include <string.h>
 
 #include "backends/cpu/cpu_backend.h"
@@ -52,6 +56,39 @@ static ct_status ct__la_err(ct__cpu_state *s, const char *what, lapack_int st) {
                                      (long long)m, (long long)n);                                  \
             }                                                                                      \
         }                                                                                          \
+        /* LAPACK workspace: a size query for the routines that take one */                        \
+        lapack_int lw = 1, iq = 0;                                                                 \
+        T wq = 0;                                                                                  \
+        if (r == CT_LINALG_INV && n > 0 &&                                                         \
+            P##getri_work(LAPACK_ROW_MAJOR, n, tmp, n, ipiv, &wq, -1) == 0)                        \
+            lw = (lapack_int)wq;                                                                   \
+        if (r == CT_LINALG_QR && k > 0) {                                                          \
+            if (P##geqrf_work(LAPACK_ROW_MAJOR, m, n, tmp, n, tmp, &wq, -1) == 0 &&                \
+                (lapack_int)wq > lw)                                                               \
+                lw = (lapack_int)wq;                                                               \
+            if (P##orgqr_work(LAPACK_ROW_MAJOR, m, k, k, tmp, k, tmp, &wq, -1) == 0 &&             \
+                (lapack_int)wq > lw)                                                               \
+                lw = (lapack_int)wq;                                                               \
+        }                                                                                          \
+        if (r == CT_LINALG_SVD && k > 0 &&                                                         \
+            P##gesdd_work(LAPACK_ROW_MAJOR, 'S', m, n, tmp, n, tmp, tmp, k, tmp, n, &wq, -1,       \
+                          &iq) == 0)                                                               \
+            lw = (lapack_int)wq;                                                                   \
+        T *work = NULL;                                                                            \
+        lapack_int *iwork = NULL;                                                                  \
+        if (r == CT_LINALG_INV || r == CT_LINALG_QR || r == CT_LINALG_SVD) {                       \
+            work = ct__alloc(s->ctx, sizeof(T) * (size_t)(lw > 1 ? lw : 1), 64);                   \
+            if (r == CT_LINALG_SVD)                                                                \
+                iwork = ct__alloc(s->ctx, sizeof(lapack_int) * (size_t)(8 * (k > 0 ? k : 1)), 16); \
+            if (!work || (r == CT_LINALG_SVD && !iwork)) {                                         \
+                ct__free(s->ctx, ipiv), ct__free(s->ctx, tmp);                                     \
+                ct__free(s->ctx, work), ct__free(s->ctx, iwork);                                   \
+                return ct__set_error(s->ctx, CT_ERR_OOM,                                           \
+                                     "linalg: out of memory for a LAPACK workspace of %lld "       \
+                                     "elements",                                                   \
+                                     (long long)lw);                                               \
+            }                                                                                      \
+        }                                                                                          \
         ct_status ret = CT_OK;                                                                     \
         for (int64_t b = 0; b < B && ret == CT_OK; b++) {                                          \
             const T *ab = (const T *)a->data + b * mn;                                             \
@@ -61,7 +98,7 @@ static ct_status ct__la_err(ct__cpu_state *s, const char *what, lapack_int st) {
                 T *l = (T *)o[0].data + b * mn;                                                    \
                 memcpy(l, ab, sizeof(T) * (size_t)mn);                                             \
                 int up = op->ints[1] == 1;                                                         \
-                st = n ? P##potrf(LAPACK_ROW_MAJOR, up ? 'U' : 'L', n, l, n) : 0;                  \
+                st = n ? P##potrf_work(LAPACK_ROW_MAJOR, up ? 'U' : 'L', n, l, n) : 0;             \
                 for (lapack_int i = 0; i < n; i++) /* zero the other triangle */                   \
                     for (lapack_int j = 0; j < n; j++)                                             \
                         if (up ? j < i : j > i) l[(int64_t)i * n + j] = 0;                         \
@@ -73,15 +110,15 @@ static ct_status ct__la_err(ct__cpu_state *s, const char *what, lapack_int st) {
                 memcpy(x, (const T *)o[op->n_out + 1].data + b * (int64_t)n * nr,                  \
                        sizeof(T) * (size_t)((int64_t)n * nr));                                     \
                 memcpy(tmp, ab, sizeof(T) * (size_t)mn);                                           \
-                st = n ? P##gesv(LAPACK_ROW_MAJOR, n, nr, tmp, n, ipiv, x, nr) : 0;                \
+                st = n ? P##gesv_work(LAPACK_ROW_MAJOR, n, nr, tmp, n, ipiv, x, nr) : 0;           \
                 break;                                                                             \
             }                                                                                      \
             case CT_LINALG_INV: {                                                                  \
                 T *x = (T *)o[0].data + b * mn;                                                    \
                 memcpy(x, ab, sizeof(T) * (size_t)mn);                                             \
                 if (n) {                                                                           \
-                    st = P##getrf(LAPACK_ROW_MAJOR, n, n, x, n, ipiv);                             \
-                    if (st == 0) st = P##getri(LAPACK_ROW_MAJOR, n, x, n, ipiv);                   \
+                    st = P##getrf_work(LAPACK_ROW_MAJOR, n, n, x, n, ipiv);                        \
+                    if (st == 0) st = P##getri_work(LAPACK_ROW_MAJOR, n, x, n, ipiv, work, lw);    \
                 }                                                                                  \
                 break;                                                                             \
             }                                                                                      \
@@ -89,16 +126,16 @@ static ct_status ct__la_err(ct__cpu_state *s, const char *what, lapack_int st) {
                 T sign = 1, logabs = 0, det = 1;                                                   \
                 if (n) {                                                                           \
                     memcpy(tmp, ab, sizeof(T) * (size_t)mn);                                       \
-                    st = P##getrf(LAPACK_ROW_MAJOR, n, n, tmp, n, ipiv);                           \
-                    if (st >= 0) {                                                                 \
+                    st = P##getrf_work(LAPACK_ROW_MAJOR, n, n, tmp, n, ipiv);                      \
+                    if (st >= 0) { /* torch: sign = perm * prod sgn(u_ii), sgn(0) = sgn(NaN) = 0,  \
+                                    * so a singular matrix gives a signed zero, as det does */     \
                         for (lapack_int i = 0; i < n; i++) {                                       \
                             T d = tmp[(int64_t)i * n + i];                                         \
                             if (ipiv[i] != i + 1) sign = -sign, det = -det;                        \
-                            if (d < 0) sign = -sign;                                               \
+                            sign *= (T)((d > 0) - (d < 0));                                        \
                             logabs += (T)log(fabs((double)d));                                     \
                             det *= d;                                                              \
                         }                                                                          \
-                        if (st > 0) sign = 0, logabs = (T)-INFINITY, det = 0; /* singular */       \
                         st = 0;                                                                    \
                     }                                                                              \
                 }                                                                                  \
@@ -112,7 +149,7 @@ static ct_status ct__la_err(ct__cpu_state *s, const char *what, lapack_int st) {
                 if (!k) break;                                                                     \
                 memcpy(tmp, ab, sizeof(T) * (size_t)mn);                                           \
                 T *tau = tmp + mn;                                                                 \
-                st = P##geqrf(LAPACK_ROW_MAJOR, m, n, tmp, n, tau);                                \
+                st = P##geqrf_work(LAPACK_ROW_MAJOR, m, n, tmp, n, tau, work, lw);                 \
                 if (st) break;                                                                     \
                 for (lapack_int i = 0; i < k; i++) /* R: the upper triangle of the first k rows */ \
                     for (lapack_int j = 0; j < n; j++)                                             \
@@ -121,15 +158,26 @@ static ct_status ct__la_err(ct__cpu_state *s, const char *what, lapack_int st) {
                      i++) /* Q from the reflectors: the first k columns */                         \
                     for (lapack_int j = 0; j < k; j++)                                             \
                         q[(int64_t)i * k + j] = tmp[(int64_t)i * n + j];                           \
-                st = P##orgqr(LAPACK_ROW_MAJOR, m, k, k, q, k, tau);                               \
+                st = P##orgqr_work(LAPACK_ROW_MAJOR, m, k, k, q, k, tau, work, lw);                \
                 break;                                                                             \
             }                                                                                      \
             default: { /* CT_LINALG_SVD */                                                         \
                 T *u = (T *)o[0].data + b * (int64_t)m * k, *sv = (T *)o[1].data + b * (int64_t)k, \
                   *vt = (T *)o[2].data + b * (int64_t)k * n;                                       \
                 if (!k) break;                                                                     \
+                bool fin = true;                                                                   \
+                for (int64_t e = 0; e < mn; e++)                                                   \
+                    fin = fin && isfinite(ab[e]);                                                  \
+                if (!fin) {                                                                        \
+                    ret = ct__set_error(s->ctx, CT_ERR_INVALID_ARG,                                \
+                                        "linalg.svd: matrix %lld of the batch holds non-finite "   \
+                                        "values (torch raises)",                                   \
+                                        (long long)b);                                             \
+                    break;                                                                         \
+                }                                                                                  \
                 memcpy(tmp, ab, sizeof(T) * (size_t)mn);                                           \
-                st = P##gesdd(LAPACK_ROW_MAJOR, 'S', m, n, tmp, n, sv, u, k, vt, n);               \
+                st = P##gesdd_work(LAPACK_ROW_MAJOR, 'S', m, n, tmp, n, sv, u, k, vt, n, work, lw, \
+                                   iwork);                                                         \
                 break;                                                                             \
             }                                                                                      \
             }                                                                                      \
@@ -143,6 +191,7 @@ static ct_status ct__la_err(ct__cpu_state *s, const char *what, lapack_int st) {
             if (info) info[b] = st > 0 ? (int32_t)st : 0;                                          \
         }                                                                                          \
         ct__free(s->ctx, ipiv), ct__free(s->ctx, tmp);                                             \
+        ct__free(s->ctx, work), ct__free(s->ctx, iwork);                                           \
         return ret;                                                                                \
     }
 CT__LINALG_IMPL(f32, float, LAPACKE_s)
