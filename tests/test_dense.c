@@ -433,13 +433,13 @@ TEST(torch_conventions) {
     CHECK_ST(ct_linalg_svd(ctx, a, &u, &sv, &vh), CT_ERR_INVALID_ARG);
     CHECK(strstr(ct_ctx_last_error(ctx), "non-finite") != NULL);
     CHECK_OK(ct_linalg_qr(ctx, a, &u, &vh)); /* torch computes it (NaN in matrix 1) */
-    ct_tensor_release(u), ct_tensor_release(vh);
+    ct_tensor_release(u), ct_tensor_release(vh), ct_tensor_release(ones);
+    u = vh = NULL;
     ct_tensor *info = NULL; /* cholesky_ex: the info of each matrix, no error for the batch */
     CHECK_OK(ct_linalg_cholesky_ex(ctx, a, false, &u, &info));
     int32_t inf2[2] = {-1, -1};
     CHECK(rd_all(info, inf2, 8) && inf2[0] == 0);
-    ct_tensor_release(info), info = NULL;
-    ct_tensor_release(u), ct_tensor_release(vh), ct_tensor_release(a);
+    ct_tensor_release(info), ct_tensor_release(u), ct_tensor_release(a);
     /* singular: det and sign are the signed products, -0.0 for [[1, 2], [2, 4]] (torch 1.13) */
     CHECK_OK(
         ct_tensor_from_host(ctx, (double[]){1, 2, 2, 4}, CT_FLOAT64, 2, (int64_t[]){2, 2}, &a));
