@@ -449,7 +449,7 @@ TEST(torch_conventions) {
     ct_tensor_release(r);
     CHECK_OK(ct_linalg_slogdet(ctx, a, &r, &r2));
     CHECK(rd_all(r, &sg, 8) && sg == 0 && signbit(sg) && rd_all(r2, &la, 8) && la == -INFINITY);
-    ct_tensor_release(r), ct_tensor_release(r2);
+    ct_tensor_release(r), ct_tensor_release(r2), ct_tensor_release(a);
     /* solve: batch dims broadcast; B a vector when 1-d or A's shape without the last dim */
     struct {
         int na, nb;
