@@ -339,7 +339,8 @@ static ct_status ct__pool_argmax(ct_ctx *ctx, const ct_tensor *c4, ct_tensor **o
 static ct_status ct__pool(ct_ctx *ctx, const char *name, bool is_max, const ct_tensor *x,
                           const int64_t kernel[2], const int64_t stride[2],
                           const int64_t padding[2], const int64_t dilation[2], bool ceil_mode,
-                          bool count_include_pad, ct_tensor **out, ct_tensor **indices) {
+                          bool count_include_pad, bool split_div, ct_tensor **out,
+                          ct_tensor **indices) {
     const ct_tensor *ins[1] = {x};
     if (indices) *indices = NULL;
     ct_status st = ct__check_args(ctx, name, 1, ins, out);
@@ -400,7 +401,12 @@ static ct_status ct__pool(ct_ctx *ctx, const char *name, bool is_max, const ct_t
         ct_tensor *ca = NULL, *sum = NULL, *cnt = NULL, *cc = NULL, *q = NULL;
         CT__DO(st, ct__to_dtype(ctx, c4, cdt, &ca));
         CT__DO(st, ct__seq_sum(ctx, ca, 2, kk, -1, 1, &sum));
-        if (plain_avg) {
+        if (plain_avg && split_div) { /* adaptive pooling's sum / kh / kw */
+            ct_tensor *q1 = NULL;
+            CT__DO(st, ct__pool_div(ctx, sum, NULL, (double)kernel[0], &q1));
+            CT__DO(st, ct__pool_div(ctx, q1, NULL, (double)kernel[1], &q));
+            ct_tensor_release(q1);
+        } else if (plain_avg) {
             CT__DO(st, ct__pool_div(ctx, sum, NULL, (double)kk, &q));
         } else {
             if (count_include_pad) {
@@ -465,28 +471,28 @@ static ct_status ct__pool(ct_ctx *ctx, const char *name, bool is_max, const ct_t
 ct_status ct_max_pool2d(ct_ctx *ctx, const ct_tensor *x, const int64_t kernel[2],
                         const int64_t stride[2], const int64_t padding[2],
                         const int64_t dilation[2], ct_tensor **out) {
-    return ct__pool(ctx, "max_pool2d", true, x, kernel, stride, padding, dilation, false, true, out,
-                    NULL);
+    return ct__pool(ctx, "max_pool2d", true, x, kernel, stride, padding, dilation, false, true,
+                    false, out, NULL);
 }
 ct_status ct_max_pool2d_ex(ct_ctx *ctx, const ct_tensor *x, const int64_t kernel[2],
                            const int64_t stride[2], const int64_t padding[2],
                            const int64_t dilation[2], bool ceil_mode, ct_tensor **out,
                            ct_tensor **indices) {
     return ct__pool(ctx, "max_pool2d", true, x, kernel, stride, padding, dilation, ceil_mode, true,
-                    out, indices);
+                    false, out, indices);
 }
 ct_status ct_avg_pool2d(ct_ctx *ctx, const ct_tensor *x, const int64_t kernel[2],
                         const int64_t stride[2], const int64_t padding[2], ct_tensor **out) {
     const int64_t one[2] = {1, 1};
-    return ct__pool(ctx, "avg_pool2d", false, x, kernel, stride, padding, one, false, true, out,
-                    NULL);
+    return ct__pool(ctx, "avg_pool2d", false, x, kernel, stride, padding, one, false, true, false,
+                    out, NULL);
 }
 ct_status ct_avg_pool2d_ex(ct_ctx *ctx, const ct_tensor *x, const int64_t kernel[2],
                            const int64_t stride[2], const int64_t padding[2], bool ceil_mode,
                            bool count_include_pad, ct_tensor **out) {
     const int64_t one[2] = {1, 1};
     return ct__pool(ctx, "avg_pool2d", false, x, kernel, stride, padding, one, ceil_mode,
-                    count_include_pad, out, NULL);
+                    count_include_pad, false, out, NULL);
 }
 
 ct_status ct_adaptive_avg_pool2d(ct_ctx *ctx, const ct_tensor *x, const int64_t output_size[2],
@@ -510,6 +516,11 @@ ct_status ct_adaptive_avg_pool2d(ct_ctx *ctx, const ct_tensor *x, const int64_t 
     if (oh == 1 && ow == 1) { /* torch: the mean over (H, W) (its reduction, keepdim) */
         int dims[2] = {hd, hd + 1};
         return ct_mean(ctx, x, 2, dims, true, out);
+    }
+    if (H % oh == 0 && W % ow == 0) { /* equal bins: an average pool (sum / kh / kw) */
+        const int64_t k[2] = {H / oh, W / ow}, p0[2] = {0, 0}, one[2] = {1, 1};
+        return ct__pool(ctx, "adaptive_avg_pool2d", false, x, k, k, p0, one, false, true, true, out,
+                        NULL);
     }
     /* torch's bins [floor(i H / oh), ceil((i + 1) H / oh)), each summed in order (rows outer)
      * in the accumulation type and divided by its height, then by its width. Gathered as
