@@ -190,6 +190,17 @@ TEST(strided_f32_and_errors) {
     int64_t bad[2] = {0, 3};
     CHECK_ST(ct_interpolate(ctx, x, 2, bad, CT_INTERP_NEAREST, false, &y), CT_ERR_SHAPE);
     ct_tensor_release(x);
+    { /* torch: no channels is an error, an empty batch is not */
+        ct_tensor *e = NULL;
+        int64_t ok2[2] = {3, 4};
+        CHECK_OK(ct_tensor_zeros(ctx, CT_FLOAT32, 4, (int64_t[]){1, 0, 2, 2}, &e));
+        CHECK_ST(ct_interpolate(ctx, e, 2, ok2, CT_INTERP_LINEAR, false, &y), CT_ERR_SHAPE);
+        ct_tensor_release(e);
+        CHECK_OK(ct_tensor_zeros(ctx, CT_FLOAT32, 4, (int64_t[]){0, 1, 2, 2}, &e));
+        CHECK_OK(ct_interpolate(ctx, e, 2, ok2, CT_INTERP_LINEAR, false, &y));
+        CHECK(tu_same_shape(y, 4, (int64_t[]){0, 1, 3, 4}));
+        ct_tensor_release(y), ct_tensor_release(e);
+    }
     int32_t iv[4] = {1, 2, 3, 4};
     int64_t s1[3] = {1, 1, 4}, three = 3;
     CHECK_OK(ct_tensor_from_host(ctx, iv, CT_INT32, 3, s1, &x));

@@ -292,6 +292,9 @@ static ct_status ct__interpolate(ct_ctx *ctx, const char *op, const ct_tensor *x
                              ct_dtype_name(x->dtype));
     if (x->storage->device.type != CT_DEVICE_CPU)
         return ct__set_error(ctx, CT_ERR_UNSUPPORTED, "%s: only CPU tensors so far", op);
+    if (x->shape[1] == 0) /* torch: "Non-empty ... data tensor expected" (a batch of 0 is fine) */
+        return ct__set_error(ctx, CT_ERR_SHAPE, "%s: input %s has no channels", op,
+                             CT__SHAPE_STR(x));
     for (int i = 0; i < n_size; i++)
         if (size[i] < 1 || x->shape[2 + i] < 1)
             return ct__set_error(ctx, CT_ERR_SHAPE,
