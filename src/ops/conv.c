@@ -275,8 +275,8 @@ static ct_dtype ct__pool_acc_dtype(ct_dtype dt) {
 }
 
 /* Sum of t over index pairs (i, j) of dims d1 (n1 values) and d2 (n2; d2 < 0: none) in that
- * order, i outer, one add at a time as torch's pooling loops (keepdim). Floats end with + 0,
- * which is what starting the sum from 0 gives (an all -0.0 window sums to +0.0). */
+ * order, i outer, one add at a time as torch's pooling loops (keepdim). Floats start from +0
+ * (the first term plus 0), as torch's sum does (an all -0.0 window sums to +0.0). */
 static ct_status ct__seq_sum(ct_ctx *ctx, const ct_tensor *t, int d1, int64_t n1, int d2,
                              int64_t n2, ct_tensor **out) {
     ct_tensor *acc = NULL;

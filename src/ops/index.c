@@ -4,8 +4,6 @@
  * found by the kernel before it writes anything and worded here. */
 #include "ctorch/ops.h"
 #include "ops/dispatch.h"
-
-#include <string.h>
 #include "tensor/ag_front.h"
 
 static bool ct__is_index_dtype(ct_dtype dt) { return dt == CT_INT32 || dt == CT_INT64; }
@@ -35,19 +33,19 @@ static ct_status ct__gather(ct_ctx *ctx, const char *op, const ct_tensor *in, in
     return CT_OK;
 }
 
+/* int32_ok: the index may be int32 too (torch: index_select, index_add; gather / scatter /
+ * scatter_add take int64 only). */
 static ct_status ct__index_args(ct_ctx *ctx, const char *op, const ct_tensor *t,
-                                const ct_tensor *index, int dim, int *d, void *out) {
+                                const ct_tensor *index, int dim, bool int32_ok, int *d, void *out) {
     const ct_tensor *ins[2] = {t, index};
     ct_status st = ct__check_args(ctx, op, 2, ins, out);
     if (st != CT_OK) return st;
     if (!ct__is_compute_dtype(t->dtype))
         return ct__set_error(ctx, CT_ERR_DTYPE, "%s: dtype %s is a storage format", op,
                              ct_dtype_name(t->dtype));
-    /* torch: gather / scatter / scatter_add take int64 only, index_select / index_add int32 too */
-    const bool i64_only = strcmp(op, "index_select") != 0 && strcmp(op, "index_add") != 0;
-    if (i64_only ? index->dtype != CT_INT64 : !ct__is_index_dtype(index->dtype))
+    if (int32_ok ? !ct__is_index_dtype(index->dtype) : index->dtype != CT_INT64)
         return ct__set_error(ctx, CT_ERR_DTYPE, "%s: index must be %s (as torch), got %s", op,
-                             i64_only ? "int64" : "int64 or int32", ct_dtype_name(index->dtype));
+                             int32_ok ? "int64 or int32" : "int64", ct_dtype_name(index->dtype));
     if (!ct__wrap_dim(dim, t->ndim, d))
         return ct__set_error(ctx, CT_ERR_INDEX, "%s: dim %d out of range for a %d-dim input", op,
                              dim, t->ndim);
@@ -57,7 +55,7 @@ static ct_status ct__index_args(ct_ctx *ctx, const char *op, const ct_tensor *t,
 static ct_status ct__fwd_index_select(ct_ctx *ctx, const ct_tensor *t, int dim,
                                       const ct_tensor *index, ct_tensor **out) {
     int d = 0;
-    ct_status st = ct__index_args(ctx, "index_select", t, index, dim, &d, out);
+    ct_status st = ct__index_args(ctx, "index_select", t, index, dim, true, &d, out);
     if (st != CT_OK) return st;
     if (index->ndim > 1)
         return ct__set_error(ctx, CT_ERR_SHAPE, "index_select: index must be 0-d or 1-d, got %s",
@@ -94,7 +92,7 @@ static ct_status ct__fwd_index_select(ct_ctx *ctx, const ct_tensor *t, int dim,
 static ct_status ct__fwd_gather(ct_ctx *ctx, const ct_tensor *t, int dim, const ct_tensor *index,
                                 ct_tensor **out) {
     int d = 0;
-    ct_status st = ct__index_args(ctx, "gather", t, index, dim, &d, out);
+    ct_status st = ct__index_args(ctx, "gather", t, index, dim, false, &d, out);
     if (st != CT_OK) return st;
     if (index->ndim != t->ndim && !(t->ndim <= 1 && index->ndim <= 1))
         return ct__set_error(ctx, CT_ERR_SHAPE,
@@ -184,7 +182,7 @@ static ct_status ct__scatter(ct_ctx *ctx, const char *op, const ct_tensor *t, in
     ct_status st = ct__check_args(ctx, op, 3, ins, out);
     if (st != CT_OK) return st;
     int d = 0;
-    if ((st = ct__index_args(ctx, op, t, index, dim, &d, out)) != CT_OK) return st;
+    if ((st = ct__index_args(ctx, op, t, index, dim, false, &d, out)) != CT_OK) return st;
     if (src->dtype != t->dtype)
         return ct__set_error(ctx, CT_ERR_DTYPE, "%s: src dtype %s differs from self dtype %s", op,
                              ct_dtype_name(src->dtype), ct_dtype_name(t->dtype));
@@ -290,7 +288,7 @@ static ct_status ct__fwd_index_add(ct_ctx *ctx, const ct_tensor *t, int dim, con
     ct_status st = ct__check_args(ctx, "index_add", 3, ins, out);
     if (st != CT_OK) return st;
     int d = 0;
-    if ((st = ct__index_args(ctx, "index_add", t, index, dim, &d, out)) != CT_OK) return st;
+    if ((st = ct__index_args(ctx, "index_add", t, index, dim, true, &d, out)) != CT_OK) return st;
     if (index->ndim > 1)
         return ct__set_error(ctx, CT_ERR_SHAPE, "index_add: index must be 0-d or 1-d, got %s",
                              CT__SHAPE_STR(index));

@@ -1,11 +1,10 @@
 /* F.interpolate for (N, C, H, W) and (N, C, L) inputs to a given output size: nearest (torch's
- * legacy 'nearest'), nearest-exact and (bi)linear with align_corners either way. Built from
- * index_select and elementwise ops (so it is captured and differentiable): nearest picks one
- * source index per output position and dim; linear blends two as torch's CPU kernel, one dim at a
- * time from the last (W inside H): x0 (1 - l) + x1 l (f64: fma(x0, 1 - l, x1 l)), the source index
- * fma(scale, j + 1/2, -1/2) (torch's build contracts it), the weights in the input's opmath type
- * (double for f64, float otherwise). On scripts/torchdiff/torchdiff_more.py f64 matches torch but
- * for a few cases; f32 / bf16 still differ by a few ulp on some elements (docs/fidelity.md). */
+ * legacy 'nearest'), nearest-exact and (bi)linear with align_corners either way, as torch 1.13's
+ * CPU kernels bit for bit (docs/fidelity.md, "Second harness"). Built from index_select and
+ * elementwise ops (so it is captured and differentiable): nearest picks one source index per
+ * output position and dim; linear blends two per dim from the last (W inside H), or, for a 4-d
+ * input that is channels-last contiguous, the four corners at once as torch's channels-last
+ * kernel does (ct__interp_cl). f16, which torch 1.13 does not interpolate, runs in f32. */
 #include "ctorch/ops.h"
 #include "dtype/half.h"
 #include "ops/dispatch.h"
@@ -183,9 +182,10 @@ static ct_status ct__cl_sum(ct_ctx *ctx, ct_tensor *const *xs, ct_tensor *const 
 
 /* torch 1.13's channels-last bilinear kernel, which a contiguous (N, C, H, W) input with C == 1
  * or H == W == 1 dispatches to: the four corner weights a_h b_w rounded to the dtype; channels
- * in whole vectors (8 for f32, 16 for bf16) sum x10 w10, x11 w11, x01 w01, x00 w00 in that order
- * (f32: one product, then fma of the others; bf16: in float), the other channels sum x00 w00,
- * x01 w01, x10 w10, x11 w11 in that order in double (f32) / float (bf16); one final rounding. */
+ * in whole vectors (8 for f32, 4 for f64, 16 for bf16) sum x10 w10, x11 w11, x01 w01, x00 w00 in
+ * that order (f32 / f64: one product, then fma of the others; bf16: in float), the other
+ * channels x00 w00 + x01 w01 + x10 w10 + x11 w11 left to right in double (f32) / float (bf16),
+ * f64 contracted as fma(x00, w00, x01 w01) then fmas; one final rounding. */
 static ct_status ct__interp_cl(ct_ctx *ctx, const ct_tensor *x, const int64_t *size,
                                const double *sf, bool align, ct_tensor **out) {
     const ct_dtype dt = x->dtype;

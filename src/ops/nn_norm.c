@@ -393,17 +393,16 @@ ct_status ct_pad(ct_ctx *ctx, const ct_tensor *x, int n_pad, const int64_t *pad,
     const int k = n_pad / 2;
     if (mode != CT_PAD_CONSTANT && k > 0 &&
         (k > 3 || x->ndim > k + 2 || x->ndim < (mode == CT_PAD_CIRCULAR ? k + 2 : k + 1)))
-        return ct__set_error(ctx, CT_ERR_SHAPE,
-                             "pad: %s padding of %d dim%s needs a %s%d-dim input, got %d dims",
-                             mode == CT_PAD_REFLECT     ? "reflect"
-                             : mode == CT_PAD_REPLICATE ? "replicate"
-                                                        : "circular",
-                             k, k > 1 ? "s" : "",
-                             mode == CT_PAD_CIRCULAR ? ""
-                                                     : (k == 1   ? "2- or "
-                                                        : k == 2 ? "3- or "
-                                                                 : "4- or "),
-                             k + 2, x->ndim);
+        return mode == CT_PAD_CIRCULAR
+                   ? ct__set_error(ctx, CT_ERR_SHAPE,
+                                   "pad: circular padding of %d dim(s) needs a %d-dim input, got "
+                                   "%d dims",
+                                   k, k + 2, x->ndim)
+                   : ct__set_error(ctx, CT_ERR_SHAPE,
+                                   "pad: %s padding of %d dim(s) needs a %d- or %d-dim input, "
+                                   "got %d dims",
+                                   mode == CT_PAD_REFLECT ? "reflect" : "replicate", k, k + 1,
+                                   k + 2, x->ndim);
     if (x->storage->device.type != CT_DEVICE_CPU)
         return ct__set_error(ctx, CT_ERR_UNSUPPORTED, "pad: only CPU tensors so far");
     ct_tensor *y = ct_tensor_retain((ct_tensor *)x);
