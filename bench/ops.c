@@ -81,7 +81,7 @@ static void contended_case(ct_ctx *ctx, ct_ctx *one, int is_exp, int reps) {
 
 int main(int argc, char **argv) {
     /* --quick: fewer repetitions; a case name (dispatch, add_large, matmul, matmul_small, unary,
-     * sum_dim0, contended) runs only that case */
+     * sum_dim0, ternary, contended) runs only that case */
     int quick = 0;
     const char *only = NULL;
     for (int i = 1; i < argc; i++) {
@@ -413,6 +413,56 @@ int main(int argc, char **argv) {
                    best_ref / best);
         }
         ct_tensor_release(x), ct_tensor_release(xr);
+        ct_ctx_free(rctx);
+    }
+
+    /* ---- ternary elementwise ops (addcmul, addcdiv, lerp, lerp with a scalar weight): this
+     * context's ISA (a vector loop per broadcast pattern) vs the ref ISA (the generic strided
+     * loop), on contiguous operands and with the third operand broadcast (one element) ---- */
+    CASE("ternary") {
+        ct_ctx_options ro = {.size = sizeof ro, .cpu_isa = "ref"};
+        ct_ctx *rctx;
+        CHECK(ct_ctx_create(&ro, &rctx));
+        int64_t s[1] = {3200000}, s1[1] = {1};
+        ct_tensor *t[2][4];
+        ct_ctx *cs[2] = {ctx, rctx};
+        for (int k = 0; k < 2; k++) {
+            CHECK(ct_tensor_randn(cs[k], CT_FLOAT32, 1, s, 7, 0, &t[k][0]));
+            CHECK(ct_tensor_randn(cs[k], CT_FLOAT32, 1, s, 8, 0, &t[k][1]));
+            CHECK(ct_tensor_rand(cs[k], CT_FLOAT32, 1, s, 9, 0, &t[k][2]));
+            CHECK(ct_tensor_rand(cs[k], CT_FLOAT32, 1, s1, 10, 0, &t[k][3]));
+        }
+        const char *names[4] = {"addcmul", "addcdiv", "lerp", "lerp_scalar"};
+        int reps = quick ? 3 : 10;
+        for (int f = 0; f < 4; f++)
+            for (int bc = 0; bc < (f == 3 ? 1 : 2); bc++) {
+                double best[2] = {1e9, 1e9};
+                for (int rep = 0; rep < reps; rep++)
+                    for (int k = 0; k < 2; k++) {
+                        const ct_tensor *a = t[k][0], *b = t[k][1], *c = t[k][bc ? 3 : 2];
+                        ct_tensor *r = NULL;
+                        double t0 = now();
+                        ct_status st = f == 0   ? ct_addcmul(cs[k], a, b, c, 0.5, &r)
+                                       : f == 1 ? ct_addcdiv(cs[k], a, b, c, 0.5, &r)
+                                       : f == 2 ? ct_lerp(cs[k], a, b, c, &r)
+                                                : ct_lerp_scalar(cs[k], a, b, 0.3, &r);
+                        double dt = now() - t0;
+                        CHECK(st);
+                        ct_tensor_release(r);
+                        if (dt < best[k]) best[k] = dt;
+                    }
+                printf("bench ops ternary fn=%s third=%s dtype=f32 numel=%lld isa=%s ms=%.3f "
+                       "ref_ms=%.3f ratio=%.2f\n",
+                       names[f],
+                       f == 3 ? "scalar"
+                       : bc   ? "broadcast"
+                              : "tensor",
+                       (long long)s[0], ct_ctx_cpu_isa(ctx), best[0] * 1e3, best[1] * 1e3,
+                       best[1] / best[0]);
+            }
+        for (int k = 0; k < 2; k++)
+            for (int i = 0; i < 4; i++)
+                ct_tensor_release(t[k][i]);
         ct_ctx_free(rctx);
     }
 

@@ -183,6 +183,115 @@ TEST(addcmul_fma) {
     ct_tensor_release(a), ct_tensor_release(b), ct_tensor_release(c), ct_tensor_release(r);
 }
 
+/* ---- addcmul / addcdiv / lerp / lerp_scalar over every broadcast pattern: each operand full
+ * [R, C], a column [R, 1] (inner stride 0: the vector loops' broadcast operand) or a row [1, C];
+ * f32 and f64 against the C formulas (NaN compared as NaN: IEEE leaves its sign open) ---- */
+enum { TB_R = 5, TB_C = 37 };
+static double tb_val(int weight) {
+    double u = (double)(ct_t_rng_next(&rng) >> 11) * 0x1p-53;
+    if (u < 0.02) return NAN;
+    if (u < 0.04) return u < 0.03 ? INFINITY : -INFINITY;
+    if (u < 0.06) return u < 0.05 ? 0.0 : -0.0;
+    if (weight && u < 0.1) return 0.5;
+    u = (double)(ct_t_rng_next(&rng) >> 11) * 0x1p-53;
+    return weight ? u * 2.0 - 0.5 : (u - 0.5) * 8.0;
+}
+/* the operand of pattern digit d (0 full, 1 column, 2 row) */
+static ct_tensor *tb_mk(ct_dtype dt, int d, const double *full) {
+    int64_t sh[2] = {d == 2 ? 1 : TB_R, d == 1 ? 1 : TB_C};
+    double dv[TB_R * TB_C];
+    float fv[TB_R * TB_C];
+    for (int64_t r = 0; r < sh[0]; r++)
+        for (int64_t c = 0; c < sh[1]; c++)
+            dv[r * sh[1] + c] = full[r * TB_C + c], fv[r * sh[1] + c] = (float)full[r * TB_C + c];
+    ct_tensor *t = NULL;
+    if (ct_tensor_from_host(ctx, dt == CT_FLOAT32 ? (const void *)fv : (const void *)dv, dt, 2, sh,
+                            &t) != CT_OK)
+        return NULL;
+    return t;
+}
+static double tb_ref(int f, int f64, double a, double b, double c, double v) {
+    if (!f64) {
+        const float x = (float)a, y = (float)b, w = (float)c, vv = (float)v;
+        volatile float t, d;
+        switch (f) {
+        case 0: t = vv * y; return fmaf(t, w, x);
+        case 1: t = y / w; return fmaf(vv, t, x);
+        default:
+            d = y - x;
+            if (w < 0.5f) return fmaf(w, d, x);
+            t = 1.0f - w;
+            return fmaf(-d, t, y);
+        }
+    }
+    volatile double t, d;
+    switch (f) {
+    case 0: t = v * b; return fma(t, c, a);
+    case 1: t = b / c; return fma(v, t, a);
+    default:
+        d = b - a;
+        if (c < 0.5) return fma(c, d, a);
+        t = 1.0 - c;
+        return fma(-d, t, b);
+    }
+}
+TEST(ternary_broadcast_patterns) {
+    static double in[3][TB_R * TB_C];
+    const double vals[] = {0.7, 1.0, -1.5};
+    const double ws[] = {0.3, 0.5, -0.25, 1.0, 2.0, NAN};
+    int cases = 0;
+    for (int f = 0; f < 4; f++) /* addcmul, addcdiv, lerp, lerp_scalar */
+        for (int f64 = 0; f64 < 2; f64++)
+            for (int pat = 0; pat < (f == 3 ? 9 : 27); pat++)
+                for (int k = 0; k < 3; k++) {
+                    const ct_dtype dt = f64 ? CT_FLOAT64 : CT_FLOAT32;
+                    const int d[3] = {pat % 3, pat / 3 % 3, pat / 9};
+                    const int nin = f == 3 ? 2 : 3;
+                    int full = 0, col = 0, row = 0;
+                    for (int j = 0; j < nin; j++)
+                        full |= d[j] == 0, col |= d[j] == 1, row |= d[j] == 2;
+                    if (!full && !(col && row)) continue; /* the result is not [R, C] */
+                    for (int j = 0; j < 3; j++)
+                        for (int i = 0; i < TB_R * TB_C; i++)
+                            in[j][i] = tb_val(j == 2 && f == 2);
+                    /* a broadcast operand repeats its one column / row */
+                    for (int j = 0; j < 3; j++)
+                        for (int r = 0; r < TB_R; r++)
+                            for (int c = 0; c < TB_C; c++)
+                                in[j][r * TB_C + c] =
+                                    in[j][(d[j] == 2 ? 0 : r) * TB_C + (d[j] == 1 ? 0 : c)];
+                    const double v = f == 3 ? ws[(pat + 3 * k) % 6] : vals[k];
+                    ct_tensor *t[3], *r = NULL;
+                    for (int j = 0; j < 3; j++)
+                        t[j] = tb_mk(dt, d[j], in[j]);
+                    ct_status st = f == 0   ? ct_addcmul(ctx, t[0], t[1], t[2], v, &r)
+                                   : f == 1 ? ct_addcdiv(ctx, t[0], t[1], t[2], v, &r)
+                                   : f == 2 ? ct_lerp(ctx, t[0], t[1], t[2], &r)
+                                            : ct_lerp_scalar(ctx, t[0], t[1], v, &r);
+                    CHECK_OK(st);
+                    static double od[TB_R * TB_C];
+                    static float of[TB_R * TB_C];
+                    CHECK(f64 ? rd(r, od, sizeof od) : rd(r, of, sizeof of));
+                    int bad = 0;
+                    for (int i = 0; i < TB_R * TB_C; i++) {
+                        const double want = tb_ref(f > 2 ? 2 : f, f64, in[0][i], in[1][i],
+                                                   f == 3 ? v : in[2][i], v);
+                        const double got = f64 ? od[i] : (double)of[i];
+                        if (isnan(want) ? !isnan(got)
+                                        : (f64 ? d2u(got) != d2u(want)
+                                               : f2u((float)got) != f2u((float)want)))
+                            bad++;
+                    }
+                    CHECK_MSG(bad == 0, "op %d f64 %d pattern %d%d%d: %d of %d differ", f, f64,
+                              d[0], d[1], d[2], bad, TB_R * TB_C);
+                    cases++;
+                    for (int j = 0; j < 3; j++)
+                        ct_tensor_release(t[j]);
+                    ct_tensor_release(r);
+                }
+    CHECK(cases == 2 * 3 * (25 * 3 + 7));
+}
+
 /* integer addcmul works (value truncated, wrapping arithmetic); bool and integer addcdiv do not */
 TEST(addcmul_integer) {
     int32_t s[5] = {-3, 0, 5, 2147483647, 7}, x[5] = {-3, 4, 5, 2, -1}, y[5] = {-3, 9, 5, 1, 6};
@@ -1062,6 +1171,7 @@ int main(void) {
     RUN(add_sub_alpha_half_golden);
     RUN(addcmul_fma);
     RUN(addcmul_integer);
+    RUN(ternary_broadcast_patterns);
     RUN(pow_special_exponents_golden);
     RUN(float_to_int_casts_golden);
     RUN(int_to_float_casts_round_once_golden);

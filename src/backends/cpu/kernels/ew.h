@@ -14,12 +14,28 @@ typedef void (*ct_k_contig)(int64_t n, char *const *p, const ct_op_desc *op, con
 /* Iterate all operands of op over the output's shape (inputs already broadcast), calling `contig`
  * (with `fn`) on contiguous inner runs when given, else `loop`. Splits over op->num_threads. */
 void ct_k_ew_drive(const ct_op_desc *op, ct_k_loop loop, ct_k_contig contig, const void *fn);
+/* Inner run of ct_k_ew_drive_bc: contiguous output, each input contiguous or broadcast (its byte
+ * stride s[k] is its itemsize or 0). */
+typedef void (*ct_k_contig_bc)(int64_t n, char *const *p, const int64_t *s, const ct_op_desc *op,
+                               const void *fn);
+/* ct_k_ew_drive whose fast path also takes inner runs with broadcast (stride 0) inputs. */
+void ct_k_ew_drive_bc(const ct_op_desc *op, ct_k_loop loop, ct_k_contig_bc contig, const void *fn);
 /* The ct_k_contig adapters of the ISA tables' loops (ref/elementwise.c): fn points at a bin_f32 /
  * bin_f64 / un_f32 / un_f64 entry; binary ops pass scalars[0] as alpha. */
 void ct_k_c_bin32(int64_t n, char *const *p, const ct_op_desc *op, const void *fn);
 void ct_k_c_bin64(int64_t n, char *const *p, const ct_op_desc *op, const void *fn);
 void ct_k_c_un32(int64_t n, char *const *p, const ct_op_desc *op, const void *fn);
 void ct_k_c_un64(int64_t n, char *const *p, const ct_op_desc *op, const void *fn);
+/* The ct_k_contig_bc adapters of tern_f32 / tern_f64 (scalars[0] as v); the _w forms run a
+ * two-input op (lerp with a scalar weight) with scalars[0] as the broadcast third operand. */
+void ct_k_c_tern32(int64_t n, char *const *p, const int64_t *s, const ct_op_desc *op,
+                   const void *fn);
+void ct_k_c_tern64(int64_t n, char *const *p, const int64_t *s, const ct_op_desc *op,
+                   const void *fn);
+void ct_k_c_tern32_w(int64_t n, char *const *p, const int64_t *s, const ct_op_desc *op,
+                     const void *fn);
+void ct_k_c_tern64_w(int64_t n, char *const *p, const int64_t *s, const ct_op_desc *op,
+                     const void *fn);
 
 /* Any compute dtype element <-> double / int64. */
 double ct_k_load_f64(const void *p, ct_dtype dt);

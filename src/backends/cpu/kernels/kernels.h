@@ -21,6 +21,7 @@ enum {
     CT_K_UN_COUNT
 };
 enum { CT_K_RSUM, CT_K_RMAX, CT_K_RMIN, CT_K_RED_COUNT };
+enum { CT_K_ADDCMUL, CT_K_ADDCDIV, CT_K_LERP, CT_K_TERN_COUNT };
 /* pair loops: the binary ops, then the first four unary ones (neg, abs, relu, sqrt) */
 enum { CT_K_PAIR_UN = CT_K_BIN_COUNT, CT_K_PAIR_COUNT = CT_K_BIN_COUNT + 4 };
 
@@ -32,6 +33,14 @@ typedef struct ct_k_isa {
                                     double alpha);
     void (*un_f32[CT_K_UN_COUNT])(int64_t n, float *o, const float *a);
     void (*un_f64[CT_K_UN_COUNT])(int64_t n, double *o, const double *a);
+    /* Ternary ops, the generic loops' bits: ADDCMUL fma(v b, c, a), ADDCDIV fma(v, b / c, a), LERP
+     * of a, b with weight c (v unused). Contiguous o; bit k of bc set: operand k (a, b, c) is one
+     * element for every i (broadcast), else contiguous. NULL (the ref build: no hardware fma)
+     * leaves the generic loop. */
+    void (*tern_f32[CT_K_TERN_COUNT])(int64_t n, float *o, const float *a, const float *b,
+                                      const float *c, int bc, float v);
+    void (*tern_f64[CT_K_TERN_COUNT])(int64_t n, double *o, const double *a, const double *b,
+                                      const double *c, int bc, double v);
     float (*red_f32[CT_K_RED_COUNT])(int64_t n, const float *x);
     double (*red_f64[CT_K_RED_COUNT])(int64_t n, const double *x);
     /* One softmax row (log_softmax when log != 0), contiguous. */

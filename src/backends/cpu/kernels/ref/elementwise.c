@@ -543,6 +543,39 @@ void ct_k_c_un32(int64_t n, char *const *p, const ct_op_desc *op, const void *fn
 void ct_k_c_un64(int64_t n, char *const *p, const ct_op_desc *op, const void *fn) {
     (*(const ct_k_un64 *)fn)(n, (double *)p[0], (const double *)p[1]);
 }
+typedef void (*ct_k_tern32)(int64_t, float *, const float *, const float *, const float *, int,
+                            float);
+typedef void (*ct_k_tern64)(int64_t, double *, const double *, const double *, const double *, int,
+                            double);
+/* bit k - 1 of the broadcast mask: input k's stride is 0 */
+static int ct_k_bc_mask(const int64_t *s, int n_in) {
+    int bc = 0;
+    for (int k = 0; k < n_in; k++)
+        bc |= (s[1 + k] == 0) << k;
+    return bc;
+}
+void ct_k_c_tern32(int64_t n, char *const *p, const int64_t *s, const ct_op_desc *op,
+                   const void *fn) {
+    (*(const ct_k_tern32 *)fn)(n, (float *)p[0], (const float *)p[1], (const float *)p[2],
+                               (const float *)p[3], ct_k_bc_mask(s, 3), (float)op->scalars[0]);
+}
+void ct_k_c_tern64(int64_t n, char *const *p, const int64_t *s, const ct_op_desc *op,
+                   const void *fn) {
+    (*(const ct_k_tern64 *)fn)(n, (double *)p[0], (const double *)p[1], (const double *)p[2],
+                               (const double *)p[3], ct_k_bc_mask(s, 3), op->scalars[0]);
+}
+void ct_k_c_tern32_w(int64_t n, char *const *p, const int64_t *s, const ct_op_desc *op,
+                     const void *fn) {
+    const float w = (float)op->scalars[0];
+    (*(const ct_k_tern32 *)fn)(n, (float *)p[0], (const float *)p[1], (const float *)p[2], &w,
+                               ct_k_bc_mask(s, 2) | 4, w);
+}
+void ct_k_c_tern64_w(int64_t n, char *const *p, const int64_t *s, const ct_op_desc *op,
+                     const void *fn) {
+    const double w = op->scalars[0];
+    (*(const ct_k_tern64 *)fn)(n, (double *)p[0], (const double *)p[1], (const double *)p[2], &w,
+                               ct_k_bc_mask(s, 2) | 4, w);
+}
 
 static ct_status ct_k_drive_tab(const ct_op_desc *op, const ct_k_loop *tab, ct_dtype dt) {
     if ((int)dt < 0 || dt >= CT_DTYPE_COUNT || !tab[dt]) return CT_ERR_UNSUPPORTED;
@@ -554,7 +587,7 @@ ct_status ct_k_elementwise(const ct_op_desc *op, const ct_k_isa *isa);
 ct_status ct_k_elementwise(const ct_op_desc *op, const ct_k_isa *isa) {
     ct_dtype dt = op->compute_dtype;
     const ct_k_loop *tab = NULL;
-    int bin = ct_k_bin_index(op->kind), un = ct_k_un_index(op->kind);
+    int bin = ct_k_bin_index(op->kind), un = ct_k_un_index(op->kind), tern = -1;
     switch (op->kind) {
     case CT_OP_ADD: tab = k_add_tab; break;
     case CT_OP_SUB: tab = k_sub_tab; break;
@@ -580,8 +613,14 @@ ct_status ct_k_elementwise(const ct_op_desc *op, const ct_k_isa *isa) {
         un = op->ints[0] ? CT_K_GELU_TANH : -1;
         break;
     case CT_OP_CLAMP: tab = k_clamp_tab; break;
-    case CT_OP_ADDCMUL: tab = k_addcmul_tab; break;
-    case CT_OP_ADDCDIV: tab = k_addcdiv_tab; break;
+    case CT_OP_ADDCMUL:
+        tab = k_addcmul_tab;
+        tern = CT_K_ADDCMUL;
+        break;
+    case CT_OP_ADDCDIV:
+        tab = k_addcdiv_tab;
+        tern = CT_K_ADDCDIV;
+        break;
     case CT_OP_POW:
         if (!ct_k_is_float(dt)) {
             static const ct_k_loop ipow[CT_DTYPE_COUNT] = {[CT_UINT8] = k_ipow_u8,
@@ -606,6 +645,7 @@ ct_status ct_k_elementwise(const ct_op_desc *op, const ct_k_isa *isa) {
     default:
         tab = ct_k_more_tab(op);
         if (!tab) return CT_ERR_UNSUPPORTED;
+        if (op->kind == CT_OP_LERP) tern = CT_K_LERP;
         if ((op->kind == CT_OP_REMAINDER || op->kind == CT_OP_FMOD || op->kind == CT_OP_DIV_TRUNC ||
              op->kind == CT_OP_DIV_FLOOR) &&
             !ct_k_is_float(dt) && (int)dt >= 0 && dt < CT_DTYPE_COUNT && tab[dt] &&
@@ -628,6 +668,16 @@ ct_status ct_k_elementwise(const ct_op_desc *op, const ct_k_isa *isa) {
     }
     if (un >= 0 && dt == CT_FLOAT64 && isa->un_f64[un]) {
         ct_k_ew_drive(op, tab[dt], ct_k_c_un64, &isa->un_f64[un]);
+        return CT_OK;
+    }
+    if (tern >= 0 && dt == CT_FLOAT32 && isa->tern_f32[tern]) {
+        ct_k_ew_drive_bc(op, tab[dt], op->n_in == 3 ? ct_k_c_tern32 : ct_k_c_tern32_w,
+                         &isa->tern_f32[tern]);
+        return CT_OK;
+    }
+    if (tern >= 0 && dt == CT_FLOAT64 && isa->tern_f64[tern]) {
+        ct_k_ew_drive_bc(op, tab[dt], op->n_in == 3 ? ct_k_c_tern64 : ct_k_c_tern64_w,
+                         &isa->tern_f64[tern]);
         return CT_OK;
     }
     return ct_k_drive_tab(op, tab, dt);

@@ -51,6 +51,7 @@ typedef struct {
     const ct_k_geom *g;
     ct_k_loop loop;
     ct_k_contig contig;
+    ct_k_contig_bc contig_bc;
     const void *fn;
     bool is_contig;
     int64_t chunk, nchunks;
@@ -73,14 +74,15 @@ static void ct_k_ew_item(const ct_k_ew_job *j, int64_t item) {
     }
     for (int k = 0; k < nops; k++)
         p[k] += start * g->bstr[k][nd - 1];
-    if (j->is_contig) {
-        j->contig(n, p, j->op, j->fn);
-    } else {
-        int64_t s[CT_OP_MAX_OPERANDS];
-        for (int k = 0; k < nops; k++)
-            s[k] = g->bstr[k][nd - 1];
+    int64_t s[CT_OP_MAX_OPERANDS];
+    for (int k = 0; k < nops; k++)
+        s[k] = g->bstr[k][nd - 1];
+    if (!j->is_contig)
         j->loop(n, p, s, j->op);
-    }
+    else if (j->contig_bc)
+        j->contig_bc(n, p, s, j->op, j->fn);
+    else
+        j->contig(n, p, j->op, j->fn);
 }
 
 static void ct_k_ew_range(void *arg, int64_t b, int64_t e) {
@@ -89,18 +91,22 @@ static void ct_k_ew_range(void *arg, int64_t b, int64_t e) {
         ct_k_ew_item(j, it);
 }
 
-void ct_k_ew_drive(const ct_op_desc *op, ct_k_loop loop, ct_k_contig contig, const void *fn) {
+static void ct_k_drive(const ct_op_desc *op, ct_k_loop loop, ct_k_contig contig,
+                       ct_k_contig_bc contig_bc, const void *fn) {
     ct_k_geom g;
     ct_k_geom_build(op, &g);
     int64_t numel = 1;
     for (int d = 0; d < g.ndim; d++)
         numel *= g.shape[d];
     if (numel == 0) return;
-    ct_k_ew_job j = {op, &g, loop, contig, fn, false, 0, 1};
-    if (contig) {
+    ct_k_ew_job j = {op, &g, loop, contig, contig_bc, fn, false, 0, 1};
+    if (contig || contig_bc) {
         j.is_contig = true;
-        for (int k = 0; k < g.nops && j.is_contig; k++)
-            j.is_contig = g.bstr[k][g.ndim - 1] == (int64_t)ct__itemsize(op->operands[k].dtype);
+        for (int k = 0; k < g.nops && j.is_contig; k++) {
+            const int64_t st = g.bstr[k][g.ndim - 1];
+            j.is_contig = st == (int64_t)ct__itemsize(op->operands[k].dtype) ||
+                          (contig_bc && k >= op->n_out && st == 0);
+        }
     }
     int64_t inner = g.shape[g.ndim - 1], outer = numel / inner;
     int64_t grain = ct_k_grain_of(op->kind);
@@ -112,6 +118,14 @@ void ct_k_ew_drive(const ct_op_desc *op, ct_k_loop loop, ct_k_contig contig, con
     int64_t items = outer * j.nchunks;
     int64_t item_grain = grain / (j.chunk < inner ? j.chunk : inner);
     ct_k_parallel_for(items, item_grain < 1 ? 1 : item_grain, nt, ct_k_ew_range, &j);
+}
+
+void ct_k_ew_drive(const ct_op_desc *op, ct_k_loop loop, ct_k_contig contig, const void *fn) {
+    ct_k_drive(op, loop, contig, NULL, fn);
+}
+
+void ct_k_ew_drive_bc(const ct_op_desc *op, ct_k_loop loop, ct_k_contig_bc contig, const void *fn) {
+    ct_k_drive(op, loop, NULL, contig, fn);
 }
 
 double ct_k_load_f64(const void *p, ct_dtype dt) {
