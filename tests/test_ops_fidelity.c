@@ -210,30 +210,24 @@ static ct_tensor *tb_mk(ct_dtype dt, int d, const double *full) {
         return NULL;
     return t;
 }
+/* the ops' formulas in type T (FMA: fmaf / fma), each intermediate rounded through a volatile */
+#define TB_REF(NAME, T, FMA)                                                                       \
+    static T NAME(int f, T a, T b, T c, T v) {                                                     \
+        volatile T t, d;                                                                           \
+        switch (f) {                                                                               \
+        case 0: t = v * b; return FMA(t, c, a);                                                    \
+        case 1: t = b / c; return FMA(v, t, a);                                                    \
+        default:                                                                                   \
+            d = b - a;                                                                             \
+            if (c < (T)0.5) return FMA(c, d, a);                                                   \
+            t = (T)1 - c;                                                                          \
+            return FMA(-d, t, b);                                                                  \
+        }                                                                                          \
+    }
+TB_REF(tb_ref32, float, fmaf)
+TB_REF(tb_ref64, double, fma)
 static double tb_ref(int f, int f64, double a, double b, double c, double v) {
-    if (!f64) {
-        const float x = (float)a, y = (float)b, w = (float)c, vv = (float)v;
-        volatile float t, d;
-        switch (f) {
-        case 0: t = vv * y; return fmaf(t, w, x);
-        case 1: t = y / w; return fmaf(vv, t, x);
-        default:
-            d = y - x;
-            if (w < 0.5f) return fmaf(w, d, x);
-            t = 1.0f - w;
-            return fmaf(-d, t, y);
-        }
-    }
-    volatile double t, d;
-    switch (f) {
-    case 0: t = v * b; return fma(t, c, a);
-    case 1: t = b / c; return fma(v, t, a);
-    default:
-        d = b - a;
-        if (c < 0.5) return fma(c, d, a);
-        t = 1.0 - c;
-        return fma(-d, t, b);
-    }
+    return f64 ? tb_ref64(f, a, b, c, v) : tb_ref32(f, (float)a, (float)b, (float)c, (float)v);
 }
 TEST(ternary_broadcast_patterns) {
     static double in[3][TB_R * TB_C];
