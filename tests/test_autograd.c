@@ -576,6 +576,36 @@ TEST(gradcheck_losses) {
     ct_tensor_release(x), ct_tensor_release(tb), ct_tensor_release(tf);
 }
 
+/* An -inf logit of another class leaves the loss finite, as torch (which picks the target's
+ * log-probability; a one-hot product gave NaN); with label smoothing the loss is +inf. */
+TEST(losses_with_infinite_logits) {
+    const int64_t s[2] = {2, 3}, n[1] = {2};
+    const double xv[6] = {0, -INFINITY, 1, 1, 2, -INFINITY}, tv[2] = {0, 1};
+    ct_tensor *x = from_vals(CT_FLOAT64, 2, s, xv), *t = from_vals(CT_INT64, 1, n, tv);
+    CHECK_OK(ct_tensor_set_requires_grad(x, true));
+    ct_tensor *l = NULL, *ls = NULL, *m = NULL;
+    CHECK_OK(ct_cross_entropy(ctx, x, t, CT_REDUCTION_NONE, 0, &l));
+    double *v = tu_read(l);
+    /* row 0: log(1 + e) - 0 over the finite classes; row 1: log(e + e^2) - 2 */
+    CHECK_MSG(fabs(v[0] - log1p(exp(1.0))) < 1e-15, "row 0: %.17g", v[0]);
+    CHECK_MSG(fabs(v[1] - log1p(exp(-1.0))) < 1e-15, "row 1: %.17g", v[1]);
+    free(v);
+    CHECK_OK(ct_cross_entropy(ctx, x, t, CT_REDUCTION_NONE, 0.1, &ls));
+    v = tu_read(ls);
+    CHECK(isinf(v[0]) && v[0] > 0 && isinf(v[1]) && v[1] > 0);
+    free(v);
+    CHECK_OK(ct_cross_entropy(ctx, x, t, CT_REDUCTION_SUM, 0, &m));
+    CHECK_OK(ct_backward(ctx, m, NULL, false));
+    double *g = grad_vals(x); /* softmax - one_hot: 0 at the -inf classes */
+    const double e = exp(1.0), sm0 = 1 / (1 + e), sm1 = e / (1 + e);
+    const double want[6] = {sm0 - 1, 0, sm1, sm0, sm1 - 1, 0};
+    for (int j = 0; j < 6; j++)
+        CHECK_MSG(fabs(g[j] - want[j]) < 1e-15, "grad[%d] = %.17g, want %.17g", j, g[j], want[j]);
+    free(g);
+    ct_tensor_release(l), ct_tensor_release(ls), ct_tensor_release(m);
+    ct_tensor_release(x), ct_tensor_release(t);
+}
+
 /* ---- views ---- */
 typedef struct {
     int kind;
@@ -1439,6 +1469,7 @@ int main(void) {
     RUN(gradcheck_matmul);
     RUN(gradcheck_nn);
     RUN(gradcheck_losses);
+    RUN(losses_with_infinite_logits);
     RUN(gradcheck_views);
     RUN(gradgradcheck_ops);
     RUN(accumulates_across_backward_calls);

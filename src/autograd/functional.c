@@ -64,7 +64,7 @@ ct_status ct_mse_loss(ct_ctx *ctx, const ct_tensor *input, const ct_tensor *targ
     return ct__reduce_loss(ctx, sq, reduction, out);
 }
 
-/* Per-sample -log_probs[i, target[i]] (N), through a one-hot mask so it is made of ops. */
+/* Per-sample -log_probs[i, target[i]] (N), made of ops (gather; its backward scatters). */
 static ct_status ct__nll_none(ct_ctx *ctx, const char *op, const ct_tensor *lp,
                               const ct_tensor *target, ct_tensor **out) {
     if (lp->ndim != 2)
@@ -96,19 +96,16 @@ static ct_status ct__nll_none(ct_ctx *ctx, const char *op, const ct_tensor *lp,
         ct__free(ctx, v);
         if (st != CT_OK) return st;
     }
-    ct_tensor *ar = NULL, *ar2 = NULL, *t2 = NULL, *hit = NULL, *oh = NULL, *pick = NULL, *s = NULL;
-    int64_t s1c[2] = {1, C}, sn1[2] = {N, 1};
-    int one = 1;
-    st = ct_tensor_arange(ctx, target->dtype, 0, (double)C, 1, &ar);
-    if (st == CT_OK) st = ct_tensor_reshape(ctx, ar, 2, s1c, &ar2);
-    if (st == CT_OK) st = ct_tensor_reshape(ctx, target, 2, sn1, &t2);
-    if (st == CT_OK) st = ct_eq(ctx, t2, ar2, &hit);
-    if (st == CT_OK) st = ct_cast(ctx, hit, lp->dtype, &oh);
-    if (st == CT_OK) st = ct_mul(ctx, lp, oh, &pick);
-    if (st == CT_OK) st = ct_sum(ctx, pick, 1, &one, false, &s);
+    /* -gather(lp, 1, target[:, None])[:, 0], as torch's nll_loss picks the target's entry (a
+     * one-hot product would turn an -inf log-probability of another class into NaN) */
+    ct_tensor *ix = NULL, *ix2 = NULL, *pick = NULL, *s = NULL;
+    st = target->dtype == CT_INT64 ? (ix = ct_tensor_retain((ct_tensor *)target), CT_OK)
+                                   : ct_cast(ctx, target, CT_INT64, &ix);
+    if (st == CT_OK) st = ct_tensor_unsqueeze(ctx, ix, 1, &ix2);
+    if (st == CT_OK) st = ct_gather(ctx, lp, 1, ix2, &pick);
+    if (st == CT_OK) st = ct_tensor_squeeze(ctx, pick, 1, &s);
     if (st == CT_OK) st = ct_neg(ctx, s, out);
-    ct_tensor_release(ar), ct_tensor_release(ar2), ct_tensor_release(t2);
-    ct_tensor_release(hit), ct_tensor_release(oh), ct_tensor_release(pick), ct_tensor_release(s);
+    ct_tensor_release(ix), ct_tensor_release(ix2), ct_tensor_release(pick), ct_tensor_release(s);
     return st;
 }
 
