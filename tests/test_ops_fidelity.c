@@ -286,6 +286,71 @@ TEST(ternary_broadcast_patterns) {
     CHECK(cases == 2 * 3 * (25 * 3 + 7));
 }
 
+/* add / sub (alpha 1 and not), mul, div over every broadcast pattern of two operands, as above:
+ * the binary vector loops take a column operand as one element per row */
+#define BB_REF(NAME, T, FMA)                                                                       \
+    static T NAME(int f, T a, T b, T al) {                                                         \
+        volatile T r;                                                                              \
+        switch (f) {                                                                               \
+        case 0: r = al == 1 ? a + b : FMA(al, b, a); break;                                        \
+        case 1: r = al == 1 ? a - b : FMA(-al, b, a); break;                                       \
+        case 2: r = a * b; break;                                                                  \
+        default: r = a / b; break;                                                                 \
+        }                                                                                          \
+        return r;                                                                                  \
+    }
+BB_REF(bb_ref32, float, fmaf)
+BB_REF(bb_ref64, double, fma)
+TEST(binary_broadcast_patterns) {
+    static double in[2][TB_R * TB_C];
+    const double alphas[] = {1.0, 2.5, -0.75};
+    int cases = 0;
+    for (int f = 0; f < 4; f++) /* add, sub, mul, div */
+        for (int f64 = 0; f64 < 2; f64++)
+            for (int pat = 0; pat < 9; pat++)
+                for (int k = 0; k < (f < 2 ? 3 : 1); k++) {
+                    const ct_dtype dt = f64 ? CT_FLOAT64 : CT_FLOAT32;
+                    const int d[2] = {pat % 3, pat / 3};
+                    if (d[0] != 0 && d[1] != 0 && d[0] == d[1]) continue; /* not [R, C] */
+                    for (int j = 0; j < 2; j++)
+                        for (int i = 0; i < TB_R * TB_C; i++)
+                            in[j][i] = tb_val(0);
+                    for (int j = 0; j < 2; j++)
+                        for (int r = 0; r < TB_R; r++)
+                            for (int c = 0; c < TB_C; c++)
+                                in[j][r * TB_C + c] =
+                                    in[j][(d[j] == 2 ? 0 : r) * TB_C + (d[j] == 1 ? 0 : c)];
+                    const double al = alphas[k];
+                    ct_tensor *t[2], *r = NULL;
+                    for (int j = 0; j < 2; j++)
+                        t[j] = tb_mk(dt, d[j], in[j]);
+                    ct_status st = f == 0   ? ct_add_scaled(ctx, t[0], t[1], al, &r)
+                                   : f == 1 ? ct_sub_scaled(ctx, t[0], t[1], al, &r)
+                                   : f == 2 ? ct_mul(ctx, t[0], t[1], &r)
+                                            : ct_div(ctx, t[0], t[1], &r);
+                    CHECK_OK(st);
+                    static double od[TB_R * TB_C];
+                    static float of[TB_R * TB_C];
+                    CHECK(f64 ? rd(r, od, sizeof od) : rd(r, of, sizeof of));
+                    int bad = 0;
+                    for (int i = 0; i < TB_R * TB_C; i++) {
+                        const double want =
+                            f64 ? bb_ref64(f, in[0][i], in[1][i], al)
+                                : (double)bb_ref32(f, (float)in[0][i], (float)in[1][i], (float)al);
+                        const double got = f64 ? od[i] : (double)of[i];
+                        if (isnan(want) ? !isnan(got)
+                                        : (f64 ? d2u(got) != d2u(want)
+                                               : f2u((float)got) != f2u((float)want)))
+                            bad++;
+                    }
+                    CHECK_MSG(bad == 0, "op %d f64 %d alpha %g pattern %d%d: %d of %d differ", f,
+                              f64, al, d[0], d[1], bad, TB_R * TB_C);
+                    cases++;
+                    ct_tensor_release(t[0]), ct_tensor_release(t[1]), ct_tensor_release(r);
+                }
+    CHECK(cases == 2 * 7 * (3 + 3 + 1 + 1));
+}
+
 /* integer addcmul works (value truncated, wrapping arithmetic); bool and integer addcdiv do not */
 TEST(addcmul_integer) {
     int32_t s[5] = {-3, 0, 5, 2147483647, 7}, x[5] = {-3, 4, 5, 2, -1}, y[5] = {-3, 9, 5, 1, 6};
@@ -1166,6 +1231,7 @@ int main(void) {
     RUN(addcmul_fma);
     RUN(addcmul_integer);
     RUN(ternary_broadcast_patterns);
+    RUN(binary_broadcast_patterns);
     RUN(pow_special_exponents_golden);
     RUN(float_to_int_casts_golden);
     RUN(int_to_float_casts_round_once_golden);

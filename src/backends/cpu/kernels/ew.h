@@ -26,6 +26,11 @@ void ct_k_c_bin32(int64_t n, char *const *p, const ct_op_desc *op, const void *f
 void ct_k_c_bin64(int64_t n, char *const *p, const ct_op_desc *op, const void *fn);
 void ct_k_c_un32(int64_t n, char *const *p, const ct_op_desc *op, const void *fn);
 void ct_k_c_un64(int64_t n, char *const *p, const ct_op_desc *op, const void *fn);
+/* The ct_k_contig_bc adapters of binbc_f32 / binbc_f64 (scalars[0] as alpha). */
+void ct_k_c_binbc32(int64_t n, char *const *p, const int64_t *s, const ct_op_desc *op,
+                    const void *fn);
+void ct_k_c_binbc64(int64_t n, char *const *p, const int64_t *s, const ct_op_desc *op,
+                    const void *fn);
 /* The ct_k_contig_bc adapters of tern_f32 / tern_f64 (scalars[0] as v); the _w forms run a
  * two-input op (lerp with a scalar weight) with scalars[0] as the broadcast third operand. */
 void ct_k_c_tern32(int64_t n, char *const *p, const int64_t *s, const ct_op_desc *op,

@@ -31,6 +31,12 @@ typedef struct ct_k_isa {
                                     float alpha);
     void (*bin_f64[CT_K_BIN_COUNT])(int64_t n, double *o, const double *a, const double *b,
                                     double alpha);
+    /* The binary loops with a broadcast operand: bit 0 of bc set, a is one element for every i;
+     * bit 1, b (bc 0: both contiguous, as bin_*). The bin_* loops' bits. */
+    void (*binbc_f32[CT_K_BIN_COUNT])(int64_t n, float *o, const float *a, const float *b, int bc,
+                                      float alpha);
+    void (*binbc_f64[CT_K_BIN_COUNT])(int64_t n, double *o, const double *a, const double *b,
+                                      int bc, double alpha);
     void (*un_f32[CT_K_UN_COUNT])(int64_t n, float *o, const float *a);
     void (*un_f64[CT_K_UN_COUNT])(int64_t n, double *o, const double *a);
     /* Ternary ops, the generic loops' bits: ADDCMUL fma(v b, c, a), ADDCDIV fma(v, b / c, a), LERP

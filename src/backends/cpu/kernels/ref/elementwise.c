@@ -526,6 +526,8 @@ static const ct_k_loop *ct_k_more_tab(const ct_op_desc *op) {
 
 /* ---- contiguous adapters onto the ISA table ---- */
 typedef void (*ct_k_bin32)(int64_t, float *, const float *, const float *, float);
+typedef void (*ct_k_binbc32)(int64_t, float *, const float *, const float *, int, float);
+typedef void (*ct_k_binbc64)(int64_t, double *, const double *, const double *, int, double);
 typedef void (*ct_k_bin64)(int64_t, double *, const double *, const double *, double);
 typedef void (*ct_k_un32)(int64_t, float *, const float *);
 typedef void (*ct_k_un64)(int64_t, double *, const double *);
@@ -536,6 +538,17 @@ void ct_k_c_bin32(int64_t n, char *const *p, const ct_op_desc *op, const void *f
 void ct_k_c_bin64(int64_t n, char *const *p, const ct_op_desc *op, const void *fn) {
     (*(const ct_k_bin64 *)fn)(n, (double *)p[0], (const double *)p[1], (const double *)p[2],
                               op->scalars[0]);
+}
+static int ct_k_bc_mask(const int64_t *s, int n_in);
+void ct_k_c_binbc32(int64_t n, char *const *p, const int64_t *s, const ct_op_desc *op,
+                    const void *fn) {
+    (*(const ct_k_binbc32 *)fn)(n, (float *)p[0], (const float *)p[1], (const float *)p[2],
+                                ct_k_bc_mask(s, 2), (float)op->scalars[0]);
+}
+void ct_k_c_binbc64(int64_t n, char *const *p, const int64_t *s, const ct_op_desc *op,
+                    const void *fn) {
+    (*(const ct_k_binbc64 *)fn)(n, (double *)p[0], (const double *)p[1], (const double *)p[2],
+                                ct_k_bc_mask(s, 2), op->scalars[0]);
 }
 void ct_k_c_un32(int64_t n, char *const *p, const ct_op_desc *op, const void *fn) {
     (*(const ct_k_un32 *)fn)(n, (float *)p[0], (const float *)p[1]);
@@ -654,6 +667,14 @@ ct_status ct_k_elementwise(const ct_op_desc *op, const ct_k_isa *isa) {
         break;
     }
     if (!tab[(int)dt < CT_DTYPE_COUNT && (int)dt >= 0 ? dt : 0]) return CT_ERR_UNSUPPORTED;
+    if (bin >= 0 && dt == CT_FLOAT32 && isa->binbc_f32[bin]) {
+        ct_k_ew_drive_bc(op, tab[dt], ct_k_c_binbc32, &isa->binbc_f32[bin]);
+        return CT_OK;
+    }
+    if (bin >= 0 && dt == CT_FLOAT64 && isa->binbc_f64[bin]) {
+        ct_k_ew_drive_bc(op, tab[dt], ct_k_c_binbc64, &isa->binbc_f64[bin]);
+        return CT_OK;
+    }
     if (bin >= 0 && dt == CT_FLOAT32 && isa->bin_f32[bin]) {
         ct_k_ew_drive(op, tab[dt], ct_k_c_bin32, &isa->bin_f32[bin]);
         return CT_OK;

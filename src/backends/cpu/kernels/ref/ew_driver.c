@@ -57,38 +57,56 @@ typedef struct {
     int64_t chunk, nchunks;
 } ct_k_ew_job;
 
-static void ct_k_ew_item(const ct_k_ew_job *j, int64_t item) {
+/* Items [b, e) (item = row * nchunks + chunk): the start of item b from its row index, then the
+ * rows after it by an odometer over the outer dims (no division per item). Offsets are kept in
+ * bytes from each operand's start, so no pointer is formed outside its tensor. */
+#if defined(__GNUC__) && !defined(__clang__)
+/* the per-operand loops run 2-4 times: GCC's vectorised form of them cost more than the rows */
+__attribute__((optimize("no-tree-vectorize")))
+#endif
+static void
+ct_k_ew_range(void *arg, int64_t b, int64_t e) {
+    const ct_k_ew_job *j = arg;
     const ct_k_geom *g = j->g;
-    int nd = g->ndim, nops = g->nops;
-    int64_t row = item / j->nchunks, c = item % j->nchunks;
-    int64_t inner = g->shape[nd - 1];
-    int64_t start = c * j->chunk, n = inner - start < j->chunk ? inner - start : j->chunk;
-    char *p[CT_OP_MAX_OPERANDS];
-    for (int k = 0; k < nops; k++)
-        p[k] = (char *)j->op->operands[k].data;
+    const int nd = g->ndim, nops = g->nops;
+    if (b >= e) return;
+    int64_t row = b / j->nchunks, c = b % j->nchunks;
+    const int64_t inner = g->shape[nd - 1];
+    int64_t idx[CT_MAX_DIMS] = {0}, off[CT_OP_MAX_OPERANDS] = {0}, s[CT_OP_MAX_OPERANDS];
+    char *base[CT_OP_MAX_OPERANDS], *p[CT_OP_MAX_OPERANDS];
+    for (int k = 0; k < nops; k++) {
+        base[k] = (char *)j->op->operands[k].data;
+        s[k] = g->bstr[k][nd - 1];
+    }
     for (int d = nd - 2; d >= 0 && row > 0; d--) {
-        int64_t idx = row % g->shape[d];
+        idx[d] = row % g->shape[d];
         row /= g->shape[d];
         for (int k = 0; k < nops; k++)
-            p[k] += idx * g->bstr[k][d];
+            off[k] += idx[d] * g->bstr[k][d];
     }
-    for (int k = 0; k < nops; k++)
-        p[k] += start * g->bstr[k][nd - 1];
-    int64_t s[CT_OP_MAX_OPERANDS];
-    for (int k = 0; k < nops; k++)
-        s[k] = g->bstr[k][nd - 1];
-    if (!j->is_contig)
-        j->loop(n, p, s, j->op);
-    else if (j->contig_bc)
-        j->contig_bc(n, p, s, j->op, j->fn);
-    else
-        j->contig(n, p, j->op, j->fn);
-}
-
-static void ct_k_ew_range(void *arg, int64_t b, int64_t e) {
-    const ct_k_ew_job *j = arg;
-    for (int64_t it = b; it < e; it++)
-        ct_k_ew_item(j, it);
+    for (int64_t it = b; it < e; it++) {
+        const int64_t start = c * j->chunk, n = inner - start < j->chunk ? inner - start : j->chunk;
+        for (int k = 0; k < nops; k++)
+            p[k] = base[k] + off[k] + start * s[k];
+        if (!j->is_contig)
+            j->loop(n, p, s, j->op);
+        else if (j->contig_bc)
+            j->contig_bc(n, p, s, j->op, j->fn);
+        else
+            j->contig(n, p, j->op, j->fn);
+        if (++c < j->nchunks || it + 1 == e) continue;
+        c = 0; /* the next row */
+        for (int d = nd - 2; d >= 0; d--) {
+            if (++idx[d] < g->shape[d]) {
+                for (int k = 0; k < nops; k++)
+                    off[k] += g->bstr[k][d];
+                break;
+            }
+            idx[d] = 0;
+            for (int k = 0; k < nops; k++)
+                off[k] -= (g->shape[d] - 1) * g->bstr[k][d];
+        }
+    }
 }
 
 static void ct_k_drive(const ct_op_desc *op, ct_k_loop loop, ct_k_contig contig,
