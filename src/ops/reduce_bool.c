@@ -21,7 +21,8 @@ static ct_status ct__count(ct_ctx *ctx, const char *op, const ct_tensor *t, int 
 static ct_status ct__all_any(ct_ctx *ctx, const char *op, const ct_tensor *t, int n_dims,
                              const int *dims, bool keepdim, bool all, ct_tensor **out) {
     ct_tensor *n = NULL, *r = NULL;
-    ct_status st = ct__count(ctx, op, t, n_dims, dims, keepdim, all, &n);
+    ct_status st = ct__one_input(ctx, op, t, out); /* the caller's out (the count gets &n) */
+    if (st == CT_OK) st = ct__count(ctx, op, t, n_dims, dims, keepdim, all, &n);
     if (st != CT_OK) return st;
     /* all: no zero entry; any: some nonzero entry */
     st = all ? ct_eq_scalar(ctx, n, 0.0, &r) : ct_gt_scalar(ctx, n, 0.0, &r);
