@@ -94,6 +94,7 @@ def generate():
         " * crashes (or a sanitizer reports, or the child leaks), or when a call given a live context",
         " * returns an error without a message in ct_ctx_last_error. The check_api_sweep test (Python)",
         " * fails when this file is older than the headers. */",
+        "/* clang-format off */",
         '#include "api_sweep.h"',
     ]
     decls = declarations()

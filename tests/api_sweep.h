@@ -1,8 +1,9 @@
 /* Harness of the generated tests/test_api_sweep.c (scripts/gen_api_sweep.py): the handles the
  * sweep's calls receive, the status check, and the forked runner. Each case runs in a child in
  * debug mode (poisoned handles, no block cache: AddressSanitizer sees every block); after the call
- * the child releases what it made and exits through exit(), so a leaked tensor (ct_ctx_live_tensors)
- * or a leaked allocation (LeakSanitizer) fails the case. A case that crashes fails alone. */
+ * the child releases what it made and exits through exit(), so a leaked tensor
+ * (ct_ctx_live_tensors) or a leaked allocation (LeakSanitizer) fails the case. A case that crashes
+ * fails alone. */
 #ifndef CTORCH_TEST_API_SWEEP_H
 #define CTORCH_TEST_API_SWEEP_H
 
@@ -16,9 +17,9 @@
 #include <unistd.h>
 
 static ct_ctx *S_ctx;
-static ct_tensor *S_t;                /* a live 2x2 f32 tensor */
-static ct_tensor *S_out[4];           /* the ct_tensor ** outputs (one slot per parameter) */
-static const ct_tensor *S_tarr[4];    /* a tensor array: S_t four times */
+static ct_tensor *S_t;             /* a live 2x2 f32 tensor */
+static ct_tensor *S_out[4];        /* the ct_tensor ** outputs (one slot per parameter) */
+static const ct_tensor *S_tarr[4]; /* a tensor array: S_t four times */
 static int64_t S_i64[8] = {2, 2, 2, 2, 2, 2, 2, 2};
 static int S_int[8] = {0, 1, 0, 1, 0, 1, 0, 1};
 
@@ -27,7 +28,7 @@ static int S_int[8] = {0, 1, 0, 1, 0, 1, 0, 1};
     do {                                                                                           \
         ct_status st_ = (call);                                                                    \
         if (st_ != CT_OK && !ct_ctx_last_error(S_ctx)[0]) {                                        \
-            printf("  returned %s without a message\n", ct_status_str(st_));                      \
+            printf("  returned %s without a message\n", ct_status_str(st_));                       \
             fflush(stdout);                                                                        \
             _exit(3);                                                                              \
         }                                                                                          \

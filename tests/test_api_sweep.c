@@ -6,6 +6,7 @@
  * crashes (or a sanitizer reports, or the child leaks), or when a call given a live context
  * returns an error without a message in ct_ctx_last_error. The check_api_sweep test (Python)
  * fails when this file is older than the headers. */
+/* clang-format off */
 #include "api_sweep.h"
 #include "ctorch/attention.h"
 #include "ctorch/autograd.h"
