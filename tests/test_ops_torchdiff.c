@@ -204,8 +204,85 @@ TEST(full_value_conversion) {
     ct_tensor_release(r);
     CHECK_ST(ct_tensor_full(ctx, CT_FLOAT16, 1, sh, 65504, &r), CT_OK);
     ct_tensor_release(r);
-    CHECK_ST(ct_tensor_full(ctx, CT_FLOAT32, 1, sh, 1e39, &r), CT_OK); /* inf, as torch */
+    /* torch.full((3,), 1e39) raises "value cannot be converted to type float without overflow" */
+    CHECK_ST(ct_tensor_full(ctx, CT_FLOAT32, 1, sh, 1e39, &r), CT_ERR_INVALID_ARG);
+    CHECK_ST(ct_tensor_full(ctx, CT_FLOAT32, 1, sh, -INFINITY, &r), CT_OK);
     ct_tensor_release(r);
+}
+
+/* ---- c10's checked Scalar conversion, one rule for every fill: torch.full, F.pad's value (a
+ * Python float: uint8 takes no negative), masked_fill. The table is torch 1.13's answer (1: the
+ * call works) per dtype and value, as full << 2 | pad << 1 | masked_fill, an integral value
+ * within int64 passed as a Python int (ctorch's reading of an integral double). ---- */
+TEST(scalar_fill_conversion_checked_as_c10) {
+    static const double vals[] = {-0.5,
+                                  -1.0,
+                                  -255.0,
+                                  -256.0,
+                                  127.5,
+                                  -128.5,
+                                  255.5,
+                                  2.7,
+                                  -2.7,
+                                  32767.5,
+                                  2147483647.5,
+                                  -2147483649.0,
+                                  9223372036854775807.0,
+                                  -9223372036854775808.0,
+                                  -9.3e18,
+                                  65504.0,
+                                  65519.99,
+                                  3.3895313892515355e38,
+                                  3.39e38,
+                                  3.4028234663852886e38,
+                                  3.4028235e38,
+                                  1e300,
+                                  -1e300,
+                                  INFINITY,
+                                  NAN};
+    static const struct {
+        ct_dtype dt;
+        const char *ok;
+    } rows[] = {
+        {CT_UINT8, "0550700700000000000000000"},    {CT_INT8, "7700000770000000000000000"},
+        {CT_INT16, "7777777770000000000000000"},    {CT_INT32, "7777777777000007700000000"},
+        {CT_INT64, "7777777777777707700000000"},    {CT_FLOAT16, "7777777777000007000000077"},
+        {CT_BFLOAT16, "7777777777777777770000077"}, {CT_FLOAT32, "7777777777777777777700077"},
+        {CT_FLOAT64, "7777777777777777777777777"},  {CT_BOOL, "7777777777777777777777777"},
+    };
+    const int64_t sh[1] = {1}, pads[2] = {1, 0};
+    for (size_t r = 0; r < sizeof rows / sizeof rows[0]; r++) {
+        ct_tensor *z = NULL, *m = NULL, *o = NULL;
+        CHECK_OK(ct_tensor_zeros(ctx, rows[r].dt, 1, sh, &z));
+        CHECK_OK(ct_tensor_full(ctx, CT_BOOL, 1, sh, 1, &m));
+        for (int i = 0; i < (int)(sizeof vals / sizeof vals[0]); i++) {
+            const int want = rows[r].ok[i] - '0';
+            const ct_status sf = ct_tensor_full(ctx, rows[r].dt, 1, sh, vals[i], &o);
+            ct_tensor_release(o), o = NULL;
+            const ct_status sp = ct_pad(ctx, z, 2, pads, CT_PAD_CONSTANT, vals[i], &o);
+            ct_tensor_release(o), o = NULL;
+            const ct_status sm = ct_masked_fill(ctx, z, m, vals[i], &o);
+            ct_tensor_release(o), o = NULL;
+            const int got = (sf == CT_OK) << 2 | (sp == CT_OK) << 1 | (sm == CT_OK);
+            CHECK_MSG(got == want, "%s value %.17g: full/pad/masked_fill ok %d%d%d, torch %d%d%d",
+                      ct_dtype_name(rows[r].dt), vals[i], got >> 2, got >> 1 & 1, got & 1,
+                      want >> 2, want >> 1 & 1, want & 1);
+        }
+        ct_tensor_release(z), ct_tensor_release(m);
+    }
+    /* the value is checked only when pad fills (torch: no positive pad, no fill) */
+    ct_tensor *u = NULL, *o = NULL;
+    CHECK_OK(ct_tensor_full(ctx, CT_UINT8, 1, (int64_t[1]){3}, 7, &u));
+    CHECK_OK(ct_pad(ctx, u, 2, (int64_t[2]){-1, 0}, CT_PAD_CONSTANT, -2, &o));
+    CHECK(o && ct_tensor_numel(o) == 2);
+    ct_tensor_release(o), o = NULL;
+    CHECK_ST(ct_pad(ctx, u, 2, (int64_t[2]){1, -1}, CT_PAD_CONSTANT, -2, &o), CT_ERR_INVALID_ARG);
+    CHECK(strstr(ct_ctx_last_error(ctx), "pad: value -2 cannot be converted to uint8") != NULL);
+    /* int64 takes 2^63 (c10 compares in double) and stores x86's INT64_MIN, as torch */
+    CHECK_OK(ct_tensor_full(ctx, CT_INT64, 1, sh, 9223372036854775808.0, &o));
+    int64_t g = 0;
+    CHECK(o && ct_tensor_to_host(o, &g, sizeof g) == CT_OK && g == INT64_MIN);
+    ct_tensor_release(o), ct_tensor_release(u);
 }
 
 /* ---- arange with an integer dtype: start, end and step are truncated first ---- */
@@ -899,6 +976,7 @@ int main(void) {
     RUN(pow_exponent_overflow);
     RUN(pow_exponent_rounded_half);
     RUN(full_value_conversion);
+    RUN(scalar_fill_conversion_checked_as_c10);
     RUN(arange_integer_truncates_bounds);
     RUN(bool_add_alpha);
     RUN(addcdiv_integer_operands);

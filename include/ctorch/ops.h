@@ -321,8 +321,9 @@ typedef enum ct_pad_mode {
 /* Pad (F.pad): pad[2k], pad[2k+1] add elements before / after dim ndim-1-k (n_pad/2 dims from the
  * last); constant mode fills `value` and accepts negative pads (cropping); reflect needs pads <
  * the size, circular <= the size. As torch 1.13, padding k dims in reflect / replicate mode takes
- * a (k+1)- or (k+2)-dim input, circular a (k+2)-dim one (else CT_ERR_SHAPE). A copy,
- * differentiable (index_select + masked_fill). CPU. */
+ * a (k+1)- or (k+2)-dim input, circular a (k+2)-dim one (else CT_ERR_SHAPE). When a pad is
+ * positive, `value` is checked as torch's float value (as ct_tensor_full, but uint8 takes no
+ * negative): CT_ERR_INVALID_ARG. A copy, differentiable (index_select + masked_fill). CPU. */
 CT_API ct_status ct_pad(ct_ctx *ctx, const ct_tensor *x, int n_pad, const int64_t *pad,
                         ct_pad_mode mode, double value, ct_tensor **out);
 

@@ -58,7 +58,8 @@ CT_API ct_status ct_tensor_empty_on(ct_ctx *ctx, ct_device device, ct_dtype dtyp
 CT_API ct_status ct_tensor_zeros(ct_ctx *ctx, ct_dtype dtype, int ndim, const int64_t *shape,
                                  ct_tensor **out);
 /* New tensor filled with `value` converted to dtype (as torch.full): CT_ERR_INVALID_ARG when value
- * overflows dtype (uint8 takes -255..255, negatives wrapping; f16/bf16 reject finite overflow). */
+ * overflows dtype as c10 checks it (integers: inside [min, max], so 127.5 fails for int8, and
+ * uint8 also takes the integers -255..-1, wrapping; f16/bf16/f32: finite beyond the largest). */
 CT_API ct_status ct_tensor_full(ct_ctx *ctx, ct_dtype dtype, int ndim, const int64_t *shape,
                                 double value, ct_tensor **out);
 /* New tensor filled with ones (as torch.ones). */

@@ -25,15 +25,35 @@ static inline bool ct__int_range(ct_dtype dt, double *lo, double *hi) {
     return true;
 }
 
-/* A double Scalar converted to integer dtype dt (uint8..int64) as c10's checked conversion:
- * *conv = trunc(v) for v inside dt's range, uint8 also takes the integers -255..-1 (they wrap
- * where used); false (overflow) otherwise, NaN included. */
+/* c10's overflow check of a Scalar converted to dtype dt (torch.full, masked_fill, clamp bounds,
+ * addmm's beta, F.pad's value, ...): an integer dtype takes values inside [min, max] (a fraction
+ * beyond them overflows: 127.5 for int8), and uint8 also the integers -255..-1 (they wrap) when
+ * the Scalar is an int (as_int; F.pad's value is always a float); f16, bf16 and f32 refuse finite
+ * values beyond their largest (infinities and NaN pass); bool and f64 take anything. NaN and
+ * infinities overflow every integer dtype. */
+static inline bool ct__scalar_fits_dtype(ct_dtype dt, double v, bool as_int) {
+    double lo = 0, hi = 0;
+    if (dt == CT_BOOL || dt == CT_FLOAT64) return true;
+    if (ct__int_range(dt, &lo, &hi)) {
+        if (dt == CT_UINT8 && as_int && v < 0 && v >= -255 && v == (double)(int64_t)v) lo = -255;
+        return v >= lo && v <= hi; /* int64: hi is 2^63 in double, which c10 lets through */
+    }
+    const double fmax = dt == CT_FLOAT16    ? 65504.0
+                        : dt == CT_BFLOAT16 ? 3.3895313892515355e38
+                        : dt == CT_FLOAT32  ? 3.4028234663852886e38
+                                            : 0;
+    return !(fmax > 0 && v - v == 0 && (v > fmax || v < -fmax));
+}
+
+/* A double Scalar converted to integer dtype dt (uint8..int64) as c10's checked conversion (a
+ * C double stands for an int when it is integral): *conv = trunc(v) when it fits
+ * (ct__scalar_fits_dtype), false (overflow) otherwise. */
 static inline bool ct__int_scalar_conv(ct_dtype dt, double v, double *conv) {
     double lo = 0, hi = 0;
     if (dt == CT_BOOL || !ct__int_range(dt, &lo, &hi)) return false;
-    if (dt == CT_UINT8 && v < 0 && v >= -255 && v == (double)(int64_t)v) lo = -255;
-    if (!(v >= lo && (dt == CT_INT64 ? v < hi : v <= hi))) return false; /* int64: hi is 2^63 */
-    *conv = (double)(int64_t)v;
+    if (!ct__scalar_fits_dtype(dt, v, true)) return false;
+    /* 2^63 (int64) converts as x86's cvttsd2si: INT64_MIN */
+    *conv = v >= 9223372036854775808.0 ? -9223372036854775808.0 : (double)(int64_t)v;
     return true;
 }
 

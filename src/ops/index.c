@@ -373,6 +373,8 @@ ct_status ct_masked_fill(ct_ctx *ctx, const ct_tensor *t, const ct_tensor *mask,
     if (!ct__is_compute_dtype(t->dtype))
         return ct__set_error(ctx, CT_ERR_DTYPE, "masked_fill: dtype %s is a storage format",
                              ct_dtype_name(t->dtype));
+    st = ct__check_scalar_fits(ctx, "masked_fill", t->dtype, value, true);
+    if (st != CT_OK) return st;
     ct_tensor *v = NULL;
     if (t->storage->device.type == CT_DEVICE_CPU) {
         st = ct_tensor_full(ctx, t->dtype, 0, NULL, value, &v);

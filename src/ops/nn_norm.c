@@ -403,6 +403,13 @@ ct_status ct_pad(ct_ctx *ctx, const ct_tensor *x, int n_pad, const int64_t *pad,
                                    "got %d dims",
                                    mode == CT_PAD_REFLECT ? "reflect" : "replicate", k, k + 1,
                                    k + 2, x->ndim);
+    /* torch fills the output with the value (a float: no uint8 wrap) as soon as one pad is
+     * positive, and its conversion to the dtype is checked then */
+    bool fills = false;
+    for (int i = 0; i < n_pad; i++)
+        fills |= mode == CT_PAD_CONSTANT && pad[i] > 0;
+    if (fills && (st = ct__check_scalar_fits(ctx, "pad", x->dtype, value, false)) != CT_OK)
+        return st;
     if (x->storage->device.type != CT_DEVICE_CPU)
         return ct__set_error(ctx, CT_ERR_UNSUPPORTED, "pad: only CPU tensors so far");
     ct_tensor *y = ct_tensor_retain((ct_tensor *)x);

@@ -27,6 +27,7 @@ ct_status ct_empty_like(ct_ctx *ctx, const ct_tensor *t, ct_tensor **out) {
 
 ct_status ct_full_like(ct_ctx *ctx, const ct_tensor *t, double value, ct_tensor **out) {
     ct_status st = ct__one_input(ctx, "full_like", t, out);
+    if (st == CT_OK) st = ct__check_scalar_fits(ctx, "full_like", t->dtype, value, true);
     if (st != CT_OK) return st;
     if (t->storage->device.type != CT_DEVICE_CPU) {
         ct_tensor *r = NULL;

@@ -4,6 +4,7 @@
 #include "core/calloc.h"
 #include "dtype/half.h"
 
+#include <math.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -497,22 +498,14 @@ static ct_status ct__fill_like(ct_ctx *ctx, ct_op_kind kind, ct_dtype dtype, int
     return CT_OK;
 }
 
-/* c10's overflow check of a Python number converted to dtype (torch.full, linspace): uint8 also
- * takes -255..-1 (they wrap: -1 is 255); f16/bf16 reject finite values beyond their largest
- * (infinities and NaN pass). */
-static ct_status ct__scalar_fits(ct_ctx *ctx, const char *op, ct_dtype dtype, double value) {
-    double lo = 0, hi = 0;
-    if (dtype != CT_BOOL && ct__int_range(dtype, &lo, &hi) &&
-        !(value >= (dtype == CT_UINT8 ? -255.0 : lo) && value < hi + 1))
-        return ct__set_error(ctx, CT_ERR_INVALID_ARG,
-                             "%s: value %g cannot be converted to %s without overflow", op, value,
-                             ct_dtype_name(dtype));
-    double fmax = dtype == CT_FLOAT16 ? 65504.0 : dtype == CT_BFLOAT16 ? 3.3895313892515355e38 : 0;
-    if (fmax > 0 && value == value && value - value == 0 && (value > fmax || value < -fmax))
-        return ct__set_error(ctx, CT_ERR_INVALID_ARG,
-                             "%s: value %g cannot be converted to %s without overflow", op, value,
-                             ct_dtype_name(dtype));
-    return CT_OK;
+/* c10's overflow check of a number converted to dtype (torch.full, linspace, masked_fill): an
+ * integral double stands for a Python int (ct__scalar_fits_dtype). */
+ct_status ct__check_scalar_fits(ct_ctx *ctx, const char *op, ct_dtype dtype, double value,
+                                bool as_int) {
+    if (ct__scalar_fits_dtype(dtype, value, as_int && value == floor(value))) return CT_OK;
+    return ct__set_error(ctx, CT_ERR_INVALID_ARG,
+                         "%s: value %g cannot be converted to %s without overflow", op, value,
+                         ct_dtype_name(dtype));
 }
 
 ct_status ct_tensor_full(ct_ctx *ctx, ct_dtype dtype, int ndim, const int64_t *shape, double value,
@@ -522,7 +515,7 @@ ct_status ct_tensor_full(ct_ctx *ctx, ct_dtype dtype, int ndim, const int64_t *s
     if (!ct__is_compute_dtype(dtype))
         return ct__set_error(ctx, CT_ERR_DTYPE, "full: dtype %s is not supported",
                              ct_dtype_name(dtype));
-    ct_status st = ct__scalar_fits(ctx, "full", dtype, value);
+    ct_status st = ct__check_scalar_fits(ctx, "full", dtype, value, true);
     if (st != CT_OK) return st;
     double sc[4] = {value, 0, 0, 0};
     return ct__fill_like(ctx, CT_OP_FILL, dtype, ndim, shape, sc, NULL, out);
@@ -578,8 +571,8 @@ ct_status ct_tensor_linspace(ct_ctx *ctx, ct_dtype dtype, double start, double e
         return ct__set_error(ctx, CT_ERR_INVALID_ARG,
                              "linspace: number of steps must be non-negative, got %lld",
                              (long long)steps);
-    ct_status st = ct__scalar_fits(ctx, "linspace", dtype, start);
-    if (st == CT_OK) st = ct__scalar_fits(ctx, "linspace", dtype, end);
+    ct_status st = ct__check_scalar_fits(ctx, "linspace", dtype, start, true);
+    if (st == CT_OK) st = ct__check_scalar_fits(ctx, "linspace", dtype, end, true);
     if (st != CT_OK) return st;
     double lo = 0, hi = 0;
     if (ct__int_range(dtype, &lo, &hi)) {

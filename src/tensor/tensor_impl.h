@@ -68,6 +68,10 @@ ct_status ct__check_shape(ct_ctx *ctx, const char *op, int ndim, const int64_t *
 /* CT_OK, or CT_ERR_OVERFLOW naming `op` when prod(max(shape[i], 1)) * itemsize overflows int64. */
 ct_status ct__check_extent(ct_ctx *ctx, const char *op, int ndim, const int64_t *shape,
                            size_t itemsize);
+/* CT_OK, or CT_ERR_INVALID_ARG naming `op` when value overflows dtype as c10's checked Scalar
+ * conversion (ct__scalar_fits_dtype; as_int: an integral value stands for a Python int). */
+ct_status ct__check_scalar_fits(ct_ctx *ctx, const char *op, ct_dtype dtype, double value,
+                                bool as_int);
 /* Address of the first element. */
 static inline char *ct__tensor_ptr(const ct_tensor *t) {
     return (char *)t->storage->data + t->offset * (int64_t)ct__itemsize(t->dtype);
