@@ -285,6 +285,137 @@ TEST(scalar_fill_conversion_checked_as_c10) {
     ct_tensor_release(o), ct_tensor_release(u);
 }
 
+/* ---- Scalar parameters (alpha, value, weight, beta, threshold, slope, bounds) convert as c10
+ * checks them: against the dtype (add / sub alpha, index_add alpha, hardtanh / clamp bounds) or
+ * its opmath type, float for f16 / bf16 (addcmul / addcdiv value, lerp weight, softplus, addmm,
+ * leaky_relu, elu). The table is torch 1.13's answer per op, dtype and value: 1 works, 0 raises
+ * "cannot be converted ... without overflow", E raises another error (a fractional alpha for an
+ * integer tensor); cases torch does not implement (f16) are left out. ---- */
+static ct_status scalar_param_call(int op, const ct_tensor *x, double v, ct_tensor **o) {
+    ct_tensor *r = NULL, *c = NULL, *m2 = NULL, *idx = NULL, *x0 = NULL;
+    ct_status st = CT_OK;
+    switch (op) {
+    case 0: return ct_add_scaled(ctx, x, x, v, o);
+    case 1: return ct_sub_scaled(ctx, x, x, v, o);
+    case 2: return ct_addcmul(ctx, x, x, x, v, o);
+    case 3: return ct_addcdiv(ctx, x, x, x, v, o);
+    case 4: return ct_lerp_scalar(ctx, x, x, v, o);
+    case 5: return ct_softplus(ctx, x, v, 20, o);
+    case 6: return ct_softplus(ctx, x, 1, v, o);
+    case 7:
+    case 8:
+        CHECK_OK(ct_tensor_reshape(ctx, x, 2, (int64_t[2]){1, 2}, &r));
+        CHECK_OK(ct_tensor_reshape(ctx, x, 2, (int64_t[2]){2, 1}, &c));
+        CHECK_OK(ct_tensor_expand(ctx, c, 2, (int64_t[2]){2, 2}, &m2));
+        st = ct_addmm(ctx, r, r, m2, op == 7 ? v : 1, op == 8 ? v : 1, o);
+        ct_tensor_release(r), ct_tensor_release(c), ct_tensor_release(m2);
+        return st;
+    case 9:
+        CHECK_OK(ct_tensor_full(ctx, CT_INT64, 1, (int64_t[1]){1}, 0, &idx));
+        CHECK_OK(ct_tensor_narrow(ctx, x, 0, 0, 1, &x0));
+        st = ct_index_add(ctx, x, 0, idx, x0, v, o);
+        ct_tensor_release(idx), ct_tensor_release(x0);
+        return st;
+    case 10: return ct_hardtanh(ctx, x, -1, v, o);
+    case 11: return ct_leaky_relu(ctx, x, v, o);
+    case 12: return ct_elu(ctx, x, v, o);
+    default: return ct_clamp(ctx, x, NULL, &v, o);
+    }
+}
+TEST(scalar_params_checked_as_c10) {
+    static const char *names[] = {
+        "add_scaled",    "sub_scaled",         "addcmul",    "addcdiv",     "lerp_scalar",
+        "softplus beta", "softplus threshold", "addmm beta", "addmm alpha", "index_add",
+        "hardtanh",      "leaky_relu",         "elu",        "clamp"};
+    static const double fv[] = {7e4, 3.395e38, 1e39, -1e39, 1e300},
+                        iv[] = {300, -129, 127, 2.5, -1, 256, -255, -256};
+    static const struct {
+        int op;
+        ct_dtype dt;
+        const char *ok;
+    } rows[] = {
+        {0, CT_FLOAT16, "00000"},   /* add_scaled */
+        {0, CT_BFLOAT16, "10000"},  /* add_scaled */
+        {0, CT_FLOAT32, "11000"},   /* add_scaled */
+        {0, CT_FLOAT64, "11111"},   /* add_scaled */
+        {0, CT_INT8, "001E1000"},   /* add_scaled */
+        {0, CT_UINT8, "011E1010"},  /* add_scaled */
+        {1, CT_FLOAT16, "00000"},   /* sub_scaled */
+        {1, CT_BFLOAT16, "10000"},  /* sub_scaled */
+        {1, CT_FLOAT32, "11000"},   /* sub_scaled */
+        {1, CT_FLOAT64, "11111"},   /* sub_scaled */
+        {1, CT_INT8, "001E1000"},   /* sub_scaled */
+        {1, CT_UINT8, "011E1010"},  /* sub_scaled */
+        {2, CT_BFLOAT16, "11000"},  /* addcmul */
+        {2, CT_FLOAT32, "11000"},   /* addcmul */
+        {2, CT_FLOAT64, "11111"},   /* addcmul */
+        {2, CT_INT8, "00111000"},   /* addcmul */
+        {2, CT_UINT8, "01111010"},  /* addcmul */
+        {3, CT_BFLOAT16, "11000"},  /* addcdiv */
+        {3, CT_FLOAT32, "11000"},   /* addcdiv */
+        {3, CT_FLOAT64, "11111"},   /* addcdiv */
+        {4, CT_BFLOAT16, "11000"},  /* lerp_scalar */
+        {4, CT_FLOAT32, "11000"},   /* lerp_scalar */
+        {4, CT_FLOAT64, "11111"},   /* lerp_scalar */
+        {5, CT_BFLOAT16, "11000"},  /* softplus_beta */
+        {5, CT_FLOAT32, "11000"},   /* softplus_beta */
+        {5, CT_FLOAT64, "11111"},   /* softplus_beta */
+        {6, CT_BFLOAT16, "11000"},  /* softplus_thr */
+        {6, CT_FLOAT32, "11000"},   /* softplus_thr */
+        {6, CT_FLOAT64, "11111"},   /* softplus_thr */
+        {7, CT_BFLOAT16, "11000"},  /* addmm_beta */
+        {7, CT_FLOAT32, "11000"},   /* addmm_beta */
+        {7, CT_FLOAT64, "11111"},   /* addmm_beta */
+        {7, CT_INT8, "00111000"},   /* addmm_beta */
+        {7, CT_UINT8, "01111010"},  /* addmm_beta */
+        {8, CT_BFLOAT16, "11000"},  /* addmm_alpha */
+        {8, CT_FLOAT32, "11000"},   /* addmm_alpha */
+        {8, CT_FLOAT64, "11111"},   /* addmm_alpha */
+        {8, CT_INT8, "00111000"},   /* addmm_alpha */
+        {8, CT_UINT8, "01111010"},  /* addmm_alpha */
+        {9, CT_FLOAT16, "00000"},   /* index_add */
+        {9, CT_BFLOAT16, "10000"},  /* index_add */
+        {9, CT_FLOAT32, "11000"},   /* index_add */
+        {9, CT_FLOAT64, "11111"},   /* index_add */
+        {9, CT_INT8, "00111000"},   /* index_add */
+        {9, CT_UINT8, "01111010"},  /* index_add */
+        {10, CT_BFLOAT16, "10000"}, /* hardtanh */
+        {10, CT_FLOAT32, "11000"},  /* hardtanh */
+        {10, CT_FLOAT64, "11111"},  /* hardtanh */
+        {10, CT_INT8, "00111000"},  /* hardtanh */
+        {11, CT_BFLOAT16, "11000"}, /* leaky_relu */
+        {11, CT_FLOAT32, "11000"},  /* leaky_relu */
+        {11, CT_FLOAT64, "11111"},  /* leaky_relu */
+        {12, CT_BFLOAT16, "11000"}, /* elu */
+        {12, CT_FLOAT32, "11000"},  /* elu */
+        {12, CT_FLOAT64, "11111"},  /* elu */
+        {13, CT_BFLOAT16, "10000"}, /* clamp */
+        {13, CT_FLOAT32, "11000"},  /* clamp */
+        {13, CT_FLOAT64, "11111"},  /* clamp */
+        {13, CT_INT8, "00111000"},  /* clamp */
+        {13, CT_UINT8, "01111010"}, /* clamp */
+    };
+    for (size_t r = 0; r < sizeof rows / sizeof rows[0]; r++) {
+        const bool fl = ct_dtype_is_floating(rows[r].dt);
+        ct_tensor *x = NULL;
+        CHECK_OK(ct_tensor_arange(ctx, rows[r].dt, 1, 3, 1, &x));
+        for (int i = 0; rows[r].ok[i]; i++) {
+            const double v = fl ? fv[i] : iv[i];
+            ct_tensor *o = NULL;
+            const ct_status st = scalar_param_call(rows[r].op, x, v, &o);
+            ct_tensor_release(o);
+            const char w = rows[r].ok[i];
+            const ct_status want = w == '1' ? CT_OK : w == '0' ? CT_ERR_INVALID_ARG : CT_ERR_DTYPE;
+            CHECK_MSG(st == want, "%s %s %g: %s, torch %c", names[rows[r].op],
+                      ct_dtype_name(rows[r].dt), v, ct_status_str(st), w);
+            if (w == '0')
+                CHECK_MSG(strstr(ct_ctx_last_error(ctx), "without overflow") != NULL, "%s: %s",
+                          names[rows[r].op], ct_ctx_last_error(ctx));
+        }
+        ct_tensor_release(x);
+    }
+}
+
 /* ---- arange with an integer dtype: start, end and step are truncated first ---- */
 TEST(arange_integer_truncates_bounds) {
     ct_tensor *r = NULL;
@@ -977,6 +1108,7 @@ int main(void) {
     RUN(pow_exponent_rounded_half);
     RUN(full_value_conversion);
     RUN(scalar_fill_conversion_checked_as_c10);
+    RUN(scalar_params_checked_as_c10);
     RUN(arange_integer_truncates_bounds);
     RUN(bool_add_alpha);
     RUN(addcdiv_integer_operands);

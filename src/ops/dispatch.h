@@ -36,6 +36,19 @@ static inline ct_status ct__own_tensor(ct_ctx *ctx, const char *op, const char *
         return ct__set_error(ctx, CT_ERR_DEVICE, "%s: %s must be on the CPU", op, what);
     return CT_OK;
 }
+/* CT_OK, or CT_ERR_INVALID_ARG naming op and what ("alpha") when the Scalar parameter v does not
+ * convert to dt as c10 checks it (ct__scalar_fits_dtype; an integral v stands for an int). With
+ * opmath, f16 / bf16 kernels take the parameter in float (torch's opmath_t: addcmul's value,
+ * lerp's weight, softplus, leaky_relu, elu, addmm), so it is checked against f32. */
+static inline ct_status ct__check_scalar_param(ct_ctx *ctx, const char *op, const char *what,
+                                               ct_dtype dt, double v, bool opmath) {
+    if (opmath && (dt == CT_FLOAT16 || dt == CT_BFLOAT16)) dt = CT_FLOAT32;
+    if (ct__scalar_fits_dtype(dt, v, true)) return CT_OK;
+    return ct__set_error(ctx, CT_ERR_INVALID_ARG,
+                         "%s: %s %g cannot be converted to %s without "
+                         "overflow",
+                         op, what, v, ct_dtype_name(dt));
+}
 /* torch.result_type over n tensors (dimensioned tensors take precedence over 0-d ones in the same
  * category). CT_ERR_DTYPE for dtypes ops do not compute in (fp8/fp6/fp4/e8m0). */
 ct_status ct__result_type(ct_ctx *ctx, const char *op, int n, const ct_tensor *const *ts,

@@ -56,6 +56,12 @@ static ct_status ct__ew(ct_ctx *ctx, const char *name, ct_op_kind kind, int n,
     return ct__ew_to(ctx, name, kind, n, ins, compute, out_dt, scalars, flags, NULL, out);
 }
 
+/* PyTorch treats a Python int and a Python float differently in promotion; a C double stands for
+ * an int when it is integral, finite and within int64 (see ops.h). */
+static bool ct__scalar_is_int(double v) {
+    return v == floor(v) && v >= -9223372036854775808.0 && v < 9223372036854775808.0;
+}
+
 static ct_status ct__binary_to(ct_ctx *ctx, const char *name, ct_op_kind kind, const ct_tensor *a,
                                const ct_tensor *b, double alpha, ct_tensor *into, ct_tensor **out) {
     const ct_tensor *ins[2] = {a, b};
@@ -70,11 +76,13 @@ static ct_status ct__binary_to(ct_ctx *ctx, const char *name, ct_op_kind kind, c
                              "sub: subtracting with a bool operand (%s - %s) is not supported; use "
                              "logical_xor / logical_not",
                              ct_dtype_name(a->dtype), ct_dtype_name(b->dtype));
-    if (!ct_dtype_is_floating(dt) && alpha != floor(alpha))
+    if (!ct_dtype_is_floating(dt) && !ct__scalar_is_int(alpha))
         return ct__set_error(ctx, CT_ERR_DTYPE, "%s: alpha %g must be integral for %s inputs", name,
                              alpha, ct_dtype_name(dt));
-    if (!ct_dtype_is_floating(dt) && fabs(alpha) > 9.2e18)
-        return ct__set_error(ctx, CT_ERR_INVALID_ARG, "%s: alpha %g overflows int64", name, alpha);
+    /* alpha converts to the result dtype as c10 checks it (int8 300, f32 1e39 raise in torch) */
+    if (dt != CT_BOOL &&
+        (st = ct__check_scalar_param(ctx, name, "alpha", dt, alpha, false)) != CT_OK)
+        return st;
     /* bool results: torch converts alpha to bool (any nonzero alpha is true), so
      * add(a, b, alpha=-1) is a | b, not a - b */
     if (dt == CT_BOOL) alpha = alpha != 0 ? 1.0 : 0.0;
@@ -157,12 +165,6 @@ static ct_status ct__fwd_gelu(ct_ctx *ctx, const ct_tensor *a, ct_gelu_approx ap
         return ct__set_error(ctx, CT_ERR_DTYPE, "gelu: floating input required, got %s (as torch)",
                              ct_dtype_name(a->dtype));
     return ct__unary(ctx, "gelu", CT_OP_GELU, a, true, true, NULL, approx, out);
-}
-
-/* PyTorch treats a Python int and a Python float differently in promotion; a C double stands for
- * an int when it is integral, finite and within int64 (see ops.h). */
-static bool ct__scalar_is_int(double v) {
-    return v == floor(v) && v >= -9223372036854775808.0 && v < 9223372036854775808.0;
 }
 
 /* Range an integer bound may take for dtype dt in torch.clamp (c10's overflow check: uint8 also
@@ -259,8 +261,15 @@ static ct_status ct__fwd_clamp(ct_ctx *ctx, const ct_tensor *a, const double *lo
         ct_tensor_release(af);
         return st;
     }
-    if (ct_dtype_is_floating(a->dtype))
+    if (ct_dtype_is_floating(a->dtype)) {
+        /* a bound converts to the dtype as c10 checks it: f32 1e39 or bf16 3.4e38 overflow */
+        for (int i = 0; i < 2; i++)
+            if ((flags >> i & 1) && !ct__scalar_fits_dtype(a->dtype, sc[i], false))
+                return ct__set_error(ctx, CT_ERR_INVALID_ARG,
+                                     "clamp: %s %g cannot be converted to %s without overflow",
+                                     i ? "max" : "min", sc[i], ct_dtype_name(a->dtype));
         return ct__unary(ctx, "clamp", CT_OP_CLAMP, a, true, false, sc, flags, out);
+    }
     if (!ct__is_compute_dtype(a->dtype))
         return ct__set_error(ctx, CT_ERR_DTYPE, "clamp: dtype %s is a storage format",
                              ct_dtype_name(a->dtype));
@@ -269,6 +278,11 @@ static ct_status ct__fwd_clamp(ct_ctx *ctx, const ct_tensor *a, const double *lo
      * fit it, as torch raises "value cannot be converted to type int8_t without overflow" */
     bool frac = (lo && !ct__scalar_is_int(*lo)) || (hi && !ct__scalar_is_int(*hi));
     ct_dtype dt = frac ? CT_FLOAT32 : a->dtype == CT_BOOL ? CT_INT64 : a->dtype;
+    for (int i = 0; i < 2 && frac; i++) /* the float32 result takes the bounds as floats */
+        if ((flags >> i & 1) && !ct__scalar_fits_dtype(CT_FLOAT32, sc[i], false))
+            return ct__set_error(ctx, CT_ERR_INVALID_ARG,
+                                 "clamp: %s %g cannot be converted to float32 without overflow",
+                                 i ? "max" : "min", sc[i]);
     if (!frac)
         for (int i = 0; i < 2; i++) {
             if (!(flags >> i & 1)) continue;
@@ -319,8 +333,8 @@ static ct_status ct__addc(ct_ctx *ctx, const char *name, ct_op_kind kind, const 
     if (dt == CT_BOOL || (kind == CT_OP_ADDCDIV && !ct_dtype_is_floating(dt)))
         return ct__set_error(ctx, CT_ERR_DTYPE, "%s: %s inputs are not supported", name,
                              ct_dtype_name(dt));
-    if (!ct_dtype_is_floating(dt) && !(fabs(value) < 9.2e18))
-        return ct__set_error(ctx, CT_ERR_INVALID_ARG, "%s: value %g overflows int64", name, value);
+    /* value converts to the dtype as c10 checks it (float for f16 / bf16; integers truncated) */
+    if ((st = ct__check_scalar_param(ctx, name, "value", dt, value, true)) != CT_OK) return st;
     double sc[4] = {ct_dtype_is_floating(dt) ? value : trunc(value), 0, 0, 0};
     return ct__ew(ctx, name, kind, 3, ins, dt, dt, sc, 0, out);
 }
@@ -597,6 +611,16 @@ static ct_status ct__activation(ct_ctx *ctx, const char *name, ct_op_kind kind, 
     if (!ct_dtype_is_floating(a->dtype))
         return ct__set_error(ctx, CT_ERR_DTYPE, "%s: floating input required, got %s (as torch)",
                              name, ct_dtype_name(a->dtype));
+    /* the parameters (softplus's beta and threshold, leaky_relu's slope, elu's alpha) convert
+     * to the opmath type as c10 checks it */
+    for (int i = 0; i < 2; i++)
+        if ((st = ct__check_scalar_param(ctx, name,
+                                         i                          ? "threshold"
+                                         : kind == CT_OP_SOFTPLUS   ? "beta"
+                                         : kind == CT_OP_LEAKY_RELU ? "slope"
+                                                                    : "alpha",
+                                         a->dtype, i ? c1 : c0, true)) != CT_OK)
+            return st;
     double sc[4] = {c0, c1, 0, 0};
     return ct__unary(ctx, name, kind, a, true, false, sc, 0, out);
 }
@@ -810,6 +834,8 @@ static ct_status ct__fwd_lerp(ct_ctx *ctx, const ct_tensor *start, const ct_tens
             return ct__set_error(ctx, CT_ERR_DTYPE, "lerp: expected dtype %s for %s, got %s",
                                  ct_dtype_name(start->dtype), i == 1 ? "end" : "weight",
                                  ct_dtype_name(ins[i]->dtype));
+    if (!weight && (st = ct__check_scalar_param(ctx, "lerp", "weight", dt, w, true)) != CT_OK)
+        return st;
     double sc[4] = {w, 0, 0, 0};
     return ct__ew(ctx, "lerp", CT_OP_LERP, n, ins, dt, dt, sc, 0, out);
 }

@@ -306,6 +306,10 @@ static ct_status ct__fwd_index_add(ct_ctx *ctx, const ct_tensor *t, int dim, con
         return ct__set_error(ctx, CT_ERR_INVALID_ARG,
                              "index_add: alpha %g cannot be converted to %s without overflow",
                              alpha, ct_dtype_name(t->dtype));
+    } else if (ct_dtype_is_floating(t->dtype) &&
+               (st = ct__check_scalar_param(ctx, "index_add", "alpha", t->dtype, alpha, false)) !=
+                   CT_OK) {
+        return st; /* f32 1e39, bf16 3.4e38 (its own range, as torch) */
     }
     int nd = t->ndim ? t->ndim : 1;
     int64_t L = ct_tensor_numel(index), want[CT_MAX_DIMS], vshape[CT_MAX_DIMS];
