@@ -11,7 +11,8 @@ endforeach()
 foreach(args "no-such-command" "eigh --dtype i32" "eigh --n 0" "eigh --bogus" "eigh --n 3x"
              "eigh --batch 1e3" "eigh --n abc" "eigh --n" "eigh --batch=" "eigh --n 99999999999999999999"
              "train-demo --epochs 0" "train-demo --epochs" "train-demo --bogus"
-             "train-demo --optim lbfgs" "train-demo --optim" "train-demo --captured --foreach --optim adam")
+             "train-demo --optim lbfgs" "train-demo --optim" "train-demo --captured --foreach --optim adam"
+             "demo --bogus" "info extra")
   separate_arguments(argv UNIX_COMMAND "${args}")
   execute_process(COMMAND ${CLI} ${argv} RESULT_VARIABLE rc OUTPUT_QUIET ERROR_QUIET)
   if(NOT rc EQUAL 2)

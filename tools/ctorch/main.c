@@ -52,12 +52,21 @@ static int fail(ct_ctx *ctx, ct_status st, const char *what) {
 }
 int ct_cli_fail(ct_ctx *ctx, ct_status st, const char *what) { return fail(ctx, st, what); }
 
+/* A command without options refuses anything after its name (status 2). */
+static int no_args(const char *cmd, int argc, char **argv) {
+    if (argc <= 1) return 0;
+    fprintf(stderr, "ctorch %s: unexpected argument '%s' (see ctorch %s --help)\n", cmd, argv[1],
+            cmd);
+    return 2;
+}
+
 static int cmd_info(int argc, char **argv) {
     if (argc > 1 && (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h"))) {
         printf("usage: ctorch info\nPrints the library version, CPU ISA, backends, threads and "
                "BLAS.\n");
         return 0;
     }
+    if (no_args("info", argc, argv)) return 2;
     ct_ctx *ctx;
     if (make_ctx(&ctx)) return 1;
     printf("ctorch %s\n", ct_version());
@@ -416,6 +425,7 @@ static int cmd_demo(int argc, char **argv) {
                "Environment: CT_CPU_ISA forces the kernel ISA (see ctorch --help).\n");
         return 0;
     }
+    if (no_args("demo", argc, argv)) return 2;
     ct_ctx *ctx;
     if (make_ctx(&ctx)) return 1;
     ct_status st;
