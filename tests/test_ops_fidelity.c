@@ -1074,6 +1074,18 @@ TEST(inplace_variants) {
     CHECK_OK(ct_tensor_from_host(ctx, big, CT_FLOAT32, 2, s23, &t23));
     CHECK_ST(ct_add_(ctx, tf, t23), CT_ERR_SHAPE);
     CHECK_OK(ct_add_(ctx, t23, tf));
+    /* an expanded self (stride 0) cannot be written: the op names itself, self is untouched */
+    ct_tensor *row = NULL, *ex = NULL;
+    CHECK_OK(ct_tensor_narrow(ctx, t23, 0, 0, 1, &row));
+    CHECK_OK(ct_tensor_expand(ctx, row, 2, s23, &ex));
+    float before[6], after[6];
+    CHECK_OK(ct_tensor_to_host(t23, before, sizeof before));
+    CHECK_ST(ct_mul_(ctx, ex, t23), CT_ERR_INVALID_ARG);
+    CHECK(strstr(ct_ctx_last_error(ctx), "mul_: self has internal overlap") != NULL);
+    CHECK_ST(ct_add_scalar_(ctx, ex, 1), CT_ERR_INVALID_ARG);
+    CHECK_OK(ct_tensor_to_host(t23, after, sizeof after));
+    CHECK(memcmp(before, after, sizeof before) == 0);
+    ct_tensor_release(row), ct_tensor_release(ex);
     ct_tensor *all[] = {ti, tf, tb, tl, td, t23};
     for (int i = 0; i < 6; i++)
         ct_tensor_release(all[i]);

@@ -494,6 +494,12 @@ static ct_status ct__inplace(ct_ctx *ctx, const char *name, ct_op_kind kind, ct_
                                  ct__shape_str(b, sizeof b, other->ndim, other->shape));
         }
     }
+    for (int i = 0; i < self->ndim; i++) /* an expanded self: torch's "unsupported operation" */
+        if (self->strides[i] == 0 && self->shape[i] > 1)
+            return ct__set_error(ctx, CT_ERR_INVALID_ARG,
+                                 "%s: self has internal overlap (dim %d of size %lld has stride "
+                                 "0); write into a contiguous tensor (clone) instead",
+                                 name, i, (long long)self->shape[i]);
     if (kind == CT_OP_DIV && !ct_dtype_is_floating(rt)) rt = CT_FLOAT32;
     if (ct__category_of(rt) > ct__category_of(self->dtype))
         return ct__set_error(ctx, CT_ERR_DTYPE,
