@@ -462,10 +462,32 @@ TEST(shaping_ops_capture_and_replay) {
     ct_graph_free(g);
 }
 
+/* narrow's start as torch 1.13 (start == size is the empty end slice; other starts wrap as a dim,
+ * a size-0 dim counting as size 1), checked against torch's answers */
+TEST(narrow_empty_negative_start) {
+    static const struct {
+        int64_t size, start, len;
+        int ok;
+    } c[] = {{0, -1, 0, 1}, {0, 1, 0, 0},  {0, 0, 0, 1},  {0, -2, 0, 0}, {0, 2, 0, 0},
+             {0, 0, 1, 0},  {3, -3, 1, 1}, {3, -4, 1, 0}, {3, 3, 0, 1},  {3, 4, 0, 0},
+             {3, -1, 1, 1}, {3, -1, 2, 0}, {3, 2, 2, 0}};
+    for (size_t i = 0; i < sizeof c / sizeof c[0]; i++) {
+        ct_tensor *t = NULL, *o = NULL;
+        CHECK_OK(ct_tensor_zeros(ctx, CT_FLOAT32, 1, &c[i].size, &t));
+        const ct_status st = ct_tensor_narrow(ctx, t, 0, c[i].start, c[i].len, &o);
+        CHECK_MSG((st == CT_OK) == c[i].ok, "narrow(size %lld, %lld, %lld): %s",
+                  (long long)c[i].size, (long long)c[i].start, (long long)c[i].len,
+                  ct_status_str(st));
+        if (st == CT_OK) CHECK(ct_tensor_numel(o) == c[i].len);
+        ct_tensor_release(o), ct_tensor_release(t);
+    }
+}
+
 int main(void) {
     ct_ctx_options o = {.size = sizeof o};
     if (ct_ctx_create(&o, &ctx) != CT_OK) return 1;
     RUN(linspace_matches_torch);
+    RUN(narrow_empty_negative_start);
     RUN(ones_eye_like);
     RUN(tril_triu);
     RUN(cat_and_stack);

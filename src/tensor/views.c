@@ -206,7 +206,10 @@ static ct_status ct__fwd_tensor_narrow(ct_ctx *ctx, const ct_tensor *t, int dim,
         return ct__set_error(ctx, CT_ERR_INDEX, "narrow: dim %d out of range for %d dims", dim,
                              t->ndim);
     int64_t n = t->shape[d];
-    if (start < 0 && start >= -n) start += n;
+    /* a negative start wraps as torch's maybe_wrap_dim, which takes a size-0 dim as size 1
+     * (narrow(empty, 0, -1, 0) is the empty slice) */
+    const int64_t w = n ? n : 1;
+    if (start < 0 && start >= -w) start += w;
     if (start < 0 || length < 0 || start > n || length > n - start)
         return ct__set_error(ctx, CT_ERR_INDEX,
                              "narrow: start %lld + length %lld exceeds dim %d of size %lld",
@@ -427,7 +430,8 @@ ct_status ct_tensor_narrow(ct_ctx *ctx, const ct_tensor *t, int dim, int64_t sta
                            ct_tensor **out) {
     /* recorded as the slice it is (negative start already wrapped by the forward) */
     CT__AG_WRAP(ctx, out, ct__fwd_tensor_narrow(ctx, t, dim, start, length, out), {
-        int64_t s_ = start < 0 ? start + t->shape[dim < 0 ? dim + t->ndim : dim] : start;
+        const int64_t n_ = t->shape[dim < 0 ? dim + t->ndim : dim];
+        int64_t s_ = start < 0 ? start + (n_ ? n_ : 1) : start;
         CT__AG_IN1(CT__AG_SLICE, t);
         r_.n_iv = 4;
         r_.iv[0] = dim;
