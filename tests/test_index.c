@@ -371,6 +371,55 @@ TEST(index_add) {
     ct_tensor_release(a), ct_tensor_release(ix), ct_tensor_release(src), ct_tensor_release(b);
 }
 
+/* index_add with a fractional alpha as torch 1.13: a self of 2+ dims adds each source slice with
+ * add_(alpha), fma(alpha, source, self) rounded once (alpha in the dtype), in index order; a 1-d
+ * self rounds alpha * source first. References: C fmaf / fma and the two-rounding sum. */
+TEST(index_add_alpha_rounding_as_torch) {
+    for (int f64 = 0; f64 < 2; f64++)
+        for (int nd = 1; nd <= 3; nd++) {
+            const ct_dtype dt = f64 ? CT_FLOAT64 : CT_FLOAT32;
+            const int64_t sh[3] = {5, 6, 7}, L = 9, inner = nd == 1 ? 1 : nd == 2 ? 6 : 42;
+            int64_t ssh[3] = {L, 6, 7};
+            const double alpha = 0.3;
+            double *v = NULL, *sv = NULL, *iv = NULL;
+            ct_tensor *a = tu_make(ctx, &rng, dt, nd, sh, 0, -4, 4, &v);
+            ct_tensor *src = tu_make(ctx, &rng, dt, nd, ssh, 0, -4, 4, &sv);
+            ct_tensor *ix = make_index(CT_INT64, 1, &L, 5, 0, &iv); /* repeats: 9 into 5 */
+            ct_tensor *r = NULL;
+            CHECK_OK(ct_index_add(ctx, a, 0, ix, src, alpha, &r));
+            double *g = tu_read(r);
+            int differs = 0; /* elements where the other rounding would give other bits */
+            for (int64_t j = 0; g && j < inner; j++)
+                for (int64_t row = 0; row < 5; row++) {
+                    double w = v[row * inner + j], u = w;
+                    for (int64_t i = 0; i < L; i++) {
+                        if ((int64_t)iv[i] != row) continue;
+                        const double x = sv[i * inner + j];
+                        if (f64) {
+                            volatile double p = alpha * x; /* rounded: no contraction */
+                            w = nd > 1 ? fma(alpha, x, w) : w + p;
+                            u = nd > 1 ? u + p : fma(alpha, x, u);
+                        } else {
+                            const float af = (float)alpha, xf = (float)x;
+                            volatile float p = af * xf;
+                            w = nd > 1 ? fmaf(af, xf, (float)w) : (float)((float)w + p);
+                            u = nd > 1 ? (float)((float)u + p) : fmaf(af, xf, (float)u);
+                        }
+                    }
+                    differs += w != u;
+                    CHECK_MSG(g[row * inner + j] == w, "index_add %s %d-d [%lld, %lld]: %a vs %a",
+                              ct_dtype_name(dt), nd, (long long)row, (long long)j,
+                              g[row * inner + j], w);
+                }
+            if (nd > 1)
+                CHECK_MSG(differs > 0, "%s %d-d: no element tells the roundings apart",
+                          ct_dtype_name(dt), nd);
+            free(g), free(v), free(sv), free(iv);
+            ct_tensor_release(r), ct_tensor_release(a), ct_tensor_release(src),
+                ct_tensor_release(ix);
+        }
+}
+
 TEST(masked_fill_and_one_hot) {
     for (int di = 0; di < TU_NALL; di++)
         for (int mode = 0; mode < 3; mode++) {
@@ -443,6 +492,7 @@ int main(void) {
     RUN(index_errors_and_edges);
     RUN(scatter_and_scatter_add);
     RUN(index_add);
+    RUN(index_add_alpha_rounding_as_torch);
     RUN(masked_fill_and_one_hot);
     CHECK(ct_ctx_live_tensors(ctx) == 0);
     ct_ctx_free(ctx);

@@ -391,7 +391,8 @@ int ct__desc_rule(const ct_op_desc *op, const char **rule) {
     case CT_OP_SCATTER: {
         *rule = "gather: out, in0 and int32/int64 in1 of one ndim, in1 of out's shape, in0 at "
                 "least out's size off dim ints[0]; scatter: in0 int32/int64 and in1 of one shape, "
-                "out at least that size off dim ints[0], ints[1] 0 or 1 (bool: 0)";
+                "out at least that size off dim ints[0], ints[1] 0 or 1 (bool: 0) or 2 (a "
+                "floating dtype: fused alpha)";
         const bool g = op->kind == CT_OP_GATHER;
         const ct_operand *data = g ? &in[0] : o, *ix = g ? &in[1] : &in[0], *vals = g ? o : &in[1];
         const int64_t dim = op->ints[0];
@@ -399,7 +400,8 @@ int ct__desc_rule(const ct_op_desc *op, const char **rule) {
              (ix->dtype == CT_INT32 || ix->dtype == CT_INT64) && o->dtype == cdt &&
              (g ? in[0].dtype : in[1].dtype) == cdt && dim >= 0 &&
              dim < (ix->ndim > 0 ? ix->ndim : 1) &&
-             (g || ((op->ints[1] == 0 || op->ints[1] == 1) && !(op->ints[1] && cdt == CT_BOOL)));
+             (g || ((op->ints[1] == 0 || op->ints[1] == 1) && !(op->ints[1] && cdt == CT_BOOL)) ||
+              (op->ints[1] == 2 && ct_dtype_is_floating(cdt)));
         for (int k = 0; ok && k < ix->ndim; k++)
             ok = k == dim || data->shape[k] >= ix->shape[k];
         break;

@@ -174,9 +174,10 @@ ct_status ct_take_along_dim(ct_ctx *ctx, const ct_tensor *t, const ct_tensor *in
     return st;
 }
 
-/* out = copy of t, then out[.. index[i] ..] (=|+=) src[i] along d. */
+/* out = copy of t, then out[.. index[i] ..] (=|+=) src[i] along d; add == 2 (floating dtypes):
+ * out[..] = fma(alpha, src[i], out[..]) rounded once (index_add's multi-dim path). */
 static ct_status ct__scatter(ct_ctx *ctx, const char *op, const ct_tensor *t, int dim,
-                             const ct_tensor *index, const ct_tensor *src, int add,
+                             const ct_tensor *index, const ct_tensor *src, int add, double alpha,
                              ct_tensor **out) {
     const ct_tensor *ins[3] = {t, index, src};
     ct_status st = ct__check_args(ctx, op, 3, ins, out);
@@ -211,6 +212,7 @@ static ct_status ct__scatter(ct_ctx *ctx, const char *op, const ct_tensor *t, in
         desc.compute_dtype = t->dtype;
         desc.ints[0] = d;
         desc.ints[1] = add;
+        desc.scalars[0] = add == 2 ? alpha : 0;
         st = ct__submit(ctx, r->storage->device, &desc);
         if (st == CT_ERR_INDEX)
             ct__set_error(ctx, st, "%s: an index is outside [0, %lld) (dim %d of self %s)", op,
@@ -257,7 +259,7 @@ ct_status ct_scatter(ct_ctx *ctx, const ct_tensor *t, int dim, const ct_tensor *
                      const ct_tensor *src, ct_tensor **out) {
     ct_status sg = ct__scatter_src_grad(ctx, "ct_scatter with src larger than index", index, src);
     if (sg != CT_OK) return sg;
-    CT__AG_WRAP(ctx, out, ct__scatter(ctx, "scatter", t, dim, index, src, 0, out),
+    CT__AG_WRAP(ctx, out, ct__scatter(ctx, "scatter", t, dim, index, src, 0, 0, out),
                 ct__ag_scatter_rec(&r_, CT__AG_SCATTER, t, index, src, dim, 1.0));
 }
 
@@ -266,7 +268,7 @@ ct_status ct_scatter_add(ct_ctx *ctx, const ct_tensor *t, int dim, const ct_tens
     ct_status sg =
         ct__scatter_src_grad(ctx, "ct_scatter_add with src larger than index", index, src);
     if (sg != CT_OK) return sg;
-    CT__AG_WRAP(ctx, out, ct__scatter(ctx, "scatter_add", t, dim, index, src, 1, out),
+    CT__AG_WRAP(ctx, out, ct__scatter(ctx, "scatter_add", t, dim, index, src, 1, 0, out),
                 ct__ag_scatter_rec(&r_, CT__AG_SCATTER_ADD, t, index, src, dim, 1.0));
 }
 
@@ -335,9 +337,14 @@ static ct_status ct__fwd_index_add(ct_ctx *ctx, const ct_tensor *t, int dim, con
                                   : ct__to_dtype(ctx, index, CT_INT64, &i64);
     if (st == CT_OK) st = ct_tensor_reshape(ctx, i64, nd, vshape, &iv);
     if (st == CT_OK) st = ct_tensor_expand(ctx, iv, nd, want, &ie);
+    /* torch's multi-dim path adds f32 / f64 slices with add_(alpha): fma(alpha, source, self)
+     * rounded once (alpha as the dtype); its 1-d path (and the other dtypes) rounds
+     * alpha * source first */
+    const bool fused = av != 1.0 && t->ndim > 1 &&
+                       (t->dtype == CT_FLOAT32 || t->dtype == CT_FLOAT64);
     if (st == CT_OK)
-        st = av == 1.0 ? (src = ct_tensor_retain((ct_tensor *)source), CT_OK)
-                       : ct_mul_scalar(ctx, source, av, &src);
+        st = av == 1.0 || fused ? (src = ct_tensor_retain((ct_tensor *)source), CT_OK)
+                                : ct_mul_scalar(ctx, source, av, &src);
     if (st == CT_OK && t->dtype == CT_BOOL) { /* bool * 0 promoted to int64: back to bool */
         ct_tensor *sb = NULL;
         st = ct_cast(ctx, src, CT_BOOL, &sb);
@@ -350,7 +357,9 @@ static ct_status ct__fwd_index_add(ct_ctx *ctx, const ct_tensor *t, int dim, con
     if (st == CT_OK)
         st = src->ndim ? (s1 = ct_tensor_retain(src), CT_OK)
                        : ct_tensor_reshape(ctx, src, 1, one, &s1);
-    if (st == CT_OK) st = ct_scatter_add(ctx, t1, d, ie, s1, &r);
+    if (st == CT_OK)
+        st = fused ? ct__scatter(ctx, "index_add", t1, d, ie, s1, 2, av, &r)
+                   : ct_scatter_add(ctx, t1, d, ie, s1, &r);
     if (st == CT_ERR_INDEX)
         ct__set_error(ctx, st, "index_add: an index is outside [0, %lld) (dim %d of self %s)",
                       (long long)(t->ndim ? t->shape[d] : 1), d, CT__SHAPE_STR(t));

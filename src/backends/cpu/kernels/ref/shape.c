@@ -279,7 +279,7 @@ ct_status ct_k_gather(const ct_op_desc *op, const ct_k_isa *isa) {
 ct_status ct_k_scatter(const ct_op_desc *op) {
     const ct_operand *o = &op->operands[0], *ix = &op->operands[1], *src = &op->operands[2];
     const int dim = (int)op->ints[0];
-    const bool add = op->ints[1] == 1;
+    const int add = (int)op->ints[1]; /* 0 copy, 1 add, 2 add alpha * src fused (floats) */
     const int64_t n = o->ndim ? o->shape[dim] : 1;
     if (!k_indices_ok(ix, n)) return CT_ERR_INDEX;
     if (k_numel(ix->ndim, ix->shape) == 0) return CT_OK;
@@ -297,6 +297,12 @@ ct_status ct_k_scatter(const ct_op_desc *op) {
         const char *s = (const char *)src->data + k_off(src, w.idx, -1) * (int64_t)isz;
         if (!add) {
             memcpy(dst, s, isz);
+        } else if (add == 2) { /* fma(alpha, src, dst) in the opmath type, rounded once */
+            const double a = ct_k_load_f64(s, dt), b = ct_k_load_f64(dst, dt);
+            ct_k_store_f64(dst, dt,
+                           dt == CT_FLOAT64
+                               ? fma(op->scalars[0], a, b)
+                               : (double)fmaf((float)op->scalars[0], (float)a, (float)b));
         } else if (ct_k_is_float(dt)) { /* one rounding to the dtype per addition, as torch */
             ct_k_store_f64(dst, dt, ct_k_load_f64(dst, dt) + ct_k_load_f64(s, dt));
         } else if (dt == CT_BOOL) { /* bool + bool is true when either is (as torch) */
