@@ -248,6 +248,76 @@ TEST(gradients) {
     ct_tensor_release(GW), ct_tensor_release(GB);
 }
 
+/* torch's unbatched forms: conv2d of (C, H, W), conv1d of (C, L), unfold of (C, H, W), fold of
+ * (C*kh*kw, L) give the batched results without the batch dim (naive conv reference; unfold and
+ * fold against the batched call), and stay differentiable */
+static ct_status f_conv_unbatched(const ct_tensor *x, ct_tensor **y) {
+    int64_t s[2] = {1, 2}, p[2] = {1, 0}, d[2] = {2, 1};
+    return ct_conv2d(ctx, x, GW, GB, s, p, d, 1, y);
+}
+TEST(unbatched_inputs_as_torch) {
+    const int64_t C = 4, H = 6, W = 5, O = 2, kh = 2, kw = 3, s[2] = {1, 2}, p[2] = {1, 0},
+                  d[2] = {2, 1};
+    const int64_t xs[3] = {C, H, W}, ws[4] = {O, C / 2, kh, kw}, bs = O;
+    double *xv, *wv, *bv;
+    ct_tensor *x = tu_make(ctx, &rng, CT_FLOAT64, 3, xs, 1, -1, 1, &xv); /* a transposed view */
+    ct_tensor *w = tu_make(ctx, &rng, CT_FLOAT64, 4, ws, 0, -1, 1, &wv);
+    ct_tensor *b = tu_make(ctx, &rng, CT_FLOAT64, 1, &bs, 0, -1, 1, &bv), *y = NULL;
+    CHECK_OK(ct_conv2d(ctx, x, w, b, s, p, d, 2, &y));
+    double want[2 * 6 * 5];
+    int64_t oh = 0, ow = 0;
+    ref_conv2d(xv, wv, bv, 1, C, H, W, O, kh, kw, s, p, d, 2, want, &oh, &ow);
+    CHECK(y && ct_tensor_ndim(y) == 3 && ct_tensor_shape(y)[0] == O &&
+          ct_tensor_shape(y)[1] == oh && ct_tensor_shape(y)[2] == ow);
+    double *g = y ? tu_read(y) : NULL;
+    for (int64_t i = 0; g && i < O * oh * ow; i++)
+        CHECK_MSG(close_to(g[i], want[i], 1e-12), "conv2d unbatched [%lld]: %g vs %g", (long long)i,
+                  g[i], want[i]);
+    free(g);
+    ct_tensor_release(y);
+    /* conv1d of (C, L): the conv2d reference over a height of 1 */
+    const int64_t x1s[2] = {C, 9}, w1s[3] = {O, C, 3};
+    double *x1v, *w1v;
+    ct_tensor *x1 = tu_make(ctx, &rng, CT_FLOAT64, 2, x1s, 0, -1, 1, &x1v);
+    ct_tensor *w1 = tu_make(ctx, &rng, CT_FLOAT64, 3, w1s, 0, -1, 1, &w1v);
+    CHECK_OK(ct_conv1d(ctx, x1, w1, NULL, 2, 1, 1, 1, &y));
+    const int64_t s1[2] = {1, 2}, p1[2] = {0, 1}, d1[2] = {1, 1};
+    ref_conv2d(x1v, w1v, NULL, 1, C, 1, 9, O, 1, 3, s1, p1, d1, 1, want, &oh, &ow);
+    CHECK(y && ct_tensor_ndim(y) == 2 && ct_tensor_shape(y)[1] == ow);
+    g = y ? tu_read(y) : NULL;
+    for (int64_t i = 0; g && i < O * ow; i++)
+        CHECK_MSG(close_to(g[i], want[i], 1e-12), "conv1d unbatched [%lld]", (long long)i);
+    free(g);
+    ct_tensor_release(y);
+    /* unfold / fold: the batched call on the same data with N = 1 */
+    const int64_t k[2] = {2, 2}, one[2] = {1, 1}, zero[2] = {0, 0};
+    ct_tensor *xb = NULL, *cb = NULL, *cu = NULL, *fb = NULL, *fu = NULL, *cbs = NULL;
+    CHECK_OK(ct_tensor_unsqueeze(ctx, x, 0, &xb));
+    CHECK_OK(ct_unfold(ctx, xb, k, one, zero, one, &cb));
+    CHECK_OK(ct_unfold(ctx, x, k, one, zero, one, &cu));
+    CHECK_OK(ct_tensor_squeeze(ctx, cb, 0, &cbs));
+    CHECK(cu && ct_tensor_ndim(cu) == 2 && tu_same_values(cu, cbs));
+    const int64_t osz[2] = {H, W};
+    CHECK_OK(ct_fold(ctx, cb, osz, k, one, zero, one, &fb));
+    CHECK_OK(ct_fold(ctx, cu, osz, k, one, zero, one, &fu));
+    ct_tensor *fbs = NULL;
+    CHECK_OK(ct_tensor_squeeze(ctx, fb, 0, &fbs));
+    CHECK(fu && ct_tensor_ndim(fu) == 3 && tu_same_values(fu, fbs));
+    ct_tensor *all[] = {x, w, b, x1, w1, xb, cb, cu, fb, fu, cbs, fbs};
+    for (size_t i = 0; i < sizeof all / sizeof all[0]; i++)
+        ct_tensor_release(all[i]);
+    free(xv), free(wv), free(bv), free(x1v), free(w1v);
+    /* the gradient reaches an unbatched input through the views */
+    const int64_t gws[4] = {3, 2, 2, 3}, gbs = 3, gxs[3] = {2, 5, 6};
+    double gwv[36], gbv[3] = {0.25, -1, 0.5};
+    for (int i = 0; i < 36; i++)
+        gwv[i] = tu_rand_val(&rng, CT_FLOAT64, -1, 1);
+    CHECK_OK(ct_tensor_from_host(ctx, gwv, CT_FLOAT64, 4, gws, &GW));
+    CHECK_OK(ct_tensor_from_host(ctx, gbv, CT_FLOAT64, 1, &gbs, &GB));
+    tu_gradcheck(ctx, &rng, "conv2d unbatched input", f_conv_unbatched, 3, gxs);
+    ct_tensor_release(GW), ct_tensor_release(GB);
+}
+
 /* Ties: the gradient of a max goes to one element, the first maximum, as torch 1.13's (values
  * from torch: max_pool2d k=2 s=1 p=1 on a 4x4 with tied windows, backward of sum(y * (1..25));
  * max(dim) / min(dim) of rows with ties, backward of sum(v * (1, 2))). */
@@ -534,6 +604,7 @@ int main(void) {
     RUN(unfold_fold_adjoint);
     RUN(pooling);
     RUN(gradients);
+    RUN(unbatched_inputs_as_torch);
     RUN(tie_gradients_as_torch);
     RUN(pooling_ceil_mode_and_indices);
     RUN(captured_equals_eager);

@@ -349,22 +349,25 @@ CT_API ct_status ct_baddbmm(ct_ctx *ctx, const ct_tensor *input, const ct_tensor
 
 /* ---- convolution and pooling (torch.nn.functional; geometry arrays are {h, w}) ---- */
 /* im2col (F.unfold): x (N, C, H, W) -> (N, C*kh*kw, L) with the patches as columns (zeros in the
- * padding), L = OH*OW, OH = (H + 2 pad - dil (k - 1) - 1) / stride + 1. Any compute dtype. */
+ * padding), L = OH*OW, OH = (H + 2 pad - dil (k - 1) - 1) / stride + 1; an unbatched (C, H, W)
+ * gives (C*kh*kw, L), as torch. Any compute dtype. */
 CT_API ct_status ct_unfold(ct_ctx *ctx, const ct_tensor *x, const int64_t kernel[2],
                            const int64_t dilation[2], const int64_t padding[2],
                            const int64_t stride[2], ct_tensor **out);
 /* col2im (F.fold): the adjoint of ct_unfold, summing overlapping patches into
- * (N, C, output_size). */
+ * (N, C, output_size); unbatched (C*kh*kw, L) columns give (C, output_size). */
 CT_API ct_status ct_fold(ct_ctx *ctx, const ct_tensor *cols, const int64_t output_size[2],
                          const int64_t kernel[2], const int64_t dilation[2],
                          const int64_t padding[2], const int64_t stride[2], ct_tensor **out);
-/* 2-d convolution (F.conv2d): x (N, C, H, W), w (O, C/groups, kh, kw), b (O) or NULL; im2col +
+/* 2-d convolution (F.conv2d): x (N, C, H, W) (or unbatched (C, H, W): out (O, OH, OW)),
+ * w (O, C/groups, kh, kw), b (O) or NULL; im2col +
  * one batched matmul (groups as a batch dim). x, w (and b) of one floating or integer dtype
  * (integers exact, wrapping in the dtype, as torch's slow path); bool is CT_ERR_DTYPE. */
 CT_API ct_status ct_conv2d(ct_ctx *ctx, const ct_tensor *x, const ct_tensor *w, const ct_tensor *b,
                            const int64_t stride[2], const int64_t padding[2],
                            const int64_t dilation[2], int groups, ct_tensor **out);
-/* 1-d convolution (F.conv1d): x (N, C, L), w (O, C/groups, k), as conv2d over a height of 1. */
+/* 1-d convolution (F.conv1d): x (N, C, L) or unbatched (C, L), w (O, C/groups, k), as conv2d
+ * over a height of 1. */
 CT_API ct_status ct_conv1d(ct_ctx *ctx, const ct_tensor *x, const ct_tensor *w, const ct_tensor *b,
                            int64_t stride, int64_t padding, int64_t dilation, int groups,
                            ct_tensor **out);

@@ -61,7 +61,8 @@ static ct_status ct__fwd_unfold(ct_ctx *ctx, const ct_tensor *x, const int64_t *
     ct_status st = ct__check_args(ctx, "unfold", 1, ins, out);
     if (st != CT_OK) return st;
     if (x->ndim != 4 || !ct__is_compute_dtype(x->dtype))
-        return ct__set_error(ctx, CT_ERR_SHAPE, "unfold: input must be (N, C, H, W), got %s %s",
+        return ct__set_error(ctx, CT_ERR_SHAPE,
+                             "unfold: input must be (N, C, H, W) or (C, H, W), got %s %s",
                              ct_dtype_name(x->dtype), CT__SHAPE_STR(x));
     if ((st = ct__check_geom(ctx, "unfold", k, str, pad, dil)) != CT_OK) return st;
     int64_t oh = ct__out_size(x->shape[2], k[0], str[0], pad[0], dil[0]),
@@ -103,9 +104,10 @@ static ct_status ct__fwd_fold(ct_ctx *ctx, const ct_tensor *cols, const int64_t 
         cols->shape[1] % (k[0] * k[1]) != 0 || cols->shape[2] != oh * ow)
         return ct__set_error(ctx, CT_ERR_SHAPE,
                              "fold: input %s %s does not match output (%lld, %lld) with kernel "
-                             "(%lld, %lld) (expected (N, C*%lld, %lld))",
+                             "(%lld, %lld) (expected (N, C*%lld, %lld) or (C*%lld, %lld))",
                              ct_dtype_name(cols->dtype), CT__SHAPE_STR(cols), (long long)osz[0],
                              (long long)osz[1], (long long)k[0], (long long)k[1],
+                             (long long)(k[0] * k[1]), (long long)(oh < 0 || ow < 0 ? 0 : oh * ow),
                              (long long)(k[0] * k[1]), (long long)(oh < 0 || ow < 0 ? 0 : oh * ow));
     ct_tensor *c = NULL, *r = NULL;
     if ((st = ct_tensor_contiguous(ctx, cols, &c)) != CT_OK) return st;
@@ -122,6 +124,19 @@ static ct_status ct__fwd_fold(ct_ctx *ctx, const ct_tensor *cols, const int64_t 
     return CT_OK;
 }
 
+/* torch's unbatched forms (unfold of (C, H, W), fold of (C*kh*kw, L), conv2d of (C, H, W), conv1d
+ * of (C, L)): the batched op on a view with a batch of one, then that dim dropped (views, so the
+ * result is differentiable through them). */
+#define CT__UNBATCHED(ctx, x, out, call_on_xb)                                                     \
+    do {                                                                                           \
+        ct_tensor *xb = NULL, *yb = NULL;                                                          \
+        ct_status st_ = ct_tensor_unsqueeze(ctx, x, 0, &xb);                                       \
+        if (st_ == CT_OK) st_ = (call_on_xb);                                                      \
+        if (st_ == CT_OK) st_ = ct_tensor_squeeze(ctx, yb, 0, out);                                \
+        ct_tensor_release(xb), ct_tensor_release(yb);                                              \
+        return st_;                                                                                \
+    } while (0)
+
 #define CT__AG_GEOM(k, d, p, s)                                                                    \
     (r_.iv[0] = k[0], r_.iv[1] = k[1], r_.iv[2] = d[0], r_.iv[3] = d[1], r_.iv[4] = p[0],          \
      r_.iv[5] = p[1], r_.iv[6] = s[0], r_.iv[7] = s[1])
@@ -130,6 +145,8 @@ ct_status ct_unfold(ct_ctx *ctx, const ct_tensor *x, const int64_t kernel[2],
                     ct_tensor **out) {
     if (!kernel || !dilation || !padding || !stride)
         return ct__set_error(ctx, CT_ERR_INVALID_ARG, "unfold: NULL geometry array");
+    if (ctx && ct__tensor_live(x) && x->ndim == 3 && out)
+        CT__UNBATCHED(ctx, x, out, ct_unfold(ctx, xb, kernel, dilation, padding, stride, &yb));
     CT__AG_WRAP(ctx, out, ct__fwd_unfold(ctx, x, kernel, dilation, padding, stride, out),
                 (CT__AG_IN1(CT__AG_UNFOLD, x), r_.n_iv = 10,
                  CT__AG_GEOM(kernel, dilation, padding, stride), r_.iv[8] = x->shape[2],
@@ -140,6 +157,9 @@ ct_status ct_fold(ct_ctx *ctx, const ct_tensor *cols, const int64_t output_size[
                   const int64_t stride[2], ct_tensor **out) {
     if (!output_size || !kernel || !dilation || !padding || !stride)
         return ct__set_error(ctx, CT_ERR_INVALID_ARG, "fold: NULL geometry array");
+    if (ctx && ct__tensor_live(cols) && cols->ndim == 2 && out)
+        CT__UNBATCHED(ctx, cols, out,
+                      ct_fold(ctx, xb, output_size, kernel, dilation, padding, stride, &yb));
     CT__AG_WRAP(ctx, out,
                 ct__fwd_fold(ctx, cols, output_size, kernel, dilation, padding, stride, out),
                 (CT__AG_IN1(CT__AG_FOLD, cols), r_.n_iv = 8,
@@ -155,10 +175,13 @@ ct_status ct_conv2d(ct_ctx *ctx, const ct_tensor *x, const ct_tensor *w, const c
     if (st != CT_OK) return st;
     if (!stride || !padding || !dilation)
         return ct__set_error(ctx, CT_ERR_INVALID_ARG, "conv2d: NULL geometry array");
+    if (x->ndim == 3 && w->ndim == 4)
+        CT__UNBATCHED(ctx, x, out,
+                      ct_conv2d(ctx, xb, w, b, stride, padding, dilation, groups, &yb));
     if (x->ndim != 4 || w->ndim != 4)
         return ct__set_error(ctx, CT_ERR_SHAPE,
-                             "conv2d: input %s must be (N, C, H, W) and weight %s (O, C/groups, "
-                             "kh, kw)",
+                             "conv2d: input %s must be (N, C, H, W) or (C, H, W) and weight %s (O, "
+                             "C/groups, kh, kw)",
                              CT__SHAPE_STR(x), ct__shape_str((char[96]){0}, 96, w->ndim, w->shape));
     /* one floating or integer dtype (integers wrap, as torch's slow path); not bool */
     if (x->dtype == CT_BOOL || !ct__is_compute_dtype(x->dtype) || x->dtype != w->dtype)
@@ -217,9 +240,13 @@ ct_status ct_conv1d(ct_ctx *ctx, const ct_tensor *x, const ct_tensor *w, const c
     const ct_tensor *ins[2] = {x, w};
     ct_status st = ct__check_args(ctx, "conv1d", 2, ins, out);
     if (st != CT_OK) return st;
+    if (x->ndim == 2 && w->ndim == 3)
+        CT__UNBATCHED(ctx, x, out,
+                      ct_conv1d(ctx, xb, w, b, stride, padding, dilation, groups, &yb));
     if (x->ndim != 3 || w->ndim != 3)
         return ct__set_error(ctx, CT_ERR_SHAPE,
-                             "conv1d: input %s must be (N, C, L) and weight (O, C/groups, k)",
+                             "conv1d: input %s must be (N, C, L) or (C, L) and weight (O, "
+                             "C/groups, k)",
                              CT__SHAPE_STR(x));
     /* as conv2d over (N, C, 1, L) with a (O, C/g, 1, k) kernel */
     int64_t xs[4] = {x->shape[0], x->shape[1], 1, x->shape[2]},
