@@ -45,9 +45,8 @@ static inline ct_status ct__check_scalar_param(ct_ctx *ctx, const char *op, cons
     if (opmath && (dt == CT_FLOAT16 || dt == CT_BFLOAT16)) dt = CT_FLOAT32;
     if (ct__scalar_fits_dtype(dt, v, true)) return CT_OK;
     return ct__set_error(ctx, CT_ERR_INVALID_ARG,
-                         "%s: %s %g cannot be converted to %s without "
-                         "overflow",
-                         op, what, v, ct_dtype_name(dt));
+                         "%s: %s %g cannot be converted to %s without overflow", op, what, v,
+                         ct_dtype_name(dt));
 }
 /* torch.result_type over n tensors (dimensioned tensors take precedence over 0-d ones in the same
  * category). CT_ERR_DTYPE for dtypes ops do not compute in (fp8/fp6/fp4/e8m0). */

@@ -264,10 +264,9 @@ static ct_status ct__fwd_clamp(ct_ctx *ctx, const ct_tensor *a, const double *lo
     if (ct_dtype_is_floating(a->dtype)) {
         /* a bound converts to the dtype as c10 checks it: f32 1e39 or bf16 3.4e38 overflow */
         for (int i = 0; i < 2; i++)
-            if ((flags >> i & 1) && !ct__scalar_fits_dtype(a->dtype, sc[i], false))
-                return ct__set_error(ctx, CT_ERR_INVALID_ARG,
-                                     "clamp: %s %g cannot be converted to %s without overflow",
-                                     i ? "max" : "min", sc[i], ct_dtype_name(a->dtype));
+            if ((flags >> i & 1) && (st = ct__check_scalar_param(ctx, "clamp", i ? "max" : "min",
+                                                                 a->dtype, sc[i], false)) != CT_OK)
+                return st;
         return ct__unary(ctx, "clamp", CT_OP_CLAMP, a, true, false, sc, flags, out);
     }
     if (!ct__is_compute_dtype(a->dtype))
@@ -279,10 +278,9 @@ static ct_status ct__fwd_clamp(ct_ctx *ctx, const ct_tensor *a, const double *lo
     bool frac = (lo && !ct__scalar_is_int(*lo)) || (hi && !ct__scalar_is_int(*hi));
     ct_dtype dt = frac ? CT_FLOAT32 : a->dtype == CT_BOOL ? CT_INT64 : a->dtype;
     for (int i = 0; i < 2 && frac; i++) /* the float32 result takes the bounds as floats */
-        if ((flags >> i & 1) && !ct__scalar_fits_dtype(CT_FLOAT32, sc[i], false))
-            return ct__set_error(ctx, CT_ERR_INVALID_ARG,
-                                 "clamp: %s %g cannot be converted to float32 without overflow",
-                                 i ? "max" : "min", sc[i]);
+        if ((flags >> i & 1) && (st = ct__check_scalar_param(ctx, "clamp", i ? "max" : "min",
+                                                             CT_FLOAT32, sc[i], false)) != CT_OK)
+            return st;
     if (!frac)
         for (int i = 0; i < 2; i++) {
             if (!(flags >> i & 1)) continue;
