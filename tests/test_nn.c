@@ -355,12 +355,66 @@ TEST(captured_equals_eager) {
     ct_tensor_release(x);
 }
 
+/* F.linear's shape and dtype rules as torch 1.13 (the table is torch's answer per case): a 1-d
+ * weight is a dot product; the bias broadcasts to the output without growing it; with a bias, a
+ * 2-d or contiguous 3-d input takes addmm (2-d weight, the bias of the input's dtype), other
+ * ranks add the bias in place (cast into the output's dtype). Values against a naive loop. */
+TEST(linear_shapes_and_bias_as_torch) {
+    static const struct {
+        int xnd, wnd,
+            bnd;      /* x (2, 2, ..., 3) of xnd dims; w (4, 3) or (3,); bias (4,), 0-d, (2,) */
+        ct_dtype bdt; /* bias dtype (CT_DTYPE_COUNT: no bias) */
+        ct_status want;
+    } c[] = {
+        {1, 2, 1, CT_FLOAT32, CT_OK},        {1, 1, 0, CT_FLOAT32, CT_OK},
+        {2, 1, 0, CT_DTYPE_COUNT, CT_OK},    {3, 1, 0, CT_DTYPE_COUNT, CT_OK},
+        {2, 1, 0, CT_FLOAT32, CT_ERR_SHAPE}, {3, 1, 0, CT_FLOAT32, CT_ERR_SHAPE},
+        {4, 1, 0, CT_FLOAT32, CT_OK},        {1, 2, 1, CT_FLOAT64, CT_OK},
+        {1, 2, 1, CT_INT64, CT_OK},          {2, 2, 1, CT_FLOAT64, CT_ERR_DTYPE},
+        {3, 2, 1, CT_FLOAT64, CT_ERR_DTYPE}, {4, 2, 1, CT_FLOAT64, CT_OK},
+        {1, 2, 2, CT_FLOAT32, CT_ERR_SHAPE}, {1, 1, 1, CT_FLOAT32, CT_ERR_SHAPE},
+    };
+    for (size_t i = 0; i < sizeof c / sizeof c[0]; i++) {
+        int64_t xs[4] = {2, 2, 2, 2}, ws[2] = {4, 3}, bs = c[i].bnd == 2 ? 2 : 4;
+        xs[c[i].xnd - 1] = 3;
+        double *xv, *wv, *bv = NULL;
+        ct_tensor *x = tu_make(ctx, &rng, CT_FLOAT32, c[i].xnd, xs, 0, -2, 2, &xv);
+        ct_tensor *w =
+            tu_make(ctx, &rng, CT_FLOAT32, c[i].wnd, c[i].wnd == 2 ? ws : ws + 1, 0, -2, 2, &wv);
+        ct_tensor *b = NULL, *y = NULL;
+        if (c[i].bdt != CT_DTYPE_COUNT)
+            b = tu_make(ctx, &rng, c[i].bdt, c[i].bnd ? 1 : 0, &bs, 0, -3, 3, &bv);
+        const ct_status st = ct_linear(ctx, x, w, b, &y);
+        CHECK_MSG(st == c[i].want, "case %zu: %s, torch %s", i, ct_status_str(st),
+                  ct_status_str(c[i].want));
+        if (st == CT_OK && y) {
+            /* y[r, o] = sum_k x[r, k] w[o, k] (+ b) in the input's dtype */
+            const int64_t R = ct_tensor_numel(x) / 3, O = c[i].wnd == 2 ? 4 : 1;
+            CHECK(ct_tensor_dtype(y) == CT_FLOAT32 && ct_tensor_numel(y) == R * O);
+            double *g = tu_read(y);
+            for (int64_t r = 0; g && r < R; r++)
+                for (int64_t o = 0; o < O; o++) {
+                    double acc = 0;
+                    for (int k = 0; k < 3; k++)
+                        acc += xv[r * 3 + k] * wv[o * 3 + k];
+                    if (bv) acc += bv[c[i].bnd ? o : 0];
+                    CHECK_MSG(close_to(g[r * O + o], acc, 1e-5), "case %zu [%lld]: %g vs %g", i,
+                              (long long)(r * O + o), g[r * O + o], acc);
+                }
+            free(g);
+        }
+        ct_tensor_release(x), ct_tensor_release(w), ct_tensor_release(b), ct_tensor_release(y);
+        free(xv), free(wv), free(bv);
+    }
+}
+
 int main(void) {
     ctx = tu_ctx_or_skip();
     RUN(rms_and_group_norm);
     RUN(batch_norm_train_and_eval);
     RUN(dropout_statistics);
     RUN(pad_modes);
+    RUN(linear_shapes_and_bias_as_torch);
     RUN(gradients);
     RUN(captured_equals_eager);
     ct_ctx_free(ctx);

@@ -49,7 +49,9 @@ CT_API ct_status ct_tensor_detach(ct_ctx *ctx, const ct_tensor *t, ct_tensor **o
 
 /* ---- differentiable building blocks (compositions of ops, so they need no own backward) ---- */
 typedef enum { CT_REDUCTION_NONE, CT_REDUCTION_MEAN, CT_REDUCTION_SUM } ct_reduction;
-/* x (..., in) @ w (out, in)^T + b (out) (as torch.nn.functional.linear); b may be NULL. */
+/* x (..., in) @ w (out, in)^T + b (out) (as torch.nn.functional.linear); b may be NULL. As torch
+ * 1.13: a 1-d w (in) is a dot product; b broadcasts to the output without growing it; with b, a
+ * 2-d or contiguous 3-d x needs a 2-d w and b of x's dtype (addmm), other ranks cast b in. */
 CT_API ct_status ct_linear(ct_ctx *ctx, const ct_tensor *x, const ct_tensor *w, const ct_tensor *b,
                            ct_tensor **out);
 /* Cross entropy of logits (N, C) against int64/int32 class ids (N) in [0, C) (CT_ERR_INDEX

@@ -29,21 +29,54 @@ ct_status ct_linear(ct_ctx *ctx, const ct_tensor *x, const ct_tensor *w, const c
     ct_status st = ct__check_args(ctx, "linear", 2, ins, out);
     if (st != CT_OK) return st;
     if (b && (st = ct__check_tensor(ctx, "linear", "bias", b)) != CT_OK) return st;
-    if (w->ndim != 2)
-        return ct__set_error(ctx, CT_ERR_SHAPE, "linear: weight must be 2-d (out, in), got %s",
+    /* torch 1.13: with a bias, a 2-d or contiguous 3-d input goes through addmm (a 2-d weight,
+     * the bias of the product's dtype); otherwise matmul(x, w^T) then output.add_(bias) (a 1-d
+     * weight works, the bias is cast into the output's dtype) */
+    const bool addmm = b && (x->ndim == 2 || (x->ndim == 3 && ct_tensor_is_contiguous(x)));
+    if (w->ndim != 2 && !(w->ndim == 1 && !addmm))
+        return ct__set_error(ctx, CT_ERR_SHAPE,
+                             addmm ? "linear: weight must be 2-d (out, in) with a bias and a 2-d "
+                                     "or contiguous 3-d input, got %s"
+                                   : "linear: weight must be 1-d (in) or 2-d (out, in), got %s",
                              CT__SHAPE_STR(w));
-    ct_tensor *wt = NULL, *y = NULL;
-    if ((st = ct_tensor_transpose(ctx, w, 0, 1, &wt)) != CT_OK) return st;
-    st = ct_matmul(ctx, x, wt, &y);
+    ct_tensor *wt = NULL, *y = NULL, *r = NULL;
+    st = w->ndim == 2 ? ct_tensor_transpose(ctx, w, 0, 1, &wt)
+                      : (wt = ct_tensor_retain((ct_tensor *)w), CT_OK);
+    if (st == CT_OK) st = ct_matmul(ctx, x, wt, &y);
     ct_tensor_release(wt);
     if (st != CT_OK) return st;
     if (!b) {
         *out = y;
         return CT_OK;
     }
-    st = ct_add(ctx, y, b, out);
+    /* the bias broadcasts to the output without growing it (addmm's expand, add_'s in place) */
+    bool fits = b->ndim <= y->ndim;
+    for (int i = 1; fits && i <= b->ndim; i++)
+        fits = b->shape[b->ndim - i] == 1 || b->shape[b->ndim - i] == y->shape[y->ndim - i];
+    if (!fits)
+        st = ct__set_error(ctx, CT_ERR_SHAPE, "linear: bias %s does not broadcast to the output %s",
+                           CT__SHAPE_STR(b), ct__shape_str((char[96]){0}, 96, y->ndim, y->shape));
+    else if (addmm && b->dtype != y->dtype)
+        st = ct__set_error(ctx, CT_ERR_DTYPE, "linear: bias %s and input %s must have one dtype",
+                           ct_dtype_name(b->dtype), ct_dtype_name(y->dtype));
+    else if (ct_dtype_is_floating(b->dtype) && !ct_dtype_is_floating(y->dtype))
+        st = ct__set_error(ctx, CT_ERR_DTYPE,
+                           "linear: result type %s can't be cast to the output's %s",
+                           ct_dtype_name(b->dtype), ct_dtype_name(y->dtype));
+    if (st == CT_OK) st = ct_add(ctx, y, b, &r);
+    if (st == CT_OK && r->dtype != y->dtype) { /* add_ computes in the promoted type, then casts */
+        ct_tensor *c = NULL;
+        st = ct_cast(ctx, r, y->dtype, &c);
+        ct_tensor_release(r);
+        r = c;
+    }
     ct_tensor_release(y);
-    return st;
+    if (st != CT_OK) {
+        ct_tensor_release(r);
+        return st;
+    }
+    *out = r;
+    return CT_OK;
 }
 
 ct_status ct_mse_loss(ct_ctx *ctx, const ct_tensor *input, const ct_tensor *target,
