@@ -200,6 +200,30 @@ TEST(dropout_statistics) {
     CHECK(strstr(ct_ctx_last_error(ctx), "between 0 and 1") != NULL);
     free(a), free(b);
     ct_tensor_release(x);
+    /* as torch, x * noise with noise = mask / (1 - p) in the dtype: a kept f32 value is
+     * x * (1.0f / (float)(1 - p)) (p = 0.45: 1.8181818, where (float)(1 / 0.55) is 1.8181819),
+     * a dropped inf or NaN is NaN and a dropped negative -0.0 (checked with p = 1) */
+    const float xv[4] = {3.0f, -1.0f, INFINITY, NAN};
+    const int64_t four = 4;
+    float o[4];
+    volatile float keep = 0.55f; /* (float)(1 - 0.45) */
+    const float want = 3.0f * (1.0f / keep);
+    CHECK_OK(ct_tensor_from_host(ctx, xv, CT_FLOAT32, 1, &four, &x));
+    bool seen = false;
+    for (uint64_t off = 0; off < 64 && !seen; off += 4) { /* until element 0 is kept */
+        CHECK_OK(ct_dropout(ctx, x, 0.45, true, 3, off, &y));
+        CHECK_OK(ct_tensor_to_host(y, o, sizeof o));
+        ct_tensor_release(y);
+        if (o[0] != 0) {
+            seen = true;
+            CHECK_MSG(o[0] == want, "kept 3 * scale = %.9g, want %.9g", o[0], want);
+        }
+    }
+    CHECK(seen);
+    CHECK_OK(ct_dropout(ctx, x, 1.0, true, 3, 0, &y));
+    CHECK_OK(ct_tensor_to_host(y, o, sizeof o));
+    CHECK(o[0] == 0 && !signbit(o[0]) && o[1] == 0 && signbit(o[1]) && isnan(o[2]) && isnan(o[3]));
+    ct_tensor_release(y), ct_tensor_release(x);
 }
 
 /* Naive pad of a (R, C) matrix over both dims. */

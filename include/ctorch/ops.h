@@ -307,9 +307,10 @@ CT_API ct_status ct_batch_norm(ct_ctx *ctx, const ct_tensor *x, ct_tensor *runni
                                ct_tensor *running_var, const ct_tensor *weight,
                                const ct_tensor *bias, bool training, double momentum, double eps,
                                ct_tensor **out);
-/* Dropout (F.dropout): in training, each element is zeroed with probability p and the rest scaled
- * by 1 / (1 - p), the mask drawn as ct_tensor_rand(seed, offset) >= p (reproducible, graph-safe
- * under capture like rand); otherwise (or p = 0) x itself (a new reference). CPU. */
+/* Dropout (F.dropout): in training, x * noise with noise = mask / (1 - p) in x's dtype (as torch:
+ * f32 1.0f / (float)(1 - p); a dropped inf or NaN is NaN, a dropped negative -0.0), the mask drawn
+ * as ct_tensor_rand(seed, offset) >= p (reproducible, graph-safe under capture like rand);
+ * otherwise (or p = 0) x itself (a new reference). CPU. */
 CT_API ct_status ct_dropout(ct_ctx *ctx, const ct_tensor *x, double p, bool training, uint64_t seed,
                             uint64_t offset, ct_tensor **out);
 typedef enum ct_pad_mode {

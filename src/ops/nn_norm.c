@@ -285,17 +285,23 @@ ct_status ct_dropout(ct_ctx *ctx, const ct_tensor *x, double p, bool training, u
         *out = ct_tensor_retain((ct_tensor *)x); /* torch returns the input itself */
         return CT_OK;
     }
-    ct_tensor *u = NULL, *keep = NULL, *scaled = NULL, *drop = NULL;
+    ct_tensor *u = NULL, *keep = NULL, *mask = NULL, *noise = NULL;
     if (x->storage->device.type != CT_DEVICE_CPU)
         return ct__set_error(ctx, CT_ERR_UNSUPPORTED, "dropout: only CPU tensors so far");
     st = ct_tensor_rand(ctx, x->dtype == CT_FLOAT64 ? CT_FLOAT64 : CT_FLOAT32, x->ndim, x->shape,
                         seed, offset, &u);
     CT__DO(st, ct_ge_scalar(ctx, u, p, &keep)); /* kept with probability 1 - p */
-    CT__DO(st, ct_mul_scalar(ctx, x, p == 1 ? 0.0 : 1.0 / (1.0 - p), &scaled));
-    CT__DO(st, ct_logical_not(ctx, keep, &drop));
-    CT__DO(st, ct_masked_fill(ctx, scaled, drop, 0.0, out));
-    ct_tensor_release(u), ct_tensor_release(keep), ct_tensor_release(scaled);
-    ct_tensor_release(drop);
+    /* as torch: noise = mask / (1 - p) in x's dtype (f32: 1.0f / (float)(1 - p); f16 / bf16 that
+     * rounded to the dtype; p = 1: zeros), then x * noise, so a dropped inf or NaN is NaN and a
+     * dropped negative -0.0, and the gradient is g * noise */
+    const double sc = p == 1                   ? 0.0
+                      : x->dtype == CT_FLOAT64 ? 1.0 / (1.0 - p)
+                                               : (double)(1.0f / (float)(1.0 - p));
+    CT__DO(st, ct_cast(ctx, keep, x->dtype, &mask));
+    CT__DO(st, ct_mul_scalar(ctx, mask, sc, &noise));
+    CT__DO(st, ct_mul(ctx, x, noise, out));
+    ct_tensor_release(u), ct_tensor_release(keep), ct_tensor_release(mask);
+    ct_tensor_release(noise);
     return st;
 }
 
