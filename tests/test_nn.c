@@ -432,12 +432,45 @@ TEST(linear_shapes_and_bias_as_torch) {
     }
 }
 
+/* constant pad as torch 1.13's constant_pad_nd: with a positive pad every padded dim must keep an
+ * element (torch: "resulted in a negative output size"); without one it narrows and an empty dim
+ * is fine; sizes that overflow int64 are CT_ERR_OVERFLOW (torch's answers per case) */
+TEST(pad_output_sizes_as_torch) {
+    static const struct {
+        int64_t pads[4];
+        ct_status want;
+        int64_t d2, d3; /* the output's last two dims when OK */
+    } c[] = {
+        {{-1, -1, 3, 1}, CT_ERR_SHAPE, 0, 0},
+        {{-1, -1, 0, 0}, CT_OK, 2, 0},
+        {{-2, 0, 0, 0}, CT_OK, 2, 0},
+        {{-1, -2, 0, 0}, CT_ERR_INVALID_ARG, 0, 0},
+        {{0, -2, 0, 1}, CT_ERR_SHAPE, 0, 0},
+        {{1, -2, 0, 0}, CT_OK, 2, 1},
+        {{INT64_MAX, 1, 0, 0}, CT_ERR_OVERFLOW, 0, 0},
+    };
+    const int64_t xs[4] = {4, 3, 2, 2};
+    ct_tensor *x = NULL;
+    CHECK_OK(ct_tensor_zeros(ctx, CT_FLOAT32, 4, xs, &x));
+    for (size_t i = 0; i < sizeof c / sizeof c[0]; i++) {
+        ct_tensor *y = NULL;
+        const ct_status st = ct_pad(ctx, x, 4, c[i].pads, CT_PAD_CONSTANT, 0, &y);
+        CHECK_MSG(st == c[i].want, "case %zu: %s (%s), torch %s", i, ct_status_str(st),
+                  st ? ct_ctx_last_error(ctx) : "", ct_status_str(c[i].want));
+        if (st == CT_OK && y)
+            CHECK(ct_tensor_shape(y)[2] == c[i].d2 && ct_tensor_shape(y)[3] == c[i].d3);
+        ct_tensor_release(y);
+    }
+    ct_tensor_release(x);
+}
+
 int main(void) {
     ctx = tu_ctx_or_skip();
     RUN(rms_and_group_norm);
     RUN(batch_norm_train_and_eval);
     RUN(dropout_statistics);
     RUN(pad_modes);
+    RUN(pad_output_sizes_as_torch);
     RUN(linear_shapes_and_bias_as_torch);
     RUN(gradients);
     RUN(captured_equals_eager);
