@@ -430,6 +430,21 @@ TEST(linear_shapes_and_bias_as_torch) {
         ct_tensor_release(x), ct_tensor_release(w), ct_tensor_release(b), ct_tensor_release(y);
         free(xv), free(wv), free(bv);
     }
+    /* a contiguous 3-d input's addmm sees the output as (B T, out): a bias (2, 1, 4) or (3, 4)
+     * does not expand to (6, 4) in torch, (1, 4) and (4,) do */
+    const int64_t x3[3] = {2, 3, 3}, w2[2] = {4, 3}, bss[4][3] = {{2, 1, 4}, {3, 4}, {1, 4}, {4}};
+    const int bnd[4] = {3, 2, 2, 1};
+    const ct_status bwant[4] = {CT_ERR_SHAPE, CT_ERR_SHAPE, CT_OK, CT_OK};
+    ct_tensor *x = NULL, *w = NULL;
+    CHECK_OK(ct_tensor_zeros(ctx, CT_FLOAT32, 3, x3, &x));
+    CHECK_OK(ct_tensor_zeros(ctx, CT_FLOAT32, 2, w2, &w));
+    for (int i = 0; i < 4; i++) {
+        ct_tensor *b = NULL, *y = NULL;
+        CHECK_OK(ct_tensor_zeros(ctx, CT_FLOAT32, bnd[i], bss[i], &b));
+        CHECK_ST(ct_linear(ctx, x, w, b, &y), bwant[i]);
+        ct_tensor_release(b), ct_tensor_release(y);
+    }
+    ct_tensor_release(x), ct_tensor_release(w);
 }
 
 /* constant pad as torch 1.13's constant_pad_nd: with a positive pad every padded dim must keep an

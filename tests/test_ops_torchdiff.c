@@ -416,6 +416,26 @@ TEST(scalar_params_checked_as_c10) {
     }
 }
 
+/* Edges of the parameter rule, torch's answers: sub checks -alpha (int8: 128 works, -128 raises);
+ * an int64 addcmul value of 2^63 passes c10's check (compared in double) and is INT64_MIN as x86
+ * converts it: addcmul([1], [1], [1], value=2.0**63) = [-9223372036854775807] */
+TEST(scalar_param_edges_as_torch) {
+    ct_tensor *x = NULL, *y = NULL, *o = NULL;
+    CHECK_OK(ct_tensor_arange(ctx, CT_INT8, 1, 3, 1, &x));
+    CHECK_OK(ct_sub_scaled(ctx, x, x, 128, &o));
+    int8_t g8[2] = {0};
+    CHECK(o && ct_tensor_to_host(o, g8, sizeof g8) == CT_OK && g8[0] == -127 && g8[1] == 2);
+    ct_tensor_release(o), o = NULL;
+    CHECK_ST(ct_sub_scaled(ctx, x, x, -128, &o), CT_ERR_INVALID_ARG);
+    CHECK_OK(ct_add_scaled(ctx, x, x, -128, &o)); /* add checks alpha itself */
+    ct_tensor_release(o), o = NULL;
+    CHECK_OK(ct_tensor_full(ctx, CT_INT64, 1, (int64_t[1]){1}, 1, &y));
+    CHECK_OK(ct_addcmul(ctx, y, y, y, 9223372036854775808.0, &o));
+    int64_t g = 0;
+    CHECK(o && ct_tensor_to_host(o, &g, sizeof g) == CT_OK && g == INT64_MIN + 1);
+    ct_tensor_release(o), ct_tensor_release(x), ct_tensor_release(y);
+}
+
 /* ---- arange with an integer dtype: start, end and step are truncated first ---- */
 TEST(arange_integer_truncates_bounds) {
     ct_tensor *r = NULL;
@@ -1109,6 +1129,7 @@ int main(void) {
     RUN(full_value_conversion);
     RUN(scalar_fill_conversion_checked_as_c10);
     RUN(scalar_params_checked_as_c10);
+    RUN(scalar_param_edges_as_torch);
     RUN(arange_integer_truncates_bounds);
     RUN(bool_add_alpha);
     RUN(addcdiv_integer_operands);

@@ -370,6 +370,20 @@ TEST(gradients) {
     CHECK_MSG(g[0] == 1 && g[1] == 11 && g[2] == 0 && g[3] == 0, "cumprod grad %g %g %g %g", g[0],
               g[1], g[2], g[3]);
     ct_tensor_release(r), ct_tensor_release(s), ct_tensor_release(x);
+    /* empty inputs, as torch: prod(zeros(0)) = 1 with an empty gradient; a (3, 0) reduced over
+     * dim 0 gives a (3, 0) gradient */
+    const int64_t shapes[2][2] = {{0, 0}, {3, 0}};
+    for (int k = 0; k < 2; k++) {
+        ct_tensor *e = NULL, *p = NULL, *ps = NULL;
+        CHECK_OK(ct_tensor_zeros(ctx, CT_FLOAT64, k + 1, k ? shapes[1] : shapes[0], &e));
+        CHECK_OK(ct_tensor_set_requires_grad(e, true));
+        CHECK_OK(k ? ct_prod(ctx, e, 0, false, &p) : ct_prod(ctx, e, CT_ALL_DIMS, false, &p));
+        CHECK_OK(ct_sum(ctx, p, 0, NULL, false, &ps));
+        CHECK_OK(ct_backward(ctx, ps, NULL, false));
+        const ct_tensor *ge = ct_tensor_grad(e);
+        CHECK(ge && ct_tensor_numel(ge) == 0 && ct_tensor_ndim(ge) == k + 1);
+        ct_tensor_release(p), ct_tensor_release(ps), ct_tensor_release(e);
+    }
 }
 
 TEST(captured_equals_eager) {

@@ -49,10 +49,14 @@ ct_status ct_linear(ct_ctx *ctx, const ct_tensor *x, const ct_tensor *w, const c
         *out = y;
         return CT_OK;
     }
-    /* the bias broadcasts to the output without growing it (addmm's expand, add_'s in place) */
-    bool fits = b->ndim <= y->ndim;
+    /* the bias broadcasts to the output without growing it (addmm's expand, add_'s in place); a
+     * 3-d input's addmm sees the output as (B T, out), so the bias must expand to that */
+    int64_t flat[2] = {y->ndim == 3 ? y->shape[0] * y->shape[1] : 0, y->shape[y->ndim - 1]};
+    const int ynd = addmm && x->ndim == 3 ? 2 : y->ndim;
+    const int64_t *ysh = addmm && x->ndim == 3 ? flat : y->shape;
+    bool fits = b->ndim <= ynd;
     for (int i = 1; fits && i <= b->ndim; i++)
-        fits = b->shape[b->ndim - i] == 1 || b->shape[b->ndim - i] == y->shape[y->ndim - i];
+        fits = b->shape[b->ndim - i] == 1 || b->shape[b->ndim - i] == ysh[ynd - i];
     if (!fits)
         st = ct__set_error(ctx, CT_ERR_SHAPE, "linear: bias %s does not broadcast to the output %s",
                            CT__SHAPE_STR(b), ct__shape_str((char[96]){0}, 96, y->ndim, y->shape));

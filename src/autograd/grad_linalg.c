@@ -182,7 +182,11 @@ static ct_tensor *ag_pad_dim(ct__ag_call *c, const ct_tensor *a, int d, int64_t 
     int64_t pads[2 * CT_MAX_DIMS] = {0};
     pads[np - 2] = lo, pads[np - 1] = hi;
     ct_tensor *r = NULL;
-    ct_status st = c->st == CT_OK ? ct_pad(c->ctx, a, np, pads, CT_PAD_CONSTANT, 1.0, &r) : c->st;
+    /* an empty tensor keeps its shape (pad refuses to fill an empty output, as torch) */
+    ct_status st = c->st != CT_OK ? c->st
+                   : ct_tensor_numel(a) == 0
+                       ? ct_full_like(c->ctx, a, 1.0, &r)
+                       : ct_pad(c->ctx, a, np, pads, CT_PAD_CONSTANT, 1.0, &r);
     return ct__ag_keep(c, st, r);
 }
 static ct_tensor *ag_cumprod(ct__ag_call *c, const ct_tensor *a, int d) {

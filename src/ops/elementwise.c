@@ -79,9 +79,11 @@ static ct_status ct__binary_to(ct_ctx *ctx, const char *name, ct_op_kind kind, c
     if (!ct_dtype_is_floating(dt) && !ct__scalar_is_int(alpha))
         return ct__set_error(ctx, CT_ERR_DTYPE, "%s: alpha %g must be integral for %s inputs", name,
                              alpha, ct_dtype_name(dt));
-    /* alpha converts to the result dtype as c10 checks it (int8 300, f32 1e39 raise in torch) */
+    /* alpha converts to the result dtype as c10 checks it (int8 300, f32 1e39 raise in torch);
+     * sub checks -alpha, as torch's sub is add with -alpha (int8: 128 fits, -128 does not) */
     if (dt != CT_BOOL &&
-        (st = ct__check_scalar_param(ctx, name, "alpha", dt, alpha, false)) != CT_OK)
+        (st = ct__check_scalar_param(ctx, name, "alpha", dt, kind == CT_OP_SUB ? -alpha : alpha,
+                                     false)) != CT_OK)
         return st;
     /* bool results: torch converts alpha to bool (any nonzero alpha is true), so
      * add(a, b, alpha=-1) is a | b, not a - b */
@@ -331,9 +333,11 @@ static ct_status ct__addc(ct_ctx *ctx, const char *name, ct_op_kind kind, const 
     if (dt == CT_BOOL || (kind == CT_OP_ADDCDIV && !ct_dtype_is_floating(dt)))
         return ct__set_error(ctx, CT_ERR_DTYPE, "%s: %s inputs are not supported", name,
                              ct_dtype_name(dt));
-    /* value converts to the dtype as c10 checks it (float for f16 / bf16; integers truncated) */
+    /* value converts to the dtype as c10 checks it (float for f16 / bf16; integers truncated,
+     * int64's 2^63 to INT64_MIN as x86) */
     if ((st = ct__check_scalar_param(ctx, name, "value", dt, value, true)) != CT_OK) return st;
-    double sc[4] = {ct_dtype_is_floating(dt) ? value : trunc(value), 0, 0, 0};
+    double sc[4] = {value, 0, 0, 0};
+    if (!ct_dtype_is_floating(dt)) ct__int_scalar_conv(dt, value, &sc[0]);
     return ct__ew(ctx, name, kind, 3, ins, dt, dt, sc, 0, out);
 }
 static ct_status ct__fwd_addcmul(ct_ctx *ctx, const ct_tensor *self, const ct_tensor *t1,
