@@ -51,9 +51,10 @@ ct_status ct_linear(ct_ctx *ctx, const ct_tensor *x, const ct_tensor *w, const c
     }
     /* the bias broadcasts to the output without growing it (addmm's expand, add_'s in place); a
      * 3-d input's addmm sees the output as (B T, out), so the bias must expand to that */
-    int64_t flat[2] = {y->ndim == 3 ? y->shape[0] * y->shape[1] : 0, y->shape[y->ndim - 1]};
-    const int ynd = addmm && x->ndim == 3 ? 2 : y->ndim;
-    const int64_t *ysh = addmm && x->ndim == 3 ? flat : y->shape;
+    const bool flat3 = addmm && x->ndim == 3;
+    const int64_t flat[2] = {flat3 ? y->shape[0] * y->shape[1] : 0, flat3 ? y->shape[2] : 0};
+    const int ynd = flat3 ? 2 : y->ndim;
+    const int64_t *ysh = flat3 ? flat : y->shape;
     bool fits = b->ndim <= ynd;
     for (int i = 1; fits && i <= b->ndim; i++)
         fits = b->shape[b->ndim - i] == 1 || b->shape[b->ndim - i] == ysh[ynd - i];
