@@ -49,9 +49,9 @@ static inline bool ct__scalar_fits_dtype(ct_dtype dt, double v, bool as_int) {
  * C double stands for an int when it is integral): *conv = trunc(v) when it fits
  * (ct__scalar_fits_dtype), false (overflow) otherwise. */
 static inline bool ct__int_scalar_conv(ct_dtype dt, double v, double *conv) {
-    double lo = 0, hi = 0;
-    if (dt == CT_BOOL || !ct__int_range(dt, &lo, &hi)) return false;
-    if (!ct__scalar_fits_dtype(dt, v, true)) return false;
+    double lo = 0, hi = 0; /* an integer dtype, and v fits it */
+    if (dt == CT_BOOL || !ct__int_range(dt, &lo, &hi) || !ct__scalar_fits_dtype(dt, v, true))
+        return false;
     /* 2^63 (int64) converts as x86's cvttsd2si: INT64_MIN */
     *conv = v >= 9223372036854775808.0 ? -9223372036854775808.0 : (double)(int64_t)v;
     return true;

@@ -409,33 +409,29 @@ ct_status ct_pad(ct_ctx *ctx, const ct_tensor *x, int n_pad, const int64_t *pad,
                                    "got %d dims",
                                    mode == CT_PAD_REFLECT ? "reflect" : "replicate", k, k + 1,
                                    k + 2, x->ndim);
-    for (int k = 0; k < n_pad / 2; k++) { /* sizes computed below cannot overflow */
-        int64_t n = 0;
-        if (!ct__checked_add(x->shape[x->ndim - 1 - k], pad[2 * k], &n) ||
-            !ct__checked_add(n, pad[2 * k + 1], &n))
-            return ct__set_error(ctx, CT_ERR_OVERFLOW,
-                                 "pad: padding (%lld, %lld) of dim %d overflows int64",
-                                 (long long)pad[2 * k], (long long)pad[2 * k + 1],
-                                 x->ndim - 1 - k);
-    }
     /* torch fills the output with the value (a float: no uint8 wrap) as soon as one pad is
-     * positive, and its conversion to the dtype is checked then */
+     * positive: its conversion to the dtype is checked then, and every padded dim must keep an
+     * element (constant_pad_nd; without a positive pad it narrows, where an empty dim is fine) */
     bool fills = false;
     for (int i = 0; i < n_pad; i++)
         fills |= mode == CT_PAD_CONSTANT && pad[i] > 0;
-    if (fills && (st = ct__check_scalar_fits(ctx, "pad", x->dtype, value, false)) != CT_OK)
-        return st;
-    /* and then (torch's constant_pad_nd) every padded dim must keep at least one element; without
-     * a positive pad it narrows, where an empty dim is fine */
-    for (int k = 0; fills && k < n_pad / 2; k++) {
+    for (int k = 0; k < n_pad / 2; k++) {
         const int d = x->ndim - 1 - k;
-        if (x->shape[d] + pad[2 * k] + pad[2 * k + 1] <= 0)
+        int64_t n = 0; /* checked here, so the sizes computed below cannot overflow */
+        if (!ct__checked_add(x->shape[d], pad[2 * k], &n) ||
+            !ct__checked_add(n, pad[2 * k + 1], &n))
+            return ct__set_error(ctx, CT_ERR_OVERFLOW,
+                                 "pad: padding (%lld, %lld) of dim %d overflows int64",
+                                 (long long)pad[2 * k], (long long)pad[2 * k + 1], d);
+        if (fills && n <= 0)
             return ct__set_error(ctx, CT_ERR_SHAPE,
                                  "pad: the input size %lld of dim %d plus padding %lld and %lld "
                                  "leaves no element (padding fills only a non-empty output)",
                                  (long long)x->shape[d], d, (long long)pad[2 * k],
                                  (long long)pad[2 * k + 1]);
     }
+    if (fills && (st = ct__check_scalar_fits(ctx, "pad", x->dtype, value, false)) != CT_OK)
+        return st;
     if (x->storage->device.type != CT_DEVICE_CPU)
         return ct__set_error(ctx, CT_ERR_UNSUPPORTED, "pad: only CPU tensors so far");
     ct_tensor *y = ct_tensor_retain((ct_tensor *)x);
