@@ -741,6 +741,7 @@ static double *backward_of(ct_tensor *y, ct_tensor *x) {
     CHECK_OK(ct_backward(ctx, l, NULL, false));
     ct_tensor_release(w), ct_tensor_release(p), ct_tensor_release(l);
     ct_tensor *gr = ct_tensor_grad(x);
+    CHECK_MSG(gr != NULL, "no gradient reached the input (a zero gradient is a tensor of zeros)");
     if (!gr) return calloc((size_t)ct_tensor_numel(x) + 1, sizeof(double));
     return tu_read(gr);
 }

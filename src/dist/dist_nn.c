@@ -271,11 +271,14 @@ static ct_status nn_backward(ct_ctx *ctx, void *user, ct_tensor *const *gout, co
         break;
     }
     case NN_BCAST: {
-        /* d(out on every rank)/d(in on root): the sum of the gradients, at the root only */
+        /* d(out on every rank)/d(in on root): the sum of the gradients at the root, zeros of
+         * the input's shape elsewhere (torch's _Broadcast.backward: a zeroed tensor, not None) */
         st = ct_dist_nn_all_reduce(g, go, CT_REDUCE_SUM, &r);
         if (st == CT_OK && g->rank != u->root) {
+            ct_tensor *z = NULL;
+            st = ct_zeros_like(ctx, r, &z);
             ct_tensor_release(r);
-            r = NULL;
+            r = z;
         }
         break;
     }
