@@ -8,6 +8,7 @@
 #include "ctorch/linalg.h"
 #include "ctorch/ops.h"
 
+#include <stdio.h>
 #include <string.h>
 
 #include "ops/dispatch.h"
@@ -119,6 +120,8 @@ static ct_status ct__la_submit(ct_ctx *ctx, const ct__la_in *p, int routine, int
     return ct__submit(ctx, p->a3->storage->device, &d);
 }
 
+static const char ct__not_pd[] = "is not positive-definite", ct__singular[] = "is singular";
+
 /* CT_OK, or CT_ERR_INVALID_ARG naming the first matrix whose info is nonzero (eagerly only). */
 static ct_status ct__la_check_info(ct_ctx *ctx, const char *op, const ct__la_in *p,
                                    const ct_tensor *info, const char *what) {
@@ -127,11 +130,20 @@ static ct_status ct__la_check_info(ct_ctx *ctx, const char *op, const ct__la_in 
     if (!h) return ct__set_error(ctx, CT_ERR_OOM, "%s: out of memory", op);
     ct_status st = ct_tensor_to_host(info, h, sizeof(int32_t) * (size_t)p->B);
     for (int64_t b = 0; st == CT_OK && b < p->B; b++)
-        if (h[b] != 0)
-            st = ct__set_error(ctx, CT_ERR_INVALID_ARG,
-                               "%s: matrix %lld of the batch %s (LAPACK "
-                               "info %d)",
-                               op, (long long)b, what, (int)h[b]);
+        if (h[b] != 0) {
+            /* what LAPACK's info means for the routine (torch's wording where it has one) */
+            char why[96];
+            if (what == ct__not_pd)
+                snprintf(why, sizeof why, "the leading minor of order %d is not positive-definite",
+                         (int)h[b]);
+            else if (what == ct__singular)
+                snprintf(why, sizeof why, "the diagonal element %d of its LU factor is zero",
+                         (int)h[b]);
+            else
+                snprintf(why, sizeof why, "LAPACK info %d", (int)h[b]);
+            st = ct__set_error(ctx, CT_ERR_INVALID_ARG, "%s: matrix %lld of the batch %s (%s)", op,
+                               (long long)b, what, why);
+        }
     ct__free(ctx, h);
     return st;
 }
@@ -182,8 +194,6 @@ static ct_status ct__la_square(ct_ctx *ctx, const char *op, const ct_tensor *a, 
     ct_tensor **const outs[2] = {out, info_out};
     return ct__la_finish(ctx, &p, st, 2, t, cast, outs);
 }
-static const char ct__not_pd[] =
-    "is not positive-definite (LAPACK info: the order of the leading minor that is not)";
 static ct_status ct__cholesky(ct_ctx *ctx, const char *op, const ct_tensor *a, bool upper,
                               ct_tensor **L, ct_tensor **info_out) {
     return ct__la_square(ctx, op, a, CT_LINALG_CHOLESKY, upper, ct__not_pd, L, info_out);
@@ -210,7 +220,7 @@ ct_status ct_linalg_cholesky_ex(ct_ctx *ctx, const ct_tensor *a, bool upper, ct_
 }
 
 static ct_status ct__inv(ct_ctx *ctx, const ct_tensor *a, ct_tensor **out) {
-    return ct__la_square(ctx, "linalg.inv", a, CT_LINALG_INV, 0, "is singular", out, NULL);
+    return ct__la_square(ctx, "linalg.inv", a, CT_LINALG_INV, 0, ct__singular, out, NULL);
 }
 
 static ct_status ct__solve(ct_ctx *ctx, const ct_tensor *a, const ct_tensor *b, ct_tensor **out) {
@@ -250,7 +260,7 @@ static ct_status ct__solve(ct_ctx *ctx, const ct_tensor *a, const ct_tensor *b, 
     CT__DO(st, ct__la_out(ctx, &p, CT_INT32, 0, NULL, &t[1]));
     ct_tensor *outs4[4] = {t[0], t[1], NULL, NULL};
     CT__DO(st, ct__la_submit(ctx, &p, CT_LINALG_SOLVE, 0, outs4, b3));
-    CT__DO(st, ct__la_check_info(ctx, op, &p, t[1], "is singular"));
+    CT__DO(st, ct__la_check_info(ctx, op, &p, t[1], ct__singular));
     ct_tensor_release(bc), ct_tensor_release(b3);
     if (st == CT_OK && vec) { /* (B, n, 1) -> (B, n) */
         int64_t s2[2] = {p.B, p.n};
