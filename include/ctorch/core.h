@@ -38,7 +38,7 @@ extern "C" {
     X(CT_ERR_DEVICE, 9, "device or backend error")                                                 \
     X(CT_ERR_OVERFLOW, 10, "size arithmetic overflow")                                             \
     X(CT_ERR_INDEX, 11, "index out of range")                                                      \
-    X(CT_ERR_TIMEOUT, 12, "timed out waiting for peers")
+    X(CT_ERR_TIMEOUT, 12, "timed out (a peer did not answer in time, or a step limit was hit)")
 
 typedef enum ct_status {
 #define CT__STATUS_ENUM(name, value, desc) name = value,
