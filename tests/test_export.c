@@ -163,6 +163,44 @@ static bool rt_matches(const char *path, const ct_tensor *x, const ct_tensor *wa
     return rt_matches_with(ct_rt_kernels_all(), path, x, want, err, errn);
 }
 
+/* The report's intermediate_bytes is the no-reuse arena (each slot rounded up to the 64-byte
+ * alignment the planner places it at), so arena_bytes never exceeds it, for tiny buffers too
+ * (three 8-byte intermediates need a 192-byte arena; the raw sum was 20). */
+TEST(report_intermediates_aligned) {
+    ct_ctx *ctx = make_ctx(0);
+    CHECK(ctx);
+    if (!ctx) return;
+    float xv[2] = {1, 2};
+    int64_t n = 2;
+    ct_tensor *x = NULL, *a = NULL, *b = NULL, *y = NULL;
+    CHECK_OK(ct_tensor_from_host(ctx, xv, CT_FLOAT32, 1, &n, &x));
+    ct_graph *g = NULL;
+    CHECK_OK(ct_graph_create(ctx, (ct_device){CT_DEVICE_CPU, 0}, NULL, &g));
+    CHECK_OK(ct_graph_capture_begin(g, NULL));
+    CHECK_OK(ct_neg(ctx, x, &a));
+    CHECK_OK(ct_sum(ctx, a, 0, NULL, false, &b));
+    CHECK_OK(ct_mul(ctx, a, b, &y));
+    CHECK_OK(ct_graph_capture_end(g));
+    char path[300];
+    tmp_path(path, sizeof path, "tiny.ctp");
+    const char *in_names[1] = {"x"}, *out_names[1] = {"y"};
+    ct_tensor *ins[1] = {x}, *outs[1] = {y};
+    ct_export_report rep = {sizeof rep, 0, 0, 0, 0, 0, 0, 0};
+    ct_export_spec sp = spec_of(1, in_names, ins, 1, out_names, outs, 0, NULL, NULL);
+    sp.report = &rep;
+    CHECK_OK(ct_program_export(ctx, g, &sp, path));
+    CHECK_MSG(rep.intermediates >= 2 && rep.intermediate_bytes % 64 == 0 &&
+                  rep.intermediate_bytes >= 64 * (uint64_t)rep.intermediates &&
+                  rep.arena_bytes > 0 && rep.arena_bytes <= rep.intermediate_bytes,
+              "intermediates %lld, intermediate_bytes %llu, arena %llu",
+              (long long)rep.intermediates, (unsigned long long)rep.intermediate_bytes,
+              (unsigned long long)rep.arena_bytes);
+    remove(path);
+    ct_graph_free(g);
+    ct_tensor_release(x), ct_tensor_release(a), ct_tensor_release(b), ct_tensor_release(y);
+    ct_ctx_free(ctx);
+}
+
 TEST(mlp_roundtrip_bit_exact) {
     for (int portable = 0; portable < 2; portable++) {
         ct_ctx *ctx = make_ctx(portable);
@@ -887,6 +925,7 @@ int main(int argc, char **argv) {
         golden_write(argv[2]);
         return 0;
     }
+    RUN(report_intermediates_aligned);
     RUN(mlp_roundtrip_bit_exact);
     RUN(mx_weights_roundtrip_bit_exact);
     RUN(sparse24_weights_roundtrip_bit_exact);

@@ -40,7 +40,8 @@ typedef struct ct_export_report {
     size_t size;                 /* sizeof(ct_export_report), set by the caller */
     int64_t instructions;        /* kernel calls and jumps */
     int64_t intermediates;       /* buffers planned into the arena */
-    uint64_t intermediate_bytes; /* their sum (at the symbols' upper bounds) */
+    uint64_t intermediate_bytes; /* their sum, each rounded up to 64 B (at the symbols' upper
+                                 * bounds): arena_bytes <= this */
     uint64_t arena_bytes;        /* the planned arena (greedy best fit by size) */
     int64_t weights;             /* tensors in the weights section */
     uint64_t weight_bytes;       /* the weights section */

@@ -1192,7 +1192,8 @@ static ct_status x_program_bytes(x_ctx *X, x_var *vars, int nvar, const uint64_t
         }
         pb[np] = (ct__plan_buf){v0->b[i].first, v0->b[i].last, (size_t)slot, 0};
         pidx[np++] = (int)i;
-        total += (uint64_t)slot;
+        /* slots start at CTP_ALIGN boundaries: the sum is what a plan without reuse needs */
+        total += ((uint64_t)slot + CTP_ALIGN - 1) / CTP_ALIGN * CTP_ALIGN;
     }
     if (st == CT_OK) {
         arena = ct__plan_arena(pb, np, CTP_ALIGN, work);
