@@ -598,6 +598,47 @@ TEST(ceil_mode_kernel_wider_than_input) {
     ct_tensor_release(x);
 }
 
+/* conv1d's errors speak of conv1d and the caller's 3-d shapes (they came from the conv2d it runs
+ * as, naming (1, 2, 1, 5)-style shapes the caller never passed). */
+TEST(conv1d_errors_name_conv1d) {
+    ct_tensor *x = NULL, *w = NULL, *wl = NULL, *xi = NULL, *y = NULL;
+    CHECK_OK(ct_tensor_zeros(ctx, CT_FLOAT32, 3, (int64_t[]){1, 2, 5}, &x));
+    CHECK_OK(ct_tensor_zeros(ctx, CT_FLOAT32, 3, (int64_t[]){3, 3, 3}, &w));
+    CHECK_OK(ct_tensor_zeros(ctx, CT_FLOAT32, 3, (int64_t[]){3, 2, 7}, &wl));
+    CHECK_OK(ct_tensor_zeros(ctx, CT_INT32, 3, (int64_t[]){1, 2, 5}, &xi));
+    struct {
+        ct_status st;
+        const char *msg;
+    } want[4] = {
+        {CT_ERR_SHAPE, "conv1d: input [1, 2, 5], weight [3, 3, 3] and groups 1 do not match"},
+        {CT_ERR_SHAPE, "conv1d: kernel 7 with dilation 1 does not fit input [1, 2, 5] padded by 0"},
+        {CT_ERR_INVALID_ARG, "conv1d: kernel 7, stride 0, padding 0, dilation 1"},
+        {CT_ERR_DTYPE, "conv1d: input int32 and weight float32"},
+    };
+    ct_status got[4];
+    char msgs[4][256];
+    got[0] = ct_conv1d(ctx, x, w, NULL, 1, 0, 1, 1, &y);
+    snprintf(msgs[0], sizeof msgs[0], "%s", ct_ctx_last_error(ctx));
+    got[1] = ct_conv1d(ctx, x, wl, NULL, 1, 0, 1, 1, &y);
+    snprintf(msgs[1], sizeof msgs[1], "%s", ct_ctx_last_error(ctx));
+    got[2] = ct_conv1d(ctx, x, wl, NULL, 0, 0, 1, 1, &y);
+    snprintf(msgs[2], sizeof msgs[2], "%s", ct_ctx_last_error(ctx));
+    got[3] = ct_conv1d(ctx, xi, wl, NULL, 1, 0, 1, 1, &y);
+    snprintf(msgs[3], sizeof msgs[3], "%s", ct_ctx_last_error(ctx));
+    ct_tensor *b = NULL, *wg = NULL;
+    CHECK_OK(ct_tensor_zeros(ctx, CT_FLOAT32, 1, (int64_t[]){2}, &b));
+    CHECK_OK(ct_tensor_zeros(ctx, CT_FLOAT32, 3, (int64_t[]){3, 2, 3}, &wg));
+    CHECK_ST(ct_conv1d(ctx, x, wg, b, 1, 0, 1, 1, &y), CT_ERR_SHAPE);
+    CHECK_MSG(strstr(ct_ctx_last_error(ctx), "conv1d: bias must be float32 (3), got float32 [2]"),
+              "%s", ct_ctx_last_error(ctx));
+    ct_tensor_release(b), ct_tensor_release(wg);
+    for (int i = 0; i < 4; i++)
+        CHECK_MSG(got[i] == want[i].st && strstr(msgs[i], want[i].msg) == msgs[i],
+                  "case %d: status %d, message '%s'", i, (int)got[i], msgs[i]);
+    CHECK(y == NULL);
+    ct_tensor_release(x), ct_tensor_release(w), ct_tensor_release(wl), ct_tensor_release(xi);
+}
+
 int main(void) {
     ctx = tu_ctx_or_skip();
     RUN(conv2d_grid);
@@ -610,6 +651,7 @@ int main(void) {
     RUN(captured_equals_eager);
     RUN(integer_conv_wraps);
     RUN(ceil_mode_kernel_wider_than_input);
+    RUN(conv1d_errors_name_conv1d);
     ct_ctx_free(ctx);
     return ct_test_end();
 }

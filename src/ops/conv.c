@@ -248,6 +248,38 @@ ct_status ct_conv1d(ct_ctx *ctx, const ct_tensor *x, const ct_tensor *w, const c
                              "conv1d: input %s must be (N, C, L) or (C, L) and weight (O, "
                              "C/groups, k)",
                              CT__SHAPE_STR(x));
+    /* the checks conv2d and unfold would make, in conv1d's terms (theirs name 4-d shapes) */
+    if (x->dtype == CT_BOOL || !ct__is_compute_dtype(x->dtype) || x->dtype != w->dtype)
+        return ct__set_error(ctx, CT_ERR_DTYPE,
+                             "conv1d: input %s and weight %s must be one floating or integer dtype",
+                             ct_dtype_name(x->dtype), ct_dtype_name(w->dtype));
+    const int64_t C = x->shape[1], O = w->shape[0], k = w->shape[2];
+    if (groups < 1 || C % groups || O % groups || w->shape[1] != C / groups)
+        return ct__set_error(ctx, CT_ERR_SHAPE,
+                             "conv1d: input %s, weight %s and groups %d do not match (C and O "
+                             "divisible by groups, weight dim 1 = C / groups)",
+                             CT__SHAPE_STR(x), ct__shape_str((char[96]){0}, 96, w->ndim, w->shape),
+                             groups);
+    if (k < 1 || stride < 1 || dilation < 1 || padding < 0 || k > INT32_MAX || stride > INT32_MAX ||
+        dilation > INT32_MAX || padding > INT32_MAX / 2)
+        return ct__set_error(ctx, CT_ERR_INVALID_ARG,
+                             "conv1d: kernel %lld, stride %lld, padding %lld, dilation %lld: "
+                             "kernel, stride and dilation must be >= 1 and padding >= 0",
+                             (long long)k, (long long)stride, (long long)padding,
+                             (long long)dilation);
+    if (ct__out_size(x->shape[2], k, stride, padding, dilation) < 0)
+        return ct__set_error(ctx, CT_ERR_SHAPE,
+                             "conv1d: kernel %lld with dilation %lld does not fit input %s padded "
+                             "by %lld",
+                             (long long)k, (long long)dilation, CT__SHAPE_STR(x),
+                             (long long)padding);
+    if (b) {
+        if ((st = ct__check_tensor(ctx, "conv1d", "bias", b)) != CT_OK) return st;
+        if (b->ndim != 1 || b->shape[0] != O || b->dtype != x->dtype)
+            return ct__set_error(ctx, CT_ERR_SHAPE, "conv1d: bias must be %s (%lld), got %s %s",
+                                 ct_dtype_name(x->dtype), (long long)O, ct_dtype_name(b->dtype),
+                                 CT__SHAPE_STR(b));
+    }
     /* as conv2d over (N, C, 1, L) with a (O, C/g, 1, k) kernel */
     int64_t xs[4] = {x->shape[0], x->shape[1], 1, x->shape[2]},
             ws[4] = {w->shape[0], w->shape[1], 1, w->shape[2]};
