@@ -479,6 +479,42 @@ TEST(pad_output_sizes_as_torch) {
     ct_tensor_release(x);
 }
 
+/* Ops made of other ops name themselves in front of an inner op's message ("mse_loss: sub: shapes
+ * ... do not broadcast", was "sub: ..."), and linear names the feature mismatch itself (was
+ * matmul's message about the transposed weight). */
+TEST(composite_errors_name_the_op) {
+    ct_tensor *a = NULL, *b = NULL, *x4 = NULL, *w4 = NULL, *y = NULL;
+    CHECK_OK(ct_tensor_zeros(ctx, CT_FLOAT32, 2, (int64_t[]){3, 4}, &a));
+    CHECK_OK(ct_tensor_zeros(ctx, CT_FLOAT32, 2, (int64_t[]){5, 6}, &b));
+    CHECK_OK(ct_tensor_zeros(ctx, CT_FLOAT32, 4, (int64_t[]){1, 2, 5, 5}, &x4));
+    CHECK_OK(ct_tensor_zeros(ctx, CT_FLOAT32, 4, (int64_t[]){3, 2, 7, 7}, &w4));
+    const int64_t one[2] = {1, 1}, zero[2] = {0, 0};
+    struct {
+        ct_status got;
+        const char *msg;
+    } c[3];
+    char m[3][512];
+    c[0].got = ct_mse_loss(ctx, a, b, CT_REDUCTION_MEAN, &y);
+    c[0].msg = "mse_loss: sub: shapes [3, 4] (input 0) and [5, 6] (input 1) do not broadcast";
+    snprintf(m[0], sizeof m[0], "%s", ct_ctx_last_error(ctx));
+    c[1].got = ct_linear(ctx, a, b, NULL, &y);
+    c[1].msg = "linear: input [3, 4] has 4 features but weight [5, 6] takes 6";
+    snprintf(m[1], sizeof m[1], "%s", ct_ctx_last_error(ctx));
+    c[2].got = ct_conv2d(ctx, x4, w4, NULL, one, zero, one, 1, &y);
+    c[2].msg = "conv2d: unfold: kernel (7, 7) with dilation (1, 1) does not fit input [1, 2, 5, 5]";
+    snprintf(m[2], sizeof m[2], "%s", ct_ctx_last_error(ctx));
+    for (int i = 0; i < 3; i++)
+        CHECK_MSG(c[i].got == CT_ERR_SHAPE && strncmp(m[i], c[i].msg, strlen(c[i].msg)) == 0,
+                  "case %d: status %d, '%s'", i, (int)c[i].got, m[i]);
+    /* an op's own message is not prefixed twice */
+    CHECK_ST(ct_max_pool2d_ex(ctx, x4, (int64_t[]){7, 7}, one, zero, one, false, &y, NULL),
+             CT_ERR_SHAPE);
+    CHECK_MSG(strncmp(ct_ctx_last_error(ctx), "max_pool2d: output size", 23) == 0, "%s",
+              ct_ctx_last_error(ctx));
+    CHECK(y == NULL);
+    ct_tensor_release(a), ct_tensor_release(b), ct_tensor_release(x4), ct_tensor_release(w4);
+}
+
 int main(void) {
     ctx = tu_ctx_or_skip();
     RUN(rms_and_group_norm);
@@ -489,6 +525,7 @@ int main(void) {
     RUN(linear_shapes_and_bias_as_torch);
     RUN(gradients);
     RUN(captured_equals_eager);
+    RUN(composite_errors_name_the_op);
     ct_ctx_free(ctx);
     return ct_test_end();
 }

@@ -492,11 +492,10 @@ static ct_status fa_shape(ct_ctx *ctx, const char *op, const char *what, const c
     return CT_OK;
 }
 
-ct_status ct_flex_attention_backward(ct_ctx *ctx, const ct_tensor *q, const ct_tensor *k,
-                                     const ct_tensor *v, const ct_tensor *out, const ct_tensor *lse,
-                                     const ct_tensor *grad_out, const ct_tensor *grad_lse,
-                                     const ct_flex_options *opts, ct_tensor **dq, ct_tensor **dk,
-                                     ct_tensor **dv) {
+static ct_status ct__flex_attention_backward_body(
+    ct_ctx *ctx, const ct_tensor *q, const ct_tensor *k, const ct_tensor *v, const ct_tensor *out,
+    const ct_tensor *lse, const ct_tensor *grad_out, const ct_tensor *grad_lse,
+    const ct_flex_options *opts, ct_tensor **dq, ct_tensor **dk, ct_tensor **dv) {
     static const char op[] = "flex_attention_backward";
     if (!ctx) return CT_ERR_INVALID_ARG;
     ct__clear_error(ctx);
@@ -590,4 +589,14 @@ done:
     }
     *dq = g[0], *dk = g[1], *dv = g[2];
     return CT_OK;
+}
+
+ct_status ct_flex_attention_backward(ct_ctx *ctx, const ct_tensor *q, const ct_tensor *k,
+                                     const ct_tensor *v, const ct_tensor *out, const ct_tensor *lse,
+                                     const ct_tensor *grad_out, const ct_tensor *grad_lse,
+                                     const ct_flex_options *opts, ct_tensor **dq, ct_tensor **dk,
+                                     ct_tensor **dv) {
+    return ct__error_within(ctx, "flex_attention_backward",
+                            ct__flex_attention_backward_body(ctx, q, k, v, out, lse, grad_out,
+                                                             grad_lse, opts, dq, dk, dv));
 }

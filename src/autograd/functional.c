@@ -22,8 +22,8 @@ static ct_status ct__check_red(ct_ctx *ctx, const char *op, ct_reduction red) {
     return CT_OK;
 }
 
-ct_status ct_linear(ct_ctx *ctx, const ct_tensor *x, const ct_tensor *w, const ct_tensor *b,
-                    ct_tensor **out) {
+static ct_status ct__linear_body(ct_ctx *ctx, const ct_tensor *x, const ct_tensor *w,
+                                 const ct_tensor *b, ct_tensor **out) {
     if (!ctx) return CT_ERR_INVALID_ARG;
     const ct_tensor *ins[2] = {x, w};
     ct_status st = ct__check_args(ctx, "linear", 2, ins, out);
@@ -39,6 +39,12 @@ ct_status ct_linear(ct_ctx *ctx, const ct_tensor *x, const ct_tensor *w, const c
                                      "or contiguous 3-d input, got %s"
                                    : "linear: weight must be 1-d (in) or 2-d (out, in), got %s",
                              CT__SHAPE_STR(w));
+    const int64_t in_f = w->shape[w->ndim - 1];
+    if (x->ndim >= 1 && x->shape[x->ndim - 1] != in_f)
+        return ct__set_error(ctx, CT_ERR_SHAPE,
+                             "linear: input %s has %lld features but weight %s takes %lld",
+                             CT__SHAPE_STR(x), (long long)x->shape[x->ndim - 1],
+                             ct__shape_str((char[96]){0}, 96, w->ndim, w->shape), (long long)in_f);
     ct_tensor *wt = NULL, *y = NULL, *r = NULL;
     st = w->ndim == 2 ? ct_tensor_transpose(ctx, w, 0, 1, &wt)
                       : (wt = ct_tensor_retain((ct_tensor *)w), CT_OK);
@@ -84,8 +90,13 @@ ct_status ct_linear(ct_ctx *ctx, const ct_tensor *x, const ct_tensor *w, const c
     return CT_OK;
 }
 
-ct_status ct_mse_loss(ct_ctx *ctx, const ct_tensor *input, const ct_tensor *target,
-                      ct_reduction reduction, ct_tensor **out) {
+ct_status ct_linear(ct_ctx *ctx, const ct_tensor *x, const ct_tensor *w, const ct_tensor *b,
+                    ct_tensor **out) {
+    return ct__error_within(ctx, "linear", ct__linear_body(ctx, x, w, b, out));
+}
+
+static ct_status ct__mse_loss_body(ct_ctx *ctx, const ct_tensor *input, const ct_tensor *target,
+                                   ct_reduction reduction, ct_tensor **out) {
     if (!ctx) return CT_ERR_INVALID_ARG;
     const ct_tensor *ins[2] = {input, target};
     ct_status st = ct__check_args(ctx, "mse_loss", 2, ins, out);
@@ -100,6 +111,11 @@ ct_status ct_mse_loss(ct_ctx *ctx, const ct_tensor *input, const ct_tensor *targ
     ct_tensor_release(d);
     if (st != CT_OK) return st;
     return ct__reduce_loss(ctx, sq, reduction, out);
+}
+
+ct_status ct_mse_loss(ct_ctx *ctx, const ct_tensor *input, const ct_tensor *target,
+                      ct_reduction reduction, ct_tensor **out) {
+    return ct__error_within(ctx, "mse_loss", ct__mse_loss_body(ctx, input, target, reduction, out));
 }
 
 /* Per-sample -log_probs[i, target[i]] (N), made of ops (gather; its backward scatters). */
@@ -147,8 +163,8 @@ static ct_status ct__nll_none(ct_ctx *ctx, const char *op, const ct_tensor *lp,
     return st;
 }
 
-ct_status ct_nll_loss(ct_ctx *ctx, const ct_tensor *log_probs, const ct_tensor *target,
-                      ct_reduction reduction, ct_tensor **out) {
+static ct_status ct__nll_loss_body(ct_ctx *ctx, const ct_tensor *log_probs, const ct_tensor *target,
+                                   ct_reduction reduction, ct_tensor **out) {
     if (!ctx) return CT_ERR_INVALID_ARG;
     const ct_tensor *ins[2] = {log_probs, target};
     ct_status st = ct__check_args(ctx, "nll_loss", 2, ins, out);
@@ -159,8 +175,15 @@ ct_status ct_nll_loss(ct_ctx *ctx, const ct_tensor *log_probs, const ct_tensor *
     return ct__reduce_loss(ctx, l, reduction, out);
 }
 
-ct_status ct_cross_entropy(ct_ctx *ctx, const ct_tensor *logits, const ct_tensor *target,
-                           ct_reduction reduction, double label_smoothing, ct_tensor **out) {
+ct_status ct_nll_loss(ct_ctx *ctx, const ct_tensor *log_probs, const ct_tensor *target,
+                      ct_reduction reduction, ct_tensor **out) {
+    return ct__error_within(ctx, "nll_loss",
+                            ct__nll_loss_body(ctx, log_probs, target, reduction, out));
+}
+
+static ct_status ct__cross_entropy_body(ct_ctx *ctx, const ct_tensor *logits,
+                                        const ct_tensor *target, ct_reduction reduction,
+                                        double label_smoothing, ct_tensor **out) {
     if (!ctx) return CT_ERR_INVALID_ARG;
     const ct_tensor *ins[2] = {logits, target};
     ct_status st = ct__check_args(ctx, "cross_entropy", 2, ins, out);
@@ -198,4 +221,11 @@ ct_status ct_cross_entropy(ct_ctx *ctx, const ct_tensor *logits, const ct_tensor
         return st;
     }
     return ct__reduce_loss(ctx, l, reduction, out);
+}
+
+ct_status ct_cross_entropy(ct_ctx *ctx, const ct_tensor *logits, const ct_tensor *target,
+                           ct_reduction reduction, double label_smoothing, ct_tensor **out) {
+    return ct__error_within(
+        ctx, "cross_entropy",
+        ct__cross_entropy_body(ctx, logits, target, reduction, label_smoothing, out));
 }

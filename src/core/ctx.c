@@ -55,6 +55,16 @@ ct_status ct__set_error_keep_capture(ct_ctx *ctx, ct_status st, const char *fmt,
     return st;
 }
 
+ct_status ct__error_within(ct_ctx *ctx, const char *op, ct_status st) {
+    if (!ctx || st == CT_OK) return st;
+    const size_t n = strlen(op);
+    if (strncmp(ctx->err, op, n) == 0 && ctx->err[n] == ':') return st;
+    char inner[sizeof ctx->err];
+    memcpy(inner, ctx->err, sizeof inner);
+    snprintf(ctx->err, sizeof ctx->err, "%s: %s", op, inner[0] ? inner : ct_status_str(st));
+    return st;
+}
+
 void ct__clear_error(ct_ctx *ctx) {
     if (ctx) ctx->err[0] = '\0';
 }

@@ -20,6 +20,10 @@ ct_status ct__set_error(ct_ctx *ctx, ct_status st, const char *fmt, ...)
  * capture_begin, replay during capture, ...), which are not failures of the captured work. */
 ct_status ct__set_error_keep_capture(ct_ctx *ctx, ct_status st, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
+/* For a public op made of other public ops: a failure st keeps its status and its message gets
+ * the op's name in front ("mse_loss: sub: shapes ... do not broadcast") unless the message already
+ * starts with "op:"; CT_OK passes through. */
+ct_status ct__error_within(ct_ctx *ctx, const char *op, ct_status st);
 /* Clear the last error (done at the start of public calls that may fail). */
 void ct__clear_error(ct_ctx *ctx);
 /* Log through the user's callback if the level passes the filter. */

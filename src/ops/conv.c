@@ -167,9 +167,10 @@ ct_status ct_fold(ct_ctx *ctx, const ct_tensor *cols, const int64_t output_size[
 }
 
 /* ---- convolution ---- */
-ct_status ct_conv2d(ct_ctx *ctx, const ct_tensor *x, const ct_tensor *w, const ct_tensor *b,
-                    const int64_t stride[2], const int64_t padding[2], const int64_t dilation[2],
-                    int groups, ct_tensor **out) {
+static ct_status ct__conv2d_body(ct_ctx *ctx, const ct_tensor *x, const ct_tensor *w,
+                                 const ct_tensor *b, const int64_t stride[2],
+                                 const int64_t padding[2], const int64_t dilation[2], int groups,
+                                 ct_tensor **out) {
     const ct_tensor *ins[2] = {x, w};
     ct_status st = ct__check_args(ctx, "conv2d", 2, ins, out);
     if (st != CT_OK) return st;
@@ -234,9 +235,16 @@ ct_status ct_conv2d(ct_ctx *ctx, const ct_tensor *x, const ct_tensor *w, const c
     return CT_OK;
 }
 
-ct_status ct_conv1d(ct_ctx *ctx, const ct_tensor *x, const ct_tensor *w, const ct_tensor *b,
-                    int64_t stride, int64_t padding, int64_t dilation, int groups,
-                    ct_tensor **out) {
+ct_status ct_conv2d(ct_ctx *ctx, const ct_tensor *x, const ct_tensor *w, const ct_tensor *b,
+                    const int64_t stride[2], const int64_t padding[2], const int64_t dilation[2],
+                    int groups, ct_tensor **out) {
+    return ct__error_within(ctx, "conv2d",
+                            ct__conv2d_body(ctx, x, w, b, stride, padding, dilation, groups, out));
+}
+
+static ct_status ct__conv1d_body(ct_ctx *ctx, const ct_tensor *x, const ct_tensor *w,
+                                 const ct_tensor *b, int64_t stride, int64_t padding,
+                                 int64_t dilation, int groups, ct_tensor **out) {
     const ct_tensor *ins[2] = {x, w};
     ct_status st = ct__check_args(ctx, "conv1d", 2, ins, out);
     if (st != CT_OK) return st;
@@ -294,6 +302,13 @@ ct_status ct_conv1d(ct_ctx *ctx, const ct_tensor *x, const ct_tensor *w, const c
     }
     ct_tensor_release(x4), ct_tensor_release(w4), ct_tensor_release(y);
     return st;
+}
+
+ct_status ct_conv1d(ct_ctx *ctx, const ct_tensor *x, const ct_tensor *w, const ct_tensor *b,
+                    int64_t stride, int64_t padding, int64_t dilation, int groups,
+                    ct_tensor **out) {
+    return ct__error_within(ctx, "conv1d",
+                            ct__conv1d_body(ctx, x, w, b, stride, padding, dilation, groups, out));
 }
 
 /* ---- pooling ---- */
@@ -527,35 +542,66 @@ static ct_status ct__pool(ct_ctx *ctx, const char *name, bool is_max, const ct_t
     ct_tensor_release(red), ct_tensor_release(am);
     return st;
 }
-ct_status ct_max_pool2d(ct_ctx *ctx, const ct_tensor *x, const int64_t kernel[2],
-                        const int64_t stride[2], const int64_t padding[2],
-                        const int64_t dilation[2], ct_tensor **out) {
+static ct_status ct__max_pool2d_body(ct_ctx *ctx, const ct_tensor *x, const int64_t kernel[2],
+                                     const int64_t stride[2], const int64_t padding[2],
+                                     const int64_t dilation[2], ct_tensor **out) {
     return ct__pool(ctx, "max_pool2d", true, x, kernel, stride, padding, dilation, false, true,
                     false, out, NULL);
 }
+
+ct_status ct_max_pool2d(ct_ctx *ctx, const ct_tensor *x, const int64_t kernel[2],
+                        const int64_t stride[2], const int64_t padding[2],
+                        const int64_t dilation[2], ct_tensor **out) {
+    return ct__error_within(ctx, "max_pool2d",
+                            ct__max_pool2d_body(ctx, x, kernel, stride, padding, dilation, out));
+}
+static ct_status ct__max_pool2d_ex_body(ct_ctx *ctx, const ct_tensor *x, const int64_t kernel[2],
+                                        const int64_t stride[2], const int64_t padding[2],
+                                        const int64_t dilation[2], bool ceil_mode, ct_tensor **out,
+                                        ct_tensor **indices) {
+    return ct__pool(ctx, "max_pool2d", true, x, kernel, stride, padding, dilation, ceil_mode, true,
+                    false, out, indices);
+}
+
 ct_status ct_max_pool2d_ex(ct_ctx *ctx, const ct_tensor *x, const int64_t kernel[2],
                            const int64_t stride[2], const int64_t padding[2],
                            const int64_t dilation[2], bool ceil_mode, ct_tensor **out,
                            ct_tensor **indices) {
-    return ct__pool(ctx, "max_pool2d", true, x, kernel, stride, padding, dilation, ceil_mode, true,
-                    false, out, indices);
+    return ct__error_within(
+        ctx, "max_pool2d",
+        ct__max_pool2d_ex_body(ctx, x, kernel, stride, padding, dilation, ceil_mode, out, indices));
 }
-ct_status ct_avg_pool2d(ct_ctx *ctx, const ct_tensor *x, const int64_t kernel[2],
-                        const int64_t stride[2], const int64_t padding[2], ct_tensor **out) {
+static ct_status ct__avg_pool2d_body(ct_ctx *ctx, const ct_tensor *x, const int64_t kernel[2],
+                                     const int64_t stride[2], const int64_t padding[2],
+                                     ct_tensor **out) {
     const int64_t one[2] = {1, 1};
     return ct__pool(ctx, "avg_pool2d", false, x, kernel, stride, padding, one, false, true, false,
                     out, NULL);
 }
-ct_status ct_avg_pool2d_ex(ct_ctx *ctx, const ct_tensor *x, const int64_t kernel[2],
-                           const int64_t stride[2], const int64_t padding[2], bool ceil_mode,
-                           bool count_include_pad, ct_tensor **out) {
+
+ct_status ct_avg_pool2d(ct_ctx *ctx, const ct_tensor *x, const int64_t kernel[2],
+                        const int64_t stride[2], const int64_t padding[2], ct_tensor **out) {
+    return ct__error_within(ctx, "avg_pool2d",
+                            ct__avg_pool2d_body(ctx, x, kernel, stride, padding, out));
+}
+static ct_status ct__avg_pool2d_ex_body(ct_ctx *ctx, const ct_tensor *x, const int64_t kernel[2],
+                                        const int64_t stride[2], const int64_t padding[2],
+                                        bool ceil_mode, bool count_include_pad, ct_tensor **out) {
     const int64_t one[2] = {1, 1};
     return ct__pool(ctx, "avg_pool2d", false, x, kernel, stride, padding, one, ceil_mode,
                     count_include_pad, false, out, NULL);
 }
 
-ct_status ct_adaptive_avg_pool2d(ct_ctx *ctx, const ct_tensor *x, const int64_t output_size[2],
-                                 ct_tensor **out) {
+ct_status ct_avg_pool2d_ex(ct_ctx *ctx, const ct_tensor *x, const int64_t kernel[2],
+                           const int64_t stride[2], const int64_t padding[2], bool ceil_mode,
+                           bool count_include_pad, ct_tensor **out) {
+    return ct__error_within(
+        ctx, "avg_pool2d",
+        ct__avg_pool2d_ex_body(ctx, x, kernel, stride, padding, ceil_mode, count_include_pad, out));
+}
+
+static ct_status ct__adaptive_avg_pool2d_body(ct_ctx *ctx, const ct_tensor *x,
+                                              const int64_t output_size[2], ct_tensor **out) {
     const ct_tensor *ins[1] = {x};
     ct_status st = ct__check_args(ctx, "adaptive_avg_pool2d", 1, ins, out);
     if (st != CT_OK) return st;
@@ -651,4 +697,10 @@ ct_status ct_adaptive_avg_pool2d(ct_ctx *ctx, const ct_tensor *x, const int64_t 
     ct_tensor_release(sum), ct_tensor_release(th), ct_tensor_release(tw), ct_tensor_release(tdh);
     ct_tensor_release(tdw), ct_tensor_release(q1), ct_tensor_release(q2), ct_tensor_release(r);
     return st;
+}
+
+ct_status ct_adaptive_avg_pool2d(ct_ctx *ctx, const ct_tensor *x, const int64_t output_size[2],
+                                 ct_tensor **out) {
+    return ct__error_within(ctx, "adaptive_avg_pool2d",
+                            ct__adaptive_avg_pool2d_body(ctx, x, output_size, out));
 }

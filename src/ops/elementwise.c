@@ -816,8 +816,13 @@ ct_status ct_div_scalar_mode(ct_ctx *ctx, const ct_tensor *a, double v, ct_round
                              ct_tensor **out) {
     return ct__div_mode(ctx, a, NULL, v, mode, out);
 }
-ct_status ct_floor_divide(ct_ctx *ctx, const ct_tensor *a, const ct_tensor *b, ct_tensor **out) {
+static ct_status ct__floor_divide_body(ct_ctx *ctx, const ct_tensor *a, const ct_tensor *b,
+                                       ct_tensor **out) {
     return ct_div_mode(ctx, a, b, CT_ROUND_FLOOR, out);
+}
+
+ct_status ct_floor_divide(ct_ctx *ctx, const ct_tensor *a, const ct_tensor *b, ct_tensor **out) {
+    return ct__error_within(ctx, "floor_divide", ct__floor_divide_body(ctx, a, b, out));
 }
 
 /* lerp: floating operands only; start, end (and weight) promote together. */

@@ -117,8 +117,8 @@ static ct_status ct__fwd_gather(ct_ctx *ctx, const ct_tensor *t, int dim, const 
     return st;
 }
 
-ct_status ct_take_along_dim(ct_ctx *ctx, const ct_tensor *t, const ct_tensor *indices, int dim,
-                            ct_tensor **out) {
+static ct_status ct__take_along_dim_body(ct_ctx *ctx, const ct_tensor *t, const ct_tensor *indices,
+                                         int dim, ct_tensor **out) {
     const ct_tensor *ins[2] = {t, indices};
     ct_status st = ct__check_args(ctx, "take_along_dim", 2, ins, out);
     if (st != CT_OK) return st;
@@ -172,6 +172,12 @@ ct_status ct_take_along_dim(ct_ctx *ctx, const ct_tensor *t, const ct_tensor *in
                        : ct__gather(ctx, "take_along_dim", te, d, ie, out);
     ct_tensor_release(te), ct_tensor_release(ie);
     return st;
+}
+
+ct_status ct_take_along_dim(ct_ctx *ctx, const ct_tensor *t, const ct_tensor *indices, int dim,
+                            ct_tensor **out) {
+    return ct__error_within(ctx, "take_along_dim",
+                            ct__take_along_dim_body(ctx, t, indices, dim, out));
 }
 
 /* out = copy of t, then out[.. index[i] ..] (=|+=) src[i] along d; add == 2 (floating dtypes):
@@ -340,8 +346,8 @@ static ct_status ct__fwd_index_add(ct_ctx *ctx, const ct_tensor *t, int dim, con
     /* torch's multi-dim path adds f32 / f64 slices with add_(alpha): fma(alpha, source, self)
      * rounded once (alpha as the dtype); its 1-d path (and the other dtypes) rounds
      * alpha * source first */
-    const bool fused = av != 1.0 && t->ndim > 1 &&
-                       (t->dtype == CT_FLOAT32 || t->dtype == CT_FLOAT64);
+    const bool fused =
+        av != 1.0 && t->ndim > 1 && (t->dtype == CT_FLOAT32 || t->dtype == CT_FLOAT64);
     if (st == CT_OK)
         st = av == 1.0 || fused ? (src = ct_tensor_retain((ct_tensor *)source), CT_OK)
                                 : ct_mul_scalar(ctx, source, av, &src);
@@ -375,8 +381,8 @@ static ct_status ct__fwd_index_add(ct_ctx *ctx, const ct_tensor *t, int dim, con
     return st;
 }
 
-ct_status ct_masked_fill(ct_ctx *ctx, const ct_tensor *t, const ct_tensor *mask, double value,
-                         ct_tensor **out) {
+static ct_status ct__masked_fill_body(ct_ctx *ctx, const ct_tensor *t, const ct_tensor *mask,
+                                      double value, ct_tensor **out) {
     const ct_tensor *ins[2] = {t, mask};
     ct_status st = ct__check_args(ctx, "masked_fill", 2, ins, out);
     if (st != CT_OK) return st;
@@ -403,7 +409,13 @@ ct_status ct_masked_fill(ct_ctx *ctx, const ct_tensor *t, const ct_tensor *mask,
     return st;
 }
 
-ct_status ct_one_hot(ct_ctx *ctx, const ct_tensor *indices, int64_t num_classes, ct_tensor **out) {
+ct_status ct_masked_fill(ct_ctx *ctx, const ct_tensor *t, const ct_tensor *mask, double value,
+                         ct_tensor **out) {
+    return ct__error_within(ctx, "masked_fill", ct__masked_fill_body(ctx, t, mask, value, out));
+}
+
+static ct_status ct__one_hot_body(ct_ctx *ctx, const ct_tensor *indices, int64_t num_classes,
+                                  ct_tensor **out) {
     const ct_tensor *ins[1] = {indices};
     ct_status st = ct__check_args(ctx, "one_hot", 1, ins, out);
     if (st != CT_OK) return st;
@@ -477,6 +489,10 @@ ct_status ct_one_hot(ct_ctx *ctx, const ct_tensor *indices, int64_t num_classes,
     }
     *out = r;
     return CT_OK;
+}
+
+ct_status ct_one_hot(ct_ctx *ctx, const ct_tensor *indices, int64_t num_classes, ct_tensor **out) {
+    return ct__error_within(ctx, "one_hot", ct__one_hot_body(ctx, indices, num_classes, out));
 }
 
 /* ---- autograd front ends (backward: scatter_add / index_add of the gradient into zeros) ---- */

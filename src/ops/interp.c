@@ -341,16 +341,24 @@ static ct_status ct__interp_args(ct_ctx *ctx, const char *op, const ct_tensor *x
     return CT_OK;
 }
 
-ct_status ct_interpolate(ct_ctx *ctx, const ct_tensor *x, int n_size, const int64_t *size,
-                         ct_interp_mode mode, bool align_corners, ct_tensor **out) {
+static ct_status ct__interpolate_body(ct_ctx *ctx, const ct_tensor *x, int n_size,
+                                      const int64_t *size, ct_interp_mode mode, bool align_corners,
+                                      ct_tensor **out) {
     ct_status st = ct__interp_args(ctx, "interpolate", x, n_size, size, out);
     if (st != CT_OK) return st;
     return ct__interpolate(ctx, "interpolate", x, n_size, size, NULL, mode, align_corners, out);
 }
 
-ct_status ct_interpolate_scale(ct_ctx *ctx, const ct_tensor *x, int n_scale,
-                               const double *scale_factor, ct_interp_mode mode, bool align_corners,
-                               bool recompute_scale_factor, ct_tensor **out) {
+ct_status ct_interpolate(ct_ctx *ctx, const ct_tensor *x, int n_size, const int64_t *size,
+                         ct_interp_mode mode, bool align_corners, ct_tensor **out) {
+    return ct__error_within(ctx, "interpolate",
+                            ct__interpolate_body(ctx, x, n_size, size, mode, align_corners, out));
+}
+
+static ct_status ct__interpolate_scale_body(ct_ctx *ctx, const ct_tensor *x, int n_scale,
+                                            const double *scale_factor, ct_interp_mode mode,
+                                            bool align_corners, bool recompute_scale_factor,
+                                            ct_tensor **out) {
     ct_status st = ct__interp_args(ctx, "interpolate", x, n_scale, scale_factor, out);
     if (st != CT_OK) return st;
     int64_t size[2];
@@ -365,4 +373,12 @@ ct_status ct_interpolate_scale(ct_ctx *ctx, const ct_tensor *x, int n_scale,
     }
     return ct__interpolate(ctx, "interpolate", x, n_scale, size,
                            recompute_scale_factor ? NULL : scale_factor, mode, align_corners, out);
+}
+
+ct_status ct_interpolate_scale(ct_ctx *ctx, const ct_tensor *x, int n_scale,
+                               const double *scale_factor, ct_interp_mode mode, bool align_corners,
+                               bool recompute_scale_factor, ct_tensor **out) {
+    return ct__error_within(ctx, "interpolate",
+                            ct__interpolate_scale_body(ctx, x, n_scale, scale_factor, mode,
+                                                       align_corners, recompute_scale_factor, out));
 }

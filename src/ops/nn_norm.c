@@ -96,8 +96,8 @@ static ct_status ct__norm_args(ct_ctx *ctx, const char *op, const ct_tensor *x, 
     return CT_OK;
 }
 
-ct_status ct_rms_norm(ct_ctx *ctx, const ct_tensor *x, int n_norm, const ct_tensor *weight,
-                      double eps, ct_tensor **out) {
+static ct_status ct__rms_norm_body(ct_ctx *ctx, const ct_tensor *x, int n_norm,
+                                   const ct_tensor *weight, double eps, ct_tensor **out) {
     ct_status st = ct__norm_args(ctx, "rms_norm", x, out);
     if (st != CT_OK) return st;
     if (n_norm < 0 || n_norm > x->ndim)
@@ -129,6 +129,11 @@ ct_status ct_rms_norm(ct_ctx *ctx, const ct_tensor *x, int n_norm, const ct_tens
     return ct__norm_finish(ctx, x, st, y, out);
 }
 
+ct_status ct_rms_norm(ct_ctx *ctx, const ct_tensor *x, int n_norm, const ct_tensor *weight,
+                      double eps, ct_tensor **out) {
+    return ct__error_within(ctx, "rms_norm", ct__rms_norm_body(ctx, x, n_norm, weight, eps, out));
+}
+
 /* (x - mean) / sqrt(var + eps) over the dims in `dims` of xf (population variance). */
 static ct_status ct__standardize(ct_ctx *ctx, const ct_tensor *xf, int nd, const int *dims,
                                  double eps, ct_tensor **out, ct_tensor **mean_out,
@@ -146,8 +151,9 @@ static ct_status ct__standardize(ct_ctx *ctx, const ct_tensor *xf, int nd, const
     return st;
 }
 
-ct_status ct_group_norm(ct_ctx *ctx, const ct_tensor *x, int num_groups, const ct_tensor *weight,
-                        const ct_tensor *bias, double eps, ct_tensor **out) {
+static ct_status ct__group_norm_body(ct_ctx *ctx, const ct_tensor *x, int num_groups,
+                                     const ct_tensor *weight, const ct_tensor *bias, double eps,
+                                     ct_tensor **out) {
     ct_status st = ct__norm_args(ctx, "group_norm", x, out);
     if (st != CT_OK) return st;
     if (x->ndim < 2)
@@ -187,6 +193,12 @@ ct_status ct_group_norm(ct_ctx *ctx, const ct_tensor *x, int num_groups, const c
     return ct__norm_finish(ctx, x, st, y, out);
 }
 
+ct_status ct_group_norm(ct_ctx *ctx, const ct_tensor *x, int num_groups, const ct_tensor *weight,
+                        const ct_tensor *bias, double eps, ct_tensor **out) {
+    return ct__error_within(ctx, "group_norm",
+                            ct__group_norm_body(ctx, x, num_groups, weight, bias, eps, out));
+}
+
 /* rs = (1 - momentum) * rs + momentum * v, in place, outside autograd. */
 static ct_status ct__running_update(ct_ctx *ctx, ct_tensor *rs, const ct_tensor *v,
                                     double momentum) {
@@ -201,9 +213,10 @@ static ct_status ct__running_update(ct_ctx *ctx, ct_tensor *rs, const ct_tensor 
     return st;
 }
 
-ct_status ct_batch_norm(ct_ctx *ctx, const ct_tensor *x, ct_tensor *running_mean,
-                        ct_tensor *running_var, const ct_tensor *weight, const ct_tensor *bias,
-                        bool training, double momentum, double eps, ct_tensor **out) {
+static ct_status ct__batch_norm_body(ct_ctx *ctx, const ct_tensor *x, ct_tensor *running_mean,
+                                     ct_tensor *running_var, const ct_tensor *weight,
+                                     const ct_tensor *bias, bool training, double momentum,
+                                     double eps, ct_tensor **out) {
     ct_status st = ct__norm_args(ctx, "batch_norm", x, out);
     if (st != CT_OK) return st;
     if (x->ndim < 2)
@@ -274,8 +287,16 @@ ct_status ct_batch_norm(ct_ctx *ctx, const ct_tensor *x, ct_tensor *running_mean
     return ct__norm_finish(ctx, x, st, y, out);
 }
 
-ct_status ct_dropout(ct_ctx *ctx, const ct_tensor *x, double p, bool training, uint64_t seed,
-                     uint64_t offset, ct_tensor **out) {
+ct_status ct_batch_norm(ct_ctx *ctx, const ct_tensor *x, ct_tensor *running_mean,
+                        ct_tensor *running_var, const ct_tensor *weight, const ct_tensor *bias,
+                        bool training, double momentum, double eps, ct_tensor **out) {
+    return ct__error_within(ctx, "batch_norm",
+                            ct__batch_norm_body(ctx, x, running_mean, running_var, weight, bias,
+                                                training, momentum, eps, out));
+}
+
+static ct_status ct__dropout_body(ct_ctx *ctx, const ct_tensor *x, double p, bool training,
+                                  uint64_t seed, uint64_t offset, ct_tensor **out) {
     ct_status st = ct__norm_args(ctx, "dropout", x, out);
     if (st != CT_OK) return st;
     if (!(p >= 0 && p <= 1))
@@ -303,6 +324,12 @@ ct_status ct_dropout(ct_ctx *ctx, const ct_tensor *x, double p, bool training, u
     ct_tensor_release(u), ct_tensor_release(keep), ct_tensor_release(mask);
     ct_tensor_release(noise);
     return st;
+}
+
+ct_status ct_dropout(ct_ctx *ctx, const ct_tensor *x, double p, bool training, uint64_t seed,
+                     uint64_t offset, ct_tensor **out) {
+    return ct__error_within(ctx, "dropout",
+                            ct__dropout_body(ctx, x, p, training, seed, offset, out));
 }
 
 /* One dim of ct_pad: y = x with `lo` / `hi` elements added (negative: removed) at dim d. */

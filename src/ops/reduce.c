@@ -408,8 +408,8 @@ ct_status ct_std(ct_ctx *ctx, const ct_tensor *a, int n_dims, const int *dims, d
     return ct__var(ctx, "std", a, n_dims, dims, correction, keepdim, true, out);
 }
 
-ct_status ct_logsumexp(ct_ctx *ctx, const ct_tensor *a, int n_dims, const int *dims, bool keepdim,
-                       ct_tensor **out) {
+static ct_status ct__logsumexp_body(ct_ctx *ctx, const ct_tensor *a, int n_dims, const int *dims,
+                                    bool keepdim, ct_tensor **out) {
     uint32_t mask;
     double n;
     ct_status st = ct__composite_args(ctx, "logsumexp", a, n_dims, dims, false, &mask, &n, out);
@@ -457,8 +457,14 @@ ct_status ct_logsumexp(ct_ctx *ctx, const ct_tensor *a, int n_dims, const int *d
     return ct__composite_finish(ctx, a, mask, keepdim, odt, r, out);
 }
 
-ct_status ct_norm(ct_ctx *ctx, const ct_tensor *a, double p, int n_dims, const int *dims,
-                  bool keepdim, ct_tensor **out) {
+ct_status ct_logsumexp(ct_ctx *ctx, const ct_tensor *a, int n_dims, const int *dims, bool keepdim,
+                       ct_tensor **out) {
+    return ct__error_within(ctx, "logsumexp",
+                            ct__logsumexp_body(ctx, a, n_dims, dims, keepdim, out));
+}
+
+static ct_status ct__norm_body(ct_ctx *ctx, const ct_tensor *a, double p, int n_dims,
+                               const int *dims, bool keepdim, ct_tensor **out) {
     uint32_t mask;
     double n;
     ct_status st = ct__composite_args(ctx, "norm", a, n_dims, dims, true, &mask, &n, out);
@@ -503,4 +509,9 @@ ct_status ct_norm(ct_ctx *ctx, const ct_tensor *a, double p, int n_dims, const i
         return st;
     }
     return ct__composite_finish(ctx, a, mask, keepdim, a->dtype, r, out);
+}
+
+ct_status ct_norm(ct_ctx *ctx, const ct_tensor *a, double p, int n_dims, const int *dims,
+                  bool keepdim, ct_tensor **out) {
+    return ct__error_within(ctx, "norm", ct__norm_body(ctx, a, p, n_dims, dims, keepdim, out));
 }

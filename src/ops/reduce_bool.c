@@ -53,7 +53,8 @@ ct_status ct_count_nonzero(ct_ctx *ctx, const ct_tensor *t, int n_dims, const in
 }
 
 /* ---- argmin and max / min along a dim with indices ---- */
-ct_status ct_argmin(ct_ctx *ctx, const ct_tensor *t, int dim, bool keepdim, ct_tensor **out) {
+static ct_status ct__argmin_body(ct_ctx *ctx, const ct_tensor *t, int dim, bool keepdim,
+                                 ct_tensor **out) {
     const ct_tensor *ts[1] = {t};
     ct_status st = ct__check_args(ctx, "argmin", 1, ts, out);
     if (st != CT_OK) return st;
@@ -84,6 +85,10 @@ ct_status ct_argmin(ct_ctx *ctx, const ct_tensor *t, int dim, bool keepdim, ct_t
         ct__set_error(ctx, st, "argmin%s", ct_ctx_last_error(ctx) + 6);
     ct_tensor_release(r), ct_tensor_release(w), ct_tensor_release(m1);
     return st;
+}
+
+ct_status ct_argmin(ct_ctx *ctx, const ct_tensor *t, int dim, bool keepdim, ct_tensor **out) {
+    return ct__error_within(ctx, "argmin", ct__argmin_body(ctx, t, dim, keepdim, out));
 }
 
 static ct_status ct__minmax_dim(ct_ctx *ctx, const char *op, const ct_tensor *t, int dim,

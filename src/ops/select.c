@@ -26,7 +26,7 @@ static ct_status ct__mask_to_host(ct_ctx *ctx, const ct_tensor *mask, uint8_t **
     return CT_OK;
 }
 
-ct_status ct_nonzero(ct_ctx *ctx, const ct_tensor *t, ct_tensor **out) {
+static ct_status ct__nonzero_body(ct_ctx *ctx, const ct_tensor *t, ct_tensor **out) {
     ct_status st = ct__one_input(ctx, "nonzero", t, out);
     if (st != CT_OK) return st;
     ct_tensor *m = NULL;
@@ -60,8 +60,12 @@ ct_status ct_nonzero(ct_ctx *ctx, const ct_tensor *t, ct_tensor **out) {
     return st;
 }
 
-ct_status ct_masked_select(ct_ctx *ctx, const ct_tensor *t, const ct_tensor *mask,
-                           ct_tensor **out) {
+ct_status ct_nonzero(ct_ctx *ctx, const ct_tensor *t, ct_tensor **out) {
+    return ct__error_within(ctx, "nonzero", ct__nonzero_body(ctx, t, out));
+}
+
+static ct_status ct__masked_select_body(ct_ctx *ctx, const ct_tensor *t, const ct_tensor *mask,
+                                        ct_tensor **out) {
     const ct_tensor *ins[2] = {t, mask};
     ct_status st = ct__check_args(ctx, "masked_select", 2, ins, out);
     if (st != CT_OK) return st;
@@ -101,8 +105,13 @@ ct_status ct_masked_select(ct_ctx *ctx, const ct_tensor *t, const ct_tensor *mas
     return st;
 }
 
-ct_status ct_unique(ct_ctx *ctx, const ct_tensor *t, bool sorted, ct_tensor **values,
-                    ct_tensor **inverse, ct_tensor **counts) {
+ct_status ct_masked_select(ct_ctx *ctx, const ct_tensor *t, const ct_tensor *mask,
+                           ct_tensor **out) {
+    return ct__error_within(ctx, "masked_select", ct__masked_select_body(ctx, t, mask, out));
+}
+
+static ct_status ct__unique_body(ct_ctx *ctx, const ct_tensor *t, bool sorted, ct_tensor **values,
+                                 ct_tensor **inverse, ct_tensor **counts) {
     (void)sorted; /* the values always come sorted, which torch allows for sorted=false too */
     ct_status st = ct__one_input(ctx, "unique", t, values);
     if (st != CT_OK) return st;
@@ -173,6 +182,12 @@ ct_status ct_unique(ct_ctx *ctx, const ct_tensor *t, bool sorted, ct_tensor **va
     if (inverse) *inverse = inv;
     if (counts) *counts = cnt;
     return CT_OK;
+}
+
+ct_status ct_unique(ct_ctx *ctx, const ct_tensor *t, bool sorted, ct_tensor **values,
+                    ct_tensor **inverse, ct_tensor **counts) {
+    return ct__error_within(ctx, "unique",
+                            ct__unique_body(ctx, t, sorted, values, inverse, counts));
 }
 
 /* beta * input + alpha * (a @ b) with torch's rule that beta = 0 ignores input (nan included). */

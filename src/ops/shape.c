@@ -211,7 +211,8 @@ ct_status ct_cat(ct_ctx *ctx, int n, const ct_tensor *const *ts, int dim, ct_ten
     });
 }
 
-ct_status ct_stack(ct_ctx *ctx, int n, const ct_tensor *const *ts, int dim, ct_tensor **out) {
+static ct_status ct__stack_body(ct_ctx *ctx, int n, const ct_tensor *const *ts, int dim,
+                                ct_tensor **out) {
     ct_status st = ct__check_list(ctx, "stack", n, ts, out);
     if (st != CT_OK) return st;
     for (int i = 1; i < n; i++) {
@@ -245,6 +246,10 @@ ct_status ct_stack(ct_ctx *ctx, int n, const ct_tensor *const *ts, int dim, ct_t
         ct_tensor_release(us[i]);
     ct__free(ctx, us);
     return st;
+}
+
+ct_status ct_stack(ct_ctx *ctx, int n, const ct_tensor *const *ts, int dim, ct_tensor **out) {
+    return ct__error_within(ctx, "stack", ct__stack_body(ctx, n, ts, dim, out));
 }
 
 /* ---- split / chunk (views) ---- */
@@ -293,8 +298,8 @@ ct_status ct_split(ct_ctx *ctx, const ct_tensor *t, int64_t split_size, int dim,
                            n_out);
 }
 
-ct_status ct_split_sizes(ct_ctx *ctx, const ct_tensor *t, int n, const int64_t *sizes, int dim,
-                         ct_tensor **outs) {
+static ct_status ct__split_sizes_body(ct_ctx *ctx, const ct_tensor *t, int n, const int64_t *sizes,
+                                      int dim, ct_tensor **outs) {
     ct_status st = ct__one_input(ctx, "split_with_sizes", t, outs);
     if (st != CT_OK) return st;
     int d;
@@ -328,8 +333,13 @@ ct_status ct_split_sizes(ct_ctx *ctx, const ct_tensor *t, int n, const int64_t *
     return CT_OK;
 }
 
-ct_status ct_chunk(ct_ctx *ctx, const ct_tensor *t, int chunks, int dim, int max_out,
-                   ct_tensor **outs, int *n_out) {
+ct_status ct_split_sizes(ct_ctx *ctx, const ct_tensor *t, int n, const int64_t *sizes, int dim,
+                         ct_tensor **outs) {
+    return ct__error_within(ctx, "split_sizes", ct__split_sizes_body(ctx, t, n, sizes, dim, outs));
+}
+
+static ct_status ct__chunk_body(ct_ctx *ctx, const ct_tensor *t, int chunks, int dim, int max_out,
+                                ct_tensor **outs, int *n_out) {
     ct_status st = ct__one_input(ctx, "chunk", t, n_out);
     if (st != CT_OK) return st;
     int d;
@@ -359,6 +369,12 @@ ct_status ct_chunk(ct_ctx *ctx, const ct_tensor *t, int chunks, int dim, int max
         return CT_OK;
     }
     return ct__split_views(ctx, "chunk", t, d, size, count, max_out, outs, n_out);
+}
+
+ct_status ct_chunk(ct_ctx *ctx, const ct_tensor *t, int chunks, int dim, int max_out,
+                   ct_tensor **outs, int *n_out) {
+    return ct__error_within(ctx, "chunk",
+                            ct__chunk_body(ctx, t, chunks, dim, max_out, outs, n_out));
 }
 
 /* ---- flatten / unflatten / movedim ---- */
