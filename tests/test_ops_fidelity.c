@@ -608,6 +608,86 @@ static double ulps_f32(float got, long double ref) {
     return (double)(fabsl((long double)got - ref) / ulp);
 }
 
+/* Exact gelu, tanh form, in long double: 0.5 x (1 + tanh u) directly where u >= 0 (no
+ * cancellation), and as x e^2u / (1 + e^2u) where u < 0 (the same function; 1 + tanh u cancels). */
+static long double gelu_tanh_ref(long double x) {
+    long double u = 0.797884560802865355879892119868763737L * (x + 0.044715L * x * x * x);
+    if (u >= 0) return 0.5L * x * (1.0L + tanhl(u));
+    long double e = expl(2.0L * u);
+    return x * e / (1.0L + e);
+}
+
+/* ---- gelu (tanh form) within 1 ulp of the exact value over the whole f32 range (torch 1.13
+ * computes 0.5 x (1 + tanh u) in f32: 33 ulp off at x = -2.5, 4354 at -4, -0.0 at -6) ---- */
+TEST(gelu_tanh_accuracy) {
+    /* exact values (Python Decimal, 50 digits) where 1 + tanh(u) cancels */
+    const struct {
+        float x;
+        double y;
+    } tab[4] = {{-2.5f, -0.015084266089998582},
+                {-4.0f, -7.024594819237268e-05},
+                {-6.0f, -8.439646700762297e-11},
+                {-9.5f, -6.678928766783882e-33}};
+    float tx[4], ty[4];
+    for (int i = 0; i < 4; i++)
+        tx[i] = tab[i].x;
+    ct_tensor *t4 = mk(CT_FLOAT32, 4, tx, 0), *r4 = NULL;
+    CHECK_OK(ct_gelu(ctx, t4, CT_GELU_TANH, &r4));
+    CHECK(rd(r4, ty, sizeof ty));
+    for (int i = 0; i < 4; i++)
+        CHECK_MSG(ulps_f32(ty[i], tab[i].y) <= 1, "gelu tanh(%g) = %.9g, exact %.17g", tab[i].x,
+                  ty[i], tab[i].y);
+    ct_tensor_release(t4), ct_tensor_release(r4);
+    /* every 2053rd f32 bit pattern of each sign */
+    const uint32_t step = 2053;
+    int64_t n = 0;
+    for (int sign = 0; sign < 2; sign++)
+        for (uint64_t u = 0; u < 0x7f800000u; u += step)
+            n++;
+    float *x = malloc((size_t)n * 4), *y = malloc((size_t)n * 4);
+    int64_t k = 0;
+    for (int sign = 0; sign < 2; sign++)
+        for (uint64_t u = 0; u < 0x7f800000u; u += step) {
+            uint32_t b = (uint32_t)u | (sign ? 0x80000000u : 0);
+            memcpy(&x[k++], &b, 4);
+        }
+    ct_tensor *tx32 = mk(CT_FLOAT32, n, x, 0), *ty32 = NULL;
+    CHECK_OK(ct_gelu(ctx, tx32, CT_GELU_TANH, &ty32));
+    CHECK(rd(ty32, y, (size_t)n * 4));
+    double worst = 0;
+    float worst_x = 0;
+    for (int64_t i = 0; i < n; i++) {
+        long double ref = gelu_tanh_ref(x[i]);
+        /* -inf: 0.5 x (1 + tanh u) is -inf * 0 = NaN, as torch's formula */
+        if (isinf(x[i]) && x[i] < 0) ref = NAN;
+        double e = ulps_f32(y[i], ref);
+        if (e > worst) worst = e, worst_x = x[i];
+    }
+    CHECK_MSG(worst <= 1, "gelu tanh f32: worst %.2f ulp at x = %.9g", worst, worst_x);
+    printf("  gelu tanh f32: worst %.3f ulp over %lld values (x = %.9g)\n", worst, (long long)n,
+           worst_x);
+    free(x), free(y);
+    ct_tensor_release(tx32), ct_tensor_release(ty32);
+    /* f64 on [-20, 8] (results down to 1e-261): within 2 ulp */
+    enum { M = 20011 };
+    static double xd[M], yd[M];
+    for (int i = 0; i < M; i++)
+        xd[i] = -20.0 + 28.0 * i / (M - 1) + 1e-7 * (i % 7);
+    ct_tensor *t = mk(CT_FLOAT64, M, xd, 0), *r = NULL;
+    CHECK_OK(ct_gelu(ctx, t, CT_GELU_TANH, &r));
+    CHECK(rd(r, yd, sizeof yd));
+    double w64 = 0, wx = 0;
+    for (int i = 0; i < M; i++) {
+        long double ref = gelu_tanh_ref(xd[i]);
+        if (ref == 0) continue;
+        double e = (double)fabsl((long double)yd[i] - ref) / ldexp(1.0, ilogb((double)ref) - 52);
+        if (e > w64) w64 = e, wx = xd[i];
+    }
+    CHECK_MSG(w64 <= 2, "gelu tanh f64: worst %.2f ulp at x = %.17g", w64, wx);
+    printf("  gelu tanh f64: worst %.3f ulp on [-20, 8] (x = %.17g)\n", w64, wx);
+    ct_tensor_release(t), ct_tensor_release(r);
+}
+
 /* ---- gelu (erf form) within 4 ulp of the exact value over the whole f32 range ---- */
 TEST(gelu_accuracy_f32_sweep) {
     /* every 2053rd bit pattern of each sign (about 2 M values, all exponents) */
@@ -1249,6 +1329,7 @@ int main(void) {
     RUN(int_to_float_casts_round_once_golden);
     RUN(relu_gelu_signed_zero);
     RUN(gelu_accuracy_f32_sweep);
+    RUN(gelu_tanh_accuracy);
     RUN(layer_norm_constant_rows);
     RUN(result_dtypes);
     RUN(errors_as_torch);

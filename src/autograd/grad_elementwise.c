@@ -70,18 +70,19 @@ static void bw_gelu(ct__ag_call *c) {
     const ct_tensor *x = IN(0);
     ct_tensor *d;
     if (c->n->iv[0] == CT_GELU_TANH) {
-        /* k = sqrt(2/pi), u = k (x + 0.044715 x^3), t = tanh(u):
-         * d = 0.5 (1 + t) + 0.5 x (1 - t^2) k (1 + 3 * 0.044715 x^2) */
+        /* k = sqrt(2/pi), u = k (x + 0.044715 x^3), t = tanh(u), s = sigmoid(2u):
+         * d = 0.5 (1 + t) + 0.5 x (1 - t^2) u' = s + 2 x s sigmoid(-2u) u', u' = k (1 + 3 0.044715
+         * x^2) (0.5 (1 + t) = s and 1 - t^2 = 4 s (1 - s) without the cancellation of 1 + t and 1 -
+         * t^2 for x < 0, where the forward avoids it too) */
         const double k = 0.7978845608028654, a = 0.044715;
         ct_tensor *x2 = ct__ag_mul(c, x, x);
-        ct_tensor *u =
-            ct__ag_mul_s(c, ct__ag_add(c, x, ct__ag_mul_s(c, ct__ag_mul(c, x2, x), a)), k);
-        ct_tensor *t = ct__ag_tanh(c, u);
-        ct_tensor *left = ct__ag_mul_s(c, ct__ag_add_s(c, t, 1), 0.5);
-        ct_tensor *sech2 = ct__ag_add_s(c, ct__ag_neg(c, ct__ag_mul(c, t, t)), 1);
-        ct_tensor *du = ct__ag_mul_s(c, ct__ag_add_s(c, ct__ag_mul_s(c, x2, 3 * a), 1), k);
-        ct_tensor *right = ct__ag_mul(c, ct__ag_mul_s(c, x, 0.5), ct__ag_mul(c, sech2, du));
-        d = ct__ag_add(c, left, right);
+        ct_tensor *u2 =
+            ct__ag_mul_s(c, ct__ag_add(c, x, ct__ag_mul_s(c, ct__ag_mul(c, x2, x), a)), 2 * k);
+        ct_tensor *s = ct__ag_apply(c, ct_sigmoid, u2);
+        ct_tensor *sm = ct__ag_apply(c, ct_sigmoid, ct__ag_neg(c, u2));
+        ct_tensor *du = ct__ag_mul_s(c, ct__ag_add_s(c, ct__ag_mul_s(c, x2, 3 * a), 1), 2 * k);
+        ct_tensor *right = ct__ag_mul(c, ct__ag_mul(c, x, s), ct__ag_mul(c, sm, du));
+        d = ct__ag_add(c, s, right);
     } else {
         /* d = Phi(x) + x phi(x), Phi(x) = erfc(-x / sqrt 2) / 2 (no cancellation for x < 0;
          * gelu(x) / x, used before, lost Phi where gelu(x) underflows: subnormal x) */
