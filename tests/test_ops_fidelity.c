@@ -608,6 +608,41 @@ static double ulps_f32(float got, long double ref) {
     return (double)(fabsl((long double)got - ref) / ulp);
 }
 
+/* Worst distance in ulp of ct_gelu(approx) from ref over every 2053rd f32 bit pattern of each sign
+ * (about 2 M values, all exponents); the value count and the worst x come back too. */
+static double gelu_f32_sweep(ct_gelu_approx approx, long double (*ref)(long double), int64_t *count,
+                             float *worst_x) {
+    const uint32_t step = 2053;
+    int64_t n = 0;
+    for (int sign = 0; sign < 2; sign++)
+        for (uint64_t u = 0; u < 0x7f800000u; u += step)
+            n++;
+    float *x = malloc((size_t)n * 4), *y = malloc((size_t)n * 4);
+    int64_t k = 0;
+    for (int sign = 0; sign < 2; sign++)
+        for (uint64_t u = 0; u < 0x7f800000u; u += step) {
+            uint32_t b = (uint32_t)u | (sign ? 0x80000000u : 0);
+            memcpy(&x[k++], &b, 4);
+        }
+    ct_tensor *tx = mk(CT_FLOAT32, n, x, 0), *ty = NULL;
+    CHECK_OK(ct_gelu(ctx, tx, approx, &ty));
+    CHECK(rd(ty, y, (size_t)n * 4));
+    double worst = 0;
+    *worst_x = 0;
+    for (int64_t i = 0; i < n; i++) {
+        double e = ulps_f32(y[i], ref(x[i]));
+        if (e > worst) worst = e, *worst_x = x[i];
+    }
+    *count = n;
+    free(x), free(y);
+    ct_tensor_release(tx), ct_tensor_release(ty);
+    return worst;
+}
+
+static long double gelu_erf_ref(long double x) {
+    return 0.5L * x * erfcl(-x * 0.70710678118654752440084436210484903928L);
+}
+
 /* Exact gelu, tanh form, in long double: 0.5 x (1 + tanh u) directly where u >= 0 (no
  * cancellation), and as x e^2u / (1 + e^2u) where u < 0 (the same function; 1 + tanh u cancels). */
 static long double gelu_tanh_ref(long double x) {
@@ -638,36 +673,13 @@ TEST(gelu_tanh_accuracy) {
         CHECK_MSG(ulps_f32(ty[i], tab[i].y) <= 1, "gelu tanh(%g) = %.9g, exact %.17g", tab[i].x,
                   ty[i], tab[i].y);
     ct_tensor_release(t4), ct_tensor_release(r4);
-    /* every 2053rd f32 bit pattern of each sign */
-    const uint32_t step = 2053;
+    /* -inf: 0.5 x (1 + tanh u) is -inf * 0 = NaN, as torch's formula (and the reference's) */
     int64_t n = 0;
-    for (int sign = 0; sign < 2; sign++)
-        for (uint64_t u = 0; u < 0x7f800000u; u += step)
-            n++;
-    float *x = malloc((size_t)n * 4), *y = malloc((size_t)n * 4);
-    int64_t k = 0;
-    for (int sign = 0; sign < 2; sign++)
-        for (uint64_t u = 0; u < 0x7f800000u; u += step) {
-            uint32_t b = (uint32_t)u | (sign ? 0x80000000u : 0);
-            memcpy(&x[k++], &b, 4);
-        }
-    ct_tensor *tx32 = mk(CT_FLOAT32, n, x, 0), *ty32 = NULL;
-    CHECK_OK(ct_gelu(ctx, tx32, CT_GELU_TANH, &ty32));
-    CHECK(rd(ty32, y, (size_t)n * 4));
-    double worst = 0;
     float worst_x = 0;
-    for (int64_t i = 0; i < n; i++) {
-        long double ref = gelu_tanh_ref(x[i]);
-        /* -inf: 0.5 x (1 + tanh u) is -inf * 0 = NaN, as torch's formula */
-        if (isinf(x[i]) && x[i] < 0) ref = NAN;
-        double e = ulps_f32(y[i], ref);
-        if (e > worst) worst = e, worst_x = x[i];
-    }
+    double worst = gelu_f32_sweep(CT_GELU_TANH, gelu_tanh_ref, &n, &worst_x);
     CHECK_MSG(worst <= 1, "gelu tanh f32: worst %.2f ulp at x = %.9g", worst, worst_x);
     printf("  gelu tanh f32: worst %.3f ulp over %lld values (x = %.9g)\n", worst, (long long)n,
            worst_x);
-    free(x), free(y);
-    ct_tensor_release(tx32), ct_tensor_release(ty32);
     /* f64 on [-20, 8] (results down to 1e-261): within 2 ulp */
     enum { M = 20011 };
     static double xd[M], yd[M];
@@ -690,35 +702,12 @@ TEST(gelu_tanh_accuracy) {
 
 /* ---- gelu (erf form) within 4 ulp of the exact value over the whole f32 range ---- */
 TEST(gelu_accuracy_f32_sweep) {
-    /* every 2053rd bit pattern of each sign (about 2 M values, all exponents) */
-    const uint32_t step = 2053;
     int64_t n = 0;
-    for (int sign = 0; sign < 2; sign++)
-        for (uint64_t u = 0; u < 0x7f800000u; u += step)
-            n++;
-    float *x = malloc((size_t)n * 4), *y = malloc((size_t)n * 4);
-    int64_t k = 0;
-    for (int sign = 0; sign < 2; sign++)
-        for (uint64_t u = 0; u < 0x7f800000u; u += step) {
-            uint32_t b = (uint32_t)u | (sign ? 0x80000000u : 0);
-            memcpy(&x[k++], &b, 4);
-        }
-    ct_tensor *tx = mk(CT_FLOAT32, n, x, 0), *ty = NULL;
-    CHECK_OK(ct_gelu(ctx, tx, CT_GELU_ERF, &ty));
-    CHECK(rd(ty, y, (size_t)n * 4));
-    double worst = 0;
     float worst_x = 0;
-    for (int64_t i = 0; i < n; i++) {
-        long double xl = x[i];
-        long double ref = 0.5L * xl * erfcl(-xl * 0.70710678118654752440084436210484903928L);
-        double e = ulps_f32(y[i], ref);
-        if (e > worst) worst = e, worst_x = x[i];
-    }
+    double worst = gelu_f32_sweep(CT_GELU_ERF, gelu_erf_ref, &n, &worst_x);
     CHECK_MSG(worst <= 4, "gelu f32: worst %.2f ulp at x = %.9g", worst, worst_x);
     printf("  gelu f32: worst %.3f ulp over %lld values (x = %.9g)\n", worst, (long long)n,
            worst_x);
-    free(x), free(y);
-    ct_tensor_release(tx), ct_tensor_release(ty);
     /* f64 on [-38, 8]: within 4 ulp of a long double reference */
     enum { M = 20011 };
     static double xd[M], yd[M];
