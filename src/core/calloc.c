@@ -574,18 +574,27 @@ void *ct__calloc_alloc_in(ct__calloc *a, int set, size_t n) {
         ca_fmt_mib(rs, sizeof rs, a->st.reserved_bytes[0].current);
         ca_fmt_mib(fr, sizeof fr,
                    a->st.reserved_bytes[0].current - a->st.allocated_bytes[0].current);
+        char l[32] = "";
         if (a->conf.limit) {
-            char l[32];
             ca_fmt_mib(l, sizeof l, (int64_t)a->conf.limit);
             snprintf(lim, sizeof lim, " of a %s limit", l);
         }
-        snprintf(a->oom, sizeof a->oom,
-                 "out of memory: tried to allocate %s; %s allocated, %s reserved%s, %s reserved "
-                 "but free (fragmented)%s",
-                 req, al, rs, lim, fr,
-                 a->conf.expandable ? ""
-                                    : "; expandable_segments:True in CT_ALLOC_CONF avoids "
-                                      "fragmentation");
+        const int64_t free_rs = a->st.reserved_bytes[0].current - a->st.allocated_bytes[0].current;
+        if (a->conf.limit && size > a->conf.limit) /* no configuration can help */
+            snprintf(a->oom, sizeof a->oom,
+                     "out of memory: tried to allocate %s, more than the whole %s limit "
+                     "(memory_limit_mb); %s allocated, %s reserved",
+                     req, l, al, rs);
+        else /* the fragmentation hint only where reserved memory sits unused (torch's "if
+              * reserved but unallocated memory is large") */
+            snprintf(a->oom, sizeof a->oom,
+                     "out of memory: tried to allocate %s; %s allocated, %s reserved%s, %s "
+                     "reserved but free%s",
+                     req, al, rs, lim, fr,
+                     a->conf.expandable || free_rs <= 0
+                         ? ""
+                         : " (fragmented): expandable_segments:True in CT_ALLOC_CONF avoids "
+                           "fragmentation");
         ca_unlock(a);
         return NULL;
     }
