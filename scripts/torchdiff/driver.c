@@ -9,7 +9,10 @@
  * Gradient mode (torchdiff_grad.py): an op name prefixed "g:" makes every f32/f64 input a leaf
  * that requires grad (layouts ignored: values only), runs the op, calls ct_backward with the
  * upstream gradient u[i] = 0.5 + (i % 5) / 4 in the result's dtype, and prints "OK" then, per
- * input, " | <dtype> <ndim> <shape...> <bits...>" or " | N" (no gradient). */
+ * input, " | <dtype> <ndim> <shape...> <bits...>" or " | N" (no gradient). An op name suffix
+ * "/<mask>" (gradient mode only, torchdiff_grad_more.py) makes only the f32/f64 inputs whose bit
+ * is set in the decimal mask require grad (batch_norm's running statistics are buffers); the
+ * others print " | -". */
 #include "ctorch/ctorch.h"
 
 #include <stdio.h>
@@ -91,6 +94,12 @@ int main(void) {
         if (!op) continue;
         const bool gmode = !strncmp(op, "g:", 2);
         if (gmode) op += 2;
+        unsigned gmask = ~0u; /* the inputs that require grad in gradient mode */
+        char *slash = gmode ? strchr(op, '/') : NULL;
+        if (slash) {
+            gmask = (unsigned)atoi(slash + 1);
+            *slash = 0;
+        }
         int nt = atoi(tok(&p));
         ct_tensor *T[8] = {0};
         for (int k = 0; k < nt; k++) {
@@ -110,7 +119,7 @@ int main(void) {
                 memcpy(buf + i * (int64_t)isz, &x, isz);
             }
             T[k] = mk(dt, nd, sh, gmode ? 0 : layout, buf);
-            if (gmode && T[k] && (dt == CT_FLOAT32 || dt == CT_FLOAT64))
+            if (gmode && T[k] && (dt == CT_FLOAT32 || dt == CT_FLOAT64) && (gmask >> k & 1))
                 ct_tensor_set_requires_grad(T[k], true);
             free(buf);
         }
