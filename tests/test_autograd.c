@@ -1457,6 +1457,87 @@ TEST(gradcheck_everyday_elementwise) {
     }
 }
 
+/* Gradient classes found against torch 1.13 by scripts/torchdiff/torchdiff_grad_more.py; the
+ * expected values are torch's (and each follows from the op's definition by hand). */
+static ct_tensor *gleaf(int nd, const int64_t *shape, const double *v) {
+    ct_tensor *t = from_vals(CT_FLOAT64, nd, shape, v);
+    CHECK_OK(ct_tensor_set_requires_grad(t, true));
+    return t;
+}
+/* backward of sum(y * u) */
+static void back_weighted(ct_tensor *y, const double *u) {
+    ct_tensor *ut = from_vals(CT_FLOAT64, ct_tensor_ndim(y), ct_tensor_shape(y), u), *p = NULL,
+              *l = NULL;
+    CHECK_OK(ct_mul(ctx, y, ut, &p));
+    CHECK_OK(ct_sum(ctx, p, 0, NULL, false, &l));
+    CHECK_OK(ct_backward(ctx, l, NULL, false));
+    ct_tensor_release(ut), ct_tensor_release(p), ct_tensor_release(l);
+}
+static bool same_vals(const double *got, const double *want, int n) {
+    for (int i = 0; i < n; i++)
+        if (!(got[i] == want[i] || (isnan(got[i]) && isnan(want[i])))) return false;
+    return true;
+}
+TEST(nn_gradient_classes_as_torch) {
+    const double u4[4] = {0.5, 0.75, 1.0, 1.25};
+    /* cat whose first input is a skipped empty 1-d tensor, along dim 1: the dim was wrapped
+     * against nothing (recorded as 0) and backward failed */
+    {
+        ct_tensor *a = gleaf(1, (int64_t[]){0}, NULL), *b = gleaf(2, (int64_t[]){1, 2}, u4),
+                  *c = gleaf(2, (int64_t[]){1, 2}, u4), *y = NULL;
+        const ct_tensor *ts[3] = {a, b, c};
+        CHECK_OK(ct_cat(ctx, 3, ts, 1, &y));
+        back_weighted(y, u4);
+        double *gb = grad_vals(b), *gc = grad_vals(c);
+        CHECK_MSG(same_vals(gb, (double[]){0.5, 0.75}, 2) && same_vals(gc, (double[]){1, 1.25}, 2),
+                  "cat grads %g %g / %g %g", gb[0], gb[1], gc[0], gc[1]);
+        free(gb), free(gc);
+        ct_tensor_release(a), ct_tensor_release(b), ct_tensor_release(c), ct_tensor_release(y);
+    }
+    /* scatter / scatter_add with an empty index and a src of size 1 there: src gets zeros (the
+     * gathered empty gradient summed to its shape, torch's rule); was CT_ERR_UNSUPPORTED */
+    for (int add = 0; add < 2; add++) {
+        ct_tensor *s = gleaf(2, (int64_t[]){2, 2}, (double[]){1, 1, 1, 1}),
+                  *src = gleaf(2, (int64_t[]){2, 1}, (double[]){1, 1}), *ix = NULL, *y = NULL;
+        CHECK_OK(ct_tensor_zeros(ctx, CT_INT64, 2, (int64_t[]){2, 0}, &ix));
+        CHECK_OK(add ? ct_scatter_add(ctx, s, 1, ix, src, &y) : ct_scatter(ctx, s, 1, ix, src, &y));
+        if (y) back_weighted(y, u4);
+        double *gs = grad_vals(s), *gsrc = grad_vals(src);
+        CHECK_MSG(same_vals(gs, u4, 4) && same_vals(gsrc, (double[]){0, 0}, 2), "scatter%s grads",
+                  add ? "_add" : "");
+        free(gs), free(gsrc);
+        ct_tensor_release(s), ct_tensor_release(src), ct_tensor_release(ix), ct_tensor_release(y);
+    }
+    /* abs: g * sgn(x), so a non-finite g at x = 0 gives NaN (inf * 0) as torch; a select gave 0 */
+    {
+        ct_tensor *x = gleaf(1, (int64_t[]){5}, (double[]){NAN, 1, 0, -2, 0}), *y = NULL, *l = NULL;
+        ct_tensor *g =
+            from_vals(CT_FLOAT64, 1, (int64_t[]){5}, (double[]){1, INFINITY, NAN, 2, INFINITY});
+        CHECK_OK(ct_abs(ctx, x, &y));
+        CHECK_OK(ct_backward(ctx, y, g, false));
+        double *gx = grad_vals(x);
+        CHECK_MSG(same_vals(gx, (double[]){0, INFINITY, NAN, -2, NAN}, 5),
+                  "abs grad %g %g %g %g %g", gx[0], gx[1], gx[2], gx[3], gx[4]);
+        free(gx);
+        ct_tensor_release(x), ct_tensor_release(y), ct_tensor_release(l), ct_tensor_release(g);
+    }
+    /* max_pool2d: a window whose maximum is -inf and whose first tap is padding: the value is
+     * -inf and torch's index (and gradient) stays at the window's first tap inside the input */
+    {
+        ct_tensor *x = gleaf(4, (int64_t[]){1, 1, 2, 2}, (double[]){-2, -INFINITY, 0.5, 0.25}),
+                  *y = NULL, *ix = NULL;
+        CHECK_OK(ct_max_pool2d_ex(ctx, x, (int64_t[]){2, 1}, (int64_t[]){3, 1}, (int64_t[]){1, 0},
+                                  (int64_t[]){1, 1}, false, &y, &ix));
+        back_weighted(y, u4);
+        double *gx = grad_vals(x), *iv = tu_read(ix);
+        CHECK_MSG(same_vals(gx, (double[]){0.5, 0.75, 0, 0}, 4) && iv[0] == 0 && iv[1] == 1,
+                  "max_pool grad %g %g %g %g, indices %g %g", gx[0], gx[1], gx[2], gx[3], iv[0],
+                  iv[1]);
+        free(gx), free(iv);
+        ct_tensor_release(x), ct_tensor_release(y), ct_tensor_release(ix);
+    }
+}
+
 int main(void) {
     ctx = tu_ctx_or_skip();
     RUN(gradcheck_everyday_elementwise);
@@ -1483,6 +1564,7 @@ int main(void) {
     RUN(gradcheck_flip_roll_tril);
     RUN(everyday_ops_without_backward_refuse);
     RUN(gradcheck_shaping_and_selection);
+    RUN(nn_gradient_classes_as_torch);
     CHECK(ct_ctx_live_tensors(ctx) == 0);
     printf("live tensors at exit: %lld\n", (long long)ct_ctx_live_tensors(ctx));
     ct_ctx_free(ctx);

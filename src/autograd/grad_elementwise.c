@@ -39,9 +39,9 @@ static void bw_neg(ct__ag_call *c) { ct__ag_set(c, 0, ct__ag_neg(c, G)); }
 static ct_tensor *masked(ct__ag_call *c, const ct_tensor *cond, const ct_tensor *g) {
     return ct__ag_where(c, cond, g, ct__ag_scalar(c, DT, 0));
 }
-static void bw_abs(ct__ag_call *c) { /* g * sign(a): 0 at 0, as torch */
-    ct_tensor *neg = masked(c, ct__ag_cmp_s(c, 2, IN(0), 0, CT_BOOL), ct__ag_neg(c, G));
-    ct__ag_set(c, 0, ct__ag_where(c, ct__ag_cmp_s(c, 1, IN(0), 0, CT_BOOL), G, neg));
+static void bw_abs(ct__ag_call *c) { /* g * sgn(a), as torch: 0 at 0 and NaN for finite g, NaN
+                                      * where g is not finite (a select gave 0 there) */
+    ct__ag_set(c, 0, ct__ag_mul(c, G, ct__ag_apply(c, ct_sign, IN(0))));
 }
 static void bw_exp(ct__ag_call *c) { ct__ag_set(c, 0, ct__ag_mul(c, G, OUT)); }
 static void bw_log(ct__ag_call *c) { ct__ag_set(c, 0, ct__ag_div(c, G, IN(0))); }

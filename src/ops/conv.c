@@ -467,7 +467,31 @@ static ct_status ct__pool(ct_ctx *ctx, const char *name, bool is_max, const ct_t
     CT__DO(st, ct_tensor_reshape(ctx, cols, 4, cs, &c4));
     if (is_max) { /* torch's rule: the first maximum; a window with NaN: its last NaN */
         CT__DO(st, ct__pool_argmax(ctx, c4, &am));
+        /* a window whose maximum is -inf: torch's index (and so its gradient) stays at its
+         * initial tap, the window start moved into the input by dilation steps, where the first
+         * maximum may be a padding tap; the value is -inf either way */
+        ct_tensor *m0 = NULL, *ninf = NULL, *tt = NULL, *am2 = NULL;
+        CT__DO(st, ct_take_along_dim(ctx, c4, am, two, &m0)); /* (its graph node is dropped) */
+        CT__DO(st, ct_eq_scalar(ctx, m0, -INFINITY, &ninf));
+        int64_t *tap = st == CT_OK ? ct__alloc(ctx, sizeof(int64_t) * (size_t)L, 16) : NULL;
+        if (st == CT_OK && !tap) st = ct__set_error(ctx, CT_ERR_OOM, "%s: out of memory", name);
+        for (int64_t i = 0; st == CT_OK && i < oh; i++)
+            for (int64_t j = 0; j < ow; j++) {
+                int64_t a = 0, b = 0;
+                while (i * s[0] - padding[0] + a * dilation[0] < 0)
+                    a++;
+                while (j * s[1] - padding[1] + b * dilation[1] < 0)
+                    b++;
+                tap[i * ow + j] = a < kernel[0] && b < kernel[1] ? a * kernel[1] + b : 0;
+            }
+        const int64_t ts4[4] = {1, 1, 1, L};
+        CT__DO(st, ct_tensor_from_host(ctx, tap, CT_INT64, 4, ts4, &tt));
+        ct__free(ctx, tap);
+        CT__DO(st, ct_where(ctx, ninf, tt, am, &am2));
+        if (st == CT_OK) ct_tensor_release(am), am = am2, am2 = NULL;
         CT__DO(st, ct_take_along_dim(ctx, c4, am, two, &red));
+        ct_tensor_release(m0), ct_tensor_release(ninf), ct_tensor_release(tt);
+        ct_tensor_release(am2);
     } else { /* torch: the window's elements summed in order in the accumulation type, then
               * divided by kh kw (count_include_pad, ceil's overhang not counted) or by the
               * count inside the input */

@@ -247,8 +247,10 @@ static void ct__ag_scatter_rec(ct__ag_rec *r, int op, const ct_tensor *t, const 
     r->sc[0] = alpha;
 }
 
-/* src's gradient is gather(g), index-shaped: a src larger than index has none. Checked before
- * the recording wrapper (inside it the call is nested and the check would pass). */
+/* src's gradient is gather(g), index-shaped, summed to src's shape where src has size 1 (torch's
+ * rule for a gradient whose shape differs: src (2, 1) with an empty (2, 0) index gets zeros); a
+ * src larger than index elsewhere has none (torch fails in backward). Checked before the
+ * recording wrapper (inside it the call is nested and the check would pass). */
 static ct_status ct__scatter_src_grad(ct_ctx *ctx, const char *op, const ct_tensor *index,
                                       const ct_tensor *src) {
     if (!index || !src || !ct__tensor_live(index) || !ct__tensor_live(src) ||
@@ -256,7 +258,7 @@ static ct_status ct__scatter_src_grad(ct_ctx *ctx, const char *op, const ct_tens
         return CT_OK;
     bool same = true;
     for (int k = 0; k < src->ndim; k++)
-        same = same && index->shape[k] == src->shape[k];
+        same = same && (index->shape[k] == src->shape[k] || src->shape[k] == 1);
     const ct_tensor *ag_in_[1] = {src};
     return same ? CT_OK : ct__ag_no_backward(ctx, op, 1, ag_in_);
 }

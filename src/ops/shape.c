@@ -202,8 +202,11 @@ ct_status ct_cat(ct_ctx *ctx, int n, const ct_tensor *const *ts, int dim, ct_ten
         int d = 0;
         for (int i = 0; i < n; i++)
             r_.in[i] = ts[i];
-        for (int i = 0; i < n && !(ts[i]->ndim == 1 && ts[i]->shape[0] == 0); i++)
-            ct__wrap_dim(dim, ts[i]->ndim, &d);
+        for (int i = 0; i < n; i++) /* the dim of the first input that is not skipped */
+            if (!(ts[i]->ndim == 1 && ts[i]->shape[0] == 0)) {
+                ct__wrap_dim(dim, ts[i]->ndim, &d);
+                break;
+            }
         r_.n_iv = 1 + n;
         r_.iv[0] = d;
         for (int i = 0; i < n; i++) /* a legacy-skipped empty 1-d input adds nothing */
