@@ -1521,6 +1521,48 @@ TEST(nn_gradient_classes_as_torch) {
         free(gx);
         ct_tensor_release(x), ct_tensor_release(y), ct_tensor_release(l), ct_tensor_release(g);
     }
+    /* norm: p = 2 at a zero norm has gradient 0 as torch (was NaN), next to a nonzero slice
+     * (x / |x|); p = 0 can be backpropagated (gradient zeros; torch: none; was CT_ERR_STATE) */
+    {
+        ct_tensor *x = gleaf(2, (int64_t[]){2, 2}, (double[]){0, 0, 3, 4}), *y = NULL;
+        int d1 = 1;
+        CHECK_OK(ct_norm(ctx, x, 2.0, 1, &d1, false, &y));
+        double *yv = tu_read(y);
+        CHECK(same_vals(yv, (double[]){0, 5}, 2));
+        back_weighted(y, (double[]){1, 1});
+        double *gx = grad_vals(x);
+        CHECK_MSG(gx[0] == 0 && gx[1] == 0 && fabs(gx[2] - 0.6) < 1e-15 &&
+                      fabs(gx[3] - 0.8) < 1e-15,
+                  "norm p=2 grad %g %g %g %g", gx[0], gx[1], gx[2], gx[3]);
+        free(yv), free(gx);
+        ct_tensor_release(x), ct_tensor_release(y);
+        x = gleaf(2, (int64_t[]){2, 2}, (double[]){0, 0, 3, 4});
+        CHECK_OK(ct_norm(ctx, x, 0.0, 1, &d1, false, &y));
+        yv = tu_read(y);
+        CHECK(same_vals(yv, (double[]){0, 2}, 2) && ct_tensor_requires_grad(y));
+        back_weighted(y, (double[]){1, 1});
+        gx = grad_vals(x);
+        CHECK_MSG(same_vals(gx, (double[]){0, 0, 0, 0}, 4), "norm p=0 grad");
+        free(yv), free(gx);
+        ct_tensor_release(x), ct_tensor_release(y);
+    }
+    /* addmm with beta = 0: input ignored (its NaN too) but given a gradient of zeros (was none) */
+    {
+        ct_tensor *in = gleaf(2, (int64_t[]){2, 2}, (double[]){NAN, 1, 2, 3}),
+                  *a = gleaf(2, (int64_t[]){2, 3}, (double[]){1, 1, 1, 1, 1, 1}),
+                  *b = gleaf(2, (int64_t[]){3, 2}, (double[]){1, 1, 1, 1, 1, 1}), *y = NULL;
+        CHECK_OK(ct_addmm(ctx, in, a, b, 0.0, 2.0, &y));
+        double *yv = tu_read(y);
+        CHECK(same_vals(yv, (double[]){6, 6, 6, 6}, 4));
+        back_weighted(y, u4);
+        double *gi = grad_vals(in), *ga = grad_vals(a), *gb = grad_vals(b);
+        CHECK_MSG(same_vals(gi, (double[]){0, 0, 0, 0}, 4) &&
+                      same_vals(ga, (double[]){2.5, 2.5, 2.5, 4.5, 4.5, 4.5}, 6) &&
+                      same_vals(gb, (double[]){3, 4, 3, 4, 3, 4}, 6),
+                  "addmm beta 0 grads");
+        free(yv), free(gi), free(ga), free(gb);
+        ct_tensor_release(in), ct_tensor_release(a), ct_tensor_release(b), ct_tensor_release(y);
+    }
     /* max_pool2d: a window whose maximum is -inf and whose first tap is padding: the value is
      * -inf and torch's index (and gradient) stays at the window's first tap inside the input */
     {

@@ -278,7 +278,7 @@ CT_API ct_status ct_logsumexp(ct_ctx *ctx, const ct_tensor *a, int n_dims, const
  * Frobenius norm of the flattened dims), 1, INFINITY (max |a|), -INFINITY (min |a|), 0 (count of
  * nonzeros) or any other p (sum |a|^p)^(1/p). Floating input; f32/f16/bf16 accumulate in f64, so
  * the squares of large f32 values do not overflow (torch's f32 norm of 1e20 is inf).
- * Differentiable (at a zero norm the p = 2 gradient is nan, where torch gives 0). */
+ * Differentiable (as torch: 0 at a zero norm for p = 2; p = 0 gives zeros, torch none). */
 CT_API ct_status ct_norm(ct_ctx *ctx, const ct_tensor *a, double p, int n_dims, const int *dims,
                          bool keepdim, ct_tensor **out);
 

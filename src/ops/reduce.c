@@ -479,10 +479,17 @@ static ct_status ct__norm_body(ct_ctx *ctx, const ct_tensor *a, double p, int n_
     if (st == CT_OK) {
         if (p == 2) {
             st = ct_mul(ctx, x, x, &t);
-            ct_tensor *s = NULL;
+            ct_tensor *s = NULL, *z = NULL, *one = NULL, *ss = NULL, *q = NULL;
             if (st == CT_OK) st = ct_sum(ctx, t, nr, rd, true, &s);
-            if (st == CT_OK) st = ct_sqrt(ctx, s, &r);
-            ct_tensor_release(s);
+            /* sqrt(s), but a zero norm is s itself: the same value, and its gradient 0 as
+             * torch's (sqrt's 1 / (2 sqrt(0)) times 2 x = 0 gave NaN) */
+            if (st == CT_OK) st = ct_eq_scalar(ctx, s, 0.0, &z);
+            if (st == CT_OK) st = ct_tensor_ones(ctx, CT_FLOAT64, 0, NULL, &one);
+            if (st == CT_OK) st = ct_where(ctx, z, one, s, &ss);
+            if (st == CT_OK) st = ct_sqrt(ctx, ss, &q);
+            if (st == CT_OK) st = ct_where(ctx, z, s, q, &r);
+            ct_tensor_release(s), ct_tensor_release(z), ct_tensor_release(one);
+            ct_tensor_release(ss), ct_tensor_release(q);
         } else if (p == 1) {
             st = ct_sum(ctx, ab, nr, rd, true, &r);
         } else if (p == INFINITY) {
@@ -490,11 +497,22 @@ static ct_status ct__norm_body(ct_ctx *ctx, const ct_tensor *a, double p, int n_
         } else if (p == -INFINITY) {
             st = ct_amin(ctx, ab, nr, rd, true, &r);
         } else if (p == 0) {
-            ct_tensor *nz = NULL, *c = NULL;
+            ct_tensor *nz = NULL, *c = NULL, *cnt = NULL, *no = NULL, *sa = NULL;
             st = ct_ne_scalar(ctx, ab, 0.0, &nz);
             if (st == CT_OK) st = ct_cast(ctx, nz, CT_FLOAT64, &c);
-            if (st == CT_OK) st = ct_sum(ctx, c, nr, rd, true, &r);
-            ct_tensor_release(nz), ct_tensor_release(c);
+            if (st == CT_OK) st = ct_sum(ctx, c, nr, rd, true, &cnt);
+            if (st == CT_OK && x->requires_grad) {
+                /* the count, still part of the graph (torch: a grad_fn whose gradient is none;
+                 * here zeros, selected past |a| by an all-false mask, so NaN / inf in g stay out)
+                 */
+                st = ct_sum(ctx, ab, nr, rd, true, &sa);
+                if (st == CT_OK) st = ct_tensor_zeros(ctx, CT_BOOL, 0, NULL, &no);
+                if (st == CT_OK) st = ct_where(ctx, no, sa, cnt, &r);
+            } else if (st == CT_OK) {
+                r = ct_tensor_retain(cnt);
+            }
+            ct_tensor_release(nz), ct_tensor_release(c), ct_tensor_release(cnt);
+            ct_tensor_release(no), ct_tensor_release(sa);
         } else {
             ct_tensor *s = NULL;
             st = ct_pow(ctx, ab, p, &t);

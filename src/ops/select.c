@@ -238,7 +238,14 @@ static ct_status ct__addmm_any(ct_ctx *ctx, const char *name, const ct_tensor *i
         else
             ps = ct_tensor_retain(p);
     }
-    if (st == CT_OK && beta == 0) {
+    if (st == CT_OK && beta == 0 && input->requires_grad && input->dtype == ps->dtype) {
+        /* torch: input is ignored (its NaN and inf too) but gets a gradient of zeros: the
+         * product's values, selected past input by an all-false mask */
+        ct_tensor *no = NULL;
+        st = ct_tensor_zeros(ctx, CT_BOOL, 0, NULL, &no);
+        CT__DO(st, ct_where(ctx, no, input, ps, &r));
+        ct_tensor_release(no);
+    } else if (st == CT_OK && beta == 0) {
         /* torch: input is ignored, but the result takes the promoted dtype */
         r = ct_tensor_retain(ps);
     } else if (st == CT_OK) {
