@@ -1536,6 +1536,16 @@ TEST(nn_gradient_classes_as_torch) {
                   "norm p=2 grad %g %g %g %g", gx[0], gx[1], gx[2], gx[3]);
         free(yv), free(gx);
         ct_tensor_release(x), ct_tensor_release(y);
+        /* p = 0.5: 0 where x = 0 (torch masks it; pow's 0.5 / sqrt(0) gave NaN): the slice
+         * [0, 4] has norm 4 and gradient [0, 1]; the zero slice [0, 0] has gradient 0 */
+        x = gleaf(2, (int64_t[]){2, 2}, (double[]){0, 0, 0, 4});
+        CHECK_OK(ct_norm(ctx, x, 0.5, 1, &d1, false, &y));
+        back_weighted(y, (double[]){1, 1});
+        gx = grad_vals(x);
+        CHECK_MSG(same_vals(gx, (double[]){0, 0, 0, 1}, 4), "norm p=0.5 grad %g %g %g %g", gx[0],
+                  gx[1], gx[2], gx[3]);
+        free(gx);
+        ct_tensor_release(x), ct_tensor_release(y);
         x = gleaf(2, (int64_t[]){2, 2}, (double[]){0, 0, 3, 4});
         CHECK_OK(ct_norm(ctx, x, 0.0, 1, &d1, false, &y));
         yv = tu_read(y);

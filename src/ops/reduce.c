@@ -515,7 +515,22 @@ static ct_status ct__norm_body(ct_ctx *ctx, const ct_tensor *a, double p, int n_
             ct_tensor_release(no), ct_tensor_release(sa);
         } else {
             ct_tensor *s = NULL;
-            st = ct_pow(ctx, ab, p, &t);
+            if (p > 0) {
+                /* |x|^p with the zeros selected in: the same values, and gradient 0 where
+                 * x = 0 as torch's (pow's p |x|^(p-1) is inf there for p < 1, and 1 / p s^(1/p-1)
+                 * is inf at a zero norm; multiplied by 0 they gave NaN) */
+                ct_tensor *z = NULL, *one = NULL, *safe = NULL, *tp = NULL, *zero = NULL;
+                st = ct_eq_scalar(ctx, ab, 0.0, &z);
+                if (st == CT_OK) st = ct_tensor_ones(ctx, CT_FLOAT64, 0, NULL, &one);
+                if (st == CT_OK) st = ct_tensor_zeros(ctx, CT_FLOAT64, 0, NULL, &zero);
+                if (st == CT_OK) st = ct_where(ctx, z, one, ab, &safe);
+                if (st == CT_OK) st = ct_pow(ctx, safe, p, &tp);
+                if (st == CT_OK) st = ct_where(ctx, z, zero, tp, &t);
+                ct_tensor_release(z), ct_tensor_release(one), ct_tensor_release(safe);
+                ct_tensor_release(tp), ct_tensor_release(zero);
+            } else {
+                st = ct_pow(ctx, ab, p, &t);
+            }
             if (st == CT_OK) st = ct_sum(ctx, t, nr, rd, true, &s);
             if (st == CT_OK) st = ct_pow(ctx, s, 1.0 / p, &r);
             ct_tensor_release(s);
