@@ -639,6 +639,34 @@ static double gelu_f32_sweep(ct_gelu_approx approx, long double (*ref)(long doub
     return worst;
 }
 
+/* Worst ulp of ct_gelu(approx) in f64 on [lo, hi] (20011 points) against ref; results below the
+ * normal range go to *sub_worst as an absolute error instead. */
+static double gelu_f64_sweep(ct_gelu_approx approx, long double (*ref)(long double), double lo,
+                             double hi, double *worst_x, double *sub_worst) {
+    enum { M = 20011 };
+    static double xd[M], yd[M];
+    for (int i = 0; i < M; i++)
+        xd[i] = lo + (hi - lo) * i / (M - 1) + 1e-7 * (i % 7);
+    ct_tensor *t = mk(CT_FLOAT64, M, xd, 0), *r = NULL;
+    CHECK_OK(ct_gelu(ctx, t, approx, &r));
+    CHECK(rd(r, yd, sizeof yd));
+    double w64 = 0;
+    *worst_x = 0, *sub_worst = 0;
+    for (int i = 0; i < M; i++) {
+        long double rv = ref(xd[i]);
+        if (rv == 0) continue;
+        double err = (double)fabsl((long double)yd[i] - rv);
+        if (fabsl(rv) < 0x1p-1022L) {
+            *sub_worst = err > *sub_worst ? err : *sub_worst;
+            continue;
+        }
+        double e = err / ldexp(1.0, ilogb((double)rv) - 52);
+        if (e > w64) w64 = e, *worst_x = xd[i];
+    }
+    ct_tensor_release(t), ct_tensor_release(r);
+    return w64;
+}
+
 static long double gelu_erf_ref(long double x) {
     return 0.5L * x * erfcl(-x * 0.70710678118654752440084436210484903928L);
 }
@@ -681,23 +709,9 @@ TEST(gelu_tanh_accuracy) {
     printf("  gelu tanh f32: worst %.3f ulp over %lld values (x = %.9g)\n", worst, (long long)n,
            worst_x);
     /* f64 on [-20, 8] (results down to 1e-261): within 2 ulp */
-    enum { M = 20011 };
-    static double xd[M], yd[M];
-    for (int i = 0; i < M; i++)
-        xd[i] = -20.0 + 28.0 * i / (M - 1) + 1e-7 * (i % 7);
-    ct_tensor *t = mk(CT_FLOAT64, M, xd, 0), *r = NULL;
-    CHECK_OK(ct_gelu(ctx, t, CT_GELU_TANH, &r));
-    CHECK(rd(r, yd, sizeof yd));
-    double w64 = 0, wx = 0;
-    for (int i = 0; i < M; i++) {
-        long double ref = gelu_tanh_ref(xd[i]);
-        if (ref == 0) continue;
-        double e = (double)fabsl((long double)yd[i] - ref) / ldexp(1.0, ilogb((double)ref) - 52);
-        if (e > w64) w64 = e, wx = xd[i];
-    }
-    CHECK_MSG(w64 <= 2, "gelu tanh f64: worst %.2f ulp at x = %.17g", w64, wx);
+    double wx = 0, sub = 0, w64 = gelu_f64_sweep(CT_GELU_TANH, gelu_tanh_ref, -20, 8, &wx, &sub);
+    CHECK_MSG(w64 <= 2 && sub == 0, "gelu tanh f64: worst %.2f ulp at x = %.17g", w64, wx);
     printf("  gelu tanh f64: worst %.3f ulp on [-20, 8] (x = %.17g)\n", w64, wx);
-    ct_tensor_release(t), ct_tensor_release(r);
 }
 
 /* ---- gelu (erf form) within 4 ulp of the exact value over the whole f32 range ---- */
@@ -708,33 +722,14 @@ TEST(gelu_accuracy_f32_sweep) {
     CHECK_MSG(worst <= 4, "gelu f32: worst %.2f ulp at x = %.9g", worst, worst_x);
     printf("  gelu f32: worst %.3f ulp over %lld values (x = %.9g)\n", worst, (long long)n,
            worst_x);
-    /* f64 on [-38, 8]: within 4 ulp of a long double reference */
-    enum { M = 20011 };
-    static double xd[M], yd[M];
-    for (int i = 0; i < M; i++)
-        xd[i] = -38.0 + 46.0 * i / (M - 1) + 1e-7 * (i % 7);
-    ct_tensor *t = mk(CT_FLOAT64, M, xd, 0), *r = NULL;
-    CHECK_OK(ct_gelu(ctx, t, CT_GELU_ERF, &r));
-    CHECK(rd(r, yd, sizeof yd));
-    double w64 = 0, wx = 0, sub_worst = 0;
-    for (int i = 0; i < M; i++) {
-        long double xl = xd[i];
-        long double ref = 0.5L * xl * erfcl(-xl * 0.70710678118654752440084436210484903928L);
-        if (ref == 0) continue;
-        double err = (double)fabsl((long double)yd[i] - ref);
-        if (fabsl(ref) < 0x1p-1022L) {
-            /* subnormal results (x < -37.5): erfc itself is subnormal there; documented bound */
-            sub_worst = err > sub_worst ? err : sub_worst;
-            continue;
-        }
-        double e = err / ldexp(1.0, ilogb((double)ref) - 52);
-        if (e > w64) w64 = e, wx = xd[i];
-    }
+    /* f64 on [-38, 8]: within 4 ulp of a long double reference; subnormal results (x < -37.5:
+     * erfc itself is subnormal there) within a documented absolute bound */
+    double wx = 0, sub_worst = 0;
+    double w64 = gelu_f64_sweep(CT_GELU_ERF, gelu_erf_ref, -38, 8, &wx, &sub_worst);
     CHECK_MSG(w64 <= 4, "gelu f64: worst %.2f ulp at x = %.17g", w64, wx);
     CHECK_MSG(sub_worst <= 32 * 0x1p-1074, "gelu f64 subnormal tail: error %g", sub_worst);
     printf("  gelu f64: worst %.3f ulp on [-38, 8] (x = %.17g), subnormal tail %g ulp\n", w64, wx,
            sub_worst / 0x1p-1074);
-    ct_tensor_release(t), ct_tensor_release(r);
 }
 
 /* ---- layer_norm: a constant f64 row has an exact mean (eps = 0 gives NaN, as torch) ---- */

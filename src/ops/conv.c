@@ -48,6 +48,19 @@ static ct_status ct__check_geom(ct_ctx *ctx, const char *op, const int64_t *k, c
     return CT_OK;
 }
 
+/* A conv bias (NULL: none) must be 1-d (O) of the input's dtype. */
+static ct_status ct__conv_bias(ct_ctx *ctx, const char *op, const ct_tensor *b, int64_t O,
+                               ct_dtype dt) {
+    if (!b) return CT_OK;
+    ct_status st = ct__check_tensor(ctx, op, "bias", b);
+    if (st != CT_OK) return st;
+    if (b->ndim != 1 || b->shape[0] != O || b->dtype != dt)
+        return ct__set_error(ctx, CT_ERR_SHAPE, "%s: bias must be %s (%lld), got %s %s", op,
+                             ct_dtype_name(dt), (long long)O, ct_dtype_name(b->dtype),
+                             CT__SHAPE_STR(b));
+    return CT_OK;
+}
+
 /* Output size of one spatial dim, or -1 when the kernel does not fit. */
 static int64_t ct__out_size(int64_t in, int64_t k, int64_t s, int64_t p, int64_t d) {
     int64_t span = in + 2 * p - d * (k - 1) - 1;
@@ -196,13 +209,7 @@ static ct_status ct__conv2d_body(ct_ctx *ctx, const ct_tensor *x, const ct_tenso
                              "divisible by groups, weight dim 1 = C / groups)",
                              CT__SHAPE_STR(x), ct__shape_str((char[96]){0}, 96, w->ndim, w->shape),
                              groups);
-    if (b) {
-        if ((st = ct__check_tensor(ctx, "conv2d", "bias", b)) != CT_OK) return st;
-        if (b->ndim != 1 || b->shape[0] != O || b->dtype != x->dtype)
-            return ct__set_error(ctx, CT_ERR_SHAPE, "conv2d: bias must be %s (%lld), got %s %s",
-                                 ct_dtype_name(x->dtype), (long long)O, ct_dtype_name(b->dtype),
-                                 CT__SHAPE_STR(b));
-    }
+    if ((st = ct__conv_bias(ctx, "conv2d", b, O, x->dtype)) != CT_OK) return st;
     int64_t k[2] = {w->shape[2], w->shape[3]};
     int64_t N = x->shape[0], G = groups, K = (C / G) * k[0] * k[1];
     ct_tensor *cols = NULL, *c5 = NULL, *w4 = NULL, *y = NULL, *y4 = NULL, *r = NULL;
@@ -281,13 +288,7 @@ static ct_status ct__conv1d_body(ct_ctx *ctx, const ct_tensor *x, const ct_tenso
                              "by %lld",
                              (long long)k, (long long)dilation, CT__SHAPE_STR(x),
                              (long long)padding);
-    if (b) {
-        if ((st = ct__check_tensor(ctx, "conv1d", "bias", b)) != CT_OK) return st;
-        if (b->ndim != 1 || b->shape[0] != O || b->dtype != x->dtype)
-            return ct__set_error(ctx, CT_ERR_SHAPE, "conv1d: bias must be %s (%lld), got %s %s",
-                                 ct_dtype_name(x->dtype), (long long)O, ct_dtype_name(b->dtype),
-                                 CT__SHAPE_STR(b));
-    }
+    if ((st = ct__conv_bias(ctx, "conv1d", b, O, x->dtype)) != CT_OK) return st;
     /* as conv2d over (N, C, 1, L) with a (O, C/g, 1, k) kernel */
     int64_t xs[4] = {x->shape[0], x->shape[1], 1, x->shape[2]},
             ws[4] = {w->shape[0], w->shape[1], 1, w->shape[2]};
