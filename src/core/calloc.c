@@ -572,14 +572,13 @@ void *ct__calloc_alloc_in(ct__calloc *a, int set, size_t n) {
         ca_fmt_mib(req, sizeof req, (int64_t)size);
         ca_fmt_mib(al, sizeof al, a->st.allocated_bytes[0].current);
         ca_fmt_mib(rs, sizeof rs, a->st.reserved_bytes[0].current);
-        ca_fmt_mib(fr, sizeof fr,
-                   a->st.reserved_bytes[0].current - a->st.allocated_bytes[0].current);
+        const int64_t free_rs = a->st.reserved_bytes[0].current - a->st.allocated_bytes[0].current;
+        ca_fmt_mib(fr, sizeof fr, free_rs);
         char l[32] = "";
         if (a->conf.limit) {
             ca_fmt_mib(l, sizeof l, (int64_t)a->conf.limit);
             snprintf(lim, sizeof lim, " of a %s limit", l);
         }
-        const int64_t free_rs = a->st.reserved_bytes[0].current - a->st.allocated_bytes[0].current;
         if (a->conf.limit && size > a->conf.limit) /* no configuration can help */
             snprintf(a->oom, sizeof a->oom,
                      "out of memory: tried to allocate %s, more than the whole %s limit "

@@ -455,6 +455,8 @@ static ct_status ct__pool(ct_ctx *ctx, const char *name, bool is_max, const ct_t
     const int64_t kk = kernel[0] * kernel[1], L = oh * ow, zero[2] = {0, 0};
     int64_t x4s[4] = {N, C, H, W};
     ct_tensor *x4 = NULL, *xp = NULL, *cols = NULL, *c4 = NULL, *red = NULL, *am = NULL;
+    ct_tensor *ninf = NULL; /* max: the windows whose maximum is -inf */
+    double *first = NULL;   /* max: each window's first position inside the input */
     st = ct_tensor_reshape(ctx, x, 4, x4s, &x4);
     const bool plain_avg = !is_max && !ceil_mode && count_include_pad;
     if (plain_avg) { /* every window holds kh*kw elements of the zero-padded input */
@@ -469,21 +471,25 @@ static ct_status ct__pool(ct_ctx *ctx, const char *name, bool is_max, const ct_t
     if (is_max) { /* torch's rule: the first maximum; a window with NaN: its last NaN */
         CT__DO(st, ct__pool_argmax(ctx, c4, &am));
         /* a window whose maximum is -inf: torch's index (and so its gradient) stays at its
-         * initial tap, the window start moved into the input by dilation steps, where the first
-         * maximum may be a padding tap; the value is -inf either way */
-        ct_tensor *m0 = NULL, *ninf = NULL, *tt = NULL, *am2 = NULL;
+         * initial tap, the window start moved into the input by dilation steps (tap (a, b),
+         * flat input position `first`), where the first maximum may be a padding tap; the
+         * value is -inf either way */
+        ct_tensor *m0 = NULL, *tt = NULL, *am2 = NULL;
         CT__DO(st, ct_take_along_dim(ctx, c4, am, two, &m0)); /* (its graph node is dropped) */
         CT__DO(st, ct_eq_scalar(ctx, m0, -INFINITY, &ninf));
         int64_t *tap = st == CT_OK ? ct__alloc(ctx, sizeof(int64_t) * (size_t)L, 16) : NULL;
-        if (st == CT_OK && !tap) st = ct__set_error(ctx, CT_ERR_OOM, "%s: out of memory", name);
+        first = st == CT_OK ? ct__alloc(ctx, sizeof(double) * (size_t)L, 16) : NULL;
+        if (st == CT_OK && (!tap || !first))
+            st = ct__set_error(ctx, CT_ERR_OOM, "%s: out of memory", name);
         for (int64_t i = 0; st == CT_OK && i < oh; i++)
             for (int64_t j = 0; j < ow; j++) {
-                int64_t a = 0, b = 0;
-                while (i * s[0] - padding[0] + a * dilation[0] < 0)
-                    a++;
-                while (j * s[1] - padding[1] + b * dilation[1] < 0)
-                    b++;
+                int64_t a = 0, b = 0, h0 = i * s[0] - padding[0], w0 = j * s[1] - padding[1];
+                for (; h0 < 0; a++)
+                    h0 += dilation[0];
+                for (; w0 < 0; b++)
+                    w0 += dilation[1];
                 tap[i * ow + j] = a < kernel[0] && b < kernel[1] ? a * kernel[1] + b : 0;
+                first[i * ow + j] = (double)(h0 * W + w0);
             }
         const int64_t ts4[4] = {1, 1, 1, L};
         CT__DO(st, ct_tensor_from_host(ctx, tap, CT_INT64, 4, ts4, &tt));
@@ -491,8 +497,7 @@ static ct_status ct__pool(ct_ctx *ctx, const char *name, bool is_max, const ct_t
         CT__DO(st, ct_where(ctx, ninf, tt, am, &am2));
         if (st == CT_OK) ct_tensor_release(am), am = am2, am2 = NULL;
         CT__DO(st, ct_take_along_dim(ctx, c4, am, two, &red));
-        ct_tensor_release(m0), ct_tensor_release(ninf), ct_tensor_release(tt);
-        ct_tensor_release(am2);
+        ct_tensor_release(m0), ct_tensor_release(tt), ct_tensor_release(am2);
     } else { /* torch: the window's elements summed in order in the accumulation type, then
               * divided by kh kw (count_include_pad, ceil's overhang not counted) or by the
               * count inside the input */
@@ -534,26 +539,14 @@ static ct_status ct__pool(ct_ctx *ctx, const char *name, bool is_max, const ct_t
         CT__DO(st, ct__pool_cols(ctx, CT_FLOAT64, H, W, pos, pads, -1.0, kernel, dilation, s, &pc));
         CT__DO(st, ct_take_along_dim(ctx, pc, am, two, &pick));
         /* a window whose maximum is -inf (its input elements all -inf, or none): torch keeps
-         * its initial index, the window start moved into the input by dilation steps */
-        double *clip = st == CT_OK ? ct__alloc(ctx, sizeof(double) * (size_t)L, 16) : NULL;
-        if (st == CT_OK && !clip) st = ct__set_error(ctx, CT_ERR_OOM, "%s: out of memory", name);
-        for (int64_t i = 0; st == CT_OK && i < oh; i++)
-            for (int64_t j = 0; j < ow; j++) {
-                int64_t h0 = i * s[0] - padding[0], w0 = j * s[1] - padding[1];
-                while (h0 < 0)
-                    h0 += dilation[0];
-                while (w0 < 0)
-                    w0 += dilation[1];
-                clip[i * ow + j] = (double)(h0 * W + w0);
-            }
-        ct_tensor *ct = NULL, *ninf = NULL, *sel = NULL;
+         * its initial index, `first` (the same position as the tap above when the window holds
+         * input elements) */
+        ct_tensor *ft = NULL, *sel = NULL;
         const int64_t ls[4] = {1, 1, 1, L};
-        CT__DO(st, ct_tensor_from_host(ctx, clip, CT_FLOAT64, 4, ls, &ct));
-        ct__free(ctx, clip);
-        CT__DO(st, ct_eq_scalar(ctx, red, -INFINITY, &ninf));
-        CT__DO(st, ct_where(ctx, ninf, ct, pick, &sel));
+        CT__DO(st, ct_tensor_from_host(ctx, first, CT_FLOAT64, 4, ls, &ft));
+        CT__DO(st, ct_where(ctx, ninf, ft, pick, &sel));
         CT__DO(st, ct__to_dtype(ctx, sel, CT_INT64, &pi));
-        ct_tensor_release(ct), ct_tensor_release(ninf), ct_tensor_release(sel);
+        ct_tensor_release(ft), ct_tensor_release(sel);
         if (st == CT_OK) {
             int64_t os[4] = {N, C, oh, ow};
             st = batched ? ct_tensor_reshape(ctx, pi, 4, os, indices)
@@ -564,7 +557,8 @@ static ct_status ct__pool(ct_ctx *ctx, const char *name, bool is_max, const ct_t
         if (st != CT_OK) ct_tensor_release(*out), *out = NULL;
     }
     ct_tensor_release(x4), ct_tensor_release(xp), ct_tensor_release(cols), ct_tensor_release(c4);
-    ct_tensor_release(red), ct_tensor_release(am);
+    ct_tensor_release(red), ct_tensor_release(am), ct_tensor_release(ninf);
+    ct__free(ctx, first);
     return st;
 }
 static ct_status ct__max_pool2d_body(ct_ctx *ctx, const ct_tensor *x, const int64_t kernel[2],

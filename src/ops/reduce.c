@@ -481,13 +481,16 @@ static ct_status ct__norm_body(ct_ctx *ctx, const ct_tensor *a, double p, int n_
             st = ct_mul(ctx, x, x, &t);
             ct_tensor *s = NULL, *z = NULL, *one = NULL, *ss = NULL, *q = NULL;
             if (st == CT_OK) st = ct_sum(ctx, t, nr, rd, true, &s);
-            /* sqrt(s), but a zero norm is s itself: the same value, and its gradient 0 as
-             * torch's (sqrt's 1 / (2 sqrt(0)) times 2 x = 0 gave NaN) */
-            if (st == CT_OK) st = ct_eq_scalar(ctx, s, 0.0, &z);
-            if (st == CT_OK) st = ct_tensor_ones(ctx, CT_FLOAT64, 0, NULL, &one);
-            if (st == CT_OK) st = ct_where(ctx, z, one, s, &ss);
-            if (st == CT_OK) st = ct_sqrt(ctx, ss, &q);
-            if (st == CT_OK) st = ct_where(ctx, z, s, q, &r);
+            /* with a gradient to come: sqrt(s), but a zero norm is s itself, the same value
+             * with gradient 0 as torch's (sqrt's 1 / (2 sqrt(0)) times 2 x = 0 gave NaN) */
+            if (st == CT_OK && !x->requires_grad) st = ct_sqrt(ctx, s, &r);
+            if (st == CT_OK && x->requires_grad) {
+                st = ct_eq_scalar(ctx, s, 0.0, &z);
+                if (st == CT_OK) st = ct_tensor_ones(ctx, CT_FLOAT64, 0, NULL, &one);
+                if (st == CT_OK) st = ct_where(ctx, z, one, s, &ss);
+                if (st == CT_OK) st = ct_sqrt(ctx, ss, &q);
+                if (st == CT_OK) st = ct_where(ctx, z, s, q, &r);
+            }
             ct_tensor_release(s), ct_tensor_release(z), ct_tensor_release(one);
             ct_tensor_release(ss), ct_tensor_release(q);
         } else if (p == 1) {
@@ -515,7 +518,7 @@ static ct_status ct__norm_body(ct_ctx *ctx, const ct_tensor *a, double p, int n_
             ct_tensor_release(no), ct_tensor_release(sa);
         } else {
             ct_tensor *s = NULL;
-            if (p > 0) {
+            if (p > 0 && x->requires_grad) {
                 /* |x|^p with the zeros selected in: the same values, and gradient 0 where
                  * x = 0 as torch's (pow's p |x|^(p-1) is inf there for p < 1, and 1 / p s^(1/p-1)
                  * is inf at a zero norm; multiplied by 0 they gave NaN) */

@@ -6,6 +6,8 @@
 
 #include "ctorch/backend.h"
 
+#include <math.h>
+
 /* Contiguous fast paths; a NULL entry means "use the generic typed loop". */
 enum { CT_K_ADD, CT_K_SUB, CT_K_MUL, CT_K_DIV, CT_K_BIN_COUNT };
 enum {
@@ -106,6 +108,15 @@ ct_status ct_k_scatter(const ct_op_desc *op);
 ct_status ct_k_sort(const ct_op_desc *op);
 /* CT_OP_TOPK (ref/shape.c): the first ints[0] elements of each row in CT_OP_SORT's order. */
 ct_status ct_k_topk(const ct_op_desc *op);
+
+/* gelu, tanh form, of an f32 (or f16 / bf16) value: 0.5 x (1 + tanh u), u = sqrt(2/pi) (x +
+ * 0.044715 x^3), evaluated in double as x / (1 + exp(-2u)) (the same function; 1 + tanh u cancels
+ * for x < 0, which this does not). One definition for the reference and the ISA loops, so every ISA
+ * and the fused chains give the same bits. */
+static inline float ct_k_gelu_tanh_f32(float x) {
+    const double xd = x, u = 0.79788456080286535588 * (xd + 0.044715 * xd * xd * xd);
+    return (float)(xd / (1.0 + exp(-2.0 * u)));
+}
 
 /* Slot of an op kind in the ISA table's bin_* / un_* arrays, or -1. */
 static inline int ct_k_bin_index(ct_op_kind k) {

@@ -227,12 +227,9 @@ CT_DEF2(CT_GEN_UN, k_gelu_erf, CT_F32F64,
 /* gelu, tanh form: 0.5 x (1 + tanh(u)), u = sqrt(2/pi) (x + 0.044715 x^3), evaluated as
  * x / (1 + exp(-2u)) (the same function: 0.5 (1 + tanh u) = 1 / (1 + e^-2u)), which does not cancel
  * for x < 0 where 1 + tanh(u) does (torch 1.13 and the old formula: 33 ulp at x = -2.5, 4000 at
- * -4, -0.0 instead of -8.4e-11 at -6). f32 / f16 / bf16 in double, f64 in long double (u's
+ * -4, -0.0 instead of -8.4e-11 at -6). f32 / f16 / bf16 in double (ct_k_gelu_tanh_f32,
+ * kernels.h, shared with the ISA loops), f64 in long double (u's
  * rounding, amplified |2u| times by exp, stays below an ulp of the result). gelu(-0) = -0. */
-static float ct_k_gelu_tanh32(float x) {
-    const double xd = x, u = 0.79788456080286535588 * (xd + 0.044715 * xd * xd * xd);
-    return (float)(xd / (1.0 + exp(-2.0 * u)));
-}
 static double ct_k_gelu_tanh64(double x) {
     const long double xl = x,
                       u = 0.797884560802865355879892119868763737L * (xl + 0.044715L * xl * xl * xl);
@@ -240,9 +237,9 @@ static double ct_k_gelu_tanh64(double x) {
 }
 CT_DEF2(CT_GEN_UN, k_gelu_tanh, CT_F32F64,
         _Generic(x, float
-                 : ct_k_gelu_tanh32, default
+                 : ct_k_gelu_tanh_f32, default
                  : ct_k_gelu_tanh64)(x),
-        CT_HALVES, ct_k_gelu_tanh32(x))
+        CT_HALVES, ct_k_gelu_tanh_f32(x))
 /* pow with PyTorch's special exponents (the same formulas as its CPU kernel, checked bit for bit):
  * 2 -> x*x, 3 -> x*x*x, -1 -> 1/x, -2 -> 1/(x*x), 0.5 -> sqrt, -0.5 -> 1/sqrt (so
  * pow(-0, 0.5) = -0 and pow(-inf, 0.5) = nan); bf16 rounds the intermediate x*x to bf16; f16 has
