@@ -1555,6 +1555,24 @@ TEST(nn_gradient_classes_as_torch) {
         CHECK_MSG(same_vals(gx, (double[]){0, 0, 0, 0}, 4), "norm p=0 grad");
         free(yv), free(gx);
         ct_tensor_release(x), ct_tensor_release(y);
+        /* p = +-inf: torch's sgn(x) (g / count) mask with mask = (|x| == norm) | isnan(x), so a
+         * slice holding NaN has gradient 0 (the amax / amin composite gave NaN there); ties
+         * share g; values from torch 1.13 */
+        for (int neg = 0; neg < 2; neg++) {
+            x = gleaf(2, (int64_t[]){3, 3},
+                      (double[]){1, NAN, -3, INFINITY, -2, -INFINITY, 2, -2, 1});
+            CHECK_OK(ct_norm(ctx, x, neg ? -INFINITY : INFINITY, 1, &d1, false, &y));
+            yv = tu_read(y);
+            CHECK(same_vals(yv, neg ? (double[]){NAN, 2, 1} : (double[]){NAN, INFINITY, 2}, 3));
+            back_weighted(y, (double[]){0.5, 0.75, 1});
+            gx = grad_vals(x);
+            const double want[2][9] = {{0, 0, 0, 0.375, 0, -0.375, 0.5, -0.5, 0},
+                                       {0, 0, 0, 0, -0.75, 0, 0, 0, 1}};
+            CHECK_MSG(same_vals(gx, want[neg], 9), "norm p=%sinf grad %g %g %g / %g %g %g",
+                      neg ? "-" : "", gx[0], gx[1], gx[2], gx[3], gx[4], gx[5]);
+            free(yv), free(gx);
+            ct_tensor_release(x), ct_tensor_release(y);
+        }
     }
     /* addmm with beta = 0: input ignored (its NaN too) but given a gradient of zeros (was none) */
     {

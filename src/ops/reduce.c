@@ -1,10 +1,13 @@
 /* Reduction front ends (sum, mean, amax, amin, argmax, prod), cumsum / cumprod, softmax /
  * log_softmax, and the composites var, std, logsumexp and norm. */
+#include "ctorch/autograd.h"
 #include "ctorch/ops.h"
 #include "ops/dispatch.h"
 #include "tensor/ag_front.h"
 
 #include <math.h>
+#include <stdlib.h>
+#include <string.h>
 
 /* Turn a dim list into a mask over t's dims; n_dims == 0 means all. */
 static ct_status ct__dim_mask(ct_ctx *ctx, const char *op, const ct_tensor *t, int n_dims,
@@ -463,6 +466,92 @@ ct_status ct_logsumexp(ct_ctx *ctx, const ct_tensor *a, int n_dims, const int *d
                             ct__logsumexp_body(ctx, a, n_dims, dims, keepdim, out));
 }
 
+/* norm with p = +-inf and a gradient to come: torch's backward (linalg_vector_norm's), not that of
+ * the amax / amin it is made of. The gradient is sgn(x) * ((g / count) * mask) with mask =
+ * (|x| == norm) | isnan(x): a slice holding NaN has gradient 0 where the composite's (no element
+ * equals a NaN extreme, count 0) was NaN over the whole slice. */
+typedef struct {
+    ct_tensor *a; /* the input, detached */
+    uint32_t mask;
+    bool neg; /* p = -inf */
+} ct__norminf_user;
+
+static void ct__norminf_free(void *p) {
+    ct__norminf_user *u = p;
+    if (!u) return;
+    ct_tensor_release(u->a);
+    free(u);
+}
+
+static ct_status ct__norminf_backward(ct_ctx *ctx, void *user, ct_tensor *const *gout,
+                                      const bool *need, ct_tensor **gin) {
+    const ct__norminf_user *u = user;
+    if (!need[0]) return CT_OK;
+    const ct_tensor *a = u->a;
+    int rd[CT_MAX_DIMS], nr = ct__mask_dims(a->ndim, u->mask, rd);
+    int64_t ks[CT_MAX_DIMS];
+    for (int d = 0; d < a->ndim; d++)
+        ks[d] = u->mask >> d & 1u ? 1 : a->shape[d];
+    ct_tensor *g = NULL, *ab = NULL, *r = NULL, *hit = NULL, *nan = NULL, *m = NULL, *cnt = NULL,
+              *cf = NULL, *share = NULL, *mf = NULL, *t = NULL, *sg = NULL;
+    ct_status st = ct_tensor_reshape(ctx, gout[0], a->ndim, ks, &g);
+    if (st == CT_OK) st = ct_abs(ctx, a, &ab);
+    /* the forward's value: the extreme of |x| is one of its elements, exact in any dtype */
+    if (st == CT_OK) st = (u->neg ? ct_amin : ct_amax)(ctx, ab, nr, rd, true, &r);
+    if (st == CT_OK) st = ct_eq(ctx, ab, r, &hit);
+    if (st == CT_OK) st = ct_isnan(ctx, a, &nan);
+    if (st == CT_OK) st = ct_logical_or(ctx, hit, nan, &m);
+    if (st == CT_OK) st = ct_sum(ctx, m, nr, rd, true, &cnt);
+    if (st == CT_OK) st = ct_cast(ctx, cnt, a->dtype, &cf);
+    if (st == CT_OK) st = ct_div(ctx, g, cf, &share);
+    if (st == CT_OK) st = ct_cast(ctx, m, a->dtype, &mf);
+    if (st == CT_OK) st = ct_mul(ctx, share, mf, &t);
+    if (st == CT_OK) st = ct_sign(ctx, a, &sg); /* sgn: 0 at NaN, as torch */
+    if (st == CT_OK) st = ct_mul(ctx, sg, t, &gin[0]);
+    ct_tensor_release(g), ct_tensor_release(ab), ct_tensor_release(r);
+    ct_tensor_release(hit), ct_tensor_release(nan), ct_tensor_release(m);
+    ct_tensor_release(cnt), ct_tensor_release(cf), ct_tensor_release(share);
+    ct_tensor_release(mf), ct_tensor_release(t), ct_tensor_release(sg);
+    return st;
+}
+
+static const ct__ag_custom CT__NORMINF_FN = {"LinalgVectorNormBackward0", ct__norminf_backward,
+                                             ct__norminf_free};
+
+static ct_status ct__norm_body(ct_ctx *ctx, const ct_tensor *a, double p, int n_dims,
+                               const int *dims, bool keepdim, ct_tensor **out);
+
+/* ct__norm_body for p = +-inf with the gradient above recorded */
+static ct_status ct__norminf_recorded(ct_ctx *ctx, const ct_tensor *a, double p, int n_dims,
+                                      const int *dims, bool keepdim, ct_tensor **out) {
+    ct__norminf_user *u = calloc(1, sizeof *u);
+    if (!u) return ct__set_error(ctx, CT_ERR_OOM, "norm: out of memory");
+    bool was = ct_set_grad_enabled(ctx, false);
+    ct_status st = ct__norm_body(ctx, a, p, n_dims, dims, keepdim, out);
+    ct_set_grad_enabled(ctx, was);
+    if (st == CT_OK) st = ct__dim_mask(ctx, "norm", a, n_dims, dims, &u->mask);
+    if (st == CT_OK) st = ct_tensor_detach(ctx, a, &u->a);
+    if (st != CT_OK) {
+        ct__norminf_free(u);
+        ct_tensor_release(*out);
+        *out = NULL;
+        return st;
+    }
+    u->neg = p < 0;
+    ct__ag_rec rec;
+    memset(&rec, 0, sizeof rec);
+    rec.op = CT__AG_CUSTOM;
+    rec.n_in = 1;
+    rec.in[0] = a;
+    rec.n_out = 1;
+    rec.out[0] = *out;
+    rec.custom = &CT__NORMINF_FN;
+    rec.custom_user = u;
+    st = ctx->ag->record(ctx, &rec);
+    if (st != CT_OK) *out = NULL; /* the record released it */
+    return st;
+}
+
 static ct_status ct__norm_body(ct_ctx *ctx, const ct_tensor *a, double p, int n_dims,
                                const int *dims, bool keepdim, ct_tensor **out) {
     uint32_t mask;
@@ -549,5 +638,8 @@ static ct_status ct__norm_body(ct_ctx *ctx, const ct_tensor *a, double p, int n_
 
 ct_status ct_norm(ct_ctx *ctx, const ct_tensor *a, double p, int n_dims, const int *dims,
                   bool keepdim, ct_tensor **out) {
+    if (isinf(p) && a && out && ct__ag_wants(ctx, 1, &a))
+        return ct__error_within(ctx, "norm",
+                                ct__norminf_recorded(ctx, a, p, n_dims, dims, keepdim, out));
     return ct__error_within(ctx, "norm", ct__norm_body(ctx, a, p, n_dims, dims, keepdim, out));
 }
