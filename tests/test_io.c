@@ -32,10 +32,60 @@ static ct_tensor *make_case(const struct print_case *c) {
     return r;
 }
 
+/* The tensor a case prints when it names a grad op: x marked requires_grad, then the op
+ * (tests/gen_io_reference.py's GRAD_OPS, whose torch result gave the expected grad_fn). */
+static ct_tensor *grad_result(const char *op, ct_tensor *x) {
+    CHECK_OK(ct_tensor_set_requires_grad(x, true));
+    if (!strcmp(op, "leaf")) return ct_tensor_retain(x);
+    ct_tensor *r = NULL, *u = NULL;
+    int64_t flat = ct_tensor_numel(x);
+    int d0[1] = {0};
+    if (!strcmp(op, "mul_s")) CHECK_OK(ct_mul_scalar(ctx, x, 2.0, &r));
+    if (!strcmp(op, "sum")) CHECK_OK(ct_sum(ctx, x, 0, NULL, false, &r));
+    if (!strcmp(op, "sum0")) CHECK_OK(ct_sum(ctx, x, 1, d0, false, &r));
+    if (!strcmp(op, "unsqueeze")) CHECK_OK(ct_tensor_unsqueeze(ctx, x, 0, &r));
+    if (!strcmp(op, "squeeze0")) CHECK_OK(ct_tensor_squeeze(ctx, x, 0, &r));
+    if (!strcmp(op, "squeeze")) CHECK_OK(ct_tensor_squeeze(ctx, x, CT_ALL_DIMS, &r));
+    if (!strcmp(op, "view")) CHECK_OK(ct_tensor_view(ctx, x, 1, &flat, &r));
+    if (!strcmp(op, "reshape")) CHECK_OK(ct_tensor_reshape(ctx, x, 1, &flat, &r));
+    if (!strcmp(op, "reshape_t")) {
+        CHECK_OK(ct_tensor_transpose(ctx, x, 0, 1, &u));
+        CHECK_OK(ct_tensor_reshape(ctx, u, 1, &flat, &r));
+    }
+    if (!strcmp(op, "mm")) {
+        CHECK_OK(ct_tensor_transpose(ctx, x, 0, 1, &u));
+        CHECK_OK(ct_matmul(ctx, x, u, &r));
+    }
+    if (!strcmp(op, "mv")) {
+        ct_tensor *row = NULL;
+        CHECK_OK(ct_tensor_slice(ctx, x, 0, 0, 1, 1, &row));
+        CHECK_OK(ct_tensor_squeeze(ctx, row, 0, &u));
+        ct_tensor_release(row);
+        CHECK_OK(ct_matmul(ctx, x, u, &r));
+    }
+    if (!strcmp(op, "dot")) CHECK_OK(ct_matmul(ctx, x, x, &r));
+    if (!strcmp(op, "bmm")) {
+        CHECK_OK(ct_tensor_transpose(ctx, x, 1, 2, &u));
+        CHECK_OK(ct_bmm(ctx, x, u, &r));
+    }
+    if (!strcmp(op, "triu")) CHECK_OK(ct_triu(ctx, x, 0, &r));
+    const double lo = -1.0, hi = 1.0;
+    if (!strcmp(op, "clamp")) CHECK_OK(ct_clamp(ctx, x, &lo, &hi, &r));
+    if (!strcmp(op, "cast64")) CHECK_OK(ct_cast(ctx, x, CT_FLOAT64, &r));
+    ct_tensor_release(u);
+    CHECK_MSG(r != NULL, "grad op %s", op);
+    return r;
+}
+
 TEST(print_matches_torch) {
     for (size_t i = 0; i < sizeof print_cases / sizeof print_cases[0]; i++) {
         const struct print_case *c = &print_cases[i];
         ct_tensor *t = make_case(c);
+        if (c->grad) {
+            ct_tensor *r = grad_result(c->grad, t);
+            ct_tensor_release(t);
+            t = r;
+        }
         char *s = NULL;
         CHECK_OK(ct_tensor_to_string(t, &s));
         CHECK_MSG(s && strcmp(s, c->expect) == 0, "case %s:\n--- got\n%s\n--- torch\n%s", c->name,

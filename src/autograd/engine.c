@@ -5,6 +5,7 @@
 #include "core/ctx_impl.h"
 #include "dispatch/dispatch.h"
 
+#include <stdio.h>
 #include <string.h>
 
 static const ct__ag_formula ct__ag_acc_formula = {"AccumulateGrad", NULL, 0, 0};
@@ -33,6 +34,52 @@ static const ct__ag_formula *ct__ag_formula_of(int op) {
     if (!f) f = ct__ag_formula_shape(op);
     if (!f) f = ct__ag_formula_linalg(op);
     return f;
+}
+
+bool ct__ag_grad_fn_name(const ct_tensor *t, char *buf, size_t cap) {
+    const ct__ag_meta *m = t ? t->ag : NULL;
+    const ct__ag_node *n = m ? m->grad_fn : NULL;
+    if (!n || !t->requires_grad) return false;
+    const ct__ag_formula *f = ct__ag_formula_of(n->op);
+    const char *name = n->op == CT__AG_CUSTOM && n->custom ? n->custom->name : f->name;
+    int overload = 0; /* torch's generated node names carry the overload's number */
+    int da = n->in_meta[0].ndim, db = n->in_meta[1].ndim;
+    switch (n->op) {
+    case CT__AG_SUM:
+    case CT__AG_MEAN: overload = n->iv[1] > 0; break; /* sum(dim=...): SumBackward1 */
+    case CT__AG_PROD: overload = n->iv[0] != CT_ALL_DIMS; break;
+    case CT__AG_CLAMP: overload = 1; break;
+    case CT__AG_REMAINDER:
+    case CT__AG_FMOD: overload = n->n_in == 2; break; /* tensor divisor: ...Backward1 */
+    case CT__AG_LERP: overload = 1; break;            /* tensor weight */
+    case CT__AG_VIEW: {
+        static const char *const view_names[] = {"ViewBackward",       "ReshapeAliasBackward",
+                                                 "UnsafeViewBackward", "SqueezeBackward",
+                                                 "SqueezeBackward",    "UnsqueezeBackward"};
+        if (n->n_iv > 0 && n->iv[0] >= 0 && n->iv[0] < 6) name = view_names[n->iv[0]];
+        overload = n->n_iv > 0 && n->iv[0] == 3; /* squeeze(dim): SqueezeBackward1 */
+        break;
+    }
+    case CT__AG_TRIL: name = n->iv[1] ? "TriuBackward" : name; break;
+    case CT__AG_LINALG_INV: name = "LinalgInvExBackward"; break;
+    case CT__AG_LINALG_SOLVE: name = "LinalgSolveExBackward"; break;
+    case CT__AG_LINALG_CHOLESKY: name = "LinalgCholeskyExBackward"; break;
+    case CT__AG_MATMUL: /* torch.matmul's node depends on the ranks; bmm records iv[0] = 1 */
+        if (n->n_iv > 0 && n->iv[0] == 1)
+            name = "BmmBackward";
+        else if (da == 2 && db == 1)
+            name = "MvBackward";
+        else if (da == 1 && db == 1)
+            name = "DotBackward";
+        else if (da == 1 && db == 2)
+            name = "SqueezeBackward", overload = 3;
+        else if (da >= 3)
+            name = "UnsafeViewBackward";
+        break;
+    default: break;
+    }
+    snprintf(buf, cap, "%s%d", name, overload);
+    return true;
 }
 
 /* ---- nodes and metadata ---- */

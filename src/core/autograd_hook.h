@@ -43,12 +43,14 @@ typedef enum ct__ag_op {
     CT__AG_SOFTMAX,     /* iv[0] dim */
     CT__AG_LOG_SOFTMAX, /* iv[0] dim */
     CT__AG_LAYER_NORM,  /* inputs a, weight, bias (may be NULL); iv[0] n_norm, sc[0] eps */
-    CT__AG_MATMUL,
-    CT__AG_EMBEDDING, /* inputs weight, indices */
-    CT__AG_VIEW,      /* view / reshape / squeeze / unsqueeze: backward reshapes to the input */
-    CT__AG_PERMUTE,   /* iv[0..ndim) perm */
-    CT__AG_TRANSPOSE, /* iv[0], iv[1] dims */
-    CT__AG_SLICE,     /* iv[0] dim, iv[1] start, iv[2] end, iv[3] step */
+    CT__AG_MATMUL,      /* iv[0] 1: recorded by bmm (only its printed grad_fn name differs) */
+    CT__AG_EMBEDDING,   /* inputs weight, indices */
+    CT__AG_VIEW,        /* view / reshape / squeeze / unsqueeze: backward reshapes to the input;
+                           iv[0] the call, for the printed grad_fn name: 0 view, 1 reshape (a view),
+                           2 reshape (a copy), 3 squeeze(dim), 4 squeeze(all), 5 unsqueeze */
+    CT__AG_PERMUTE,     /* iv[0..ndim) perm */
+    CT__AG_TRANSPOSE,   /* iv[0], iv[1] dims */
+    CT__AG_SLICE,       /* iv[0] dim, iv[1] start, iv[2] end, iv[3] step */
     CT__AG_EXPAND,
     CT__AG_IDENTITY,       /* clone / contiguous copy */
     CT__AG_SLICE_BACKWARD, /* zeros(input shape) with g written into a slice: autograd-internal */

@@ -3,8 +3,11 @@
  * decimals) and scientific ("1.2500e+03") from the nonzero finite values that are shown, and pads
  * every element to the widest; vectors wrap at 80 columns; tensors above 1000 elements show the
  * first and last 3 entries of each dim longer than 6 around "..."; "dtype=" follows when the dtype
- * is not float32, int64 or bool; empty tensors print "[]" with their size when not 1-d. */
+ * is not float32, int64 or bool; empty tensors print "[]" with their size when not 1-d; a tensor
+ * that requires grad ends with "grad_fn=<MulBackward0>" (a result) or "requires_grad=True" (a
+ * leaf). */
 #include "ctorch/io.h"
+#include "autograd/autograd_impl.h"
 #include "dispatch/dispatch.h"
 #include "tensor/tensor_impl.h"
 #include "dtype/half.h"
@@ -175,17 +178,18 @@ static void emit(sbuf *b, const fmt *F, int64_t base, int d, int indent) {
     sb_put(b, "]", 1);
 }
 
-/* Append ", suffix" or ",\n       suffix" as torch's _add_suffixes does. */
-static void add_suffix(sbuf *b, const char *suffix, int indent) {
-    const char *nl = b->s ? strrchr(b->s, '\n') : NULL;
-    /* torch: len(s) - s.rfind('\n') + 1, where rfind gives -1 when there is no newline */
-    size_t last = nl ? (size_t)(b->s + b->n - nl) + 1 : b->n + 2;
+/* Append ", suffix" or ",\n       suffix" as torch's _add_suffixes does; *last is its
+ * last_line_len, which it starts from the text (2 more than the last line's length) and then
+ * counts on (after a wrapped suffix: indent + the suffix's length). */
+static void add_suffix(sbuf *b, const char *suffix, int indent, size_t *last) {
     size_t len = strlen(suffix);
-    if (last + len + 2 > PR_LINEWIDTH) {
+    if (*last + len + 2 > PR_LINEWIDTH) {
         sb_str(b, ",\n");
         sb_spaces(b, indent);
+        *last = (size_t)indent + len;
     } else {
         sb_str(b, ", ");
+        *last += len + 2;
     }
     sb_str(b, suffix);
 }
@@ -247,7 +251,7 @@ ct_status ct_tensor_to_string(const ct_tensor *t, char **out) {
     if ((F.kind == 2 && !f) || (F.kind == 1 && !iv)) b.oom = true;
     const int indent = 7; /* strlen("tensor(") */
     sb_str(&b, "tensor(");
-    char suffix[2][160];
+    char suffix[3][160];
     int nsuf = 0;
     bool default_dt = dt == CT_FLOAT32 || dt == CT_INT64 || dt == CT_BOOL;
     if (numel == 0) {
@@ -281,8 +285,18 @@ ct_status ct_tensor_to_string(const ct_tensor *t, char **out) {
                 emit(&b, &F, 0, 0, indent);
         }
     }
+    if (t->requires_grad) { /* torch's _str_intern: grad_fn for a result, else requires_grad */
+        char name[96];
+        if (ct__ag_grad_fn_name(t, name, sizeof name))
+            snprintf(suffix[nsuf++], sizeof suffix[0], "grad_fn=<%s>", name);
+        else
+            snprintf(suffix[nsuf++], sizeof suffix[0], "requires_grad=True");
+    }
+    const char *nl = b.s ? strrchr(b.s, '\n') : NULL;
+    /* torch: len(s) - s.rfind('\n') + 1, where rfind gives -1 when there is no newline */
+    size_t last = nl ? (size_t)(b.s + b.n - nl) + 1 : b.n + 2;
     for (int k = 0; k < nsuf; k++)
-        add_suffix(&b, suffix[k], indent);
+        add_suffix(&b, suffix[k], indent, &last);
     sb_str(&b, ")");
     free(raw);
     free(f);

@@ -253,7 +253,8 @@ ct_status ct_matmul(ct_ctx *ctx, const ct_tensor *a, const ct_tensor *b, ct_tens
     CT__AG_WRAP(ctx, out, ct__fwd_matmul(ctx, a, b, out), CT__AG_IN2(CT__AG_MATMUL, a, b));
 }
 ct_status ct_bmm(ct_ctx *ctx, const ct_tensor *a, const ct_tensor *b, ct_tensor **out) {
-    CT__AG_WRAP(ctx, out, ct__fwd_bmm(ctx, a, b, out), CT__AG_IN2(CT__AG_MATMUL, a, b));
+    CT__AG_WRAP(ctx, out, ct__fwd_bmm(ctx, a, b, out),
+                (CT__AG_IN2(CT__AG_MATMUL, a, b), r_.n_iv = 1, r_.iv[0] = 1));
 }
 ct_status ct_layer_norm(ct_ctx *ctx, const ct_tensor *a, int n_norm, const ct_tensor *weight,
                         const ct_tensor *bias, double eps, ct_tensor **out) {

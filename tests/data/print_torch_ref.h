@@ -49,6 +49,25 @@ static const double pv_empty_f16_3d[] = {0};
 static const double pv_tiny[] = {1.000000013351432e-10, 2.9999999880125916e-12};
 static const double pv_mixed_sign_sci[] = {-10000000000.0, 2.5};
 static const double pv_long_suffix[] = {0.0, 1001.0, 2002.0, 3003.0, 4004.0, 5005.0, 6006.0, 7007.0, 8008.0, 9009.0, 10010.0, 11011.0, 12012.0, 13013.0, 14014.0, 15015.0, 16016.0, 17017.0, 18018.0, 19019.0, 20020.0};
+static const double pv_grad_leaf[] = {1.5, -2.0, 3.0, 0.5, 4.0, -1.0};
+static const double pv_grad_leaf_f64_empty[] = {0};
+static const double pv_grad_mul[] = {1.5, -2.0, 3.0, 0.5, 4.0, -1.0};
+static const double pv_grad_sum[] = {1.5, -2.0, 3.0, 0.5, 4.0, -1.0};
+static const double pv_grad_sum_dim[] = {1.5, -2.0, 3.0, 0.5, 4.0, -1.0};
+static const double pv_grad_unsqueeze[] = {1.5, -2.0, 3.0, 0.5, 4.0, -1.0};
+static const double pv_grad_squeeze_dim[] = {1.5, -2.0, 3.0};
+static const double pv_grad_squeeze_all[] = {1.5, -2.0, 3.0};
+static const double pv_grad_view[] = {1.5, -2.0, 3.0, 0.5, 4.0, -1.0};
+static const double pv_grad_reshape[] = {1.5, -2.0, 3.0, 0.5, 4.0, -1.0};
+static const double pv_grad_reshape_copy[] = {1.5, -2.0, 3.0, 0.5, 4.0, -1.0};
+static const double pv_grad_mm[] = {1.5, -2.0, 0.5, 4.0};
+static const double pv_grad_mv[] = {1.5, -2.0, 0.5, 4.0};
+static const double pv_grad_dot[] = {1.5, -2.0, 3.0};
+static const double pv_grad_bmm[] = {1.5, -2.0, 3.0, 0.5, 4.0, -1.0};
+static const double pv_grad_triu[] = {1.5, -2.0, 3.0, 0.5, 4.0, -1.0};
+static const double pv_grad_clamp[] = {1.5, -2.0, 3.0, 0.5, 4.0, -1.0};
+static const double pv_grad_cast_f16[] = {1.5, -2.0, 3.0, 0.5, 4.0, -1.0};
+static const double pv_grad_wrap[] = {0.0, 1000.5, 2001.0, 3001.5, 4002.0, 5002.5, 6003.0, 7003.5, 8004.0, 9004.5, 10005.0, 11005.5, 12006.0, 13006.5, 14007.0, 15007.5, 16008.0, 17008.5, 18009.0};
 static const struct print_case {
     const char *name;
     ct_dtype dtype;
@@ -57,76 +76,77 @@ static const struct print_case {
     int transposed; /* print t's transpose */
     const double *vd;   /* values (C order), or NULL */
     const long long *vi; /* int64 values, or NULL */
+    const char *grad; /* NULL, "leaf" (requires grad) or the op printed */
     const char *expect;
 } print_cases[] = {
-    {"fixed", CT_FLOAT32, 1, {3}, 0, pv_fixed, NULL,
+    {"fixed", CT_FLOAT32, 1, {3}, 0, pv_fixed, NULL, NULL,
      "tensor([ 1.5000,  2.2500, -3.0000])"},
-    {"int_mode", CT_FLOAT32, 1, {3}, 0, pv_int_mode, NULL,
+    {"int_mode", CT_FLOAT32, 1, {3}, 0, pv_int_mode, NULL, NULL,
      "tensor([  1.,   2., -30.])"},
-    {"sci_range", CT_FLOAT32, 1, {3}, 0, pv_sci_range, NULL,
+    {"sci_range", CT_FLOAT32, 1, {3}, 0, pv_sci_range, NULL, NULL,
      "tensor([1.0000e-05, 1.0000e+00, 1.0000e+05])"},
-    {"sci_small", CT_FLOAT32, 1, {2}, 0, pv_sci_small, NULL,
+    {"sci_small", CT_FLOAT32, 1, {2}, 0, pv_sci_small, NULL, NULL,
      "tensor([1.0000e-05, 2.0000e-05])"},
-    {"sci_big_int", CT_FLOAT32, 1, {2}, 0, pv_sci_big_int, NULL,
+    {"sci_big_int", CT_FLOAT32, 1, {2}, 0, pv_sci_big_int, NULL, NULL,
      "tensor([1.2346e+08, 1.0000e+00])"},
-    {"int_ratio", CT_FLOAT32, 1, {2}, 0, pv_int_ratio, NULL,
+    {"int_ratio", CT_FLOAT32, 1, {2}, 0, pv_int_ratio, NULL, NULL,
      "tensor([1.0000e+00, 5.0000e+03])"},
-    {"zeros", CT_FLOAT32, 1, {2}, 0, pv_zeros, NULL,
+    {"zeros", CT_FLOAT32, 1, {2}, 0, pv_zeros, NULL, NULL,
      "tensor([0., 0.])"},
-    {"neg_zero", CT_FLOAT32, 1, {3}, 0, pv_neg_zero, NULL,
+    {"neg_zero", CT_FLOAT32, 1, {3}, 0, pv_neg_zero, NULL, NULL,
      "tensor([-0., 0., 1.])"},
-    {"nonfinite", CT_FLOAT32, 1, {4}, 0, pv_nonfinite, NULL,
+    {"nonfinite", CT_FLOAT32, 1, {4}, 0, pv_nonfinite, NULL, NULL,
      "tensor([   nan,    inf,   -inf, 1.5000])"},
-    {"nonfinite_int", CT_FLOAT32, 1, {4}, 0, pv_nonfinite_int, NULL,
+    {"nonfinite_int", CT_FLOAT32, 1, {4}, 0, pv_nonfinite_int, NULL, NULL,
      "tensor([nan, 1., 2., -inf])"},
-    {"only_nan", CT_FLOAT32, 1, {1}, 0, pv_only_nan, NULL,
+    {"only_nan", CT_FLOAT32, 1, {1}, 0, pv_only_nan, NULL, NULL,
      "tensor([nan])"},
-    {"scalar_f32", CT_FLOAT32, 0, {0}, 0, pv_scalar_f32, NULL,
+    {"scalar_f32", CT_FLOAT32, 0, {0}, 0, pv_scalar_f32, NULL, NULL,
      "tensor(3.1416)"},
-    {"scalar_int", CT_INT64, 0, {0}, 0, NULL, pv_scalar_int,
+    {"scalar_int", CT_INT64, 0, {0}, 0, NULL, pv_scalar_int, NULL,
      "tensor(7)"},
-    {"scalar_bool", CT_BOOL, 0, {0}, 0, pv_scalar_bool, NULL,
+    {"scalar_bool", CT_BOOL, 0, {0}, 0, pv_scalar_bool, NULL, NULL,
      "tensor(True)"},
-    {"scalar_f64", CT_FLOAT64, 0, {0}, 0, pv_scalar_f64, NULL,
+    {"scalar_f64", CT_FLOAT64, 0, {0}, 0, pv_scalar_f64, NULL, NULL,
      "tensor(-2.5000, dtype=torch.float64)"},
-    {"scalar_int_mode", CT_FLOAT32, 0, {0}, 0, pv_scalar_int_mode, NULL,
+    {"scalar_int_mode", CT_FLOAT32, 0, {0}, 0, pv_scalar_int_mode, NULL, NULL,
      "tensor(2.)"},
-    {"int64", CT_INT64, 1, {3}, 0, NULL, pv_int64,
+    {"int64", CT_INT64, 1, {3}, 0, NULL, pv_int64, NULL,
      "tensor([  1, -20, 300])"},
-    {"int64_big", CT_INT64, 1, {3}, 0, NULL, pv_int64_big,
+    {"int64_big", CT_INT64, 1, {3}, 0, NULL, pv_int64_big, NULL,
      "tensor([ 4611686018427387904, -9223372036854775808,                    5])"},
-    {"int32", CT_INT32, 1, {3}, 0, pv_int32, NULL,
+    {"int32", CT_INT32, 1, {3}, 0, pv_int32, NULL, NULL,
      "tensor([  1, -20, 300], dtype=torch.int32)"},
-    {"uint8", CT_UINT8, 1, {3}, 0, pv_uint8, NULL,
+    {"uint8", CT_UINT8, 1, {3}, 0, pv_uint8, NULL, NULL,
      "tensor([  0, 255,   7], dtype=torch.uint8)"},
-    {"int8", CT_INT8, 1, {3}, 0, pv_int8, NULL,
+    {"int8", CT_INT8, 1, {3}, 0, pv_int8, NULL, NULL,
      "tensor([-128,  127,    0], dtype=torch.int8)"},
-    {"int16", CT_INT16, 2, {2, 2}, 0, pv_int16, NULL,
+    {"int16", CT_INT16, 2, {2, 2}, 0, pv_int16, NULL, NULL,
      "tensor([[-1000,     2],\n"
     "        [    3,     4]], dtype=torch.int16)"},
-    {"bool", CT_BOOL, 1, {3}, 0, pv_bool, NULL,
+    {"bool", CT_BOOL, 1, {3}, 0, pv_bool, NULL, NULL,
      "tensor([ True, False,  True])"},
-    {"bool_2d", CT_BOOL, 2, {2, 2}, 0, pv_bool_2d, NULL,
+    {"bool_2d", CT_BOOL, 2, {2, 2}, 0, pv_bool_2d, NULL, NULL,
      "tensor([[True, True],\n"
     "        [True, True]])"},
-    {"f64_2d", CT_FLOAT64, 2, {2, 3}, 0, pv_f64_2d, NULL,
+    {"f64_2d", CT_FLOAT64, 2, {2, 3}, 0, pv_f64_2d, NULL, NULL,
      "tensor([[ 1.5410, -0.2934, -2.1788],\n"
     "        [ 0.5684, -1.0845, -1.3986]], dtype=torch.float64)"},
-    {"f16", CT_FLOAT16, 1, {3}, 0, pv_f16, NULL,
+    {"f16", CT_FLOAT16, 1, {3}, 0, pv_f16, NULL, NULL,
      "tensor([ 9.9976e-02, -2.5000e+00,  1.0000e+03], dtype=torch.float16)"},
-    {"bf16", CT_BFLOAT16, 1, {3}, 0, pv_bf16, NULL,
+    {"bf16", CT_BFLOAT16, 1, {3}, 0, pv_bf16, NULL, NULL,
      "tensor([ 1.0010e-01, -2.5000e+00,  1.0000e+03], dtype=torch.bfloat16)"},
-    {"f16_sci", CT_FLOAT16, 1, {2}, 0, pv_f16_sci, NULL,
+    {"f16_sci", CT_FLOAT16, 1, {2}, 0, pv_f16_sci, NULL, NULL,
      "tensor([1.0002e-04, 6.0000e+04], dtype=torch.float16)"},
-    {"mat", CT_FLOAT32, 2, {3, 4}, 0, pv_mat, NULL,
+    {"mat", CT_FLOAT32, 2, {3, 4}, 0, pv_mat, NULL, NULL,
      "tensor([[ 0.4033,  0.8380, -0.7193, -0.4033],\n"
     "        [-0.5966,  0.1820, -0.8567,  1.1006],\n"
     "        [-1.0712,  0.1227, -0.5663,  0.3731]])"},
-    {"mat_t", CT_FLOAT32, 2, {4, 3}, 1, pv_mat_t, NULL,
+    {"mat_t", CT_FLOAT32, 2, {4, 3}, 1, pv_mat_t, NULL, NULL,
      "tensor([[-0.8920,  1.4565,  0.1919, -0.7911],\n"
     "        [-1.5091,  0.9398,  1.2638, -0.0209],\n"
     "        [ 0.3704,  0.7748, -1.2904, -0.7185]])"},
-    {"cube", CT_FLOAT32, 3, {2, 3, 4}, 0, pv_cube, NULL,
+    {"cube", CT_FLOAT32, 3, {2, 3, 4}, 0, pv_cube, NULL, NULL,
      "tensor([[[ 0.5943,  1.5419,  0.5073, -0.5910],\n"
     "         [-0.5692,  0.9200,  1.1108,  1.2899],\n"
     "         [ 0.8419, -0.4000,  1.0395,  0.3582]],\n"
@@ -134,19 +154,19 @@ static const struct print_case {
     "        [[-0.0033, -0.5344,  1.1687,  0.3945],\n"
     "         [-1.0450, -0.9565,  0.0335,  0.7101],\n"
     "         [-1.5353, -0.4127,  0.9663,  1.6248]]])"},
-    {"four_d", CT_FLOAT32, 4, {2, 1, 2, 3}, 0, pv_four_d, NULL,
+    {"four_d", CT_FLOAT32, 4, {2, 1, 2, 3}, 0, pv_four_d, NULL, NULL,
      "tensor([[[[ 0.0627, -0.7663,  1.0993],\n"
     "          [ 2.7565,  0.1753, -0.9315]]],\n"
     "\n"
     "\n"
     "        [[[-1.5055, -0.6610,  1.3232],\n"
     "          [ 0.0371, -0.2849, -0.1334]]]])"},
-    {"wrap", CT_FLOAT32, 1, {30}, 0, pv_wrap, NULL,
+    {"wrap", CT_FLOAT32, 1, {30}, 0, pv_wrap, NULL, NULL,
      "tensor([ 0.0930, -0.6661,  0.6080, -0.7300, -0.8834, -0.4189, -0.8048,  0.5656,\n"
     "         0.1804,  0.1083, -0.7548,  0.2443, -0.0773,  0.1164,  1.6268,  0.1723,\n"
     "        -1.6115, -0.4794, -0.1434, -0.3173,  0.9671, -0.9911,  0.5436,  0.0788,\n"
     "         0.8629, -0.0195,  0.9910, -0.7777,  0.3140,  0.2133])"},
-    {"wrap_2d_f64", CT_FLOAT64, 2, {3, 12}, 0, pv_wrap_2d_f64, NULL,
+    {"wrap_2d_f64", CT_FLOAT64, 2, {3, 12}, 0, pv_wrap_2d_f64, NULL, NULL,
      "tensor([[ 117.3156,  -39.4903,   44.6423,   54.0114,   28.2337,  -51.4967,\n"
     "         -146.6874,  110.9654,   28.6344, -131.8187,   88.8714,  112.0039],\n"
     "        [  60.2585,  -92.5371, -131.5461,  196.7567,   34.3415,  -34.8600,\n"
@@ -154,18 +174,18 @@ static const struct print_case {
     "        [ 156.2120,  -20.3539,  109.3844,    5.3419,   75.1306,  -32.9412,\n"
     "          142.7469,   10.2271, -142.6677,   83.3050,   87.5419,   26.3142]],\n"
     "       dtype=torch.float64)"},
-    {"wrap_int", CT_INT32, 1, {40}, 0, pv_wrap_int, NULL,
+    {"wrap_int", CT_INT32, 1, {40}, 0, pv_wrap_int, NULL, NULL,
      "tensor([    0,  1000,  2000,  3000,  4000,  5000,  6000,  7000,  8000,  9000,\n"
     "        10000, 11000, 12000, 13000, 14000, 15000, 16000, 17000, 18000, 19000,\n"
     "        20000, 21000, 22000, 23000, 24000, 25000, 26000, 27000, 28000, 29000,\n"
     "        30000, 31000, 32000, 33000, 34000, 35000, 36000, 37000, 38000, 39000],\n"
     "       dtype=torch.int32)"},
-    {"sum_1d", CT_FLOAT32, 1, {2000}, 0, pv_sum_1d, NULL,
+    {"sum_1d", CT_FLOAT32, 1, {2000}, 0, pv_sum_1d, NULL, NULL,
      "tensor([0.0000e+00, 1.0000e+00, 2.0000e+00,  ..., 1.9970e+03, 1.9980e+03,\n"
     "        1.9990e+03])"},
-    {"sum_1d_int", CT_INT64, 1, {1001}, 0, NULL, pv_sum_1d_int,
+    {"sum_1d_int", CT_INT64, 1, {1001}, 0, NULL, pv_sum_1d_int, NULL,
      "tensor([   0,    1,    2,  ...,  998,  999, 1000])"},
-    {"sum_2d", CT_FLOAT32, 2, {40, 50}, 0, pv_sum_2d, NULL,
+    {"sum_2d", CT_FLOAT32, 2, {40, 50}, 0, pv_sum_2d, NULL, NULL,
      "tensor([[ 0.5800,  0.2683, -2.0589,  ..., -0.3342,  0.4083,  1.1264],\n"
     "        [ 1.9351,  1.0077,  1.0046,  ...,  1.4625,  0.4795, -0.5334],\n"
     "        [-0.0347,  0.6573, -1.1154,  ..., -0.2769,  0.7489, -0.6435],\n"
@@ -173,7 +193,7 @@ static const struct print_case {
     "        [ 0.3088, -0.7248, -1.0970,  ...,  1.3304, -0.0424, -0.5603],\n"
     "        [ 0.6947, -1.1198, -1.0343,  ...,  0.4756,  0.8377,  0.8374],\n"
     "        [-1.2132,  0.4991,  2.1609,  ..., -1.3147, -1.3325, -0.2495]])"},
-    {"sum_3d", CT_FLOAT32, 3, {10, 10, 11}, 0, pv_sum_3d, NULL,
+    {"sum_3d", CT_FLOAT32, 3, {10, 10, 11}, 0, pv_sum_3d, NULL, NULL,
      "tensor([[[-1.0938, -1.7034, -0.6730,  ...,  0.4844,  0.4344, -0.7335],\n"
     "         [ 0.4530,  0.3246, -1.3075,  ...,  1.2247, -0.4375,  0.3720],\n"
     "         [ 1.2883,  1.4363, -1.1993,  ...,  0.2144,  0.4866, -0.9257],\n"
@@ -223,10 +243,10 @@ static const struct print_case {
     "         [ 0.1284,  0.0805,  0.3727,  ..., -0.7068, -0.8626, -1.1773],\n"
     "         [ 0.2818,  1.1561, -1.2579,  ..., -0.4211, -1.7087,  0.3396],\n"
     "         [-1.0548,  0.2161,  1.8792,  ...,  0.0708, -1.3919, -1.2057]]])"},
-    {"sum_narrow", CT_FLOAT32, 2, {2, 600}, 0, pv_sum_narrow, NULL,
+    {"sum_narrow", CT_FLOAT32, 2, {2, 600}, 0, pv_sum_narrow, NULL, NULL,
      "tensor([[-0.7252,  0.7603, -0.2868,  ...,  0.4390,  0.2149, -0.5352],\n"
     "        [-0.1344,  1.2408, -0.2903,  ..., -0.5124,  0.4439, -0.7433]])"},
-    {"sum_bool", CT_BOOL, 2, {30, 40}, 0, pv_sum_bool, NULL,
+    {"sum_bool", CT_BOOL, 2, {30, 40}, 0, pv_sum_bool, NULL, NULL,
      "tensor([[ True, False, False,  ..., False, False,  True],\n"
     "        [False, False,  True,  ..., False,  True, False],\n"
     "        [False,  True, False,  ...,  True, False, False],\n"
@@ -234,23 +254,75 @@ static const struct print_case {
     "        [ True, False, False,  ..., False, False,  True],\n"
     "        [False, False,  True,  ..., False,  True, False],\n"
     "        [False,  True, False,  ...,  True, False, False]])"},
-    {"sum_f16", CT_FLOAT16, 1, {1001}, 0, pv_sum_f16, NULL,
+    {"sum_f16", CT_FLOAT16, 1, {1001}, 0, pv_sum_f16, NULL, NULL,
      "tensor([-0.1995,  1.1768, -0.2910,  ...,  1.3818, -1.4727, -0.2874],\n"
     "       dtype=torch.float16)"},
-    {"empty", CT_FLOAT32, 1, {0}, 0, pv_empty, NULL,
+    {"empty", CT_FLOAT32, 1, {0}, 0, pv_empty, NULL, NULL,
      "tensor([])"},
-    {"empty_int", CT_INT64, 1, {0}, 0, NULL, pv_empty_int,
+    {"empty_int", CT_INT64, 1, {0}, 0, NULL, pv_empty_int, NULL,
      "tensor([], dtype=torch.int64)"},
-    {"empty_2d", CT_FLOAT32, 2, {2, 0}, 0, pv_empty_2d, NULL,
+    {"empty_2d", CT_FLOAT32, 2, {2, 0}, 0, pv_empty_2d, NULL, NULL,
      "tensor([], size=(2, 0))"},
-    {"empty_f16_3d", CT_FLOAT16, 3, {0, 3, 1}, 0, pv_empty_f16_3d, NULL,
+    {"empty_f16_3d", CT_FLOAT16, 3, {0, 3, 1}, 0, pv_empty_f16_3d, NULL, NULL,
      "tensor([], size=(0, 3, 1), dtype=torch.float16)"},
-    {"tiny", CT_FLOAT32, 1, {2}, 0, pv_tiny, NULL,
+    {"tiny", CT_FLOAT32, 1, {2}, 0, pv_tiny, NULL, NULL,
      "tensor([1.0000e-10, 3.0000e-12])"},
-    {"mixed_sign_sci", CT_FLOAT32, 1, {2}, 0, pv_mixed_sign_sci, NULL,
+    {"mixed_sign_sci", CT_FLOAT32, 1, {2}, 0, pv_mixed_sign_sci, NULL, NULL,
      "tensor([-1.0000e+10,  2.5000e+00])"},
-    {"long_suffix", CT_INT16, 1, {21}, 0, pv_long_suffix, NULL,
+    {"long_suffix", CT_INT16, 1, {21}, 0, pv_long_suffix, NULL, NULL,
      "tensor([    0,  1001,  2002,  3003,  4004,  5005,  6006,  7007,  8008,  9009,\n"
     "        10010, 11011, 12012, 13013, 14014, 15015, 16016, 17017, 18018, 19019,\n"
     "        20020], dtype=torch.int16)"},
+    {"grad_leaf", CT_FLOAT32, 2, {2, 3}, 0, pv_grad_leaf, NULL, "leaf",
+     "tensor([[ 1.5000, -2.0000,  3.0000],\n"
+    "        [ 0.5000,  4.0000, -1.0000]], requires_grad=True)"},
+    {"grad_leaf_f64_empty", CT_FLOAT64, 1, {0}, 0, pv_grad_leaf_f64_empty, NULL, "leaf",
+     "tensor([], dtype=torch.float64, requires_grad=True)"},
+    {"grad_mul", CT_FLOAT32, 2, {2, 3}, 0, pv_grad_mul, NULL, "mul_s",
+     "tensor([[ 3., -4.,  6.],\n"
+    "        [ 1.,  8., -2.]], grad_fn=<MulBackward0>)"},
+    {"grad_sum", CT_FLOAT32, 2, {2, 3}, 0, pv_grad_sum, NULL, "sum",
+     "tensor(6., grad_fn=<SumBackward0>)"},
+    {"grad_sum_dim", CT_FLOAT32, 2, {2, 3}, 0, pv_grad_sum_dim, NULL, "sum0",
+     "tensor([2., 2., 2.], grad_fn=<SumBackward1>)"},
+    {"grad_unsqueeze", CT_FLOAT32, 2, {2, 3}, 0, pv_grad_unsqueeze, NULL, "unsqueeze",
+     "tensor([[[ 1.5000, -2.0000,  3.0000],\n"
+    "         [ 0.5000,  4.0000, -1.0000]]], grad_fn=<UnsqueezeBackward0>)"},
+    {"grad_squeeze_dim", CT_FLOAT32, 2, {1, 3}, 0, pv_grad_squeeze_dim, NULL, "squeeze0",
+     "tensor([ 1.5000, -2.0000,  3.0000], grad_fn=<SqueezeBackward1>)"},
+    {"grad_squeeze_all", CT_FLOAT32, 2, {1, 3}, 0, pv_grad_squeeze_all, NULL, "squeeze",
+     "tensor([ 1.5000, -2.0000,  3.0000], grad_fn=<SqueezeBackward0>)"},
+    {"grad_view", CT_FLOAT32, 2, {2, 3}, 0, pv_grad_view, NULL, "view",
+     "tensor([ 1.5000, -2.0000,  3.0000,  0.5000,  4.0000, -1.0000],\n"
+    "       grad_fn=<ViewBackward0>)"},
+    {"grad_reshape", CT_FLOAT32, 2, {2, 3}, 0, pv_grad_reshape, NULL, "reshape",
+     "tensor([ 1.5000, -2.0000,  3.0000,  0.5000,  4.0000, -1.0000],\n"
+    "       grad_fn=<ReshapeAliasBackward0>)"},
+    {"grad_reshape_copy", CT_FLOAT32, 2, {2, 3}, 0, pv_grad_reshape_copy, NULL, "reshape_t",
+     "tensor([ 1.5000,  0.5000, -2.0000,  4.0000,  3.0000, -1.0000],\n"
+    "       grad_fn=<UnsafeViewBackward0>)"},
+    {"grad_mm", CT_FLOAT32, 2, {2, 2}, 0, pv_grad_mm, NULL, "mm",
+     "tensor([[ 6.2500, -7.2500],\n"
+    "        [-7.2500, 16.2500]], grad_fn=<MmBackward0>)"},
+    {"grad_mv", CT_FLOAT32, 2, {2, 2}, 0, pv_grad_mv, NULL, "mv",
+     "tensor([ 6.2500, -7.2500], grad_fn=<MvBackward0>)"},
+    {"grad_dot", CT_FLOAT32, 1, {3}, 0, pv_grad_dot, NULL, "dot",
+     "tensor(15.2500, grad_fn=<DotBackward0>)"},
+    {"grad_bmm", CT_FLOAT32, 3, {1, 2, 3}, 0, pv_grad_bmm, NULL, "bmm",
+     "tensor([[[ 15.2500, -10.2500],\n"
+    "         [-10.2500,  17.2500]]], grad_fn=<BmmBackward0>)"},
+    {"grad_triu", CT_FLOAT32, 2, {2, 3}, 0, pv_grad_triu, NULL, "triu",
+     "tensor([[ 1.5000, -2.0000,  3.0000],\n"
+    "        [ 0.0000,  4.0000, -1.0000]], grad_fn=<TriuBackward0>)"},
+    {"grad_clamp", CT_FLOAT32, 2, {2, 3}, 0, pv_grad_clamp, NULL, "clamp",
+     "tensor([[ 1.0000, -1.0000,  1.0000],\n"
+    "        [ 0.5000,  1.0000, -1.0000]], grad_fn=<ClampBackward1>)"},
+    {"grad_cast_f16", CT_FLOAT16, 2, {2, 3}, 0, pv_grad_cast_f16, NULL, "cast64",
+     "tensor([[ 1.5000, -2.0000,  3.0000],\n"
+    "        [ 0.5000,  4.0000, -1.0000]], dtype=torch.float64,\n"
+    "       grad_fn=<ToCopyBackward0>)"},
+    {"grad_wrap", CT_FLOAT64, 1, {19}, 0, pv_grad_wrap, NULL, "mul_s",
+     "tensor([    0.,  2001.,  4002.,  6003.,  8004., 10005., 12006., 14007., 16008.,\n"
+    "        18009., 20010., 22011., 24012., 26013., 28014., 30015., 32016., 34017.,\n"
+    "        36018.], dtype=torch.float64, grad_fn=<MulBackward0>)"},
 };
