@@ -98,6 +98,22 @@ CT__EIGH_KERNEL_DECL(ct__eigh_lanes_f64_avx512, double);
  * ---------------------------------------------------------------------------------------------- */
 #ifdef CT__EIGH_TMPL
 
+/* The QR path's reciprocal (square roots): V_RSQRT_QR / V_RCP_QR for the chase's rotation (an ISA
+ * may pick a square root and a division where those are cheaper than its refined estimates),
+ * V_RSQRT_SHIFT / V_RCP_SHIFT for Wilkinson's shift (it only steers convergence: an estimate
+ * will do). Default: V_RSQRT / V_RCP. */
+#ifndef V_RSQRT_QR
+#define V_RSQRT_QR V_RSQRT
+#endif
+#ifndef V_RCP_QR
+#define V_RCP_QR V_RCP
+#endif
+#ifndef V_RSQRT_SHIFT
+#define V_RSQRT_SHIFT V_RSQRT
+#endif
+#ifndef V_RCP_SHIFT
+#define V_RCP_SHIFT V_RCP
+#endif
 #ifndef CT__EIGH_MAX_SWEEPS
 #define CT__EIGH_MAX_SWEEPS 40
 #endif
@@ -299,14 +315,13 @@ static inline __attribute__((always_inline)) VT TN(dot4)(const int m, const VT *
     return V_ADD(V_ADD(s0, s1), V_ADD(s2, s3));
 }
 
-/* Steps 1-2 for one group: T = Q^T A Q into (D, E), Z^T = Q^T into V when want_v. */
-static inline __attribute__((always_inline)) void TN(tdred)(const int n, VT *A, VT *V, VT *D, VT *E,
-                                                            const int want_v) {
-    VT TAU[CT__EIGH_LANES_MAX_N];
+/* Step 1, reflector k of one group: it maps A[k+1.., k] to (alpha, 0, ..., 0); E[k], TAU[k] and
+ * the reflector (in A's column k) are set, the trailing block updated. */
+static inline __attribute__((always_inline)) void TN(tdstep)(const int n, const int k, VT *A,
+                                                             VT *TAU, VT *E) {
     VT vv[CT__EIGH_LANES_MAX_N], pw[CT__EIGH_LANES_MAX_N];
     const VT zero = V_ZERO(), one = V_SET1((ELT)1), half = V_SET1((ELT)0.5);
-    /* 1. tridiagonalise: reflector k maps A[k+1.., k] to (alpha, 0, ..., 0) */
-    for (int k = 0; k < n - 2; k++) {
+    {
         const int m = n - k - 1, o = k + 1;
         VT x0 = A[o * n + k];
         VT sig = TN(dot4)(m - 1, A + (o + 1) * n + k, n, A + (o + 1) * n + k, n);
@@ -381,6 +396,18 @@ static inline __attribute__((always_inline)) void TN(tdred)(const int n, VT *A, 
                 row[j] = V_FNMA(vi, pw[j], V_FNMA(wi, vv[j], row[j]));
         }
     }
+}
+
+/* Steps 1-2 for one group: T = Q^T A Q into (D, E), Z^T = Q^T into V when want_v. With `made`
+ * (not NULL) the reflectors are already made (tdstep for every k, their tau in made): only D,
+ * E[n-2] and Z^T here. */
+static inline __attribute__((always_inline)) void TN(tdred)(const int n, VT *A, VT *V, VT *D, VT *E,
+                                                            const int want_v, const VT *made) {
+    VT vv[CT__EIGH_LANES_MAX_N], pw[CT__EIGH_LANES_MAX_N], own[CT__EIGH_LANES_MAX_N];
+    const VT zero = V_ZERO();
+    for (int k = 0; k < n - 2 && !made; k++)
+        TN(tdstep)(n, k, A, own, E);
+    const VT *TAU = made ? made : own;
     if (n >= 2) E[n - 2] = A[(n - 1) * n + n - 2];
     for (int i = 0; i < n; i++)
         D[i] = A[i * n + i];
@@ -620,9 +647,20 @@ TN(tdqr)(const int n, const int G, VT *A, VT *V, MT *notconv, const int want_v, 
     VT S[4][2][CT__EIGH_LANES_MAX_N], TU[4][2][CT__EIGH_LANES_MAX_N];
     int pend[4] = {0, 0, 0, 0}, pnr[4] = {0, 0, 0, 0};
     const VT zero = V_ZERO(), one = V_SET1((ELT)1), half = V_SET1((ELT)0.5);
-    for (int g = 0; g < G; g++) {
-        TN(tdred)(n, A + g * n * n, V + g * n * n, D[g], E[g], want_v);
-        E[g][n - 1] = zero;
+    {
+        /* n = 8: the groups' reflectors are made side by side (k outer). A reflector is a long
+         * dependent chain (norm, square root, tau, p, w), and the groups' chains then overlap
+         * (AVX2 8x8 f32: ~4% of the kernel, the same bits); at the runtime sizes (5, 6, 16) the
+         * same order was 10-15% slower on AVX2, so those keep one group after the other. */
+        VT TAU8[4][8];
+        const int side = G > 1 && n == 8;
+        for (int k = 0; k < n - 2 && side; k++)
+            for (int g = 0; g < G; g++)
+                TN(tdstep)(n, k, A + g * n * n, TAU8[g], E[g]);
+        for (int g = 0; g < G; g++) {
+            TN(tdred)(n, A + g * n * n, V + g * n * n, D[g], E[g], want_v, side ? TAU8[g] : 0);
+            E[g][n - 1] = zero;
+        }
     }
     MT nc[4];
     VT HI[4], IT[4], mu[4], DL[4], DH[4], EE[4];
@@ -711,9 +749,9 @@ TN(tdqr)(const int n, const int G, VT *A, VT *V, MT *notconv, const int want_v, 
             const VT dd = V_MUL(half, V_SUB(DL[g], DH[g]));
             const VT ee2 = V_MUL(EE[g], EE[g]);
             const VT q = V_FMA(dd, dd, ee2);
-            const VT hyp = V_MUL(q, V_RSQRT(V_SEL(act, one, q)));
+            const VT hyp = V_MUL(q, V_RSQRT_SHIFT(V_SEL(act, one, q)));
             const VT den = V_XOR(V_ADD(V_ABS(dd), hyp), V_SIGN(dd));
-            mu[g] = V_SUB(DH[g], V_MUL(ee2, V_RCP(V_SEL(act, one, den))));
+            mu[g] = V_SUB(DH[g], V_MUL(ee2, V_RCP_SHIFT(V_SEL(act, one, den))));
         }
 #if CT__EIGH_SHIFT_K > 2
         /* Refine the shift to the eigenvalue of the trailing K x K block nearest Wilkinson's (an
@@ -791,7 +829,7 @@ TN(tdqr)(const int n, const int G, VT *A, VT *V, MT *notconv, const int want_v, 
                 V_RSQRT_SPLIT(V_SEL(ok, one, r2), &ry, &rp);
                 const VT t = V_XOR(V_MUL(ry, rp), V_SIGN(gg));
 #else
-                const VT t = V_XOR(V_RSQRT(V_SEL(ok, one, r2)), V_SIGN(gg));
+                const VT t = V_XOR(V_RSQRT_QR(V_SEL(ok, one, r2)), V_SIGN(gg));
 #endif
                 const VT c = V_SEL(ok, one, V_MUL(gg, t));
                 const VT sn = V_SEL(ok, zero, V_MUL(f, t));
@@ -819,7 +857,7 @@ TN(tdqr)(const int n, const int G, VT *A, VT *V, MT *notconv, const int want_v, 
                     /* Z^T rows k, k+1 rotate by (c, -s) in zrot's convention */
                     const VT ms = V_XOR(sn, V_SET1((ELT)-0.0));
                     S[g][pend[g]][k] = ms;
-                    TU[g][pend[g]][k] = V_MUL(ms, V_RCP(V_ADD(one, c)));
+                    TU[g][pend[g]][k] = V_MUL(ms, V_RCP_QR(V_ADD(one, c)));
                 }
             }
         }
@@ -1490,4 +1528,8 @@ void CT__EIGH_ENTRY(int64_t batch, int n, const ELT *a, int upper, ELT *w, ELT *
 #undef CT__EIGH_N3_G
 #undef CT__EIGH_N3_QUAT
 #undef CT__EIGH_G8
+#undef V_RSQRT_QR
+#undef V_RCP_QR
+#undef V_RSQRT_SHIFT
+#undef V_RCP_SHIFT
 #endif /* CT__EIGH_TMPL */

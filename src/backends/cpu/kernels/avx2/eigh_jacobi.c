@@ -53,6 +53,13 @@
                         4)
 #define V_RSQRT ct__eigh_avx2_f32_rsqrt
 #define V_RCP ct__eigh_avx2_f32_rcp
+/* The QR chase's rotation: square root and division (on Zen 5, 8x8 f32 ~7% faster than the
+ * estimates with two Newton steps each: fewer operations on the chain, the divider is otherwise
+ * idle; also correctly rounded); Wilkinson's shift: the bare estimates (~5%). */
+#define V_RSQRT_QR(x) _mm256_div_ps(_mm256_set1_ps(1.0f), _mm256_sqrt_ps(x))
+#define V_RCP_QR(x) _mm256_div_ps(_mm256_set1_ps(1.0f), (x))
+#define V_RSQRT_SHIFT _mm256_rsqrt_ps
+#define V_RCP_SHIFT _mm256_rcp_ps
 /* Exponent field of mx clamped to e in [-126, 126]; usc = 2^e, sc = 2^-e built from bits. */
 #define V_EXPSCALE(mx, sc, usc)                                                                    \
     do {                                                                                           \
