@@ -58,6 +58,20 @@ TEST(creation_and_metadata) {
     CHECK_ST(ct_tensor_empty(ctx, CT_FLOAT32, 1, neg, &t), CT_ERR_SHAPE);
     CHECK(strstr(ct_ctx_last_error(ctx), "-2") != NULL);
     CHECK_ST(ct_tensor_empty(ctx, CT_FLOAT32, 3, huge, &t), CT_ERR_OVERFLOW);
+    /* a zero size makes the count 0 wherever it sits: the same status and reason (the strides
+     * overflow) for [0, 2^40, 2^40] and [2^40, 2^40, 0] (the second read "element count
+     * overflows", of a count that is 0) */
+    {
+        int64_t z0[3] = {0, 1LL << 40, 1LL << 40}, z2[3] = {1LL << 40, 1LL << 40, 0};
+        CHECK_ST(ct_tensor_zeros(ctx, CT_FLOAT32, 3, z0, &t), CT_ERR_OVERFLOW);
+        CHECK(strstr(ct_ctx_last_error(ctx), "strides") != NULL);
+        CHECK_ST(ct_tensor_zeros(ctx, CT_FLOAT32, 3, z2, &t), CT_ERR_OVERFLOW);
+        CHECK_MSG(strstr(ct_ctx_last_error(ctx), "strides") != NULL, "%s", ct_ctx_last_error(ctx));
+        int64_t ok[3] = {1LL << 20, 1LL << 20, 0};
+        CHECK_OK(ct_tensor_zeros(ctx, CT_FLOAT32, 3, ok, &t));
+        CHECK(ct_tensor_numel(t) == 0);
+        ct_tensor_release(t);
+    }
     CHECK_ST(ct_tensor_empty(ctx, CT_FLOAT32, 9, s, &t), CT_ERR_SHAPE);
     CHECK_ST(ct_tensor_empty(ctx, (ct_dtype)40, 1, s, &t), CT_ERR_DTYPE);
     CHECK_ST(ct_tensor_from_host(ctx, NULL, CT_FLOAT32, 1, s, &t), CT_ERR_INVALID_ARG);

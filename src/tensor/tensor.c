@@ -53,14 +53,20 @@ ct_status ct__check_shape(ct_ctx *ctx, const char *op, int ndim, const int64_t *
     if (!ct_dtype_get_info(dt))
         return ct__set_error(ctx, CT_ERR_DTYPE, "%s: invalid dtype %d", op, (int)dt);
     int64_t n = 1;
+    bool empty = false;
     for (int i = 0; i < ndim; i++) {
         if (shape[i] < 0)
             return ct__set_error(ctx, CT_ERR_SHAPE, "%s: negative size %lld at dim %d", op,
                                  (long long)shape[i], i);
+        empty = empty || shape[i] == 0;
+    }
+    /* a zero size anywhere makes the count 0 (its strides are checked below), whatever the
+     * order of the dims */
+    for (int i = 0; i < ndim && !empty; i++)
         if (!ct__checked_mul(n, shape[i], &n))
             return ct__set_error(ctx, CT_ERR_OVERFLOW, "%s: element count overflows at dim %d", op,
                                  i);
-    }
+    if (empty) n = 0;
     int64_t bytes;
     if (!ct__checked_mul(n, (int64_t)ct__itemsize(dt), &bytes) ||
         !ct__checked_add(bytes, CT__HDR_BYTES + 64, &bytes))
@@ -129,8 +135,8 @@ ct_status ct__tensor_new(ct_ctx *ctx, ct_device dev, ct_dtype dt, int ndim, cons
     char *cap_block = cap_data && block ? cap->pool_alloc_host(cap, nbytes) : NULL;
     if (cap_data && !cap_block) block = NULL; /* a pool block is freed with the pool */
     if (!block)
-        return ct__set_error(ctx, CT_ERR_OOM, "allocating %zu bytes for a tensor of %s: %s",
-                             nbytes, ct_dtype_name(dt),
+        return ct__set_error(ctx, CT_ERR_OOM, "allocating %zu bytes for a tensor of %s: %s", nbytes,
+                             ct_dtype_name(dt),
                              ctx->calloc && !cap ? ct__calloc_oom_message(ctx->calloc)
                                                  : "out of memory");
     struct ct_tensor *t = (struct ct_tensor *)block;
