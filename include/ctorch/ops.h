@@ -128,7 +128,8 @@ CT_API ct_status ct_addcmul(ct_ctx *ctx, const ct_tensor *self, const ct_tensor 
  * optimizers round this way; torch 1.13 CPU eager computes self + (value * t1) / t2.) */
 CT_API ct_status ct_addcdiv(ct_ctx *ctx, const ct_tensor *self, const ct_tensor *t1,
                             const ct_tensor *t2, double value, ct_tensor **out);
-/* Convert to dtype (a new tensor; as Tensor.to(dtype)). Float -> integer truncates; NaN, +-inf and
+/* Convert to dtype (always a new tensor, also to a's own dtype where Tensor.to returns a itself;
+ * as Tensor.to(dtype, copy=True)). Float -> integer truncates; NaN, +-inf and
  * out-of-range values give what PyTorch gives on x86 (int32/int64: INT_MIN; int8/int16: the low
  * bits of the int32 result; uint8: of the int64 result; bool: nonzero, NaN is true). */
 CT_API ct_status ct_cast(ct_ctx *ctx, const ct_tensor *a, ct_dtype dtype, ct_tensor **out);
