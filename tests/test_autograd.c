@@ -1573,6 +1573,32 @@ TEST(nn_gradient_classes_as_torch) {
             free(yv), free(gx);
             ct_tensor_release(x), ct_tensor_release(y);
         }
+        /* its backward is differentiable (create_graph): the gradient depends on x through
+         * sgn(x) (derivative 0), so a second derivative is zeros, as torch's; the node prints
+         * as torch's */
+        x = gleaf(2, (int64_t[]){2, 3}, (double[]){1, -3, 2, 2, -2, 1});
+        CHECK_OK(ct_norm(ctx, x, INFINITY, 1, &d1, false, &y));
+        char *str = NULL;
+        CHECK_OK(ct_tensor_to_string(y, &str));
+        CHECK_MSG(str && strstr(str, "grad_fn=<LinalgVectorNormBackward0>"), "%s", str);
+        free(str);
+        ct_tensor *s = NULL, *g1 = NULL, *w = NULL, *gw = NULL, *s2 = NULL, *g2 = NULL;
+        CHECK_OK(ct_sum(ctx, y, 0, NULL, false, &s));
+        const ct_tensor *o1[1] = {s}, *in1[1] = {x};
+        CHECK_OK(ct_autograd_grad(ctx, 1, o1, NULL, 1, in1, true, true, &g1));
+        gx = tu_read(g1);
+        CHECK(same_vals(gx, (double[]){0, -1, 0, 0.5, -0.5, 0}, 6) && ct_tensor_requires_grad(g1));
+        free(gx);
+        w = gleaf(2, (int64_t[]){2, 3}, (double[]){1, 2, 3, 4, 5, 6});
+        CHECK_OK(ct_mul(ctx, g1, w, &gw));
+        CHECK_OK(ct_sum(ctx, gw, 0, NULL, false, &s2));
+        const ct_tensor *o2[1] = {s2};
+        CHECK_OK(ct_autograd_grad(ctx, 1, o2, NULL, 1, in1, false, false, &g2));
+        gx = tu_read(g2);
+        CHECK(same_vals(gx, (double[]){0, 0, 0, 0, 0, 0}, 6));
+        free(gx);
+        ct_tensor_release(x), ct_tensor_release(y), ct_tensor_release(s), ct_tensor_release(g1);
+        ct_tensor_release(w), ct_tensor_release(gw), ct_tensor_release(s2), ct_tensor_release(g2);
     }
     /* addmm with beta = 0: input ignored (its NaN too) but given a gradient of zeros (was none) */
     {

@@ -471,7 +471,7 @@ ct_status ct_logsumexp(ct_ctx *ctx, const ct_tensor *a, int n_dims, const int *d
  * (|x| == norm) | isnan(x): a slice holding NaN has gradient 0 where the composite's (no element
  * equals a NaN extreme, count 0) was NaN over the whole slice. */
 typedef struct {
-    ct_tensor *a; /* the input, detached */
+    ct_tensor *a; /* the input itself: under create_graph the backward's ops record on it */
     uint32_t mask;
     bool neg; /* p = -inf */
 } ct__norminf_user;
@@ -515,7 +515,7 @@ static ct_status ct__norminf_backward(ct_ctx *ctx, void *user, ct_tensor *const 
     return st;
 }
 
-static const ct__ag_custom CT__NORMINF_FN = {"LinalgVectorNormBackward0", ct__norminf_backward,
+static const ct__ag_custom CT__NORMINF_FN = {"LinalgVectorNormBackward", ct__norminf_backward,
                                              ct__norminf_free};
 
 static ct_status ct__norm_body(ct_ctx *ctx, const ct_tensor *a, double p, int n_dims,
@@ -530,7 +530,7 @@ static ct_status ct__norminf_recorded(ct_ctx *ctx, const ct_tensor *a, double p,
     ct_status st = ct__norm_body(ctx, a, p, n_dims, dims, keepdim, out);
     ct_set_grad_enabled(ctx, was);
     if (st == CT_OK) st = ct__dim_mask(ctx, "norm", a, n_dims, dims, &u->mask);
-    if (st == CT_OK) st = ct_tensor_detach(ctx, a, &u->a);
+    if (st == CT_OK) u->a = ct_tensor_retain((ct_tensor *)a);
     if (st != CT_OK) {
         ct__norminf_free(u);
         ct_tensor_release(*out);
