@@ -40,6 +40,8 @@ struct ct__ag_node {
     ct_tensor *leaf;             /* ACC: the leaf (weak; NULL once it is released) */
     const ct__ag_custom *custom; /* CT__AG_CUSTOM: the backward and its data (owned) */
     void *custom_user;
+    const char *name; /* the printed name where not the formula's (ct__ag_rec.name, ct__ag_named) */
+    uint64_t seq;     /* the context's tape position when made (ct__ag_mark) */
     /* engine scratch, reset after every run */
     int deps;
     bool seen, needed, target, ran;

@@ -40,6 +40,10 @@ bool ct__ag_grad_fn_name(const ct_tensor *t, char *buf, size_t cap) {
     const ct__ag_meta *m = t ? t->ag : NULL;
     const ct__ag_node *n = m ? m->grad_fn : NULL;
     if (!n || !t->requires_grad) return false;
+    if (n->name) { /* torch's name, tagged at the record or by a composite (ct__ag_named) */
+        snprintf(buf, cap, "%s", n->name);
+        return true;
+    }
     const ct__ag_formula *f = ct__ag_formula_of(n->op);
     const char *name = n->op == CT__AG_CUSTOM && n->custom ? n->custom->name : f->name;
     int overload = 0; /* torch's generated node names carry the overload's number */
@@ -113,6 +117,7 @@ static ct__ag_node *ct__ag_node_new(ct_ctx *ctx, int op) {
     n->refcount = 1;
     n->ctx = ctx;
     n->op = op;
+    n->seq = ++ctx->ag_seq;
     return n;
 }
 
@@ -203,6 +208,7 @@ static ct_status ct__ag_record(ct_ctx *ctx, const ct__ag_rec *r) {
         n->custom = r->custom;
         n->custom_user = r->custom_user;
     }
+    n->name = r->name;
     n->n_in = r->n_in;
     n->n_out = r->n_out;
     n->has_saved = (f->save_in & CT__AG_SAVES_SCALAR) != 0;
@@ -275,8 +281,15 @@ static ct_status ct__ag_check_inplace_impl(ct_ctx *ctx, const char *op, const ct
                          op);
 }
 
+/* A composite's result prints torch's node name (ct__ag_named): only a node the composite made. */
+static void ct__ag_name_impl(ct_tensor *t, uint64_t mark, const char *name) {
+    const ct__ag_meta *m = t->ag;
+    ct__ag_node *n = m ? m->grad_fn : NULL;
+    if (n && n->seq > mark) n->name = name;
+}
+
 static const ct__ag_hooks ct__ag_hooks_table = {ct__ag_record, ct__ag_free_meta,
-                                                ct__ag_check_inplace_impl};
+                                                ct__ag_check_inplace_impl, ct__ag_name_impl};
 
 /* ---- public API: flags and metadata ---- */
 

@@ -135,6 +135,9 @@ typedef struct ct__ag_rec {
     int64_t iv[CT__AG_MAX_IV];
     const ct__ag_custom *custom;
     void *custom_user;
+    /* The printed grad_fn name, torch's with its overload number ("FloorBackward0"), where it is
+     * not the formula's; NULL: the formula's (ct__ag_grad_fn_name). Printing only. */
+    const char *name;
 } ct__ag_rec;
 
 struct ct__ag_hooks {
@@ -145,6 +148,9 @@ struct ct__ag_hooks {
     /* CT_OK, or the error for writing in place into dst (src may be NULL) while grad mode is on. */
     ct_status (*check_inplace)(ct_ctx *ctx, const char *op, const struct ct_tensor *dst,
                                const struct ct_tensor *src);
+    /* Print t's grad_fn as `name` (torch's, with its overload number) when that node was recorded
+     * after the tape position mark (ct__ag_mark); printing only, the backward is unchanged. */
+    void (*name)(struct ct_tensor *t, uint64_t mark, const char *name);
 };
 
 /* True when autograd is in use on ctx: the caller must then call ct__ag_leave. */

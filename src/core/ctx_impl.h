@@ -77,6 +77,7 @@ struct ct_ctx {
     const ct__ag_hooks *ag;
     int ag_depth;
     bool grad_off;
+    uint64_t ag_seq; /* tape nodes made so far: their sequence numbers (ct__ag_mark) */
     char err[512];
 };
 

@@ -603,12 +603,18 @@ CT__UN(exp2, CT_OP_EXP2, true, true, CT__AG_EXP2)
 CT__UN(log2, CT_OP_LOG2, true, true, CT__AG_LOG2)
 CT__UN(log1p, CT_OP_LOG1P, true, true, CT__AG_LOG1P)
 CT__UN(expm1, CT_OP_EXPM1, true, true, CT__AG_EXPM1)
-/* Rounding keeps integer dtypes (a copy) and refuses bool; sign takes bool too. */
-CT__UN(floor, CT_OP_FLOOR, false, false, CT__AG_ZERO)
-CT__UN(ceil, CT_OP_CEIL, false, false, CT__AG_ZERO)
-CT__UN(round, CT_OP_ROUND, false, false, CT__AG_ZERO)
-CT__UN(trunc, CT_OP_TRUNC, false, false, CT__AG_ZERO)
-CT__UN(sign, CT_OP_SIGN, false, true, CT__AG_ZERO)
+/* Rounding keeps integer dtypes (a copy) and refuses bool; sign takes bool too. One zero-gradient
+ * formula, printed with torch's node name. */
+#define CT__UN_ZERO(fn, K, ALLOW_BOOL, NAME)                                                       \
+    ct_status ct_##fn(ct_ctx *ctx, const ct_tensor *a, ct_tensor **out) {                          \
+        CT__AG_WRAP(ctx, out, ct__unary(ctx, #fn, K, a, false, ALLOW_BOOL, NULL, 0, out),          \
+                    (CT__AG_IN1(CT__AG_ZERO, a), r_.name = NAME));                                 \
+    }
+CT__UN_ZERO(floor, CT_OP_FLOOR, false, "FloorBackward0")
+CT__UN_ZERO(ceil, CT_OP_CEIL, false, "CeilBackward0")
+CT__UN_ZERO(round, CT_OP_ROUND, false, "RoundBackward0")
+CT__UN_ZERO(trunc, CT_OP_TRUNC, false, "TruncBackward0")
+CT__UN_ZERO(sign, CT_OP_SIGN, true, "SignBackward0")
 
 /* Activations take floating inputs only (torch raises "not implemented for 'Int'"). */
 static ct_status ct__activation(ct_ctx *ctx, const char *name, ct_op_kind kind, const ct_tensor *a,
@@ -796,13 +802,18 @@ static ct_status ct__div_mode(ct_ctx *ctx, const ct_tensor *a, const ct_tensor *
     }
     const char *name = mode == CT_ROUND_TRUNC ? "div (trunc)" : "div (floor)";
     const ct_op_kind kind = mode == CT_ROUND_TRUNC ? CT_OP_DIV_TRUNC : CT_OP_DIV_FLOOR;
+    /* torch.div with a rounding_mode argument (None included) records DivBackward2 */
+    uint64_t mark = ct__ag_mark(ctx);
     if (b) {
-        if (mode == CT_ROUND_NONE) return ct_div(ctx, a, b, out);
+        if (mode == CT_ROUND_NONE)
+            return ct__ag_named(ctx, ct_div(ctx, a, b, out), out, mark, "DivBackward2");
         CT__AG_WRAP(ctx, out, ct__binary2(ctx, name, kind, a, b, out),
-                    CT__AG_IN2(CT__AG_ZERO, a, b));
+                    (CT__AG_IN2(CT__AG_ZERO, a, b), r_.name = "DivBackward2"));
     }
-    if (mode == CT_ROUND_NONE) return ct_div_scalar(ctx, a, v, out);
-    CT__AG_WRAP(ctx, out, ct__rem_scalar(ctx, name, kind, a, v, out), CT__AG_IN1(CT__AG_ZERO, a));
+    if (mode == CT_ROUND_NONE)
+        return ct__ag_named(ctx, ct_div_scalar(ctx, a, v, out), out, mark, "DivBackward2");
+    CT__AG_WRAP(ctx, out, ct__rem_scalar(ctx, name, kind, a, v, out),
+                (CT__AG_IN1(CT__AG_ZERO, a), r_.name = "DivBackward2"));
 }
 ct_status ct_div_mode(ct_ctx *ctx, const ct_tensor *a, const ct_tensor *b, ct_rounding_mode mode,
                       ct_tensor **out) {
@@ -822,7 +833,11 @@ static ct_status ct__floor_divide_body(ct_ctx *ctx, const ct_tensor *a, const ct
 }
 
 ct_status ct_floor_divide(ct_ctx *ctx, const ct_tensor *a, const ct_tensor *b, ct_tensor **out) {
-    return ct__error_within(ctx, "floor_divide", ct__floor_divide_body(ctx, a, b, out));
+    /* torch 1.13's floor_divide has no derivative: its node prints as NotImplemented (ctorch's
+     * gradient is zero, as div with rounding) */
+    uint64_t mark = ct__ag_mark(ctx);
+    ct_status st = ct__error_within(ctx, "floor_divide", ct__floor_divide_body(ctx, a, b, out));
+    return ct__ag_named(ctx, st, out, mark, "NotImplemented");
 }
 
 /* lerp: floating operands only; start, end (and weight) promote together. */

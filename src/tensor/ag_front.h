@@ -45,6 +45,19 @@ static inline ct_status ct__ag_after(ct_ctx *ctx, ct_status st, ct__ag_rec *r, c
 #define CT__AG_IN3(OP, A, B, C)                                                                    \
     (r_.op = (OP), r_.n_in = 3, r_.in[0] = (A), r_.in[1] = (B), r_.in[2] = (C))
 
+/* Composite ops (a front end that calls recording ops, where torch records one node) print
+ * torch's node name: take mark = ct__ag_mark(ctx) before the body, then ct__ag_named(ctx, st, out,
+ * mark, "VarBackward0") names *out's grad_fn when the body recorded it (a node made after mark; a
+ * result that is an input, or was made in no-grad mode, keeps its own). Printing only: the
+ * backward is the recorded ops'. Returns st. */
+static inline uint64_t ct__ag_mark(const ct_ctx *ctx) { return ctx && ctx->ag ? ctx->ag_seq : 0; }
+static inline ct_status ct__ag_named(ct_ctx *ctx, ct_status st, ct_tensor *const *out,
+                                     uint64_t mark, const char *name) {
+    ct_tensor *t = st == CT_OK && out ? *out : NULL;
+    if (t && ctx && ctx->ag && t->requires_grad) ctx->ag->name(t, mark, name);
+    return st;
+}
+
 /* CT_OK, or an error when an in-place write into dst (from src, may be NULL) would break
  * autograd (grad mode on and dst or src requires grad). */
 static inline ct_status ct__ag_check_inplace(ct_ctx *ctx, const char *op, const ct_tensor *dst,
