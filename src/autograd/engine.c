@@ -77,8 +77,10 @@ bool ct__ag_grad_fn_name(const ct_tensor *t, char *buf, size_t cap) {
             name = "DotBackward";
         else if (da == 1 && db == 2)
             name = "SqueezeBackward", overload = 3;
-        else if (da >= 3)
+        else if (da >= 3 || (da == 1 && db >= 3))
             name = "UnsafeViewBackward";
+        else if (da == 2 && db >= 3) /* torch expands the matrix over the batch: a clone */
+            name = "CloneBackward";
         break;
     default: break;
     }

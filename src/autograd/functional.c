@@ -2,6 +2,7 @@
  * linear, mse_loss, nll_loss, cross_entropy. */
 #include "autograd/autograd_impl.h"
 #include "dispatch/dispatch.h"
+#include "tensor/ag_front.h"
 
 /* Apply the reduction to per-element losses l (consumed). */
 static ct_status ct__reduce_loss(ct_ctx *ctx, ct_tensor *l, ct_reduction red, ct_tensor **out) {
@@ -90,9 +91,18 @@ static ct_status ct__linear_body(ct_ctx *ctx, const ct_tensor *x, const ct_tenso
     return CT_OK;
 }
 
+/* The result prints torch 1.13's node: with a bias, addmm's for a 2-d input, the view of addmm's
+ * (B T, out) product for a contiguous 3-d one, add_'s otherwise; without, matmul's (its own). */
 ct_status ct_linear(ct_ctx *ctx, const ct_tensor *x, const ct_tensor *w, const ct_tensor *b,
                     ct_tensor **out) {
-    return ct__error_within(ctx, "linear", ct__linear_body(ctx, x, w, b, out));
+    uint64_t mark = ct__ag_mark(ctx);
+    ct_status st = ct__error_within(ctx, "linear", ct__linear_body(ctx, x, w, b, out));
+    if (st != CT_OK || !b) return st;
+    const bool addmm = x->ndim == 2 || (x->ndim == 3 && ct_tensor_is_contiguous(x));
+    return ct__ag_named(ctx, st, out, mark,
+                        !addmm         ? "AddBackward0"
+                        : x->ndim == 2 ? "AddmmBackward0"
+                                       : "ViewBackward0");
 }
 
 static ct_status ct__mse_loss_body(ct_ctx *ctx, const ct_tensor *input, const ct_tensor *target,
@@ -115,7 +125,11 @@ static ct_status ct__mse_loss_body(ct_ctx *ctx, const ct_tensor *input, const ct
 
 ct_status ct_mse_loss(ct_ctx *ctx, const ct_tensor *input, const ct_tensor *target,
                       ct_reduction reduction, ct_tensor **out) {
-    return ct__error_within(ctx, "mse_loss", ct__mse_loss_body(ctx, input, target, reduction, out));
+    uint64_t mark = ct__ag_mark(ctx); /* torch's one node */
+    return ct__ag_named(
+        ctx,
+        ct__error_within(ctx, "mse_loss", ct__mse_loss_body(ctx, input, target, reduction, out)),
+        out, mark, "MseLossBackward0");
 }
 
 /* Per-sample -log_probs[i, target[i]] (N), made of ops (gather; its backward scatters). */
@@ -177,8 +191,11 @@ static ct_status ct__nll_loss_body(ct_ctx *ctx, const ct_tensor *log_probs, cons
 
 ct_status ct_nll_loss(ct_ctx *ctx, const ct_tensor *log_probs, const ct_tensor *target,
                       ct_reduction reduction, ct_tensor **out) {
-    return ct__error_within(ctx, "nll_loss",
-                            ct__nll_loss_body(ctx, log_probs, target, reduction, out));
+    uint64_t mark = ct__ag_mark(ctx); /* torch's one node */
+    return ct__ag_named(ctx,
+                        ct__error_within(ctx, "nll_loss",
+                                         ct__nll_loss_body(ctx, log_probs, target, reduction, out)),
+                        out, mark, "NllLossBackward0");
 }
 
 static ct_status ct__cross_entropy_body(ct_ctx *ctx, const ct_tensor *logits,
@@ -225,7 +242,12 @@ static ct_status ct__cross_entropy_body(ct_ctx *ctx, const ct_tensor *logits,
 
 ct_status ct_cross_entropy(ct_ctx *ctx, const ct_tensor *logits, const ct_tensor *target,
                            ct_reduction reduction, double label_smoothing, ct_tensor **out) {
-    return ct__error_within(
-        ctx, "cross_entropy",
-        ct__cross_entropy_body(ctx, logits, target, reduction, label_smoothing, out));
+    /* torch 1.13: nll_loss(log_softmax)'s node; with label smoothing, the sum of that and the
+     * smoothing term (an add) */
+    uint64_t mark = ct__ag_mark(ctx);
+    return ct__ag_named(ctx,
+                        ct__error_within(ctx, "cross_entropy",
+                                         ct__cross_entropy_body(ctx, logits, target, reduction,
+                                                                label_smoothing, out)),
+                        out, mark, label_smoothing > 0 ? "AddBackward0" : "NllLossBackward0");
 }

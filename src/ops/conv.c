@@ -245,8 +245,12 @@ static ct_status ct__conv2d_body(ct_ctx *ctx, const ct_tensor *x, const ct_tenso
 ct_status ct_conv2d(ct_ctx *ctx, const ct_tensor *x, const ct_tensor *w, const ct_tensor *b,
                     const int64_t stride[2], const int64_t padding[2], const int64_t dilation[2],
                     int groups, ct_tensor **out) {
-    return ct__error_within(ctx, "conv2d",
-                            ct__conv2d_body(ctx, x, w, b, stride, padding, dilation, groups, out));
+    uint64_t mark = ct__ag_mark(ctx);
+    ct_status st = ct__error_within(
+        ctx, "conv2d", ct__conv2d_body(ctx, x, w, b, stride, padding, dilation, groups, out));
+    return st != CT_OK ? st
+                       : ct__ag_named(ctx, st, out, mark,
+                                      x->ndim == 3 ? "SqueezeBackward1" : "ConvolutionBackward0");
 }
 
 static ct_status ct__conv1d_body(ct_ctx *ctx, const ct_tensor *x, const ct_tensor *w,
@@ -308,8 +312,12 @@ static ct_status ct__conv1d_body(ct_ctx *ctx, const ct_tensor *x, const ct_tenso
 ct_status ct_conv1d(ct_ctx *ctx, const ct_tensor *x, const ct_tensor *w, const ct_tensor *b,
                     int64_t stride, int64_t padding, int64_t dilation, int groups,
                     ct_tensor **out) {
-    return ct__error_within(ctx, "conv1d",
-                            ct__conv1d_body(ctx, x, w, b, stride, padding, dilation, groups, out));
+    uint64_t mark = ct__ag_mark(ctx);
+    ct_status st = ct__error_within(
+        ctx, "conv1d", ct__conv1d_body(ctx, x, w, b, stride, padding, dilation, groups, out));
+    return st != CT_OK ? st
+                       : ct__ag_named(ctx, st, out, mark,
+                                      x->ndim == 2 ? "SqueezeBackward1" : "ConvolutionBackward0");
 }
 
 /* ---- pooling ---- */
@@ -571,8 +579,10 @@ static ct_status ct__max_pool2d_body(ct_ctx *ctx, const ct_tensor *x, const int6
 ct_status ct_max_pool2d(ct_ctx *ctx, const ct_tensor *x, const int64_t kernel[2],
                         const int64_t stride[2], const int64_t padding[2],
                         const int64_t dilation[2], ct_tensor **out) {
-    return ct__error_within(ctx, "max_pool2d",
-                            ct__max_pool2d_body(ctx, x, kernel, stride, padding, dilation, out));
+    uint64_t mark = ct__ag_mark(ctx);
+    ct_status st = ct__error_within(
+        ctx, "max_pool2d", ct__max_pool2d_body(ctx, x, kernel, stride, padding, dilation, out));
+    return ct__ag_named(ctx, st, out, mark, "MaxPool2DWithIndicesBackward0");
 }
 static ct_status ct__max_pool2d_ex_body(ct_ctx *ctx, const ct_tensor *x, const int64_t kernel[2],
                                         const int64_t stride[2], const int64_t padding[2],
@@ -586,9 +596,11 @@ ct_status ct_max_pool2d_ex(ct_ctx *ctx, const ct_tensor *x, const int64_t kernel
                            const int64_t stride[2], const int64_t padding[2],
                            const int64_t dilation[2], bool ceil_mode, ct_tensor **out,
                            ct_tensor **indices) {
-    return ct__error_within(
+    uint64_t mark = ct__ag_mark(ctx);
+    ct_status st = ct__error_within(
         ctx, "max_pool2d",
         ct__max_pool2d_ex_body(ctx, x, kernel, stride, padding, dilation, ceil_mode, out, indices));
+    return ct__ag_named(ctx, st, out, mark, "MaxPool2DWithIndicesBackward0");
 }
 static ct_status ct__avg_pool2d_body(ct_ctx *ctx, const ct_tensor *x, const int64_t kernel[2],
                                      const int64_t stride[2], const int64_t padding[2],
@@ -600,8 +612,10 @@ static ct_status ct__avg_pool2d_body(ct_ctx *ctx, const ct_tensor *x, const int6
 
 ct_status ct_avg_pool2d(ct_ctx *ctx, const ct_tensor *x, const int64_t kernel[2],
                         const int64_t stride[2], const int64_t padding[2], ct_tensor **out) {
-    return ct__error_within(ctx, "avg_pool2d",
-                            ct__avg_pool2d_body(ctx, x, kernel, stride, padding, out));
+    uint64_t mark = ct__ag_mark(ctx);
+    ct_status st = ct__error_within(ctx, "avg_pool2d",
+                                    ct__avg_pool2d_body(ctx, x, kernel, stride, padding, out));
+    return ct__ag_named(ctx, st, out, mark, "AvgPool2DBackward0");
 }
 static ct_status ct__avg_pool2d_ex_body(ct_ctx *ctx, const ct_tensor *x, const int64_t kernel[2],
                                         const int64_t stride[2], const int64_t padding[2],
@@ -614,9 +628,11 @@ static ct_status ct__avg_pool2d_ex_body(ct_ctx *ctx, const ct_tensor *x, const i
 ct_status ct_avg_pool2d_ex(ct_ctx *ctx, const ct_tensor *x, const int64_t kernel[2],
                            const int64_t stride[2], const int64_t padding[2], bool ceil_mode,
                            bool count_include_pad, ct_tensor **out) {
-    return ct__error_within(
+    uint64_t mark = ct__ag_mark(ctx);
+    ct_status st = ct__error_within(
         ctx, "avg_pool2d",
         ct__avg_pool2d_ex_body(ctx, x, kernel, stride, padding, ceil_mode, count_include_pad, out));
+    return ct__ag_named(ctx, st, out, mark, "AvgPool2DBackward0");
 }
 
 static ct_status ct__adaptive_avg_pool2d_body(ct_ctx *ctx, const ct_tensor *x,
@@ -720,6 +736,9 @@ static ct_status ct__adaptive_avg_pool2d_body(ct_ctx *ctx, const ct_tensor *x,
 
 ct_status ct_adaptive_avg_pool2d(ct_ctx *ctx, const ct_tensor *x, const int64_t output_size[2],
                                  ct_tensor **out) {
-    return ct__error_within(ctx, "adaptive_avg_pool2d",
-                            ct__adaptive_avg_pool2d_body(ctx, x, output_size, out));
+    uint64_t mark = ct__ag_mark(ctx);
+    ct_status st = ct__error_within(ctx, "adaptive_avg_pool2d",
+                                    ct__adaptive_avg_pool2d_body(ctx, x, output_size, out));
+    if (st != CT_OK || (output_size[0] == 1 && output_size[1] == 1)) return st; /* mean's node */
+    return ct__ag_named(ctx, st, out, mark, "AdaptiveAvgPool2DBackward0");
 }

@@ -413,7 +413,10 @@ static ct_status ct__masked_fill_body(ct_ctx *ctx, const ct_tensor *t, const ct_
 
 ct_status ct_masked_fill(ct_ctx *ctx, const ct_tensor *t, const ct_tensor *mask, double value,
                          ct_tensor **out) {
-    return ct__error_within(ctx, "masked_fill", ct__masked_fill_body(ctx, t, mask, value, out));
+    uint64_t mark = ct__ag_mark(ctx);
+    ct_status st =
+        ct__error_within(ctx, "masked_fill", ct__masked_fill_body(ctx, t, mask, value, out));
+    return ct__ag_named(ctx, st, out, mark, "MaskedFillBackward0");
 }
 
 static ct_status ct__one_hot_body(ct_ctx *ctx, const ct_tensor *indices, int64_t num_classes,

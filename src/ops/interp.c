@@ -8,6 +8,7 @@
 #include "ctorch/ops.h"
 #include "dtype/half.h"
 #include "ops/dispatch.h"
+#include "tensor/ag_front.h"
 
 #include <math.h>
 
@@ -341,6 +342,16 @@ static ct_status ct__interp_args(ct_ctx *ctx, const char *op, const ct_tensor *x
     return CT_OK;
 }
 
+/* torch 1.13's node for F.interpolate of an input with nsp (1 or 2) spatial dims: the upsample
+ * kernel's, overload 1 (the output size or scale factors passed as optional lists). */
+static const char *ct__interp_node_name(ct_interp_mode mode, int nsp) {
+    static const char *const names[3][2] = {
+        {"UpsampleNearest1DBackward1", "UpsampleNearest2DBackward1"},
+        {"UpsampleNearestExact1DBackward1", "UpsampleNearestExact2DBackward1"},
+        {"UpsampleLinear1DBackward1", "UpsampleBilinear2DBackward1"}};
+    return names[mode][nsp - 1];
+}
+
 static ct_status ct__interpolate_body(ct_ctx *ctx, const ct_tensor *x, int n_size,
                                       const int64_t *size, ct_interp_mode mode, bool align_corners,
                                       ct_tensor **out) {
@@ -351,8 +362,11 @@ static ct_status ct__interpolate_body(ct_ctx *ctx, const ct_tensor *x, int n_siz
 
 ct_status ct_interpolate(ct_ctx *ctx, const ct_tensor *x, int n_size, const int64_t *size,
                          ct_interp_mode mode, bool align_corners, ct_tensor **out) {
-    return ct__error_within(ctx, "interpolate",
-                            ct__interpolate_body(ctx, x, n_size, size, mode, align_corners, out));
+    uint64_t mark = ct__ag_mark(ctx);
+    ct_status st = ct__error_within(
+        ctx, "interpolate", ct__interpolate_body(ctx, x, n_size, size, mode, align_corners, out));
+    return st != CT_OK ? st
+                       : ct__ag_named(ctx, st, out, mark, ct__interp_node_name(mode, x->ndim - 2));
 }
 
 static ct_status ct__interpolate_scale_body(ct_ctx *ctx, const ct_tensor *x, int n_scale,
@@ -378,7 +392,11 @@ static ct_status ct__interpolate_scale_body(ct_ctx *ctx, const ct_tensor *x, int
 ct_status ct_interpolate_scale(ct_ctx *ctx, const ct_tensor *x, int n_scale,
                                const double *scale_factor, ct_interp_mode mode, bool align_corners,
                                bool recompute_scale_factor, ct_tensor **out) {
-    return ct__error_within(ctx, "interpolate",
-                            ct__interpolate_scale_body(ctx, x, n_scale, scale_factor, mode,
-                                                       align_corners, recompute_scale_factor, out));
+    uint64_t mark = ct__ag_mark(ctx);
+    ct_status st =
+        ct__error_within(ctx, "interpolate",
+                         ct__interpolate_scale_body(ctx, x, n_scale, scale_factor, mode,
+                                                    align_corners, recompute_scale_factor, out));
+    return st != CT_OK ? st
+                       : ct__ag_named(ctx, st, out, mark, ct__interp_node_name(mode, x->ndim - 2));
 }

@@ -3,6 +3,7 @@
  * parts. f16/bf16 inputs normalise in f32. */
 #include "ctorch/ops.h"
 #include "ops/dispatch.h"
+#include "tensor/ag_front.h"
 
 #include <math.h>
 
@@ -195,8 +196,10 @@ static ct_status ct__group_norm_body(ct_ctx *ctx, const ct_tensor *x, int num_gr
 
 ct_status ct_group_norm(ct_ctx *ctx, const ct_tensor *x, int num_groups, const ct_tensor *weight,
                         const ct_tensor *bias, double eps, ct_tensor **out) {
-    return ct__error_within(ctx, "group_norm",
-                            ct__group_norm_body(ctx, x, num_groups, weight, bias, eps, out));
+    uint64_t mark = ct__ag_mark(ctx);
+    ct_status st = ct__error_within(
+        ctx, "group_norm", ct__group_norm_body(ctx, x, num_groups, weight, bias, eps, out));
+    return ct__ag_named(ctx, st, out, mark, "NativeGroupNormBackward0");
 }
 
 /* rs = (1 - momentum) * rs + momentum * v, in place, outside autograd. */
@@ -290,9 +293,11 @@ static ct_status ct__batch_norm_body(ct_ctx *ctx, const ct_tensor *x, ct_tensor 
 ct_status ct_batch_norm(ct_ctx *ctx, const ct_tensor *x, ct_tensor *running_mean,
                         ct_tensor *running_var, const ct_tensor *weight, const ct_tensor *bias,
                         bool training, double momentum, double eps, ct_tensor **out) {
-    return ct__error_within(ctx, "batch_norm",
-                            ct__batch_norm_body(ctx, x, running_mean, running_var, weight, bias,
-                                                training, momentum, eps, out));
+    uint64_t mark = ct__ag_mark(ctx);
+    ct_status st = ct__error_within(ctx, "batch_norm",
+                                    ct__batch_norm_body(ctx, x, running_mean, running_var, weight,
+                                                        bias, training, momentum, eps, out));
+    return ct__ag_named(ctx, st, out, mark, "NativeBatchNormBackward0");
 }
 
 static ct_status ct__dropout_body(ct_ctx *ctx, const ct_tensor *x, double p, bool training,
@@ -406,8 +411,24 @@ static ct_status ct__pad_dim(ct_ctx *ctx, const ct_tensor *x, int d, int64_t lo,
     return st;
 }
 
-ct_status ct_pad(ct_ctx *ctx, const ct_tensor *x, int n_pad, const int64_t *pad, ct_pad_mode mode,
-                 double value, ct_tensor **out) {
+/* torch 1.13's node for F.pad: constant_pad_nd's; reflection / replication pad of the k padded
+ * dims' kernel; circular mode is Python slices copied into a new tensor (CopySlices). NULL: the
+ * result's own (a copy when no dim is padded in the other modes). */
+static const char *ct__pad_node_name(ct_pad_mode mode, int n_pad) {
+    static const char *const refl[3] = {"ReflectionPad1DBackward0", "ReflectionPad2DBackward0",
+                                        "ReflectionPad3DBackward0"};
+    static const char *const repl[3] = {"ReplicationPad1DBackward0", "ReplicationPad2DBackward0",
+                                        "ReplicationPad3DBackward0"};
+    const int k = n_pad / 2;
+    if (mode == CT_PAD_CONSTANT) return "ConstantPadNdBackward0";
+    if (k < 1 || k > 3) return NULL;
+    return mode == CT_PAD_REFLECT     ? refl[k - 1]
+           : mode == CT_PAD_REPLICATE ? repl[k - 1]
+                                      : "CopySlices";
+}
+
+static ct_status ct__pad_body(ct_ctx *ctx, const ct_tensor *x, int n_pad, const int64_t *pad,
+                              ct_pad_mode mode, double value, ct_tensor **out) {
     const ct_tensor *ins[1] = {x};
     ct_status st = ct__check_args(ctx, "pad", 1, ins, out);
     if (st != CT_OK) return st;
@@ -481,4 +502,11 @@ ct_status ct_pad(ct_ctx *ctx, const ct_tensor *x, int n_pad, const int64_t *pad,
     }
     *out = y;
     return CT_OK;
+}
+ct_status ct_pad(ct_ctx *ctx, const ct_tensor *x, int n_pad, const int64_t *pad, ct_pad_mode mode,
+                 double value, ct_tensor **out) {
+    uint64_t mark = ct__ag_mark(ctx);
+    ct_status st = ct__pad_body(ctx, x, n_pad, pad, mode, value, out);
+    const char *name = ct__pad_node_name(mode, n_pad);
+    return name ? ct__ag_named(ctx, st, out, mark, name) : st;
 }

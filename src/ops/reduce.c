@@ -404,11 +404,15 @@ static ct_status ct__var(ct_ctx *ctx, const char *name, const ct_tensor *a, int 
 }
 ct_status ct_var(ct_ctx *ctx, const ct_tensor *a, int n_dims, const int *dims, double correction,
                  bool keepdim, ct_tensor **out) {
-    return ct__var(ctx, "var", a, n_dims, dims, correction, keepdim, false, out);
+    uint64_t mark = ct__ag_mark(ctx);
+    return ct__ag_named(ctx, ct__var(ctx, "var", a, n_dims, dims, correction, keepdim, false, out),
+                        out, mark, "VarBackward0");
 }
 ct_status ct_std(ct_ctx *ctx, const ct_tensor *a, int n_dims, const int *dims, double correction,
                  bool keepdim, ct_tensor **out) {
-    return ct__var(ctx, "std", a, n_dims, dims, correction, keepdim, true, out);
+    uint64_t mark = ct__ag_mark(ctx);
+    return ct__ag_named(ctx, ct__var(ctx, "std", a, n_dims, dims, correction, keepdim, true, out),
+                        out, mark, "StdBackward0");
 }
 
 static ct_status ct__logsumexp_body(ct_ctx *ctx, const ct_tensor *a, int n_dims, const int *dims,
@@ -462,8 +466,10 @@ static ct_status ct__logsumexp_body(ct_ctx *ctx, const ct_tensor *a, int n_dims,
 
 ct_status ct_logsumexp(ct_ctx *ctx, const ct_tensor *a, int n_dims, const int *dims, bool keepdim,
                        ct_tensor **out) {
-    return ct__error_within(ctx, "logsumexp",
-                            ct__logsumexp_body(ctx, a, n_dims, dims, keepdim, out));
+    uint64_t mark = ct__ag_mark(ctx);
+    ct_status st =
+        ct__error_within(ctx, "logsumexp", ct__logsumexp_body(ctx, a, n_dims, dims, keepdim, out));
+    return ct__ag_named(ctx, st, out, mark, "LogsumexpBackward0");
 }
 
 /* norm with p = +-inf and a gradient to come: torch's backward (linalg_vector_norm's), not that of
@@ -641,5 +647,8 @@ ct_status ct_norm(ct_ctx *ctx, const ct_tensor *a, double p, int n_dims, const i
     if (isinf(p) && a && out && ct__ag_wants(ctx, 1, &a))
         return ct__error_within(ctx, "norm",
                                 ct__norminf_recorded(ctx, a, p, n_dims, dims, keepdim, out));
-    return ct__error_within(ctx, "norm", ct__norm_body(ctx, a, p, n_dims, dims, keepdim, out));
+    uint64_t mark = ct__ag_mark(ctx); /* torch's one node (the p = +-inf record is named so) */
+    return ct__ag_named(
+        ctx, ct__error_within(ctx, "norm", ct__norm_body(ctx, a, p, n_dims, dims, keepdim, out)),
+        out, mark, "LinalgVectorNormBackward0");
 }

@@ -5,6 +5,7 @@
  * of an order-reversing map. max_dim / min_dim: amax / amin and argmax / argmin. */
 #include "ctorch/ops.h"
 #include "ops/dispatch.h"
+#include "tensor/ag_front.h"
 
 /* count = sum over dims of (t != 0) (want_zero: of (t == 0)), as int64 */
 static ct_status ct__count(ct_ctx *ctx, const char *op, const ct_tensor *t, int n_dims,
@@ -140,10 +141,15 @@ static ct_status ct__minmax_dim(ct_ctx *ctx, const char *op, const ct_tensor *t,
 
 ct_status ct_max_dim(ct_ctx *ctx, const ct_tensor *t, int dim, bool keepdim, ct_tensor **values,
                      ct_tensor **indices) {
-    return ct__minmax_dim(ctx, "max_dim", t, dim, keepdim, true, values, indices);
+    uint64_t mark = ct__ag_mark(ctx);
+    return ct__ag_named(ctx, ct__minmax_dim(ctx, "max_dim", t, dim, keepdim, true, values, indices),
+                        values, mark, "MaxBackward0");
 }
 
 ct_status ct_min_dim(ct_ctx *ctx, const ct_tensor *t, int dim, bool keepdim, ct_tensor **values,
                      ct_tensor **indices) {
-    return ct__minmax_dim(ctx, "min_dim", t, dim, keepdim, false, values, indices);
+    uint64_t mark = ct__ag_mark(ctx);
+    return ct__ag_named(ctx,
+                        ct__minmax_dim(ctx, "min_dim", t, dim, keepdim, false, values, indices),
+                        values, mark, "MinBackward0");
 }

@@ -5,6 +5,7 @@
  * masked_select is differentiable. */
 #include "ctorch/ops.h"
 #include "ops/dispatch.h"
+#include "tensor/ag_front.h"
 
 #define CT__DO(st, call)                                                                           \
     do {                                                                                           \
@@ -107,7 +108,10 @@ static ct_status ct__masked_select_body(ct_ctx *ctx, const ct_tensor *t, const c
 
 ct_status ct_masked_select(ct_ctx *ctx, const ct_tensor *t, const ct_tensor *mask,
                            ct_tensor **out) {
-    return ct__error_within(ctx, "masked_select", ct__masked_select_body(ctx, t, mask, out));
+    uint64_t mark = ct__ag_mark(ctx);
+    ct_status st =
+        ct__error_within(ctx, "masked_select", ct__masked_select_body(ctx, t, mask, out));
+    return ct__ag_named(ctx, st, out, mark, "MaskedSelectBackward0");
 }
 
 static ct_status ct__unique_body(ct_ctx *ctx, const ct_tensor *t, bool sorted, ct_tensor **values,
@@ -263,9 +267,13 @@ static ct_status ct__addmm_any(ct_ctx *ctx, const char *name, const ct_tensor *i
 }
 ct_status ct_addmm(ct_ctx *ctx, const ct_tensor *input, const ct_tensor *m1, const ct_tensor *m2,
                    double beta, double alpha, ct_tensor **out) {
-    return ct__addmm_any(ctx, "addmm", input, m1, m2, beta, alpha, false, out);
+    uint64_t mark = ct__ag_mark(ctx);
+    return ct__ag_named(ctx, ct__addmm_any(ctx, "addmm", input, m1, m2, beta, alpha, false, out),
+                        out, mark, "AddmmBackward0");
 }
 ct_status ct_baddbmm(ct_ctx *ctx, const ct_tensor *input, const ct_tensor *b1, const ct_tensor *b2,
                      double beta, double alpha, ct_tensor **out) {
-    return ct__addmm_any(ctx, "baddbmm", input, b1, b2, beta, alpha, true, out);
+    uint64_t mark = ct__ag_mark(ctx);
+    return ct__ag_named(ctx, ct__addmm_any(ctx, "baddbmm", input, b1, b2, beta, alpha, true, out),
+                        out, mark, "BaddbmmBackward0");
 }

@@ -252,7 +252,9 @@ static ct_status ct__stack_body(ct_ctx *ctx, int n, const ct_tensor *const *ts, 
 }
 
 ct_status ct_stack(ct_ctx *ctx, int n, const ct_tensor *const *ts, int dim, ct_tensor **out) {
-    return ct__error_within(ctx, "stack", ct__stack_body(ctx, n, ts, dim, out));
+    uint64_t mark = ct__ag_mark(ctx);
+    ct_status st = ct__error_within(ctx, "stack", ct__stack_body(ctx, n, ts, dim, out));
+    return ct__ag_named(ctx, st, out, mark, "StackBackward0");
 }
 
 /* ---- split / chunk (views) ---- */
@@ -297,8 +299,12 @@ ct_status ct_split(ct_ctx *ctx, const ct_tensor *t, int64_t split_size, int dim,
     if (count > INT32_MAX)
         return ct__set_error(ctx, CT_ERR_INVALID_ARG, "split: %lld pieces are too many",
                              (long long)count);
-    return ct__split_views(ctx, "split", t, d, split_size ? split_size : 1, count, max_out, outs,
-                           n_out);
+    uint64_t mark = ct__ag_mark(ctx);
+    st = ct__split_views(ctx, "split", t, d, split_size ? split_size : 1, count, max_out, outs,
+                         n_out);
+    for (int i = 0; st == CT_OK && i < *n_out; i++) /* torch's one node, every piece its output */
+        ct__ag_named(ctx, st, &outs[i], mark, "SplitBackward0");
+    return st;
 }
 
 static ct_status ct__split_sizes_body(ct_ctx *ctx, const ct_tensor *t, int n, const int64_t *sizes,
@@ -338,7 +344,12 @@ static ct_status ct__split_sizes_body(ct_ctx *ctx, const ct_tensor *t, int n, co
 
 ct_status ct_split_sizes(ct_ctx *ctx, const ct_tensor *t, int n, const int64_t *sizes, int dim,
                          ct_tensor **outs) {
-    return ct__error_within(ctx, "split_sizes", ct__split_sizes_body(ctx, t, n, sizes, dim, outs));
+    uint64_t mark = ct__ag_mark(ctx);
+    ct_status st =
+        ct__error_within(ctx, "split_sizes", ct__split_sizes_body(ctx, t, n, sizes, dim, outs));
+    for (int i = 0; st == CT_OK && i < n; i++) /* torch's one node, every piece its output */
+        ct__ag_named(ctx, st, &outs[i], mark, "SplitWithSizesBackward0");
+    return st;
 }
 
 static ct_status ct__chunk_body(ct_ctx *ctx, const ct_tensor *t, int chunks, int dim, int max_out,
@@ -376,8 +387,12 @@ static ct_status ct__chunk_body(ct_ctx *ctx, const ct_tensor *t, int chunks, int
 
 ct_status ct_chunk(ct_ctx *ctx, const ct_tensor *t, int chunks, int dim, int max_out,
                    ct_tensor **outs, int *n_out) {
-    return ct__error_within(ctx, "chunk",
-                            ct__chunk_body(ctx, t, chunks, dim, max_out, outs, n_out));
+    uint64_t mark = ct__ag_mark(ctx);
+    ct_status st =
+        ct__error_within(ctx, "chunk", ct__chunk_body(ctx, t, chunks, dim, max_out, outs, n_out));
+    for (int i = 0; st == CT_OK && i < *n_out; i++) /* torch 1.13: split's node */
+        ct__ag_named(ctx, st, &outs[i], mark, "SplitBackward0");
+    return st;
 }
 
 /* ---- flatten / unflatten / movedim ---- */

@@ -156,8 +156,8 @@ static ct_status ct__regather_or_drop(ct_ctx *ctx, const ct_tensor *t, int d, ct
     return st;
 }
 
-ct_status ct_sort(ct_ctx *ctx, const ct_tensor *t, int dim, bool descending, bool stable,
-                  ct_tensor **values, ct_tensor **indices) {
+static ct_status ct__sort_body(ct_ctx *ctx, const ct_tensor *t, int dim, bool descending,
+                               bool stable, ct_tensor **values, ct_tensor **indices) {
     (void)stable; /* always stable: one of the orders an unstable sort may give */
     int d = 0;
     ct_status st = ct__sort_args(ctx, "sort", t, dim, &d, values);
@@ -179,6 +179,12 @@ ct_status ct_sort(ct_ctx *ctx, const ct_tensor *t, int dim, bool descending, boo
     *indices = oi;
     return want_grad ? ct__regather_or_drop(ctx, t, d, values, indices, false) : CT_OK;
 }
+ct_status ct_sort(ct_ctx *ctx, const ct_tensor *t, int dim, bool descending, bool stable,
+                  ct_tensor **values, ct_tensor **indices) {
+    uint64_t mark = ct__ag_mark(ctx);
+    return ct__ag_named(ctx, ct__sort_body(ctx, t, dim, descending, stable, values, indices),
+                        values, mark, "SortBackward0");
+}
 
 ct_status ct_argsort(ct_ctx *ctx, const ct_tensor *t, int dim, bool descending, ct_tensor **out) {
     int d = 0;
@@ -191,8 +197,8 @@ ct_status ct_argsort(ct_ctx *ctx, const ct_tensor *t, int dim, bool descending, 
     return st;
 }
 
-ct_status ct_topk(ct_ctx *ctx, const ct_tensor *t, int64_t k, int dim, bool largest, bool sorted,
-                  ct_tensor **values, ct_tensor **indices) {
+static ct_status ct__topk_body(ct_ctx *ctx, const ct_tensor *t, int64_t k, int dim, bool largest,
+                               bool sorted, ct_tensor **values, ct_tensor **indices) {
     (void)sorted; /* results always come sorted, which torch allows for sorted=false too */
     int d = 0;
     ct_status st = ct__sort_args(ctx, "topk", t, dim, &d, values);
@@ -225,9 +231,15 @@ ct_status ct_topk(ct_ctx *ctx, const ct_tensor *t, int64_t k, int dim, bool larg
     *indices = oi;
     return want_grad ? ct__regather_or_drop(ctx, t, d, values, indices, false) : CT_OK;
 }
+ct_status ct_topk(ct_ctx *ctx, const ct_tensor *t, int64_t k, int dim, bool largest, bool sorted,
+                  ct_tensor **values, ct_tensor **indices) {
+    uint64_t mark = ct__ag_mark(ctx);
+    return ct__ag_named(ctx, ct__topk_body(ctx, t, k, dim, largest, sorted, values, indices),
+                        values, mark, "TopkBackward0");
+}
 
-ct_status ct_kthvalue(ct_ctx *ctx, const ct_tensor *t, int64_t k, int dim, bool keepdim,
-                      ct_tensor **values, ct_tensor **indices) {
+static ct_status ct__kthvalue_body(ct_ctx *ctx, const ct_tensor *t, int64_t k, int dim,
+                                   bool keepdim, ct_tensor **values, ct_tensor **indices) {
     int d = 0;
     ct_status st = ct__sort_args(ctx, "kthvalue", t, dim, &d, values);
     if (st != CT_OK) return st;
@@ -259,4 +271,10 @@ ct_status ct_kthvalue(ct_ctx *ctx, const ct_tensor *t, int64_t k, int dim, bool 
     *indices = oi;
     return want_grad ? ct__regather_or_drop(ctx, t, d, values, indices, !keepdim && t->ndim > 0)
                      : CT_OK;
+}
+ct_status ct_kthvalue(ct_ctx *ctx, const ct_tensor *t, int64_t k, int dim, bool keepdim,
+                      ct_tensor **values, ct_tensor **indices) {
+    uint64_t mark = ct__ag_mark(ctx);
+    return ct__ag_named(ctx, ct__kthvalue_body(ctx, t, k, dim, keepdim, values, indices), values,
+                        mark, "KthvalueBackward0");
 }
