@@ -518,7 +518,8 @@ CT_API ct_status ct_split_sizes(ct_ctx *ctx, const ct_tensor *t, int n, const in
  * *n_out and max_out as in ct_split. */
 CT_API ct_status ct_chunk(ct_ctx *ctx, const ct_tensor *t, int chunks, int dim, int max_out,
                           ct_tensor **outs, int *n_out);
-/* Merge dims start_dim..end_dim into one (as torch.flatten; 0-d gives shape (1,)). */
+/* Merge dims start_dim..end_dim into one (as torch.flatten; 0-d gives shape (1,); start_dim ==
+ * end_dim gives t itself, retained, as torch). */
 CT_API ct_status ct_flatten(ct_ctx *ctx, const ct_tensor *t, int start_dim, int end_dim,
                             ct_tensor **out);
 /* Split dim into n dims of the given sizes, one may be -1 (as torch.unflatten); always a view. */

@@ -415,6 +415,10 @@ ct_status ct_flatten(ct_ctx *ctx, const ct_tensor *t, int start_dim, int end_dim
         return ct__set_error(ctx, CT_ERR_INVALID_ARG,
                              "flatten: start_dim %d cannot come after end_dim %d", start_dim,
                              end_dim);
+    if (s == e) { /* nothing to merge: torch returns the input itself (as ct_tensor_contiguous) */
+        *out = ct_tensor_retain((ct_tensor *)t);
+        return CT_OK;
+    }
     int64_t shape[CT_MAX_DIMS];
     int nd = 0;
     for (int k = 0; k < s; k++)
