@@ -6,7 +6,9 @@
  * in-place modification of a saved tensor, flags on non-leaves and integer tensors, implicit grad
  * of a non-scalar); accumulation across backward calls; no_grad; OOM injection over forward +
  * backward; gradients of small models against PyTorch 1.13 (tests/data/autograd_torch_ref.h);
- * and a captured training step replayed 100 times against 100 eager steps, bit for bit. */
+ * a captured training step replayed 100 times against 100 eager steps, bit for bit; and the
+ * grad_fn name every differentiable op's result prints, against torch 1.13's
+ * (tests/data/gradfn_torch_ref.h, the cases of tests/gradfn_cases.h). */
 #include "ctorch/linalg.h"
 #include "test_util.h"
 
@@ -1634,6 +1636,29 @@ TEST(nn_gradient_classes_as_torch) {
     }
 }
 
+#include "data/gradfn_torch_ref.h"
+#include "gradfn_cases.h"
+
+/* The suffix each case's result prints (grad_fn=<...>: torch's node name and overload number,
+ * composites named as torch's one node) is the one torch 1.13 printed. */
+TEST(grad_fn_names_as_torch) {
+    const int n = (int)(sizeof gradfn_torch_ref / sizeof gradfn_torch_ref[0]);
+    int bad = 0;
+    for (int i = 0; i < n; i++) {
+        ct_status st = CT_OK;
+        char got[256] = "";
+        ct_tensor *r = gf_run(ctx, gradfn_torch_ref[i].name, &st);
+        if (r) st = gf_suffix(r, got, sizeof got);
+        const bool ok = r && st == CT_OK && strcmp(got, gradfn_torch_ref[i].suffix) == 0;
+        CHECK_MSG(ok, "%s: torch %s, ctorch %s (%s)", gradfn_torch_ref[i].name,
+                  gradfn_torch_ref[i].suffix, got, ct_status_str(st));
+        bad += !ok;
+        ct_tensor_release(r);
+        gf_release_pool();
+    }
+    CHECK_MSG(n > 250 && bad == 0, "%d cases, %d differ", n, bad);
+}
+
 int main(void) {
     ctx = tu_ctx_or_skip();
     RUN(gradcheck_everyday_elementwise);
@@ -1661,6 +1686,7 @@ int main(void) {
     RUN(everyday_ops_without_backward_refuse);
     RUN(gradcheck_shaping_and_selection);
     RUN(nn_gradient_classes_as_torch);
+    RUN(grad_fn_names_as_torch);
     CHECK(ct_ctx_live_tensors(ctx) == 0);
     printf("live tensors at exit: %lld\n", (long long)ct_ctx_live_tensors(ctx));
     ct_ctx_free(ctx);

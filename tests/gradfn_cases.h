@@ -1,0 +1,501 @@
+/* The grad_fn name cases: gf_run(ctx, "<case>", &st) runs one representative call of a
+ * differentiable public op (or a variant torch's node names tell apart) on float32 leaves that
+ * require grad and returns its result (extra outputs and operands stay in a pool that
+ * gf_release_pool frees). Shared by tests/test_autograd.c (grad_fn_names_as_torch, against
+ * tests/data/gradfn_torch_ref.h) and scripts/torchdiff/gradfn_driver.c; gradfn_names.py holds the
+ * same cases written with torch 1.13 and writes the reference header.
+ *
+ * Operands (the same values on the torch side): x, y (2, 3) in [0.5, 1.5]; z (2, 3) signed;
+ * v, u (3); m (3, 3); spd (3, 3) positive definite; b3, c3 (2, 3, 3); img (1, 2, 5, 5),
+ * wc (4, 2, 3, 3), bc (4); seq (1, 2, 7), wc1 (4, 2, 3); x4 (2, 4, 3); W (4, 3), bl (4), lw, lb
+ * (3). Integer / bool operands never require grad. */
+#ifndef CTORCH_TESTS_GRADFN_CASES_H
+#define CTORCH_TESTS_GRADFN_CASES_H
+#include "ctorch/ctorch.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define MAXT 64
+static ct_tensor *pool[MAXT];
+static int npool;
+
+static void gf_release_pool(void) {
+    while (npool > 0)
+        ct_tensor_release(pool[--npool]);
+}
+
+static ct_tensor *keep(ct_tensor *t) {
+    if (t && npool < MAXT) pool[npool++] = t;
+    return t;
+}
+
+/* A float32 tensor of `shape`, element i = f(i); requires grad when rg. */
+static ct_tensor *mk(ct_ctx *ctx, int nd, const int64_t *shape, int kind, bool rg) {
+    int64_t n = 1;
+    for (int d = 0; d < nd; d++)
+        n *= shape[d];
+    float *buf = malloc(sizeof(float) * (size_t)(n ? n : 1));
+    for (int64_t i = 0; i < n; i++) {
+        float pos = 0.5f + (float)((i * 7) % 11) / 11.0f; /* [0.5, 1.5), distinct-ish */
+        buf[i] = kind == 0 ? pos : kind == 1 ? (i % 2 ? -pos : pos) : 0;
+    }
+    if (kind == 2) { /* spd: n x n, diagonally dominant symmetric */
+        int64_t k = shape[0];
+        for (int64_t i = 0; i < k; i++)
+            for (int64_t j = 0; j < k; j++)
+                buf[i * k + j] = i == j ? (float)k + 1.0f : 0.25f / (float)(1 + i + j);
+    }
+    ct_tensor *t = NULL;
+    if (ct_tensor_from_host(ctx, buf, CT_FLOAT32, nd, shape, &t) != CT_OK) t = NULL;
+    free(buf);
+    if (t && rg) ct_tensor_set_requires_grad(t, true);
+    return keep(t);
+}
+
+static ct_tensor *ints(ct_ctx *ctx, int nd, const int64_t *shape, const int64_t *vals) {
+    int64_t n = 1;
+    for (int d = 0; d < nd; d++)
+        n *= shape[d];
+    ct_tensor *t = NULL;
+    if (ct_tensor_from_host(ctx, vals, CT_INT64, nd, shape, &t) != CT_OK) t = NULL;
+    (void)n;
+    return keep(t);
+}
+
+static ct_tensor *bools(ct_ctx *ctx, int nd, const int64_t *shape, const unsigned char *vals) {
+    ct_tensor *t = NULL;
+    if (ct_tensor_from_host(ctx, vals, CT_BOOL, nd, shape, &t) != CT_OK) t = NULL;
+    return keep(t);
+}
+
+#define S(...) ((const int64_t[]){__VA_ARGS__})
+#define D(...) ((const int[]){__VA_ARGS__})
+#define IS(s) (strcmp(name, s) == 0)
+
+/* The result of case `name`, or NULL (*st says why). The extra outputs of multi-output ops go to
+ * the pool. */
+static ct_tensor *gf_run(ct_ctx *ctx, const char *name, ct_status *stp) {
+    ct_tensor *x = mk(ctx, 2, S(2, 3), 0, true), *y = mk(ctx, 2, S(2, 3), 0, true);
+    ct_tensor *z = mk(ctx, 2, S(2, 3), 1, true);
+    ct_tensor *v = mk(ctx, 1, S(3), 0, true), *u = mk(ctx, 1, S(3), 1, true);
+    ct_tensor *m = mk(ctx, 2, S(3, 3), 1, true), *spd = mk(ctx, 2, S(3, 3), 2, true);
+    ct_tensor *b3 = mk(ctx, 3, S(2, 3, 3), 0, true), *c3 = mk(ctx, 3, S(2, 3, 3), 1, true);
+    ct_tensor *img = mk(ctx, 4, S(1, 2, 5, 5), 1, true), *wc = mk(ctx, 4, S(4, 2, 3, 3), 1, true);
+    ct_tensor *bc = mk(ctx, 1, S(4), 0, true);
+    ct_tensor *seq = mk(ctx, 3, S(1, 2, 7), 1, true), *wc1 = mk(ctx, 3, S(4, 2, 3), 1, true);
+    ct_tensor *x4 = mk(ctx, 3, S(2, 4, 3), 1, true);
+    ct_tensor *W = mk(ctx, 2, S(4, 3), 1, true), *bl = mk(ctx, 1, S(4), 0, true);
+    ct_tensor *lw = mk(ctx, 1, S(3), 0, true), *lb = mk(ctx, 1, S(3), 1, true);
+    ct_tensor *w4 = mk(ctx, 1, S(4), 0, true), *b4 = mk(ctx, 1, S(4), 1, true);
+    ct_tensor *idx = ints(ctx, 1, S(2), S(0, 2));
+    ct_tensor *gidx = ints(ctx, 2, S(2, 3), S(1, 0, 1, 0, 0, 1));
+    ct_tensor *tgt = ints(ctx, 1, S(2), S(0, 2));
+    ct_tensor *mask = bools(ctx, 2, S(2, 3), (const unsigned char[]){1, 0, 1, 0, 1, 1});
+    ct_tensor *r = NULL, *r2 = NULL, *r3 = NULL, *t = NULL;
+    ct_status st = CT_ERR_INVALID_ARG;
+    double lo = 0.7, hi = 1.2;
+    int64_t k2[2] = {2, 2}, k3[2] = {3, 3}, one[2] = {1, 1}, zero[2] = {0, 0};
+    (void)u;
+    /* elementwise, two tensors */
+    if (IS("add")) st = ct_add(ctx, x, y, &r);
+    if (IS("add_alpha")) st = ct_add_scaled(ctx, x, y, 2.0, &r);
+    if (IS("sub")) st = ct_sub(ctx, x, y, &r);
+    if (IS("sub_alpha")) st = ct_sub_scaled(ctx, x, y, 2.0, &r);
+    if (IS("mul")) st = ct_mul(ctx, x, y, &r);
+    if (IS("div")) st = ct_div(ctx, x, y, &r);
+    if (IS("div_trunc")) st = ct_div_mode(ctx, x, y, CT_ROUND_TRUNC, &r);
+    if (IS("div_floor")) st = ct_div_mode(ctx, x, y, CT_ROUND_FLOOR, &r);
+    if (IS("div_none")) st = ct_div_mode(ctx, x, y, CT_ROUND_NONE, &r);
+    if (IS("floor_divide")) st = ct_floor_divide(ctx, x, y, &r);
+    if (IS("maximum")) st = ct_maximum(ctx, x, y, &r);
+    if (IS("minimum")) st = ct_minimum(ctx, x, y, &r);
+    if (IS("remainder")) st = ct_remainder(ctx, x, y, &r);
+    if (IS("fmod")) st = ct_fmod(ctx, x, y, &r);
+    if (IS("lerp")) st = ct_lerp(ctx, x, y, z, &r);
+    if (IS("lerp_scalar")) st = ct_lerp_scalar(ctx, x, y, 0.3, &r);
+    if (IS("where")) st = ct_where(ctx, mask, x, y, &r);
+    if (IS("addcmul")) st = ct_addcmul(ctx, x, y, z, 0.5, &r);
+    if (IS("addcdiv")) st = ct_addcdiv(ctx, x, y, z, 0.5, &r);
+    /* elementwise, a tensor and a number */
+    if (IS("add_scalar")) st = ct_add_scalar(ctx, x, 2.0, &r);
+    if (IS("sub_scalar")) st = ct_sub_scalar(ctx, x, 2.0, &r);
+    if (IS("mul_scalar")) st = ct_mul_scalar(ctx, x, 2.0, &r);
+    if (IS("div_scalar")) st = ct_div_scalar(ctx, x, 2.0, &r);
+    if (IS("div_scalar_trunc")) st = ct_div_scalar_mode(ctx, x, 2.0, CT_ROUND_TRUNC, &r);
+    if (IS("div_scalar_floor")) st = ct_div_scalar_mode(ctx, x, 2.0, CT_ROUND_FLOOR, &r);
+    if (IS("div_scalar_none")) st = ct_div_scalar_mode(ctx, x, 2.0, CT_ROUND_NONE, &r);
+    if (IS("remainder_scalar")) st = ct_remainder_scalar(ctx, x, 0.7, &r);
+    if (IS("fmod_scalar")) st = ct_fmod_scalar(ctx, x, 0.7, &r);
+    if (IS("pow_scalar")) st = ct_pow(ctx, x, 3.0, &r);
+    if (IS("pow_half")) st = ct_pow(ctx, x, 0.5, &r);
+    if (IS("clamp")) st = ct_clamp(ctx, x, &lo, &hi, &r);
+    if (IS("clamp_min")) st = ct_clamp(ctx, x, &lo, NULL, &r);
+    if (IS("clamp_max")) st = ct_clamp(ctx, x, NULL, &hi, &r);
+    /* in place on a non-leaf (clone first) */
+    if (IS("add_") && (st = ct_tensor_clone(ctx, x, &r)) == CT_OK) st = ct_add_(ctx, r, y);
+    if (IS("sub_") && (st = ct_tensor_clone(ctx, x, &r)) == CT_OK) st = ct_sub_(ctx, r, y);
+    if (IS("mul_") && (st = ct_tensor_clone(ctx, x, &r)) == CT_OK) st = ct_mul_(ctx, r, y);
+    if (IS("div_") && (st = ct_tensor_clone(ctx, x, &r)) == CT_OK) st = ct_div_(ctx, r, y);
+    if (IS("add_scalar_") && (st = ct_tensor_clone(ctx, x, &r)) == CT_OK)
+        st = ct_add_scalar_(ctx, r, 2.0);
+    if (IS("sub_scalar_") && (st = ct_tensor_clone(ctx, x, &r)) == CT_OK)
+        st = ct_sub_scalar_(ctx, r, 2.0);
+    if (IS("mul_scalar_") && (st = ct_tensor_clone(ctx, x, &r)) == CT_OK)
+        st = ct_mul_scalar_(ctx, r, 2.0);
+    if (IS("div_scalar_") && (st = ct_tensor_clone(ctx, x, &r)) == CT_OK)
+        st = ct_div_scalar_(ctx, r, 2.0);
+    if (IS("copy_") && (st = ct_tensor_clone(ctx, x, &r)) == CT_OK) st = ct_tensor_copy_(ctx, r, y);
+    /* unary */
+    if (IS("neg")) st = ct_neg(ctx, x, &r);
+    if (IS("abs")) st = ct_abs(ctx, z, &r);
+    if (IS("exp")) st = ct_exp(ctx, x, &r);
+    if (IS("log")) st = ct_log(ctx, x, &r);
+    if (IS("sqrt")) st = ct_sqrt(ctx, x, &r);
+    if (IS("rsqrt")) st = ct_rsqrt(ctx, x, &r);
+    if (IS("tanh")) st = ct_tanh(ctx, x, &r);
+    if (IS("sigmoid")) st = ct_sigmoid(ctx, x, &r);
+    if (IS("relu")) st = ct_relu(ctx, z, &r);
+    if (IS("gelu")) st = ct_gelu(ctx, z, CT_GELU_ERF, &r);
+    if (IS("gelu_tanh")) st = ct_gelu(ctx, z, CT_GELU_TANH, &r);
+    if (IS("cast_f64")) st = ct_cast(ctx, x, CT_FLOAT64, &r);
+    if (IS("cast_f16")) st = ct_cast(ctx, x, CT_FLOAT16, &r);
+    if (IS("erf")) st = ct_erf(ctx, x, &r);
+    if (IS("erfc")) st = ct_erfc(ctx, x, &r);
+    if (IS("sin")) st = ct_sin(ctx, x, &r);
+    if (IS("cos")) st = ct_cos(ctx, x, &r);
+    if (IS("exp2")) st = ct_exp2(ctx, x, &r);
+    if (IS("log2")) st = ct_log2(ctx, x, &r);
+    if (IS("log1p")) st = ct_log1p(ctx, x, &r);
+    if (IS("expm1")) st = ct_expm1(ctx, x, &r);
+    if (IS("floor")) st = ct_floor(ctx, z, &r);
+    if (IS("ceil")) st = ct_ceil(ctx, z, &r);
+    if (IS("round")) st = ct_round(ctx, z, &r);
+    if (IS("trunc")) st = ct_trunc(ctx, z, &r);
+    if (IS("sign")) st = ct_sign(ctx, z, &r);
+    if (IS("silu")) st = ct_silu(ctx, z, &r);
+    if (IS("mish")) st = ct_mish(ctx, z, &r);
+    if (IS("softplus")) st = ct_softplus(ctx, z, 1.0, 20.0, &r);
+    if (IS("leaky_relu")) st = ct_leaky_relu(ctx, z, 0.01, &r);
+    if (IS("elu")) st = ct_elu(ctx, z, 1.0, &r);
+    if (IS("hardtanh")) st = ct_hardtanh(ctx, z, -0.5, 0.5, &r);
+    if (IS("dropout")) st = ct_dropout(ctx, x, 0.5, true, 1, 0, &r);
+    if (IS("dropout_eval")) st = ct_dropout(ctx, x, 0.5, false, 1, 0, &r);
+    /* reductions */
+    if (IS("sum")) st = ct_sum(ctx, x, 0, NULL, false, &r);
+    if (IS("sum_dim")) st = ct_sum(ctx, x, 1, D(1), false, &r);
+    if (IS("sum_dim_keepdim")) st = ct_sum(ctx, x, 1, D(0), true, &r);
+    if (IS("mean")) st = ct_mean(ctx, x, 0, NULL, false, &r);
+    if (IS("mean_dim")) st = ct_mean(ctx, x, 1, D(1), false, &r);
+    if (IS("amax")) st = ct_amax(ctx, x, 1, D(1), false, &r);
+    if (IS("amax_all")) st = ct_amax(ctx, x, 0, NULL, false, &r);
+    if (IS("amin")) st = ct_amin(ctx, x, 1, D(1), false, &r);
+    if (IS("max_dim")) st = ct_max_dim(ctx, x, 1, false, &r, &r2);
+    if (IS("min_dim")) st = ct_min_dim(ctx, x, 1, false, &r, &r2);
+    if (IS("prod")) st = ct_prod(ctx, x, CT_ALL_DIMS, false, &r);
+    if (IS("prod_dim")) st = ct_prod(ctx, x, 1, false, &r);
+    if (IS("cumsum")) st = ct_cumsum(ctx, x, 1, &r);
+    if (IS("cumprod")) st = ct_cumprod(ctx, x, 1, &r);
+    if (IS("var")) st = ct_var(ctx, x, 0, NULL, 1.0, false, &r);
+    if (IS("var_dim")) st = ct_var(ctx, x, 1, D(1), 1.0, false, &r);
+    if (IS("std")) st = ct_std(ctx, x, 0, NULL, 1.0, false, &r);
+    if (IS("std_dim")) st = ct_std(ctx, x, 1, D(1), 1.0, false, &r);
+    if (IS("logsumexp")) st = ct_logsumexp(ctx, x, 1, D(1), false, &r);
+    if (IS("norm2")) st = ct_norm(ctx, x, 2.0, 0, NULL, false, &r);
+    if (IS("norm2_dim")) st = ct_norm(ctx, x, 2.0, 1, D(1), false, &r);
+    if (IS("norm1")) st = ct_norm(ctx, x, 1.0, 0, NULL, false, &r);
+    if (IS("norm3")) st = ct_norm(ctx, x, 3.0, 0, NULL, false, &r);
+    if (IS("norm_inf")) st = ct_norm(ctx, x, INFINITY, 0, NULL, false, &r);
+    if (IS("norm_ninf")) st = ct_norm(ctx, x, -INFINITY, 0, NULL, false, &r);
+    if (IS("norm0")) st = ct_norm(ctx, x, 0.0, 0, NULL, false, &r);
+    /* along a dim / normalisation */
+    if (IS("softmax")) st = ct_softmax(ctx, x, 1, &r);
+    if (IS("log_softmax")) st = ct_log_softmax(ctx, x, 1, &r);
+    if (IS("layer_norm")) st = ct_layer_norm(ctx, x, 1, lw, lb, 1e-5, &r);
+    if (IS("layer_norm_noaffine")) st = ct_layer_norm(ctx, x, 1, NULL, NULL, 1e-5, &r);
+    if (IS("group_norm")) st = ct_group_norm(ctx, x4, 2, w4, b4, 1e-5, &r);
+    if (IS("batch_norm")) st = ct_batch_norm(ctx, x4, NULL, NULL, w4, b4, true, 0.1, 1e-5, &r);
+    if (IS("batch_norm_eval")) {
+        ct_tensor *rm = mk(ctx, 1, S(4), 0, false), *rv = mk(ctx, 1, S(4), 0, false);
+        st = ct_batch_norm(ctx, x4, rm, rv, w4, b4, false, 0.1, 1e-5, &r);
+    }
+    /* padding, interpolation */
+    if (IS("pad_constant")) st = ct_pad(ctx, img, 4, S(1, 1, 2, 0), CT_PAD_CONSTANT, 0.0, &r);
+    if (IS("pad_reflect")) st = ct_pad(ctx, img, 4, S(1, 1, 2, 0), CT_PAD_REFLECT, 0.0, &r);
+    if (IS("pad_replicate")) st = ct_pad(ctx, img, 4, S(1, 1, 2, 0), CT_PAD_REPLICATE, 0.0, &r);
+    if (IS("pad_circular")) st = ct_pad(ctx, img, 4, S(1, 1, 2, 0), CT_PAD_CIRCULAR, 0.0, &r);
+    if (IS("pad_reflect1d")) st = ct_pad(ctx, seq, 2, S(1, 2), CT_PAD_REFLECT, 0.0, &r);
+    if (IS("interp_nearest")) st = ct_interpolate(ctx, img, 2, S(7, 8), CT_INTERP_NEAREST, 0, &r);
+    if (IS("interp_nearest_exact"))
+        st = ct_interpolate(ctx, img, 2, S(7, 8), CT_INTERP_NEAREST_EXACT, 0, &r);
+    if (IS("interp_bilinear")) st = ct_interpolate(ctx, img, 2, S(7, 8), CT_INTERP_LINEAR, 0, &r);
+    if (IS("interp_bilinear_ac"))
+        st = ct_interpolate(ctx, img, 2, S(7, 8), CT_INTERP_LINEAR, 1, &r);
+    if (IS("interp_linear")) st = ct_interpolate(ctx, seq, 1, S(9), CT_INTERP_LINEAR, 0, &r);
+    if (IS("interp_nearest1d")) st = ct_interpolate(ctx, seq, 1, S(9), CT_INTERP_NEAREST, 0, &r);
+    if (IS("interp_scale"))
+        st = ct_interpolate_scale(ctx, img, 2, (const double[]){2.0, 2.0}, CT_INTERP_NEAREST, 0, 0,
+                                  &r);
+    /* convolution, pooling */
+    if (IS("unfold")) st = ct_unfold(ctx, img, k2, one, zero, one, &r);
+    if (IS("fold")) {
+        ct_tensor *cols = mk(ctx, 3, S(1, 8, 16), 1, true);
+        st = ct_fold(ctx, cols, S(5, 5), k2, one, zero, one, &r);
+    }
+    if (IS("conv2d")) st = ct_conv2d(ctx, img, wc, bc, one, zero, one, 1, &r);
+    if (IS("conv2d_nobias")) st = ct_conv2d(ctx, img, wc, NULL, one, zero, one, 1, &r);
+    if (IS("conv1d")) st = ct_conv1d(ctx, seq, wc1, bc, 1, 0, 1, 1, &r);
+    if (IS("max_pool2d")) st = ct_max_pool2d(ctx, img, k2, NULL, zero, one, &r);
+    if (IS("max_pool2d_idx")) st = ct_max_pool2d_ex(ctx, img, k2, NULL, zero, one, true, &r, &r2);
+    if (IS("avg_pool2d")) st = ct_avg_pool2d(ctx, img, k2, NULL, zero, &r);
+    if (IS("avg_pool2d_ex")) st = ct_avg_pool2d_ex(ctx, img, k3, one, one, true, false, &r);
+    if (IS("adaptive_avg_pool2d")) st = ct_adaptive_avg_pool2d(ctx, img, S(2, 3), &r);
+    if (IS("adaptive_avg_pool2d_1")) st = ct_adaptive_avg_pool2d(ctx, img, one, &r);
+    /* matrix products */
+    if (IS("matmul_2x2")) st = ct_matmul(ctx, m, m, &r);
+    if (IS("matmul_2x1")) st = ct_matmul(ctx, m, v, &r);
+    if (IS("matmul_1x1")) st = ct_matmul(ctx, v, v, &r);
+    if (IS("matmul_1x2")) st = ct_matmul(ctx, v, m, &r);
+    if (IS("matmul_3x3")) st = ct_matmul(ctx, b3, c3, &r);
+    if (IS("matmul_3x2")) st = ct_matmul(ctx, b3, m, &r);
+    if (IS("matmul_2x3")) st = ct_matmul(ctx, m, b3, &r);
+    if (IS("matmul_1x3")) st = ct_matmul(ctx, v, b3, &r);
+    if (IS("matmul_3x1")) st = ct_matmul(ctx, b3, v, &r);
+    if (IS("bmm")) st = ct_bmm(ctx, b3, c3, &r);
+    if (IS("addmm")) st = ct_addmm(ctx, v, m, m, 1.0, 1.0, &r);
+    if (IS("baddbmm")) st = ct_baddbmm(ctx, v, b3, c3, 1.0, 1.0, &r);
+    if (IS("linear")) st = ct_linear(ctx, x, W, bl, &r);
+    if (IS("linear_nobias")) st = ct_linear(ctx, x, W, NULL, &r);
+    if (IS("linear_3d")) st = ct_linear(ctx, b3, W, bl, &r);
+    if (IS("linear_3d_nobias")) st = ct_linear(ctx, b3, W, NULL, &r);
+    if (IS("linear_1d")) st = ct_linear(ctx, v, W, bl, &r);
+    /* losses */
+    if (IS("cross_entropy")) st = ct_cross_entropy(ctx, x, tgt, CT_REDUCTION_MEAN, 0.0, &r);
+    if (IS("cross_entropy_sum")) st = ct_cross_entropy(ctx, x, tgt, CT_REDUCTION_SUM, 0.0, &r);
+    if (IS("cross_entropy_none")) st = ct_cross_entropy(ctx, x, tgt, CT_REDUCTION_NONE, 0.0, &r);
+    if (IS("cross_entropy_ls")) st = ct_cross_entropy(ctx, x, tgt, CT_REDUCTION_MEAN, 0.1, &r);
+    if (IS("nll_loss")) st = ct_nll_loss(ctx, x, tgt, CT_REDUCTION_MEAN, &r);
+    if (IS("nll_loss_sum")) st = ct_nll_loss(ctx, x, tgt, CT_REDUCTION_SUM, &r);
+    if (IS("nll_loss_none")) st = ct_nll_loss(ctx, x, tgt, CT_REDUCTION_NONE, &r);
+    if (IS("mse_loss")) st = ct_mse_loss(ctx, x, y, CT_REDUCTION_MEAN, &r);
+    if (IS("mse_loss_sum")) st = ct_mse_loss(ctx, x, y, CT_REDUCTION_SUM, &r);
+    if (IS("mse_loss_none")) st = ct_mse_loss(ctx, x, y, CT_REDUCTION_NONE, &r);
+    /* indexing */
+    if (IS("embedding")) st = ct_embedding(ctx, W, idx, &r);
+    if (IS("index_select")) st = ct_index_select(ctx, x, 1, idx, &r);
+    if (IS("gather")) st = ct_gather(ctx, x, 0, gidx, &r);
+    if (IS("take_along_dim")) st = ct_take_along_dim(ctx, x, gidx, 0, &r);
+    if (IS("scatter")) st = ct_scatter(ctx, x, 0, gidx, y, &r);
+    if (IS("scatter_add")) st = ct_scatter_add(ctx, x, 0, gidx, y, &r);
+    if (IS("index_add")) st = ct_index_add(ctx, m, 1, idx, mk(ctx, 2, S(3, 2), 1, true), 1.0, &r);
+    if (IS("masked_fill")) st = ct_masked_fill(ctx, x, mask, 0.5, &r);
+    if (IS("masked_select")) st = ct_masked_select(ctx, x, mask, &r);
+    /* sorting, selection */
+    if (IS("sort")) st = ct_sort(ctx, x, 1, false, false, &r, &r2);
+    if (IS("topk")) st = ct_topk(ctx, x, 2, 1, true, true, &r, &r2);
+    if (IS("kthvalue")) st = ct_kthvalue(ctx, x, 2, 1, false, &r, &r2);
+    /* shaping */
+    if (IS("tril")) st = ct_tril(ctx, m, 0, &r);
+    if (IS("triu")) st = ct_triu(ctx, m, 0, &r);
+    if (IS("cat")) st = ct_cat(ctx, 2, (const ct_tensor *const[]){x, y}, 0, &r);
+    if (IS("stack")) st = ct_stack(ctx, 2, (const ct_tensor *const[]){x, y}, 0, &r);
+    if (IS("split")) {
+        ct_tensor *o[4] = {0};
+        int n = 0;
+        st = ct_split(ctx, x, 2, 1, 4, o, &n);
+        for (int i = 1; i < n; i++)
+            keep(o[i]);
+        r = o[0];
+    }
+    if (IS("split_sizes")) {
+        ct_tensor *o[2] = {0};
+        st = ct_split_sizes(ctx, x, 2, S(1, 2), 1, o);
+        keep(o[1]);
+        r = o[0];
+    }
+    if (IS("chunk")) {
+        ct_tensor *o[4] = {0};
+        int n = 0;
+        st = ct_chunk(ctx, x, 2, 1, 4, o, &n);
+        for (int i = 1; i < n; i++)
+            keep(o[i]);
+        r = o[0];
+    }
+    if (IS("flatten")) st = ct_flatten(ctx, b3, 0, -1, &r);
+    if (IS("flatten_t") && (st = ct_tensor_transpose(ctx, b3, 0, 1, &t)) == CT_OK)
+        st = ct_flatten(ctx, keep(t), 0, -1, &r);
+    if (IS("unflatten")) st = ct_unflatten(ctx, b3, 2, 2, S(3, 1), &r);
+    if (IS("repeat")) st = ct_repeat(ctx, x, 2, S(2, 1), &r);
+    if (IS("flip")) st = ct_flip(ctx, x, 1, D(1), &r);
+    if (IS("roll")) st = ct_roll(ctx, x, 1, S(1), D(1), &r);
+    if (IS("roll_flat")) st = ct_roll(ctx, x, 1, S(1), NULL, &r);
+    if (IS("movedim")) st = ct_movedim(ctx, b3, 1, D(0), D(2), &r);
+    if (IS("view")) st = ct_tensor_view(ctx, x, 1, S(6), &r);
+    if (IS("reshape")) st = ct_tensor_reshape(ctx, x, 1, S(6), &r);
+    if (IS("reshape_copy") && (st = ct_tensor_transpose(ctx, x, 0, 1, &t)) == CT_OK)
+        st = ct_tensor_reshape(ctx, keep(t), 1, S(6), &r);
+    if (IS("permute")) st = ct_tensor_permute(ctx, b3, D(2, 0, 1), &r);
+    if (IS("transpose")) st = ct_tensor_transpose(ctx, x, 0, 1, &r);
+    if (IS("narrow")) st = ct_tensor_narrow(ctx, x, 1, 1, 2, &r);
+    if (IS("slice")) st = ct_tensor_slice(ctx, x, 1, 0, 3, 2, &r);
+    if (IS("expand")) st = ct_tensor_expand(ctx, v, 2, S(2, 3), &r);
+    if (IS("squeeze_dim")) st = ct_tensor_squeeze(ctx, mk(ctx, 2, S(1, 3), 0, true), 0, &r);
+    if (IS("squeeze_all"))
+        st = ct_tensor_squeeze(ctx, mk(ctx, 2, S(1, 3), 0, true), CT_ALL_DIMS, &r);
+    if (IS("unsqueeze")) st = ct_tensor_unsqueeze(ctx, x, 0, &r);
+    if (IS("contiguous_t") && (st = ct_tensor_transpose(ctx, x, 0, 1, &t)) == CT_OK)
+        st = ct_tensor_contiguous(ctx, keep(t), &r);
+    if (IS("clone")) st = ct_tensor_clone(ctx, x, &r);
+    if (IS("detach")) st = ct_tensor_detach(ctx, x, &r);
+    /* linear algebra */
+    if (IS("eigh")) st = ct_linalg_eigh(ctx, spd, 'L', &r, &r2);
+    if (IS("eigh_vectors")) st = ct_linalg_eigh(ctx, spd, 'L', &r2, &r);
+    if (IS("eigvalsh")) st = ct_linalg_eigvalsh(ctx, spd, 'L', &r);
+    if (IS("cholesky")) st = ct_linalg_cholesky(ctx, spd, false, &r);
+    if (IS("inv")) st = ct_linalg_inv(ctx, spd, &r);
+    if (IS("solve")) st = ct_linalg_solve(ctx, spd, v, &r);
+    if (IS("solve_mat")) st = ct_linalg_solve(ctx, spd, m, &r);
+    if (IS("det")) st = ct_linalg_det(ctx, spd, &r);
+    if (IS("slogdet")) st = ct_linalg_slogdet(ctx, spd, &r2, &r);
+    if (IS("qr")) st = ct_linalg_qr(ctx, spd, &r, &r2);
+    if (IS("svd")) st = ct_linalg_svd(ctx, spd, &r2, &r, &r3);
+    if (IS("svd_u")) st = ct_linalg_svd(ctx, spd, &r, &r2, &r3);
+    /* edge variants: ranks, missing operands, degenerate sizes, other branches of a composite */
+    ct_tensor *img1 = mk(ctx, 3, S(2, 5, 5), 1, true), *vol = mk(ctx, 5, S(1, 1, 3, 3, 3), 1, true);
+    ct_tensor *xn = mk(ctx, 2, S(2, 3), 0, false), *Wn = mk(ctx, 2, S(4, 3), 1, false);
+    ct_tensor *b4d = mk(ctx, 4, S(2, 2, 3, 3), 0, true);
+    if (IS("conv2d_unbatched")) st = ct_conv2d(ctx, img1, wc, bc, one, zero, one, 1, &r);
+    if (IS("conv1d_unbatched"))
+        st = ct_conv1d(ctx, mk(ctx, 2, S(2, 7), 1, true), wc1, NULL, 1, 0, 1, 1, &r);
+    if (IS("conv2d_w_only")) {
+        ct_tensor *imn = mk(ctx, 4, S(1, 2, 5, 5), 1, false);
+        st = ct_conv2d(ctx, imn, wc, NULL, one, zero, one, 1, &r);
+    }
+    if (IS("pad_reflect_unbatched"))
+        st = ct_pad(ctx, img1, 4, S(1, 1, 1, 1), CT_PAD_REFLECT, 0.0, &r);
+    if (IS("pad_replicate3d"))
+        st = ct_pad(ctx, vol, 6, S(1, 1, 1, 1, 1, 1), CT_PAD_REPLICATE, 0.0, &r);
+    if (IS("pad_reflect3d")) st = ct_pad(ctx, vol, 6, S(1, 1, 1, 1, 1, 1), CT_PAD_REFLECT, 0.0, &r);
+    if (IS("pad_circular1d")) st = ct_pad(ctx, seq, 2, S(1, 1), CT_PAD_CIRCULAR, 0.0, &r);
+    if (IS("pad_constant_neg")) st = ct_pad(ctx, img, 2, S(-1, 1), CT_PAD_CONSTANT, 0.0, &r);
+    if (IS("pad_constant_zero")) st = ct_pad(ctx, img, 2, S(0, 0), CT_PAD_CONSTANT, 0.0, &r);
+    if (IS("pad_constant_1d")) st = ct_pad(ctx, x, 2, S(1, 1), CT_PAD_CONSTANT, 2.0, &r);
+    if (IS("interp_same")) st = ct_interpolate(ctx, img, 2, S(5, 5), CT_INTERP_NEAREST, 0, &r);
+    if (IS("interp_linear_same")) st = ct_interpolate(ctx, seq, 1, S(7), CT_INTERP_LINEAR, 1, &r);
+    if (IS("interp_exact1d_scale"))
+        st = ct_interpolate_scale(ctx, seq, 1, (const double[]){2.0}, CT_INTERP_NEAREST_EXACT, 0, 0,
+                                  &r);
+    if (IS("interp_bilinear_rsf"))
+        st = ct_interpolate_scale(ctx, img, 2, (const double[]){2.0, 1.5}, CT_INTERP_LINEAR, 0, 1,
+                                  &r);
+    if (IS("max_pool2d_unbatched")) st = ct_max_pool2d(ctx, img1, k2, NULL, zero, one, &r);
+    if (IS("avg_pool2d_unbatched")) st = ct_avg_pool2d(ctx, img1, k2, NULL, zero, &r);
+    if (IS("adaptive_avg_pool2d_same")) st = ct_adaptive_avg_pool2d(ctx, img, S(5, 5), &r);
+    if (IS("adaptive_avg_pool2d_unbatched")) st = ct_adaptive_avg_pool2d(ctx, img1, S(2, 2), &r);
+    if (IS("adaptive_avg_pool2d_1_unbatched")) st = ct_adaptive_avg_pool2d(ctx, img1, one, &r);
+    if (IS("matmul_2x4")) st = ct_matmul(ctx, m, b4d, &r);
+    if (IS("matmul_4x2")) st = ct_matmul(ctx, b4d, m, &r);
+    if (IS("matmul_1x4")) st = ct_matmul(ctx, v, b4d, &r);
+    if (IS("matmul_4x3")) st = ct_matmul(ctx, b4d, c3, &r);
+    if (IS("matmul_2x3_b_nograd")) st = ct_matmul(ctx, m, mk(ctx, 3, S(2, 3, 3), 0, false), &r);
+    if (IS("linear_x_nograd")) st = ct_linear(ctx, xn, W, bl, &r);
+    if (IS("linear_bias_only")) st = ct_linear(ctx, xn, Wn, bl, &r);
+    if (IS("linear_3d_t") && (st = ct_tensor_transpose(ctx, b3, 0, 1, &t)) == CT_OK)
+        st = ct_linear(ctx, keep(t), W, bl, &r);
+    if (IS("linear_4d")) st = ct_linear(ctx, b4d, W, bl, &r);
+    if (IS("linear_4d_nobias")) st = ct_linear(ctx, b4d, W, NULL, &r);
+    if (IS("linear_w1d")) st = ct_linear(ctx, x, v, NULL, &r);
+    if (IS("cross_entropy_ls_sum")) st = ct_cross_entropy(ctx, x, tgt, CT_REDUCTION_SUM, 0.1, &r);
+    if (IS("cross_entropy_ls_none")) st = ct_cross_entropy(ctx, x, tgt, CT_REDUCTION_NONE, 0.1, &r);
+    if (IS("mse_loss_bcast")) st = ct_mse_loss(ctx, x, mk(ctx, 1, S(3), 0, false), 1, &r);
+    if (IS("mse_loss_target_grad")) st = ct_mse_loss(ctx, xn, y, CT_REDUCTION_MEAN, &r);
+    if (IS("group_norm_noaffine")) st = ct_group_norm(ctx, x4, 2, NULL, NULL, 1e-5, &r);
+    if (IS("batch_norm_noaffine"))
+        st = ct_batch_norm(ctx, x4, NULL, NULL, NULL, NULL, true, 0.1, 1e-5, &r);
+    if (IS("batch_norm_eval_w_only")) {
+        ct_tensor *rm = mk(ctx, 1, S(4), 0, false), *rv = mk(ctx, 1, S(4), 0, false);
+        ct_tensor *xn4 = mk(ctx, 3, S(2, 4, 3), 1, false);
+        st = ct_batch_norm(ctx, xn4, rm, rv, w4, NULL, false, 0.1, 1e-5, &r);
+    }
+    if (IS("masked_fill_0d_mask"))
+        st = ct_masked_fill(ctx, x, bools(ctx, 0, NULL, (const unsigned char[]){1}), 1.0, &r);
+    if (IS("masked_select_bcast")) st = ct_masked_select(ctx, v, mask, &r);
+    if (IS("addmm_beta0")) st = ct_addmm(ctx, v, m, m, 0.0, 1.0, &r);
+    if (IS("addmm_input_grad_only")) {
+        ct_tensor *mn = mk(ctx, 2, S(3, 3), 1, false);
+        st = ct_addmm(ctx, v, mn, mn, 1.0, 1.0, &r);
+    }
+    if (IS("max_dim_keepdim")) st = ct_max_dim(ctx, x, 1, true, &r, &r2);
+    if (IS("max_dim_0d")) st = ct_max_dim(ctx, mk(ctx, 0, NULL, 0, true), 0, false, &r, &r2);
+    if (IS("kthvalue_keepdim")) st = ct_kthvalue(ctx, x, 1, 1, true, &r, &r2);
+    if (IS("sort_0d")) st = ct_sort(ctx, mk(ctx, 0, NULL, 0, true), 0, false, false, &r, &r2);
+    if (IS("topk_0d")) st = ct_topk(ctx, mk(ctx, 0, NULL, 0, true), 1, 0, true, true, &r, &r2);
+    if (IS("std_keepdim")) st = ct_std(ctx, x, 1, D(1), 1.0, true, &r);
+    if (IS("var_corr0")) st = ct_var(ctx, x, 0, NULL, 0.0, false, &r);
+    if (IS("norm2_dims")) st = ct_norm(ctx, x, 2.0, 2, D(0, 1), false, &r);
+    if (IS("norm_inf_dim")) st = ct_norm(ctx, x, INFINITY, 1, D(1), true, &r);
+    if (IS("logsumexp_all")) st = ct_logsumexp(ctx, x, 0, NULL, false, &r);
+    if (IS("stack_one")) st = ct_stack(ctx, 1, (const ct_tensor *const[]){v}, 0, &r);
+    if (IS("split_one") || IS("split_last") || IS("chunk_last")) {
+        ct_tensor *o[4] = {0};
+        int n = 0;
+        if (IS("split_one")) st = ct_split(ctx, x, 3, 1, 4, o, &n);
+        if (IS("split_last")) st = ct_split(ctx, mk(ctx, 2, S(2, 5), 0, true), 2, 1, 4, o, &n);
+        if (IS("chunk_last")) st = ct_chunk(ctx, mk(ctx, 2, S(2, 5), 0, true), 3, 1, 4, o, &n);
+        for (int i = 0; i + 1 < n; i++)
+            keep(o[i]);
+        r = n ? o[n - 1] : NULL;
+    }
+    if (IS("split_sizes_one")) st = ct_split_sizes(ctx, x, 1, S(3), 1, &r);
+    if (IS("dropout_p0")) st = ct_dropout(ctx, x, 0.0, true, 1, 0, &r);
+    if (IS("dropout_p1")) st = ct_dropout(ctx, x, 1.0, true, 1, 0, &r);
+    if (IS("flatten_1d")) st = ct_flatten(ctx, v, 0, -1, &r);
+    if (IS("flatten_0d")) st = ct_flatten(ctx, mk(ctx, 0, NULL, 0, true), 0, -1, &r);
+    if (IS("reshape_same")) st = ct_tensor_reshape(ctx, x, 2, S(2, 3), &r);
+    if (IS("contiguous")) st = ct_tensor_contiguous(ctx, x, &r);
+    if (IS("movedim_same")) st = ct_movedim(ctx, x, 1, D(0), D(0), &r);
+    if (IS("take_along_dim_flat")) st = ct_take_along_dim(ctx, x, idx, CT_ALL_DIMS, &r);
+    if (IS("repeat_more_dims")) st = ct_repeat(ctx, v, 2, S(2, 2), &r);
+    if (IS("expand_same")) st = ct_tensor_expand(ctx, x, 2, S(2, 3), &r);
+    if (IS("squeeze_non1")) st = ct_tensor_squeeze(ctx, x, 0, &r);
+    if (IS("cast_same")) st = ct_cast(ctx, x, CT_FLOAT32, &r);
+    if (IS("roll_multi")) st = ct_roll(ctx, x, 2, S(1, 1), D(0, 1), &r);
+    if (IS("pow_two")) st = ct_pow(ctx, x, 2.0, &r);
+    if (IS("pow_one")) st = ct_pow(ctx, x, 1.0, &r);
+    if (IS("mean_dims_all")) st = ct_mean(ctx, x, 2, D(0, 1), false, &r);
+    if (IS("prod_0d")) st = ct_prod(ctx, mk(ctx, 0, NULL, 0, true), 0, false, &r);
+    if (IS("where_b_nograd")) st = ct_where(ctx, mask, x, xn, &r);
+    if (IS("div_trunc_b_grad")) st = ct_div_mode(ctx, xn, y, CT_ROUND_TRUNC, &r);
+    if (IS("layer_norm_2")) st = ct_layer_norm(ctx, b3, 2, NULL, NULL, 1e-5, &r);
+    if (IS("embedding_2d")) st = ct_embedding(ctx, W, ints(ctx, 2, S(1, 2), S(0, 1)), &r);
+    keep(r2);
+    keep(r3);
+    *stp = st;
+    if (st != CT_OK) {
+        ct_tensor_release(r);
+        return NULL;
+    }
+    return r;
+}
+
+/* The suffix ct_tensor_to_string ends r with: "grad_fn=<...>", "requires_grad=True" or "-". */
+static ct_status gf_suffix(const ct_tensor *r, char *buf, size_t cap) {
+    char *s = NULL;
+    ct_status st = ct_tensor_to_string(r, &s);
+    if (st != CT_OK) return st;
+    const char *g = strstr(s, "grad_fn=<"), *e = g ? strchr(g, '>') : NULL;
+    if (g && e)
+        snprintf(buf, cap, "%.*s", (int)(e - g + 1), g);
+    else
+        snprintf(buf, cap, "%s", strstr(s, "requires_grad=True") ? "requires_grad=True" : "-");
+    free(s);
+    return CT_OK;
+}
+
+#undef S
+#undef D
+#undef IS
+#undef MAXT
+#endif
