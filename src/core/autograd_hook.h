@@ -9,6 +9,8 @@
 
 #include "core/ctx_impl.h"
 
+#include <string.h>
+
 /* Differentiable op ids; src/autograd/ keeps the table of backward formulas indexed by them. */
 typedef enum ct__ag_op {
     CT__AG_NONE = 0,
@@ -161,5 +163,23 @@ static inline bool ct__ag_enter(ct_ctx *ctx) {
 }
 /* Undo ct__ag_enter; true when this call is the outermost one and grad mode is on (record). */
 static inline bool ct__ag_leave(ct_ctx *ctx) { return --ctx->ag_depth == 0 && !ctx->grad_off; }
+
+/* Record *out = f(in), one input and one output, with a higher layer's backward fn and its user
+ * data (taken in every case). On failure the record has released *out: it is set to NULL. */
+static inline ct_status ct__ag_record_custom(ct_ctx *ctx, const ct__ag_custom *fn, void *user,
+                                             const struct ct_tensor *in, struct ct_tensor **out) {
+    ct__ag_rec r;
+    memset(&r, 0, sizeof r);
+    r.op = CT__AG_CUSTOM;
+    r.n_in = 1;
+    r.in[0] = in;
+    r.n_out = 1;
+    r.out[0] = *out;
+    r.custom = fn;
+    r.custom_user = user;
+    ct_status st = ctx->ag->record(ctx, &r);
+    if (st != CT_OK) *out = NULL;
+    return st;
+}
 
 #endif

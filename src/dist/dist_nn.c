@@ -55,18 +55,7 @@ static ct_status plain_clone(ct_ctx *ctx, const ct_tensor *t, ct_tensor **out) {
 /* Record out = f(in) with u's backward (u is taken in every case). */
 static ct_status nn_record(ct_ctx *ctx, int kind, nn_user *u, const ct_tensor *in,
                            ct_tensor **out) {
-    ct__ag_rec r;
-    memset(&r, 0, sizeof r);
-    r.op = CT__AG_CUSTOM;
-    r.n_in = 1;
-    r.in[0] = in;
-    r.n_out = 1;
-    r.out[0] = *out;
-    r.custom = &NN_FN[kind];
-    r.custom_user = u;
-    ct_status st = ctx->ag->record(ctx, &r);
-    if (st != CT_OK) *out = NULL; /* the record released it */
-    return st;
+    return ct__ag_record_custom(ctx, &NN_FN[kind], u, in, out);
 }
 
 static nn_user *nn_new(ct_dist *g, int kind) {

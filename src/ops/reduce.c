@@ -544,18 +544,7 @@ static ct_status ct__norminf_recorded(ct_ctx *ctx, const ct_tensor *a, double p,
         return st;
     }
     u->neg = p < 0;
-    ct__ag_rec rec;
-    memset(&rec, 0, sizeof rec);
-    rec.op = CT__AG_CUSTOM;
-    rec.n_in = 1;
-    rec.in[0] = a;
-    rec.n_out = 1;
-    rec.out[0] = *out;
-    rec.custom = &CT__NORMINF_FN;
-    rec.custom_user = u;
-    st = ctx->ag->record(ctx, &rec);
-    if (st != CT_OK) *out = NULL; /* the record released it */
-    return st;
+    return ct__ag_record_custom(ctx, &CT__NORMINF_FN, u, a, out);
 }
 
 static ct_status ct__norm_body(ct_ctx *ctx, const ct_tensor *a, double p, int n_dims,
