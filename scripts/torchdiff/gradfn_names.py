@@ -19,6 +19,9 @@ Run: /usr/bin/python3 scripts/torchdiff/gradfn_names.py --lib build/libctorch.a 
 import argparse, math, os, re, subprocess, sys
 
 import torch
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import torchdiff as td  # noqa: E402
 import torch.nn.functional as F
 
 
@@ -405,12 +408,7 @@ def main():
             f.write('static const struct {\n    const char *name, *suffix;\n} gradfn_torch_ref[] = '
                     '{\n%s\n};\n' % '\n'.join(rows))
         return 0
-    here = os.path.dirname(os.path.abspath(__file__))
-    root = os.path.dirname(os.path.dirname(here))
-    exe = '/tmp/gradfn_driver'
-    subprocess.check_call(['gcc', '-O1', '-std=c11', '-D_GNU_SOURCE', '-I' + root + '/include',
-                           here + '/gradfn_driver.c', a.lib, '-llapacke', '-lopenblas', '-fopenmp',
-                           '-lm', '-ldl', '-o', exe])
+    exe = td.build_driver('gradfn_driver.c', a.lib, '/tmp/gradfn_driver')
     names = a.cases or list(CASES)
     out = subprocess.run([exe] + names, check=True, capture_output=True, text=True).stdout
     got = dict(line.split('\t', 1) for line in out.splitlines())

@@ -15,6 +15,9 @@ import argparse, collections, math, os, random, re, subprocess, sys
 
 import torch
 
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import torchdiff as td  # noqa: E402
+
 CT = {torch.bool: 0, torch.uint8: 1, torch.int8: 2, torch.int16: 3, torch.int32: 4, torch.int64: 5,
       torch.float16: 6, torch.bfloat16: 7, torch.float32: 8, torch.float64: 9}
 FLOATS = [torch.float16, torch.bfloat16, torch.float32, torch.float64]
@@ -241,12 +244,7 @@ def main():
     ap.add_argument('--show', type=int, default=2)
     ap.add_argument('--full', action='store_true', help='print the shown cases untruncated')
     a = ap.parse_args()
-    here = os.path.dirname(os.path.abspath(__file__))
-    root = os.path.dirname(os.path.dirname(here))
-    exe = '/tmp/printdiff_driver'
-    subprocess.check_call(['gcc', '-O1', '-std=c11', '-D_GNU_SOURCE', '-I' + root + '/include',
-                           here + '/print_driver.c', a.lib, '-llapacke', '-lopenblas', '-fopenmp',
-                           '-lm', '-ldl', '-o', exe])
+    exe = td.build_driver('print_driver.c', a.lib, '/tmp/printdiff_driver')
     rng = random.Random(a.seed)
     torch.manual_seed(a.seed)
     cases = []

@@ -403,6 +403,16 @@ def compare(op, got, exp):
     if worst: return 'values(>%d ulp)' % tol
     return None
 
+def build_driver(src, lib, exe):
+    """Compile scripts/torchdiff/<src> against the static library lib into exe (every harness's
+    driver links the same way); returns exe."""
+    here = os.path.dirname(os.path.abspath(__file__))
+    root = os.path.dirname(os.path.dirname(here))
+    subprocess.check_call(['gcc', '-O1', '-std=c11', '-D_GNU_SOURCE', '-I' + root + '/include',
+                           os.path.join(here, src), lib, '-llapacke', '-lopenblas', '-fopenmp',
+                           '-lm', '-ldl', '-o', exe])
+    return exe
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument('--lib', default='build/libctorch.a')
@@ -415,11 +425,7 @@ def main():
     a = ap.parse_args()
     global EXACT
     EXACT = a.exact
-    here = os.path.dirname(os.path.abspath(__file__))
-    root = os.path.dirname(os.path.dirname(here))
-    exe = '/tmp/torchdiff_driver'
-    subprocess.check_call(['gcc', '-O1', '-std=c11', '-D_GNU_SOURCE', '-I' + root + '/include', here + '/driver.c', a.lib,
-                           '-llapacke', '-lopenblas', '-fopenmp', '-lm', '-ldl', '-o', exe])
+    exe = build_driver('driver.c', a.lib, '/tmp/torchdiff_driver')
     rng = random.Random(a.seed)
     cases = []
     while len(cases) < a.n:

@@ -107,12 +107,7 @@ def main():
     a = ap.parse_args()
     global EXACT
     EXACT = a.exact
-    here = os.path.dirname(os.path.abspath(__file__))
-    root = os.path.dirname(os.path.dirname(here))
-    exe = '/tmp/torchdiff_driver'
-    subprocess.check_call(['gcc', '-O1', '-std=c11', '-D_GNU_SOURCE', '-I' + root + '/include',
-                           here + '/driver.c', a.lib, '-llapacke', '-lopenblas', '-fopenmp', '-lm',
-                           '-ldl', '-o', exe])
+    exe = td.build_driver('driver.c', a.lib, '/tmp/torchdiff_driver')
     rng = random.Random(a.seed)
     cases = []
     while len(cases) < a.n:
