@@ -143,10 +143,9 @@ ct_tensor *ct__ag_slice_backward(ct__ag_call *c, const ct_tensor *g, const ct__a
 uint32_t ct__ag_reduced_mask(const ct__ag_node *n, int ndim);
 
 /* The name torch 1.13's str(t) shows for t's grad_fn ("MulBackward0", "SumBackward1"), written
- * into buf; false for a tensor without history (a leaf, or one that does not require grad). Where
- * ctorch records several torch functions as one node and keeps no tag of which (floor / ceil /
- * round / sign as ZeroGradBackward, composites such as linear or cross entropy) the name is the
- * node's. */
+ * into buf; false for a tensor without history (a leaf, or one that does not require grad). A
+ * name tagged at the record (ct__ag_rec.name) or by a composite (ct__ag_named) wins; otherwise
+ * the formula's, with torch's overload number from the node's parameters. */
 bool ct__ag_grad_fn_name(const ct_tensor *t, char *buf, size_t cap);
 
 #endif

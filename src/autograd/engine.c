@@ -57,11 +57,16 @@ bool ct__ag_grad_fn_name(const ct_tensor *t, char *buf, size_t cap) {
     case CT__AG_FMOD: overload = n->n_in == 2; break; /* tensor divisor: ...Backward1 */
     case CT__AG_LERP: overload = 1; break;            /* tensor weight */
     case CT__AG_VIEW: {
-        static const char *const view_names[] = {"ViewBackward",       "ReshapeAliasBackward",
-                                                 "UnsafeViewBackward", "SqueezeBackward",
-                                                 "SqueezeBackward",    "UnsqueezeBackward"};
-        if (n->n_iv > 0 && n->iv[0] >= 0 && n->iv[0] < 6) name = view_names[n->iv[0]];
-        overload = n->n_iv > 0 && n->iv[0] == 3; /* squeeze(dim): SqueezeBackward1 */
+        static const char *const view_names[CT__AG_VIEW_KINDS] = {
+            [CT__AG_VIEW_VIEW] = "ViewBackward",
+            [CT__AG_VIEW_RESHAPE] = "ReshapeAliasBackward",
+            [CT__AG_VIEW_RESHAPE_COPY] = "UnsafeViewBackward",
+            [CT__AG_VIEW_SQUEEZE_DIM] = "SqueezeBackward",
+            [CT__AG_VIEW_SQUEEZE_ALL] = "SqueezeBackward",
+            [CT__AG_VIEW_UNSQUEEZE] = "UnsqueezeBackward"};
+        if (n->n_iv > 0 && n->iv[0] >= 0 && n->iv[0] < CT__AG_VIEW_KINDS)
+            name = view_names[n->iv[0]];
+        overload = n->n_iv > 0 && n->iv[0] == CT__AG_VIEW_SQUEEZE_DIM; /* SqueezeBackward1 */
         break;
     }
     case CT__AG_TRIL: name = n->iv[1] ? "TriuBackward" : name; break;

@@ -48,8 +48,7 @@ typedef enum ct__ag_op {
     CT__AG_MATMUL,      /* iv[0] 1: recorded by bmm (only its printed grad_fn name differs) */
     CT__AG_EMBEDDING,   /* inputs weight, indices */
     CT__AG_VIEW,        /* view / reshape / squeeze / unsqueeze: backward reshapes to the input;
-                           iv[0] the call, for the printed grad_fn name: 0 view, 1 reshape (a view),
-                           2 reshape (a copy), 3 squeeze(dim), 4 squeeze(all), 5 unsqueeze */
+                           iv[0] the call (ct__ag_view_kind), for the printed grad_fn name */
     CT__AG_PERMUTE,     /* iv[0..ndim) perm */
     CT__AG_TRANSPOSE,   /* iv[0], iv[1] dims */
     CT__AG_SLICE,       /* iv[0] dim, iv[1] start, iv[2] end, iv[3] step */
@@ -108,6 +107,17 @@ typedef enum ct__ag_op {
     CT__AG_CUSTOM,          /* a backward function of a higher layer (ct__ag_custom) */
     CT__AG_COUNT
 } ct__ag_op;
+
+/* CT__AG_VIEW's iv[0]: the call that made the view (only the printed grad_fn name differs) */
+typedef enum ct__ag_view_kind {
+    CT__AG_VIEW_VIEW,
+    CT__AG_VIEW_RESHAPE,      /* reshape that could view */
+    CT__AG_VIEW_RESHAPE_COPY, /* reshape that had to copy */
+    CT__AG_VIEW_SQUEEZE_DIM,
+    CT__AG_VIEW_SQUEEZE_ALL,
+    CT__AG_VIEW_UNSQUEEZE,
+    CT__AG_VIEW_KINDS
+} ct__ag_view_kind;
 
 #define CT__AG_MAX_IN 4
 #define CT__AG_MAX_OUT 3

@@ -400,13 +400,14 @@ static ct_status ct__fwd_tensor_contiguous(ct_ctx *ctx, const ct_tensor *t, ct_t
 ct_status ct_tensor_view(ct_ctx *ctx, const ct_tensor *t, int ndim, const int64_t *shape,
                          ct_tensor **out) {
     CT__AG_WRAP(ctx, out, ct__fwd_tensor_view(ctx, t, ndim, shape, out),
-                (CT__AG_IN1(CT__AG_VIEW, t), r_.n_iv = 1, r_.iv[0] = 0));
+                (CT__AG_IN1(CT__AG_VIEW, t), r_.n_iv = 1, r_.iv[0] = CT__AG_VIEW_VIEW));
 }
 ct_status ct_tensor_reshape(ct_ctx *ctx, const ct_tensor *t, int ndim, const int64_t *shape,
                             ct_tensor **out) {
     CT__AG_WRAP(ctx, out, ct__fwd_tensor_reshape(ctx, t, ndim, shape, out),
                 (CT__AG_IN1(CT__AG_VIEW, t), r_.n_iv = 1,
-                 r_.iv[0] = (*out)->storage == t->storage ? 1 : 2));
+                 r_.iv[0] = (*out)->storage == t->storage ? CT__AG_VIEW_RESHAPE
+                                                          : CT__AG_VIEW_RESHAPE_COPY));
 }
 ct_status ct_tensor_permute(ct_ctx *ctx, const ct_tensor *t, const int *perm, ct_tensor **out) {
     CT__AG_WRAP(ctx, out, ct__fwd_tensor_permute(ctx, t, perm, out), {
@@ -447,12 +448,14 @@ ct_status ct_tensor_expand(ct_ctx *ctx, const ct_tensor *t, int ndim, const int6
                 CT__AG_IN1(CT__AG_EXPAND, t));
 }
 ct_status ct_tensor_squeeze(ct_ctx *ctx, const ct_tensor *t, int dim, ct_tensor **out) {
-    CT__AG_WRAP(ctx, out, ct__fwd_tensor_squeeze(ctx, t, dim, out),
-                (CT__AG_IN1(CT__AG_VIEW, t), r_.n_iv = 1, r_.iv[0] = dim == CT_ALL_DIMS ? 4 : 3));
+    CT__AG_WRAP(
+        ctx, out, ct__fwd_tensor_squeeze(ctx, t, dim, out),
+        (CT__AG_IN1(CT__AG_VIEW, t), r_.n_iv = 1,
+         r_.iv[0] = dim == CT_ALL_DIMS ? CT__AG_VIEW_SQUEEZE_ALL : CT__AG_VIEW_SQUEEZE_DIM));
 }
 ct_status ct_tensor_unsqueeze(ct_ctx *ctx, const ct_tensor *t, int dim, ct_tensor **out) {
     CT__AG_WRAP(ctx, out, ct__fwd_tensor_unsqueeze(ctx, t, dim, out),
-                (CT__AG_IN1(CT__AG_VIEW, t), r_.n_iv = 1, r_.iv[0] = 5));
+                (CT__AG_IN1(CT__AG_VIEW, t), r_.n_iv = 1, r_.iv[0] = CT__AG_VIEW_UNSQUEEZE));
 }
 ct_status ct_tensor_clone(ct_ctx *ctx, const ct_tensor *t, ct_tensor **out) {
     CT__AG_WRAP(ctx, out, ct__fwd_tensor_clone(ctx, t, out), CT__AG_IN1(CT__AG_IDENTITY, t));
