@@ -7,7 +7,6 @@
 
 #include <math.h>
 #include <stdlib.h>
-#include <string.h>
 
 /* Turn a dim list into a mask over t's dims; n_dims == 0 means all. */
 static ct_status ct__dim_mask(ct_ctx *ctx, const char *op, const ct_tensor *t, int n_dims,
@@ -478,14 +477,15 @@ ct_status ct_logsumexp(ct_ctx *ctx, const ct_tensor *a, int n_dims, const int *d
  * equals a NaN extreme, count 0) was NaN over the whole slice. */
 typedef struct {
     ct_tensor *a; /* the input itself: under create_graph the backward's ops record on it */
+    ct_tensor *r; /* the forward's value, detached, in the keepdim layout */
     uint32_t mask;
-    bool neg; /* p = -inf */
 } ct__norminf_user;
 
 static void ct__norminf_free(void *p) {
     ct__norminf_user *u = p;
     if (!u) return;
     ct_tensor_release(u->a);
+    ct_tensor_release(u->r);
     free(u);
 }
 
@@ -495,16 +495,12 @@ static ct_status ct__norminf_backward(ct_ctx *ctx, void *user, ct_tensor *const 
     if (!need[0]) return CT_OK;
     const ct_tensor *a = u->a;
     int rd[CT_MAX_DIMS], nr = ct__mask_dims(a->ndim, u->mask, rd);
-    int64_t ks[CT_MAX_DIMS];
-    for (int d = 0; d < a->ndim; d++)
-        ks[d] = u->mask >> d & 1u ? 1 : a->shape[d];
-    ct_tensor *g = NULL, *ab = NULL, *r = NULL, *hit = NULL, *nan = NULL, *m = NULL, *cnt = NULL,
-              *cf = NULL, *share = NULL, *mf = NULL, *t = NULL, *sg = NULL;
-    ct_status st = ct_tensor_reshape(ctx, gout[0], a->ndim, ks, &g);
+    ct_tensor *g = NULL, *ab = NULL, *hit = NULL, *nan = NULL, *m = NULL, *cnt = NULL, *cf = NULL,
+              *share = NULL, *mf = NULL, *t = NULL, *sg = NULL;
+    ct_status st = ct_tensor_reshape(ctx, gout[0], u->r->ndim, u->r->shape, &g);
     if (st == CT_OK) st = ct_abs(ctx, a, &ab);
-    /* the forward's value: the extreme of |x| is one of its elements, exact in any dtype */
-    if (st == CT_OK) st = (u->neg ? ct_amin : ct_amax)(ctx, ab, nr, rd, true, &r);
-    if (st == CT_OK) st = ct_eq(ctx, ab, r, &hit);
+    /* the norm is the extreme of |x|, one of its elements (exact in any dtype) */
+    if (st == CT_OK) st = ct_eq(ctx, ab, u->r, &hit);
     if (st == CT_OK) st = ct_isnan(ctx, a, &nan);
     if (st == CT_OK) st = ct_logical_or(ctx, hit, nan, &m);
     if (st == CT_OK) st = ct_sum(ctx, m, nr, rd, true, &cnt);
@@ -514,7 +510,7 @@ static ct_status ct__norminf_backward(ct_ctx *ctx, void *user, ct_tensor *const 
     if (st == CT_OK) st = ct_mul(ctx, share, mf, &t);
     if (st == CT_OK) st = ct_sign(ctx, a, &sg); /* sgn: 0 at NaN, as torch */
     if (st == CT_OK) st = ct_mul(ctx, sg, t, &gin[0]);
-    ct_tensor_release(g), ct_tensor_release(ab), ct_tensor_release(r);
+    ct_tensor_release(g), ct_tensor_release(ab);
     ct_tensor_release(hit), ct_tensor_release(nan), ct_tensor_release(m);
     ct_tensor_release(cnt), ct_tensor_release(cf), ct_tensor_release(share);
     ct_tensor_release(mf), ct_tensor_release(t), ct_tensor_release(sg);
@@ -536,6 +532,15 @@ static ct_status ct__norminf_recorded(ct_ctx *ctx, const ct_tensor *a, double p,
     ct_status st = ct__norm_body(ctx, a, p, n_dims, dims, keepdim, out);
     ct_set_grad_enabled(ctx, was);
     if (st == CT_OK) st = ct__dim_mask(ctx, "norm", a, n_dims, dims, &u->mask);
+    if (st == CT_OK) {
+        int64_t ks[CT_MAX_DIMS];
+        for (int d = 0; d < a->ndim; d++)
+            ks[d] = u->mask >> d & 1u ? 1 : a->shape[d];
+        ct_tensor *v = NULL;
+        st = ct_tensor_detach(ctx, *out, &v);
+        if (st == CT_OK) st = ct_tensor_reshape(ctx, v, a->ndim, ks, &u->r);
+        ct_tensor_release(v);
+    }
     if (st == CT_OK) u->a = ct_tensor_retain((ct_tensor *)a);
     if (st != CT_OK) {
         ct__norminf_free(u);
@@ -543,7 +548,6 @@ static ct_status ct__norminf_recorded(ct_ctx *ctx, const ct_tensor *a, double p,
         *out = NULL;
         return st;
     }
-    u->neg = p < 0;
     return ct__ag_record_custom(ctx, &CT__NORMINF_FN, u, a, out);
 }
 
