@@ -787,13 +787,13 @@ TEST(error_cases) {
     CHECK(!ct_tensor_requires_grad(y)); /* nothing recorded under no_grad */
     ct_tensor_release(y);
     CHECK(!ct_set_grad_enabled(ctx, prev));
-    /* copy_ into a tensor that requires grad is refused; out of one it is allowed (no history,
-     * as for every non-differentiable call), and so are non-differentiable ops on it */
+    /* copy_ into a leaf that requires grad is refused; out of one, the destination takes its
+     * history (torch's CopyBackwards: inplace_ops_as_torch); non-differentiable ops on it are
+     * allowed */
     ct_tensor *plain = tu_make(ctx, &rng, CT_FLOAT64, 2, s, 0, 0, 1, NULL), *ev = NULL;
     CHECK_ST(ct_tensor_copy_(ctx, x, plain), CT_ERR_STATE);
     CHECK_OK(ct_tensor_copy_(ctx, plain, x));
-    CHECK(!ct_tensor_requires_grad(plain));
-    CHECK_ST(ct_add_(ctx, plain, x), CT_ERR_UNSUPPORTED); /* would need history */
+    CHECK(ct_tensor_requires_grad(plain));
     ct_tensor *sq = NULL, *sym = NULL, *xt = NULL;
     CHECK_OK(ct_tensor_transpose(ctx, x, 0, 1, &xt));
     CHECK_OK(ct_matmul(ctx, x, xt, &sq));
@@ -1659,6 +1659,203 @@ TEST(grad_fn_names_as_torch) {
     CHECK_MSG(n > 250 && bad == 0, "%d cases, %d differ", n, bad);
 }
 
+/* y (non-leaf) = x * 1, for the in-place cases */
+static ct_tensor *times1(const ct_tensor *x) {
+    ct_tensor *y = NULL;
+    CHECK_OK(ct_mul_scalar(ctx, x, 1, &y));
+    return y;
+}
+static void check_grad(const ct_tensor *x, const double *want, int n, const char *what) {
+    double *g = grad_vals(x);
+    CHECK_MSG(same_vals(g, want, n), "%s: grad %g %g %g", what, g[0], n > 1 ? g[1] : 0,
+              n > 2 ? g[2] : 0);
+    free(g);
+}
+static void check_suffix(const ct_tensor *t, const char *want) {
+    char got[128] = "";
+    CHECK_OK(gf_suffix(t, got, sizeof got));
+    CHECK_MSG(strcmp(got, want) == 0, "grad_fn %s, want %s", got, want);
+}
+
+/* In-place ops on tensors with history, as torch 1.13 (the expected values are torch's; each
+ * follows by hand from the op): the destination takes the op's node (AddBackward0 ...,
+ * CopyBackwards), mul_ / div_ by a tensor differentiate at the old value, a destination without
+ * history gets one from a source that requires grad, and torch's refusals (a leaf, a view of one;
+ * a saved tensor written in place fails at backward). */
+TEST(inplace_ops_as_torch) {
+    const int64_t s3[1] = {3};
+    const double xv[3] = {1, 2, 3}, wv[3] = {4, 5, 6}, ones[3] = {1, 1, 1};
+    ct_tensor *x = gleaf(1, s3, xv), *w = gleaf(1, s3, wv), *l = NULL;
+    /* y = x * 1; y.mul_(w): d/dx = w, d/dw = old y = x */
+    ct_tensor *y = times1(x);
+    CHECK_OK(ct_mul_(ctx, y, w));
+    check_suffix(y, "grad_fn=<MulBackward0>");
+    back_weighted(y, ones);
+    check_grad(x, wv, 3, "mul_ x"), check_grad(w, xv, 3, "mul_ w");
+    CHECK(ct_tensor_requires_grad(y));
+    ct_tensor_release(y);
+    ct_tensor_zero_grad(x), ct_tensor_zero_grad(w);
+    /* y.div_(w): d/dx = 1/w, d/dw = -x/w^2 */
+    y = times1(x);
+    CHECK_OK(ct_div_(ctx, y, w));
+    check_suffix(y, "grad_fn=<DivBackward0>");
+    back_weighted(y, ones);
+    check_grad(x, (double[]){1.0 / 4, 1.0 / 5, 1.0 / 6}, 3, "div_ x");
+    check_grad(w, (double[]){-1.0 / 16, -2.0 / 25, -3.0 / 36}, 3, "div_ w");
+    ct_tensor_release(y);
+    ct_tensor_zero_grad(x), ct_tensor_zero_grad(w);
+    /* the scalar forms and sub_ chain onto the same tensor: y = ((x*1 + 2) * 3 - w) / 2 */
+    y = times1(x);
+    CHECK_OK(ct_add_scalar_(ctx, y, 2));
+    check_suffix(y, "grad_fn=<AddBackward0>");
+    CHECK_OK(ct_mul_scalar_(ctx, y, 3));
+    check_suffix(y, "grad_fn=<MulBackward0>");
+    CHECK_OK(ct_sub_(ctx, y, w));
+    check_suffix(y, "grad_fn=<SubBackward0>");
+    CHECK_OK(ct_div_scalar_(ctx, y, 2));
+    check_suffix(y, "grad_fn=<DivBackward0>");
+    double *yv = tu_read(y);
+    CHECK(same_vals(yv, (double[]){(9 - 4) / 2.0, (12 - 5) / 2.0, (15 - 6) / 2.0}, 3));
+    free(yv);
+    back_weighted(y, ones);
+    check_grad(x, (double[]){1.5, 1.5, 1.5}, 3, "chain x");
+    check_grad(w, (double[]){-0.5, -0.5, -0.5}, 3, "chain w");
+    ct_tensor_release(y);
+    ct_tensor_zero_grad(x), ct_tensor_zero_grad(w);
+    /* create_graph through mul_: y = x * x, dy/dx = 2x, d2/dx2 = 2 */
+    {
+        y = times1(x);
+        CHECK_OK(ct_mul_(ctx, y, x));
+        ct_tensor *g = NULL, *gs = NULL, *g2 = NULL;
+        CHECK_OK(ct_sum(ctx, y, 0, NULL, false, &l));
+        CHECK_OK(ct_autograd_grad(ctx, 1, (const ct_tensor *[]){l}, NULL, 1,
+                                  (const ct_tensor *[]){x}, true, true, &g));
+        double *gv = tu_read(g);
+        CHECK(same_vals(gv, (double[]){2, 4, 6}, 3));
+        free(gv);
+        CHECK_OK(ct_sum(ctx, g, 0, NULL, false, &gs));
+        CHECK_OK(ct_autograd_grad(ctx, 1, (const ct_tensor *[]){gs}, NULL, 1,
+                                  (const ct_tensor *[]){x}, false, false, &g2));
+        gv = tu_read(g2);
+        CHECK(same_vals(gv, (double[]){2, 2, 2}, 3));
+        free(gv);
+        ct_tensor_release(g), ct_tensor_release(gs), ct_tensor_release(g2);
+        ct_tensor_release(l), ct_tensor_release(y);
+    }
+    /* a destination without history takes the source's: z = zeros(2, 3); z.copy_(x) (broadcast)
+     * and z.add_(x) */
+    {
+        ct_tensor *z = NULL;
+        CHECK_OK(ct_tensor_zeros(ctx, CT_FLOAT64, 2, (int64_t[]){2, 3}, &z));
+        CHECK_OK(ct_tensor_copy_(ctx, z, x));
+        check_suffix(z, "grad_fn=<CopyBackwards>");
+        CHECK_OK(ct_add_(ctx, z, x));
+        check_suffix(z, "grad_fn=<AddBackward0>");
+        back_weighted(z, (double[]){0, 1, 2, 3, 4, 5});
+        check_grad(x, (double[]){6, 10, 14}, 3, "copy_ + add_ broadcast");
+        ct_tensor_release(z);
+        ct_tensor_zero_grad(x);
+    }
+    /* copy_ from a source without history: zero gradient to the old value (torch: zeros) */
+    {
+        ct_tensor *c = from_vals(CT_FLOAT64, 1, s3, ones);
+        y = times1(x);
+        CHECK_OK(ct_tensor_copy_(ctx, y, c));
+        CHECK(ct_tensor_requires_grad(y));
+        check_suffix(y, "grad_fn=<CopyBackwards>");
+        back_weighted(y, ones);
+        check_grad(x, (double[]){0, 0, 0}, 3, "copy_ from a constant");
+        ct_tensor_release(c), ct_tensor_release(y);
+        ct_tensor_zero_grad(x);
+    }
+    /* dtypes: an f32 destination += an f64 source that requires grad (torch casts into self;
+     * the source's gradient is f64) */
+    {
+        ct_tensor *z = from_vals(CT_FLOAT32, 1, s3, ones), *p = NULL;
+        CHECK_OK(ct_add_(ctx, z, w));
+        CHECK(ct_tensor_dtype(z) == CT_FLOAT32);
+        check_suffix(z, "grad_fn=<AddBackward0>");
+        CHECK_OK(ct_mul(ctx, z, z, &p)); /* d/dw sum(z^2) = 2 z = 2 (1 + w) */
+        CHECK_OK(ct_sum(ctx, p, 0, NULL, false, &l));
+        CHECK_OK(ct_backward(ctx, l, NULL, false));
+        CHECK(ct_tensor_dtype(ct_tensor_grad(w)) == CT_FLOAT64);
+        check_grad(w, (double[]){10, 12, 14}, 3, "f32 += f64");
+        ct_tensor_release(z), ct_tensor_release(p), ct_tensor_release(l);
+        ct_tensor_zero_grad(w);
+    }
+    /* torch's errors: y.mul_(y) saves y, which its own write changes (at backward); an output
+     * saved by exp written in place (at backward); a leaf and a view of a leaf (at once) */
+    {
+        y = times1(x);
+        CHECK_OK(ct_mul_(ctx, y, y));
+        CHECK_OK(ct_sum(ctx, y, 0, NULL, false, &l));
+        CHECK_ST(ct_backward(ctx, l, NULL, false), CT_ERR_STATE);
+        CHECK(strstr(ct_ctx_last_error(ctx), "modified by an inplace operation") != NULL);
+        ct_tensor_release(l), ct_tensor_release(y);
+        CHECK_OK(ct_exp(ctx, x, &y));
+        CHECK_OK(ct_add_scalar_(ctx, y, 1));
+        CHECK_OK(ct_sum(ctx, y, 0, NULL, false, &l));
+        CHECK_ST(ct_backward(ctx, l, NULL, false), CT_ERR_STATE);
+        CHECK(strstr(ct_ctx_last_error(ctx), "modified by an inplace operation") != NULL);
+        ct_tensor_release(l), ct_tensor_release(y);
+        /* norm(p = inf)'s own backward saved its input and output: either written fails */
+        for (int which = 0; which < 2; which++) {
+            ct_tensor *n = NULL;
+            y = times1(x);
+            CHECK_OK(ct_norm(ctx, y, INFINITY, 0, NULL, false, &n));
+            CHECK_OK(ct_add_scalar_(ctx, which ? y : n, 1));
+            CHECK_ST(ct_backward(ctx, n, NULL, false), CT_ERR_STATE);
+            CHECK(strstr(ct_ctx_last_error(ctx), "modified by an inplace operation") != NULL);
+            ct_tensor_release(n), ct_tensor_release(y);
+        }
+        ct_tensor *v = NULL;
+        CHECK_ST(ct_add_scalar_(ctx, x, 1), CT_ERR_STATE);
+        CHECK(strstr(ct_ctx_last_error(ctx), "a leaf Variable that requires grad") != NULL);
+        CHECK_OK(ct_tensor_slice(ctx, x, 0, 0, 2, 1, &v));
+        CHECK_ST(ct_add_scalar_(ctx, v, 1), CT_ERR_STATE);
+        CHECK(strstr(ct_ctx_last_error(ctx), "a view of a leaf Variable") != NULL);
+        ct_tensor *w2 = NULL;
+        CHECK_OK(ct_tensor_slice(ctx, w, 0, 1, 3, 1, &w2));
+        CHECK_ST(ct_tensor_copy_(ctx, v, w2), CT_ERR_STATE);
+        ct_tensor_release(v), ct_tensor_release(w2);
+    }
+    /* ctorch's own refusal: another live tensor with history overlaps the destination (torch
+     * rewrites it as CopySlices); a disjoint one, or one without history, does not block */
+    {
+        ct_tensor *v = NULL, *u = NULL, *d = NULL;
+        y = times1(x);
+        CHECK_OK(ct_tensor_slice(ctx, y, 0, 0, 2, 1, &v));
+        CHECK_ST(ct_add_scalar_(ctx, y, 1), CT_ERR_UNSUPPORTED);
+        CHECK(strstr(ct_ctx_last_error(ctx), "CopySlices") != NULL);
+        CHECK_ST(ct_mul_scalar_(ctx, v, 2), CT_ERR_UNSUPPORTED);
+        CHECK_OK(ct_tensor_slice(ctx, y, 0, 2, 3, 1, &u));
+        ct_tensor_release(y);
+        CHECK_OK(ct_mul_scalar_(ctx, v, 2)); /* y released: u, disjoint, is unaffected */
+        CHECK_OK(ct_tensor_detach(ctx, v, &d));
+        CHECK_OK(ct_mul_scalar_(ctx, v, 2)); /* d has no history: it just sees the values */
+        double *dv = tu_read(d);
+        CHECK(same_vals(dv, (double[]){4, 8}, 2));
+        free(dv);
+        ct_tensor *sv = NULL, *su = NULL, *t = NULL;
+        CHECK_OK(ct_sum(ctx, v, 0, NULL, false, &sv));
+        CHECK_OK(ct_sum(ctx, u, 0, NULL, false, &su));
+        CHECK_OK(ct_add(ctx, sv, su, &t)); /* one backward: y's node is shared */
+        CHECK_OK(ct_backward(ctx, t, NULL, false));
+        ct_tensor_release(sv), ct_tensor_release(su), ct_tensor_release(t);
+        check_grad(x, (double[]){4, 4, 1}, 3, "slices of a released base");
+        ct_tensor_release(v), ct_tensor_release(u), ct_tensor_release(d);
+        ct_tensor_zero_grad(x);
+        /* a destination without history shares its memory with another tensor: refused */
+        ct_tensor *buf = NULL;
+        CHECK_OK(ct_tensor_zeros(ctx, CT_FLOAT64, 1, (int64_t[]){6}, &buf));
+        CHECK_OK(ct_tensor_slice(ctx, buf, 0, 0, 3, 1, &v));
+        CHECK_ST(ct_tensor_copy_(ctx, v, x), CT_ERR_UNSUPPORTED);
+        CHECK_OK(ct_tensor_copy_(ctx, buf, buf)); /* no source with history: a plain copy */
+        ct_tensor_release(v), ct_tensor_release(buf);
+    }
+    ct_tensor_release(x), ct_tensor_release(w);
+}
+
 int main(void) {
     ctx = tu_ctx_or_skip();
     RUN(gradcheck_everyday_elementwise);
@@ -1687,6 +1884,7 @@ int main(void) {
     RUN(gradcheck_shaping_and_selection);
     RUN(nn_gradient_classes_as_torch);
     RUN(grad_fn_names_as_torch);
+    RUN(inplace_ops_as_torch);
     CHECK(ct_ctx_live_tensors(ctx) == 0);
     printf("live tensors at exit: %lld\n", (long long)ct_ctx_live_tensors(ctx));
     ct_ctx_free(ctx);

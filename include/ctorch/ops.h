@@ -71,7 +71,8 @@ CT_API ct_status ct_ge_scalar(ct_ctx *ctx, const ct_tensor *a, double v, ct_tens
 /* ---- in place (as Tensor.add_ ...): self = self op other, computed in the promoted dtype and
  * cast to self's dtype. CT_ERR_DTYPE when the promoted dtype cannot be cast to self's (floating
  * into an integer tensor, integer into bool; div_ of an integer tensor), CT_ERR_SHAPE when other
- * does not broadcast to self's shape. */
+ * does not broadcast to self's shape. Under autograd self takes the op's node (AddBackward0 ...);
+ * CT_ERR_STATE for a leaf that requires grad or a view of one (docs/autograd.md). */
 CT_API ct_status ct_add_(ct_ctx *ctx, ct_tensor *self, const ct_tensor *other);
 CT_API ct_status ct_sub_(ct_ctx *ctx, ct_tensor *self, const ct_tensor *other);
 CT_API ct_status ct_mul_(ct_ctx *ctx, ct_tensor *self, const ct_tensor *other);

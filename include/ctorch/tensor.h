@@ -167,7 +167,7 @@ CT_API ct_status ct_tensor_contiguous(ct_ctx *ctx, const ct_tensor *t, ct_tensor
 /* Contiguous deep copy. */
 CT_API ct_status ct_tensor_clone(ct_ctx *ctx, const ct_tensor *t, ct_tensor **out);
 /* dst[...] = src broadcast to dst's shape, converting dtype (as Tensor.copy_). dst may be a view.
- */
+ * Under autograd dst takes torch's CopyBackwards node (docs/autograd.md, in-place ops). */
 CT_API ct_status ct_tensor_copy_(ct_ctx *ctx, ct_tensor *dst, const ct_tensor *src);
 
 #ifdef __cplusplus

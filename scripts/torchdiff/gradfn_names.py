@@ -376,11 +376,9 @@ CASES = {
     'embedding_2d': lambda o: F.embedding(torch.tensor([[0, 1]]), o.W),
 }
 
-# Mismatches docs/fidelity.md explains (case -> why); they do not fail the run.
-_INPLACE = ('in-place ops on a tensor that requires grad are refused (CT_ERR_UNSUPPORTED): '
-            'ctorch records no in-place node')
-KNOWN = {n: _INPLACE for n in ('add_', 'sub_', 'mul_', 'div_', 'add_scalar_', 'sub_scalar_',
-                               'mul_scalar_', 'div_scalar_', 'copy_')}
+# Mismatches docs/fidelity.md explains (case -> why); they do not fail the run. None at present:
+# the in-place ops (add_ ... copy_), refused under autograd until 2026-12, now record torch's node.
+KNOWN = {}
 
 
 def torch_suffix(name):

@@ -271,21 +271,134 @@ fail:
     return st;
 }
 
-static ct_status ct__ag_check_inplace_impl(ct_ctx *ctx, const char *op, const ct_tensor *dst,
-                                           const ct_tensor *src) {
-    (void)src;
-    if (dst && dst->requires_grad) {
-        ct__ag_meta *m = dst->ag;
-        if (m && !m->grad_fn)
+/* Zero gradient to copy_'s overwritten destination (torch's CopyBackwards from a source that does
+ * not require grad). */
+static ct_status ct__ag_copy_none(ct_ctx *ctx, void *user, ct_tensor *const *gout, const bool *need,
+                                  ct_tensor **gin) {
+    (void)user;
+    return need[0] ? ct_zeros_like(ctx, gout[0], &gin[0]) : CT_OK; /* zeros, as torch's */
+}
+static const ct__ag_custom CT__AG_COPY_NONE = {"CopyBackwards", ct__ag_copy_none, NULL};
+
+/* t's history as new's too (the same node and output), for keep_old's copy of dst. */
+static ct_status ct__ag_share_history(ct_ctx *ctx, const ct_tensor *t, ct_tensor *copy) {
+    const ct__ag_meta *m = t->ag;
+    if (!t->requires_grad || !m || !m->grad_fn) return CT_OK;
+    ct__ag_meta *c = ct__ag_meta_get(copy);
+    if (!c) return ct__set_error(ctx, CT_ERR_OOM, "autograd: out of memory");
+    m->grad_fn->refcount++;
+    c->grad_fn = m->grad_fn;
+    c->output_nr = m->output_nr;
+    copy->requires_grad = true;
+    return CT_OK;
+}
+
+/* The checks of an in-place write into dst under autograd: torch's refusals of a leaf that
+ * requires grad and of a view of one, and ctorch's of a write that changes another live tensor's
+ * values (its memory overlaps dst's) behind the history that tensor carries: one that requires
+ * grad (torch rewrites it as CopySlices), or any one when dst had no history (torch would give it
+ * one). A tensor that does not require grad (a detached alias, a node's saved output) keeps no
+ * history, so it may see the new values, as in torch; a node that saved them reports the write at
+ * backward (the version check). */
+static ct_status ct__ag_inplace_check(ct_ctx *ctx, const char *op, const ct_tensor *dst) {
+    int64_t lo = 0, hi = 0;
+    const bool empty = ct_tensor_numel(dst) == 0;
+    if (!empty) ct__byte_extent(dst, &lo, &hi);
+    for (const ct_tensor *t = ctx->live_head; t; t = t->live_next) {
+        if (t->storage != dst->storage) continue;
+        const ct__ag_meta *m = t->ag;
+        if (t->requires_grad && !(m && m->grad_fn))
             return ct__set_error(ctx, CT_ERR_STATE,
-                                 "%s: a leaf Variable that requires grad is being used in an "
-                                 "in-place operation; wrap it in ct_set_grad_enabled(ctx, false)",
+                                 t == dst ? "%s: a leaf Variable that requires grad is being used "
+                                            "in an in-place operation; wrap it in "
+                                            "ct_set_grad_enabled(ctx, false)"
+                                          : "%s: a view of a leaf Variable that requires grad is "
+                                            "being used in an in-place operation",
                                  op);
     }
-    return ct__set_error(ctx, CT_ERR_UNSUPPORTED,
-                         "%s: in-place ops on tensors that require grad are not differentiable in "
-                         "ctorch; use the out-of-place op, or turn grad mode off",
-                         op);
+    for (const ct_tensor *t = ctx->live_head; t && !empty; t = t->live_next) {
+        if (t == dst || t->storage != dst->storage || ct_tensor_numel(t) == 0) continue;
+        if (!t->requires_grad && dst->requires_grad) continue;
+        int64_t tlo, thi;
+        ct__byte_extent(t, &tlo, &thi);
+        if (tlo < hi && lo < thi)
+            return ct__set_error(
+                ctx, CT_ERR_UNSUPPORTED,
+                "%s: another tensor (%s %s) shares this memory and %s; writing in place would "
+                "change its values behind its history (torch rewrites it as CopySlices, ctorch "
+                "does not): clone the destination first, or write with grad mode off",
+                op, ct_dtype_name(t->dtype), CT__SHAPE_STR(t),
+                t->requires_grad ? "requires grad" : "the destination has no history to share");
+    }
+    return CT_OK;
+}
+
+/* A node made by the in-place op that saved dst itself (y.mul_(y)) would hold dst while dst's
+ * history holds it: it keeps a detached alias instead, at the version it saved (its backward then
+ * reports the write, as torch's does). */
+static ct_status ct__ag_unsave(ct_ctx *ctx, ct__ag_node *n, ct_tensor *dst) {
+    for (int i = 0; n && i < n->n_in; i++) {
+        if (n->saved_in[i] != dst) continue;
+        ct_tensor *a = NULL;
+        ct_status st =
+            ct__tensor_view_of(ctx, dst, dst->ndim, dst->shape, dst->strides, dst->offset, &a);
+        if (st != CT_OK) return st;
+        n->saved_in[i] = a;
+        ct_tensor_release(dst);
+    }
+    return CT_OK;
+}
+
+static ct_status ct__ag_inplace_impl(ct_ctx *ctx, const ct__ag_inplace_w *w) {
+    ct_tensor *dst = w->dst;
+    ct_status st = ct__ag_inplace_check(ctx, w->op, dst);
+    if (st != CT_OK) return st;
+    ct_tensor *self = NULL, *r = NULL;
+    if (w->keep_old) {
+        /* the op saves self: it gets dst's value now (and dst's history), not dst */
+        bool was = ct_set_grad_enabled(ctx, false);
+        st = ct_tensor_clone(ctx, dst, &self);
+        ct_set_grad_enabled(ctx, was);
+        if (st == CT_OK) st = ct__ag_share_history(ctx, dst, self);
+    } else {
+        self = ct_tensor_retain(dst);
+    }
+    if (st == CT_OK) st = w->fn(ctx, self, w->arg, &r);
+    if (st == CT_OK && r->dtype != dst->dtype) { /* torch casts into self (f32 += f64) */
+        ct_tensor *c = NULL;
+        st = ct_cast(ctx, r, dst->dtype, &c);
+        ct_tensor_release(r);
+        r = c;
+    }
+    if (st == CT_OK && !r->requires_grad) /* copy_ from a source without history */
+        st = ct__ag_record_custom(ctx, &CT__AG_COPY_NONE, NULL, self, &r);
+    ct_tensor_release(self);
+    if (st == CT_OK) {
+        bool was = ct_set_grad_enabled(ctx, false);
+        st = ct_tensor_copy_(ctx, dst, r); /* bumps dst's version: nodes that saved dst see it */
+        ct_set_grad_enabled(ctx, was);
+    }
+    ct__ag_meta *m = st == CT_OK ? ct__ag_meta_get(dst) : NULL;
+    if (st == CT_OK && !m) st = ct__set_error(ctx, CT_ERR_OOM, "%s: out of memory", w->op);
+    if (st == CT_OK) {
+        /* dst's history is now r's node (made by this call), under torch's name */
+        const ct__ag_meta *rm = r->ag;
+        ct__ag_node *n = rm->grad_fn;
+        st = ct__ag_unsave(ctx, n, dst);
+        if (st == CT_OK && n->op == CT__AG_CAST) st = ct__ag_unsave(ctx, n->next[0].node, dst);
+    }
+    if (st == CT_OK) {
+        const ct__ag_meta *rm = r->ag;
+        ct__ag_node *n = rm->grad_fn;
+        n->refcount++;
+        n->name = w->name;
+        ct__ag_node_release(m->grad_fn);
+        m->grad_fn = n;
+        m->output_nr = rm->output_nr;
+        dst->requires_grad = true;
+    }
+    ct_tensor_release(r);
+    return st;
 }
 
 /* A composite's result prints torch's node name (ct__ag_named): only a node the composite made. */
@@ -296,7 +409,7 @@ static void ct__ag_name_impl(ct_tensor *t, uint64_t mark, const char *name) {
 }
 
 static const ct__ag_hooks ct__ag_hooks_table = {ct__ag_record, ct__ag_free_meta,
-                                                ct__ag_check_inplace_impl, ct__ag_name_impl};
+                                                ct__ag_inplace_impl, ct__ag_name_impl};
 
 /* ---- public API: flags and metadata ---- */
 
@@ -434,13 +547,8 @@ static ct_status ct__ag_accumulate(ct__ag_run *R, ct_tensor *leaf, ct_tensor *g)
 
 static ct_status ct__ag_stale(ct_ctx *ctx, const ct__ag_node *n, const ct_tensor *t, bool is_out,
                               int idx, int64_t want) {
-    return ct__set_error(ctx, CT_ERR_STATE,
-                         "one of the variables needed for gradient computation has been modified "
-                         "by an inplace operation: [%s %s], which is %s %d of %s, is at version "
-                         "%lld; expected version %lld instead",
-                         ct_dtype_name(t->dtype), CT__SHAPE_STR(t), is_out ? "output" : "input",
-                         idx, ct__ag_formula_of(n->op)->name, (long long)t->storage->version,
-                         (long long)want);
+    return ct__ag_stale_error(ctx, t, is_out ? "output" : "input", idx,
+                              ct__ag_formula_of(n->op)->name, want);
 }
 
 /* Run node n's formula on its buffers; hands the input gradients to the next nodes. */

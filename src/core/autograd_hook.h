@@ -152,14 +152,31 @@ typedef struct ct__ag_rec {
     const char *name;
 } ct__ag_rec;
 
+/* An in-place op under autograd (ct_add_ ..., ct_tensor_copy_): out = fn(ctx, self, arg) is the
+ * out-of-place op (a recording front end, result broadcast to dst's shape); its value is written
+ * into dst and dst's history becomes its node, printed as `name` ("AddBackward0"). keep_old: the
+ * op saves self for its backward, which then gets a copy of dst's old value (with dst's history)
+ * instead of dst, whose storage the write changes. */
+typedef ct_status (*ct__ag_inplace_fn)(ct_ctx *ctx, const struct ct_tensor *self, const void *arg,
+                                       struct ct_tensor **out);
+typedef struct ct__ag_inplace_w {
+    const char *op; /* "add_", for messages */
+    struct ct_tensor *dst;
+    const struct ct_tensor *src; /* may be NULL */
+    bool keep_old;
+    ct__ag_inplace_fn fn;
+    const void *arg;
+    const char *name;
+} ct__ag_inplace_w;
+
 struct ct__ag_hooks {
     /* Record a tape node when an input requires grad; on failure *out is released by the caller. */
     ct_status (*record)(ct_ctx *ctx, const ct__ag_rec *r);
     /* Free a tensor's autograd metadata (ct_tensor_release, before the header goes). */
     void (*free_meta)(struct ct_tensor *t);
-    /* CT_OK, or the error for writing in place into dst (src may be NULL) while grad mode is on. */
-    ct_status (*check_inplace)(ct_ctx *ctx, const char *op, const struct ct_tensor *dst,
-                               const struct ct_tensor *src);
+    /* An in-place write into dst (src may be NULL) with grad mode on and dst or src requiring
+     * grad: see ct__ag_inplace (tensor/ag_front.h). */
+    ct_status (*inplace)(ct_ctx *ctx, const struct ct__ag_inplace_w *w);
     /* Print t's grad_fn as `name` (torch's, with its overload number) when that node was recorded
      * after the tape position mark (ct__ag_mark); printing only, the backward is unchanged. */
     void (*name)(struct ct_tensor *t, uint64_t mark, const char *name);

@@ -22,6 +22,7 @@ typedef struct {
     int64_t *in_splits, *out_splits; /* all_to_all_v: size each */
     ct_tensor *a, *b;                /* saved: input and detached output (MAX/MIN/PROD), or the
                                         2-D layout (a) */
+    int64_t a_ver, b_ver;            /* their versions when recorded (nn_finish) */
     int64_t rows;                    /* 2-D: input rows */
 } nn_user;
 
@@ -82,6 +83,8 @@ static ct_status nn_finish(ct_dist *g, ct_status st, bool rec, int kind, nn_user
         }
         return st;
     }
+    u->a_ver = u->a ? u->a->storage->version : 0;
+    u->b_ver = u->b ? u->b->storage->version : 0;
     return nn_record(g->ctx, kind, u, in, out);
 }
 
@@ -236,8 +239,12 @@ static ct_status nn_backward(ct_ctx *ctx, void *user, ct_tensor *const *gout, co
     nn_user *u = user;
     ct_dist *g = u->g;
     const ct_tensor *go = gout[0];
-    ct_status st = CT_OK;
     ct_tensor *r = NULL;
+    /* what the backward reads must be as recorded (an in-place write since: torch's error) */
+    ct_status st = ct__ag_saved_ok(ctx, u->a, "saved tensor", 0, NN_FN[u->kind].name, u->a_ver);
+    if (st == CT_OK)
+        st = ct__ag_saved_ok(ctx, u->b, "saved tensor", 1, NN_FN[u->kind].name, u->b_ver);
+    if (st != CT_OK) return st;
     (void)need; /* the adjoint collective runs on every rank regardless */
     switch (u->kind) {
     case NN_ALLREDUCE: {

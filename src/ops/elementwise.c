@@ -465,6 +465,33 @@ static int ct__category_of(ct_dtype dt) {
     return dt == CT_BOOL ? 0 : ct_dtype_is_floating(dt) ? 2 : 1;
 }
 
+/* The out-of-place form of an in-place op under autograd (ct__ag_inplace_fn). */
+typedef struct ct__inplace_arg {
+    ct_op_kind kind;
+    const ct_tensor *other;
+    double v;
+} ct__inplace_arg;
+static ct_status ct__inplace_binary_as(ct_ctx *ctx, const ct_tensor *self, const void *arg,
+                                       ct_tensor **out) {
+    const ct__inplace_arg *a = arg;
+    switch (a->kind) {
+    case CT_OP_ADD: return ct_add(ctx, self, a->other, out);
+    case CT_OP_SUB: return ct_sub(ctx, self, a->other, out);
+    case CT_OP_MUL: return ct_mul(ctx, self, a->other, out);
+    default: return ct_div(ctx, self, a->other, out);
+    }
+}
+static ct_status ct__inplace_scalar_as(ct_ctx *ctx, const ct_tensor *self, const void *arg,
+                                       ct_tensor **out) {
+    const ct__inplace_arg *a = arg;
+    switch (a->kind) {
+    case CT_OP_ADD: return ct_add_scalar(ctx, self, a->v, out);
+    case CT_OP_SUB: return ct_sub_scalar(ctx, self, a->v, out);
+    case CT_OP_MUL: return ct_mul_scalar(ctx, self, a->v, out);
+    default: return ct_div_scalar(ctx, self, a->v, out);
+    }
+}
+
 /* self = op(self, other) with PyTorch's in-place rules: the result dtype must be castable to
  * self's (no float -> integer, no integer -> bool) and the broadcast shape must be self's. */
 static ct_status ct__inplace(ct_ctx *ctx, const char *name, ct_op_kind kind, ct_tensor *self,
@@ -472,7 +499,6 @@ static ct_status ct__inplace(ct_ctx *ctx, const char *name, ct_op_kind kind, ct_
     const ct_tensor *ins[2] = {self, other};
     ct_status st = ct__check_args(ctx, name, is_scalar ? 1 : 2, ins, (void *)1);
     if (st != CT_OK) return st;
-    if ((st = ct__ag_check_inplace(ctx, name, self, other)) != CT_OK) return st;
     ct_dtype rt;
     if (is_scalar) {
         if (!ct__is_compute_dtype(self->dtype))
@@ -507,6 +533,22 @@ static ct_status ct__inplace(ct_ctx *ctx, const char *name, ct_op_kind kind, ct_
         return ct__set_error(ctx, CT_ERR_DTYPE,
                              "%s: result type %s can't be cast to the desired output type %s", name,
                              ct_dtype_name(rt), ct_dtype_name(self->dtype));
+    if (ct__ag_inplace_wanted(ctx, self, other)) {
+        /* autograd: torch's node (MulBackward0 for mul_ by a tensor or a number alike); mul and
+         * div by a tensor save self, which the write changes */
+        ct__inplace_arg a = {kind, other, v};
+        ct__ag_inplace_w w = {name,
+                              self,
+                              other,
+                              !is_scalar && (kind == CT_OP_MUL || kind == CT_OP_DIV),
+                              is_scalar ? ct__inplace_scalar_as : ct__inplace_binary_as,
+                              &a,
+                              kind == CT_OP_ADD   ? "AddBackward0"
+                              : kind == CT_OP_SUB ? "SubBackward0"
+                              : kind == CT_OP_MUL ? "MulBackward0"
+                                                  : "DivBackward0"};
+        return ct__ag_inplace(ctx, &w);
+    }
     /* The result goes straight into self when self is contiguous and other is not a different
      * view of self's memory (an element is then read only where it is written); otherwise it is
      * computed apart and copied in (copy_ checks the overlap). */

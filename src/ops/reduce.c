@@ -476,8 +476,9 @@ ct_status ct_logsumexp(ct_ctx *ctx, const ct_tensor *a, int n_dims, const int *d
  * (|x| == norm) | isnan(x): a slice holding NaN has gradient 0 where the composite's (no element
  * equals a NaN extreme, count 0) was NaN over the whole slice. */
 typedef struct {
-    ct_tensor *a; /* the input itself: under create_graph the backward's ops record on it */
-    ct_tensor *r; /* the forward's value, detached, in the keepdim layout */
+    ct_tensor *a;         /* the input itself: under create_graph the backward's ops record on it */
+    ct_tensor *r;         /* the forward's value, detached, in the keepdim layout */
+    int64_t a_ver, r_ver; /* their versions when saved: an in-place write since fails backward */
     uint32_t mask;
 } ct__norminf_user;
 
@@ -497,7 +498,10 @@ static ct_status ct__norminf_backward(ct_ctx *ctx, void *user, ct_tensor *const 
     int rd[CT_MAX_DIMS], nr = ct__mask_dims(a->ndim, u->mask, rd);
     ct_tensor *g = NULL, *ab = NULL, *hit = NULL, *nan = NULL, *m = NULL, *cnt = NULL, *cf = NULL,
               *share = NULL, *mf = NULL, *t = NULL, *sg = NULL;
-    ct_status st = ct_tensor_reshape(ctx, gout[0], u->r->ndim, u->r->shape, &g);
+    ct_status st = ct__ag_saved_ok(ctx, a, "input", 0, "LinalgVectorNormBackward0", u->a_ver);
+    if (st == CT_OK)
+        st = ct__ag_saved_ok(ctx, u->r, "output", 0, "LinalgVectorNormBackward0", u->r_ver);
+    if (st == CT_OK) st = ct_tensor_reshape(ctx, gout[0], u->r->ndim, u->r->shape, &g);
     if (st == CT_OK) st = ct_abs(ctx, a, &ab);
     /* the norm is the extreme of |x|, one of its elements (exact in any dtype) */
     if (st == CT_OK) st = ct_eq(ctx, ab, u->r, &hit);
@@ -541,7 +545,11 @@ static ct_status ct__norminf_recorded(ct_ctx *ctx, const ct_tensor *a, double p,
         if (st == CT_OK) st = ct_tensor_reshape(ctx, v, a->ndim, ks, &u->r);
         ct_tensor_release(v);
     }
-    if (st == CT_OK) u->a = ct_tensor_retain((ct_tensor *)a);
+    if (st == CT_OK) {
+        u->a = ct_tensor_retain((ct_tensor *)a);
+        u->a_ver = a->storage->version;
+        u->r_ver = u->r->storage->version;
+    }
     if (st != CT_OK) {
         ct__norminf_free(u);
         ct_tensor_release(*out);

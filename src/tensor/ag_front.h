@@ -58,14 +58,38 @@ static inline ct_status ct__ag_named(ct_ctx *ctx, ct_status st, ct_tensor *const
     return st;
 }
 
-/* CT_OK, or an error when an in-place write into dst (from src, may be NULL) would break
- * autograd (grad mode on and dst or src requires grad). */
-static inline ct_status ct__ag_check_inplace(ct_ctx *ctx, const char *op, const ct_tensor *dst,
-                                             const ct_tensor *src) {
-    if (__builtin_expect(ctx == NULL || ctx->ag == NULL, 1)) return CT_OK;
-    if (ctx->grad_off || ctx->ag_depth > 0) return CT_OK;
-    if (!(dst && dst->requires_grad) && !(src && src->requires_grad)) return CT_OK;
-    return ctx->ag->check_inplace(ctx, op, dst, src);
+/* torch's error for a saved tensor t written in place since it was saved at version `want`: t is
+ * `what` ("input", "output") number idx of node `node` ("MulBackward0"). */
+static inline ct_status ct__ag_stale_error(ct_ctx *ctx, const ct_tensor *t, const char *what,
+                                           int idx, const char *node, int64_t want) {
+    return ct__set_error(ctx, CT_ERR_STATE,
+                         "one of the variables needed for gradient computation has been modified "
+                         "by an inplace operation: [%s %s], which is %s %d of %s, is at version "
+                         "%lld; expected version %lld instead",
+                         ct_dtype_name(t->dtype), CT__SHAPE_STR(t), what, idx, node,
+                         (long long)t->storage->version, (long long)want);
+}
+/* CT_OK when a custom backward's saved tensor t is still at the version it was saved at. */
+static inline ct_status ct__ag_saved_ok(ct_ctx *ctx, const ct_tensor *t, const char *what, int idx,
+                                        const char *node, int64_t ver) {
+    return !t || t->storage->version == ver ? CT_OK
+                                            : ct__ag_stale_error(ctx, t, what, idx, node, ver);
+}
+
+/* True when an in-place write into dst from src (may be NULL) goes through autograd: grad mode
+ * on, an outermost call, and dst or src requires grad. The caller then validates as usual and
+ * hands the write to ct__ag_inplace. */
+static inline bool ct__ag_inplace_wanted(const ct_ctx *ctx, const ct_tensor *dst,
+                                         const ct_tensor *src) {
+    if (__builtin_expect(ctx == NULL || ctx->ag == NULL, 1)) return false;
+    if (ctx->grad_off || ctx->ag_depth > 0) return false;
+    return (dst && dst->requires_grad) || (src && src->requires_grad);
+}
+/* The in-place write w under autograd (torch's rules: a leaf that requires grad, or a view of
+ * one, is refused; ctorch also refuses where another tensor sharing dst's memory would need its
+ * history rewritten, torch's CopySlices). */
+static inline ct_status ct__ag_inplace(ct_ctx *ctx, const ct__ag_inplace_w *w) {
+    return ctx->ag->inplace(ctx, w);
 }
 
 /* CT_ERR_UNSUPPORTED when grad mode is on, this is an outermost call and one of the n inputs (NULL

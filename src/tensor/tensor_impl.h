@@ -100,6 +100,8 @@ static inline bool ct__same_view(const ct_tensor *a, const ct_tensor *b) {
         if (a->shape[i] != b->shape[i] || a->strides[i] != b->strides[i]) return false;
     return true;
 }
+/* Byte range [lo, hi) of the storage t's elements span (numel > 0). */
+void ct__byte_extent(const ct_tensor *t, int64_t *lo, int64_t *hi);
 /* "[2, 3, 4]" into buf. */
 const char *ct__shape_str(char *buf, size_t n, int ndim, const int64_t *shape);
 #define CT__SHAPE_STR(t) ct__shape_str((char[96]){0}, 96, (t)->ndim, (t)->shape)

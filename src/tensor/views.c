@@ -1,5 +1,6 @@
 /* Views (view, reshape, permute, transpose, narrow, slice, expand, squeeze, unsqueeze) and copies
  * (contiguous, clone, copy_). Views share storage; copies go through the COPY op. */
+#include "ctorch/ops.h"
 #include "dispatch/dispatch.h"
 #include "tensor/tensor_impl.h"
 #include "tensor/ag_front.h"
@@ -299,8 +300,7 @@ static ct_status ct__fwd_tensor_unsqueeze(ct_ctx *ctx, const ct_tensor *t, int d
     return ct__tensor_view_of(ctx, t, t->ndim + 1, sh, str, t->offset, out);
 }
 
-/* Byte range [lo, hi) of the storage a tensor's elements span (numel > 0). */
-static void ct__byte_extent(const ct_tensor *t, int64_t *lo, int64_t *hi) {
+void ct__byte_extent(const ct_tensor *t, int64_t *lo, int64_t *hi) {
     int64_t a = t->offset, b = t->offset;
     for (int i = 0; i < t->ndim; i++) {
         int64_t span = (t->shape[i] - 1) * t->strides[i];
@@ -314,14 +314,23 @@ static void ct__byte_extent(const ct_tensor *t, int64_t *lo, int64_t *hi) {
     *hi = (b + 1) * sz;
 }
 
+/* copy_'s out-of-place form under autograd: src (arg) expanded to self's shape, in self's dtype
+ * (a new tensor: cast always copies). */
+static ct_status ct__copy_src_as(ct_ctx *ctx, const ct_tensor *self, const void *arg,
+                                 ct_tensor **out) {
+    const ct_tensor *src = arg;
+    ct_tensor *e = NULL;
+    ct_status st = ct_tensor_expand(ctx, src, self->ndim, self->shape, &e);
+    if (st == CT_OK) st = ct_cast(ctx, e, self->dtype, out);
+    ct_tensor_release(e);
+    return st;
+}
+
 ct_status ct_tensor_copy_(ct_ctx *ctx, ct_tensor *dst, const ct_tensor *src) {
     if (!ctx) return CT_ERR_INVALID_ARG;
     const ct_tensor *ts[2] = {dst, src};
     ct_status st = ct__check_args(ctx, "copy_", 2, ts, (void *)1);
     if (st != CT_OK) return st;
-    /* only a destination that requires grad is refused: copying out of a tensor that requires
-     * grad (into a workspace, as eigh's front end does) is allowed and records nothing */
-    if ((st = ct__ag_check_inplace(ctx, "copy_", dst, NULL)) != CT_OK) return st;
     if (!ct__is_compute_dtype(dst->dtype) || !ct__is_compute_dtype(src->dtype))
         return ct__set_error(ctx, CT_ERR_DTYPE, "copy_: %s -> %s is not supported here",
                              ct_dtype_name(src->dtype), ct_dtype_name(dst->dtype));
@@ -357,6 +366,13 @@ ct_status ct_tensor_copy_(ct_ctx *ctx, ct_tensor *dst, const ct_tensor *src) {
                 "copy_: source and destination share memory (bytes [%lld, %lld) and "
                 "[%lld, %lld) of one storage); clone the source first",
                 (long long)slo, (long long)shi, (long long)dlo, (long long)dhi);
+    }
+    /* under autograd (grad mode on, dst or src requires grad) dst takes torch's CopyBackwards:
+     * src's gradient summed to its shape, none to dst's old value. Copying out of a tensor that
+     * requires grad with grad mode off (a workspace, as eigh's front end does) records nothing. */
+    if (ct__ag_inplace_wanted(ctx, dst, src)) {
+        ct__ag_inplace_w w = {"copy_", dst, src, false, ct__copy_src_as, src, "CopyBackwards"};
+        return ct__ag_inplace(ctx, &w);
     }
     ct_op_desc d;
     ct__desc_init(&d, CT_OP_COPY, 1, 1);
