@@ -326,6 +326,18 @@ static int section_views(ct_ctx *ctx) {
     }
     printf("  reshape: contiguous -> view (same data), transposed -> copy (new data)\n");
 
+    /* ct_tensor_fill_ / ct_tensor_zero_ write in place through any view (Tensor.fill_ / zero_):
+     * filling the transposed view mt fills all of base; zero_ on one row leaves the others. */
+    TRY(ct_tensor_fill_(ctx, mt, 5));
+    TRY(ct_tensor_zero_(ctx, row));
+    int32_t fv[12];
+    TRY(ct_tensor_to_host(m, fv, sizeof fv));
+    for (int i = 0; i < 12; i++)
+        EXPECT(fv[i] == (i / 4 == 2 ? 0 : 5));
+    EXPECT_ERR(ct_tensor_fill_(ctx, mt, 1e10), CT_ERR_INVALID_ARG); /* int32 overflow */
+    printf("  fill_(5) through the transposed view, zero_ of row 2: %d %d %d\n", fv[0], fv[4],
+           fv[8]);
+
     EXPECT(ct_ctx_live_tensors(ctx) == live0 + 10);
     ct_tensor *all[] = {base, m, mt, sl, row, ex, sq, un, rs_view, rs_copy};
     for (size_t i = 0; i < sizeof all / sizeof all[0]; i++)

@@ -1997,6 +1997,16 @@ static void s1_ct_tensor_copy_(void) { SWEEP_STATUS(ct_tensor_copy_(S_ctx, NULL,
 static void s2_ct_tensor_copy_(void) { SWEEP_STATUS(ct_tensor_copy_(S_ctx, S_t, S_t)); }
 static void s3_ct_tensor_copy_(void) { SWEEP_STATUS(ct_tensor_copy_(S_ctx, S_t, S_t)); }
 static void s4_ct_tensor_copy_(void) { SWEEP_STATUS(ct_tensor_copy_(S_ctx, S_t, S_t)); }
+static void s0_ct_tensor_fill_(void) { (void)ct_tensor_fill_(NULL, NULL, (double){0}); }
+static void s1_ct_tensor_fill_(void) { SWEEP_STATUS(ct_tensor_fill_(S_ctx, NULL, (double){0})); }
+static void s2_ct_tensor_fill_(void) { SWEEP_STATUS(ct_tensor_fill_(S_ctx, S_t, (double){0})); }
+static void s3_ct_tensor_fill_(void) { SWEEP_STATUS(ct_tensor_fill_(S_ctx, S_t, (double){0})); }
+static void s4_ct_tensor_fill_(void) { SWEEP_STATUS(ct_tensor_fill_(S_ctx, S_t, (double){0})); }
+static void s0_ct_tensor_zero_(void) { (void)ct_tensor_zero_(NULL, NULL); }
+static void s1_ct_tensor_zero_(void) { SWEEP_STATUS(ct_tensor_zero_(S_ctx, NULL)); }
+static void s2_ct_tensor_zero_(void) { SWEEP_STATUS(ct_tensor_zero_(S_ctx, S_t)); }
+static void s3_ct_tensor_zero_(void) { SWEEP_STATUS(ct_tensor_zero_(S_ctx, S_t)); }
+static void s4_ct_tensor_zero_(void) { SWEEP_STATUS(ct_tensor_zero_(S_ctx, S_t)); }
 
 static const sweep_case sweep_cases[] = {
     {"ct_create_block_mask", 0, s0_ct_create_block_mask},
@@ -3969,6 +3979,16 @@ static const sweep_case sweep_cases[] = {
     {"ct_tensor_copy_", 2, s2_ct_tensor_copy_},
     {"ct_tensor_copy_", 3, s3_ct_tensor_copy_},
     {"ct_tensor_copy_", 4, s4_ct_tensor_copy_},
+    {"ct_tensor_fill_", 0, s0_ct_tensor_fill_},
+    {"ct_tensor_fill_", 1, s1_ct_tensor_fill_},
+    {"ct_tensor_fill_", 2, s2_ct_tensor_fill_},
+    {"ct_tensor_fill_", 3, s3_ct_tensor_fill_},
+    {"ct_tensor_fill_", 4, s4_ct_tensor_fill_},
+    {"ct_tensor_zero_", 0, s0_ct_tensor_zero_},
+    {"ct_tensor_zero_", 1, s1_ct_tensor_zero_},
+    {"ct_tensor_zero_", 2, s2_ct_tensor_zero_},
+    {"ct_tensor_zero_", 3, s3_ct_tensor_zero_},
+    {"ct_tensor_zero_", 4, s4_ct_tensor_zero_},
 };
 
 int main(int argc, char **argv) {

@@ -1768,6 +1768,20 @@ TEST(inplace_ops_as_torch) {
         ct_tensor_release(c), ct_tensor_release(y);
         ct_tensor_zero_grad(x);
     }
+    /* fill_ / zero_: FillBackward2 / ZeroBackward0, a zero gradient to the old value */
+    for (int k = 0; k < 2; k++) {
+        y = times1(x);
+        CHECK_OK(k ? ct_tensor_zero_(ctx, y) : ct_tensor_fill_(ctx, y, 2));
+        check_suffix(y, k ? "grad_fn=<ZeroBackward0>" : "grad_fn=<FillBackward2>");
+        double *fv = tu_read(y);
+        CHECK(same_vals(fv, k ? (double[]){0, 0, 0} : (double[]){2, 2, 2}, 3));
+        free(fv);
+        back_weighted(y, ones);
+        check_grad(x, (double[]){0, 0, 0}, 3, "fill_ / zero_");
+        ct_tensor_release(y);
+        ct_tensor_zero_grad(x);
+    }
+    CHECK_ST(ct_tensor_fill_(ctx, x, 1), CT_ERR_STATE); /* a leaf that requires grad */
     /* dtypes: an f32 destination += an f64 source that requires grad (torch casts into self;
      * the source's gradient is f64) */
     {

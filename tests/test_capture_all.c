@@ -336,6 +336,8 @@ static ct_status op_tensor_randn(void) {
 static ct_status op_tensor_contiguous(void) { return ct_tensor_contiguous(ctx, Nc, &OUT); }
 static ct_status op_tensor_clone(void) { return ct_tensor_clone(ctx, A, &OUT); }
 static ct_status op_tensor_copy_(void) { return ct_tensor_copy_(ctx, Dst, A); }
+static ct_status op_tensor_fill_(void) { return ct_tensor_fill_(ctx, Dst, 2); }
+static ct_status op_tensor_zero_(void) { return ct_tensor_zero_(ctx, Dst); }
 static ct_status op_linalg_eigh(void) { return ct_linalg_eigh(ctx, Sym, 'L', &OUT, &OUT2); }
 static ct_status op_linalg_eigvalsh(void) { return ct_linalg_eigvalsh(ctx, Sym, 'L', &OUT); }
 static ct_status op_linalg_cholesky(void) { return ct_linalg_cholesky(ctx, Sym, false, &OUT); }
@@ -702,6 +704,8 @@ static const op_entry computing[] = {
     E(tensor_contiguous),
     E(tensor_clone),
     E(tensor_copy_),
+    E(tensor_fill_),
+    E(tensor_zero_),
     E(linalg_eigh),
     E(linalg_eigvalsh),
     E(linalg_eigh_ex),

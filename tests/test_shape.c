@@ -483,6 +483,91 @@ TEST(narrow_empty_negative_start) {
     }
 }
 
+/* fill_ / zero_ (Tensor.fill_ / zero_): every dtype, contiguous, transposed and strided views (the
+ * elements outside the view untouched), an expanded view (stride 0), zero size; the value checks
+ * torch's full makes (int8 300 and f16 1e6 overflow; uint8 -1 wraps to 255 and bool 2.5 is true,
+ * as torch 1.13 printed them); a saved tensor filled in place fails its backward. */
+TEST(fill_and_zero_in_place) {
+    const int64_t sh[2] = {3, 4};
+    for (int di = 0; di < TU_NALL; di++) {
+        const ct_dtype dt = TU_ALL_DTYPES[di];
+        const double val = dt == CT_BOOL ? 1 : 5;
+        for (int mode = 0; mode < 3; mode++) {
+            /* mode 1: a transposed view; 2: every other element of a (3, 8) base */
+            ct_tensor *base = tu_make(ctx, &rng, dt, 2, (int64_t[]){3, 8}, 0, 1, 3, NULL),
+                      *t = NULL;
+            CHECK(base != NULL);
+            if (mode == 0) CHECK_OK(ct_tensor_narrow(ctx, base, 1, 0, 4, &t));
+            if (mode == 1) CHECK_OK(ct_tensor_transpose(ctx, base, 0, 1, &t));
+            if (mode == 2) CHECK_OK(ct_tensor_slice(ctx, base, 1, 1, 8, 2, &t));
+            double *before = tu_read(base);
+            CHECK_OK(ct_tensor_fill_(ctx, t, val));
+            double *after = tu_read(base);
+            for (int64_t i = 0; before && after && i < 3; i++)
+                for (int64_t j = 0; j < 8; j++) {
+                    const bool in = mode == 1 || (mode == 0 ? j < 4 : j % 2 == 1);
+                    CHECK_MSG(after[i * 8 + j] == (in ? val : before[i * 8 + j]),
+                              "fill_ %s mode %d [%lld,%lld]", ct_dtype_name(dt), mode, (long long)i,
+                              (long long)j);
+                }
+            free(after);
+            CHECK_OK(ct_tensor_zero_(ctx, t));
+            after = tu_read(base);
+            for (int64_t i = 0; before && after && i < 3; i++)
+                for (int64_t j = 0; j < 8; j++) {
+                    const bool in = mode == 1 || (mode == 0 ? j < 4 : j % 2 == 1);
+                    CHECK(after[i * 8 + j] == (in ? 0 : before[i * 8 + j]));
+                }
+            free(before), free(after);
+            ct_tensor_release(t), ct_tensor_release(base);
+        }
+    }
+    /* expanded (stride 0) and zero-size tensors */
+    ct_tensor *z = NULL, *e = NULL;
+    CHECK_OK(ct_tensor_zeros(ctx, CT_FLOAT32, 1, (int64_t[]){4}, &z));
+    CHECK_OK(ct_tensor_expand(ctx, z, 2, sh, &e));
+    CHECK_OK(ct_tensor_fill_(ctx, e, 2.5));
+    double *v = tu_read(z);
+    CHECK(v && v[0] == 2.5 && v[1] == 2.5 && v[2] == 2.5 && v[3] == 2.5);
+    free(v);
+    ct_tensor_release(e), ct_tensor_release(z);
+    CHECK_OK(ct_tensor_zeros(ctx, CT_FLOAT32, 2, (int64_t[]){0, 3}, &z));
+    CHECK_OK(ct_tensor_fill_(ctx, z, 1));
+    ct_tensor_release(z);
+    /* value checks */
+    const struct {
+        ct_dtype dt;
+        double v, want;
+        ct_status st;
+    } vc[] = {{CT_INT8, 300, 0, CT_ERR_INVALID_ARG},
+              {CT_FLOAT16, 1e6, 0, CT_ERR_INVALID_ARG},
+              {CT_UINT8, -1, 255, CT_OK},
+              {CT_BOOL, 2.5, 1, CT_OK},
+              {CT_INT32, 2.7, 2, CT_OK},
+              {CT_INT32, INFINITY, 0, CT_ERR_INVALID_ARG}};
+    for (size_t c = 0; c < sizeof vc / sizeof vc[0]; c++) {
+        CHECK_OK(ct_tensor_zeros(ctx, vc[c].dt, 1, (int64_t[]){2}, &z));
+        CHECK_ST(ct_tensor_fill_(ctx, z, vc[c].v), vc[c].st);
+        v = tu_read(z);
+        CHECK_MSG(v && v[0] == vc[c].want && v[1] == vc[c].want, "fill_ %s %g: %g",
+                  ct_dtype_name(vc[c].dt), vc[c].v, v ? v[0] : -1);
+        free(v);
+        ct_tensor_release(z);
+    }
+    CHECK_ST(ct_tensor_fill_(ctx, NULL, 1), CT_ERR_INVALID_ARG);
+    CHECK_ST(ct_tensor_zero_(NULL, NULL), CT_ERR_INVALID_ARG);
+    /* the version counter: a saved tensor zeroed in place fails backward */
+    ct_tensor *x = NULL, *y = NULL, *l = NULL, *d = NULL;
+    CHECK_OK(ct_tensor_ones(ctx, CT_FLOAT64, 1, (int64_t[]){3}, &x));
+    CHECK_OK(ct_tensor_set_requires_grad(x, true));
+    CHECK_OK(ct_exp(ctx, x, &y));
+    CHECK_OK(ct_sum(ctx, y, 0, NULL, false, &l));
+    CHECK_OK(ct_tensor_detach(ctx, y, &d));
+    CHECK_OK(ct_tensor_zero_(ctx, d));
+    CHECK_ST(ct_backward(ctx, l, NULL, false), CT_ERR_STATE);
+    ct_tensor_release(d), ct_tensor_release(l), ct_tensor_release(y), ct_tensor_release(x);
+}
+
 int main(void) {
     ct_ctx_options o = {.size = sizeof o};
     if (ct_ctx_create(&o, &ctx) != CT_OK) return 1;
@@ -495,6 +580,7 @@ int main(void) {
     RUN(flatten_unflatten_movedim);
     RUN(repeat_flip_roll);
     RUN(shaping_ops_capture_and_replay);
+    RUN(fill_and_zero_in_place);
     CHECK(ct_ctx_live_tensors(ctx) == 0);
     ct_ctx_free(ctx);
     return ct_test_end();

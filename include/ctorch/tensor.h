@@ -169,6 +169,11 @@ CT_API ct_status ct_tensor_clone(ct_ctx *ctx, const ct_tensor *t, ct_tensor **ou
 /* dst[...] = src broadcast to dst's shape, converting dtype (as Tensor.copy_). dst may be a view.
  * Under autograd dst takes torch's CopyBackwards node (docs/autograd.md, in-place ops). */
 CT_API ct_status ct_tensor_copy_(ct_ctx *ctx, ct_tensor *dst, const ct_tensor *src);
+/* Every element of t = value (as Tensor.fill_; value checked as in ct_tensor_full). t may be any
+ * view, an expanded one included. Under autograd t takes FillBackward2 (zero gradient). */
+CT_API ct_status ct_tensor_fill_(ct_ctx *ctx, ct_tensor *t, double value);
+/* ct_tensor_fill_(ctx, t, 0) (as Tensor.zero_; ZeroBackward0 under autograd). */
+CT_API ct_status ct_tensor_zero_(ct_ctx *ctx, ct_tensor *t);
 
 #ifdef __cplusplus
 }

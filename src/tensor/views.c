@@ -383,6 +383,48 @@ ct_status ct_tensor_copy_(ct_ctx *ctx, ct_tensor *dst, const ct_tensor *src) {
     return ct__submit(ctx, dst->storage->device, &d);
 }
 
+/* fill_'s out-of-place form under autograd: full_like(self, *arg) (no history: the node gives
+ * the old value a zero gradient). */
+static ct_status ct__fill_as(ct_ctx *ctx, const ct_tensor *self, const void *arg, ct_tensor **out) {
+    return ct_full_like(ctx, self, *(const double *)arg, out);
+}
+
+static ct_status ct__fill(ct_ctx *ctx, const char *op, ct_tensor *t, double value,
+                          const char *node) {
+    if (!ctx) return CT_ERR_INVALID_ARG;
+    ct_status st = ct__check_tensor(ctx, op, "self", t);
+    if (st != CT_OK) return st;
+    if (t->ctx != ctx)
+        return ct__set_error(ctx, CT_ERR_INVALID_ARG, "%s: the tensor belongs to another context",
+                             op);
+    if (!ct__is_compute_dtype(t->dtype))
+        return ct__set_error(ctx, CT_ERR_DTYPE, "%s: dtype %s is a storage format", op,
+                             ct_dtype_name(t->dtype));
+    if ((st = ct__check_scalar_fits(ctx, op, t->dtype, value, true)) != CT_OK) return st;
+    if (ct__ag_inplace_wanted(ctx, t, NULL)) {
+        ct__ag_inplace_w w = {op, t, NULL, false, ct__fill_as, &value, node};
+        return ct__ag_inplace(ctx, &w);
+    }
+    t->storage->version++; /* autograd: saved tensors sharing this storage are now stale */
+    if (ct_tensor_numel(t) == 0) return CT_OK;
+    /* FILL writes through any strides; an expanded tensor (stride 0) gets the one value, as
+     * torch's fill_ */
+    ct_op_desc d;
+    ct__desc_init(&d, CT_OP_FILL, 1, 0);
+    ct__operand_set(&d.operands[0], t);
+    d.compute_dtype = t->dtype;
+    d.scalars[0] = value;
+    return ct__submit(ctx, t->storage->device, &d);
+}
+
+ct_status ct_tensor_fill_(ct_ctx *ctx, ct_tensor *t, double value) {
+    return ct__fill(ctx, "fill_", t, value, "FillBackward2");
+}
+
+ct_status ct_tensor_zero_(ct_ctx *ctx, ct_tensor *t) {
+    return ct__fill(ctx, "zero_", t, 0.0, "ZeroBackward0");
+}
+
 static ct_status ct__fwd_tensor_clone(ct_ctx *ctx, const ct_tensor *t, ct_tensor **out) {
     ct_status st = ct__view_check(ctx, "clone", t, out);
     if (st != CT_OK) return st;
