@@ -744,7 +744,23 @@ static int section_autograd(void) {
     EXPECT(fabs(lv - want) < 1e-6, "nll_loss = %.7f, want %.7f", lv, want);
     printf("[autograd] nll_loss(log_softmax(z), [1 0]) = %.5f; grad = (softmax - onehot) / 2\n",
            lv);
-    RELEASE(z, t, lp, loss, gz2);
+    /* The full forms (torch's weight and ignore_index): with class weights w and the second
+     * target ignored, the mean is w[t0] * nll_0 / w[t0], i.e. row 0's cross entropy alone. */
+    float wv[3] = {2, 0.5f, 1};
+    int64_t tv2[2] = {1, -100};
+    ct_tensor *w = vec_f32(wv, 1, (int64_t[]){3}), *t2 = NULL, *ce = NULL, *nl = NULL;
+    CHECK(ct_tensor_from_host(ctx, tv2, CT_INT64, 1, (int64_t[]){2}, &t2));
+    CHECK(ct_cross_entropy_ex(ctx, z, t2, w, -100, CT_REDUCTION_MEAN, 0.0, &ce));
+    CHECK(ct_nll_loss_ex(ctx, lp, t2, w, -100, CT_REDUCTION_SUM, &nl));
+    double cev, nlv, se0 = exp(1.0) + exp(2.0) + exp(0.5);
+    CHECK(ct_tensor_item(ce, &cev));
+    CHECK(ct_tensor_item(nl, &nlv));
+    EXPECT(fabs(cev - (log(se0) - 2)) < 1e-6, "cross_entropy_ex = %.7f", cev);
+    EXPECT(fabs(nlv - 0.5 * (log(se0) - 2)) < 1e-6, "nll_loss_ex = %.7f", nlv);
+    printf("[autograd] weighted, one target ignored: cross_entropy_ex mean %.5f, nll_loss_ex sum "
+           "%.5f\n",
+           cev, nlv);
+    RELEASE(z, t, lp, loss, gz2, w, t2, ce, nl);
     return 0;
 }
 

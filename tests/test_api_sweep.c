@@ -137,6 +137,11 @@ static void s1_ct_cross_entropy(void) { SWEEP_STATUS(ct_cross_entropy(S_ctx, NUL
 static void s2_ct_cross_entropy(void) { SWEEP_STATUS(ct_cross_entropy(S_ctx, S_t, S_t, (ct_reduction){0}, (double){0}, NULL)); }
 static void s3_ct_cross_entropy(void) { SWEEP_STATUS(ct_cross_entropy(S_ctx, S_t, S_t, (ct_reduction){0}, (double){0}, &S_out[0])); }
 static void s4_ct_cross_entropy(void) { SWEEP_STATUS(ct_cross_entropy(S_ctx, S_t, S_t, (ct_reduction){0}, (double){0}, &S_out[0])); }
+static void s0_ct_cross_entropy_ex(void) { (void)ct_cross_entropy_ex(NULL, NULL, NULL, NULL, (int64_t){0}, (ct_reduction){0}, (double){0}, NULL); }
+static void s1_ct_cross_entropy_ex(void) { SWEEP_STATUS(ct_cross_entropy_ex(S_ctx, NULL, NULL, NULL, (int64_t){0}, (ct_reduction){0}, (double){0}, NULL)); }
+static void s2_ct_cross_entropy_ex(void) { SWEEP_STATUS(ct_cross_entropy_ex(S_ctx, S_t, S_t, S_t, (int64_t){0}, (ct_reduction){0}, (double){0}, NULL)); }
+static void s3_ct_cross_entropy_ex(void) { SWEEP_STATUS(ct_cross_entropy_ex(S_ctx, S_t, S_t, S_t, (int64_t){0}, (ct_reduction){0}, (double){0}, &S_out[0])); }
+static void s4_ct_cross_entropy_ex(void) { SWEEP_STATUS(ct_cross_entropy_ex(S_ctx, S_t, S_t, S_t, (int64_t){0}, (ct_reduction){0}, (double){0}, &S_out[0])); }
 static void s0_ct_mse_loss(void) { (void)ct_mse_loss(NULL, NULL, NULL, (ct_reduction){0}, NULL); }
 static void s1_ct_mse_loss(void) { SWEEP_STATUS(ct_mse_loss(S_ctx, NULL, NULL, (ct_reduction){0}, NULL)); }
 static void s2_ct_mse_loss(void) { SWEEP_STATUS(ct_mse_loss(S_ctx, S_t, S_t, (ct_reduction){0}, NULL)); }
@@ -147,6 +152,11 @@ static void s1_ct_nll_loss(void) { SWEEP_STATUS(ct_nll_loss(S_ctx, NULL, NULL, (
 static void s2_ct_nll_loss(void) { SWEEP_STATUS(ct_nll_loss(S_ctx, S_t, S_t, (ct_reduction){0}, NULL)); }
 static void s3_ct_nll_loss(void) { SWEEP_STATUS(ct_nll_loss(S_ctx, S_t, S_t, (ct_reduction){0}, &S_out[0])); }
 static void s4_ct_nll_loss(void) { SWEEP_STATUS(ct_nll_loss(S_ctx, S_t, S_t, (ct_reduction){0}, &S_out[0])); }
+static void s0_ct_nll_loss_ex(void) { (void)ct_nll_loss_ex(NULL, NULL, NULL, NULL, (int64_t){0}, (ct_reduction){0}, NULL); }
+static void s1_ct_nll_loss_ex(void) { SWEEP_STATUS(ct_nll_loss_ex(S_ctx, NULL, NULL, NULL, (int64_t){0}, (ct_reduction){0}, NULL)); }
+static void s2_ct_nll_loss_ex(void) { SWEEP_STATUS(ct_nll_loss_ex(S_ctx, S_t, S_t, S_t, (int64_t){0}, (ct_reduction){0}, NULL)); }
+static void s3_ct_nll_loss_ex(void) { SWEEP_STATUS(ct_nll_loss_ex(S_ctx, S_t, S_t, S_t, (int64_t){0}, (ct_reduction){0}, &S_out[0])); }
+static void s4_ct_nll_loss_ex(void) { SWEEP_STATUS(ct_nll_loss_ex(S_ctx, S_t, S_t, S_t, (int64_t){0}, (ct_reduction){0}, &S_out[0])); }
 static void s0_ct_op_name(void) { (void)ct_op_name((ct_op_kind){0}); }
 static void s1_ct_op_name(void) { (void)ct_op_name((ct_op_kind){0}); }
 static void s2_ct_op_name(void) { (void)ct_op_name((ct_op_kind){0}); }
@@ -2119,6 +2129,11 @@ static const sweep_case sweep_cases[] = {
     {"ct_cross_entropy", 2, s2_ct_cross_entropy},
     {"ct_cross_entropy", 3, s3_ct_cross_entropy},
     {"ct_cross_entropy", 4, s4_ct_cross_entropy},
+    {"ct_cross_entropy_ex", 0, s0_ct_cross_entropy_ex},
+    {"ct_cross_entropy_ex", 1, s1_ct_cross_entropy_ex},
+    {"ct_cross_entropy_ex", 2, s2_ct_cross_entropy_ex},
+    {"ct_cross_entropy_ex", 3, s3_ct_cross_entropy_ex},
+    {"ct_cross_entropy_ex", 4, s4_ct_cross_entropy_ex},
     {"ct_mse_loss", 0, s0_ct_mse_loss},
     {"ct_mse_loss", 1, s1_ct_mse_loss},
     {"ct_mse_loss", 2, s2_ct_mse_loss},
@@ -2129,6 +2144,11 @@ static const sweep_case sweep_cases[] = {
     {"ct_nll_loss", 2, s2_ct_nll_loss},
     {"ct_nll_loss", 3, s3_ct_nll_loss},
     {"ct_nll_loss", 4, s4_ct_nll_loss},
+    {"ct_nll_loss_ex", 0, s0_ct_nll_loss_ex},
+    {"ct_nll_loss_ex", 1, s1_ct_nll_loss_ex},
+    {"ct_nll_loss_ex", 2, s2_ct_nll_loss_ex},
+    {"ct_nll_loss_ex", 3, s3_ct_nll_loss_ex},
+    {"ct_nll_loss_ex", 4, s4_ct_nll_loss_ex},
     {"ct_op_name", 0, s0_ct_op_name},
     {"ct_op_name", 1, s1_ct_op_name},
     {"ct_op_name", 2, s2_ct_op_name},

@@ -1870,6 +1870,95 @@ TEST(inplace_ops_as_torch) {
     ct_tensor_release(x), ct_tensor_release(w);
 }
 
+#include "data/loss_torch_ref.h"
+
+static bool near_ref(double got, double want) {
+    if (isnan(want)) return isnan(got);
+    return fabs(got - want) <= 1e-12 * (1 + fabs(want));
+}
+
+/* cross_entropy / nll_loss with every option (1- to 5-d inputs, empty batches, ignored targets,
+ * ignore_index -100 or a class, class probabilities, weights, reductions, label smoothing)
+ * against torch 1.13's values (tests/data/loss_torch_ref.h, from scripts/torchdiff/loss_ref.py):
+ * the loss, its shape, grad_fn and the input's gradient, within 1e-12 relative (f64; the sums'
+ * order differs). */
+TEST(losses_as_torch) {
+    const int n = (int)(sizeof loss_ref_cases / sizeof loss_ref_cases[0]);
+    int bad = 0;
+    for (int c = 0; c < n; c++) {
+        const loss_ref_case *k = &loss_ref_cases[c];
+        ct_tensor *x = gleaf(k->nd, k->shape, loss_ref_vals + k->x), *t = NULL, *w = NULL,
+                  *out = NULL;
+        t = from_vals(k->prob ? CT_FLOAT64 : CT_INT64, k->tnd, k->tshape, loss_ref_vals + k->t);
+        if (k->w >= 0)
+            w = from_vals(CT_FLOAT64, 1, &k->shape[k->nd == 1 ? 0 : 1], loss_ref_vals + k->w);
+        const ct_reduction red = (ct_reduction)k->red;
+        ct_status st = k->fn[0] == 'c' ? ct_cross_entropy_ex(ctx, x, t, w, k->ign, red, k->ls, &out)
+                                       : ct_nll_loss_ex(ctx, x, t, w, k->ign, red, &out);
+        bool ok = st == CT_OK && tu_same_shape(out, k->ond, k->oshape);
+        int64_t no = ok ? ct_tensor_numel(out) : 0;
+        double *ov = ok ? tu_read(out) : NULL;
+        for (int64_t i = 0; ok && i < no; i++)
+            ok = near_ref(ov[i], loss_ref_vals[k->out + i]);
+        char name[128] = "";
+        if (ok) {
+            gf_suffix(out, name, sizeof name);
+            char want[128];
+            snprintf(want, sizeof want, "grad_fn=<%s>", k->name);
+            ok = strcmp(name, want) == 0;
+        }
+        int64_t nx = ct_tensor_numel(x);
+        if (ok && nx > 0) {
+            double u[64];
+            for (int64_t i = 0; i < no && i < 64; i++)
+                u[i] = 0.5 + (double)(i % 5) / 4;
+            back_weighted(out, u);
+            double *g = grad_vals(x);
+            for (int64_t i = 0; ok && i < nx; i++)
+                ok = near_ref(g[i], loss_ref_vals[k->g + i]);
+            free(g);
+        }
+        CHECK_MSG(ok, "case %d (%s nd %d %s red %d ls %g ign %lld w %d): %s, out[0] %g want %g, %s",
+                  c, k->fn, k->nd, k->prob ? "prob" : "index", k->red, k->ls, (long long)k->ign,
+                  k->w >= 0, ct_status_str(st), ov && no ? ov[0] : NAN,
+                  no ? loss_ref_vals[k->out] : NAN, name);
+        bad += !ok;
+        free(ov);
+        ct_tensor_release(x), ct_tensor_release(t), ct_tensor_release(w), ct_tensor_release(out);
+    }
+    CHECK_MSG(n > 300 && bad == 0, "%d cases, %d differ", n, bad);
+    /* torch's errors: an id out of bounds (-1, C; -100 is ignored by default), a weight of the
+     * wrong size or dtype, ignore_index with probabilities, batch and target-size mismatches */
+    const double lv[6] = {0.1, 0.2, 0.3, 0.4, 0.5, 0.6};
+    ct_tensor *lg = from_vals(CT_FLOAT64, 2, (int64_t[]){2, 3}, lv), *out = NULL;
+    const struct {
+        double t0, t1;
+        int wn;
+        ct_dtype wdt;
+        int64_t ign;
+        ct_status st;
+    } ec[] = {{0, -1, 0, CT_FLOAT64, -100, CT_ERR_INDEX}, {0, 3, 0, CT_FLOAT64, -100, CT_ERR_INDEX},
+              {0, -100, 0, CT_FLOAT64, -100, CT_OK},      {0, 1, 2, CT_FLOAT64, -100, CT_ERR_SHAPE},
+              {0, 1, 3, CT_FLOAT32, -100, CT_ERR_DTYPE},  {2, 2, 3, CT_FLOAT64, 2, CT_OK}};
+    for (size_t i = 0; i < sizeof ec / sizeof ec[0]; i++) {
+        ct_tensor *t = from_vals(CT_INT32, 1, (int64_t[]){2}, (double[]){ec[i].t0, ec[i].t1});
+        ct_tensor *w = ec[i].wn ? from_vals(ec[i].wdt, 1, (int64_t[]){ec[i].wn}, lv) : NULL;
+        CHECK_ST(ct_cross_entropy_ex(ctx, lg, t, w, ec[i].ign, CT_REDUCTION_MEAN, 0, &out),
+                 ec[i].st);
+        if (i == 5) CHECK(isnan(item(out))); /* every target ignored: 0 / 0 */
+        ct_tensor_release(out), ct_tensor_release(t), ct_tensor_release(w);
+        out = NULL;
+    }
+    ct_tensor *pr = from_vals(CT_FLOAT64, 2, (int64_t[]){2, 3}, lv);
+    CHECK_ST(ct_cross_entropy_ex(ctx, lg, pr, NULL, 0, CT_REDUCTION_MEAN, 0, &out),
+             CT_ERR_INVALID_ARG);
+    ct_tensor *t3 = from_vals(CT_INT64, 1, (int64_t[]){3}, (double[]){0, 1, 2});
+    CHECK_ST(ct_nll_loss_ex(ctx, lg, t3, NULL, -100, CT_REDUCTION_SUM, &out), CT_ERR_SHAPE);
+    ct_tensor *tf = from_vals(CT_FLOAT64, 1, (int64_t[]){2}, lv);
+    CHECK_ST(ct_cross_entropy(ctx, lg, tf, CT_REDUCTION_SUM, 0, &out), CT_ERR_DTYPE);
+    ct_tensor_release(pr), ct_tensor_release(t3), ct_tensor_release(tf), ct_tensor_release(lg);
+}
+
 int main(void) {
     ctx = tu_ctx_or_skip();
     RUN(gradcheck_everyday_elementwise);
@@ -1899,6 +1988,7 @@ int main(void) {
     RUN(nn_gradient_classes_as_torch);
     RUN(grad_fn_names_as_torch);
     RUN(inplace_ops_as_torch);
+    RUN(losses_as_torch);
     CHECK(ct_ctx_live_tensors(ctx) == 0);
     printf("live tensors at exit: %lld\n", (long long)ct_ctx_live_tensors(ctx));
     ct_ctx_free(ctx);

@@ -431,6 +431,12 @@ static ct_status op_cross_entropy(void) {
 }
 static ct_status op_mse_loss(void) { return ct_mse_loss(ctx, A, B, CT_REDUCTION_SUM, &OUT); }
 static ct_status op_nll_loss(void) { return ct_nll_loss(ctx, A, Tgt, CT_REDUCTION_NONE, &OUT); }
+static ct_status op_cross_entropy_ex(void) {
+    return ct_cross_entropy_ex(ctx, A, Tgt, NULL, 1, CT_REDUCTION_MEAN, 0.1, &OUT);
+}
+static ct_status op_nll_loss_ex(void) {
+    return ct_nll_loss_ex(ctx, A, Tgt, NULL, 1, CT_REDUCTION_SUM, &OUT);
+}
 static ct_status op_tensor_ones(void) { return ct_tensor_ones(ctx, CT_FLOAT32, 2, SH, &OUT); }
 static ct_status op_tensor_eye(void) { return ct_tensor_eye(ctx, CT_FLOAT32, 3, 4, &OUT); }
 static ct_status op_tensor_linspace(void) {
@@ -727,8 +733,10 @@ static const op_entry computing[] = {
     E(autograd_grad),
     E(linear),
     E(cross_entropy),
+    E(cross_entropy_ex),
     E(mse_loss),
     E(nll_loss),
+    E(nll_loss_ex),
     E(tensor_ones),
     E(tensor_eye),
     E(tensor_linspace),

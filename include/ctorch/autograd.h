@@ -54,16 +54,31 @@ typedef enum { CT_REDUCTION_NONE, CT_REDUCTION_MEAN, CT_REDUCTION_SUM } ct_reduc
  * 2-d or contiguous 3-d x needs a 2-d w and b of x's dtype (addmm), other ranks cast b in. */
 CT_API ct_status ct_linear(ct_ctx *ctx, const ct_tensor *x, const ct_tensor *w, const ct_tensor *b,
                            ct_tensor **out);
-/* Cross entropy of logits (N, C) against int64/int32 class ids (N) in [0, C) (CT_ERR_INDEX
- * otherwise), with label smoothing in [0, 1] (as torch.nn.functional.cross_entropy). */
+/* torch.nn.functional.cross_entropy with weight = NULL and ignore_index = -100 (torch's
+ * defaults): see ct_cross_entropy_ex. */
 CT_API ct_status ct_cross_entropy(ct_ctx *ctx, const ct_tensor *logits, const ct_tensor *target,
                                   ct_reduction reduction, double label_smoothing, ct_tensor **out);
+/* torch.nn.functional.cross_entropy in full. logits (C), (N, C) or (N, C, d1, ..., dk); target
+ * int64/int32 class ids of logits' shape without the class dim (each in [0, C) or ignore_index,
+ * else CT_ERR_INDEX), or class probabilities (floating, logits' shape; ignore_index must be < 0);
+ * weight (C, logits' dtype) or NULL; label smoothing in [0, 1]. The mean divides by the targets'
+ * total weight (class ids) or by N * d1 * ... * dk (probabilities). */
+CT_API ct_status ct_cross_entropy_ex(ct_ctx *ctx, const ct_tensor *logits, const ct_tensor *target,
+                                     const ct_tensor *weight, int64_t ignore_index,
+                                     ct_reduction reduction, double label_smoothing,
+                                     ct_tensor **out);
 /* (input - target)^2, reduced; the shapes must broadcast. */
 CT_API ct_status ct_mse_loss(ct_ctx *ctx, const ct_tensor *input, const ct_tensor *target,
                              ct_reduction reduction, ct_tensor **out);
-/* -log_probs[i, target[i]], reduced (no class weights, no ignore_index). */
+/* -log_probs[i, target[i]], reduced: ct_nll_loss_ex with weight = NULL, ignore_index = -100. */
 CT_API ct_status ct_nll_loss(ct_ctx *ctx, const ct_tensor *log_probs, const ct_tensor *target,
                              ct_reduction reduction, ct_tensor **out);
+/* torch.nn.functional.nll_loss in full: -weight[t] log_probs[..., t, ...] per target t (class
+ * dim 1, or 0 for a 1-d input; shapes and ids as ct_cross_entropy_ex's class ids), 0 where t ==
+ * ignore_index; the mean divides by the targets' total weight (NaN when every one is ignored). */
+CT_API ct_status ct_nll_loss_ex(ct_ctx *ctx, const ct_tensor *log_probs, const ct_tensor *target,
+                                const ct_tensor *weight, int64_t ignore_index,
+                                ct_reduction reduction, ct_tensor **out);
 
 #ifdef __cplusplus
 }

@@ -4,6 +4,9 @@
 #include "dispatch/dispatch.h"
 #include "tensor/ag_front.h"
 
+#include <math.h>
+#include <string.h>
+
 /* Apply the reduction to per-element losses l (consumed). */
 static ct_status ct__reduce_loss(ct_ctx *ctx, ct_tensor *l, ct_reduction red, ct_tensor **out) {
     ct_status st = CT_OK;
@@ -132,122 +135,339 @@ ct_status ct_mse_loss(ct_ctx *ctx, const ct_tensor *input, const ct_tensor *targ
         out, mark, "MseLossBackward0");
 }
 
-/* Per-sample -log_probs[i, target[i]] (N), made of ops (gather; its backward scatters). */
-static ct_status ct__nll_none(ct_ctx *ctx, const char *op, const ct_tensor *lp,
-                              const ct_tensor *target, ct_tensor **out) {
-    if (lp->ndim != 2)
-        return ct__set_error(ctx, CT_ERR_SHAPE, "%s: input must be 2-d (N, C), got %s", op,
-                             CT__SHAPE_STR(lp));
-    if (!ct_dtype_is_floating(lp->dtype))
+/* The class-index losses (nll_loss, cross_entropy), torch.nn.functional's in full: input (C),
+ * (N, C) or (N, C, d1, ..., dk), class dim 0 or 1; target int64 / int32 class ids of the input's
+ * shape without the class dim; weight (C) or NULL; targets equal to ignore_index contribute 0 and
+ * weigh nothing in the mean. Made of ops (gather, index_select, masked_fill, sums), so their
+ * backward is the ops'. */
+typedef struct ct__nll {
+    const char *op;
+    int cdim;        /* class dim */
+    int64_t C;       /* classes */
+    ct_tensor *keep; /* bool, target's shape: not ignored */
+    ct_tensor *wt;   /* weight of each target (0 where ignored), input's dtype */
+    ct_tensor *safe; /* int64 targets with the ignored ones at class 0 */
+} ct__nll;
+
+static void ct__nll_free(ct__nll *n) {
+    ct_tensor_release(n->keep), ct_tensor_release(n->wt), ct_tensor_release(n->safe);
+}
+
+static ct_status ct__nll_args(ct_ctx *ctx, const char *op, const ct_tensor *in,
+                              const ct_tensor *target, const ct_tensor *weight,
+                              ct_reduction reduction, ct_tensor **out) {
+    if (!ctx) return CT_ERR_INVALID_ARG;
+    const ct_tensor *ins[2] = {in, target};
+    ct_status st = ct__check_args(ctx, op, 2, ins, out);
+    if (st != CT_OK) return st;
+    if (weight && (st = ct__check_tensor(ctx, op, "weight", weight)) != CT_OK) return st;
+    if ((st = ct__check_red(ctx, op, reduction)) != CT_OK) return st;
+    if (!ct_dtype_is_floating(in->dtype))
         return ct__set_error(ctx, CT_ERR_DTYPE, "%s: floating input required, got %s", op,
-                             ct_dtype_name(lp->dtype));
+                             ct_dtype_name(in->dtype));
+    if (in->ndim < 1)
+        return ct__set_error(ctx, CT_ERR_SHAPE, "%s: expected 1 or more dimensions (got 0)", op);
+    const int64_t C = in->shape[in->ndim == 1 ? 0 : 1];
+    if (weight && (weight->ndim != 1 || weight->shape[0] != C))
+        return ct__set_error(ctx, CT_ERR_SHAPE,
+                             "%s: weight tensor should be defined either for all %lld classes or "
+                             "no classes but got weight tensor of shape: %s",
+                             op, (long long)C, CT__SHAPE_STR(weight));
+    if (weight && weight->dtype != in->dtype)
+        return ct__set_error(ctx, CT_ERR_DTYPE, "%s: weight must be %s (the input's dtype), got %s",
+                             op, ct_dtype_name(in->dtype), ct_dtype_name(weight->dtype));
+    return CT_OK;
+}
+
+/* The class-index checks and the per-target tensors of n. */
+static ct_status ct__nll_prep(ct_ctx *ctx, const char *op, const ct_tensor *in,
+                              const ct_tensor *target, const ct_tensor *weight,
+                              int64_t ignore_index, ct__nll *n) {
+    memset(n, 0, sizeof *n);
+    n->op = op;
+    n->cdim = in->ndim == 1 ? 0 : 1;
+    n->C = in->shape[n->cdim];
     if (target->dtype != CT_INT64 && target->dtype != CT_INT32)
-        return ct__set_error(ctx, CT_ERR_DTYPE, "%s: target must be int64 class ids, got %s", op,
-                             ct_dtype_name(target->dtype));
-    int64_t N = lp->shape[0], C = lp->shape[1];
-    if (target->ndim != 1 || target->shape[0] != N)
-        return ct__set_error(ctx, CT_ERR_SHAPE, "%s: target %s does not match input %s", op,
-                             CT__SHAPE_STR(target), CT__SHAPE_STR(lp));
+        return ct__set_error(ctx, CT_ERR_DTYPE,
+                             "%s: target must be int64 class ids (or class probabilities of the "
+                             "input's shape), got %s %s",
+                             op, ct_dtype_name(target->dtype), CT__SHAPE_STR(target));
+    if (in->ndim >= 2 && (target->ndim < 1 || target->shape[0] != in->shape[0]))
+        return ct__set_error(ctx, CT_ERR_SHAPE,
+                             "%s: expected input batch_size (%lld) to match target batch_size "
+                             "(%lld)",
+                             op, (long long)in->shape[0],
+                             (long long)(target->ndim ? target->shape[0] : -1));
+    bool fits = target->ndim == (in->ndim == 1 ? 0 : in->ndim - 1);
+    for (int d = 0; fits && d < target->ndim; d++)
+        fits = target->shape[d] == in->shape[d < 1 ? 0 : d + 1];
+    if (!fits) {
+        int64_t want[CT_MAX_DIMS];
+        int nw = 0;
+        for (int d = 0; d < in->ndim; d++)
+            if (d != n->cdim) want[nw++] = in->shape[d];
+        return ct__set_error(ctx, CT_ERR_SHAPE, "%s: expected target size %s, got %s", op,
+                             ct__shape_str((char[96]){0}, 96, nw, want), CT__SHAPE_STR(target));
+    }
+    const int64_t T = ct_tensor_numel(target);
     ct_status st = CT_OK;
-    if (N > 0 && !ct__any_capture(ctx)) { /* check the class ids (as torch does); not while
-                                           * capturing, when the data may not exist yet */
+    if (T > 0 && !ct__any_capture(ctx)) { /* the class ids (as torch); not while capturing, when
+                                           * the data may not exist yet */
         size_t isz = target->dtype == CT_INT64 ? 8 : 4;
-        char *v = ct__alloc(ctx, (size_t)N * isz, 16);
+        ct_tensor *tc = NULL;
+        char *v = ct__alloc(ctx, (size_t)T * isz, 16);
         if (!v) return ct__set_error(ctx, CT_ERR_OOM, "%s: out of memory", op);
-        st = ct_tensor_to_host(target, v, (size_t)N * isz);
-        for (int64_t i = 0; st == CT_OK && i < N; i++) {
+        st = ct_tensor_contiguous(ctx, target, &tc);
+        if (st == CT_OK) st = ct_tensor_to_host(tc, v, (size_t)T * isz);
+        ct_tensor_release(tc);
+        for (int64_t i = 0; st == CT_OK && i < T; i++) {
             int64_t k = isz == 8 ? ((int64_t *)(void *)v)[i] : ((int32_t *)(void *)v)[i];
-            if (k < 0 || k >= C)
+            if (k != ignore_index && (k < 0 || k >= n->C))
                 st = ct__set_error(ctx, CT_ERR_INDEX, "%s: target %lld is out of bounds [0, %lld)",
-                                   op, (long long)k, (long long)C);
+                                   op, (long long)k, (long long)n->C);
         }
         ct__free(ctx, v);
         if (st != CT_OK) return st;
     }
-    /* -gather(lp, 1, target[:, None])[:, 0], as torch's nll_loss picks the target's entry (a
-     * one-hot product would turn an -inf log-probability of another class into NaN) */
-    ct_tensor *ix = NULL, *ix2 = NULL, *pick = NULL, *s = NULL;
-    st = target->dtype == CT_INT64 ? (ix = ct_tensor_retain((ct_tensor *)target), CT_OK)
-                                   : ct_cast(ctx, target, CT_INT64, &ix);
-    if (st == CT_OK) st = ct_tensor_unsqueeze(ctx, ix, 1, &ix2);
-    if (st == CT_OK) st = ct_gather(ctx, lp, 1, ix2, &pick);
-    if (st == CT_OK) st = ct_tensor_squeeze(ctx, pick, 1, &s);
-    if (st == CT_OK) st = ct_neg(ctx, s, out);
-    ct_tensor_release(ix), ct_tensor_release(ix2), ct_tensor_release(pick), ct_tensor_release(s);
+    /* constants (no history): the mask, the safe ids and each target's weight */
+    bool was = ct_set_grad_enabled(ctx, false);
+    ct_tensor *t64 = NULL, *ign = NULL, *flat = NULL, *wsel = NULL, *wr = NULL;
+    st = target->dtype == CT_INT64 ? (t64 = ct_tensor_retain((ct_tensor *)target), CT_OK)
+                                   : ct_cast(ctx, target, CT_INT64, &t64);
+    if (st == CT_OK) st = ct_eq_scalar(ctx, t64, (double)ignore_index, &ign);
+    if (st == CT_OK) st = ct_logical_not(ctx, ign, &n->keep);
+    if (st == CT_OK) st = ct_masked_fill(ctx, t64, ign, 0, &n->safe);
+    if (st == CT_OK && weight) {
+        st = ct_tensor_reshape(ctx, n->safe, 1, (int64_t[]){T}, &flat);
+        if (st == CT_OK) st = ct_index_select(ctx, weight, 0, flat, &wsel);
+        if (st == CT_OK) st = ct_tensor_reshape(ctx, wsel, target->ndim, target->shape, &wr);
+        if (st == CT_OK) st = ct_masked_fill(ctx, wr, ign, 0, &n->wt);
+    } else if (st == CT_OK) {
+        st = ct_cast(ctx, n->keep, in->dtype, &n->wt);
+    }
+    ct_set_grad_enabled(ctx, was);
+    ct_tensor_release(t64), ct_tensor_release(ign), ct_tensor_release(flat);
+    ct_tensor_release(wsel), ct_tensor_release(wr);
+    if (st != CT_OK) ct__nll_free(n);
+    return st;
+}
+
+/* Per-element losses el (target's shape, 0 where ignored) reduced as torch's nll_loss: the mean
+ * divides by the targets' total weight (their count without weights; 0 / 0 = NaN when all are
+ * ignored). Consumes el. */
+static ct_status ct__nll_reduce(ct_ctx *ctx, const ct__nll *n, ct_tensor *el,
+                                ct_reduction reduction, ct_tensor **out) {
+    if (reduction != CT_REDUCTION_MEAN) return ct__reduce_loss(ctx, el, reduction, out);
+    ct_tensor *s = NULL, *tw = NULL;
+    ct_status st = ct_sum(ctx, el, 0, NULL, false, &s);
+    if (st == CT_OK) st = ct_sum(ctx, n->wt, 0, NULL, false, &tw);
+    if (st == CT_OK) st = ct_div(ctx, s, tw, out);
+    ct_tensor_release(el), ct_tensor_release(s), ct_tensor_release(tw);
+    return st;
+}
+
+/* -w[t] lp[t] per target (0 where ignored), picked with gather as torch's nll_loss does (a
+ * one-hot product would turn an -inf log-probability of another class into NaN). */
+static ct_status ct__nll_el(ct_ctx *ctx, const ct__nll *n, const ct_tensor *lp, ct_tensor **out) {
+    ct_tensor *ix = NULL, *pick = NULL, *s = NULL, *ng = NULL, *wl = NULL, *ign = NULL;
+    ct_status st = ct_tensor_unsqueeze(ctx, n->safe, n->cdim, &ix);
+    if (st == CT_OK) st = ct_gather(ctx, lp, n->cdim, ix, &pick);
+    if (st == CT_OK) st = ct_tensor_squeeze(ctx, pick, n->cdim, &s);
+    if (st == CT_OK) st = ct_neg(ctx, s, &ng);
+    if (st == CT_OK) st = ct_mul(ctx, ng, n->wt, &wl);
+    /* exactly 0 where ignored, whatever the picked value (torch skips those) */
+    if (st == CT_OK) st = ct_logical_not(ctx, n->keep, &ign);
+    if (st == CT_OK) st = ct_masked_fill(ctx, wl, ign, 0, out);
+    ct_tensor_release(ix), ct_tensor_release(pick), ct_tensor_release(s);
+    ct_tensor_release(ng), ct_tensor_release(wl), ct_tensor_release(ign);
     return st;
 }
 
 static ct_status ct__nll_loss_body(ct_ctx *ctx, const ct_tensor *log_probs, const ct_tensor *target,
+                                   const ct_tensor *weight, int64_t ignore_index,
                                    ct_reduction reduction, ct_tensor **out) {
-    if (!ctx) return CT_ERR_INVALID_ARG;
-    const ct_tensor *ins[2] = {log_probs, target};
-    ct_status st = ct__check_args(ctx, "nll_loss", 2, ins, out);
+    ct_status st = ct__nll_args(ctx, "nll_loss", log_probs, target, weight, reduction, out);
     if (st != CT_OK) return st;
-    if ((st = ct__check_red(ctx, "nll_loss", reduction)) != CT_OK) return st;
-    ct_tensor *l = NULL;
-    if ((st = ct__nll_none(ctx, "nll_loss", log_probs, target, &l)) != CT_OK) return st;
-    return ct__reduce_loss(ctx, l, reduction, out);
+    ct__nll n;
+    if ((st = ct__nll_prep(ctx, "nll_loss", log_probs, target, weight, ignore_index, &n)) != CT_OK)
+        return st;
+    ct_tensor *el = NULL;
+    st = ct__nll_el(ctx, &n, log_probs, &el);
+    if (st == CT_OK) st = ct__nll_reduce(ctx, &n, el, reduction, out);
+    ct__nll_free(&n);
+    return st;
+}
+
+/* torch's node name of nll_loss over an input of ndim dims (nll_loss_nd: 2-d losses beyond 2
+ * dims; an input of 3 or more than 4 dims is viewed, so its unreduced loss is a view) */
+static const char *ct__nll_name(int ndim, ct_reduction reduction) {
+    if (ndim <= 2) return "NllLossBackward0";
+    if (ndim != 4 && reduction == CT_REDUCTION_NONE) return "ViewBackward0";
+    return "NllLoss2DBackward0";
+}
+
+ct_status ct_nll_loss_ex(ct_ctx *ctx, const ct_tensor *log_probs, const ct_tensor *target,
+                         const ct_tensor *weight, int64_t ignore_index, ct_reduction reduction,
+                         ct_tensor **out) {
+    uint64_t mark = ct__ag_mark(ctx); /* torch's one node */
+    ct_status st = ct__error_within(
+        ctx, "nll_loss",
+        ct__nll_loss_body(ctx, log_probs, target, weight, ignore_index, reduction, out));
+    return ct__ag_named(ctx, st, out, mark,
+                        ct__nll_name(st == CT_OK ? log_probs->ndim : 0, reduction));
 }
 
 ct_status ct_nll_loss(ct_ctx *ctx, const ct_tensor *log_probs, const ct_tensor *target,
                       ct_reduction reduction, ct_tensor **out) {
-    uint64_t mark = ct__ag_mark(ctx); /* torch's one node */
-    return ct__ag_named(ctx,
-                        ct__error_within(ctx, "nll_loss",
-                                         ct__nll_loss_body(ctx, log_probs, target, reduction, out)),
-                        out, mark, "NllLossBackward0");
+    return ct_nll_loss_ex(ctx, log_probs, target, NULL, -100, reduction, out);
+}
+
+/* Class-probability targets (target of the logits' shape, floating): -sum_c w_c p_c lp_c with
+ * p smoothed to p (1 - e) + e / C; the mean divides by the number of samples (numel / C), not by
+ * weights (torch's cross_entropy_loss_prob_target). */
+static ct_status ct__ce_prob(ct_ctx *ctx, const ct_tensor *lp, const ct_tensor *target,
+                             const ct_tensor *weight, int cdim, ct_reduction reduction, double ls,
+                             ct_tensor **out) {
+    const int64_t C = lp->shape[cdim];
+    ct_tensor *p = NULL, *pa = NULL, *wv = NULL, *pw = NULL, *prod = NULL, *s = NULL;
+    ct_status st = CT_OK;
+    if (ls > 0) {
+        st = ct_mul_scalar(ctx, target, 1 - ls, &pa);
+        if (st == CT_OK) st = ct_add_scalar(ctx, pa, ls / (double)C, &p);
+    } else {
+        p = ct_tensor_retain((ct_tensor *)target);
+    }
+    if (st == CT_OK && weight) {
+        int64_t ws[CT_MAX_DIMS];
+        for (int d = 0; d < lp->ndim; d++)
+            ws[d] = d == cdim ? C : 1;
+        st = ct_tensor_reshape(ctx, weight, lp->ndim, ws, &wv);
+        if (st == CT_OK) st = ct_mul(ctx, p, wv, &pw);
+    } else if (st == CT_OK) {
+        pw = ct_tensor_retain(p);
+    }
+    if (st == CT_OK) st = ct_mul(ctx, lp, pw, &prod);
+    if (st == CT_OK) {
+        if (reduction == CT_REDUCTION_NONE) {
+            st = ct_sum(ctx, prod, 1, &cdim, false, &s);
+            if (st == CT_OK) st = ct_neg(ctx, s, out);
+        } else {
+            st = ct_sum(ctx, prod, 0, NULL, false, &s);
+            if (st == CT_OK && reduction == CT_REDUCTION_SUM) st = ct_neg(ctx, s, out);
+            if (st == CT_OK && reduction == CT_REDUCTION_MEAN) {
+                /* torch: -sum / (numel / C); NaN for an empty input */
+                const int64_t ns = C ? ct_tensor_numel(lp) / C : 0;
+                ct_tensor *ngs = NULL;
+                st = ct_neg(ctx, s, &ngs);
+                if (st == CT_OK) st = ct_div_scalar(ctx, ngs, ns ? (double)ns : NAN, out);
+                ct_tensor_release(ngs);
+            }
+        }
+    }
+    ct_tensor_release(p), ct_tensor_release(pa), ct_tensor_release(wv);
+    ct_tensor_release(pw), ct_tensor_release(prod), ct_tensor_release(s);
+    return st;
 }
 
 static ct_status ct__cross_entropy_body(ct_ctx *ctx, const ct_tensor *logits,
-                                        const ct_tensor *target, ct_reduction reduction,
+                                        const ct_tensor *target, const ct_tensor *weight,
+                                        int64_t ignore_index, ct_reduction reduction,
                                         double label_smoothing, ct_tensor **out) {
-    if (!ctx) return CT_ERR_INVALID_ARG;
-    const ct_tensor *ins[2] = {logits, target};
-    ct_status st = ct__check_args(ctx, "cross_entropy", 2, ins, out);
+    const char *op = "cross_entropy";
+    ct_status st = ct__nll_args(ctx, op, logits, target, weight, reduction, out);
     if (st != CT_OK) return st;
-    if ((st = ct__check_red(ctx, "cross_entropy", reduction)) != CT_OK) return st;
     if (!(label_smoothing >= 0 && label_smoothing <= 1))
         return ct__set_error(ctx, CT_ERR_INVALID_ARG,
-                             "cross_entropy: label_smoothing must be in [0, 1], got %g",
-                             label_smoothing);
-    if (logits->ndim != 2)
-        return ct__set_error(ctx, CT_ERR_SHAPE, "cross_entropy: logits must be 2-d (N, C), got %s",
-                             CT__SHAPE_STR(logits));
-    if (!ct_dtype_is_floating(logits->dtype))
-        return ct__set_error(ctx, CT_ERR_DTYPE, "cross_entropy: floating logits required, got %s",
-                             ct_dtype_name(logits->dtype));
-    ct_tensor *lp = NULL, *l = NULL;
-    if ((st = ct_log_softmax(ctx, logits, 1, &lp)) != CT_OK) return st;
-    st = ct__nll_none(ctx, "cross_entropy", lp, target, &l);
-    if (st == CT_OK && label_smoothing > 0) {
-        /* (1 - e) * nll + e * mean over classes of -log p */
-        int one = 1;
-        double C = (double)logits->shape[1];
-        ct_tensor *s = NULL, *sm = NULL, *a = NULL, *r = NULL;
-        st = ct_sum(ctx, lp, 1, &one, false, &s);
-        if (st == CT_OK) st = ct_mul_scalar(ctx, s, -label_smoothing / C, &sm);
-        if (st == CT_OK) st = ct_mul_scalar(ctx, l, 1 - label_smoothing, &a);
-        if (st == CT_OK) st = ct_add(ctx, a, sm, &r);
-        ct_tensor_release(s), ct_tensor_release(sm), ct_tensor_release(a);
-        ct_tensor_release(l);
-        l = r;
-    }
-    ct_tensor_release(lp);
-    if (st != CT_OK) {
-        ct_tensor_release(l);
+                             "%s: label_smoothing must be in [0, 1], got %g", op, label_smoothing);
+    const int cdim = logits->ndim == 1 ? 0 : 1;
+    bool prob = target->ndim == logits->ndim;
+    for (int d = 0; prob && d < logits->ndim; d++)
+        prob = target->shape[d] == logits->shape[d];
+    if (prob && !ct_dtype_is_floating(target->dtype))
+        return ct__set_error(ctx, CT_ERR_DTYPE,
+                             "%s: expected floating point type for target with class "
+                             "probabilities, got %s",
+                             op, ct_dtype_name(target->dtype));
+    if (prob && ignore_index >= 0)
+        return ct__set_error(ctx, CT_ERR_INVALID_ARG,
+                             "%s: ignore_index is not supported for floating point target", op);
+    ct__nll n = {0};
+    if (!prob && (st = ct__nll_prep(ctx, op, logits, target, weight, ignore_index, &n)) != CT_OK)
+        return st;
+    ct_tensor *lp = NULL;
+    st = ct_log_softmax(ctx, logits, cdim, &lp);
+    if (st == CT_OK && prob) {
+        st = ct__ce_prob(ctx, lp, target, weight, cdim, reduction, label_smoothing, out);
+        ct_tensor_release(lp);
         return st;
     }
-    return ct__reduce_loss(ctx, l, reduction, out);
+    ct_tensor *el = NULL, *nll = NULL;
+    if (st == CT_OK) st = ct__nll_el(ctx, &n, lp, &el);
+    if (st == CT_OK) st = ct__nll_reduce(ctx, &n, el, reduction, &nll);
+    if (st == CT_OK && label_smoothing > 0) {
+        /* (1 - e) nll + (e / C) smooth, smooth = -sum_c w_c lp_c per target (0 where ignored),
+         * reduced as nll is (torch's cross_entropy_loss_label_smoothing) */
+        ct_tensor *wv = NULL, *lw = NULL, *sm = NULL, *ng = NULL, *ign = NULL, *smm = NULL,
+                  *red = NULL, *a = NULL, *b = NULL;
+        if (weight) {
+            int64_t ws[CT_MAX_DIMS];
+            for (int d = 0; d < lp->ndim; d++)
+                ws[d] = d == cdim ? n.C : 1;
+            st = ct_tensor_reshape(ctx, weight, lp->ndim, ws, &wv);
+            if (st == CT_OK) st = ct_mul(ctx, lp, wv, &lw);
+        } else {
+            lw = ct_tensor_retain(lp);
+        }
+        if (st == CT_OK) st = ct_sum(ctx, lw, 1, &cdim, false, &sm);
+        if (st == CT_OK) st = ct_neg(ctx, sm, &ng);
+        if (st == CT_OK) st = ct_logical_not(ctx, n.keep, &ign);
+        if (st == CT_OK) st = ct_masked_fill(ctx, ng, ign, 0, &smm);
+        if (st == CT_OK) {
+            ct_tensor *tmp = smm;
+            smm = NULL;
+            st = ct__nll_reduce(ctx, &n, tmp, reduction, &red);
+        }
+        if (st == CT_OK) st = ct_mul_scalar(ctx, nll, 1 - label_smoothing, &a);
+        if (st == CT_OK) st = ct_mul_scalar(ctx, red, label_smoothing / (double)n.C, &b);
+        if (st == CT_OK) st = ct_add(ctx, a, b, out);
+        ct_tensor_release(wv), ct_tensor_release(lw), ct_tensor_release(sm);
+        ct_tensor_release(ng), ct_tensor_release(ign), ct_tensor_release(smm);
+        ct_tensor_release(red), ct_tensor_release(a), ct_tensor_release(b);
+        ct_tensor_release(nll);
+    } else if (st == CT_OK) {
+        *out = nll;
+    }
+    ct_tensor_release(lp);
+    ct__nll_free(&n);
+    return st;
+}
+
+ct_status ct_cross_entropy_ex(ct_ctx *ctx, const ct_tensor *logits, const ct_tensor *target,
+                              const ct_tensor *weight, int64_t ignore_index, ct_reduction reduction,
+                              double label_smoothing, ct_tensor **out) {
+    /* torch 1.13's node: nll_loss(log_softmax)'s; with label smoothing the sum of that and the
+     * smoothing term (an add); with class probabilities a neg, or the mean's div */
+    uint64_t mark = ct__ag_mark(ctx);
+    ct_status st =
+        ct__error_within(ctx, "cross_entropy",
+                         ct__cross_entropy_body(ctx, logits, target, weight, ignore_index,
+                                                reduction, label_smoothing, out));
+    const char *name = "NllLossBackward0";
+    if (st == CT_OK) {
+        bool prob = target->ndim == logits->ndim;
+        for (int d = 0; prob && d < logits->ndim; d++)
+            prob = target->shape[d] == logits->shape[d];
+        /* (an empty input's mean is torch's -(NaN-filled sum): a neg) */
+        name =
+            prob ? (reduction == CT_REDUCTION_MEAN && ct_tensor_numel(logits) > 0 ? "DivBackward1"
+                                                                                  : "NegBackward0")
+            : label_smoothing > 0 ? "AddBackward0"
+                                  : ct__nll_name(logits->ndim, reduction);
+    }
+    return ct__ag_named(ctx, st, out, mark, name);
 }
 
 ct_status ct_cross_entropy(ct_ctx *ctx, const ct_tensor *logits, const ct_tensor *target,
                            ct_reduction reduction, double label_smoothing, ct_tensor **out) {
-    /* torch 1.13: nll_loss(log_softmax)'s node; with label smoothing, the sum of that and the
-     * smoothing term (an add) */
-    uint64_t mark = ct__ag_mark(ctx);
-    return ct__ag_named(ctx,
-                        ct__error_within(ctx, "cross_entropy",
-                                         ct__cross_entropy_body(ctx, logits, target, reduction,
-                                                                label_smoothing, out)),
-                        out, mark, label_smoothing > 0 ? "AddBackward0" : "NllLossBackward0");
+    return ct_cross_entropy_ex(ctx, logits, target, NULL, -100, reduction, label_smoothing, out);
 }
