@@ -761,6 +761,34 @@ static int section_autograd(void) {
            "%.5f\n",
            cev, nlv);
     RELEASE(z, t, lp, loss, gz2, w, t2, ce, nl);
+
+    /* Regression and binary losses: l1, smooth l1 (beta 1), huber (delta 0.5) of a - b = (0.25,
+     * -2), and binary cross entropy on probabilities sigmoid(x) equals it on the logits x. */
+    float av[2] = {0.25f, -1}, bv2[2] = {0, 1}, xl[2] = {0.5f, -1.5f}, yl[2] = {1, 0};
+    ct_tensor *ra = vec_f32(av, 1, (int64_t[]){2}), *rb = vec_f32(bv2, 1, (int64_t[]){2});
+    ct_tensor *l1 = NULL, *sl1 = NULL, *hub = NULL, *xs = NULL, *ys = NULL, *sg = NULL, *bce = NULL,
+              *bcel = NULL;
+    CHECK(ct_l1_loss(ctx, ra, rb, CT_REDUCTION_SUM, &l1));
+    CHECK(ct_smooth_l1_loss(ctx, ra, rb, CT_REDUCTION_SUM, 1.0, &sl1));
+    CHECK(ct_huber_loss(ctx, ra, rb, CT_REDUCTION_SUM, 0.5, &hub));
+    double l1v, sl1v, hubv;
+    CHECK(ct_tensor_item(l1, &l1v));
+    CHECK(ct_tensor_item(sl1, &sl1v));
+    CHECK(ct_tensor_item(hub, &hubv));
+    EXPECT(l1v == 2.25 && sl1v == 0.5 * 0.0625 + 1.5 && hubv == 0.5 * 0.0625 + 0.5 * 1.75,
+           "l1 %g smooth_l1 %g huber %g", l1v, sl1v, hubv);
+    xs = vec_f32(xl, 1, (int64_t[]){2}), ys = vec_f32(yl, 1, (int64_t[]){2});
+    CHECK(ct_sigmoid(ctx, xs, &sg));
+    CHECK(ct_binary_cross_entropy(ctx, sg, ys, NULL, CT_REDUCTION_MEAN, &bce));
+    CHECK(ct_binary_cross_entropy_with_logits(ctx, xs, ys, NULL, NULL, CT_REDUCTION_MEAN, &bcel));
+    double bcev, bcelv;
+    CHECK(ct_tensor_item(bce, &bcev));
+    CHECK(ct_tensor_item(bcel, &bcelv));
+    EXPECT(fabs(bcev - bcelv) < 1e-6, "bce %.7f vs with logits %.7f", bcev, bcelv);
+    printf("[losses] l1 %g, smooth_l1 %g, huber %g; bce(sigmoid(x)) %.5f = bce_with_logits(x) "
+           "%.5f\n",
+           l1v, sl1v, hubv, bcev, bcelv);
+    RELEASE(ra, rb, l1, sl1, hub, xs, ys, sg, bce, bcel);
     return 0;
 }
 

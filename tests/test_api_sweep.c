@@ -147,6 +147,31 @@ static void s1_ct_mse_loss(void) { SWEEP_STATUS(ct_mse_loss(S_ctx, NULL, NULL, (
 static void s2_ct_mse_loss(void) { SWEEP_STATUS(ct_mse_loss(S_ctx, S_t, S_t, (ct_reduction){0}, NULL)); }
 static void s3_ct_mse_loss(void) { SWEEP_STATUS(ct_mse_loss(S_ctx, S_t, S_t, (ct_reduction){0}, &S_out[0])); }
 static void s4_ct_mse_loss(void) { SWEEP_STATUS(ct_mse_loss(S_ctx, S_t, S_t, (ct_reduction){0}, &S_out[0])); }
+static void s0_ct_l1_loss(void) { (void)ct_l1_loss(NULL, NULL, NULL, (ct_reduction){0}, NULL); }
+static void s1_ct_l1_loss(void) { SWEEP_STATUS(ct_l1_loss(S_ctx, NULL, NULL, (ct_reduction){0}, NULL)); }
+static void s2_ct_l1_loss(void) { SWEEP_STATUS(ct_l1_loss(S_ctx, S_t, S_t, (ct_reduction){0}, NULL)); }
+static void s3_ct_l1_loss(void) { SWEEP_STATUS(ct_l1_loss(S_ctx, S_t, S_t, (ct_reduction){0}, &S_out[0])); }
+static void s4_ct_l1_loss(void) { SWEEP_STATUS(ct_l1_loss(S_ctx, S_t, S_t, (ct_reduction){0}, &S_out[0])); }
+static void s0_ct_smooth_l1_loss(void) { (void)ct_smooth_l1_loss(NULL, NULL, NULL, (ct_reduction){0}, (double){0}, NULL); }
+static void s1_ct_smooth_l1_loss(void) { SWEEP_STATUS(ct_smooth_l1_loss(S_ctx, NULL, NULL, (ct_reduction){0}, (double){0}, NULL)); }
+static void s2_ct_smooth_l1_loss(void) { SWEEP_STATUS(ct_smooth_l1_loss(S_ctx, S_t, S_t, (ct_reduction){0}, (double){0}, NULL)); }
+static void s3_ct_smooth_l1_loss(void) { SWEEP_STATUS(ct_smooth_l1_loss(S_ctx, S_t, S_t, (ct_reduction){0}, (double){0}, &S_out[0])); }
+static void s4_ct_smooth_l1_loss(void) { SWEEP_STATUS(ct_smooth_l1_loss(S_ctx, S_t, S_t, (ct_reduction){0}, (double){0}, &S_out[0])); }
+static void s0_ct_huber_loss(void) { (void)ct_huber_loss(NULL, NULL, NULL, (ct_reduction){0}, (double){0}, NULL); }
+static void s1_ct_huber_loss(void) { SWEEP_STATUS(ct_huber_loss(S_ctx, NULL, NULL, (ct_reduction){0}, (double){0}, NULL)); }
+static void s2_ct_huber_loss(void) { SWEEP_STATUS(ct_huber_loss(S_ctx, S_t, S_t, (ct_reduction){0}, (double){0}, NULL)); }
+static void s3_ct_huber_loss(void) { SWEEP_STATUS(ct_huber_loss(S_ctx, S_t, S_t, (ct_reduction){0}, (double){0}, &S_out[0])); }
+static void s4_ct_huber_loss(void) { SWEEP_STATUS(ct_huber_loss(S_ctx, S_t, S_t, (ct_reduction){0}, (double){0}, &S_out[0])); }
+static void s0_ct_binary_cross_entropy(void) { (void)ct_binary_cross_entropy(NULL, NULL, NULL, NULL, (ct_reduction){0}, NULL); }
+static void s1_ct_binary_cross_entropy(void) { SWEEP_STATUS(ct_binary_cross_entropy(S_ctx, NULL, NULL, NULL, (ct_reduction){0}, NULL)); }
+static void s2_ct_binary_cross_entropy(void) { SWEEP_STATUS(ct_binary_cross_entropy(S_ctx, S_t, S_t, S_t, (ct_reduction){0}, NULL)); }
+static void s3_ct_binary_cross_entropy(void) { SWEEP_STATUS(ct_binary_cross_entropy(S_ctx, S_t, S_t, S_t, (ct_reduction){0}, &S_out[0])); }
+static void s4_ct_binary_cross_entropy(void) { SWEEP_STATUS(ct_binary_cross_entropy(S_ctx, S_t, S_t, S_t, (ct_reduction){0}, &S_out[0])); }
+static void s0_ct_binary_cross_entropy_with_logits(void) { (void)ct_binary_cross_entropy_with_logits(NULL, NULL, NULL, NULL, NULL, (ct_reduction){0}, NULL); }
+static void s1_ct_binary_cross_entropy_with_logits(void) { SWEEP_STATUS(ct_binary_cross_entropy_with_logits(S_ctx, NULL, NULL, NULL, NULL, (ct_reduction){0}, NULL)); }
+static void s2_ct_binary_cross_entropy_with_logits(void) { SWEEP_STATUS(ct_binary_cross_entropy_with_logits(S_ctx, S_t, S_t, S_t, S_t, (ct_reduction){0}, NULL)); }
+static void s3_ct_binary_cross_entropy_with_logits(void) { SWEEP_STATUS(ct_binary_cross_entropy_with_logits(S_ctx, S_t, S_t, S_t, S_t, (ct_reduction){0}, &S_out[0])); }
+static void s4_ct_binary_cross_entropy_with_logits(void) { SWEEP_STATUS(ct_binary_cross_entropy_with_logits(S_ctx, S_t, S_t, S_t, S_t, (ct_reduction){0}, &S_out[0])); }
 static void s0_ct_nll_loss(void) { (void)ct_nll_loss(NULL, NULL, NULL, (ct_reduction){0}, NULL); }
 static void s1_ct_nll_loss(void) { SWEEP_STATUS(ct_nll_loss(S_ctx, NULL, NULL, (ct_reduction){0}, NULL)); }
 static void s2_ct_nll_loss(void) { SWEEP_STATUS(ct_nll_loss(S_ctx, S_t, S_t, (ct_reduction){0}, NULL)); }
@@ -2139,6 +2164,31 @@ static const sweep_case sweep_cases[] = {
     {"ct_mse_loss", 2, s2_ct_mse_loss},
     {"ct_mse_loss", 3, s3_ct_mse_loss},
     {"ct_mse_loss", 4, s4_ct_mse_loss},
+    {"ct_l1_loss", 0, s0_ct_l1_loss},
+    {"ct_l1_loss", 1, s1_ct_l1_loss},
+    {"ct_l1_loss", 2, s2_ct_l1_loss},
+    {"ct_l1_loss", 3, s3_ct_l1_loss},
+    {"ct_l1_loss", 4, s4_ct_l1_loss},
+    {"ct_smooth_l1_loss", 0, s0_ct_smooth_l1_loss},
+    {"ct_smooth_l1_loss", 1, s1_ct_smooth_l1_loss},
+    {"ct_smooth_l1_loss", 2, s2_ct_smooth_l1_loss},
+    {"ct_smooth_l1_loss", 3, s3_ct_smooth_l1_loss},
+    {"ct_smooth_l1_loss", 4, s4_ct_smooth_l1_loss},
+    {"ct_huber_loss", 0, s0_ct_huber_loss},
+    {"ct_huber_loss", 1, s1_ct_huber_loss},
+    {"ct_huber_loss", 2, s2_ct_huber_loss},
+    {"ct_huber_loss", 3, s3_ct_huber_loss},
+    {"ct_huber_loss", 4, s4_ct_huber_loss},
+    {"ct_binary_cross_entropy", 0, s0_ct_binary_cross_entropy},
+    {"ct_binary_cross_entropy", 1, s1_ct_binary_cross_entropy},
+    {"ct_binary_cross_entropy", 2, s2_ct_binary_cross_entropy},
+    {"ct_binary_cross_entropy", 3, s3_ct_binary_cross_entropy},
+    {"ct_binary_cross_entropy", 4, s4_ct_binary_cross_entropy},
+    {"ct_binary_cross_entropy_with_logits", 0, s0_ct_binary_cross_entropy_with_logits},
+    {"ct_binary_cross_entropy_with_logits", 1, s1_ct_binary_cross_entropy_with_logits},
+    {"ct_binary_cross_entropy_with_logits", 2, s2_ct_binary_cross_entropy_with_logits},
+    {"ct_binary_cross_entropy_with_logits", 3, s3_ct_binary_cross_entropy_with_logits},
+    {"ct_binary_cross_entropy_with_logits", 4, s4_ct_binary_cross_entropy_with_logits},
     {"ct_nll_loss", 0, s0_ct_nll_loss},
     {"ct_nll_loss", 1, s1_ct_nll_loss},
     {"ct_nll_loss", 2, s2_ct_nll_loss},

@@ -1959,6 +1959,91 @@ TEST(losses_as_torch) {
     ct_tensor_release(pr), ct_tensor_release(t3), ct_tensor_release(tf), ct_tensor_release(lg);
 }
 
+/* l1 / smooth_l1 / huber / mse / binary_cross_entropy (with logits) against torch 1.13 (the same
+ * header): the loss, its shape, grad_fn and the gradients of both the input and the target, within
+ * 1e-12 relative (plus 1e-12 absolute). */
+TEST(elementwise_losses_as_torch) {
+    const int n = (int)(sizeof loss_ew_cases / sizeof loss_ew_cases[0]);
+    int bad = 0;
+    for (int c = 0; c < n; c++) {
+        const loss_ew_case *k = &loss_ew_cases[c];
+        ct_tensor *x = gleaf(k->nd, k->shape, loss_ref_vals + k->x);
+        ct_tensor *t = gleaf(k->tnd, k->tshape, loss_ref_vals + k->t), *w = NULL, *pw = NULL;
+        const int64_t *last = &k->shape[k->nd - 1];
+        if (k->w >= 0) w = from_vals(CT_FLOAT64, 1, last, loss_ref_vals + k->w);
+        if (k->pw >= 0) pw = from_vals(CT_FLOAT64, 1, last, loss_ref_vals + k->pw);
+        const ct_reduction red = (ct_reduction)k->red;
+        ct_tensor *out = NULL;
+        ct_status st = CT_ERR_UNSUPPORTED;
+        if (!strcmp(k->fn, "l1")) st = ct_l1_loss(ctx, x, t, red, &out);
+        if (!strcmp(k->fn, "smooth_l1")) st = ct_smooth_l1_loss(ctx, x, t, red, k->p, &out);
+        if (!strcmp(k->fn, "huber")) st = ct_huber_loss(ctx, x, t, red, k->p, &out);
+        if (!strcmp(k->fn, "mse")) st = ct_mse_loss(ctx, x, t, red, &out);
+        if (!strcmp(k->fn, "bce")) st = ct_binary_cross_entropy(ctx, x, t, w, red, &out);
+        if (!strcmp(k->fn, "bcel"))
+            st = ct_binary_cross_entropy_with_logits(ctx, x, t, w, pw, red, &out);
+        bool ok = st == CT_OK && tu_same_shape(out, k->ond, k->oshape);
+        const int64_t no = ok ? ct_tensor_numel(out) : 0;
+        double *ov = ok ? tu_read(out) : NULL;
+        for (int64_t i = 0; ok && i < no; i++)
+            ok = near_ref(ov[i], loss_ref_vals[k->out + i]);
+        char name[128] = "", want[128];
+        snprintf(want, sizeof want, "grad_fn=<%s>", k->name);
+        if (ok) ok = gf_suffix(out, name, sizeof name) == CT_OK && strcmp(name, want) == 0;
+        const char *which = "";
+        if (ok) {
+            double u[64];
+            for (int64_t i = 0; i < no && i < 64; i++)
+                u[i] = 0.5 + (double)(i % 5) / 4;
+            back_weighted(out, u);
+            double *gx = grad_vals(x), *gt = grad_vals(t);
+            for (int64_t i = 0; ok && i < ct_tensor_numel(x); i++)
+                ok = near_ref(gx[i], loss_ref_vals[k->gx + i]), which = "input grad";
+            for (int64_t i = 0; ok && i < ct_tensor_numel(t); i++)
+                ok = near_ref(gt[i], loss_ref_vals[k->gt + i]), which = "target grad";
+            free(gx), free(gt);
+        }
+        CHECK_MSG(ok,
+                  "case %d (%s p %g nd %d red %d w %d pw %d): %s %s, out[0] %.17g want %.17g, "
+                  "%s (%s)",
+                  c, k->fn, k->p, k->nd, k->red, k->w >= 0, k->pw >= 0, ct_status_str(st), which,
+                  ov && no ? ov[0] : NAN, loss_ref_vals[k->out], name, want);
+        bad += !ok;
+        free(ov);
+        ct_tensor_release(x), ct_tensor_release(t), ct_tensor_release(w), ct_tensor_release(pw);
+        ct_tensor_release(out);
+    }
+    CHECK_MSG(n > 100 && bad == 0, "%d cases, %d differ", n, bad);
+    /* torch's errors: beta < 0, delta <= 0, a probability outside [0, 1] (NaN too), target size
+     * or dtype unlike the input's, a weight that requires grad */
+    const double pv[3] = {0.2, 0.5, 0.9}, qv[3] = {0.2, 1.5, NAN};
+    ct_tensor *pa = from_vals(CT_FLOAT64, 1, (int64_t[]){3}, pv), *out = NULL;
+    ct_tensor *pq = from_vals(CT_FLOAT64, 1, (int64_t[]){3}, qv);
+    ct_tensor *p2 = from_vals(CT_FLOAT64, 1, (int64_t[]){2}, pv);
+    ct_tensor *pf = from_vals(CT_FLOAT32, 1, (int64_t[]){3}, pv),
+              *wg = gleaf(1, (int64_t[]){3}, pv);
+    CHECK_ST(ct_smooth_l1_loss(ctx, pa, pa, CT_REDUCTION_SUM, -1, &out), CT_ERR_INVALID_ARG);
+    CHECK_ST(ct_huber_loss(ctx, pa, pa, CT_REDUCTION_SUM, 0, &out), CT_ERR_INVALID_ARG);
+    for (int i = 0; i < 2; i++) {
+        ct_tensor *bad_in = NULL;
+        CHECK_OK(ct_tensor_slice(ctx, pq, 0, i, i + 2, 1, &bad_in));
+        ct_tensor *tt = NULL;
+        CHECK_OK(ct_tensor_slice(ctx, pa, 0, 0, 2, 1, &tt));
+        CHECK_ST(ct_binary_cross_entropy(ctx, bad_in, tt, NULL, CT_REDUCTION_SUM, &out),
+                 CT_ERR_INVALID_ARG);
+        CHECK(strstr(ct_ctx_last_error(ctx), "between 0 and 1") != NULL);
+        ct_tensor_release(bad_in), ct_tensor_release(tt);
+    }
+    CHECK_ST(ct_binary_cross_entropy(ctx, pa, p2, NULL, CT_REDUCTION_SUM, &out), CT_ERR_SHAPE);
+    CHECK_ST(ct_binary_cross_entropy_with_logits(ctx, pa, pf, NULL, NULL, CT_REDUCTION_SUM, &out),
+             CT_ERR_DTYPE);
+    CHECK_ST(ct_binary_cross_entropy(ctx, pa, pa, wg, CT_REDUCTION_SUM, &out), CT_ERR_UNSUPPORTED);
+    CHECK_ST(ct_binary_cross_entropy_with_logits(ctx, pa, pa, NULL, wg, CT_REDUCTION_SUM, &out),
+             CT_ERR_UNSUPPORTED);
+    ct_tensor_release(pa), ct_tensor_release(pq), ct_tensor_release(p2), ct_tensor_release(pf);
+    ct_tensor_release(wg);
+}
+
 int main(void) {
     ctx = tu_ctx_or_skip();
     RUN(gradcheck_everyday_elementwise);
@@ -1989,6 +2074,7 @@ int main(void) {
     RUN(grad_fn_names_as_torch);
     RUN(inplace_ops_as_torch);
     RUN(losses_as_torch);
+    RUN(elementwise_losses_as_torch);
     CHECK(ct_ctx_live_tensors(ctx) == 0);
     printf("live tensors at exit: %lld\n", (long long)ct_ctx_live_tensors(ctx));
     ct_ctx_free(ctx);

@@ -416,7 +416,7 @@ static ct_status op_while_loop(void) {
     return ct_while_loop(ctx, loop_never, loop_body, NULL, 1, &A, &OUT);
 }
 /* autograd: a leaf GP requiring grad and GL = sum(GP * GP), made before the captures */
-static ct_tensor *GP, *GL, *Tgt;
+static ct_tensor *GP, *GL, *Tgt, *Prob;
 static ct_status op_backward(void) {
     ct_tensor_zero_grad(GP);
     return ct_backward(ctx, GL, NULL, true);
@@ -433,6 +433,19 @@ static ct_status op_mse_loss(void) { return ct_mse_loss(ctx, A, B, CT_REDUCTION_
 static ct_status op_nll_loss(void) { return ct_nll_loss(ctx, A, Tgt, CT_REDUCTION_NONE, &OUT); }
 static ct_status op_cross_entropy_ex(void) {
     return ct_cross_entropy_ex(ctx, A, Tgt, NULL, 1, CT_REDUCTION_MEAN, 0.1, &OUT);
+}
+static ct_status op_l1_loss(void) { return ct_l1_loss(ctx, A, B, CT_REDUCTION_MEAN, &OUT); }
+static ct_status op_smooth_l1_loss(void) {
+    return ct_smooth_l1_loss(ctx, A, B, CT_REDUCTION_SUM, 0.5, &OUT);
+}
+static ct_status op_huber_loss(void) {
+    return ct_huber_loss(ctx, A, B, CT_REDUCTION_NONE, 0.5, &OUT);
+}
+static ct_status op_binary_cross_entropy(void) {
+    return ct_binary_cross_entropy(ctx, Prob, Prob, NULL, CT_REDUCTION_MEAN, &OUT);
+}
+static ct_status op_binary_cross_entropy_with_logits(void) {
+    return ct_binary_cross_entropy_with_logits(ctx, A, Prob, NULL, NULL, CT_REDUCTION_SUM, &OUT);
 }
 static ct_status op_nll_loss_ex(void) {
     return ct_nll_loss_ex(ctx, A, Tgt, NULL, 1, CT_REDUCTION_SUM, &OUT);
@@ -737,6 +750,11 @@ static const op_entry computing[] = {
     E(mse_loss),
     E(nll_loss),
     E(nll_loss_ex),
+    E(l1_loss),
+    E(smooth_l1_loss),
+    E(huber_loss),
+    E(binary_cross_entropy),
+    E(binary_cross_entropy_with_logits),
     E(tensor_ones),
     E(tensor_eye),
     E(tensor_linspace),
@@ -1120,6 +1138,7 @@ TEST(every_computing_op_is_captured) {
     double tv[4] = {0, 3, 7, 2};
     int64_t s4[1] = {4};
     Tgt = from_f64(CT_INT64, 1, s4, tv);
+    CHECK_OK(ct_sigmoid(ctx, A, &Prob)); /* probabilities for binary_cross_entropy */
     for (size_t i = 0; i < sizeof computing / sizeof computing[0]; i++) {
         ct_graph *g = NULL;
         CHECK_OK(ct_graph_create(ctx, (ct_device){CT_DEVICE_CPU, 0}, NULL, &g));
@@ -1134,7 +1153,8 @@ TEST(every_computing_op_is_captured) {
         release_outs();
         ct_graph_free(g);
     }
-    ct_tensor *all[] = {A, B, C, Dst, Mt, Sym, Emb, Q8, Cond, Nc, Idx, GP, GL, Tgt, GIdx, Src6};
+    ct_tensor *all[] = {A,  B,   C,  Dst, Mt,  Sym,  Emb,  Q8,  Cond,
+                        Nc, Idx, GP, GL,  Tgt, GIdx, Src6, Prob};
     for (size_t i = 0; i < sizeof all / sizeof all[0]; i++)
         ct_tensor_release(all[i]);
     ct_mx_tensor_free(Wq);

@@ -70,6 +70,32 @@ CT_API ct_status ct_cross_entropy_ex(ct_ctx *ctx, const ct_tensor *logits, const
 /* (input - target)^2, reduced; the shapes must broadcast. */
 CT_API ct_status ct_mse_loss(ct_ctx *ctx, const ct_tensor *input, const ct_tensor *target,
                              ct_reduction reduction, ct_tensor **out);
+/* |input - target|, reduced (as torch.nn.functional.l1_loss); the shapes must broadcast. */
+CT_API ct_status ct_l1_loss(ct_ctx *ctx, const ct_tensor *input, const ct_tensor *target,
+                            ct_reduction reduction, ct_tensor **out);
+/* torch.nn.functional.smooth_l1_loss: z = |input - target|, 0.5 z^2 / beta where z < beta, else
+ * z - 0.5 beta; beta >= 0 (0: l1_loss). */
+CT_API ct_status ct_smooth_l1_loss(ct_ctx *ctx, const ct_tensor *input, const ct_tensor *target,
+                                   ct_reduction reduction, double beta, ct_tensor **out);
+/* torch.nn.functional.huber_loss: 0.5 z^2 where z < delta, else delta (z - 0.5 delta); delta > 0.
+ */
+CT_API ct_status ct_huber_loss(ct_ctx *ctx, const ct_tensor *input, const ct_tensor *target,
+                               ct_reduction reduction, double delta, ct_tensor **out);
+/* torch.nn.functional.binary_cross_entropy: -w (t log x + (1 - t) log(1 - x)), each log clamped
+ * at -100; input in [0, 1] (else CT_ERR_INVALID_ARG), target of its shape and dtype, weight
+ * broadcasting to it or NULL (not differentiable, as torch). log(1 - x) is log1p(-x): exact near
+ * x = 0, where torch's loses digits. */
+CT_API ct_status ct_binary_cross_entropy(ct_ctx *ctx, const ct_tensor *input,
+                                         const ct_tensor *target, const ct_tensor *weight,
+                                         ct_reduction reduction, ct_tensor **out);
+/* torch.nn.functional.binary_cross_entropy_with_logits: w ((1 - t) x + (1 + (pw - 1) t)
+ * softplus(-x)), pos_weight pw broadcasting along the last dim (or NULL); softplus(-x) as
+ * max(-x, 0) + log1p(exp(-|x|)), accurate for large |x| where torch's log of a sum is not. */
+CT_API ct_status ct_binary_cross_entropy_with_logits(ct_ctx *ctx, const ct_tensor *input,
+                                                     const ct_tensor *target,
+                                                     const ct_tensor *weight,
+                                                     const ct_tensor *pos_weight,
+                                                     ct_reduction reduction, ct_tensor **out);
 /* -log_probs[i, target[i]], reduced: ct_nll_loss_ex with weight = NULL, ignore_index = -100. */
 CT_API ct_status ct_nll_loss(ct_ctx *ctx, const ct_tensor *log_probs, const ct_tensor *target,
                              ct_reduction reduction, ct_tensor **out);

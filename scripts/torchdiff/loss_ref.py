@@ -71,6 +71,67 @@ for shape, fn, kind, weighted, ign, red, ls in itertools.product(
         name=out.grad_fn.name() if out.grad_fn is not None else ''))
 
 
+# Elementwise losses: l1, smooth_l1 (beta), huber (delta), mse, binary_cross_entropy (input in
+# (0, 1) plus exact 0 and 1), binary_cross_entropy_with_logits (logits up to +-40 and 0; weight,
+# pos_weight); a target broadcast to the input for the first four; gradients of both the input
+# and the target.
+EW = []
+for fn, p, shape, tshape, weighted, posw, red in itertools.product(
+        ('l1', 'smooth_l1', 'huber', 'mse', 'bce', 'bcel'), (0.0, 0.5, 1.0),
+        ((5,), (2, 3), (2, 3, 4)), ('same', 'bcast'), (0, 1), (0, 1), RED):
+    if (fn == 'huber' and p == 0) or (fn not in ('smooth_l1', 'huber') and p != 1.0):
+        continue
+    if (fn in ('bce', 'bcel')) == (tshape == 'bcast') and tshape == 'bcast':
+        continue
+    if tshape == 'bcast' and len(shape) < 2:
+        continue
+    if (weighted or posw) and fn not in ('bce', 'bcel'):
+        continue
+    if posw and fn != 'bcel':
+        continue
+    ts = shape if tshape == 'same' else shape[1:]
+    if fn == 'bce':
+        x = torch.rand(shape, dtype=torch.float64) * 0.96 + 0.02
+        x.view(-1)[0] = 0.0
+        x.view(-1)[-1] = 1.0
+        t = torch.rand(ts, dtype=torch.float64)
+        t.view(-1)[0] = 0.0
+        t.view(-1)[-1] = 1.0
+    elif fn == 'bcel':
+        x = torch.randn(shape, dtype=torch.float64) * 3
+        x.view(-1)[0] = 40.0
+        x.view(-1)[1] = -40.0
+        x.view(-1)[2] = 0.0
+        t = torch.rand(ts, dtype=torch.float64)
+    else:
+        x = torch.randn(shape, dtype=torch.float64)
+        t = torch.randn(ts, dtype=torch.float64)
+    x.requires_grad_(True)
+    t.requires_grad_(True)
+    w = (torch.rand(shape[-1:], dtype=torch.float64) + 0.5) if weighted else None
+    pw = (torch.rand(shape[-1:], dtype=torch.float64) * 3) if posw else None
+    if fn == 'l1':
+        out = F.l1_loss(x, t, reduction=red)
+    elif fn == 'smooth_l1':
+        out = F.smooth_l1_loss(x, t, reduction=red, beta=p)
+    elif fn == 'huber':
+        out = F.huber_loss(x, t, reduction=red, delta=p)
+    elif fn == 'mse':
+        out = F.mse_loss(x, t, reduction=red)
+    elif fn == 'bce':
+        out = F.binary_cross_entropy(x, t, weight=w, reduction=red)
+    else:
+        out = F.binary_cross_entropy_with_logits(x, t, weight=w, pos_weight=pw, reduction=red)
+    u = torch.tensor([0.5 + (i % 5) / 4 for i in range(out.numel())],
+                     dtype=torch.float64).reshape(out.shape)
+    (out * u).sum().backward()
+    EW.append(dict(fn=fn, p=p, nd=len(shape), shape=shape, x=put(x.detach()), tnd=len(ts),
+                   tshape=ts, t=put(t.detach()), w=put(w) if weighted else -1,
+                   pw=put(pw) if posw else -1, red=RED.index(red), out=put(out.detach()),
+                   ond=out.dim(), oshape=tuple(out.shape), gx=put(x.grad), gt=put(t.grad),
+                   name=out.grad_fn.name()))
+
+
 def dims(s):
     s = list(s) + [0] * (5 - len(s))
     return '{' + ', '.join(str(v) for v in s) + '}'
@@ -101,10 +162,30 @@ for i in range(0, len(vals), 4):
                              ('NAN' if v != v else ('INFINITY' if v > 0 else '-INFINITY'))
                              for v in vals[i:i + 4]) + ',')
 print('};')
+print('typedef struct {')
+print('    const char *fn; /* l1, smooth_l1, huber, mse, bce, bcel */')
+print('    double p;      /* beta / delta */')
+print('    int nd;')
+print('    int64_t shape[5];')
+print('    int x, tnd;')
+print('    int64_t tshape[5];')
+print('    int t, w, pw;  /* offsets; -1: none */')
+print('    int red, out, ond;')
+print('    int64_t oshape[5];')
+print('    int gx, gt;    /* gradients of sum(out * u) with respect to input and target */')
+print('    const char *name;')
+print('} loss_ew_case;')
 print('static const loss_ref_case loss_ref_cases[] = {')
 for c in cases:
     print('    {"%s", %d, %s, %d, %d, %d, %d, %s, %d, %d, %d, %r, %d, %d, %s, %d, "%s"},' % (
         c['fn'], c['nd'], dims(c['shape']), c['x'], int(c['kind'] == 'prob'), c['t'], c['tnd'],
         dims(c['tshape']), c['w'], c['ign'], c['red'], c['ls'], c['out'], c['ond'],
         dims(c['oshape']), c['g'], c['name']))
+print('};')
+print('static const loss_ew_case loss_ew_cases[] = {')
+for c in EW:
+    print('    {"%s", %r, %d, %s, %d, %d, %s, %d, %d, %d, %d, %d, %d, %s, %d, %d, "%s"},' % (
+        c['fn'], c['p'], c['nd'], dims(c['shape']), c['x'], c['tnd'], dims(c['tshape']), c['t'],
+        c['w'], c['pw'], c['red'], c['out'], c['ond'], dims(c['oshape']), c['gx'], c['gt'],
+        c['name']))
 print('};')

@@ -5,6 +5,7 @@
 #include "tensor/ag_front.h"
 
 #include <math.h>
+#include <stdlib.h>
 #include <string.h>
 
 /* Apply the reduction to per-element losses l (consumed). */
@@ -470,4 +471,360 @@ ct_status ct_cross_entropy_ex(ct_ctx *ctx, const ct_tensor *logits, const ct_ten
 ct_status ct_cross_entropy(ct_ctx *ctx, const ct_tensor *logits, const ct_tensor *target,
                            ct_reduction reduction, double label_smoothing, ct_tensor **out) {
     return ct_cross_entropy_ex(ctx, logits, target, NULL, -100, reduction, label_smoothing, out);
+}
+
+/* ---- l1, smooth l1, huber: compositions whose recorded ops give torch's gradients (sign(z) past
+ * the quadratic zone, z / beta or z inside it; the zone's edge belongs to the linear part in both
+ * forward and backward, as torch's kernels) ---- */
+
+static ct_status ct__pair_args(ct_ctx *ctx, const char *op, const ct_tensor *input,
+                               const ct_tensor *target, ct_reduction reduction, ct_tensor **out) {
+    if (!ctx) return CT_ERR_INVALID_ARG;
+    const ct_tensor *ins[2] = {input, target};
+    ct_status st = ct__check_args(ctx, op, 2, ins, out);
+    if (st != CT_OK) return st;
+    if ((st = ct__check_red(ctx, op, reduction)) != CT_OK) return st;
+    if (!ct_dtype_is_floating(input->dtype))
+        return ct__set_error(ctx, CT_ERR_DTYPE, "%s: floating input required, got %s", op,
+                             ct_dtype_name(input->dtype));
+    return CT_OK;
+}
+
+/* kind 0: l1; 1: smooth l1 (p = beta); 2: huber (p = delta) */
+static ct_status ct__l1_family_body(ct_ctx *ctx, int kind, const ct_tensor *input,
+                                    const ct_tensor *target, ct_reduction reduction, double p,
+                                    ct_tensor **out) {
+    static const char *const names[3] = {"l1_loss", "smooth_l1_loss", "huber_loss"};
+    const char *op = names[kind];
+    ct_status st = ct__pair_args(ctx, op, input, target, reduction, out);
+    if (st != CT_OK) return st;
+    if (kind == 1 && !(p >= 0))
+        return ct__set_error(ctx, CT_ERR_INVALID_ARG,
+                             "%s does not support negative values for beta (got %g)", op, p);
+    if (kind == 2 && !(p > 0))
+        return ct__set_error(ctx, CT_ERR_INVALID_ARG,
+                             "%s does not support non-positive values for delta (got %g)", op, p);
+    ct_tensor *d = NULL, *z = NULL, *el = NULL;
+    st = ct_sub(ctx, input, target, &d);
+    if (st == CT_OK) st = ct_abs(ctx, d, &z);
+    if (st == CT_OK && (kind == 0 || (kind == 1 && p == 0))) { /* beta = 0: l1 (as torch) */
+        el = z;
+        z = NULL;
+    } else if (st == CT_OK) {
+        /* inside: 0.5 z z / beta (smooth l1) or 0.5 z z (huber), in torch's order; outside:
+         * z - 0.5 beta, or delta (z - 0.5 delta) */
+        ct_tensor *h = NULL, *q = NULL, *qq = NULL, *lin = NULL, *lin2 = NULL, *in = NULL;
+        st = ct_mul_scalar(ctx, z, 0.5, &h);
+        if (st == CT_OK) st = ct_mul(ctx, h, z, &q);
+        if (st == CT_OK && kind == 1) st = ct_div_scalar(ctx, q, p, &qq);
+        if (st == CT_OK && kind == 2) qq = ct_tensor_retain(q);
+        if (st == CT_OK) st = ct_sub_scalar(ctx, z, 0.5 * p, &lin);
+        if (st == CT_OK && kind == 2) st = ct_mul_scalar(ctx, lin, p, &lin2);
+        if (st == CT_OK && kind == 1) lin2 = ct_tensor_retain(lin);
+        if (st == CT_OK) st = ct_lt_scalar(ctx, z, p, &in);
+        if (st == CT_OK) st = ct_where(ctx, in, qq, lin2, &el);
+        ct_tensor_release(h), ct_tensor_release(q), ct_tensor_release(qq);
+        ct_tensor_release(lin), ct_tensor_release(lin2), ct_tensor_release(in);
+    }
+    ct_tensor_release(d), ct_tensor_release(z);
+    if (st != CT_OK) {
+        ct_tensor_release(el);
+        return st;
+    }
+    return ct__reduce_loss(ctx, el, reduction, out);
+}
+
+ct_status ct_l1_loss(ct_ctx *ctx, const ct_tensor *input, const ct_tensor *target,
+                     ct_reduction reduction, ct_tensor **out) {
+    /* torch's nodes are the composition's: AbsBackward0, MeanBackward0, SumBackward0 */
+    return ct__error_within(ctx, "l1_loss",
+                            ct__l1_family_body(ctx, 0, input, target, reduction, 0, out));
+}
+
+ct_status ct_smooth_l1_loss(ct_ctx *ctx, const ct_tensor *input, const ct_tensor *target,
+                            ct_reduction reduction, double beta, ct_tensor **out) {
+    uint64_t mark = ct__ag_mark(ctx);
+    ct_status st = ct__error_within(
+        ctx, "smooth_l1_loss", ct__l1_family_body(ctx, 1, input, target, reduction, beta, out));
+    return ct__ag_named(ctx, st, out, mark, "SmoothL1LossBackward0");
+}
+
+ct_status ct_huber_loss(ct_ctx *ctx, const ct_tensor *input, const ct_tensor *target,
+                        ct_reduction reduction, double delta, ct_tensor **out) {
+    uint64_t mark = ct__ag_mark(ctx);
+    ct_status st = ct__error_within(
+        ctx, "huber_loss", ct__l1_family_body(ctx, 2, input, target, reduction, delta, out));
+    return ct__ag_named(ctx, st, out, mark, "HuberLossBackward0");
+}
+
+/* ---- binary cross entropy (on probabilities, on logits): the elementwise loss is one node with
+ * torch's backward for the input and the target (weight and pos_weight are constants, as in
+ * torch); the reduction is recorded after it ---- */
+
+typedef struct {
+    ct_tensor *x, *t, *w, *pw; /* w, pw may be NULL */
+    int64_t ver[4];
+    bool logits;
+} ct__bce_user;
+
+static void ct__bce_free(void *p) {
+    ct__bce_user *u = p;
+    if (!u) return;
+    ct_tensor_release(u->x), ct_tensor_release(u->t), ct_tensor_release(u->w);
+    ct_tensor_release(u->pw);
+    free(u);
+}
+
+/* max(log(x), -100) and max(log1p(-x), -100) (torch clamps both logs at -100) */
+static ct_status ct__bce_logs(ct_ctx *ctx, const ct_tensor *x, ct_tensor **lx, ct_tensor **l1x) {
+    const double lo = -100;
+    ct_tensor *a = NULL, *nx = NULL, *b = NULL;
+    ct_status st = ct_log(ctx, x, &a);
+    if (st == CT_OK) st = ct_clamp(ctx, a, &lo, NULL, lx);
+    if (st == CT_OK) st = ct_neg(ctx, x, &nx);
+    if (st == CT_OK) st = ct_log1p(ctx, nx, &b);
+    if (st == CT_OK) st = ct_clamp(ctx, b, &lo, NULL, l1x);
+    ct_tensor_release(a), ct_tensor_release(nx), ct_tensor_release(b);
+    return st;
+}
+
+/* softplus(-x) = max(-x, 0) + log1p(exp(-|x|)) (torch: log(exp(-m) + exp(-x - m)) + m, which
+ * loses exp(-|x|) against 1 for |x| > 37 in f64) */
+static ct_status ct__softplus_neg(ct_ctx *ctx, const ct_tensor *x, ct_tensor **out) {
+    const double zero = 0;
+    ct_tensor *nx = NULL, *m = NULL, *ax = NULL, *nax = NULL, *e = NULL, *l = NULL;
+    ct_status st = ct_neg(ctx, x, &nx);
+    if (st == CT_OK) st = ct_clamp(ctx, nx, &zero, NULL, &m);
+    if (st == CT_OK) st = ct_abs(ctx, x, &ax);
+    if (st == CT_OK) st = ct_neg(ctx, ax, &nax);
+    if (st == CT_OK) st = ct_exp(ctx, nax, &e);
+    if (st == CT_OK) st = ct_log1p(ctx, e, &l);
+    if (st == CT_OK) st = ct_add(ctx, m, l, out);
+    ct_tensor_release(nx), ct_tensor_release(m), ct_tensor_release(ax);
+    ct_tensor_release(nax), ct_tensor_release(e), ct_tensor_release(l);
+    return st;
+}
+
+/* a * w (w may be NULL: a itself, retained); consumes a */
+static ct_status ct__times_w(ct_ctx *ctx, ct_tensor *a, const ct_tensor *w, ct_tensor **out) {
+    if (!w) {
+        *out = a;
+        return CT_OK;
+    }
+    ct_status st = ct_mul(ctx, a, w, out);
+    ct_tensor_release(a);
+    return st;
+}
+
+/* The elementwise loss (every op unrecorded by the caller's grad mode). */
+static ct_status ct__bce_el(ct_ctx *ctx, const ct__bce_user *u, ct_tensor **out) {
+    ct_tensor *a = NULL, *b = NULL, *c = NULL, *r = NULL;
+    ct_status st;
+    if (!u->logits) {
+        /* (t - 1) max(log1p(-x), -100) - t max(log x, -100), torch's order */
+        ct_tensor *lx = NULL, *l1x = NULL;
+        st = ct__bce_logs(ctx, u->x, &lx, &l1x);
+        if (st == CT_OK) st = ct_sub_scalar(ctx, u->t, 1, &a);
+        if (st == CT_OK) st = ct_mul(ctx, a, l1x, &b);
+        if (st == CT_OK) st = ct_mul(ctx, u->t, lx, &c);
+        if (st == CT_OK) st = ct_sub(ctx, b, c, &r);
+        ct_tensor_release(lx), ct_tensor_release(l1x);
+    } else {
+        /* (1 - t) x + lw softplus(-x), lw = (pw - 1) t + 1 (1 without pos_weight) */
+        ct_tensor *sp = NULL, *pm = NULL, *pt = NULL, *lw = NULL, *spw = NULL;
+        st = ct__softplus_neg(ctx, u->x, &sp);
+        if (st == CT_OK) st = ct_mul_scalar(ctx, u->t, -1, &pt);
+        if (st == CT_OK) st = ct_add_scalar(ctx, pt, 1, &a);
+        if (st == CT_OK) st = ct_mul(ctx, a, u->x, &b);
+        if (st == CT_OK && u->pw) {
+            st = ct_sub_scalar(ctx, u->pw, 1, &pm);
+            ct_tensor *pmt = NULL;
+            if (st == CT_OK) st = ct_mul(ctx, pm, u->t, &pmt);
+            if (st == CT_OK) st = ct_add_scalar(ctx, pmt, 1, &lw);
+            ct_tensor_release(pmt);
+            if (st == CT_OK) st = ct_mul(ctx, lw, sp, &spw);
+        } else if (st == CT_OK) {
+            spw = ct_tensor_retain(sp);
+        }
+        if (st == CT_OK) st = ct_add(ctx, b, spw, &r);
+        ct_tensor_release(sp), ct_tensor_release(pm), ct_tensor_release(pt);
+        ct_tensor_release(lw), ct_tensor_release(spw);
+    }
+    ct_tensor_release(a), ct_tensor_release(b), ct_tensor_release(c);
+    if (st != CT_OK) {
+        ct_tensor_release(r);
+        return st;
+    }
+    return ct__times_w(ctx, r, u->w, out);
+}
+
+/* torch's backward: input: (x - t) / max((1 - x) x, 1e-12), or sigmoid(x) - t (with pos_weight
+ * (pw t + 1 - t) sigmoid(x) - pw t); target: max(log1p(-x), -100) - max(log x, -100), or -x +
+ * (pw - 1) softplus(-x); each times w and the incoming gradient. */
+static ct_status ct__bce_backward(ct_ctx *ctx, void *user, ct_tensor *const *gout, const bool *need,
+                                  ct_tensor **gin) {
+    const ct__bce_user *u = user;
+    static const char *const what[4] = {"input", "target", "weight", "pos_weight"};
+    const ct_tensor *saved[4] = {u->x, u->t, u->w, u->pw};
+    const char *node =
+        u->logits ? "BinaryCrossEntropyWithLogitsBackward0" : "BinaryCrossEntropyBackward0";
+    ct_status st = CT_OK;
+    for (int i = 0; i < 4 && st == CT_OK; i++)
+        st = ct__ag_saved_ok(ctx, saved[i], what[i], i, node, u->ver[i]);
+    for (int i = 0; i < 2 && st == CT_OK; i++) {
+        if (!need[i]) continue;
+        ct_tensor *d = NULL, *a = NULL, *b = NULL, *c = NULL;
+        if (!u->logits && i == 0) {
+            ct_tensor *omx = NULL, *den = NULL;
+            const double eps = 1e-12;
+            st = ct_sub(ctx, u->x, u->t, &a);
+            if (st == CT_OK) st = ct_mul_scalar(ctx, u->x, -1, &b);
+            if (st == CT_OK) st = ct_add_scalar(ctx, b, 1, &omx);
+            if (st == CT_OK) st = ct_mul(ctx, omx, u->x, &c);
+            if (st == CT_OK) st = ct_clamp(ctx, c, &eps, NULL, &den);
+            if (st == CT_OK) st = ct_div(ctx, a, den, &d);
+            ct_tensor_release(omx), ct_tensor_release(den);
+        } else if (!u->logits) {
+            st = ct__bce_logs(ctx, u->x, &a, &b);
+            if (st == CT_OK) st = ct_sub(ctx, b, a, &d);
+        } else if (i == 0) {
+            st = ct_sigmoid(ctx, u->x, &a);
+            if (st == CT_OK && u->pw) {
+                ct_tensor *pt = NULL, *k = NULL, *k1 = NULL;
+                st = ct_mul(ctx, u->pw, u->t, &pt);
+                if (st == CT_OK) st = ct_add_scalar(ctx, pt, 1, &k);
+                if (st == CT_OK) st = ct_sub(ctx, k, u->t, &k1);
+                if (st == CT_OK) st = ct_mul(ctx, k1, a, &b);
+                if (st == CT_OK) st = ct_sub(ctx, b, pt, &d);
+                ct_tensor_release(pt), ct_tensor_release(k), ct_tensor_release(k1);
+            } else if (st == CT_OK) {
+                st = ct_sub(ctx, a, u->t, &d);
+            }
+        } else {
+            st = ct_neg(ctx, u->x, &a);
+            if (st == CT_OK && u->pw) {
+                st = ct__softplus_neg(ctx, u->x, &b);
+                ct_tensor *pm = NULL;
+                if (st == CT_OK) st = ct_sub_scalar(ctx, u->pw, 1, &pm);
+                if (st == CT_OK) st = ct_mul(ctx, pm, b, &c);
+                if (st == CT_OK) st = ct_add(ctx, a, c, &d);
+                ct_tensor_release(pm);
+            } else if (st == CT_OK) {
+                d = ct_tensor_retain(a);
+            }
+        }
+        ct_tensor *dw = NULL;
+        if (st == CT_OK) {
+            st = ct__times_w(ctx, d, u->w, &dw);
+            d = NULL;
+        }
+        if (st == CT_OK) st = ct_mul(ctx, gout[0], dw, &gin[i]);
+        ct_tensor_release(d), ct_tensor_release(dw);
+        ct_tensor_release(a), ct_tensor_release(b), ct_tensor_release(c);
+    }
+    return st;
+}
+
+static const ct__ag_custom CT__BCE_FN = {"BinaryCrossEntropyBackward", ct__bce_backward,
+                                         ct__bce_free};
+static const ct__ag_custom CT__BCE_LOGITS_FN = {"BinaryCrossEntropyWithLogitsBackward",
+                                                ct__bce_backward, ct__bce_free};
+
+static ct_status ct__bce_body(ct_ctx *ctx, bool logits, const ct_tensor *input,
+                              const ct_tensor *target, const ct_tensor *weight,
+                              const ct_tensor *pos_weight, ct_reduction reduction,
+                              ct_tensor **out) {
+    const char *op = logits ? "binary_cross_entropy_with_logits" : "binary_cross_entropy";
+    ct_status st = ct__pair_args(ctx, op, input, target, reduction, out);
+    if (st != CT_OK) return st;
+    const ct_tensor *opt[2] = {weight, pos_weight};
+    static const char *const on[2] = {"weight", "pos_weight"};
+    for (int i = 0; i < 2; i++) {
+        if (!opt[i]) continue;
+        if ((st = ct__check_tensor(ctx, op, on[i], opt[i])) != CT_OK) return st;
+        if (opt[i]->ctx != ctx)
+            return ct__set_error(ctx, CT_ERR_INVALID_ARG, "%s: %s belongs to another context", op,
+                                 on[i]);
+        if (opt[i]->requires_grad && ct__ag_wants(ctx, 1, &opt[i]))
+            return ct__set_error(ctx, CT_ERR_UNSUPPORTED,
+                                 "%s is not differentiable with respect to argument '%s' (as "
+                                 "torch): pass it detached",
+                                 op, on[i]);
+    }
+    bool same = target->ndim == input->ndim;
+    for (int d = 0; same && d < input->ndim; d++)
+        same = target->shape[d] == input->shape[d];
+    if (!same)
+        return ct__set_error(
+            ctx, CT_ERR_SHAPE, "%s: target size %s must be the same as input size %s", op,
+            CT__SHAPE_STR(target), ct__shape_str((char[96]){0}, 96, input->ndim, input->shape));
+    if (target->dtype != input->dtype)
+        return ct__set_error(ctx, CT_ERR_DTYPE, "%s: target must be %s (the input's dtype), got %s",
+                             op, ct_dtype_name(input->dtype), ct_dtype_name(target->dtype));
+    if (!logits && ct_tensor_numel(input) > 0 && !ct__any_capture(ctx)) {
+        /* torch's check (on the data; not while capturing, when it may not exist yet) */
+        bool was = ct_set_grad_enabled(ctx, false);
+        ct_tensor *lo = NULL, *hi = NULL, *nn = NULL, *b1 = NULL, *b2 = NULL, *any = NULL;
+        st = ct_lt_scalar(ctx, input, 0, &lo);
+        if (st == CT_OK) st = ct_gt_scalar(ctx, input, 1, &hi);
+        if (st == CT_OK) st = ct_isnan(ctx, input, &nn);
+        if (st == CT_OK) st = ct_logical_or(ctx, lo, hi, &b1);
+        if (st == CT_OK) st = ct_logical_or(ctx, b1, nn, &b2);
+        if (st == CT_OK) st = ct_any(ctx, b2, 0, NULL, false, &any);
+        double bad = 0;
+        if (st == CT_OK) st = ct_tensor_item(any, &bad);
+        ct_set_grad_enabled(ctx, was);
+        ct_tensor_release(lo), ct_tensor_release(hi), ct_tensor_release(nn);
+        ct_tensor_release(b1), ct_tensor_release(b2), ct_tensor_release(any);
+        if (st != CT_OK) return st;
+        if (bad != 0)
+            return ct__set_error(ctx, CT_ERR_INVALID_ARG,
+                                 "%s: all elements of input should be between 0 and 1", op);
+    }
+    ct__bce_user *u = calloc(1, sizeof *u);
+    if (!u) return ct__set_error(ctx, CT_ERR_OOM, "%s: out of memory", op);
+    u->logits = logits;
+    u->x = ct_tensor_retain((ct_tensor *)input);
+    u->t = ct_tensor_retain((ct_tensor *)target);
+    u->w = weight ? ct_tensor_retain((ct_tensor *)weight) : NULL;
+    u->pw = logits && pos_weight ? ct_tensor_retain((ct_tensor *)pos_weight) : NULL;
+    const ct_tensor *saved[4] = {u->x, u->t, u->w, u->pw};
+    for (int i = 0; i < 4; i++)
+        u->ver[i] = saved[i] ? saved[i]->storage->version : 0;
+    const ct_tensor *ins[2] = {input, target};
+    const bool rec = ct__ag_wants(ctx, 2, ins);
+    bool was = ct_set_grad_enabled(ctx, false);
+    ct_tensor *el = NULL;
+    st = ct__bce_el(ctx, u, &el);
+    ct_set_grad_enabled(ctx, was);
+    if (st == CT_OK && rec)
+        st = ct__ag_record_custom_n(ctx, logits ? &CT__BCE_LOGITS_FN : &CT__BCE_FN, u, 2, ins, &el);
+    else
+        ct__bce_free(u);
+    if (st != CT_OK) {
+        ct_tensor_release(el);
+        return st;
+    }
+    return ct__reduce_loss(ctx, el, reduction, out);
+}
+
+ct_status ct_binary_cross_entropy(ct_ctx *ctx, const ct_tensor *input, const ct_tensor *target,
+                                  const ct_tensor *weight, ct_reduction reduction,
+                                  ct_tensor **out) {
+    uint64_t mark = ct__ag_mark(ctx);
+    ct_status st =
+        ct__error_within(ctx, "binary_cross_entropy",
+                         ct__bce_body(ctx, false, input, target, weight, NULL, reduction, out));
+    return ct__ag_named(ctx, st, out, mark, "BinaryCrossEntropyBackward0");
+}
+
+ct_status ct_binary_cross_entropy_with_logits(ct_ctx *ctx, const ct_tensor *input,
+                                              const ct_tensor *target, const ct_tensor *weight,
+                                              const ct_tensor *pos_weight, ct_reduction reduction,
+                                              ct_tensor **out) {
+    uint64_t mark = ct__ag_mark(ctx);
+    ct_status st = ct__error_within(
+        ctx, "binary_cross_entropy_with_logits",
+        ct__bce_body(ctx, true, input, target, weight, pos_weight, reduction, out));
+    return ct__ag_named(ctx, st, out, mark, "BinaryCrossEntropyWithLogitsBackward0");
 }

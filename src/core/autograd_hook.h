@@ -191,15 +191,18 @@ static inline bool ct__ag_enter(ct_ctx *ctx) {
 /* Undo ct__ag_enter; true when this call is the outermost one and grad mode is on (record). */
 static inline bool ct__ag_leave(ct_ctx *ctx) { return --ctx->ag_depth == 0 && !ctx->grad_off; }
 
-/* Record *out = f(in), one input and one output, with a higher layer's backward fn and its user
- * data (taken in every case). On failure the record has released *out: it is set to NULL. */
-static inline ct_status ct__ag_record_custom(ct_ctx *ctx, const ct__ag_custom *fn, void *user,
-                                             const struct ct_tensor *in, struct ct_tensor **out) {
+/* Record *out = f(ins[0..n)), n <= CT__AG_MAX_IN inputs (NULL entries absent) and one output, with
+ * a higher layer's backward fn and its user data (taken in every case). On failure the record has
+ * released *out: it is set to NULL. */
+static inline ct_status ct__ag_record_custom_n(ct_ctx *ctx, const ct__ag_custom *fn, void *user,
+                                               int n, const struct ct_tensor *const *ins,
+                                               struct ct_tensor **out) {
     ct__ag_rec r;
     memset(&r, 0, sizeof r);
     r.op = CT__AG_CUSTOM;
-    r.n_in = 1;
-    r.in[0] = in;
+    r.n_in = n;
+    for (int i = 0; i < n; i++)
+        r.in[i] = ins[i];
     r.n_out = 1;
     r.out[0] = *out;
     r.custom = fn;
@@ -207,6 +210,11 @@ static inline ct_status ct__ag_record_custom(ct_ctx *ctx, const ct__ag_custom *f
     ct_status st = ctx->ag->record(ctx, &r);
     if (st != CT_OK) *out = NULL;
     return st;
+}
+/* ct__ag_record_custom_n with the one input in. */
+static inline ct_status ct__ag_record_custom(ct_ctx *ctx, const ct__ag_custom *fn, void *user,
+                                             const struct ct_tensor *in, struct ct_tensor **out) {
+    return ct__ag_record_custom_n(ctx, fn, user, 1, &in, out);
 }
 
 #endif
