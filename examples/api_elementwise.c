@@ -119,6 +119,7 @@ static double ref_neg(double x) { return -x; }
 static double ref_rsqrt(double x) { return 1 / sqrt(x); }
 static double ref_sigmoid(double x) { return 1 / (1 + exp(-x)); }
 static double ref_sign(double x) { return (x > 0) - (x < 0); }
+static double ref_recip(double x) { return 1 / x; }
 static double ref_silu(double x) { return x * ref_sigmoid(x); }
 static double ref_mish(double x) { return x * tanh(log1p(exp(x))); }
 static double ref_gelu(double x) { return 0.5 * x * (1 + erf(x / sqrt(2))); }
@@ -158,7 +159,8 @@ static const struct {
     const char *name;
     unary_fn op;
     double (*ref)(double);
-    int positive; /* 1: the op needs x > 0 (x > -1 for log1p): uses the positive inputs */
+    int positive; /* 1: the op needs x > 0 (x > -1 for log1p): the positive inputs; 2: inputs in
+                   * (-1, 1); 3: inputs >= 1 */
     int ulps;     /* tolerance in f32 ulps; 0 where the result is exact */
 } unary[] = {
     {"neg", ct_neg, ref_neg, 0, 0},
@@ -173,6 +175,17 @@ static const struct {
     {"pow(x, 1.5)", pow_15, ref_pow15, 1, 4},
     {"sin", ct_sin, sin, 0, 4},
     {"cos", ct_cos, cos, 0, 4},
+    {"tan", ct_tan, tan, 0, 4},
+    {"atan", ct_atan, atan, 0, 4},
+    {"asin", ct_asin, asin, 2, 4},
+    {"acos", ct_acos, acos, 2, 4},
+    {"sinh", ct_sinh, sinh, 0, 4},
+    {"cosh", ct_cosh, cosh, 0, 4},
+    {"asinh", ct_asinh, asinh, 0, 4},
+    {"acosh", ct_acosh, acosh, 3, 4},
+    {"atanh", ct_atanh, atanh, 2, 4},
+    {"log10", ct_log10, log10, 1, 4},
+    {"reciprocal", ct_reciprocal, ref_recip, 1, 1},
     {"erf", ct_erf, erf, 0, 4},
     {"erfc", ct_erfc, erfc, 0, 4},
     {"floor", ct_floor, floor, 0, 0},
@@ -202,16 +215,20 @@ int main(void) {
     /* ---- unary math and activations on float32, each against its double reference ---- */
     static const float xs[8] = {-2.5f, -1.25f, -0.5f, 0.25f, 0.5f, 1.5f, 2.5f, 3.75f};
     static const float xp[8] = {0.125f, 0.3f, 0.5f, 1.5f, 2.5f, 3.75f, 10.0f, 100.0f};
+    static const float xu[8] = {-0.875f, -0.5f, -0.25f, 0.0f, 0.125f, 0.5f, 0.75f, 0.9375f};
+    static const float xa[8] = {1.0f, 1.125f, 1.5f, 2.0f, 3.0f, 5.0f, 10.0f, 100.0f};
     ct_tensor *x = input(ctx, CT_FLOAT32, 8, xs), *xpos = input(ctx, CT_FLOAT32, 8, xp);
-    if (!x || !xpos) goto fail;
+    ct_tensor *xunit = input(ctx, CT_FLOAT32, 8, xu), *xge1 = input(ctx, CT_FLOAT32, 8, xa);
+    if (!x || !xpos || !xunit || !xge1) goto fail;
     printf("unary ops on x = [-2.5 -1.25 -0.5 0.25 0.5 1.5 2.5 3.75] (log*, sqrt, rsqrt, pow:\n"
            "x = [0.125 0.3 0.5 1.5 2.5 3.75 10 100]); checked against libm in double\n");
     for (size_t k = 0; k < sizeof unary / sizeof unary[0]; k++) {
-        const float *in = unary[k].positive ? xp : xs;
+        const int dom = unary[k].positive;
+        const float *in = dom == 1 ? xp : dom == 2 ? xu : dom == 3 ? xa : xs;
         double want[8];
         for (int i = 0; i < 8; i++)
             want[i] = unary[k].ref(in[i]);
-        CHECK(unary[k].op(ctx, unary[k].positive ? xpos : x, &r));
+        CHECK(unary[k].op(ctx, dom == 1 ? xpos : dom == 2 ? xunit : dom == 3 ? xge1 : x, &r));
         int bad = check(unary[k].name, r, CT_FLOAT32, want, 8, unary[k].ulps);
         ct_tensor_release(r);
         if (bad) goto fail;
@@ -405,6 +422,12 @@ int main(void) {
     EXPECT("remainder(n, 3)", r, CT_INT32, 0, 1, 2, 1, 2);
     CHECK(ct_fmod_scalar(ctx, n, 2.5, &r)); /* 2.5 is a float: the result is float32 */
     EXPECT("fmod(n, 2.5)", r, CT_FLOAT32, 0, 2, -2, 2, -2);
+
+    /* ---- atan2(y, x): the angle of (x, y), integers promoted to float32 as torch ---- */
+    ct_tensor *ay = I32(1, -1, 0, 0), *ax = I32(0, 0, -1, 1);
+    if (!ay || !ax) goto fail;
+    CHECK(ct_atan2(ctx, ay, ax, &r));
+    EXPECT("atan2([1 -1 0 0], [0 0 -1 1])", r, CT_FLOAT32, 1, M_PI / 2, -M_PI / 2, M_PI, 0);
 
     printf("all elementwise checks passed\n");
     rc = 0;

@@ -1053,6 +1053,66 @@ static void s1_ct_expm1(void) { SWEEP_STATUS(ct_expm1(S_ctx, NULL, NULL)); }
 static void s2_ct_expm1(void) { SWEEP_STATUS(ct_expm1(S_ctx, S_t, NULL)); }
 static void s3_ct_expm1(void) { SWEEP_STATUS(ct_expm1(S_ctx, S_t, &S_out[0])); }
 static void s4_ct_expm1(void) { SWEEP_STATUS(ct_expm1(S_ctx, S_t, &S_out[0])); }
+static void s0_ct_tan(void) { (void)ct_tan(NULL, NULL, NULL); }
+static void s1_ct_tan(void) { SWEEP_STATUS(ct_tan(S_ctx, NULL, NULL)); }
+static void s2_ct_tan(void) { SWEEP_STATUS(ct_tan(S_ctx, S_t, NULL)); }
+static void s3_ct_tan(void) { SWEEP_STATUS(ct_tan(S_ctx, S_t, &S_out[0])); }
+static void s4_ct_tan(void) { SWEEP_STATUS(ct_tan(S_ctx, S_t, &S_out[0])); }
+static void s0_ct_atan(void) { (void)ct_atan(NULL, NULL, NULL); }
+static void s1_ct_atan(void) { SWEEP_STATUS(ct_atan(S_ctx, NULL, NULL)); }
+static void s2_ct_atan(void) { SWEEP_STATUS(ct_atan(S_ctx, S_t, NULL)); }
+static void s3_ct_atan(void) { SWEEP_STATUS(ct_atan(S_ctx, S_t, &S_out[0])); }
+static void s4_ct_atan(void) { SWEEP_STATUS(ct_atan(S_ctx, S_t, &S_out[0])); }
+static void s0_ct_asin(void) { (void)ct_asin(NULL, NULL, NULL); }
+static void s1_ct_asin(void) { SWEEP_STATUS(ct_asin(S_ctx, NULL, NULL)); }
+static void s2_ct_asin(void) { SWEEP_STATUS(ct_asin(S_ctx, S_t, NULL)); }
+static void s3_ct_asin(void) { SWEEP_STATUS(ct_asin(S_ctx, S_t, &S_out[0])); }
+static void s4_ct_asin(void) { SWEEP_STATUS(ct_asin(S_ctx, S_t, &S_out[0])); }
+static void s0_ct_acos(void) { (void)ct_acos(NULL, NULL, NULL); }
+static void s1_ct_acos(void) { SWEEP_STATUS(ct_acos(S_ctx, NULL, NULL)); }
+static void s2_ct_acos(void) { SWEEP_STATUS(ct_acos(S_ctx, S_t, NULL)); }
+static void s3_ct_acos(void) { SWEEP_STATUS(ct_acos(S_ctx, S_t, &S_out[0])); }
+static void s4_ct_acos(void) { SWEEP_STATUS(ct_acos(S_ctx, S_t, &S_out[0])); }
+static void s0_ct_sinh(void) { (void)ct_sinh(NULL, NULL, NULL); }
+static void s1_ct_sinh(void) { SWEEP_STATUS(ct_sinh(S_ctx, NULL, NULL)); }
+static void s2_ct_sinh(void) { SWEEP_STATUS(ct_sinh(S_ctx, S_t, NULL)); }
+static void s3_ct_sinh(void) { SWEEP_STATUS(ct_sinh(S_ctx, S_t, &S_out[0])); }
+static void s4_ct_sinh(void) { SWEEP_STATUS(ct_sinh(S_ctx, S_t, &S_out[0])); }
+static void s0_ct_cosh(void) { (void)ct_cosh(NULL, NULL, NULL); }
+static void s1_ct_cosh(void) { SWEEP_STATUS(ct_cosh(S_ctx, NULL, NULL)); }
+static void s2_ct_cosh(void) { SWEEP_STATUS(ct_cosh(S_ctx, S_t, NULL)); }
+static void s3_ct_cosh(void) { SWEEP_STATUS(ct_cosh(S_ctx, S_t, &S_out[0])); }
+static void s4_ct_cosh(void) { SWEEP_STATUS(ct_cosh(S_ctx, S_t, &S_out[0])); }
+static void s0_ct_asinh(void) { (void)ct_asinh(NULL, NULL, NULL); }
+static void s1_ct_asinh(void) { SWEEP_STATUS(ct_asinh(S_ctx, NULL, NULL)); }
+static void s2_ct_asinh(void) { SWEEP_STATUS(ct_asinh(S_ctx, S_t, NULL)); }
+static void s3_ct_asinh(void) { SWEEP_STATUS(ct_asinh(S_ctx, S_t, &S_out[0])); }
+static void s4_ct_asinh(void) { SWEEP_STATUS(ct_asinh(S_ctx, S_t, &S_out[0])); }
+static void s0_ct_acosh(void) { (void)ct_acosh(NULL, NULL, NULL); }
+static void s1_ct_acosh(void) { SWEEP_STATUS(ct_acosh(S_ctx, NULL, NULL)); }
+static void s2_ct_acosh(void) { SWEEP_STATUS(ct_acosh(S_ctx, S_t, NULL)); }
+static void s3_ct_acosh(void) { SWEEP_STATUS(ct_acosh(S_ctx, S_t, &S_out[0])); }
+static void s4_ct_acosh(void) { SWEEP_STATUS(ct_acosh(S_ctx, S_t, &S_out[0])); }
+static void s0_ct_atanh(void) { (void)ct_atanh(NULL, NULL, NULL); }
+static void s1_ct_atanh(void) { SWEEP_STATUS(ct_atanh(S_ctx, NULL, NULL)); }
+static void s2_ct_atanh(void) { SWEEP_STATUS(ct_atanh(S_ctx, S_t, NULL)); }
+static void s3_ct_atanh(void) { SWEEP_STATUS(ct_atanh(S_ctx, S_t, &S_out[0])); }
+static void s4_ct_atanh(void) { SWEEP_STATUS(ct_atanh(S_ctx, S_t, &S_out[0])); }
+static void s0_ct_log10(void) { (void)ct_log10(NULL, NULL, NULL); }
+static void s1_ct_log10(void) { SWEEP_STATUS(ct_log10(S_ctx, NULL, NULL)); }
+static void s2_ct_log10(void) { SWEEP_STATUS(ct_log10(S_ctx, S_t, NULL)); }
+static void s3_ct_log10(void) { SWEEP_STATUS(ct_log10(S_ctx, S_t, &S_out[0])); }
+static void s4_ct_log10(void) { SWEEP_STATUS(ct_log10(S_ctx, S_t, &S_out[0])); }
+static void s0_ct_reciprocal(void) { (void)ct_reciprocal(NULL, NULL, NULL); }
+static void s1_ct_reciprocal(void) { SWEEP_STATUS(ct_reciprocal(S_ctx, NULL, NULL)); }
+static void s2_ct_reciprocal(void) { SWEEP_STATUS(ct_reciprocal(S_ctx, S_t, NULL)); }
+static void s3_ct_reciprocal(void) { SWEEP_STATUS(ct_reciprocal(S_ctx, S_t, &S_out[0])); }
+static void s4_ct_reciprocal(void) { SWEEP_STATUS(ct_reciprocal(S_ctx, S_t, &S_out[0])); }
+static void s0_ct_atan2(void) { (void)ct_atan2(NULL, NULL, NULL, NULL); }
+static void s1_ct_atan2(void) { SWEEP_STATUS(ct_atan2(S_ctx, NULL, NULL, NULL)); }
+static void s2_ct_atan2(void) { SWEEP_STATUS(ct_atan2(S_ctx, S_t, S_t, NULL)); }
+static void s3_ct_atan2(void) { SWEEP_STATUS(ct_atan2(S_ctx, S_t, S_t, &S_out[0])); }
+static void s4_ct_atan2(void) { SWEEP_STATUS(ct_atan2(S_ctx, S_t, S_t, &S_out[0])); }
 static void s0_ct_floor(void) { (void)ct_floor(NULL, NULL, NULL); }
 static void s1_ct_floor(void) { SWEEP_STATUS(ct_floor(S_ctx, NULL, NULL)); }
 static void s2_ct_floor(void) { SWEEP_STATUS(ct_floor(S_ctx, S_t, NULL)); }
@@ -3070,6 +3130,66 @@ static const sweep_case sweep_cases[] = {
     {"ct_expm1", 2, s2_ct_expm1},
     {"ct_expm1", 3, s3_ct_expm1},
     {"ct_expm1", 4, s4_ct_expm1},
+    {"ct_tan", 0, s0_ct_tan},
+    {"ct_tan", 1, s1_ct_tan},
+    {"ct_tan", 2, s2_ct_tan},
+    {"ct_tan", 3, s3_ct_tan},
+    {"ct_tan", 4, s4_ct_tan},
+    {"ct_atan", 0, s0_ct_atan},
+    {"ct_atan", 1, s1_ct_atan},
+    {"ct_atan", 2, s2_ct_atan},
+    {"ct_atan", 3, s3_ct_atan},
+    {"ct_atan", 4, s4_ct_atan},
+    {"ct_asin", 0, s0_ct_asin},
+    {"ct_asin", 1, s1_ct_asin},
+    {"ct_asin", 2, s2_ct_asin},
+    {"ct_asin", 3, s3_ct_asin},
+    {"ct_asin", 4, s4_ct_asin},
+    {"ct_acos", 0, s0_ct_acos},
+    {"ct_acos", 1, s1_ct_acos},
+    {"ct_acos", 2, s2_ct_acos},
+    {"ct_acos", 3, s3_ct_acos},
+    {"ct_acos", 4, s4_ct_acos},
+    {"ct_sinh", 0, s0_ct_sinh},
+    {"ct_sinh", 1, s1_ct_sinh},
+    {"ct_sinh", 2, s2_ct_sinh},
+    {"ct_sinh", 3, s3_ct_sinh},
+    {"ct_sinh", 4, s4_ct_sinh},
+    {"ct_cosh", 0, s0_ct_cosh},
+    {"ct_cosh", 1, s1_ct_cosh},
+    {"ct_cosh", 2, s2_ct_cosh},
+    {"ct_cosh", 3, s3_ct_cosh},
+    {"ct_cosh", 4, s4_ct_cosh},
+    {"ct_asinh", 0, s0_ct_asinh},
+    {"ct_asinh", 1, s1_ct_asinh},
+    {"ct_asinh", 2, s2_ct_asinh},
+    {"ct_asinh", 3, s3_ct_asinh},
+    {"ct_asinh", 4, s4_ct_asinh},
+    {"ct_acosh", 0, s0_ct_acosh},
+    {"ct_acosh", 1, s1_ct_acosh},
+    {"ct_acosh", 2, s2_ct_acosh},
+    {"ct_acosh", 3, s3_ct_acosh},
+    {"ct_acosh", 4, s4_ct_acosh},
+    {"ct_atanh", 0, s0_ct_atanh},
+    {"ct_atanh", 1, s1_ct_atanh},
+    {"ct_atanh", 2, s2_ct_atanh},
+    {"ct_atanh", 3, s3_ct_atanh},
+    {"ct_atanh", 4, s4_ct_atanh},
+    {"ct_log10", 0, s0_ct_log10},
+    {"ct_log10", 1, s1_ct_log10},
+    {"ct_log10", 2, s2_ct_log10},
+    {"ct_log10", 3, s3_ct_log10},
+    {"ct_log10", 4, s4_ct_log10},
+    {"ct_reciprocal", 0, s0_ct_reciprocal},
+    {"ct_reciprocal", 1, s1_ct_reciprocal},
+    {"ct_reciprocal", 2, s2_ct_reciprocal},
+    {"ct_reciprocal", 3, s3_ct_reciprocal},
+    {"ct_reciprocal", 4, s4_ct_reciprocal},
+    {"ct_atan2", 0, s0_ct_atan2},
+    {"ct_atan2", 1, s1_ct_atan2},
+    {"ct_atan2", 2, s2_ct_atan2},
+    {"ct_atan2", 3, s3_ct_atan2},
+    {"ct_atan2", 4, s4_ct_atan2},
     {"ct_floor", 0, s0_ct_floor},
     {"ct_floor", 1, s1_ct_floor},
     {"ct_floor", 2, s2_ct_floor},

@@ -1353,6 +1353,18 @@ enum {
     M_FMOD_S,
     M_LERP,
     M_LERP_S,
+    M_TAN,
+    M_ATAN,
+    M_ASIN,
+    M_ACOS,
+    M_SINH,
+    M_COSH,
+    M_ASINH,
+    M_ACOSH,
+    M_ATANH,
+    M_LOG10,
+    M_RECIP,
+    M_ATAN2,
     M_COUNT
 };
 static ct_status mathf(ct_tensor **in, ct_tensor **out, const void *pp) {
@@ -1384,6 +1396,18 @@ static ct_status mathf(ct_tensor **in, ct_tensor **out, const void *pp) {
     case M_FMOD_S: return ct_fmod_scalar(ctx, in[0], 0.7, out);
     case M_LERP: return ct_lerp(ctx, in[0], in[1], in[2], out);
     case M_LERP_S: return ct_lerp_scalar(ctx, in[0], in[1], 0.3, out);
+    case M_TAN: return ct_tan(ctx, in[0], out);
+    case M_ATAN: return ct_atan(ctx, in[0], out);
+    case M_ASIN: return ct_asin(ctx, in[0], out);
+    case M_ACOS: return ct_acos(ctx, in[0], out);
+    case M_SINH: return ct_sinh(ctx, in[0], out);
+    case M_COSH: return ct_cosh(ctx, in[0], out);
+    case M_ASINH: return ct_asinh(ctx, in[0], out);
+    case M_ACOSH: return ct_acosh(ctx, in[0], out);
+    case M_ATANH: return ct_atanh(ctx, in[0], out);
+    case M_LOG10: return ct_log10(ctx, in[0], out);
+    case M_RECIP: return ct_reciprocal(ctx, in[0], out);
+    case M_ATAN2: return ct_atan2(ctx, in[0], in[1], out);
     }
     return CT_ERR_INVALID_ARG;
 }
@@ -1391,13 +1415,17 @@ static ct_status mathf(ct_tensor **in, ct_tensor **out, const void *pp) {
 TEST(gradcheck_everyday_elementwise) {
     const int64_t s23[2] = {2, 3}, s3[1] = {3};
     for (int op = 0; op < M_COUNT; op++) {
-        const bool binary = op >= M_MAXIMUM && op <= M_FMOD, ternary = op == M_LERP,
-                   two = binary || op == M_LERP_S;
+        const bool binary = (op >= M_MAXIMUM && op <= M_FMOD) || op == M_ATAN2,
+                   ternary = op == M_LERP, two = binary || op == M_LERP_S;
         for (int mode = 0; mode < 3; mode++) {
             /* keep away from kinks (0, the hardtanh bounds, softplus' threshold, the integer
              * steps of floor/round and the jumps of remainder / fmod) */
             const double kinks[] = {0, -0.5, 0.5, 1.5, -1.5, 1, -1};
-            double lo = op == M_LOG2 || op == M_LOG1P ? 0.2 : -2, hi = 2;
+            double lo = op == M_LOG2 || op == M_LOG1P || op == M_LOG10 || op == M_RECIP ? 0.2 : -2,
+                   hi = 2;
+            if (op == M_ASIN || op == M_ACOS || op == M_ATANH) lo = -0.9, hi = 0.9; /* domains */
+            if (op == M_ACOSH) lo = 1.2, hi = 3;
+            if (op == M_TAN) lo = -1.2, hi = 1.2;
             ct_tensor *in[3] = {leaf_away(2, s23, lo, hi, mode, kinks, 7), NULL, NULL};
             if (two) in[1] = leaf(1, s3, 0.5, 1.5, 0); /* broadcast; divisors away from 0 */
             if (op == M_MAXIMUM || op == M_MINIMUM) {

@@ -256,6 +256,18 @@ OP1(exp2)
 OP1(log2)
 OP1(log1p)
 OP1(expm1)
+OP1(tan)
+OP1(atan)
+OP1(asin)
+OP1(acos)
+OP1(sinh)
+OP1(cosh)
+OP1(asinh)
+OP1(acosh)
+OP1(atanh)
+OP1(log10)
+OP1(reciprocal)
+OP2(atan2)
 OP1(floor)
 OP1(ceil)
 OP1(round)
@@ -663,6 +675,18 @@ static const op_entry computing[] = {
     E(log2),
     E(log1p),
     E(expm1),
+    E(tan),
+    E(atan),
+    E(asin),
+    E(acos),
+    E(sinh),
+    E(cosh),
+    E(asinh),
+    E(acosh),
+    E(atanh),
+    E(log10),
+    E(reciprocal),
+    E(atan2),
     E(floor),
     E(ceil),
     E(round),

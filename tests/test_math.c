@@ -44,6 +44,17 @@ static long double r_sin(long double x) { return sinl(x); }
 static long double r_cos(long double x) { return cosl(x); }
 static long double r_log1p(long double x) { return log1pl(x); }
 static long double r_expm1(long double x) { return expm1l(x); }
+static long double r_tan(long double x) { return tanl(x); }
+static long double r_atan(long double x) { return atanl(x); }
+static long double r_asin(long double x) { return asinl(x); }
+static long double r_acos(long double x) { return acosl(x); }
+static long double r_sinh(long double x) { return sinhl(x); }
+static long double r_cosh(long double x) { return coshl(x); }
+static long double r_asinh(long double x) { return asinhl(x); }
+static long double r_acosh(long double x) { return acoshl(x); }
+static long double r_atanh(long double x) { return atanhl(x); }
+static long double r_log10(long double x) { return log10l(x); }
+static long double r_recip(long double x) { return 1 / x; }
 static long double r_silu(long double x) { return x / (1 + expl(-x)); }
 static long double r_mish(long double x) { return x * tanhl(log1pl(expl(x))); }
 static long double r_softplus(long double x) { return x > 20 ? x : log1pl(expl(x)); }
@@ -74,6 +85,17 @@ static const struct {
     {"log2", ct_log2, r_log2, 1e-3, 1e3, false},
     {"log1p", ct_log1p, r_log1p, -0.9, 10, false},
     {"expm1", ct_expm1, r_expm1, -5, 5, false},
+    {"tan", ct_tan, r_tan, -1.5, 1.5, false},
+    {"atan", ct_atan, r_atan, -20, 20, false},
+    {"asin", ct_asin, r_asin, -1, 1, false},
+    {"acos", ct_acos, r_acos, -1, 1, false},
+    {"sinh", ct_sinh, r_sinh, -10, 10, false},
+    {"cosh", ct_cosh, r_cosh, -10, 10, false},
+    {"asinh", ct_asinh, r_asinh, -100, 100, false},
+    {"acosh", ct_acosh, r_acosh, 1, 100, false},
+    {"atanh", ct_atanh, r_atanh, -0.99, 0.99, false},
+    {"log10", ct_log10, r_log10, 1e-3, 1e3, false},
+    {"reciprocal", ct_reciprocal, r_recip, 0.1, 10, false},
     {"silu", ct_silu, r_silu, -20, 20, true},
     {"mish", ct_mish, r_mish, -20, 20, true},
     {"softplus", o_softplus, r_softplus, -30, 30, true},

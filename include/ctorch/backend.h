@@ -138,7 +138,20 @@ extern "C" {
                                    mask], mods, u8 work; scalars[0] scale */                       \
     X(CT_OP_DIV_TRUNC) /* binary; trunc(a / b), integers C's division; integer / 0 fails */        \
     X(CT_OP_DIV_FLOOR) /* binary; floor(a / b) as Python's // (torch's div_floor); int / 0 fails   \
-                        */
+                        */                                                                         \
+    /* trigonometric and hyperbolic, log10, reciprocal: unary, floats (integers in float32) */     \
+    X(CT_OP_TAN)                                                                                   \
+    X(CT_OP_ATAN)                                                                                  \
+    X(CT_OP_ASIN)                                                                                  \
+    X(CT_OP_ACOS)                                                                                  \
+    X(CT_OP_SINH)                                                                                  \
+    X(CT_OP_COSH)                                                                                  \
+    X(CT_OP_ASINH)                                                                                 \
+    X(CT_OP_ACOSH)                                                                                 \
+    X(CT_OP_ATANH)                                                                                 \
+    X(CT_OP_LOG10)                                                                                 \
+    X(CT_OP_RECIPROCAL)                                                                            \
+    X(CT_OP_ATAN2) /* binary; atan2(a, b), integers in float32 */
 
 /* CT_OP_LINALG routines (ints[0]). */
 enum {

@@ -145,6 +145,26 @@ CT_API ct_status ct_exp2(ct_ctx *ctx, const ct_tensor *a, ct_tensor **out); /* 2
 CT_API ct_status ct_log2(ct_ctx *ctx, const ct_tensor *a, ct_tensor **out);
 CT_API ct_status ct_log1p(ct_ctx *ctx, const ct_tensor *a, ct_tensor **out); /* log(1 + a) */
 CT_API ct_status ct_expm1(ct_ctx *ctx, const ct_tensor *a, ct_tensor **out); /* exp(a) - 1 */
+CT_API ct_status ct_tan(ct_ctx *ctx, const ct_tensor *a, ct_tensor **out);   /* tan(a) */
+CT_API ct_status ct_atan(ct_ctx *ctx, const ct_tensor *a,
+                         ct_tensor **out); /* atan(a), in (-pi/2, pi/2) */
+CT_API ct_status ct_asin(ct_ctx *ctx, const ct_tensor *a,
+                         ct_tensor **out); /* asin(a) (NaN outside [-1, 1]) */
+CT_API ct_status ct_acos(ct_ctx *ctx, const ct_tensor *a,
+                         ct_tensor **out); /* acos(a) (NaN outside [-1, 1]) */
+CT_API ct_status ct_sinh(ct_ctx *ctx, const ct_tensor *a, ct_tensor **out);  /* sinh(a) */
+CT_API ct_status ct_cosh(ct_ctx *ctx, const ct_tensor *a, ct_tensor **out);  /* cosh(a) */
+CT_API ct_status ct_asinh(ct_ctx *ctx, const ct_tensor *a, ct_tensor **out); /* asinh(a) */
+CT_API ct_status ct_acosh(ct_ctx *ctx, const ct_tensor *a,
+                          ct_tensor **out); /* acosh(a) (NaN below 1) */
+CT_API ct_status ct_atanh(ct_ctx *ctx, const ct_tensor *a,
+                          ct_tensor **out); /* atanh(a) (+-inf at +-1, NaN outside) */
+CT_API ct_status ct_log10(ct_ctx *ctx, const ct_tensor *a, ct_tensor **out); /* log10(a) */
+CT_API ct_status ct_reciprocal(ct_ctx *ctx, const ct_tensor *a,
+                               ct_tensor **out); /* 1 / a (integers in float32, as torch) */
+/* atan2(a, b), the angle of (b, a) in [-pi, pi] with torch's broadcasting and promotion (integers
+ * and bool in float32); differentiable in both. */
+CT_API ct_status ct_atan2(ct_ctx *ctx, const ct_tensor *a, const ct_tensor *b, ct_tensor **out);
 /* Rounding to an integral value (round: half to even); integer tensors are copied, bool refused.
  * Their gradient is zero (as torch). */
 CT_API ct_status ct_floor(ct_ctx *ctx, const ct_tensor *a, ct_tensor **out);

@@ -158,7 +158,8 @@ int main(void) {
         BIN(ne)
         BIN(lt)
         BIN(le)
-        BIN(gt) BIN(ge) BIN(matmul) BIN(bmm) BIN(embedding) SCAL(add_scalar) SCAL(sub_scalar)
+        BIN(gt)
+        BIN(ge) BIN(matmul) BIN(bmm) BIN(embedding) SCAL(add_scalar) SCAL(sub_scalar)
             SCAL(mul_scalar) SCAL(div_scalar) SCAL(eq_scalar) SCAL(ne_scalar) SCAL(lt_scalar)
                 SCAL(le_scalar) SCAL(gt_scalar) SCAL(ge_scalar) SCAL(pow) UN(neg) UN(abs) UN(exp)
                     UN(log) UN(sqrt) UN(rsqrt) UN(tanh) UN(sigmoid) UN(relu) INPL(add_) INPL(sub_)
@@ -202,12 +203,14 @@ int main(void) {
         UN(cos)
         UN(exp2)
         UN(log2)
-        UN(log1p) UN(expm1) UN(floor) UN(ceil) UN(round) UN(trunc) UN(sign) UN(silu) UN(mish)
-            UN(isnan) UN(isinf) UN(isfinite) UN(logical_not) UN(bitwise_not) BIN(maximum)
-                BIN(minimum) BIN(remainder) BIN(fmod) BIN(logical_and) BIN(logical_or)
-                    BIN(logical_xor) BIN(bitwise_and) BIN(bitwise_or)
-                        BIN(bitwise_xor) else if (!strcmp(op, "prod")) st =
-                            ct_prod(ctx, a, I[1], I[0], &r);
+        UN(log1p)
+        UN(expm1) UN(tan) UN(atan) UN(asin) UN(acos) UN(sinh) UN(cosh) UN(asinh) UN(acosh) UN(atanh)
+            UN(log10) UN(reciprocal) BIN(atan2) UN(floor) UN(ceil) UN(round) UN(trunc) UN(sign)
+                UN(silu) UN(mish) UN(isnan) UN(isinf) UN(isfinite) UN(logical_not) UN(bitwise_not)
+                    BIN(maximum) BIN(minimum) BIN(remainder) BIN(fmod) BIN(logical_and)
+                        BIN(logical_or) BIN(logical_xor) BIN(bitwise_and) BIN(bitwise_or)
+                            BIN(bitwise_xor) else if (!strcmp(op, "prod")) st =
+                                ct_prod(ctx, a, I[1], I[0], &r);
         else if (!strcmp(op, "cumsum")) st = ct_cumsum(ctx, a, I[1], &r);
         else if (!strcmp(op, "cumprod")) st = ct_cumprod(ctx, a, I[1], &r);
         else if (!strncmp(op, "max_dim", 7) || !strncmp(op, "min_dim", 7)) {

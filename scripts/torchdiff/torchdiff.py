@@ -112,8 +112,11 @@ UN2 = {'erf': torch.erf, 'erfc': torch.erfc, 'sin': torch.sin, 'cos': torch.cos,
        'log2': torch.log2, 'log1p': torch.log1p, 'expm1': torch.expm1, 'floor': torch.floor,
        'ceil': torch.ceil, 'round': torch.round, 'trunc': torch.trunc, 'sign': torch.sign,
        'silu': F.silu, 'mish': F.mish, 'isnan': torch.isnan, 'isinf': torch.isinf,
-       'isfinite': torch.isfinite, 'logical_not': torch.logical_not, 'bitwise_not': torch.bitwise_not}
-BIN2 = {'maximum': torch.maximum, 'minimum': torch.minimum, 'remainder': torch.remainder,
+       'isfinite': torch.isfinite, 'logical_not': torch.logical_not, 'bitwise_not': torch.bitwise_not,
+       'tan': torch.tan, 'atan': torch.atan, 'asin': torch.asin, 'acos': torch.acos,
+       'sinh': torch.sinh, 'cosh': torch.cosh, 'asinh': torch.asinh, 'acosh': torch.acosh,
+       'atanh': torch.atanh, 'log10': torch.log10, 'reciprocal': torch.reciprocal}
+BIN2 = {'atan2': torch.atan2, 'maximum': torch.maximum, 'minimum': torch.minimum, 'remainder': torch.remainder,
         'fmod': torch.fmod, 'logical_and': torch.logical_and, 'logical_or': torch.logical_or,
         'logical_xor': torch.logical_xor, 'bitwise_and': torch.bitwise_and,
         'bitwise_or': torch.bitwise_or, 'bitwise_xor': torch.bitwise_xor}
@@ -370,6 +373,8 @@ def isnan_bits(x, d):
 TOL = {'sum': 64, 'mean': 64, 'softmax': 8, 'log_softmax': 8, 'layer_norm': 64, 'matmul': 64, 'bmm': 64,
        'gelu': 4, 'addcdiv': 2, 'exp': 2, 'log': 2, 'tanh': 2, 'sigmoid': 2, 'pow': 1,
        'erf': 2, 'erfc': 2, 'sin': 2, 'cos': 2, 'exp2': 2, 'log2': 2, 'log1p': 2, 'expm1': 2,
+       'tan': 2, 'atan': 2, 'asin': 2, 'acos': 2, 'sinh': 2, 'cosh': 2, 'asinh': 2, 'acosh': 2,
+       'atanh': 2, 'log10': 2, 'reciprocal': 1, 'atan2': 2,
        'silu': 2, 'mish': 4, 'prod': 64, 'cumsum': 64, 'cumprod': 64, 'logsumexp': 8,
        'var': 64, 'std': 64}
 

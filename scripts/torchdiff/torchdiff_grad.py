@@ -12,7 +12,9 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import torchdiff as td  # noqa: E402
 
 GRAD_OPS = (set(['neg', 'abs', 'exp', 'log', 'sqrt', 'rsqrt', 'tanh', 'sigmoid', 'relu', 'erf',
-                 'erfc', 'sin', 'cos', 'exp2', 'log2', 'log1p', 'expm1', 'floor', 'ceil', 'round',
+                 'erfc', 'sin', 'cos', 'exp2', 'log2', 'log1p', 'expm1', 'tan', 'atan', 'asin',
+                 'acos', 'sinh', 'cosh', 'asinh', 'acosh', 'atanh', 'log10', 'reciprocal', 'atan2',
+                 'floor', 'ceil', 'round',
                  'trunc', 'sign', 'silu', 'mish', 'add', 'sub', 'mul', 'div', 'maximum', 'minimum',
                  'remainder', 'fmod', 'pow', 'clamp', 'where', 'addcmul', 'addcdiv', 'sum', 'mean',
                  'amax', 'amin', 'prod', 'cumsum', 'cumprod', 'max_dim', 'min_dim', 'logsumexp',

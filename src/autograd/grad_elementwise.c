@@ -166,6 +166,48 @@ static void bw_log1p(ct__ag_call *c) {
 static void bw_expm1(ct__ag_call *c) {
     ct__ag_set(c, 0, ct__ag_mul(c, G, ct__ag_add_s(c, OUT, 1)));
 }
+/* trigonometric and hyperbolic, log10, reciprocal: torch 1.13's formulas and orders */
+static void bw_tan(ct__ag_call *c) { /* g (1 + out^2) */
+    ct__ag_set(c, 0, ct__ag_mul(c, G, ct__ag_add_s(c, ct__ag_mul(c, OUT, OUT), 1)));
+}
+static void bw_atan(ct__ag_call *c) { /* g / (x^2 + 1) */
+    ct__ag_set(c, 0, ct__ag_div(c, G, ct__ag_add_s(c, ct__ag_mul(c, IN(0), IN(0)), 1)));
+}
+/* g rsqrt(1 - x^2), negated for acos */
+static ct_tensor *ct__ag_rsqrt_1mx2(ct__ag_call *c) {
+    return ct__ag_rsqrt(c, ct__ag_add_s(c, ct__ag_neg(c, ct__ag_mul(c, IN(0), IN(0))), 1));
+}
+static void bw_asin(ct__ag_call *c) { ct__ag_set(c, 0, ct__ag_mul(c, G, ct__ag_rsqrt_1mx2(c))); }
+static void bw_acos(ct__ag_call *c) {
+    ct__ag_set(c, 0, ct__ag_mul(c, G, ct__ag_neg(c, ct__ag_rsqrt_1mx2(c))));
+}
+static void bw_sinh(ct__ag_call *c) { ct__ag_set(c, 0, ct__ag_mul(c, G, AP(ct_cosh, IN(0)))); }
+static void bw_cosh(ct__ag_call *c) { ct__ag_set(c, 0, ct__ag_mul(c, G, AP(ct_sinh, IN(0)))); }
+static void bw_asinh(ct__ag_call *c) { /* g rsqrt(x^2 + 1) */
+    ct__ag_set(c, 0,
+               ct__ag_mul(c, G, ct__ag_rsqrt(c, ct__ag_add_s(c, ct__ag_mul(c, IN(0), IN(0)), 1))));
+}
+static void bw_acosh(ct__ag_call *c) { /* g rsqrt(x^2 - 1) */
+    ct__ag_set(c, 0,
+               ct__ag_mul(c, G, ct__ag_rsqrt(c, ct__ag_add_s(c, ct__ag_mul(c, IN(0), IN(0)), -1))));
+}
+static void bw_atanh(ct__ag_call *c) { /* g / (1 - x^2) */
+    ct__ag_set(c, 0,
+               ct__ag_div(c, G, ct__ag_add_s(c, ct__ag_neg(c, ct__ag_mul(c, IN(0), IN(0))), 1)));
+}
+static void bw_log10(ct__ag_call *c) { /* g / (x ln 10) */
+    ct__ag_set(c, 0, ct__ag_div(c, G, ct__ag_mul_s(c, IN(0), 2.3025850929940456)));
+}
+static void bw_reciprocal(ct__ag_call *c) { /* -g out^2 */
+    ct__ag_set(c, 0, ct__ag_mul(c, ct__ag_neg(c, G), ct__ag_mul(c, OUT, OUT)));
+}
+static void bw_atan2(ct__ag_call *c) { /* r = 1 / (a^2 + b^2): g b r, g (-a) r */
+    const ct_tensor *a = IN(0), *b = IN(1);
+    ct_tensor *r = ct__ag_div(c, ct__ag_scalar(c, ct_tensor_dtype(G), 1),
+                              ct__ag_add(c, ct__ag_mul(c, a, a), ct__ag_mul(c, b, b)));
+    if (c->need[0]) ct__ag_set(c, 0, ct__ag_mul(c, ct__ag_mul(c, G, b), r));
+    if (c->need[1]) ct__ag_set(c, 1, ct__ag_mul(c, ct__ag_mul(c, G, ct__ag_neg(c, a)), r));
+}
 /* floor, ceil, round, trunc, sign, rounded division: zeros like each input (torch's formula,
  * zeros_like, so an infinite or NaN incoming gradient still gives 0) */
 static void bw_zero(ct__ag_call *c) {
@@ -304,6 +346,18 @@ const ct__ag_formula *ct__ag_formula_elementwise(int op) {
         F(CT__AG_LOG2, "Log2Backward", bw_log2, 1, 0)
         F(CT__AG_LOG1P, "Log1PBackward", bw_log1p, 1, 0)
         F(CT__AG_EXPM1, "Expm1Backward", bw_expm1, 0, 1)
+        F(CT__AG_TAN, "TanBackward", bw_tan, 0, 1)
+        F(CT__AG_ATAN, "AtanBackward", bw_atan, 1, 0)
+        F(CT__AG_ASIN, "AsinBackward", bw_asin, 1, 0)
+        F(CT__AG_ACOS, "AcosBackward", bw_acos, 1, 0)
+        F(CT__AG_SINH, "SinhBackward", bw_sinh, 1, 0)
+        F(CT__AG_COSH, "CoshBackward", bw_cosh, 1, 0)
+        F(CT__AG_ASINH, "AsinhBackward", bw_asinh, 1, 0)
+        F(CT__AG_ACOSH, "AcoshBackward", bw_acosh, 1, 0)
+        F(CT__AG_ATANH, "AtanhBackward", bw_atanh, 1, 0)
+        F(CT__AG_LOG10, "Log10Backward", bw_log10, 1, 0)
+        F(CT__AG_RECIPROCAL, "ReciprocalBackward", bw_reciprocal, 0, 1)
+        F(CT__AG_ATAN2, "Atan2Backward", bw_atan2, 3, 0)
         F(CT__AG_ZERO, "ZeroGradBackward", bw_zero, 0, 0)
         F(CT__AG_SILU, "SiluBackward", bw_silu, 1, 0)
         F(CT__AG_SOFTPLUS, "SoftplusBackward", bw_softplus, 1, 0)

@@ -115,6 +115,18 @@ static const signed char ct__op_arity_tab[CT_OP_COUNT][2] = {
     [CT_OP_FLEX_ATTENTION_BWD] = {9, 9},
     [CT_OP_DIV_TRUNC] = {2, 2},
     [CT_OP_DIV_FLOOR] = {2, 2},
+    [CT_OP_TAN] = {1, 1},
+    [CT_OP_ATAN] = {1, 1},
+    [CT_OP_ASIN] = {1, 1},
+    [CT_OP_ACOS] = {1, 1},
+    [CT_OP_SINH] = {1, 1},
+    [CT_OP_COSH] = {1, 1},
+    [CT_OP_ASINH] = {1, 1},
+    [CT_OP_ACOSH] = {1, 1},
+    [CT_OP_ATANH] = {1, 1},
+    [CT_OP_LOG10] = {1, 1},
+    [CT_OP_RECIPROCAL] = {1, 1},
+    [CT_OP_ATAN2] = {2, 2},
 };
 
 bool ct__desc_arity(int k, int *lo, int *hi) {

@@ -104,6 +104,18 @@ typedef enum ct__ag_op {
     CT__AG_LINALG_EIGH,     /* outputs eigenvalues, eigenvectors */
     CT__AG_FLEX_ATTENTION,  /* inputs q, k, v, block table or NULL; outputs out, lse; sc[0] scale,
                                iv[0..4] score_mod, score_user, score_mod_grad, block mask, gqa */
+    CT__AG_TAN,
+    CT__AG_ATAN,
+    CT__AG_ASIN,
+    CT__AG_ACOS,
+    CT__AG_SINH,
+    CT__AG_COSH,
+    CT__AG_ASINH,
+    CT__AG_ACOSH,
+    CT__AG_ATANH,
+    CT__AG_LOG10,
+    CT__AG_RECIPROCAL,
+    CT__AG_ATAN2,
     CT__AG_CUSTOM,          /* a backward function of a higher layer (ct__ag_custom) */
     CT__AG_COUNT
 } ct__ag_op;

@@ -645,6 +645,17 @@ CT__UN(exp2, CT_OP_EXP2, true, true, CT__AG_EXP2)
 CT__UN(log2, CT_OP_LOG2, true, true, CT__AG_LOG2)
 CT__UN(log1p, CT_OP_LOG1P, true, true, CT__AG_LOG1P)
 CT__UN(expm1, CT_OP_EXPM1, true, true, CT__AG_EXPM1)
+CT__UN(tan, CT_OP_TAN, true, true, CT__AG_TAN)
+CT__UN(atan, CT_OP_ATAN, true, true, CT__AG_ATAN)
+CT__UN(asin, CT_OP_ASIN, true, true, CT__AG_ASIN)
+CT__UN(acos, CT_OP_ACOS, true, true, CT__AG_ACOS)
+CT__UN(sinh, CT_OP_SINH, true, true, CT__AG_SINH)
+CT__UN(cosh, CT_OP_COSH, true, true, CT__AG_COSH)
+CT__UN(asinh, CT_OP_ASINH, true, true, CT__AG_ASINH)
+CT__UN(acosh, CT_OP_ACOSH, true, true, CT__AG_ACOSH)
+CT__UN(atanh, CT_OP_ATANH, true, true, CT__AG_ATANH)
+CT__UN(log10, CT_OP_LOG10, true, true, CT__AG_LOG10)
+CT__UN(reciprocal, CT_OP_RECIPROCAL, true, true, CT__AG_RECIPROCAL)
 /* Rounding keeps integer dtypes (a copy) and refuses bool; sign takes bool too. One zero-gradient
  * formula, printed with torch's node name. */
 #define CT__UN_ZERO(fn, K, ALLOW_BOOL, NAME)                                                       \
@@ -798,6 +809,19 @@ CT__BIN2(maximum, CT_OP_MAXIMUM, CT__AG_MAXIMUM)
 CT__BIN2(minimum, CT_OP_MINIMUM, CT__AG_MINIMUM)
 CT__BIN2(remainder, CT_OP_REMAINDER, CT__AG_REMAINDER)
 CT__BIN2(fmod, CT_OP_FMOD, CT__AG_FMOD)
+/* atan2: torch.result_type, integers and bool in float32 (as torch) */
+static ct_status ct__atan2(ct_ctx *ctx, const ct_tensor *a, const ct_tensor *b, ct_tensor **out) {
+    const ct_tensor *ins[2] = {a, b};
+    ct_status st = ct__check_args(ctx, "atan2", 2, ins, out);
+    if (st != CT_OK) return st;
+    ct_dtype dt;
+    if ((st = ct__result_type(ctx, "atan2", 2, ins, &dt)) != CT_OK) return st;
+    if (!ct_dtype_is_floating(dt)) dt = CT_FLOAT32;
+    return ct__ew(ctx, "atan2", CT_OP_ATAN2, 2, ins, dt, dt, NULL, 0, out);
+}
+ct_status ct_atan2(ct_ctx *ctx, const ct_tensor *a, const ct_tensor *b, ct_tensor **out) {
+    CT__AG_WRAP(ctx, out, ct__atan2(ctx, a, b, out), CT__AG_IN2(CT__AG_ATAN2, a, b));
+}
 CT__BIN2(logical_and, CT_OP_LOGICAL_AND, CT__AG_NONE)
 CT__BIN2(logical_or, CT_OP_LOGICAL_OR, CT__AG_NONE)
 CT__BIN2(logical_xor, CT_OP_LOGICAL_XOR, CT__AG_NONE)

@@ -227,6 +227,18 @@ int64_t ct_k_grain_of(int kind) {
     case CT_OP_LOG2:
     case CT_OP_LOG1P:
     case CT_OP_EXPM1:
+    case CT_OP_TAN:
+    case CT_OP_ATAN:
+    case CT_OP_ASIN:
+    case CT_OP_ACOS:
+    case CT_OP_SINH:
+    case CT_OP_COSH:
+    case CT_OP_ASINH:
+    case CT_OP_ACOSH:
+    case CT_OP_ATANH:
+    case CT_OP_LOG10:
+    case CT_OP_RECIPROCAL:
+    case CT_OP_ATAN2:
     case CT_OP_SILU:
     case CT_OP_SOFTPLUS:
     case CT_OP_MISH:
@@ -235,6 +247,6 @@ int64_t ct_k_grain_of(int kind) {
     case CT_OP_FMOD:
     case CT_OP_DIV_TRUNC:
     case CT_OP_DIV_FLOOR: return 32768; /* transcendental: ~0.3-10 ns an element */
-    default: return 65536;         /* arithmetic, comparisons, copies: ~0.3 ns an element */
+    default: return 65536;              /* arithmetic, comparisons, copies: ~0.3 ns an element */
     }
 }

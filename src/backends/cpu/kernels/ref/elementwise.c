@@ -365,6 +365,17 @@ CT_DEF1(CT_GEN_UN, k_exp2, CT_FLOATS, exp2(x))
 CT_DEF1(CT_GEN_UN, k_log2, CT_FLOATS, log2(x))
 CT_DEF1(CT_GEN_UN, k_log1p, CT_FLOATS, log1p(x))
 CT_DEF1(CT_GEN_UN, k_expm1, CT_FLOATS, expm1(x))
+CT_DEF1(CT_GEN_UN, k_tan, CT_FLOATS, tan(x))
+CT_DEF1(CT_GEN_UN, k_atan, CT_FLOATS, atan(x))
+CT_DEF1(CT_GEN_UN, k_asin, CT_FLOATS, asin(x))
+CT_DEF1(CT_GEN_UN, k_acos, CT_FLOATS, acos(x))
+CT_DEF1(CT_GEN_UN, k_sinh, CT_FLOATS, sinh(x))
+CT_DEF1(CT_GEN_UN, k_cosh, CT_FLOATS, cosh(x))
+CT_DEF1(CT_GEN_UN, k_asinh, CT_FLOATS, asinh(x))
+CT_DEF1(CT_GEN_UN, k_acosh, CT_FLOATS, acosh(x))
+CT_DEF1(CT_GEN_UN, k_atanh, CT_FLOATS, atanh(x))
+CT_DEF1(CT_GEN_UN, k_log10, CT_FLOATS, log10(x))
+CT_DEF1(CT_GEN_UN, k_reciprocal, CT_FLOATS, (ct_mt)1 / x)
 /* rounding: integers are already integral (a copy, as torch) */
 CT_DEF2(CT_GEN_UN, k_floor, CT_FLOATS, floor(x), CT_INTS, x)
 CT_DEF2(CT_GEN_UN, k_ceil, CT_FLOATS, ceil(x), CT_INTS, x)
@@ -420,6 +431,7 @@ static inline double ct_k_frem_fix_d(double m, double b) {
 #define ct_k_frem_fix(m, b) _Generic((m), float : ct_k_frem_fix_f, default : ct_k_frem_fix_d)(m, b)
 CT_DEF2(CT_GEN_BIN, k_remainder, CT_FLOATS, CT_FREM(a, b), CT_INTS, ct_k_irem(a, b))
 CT_DEF2(CT_GEN_BIN, k_fmod, CT_FLOATS, fmod(a, b), CT_INTS, ct_k_ifmod(a, b))
+CT_DEF1(CT_GEN_BIN, k_atan2, CT_FLOATS, atan2(a, b))
 /* division with rounding (torch.div's rounding_mode): trunc(a / b) with the quotient rounded
  * in the math type; floor as torch's div_floor_floating (Python's //: (a - fmod(a, b)) / b, one
  * less where the remainder's sign differs from b's, then the nearest integer; 0 with the sign of
@@ -503,6 +515,18 @@ static const ct_k_loop *ct_k_more_tab(const ct_op_desc *op) {
     case CT_OP_LOG2: return k_log2_tab;
     case CT_OP_LOG1P: return k_log1p_tab;
     case CT_OP_EXPM1: return k_expm1_tab;
+    case CT_OP_TAN: return k_tan_tab;
+    case CT_OP_ATAN: return k_atan_tab;
+    case CT_OP_ASIN: return k_asin_tab;
+    case CT_OP_ACOS: return k_acos_tab;
+    case CT_OP_SINH: return k_sinh_tab;
+    case CT_OP_COSH: return k_cosh_tab;
+    case CT_OP_ASINH: return k_asinh_tab;
+    case CT_OP_ACOSH: return k_acosh_tab;
+    case CT_OP_ATANH: return k_atanh_tab;
+    case CT_OP_LOG10: return k_log10_tab;
+    case CT_OP_RECIPROCAL: return k_reciprocal_tab;
+    case CT_OP_ATAN2: return k_atan2_tab;
     case CT_OP_FLOOR: return k_floor_tab;
     case CT_OP_CEIL: return k_ceil_tab;
     case CT_OP_ROUND: return k_round_tab;
