@@ -1825,6 +1825,52 @@ TEST(inplace_ops_as_torch) {
         ct_tensor_release(z), ct_tensor_release(p), ct_tensor_release(l);
         ct_tensor_zero_grad(w);
     }
+    /* review cases: an integer destination from a source that requires grad is a plain write
+     * (torch: no history); copy_ over a tensor with history gives that history zeros (torch's
+     * CopyBackwards), not nothing; a detached alias of a leaf may take history; an expanded
+     * destination can be filled; y.add_(y * w) keeps no cycle (the live-tensor count at exit) */
+    {
+        ct_tensor *zi = NULL;
+        CHECK_OK(ct_tensor_zeros(ctx, CT_INT64, 1, s3, &zi));
+        CHECK_OK(ct_tensor_copy_(ctx, zi, x));
+        CHECK(!ct_tensor_requires_grad(zi));
+        double *zv = tu_read(zi);
+        CHECK(same_vals(zv, xv, 3));
+        free(zv), ct_tensor_release(zi);
+        y = times1(x);
+        CHECK_OK(ct_tensor_copy_(ctx, y, w));
+        ct_tensor *gx = NULL, *sy = NULL;
+        CHECK_OK(ct_sum(ctx, y, 0, NULL, false, &sy));
+        CHECK_OK(ct_autograd_grad(ctx, 1, (const ct_tensor *[]){sy}, NULL, 1,
+                                  (const ct_tensor *[]){x}, true, false, &gx));
+        double *gv = tu_read(gx);
+        CHECK(same_vals(gv, (double[]){0, 0, 0}, 3));
+        free(gv), ct_tensor_release(gx);
+        CHECK_OK(ct_backward(ctx, sy, NULL, false));
+        check_grad(w, ones, 3, "copy_ source");
+        ct_tensor_release(sy), ct_tensor_release(y);
+        ct_tensor_zero_grad(w);
+        ct_tensor *d = NULL;
+        CHECK_OK(ct_tensor_detach(ctx, w, &d));
+        CHECK_OK(ct_add_(ctx, d, x)); /* w's values change; w is a leaf: no history to go stale */
+        check_suffix(d, "grad_fn=<AddBackward0>");
+        CHECK_OK(ct_sub_(ctx, d, x)); /* back to w's values */
+        ct_tensor_release(d);
+        ct_tensor *e = NULL;
+        y = times1(x);
+        CHECK_OK(ct_tensor_slice(ctx, y, 0, 0, 1, 1, &d));
+        CHECK_OK(ct_tensor_expand(ctx, d, 1, (int64_t[]){4}, &e));
+        ct_tensor_release(y), ct_tensor_release(d);
+        CHECK_OK(ct_tensor_fill_(ctx, e, 2)); /* the only tensor left on that memory */
+        double *ev = tu_read(e);
+        CHECK(same_vals(ev, (double[]){2, 2, 2, 2}, 4));
+        free(ev), ct_tensor_release(e);
+        ct_tensor *q = NULL;
+        y = times1(x);
+        CHECK_OK(ct_mul(ctx, y, w, &q)); /* saves y */
+        CHECK_OK(ct_add_(ctx, y, q));    /* y's new history reaches the node that saved y */
+        ct_tensor_release(q), ct_tensor_release(y);
+    }
     /* torch's errors: y.mul_(y) saves y, which its own write changes (at backward); an output
      * saved by exp written in place (at backward); a leaf and a view of a leaf (at once) */
     {
@@ -1902,6 +1948,7 @@ TEST(inplace_ops_as_torch) {
 
 static bool near_ref(double got, double want) {
     if (isnan(want)) return isnan(got);
+    if (isinf(want)) return got == want;
     return fabs(got - want) <= 1e-12 * (1 + fabs(want));
 }
 
@@ -1976,6 +2023,14 @@ TEST(losses_as_torch) {
         if (i == 5) CHECK(isnan(item(out))); /* every target ignored: 0 / 0 */
         ct_tensor_release(out), ct_tensor_release(t), ct_tensor_release(w);
         out = NULL;
+    }
+    { /* a class weight that requires grad: torch's "not differentiable" */
+        ct_tensor *t = from_vals(CT_INT64, 1, (int64_t[]){2}, (double[]){0, 1});
+        ct_tensor *wg = gleaf(1, (int64_t[]){3}, lv);
+        CHECK_ST(ct_nll_loss_ex(ctx, lg, t, wg, -100, CT_REDUCTION_SUM, &out), CT_ERR_UNSUPPORTED);
+        CHECK_ST(ct_cross_entropy_ex(ctx, lg, t, wg, -100, CT_REDUCTION_SUM, 0, &out),
+                 CT_ERR_UNSUPPORTED);
+        ct_tensor_release(t), ct_tensor_release(wg);
     }
     ct_tensor *pr = from_vals(CT_FLOAT64, 2, (int64_t[]){2, 3}, lv);
     CHECK_ST(ct_cross_entropy_ex(ctx, lg, pr, NULL, 0, CT_REDUCTION_MEAN, 0, &out),
@@ -2066,6 +2121,17 @@ TEST(elementwise_losses_as_torch) {
     CHECK_ST(ct_binary_cross_entropy_with_logits(ctx, pa, pf, NULL, NULL, CT_REDUCTION_SUM, &out),
              CT_ERR_DTYPE);
     CHECK_ST(ct_binary_cross_entropy(ctx, pa, pa, wg, CT_REDUCTION_SUM, &out), CT_ERR_UNSUPPORTED);
+    { /* a weight that would grow the loss; an f32 weight on f64 input (cast in); a second
+       * backward through the BCE node without retain_graph */
+        ct_tensor *w6 = from_vals(CT_FLOAT64, 2, (int64_t[]){2, 3}, (double[]){1, 1, 1, 1, 1, 1});
+        CHECK_ST(ct_binary_cross_entropy(ctx, pa, pa, w6, CT_REDUCTION_SUM, &out), CT_ERR_SHAPE);
+        ct_tensor *xg = gleaf(1, (int64_t[]){3}, pv), *l = NULL;
+        CHECK_OK(ct_binary_cross_entropy(ctx, xg, pa, pf, CT_REDUCTION_SUM, &l));
+        CHECK(ct_tensor_dtype(l) == CT_FLOAT64);
+        CHECK_OK(ct_backward(ctx, l, NULL, false));
+        CHECK_ST(ct_backward(ctx, l, NULL, false), CT_ERR_STATE);
+        ct_tensor_release(w6), ct_tensor_release(xg), ct_tensor_release(l);
+    }
     CHECK_ST(ct_binary_cross_entropy_with_logits(ctx, pa, pa, NULL, wg, CT_REDUCTION_SUM, &out),
              CT_ERR_UNSUPPORTED);
     ct_tensor_release(pa), ct_tensor_release(pq), ct_tensor_release(p2), ct_tensor_release(pf);

@@ -6,6 +6,7 @@
 #include "dispatch/dispatch.h"
 
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 static const ct__ag_formula ct__ag_acc_formula = {"AccumulateGrad", NULL, 0, 0};
@@ -215,10 +216,11 @@ static ct_status ct__ag_record(ct_ctx *ctx, const ct__ag_rec *r) {
         n->custom = r->custom;
         n->custom_user = r->custom_user;
     }
+    const bool custom_saves = r->op == CT__AG_CUSTOM && r->custom->saves && r->custom_user;
     n->name = r->name;
     n->n_in = r->n_in;
     n->n_out = r->n_out;
-    n->has_saved = (f->save_in & CT__AG_SAVES_SCALAR) != 0;
+    n->has_saved = (f->save_in & CT__AG_SAVES_SCALAR) != 0 || custom_saves;
     memcpy(n->sc, r->sc, sizeof n->sc);
     n->n_iv = r->n_iv;
     memcpy(n->iv, r->iv, sizeof n->iv);
@@ -271,16 +273,40 @@ fail:
     return st;
 }
 
-/* Zero gradient to copy_'s overwritten destination (torch's CopyBackwards from a source that does
- * not require grad). */
-static ct_status ct__ag_copy_none(ct_ctx *ctx, void *user, ct_tensor *const *gout, const bool *need,
-                                  ct_tensor **gin) {
-    (void)user;
-    return need[0] ? ct_zeros_like(ctx, gout[0], &gin[0]) : CT_OK; /* zeros, as torch's */
-}
-static const ct__ag_custom CT__AG_COPY_NONE = {"CopyBackwards", ct__ag_copy_none, NULL};
+/* copy_'s node (torch's CopyBackwards): zeros for the overwritten value, the gradient summed to
+ * the source's shape and cast to its dtype for the source. */
+typedef struct {
+    int ndim;
+    int64_t shape[CT_MAX_DIMS];
+    ct_dtype dtype;
+} ct__ag_copy_user;
 
-/* t's history as new's too (the same node and output), for keep_old's copy of dst. */
+static ct_status ct__ag_copy_backward(ct_ctx *ctx, void *user, ct_tensor *const *gout,
+                                      const bool *need, ct_tensor **gin) {
+    const ct__ag_copy_user *u = user;
+    const ct_tensor *g = gout[0];
+    ct_status st = CT_OK;
+    if (need[0]) st = ct_zeros_like(ctx, g, &gin[0]);
+    if (st != CT_OK || !u || !need[1]) return st; /* fill_'s node has no source */
+    /* sum over the dims the source was broadcast along (leading ones, then size-1 ones) */
+    const int lead = g->ndim - u->ndim;
+    int dl[CT_MAX_DIMS], db[CT_MAX_DIMS], nl = 0, nb = 0;
+    for (int d = 0; d < lead; d++)
+        dl[nl++] = d;
+    for (int d = 0; d < u->ndim; d++)
+        if (u->shape[d] == 1 && g->shape[lead + d] != 1) db[nb++] = d;
+    ct_tensor *a = NULL, *b = NULL;
+    st = nl ? ct_sum(ctx, g, nl, dl, false, &a) : (a = ct_tensor_retain((ct_tensor *)g), CT_OK);
+    if (st == CT_OK) st = nb ? ct_sum(ctx, a, nb, db, true, &b) : (b = ct_tensor_retain(a), CT_OK);
+    if (st == CT_OK)
+        st = b->dtype == u->dtype ? (gin[1] = ct_tensor_retain(b), CT_OK)
+                                  : ct_cast(ctx, b, u->dtype, &gin[1]);
+    ct_tensor_release(a), ct_tensor_release(b);
+    return st;
+}
+static const ct__ag_custom CT__AG_COPY = {"CopyBackwards", ct__ag_copy_backward, free, false};
+
+/* t's history as copy's too (the same node and output), for keep_old's copy of dst. */
 static ct_status ct__ag_share_history(ct_ctx *ctx, const ct_tensor *t, ct_tensor *copy) {
     const ct__ag_meta *m = t->ag;
     if (!t->requires_grad || !m || !m->grad_fn) return CT_OK;
@@ -294,31 +320,46 @@ static ct_status ct__ag_share_history(ct_ctx *ctx, const ct_tensor *t, ct_tensor
 }
 
 /* The checks of an in-place write into dst under autograd: torch's refusals of a leaf that
- * requires grad and of a view of one, and ctorch's of a write that changes another live tensor's
- * values (its memory overlaps dst's) behind the history that tensor carries: one that requires
- * grad (torch rewrites it as CopySlices), or any one when dst had no history (torch would give it
- * one). A tensor that does not require grad (a detached alias, a node's saved output) keeps no
- * history, so it may see the new values, as in torch; a node that saved them reports the write at
- * backward (the version check). */
+ * requires grad and of a view of one (dst has history through it), and ctorch's of a write that
+ * changes another live tensor's values (its memory overlaps dst's) behind the history that tensor
+ * carries: one with history (torch rewrites it as CopySlices), or any one when dst had no history
+ * (torch would give it one). A leaf or a tensor without history (a detached alias, a node's saved
+ * output) has no history to go stale: it may see the new values, as in torch; a node that saved
+ * them reports the write at backward (the version check). */
+/* True when t's history is a chain of view nodes down to a leaf's accumulator: t is a
+ * (differentiable) view of a leaf, which torch refuses to write in place. A detached alias that
+ * took history later is not. */
+static bool ct__ag_view_of_leaf(const ct_tensor *t) {
+    const ct__ag_meta *m = t->ag;
+    const ct__ag_node *n = t->requires_grad && m ? m->grad_fn : NULL;
+    while (n && (n->op == CT__AG_PERMUTE || n->op == CT__AG_TRANSPOSE || n->op == CT__AG_SLICE ||
+                 n->op == CT__AG_EXPAND ||
+                 (n->op == CT__AG_VIEW && n->iv[0] != CT__AG_VIEW_RESHAPE_COPY)))
+        n = n->next[0].node;
+    return n && n->op == CT__AG_ACC;
+}
+
 static ct_status ct__ag_inplace_check(ct_ctx *ctx, const char *op, const ct_tensor *dst) {
     int64_t lo = 0, hi = 0;
     const bool empty = ct_tensor_numel(dst) == 0;
     if (!empty) ct__byte_extent(dst, &lo, &hi);
-    for (const ct_tensor *t = ctx->live_head; t; t = t->live_next) {
-        if (t->storage != dst->storage) continue;
-        const ct__ag_meta *m = t->ag;
-        if (t->requires_grad && !(m && m->grad_fn))
-            return ct__set_error(ctx, CT_ERR_STATE,
-                                 t == dst ? "%s: a leaf Variable that requires grad is being used "
-                                            "in an in-place operation; wrap it in "
-                                            "ct_set_grad_enabled(ctx, false)"
-                                          : "%s: a view of a leaf Variable that requires grad is "
-                                            "being used in an in-place operation",
-                                 op);
-    }
+    const ct__ag_meta *dm = dst->ag;
+    const bool dst_hist = dst->requires_grad && dm && dm->grad_fn;
+    if (dst->requires_grad && !dst_hist)
+        return ct__set_error(ctx, CT_ERR_STATE,
+                             "%s: a leaf Variable that requires grad is being used in an in-place "
+                             "operation; wrap it in ct_set_grad_enabled(ctx, false)",
+                             op);
+    if (ct__ag_view_of_leaf(dst))
+        return ct__set_error(ctx, CT_ERR_STATE,
+                             "%s: a view of a leaf Variable that requires grad is being used in "
+                             "an in-place operation",
+                             op);
     for (const ct_tensor *t = ctx->live_head; t && !empty; t = t->live_next) {
         if (t == dst || t->storage != dst->storage || ct_tensor_numel(t) == 0) continue;
-        if (!t->requires_grad && dst->requires_grad) continue;
+        const ct__ag_meta *m = t->ag;
+        const bool hist = t->requires_grad && m && m->grad_fn;
+        if (!hist && (dst_hist || t->requires_grad)) continue; /* a leaf, or a plain alias */
         int64_t tlo, thi;
         ct__byte_extent(t, &tlo, &thi);
         if (tlo < hi && lo < thi)
@@ -328,25 +369,86 @@ static ct_status ct__ag_inplace_check(ct_ctx *ctx, const char *op, const ct_tens
                 "change its values behind its history (torch rewrites it as CopySlices, ctorch "
                 "does not): clone the destination first, or write with grad mode off",
                 op, ct_dtype_name(t->dtype), CT__SHAPE_STR(t),
-                t->requires_grad ? "requires grad" : "the destination has no history to share");
+                hist ? "has autograd history" : "the destination has no history to share");
     }
     return CT_OK;
 }
 
-/* A node made by the in-place op that saved dst itself (y.mul_(y)) would hold dst while dst's
- * history holds it: it keeps a detached alias instead, at the version it saved (its backward then
- * reports the write, as torch's does). */
+/* Nodes reachable from n (made after dst was) that saved dst itself (y.mul_(y), y.add_(y * w))
+ * would hold dst while dst's new history holds them: each keeps a detached alias instead, at the
+ * version it saved (its backward then reports the write, as torch's does). */
 static ct_status ct__ag_unsave(ct_ctx *ctx, ct__ag_node *n, ct_tensor *dst) {
-    for (int i = 0; n && i < n->n_in; i++) {
-        if (n->saved_in[i] != dst) continue;
-        ct_tensor *a = NULL;
-        ct_status st =
-            ct__tensor_view_of(ctx, dst, dst->ndim, dst->shape, dst->strides, dst->offset, &a);
-        if (st != CT_OK) return st;
-        n->saved_in[i] = a;
-        ct_tensor_release(dst);
+    if (!n || n->seq <= dst->ag_born) return CT_OK;
+    size_t cap = 16, top = 0, nseen = 0;
+    ct__ag_node **stack = ct__alloc(ctx, cap * sizeof *stack, 16);
+    ct__ag_node **seen = ct__alloc(ctx, cap * sizeof *seen, 16);
+    size_t seen_cap = cap;
+    ct_status st =
+        stack && seen ? CT_OK : ct__set_error(ctx, CT_ERR_OOM, "autograd: out of memory");
+    if (st == CT_OK) {
+        stack[top++] = n;
+        n->seen = true;
+        seen[nseen++] = n;
     }
-    return CT_OK;
+    while (st == CT_OK && top > 0) {
+        ct__ag_node *v = stack[--top];
+        for (int i = 0; i < v->n_in && st == CT_OK; i++) {
+            if (v->saved_in[i] == dst) {
+                ct_tensor *a = NULL;
+                st = ct__tensor_view_of(ctx, dst, dst->ndim, dst->shape, dst->strides, dst->offset,
+                                        &a);
+                if (st != CT_OK) break;
+                v->saved_in[i] = a;
+                ct_tensor_release(dst);
+            }
+            ct__ag_node *w = v->next[i].node;
+            if (!w || w->seen || w->seq <= dst->ag_born) continue;
+            if (top == cap || nseen == seen_cap) { /* grow both */
+                size_t nc = 2 * (cap > seen_cap ? cap : seen_cap);
+                ct__ag_node **s2 = ct__alloc(ctx, nc * sizeof *s2, 16);
+                ct__ag_node **v2 = ct__alloc(ctx, nc * sizeof *v2, 16);
+                if (!s2 || !v2) {
+                    ct__free(ctx, s2), ct__free(ctx, v2);
+                    st = ct__set_error(ctx, CT_ERR_OOM, "autograd: out of memory");
+                    break;
+                }
+                memcpy(s2, stack, top * sizeof *s2);
+                memcpy(v2, seen, nseen * sizeof *v2);
+                ct__free(ctx, stack), ct__free(ctx, seen);
+                stack = s2, seen = v2, cap = seen_cap = nc;
+            }
+            w->seen = true;
+            seen[nseen++] = w;
+            stack[top++] = w;
+        }
+    }
+    for (size_t i = 0; i < nseen; i++)
+        seen[i]->seen = false; /* engine scratch: clear again */
+    ct__free(ctx, stack), ct__free(ctx, seen);
+    return st;
+}
+
+/* r = src broadcast to dst's shape in dst's dtype, with grad mode off, and copy_'s node over
+ * (dst's old value, src). */
+static ct_status ct__ag_copy_node(ct_ctx *ctx, ct_tensor *dst, const ct_tensor *src,
+                                  ct_tensor **r) {
+    ct__ag_copy_user *u = calloc(1, sizeof *u);
+    if (!u) return ct__set_error(ctx, CT_ERR_OOM, "copy_: out of memory");
+    u->ndim = src->ndim;
+    memcpy(u->shape, src->shape, sizeof(int64_t) * (size_t)src->ndim);
+    u->dtype = src->dtype;
+    bool was = ct_set_grad_enabled(ctx, false);
+    ct_tensor *e = NULL;
+    ct_status st = ct_tensor_expand(ctx, src, dst->ndim, dst->shape, &e);
+    if (st == CT_OK) st = ct_cast(ctx, e, dst->dtype, r);
+    ct_set_grad_enabled(ctx, was);
+    ct_tensor_release(e);
+    if (st != CT_OK) {
+        free(u);
+        return st;
+    }
+    const ct_tensor *ins[2] = {dst, src};
+    return ct__ag_record_custom_n(ctx, &CT__AG_COPY, u, 2, ins, r);
 }
 
 static ct_status ct__ag_inplace_impl(ct_ctx *ctx, const ct__ag_inplace_w *w) {
@@ -354,41 +456,46 @@ static ct_status ct__ag_inplace_impl(ct_ctx *ctx, const ct__ag_inplace_w *w) {
     ct_status st = ct__ag_inplace_check(ctx, w->op, dst);
     if (st != CT_OK) return st;
     ct_tensor *self = NULL, *r = NULL;
-    if (w->keep_old) {
-        /* the op saves self: it gets dst's value now (and dst's history), not dst */
-        bool was = ct_set_grad_enabled(ctx, false);
-        st = ct_tensor_clone(ctx, dst, &self);
-        ct_set_grad_enabled(ctx, was);
-        if (st == CT_OK) st = ct__ag_share_history(ctx, dst, self);
+    if (!w->fn) {
+        st = ct__ag_copy_node(ctx, dst, w->src, &r);
     } else {
-        self = ct_tensor_retain(dst);
+        if (w->keep_old) {
+            /* the op saves self: it gets dst's value now (and dst's history), not dst */
+            bool was = ct_set_grad_enabled(ctx, false);
+            st = ct_tensor_clone(ctx, dst, &self);
+            ct_set_grad_enabled(ctx, was);
+            if (st == CT_OK) st = ct__ag_share_history(ctx, dst, self);
+        } else {
+            self = ct_tensor_retain(dst);
+        }
+        if (st == CT_OK) st = w->fn(ctx, self, w->arg, &r);
+        if (st == CT_OK && r->dtype != dst->dtype) { /* torch casts into self (f32 += f64) */
+            ct_tensor *c = NULL;
+            st = ct_cast(ctx, r, dst->dtype, &c);
+            ct_tensor_release(r);
+            r = c;
+        }
+        if (st == CT_OK && !r->requires_grad) { /* fill_: no source; zeros to the old value */
+            const ct_tensor *ins[1] = {self};
+            st = ct__ag_record_custom_n(ctx, &CT__AG_COPY, NULL, 1, ins, &r);
+        }
+        ct_tensor_release(self);
     }
-    if (st == CT_OK) st = w->fn(ctx, self, w->arg, &r);
-    if (st == CT_OK && r->dtype != dst->dtype) { /* torch casts into self (f32 += f64) */
-        ct_tensor *c = NULL;
-        st = ct_cast(ctx, r, dst->dtype, &c);
-        ct_tensor_release(r);
-        r = c;
-    }
-    if (st == CT_OK && !r->requires_grad) /* copy_ from a source without history */
-        st = ct__ag_record_custom(ctx, &CT__AG_COPY_NONE, NULL, self, &r);
-    ct_tensor_release(self);
-    if (st == CT_OK) {
-        bool was = ct_set_grad_enabled(ctx, false);
-        st = ct_tensor_copy_(ctx, dst, r); /* bumps dst's version: nodes that saved dst see it */
-        ct_set_grad_enabled(ctx, was);
-    }
+    /* everything that can fail before the write, so a failure leaves dst as it was */
+    const ct__ag_meta *rm = st == CT_OK ? r->ag : NULL;
+    if (st == CT_OK && !(rm && rm->grad_fn))
+        st = ct__set_error(ctx, CT_ERR_STATE, "%s: internal error: no node recorded", w->op);
     ct__ag_meta *m = st == CT_OK ? ct__ag_meta_get(dst) : NULL;
     if (st == CT_OK && !m) st = ct__set_error(ctx, CT_ERR_OOM, "%s: out of memory", w->op);
+    if (st == CT_OK) st = ct__ag_unsave(ctx, rm->grad_fn, dst);
     if (st == CT_OK) {
-        /* dst's history is now r's node (made by this call), under torch's name */
-        const ct__ag_meta *rm = r->ag;
-        ct__ag_node *n = rm->grad_fn;
-        st = ct__ag_unsave(ctx, n, dst);
-        if (st == CT_OK && n->op == CT__AG_CAST) st = ct__ag_unsave(ctx, n->next[0].node, dst);
+        bool was = ct_set_grad_enabled(ctx, false);
+        /* bumps dst's version: nodes that saved dst see it */
+        st = w->write ? w->write(ctx, dst, r, w->arg) : ct_tensor_copy_(ctx, dst, r);
+        ct_set_grad_enabled(ctx, was);
     }
     if (st == CT_OK) {
-        const ct__ag_meta *rm = r->ag;
+        /* dst's history is now r's node (made by this call), under torch's name */
         ct__ag_node *n = rm->grad_fn;
         n->refcount++;
         n->name = w->name;

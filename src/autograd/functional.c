@@ -177,6 +177,11 @@ static ct_status ct__nll_args(ct_ctx *ctx, const char *op, const ct_tensor *in,
     if (weight && weight->dtype != in->dtype)
         return ct__set_error(ctx, CT_ERR_DTYPE, "%s: weight must be %s (the input's dtype), got %s",
                              op, ct_dtype_name(in->dtype), ct_dtype_name(weight->dtype));
+    if (weight && weight->requires_grad && ct__ag_wants(ctx, 1, &weight))
+        return ct__set_error(ctx, CT_ERR_UNSUPPORTED,
+                             "%s is not differentiable with respect to argument 'weight' (as "
+                             "torch): pass it detached",
+                             op);
     return CT_OK;
 }
 
@@ -659,7 +664,7 @@ static ct_status ct__bce_el(ct_ctx *ctx, const ct__bce_user *u, ct_tensor **out)
 }
 
 /* torch's backward: input: (x - t) / max((1 - x) x, 1e-12), or sigmoid(x) - t (with pos_weight
- * (pw t + 1 - t) sigmoid(x) - pw t); target: max(log1p(-x), -100) - max(log x, -100), or -x +
+ * (pw t + 1 - t) sigmoid(x) - pw t); target: log1p(-x) - log x (unclamped), or -x +
  * (pw - 1) softplus(-x); each times w and the incoming gradient. */
 static ct_status ct__bce_backward(ct_ctx *ctx, void *user, ct_tensor *const *gout, const bool *need,
                                   ct_tensor **gin) {
@@ -676,7 +681,7 @@ static ct_status ct__bce_backward(ct_ctx *ctx, void *user, ct_tensor *const *gou
         ct_tensor *d = NULL, *a = NULL, *b = NULL, *c = NULL;
         if (!u->logits && i == 0) {
             ct_tensor *omx = NULL, *den = NULL;
-            const double eps = 1e-12;
+            const double eps = (double)1e-12f; /* torch's EPSILON, a float */
             st = ct_sub(ctx, u->x, u->t, &a);
             if (st == CT_OK) st = ct_mul_scalar(ctx, u->x, -1, &b);
             if (st == CT_OK) st = ct_add_scalar(ctx, b, 1, &omx);
@@ -685,8 +690,13 @@ static ct_status ct__bce_backward(ct_ctx *ctx, void *user, ct_tensor *const *gou
             if (st == CT_OK) st = ct_div(ctx, a, den, &d);
             ct_tensor_release(omx), ct_tensor_release(den);
         } else if (!u->logits) {
-            st = ct__bce_logs(ctx, u->x, &a, &b);
+            /* log1p(-x) - log(x) = -logit(x), unclamped as torch's (infinite at 0 and 1) */
+            ct_tensor *nx = NULL;
+            st = ct_log(ctx, u->x, &a);
+            if (st == CT_OK) st = ct_neg(ctx, u->x, &nx);
+            if (st == CT_OK) st = ct_log1p(ctx, nx, &b);
             if (st == CT_OK) st = ct_sub(ctx, b, a, &d);
+            ct_tensor_release(nx);
         } else if (i == 0) {
             st = ct_sigmoid(ctx, u->x, &a);
             if (st == CT_OK && u->pw) {
@@ -726,9 +736,9 @@ static ct_status ct__bce_backward(ct_ctx *ctx, void *user, ct_tensor *const *gou
 }
 
 static const ct__ag_custom CT__BCE_FN = {"BinaryCrossEntropyBackward", ct__bce_backward,
-                                         ct__bce_free};
+                                         ct__bce_free, true};
 static const ct__ag_custom CT__BCE_LOGITS_FN = {"BinaryCrossEntropyWithLogitsBackward",
-                                                ct__bce_backward, ct__bce_free};
+                                                ct__bce_backward, ct__bce_free, true};
 
 static ct_status ct__bce_body(ct_ctx *ctx, bool logits, const ct_tensor *input,
                               const ct_tensor *target, const ct_tensor *weight,
@@ -750,6 +760,21 @@ static ct_status ct__bce_body(ct_ctx *ctx, bool logits, const ct_tensor *input,
                                  "%s is not differentiable with respect to argument '%s' (as "
                                  "torch): pass it detached",
                                  op, on[i]);
+    }
+    for (int i = 0; i < 2; i++) { /* each must broadcast to the input's shape, not grow it */
+        if (!opt[i]) continue;
+        const ct_tensor *pair[2] = {input, opt[i]};
+        int bnd;
+        int64_t bsh[CT_MAX_DIMS];
+        st = ct__broadcast_shapes(ctx, op, 2, pair, &bnd, bsh);
+        bool fits = st == CT_OK && bnd == input->ndim;
+        for (int d = 0; fits && d < bnd; d++)
+            fits = bsh[d] == input->shape[d];
+        if (!fits)
+            return ct__set_error(ctx, CT_ERR_SHAPE,
+                                 "%s: %s %s does not broadcast to the input's shape %s", op, on[i],
+                                 CT__SHAPE_STR(opt[i]),
+                                 ct__shape_str((char[96]){0}, 96, input->ndim, input->shape));
     }
     bool same = target->ndim == input->ndim;
     for (int d = 0; same && d < input->ndim; d++)
@@ -786,8 +811,23 @@ static ct_status ct__bce_body(ct_ctx *ctx, bool logits, const ct_tensor *input,
     u->logits = logits;
     u->x = ct_tensor_retain((ct_tensor *)input);
     u->t = ct_tensor_retain((ct_tensor *)target);
-    u->w = weight ? ct_tensor_retain((ct_tensor *)weight) : NULL;
-    u->pw = logits && pos_weight ? ct_tensor_retain((ct_tensor *)pos_weight) : NULL;
+    /* weight and pos_weight in the input's dtype (torch computes the loss in it) */
+    const ct_tensor *src_w[2] = {weight, logits ? pos_weight : NULL};
+    ct_tensor *cw[2] = {NULL, NULL};
+    for (int i = 0; i < 2 && st == CT_OK; i++) {
+        if (!src_w[i]) continue;
+        bool was = ct_set_grad_enabled(ctx, false);
+        st = src_w[i]->dtype == input->dtype
+                 ? (cw[i] = ct_tensor_retain((ct_tensor *)src_w[i]), CT_OK)
+                 : ct_cast(ctx, src_w[i], input->dtype, &cw[i]);
+        ct_set_grad_enabled(ctx, was);
+    }
+    u->w = cw[0];
+    u->pw = cw[1];
+    if (st != CT_OK) {
+        ct__bce_free(u);
+        return st;
+    }
     const ct_tensor *saved[4] = {u->x, u->t, u->w, u->pw};
     for (int i = 0; i < 4; i++)
         u->ver[i] = saved[i] ? saved[i]->storage->version : 0;

@@ -116,7 +116,7 @@ typedef enum ct__ag_op {
     CT__AG_LOG10,
     CT__AG_RECIPROCAL,
     CT__AG_ATAN2,
-    CT__AG_CUSTOM,          /* a backward function of a higher layer (ct__ag_custom) */
+    CT__AG_CUSTOM, /* a backward function of a higher layer (ct__ag_custom) */
     CT__AG_COUNT
 } ct__ag_op;
 
@@ -144,6 +144,8 @@ typedef struct ct__ag_custom {
     ct_status (*backward)(ct_ctx *ctx, void *user, struct ct_tensor *const *gout, const bool *need,
                           struct ct_tensor **gin);
     void (*free_user)(void *user); /* may be NULL */
+    bool saves; /* the user data keeps tensors: a second backward without retain_graph fails, as
+                   through any node that saved tensors */
 } ct__ag_custom;
 
 /* One op's record: its inputs (NULL for an absent optional input), outputs and parameters.
@@ -176,9 +178,13 @@ typedef struct ct__ag_inplace_w {
     struct ct_tensor *dst;
     const struct ct_tensor *src; /* may be NULL */
     bool keep_old;
-    ct__ag_inplace_fn fn;
+    ct__ag_inplace_fn fn; /* NULL: copy_ (dst = src broadcast and cast; CopyBackwards) */
     const void *arg;
     const char *name;
+    /* writes r's value into dst (NULL: copy_ with grad mode off); fill_ writes its value so an
+     * expanded dst works */
+    ct_status (*write)(ct_ctx *ctx, struct ct_tensor *dst, const struct ct_tensor *r,
+                       const void *arg);
 } ct__ag_inplace_w;
 
 struct ct__ag_hooks {

@@ -40,9 +40,12 @@ static ct_status nn_backward(ct_ctx *ctx, void *user, ct_tensor *const *gout, co
                              ct_tensor **gin);
 
 static const ct__ag_custom NN_FN[] = {
-    {"BroadcastBackward", nn_backward, nn_free}, {"AllReduceBackward", nn_backward, nn_free},
-    {"AllGatherBackward", nn_backward, nn_free}, {"ReduceScatterBackward", nn_backward, nn_free},
-    {"AllToAllVBackward", nn_backward, nn_free}, {"AllToAllV2dBackward", nn_backward, nn_free},
+    {"BroadcastBackward", nn_backward, nn_free, false},
+    {"AllReduceBackward", nn_backward, nn_free, false},
+    {"AllGatherBackward", nn_backward, nn_free, false},
+    {"ReduceScatterBackward", nn_backward, nn_free, false},
+    {"AllToAllVBackward", nn_backward, nn_free, false},
+    {"AllToAllV2dBackward", nn_backward, nn_free, false},
 };
 
 /* A copy of t that no tape sees. */

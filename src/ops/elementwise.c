@@ -546,7 +546,8 @@ static ct_status ct__inplace(ct_ctx *ctx, const char *name, ct_op_kind kind, ct_
                               kind == CT_OP_ADD   ? "AddBackward0"
                               : kind == CT_OP_SUB ? "SubBackward0"
                               : kind == CT_OP_MUL ? "MulBackward0"
-                                                  : "DivBackward0"};
+                                                  : "DivBackward0",
+                              NULL};
         return ct__ag_inplace(ctx, &w);
     }
     /* The result goes straight into self when self is contiguous and other is not a different

@@ -522,7 +522,7 @@ static ct_status ct__norminf_backward(ct_ctx *ctx, void *user, ct_tensor *const 
 }
 
 static const ct__ag_custom CT__NORMINF_FN = {"LinalgVectorNormBackward", ct__norminf_backward,
-                                             ct__norminf_free};
+                                             ct__norminf_free, true};
 
 static ct_status ct__norm_body(ct_ctx *ctx, const ct_tensor *a, double p, int n_dims,
                                const int *dims, bool keepdim, ct_tensor **out);

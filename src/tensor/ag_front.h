@@ -77,12 +77,14 @@ static inline ct_status ct__ag_saved_ok(ct_ctx *ctx, const ct_tensor *t, const c
 }
 
 /* True when an in-place write into dst from src (may be NULL) goes through autograd: grad mode
- * on, an outermost call, and dst or src requires grad. The caller then validates as usual and
+ * on, an outermost call, a floating dst, and dst or src requires grad. The caller then validates as usual and
  * hands the write to ct__ag_inplace. */
 static inline bool ct__ag_inplace_wanted(const ct_ctx *ctx, const ct_tensor *dst,
                                          const ct_tensor *src) {
     if (__builtin_expect(ctx == NULL || ctx->ag == NULL, 1)) return false;
     if (ctx->grad_off || ctx->ag_depth > 0) return false;
+    /* an integer or bool destination never has history (torch: a plain write) */
+    if (dst && !ct_dtype_is_floating(dst->dtype)) return false;
     return (dst && dst->requires_grad) || (src && src->requires_grad);
 }
 /* The in-place write w under autograd (torch's rules: a leaf that requires grad, or a view of

@@ -85,6 +85,7 @@ ct_status ct__check_shape(ct_ctx *ctx, const char *op, int ndim, const int64_t *
 /* Live-list bookkeeping (every build; the context is single-threaded). */
 static inline void ct__live_link(ct_ctx *ctx, struct ct_tensor *t) {
     t->magic = CT__TENSOR_MAGIC;
+    t->ag_born = ctx->ag_seq;
     t->live_prev = NULL;
     t->live_next = ctx->live_head;
     if (ctx->live_head) ctx->live_head->live_prev = t;

@@ -46,6 +46,8 @@ struct ct_tensor {
     int64_t strides[CT_MAX_DIMS];
     struct ct_tensor *live_prev, *live_next; /* ctx->live_head list; quarantine chain when dead */
     bool requires_grad; /* mirrors the autograd metadata, so ops test it in one load */
+    uint64_t ag_born;   /* the context's tape position (ag_seq) when made: only later nodes can
+                           have saved it */
     void *ag;           /* autograd metadata (src/autograd/), NULL for most tensors */
 };
 

@@ -314,18 +314,6 @@ void ct__byte_extent(const ct_tensor *t, int64_t *lo, int64_t *hi) {
     *hi = (b + 1) * sz;
 }
 
-/* copy_'s out-of-place form under autograd: src (arg) expanded to self's shape, in self's dtype
- * (a new tensor: cast always copies). */
-static ct_status ct__copy_src_as(ct_ctx *ctx, const ct_tensor *self, const void *arg,
-                                 ct_tensor **out) {
-    const ct_tensor *src = arg;
-    ct_tensor *e = NULL;
-    ct_status st = ct_tensor_expand(ctx, src, self->ndim, self->shape, &e);
-    if (st == CT_OK) st = ct_cast(ctx, e, self->dtype, out);
-    ct_tensor_release(e);
-    return st;
-}
-
 ct_status ct_tensor_copy_(ct_ctx *ctx, ct_tensor *dst, const ct_tensor *src) {
     if (!ctx) return CT_ERR_INVALID_ARG;
     const ct_tensor *ts[2] = {dst, src};
@@ -371,7 +359,7 @@ ct_status ct_tensor_copy_(ct_ctx *ctx, ct_tensor *dst, const ct_tensor *src) {
      * src's gradient summed to its shape, none to dst's old value. Copying out of a tensor that
      * requires grad with grad mode off (a workspace, as eigh's front end does) records nothing. */
     if (ct__ag_inplace_wanted(ctx, dst, src)) {
-        ct__ag_inplace_w w = {"copy_", dst, src, false, ct__copy_src_as, src, "CopyBackwards"};
+        ct__ag_inplace_w w = {"copy_", dst, src, false, NULL, NULL, "CopyBackwards", NULL};
         return ct__ag_inplace(ctx, &w);
     }
     ct_op_desc d;
@@ -389,6 +377,12 @@ static ct_status ct__fill_as(ct_ctx *ctx, const ct_tensor *self, const void *arg
     return ct_full_like(ctx, self, *(const double *)arg, out);
 }
 
+/* fill_'s write under autograd: the value itself, so an expanded t works too */
+static ct_status ct__fill_write(ct_ctx *ctx, ct_tensor *t, const ct_tensor *r, const void *arg) {
+    (void)r;
+    return ct_tensor_fill_(ctx, t, *(const double *)arg);
+}
+
 static ct_status ct__fill(ct_ctx *ctx, const char *op, ct_tensor *t, double value,
                           const char *node) {
     if (!ctx) return CT_ERR_INVALID_ARG;
@@ -402,7 +396,7 @@ static ct_status ct__fill(ct_ctx *ctx, const char *op, ct_tensor *t, double valu
                              ct_dtype_name(t->dtype));
     if ((st = ct__check_scalar_fits(ctx, op, t->dtype, value, true)) != CT_OK) return st;
     if (ct__ag_inplace_wanted(ctx, t, NULL)) {
-        ct__ag_inplace_w w = {op, t, NULL, false, ct__fill_as, &value, node};
+        ct__ag_inplace_w w = {op, t, NULL, false, ct__fill_as, &value, node, ct__fill_write};
         return ct__ag_inplace(ctx, &w);
     }
     t->storage->version++; /* autograd: saved tensors sharing this storage are now stale */
