@@ -539,27 +539,32 @@ static ct_status ct__l1_family_body(ct_ctx *ctx, int kind, const ct_tensor *inpu
     return ct__reduce_loss(ctx, el, reduction, out);
 }
 
+/* the three front ends: torch's node name for smooth l1 and huber (l1's are the composition's:
+ * AbsBackward0, MeanBackward0, SumBackward0) */
+static ct_status ct__l1_family(ct_ctx *ctx, int kind, const ct_tensor *input,
+                               const ct_tensor *target, ct_reduction reduction, double p,
+                               ct_tensor **out) {
+    static const char *const ops[3] = {"l1_loss", "smooth_l1_loss", "huber_loss"};
+    static const char *const nodes[3] = {NULL, "SmoothL1LossBackward0", "HuberLossBackward0"};
+    uint64_t mark = ct__ag_mark(ctx);
+    ct_status st = ct__error_within(
+        ctx, ops[kind], ct__l1_family_body(ctx, kind, input, target, reduction, p, out));
+    return kind ? ct__ag_named(ctx, st, out, mark, nodes[kind]) : st;
+}
+
 ct_status ct_l1_loss(ct_ctx *ctx, const ct_tensor *input, const ct_tensor *target,
                      ct_reduction reduction, ct_tensor **out) {
-    /* torch's nodes are the composition's: AbsBackward0, MeanBackward0, SumBackward0 */
-    return ct__error_within(ctx, "l1_loss",
-                            ct__l1_family_body(ctx, 0, input, target, reduction, 0, out));
+    return ct__l1_family(ctx, 0, input, target, reduction, 0, out);
 }
 
 ct_status ct_smooth_l1_loss(ct_ctx *ctx, const ct_tensor *input, const ct_tensor *target,
                             ct_reduction reduction, double beta, ct_tensor **out) {
-    uint64_t mark = ct__ag_mark(ctx);
-    ct_status st = ct__error_within(
-        ctx, "smooth_l1_loss", ct__l1_family_body(ctx, 1, input, target, reduction, beta, out));
-    return ct__ag_named(ctx, st, out, mark, "SmoothL1LossBackward0");
+    return ct__l1_family(ctx, 1, input, target, reduction, beta, out);
 }
 
 ct_status ct_huber_loss(ct_ctx *ctx, const ct_tensor *input, const ct_tensor *target,
                         ct_reduction reduction, double delta, ct_tensor **out) {
-    uint64_t mark = ct__ag_mark(ctx);
-    ct_status st = ct__error_within(
-        ctx, "huber_loss", ct__l1_family_body(ctx, 2, input, target, reduction, delta, out));
-    return ct__ag_named(ctx, st, out, mark, "HuberLossBackward0");
+    return ct__l1_family(ctx, 2, input, target, reduction, delta, out);
 }
 
 /* ---- binary cross entropy (on probabilities, on logits): the elementwise loss is one node with
