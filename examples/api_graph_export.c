@@ -788,6 +788,26 @@ static int section_autograd(void) {
     printf("[losses] l1 %g, smooth_l1 %g, huber %g; bce(sigmoid(x)) %.5f = bce_with_logits(x) "
            "%.5f\n",
            l1v, sl1v, hubv, bcev, bcelv);
+    /* normalize and cosine similarity of (3, 4) and (4, 3); kl_div of two distributions */
+    float u1[2] = {3, 4}, u2[2] = {4, 3}, pq[2] = {0.25f, 0.75f}, lq[2];
+    lq[0] = logf(0.5f), lq[1] = logf(0.5f);
+    ct_tensor *v1 = vec_f32(u1, 1, (int64_t[]){2}), *v2 = vec_f32(u2, 1, (int64_t[]){2});
+    ct_tensor *nv = NULL, *cs = NULL, *tq = vec_f32(pq, 1, (int64_t[]){2}), *lg2 = NULL, *kl = NULL;
+    lg2 = vec_f32(lq, 1, (int64_t[]){2});
+    CHECK(ct_normalize(ctx, v1, 2, 0, 1e-12, &nv));
+    CHECK(ct_cosine_similarity(ctx, v1, v2, 0, 1e-8, &cs));
+    CHECK(ct_kl_div(ctx, lg2, tq, CT_REDUCTION_SUM, false, &kl));
+    float nvv[2];
+    double csv, klv, klw = 0.25 * log(0.25 / 0.5) + 0.75 * log(0.75 / 0.5);
+    CHECK(ct_tensor_to_host(nv, nvv, sizeof nvv));
+    CHECK(ct_tensor_item(cs, &csv));
+    CHECK(ct_tensor_item(kl, &klv));
+    EXPECT(fabsf(nvv[0] - 0.6f) < 1e-6f && fabsf(nvv[1] - 0.8f) < 1e-6f, "normalize %g %g", nvv[0],
+           nvv[1]);
+    EXPECT(fabs(csv - 24.0 / 25) < 1e-6 && fabs(klv - klw) < 1e-6, "cos %g kl %g", csv, klv);
+    printf("[losses] normalize([3 4]) = [%.2f %.2f], cosine([3 4], [4 3]) = %.4f, kl = %.5f\n",
+           nvv[0], nvv[1], csv, klv);
+    RELEASE(v1, v2, nv, cs, tq, lg2, kl);
     RELEASE(ra, rb, l1, sl1, hub, xs, ys, sg, bce, bcel);
     return 0;
 }

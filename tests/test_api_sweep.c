@@ -172,6 +172,21 @@ static void s1_ct_binary_cross_entropy_with_logits(void) { SWEEP_STATUS(ct_binar
 static void s2_ct_binary_cross_entropy_with_logits(void) { SWEEP_STATUS(ct_binary_cross_entropy_with_logits(S_ctx, S_t, S_t, S_t, S_t, (ct_reduction){0}, NULL)); }
 static void s3_ct_binary_cross_entropy_with_logits(void) { SWEEP_STATUS(ct_binary_cross_entropy_with_logits(S_ctx, S_t, S_t, S_t, S_t, (ct_reduction){0}, &S_out[0])); }
 static void s4_ct_binary_cross_entropy_with_logits(void) { SWEEP_STATUS(ct_binary_cross_entropy_with_logits(S_ctx, S_t, S_t, S_t, S_t, (ct_reduction){0}, &S_out[0])); }
+static void s0_ct_kl_div(void) { (void)ct_kl_div(NULL, NULL, NULL, (ct_reduction){0}, (bool){0}, NULL); }
+static void s1_ct_kl_div(void) { SWEEP_STATUS(ct_kl_div(S_ctx, NULL, NULL, (ct_reduction){0}, (bool){0}, NULL)); }
+static void s2_ct_kl_div(void) { SWEEP_STATUS(ct_kl_div(S_ctx, S_t, S_t, (ct_reduction){0}, (bool){0}, NULL)); }
+static void s3_ct_kl_div(void) { SWEEP_STATUS(ct_kl_div(S_ctx, S_t, S_t, (ct_reduction){0}, (bool){0}, &S_out[0])); }
+static void s4_ct_kl_div(void) { SWEEP_STATUS(ct_kl_div(S_ctx, S_t, S_t, (ct_reduction){0}, (bool){0}, &S_out[0])); }
+static void s0_ct_normalize(void) { (void)ct_normalize(NULL, NULL, (double){0}, (int){0}, (double){0}, NULL); }
+static void s1_ct_normalize(void) { SWEEP_STATUS(ct_normalize(S_ctx, NULL, (double){0}, (int){0}, (double){0}, NULL)); }
+static void s2_ct_normalize(void) { SWEEP_STATUS(ct_normalize(S_ctx, S_t, (double){0}, (int){0}, (double){0}, NULL)); }
+static void s3_ct_normalize(void) { SWEEP_STATUS(ct_normalize(S_ctx, S_t, (double){0}, (int){0}, (double){0}, &S_out[0])); }
+static void s4_ct_normalize(void) { SWEEP_STATUS(ct_normalize(S_ctx, S_t, (double){0}, (int){0}, (double){0}, &S_out[0])); }
+static void s0_ct_cosine_similarity(void) { (void)ct_cosine_similarity(NULL, NULL, NULL, (int){0}, (double){0}, NULL); }
+static void s1_ct_cosine_similarity(void) { SWEEP_STATUS(ct_cosine_similarity(S_ctx, NULL, NULL, (int){0}, (double){0}, NULL)); }
+static void s2_ct_cosine_similarity(void) { SWEEP_STATUS(ct_cosine_similarity(S_ctx, S_t, S_t, (int){0}, (double){0}, NULL)); }
+static void s3_ct_cosine_similarity(void) { SWEEP_STATUS(ct_cosine_similarity(S_ctx, S_t, S_t, (int){0}, (double){0}, &S_out[0])); }
+static void s4_ct_cosine_similarity(void) { SWEEP_STATUS(ct_cosine_similarity(S_ctx, S_t, S_t, (int){0}, (double){0}, &S_out[0])); }
 static void s0_ct_nll_loss(void) { (void)ct_nll_loss(NULL, NULL, NULL, (ct_reduction){0}, NULL); }
 static void s1_ct_nll_loss(void) { SWEEP_STATUS(ct_nll_loss(S_ctx, NULL, NULL, (ct_reduction){0}, NULL)); }
 static void s2_ct_nll_loss(void) { SWEEP_STATUS(ct_nll_loss(S_ctx, S_t, S_t, (ct_reduction){0}, NULL)); }
@@ -2249,6 +2264,21 @@ static const sweep_case sweep_cases[] = {
     {"ct_binary_cross_entropy_with_logits", 2, s2_ct_binary_cross_entropy_with_logits},
     {"ct_binary_cross_entropy_with_logits", 3, s3_ct_binary_cross_entropy_with_logits},
     {"ct_binary_cross_entropy_with_logits", 4, s4_ct_binary_cross_entropy_with_logits},
+    {"ct_kl_div", 0, s0_ct_kl_div},
+    {"ct_kl_div", 1, s1_ct_kl_div},
+    {"ct_kl_div", 2, s2_ct_kl_div},
+    {"ct_kl_div", 3, s3_ct_kl_div},
+    {"ct_kl_div", 4, s4_ct_kl_div},
+    {"ct_normalize", 0, s0_ct_normalize},
+    {"ct_normalize", 1, s1_ct_normalize},
+    {"ct_normalize", 2, s2_ct_normalize},
+    {"ct_normalize", 3, s3_ct_normalize},
+    {"ct_normalize", 4, s4_ct_normalize},
+    {"ct_cosine_similarity", 0, s0_ct_cosine_similarity},
+    {"ct_cosine_similarity", 1, s1_ct_cosine_similarity},
+    {"ct_cosine_similarity", 2, s2_ct_cosine_similarity},
+    {"ct_cosine_similarity", 3, s3_ct_cosine_similarity},
+    {"ct_cosine_similarity", 4, s4_ct_cosine_similarity},
     {"ct_nll_loss", 0, s0_ct_nll_loss},
     {"ct_nll_loss", 1, s1_ct_nll_loss},
     {"ct_nll_loss", 2, s2_ct_nll_loss},

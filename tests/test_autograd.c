@@ -2042,8 +2042,9 @@ TEST(losses_as_torch) {
     ct_tensor_release(pr), ct_tensor_release(t3), ct_tensor_release(tf), ct_tensor_release(lg);
 }
 
-/* l1 / smooth_l1 / huber / mse / binary_cross_entropy (with logits) against torch 1.13 (the same
- * header): the loss, its shape, grad_fn and the gradients of both the input and the target, within
+/* l1 / smooth_l1 / huber / mse / binary_cross_entropy (with logits) / kl_div (batchmean,
+ * log_target, a zero target) / normalize (p 1, 2, 3, inf, a zero slice) / cosine_similarity
+ * (broadcast operands) against torch 1.13 (the same header): the loss, its shape, grad_fn and the gradients of both the input and the target, within
  * 1e-12 relative (plus 1e-12 absolute). */
 TEST(elementwise_losses_as_torch) {
     const int n = (int)(sizeof loss_ew_cases / sizeof loss_ew_cases[0]);
@@ -2051,7 +2052,8 @@ TEST(elementwise_losses_as_torch) {
     for (int c = 0; c < n; c++) {
         const loss_ew_case *k = &loss_ew_cases[c];
         ct_tensor *x = gleaf(k->nd, k->shape, loss_ref_vals + k->x);
-        ct_tensor *t = gleaf(k->tnd, k->tshape, loss_ref_vals + k->t), *w = NULL, *pw = NULL;
+        ct_tensor *t = k->t >= 0 ? gleaf(k->tnd, k->tshape, loss_ref_vals + k->t) : NULL;
+        ct_tensor *w = NULL, *pw = NULL;
         const int64_t *last = &k->shape[k->nd - 1];
         if (k->w >= 0) w = from_vals(CT_FLOAT64, 1, last, loss_ref_vals + k->w);
         if (k->pw >= 0) pw = from_vals(CT_FLOAT64, 1, last, loss_ref_vals + k->pw);
@@ -2065,6 +2067,9 @@ TEST(elementwise_losses_as_torch) {
         if (!strcmp(k->fn, "bce")) st = ct_binary_cross_entropy(ctx, x, t, w, red, &out);
         if (!strcmp(k->fn, "bcel"))
             st = ct_binary_cross_entropy_with_logits(ctx, x, t, w, pw, red, &out);
+        if (!strcmp(k->fn, "kl")) st = ct_kl_div(ctx, x, t, red, k->p != 0, &out);
+        if (!strcmp(k->fn, "normalize")) st = ct_normalize(ctx, x, k->p, k->red, 1e-12, &out);
+        if (!strcmp(k->fn, "cosine")) st = ct_cosine_similarity(ctx, x, t, k->red, k->p, &out);
         bool ok = st == CT_OK && tu_same_shape(out, k->ond, k->oshape);
         const int64_t no = ok ? ct_tensor_numel(out) : 0;
         double *ov = ok ? tu_read(out) : NULL;
@@ -2079,10 +2084,10 @@ TEST(elementwise_losses_as_torch) {
             for (int64_t i = 0; i < no && i < 64; i++)
                 u[i] = 0.5 + (double)(i % 5) / 4;
             back_weighted(out, u);
-            double *gx = grad_vals(x), *gt = grad_vals(t);
+            double *gx = grad_vals(x), *gt = t ? grad_vals(t) : NULL;
             for (int64_t i = 0; ok && i < ct_tensor_numel(x); i++)
                 ok = near_ref(gx[i], loss_ref_vals[k->gx + i]), which = "input grad";
-            for (int64_t i = 0; ok && i < ct_tensor_numel(t); i++)
+            for (int64_t i = 0; ok && t && i < ct_tensor_numel(t); i++)
                 ok = near_ref(gt[i], loss_ref_vals[k->gt + i]), which = "target grad";
             free(gx), free(gt);
         }

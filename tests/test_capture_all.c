@@ -459,6 +459,13 @@ static ct_status op_binary_cross_entropy(void) {
 static ct_status op_binary_cross_entropy_with_logits(void) {
     return ct_binary_cross_entropy_with_logits(ctx, A, Prob, NULL, NULL, CT_REDUCTION_SUM, &OUT);
 }
+static ct_status op_kl_div(void) {
+    return ct_kl_div(ctx, A, Prob, CT_REDUCTION_BATCHMEAN, false, &OUT);
+}
+static ct_status op_normalize(void) { return ct_normalize(ctx, A, 2, 1, 1e-12, &OUT); }
+static ct_status op_cosine_similarity(void) {
+    return ct_cosine_similarity(ctx, A, B, 1, 1e-8, &OUT);
+}
 static ct_status op_nll_loss_ex(void) {
     return ct_nll_loss_ex(ctx, A, Tgt, NULL, 1, CT_REDUCTION_SUM, &OUT);
 }
@@ -774,6 +781,9 @@ static const op_entry computing[] = {
     E(mse_loss),
     E(nll_loss),
     E(nll_loss_ex),
+    E(kl_div),
+    E(normalize),
+    E(cosine_similarity),
     E(l1_loss),
     E(smooth_l1_loss),
     E(huber_loss),

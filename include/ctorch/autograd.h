@@ -48,7 +48,13 @@ CT_API bool ct_set_grad_enabled(ct_ctx *ctx, bool enabled);
 CT_API ct_status ct_tensor_detach(ct_ctx *ctx, const ct_tensor *t, ct_tensor **out);
 
 /* ---- differentiable building blocks (compositions of ops, so they need no own backward) ---- */
-typedef enum { CT_REDUCTION_NONE, CT_REDUCTION_MEAN, CT_REDUCTION_SUM } ct_reduction;
+/* Loss reductions; BATCHMEAN (the sum over the first dim's size) is ct_kl_div's only, as torch. */
+typedef enum {
+    CT_REDUCTION_NONE,
+    CT_REDUCTION_MEAN,
+    CT_REDUCTION_SUM,
+    CT_REDUCTION_BATCHMEAN
+} ct_reduction;
 /* x (..., in) @ w (out, in)^T + b (out) (as torch.nn.functional.linear); b may be NULL. As torch
  * 1.13: a 1-d w (in) is a dot product; b broadcasts to the output without growing it; with b, a
  * 2-d or contiguous 3-d x needs a 2-d w and b of x's dtype (addmm), other ranks cast b in. */
@@ -96,6 +102,18 @@ CT_API ct_status ct_binary_cross_entropy_with_logits(ct_ctx *ctx, const ct_tenso
                                                      const ct_tensor *weight,
                                                      const ct_tensor *pos_weight,
                                                      ct_reduction reduction, ct_tensor **out);
+/* torch.nn.functional.kl_div: target (log(target) - input) per element (xlogy: 0 where target is
+ * 0), or exp(target) (target - input) with log_target; input holds log-probabilities. Reductions
+ * as torch's, BATCHMEAN included (the sum divided by input's first dim). */
+CT_API ct_status ct_kl_div(ct_ctx *ctx, const ct_tensor *input, const ct_tensor *target,
+                           ct_reduction reduction, bool log_target, ct_tensor **out);
+/* torch.nn.functional.normalize: x / max(||x||_p over dim, eps) (p > 0, inf too). */
+CT_API ct_status ct_normalize(ct_ctx *ctx, const ct_tensor *x, double p, int dim, double eps,
+                              ct_tensor **out);
+/* torch.nn.functional.cosine_similarity: sum over dim of (x1 / max(||x1||, eps)) (x2 / max(||x2||,
+ * eps)) after broadcasting x1 and x2 (torch 1.13's normalized form: |result| <= 1). */
+CT_API ct_status ct_cosine_similarity(ct_ctx *ctx, const ct_tensor *x1, const ct_tensor *x2,
+                                      int dim, double eps, ct_tensor **out);
 /* -log_probs[i, target[i]], reduced: ct_nll_loss_ex with weight = NULL, ignore_index = -100. */
 CT_API ct_status ct_nll_loss(ct_ctx *ctx, const ct_tensor *log_probs, const ct_tensor *target,
                              ct_reduction reduction, ct_tensor **out);

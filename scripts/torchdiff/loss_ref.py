@@ -132,6 +132,51 @@ for fn, p, shape, tshape, weighted, posw, red in itertools.product(
                    name=out.grad_fn.name()))
 
 
+# kl_div (reductions with batchmean; log_target; a zero target), normalize (p 1, 2, 3, inf; a dim;
+# a zero row), cosine_similarity (a dim; broadcast operands; a zero row). The table's p holds
+# log_target / the norm's p / eps, red the reduction / the dim.
+for fn, shape, a, b in itertools.chain(
+        ((('kl', sh, lt, r) for sh in ((5,), (2, 3), (2, 3, 4)) for lt in (0, 1) for r in range(4))),
+        ((('normalize', sh, pp, d) for sh in ((5,), (2, 3), (2, 3, 4)) for pp in (1.0, 2.0, 3.0, float('inf'))
+          for d in range(-1, len(sh)) if d < len(sh))),
+        ((('cosine', sh, e, d) for sh in ((5,), (2, 3), (2, 3, 4), (3, 1, 4)) for e in (1e-8, 0.5)
+          for d in range(len(sh))))):
+    x = torch.randn(shape, dtype=torch.float64)
+    if fn == 'kl':
+        x = torch.log_softmax(x, -1)
+        t = torch.softmax(torch.randn(shape, dtype=torch.float64), -1)
+        t.view(-1)[0] = 0.0
+        if a:
+            t = torch.randn(shape, dtype=torch.float64) - 1
+        x.requires_grad_(True)
+        t.requires_grad_(True)
+        out = F.kl_div(x, t, reduction=['none', 'mean', 'sum', 'batchmean'][b], log_target=bool(a))
+        tnd, ts = t.dim(), tuple(t.shape)
+    elif fn == 'normalize':
+        if x.dim() > 1:
+            x[0] = 0.0  # a zero slice: eps
+        x.requires_grad_(True)
+        t = None
+        out = F.normalize(x, p=a, dim=b)
+        tnd, ts = 0, ()
+    else:
+        t = torch.randn(shape[1:] if len(shape) == 3 and shape[1] == 1 else shape,
+                        dtype=torch.float64)
+        if shape == (3, 1, 4):
+            t = torch.randn((2, 4), dtype=torch.float64)  # broadcasts to (3, 2, 4)
+        x.requires_grad_(True)
+        t.requires_grad_(True)
+        out = F.cosine_similarity(x, t, dim=b, eps=a)
+        tnd, ts = t.dim(), tuple(t.shape)
+    u = torch.tensor([0.5 + (i % 5) / 4 for i in range(out.numel())],
+                     dtype=torch.float64).reshape(out.shape)
+    (out * u).sum().backward()
+    EW.append(dict(fn=fn, p=float(a), nd=len(shape), shape=shape, x=put(x.detach()), tnd=tnd,
+                   tshape=ts, t=put(t.detach()) if t is not None else -1, w=-1, pw=-1, red=b,
+                   out=put(out.detach()), ond=out.dim(), oshape=tuple(out.shape), gx=put(x.grad),
+                   gt=put(t.grad) if t is not None else -1, name=out.grad_fn.name()))
+
+
 def dims(s):
     s = list(s) + [0] * (5 - len(s))
     return '{' + ', '.join(str(v) for v in s) + '}'
@@ -163,14 +208,14 @@ for i in range(0, len(vals), 4):
                              for v in vals[i:i + 4]) + ',')
 print('};')
 print('typedef struct {')
-print('    const char *fn; /* l1, smooth_l1, huber, mse, bce, bcel */')
-print('    double p;      /* beta / delta */')
+print('    const char *fn; /* l1, smooth_l1, huber, mse, bce, bcel, kl, normalize, cosine */')
+print('    double p;      /* beta / delta; kl: log_target; normalize: p; cosine: eps */')
 print('    int nd;')
 print('    int64_t shape[5];')
 print('    int x, tnd;')
 print('    int64_t tshape[5];')
 print('    int t, w, pw;  /* offsets; -1: none */')
-print('    int red, out, ond;')
+print('    int red, out, ond; /* red: the reduction; normalize, cosine: the dim */')
 print('    int64_t oshape[5];')
 print('    int gx, gt;    /* gradients of sum(out * u) with respect to input and target */')
 print('    const char *name;')
@@ -184,8 +229,8 @@ for c in cases:
 print('};')
 print('static const loss_ew_case loss_ew_cases[] = {')
 for c in EW:
-    print('    {"%s", %r, %d, %s, %d, %d, %s, %d, %d, %d, %d, %d, %d, %s, %d, %d, "%s"},' % (
-        c['fn'], c['p'], c['nd'], dims(c['shape']), c['x'], c['tnd'], dims(c['tshape']), c['t'],
+    print('    {"%s", %s, %d, %s, %d, %d, %s, %d, %d, %d, %d, %d, %d, %s, %d, %d, "%s"},' % (
+        c['fn'], 'INFINITY' if c['p'] == float('inf') else repr(c['p']), c['nd'], dims(c['shape']), c['x'], c['tnd'], dims(c['tshape']), c['t'],
         c['w'], c['pw'], c['red'], c['out'], c['ond'], dims(c['oshape']), c['gx'], c['gt'],
         c['name']))
 print('};')

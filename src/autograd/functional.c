@@ -873,3 +873,191 @@ ct_status ct_binary_cross_entropy_with_logits(ct_ctx *ctx, const ct_tensor *inpu
         ct__bce_body(ctx, true, input, target, weight, pos_weight, reduction, out));
     return ct__ag_named(ctx, st, out, mark, "BinaryCrossEntropyWithLogitsBackward0");
 }
+
+/* ---- kl_div, normalize, cosine_similarity: compositions in torch 1.13's forms (their recorded
+ * ops give torch's gradients and node names) ---- */
+
+static ct_status ct__kl_div_body(ct_ctx *ctx, const ct_tensor *input, const ct_tensor *target,
+                                 ct_reduction reduction, bool log_target, ct_tensor **out) {
+    const char *op = "kl_div";
+    if (!ctx) return CT_ERR_INVALID_ARG;
+    const ct_tensor *ins[2] = {input, target};
+    ct_status st = ct__check_args(ctx, op, 2, ins, out);
+    if (st != CT_OK) return st;
+    if (reduction != CT_REDUCTION_BATCHMEAN && (st = ct__check_red(ctx, op, reduction)) != CT_OK)
+        return st;
+    if (!ct_dtype_is_floating(input->dtype))
+        return ct__set_error(ctx, CT_ERR_DTYPE, "%s: floating input required, got %s", op,
+                             ct_dtype_name(input->dtype));
+    ct_tensor *a = NULL, *b = NULL, *c = NULL, *el = NULL;
+    if (log_target) { /* exp(t) (t - x) */
+        st = ct_exp(ctx, target, &a);
+        if (st == CT_OK) st = ct_sub(ctx, target, input, &b);
+        if (st == CT_OK) st = ct_mul(ctx, a, b, &el);
+    } else { /* xlogy(t, t) - t x */
+        ct_tensor *l = NULL, *z = NULL;
+        st = ct_log(ctx, target, &l);
+        if (st == CT_OK) st = ct_mul(ctx, target, l, &a);
+        if (st == CT_OK) st = ct_eq_scalar(ctx, target, 0, &z);
+        if (st == CT_OK) st = ct_masked_fill(ctx, a, z, 0, &b);
+        if (st == CT_OK) st = ct_mul(ctx, target, input, &c);
+        if (st == CT_OK) st = ct_sub(ctx, b, c, &el);
+        ct_tensor_release(l), ct_tensor_release(z);
+    }
+    ct_tensor_release(a), ct_tensor_release(b), ct_tensor_release(c);
+    if (st != CT_OK) {
+        ct_tensor_release(el);
+        return st;
+    }
+    if (reduction != CT_REDUCTION_BATCHMEAN) return ct__reduce_loss(ctx, el, reduction, out);
+    /* torch: the sum divided by input.size(0) (a 0-d input: the sum) */
+    ct_tensor *s = NULL;
+    st = ct_sum(ctx, el, 0, NULL, false, &s);
+    ct_tensor_release(el);
+    if (st != CT_OK) return st;
+    if (input->ndim == 0) {
+        *out = s;
+        return CT_OK;
+    }
+    st = ct_div_scalar(ctx, s, (double)input->shape[0], out);
+    ct_tensor_release(s);
+    return st;
+}
+
+ct_status ct_kl_div(ct_ctx *ctx, const ct_tensor *input, const ct_tensor *target,
+                    ct_reduction reduction, bool log_target, ct_tensor **out) {
+    uint64_t mark = ct__ag_mark(ctx);
+    ct_status st = ct__error_within(
+        ctx, "kl_div", ct__kl_div_body(ctx, input, target, reduction, log_target, out));
+    /* torch divides by the size as a tensor: DivBackward0 */
+    return reduction == CT_REDUCTION_BATCHMEAN ? ct__ag_named(ctx, st, out, mark, "DivBackward0")
+                                               : st;
+}
+
+/* cosine_similarity's clamped norm c = max(||x||_2 over dim, eps) (keepdim) as torch 1.13 makes
+ * it: the norm is clamped in place under no_grad, so its backward reads the clamped value,
+ * d c / d x = x / c (also where the clamp is active). */
+typedef struct {
+    ct_tensor *x, *c; /* the input; the output, detached */
+    int64_t xv, cv;
+} ct__cnorm_user;
+
+static void ct__cnorm_free(void *p) {
+    ct__cnorm_user *u = p;
+    if (!u) return;
+    ct_tensor_release(u->x), ct_tensor_release(u->c);
+    free(u);
+}
+
+static ct_status ct__cnorm_backward(ct_ctx *ctx, void *user, ct_tensor *const *gout,
+                                    const bool *need, ct_tensor **gin) {
+    const ct__cnorm_user *u = user;
+    if (!need[0]) return CT_OK;
+    const char *node = "LinalgVectorNormBackward0";
+    ct_status st = ct__ag_saved_ok(ctx, u->x, "input", 0, node, u->xv);
+    if (st == CT_OK) st = ct__ag_saved_ok(ctx, u->c, "output", 0, node, u->cv);
+    ct_tensor *q = NULL;
+    if (st == CT_OK) st = ct_div(ctx, gout[0], u->c, &q);
+    if (st == CT_OK) st = ct_mul(ctx, u->x, q, &gin[0]);
+    ct_tensor_release(q);
+    return st;
+}
+static const ct__ag_custom CT__CNORM_FN = {"LinalgVectorNormBackward", ct__cnorm_backward,
+                                           ct__cnorm_free, true};
+
+static ct_status ct__cosine_norm(ct_ctx *ctx, const ct_tensor *x, int dim, double eps,
+                                 ct_tensor **out) {
+    ct_tensor *n = NULL;
+    bool was = ct_set_grad_enabled(ctx, false);
+    ct_status st = ct_norm(ctx, x, 2, 1, &dim, true, &n);
+    if (st == CT_OK) st = ct_clamp(ctx, n, &eps, NULL, out);
+    ct_set_grad_enabled(ctx, was);
+    ct_tensor_release(n);
+    if (st != CT_OK || !ct__ag_wants(ctx, 1, &x)) return st;
+    ct__cnorm_user *u = calloc(1, sizeof *u);
+    if (!u) st = ct__set_error(ctx, CT_ERR_OOM, "cosine_similarity: out of memory");
+    if (st == CT_OK) st = ct_tensor_detach(ctx, *out, &u->c);
+    if (st != CT_OK) {
+        ct__cnorm_free(u);
+        ct_tensor_release(*out);
+        *out = NULL;
+        return st;
+    }
+    u->x = ct_tensor_retain((ct_tensor *)x);
+    u->xv = x->storage->version;
+    u->cv = u->c->storage->version;
+    return ct__ag_record_custom(ctx, &CT__CNORM_FN, u, x, out);
+}
+
+/* x / max(||x||_p over dim (keepdim), eps), the norm broadcast back (torch's F.normalize; with
+ * straight, cosine_similarity's p = 2 norm, ct__cosine_norm) */
+static ct_status ct__normalize_ex(ct_ctx *ctx, const char *op, const ct_tensor *x, double p,
+                                  int dim, double eps, bool straight, ct_tensor **out) {
+    if (!ctx) return CT_ERR_INVALID_ARG;
+    ct_status st = ct__check_args(ctx, op, 1, &x, out);
+    if (st != CT_OK) return st;
+    if (!ct_dtype_is_floating(x->dtype))
+        return ct__set_error(ctx, CT_ERR_DTYPE, "%s: floating input required, got %s", op,
+                             ct_dtype_name(x->dtype));
+    ct_tensor *n = NULL, *c = NULL;
+    if (straight) {
+        st = ct__cosine_norm(ctx, x, dim, eps, &c);
+    } else {
+        st = ct_norm(ctx, x, p, 1, &dim, true, &n);
+        if (st == CT_OK) st = ct_clamp(ctx, n, &eps, NULL, &c);
+    }
+    if (st == CT_OK) st = ct_div(ctx, x, c, out);
+    ct_tensor_release(n), ct_tensor_release(c);
+    return st;
+}
+
+static ct_status ct__normalize(ct_ctx *ctx, const char *op, const ct_tensor *x, double p, int dim,
+                               double eps, ct_tensor **out) {
+    return ct__normalize_ex(ctx, op, x, p, dim, eps, false, out);
+}
+
+ct_status ct_normalize(ct_ctx *ctx, const ct_tensor *x, double p, int dim, double eps,
+                       ct_tensor **out) {
+    return ct__error_within(ctx, "normalize", ct__normalize(ctx, "normalize", x, p, dim, eps, out));
+}
+
+static ct_status ct__cosine_body(ct_ctx *ctx, const ct_tensor *x1, const ct_tensor *x2, int dim,
+                                 double eps, ct_tensor **out) {
+    const char *op = "cosine_similarity";
+    if (!ctx) return CT_ERR_INVALID_ARG;
+    const ct_tensor *ins[2] = {x1, x2};
+    ct_status st = ct__check_args(ctx, op, 2, ins, out);
+    if (st != CT_OK) return st;
+    ct_dtype dt = CT_FLOAT32;
+    if ((st = ct_dtype_promote(x1->dtype, x2->dtype, &dt)) != CT_OK)
+        return ct__set_error(ctx, st, "%s: no common dtype for %s and %s", op,
+                             ct_dtype_name(x1->dtype), ct_dtype_name(x2->dtype));
+    if (!ct_dtype_is_floating(dt))
+        return ct__set_error(ctx, CT_ERR_DTYPE,
+                             "%s: expected common dtype to be floating point, yet common dtype is "
+                             "%s",
+                             op, ct_dtype_name(dt));
+    int nd;
+    int64_t sh[CT_MAX_DIMS];
+    if ((st = ct__broadcast_shapes(ctx, op, 2, ins, &nd, sh)) != CT_OK) return st;
+    /* both broadcast and in the common dtype, then the normalized form */
+    ct_tensor *e[2] = {NULL, NULL}, *c[2] = {NULL, NULL}, *nz[2] = {NULL, NULL}, *pr = NULL;
+    for (int i = 0; i < 2 && st == CT_OK; i++) {
+        st = ct_tensor_expand(ctx, ins[i], nd, sh, &e[i]);
+        if (st == CT_OK)
+            st = e[i]->dtype == dt ? (c[i] = ct_tensor_retain(e[i]), CT_OK)
+                                   : ct_cast(ctx, e[i], dt, &c[i]);
+        if (st == CT_OK) st = ct__normalize_ex(ctx, op, c[i], 2, dim, eps, true, &nz[i]);
+    }
+    if (st == CT_OK) st = ct_mul(ctx, nz[0], nz[1], &pr);
+    if (st == CT_OK) st = ct_sum(ctx, pr, 1, &dim, false, out);
+    for (int i = 0; i < 2; i++)
+        ct_tensor_release(e[i]), ct_tensor_release(c[i]), ct_tensor_release(nz[i]);
+    ct_tensor_release(pr);
+    return st;
+}
+
+ct_status ct_cosine_similarity(ct_ctx *ctx, const ct_tensor *x1, const ct_tensor *x2, int dim,
+                               double eps, ct_tensor **out) {
+    return ct__error_within(ctx, "cosine_similarity", ct__cosine_body(ctx, x1, x2, dim, eps, out));
+}
