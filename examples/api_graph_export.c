@@ -808,6 +808,58 @@ static int section_autograd(void) {
     printf("[losses] normalize([3 4]) = [%.2f %.2f], cosine([3 4], [4 3]) = %.4f, kl = %.5f\n",
            nvv[0], nvv[1], csv, klv);
     RELEASE(v1, v2, nv, cs, tq, lg2, kl);
+
+    /* activations at a few points, each against its formula (hardswish(1) = 1 * 4 / 6, ...) */
+    float av3[3] = {-4, 1, 5};
+    ct_tensor *xa = vec_f32(av3, 1, (int64_t[]){3}), *ya = NULL;
+    struct {
+        const char *name;
+        ct_status st;
+        float want[3];
+    } acts[14];
+    int na = 0;
+#define ACT(call, w0, w1, w2)                                                                      \
+    do {                                                                                           \
+        acts[na].name = #call;                                                                     \
+        acts[na].st = call;                                                                        \
+        acts[na].want[0] = (w0), acts[na].want[1] = (w1), acts[na].want[2] = (w2);                 \
+        float got_[3] = {0};                                                                       \
+        if (acts[na].st == CT_OK) CHECK(ct_tensor_to_host(ya, got_, sizeof got_));                 \
+        for (int i_ = 0; i_ < 3; i_++)                                                             \
+            EXPECT(acts[na].st == CT_OK && fabsf(got_[i_] - acts[na].want[i_]) <=                  \
+                                               1e-5f * (1 + fabsf(acts[na].want[i_])),             \
+                   "%s[%d] = %g, want %g", #call, i_, got_[i_], acts[na].want[i_]);                \
+        ct_tensor_release(ya), ya = NULL, na++;                                                    \
+    } while (0)
+    ct_tensor *pw1 = NULL;
+    CHECK(ct_tensor_full(ctx, CT_FLOAT32, 1, (int64_t[]){1}, 0.25, &pw1));
+    ACT(ct_hardsigmoid(ctx, xa, &ya), 0, 4.0f / 6, 1);
+    ACT(ct_hardswish(ctx, xa, &ya), 0, 4.0f / 6, 5);
+    ACT(ct_logsigmoid(ctx, xa, &ya), -log1pf(expf(4)), -log1pf(expf(-1)), -log1pf(expf(-5)));
+    ACT(ct_softsign(ctx, xa, &ya), -0.8f, 0.5f, 5.0f / 6);
+    ACT(ct_selu(ctx, xa, &ya), 1.0507009873554805f * 1.6732632423543772f * expm1f(-4),
+        1.0507009873554805f, 5 * 1.0507009873554805f);
+    ACT(ct_celu(ctx, xa, 2, &ya), 2 * expm1f(-2), 1, 5);
+    ACT(ct_relu6(ctx, xa, &ya), 0, 1, 5);
+    ACT(ct_softshrink(ctx, xa, 1.5, &ya), -2.5f, 0, 3.5f);
+    ACT(ct_hardshrink(ctx, xa, 1.5, &ya), -4, 0, 5);
+    ACT(ct_tanhshrink(ctx, xa, &ya), -4 - tanhf(-4), 1 - tanhf(1), 5 - tanhf(5));
+    ACT(ct_threshold(ctx, xa, 2, -1, &ya), -1, -1, 5);
+    ACT(ct_prelu(ctx, xa, pw1, &ya), -1, 1, 5);
+    ACT(ct_softmin(ctx, xa, 0, &ya), 1 / (1 + expf(-5) + expf(-9)),
+        expf(-5) / (1 + expf(-5) + expf(-9)), expf(-9) / (1 + expf(-5) + expf(-9)));
+#undef ACT
+    /* glu over pairs: [a, b] -> a sigmoid(b) */
+    float gv2[4] = {2, 0, -1, 3};
+    ct_tensor *xg = vec_f32(gv2, 2, (int64_t[]){2, 2}), *yg = NULL;
+    CHECK(ct_glu(ctx, xg, 1, &yg));
+    float gg[2];
+    CHECK(ct_tensor_to_host(yg, gg, sizeof gg));
+    EXPECT(fabsf(gg[0] - 1) < 1e-6f && fabsf(gg[1] + 1 / (1 + expf(-3))) < 1e-6f, "glu %g %g",
+           gg[0], gg[1]);
+    printf("[activations] %d checked at x = [-4 1 5] (hardswish %.4f, selu %.4f at 1), glu\n",
+           na + 1, 4.0 / 6, 1.0507009873554805);
+    RELEASE(xa, pw1, xg, yg);
     RELEASE(ra, rb, l1, sl1, hub, xs, ys, sg, bce, bcel);
     return 0;
 }

@@ -187,6 +187,76 @@ static void s1_ct_cosine_similarity(void) { SWEEP_STATUS(ct_cosine_similarity(S_
 static void s2_ct_cosine_similarity(void) { SWEEP_STATUS(ct_cosine_similarity(S_ctx, S_t, S_t, (int){0}, (double){0}, NULL)); }
 static void s3_ct_cosine_similarity(void) { SWEEP_STATUS(ct_cosine_similarity(S_ctx, S_t, S_t, (int){0}, (double){0}, &S_out[0])); }
 static void s4_ct_cosine_similarity(void) { SWEEP_STATUS(ct_cosine_similarity(S_ctx, S_t, S_t, (int){0}, (double){0}, &S_out[0])); }
+static void s0_ct_hardsigmoid(void) { (void)ct_hardsigmoid(NULL, NULL, NULL); }
+static void s1_ct_hardsigmoid(void) { SWEEP_STATUS(ct_hardsigmoid(S_ctx, NULL, NULL)); }
+static void s2_ct_hardsigmoid(void) { SWEEP_STATUS(ct_hardsigmoid(S_ctx, S_t, NULL)); }
+static void s3_ct_hardsigmoid(void) { SWEEP_STATUS(ct_hardsigmoid(S_ctx, S_t, &S_out[0])); }
+static void s4_ct_hardsigmoid(void) { SWEEP_STATUS(ct_hardsigmoid(S_ctx, S_t, &S_out[0])); }
+static void s0_ct_hardswish(void) { (void)ct_hardswish(NULL, NULL, NULL); }
+static void s1_ct_hardswish(void) { SWEEP_STATUS(ct_hardswish(S_ctx, NULL, NULL)); }
+static void s2_ct_hardswish(void) { SWEEP_STATUS(ct_hardswish(S_ctx, S_t, NULL)); }
+static void s3_ct_hardswish(void) { SWEEP_STATUS(ct_hardswish(S_ctx, S_t, &S_out[0])); }
+static void s4_ct_hardswish(void) { SWEEP_STATUS(ct_hardswish(S_ctx, S_t, &S_out[0])); }
+static void s0_ct_logsigmoid(void) { (void)ct_logsigmoid(NULL, NULL, NULL); }
+static void s1_ct_logsigmoid(void) { SWEEP_STATUS(ct_logsigmoid(S_ctx, NULL, NULL)); }
+static void s2_ct_logsigmoid(void) { SWEEP_STATUS(ct_logsigmoid(S_ctx, S_t, NULL)); }
+static void s3_ct_logsigmoid(void) { SWEEP_STATUS(ct_logsigmoid(S_ctx, S_t, &S_out[0])); }
+static void s4_ct_logsigmoid(void) { SWEEP_STATUS(ct_logsigmoid(S_ctx, S_t, &S_out[0])); }
+static void s0_ct_softsign(void) { (void)ct_softsign(NULL, NULL, NULL); }
+static void s1_ct_softsign(void) { SWEEP_STATUS(ct_softsign(S_ctx, NULL, NULL)); }
+static void s2_ct_softsign(void) { SWEEP_STATUS(ct_softsign(S_ctx, S_t, NULL)); }
+static void s3_ct_softsign(void) { SWEEP_STATUS(ct_softsign(S_ctx, S_t, &S_out[0])); }
+static void s4_ct_softsign(void) { SWEEP_STATUS(ct_softsign(S_ctx, S_t, &S_out[0])); }
+static void s0_ct_selu(void) { (void)ct_selu(NULL, NULL, NULL); }
+static void s1_ct_selu(void) { SWEEP_STATUS(ct_selu(S_ctx, NULL, NULL)); }
+static void s2_ct_selu(void) { SWEEP_STATUS(ct_selu(S_ctx, S_t, NULL)); }
+static void s3_ct_selu(void) { SWEEP_STATUS(ct_selu(S_ctx, S_t, &S_out[0])); }
+static void s4_ct_selu(void) { SWEEP_STATUS(ct_selu(S_ctx, S_t, &S_out[0])); }
+static void s0_ct_celu(void) { (void)ct_celu(NULL, NULL, (double){0}, NULL); }
+static void s1_ct_celu(void) { SWEEP_STATUS(ct_celu(S_ctx, NULL, (double){0}, NULL)); }
+static void s2_ct_celu(void) { SWEEP_STATUS(ct_celu(S_ctx, S_t, (double){0}, NULL)); }
+static void s3_ct_celu(void) { SWEEP_STATUS(ct_celu(S_ctx, S_t, (double){0}, &S_out[0])); }
+static void s4_ct_celu(void) { SWEEP_STATUS(ct_celu(S_ctx, S_t, (double){0}, &S_out[0])); }
+static void s0_ct_relu6(void) { (void)ct_relu6(NULL, NULL, NULL); }
+static void s1_ct_relu6(void) { SWEEP_STATUS(ct_relu6(S_ctx, NULL, NULL)); }
+static void s2_ct_relu6(void) { SWEEP_STATUS(ct_relu6(S_ctx, S_t, NULL)); }
+static void s3_ct_relu6(void) { SWEEP_STATUS(ct_relu6(S_ctx, S_t, &S_out[0])); }
+static void s4_ct_relu6(void) { SWEEP_STATUS(ct_relu6(S_ctx, S_t, &S_out[0])); }
+static void s0_ct_glu(void) { (void)ct_glu(NULL, NULL, (int){0}, NULL); }
+static void s1_ct_glu(void) { SWEEP_STATUS(ct_glu(S_ctx, NULL, (int){0}, NULL)); }
+static void s2_ct_glu(void) { SWEEP_STATUS(ct_glu(S_ctx, S_t, (int){0}, NULL)); }
+static void s3_ct_glu(void) { SWEEP_STATUS(ct_glu(S_ctx, S_t, (int){0}, &S_out[0])); }
+static void s4_ct_glu(void) { SWEEP_STATUS(ct_glu(S_ctx, S_t, (int){0}, &S_out[0])); }
+static void s0_ct_softmin(void) { (void)ct_softmin(NULL, NULL, (int){0}, NULL); }
+static void s1_ct_softmin(void) { SWEEP_STATUS(ct_softmin(S_ctx, NULL, (int){0}, NULL)); }
+static void s2_ct_softmin(void) { SWEEP_STATUS(ct_softmin(S_ctx, S_t, (int){0}, NULL)); }
+static void s3_ct_softmin(void) { SWEEP_STATUS(ct_softmin(S_ctx, S_t, (int){0}, &S_out[0])); }
+static void s4_ct_softmin(void) { SWEEP_STATUS(ct_softmin(S_ctx, S_t, (int){0}, &S_out[0])); }
+static void s0_ct_prelu(void) { (void)ct_prelu(NULL, NULL, NULL, NULL); }
+static void s1_ct_prelu(void) { SWEEP_STATUS(ct_prelu(S_ctx, NULL, NULL, NULL)); }
+static void s2_ct_prelu(void) { SWEEP_STATUS(ct_prelu(S_ctx, S_t, S_t, NULL)); }
+static void s3_ct_prelu(void) { SWEEP_STATUS(ct_prelu(S_ctx, S_t, S_t, &S_out[0])); }
+static void s4_ct_prelu(void) { SWEEP_STATUS(ct_prelu(S_ctx, S_t, S_t, &S_out[0])); }
+static void s0_ct_softshrink(void) { (void)ct_softshrink(NULL, NULL, (double){0}, NULL); }
+static void s1_ct_softshrink(void) { SWEEP_STATUS(ct_softshrink(S_ctx, NULL, (double){0}, NULL)); }
+static void s2_ct_softshrink(void) { SWEEP_STATUS(ct_softshrink(S_ctx, S_t, (double){0}, NULL)); }
+static void s3_ct_softshrink(void) { SWEEP_STATUS(ct_softshrink(S_ctx, S_t, (double){0}, &S_out[0])); }
+static void s4_ct_softshrink(void) { SWEEP_STATUS(ct_softshrink(S_ctx, S_t, (double){0}, &S_out[0])); }
+static void s0_ct_hardshrink(void) { (void)ct_hardshrink(NULL, NULL, (double){0}, NULL); }
+static void s1_ct_hardshrink(void) { SWEEP_STATUS(ct_hardshrink(S_ctx, NULL, (double){0}, NULL)); }
+static void s2_ct_hardshrink(void) { SWEEP_STATUS(ct_hardshrink(S_ctx, S_t, (double){0}, NULL)); }
+static void s3_ct_hardshrink(void) { SWEEP_STATUS(ct_hardshrink(S_ctx, S_t, (double){0}, &S_out[0])); }
+static void s4_ct_hardshrink(void) { SWEEP_STATUS(ct_hardshrink(S_ctx, S_t, (double){0}, &S_out[0])); }
+static void s0_ct_tanhshrink(void) { (void)ct_tanhshrink(NULL, NULL, NULL); }
+static void s1_ct_tanhshrink(void) { SWEEP_STATUS(ct_tanhshrink(S_ctx, NULL, NULL)); }
+static void s2_ct_tanhshrink(void) { SWEEP_STATUS(ct_tanhshrink(S_ctx, S_t, NULL)); }
+static void s3_ct_tanhshrink(void) { SWEEP_STATUS(ct_tanhshrink(S_ctx, S_t, &S_out[0])); }
+static void s4_ct_tanhshrink(void) { SWEEP_STATUS(ct_tanhshrink(S_ctx, S_t, &S_out[0])); }
+static void s0_ct_threshold(void) { (void)ct_threshold(NULL, NULL, (double){0}, (double){0}, NULL); }
+static void s1_ct_threshold(void) { SWEEP_STATUS(ct_threshold(S_ctx, NULL, (double){0}, (double){0}, NULL)); }
+static void s2_ct_threshold(void) { SWEEP_STATUS(ct_threshold(S_ctx, S_t, (double){0}, (double){0}, NULL)); }
+static void s3_ct_threshold(void) { SWEEP_STATUS(ct_threshold(S_ctx, S_t, (double){0}, (double){0}, &S_out[0])); }
+static void s4_ct_threshold(void) { SWEEP_STATUS(ct_threshold(S_ctx, S_t, (double){0}, (double){0}, &S_out[0])); }
 static void s0_ct_nll_loss(void) { (void)ct_nll_loss(NULL, NULL, NULL, (ct_reduction){0}, NULL); }
 static void s1_ct_nll_loss(void) { SWEEP_STATUS(ct_nll_loss(S_ctx, NULL, NULL, (ct_reduction){0}, NULL)); }
 static void s2_ct_nll_loss(void) { SWEEP_STATUS(ct_nll_loss(S_ctx, S_t, S_t, (ct_reduction){0}, NULL)); }
@@ -2279,6 +2349,76 @@ static const sweep_case sweep_cases[] = {
     {"ct_cosine_similarity", 2, s2_ct_cosine_similarity},
     {"ct_cosine_similarity", 3, s3_ct_cosine_similarity},
     {"ct_cosine_similarity", 4, s4_ct_cosine_similarity},
+    {"ct_hardsigmoid", 0, s0_ct_hardsigmoid},
+    {"ct_hardsigmoid", 1, s1_ct_hardsigmoid},
+    {"ct_hardsigmoid", 2, s2_ct_hardsigmoid},
+    {"ct_hardsigmoid", 3, s3_ct_hardsigmoid},
+    {"ct_hardsigmoid", 4, s4_ct_hardsigmoid},
+    {"ct_hardswish", 0, s0_ct_hardswish},
+    {"ct_hardswish", 1, s1_ct_hardswish},
+    {"ct_hardswish", 2, s2_ct_hardswish},
+    {"ct_hardswish", 3, s3_ct_hardswish},
+    {"ct_hardswish", 4, s4_ct_hardswish},
+    {"ct_logsigmoid", 0, s0_ct_logsigmoid},
+    {"ct_logsigmoid", 1, s1_ct_logsigmoid},
+    {"ct_logsigmoid", 2, s2_ct_logsigmoid},
+    {"ct_logsigmoid", 3, s3_ct_logsigmoid},
+    {"ct_logsigmoid", 4, s4_ct_logsigmoid},
+    {"ct_softsign", 0, s0_ct_softsign},
+    {"ct_softsign", 1, s1_ct_softsign},
+    {"ct_softsign", 2, s2_ct_softsign},
+    {"ct_softsign", 3, s3_ct_softsign},
+    {"ct_softsign", 4, s4_ct_softsign},
+    {"ct_selu", 0, s0_ct_selu},
+    {"ct_selu", 1, s1_ct_selu},
+    {"ct_selu", 2, s2_ct_selu},
+    {"ct_selu", 3, s3_ct_selu},
+    {"ct_selu", 4, s4_ct_selu},
+    {"ct_celu", 0, s0_ct_celu},
+    {"ct_celu", 1, s1_ct_celu},
+    {"ct_celu", 2, s2_ct_celu},
+    {"ct_celu", 3, s3_ct_celu},
+    {"ct_celu", 4, s4_ct_celu},
+    {"ct_relu6", 0, s0_ct_relu6},
+    {"ct_relu6", 1, s1_ct_relu6},
+    {"ct_relu6", 2, s2_ct_relu6},
+    {"ct_relu6", 3, s3_ct_relu6},
+    {"ct_relu6", 4, s4_ct_relu6},
+    {"ct_glu", 0, s0_ct_glu},
+    {"ct_glu", 1, s1_ct_glu},
+    {"ct_glu", 2, s2_ct_glu},
+    {"ct_glu", 3, s3_ct_glu},
+    {"ct_glu", 4, s4_ct_glu},
+    {"ct_softmin", 0, s0_ct_softmin},
+    {"ct_softmin", 1, s1_ct_softmin},
+    {"ct_softmin", 2, s2_ct_softmin},
+    {"ct_softmin", 3, s3_ct_softmin},
+    {"ct_softmin", 4, s4_ct_softmin},
+    {"ct_prelu", 0, s0_ct_prelu},
+    {"ct_prelu", 1, s1_ct_prelu},
+    {"ct_prelu", 2, s2_ct_prelu},
+    {"ct_prelu", 3, s3_ct_prelu},
+    {"ct_prelu", 4, s4_ct_prelu},
+    {"ct_softshrink", 0, s0_ct_softshrink},
+    {"ct_softshrink", 1, s1_ct_softshrink},
+    {"ct_softshrink", 2, s2_ct_softshrink},
+    {"ct_softshrink", 3, s3_ct_softshrink},
+    {"ct_softshrink", 4, s4_ct_softshrink},
+    {"ct_hardshrink", 0, s0_ct_hardshrink},
+    {"ct_hardshrink", 1, s1_ct_hardshrink},
+    {"ct_hardshrink", 2, s2_ct_hardshrink},
+    {"ct_hardshrink", 3, s3_ct_hardshrink},
+    {"ct_hardshrink", 4, s4_ct_hardshrink},
+    {"ct_tanhshrink", 0, s0_ct_tanhshrink},
+    {"ct_tanhshrink", 1, s1_ct_tanhshrink},
+    {"ct_tanhshrink", 2, s2_ct_tanhshrink},
+    {"ct_tanhshrink", 3, s3_ct_tanhshrink},
+    {"ct_tanhshrink", 4, s4_ct_tanhshrink},
+    {"ct_threshold", 0, s0_ct_threshold},
+    {"ct_threshold", 1, s1_ct_threshold},
+    {"ct_threshold", 2, s2_ct_threshold},
+    {"ct_threshold", 3, s3_ct_threshold},
+    {"ct_threshold", 4, s4_ct_threshold},
     {"ct_nll_loss", 0, s0_ct_nll_loss},
     {"ct_nll_loss", 1, s1_ct_nll_loss},
     {"ct_nll_loss", 2, s2_ct_nll_loss},

@@ -428,7 +428,7 @@ static ct_status op_while_loop(void) {
     return ct_while_loop(ctx, loop_never, loop_body, NULL, 1, &A, &OUT);
 }
 /* autograd: a leaf GP requiring grad and GL = sum(GP * GP), made before the captures */
-static ct_tensor *GP, *GL, *Tgt, *Prob;
+static ct_tensor *GP, *GL, *Tgt, *Prob, *Prelu_w;
 static ct_status op_backward(void) {
     ct_tensor_zero_grad(GP);
     return ct_backward(ctx, GL, NULL, true);
@@ -466,6 +466,20 @@ static ct_status op_normalize(void) { return ct_normalize(ctx, A, 2, 1, 1e-12, &
 static ct_status op_cosine_similarity(void) {
     return ct_cosine_similarity(ctx, A, B, 1, 1e-8, &OUT);
 }
+static ct_status op_hardsigmoid(void) { return ct_hardsigmoid(ctx, A, &OUT); }
+static ct_status op_hardswish(void) { return ct_hardswish(ctx, A, &OUT); }
+static ct_status op_logsigmoid(void) { return ct_logsigmoid(ctx, A, &OUT); }
+static ct_status op_softsign(void) { return ct_softsign(ctx, A, &OUT); }
+static ct_status op_selu(void) { return ct_selu(ctx, A, &OUT); }
+static ct_status op_relu6(void) { return ct_relu6(ctx, A, &OUT); }
+static ct_status op_tanhshrink(void) { return ct_tanhshrink(ctx, A, &OUT); }
+static ct_status op_celu(void) { return ct_celu(ctx, A, 0.7, &OUT); }
+static ct_status op_glu(void) { return ct_glu(ctx, A, 1, &OUT); }
+static ct_status op_softmin(void) { return ct_softmin(ctx, A, 1, &OUT); }
+static ct_status op_prelu(void) { return ct_prelu(ctx, A, Prelu_w, &OUT); }
+static ct_status op_softshrink(void) { return ct_softshrink(ctx, A, 0.5, &OUT); }
+static ct_status op_hardshrink(void) { return ct_hardshrink(ctx, A, 0.5, &OUT); }
+static ct_status op_threshold(void) { return ct_threshold(ctx, A, 0.1, 20, &OUT); }
 static ct_status op_nll_loss_ex(void) {
     return ct_nll_loss_ex(ctx, A, Tgt, NULL, 1, CT_REDUCTION_SUM, &OUT);
 }
@@ -781,6 +795,20 @@ static const op_entry computing[] = {
     E(mse_loss),
     E(nll_loss),
     E(nll_loss_ex),
+    E(hardsigmoid),
+    E(hardswish),
+    E(logsigmoid),
+    E(softsign),
+    E(selu),
+    E(relu6),
+    E(tanhshrink),
+    E(celu),
+    E(glu),
+    E(softmin),
+    E(prelu),
+    E(softshrink),
+    E(hardshrink),
+    E(threshold),
     E(kl_div),
     E(normalize),
     E(cosine_similarity),
@@ -1173,6 +1201,7 @@ TEST(every_computing_op_is_captured) {
     int64_t s4[1] = {4};
     Tgt = from_f64(CT_INT64, 1, s4, tv);
     CHECK_OK(ct_sigmoid(ctx, A, &Prob)); /* probabilities for binary_cross_entropy */
+    CHECK_OK(ct_tensor_full(ctx, CT_FLOAT32, 1, (int64_t[]){1}, 0.25, &Prelu_w));
     for (size_t i = 0; i < sizeof computing / sizeof computing[0]; i++) {
         ct_graph *g = NULL;
         CHECK_OK(ct_graph_create(ctx, (ct_device){CT_DEVICE_CPU, 0}, NULL, &g));
@@ -1187,8 +1216,8 @@ TEST(every_computing_op_is_captured) {
         release_outs();
         ct_graph_free(g);
     }
-    ct_tensor *all[] = {A,  B,   C,  Dst, Mt,  Sym,  Emb,  Q8,  Cond,
-                        Nc, Idx, GP, GL,  Tgt, GIdx, Src6, Prob};
+    ct_tensor *all[] = {A,  B,   C,  Dst, Mt,  Sym,  Emb,  Q8,   Cond,
+                        Nc, Idx, GP, GL,  Tgt, GIdx, Src6, Prob, Prelu_w};
     for (size_t i = 0; i < sizeof all / sizeof all[0]; i++)
         ct_tensor_release(all[i]);
     ct_mx_tensor_free(Wq);

@@ -114,6 +114,40 @@ CT_API ct_status ct_normalize(ct_ctx *ctx, const ct_tensor *x, double p, int dim
  * eps)) after broadcasting x1 and x2 (torch 1.13's normalized form: |result| <= 1). */
 CT_API ct_status ct_cosine_similarity(ct_ctx *ctx, const ct_tensor *x1, const ct_tensor *x2,
                                       int dim, double eps, ct_tensor **out);
+/* ---- activations of torch.nn.functional (floating x; differentiable, torch's gradients at the
+ * kinks too) ---- */
+/* min(max(x + 3, 0), 6) / 6 */
+CT_API ct_status ct_hardsigmoid(ct_ctx *ctx, const ct_tensor *x, ct_tensor **out);
+/* x min(max(x + 3, 0), 6) / 6 */
+CT_API ct_status ct_hardswish(ct_ctx *ctx, const ct_tensor *x, ct_tensor **out);
+/* log(sigmoid(x)) as min(x, 0) - log1p(exp(-|x|)) */
+CT_API ct_status ct_logsigmoid(ct_ctx *ctx, const ct_tensor *x, ct_tensor **out);
+/* x / (|x| + 1) */
+CT_API ct_status ct_softsign(ct_ctx *ctx, const ct_tensor *x, ct_tensor **out);
+/* scale (x > 0 ? x : alpha expm1(x)), torch's alpha 1.6732632423543772 and scale 1.0507009873554805
+ */
+CT_API ct_status ct_selu(ct_ctx *ctx, const ct_tensor *x, ct_tensor **out);
+/* x > 0 ? x : alpha expm1(x / alpha) (alpha != 0) */
+CT_API ct_status ct_celu(ct_ctx *ctx, const ct_tensor *x, double alpha, ct_tensor **out);
+/* min(max(x, 0), 6) (torch: hardtanh(x, 0, 6)) */
+CT_API ct_status ct_relu6(ct_ctx *ctx, const ct_tensor *x, ct_tensor **out);
+/* a sigmoid(b), a and b the halves of dim (its size must be even) */
+CT_API ct_status ct_glu(ct_ctx *ctx, const ct_tensor *x, int dim, ct_tensor **out);
+/* softmax(-x) over dim */
+CT_API ct_status ct_softmin(ct_ctx *ctx, const ct_tensor *x, int dim, ct_tensor **out);
+/* x > 0 ? x : weight x, weight of 1 element or one per channel (dim 1; a 0-d or 1-d x has one) */
+CT_API ct_status ct_prelu(ct_ctx *ctx, const ct_tensor *x, const ct_tensor *weight,
+                          ct_tensor **out);
+/* x - lambd above lambd, x + lambd below -lambd, else 0 (lambd >= 0) */
+CT_API ct_status ct_softshrink(ct_ctx *ctx, const ct_tensor *x, double lambd, ct_tensor **out);
+/* x outside [-lambd, lambd], else 0 (lambd >= 0) */
+CT_API ct_status ct_hardshrink(ct_ctx *ctx, const ct_tensor *x, double lambd, ct_tensor **out);
+/* x - tanh(x) */
+CT_API ct_status ct_tanhshrink(ct_ctx *ctx, const ct_tensor *x, ct_tensor **out);
+/* x > threshold ? x : value */
+CT_API ct_status ct_threshold(ct_ctx *ctx, const ct_tensor *x, double threshold, double value,
+                              ct_tensor **out);
+
 /* -log_probs[i, target[i]], reduced: ct_nll_loss_ex with weight = NULL, ignore_index = -100. */
 CT_API ct_status ct_nll_loss(ct_ctx *ctx, const ct_tensor *log_probs, const ct_tensor *target,
                              ct_reduction reduction, ct_tensor **out);

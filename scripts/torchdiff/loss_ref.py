@@ -177,6 +177,61 @@ for fn, shape, a, b in itertools.chain(
                    gt=put(t.grad) if t is not None else -1, name=out.grad_fn.name()))
 
 
+# Activations: random inputs plus the kinks (+-3, 0, +-lambda, the threshold) so the gradients
+# there are checked too; p holds alpha / lambda / the threshold, red the dim of glu and softmin;
+# prelu's weight is w (1 element or one per channel).
+KINKS = [-3.0, 3.0, 0.0, 0.5, -0.5, 0.25]
+for fn, shape, p_ in itertools.chain(
+        ((f, sh, 0.0) for f in ('hardsigmoid', 'hardswish', 'logsigmoid', 'softsign', 'selu',
+                                 'relu6', 'tanhshrink') for sh in ((8,), (2, 4))),
+        ((('celu', sh, a) for sh in ((8,), (2, 4)) for a in (1.0, 0.7))),
+        ((('softshrink', sh, l) for sh in ((8,), (2, 4)) for l in (0.5, 0.0))),
+        ((('hardshrink', sh, l) for sh in ((8,), (2, 4)) for l in (0.5, 0.0))),
+        ((('threshold', sh, th) for sh in ((8,), (2, 4)) for th in (0.25, -1.0))),
+        ((('glu', sh, float(d)) for sh in ((8,), (2, 4), (2, 6, 2)) for d in range(len(sh))
+          if sh[d] % 2 == 0)),
+        ((('softmin', sh, float(d)) for sh in ((8,), (2, 4)) for d in range(len(sh)))),
+        ((('prelu', sh, float(nw)) for sh in ((8,), (2, 4), (2, 3, 2)) for nw in (1, 0)
+          if len(sh) >= 2 or nw == 1))):
+    x = torch.randn(shape, dtype=torch.float64) * 2
+    flat = x.view(-1)
+    for i, k in enumerate(KINKS[:flat.numel()]):
+        # hardswish at exactly 3: torch 1.13's vectorized f64 kernel gives gradient 1, its scalar
+        # one (and its formula, x <= 3) 1.5; ctorch gives 1.5, so that point is left out
+        flat[i] = 2.9 if (fn == 'hardswish' and k == 3.0) else k
+    x.requires_grad_(True)
+    w = None
+    red = 0
+    if fn == 'hardsigmoid': out = F.hardsigmoid(x)
+    elif fn == 'hardswish': out = F.hardswish(x)
+    elif fn == 'logsigmoid': out = F.logsigmoid(x)
+    elif fn == 'softsign': out = F.softsign(x)
+    elif fn == 'selu': out = F.selu(x)
+    elif fn == 'relu6': out = F.relu6(x)
+    elif fn == 'tanhshrink': out = F.tanhshrink(x)
+    elif fn == 'celu': out = F.celu(x, p_)
+    elif fn == 'softshrink': out = F.softshrink(x, p_)
+    elif fn == 'hardshrink': out = F.hardshrink(x, p_)
+    elif fn == 'threshold': out = F.threshold(x, p_, 20.0)
+    elif fn == 'glu':
+        red = int(p_)
+        out = F.glu(x, red)
+    elif fn == 'softmin':
+        red = int(p_)
+        out = F.softmin(x, red)
+    else:
+        C = shape[1] if len(shape) >= 2 else 1
+        w = torch.rand(1 if p_ == 1.0 else C, dtype=torch.float64)
+        out = F.prelu(x, w)
+    u = torch.tensor([0.5 + (i % 5) / 4 for i in range(out.numel())],
+                     dtype=torch.float64).reshape(out.shape)
+    (out * u).sum().backward()
+    EW.append(dict(fn=fn, p=p_, nd=len(shape), shape=shape, x=put(x.detach()), tnd=0, tshape=(),
+                   t=-1, w=put(w) if w is not None else -1, pw=-1, red=red,
+                   out=put(out.detach()), ond=out.dim(), oshape=tuple(out.shape), gx=put(x.grad),
+                   gt=-1, name=out.grad_fn.name(), wn=w.numel() if w is not None else 0))
+
+
 def dims(s):
     s = list(s) + [0] * (5 - len(s))
     return '{' + ', '.join(str(v) for v in s) + '}'

@@ -1,0 +1,263 @@
+/* The activations torch.nn.functional has beyond the elementwise ops: compositions of recorded ops
+ * in torch 1.13's forms (the same rounding), arranged so their gradients are torch's at the kinks
+ * too (where() over open or closed intervals as torch's backward kernels test them), and named
+ * as torch's one node. */
+#include "autograd/autograd_impl.h"
+#include "tensor/ag_front.h"
+
+#include <math.h>
+
+static ct_status ct__act_args(ct_ctx *ctx, const char *op, const ct_tensor *x, ct_tensor **out) {
+    if (!ctx) return CT_ERR_INVALID_ARG;
+    ct_status st = ct__check_args(ctx, op, 1, &x, out);
+    if (st != CT_OK) return st;
+    if (!ct_dtype_is_floating(x->dtype))
+        return ct__set_error(ctx, CT_ERR_DTYPE, "%s: floating input required, got %s", op,
+                             ct_dtype_name(x->dtype));
+    return CT_OK;
+}
+
+/* where(m, a, b) = m ? a : b with a and b the results of two steps; consumes m, a, b */
+static ct_status ct__sel(ct_ctx *ctx, ct_status st, ct_tensor *m, ct_tensor *a, ct_tensor *b,
+                         ct_tensor **out) {
+    if (st == CT_OK) st = ct_where(ctx, m, a, b, out);
+    ct_tensor_release(m), ct_tensor_release(a), ct_tensor_release(b);
+    return st;
+}
+
+/* a 0-d constant of x's dtype */
+static ct_status ct__const(ct_ctx *ctx, const ct_tensor *x, double v, ct_tensor **out) {
+    return ct_tensor_full(ctx, x->dtype, 0, NULL, v, out);
+}
+
+/* Runs body and names the result's node `node` (NULL: the composition's own name). */
+#define CT__ACT(op, node, body)                                                                    \
+    do {                                                                                           \
+        uint64_t mark_ = ct__ag_mark(ctx);                                                         \
+        ct_status st_ = ct__act_args(ctx, op, x, out);                                             \
+        if (st_ == CT_OK) st_ = (body);                                                            \
+        st_ = ct__error_within(ctx, op, st_);                                                      \
+        return (node) ? ct__ag_named(ctx, st_, out, mark_, (node)) : st_;                          \
+    } while (0)
+
+/* hardsigmoid: min(max(x + 3, 0), 6) / 6; gradient 1/6 on the open interval (-3, 3) only */
+static ct_status ct__hardsigmoid(ct_ctx *ctx, const ct_tensor *x, ct_tensor **out) {
+    const double lo = 0, hi = 6;
+    ct_tensor *a = NULL, *c = NULL, *v = NULL, *in = NULL, *gt = NULL, *lt = NULL, *m = NULL;
+    ct_tensor *vc = NULL;
+    ct_status st = ct_add_scalar(ctx, x, 3, &a);
+    if (st == CT_OK) st = ct_div_scalar(ctx, a, 6, &in); /* inside: no clamp */
+    bool was = ct_set_grad_enabled(ctx, false);
+    if (st == CT_OK) st = ct_clamp(ctx, a, &lo, &hi, &c);
+    if (st == CT_OK) st = ct_div_scalar(ctx, c, 6, &v);
+    if (st == CT_OK) st = ct_gt_scalar(ctx, x, -3, &gt);
+    if (st == CT_OK) st = ct_lt_scalar(ctx, x, 3, &lt);
+    if (st == CT_OK) st = ct_logical_and(ctx, gt, lt, &m);
+    ct_set_grad_enabled(ctx, was);
+    if (st == CT_OK) st = ct_tensor_detach(ctx, v, &vc);
+    ct_tensor_release(a), ct_tensor_release(c), ct_tensor_release(v);
+    ct_tensor_release(gt), ct_tensor_release(lt);
+    return ct__sel(ctx, st, m, in, vc, out);
+}
+ct_status ct_hardsigmoid(ct_ctx *ctx, const ct_tensor *x, ct_tensor **out) {
+    CT__ACT("hardsigmoid", "HardsigmoidBackward0", ct__hardsigmoid(ctx, x, out));
+}
+
+/* hardswish: x min(max(x + 3, 0), 6) / 6 (torch's order); the closed clamp's gradient gives
+ * torch's x / 3 + 1/2 on [-3, 3] */
+static ct_status ct__hardswish(ct_ctx *ctx, const ct_tensor *x, ct_tensor **out) {
+    const double lo = 0, hi = 6;
+    ct_tensor *a = NULL, *c = NULL, *p = NULL;
+    ct_status st = ct_add_scalar(ctx, x, 3, &a);
+    if (st == CT_OK) st = ct_clamp(ctx, a, &lo, &hi, &c);
+    if (st == CT_OK) st = ct_mul(ctx, x, c, &p);
+    if (st == CT_OK) st = ct_div_scalar(ctx, p, 6, out);
+    ct_tensor_release(a), ct_tensor_release(c), ct_tensor_release(p);
+    return st;
+}
+ct_status ct_hardswish(ct_ctx *ctx, const ct_tensor *x, ct_tensor **out) {
+    CT__ACT("hardswish", "HardswishBackward0", ct__hardswish(ctx, x, out));
+}
+
+/* logsigmoid: min(x, 0) - log1p(exp(-|x|)) (torch's kernel); minimum splits the gradient at 0 */
+static ct_status ct__logsigmoid(ct_ctx *ctx, const ct_tensor *x, ct_tensor **out) {
+    ct_tensor *z = NULL, *m = NULL, *ax = NULL, *na = NULL, *e = NULL, *l = NULL;
+    ct_status st = ct__const(ctx, x, 0, &z);
+    if (st == CT_OK) st = ct_minimum(ctx, x, z, &m);
+    if (st == CT_OK) st = ct_abs(ctx, x, &ax);
+    if (st == CT_OK) st = ct_neg(ctx, ax, &na);
+    if (st == CT_OK) st = ct_exp(ctx, na, &e);
+    if (st == CT_OK) st = ct_log1p(ctx, e, &l);
+    if (st == CT_OK) st = ct_sub(ctx, m, l, out);
+    ct_tensor_release(z), ct_tensor_release(m), ct_tensor_release(ax);
+    ct_tensor_release(na), ct_tensor_release(e), ct_tensor_release(l);
+    return st;
+}
+ct_status ct_logsigmoid(ct_ctx *ctx, const ct_tensor *x, ct_tensor **out) {
+    CT__ACT("logsigmoid", "LogSigmoidBackward0", ct__logsigmoid(ctx, x, out));
+}
+
+/* softsign: x / (|x| + 1) (torch's composition: DivBackward0) */
+static ct_status ct__softsign(ct_ctx *ctx, const ct_tensor *x, ct_tensor **out) {
+    ct_tensor *a = NULL, *d = NULL;
+    ct_status st = ct_abs(ctx, x, &a);
+    if (st == CT_OK) st = ct_add_scalar(ctx, a, 1, &d);
+    if (st == CT_OK) st = ct_div(ctx, x, d, out);
+    ct_tensor_release(a), ct_tensor_release(d);
+    return st;
+}
+ct_status ct_softsign(ct_ctx *ctx, const ct_tensor *x, ct_tensor **out) {
+    CT__ACT("softsign", NULL, ct__softsign(ctx, x, out));
+}
+
+/* torch's elu with scales: x > 0 ? pos x : neg expm1(x in) (selu, celu) */
+static ct_status ct__elu3(ct_ctx *ctx, const ct_tensor *x, double pos, double neg, double in,
+                          ct_tensor **out) {
+    ct_tensor *m = NULL, *p = NULL, *xi = NULL, *e = NULL, *n = NULL;
+    ct_status st = ct_gt_scalar(ctx, x, 0, &m);
+    if (st == CT_OK)
+        st = pos == 1 ? (p = ct_tensor_retain((ct_tensor *)x), CT_OK)
+                      : ct_mul_scalar(ctx, x, pos, &p);
+    if (st == CT_OK)
+        st = in == 1 ? (xi = ct_tensor_retain((ct_tensor *)x), CT_OK)
+                     : ct_mul_scalar(ctx, x, in, &xi);
+    if (st == CT_OK) st = ct_expm1(ctx, xi, &e);
+    if (st == CT_OK) st = ct_mul_scalar(ctx, e, neg, &n);
+    ct_tensor_release(xi), ct_tensor_release(e);
+    return ct__sel(ctx, st, m, p, n, out);
+}
+#define CT__SELU_ALPHA 1.6732632423543772848170429916717
+#define CT__SELU_SCALE 1.0507009873554804934193349852946
+ct_status ct_selu(ct_ctx *ctx, const ct_tensor *x, ct_tensor **out) {
+    CT__ACT("selu", "EluBackward0",
+            ct__elu3(ctx, x, CT__SELU_SCALE, CT__SELU_ALPHA * CT__SELU_SCALE, 1, out));
+}
+ct_status ct_celu(ct_ctx *ctx, const ct_tensor *x, double alpha, ct_tensor **out) {
+    CT__ACT("celu", "CeluBackward0",
+            alpha == 0 ? ct__set_error(ctx, CT_ERR_INVALID_ARG,
+                                       "celu: ZeroDivisionError (alpha must not be 0)")
+                       : ct__elu3(ctx, x, 1, alpha, 1 / alpha, out));
+}
+
+ct_status ct_relu6(ct_ctx *ctx, const ct_tensor *x, ct_tensor **out) {
+    CT__ACT("relu6", NULL, ct_hardtanh(ctx, x, 0, 6, out)); /* torch: hardtanh(0, 6) */
+}
+
+/* glu: a sigmoid(b), a and b the halves of dim */
+static ct_status ct__glu(ct_ctx *ctx, const ct_tensor *x, int dim, ct_tensor **out) {
+    const int d = dim < 0 ? dim + x->ndim : dim;
+    if (x->ndim == 0 || d < 0 || d >= x->ndim)
+        return ct__set_error(ctx, CT_ERR_INDEX, "glu: dim %d out of range for %d dims", dim,
+                             x->ndim);
+    if (x->shape[d] % 2)
+        return ct__set_error(ctx, CT_ERR_SHAPE,
+                             "glu: halving dimension must be even, but dimension %d is size %lld",
+                             d, (long long)x->shape[d]);
+    const int64_t h = x->shape[d] / 2;
+    ct_tensor *a = NULL, *b = NULL, *s = NULL;
+    ct_status st = ct_tensor_narrow(ctx, x, d, 0, h, &a);
+    if (st == CT_OK) st = ct_tensor_narrow(ctx, x, d, h, h, &b);
+    if (st == CT_OK) st = ct_sigmoid(ctx, b, &s);
+    if (st == CT_OK) st = ct_mul(ctx, a, s, out);
+    ct_tensor_release(a), ct_tensor_release(b), ct_tensor_release(s);
+    return st;
+}
+ct_status ct_glu(ct_ctx *ctx, const ct_tensor *x, int dim, ct_tensor **out) {
+    CT__ACT("glu", "GluBackward0", ct__glu(ctx, x, dim, out));
+}
+
+/* softmin: softmax(-x) */
+static ct_status ct__softmin(ct_ctx *ctx, const ct_tensor *x, int dim, ct_tensor **out) {
+    ct_tensor *n = NULL;
+    ct_status st = ct_neg(ctx, x, &n);
+    if (st == CT_OK) st = ct_softmax(ctx, n, dim, out);
+    ct_tensor_release(n);
+    return st;
+}
+ct_status ct_softmin(ct_ctx *ctx, const ct_tensor *x, int dim, ct_tensor **out) {
+    CT__ACT("softmin", NULL, ct__softmin(ctx, x, dim, out));
+}
+
+/* prelu: x > 0 ? x : w x, w of 1 element or of the channel dim's size (dim 1; a 0-d or 1-d x has
+ * one channel, as torch) */
+static ct_status ct__prelu(ct_ctx *ctx, const ct_tensor *x, const ct_tensor *w, ct_tensor **out) {
+    ct_status st = ct__check_tensor(ctx, "prelu", "weight", w);
+    if (st != CT_OK) return st;
+    if (w->ctx != ctx)
+        return ct__set_error(ctx, CT_ERR_INVALID_ARG, "prelu: weight belongs to another context");
+    const int64_t nw = ct_tensor_numel(w);
+    const int cd = 1;
+    const int64_t C = x->ndim >= 2 ? x->shape[cd] : 1;
+    if (w->ndim > 1 || (nw != 1 && nw != C))
+        return ct__set_error(ctx, CT_ERR_SHAPE,
+                             "prelu: mismatch of parameter numbers and input channel size: "
+                             "weight %s, %lld channels",
+                             CT__SHAPE_STR(w), (long long)C);
+    int64_t ws[CT_MAX_DIMS];
+    for (int d = 0; d < x->ndim; d++)
+        ws[d] = d == cd ? nw : 1;
+    ct_tensor *wv = NULL, *m = NULL, *n = NULL;
+    st = x->ndim >= 2 ? ct_tensor_reshape(ctx, w, x->ndim, ws, &wv)
+                      : ct_tensor_reshape(ctx, w, 0, NULL, &wv);
+    if (st == CT_OK) st = ct_gt_scalar(ctx, x, 0, &m);
+    if (st == CT_OK) st = ct_mul(ctx, wv, x, &n);
+    ct_tensor_release(wv);
+    return ct__sel(ctx, st, m, ct_tensor_retain((ct_tensor *)x), n, out);
+}
+ct_status ct_prelu(ct_ctx *ctx, const ct_tensor *x, const ct_tensor *weight, ct_tensor **out) {
+    CT__ACT("prelu", "PreluBackward0", ct__prelu(ctx, x, weight, out));
+}
+
+/* softshrink: x - l above l, x + l below -l, 0 between (gradient 0 on the closed [-l, l]);
+ * hardshrink: x outside [-l, l], else 0 */
+static ct_status ct__shrink(ct_ctx *ctx, const ct_tensor *x, double l, bool soft, ct_tensor **out) {
+    if (!(l >= 0))
+        return ct__set_error(ctx, CT_ERR_INVALID_ARG,
+                             "%s: lambda must be greater or equal to 0, but found to be %g",
+                             soft ? "softshrink" : "hardshrink", l);
+    ct_tensor *gt = NULL, *lt = NULL, *m = NULL, *z = NULL, *hi = NULL, *lo = NULL, *in = NULL;
+    ct_status st = ct_gt_scalar(ctx, x, l, &gt);
+    if (st == CT_OK) st = ct_lt_scalar(ctx, x, -l, &lt);
+    if (st == CT_OK) st = ct_logical_or(ctx, gt, lt, &m);
+    if (st == CT_OK) st = ct__const(ctx, x, 0, &z);
+    if (!soft) {
+        ct_tensor_release(gt), ct_tensor_release(lt);
+        return ct__sel(ctx, st, m, ct_tensor_retain((ct_tensor *)x), z, out);
+    }
+    if (st == CT_OK) st = ct_sub_scalar(ctx, x, l, &hi);
+    if (st == CT_OK) st = ct_add_scalar(ctx, x, l, &lo);
+    if (st == CT_OK) st = ct_where(ctx, gt, hi, lo, &in);
+    ct_tensor_release(gt), ct_tensor_release(lt), ct_tensor_release(hi), ct_tensor_release(lo);
+    return ct__sel(ctx, st, m, in, z, out);
+}
+ct_status ct_softshrink(ct_ctx *ctx, const ct_tensor *x, double lambd, ct_tensor **out) {
+    CT__ACT("softshrink", "SoftshrinkBackward0", ct__shrink(ctx, x, lambd, true, out));
+}
+ct_status ct_hardshrink(ct_ctx *ctx, const ct_tensor *x, double lambd, ct_tensor **out) {
+    CT__ACT("hardshrink", "HardshrinkBackward0", ct__shrink(ctx, x, lambd, false, out));
+}
+
+/* tanhshrink: x - tanh(x) (torch's composition: SubBackward0) */
+static ct_status ct__tanhshrink(ct_ctx *ctx, const ct_tensor *x, ct_tensor **out) {
+    ct_tensor *t = NULL;
+    ct_status st = ct_tanh(ctx, x, &t);
+    if (st == CT_OK) st = ct_sub(ctx, x, t, out);
+    ct_tensor_release(t);
+    return st;
+}
+ct_status ct_tanhshrink(ct_ctx *ctx, const ct_tensor *x, ct_tensor **out) {
+    CT__ACT("tanhshrink", NULL, ct__tanhshrink(ctx, x, out));
+}
+
+/* threshold: x > th ? x : value (gradient 0 where x <= th) */
+static ct_status ct__threshold(ct_ctx *ctx, const ct_tensor *x, double th, double value,
+                               ct_tensor **out) {
+    ct_tensor *m = NULL, *v = NULL;
+    ct_status st = ct_gt_scalar(ctx, x, th, &m);
+    if (st == CT_OK) st = ct__const(ctx, x, value, &v);
+    return ct__sel(ctx, st, m, ct_tensor_retain((ct_tensor *)x), v, out);
+}
+ct_status ct_threshold(ct_ctx *ctx, const ct_tensor *x, double threshold, double value,
+                       ct_tensor **out) {
+    CT__ACT("threshold", "ThresholdBackward0", ct__threshold(ctx, x, threshold, value, out));
+}
