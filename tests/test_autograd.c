@@ -2170,6 +2170,24 @@ TEST(elementwise_losses_as_torch) {
              CT_ERR_UNSUPPORTED);
     ct_tensor_release(pa), ct_tensor_release(pq), ct_tensor_release(p2), ct_tensor_release(pf);
     ct_tensor_release(wg);
+    /* integer inputs as torch: relu6 / threshold keep int64, softsign / tanhshrink give float32,
+     * the others are CT_ERR_DTYPE ("not implemented for 'Long'") */
+    ct_tensor *xi = from_vals(CT_INT64, 1, (int64_t[]){3}, (double[]){-4, 1, 7});
+    CHECK_OK(ct_relu6(ctx, xi, &out));
+    double *iv = tu_read(out);
+    CHECK(ct_tensor_dtype(out) == CT_INT64 && same_vals(iv, (double[]){0, 1, 6}, 3));
+    free(iv), ct_tensor_release(out);
+    CHECK_OK(ct_threshold(ctx, xi, 2, -1, &out));
+    iv = tu_read(out);
+    CHECK(ct_tensor_dtype(out) == CT_INT64 && same_vals(iv, (double[]){-1, -1, 7}, 3));
+    free(iv), ct_tensor_release(out);
+    CHECK_OK(ct_softsign(ctx, xi, &out));
+    iv = tu_read(out);
+    CHECK(ct_tensor_dtype(out) == CT_FLOAT32 && same_vals(iv, (double[]){-0.8f, 0.5, 0.875}, 3));
+    free(iv), ct_tensor_release(out);
+    CHECK_ST(ct_hardsigmoid(ctx, xi, &out), CT_ERR_DTYPE);
+    CHECK_ST(ct_glu(ctx, xi, 0, &out), CT_ERR_DTYPE);
+    ct_tensor_release(xi);
 }
 
 int main(void) {

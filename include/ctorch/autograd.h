@@ -114,8 +114,9 @@ CT_API ct_status ct_normalize(ct_ctx *ctx, const ct_tensor *x, double p, int dim
  * eps)) after broadcasting x1 and x2 (torch 1.13's normalized form: |result| <= 1). */
 CT_API ct_status ct_cosine_similarity(ct_ctx *ctx, const ct_tensor *x1, const ct_tensor *x2,
                                       int dim, double eps, ct_tensor **out);
-/* ---- activations of torch.nn.functional (floating x; differentiable, torch's gradients at the
- * kinks too) ---- */
+/* ---- activations of torch.nn.functional (floating x; relu6 and threshold keep integer dtypes,
+ * softsign and tanhshrink give float32 for them, as torch; differentiable, torch's gradients at
+ * the kinks too) ---- */
 /* min(max(x + 3, 0), 6) / 6 */
 CT_API ct_status ct_hardsigmoid(ct_ctx *ctx, const ct_tensor *x, ct_tensor **out);
 /* x min(max(x + 3, 0), 6) / 6 */

@@ -6,12 +6,17 @@
 #include "tensor/ag_front.h"
 
 #include <math.h>
+#include <string.h>
 
+/* floating x; relu6, threshold, softsign and tanhshrink take integers too, as torch (the first two
+ * keep the dtype, the others compute in float32 through their ops) */
 static ct_status ct__act_args(ct_ctx *ctx, const char *op, const ct_tensor *x, ct_tensor **out) {
     if (!ctx) return CT_ERR_INVALID_ARG;
     ct_status st = ct__check_args(ctx, op, 1, &x, out);
     if (st != CT_OK) return st;
-    if (!ct_dtype_is_floating(x->dtype))
+    const bool ints_ok = !strcmp(op, "relu6") || !strcmp(op, "threshold") ||
+                         !strcmp(op, "softsign") || !strcmp(op, "tanhshrink");
+    if (!ct_dtype_is_floating(x->dtype) && !(ints_ok && x->dtype != CT_BOOL))
         return ct__set_error(ctx, CT_ERR_DTYPE, "%s: floating input required, got %s", op,
                              ct_dtype_name(x->dtype));
     return CT_OK;
