@@ -2187,7 +2187,119 @@ TEST(elementwise_losses_as_torch) {
     free(iv), ct_tensor_release(out);
     CHECK_ST(ct_hardsigmoid(ctx, xi, &out), CT_ERR_DTYPE);
     CHECK_ST(ct_glu(ctx, xi, 0, &out), CT_ERR_DTYPE);
-    ct_tensor_release(xi);
+    /* threshold on integers converts the threshold as torch (truncating, overflow refused) */
+    ct_tensor *x01 = from_vals(CT_INT64, 1, (int64_t[]){2}, (double[]){0, -1});
+    CHECK_OK(ct_threshold(ctx, x01, -0.5, 7, &out));
+    iv = tu_read(out);
+    CHECK(same_vals(iv, (double[]){7, 7}, 2));
+    free(iv), ct_tensor_release(out);
+    CHECK_ST(ct_threshold(ctx, x01, 1e30, 2, &out), CT_ERR_INVALID_ARG);
+    /* kl_div refuses integer targets; l1 takes an integer input with a float target */
+    ct_tensor *tf = from_vals(CT_FLOAT64, 1, (int64_t[]){2}, (double[]){0.5, 0.5});
+    CHECK_ST(ct_kl_div(ctx, tf, x01, CT_REDUCTION_SUM, false, &out), CT_ERR_DTYPE);
+    CHECK_OK(ct_l1_loss(ctx, x01, tf, CT_REDUCTION_SUM, &out));
+    CHECK(ct_tensor_dtype(out) == CT_FLOAT64 && item(out) == 2);
+    ct_tensor_release(out), ct_tensor_release(x01), ct_tensor_release(tf), ct_tensor_release(xi);
+}
+
+/* The second review's cases (torch 1.13's values): no NaN gradient from an unselected branch
+ * (selu / celu at large x, prelu's weight at x = +inf, huber / smooth l1 at an infinite residual
+ * or delta = inf), NaN passing through threshold / shrink with gradient 1 as torch's tests do,
+ * selu's gradient accurate for x < 0, smooth l1 with beta 0 (-1 at d = 0), second derivatives of
+ * smooth l1 at d = 0 and of cosine_similarity, kl_div batchmean of a 0-d input. */
+TEST(activation_and_loss_edges_as_torch) {
+    ct_tensor *x = gleaf(1, (int64_t[]){2}, (double[]){-17, 100}), *y = NULL;
+    CHECK_OK(ct_selu(ctx, x, &y));
+    back_weighted(y, (double[]){1, 1});
+    double *g = grad_vals(x);
+    CHECK_MSG(near_ref(g[0], 7.278421774545394e-08) && near_ref(g[1], 1.0507009873554805),
+              "selu grad %.17g %.17g", g[0], g[1]);
+    free(g), ct_tensor_release(y), ct_tensor_zero_grad(x);
+    CHECK_OK(ct_celu(ctx, x, 0.7, &y));
+    back_weighted(y, (double[]){1, 1});
+    g = grad_vals(x);
+    CHECK_MSG(near_ref(g[0], exp(-17 / 0.7)) && g[1] == 1, "celu grad %g %g", g[0], g[1]);
+    free(g), ct_tensor_release(y), ct_tensor_release(x);
+    /* NaN passes: value and gradient 1 */
+    x = gleaf(1, (int64_t[]){2}, (double[]){NAN, 1});
+    ct_status (*fs[3])(ct_ctx *, const ct_tensor *, double, ct_tensor **) = {ct_softshrink,
+                                                                             ct_hardshrink, NULL};
+    for (int k = 0; k < 3; k++) {
+        CHECK_OK(fs[k] ? fs[k](ctx, x, 0.5, &y) : ct_threshold(ctx, x, 0.1, 20, &y));
+        double *v = tu_read(y);
+        CHECK(isnan(v[0]));
+        free(v);
+        back_weighted(y, (double[]){1, 1});
+        g = grad_vals(x);
+        CHECK_MSG(g[0] == 1 && g[1] == 1, "shrink/threshold %d grad %g %g", k, g[0], g[1]);
+        free(g), ct_tensor_release(y), ct_tensor_zero_grad(x);
+    }
+    ct_tensor_release(x);
+    /* prelu's weight gradient at x = +inf */
+    x = from_vals(CT_FLOAT64, 2, (int64_t[]){1, 2}, (double[]){INFINITY, -1});
+    ct_tensor *w = gleaf(1, (int64_t[]){1}, (double[]){0.25});
+    CHECK_OK(ct_prelu(ctx, x, w, &y));
+    back_weighted(y, (double[]){0.5, 0.75});
+    g = grad_vals(w);
+    CHECK_MSG(g[0] == -0.75, "prelu weight grad %g", g[0]);
+    free(g), ct_tensor_release(y), ct_tensor_release(x), ct_tensor_release(w);
+    /* huber / smooth l1: an infinite residual, delta = inf, beta = 0 at d = 0 */
+    ct_tensor *t0 = from_vals(CT_FLOAT64, 1, (int64_t[]){3}, (double[]){0, 0, 0});
+    for (int k = 0; k < 4; k++) {
+        /* delta = inf: a finite residual (an infinite one is NaN in torch too) */
+        x = gleaf(1, (int64_t[]){3}, (double[]){k == 2 ? 1 : INFINITY, 0, -2});
+        ct_status st = k == 0   ? ct_huber_loss(ctx, x, t0, CT_REDUCTION_NONE, 1, &y)
+                       : k == 1 ? ct_smooth_l1_loss(ctx, x, t0, CT_REDUCTION_NONE, 1, &y)
+                       : k == 2 ? ct_huber_loss(ctx, x, t0, CT_REDUCTION_NONE, INFINITY, &y)
+                                : ct_smooth_l1_loss(ctx, x, t0, CT_REDUCTION_NONE, 0, &y);
+        CHECK_OK(st);
+        back_weighted(y, (double[]){1, 1, 1});
+        g = grad_vals(x);
+        const double want[4][3] = {{1, 0, -1}, {1, 0, -1}, {1, 0, -2}, {1, -1, -1}};
+        CHECK_MSG(same_vals(g, want[k], 3), "case %d grad %g %g %g", k, g[0], g[1], g[2]);
+        free(g), ct_tensor_release(y), ct_tensor_release(x);
+    }
+    ct_tensor_release(t0);
+    /* second derivatives: smooth l1 (beta 0.5) at d = 0 is 1 / beta; cosine_similarity's */
+    {
+        ct_tensor *a = gleaf(1, (int64_t[]){1}, (double[]){0}), *z = NULL, *ga = NULL, *h = NULL;
+        ct_tensor *gs = NULL;
+        z = from_vals(CT_FLOAT64, 1, (int64_t[]){1}, (double[]){0});
+        CHECK_OK(ct_smooth_l1_loss(ctx, a, z, CT_REDUCTION_SUM, 0.5, &y));
+        CHECK_OK(ct_autograd_grad(ctx, 1, (const ct_tensor *[]){y}, NULL, 1,
+                                  (const ct_tensor *[]){a}, true, true, &ga));
+        CHECK_OK(ct_sum(ctx, ga, 0, NULL, false, &gs));
+        CHECK_OK(ct_autograd_grad(ctx, 1, (const ct_tensor *[]){gs}, NULL, 1,
+                                  (const ct_tensor *[]){a}, false, false, &h));
+        CHECK_MSG(item(h) == 2, "smooth_l1'' %g", item(h));
+        ct_tensor_release(y), ct_tensor_release(ga), ct_tensor_release(gs), ct_tensor_release(h);
+        ct_tensor_release(a), ct_tensor_release(z);
+        ct_tensor *x1 = gleaf(1, (int64_t[]){2}, (double[]){1, 2});
+        ct_tensor *x2 = from_vals(CT_FLOAT64, 1, (int64_t[]){2}, (double[]){3, 1}), *c = NULL;
+        ct_tensor *ch = NULL, *g1 = NULL, *p = NULL, *ps = NULL, *u = NULL, *hh = NULL;
+        CHECK_OK(ct_cosine_similarity(ctx, x1, x2, 0, 1e-8, &c));
+        CHECK_OK(ct_mul_scalar(ctx, c, 0.5, &ch));
+        CHECK_OK(ct_autograd_grad(ctx, 1, (const ct_tensor *[]){ch}, NULL, 1,
+                                  (const ct_tensor *[]){x1}, true, true, &g1));
+        u = from_vals(CT_FLOAT64, 1, (int64_t[]){2}, (double[]){0.3, 0.5});
+        CHECK_OK(ct_mul(ctx, g1, u, &p));
+        CHECK_OK(ct_sum(ctx, p, 0, NULL, false, &ps));
+        CHECK_OK(ct_autograd_grad(ctx, 1, (const ct_tensor *[]){ps}, NULL, 1,
+                                  (const ct_tensor *[]){x1}, false, false, &hh));
+        double *hv = tu_read(hh);
+        CHECK_MSG(near_ref(hv[0], -0.04101219330881976) && near_ref(hv[1], 0.016970562748477136),
+                  "cosine'' %.17g %.17g", hv[0], hv[1]);
+        free(hv);
+        ct_tensor *all[] = {x1, x2, c, ch, g1, p, ps, u, hh};
+        for (size_t i = 0; i < sizeof all / sizeof all[0]; i++)
+            ct_tensor_release(all[i]);
+    }
+    /* kl_div batchmean of a 0-d input: the sum, torch's SumBackward0 */
+    ct_tensor *i0 = gleaf(0, NULL, (double[]){-1}), *t1 = NULL;
+    t1 = from_vals(CT_FLOAT64, 0, NULL, (double[]){0.5});
+    CHECK_OK(ct_kl_div(ctx, i0, t1, CT_REDUCTION_BATCHMEAN, false, &y));
+    check_suffix(y, "grad_fn=<SumBackward0>");
+    ct_tensor_release(y), ct_tensor_release(i0), ct_tensor_release(t1);
 }
 
 int main(void) {
@@ -2221,6 +2333,7 @@ int main(void) {
     RUN(inplace_ops_as_torch);
     RUN(losses_as_torch);
     RUN(elementwise_losses_as_torch);
+    RUN(activation_and_loss_edges_as_torch);
     CHECK(ct_ctx_live_tensors(ctx) == 0);
     printf("live tensors at exit: %lld\n", (long long)ct_ctx_live_tensors(ctx));
     ct_ctx_free(ctx);

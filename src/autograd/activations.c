@@ -115,33 +115,36 @@ ct_status ct_softsign(ct_ctx *ctx, const ct_tensor *x, ct_tensor **out) {
     CT__ACT("softsign", NULL, ct__softsign(ctx, x, out));
 }
 
-/* torch's elu with scales: x > 0 ? pos x : neg expm1(x in) (selu, celu) */
-static ct_status ct__elu3(ct_ctx *ctx, const ct_tensor *x, double pos, double neg, double in,
-                          ct_tensor **out) {
-    ct_tensor *m = NULL, *p = NULL, *xi = NULL, *e = NULL, *n = NULL;
-    ct_status st = ct_gt_scalar(ctx, x, 0, &m);
-    if (st == CT_OK)
-        st = pos == 1 ? (p = ct_tensor_retain((ct_tensor *)x), CT_OK)
-                      : ct_mul_scalar(ctx, x, pos, &p);
-    if (st == CT_OK)
-        st = in == 1 ? (xi = ct_tensor_retain((ct_tensor *)x), CT_OK)
-                     : ct_mul_scalar(ctx, x, in, &xi);
-    if (st == CT_OK) st = ct_expm1(ctx, xi, &e);
-    if (st == CT_OK) st = ct_mul_scalar(ctx, e, neg, &n);
-    ct_tensor_release(xi), ct_tensor_release(e);
-    return ct__sel(ctx, st, m, p, n, out);
-}
+/* selu: scale elu(x, alpha), elu's own node (its backward g alpha exp(x), accurate where
+ * 1 + expm1(x) would cancel); celu: x > 0 ? x : alpha elu(min(x, 0) / alpha, 1), the unselected
+ * branch evaluated at min(x, 0) so a large x never overflows it into a NaN gradient */
 #define CT__SELU_ALPHA 1.6732632423543772848170429916717
 #define CT__SELU_SCALE 1.0507009873554804934193349852946
+static ct_status ct__selu(ct_ctx *ctx, const ct_tensor *x, ct_tensor **out) {
+    ct_tensor *e = NULL;
+    ct_status st = ct_elu(ctx, x, CT__SELU_ALPHA, &e);
+    if (st == CT_OK) st = ct_mul_scalar(ctx, e, CT__SELU_SCALE, out);
+    ct_tensor_release(e);
+    return st;
+}
 ct_status ct_selu(ct_ctx *ctx, const ct_tensor *x, ct_tensor **out) {
-    CT__ACT("selu", "EluBackward0",
-            ct__elu3(ctx, x, CT__SELU_SCALE, CT__SELU_ALPHA * CT__SELU_SCALE, 1, out));
+    CT__ACT("selu", "EluBackward0", ct__selu(ctx, x, out));
+}
+static ct_status ct__celu(ct_ctx *ctx, const ct_tensor *x, double alpha, ct_tensor **out) {
+    if (alpha == 0)
+        return ct__set_error(ctx, CT_ERR_INVALID_ARG, "celu: ZeroDivisionError (alpha is 0)");
+    const double zero = 0;
+    ct_tensor *m = NULL, *xm = NULL, *xs = NULL, *e = NULL, *n = NULL;
+    ct_status st = ct_gt_scalar(ctx, x, 0, &m);
+    if (st == CT_OK) st = ct_clamp(ctx, x, NULL, &zero, &xm);
+    if (st == CT_OK) st = ct_div_scalar(ctx, xm, alpha, &xs);
+    if (st == CT_OK) st = ct_elu(ctx, xs, 1, &e);
+    if (st == CT_OK) st = ct_mul_scalar(ctx, e, alpha, &n);
+    ct_tensor_release(xm), ct_tensor_release(xs), ct_tensor_release(e);
+    return ct__sel(ctx, st, m, ct_tensor_retain((ct_tensor *)x), n, out);
 }
 ct_status ct_celu(ct_ctx *ctx, const ct_tensor *x, double alpha, ct_tensor **out) {
-    CT__ACT("celu", "CeluBackward0",
-            alpha == 0 ? ct__set_error(ctx, CT_ERR_INVALID_ARG,
-                                       "celu: ZeroDivisionError (alpha must not be 0)")
-                       : ct__elu3(ctx, x, 1, alpha, 1 / alpha, out));
+    CT__ACT("celu", "CeluBackward0", ct__celu(ctx, x, alpha, out));
 }
 
 ct_status ct_relu6(ct_ctx *ctx, const ct_tensor *x, ct_tensor **out) {
@@ -201,39 +204,46 @@ static ct_status ct__prelu(ct_ctx *ctx, const ct_tensor *x, const ct_tensor *w, 
     int64_t ws[CT_MAX_DIMS];
     for (int d = 0; d < x->ndim; d++)
         ws[d] = d == cd ? nw : 1;
-    ct_tensor *wv = NULL, *m = NULL, *n = NULL;
+    if (w->dtype != x->dtype)
+        return ct__set_error(ctx, CT_ERR_DTYPE, "prelu: found dtype %s but expected %s",
+                             ct_dtype_name(w->dtype), ct_dtype_name(x->dtype));
+    ct_tensor *wv = NULL, *m = NULL, *n = NULL, *xn = NULL, *z = NULL;
     st = x->ndim >= 2 ? ct_tensor_reshape(ctx, w, x->ndim, ws, &wv)
                       : ct_tensor_reshape(ctx, w, 0, NULL, &wv);
     if (st == CT_OK) st = ct_gt_scalar(ctx, x, 0, &m);
-    if (st == CT_OK) st = ct_mul(ctx, wv, x, &n);
-    ct_tensor_release(wv);
+    /* w times x's non-positive part only: an x of +inf would give the weight inf * 0 = NaN */
+    if (st == CT_OK) st = ct__const(ctx, x, 0, &z);
+    if (st == CT_OK) st = ct_where(ctx, m, z, x, &xn);
+    if (st == CT_OK) st = ct_mul(ctx, wv, xn, &n);
+    ct_tensor_release(wv), ct_tensor_release(xn), ct_tensor_release(z);
     return ct__sel(ctx, st, m, ct_tensor_retain((ct_tensor *)x), n, out);
 }
 ct_status ct_prelu(ct_ctx *ctx, const ct_tensor *x, const ct_tensor *weight, ct_tensor **out) {
     CT__ACT("prelu", "PreluBackward0", ct__prelu(ctx, x, weight, out));
 }
 
-/* softshrink: x - l above l, x + l below -l, 0 between (gradient 0 on the closed [-l, l]);
- * hardshrink: x outside [-l, l], else 0 */
+/* softshrink: x - l above l, x + l below -l, 0 on [-l, l] (gradient 0 there); hardshrink: x
+ * outside [-l, l], else 0. The interval is tested as torch's kernels do (-l <= x && x <= l), so a
+ * NaN is outside: it passes with gradient 1. */
 static ct_status ct__shrink(ct_ctx *ctx, const ct_tensor *x, double l, bool soft, ct_tensor **out) {
     if (!(l >= 0))
         return ct__set_error(ctx, CT_ERR_INVALID_ARG,
                              "%s: lambda must be greater or equal to 0, but found to be %g",
                              soft ? "softshrink" : "hardshrink", l);
-    ct_tensor *gt = NULL, *lt = NULL, *m = NULL, *z = NULL, *hi = NULL, *lo = NULL, *in = NULL;
-    ct_status st = ct_gt_scalar(ctx, x, l, &gt);
-    if (st == CT_OK) st = ct_lt_scalar(ctx, x, -l, &lt);
-    if (st == CT_OK) st = ct_logical_or(ctx, gt, lt, &m);
+    ct_tensor *ge = NULL, *le = NULL, *in = NULL, *z = NULL, *gt = NULL, *hi = NULL, *lo = NULL;
+    ct_tensor *o = NULL;
+    ct_status st = ct_ge_scalar(ctx, x, -l, &ge);
+    if (st == CT_OK) st = ct_le_scalar(ctx, x, l, &le);
+    if (st == CT_OK) st = ct_logical_and(ctx, ge, le, &in);
     if (st == CT_OK) st = ct__const(ctx, x, 0, &z);
-    if (!soft) {
-        ct_tensor_release(gt), ct_tensor_release(lt);
-        return ct__sel(ctx, st, m, ct_tensor_retain((ct_tensor *)x), z, out);
-    }
+    ct_tensor_release(ge), ct_tensor_release(le);
+    if (!soft) return ct__sel(ctx, st, in, z, ct_tensor_retain((ct_tensor *)x), out);
+    if (st == CT_OK) st = ct_gt_scalar(ctx, x, l, &gt);
     if (st == CT_OK) st = ct_sub_scalar(ctx, x, l, &hi);
     if (st == CT_OK) st = ct_add_scalar(ctx, x, l, &lo);
-    if (st == CT_OK) st = ct_where(ctx, gt, hi, lo, &in);
-    ct_tensor_release(gt), ct_tensor_release(lt), ct_tensor_release(hi), ct_tensor_release(lo);
-    return ct__sel(ctx, st, m, in, z, out);
+    if (st == CT_OK) st = ct_where(ctx, gt, hi, lo, &o);
+    ct_tensor_release(gt), ct_tensor_release(hi), ct_tensor_release(lo);
+    return ct__sel(ctx, st, in, z, o, out);
 }
 ct_status ct_softshrink(ct_ctx *ctx, const ct_tensor *x, double lambd, ct_tensor **out) {
     CT__ACT("softshrink", "SoftshrinkBackward0", ct__shrink(ctx, x, lambd, true, out));
@@ -254,13 +264,22 @@ ct_status ct_tanhshrink(ct_ctx *ctx, const ct_tensor *x, ct_tensor **out) {
     CT__ACT("tanhshrink", NULL, ct__tanhshrink(ctx, x, out));
 }
 
-/* threshold: x > th ? x : value (gradient 0 where x <= th) */
+/* threshold: x <= th ? value : x (gradient 0 where x <= th) */
 static ct_status ct__threshold(ct_ctx *ctx, const ct_tensor *x, double th, double value,
                                ct_tensor **out) {
+    if (!ct_dtype_is_floating(x->dtype)) {
+        /* torch converts the threshold to the integer type (truncating; overflow refused) */
+        if (!(fabs(th) < 9.2233720368547758e18))
+            return ct__set_error(ctx, CT_ERR_INVALID_ARG,
+                                 "threshold: value %g cannot be converted to %s without overflow",
+                                 th, ct_dtype_name(x->dtype));
+        th = trunc(th);
+    }
+    /* torch's test, x <= threshold: a NaN keeps its value and its gradient */
     ct_tensor *m = NULL, *v = NULL;
-    ct_status st = ct_gt_scalar(ctx, x, th, &m);
+    ct_status st = ct_le_scalar(ctx, x, th, &m);
     if (st == CT_OK) st = ct__const(ctx, x, value, &v);
-    return ct__sel(ctx, st, m, ct_tensor_retain((ct_tensor *)x), v, out);
+    return ct__sel(ctx, st, m, v, ct_tensor_retain((ct_tensor *)x), out);
 }
 ct_status ct_threshold(ct_ctx *ctx, const ct_tensor *x, double threshold, double value,
                        ct_tensor **out) {

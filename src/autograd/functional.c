@@ -489,9 +489,12 @@ static ct_status ct__pair_args(ct_ctx *ctx, const char *op, const ct_tensor *inp
     ct_status st = ct__check_args(ctx, op, 2, ins, out);
     if (st != CT_OK) return st;
     if ((st = ct__check_red(ctx, op, reduction)) != CT_OK) return st;
-    if (!ct_dtype_is_floating(input->dtype))
-        return ct__set_error(ctx, CT_ERR_DTYPE, "%s: floating input required, got %s", op,
-                             ct_dtype_name(input->dtype));
+    /* floating input, or an integer one with a floating target (torch promotes) */
+    ct_dtype dt = input->dtype;
+    if (ct_dtype_promote(input->dtype, target->dtype, &dt) != CT_OK || !ct_dtype_is_floating(dt) ||
+        input->dtype == CT_BOOL)
+        return ct__set_error(ctx, CT_ERR_DTYPE, "%s: floating input required, got %s and %s", op,
+                             ct_dtype_name(input->dtype), ct_dtype_name(target->dtype));
     return CT_OK;
 }
 
@@ -512,24 +515,44 @@ static ct_status ct__l1_family_body(ct_ctx *ctx, int kind, const ct_tensor *inpu
     ct_tensor *d = NULL, *z = NULL, *el = NULL;
     st = ct_sub(ctx, input, target, &d);
     if (st == CT_OK) st = ct_abs(ctx, d, &z);
-    if (st == CT_OK && (kind == 0 || (kind == 1 && p == 0))) { /* beta = 0: l1 (as torch) */
+    if (st == CT_OK && kind == 0) {
         el = z;
         z = NULL;
+    } else if (st == CT_OK && kind == 1 && p == 0) {
+        /* beta = 0: |d| through torch's smooth l1 kernel, whose gradient is -1 where d <= 0
+         * (d > 0 ? d : 0 - d; +0 at 0) */
+        ct_tensor *pos = NULL, *zc = NULL, *nd = NULL;
+        st = ct_gt_scalar(ctx, d, 0, &pos);
+        if (st == CT_OK) st = ct_tensor_full(ctx, d->dtype, 0, NULL, 0, &zc);
+        if (st == CT_OK) st = ct_sub(ctx, zc, d, &nd);
+        if (st == CT_OK) st = ct_where(ctx, pos, d, nd, &el);
+        ct_tensor_release(pos), ct_tensor_release(zc), ct_tensor_release(nd);
     } else if (st == CT_OK) {
-        /* inside: 0.5 z z / beta (smooth l1) or 0.5 z z (huber), in torch's order; outside:
-         * z - 0.5 beta, or delta (z - 0.5 delta) */
+        /* inside: 0.5 d d / beta (smooth l1) or 0.5 d d (huber), torch's order, on dq = d there
+         * and 0 outside (so the unselected branch never meets an infinite residual, and the
+         * second derivative at d = 0 is 1 / beta, not abs's 0); outside: z - 0.5 beta, or
+         * delta (z - 0.5 delta); a huber delta of inf is all inside */
+        const bool all_in = kind == 2 && isinf(p);
         ct_tensor *h = NULL, *q = NULL, *qq = NULL, *lin = NULL, *lin2 = NULL, *in = NULL;
-        st = ct_mul_scalar(ctx, z, 0.5, &h);
-        if (st == CT_OK) st = ct_mul(ctx, h, z, &q);
+        ct_tensor *dq = NULL, *zc = NULL;
+        st = ct_lt_scalar(ctx, z, p, &in);
+        if (st == CT_OK) st = ct_tensor_full(ctx, d->dtype, 0, NULL, 0, &zc);
+        if (st == CT_OK) st = ct_where(ctx, in, d, zc, &dq);
+        if (st == CT_OK) st = ct_mul_scalar(ctx, dq, 0.5, &h);
+        if (st == CT_OK) st = ct_mul(ctx, h, dq, &q);
         if (st == CT_OK && kind == 1) st = ct_div_scalar(ctx, q, p, &qq);
         if (st == CT_OK && kind == 2) qq = ct_tensor_retain(q);
-        if (st == CT_OK) st = ct_sub_scalar(ctx, z, 0.5 * p, &lin);
-        if (st == CT_OK && kind == 2) st = ct_mul_scalar(ctx, lin, p, &lin2);
-        if (st == CT_OK && kind == 1) lin2 = ct_tensor_retain(lin);
-        if (st == CT_OK) st = ct_lt_scalar(ctx, z, p, &in);
-        if (st == CT_OK) st = ct_where(ctx, in, qq, lin2, &el);
+        if (st == CT_OK && all_in) {
+            el = ct_tensor_retain(qq);
+        } else {
+            if (st == CT_OK) st = ct_sub_scalar(ctx, z, 0.5 * p, &lin);
+            if (st == CT_OK && kind == 2) st = ct_mul_scalar(ctx, lin, p, &lin2);
+            if (st == CT_OK && kind == 1) lin2 = ct_tensor_retain(lin);
+            if (st == CT_OK) st = ct_where(ctx, in, qq, lin2, &el);
+        }
         ct_tensor_release(h), ct_tensor_release(q), ct_tensor_release(qq);
         ct_tensor_release(lin), ct_tensor_release(lin2), ct_tensor_release(in);
+        ct_tensor_release(dq), ct_tensor_release(zc);
     }
     ct_tensor_release(d), ct_tensor_release(z);
     if (st != CT_OK) {
@@ -886,9 +909,9 @@ static ct_status ct__kl_div_body(ct_ctx *ctx, const ct_tensor *input, const ct_t
     if (st != CT_OK) return st;
     if (reduction != CT_REDUCTION_BATCHMEAN && (st = ct__check_red(ctx, op, reduction)) != CT_OK)
         return st;
-    if (!ct_dtype_is_floating(input->dtype))
-        return ct__set_error(ctx, CT_ERR_DTYPE, "%s: floating input required, got %s", op,
-                             ct_dtype_name(input->dtype));
+    if (!ct_dtype_is_floating(input->dtype) || !ct_dtype_is_floating(target->dtype))
+        return ct__set_error(ctx, CT_ERR_DTYPE, "%s: integral inputs not supported (got %s, %s)",
+                             op, ct_dtype_name(input->dtype), ct_dtype_name(target->dtype));
     ct_tensor *a = NULL, *b = NULL, *c = NULL, *el = NULL;
     if (log_target) { /* exp(t) (t - x) */
         st = ct_exp(ctx, target, &a);
@@ -929,9 +952,10 @@ ct_status ct_kl_div(ct_ctx *ctx, const ct_tensor *input, const ct_tensor *target
     uint64_t mark = ct__ag_mark(ctx);
     ct_status st = ct__error_within(
         ctx, "kl_div", ct__kl_div_body(ctx, input, target, reduction, log_target, out));
-    /* torch divides by the size as a tensor: DivBackward0 */
-    return reduction == CT_REDUCTION_BATCHMEAN ? ct__ag_named(ctx, st, out, mark, "DivBackward0")
-                                               : st;
+    /* torch divides by the size as a tensor: DivBackward0 (a 0-d input is not divided) */
+    return reduction == CT_REDUCTION_BATCHMEAN && st == CT_OK && input->ndim > 0
+               ? ct__ag_named(ctx, st, out, mark, "DivBackward0")
+               : st;
 }
 
 /* cosine_similarity's clamped norm c = max(||x||_2 over dim, eps) (keepdim) as torch 1.13 makes
@@ -940,6 +964,8 @@ ct_status ct_kl_div(ct_ctx *ctx, const ct_tensor *input, const ct_tensor *target
 typedef struct {
     ct_tensor *x, *c; /* the input; the output, detached */
     int64_t xv, cv;
+    int dim;
+    double eps;
 } ct__cnorm_user;
 
 static void ct__cnorm_free(void *p) {
@@ -949,6 +975,8 @@ static void ct__cnorm_free(void *p) {
     free(u);
 }
 
+static ct_status ct__cosine_norm(ct_ctx *ctx, const ct_tensor *x, int dim, double eps,
+                                 ct_tensor **out);
 static ct_status ct__cnorm_backward(ct_ctx *ctx, void *user, ct_tensor *const *gout,
                                     const bool *need, ct_tensor **gin) {
     const ct__cnorm_user *u = user;
@@ -956,10 +984,16 @@ static ct_status ct__cnorm_backward(ct_ctx *ctx, void *user, ct_tensor *const *g
     const char *node = "LinalgVectorNormBackward0";
     ct_status st = ct__ag_saved_ok(ctx, u->x, "input", 0, node, u->xv);
     if (st == CT_OK) st = ct__ag_saved_ok(ctx, u->c, "output", 0, node, u->cv);
-    ct_tensor *q = NULL;
-    if (st == CT_OK) st = ct_div(ctx, gout[0], u->c, &q);
+    /* under create_graph c is rebuilt from x, so the second derivative has its d c / d x term */
+    ct_tensor *q = NULL, *c = NULL;
+    const ct_tensor *xs = u->x;
+    if (st == CT_OK && ct__ag_wants(ctx, 1, &xs))
+        st = ct__cosine_norm(ctx, u->x, u->dim, u->eps, &c);
+    else if (st == CT_OK)
+        c = ct_tensor_retain(u->c);
+    if (st == CT_OK) st = ct_div(ctx, gout[0], c, &q);
     if (st == CT_OK) st = ct_mul(ctx, u->x, q, &gin[0]);
-    ct_tensor_release(q);
+    ct_tensor_release(q), ct_tensor_release(c);
     return st;
 }
 static const ct__ag_custom CT__CNORM_FN = {"LinalgVectorNormBackward", ct__cnorm_backward,
@@ -986,6 +1020,8 @@ static ct_status ct__cosine_norm(ct_ctx *ctx, const ct_tensor *x, int dim, doubl
     u->x = ct_tensor_retain((ct_tensor *)x);
     u->xv = x->storage->version;
     u->cv = u->c->storage->version;
+    u->dim = dim;
+    u->eps = eps;
     return ct__ag_record_custom(ctx, &CT__CNORM_FN, u, x, out);
 }
 
