@@ -356,7 +356,7 @@ ct_status ct_tensor_copy_(ct_ctx *ctx, ct_tensor *dst, const ct_tensor *src) {
                 (long long)slo, (long long)shi, (long long)dlo, (long long)dhi);
     }
     /* under autograd (grad mode on, dst or src requires grad) dst takes torch's CopyBackwards:
-     * src's gradient summed to its shape, none to dst's old value. Copying out of a tensor that
+     * src's gradient summed to its shape, zeros to dst's old value. Copying out of a tensor that
      * requires grad with grad mode off (a workspace, as eigh's front end does) records nothing. */
     if (ct__ag_inplace_wanted(ctx, dst, src)) {
         ct__ag_inplace_w w = {"copy_", dst, src, false, NULL, NULL, "CopyBackwards", NULL};
