@@ -1198,6 +1198,106 @@ static void s1_ct_atan2(void) { SWEEP_STATUS(ct_atan2(S_ctx, NULL, NULL, NULL));
 static void s2_ct_atan2(void) { SWEEP_STATUS(ct_atan2(S_ctx, S_t, S_t, NULL)); }
 static void s3_ct_atan2(void) { SWEEP_STATUS(ct_atan2(S_ctx, S_t, S_t, &S_out[0])); }
 static void s4_ct_atan2(void) { SWEEP_STATUS(ct_atan2(S_ctx, S_t, S_t, &S_out[0])); }
+static void s0_ct_hypot(void) { (void)ct_hypot(NULL, NULL, NULL, NULL); }
+static void s1_ct_hypot(void) { SWEEP_STATUS(ct_hypot(S_ctx, NULL, NULL, NULL)); }
+static void s2_ct_hypot(void) { SWEEP_STATUS(ct_hypot(S_ctx, S_t, S_t, NULL)); }
+static void s3_ct_hypot(void) { SWEEP_STATUS(ct_hypot(S_ctx, S_t, S_t, &S_out[0])); }
+static void s4_ct_hypot(void) { SWEEP_STATUS(ct_hypot(S_ctx, S_t, S_t, &S_out[0])); }
+static void s0_ct_logaddexp(void) { (void)ct_logaddexp(NULL, NULL, NULL, NULL); }
+static void s1_ct_logaddexp(void) { SWEEP_STATUS(ct_logaddexp(S_ctx, NULL, NULL, NULL)); }
+static void s2_ct_logaddexp(void) { SWEEP_STATUS(ct_logaddexp(S_ctx, S_t, S_t, NULL)); }
+static void s3_ct_logaddexp(void) { SWEEP_STATUS(ct_logaddexp(S_ctx, S_t, S_t, &S_out[0])); }
+static void s4_ct_logaddexp(void) { SWEEP_STATUS(ct_logaddexp(S_ctx, S_t, S_t, &S_out[0])); }
+static void s0_ct_logaddexp2(void) { (void)ct_logaddexp2(NULL, NULL, NULL, NULL); }
+static void s1_ct_logaddexp2(void) { SWEEP_STATUS(ct_logaddexp2(S_ctx, NULL, NULL, NULL)); }
+static void s2_ct_logaddexp2(void) { SWEEP_STATUS(ct_logaddexp2(S_ctx, S_t, S_t, NULL)); }
+static void s3_ct_logaddexp2(void) { SWEEP_STATUS(ct_logaddexp2(S_ctx, S_t, S_t, &S_out[0])); }
+static void s4_ct_logaddexp2(void) { SWEEP_STATUS(ct_logaddexp2(S_ctx, S_t, S_t, &S_out[0])); }
+static void s0_ct_xlogy(void) { (void)ct_xlogy(NULL, NULL, NULL, NULL); }
+static void s1_ct_xlogy(void) { SWEEP_STATUS(ct_xlogy(S_ctx, NULL, NULL, NULL)); }
+static void s2_ct_xlogy(void) { SWEEP_STATUS(ct_xlogy(S_ctx, S_t, S_t, NULL)); }
+static void s3_ct_xlogy(void) { SWEEP_STATUS(ct_xlogy(S_ctx, S_t, S_t, &S_out[0])); }
+static void s4_ct_xlogy(void) { SWEEP_STATUS(ct_xlogy(S_ctx, S_t, S_t, &S_out[0])); }
+static void s0_ct_copysign(void) { (void)ct_copysign(NULL, NULL, NULL, NULL); }
+static void s1_ct_copysign(void) { SWEEP_STATUS(ct_copysign(S_ctx, NULL, NULL, NULL)); }
+static void s2_ct_copysign(void) { SWEEP_STATUS(ct_copysign(S_ctx, S_t, S_t, NULL)); }
+static void s3_ct_copysign(void) { SWEEP_STATUS(ct_copysign(S_ctx, S_t, S_t, &S_out[0])); }
+static void s4_ct_copysign(void) { SWEEP_STATUS(ct_copysign(S_ctx, S_t, S_t, &S_out[0])); }
+static void s0_ct_fmax(void) { (void)ct_fmax(NULL, NULL, NULL, NULL); }
+static void s1_ct_fmax(void) { SWEEP_STATUS(ct_fmax(S_ctx, NULL, NULL, NULL)); }
+static void s2_ct_fmax(void) { SWEEP_STATUS(ct_fmax(S_ctx, S_t, S_t, NULL)); }
+static void s3_ct_fmax(void) { SWEEP_STATUS(ct_fmax(S_ctx, S_t, S_t, &S_out[0])); }
+static void s4_ct_fmax(void) { SWEEP_STATUS(ct_fmax(S_ctx, S_t, S_t, &S_out[0])); }
+static void s0_ct_fmin(void) { (void)ct_fmin(NULL, NULL, NULL, NULL); }
+static void s1_ct_fmin(void) { SWEEP_STATUS(ct_fmin(S_ctx, NULL, NULL, NULL)); }
+static void s2_ct_fmin(void) { SWEEP_STATUS(ct_fmin(S_ctx, S_t, S_t, NULL)); }
+static void s3_ct_fmin(void) { SWEEP_STATUS(ct_fmin(S_ctx, S_t, S_t, &S_out[0])); }
+static void s4_ct_fmin(void) { SWEEP_STATUS(ct_fmin(S_ctx, S_t, S_t, &S_out[0])); }
+static void s0_ct_heaviside(void) { (void)ct_heaviside(NULL, NULL, NULL, NULL); }
+static void s1_ct_heaviside(void) { SWEEP_STATUS(ct_heaviside(S_ctx, NULL, NULL, NULL)); }
+static void s2_ct_heaviside(void) { SWEEP_STATUS(ct_heaviside(S_ctx, S_t, S_t, NULL)); }
+static void s3_ct_heaviside(void) { SWEEP_STATUS(ct_heaviside(S_ctx, S_t, S_t, &S_out[0])); }
+static void s4_ct_heaviside(void) { SWEEP_STATUS(ct_heaviside(S_ctx, S_t, S_t, &S_out[0])); }
+static void s0_ct_pow_tensor(void) { (void)ct_pow_tensor(NULL, NULL, NULL, NULL); }
+static void s1_ct_pow_tensor(void) { SWEEP_STATUS(ct_pow_tensor(S_ctx, NULL, NULL, NULL)); }
+static void s2_ct_pow_tensor(void) { SWEEP_STATUS(ct_pow_tensor(S_ctx, S_t, S_t, NULL)); }
+static void s3_ct_pow_tensor(void) { SWEEP_STATUS(ct_pow_tensor(S_ctx, S_t, S_t, &S_out[0])); }
+static void s4_ct_pow_tensor(void) { SWEEP_STATUS(ct_pow_tensor(S_ctx, S_t, S_t, &S_out[0])); }
+static void s0_ct_square(void) { (void)ct_square(NULL, NULL, NULL); }
+static void s1_ct_square(void) { SWEEP_STATUS(ct_square(S_ctx, NULL, NULL)); }
+static void s2_ct_square(void) { SWEEP_STATUS(ct_square(S_ctx, S_t, NULL)); }
+static void s3_ct_square(void) { SWEEP_STATUS(ct_square(S_ctx, S_t, &S_out[0])); }
+static void s4_ct_square(void) { SWEEP_STATUS(ct_square(S_ctx, S_t, &S_out[0])); }
+static void s0_ct_deg2rad(void) { (void)ct_deg2rad(NULL, NULL, NULL); }
+static void s1_ct_deg2rad(void) { SWEEP_STATUS(ct_deg2rad(S_ctx, NULL, NULL)); }
+static void s2_ct_deg2rad(void) { SWEEP_STATUS(ct_deg2rad(S_ctx, S_t, NULL)); }
+static void s3_ct_deg2rad(void) { SWEEP_STATUS(ct_deg2rad(S_ctx, S_t, &S_out[0])); }
+static void s4_ct_deg2rad(void) { SWEEP_STATUS(ct_deg2rad(S_ctx, S_t, &S_out[0])); }
+static void s0_ct_rad2deg(void) { (void)ct_rad2deg(NULL, NULL, NULL); }
+static void s1_ct_rad2deg(void) { SWEEP_STATUS(ct_rad2deg(S_ctx, NULL, NULL)); }
+static void s2_ct_rad2deg(void) { SWEEP_STATUS(ct_rad2deg(S_ctx, S_t, NULL)); }
+static void s3_ct_rad2deg(void) { SWEEP_STATUS(ct_rad2deg(S_ctx, S_t, &S_out[0])); }
+static void s4_ct_rad2deg(void) { SWEEP_STATUS(ct_rad2deg(S_ctx, S_t, &S_out[0])); }
+static void s0_ct_isclose(void) { (void)ct_isclose(NULL, NULL, NULL, (double){0}, (double){0}, (bool){0}, NULL); }
+static void s1_ct_isclose(void) { SWEEP_STATUS(ct_isclose(S_ctx, NULL, NULL, (double){0}, (double){0}, (bool){0}, NULL)); }
+static void s2_ct_isclose(void) { SWEEP_STATUS(ct_isclose(S_ctx, S_t, S_t, (double){0}, (double){0}, (bool){0}, NULL)); }
+static void s3_ct_isclose(void) { SWEEP_STATUS(ct_isclose(S_ctx, S_t, S_t, (double){0}, (double){0}, (bool){0}, &S_out[0])); }
+static void s4_ct_isclose(void) { SWEEP_STATUS(ct_isclose(S_ctx, S_t, S_t, (double){0}, (double){0}, (bool){0}, &S_out[0])); }
+static void s0_ct_allclose(void) { (void)ct_allclose(NULL, NULL, NULL, (double){0}, (double){0}, (bool){0}, NULL); }
+static void s1_ct_allclose(void) { SWEEP_STATUS(ct_allclose(S_ctx, NULL, NULL, (double){0}, (double){0}, (bool){0}, NULL)); }
+static void s2_ct_allclose(void) { SWEEP_STATUS(ct_allclose(S_ctx, S_t, S_t, (double){0}, (double){0}, (bool){0}, NULL)); }
+static void s3_ct_allclose(void) { SWEEP_STATUS(ct_allclose(S_ctx, S_t, S_t, (double){0}, (double){0}, (bool){0}, NULL)); }
+static void s4_ct_allclose(void) { SWEEP_STATUS(ct_allclose(S_ctx, S_t, S_t, (double){0}, (double){0}, (bool){0}, NULL)); }
+static void s0_ct_equal(void) { (void)ct_equal(NULL, NULL, NULL, NULL); }
+static void s1_ct_equal(void) { SWEEP_STATUS(ct_equal(S_ctx, NULL, NULL, NULL)); }
+static void s2_ct_equal(void) { SWEEP_STATUS(ct_equal(S_ctx, S_t, S_t, NULL)); }
+static void s3_ct_equal(void) { SWEEP_STATUS(ct_equal(S_ctx, S_t, S_t, NULL)); }
+static void s4_ct_equal(void) { SWEEP_STATUS(ct_equal(S_ctx, S_t, S_t, NULL)); }
+static void s0_ct_frac(void) { (void)ct_frac(NULL, NULL, NULL); }
+static void s1_ct_frac(void) { SWEEP_STATUS(ct_frac(S_ctx, NULL, NULL)); }
+static void s2_ct_frac(void) { SWEEP_STATUS(ct_frac(S_ctx, S_t, NULL)); }
+static void s3_ct_frac(void) { SWEEP_STATUS(ct_frac(S_ctx, S_t, &S_out[0])); }
+static void s4_ct_frac(void) { SWEEP_STATUS(ct_frac(S_ctx, S_t, &S_out[0])); }
+static void s0_ct_logit(void) { (void)ct_logit(NULL, NULL, (double){0}, NULL); }
+static void s1_ct_logit(void) { SWEEP_STATUS(ct_logit(S_ctx, NULL, (double){0}, NULL)); }
+static void s2_ct_logit(void) { SWEEP_STATUS(ct_logit(S_ctx, S_t, (double){0}, NULL)); }
+static void s3_ct_logit(void) { SWEEP_STATUS(ct_logit(S_ctx, S_t, (double){0}, &S_out[0])); }
+static void s4_ct_logit(void) { SWEEP_STATUS(ct_logit(S_ctx, S_t, (double){0}, &S_out[0])); }
+static void s0_ct_sinc(void) { (void)ct_sinc(NULL, NULL, NULL); }
+static void s1_ct_sinc(void) { SWEEP_STATUS(ct_sinc(S_ctx, NULL, NULL)); }
+static void s2_ct_sinc(void) { SWEEP_STATUS(ct_sinc(S_ctx, S_t, NULL)); }
+static void s3_ct_sinc(void) { SWEEP_STATUS(ct_sinc(S_ctx, S_t, &S_out[0])); }
+static void s4_ct_sinc(void) { SWEEP_STATUS(ct_sinc(S_ctx, S_t, &S_out[0])); }
+static void s0_ct_nan_to_num(void) { (void)ct_nan_to_num(NULL, NULL, NULL, NULL, NULL, NULL); }
+static void s1_ct_nan_to_num(void) { SWEEP_STATUS(ct_nan_to_num(S_ctx, NULL, NULL, NULL, NULL, NULL)); }
+static void s2_ct_nan_to_num(void) { SWEEP_STATUS(ct_nan_to_num(S_ctx, S_t, NULL, NULL, NULL, NULL)); }
+static void s3_ct_nan_to_num(void) { SWEEP_STATUS(ct_nan_to_num(S_ctx, S_t, NULL, NULL, NULL, &S_out[0])); }
+static void s4_ct_nan_to_num(void) { SWEEP_STATUS(ct_nan_to_num(S_ctx, S_t, NULL, NULL, NULL, &S_out[0])); }
+static void s0_ct_signbit(void) { (void)ct_signbit(NULL, NULL, NULL); }
+static void s1_ct_signbit(void) { SWEEP_STATUS(ct_signbit(S_ctx, NULL, NULL)); }
+static void s2_ct_signbit(void) { SWEEP_STATUS(ct_signbit(S_ctx, S_t, NULL)); }
+static void s3_ct_signbit(void) { SWEEP_STATUS(ct_signbit(S_ctx, S_t, &S_out[0])); }
+static void s4_ct_signbit(void) { SWEEP_STATUS(ct_signbit(S_ctx, S_t, &S_out[0])); }
 static void s0_ct_floor(void) { (void)ct_floor(NULL, NULL, NULL); }
 static void s1_ct_floor(void) { SWEEP_STATUS(ct_floor(S_ctx, NULL, NULL)); }
 static void s2_ct_floor(void) { SWEEP_STATUS(ct_floor(S_ctx, S_t, NULL)); }
@@ -3360,6 +3460,106 @@ static const sweep_case sweep_cases[] = {
     {"ct_atan2", 2, s2_ct_atan2},
     {"ct_atan2", 3, s3_ct_atan2},
     {"ct_atan2", 4, s4_ct_atan2},
+    {"ct_hypot", 0, s0_ct_hypot},
+    {"ct_hypot", 1, s1_ct_hypot},
+    {"ct_hypot", 2, s2_ct_hypot},
+    {"ct_hypot", 3, s3_ct_hypot},
+    {"ct_hypot", 4, s4_ct_hypot},
+    {"ct_logaddexp", 0, s0_ct_logaddexp},
+    {"ct_logaddexp", 1, s1_ct_logaddexp},
+    {"ct_logaddexp", 2, s2_ct_logaddexp},
+    {"ct_logaddexp", 3, s3_ct_logaddexp},
+    {"ct_logaddexp", 4, s4_ct_logaddexp},
+    {"ct_logaddexp2", 0, s0_ct_logaddexp2},
+    {"ct_logaddexp2", 1, s1_ct_logaddexp2},
+    {"ct_logaddexp2", 2, s2_ct_logaddexp2},
+    {"ct_logaddexp2", 3, s3_ct_logaddexp2},
+    {"ct_logaddexp2", 4, s4_ct_logaddexp2},
+    {"ct_xlogy", 0, s0_ct_xlogy},
+    {"ct_xlogy", 1, s1_ct_xlogy},
+    {"ct_xlogy", 2, s2_ct_xlogy},
+    {"ct_xlogy", 3, s3_ct_xlogy},
+    {"ct_xlogy", 4, s4_ct_xlogy},
+    {"ct_copysign", 0, s0_ct_copysign},
+    {"ct_copysign", 1, s1_ct_copysign},
+    {"ct_copysign", 2, s2_ct_copysign},
+    {"ct_copysign", 3, s3_ct_copysign},
+    {"ct_copysign", 4, s4_ct_copysign},
+    {"ct_fmax", 0, s0_ct_fmax},
+    {"ct_fmax", 1, s1_ct_fmax},
+    {"ct_fmax", 2, s2_ct_fmax},
+    {"ct_fmax", 3, s3_ct_fmax},
+    {"ct_fmax", 4, s4_ct_fmax},
+    {"ct_fmin", 0, s0_ct_fmin},
+    {"ct_fmin", 1, s1_ct_fmin},
+    {"ct_fmin", 2, s2_ct_fmin},
+    {"ct_fmin", 3, s3_ct_fmin},
+    {"ct_fmin", 4, s4_ct_fmin},
+    {"ct_heaviside", 0, s0_ct_heaviside},
+    {"ct_heaviside", 1, s1_ct_heaviside},
+    {"ct_heaviside", 2, s2_ct_heaviside},
+    {"ct_heaviside", 3, s3_ct_heaviside},
+    {"ct_heaviside", 4, s4_ct_heaviside},
+    {"ct_pow_tensor", 0, s0_ct_pow_tensor},
+    {"ct_pow_tensor", 1, s1_ct_pow_tensor},
+    {"ct_pow_tensor", 2, s2_ct_pow_tensor},
+    {"ct_pow_tensor", 3, s3_ct_pow_tensor},
+    {"ct_pow_tensor", 4, s4_ct_pow_tensor},
+    {"ct_square", 0, s0_ct_square},
+    {"ct_square", 1, s1_ct_square},
+    {"ct_square", 2, s2_ct_square},
+    {"ct_square", 3, s3_ct_square},
+    {"ct_square", 4, s4_ct_square},
+    {"ct_deg2rad", 0, s0_ct_deg2rad},
+    {"ct_deg2rad", 1, s1_ct_deg2rad},
+    {"ct_deg2rad", 2, s2_ct_deg2rad},
+    {"ct_deg2rad", 3, s3_ct_deg2rad},
+    {"ct_deg2rad", 4, s4_ct_deg2rad},
+    {"ct_rad2deg", 0, s0_ct_rad2deg},
+    {"ct_rad2deg", 1, s1_ct_rad2deg},
+    {"ct_rad2deg", 2, s2_ct_rad2deg},
+    {"ct_rad2deg", 3, s3_ct_rad2deg},
+    {"ct_rad2deg", 4, s4_ct_rad2deg},
+    {"ct_isclose", 0, s0_ct_isclose},
+    {"ct_isclose", 1, s1_ct_isclose},
+    {"ct_isclose", 2, s2_ct_isclose},
+    {"ct_isclose", 3, s3_ct_isclose},
+    {"ct_isclose", 4, s4_ct_isclose},
+    {"ct_allclose", 0, s0_ct_allclose},
+    {"ct_allclose", 1, s1_ct_allclose},
+    {"ct_allclose", 2, s2_ct_allclose},
+    {"ct_allclose", 3, s3_ct_allclose},
+    {"ct_allclose", 4, s4_ct_allclose},
+    {"ct_equal", 0, s0_ct_equal},
+    {"ct_equal", 1, s1_ct_equal},
+    {"ct_equal", 2, s2_ct_equal},
+    {"ct_equal", 3, s3_ct_equal},
+    {"ct_equal", 4, s4_ct_equal},
+    {"ct_frac", 0, s0_ct_frac},
+    {"ct_frac", 1, s1_ct_frac},
+    {"ct_frac", 2, s2_ct_frac},
+    {"ct_frac", 3, s3_ct_frac},
+    {"ct_frac", 4, s4_ct_frac},
+    {"ct_logit", 0, s0_ct_logit},
+    {"ct_logit", 1, s1_ct_logit},
+    {"ct_logit", 2, s2_ct_logit},
+    {"ct_logit", 3, s3_ct_logit},
+    {"ct_logit", 4, s4_ct_logit},
+    {"ct_sinc", 0, s0_ct_sinc},
+    {"ct_sinc", 1, s1_ct_sinc},
+    {"ct_sinc", 2, s2_ct_sinc},
+    {"ct_sinc", 3, s3_ct_sinc},
+    {"ct_sinc", 4, s4_ct_sinc},
+    {"ct_nan_to_num", 0, s0_ct_nan_to_num},
+    {"ct_nan_to_num", 1, s1_ct_nan_to_num},
+    {"ct_nan_to_num", 2, s2_ct_nan_to_num},
+    {"ct_nan_to_num", 3, s3_ct_nan_to_num},
+    {"ct_nan_to_num", 4, s4_ct_nan_to_num},
+    {"ct_signbit", 0, s0_ct_signbit},
+    {"ct_signbit", 1, s1_ct_signbit},
+    {"ct_signbit", 2, s2_ct_signbit},
+    {"ct_signbit", 3, s3_ct_signbit},
+    {"ct_signbit", 4, s4_ct_signbit},
     {"ct_floor", 0, s0_ct_floor},
     {"ct_floor", 1, s1_ct_floor},
     {"ct_floor", 2, s2_ct_floor},

@@ -268,6 +268,21 @@ OP1(atanh)
 OP1(log10)
 OP1(reciprocal)
 OP2(atan2)
+OP2(hypot)
+OP2(logaddexp)
+OP2(logaddexp2)
+OP2(xlogy)
+OP2(copysign)
+OP2(fmax)
+OP2(fmin)
+OP2(heaviside)
+OP2(pow_tensor)
+OP1(square)
+OP1(deg2rad)
+OP1(rad2deg)
+OP1(frac)
+OP1(sinc)
+OP1(signbit)
 OP1(floor)
 OP1(ceil)
 OP1(round)
@@ -293,6 +308,9 @@ OPS(elu)
 /* clang-format on */
 static ct_status op_softplus(void) { return ct_softplus(ctx, A, 1.0, 20.0, &OUT); }
 static ct_status op_hardtanh(void) { return ct_hardtanh(ctx, A, -0.5, 0.5, &OUT); }
+static ct_status op_isclose(void) { return ct_isclose(ctx, A, B, 1e-5, 1e-8, false, &OUT); }
+static ct_status op_logit(void) { return ct_logit(ctx, A, 1e-6, &OUT); }
+static ct_status op_nan_to_num(void) { return ct_nan_to_num(ctx, A, NULL, NULL, NULL, &OUT); }
 static ct_status op_lerp(void) { return ct_lerp(ctx, A, B, C, &OUT); }
 static ct_status op_div_mode(void) { return ct_div_mode(ctx, A, B, CT_ROUND_TRUNC, &OUT); }
 static ct_status op_div_scalar_mode(void) {
@@ -708,6 +726,24 @@ static const op_entry computing[] = {
     E(log10),
     E(reciprocal),
     E(atan2),
+    E(hypot),
+    E(logaddexp),
+    E(logaddexp2),
+    E(xlogy),
+    E(copysign),
+    E(fmax),
+    E(fmin),
+    E(heaviside),
+    E(pow_tensor),
+    E(square),
+    E(deg2rad),
+    E(rad2deg),
+    E(frac),
+    E(sinc),
+    E(signbit),
+    E(isclose),
+    E(logit),
+    E(nan_to_num),
     E(floor),
     E(ceil),
     E(round),
@@ -1041,6 +1077,8 @@ static const struct {
     {"ct_tensor_data_ptr", "getter"},
     {"ct_tensor_to_host", "host read (refused during capture)"},
     {"ct_tensor_item", "host read (refused during capture)"},
+    {"ct_allclose", "host read of the isclose result (refused during capture)"},
+    {"ct_equal", "host read of the comparison (refused during capture)"},
     {"ct_tensor_to_device", "cross-device transfer (refused during capture)"},
     {"ct_tensor_view", "view (no data moves)"},
     {"ct_tensor_reshape", "view, or ct_tensor_contiguous (a copy op) when it cannot be one"},

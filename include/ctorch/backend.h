@@ -151,7 +151,24 @@ extern "C" {
     X(CT_OP_ATANH)                                                                                 \
     X(CT_OP_LOG10)                                                                                 \
     X(CT_OP_RECIPROCAL)                                                                            \
-    X(CT_OP_ATAN2) /* binary; atan2(a, b), integers in float32 */
+    X(CT_OP_ATAN2) /* binary; atan2(a, b), integers in float32 */                                 \
+    /* more everyday math (docs/everyday.md): binary in the compute dtype */                       \
+    X(CT_OP_HYPOT)      /* floats */                                                               \
+    X(CT_OP_LOGADDEXP)  /* floats; log(e^a + e^b) */                                               \
+    X(CT_OP_LOGADDEXP2) /* floats; log2(2^a + 2^b) */                                              \
+    X(CT_OP_XLOGY)      /* floats; a log(b), 0 where a == 0 (NaN b stays NaN) */                   \
+    X(CT_OP_COPYSIGN)   /* floats */                                                               \
+    X(CT_OP_FMAX)       /* any; NaN ignored */                                                     \
+    X(CT_OP_FMIN)       /* any; NaN ignored */                                                     \
+    X(CT_OP_HEAVISIDE)  /* any; b where a == 0, else a > 0 */                                      \
+    X(CT_OP_POW_T)      /* floats and integers; a ^ b (tensor exponent) */                         \
+    X(CT_OP_ISCLOSE) /* any in, bool out; scalars[0] rtol, [1] atol, ints[0] bit 0 equal_nan */   \
+    /* unary */                                                                                    \
+    X(CT_OP_FRAC)       /* floats; x - trunc(x) */                                                 \
+    X(CT_OP_LOGIT)      /* floats; scalars[0] eps (< 0: none) */                                   \
+    X(CT_OP_SINC)       /* floats; sin(pi x) / (pi x) */                                           \
+    X(CT_OP_NAN_TO_NUM) /* any; scalars[0..2] for NaN, +inf, -inf */                               \
+    X(CT_OP_SIGNBIT)    /* any in, bool out */
 
 /* CT_OP_LINALG routines (ints[0]). */
 enum {

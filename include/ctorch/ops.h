@@ -165,6 +165,58 @@ CT_API ct_status ct_reciprocal(ct_ctx *ctx, const ct_tensor *a,
 /* atan2(a, b), the angle of (b, a) in [-pi, pi] with torch's broadcasting and promotion (integers
  * and bool in float32); differentiable in both. */
 CT_API ct_status ct_atan2(ct_ctx *ctx, const ct_tensor *a, const ct_tensor *b, ct_tensor **out);
+/* More everyday math with torch's names, broadcasting, promotion and gradients (docs/everyday.md).
+ * hypot(a, b) = sqrt(a^2 + b^2) without overflow; floating operands only (as torch). */
+CT_API ct_status ct_hypot(ct_ctx *ctx, const ct_tensor *a, const ct_tensor *b, ct_tensor **out);
+/* log(exp(a) + exp(b)) without overflow (logaddexp2: base 2); floating operands only. */
+CT_API ct_status ct_logaddexp(ct_ctx *ctx, const ct_tensor *a, const ct_tensor *b,
+                              ct_tensor **out);
+CT_API ct_status ct_logaddexp2(ct_ctx *ctx, const ct_tensor *a, const ct_tensor *b,
+                               ct_tensor **out);
+/* a * log(b), 0 where a == 0 (unless b is NaN); integers and bool in float32. */
+CT_API ct_status ct_xlogy(ct_ctx *ctx, const ct_tensor *a, const ct_tensor *b, ct_tensor **out);
+/* |a| with the sign of b (-0.0 and NaN signs count); integers and bool in float32. */
+CT_API ct_status ct_copysign(ct_ctx *ctx, const ct_tensor *a, const ct_tensor *b,
+                             ct_tensor **out);
+/* Elementwise max / min that ignore NaN (NaN only where both are); any dtype (bool: or / and). */
+CT_API ct_status ct_fmax(ct_ctx *ctx, const ct_tensor *a, const ct_tensor *b, ct_tensor **out);
+CT_API ct_status ct_fmin(ct_ctx *ctx, const ct_tensor *a, const ct_tensor *b, ct_tensor **out);
+/* Step function: values where a == 0, else (a > 0) (NaN gives 0); a and values of one dtype.
+ * Not differentiable (as torch: backward through it fails with CT_ERR_UNSUPPORTED). */
+CT_API ct_status ct_heaviside(ct_ctx *ctx, const ct_tensor *a, const ct_tensor *values,
+                              ct_tensor **out);
+/* a ** b with a tensor exponent (torch.pow(Tensor, Tensor)): promoted dtype, bool refused;
+ * integers as torch (wrapping; a negative exponent gives 0 unless a is +-1). */
+CT_API ct_status ct_pow_tensor(ct_ctx *ctx, const ct_tensor *a, const ct_tensor *b,
+                               ct_tensor **out);
+/* a * a as torch.square (pow(a, 2): integers kept, bool gives int64). */
+CT_API ct_status ct_square(ct_ctx *ctx, const ct_tensor *a, ct_tensor **out);
+/* Degrees to radians and back (a times pi/180 or 180/pi; integers and bool in float32). */
+CT_API ct_status ct_deg2rad(ct_ctx *ctx, const ct_tensor *a, ct_tensor **out);
+CT_API ct_status ct_rad2deg(ct_ctx *ctx, const ct_tensor *a, ct_tensor **out);
+/* Bool tensor: a == b, or |a - b| <= atol + rtol |b| (finite), or both NaN when equal_nan, as
+ * torch.isclose (a and b of one dtype; rtol, atol finite and >= 0; torch's defaults 1e-5, 1e-8). */
+CT_API ct_status ct_isclose(ct_ctx *ctx, const ct_tensor *a, const ct_tensor *b, double rtol,
+                            double atol, bool equal_nan, ct_tensor **out);
+/* *result = every element of isclose(a, b, ...) holds (torch.allclose). */
+CT_API ct_status ct_allclose(ct_ctx *ctx, const ct_tensor *a, const ct_tensor *b, double rtol,
+                             double atol, bool equal_nan, bool *result);
+/* *result = same shape and equal elements (torch.equal: dtypes promote; NaN is unequal). */
+CT_API ct_status ct_equal(ct_ctx *ctx, const ct_tensor *a, const ct_tensor *b, bool *result);
+/* a - trunc(a), sign kept (floating only; frac(+-inf) is NaN). */
+CT_API ct_status ct_frac(ct_ctx *ctx, const ct_tensor *a, ct_tensor **out);
+/* log(a / (1 - a)) with a first clamped to [eps, 1 - eps] when eps >= 0 (eps < 0 or NaN: no
+ * clamping, torch's None); integers and bool in float32. */
+CT_API ct_status ct_logit(ct_ctx *ctx, const ct_tensor *a, double eps, ct_tensor **out);
+/* sin(pi a) / (pi a), 1 at 0 (normalized sinc; exact zeros at nonzero integers, where torch is
+ * not); integers and bool in float32. */
+CT_API ct_status ct_sinc(ct_ctx *ctx, const ct_tensor *a, ct_tensor **out);
+/* NaN, +inf and -inf replaced by *nan, *posinf, *neginf (NULL: 0 and the dtype's largest and
+ * lowest finite values); integer and bool tensors are copied. */
+CT_API ct_status ct_nan_to_num(ct_ctx *ctx, const ct_tensor *a, const double *nan,
+                               const double *posinf, const double *neginf, ct_tensor **out);
+/* Bool tensor: the sign bit is set (true for -0.0 and negative NaN; integers: a < 0). */
+CT_API ct_status ct_signbit(ct_ctx *ctx, const ct_tensor *a, ct_tensor **out);
 /* Rounding to an integral value (round: half to even); integer tensors are copied, bool refused.
  * Their gradient is zero (as torch). */
 CT_API ct_status ct_floor(ct_ctx *ctx, const ct_tensor *a, ct_tensor **out);

@@ -159,14 +159,14 @@ int main(void) {
         BIN(lt)
         BIN(le)
         BIN(gt)
-        BIN(ge) BIN(matmul) BIN(bmm) BIN(embedding) SCAL(add_scalar) SCAL(sub_scalar)
-            SCAL(mul_scalar) SCAL(div_scalar) SCAL(eq_scalar) SCAL(ne_scalar) SCAL(lt_scalar)
-                SCAL(le_scalar) SCAL(gt_scalar) SCAL(ge_scalar) SCAL(pow) UN(neg) UN(abs) UN(exp)
-                    UN(log) UN(sqrt) UN(rsqrt) UN(tanh) UN(sigmoid) UN(relu) INPL(add_) INPL(sub_)
-                        INPL(mul_) INPL(div_) INPLS(add_scalar_) INPLS(sub_scalar_)
-                            INPLS(mul_scalar_)
-                                INPLS(div_scalar_) else if (!strcmp(op, "add_scaled")) st =
-                                    ct_add_scaled(ctx, a, b, D[0], &r);
+        BIN(ge)
+        BIN(matmul) BIN(bmm) BIN(embedding) SCAL(add_scalar) SCAL(sub_scalar) SCAL(mul_scalar)
+            SCAL(div_scalar) SCAL(eq_scalar) SCAL(ne_scalar) SCAL(lt_scalar) SCAL(le_scalar)
+                SCAL(gt_scalar) SCAL(ge_scalar) SCAL(pow) UN(neg) UN(abs) UN(exp) UN(log) UN(sqrt)
+                    UN(rsqrt) UN(tanh) UN(sigmoid) UN(relu) INPL(add_) INPL(sub_) INPL(mul_)
+                        INPL(div_) INPLS(add_scalar_) INPLS(sub_scalar_) INPLS(mul_scalar_)
+                            INPLS(div_scalar_) else if (!strcmp(op, "add_scaled")) st =
+                                ct_add_scaled(ctx, a, b, D[0], &r);
         else if (!strcmp(op, "sub_scaled")) st = ct_sub_scaled(ctx, a, b, D[0], &r);
         else if (!strcmp(op, "gelu")) st = ct_gelu(ctx, a, (ct_gelu_approx)I[0], &r);
         else if (!strcmp(op, "clamp")) st =
@@ -204,9 +204,10 @@ int main(void) {
         UN(exp2)
         UN(log2)
         UN(log1p)
-        UN(expm1) UN(tan) UN(atan) UN(asin) UN(acos) UN(sinh) UN(cosh) UN(asinh) UN(acosh) UN(atanh)
-            UN(log10) UN(reciprocal) BIN(atan2) UN(floor) UN(ceil) UN(round) UN(trunc) UN(sign)
-                UN(silu) UN(mish) UN(isnan) UN(isinf) UN(isfinite) UN(logical_not) UN(bitwise_not)
+        UN(expm1)
+        UN(tan) UN(atan) UN(asin) UN(acos) UN(sinh) UN(cosh) UN(asinh) UN(acosh) UN(atanh) UN(log10)
+            UN(reciprocal) BIN(atan2) UN(floor) UN(ceil) UN(round) UN(trunc) UN(sign) UN(silu)
+                UN(mish) UN(isnan) UN(isinf) UN(isfinite) UN(logical_not) UN(bitwise_not)
                     BIN(maximum) BIN(minimum) BIN(remainder) BIN(fmod) BIN(logical_and)
                         BIN(logical_or) BIN(logical_xor) BIN(bitwise_and) BIN(bitwise_or)
                             BIN(bitwise_xor) else if (!strcmp(op, "prod")) st =
@@ -230,6 +231,14 @@ int main(void) {
         else if (!strcmp(op, "hardtanh")) st = ct_hardtanh(ctx, a, D[0], D[1], &r);
         else if (!strcmp(op, "leaky_relu")) st = ct_leaky_relu(ctx, a, D[0], &r);
         else if (!strcmp(op, "softplus")) st = ct_softplus(ctx, a, D[0], D[1], &r);
+        UN(frac)
+        UN(sinc) UN(signbit) UN(square) UN(deg2rad) UN(rad2deg) BIN(hypot) BIN(logaddexp)
+            BIN(logaddexp2) BIN(xlogy) BIN(copysign) BIN(fmax) BIN(fmin) BIN(heaviside)
+                BIN(pow_tensor) else if (!strcmp(op, "logit")) st = ct_logit(ctx, a, D[0], &r);
+        else if (!strcmp(op, "isclose")) st = ct_isclose(ctx, a, b, D[0], D[1], I[0], &r);
+        else if (!strcmp(op, "nan_to_num")) /* I: which replacements are given */
+            st = ct_nan_to_num(ctx, a, I[0] ? &D[0] : NULL, I[1] ? &D[1] : NULL,
+                               I[2] ? &D[2] : NULL, &r);
         else if (!strcmp(op, "lerp")) st = ct_lerp(ctx, a, b, c, &r);
         else if (!strcmp(op, "lerp_scalar")) st = ct_lerp_scalar(ctx, a, b, D[0], &r);
         else if (!strcmp(op, "group_norm")) st = ct_group_norm(ctx, a, I[0], b, c, D[0], &r);

@@ -115,11 +115,16 @@ UN2 = {'erf': torch.erf, 'erfc': torch.erfc, 'sin': torch.sin, 'cos': torch.cos,
        'isfinite': torch.isfinite, 'logical_not': torch.logical_not, 'bitwise_not': torch.bitwise_not,
        'tan': torch.tan, 'atan': torch.atan, 'asin': torch.asin, 'acos': torch.acos,
        'sinh': torch.sinh, 'cosh': torch.cosh, 'asinh': torch.asinh, 'acosh': torch.acosh,
-       'atanh': torch.atanh, 'log10': torch.log10, 'reciprocal': torch.reciprocal}
+       'atanh': torch.atanh, 'log10': torch.log10, 'reciprocal': torch.reciprocal,
+       'frac': torch.frac, 'sinc': torch.sinc, 'signbit': torch.signbit, 'square': torch.square,
+       'deg2rad': torch.deg2rad, 'rad2deg': torch.rad2deg}
 BIN2 = {'atan2': torch.atan2, 'maximum': torch.maximum, 'minimum': torch.minimum, 'remainder': torch.remainder,
         'fmod': torch.fmod, 'logical_and': torch.logical_and, 'logical_or': torch.logical_or,
         'logical_xor': torch.logical_xor, 'bitwise_and': torch.bitwise_and,
-        'bitwise_or': torch.bitwise_or, 'bitwise_xor': torch.bitwise_xor}
+        'bitwise_or': torch.bitwise_or, 'bitwise_xor': torch.bitwise_xor,
+        'hypot': torch.hypot, 'logaddexp': torch.logaddexp, 'logaddexp2': torch.logaddexp2,
+        'xlogy': torch.xlogy, 'copysign': torch.copysign, 'fmax': torch.fmax, 'fmin': torch.fmin,
+        'heaviside': torch.heaviside, 'pow_tensor': torch.pow}
 UN.update(UN2)
 
 def gen(rng):
@@ -129,7 +134,8 @@ def gen(rng):
         'add_', 'sub_', 'mul_', 'div_', 'add_scalar_', 'sub_scalar_', 'mul_scalar_', 'div_scalar_', 'gelu', 'pow', 'pow',
         'clamp', 'clamp', 'where', 'addcmul', 'addcdiv', 'cast', 'cast', 'sum', 'mean', 'amax', 'amin', 'argmax',
         'sum', 'amax', 'argmax', 'softmax', 'log_softmax', 'layer_norm', 'matmul', 'matmul', 'bmm', 'embedding', 'arange', 'full',
-        'zeros', 'reshape', 'view', 'permute', 'transpose', 'narrow', 'slice', 'expand', 'squeeze', 'unsqueeze'])
+        'zeros', 'reshape', 'view', 'permute', 'transpose', 'narrow', 'slice', 'expand', 'squeeze', 'unsqueeze',
+        'logit', 'isclose', 'isclose', 'nan_to_num'])
     d = rng.randrange(10)
     d2 = rng.randrange(10) if rng.random() < 0.4 else d
     lay = lambda: rng.choice([0, 0, 0, 1, 2])
@@ -167,6 +173,29 @@ def gen(rng):
     elif op in UN:
         a = rtensor(rng, d, rshape(rng)); T = [a]
         thunk = lambda: UN[op](a)
+    elif op == 'logit':
+        a = rtensor(rng, d, rshape(rng)); T = [a]
+        if rng.random() < 0.5: a = rtensor(rng, d, rshape(rng), vals=None, special=True); T = [a]
+        eps = rng.choice([-1.0, 0.0, 1e-6, 0.1, 0.25, 0.5, 0.6, float('nan')])
+        D = [eps]
+        thunk = lambda: torch.logit(a, None if (eps != eps or eps < 0) else eps)
+    elif op == 'isclose':
+        s = rshape(rng); s2 = bshape(rng, s)
+        a = rtensor(rng, d, s); b = rtensor(rng, d2 if rng.random() < 0.1 else d, s2)
+        if rng.random() < 0.5 and a.numel() and d:  # near values
+            b = (a.to(torch.float64) * (1 + rng.choice([1e-9, 1e-6, 1e-4, 1e-2])) + rng.choice([0, 1e-9, 1e-7, 1])).to(a.dtype)
+            b.lay = 0
+        rt = rng.choice([1e-5, 0.0, 1e-3, 0.1, 1.0, -1.0])
+        at = rng.choice([1e-8, 0.0, 1e-3, 0.5, 2.0])
+        en = rng.randrange(2)
+        T = [a, b]; D = [rt, at]; I = [en]
+        thunk = lambda: torch.isclose(a, b, rtol=rt, atol=at, equal_nan=bool(en))
+    elif op == 'nan_to_num':
+        a = rtensor(rng, d, rshape(rng)); T = [a]
+        vals = [rng.choice([0.0, 1.5, -7.0, 1e300, 70000.0]) for _ in range(3)]
+        given = [rng.randrange(2) for _ in range(3)]
+        D = vals; I = given
+        thunk = lambda: torch.nan_to_num(a, *[v if g else None for v, g in zip(vals, given)])
     elif op == 'gelu':
         a = rtensor(rng, d, rshape(rng)); T = [a]; ap = rng.randrange(2); I = [ap]
         thunk = lambda: F.gelu(a, approximate=['none', 'tanh'][ap])
@@ -374,7 +403,8 @@ TOL = {'sum': 64, 'mean': 64, 'softmax': 8, 'log_softmax': 8, 'layer_norm': 64, 
        'gelu': 4, 'addcdiv': 2, 'exp': 2, 'log': 2, 'tanh': 2, 'sigmoid': 2, 'pow': 1,
        'erf': 2, 'erfc': 2, 'sin': 2, 'cos': 2, 'exp2': 2, 'log2': 2, 'log1p': 2, 'expm1': 2,
        'tan': 2, 'atan': 2, 'asin': 2, 'acos': 2, 'sinh': 2, 'cosh': 2, 'asinh': 2, 'acosh': 2,
-       'atanh': 2, 'log10': 2, 'reciprocal': 1, 'atan2': 2,
+       'atanh': 2, 'log10': 2, 'reciprocal': 1, 'atan2': 2, 'hypot': 1, 'logaddexp': 2,
+       'logaddexp2': 2, 'xlogy': 2, 'logit': 2, 'sinc': 2, 'pow_tensor': 2,
        'silu': 2, 'mish': 4, 'prod': 64, 'cumsum': 64, 'cumprod': 64, 'logsumexp': 8,
        'var': 64, 'std': 64}
 

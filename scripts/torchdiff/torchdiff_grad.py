@@ -21,7 +21,9 @@ GRAD_OPS = (set(['neg', 'abs', 'exp', 'log', 'sqrt', 'rsqrt', 'tanh', 'sigmoid',
                  'var', 'std', 'softmax', 'log_softmax', 'layer_norm', 'matmul', 'bmm', 'gelu',
                  'add_scaled', 'sub_scaled', 'add_scalar', 'sub_scalar', 'mul_scalar', 'div_scalar',
                  'reshape', 'view', 'expand', 'permute', 'transpose', 'narrow', 'slice', 'squeeze',
-                 'unsqueeze', 'embedding']))
+                 'unsqueeze', 'embedding', 'hypot', 'logaddexp', 'logaddexp2', 'xlogy', 'copysign',
+                 'fmax', 'fmin', 'heaviside', 'pow_tensor', 'frac', 'logit', 'sinc', 'nan_to_num',
+                 'square', 'deg2rad', 'rad2deg']))
 FL = (torch.float32, torch.float64)
 
 

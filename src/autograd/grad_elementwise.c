@@ -208,6 +208,92 @@ static void bw_atan2(ct__ag_call *c) { /* r = 1 / (a^2 + b^2): g b r, g (-a) r *
     if (c->need[0]) ct__ag_set(c, 0, ct__ag_mul(c, ct__ag_mul(c, G, b), r));
     if (c->need[1]) ct__ag_set(c, 1, ct__ag_mul(c, ct__ag_mul(c, G, ct__ag_neg(c, a)), r));
 }
+/* hypot, logaddexp(2), xlogy, copysign, fmax / fmin, pow with a tensor exponent, frac, logit,
+ * sinc, nan_to_num: torch 1.13's formulas (derivatives.yaml / FunctionsManual) and orders */
+static void bw_hypot(ct__ag_call *c) { /* g a / out, g b / out */
+    for (int i = 0; i < 2; i++)
+        if (c->need[i]) ct__ag_set(c, i, ct__ag_div(c, ct__ag_mul(c, G, IN(i)), OUT));
+}
+static void bw_logaddexp_any(ct__ag_call *c, ct__ag_unary_fn e) { /* g / (1 + e(b - a)) */
+    if (c->need[0])
+        ct__ag_set(c, 0, ct__ag_div(c, G, ct__ag_add_s(c, AP(e, ct__ag_sub(c, IN(1), IN(0))), 1)));
+    if (c->need[1])
+        ct__ag_set(c, 1, ct__ag_div(c, G, ct__ag_add_s(c, AP(e, ct__ag_sub(c, IN(0), IN(1))), 1)));
+}
+static void bw_logaddexp(ct__ag_call *c) { bw_logaddexp_any(c, ct_exp); }
+static void bw_logaddexp2(ct__ag_call *c) { bw_logaddexp_any(c, ct_exp2); }
+static void bw_xlogy(ct__ag_call *c) {
+    /* a: xlogy(g, b), 0 where a == 0 and b <= 0; b: g a / b */
+    if (c->need[0]) {
+        ct_tensor *t = AP2(ct_xlogy, G, IN(1));
+        ct_tensor *m = AP2(ct_logical_and, ct__ag_cmp_s(c, 0, IN(0), 0, CT_BOOL),
+                           ct__ag_cmp_s(c, 4, IN(1), 0, CT_BOOL));
+        ct__ag_set(c, 0, zero_where(c, m, t));
+    }
+    if (c->need[1]) ct__ag_set(c, 1, ct__ag_div(c, ct__ag_mul(c, G, IN(0)), IN(1)));
+}
+static void bw_copysign(ct__ag_call *c) { /* a: g (out / a), 0 where a == 0; b: zeros */
+    if (c->need[0]) {
+        ct_tensor *r = ct__ag_div(c, OUT, IN(0));
+        ct__ag_set(c, 0, ct__ag_mul(c, G, zero_where(c, ct__ag_cmp_s(c, 0, IN(0), 0, CT_BOOL), r)));
+    }
+    if (c->need[1]) ct__ag_set(c, 1, ct__ag_zeros(c, &c->n->in_meta[1]));
+}
+/* fmax / fmin: a takes g where a >= b (a <= b) or b is NaN, b takes it elsewhere */
+static void bw_fmaxmin(ct__ag_call *c, ct__ag_binary_fn cmp) {
+    ct_tensor *m = AP2(ct_logical_or, AP2(cmp, IN(0), IN(1)), AP(ct_isnan, IN(1)));
+    if (c->need[0]) ct__ag_set(c, 0, masked(c, m, G));
+    if (c->need[1]) ct__ag_set(c, 1, zero_where(c, m, G));
+}
+static void bw_fmax(ct__ag_call *c) { bw_fmaxmin(c, ct_ge); }
+static void bw_fmin(ct__ag_call *c) { bw_fmaxmin(c, ct_le); }
+static void bw_not_implemented(ct__ag_call *c) {
+    c->st = ct__set_error(c->ctx, CT_ERR_UNSUPPORTED,
+                          "the derivative for 'heaviside' is not implemented (as torch)");
+}
+static void bw_pow_t(ct__ag_call *c) {
+    const ct_tensor *x = IN(0), *e = IN(1);
+    /* x: g (e x^(e-1)), 0 where e == 0 */
+    if (c->need[0]) {
+        ct_tensor *d = ct__ag_mul(c, e, AP2(ct_pow_tensor, x, ct__ag_add_s(c, e, -1)));
+        ct__ag_set(c, 0, zero_where(c, ct__ag_cmp_s(c, 0, e, 0, CT_BOOL), ct__ag_mul(c, G, d)));
+    }
+    /* e: g (out log x), 0 where x == 0 and e >= 0 */
+    if (c->need[1]) {
+        ct_tensor *m = AP2(ct_logical_and, ct__ag_cmp_s(c, 0, x, 0, CT_BOOL),
+                           ct__ag_cmp_s(c, 3, e, 0, CT_BOOL));
+        ct_tensor *l = ct__ag_mul(c, OUT, AP(ct_log, x));
+        ct__ag_set(c, 1, ct__ag_mul(c, G, zero_where(c, m, l)));
+    }
+}
+static void bw_frac(ct__ag_call *c) { ct__ag_set(c, 0, G); }
+static void bw_logit(ct__ag_call *c) {
+    /* g / (x (1 - x)) where eps <= x <= 1 - eps, else 0 (without eps: where 0 <= x <= 1, else
+     * NaN), as torch's vectorised logit_backward and its formula under create_graph: a NaN x
+     * gives 0 with eps, and 1 / -0 is -inf. Torch's scalar loop, which runs on rows shorter than
+     * two vectors (16 f32 / 8 f64 elements) and on their tails, answers +inf at -0 and NaN for a
+     * NaN x with eps (docs/fidelity.md). */
+    const ct_tensor *x = IN(0);
+    const double eps = c->n->sc[0];
+    ct_tensor *d = ct__ag_div(c, G, ct__ag_mul(c, x, ct__ag_add_s(c, ct__ag_neg(c, x), 1)));
+    const double lo = eps < 0 ? 0 : eps, hi = eps < 0 ? 1 : 1 - eps;
+    ct_tensor *in =
+        AP2(ct_logical_and, ct__ag_cmp_s(c, 3, x, lo, CT_BOOL), ct__ag_cmp_s(c, 4, x, hi, CT_BOOL));
+    ct__ag_set(c, 0, ct__ag_where(c, in, d, ct__ag_scalar(c, DT, eps < 0 ? NAN : 0)));
+}
+static void bw_sinc(ct__ag_call *c) {
+    /* g (pi x cos(pi x) - sin(pi x)) / (pi x^2), 0 where pi x^2 == 0 */
+    const double pi = 3.14159265358979323846;
+    const ct_tensor *x = IN(0);
+    ct_tensor *xp = ct__ag_mul_s(c, x, pi);
+    ct_tensor *x2p = ct__ag_mul_s(c, ct__ag_mul(c, x, x), pi);
+    ct_tensor *num = ct__ag_sub(c, ct__ag_mul(c, xp, AP(ct_cos, xp)), AP(ct_sin, xp));
+    ct_tensor *d = ct__ag_div(c, ct__ag_mul(c, G, num), x2p);
+    ct__ag_set(c, 0, zero_where(c, ct__ag_cmp_s(c, 0, x2p, 0, CT_BOOL), d));
+}
+static void bw_nan_to_num(ct__ag_call *c) { /* g * isfinite(x) */
+    ct__ag_set(c, 0, ct__ag_mul(c, G, AP(ct_isfinite, IN(0))));
+}
 /* floor, ceil, round, trunc, sign, rounded division: zeros like each input (torch's formula,
  * zeros_like, so an infinite or NaN incoming gradient still gives 0) */
 static void bw_zero(ct__ag_call *c) {
@@ -358,6 +444,19 @@ const ct__ag_formula *ct__ag_formula_elementwise(int op) {
         F(CT__AG_LOG10, "Log10Backward", bw_log10, 1, 0)
         F(CT__AG_RECIPROCAL, "ReciprocalBackward", bw_reciprocal, 0, 1)
         F(CT__AG_ATAN2, "Atan2Backward", bw_atan2, 3, 0)
+        F(CT__AG_HYPOT, "HypotBackward", bw_hypot, 3, 1)
+        F(CT__AG_LOGADDEXP, "LogaddexpBackward", bw_logaddexp, 3, 0)
+        F(CT__AG_LOGADDEXP2, "Logaddexp2Backward", bw_logaddexp2, 3, 0)
+        F(CT__AG_XLOGY, "XlogyBackward", bw_xlogy, 3, 0)
+        F(CT__AG_COPYSIGN, "CopysignBackward", bw_copysign, 1, 1)
+        F(CT__AG_FMAX, "FmaxBackward", bw_fmax, 3, 0)
+        F(CT__AG_FMIN, "FminBackward", bw_fmin, 3, 0)
+        F(CT__AG_NOT_IMPLEMENTED, "NotImplemented", bw_not_implemented, 0, 0)
+        F(CT__AG_POW_T, "PowBackward", bw_pow_t, 3, 1)
+        F(CT__AG_FRAC, "FracBackward", bw_frac, 0, 0)
+        F(CT__AG_LOGIT, "LogitBackward", bw_logit, 1, 0)
+        F(CT__AG_SINC, "SincBackward", bw_sinc, 1, 0)
+        F(CT__AG_NAN_TO_NUM, "NanToNumBackward", bw_nan_to_num, 1, 0)
         F(CT__AG_ZERO, "ZeroGradBackward", bw_zero, 0, 0)
         F(CT__AG_SILU, "SiluBackward", bw_silu, 1, 0)
         F(CT__AG_SOFTPLUS, "SoftplusBackward", bw_softplus, 1, 0)

@@ -127,6 +127,21 @@ static const signed char ct__op_arity_tab[CT_OP_COUNT][2] = {
     [CT_OP_LOG10] = {1, 1},
     [CT_OP_RECIPROCAL] = {1, 1},
     [CT_OP_ATAN2] = {2, 2},
+    [CT_OP_HYPOT] = {2, 2},
+    [CT_OP_LOGADDEXP] = {2, 2},
+    [CT_OP_LOGADDEXP2] = {2, 2},
+    [CT_OP_XLOGY] = {2, 2},
+    [CT_OP_COPYSIGN] = {2, 2},
+    [CT_OP_FMAX] = {2, 2},
+    [CT_OP_FMIN] = {2, 2},
+    [CT_OP_HEAVISIDE] = {2, 2},
+    [CT_OP_POW_T] = {2, 2},
+    [CT_OP_ISCLOSE] = {2, 2},
+    [CT_OP_FRAC] = {1, 1},
+    [CT_OP_LOGIT] = {1, 1},
+    [CT_OP_SINC] = {1, 1},
+    [CT_OP_NAN_TO_NUM] = {1, 1},
+    [CT_OP_SIGNBIT] = {1, 1},
 };
 
 bool ct__desc_arity(int k, int *lo, int *hi) {
@@ -454,8 +469,8 @@ int ct__desc_rule(const ct_op_desc *op, const char **rule) {
     case CT_OP_FLEX_ATTENTION_BWD: return -1;
     default: /* elementwise: inputs broadcast to the output's shape */
         *rule = "elementwise: every operand has the output's shape; inputs in the compute dtype "
-                "(where's condition bool); the output in the compute dtype (comparisons: bool; "
-                "copy and fill: any)";
+                "(where's condition bool); the output in the compute dtype (comparisons, isclose, "
+                "signbit: bool; copy and fill: any)";
         for (int i = 1; ok && i <= op->n_in; i++) {
             ct_dtype want = op->kind == CT_OP_WHERE && i == 1 ? CT_BOOL : cdt;
             ok = ct__same_shape(o, &op->operands[i]) &&
@@ -465,7 +480,10 @@ int ct__desc_rule(const ct_op_desc *op, const char **rule) {
          * written past its end */
         if (ok && op->kind != CT_OP_COPY && op->kind != CT_OP_FILL &&
             !(op->kind >= CT_OP_ERF && op->kind <= CT_OP_LERP))
-            ok = o->dtype == (op->kind >= CT_OP_EQ && op->kind <= CT_OP_GE ? CT_BOOL : cdt);
+            ok = o->dtype == ((op->kind >= CT_OP_EQ && op->kind <= CT_OP_GE) ||
+                                      op->kind == CT_OP_ISCLOSE || op->kind == CT_OP_SIGNBIT
+                                  ? CT_BOOL
+                                  : cdt);
         if (ok && op->kind >= CT_OP_ERF && op->kind <= CT_OP_LERP) {
             *rule = "elementwise: every operand has the output's shape; inputs in the compute "
                     "dtype; the output bool (isnan, isinf, isfinite, logical_*) or in the compute "

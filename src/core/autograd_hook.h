@@ -116,6 +116,19 @@ typedef enum ct__ag_op {
     CT__AG_LOG10,
     CT__AG_RECIPROCAL,
     CT__AG_ATAN2,
+    CT__AG_HYPOT,
+    CT__AG_LOGADDEXP,
+    CT__AG_LOGADDEXP2,
+    CT__AG_XLOGY,
+    CT__AG_COPYSIGN,
+    CT__AG_FMAX,
+    CT__AG_FMIN,
+    CT__AG_NOT_IMPLEMENTED, /* torch has no derivative: backward fails (heaviside) */
+    CT__AG_POW_T,           /* tensor exponent: PowBackward1 */
+    CT__AG_FRAC,
+    CT__AG_LOGIT, /* sc[0] eps (< 0: none) */
+    CT__AG_SINC,
+    CT__AG_NAN_TO_NUM,
     CT__AG_CUSTOM, /* a backward function of a higher layer (ct__ag_custom) */
     CT__AG_COUNT
 } ct__ag_op;

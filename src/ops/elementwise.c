@@ -947,3 +947,179 @@ ct_status ct_lerp_scalar(ct_ctx *ctx, const ct_tensor *start, const ct_tensor *e
     CT__AG_WRAP(ctx, out, ct__fwd_lerp(ctx, start, end, NULL, weight, out),
                 (CT__AG_IN2(CT__AG_LERP_S, start, end), r_.sc[0] = weight));
 }
+
+/* ---- more everyday math: hypot, logaddexp(2), xlogy, copysign, fmax / fmin, heaviside, pow with
+ * a tensor exponent, isclose, frac, logit, sinc, nan_to_num, signbit (docs/everyday.md) ---- */
+
+/* How a binary op's result dtype follows torch.result_type. */
+typedef enum {
+    CT__BM_FLOAT,    /* floating only (torch: "not implemented for 'Int'") */
+    CT__BM_INT_TO_F, /* integers and bool compute in float32 */
+    CT__BM_ANY,      /* any dtype, kept */
+    CT__BM_SAME,     /* any dtype, both operands of the same one (heaviside) */
+    CT__BM_NO_BOOL   /* floats and integers (pow) */
+} ct__bm_rule;
+static ct_status ct__bin_math(ct_ctx *ctx, const char *name, ct_op_kind kind, const ct_tensor *a,
+                              const ct_tensor *b, ct__bm_rule rule, ct_tensor **out) {
+    const ct_tensor *ins[2] = {a, b};
+    ct_status st = ct__check_args(ctx, name, 2, ins, out);
+    if (st != CT_OK) return st;
+    ct_dtype dt;
+    if ((st = ct__result_type(ctx, name, 2, ins, &dt)) != CT_OK) return st;
+    if (rule == CT__BM_SAME && a->dtype != b->dtype)
+        return ct__set_error(ctx, CT_ERR_DTYPE,
+                             "%s: operands of different dtypes (%s, %s) are not supported (as "
+                             "torch)",
+                             name, ct_dtype_name(a->dtype), ct_dtype_name(b->dtype));
+    if ((rule == CT__BM_FLOAT && !ct_dtype_is_floating(dt)) ||
+        (rule == CT__BM_NO_BOOL && dt == CT_BOOL))
+        return ct__set_error(ctx, CT_ERR_DTYPE, "%s: not implemented for %s operands (as torch)",
+                             name, ct_dtype_name(dt));
+    if (rule == CT__BM_INT_TO_F && !ct_dtype_is_floating(dt)) dt = CT_FLOAT32;
+    return ct__ew(ctx, name, kind, 2, ins, dt, dt, NULL, 0, out);
+}
+#define CT__BIN_MATH(fn, K, RULE, AG)                                                              \
+    ct_status ct_##fn(ct_ctx *ctx, const ct_tensor *a, const ct_tensor *b, ct_tensor **out) {      \
+        CT__AG_WRAP(ctx, out, ct__bin_math(ctx, #fn, K, a, b, RULE, out), CT__AG_IN2(AG, a, b));   \
+    }
+CT__BIN_MATH(hypot, CT_OP_HYPOT, CT__BM_FLOAT, CT__AG_HYPOT)
+CT__BIN_MATH(logaddexp, CT_OP_LOGADDEXP, CT__BM_FLOAT, CT__AG_LOGADDEXP)
+CT__BIN_MATH(logaddexp2, CT_OP_LOGADDEXP2, CT__BM_FLOAT, CT__AG_LOGADDEXP2)
+CT__BIN_MATH(xlogy, CT_OP_XLOGY, CT__BM_INT_TO_F, CT__AG_XLOGY)
+CT__BIN_MATH(copysign, CT_OP_COPYSIGN, CT__BM_INT_TO_F, CT__AG_COPYSIGN)
+CT__BIN_MATH(fmax, CT_OP_FMAX, CT__BM_ANY, CT__AG_FMAX)
+CT__BIN_MATH(fmin, CT_OP_FMIN, CT__BM_ANY, CT__AG_FMIN)
+CT__BIN_MATH(heaviside, CT_OP_HEAVISIDE, CT__BM_SAME, CT__AG_NOT_IMPLEMENTED)
+CT__BIN_MATH(pow_tensor, CT_OP_POW_T, CT__BM_NO_BOOL, CT__AG_POW_T)
+
+ct_status ct_square(ct_ctx *ctx, const ct_tensor *a, ct_tensor **out) {
+    return ct__error_within(ctx, "square", ct_pow(ctx, a, 2, out));
+}
+
+/* deg2rad / rad2deg: integers and bool in float32, then a multiplication by the constant as a
+ * Python number (torch's definition; the node prints Deg2RadBackward0 / Rad2DegBackward0) */
+static ct_status ct__angle(ct_ctx *ctx, const char *name, const ct_tensor *a, double k,
+                           const char *node, ct_tensor **out) {
+    if (out) *out = NULL;
+    if (!ctx || !a || !out)
+        return ctx ? ct__set_error(ctx, CT_ERR_INVALID_ARG, "%s: NULL argument", name)
+                   : CT_ERR_INVALID_ARG;
+    uint64_t mark = ct__ag_mark(ctx);
+    ct_status st;
+    if (ct_dtype_is_floating(a->dtype) || !ct__is_compute_dtype(a->dtype)) {
+        st = ct_mul_scalar(ctx, a, k, out);
+    } else {
+        ct_tensor *f = NULL;
+        st = ct_cast(ctx, a, CT_FLOAT32, &f);
+        if (st == CT_OK) st = ct_mul_scalar(ctx, f, k, out);
+        ct_tensor_release(f);
+    }
+    return ct__ag_named(ctx, ct__error_within(ctx, name, st), out, mark, node);
+}
+ct_status ct_deg2rad(ct_ctx *ctx, const ct_tensor *a, ct_tensor **out) {
+    return ct__angle(ctx, "deg2rad", a, 0.017453292519943295769236907684886127134428718885417,
+                     "Deg2RadBackward0", out);
+}
+ct_status ct_rad2deg(ct_ctx *ctx, const ct_tensor *a, ct_tensor **out) {
+    return ct__angle(ctx, "rad2deg", a, 57.295779513082320876798154814105170332405472466564,
+                     "Rad2DegBackward0", out);
+}
+
+/* isclose: the same dtype on both sides (torch), rtol and atol >= 0 */
+ct_status ct_isclose(ct_ctx *ctx, const ct_tensor *a, const ct_tensor *b, double rtol, double atol,
+                     bool equal_nan, ct_tensor **out) {
+    const ct_tensor *ins[2] = {a, b};
+    ct_status st = ct__check_args(ctx, "isclose", 2, ins, out);
+    if (st != CT_OK) return st;
+    ct_dtype dt;
+    if ((st = ct__result_type(ctx, "isclose", 2, ins, &dt)) != CT_OK) return st;
+    if (a->dtype != b->dtype)
+        return ct__set_error(ctx, CT_ERR_DTYPE, "isclose: %s did not match %s (as torch)",
+                             ct_dtype_name(a->dtype), ct_dtype_name(b->dtype));
+    if (!(rtol >= 0) || !(atol >= 0) || isinf(rtol) || isinf(atol))
+        return ct__set_error(ctx, CT_ERR_INVALID_ARG,
+                             "isclose: rtol and atol must be finite and >= 0, got %g and %g", rtol,
+                             atol);
+    double sc[4] = {rtol, atol, 0, 0};
+    return ct__ew(ctx, "isclose", CT_OP_ISCLOSE, 2, ins, dt, CT_BOOL, sc, equal_nan ? 1 : 0, out);
+}
+/* every element of a bool tensor true (a 0-d all) */
+static ct_status ct__all_true(ct_ctx *ctx, const ct_tensor *m, bool *result) {
+    ct_tensor *r = NULL;
+    ct_status st = ct_all(ctx, m, 0, NULL, false, &r);
+    double v = 0;
+    if (st == CT_OK) st = ct_tensor_item(r, &v);
+    ct_tensor_release(r);
+    if (st == CT_OK) *result = v != 0;
+    return st;
+}
+ct_status ct_allclose(ct_ctx *ctx, const ct_tensor *a, const ct_tensor *b, double rtol, double atol,
+                      bool equal_nan, bool *result) {
+    if (!result)
+        return ctx ? ct__set_error(ctx, CT_ERR_INVALID_ARG, "allclose: result is NULL")
+                   : CT_ERR_INVALID_ARG;
+    *result = false;
+    ct_tensor *m = NULL;
+    ct_status st = ct_isclose(ctx, a, b, rtol, atol, equal_nan, &m);
+    if (st == CT_OK) st = ct__all_true(ctx, m, result);
+    ct_tensor_release(m);
+    return st == CT_OK ? st : ct__error_within(ctx, "allclose", st);
+}
+ct_status ct_equal(ct_ctx *ctx, const ct_tensor *a, const ct_tensor *b, bool *result) {
+    if (!result)
+        return ctx ? ct__set_error(ctx, CT_ERR_INVALID_ARG, "equal: result is NULL")
+                   : CT_ERR_INVALID_ARG;
+    *result = false;
+    const ct_tensor *ins[2] = {a, b};
+    ct_status st = ct__check_args(ctx, "equal", 2, ins, result);
+    if (st != CT_OK) return st;
+    if (a->ndim != b->ndim) return CT_OK;
+    for (int d = 0; d < a->ndim; d++)
+        if (a->shape[d] != b->shape[d]) return CT_OK;
+    ct_tensor *m = NULL;
+    st = ct_eq(ctx, a, b, &m);
+    if (st == CT_OK) st = ct__all_true(ctx, m, result);
+    ct_tensor_release(m);
+    return st == CT_OK ? st : ct__error_within(ctx, "equal", st);
+}
+
+ct_status ct_frac(ct_ctx *ctx, const ct_tensor *a, ct_tensor **out) {
+    if (a && ctx && ct__is_compute_dtype(a->dtype) && !ct_dtype_is_floating(a->dtype)) {
+        if (out) *out = NULL;
+        return ct__set_error(ctx, CT_ERR_DTYPE, "frac: floating input required, got %s (as torch)",
+                             ct_dtype_name(a->dtype));
+    }
+    CT__AG_WRAP(ctx, out, ct__unary(ctx, "frac", CT_OP_FRAC, a, true, true, NULL, 0, out),
+                CT__AG_IN1(CT__AG_FRAC, a));
+}
+CT__UN(sinc, CT_OP_SINC, true, true, CT__AG_SINC)
+ct_status ct_logit(ct_ctx *ctx, const ct_tensor *a, double eps, ct_tensor **out) {
+    if (isnan(eps)) eps = -1; /* torch's None */
+    double sc[4] = {eps, 0, 0, 0};
+    CT__AG_WRAP(ctx, out, ct__unary(ctx, "logit", CT_OP_LOGIT, a, true, true, sc, 0, out),
+                (CT__AG_IN1(CT__AG_LOGIT, a), r_.sc[0] = eps));
+}
+/* the largest finite value of a floating dtype */
+static double ct__dtype_max(ct_dtype dt) {
+    switch (dt) {
+    case CT_FLOAT16: return 65504.0;
+    case CT_BFLOAT16: return 3.3895313892515355e38;
+    case CT_FLOAT32: return 3.4028234663852886e38;
+    default: return 1.7976931348623157e308;
+    }
+}
+static ct_status ct__fwd_nan_to_num(ct_ctx *ctx, const ct_tensor *a, const double *nan,
+                                    const double *posinf, const double *neginf, ct_tensor **out) {
+    const ct_tensor *ins[1] = {a};
+    ct_status st = ct__check_args(ctx, "nan_to_num", 1, ins, out);
+    if (st != CT_OK) return st;
+    const double big = ct__dtype_max(a->dtype);
+    double sc[4] = {nan ? *nan : 0, posinf ? *posinf : big, neginf ? *neginf : -big, 0};
+    return ct__unary(ctx, "nan_to_num", CT_OP_NAN_TO_NUM, a, false, true, sc, 0, out);
+}
+ct_status ct_nan_to_num(ct_ctx *ctx, const ct_tensor *a, const double *nan, const double *posinf,
+                        const double *neginf, ct_tensor **out) {
+    CT__AG_WRAP(ctx, out, ct__fwd_nan_to_num(ctx, a, nan, posinf, neginf, out),
+                CT__AG_IN1(CT__AG_NAN_TO_NUM, a));
+}
+CT__PRED(signbit, CT_OP_SIGNBIT)

@@ -239,6 +239,13 @@ int64_t ct_k_grain_of(int kind) {
     case CT_OP_LOG10:
     case CT_OP_RECIPROCAL:
     case CT_OP_ATAN2:
+    case CT_OP_HYPOT:
+    case CT_OP_LOGADDEXP:
+    case CT_OP_LOGADDEXP2:
+    case CT_OP_XLOGY:
+    case CT_OP_POW_T:
+    case CT_OP_LOGIT:
+    case CT_OP_SINC:
     case CT_OP_SILU:
     case CT_OP_SOFTPLUS:
     case CT_OP_MISH:

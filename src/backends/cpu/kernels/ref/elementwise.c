@@ -432,6 +432,139 @@ static inline double ct_k_frem_fix_d(double m, double b) {
 CT_DEF2(CT_GEN_BIN, k_remainder, CT_FLOATS, CT_FREM(a, b), CT_INTS, ct_k_irem(a, b))
 CT_DEF2(CT_GEN_BIN, k_fmod, CT_FLOATS, fmod(a, b), CT_INTS, ct_k_ifmod(a, b))
 CT_DEF1(CT_GEN_BIN, k_atan2, CT_FLOATS, atan2(a, b))
+/* ---- more everyday math (torch 1.13's formulas; f16 / bf16 in f32, rounded once) ---- */
+CT_DEF1(CT_GEN_BIN, k_hypot, CT_FLOATS, hypot(a, b))
+/* logaddexp: max + log1p(exp(-|a - b|)) (torch's formula); equal infinities give themselves (no
+ * inf - inf). The sum cancels where the result is near 0 (a, b < 0): float32 and the halves
+ * evaluate in double, float64 in long double (torch 1.13 loses up to 16000 ulp there in f64 and
+ * 67 in f32; here < 1 ulp in f32, about 0.1 in f64 but for extreme cancellation) */
+#define CT_LAE_BODY(T, L1P, E, K)                                                                  \
+    {                                                                                              \
+        if (isinf(a) && a == b) return (double)a;                                                  \
+        const T x = a, y = b, m = x < y ? y : x;                                                   \
+        return m + L1P(E(-(x > y ? x - y : y - x))) * (K);                                         \
+    }
+static double ct_k_lae_d(double a, double b)
+    CT_LAE_BODY(double, log1p, exp, 1.0) static double ct_k_lae2_d(double a, double b) CT_LAE_BODY(
+        double, log1p, exp2, 1.4426950408889634074) static double ct_k_lae_l(double a, double b)
+        CT_LAE_BODY(long double, log1pl, expl, 1.0L) static double ct_k_lae2_l(double a, double b)
+            CT_LAE_BODY(long double, log1pl, exp2l, 1.442695040888963407359924681001892137L)
+                CT_DEF2(CT_GEN_BIN, k_logaddexp, CT_F32F64,
+                        (_Generic(a, float
+                                  : ct_k_lae_d, default
+                                  : ct_k_lae_l)(a, b)),
+                        CT_HALVES, ct_k_lae_d(a, b)) CT_DEF2(CT_GEN_BIN, k_logaddexp2, CT_F32F64,
+                                                             (_Generic(a, float
+                                                                       : ct_k_lae2_d, default
+                                                                       : ct_k_lae2_l)(a, b)),
+                                                             CT_HALVES, ct_k_lae2_d(a, b))
+    /* xlogy: NaN where b is NaN, else 0 where a == 0, else a log(b) */
+    CT_DEF1(CT_GEN_BIN, k_xlogy, CT_FLOATS,
+            (b != b   ? b
+             : a == 0 ? (ct_mt)0
+                      : a * log(b))) CT_DEF1(CT_GEN_BIN, k_copysign, CT_FLOATS, copysign(a, b))
+        CT_DEF3(CT_GEN_BIN, k_fmax, CT_FLOATS, fmax(a, b), CT_INTS, (a > b ? a : b), CT_BOOLS,
+                a | b) CT_DEF3(CT_GEN_BIN, k_fmin, CT_FLOATS, fmin(a, b), CT_INTS, (a < b ? a : b),
+                               CT_BOOLS, a &b)
+    /* heaviside: b where a == 0 (-0 too), else a > 0 (NaN: 0) */
+    CT_DEF3(CT_GEN_BIN, k_heaviside, CT_FLOATS, (a == 0 ? b : (ct_mt)(a > 0)), CT_INTS,
+            (a == 0 ? b : a > 0), CT_BOOLS, (a == 0 ? b : a > 0))
+    /* integer power with a tensor exponent as torch's powi: a negative exponent gives 1 for a == 1,
+     * +-1 for a == -1 (by the exponent's parity), else 0; wrapping multiplies */
+    static inline int64_t ct_k_ipow_t(int64_t a, int64_t b) {
+    if (b < 0) return a == 1 ? 1 : a == -1 ? ((b & 1) ? -1 : 1) : 0;
+    return ct_k_ipow(a, b);
+}
+CT_DEF2(CT_GEN_BIN, k_pow_t, CT_FLOATS, pow(a, b), CT_INTS, ct_k_ipow_t(a, b))
+/* isclose as torch 1.13's composite: a == b, or both NaN (equal_nan), or, unless rtol and atol
+ * are both 0, |a - b| finite and <= atol + |rtol b|, each step rounded in the dtype (rtol and atol
+ * converted to it); integers and bool: equality exact, the rest in float32 (checked against
+ * torch: no wrapping difference, 2^40 + 1 is close to 2^40 with atol 0.5) */
+#define CT_GEN_ISCLOSE_F(SUF, T, MT, LD, ST, NAME, EXPR)                                           \
+    static void NAME##_##SUF(int64_t n, char *const *p, const int64_t *s, const ct_op_desc *op) {  \
+        const MT rt = LD(ST((MT)op->scalars[0])), at = LD(ST((MT)op->scalars[1]));                 \
+        const bool eqnan = op->ints[0] & 1, tol = op->scalars[0] != 0 || op->scalars[1] != 0;      \
+        char *o = p[0];                                                                            \
+        const char *pa = p[1], *pb = p[2];                                                         \
+        for (int64_t i = 0; i < n; i++, o += s[0], pa += s[1], pb += s[2]) {                       \
+            const MT a = LD(*(const T *)pa), b = LD(*(const T *)pb);                               \
+            bool c = a == b || (eqnan && a != a && b != b);                                        \
+            if (!c && tol) {                                                                       \
+                const MT act = fabs(LD(ST(a - b)));                                                \
+                const MT allowed = LD(ST(at + fabs(LD(ST(rt * b)))));                              \
+                c = isfinite(act) && act <= allowed;                                               \
+            }                                                                                      \
+            *(bool *)o = c;                                                                        \
+        }                                                                                          \
+    }
+#define CT_GEN_ISCLOSE_I(SUF, T, MT, LD, ST, NAME, EXPR)                                           \
+    static void NAME##_##SUF(int64_t n, char *const *p, const int64_t *s, const ct_op_desc *op) {  \
+        const float rt = (float)op->scalars[0], at = (float)op->scalars[1];                        \
+        const bool tol = op->scalars[0] != 0 || op->scalars[1] != 0;                               \
+        char *o = p[0];                                                                            \
+        const char *pa = p[1], *pb = p[2];                                                         \
+        for (int64_t i = 0; i < n; i++, o += s[0], pa += s[1], pb += s[2]) {                       \
+            const T a = *(const T *)pa, b = *(const T *)pb;                                        \
+            const float fb = (float)b;                                                             \
+            *(bool *)o = a == b || (tol && fabsf((float)a - fb) <= at + fabsf(fb * rt));           \
+        }                                                                                          \
+    }
+#define CT_GEN_ISCLOSE_B(SUF, T, MT, LD, ST, NAME, EXPR)                                           \
+    static void NAME##_##SUF(int64_t n, char *const *p, const int64_t *s, const ct_op_desc *op) {  \
+        const float rt = (float)op->scalars[0], at = (float)op->scalars[1];                        \
+        const bool tol = op->scalars[0] != 0 || op->scalars[1] != 0;                               \
+        char *o = p[0];                                                                            \
+        const char *pa = p[1], *pb = p[2];                                                         \
+        for (int64_t i = 0; i < n; i++, o += s[0], pa += s[1], pb += s[2]) {                       \
+            const bool a = *(const uint8_t *)pa != 0, b = *(const uint8_t *)pb != 0;               \
+            *(bool *)o = a == b || (tol && 1.0f <= at + fabsf((b ? 1.0f : 0.0f) * rt));            \
+        }                                                                                          \
+    }
+CT_FLOATS(CT_GEN_ISCLOSE_F, k_isclose, 0)
+CT_INTS(CT_GEN_ISCLOSE_I, k_isclose, 0)
+CT_BOOLS(CT_GEN_ISCLOSE_B, k_isclose, 0)
+static const ct_k_loop k_isclose_tab[CT_DTYPE_COUNT] = {CT_FLOATS(CT_ENTRY, k_isclose, 0) CT_INTS(
+    CT_ENTRY, k_isclose, 0) CT_BOOLS(CT_ENTRY, k_isclose, 0)};
+CT_DEF1(CT_GEN_UN, k_frac, CT_FLOATS, x - trunc(x))
+/* logit: x clamped to [eps, 1 - eps] when eps >= 0 as torch's scalar kernel (below eps: eps,
+ * else above 1 - eps: 1 - eps; eps > 0.5 has no meaning and torch's vector loop, min(max(x, eps),
+ * 1 - eps), answers otherwise there), the bounds rounded in the dtype (bf16's 1 - 1e-6 is 1, so
+ * logit is inf there as torch), then log(x / (1 - x)), +inf at 1 */
+#define CT_LOGIT_X(x, R)                                                                           \
+    (c0 < 0 ? (x) : (x) < R(c0) ? R(c0) : (x) > R(1 - R(c0)) ? R(1 - R(c0)) : (x))
+static inline float ct_k_logit_f(float x) { return x == 1 ? INFINITY : logf(x / (1 - x)); }
+static inline double ct_k_logit_d(double x) { return x == 1 ? INFINITY : log(x / (1 - x)); }
+#define ct_k_logit(x) _Generic((x), float : ct_k_logit_f, default : ct_k_logit_d)(x)
+#define CT_H_ROUND(v) ct__h2f(ct__f2h(v))
+CT_DEF3(CT_GEN_UN, k_logit, CT_F32F64, ct_k_logit(CT_LOGIT_X(x, ID)), CT_F16,
+        ct_k_logit(CT_LOGIT_X(x, CT_H_ROUND)), CT_BF16, ct_k_logit(CT_LOGIT_X(x, CT_BF_ROUND)))
+/* sinc(x) = sin(pi x) / (pi x), 1 at 0, with sin(pi x) from the exact reduction of x to
+ * [-1/2, 1/2] (torch multiplies by pi first: sinc(1) is -2.8e-8 in its f32, not 0); float32 and
+ * the halves in double */
+static double ct_k_sinpi(double x) {
+    double r = x - 2 * nearbyint(x / 2); /* exact; [-1, 1] */
+    if (r > 0.5)
+        r = 1 - r;
+    else if (r < -0.5)
+        r = -1 - r;
+    return sin(3.14159265358979323846 * r);
+}
+static double ct_k_sinc_d(double x) {
+    if (x == 0) return 1;
+    if (isinf(x)) return NAN;
+    return ct_k_sinpi(x) / (3.14159265358979323846 * x);
+}
+static float ct_k_sinc_f(float x) { return (float)ct_k_sinc_d(x); }
+#define ct_k_sinc(x) _Generic((x), float : ct_k_sinc_f, default : ct_k_sinc_d)(x)
+CT_DEF1(CT_GEN_UN, k_sinc, CT_FLOATS, ct_k_sinc(x))
+/* nan_to_num: the replacements come converted to the dtype (scalars[0..2]) */
+CT_DEF3(CT_GEN_UN, k_nan_to_num, CT_FLOATS,
+        (x != x           ? c0
+         : x == INFINITY  ? c1
+         : x == -INFINITY ? (ct_mt)op->scalars[2]
+                          : x),
+        CT_INTS, x, CT_BOOLS, x)
+CT_DEF3(CT_GEN_UPRED, k_signbit, CT_FLOATS, signbit(x) != 0, CT_INTS, x < 0, CT_BOOLS, false)
 /* division with rounding (torch.div's rounding_mode): trunc(a / b) with the quotient rounded
  * in the math type; floor as torch's div_floor_floating (Python's //: (a - fmod(a, b)) / b, one
  * less where the remainder's sign differs from b's, then the nearest integer; 0 with the sign of
@@ -527,6 +660,21 @@ static const ct_k_loop *ct_k_more_tab(const ct_op_desc *op) {
     case CT_OP_LOG10: return k_log10_tab;
     case CT_OP_RECIPROCAL: return k_reciprocal_tab;
     case CT_OP_ATAN2: return k_atan2_tab;
+    case CT_OP_HYPOT: return k_hypot_tab;
+    case CT_OP_LOGADDEXP: return k_logaddexp_tab;
+    case CT_OP_LOGADDEXP2: return k_logaddexp2_tab;
+    case CT_OP_XLOGY: return k_xlogy_tab;
+    case CT_OP_COPYSIGN: return k_copysign_tab;
+    case CT_OP_FMAX: return k_fmax_tab;
+    case CT_OP_FMIN: return k_fmin_tab;
+    case CT_OP_HEAVISIDE: return k_heaviside_tab;
+    case CT_OP_POW_T: return k_pow_t_tab;
+    case CT_OP_ISCLOSE: return k_isclose_tab;
+    case CT_OP_FRAC: return k_frac_tab;
+    case CT_OP_LOGIT: return k_logit_tab;
+    case CT_OP_SINC: return k_sinc_tab;
+    case CT_OP_NAN_TO_NUM: return k_nan_to_num_tab;
+    case CT_OP_SIGNBIT: return k_signbit_tab;
     case CT_OP_FLOOR: return k_floor_tab;
     case CT_OP_CEIL: return k_ceil_tab;
     case CT_OP_ROUND: return k_round_tab;
