@@ -9,6 +9,7 @@
  * build/example_api_elementwise` (or `ctest --test-dir build -R example_api_elementwise`); it runs
  * in well under a second. */
 #include <ctorch/ctorch.h>
+#include <float.h>
 #include <math.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -51,11 +52,11 @@
     } while (0)
 
 /* Inputs live in a small pool released at the end (results are released by EXPECT). */
-static ct_tensor *pool[64];
+static ct_tensor *pool[128];
 static int npool;
 static ct_tensor *input(ct_ctx *ctx, ct_dtype dt, int64_t n, const void *data) {
     ct_tensor *t = NULL;
-    if (npool == 64 || ct_tensor_from_host(ctx, data, dt, 1, &n, &t) != CT_OK) return NULL;
+    if (npool == 128 || ct_tensor_from_host(ctx, data, dt, 1, &n, &t) != CT_OK) return NULL;
     return pool[npool++] = t;
 }
 #define F32(...) input(ctx, CT_FLOAT32, NVALS(__VA_ARGS__), (const float[]){__VA_ARGS__})
@@ -101,7 +102,8 @@ static int check(const char *label, const ct_tensor *t, ct_dtype dtype, const do
     for (int i = 0; i < n; i++) {
         float w = fabsf((float)want[i]);
         double tol = ulps * ((double)nextafterf(w, INFINITY) - w);
-        int ok = (isnan(got[i]) && isnan(want[i])) || fabs(got[i] - want[i]) <= tol;
+        int ok =
+            got[i] == want[i] || (isnan(got[i]) && isnan(want[i])) || fabs(got[i] - want[i]) <= tol;
         printf("%s%.5g%s", i ? " " : "", isnan(got[i]) ? NAN : got[i], ok ? "" : "(!)");
         bad |= !ok;
     }
@@ -428,6 +430,61 @@ int main(void) {
     if (!ay || !ax) goto fail;
     CHECK(ct_atan2(ctx, ay, ax, &r));
     EXPECT("atan2([1 -1 0 0], [0 0 -1 1])", r, CT_FLOAT32, 1, M_PI / 2, -M_PI / 2, M_PI, 0);
+
+    /* ---- more everyday math: hypot, logaddexp(2), xlogy, copysign, fmax / fmin, heaviside,
+     * a tensor exponent, square, degrees, frac, logit, sinc, nan_to_num, signbit ---- */
+    ct_tensor *p3 = F32(3, -5, 0, 1e30f), *p4 = F32(4, 12, 0, 1e30f);
+    if (!p3 || !p4) goto fail;
+    CHECK(ct_hypot(ctx, p3, p4, &r)); /* no overflow at 1e30 */
+    EXPECT("hypot", r, CT_FLOAT32, 1, 5, 13, 0, 1.4142135e30);
+    ct_tensor *ea = F32(0, -1000, 1000, -INFINITY), *eb = F32(0, -1000, 1, 0);
+    if (!ea || !eb) goto fail;
+    CHECK(ct_logaddexp(ctx, ea, eb, &r)); /* log(e^a + e^b) without overflow */
+    EXPECT("logaddexp", r, CT_FLOAT32, 1, M_LN2, -1000 + M_LN2, 1000, 0);
+    CHECK(ct_logaddexp2(ctx, ea, eb, &r));
+    EXPECT("logaddexp2", r, CT_FLOAT32, 1, 1, -999, 1000, 0);
+    ct_tensor *xa0 = F32(0, 0, 2, -1), *xb0 = F32(0, NAN, M_E, 1);
+    if (!xa0 || !xb0) goto fail;
+    CHECK(ct_xlogy(ctx, xa0, xb0, &r)); /* 0 where a == 0, unless b is NaN */
+    EXPECT("xlogy", r, CT_FLOAT32, 1, 0, NAN, 2, 0);
+    CHECK(ct_copysign(ctx, p4, F32(-1, 1, -0.0f, -2), &r));
+    EXPECT("copysign", r, CT_FLOAT32, 0, -4, 12, -0.0, -1e30f);
+    ct_tensor *fa = F32(1, NAN, 3, NAN), *fb = F32(2, 5, NAN, NAN);
+    if (!fa || !fb) goto fail;
+    CHECK(ct_fmax(ctx, fa, fb, &r)); /* NaN only where both are */
+    EXPECT("fmax", r, CT_FLOAT32, 0, 2, 5, 3, NAN);
+    CHECK(ct_fmin(ctx, fa, fb, &r));
+    EXPECT("fmin", r, CT_FLOAT32, 0, 1, 5, 3, NAN);
+    CHECK(ct_heaviside(ctx, F32(-2, 0, 3, 0), F32(9, 0.5f, 9, 0.25f), &r));
+    EXPECT("heaviside", r, CT_FLOAT32, 0, 0, 0.5, 1, 0.25);
+    CHECK(ct_pow_tensor(ctx, I32(2, 3, -2, 5), I32(10, -1, 3, 0), &r)); /* integer powers */
+    EXPECT("pow_tensor", r, CT_INT32, 0, 1024, 0, -8, 1);
+    CHECK(ct_square(ctx, I32(-3, 4, 0, 7), &r));
+    EXPECT("square", r, CT_INT32, 0, 9, 16, 0, 49);
+    CHECK(ct_deg2rad(ctx, I32(180, 90, -45, 0), &r)); /* integers in float32 */
+    EXPECT("deg2rad", r, CT_FLOAT32, 1, M_PI, M_PI / 2, -M_PI / 4, 0);
+    CHECK(ct_rad2deg(ctx, F32((float)M_PI, (float)(M_PI / 2), 1, 0), &r));
+    EXPECT("rad2deg", r, CT_FLOAT32, 1, 180, 90, 180 / M_PI, 0);
+    CHECK(ct_frac(ctx, F32(2.75f, -2.75f, 1e30f, -0.5f), &r));
+    EXPECT("frac", r, CT_FLOAT32, 0, 0.75, -0.75, 0, -0.5);
+    CHECK(ct_logit(ctx, F32(0.5f, 0.3f, 0, 1), 0.25, &r)); /* clamped to [0.25, 0.75] */
+    EXPECT("logit(eps .25)", r, CT_FLOAT32, 2, 0, log(0.3 / 0.7), -log(3.0), log(3.0));
+    CHECK(ct_sinc(ctx, F32(0, 1, 0.5f, -2), &r)); /* exact zeros at integers */
+    EXPECT("sinc", r, CT_FLOAT32, 1, 1, 0, 2 / M_PI, 0);
+    const double nan_v = -1, big = 1e6; /* NULL: 0 and the dtype's largest finite values */
+    CHECK(ct_nan_to_num(ctx, F32(NAN, INFINITY, -INFINITY, 1), &nan_v, &big, NULL, &r));
+    EXPECT("nan_to_num", r, CT_FLOAT32, 0, -1, 1e6, -FLT_MAX, 1);
+    CHECK(ct_signbit(ctx, F32(-0.0f, 0, -3, 2), &r));
+    EXPECT("signbit", r, CT_BOOL, 0, 1, 0, 1, 0);
+    CHECK(ct_isclose(ctx, F32(1, 1, NAN, 100), F32(1.000001f, 1.1f, NAN, 100.0001f), 1e-5, 1e-8,
+                     false, &r));
+    EXPECT("isclose", r, CT_BOOL, 0, 1, 0, 0, 1);
+    bool all_close = false, same = false;
+    CHECK(ct_allclose(ctx, p3, p3, 1e-5, 1e-8, false, &all_close));
+    CHECK(ct_equal(ctx, I32(1, 2, 3), F32(1, 2, 3), &same)); /* dtypes promote, as torch */
+    printf("allclose(p, p) = %d, equal(int [1 2 3], float [1 2 3]) = %d\n", all_close, same);
+    if (!all_close || !same) goto fail;
+    EXPECT_ERR(ct_heaviside(ctx, I32(1), F32(1), &r), CT_ERR_DTYPE); /* one dtype, as torch */
 
     printf("all elementwise checks passed\n");
     rc = 0;

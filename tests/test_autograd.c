@@ -1365,6 +1365,21 @@ enum {
     M_LOG10,
     M_RECIP,
     M_ATAN2,
+    M_HYPOT,
+    M_LAE,
+    M_LAE2,
+    M_XLOGY,
+    M_COPYSIGN,
+    M_FMAX,
+    M_FMIN,
+    M_POW_T,
+    M_FRAC,
+    M_LOGIT,
+    M_LOGIT_EPS,
+    M_SINC,
+    M_NAN_TO_NUM,
+    M_DEG2RAD,
+    M_SQUARE,
     M_COUNT
 };
 static ct_status mathf(ct_tensor **in, ct_tensor **out, const void *pp) {
@@ -1408,14 +1423,146 @@ static ct_status mathf(ct_tensor **in, ct_tensor **out, const void *pp) {
     case M_LOG10: return ct_log10(ctx, in[0], out);
     case M_RECIP: return ct_reciprocal(ctx, in[0], out);
     case M_ATAN2: return ct_atan2(ctx, in[0], in[1], out);
+    case M_HYPOT: return ct_hypot(ctx, in[0], in[1], out);
+    case M_LAE: return ct_logaddexp(ctx, in[0], in[1], out);
+    case M_LAE2: return ct_logaddexp2(ctx, in[0], in[1], out);
+    case M_XLOGY: return ct_xlogy(ctx, in[0], in[1], out);
+    case M_COPYSIGN: return ct_copysign(ctx, in[0], in[1], out);
+    case M_FMAX: return ct_fmax(ctx, in[0], in[1], out);
+    case M_FMIN: return ct_fmin(ctx, in[0], in[1], out);
+    case M_POW_T: return ct_pow_tensor(ctx, in[0], in[1], out);
+    case M_FRAC: return ct_frac(ctx, in[0], out);
+    case M_LOGIT: return ct_logit(ctx, in[0], -1, out);
+    case M_LOGIT_EPS: return ct_logit(ctx, in[0], 0.3, out);
+    case M_SINC: return ct_sinc(ctx, in[0], out);
+    case M_NAN_TO_NUM: return ct_nan_to_num(ctx, in[0], NULL, NULL, NULL, out);
+    case M_DEG2RAD: return ct_deg2rad(ctx, in[0], out);
+    case M_SQUARE: return ct_square(ctx, in[0], out);
     }
     return CT_ERR_INVALID_ARG;
+}
+
+/* The gradients of hypot ... nan_to_num at special points: torch 1.13's values (run by hand,
+ * f64); heaviside has no derivative (backward fails, as torch). */
+typedef ct_status (*bin_fn)(ct_ctx *, const ct_tensor *, const ct_tensor *, ct_tensor **);
+static void grad2_table(const char *name, bin_fn f, int n, const double *a, const double *b,
+                        const double *ga_want, const double *gb_want) {
+    const int64_t sh[1] = {n};
+    ct_tensor *ta = from_vals(CT_FLOAT64, 1, sh, a), *tb = from_vals(CT_FLOAT64, 1, sh, b);
+    CHECK_OK(ct_tensor_set_requires_grad(ta, true));
+    CHECK_OK(ct_tensor_set_requires_grad(tb, true));
+    ct_tensor *y = NULL, *l = NULL;
+    CHECK_OK(f(ctx, ta, tb, &y));
+    CHECK_OK(ct_sum(ctx, y, 0, NULL, false, &l));
+    CHECK_OK(ct_backward(ctx, l, NULL, false));
+    double *ga = grad_vals(ta), *gb = grad_vals(tb);
+    for (int i = 0; i < n; i++) {
+        CHECK_MSG(tu_same_val(ga[i], ga_want[i]) || fabs(ga[i] - ga_want[i]) < 1e-15,
+                  "%s: d/da at (%g, %g) = %.17g, torch %.17g", name, a[i], b[i], ga[i], ga_want[i]);
+        CHECK_MSG(tu_same_val(gb[i], gb_want[i]) || fabs(gb[i] - gb_want[i]) < 1e-15,
+                  "%s: d/db at (%g, %g) = %.17g, torch %.17g", name, a[i], b[i], gb[i], gb_want[i]);
+    }
+    free(ga), free(gb);
+    ct_tensor_release(y), ct_tensor_release(l), ct_tensor_release(ta), ct_tensor_release(tb);
+}
+static ct_status logit_none(ct_ctx *c, const ct_tensor *a, ct_tensor **o) {
+    return ct_logit(c, a, -1, o);
+}
+static ct_status logit_02(ct_ctx *c, const ct_tensor *a, ct_tensor **o) {
+    return ct_logit(c, a, 0.2, o);
+}
+static ct_status nan_to_num_default(ct_ctx *c, const ct_tensor *a, ct_tensor **o) {
+    return ct_nan_to_num(c, a, NULL, NULL, NULL, o);
+}
+TEST(more_math_gradients_at_special_points) {
+    const double L2 = 0.69314718055994531;
+    {
+        const double x[] = {0, 0, 2, -2, 0, -0.5}, e[] = {0, 2, 0, 3, -1, 0.5};
+        const double gx[] = {0, 0, 0, 12, -INFINITY, NAN}, ge[] = {0, 0, L2, NAN, -INFINITY, NAN};
+        grad2_table("pow_tensor", ct_pow_tensor, 6, x, e, gx, ge);
+    }
+    {
+        const double y[] = {1, 0, 0, 2, NAN}, z[] = {2, 0, -1, 2, 0};
+        const double gy[] = {L2, 0, 0, L2, -INFINITY}, gz[] = {0.5, NAN, -0.0, 1, NAN};
+        grad2_table("xlogy", ct_xlogy, 5, y, z, gy, gz);
+    }
+    {
+        const double x[] = {1, NAN, 2, 0, NAN}, o[] = {1, 1, NAN, 0, NAN};
+        const double gx[] = {1, 0, 1, 1, 1}, go[] = {0, 1, 0, 0, 0};
+        grad2_table("fmax", ct_fmax, 5, x, o, gx, go);
+        grad2_table("fmin", ct_fmin, 5, x, o, gx, go);
+    }
+    {
+        const double a[] = {0, -0.0, 3, 0, INFINITY}, b[] = {0, -0.0, 4, 0, 1};
+        const double ga[] = {NAN, NAN, 0.6, NAN, NAN}, gb[] = {NAN, NAN, 0.8, NAN, 0};
+        grad2_table("hypot", ct_hypot, 5, a, b, ga, gb);
+    }
+    {
+        const double a[] = {INFINITY, -INFINITY, 1}, b[] = {INFINITY, -INFINITY, INFINITY};
+        const double ga[] = {NAN, NAN, 0}, gb[] = {NAN, NAN, 1};
+        grad2_table("logaddexp", ct_logaddexp, 3, a, b, ga, gb);
+    }
+    {
+        const double a[] = {0, -0.0, 3, NAN}, b[] = {-1, 1, -1, -1};
+        const double ga[] = {0, 0, -1, NAN}, gb[] = {0, 0, 0, 0};
+        grad2_table("copysign", ct_copysign, 4, a, b, ga, gb);
+    }
+    /* unary: logit without eps and with eps 0.2, sinc, nan_to_num */
+    const double xs[] = {0, 1, 0.5, -1.5, NAN, INFINITY, 0.1};
+    const struct {
+        const char *name;
+        ct_status (*f)(ct_ctx *, const ct_tensor *, ct_tensor **);
+        double want[7];
+    } un[] = {
+        {"logit", logit_none, {INFINITY, INFINITY, 4, NAN, NAN, NAN, 1 / 0.09}},
+        {"logit eps 0.2", logit_02, {0, 0, 4, 0, 0, 0, 0}},
+        {"nan_to_num", nan_to_num_default, {1, 1, 1, 1, 0, 0, 1}},
+    };
+    const int64_t s7[1] = {7};
+    for (int k = 0; k < 3; k++) {
+        ct_tensor *x = from_vals(CT_FLOAT64, 1, s7, xs), *y = NULL, *l = NULL;
+        CHECK_OK(ct_tensor_set_requires_grad(x, true));
+        CHECK_OK(un[k].f(ctx, x, &y));
+        CHECK_OK(ct_sum(ctx, y, 0, NULL, false, &l));
+        CHECK_OK(ct_backward(ctx, l, NULL, false));
+        double *g = grad_vals(x);
+        for (int i = 0; i < 7; i++)
+            CHECK_MSG(tu_same_val(g[i], un[k].want[i]) || fabs(g[i] - un[k].want[i]) < 1e-12,
+                      "%s' at %g = %.17g, want %.17g", un[k].name, xs[i], g[i], un[k].want[i]);
+        free(g);
+        ct_tensor_release(y), ct_tensor_release(l), ct_tensor_release(x);
+    }
+    /* sinc' = (cos(pi x) - sinc(x)) / x, 0 at 0 (another form than the one backward uses) */
+    const double sx[] = {0, 1, 2.5, -1.5, 1e-3, 0.3};
+    const int64_t s6[1] = {6};
+    ct_tensor *x = from_vals(CT_FLOAT64, 1, s6, sx), *y = NULL, *l = NULL;
+    CHECK_OK(ct_tensor_set_requires_grad(x, true));
+    CHECK_OK(ct_sinc(ctx, x, &y));
+    CHECK_OK(ct_sum(ctx, y, 0, NULL, false, &l));
+    CHECK_OK(ct_backward(ctx, l, NULL, false));
+    double *g = grad_vals(x);
+    for (int i = 0; i < 6; i++) {
+        const double pi = 3.14159265358979323846, v = sx[i];
+        double w = v == 0 ? 0 : (cos(pi * v) - sin(pi * v) / (pi * v)) / v;
+        CHECK_MSG(fabs(g[i] - w) < 1e-9, "sinc' at %g = %.17g, want %.17g", v, g[i], w);
+    }
+    free(g);
+    ct_tensor_release(y), ct_tensor_release(l);
+    /* heaviside: a node that refuses backward (torch: "derivative ... not implemented") */
+    ct_tensor *v = NULL;
+    CHECK_OK(ct_tensor_full(ctx, CT_FLOAT64, 1, s6, 0.5, &v));
+    CHECK_OK(ct_heaviside(ctx, x, v, &y));
+    CHECK(ct_tensor_requires_grad(y));
+    CHECK_OK(ct_sum(ctx, y, 0, NULL, false, &l));
+    CHECK_ST(ct_backward(ctx, l, NULL, false), CT_ERR_UNSUPPORTED);
+    CHECK(strstr(ct_ctx_last_error(ctx), "heaviside") != NULL);
+    ct_tensor_release(y), ct_tensor_release(l), ct_tensor_release(v), ct_tensor_release(x);
 }
 
 TEST(gradcheck_everyday_elementwise) {
     const int64_t s23[2] = {2, 3}, s3[1] = {3};
     for (int op = 0; op < M_COUNT; op++) {
-        const bool binary = (op >= M_MAXIMUM && op <= M_FMOD) || op == M_ATAN2,
+        const bool binary = (op >= M_MAXIMUM && op <= M_FMOD) || (op >= M_ATAN2 && op <= M_POW_T),
                    ternary = op == M_LERP, two = binary || op == M_LERP_S;
         for (int mode = 0; mode < 3; mode++) {
             /* keep away from kinks (0, the hardtanh bounds, softplus' threshold, the integer
@@ -1426,7 +1573,13 @@ TEST(gradcheck_everyday_elementwise) {
             if (op == M_ASIN || op == M_ACOS || op == M_ATANH) lo = -0.9, hi = 0.9; /* domains */
             if (op == M_ACOSH) lo = 1.2, hi = 3;
             if (op == M_TAN) lo = -1.2, hi = 1.2;
-            ct_tensor *in[3] = {leaf_away(2, s23, lo, hi, mode, kinks, 7), NULL, NULL};
+            if (op == M_LOGIT || op == M_LOGIT_EPS) lo = 0.05, hi = 0.95; /* eps 0.3 clamps */
+            if (op == M_POW_T) lo = 0.2, hi = 2;
+            /* logit's eps bounds are kinks too */
+            const double lkinks[] = {0.3, 0.7, 0.5};
+            ct_tensor *in[3] = {op == M_LOGIT_EPS ? leaf_away(2, s23, lo, hi, mode, lkinks, 3)
+                                                  : leaf_away(2, s23, lo, hi, mode, kinks, 7),
+                                NULL, NULL};
             if (two) in[1] = leaf(1, s3, 0.5, 1.5, 0); /* broadcast; divisors away from 0 */
             if (op == M_MAXIMUM || op == M_MINIMUM) {
                 /* no ties except one on purpose: the gradient then splits in halves */
@@ -2305,6 +2458,7 @@ TEST(activation_and_loss_edges_as_torch) {
 int main(void) {
     ctx = tu_ctx_or_skip();
     RUN(gradcheck_everyday_elementwise);
+    RUN(more_math_gradients_at_special_points);
     RUN(gradcheck_binary_broadcast);
     RUN(gradcheck_unary_and_scalar);
     RUN(gradcheck_ternary);

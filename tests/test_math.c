@@ -55,6 +55,16 @@ static long double r_acosh(long double x) { return acoshl(x); }
 static long double r_atanh(long double x) { return atanhl(x); }
 static long double r_log10(long double x) { return log10l(x); }
 static long double r_recip(long double x) { return 1 / x; }
+static long double r_sinc(long double x) {
+    const long double pi = 3.141592653589793238462643383279502884L;
+    return x == 0 ? 1 : sinl(pi * x) / (pi * x);
+}
+static long double r_frac(long double x) { return x - truncl(x); }
+static long double r_logit(long double x) { return logl(x / (1 - x)); }
+static long double r_deg2rad(long double x) { return x * 0.017453292519943295769236907684886L; }
+static ct_status o_logit(ct_ctx *c, const ct_tensor *a, ct_tensor **o) {
+    return ct_logit(c, a, -1, o);
+}
 static long double r_silu(long double x) { return x / (1 + expl(-x)); }
 static long double r_mish(long double x) { return x * tanhl(log1pl(expl(x))); }
 static long double r_softplus(long double x) { return x > 20 ? x : log1pl(expl(x)); }
@@ -96,6 +106,10 @@ static const struct {
     {"atanh", ct_atanh, r_atanh, -0.99, 0.99, false},
     {"log10", ct_log10, r_log10, 1e-3, 1e3, false},
     {"reciprocal", ct_reciprocal, r_recip, 0.1, 10, false},
+    {"sinc", ct_sinc, r_sinc, -6, 6, false},
+    {"logit", o_logit, r_logit, 0.001, 0.999, false},
+    {"deg2rad", ct_deg2rad, r_deg2rad, -720, 720, false},
+    {"frac", ct_frac, r_frac, -50, 50, true},
     {"silu", ct_silu, r_silu, -20, 20, true},
     {"mish", ct_mish, r_mish, -20, 20, true},
     {"softplus", o_softplus, r_softplus, -30, 30, true},
@@ -581,6 +595,301 @@ TEST(lerp) {
 }
 
 /* Zero-size and 0-d inputs, and the NULL / released-tensor errors of a new front end. */
+/* hypot, logaddexp(2), xlogy, pow with a tensor exponent against long-double references, every
+ * float dtype, strided and broadcast (the second operand a row). logaddexp runs in a wider type
+ * and stays within an ulp where torch 1.13 cancels (scripts/torchdiff: up to 16000 ulp in f64). */
+typedef ct_status (*op2)(ct_ctx *, const ct_tensor *, const ct_tensor *, ct_tensor **);
+typedef long double (*ref2)(long double, long double);
+static long double r_hypot(long double a, long double b) { return hypotl(a, b); }
+static long double r_lae(long double a, long double b) {
+    long double m = a > b ? a : b;
+    return m + log1pl(expl(-fabsl(a - b)));
+}
+static long double r_lae2(long double a, long double b) {
+    long double m = a > b ? a : b;
+    return m + log2l(1 + exp2l(-fabsl(a - b)));
+}
+static long double r_xlogy(long double a, long double b) { return a == 0 ? 0 : a * logl(b); }
+static long double r_powt(long double a, long double b) { return powl(a, b); }
+TEST(binary_math_functions) {
+    const struct {
+        const char *name;
+        op2 fn;
+        ref2 ref;
+        double alo, ahi, blo, bhi;
+    } B[] = {
+        {"hypot", ct_hypot, r_hypot, -100, 100, -100, 100},
+        {"logaddexp", ct_logaddexp, r_lae, -30, 30, -30, 30},
+        {"logaddexp near 0", ct_logaddexp, r_lae, -1.5, -0.1, -1.5, -0.1},
+        {"logaddexp2", ct_logaddexp2, r_lae2, -30, 30, -30, 30},
+        {"logaddexp2 near 0", ct_logaddexp2, r_lae2, -1.5, -0.1, -1.5, -0.1},
+        {"xlogy", ct_xlogy, r_xlogy, -10, 10, 0.01, 100},
+        {"pow_tensor", ct_pow_tensor, r_powt, 0.1, 4, -6, 6},
+    };
+    const ct_dtype dts[] = {CT_FLOAT32, CT_FLOAT64, CT_FLOAT16, CT_BFLOAT16};
+    const int64_t sh[2] = {5, 23}, row[1] = {23};
+    for (size_t k = 0; k < sizeof B / sizeof B[0]; k++)
+        for (int di = 0; di < 4; di++)
+            for (int mode = 0; mode < 3; mode++) {
+                const ct_dtype dt = dts[di];
+                double *va = NULL, *vb = NULL;
+                ct_tensor *a = tu_make(ctx, &rng, dt, 2, sh, mode, B[k].alo, B[k].ahi, &va);
+                ct_tensor *b = mode == 2
+                                   ? tu_make(ctx, &rng, dt, 1, row, 0, B[k].blo, B[k].bhi, &vb)
+                                   : tu_make(ctx, &rng, dt, 2, sh, mode, B[k].blo, B[k].bhi, &vb);
+                if (dt == CT_FLOAT16 && B[k].ref == r_powt) { /* keep a^b within f16's range */
+                    ct_tensor_release(b), free(vb);
+                    b = mode == 2 ? tu_make(ctx, &rng, dt, 1, row, 0, -3, 3, &vb)
+                                  : tu_make(ctx, &rng, dt, 2, sh, mode, -3, 3, &vb);
+                }
+                ct_tensor *r = NULL;
+                CHECK_OK(B[k].fn(ctx, a, b, &r));
+                CHECK(ct_tensor_dtype(r) == dt && tu_same_shape(r, 2, sh));
+                double *g = tu_read(r);
+                const double tol = dt == CT_FLOAT64 ? 2 : dt == CT_FLOAT32 ? 2 : 1;
+                int bad = 0;
+                for (int64_t i = 0; i < 5 * 23; i++) {
+                    const double x = va[i], y = vb[mode == 2 ? i % 23 : i];
+                    long double ref = B[k].ref(x, y);
+                    if (dt == CT_FLOAT16 || dt == CT_BFLOAT16) /* f32 result rounded once */
+                        ref = dt == CT_FLOAT16 ? ct_f16_to_f32(ct_f32_to_f16((float)ref))
+                                               : ct_bf16_to_f32(ct_f32_to_bf16((float)ref));
+                    if (!close_ulp(g[i], ref, dt, tol, 0) && bad++ < 3)
+                        CHECK_MSG(0, "%s %s mode %d: (%.17g, %.17g) got %.17g want %.17Lg",
+                                  B[k].name, ct_dtype_name(dt), mode, x, y, g[i], ref);
+                }
+                free(va), free(vb), free(g);
+                ct_tensor_release(a), ct_tensor_release(b), ct_tensor_release(r);
+            }
+}
+
+static void check_vals(const char *what, const ct_tensor *r, ct_dtype dt, int n,
+                       const double *want) {
+    CHECK_MSG(ct_tensor_dtype(r) == dt, "%s: dtype %s, want %s", what,
+              ct_dtype_name(ct_tensor_dtype(r)), ct_dtype_name(dt));
+    double *g = tu_read(r);
+    for (int i = 0; i < n; i++)
+        CHECK_MSG(tu_same_val(g[i], want[i]), "%s [%d]: %.17g, want %.17g", what, i, g[i], want[i]);
+    free(g);
+}
+static ct_tensor *run2(op2 f, const ct_tensor *a, const ct_tensor *b) {
+    ct_tensor *r = NULL;
+    CHECK_OK(f(ctx, a, b, &r));
+    return r;
+}
+
+/* Exact tables for the special values and dtype rules of the new ops (torch 1.13's outputs, run
+ * by hand), and their errors. */
+TEST(more_math_special_values) {
+    const int64_t s5[1] = {5}, s4[1] = {4}, s3[1] = {3};
+    ct_tensor *a, *b, *r;
+    for (int di = 0; di < 2; di++) {
+        const ct_dtype dt = di ? CT_FLOAT64 : CT_FLOAT32;
+        /* heaviside: values where x == 0 (-0 too), NaN gives 0 */
+        a = from_vals(dt, 1, s5, (double[]){-1, 0, 2, NAN, -0.0});
+        b = from_vals(dt, 1, s5, (double[]){5, 7, 9, 3, 1});
+        r = run2(ct_heaviside, a, b);
+        check_vals("heaviside", r, dt, 5, (double[]){0, 7, 1, 0, 1});
+        ct_tensor_release(r), ct_tensor_release(a), ct_tensor_release(b);
+        /* fmax / fmin ignore a NaN */
+        a = from_vals(dt, 1, s5, (double[]){1, NAN, 2, -3, NAN});
+        b = from_vals(dt, 1, s5, (double[]){2, 1, NAN, -4, NAN});
+        r = run2(ct_fmax, a, b);
+        check_vals("fmax", r, dt, 5, (double[]){2, 1, 2, -3, NAN});
+        ct_tensor_release(r);
+        r = run2(ct_fmin, a, b);
+        check_vals("fmin", r, dt, 5, (double[]){1, 1, 2, -4, NAN});
+        ct_tensor_release(r), ct_tensor_release(a), ct_tensor_release(b);
+        /* copysign takes -0 and the NaN's sign */
+        a = from_vals(dt, 1, s3, (double[]){1, 2, 0});
+        b = from_vals(dt, 1, s3, (double[]){-0.0, 1, -NAN});
+        r = run2(ct_copysign, a, b);
+        check_vals("copysign", r, dt, 3, (double[]){-1, 2, -0.0});
+        ct_tensor_release(r), ct_tensor_release(a), ct_tensor_release(b);
+        /* xlogy: 0 at a == 0 unless b is NaN */
+        a = from_vals(dt, 1, s4, (double[]){0, 0, NAN, 1});
+        b = from_vals(dt, 1, s4, (double[]){0, NAN, 0, 0});
+        r = run2(ct_xlogy, a, b);
+        check_vals("xlogy", r, dt, 4, (double[]){0, NAN, NAN, -INFINITY});
+        ct_tensor_release(r), ct_tensor_release(a), ct_tensor_release(b);
+        /* logaddexp of equal infinities */
+        a = from_vals(dt, 1, s3, (double[]){INFINITY, -INFINITY, -INFINITY});
+        b = from_vals(dt, 1, s3, (double[]){INFINITY, -INFINITY, 2});
+        r = run2(ct_logaddexp, a, b);
+        check_vals("logaddexp", r, dt, 3, (double[]){INFINITY, -INFINITY, 2});
+        ct_tensor_release(r);
+        r = run2(ct_logaddexp2, a, b);
+        check_vals("logaddexp2", r, dt, 3, (double[]){INFINITY, -INFINITY, 2});
+        ct_tensor_release(r), ct_tensor_release(a), ct_tensor_release(b);
+        /* frac keeps the sign; sinc is exactly 0 at nonzero integers (torch: -2.8e-8 at 1 in
+         * f32) and 1 at 0 */
+        const int64_t s8[1] = {8};
+        a = from_vals(dt, 1, s8, (double[]){-2.5, INFINITY, NAN, -0.0, 1e30, 1, -3, 0.5});
+        CHECK_OK(ct_frac(ctx, a, &r));
+        check_vals("frac", r, dt, 5, (double[]){-0.5, NAN, NAN, 0.0, 0});
+        ct_tensor_release(r);
+        CHECK_OK(ct_sinc(ctx, a, &r));
+        double *g = tu_read(r);
+        CHECK(isnan(g[1]) && isnan(g[2]) && g[3] == 1 && g[4] == 0 && g[5] == 0 && g[6] == 0);
+        CHECK(fabs(g[7] - 2 / 3.14159265358979323846) < 1e-7);
+        free(g), ct_tensor_release(r);
+        /* signbit: -0 and a negative NaN */
+        CHECK_OK(ct_signbit(ctx, a, &r));
+        check_vals("signbit", r, CT_BOOL, 8, (double[]){1, 0, 0, 1, 0, 0, 1, 0});
+        ct_tensor_release(r), ct_tensor_release(a);
+        /* logit: eps 0.1 clamps to [0.1, 0.9]; without eps 0 and 1 give -inf and inf */
+        a = from_vals(dt, 1, s4, (double[]){0, 0.05, 0.5, 1});
+        CHECK_OK(ct_logit(ctx, a, 0.1, &r));
+        g = tu_read(r);
+        const double l9 = di ? log(0.1 / 0.9) : (double)logf(0.1f / (1 - 0.1f));
+        CHECK(fabs(g[0] - l9) < 1e-6 && g[0] == g[1] && g[2] == 0 && fabs(g[3] + l9) < 1e-6);
+        free(g), ct_tensor_release(r);
+        CHECK_OK(ct_logit(ctx, a, -1, &r));
+        g = tu_read(r);
+        CHECK(g[0] == -INFINITY && g[2] == 0 && g[3] == INFINITY);
+        free(g), ct_tensor_release(r), ct_tensor_release(a);
+    }
+    /* nan_to_num: the dtype's largest finite values by default; given values converted */
+    const double nv[3] = {NAN, INFINITY, -INFINITY};
+    const ct_dtype nd[3] = {CT_FLOAT16, CT_BFLOAT16, CT_FLOAT32};
+    const double big[3] = {65504, 3.3895313892515355e38, FLT_MAX};
+    for (int k = 0; k < 3; k++) {
+        a = from_vals(nd[k], 1, s3, nv);
+        CHECK_OK(ct_nan_to_num(ctx, a, NULL, NULL, NULL, &r));
+        check_vals("nan_to_num", r, nd[k], 3, (double[]){0, big[k], -big[k]});
+        ct_tensor_release(r);
+        const double one = 1.5, huge = 1e300, lo = -7;
+        CHECK_OK(ct_nan_to_num(ctx, a, &one, &huge, &lo, &r));
+        check_vals("nan_to_num given", r, nd[k], 3, (double[]){1.5, INFINITY, -7});
+        ct_tensor_release(r), ct_tensor_release(a);
+    }
+    a = from_vals(CT_UINT8, 1, s3, (double[]){1, 2, 253});
+    CHECK_OK(ct_nan_to_num(ctx, a, NULL, NULL, NULL, &r));
+    check_vals("nan_to_num u8", r, CT_UINT8, 3, (double[]){1, 2, 253});
+    ct_tensor_release(r), ct_tensor_release(a);
+    /* integer pow with a tensor exponent: torch's powi (negative exponents give 0 unless the
+     * base is +-1), wrapping; uint8 base with an int32 exponent is int32 */
+    a = from_vals(CT_INT32, 1, s4, (double[]){2, 3, -2, 0});
+    b = from_vals(CT_INT32, 1, s4, (double[]){3, -1, 2, 0});
+    r = run2(ct_pow_tensor, a, b);
+    check_vals("pow int32", r, CT_INT32, 4, (double[]){8, 0, 4, 1});
+    ct_tensor_release(r), ct_tensor_release(a), ct_tensor_release(b);
+    a = from_vals(CT_INT32, 1, s4, (double[]){1, -1, -1, 5});
+    b = from_vals(CT_INT32, 1, s4, (double[]){-3, -3, -2, -1});
+    r = run2(ct_pow_tensor, a, b);
+    check_vals("pow int32 negative", r, CT_INT32, 4, (double[]){1, -1, 1, 0});
+    ct_tensor_release(r), ct_tensor_release(a), ct_tensor_release(b);
+    a = from_vals(CT_UINT8, 1, s3, (double[]){2, 254, 3});
+    b = from_vals(CT_INT32, 1, s3, (double[]){3, 2, 21});
+    r = run2(ct_pow_tensor, a, b);
+    int64_t p21 = 1; /* 3^21 wraps in int32: a naive loop in uint32 */
+    uint32_t w = 1;
+    for (int i = 0; i < 21; i++)
+        w *= 3u;
+    p21 = (int32_t)w;
+    check_vals("pow u8^i32", r, CT_INT32, 3, (double[]){8, 64516, (double)p21});
+    ct_tensor_release(r), ct_tensor_release(a), ct_tensor_release(b);
+    /* square: integers kept, bool to int64; deg2rad of integers in float32 */
+    a = from_vals(CT_BOOL, 1, s3, (double[]){1, 0, 1});
+    CHECK_OK(ct_square(ctx, a, &r));
+    check_vals("square bool", r, CT_INT64, 3, (double[]){1, 0, 1});
+    ct_tensor_release(r), ct_tensor_release(a);
+    a = from_vals(CT_INT32, 1, s3, (double[]){1, 2, -3});
+    CHECK_OK(ct_deg2rad(ctx, a, &r));
+    const float k = (float)0.017453292519943295;
+    check_vals("deg2rad int32", r, CT_FLOAT32, 3,
+               (double[]){(double)(1.0f * k), (double)(2.0f * k), (double)(-3.0f * k)});
+    ct_tensor_release(r);
+    CHECK_OK(ct_signbit(ctx, a, &r));
+    check_vals("signbit int32", r, CT_BOOL, 3, (double[]){0, 0, 1});
+    ct_tensor_release(r), ct_tensor_release(a);
+    /* dtype rules and errors (as torch) */
+    a = from_vals(CT_INT32, 1, s3, (double[]){1, 2, 3});
+    b = from_vals(CT_FLOAT32, 1, s3, (double[]){1, 2, 3});
+    CHECK_ST(ct_hypot(ctx, a, a, &r), CT_ERR_DTYPE);
+    CHECK_ST(ct_logaddexp(ctx, a, a, &r), CT_ERR_DTYPE);
+    CHECK_ST(ct_frac(ctx, a, &r), CT_ERR_DTYPE);
+    CHECK_ST(ct_heaviside(ctx, a, b, &r), CT_ERR_DTYPE);
+    CHECK(strstr(ct_ctx_last_error(ctx), "heaviside") != NULL);
+    CHECK_ST(ct_isclose(ctx, a, b, 1e-5, 1e-8, false, &r), CT_ERR_DTYPE);
+    CHECK_ST(ct_isclose(ctx, b, b, -1, 1e-8, false, &r), CT_ERR_INVALID_ARG);
+    r = run2(ct_xlogy, a, a); /* integers in float32 */
+    CHECK(ct_tensor_dtype(r) == CT_FLOAT32);
+    ct_tensor_release(r);
+    r = run2(ct_copysign, a, a);
+    CHECK(ct_tensor_dtype(r) == CT_FLOAT32);
+    ct_tensor_release(r);
+    r = run2(ct_hypot, a, b); /* an integer with a float operand is fine */
+    CHECK(ct_tensor_dtype(r) == CT_FLOAT32);
+    ct_tensor_release(r);
+    ct_tensor *t = from_vals(CT_BOOL, 1, s3, (double[]){1, 0, 1});
+    CHECK_ST(ct_pow_tensor(ctx, t, t, &r), CT_ERR_DTYPE);
+    r = run2(ct_fmax, t, t);
+    CHECK(ct_tensor_dtype(r) == CT_BOOL);
+    ct_tensor_release(r);
+    /* equal: promotion, shapes, NaN */
+    bool eq = false;
+    CHECK_OK(ct_equal(ctx, a, b, &eq));
+    CHECK(eq);
+    ct_tensor *c2 = from_vals(CT_FLOAT32, 1, (int64_t[]){2}, (double[]){1, 2});
+    CHECK_OK(ct_equal(ctx, b, c2, &eq));
+    CHECK(!eq);
+    ct_tensor *nn = from_vals(CT_FLOAT32, 1, s3, (double[]){1, NAN, 3});
+    CHECK_OK(ct_equal(ctx, nn, nn, &eq));
+    CHECK(!eq);
+    bool close = false;
+    CHECK_OK(ct_allclose(ctx, nn, nn, 1e-5, 1e-8, true, &close));
+    CHECK(close);
+    CHECK_OK(ct_allclose(ctx, nn, nn, 1e-5, 1e-8, false, &close));
+    CHECK(!close);
+    CHECK_ST(ct_allclose(ctx, a, b, 1e-5, 1e-8, false, &close), CT_ERR_DTYPE);
+    ct_tensor_release(c2), ct_tensor_release(nn), ct_tensor_release(t);
+    ct_tensor_release(a), ct_tensor_release(b);
+}
+
+/* isclose: torch 1.13's answers, floats in their dtype, integers and bool in float32 (no wrapping
+ * difference: uint8 3 and 250 are 247 apart). */
+TEST(isclose_as_torch) {
+    const int64_t s4[1] = {4}, s1[1] = {1};
+    ct_tensor *a = from_vals(CT_FLOAT32, 1, s4, (double[]){1, NAN, INFINITY, 1e-9});
+    ct_tensor *b = from_vals(CT_FLOAT32, 1, s4, (double[]){1 + 1e-6, NAN, INFINITY, 0});
+    ct_tensor *r = NULL;
+    CHECK_OK(ct_isclose(ctx, a, b, 1e-5, 1e-8, false, &r));
+    check_vals("isclose", r, CT_BOOL, 4, (double[]){1, 0, 1, 1});
+    ct_tensor_release(r);
+    CHECK_OK(ct_isclose(ctx, a, b, 1e-5, 1e-8, true, &r));
+    check_vals("isclose equal_nan", r, CT_BOOL, 4, (double[]){1, 1, 1, 1});
+    ct_tensor_release(r), ct_tensor_release(a), ct_tensor_release(b);
+    const struct {
+        ct_dtype dt;
+        double a, b, rtol, atol;
+        bool want;
+    } T[] = {
+        {CT_INT32, 5, 6, 0, 1, true},
+        {CT_UINT8, 3, 250, 0, 10, false},
+        {CT_UINT8, 250, 3, 0, 10, false},
+        {CT_INT8, -128, 0, 0, 1, false},
+        {CT_INT64, 1099511627777.0, 1099511627776.0, 0, 0.5, true}, /* 2^40 + 1: f32 */
+        {CT_INT32, 16777217, 16777216, 0, 0.5, true},
+        {CT_INT32, 2147483647, -2147483648.0, 1, 1e-3, false},
+        {CT_BOOL, 1, 0, 0.5, 0.5, false},
+        {CT_BOOL, 0, 1, 0.5, 0.5, true},
+        {CT_BOOL, 0, 1, 0.5, 0.4, false},
+        {CT_FLOAT64, 1, 1 + 1e-9, 0, 0, false},  /* zero tolerances: equality */
+        {CT_FLOAT16, 1000, 1001, 1e-3, 0, true}, /* 1e-3 * 1001 in f16 is 1.001 */
+    };
+    for (size_t k = 0; k < sizeof T / sizeof T[0]; k++) {
+        a = from_vals(T[k].dt, 1, s1, &T[k].a);
+        b = from_vals(T[k].dt, 1, s1, &T[k].b);
+        CHECK_OK(ct_isclose(ctx, a, b, T[k].rtol, T[k].atol, false, &r));
+        double v = -1;
+        CHECK_OK(ct_tensor_item(r, &v));
+        CHECK_MSG((v != 0) == T[k].want, "isclose %s %.17g %.17g rtol %g atol %g: %g",
+                  ct_dtype_name(T[k].dt), T[k].a, T[k].b, T[k].rtol, T[k].atol, v);
+        ct_tensor_release(r), ct_tensor_release(a), ct_tensor_release(b);
+    }
+}
+
 TEST(shapes_and_errors) {
     const int64_t s03[2] = {0, 3};
     ct_tensor *z = NULL, *r = NULL, *s = NULL;
@@ -615,6 +924,9 @@ int main(void) {
     RUN(remainder_and_fmod);
     RUN(logical_and_bitwise);
     RUN(lerp);
+    RUN(binary_math_functions);
+    RUN(more_math_special_values);
+    RUN(isclose_as_torch);
     RUN(shapes_and_errors);
     CHECK(ct_ctx_live_tensors(ctx) == 0);
     ct_ctx_free(ctx);
