@@ -199,6 +199,28 @@ static ct_tensor *gf_run(ct_ctx *ctx, const char *name, ct_status *stp) {
     if (IS("logit_eps")) st = ct_logit(ctx, x, 0.1, &r);
     if (IS("sinc")) st = ct_sinc(ctx, z, &r);
     if (IS("nan_to_num")) st = ct_nan_to_num(ctx, z, NULL, NULL, NULL, &r);
+    if (IS("dot")) st = ct_dot(ctx, v, u, &r);
+    if (IS("mv")) st = ct_mv(ctx, m, v, &r);
+    if (IS("outer")) st = ct_outer(ctx, v, u, &r);
+    if (IS("trace")) st = ct_trace(ctx, m, &r);
+    if (IS("diagonal")) st = ct_diagonal(ctx, b3, 1, 1, 2, &r);
+    if (IS("diag_vec")) st = ct_diag(ctx, v, 1, &r);
+    if (IS("diag_mat")) st = ct_diag(ctx, m, -1, &r);
+    if (IS("tile")) st = ct_tile(ctx, x, 2, S(2, 1), &r);
+    if (IS("meshgrid")) {
+        const ct_tensor *g[2] = {v, u};
+        ct_tensor *go[2] = {NULL, NULL};
+        st = ct_meshgrid(ctx, 2, g, CT_MESHGRID_XY, go);
+        keep(go[0]);
+        r = go[1];
+    }
+    if (IS("diff")) st = ct_diff(ctx, x, 1, 1, NULL, NULL, &r);
+    if (IS("nansum")) st = ct_nansum(ctx, x, 1, D(1), false, &r);
+    if (IS("nanmean")) st = ct_nanmean(ctx, x, 0, NULL, false, &r);
+    if (IS("var_mean")) st = ct_var_mean(ctx, x, 1, D(1), 1.0, false, &r, &r2), keep(r2);
+    if (IS("var_mean_m")) st = ct_var_mean(ctx, x, 1, D(1), 1.0, false, &r2, &r), keep(r2);
+    if (IS("std_mean")) st = ct_std_mean(ctx, x, 0, NULL, 1.0, false, &r, &r2), keep(r2);
+    if (IS("cross")) st = ct_cross(ctx, m, spd, 0, &r);
     if (IS("floor")) st = ct_floor(ctx, z, &r);
     if (IS("ceil")) st = ct_ceil(ctx, z, &r);
     if (IS("round")) st = ct_round(ctx, z, &r);

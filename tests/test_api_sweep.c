@@ -1828,6 +1828,76 @@ static void s1_ct_movedim(void) { SWEEP_STATUS(ct_movedim(S_ctx, NULL, (int){0},
 static void s2_ct_movedim(void) { SWEEP_STATUS(ct_movedim(S_ctx, S_t, (int){0}, NULL, NULL, NULL)); }
 static void s3_ct_movedim(void) { SWEEP_STATUS(ct_movedim(S_ctx, S_t, (int){0}, NULL, NULL, &S_out[0])); }
 static void s4_ct_movedim(void) { SWEEP_STATUS(ct_movedim(S_ctx, S_t, (int){0}, S_int, S_int, &S_out[0])); }
+static void s0_ct_dot(void) { (void)ct_dot(NULL, NULL, NULL, NULL); }
+static void s1_ct_dot(void) { SWEEP_STATUS(ct_dot(S_ctx, NULL, NULL, NULL)); }
+static void s2_ct_dot(void) { SWEEP_STATUS(ct_dot(S_ctx, S_t, S_t, NULL)); }
+static void s3_ct_dot(void) { SWEEP_STATUS(ct_dot(S_ctx, S_t, S_t, &S_out[0])); }
+static void s4_ct_dot(void) { SWEEP_STATUS(ct_dot(S_ctx, S_t, S_t, &S_out[0])); }
+static void s0_ct_mv(void) { (void)ct_mv(NULL, NULL, NULL, NULL); }
+static void s1_ct_mv(void) { SWEEP_STATUS(ct_mv(S_ctx, NULL, NULL, NULL)); }
+static void s2_ct_mv(void) { SWEEP_STATUS(ct_mv(S_ctx, S_t, S_t, NULL)); }
+static void s3_ct_mv(void) { SWEEP_STATUS(ct_mv(S_ctx, S_t, S_t, &S_out[0])); }
+static void s4_ct_mv(void) { SWEEP_STATUS(ct_mv(S_ctx, S_t, S_t, &S_out[0])); }
+static void s0_ct_outer(void) { (void)ct_outer(NULL, NULL, NULL, NULL); }
+static void s1_ct_outer(void) { SWEEP_STATUS(ct_outer(S_ctx, NULL, NULL, NULL)); }
+static void s2_ct_outer(void) { SWEEP_STATUS(ct_outer(S_ctx, S_t, S_t, NULL)); }
+static void s3_ct_outer(void) { SWEEP_STATUS(ct_outer(S_ctx, S_t, S_t, &S_out[0])); }
+static void s4_ct_outer(void) { SWEEP_STATUS(ct_outer(S_ctx, S_t, S_t, &S_out[0])); }
+static void s0_ct_diagonal(void) { (void)ct_diagonal(NULL, NULL, (int64_t){0}, (int){0}, (int){0}, NULL); }
+static void s1_ct_diagonal(void) { SWEEP_STATUS(ct_diagonal(S_ctx, NULL, (int64_t){0}, (int){0}, (int){0}, NULL)); }
+static void s2_ct_diagonal(void) { SWEEP_STATUS(ct_diagonal(S_ctx, S_t, (int64_t){0}, (int){0}, (int){0}, NULL)); }
+static void s3_ct_diagonal(void) { SWEEP_STATUS(ct_diagonal(S_ctx, S_t, (int64_t){0}, (int){0}, (int){0}, &S_out[0])); }
+static void s4_ct_diagonal(void) { SWEEP_STATUS(ct_diagonal(S_ctx, S_t, (int64_t){0}, (int){0}, (int){0}, &S_out[0])); }
+static void s0_ct_trace(void) { (void)ct_trace(NULL, NULL, NULL); }
+static void s1_ct_trace(void) { SWEEP_STATUS(ct_trace(S_ctx, NULL, NULL)); }
+static void s2_ct_trace(void) { SWEEP_STATUS(ct_trace(S_ctx, S_t, NULL)); }
+static void s3_ct_trace(void) { SWEEP_STATUS(ct_trace(S_ctx, S_t, &S_out[0])); }
+static void s4_ct_trace(void) { SWEEP_STATUS(ct_trace(S_ctx, S_t, &S_out[0])); }
+static void s0_ct_diag(void) { (void)ct_diag(NULL, NULL, (int64_t){0}, NULL); }
+static void s1_ct_diag(void) { SWEEP_STATUS(ct_diag(S_ctx, NULL, (int64_t){0}, NULL)); }
+static void s2_ct_diag(void) { SWEEP_STATUS(ct_diag(S_ctx, S_t, (int64_t){0}, NULL)); }
+static void s3_ct_diag(void) { SWEEP_STATUS(ct_diag(S_ctx, S_t, (int64_t){0}, &S_out[0])); }
+static void s4_ct_diag(void) { SWEEP_STATUS(ct_diag(S_ctx, S_t, (int64_t){0}, &S_out[0])); }
+static void s0_ct_tile(void) { (void)ct_tile(NULL, NULL, (int){0}, NULL, NULL); }
+static void s1_ct_tile(void) { SWEEP_STATUS(ct_tile(S_ctx, NULL, (int){0}, NULL, NULL)); }
+static void s2_ct_tile(void) { SWEEP_STATUS(ct_tile(S_ctx, S_t, (int){0}, NULL, NULL)); }
+static void s3_ct_tile(void) { SWEEP_STATUS(ct_tile(S_ctx, S_t, (int){0}, NULL, &S_out[0])); }
+static void s4_ct_tile(void) { SWEEP_STATUS(ct_tile(S_ctx, S_t, (int){0}, S_i64, &S_out[0])); }
+static void s0_ct_meshgrid(void) { (void)ct_meshgrid(NULL, (int){0}, NULL, (ct_meshgrid_indexing){0}, NULL); }
+static void s1_ct_meshgrid(void) { SWEEP_STATUS(ct_meshgrid(S_ctx, (int){0}, NULL, (ct_meshgrid_indexing){0}, NULL)); }
+static void s2_ct_meshgrid(void) { SWEEP_STATUS(ct_meshgrid(S_ctx, (int){0}, NULL, (ct_meshgrid_indexing){0}, NULL)); }
+static void s3_ct_meshgrid(void) { SWEEP_STATUS(ct_meshgrid(S_ctx, (int){0}, S_tarr, (ct_meshgrid_indexing){0}, &S_out[0])); }
+static void s4_ct_meshgrid(void) { SWEEP_STATUS(ct_meshgrid(S_ctx, (int){0}, S_tarr, (ct_meshgrid_indexing){0}, &S_out[0])); }
+static void s0_ct_diff(void) { (void)ct_diff(NULL, NULL, (int){0}, (int){0}, NULL, NULL, NULL); }
+static void s1_ct_diff(void) { SWEEP_STATUS(ct_diff(S_ctx, NULL, (int){0}, (int){0}, NULL, NULL, NULL)); }
+static void s2_ct_diff(void) { SWEEP_STATUS(ct_diff(S_ctx, S_t, (int){0}, (int){0}, S_t, S_t, NULL)); }
+static void s3_ct_diff(void) { SWEEP_STATUS(ct_diff(S_ctx, S_t, (int){0}, (int){0}, S_t, S_t, &S_out[0])); }
+static void s4_ct_diff(void) { SWEEP_STATUS(ct_diff(S_ctx, S_t, (int){0}, (int){0}, S_t, S_t, &S_out[0])); }
+static void s0_ct_nansum(void) { (void)ct_nansum(NULL, NULL, (int){0}, NULL, (bool){0}, NULL); }
+static void s1_ct_nansum(void) { SWEEP_STATUS(ct_nansum(S_ctx, NULL, (int){0}, NULL, (bool){0}, NULL)); }
+static void s2_ct_nansum(void) { SWEEP_STATUS(ct_nansum(S_ctx, S_t, (int){0}, NULL, (bool){0}, NULL)); }
+static void s3_ct_nansum(void) { SWEEP_STATUS(ct_nansum(S_ctx, S_t, (int){0}, NULL, (bool){0}, &S_out[0])); }
+static void s4_ct_nansum(void) { SWEEP_STATUS(ct_nansum(S_ctx, S_t, (int){0}, S_int, (bool){0}, &S_out[0])); }
+static void s0_ct_nanmean(void) { (void)ct_nanmean(NULL, NULL, (int){0}, NULL, (bool){0}, NULL); }
+static void s1_ct_nanmean(void) { SWEEP_STATUS(ct_nanmean(S_ctx, NULL, (int){0}, NULL, (bool){0}, NULL)); }
+static void s2_ct_nanmean(void) { SWEEP_STATUS(ct_nanmean(S_ctx, S_t, (int){0}, NULL, (bool){0}, NULL)); }
+static void s3_ct_nanmean(void) { SWEEP_STATUS(ct_nanmean(S_ctx, S_t, (int){0}, NULL, (bool){0}, &S_out[0])); }
+static void s4_ct_nanmean(void) { SWEEP_STATUS(ct_nanmean(S_ctx, S_t, (int){0}, S_int, (bool){0}, &S_out[0])); }
+static void s0_ct_var_mean(void) { (void)ct_var_mean(NULL, NULL, (int){0}, NULL, (double){0}, (bool){0}, NULL, NULL); }
+static void s1_ct_var_mean(void) { SWEEP_STATUS(ct_var_mean(S_ctx, NULL, (int){0}, NULL, (double){0}, (bool){0}, NULL, NULL)); }
+static void s2_ct_var_mean(void) { SWEEP_STATUS(ct_var_mean(S_ctx, S_t, (int){0}, NULL, (double){0}, (bool){0}, NULL, NULL)); }
+static void s3_ct_var_mean(void) { SWEEP_STATUS(ct_var_mean(S_ctx, S_t, (int){0}, NULL, (double){0}, (bool){0}, &S_out[0], &S_out[1])); }
+static void s4_ct_var_mean(void) { SWEEP_STATUS(ct_var_mean(S_ctx, S_t, (int){0}, S_int, (double){0}, (bool){0}, &S_out[0], &S_out[1])); }
+static void s0_ct_std_mean(void) { (void)ct_std_mean(NULL, NULL, (int){0}, NULL, (double){0}, (bool){0}, NULL, NULL); }
+static void s1_ct_std_mean(void) { SWEEP_STATUS(ct_std_mean(S_ctx, NULL, (int){0}, NULL, (double){0}, (bool){0}, NULL, NULL)); }
+static void s2_ct_std_mean(void) { SWEEP_STATUS(ct_std_mean(S_ctx, S_t, (int){0}, NULL, (double){0}, (bool){0}, NULL, NULL)); }
+static void s3_ct_std_mean(void) { SWEEP_STATUS(ct_std_mean(S_ctx, S_t, (int){0}, NULL, (double){0}, (bool){0}, &S_out[0], &S_out[1])); }
+static void s4_ct_std_mean(void) { SWEEP_STATUS(ct_std_mean(S_ctx, S_t, (int){0}, S_int, (double){0}, (bool){0}, &S_out[0], &S_out[1])); }
+static void s0_ct_cross(void) { (void)ct_cross(NULL, NULL, NULL, (int){0}, NULL); }
+static void s1_ct_cross(void) { SWEEP_STATUS(ct_cross(S_ctx, NULL, NULL, (int){0}, NULL)); }
+static void s2_ct_cross(void) { SWEEP_STATUS(ct_cross(S_ctx, S_t, S_t, (int){0}, NULL)); }
+static void s3_ct_cross(void) { SWEEP_STATUS(ct_cross(S_ctx, S_t, S_t, (int){0}, &S_out[0])); }
+static void s4_ct_cross(void) { SWEEP_STATUS(ct_cross(S_ctx, S_t, S_t, (int){0}, &S_out[0])); }
 static void s0_ct_optim_options_default(void) { (void)ct_optim_options_default((ct_optim_kind){0}); }
 static void s1_ct_optim_options_default(void) { (void)ct_optim_options_default((ct_optim_kind){0}); }
 static void s2_ct_optim_options_default(void) { (void)ct_optim_options_default((ct_optim_kind){0}); }
@@ -4090,6 +4160,76 @@ static const sweep_case sweep_cases[] = {
     {"ct_movedim", 2, s2_ct_movedim},
     {"ct_movedim", 3, s3_ct_movedim},
     {"ct_movedim", 4, s4_ct_movedim},
+    {"ct_dot", 0, s0_ct_dot},
+    {"ct_dot", 1, s1_ct_dot},
+    {"ct_dot", 2, s2_ct_dot},
+    {"ct_dot", 3, s3_ct_dot},
+    {"ct_dot", 4, s4_ct_dot},
+    {"ct_mv", 0, s0_ct_mv},
+    {"ct_mv", 1, s1_ct_mv},
+    {"ct_mv", 2, s2_ct_mv},
+    {"ct_mv", 3, s3_ct_mv},
+    {"ct_mv", 4, s4_ct_mv},
+    {"ct_outer", 0, s0_ct_outer},
+    {"ct_outer", 1, s1_ct_outer},
+    {"ct_outer", 2, s2_ct_outer},
+    {"ct_outer", 3, s3_ct_outer},
+    {"ct_outer", 4, s4_ct_outer},
+    {"ct_diagonal", 0, s0_ct_diagonal},
+    {"ct_diagonal", 1, s1_ct_diagonal},
+    {"ct_diagonal", 2, s2_ct_diagonal},
+    {"ct_diagonal", 3, s3_ct_diagonal},
+    {"ct_diagonal", 4, s4_ct_diagonal},
+    {"ct_trace", 0, s0_ct_trace},
+    {"ct_trace", 1, s1_ct_trace},
+    {"ct_trace", 2, s2_ct_trace},
+    {"ct_trace", 3, s3_ct_trace},
+    {"ct_trace", 4, s4_ct_trace},
+    {"ct_diag", 0, s0_ct_diag},
+    {"ct_diag", 1, s1_ct_diag},
+    {"ct_diag", 2, s2_ct_diag},
+    {"ct_diag", 3, s3_ct_diag},
+    {"ct_diag", 4, s4_ct_diag},
+    {"ct_tile", 0, s0_ct_tile},
+    {"ct_tile", 1, s1_ct_tile},
+    {"ct_tile", 2, s2_ct_tile},
+    {"ct_tile", 3, s3_ct_tile},
+    {"ct_tile", 4, s4_ct_tile},
+    {"ct_meshgrid", 0, s0_ct_meshgrid},
+    {"ct_meshgrid", 1, s1_ct_meshgrid},
+    {"ct_meshgrid", 2, s2_ct_meshgrid},
+    {"ct_meshgrid", 3, s3_ct_meshgrid},
+    {"ct_meshgrid", 4, s4_ct_meshgrid},
+    {"ct_diff", 0, s0_ct_diff},
+    {"ct_diff", 1, s1_ct_diff},
+    {"ct_diff", 2, s2_ct_diff},
+    {"ct_diff", 3, s3_ct_diff},
+    {"ct_diff", 4, s4_ct_diff},
+    {"ct_nansum", 0, s0_ct_nansum},
+    {"ct_nansum", 1, s1_ct_nansum},
+    {"ct_nansum", 2, s2_ct_nansum},
+    {"ct_nansum", 3, s3_ct_nansum},
+    {"ct_nansum", 4, s4_ct_nansum},
+    {"ct_nanmean", 0, s0_ct_nanmean},
+    {"ct_nanmean", 1, s1_ct_nanmean},
+    {"ct_nanmean", 2, s2_ct_nanmean},
+    {"ct_nanmean", 3, s3_ct_nanmean},
+    {"ct_nanmean", 4, s4_ct_nanmean},
+    {"ct_var_mean", 0, s0_ct_var_mean},
+    {"ct_var_mean", 1, s1_ct_var_mean},
+    {"ct_var_mean", 2, s2_ct_var_mean},
+    {"ct_var_mean", 3, s3_ct_var_mean},
+    {"ct_var_mean", 4, s4_ct_var_mean},
+    {"ct_std_mean", 0, s0_ct_std_mean},
+    {"ct_std_mean", 1, s1_ct_std_mean},
+    {"ct_std_mean", 2, s2_ct_std_mean},
+    {"ct_std_mean", 3, s3_ct_std_mean},
+    {"ct_std_mean", 4, s4_ct_std_mean},
+    {"ct_cross", 0, s0_ct_cross},
+    {"ct_cross", 1, s1_ct_cross},
+    {"ct_cross", 2, s2_ct_cross},
+    {"ct_cross", 3, s3_ct_cross},
+    {"ct_cross", 4, s4_ct_cross},
     {"ct_optim_options_default", 0, s0_ct_optim_options_default},
     {"ct_optim_options_default", 1, s1_ct_optim_options_default},
     {"ct_optim_options_default", 2, s2_ct_optim_options_default},

@@ -1442,6 +1442,110 @@ static ct_status mathf(ct_tensor **in, ct_tensor **out, const void *pp) {
     return CT_ERR_INVALID_ARG;
 }
 
+/* The composites of ops.h's "linear algebra basics" section: gradcheck through their ops. */
+enum {
+    C_DOT,
+    C_MV,
+    C_OUTER,
+    C_TRACE,
+    C_DIAGONAL,
+    C_DIAG_VEC,
+    C_DIAG_MAT,
+    C_TILE,
+    C_DIFF,
+    C_NANSUM,
+    C_NANMEAN,
+    C_VAR_MEAN,
+    C_STD_MEAN,
+    C_CROSS,
+    C_MESHGRID,
+    C_COUNT
+};
+static ct_status compf(ct_tensor **in, ct_tensor **out, const void *pp) {
+    const int op = *(const int *)pp;
+    ct_tensor *t1 = NULL, *t2 = NULL, *g[2] = {NULL, NULL};
+    ct_status st = CT_ERR_INVALID_ARG;
+    switch (op) {
+    case C_DOT: return ct_dot(ctx, in[0], in[1], out);
+    case C_MV: return ct_mv(ctx, in[0], in[1], out);
+    case C_OUTER: return ct_outer(ctx, in[0], in[1], out);
+    case C_TRACE: return ct_trace(ctx, in[0], out);
+    case C_DIAGONAL: return ct_diagonal(ctx, in[0], -1, 2, 0, out);
+    case C_DIAG_VEC: return ct_diag(ctx, in[0], -2, out);
+    case C_DIAG_MAT: return ct_diag(ctx, in[0], 1, out);
+    case C_TILE: return ct_tile(ctx, in[0], 1, (const int64_t[]){2}, out);
+    case C_DIFF: return ct_diff(ctx, in[0], 2, 1, in[1], NULL, out);
+    case C_NANSUM: return ct_nansum(ctx, in[0], 1, (const int[]){0}, false, out);
+    case C_NANMEAN: return ct_nanmean(ctx, in[0], 1, (const int[]){1}, true, out);
+    case C_VAR_MEAN:
+    case C_STD_MEAN: /* var (std) + 2 mean, so both outputs are differentiated */
+        st = (op == C_VAR_MEAN ? ct_var_mean : ct_std_mean)(ctx, in[0], 1, (const int[]){1}, 1.0,
+                                                            false, &t1, &t2);
+        if (st == CT_OK) st = ct_add_scaled(ctx, t1, t2, 2.0, out);
+        ct_tensor_release(t1), ct_tensor_release(t2);
+        return st;
+    case C_CROSS: return ct_cross(ctx, in[0], in[1], -1, out);
+    case C_MESHGRID:
+        st = ct_meshgrid(ctx, 2, (const ct_tensor *const[]){in[0], in[1]}, CT_MESHGRID_XY, g);
+        if (st == CT_OK) st = ct_mul(ctx, g[0], g[1], out);
+        ct_tensor_release(g[0]), ct_tensor_release(g[1]);
+        return st;
+    }
+    return st;
+}
+TEST(gradcheck_composites) {
+    for (int op = 0; op < C_COUNT; op++)
+        for (int mode = 0; mode < 2; mode++) {
+            const int64_t s3[1] = {3}, s4[1] = {4}, s34[2] = {3, 4}, s33[2] = {3, 3},
+                          s234[3] = {2, 3, 4}, s23[2] = {2, 3}, s43[2] = {4, 3};
+            ct_tensor *in[2] = {NULL, NULL};
+            int n = 1;
+            switch (op) {
+            case C_DOT: in[0] = leaf(1, s3, -2, 2, 0), in[1] = leaf(1, s3, -2, 2, 0), n = 2; break;
+            case C_MV:
+                in[0] = leaf(2, s34, -2, 2, mode), in[1] = leaf(1, s4, -2, 2, 0), n = 2;
+                break;
+            case C_OUTER:
+                in[0] = leaf(1, s3, -2, 2, 0), in[1] = leaf(1, s4, -2, 2, 0), n = 2;
+                break;
+            case C_TRACE: in[0] = leaf(2, s43, -2, 2, mode); break;
+            case C_DIAGONAL: in[0] = leaf(3, s234, -2, 2, mode); break;
+            case C_DIAG_VEC: in[0] = leaf(1, s3, -2, 2, 0); break;
+            case C_DIAG_MAT: in[0] = leaf(2, s34, -2, 2, mode); break;
+            case C_TILE: in[0] = leaf(2, s23, -2, 2, mode); break;
+            case C_DIFF:
+                in[0] = leaf(2, s34, -2, 2, mode), in[1] = leaf(2, s33, -2, 2, 0), n = 2;
+                break;
+            case C_NANSUM:
+            case C_NANMEAN:
+            case C_VAR_MEAN:
+            case C_STD_MEAN: in[0] = leaf(2, s34, -2, 2, mode); break;
+            case C_CROSS:
+                in[0] = leaf(2, s43, -2, 2, mode), in[1] = leaf(1, s3, -2, 2, 0), n = 2;
+                break;
+            case C_MESHGRID:
+                in[0] = leaf(1, s3, -2, 2, 0), in[1] = leaf(1, s4, -2, 2, 0), n = 2;
+                break;
+            }
+            char nm[64];
+            snprintf(nm, sizeof nm, "composite %d mode %d", op, mode);
+            gradcheck(nm, n, in, compf, &op);
+            release_all(2, in);
+        }
+    /* nanmean of an all-NaN row: the gradient at its NaNs is g / 0 * 0 = NaN (torch's nansum
+     * backward multiplies by the mask); a NaN in a row with values gets 0 */
+    const int64_t s22[2] = {2, 2};
+    ct_tensor *x = from_vals(CT_FLOAT64, 2, s22, (double[]){NAN, NAN, NAN, 2}), *y = NULL,
+              *l = NULL;
+    CHECK_OK(ct_tensor_set_requires_grad(x, true));
+    CHECK_OK(ct_nanmean(ctx, x, 1, (const int[]){1}, false, &y));
+    CHECK_OK(ct_sum(ctx, y, 0, NULL, false, &l));
+    CHECK_OK(ct_backward(ctx, l, NULL, false));
+    double *g = grad_vals(x);
+    CHECK(isnan(g[0]) && isnan(g[1]) && g[2] == 0 && g[3] == 1);
+    free(g), ct_tensor_release(y), ct_tensor_release(l), ct_tensor_release(x);
+}
+
 /* The gradients of hypot ... nan_to_num at special points: torch 1.13's values (run by hand,
  * f64); heaviside has no derivative (backward fails, as torch). */
 typedef ct_status (*bin_fn)(ct_ctx *, const ct_tensor *, const ct_tensor *, ct_tensor **);
@@ -2459,6 +2563,7 @@ int main(void) {
     ctx = tu_ctx_or_skip();
     RUN(gradcheck_everyday_elementwise);
     RUN(more_math_gradients_at_special_points);
+    RUN(gradcheck_composites);
     RUN(gradcheck_binary_broadcast);
     RUN(gradcheck_unary_and_scalar);
     RUN(gradcheck_ternary);

@@ -446,7 +446,24 @@ static ct_status op_while_loop(void) {
     return ct_while_loop(ctx, loop_never, loop_body, NULL, 1, &A, &OUT);
 }
 /* autograd: a leaf GP requiring grad and GL = sum(GP * GP), made before the captures */
-static ct_tensor *GP, *GL, *Tgt, *Prob, *Prelu_w;
+static ct_tensor *GP, *GL, *Tgt, *Prob, *Prelu_w, *V8, *V3;
+static ct_status op_dot(void) { return ct_dot(ctx, V8, V8, &OUT); }
+static ct_status op_mv(void) { return ct_mv(ctx, A, V8, &OUT); }
+static ct_status op_outer(void) { return ct_outer(ctx, V8, V3, &OUT); }
+static ct_status op_trace(void) { return ct_trace(ctx, A, &OUT); }
+static ct_status op_diagonal(void) { return ct_diagonal(ctx, Nc, 1, 0, 1, &OUT); } /* a copy */
+static ct_status op_diag(void) { return ct_diag(ctx, V3, 1, &OUT); }
+static ct_status op_tile(void) { return ct_tile(ctx, A, 1, (const int64_t[]){2}, &OUT); }
+static ct_status op_diff(void) { return ct_diff(ctx, A, 1, 1, NULL, NULL, &OUT); }
+static ct_status op_nansum(void) { return ct_nansum(ctx, A, 1, &DIM1, false, &OUT); }
+static ct_status op_nanmean(void) { return ct_nanmean(ctx, A, 1, &DIM1, false, &OUT); }
+static ct_status op_var_mean(void) {
+    return ct_var_mean(ctx, A, 1, &DIM1, 1.0, false, &OUT, &OUT2);
+}
+static ct_status op_std_mean(void) {
+    return ct_std_mean(ctx, A, 1, &DIM1, 1.0, false, &OUT, &OUT2);
+}
+static ct_status op_cross(void) { return ct_cross(ctx, Src6, Src6, 1, &OUT); }
 static ct_status op_backward(void) {
     ct_tensor_zero_grad(GP);
     return ct_backward(ctx, GL, NULL, true);
@@ -726,6 +743,19 @@ static const op_entry computing[] = {
     E(log10),
     E(reciprocal),
     E(atan2),
+    E(dot),
+    E(mv),
+    E(outer),
+    E(trace),
+    E(diagonal),
+    E(diag),
+    E(tile),
+    E(diff),
+    E(nansum),
+    E(nanmean),
+    E(var_mean),
+    E(std_mean),
+    E(cross),
     E(hypot),
     E(logaddexp),
     E(logaddexp2),
@@ -1160,6 +1190,7 @@ static const struct {
     {"ct_split_sizes", "views"},
     {"ct_chunk", "views"},
     {"ct_movedim", "view"},
+    {"ct_meshgrid", "views (reshape and expand)"},
     {"ct_unflatten", "view"},
     {"ct_flatten", "view, or ct_tensor_reshape's copy op when it cannot be one"},
     {"ct_program_export", "host file write of a finished capture (refused during capture)"},
@@ -1240,6 +1271,8 @@ TEST(every_computing_op_is_captured) {
     Tgt = from_f64(CT_INT64, 1, s4, tv);
     CHECK_OK(ct_sigmoid(ctx, A, &Prob)); /* probabilities for binary_cross_entropy */
     CHECK_OK(ct_tensor_full(ctx, CT_FLOAT32, 1, (int64_t[]){1}, 0.25, &Prelu_w));
+    CHECK_OK(ct_tensor_ones(ctx, CT_FLOAT32, 1, (int64_t[]){8}, &V8));
+    CHECK_OK(ct_tensor_ones(ctx, CT_FLOAT32, 1, (int64_t[]){3}, &V3));
     for (size_t i = 0; i < sizeof computing / sizeof computing[0]; i++) {
         ct_graph *g = NULL;
         CHECK_OK(ct_graph_create(ctx, (ct_device){CT_DEVICE_CPU, 0}, NULL, &g));
@@ -1254,8 +1287,8 @@ TEST(every_computing_op_is_captured) {
         release_outs();
         ct_graph_free(g);
     }
-    ct_tensor *all[] = {A,  B,   C,  Dst, Mt,  Sym,  Emb,  Q8,   Cond,
-                        Nc, Idx, GP, GL,  Tgt, GIdx, Src6, Prob, Prelu_w};
+    ct_tensor *all[] = {A,   B,  C,  Dst, Mt,   Sym,  Emb,  Q8,      Cond, Nc,
+                        Idx, GP, GL, Tgt, GIdx, Src6, Prob, Prelu_w, V8,   V3};
     for (size_t i = 0; i < sizeof all / sizeof all[0]; i++)
         ct_tensor_release(all[i]);
     ct_mx_tensor_free(Wq);

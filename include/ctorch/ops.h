@@ -612,6 +612,51 @@ CT_API ct_status ct_roll(ct_ctx *ctx, const ct_tensor *t, int n, const int64_t *
 CT_API ct_status ct_movedim(ct_ctx *ctx, const ct_tensor *t, int n, const int *src, const int *dst,
                             ct_tensor **out);
 
+/* ---- linear algebra basics and more reductions, composed of the ops above: differentiable
+ * through them, each result printing torch's node name (docs/everyday.md) ---- */
+/* Inner product of two 1-D tensors of one dtype and length (torch.dot; bool refused). */
+CT_API ct_status ct_dot(ct_ctx *ctx, const ct_tensor *a, const ct_tensor *b, ct_tensor **out);
+/* Matrix (m, n) times vector (n), one dtype (torch.mv). */
+CT_API ct_status ct_mv(ct_ctx *ctx, const ct_tensor *m, const ct_tensor *v, ct_tensor **out);
+/* Outer product a[i] * b[j] of two 1-D tensors, dtypes promoted (torch.outer). */
+CT_API ct_status ct_outer(ct_ctx *ctx, const ct_tensor *a, const ct_tensor *b, ct_tensor **out);
+/* Diagonal `offset` of the (dim1, dim2) planes, as the last dim (torch.diagonal); a view where
+ * the two dims can be merged without a copy (a contiguous input), else a copy. */
+CT_API ct_status ct_diagonal(ct_ctx *ctx, const ct_tensor *a, int64_t offset, int dim1, int dim2,
+                             ct_tensor **out);
+/* Sum of a matrix's main diagonal (torch.trace: integers give int64; bool and f16 refused). */
+CT_API ct_status ct_trace(ct_ctx *ctx, const ct_tensor *a, ct_tensor **out);
+/* torch.diag: a 1-D tensor becomes the square matrix with it on diagonal k (zeros elsewhere); a
+ * matrix gives a copy of its diagonal k. */
+CT_API ct_status ct_diag(ct_ctx *ctx, const ct_tensor *a, int64_t diagonal, ct_tensor **out);
+/* Tile a: n counts, fewer than a's dims padded with leading ones (torch.tile). */
+CT_API ct_status ct_tile(ct_ctx *ctx, const ct_tensor *a, int n, const int64_t *reps,
+                         ct_tensor **out);
+typedef enum { CT_MESHGRID_IJ, CT_MESHGRID_XY } ct_meshgrid_indexing;
+/* Coordinate grids of n 0-D / 1-D tensors of one dtype (torch.meshgrid): outs[i] (n of them) are
+ * expanded views; CT_MESHGRID_XY swaps the first two grid dims (Cartesian indexing). */
+CT_API ct_status ct_meshgrid(ct_ctx *ctx, int n, const ct_tensor *const *ts,
+                             ct_meshgrid_indexing indexing, ct_tensor **outs);
+/* n-th forward difference along dim (torch.diff) after concatenating prepend / append (either may
+ * be NULL; same number of dims); bool uses xor; n = 0 gives a copy. */
+CT_API ct_status ct_diff(ct_ctx *ctx, const ct_tensor *a, int n, int dim, const ct_tensor *prepend,
+                         const ct_tensor *append, ct_tensor **out);
+/* Sum / mean over dims treating NaN as absent (torch.nansum, torch.nanmean; nanmean floating
+ * only: all-NaN slices give NaN). */
+CT_API ct_status ct_nansum(ct_ctx *ctx, const ct_tensor *a, int n_dims, const int *dims,
+                           bool keepdim, ct_tensor **out);
+CT_API ct_status ct_nanmean(ct_ctx *ctx, const ct_tensor *a, int n_dims, const int *dims,
+                            bool keepdim, ct_tensor **out);
+/* ct_var / ct_std and ct_mean in one call (torch.var_mean / torch.std_mean). */
+CT_API ct_status ct_var_mean(ct_ctx *ctx, const ct_tensor *a, int n_dims, const int *dims,
+                             double correction, bool keepdim, ct_tensor **var, ct_tensor **mean);
+CT_API ct_status ct_std_mean(ct_ctx *ctx, const ct_tensor *a, int n_dims, const int *dims,
+                             double correction, bool keepdim, ct_tensor **std, ct_tensor **mean);
+/* Cross product along dim (length 3 in both; shapes broadcast, one dtype) as torch.linalg.cross,
+ * rounded as torch's kernel: c0 = fma(a1, b2, -(a2 b1)), ... */
+CT_API ct_status ct_cross(ct_ctx *ctx, const ct_tensor *a, const ct_tensor *b, int dim,
+                          ct_tensor **out);
+
 #ifdef __cplusplus
 }
 #endif

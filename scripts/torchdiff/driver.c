@@ -324,6 +324,35 @@ int main(void) {
         else if (!strcmp(op, "fmod_scalar")) st = ct_fmod_scalar(ctx, a, D[0], &r);
         else if (!strcmp(op, "remainder_scalar")) st = ct_remainder_scalar(ctx, a, D[0], &r);
         else if (!strcmp(op, "movedim")) st = ct_movedim(ctx, a, ni / 2, I, I + ni / 2, &r);
+        else if (!strcmp(op, "dot")) st = ct_dot(ctx, a, b, &r);
+        else if (!strcmp(op, "mv")) st = ct_mv(ctx, a, b, &r);
+        else if (!strcmp(op, "outer")) st = ct_outer(ctx, a, b, &r);
+        else if (!strcmp(op, "cross")) st = ct_cross(ctx, a, b, I[0], &r);
+        else if (!strcmp(op, "trace")) st = ct_trace(ctx, a, &r);
+        else if (!strcmp(op, "diagonal")) st = ct_diagonal(ctx, a, L[0], I[1], I[2], &r);
+        else if (!strcmp(op, "diag")) st = ct_diag(ctx, a, L[0], &r);
+        else if (!strcmp(op, "tile")) st = ct_tile(ctx, a, ni, L, &r);
+        else if (!strcmp(op, "diff")) st = ct_diff(ctx, a, I[0], I[1], b, c, &r);
+        else if (!strcmp(op, "nansum")) st = ct_nansum(ctx, a, ni - 1, I + 1, I[0], &r);
+        else if (!strcmp(op, "nanmean")) st = ct_nanmean(ctx, a, ni - 1, I + 1, I[0], &r);
+        else if (!strncmp(op, "var_mean", 8) || !strncmp(op, "std_mean", 8)) {
+            ct_tensor *r2 = NULL; /* _0 the var / std, _1 the mean */
+            st = (op[0] == 'v' ? ct_var_mean : ct_std_mean)(ctx, a, ni - 1, I + 1, D[0], I[0], &r,
+                                                            &r2);
+            if (op[9] == '1') {
+                ct_tensor_release(r);
+                r = r2;
+            } else {
+                ct_tensor_release(r2);
+            }
+        } else if (!strncmp(op, "meshgrid", 8)) { /* I: indexing, which output */
+            ct_tensor *outs[8] = {0};
+            st = ct_meshgrid(ctx, nt, (const ct_tensor *const *)T, (ct_meshgrid_indexing)I[0],
+                             outs);
+            for (int k = 0; k < nt; k++)
+                if (k == I[1]) r = outs[k];
+                else ct_tensor_release(outs[k]);
+        }
         else if (!strcmp(op, "div_trunc")) st = ct_div_mode(ctx, a, b, CT_ROUND_TRUNC, &r);
         else if (!strcmp(op, "div_floor")) st = ct_div_mode(ctx, a, b, CT_ROUND_FLOOR, &r);
         else if (!strcmp(op, "floor_divide")) st = ct_floor_divide(ctx, a, b, &r);

@@ -45,7 +45,9 @@ def gen2(rng):
                      'bitwise_right_shift', 'fmod_scalar', 'remainder_scalar', 'movedim',
                      'max_pool2d_ex', 'max_pool2d_ex_i', 'avg_pool2d_ex', 'interpolate_scale',
                      'div_trunc', 'div_floor', 'floor_divide', 'div_trunc_scalar',
-                     'div_floor_scalar'])
+                     'div_floor_scalar', 'dot', 'mv', 'outer', 'cross', 'trace', 'diagonal',
+                     'diag', 'tile', 'diff', 'nansum', 'nanmean', 'var_mean_0', 'var_mean_1',
+                     'std_mean_0', 'std_mean_1', 'meshgrid'])
     d = rng.randrange(10)
     d2 = rng.randrange(10) if rng.random() < 0.3 else d
     D, I, T = [], [], []
@@ -391,6 +393,78 @@ def gen2(rng):
         D = [v]
         f = torch.fmod if op.startswith('fmod') else torch.remainder
         thunk = lambda: f(a, td.pyscalar(v))
+    elif op in ('dot', 'mv', 'outer', 'cross'):
+        n = rng.randint(0, 5)
+        if op == 'cross':
+            s = rs(rng, rng.randint(1, 3)); dim = rng.randrange(len(s)); s[dim] = 3 if rng.random() < 0.95 else 4
+            s2 = td.bshape(rng, s)
+            if len(s2) <= len(s) - len(s2) + dim - len(s) + len(s2) or rng.random() < 0.5: s2 = list(s)
+            a, b = td.rtensor(rng, d, s), td.rtensor(rng, d2 if rng.random() < 0.1 else d, s2)
+            dim = dim - len(s) if rng.random() < 0.5 else dim
+            I = [dim]
+            thunk = lambda: torch.linalg.cross(a, b, dim=dim)
+        else:
+            sa = [rng.randint(0, 4), n] if op == 'mv' else [n if op != 'outer' else rng.randint(0, 4)]
+            if rng.random() < 0.05: sa = [2, 2, n]
+            a = td.rtensor(rng, d, sa)
+            b = td.rtensor(rng, d2 if rng.random() < 0.2 else d, [n if rng.random() < 0.95 else n + 1])
+            f = {'dot': torch.dot, 'mv': torch.mv, 'outer': torch.outer}[op]
+            thunk = lambda: f(a, b)
+        T = [a, b]
+    elif op in ('trace', 'diagonal', 'diag'):
+        nd = 2 if op != 'diagonal' else rng.randint(2, 4)
+        if op == 'diag' and rng.random() < 0.4: nd = 1
+        if rng.random() < 0.05: nd = rng.choice([1, 3]) if op != 'diagonal' else 1
+        s = [rng.randint(0, 5) for _ in range(nd)]
+        a = td.rtensor(rng, d, s); T = [a]
+        off = rng.randint(-5, 5)
+        if op == 'trace':
+            thunk = lambda: torch.trace(a)
+        elif op == 'diag':
+            I = [off]
+            if nd == 2 and ((off >= 0 and off > s[1]) or (off < 0 and -off > s[0])): I = [0]; off = 0
+            thunk = lambda: torch.diag(a, off)
+        else:
+            d1 = rng.randint(-nd, nd - 1); d2_ = rng.randint(-nd, nd - 1)
+            I = [off, d1, d2_]
+            thunk = lambda: torch.diagonal(a, off, d1, d2_)
+    elif op == 'tile':
+        s = rs(rng); a = td.rtensor(rng, d, s); T = [a]
+        reps = [rng.randint(0 if rng.random() < 0.1 else 1, 3) for _ in range(rng.randint(0, len(s) + 1))]
+        I = reps
+        thunk = lambda: torch.tile(a, reps)
+    elif op == 'diff':
+        s = rs(rng, rng.randint(1, 3)); nd = len(s)
+        a = td.rtensor(rng, d, s)
+        dim = rng.randint(-nd, nd - 1); n = rng.randint(0, 3)
+        def side():
+            if rng.random() < 0.6: return None
+            ss = list(s); ss[dim] = rng.randint(0, 2)
+            return td.rtensor(rng, d2 if rng.random() < 0.2 else d, ss)
+        pre, app = side(), side()
+        T = [a, pre, app]; I = [n, dim]
+        thunk = lambda: torch.diff(a, n, dim, prepend=pre, append=app)
+    elif op in ('nansum', 'nanmean', 'var_mean_0', 'var_mean_1', 'std_mean_0', 'std_mean_1'):
+        s = rs(rng); nd = len(s)
+        a = td.rtensor(rng, d if op == 'nansum' else fdt(rng, d), s); T = [a]
+        kd = rng.randrange(2)
+        dims = [] if (nd == 0 or rng.random() < 0.3) else rng.sample(range(-nd, nd), 1)
+        I = [kd] + dims
+        if op.startswith('nan'):
+            f = getattr(torch, op)
+            thunk = lambda: f(a, dim=dims if dims else None, keepdim=bool(kd)) if dims else f(a)
+            if not dims and kd: thunk = lambda: f(a, dim=list(range(nd)), keepdim=True) if nd else f(a)
+        else:
+            corr = pick([0.0, 1.0, 2.0]); D = [corr]
+            f = torch.var_mean if op.startswith('var') else torch.std_mean
+            k = int(op[-1])
+            thunk = lambda: f(a, dim=dims if dims else None, correction=int(corr), keepdim=bool(kd))[k]
+    elif op == 'meshgrid':
+        n = rng.randint(1, 3)
+        ts = [td.rtensor(rng, d if rng.random() < 0.95 else d2, [rng.randint(0, 4)] if rng.random() < 0.85 else []) for _ in range(n)]
+        T = ts
+        ix = rng.randrange(2); which = rng.randrange(n); I = [ix, which]
+        thunk = lambda: torch.meshgrid(*ts, indexing=['ij', 'xy'][ix])[which]
     tl = [('99 0 0' if t is None else td.tspec(t, getattr(t, 'lay', 0))) for t in T]
     line = ' '.join([op, str(len(T))] + tl + [str(len(D))] + [td.fmt(x) for x in D] + [str(len(I))] + [str(x) for x in I])
     dts = [td.NAME[td.DT.index(t.dtype)] if t is not None else '-' for t in T]
@@ -402,7 +476,9 @@ def gen2(rng):
 td.TOL.update({'group_norm': 64, 'batch_norm': 64, 'batch_norm_rm': 4, 'batch_norm_rv': 64,
                'softplus': 2, 'elu': 2, 'lerp': 1, 'lerp_scalar': 1, 'norm': 16, 'addmm': 64,
                'baddbmm': 64, 'conv1d': 64, 'conv2d': 64, 'avg_pool2d': 4,
-               'adaptive_avg_pool2d': 4, 'interpolate': 4, 'index_add': 0, 'scatter_add': 0})
+               'adaptive_avg_pool2d': 4, 'interpolate': 4, 'index_add': 0, 'scatter_add': 0,
+               'dot': 64, 'mv': 64, 'trace': 64, 'nansum': 64, 'nanmean': 64, 'var_mean_0': 64,
+               'var_mean_1': 64, 'std_mean_0': 64, 'std_mean_1': 64})
 
 if __name__ == '__main__':
     td.gen = gen2

@@ -337,6 +337,17 @@ ct_status ct_dropout(ct_ctx *ctx, const ct_tensor *x, double p, bool training, u
                             ct__dropout_body(ctx, x, p, training, seed, offset, out));
 }
 
+/* Padding an empty dim gives a constant: under autograd it still hangs on the input (a node
+ * whose gradient is zeros like the empty input), as torch's constant_pad_nd. */
+static ct_status ct__pad_empty_backward(ct_ctx *ctx, void *user, ct_tensor *const *gout,
+                                        const bool *need, ct_tensor **gin) {
+    (void)gout;
+    return need[0] ? ct_zeros_like(ctx, (const ct_tensor *)user, &gin[0]) : CT_OK;
+}
+static void ct__pad_empty_free(void *user) { ct_tensor_release(user); }
+static const ct__ag_custom CT__PAD_EMPTY_FN = {"ConstantPadNdBackward", ct__pad_empty_backward,
+                                               ct__pad_empty_free, false};
+
 /* One dim of ct_pad: y = x with `lo` / `hi` elements added (negative: removed) at dim d. */
 static ct_status ct__pad_dim(ct_ctx *ctx, const ct_tensor *x, int d, int64_t lo, int64_t hi,
                              ct_pad_mode mode, double value, ct_tensor **out) {
@@ -392,6 +403,14 @@ static ct_status ct__pad_dim(ct_ctx *ctx, const ct_tensor *x, int d, int64_t lo,
         for (int i = 0; i < x->ndim; i++)
             shape[i] = i == d ? n : x->shape[i];
         st = ct_tensor_full(ctx, x->dtype, x->ndim, shape, value, out);
+        if (st == CT_OK && ct__ag_wants(ctx, 1, &x)) {
+            st = ct__ag_record_custom(ctx, &CT__PAD_EMPTY_FN, ct_tensor_retain((ct_tensor *)x), x,
+                                      out);
+            if (st != CT_OK) {
+                ct_tensor_release(*out);
+                *out = NULL;
+            }
+        }
     } else {
         st = ct_tensor_from_host(ctx, idx, CT_INT64, 1, &n, &it);
         CT__DO(st, ct_index_select(ctx, x, d, it, &sel));

@@ -1,0 +1,430 @@
+/* Everyday ops composed of public ops (differentiable through them; each result's node prints
+ * torch's name): dot, mv, outer, trace, diagonal, diag, tile, meshgrid, diff, nansum, nanmean,
+ * var_mean, std_mean, linalg cross (docs/everyday.md, "Linear algebra and reductions"). */
+#include "autograd/autograd_impl.h"
+#include "dispatch/dispatch.h"
+#include "tensor/ag_front.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+/* Release up to 8 temporaries (NULL skipped). */
+static void ct__rel(int n, ct_tensor **ts) {
+    for (int i = 0; i < n; i++) {
+        ct_tensor_release(ts[i]);
+        ts[i] = NULL;
+    }
+}
+
+/* ---- dot, mv, outer ---- */
+static ct_status ct__vec_check(ct_ctx *ctx, const char *op, const ct_tensor *a, const ct_tensor *b,
+                               int nda, ct_tensor **out) {
+    const ct_tensor *ins[2] = {a, b};
+    ct_status st = ct__check_args(ctx, op, 2, ins, out);
+    if (st != CT_OK) return st;
+    if (a->ndim != nda || b->ndim != 1)
+        return ct__set_error(ctx, CT_ERR_SHAPE, "%s: expected %dD and 1D tensors, got %dD and %dD",
+                             op, nda, a->ndim, b->ndim);
+    if (nda != 0 && a->dtype != b->dtype)
+        return ct__set_error(ctx, CT_ERR_DTYPE,
+                             "%s: expected both operands to have the same dtype, but found %s and "
+                             "%s (as torch)",
+                             op, ct_dtype_name(a->dtype), ct_dtype_name(b->dtype));
+    if (nda != 0 && a->dtype == CT_BOOL)
+        return ct__set_error(ctx, CT_ERR_DTYPE, "%s: not implemented for bool (as torch)", op);
+    if (nda != 0 && a->shape[nda - 1] != b->shape[0])
+        return ct__set_error(ctx, CT_ERR_SHAPE, "%s: sizes %lld and %lld do not match", op,
+                             (long long)a->shape[nda - 1], (long long)b->shape[0]);
+    return CT_OK;
+}
+ct_status ct_dot(ct_ctx *ctx, const ct_tensor *a, const ct_tensor *b, ct_tensor **out) {
+    ct_status st = ct__vec_check(ctx, "dot", a, b, 1, out);
+    return st != CT_OK ? st : ct__error_within(ctx, "dot", ct_matmul(ctx, a, b, out));
+}
+ct_status ct_mv(ct_ctx *ctx, const ct_tensor *m, const ct_tensor *v, ct_tensor **out) {
+    ct_status st = ct__vec_check(ctx, "mv", m, v, 2, out);
+    return st != CT_OK ? st : ct__error_within(ctx, "mv", ct_matmul(ctx, m, v, out));
+}
+ct_status ct_outer(ct_ctx *ctx, const ct_tensor *a, const ct_tensor *b, ct_tensor **out) {
+    const ct_tensor *ins[2] = {a, b};
+    ct_status st = ct__check_args(ctx, "outer", 2, ins, out);
+    if (st != CT_OK) return st;
+    if (a->ndim != 1 || b->ndim != 1)
+        return ct__set_error(ctx, CT_ERR_SHAPE, "outer: expected 1-D arguments, got %dD and %dD",
+                             a->ndim, b->ndim);
+    /* torch's composite: a.reshape(-1, 1) * b (promotion, MulBackward0) */
+    ct_tensor *col = NULL;
+    st = ct_tensor_unsqueeze(ctx, a, 1, &col);
+    if (st == CT_OK) st = ct_mul(ctx, col, b, out);
+    ct_tensor_release(col);
+    return ct__error_within(ctx, "outer", st);
+}
+
+/* ---- diagonal, trace, diag ---- */
+static ct_status ct__diagonal(ct_ctx *ctx, const ct_tensor *a, int64_t off, int dim1, int dim2,
+                              ct_tensor **out) {
+    const ct_tensor *ins[1] = {a};
+    ct_status st = ct__check_args(ctx, "diagonal", 1, ins, out);
+    if (st != CT_OK) return st;
+    int d1, d2;
+    if (a->ndim < 2 || !ct__wrap_dim(dim1, a->ndim, &d1) || !ct__wrap_dim(dim2, a->ndim, &d2))
+        return ct__set_error(ctx, a->ndim < 2 ? CT_ERR_SHAPE : CT_ERR_INDEX,
+                             "diagonal: dims (%d, %d) out of range for a %d-dim tensor (at least "
+                             "2 dims)",
+                             dim1, dim2, a->ndim);
+    if (d1 == d2)
+        return ct__set_error(ctx, CT_ERR_INVALID_ARG,
+                             "diagonal: dimensions cannot be identical %d, %d", dim1, dim2);
+    const int64_t s1 = a->shape[d1], s2 = a->shape[d2];
+    int64_t len = off >= 0 ? (s2 - off < s1 ? s2 - off : s1) : (s1 + off < s2 ? s1 + off : s2);
+    if (len < 0 || off <= -INT64_MAX || off >= INT64_MAX) len = 0;
+    /* the two dims moved last and merged: element (i, i + off) sits at start + i (s2 + 1) */
+    const int src[2] = {d1, d2}, dst[2] = {-2, -1};
+    ct_tensor *m = NULL, *f = NULL;
+    st = ct_movedim(ctx, a, 2, src, dst, &m);
+    if (st == CT_OK) st = ct_flatten(ctx, m, -2, -1, &f);
+    int64_t start = 0;
+    if (len > 0 && !(off >= 0 ? (start = off, true) : ct__checked_mul(-off, s2, &start)))
+        st = CT_ERR_OVERFLOW;
+    if (st == CT_OK)
+        st = len == 0 ? ct_tensor_slice(ctx, f, -1, 0, 0, 1, out)
+                      : ct_tensor_slice(ctx, f, -1, start, start + (len - 1) * (s2 + 1) + 1, s2 + 1,
+                                        out);
+    ct_tensor_release(m), ct_tensor_release(f);
+    return st;
+}
+ct_status ct_diagonal(ct_ctx *ctx, const ct_tensor *a, int64_t offset, int dim1, int dim2,
+                      ct_tensor **out) {
+    uint64_t mark = ct__ag_mark(ctx);
+    ct_status st = ct__error_within(ctx, "diagonal", ct__diagonal(ctx, a, offset, dim1, dim2, out));
+    return ct__ag_named(ctx, st, out, mark, "DiagonalBackward0");
+}
+static ct_status ct__trace(ct_ctx *ctx, const ct_tensor *a, ct_tensor **out) {
+    const ct_tensor *ins[1] = {a};
+    ct_status st = ct__check_args(ctx, "trace", 1, ins, out);
+    if (st != CT_OK) return st;
+    if (a->ndim != 2)
+        return ct__set_error(ctx, CT_ERR_SHAPE,
+                             "trace: expected a matrix, but got tensor with dim %d", a->ndim);
+    if (a->dtype == CT_BOOL)
+        return ct__set_error(ctx, CT_ERR_DTYPE, "trace: not implemented for bool (as torch)");
+    ct_tensor *d = NULL;
+    st = ct__diagonal(ctx, a, 0, 0, 1, &d);
+    if (st == CT_OK) st = ct_sum(ctx, d, 0, NULL, false, out);
+    ct_tensor_release(d);
+    return st;
+}
+ct_status ct_trace(ct_ctx *ctx, const ct_tensor *a, ct_tensor **out) {
+    uint64_t mark = ct__ag_mark(ctx);
+    ct_status st = ct__error_within(ctx, "trace", ct__trace(ctx, a, out));
+    return ct__ag_named(ctx, st, out, mark, "TraceBackward0");
+}
+static ct_status ct__diag(ct_ctx *ctx, const ct_tensor *a, int64_t k, ct_tensor **out) {
+    const ct_tensor *ins[1] = {a};
+    ct_status st = ct__check_args(ctx, "diag", 1, ins, out);
+    if (st != CT_OK) return st;
+    if (a->ndim != 1 && a->ndim != 2)
+        return ct__set_error(ctx, CT_ERR_SHAPE, "diag: expected a 1-D or 2-D tensor, got %dD",
+                             a->ndim);
+    if (k <= -(INT64_C(1) << 31) || k >= (INT64_C(1) << 31))
+        return ct__set_error(ctx, CT_ERR_OVERFLOW, "diag: diagonal %lld is too far out",
+                             (long long)k);
+    if (a->ndim == 2) { /* a copy of the k-th diagonal */
+        ct_tensor *d = NULL;
+        st = ct__diagonal(ctx, a, k, 0, 1, &d);
+        if (st == CT_OK) st = ct_tensor_contiguous(ctx, d, out);
+        if (st == CT_OK && *out == d) { /* contiguous returned the view itself: copy */
+            ct_tensor_release(*out);
+            *out = NULL;
+            st = ct_tensor_clone(ctx, d, out);
+        }
+        ct_tensor_release(d);
+        return st;
+    }
+    /* an N x N matrix, N = n + |k|, with a on diagonal k: each element followed by N zeros,
+     * flattened, shifted by k (k >= 0) or |k| N (k < 0) and cut or padded to N N elements */
+    const int64_t n = a->shape[0], ak = k < 0 ? -k : k, N = n + ak;
+    int64_t NN, tail;
+    if (!ct__checked_mul(N, N, &NN) || !ct__checked_mul(n, N + 1, &tail) || NN > (INT64_C(1) << 40))
+        return ct__set_error(ctx, CT_ERR_OVERFLOW, "diag: a %lld x %lld result is too large",
+                             (long long)N, (long long)N);
+    const int64_t pre = k >= 0 ? k : ak * N, post = NN - tail - pre;
+    ct_tensor *t[4] = {NULL, NULL, NULL, NULL};
+    const int64_t pad1[2] = {0, N}, pad2[2] = {pre, post}, sh[2] = {N, N};
+    st = ct_tensor_unsqueeze(ctx, a, 1, &t[0]);
+    if (st == CT_OK) st = ct_pad(ctx, t[0], 2, pad1, CT_PAD_CONSTANT, 0, &t[1]);
+    if (st == CT_OK) st = ct_flatten(ctx, t[1], 0, -1, &t[2]);
+    if (st == CT_OK) st = ct_pad(ctx, t[2], 2, pad2, CT_PAD_CONSTANT, 0, &t[3]);
+    if (st == CT_OK) st = ct_tensor_reshape(ctx, t[3], 2, sh, out);
+    ct__rel(4, t);
+    return st;
+}
+ct_status ct_diag(ct_ctx *ctx, const ct_tensor *a, int64_t diagonal, ct_tensor **out) {
+    uint64_t mark = ct__ag_mark(ctx);
+    ct_status st = ct__error_within(ctx, "diag", ct__diag(ctx, a, diagonal, out));
+    return ct__ag_named(ctx, st, out, mark, "DiagBackward0");
+}
+
+/* ---- tile, meshgrid ---- */
+ct_status ct_tile(ct_ctx *ctx, const ct_tensor *a, int n, const int64_t *reps, ct_tensor **out) {
+    const ct_tensor *ins[1] = {a};
+    ct_status st = ct__check_args(ctx, "tile", 1, ins, out);
+    if (st != CT_OK) return st;
+    if (n < 0 || n > CT_MAX_DIMS || (n > 0 && !reps))
+        return ct__set_error(ctx, CT_ERR_INVALID_ARG, "tile: %d repetition counts", n);
+    /* torch.tile: fewer counts than dims are padded with leading ones, then Tensor.repeat */
+    int64_t r[CT_MAX_DIMS];
+    const int m = n < a->ndim ? a->ndim : n, lead = m - n;
+    for (int i = 0; i < m; i++)
+        r[i] = i < lead ? 1 : reps[i - lead];
+    return ct__error_within(ctx, "tile", ct_repeat(ctx, a, m, r, out));
+}
+ct_status ct_meshgrid(ct_ctx *ctx, int n, const ct_tensor *const *ts, ct_meshgrid_indexing indexing,
+                      ct_tensor **outs) {
+    if (!ctx) return CT_ERR_INVALID_ARG;
+    if (n < 1 || n > CT_MAX_DIMS || !ts || !outs)
+        return ct__set_error(ctx, CT_ERR_INVALID_ARG,
+                             "meshgrid: expects 1 to %d tensors and an output array, got %d",
+                             CT_MAX_DIMS, n);
+    if (indexing != CT_MESHGRID_IJ && indexing != CT_MESHGRID_XY)
+        return ct__set_error(ctx, CT_ERR_INVALID_ARG, "meshgrid: unknown indexing %d",
+                             (int)indexing);
+    for (int i = 0; i < n; i++)
+        outs[i] = NULL;
+    ct_status st = ct__check_args(ctx, "meshgrid", n, ts, outs);
+    if (st != CT_OK) return st;
+    int64_t sh[CT_MAX_DIMS];
+    for (int i = 0; i < n; i++) {
+        if (ts[i]->ndim > 1)
+            return ct__set_error(ctx, CT_ERR_SHAPE,
+                                 "meshgrid: expected 0D or 1D tensors, tensor %d has %d dims", i,
+                                 ts[i]->ndim);
+        if (ts[i]->dtype != ts[0]->dtype)
+            return ct__set_error(ctx, CT_ERR_DTYPE,
+                                 "meshgrid: expects all tensors to have the same dtype (%s, %s)",
+                                 ct_dtype_name(ts[0]->dtype), ct_dtype_name(ts[i]->dtype));
+        sh[i] = ts[i]->ndim ? ts[i]->shape[0] : 1;
+    }
+    /* xy: the first two inputs swap places in the grid's dims */
+    const bool xy = indexing == CT_MESHGRID_XY && n >= 2;
+    int64_t grid[CT_MAX_DIMS];
+    for (int i = 0; i < n; i++)
+        grid[i] = sh[xy && i < 2 ? 1 - i : i];
+    for (int i = 0; i < n && st == CT_OK; i++) {
+        int64_t vs[CT_MAX_DIMS];
+        const int at = xy && i < 2 ? 1 - i : i;
+        for (int d = 0; d < n; d++)
+            vs[d] = d == at ? sh[i] : 1;
+        ct_tensor *v = NULL;
+        st = ct_tensor_reshape(ctx, ts[i], n, vs, &v);
+        if (st == CT_OK) st = ct_tensor_expand(ctx, v, n, grid, &outs[i]);
+        ct_tensor_release(v);
+    }
+    if (st != CT_OK) ct__rel(n, outs);
+    return ct__error_within(ctx, "meshgrid", st);
+}
+
+/* ---- diff ---- */
+static ct_status ct__diff(ct_ctx *ctx, const ct_tensor *a, int n, int dim, const ct_tensor *prepend,
+                          const ct_tensor *append, ct_tensor **out) {
+    const ct_tensor *ins[1] = {a};
+    ct_status st = ct__check_args(ctx, "diff", 1, ins, out);
+    if (st != CT_OK) return st;
+    if (a->ndim == 0)
+        return ct__set_error(ctx, CT_ERR_SHAPE,
+                             "diff: expects input to be at least one-dimensional");
+    if (n < 0)
+        return ct__set_error(ctx, CT_ERR_INVALID_ARG, "diff: order must be non-negative, got %d",
+                             n);
+    int d;
+    if (!ct__wrap_dim(dim, a->ndim, &d))
+        return ct__set_error(ctx, CT_ERR_INDEX, "diff: dim %d out of range for %d dims", dim,
+                             a->ndim);
+    if (n == 0) /* torch: a copy of the input, prepend and append unused */
+        return ct_tensor_clone(ctx, a, out);
+    const ct_tensor *parts[3];
+    int np = 0;
+    if (prepend) parts[np++] = prepend;
+    parts[np++] = a;
+    if (append) parts[np++] = append;
+    for (int i = 0; i < np; i++)
+        if (parts[i]->ndim != a->ndim)
+            return ct__set_error(ctx, CT_ERR_SHAPE,
+                                 "diff: prepend and append must have as many dims as the input "
+                                 "(%d), got %d",
+                                 a->ndim, parts[i]->ndim);
+    ct_tensor *cur = NULL;
+    st = np > 1 ? ct_cat(ctx, np, parts, d, &cur) : ct_tensor_clone(ctx, a, &cur);
+    for (int k = 0; k < n && st == CT_OK; k++) {
+        const int64_t len = cur->shape[d];
+        if (len == 0) break;
+        ct_tensor *hi = NULL, *lo = NULL, *r = NULL;
+        st = ct_tensor_narrow(ctx, cur, d, 1, len - 1, &hi);
+        if (st == CT_OK) st = ct_tensor_narrow(ctx, cur, d, 0, len - 1, &lo);
+        if (st == CT_OK)
+            st = cur->dtype == CT_BOOL ? ct_logical_xor(ctx, hi, lo, &r) : ct_sub(ctx, hi, lo, &r);
+        ct_tensor_release(hi), ct_tensor_release(lo), ct_tensor_release(cur);
+        cur = r;
+    }
+    if (st != CT_OK) {
+        ct_tensor_release(cur);
+        return st;
+    }
+    *out = cur;
+    return CT_OK;
+}
+ct_status ct_diff(ct_ctx *ctx, const ct_tensor *a, int n, int dim, const ct_tensor *prepend,
+                  const ct_tensor *append, ct_tensor **out) {
+    return ct__error_within(ctx, "diff", ct__diff(ctx, a, n, dim, prepend, append, out));
+}
+
+/* ---- nansum, nanmean ---- */
+/* a with its NaNs replaced by 0 (a itself, retained, for integer and bool tensors). Under
+ * autograd one node whose backward is torch's nansum formula, g * !isnan(a): a NaN position gets
+ * g * 0 (NaN where g is infinite, as from nanmean's all-NaN slices), not a selected 0. */
+static ct_status ct__nz_backward(ct_ctx *ctx, void *user, ct_tensor *const *gout, const bool *need,
+                                 ct_tensor **gin) {
+    return need[0] ? ct_mul(ctx, gout[0], (const ct_tensor *)user, &gin[0]) : CT_OK;
+}
+static void ct__nz_free(void *user) { ct_tensor_release(user); }
+static const ct__ag_custom CT__NZ_FN = {"NansumBackward", ct__nz_backward, ct__nz_free, false};
+static ct_status ct__nan_zeroed(ct_ctx *ctx, const ct_tensor *a, ct_tensor **out) {
+    if (!ct_dtype_is_floating(a->dtype)) {
+        *out = ct_tensor_retain((ct_tensor *)a);
+        return CT_OK;
+    }
+    const bool rec = ct__ag_wants(ctx, 1, &a);
+    const bool was = ct_set_grad_enabled(ctx, false);
+    ct_tensor *m = NULL, *z = NULL, *keep = NULL;
+    ct_status st = ct_isnan(ctx, a, &m);
+    if (st == CT_OK) st = ct_tensor_full(ctx, a->dtype, 0, NULL, 0, &z);
+    if (st == CT_OK) st = ct_where(ctx, m, z, a, out);
+    if (st == CT_OK && rec) st = ct_logical_not(ctx, m, &keep);
+    ct_set_grad_enabled(ctx, was);
+    ct_tensor_release(m), ct_tensor_release(z);
+    if (st == CT_OK && rec) {
+        st = ct__ag_record_custom(ctx, &CT__NZ_FN, keep, a, out); /* takes keep */
+        keep = NULL;
+    }
+    ct_tensor_release(keep);
+    if (st != CT_OK) {
+        ct_tensor_release(*out);
+        *out = NULL;
+    }
+    return st;
+}
+static ct_status ct__nansum(ct_ctx *ctx, const ct_tensor *a, int n_dims, const int *dims,
+                            bool keepdim, ct_tensor **out) {
+    const ct_tensor *ins[1] = {a};
+    ct_status st = ct__check_args(ctx, "nansum", 1, ins, out);
+    if (st != CT_OK) return st;
+    ct_tensor *z = NULL;
+    st = ct__nan_zeroed(ctx, a, &z);
+    if (st == CT_OK) st = ct_sum(ctx, z, n_dims, dims, keepdim, out);
+    ct_tensor_release(z);
+    return st;
+}
+ct_status ct_nansum(ct_ctx *ctx, const ct_tensor *a, int n_dims, const int *dims, bool keepdim,
+                    ct_tensor **out) {
+    uint64_t mark = ct__ag_mark(ctx);
+    ct_status st = ct__error_within(ctx, "nansum", ct__nansum(ctx, a, n_dims, dims, keepdim, out));
+    return ct__ag_named(ctx, st, out, mark, "NansumBackward0");
+}
+ct_status ct_nanmean(ct_ctx *ctx, const ct_tensor *a, int n_dims, const int *dims, bool keepdim,
+                     ct_tensor **out) {
+    const ct_tensor *ins[1] = {a};
+    ct_status st = ct__check_args(ctx, "nanmean", 1, ins, out);
+    if (st != CT_OK) return st;
+    if (!ct_dtype_is_floating(a->dtype))
+        return ct__set_error(ctx, CT_ERR_DTYPE,
+                             "nanmean: expected input to have floating point dtype but got %s",
+                             ct_dtype_name(a->dtype));
+    /* torch's composite: nansum / the number of non-NaN elements (DivBackward0) */
+    ct_tensor *s = NULL, *m = NULL, *keep = NULL, *cnt = NULL;
+    st = ct_nansum(ctx, a, n_dims, dims, keepdim, &s);
+    if (st == CT_OK) st = ct_isnan(ctx, a, &m);
+    if (st == CT_OK) st = ct_logical_not(ctx, m, &keep);
+    if (st == CT_OK) st = ct_sum(ctx, keep, n_dims, dims, keepdim, &cnt);
+    if (st == CT_OK) st = ct_div(ctx, s, cnt, out);
+    ct_tensor_release(s), ct_tensor_release(m), ct_tensor_release(keep), ct_tensor_release(cnt);
+    return ct__error_within(ctx, "nanmean", st);
+}
+
+/* ---- var_mean, std_mean: both results print torch's one node name ---- */
+static ct_status ct__stat_mean(ct_ctx *ctx, const char *op, bool is_std, const ct_tensor *a,
+                               int n_dims, const int *dims, double correction, bool keepdim,
+                               ct_tensor **stat, ct_tensor **mean) {
+    if (!ctx) return CT_ERR_INVALID_ARG;
+    if (!stat || !mean) return ct__set_error(ctx, CT_ERR_INVALID_ARG, "%s: out is NULL", op);
+    *stat = *mean = NULL;
+    uint64_t mark = ct__ag_mark(ctx);
+    ct_status st = is_std ? ct_std(ctx, a, n_dims, dims, correction, keepdim, stat)
+                          : ct_var(ctx, a, n_dims, dims, correction, keepdim, stat);
+    if (st == CT_OK) st = ct_mean(ctx, a, n_dims, dims, keepdim, mean);
+    if (st != CT_OK) {
+        ct_tensor_release(*stat), ct_tensor_release(*mean);
+        *stat = *mean = NULL;
+        return ct__error_within(ctx, op, st);
+    }
+    const char *name = is_std ? "StdMeanBackward0" : "VarMeanBackward0";
+    ct__ag_named(ctx, st, stat, mark, name);
+    return ct__ag_named(ctx, st, mean, mark, name);
+}
+ct_status ct_var_mean(ct_ctx *ctx, const ct_tensor *a, int n_dims, const int *dims,
+                      double correction, bool keepdim, ct_tensor **var, ct_tensor **mean) {
+    return ct__stat_mean(ctx, "var_mean", false, a, n_dims, dims, correction, keepdim, var, mean);
+}
+ct_status ct_std_mean(ct_ctx *ctx, const ct_tensor *a, int n_dims, const int *dims,
+                      double correction, bool keepdim, ct_tensor **std, ct_tensor **mean) {
+    return ct__stat_mean(ctx, "std_mean", true, a, n_dims, dims, correction, keepdim, std, mean);
+}
+
+/* ---- linalg cross ---- */
+static ct_status ct__cross(ct_ctx *ctx, const ct_tensor *a, const ct_tensor *b, int dim,
+                           ct_tensor **out) {
+    const ct_tensor *ins[2] = {a, b};
+    ct_status st = ct__check_args(ctx, "cross", 2, ins, out);
+    if (st != CT_OK) return st;
+    if (a->dtype != b->dtype)
+        return ct__set_error(ctx, CT_ERR_DTYPE,
+                             "cross: expected both inputs of one dtype, got %s and %s (as torch)",
+                             ct_dtype_name(a->dtype), ct_dtype_name(b->dtype));
+    if (a->dtype == CT_BOOL)
+        return ct__set_error(ctx, CT_ERR_DTYPE, "cross: not implemented for bool (as torch)");
+    int nd;
+    int64_t sh[CT_MAX_DIMS];
+    if ((st = ct__broadcast_shapes(ctx, "cross", 2, ins, &nd, sh)) != CT_OK) return st;
+    int d;
+    if (nd == 0 || !ct__wrap_dim(dim, nd, &d))
+        return ct__set_error(ctx, CT_ERR_INDEX, "cross: dim %d out of range for %d dims", dim, nd);
+    const int da = d - (nd - a->ndim), db = d - (nd - b->ndim);
+    if (da < 0 || db < 0 || a->shape[da] != 3 || b->shape[db] != 3)
+        return ct__set_error(
+            ctx, CT_ERR_SHAPE, "cross: inputs dimension %d must have length 3, got %lld and %lld",
+            dim, (long long)(da < 0 ? 1 : a->shape[da]), (long long)(db < 0 ? 1 : b->shape[db]));
+    /* c_i = a_j b_k - a_k b_j as torch's kernel rounds it: fma(a_j, b_k, -(a_k b_j)) in f32 / f64
+     * and the integers; bf16 (and f16) round each product and the difference to the dtype */
+    const bool half = a->dtype == CT_BFLOAT16 || a->dtype == CT_FLOAT16;
+    ct_tensor *x[3] = {NULL, NULL, NULL}, *y[3] = {NULL, NULL, NULL}, *c[3] = {NULL, NULL, NULL};
+    for (int i = 0; i < 3 && st == CT_OK; i++) {
+        st = ct_tensor_narrow(ctx, a, da, i, 1, &x[i]);
+        if (st == CT_OK) st = ct_tensor_narrow(ctx, b, db, i, 1, &y[i]);
+    }
+    for (int i = 0; i < 3 && st == CT_OK; i++) {
+        const int j = (i + 1) % 3, k = (i + 2) % 3;
+        ct_tensor *p = NULL, *np = NULL;
+        st = ct_mul(ctx, x[k], y[j], &p);
+        if (st == CT_OK && half) st = ct_mul(ctx, x[j], y[k], &np);
+        if (st == CT_OK) st = half ? ct_sub(ctx, np, p, &c[i]) : ct_neg(ctx, p, &np);
+        if (st == CT_OK && !half) st = ct_addcmul(ctx, np, x[j], y[k], 1.0, &c[i]);
+        ct_tensor_release(p), ct_tensor_release(np);
+    }
+    if (st == CT_OK) st = ct_cat(ctx, 3, (const ct_tensor *const *)c, d, out);
+    ct__rel(3, x), ct__rel(3, y), ct__rel(3, c);
+    return st;
+}
+ct_status ct_cross(ct_ctx *ctx, const ct_tensor *a, const ct_tensor *b, int dim, ct_tensor **out) {
+    uint64_t mark = ct__ag_mark(ctx);
+    ct_status st = ct__error_within(ctx, "cross", ct__cross(ctx, a, b, dim, out));
+    return ct__ag_named(ctx, st, out, mark, "LinalgCrossBackward0");
+}

@@ -1,0 +1,382 @@
+/* dot, mv, outer, trace, diagonal, diag, tile, meshgrid, diff, nansum, nanmean, var_mean,
+ * std_mean, cross against naive loops over the raw values (random shapes, strided inputs,
+ * every dtype they take), views where torch returns views, and their errors. Gradients:
+ * test_autograd's gradcheck_composites; torch 1.13's answers: scripts/torchdiff. */
+#include "test_util.h"
+
+#include <math.h>
+#include <string.h>
+
+static ct_ctx *ctx;
+static unsigned long long rng = 77;
+
+static ct_tensor *vals(ct_dtype dt, int nd, const int64_t *shape, const double *v) {
+    int64_t n = 1;
+    for (int i = 0; i < nd; i++)
+        n *= shape[i];
+    void *buf = malloc((size_t)(n + 1) * 8);
+    for (int64_t i = 0; i < n; i++)
+        tu_set(buf, dt, i, v[i]);
+    ct_tensor *t = NULL;
+    CHECK_OK(ct_tensor_from_host(ctx, buf, dt, nd, shape, &t));
+    free(buf);
+    return t;
+}
+
+TEST(dot_mv_outer) {
+    const ct_dtype dts[3] = {CT_FLOAT64, CT_FLOAT32, CT_INT32};
+    for (int di = 0; di < 3; di++)
+        for (int mode = 0; mode < 3; mode++) {
+            const ct_dtype dt = dts[di];
+            const int64_t m = 1 + (int64_t)(rng % 5), n = (int64_t)((rng >> 8) % 6);
+            rng = rng * 6364136223846793005ULL + 1;
+            const int64_t sm[2] = {m, n}, sn[1] = {n}, sk[1] = {m};
+            double *va = NULL, *vv = NULL, *vw = NULL;
+            ct_tensor *A = tu_make(ctx, &rng, dt, 2, sm, mode, -4, 4, &va);
+            ct_tensor *v = tu_make(ctx, &rng, dt, 1, sn, mode == 2 ? 2 : 0, -4, 4, &vv);
+            ct_tensor *w = tu_make(ctx, &rng, dt, 1, sk, 0, -4, 4, &vw);
+            ct_tensor *r = NULL;
+            CHECK_OK(ct_dot(ctx, v, v, &r));
+            double want = 0, got = 0;
+            for (int64_t j = 0; j < n; j++)
+                want += vv[j] * vv[j];
+            CHECK_OK(ct_tensor_item(r, &got));
+            CHECK(ct_tensor_ndim(r) == 0 && fabs(got - want) <= 1e-5 * (1 + fabs(want)));
+            ct_tensor_release(r);
+            CHECK_OK(ct_mv(ctx, A, v, &r));
+            double *g = tu_read(r);
+            CHECK(tu_same_shape(r, 1, sk) && ct_tensor_dtype(r) == dt);
+            for (int64_t i = 0; i < m; i++) {
+                double s = 0;
+                for (int64_t j = 0; j < n; j++)
+                    s += va[i * n + j] * vv[j];
+                CHECK_MSG(fabs(g[i] - s) <= 1e-5 * (1 + fabs(s)), "mv %s [%lld] %g vs %g",
+                          ct_dtype_name(dt), (long long)i, g[i], s);
+            }
+            free(g), ct_tensor_release(r);
+            CHECK_OK(ct_outer(ctx, w, v, &r));
+            g = tu_read(r);
+            CHECK(tu_same_shape(r, 2, sm));
+            for (int64_t i = 0; i < m * n; i++)
+                CHECK(g[i] == (dt == CT_FLOAT32 ? (double)(float)(vw[i / n] * vv[i % n])
+                                                : vw[i / n] * vv[i % n]));
+            free(g), ct_tensor_release(r);
+            free(va), free(vv), free(vw);
+            ct_tensor_release(A), ct_tensor_release(v), ct_tensor_release(w);
+        }
+    /* errors as torch: ranks, dtypes, sizes, bool */
+    const int64_t s3[1] = {3}, s4[1] = {4}, s33[2] = {3, 3};
+    ct_tensor *a = NULL, *b = NULL, *d = NULL, *M = NULL, *bb = NULL, *r = NULL;
+    CHECK_OK(ct_tensor_ones(ctx, CT_FLOAT32, 1, s3, &a));
+    CHECK_OK(ct_tensor_ones(ctx, CT_FLOAT64, 1, s3, &d));
+    CHECK_OK(ct_tensor_ones(ctx, CT_FLOAT32, 1, s4, &b));
+    CHECK_OK(ct_tensor_ones(ctx, CT_FLOAT32, 2, s33, &M));
+    CHECK_OK(ct_tensor_ones(ctx, CT_BOOL, 1, s3, &bb));
+    CHECK_ST(ct_dot(ctx, a, d, &r), CT_ERR_DTYPE);
+    CHECK_ST(ct_dot(ctx, a, b, &r), CT_ERR_SHAPE);
+    CHECK_ST(ct_dot(ctx, M, a, &r), CT_ERR_SHAPE);
+    CHECK_ST(ct_dot(ctx, bb, bb, &r), CT_ERR_DTYPE);
+    CHECK_ST(ct_mv(ctx, M, b, &r), CT_ERR_SHAPE);
+    CHECK_ST(ct_outer(ctx, M, a, &r), CT_ERR_SHAPE);
+    CHECK_OK(ct_outer(ctx, bb, d, &r)); /* promotes */
+    CHECK(ct_tensor_dtype(r) == CT_FLOAT64);
+    ct_tensor_release(r);
+    ct_tensor_release(a), ct_tensor_release(b), ct_tensor_release(d), ct_tensor_release(M);
+    ct_tensor_release(bb);
+}
+
+TEST(diagonal_trace_diag) {
+    for (int rep = 0; rep < 40; rep++) {
+        const int nd = 2 + rep % 3;
+        int64_t sh[4];
+        for (int i = 0; i < nd; i++)
+            sh[i] = (int64_t)((rng >> (8 * i)) % 5);
+        rng = rng * 6364136223846793005ULL + 1442695040888963407ULL;
+        const int mode = rep % 3;
+        double *v = NULL;
+        ct_tensor *a = tu_make(ctx, &rng, CT_FLOAT64, nd, sh, mode, -9, 9, &v);
+        const int d1 = rep % nd,
+                  d2 = (rep / 3 + 1 + d1) % nd == d1 ? (d1 + 1) % nd : (rep / 3 + 1 + d1) % nd;
+        const int64_t off = (int64_t)(rep % 7) - 3;
+        ct_tensor *r = NULL;
+        CHECK_OK(ct_diagonal(ctx, a, off, d1 - (rep & 1 ? nd : 0), d2, &r));
+        /* naive: the other dims in order, then i along the diagonal */
+        const int64_t s1 = sh[d1], s2 = sh[d2];
+        int64_t len = off >= 0 ? (s2 - off < s1 ? s2 - off : s1) : (s1 + off < s2 ? s1 + off : s2);
+        if (len < 0) len = 0;
+        int64_t osh[4];
+        int on = 0;
+        for (int i = 0; i < nd; i++)
+            if (i != d1 && i != d2) osh[on++] = sh[i];
+        osh[on++] = len;
+        CHECK_MSG(tu_same_shape(r, on, osh), "diagonal rep %d shape", rep);
+        double *g = tu_read(r);
+        int64_t total = 1;
+        for (int i = 0; i < on; i++)
+            total *= osh[i];
+        for (int64_t k = 0; k < total; k++) {
+            int64_t oi[4], ii[4];
+            tu_unravel(k, on, osh, oi);
+            int o = 0;
+            for (int i = 0; i < nd; i++)
+                if (i != d1 && i != d2) ii[i] = oi[o++];
+            const int64_t t = oi[on - 1];
+            ii[d1] = off >= 0 ? t : t - off;
+            ii[d2] = off >= 0 ? t + off : t;
+            CHECK_MSG(g[k] == v[tu_ravel(nd, sh, ii)], "diagonal rep %d elem %lld", rep,
+                      (long long)k);
+        }
+        free(g), ct_tensor_release(r);
+        if (nd == 2) {
+            /* trace = sum of the main diagonal; diag = a copy of diagonal k */
+            double want = 0;
+            for (int64_t i = 0; i < s1 && i < s2 && d1 == 0 && d2 == 1; i++)
+                want += v[i * sh[1] + i];
+            if (d1 == 0 && d2 == 1) {
+                CHECK_OK(ct_trace(ctx, a, &r));
+                double got = NAN;
+                CHECK_OK(ct_tensor_item(r, &got));
+                CHECK(fabs(got - want) <= 1e-12 * (1 + fabs(want)));
+                ct_tensor_release(r);
+            }
+        }
+        free(v), ct_tensor_release(a);
+    }
+    /* a contiguous input gives a view: writing through it changes the input */
+    const int64_t s34[2] = {3, 4};
+    ct_tensor *a = NULL, *d = NULL, *r = NULL;
+    CHECK_OK(ct_tensor_zeros(ctx, CT_FLOAT32, 2, s34, &a));
+    CHECK_OK(ct_diagonal(ctx, a, 1, 0, 1, &d));
+    CHECK_OK(ct_tensor_fill_(ctx, d, 5));
+    double *g = tu_read(a);
+    for (int i = 0; i < 12; i++)
+        CHECK(g[i] == ((i % 4) == (i / 4) + 1 ? 5 : 0));
+    free(g), ct_tensor_release(d);
+    CHECK_ST(ct_diagonal(ctx, a, 0, 1, -1, &d), CT_ERR_INVALID_ARG);
+    CHECK_ST(ct_diagonal(ctx, a, 0, 0, 2, &d), CT_ERR_INDEX);
+    /* trace of integers is int64; bool refused */
+    ct_tensor *ti = vals(CT_INT8, 2, (const int64_t[]){2, 2}, (const double[]){100, 1, 2, 100});
+    CHECK_OK(ct_trace(ctx, ti, &r));
+    double tv = 0;
+    CHECK_OK(ct_tensor_item(r, &tv));
+    CHECK(ct_tensor_dtype(r) == CT_INT64 && tv == 200);
+    ct_tensor_release(r), ct_tensor_release(ti);
+    ct_tensor *tb = NULL;
+    CHECK_OK(ct_tensor_ones(ctx, CT_BOOL, 2, s34, &tb));
+    CHECK_ST(ct_trace(ctx, tb, &r), CT_ERR_DTYPE);
+    ct_tensor_release(tb);
+    /* diag: vector -> matrix with it on diagonal k (naive), matrix -> copy of diagonal k */
+    for (int64_t k = -3; k <= 3; k++)
+        for (int64_t n = 0; n <= 3; n++) {
+            double v[3] = {1.5, -2, 7};
+            const int64_t sn[1] = {n};
+            ct_tensor *x = vals(CT_INT32, 1, sn, v), *m = NULL;
+            CHECK_OK(ct_diag(ctx, x, k, &m));
+            const int64_t N = n + (k < 0 ? -k : k), sN[2] = {N, N};
+            CHECK_MSG(tu_same_shape(m, 2, sN) && ct_tensor_dtype(m) == CT_INT32,
+                      "diag n %lld k %lld", (long long)n, (long long)k);
+            double *mv = tu_read(m);
+            for (int64_t i = 0; i < N; i++)
+                for (int64_t j = 0; j < N; j++) {
+                    const int64_t t = k >= 0 ? i : j; /* position along the diagonal */
+                    const double want = j - i == k ? (double)(int32_t)v[t] : 0;
+                    CHECK_MSG(mv[i * N + j] == want, "diag n %lld k %lld (%lld, %lld)",
+                              (long long)n, (long long)k, (long long)i, (long long)j);
+                }
+            /* and back: diag of the matrix at k is the vector */
+            ct_tensor *back = NULL;
+            CHECK_OK(ct_diag(ctx, m, k, &back));
+            CHECK(tu_same_shape(back, 1, sn) && tu_same_values(back, x));
+            free(mv), ct_tensor_release(back), ct_tensor_release(m), ct_tensor_release(x);
+        }
+    /* diag of a matrix is a copy */
+    CHECK_OK(ct_diag(ctx, a, 0, &d));
+    CHECK_OK(ct_tensor_fill_(ctx, d, -1));
+    g = tu_read(a);
+    CHECK(g[0] == 0 && g[5] == 0);
+    free(g), ct_tensor_release(d), ct_tensor_release(a);
+}
+
+TEST(tile_meshgrid) {
+    const int64_t s23[2] = {2, 3};
+    double *v = NULL;
+    ct_tensor *a = tu_make(ctx, &rng, CT_INT16, 2, s23, 1, -50, 50, &v), *r = NULL;
+    CHECK_OK(ct_tile(ctx, a, 1, (const int64_t[]){2}, &r)); /* (2, 3) -> (2, 6) */
+    CHECK(tu_same_shape(r, 2, (const int64_t[]){2, 6}));
+    double *g = tu_read(r);
+    for (int i = 0; i < 12; i++)
+        CHECK(g[i] == v[(i / 6) * 3 + (i % 6) % 3]);
+    free(g), ct_tensor_release(r);
+    CHECK_OK(ct_tile(ctx, a, 3, (const int64_t[]){2, 1, 1}, &r)); /* a leading dim */
+    CHECK(tu_same_shape(r, 3, (const int64_t[]){2, 2, 3}));
+    g = tu_read(r);
+    for (int i = 0; i < 12; i++)
+        CHECK(g[i] == v[i % 6]);
+    free(g), ct_tensor_release(r), free(v), ct_tensor_release(a);
+    /* meshgrid: ij and xy against the definition */
+    ct_tensor *x = vals(CT_FLOAT32, 1, (const int64_t[]){2}, (const double[]){1, 2});
+    ct_tensor *y = vals(CT_FLOAT32, 1, (const int64_t[]){3}, (const double[]){10, 20, 30});
+    ct_tensor *z = vals(CT_FLOAT32, 0, NULL, (const double[]){-1});
+    const ct_tensor *in[3] = {x, y, z};
+    for (int xy = 0; xy < 2; xy++) {
+        ct_tensor *o[3] = {NULL, NULL, NULL};
+        CHECK_OK(ct_meshgrid(ctx, 3, in, xy ? CT_MESHGRID_XY : CT_MESHGRID_IJ, o));
+        const int64_t want[3] = {xy ? 3 : 2, xy ? 2 : 3, 1};
+        for (int k = 0; k < 3; k++) {
+            CHECK(tu_same_shape(o[k], 3, want));
+            double *ov = tu_read(o[k]);
+            for (int64_t i = 0; i < 6; i++) {
+                const int64_t p = xy ? i % 2 : i / 3, q = xy ? i / 2 : i % 3; /* x, y index */
+                const double w = k == 0 ? 1 + p : k == 1 ? 10 * (q + 1) : -1;
+                CHECK_MSG(ov[i] == w, "meshgrid xy=%d out %d [%lld]", xy, k, (long long)i);
+            }
+            free(ov), ct_tensor_release(o[k]);
+        }
+    }
+    ct_tensor *o[2] = {NULL, NULL}, *xi = vals(CT_INT32, 1, (const int64_t[]){2}, (double[]){1, 2});
+    const ct_tensor *mix[2] = {x, xi};
+    CHECK_ST(ct_meshgrid(ctx, 2, mix, CT_MESHGRID_IJ, o), CT_ERR_DTYPE);
+    CHECK(o[0] == NULL && o[1] == NULL);
+    ct_tensor_release(x), ct_tensor_release(y), ct_tensor_release(z), ct_tensor_release(xi);
+}
+
+TEST(diff) {
+    const int64_t s5[1] = {5};
+    ct_tensor *a = vals(CT_UINT8, 1, s5, (const double[]){1, 3, 6, 2, 250}), *r = NULL;
+    CHECK_OK(ct_diff(ctx, a, 1, 0, NULL, NULL, &r));
+    double *g = tu_read(r); /* uint8 wraps: 2 - 6 = 252 */
+    CHECK(ct_tensor_dtype(r) == CT_UINT8 && g[0] == 2 && g[1] == 3 && g[2] == 252 && g[3] == 248);
+    free(g), ct_tensor_release(r);
+    CHECK_OK(ct_diff(ctx, a, 0, 0, a, NULL, &r)); /* n = 0: a copy, prepend unused (torch) */
+    CHECK(tu_same_values(r, a));
+    ct_tensor_release(r), ct_tensor_release(a);
+    ct_tensor *b = vals(CT_BOOL, 1, (const int64_t[]){4}, (const double[]){1, 0, 0, 1});
+    CHECK_OK(ct_diff(ctx, b, 1, -1, NULL, NULL, &r)); /* bool: xor */
+    g = tu_read(r);
+    CHECK(ct_tensor_dtype(r) == CT_BOOL && g[0] == 1 && g[1] == 0 && g[2] == 1);
+    free(g), ct_tensor_release(r), ct_tensor_release(b);
+    /* f64 along dim 1 with prepend / append, n = 2, against a naive second difference */
+    const int64_t s34[2] = {3, 4}, s31[2] = {3, 1}, s32[2] = {3, 2};
+    double *va = NULL, *vp = NULL, *vq = NULL;
+    ct_tensor *x = tu_make(ctx, &rng, CT_FLOAT64, 2, s34, 2, -5, 5, &va);
+    ct_tensor *p = tu_make(ctx, &rng, CT_FLOAT64, 2, s31, 0, -5, 5, &vp);
+    ct_tensor *q = tu_make(ctx, &rng, CT_FLOAT64, 2, s32, 0, -5, 5, &vq);
+    CHECK_OK(ct_diff(ctx, x, 2, 1, p, q, &r));
+    CHECK(tu_same_shape(r, 2, (const int64_t[]){3, 5}));
+    g = tu_read(r);
+    for (int i = 0; i < 3; i++) {
+        double row[7] = {vp[i],         va[4 * i], va[4 * i + 1], va[4 * i + 2],
+                         va[4 * i + 3], vq[2 * i], vq[2 * i + 1]};
+        for (int j = 0; j < 5; j++)
+            CHECK(g[i * 5 + j] == (row[j + 2] - row[j + 1]) - (row[j + 1] - row[j]));
+    }
+    free(g), ct_tensor_release(r);
+    CHECK_OK(ct_diff(ctx, x, 9, 1, NULL, NULL, &r)); /* more steps than elements: empty */
+    CHECK(tu_same_shape(r, 2, (const int64_t[]){3, 0}));
+    ct_tensor_release(r);
+    ct_tensor *s = NULL;
+    CHECK_OK(ct_tensor_zeros(ctx, CT_FLOAT64, 0, NULL, &s));
+    CHECK_ST(ct_diff(ctx, s, 1, 0, NULL, NULL, &r), CT_ERR_SHAPE);
+    CHECK_ST(ct_diff(ctx, x, -1, 0, NULL, NULL, &r), CT_ERR_INVALID_ARG);
+    CHECK_ST(ct_diff(ctx, x, 1, 0, s, NULL, &r), CT_ERR_SHAPE);
+    free(va), free(vp), free(vq);
+    ct_tensor_release(x), ct_tensor_release(p), ct_tensor_release(q), ct_tensor_release(s);
+}
+
+TEST(nansum_nanmean_var_mean) {
+    const int64_t s34[2] = {3, 4};
+    const double v[12] = {1, NAN, 2, 4, NAN, NAN, NAN, NAN, -1, 0.5, NAN, 2.5};
+    ct_tensor *a = vals(CT_FLOAT64, 2, s34, v), *r = NULL;
+    CHECK_OK(ct_nansum(ctx, a, 1, (const int[]){1}, false, &r));
+    double *g = tu_read(r);
+    CHECK(g[0] == 7 && g[1] == 0 && g[2] == 2);
+    free(g), ct_tensor_release(r);
+    CHECK_OK(ct_nanmean(ctx, a, 1, (const int[]){-1}, true, &r));
+    CHECK(tu_same_shape(r, 2, (const int64_t[]){3, 1}));
+    g = tu_read(r);
+    CHECK(g[0] == 7.0 / 3 && isnan(g[1]) && g[2] == 2.0 / 3);
+    free(g), ct_tensor_release(r);
+    CHECK_OK(ct_nansum(ctx, a, 0, NULL, false, &r));
+    double t = 0;
+    CHECK_OK(ct_tensor_item(r, &t));
+    CHECK(t == 9);
+    ct_tensor_release(r), ct_tensor_release(a);
+    ct_tensor *ia = vals(CT_INT32, 1, (const int64_t[]){3}, (const double[]){1, 2, 3});
+    CHECK_OK(ct_nansum(ctx, ia, 0, NULL, false, &r)); /* integers: sum in int64 */
+    CHECK(ct_tensor_dtype(r) == CT_INT64);
+    ct_tensor_release(r);
+    CHECK_ST(ct_nanmean(ctx, ia, 0, NULL, false, &r), CT_ERR_DTYPE);
+    ct_tensor_release(ia);
+    /* var_mean / std_mean are var / std and mean */
+    double *vv = NULL;
+    ct_tensor *x = tu_make(ctx, &rng, CT_FLOAT32, 2, s34, 1, -3, 3, &vv);
+    for (int k = 0; k < 2; k++) {
+        ct_tensor *s = NULL, *m = NULL, *s2 = NULL, *m2 = NULL;
+        CHECK_OK((k ? ct_std_mean : ct_var_mean)(ctx, x, 1, (const int[]){0}, 0.0, false, &s, &m));
+        CHECK_OK((k ? ct_std : ct_var)(ctx, x, 1, (const int[]){0}, 0.0, false, &s2));
+        CHECK_OK(ct_mean(ctx, x, 1, (const int[]){0}, false, &m2));
+        CHECK(tu_same_values(s, s2) && tu_same_values(m, m2));
+        double *gs = tu_read(s);
+        for (int j = 0; j < 4; j++) { /* population variance, naive */
+            double mu = (vv[j] + vv[4 + j] + vv[8 + j]) / 3, q = 0;
+            for (int i = 0; i < 3; i++)
+                q += (vv[4 * i + j] - mu) * (vv[4 * i + j] - mu);
+            CHECK(fabs(gs[j] - (k ? sqrt(q / 3) : q / 3)) < 1e-5);
+        }
+        free(gs);
+        ct_tensor_release(s), ct_tensor_release(m), ct_tensor_release(s2), ct_tensor_release(m2);
+    }
+    free(vv), ct_tensor_release(x);
+}
+
+TEST(cross) {
+    /* f32 against torch's rounding, fma(a_j, b_k, -(a_k b_j)), and broadcasting */
+    const int64_t s43[2] = {4, 3}, s3[1] = {3};
+    double *va = NULL, *vb = NULL;
+    ct_tensor *a = tu_make(ctx, &rng, CT_FLOAT32, 2, s43, 1, -5, 5, &va);
+    ct_tensor *b = tu_make(ctx, &rng, CT_FLOAT32, 1, s3, 0, -5, 5, &vb), *r = NULL;
+    CHECK_OK(ct_cross(ctx, a, b, -1, &r));
+    CHECK(tu_same_shape(r, 2, s43));
+    double *g = tu_read(r);
+    for (int i = 0; i < 4; i++)
+        for (int c = 0; c < 3; c++) {
+            const int j = (c + 1) % 3, k = (c + 2) % 3;
+            const float want =
+                fmaf((float)va[3 * i + j], (float)vb[k], -((float)va[3 * i + k] * (float)vb[j]));
+            CHECK_MSG(g[3 * i + c] == want, "cross [%d][%d] %g vs %g", i, c, g[3 * i + c],
+                      (double)want);
+        }
+    free(g), ct_tensor_release(r);
+    /* integers exact; a x a = 0 */
+    ct_tensor *ia = vals(CT_INT64, 2, (const int64_t[]){3, 2}, (double[]){1, 4, 2, 5, 3, 6});
+    ct_tensor *ib = vals(CT_INT64, 2, (const int64_t[]){3, 2}, (double[]){7, 1, 8, 0, 9, -2});
+    CHECK_OK(ct_cross(ctx, ia, ib, 0, &r)); /* columns (1,2,3)x(7,8,9), (4,5,6)x(1,0,-2) */
+    g = tu_read(r);
+    const double w[6] = {2 * 9 - 3 * 8,  5 * -2 - 6 * 0, 3 * 7 - 1 * 9,
+                         6 * 1 - 4 * -2, 1 * 8 - 2 * 7,  4 * 0 - 5 * 1};
+    for (int i = 0; i < 6; i++)
+        CHECK(g[i] == w[i]);
+    free(g), ct_tensor_release(r);
+    CHECK_OK(ct_cross(ctx, ia, ia, 0, &r));
+    g = tu_read(r);
+    for (int i = 0; i < 6; i++)
+        CHECK(g[i] == 0);
+    free(g), ct_tensor_release(r);
+    CHECK_ST(ct_cross(ctx, ia, ib, 1, &r), CT_ERR_SHAPE);
+    CHECK_ST(ct_cross(ctx, a, ia, 0, &r), CT_ERR_DTYPE);
+    free(va), free(vb);
+    ct_tensor_release(a), ct_tensor_release(b), ct_tensor_release(ia), ct_tensor_release(ib);
+}
+
+int main(void) {
+    ctx = tu_ctx_or_skip();
+    RUN(dot_mv_outer);
+    RUN(diagonal_trace_diag);
+    RUN(tile_meshgrid);
+    RUN(diff);
+    RUN(nansum_nanmean_var_mean);
+    RUN(cross);
+    CHECK(ct_ctx_live_tensors(ctx) == 0);
+    ct_ctx_free(ctx);
+    return ct_test_end();
+}
