@@ -1,7 +1,7 @@
 /* The everyday linear algebra and reduction helpers, as a PyTorch user writes them:
- * dot, mv, outer, trace, diagonal, diag, tile, meshgrid, diff, nansum, nanmean, var_mean,
- * std_mean and cross, each printed and checked against values worked out by hand, plus one
- * backward pass through them. Build and run: see README ("Examples"). */
+ * dot, mv, outer, einsum, trace, diagonal, diag, tile, meshgrid, diff, nansum, nanmean,
+ * var_mean, std_mean and cross, each printed and checked against values worked out by hand, plus
+ * one backward pass through them. Build and run: see README ("Examples"). */
 #include <ctorch/ctorch.h>
 #include <math.h>
 #include <stdio.h>
@@ -73,6 +73,10 @@ int main(void) {
     EXPECT("outer(u, v)", r, 4, 5, 6, 8, 10, 12, 12, 15, 18);
     CHECK(ct_cross(ctx, u, v, 0, &r));
     EXPECT("cross(u, v)", r, -3, 6, -3);
+    CHECK(ct_einsum(ctx, "ij,j->i", 2, (const ct_tensor *const[]){M, v}, &r)); /* = mv */
+    EXPECT("einsum(ij,j->i)", r, 32, 77);
+    CHECK(ct_einsum(ctx, "ii", 1, (const ct_tensor *const[]){S}, &r)); /* the trace */
+    EXPECT("einsum(ii)", r, 15);
     CHECK(ct_trace(ctx, S, &r));
     EXPECT("trace(S)", r, 15);
     CHECK(ct_diagonal(ctx, S, 1, 0, 1, &r)); /* a view of S */

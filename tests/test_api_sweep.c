@@ -1893,6 +1893,11 @@ static void s1_ct_std_mean(void) { SWEEP_STATUS(ct_std_mean(S_ctx, NULL, (int){0
 static void s2_ct_std_mean(void) { SWEEP_STATUS(ct_std_mean(S_ctx, S_t, (int){0}, NULL, (double){0}, (bool){0}, NULL, NULL)); }
 static void s3_ct_std_mean(void) { SWEEP_STATUS(ct_std_mean(S_ctx, S_t, (int){0}, NULL, (double){0}, (bool){0}, &S_out[0], &S_out[1])); }
 static void s4_ct_std_mean(void) { SWEEP_STATUS(ct_std_mean(S_ctx, S_t, (int){0}, S_int, (double){0}, (bool){0}, &S_out[0], &S_out[1])); }
+static void s0_ct_einsum(void) { (void)ct_einsum(NULL, NULL, (int){0}, NULL, NULL); }
+static void s1_ct_einsum(void) { SWEEP_STATUS(ct_einsum(S_ctx, NULL, (int){0}, NULL, NULL)); }
+static void s2_ct_einsum(void) { SWEEP_STATUS(ct_einsum(S_ctx, NULL, (int){0}, NULL, NULL)); }
+static void s3_ct_einsum(void) { SWEEP_STATUS(ct_einsum(S_ctx, NULL, (int){0}, S_tarr, &S_out[0])); }
+static void s4_ct_einsum(void) { SWEEP_STATUS(ct_einsum(S_ctx, NULL, (int){0}, S_tarr, &S_out[0])); }
 static void s0_ct_cross(void) { (void)ct_cross(NULL, NULL, NULL, (int){0}, NULL); }
 static void s1_ct_cross(void) { SWEEP_STATUS(ct_cross(S_ctx, NULL, NULL, (int){0}, NULL)); }
 static void s2_ct_cross(void) { SWEEP_STATUS(ct_cross(S_ctx, S_t, S_t, (int){0}, NULL)); }
@@ -4225,6 +4230,11 @@ static const sweep_case sweep_cases[] = {
     {"ct_std_mean", 2, s2_ct_std_mean},
     {"ct_std_mean", 3, s3_ct_std_mean},
     {"ct_std_mean", 4, s4_ct_std_mean},
+    {"ct_einsum", 0, s0_ct_einsum},
+    {"ct_einsum", 1, s1_ct_einsum},
+    {"ct_einsum", 2, s2_ct_einsum},
+    {"ct_einsum", 3, s3_ct_einsum},
+    {"ct_einsum", 4, s4_ct_einsum},
     {"ct_cross", 0, s0_ct_cross},
     {"ct_cross", 1, s1_ct_cross},
     {"ct_cross", 2, s2_ct_cross},

@@ -463,6 +463,9 @@ static ct_status op_var_mean(void) {
 static ct_status op_std_mean(void) {
     return ct_std_mean(ctx, A, 1, &DIM1, 1.0, false, &OUT, &OUT2);
 }
+static ct_status op_einsum(void) {
+    return ct_einsum(ctx, "ij,kj->ik", 2, (const ct_tensor *const[]){A, B}, &OUT);
+}
 static ct_status op_cross(void) { return ct_cross(ctx, Src6, Src6, 1, &OUT); }
 static ct_status op_backward(void) {
     ct_tensor_zero_grad(GP);
@@ -756,6 +759,7 @@ static const op_entry computing[] = {
     E(var_mean),
     E(std_mean),
     E(cross),
+    E(einsum),
     E(hypot),
     E(logaddexp),
     E(logaddexp2),

@@ -368,6 +368,128 @@ TEST(cross) {
     ct_tensor_release(a), ct_tensor_release(b), ct_tensor_release(ia), ct_tensor_release(ib);
 }
 
+/* einsum against a naive sum over every label assignment (f64, random sizes, strided inputs). */
+static double naive_einsum(const char *const *terms, int n, double *const *v,
+                           const int64_t (*shape)[4], const int *nd, const char *outl, int64_t oi,
+                           const int64_t *osz, int no, const int64_t *lsize) {
+    /* labels: 'a'..'e'; the free ones take the output index, the rest are summed */
+    int64_t fix[26];
+    for (int l = 0; l < 26; l++)
+        fix[l] = -1;
+    for (int k = no - 1; k >= 0; k--) {
+        fix[outl[k] - 'a'] = oi % osz[k];
+        oi /= osz[k];
+    }
+    int free_l[26], nf = 0;
+    for (int l = 0; l < 5; l++)
+        if (fix[l] < 0 && lsize[l] >= 0) free_l[nf++] = l;
+    int64_t total = 1;
+    for (int k = 0; k < nf; k++)
+        total *= lsize[free_l[k]];
+    double acc = 0;
+    for (int64_t c = 0; c < total; c++) {
+        int64_t r = c, val[26];
+        memcpy(val, fix, sizeof val);
+        for (int k = nf - 1; k >= 0; k--) {
+            val[free_l[k]] = r % lsize[free_l[k]];
+            r /= lsize[free_l[k]];
+        }
+        double p = 1;
+        for (int i = 0; i < n; i++) {
+            int64_t idx[4];
+            for (int d = 0; d < nd[i]; d++)
+                idx[d] = val[terms[i][d] - 'a'];
+            p *= v[i][tu_ravel(nd[i], shape[i], idx)];
+        }
+        acc += p;
+    }
+    return acc;
+}
+TEST(einsum_against_naive) {
+    const struct {
+        const char *eq, *terms[3], *out;
+    } E[] = {
+        {"ab,bc->ac", {"ab", "bc"}, "ac"},
+        {"ab,bc", {"ab", "bc"}, "ac"},
+        {"aa->a", {"aa"}, "a"},
+        {"aa", {"aa"}, ""},
+        {"ab->ba", {"ab"}, "ba"},
+        {"abc->", {"abc"}, ""},
+        {"a,b->ab", {"a", "b"}, "ab"},
+        {"cab,cbd->cad", {"cab", "cbd"}, "cad"},
+        {"ab,b,a->", {"ab", "b", "a"}, ""},
+        {"abc,cd->da", {"abc", "cd"}, "da"},
+        {"ab,ab->ab", {"ab", "ab"}, "ab"},
+        {"aab,bc->ca", {"aab", "bc"}, "ca"},
+    };
+    for (size_t k = 0; k < sizeof E / sizeof E[0]; k++)
+        for (int mode = 0; mode < 2; mode++) {
+            int64_t lsize[26];
+            for (int l = 0; l < 26; l++)
+                lsize[l] = -1;
+            for (int l = 0; l < 5; l++)
+                lsize[l] = 1 + (int64_t)((rng >> (4 * l)) % 4);
+            rng = rng * 6364136223846793005ULL + 1442695040888963407ULL;
+            int n = 0, nd[3];
+            int64_t shape[3][4];
+            double *v[3] = {NULL, NULL, NULL};
+            ct_tensor *ops[3] = {NULL, NULL, NULL};
+            for (; n < 3 && E[k].terms[n]; n++) {
+                nd[n] = (int)strlen(E[k].terms[n]);
+                for (int d = 0; d < nd[n]; d++)
+                    shape[n][d] = lsize[E[k].terms[n][d] - 'a'];
+                ops[n] = tu_make(ctx, &rng, CT_FLOAT64, nd[n], shape[n], nd[n] >= 2 ? mode : 0, -2,
+                                 2, &v[n]);
+            }
+            ct_tensor *r = NULL;
+            CHECK_OK(ct_einsum(ctx, E[k].eq, n, (const ct_tensor *const *)ops, &r));
+            const int no = (int)strlen(E[k].out);
+            int64_t osz[4], total = 1;
+            for (int d = 0; d < no; d++)
+                total *= osz[d] = lsize[E[k].out[d] - 'a'];
+            for (int l = 0; l < 5; l++) /* labels no operand uses are not summed over */
+                if (!strchr(E[k].eq, 'a' + l)) lsize[l] = -1;
+            CHECK_MSG(tu_same_shape(r, no, osz), "einsum %s: shape", E[k].eq);
+            double *g = tu_read(r);
+            for (int64_t i = 0; i < total; i++) {
+                const double w = naive_einsum(E[k].terms, n, v, (const int64_t(*)[4])shape, nd,
+                                              E[k].out, i, osz, no, lsize);
+                CHECK_MSG(fabs(g[i] - w) <= 1e-12 * (1 + fabs(w)), "einsum %s [%lld]: %g vs %g",
+                          E[k].eq, (long long)i, g[i], w);
+            }
+            free(g), ct_tensor_release(r);
+            for (int i = 0; i < n; i++)
+                free(v[i]), ct_tensor_release(ops[i]);
+        }
+    /* ellipsis and size-1 broadcasting: a batched matmul against ct_matmul */
+    const int64_t s523[3] = {5, 2, 3}, s34[2] = {3, 4}, s13[2] = {1, 3}, s23[2] = {2, 3};
+    ct_tensor *x = tu_make(ctx, &rng, CT_FLOAT32, 3, s523, 1, -2, 2, NULL);
+    ct_tensor *y = tu_make(ctx, &rng, CT_FLOAT32, 2, s34, 0, -2, 2, NULL), *r = NULL, *w = NULL;
+    CHECK_OK(ct_einsum(ctx, "...ij,jk->...ik", 2, (const ct_tensor *const[]){x, y}, &r));
+    CHECK_OK(ct_matmul(ctx, x, y, &w));
+    CHECK(tu_same_values(r, w));
+    ct_tensor_release(r), ct_tensor_release(w);
+    ct_tensor *o = tu_make(ctx, &rng, CT_FLOAT64, 2, s13, 0, -2, 2, NULL);
+    ct_tensor *q = tu_make(ctx, &rng, CT_FLOAT64, 2, s23, 0, -2, 2, NULL);
+    CHECK_OK(ct_einsum(ctx, "ij,ij->", 2, (const ct_tensor *const[]){o, q}, &r)); /* (1,3) bcast */
+    double *vo = tu_read(o), *vq = tu_read(q), want = 0, got = 0;
+    for (int i = 0; i < 6; i++)
+        want += vo[i % 3] * vq[i];
+    CHECK_OK(ct_tensor_item(r, &got));
+    CHECK(fabs(got - want) < 1e-12);
+    free(vo), free(vq), ct_tensor_release(r);
+    /* errors: operand count, subscripts, sizes, dtypes */
+    CHECK_ST(ct_einsum(ctx, "ij,jk", 1, (const ct_tensor *const[]){x}, &r), CT_ERR_INVALID_ARG);
+    CHECK_ST(ct_einsum(ctx, "i1", 1, (const ct_tensor *const[]){o}, &r), CT_ERR_INVALID_ARG);
+    CHECK_ST(ct_einsum(ctx, "ijk", 1, (const ct_tensor *const[]){o}, &r), CT_ERR_SHAPE);
+    CHECK_ST(ct_einsum(ctx, "ij,jk", 2, (const ct_tensor *const[]){q, q}, &r), CT_ERR_SHAPE);
+    CHECK_ST(ct_einsum(ctx, "ij,jk", 2, (const ct_tensor *const[]){o, y}, &r), CT_ERR_DTYPE);
+    CHECK_ST(ct_einsum(ctx, "ij->ii", 1, (const ct_tensor *const[]){o}, &r), CT_ERR_INVALID_ARG);
+    CHECK_ST(ct_einsum(ctx, "ij->k", 1, (const ct_tensor *const[]){o}, &r), CT_ERR_INVALID_ARG);
+    CHECK_ST(ct_einsum(ctx, "i..j", 1, (const ct_tensor *const[]){o}, &r), CT_ERR_INVALID_ARG);
+    ct_tensor_release(x), ct_tensor_release(y), ct_tensor_release(o), ct_tensor_release(q);
+}
+
 int main(void) {
     ctx = tu_ctx_or_skip();
     RUN(dot_mv_outer);
@@ -376,6 +498,7 @@ int main(void) {
     RUN(diff);
     RUN(nansum_nanmean_var_mean);
     RUN(cross);
+    RUN(einsum_against_naive);
     CHECK(ct_ctx_live_tensors(ctx) == 0);
     ct_ctx_free(ctx);
     return ct_test_end();

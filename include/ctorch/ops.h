@@ -652,6 +652,11 @@ CT_API ct_status ct_var_mean(ct_ctx *ctx, const ct_tensor *a, int n_dims, const 
                              double correction, bool keepdim, ct_tensor **var, ct_tensor **mean);
 CT_API ct_status ct_std_mean(ct_ctx *ctx, const ct_tensor *a, int n_dims, const int *dims,
                              double correction, bool keepdim, ct_tensor **std, ct_tensor **mean);
+/* Einstein summation over n operands of one dtype (torch.einsum): "ij,jk->ik", implicit output
+ * (letters used once, A-Z then a-z), "..." for broadcast dims, repeated subscripts (diagonals) and
+ * size-1 broadcasting; contracted left to right with bmm, differentiable. */
+CT_API ct_status ct_einsum(ct_ctx *ctx, const char *equation, int n,
+                           const ct_tensor *const *operands, ct_tensor **out);
 /* Cross product along dim (length 3 in both; shapes broadcast, one dtype) as torch.linalg.cross,
  * rounded as torch's kernel: c0 = fma(a1, b2, -(a2 b1)), ... */
 CT_API ct_status ct_cross(ct_ctx *ctx, const ct_tensor *a, const ct_tensor *b, int dim,

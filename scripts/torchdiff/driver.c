@@ -124,12 +124,12 @@ int main(void) {
             free(buf);
         }
         int ndb = atoi(tok(&p));
-        double D[16];
+        double D[64];
         for (int i = 0; i < ndb; i++)
             D[i] = strtod(tok(&p), NULL);
         int ni = atoi(tok(&p));
-        int I[16];
-        int64_t L[16];
+        int I[64];
+        int64_t L[64];
         for (int i = 0; i < ni; i++)
             L[i] = atoll(tok(&p)), I[i] = (int)L[i];
         ct_tensor *r = NULL;
@@ -324,6 +324,12 @@ int main(void) {
         else if (!strcmp(op, "fmod_scalar")) st = ct_fmod_scalar(ctx, a, D[0], &r);
         else if (!strcmp(op, "remainder_scalar")) st = ct_remainder_scalar(ctx, a, D[0], &r);
         else if (!strcmp(op, "movedim")) st = ct_movedim(ctx, a, ni / 2, I, I + ni / 2, &r);
+        else if (!strcmp(op, "einsum")) { /* I: the equation's characters */
+            char eq[64] = {0};
+            for (int k = 0; k < ni && k < 63; k++)
+                eq[k] = (char)I[k];
+            st = ct_einsum(ctx, eq, nt, (const ct_tensor *const *)T, &r);
+        }
         else if (!strcmp(op, "dot")) st = ct_dot(ctx, a, b, &r);
         else if (!strcmp(op, "mv")) st = ct_mv(ctx, a, b, &r);
         else if (!strcmp(op, "outer")) st = ct_outer(ctx, a, b, &r);

@@ -47,7 +47,7 @@ def gen2(rng):
                      'div_trunc', 'div_floor', 'floor_divide', 'div_trunc_scalar',
                      'div_floor_scalar', 'dot', 'mv', 'outer', 'cross', 'trace', 'diagonal',
                      'diag', 'tile', 'diff', 'nansum', 'nanmean', 'var_mean_0', 'var_mean_1',
-                     'std_mean_0', 'std_mean_1', 'meshgrid'])
+                     'std_mean_0', 'std_mean_1', 'meshgrid', 'einsum', 'einsum'])
     d = rng.randrange(10)
     d2 = rng.randrange(10) if rng.random() < 0.3 else d
     D, I, T = [], [], []
@@ -459,6 +459,39 @@ def gen2(rng):
             f = torch.var_mean if op.startswith('var') else torch.std_mean
             k = int(op[-1])
             thunk = lambda: f(a, dim=dims if dims else None, correction=int(corr), keepdim=bool(kd))[k]
+    elif op == 'einsum':
+        # 1 to 3 operands over a few letters, sometimes repeated, an ellipsis, size-1 broadcasting
+        letters = 'abcdeiJK'
+        sizes = {c: rng.randint(0, 4) if rng.random() < 0.9 else 1 for c in letters}
+        nops = pick([1, 2, 2, 2, 3])
+        terms, T = [], []
+        ell = rng.random() < 0.2
+        ell_shape = [rng.randint(1, 3) for _ in range(rng.randint(0, 2))]
+        dd = d if d not in (0,) else 8
+        for _ in range(nops):
+            k = rng.randint(0, 3)
+            ls = [pick(letters[:5] + 'J') for _ in range(k)]
+            shp = [sizes[c] if rng.random() < 0.9 else 1 for c in ls]
+            use_ell = ell and rng.random() < 0.7
+            tl = ''.join(ls)
+            if use_ell:
+                cut = rng.randint(0, len(ls))
+                tl = ''.join(ls[:cut]) + '...' + ''.join(ls[cut:])
+                es = ell_shape[rng.randint(0, len(ell_shape)):] if ell_shape else []
+                shp = shp[:cut] + es + shp[cut:]
+            terms.append(tl)
+            T.append(td.rtensor(rng, dd, shp, special=rng.random() < 0.2))
+        eq = ','.join(terms)
+        if rng.random() < 0.7:
+            used = sorted(set(c for t in terms for c in t if c.isalpha()))
+            outl = [c for c in used if rng.random() < 0.5]
+            rng.shuffle(outl)
+            o = ''.join(outl)
+            if ell and any('...' in t for t in terms) and rng.random() < 0.8: o = '...' + o
+            eq += '->' + o
+        I = [ord(c) for c in eq]
+        ts = list(T)
+        thunk = lambda: torch.einsum(eq, *ts)
     elif op == 'meshgrid':
         n = rng.randint(1, 3)
         ts = [td.rtensor(rng, d if rng.random() < 0.95 else d2, [rng.randint(0, 4)] if rng.random() < 0.85 else []) for _ in range(n)]
@@ -478,7 +511,7 @@ td.TOL.update({'group_norm': 64, 'batch_norm': 64, 'batch_norm_rm': 4, 'batch_no
                'baddbmm': 64, 'conv1d': 64, 'conv2d': 64, 'avg_pool2d': 4,
                'adaptive_avg_pool2d': 4, 'interpolate': 4, 'index_add': 0, 'scatter_add': 0,
                'dot': 64, 'mv': 64, 'trace': 64, 'nansum': 64, 'nanmean': 64, 'var_mean_0': 64,
-               'var_mean_1': 64, 'std_mean_0': 64, 'std_mean_1': 64})
+               'var_mean_1': 64, 'std_mean_0': 64, 'std_mean_1': 64, 'einsum': 64})
 
 if __name__ == '__main__':
     td.gen = gen2
