@@ -1,7 +1,7 @@
 /* The everyday linear algebra and reduction helpers, as a PyTorch user writes them:
  * dot, mv, outer, einsum, trace, diagonal, diag, tile, meshgrid, diff, nansum, nanmean,
- * var_mean, std_mean and cross, each printed and checked against values worked out by hand, plus
- * one backward pass through them. Build and run: see README ("Examples"). */
+ * var_mean, std_mean, median, nanmedian and cross, each printed and checked against values worked
+ * out by hand, plus one backward pass through them. Build and run: see README ("Examples"). */
 #include <ctorch/ctorch.h>
 #include <math.h>
 #include <stdio.h>
@@ -106,6 +106,19 @@ int main(void) {
     keep(r2);
     EXPECT("std_mean(u): std", r, sqrt(2.0 / 3));
     EXPECT("  mean", ct_tensor_retain(r2), 2);
+
+    ct_tensor *med_i = NULL;
+    CHECK(ct_median_dim(ctx, N, 1, false, &r, &med_i)); /* a NaN in the row gives NaN */
+    keep(med_i);
+    EXPECT("median(N, 1)", r, NAN, NAN);
+    EXPECT("  index", ct_tensor_retain(med_i), 1, 0);
+    CHECK(ct_nanmedian_dim(ctx, N, 1, false, &r, &med_i));
+    keep(med_i);
+    EXPECT("nanmedian(N, 1)", r, 1, NAN);
+    CHECK(ct_median(ctx, S, &r));
+    EXPECT("median(S)", r, 5);
+    CHECK(ct_nanmedian(ctx, N, &r));
+    EXPECT("nanmedian(N)", r, 1);
 
     /* gradients flow through them: d/du sum(outer(u, v)) = sum(v) for every element */
     CHECK(ct_tensor_set_requires_grad(u, true));

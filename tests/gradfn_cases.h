@@ -221,6 +221,10 @@ static ct_tensor *gf_run(ct_ctx *ctx, const char *name, ct_status *stp) {
     if (IS("var_mean_m")) st = ct_var_mean(ctx, x, 1, D(1), 1.0, false, &r2, &r), keep(r2);
     if (IS("std_mean")) st = ct_std_mean(ctx, x, 0, NULL, 1.0, false, &r, &r2), keep(r2);
     if (IS("cross")) st = ct_cross(ctx, m, spd, 0, &r);
+    if (IS("median")) st = ct_median(ctx, x, &r);
+    if (IS("nanmedian")) st = ct_nanmedian(ctx, x, &r);
+    if (IS("median_dim")) st = ct_median_dim(ctx, x, 1, false, &r, &r2), keep(r2);
+    if (IS("nanmedian_dim")) st = ct_nanmedian_dim(ctx, x, 0, false, &r, &r2), keep(r2);
     if (IS("floor")) st = ct_floor(ctx, z, &r);
     if (IS("ceil")) st = ct_ceil(ctx, z, &r);
     if (IS("round")) st = ct_round(ctx, z, &r);

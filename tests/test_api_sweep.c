@@ -1893,6 +1893,26 @@ static void s1_ct_std_mean(void) { SWEEP_STATUS(ct_std_mean(S_ctx, NULL, (int){0
 static void s2_ct_std_mean(void) { SWEEP_STATUS(ct_std_mean(S_ctx, S_t, (int){0}, NULL, (double){0}, (bool){0}, NULL, NULL)); }
 static void s3_ct_std_mean(void) { SWEEP_STATUS(ct_std_mean(S_ctx, S_t, (int){0}, NULL, (double){0}, (bool){0}, &S_out[0], &S_out[1])); }
 static void s4_ct_std_mean(void) { SWEEP_STATUS(ct_std_mean(S_ctx, S_t, (int){0}, S_int, (double){0}, (bool){0}, &S_out[0], &S_out[1])); }
+static void s0_ct_median_dim(void) { (void)ct_median_dim(NULL, NULL, (int){0}, (bool){0}, NULL, NULL); }
+static void s1_ct_median_dim(void) { SWEEP_STATUS(ct_median_dim(S_ctx, NULL, (int){0}, (bool){0}, NULL, NULL)); }
+static void s2_ct_median_dim(void) { SWEEP_STATUS(ct_median_dim(S_ctx, S_t, (int){0}, (bool){0}, NULL, NULL)); }
+static void s3_ct_median_dim(void) { SWEEP_STATUS(ct_median_dim(S_ctx, S_t, (int){0}, (bool){0}, &S_out[0], &S_out[1])); }
+static void s4_ct_median_dim(void) { SWEEP_STATUS(ct_median_dim(S_ctx, S_t, (int){0}, (bool){0}, &S_out[0], &S_out[1])); }
+static void s0_ct_nanmedian_dim(void) { (void)ct_nanmedian_dim(NULL, NULL, (int){0}, (bool){0}, NULL, NULL); }
+static void s1_ct_nanmedian_dim(void) { SWEEP_STATUS(ct_nanmedian_dim(S_ctx, NULL, (int){0}, (bool){0}, NULL, NULL)); }
+static void s2_ct_nanmedian_dim(void) { SWEEP_STATUS(ct_nanmedian_dim(S_ctx, S_t, (int){0}, (bool){0}, NULL, NULL)); }
+static void s3_ct_nanmedian_dim(void) { SWEEP_STATUS(ct_nanmedian_dim(S_ctx, S_t, (int){0}, (bool){0}, &S_out[0], &S_out[1])); }
+static void s4_ct_nanmedian_dim(void) { SWEEP_STATUS(ct_nanmedian_dim(S_ctx, S_t, (int){0}, (bool){0}, &S_out[0], &S_out[1])); }
+static void s0_ct_median(void) { (void)ct_median(NULL, NULL, NULL); }
+static void s1_ct_median(void) { SWEEP_STATUS(ct_median(S_ctx, NULL, NULL)); }
+static void s2_ct_median(void) { SWEEP_STATUS(ct_median(S_ctx, S_t, NULL)); }
+static void s3_ct_median(void) { SWEEP_STATUS(ct_median(S_ctx, S_t, &S_out[0])); }
+static void s4_ct_median(void) { SWEEP_STATUS(ct_median(S_ctx, S_t, &S_out[0])); }
+static void s0_ct_nanmedian(void) { (void)ct_nanmedian(NULL, NULL, NULL); }
+static void s1_ct_nanmedian(void) { SWEEP_STATUS(ct_nanmedian(S_ctx, NULL, NULL)); }
+static void s2_ct_nanmedian(void) { SWEEP_STATUS(ct_nanmedian(S_ctx, S_t, NULL)); }
+static void s3_ct_nanmedian(void) { SWEEP_STATUS(ct_nanmedian(S_ctx, S_t, &S_out[0])); }
+static void s4_ct_nanmedian(void) { SWEEP_STATUS(ct_nanmedian(S_ctx, S_t, &S_out[0])); }
 static void s0_ct_einsum(void) { (void)ct_einsum(NULL, NULL, (int){0}, NULL, NULL); }
 static void s1_ct_einsum(void) { SWEEP_STATUS(ct_einsum(S_ctx, NULL, (int){0}, NULL, NULL)); }
 static void s2_ct_einsum(void) { SWEEP_STATUS(ct_einsum(S_ctx, NULL, (int){0}, NULL, NULL)); }
@@ -4230,6 +4250,26 @@ static const sweep_case sweep_cases[] = {
     {"ct_std_mean", 2, s2_ct_std_mean},
     {"ct_std_mean", 3, s3_ct_std_mean},
     {"ct_std_mean", 4, s4_ct_std_mean},
+    {"ct_median_dim", 0, s0_ct_median_dim},
+    {"ct_median_dim", 1, s1_ct_median_dim},
+    {"ct_median_dim", 2, s2_ct_median_dim},
+    {"ct_median_dim", 3, s3_ct_median_dim},
+    {"ct_median_dim", 4, s4_ct_median_dim},
+    {"ct_nanmedian_dim", 0, s0_ct_nanmedian_dim},
+    {"ct_nanmedian_dim", 1, s1_ct_nanmedian_dim},
+    {"ct_nanmedian_dim", 2, s2_ct_nanmedian_dim},
+    {"ct_nanmedian_dim", 3, s3_ct_nanmedian_dim},
+    {"ct_nanmedian_dim", 4, s4_ct_nanmedian_dim},
+    {"ct_median", 0, s0_ct_median},
+    {"ct_median", 1, s1_ct_median},
+    {"ct_median", 2, s2_ct_median},
+    {"ct_median", 3, s3_ct_median},
+    {"ct_median", 4, s4_ct_median},
+    {"ct_nanmedian", 0, s0_ct_nanmedian},
+    {"ct_nanmedian", 1, s1_ct_nanmedian},
+    {"ct_nanmedian", 2, s2_ct_nanmedian},
+    {"ct_nanmedian", 3, s3_ct_nanmedian},
+    {"ct_nanmedian", 4, s4_ct_nanmedian},
     {"ct_einsum", 0, s0_ct_einsum},
     {"ct_einsum", 1, s1_ct_einsum},
     {"ct_einsum", 2, s2_ct_einsum},

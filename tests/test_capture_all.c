@@ -466,6 +466,10 @@ static ct_status op_std_mean(void) {
 static ct_status op_einsum(void) {
     return ct_einsum(ctx, "ij,kj->ik", 2, (const ct_tensor *const[]){A, B}, &OUT);
 }
+static ct_status op_median(void) { return ct_median(ctx, A, &OUT); }
+static ct_status op_nanmedian(void) { return ct_nanmedian(ctx, A, &OUT); }
+static ct_status op_median_dim(void) { return ct_median_dim(ctx, A, 1, false, &OUT, &OUT2); }
+static ct_status op_nanmedian_dim(void) { return ct_nanmedian_dim(ctx, A, 1, true, &OUT, &OUT2); }
 static ct_status op_cross(void) { return ct_cross(ctx, Src6, Src6, 1, &OUT); }
 static ct_status op_backward(void) {
     ct_tensor_zero_grad(GP);
@@ -760,6 +764,10 @@ static const op_entry computing[] = {
     E(std_mean),
     E(cross),
     E(einsum),
+    E(median),
+    E(nanmedian),
+    E(median_dim),
+    E(nanmedian_dim),
     E(hypot),
     E(logaddexp),
     E(logaddexp2),

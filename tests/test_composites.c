@@ -490,6 +490,98 @@ TEST(einsum_against_naive) {
     ct_tensor_release(x), ct_tensor_release(y), ct_tensor_release(o), ct_tensor_release(q);
 }
 
+/* median / nanmedian against a naive selection: the lower middle of the stably sorted slice (NaN
+ * when it holds one, with the first NaN's index); the global forms and their evenly spread
+ * gradient. */
+static int cmp_d(const void *x, const void *y) {
+    const double a = *(const double *)x, b = *(const double *)y;
+    return (a > b) - (a < b);
+}
+TEST(median_nanmedian) {
+    for (int rep = 0; rep < 60; rep++) {
+        const int64_t rows = 1 + rep % 4, n = 1 + (rep * 7) % 6, sh[2] = {rows, n};
+        double v[64];
+        for (int64_t i = 0; i < rows * n; i++) {
+            rng = rng * 6364136223846793005ULL + 1442695040888963407ULL;
+            const int r = (int)(rng >> 33) % 7;
+            v[i] = r == 6 && rep % 2 ? NAN : (double)(r % 4); /* ties, and NaN in odd reps */
+        }
+        ct_tensor *a = vals(CT_FLOAT32, 2, sh, v);
+        for (int nm = 0; nm < 2; nm++) {
+            ct_tensor *val = NULL, *idx = NULL;
+            CHECK_OK((nm ? ct_nanmedian_dim : ct_median_dim)(ctx, a, 1, false, &val, &idx));
+            double *gv = tu_read(val), *gi = tu_read(idx);
+            for (int64_t r = 0; r < rows; r++) {
+                const double *row = v + r * n;
+                double s[8];
+                int m = 0, first_nan = -1;
+                for (int j = 0; j < n; j++) {
+                    if (isnan(row[j]) && first_nan < 0) first_nan = j;
+                    if (!isnan(row[j])) s[m++] = row[j];
+                }
+                qsort(s, (size_t)m, sizeof s[0], cmp_d);
+                double want;
+                int64_t want_i;
+                if ((!nm && first_nan >= 0) || m == 0) {
+                    want = NAN;
+                    want_i = first_nan;
+                } else { /* the element at the middle position of a stable sort */
+                    const int k = nm ? (m - 1) / 2 : (int)(n - 1) / 2;
+                    want = s[k];
+                    int rank = k; /* how many equal values precede it in the sorted slice */
+                    while (rank > 0 && s[rank - 1] == want)
+                        rank--;
+                    rank = k - rank;
+                    want_i = -1;
+                    for (int j = 0; j < n && want_i < 0; j++)
+                        if (row[j] == want && rank-- == 0) want_i = j;
+                }
+                CHECK_MSG(tu_same_val(gv[r], want) && gi[r] == (double)want_i,
+                          "%smedian rep %d row %lld: (%g, %g) want (%g, %lld)", nm ? "nan" : "",
+                          rep, (long long)r, gv[r], gi[r], want, (long long)want_i);
+            }
+            free(gv), free(gi), ct_tensor_release(val), ct_tensor_release(idx);
+        }
+        ct_tensor_release(a);
+    }
+    /* global: the lower middle; the gradient spread over the equal elements (torch) */
+    const int64_t s4[1] = {4};
+    ct_tensor *x = vals(CT_FLOAT64, 1, s4, (const double[]){2, 1, 2, 3}), *m = NULL;
+    CHECK_OK(ct_tensor_set_requires_grad(x, true));
+    CHECK_OK(ct_median(ctx, x, &m));
+    double mv = 0;
+    CHECK_OK(ct_tensor_item(m, &mv));
+    CHECK(mv == 2);
+    CHECK_OK(ct_backward(ctx, m, NULL, false));
+    double *g = tu_read(ct_tensor_grad(x));
+    CHECK(g[0] == 0.5 && g[1] == 0 && g[2] == 0.5 && g[3] == 0);
+    free(g), ct_tensor_release(m), ct_tensor_release(x);
+    ct_tensor *y = vals(CT_FLOAT32, 1, (const int64_t[]){3}, (const double[]){NAN, 1, 5});
+    CHECK_OK(ct_median(ctx, y, &m));
+    CHECK_OK(ct_tensor_item(m, &mv));
+    CHECK(isnan(mv));
+    ct_tensor_release(m);
+    CHECK_OK(ct_nanmedian(ctx, y, &m));
+    CHECK_OK(ct_tensor_item(m, &mv));
+    CHECK(mv == 1);
+    ct_tensor_release(m), ct_tensor_release(y);
+    /* empty: NaN; a zero-size reduced dim fails; bool refused */
+    ct_tensor *e = NULL, *vv = NULL, *ii = NULL;
+    CHECK_OK(ct_tensor_zeros(ctx, CT_FLOAT32, 2, (const int64_t[]){2, 0}, &e));
+    CHECK_OK(ct_median(ctx, e, &m));
+    CHECK_OK(ct_tensor_item(m, &mv));
+    CHECK(isnan(mv));
+    ct_tensor_release(m);
+    CHECK_ST(ct_median_dim(ctx, e, 1, false, &vv, &ii), CT_ERR_SHAPE);
+    CHECK_OK(ct_median_dim(ctx, e, 0, false, &vv, &ii)); /* an empty result */
+    CHECK(tu_same_shape(vv, 1, (const int64_t[]){0}));
+    ct_tensor_release(vv), ct_tensor_release(ii), ct_tensor_release(e);
+    ct_tensor *b = NULL;
+    CHECK_OK(ct_tensor_ones(ctx, CT_BOOL, 1, s4, &b));
+    CHECK_ST(ct_median(ctx, b, &m), CT_ERR_DTYPE);
+    ct_tensor_release(b);
+}
+
 int main(void) {
     ctx = tu_ctx_or_skip();
     RUN(dot_mv_outer);
@@ -499,6 +591,7 @@ int main(void) {
     RUN(nansum_nanmean_var_mean);
     RUN(cross);
     RUN(einsum_against_naive);
+    RUN(median_nanmedian);
     CHECK(ct_ctx_live_tensors(ctx) == 0);
     ct_ctx_free(ctx);
     return ct_test_end();

@@ -652,6 +652,18 @@ CT_API ct_status ct_var_mean(ct_ctx *ctx, const ct_tensor *a, int n_dims, const 
                              double correction, bool keepdim, ct_tensor **var, ct_tensor **mean);
 CT_API ct_status ct_std_mean(ct_ctx *ctx, const ct_tensor *a, int n_dims, const int *dims,
                              double correction, bool keepdim, ct_tensor **std, ct_tensor **mean);
+/* Median over dim with the index of the element taken (torch.median(t, dim)): the lower middle
+ * value, NaN (and the first NaN's index) when the slice has one; nanmedian ignores NaN (torch.
+ * nanmedian: NaN only for an all-NaN slice). Among equal values, the index of the element at
+ * that position of a stable sort. Bool refused; a zero-size dim: CT_ERR_SHAPE. */
+CT_API ct_status ct_median_dim(ct_ctx *ctx, const ct_tensor *a, int dim, bool keepdim,
+                               ct_tensor **values, ct_tensor **indices);
+CT_API ct_status ct_nanmedian_dim(ct_ctx *ctx, const ct_tensor *a, int dim, bool keepdim,
+                                  ct_tensor **values, ct_tensor **indices);
+/* Median of every element as a 0-d tensor (NaN for an empty floating tensor); its gradient is
+ * spread evenly over the elements equal to it, as torch's. */
+CT_API ct_status ct_median(ct_ctx *ctx, const ct_tensor *a, ct_tensor **out);
+CT_API ct_status ct_nanmedian(ct_ctx *ctx, const ct_tensor *a, ct_tensor **out);
 /* Einstein summation over n operands of one dtype (torch.einsum): "ij,jk->ik", implicit output
  * (letters used once, A-Z then a-z), "..." for broadcast dims, repeated subscripts (diagonals) and
  * size-1 broadcasting; contracted left to right with bmm, differentiable. */

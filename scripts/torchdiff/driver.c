@@ -330,6 +330,18 @@ int main(void) {
                 eq[k] = (char)I[k];
             st = ct_einsum(ctx, eq, nt, (const ct_tensor *const *)T, &r);
         }
+        else if (!strcmp(op, "median")) st = ct_median(ctx, a, &r);
+        else if (!strcmp(op, "nanmedian")) st = ct_nanmedian(ctx, a, &r);
+        else if (!strncmp(op, "median_dim", 10) || !strncmp(op, "nanmedian_dim", 13)) {
+            ct_tensor *r2 = NULL; /* _v values, _i indices; I: dim, keepdim */
+            st = (op[0] == 'm' ? ct_median_dim : ct_nanmedian_dim)(ctx, a, I[0], I[1], &r, &r2);
+            if (op[strlen(op) - 1] == 'i') {
+                ct_tensor_release(r);
+                r = r2;
+            } else {
+                ct_tensor_release(r2);
+            }
+        }
         else if (!strcmp(op, "dot")) st = ct_dot(ctx, a, b, &r);
         else if (!strcmp(op, "mv")) st = ct_mv(ctx, a, b, &r);
         else if (!strcmp(op, "outer")) st = ct_outer(ctx, a, b, &r);

@@ -47,7 +47,9 @@ def gen2(rng):
                      'div_trunc', 'div_floor', 'floor_divide', 'div_trunc_scalar',
                      'div_floor_scalar', 'dot', 'mv', 'outer', 'cross', 'trace', 'diagonal',
                      'diag', 'tile', 'diff', 'nansum', 'nanmean', 'var_mean_0', 'var_mean_1',
-                     'std_mean_0', 'std_mean_1', 'meshgrid', 'einsum', 'einsum'])
+                     'std_mean_0', 'std_mean_1', 'meshgrid', 'einsum', 'einsum', 'median',
+                     'nanmedian', 'median_dim_v', 'median_dim_i', 'nanmedian_dim_v',
+                     'nanmedian_dim_i'])
     d = rng.randrange(10)
     d2 = rng.randrange(10) if rng.random() < 0.3 else d
     D, I, T = [], [], []
@@ -492,6 +494,21 @@ def gen2(rng):
         I = [ord(c) for c in eq]
         ts = list(T)
         thunk = lambda: torch.einsum(eq, *ts)
+    elif op in ('median', 'nanmedian', 'median_dim_v', 'median_dim_i', 'nanmedian_dim_v', 'nanmedian_dim_i'):
+        s = rs(rng); nd = len(s)
+        vals = None
+        n = math.prod(s) if s else 1
+        if rng.random() < 0.5 and d:  # ties and NaNs
+            vals = [pick([0, 1, 2, 2, 3]) for _ in range(n)]
+            if d in FL and rng.random() < 0.5: vals = [pick([0.0, 1.0, float('nan'), 2.0, -0.0]) for _ in vals]
+        a = td.rtensor(rng, d, s, vals=vals); T = [a]
+        f = torch.median if op.startswith('median') else torch.nanmedian
+        if '_dim' in op:
+            dim = rng.randint(-max(nd, 1), max(nd, 1) - 1); kd = rng.randrange(2); I = [dim, kd]
+            k = 0 if op.endswith('_v') else 1
+            thunk = lambda: f(a, dim, keepdim=bool(kd))[k]
+        else:
+            thunk = lambda: f(a)
     elif op == 'meshgrid':
         n = rng.randint(1, 3)
         ts = [td.rtensor(rng, d if rng.random() < 0.95 else d2, [rng.randint(0, 4)] if rng.random() < 0.85 else []) for _ in range(n)]

@@ -5,6 +5,7 @@
 #include "dispatch/dispatch.h"
 #include "tensor/ag_front.h"
 
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -427,4 +428,181 @@ ct_status ct_cross(ct_ctx *ctx, const ct_tensor *a, const ct_tensor *b, int dim,
     uint64_t mark = ct__ag_mark(ctx);
     ct_status st = ct__error_within(ctx, "cross", ct__cross(ctx, a, b, dim, out));
     return ct__ag_named(ctx, st, out, mark, "LinalgCrossBackward0");
+}
+
+/* ---- median, nanmedian ---- */
+/* Over dim: a stable ascending sort (NaN last), then the element at k per slice: median takes
+ * the lower middle ((n - 1) / 2), or the first NaN when the slice has one (its value NaN, its
+ * index the first NaN's); nanmedian the lower middle of the non-NaN elements (index 0 of an
+ * all-NaN slice). The gradient goes to the element at the returned index (through sort and
+ * gather), as torch's. Among equal values the index is that of the element at the position in a
+ * stable sort (torch's quickselect returns an unspecified one: docs/fidelity.md). */
+static ct_status ct__median_dim(ct_ctx *ctx, const char *op, bool ignore_nan, const ct_tensor *a,
+                                int dim, bool keepdim, ct_tensor **values, ct_tensor **indices) {
+    if (!ctx) return CT_ERR_INVALID_ARG;
+    if (!values || !indices)
+        return ct__set_error(ctx, CT_ERR_INVALID_ARG, "%s: values or indices is NULL", op);
+    *values = *indices = NULL;
+    const ct_tensor *ins[1] = {a};
+    ct_status st = ct__check_args(ctx, op, 1, ins, values);
+    if (st != CT_OK) return st;
+    if (a->dtype == CT_BOOL || !ct__is_compute_dtype(a->dtype))
+        return ct__set_error(ctx, CT_ERR_DTYPE, "%s: not implemented for %s (as torch)", op,
+                             ct_dtype_name(a->dtype));
+    int d;
+    if (!ct__wrap_dim(dim, a->ndim ? a->ndim : 1, &d))
+        return ct__set_error(ctx, CT_ERR_INDEX, "%s: dim %d out of range for %d dims", op, dim,
+                             a->ndim);
+    if (a->ndim == 0) { /* the element itself, index 0 */
+        ct_tensor *f = NULL, *v = NULL, *i = NULL;
+        st = ct_tensor_reshape(ctx, a, 1, (const int64_t[]){1}, &f);
+        if (st == CT_OK) st = ct__median_dim(ctx, op, ignore_nan, f, 0, false, &v, &i);
+        if (st == CT_OK) st = ct_tensor_reshape(ctx, v, 0, NULL, values);
+        if (st == CT_OK) st = ct_tensor_reshape(ctx, i, 0, NULL, indices);
+        ct_tensor_release(f), ct_tensor_release(v), ct_tensor_release(i);
+        if (st != CT_OK) ct_tensor_release(*values), ct_tensor_release(*indices);
+        if (st != CT_OK) *values = *indices = NULL;
+        return st;
+    }
+    const int64_t n = a->shape[d];
+    if (n == 0)
+        return ct__set_error(ctx, CT_ERR_SHAPE,
+                             "%s: expected reduction dim %d to have non-zero size", op, dim);
+    ct_tensor *t[10] = {NULL};
+    ct_tensor **sv = &t[0], **si = &t[1], **nan = &t[2], **ok = &t[3], **cnt = &t[4], **k = &t[5];
+    st = ct_sort(ctx, a, d, false, true, sv, si);
+    if (st == CT_OK) st = ct_isnan(ctx, a, nan);
+    if (st == CT_OK) st = ct_logical_not(ctx, *nan, ok);
+    if (st == CT_OK) st = ct_sum(ctx, *ok, 1, &d, true, cnt); /* int64 non-NaN count */
+    if (st == CT_OK && !ignore_nan) { /* cnt < n: the first NaN, at cnt; else (n - 1) / 2 */
+        st = ct_lt_scalar(ctx, *cnt, (double)n, &t[6]);
+        if (st == CT_OK) st = ct_tensor_full(ctx, CT_INT64, 0, NULL, (double)((n - 1) / 2), &t[7]);
+        if (st == CT_OK) st = ct_where(ctx, t[6], *cnt, t[7], k);
+    } else if (st == CT_OK) { /* (cnt - 1) / 2, 0 for an all-NaN slice */
+        st = ct_sub_scalar(ctx, *cnt, 1, &t[6]);
+        if (st == CT_OK) st = ct_div_scalar_mode(ctx, t[6], 2, CT_ROUND_FLOOR, &t[7]);
+        if (st == CT_OK) st = ct_tensor_full(ctx, CT_INT64, 0, NULL, 0, &t[8]);
+        if (st == CT_OK) st = ct_gt_scalar(ctx, *cnt, 0, &t[9]);
+        if (st == CT_OK) st = ct_where(ctx, t[9], t[7], t[8], k);
+    }
+    ct_tensor *v = NULL, *i = NULL;
+    if (st == CT_OK) st = ct_gather(ctx, *sv, d, *k, &v);
+    if (st == CT_OK) st = ct_gather(ctx, *si, d, *k, &i);
+    if (st == CT_OK && !keepdim) {
+        st = ct_tensor_squeeze(ctx, v, d, values);
+        if (st == CT_OK) st = ct_tensor_squeeze(ctx, i, d, indices);
+    } else if (st == CT_OK) {
+        *values = ct_tensor_retain(v);
+        *indices = ct_tensor_retain(i);
+    }
+    ct_tensor_release(v), ct_tensor_release(i);
+    ct__rel(10, t);
+    if (st != CT_OK) {
+        ct_tensor_release(*values), ct_tensor_release(*indices);
+        *values = *indices = NULL;
+    }
+    return st;
+}
+ct_status ct_median_dim(ct_ctx *ctx, const ct_tensor *a, int dim, bool keepdim, ct_tensor **values,
+                        ct_tensor **indices) {
+    uint64_t mark = ct__ag_mark(ctx);
+    ct_status st = ct__error_within(
+        ctx, "median", ct__median_dim(ctx, "median", false, a, dim, keepdim, values, indices));
+    return ct__ag_named(ctx, st, values, mark, "MedianBackward1");
+}
+ct_status ct_nanmedian_dim(ct_ctx *ctx, const ct_tensor *a, int dim, bool keepdim,
+                           ct_tensor **values, ct_tensor **indices) {
+    uint64_t mark = ct__ag_mark(ctx);
+    ct_status st = ct__error_within(
+        ctx, "nanmedian", ct__median_dim(ctx, "nanmedian", true, a, dim, keepdim, values, indices));
+    return ct__ag_named(ctx, st, values, mark, "NanmedianBackward1");
+}
+
+/* Over every element: a 0-d result whose gradient is spread evenly over the elements equal to it
+ * (NaN counting as equal to a NaN result), torch's evenly_distribute_backward. */
+typedef struct {
+    ct_tensor *x, *m;
+    int64_t ver;
+    bool ignore_nan;
+} ct__median_user;
+static void ct__median_free(void *user) {
+    ct__median_user *u = user;
+    if (!u) return;
+    ct_tensor_release(u->x), ct_tensor_release(u->m);
+    free(u);
+}
+static ct_status ct__median_backward(ct_ctx *ctx, void *user, ct_tensor *const *gout,
+                                     const bool *need, ct_tensor **gin) {
+    ct__median_user *u = user;
+    if (!need[0]) return CT_OK;
+    const char *node = u->ignore_nan ? "NanmedianBackward0" : "MedianBackward0";
+    ct_status st = ct__ag_saved_ok(ctx, u->x, "input", 0, node, u->ver);
+    ct_tensor *t[8] = {NULL};
+    if (st == CT_OK) st = ct_eq(ctx, u->x, u->m, &t[0]);
+    if (st == CT_OK) st = ct_isnan(ctx, u->x, &t[1]);
+    if (st == CT_OK) st = ct_isnan(ctx, u->m, &t[2]);
+    if (st == CT_OK) st = ct_logical_and(ctx, t[1], t[2], &t[3]);
+    if (st == CT_OK) st = ct_logical_or(ctx, t[0], t[3], &t[4]);
+    if (st == CT_OK) st = ct_sum(ctx, t[4], 0, NULL, false, &t[5]);
+    if (st == CT_OK) st = ct_div(ctx, gout[0], t[5], &t[6]);
+    if (st == CT_OK) st = ct_tensor_full(ctx, ct_tensor_dtype(t[6]), 0, NULL, 0, &t[7]);
+    if (st == CT_OK) st = ct_where(ctx, t[4], t[6], t[7], &gin[0]);
+    ct__rel(8, t);
+    return st;
+}
+static const ct__ag_custom CT__MEDIAN_FN = {"MedianBackward", ct__median_backward, ct__median_free,
+                                            true};
+static const ct__ag_custom CT__NANMEDIAN_FN = {"NanmedianBackward", ct__median_backward,
+                                               ct__median_free, true};
+static ct_status ct__median_all(ct_ctx *ctx, const char *op, bool ignore_nan, const ct_tensor *a,
+                                ct_tensor **out) {
+    const ct_tensor *ins[1] = {a};
+    ct_status st = ct__check_args(ctx, op, 1, ins, out);
+    if (st != CT_OK) return st;
+    if (a->dtype == CT_BOOL || !ct__is_compute_dtype(a->dtype))
+        return ct__set_error(ctx, CT_ERR_DTYPE, "%s: not implemented for %s (as torch)", op,
+                             ct_dtype_name(a->dtype));
+    const bool rec = ct__ag_wants(ctx, 1, &a);
+    const bool was = ct_set_grad_enabled(ctx, false);
+    ct_tensor *f = NULL, *v = NULL, *i = NULL;
+    if (ct_tensor_numel(a) == 0) { /* torch: NaN converted to the dtype (int64: INT64_MIN) */
+        ct_tensor *nan = NULL;
+        st = ct_tensor_full(ctx, CT_FLOAT64, 0, NULL, NAN, &nan);
+        if (st == CT_OK) st = ct_cast(ctx, nan, a->dtype, out);
+        ct_tensor_release(nan);
+    } else {
+        st = ct_tensor_reshape(ctx, a, 1, (const int64_t[]){-1}, &f);
+        if (st == CT_OK) st = ct__median_dim(ctx, op, ignore_nan, f, 0, false, &v, &i);
+        if (st == CT_OK) *out = ct_tensor_retain(v);
+    }
+    ct_set_grad_enabled(ctx, was);
+    ct_tensor_release(f), ct_tensor_release(v), ct_tensor_release(i);
+    if (st == CT_OK && rec) {
+        ct__median_user *u = calloc(1, sizeof *u);
+        if (!u) {
+            st = ct__set_error(ctx, CT_ERR_OOM, "%s: out of memory", op);
+        } else {
+            u->x = ct_tensor_retain((ct_tensor *)a);
+            /* a detached alias of the result: the result's node must not own the result */
+            st = ct_tensor_detach(ctx, *out, &u->m);
+            u->ver = a->storage->version;
+            u->ignore_nan = ignore_nan;
+            if (st == CT_OK)
+                st = ct__ag_record_custom(ctx, ignore_nan ? &CT__NANMEDIAN_FN : &CT__MEDIAN_FN, u,
+                                          a, out);
+            else
+                ct__median_free(u);
+        }
+    }
+    if (st != CT_OK && *out) {
+        ct_tensor_release(*out);
+        *out = NULL;
+    }
+    return st;
+}
+ct_status ct_median(ct_ctx *ctx, const ct_tensor *a, ct_tensor **out) {
+    return ct__error_within(ctx, "median", ct__median_all(ctx, "median", false, a, out));
+}
+ct_status ct_nanmedian(ct_ctx *ctx, const ct_tensor *a, ct_tensor **out) {
+    return ct__error_within(ctx, "nanmedian", ct__median_all(ctx, "nanmedian", true, a, out));
 }
