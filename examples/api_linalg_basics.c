@@ -1,7 +1,8 @@
 /* The everyday linear algebra and reduction helpers, as a PyTorch user writes them:
  * dot, mv, outer, einsum, trace, diagonal, diag, tile, meshgrid, diff, nansum, nanmean,
- * var_mean, std_mean, median, nanmedian and cross, each printed and checked against values worked
- * out by hand, plus one backward pass through them. Build and run: see README ("Examples"). */
+ * var_mean, std_mean, median, nanmedian, cummax, cummin, logcumsumexp and cross, each printed and
+ * checked against values worked out by hand, plus one backward pass through them. Build and run:
+ * see README ("Examples"). */
 #include <ctorch/ctorch.h>
 #include <math.h>
 #include <stdio.h>
@@ -119,6 +120,19 @@ int main(void) {
     EXPECT("median(S)", r, 5);
     CHECK(ct_nanmedian(ctx, N, &r));
     EXPECT("nanmedian(N)", r, 1);
+
+    ct_tensor *cm_i = NULL;
+    CHECK(ct_cummax(ctx, f64(1, (const int64_t[]){5}, (const double[]){1, 3, 3, 2, 5}), 0, &r,
+                    &cm_i)); /* ties take the later index */
+    keep(cm_i);
+    EXPECT("cummax", r, 1, 3, 3, 3, 5);
+    EXPECT("  index", ct_tensor_retain(cm_i), 0, 1, 2, 2, 4);
+    CHECK(ct_cummin(ctx, u, 0, &r, &cm_i));
+    keep(cm_i);
+    EXPECT("cummin(u)", r, 1, 1, 1);
+    CHECK(ct_logcumsumexp(ctx, f64(1, (const int64_t[]){3}, (const double[]){-1000, 0, 1000}), 0,
+                          &r)); /* no overflow */
+    EXPECT("logcumsumexp", r, -1000, 0, 1000);
 
     /* gradients flow through them: d/du sum(outer(u, v)) = sum(v) for every element */
     CHECK(ct_tensor_set_requires_grad(u, true));

@@ -225,6 +225,9 @@ static ct_tensor *gf_run(ct_ctx *ctx, const char *name, ct_status *stp) {
     if (IS("nanmedian")) st = ct_nanmedian(ctx, x, &r);
     if (IS("median_dim")) st = ct_median_dim(ctx, x, 1, false, &r, &r2), keep(r2);
     if (IS("nanmedian_dim")) st = ct_nanmedian_dim(ctx, x, 0, false, &r, &r2), keep(r2);
+    if (IS("cummax")) st = ct_cummax(ctx, x, 1, &r, &r2), keep(r2);
+    if (IS("cummin")) st = ct_cummin(ctx, x, 0, &r, &r2), keep(r2);
+    if (IS("logcumsumexp")) st = ct_logcumsumexp(ctx, x, 1, &r);
     if (IS("floor")) st = ct_floor(ctx, z, &r);
     if (IS("ceil")) st = ct_ceil(ctx, z, &r);
     if (IS("round")) st = ct_round(ctx, z, &r);

@@ -1913,6 +1913,21 @@ static void s1_ct_nanmedian(void) { SWEEP_STATUS(ct_nanmedian(S_ctx, NULL, NULL)
 static void s2_ct_nanmedian(void) { SWEEP_STATUS(ct_nanmedian(S_ctx, S_t, NULL)); }
 static void s3_ct_nanmedian(void) { SWEEP_STATUS(ct_nanmedian(S_ctx, S_t, &S_out[0])); }
 static void s4_ct_nanmedian(void) { SWEEP_STATUS(ct_nanmedian(S_ctx, S_t, &S_out[0])); }
+static void s0_ct_cummax(void) { (void)ct_cummax(NULL, NULL, (int){0}, NULL, NULL); }
+static void s1_ct_cummax(void) { SWEEP_STATUS(ct_cummax(S_ctx, NULL, (int){0}, NULL, NULL)); }
+static void s2_ct_cummax(void) { SWEEP_STATUS(ct_cummax(S_ctx, S_t, (int){0}, NULL, NULL)); }
+static void s3_ct_cummax(void) { SWEEP_STATUS(ct_cummax(S_ctx, S_t, (int){0}, &S_out[0], &S_out[1])); }
+static void s4_ct_cummax(void) { SWEEP_STATUS(ct_cummax(S_ctx, S_t, (int){0}, &S_out[0], &S_out[1])); }
+static void s0_ct_cummin(void) { (void)ct_cummin(NULL, NULL, (int){0}, NULL, NULL); }
+static void s1_ct_cummin(void) { SWEEP_STATUS(ct_cummin(S_ctx, NULL, (int){0}, NULL, NULL)); }
+static void s2_ct_cummin(void) { SWEEP_STATUS(ct_cummin(S_ctx, S_t, (int){0}, NULL, NULL)); }
+static void s3_ct_cummin(void) { SWEEP_STATUS(ct_cummin(S_ctx, S_t, (int){0}, &S_out[0], &S_out[1])); }
+static void s4_ct_cummin(void) { SWEEP_STATUS(ct_cummin(S_ctx, S_t, (int){0}, &S_out[0], &S_out[1])); }
+static void s0_ct_logcumsumexp(void) { (void)ct_logcumsumexp(NULL, NULL, (int){0}, NULL); }
+static void s1_ct_logcumsumexp(void) { SWEEP_STATUS(ct_logcumsumexp(S_ctx, NULL, (int){0}, NULL)); }
+static void s2_ct_logcumsumexp(void) { SWEEP_STATUS(ct_logcumsumexp(S_ctx, S_t, (int){0}, NULL)); }
+static void s3_ct_logcumsumexp(void) { SWEEP_STATUS(ct_logcumsumexp(S_ctx, S_t, (int){0}, &S_out[0])); }
+static void s4_ct_logcumsumexp(void) { SWEEP_STATUS(ct_logcumsumexp(S_ctx, S_t, (int){0}, &S_out[0])); }
 static void s0_ct_einsum(void) { (void)ct_einsum(NULL, NULL, (int){0}, NULL, NULL); }
 static void s1_ct_einsum(void) { SWEEP_STATUS(ct_einsum(S_ctx, NULL, (int){0}, NULL, NULL)); }
 static void s2_ct_einsum(void) { SWEEP_STATUS(ct_einsum(S_ctx, NULL, (int){0}, NULL, NULL)); }
@@ -4270,6 +4285,21 @@ static const sweep_case sweep_cases[] = {
     {"ct_nanmedian", 2, s2_ct_nanmedian},
     {"ct_nanmedian", 3, s3_ct_nanmedian},
     {"ct_nanmedian", 4, s4_ct_nanmedian},
+    {"ct_cummax", 0, s0_ct_cummax},
+    {"ct_cummax", 1, s1_ct_cummax},
+    {"ct_cummax", 2, s2_ct_cummax},
+    {"ct_cummax", 3, s3_ct_cummax},
+    {"ct_cummax", 4, s4_ct_cummax},
+    {"ct_cummin", 0, s0_ct_cummin},
+    {"ct_cummin", 1, s1_ct_cummin},
+    {"ct_cummin", 2, s2_ct_cummin},
+    {"ct_cummin", 3, s3_ct_cummin},
+    {"ct_cummin", 4, s4_ct_cummin},
+    {"ct_logcumsumexp", 0, s0_ct_logcumsumexp},
+    {"ct_logcumsumexp", 1, s1_ct_logcumsumexp},
+    {"ct_logcumsumexp", 2, s2_ct_logcumsumexp},
+    {"ct_logcumsumexp", 3, s3_ct_logcumsumexp},
+    {"ct_logcumsumexp", 4, s4_ct_logcumsumexp},
     {"ct_einsum", 0, s0_ct_einsum},
     {"ct_einsum", 1, s1_ct_einsum},
     {"ct_einsum", 2, s2_ct_einsum},

@@ -1459,6 +1459,10 @@ enum {
     C_STD_MEAN,
     C_CROSS,
     C_MESHGRID,
+    C_EINSUM,
+    C_CUMMAX,
+    C_LCSE,
+    C_MEDIAN_DIM,
     C_COUNT
 };
 static ct_status compf(ct_tensor **in, ct_tensor **out, const void *pp) {
@@ -1485,6 +1489,15 @@ static ct_status compf(ct_tensor **in, ct_tensor **out, const void *pp) {
         ct_tensor_release(t1), ct_tensor_release(t2);
         return st;
     case C_CROSS: return ct_cross(ctx, in[0], in[1], -1, out);
+    case C_CUMMAX:
+    case C_MEDIAN_DIM:
+        st = (op == C_CUMMAX ? ct_cummax(ctx, in[0], 1, out, &t1)
+                             : ct_median_dim(ctx, in[0], 0, false, out, &t1));
+        ct_tensor_release(t1);
+        return st;
+    case C_LCSE: return ct_logcumsumexp(ctx, in[0], 1, out);
+    case C_EINSUM:
+        return ct_einsum(ctx, "iij,jk->ki", 2, (const ct_tensor *const[]){in[0], in[1]}, out);
     case C_MESHGRID:
         st = ct_meshgrid(ctx, 2, (const ct_tensor *const[]){in[0], in[1]}, CT_MESHGRID_XY, g);
         if (st == CT_OK) st = ct_mul(ctx, g[0], g[1], out);
@@ -1519,9 +1532,20 @@ TEST(gradcheck_composites) {
             case C_NANSUM:
             case C_NANMEAN:
             case C_VAR_MEAN:
-            case C_STD_MEAN: in[0] = leaf(2, s34, -2, 2, mode); break;
+            case C_STD_MEAN:
+            case C_LCSE: in[0] = leaf(2, s34, -2, 2, mode); break;
+            case C_CUMMAX:
+            case C_MEDIAN_DIM: /* distinct values (no ties for the finite differences) */
+                in[0] = leaf(2, s34, -2, 2, mode);
+                for (int64_t j = 0; j < 12; j++)
+                    *elem(in[0], j) = 0.37 * (double)((j * 5) % 12) - 2;
+                break;
             case C_CROSS:
                 in[0] = leaf(2, s43, -2, 2, mode), in[1] = leaf(1, s3, -2, 2, 0), n = 2;
+                break;
+            case C_EINSUM:
+                in[0] = leaf(3, (const int64_t[]){3, 3, 4}, -2, 2, mode);
+                in[1] = leaf(2, s43, -2, 2, 0), n = 2;
                 break;
             case C_MESHGRID:
                 in[0] = leaf(1, s3, -2, 2, 0), in[1] = leaf(1, s4, -2, 2, 0), n = 2;

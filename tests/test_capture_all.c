@@ -470,6 +470,9 @@ static ct_status op_median(void) { return ct_median(ctx, A, &OUT); }
 static ct_status op_nanmedian(void) { return ct_nanmedian(ctx, A, &OUT); }
 static ct_status op_median_dim(void) { return ct_median_dim(ctx, A, 1, false, &OUT, &OUT2); }
 static ct_status op_nanmedian_dim(void) { return ct_nanmedian_dim(ctx, A, 1, true, &OUT, &OUT2); }
+static ct_status op_cummax(void) { return ct_cummax(ctx, A, 1, &OUT, &OUT2); }
+static ct_status op_cummin(void) { return ct_cummin(ctx, A, 0, &OUT, &OUT2); }
+static ct_status op_logcumsumexp(void) { return ct_logcumsumexp(ctx, A, 1, &OUT); }
 static ct_status op_cross(void) { return ct_cross(ctx, Src6, Src6, 1, &OUT); }
 static ct_status op_backward(void) {
     ct_tensor_zero_grad(GP);
@@ -765,6 +768,9 @@ static const op_entry computing[] = {
     E(cross),
     E(einsum),
     E(median),
+    E(cummax),
+    E(cummin),
+    E(logcumsumexp),
     E(nanmedian),
     E(median_dim),
     E(nanmedian_dim),

@@ -582,6 +582,76 @@ TEST(median_nanmedian) {
     ct_tensor_release(b);
 }
 
+/* cummax / cummin against a sequential scan (ties take the later index, NaN sticks with the latest
+ * NaN's index), every integer range included; logcumsumexp against long double. */
+TEST(cummax_cummin_logcumsumexp) {
+    const ct_dtype dts[4] = {CT_FLOAT32, CT_FLOAT64, CT_INT64, CT_UINT8};
+    for (int rep = 0; rep < 24; rep++) {
+        const ct_dtype dt = dts[rep % 4];
+        const int64_t rows = 1 + rep % 3, n = 1 + (rep * 5) % 9, sh[2] = {rows, n};
+        double v[64];
+        for (int64_t i = 0; i < rows * n; i++) {
+            rng = rng * 6364136223846793005ULL + 1442695040888963407ULL;
+            const int r = (int)(rng >> 33) % 9;
+            v[i] = r == 8 && ct_dtype_is_floating(dt) ? NAN : (double)(r % 5);
+            if (dt == CT_INT64 && r == 7) v[i] = -9223372036854775808.0; /* the extremes */
+            if (dt == CT_INT64 && r == 6) v[i] = 9223372036854774784.0;
+            if (dt == CT_UINT8 && r == 7) v[i] = 255;
+        }
+        ct_tensor *a = vals(dt, 2, sh, v);
+        for (int mx = 0; mx < 2; mx++) {
+            ct_tensor *val = NULL, *idx = NULL;
+            CHECK_OK((mx ? ct_cummax : ct_cummin)(ctx, a, -1, &val, &idx));
+            CHECK(ct_tensor_dtype(val) == dt && ct_tensor_dtype(idx) == CT_INT64);
+            double *gv = tu_read(val), *gi = tu_read(idx), *ra = tu_read(a);
+            for (int64_t r = 0; r < rows; r++) {
+                double cur = 0;
+                int64_t ci = 0;
+                for (int64_t j = 0; j < n; j++) {
+                    const double x = ra[r * n + j];
+                    if (j == 0 || isnan(x) || (!isnan(cur) && (mx ? x >= cur : x <= cur)))
+                        cur = x, ci = j;
+                    CHECK_MSG(tu_same_val(gv[r * n + j], cur) && gi[r * n + j] == (double)ci,
+                              "cum%s %s rep %d [%lld][%lld]: (%g, %g) want (%g, %lld)",
+                              mx ? "max" : "min", ct_dtype_name(dt), rep, (long long)r,
+                              (long long)j, gv[r * n + j], gi[r * n + j], cur, (long long)ci);
+                }
+            }
+            free(gv), free(gi), free(ra), ct_tensor_release(val), ct_tensor_release(idx);
+        }
+        if (ct_dtype_is_floating(dt)) {
+            ct_tensor *l = NULL;
+            CHECK_OK(ct_logcumsumexp(ctx, a, 1, &l));
+            double *g = tu_read(l), *ra = tu_read(a);
+            for (int64_t r = 0; r < rows; r++) {
+                long double acc = 0;
+                bool nan = false;
+                for (int64_t j = 0; j < n; j++) {
+                    nan |= isnan(ra[r * n + j]);
+                    acc += expl((long double)ra[r * n + j]);
+                    const double w = nan ? NAN : (double)logl(acc);
+                    const double tol = dt == CT_FLOAT32 ? 2e-7 : 1e-15;
+                    CHECK_MSG(tu_same_val(g[r * n + j], w) ||
+                                  fabs(g[r * n + j] - w) <= tol * (1 + fabs(w)),
+                              "logcumsumexp rep %d: %.17g vs %.17g", rep, g[r * n + j], w);
+                }
+            }
+            free(g), free(ra), ct_tensor_release(l);
+        }
+        ct_tensor_release(a);
+    }
+    /* no overflow or underflow across a wide range; integers refused */
+    ct_tensor *x = vals(CT_FLOAT64, 1, (const int64_t[]){3}, (const double[]){-1000, 0, 1000});
+    ct_tensor *l = NULL;
+    CHECK_OK(ct_logcumsumexp(ctx, x, 0, &l));
+    double *g = tu_read(l);
+    CHECK(g[0] == -1000 && fabs(g[1]) < 1e-300 + 1e-16 && g[2] == 1000);
+    free(g), ct_tensor_release(l), ct_tensor_release(x);
+    ct_tensor *ia = vals(CT_INT32, 1, (const int64_t[]){2}, (const double[]){1, 2});
+    CHECK_ST(ct_logcumsumexp(ctx, ia, 0, &l), CT_ERR_DTYPE);
+    ct_tensor_release(ia);
+}
+
 int main(void) {
     ctx = tu_ctx_or_skip();
     RUN(dot_mv_outer);
@@ -592,6 +662,7 @@ int main(void) {
     RUN(cross);
     RUN(einsum_against_naive);
     RUN(median_nanmedian);
+    RUN(cummax_cummin_logcumsumexp);
     CHECK(ct_ctx_live_tensors(ctx) == 0);
     ct_ctx_free(ctx);
     return ct_test_end();

@@ -664,6 +664,14 @@ CT_API ct_status ct_nanmedian_dim(ct_ctx *ctx, const ct_tensor *a, int dim, bool
  * spread evenly over the elements equal to it, as torch's. */
 CT_API ct_status ct_median(ct_ctx *ctx, const ct_tensor *a, ct_tensor **out);
 CT_API ct_status ct_nanmedian(ct_ctx *ctx, const ct_tensor *a, ct_tensor **out);
+/* Running max / min along dim with the index each value came from (torch.cummax / cummin): ties
+ * take the later index, a NaN sticks (with the latest NaN's index). Any dtype; differentiable. */
+CT_API ct_status ct_cummax(ct_ctx *ctx, const ct_tensor *a, int dim, ct_tensor **values,
+                           ct_tensor **indices);
+CT_API ct_status ct_cummin(ct_ctx *ctx, const ct_tensor *a, int dim, ct_tensor **values,
+                           ct_tensor **indices);
+/* log(cumsum(exp(a))) along dim without overflow (torch.logcumsumexp; floating only). */
+CT_API ct_status ct_logcumsumexp(ct_ctx *ctx, const ct_tensor *a, int dim, ct_tensor **out);
 /* Einstein summation over n operands of one dtype (torch.einsum): "ij,jk->ik", implicit output
  * (letters used once, A-Z then a-z), "..." for broadcast dims, repeated subscripts (diagonals) and
  * size-1 broadcasting; contracted left to right with bmm, differentiable. */

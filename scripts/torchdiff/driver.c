@@ -330,6 +330,17 @@ int main(void) {
                 eq[k] = (char)I[k];
             st = ct_einsum(ctx, eq, nt, (const ct_tensor *const *)T, &r);
         }
+        else if (!strcmp(op, "logcumsumexp")) st = ct_logcumsumexp(ctx, a, I[0], &r);
+        else if (!strncmp(op, "cummax", 6) || !strncmp(op, "cummin", 6)) {
+            ct_tensor *r2 = NULL; /* _v values, _i indices; I: dim */
+            st = (op[4] == 'a' ? ct_cummax : ct_cummin)(ctx, a, I[0], &r, &r2);
+            if (op[7] == 'i') {
+                ct_tensor_release(r);
+                r = r2;
+            } else {
+                ct_tensor_release(r2);
+            }
+        }
         else if (!strcmp(op, "median")) st = ct_median(ctx, a, &r);
         else if (!strcmp(op, "nanmedian")) st = ct_nanmedian(ctx, a, &r);
         else if (!strncmp(op, "median_dim", 10) || !strncmp(op, "nanmedian_dim", 13)) {

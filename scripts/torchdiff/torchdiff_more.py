@@ -49,7 +49,8 @@ def gen2(rng):
                      'diag', 'tile', 'diff', 'nansum', 'nanmean', 'var_mean_0', 'var_mean_1',
                      'std_mean_0', 'std_mean_1', 'meshgrid', 'einsum', 'einsum', 'median',
                      'nanmedian', 'median_dim_v', 'median_dim_i', 'nanmedian_dim_v',
-                     'nanmedian_dim_i'])
+                     'nanmedian_dim_i', 'cummax_v', 'cummax_i', 'cummin_v', 'cummin_i',
+                     'logcumsumexp'])
     d = rng.randrange(10)
     d2 = rng.randrange(10) if rng.random() < 0.3 else d
     D, I, T = [], [], []
@@ -509,6 +510,20 @@ def gen2(rng):
             thunk = lambda: f(a, dim, keepdim=bool(kd))[k]
         else:
             thunk = lambda: f(a)
+    elif op in ('cummax_v', 'cummax_i', 'cummin_v', 'cummin_i', 'logcumsumexp'):
+        s = rs(rng); nd = len(s); n = math.prod(s) if s else 1
+        vals = None
+        if rng.random() < 0.5 and d:
+            vals = [pick([0, 1, 2, 2, 3]) for _ in range(n)]
+            if d in FL and rng.random() < 0.5: vals = [pick([0.0, 1.0, float('nan'), 2.0, -0.0, float('inf'), float('-inf')]) for _ in vals]
+        a = td.rtensor(rng, d if op != 'logcumsumexp' else fdt(rng, d), s, vals=vals); T = [a]
+        dim = rng.randint(-max(nd, 1), max(nd, 1) - 1); I = [dim]
+        if op == 'logcumsumexp':
+            thunk = lambda: torch.logcumsumexp(a, dim)
+        else:
+            f = torch.cummax if op.startswith('cummax') else torch.cummin
+            k = 0 if op.endswith('_v') else 1
+            thunk = lambda: f(a, dim)[k]
     elif op == 'meshgrid':
         n = rng.randint(1, 3)
         ts = [td.rtensor(rng, d if rng.random() < 0.95 else d2, [rng.randint(0, 4)] if rng.random() < 0.85 else []) for _ in range(n)]
@@ -528,7 +543,8 @@ td.TOL.update({'group_norm': 64, 'batch_norm': 64, 'batch_norm_rm': 4, 'batch_no
                'baddbmm': 64, 'conv1d': 64, 'conv2d': 64, 'avg_pool2d': 4,
                'adaptive_avg_pool2d': 4, 'interpolate': 4, 'index_add': 0, 'scatter_add': 0,
                'dot': 64, 'mv': 64, 'trace': 64, 'nansum': 64, 'nanmean': 64, 'var_mean_0': 64,
-               'var_mean_1': 64, 'std_mean_0': 64, 'std_mean_1': 64, 'einsum': 64})
+               'var_mean_1': 64, 'std_mean_0': 64, 'std_mean_1': 64, 'einsum': 64,
+               'logcumsumexp': 8})
 
 if __name__ == '__main__':
     td.gen = gen2

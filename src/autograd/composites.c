@@ -606,3 +606,148 @@ ct_status ct_median(ct_ctx *ctx, const ct_tensor *a, ct_tensor **out) {
 ct_status ct_nanmedian(ct_ctx *ctx, const ct_tensor *a, ct_tensor **out) {
     return ct__error_within(ctx, "nanmedian", ct__median_all(ctx, "nanmedian", true, a, out));
 }
+
+/* ---- cummax, cummin, logcumsumexp: inclusive scans in ceil(log2 n) steps (each element
+ * combined with the one 2^k before it; the first 2^k keep theirs), so they are made of where /
+ * logaddexp and differentiable through them ---- */
+/* t shifted by s along d: s copies of the 0-d `fill` first, then t's first n - s elements */
+static ct_status ct__shifted(ct_ctx *ctx, const ct_tensor *t, int d, int64_t s,
+                             const ct_tensor *fill, ct_tensor **out) {
+    int64_t sh[CT_MAX_DIMS];
+    for (int i = 0; i < t->ndim; i++)
+        sh[i] = i == d ? s : t->shape[i];
+    ct_tensor *pad = NULL, *head = NULL;
+    ct_status st = ct_tensor_expand(ctx, fill, t->ndim, sh, &pad);
+    if (st == CT_OK) st = ct_tensor_narrow(ctx, t, d, 0, t->shape[d] - s, &head);
+    if (st == CT_OK) st = ct_cat(ctx, 2, (const ct_tensor *const[]){pad, head}, d, out);
+    ct_tensor_release(pad), ct_tensor_release(head);
+    return st;
+}
+static ct_status ct__cumext(ct_ctx *ctx, const char *op, bool is_max, const ct_tensor *a, int dim,
+                            ct_tensor **values, ct_tensor **indices) {
+    if (!ctx) return CT_ERR_INVALID_ARG;
+    if (!values || !indices)
+        return ct__set_error(ctx, CT_ERR_INVALID_ARG, "%s: values or indices is NULL", op);
+    *values = *indices = NULL;
+    const ct_tensor *ins[1] = {a};
+    ct_status st = ct__check_args(ctx, op, 1, ins, values);
+    if (st != CT_OK) return st;
+    if (!ct__is_compute_dtype(a->dtype))
+        return ct__set_error(ctx, CT_ERR_DTYPE, "%s: dtype %s is not supported", op,
+                             ct_dtype_name(a->dtype));
+    int d;
+    if (!ct__wrap_dim(dim, a->ndim ? a->ndim : 1, &d))
+        return ct__set_error(ctx, CT_ERR_INDEX, "%s: dim %d out of range for %d dims", op, dim,
+                             a->ndim);
+    if (a->ndim == 0) {
+        st = ct_tensor_clone(ctx, a, values);
+        if (st == CT_OK) st = ct_tensor_zeros(ctx, CT_INT64, 0, NULL, indices);
+        return st;
+    }
+    const int64_t n = a->shape[d];
+    /* positions along d, broadcast over the rest */
+    int64_t ish[CT_MAX_DIMS];
+    for (int i = 0; i < a->ndim; i++)
+        ish[i] = i == d ? n : 1;
+    ct_tensor *v = NULL, *idx = NULL, *ar = NULL, *ar2 = NULL, *fv = NULL, *fi = NULL;
+    st = ct_tensor_arange(ctx, CT_INT64, 0, (double)n, 1, &ar);
+    if (st == CT_OK) st = ct_tensor_reshape(ctx, ar, a->ndim, ish, &ar2);
+    if (st == CT_OK) st = ct_tensor_expand(ctx, ar2, a->ndim, a->shape, &idx);
+    if (st == CT_OK) st = ct_tensor_zeros(ctx, a->dtype, 0, NULL, &fv);
+    if (st == CT_OK) st = ct_tensor_zeros(ctx, CT_INT64, 0, NULL, &fi);
+    if (st == CT_OK) v = ct_tensor_retain((ct_tensor *)a);
+    for (int64_t s = 1; s < n && st == CT_OK; s *= 2) {
+        /* the later element wins where it has no element s before it, is NaN, or the earlier
+         * is not NaN and it is >= (<=) */
+        ct_tensor *t[10] = {NULL}, *nv = NULL, *ni = NULL;
+        st = ct__shifted(ctx, v, d, s, fv, &t[0]);
+        if (st == CT_OK) st = ct__shifted(ctx, idx, d, s, fi, &t[1]);
+        if (st == CT_OK) st = (is_max ? ct_ge : ct_le)(ctx, v, t[0], &t[2]);
+        if (st == CT_OK) st = ct_isnan(ctx, t[0], &t[3]);
+        if (st == CT_OK) st = ct_logical_not(ctx, t[3], &t[4]);
+        if (st == CT_OK) st = ct_logical_and(ctx, t[4], t[2], &t[5]);
+        if (st == CT_OK) st = ct_isnan(ctx, v, &t[6]);
+        if (st == CT_OK) st = ct_logical_or(ctx, t[6], t[5], &t[7]);
+        if (st == CT_OK) st = ct_lt_scalar(ctx, ar2, (double)s, &t[8]); /* no element before */
+        if (st == CT_OK) st = ct_logical_or(ctx, t[7], t[8], &t[9]);
+        if (st == CT_OK) st = ct_where(ctx, t[9], v, t[0], &nv);
+        if (st == CT_OK) st = ct_where(ctx, t[9], idx, t[1], &ni);
+        ct__rel(10, t);
+        ct_tensor_release(v), ct_tensor_release(idx);
+        v = nv, idx = ni;
+    }
+    ct_tensor_release(ar), ct_tensor_release(ar2), ct_tensor_release(fv), ct_tensor_release(fi);
+    if (st == CT_OK && v == a) { /* nothing combined: a copy, as torch */
+        ct_tensor_release(v);
+        v = NULL;
+        st = ct_tensor_clone(ctx, a, &v);
+    }
+    if (st == CT_OK && !ct_tensor_is_contiguous(idx)) { /* the expanded positions: a copy */
+        ct_tensor *c = NULL;
+        st = ct_tensor_contiguous(ctx, idx, &c);
+        ct_tensor_release(idx);
+        idx = c;
+    }
+    if (st != CT_OK) {
+        ct_tensor_release(v), ct_tensor_release(idx);
+        return st;
+    }
+    *values = v;
+    *indices = idx;
+    return CT_OK;
+}
+ct_status ct_cummax(ct_ctx *ctx, const ct_tensor *a, int dim, ct_tensor **values,
+                    ct_tensor **indices) {
+    uint64_t mark = ct__ag_mark(ctx);
+    ct_status st =
+        ct__error_within(ctx, "cummax", ct__cumext(ctx, "cummax", true, a, dim, values, indices));
+    return ct__ag_named(ctx, st, values, mark, "CummaxBackward0");
+}
+ct_status ct_cummin(ct_ctx *ctx, const ct_tensor *a, int dim, ct_tensor **values,
+                    ct_tensor **indices) {
+    uint64_t mark = ct__ag_mark(ctx);
+    ct_status st =
+        ct__error_within(ctx, "cummin", ct__cumext(ctx, "cummin", false, a, dim, values, indices));
+    return ct__ag_named(ctx, st, values, mark, "CumminBackward0");
+}
+static ct_status ct__logcumsumexp(ct_ctx *ctx, const ct_tensor *a, int dim, ct_tensor **out) {
+    const ct_tensor *ins[1] = {a};
+    ct_status st = ct__check_args(ctx, "logcumsumexp", 1, ins, out);
+    if (st != CT_OK) return st;
+    if (!ct_dtype_is_floating(a->dtype))
+        return ct__set_error(ctx, CT_ERR_DTYPE,
+                             "logcumsumexp: not implemented for %s (floating only, as torch)",
+                             ct_dtype_name(a->dtype));
+    int d;
+    if (!ct__wrap_dim(dim, a->ndim ? a->ndim : 1, &d))
+        return ct__set_error(ctx, CT_ERR_INDEX, "logcumsumexp: dim %d out of range for %d dims",
+                             dim, a->ndim);
+    const int64_t n = a->ndim ? a->shape[d] : 1;
+    ct_tensor *y = NULL, *ninf = NULL;
+    st = ct_tensor_full(ctx, a->dtype, 0, NULL, -INFINITY, &ninf);
+    if (st == CT_OK) y = ct_tensor_retain((ct_tensor *)a);
+    for (int64_t s = 1; s < n && st == CT_OK; s *= 2) {
+        ct_tensor *ly = NULL, *ny = NULL;
+        st = ct__shifted(ctx, y, d, s, ninf, &ly); /* logaddexp(-inf, y) is y exactly */
+        if (st == CT_OK) st = ct_logaddexp(ctx, ly, y, &ny);
+        ct_tensor_release(ly), ct_tensor_release(y);
+        y = ny;
+    }
+    ct_tensor_release(ninf);
+    if (st == CT_OK && y == a) {
+        ct_tensor_release(y);
+        y = NULL;
+        st = ct_tensor_clone(ctx, a, &y);
+    }
+    if (st != CT_OK) {
+        ct_tensor_release(y);
+        return st;
+    }
+    *out = y;
+    return CT_OK;
+}
+ct_status ct_logcumsumexp(ct_ctx *ctx, const ct_tensor *a, int dim, ct_tensor **out) {
+    uint64_t mark = ct__ag_mark(ctx);
+    ct_status st = ct__error_within(ctx, "logcumsumexp", ct__logcumsumexp(ctx, a, dim, out));
+    return ct__ag_named(ctx, st, out, mark, "LogcumsumexpBackward0");
+}
