@@ -11,15 +11,8 @@ static ct_ctx *ctx;
 static unsigned long long rng = 77;
 
 static ct_tensor *vals(ct_dtype dt, int nd, const int64_t *shape, const double *v) {
-    int64_t n = 1;
-    for (int i = 0; i < nd; i++)
-        n *= shape[i];
-    void *buf = malloc((size_t)(n + 1) * 8);
-    for (int64_t i = 0; i < n; i++)
-        tu_set(buf, dt, i, v[i]);
-    ct_tensor *t = NULL;
-    CHECK_OK(ct_tensor_from_host(ctx, buf, dt, nd, shape, &t));
-    free(buf);
+    ct_tensor *t = tu_from_vals(ctx, dt, nd, shape, v);
+    CHECK(t != NULL);
     return t;
 }
 

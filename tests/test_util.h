@@ -41,6 +41,20 @@ static inline void tu_set(void *buf, ct_dtype dt, int64_t i, double v) {
 }
 
 /* Read a tensor (any strides) into a malloc'd double array in C order. */
+/* A tensor of dtype dt and `shape` holding v (converted through the raw bytes). */
+static inline ct_tensor *tu_from_vals(ct_ctx *ctx, ct_dtype dt, int nd, const int64_t *shape,
+                                      const double *v) {
+    int64_t n = 1;
+    for (int i = 0; i < nd; i++)
+        n *= shape[i];
+    void *buf = malloc((size_t)(n + 1) * 8);
+    for (int64_t i = 0; i < n; i++)
+        tu_set(buf, dt, i, v[i]);
+    ct_tensor *t = NULL;
+    if (ct_tensor_from_host(ctx, buf, dt, nd, shape, &t) != CT_OK) t = NULL;
+    free(buf);
+    return t;
+}
 static inline double *tu_read(const ct_tensor *t) {
     int64_t n = ct_tensor_numel(t);
     size_t isz = ct_dtype_size(ct_tensor_dtype(t));

@@ -9,6 +9,33 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* The checks of an op with one floating input: arguments, then the dtype (torch's "not
+ * implemented" for integers and bool). */
+static ct_status ct__one_float(ct_ctx *ctx, const char *op, const ct_tensor *a, void *out) {
+    const ct_tensor *ins[1] = {a};
+    ct_status st = ct__check_args(ctx, op, 1, ins, out);
+    if (st == CT_OK && !ct_dtype_is_floating(a->dtype))
+        st = ct__set_error(ctx, CT_ERR_DTYPE, "%s: floating input required, got %s (as torch)", op,
+                           ct_dtype_name(a->dtype));
+    return st;
+}
+/* The checks of an op with two outputs (values, indices) over a dim of one input: both outputs
+ * cleared, arguments checked, dim wrapped into *d (a 0-d input takes dim 0 or -1). */
+static ct_status ct__values_indices(ct_ctx *ctx, const char *op, const ct_tensor *a, int dim,
+                                    ct_tensor **values, ct_tensor **indices, int *d) {
+    if (!ctx) return CT_ERR_INVALID_ARG;
+    if (!values || !indices)
+        return ct__set_error(ctx, CT_ERR_INVALID_ARG, "%s: values or indices is NULL", op);
+    *values = *indices = NULL;
+    const ct_tensor *ins[1] = {a};
+    ct_status st = ct__check_args(ctx, op, 1, ins, values);
+    if (st != CT_OK) return st;
+    if (!ct__wrap_dim(dim, a->ndim ? a->ndim : 1, d))
+        return ct__set_error(ctx, CT_ERR_INDEX, "%s: dim %d out of range for %d dims", op, dim,
+                             a->ndim);
+    return CT_OK;
+}
+
 /* Release up to 8 temporaries (NULL skipped). */
 static void ct__rel(int n, ct_tensor **ts) {
     for (int i = 0; i < n; i++) {
@@ -333,13 +360,8 @@ ct_status ct_nansum(ct_ctx *ctx, const ct_tensor *a, int n_dims, const int *dims
 }
 ct_status ct_nanmean(ct_ctx *ctx, const ct_tensor *a, int n_dims, const int *dims, bool keepdim,
                      ct_tensor **out) {
-    const ct_tensor *ins[1] = {a};
-    ct_status st = ct__check_args(ctx, "nanmean", 1, ins, out);
+    ct_status st = ct__one_float(ctx, "nanmean", a, out);
     if (st != CT_OK) return st;
-    if (!ct_dtype_is_floating(a->dtype))
-        return ct__set_error(ctx, CT_ERR_DTYPE,
-                             "nanmean: expected input to have floating point dtype but got %s",
-                             ct_dtype_name(a->dtype));
     /* torch's composite: nansum / the number of non-NaN elements (DivBackward0) */
     ct_tensor *s = NULL, *m = NULL, *keep = NULL, *cnt = NULL;
     st = ct_nansum(ctx, a, n_dims, dims, keepdim, &s);
@@ -439,20 +461,12 @@ ct_status ct_cross(ct_ctx *ctx, const ct_tensor *a, const ct_tensor *b, int dim,
  * stable sort (torch's quickselect returns an unspecified one: docs/fidelity.md). */
 static ct_status ct__median_dim(ct_ctx *ctx, const char *op, bool ignore_nan, const ct_tensor *a,
                                 int dim, bool keepdim, ct_tensor **values, ct_tensor **indices) {
-    if (!ctx) return CT_ERR_INVALID_ARG;
-    if (!values || !indices)
-        return ct__set_error(ctx, CT_ERR_INVALID_ARG, "%s: values or indices is NULL", op);
-    *values = *indices = NULL;
-    const ct_tensor *ins[1] = {a};
-    ct_status st = ct__check_args(ctx, op, 1, ins, values);
+    int d = 0;
+    ct_status st = ct__values_indices(ctx, op, a, dim, values, indices, &d);
     if (st != CT_OK) return st;
     if (a->dtype == CT_BOOL || !ct__is_compute_dtype(a->dtype))
         return ct__set_error(ctx, CT_ERR_DTYPE, "%s: not implemented for %s (as torch)", op,
                              ct_dtype_name(a->dtype));
-    int d;
-    if (!ct__wrap_dim(dim, a->ndim ? a->ndim : 1, &d))
-        return ct__set_error(ctx, CT_ERR_INDEX, "%s: dim %d out of range for %d dims", op, dim,
-                             a->ndim);
     if (a->ndim == 0) { /* the element itself, index 0 */
         ct_tensor *f = NULL, *v = NULL, *i = NULL;
         st = ct_tensor_reshape(ctx, a, 1, (const int64_t[]){1}, &f);
@@ -625,20 +639,12 @@ static ct_status ct__shifted(ct_ctx *ctx, const ct_tensor *t, int d, int64_t s,
 }
 static ct_status ct__cumext(ct_ctx *ctx, const char *op, bool is_max, const ct_tensor *a, int dim,
                             ct_tensor **values, ct_tensor **indices) {
-    if (!ctx) return CT_ERR_INVALID_ARG;
-    if (!values || !indices)
-        return ct__set_error(ctx, CT_ERR_INVALID_ARG, "%s: values or indices is NULL", op);
-    *values = *indices = NULL;
-    const ct_tensor *ins[1] = {a};
-    ct_status st = ct__check_args(ctx, op, 1, ins, values);
+    int d = 0;
+    ct_status st = ct__values_indices(ctx, op, a, dim, values, indices, &d);
     if (st != CT_OK) return st;
     if (!ct__is_compute_dtype(a->dtype))
         return ct__set_error(ctx, CT_ERR_DTYPE, "%s: dtype %s is not supported", op,
                              ct_dtype_name(a->dtype));
-    int d;
-    if (!ct__wrap_dim(dim, a->ndim ? a->ndim : 1, &d))
-        return ct__set_error(ctx, CT_ERR_INDEX, "%s: dim %d out of range for %d dims", op, dim,
-                             a->ndim);
     if (a->ndim == 0) {
         st = ct_tensor_clone(ctx, a, values);
         if (st == CT_OK) st = ct_tensor_zeros(ctx, CT_INT64, 0, NULL, indices);
@@ -711,13 +717,8 @@ ct_status ct_cummin(ct_ctx *ctx, const ct_tensor *a, int dim, ct_tensor **values
     return ct__ag_named(ctx, st, values, mark, "CumminBackward0");
 }
 static ct_status ct__logcumsumexp(ct_ctx *ctx, const ct_tensor *a, int dim, ct_tensor **out) {
-    const ct_tensor *ins[1] = {a};
-    ct_status st = ct__check_args(ctx, "logcumsumexp", 1, ins, out);
+    ct_status st = ct__one_float(ctx, "logcumsumexp", a, out);
     if (st != CT_OK) return st;
-    if (!ct_dtype_is_floating(a->dtype))
-        return ct__set_error(ctx, CT_ERR_DTYPE,
-                             "logcumsumexp: not implemented for %s (floating only, as torch)",
-                             ct_dtype_name(a->dtype));
     int d;
     if (!ct__wrap_dim(dim, a->ndim ? a->ndim : 1, &d))
         return ct__set_error(ctx, CT_ERR_INDEX, "logcumsumexp: dim %d out of range for %d dims",
