@@ -1,6 +1,7 @@
 /* The everyday linear algebra and reduction helpers, as a PyTorch user writes them:
  * dot, mv, outer, einsum, trace, diagonal, diag, tile, meshgrid, diff, nansum, nanmean,
- * var_mean, std_mean, median, nanmedian, cummax, cummin, logcumsumexp and cross, each printed and
+ * var_mean, std_mean, median, nanmedian, cummax, cummin, logcumsumexp, rot90, kron,
+ * repeat_interleave and cross, each printed and
  * checked against values worked out by hand, plus one backward pass through them. Build and run:
  * see README ("Examples"). */
 #include <ctorch/ctorch.h>
@@ -133,6 +134,13 @@ int main(void) {
     CHECK(ct_logcumsumexp(ctx, f64(1, (const int64_t[]){3}, (const double[]){-1000, 0, 1000}), 0,
                           &r)); /* no overflow */
     EXPECT("logcumsumexp", r, -1000, 0, 1000);
+
+    CHECK(ct_rot90(ctx, M, 1, 0, 1, &r)); /* a quarter turn: (2, 3) -> (3, 2) */
+    EXPECT("rot90(M)", r, 3, 6, 2, 5, 1, 4);
+    CHECK(ct_kron(ctx, f64(1, (const int64_t[]){2}, (const double[]){1, 10}), u, &r));
+    EXPECT("kron([1 10], u)", r, 1, 2, 3, 10, 20, 30);
+    CHECK(ct_repeat_interleave(ctx, u, 2, 0, &r));
+    EXPECT("repeat_interleave", r, 1, 1, 2, 2, 3, 3);
 
     /* gradients flow through them: d/du sum(outer(u, v)) = sum(v) for every element */
     CHECK(ct_tensor_set_requires_grad(u, true));

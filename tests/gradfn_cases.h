@@ -228,6 +228,9 @@ static ct_tensor *gf_run(ct_ctx *ctx, const char *name, ct_status *stp) {
     if (IS("cummax")) st = ct_cummax(ctx, x, 1, &r, &r2);
     if (IS("cummin")) st = ct_cummin(ctx, x, 0, &r, &r2);
     if (IS("logcumsumexp")) st = ct_logcumsumexp(ctx, x, 1, &r);
+    if (IS("rot90")) st = ct_rot90(ctx, x, 1, 0, 1, &r);
+    if (IS("kron")) st = ct_kron(ctx, x, y, &r);
+    if (IS("repeat_interleave")) st = ct_repeat_interleave(ctx, x, 2, 1, &r);
     if (IS("floor")) st = ct_floor(ctx, z, &r);
     if (IS("ceil")) st = ct_ceil(ctx, z, &r);
     if (IS("round")) st = ct_round(ctx, z, &r);

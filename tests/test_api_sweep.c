@@ -1928,6 +1928,21 @@ static void s1_ct_logcumsumexp(void) { SWEEP_STATUS(ct_logcumsumexp(S_ctx, NULL,
 static void s2_ct_logcumsumexp(void) { SWEEP_STATUS(ct_logcumsumexp(S_ctx, S_t, (int){0}, NULL)); }
 static void s3_ct_logcumsumexp(void) { SWEEP_STATUS(ct_logcumsumexp(S_ctx, S_t, (int){0}, &S_out[0])); }
 static void s4_ct_logcumsumexp(void) { SWEEP_STATUS(ct_logcumsumexp(S_ctx, S_t, (int){0}, &S_out[0])); }
+static void s0_ct_rot90(void) { (void)ct_rot90(NULL, NULL, (int64_t){0}, (int){0}, (int){0}, NULL); }
+static void s1_ct_rot90(void) { SWEEP_STATUS(ct_rot90(S_ctx, NULL, (int64_t){0}, (int){0}, (int){0}, NULL)); }
+static void s2_ct_rot90(void) { SWEEP_STATUS(ct_rot90(S_ctx, S_t, (int64_t){0}, (int){0}, (int){0}, NULL)); }
+static void s3_ct_rot90(void) { SWEEP_STATUS(ct_rot90(S_ctx, S_t, (int64_t){0}, (int){0}, (int){0}, &S_out[0])); }
+static void s4_ct_rot90(void) { SWEEP_STATUS(ct_rot90(S_ctx, S_t, (int64_t){0}, (int){0}, (int){0}, &S_out[0])); }
+static void s0_ct_kron(void) { (void)ct_kron(NULL, NULL, NULL, NULL); }
+static void s1_ct_kron(void) { SWEEP_STATUS(ct_kron(S_ctx, NULL, NULL, NULL)); }
+static void s2_ct_kron(void) { SWEEP_STATUS(ct_kron(S_ctx, S_t, S_t, NULL)); }
+static void s3_ct_kron(void) { SWEEP_STATUS(ct_kron(S_ctx, S_t, S_t, &S_out[0])); }
+static void s4_ct_kron(void) { SWEEP_STATUS(ct_kron(S_ctx, S_t, S_t, &S_out[0])); }
+static void s0_ct_repeat_interleave(void) { (void)ct_repeat_interleave(NULL, NULL, (int64_t){0}, (int){0}, NULL); }
+static void s1_ct_repeat_interleave(void) { SWEEP_STATUS(ct_repeat_interleave(S_ctx, NULL, (int64_t){0}, (int){0}, NULL)); }
+static void s2_ct_repeat_interleave(void) { SWEEP_STATUS(ct_repeat_interleave(S_ctx, S_t, (int64_t){0}, (int){0}, NULL)); }
+static void s3_ct_repeat_interleave(void) { SWEEP_STATUS(ct_repeat_interleave(S_ctx, S_t, (int64_t){0}, (int){0}, &S_out[0])); }
+static void s4_ct_repeat_interleave(void) { SWEEP_STATUS(ct_repeat_interleave(S_ctx, S_t, (int64_t){0}, (int){0}, &S_out[0])); }
 static void s0_ct_einsum(void) { (void)ct_einsum(NULL, NULL, (int){0}, NULL, NULL); }
 static void s1_ct_einsum(void) { SWEEP_STATUS(ct_einsum(S_ctx, NULL, (int){0}, NULL, NULL)); }
 static void s2_ct_einsum(void) { SWEEP_STATUS(ct_einsum(S_ctx, NULL, (int){0}, NULL, NULL)); }
@@ -4300,6 +4315,21 @@ static const sweep_case sweep_cases[] = {
     {"ct_logcumsumexp", 2, s2_ct_logcumsumexp},
     {"ct_logcumsumexp", 3, s3_ct_logcumsumexp},
     {"ct_logcumsumexp", 4, s4_ct_logcumsumexp},
+    {"ct_rot90", 0, s0_ct_rot90},
+    {"ct_rot90", 1, s1_ct_rot90},
+    {"ct_rot90", 2, s2_ct_rot90},
+    {"ct_rot90", 3, s3_ct_rot90},
+    {"ct_rot90", 4, s4_ct_rot90},
+    {"ct_kron", 0, s0_ct_kron},
+    {"ct_kron", 1, s1_ct_kron},
+    {"ct_kron", 2, s2_ct_kron},
+    {"ct_kron", 3, s3_ct_kron},
+    {"ct_kron", 4, s4_ct_kron},
+    {"ct_repeat_interleave", 0, s0_ct_repeat_interleave},
+    {"ct_repeat_interleave", 1, s1_ct_repeat_interleave},
+    {"ct_repeat_interleave", 2, s2_ct_repeat_interleave},
+    {"ct_repeat_interleave", 3, s3_ct_repeat_interleave},
+    {"ct_repeat_interleave", 4, s4_ct_repeat_interleave},
     {"ct_einsum", 0, s0_ct_einsum},
     {"ct_einsum", 1, s1_ct_einsum},
     {"ct_einsum", 2, s2_ct_einsum},

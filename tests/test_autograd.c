@@ -1463,6 +1463,9 @@ enum {
     C_CUMMAX,
     C_LCSE,
     C_MEDIAN_DIM,
+    C_ROT90,
+    C_KRON,
+    C_REPEAT_INTERLEAVE,
     C_COUNT
 };
 static ct_status compf(ct_tensor **in, ct_tensor **out, const void *pp) {
@@ -1496,6 +1499,9 @@ static ct_status compf(ct_tensor **in, ct_tensor **out, const void *pp) {
         ct_tensor_release(t1);
         return st;
     case C_LCSE: return ct_logcumsumexp(ctx, in[0], 1, out);
+    case C_ROT90: return ct_rot90(ctx, in[0], 3, 1, 0, out);
+    case C_KRON: return ct_kron(ctx, in[0], in[1], out);
+    case C_REPEAT_INTERLEAVE: return ct_repeat_interleave(ctx, in[0], 2, -1, out);
     case C_EINSUM:
         return ct_einsum(ctx, "iij,jk->ki", 2, (const ct_tensor *const[]){in[0], in[1]}, out);
     case C_MESHGRID:
@@ -1533,7 +1539,12 @@ TEST(gradcheck_composites) {
             case C_NANMEAN:
             case C_VAR_MEAN:
             case C_STD_MEAN:
-            case C_LCSE: in[0] = leaf(2, s34, -2, 2, mode); break;
+            case C_LCSE:
+            case C_ROT90:
+            case C_REPEAT_INTERLEAVE: in[0] = leaf(2, s34, -2, 2, mode); break;
+            case C_KRON:
+                in[0] = leaf(2, s23, -2, 2, mode), in[1] = leaf(1, s3, -2, 2, 0), n = 2;
+                break;
             case C_CUMMAX:
             case C_MEDIAN_DIM: /* distinct values (no ties for the finite differences) */
                 in[0] = leaf(2, s34, -2, 2, mode);

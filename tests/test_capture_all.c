@@ -473,6 +473,9 @@ static ct_status op_nanmedian_dim(void) { return ct_nanmedian_dim(ctx, A, 1, tru
 static ct_status op_cummax(void) { return ct_cummax(ctx, A, 1, &OUT, &OUT2); }
 static ct_status op_cummin(void) { return ct_cummin(ctx, A, 0, &OUT, &OUT2); }
 static ct_status op_logcumsumexp(void) { return ct_logcumsumexp(ctx, A, 1, &OUT); }
+static ct_status op_rot90(void) { return ct_rot90(ctx, A, 1, 0, 1, &OUT); }
+static ct_status op_kron(void) { return ct_kron(ctx, V3, A, &OUT); }
+static ct_status op_repeat_interleave(void) { return ct_repeat_interleave(ctx, A, 2, 1, &OUT); }
 static ct_status op_cross(void) { return ct_cross(ctx, Src6, Src6, 1, &OUT); }
 static ct_status op_backward(void) {
     ct_tensor_zero_grad(GP);
@@ -771,6 +774,9 @@ static const op_entry computing[] = {
     E(cummax),
     E(cummin),
     E(logcumsumexp),
+    E(rot90),
+    E(kron),
+    E(repeat_interleave),
     E(nanmedian),
     E(median_dim),
     E(nanmedian_dim),

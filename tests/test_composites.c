@@ -645,6 +645,55 @@ TEST(cummax_cummin_logcumsumexp) {
     ct_tensor_release(ia);
 }
 
+/* rot90, kron, repeat_interleave against index arithmetic. */
+TEST(rot90_kron_repeat_interleave) {
+    const int64_t s23[2] = {2, 3};
+    ct_tensor *a = vals(CT_INT32, 2, s23, (const double[]){0, 1, 2, 3, 4, 5}), *r = NULL;
+    /* k = 1 (and -3): out[i][j] = a[j][n - 1 - i]; k = 2: a[m - 1 - i][n - 1 - j] */
+    for (int64_t k = -5; k <= 5; k++) {
+        CHECK_OK(ct_rot90(ctx, a, k, 0, 1, &r));
+        const int q = (int)(((k % 4) + 4) % 4);
+        double *g = tu_read(r);
+        for (int i = 0; i < 6; i++) {
+            double w;
+            if (q == 0)
+                w = i;
+            else if (q == 2)
+                w = 5 - i;
+            else if (q == 1)
+                w = (i % 2) * 3 + (2 - i / 2); /* (3, 2): [i/2][i%2] = a[i%2][2-i/2] */
+            else
+                w = (1 - i % 2) * 3 + i / 2; /* [i/2][i%2] = a[1-i%2][i/2] */
+            CHECK_MSG(g[i] == w, "rot90 k %lld [%d] %g vs %g", (long long)k, i, g[i], w);
+        }
+        free(g), ct_tensor_release(r);
+    }
+    CHECK_ST(ct_rot90(ctx, a, 1, 1, -1, &r), CT_ERR_INVALID_ARG);
+    /* kron: out[i * bs + j] = a[i] * b[j] per dim, shapes aligned from the right */
+    ct_tensor *b = vals(CT_INT32, 1, (const int64_t[]){2}, (const double[]){1, 10});
+    CHECK_OK(ct_kron(ctx, a, b, &r)); /* (2, 3) x (2) -> (2, 6) */
+    CHECK(tu_same_shape(r, 2, (const int64_t[]){2, 6}));
+    double *g = tu_read(r);
+    for (int i = 0; i < 12; i++)
+        CHECK(g[i] == (double)((i / 6) * 3 + (i % 6) / 2) * (i % 2 ? 10 : 1));
+    free(g), ct_tensor_release(r);
+    /* repeat_interleave: flattened and along a dim */
+    CHECK_OK(ct_repeat_interleave(ctx, a, 2, CT_ALL_DIMS, &r));
+    g = tu_read(r);
+    CHECK(tu_same_shape(r, 1, (const int64_t[]){12}));
+    for (int i = 0; i < 12; i++)
+        CHECK(g[i] == i / 2);
+    free(g), ct_tensor_release(r);
+    CHECK_OK(ct_repeat_interleave(ctx, a, 3, 0, &r));
+    CHECK(tu_same_shape(r, 2, (const int64_t[]){6, 3}));
+    g = tu_read(r);
+    for (int i = 0; i < 18; i++)
+        CHECK(g[i] == (double)((i / 3) / 3 * 3 + i % 3));
+    free(g), ct_tensor_release(r);
+    CHECK_ST(ct_repeat_interleave(ctx, a, -1, 0, &r), CT_ERR_INVALID_ARG);
+    ct_tensor_release(a), ct_tensor_release(b);
+}
+
 int main(void) {
     ctx = tu_ctx_or_skip();
     RUN(dot_mv_outer);
@@ -656,6 +705,7 @@ int main(void) {
     RUN(einsum_against_naive);
     RUN(median_nanmedian);
     RUN(cummax_cummin_logcumsumexp);
+    RUN(rot90_kron_repeat_interleave);
     CHECK(ct_ctx_live_tensors(ctx) == 0);
     ct_ctx_free(ctx);
     return ct_test_end();

@@ -672,6 +672,17 @@ CT_API ct_status ct_cummin(ct_ctx *ctx, const ct_tensor *a, int dim, ct_tensor *
                            ct_tensor **indices);
 /* log(cumsum(exp(a))) along dim without overflow (torch.logcumsumexp; floating only). */
 CT_API ct_status ct_logcumsumexp(ct_ctx *ctx, const ct_tensor *a, int dim, ct_tensor **out);
+/* Rotate by k quarter turns in the plane (dim0, dim1), from dim0 towards dim1 (torch.rot90; k
+ * mod 4, negative k turns the other way; at least 2 dims). */
+CT_API ct_status ct_rot90(ct_ctx *ctx, const ct_tensor *a, int64_t k, int dim0, int dim1,
+                          ct_tensor **out);
+/* Kronecker product (torch.kron): shapes aligned from the right, each result dim a_i * b_i;
+ * dtypes promote. */
+CT_API ct_status ct_kron(ct_ctx *ctx, const ct_tensor *a, const ct_tensor *b, ct_tensor **out);
+/* Each element repeated `repeats` times along dim (torch.repeat_interleave with an integer;
+ * dim = CT_ALL_DIMS repeats the flattened tensor). */
+CT_API ct_status ct_repeat_interleave(ct_ctx *ctx, const ct_tensor *a, int64_t repeats, int dim,
+                                      ct_tensor **out);
 /* Einstein summation over n operands of one dtype (torch.einsum): "ij,jk->ik", implicit output
  * (letters used once, A-Z then a-z), "..." for broadcast dims, repeated subscripts (diagonals) and
  * size-1 broadcasting; contracted left to right with bmm, differentiable. */

@@ -330,6 +330,10 @@ int main(void) {
                 eq[k] = (char)I[k];
             st = ct_einsum(ctx, eq, nt, (const ct_tensor *const *)T, &r);
         }
+        else if (!strcmp(op, "rot90")) st = ct_rot90(ctx, a, L[0], I[1], I[2], &r);
+        else if (!strcmp(op, "kron")) st = ct_kron(ctx, a, b, &r);
+        else if (!strcmp(op, "repeat_interleave")) /* I: repeats, has dim, dim */
+            st = ct_repeat_interleave(ctx, a, L[0], I[1] ? I[2] : CT_ALL_DIMS, &r);
         else if (!strcmp(op, "logcumsumexp")) st = ct_logcumsumexp(ctx, a, I[0], &r);
         else if (!strncmp(op, "cummax", 6) || !strncmp(op, "cummin", 6)) {
             ct_tensor *r2 = NULL; /* _v values, _i indices; I: dim */

@@ -28,7 +28,8 @@ tg.GRAD_OPS = set(['elu', 'hardtanh', 'leaky_relu', 'softplus', 'lerp', 'lerp_sc
                    'mv', 'outer', 'cross', 'trace', 'diagonal', 'diag', 'tile', 'diff', 'nansum',
                    'nanmean', 'var_mean_0', 'var_mean_1', 'std_mean_0', 'std_mean_1',
                    'meshgrid', 'einsum', 'median', 'nanmedian', 'median_dim_v',
-                   'nanmedian_dim_v', 'cummax_v', 'cummin_v', 'logcumsumexp'])
+                   'nanmedian_dim_v', 'cummax_v', 'cummin_v', 'logcumsumexp', 'rot90', 'kron',
+                   'repeat_interleave'])
 # inputs that are buffers, not parameters (torch refuses requires_grad on them): the driver's
 # "op/<mask>" form keeps them out of autograd on ctorch's side as well
 NO_GRAD = {'batch_norm': (1, 2)}  # running_mean, running_var

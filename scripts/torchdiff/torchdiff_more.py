@@ -50,7 +50,7 @@ def gen2(rng):
                      'std_mean_0', 'std_mean_1', 'meshgrid', 'einsum', 'einsum', 'median',
                      'nanmedian', 'median_dim_v', 'median_dim_i', 'nanmedian_dim_v',
                      'nanmedian_dim_i', 'cummax_v', 'cummax_i', 'cummin_v', 'cummin_i',
-                     'logcumsumexp'])
+                     'logcumsumexp', 'rot90', 'kron', 'repeat_interleave'])
     d = rng.randrange(10)
     d2 = rng.randrange(10) if rng.random() < 0.3 else d
     D, I, T = [], [], []
@@ -524,6 +524,22 @@ def gen2(rng):
             f = torch.cummax if op.startswith('cummax') else torch.cummin
             k = 0 if op.endswith('_v') else 1
             thunk = lambda: f(a, dim)[k]
+    elif op == 'rot90':
+        s = rs(rng, rng.randint(1, 4)); nd = len(s); a = td.rtensor(rng, d, s); T = [a]
+        k = rng.randint(-5, 5); d0 = rng.randint(-nd, nd - 1); d1 = rng.randint(-nd, nd - 1)
+        I = [k, d0, d1]
+        thunk = lambda: torch.rot90(a, k, [d0, d1])
+    elif op == 'kron':
+        a = td.rtensor(rng, d, rs(rng, rng.randint(0, 3))); b = td.rtensor(rng, d2, rs(rng, rng.randint(0, 3)))
+        T = [a, b]
+        thunk = lambda: torch.kron(a, b)
+    elif op == 'repeat_interleave':
+        s = rs(rng); nd = len(s); a = td.rtensor(rng, d, s); T = [a]
+        rep = rng.choice([0, 1, 2, 3, -1]) if rng.random() < 0.95 else 5
+        has = rng.randrange(2) if nd else 0
+        dim = rng.randint(-nd, nd - 1) if nd else 0
+        I = [rep, has, dim]
+        thunk = lambda: torch.repeat_interleave(a, rep, dim=dim if has else None)
     elif op == 'meshgrid':
         n = rng.randint(1, 3)
         ts = [td.rtensor(rng, d if rng.random() < 0.95 else d2, [rng.randint(0, 4)] if rng.random() < 0.85 else []) for _ in range(n)]

@@ -752,3 +752,123 @@ ct_status ct_logcumsumexp(ct_ctx *ctx, const ct_tensor *a, int dim, ct_tensor **
     ct_status st = ct__error_within(ctx, "logcumsumexp", ct__logcumsumexp(ctx, a, dim, out));
     return ct__ag_named(ctx, st, out, mark, "LogcumsumexpBackward0");
 }
+
+/* ---- rot90, kron, repeat_interleave ---- */
+static ct_status ct__rot90(ct_ctx *ctx, const ct_tensor *a, int64_t k, int dim0, int dim1,
+                           ct_tensor **out) {
+    const ct_tensor *ins[1] = {a};
+    ct_status st = ct__check_args(ctx, "rot90", 1, ins, out);
+    if (st != CT_OK) return st;
+    if (a->ndim < 2)
+        return ct__set_error(ctx, CT_ERR_SHAPE,
+                             "rot90: expected total dims >= 2, but got total dims = %d", a->ndim);
+    int d0, d1;
+    if (!ct__wrap_dim(dim0, a->ndim, &d0) || !ct__wrap_dim(dim1, a->ndim, &d1))
+        return ct__set_error(ctx, CT_ERR_INDEX, "rot90: dims (%d, %d) out of range for %d dims",
+                             dim0, dim1, a->ndim);
+    if (d0 == d1)
+        return ct__set_error(ctx, CT_ERR_INVALID_ARG,
+                             "rot90: expected rotation dims to be different, got %d and %d", dim0,
+                             dim1);
+    /* torch's: k mod 4 quarter turns from dim0 towards dim1 */
+    const int64_t q = ((k % 4) + 4) % 4;
+    if (q == 0) return ct_tensor_clone(ctx, a, out);
+    const int both[2] = {d0, d1};
+    if (q == 2) return ct_flip(ctx, a, 2, both, out);
+    ct_tensor *f = NULL;
+    st = ct_flip(ctx, a, 1, q == 1 ? &d1 : &d0, &f);
+    if (st == CT_OK) st = ct_tensor_transpose(ctx, f, d0, d1, out);
+    ct_tensor_release(f);
+    return st;
+}
+ct_status ct_rot90(ct_ctx *ctx, const ct_tensor *a, int64_t k, int dim0, int dim1,
+                   ct_tensor **out) {
+    uint64_t mark = ct__ag_mark(ctx);
+    ct_status st = ct__error_within(ctx, "rot90", ct__rot90(ctx, a, k, dim0, dim1, out));
+    return ct__ag_named(ctx, st, out, mark, "Rot90Backward0");
+}
+static ct_status ct__kron(ct_ctx *ctx, const ct_tensor *a, const ct_tensor *b, ct_tensor **out) {
+    const ct_tensor *ins[2] = {a, b};
+    ct_status st = ct__check_args(ctx, "kron", 2, ins, out);
+    if (st != CT_OK) return st;
+    const int nd = a->ndim > b->ndim ? a->ndim : b->ndim;
+    if (2 * nd > CT_MAX_DIMS)
+        return ct__set_error(ctx, CT_ERR_SHAPE, "kron: operands of %d dims (at most %d)", nd,
+                             CT_MAX_DIMS / 2);
+    /* a as (a0, 1, a1, 1, ...) times b as (1, b0, 1, b1, ...), then each pair merged */
+    int64_t sa[CT_MAX_DIMS], sb[CT_MAX_DIMS], so[CT_MAX_DIMS];
+    for (int i = 0; i < nd; i++) {
+        const int ia = i - (nd - a->ndim), ib = i - (nd - b->ndim);
+        const int64_t x = ia >= 0 ? a->shape[ia] : 1, y = ib >= 0 ? b->shape[ib] : 1;
+        sa[2 * i] = x, sa[2 * i + 1] = 1;
+        sb[2 * i] = 1, sb[2 * i + 1] = y;
+        if (!ct__checked_mul(x, y, &so[i]))
+            return ct__set_error(ctx, CT_ERR_OVERFLOW, "kron: size %lld * %lld overflows",
+                                 (long long)x, (long long)y);
+    }
+    ct_tensor *x = NULL, *y = NULL, *p = NULL;
+    st = ct_tensor_reshape(ctx, a, 2 * nd, sa, &x);
+    if (st == CT_OK) st = ct_tensor_reshape(ctx, b, 2 * nd, sb, &y);
+    if (st == CT_OK) st = ct_mul(ctx, x, y, &p);
+    if (st == CT_OK) st = ct_tensor_reshape(ctx, p, nd, so, out);
+    ct_tensor_release(x), ct_tensor_release(y), ct_tensor_release(p);
+    return st;
+}
+ct_status ct_kron(ct_ctx *ctx, const ct_tensor *a, const ct_tensor *b, ct_tensor **out) {
+    uint64_t mark = ct__ag_mark(ctx);
+    ct_status st = ct__error_within(ctx, "kron", ct__kron(ctx, a, b, out));
+    return ct__ag_named(ctx, st, out, mark, "UnsafeViewBackward0");
+}
+static ct_status ct__repeat_interleave(ct_ctx *ctx, const ct_tensor *a, int64_t repeats, int dim,
+                                       ct_tensor **out) {
+    const ct_tensor *ins[1] = {a};
+    ct_status st = ct__check_args(ctx, "repeat_interleave", 1, ins, out);
+    if (st != CT_OK) return st;
+    ct_tensor *src = NULL;
+    int d = 0;
+    if (dim == CT_ALL_DIMS) { /* torch's dim=None: the flattened input */
+        st = ct_tensor_reshape(ctx, a, 1, (const int64_t[]){-1}, &src);
+    } else if (!ct__wrap_dim(dim, a->ndim ? a->ndim : 1, &d)) {
+        return ct__set_error(ctx, CT_ERR_INDEX,
+                             "repeat_interleave: dim %d out of range for %d dims", dim, a->ndim);
+    } else {
+        st = a->ndim ? (src = ct_tensor_retain((ct_tensor *)a), CT_OK)
+                     : ct_tensor_reshape(ctx, a, 1, (const int64_t[]){1}, &src);
+    }
+    if (st != CT_OK) return st;
+    const int64_t n = src->shape[d];
+    if (repeats < 0 && n > 0) { /* torch checks the repeats of existing elements only */
+        ct_tensor_release(src);
+        return ct__set_error(ctx, CT_ERR_INVALID_ARG,
+                             "repeat_interleave: repeats can not be negative, got %lld",
+                             (long long)repeats);
+    }
+    if (n == 0) repeats = 0;
+    int64_t m = 0;
+    if (!ct__checked_mul(n, repeats, &m) || m > (INT64_C(1) << 40)) {
+        ct_tensor_release(src);
+        return ct__set_error(ctx, CT_ERR_OVERFLOW,
+                             "repeat_interleave: %lld elements repeated %lld times is too many",
+                             (long long)n, (long long)repeats);
+    }
+    /* index_select with 0 0 .. 1 1 .. (each position `repeats` times): only shapes are read */
+    int64_t *idx = malloc(sizeof(int64_t) * (size_t)(m ? m : 1));
+    if (!idx) {
+        ct_tensor_release(src);
+        return ct__set_error(ctx, CT_ERR_OOM, "repeat_interleave: out of memory for %lld indices",
+                             (long long)m);
+    }
+    for (int64_t i = 0; i < m; i++)
+        idx[i] = i / repeats;
+    ct_tensor *it = NULL;
+    st = ct_tensor_from_host(ctx, idx, CT_INT64, 1, &m, &it);
+    free(idx);
+    if (st == CT_OK) st = ct_index_select(ctx, src, d, it, out);
+    ct_tensor_release(it), ct_tensor_release(src);
+    return st;
+}
+ct_status ct_repeat_interleave(ct_ctx *ctx, const ct_tensor *a, int64_t repeats, int dim,
+                               ct_tensor **out) {
+    return ct__error_within(ctx, "repeat_interleave",
+                            ct__repeat_interleave(ctx, a, repeats, dim, out));
+}
