@@ -1,7 +1,7 @@
 /* The everyday linear algebra and reduction helpers, as a PyTorch user writes them:
  * dot, mv, outer, einsum, trace, diagonal, diag, tile, meshgrid, diff, nansum, nanmean,
  * var_mean, std_mean, median, nanmedian, cummax, cummin, logcumsumexp, rot90, kron,
- * repeat_interleave and cross, each printed and
+ * repeat_interleave, searchsorted, bucketize, isin, aminmax, bincount and cross, each printed and
  * checked against values worked out by hand, plus one backward pass through them. Build and run:
  * see README ("Examples"). */
 #include <ctorch/ctorch.h>
@@ -141,6 +141,27 @@ int main(void) {
     EXPECT("kron([1 10], u)", r, 1, 2, 3, 10, 20, 30);
     CHECK(ct_repeat_interleave(ctx, u, 2, 0, &r));
     EXPECT("repeat_interleave", r, 1, 1, 2, 2, 3, 3);
+
+    ct_tensor *sorted = f64(1, (const int64_t[]){4}, (const double[]){1, 2, 2, 5});
+    ct_tensor *queries = f64(1, (const int64_t[]){4}, (const double[]){0, 2, 3, 9});
+    if (!sorted || !queries) goto fail;
+    CHECK(ct_searchsorted(ctx, sorted, queries, false, false, &r)); /* first >= */
+    EXPECT("searchsorted", r, 0, 1, 3, 4);
+    CHECK(ct_bucketize(ctx, queries, sorted, false, true, &r)); /* first > */
+    EXPECT("bucketize(right)", r, 0, 3, 3, 4);
+    CHECK(ct_isin(ctx, queries, sorted, false, &r));
+    EXPECT("isin", r, 0, 1, 0, 0);
+    ct_tensor *amin_v = NULL;
+    CHECK(ct_aminmax(ctx, S, 0, NULL, false, &amin_v, &r));
+    keep(amin_v);
+    EXPECT("aminmax(S): min", ct_tensor_retain(amin_v), 1);
+    EXPECT("  max", r, 9);
+    ct_tensor *labels = NULL;
+    CHECK(ct_cast(ctx, f64(1, (const int64_t[]){4}, (const double[]){0, 2, 2, 3}), CT_INT64,
+                  &labels));
+    keep(labels);
+    CHECK(ct_bincount(ctx, labels, NULL, 5, &r));
+    EXPECT("bincount", r, 1, 0, 2, 1, 0);
 
     /* gradients flow through them: d/du sum(outer(u, v)) = sum(v) for every element */
     CHECK(ct_tensor_set_requires_grad(u, true));

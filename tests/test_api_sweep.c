@@ -1943,6 +1943,31 @@ static void s1_ct_repeat_interleave(void) { SWEEP_STATUS(ct_repeat_interleave(S_
 static void s2_ct_repeat_interleave(void) { SWEEP_STATUS(ct_repeat_interleave(S_ctx, S_t, (int64_t){0}, (int){0}, NULL)); }
 static void s3_ct_repeat_interleave(void) { SWEEP_STATUS(ct_repeat_interleave(S_ctx, S_t, (int64_t){0}, (int){0}, &S_out[0])); }
 static void s4_ct_repeat_interleave(void) { SWEEP_STATUS(ct_repeat_interleave(S_ctx, S_t, (int64_t){0}, (int){0}, &S_out[0])); }
+static void s0_ct_searchsorted(void) { (void)ct_searchsorted(NULL, NULL, NULL, (bool){0}, (bool){0}, NULL); }
+static void s1_ct_searchsorted(void) { SWEEP_STATUS(ct_searchsorted(S_ctx, NULL, NULL, (bool){0}, (bool){0}, NULL)); }
+static void s2_ct_searchsorted(void) { SWEEP_STATUS(ct_searchsorted(S_ctx, S_t, S_t, (bool){0}, (bool){0}, NULL)); }
+static void s3_ct_searchsorted(void) { SWEEP_STATUS(ct_searchsorted(S_ctx, S_t, S_t, (bool){0}, (bool){0}, &S_out[0])); }
+static void s4_ct_searchsorted(void) { SWEEP_STATUS(ct_searchsorted(S_ctx, S_t, S_t, (bool){0}, (bool){0}, &S_out[0])); }
+static void s0_ct_bucketize(void) { (void)ct_bucketize(NULL, NULL, NULL, (bool){0}, (bool){0}, NULL); }
+static void s1_ct_bucketize(void) { SWEEP_STATUS(ct_bucketize(S_ctx, NULL, NULL, (bool){0}, (bool){0}, NULL)); }
+static void s2_ct_bucketize(void) { SWEEP_STATUS(ct_bucketize(S_ctx, S_t, S_t, (bool){0}, (bool){0}, NULL)); }
+static void s3_ct_bucketize(void) { SWEEP_STATUS(ct_bucketize(S_ctx, S_t, S_t, (bool){0}, (bool){0}, &S_out[0])); }
+static void s4_ct_bucketize(void) { SWEEP_STATUS(ct_bucketize(S_ctx, S_t, S_t, (bool){0}, (bool){0}, &S_out[0])); }
+static void s0_ct_isin(void) { (void)ct_isin(NULL, NULL, NULL, (bool){0}, NULL); }
+static void s1_ct_isin(void) { SWEEP_STATUS(ct_isin(S_ctx, NULL, NULL, (bool){0}, NULL)); }
+static void s2_ct_isin(void) { SWEEP_STATUS(ct_isin(S_ctx, S_t, S_t, (bool){0}, NULL)); }
+static void s3_ct_isin(void) { SWEEP_STATUS(ct_isin(S_ctx, S_t, S_t, (bool){0}, &S_out[0])); }
+static void s4_ct_isin(void) { SWEEP_STATUS(ct_isin(S_ctx, S_t, S_t, (bool){0}, &S_out[0])); }
+static void s0_ct_aminmax(void) { (void)ct_aminmax(NULL, NULL, (int){0}, NULL, (bool){0}, NULL, NULL); }
+static void s1_ct_aminmax(void) { SWEEP_STATUS(ct_aminmax(S_ctx, NULL, (int){0}, NULL, (bool){0}, NULL, NULL)); }
+static void s2_ct_aminmax(void) { SWEEP_STATUS(ct_aminmax(S_ctx, S_t, (int){0}, NULL, (bool){0}, NULL, NULL)); }
+static void s3_ct_aminmax(void) { SWEEP_STATUS(ct_aminmax(S_ctx, S_t, (int){0}, NULL, (bool){0}, &S_out[0], &S_out[1])); }
+static void s4_ct_aminmax(void) { SWEEP_STATUS(ct_aminmax(S_ctx, S_t, (int){0}, S_int, (bool){0}, &S_out[0], &S_out[1])); }
+static void s0_ct_bincount(void) { (void)ct_bincount(NULL, NULL, NULL, (int64_t){0}, NULL); }
+static void s1_ct_bincount(void) { SWEEP_STATUS(ct_bincount(S_ctx, NULL, NULL, (int64_t){0}, NULL)); }
+static void s2_ct_bincount(void) { SWEEP_STATUS(ct_bincount(S_ctx, S_t, S_t, (int64_t){0}, NULL)); }
+static void s3_ct_bincount(void) { SWEEP_STATUS(ct_bincount(S_ctx, S_t, S_t, (int64_t){0}, &S_out[0])); }
+static void s4_ct_bincount(void) { SWEEP_STATUS(ct_bincount(S_ctx, S_t, S_t, (int64_t){0}, &S_out[0])); }
 static void s0_ct_einsum(void) { (void)ct_einsum(NULL, NULL, (int){0}, NULL, NULL); }
 static void s1_ct_einsum(void) { SWEEP_STATUS(ct_einsum(S_ctx, NULL, (int){0}, NULL, NULL)); }
 static void s2_ct_einsum(void) { SWEEP_STATUS(ct_einsum(S_ctx, NULL, (int){0}, NULL, NULL)); }
@@ -4330,6 +4355,31 @@ static const sweep_case sweep_cases[] = {
     {"ct_repeat_interleave", 2, s2_ct_repeat_interleave},
     {"ct_repeat_interleave", 3, s3_ct_repeat_interleave},
     {"ct_repeat_interleave", 4, s4_ct_repeat_interleave},
+    {"ct_searchsorted", 0, s0_ct_searchsorted},
+    {"ct_searchsorted", 1, s1_ct_searchsorted},
+    {"ct_searchsorted", 2, s2_ct_searchsorted},
+    {"ct_searchsorted", 3, s3_ct_searchsorted},
+    {"ct_searchsorted", 4, s4_ct_searchsorted},
+    {"ct_bucketize", 0, s0_ct_bucketize},
+    {"ct_bucketize", 1, s1_ct_bucketize},
+    {"ct_bucketize", 2, s2_ct_bucketize},
+    {"ct_bucketize", 3, s3_ct_bucketize},
+    {"ct_bucketize", 4, s4_ct_bucketize},
+    {"ct_isin", 0, s0_ct_isin},
+    {"ct_isin", 1, s1_ct_isin},
+    {"ct_isin", 2, s2_ct_isin},
+    {"ct_isin", 3, s3_ct_isin},
+    {"ct_isin", 4, s4_ct_isin},
+    {"ct_aminmax", 0, s0_ct_aminmax},
+    {"ct_aminmax", 1, s1_ct_aminmax},
+    {"ct_aminmax", 2, s2_ct_aminmax},
+    {"ct_aminmax", 3, s3_ct_aminmax},
+    {"ct_aminmax", 4, s4_ct_aminmax},
+    {"ct_bincount", 0, s0_ct_bincount},
+    {"ct_bincount", 1, s1_ct_bincount},
+    {"ct_bincount", 2, s2_ct_bincount},
+    {"ct_bincount", 3, s3_ct_bincount},
+    {"ct_bincount", 4, s4_ct_bincount},
     {"ct_einsum", 0, s0_ct_einsum},
     {"ct_einsum", 1, s1_ct_einsum},
     {"ct_einsum", 2, s2_ct_einsum},

@@ -1552,7 +1552,8 @@ TEST(gradcheck_composites) {
                     *elem(in[0], j) = 0.37 * (double)((j * 5) % 12) - 2;
                 break;
             case C_CROSS:
-                in[0] = leaf(2, s43, -2, 2, mode), in[1] = leaf(1, s3, -2, 2, 0), n = 2;
+                in[0] = leaf(2, s43, -2, 2, mode);
+                in[1] = leaf(2, (const int64_t[]){1, 3}, -2, 2, 0), n = 2;
                 break;
             case C_EINSUM:
                 in[0] = leaf(3, (const int64_t[]){3, 3, 4}, -2, 2, mode);

@@ -476,6 +476,10 @@ static ct_status op_logcumsumexp(void) { return ct_logcumsumexp(ctx, A, 1, &OUT)
 static ct_status op_rot90(void) { return ct_rot90(ctx, A, 1, 0, 1, &OUT); }
 static ct_status op_kron(void) { return ct_kron(ctx, V3, A, &OUT); }
 static ct_status op_repeat_interleave(void) { return ct_repeat_interleave(ctx, A, 2, 1, &OUT); }
+static ct_status op_searchsorted(void) { return ct_searchsorted(ctx, V8, A, false, false, &OUT); }
+static ct_status op_bucketize(void) { return ct_bucketize(ctx, A, V8, true, true, &OUT); }
+static ct_status op_isin(void) { return ct_isin(ctx, A, V3, false, &OUT); }
+static ct_status op_aminmax(void) { return ct_aminmax(ctx, A, 1, &DIM1, false, &OUT, &OUT2); }
 static ct_status op_cross(void) { return ct_cross(ctx, Src6, Src6, 1, &OUT); }
 static ct_status op_backward(void) {
     ct_tensor_zero_grad(GP);
@@ -777,6 +781,10 @@ static const op_entry computing[] = {
     E(rot90),
     E(kron),
     E(repeat_interleave),
+    E(searchsorted),
+    E(bucketize),
+    E(isin),
+    E(aminmax),
     E(nanmedian),
     E(median_dim),
     E(nanmedian_dim),
@@ -1132,6 +1140,7 @@ static const struct {
     {"ct_tensor_to_host", "host read (refused during capture)"},
     {"ct_tensor_item", "host read (refused during capture)"},
     {"ct_allclose", "host read of the isclose result (refused during capture)"},
+    {"ct_bincount", "host read of max(x), the result's size (refused during capture)"},
     {"ct_equal", "host read of the comparison (refused during capture)"},
     {"ct_tensor_to_device", "cross-device transfer (refused during capture)"},
     {"ct_tensor_view", "view (no data moves)"},

@@ -270,7 +270,9 @@ TEST(diff) {
     ct_tensor *s = NULL;
     CHECK_OK(ct_tensor_zeros(ctx, CT_FLOAT64, 0, NULL, &s));
     CHECK_ST(ct_diff(ctx, s, 1, 0, NULL, NULL, &r), CT_ERR_SHAPE);
-    CHECK_ST(ct_diff(ctx, x, -1, 0, NULL, NULL, &r), CT_ERR_INVALID_ARG);
+    CHECK_OK(ct_diff(ctx, x, -1, 0, NULL, NULL, &r)); /* torch: the input unchanged */
+    CHECK(tu_same_values(r, x));
+    ct_tensor_release(r);
     CHECK_ST(ct_diff(ctx, x, 1, 0, s, NULL, &r), CT_ERR_SHAPE);
     free(va), free(vp), free(vq);
     ct_tensor_release(x), ct_tensor_release(p), ct_tensor_release(q), ct_tensor_release(s);
@@ -324,10 +326,11 @@ TEST(nansum_nanmean_var_mean) {
 
 TEST(cross) {
     /* f32 against torch's rounding, fma(a_j, b_k, -(a_k b_j)), and broadcasting */
-    const int64_t s43[2] = {4, 3}, s3[1] = {3};
+    const int64_t s43[2] = {4, 3};
     double *va = NULL, *vb = NULL;
     ct_tensor *a = tu_make(ctx, &rng, CT_FLOAT32, 2, s43, 1, -5, 5, &va);
-    ct_tensor *b = tu_make(ctx, &rng, CT_FLOAT32, 1, s3, 0, -5, 5, &vb), *r = NULL;
+    const int64_t s13[2] = {1, 3};
+    ct_tensor *b = tu_make(ctx, &rng, CT_FLOAT32, 2, s13, 0, -5, 5, &vb), *r = NULL;
     CHECK_OK(ct_cross(ctx, a, b, -1, &r));
     CHECK(tu_same_shape(r, 2, s43));
     double *g = tu_read(r);
@@ -356,6 +359,9 @@ TEST(cross) {
         CHECK(g[i] == 0);
     free(g), ct_tensor_release(r);
     CHECK_ST(ct_cross(ctx, ia, ib, 1, &r), CT_ERR_SHAPE);
+    ct_tensor *v1 = vals(CT_FLOAT32, 1, (const int64_t[]){3}, (const double[]){1, 2, 3});
+    CHECK_ST(ct_cross(ctx, v1, a, -1, &r), CT_ERR_SHAPE); /* 1 and 2 dims: torch refuses too */
+    ct_tensor_release(v1);
     CHECK_ST(ct_cross(ctx, a, ia, 0, &r), CT_ERR_DTYPE);
     free(va), free(vb);
     ct_tensor_release(a), ct_tensor_release(b), ct_tensor_release(ia), ct_tensor_release(ib);
@@ -480,6 +486,9 @@ TEST(einsum_against_naive) {
     CHECK_ST(ct_einsum(ctx, "ij->ii", 1, (const ct_tensor *const[]){o}, &r), CT_ERR_INVALID_ARG);
     CHECK_ST(ct_einsum(ctx, "ij->k", 1, (const ct_tensor *const[]){o}, &r), CT_ERR_INVALID_ARG);
     CHECK_ST(ct_einsum(ctx, "i..j", 1, (const ct_tensor *const[]){o}, &r), CT_ERR_INVALID_ARG);
+    CHECK_OK(ct_einsum(ctx, "ij->...", 1, (const ct_tensor *const[]){q}, &r)); /* a sum */
+    CHECK(ct_tensor_ndim(r) == 0);
+    ct_tensor_release(r);
     ct_tensor_release(x), ct_tensor_release(y), ct_tensor_release(o), ct_tensor_release(q);
 }
 
@@ -548,7 +557,13 @@ TEST(median_nanmedian) {
     CHECK_OK(ct_backward(ctx, m, NULL, false));
     double *g = tu_read(ct_tensor_grad(x));
     CHECK(g[0] == 0.5 && g[1] == 0 && g[2] == 0.5 && g[3] == 0);
-    free(g), ct_tensor_release(m), ct_tensor_release(x);
+    free(g), ct_tensor_release(m);
+    /* the result written in place before backward: torch's version error, not a wrong gradient */
+    CHECK_OK(ct_tensor_zero_grad(x));
+    CHECK_OK(ct_median(ctx, x, &m));
+    CHECK_OK(ct_add_scalar_(ctx, m, 1));
+    CHECK_ST(ct_backward(ctx, m, NULL, false), CT_ERR_STATE);
+    ct_tensor_release(m), ct_tensor_release(x);
     ct_tensor *y = vals(CT_FLOAT32, 1, (const int64_t[]){3}, (const double[]){NAN, 1, 5});
     CHECK_OK(ct_median(ctx, y, &m));
     CHECK_OK(ct_tensor_item(m, &mv));
@@ -694,6 +709,83 @@ TEST(rot90_kron_repeat_interleave) {
     ct_tensor_release(a), ct_tensor_release(b);
 }
 
+/* searchsorted / bucketize against a linear scan (sorted input), isin against pairs, aminmax
+ * against amin / amax, bincount against counting. */
+TEST(searchsorted_isin_aminmax_bincount) {
+    const double sv[6] = {-1, 0, 0, 2, 2.5, 7};
+    ct_tensor *seq = vals(CT_FLOAT64, 1, (const int64_t[]){6}, sv), *r = NULL;
+    const double qv[8] = {-3, -1, 0, 1, 2.5, 7, 8, 0.5};
+    ct_tensor *q = vals(CT_FLOAT32, 2, (const int64_t[]){2, 4}, qv);
+    for (int right = 0; right < 2; right++) {
+        CHECK_OK(ct_searchsorted(ctx, seq, q, false, right, &r));
+        CHECK(ct_tensor_dtype(r) == CT_INT64 && tu_same_shape(r, 2, (const int64_t[]){2, 4}));
+        double *g = tu_read(r);
+        for (int i = 0; i < 8; i++) {
+            int w = 0;
+            while (w < 6 && (right ? sv[w] <= qv[i] : sv[w] < qv[i]))
+                w++;
+            CHECK_MSG(g[i] == w, "searchsorted right=%d [%d]: %g vs %d", right, i, g[i], w);
+        }
+        free(g), ct_tensor_release(r);
+        CHECK_OK(ct_bucketize(ctx, q, seq, true, right, &r)); /* the same, int32 */
+        CHECK(ct_tensor_dtype(r) == CT_INT32);
+        ct_tensor *r2 = NULL;
+        CHECK_OK(ct_searchsorted(ctx, seq, q, true, right, &r2));
+        CHECK(tu_same_values(r, r2));
+        ct_tensor_release(r), ct_tensor_release(r2);
+    }
+    /* batched sequences: each row searched for its own values */
+    ct_tensor *bs = vals(CT_INT32, 2, (const int64_t[]){2, 3}, (const double[]){1, 3, 5, 2, 4, 6});
+    ct_tensor *bv = vals(CT_INT32, 2, (const int64_t[]){2, 2}, (const double[]){3, 6, 1, 7});
+    CHECK_OK(ct_searchsorted(ctx, bs, bv, false, false, &r));
+    double *g = tu_read(r);
+    CHECK(g[0] == 1 && g[1] == 3 && g[2] == 0 && g[3] == 3);
+    free(g), ct_tensor_release(r);
+    CHECK_ST(ct_bucketize(ctx, bv, bs, false, false, &r), CT_ERR_SHAPE);
+    ct_tensor_release(bs), ct_tensor_release(bv);
+    /* isin: promoted comparison, NaN matches nothing, invert */
+    ct_tensor *e = vals(CT_FLOAT32, 1, (const int64_t[]){4}, (const double[]){1, 2, 3, NAN});
+    ct_tensor *t = vals(CT_INT64, 1, (const int64_t[]){2}, (const double[]){3, 1});
+    CHECK_OK(ct_isin(ctx, e, t, false, &r));
+    g = tu_read(r);
+    CHECK(ct_tensor_dtype(r) == CT_BOOL && g[0] == 1 && g[1] == 0 && g[2] == 1 && g[3] == 0);
+    free(g), ct_tensor_release(r);
+    CHECK_OK(ct_isin(ctx, e, t, true, &r));
+    g = tu_read(r);
+    CHECK(g[0] == 0 && g[1] == 1 && g[3] == 1);
+    free(g), ct_tensor_release(r);
+    /* aminmax equals amin and amax; not differentiable (as torch) */
+    ct_tensor *mn = NULL, *mx = NULL, *a1 = NULL, *a2 = NULL;
+    CHECK_OK(ct_aminmax(ctx, q, 1, (const int[]){1}, true, &mn, &mx));
+    CHECK_OK(ct_amin(ctx, q, 1, (const int[]){1}, true, &a1));
+    CHECK_OK(ct_amax(ctx, q, 1, (const int[]){1}, true, &a2));
+    CHECK(tu_same_values(mn, a1) && tu_same_values(mx, a2));
+    ct_tensor_release(mn), ct_tensor_release(mx), ct_tensor_release(a1), ct_tensor_release(a2);
+    CHECK_OK(ct_tensor_set_requires_grad(e, true));
+    CHECK_OK(ct_aminmax(ctx, e, 0, NULL, false, &mn, &mx));
+    CHECK(ct_tensor_requires_grad(mx));
+    CHECK_ST(ct_backward(ctx, mx, NULL, false), CT_ERR_UNSUPPORTED);
+    ct_tensor_release(mn), ct_tensor_release(mx);
+    /* bincount: counts, weights (float32 stays, others in float64), minlength, errors */
+    ct_tensor *x = vals(CT_UINT8, 1, (const int64_t[]){5}, (const double[]){0, 2, 2, 5, 2});
+    CHECK_OK(ct_bincount(ctx, x, NULL, 0, &r));
+    g = tu_read(r);
+    CHECK(ct_tensor_dtype(r) == CT_INT64 && tu_same_shape(r, 1, (const int64_t[]){6}));
+    CHECK(g[0] == 1 && g[1] == 0 && g[2] == 3 && g[5] == 1);
+    free(g), ct_tensor_release(r);
+    ct_tensor *w = vals(CT_FLOAT16, 1, (const int64_t[]){5}, (const double[]){0.5, 1, 2, 3, 4});
+    CHECK_OK(ct_bincount(ctx, x, w, 8, &r));
+    g = tu_read(r);
+    CHECK(ct_tensor_dtype(r) == CT_FLOAT64 && tu_same_shape(r, 1, (const int64_t[]){8}));
+    CHECK(g[0] == 0.5 && g[2] == 7 && g[5] == 3 && g[7] == 0);
+    free(g), ct_tensor_release(r);
+    ct_tensor *neg = vals(CT_INT32, 1, (const int64_t[]){2}, (const double[]){1, -1});
+    CHECK_ST(ct_bincount(ctx, neg, NULL, 0, &r), CT_ERR_INVALID_ARG);
+    CHECK_ST(ct_bincount(ctx, q, NULL, 0, &r), CT_ERR_INVALID_ARG);
+    ct_tensor_release(neg), ct_tensor_release(w), ct_tensor_release(x);
+    ct_tensor_release(e), ct_tensor_release(t), ct_tensor_release(q), ct_tensor_release(seq);
+}
+
 int main(void) {
     ctx = tu_ctx_or_skip();
     RUN(dot_mv_outer);
@@ -706,6 +798,7 @@ int main(void) {
     RUN(median_nanmedian);
     RUN(cummax_cummin_logcumsumexp);
     RUN(rot90_kron_repeat_interleave);
+    RUN(searchsorted_isin_aminmax_bincount);
     CHECK(ct_ctx_live_tensors(ctx) == 0);
     ct_ctx_free(ctx);
     return ct_test_end();

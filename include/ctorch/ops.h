@@ -165,19 +165,19 @@ CT_API ct_status ct_reciprocal(ct_ctx *ctx, const ct_tensor *a,
 /* atan2(a, b), the angle of (b, a) in [-pi, pi] with torch's broadcasting and promotion (integers
  * and bool in float32); differentiable in both. */
 CT_API ct_status ct_atan2(ct_ctx *ctx, const ct_tensor *a, const ct_tensor *b, ct_tensor **out);
-/* More everyday math with torch's names, broadcasting, promotion and gradients (docs/everyday.md).
- * hypot(a, b) = sqrt(a^2 + b^2) without overflow; floating operands only (as torch). */
+/* ---- more everyday math with torch's names, broadcasting, promotion and gradients
+ * (docs/everyday.md) ---- */
+
+/* hypot(a, b) = sqrt(a^2 + b^2) without overflow; floating operands only (as torch). */
 CT_API ct_status ct_hypot(ct_ctx *ctx, const ct_tensor *a, const ct_tensor *b, ct_tensor **out);
 /* log(exp(a) + exp(b)) without overflow (logaddexp2: base 2); floating operands only. */
-CT_API ct_status ct_logaddexp(ct_ctx *ctx, const ct_tensor *a, const ct_tensor *b,
-                              ct_tensor **out);
+CT_API ct_status ct_logaddexp(ct_ctx *ctx, const ct_tensor *a, const ct_tensor *b, ct_tensor **out);
 CT_API ct_status ct_logaddexp2(ct_ctx *ctx, const ct_tensor *a, const ct_tensor *b,
                                ct_tensor **out);
 /* a * log(b), 0 where a == 0 (unless b is NaN); integers and bool in float32. */
 CT_API ct_status ct_xlogy(ct_ctx *ctx, const ct_tensor *a, const ct_tensor *b, ct_tensor **out);
 /* |a| with the sign of b (-0.0 and NaN signs count); integers and bool in float32. */
-CT_API ct_status ct_copysign(ct_ctx *ctx, const ct_tensor *a, const ct_tensor *b,
-                             ct_tensor **out);
+CT_API ct_status ct_copysign(ct_ctx *ctx, const ct_tensor *a, const ct_tensor *b, ct_tensor **out);
 /* Elementwise max / min that ignore NaN (NaN only where both are); any dtype (bool: or / and). */
 CT_API ct_status ct_fmax(ct_ctx *ctx, const ct_tensor *a, const ct_tensor *b, ct_tensor **out);
 CT_API ct_status ct_fmin(ct_ctx *ctx, const ct_tensor *a, const ct_tensor *b, ct_tensor **out);
@@ -620,11 +620,13 @@ CT_API ct_status ct_dot(ct_ctx *ctx, const ct_tensor *a, const ct_tensor *b, ct_
 CT_API ct_status ct_mv(ct_ctx *ctx, const ct_tensor *m, const ct_tensor *v, ct_tensor **out);
 /* Outer product a[i] * b[j] of two 1-D tensors, dtypes promoted (torch.outer). */
 CT_API ct_status ct_outer(ct_ctx *ctx, const ct_tensor *a, const ct_tensor *b, ct_tensor **out);
-/* Diagonal `offset` of the (dim1, dim2) planes, as the last dim (torch.diagonal); a view where
- * the two dims can be merged without a copy (a contiguous input), else a copy. */
+/* Diagonal `offset` of the (dim1, dim2) planes, as the last dim (torch.diagonal). A view when the
+ * two dims, moved last, merge without a copy (a contiguous matrix, or the last two dims of a
+ * contiguous tensor in order); otherwise a copy (torch always returns a view). */
 CT_API ct_status ct_diagonal(ct_ctx *ctx, const ct_tensor *a, int64_t offset, int dim1, int dim2,
                              ct_tensor **out);
-/* Sum of a matrix's main diagonal (torch.trace: integers give int64; bool and f16 refused). */
+/* Sum of a matrix's main diagonal (torch.trace: integers give int64; bool refused; f16 / bf16
+ * computed, where torch has no kernel). */
 CT_API ct_status ct_trace(ct_ctx *ctx, const ct_tensor *a, ct_tensor **out);
 /* torch.diag: a 1-D tensor becomes the square matrix with it on diagonal k (zeros elsewhere); a
  * matrix gives a copy of its diagonal k. */
@@ -638,7 +640,7 @@ typedef enum { CT_MESHGRID_IJ, CT_MESHGRID_XY } ct_meshgrid_indexing;
 CT_API ct_status ct_meshgrid(ct_ctx *ctx, int n, const ct_tensor *const *ts,
                              ct_meshgrid_indexing indexing, ct_tensor **outs);
 /* n-th forward difference along dim (torch.diff) after concatenating prepend / append (either may
- * be NULL; same number of dims); bool uses xor; n = 0 gives a copy. */
+ * be NULL; same number of dims); bool uses xor; n <= 0 gives a copy of a. */
 CT_API ct_status ct_diff(ct_ctx *ctx, const ct_tensor *a, int n, int dim, const ct_tensor *prepend,
                          const ct_tensor *append, ct_tensor **out);
 /* Sum / mean over dims treating NaN as absent (torch.nansum, torch.nanmean; nanmean floating
@@ -683,12 +685,36 @@ CT_API ct_status ct_kron(ct_ctx *ctx, const ct_tensor *a, const ct_tensor *b, ct
  * dim = CT_ALL_DIMS repeats the flattened tensor). */
 CT_API ct_status ct_repeat_interleave(ct_ctx *ctx, const ct_tensor *a, int64_t repeats, int dim,
                                       ct_tensor **out);
+/* Insertion points of values in the sorted last dim of sorted_sequence (torch.searchsorted): left
+ * (first position with seq >= v) or right (seq > v); a 1-D sequence serves values of any shape,
+ * else its leading dims match the values'. torch's binary search step for step (NaN and unsorted
+ * input answer as torch's). int64, or int32 with out_int32. */
+CT_API ct_status ct_searchsorted(ct_ctx *ctx, const ct_tensor *sorted_sequence,
+                                 const ct_tensor *values, bool out_int32, bool right,
+                                 ct_tensor **out);
+/* The bucket of each input element among 1-D sorted boundaries (torch.bucketize). */
+CT_API ct_status ct_bucketize(ct_ctx *ctx, const ct_tensor *input, const ct_tensor *boundaries,
+                              bool out_int32, bool right, ct_tensor **out);
+/* Bool tensor of elements' shape: the element equals some test element (torch.isin; dtypes
+ * promote, NaN matches nothing; invert negates). Compares all pairs: O(numel * test numel). */
+CT_API ct_status ct_isin(ct_ctx *ctx, const ct_tensor *elements, const ct_tensor *test_elements,
+                         bool invert, ct_tensor **out);
+/* ct_amin and ct_amax in one call over one dim or all (n_dims 0 or 1; torch.aminmax; not
+ * differentiable, as torch: backward through it fails with CT_ERR_UNSUPPORTED). */
+CT_API ct_status ct_aminmax(ct_ctx *ctx, const ct_tensor *a, int n_dims, const int *dims,
+                            bool keepdim, ct_tensor **min, ct_tensor **max);
+/* Occurrences of each value 0..max(x) of a 1-D non-negative integer tensor, at least minlength
+ * bins (torch.bincount): int64 counts, or sums of weights (float32 weights in float32, others
+ * in float64, as torch). Reads max(x) on the host: eager only. */
+CT_API ct_status ct_bincount(ct_ctx *ctx, const ct_tensor *x, const ct_tensor *weights,
+                             int64_t minlength, ct_tensor **out);
 /* Einstein summation over n operands of one dtype (torch.einsum): "ij,jk->ik", implicit output
  * (letters used once, A-Z then a-z), "..." for broadcast dims, repeated subscripts (diagonals) and
  * size-1 broadcasting; contracted left to right with bmm, differentiable. */
 CT_API ct_status ct_einsum(ct_ctx *ctx, const char *equation, int n,
                            const ct_tensor *const *operands, ct_tensor **out);
-/* Cross product along dim (length 3 in both; shapes broadcast, one dtype) as torch.linalg.cross,
+/* Cross product along dim (length 3 in both; same number of dims, shapes broadcast, one dtype)
+ * as torch.linalg.cross,
  * rounded as torch's kernel: c0 = fma(a1, b2, -(a2 b1)), ... */
 CT_API ct_status ct_cross(ct_ctx *ctx, const ct_tensor *a, const ct_tensor *b, int dim,
                           ct_tensor **out);

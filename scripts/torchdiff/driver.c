@@ -330,6 +330,20 @@ int main(void) {
                 eq[k] = (char)I[k];
             st = ct_einsum(ctx, eq, nt, (const ct_tensor *const *)T, &r);
         }
+        else if (!strcmp(op, "searchsorted")) st = ct_searchsorted(ctx, a, b, I[0], I[1], &r);
+        else if (!strcmp(op, "bucketize")) st = ct_bucketize(ctx, a, b, I[0], I[1], &r);
+        else if (!strcmp(op, "isin")) st = ct_isin(ctx, a, b, I[0], &r);
+        else if (!strcmp(op, "bincount")) st = ct_bincount(ctx, a, b, L[0], &r);
+        else if (!strncmp(op, "aminmax", 7)) { /* _0 min, _1 max; I: keepdim, dims */
+            ct_tensor *r2 = NULL;
+            st = ct_aminmax(ctx, a, ni - 1, I + 1, I[0], &r, &r2);
+            if (op[8] == '1') {
+                ct_tensor_release(r);
+                r = r2;
+            } else {
+                ct_tensor_release(r2);
+            }
+        }
         else if (!strcmp(op, "rot90")) st = ct_rot90(ctx, a, L[0], I[1], I[2], &r);
         else if (!strcmp(op, "kron")) st = ct_kron(ctx, a, b, &r);
         else if (!strcmp(op, "repeat_interleave")) /* I: repeats, has dim, dim */

@@ -50,7 +50,8 @@ def gen2(rng):
                      'std_mean_0', 'std_mean_1', 'meshgrid', 'einsum', 'einsum', 'median',
                      'nanmedian', 'median_dim_v', 'median_dim_i', 'nanmedian_dim_v',
                      'nanmedian_dim_i', 'cummax_v', 'cummax_i', 'cummin_v', 'cummin_i',
-                     'logcumsumexp', 'rot90', 'kron', 'repeat_interleave'])
+                     'logcumsumexp', 'rot90', 'kron', 'repeat_interleave', 'searchsorted',
+                     'searchsorted', 'bucketize', 'isin', 'aminmax_0', 'aminmax_1', 'bincount'])
     d = rng.randrange(10)
     d2 = rng.randrange(10) if rng.random() < 0.3 else d
     D, I, T = [], [], []
@@ -524,6 +525,40 @@ def gen2(rng):
             f = torch.cummax if op.startswith('cummax') else torch.cummin
             k = 0 if op.endswith('_v') else 1
             thunk = lambda: f(a, dim)[k]
+    elif op in ('searchsorted', 'bucketize'):
+        N = rng.randint(0, 6)
+        nd = 1 if (op == 'bucketize' or rng.random() < 0.5) else rng.randint(2, 3)
+        lead = [rng.randint(1, 3) for _ in range(nd - 1)]
+        seqv = sorted(td.rvals(rng, d, math.prod(lead + [N]) if lead + [N] else 1, rng.random() < 0.3)) if d else None
+        if seqv is not None and rng.random() < 0.2: rng.shuffle(seqv)  # unsorted: torch's search still answers
+        seq = td.rtensor(rng, d, lead + [N], vals=seqv)
+        vs = (lead + [rng.randint(0, 4)]) if nd > 1 else rs(rng)
+        v = td.rtensor(rng, d2 if rng.random() < 0.2 else d, vs)
+        oi = rng.randrange(2); rt = rng.randrange(2); I = [oi, rt]
+        if op == 'searchsorted':
+            T = [seq, v]
+            thunk = lambda: torch.searchsorted(seq, v, out_int32=bool(oi), right=bool(rt))
+        else:
+            T = [v, seq]
+            thunk = lambda: torch.bucketize(v, seq, out_int32=bool(oi), right=bool(rt))
+    elif op == 'isin':
+        a = td.rtensor(rng, d, rs(rng)); b = td.rtensor(rng, d2, rs(rng))
+        iv = rng.randrange(2); T = [a, b]; I = [iv]
+        thunk = lambda: torch.isin(a, b, invert=bool(iv))
+    elif op in ('aminmax_0', 'aminmax_1'):
+        s = rs(rng); nd = len(s); a = td.rtensor(rng, d, s); T = [a]
+        kd = rng.randrange(2)
+        dims = [rng.randint(-nd, nd - 1)] if nd and rng.random() < 0.6 else []
+        I = [kd] + dims
+        k = int(op[-1])
+        thunk = lambda: (torch.aminmax(a, dim=dims[0], keepdim=bool(kd)) if dims else torch.aminmax(a, keepdim=bool(kd)))[k]
+    elif op == 'bincount':
+        n = rng.randint(0, 8)
+        x = td.rtensor(rng, pick([1, 2, 3, 4, 5]) if rng.random() < 0.95 else d, [n], vals=[rng.randint(0 if rng.random() < 0.95 else -1, 6) for _ in range(n)])
+        w = td.rtensor(rng, fdt(rng, d), [n]) if rng.random() < 0.4 else None
+        ml = rng.choice([0, 0, 3, 9]); I = [ml]
+        T = [x, w]
+        thunk = lambda: torch.bincount(x, weights=w, minlength=ml)
     elif op == 'rot90':
         s = rs(rng, rng.randint(1, 4)); nd = len(s); a = td.rtensor(rng, d, s); T = [a]
         k = rng.randint(-5, 5); d0 = rng.randint(-nd, nd - 1); d1 = rng.randint(-nd, nd - 1)

@@ -3,6 +3,7 @@
  * var_mean, std_mean, linalg cross (docs/everyday.md, "Linear algebra and reductions"). */
 #include "autograd/autograd_impl.h"
 #include "dispatch/dispatch.h"
+#include "ops/dispatch.h"
 #include "tensor/ag_front.h"
 
 #include <math.h>
@@ -261,15 +262,10 @@ static ct_status ct__diff(ct_ctx *ctx, const ct_tensor *a, int n, int dim, const
     if (a->ndim == 0)
         return ct__set_error(ctx, CT_ERR_SHAPE,
                              "diff: expects input to be at least one-dimensional");
-    if (n < 0)
-        return ct__set_error(ctx, CT_ERR_INVALID_ARG, "diff: order must be non-negative, got %d",
-                             n);
     int d;
     if (!ct__wrap_dim(dim, a->ndim, &d))
         return ct__set_error(ctx, CT_ERR_INDEX, "diff: dim %d out of range for %d dims", dim,
                              a->ndim);
-    if (n == 0) /* torch: a copy of the input, prepend and append unused */
-        return ct_tensor_clone(ctx, a, out);
     const ct_tensor *parts[3];
     int np = 0;
     if (prepend) parts[np++] = prepend;
@@ -281,6 +277,8 @@ static ct_status ct__diff(ct_ctx *ctx, const ct_tensor *a, int n, int dim, const
                                  "diff: prepend and append must have as many dims as the input "
                                  "(%d), got %d",
                                  a->ndim, parts[i]->ndim);
+    if (n <= 0) /* torch: the input itself (a copy here), prepend and append unused */
+        return ct_tensor_clone(ctx, a, out);
     ct_tensor *cur = NULL;
     st = np > 1 ? ct_cat(ctx, np, parts, d, &cur) : ct_tensor_clone(ctx, a, &cur);
     for (int k = 0; k < n && st == CT_OK; k++) {
@@ -414,6 +412,10 @@ static ct_status ct__cross(ct_ctx *ctx, const ct_tensor *a, const ct_tensor *b, 
                              ct_dtype_name(a->dtype), ct_dtype_name(b->dtype));
     if (a->dtype == CT_BOOL)
         return ct__set_error(ctx, CT_ERR_DTYPE, "cross: not implemented for bool (as torch)");
+    if (a->ndim != b->ndim)
+        return ct__set_error(ctx, CT_ERR_SHAPE,
+                             "cross: inputs must have the same number of dimensions, got %d and %d",
+                             a->ndim, b->ndim);
     int nd;
     int64_t sh[CT_MAX_DIMS];
     if ((st = ct__broadcast_shapes(ctx, "cross", 2, ins, &nd, sh)) != CT_OK) return st;
@@ -536,7 +538,7 @@ ct_status ct_nanmedian_dim(ct_ctx *ctx, const ct_tensor *a, int dim, bool keepdi
  * (NaN counting as equal to a NaN result), torch's evenly_distribute_backward. */
 typedef struct {
     ct_tensor *x, *m;
-    int64_t ver;
+    int64_t ver, mver;
     bool ignore_nan;
 } ct__median_user;
 static void ct__median_free(void *user) {
@@ -551,6 +553,7 @@ static ct_status ct__median_backward(ct_ctx *ctx, void *user, ct_tensor *const *
     if (!need[0]) return CT_OK;
     const char *node = u->ignore_nan ? "NanmedianBackward0" : "MedianBackward0";
     ct_status st = ct__ag_saved_ok(ctx, u->x, "input", 0, node, u->ver);
+    if (st == CT_OK) st = ct__ag_saved_ok(ctx, u->m, "output", 0, node, u->mver);
     ct_tensor *t[8] = {NULL};
     if (st == CT_OK) st = ct_eq(ctx, u->x, u->m, &t[0]);
     if (st == CT_OK) st = ct_isnan(ctx, u->x, &t[1]);
@@ -599,6 +602,7 @@ static ct_status ct__median_all(ct_ctx *ctx, const char *op, bool ignore_nan, co
             u->x = ct_tensor_retain((ct_tensor *)a);
             /* a detached alias of the result: the result's node must not own the result */
             st = ct_tensor_detach(ctx, *out, &u->m);
+            if (st == CT_OK) u->mver = u->m->storage->version;
             u->ver = a->storage->version;
             u->ignore_nan = ignore_nan;
             if (st == CT_OK)
@@ -648,6 +652,10 @@ static ct_status ct__cumext(ct_ctx *ctx, const char *op, bool is_max, const ct_t
     if (a->ndim == 0) {
         st = ct_tensor_clone(ctx, a, values);
         if (st == CT_OK) st = ct_tensor_zeros(ctx, CT_INT64, 0, NULL, indices);
+        if (st != CT_OK) {
+            ct_tensor_release(*values);
+            *values = *indices = NULL;
+        }
         return st;
     }
     const int64_t n = a->shape[d];
@@ -724,9 +732,13 @@ static ct_status ct__logcumsumexp(ct_ctx *ctx, const ct_tensor *a, int dim, ct_t
         return ct__set_error(ctx, CT_ERR_INDEX, "logcumsumexp: dim %d out of range for %d dims",
                              dim, a->ndim);
     const int64_t n = a->ndim ? a->shape[d] : 1;
+    /* float32 and the halves scan in float64 and round once at the end */
+    const ct_dtype wdt = CT_FLOAT64;
     ct_tensor *y = NULL, *ninf = NULL;
-    st = ct_tensor_full(ctx, a->dtype, 0, NULL, -INFINITY, &ninf);
-    if (st == CT_OK) y = ct_tensor_retain((ct_tensor *)a);
+    st = ct_tensor_full(ctx, wdt, 0, NULL, -INFINITY, &ninf);
+    if (st == CT_OK)
+        st = a->dtype == wdt ? (y = ct_tensor_retain((ct_tensor *)a), CT_OK)
+                             : ct_cast(ctx, a, wdt, &y);
     for (int64_t s = 1; s < n && st == CT_OK; s *= 2) {
         ct_tensor *ly = NULL, *ny = NULL;
         st = ct__shifted(ctx, y, d, s, ninf, &ly); /* logaddexp(-inf, y) is y exactly */
@@ -739,6 +751,11 @@ static ct_status ct__logcumsumexp(ct_ctx *ctx, const ct_tensor *a, int dim, ct_t
         ct_tensor_release(y);
         y = NULL;
         st = ct_tensor_clone(ctx, a, &y);
+    } else if (st == CT_OK && a->dtype != wdt) {
+        ct_tensor *c = NULL;
+        st = ct_cast(ctx, y, a->dtype, &c);
+        ct_tensor_release(y);
+        y = c;
     }
     if (st != CT_OK) {
         ct_tensor_release(y);
@@ -871,4 +888,231 @@ ct_status ct_repeat_interleave(ct_ctx *ctx, const ct_tensor *a, int64_t repeats,
                                ct_tensor **out) {
     return ct__error_within(ctx, "repeat_interleave",
                             ct__repeat_interleave(ctx, a, repeats, dim, out));
+}
+
+/* ---- searchsorted, bucketize ---- */
+/* torch's binary search run on whole tensors, one step per iteration for every value at once:
+ * start / end per value, mid = start + (end - start) / 2, then start = mid + 1 where
+ * !(seq[mid] >= v) (left; > for right) else end = mid, while start < end. The same comparisons as
+ * torch's loop, so unsorted sequences and NaNs give torch's answers too. seq2 is (B, N), v2 is
+ * (B, M); the result (B, M) int64. */
+static ct_status ct__bsearch(ct_ctx *ctx, const ct_tensor *seq2, const ct_tensor *v2, bool right,
+                             ct_tensor **out) {
+    const int64_t N = seq2->shape[1];
+    ct_tensor *start = NULL, *end = NULL;
+    ct_status st = ct_tensor_zeros(ctx, CT_INT64, 2, v2->shape, &start);
+    if (st == CT_OK) st = ct_tensor_full(ctx, CT_INT64, 2, v2->shape, (double)N, &end);
+    for (int64_t span = N; span > 0 && st == CT_OK; span >>= 1) {
+        ct_tensor *t[12] = {NULL};
+        st = ct_lt(ctx, start, end, &t[0]); /* still searching */
+        if (st == CT_OK) st = ct_sub(ctx, end, start, &t[1]);
+        if (st == CT_OK) st = ct_div_scalar_mode(ctx, t[1], 2, CT_ROUND_FLOOR, &t[2]);
+        if (st == CT_OK) st = ct_add(ctx, start, t[2], &t[3]); /* mid */
+        const double hi = (double)(N > 0 ? N - 1 : 0), lo = 0;
+        if (st == CT_OK) st = ct_clamp(ctx, t[3], &lo, &hi, &t[4]); /* finished ones: in range */
+        if (st == CT_OK) st = ct_gather(ctx, seq2, 1, t[4], &t[5]);
+        if (st == CT_OK) st = (right ? ct_gt : ct_ge)(ctx, t[5], v2, &t[6]);
+        if (st == CT_OK) st = ct_logical_not(ctx, t[6], &t[7]);
+        if (st == CT_OK) st = ct_logical_and(ctx, t[0], t[7], &t[8]); /* go right */
+        if (st == CT_OK) st = ct_logical_and(ctx, t[0], t[6], &t[9]); /* go left */
+        if (st == CT_OK) st = ct_add_scalar(ctx, t[3], 1, &t[10]);
+        ct_tensor *ns = NULL, *ne = NULL;
+        if (st == CT_OK) st = ct_where(ctx, t[8], t[10], start, &ns);
+        if (st == CT_OK) st = ct_where(ctx, t[9], t[3], end, &ne);
+        ct__rel(12, t);
+        if (st == CT_OK) {
+            ct_tensor_release(start), ct_tensor_release(end);
+            start = ns, end = ne;
+        } else {
+            ct_tensor_release(ns), ct_tensor_release(ne);
+        }
+    }
+    ct_tensor_release(end);
+    if (st != CT_OK) {
+        ct_tensor_release(start);
+        return st;
+    }
+    *out = start;
+    return CT_OK;
+}
+static ct_status ct__searchsorted(ct_ctx *ctx, const char *op, const ct_tensor *seq,
+                                  const ct_tensor *v, bool out_int32, bool right, ct_tensor **out) {
+    const ct_tensor *ins[2] = {seq, v};
+    ct_status st = ct__check_args(ctx, op, 2, ins, out);
+    if (st != CT_OK) return st;
+    ct_dtype dt;
+    if ((st = ct__result_type(ctx, op, 2, ins, &dt)) != CT_OK) return st;
+    if (dt == CT_BOOL)
+        return ct__set_error(ctx, CT_ERR_DTYPE, "%s: not implemented for bool (as torch)", op);
+    if (seq->ndim == 0)
+        return ct__set_error(ctx, CT_ERR_SHAPE,
+                             "%s: boundaries tensor should have positive dimension", op);
+    /* a 1-D sequence serves every value; else the leading dims must match the values' */
+    int64_t B = 1, M = 1;
+    if (seq->ndim > 1) {
+        bool ok = v->ndim == seq->ndim;
+        for (int i = 0; ok && i < seq->ndim - 1; i++)
+            ok = v->shape[i] == seq->shape[i];
+        if (!ok)
+            return ct__set_error(ctx, CT_ERR_SHAPE,
+                                 "%s: the boundaries' leading dims must match the input's (all "
+                                 "but the last)",
+                                 op);
+        for (int i = 0; i < seq->ndim - 1; i++)
+            B *= seq->shape[i];
+        M = v->ndim ? v->shape[v->ndim - 1] : 1;
+    } else {
+        M = ct_tensor_numel(v);
+    }
+    const int64_t N = seq->shape[seq->ndim - 1];
+    ct_tensor *s2 = NULL, *v2 = NULL, *r = NULL, *ri = NULL;
+    const bool was = ct_set_grad_enabled(ctx, false); /* an index result: nothing to record */
+    /* both in torch.result_type of the originals (a 0-d value promotes as a 0-d tensor: int64
+     * into an int8 sequence is int8, as torch) before the reshapes change their ranks */
+    ct_tensor *sc = NULL, *vc = NULL;
+    st = ct_cast(ctx, seq, dt, &sc);
+    if (st == CT_OK) st = ct_cast(ctx, v, dt, &vc);
+    if (st == CT_OK) st = ct_tensor_reshape(ctx, sc, 2, (const int64_t[]){B, N}, &s2);
+    if (st == CT_OK) st = ct_tensor_reshape(ctx, vc, 2, (const int64_t[]){B, M}, &v2);
+    ct_tensor_release(sc), ct_tensor_release(vc);
+    if (st == CT_OK) st = ct__bsearch(ctx, s2, v2, right, &r);
+    if (st == CT_OK) st = ct_tensor_reshape(ctx, r, v->ndim, v->shape, &ri);
+    if (st == CT_OK)
+        st = out_int32 ? ct_cast(ctx, ri, CT_INT32, out) : ct_tensor_clone(ctx, ri, out);
+    ct_set_grad_enabled(ctx, was);
+    ct_tensor_release(s2), ct_tensor_release(v2), ct_tensor_release(r), ct_tensor_release(ri);
+    return st;
+}
+ct_status ct_searchsorted(ct_ctx *ctx, const ct_tensor *sorted_sequence, const ct_tensor *values,
+                          bool out_int32, bool right, ct_tensor **out) {
+    return ct__error_within(
+        ctx, "searchsorted",
+        ct__searchsorted(ctx, "searchsorted", sorted_sequence, values, out_int32, right, out));
+}
+ct_status ct_bucketize(ct_ctx *ctx, const ct_tensor *input, const ct_tensor *boundaries,
+                       bool out_int32, bool right, ct_tensor **out) {
+    if (ctx && boundaries && boundaries->ndim != 1) {
+        if (out) *out = NULL;
+        return ct__set_error(ctx, CT_ERR_SHAPE,
+                             "bucketize: boundaries tensor must be 1 dimension, but got dim(%d)",
+                             boundaries->ndim);
+    }
+    return ct__error_within(
+        ctx, "bucketize",
+        ct__searchsorted(ctx, "bucketize", boundaries, input, out_int32, right, out));
+}
+
+/* ---- isin, aminmax, bincount ---- */
+static ct_status ct__isin(ct_ctx *ctx, const ct_tensor *e, const ct_tensor *t, bool invert,
+                          ct_tensor **out) {
+    const ct_tensor *ins[2] = {e, t};
+    ct_status st = ct__check_args(ctx, "isin", 2, ins, out);
+    if (st != CT_OK) return st;
+    /* every element against every test element (promoted as torch.eq), any over the tests */
+    ct_tensor *ec = NULL, *tc = NULL, *eq = NULL, *any = NULL;
+    st = ct_tensor_reshape(ctx, e, 2, (const int64_t[]){-1, 1}, &ec);
+    if (st == CT_OK) st = ct_tensor_reshape(ctx, t, 2, (const int64_t[]){1, -1}, &tc);
+    if (st == CT_OK) st = ct_eq(ctx, ec, tc, &eq);
+    if (st == CT_OK) st = ct_any(ctx, eq, 1, (const int[]){1}, false, &any);
+    ct_tensor *r = NULL;
+    if (st == CT_OK && invert) st = ct_logical_not(ctx, any, &r);
+    if (st == CT_OK) st = ct_tensor_reshape(ctx, invert ? r : any, e->ndim, e->shape, out);
+    ct_tensor_release(ec), ct_tensor_release(tc), ct_tensor_release(eq), ct_tensor_release(any);
+    ct_tensor_release(r);
+    return st;
+}
+ct_status ct_isin(ct_ctx *ctx, const ct_tensor *elements, const ct_tensor *test_elements,
+                  bool invert, ct_tensor **out) {
+    return ct__error_within(ctx, "isin", ct__isin(ctx, elements, test_elements, invert, out));
+}
+
+/* aminmax: torch 1.13 has no derivative for it, so its results hang on a node that refuses
+ * backward (printed NotImplemented) */
+static ct_status ct__aminmax_backward(ct_ctx *ctx, void *user, ct_tensor *const *gout,
+                                      const bool *need, ct_tensor **gin) {
+    (void)user, (void)gout, (void)need, (void)gin;
+    return ct__set_error(ctx, CT_ERR_UNSUPPORTED,
+                         "the derivative for 'aminmax' is not implemented (as torch)");
+}
+static const ct__ag_custom CT__AMINMAX_FN = {"NotImplemented", ct__aminmax_backward, NULL, false};
+ct_status ct_aminmax(ct_ctx *ctx, const ct_tensor *a, int n_dims, const int *dims, bool keepdim,
+                     ct_tensor **min, ct_tensor **max) {
+    if (!ctx) return CT_ERR_INVALID_ARG;
+    if (!min || !max) return ct__set_error(ctx, CT_ERR_INVALID_ARG, "aminmax: out is NULL");
+    *min = *max = NULL;
+    if (n_dims > 1)
+        return ct__set_error(ctx, CT_ERR_INVALID_ARG,
+                             "aminmax: one dim or all (n_dims 0), got %d dims", n_dims);
+    const bool rec = a && ct__ag_wants(ctx, 1, &a);
+    const bool was = ct_set_grad_enabled(ctx, false);
+    ct_status st = ct_amin(ctx, a, n_dims, dims, keepdim, min);
+    if (st == CT_OK) st = ct_amax(ctx, a, n_dims, dims, keepdim, max);
+    ct_set_grad_enabled(ctx, was);
+    for (int k = 0; k < 2 && st == CT_OK && rec; k++) {
+        ct_tensor **o = k ? max : min;
+        st = ct__ag_record_custom(ctx, &CT__AMINMAX_FN, NULL, a, o);
+        if (st == CT_OK) ct__ag_named(ctx, st, o, 0, "NotImplemented");
+    }
+    if (st != CT_OK) {
+        ct_tensor_release(*min), ct_tensor_release(*max);
+        *min = *max = NULL;
+    }
+    return ct__error_within(ctx, "aminmax", st);
+}
+
+static ct_status ct__bincount(ct_ctx *ctx, const ct_tensor *x, const ct_tensor *w,
+                              int64_t minlength, ct_tensor **out) {
+    const ct_tensor *ins[1] = {x};
+    ct_status st = ct__check_args(ctx, "bincount", 1, ins, out);
+    if (st != CT_OK) return st;
+    if (w && (st = ct__check_tensor(ctx, "bincount", "weights", w)) != CT_OK) return st;
+    if (x->ndim != 1 || ct_dtype_is_floating(x->dtype) || x->dtype == CT_BOOL ||
+        !ct__is_compute_dtype(x->dtype))
+        return ct__set_error(ctx, CT_ERR_INVALID_ARG,
+                             "bincount: only supports 1-d non-negative integral inputs (got a "
+                             "%dD %s tensor)",
+                             x->ndim, ct_dtype_name(x->dtype));
+    if (w && (w->ndim != 1 || w->shape[0] != x->shape[0]))
+        return ct__set_error(ctx, CT_ERR_SHAPE,
+                             "bincount: weights should be 1-d and have the same length as input");
+    if (minlength < 0)
+        return ct__set_error(ctx, CT_ERR_INVALID_ARG, "bincount: minlength should be >= 0");
+    /* the bins: max(x) + 1, read on the host (so eager only, as the result's size depends on it) */
+    int64_t n = minlength;
+    ct_tensor *mn = NULL, *mx = NULL, *x64 = NULL, *src = NULL, *z = NULL;
+    if (x->shape[0] > 0) {
+        double lo = 0, hi = 0;
+        st = ct_amin(ctx, x, 0, NULL, false, &mn);
+        if (st == CT_OK) st = ct_amax(ctx, x, 0, NULL, false, &mx);
+        if (st == CT_OK) st = ct_tensor_item(mn, &lo);
+        if (st == CT_OK) st = ct_tensor_item(mx, &hi);
+        if (st == CT_OK && lo < 0)
+            st = ct__set_error(ctx, CT_ERR_INVALID_ARG,
+                               "bincount: only supports 1-d non-negative integral inputs (found "
+                               "%.0f)",
+                               lo);
+        if (st == CT_OK && hi >= (double)(INT64_C(1) << 40))
+            st = ct__set_error(ctx, CT_ERR_OVERFLOW, "bincount: %.0f bins are too many", hi + 1);
+        if (st == CT_OK && (int64_t)hi + 1 > n) n = (int64_t)hi + 1;
+    }
+    /* torch: float32 weights sum in float32, any other weights in float64; an empty input gives
+     * int64 zeros whatever the weights */
+    const ct_dtype odt = !w || x->shape[0] == 0   ? CT_INT64
+                         : w->dtype == CT_FLOAT32 ? CT_FLOAT32
+                                                  : CT_FLOAT64;
+    ct_tensor *wc = NULL;
+    if (st == CT_OK && w) st = ct_cast(ctx, w, odt, &wc);
+    const bool use_w = w && x->shape[0] > 0;
+    if (st == CT_OK) st = ct_tensor_zeros(ctx, odt, 1, &n, &z);
+    if (st == CT_OK) st = ct_cast(ctx, x, CT_INT64, &x64);
+    if (st == CT_OK && !use_w) st = ct_tensor_ones(ctx, CT_INT64, 1, x->shape, &src);
+    if (st == CT_OK) st = ct_scatter_add(ctx, z, 0, x64, use_w ? wc : src, out);
+    ct_tensor_release(wc);
+    ct_tensor_release(mn), ct_tensor_release(mx), ct_tensor_release(x64);
+    ct_tensor_release(src), ct_tensor_release(z);
+    return st;
+}
+ct_status ct_bincount(ct_ctx *ctx, const ct_tensor *x, const ct_tensor *weights, int64_t minlength,
+                      ct_tensor **out) {
+    return ct__error_within(ctx, "bincount", ct__bincount(ctx, x, weights, minlength, out));
 }

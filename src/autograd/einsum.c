@@ -317,9 +317,7 @@ static ct_status ct__einsum(ct_ctx *ctx, const char *eq, int n, const ct_tensor 
         bool he = false;
         const char *rhs = arrow + 2;
         st = ct__ein_parse_term(ctx, rhs, strlen(rhs), ell_total, ell_total, olab, &no, &he);
-        if (st == CT_OK && he && !any_ell)
-            st = ct__set_error(ctx, CT_ERR_INVALID_ARG,
-                               "einsum: '...' in the output but in no operand");
+        (void)he; /* an ellipsis no operand has is empty (torch: "i->..." is a sum) */
         for (int k = 0; k < no && st == CT_OK; k++) {
             if (in_out[olab[k]] || count[olab[k]] == 0)
                 st = ct__set_error(ctx, CT_ERR_INVALID_ARG, "einsum: output subscript %d %s", k,

@@ -1083,14 +1083,17 @@ ct_status ct_equal(ct_ctx *ctx, const ct_tensor *a, const ct_tensor *b, bool *re
     return st == CT_OK ? st : ct__error_within(ctx, "equal", st);
 }
 
-ct_status ct_frac(ct_ctx *ctx, const ct_tensor *a, ct_tensor **out) {
-    if (a && ctx && ct__is_compute_dtype(a->dtype) && !ct_dtype_is_floating(a->dtype)) {
-        if (out) *out = NULL;
+static ct_status ct__fwd_frac(ct_ctx *ctx, const ct_tensor *a, ct_tensor **out) {
+    const ct_tensor *ins[1] = {a};
+    ct_status st = ct__check_args(ctx, "frac", 1, ins, out);
+    if (st != CT_OK) return st;
+    if (ct__is_compute_dtype(a->dtype) && !ct_dtype_is_floating(a->dtype))
         return ct__set_error(ctx, CT_ERR_DTYPE, "frac: floating input required, got %s (as torch)",
                              ct_dtype_name(a->dtype));
-    }
-    CT__AG_WRAP(ctx, out, ct__unary(ctx, "frac", CT_OP_FRAC, a, true, true, NULL, 0, out),
-                CT__AG_IN1(CT__AG_FRAC, a));
+    return ct__unary(ctx, "frac", CT_OP_FRAC, a, true, true, NULL, 0, out);
+}
+ct_status ct_frac(ct_ctx *ctx, const ct_tensor *a, ct_tensor **out) {
+    CT__AG_WRAP(ctx, out, ct__fwd_frac(ctx, a, out), CT__AG_IN1(CT__AG_FRAC, a));
 }
 CT__UN(sinc, CT_OP_SINC, true, true, CT__AG_SINC)
 ct_status ct_logit(ct_ctx *ctx, const ct_tensor *a, double eps, ct_tensor **out) {
