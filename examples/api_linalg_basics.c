@@ -9,7 +9,7 @@
 #include <stdio.h>
 
 static ct_ctx *ctx;
-static ct_tensor *pool[64];
+static ct_tensor *pool[128];
 static int npool;
 
 #define CHECK(call)                                                                                \
@@ -23,7 +23,10 @@ static int npool;
     } while (0)
 #define NVALS(...) ((int)(sizeof((const double[]){__VA_ARGS__}) / sizeof(double)))
 /* keep t for release at the end; NULL on failure */
-static ct_tensor *keep(ct_tensor *t) { return t && npool < 64 ? (pool[npool++] = t) : NULL; }
+static ct_tensor *keep(ct_tensor *t) {
+    if (t && npool == 128) ct_tensor_release(t); /* full: not kept, nothing leaks */
+    return t && npool < 128 ? (pool[npool++] = t) : NULL;
+}
 static ct_tensor *f64(int nd, const int64_t *shape, const double *v) {
     ct_tensor *t = NULL;
     return ct_tensor_from_host(ctx, v, CT_FLOAT64, nd, shape, &t) == CT_OK ? keep(t) : NULL;
