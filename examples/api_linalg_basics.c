@@ -1,7 +1,8 @@
 /* The everyday linear algebra and reduction helpers, as a PyTorch user writes them:
  * dot, mv, outer, einsum, trace, diagonal, diag, tile, meshgrid, diff, nansum, nanmean,
  * var_mean, std_mean, median, nanmedian, cummax, cummin, logcumsumexp, rot90, kron,
- * repeat_interleave, searchsorted, bucketize, isin, aminmax, bincount and cross, each printed and
+ * repeat_interleave, searchsorted, bucketize, isin, aminmax, bincount, cross and the random
+ * helpers (randint, randperm, bernoulli, rand_like, randn_like), each printed and
  * checked against values worked out by hand, plus one backward pass through them. Build and run:
  * see README ("Examples"). */
 #include <ctorch/ctorch.h>
@@ -165,6 +166,21 @@ int main(void) {
     keep(labels);
     CHECK(ct_bincount(ctx, labels, NULL, 5, &r));
     EXPECT("bincount", r, 1, 0, 2, 1, 0);
+
+    /* random helpers: reproducible from (seed, offset) */
+    ct_tensor *ri = NULL, *rp = NULL, *rb = NULL, *rl = NULL, *rn = NULL;
+    CHECK(ct_tensor_randint(ctx, CT_INT64, 0, 6, 1, (const int64_t[]){8}, 42, 0, &ri));
+    CHECK(ct_randperm(ctx, 5, CT_INT64, 42, 0, &rp));
+    CHECK(ct_bernoulli(ctx, f64(1, (const int64_t[]){3}, (const double[]){0, 1, 1}), 42, 0, &rb));
+    CHECK(ct_rand_like(ctx, S, 42, 0, &rl));
+    CHECK(ct_randn_like(ctx, S, 42, 0, &rn));
+    keep(ri), keep(rp), keep(rl), keep(rn);
+    EXPECT("bernoulli([0 1 1])", rb, 0, 1, 1);
+    ct_tensor *perm_sum = NULL;
+    CHECK(ct_sum(ctx, rp, 0, NULL, false, &perm_sum));
+    EXPECT("sum(randperm(5))", perm_sum, 10);
+    printf("randint(0, 6): ");
+    CHECK(ct_tensor_print(stdout, ri));
 
     /* gradients flow through them: d/du sum(outer(u, v)) = sum(v) for every element */
     CHECK(ct_tensor_set_requires_grad(u, true));

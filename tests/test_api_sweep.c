@@ -2298,6 +2298,31 @@ static void s1_ct_tensor_randn(void) { SWEEP_STATUS(ct_tensor_randn(S_ctx, (ct_d
 static void s2_ct_tensor_randn(void) { SWEEP_STATUS(ct_tensor_randn(S_ctx, (ct_dtype){0}, (int){0}, NULL, (uint64_t){0}, (uint64_t){0}, NULL)); }
 static void s3_ct_tensor_randn(void) { SWEEP_STATUS(ct_tensor_randn(S_ctx, (ct_dtype){0}, (int){0}, NULL, (uint64_t){0}, (uint64_t){0}, &S_out[0])); }
 static void s4_ct_tensor_randn(void) { SWEEP_STATUS(ct_tensor_randn(S_ctx, (ct_dtype){0}, (int){0}, S_i64, (uint64_t){0}, (uint64_t){0}, &S_out[0])); }
+static void s0_ct_tensor_randint(void) { (void)ct_tensor_randint(NULL, (ct_dtype){0}, (int64_t){0}, (int64_t){0}, (int){0}, NULL, (uint64_t){0}, (uint64_t){0}, NULL); }
+static void s1_ct_tensor_randint(void) { SWEEP_STATUS(ct_tensor_randint(S_ctx, (ct_dtype){0}, (int64_t){0}, (int64_t){0}, (int){0}, NULL, (uint64_t){0}, (uint64_t){0}, NULL)); }
+static void s2_ct_tensor_randint(void) { SWEEP_STATUS(ct_tensor_randint(S_ctx, (ct_dtype){0}, (int64_t){0}, (int64_t){0}, (int){0}, NULL, (uint64_t){0}, (uint64_t){0}, NULL)); }
+static void s3_ct_tensor_randint(void) { SWEEP_STATUS(ct_tensor_randint(S_ctx, (ct_dtype){0}, (int64_t){0}, (int64_t){0}, (int){0}, NULL, (uint64_t){0}, (uint64_t){0}, &S_out[0])); }
+static void s4_ct_tensor_randint(void) { SWEEP_STATUS(ct_tensor_randint(S_ctx, (ct_dtype){0}, (int64_t){0}, (int64_t){0}, (int){0}, S_i64, (uint64_t){0}, (uint64_t){0}, &S_out[0])); }
+static void s0_ct_randperm(void) { (void)ct_randperm(NULL, (int64_t){0}, (ct_dtype){0}, (uint64_t){0}, (uint64_t){0}, NULL); }
+static void s1_ct_randperm(void) { SWEEP_STATUS(ct_randperm(S_ctx, (int64_t){0}, (ct_dtype){0}, (uint64_t){0}, (uint64_t){0}, NULL)); }
+static void s2_ct_randperm(void) { SWEEP_STATUS(ct_randperm(S_ctx, (int64_t){0}, (ct_dtype){0}, (uint64_t){0}, (uint64_t){0}, NULL)); }
+static void s3_ct_randperm(void) { SWEEP_STATUS(ct_randperm(S_ctx, (int64_t){0}, (ct_dtype){0}, (uint64_t){0}, (uint64_t){0}, &S_out[0])); }
+static void s4_ct_randperm(void) { SWEEP_STATUS(ct_randperm(S_ctx, (int64_t){0}, (ct_dtype){0}, (uint64_t){0}, (uint64_t){0}, &S_out[0])); }
+static void s0_ct_rand_like(void) { (void)ct_rand_like(NULL, NULL, (uint64_t){0}, (uint64_t){0}, NULL); }
+static void s1_ct_rand_like(void) { SWEEP_STATUS(ct_rand_like(S_ctx, NULL, (uint64_t){0}, (uint64_t){0}, NULL)); }
+static void s2_ct_rand_like(void) { SWEEP_STATUS(ct_rand_like(S_ctx, S_t, (uint64_t){0}, (uint64_t){0}, NULL)); }
+static void s3_ct_rand_like(void) { SWEEP_STATUS(ct_rand_like(S_ctx, S_t, (uint64_t){0}, (uint64_t){0}, &S_out[0])); }
+static void s4_ct_rand_like(void) { SWEEP_STATUS(ct_rand_like(S_ctx, S_t, (uint64_t){0}, (uint64_t){0}, &S_out[0])); }
+static void s0_ct_randn_like(void) { (void)ct_randn_like(NULL, NULL, (uint64_t){0}, (uint64_t){0}, NULL); }
+static void s1_ct_randn_like(void) { SWEEP_STATUS(ct_randn_like(S_ctx, NULL, (uint64_t){0}, (uint64_t){0}, NULL)); }
+static void s2_ct_randn_like(void) { SWEEP_STATUS(ct_randn_like(S_ctx, S_t, (uint64_t){0}, (uint64_t){0}, NULL)); }
+static void s3_ct_randn_like(void) { SWEEP_STATUS(ct_randn_like(S_ctx, S_t, (uint64_t){0}, (uint64_t){0}, &S_out[0])); }
+static void s4_ct_randn_like(void) { SWEEP_STATUS(ct_randn_like(S_ctx, S_t, (uint64_t){0}, (uint64_t){0}, &S_out[0])); }
+static void s0_ct_bernoulli(void) { (void)ct_bernoulli(NULL, NULL, (uint64_t){0}, (uint64_t){0}, NULL); }
+static void s1_ct_bernoulli(void) { SWEEP_STATUS(ct_bernoulli(S_ctx, NULL, (uint64_t){0}, (uint64_t){0}, NULL)); }
+static void s2_ct_bernoulli(void) { SWEEP_STATUS(ct_bernoulli(S_ctx, S_t, (uint64_t){0}, (uint64_t){0}, NULL)); }
+static void s3_ct_bernoulli(void) { SWEEP_STATUS(ct_bernoulli(S_ctx, S_t, (uint64_t){0}, (uint64_t){0}, &S_out[0])); }
+static void s4_ct_bernoulli(void) { SWEEP_STATUS(ct_bernoulli(S_ctx, S_t, (uint64_t){0}, (uint64_t){0}, &S_out[0])); }
 static void s0_ct_tensor_retain(void) { (void)ct_tensor_retain(NULL); }
 static void s1_ct_tensor_retain(void) { (void)ct_tensor_retain(NULL); }
 static void s0_ct_tensor_release(void) { (void)ct_tensor_release(NULL); }
@@ -4710,6 +4735,31 @@ static const sweep_case sweep_cases[] = {
     {"ct_tensor_randn", 2, s2_ct_tensor_randn},
     {"ct_tensor_randn", 3, s3_ct_tensor_randn},
     {"ct_tensor_randn", 4, s4_ct_tensor_randn},
+    {"ct_tensor_randint", 0, s0_ct_tensor_randint},
+    {"ct_tensor_randint", 1, s1_ct_tensor_randint},
+    {"ct_tensor_randint", 2, s2_ct_tensor_randint},
+    {"ct_tensor_randint", 3, s3_ct_tensor_randint},
+    {"ct_tensor_randint", 4, s4_ct_tensor_randint},
+    {"ct_randperm", 0, s0_ct_randperm},
+    {"ct_randperm", 1, s1_ct_randperm},
+    {"ct_randperm", 2, s2_ct_randperm},
+    {"ct_randperm", 3, s3_ct_randperm},
+    {"ct_randperm", 4, s4_ct_randperm},
+    {"ct_rand_like", 0, s0_ct_rand_like},
+    {"ct_rand_like", 1, s1_ct_rand_like},
+    {"ct_rand_like", 2, s2_ct_rand_like},
+    {"ct_rand_like", 3, s3_ct_rand_like},
+    {"ct_rand_like", 4, s4_ct_rand_like},
+    {"ct_randn_like", 0, s0_ct_randn_like},
+    {"ct_randn_like", 1, s1_ct_randn_like},
+    {"ct_randn_like", 2, s2_ct_randn_like},
+    {"ct_randn_like", 3, s3_ct_randn_like},
+    {"ct_randn_like", 4, s4_ct_randn_like},
+    {"ct_bernoulli", 0, s0_ct_bernoulli},
+    {"ct_bernoulli", 1, s1_ct_bernoulli},
+    {"ct_bernoulli", 2, s2_ct_bernoulli},
+    {"ct_bernoulli", 3, s3_ct_bernoulli},
+    {"ct_bernoulli", 4, s4_ct_bernoulli},
     {"ct_tensor_retain", 0, s0_ct_tensor_retain},
     {"ct_tensor_retain", 1, s1_ct_tensor_retain},
     {"ct_tensor_release", 0, s0_ct_tensor_release},

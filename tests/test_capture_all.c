@@ -480,6 +480,12 @@ static ct_status op_searchsorted(void) { return ct_searchsorted(ctx, V8, A, fals
 static ct_status op_bucketize(void) { return ct_bucketize(ctx, A, V8, true, true, &OUT); }
 static ct_status op_isin(void) { return ct_isin(ctx, A, V3, false, &OUT); }
 static ct_status op_aminmax(void) { return ct_aminmax(ctx, A, 1, &DIM1, false, &OUT, &OUT2); }
+static ct_status op_tensor_randint(void) {
+    return ct_tensor_randint(ctx, CT_INT64, 0, 10, 2, (const int64_t[]){4, 8}, 1, 0, &OUT);
+}
+static ct_status op_randperm(void) { return ct_randperm(ctx, 16, CT_INT64, 1, 0, &OUT); }
+static ct_status op_rand_like(void) { return ct_rand_like(ctx, A, 1, 0, &OUT); }
+static ct_status op_randn_like(void) { return ct_randn_like(ctx, A, 1, 0, &OUT); }
 static ct_status op_cross(void) { return ct_cross(ctx, Src6, Src6, 1, &OUT); }
 static ct_status op_backward(void) {
     ct_tensor_zero_grad(GP);
@@ -785,6 +791,10 @@ static const op_entry computing[] = {
     E(bucketize),
     E(isin),
     E(aminmax),
+    E(tensor_randint),
+    E(randperm),
+    E(rand_like),
+    E(randn_like),
     E(nanmedian),
     E(median_dim),
     E(nanmedian_dim),
@@ -1141,6 +1151,7 @@ static const struct {
     {"ct_tensor_item", "host read (refused during capture)"},
     {"ct_allclose", "host read of the isclose result (refused during capture)"},
     {"ct_bincount", "host read of max(x), the result's size (refused during capture)"},
+    {"ct_bernoulli", "host read of p's range (refused during capture)"},
     {"ct_equal", "host read of the comparison (refused during capture)"},
     {"ct_tensor_to_device", "cross-device transfer (refused during capture)"},
     {"ct_tensor_view", "view (no data moves)"},

@@ -786,6 +786,65 @@ TEST(searchsorted_isin_aminmax_bincount) {
     ct_tensor_release(e), ct_tensor_release(t), ct_tensor_release(q), ct_tensor_release(seq);
 }
 
+/* randint / randperm / bernoulli / rand_like: ranges, a permutation, frequencies within 6 sigma
+ * of their expectations, and reproducibility from (seed, offset). */
+TEST(random_helpers) {
+    const int64_t n = 20000;
+    ct_tensor *r = NULL, *r2 = NULL;
+    CHECK_OK(ct_tensor_randint(ctx, CT_INT16, -3, 4, 1, &n, 7, 0, &r));
+    CHECK(ct_tensor_dtype(r) == CT_INT16);
+    double *g = tu_read(r);
+    int64_t count[7] = {0};
+    for (int64_t i = 0; i < n; i++) {
+        CHECK(g[i] >= -3 && g[i] < 4 && g[i] == floor(g[i]));
+        if (g[i] >= -3 && g[i] < 4) count[(int)g[i] + 3]++;
+    }
+    for (int k = 0; k < 7; k++) /* binomial(n, 1/7): sd ~ 49.5 */
+        CHECK_MSG(fabs((double)count[k] - n / 7.0) < 6 * 49.5, "randint bin %d: %lld", k,
+                  (long long)count[k]);
+    free(g);
+    CHECK_OK(ct_tensor_randint(ctx, CT_INT16, -3, 4, 1, &n, 7, 0, &r2)); /* same seed: same */
+    CHECK(tu_same_values(r, r2));
+    ct_tensor_release(r), ct_tensor_release(r2);
+    CHECK_ST(ct_tensor_randint(ctx, CT_INT8, 0, 300, 1, &n, 7, 0, &r), CT_ERR_INVALID_ARG);
+    CHECK_ST(ct_tensor_randint(ctx, CT_INT64, 5, 5, 1, &n, 7, 0, &r), CT_ERR_INVALID_ARG);
+    /* randperm: every value once */
+    CHECK_OK(ct_randperm(ctx, 1000, CT_INT32, 3, 0, &r));
+    g = tu_read(r);
+    bool seen[1000] = {false}, ok = true;
+    int fixed = 0;
+    for (int i = 0; i < 1000; i++) {
+        const int v = (int)g[i];
+        ok &= v >= 0 && v < 1000 && !seen[v];
+        if (v >= 0 && v < 1000) seen[v] = true;
+        fixed += v == i;
+    }
+    CHECK(ok && fixed < 10); /* a random permutation has ~1 fixed point */
+    free(g), ct_tensor_release(r);
+    /* bernoulli: p = 0 never, p = 1 always, p = 0.3 about 30% */
+    double pv[3] = {0, 1, 0.3};
+    ct_tensor *p = NULL, *big = NULL;
+    const int64_t sn[2] = {3, 1}, sx[2] = {3, 5000};
+    p = vals(CT_FLOAT32, 2, sn, pv);
+    CHECK_OK(ct_tensor_expand(ctx, p, 2, sx, &big));
+    CHECK_OK(ct_bernoulli(ctx, big, 11, 0, &r));
+    CHECK(ct_tensor_dtype(r) == CT_FLOAT32);
+    g = tu_read(r);
+    double sum[3] = {0, 0, 0};
+    for (int64_t i = 0; i < 15000; i++)
+        sum[i / 5000] += g[i];
+    CHECK(sum[0] == 0 && sum[1] == 5000 && fabs(sum[2] - 1500) < 6 * 32.4);
+    free(g), ct_tensor_release(r), ct_tensor_release(big), ct_tensor_release(p);
+    ct_tensor *bad = vals(CT_FLOAT64, 1, (const int64_t[]){2}, (const double[]){0.5, 1.5});
+    CHECK_ST(ct_bernoulli(ctx, bad, 1, 0, &r), CT_ERR_INVALID_ARG);
+    CHECK_OK(ct_rand_like(ctx, bad, 1, 0, &r));
+    CHECK(ct_tensor_dtype(r) == CT_FLOAT64 && tu_same_shape(r, 1, (const int64_t[]){2}));
+    ct_tensor_release(r);
+    CHECK_OK(ct_randn_like(ctx, bad, 1, 0, &r));
+    CHECK(ct_tensor_dtype(r) == CT_FLOAT64);
+    ct_tensor_release(r), ct_tensor_release(bad);
+}
+
 int main(void) {
     ctx = tu_ctx_or_skip();
     RUN(dot_mv_outer);
@@ -799,6 +858,7 @@ int main(void) {
     RUN(cummax_cummin_logcumsumexp);
     RUN(rot90_kron_repeat_interleave);
     RUN(searchsorted_isin_aminmax_bincount);
+    RUN(random_helpers);
     CHECK(ct_ctx_live_tensors(ctx) == 0);
     ct_ctx_free(ctx);
     return ct_test_end();

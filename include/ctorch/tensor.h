@@ -86,6 +86,24 @@ CT_API ct_status ct_tensor_rand(ct_ctx *ctx, ct_dtype dtype, int ndim, const int
 CT_API ct_status ct_tensor_randn(ct_ctx *ctx, ct_dtype dtype, int ndim, const int64_t *shape,
                                  uint64_t seed, uint64_t offset, ct_tensor **out);
 
+/* Random integers uniform in [low, high) of an integer or floating dtype (torch.randint; the range
+ * at most 2^53 and within the dtype), reproducible like ct_tensor_rand. */
+CT_API ct_status ct_tensor_randint(ct_ctx *ctx, ct_dtype dtype, int64_t low, int64_t high, int ndim,
+                                   const int64_t *shape, uint64_t seed, uint64_t offset,
+                                   ct_tensor **out);
+/* A random permutation of 0..n-1 in an integer dtype (torch.randperm), reproducible. */
+CT_API ct_status ct_randperm(ct_ctx *ctx, int64_t n, ct_dtype dtype, uint64_t seed, uint64_t offset,
+                             ct_tensor **out);
+/* ct_tensor_rand / ct_tensor_randn with a's dtype and shape (torch.rand_like / randn_like). */
+CT_API ct_status ct_rand_like(ct_ctx *ctx, const ct_tensor *a, uint64_t seed, uint64_t offset,
+                              ct_tensor **out);
+CT_API ct_status ct_randn_like(ct_ctx *ctx, const ct_tensor *a, uint64_t seed, uint64_t offset,
+                               ct_tensor **out);
+/* 1 with probability p[i], else 0, in p's (floating) dtype (torch.bernoulli); p outside [0, 1]:
+ * CT_ERR_INVALID_ARG (its range is read on the host: eager only). */
+CT_API ct_status ct_bernoulli(ct_ctx *ctx, const ct_tensor *p, uint64_t seed, uint64_t offset,
+                              ct_tensor **out);
+
 /* ---- reference counting ---- */
 /* Add a reference; returns t (NULL for NULL; NULL for a released tensor, reported on its context's
  * error message and log callback at CT_LOG_ERROR). */

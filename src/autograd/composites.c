@@ -1116,3 +1116,108 @@ ct_status ct_bincount(ct_ctx *ctx, const ct_tensor *x, const ct_tensor *weights,
                       ct_tensor **out) {
     return ct__error_within(ctx, "bincount", ct__bincount(ctx, x, weights, minlength, out));
 }
+
+/* ---- random helpers on ct_tensor_rand's generator (Philox4x32-10: reproducible from seed and
+ * offset on every thread count; not torch's generator, so the values differ from torch's) ---- */
+ct_status ct_tensor_randint(ct_ctx *ctx, ct_dtype dtype, int64_t low, int64_t high, int ndim,
+                            const int64_t *shape, uint64_t seed, uint64_t offset, ct_tensor **out) {
+    if (!ctx) return CT_ERR_INVALID_ARG;
+    if (!out) return ct__set_error(ctx, CT_ERR_INVALID_ARG, "randint: out is NULL");
+    *out = NULL;
+    if (!(low < high))
+        return ct__set_error(ctx, CT_ERR_INVALID_ARG,
+                             "randint: expects low < high, got [%lld, %lld)", (long long)low,
+                             (long long)high);
+    const double range = (double)high - (double)low;
+    if (range > 9007199254740992.0)
+        return ct__set_error(ctx, CT_ERR_INVALID_ARG,
+                             "randint: a range of more than 2^53 values is not supported");
+    if (dtype == CT_BOOL || !ct__is_compute_dtype(dtype))
+        return ct__set_error(ctx, CT_ERR_DTYPE, "randint: dtype %s is not supported",
+                             ct_dtype_name(dtype));
+    if (!ct_dtype_is_floating(dtype)) { /* both bounds within the dtype (high exclusive) */
+        double lo_ok = 0, hi_ok = 0;
+        switch (dtype) {
+        case CT_UINT8: lo_ok = 0, hi_ok = 256; break;
+        case CT_INT8: lo_ok = -128, hi_ok = 128; break;
+        case CT_INT16: lo_ok = -32768, hi_ok = 32768; break;
+        case CT_INT32: lo_ok = -2147483648.0, hi_ok = 2147483648.0; break;
+        default: lo_ok = -9223372036854775808.0, hi_ok = 9223372036854775808.0; break;
+        }
+        if ((double)low < lo_ok || (double)high > hi_ok)
+            return ct__set_error(ctx, CT_ERR_INVALID_ARG,
+                                 "randint: [%lld, %lld) does not fit in %s", (long long)low,
+                                 (long long)high, ct_dtype_name(dtype));
+    }
+    /* floor(u * range) + low for u uniform in [0, 1), kept below high where u * range rounds up */
+    ct_tensor *t[4] = {NULL};
+    const double hi1 = range - 1;
+    ct_status st = ct_tensor_rand(ctx, CT_FLOAT64, ndim, shape, seed, offset, &t[0]);
+    if (st == CT_OK) st = ct_mul_scalar(ctx, t[0], range, &t[1]);
+    if (st == CT_OK) st = ct_floor(ctx, t[1], &t[2]);
+    if (st == CT_OK) st = ct_clamp(ctx, t[2], NULL, &hi1, &t[3]);
+    ct_tensor *s = NULL;
+    if (st == CT_OK) st = ct_add_scalar(ctx, t[3], (double)low, &s);
+    if (st == CT_OK) st = ct_cast(ctx, s, dtype, out);
+    ct_tensor_release(s);
+    ct__rel(4, t);
+    return ct__error_within(ctx, "randint", st);
+}
+ct_status ct_randperm(ct_ctx *ctx, int64_t n, ct_dtype dtype, uint64_t seed, uint64_t offset,
+                      ct_tensor **out) {
+    if (!ctx) return CT_ERR_INVALID_ARG;
+    if (!out) return ct__set_error(ctx, CT_ERR_INVALID_ARG, "randperm: out is NULL");
+    *out = NULL;
+    if (n < 0)
+        return ct__set_error(ctx, CT_ERR_INVALID_ARG, "randperm: n must be non-negative, got %lld",
+                             (long long)n);
+    if (dtype == CT_BOOL || ct_dtype_is_floating(dtype) || !ct__is_compute_dtype(dtype))
+        return ct__set_error(ctx, CT_ERR_DTYPE, "randperm: an integer dtype is required, got %s",
+                             ct_dtype_name(dtype));
+    /* the order of n uniform keys (ties have probability ~n^2 2^-53 and keep index order) */
+    ct_tensor *keys = NULL, *v = NULL, *idx = NULL;
+    ct_status st = ct_tensor_rand(ctx, CT_FLOAT64, 1, &n, seed, offset, &keys);
+    if (st == CT_OK) st = ct_sort(ctx, keys, 0, false, true, &v, &idx);
+    if (st == CT_OK) st = ct_cast(ctx, idx, dtype, out);
+    ct_tensor_release(keys), ct_tensor_release(v), ct_tensor_release(idx);
+    return ct__error_within(ctx, "randperm", st);
+}
+ct_status ct_rand_like(ct_ctx *ctx, const ct_tensor *a, uint64_t seed, uint64_t offset,
+                       ct_tensor **out) {
+    const ct_tensor *ins[1] = {a};
+    ct_status st = ct__check_args(ctx, "rand_like", 1, ins, out);
+    return st != CT_OK ? st : ct_tensor_rand(ctx, a->dtype, a->ndim, a->shape, seed, offset, out);
+}
+ct_status ct_randn_like(ct_ctx *ctx, const ct_tensor *a, uint64_t seed, uint64_t offset,
+                        ct_tensor **out) {
+    const ct_tensor *ins[1] = {a};
+    ct_status st = ct__check_args(ctx, "randn_like", 1, ins, out);
+    return st != CT_OK ? st : ct_tensor_randn(ctx, a->dtype, a->ndim, a->shape, seed, offset, out);
+}
+ct_status ct_bernoulli(ct_ctx *ctx, const ct_tensor *p, uint64_t seed, uint64_t offset,
+                       ct_tensor **out) {
+    ct_status st = ct__one_float(ctx, "bernoulli", p, out);
+    if (st != CT_OK) return st;
+    /* p in [0, 1] (torch raises otherwise): its range read on the host, so eager only */
+    ct_tensor *t[5] = {NULL};
+    double lo = 0, hi = 0;
+    const bool was = ct_set_grad_enabled(ctx, false);
+    if (ct_tensor_numel(p) > 0) {
+        st = ct_amin(ctx, p, 0, NULL, false, &t[0]);
+        if (st == CT_OK) st = ct_amax(ctx, p, 0, NULL, false, &t[1]);
+        if (st == CT_OK) st = ct_tensor_item(t[0], &lo);
+        if (st == CT_OK) st = ct_tensor_item(t[1], &hi);
+        if (st == CT_OK && !(lo >= 0 && hi <= 1))
+            st = ct__set_error(ctx, CT_ERR_INVALID_ARG,
+                               "bernoulli: expects all elements of p in [0, 1], got [%g, %g]", lo,
+                               hi);
+    }
+    /* 1 where a uniform u < p (so p = 0 never, p = 1 always) */
+    if (st == CT_OK) st = ct_tensor_rand(ctx, CT_FLOAT64, p->ndim, p->shape, seed, offset, &t[2]);
+    if (st == CT_OK) st = ct_cast(ctx, p, CT_FLOAT64, &t[3]);
+    if (st == CT_OK) st = ct_lt(ctx, t[2], t[3], &t[4]);
+    if (st == CT_OK) st = ct_cast(ctx, t[4], p->dtype, out);
+    ct_set_grad_enabled(ctx, was);
+    ct__rel(5, t);
+    return ct__error_within(ctx, "bernoulli", st);
+}
