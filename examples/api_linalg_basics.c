@@ -2,9 +2,9 @@
  * dot, mv, outer, einsum, trace, diagonal, diag, tile, meshgrid, diff, nansum, nanmean,
  * var_mean, std_mean, median, nanmedian, cummax, cummin, logcumsumexp, rot90, kron,
  * repeat_interleave, searchsorted, bucketize, isin, aminmax, bincount, cross and the random
- * helpers (randint, randperm, bernoulli, rand_like, randn_like), each printed and
- * checked against values worked out by hand, plus one backward pass through them. Build and run:
- * see README ("Examples"). */
+ * helpers (randint, randperm, bernoulli, rand_like, randn_like), cov, corrcoef, trapezoid, each
+ * printed and checked against values worked out by hand, plus one backward pass through them. Build
+ * and run: see README ("Examples"). */
 #include <ctorch/ctorch.h>
 #include <math.h>
 #include <stdio.h>
@@ -166,6 +166,13 @@ int main(void) {
     keep(labels);
     CHECK(ct_bincount(ctx, labels, NULL, 5, &r));
     EXPECT("bincount", r, 1, 0, 2, 1, 0);
+
+    CHECK(ct_cov(ctx, M, 1, &r)); /* rows are variables */
+    EXPECT("cov(M)", r, 1, 1, 1, 1);
+    CHECK(ct_corrcoef(ctx, M, &r));
+    EXPECT("corrcoef(M)", r, 1, 1, 1, 1);
+    CHECK(ct_trapezoid(ctx, u, 1.0, 0, &r)); /* (1 + 2) / 2 + (2 + 3) / 2 */
+    EXPECT("trapezoid(u)", r, 4);
 
     /* random helpers: reproducible from (seed, offset) */
     ct_tensor *ri = NULL, *rp = NULL, *rb = NULL, *rl = NULL, *rn = NULL;

@@ -1968,6 +1968,21 @@ static void s1_ct_bincount(void) { SWEEP_STATUS(ct_bincount(S_ctx, NULL, NULL, (
 static void s2_ct_bincount(void) { SWEEP_STATUS(ct_bincount(S_ctx, S_t, S_t, (int64_t){0}, NULL)); }
 static void s3_ct_bincount(void) { SWEEP_STATUS(ct_bincount(S_ctx, S_t, S_t, (int64_t){0}, &S_out[0])); }
 static void s4_ct_bincount(void) { SWEEP_STATUS(ct_bincount(S_ctx, S_t, S_t, (int64_t){0}, &S_out[0])); }
+static void s0_ct_cov(void) { (void)ct_cov(NULL, NULL, (int64_t){0}, NULL); }
+static void s1_ct_cov(void) { SWEEP_STATUS(ct_cov(S_ctx, NULL, (int64_t){0}, NULL)); }
+static void s2_ct_cov(void) { SWEEP_STATUS(ct_cov(S_ctx, S_t, (int64_t){0}, NULL)); }
+static void s3_ct_cov(void) { SWEEP_STATUS(ct_cov(S_ctx, S_t, (int64_t){0}, &S_out[0])); }
+static void s4_ct_cov(void) { SWEEP_STATUS(ct_cov(S_ctx, S_t, (int64_t){0}, &S_out[0])); }
+static void s0_ct_corrcoef(void) { (void)ct_corrcoef(NULL, NULL, NULL); }
+static void s1_ct_corrcoef(void) { SWEEP_STATUS(ct_corrcoef(S_ctx, NULL, NULL)); }
+static void s2_ct_corrcoef(void) { SWEEP_STATUS(ct_corrcoef(S_ctx, S_t, NULL)); }
+static void s3_ct_corrcoef(void) { SWEEP_STATUS(ct_corrcoef(S_ctx, S_t, &S_out[0])); }
+static void s4_ct_corrcoef(void) { SWEEP_STATUS(ct_corrcoef(S_ctx, S_t, &S_out[0])); }
+static void s0_ct_trapezoid(void) { (void)ct_trapezoid(NULL, NULL, (double){0}, (int){0}, NULL); }
+static void s1_ct_trapezoid(void) { SWEEP_STATUS(ct_trapezoid(S_ctx, NULL, (double){0}, (int){0}, NULL)); }
+static void s2_ct_trapezoid(void) { SWEEP_STATUS(ct_trapezoid(S_ctx, S_t, (double){0}, (int){0}, NULL)); }
+static void s3_ct_trapezoid(void) { SWEEP_STATUS(ct_trapezoid(S_ctx, S_t, (double){0}, (int){0}, &S_out[0])); }
+static void s4_ct_trapezoid(void) { SWEEP_STATUS(ct_trapezoid(S_ctx, S_t, (double){0}, (int){0}, &S_out[0])); }
 static void s0_ct_einsum(void) { (void)ct_einsum(NULL, NULL, (int){0}, NULL, NULL); }
 static void s1_ct_einsum(void) { SWEEP_STATUS(ct_einsum(S_ctx, NULL, (int){0}, NULL, NULL)); }
 static void s2_ct_einsum(void) { SWEEP_STATUS(ct_einsum(S_ctx, NULL, (int){0}, NULL, NULL)); }
@@ -4405,6 +4420,21 @@ static const sweep_case sweep_cases[] = {
     {"ct_bincount", 2, s2_ct_bincount},
     {"ct_bincount", 3, s3_ct_bincount},
     {"ct_bincount", 4, s4_ct_bincount},
+    {"ct_cov", 0, s0_ct_cov},
+    {"ct_cov", 1, s1_ct_cov},
+    {"ct_cov", 2, s2_ct_cov},
+    {"ct_cov", 3, s3_ct_cov},
+    {"ct_cov", 4, s4_ct_cov},
+    {"ct_corrcoef", 0, s0_ct_corrcoef},
+    {"ct_corrcoef", 1, s1_ct_corrcoef},
+    {"ct_corrcoef", 2, s2_ct_corrcoef},
+    {"ct_corrcoef", 3, s3_ct_corrcoef},
+    {"ct_corrcoef", 4, s4_ct_corrcoef},
+    {"ct_trapezoid", 0, s0_ct_trapezoid},
+    {"ct_trapezoid", 1, s1_ct_trapezoid},
+    {"ct_trapezoid", 2, s2_ct_trapezoid},
+    {"ct_trapezoid", 3, s3_ct_trapezoid},
+    {"ct_trapezoid", 4, s4_ct_trapezoid},
     {"ct_einsum", 0, s0_ct_einsum},
     {"ct_einsum", 1, s1_ct_einsum},
     {"ct_einsum", 2, s2_ct_einsum},

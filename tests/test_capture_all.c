@@ -486,6 +486,9 @@ static ct_status op_tensor_randint(void) {
 static ct_status op_randperm(void) { return ct_randperm(ctx, 16, CT_INT64, 1, 0, &OUT); }
 static ct_status op_rand_like(void) { return ct_rand_like(ctx, A, 1, 0, &OUT); }
 static ct_status op_randn_like(void) { return ct_randn_like(ctx, A, 1, 0, &OUT); }
+static ct_status op_cov(void) { return ct_cov(ctx, A, 1, &OUT); }
+static ct_status op_corrcoef(void) { return ct_corrcoef(ctx, A, &OUT); }
+static ct_status op_trapezoid(void) { return ct_trapezoid(ctx, A, 0.5, 1, &OUT); }
 static ct_status op_cross(void) { return ct_cross(ctx, Src6, Src6, 1, &OUT); }
 static ct_status op_backward(void) {
     ct_tensor_zero_grad(GP);
@@ -795,6 +798,9 @@ static const op_entry computing[] = {
     E(randperm),
     E(rand_like),
     E(randn_like),
+    E(cov),
+    E(corrcoef),
+    E(trapezoid),
     E(nanmedian),
     E(median_dim),
     E(nanmedian_dim),

@@ -845,6 +845,56 @@ TEST(random_helpers) {
     ct_tensor_release(r), ct_tensor_release(bad);
 }
 
+/* cov / corrcoef against the two-pass definition; trapezoid against the rule. */
+TEST(cov_corrcoef_trapezoid) {
+    const double xv[8] = {1, 2, 4, 7, 2, 1, 0, -1};
+    ct_tensor *x = vals(CT_FLOAT64, 2, (const int64_t[]){2, 4}, xv), *r = NULL;
+    double mu[2] = {0, 0}, c[4] = {0, 0, 0, 0};
+    for (int i = 0; i < 2; i++)
+        for (int j = 0; j < 4; j++)
+            mu[i] += xv[4 * i + j] / 4;
+    for (int i = 0; i < 2; i++)
+        for (int k = 0; k < 2; k++)
+            for (int j = 0; j < 4; j++)
+                c[2 * i + k] += (xv[4 * i + j] - mu[i]) * (xv[4 * k + j] - mu[k]) / 3;
+    CHECK_OK(ct_cov(ctx, x, 1, &r));
+    double *g = tu_read(r);
+    CHECK(tu_same_shape(r, 2, (const int64_t[]){2, 2}));
+    for (int i = 0; i < 4; i++)
+        CHECK(fabs(g[i] - c[i]) < 1e-12);
+    free(g), ct_tensor_release(r);
+    CHECK_OK(ct_corrcoef(ctx, x, &r));
+    g = tu_read(r);
+    CHECK(fabs(g[0] - 1) < 1e-12 && fabs(g[3] - 1) < 1e-12);
+    CHECK(fabs(g[1] - c[1] / sqrt(c[0] * c[3])) < 1e-12 && fabs(g[1] - g[2]) < 1e-15);
+    free(g), ct_tensor_release(r);
+    /* one variable: a 0-d variance; too few observations: inf */
+    ct_tensor *v = vals(CT_INT32, 1, (const int64_t[]){3}, (const double[]){1, 2, 4});
+    CHECK_OK(ct_cov(ctx, v, 1, &r));
+    double s = 0;
+    CHECK_OK(ct_tensor_item(r, &s));
+    CHECK(ct_tensor_ndim(r) == 0 && ct_tensor_dtype(r) == CT_FLOAT32 && fabs(s - 7.0 / 3) < 1e-6);
+    ct_tensor_release(r);
+    CHECK_OK(ct_cov(ctx, v, 3, &r));
+    CHECK_OK(ct_tensor_item(r, &s));
+    CHECK(isinf(s));
+    ct_tensor_release(r);
+    /* trapezoid: dx (sum - (first + last) / 2) */
+    CHECK_OK(ct_trapezoid(ctx, x, 0.5, 1, &r));
+    g = tu_read(r);
+    CHECK(g[0] == 0.5 * (14 - 4) && g[1] == 0.5 * (2 - 0.5));
+    free(g), ct_tensor_release(r);
+    CHECK_OK(ct_trapezoid(ctx, v, 1, 0, &r)); /* integers: float32 */
+    CHECK_OK(ct_tensor_item(r, &s));
+    CHECK(ct_tensor_dtype(r) == CT_FLOAT32 && s == 4.5);
+    ct_tensor_release(r);
+    ct_tensor *b = NULL;
+    CHECK_OK(ct_tensor_ones(ctx, CT_BOOL, 1, (const int64_t[]){3}, &b));
+    CHECK_ST(ct_cov(ctx, b, 1, &r), CT_ERR_DTYPE);
+    CHECK_ST(ct_trapezoid(ctx, b, 1, 0, &r), CT_ERR_DTYPE);
+    ct_tensor_release(b), ct_tensor_release(v), ct_tensor_release(x);
+}
+
 int main(void) {
     ctx = tu_ctx_or_skip();
     RUN(dot_mv_outer);
@@ -859,6 +909,7 @@ int main(void) {
     RUN(rot90_kron_repeat_interleave);
     RUN(searchsorted_isin_aminmax_bincount);
     RUN(random_helpers);
+    RUN(cov_corrcoef_trapezoid);
     CHECK(ct_ctx_live_tensors(ctx) == 0);
     ct_ctx_free(ctx);
     return ct_test_end();

@@ -708,6 +708,15 @@ CT_API ct_status ct_aminmax(ct_ctx *ctx, const ct_tensor *a, int n_dims, const i
  * in float64, as torch). Reads max(x) on the host: eager only. */
 CT_API ct_status ct_bincount(ct_ctx *ctx, const ct_tensor *x, const ct_tensor *weights,
                              int64_t minlength, ct_tensor **out);
+/* Covariance of the rows (variables) of a 1-D or 2-D x over its columns (torch.cov without
+ * weights): (x - mean) (x - mean)^T / (N - correction), a non-positive divisor giving inf / NaN;
+ * size-1 dims squeezed; integers in float32. */
+CT_API ct_status ct_cov(ct_ctx *ctx, const ct_tensor *x, int64_t correction, ct_tensor **out);
+/* Pearson correlation coefficients of the rows (torch.corrcoef), clipped to [-1, 1]. */
+CT_API ct_status ct_corrcoef(ct_ctx *ctx, const ct_tensor *x, ct_tensor **out);
+/* Trapezoid-rule integral of y along dim with spacing dx (torch.trapezoid): (sum(y) - (y[0] +
+ * y[-1]) / 2) dx; an empty dim gives zeros; integers give float32. */
+CT_API ct_status ct_trapezoid(ct_ctx *ctx, const ct_tensor *y, double dx, int dim, ct_tensor **out);
 /* Einstein summation over n operands of one dtype (torch.einsum): "ij,jk->ik", implicit output
  * (letters used once, A-Z then a-z), "..." for broadcast dims, repeated subscripts (diagonals) and
  * size-1 broadcasting; contracted left to right with bmm, differentiable. */

@@ -344,6 +344,9 @@ int main(void) {
                 ct_tensor_release(r2);
             }
         }
+        else if (!strcmp(op, "cov")) st = ct_cov(ctx, a, L[0], &r);
+        else if (!strcmp(op, "corrcoef")) st = ct_corrcoef(ctx, a, &r);
+        else if (!strcmp(op, "trapezoid")) st = ct_trapezoid(ctx, a, D[0], I[0], &r);
         else if (!strcmp(op, "rot90")) st = ct_rot90(ctx, a, L[0], I[1], I[2], &r);
         else if (!strcmp(op, "kron")) st = ct_kron(ctx, a, b, &r);
         else if (!strcmp(op, "repeat_interleave")) /* I: repeats, has dim, dim */

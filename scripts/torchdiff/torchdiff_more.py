@@ -51,7 +51,8 @@ def gen2(rng):
                      'nanmedian', 'median_dim_v', 'median_dim_i', 'nanmedian_dim_v',
                      'nanmedian_dim_i', 'cummax_v', 'cummax_i', 'cummin_v', 'cummin_i',
                      'logcumsumexp', 'rot90', 'kron', 'repeat_interleave', 'searchsorted',
-                     'searchsorted', 'bucketize', 'isin', 'aminmax_0', 'aminmax_1', 'bincount'])
+                     'searchsorted', 'bucketize', 'isin', 'aminmax_0', 'aminmax_1', 'bincount', 'cov',
+                     'corrcoef', 'trapezoid'])
     d = rng.randrange(10)
     d2 = rng.randrange(10) if rng.random() < 0.3 else d
     D, I, T = [], [], []
@@ -559,6 +560,18 @@ def gen2(rng):
         ml = rng.choice([0, 0, 3, 9]); I = [ml]
         T = [x, w]
         thunk = lambda: torch.bincount(x, weights=w, minlength=ml)
+    elif op in ('cov', 'corrcoef'):
+        s = [rng.randint(1, 4), rng.randint(1, 6)] if rng.random() < 0.7 else [rng.randint(1, 6)]
+        a = td.rtensor(rng, fdt(rng, d) if rng.random() < 0.8 else d, s, special=rng.random() < 0.2); T = [a]
+        if op == 'cov':
+            corr = rng.choice([0, 1, 1, 2]); I = [corr]
+            thunk = lambda: torch.cov(a, correction=corr)
+        else:
+            thunk = lambda: torch.corrcoef(a)
+    elif op == 'trapezoid':
+        s = rs(rng, rng.randint(1, 3)); nd = len(s); a = td.rtensor(rng, d, s); T = [a]
+        dx = pick([1.0, 0.5, 2.0, -0.25]); dim = rng.randint(-nd, nd - 1); D = [dx]; I = [dim]
+        thunk = lambda: torch.trapezoid(a, dx=dx, dim=dim)
     elif op == 'rot90':
         s = rs(rng, rng.randint(1, 4)); nd = len(s); a = td.rtensor(rng, d, s); T = [a]
         k = rng.randint(-5, 5); d0 = rng.randint(-nd, nd - 1); d1 = rng.randint(-nd, nd - 1)
@@ -595,7 +608,7 @@ td.TOL.update({'group_norm': 64, 'batch_norm': 64, 'batch_norm_rm': 4, 'batch_no
                'adaptive_avg_pool2d': 4, 'interpolate': 4, 'index_add': 0, 'scatter_add': 0,
                'dot': 64, 'mv': 64, 'trace': 64, 'nansum': 64, 'nanmean': 64, 'var_mean_0': 64,
                'var_mean_1': 64, 'std_mean_0': 64, 'std_mean_1': 64, 'einsum': 64,
-               'logcumsumexp': 8})
+               'logcumsumexp': 8, 'cov': 64, 'corrcoef': 64, 'trapezoid': 64})
 
 if __name__ == '__main__':
     td.gen = gen2

@@ -1221,3 +1221,106 @@ ct_status ct_bernoulli(ct_ctx *ctx, const ct_tensor *p, uint64_t seed, uint64_t 
     ct__rel(5, t);
     return ct__error_within(ctx, "bernoulli", st);
 }
+
+/* ---- cov, corrcoef, trapezoid: torch's formulas op for op ---- */
+static ct_status ct__cov(ct_ctx *ctx, const ct_tensor *x, int64_t correction, ct_tensor **out) {
+    const ct_tensor *ins[1] = {x};
+    ct_status st = ct__check_args(ctx, "cov", 1, ins, out);
+    if (st != CT_OK) return st;
+    if (x->ndim > 2)
+        return ct__set_error(ctx, CT_ERR_SHAPE,
+                             "cov: expected input to have two or fewer dimensions but got %d",
+                             x->ndim);
+    if (!ct__is_compute_dtype(x->dtype) || x->dtype == CT_BOOL)
+        return ct__set_error(ctx, CT_ERR_DTYPE, "cov: dtype %s is not supported (as torch)",
+                             ct_dtype_name(x->dtype));
+    /* variables in rows, observations in columns; integers and bool as float32 */
+    const int64_t V = x->ndim == 2 ? x->shape[0] : 1, N = x->ndim ? x->shape[x->ndim - 1] : 1;
+    ct_tensor *t[6] = {NULL};
+    st = ct_dtype_is_floating(x->dtype) ? (t[0] = ct_tensor_retain((ct_tensor *)x), CT_OK)
+                                        : ct_cast(ctx, x, CT_FLOAT32, &t[0]);
+    if (st == CT_OK) st = ct_tensor_reshape(ctx, t[0], 2, (const int64_t[]){V, N}, &t[1]);
+    if (st == CT_OK) st = ct_mean(ctx, t[1], 1, (const int[]){1}, true, &t[2]);
+    if (st == CT_OK) st = ct_sub(ctx, t[1], t[2], &t[3]);
+    if (st == CT_OK) st = ct_tensor_transpose(ctx, t[3], 0, 1, &t[4]);
+    if (st == CT_OK) st = ct_matmul(ctx, t[3], t[4], &t[5]);
+    /* torch: (N - correction), 0 when not positive (then inf / nan, with its warning) */
+    const double norm = N - correction > 0 ? (double)(N - correction) : 0.0;
+    ct_tensor *c = NULL;
+    if (st == CT_OK) st = ct_div_scalar(ctx, t[5], norm, &c);
+    /* torch's squeeze(): every size-1 dim goes */
+    int64_t sh[2];
+    int nd = 0;
+    for (int i = 0; i < 2; i++)
+        if (V != 1) sh[nd++] = V;
+    if (st == CT_OK) st = ct_tensor_reshape(ctx, c, nd, sh, out);
+    ct_tensor_release(c);
+    ct__rel(6, t);
+    return st;
+}
+ct_status ct_cov(ct_ctx *ctx, const ct_tensor *x, int64_t correction, ct_tensor **out) {
+    uint64_t mark = ct__ag_mark(ctx);
+    ct_status st = ct__error_within(ctx, "cov", ct__cov(ctx, x, correction, out));
+    return ct__ag_named(ctx, st, out, mark, "SqueezeBackward0");
+}
+ct_status ct_corrcoef(ct_ctx *ctx, const ct_tensor *x, ct_tensor **out) {
+    ct_tensor *c = NULL;
+    ct_status st = ct_cov(ctx, x, 1, &c);
+    if (st != CT_OK) return st;
+    if (c->ndim == 0) { /* one variable: c / c (1, or NaN), as torch */
+        st = ct_div(ctx, c, c, out);
+        ct_tensor_release(c);
+        return ct__error_within(ctx, "corrcoef", st);
+    }
+    /* c / stddev as a column, then as a row, clipped to [-1, 1] */
+    const int64_t V = c->shape[0];
+    ct_tensor *t[6] = {NULL};
+    const double lo = -1, hi = 1;
+    st = ct_diagonal(ctx, c, 0, 0, 1, &t[0]);
+    if (st == CT_OK) st = ct_sqrt(ctx, t[0], &t[1]);
+    if (st == CT_OK) st = ct_tensor_reshape(ctx, t[1], 2, (const int64_t[]){V, 1}, &t[2]);
+    if (st == CT_OK) st = ct_div(ctx, c, t[2], &t[3]);
+    if (st == CT_OK) st = ct_tensor_reshape(ctx, t[1], 2, (const int64_t[]){1, V}, &t[4]);
+    if (st == CT_OK) st = ct_div(ctx, t[3], t[4], &t[5]);
+    if (st == CT_OK) st = ct_clamp(ctx, t[5], &lo, &hi, out);
+    ct_tensor_release(c);
+    ct__rel(6, t);
+    return ct__error_within(ctx, "corrcoef", st);
+}
+static ct_status ct__trapezoid(ct_ctx *ctx, const ct_tensor *y, double dx, int dim,
+                               ct_tensor **out) {
+    const ct_tensor *ins[1] = {y};
+    ct_status st = ct__check_args(ctx, "trapezoid", 1, ins, out);
+    if (st != CT_OK) return st;
+    if (y->dtype == CT_BOOL || !ct__is_compute_dtype(y->dtype))
+        return ct__set_error(ctx, CT_ERR_DTYPE, "trapezoid: dtype %s is not supported (as torch)",
+                             ct_dtype_name(y->dtype));
+    int d;
+    if (y->ndim == 0 || !ct__wrap_dim(dim, y->ndim, &d))
+        return ct__set_error(ctx, CT_ERR_INDEX, "trapezoid: dim %d out of range for %d dims", dim,
+                             y->ndim);
+    if (y->shape[d] == 0) { /* torch: zeros of the reduced shape in y's dtype */
+        int64_t sh[CT_MAX_DIMS];
+        int nd = 0;
+        for (int i = 0; i < y->ndim; i++)
+            if (i != d) sh[nd++] = y->shape[i];
+        return ct_tensor_zeros(ctx, y->dtype, nd, sh, out);
+    }
+    /* torch's do_trapezoid: (sum(y) - (y[0] + y[-1]) * 0.5) * dx */
+    ct_tensor *t[7] = {NULL};
+    st = ct_sum(ctx, y, 1, &d, false, &t[0]);
+    if (st == CT_OK) st = ct_tensor_narrow(ctx, y, d, 0, 1, &t[1]);
+    if (st == CT_OK) st = ct_tensor_narrow(ctx, y, d, y->shape[d] - 1, 1, &t[2]);
+    if (st == CT_OK) st = ct_add(ctx, t[1], t[2], &t[3]);
+    if (st == CT_OK) st = ct_tensor_squeeze(ctx, t[3], d, &t[4]);
+    if (st == CT_OK) st = ct_mul_scalar(ctx, t[4], 0.5, &t[5]);
+    if (st == CT_OK) st = ct_sub(ctx, t[0], t[5], &t[6]);
+    if (st == CT_OK) st = ct_mul_scalar(ctx, t[6], dx, out);
+    ct__rel(7, t);
+    return st;
+}
+ct_status ct_trapezoid(ct_ctx *ctx, const ct_tensor *y, double dx, int dim, ct_tensor **out) {
+    uint64_t mark = ct__ag_mark(ctx);
+    ct_status st = ct__error_within(ctx, "trapezoid", ct__trapezoid(ctx, y, dx, dim, out));
+    return ct__ag_named(ctx, st, out, mark, "MulBackward1");
+}
