@@ -283,6 +283,20 @@ OP1(rad2deg)
 OP1(frac)
 OP1(sinc)
 OP1(signbit)
+OP1(lgamma)
+OP1(digamma)
+OP1(erfinv)
+OP1(i0)
+OP1(special_i0e)
+OP1(special_i1)
+OP1(special_i1e)
+OP1(special_ndtr)
+OP1(special_ndtri)
+OP1(special_log_ndtr)
+OP1(special_erfcx)
+OP1(special_entr)
+OP2(special_xlog1py)
+OP2(nextafter)
 OP1(floor)
 OP1(ceil)
 OP1(round)
@@ -310,6 +324,11 @@ static ct_status op_softplus(void) { return ct_softplus(ctx, A, 1.0, 20.0, &OUT)
 static ct_status op_hardtanh(void) { return ct_hardtanh(ctx, A, -0.5, 0.5, &OUT); }
 static ct_status op_isclose(void) { return ct_isclose(ctx, A, B, 1e-5, 1e-8, false, &OUT); }
 static ct_status op_logit(void) { return ct_logit(ctx, A, 1e-6, &OUT); }
+static ct_status op_polygamma(void) { return ct_polygamma(ctx, 2, A, &OUT); }
+static ct_status op_mvlgamma(void) {
+    ct_status st = ct_add_scalar(ctx, A, 3, &OUT2);
+    return st == CT_OK ? ct_mvlgamma(ctx, OUT2, 2, &OUT) : st;
+}
 static ct_status op_nan_to_num(void) { return ct_nan_to_num(ctx, A, NULL, NULL, NULL, &OUT); }
 static ct_status op_lerp(void) { return ct_lerp(ctx, A, B, C, &OUT); }
 static ct_status op_div_mode(void) { return ct_div_mode(ctx, A, B, CT_ROUND_TRUNC, &OUT); }
@@ -326,6 +345,8 @@ static ct_status op_lerp_scalar(void) { return ct_lerp_scalar(ctx, A, B, 0.25, &
         return st == CT_OK ? ct_##f(ctx, OUT2, OUT3, &OUT) : st;                                   \
     }
 OPINT(bitwise_and)
+OPINT(gcd)
+OPINT(lcm)
 OPINT(bitwise_or)
 OPINT(bitwise_xor)
 OPINT(bitwise_left_shift)
@@ -819,6 +840,24 @@ static const op_entry computing[] = {
     E(frac),
     E(sinc),
     E(signbit),
+    E(lgamma),
+    E(digamma),
+    E(polygamma),
+    E(mvlgamma),
+    E(erfinv),
+    E(i0),
+    E(special_i0e),
+    E(special_i1),
+    E(special_i1e),
+    E(special_ndtr),
+    E(special_ndtri),
+    E(special_log_ndtr),
+    E(special_erfcx),
+    E(special_entr),
+    E(special_xlog1py),
+    E(nextafter),
+    E(gcd),
+    E(lcm),
     E(isclose),
     E(logit),
     E(nan_to_num),

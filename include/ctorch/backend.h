@@ -151,7 +151,7 @@ extern "C" {
     X(CT_OP_ATANH)                                                                                 \
     X(CT_OP_LOG10)                                                                                 \
     X(CT_OP_RECIPROCAL)                                                                            \
-    X(CT_OP_ATAN2) /* binary; atan2(a, b), integers in float32 */                                 \
+    X(CT_OP_ATAN2) /* binary; atan2(a, b), integers in float32 */                                  \
     /* more everyday math (docs/everyday.md): binary in the compute dtype */                       \
     X(CT_OP_HYPOT)      /* floats */                                                               \
     X(CT_OP_LOGADDEXP)  /* floats; log(e^a + e^b) */                                               \
@@ -162,13 +162,31 @@ extern "C" {
     X(CT_OP_FMIN)       /* any; NaN ignored */                                                     \
     X(CT_OP_HEAVISIDE)  /* any; b where a == 0, else a > 0 */                                      \
     X(CT_OP_POW_T)      /* floats and integers; a ^ b (tensor exponent) */                         \
-    X(CT_OP_ISCLOSE) /* any in, bool out; scalars[0] rtol, [1] atol, ints[0] bit 0 equal_nan */   \
+    X(CT_OP_ISCLOSE)    /* any in, bool out; scalars[0] rtol, [1] atol, ints[0] bit 0 equal_nan */ \
     /* unary */                                                                                    \
     X(CT_OP_FRAC)       /* floats; x - trunc(x) */                                                 \
     X(CT_OP_LOGIT)      /* floats; scalars[0] eps (< 0: none) */                                   \
     X(CT_OP_SINC)       /* floats; sin(pi x) / (pi x) */                                           \
     X(CT_OP_NAN_TO_NUM) /* any; scalars[0..2] for NaN, +inf, -inf */                               \
-    X(CT_OP_SIGNBIT)    /* any in, bool out */
+    X(CT_OP_SIGNBIT)    /* any in, bool out */                                                     \
+    /* special functions (docs/everyday.md): floats, rounded from a long double evaluation */      \
+    X(CT_OP_LGAMMA)                                                                                \
+    X(CT_OP_DIGAMMA)                                                                               \
+    X(CT_OP_POLYGAMMA) /* ints[0] n >= 0 */                                                        \
+    X(CT_OP_ERFINV)                                                                                \
+    X(CT_OP_I0)                                                                                    \
+    X(CT_OP_I0E)                                                                                   \
+    X(CT_OP_I1)                                                                                    \
+    X(CT_OP_I1E)                                                                                   \
+    X(CT_OP_NDTR)                                                                                  \
+    X(CT_OP_NDTRI)                                                                                 \
+    X(CT_OP_LOG_NDTR)                                                                              \
+    X(CT_OP_ERFCX)                                                                                 \
+    X(CT_OP_ENTR)                                                                                  \
+    X(CT_OP_XLOG1PY)   /* binary, floats; a log1p(b), 0 where a == 0 (NaN b stays NaN) */          \
+    X(CT_OP_NEXTAFTER) /* binary, floats */                                                        \
+    X(CT_OP_GCD)       /* binary, integers (torch's wrapping in the element type) */               \
+    X(CT_OP_LCM)       /* binary, integers */
 
 /* CT_OP_LINALG routines (ints[0]). */
 enum {

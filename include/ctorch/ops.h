@@ -217,6 +217,49 @@ CT_API ct_status ct_nan_to_num(ct_ctx *ctx, const ct_tensor *a, const double *na
                                const double *posinf, const double *neginf, ct_tensor **out);
 /* Bool tensor: the sign bit is set (true for -0.0 and negative NaN; integers: a < 0). */
 CT_API ct_status ct_signbit(ct_ctx *ctx, const ct_tensor *a, ct_tensor **out);
+
+/* ---- special functions (torch / torch.special names). Integers and bool compute in float32;
+ * every float dtype (f16 too). Each value is rounded from a long double evaluation (f32 and f64
+ * within about 1 ulp; see docs/everyday.md "Special functions" for where torch differs). ---- */
+/* log |Gamma(a)| (+inf at 0 and the negative integers). */
+CT_API ct_status ct_lgamma(ct_ctx *ctx, const ct_tensor *a, ct_tensor **out);
+/* psi(a) = Gamma'(a) / Gamma(a): -inf at +0, +inf at -0, NaN at the negative integers. */
+CT_API ct_status ct_digamma(ct_ctx *ctx, const ct_tensor *a, ct_tensor **out);
+/* The n-th derivative of digamma (n >= 0, else CT_ERR_INVALID_ARG); poles: +inf for odd n,
+ * -inf for even n (torch's signs). */
+CT_API ct_status ct_polygamma(ct_ctx *ctx, int64_t n, const ct_tensor *a, ct_tensor **out);
+/* Multivariate log-gamma of order p >= 1: sum_i lgamma(a - i/2) + p(p-1)/4 log(pi), i < p. */
+CT_API ct_status ct_mvlgamma(ct_ctx *ctx, const ct_tensor *a, int64_t p, ct_tensor **out);
+/* Inverse error function on [-1, 1] (+-inf at +-1, NaN outside). */
+CT_API ct_status ct_erfinv(ct_ctx *ctx, const ct_tensor *a, ct_tensor **out);
+/* Modified Bessel function of the first kind, order 0 (torch.i0). */
+CT_API ct_status ct_i0(ct_ctx *ctx, const ct_tensor *a, ct_tensor **out);
+/* e^-|a| I0(a) (torch.special.i0e). */
+CT_API ct_status ct_special_i0e(ct_ctx *ctx, const ct_tensor *a, ct_tensor **out);
+/* Modified Bessel function of the first kind, order 1 (torch.special.i1). */
+CT_API ct_status ct_special_i1(ct_ctx *ctx, const ct_tensor *a, ct_tensor **out);
+/* e^-|a| I1(a) (torch.special.i1e). */
+CT_API ct_status ct_special_i1e(ct_ctx *ctx, const ct_tensor *a, ct_tensor **out);
+/* The standard normal CDF (torch.special.ndtr), accurate in the lower tail. */
+CT_API ct_status ct_special_ndtr(ct_ctx *ctx, const ct_tensor *a, ct_tensor **out);
+/* Its inverse on [0, 1] (torch.special.ndtri): -inf at 0, +inf at 1, NaN outside. */
+CT_API ct_status ct_special_ndtri(ct_ctx *ctx, const ct_tensor *a, ct_tensor **out);
+/* log(ndtr(a)) without underflow (torch.special.log_ndtr). */
+CT_API ct_status ct_special_log_ndtr(ct_ctx *ctx, const ct_tensor *a, ct_tensor **out);
+/* Scaled complementary error function e^(a^2) erfc(a) (torch.special.erfcx). */
+CT_API ct_status ct_special_erfcx(ct_ctx *ctx, const ct_tensor *a, ct_tensor **out);
+/* Entropy term -a log(a): 0 at 0, -inf for a < 0 (torch.special.entr). */
+CT_API ct_status ct_special_entr(ct_ctx *ctx, const ct_tensor *a, ct_tensor **out);
+/* a * log1p(b), 0 where a == 0 (unless b is NaN) (torch.special.xlog1py). */
+CT_API ct_status ct_special_xlog1py(ct_ctx *ctx, const ct_tensor *a, const ct_tensor *b,
+                                    ct_tensor **out);
+/* The next representable value after a toward b, in the result dtype (floats only; not
+ * differentiable, as torch). */
+CT_API ct_status ct_nextafter(ct_ctx *ctx, const ct_tensor *a, const ct_tensor *b, ct_tensor **out);
+/* Greatest common divisor / least common multiple of integers, wrapping in the element type
+ * exactly as torch (gcd(-128, 6) in int8 is -2); floats and bool: CT_ERR_DTYPE. */
+CT_API ct_status ct_gcd(ct_ctx *ctx, const ct_tensor *a, const ct_tensor *b, ct_tensor **out);
+CT_API ct_status ct_lcm(ct_ctx *ctx, const ct_tensor *a, const ct_tensor *b, ct_tensor **out);
 /* Rounding to an integral value (round: half to even); integer tensors are copied, bool refused.
  * Their gradient is zero (as torch). */
 CT_API ct_status ct_floor(ct_ctx *ctx, const ct_tensor *a, ct_tensor **out);

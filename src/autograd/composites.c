@@ -1324,3 +1324,38 @@ ct_status ct_trapezoid(ct_ctx *ctx, const ct_tensor *y, double dx, int dim, ct_t
     ct_status st = ct__error_within(ctx, "trapezoid", ct__trapezoid(ctx, y, dx, dim, out));
     return ct__ag_named(ctx, st, out, mark, "MulBackward1");
 }
+
+/* ---- mvlgamma: torch's composite, sum over i < p of lgamma(a + (i - p + 1) / 2) plus
+ * p (p - 1) / 4 log(pi); integers in float32, bool refused ---- */
+static ct_status ct__mvlgamma(ct_ctx *ctx, const ct_tensor *a, int64_t p, ct_tensor **out) {
+    const ct_tensor *ins[1] = {a};
+    ct_status st = ct__check_args(ctx, "mvlgamma", 1, ins, out);
+    if (st != CT_OK) return st;
+    if (a->dtype == CT_BOOL)
+        return ct__set_error(ctx, CT_ERR_DTYPE,
+                             "mvlgamma: the input tensor may not be a boolean tensor (as torch)");
+    if (p < 1 || p > (INT64_C(1) << 40))
+        return ct__set_error(ctx, CT_ERR_INVALID_ARG,
+                             "mvlgamma: p has to be greater than or equal to 1 (at most 2^40), "
+                             "got %lld",
+                             (long long)p);
+    const ct_dtype dt = ct_dtype_is_floating(a->dtype) ? a->dtype : CT_FLOAT32;
+    ct_tensor *t[4] = {NULL, NULL, NULL, NULL}; /* arange, a[..., None], args, lgamma */
+    st = ct_tensor_arange(ctx, dt, -(double)p * 0.5 + 0.5, 0.5, 0.5, &t[0]);
+    if (st == CT_OK) st = ct_tensor_unsqueeze(ctx, a, -1, &t[1]);
+    if (st == CT_OK) st = ct_add(ctx, t[0], t[1], &t[2]);
+    if (st == CT_OK) st = ct_lgamma(ctx, t[2], &t[3]);
+    ct_tensor *s = NULL;
+    const int last = -1;
+    if (st == CT_OK) st = ct_sum(ctx, t[3], 1, &last, false, &s);
+    if (st == CT_OK)
+        st = ct_add_scalar(ctx, s, (double)p * (double)(p - 1) * log(3.14159265358979323846) * 0.25, out);
+    ct_tensor_release(s);
+    ct__rel(4, t);
+    return st;
+}
+ct_status ct_mvlgamma(ct_ctx *ctx, const ct_tensor *a, int64_t p, ct_tensor **out) {
+    uint64_t mark = ct__ag_mark(ctx);
+    ct_status st = ct__error_within(ctx, "mvlgamma", ct__mvlgamma(ctx, a, p, out));
+    return ct__ag_named(ctx, st, out, mark, "MvlgammaBackward0");
+}

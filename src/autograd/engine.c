@@ -58,6 +58,7 @@ bool ct__ag_grad_fn_name(const ct_tensor *t, char *buf, size_t cap) {
     case CT__AG_FMOD: overload = n->n_in == 2; break; /* tensor divisor: ...Backward1 */
     case CT__AG_LERP: overload = 1; break;            /* tensor weight */
     case CT__AG_POW_T: overload = 1; break;           /* tensor exponent */
+    case CT__AG_NDTR: overload = 1; break;            /* torch's (1 + erf(x / sqrt 2)) * 0.5 */
     case CT__AG_NOT_IMPLEMENTED: snprintf(buf, cap, "%s", name); return true;
     case CT__AG_VIEW: {
         static const char *const view_names[CT__AG_VIEW_KINDS] = {

@@ -294,6 +294,93 @@ static void bw_sinc(ct__ag_call *c) {
 static void bw_nan_to_num(ct__ag_call *c) { /* g * isfinite(x) */
     ct__ag_set(c, 0, ct__ag_mul(c, G, AP(ct_isfinite, IN(0))));
 }
+/* special functions: torch 1.13's formulas and orders (derivatives.yaml, FunctionsManual) */
+static void bw_lgamma(ct__ag_call *c) { ct__ag_set(c, 0, ct__ag_mul(c, G, AP(ct_digamma, IN(0)))); }
+static ct_tensor *polygamma_of(ct__ag_call *c, int64_t n, const ct_tensor *x) {
+    ct_tensor *r = NULL;
+    if (c->st == CT_OK) {
+        ct_status st = ct_polygamma(c->ctx, n, x, &r);
+        r = ct__ag_keep(c, st, r);
+    }
+    return r;
+}
+static void bw_digamma(ct__ag_call *c) { /* g psi'(x) */
+    ct__ag_set(c, 0, ct__ag_mul(c, G, polygamma_of(c, 1, IN(0))));
+}
+static void bw_polygamma(ct__ag_call *c) { /* g psi^(n+1)(x) */
+    ct__ag_set(c, 0, ct__ag_mul(c, G, polygamma_of(c, (int64_t)c->n->sc[0] + 1, IN(0))));
+}
+static void bw_erfinv(ct__ag_call *c) { /* sqrt(pi)/2 exp(out^2) g */
+    ct_tensor *e = ct__ag_exp(c, ct__ag_mul(c, OUT, OUT));
+    ct__ag_set(c, 0, ct__ag_mul(c, ct__ag_mul_s(c, e, 0.88622692545275801365), G));
+}
+static void bw_i0(ct__ag_call *c) { ct__ag_set(c, 0, ct__ag_mul(c, G, AP(ct_special_i1, IN(0)))); }
+static void bw_i0e(ct__ag_call *c) { /* g (i1e(x) - sgn(x) out) */
+    ct_tensor *d = ct__ag_sub(c, AP(ct_special_i1e, IN(0)), ct__ag_mul(c, AP(ct_sign, IN(0)), OUT));
+    ct__ag_set(c, 0, ct__ag_mul(c, G, d));
+}
+/* i1 / i1e: x replaced by the dtype's epsilon where |x| <= eps, the gradient 0.5 there */
+static void bw_i1_any(ct__ag_call *c, bool scaled) {
+    const ct_tensor *x = IN(0);
+    const double eps = DT == CT_FLOAT64    ? 0x1p-52
+                       : DT == CT_FLOAT16  ? 0x1p-10
+                       : DT == CT_BFLOAT16 ? 0x1p-7
+                                           : 0x1p-23; /* std::numeric_limits<T>::epsilon() */
+    ct_tensor *big = ct__ag_cmp_s(c, 1, AP(ct_abs, x), eps, CT_BOOL);
+    ct_tensor *safe = ct__ag_where(c, big, x, ct__ag_scalar(c, DT, eps));
+    ct_tensor *rec = AP(ct_reciprocal, safe);
+    ct_tensor *d;
+    if (scaled)
+        d = ct__ag_sub(c, AP(ct_special_i0e, safe),
+                       ct__ag_mul(c, OUT, ct__ag_add(c, AP(ct_sign, safe), rec)));
+    else
+        d = ct__ag_sub(c, AP(ct_i0, safe), ct__ag_mul(c, OUT, rec));
+    ct__ag_set(c, 0, ct__ag_mul(c, G, ct__ag_where(c, big, d, ct__ag_scalar(c, DT, 0.5))));
+}
+static void bw_i1(ct__ag_call *c) { bw_i1_any(c, false); }
+static void bw_i1e(ct__ag_call *c) { bw_i1_any(c, true); }
+static void bw_ndtr(ct__ag_call *c) {
+    /* through torch's composite (1 + erf(x sqrt(1/2))) * 0.5: g 0.5, erf's
+     * 2/sqrt(pi) exp(-t^2) with t = x sqrt(1/2) rounded in the dtype, then sqrt(1/2) */
+    const double r2 = 0.70710678118654752440;
+    ct_tensor *t = ct__ag_mul_s(c, IN(0), r2);
+    ct_tensor *e = ct__ag_exp(c, ct__ag_neg(c, ct__ag_mul(c, t, t)));
+    ct_tensor *g1 = ct__ag_mul_s(c, G, 0.5);
+    ct_tensor *g2 = ct__ag_mul(c, ct__ag_mul_s(c, e, 1.1283791670955126), g1);
+    ct__ag_set(c, 0, ct__ag_mul_s(c, g2, r2));
+}
+static void bw_ndtri(ct__ag_call *c) { /* g sqrt(2 pi) exp(out^2 / 2) */
+    ct_tensor *e = ct__ag_exp(c, ct__ag_div_s(c, ct__ag_mul(c, OUT, OUT), 2));
+    ct__ag_set(c, 0, ct__ag_mul(c, ct__ag_mul_s(c, G, 2.5066282746310002), e));
+}
+static void bw_log_ndtr(ct__ag_call *c) { /* g / sqrt(2 pi) exp(-(out + x^2 / 2)) */
+    ct_tensor *s = ct__ag_add(c, OUT, ct__ag_div_s(c, ct__ag_mul(c, IN(0), IN(0)), 2));
+    ct_tensor *e = ct__ag_exp(c, ct__ag_neg(c, s));
+    ct__ag_set(c, 0, ct__ag_mul(c, ct__ag_div_s(c, G, 2.5066282746310002), e));
+}
+static void bw_erfcx(ct__ag_call *c) { /* (2 x out - 2/sqrt(pi)) g */
+    ct_tensor *d =
+        ct__ag_add_s(c, ct__ag_mul(c, ct__ag_mul_s(c, IN(0), 2), OUT), -1.1283791670955126);
+    ct__ag_set(c, 0, ct__ag_mul(c, d, G));
+}
+static void bw_entr(ct__ag_call *c) { /* g (-(1 + log x)) */
+    ct__ag_set(c, 0, ct__ag_mul(c, G, ct__ag_neg(c, ct__ag_add_s(c, AP(ct_log, IN(0)), 1))));
+}
+static void bw_xlog1py(ct__ag_call *c) {
+    /* a: xlog1py(g, b), 0 where a == 0 and b <= -1; b: g a / (b + 1) */
+    if (c->need[0]) {
+        ct_tensor *t = AP2(ct_special_xlog1py, G, IN(1));
+        ct_tensor *m = AP2(ct_logical_and, ct__ag_cmp_s(c, 0, IN(0), 0, CT_BOOL),
+                           ct__ag_cmp_s(c, 4, IN(1), -1, CT_BOOL));
+        ct__ag_set(c, 0, zero_where(c, m, t));
+    }
+    if (c->need[1])
+        ct__ag_set(c, 1, ct__ag_div(c, ct__ag_mul(c, G, IN(0)), ct__ag_add_s(c, IN(1), 1)));
+}
+static void bw_nextafter(ct__ag_call *c) {
+    c->st = ct__set_error(c->ctx, CT_ERR_UNSUPPORTED,
+                          "the derivative for 'nextafter' is not implemented (as torch)");
+}
 /* floor, ceil, round, trunc, sign, rounded division: zeros like each input (torch's formula,
  * zeros_like, so an infinite or NaN incoming gradient still gives 0) */
 static void bw_zero(ct__ag_call *c) {
@@ -457,6 +544,21 @@ const ct__ag_formula *ct__ag_formula_elementwise(int op) {
         F(CT__AG_LOGIT, "LogitBackward", bw_logit, 1, 0)
         F(CT__AG_SINC, "SincBackward", bw_sinc, 1, 0)
         F(CT__AG_NAN_TO_NUM, "NanToNumBackward", bw_nan_to_num, 1, 0)
+        F(CT__AG_LGAMMA, "LgammaBackward", bw_lgamma, 1, 0)
+        F(CT__AG_DIGAMMA, "DigammaBackward", bw_digamma, 1, 0)
+        F(CT__AG_POLYGAMMA, "PolygammaBackward", bw_polygamma, 1, 0)
+        F(CT__AG_ERFINV, "ErfinvBackward", bw_erfinv, 0, 1)
+        F(CT__AG_I0, "I0Backward", bw_i0, 1, 0)
+        F(CT__AG_I0E, "SpecialI0EBackward", bw_i0e, 1, 1)
+        F(CT__AG_I1, "SpecialI1Backward", bw_i1, 1, 1)
+        F(CT__AG_I1E, "SpecialI1EBackward", bw_i1e, 1, 1)
+        F(CT__AG_NDTR, "MulBackward", bw_ndtr, 1, 0)
+        F(CT__AG_NDTRI, "SpecialNdtriBackward", bw_ndtri, 0, 1)
+        F(CT__AG_LOG_NDTR, "SpecialLogNdtrBackward", bw_log_ndtr, 1, 1)
+        F(CT__AG_ERFCX, "SpecialErfcxBackward", bw_erfcx, 1, 1)
+        F(CT__AG_ENTR, "SpecialEntrBackward", bw_entr, 1, 0)
+        F(CT__AG_XLOG1PY, "SpecialXlog1PyBackward", bw_xlog1py, 3, 0)
+        F(CT__AG_NEXTAFTER, "NextafterBackward", bw_nextafter, 0, 0)
         F(CT__AG_ZERO, "ZeroGradBackward", bw_zero, 0, 0)
         F(CT__AG_SILU, "SiluBackward", bw_silu, 1, 0)
         F(CT__AG_SOFTPLUS, "SoftplusBackward", bw_softplus, 1, 0)

@@ -142,6 +142,23 @@ static const signed char ct__op_arity_tab[CT_OP_COUNT][2] = {
     [CT_OP_SINC] = {1, 1},
     [CT_OP_NAN_TO_NUM] = {1, 1},
     [CT_OP_SIGNBIT] = {1, 1},
+    [CT_OP_LGAMMA] = {1, 1},
+    [CT_OP_DIGAMMA] = {1, 1},
+    [CT_OP_POLYGAMMA] = {1, 1},
+    [CT_OP_ERFINV] = {1, 1},
+    [CT_OP_I0] = {1, 1},
+    [CT_OP_I0E] = {1, 1},
+    [CT_OP_I1] = {1, 1},
+    [CT_OP_I1E] = {1, 1},
+    [CT_OP_NDTR] = {1, 1},
+    [CT_OP_NDTRI] = {1, 1},
+    [CT_OP_LOG_NDTR] = {1, 1},
+    [CT_OP_ERFCX] = {1, 1},
+    [CT_OP_ENTR] = {1, 1},
+    [CT_OP_XLOG1PY] = {2, 2},
+    [CT_OP_NEXTAFTER] = {2, 2},
+    [CT_OP_GCD] = {2, 2},
+    [CT_OP_LCM] = {2, 2},
 };
 
 bool ct__desc_arity(int k, int *lo, int *hi) {

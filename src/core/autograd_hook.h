@@ -129,7 +129,22 @@ typedef enum ct__ag_op {
     CT__AG_LOGIT, /* sc[0] eps (< 0: none) */
     CT__AG_SINC,
     CT__AG_NAN_TO_NUM,
-    CT__AG_CUSTOM, /* a backward function of a higher layer (ct__ag_custom) */
+    CT__AG_LGAMMA,
+    CT__AG_DIGAMMA,
+    CT__AG_POLYGAMMA, /* sc[0] n */
+    CT__AG_ERFINV,
+    CT__AG_I0,
+    CT__AG_I0E,
+    CT__AG_I1,
+    CT__AG_I1E,
+    CT__AG_NDTR, /* torch's composite: the node prints MulBackward1 */
+    CT__AG_NDTRI,
+    CT__AG_LOG_NDTR,
+    CT__AG_ERFCX,
+    CT__AG_ENTR,
+    CT__AG_XLOG1PY,
+    CT__AG_NEXTAFTER, /* torch's formula is not_implemented: backward fails */
+    CT__AG_CUSTOM,    /* a backward function of a higher layer (ct__ag_custom) */
     CT__AG_COUNT
 } ct__ag_op;
 

@@ -957,7 +957,8 @@ typedef enum {
     CT__BM_INT_TO_F, /* integers and bool compute in float32 */
     CT__BM_ANY,      /* any dtype, kept */
     CT__BM_SAME,     /* any dtype, both operands of the same one (heaviside) */
-    CT__BM_NO_BOOL   /* floats and integers (pow) */
+    CT__BM_NO_BOOL,  /* floats and integers (pow) */
+    CT__BM_INT_ONLY  /* integers only (gcd, lcm) */
 } ct__bm_rule;
 static ct_status ct__bin_math(ct_ctx *ctx, const char *name, ct_op_kind kind, const ct_tensor *a,
                               const ct_tensor *b, ct__bm_rule rule, ct_tensor **out) {
@@ -972,7 +973,8 @@ static ct_status ct__bin_math(ct_ctx *ctx, const char *name, ct_op_kind kind, co
                              "torch)",
                              name, ct_dtype_name(a->dtype), ct_dtype_name(b->dtype));
     if ((rule == CT__BM_FLOAT && !ct_dtype_is_floating(dt)) ||
-        (rule == CT__BM_NO_BOOL && dt == CT_BOOL))
+        (rule == CT__BM_NO_BOOL && dt == CT_BOOL) ||
+        (rule == CT__BM_INT_ONLY && (ct_dtype_is_floating(dt) || dt == CT_BOOL)))
         return ct__set_error(ctx, CT_ERR_DTYPE, "%s: not implemented for %s operands (as torch)",
                              name, ct_dtype_name(dt));
     if (rule == CT__BM_INT_TO_F && !ct_dtype_is_floating(dt)) dt = CT_FLOAT32;
@@ -1126,3 +1128,39 @@ ct_status ct_nan_to_num(ct_ctx *ctx, const ct_tensor *a, const double *nan, cons
                 CT__AG_IN1(CT__AG_NAN_TO_NUM, a));
 }
 CT__PRED(signbit, CT_OP_SIGNBIT)
+
+/* ---- special functions (docs/everyday.md "Special functions"): integers and bool compute in
+ * float32 as torch; every float dtype, f16 too (torch 1.13 has no f16 CPU kernel for most) ---- */
+CT__UN(lgamma, CT_OP_LGAMMA, true, true, CT__AG_LGAMMA)
+CT__UN(digamma, CT_OP_DIGAMMA, true, true, CT__AG_DIGAMMA)
+CT__UN(erfinv, CT_OP_ERFINV, true, true, CT__AG_ERFINV)
+CT__UN(i0, CT_OP_I0, true, true, CT__AG_I0)
+CT__UN(special_i0e, CT_OP_I0E, true, true, CT__AG_I0E)
+CT__UN(special_i1, CT_OP_I1, true, true, CT__AG_I1)
+CT__UN(special_i1e, CT_OP_I1E, true, true, CT__AG_I1E)
+CT__UN(special_ndtr, CT_OP_NDTR, true, true, CT__AG_NDTR)
+CT__UN(special_ndtri, CT_OP_NDTRI, true, true, CT__AG_NDTRI)
+CT__UN(special_log_ndtr, CT_OP_LOG_NDTR, true, true, CT__AG_LOG_NDTR)
+CT__UN(special_erfcx, CT_OP_ERFCX, true, true, CT__AG_ERFCX)
+CT__UN(special_entr, CT_OP_ENTR, true, true, CT__AG_ENTR)
+CT__BIN_MATH(special_xlog1py, CT_OP_XLOG1PY, CT__BM_INT_TO_F, CT__AG_XLOG1PY)
+CT__BIN_MATH(nextafter, CT_OP_NEXTAFTER, CT__BM_FLOAT, CT__AG_NEXTAFTER)
+
+ct_status ct_polygamma(ct_ctx *ctx, int64_t n, const ct_tensor *a, ct_tensor **out) {
+    if (n < 0) {
+        if (out) *out = NULL;
+        return ctx ? ct__set_error(ctx, CT_ERR_INVALID_ARG,
+                                   "polygamma: n must be >= 0, got %lld (as torch)", (long long)n)
+                   : CT_ERR_INVALID_ARG;
+    }
+    CT__AG_WRAP(ctx, out, ct__unary(ctx, "polygamma", CT_OP_POLYGAMMA, a, true, true, NULL, n, out),
+                (CT__AG_IN1(CT__AG_POLYGAMMA, a), r_.sc[0] = (double)n));
+}
+
+/* gcd / lcm: integers only, not differentiable */
+ct_status ct_gcd(ct_ctx *ctx, const ct_tensor *a, const ct_tensor *b, ct_tensor **out) {
+    return ct__bin_math(ctx, "gcd", CT_OP_GCD, a, b, CT__BM_INT_ONLY, out);
+}
+ct_status ct_lcm(ct_ctx *ctx, const ct_tensor *a, const ct_tensor *b, ct_tensor **out) {
+    return ct__bin_math(ctx, "lcm", CT_OP_LCM, a, b, CT__BM_INT_ONLY, out);
+}

@@ -246,6 +246,7 @@ int64_t ct_k_grain_of(int kind) {
     case CT_OP_POW_T:
     case CT_OP_LOGIT:
     case CT_OP_SINC:
+    case CT_OP_XLOG1PY:
     case CT_OP_SILU:
     case CT_OP_SOFTPLUS:
     case CT_OP_MISH:
@@ -254,6 +255,19 @@ int64_t ct_k_grain_of(int kind) {
     case CT_OP_FMOD:
     case CT_OP_DIV_TRUNC:
     case CT_OP_DIV_FLOOR: return 32768; /* transcendental: ~0.3-10 ns an element */
-    default: return 65536;              /* arithmetic, comparisons, copies: ~0.3 ns an element */
+    case CT_OP_LGAMMA:
+    case CT_OP_DIGAMMA:
+    case CT_OP_POLYGAMMA:
+    case CT_OP_ERFINV:
+    case CT_OP_I0:
+    case CT_OP_I0E:
+    case CT_OP_I1:
+    case CT_OP_I1E:
+    case CT_OP_NDTR:
+    case CT_OP_NDTRI:
+    case CT_OP_LOG_NDTR:
+    case CT_OP_ERFCX:
+    case CT_OP_ENTR: return 2048; /* special functions in long double: ~50-500 ns */
+    default: return 65536;        /* arithmetic, comparisons, copies: ~0.3 ns an element */
     }
 }

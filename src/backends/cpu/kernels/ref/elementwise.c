@@ -3,6 +3,7 @@
  * Integer arithmetic wraps (computed in uint64) as PyTorch's does in practice; float math runs in
  * the element type (f16/bf16 in f32, rounded once on store). */
 #include "backends/cpu/kernels/ew.h"
+#include "backends/cpu/kernels/ref/special_math.h"
 
 #include <tgmath.h>
 
@@ -565,6 +566,83 @@ CT_DEF3(CT_GEN_UN, k_nan_to_num, CT_FLOATS,
                           : x),
         CT_INTS, x, CT_BOOLS, x)
 CT_DEF3(CT_GEN_UPRED, k_signbit, CT_FLOATS, signbit(x) != 0, CT_INTS, x < 0, CT_BOOLS, false)
+/* special functions (special_math.c): every float dtype rounded from the long double value
+ * (the halves through float) */
+CT_DEF1(CT_GEN_UN, k_lgamma, CT_FLOATS, (ct_mt)ct_k_lgamma_l(x))
+CT_DEF1(CT_GEN_UN, k_digamma, CT_FLOATS, (ct_mt)ct_k_digamma_l(x))
+CT_DEF1(CT_GEN_UN, k_polygamma, CT_FLOATS, (ct_mt)ct_k_polygamma_l(flags, x))
+CT_DEF1(CT_GEN_UN, k_erfinv, CT_FLOATS, (ct_mt)ct_k_erfinv_l(x))
+CT_DEF1(CT_GEN_UN, k_i0, CT_FLOATS, (ct_mt)ct_k_i0_l(x))
+CT_DEF1(CT_GEN_UN, k_i0e, CT_FLOATS, (ct_mt)ct_k_i0e_l(x))
+CT_DEF1(CT_GEN_UN, k_i1, CT_FLOATS, (ct_mt)ct_k_i1_l(x))
+CT_DEF1(CT_GEN_UN, k_i1e, CT_FLOATS, (ct_mt)ct_k_i1e_l(x))
+CT_DEF1(CT_GEN_UN, k_ndtr, CT_FLOATS, (ct_mt)ct_k_ndtr_l(x))
+CT_DEF1(CT_GEN_UN, k_ndtri, CT_FLOATS, (ct_mt)ct_k_ndtri_l(x))
+CT_DEF1(CT_GEN_UN, k_log_ndtr, CT_FLOATS, (ct_mt)ct_k_log_ndtr_l(x))
+CT_DEF1(CT_GEN_UN, k_erfcx, CT_FLOATS, (ct_mt)ct_k_erfcx_l(x))
+CT_DEF1(CT_GEN_UN, k_entr, CT_FLOATS, (ct_mt)ct_k_entr_l(x))
+/* xlog1py: NaN where b is NaN, else 0 where a == 0, else a log1p(b) (one rounding) */
+CT_DEF1(CT_GEN_BIN, k_xlog1py, CT_FLOATS,
+        (b != b   ? b
+         : a == 0 ? (ct_mt)0
+                  : (ct_mt)((long double)a * log1pl(b))))
+/* nextafter: f32 / f64 by libm; the halves step their own 16-bit encoding (torch's bf16 rule:
+ * from 0 the smallest subnormal with b's sign, NaN where either is NaN) */
+static float ct_k_nextafter_half(float a, float b, bool bf) {
+    if (a != a || b != b) return a + b;
+    if (a == b) return b;
+    uint16_t h = bf ? ct__f2bf(a) : ct__f2h(a); /* exact: a is a half value */
+    if (a == 0)
+        h = (uint16_t)((signbit(b) ? 0x8000u : 0u) | 1u);
+    else
+        h = (uint16_t)(((a < b) == (a > 0)) ? h + 1 : h - 1);
+    return bf ? ct__bf2f(h) : ct__h2f(h);
+}
+CT_DEF3(CT_GEN_BIN, k_nextafter, CT_F32F64, nextafter(a, b), CT_F16,
+        ct_k_nextafter_half(a, b, false), CT_BF16, ct_k_nextafter_half(a, b, true))
+/* gcd / lcm exactly as torch's calc_gcd / calc_lcm in the element type: abs and the arithmetic in
+ * the promoted type (int for 8 and 16 bits, the type itself from 32), each step stored back in
+ * the element type, so wrapped values (gcd(-128, 6) in int8 is -2) match */
+static inline int64_t ct_k_wrap_bits(uint64_t v, int bits, bool sgn) {
+    if (bits == 64) return (int64_t)v;
+    const uint64_t m = (UINT64_C(1) << bits) - 1;
+    v &= m;
+    if (sgn && (v >> (bits - 1))) v |= ~m;
+    return (int64_t)v;
+}
+static inline int64_t ct_k_gcd_w(int64_t a0, int64_t b0, int bits, bool sgn) {
+    const int pb = bits < 32 ? 32 : bits;
+#define CT_PABS(v) ((v) < 0 ? ct_k_wrap_bits(0 - (uint64_t)(v), pb, true) : (v))
+    int64_t a = ct_k_wrap_bits((uint64_t)CT_PABS(a0), bits, sgn);
+    int64_t b = ct_k_wrap_bits((uint64_t)CT_PABS(b0), bits, sgn);
+    while (a != 0) {
+        const int64_t c = a;
+        a = ct_k_wrap_bits((uint64_t)(a == -1 ? 0 : b % a), bits, sgn);
+        b = c;
+    }
+    return b;
+}
+static inline int64_t ct_k_lcm_w(int64_t a0, int64_t b0, int bits, bool sgn) {
+    const int pb = bits < 32 ? 32 : bits;
+    const int64_t g = ct_k_gcd_w(a0, b0, bits, sgn);
+    if (g == 0) return 0;
+    const int64_t q = g == -1 ? ct_k_wrap_bits(0 - (uint64_t)a0, pb, true) : a0 / g;
+    const int64_t v = ct_k_wrap_bits((uint64_t)q * (uint64_t)b0, pb, true);
+    return ct_k_wrap_bits((uint64_t)CT_PABS(v), bits, sgn);
+#undef CT_PABS
+}
+#define CT_GEN_GCD(SUF, T, MT, LD, ST, NAME, FN)                                                   \
+    static void NAME##_##SUF(int64_t n, char *const *p, const int64_t *s, const ct_op_desc *op) {  \
+        (void)op;                                                                                  \
+        char *o = p[0];                                                                            \
+        const char *pa = p[1], *pb = p[2];                                                         \
+        for (int64_t i = 0; i < n; i++, o += s[0], pa += s[1], pb += s[2])                         \
+            *(T *)o = (T)FN(*(const T *)pa, *(const T *)pb, (int)sizeof(T) * 8, (T)-1 < 0);        \
+    }
+CT_INTS(CT_GEN_GCD, k_gcd, ct_k_gcd_w)
+CT_INTS(CT_GEN_GCD, k_lcm, ct_k_lcm_w)
+static const ct_k_loop k_gcd_tab[CT_DTYPE_COUNT] = {CT_INTS(CT_ENTRY, k_gcd, 0)};
+static const ct_k_loop k_lcm_tab[CT_DTYPE_COUNT] = {CT_INTS(CT_ENTRY, k_lcm, 0)};
 /* division with rounding (torch.div's rounding_mode): trunc(a / b) with the quotient rounded
  * in the math type; floor as torch's div_floor_floating (Python's //: (a - fmod(a, b)) / b, one
  * less where the remainder's sign differs from b's, then the nearest integer; 0 with the sign of
@@ -675,6 +753,23 @@ static const ct_k_loop *ct_k_more_tab(const ct_op_desc *op) {
     case CT_OP_SINC: return k_sinc_tab;
     case CT_OP_NAN_TO_NUM: return k_nan_to_num_tab;
     case CT_OP_SIGNBIT: return k_signbit_tab;
+    case CT_OP_LGAMMA: return k_lgamma_tab;
+    case CT_OP_DIGAMMA: return k_digamma_tab;
+    case CT_OP_POLYGAMMA: return k_polygamma_tab;
+    case CT_OP_ERFINV: return k_erfinv_tab;
+    case CT_OP_I0: return k_i0_tab;
+    case CT_OP_I0E: return k_i0e_tab;
+    case CT_OP_I1: return k_i1_tab;
+    case CT_OP_I1E: return k_i1e_tab;
+    case CT_OP_NDTR: return k_ndtr_tab;
+    case CT_OP_NDTRI: return k_ndtri_tab;
+    case CT_OP_LOG_NDTR: return k_log_ndtr_tab;
+    case CT_OP_ERFCX: return k_erfcx_tab;
+    case CT_OP_ENTR: return k_entr_tab;
+    case CT_OP_XLOG1PY: return k_xlog1py_tab;
+    case CT_OP_NEXTAFTER: return k_nextafter_tab;
+    case CT_OP_GCD: return k_gcd_tab;
+    case CT_OP_LCM: return k_lcm_tab;
     case CT_OP_FLOOR: return k_floor_tab;
     case CT_OP_CEIL: return k_ceil_tab;
     case CT_OP_ROUND: return k_round_tab;

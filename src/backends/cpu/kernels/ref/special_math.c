@@ -1,0 +1,292 @@
+/* Special functions in long double (special_math.h). Each is written from its defining series,
+ * asymptotic expansion, reflection or a Newton iteration on glibc's long double erf / erfc; the
+ * accuracy targets and the places where PyTorch answers differently are in docs/everyday.md
+ * ("Special functions"). */
+#include "backends/cpu/kernels/ref/special_math.h"
+
+#include <math.h>
+#include <stdbool.h>
+
+#define CT_PI_L 3.141592653589793238462643383279502884L
+#define CT_SQRTPI_L 1.772453850905516027298167483341145183L
+#define CT_SQRT2_L 1.414213562373095048801688724209698079L
+
+long double ct_k_lgamma_l(long double x) {
+    int sign = 0; /* lgammal_r: no write to the global signgam from several threads */
+    return lgammal_r(x, &sign);
+}
+
+/* cot(pi x) with x reduced exactly to [-1/2, 1/2] first (period 1) */
+static long double ct_k_cotpi_l(long double x) {
+    const long double r = x - nearbyintl(x);
+    return cosl(CT_PI_L * r) / sinl(CT_PI_L * r);
+}
+
+/* psi about its positive zero x0 = 1.46163...: x0 in two parts and the Taylor coefficients
+ * psi^(k)(x0) / k! (mpmath, 25 digits), so the result keeps its relative accuracy next to x0 */
+static const long double ct_k_psi_x0_hi = 1.46163214496836234128091663864L;
+static const long double ct_k_psi_x0_lo = -1.8257096315963484214601e-20L;
+static const long double ct_k_psi_taylor[16] = {
+    0.9676722454476211704274448L,   -0.4427631689835921060928653L,
+    0.2584997609556510106244014L,   -0.1639427054424065275042513L,
+    0.1078240506912623657571829L,   -0.07219956125645471092612178L,
+    0.04880428816414310722509253L,  -0.0331611264748473592922584L,
+    0.02259764823221810465962483L,  -0.01542476590494895913880032L,
+    0.01053879161661217538812405L,  -0.007204534386356868240970474L,
+    0.004926781395729853446354266L, -0.003369801655439328082792857L,
+    0.00230512632673492783693838L,  -0.001576936771430197259270935L};
+
+long double ct_k_digamma_l(long double x) {
+    if (x != x) return x;
+    if (x == 0) return copysignl(INFINITY, -x); /* as torch: -inf at +0, +inf at -0 */
+    if (isinf(x)) return x > 0 ? x : NAN;
+    long double acc = 0;
+    if (x < 0) {
+        if (x == floorl(x)) return NAN; /* a pole: torch's NaN */
+        /* psi(x) = psi(1 - x) - pi cot(pi x); 1 - x is exact for a double x */
+        acc = -CT_PI_L * ct_k_cotpi_l(x);
+        x = 1 - x;
+    }
+    const long double d = (x - ct_k_psi_x0_hi) - ct_k_psi_x0_lo;
+    if (acc == 0 && fabsl(d) < 0.0625L) {
+        long double s = 0;
+        for (int k = 15; k >= 0; k--)
+            s = (s + ct_k_psi_taylor[k]) * d;
+        return s;
+    }
+    while (x < 16) { /* psi(x) = psi(x + 1) - 1 / x */
+        acc -= 1 / x;
+        x += 1;
+    }
+    /* psi(x) ~ log x - 1 / (2x) - sum B_2k / (2k x^2k), k = 1..8 (the last term < 3e-20) */
+    static const long double b2k_over_2k[8] = {1.0L / 12,   -1.0L / 120,       1.0L / 252,
+                                               -1.0L / 240, 1.0L / 132,        -691.0L / 32760.0L,
+                                               1.0L / 12,   -3617.0L / 8160.0L};
+    const long double z = 1 / (x * x);
+    long double s = 0;
+    for (int k = 7; k >= 0; k--)
+        s = (s + b2k_over_2k[k]) * z;
+    return acc + logl(x) - 1 / (2 * x) - s;
+}
+
+/* Hurwitz zeta(s, q) for an integer s >= 2 and q > 0: the terms summed up to q + N >= max(25,
+ * 2s), then Euler-Maclaurin with 12 Bernoulli terms (each ratio below ~0.17^2j there) */
+static long double ct_k_hurwitz_l(long double s, long double q) {
+    static const long double b2j_fact[12] = {1.0L / 12.0L,
+                                             -1.0L / 720.0L,
+                                             1.0L / 30240.0L,
+                                             -1.0L / 1209600.0L,
+                                             1.0L / 47900160.0L,
+                                             -691.0L / 1307674368000.0L,
+                                             1.0L / 74724249600.0L,
+                                             -3617.0L / 10670622842880000.0L,
+                                             (43867.0L / 798.0L) / 6402373705728000.0L,
+                                             (-174611.0L / 330.0L) / 2432902008176640000.0L,
+                                             (854513.0L / 138.0L) / 1124000727777607680000.0L,
+                                             (-236364091.0L / 2730.0L) /
+                                                 620448401733239439360000.0L};
+    const long double m = 2 * s < 25 ? 25 : 2 * s;
+    long double sum = 0;
+    while (q < m) {
+        const long double t = powl(q, -s);
+        sum += t;
+        q += 1;
+        /* a high order decays fast: the rest (below about 27 t) no longer counts */
+        if (t <= sum * 0x1p-72L) return sum;
+    }
+    const long double qs = powl(q, -s);
+    sum += q * qs / (s - 1) + qs / 2;
+    long double fac = s * qs / q;
+    for (int j = 1; j <= 12; j++) {
+        sum += b2j_fact[j - 1] * fac;
+        fac *= (s + 2 * j - 1) * (s + 2 * j) / (q * q);
+    }
+    return sum;
+}
+
+long double ct_k_polygamma_l(int64_t n, long double x) {
+    if (n <= 0) return ct_k_digamma_l(x);
+    if (x != x) return x;
+    const bool odd = n & 1; /* psi^(n) has the sign (-1)^(n+1) for x > 0 */
+    if (isinf(x)) return x > 0 ? (odd ? 0.0L : -0.0L) : NAN;
+    if (x <= 0 && x == floorl(x)) return odd ? INFINITY : -INFINITY; /* a pole, as torch */
+    long double nfact = 1;
+    for (int64_t k = 2; k <= n && nfact < INFINITY; k++)
+        nfact *= (long double)k;
+    if (x > 0) return (odd ? nfact : -nfact) * ct_k_hurwitz_l((long double)n + 1, x);
+    if (n <= 200) {
+        /* reflection: psi^(n)(x) = (-1)^(n+1) [(-1)^n pi^(n+1) P_n(c) - psi^(n)(1 - x)] with
+         * c = cot(pi x) and d^n/dx^n cot(pi x) = pi^n P_n(cot(pi x)), P_0(c) = c,
+         * P_(k+1)(c) = -(1 + c^2) P_k'(c) */
+        long double p[203] = {0}, t[203];
+        p[1] = 1;
+        for (int64_t k = 0; k < n; k++) {
+            for (int64_t i = 0; i <= k + 2; i++)
+                t[i] = 0;
+            for (int64_t i = 1; i <= k + 1; i++) {
+                const long double di = (long double)i * p[i]; /* the derivative's c^(i-1) */
+                t[i - 1] -= di;
+                t[i + 1] -= di;
+            }
+            for (int64_t i = 0; i <= k + 2; i++)
+                p[i] = t[i];
+        }
+        const long double c = ct_k_cotpi_l(x);
+        long double poly = 0;
+        for (int64_t i = n + 1; i >= 0; i--)
+            poly = poly * c + p[i];
+        const long double pin1 = powl(CT_PI_L, (long double)n + 1);
+        const long double refl = odd ? -pin1 * poly : pin1 * poly;
+        const long double other =
+            (odd ? nfact : -nfact) * ct_k_hurwitz_l((long double)n + 1, 1 - x);
+        return odd ? refl - other : other - refl;
+    }
+    /* a very high order at a negative x: the series summed from x directly; terms with q <= -2
+     * are below 2^-201 of the one with |q| < 1 and are left out */
+    long double sum = 0, q = x < -3 ? x - floorl(x) - 3 : x;
+    while (q < 0) {
+        sum += powl(q, -(long double)n - 1);
+        q += 1;
+    }
+    return (odd ? nfact : -nfact) * (sum + ct_k_hurwitz_l((long double)n + 1, q));
+}
+
+/* The x >= 0 with erfc(x) = q for 0 < q <= 1: Newton on log erfc (concave and decreasing), from
+ * sqrt(-log q), which lies right of the root (erfc(x) <= e^-x^2), so the steps never overshoot */
+static long double ct_k_erfcinv_l(long double q) {
+    const long double lq = logl(q);
+    long double x = sqrtl(-lq);
+    for (int it = 0; it < 100; it++) {
+        const long double e = erfcl(x);
+        if (e == 0) break; /* not reached for q >= the smallest long double */
+        /* h = log erfc(x) - log q, h' = -(2 / sqrt(pi)) e^-x^2 / erfc(x) */
+        const long double dh = -(2 / CT_SQRTPI_L) * expl(-x * x) / e;
+        const long double dx = (logl(e) - lq) / dh;
+        x -= dx;
+        if (x < 0) x = 0;
+        if (fabsl(dx) <= 0x1p-66L * x || dx == 0) break;
+    }
+    return x;
+}
+
+long double ct_k_erfinv_l(long double y) {
+    if (y != y || y < -1 || y > 1) return NAN;
+    if (y == 0) return y;
+    const long double ay = fabsl(y);
+    long double x;
+    if (ay == 1) {
+        x = INFINITY;
+    } else if (ay > 0.5L) {
+        x = ct_k_erfcinv_l(1 - ay); /* exact: 1 - ay */
+    } else {
+        /* Newton on erf (concave for x >= 0) from sqrt(pi)/2 ay, left of the root */
+        x = CT_SQRTPI_L / 2 * ay;
+        for (int it = 0; it < 100; it++) {
+            const long double dx = (erfl(x) - ay) / ((2 / CT_SQRTPI_L) * expl(-x * x));
+            x -= dx;
+            if (fabsl(dx) <= 0x1p-66L * x || dx == 0) break;
+        }
+    }
+    return y < 0 ? -x : x;
+}
+
+long double ct_k_ndtri_l(long double p) {
+    if (p != p || p < 0 || p > 1) return NAN;
+    if (p == 0) return -INFINITY;
+    if (p == 1) return INFINITY;
+    if (p == 0.5L) return 0;
+    /* the middle: sqrt(2) erfinv(2p - 1), 2p - 1 exact there; the tails: -sqrt(2) erfcinv(2p),
+     * above 1/2 through 1 - p (exact) */
+    if (p >= 0.25L && p <= 0.75L) return CT_SQRT2_L * ct_k_erfinv_l(2 * p - 1);
+    return p < 0.5L ? -CT_SQRT2_L * ct_k_erfcinv_l(2 * p)
+                    : CT_SQRT2_L * ct_k_erfcinv_l(2 * (1 - p));
+}
+
+long double ct_k_ndtr_l(long double x) {
+    if (x != x) return x;
+    const long double t = x / CT_SQRT2_L;
+    return x < 0 ? erfcl(-t) / 2 : 1 - erfcl(t) / 2;
+}
+
+long double ct_k_erfcx_l(long double x) {
+    if (x != x) return x;
+    if (x < 0) {
+        if (x < -106) return INFINITY; /* 2 e^(x^2) overflows even long double */
+        return 2 * expl(x * x) - ct_k_erfcx_l(-x);
+    }
+    if (x <= 25) return expl(x * x) * erfcl(x);
+    if (isinf(x)) return 0;
+    /* erfcx(x) ~ 1 / (x sqrt(pi)) sum (-1)^k (2k - 1)!! / (2 x^2)^k */
+    const long double z = 1 / (2 * x * x);
+    long double t = 1, s = 1;
+    for (int k = 1; k < 60; k++) {
+        t *= -(2 * k - 1) * z;
+        s += t;
+        if (fabsl(t) <= 0x1p-70L) break;
+    }
+    return s / (x * CT_SQRTPI_L);
+}
+
+long double ct_k_log_ndtr_l(long double x) {
+    if (x != x) return x;
+    const long double t = x / CT_SQRT2_L;
+    if (x > 0) return log1pl(-erfcl(t) / 2);
+    if (x > -20) return logl(erfcl(-t) / 2);
+    /* the far lower tail: log(erfc(u) / 2) = log(erfcx(u) / 2) - u^2, u = -x / sqrt(2) */
+    const long double u = -t;
+    return logl(ct_k_erfcx_l(u) / 2) - u * u;
+}
+
+long double ct_k_entr_l(long double x) {
+    if (x != x) return x;
+    if (x > 0) return -x * logl(x); /* -0 at 1, as torch */
+    return x == 0 ? 0 : -INFINITY;
+}
+
+/* I_nu(ax) for nu in {0, 1} and a finite ax >= 0, times e^-ax when scaled: the power series
+ * (positive terms) up to ax = 30, above it the asymptotic expansion e^ax / sqrt(2 pi ax)
+ * sum (-1)^k a_k(nu) / ax^k, whose smallest term there is below 1e-25 */
+static long double ct_k_bessel_i_l(int nu, long double ax, bool scaled) {
+    if (ax <= 30) {
+        const long double q = ax * ax / 4;
+        long double t = nu ? ax / 2 : 1, s = t;
+        for (int k = 1; k < 1000; k++) {
+            t *= q / ((long double)k * (k + nu));
+            s += t;
+            if (t <= s * 0x1p-70L) break;
+        }
+        return scaled ? s * expl(-ax) : s;
+    }
+    const long double mu = 4.0L * nu * nu;
+    long double t = 1, s = 1;
+    for (int k = 1; k < 200; k++) {
+        const long double nt = -t * (mu - (long double)(2 * k - 1) * (2 * k - 1)) / (8.0L * k * ax);
+        if (fabsl(nt) >= fabsl(t)) break;
+        t = nt;
+        s += t;
+        if (fabsl(t) <= 0x1p-70L * s) break;
+    }
+    s /= sqrtl(2 * CT_PI_L * ax);
+    return scaled ? s : s * expl(ax);
+}
+
+long double ct_k_i0_l(long double x) {
+    if (x != x) return x;
+    if (isinf(x)) return INFINITY;
+    return ct_k_bessel_i_l(0, fabsl(x), false);
+}
+long double ct_k_i0e_l(long double x) {
+    if (x != x) return x;
+    if (isinf(x)) return 0;
+    return ct_k_bessel_i_l(0, fabsl(x), true);
+}
+long double ct_k_i1_l(long double x) {
+    if (x != x || isinf(x)) return x;
+    const long double r = ct_k_bessel_i_l(1, fabsl(x), false);
+    return x < 0 ? -r : r;
+}
+long double ct_k_i1e_l(long double x) {
+    if (x != x) return x;
+    const long double r = isinf(x) ? 0 : ct_k_bessel_i_l(1, fabsl(x), true);
+    return x < 0 ? -r : r;
+}
