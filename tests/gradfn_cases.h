@@ -199,6 +199,32 @@ static ct_tensor *gf_run(ct_ctx *ctx, const char *name, ct_status *stp) {
     if (IS("logit_eps")) st = ct_logit(ctx, x, 0.1, &r);
     if (IS("sinc")) st = ct_sinc(ctx, z, &r);
     if (IS("nan_to_num")) st = ct_nan_to_num(ctx, z, NULL, NULL, NULL, &r);
+    if (IS("lgamma")) st = ct_lgamma(ctx, z, &r);
+    if (IS("digamma")) st = ct_digamma(ctx, z, &r);
+    if (IS("polygamma")) st = ct_polygamma(ctx, 2, z, &r);
+    if (IS("mvlgamma")) {
+        ct_tensor *x3 = NULL;
+        st = ct_add_scalar(ctx, x, 3, &x3);
+        if (st == CT_OK) st = ct_mvlgamma(ctx, x3, 2, &r);
+        ct_tensor_release(x3);
+    }
+    if (IS("erfinv")) {
+        ct_tensor *zs = NULL;
+        st = ct_mul_scalar(ctx, z, 0.1, &zs);
+        if (st == CT_OK) st = ct_erfinv(ctx, zs, &r);
+        ct_tensor_release(zs);
+    }
+    if (IS("i0")) st = ct_i0(ctx, z, &r);
+    if (IS("special_i0e")) st = ct_special_i0e(ctx, z, &r);
+    if (IS("special_i1")) st = ct_special_i1(ctx, z, &r);
+    if (IS("special_i1e")) st = ct_special_i1e(ctx, z, &r);
+    if (IS("special_ndtr")) st = ct_special_ndtr(ctx, z, &r);
+    if (IS("special_ndtri")) st = ct_special_ndtri(ctx, x, &r);
+    if (IS("special_log_ndtr")) st = ct_special_log_ndtr(ctx, z, &r);
+    if (IS("special_erfcx")) st = ct_special_erfcx(ctx, z, &r);
+    if (IS("special_entr")) st = ct_special_entr(ctx, x, &r);
+    if (IS("special_xlog1py")) st = ct_special_xlog1py(ctx, x, y, &r);
+    if (IS("nextafter")) st = ct_nextafter(ctx, x, y, &r);
     if (IS("dot")) st = ct_dot(ctx, v, u, &r);
     if (IS("mv")) st = ct_mv(ctx, m, v, &r);
     if (IS("outer")) st = ct_outer(ctx, v, u, &r);

@@ -1298,6 +1298,96 @@ static void s1_ct_signbit(void) { SWEEP_STATUS(ct_signbit(S_ctx, NULL, NULL)); }
 static void s2_ct_signbit(void) { SWEEP_STATUS(ct_signbit(S_ctx, S_t, NULL)); }
 static void s3_ct_signbit(void) { SWEEP_STATUS(ct_signbit(S_ctx, S_t, &S_out[0])); }
 static void s4_ct_signbit(void) { SWEEP_STATUS(ct_signbit(S_ctx, S_t, &S_out[0])); }
+static void s0_ct_lgamma(void) { (void)ct_lgamma(NULL, NULL, NULL); }
+static void s1_ct_lgamma(void) { SWEEP_STATUS(ct_lgamma(S_ctx, NULL, NULL)); }
+static void s2_ct_lgamma(void) { SWEEP_STATUS(ct_lgamma(S_ctx, S_t, NULL)); }
+static void s3_ct_lgamma(void) { SWEEP_STATUS(ct_lgamma(S_ctx, S_t, &S_out[0])); }
+static void s4_ct_lgamma(void) { SWEEP_STATUS(ct_lgamma(S_ctx, S_t, &S_out[0])); }
+static void s0_ct_digamma(void) { (void)ct_digamma(NULL, NULL, NULL); }
+static void s1_ct_digamma(void) { SWEEP_STATUS(ct_digamma(S_ctx, NULL, NULL)); }
+static void s2_ct_digamma(void) { SWEEP_STATUS(ct_digamma(S_ctx, S_t, NULL)); }
+static void s3_ct_digamma(void) { SWEEP_STATUS(ct_digamma(S_ctx, S_t, &S_out[0])); }
+static void s4_ct_digamma(void) { SWEEP_STATUS(ct_digamma(S_ctx, S_t, &S_out[0])); }
+static void s0_ct_polygamma(void) { (void)ct_polygamma(NULL, (int64_t){0}, NULL, NULL); }
+static void s1_ct_polygamma(void) { SWEEP_STATUS(ct_polygamma(S_ctx, (int64_t){0}, NULL, NULL)); }
+static void s2_ct_polygamma(void) { SWEEP_STATUS(ct_polygamma(S_ctx, (int64_t){0}, S_t, NULL)); }
+static void s3_ct_polygamma(void) { SWEEP_STATUS(ct_polygamma(S_ctx, (int64_t){0}, S_t, &S_out[0])); }
+static void s4_ct_polygamma(void) { SWEEP_STATUS(ct_polygamma(S_ctx, (int64_t){0}, S_t, &S_out[0])); }
+static void s0_ct_mvlgamma(void) { (void)ct_mvlgamma(NULL, NULL, (int64_t){0}, NULL); }
+static void s1_ct_mvlgamma(void) { SWEEP_STATUS(ct_mvlgamma(S_ctx, NULL, (int64_t){0}, NULL)); }
+static void s2_ct_mvlgamma(void) { SWEEP_STATUS(ct_mvlgamma(S_ctx, S_t, (int64_t){0}, NULL)); }
+static void s3_ct_mvlgamma(void) { SWEEP_STATUS(ct_mvlgamma(S_ctx, S_t, (int64_t){0}, &S_out[0])); }
+static void s4_ct_mvlgamma(void) { SWEEP_STATUS(ct_mvlgamma(S_ctx, S_t, (int64_t){0}, &S_out[0])); }
+static void s0_ct_erfinv(void) { (void)ct_erfinv(NULL, NULL, NULL); }
+static void s1_ct_erfinv(void) { SWEEP_STATUS(ct_erfinv(S_ctx, NULL, NULL)); }
+static void s2_ct_erfinv(void) { SWEEP_STATUS(ct_erfinv(S_ctx, S_t, NULL)); }
+static void s3_ct_erfinv(void) { SWEEP_STATUS(ct_erfinv(S_ctx, S_t, &S_out[0])); }
+static void s4_ct_erfinv(void) { SWEEP_STATUS(ct_erfinv(S_ctx, S_t, &S_out[0])); }
+static void s0_ct_i0(void) { (void)ct_i0(NULL, NULL, NULL); }
+static void s1_ct_i0(void) { SWEEP_STATUS(ct_i0(S_ctx, NULL, NULL)); }
+static void s2_ct_i0(void) { SWEEP_STATUS(ct_i0(S_ctx, S_t, NULL)); }
+static void s3_ct_i0(void) { SWEEP_STATUS(ct_i0(S_ctx, S_t, &S_out[0])); }
+static void s4_ct_i0(void) { SWEEP_STATUS(ct_i0(S_ctx, S_t, &S_out[0])); }
+static void s0_ct_special_i0e(void) { (void)ct_special_i0e(NULL, NULL, NULL); }
+static void s1_ct_special_i0e(void) { SWEEP_STATUS(ct_special_i0e(S_ctx, NULL, NULL)); }
+static void s2_ct_special_i0e(void) { SWEEP_STATUS(ct_special_i0e(S_ctx, S_t, NULL)); }
+static void s3_ct_special_i0e(void) { SWEEP_STATUS(ct_special_i0e(S_ctx, S_t, &S_out[0])); }
+static void s4_ct_special_i0e(void) { SWEEP_STATUS(ct_special_i0e(S_ctx, S_t, &S_out[0])); }
+static void s0_ct_special_i1(void) { (void)ct_special_i1(NULL, NULL, NULL); }
+static void s1_ct_special_i1(void) { SWEEP_STATUS(ct_special_i1(S_ctx, NULL, NULL)); }
+static void s2_ct_special_i1(void) { SWEEP_STATUS(ct_special_i1(S_ctx, S_t, NULL)); }
+static void s3_ct_special_i1(void) { SWEEP_STATUS(ct_special_i1(S_ctx, S_t, &S_out[0])); }
+static void s4_ct_special_i1(void) { SWEEP_STATUS(ct_special_i1(S_ctx, S_t, &S_out[0])); }
+static void s0_ct_special_i1e(void) { (void)ct_special_i1e(NULL, NULL, NULL); }
+static void s1_ct_special_i1e(void) { SWEEP_STATUS(ct_special_i1e(S_ctx, NULL, NULL)); }
+static void s2_ct_special_i1e(void) { SWEEP_STATUS(ct_special_i1e(S_ctx, S_t, NULL)); }
+static void s3_ct_special_i1e(void) { SWEEP_STATUS(ct_special_i1e(S_ctx, S_t, &S_out[0])); }
+static void s4_ct_special_i1e(void) { SWEEP_STATUS(ct_special_i1e(S_ctx, S_t, &S_out[0])); }
+static void s0_ct_special_ndtr(void) { (void)ct_special_ndtr(NULL, NULL, NULL); }
+static void s1_ct_special_ndtr(void) { SWEEP_STATUS(ct_special_ndtr(S_ctx, NULL, NULL)); }
+static void s2_ct_special_ndtr(void) { SWEEP_STATUS(ct_special_ndtr(S_ctx, S_t, NULL)); }
+static void s3_ct_special_ndtr(void) { SWEEP_STATUS(ct_special_ndtr(S_ctx, S_t, &S_out[0])); }
+static void s4_ct_special_ndtr(void) { SWEEP_STATUS(ct_special_ndtr(S_ctx, S_t, &S_out[0])); }
+static void s0_ct_special_ndtri(void) { (void)ct_special_ndtri(NULL, NULL, NULL); }
+static void s1_ct_special_ndtri(void) { SWEEP_STATUS(ct_special_ndtri(S_ctx, NULL, NULL)); }
+static void s2_ct_special_ndtri(void) { SWEEP_STATUS(ct_special_ndtri(S_ctx, S_t, NULL)); }
+static void s3_ct_special_ndtri(void) { SWEEP_STATUS(ct_special_ndtri(S_ctx, S_t, &S_out[0])); }
+static void s4_ct_special_ndtri(void) { SWEEP_STATUS(ct_special_ndtri(S_ctx, S_t, &S_out[0])); }
+static void s0_ct_special_log_ndtr(void) { (void)ct_special_log_ndtr(NULL, NULL, NULL); }
+static void s1_ct_special_log_ndtr(void) { SWEEP_STATUS(ct_special_log_ndtr(S_ctx, NULL, NULL)); }
+static void s2_ct_special_log_ndtr(void) { SWEEP_STATUS(ct_special_log_ndtr(S_ctx, S_t, NULL)); }
+static void s3_ct_special_log_ndtr(void) { SWEEP_STATUS(ct_special_log_ndtr(S_ctx, S_t, &S_out[0])); }
+static void s4_ct_special_log_ndtr(void) { SWEEP_STATUS(ct_special_log_ndtr(S_ctx, S_t, &S_out[0])); }
+static void s0_ct_special_erfcx(void) { (void)ct_special_erfcx(NULL, NULL, NULL); }
+static void s1_ct_special_erfcx(void) { SWEEP_STATUS(ct_special_erfcx(S_ctx, NULL, NULL)); }
+static void s2_ct_special_erfcx(void) { SWEEP_STATUS(ct_special_erfcx(S_ctx, S_t, NULL)); }
+static void s3_ct_special_erfcx(void) { SWEEP_STATUS(ct_special_erfcx(S_ctx, S_t, &S_out[0])); }
+static void s4_ct_special_erfcx(void) { SWEEP_STATUS(ct_special_erfcx(S_ctx, S_t, &S_out[0])); }
+static void s0_ct_special_entr(void) { (void)ct_special_entr(NULL, NULL, NULL); }
+static void s1_ct_special_entr(void) { SWEEP_STATUS(ct_special_entr(S_ctx, NULL, NULL)); }
+static void s2_ct_special_entr(void) { SWEEP_STATUS(ct_special_entr(S_ctx, S_t, NULL)); }
+static void s3_ct_special_entr(void) { SWEEP_STATUS(ct_special_entr(S_ctx, S_t, &S_out[0])); }
+static void s4_ct_special_entr(void) { SWEEP_STATUS(ct_special_entr(S_ctx, S_t, &S_out[0])); }
+static void s0_ct_special_xlog1py(void) { (void)ct_special_xlog1py(NULL, NULL, NULL, NULL); }
+static void s1_ct_special_xlog1py(void) { SWEEP_STATUS(ct_special_xlog1py(S_ctx, NULL, NULL, NULL)); }
+static void s2_ct_special_xlog1py(void) { SWEEP_STATUS(ct_special_xlog1py(S_ctx, S_t, S_t, NULL)); }
+static void s3_ct_special_xlog1py(void) { SWEEP_STATUS(ct_special_xlog1py(S_ctx, S_t, S_t, &S_out[0])); }
+static void s4_ct_special_xlog1py(void) { SWEEP_STATUS(ct_special_xlog1py(S_ctx, S_t, S_t, &S_out[0])); }
+static void s0_ct_nextafter(void) { (void)ct_nextafter(NULL, NULL, NULL, NULL); }
+static void s1_ct_nextafter(void) { SWEEP_STATUS(ct_nextafter(S_ctx, NULL, NULL, NULL)); }
+static void s2_ct_nextafter(void) { SWEEP_STATUS(ct_nextafter(S_ctx, S_t, S_t, NULL)); }
+static void s3_ct_nextafter(void) { SWEEP_STATUS(ct_nextafter(S_ctx, S_t, S_t, &S_out[0])); }
+static void s4_ct_nextafter(void) { SWEEP_STATUS(ct_nextafter(S_ctx, S_t, S_t, &S_out[0])); }
+static void s0_ct_gcd(void) { (void)ct_gcd(NULL, NULL, NULL, NULL); }
+static void s1_ct_gcd(void) { SWEEP_STATUS(ct_gcd(S_ctx, NULL, NULL, NULL)); }
+static void s2_ct_gcd(void) { SWEEP_STATUS(ct_gcd(S_ctx, S_t, S_t, NULL)); }
+static void s3_ct_gcd(void) { SWEEP_STATUS(ct_gcd(S_ctx, S_t, S_t, &S_out[0])); }
+static void s4_ct_gcd(void) { SWEEP_STATUS(ct_gcd(S_ctx, S_t, S_t, &S_out[0])); }
+static void s0_ct_lcm(void) { (void)ct_lcm(NULL, NULL, NULL, NULL); }
+static void s1_ct_lcm(void) { SWEEP_STATUS(ct_lcm(S_ctx, NULL, NULL, NULL)); }
+static void s2_ct_lcm(void) { SWEEP_STATUS(ct_lcm(S_ctx, S_t, S_t, NULL)); }
+static void s3_ct_lcm(void) { SWEEP_STATUS(ct_lcm(S_ctx, S_t, S_t, &S_out[0])); }
+static void s4_ct_lcm(void) { SWEEP_STATUS(ct_lcm(S_ctx, S_t, S_t, &S_out[0])); }
 static void s0_ct_floor(void) { (void)ct_floor(NULL, NULL, NULL); }
 static void s1_ct_floor(void) { SWEEP_STATUS(ct_floor(S_ctx, NULL, NULL)); }
 static void s2_ct_floor(void) { SWEEP_STATUS(ct_floor(S_ctx, S_t, NULL)); }
@@ -3750,6 +3840,96 @@ static const sweep_case sweep_cases[] = {
     {"ct_signbit", 2, s2_ct_signbit},
     {"ct_signbit", 3, s3_ct_signbit},
     {"ct_signbit", 4, s4_ct_signbit},
+    {"ct_lgamma", 0, s0_ct_lgamma},
+    {"ct_lgamma", 1, s1_ct_lgamma},
+    {"ct_lgamma", 2, s2_ct_lgamma},
+    {"ct_lgamma", 3, s3_ct_lgamma},
+    {"ct_lgamma", 4, s4_ct_lgamma},
+    {"ct_digamma", 0, s0_ct_digamma},
+    {"ct_digamma", 1, s1_ct_digamma},
+    {"ct_digamma", 2, s2_ct_digamma},
+    {"ct_digamma", 3, s3_ct_digamma},
+    {"ct_digamma", 4, s4_ct_digamma},
+    {"ct_polygamma", 0, s0_ct_polygamma},
+    {"ct_polygamma", 1, s1_ct_polygamma},
+    {"ct_polygamma", 2, s2_ct_polygamma},
+    {"ct_polygamma", 3, s3_ct_polygamma},
+    {"ct_polygamma", 4, s4_ct_polygamma},
+    {"ct_mvlgamma", 0, s0_ct_mvlgamma},
+    {"ct_mvlgamma", 1, s1_ct_mvlgamma},
+    {"ct_mvlgamma", 2, s2_ct_mvlgamma},
+    {"ct_mvlgamma", 3, s3_ct_mvlgamma},
+    {"ct_mvlgamma", 4, s4_ct_mvlgamma},
+    {"ct_erfinv", 0, s0_ct_erfinv},
+    {"ct_erfinv", 1, s1_ct_erfinv},
+    {"ct_erfinv", 2, s2_ct_erfinv},
+    {"ct_erfinv", 3, s3_ct_erfinv},
+    {"ct_erfinv", 4, s4_ct_erfinv},
+    {"ct_i0", 0, s0_ct_i0},
+    {"ct_i0", 1, s1_ct_i0},
+    {"ct_i0", 2, s2_ct_i0},
+    {"ct_i0", 3, s3_ct_i0},
+    {"ct_i0", 4, s4_ct_i0},
+    {"ct_special_i0e", 0, s0_ct_special_i0e},
+    {"ct_special_i0e", 1, s1_ct_special_i0e},
+    {"ct_special_i0e", 2, s2_ct_special_i0e},
+    {"ct_special_i0e", 3, s3_ct_special_i0e},
+    {"ct_special_i0e", 4, s4_ct_special_i0e},
+    {"ct_special_i1", 0, s0_ct_special_i1},
+    {"ct_special_i1", 1, s1_ct_special_i1},
+    {"ct_special_i1", 2, s2_ct_special_i1},
+    {"ct_special_i1", 3, s3_ct_special_i1},
+    {"ct_special_i1", 4, s4_ct_special_i1},
+    {"ct_special_i1e", 0, s0_ct_special_i1e},
+    {"ct_special_i1e", 1, s1_ct_special_i1e},
+    {"ct_special_i1e", 2, s2_ct_special_i1e},
+    {"ct_special_i1e", 3, s3_ct_special_i1e},
+    {"ct_special_i1e", 4, s4_ct_special_i1e},
+    {"ct_special_ndtr", 0, s0_ct_special_ndtr},
+    {"ct_special_ndtr", 1, s1_ct_special_ndtr},
+    {"ct_special_ndtr", 2, s2_ct_special_ndtr},
+    {"ct_special_ndtr", 3, s3_ct_special_ndtr},
+    {"ct_special_ndtr", 4, s4_ct_special_ndtr},
+    {"ct_special_ndtri", 0, s0_ct_special_ndtri},
+    {"ct_special_ndtri", 1, s1_ct_special_ndtri},
+    {"ct_special_ndtri", 2, s2_ct_special_ndtri},
+    {"ct_special_ndtri", 3, s3_ct_special_ndtri},
+    {"ct_special_ndtri", 4, s4_ct_special_ndtri},
+    {"ct_special_log_ndtr", 0, s0_ct_special_log_ndtr},
+    {"ct_special_log_ndtr", 1, s1_ct_special_log_ndtr},
+    {"ct_special_log_ndtr", 2, s2_ct_special_log_ndtr},
+    {"ct_special_log_ndtr", 3, s3_ct_special_log_ndtr},
+    {"ct_special_log_ndtr", 4, s4_ct_special_log_ndtr},
+    {"ct_special_erfcx", 0, s0_ct_special_erfcx},
+    {"ct_special_erfcx", 1, s1_ct_special_erfcx},
+    {"ct_special_erfcx", 2, s2_ct_special_erfcx},
+    {"ct_special_erfcx", 3, s3_ct_special_erfcx},
+    {"ct_special_erfcx", 4, s4_ct_special_erfcx},
+    {"ct_special_entr", 0, s0_ct_special_entr},
+    {"ct_special_entr", 1, s1_ct_special_entr},
+    {"ct_special_entr", 2, s2_ct_special_entr},
+    {"ct_special_entr", 3, s3_ct_special_entr},
+    {"ct_special_entr", 4, s4_ct_special_entr},
+    {"ct_special_xlog1py", 0, s0_ct_special_xlog1py},
+    {"ct_special_xlog1py", 1, s1_ct_special_xlog1py},
+    {"ct_special_xlog1py", 2, s2_ct_special_xlog1py},
+    {"ct_special_xlog1py", 3, s3_ct_special_xlog1py},
+    {"ct_special_xlog1py", 4, s4_ct_special_xlog1py},
+    {"ct_nextafter", 0, s0_ct_nextafter},
+    {"ct_nextafter", 1, s1_ct_nextafter},
+    {"ct_nextafter", 2, s2_ct_nextafter},
+    {"ct_nextafter", 3, s3_ct_nextafter},
+    {"ct_nextafter", 4, s4_ct_nextafter},
+    {"ct_gcd", 0, s0_ct_gcd},
+    {"ct_gcd", 1, s1_ct_gcd},
+    {"ct_gcd", 2, s2_ct_gcd},
+    {"ct_gcd", 3, s3_ct_gcd},
+    {"ct_gcd", 4, s4_ct_gcd},
+    {"ct_lcm", 0, s0_ct_lcm},
+    {"ct_lcm", 1, s1_ct_lcm},
+    {"ct_lcm", 2, s2_ct_lcm},
+    {"ct_lcm", 3, s3_ct_lcm},
+    {"ct_lcm", 4, s4_ct_lcm},
     {"ct_floor", 0, s0_ct_floor},
     {"ct_floor", 1, s1_ct_floor},
     {"ct_floor", 2, s2_ct_floor},

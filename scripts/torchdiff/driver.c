@@ -234,7 +234,10 @@ int main(void) {
         UN(frac)
         UN(sinc) UN(signbit) UN(square) UN(deg2rad) UN(rad2deg) BIN(hypot) BIN(logaddexp)
             BIN(logaddexp2) BIN(xlogy) BIN(copysign) BIN(fmax) BIN(fmin) BIN(heaviside)
-                BIN(pow_tensor) else if (!strcmp(op, "logit")) st = ct_logit(ctx, a, D[0], &r);
+                BIN(pow_tensor) UN(lgamma) UN(digamma) UN(erfinv) UN(i0) UN(special_i0e)
+                    UN(special_i1) UN(special_i1e) UN(special_ndtr) UN(special_ndtri)
+                        UN(special_log_ndtr) UN(special_erfcx) UN(special_entr)
+                            BIN(special_xlog1py) BIN(nextafter) BIN(gcd) BIN(lcm) else if (!strcmp(op, "logit")) st = ct_logit(ctx, a, D[0], &r);
         else if (!strcmp(op, "isclose")) st = ct_isclose(ctx, a, b, D[0], D[1], I[0], &r);
         else if (!strcmp(op, "nan_to_num")) /* I: which replacements are given */
             st = ct_nan_to_num(ctx, a, I[0] ? &D[0] : NULL, I[1] ? &D[1] : NULL,

@@ -23,7 +23,9 @@ GRAD_OPS = (set(['neg', 'abs', 'exp', 'log', 'sqrt', 'rsqrt', 'tanh', 'sigmoid',
                  'reshape', 'view', 'expand', 'permute', 'transpose', 'narrow', 'slice', 'squeeze',
                  'unsqueeze', 'embedding', 'hypot', 'logaddexp', 'logaddexp2', 'xlogy', 'copysign',
                  'fmax', 'fmin', 'heaviside', 'pow_tensor', 'frac', 'logit', 'sinc', 'nan_to_num',
-                 'square', 'deg2rad', 'rad2deg']))
+                 'square', 'deg2rad', 'rad2deg', 'lgamma', 'digamma', 'erfinv', 'i0',
+                 'special_i0e', 'special_i1', 'special_i1e', 'special_ndtr', 'special_ndtri',
+                 'special_log_ndtr', 'special_erfcx', 'special_entr', 'special_xlog1py']))
 FL = (torch.float32, torch.float64)
 
 
