@@ -69,6 +69,12 @@ CT_API ct_status ct_linalg_det(ct_ctx *ctx, const ct_tensor *a, ct_tensor **out)
 /* sign (-1, 0 or 1) and log|det|, -inf for a singular matrix (torch.linalg.slogdet). */
 CT_API ct_status ct_linalg_slogdet(ct_ctx *ctx, const ct_tensor *a, ct_tensor **sign,
                                    ct_tensor **logabsdet);
+/* log det(a) (torch.logdet): slogdet's log|det|, NaN for a negative determinant, -inf singular. */
+CT_API ct_status ct_logdet(ct_ctx *ctx, const ct_tensor *a, ct_tensor **out);
+/* a^n for a batch of square matrices (torch.linalg.matrix_power, torch's binary powering): n == 0
+ * the identity, n < 0 the inverse's power (floating a only). */
+CT_API ct_status ct_linalg_matrix_power(ct_ctx *ctx, const ct_tensor *a, int64_t n,
+                                        ct_tensor **out);
 /* Reduced QR of (..., m, n): Q (..., m, r) with orthonormal columns, R (..., r, n) upper
  * triangular, r = min(m, n) (torch.linalg.qr mode='reduced'; Householder, geqrf + orgqr). */
 CT_API ct_status ct_linalg_qr(ct_ctx *ctx, const ct_tensor *a, ct_tensor **Q, ct_tensor **R);

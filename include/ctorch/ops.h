@@ -461,6 +461,17 @@ CT_API ct_status ct_unique(ct_ctx *ctx, const ct_tensor *t, bool sorted, ct_tens
  * beta = 0 ignores input, nan included, as torch). */
 CT_API ct_status ct_addmm(ct_ctx *ctx, const ct_tensor *input, const ct_tensor *m1,
                           const ct_tensor *m2, double beta, double alpha, ct_tensor **out);
+/* beta input + alpha (mat @ vec) (torch.addmv; beta == 0 ignores input, NaN included). */
+CT_API ct_status ct_addmv(ct_ctx *ctx, const ct_tensor *input, const ct_tensor *mat,
+                          const ct_tensor *vec, double beta, double alpha, ct_tensor **out);
+/* beta input + alpha outer(v1, v2) (torch.addr), rounded as torch's vector loop: one fma of
+ * alpha v1_i and v2_j onto beta input_ij; integers need integral beta / alpha, bool 0 / 1. */
+CT_API ct_status ct_addr(ct_ctx *ctx, const ct_tensor *input, const ct_tensor *v1,
+                         const ct_tensor *v2, double beta, double alpha, ct_tensor **out);
+/* torch.tensordot: contract dims_a[i] of a with dims_b[i] of b (n pairs, one dtype); the result
+ * has a's free dims then b's. */
+CT_API ct_status ct_tensordot(ct_ctx *ctx, const ct_tensor *a, const ct_tensor *b, int n,
+                              const int *dims_a, const int *dims_b, ct_tensor **out);
 /* The batched form with 3-d b1 (B,n,m), b2 (B,m,p) (torch.baddbmm). */
 CT_API ct_status ct_baddbmm(ct_ctx *ctx, const ct_tensor *input, const ct_tensor *b1,
                             const ct_tensor *b2, double beta, double alpha, ct_tensor **out);
@@ -634,6 +645,38 @@ CT_API ct_status ct_split_sizes(ct_ctx *ctx, const ct_tensor *t, int n, const in
  * *n_out and max_out as in ct_split. */
 CT_API ct_status ct_chunk(ct_ctx *ctx, const ct_tensor *t, int chunks, int dim, int max_out,
                           ct_tensor **outs, int *n_out);
+/* t with at least 1 / 2 / 3 dims (torch.atleast_*d): t itself (retained) when it has them, else a
+ * view: 0-d -> (1), (1, 1), (1, 1, 1); 1-d (n) -> (1, n) and (1, n, 1); 2-d -> (m, n, 1). */
+CT_API ct_status ct_atleast_1d(ct_ctx *ctx, const ct_tensor *t, ct_tensor **out);
+CT_API ct_status ct_atleast_2d(ct_ctx *ctx, const ct_tensor *t, ct_tensor **out);
+CT_API ct_status ct_atleast_3d(ct_ctx *ctx, const ct_tensor *t, ct_tensor **out);
+/* torch.hstack (cat along dim 1, dim 0 for 1-d inputs), vstack (rows: inputs made 2-d, dim 0),
+ * dstack (inputs made 3-d, dim 2) and column_stack (0-d / 1-d inputs as columns, then hstack) of
+ * n <= 64 tensors; dtypes promote as in ct_cat. */
+CT_API ct_status ct_hstack(ct_ctx *ctx, int n, const ct_tensor *const *ts, ct_tensor **out);
+CT_API ct_status ct_vstack(ct_ctx *ctx, int n, const ct_tensor *const *ts, ct_tensor **out);
+CT_API ct_status ct_dstack(ct_ctx *ctx, int n, const ct_tensor *const *ts, ct_tensor **out);
+CT_API ct_status ct_column_stack(ct_ctx *ctx, int n, const ct_tensor *const *ts, ct_tensor **out);
+/* torch.tensor_split into `sections` views along dim (sizes differ by at most one, the larger
+ * first; outs holds `sections` entries), or at n indices (n + 1 views, Python slice rules:
+ * negative indices wrap, an index before the previous one gives an empty piece). */
+CT_API ct_status ct_tensor_split(ct_ctx *ctx, const ct_tensor *t, int sections, int dim,
+                                 ct_tensor **outs);
+CT_API ct_status ct_tensor_split_indices(ct_ctx *ctx, const ct_tensor *t, int n,
+                                         const int64_t *indices, int dim, ct_tensor **outs);
+/* torch.block_diag of n <= 64 tensors of at most 2 dims (0-d as 1x1, 1-d as one row), in the
+ * promoted dtype. */
+CT_API ct_status ct_block_diag(ct_ctx *ctx, int n, const ct_tensor *const *ts, ct_tensor **out);
+/* torch.cartesian_prod of n 1-d tensors of one dtype: (prod of lengths, n); n == 1: the input. */
+CT_API ct_status ct_cartesian_prod(ct_ctx *ctx, int n, const ct_tensor *const *ts, ct_tensor **out);
+/* torch.diag_embed: the last dim of a on the offset diagonal of two new dims dim1, dim2 of the
+ * result (dims of the result's rank; zeros elsewhere). */
+CT_API ct_status ct_diag_embed(ct_ctx *ctx, const ct_tensor *a, int64_t offset, int dim1, int dim2,
+                               ct_tensor **out);
+/* torch.vander: (len(x), N) with columns x^(N-1) ... x^0 (increasing: x^0 ... x^(N-1)); N < 0 means
+ * len(x); integer and bool x give int64. */
+CT_API ct_status ct_vander(ct_ctx *ctx, const ct_tensor *x, int64_t N, bool increasing,
+                           ct_tensor **out);
 /* Merge dims start_dim..end_dim into one (as torch.flatten; 0-d gives shape (1,); start_dim ==
  * end_dim gives t itself, retained, as torch). */
 CT_API ct_status ct_flatten(ct_ctx *ctx, const ct_tensor *t, int start_dim, int end_dim,

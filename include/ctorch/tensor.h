@@ -73,6 +73,16 @@ CT_API ct_status ct_tensor_eye(ct_ctx *ctx, ct_dtype dtype, int64_t n, int64_t m
  * build. */
 CT_API ct_status ct_tensor_linspace(ct_ctx *ctx, ct_dtype dtype, double start, double end,
                                     int64_t steps, ct_tensor **out);
+/* `steps` values base^x for x evenly spaced from start to end (torch.logspace: start and end
+ * rounded to the dtype, the powers in double; integer dtypes truncate). */
+CT_API ct_status ct_tensor_logspace(ct_ctx *ctx, ct_dtype dtype, double start, double end,
+                                    int64_t steps, double base, ct_tensor **out);
+/* int64 (2, count) row / column indices of the upper (lower) triangle of a row x col matrix from
+ * diagonal offset on (torch.triu_indices / tril_indices; row and col at most 2^20). */
+CT_API ct_status ct_tensor_triu_indices(ct_ctx *ctx, int64_t row, int64_t col, int64_t offset,
+                                        ct_tensor **out);
+CT_API ct_status ct_tensor_tril_indices(ct_ctx *ctx, int64_t row, int64_t col, int64_t offset,
+                                        ct_tensor **out);
 /* 1-d tensor start, start+step, ... < end (as torch.arange); step != 0. Integer dtypes: values
  * outside the dtype's range (arange(int8, 0, 1000)) -> CT_ERR_INVALID_ARG, never a silent wrap;
  * start, end and step are truncated first as in torch (step 0.5 -> 0 -> CT_ERR_INVALID_ARG). */

@@ -1,0 +1,659 @@
+/* More composites of the everyday surface, each written as torch 1.13 writes it (the same ops in
+ * the same order, so the same rounding and, where torch's last op differs, its node name):
+ * atleast_1d/2d/3d, hstack / vstack / dstack / column_stack, tensor_split, tensordot, addmv,
+ * addr, linalg.matrix_power, logdet, block_diag, cartesian_prod, diag_embed, vander, logspace,
+ * triu_indices / tril_indices. docs/everyday.md ("Stacking, splitting and small linear algebra")
+ * lists where ctorch answers differently. */
+#include "autograd/autograd_impl.h"
+#include "ctorch/linalg.h"
+#include "dispatch/dispatch.h"
+#include "ops/dispatch.h"
+#include "tensor/ag_front.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* The longest tensor list the composites here take (hstack, block_diag, ...). */
+#define CT__LIST_MAX 64
+
+static ct_status ct__list_args(ct_ctx *ctx, const char *op, int n, const ct_tensor *const *ts,
+                               void *out) {
+    if (!ctx) return CT_ERR_INVALID_ARG;
+    if (out) *(ct_tensor **)out = NULL;
+    if (n < 1 || !ts)
+        return ct__set_error(ctx, CT_ERR_INVALID_ARG, "%s: expects a non-empty list of tensors",
+                             op);
+    if (n > CT__LIST_MAX)
+        return ct__set_error(ctx, CT_ERR_INVALID_ARG, "%s: at most %d tensors, got %d", op,
+                             CT__LIST_MAX, n);
+    return ct__check_args(ctx, op, n, ts, out);
+}
+static void ct__rel_all(int n, ct_tensor **ts) {
+    for (int i = 0; i < n; i++) {
+        ct_tensor_release(ts[i]);
+        ts[i] = NULL;
+    }
+}
+
+/* ---- atleast_1d / 2d / 3d: t itself (retained) when it has the rank already, else views ---- */
+static ct_status ct__atleast(ct_ctx *ctx, const ct_tensor *t, int rank, ct_tensor **out) {
+    static const char *const names[4] = {"", "atleast_1d", "atleast_2d", "atleast_3d"};
+    const ct_tensor *ins[1] = {t};
+    ct_status st = ct__check_args(ctx, names[rank], 1, ins, out);
+    if (st != CT_OK) return st;
+    *out = NULL;
+    if (t->ndim >= rank) {
+        *out = ct_tensor_retain((ct_tensor *)t);
+        return CT_OK;
+    }
+    if (t->ndim == 0) {
+        const int64_t ones[3] = {1, 1, 1};
+        return ct_tensor_reshape(ctx, t, rank, ones, out);
+    }
+    if (rank == 2 || t->ndim == 2) /* (n) -> (1, n); (m, n) -> (m, n, 1) */
+        return ct_tensor_unsqueeze(ctx, t, t->ndim == 1 ? 0 : -1, out);
+    ct_tensor *u = NULL; /* 1-d to 3-d: (1, n, 1) */
+    st = ct_tensor_unsqueeze(ctx, t, 0, &u);
+    if (st == CT_OK) st = ct_tensor_unsqueeze(ctx, u, -1, out);
+    ct_tensor_release(u);
+    return st;
+}
+ct_status ct_atleast_1d(ct_ctx *ctx, const ct_tensor *t, ct_tensor **out) {
+    return ct__atleast(ctx, t, 1, out);
+}
+ct_status ct_atleast_2d(ct_ctx *ctx, const ct_tensor *t, ct_tensor **out) {
+    return ct__atleast(ctx, t, 2, out);
+}
+ct_status ct_atleast_3d(ct_ctx *ctx, const ct_tensor *t, ct_tensor **out) {
+    return ct__atleast(ctx, t, 3, out);
+}
+
+/* ---- hstack / vstack / dstack / column_stack: each input made at least 1/2/3-d (column_stack:
+ * 0-d and 1-d inputs as columns), then one cat ---- */
+typedef enum { CT__H, CT__V, CT__D, CT__COL } ct__stack_kind;
+static ct_status ct__stack_as(ct_ctx *ctx, const char *op, ct__stack_kind kind, int n,
+                              const ct_tensor *const *ts, ct_tensor **out) {
+    ct_status st = ct__list_args(ctx, op, n, ts, out);
+    if (st != CT_OK) return st;
+    ct_tensor *v[CT__LIST_MAX] = {NULL};
+    for (int i = 0; i < n && st == CT_OK; i++) {
+        if (kind == CT__COL && ts[i]->ndim <= 1) {
+            const int64_t col[2] = {ct_tensor_numel(ts[i]), 1};
+            st = ct_tensor_reshape(ctx, ts[i], 2, col, &v[i]);
+        } else {
+            st = ct__atleast(ctx, ts[i], kind == CT__D ? 3 : kind == CT__V ? 2 : 1, &v[i]);
+        }
+    }
+    if (st == CT_OK) {
+        const int dim = kind == CT__V ? 0 : kind == CT__D ? 2 : v[0]->ndim == 1 ? 0 : 1;
+        st = ct_cat(ctx, n, (const ct_tensor *const *)v, dim, out);
+    }
+    ct__rel_all(n, v);
+    return ct__error_within(ctx, op, st);
+}
+ct_status ct_hstack(ct_ctx *ctx, int n, const ct_tensor *const *ts, ct_tensor **out) {
+    return ct__stack_as(ctx, "hstack", CT__H, n, ts, out);
+}
+ct_status ct_vstack(ct_ctx *ctx, int n, const ct_tensor *const *ts, ct_tensor **out) {
+    return ct__stack_as(ctx, "vstack", CT__V, n, ts, out);
+}
+ct_status ct_dstack(ct_ctx *ctx, int n, const ct_tensor *const *ts, ct_tensor **out) {
+    return ct__stack_as(ctx, "dstack", CT__D, n, ts, out);
+}
+ct_status ct_column_stack(ct_ctx *ctx, int n, const ct_tensor *const *ts, ct_tensor **out) {
+    return ct__stack_as(ctx, "column_stack", CT__COL, n, ts, out);
+}
+
+/* ---- tensor_split: slices (views) of sizes differing by at most one, the larger first; or
+ * cut at indices (Python slice rules: negatives wrap, clamped, an end before its start empty) */
+static ct_status ct__split_check(ct_ctx *ctx, const char *op, const ct_tensor *t, int dim,
+                                 ct_tensor **outs, int *d) {
+    if (!ctx) return CT_ERR_INVALID_ARG;
+    if (!outs) return ct__set_error(ctx, CT_ERR_INVALID_ARG, "%s: outs is NULL", op);
+    const ct_tensor *ins[1] = {t};
+    ct_status st = ct__check_args(ctx, op, 1, ins, outs);
+    if (st != CT_OK) return st;
+    if (t->ndim == 0)
+        return ct__set_error(ctx, CT_ERR_SHAPE,
+                             "%s: expected at least a 1-dimensional tensor (as torch)", op);
+    if (!ct__wrap_dim(dim, t->ndim, d))
+        return ct__set_error(ctx, CT_ERR_INDEX, "%s: dim %d out of range for %d dims", op, dim,
+                             t->ndim);
+    return CT_OK;
+}
+ct_status ct_tensor_split(ct_ctx *ctx, const ct_tensor *t, int sections, int dim,
+                          ct_tensor **outs) {
+    int d = 0;
+    ct_status st = ct__split_check(ctx, "tensor_split", t, dim, outs, &d);
+    if (st != CT_OK) return st;
+    if (sections <= 0)
+        return ct__set_error(ctx, CT_ERR_INVALID_ARG,
+                             "tensor_split: number of sections must be larger than 0, got %d",
+                             sections);
+    for (int i = 0; i < sections; i++)
+        outs[i] = NULL;
+    const int64_t size = t->shape[d], small = size / sections, extra = size % sections;
+    int64_t start = 0;
+    for (int i = 0; i < sections && st == CT_OK; i++) {
+        const int64_t len = small + (i < extra ? 1 : 0);
+        st = ct_tensor_slice(ctx, t, d, start, start + len, 1, &outs[i]);
+        start += len;
+    }
+    if (st != CT_OK) ct__rel_all(sections, outs);
+    return ct__error_within(ctx, "tensor_split", st);
+}
+ct_status ct_tensor_split_indices(ct_ctx *ctx, const ct_tensor *t, int n, const int64_t *indices,
+                                  int dim, ct_tensor **outs) {
+    int d = 0;
+    ct_status st = ct__split_check(ctx, "tensor_split", t, dim, outs, &d);
+    if (st != CT_OK) return st;
+    if (n < 0 || (n > 0 && !indices))
+        return ct__set_error(ctx, CT_ERR_INVALID_ARG, "tensor_split: bad index list (n = %d)", n);
+    for (int i = 0; i <= n; i++)
+        outs[i] = NULL;
+    int64_t start = 0;
+    const int64_t size = t->shape[d];
+    for (int i = 0; i <= n && st == CT_OK; i++) {
+        const int64_t end = i < n ? indices[i] : size;
+        /* torch slices [start, end) with Python's rules, so the start is the previous raw index */
+        st = ct_tensor_slice(ctx, t, d, start, end, 1, &outs[i]);
+        start = end;
+    }
+    if (st != CT_OK) ct__rel_all(n + 1, outs);
+    return ct__error_within(ctx, "tensor_split", st);
+}
+
+/* ---- tensordot: a permuted to (free, contracted) and reshaped to a matrix, b to (contracted,
+ * free), one mm, reshaped to the free sizes (torch's order of the contracted dims: as given) */
+ct_status ct_tensordot(ct_ctx *ctx, const ct_tensor *a, const ct_tensor *b, int n,
+                       const int *dims_a, const int *dims_b, ct_tensor **out) {
+    const ct_tensor *ins[2] = {a, b};
+    ct_status st = ct__check_args(ctx, "tensordot", 2, ins, out);
+    if (st != CT_OK) return st;
+    *out = NULL;
+    if (n < 0 || n > a->ndim || n > b->ndim || (n > 0 && (!dims_a || !dims_b)))
+        return ct__set_error(ctx, CT_ERR_INVALID_ARG,
+                             "tensordot: %d contracted dims for tensors of %d and %d dims", n,
+                             a->ndim, b->ndim);
+    if (a->dtype != b->dtype)
+        return ct__set_error(ctx, CT_ERR_DTYPE,
+                             "tensordot: expected both operands of one dtype, got %s and %s (as "
+                             "torch)",
+                             ct_dtype_name(a->dtype), ct_dtype_name(b->dtype));
+    bool ca[CT_MAX_DIMS] = {false}, cb[CT_MAX_DIMS] = {false};
+    int da[CT_MAX_DIMS], db[CT_MAX_DIMS];
+    int64_t csize = 1;
+    for (int i = 0; i < n; i++) {
+        if (!ct__wrap_dim(dims_a[i], a->ndim, &da[i]) || !ct__wrap_dim(dims_b[i], b->ndim, &db[i]))
+            return ct__set_error(ctx, CT_ERR_INDEX, "tensordot: dims %d / %d out of range",
+                                 dims_a[i], dims_b[i]);
+        if (ca[da[i]] || cb[db[i]])
+            return ct__set_error(ctx, CT_ERR_INVALID_ARG, "tensordot: a dim appears twice");
+        ca[da[i]] = cb[db[i]] = true;
+        if (a->shape[da[i]] != b->shape[db[i]])
+            return ct__set_error(ctx, CT_ERR_SHAPE,
+                                 "tensordot: contracted dimensions need to match, but first has "
+                                 "size %lld in dim %d and second has size %lld in dim %d",
+                                 (long long)a->shape[da[i]], da[i], (long long)b->shape[db[i]],
+                                 db[i]);
+        csize *= a->shape[da[i]];
+    }
+    int pa[CT_MAX_DIMS], pb[CT_MAX_DIMS], k = 0, nr = 0;
+    int64_t rs[CT_MAX_DIMS], size1 = 1, size2 = 1;
+    for (int i = 0; i < a->ndim; i++)
+        if (!ca[i]) pa[k++] = i, rs[nr++] = a->shape[i], size1 *= a->shape[i];
+    for (int i = 0; i < n; i++)
+        pa[k++] = da[i];
+    k = 0;
+    for (int i = 0; i < n; i++)
+        pb[k++] = db[i];
+    for (int i = 0; i < b->ndim; i++)
+        if (!cb[i]) pb[k++] = i, rs[nr++] = b->shape[i], size2 *= b->shape[i];
+    if (nr > CT_MAX_DIMS)
+        return ct__set_error(ctx, CT_ERR_SHAPE, "tensordot: the result has more than %d dims",
+                             CT_MAX_DIMS);
+    ct_tensor *t[5] = {NULL, NULL, NULL, NULL, NULL};
+    const int64_t s1[2] = {size1, csize}, s2[2] = {csize, size2};
+    st = ct_tensor_permute(ctx, a, pa, &t[0]);
+    if (st == CT_OK) st = ct_tensor_reshape(ctx, t[0], 2, s1, &t[1]);
+    if (st == CT_OK) st = ct_tensor_permute(ctx, b, pb, &t[2]);
+    if (st == CT_OK) st = ct_tensor_reshape(ctx, t[2], 2, s2, &t[3]);
+    if (st == CT_OK) st = ct_matmul(ctx, t[1], t[3], &t[4]);
+    if (st == CT_OK) st = ct_tensor_reshape(ctx, t[4], nr, rs, out);
+    ct__rel_all(5, t);
+    return ct__error_within(ctx, "tensordot", st);
+}
+
+/* ---- addmv: beta input + alpha (mat @ vec), as one addmm on columns (input's NaN ignored for
+ * beta == 0, as torch) ---- */
+static ct_status ct__addmv(ct_ctx *ctx, const ct_tensor *input, const ct_tensor *mat,
+                           const ct_tensor *vec, double beta, double alpha, ct_tensor **out) {
+    const ct_tensor *ins[3] = {input, mat, vec};
+    ct_status st = ct__check_args(ctx, "addmv", 3, ins, out);
+    if (st != CT_OK) return st;
+    *out = NULL;
+    if (mat->ndim != 2 || vec->ndim != 1 || input->ndim > 1)
+        return ct__set_error(ctx, CT_ERR_SHAPE,
+                             "addmv: expected a 2-d matrix, a 1-d vector and an input of at most "
+                             "1 dim, got %d, %d and %d dims",
+                             mat->ndim, vec->ndim, input->ndim);
+    ct_tensor *t[4] = {NULL, NULL, NULL, NULL};
+    const int64_t one1[2] = {1, 1};
+    st = input->ndim == 0 ? ct_tensor_reshape(ctx, input, 2, one1, &t[0])
+                          : ct_tensor_unsqueeze(ctx, input, 1, &t[0]);
+    if (st == CT_OK) st = ct_tensor_unsqueeze(ctx, vec, 1, &t[1]);
+    if (st == CT_OK) st = ct_addmm(ctx, t[0], mat, t[1], beta, alpha, &t[2]);
+    if (st == CT_OK) st = ct_tensor_squeeze(ctx, t[2], 1, out);
+    ct__rel_all(4, t);
+    return st;
+}
+ct_status ct_addmv(ct_ctx *ctx, const ct_tensor *input, const ct_tensor *mat, const ct_tensor *vec,
+                   double beta, double alpha, ct_tensor **out) {
+    uint64_t mark = ct__ag_mark(ctx);
+    ct_status st =
+        ct__error_within(ctx, "addmv", ct__addmv(ctx, input, mat, vec, beta, alpha, out));
+    return ct__ag_named(ctx, st, out, mark, "AddmvBackward0");
+}
+
+/* ---- addr: beta input + alpha outer(v1, v2) as torch's vectorised loop rounds it,
+ * fma(alpha v1_i, v2_j, beta input_ij); beta == 0 ignores input: (alpha v1_i) v2_j. Integers
+ * take integral alpha / beta; bool: (beta and input) or (alpha and v1_i and v2_j) ---- */
+static ct_status ct__addr(ct_ctx *ctx, const ct_tensor *input, const ct_tensor *v1,
+                          const ct_tensor *v2, double beta, double alpha, ct_tensor **out) {
+    const ct_tensor *ins[3] = {input, v1, v2};
+    ct_status st = ct__check_args(ctx, "addr", 3, ins, out);
+    if (st != CT_OK) return st;
+    *out = NULL;
+    if (v1->ndim != 1 || v2->ndim != 1)
+        return ct__set_error(ctx, CT_ERR_SHAPE, "addr: expected 1-d vectors, got %d and %d dims",
+                             v1->ndim, v2->ndim);
+    ct_dtype dt;
+    if ((st = ct__result_type(ctx, "addr", 3, ins, &dt)) != CT_OK) return st;
+    if (dt == CT_BOOL ? (beta != 0 && beta != 1) || (alpha != 0 && alpha != 1)
+                      : !ct_dtype_is_floating(dt) && (beta != trunc(beta) || alpha != trunc(alpha)))
+        return ct__set_error(ctx, CT_ERR_INVALID_ARG,
+                             "addr: for %s tensors beta and alpha must be %s (as torch)",
+                             ct_dtype_name(dt), dt == CT_BOOL ? "0 or 1" : "integral");
+    /* the result's shape: (len v1, len v2), which input must broadcast to */
+    const int64_t want[2] = {v1->shape[0], v2->shape[0]};
+    bool fits = input->ndim <= 2;
+    for (int i = 0; fits && i < input->ndim; i++) {
+        const int64_t s = input->shape[input->ndim - 1 - i];
+        fits = s == 1 || s == want[1 - i];
+    }
+    if (!fits)
+        return ct__set_error(ctx, CT_ERR_SHAPE,
+                             "addr: input of %d dims does not broadcast to (%lld, %lld)",
+                             input->ndim, (long long)want[0], (long long)want[1]);
+    ct_tensor *t[6] = {NULL, NULL, NULL, NULL, NULL, NULL};
+    if (dt == CT_BOOL) {
+        st = ct_tensor_unsqueeze(ctx, v1, 1, &t[0]);
+        if (st == CT_OK) st = ct_logical_and(ctx, t[0], v2, &t[1]); /* v1_i and v2_j */
+        if (st == CT_OK && alpha == 0) st = ct_logical_xor(ctx, t[1], t[1], &t[2]); /* false */
+        const ct_tensor *prod = alpha == 0 ? t[2] : t[1];
+        if (st == CT_OK && beta != 0) st = ct_logical_or(ctx, input, prod, &t[3]);
+        if (st == CT_OK) st = ct_cast(ctx, beta != 0 ? t[3] : prod, CT_BOOL, out);
+        ct__rel_all(6, t);
+        return st;
+    }
+    st = ct_mul_scalar(ctx, v1, alpha, &t[0]);
+    if (st == CT_OK) st = ct_cast(ctx, t[0], dt, &t[1]);
+    if (st == CT_OK) st = ct_tensor_unsqueeze(ctx, t[1], 1, &t[2]);
+    if (st == CT_OK) st = ct_cast(ctx, v2, dt, &t[3]);
+    if (beta == 0) {
+        if (st == CT_OK) st = ct_mul(ctx, t[2], t[3], out);
+    } else {
+        if (st == CT_OK) st = ct_mul_scalar(ctx, input, beta, &t[4]);
+        if (st == CT_OK) st = ct_cast(ctx, t[4], dt, &t[5]);
+        if (st == CT_OK) st = ct_addcmul(ctx, t[5], t[2], t[3], 1.0, out);
+    }
+    ct__rel_all(6, t);
+    return st;
+}
+ct_status ct_addr(ct_ctx *ctx, const ct_tensor *input, const ct_tensor *v1, const ct_tensor *v2,
+                  double beta, double alpha, ct_tensor **out) {
+    uint64_t mark = ct__ag_mark(ctx);
+    ct_status st = ct__error_within(ctx, "addr", ct__addr(ctx, input, v1, v2, beta, alpha, out));
+    return ct__ag_named(ctx, st, out, mark, "AddrBackward0");
+}
+
+/* ---- linalg.matrix_power: torch's binary powering (z squared each step, result @ z where the
+ * bit is set); n == 0 the identity, n == 1 a copy, n < 0 the inverse's power ---- */
+static ct_status ct__matrix_power(ct_ctx *ctx, const ct_tensor *a, int64_t n, ct_tensor **out) {
+    const ct_tensor *ins[1] = {a};
+    ct_status st = ct__check_args(ctx, "linalg.matrix_power", 1, ins, out);
+    if (st != CT_OK) return st;
+    *out = NULL;
+    if (a->ndim < 2 || a->shape[a->ndim - 1] != a->shape[a->ndim - 2])
+        return ct__set_error(ctx, CT_ERR_SHAPE,
+                             "linalg.matrix_power: expected a batch of square matrices");
+    if (n == 0) { /* eye(n) broadcast to a's shape, copied */
+        ct_tensor *e = NULL, *x = NULL;
+        const int64_t m = a->shape[a->ndim - 1];
+        st = ct_tensor_eye(ctx, a->dtype, m, m, &e);
+        if (st == CT_OK) st = ct_tensor_expand(ctx, e, a->ndim, a->shape, &x);
+        if (st == CT_OK) st = ct_tensor_clone(ctx, x, out);
+        ct_tensor_release(e), ct_tensor_release(x);
+        return st;
+    }
+    ct_tensor *base = NULL;
+    if (n < 0) {
+        if (!ct_dtype_is_floating(a->dtype))
+            return ct__set_error(ctx, CT_ERR_DTYPE,
+                                 "linalg.matrix_power: a negative power needs a floating matrix "
+                                 "(linalg.inv: expected a floating point tensor, got %s)",
+                                 ct_dtype_name(a->dtype));
+        if ((st = ct_linalg_inv(ctx, a, &base)) != CT_OK) return st;
+        n = n == INT64_MIN ? INT64_MAX : -n; /* |INT64_MIN| - 1: the same parity of work */
+    } else {
+        base = ct_tensor_retain((ct_tensor *)a);
+    }
+    if (n == 1) {
+        st = ct_tensor_clone(ctx, base, out);
+    } else if (n == 2) {
+        st = ct_matmul(ctx, base, base, out);
+    } else {
+        ct_tensor *z = NULL, *result = NULL;
+        while (n > 0 && st == CT_OK) {
+            const int64_t bit = n % 2;
+            n /= 2;
+            ct_tensor *nz = NULL;
+            if (z) {
+                st = ct_matmul(ctx, z, z, &nz);
+                ct_tensor_release(z);
+                z = nz;
+            } else {
+                z = ct_tensor_retain(base);
+            }
+            if (st == CT_OK && bit == 1) {
+                ct_tensor *nr = NULL;
+                if (result) {
+                    st = ct_matmul(ctx, result, z, &nr);
+                    ct_tensor_release(result);
+                    result = nr;
+                } else {
+                    result = ct_tensor_retain(z);
+                }
+            }
+        }
+        ct_tensor_release(z);
+        if (st == CT_OK)
+            *out = result;
+        else
+            ct_tensor_release(result);
+    }
+    ct_tensor_release(base);
+    return st;
+}
+ct_status ct_linalg_matrix_power(ct_ctx *ctx, const ct_tensor *a, int64_t n, ct_tensor **out) {
+    return ct__error_within(ctx, "linalg.matrix_power", ct__matrix_power(ctx, a, n, out));
+}
+
+/* ---- logdet: slogdet's log|det|, NaN where the sign is -1 (torch's where) ---- */
+ct_status ct_logdet(ct_ctx *ctx, const ct_tensor *a, ct_tensor **out) {
+    if (out) *out = NULL;
+    ct_tensor *sign = NULL, *lad = NULL, *neg = NULL, *nan = NULL;
+    ct_status st = ct_linalg_slogdet(ctx, a, &sign, &lad);
+    if (st == CT_OK) st = ct_eq_scalar(ctx, sign, -1, &neg);
+    const int64_t none[1] = {1};
+    if (st == CT_OK) st = ct_tensor_full(ctx, ct_tensor_dtype(lad), 0, none, NAN, &nan);
+    if (st == CT_OK) st = ct_where(ctx, neg, nan, lad, out);
+    ct_tensor_release(sign), ct_tensor_release(lad), ct_tensor_release(neg);
+    ct_tensor_release(nan);
+    return ctx ? ct__error_within(ctx, "logdet", st) : st;
+}
+
+/* ---- block_diag: 0-d inputs as 1x1, 1-d as one row; each block padded with zeros to the full
+ * width and the rows joined (the promoted dtype); node BlockDiagBackward0 ---- */
+static ct_status ct__block_diag(ct_ctx *ctx, int n, const ct_tensor *const *ts, ct_tensor **out) {
+    ct_status st = ct__list_args(ctx, "block_diag", n, ts, out);
+    if (st != CT_OK) return st;
+    ct_dtype dt;
+    if ((st = ct__result_type(ctx, "block_diag", n, ts, &dt)) != CT_OK) return st;
+    int64_t cols = 0;
+    for (int i = 0; i < n; i++) {
+        if (ts[i]->ndim > 2)
+            return ct__set_error(ctx, CT_ERR_SHAPE,
+                                 "block_diag: input %d has %d dims, expected at most 2 (as torch)",
+                                 i, ts[i]->ndim);
+        cols += ts[i]->ndim == 2 ? ts[i]->shape[1] : ts[i]->ndim == 1 ? ts[i]->shape[0] : 1;
+    }
+    ct_tensor *rows[CT__LIST_MAX] = {NULL}, *m = NULL, *c = NULL;
+    int64_t before = 0;
+    for (int i = 0; i < n && st == CT_OK; i++) {
+        const ct_tensor *t = ts[i];
+        const int64_t r = t->ndim == 2 ? t->shape[0] : 1;
+        const int64_t w = t->ndim == 2 ? t->shape[1] : t->ndim == 1 ? t->shape[0] : 1;
+        const int64_t sh[2] = {r, w}, pad[2] = {before, cols - before - w};
+        st = ct_tensor_reshape(ctx, t, 2, sh, &m);
+        if (st == CT_OK) st = ct_cast(ctx, m, dt, &c);
+        if (st == CT_OK) st = ct_pad(ctx, c, 2, pad, CT_PAD_CONSTANT, 0, &rows[i]);
+        ct_tensor_release(m), ct_tensor_release(c);
+        m = c = NULL;
+        before += w;
+    }
+    if (st == CT_OK) st = ct_cat(ctx, n, (const ct_tensor *const *)rows, 0, out);
+    ct__rel_all(n, rows);
+    return st;
+}
+ct_status ct_block_diag(ct_ctx *ctx, int n, const ct_tensor *const *ts, ct_tensor **out) {
+    uint64_t mark = ct__ag_mark(ctx);
+    ct_status st = ct__error_within(ctx, "block_diag", ct__block_diag(ctx, n, ts, out));
+    return ct__ag_named(ctx, st, out, mark, "BlockDiagBackward0");
+}
+
+/* ---- cartesian_prod: meshgrid (ij) of 1-d tensors of one dtype, flattened, stacked as
+ * columns; one tensor comes back as itself ---- */
+ct_status ct_cartesian_prod(ct_ctx *ctx, int n, const ct_tensor *const *ts, ct_tensor **out) {
+    ct_status st = ct__list_args(ctx, "cartesian_prod", n, ts, out);
+    if (st != CT_OK) return st;
+    for (int i = 0; i < n; i++) {
+        if (ts[i]->ndim != 1)
+            return ct__set_error(ctx, CT_ERR_SHAPE,
+                                 "cartesian_prod: expect a 1D vector, but got shape of %d dims",
+                                 ts[i]->ndim);
+        if (ts[i]->dtype != ts[0]->dtype)
+            return ct__set_error(ctx, CT_ERR_DTYPE,
+                                 "cartesian_prod: meshgrid expects all tensors to have the same "
+                                 "dtype (as torch)");
+    }
+    if (n == 1) {
+        *out = ct_tensor_retain((ct_tensor *)ts[0]);
+        return CT_OK;
+    }
+    ct_tensor *g[CT__LIST_MAX] = {NULL}, *f[CT__LIST_MAX] = {NULL};
+    st = ct_meshgrid(ctx, n, ts, CT_MESHGRID_IJ, g);
+    for (int i = 0; i < n && st == CT_OK; i++)
+        st = ct_flatten(ctx, g[i], 0, -1, &f[i]);
+    if (st == CT_OK) st = ct_stack(ctx, n, (const ct_tensor *const *)f, 1, out);
+    ct__rel_all(n, g), ct__rel_all(n, f);
+    return ct__error_within(ctx, "cartesian_prod", st);
+}
+
+/* ---- diag_embed: the last dim of a on the offset diagonal of new dims (dim1, dim2) of a zero
+ * tensor. Built from pads: each value followed by m zeros (m = n + |offset|), the row shifted
+ * to the diagonal's first position, cut to m * m and shaped (m, m); node DiagEmbedBackward0 */
+static ct_status ct__diag_embed(ct_ctx *ctx, const ct_tensor *a, int64_t offset, int dim1, int dim2,
+                                ct_tensor **out) {
+    const ct_tensor *ins[1] = {a};
+    ct_status st = ct__check_args(ctx, "diag_embed", 1, ins, out);
+    if (st != CT_OK) return st;
+    *out = NULL;
+    if (a->ndim < 1)
+        return ct__set_error(ctx, CT_ERR_SHAPE, "diag_embed: expected at least a 1-d input");
+    const int nd = a->ndim + 1;
+    int d1 = 0, d2 = 0;
+    if (nd > CT_MAX_DIMS || !ct__wrap_dim(dim1, nd, &d1) || !ct__wrap_dim(dim2, nd, &d2))
+        return ct__set_error(ctx, CT_ERR_INDEX, "diag_embed: dims %d, %d out of range for %d dims",
+                             dim1, dim2, nd);
+    if (d1 == d2)
+        return ct__set_error(ctx, CT_ERR_INVALID_ARG,
+                             "diag_embed: diagonal dimensions cannot be identical %d, %d", dim1,
+                             dim2);
+    const int64_t n = a->shape[a->ndim - 1];
+    if (offset > INT32_MAX || offset < -(int64_t)INT32_MAX)
+        return ct__set_error(ctx, CT_ERR_INVALID_ARG, "diag_embed: offset %lld too large",
+                             (long long)offset);
+    const int64_t m = n + (offset < 0 ? -offset : offset);
+    const int64_t shift = offset >= 0 ? offset : -offset * m;
+    ct_tensor *t[6] = {NULL, NULL, NULL, NULL, NULL, NULL};
+    int64_t sh[CT_MAX_DIMS];
+    const int lead = a->ndim - 1;
+    for (int i = 0; i < lead; i++)
+        sh[i] = a->shape[i];
+    const int64_t p1[2] = {0, m},
+                  p2[2] = {shift,
+                           m * m - shift - n * (m + 1) > 0 ? m * m - shift - n * (m + 1) : 0};
+    st = ct_tensor_unsqueeze(ctx, a, -1, &t[0]);
+    if (st == CT_OK) st = ct_pad(ctx, t[0], 2, p1, CT_PAD_CONSTANT, 0, &t[1]); /* (..., n, m+1) */
+    if (st == CT_OK) st = ct_flatten(ctx, t[1], lead, -1, &t[2]);              /* (..., n(m+1)) */
+    if (st == CT_OK) st = ct_pad(ctx, t[2], 2, p2, CT_PAD_CONSTANT, 0, &t[3]);
+    if (st == CT_OK) st = ct_tensor_narrow(ctx, t[3], lead, 0, m * m, &t[4]);
+    sh[lead] = m, sh[lead + 1] = m;
+    if (st == CT_OK) st = ct_tensor_reshape(ctx, t[4], lead + 2, sh, &t[5]);
+    if (st == CT_OK) {
+        /* the two new dims (last two now) moved to d1 < d2 or d2 < d1 */
+        const int src[2] = {lead, lead + 1}, dst[2] = {d1, d2};
+        st = ct_movedim(ctx, t[5], 2, src, dst, out);
+    }
+    ct__rel_all(6, t);
+    return st;
+}
+ct_status ct_diag_embed(ct_ctx *ctx, const ct_tensor *a, int64_t offset, int dim1, int dim2,
+                        ct_tensor **out) {
+    uint64_t mark = ct__ag_mark(ctx);
+    ct_status st =
+        ct__error_within(ctx, "diag_embed", ct__diag_embed(ctx, a, offset, dim1, dim2, out));
+    return ct__ag_named(ctx, st, out, mark, "DiagEmbedBackward0");
+}
+
+/* ---- vander: columns x^(N-1) ... x^0 (increasing: x^0 ...), by torch's cumprod of x repeated;
+ * integers and bool in int64 ---- */
+static ct_status ct__vander(ct_ctx *ctx, const ct_tensor *x, int64_t N, bool increasing,
+                            ct_tensor **out) {
+    const ct_tensor *ins[1] = {x};
+    ct_status st = ct__check_args(ctx, "vander", 1, ins, out);
+    if (st != CT_OK) return st;
+    *out = NULL;
+    if (x->ndim != 1)
+        return ct__set_error(ctx, CT_ERR_SHAPE, "vander: x must be a one-dimensional tensor");
+    const int64_t len = x->shape[0];
+    if (N < 0) N = len; /* torch's default: N = len(x) */
+    const ct_dtype dt = ct_dtype_is_floating(x->dtype) ? x->dtype : CT_INT64;
+    ct_tensor *t[6] = {NULL, NULL, NULL, NULL, NULL, NULL};
+    if (N <= 1) {
+        st = ct_tensor_full(ctx, dt, 2, (const int64_t[]){len, N}, 1, out);
+        return st;
+    }
+    const int64_t shp[2] = {len, N - 1};
+    st = ct_cast(ctx, x, dt, &t[0]);
+    if (st == CT_OK) st = ct_tensor_unsqueeze(ctx, t[0], 1, &t[1]);
+    if (st == CT_OK) st = ct_tensor_expand(ctx, t[1], 2, shp, &t[2]);
+    if (st == CT_OK) st = ct_cumprod(ctx, t[2], 1, &t[3]);
+    if (st == CT_OK) st = ct_tensor_full(ctx, dt, 2, (const int64_t[]){len, 1}, 1, &t[4]);
+    const ct_tensor *parts[2] = {t[4], t[3]};
+    if (st == CT_OK) st = ct_cat(ctx, 2, parts, 1, increasing ? out : &t[5]);
+    if (st == CT_OK && !increasing) {
+        const int d = 1;
+        st = ct_flip(ctx, t[5], 1, &d, out);
+    }
+    ct__rel_all(6, t);
+    return st;
+}
+ct_status ct_vander(ct_ctx *ctx, const ct_tensor *x, int64_t N, bool increasing, ct_tensor **out) {
+    uint64_t mark = ct__ag_mark(ctx);
+    ct_status st = ct__error_within(ctx, "vander", ct__vander(ctx, x, N, increasing, out));
+    return ct__ag_named(ctx, st, out, mark, increasing ? "CopySlices" : "FlipBackward0");
+}
+
+/* ---- logspace: base^(start + step i) below the middle, base^(end - step (steps - 1 - i)) from
+ * it, in double with start / end first rounded to the dtype (torch's kernel) ---- */
+ct_status ct_tensor_logspace(ct_ctx *ctx, ct_dtype dtype, double start, double end, int64_t steps,
+                             double base, ct_tensor **out) {
+    if (!ctx) return CT_ERR_INVALID_ARG;
+    if (!out) return ct__set_error(ctx, CT_ERR_INVALID_ARG, "logspace: out is NULL");
+    *out = NULL;
+    if (steps < 0)
+        return ct__set_error(ctx, CT_ERR_INVALID_ARG,
+                             "logspace: number of steps must be "
+                             "non-negative");
+    if (dtype == CT_BOOL || !ct__is_compute_dtype(dtype))
+        return ct__set_error(ctx, CT_ERR_DTYPE, "logspace: dtype %s is not supported",
+                             ct_dtype_name(dtype));
+    if (steps > (INT64_C(1) << 40))
+        return ct__set_error(ctx, CT_ERR_INVALID_ARG, "logspace: %lld steps is too many",
+                             (long long)steps);
+    double *v = malloc(sizeof(double) * (size_t)(steps ? steps : 1));
+    if (!v)
+        return ct__set_error(ctx, CT_ERR_OOM, "logspace: out of memory for %lld values",
+                             (long long)steps);
+    /* start and end as the dtype holds them (torch's scalar_t), the step in double */
+    ct_tensor *se = NULL, *sec = NULL;
+    double sv[2] = {start, end};
+    ct_status st = ct_tensor_from_host(ctx, sv, CT_FLOAT64, 1, (const int64_t[]){2}, &se);
+    if (st == CT_OK) st = ct_cast(ctx, se, dtype, &sec);
+    ct_tensor *sd = NULL;
+    if (st == CT_OK) st = ct_cast(ctx, sec, CT_FLOAT64, &sd);
+    if (st == CT_OK) st = ct_tensor_to_host(sd, sv, sizeof sv);
+    if (st == CT_OK) {
+        const double s = sv[0], e = sv[1];
+        if (steps == 1) {
+            v[0] = pow(base, s);
+        } else {
+            const double step = (e - s) / (double)(steps - 1);
+            const int64_t half = steps / 2;
+            for (int64_t i = 0; i < steps; i++)
+                v[i] = i < half ? pow(base, s + step * (double)i)
+                                : pow(base, e - step * (double)(steps - i - 1));
+        }
+    }
+    ct_tensor *d = NULL;
+    if (st == CT_OK) st = ct_tensor_from_host(ctx, v, CT_FLOAT64, 1, &steps, &d);
+    if (st == CT_OK) st = ct_cast(ctx, d, dtype, out);
+    free(v);
+    ct_tensor_release(se), ct_tensor_release(sec), ct_tensor_release(sd), ct_tensor_release(d);
+    return ct__error_within(ctx, "logspace", st);
+}
+
+/* ---- triu_indices / tril_indices: int64 (2, count), row-major order as torch ---- */
+static ct_status ct__tri_indices(ct_ctx *ctx, const char *op, bool upper, int64_t row, int64_t col,
+                                 int64_t offset, ct_tensor **out) {
+    if (!ctx) return CT_ERR_INVALID_ARG;
+    if (!out) return ct__set_error(ctx, CT_ERR_INVALID_ARG, "%s: out is NULL", op);
+    *out = NULL;
+    if (row < 0 || col < 0)
+        return ct__set_error(ctx, CT_ERR_INVALID_ARG,
+                             "%s: row and col must be >= 0, got %lld, %lld", op, (long long)row,
+                             (long long)col);
+    if (row > (INT64_C(1) << 20) || col > (INT64_C(1) << 20))
+        return ct__set_error(ctx, CT_ERR_INVALID_ARG, "%s: row and col at most 2^20", op);
+    int64_t count = 0;
+    for (int64_t i = 0; i < row; i++) {
+        const int64_t lo = upper ? i + offset : 0, hi = upper ? col : i + offset + 1;
+        const int64_t a = lo < 0 ? 0 : lo, b = hi > col ? col : hi;
+        if (b > a) count += b - a;
+    }
+    int64_t *v = malloc(sizeof(int64_t) * (size_t)(2 * count + 1));
+    if (!v)
+        return ct__set_error(ctx, CT_ERR_OOM, "%s: out of memory for %lld indices", op,
+                             (long long)count);
+    int64_t k = 0;
+    for (int64_t i = 0; i < row; i++) {
+        const int64_t lo = upper ? i + offset : 0, hi = upper ? col : i + offset + 1;
+        for (int64_t j = lo < 0 ? 0 : lo; j < (hi > col ? col : hi); j++)
+            v[k] = i, v[count + k] = j, k++;
+    }
+    const int64_t shape[2] = {2, count};
+    ct_status st = ct_tensor_from_host(ctx, v, CT_INT64, 2, shape, out);
+    free(v);
+    return ct__error_within(ctx, op, st);
+}
+ct_status ct_tensor_triu_indices(ct_ctx *ctx, int64_t row, int64_t col, int64_t offset,
+                                 ct_tensor **out) {
+    return ct__tri_indices(ctx, "triu_indices", true, row, col, offset, out);
+}
+ct_status ct_tensor_tril_indices(ct_ctx *ctx, int64_t row, int64_t col, int64_t offset,
+                                 ct_tensor **out) {
+    return ct__tri_indices(ctx, "tril_indices", false, row, col, offset, out);
+}

@@ -1,0 +1,435 @@
+/* atleast_*d, hstack / vstack / dstack / column_stack, tensor_split, tensordot, addmv, addr,
+ * linalg.matrix_power, logdet, block_diag, cartesian_prod, diag_embed, vander, logspace,
+ * triu / tril_indices against naive loops (index arithmetic, double sums, fmaf for addr's
+ * rounding), torch 1.13's answers for the edge cases (tables), gradients against central
+ * differences, and error paths. */
+#include "test_util.h"
+
+#include <string.h>
+
+static ct_ctx *ctx;
+static unsigned long long rng = 4242;
+
+static ct_tensor *mk(ct_dtype dt, int nd, const int64_t *shape) {
+    return tu_make(ctx, &rng, dt, nd, shape, 0, -3, 3, NULL);
+}
+static bool shape_is(const ct_tensor *t, int nd, const int64_t *s) {
+    return tu_same_shape(t, nd, s);
+}
+#define SH(...) ((const int64_t[]){__VA_ARGS__})
+
+TEST(atleast_and_stacks) {
+    ct_tensor *s0 = NULL, *v = mk(CT_FLOAT32, 1, SH(3)), *m = mk(CT_FLOAT32, 2, SH(2, 3)),
+              *r = NULL;
+    const double one = 5;
+    s0 = tu_from_vals(ctx, CT_FLOAT32, 0, NULL, &one);
+    CHECK_OK(ct_atleast_1d(ctx, m, &r));
+    CHECK(r == m); /* the tensor itself, retained */
+    ct_tensor_release(r);
+    CHECK_OK(ct_atleast_3d(ctx, s0, &r));
+    CHECK(shape_is(r, 3, SH(1, 1, 1)));
+    ct_tensor_release(r);
+    CHECK_OK(ct_atleast_2d(ctx, v, &r));
+    CHECK(shape_is(r, 2, SH(1, 3)));
+    ct_tensor_release(r);
+    CHECK_OK(ct_atleast_3d(ctx, v, &r));
+    CHECK(shape_is(r, 3, SH(1, 3, 1)));
+    ct_tensor_release(r);
+    CHECK_OK(ct_atleast_3d(ctx, m, &r));
+    CHECK(shape_is(r, 3, SH(2, 3, 1)));
+    ct_tensor_release(r);
+    double *vv = tu_read(v), *mv = tu_read(m);
+    /* hstack(0-d, 1-d) = [5, v...]; hstack of 2-d along columns */
+    const ct_tensor *hs[2] = {s0, v};
+    CHECK_OK(ct_hstack(ctx, 2, hs, &r));
+    double *g = r ? tu_read(r) : NULL;
+    CHECK(shape_is(r, 1, SH(4)) && g && g[0] == 5 && g[1] == vv[0] && g[3] == vv[2]);
+    free(g), ct_tensor_release(r);
+    const ct_tensor *hm[2] = {m, m};
+    CHECK_OK(ct_hstack(ctx, 2, hm, &r));
+    g = r ? tu_read(r) : NULL;
+    CHECK(shape_is(r, 2, SH(2, 6)));
+    for (int i = 0; g && i < 2; i++)
+        for (int j = 0; j < 6; j++)
+            CHECK(g[i * 6 + j] == mv[i * 3 + j % 3]);
+    free(g), ct_tensor_release(r);
+    /* vstack(v, m): (3,) as a row on top of (2, 3) */
+    const ct_tensor *vs[2] = {v, m};
+    CHECK_OK(ct_vstack(ctx, 2, vs, &r));
+    g = r ? tu_read(r) : NULL;
+    CHECK(shape_is(r, 2, SH(3, 3)));
+    for (int j = 0; g && j < 3; j++)
+        CHECK(g[j] == vv[j] && g[3 + j] == mv[j] && g[6 + j] == mv[3 + j]);
+    free(g), ct_tensor_release(r);
+    /* dstack(v, v): (1, 3, 2) with [0, j, k] = v[j] */
+    const ct_tensor *ds[2] = {v, v};
+    CHECK_OK(ct_dstack(ctx, 2, ds, &r));
+    g = r ? tu_read(r) : NULL;
+    CHECK(shape_is(r, 3, SH(1, 3, 2)));
+    for (int j = 0; g && j < 3; j++)
+        CHECK(g[j * 2] == vv[j] && g[j * 2 + 1] == vv[j]);
+    free(g), ct_tensor_release(r);
+    /* column_stack(v2, m2) with v2 (2,), m2 (2, 3): [[v0, m..], [v1, m..]] (torch's table shape) */
+    ct_tensor *v2 = mk(CT_INT32, 1, SH(2)), *m2 = mk(CT_INT32, 2, SH(2, 2));
+    const ct_tensor *cs[2] = {v2, m2};
+    CHECK_OK(ct_column_stack(ctx, 2, cs, &r));
+    g = r ? tu_read(r) : NULL;
+    double *a2 = tu_read(v2), *b2 = tu_read(m2);
+    CHECK(shape_is(r, 2, SH(2, 3)) && ct_tensor_dtype(r) == CT_INT32);
+    for (int i = 0; g && i < 2; i++)
+        CHECK(g[i * 3] == a2[i] && g[i * 3 + 1] == b2[i * 2] && g[i * 3 + 2] == b2[i * 2 + 1]);
+    free(g), free(a2), free(b2), ct_tensor_release(r);
+    CHECK_ST(ct_hstack(ctx, 0, hs, &r), CT_ERR_INVALID_ARG);
+    free(vv), free(mv);
+    ct_tensor_release(s0), ct_tensor_release(v), ct_tensor_release(m);
+    ct_tensor_release(v2), ct_tensor_release(m2);
+}
+
+TEST(tensor_split_as_torch) {
+    double seven[7];
+    for (int i = 0; i < 7; i++)
+        seven[i] = i;
+    ct_tensor *t = tu_from_vals(ctx, CT_INT64, 1, SH(7), seven), *o[5] = {NULL};
+    CHECK_OK(ct_tensor_split(ctx, t, 3, 0, o));
+    const int64_t want3[3] = {3, 2, 2};
+    int64_t at = 0;
+    for (int i = 0; i < 3; i++) {
+        CHECK(o[i] && ct_tensor_shape(o[i])[0] == want3[i]);
+        double *g = o[i] ? tu_read(o[i]) : NULL;
+        for (int64_t k = 0; g && k < want3[i]; k++)
+            CHECK(g[k] == (double)(at + k));
+        at += want3[i];
+        free(g), ct_tensor_release(o[i]), o[i] = NULL;
+    }
+    /* torch.tensor_split(arange(7), [-1, 2, 9]) = ([0..5], [], [2..6], []) */
+    const int64_t idx[3] = {-1, 2, 9};
+    CHECK_OK(ct_tensor_split_indices(ctx, t, 3, idx, 0, o));
+    const int64_t len[4] = {6, 0, 5, 0}, first[4] = {0, -1, 2, -1};
+    for (int i = 0; i < 4; i++) {
+        CHECK(o[i] && ct_tensor_shape(o[i])[0] == len[i]);
+        double *g = o[i] ? tu_read(o[i]) : NULL;
+        if (g && len[i]) CHECK(g[0] == (double)first[i]);
+        free(g), ct_tensor_release(o[i]), o[i] = NULL;
+    }
+    CHECK_ST(ct_tensor_split(ctx, t, 0, 0, o), CT_ERR_INVALID_ARG);
+    CHECK_ST(ct_tensor_split(ctx, t, 2, 1, o), CT_ERR_INDEX);
+    ct_tensor_release(t);
+}
+
+TEST(tensordot_addmv_addr) {
+    /* tensordot over dims ([1, 2], [1, 0]) of (2, 3, 4) and (4, 3, 5): a naive double sum */
+    ct_tensor *a = mk(CT_FLOAT64, 3, SH(2, 3, 4)), *b = mk(CT_FLOAT64, 3, SH(4, 3, 5)), *r = NULL;
+    const int da[2] = {1, 2}, db[2] = {1, 0};
+    CHECK_OK(ct_tensordot(ctx, a, b, 2, da, db, &r));
+    double *av = tu_read(a), *bv = tu_read(b), *g = r ? tu_read(r) : NULL;
+    CHECK(shape_is(r, 2, SH(2, 5)));
+    for (int i = 0; g && i < 2; i++)
+        for (int l = 0; l < 5; l++) {
+            double s = 0;
+            for (int j = 0; j < 3; j++)
+                for (int k = 0; k < 4; k++)
+                    s += av[(i * 3 + j) * 4 + k] * bv[(k * 3 + j) * 5 + l];
+            CHECK_MSG(fabs(g[i * 5 + l] - s) <= 1e-12 * (1 + fabs(s)), "tensordot %d %d", i, l);
+        }
+    free(g), ct_tensor_release(r), r = NULL;
+    const int bad[1] = {0};
+    CHECK_ST(ct_tensordot(ctx, a, b, 1, bad, bad, &r), CT_ERR_SHAPE);
+    free(av), free(bv), ct_tensor_release(a), ct_tensor_release(b);
+    /* addmv: beta in + alpha M v against a double sum; beta 0 ignores a NaN input */
+    ct_tensor *M = mk(CT_FLOAT64, 2, SH(4, 3)), *v = mk(CT_FLOAT64, 1, SH(3)), *in = NULL;
+    const double nan4[4] = {NAN, 1, 2, 3};
+    in = tu_from_vals(ctx, CT_FLOAT64, 1, SH(4), nan4);
+    double *mv = tu_read(M), *vv = tu_read(v);
+    for (int pass = 0; pass < 2; pass++) {
+        const double beta = pass ? 0.5 : 0, alpha = 1.5;
+        CHECK_OK(ct_addmv(ctx, in, M, v, beta, alpha, &r));
+        g = r ? tu_read(r) : NULL;
+        for (int i = 0; g && i < 4; i++) {
+            double s = 0;
+            for (int k = 0; k < 3; k++)
+                s += mv[i * 3 + k] * vv[k];
+            const double want = (beta != 0 ? beta * nan4[i] : 0) + alpha * s;
+            CHECK_MSG(tu_same_val(g[i], want) || fabs(g[i] - want) <= 1e-12 * (1 + fabs(want)),
+                      "addmv beta %g [%d]: %g vs %g", beta, i, g[i], want);
+        }
+        free(g), ct_tensor_release(r), r = NULL;
+    }
+    free(mv), free(vv), ct_tensor_release(M), ct_tensor_release(v), ct_tensor_release(in);
+    /* addr in f32: fma(alpha v1_i, v2_j, beta in_ij) exactly (torch's vector loop) */
+    ct_tensor *x = mk(CT_FLOAT32, 1, SH(37)), *y = mk(CT_FLOAT32, 1, SH(29));
+    ct_tensor *inp = mk(CT_FLOAT32, 2, SH(37, 29));
+    CHECK_OK(ct_addr(ctx, inp, x, y, 0.7, 1.3, &r));
+    double *xv = tu_read(x), *yv = tu_read(y), *iv = tu_read(inp);
+    g = r ? tu_read(r) : NULL;
+    for (int i = 0; g && i < 37; i++)
+        for (int j = 0; j < 29; j++) {
+            const float want =
+                fmaf(1.3f * (float)xv[i], (float)yv[j], 0.7f * (float)iv[i * 29 + j]);
+            CHECK_MSG(g[i * 29 + j] == (double)want, "addr [%d, %d]", i, j);
+        }
+    free(g), ct_tensor_release(r), r = NULL;
+    /* integers: exact; a fractional beta is refused as torch */
+    const double i1[2] = {1, 2}, i2[2] = {3, 4}, ones[4] = {1, 1, 1, 1};
+    ct_tensor *p = tu_from_vals(ctx, CT_INT32, 1, SH(2), i1),
+              *q = tu_from_vals(ctx, CT_INT32, 1, SH(2), i2);
+    ct_tensor *o = tu_from_vals(ctx, CT_INT32, 2, SH(2, 2), ones);
+    CHECK_OK(ct_addr(ctx, o, p, q, 2, 3, &r));
+    g = r ? tu_read(r) : NULL;
+    CHECK(g && g[0] == 11 && g[1] == 14 && g[2] == 20 && g[3] == 26); /* torch's table */
+    free(g), ct_tensor_release(r), r = NULL;
+    CHECK_ST(ct_addr(ctx, o, p, q, 0.5, 1, &r), CT_ERR_INVALID_ARG);
+    free(xv), free(yv), free(iv);
+    ct_tensor_release(x), ct_tensor_release(y), ct_tensor_release(inp);
+    ct_tensor_release(p), ct_tensor_release(q), ct_tensor_release(o);
+}
+
+TEST(matrix_power_and_logdet) {
+    ct_tensor *a = mk(CT_FLOAT64, 3, SH(2, 3, 3)), *r = NULL;
+    double *av = tu_read(a);
+    for (int n = 0; n <= 6; n++) {
+        CHECK_OK(ct_linalg_matrix_power(ctx, a, n, &r));
+        double *g = r ? tu_read(r) : NULL;
+        for (int b = 0; g && b < 2; b++) {
+            double p[9] = {1, 0, 0, 0, 1, 0, 0, 0, 1}, t[9];
+            for (int k = 0; k < n; k++) {
+                for (int i = 0; i < 3; i++)
+                    for (int j = 0; j < 3; j++) {
+                        double s = 0;
+                        for (int l = 0; l < 3; l++)
+                            s += p[i * 3 + l] * av[b * 9 + l * 3 + j];
+                        t[i * 3 + j] = s;
+                    }
+                memcpy(p, t, sizeof p);
+            }
+            for (int e = 0; e < 9; e++)
+                CHECK_MSG(fabs(g[b * 9 + e] - p[e]) <= 1e-10 * (1 + fabs(p[e])), "a^%d", n);
+        }
+        free(g), ct_tensor_release(r), r = NULL;
+    }
+    /* a^-2 a^2 = I */
+    ct_tensor *m2 = NULL, *p2 = NULL, *id = NULL;
+    CHECK_OK(ct_linalg_matrix_power(ctx, a, -2, &m2));
+    CHECK_OK(ct_linalg_matrix_power(ctx, a, 2, &p2));
+    CHECK_OK(ct_matmul(ctx, m2, p2, &id));
+    double *g = id ? tu_read(id) : NULL;
+    for (int e = 0; g && e < 18; e++)
+        CHECK(fabs(g[e] - ((e % 9) % 4 == 0 ? 1 : 0)) <= 1e-9);
+    free(g), ct_tensor_release(m2), ct_tensor_release(p2), ct_tensor_release(id);
+    /* integer a and a negative power: refused as torch (linalg.inv needs floats) */
+    const double iv[4] = {1, 1, 0, 1};
+    ct_tensor *ia = tu_from_vals(ctx, CT_INT64, 2, SH(2, 2), iv);
+    CHECK_ST(ct_linalg_matrix_power(ctx, ia, -1, &r), CT_ERR_DTYPE);
+    CHECK_OK(ct_linalg_matrix_power(ctx, ia, 3, &r));
+    g = r ? tu_read(r) : NULL;
+    CHECK(g && g[0] == 1 && g[1] == 3 && g[2] == 0 && g[3] == 1);
+    free(g), ct_tensor_release(r), r = NULL;
+    /* logdet: NaN for a negative determinant, -inf singular, log 4 for 2 I (torch's table) */
+    const double m[12] = {0, 1, 1, 0, 0, 0, 0, 0, 2, 0, 0, 2};
+    ct_tensor *l = tu_from_vals(ctx, CT_FLOAT64, 3, SH(3, 2, 2), m);
+    CHECK_OK(ct_logdet(ctx, l, &r));
+    g = r ? tu_read(r) : NULL;
+    CHECK(g && isnan(g[0]) && g[1] == -INFINITY && fabs(g[2] - log(4.0)) < 1e-15);
+    free(g), ct_tensor_release(r);
+    free(av), ct_tensor_release(a), ct_tensor_release(ia), ct_tensor_release(l);
+}
+
+TEST(block_diag_cartesian_diag_embed_vander) {
+    /* torch.block_diag(tensor(1), tensor([2., 3]), tensor([[4], [5]], int32)) */
+    const double one = 1, two[2] = {2, 3}, col[2] = {4, 5};
+    ct_tensor *a = tu_from_vals(ctx, CT_INT64, 0, NULL, &one);
+    ct_tensor *b = tu_from_vals(ctx, CT_FLOAT32, 1, SH(2), two);
+    ct_tensor *c = tu_from_vals(ctx, CT_INT32, 2, SH(2, 1), col), *r = NULL;
+    const ct_tensor *bl[3] = {a, b, c};
+    CHECK_OK(ct_block_diag(ctx, 3, bl, &r));
+    const double want[16] = {1, 0, 0, 0, 0, 2, 3, 0, 0, 0, 0, 4, 0, 0, 0, 5};
+    double *g = r ? tu_read(r) : NULL;
+    CHECK(shape_is(r, 2, SH(4, 4)) && ct_tensor_dtype(r) == CT_FLOAT32);
+    for (int i = 0; g && i < 16; i++)
+        CHECK(g[i] == want[i]);
+    free(g), ct_tensor_release(r);
+    ct_tensor_release(a), ct_tensor_release(b), ct_tensor_release(c);
+    /* cartesian_prod: rows in meshgrid 'ij' order */
+    const double p[2] = {1, 2}, q[3] = {3, 4, 5};
+    ct_tensor *tp = tu_from_vals(ctx, CT_INT64, 1, SH(2), p),
+              *tq = tu_from_vals(ctx, CT_INT64, 1, SH(3), q);
+    const ct_tensor *cp[2] = {tp, tq};
+    CHECK_OK(ct_cartesian_prod(ctx, 2, cp, &r));
+    g = r ? tu_read(r) : NULL;
+    CHECK(shape_is(r, 2, SH(6, 2)));
+    for (int i = 0; g && i < 6; i++)
+        CHECK(g[i * 2] == p[i / 3] && g[i * 2 + 1] == q[i % 3]);
+    free(g), ct_tensor_release(r);
+    ct_tensor_release(tp), ct_tensor_release(tq);
+    /* diag_embed of (2, 3) for offsets -2..2 and dim pairs: naive indices */
+    ct_tensor *x = mk(CT_FLOAT64, 2, SH(2, 3));
+    double *xv = tu_read(x);
+    const int pairs[3][2] = {{-2, -1}, {0, 2}, {2, 0}};
+    for (int off = -2; off <= 2; off++)
+        for (int pi = 0; pi < 3; pi++) {
+            const int d1 = pairs[pi][0], d2 = pairs[pi][1];
+            CHECK_OK(ct_diag_embed(ctx, x, off, d1, d2, &r));
+            const int64_t m = 3 + (off < 0 ? -off : off);
+            g = r ? tu_read(r) : NULL;
+            CHECK(r && ct_tensor_numel(r) == 2 * m * m);
+            const int w1 = (d1 + 3) % 3, w2 = (d2 + 3) % 3; /* result dims of rows / cols */
+            const int wb = 3 - w1 - w2;                     /* the batch dim */
+            const int64_t *sh = r ? ct_tensor_shape(r) : NULL;
+            for (int64_t e = 0; g && sh && e < 2 * m * m; e++) {
+                int64_t idx[3], rem = e;
+                for (int d = 2; d >= 0; d--)
+                    idx[d] = rem % sh[d], rem /= sh[d];
+                const int64_t bb = idx[wb], i = idx[w1], j = idx[w2];
+                const int64_t k = off >= 0 ? i : j;
+                const double w = (j - i == off && k < 3) ? xv[bb * 3 + k] : 0;
+                CHECK_MSG(g[e] == w, "diag_embed off %d dims %d %d at %lld", off, d1, d2,
+                          (long long)e);
+            }
+            free(g), ct_tensor_release(r);
+        }
+    free(xv), ct_tensor_release(x);
+    /* vander: powers, decreasing by default; int8 gives int64 */
+    const double xs[3] = {1, 2, 3};
+    ct_tensor *xi = tu_from_vals(ctx, CT_INT8, 1, SH(3), xs);
+    CHECK_OK(ct_vander(ctx, xi, 4, false, &r));
+    g = r ? tu_read(r) : NULL;
+    CHECK(shape_is(r, 2, SH(3, 4)) && ct_tensor_dtype(r) == CT_INT64);
+    for (int i = 0; g && i < 3; i++)
+        for (int j = 0; j < 4; j++)
+            CHECK(g[i * 4 + j] == pow(xs[i], 3 - j));
+    free(g), ct_tensor_release(r);
+    CHECK_OK(ct_vander(ctx, xi, -1, true, &r));
+    g = r ? tu_read(r) : NULL;
+    for (int i = 0; g && i < 3; i++)
+        for (int j = 0; j < 3; j++)
+            CHECK(g[i * 3 + j] == pow(xs[i], j));
+    free(g), ct_tensor_release(r);
+    CHECK_OK(ct_vander(ctx, xi, 0, false, &r));
+    CHECK(shape_is(r, 2, SH(3, 0)));
+    ct_tensor_release(r), ct_tensor_release(xi);
+}
+
+TEST(logspace_and_triangle_indices) {
+    ct_tensor *r = NULL;
+    CHECK_OK(ct_tensor_logspace(ctx, CT_INT32, 0, 2, 5, 10, &r));
+    double *g = r ? tu_read(r) : NULL;
+    const double wi[5] = {1, 3, 10, 31, 100}; /* torch's table: truncated */
+    for (int i = 0; g && i < 5; i++)
+        CHECK(g[i] == wi[i]);
+    free(g), ct_tensor_release(r);
+    CHECK_OK(ct_tensor_logspace(ctx, CT_FLOAT32, 0, 1, 3, 2, &r));
+    g = r ? tu_read(r) : NULL;
+    CHECK(g && g[0] == 1 && g[1] == (double)(float)sqrt(2.0) && g[2] == 2);
+    free(g), ct_tensor_release(r);
+    CHECK_OK(ct_tensor_logspace(ctx, CT_FLOAT64, -3, 7, 101, 10, &r));
+    g = r ? tu_read(r) : NULL;
+    for (int i = 0; g && i < 101; i++) {
+        /* the exact power; the exponent start + step i is rounded in double first (torch's
+         * kernel), which moves the result by up to ln(10) 7 ulp(7) ~ 2e-15 relative */
+        const double want = (double)powl(10.0L, (-30 + i) / 10.0L);
+        CHECK_MSG(fabs(g[i] - want) <= 8e-15 * want, "logspace[%d] %.17g vs %.17g", i, g[i], want);
+    }
+    free(g), ct_tensor_release(r);
+    CHECK_ST(ct_tensor_logspace(ctx, CT_FLOAT32, 0, 1, -1, 10, &r), CT_ERR_INVALID_ARG);
+    /* triangle indices: enumeration of i, j with j - i >= offset (upper) / <= offset (lower) */
+    for (int up = 0; up < 2; up++)
+        for (int off = -3; off <= 3; off++) {
+            CHECK_OK(up ? ct_tensor_triu_indices(ctx, 4, 5, off, &r)
+                        : ct_tensor_tril_indices(ctx, 4, 5, off, &r));
+            g = r ? tu_read(r) : NULL;
+            const int64_t cnt = r ? ct_tensor_shape(r)[1] : 0;
+            int64_t k = 0;
+            for (int i = 0; i < 4; i++)
+                for (int j = 0; j < 5; j++)
+                    if (up ? j - i >= off : j - i <= off) {
+                        CHECK(g && k < cnt && g[k] == i && g[cnt + k] == j);
+                        k++;
+                    }
+            CHECK(k == cnt);
+            free(g), ct_tensor_release(r);
+        }
+    CHECK_OK(ct_tensor_triu_indices(ctx, 0, 3, 0, &r));
+    CHECK(shape_is(r, 2, SH(2, 0)));
+    ct_tensor_release(r);
+}
+
+/* gradients */
+static ct_tensor *g_b;
+static ct_status f_tensordot(const ct_tensor *x, ct_tensor **y) {
+    const int da[1] = {1}, db[1] = {0};
+    return ct_tensordot(ctx, x, g_b, 1, da, db, y);
+}
+static ct_status f_addr(const ct_tensor *x, ct_tensor **y) {
+    ct_tensor *v1 = NULL;
+    ct_status st = ct_sum(ctx, x, 1, (const int[]){1}, false, &v1);
+    if (st == CT_OK) st = ct_addr(ctx, x, v1, g_b, 0.5, 1.5, y);
+    ct_tensor_release(v1);
+    return st;
+}
+static ct_status f_addmv(const ct_tensor *x, ct_tensor **y) {
+    ct_tensor *v = NULL;
+    ct_status st = ct_sum(ctx, x, 1, (const int[]){0}, false, &v);
+    if (st == CT_OK) st = ct_addmv(ctx, v, x, v, 0.5, 2, y);
+    ct_tensor_release(v);
+    return st;
+}
+static ct_status f_power(const ct_tensor *x, ct_tensor **y) {
+    return ct_linalg_matrix_power(ctx, x, 5, y);
+}
+static ct_status f_logdet(const ct_tensor *x, ct_tensor **y) {
+    ct_tensor *s = NULL, *t = NULL;
+    ct_status st = ct_tensor_transpose(ctx, x, 0, 1, &t);
+    if (st == CT_OK) st = ct_matmul(ctx, x, t, &s); /* x x^T: positive definite */
+    if (st == CT_OK) st = ct_logdet(ctx, s, y);
+    ct_tensor_release(s), ct_tensor_release(t);
+    return st;
+}
+static ct_status f_block(const ct_tensor *x, ct_tensor **y) {
+    const ct_tensor *l[3] = {x, g_b, x};
+    return ct_block_diag(ctx, 3, l, y);
+}
+static ct_status f_embed(const ct_tensor *x, ct_tensor **y) {
+    return ct_diag_embed(ctx, x, -1, 0, 2, y);
+}
+static ct_status f_vander(const ct_tensor *x, ct_tensor **y) {
+    ct_tensor *f = NULL;
+    ct_status st = ct_flatten(ctx, x, 0, -1, &f);
+    if (st == CT_OK) st = ct_vander(ctx, f, 4, false, y);
+    ct_tensor_release(f);
+    return st;
+}
+static ct_status f_hstack(const ct_tensor *x, ct_tensor **y) {
+    const ct_tensor *l[2] = {x, x};
+    return ct_column_stack(ctx, 2, l, y);
+}
+
+TEST(gradients) {
+    g_b = mk(CT_FLOAT64, 1, SH(3));
+    ct_tensor *b3 = mk(CT_FLOAT64, 2, SH(3, 2));
+    ct_tensor *keep = g_b;
+    g_b = b3;
+    tu_gradcheck(ctx, &rng, "tensordot", f_tensordot, 2, SH(4, 3));
+    g_b = keep;
+    tu_gradcheck(ctx, &rng, "addr", f_addr, 2, SH(3, 3));
+    tu_gradcheck(ctx, &rng, "addmv", f_addmv, 2, SH(3, 3));
+    tu_gradcheck(ctx, &rng, "matrix_power", f_power, 2, SH(3, 3));
+    tu_gradcheck(ctx, &rng, "logdet", f_logdet, 2, SH(3, 3));
+    tu_gradcheck(ctx, &rng, "block_diag", f_block, 2, SH(2, 2));
+    tu_gradcheck(ctx, &rng, "diag_embed", f_embed, 2, SH(2, 3));
+    tu_gradcheck(ctx, &rng, "vander", f_vander, 2, SH(2, 2));
+    tu_gradcheck(ctx, &rng, "column_stack", f_hstack, 1, SH(3));
+    ct_tensor_release(b3), ct_tensor_release(g_b);
+}
+
+int main(void) {
+    ctx = tu_ctx_or_skip();
+    RUN(atleast_and_stacks);
+    RUN(tensor_split_as_torch);
+    RUN(tensordot_addmv_addr);
+    RUN(matrix_power_and_logdet);
+    RUN(block_diag_cartesian_diag_embed_vander);
+    RUN(logspace_and_triangle_indices);
+    RUN(gradients);
+    CHECK(ct_ctx_live_tensors(ctx) == 0);
+    ct_ctx_free(ctx);
+    return ct_test_end();
+}
