@@ -225,6 +225,27 @@ static ct_tensor *gf_run(ct_ctx *ctx, const char *name, ct_status *stp) {
     if (IS("special_entr")) st = ct_special_entr(ctx, x, &r);
     if (IS("special_xlog1py")) st = ct_special_xlog1py(ctx, x, y, &r);
     if (IS("nextafter")) st = ct_nextafter(ctx, x, y, &r);
+    if (IS("hstack")) st = ct_hstack(ctx, 2, (const ct_tensor *[]){x, y}, &r);
+    if (IS("vstack")) st = ct_vstack(ctx, 2, (const ct_tensor *[]){v, x}, &r);
+    if (IS("dstack")) st = ct_dstack(ctx, 2, (const ct_tensor *[]){x, y}, &r);
+    if (IS("column_stack")) st = ct_column_stack(ctx, 2, (const ct_tensor *[]){v, m}, &r);
+    if (IS("atleast_3d")) st = ct_atleast_3d(ctx, x, &r);
+    if (IS("tensor_split")) {
+        ct_tensor *pp[2] = {NULL, NULL};
+        st = ct_tensor_split(ctx, m, 2, 1, pp);
+        r = pp[1], ct_tensor_release(pp[0]);
+    }
+    if (IS("tensordot")) st = ct_tensordot(ctx, b3, m, 1, (const int[]){2}, (const int[]){0}, &r);
+    if (IS("addmv")) st = ct_addmv(ctx, v, m, u, 0.5, 2, &r);
+    if (IS("addr")) st = ct_addr(ctx, m, v, u, 0.5, 2, &r);
+    if (IS("matrix_power")) st = ct_linalg_matrix_power(ctx, m, 3, &r);
+    if (IS("matrix_power1")) st = ct_linalg_matrix_power(ctx, m, 1, &r);
+    if (IS("logdet")) st = ct_logdet(ctx, spd, &r);
+    if (IS("block_diag")) st = ct_block_diag(ctx, 2, (const ct_tensor *[]){x, m}, &r);
+    if (IS("cartesian_prod")) st = ct_cartesian_prod(ctx, 2, (const ct_tensor *[]){v, u}, &r);
+    if (IS("diag_embed")) st = ct_diag_embed(ctx, x, 1, 0, 2, &r);
+    if (IS("vander")) st = ct_vander(ctx, v, 4, false, &r);
+    if (IS("vander_inc")) st = ct_vander(ctx, v, 4, true, &r);
     if (IS("dot")) st = ct_dot(ctx, v, u, &r);
     if (IS("mv")) st = ct_mv(ctx, m, v, &r);
     if (IS("outer")) st = ct_outer(ctx, v, u, &r);

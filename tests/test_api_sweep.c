@@ -703,6 +703,16 @@ static void s1_ct_linalg_slogdet(void) { SWEEP_STATUS(ct_linalg_slogdet(S_ctx, N
 static void s2_ct_linalg_slogdet(void) { SWEEP_STATUS(ct_linalg_slogdet(S_ctx, S_t, NULL, NULL)); }
 static void s3_ct_linalg_slogdet(void) { SWEEP_STATUS(ct_linalg_slogdet(S_ctx, S_t, &S_out[0], &S_out[1])); }
 static void s4_ct_linalg_slogdet(void) { SWEEP_STATUS(ct_linalg_slogdet(S_ctx, S_t, &S_out[0], &S_out[1])); }
+static void s0_ct_logdet(void) { (void)ct_logdet(NULL, NULL, NULL); }
+static void s1_ct_logdet(void) { SWEEP_STATUS(ct_logdet(S_ctx, NULL, NULL)); }
+static void s2_ct_logdet(void) { SWEEP_STATUS(ct_logdet(S_ctx, S_t, NULL)); }
+static void s3_ct_logdet(void) { SWEEP_STATUS(ct_logdet(S_ctx, S_t, &S_out[0])); }
+static void s4_ct_logdet(void) { SWEEP_STATUS(ct_logdet(S_ctx, S_t, &S_out[0])); }
+static void s0_ct_linalg_matrix_power(void) { (void)ct_linalg_matrix_power(NULL, NULL, (int64_t){0}, NULL); }
+static void s1_ct_linalg_matrix_power(void) { SWEEP_STATUS(ct_linalg_matrix_power(S_ctx, NULL, (int64_t){0}, NULL)); }
+static void s2_ct_linalg_matrix_power(void) { SWEEP_STATUS(ct_linalg_matrix_power(S_ctx, S_t, (int64_t){0}, NULL)); }
+static void s3_ct_linalg_matrix_power(void) { SWEEP_STATUS(ct_linalg_matrix_power(S_ctx, S_t, (int64_t){0}, &S_out[0])); }
+static void s4_ct_linalg_matrix_power(void) { SWEEP_STATUS(ct_linalg_matrix_power(S_ctx, S_t, (int64_t){0}, &S_out[0])); }
 static void s0_ct_linalg_qr(void) { (void)ct_linalg_qr(NULL, NULL, NULL, NULL); }
 static void s1_ct_linalg_qr(void) { SWEEP_STATUS(ct_linalg_qr(S_ctx, NULL, NULL, NULL)); }
 static void s2_ct_linalg_qr(void) { SWEEP_STATUS(ct_linalg_qr(S_ctx, S_t, NULL, NULL)); }
@@ -1698,6 +1708,21 @@ static void s1_ct_addmm(void) { SWEEP_STATUS(ct_addmm(S_ctx, NULL, NULL, NULL, (
 static void s2_ct_addmm(void) { SWEEP_STATUS(ct_addmm(S_ctx, S_t, S_t, S_t, (double){0}, (double){0}, NULL)); }
 static void s3_ct_addmm(void) { SWEEP_STATUS(ct_addmm(S_ctx, S_t, S_t, S_t, (double){0}, (double){0}, &S_out[0])); }
 static void s4_ct_addmm(void) { SWEEP_STATUS(ct_addmm(S_ctx, S_t, S_t, S_t, (double){0}, (double){0}, &S_out[0])); }
+static void s0_ct_addmv(void) { (void)ct_addmv(NULL, NULL, NULL, NULL, (double){0}, (double){0}, NULL); }
+static void s1_ct_addmv(void) { SWEEP_STATUS(ct_addmv(S_ctx, NULL, NULL, NULL, (double){0}, (double){0}, NULL)); }
+static void s2_ct_addmv(void) { SWEEP_STATUS(ct_addmv(S_ctx, S_t, S_t, S_t, (double){0}, (double){0}, NULL)); }
+static void s3_ct_addmv(void) { SWEEP_STATUS(ct_addmv(S_ctx, S_t, S_t, S_t, (double){0}, (double){0}, &S_out[0])); }
+static void s4_ct_addmv(void) { SWEEP_STATUS(ct_addmv(S_ctx, S_t, S_t, S_t, (double){0}, (double){0}, &S_out[0])); }
+static void s0_ct_addr(void) { (void)ct_addr(NULL, NULL, NULL, NULL, (double){0}, (double){0}, NULL); }
+static void s1_ct_addr(void) { SWEEP_STATUS(ct_addr(S_ctx, NULL, NULL, NULL, (double){0}, (double){0}, NULL)); }
+static void s2_ct_addr(void) { SWEEP_STATUS(ct_addr(S_ctx, S_t, S_t, S_t, (double){0}, (double){0}, NULL)); }
+static void s3_ct_addr(void) { SWEEP_STATUS(ct_addr(S_ctx, S_t, S_t, S_t, (double){0}, (double){0}, &S_out[0])); }
+static void s4_ct_addr(void) { SWEEP_STATUS(ct_addr(S_ctx, S_t, S_t, S_t, (double){0}, (double){0}, &S_out[0])); }
+static void s0_ct_tensordot(void) { (void)ct_tensordot(NULL, NULL, NULL, (int){0}, NULL, NULL, NULL); }
+static void s1_ct_tensordot(void) { SWEEP_STATUS(ct_tensordot(S_ctx, NULL, NULL, (int){0}, NULL, NULL, NULL)); }
+static void s2_ct_tensordot(void) { SWEEP_STATUS(ct_tensordot(S_ctx, S_t, S_t, (int){0}, NULL, NULL, NULL)); }
+static void s3_ct_tensordot(void) { SWEEP_STATUS(ct_tensordot(S_ctx, S_t, S_t, (int){0}, NULL, NULL, &S_out[0])); }
+static void s4_ct_tensordot(void) { SWEEP_STATUS(ct_tensordot(S_ctx, S_t, S_t, (int){0}, S_int, S_int, &S_out[0])); }
 static void s0_ct_baddbmm(void) { (void)ct_baddbmm(NULL, NULL, NULL, NULL, (double){0}, (double){0}, NULL); }
 static void s1_ct_baddbmm(void) { SWEEP_STATUS(ct_baddbmm(S_ctx, NULL, NULL, NULL, (double){0}, (double){0}, NULL)); }
 static void s2_ct_baddbmm(void) { SWEEP_STATUS(ct_baddbmm(S_ctx, S_t, S_t, S_t, (double){0}, (double){0}, NULL)); }
@@ -1888,6 +1913,71 @@ static void s1_ct_chunk(void) { SWEEP_STATUS(ct_chunk(S_ctx, NULL, (int){0}, (in
 static void s2_ct_chunk(void) { SWEEP_STATUS(ct_chunk(S_ctx, S_t, (int){0}, (int){0}, (int){0}, NULL, NULL)); }
 static void s3_ct_chunk(void) { SWEEP_STATUS(ct_chunk(S_ctx, S_t, (int){0}, (int){0}, (int){0}, &S_out[0], NULL)); }
 static void s4_ct_chunk(void) { SWEEP_STATUS(ct_chunk(S_ctx, S_t, (int){0}, (int){0}, (int){0}, &S_out[0], S_int)); }
+static void s0_ct_atleast_1d(void) { (void)ct_atleast_1d(NULL, NULL, NULL); }
+static void s1_ct_atleast_1d(void) { SWEEP_STATUS(ct_atleast_1d(S_ctx, NULL, NULL)); }
+static void s2_ct_atleast_1d(void) { SWEEP_STATUS(ct_atleast_1d(S_ctx, S_t, NULL)); }
+static void s3_ct_atleast_1d(void) { SWEEP_STATUS(ct_atleast_1d(S_ctx, S_t, &S_out[0])); }
+static void s4_ct_atleast_1d(void) { SWEEP_STATUS(ct_atleast_1d(S_ctx, S_t, &S_out[0])); }
+static void s0_ct_atleast_2d(void) { (void)ct_atleast_2d(NULL, NULL, NULL); }
+static void s1_ct_atleast_2d(void) { SWEEP_STATUS(ct_atleast_2d(S_ctx, NULL, NULL)); }
+static void s2_ct_atleast_2d(void) { SWEEP_STATUS(ct_atleast_2d(S_ctx, S_t, NULL)); }
+static void s3_ct_atleast_2d(void) { SWEEP_STATUS(ct_atleast_2d(S_ctx, S_t, &S_out[0])); }
+static void s4_ct_atleast_2d(void) { SWEEP_STATUS(ct_atleast_2d(S_ctx, S_t, &S_out[0])); }
+static void s0_ct_atleast_3d(void) { (void)ct_atleast_3d(NULL, NULL, NULL); }
+static void s1_ct_atleast_3d(void) { SWEEP_STATUS(ct_atleast_3d(S_ctx, NULL, NULL)); }
+static void s2_ct_atleast_3d(void) { SWEEP_STATUS(ct_atleast_3d(S_ctx, S_t, NULL)); }
+static void s3_ct_atleast_3d(void) { SWEEP_STATUS(ct_atleast_3d(S_ctx, S_t, &S_out[0])); }
+static void s4_ct_atleast_3d(void) { SWEEP_STATUS(ct_atleast_3d(S_ctx, S_t, &S_out[0])); }
+static void s0_ct_hstack(void) { (void)ct_hstack(NULL, (int){0}, NULL, NULL); }
+static void s1_ct_hstack(void) { SWEEP_STATUS(ct_hstack(S_ctx, (int){0}, NULL, NULL)); }
+static void s2_ct_hstack(void) { SWEEP_STATUS(ct_hstack(S_ctx, (int){0}, NULL, NULL)); }
+static void s3_ct_hstack(void) { SWEEP_STATUS(ct_hstack(S_ctx, (int){0}, S_tarr, &S_out[0])); }
+static void s4_ct_hstack(void) { SWEEP_STATUS(ct_hstack(S_ctx, (int){0}, S_tarr, &S_out[0])); }
+static void s0_ct_vstack(void) { (void)ct_vstack(NULL, (int){0}, NULL, NULL); }
+static void s1_ct_vstack(void) { SWEEP_STATUS(ct_vstack(S_ctx, (int){0}, NULL, NULL)); }
+static void s2_ct_vstack(void) { SWEEP_STATUS(ct_vstack(S_ctx, (int){0}, NULL, NULL)); }
+static void s3_ct_vstack(void) { SWEEP_STATUS(ct_vstack(S_ctx, (int){0}, S_tarr, &S_out[0])); }
+static void s4_ct_vstack(void) { SWEEP_STATUS(ct_vstack(S_ctx, (int){0}, S_tarr, &S_out[0])); }
+static void s0_ct_dstack(void) { (void)ct_dstack(NULL, (int){0}, NULL, NULL); }
+static void s1_ct_dstack(void) { SWEEP_STATUS(ct_dstack(S_ctx, (int){0}, NULL, NULL)); }
+static void s2_ct_dstack(void) { SWEEP_STATUS(ct_dstack(S_ctx, (int){0}, NULL, NULL)); }
+static void s3_ct_dstack(void) { SWEEP_STATUS(ct_dstack(S_ctx, (int){0}, S_tarr, &S_out[0])); }
+static void s4_ct_dstack(void) { SWEEP_STATUS(ct_dstack(S_ctx, (int){0}, S_tarr, &S_out[0])); }
+static void s0_ct_column_stack(void) { (void)ct_column_stack(NULL, (int){0}, NULL, NULL); }
+static void s1_ct_column_stack(void) { SWEEP_STATUS(ct_column_stack(S_ctx, (int){0}, NULL, NULL)); }
+static void s2_ct_column_stack(void) { SWEEP_STATUS(ct_column_stack(S_ctx, (int){0}, NULL, NULL)); }
+static void s3_ct_column_stack(void) { SWEEP_STATUS(ct_column_stack(S_ctx, (int){0}, S_tarr, &S_out[0])); }
+static void s4_ct_column_stack(void) { SWEEP_STATUS(ct_column_stack(S_ctx, (int){0}, S_tarr, &S_out[0])); }
+static void s0_ct_tensor_split(void) { (void)ct_tensor_split(NULL, NULL, (int){0}, (int){0}, NULL); }
+static void s1_ct_tensor_split(void) { SWEEP_STATUS(ct_tensor_split(S_ctx, NULL, (int){0}, (int){0}, NULL)); }
+static void s2_ct_tensor_split(void) { SWEEP_STATUS(ct_tensor_split(S_ctx, S_t, (int){0}, (int){0}, NULL)); }
+static void s3_ct_tensor_split(void) { SWEEP_STATUS(ct_tensor_split(S_ctx, S_t, (int){0}, (int){0}, &S_out[0])); }
+static void s4_ct_tensor_split(void) { SWEEP_STATUS(ct_tensor_split(S_ctx, S_t, (int){0}, (int){0}, &S_out[0])); }
+static void s0_ct_tensor_split_indices(void) { (void)ct_tensor_split_indices(NULL, NULL, (int){0}, NULL, (int){0}, NULL); }
+static void s1_ct_tensor_split_indices(void) { SWEEP_STATUS(ct_tensor_split_indices(S_ctx, NULL, (int){0}, NULL, (int){0}, NULL)); }
+static void s2_ct_tensor_split_indices(void) { SWEEP_STATUS(ct_tensor_split_indices(S_ctx, S_t, (int){0}, NULL, (int){0}, NULL)); }
+static void s3_ct_tensor_split_indices(void) { SWEEP_STATUS(ct_tensor_split_indices(S_ctx, S_t, (int){0}, NULL, (int){0}, &S_out[0])); }
+static void s4_ct_tensor_split_indices(void) { SWEEP_STATUS(ct_tensor_split_indices(S_ctx, S_t, (int){0}, S_i64, (int){0}, &S_out[0])); }
+static void s0_ct_block_diag(void) { (void)ct_block_diag(NULL, (int){0}, NULL, NULL); }
+static void s1_ct_block_diag(void) { SWEEP_STATUS(ct_block_diag(S_ctx, (int){0}, NULL, NULL)); }
+static void s2_ct_block_diag(void) { SWEEP_STATUS(ct_block_diag(S_ctx, (int){0}, NULL, NULL)); }
+static void s3_ct_block_diag(void) { SWEEP_STATUS(ct_block_diag(S_ctx, (int){0}, S_tarr, &S_out[0])); }
+static void s4_ct_block_diag(void) { SWEEP_STATUS(ct_block_diag(S_ctx, (int){0}, S_tarr, &S_out[0])); }
+static void s0_ct_cartesian_prod(void) { (void)ct_cartesian_prod(NULL, (int){0}, NULL, NULL); }
+static void s1_ct_cartesian_prod(void) { SWEEP_STATUS(ct_cartesian_prod(S_ctx, (int){0}, NULL, NULL)); }
+static void s2_ct_cartesian_prod(void) { SWEEP_STATUS(ct_cartesian_prod(S_ctx, (int){0}, NULL, NULL)); }
+static void s3_ct_cartesian_prod(void) { SWEEP_STATUS(ct_cartesian_prod(S_ctx, (int){0}, S_tarr, &S_out[0])); }
+static void s4_ct_cartesian_prod(void) { SWEEP_STATUS(ct_cartesian_prod(S_ctx, (int){0}, S_tarr, &S_out[0])); }
+static void s0_ct_diag_embed(void) { (void)ct_diag_embed(NULL, NULL, (int64_t){0}, (int){0}, (int){0}, NULL); }
+static void s1_ct_diag_embed(void) { SWEEP_STATUS(ct_diag_embed(S_ctx, NULL, (int64_t){0}, (int){0}, (int){0}, NULL)); }
+static void s2_ct_diag_embed(void) { SWEEP_STATUS(ct_diag_embed(S_ctx, S_t, (int64_t){0}, (int){0}, (int){0}, NULL)); }
+static void s3_ct_diag_embed(void) { SWEEP_STATUS(ct_diag_embed(S_ctx, S_t, (int64_t){0}, (int){0}, (int){0}, &S_out[0])); }
+static void s4_ct_diag_embed(void) { SWEEP_STATUS(ct_diag_embed(S_ctx, S_t, (int64_t){0}, (int){0}, (int){0}, &S_out[0])); }
+static void s0_ct_vander(void) { (void)ct_vander(NULL, NULL, (int64_t){0}, (bool){0}, NULL); }
+static void s1_ct_vander(void) { SWEEP_STATUS(ct_vander(S_ctx, NULL, (int64_t){0}, (bool){0}, NULL)); }
+static void s2_ct_vander(void) { SWEEP_STATUS(ct_vander(S_ctx, S_t, (int64_t){0}, (bool){0}, NULL)); }
+static void s3_ct_vander(void) { SWEEP_STATUS(ct_vander(S_ctx, S_t, (int64_t){0}, (bool){0}, &S_out[0])); }
+static void s4_ct_vander(void) { SWEEP_STATUS(ct_vander(S_ctx, S_t, (int64_t){0}, (bool){0}, &S_out[0])); }
 static void s0_ct_flatten(void) { (void)ct_flatten(NULL, NULL, (int){0}, (int){0}, NULL); }
 static void s1_ct_flatten(void) { SWEEP_STATUS(ct_flatten(S_ctx, NULL, (int){0}, (int){0}, NULL)); }
 static void s2_ct_flatten(void) { SWEEP_STATUS(ct_flatten(S_ctx, S_t, (int){0}, (int){0}, NULL)); }
@@ -2388,6 +2478,21 @@ static void s1_ct_tensor_linspace(void) { SWEEP_STATUS(ct_tensor_linspace(S_ctx,
 static void s2_ct_tensor_linspace(void) { SWEEP_STATUS(ct_tensor_linspace(S_ctx, (ct_dtype){0}, (double){0}, (double){0}, (int64_t){0}, NULL)); }
 static void s3_ct_tensor_linspace(void) { SWEEP_STATUS(ct_tensor_linspace(S_ctx, (ct_dtype){0}, (double){0}, (double){0}, (int64_t){0}, &S_out[0])); }
 static void s4_ct_tensor_linspace(void) { SWEEP_STATUS(ct_tensor_linspace(S_ctx, (ct_dtype){0}, (double){0}, (double){0}, (int64_t){0}, &S_out[0])); }
+static void s0_ct_tensor_logspace(void) { (void)ct_tensor_logspace(NULL, (ct_dtype){0}, (double){0}, (double){0}, (int64_t){0}, (double){0}, NULL); }
+static void s1_ct_tensor_logspace(void) { SWEEP_STATUS(ct_tensor_logspace(S_ctx, (ct_dtype){0}, (double){0}, (double){0}, (int64_t){0}, (double){0}, NULL)); }
+static void s2_ct_tensor_logspace(void) { SWEEP_STATUS(ct_tensor_logspace(S_ctx, (ct_dtype){0}, (double){0}, (double){0}, (int64_t){0}, (double){0}, NULL)); }
+static void s3_ct_tensor_logspace(void) { SWEEP_STATUS(ct_tensor_logspace(S_ctx, (ct_dtype){0}, (double){0}, (double){0}, (int64_t){0}, (double){0}, &S_out[0])); }
+static void s4_ct_tensor_logspace(void) { SWEEP_STATUS(ct_tensor_logspace(S_ctx, (ct_dtype){0}, (double){0}, (double){0}, (int64_t){0}, (double){0}, &S_out[0])); }
+static void s0_ct_tensor_triu_indices(void) { (void)ct_tensor_triu_indices(NULL, (int64_t){0}, (int64_t){0}, (int64_t){0}, NULL); }
+static void s1_ct_tensor_triu_indices(void) { SWEEP_STATUS(ct_tensor_triu_indices(S_ctx, (int64_t){0}, (int64_t){0}, (int64_t){0}, NULL)); }
+static void s2_ct_tensor_triu_indices(void) { SWEEP_STATUS(ct_tensor_triu_indices(S_ctx, (int64_t){0}, (int64_t){0}, (int64_t){0}, NULL)); }
+static void s3_ct_tensor_triu_indices(void) { SWEEP_STATUS(ct_tensor_triu_indices(S_ctx, (int64_t){0}, (int64_t){0}, (int64_t){0}, &S_out[0])); }
+static void s4_ct_tensor_triu_indices(void) { SWEEP_STATUS(ct_tensor_triu_indices(S_ctx, (int64_t){0}, (int64_t){0}, (int64_t){0}, &S_out[0])); }
+static void s0_ct_tensor_tril_indices(void) { (void)ct_tensor_tril_indices(NULL, (int64_t){0}, (int64_t){0}, (int64_t){0}, NULL); }
+static void s1_ct_tensor_tril_indices(void) { SWEEP_STATUS(ct_tensor_tril_indices(S_ctx, (int64_t){0}, (int64_t){0}, (int64_t){0}, NULL)); }
+static void s2_ct_tensor_tril_indices(void) { SWEEP_STATUS(ct_tensor_tril_indices(S_ctx, (int64_t){0}, (int64_t){0}, (int64_t){0}, NULL)); }
+static void s3_ct_tensor_tril_indices(void) { SWEEP_STATUS(ct_tensor_tril_indices(S_ctx, (int64_t){0}, (int64_t){0}, (int64_t){0}, &S_out[0])); }
+static void s4_ct_tensor_tril_indices(void) { SWEEP_STATUS(ct_tensor_tril_indices(S_ctx, (int64_t){0}, (int64_t){0}, (int64_t){0}, &S_out[0])); }
 static void s0_ct_tensor_arange(void) { (void)ct_tensor_arange(NULL, (ct_dtype){0}, (double){0}, (double){0}, (double){0}, NULL); }
 static void s1_ct_tensor_arange(void) { SWEEP_STATUS(ct_tensor_arange(S_ctx, (ct_dtype){0}, (double){0}, (double){0}, (double){0}, NULL)); }
 static void s2_ct_tensor_arange(void) { SWEEP_STATUS(ct_tensor_arange(S_ctx, (ct_dtype){0}, (double){0}, (double){0}, (double){0}, NULL)); }
@@ -3245,6 +3350,16 @@ static const sweep_case sweep_cases[] = {
     {"ct_linalg_slogdet", 2, s2_ct_linalg_slogdet},
     {"ct_linalg_slogdet", 3, s3_ct_linalg_slogdet},
     {"ct_linalg_slogdet", 4, s4_ct_linalg_slogdet},
+    {"ct_logdet", 0, s0_ct_logdet},
+    {"ct_logdet", 1, s1_ct_logdet},
+    {"ct_logdet", 2, s2_ct_logdet},
+    {"ct_logdet", 3, s3_ct_logdet},
+    {"ct_logdet", 4, s4_ct_logdet},
+    {"ct_linalg_matrix_power", 0, s0_ct_linalg_matrix_power},
+    {"ct_linalg_matrix_power", 1, s1_ct_linalg_matrix_power},
+    {"ct_linalg_matrix_power", 2, s2_ct_linalg_matrix_power},
+    {"ct_linalg_matrix_power", 3, s3_ct_linalg_matrix_power},
+    {"ct_linalg_matrix_power", 4, s4_ct_linalg_matrix_power},
     {"ct_linalg_qr", 0, s0_ct_linalg_qr},
     {"ct_linalg_qr", 1, s1_ct_linalg_qr},
     {"ct_linalg_qr", 2, s2_ct_linalg_qr},
@@ -4240,6 +4355,21 @@ static const sweep_case sweep_cases[] = {
     {"ct_addmm", 2, s2_ct_addmm},
     {"ct_addmm", 3, s3_ct_addmm},
     {"ct_addmm", 4, s4_ct_addmm},
+    {"ct_addmv", 0, s0_ct_addmv},
+    {"ct_addmv", 1, s1_ct_addmv},
+    {"ct_addmv", 2, s2_ct_addmv},
+    {"ct_addmv", 3, s3_ct_addmv},
+    {"ct_addmv", 4, s4_ct_addmv},
+    {"ct_addr", 0, s0_ct_addr},
+    {"ct_addr", 1, s1_ct_addr},
+    {"ct_addr", 2, s2_ct_addr},
+    {"ct_addr", 3, s3_ct_addr},
+    {"ct_addr", 4, s4_ct_addr},
+    {"ct_tensordot", 0, s0_ct_tensordot},
+    {"ct_tensordot", 1, s1_ct_tensordot},
+    {"ct_tensordot", 2, s2_ct_tensordot},
+    {"ct_tensordot", 3, s3_ct_tensordot},
+    {"ct_tensordot", 4, s4_ct_tensordot},
     {"ct_baddbmm", 0, s0_ct_baddbmm},
     {"ct_baddbmm", 1, s1_ct_baddbmm},
     {"ct_baddbmm", 2, s2_ct_baddbmm},
@@ -4430,6 +4560,71 @@ static const sweep_case sweep_cases[] = {
     {"ct_chunk", 2, s2_ct_chunk},
     {"ct_chunk", 3, s3_ct_chunk},
     {"ct_chunk", 4, s4_ct_chunk},
+    {"ct_atleast_1d", 0, s0_ct_atleast_1d},
+    {"ct_atleast_1d", 1, s1_ct_atleast_1d},
+    {"ct_atleast_1d", 2, s2_ct_atleast_1d},
+    {"ct_atleast_1d", 3, s3_ct_atleast_1d},
+    {"ct_atleast_1d", 4, s4_ct_atleast_1d},
+    {"ct_atleast_2d", 0, s0_ct_atleast_2d},
+    {"ct_atleast_2d", 1, s1_ct_atleast_2d},
+    {"ct_atleast_2d", 2, s2_ct_atleast_2d},
+    {"ct_atleast_2d", 3, s3_ct_atleast_2d},
+    {"ct_atleast_2d", 4, s4_ct_atleast_2d},
+    {"ct_atleast_3d", 0, s0_ct_atleast_3d},
+    {"ct_atleast_3d", 1, s1_ct_atleast_3d},
+    {"ct_atleast_3d", 2, s2_ct_atleast_3d},
+    {"ct_atleast_3d", 3, s3_ct_atleast_3d},
+    {"ct_atleast_3d", 4, s4_ct_atleast_3d},
+    {"ct_hstack", 0, s0_ct_hstack},
+    {"ct_hstack", 1, s1_ct_hstack},
+    {"ct_hstack", 2, s2_ct_hstack},
+    {"ct_hstack", 3, s3_ct_hstack},
+    {"ct_hstack", 4, s4_ct_hstack},
+    {"ct_vstack", 0, s0_ct_vstack},
+    {"ct_vstack", 1, s1_ct_vstack},
+    {"ct_vstack", 2, s2_ct_vstack},
+    {"ct_vstack", 3, s3_ct_vstack},
+    {"ct_vstack", 4, s4_ct_vstack},
+    {"ct_dstack", 0, s0_ct_dstack},
+    {"ct_dstack", 1, s1_ct_dstack},
+    {"ct_dstack", 2, s2_ct_dstack},
+    {"ct_dstack", 3, s3_ct_dstack},
+    {"ct_dstack", 4, s4_ct_dstack},
+    {"ct_column_stack", 0, s0_ct_column_stack},
+    {"ct_column_stack", 1, s1_ct_column_stack},
+    {"ct_column_stack", 2, s2_ct_column_stack},
+    {"ct_column_stack", 3, s3_ct_column_stack},
+    {"ct_column_stack", 4, s4_ct_column_stack},
+    {"ct_tensor_split", 0, s0_ct_tensor_split},
+    {"ct_tensor_split", 1, s1_ct_tensor_split},
+    {"ct_tensor_split", 2, s2_ct_tensor_split},
+    {"ct_tensor_split", 3, s3_ct_tensor_split},
+    {"ct_tensor_split", 4, s4_ct_tensor_split},
+    {"ct_tensor_split_indices", 0, s0_ct_tensor_split_indices},
+    {"ct_tensor_split_indices", 1, s1_ct_tensor_split_indices},
+    {"ct_tensor_split_indices", 2, s2_ct_tensor_split_indices},
+    {"ct_tensor_split_indices", 3, s3_ct_tensor_split_indices},
+    {"ct_tensor_split_indices", 4, s4_ct_tensor_split_indices},
+    {"ct_block_diag", 0, s0_ct_block_diag},
+    {"ct_block_diag", 1, s1_ct_block_diag},
+    {"ct_block_diag", 2, s2_ct_block_diag},
+    {"ct_block_diag", 3, s3_ct_block_diag},
+    {"ct_block_diag", 4, s4_ct_block_diag},
+    {"ct_cartesian_prod", 0, s0_ct_cartesian_prod},
+    {"ct_cartesian_prod", 1, s1_ct_cartesian_prod},
+    {"ct_cartesian_prod", 2, s2_ct_cartesian_prod},
+    {"ct_cartesian_prod", 3, s3_ct_cartesian_prod},
+    {"ct_cartesian_prod", 4, s4_ct_cartesian_prod},
+    {"ct_diag_embed", 0, s0_ct_diag_embed},
+    {"ct_diag_embed", 1, s1_ct_diag_embed},
+    {"ct_diag_embed", 2, s2_ct_diag_embed},
+    {"ct_diag_embed", 3, s3_ct_diag_embed},
+    {"ct_diag_embed", 4, s4_ct_diag_embed},
+    {"ct_vander", 0, s0_ct_vander},
+    {"ct_vander", 1, s1_ct_vander},
+    {"ct_vander", 2, s2_ct_vander},
+    {"ct_vander", 3, s3_ct_vander},
+    {"ct_vander", 4, s4_ct_vander},
     {"ct_flatten", 0, s0_ct_flatten},
     {"ct_flatten", 1, s1_ct_flatten},
     {"ct_flatten", 2, s2_ct_flatten},
@@ -4930,6 +5125,21 @@ static const sweep_case sweep_cases[] = {
     {"ct_tensor_linspace", 2, s2_ct_tensor_linspace},
     {"ct_tensor_linspace", 3, s3_ct_tensor_linspace},
     {"ct_tensor_linspace", 4, s4_ct_tensor_linspace},
+    {"ct_tensor_logspace", 0, s0_ct_tensor_logspace},
+    {"ct_tensor_logspace", 1, s1_ct_tensor_logspace},
+    {"ct_tensor_logspace", 2, s2_ct_tensor_logspace},
+    {"ct_tensor_logspace", 3, s3_ct_tensor_logspace},
+    {"ct_tensor_logspace", 4, s4_ct_tensor_logspace},
+    {"ct_tensor_triu_indices", 0, s0_ct_tensor_triu_indices},
+    {"ct_tensor_triu_indices", 1, s1_ct_tensor_triu_indices},
+    {"ct_tensor_triu_indices", 2, s2_ct_tensor_triu_indices},
+    {"ct_tensor_triu_indices", 3, s3_ct_tensor_triu_indices},
+    {"ct_tensor_triu_indices", 4, s4_ct_tensor_triu_indices},
+    {"ct_tensor_tril_indices", 0, s0_ct_tensor_tril_indices},
+    {"ct_tensor_tril_indices", 1, s1_ct_tensor_tril_indices},
+    {"ct_tensor_tril_indices", 2, s2_ct_tensor_tril_indices},
+    {"ct_tensor_tril_indices", 3, s3_ct_tensor_tril_indices},
+    {"ct_tensor_tril_indices", 4, s4_ct_tensor_tril_indices},
     {"ct_tensor_arange", 0, s0_ct_tensor_arange},
     {"ct_tensor_arange", 1, s1_ct_tensor_arange},
     {"ct_tensor_arange", 2, s2_ct_tensor_arange},

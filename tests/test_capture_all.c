@@ -575,6 +575,47 @@ static ct_status op_ones_like(void) { return ct_ones_like(ctx, A, &OUT); }
 static ct_status op_full_like(void) { return ct_full_like(ctx, A, 2.0, &OUT); }
 static ct_status op_tril(void) { return ct_tril(ctx, A, 1, &OUT); }
 static ct_status op_triu(void) { return ct_triu(ctx, A, -1, &OUT); }
+#define OPLIST(f)                                                                                  \
+    static ct_status op_##f(void) {                                                                \
+        const ct_tensor *ab[2] = {A, B};                                                           \
+        return ct_##f(ctx, 2, ab, &OUT);                                                           \
+    }
+OPLIST(hstack)
+OPLIST(vstack)
+OPLIST(dstack)
+OPLIST(column_stack)
+OPLIST(block_diag)
+static ct_status op_tensordot(void) {
+    const int da[1] = {1}, db[1] = {0};
+    return ct_tensordot(ctx, A, Mt, 1, da, db, &OUT);
+}
+/* row / column sums of A made inside the capture as the vector operands */
+static ct_status op_addmv(void) {
+    ct_status st = ct_sum(ctx, A, 1, (const int[]){0}, false, &OUT2);
+    if (st == CT_OK) st = ct_sum(ctx, A, 1, (const int[]){1}, false, &OUT3);
+    return st == CT_OK ? ct_addmv(ctx, OUT3, A, OUT2, 0.5, 2, &OUT) : st;
+}
+static ct_status op_addr(void) {
+    ct_status st = ct_sum(ctx, A, 1, (const int[]){0}, false, &OUT2);
+    if (st == CT_OK) st = ct_sum(ctx, A, 1, (const int[]){1}, false, &OUT3);
+    return st == CT_OK ? ct_addr(ctx, A, OUT3, OUT2, 0.5, 2, &OUT) : st;
+}
+static ct_status op_cartesian_prod(void) {
+    ct_status st = ct_sum(ctx, A, 1, (const int[]){0}, false, &OUT2);
+    if (st == CT_OK) st = ct_sum(ctx, A, 1, (const int[]){1}, false, &OUT3);
+    const ct_tensor *l[2] = {OUT3, OUT2};
+    return st == CT_OK ? ct_cartesian_prod(ctx, 2, l, &OUT) : st;
+}
+static ct_status op_vander(void) {
+    ct_status st = ct_sum(ctx, A, 1, (const int[]){1}, false, &OUT2);
+    return st == CT_OK ? ct_vander(ctx, OUT2, 3, false, &OUT) : st;
+}
+static ct_status op_diag_embed(void) { return ct_diag_embed(ctx, A, 1, 0, 2, &OUT); }
+static ct_status op_linalg_matrix_power(void) { return ct_linalg_matrix_power(ctx, Sym, 3, &OUT); }
+static ct_status op_logdet(void) { return ct_logdet(ctx, Sym, &OUT); }
+static ct_status op_tensor_logspace(void) {
+    return ct_tensor_logspace(ctx, CT_FLOAT32, 0, 2, 7, 10, &OUT);
+}
 static ct_status op_cat(void) {
     const ct_tensor *ab[2] = {A, B};
     return ct_cat(ctx, 2, ab, 1, &OUT);
@@ -840,6 +881,20 @@ static const op_entry computing[] = {
     E(frac),
     E(sinc),
     E(signbit),
+    E(hstack),
+    E(vstack),
+    E(dstack),
+    E(column_stack),
+    E(block_diag),
+    E(tensordot),
+    E(addmv),
+    E(addr),
+    E(cartesian_prod),
+    E(vander),
+    E(diag_embed),
+    E(linalg_matrix_power),
+    E(logdet),
+    E(tensor_logspace),
     E(lgamma),
     E(digamma),
     E(polygamma),
@@ -1276,6 +1331,13 @@ static const struct {
     {"ct_npy_save", "host read and file write (refused during capture)"},
     {"ct_empty_like", "allocation only"},
     {"ct_split", "views"},
+    {"ct_tensor_split", "views"},
+    {"ct_tensor_triu_indices", "an index constant built on the host from its arguments"},
+    {"ct_tensor_tril_indices", "an index constant built on the host from its arguments"},
+    {"ct_tensor_split_indices", "views"},
+    {"ct_atleast_1d", "the input itself or a view"},
+    {"ct_atleast_2d", "the input itself or a view"},
+    {"ct_atleast_3d", "the input itself or a view"},
     {"ct_split_sizes", "views"},
     {"ct_chunk", "views"},
     {"ct_movedim", "view"},

@@ -465,7 +465,7 @@ CT_API ct_status ct_addmm(ct_ctx *ctx, const ct_tensor *input, const ct_tensor *
 CT_API ct_status ct_addmv(ct_ctx *ctx, const ct_tensor *input, const ct_tensor *mat,
                           const ct_tensor *vec, double beta, double alpha, ct_tensor **out);
 /* beta input + alpha outer(v1, v2) (torch.addr), rounded as torch's vector loop: one fma of
- * alpha v1_i and v2_j onto beta input_ij; integers need integral beta / alpha, bool 0 / 1. */
+ * alpha v1_i and v2_j onto beta input_ij; integers and bool need integral beta / alpha. */
 CT_API ct_status ct_addr(ct_ctx *ctx, const ct_tensor *input, const ct_tensor *v1,
                          const ct_tensor *v2, double beta, double alpha, ct_tensor **out);
 /* torch.tensordot: contract dims_a[i] of a with dims_b[i] of b (n pairs, one dtype); the result

@@ -352,6 +352,39 @@ int main(void) {
         else if (!strcmp(op, "trapezoid")) st = ct_trapezoid(ctx, a, D[0], I[0], &r);
         else if (!strcmp(op, "rot90")) st = ct_rot90(ctx, a, L[0], I[1], I[2], &r);
         else if (!strcmp(op, "kron")) st = ct_kron(ctx, a, b, &r);
+        else if (!strcmp(op, "hstack")) st = ct_hstack(ctx, nt, (const ct_tensor *const *)T, &r);
+        else if (!strcmp(op, "vstack")) st = ct_vstack(ctx, nt, (const ct_tensor *const *)T, &r);
+        else if (!strcmp(op, "dstack")) st = ct_dstack(ctx, nt, (const ct_tensor *const *)T, &r);
+        else if (!strcmp(op, "column_stack"))
+            st = ct_column_stack(ctx, nt, (const ct_tensor *const *)T, &r);
+        else if (!strcmp(op, "block_diag"))
+            st = ct_block_diag(ctx, nt, (const ct_tensor *const *)T, &r);
+        else if (!strcmp(op, "cartesian_prod"))
+            st = ct_cartesian_prod(ctx, nt, (const ct_tensor *const *)T, &r);
+        else if (!strcmp(op, "tensor_split") || !strcmp(op, "tensor_split_i")) {
+            ct_tensor *outs[16] = {0};
+            int np = 0, which = 0;
+            if (!strcmp(op, "tensor_split")) { /* I: sections, dim, which */
+                np = (int)I[0], which = (int)I[2];
+                st = ct_tensor_split(ctx, a, (int)I[0], (int)I[1], outs);
+            } else { /* I: dim, which, indices... */
+                np = ni - 1, which = (int)I[1];
+                st = ct_tensor_split_indices(ctx, a, ni - 2, L + 2, (int)I[0], outs);
+            }
+            for (int k = 0; k < np && k < 16; k++)
+                if (k == which) r = outs[k];
+                else ct_tensor_release(outs[k]);
+        }
+        else if (!strcmp(op, "tensordot")) /* I: n, dims_a[n], dims_b[n] */
+            st = ct_tensordot(ctx, a, b, (int)I[0], I + 1, I + 1 + I[0], &r);
+        else if (!strcmp(op, "addmv")) st = ct_addmv(ctx, a, b, c, D[0], D[1], &r);
+        else if (!strcmp(op, "addr")) st = ct_addr(ctx, a, b, c, D[0], D[1], &r);
+        else if (!strcmp(op, "matrix_power")) st = ct_linalg_matrix_power(ctx, a, L[0], &r);
+        else if (!strcmp(op, "logdet")) st = ct_logdet(ctx, a, &r);
+        else if (!strcmp(op, "diag_embed")) st = ct_diag_embed(ctx, a, L[0], I[1], I[2], &r);
+        else if (!strcmp(op, "vander")) st = ct_vander(ctx, a, L[0], I[1] != 0, &r);
+        else if (!strcmp(op, "logspace"))
+            st = ct_tensor_logspace(ctx, (ct_dtype)I[1], D[0], D[1], L[0], D[2], &r);
         else if (!strcmp(op, "repeat_interleave")) /* I: repeats, has dim, dim */
             st = ct_repeat_interleave(ctx, a, L[0], I[1] ? I[2] : CT_ALL_DIMS, &r);
         else if (!strcmp(op, "logcumsumexp")) st = ct_logcumsumexp(ctx, a, I[0], &r);

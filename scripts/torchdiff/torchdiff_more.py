@@ -52,7 +52,10 @@ def gen2(rng):
                      'nanmedian_dim_i', 'cummax_v', 'cummax_i', 'cummin_v', 'cummin_i',
                      'logcumsumexp', 'rot90', 'kron', 'repeat_interleave', 'searchsorted',
                      'searchsorted', 'bucketize', 'isin', 'aminmax_0', 'aminmax_1', 'bincount', 'cov',
-                     'corrcoef', 'trapezoid'])
+                     'corrcoef', 'trapezoid', 'hstack', 'vstack', 'dstack', 'column_stack',
+                     'tensor_split', 'tensor_split_i', 'tensordot', 'addmv', 'addr', 'addr',
+                     'matrix_power', 'logdet', 'block_diag', 'cartesian_prod', 'diag_embed',
+                     'vander', 'logspace'])
     d = rng.randrange(10)
     d2 = rng.randrange(10) if rng.random() < 0.3 else d
     D, I, T = [], [], []
@@ -577,6 +580,79 @@ def gen2(rng):
         k = rng.randint(-5, 5); d0 = rng.randint(-nd, nd - 1); d1 = rng.randint(-nd, nd - 1)
         I = [k, d0, d1]
         thunk = lambda: torch.rot90(a, k, [d0, d1])
+    elif op in ('hstack', 'vstack', 'dstack', 'column_stack'):
+        n = rng.randint(1, 3); r = rng.randint(1, 3); c = rng.randint(1, 3)
+        def shp(i):
+            w = rng.randint(0, 3)
+            if op == 'hstack': return [w] if rng.random() < 0.4 and i == -1 else [r, w]
+            if op == 'vstack': return [c] if rng.random() < 0.4 else [w, c]
+            if op == 'dstack': return pick([[r, c], [r, c, w]]) if r > 1 or c > 1 else pick([[c], [r, c, w]])
+            return pick([[r], [r, w]]) if r > 1 else pick([[], [r], [r, w]])
+        T = [td.rtensor(rng, d if rng.random() < 0.8 else d2, shp(i)) for i in range(n)]
+        ts = T
+        thunk = lambda: getattr(torch, op)(ts)
+    elif op in ('tensor_split', 'tensor_split_i'):
+        s = rs(rng, rng.randint(1, 3)); nd = len(s); a = td.rtensor(rng, d, s); T = [a]
+        dim = rng.randint(-nd, nd - 1)
+        if op == 'tensor_split':
+            sec = rng.randint(1, 5); which = rng.randrange(sec); I = [sec, dim, which]
+            thunk = lambda: torch.tensor_split(a, sec, dim)[which]
+        else:
+            idx = [rng.randint(-4, 6) for _ in range(rng.randint(0, 3))]; which = rng.randrange(len(idx) + 1)
+            I = [dim, which] + idx
+            thunk = lambda: torch.tensor_split(a, idx, dim)[which]
+    elif op == 'tensordot':
+        k = rng.randint(1, 3); p_ = rng.randint(1, 3); q = rng.randint(1, 3)
+        a = td.rtensor(rng, d, [p_, k, q]); b = td.rtensor(rng, d if rng.random() < 0.9 else d2, [q, rng.randint(1, 3), k])
+        T = [a, b]
+        case = rng.randrange(3)
+        da, db = [[2], [1, 2], [1]][case], [[0], [2, 0], [2]][case]
+        I = [len(da)] + da + db
+        thunk = lambda: torch.tensordot(a, b, dims=(da, db))
+    elif op == 'addmv':
+        n_ = rng.randint(0, 4); m_ = rng.randint(0, 4)
+        inp = td.rtensor(rng, d, pick([[n_], [1], []])); M = td.rtensor(rng, d, [n_, m_]); v = td.rtensor(rng, d, [m_])
+        T = [inp, M, v]; D = [pick([0.0, 1.0, 0.5, -2.0]), pick([1.0, 2.0, 0.0, -0.5])]
+        sc = lambda x: x if inp.is_floating_point() or x != int(x) else (bool(x) if inp.dtype == torch.bool else int(x))
+        thunk = lambda: torch.addmv(inp, M, v, beta=sc(D[0]), alpha=sc(D[1]))
+    elif op == 'addr':
+        n_ = rng.randint(0, 20); m_ = rng.randint(0, 20)
+        inp = td.rtensor(rng, d, pick([[n_, m_], [m_], [1], []]), special=rng.random() < 0.2)
+        T = [inp, td.rtensor(rng, d, [n_]), td.rtensor(rng, d, [m_])]
+        D = [pick([0.0, 1.0, 0.5, -2.0, 2.0]), pick([1.0, 2.0, 0.0, -0.5, 3.0])]
+        x1, x2, x3 = T
+        # C has one scalar type: integral values count as Python ints (bool for bool tensors)
+        sc = lambda x: x if x1.is_floating_point() or x != int(x) else (bool(x) if x1.dtype == torch.bool else int(x))
+        thunk = lambda: torch.addr(x1, x2, x3, beta=sc(D[0]), alpha=sc(D[1]))
+    elif op == 'matrix_power':
+        k = rng.randint(1, 4); a = td.rtensor(rng, d, pick([[k, k], [2, k, k]])); T = [a]
+        n_ = rng.randint(-3, 7); I = [n_]
+        thunk = lambda: torch.linalg.matrix_power(a, n_)
+    elif op == 'logdet':
+        k = rng.randint(1, 4); a = td.rtensor(rng, fdt(rng, d), pick([[k, k], [2, k, k]])); T = [a]
+        thunk = lambda: torch.logdet(a)
+    elif op == 'block_diag':
+        T = [td.rtensor(rng, d if rng.random() < 0.7 else d2, rs(rng, rng.randint(0, 2))) for _ in range(rng.randint(1, 3))]
+        ts = T
+        thunk = lambda: torch.block_diag(*ts)
+    elif op == 'cartesian_prod':
+        T = [td.rtensor(rng, d, [rng.randint(0, 4)]) for _ in range(rng.randint(1, 3))]
+        ts = T
+        thunk = lambda: torch.cartesian_prod(*ts)
+    elif op == 'diag_embed':
+        s = rs(rng, rng.randint(1, 3)); nd = len(s) + 1; a = td.rtensor(rng, d, s); T = [a]
+        off = rng.randint(-2, 2); d1 = rng.randint(-nd, nd - 1); d2_ = rng.randint(-nd, nd - 1)
+        I = [off, d1, d2_]
+        thunk = lambda: torch.diag_embed(a, off, d1, d2_)
+    elif op == 'vander':
+        a = td.rtensor(rng, d, [rng.randint(0, 5)]); T = [a]
+        N = pick([-1, 0, 1, 2, 4]); inc = rng.randrange(2); I = [N, inc]
+        thunk = lambda: torch.vander(a, None if N < 0 else N, bool(inc))
+    elif op == 'logspace':
+        dt = td.DT[pick([8, 9, 6, 7, 3, 4, 1])]
+        D = [pick([0.0, -2.0, 1.5, 3.0]), pick([2.0, 0.0, -1.0, 4.5]), pick([10.0, 2.0, 0.5, 3.0])]
+        st_ = rng.randint(0, 9); I = [st_, td.DT.index(dt)]
+        thunk = lambda: torch.logspace(D[0], D[1], st_, base=D[2], dtype=dt)
     elif op == 'kron':
         a = td.rtensor(rng, d, rs(rng, rng.randint(0, 3))); b = td.rtensor(rng, d2, rs(rng, rng.randint(0, 3)))
         T = [a, b]

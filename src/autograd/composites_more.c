@@ -6,6 +6,7 @@
  * lists where ctorch answers differently. */
 #include "autograd/autograd_impl.h"
 #include "ctorch/linalg.h"
+#include "dtype/half.h"
 #include "dispatch/dispatch.h"
 #include "ops/dispatch.h"
 #include "tensor/ag_front.h"
@@ -176,11 +177,8 @@ ct_status ct_tensordot(ct_ctx *ctx, const ct_tensor *a, const ct_tensor *b, int 
         return ct__set_error(ctx, CT_ERR_INVALID_ARG,
                              "tensordot: %d contracted dims for tensors of %d and %d dims", n,
                              a->ndim, b->ndim);
-    if (a->dtype != b->dtype)
-        return ct__set_error(ctx, CT_ERR_DTYPE,
-                             "tensordot: expected both operands of one dtype, got %s and %s (as "
-                             "torch)",
-                             ct_dtype_name(a->dtype), ct_dtype_name(b->dtype));
+    ct_dtype dt;
+    if ((st = ct__result_type(ctx, "tensordot", 2, ins, &dt)) != CT_OK) return st;
     bool ca[CT_MAX_DIMS] = {false}, cb[CT_MAX_DIMS] = {false};
     int da[CT_MAX_DIMS], db[CT_MAX_DIMS];
     int64_t csize = 1;
@@ -213,15 +211,18 @@ ct_status ct_tensordot(ct_ctx *ctx, const ct_tensor *a, const ct_tensor *b, int 
     if (nr > CT_MAX_DIMS)
         return ct__set_error(ctx, CT_ERR_SHAPE, "tensordot: the result has more than %d dims",
                              CT_MAX_DIMS);
-    ct_tensor *t[5] = {NULL, NULL, NULL, NULL, NULL};
+    ct_tensor *t[7] = {NULL, NULL, NULL, NULL, NULL, NULL, NULL};
     const int64_t s1[2] = {size1, csize}, s2[2] = {csize, size2};
-    st = ct_tensor_permute(ctx, a, pa, &t[0]);
+    /* operands of different dtypes meet in the promoted one (torch's mm sees them cast) */
+    st = ct_cast(ctx, a, dt, &t[5]);
+    if (st == CT_OK) st = ct_cast(ctx, b, dt, &t[6]);
+    if (st == CT_OK) st = ct_tensor_permute(ctx, t[5], pa, &t[0]);
     if (st == CT_OK) st = ct_tensor_reshape(ctx, t[0], 2, s1, &t[1]);
-    if (st == CT_OK) st = ct_tensor_permute(ctx, b, pb, &t[2]);
+    if (st == CT_OK) st = ct_tensor_permute(ctx, t[6], pb, &t[2]);
     if (st == CT_OK) st = ct_tensor_reshape(ctx, t[2], 2, s2, &t[3]);
     if (st == CT_OK) st = ct_matmul(ctx, t[1], t[3], &t[4]);
     if (st == CT_OK) st = ct_tensor_reshape(ctx, t[4], nr, rs, out);
-    ct__rel_all(5, t);
+    ct__rel_all(7, t);
     return ct__error_within(ctx, "tensordot", st);
 }
 
@@ -258,7 +259,8 @@ ct_status ct_addmv(ct_ctx *ctx, const ct_tensor *input, const ct_tensor *mat, co
 
 /* ---- addr: beta input + alpha outer(v1, v2) as torch's vectorised loop rounds it,
  * fma(alpha v1_i, v2_j, beta input_ij); beta == 0 ignores input: (alpha v1_i) v2_j. Integers
- * take integral alpha / beta; bool: (beta and input) or (alpha and v1_i and v2_j) ---- */
+ * take integral alpha / beta; bool: (beta and input) or (alpha and v1_i and v2_j), a nonzero
+ * beta / alpha counting as true ---- */
 static ct_status ct__addr(ct_ctx *ctx, const ct_tensor *input, const ct_tensor *v1,
                           const ct_tensor *v2, double beta, double alpha, ct_tensor **out) {
     const ct_tensor *ins[3] = {input, v1, v2};
@@ -270,11 +272,10 @@ static ct_status ct__addr(ct_ctx *ctx, const ct_tensor *input, const ct_tensor *
                              v1->ndim, v2->ndim);
     ct_dtype dt;
     if ((st = ct__result_type(ctx, "addr", 3, ins, &dt)) != CT_OK) return st;
-    if (dt == CT_BOOL ? (beta != 0 && beta != 1) || (alpha != 0 && alpha != 1)
-                      : !ct_dtype_is_floating(dt) && (beta != trunc(beta) || alpha != trunc(alpha)))
+    if (!ct_dtype_is_floating(dt) && (beta != trunc(beta) || alpha != trunc(alpha)))
         return ct__set_error(ctx, CT_ERR_INVALID_ARG,
-                             "addr: for %s tensors beta and alpha must be %s (as torch)",
-                             ct_dtype_name(dt), dt == CT_BOOL ? "0 or 1" : "integral");
+                             "addr: for %s tensors beta and alpha must be integral (as torch)",
+                             ct_dtype_name(dt));
     /* the result's shape: (len v1, len v2), which input must broadcast to */
     const int64_t want[2] = {v1->shape[0], v2->shape[0]};
     bool fits = input->ndim <= 2;
@@ -588,31 +589,58 @@ ct_status ct_tensor_logspace(ct_ctx *ctx, ct_dtype dtype, double start, double e
     if (!v)
         return ct__set_error(ctx, CT_ERR_OOM, "logspace: out of memory for %lld values",
                              (long long)steps);
-    /* start and end as the dtype holds them (torch's scalar_t), the step in double */
-    ct_tensor *se = NULL, *sec = NULL;
+    /* steps == 1: base^start in double. Else start and end as the dtype holds them (torch's
+     * scalar_t); floats: the step and the powers in double; integers (range-checked as torch's
+     * Scalar conversion): base, step and powers in float, truncated */
+    ct_status st = CT_OK;
+    const bool integral = !ct_dtype_is_floating(dtype);
     double sv[2] = {start, end};
-    ct_status st = ct_tensor_from_host(ctx, sv, CT_FLOAT64, 1, (const int64_t[]){2}, &se);
-    if (st == CT_OK) st = ct_cast(ctx, se, dtype, &sec);
-    ct_tensor *sd = NULL;
-    if (st == CT_OK) st = ct_cast(ctx, sec, CT_FLOAT64, &sd);
-    if (st == CT_OK) st = ct_tensor_to_host(sd, sv, sizeof sv);
-    if (st == CT_OK) {
-        const double s = sv[0], e = sv[1];
-        if (steps == 1) {
-            v[0] = pow(base, s);
-        } else {
-            const double step = (e - s) / (double)(steps - 1);
-            const int64_t half = steps / 2;
-            for (int64_t i = 0; i < steps; i++)
-                v[i] = i < half ? pow(base, s + step * (double)i)
-                                : pow(base, e - step * (double)(steps - i - 1));
+    for (int i = 0; i < 2 && steps > 1; i++) {
+        if (dtype == CT_FLOAT32)
+            sv[i] = (float)sv[i];
+        else if (dtype == CT_FLOAT16)
+            sv[i] = ct__h2f(ct__f2h((float)sv[i]));
+        else if (dtype == CT_BFLOAT16)
+            sv[i] = ct__bf2f(ct__f2bf((float)sv[i]));
+        else if (integral) {
+            const double lo = dtype == CT_UINT8   ? 0
+                              : dtype == CT_INT8  ? -128
+                              : dtype == CT_INT16 ? -32768
+                              : dtype == CT_INT32 ? -2147483648.0
+                                                  : -9223372036854775808.0;
+            const double hi = dtype == CT_UINT8   ? 255
+                              : dtype == CT_INT8  ? 127
+                              : dtype == CT_INT16 ? 32767
+                              : dtype == CT_INT32 ? 2147483647.0
+                                                  : 9223372036854775807.0;
+            if (!(sv[i] >= lo && sv[i] <= hi))
+                st = ct__set_error(ctx, CT_ERR_INVALID_ARG,
+                                   "logspace: value cannot be converted to type %s without "
+                                   "overflow: %g (as torch)",
+                                   ct_dtype_name(dtype), sv[i]);
+            sv[i] = trunc(sv[i]);
         }
+    }
+    if (st == CT_OK && steps == 1) {
+        v[0] = pow(base, start);
+    } else if (st == CT_OK && integral) {
+        const float fb = (float)base, step = (float)(sv[1] - sv[0]) / (float)(steps - 1);
+        const int64_t half = steps / 2;
+        for (int64_t i = 0; i < steps; i++)
+            v[i] = i < half ? powf(fb, (float)sv[0] + step * (float)i)
+                            : powf(fb, (float)sv[1] - step * (float)(steps - i - 1));
+    } else if (st == CT_OK) {
+        const double s = sv[0], e = sv[1], step = (e - s) / (double)(steps - 1);
+        const int64_t half = steps / 2;
+        for (int64_t i = 0; i < steps; i++)
+            v[i] = i < half ? pow(base, s + step * (double)i)
+                            : pow(base, e - step * (double)(steps - i - 1));
     }
     ct_tensor *d = NULL;
     if (st == CT_OK) st = ct_tensor_from_host(ctx, v, CT_FLOAT64, 1, &steps, &d);
     if (st == CT_OK) st = ct_cast(ctx, d, dtype, out);
     free(v);
-    ct_tensor_release(se), ct_tensor_release(sec), ct_tensor_release(sd), ct_tensor_release(d);
+    ct_tensor_release(d);
     return ct__error_within(ctx, "logspace", st);
 }
 
