@@ -246,6 +246,65 @@ static ct_tensor *gf_run(ct_ctx *ctx, const char *name, ct_status *stp) {
     if (IS("diag_embed")) st = ct_diag_embed(ctx, x, 1, 0, 2, &r);
     if (IS("vander")) st = ct_vander(ctx, v, 4, false, &r);
     if (IS("vander_inc")) st = ct_vander(ctx, v, 4, true, &r);
+    if (!strncmp(name, "margin_ranking", 14) || !strncmp(name, "hinge", 5)) {
+        ct_tensor *zd = NULL, *sg = NULL;
+        st = ct_tensor_detach(ctx, z, &zd);
+        if (st == CT_OK) st = ct_sign(ctx, zd, &sg);
+        if (st == CT_OK && IS("margin_ranking_loss"))
+            st = ct_margin_ranking_loss(ctx, x, y, sg, 0.5, CT_REDUCTION_MEAN, &r);
+        if (st == CT_OK && IS("hinge_embedding_loss"))
+            st = ct_hinge_embedding_loss(ctx, x, sg, 1.0, CT_REDUCTION_SUM, &r);
+        ct_tensor_release(zd), ct_tensor_release(sg);
+    }
+    if (IS("soft_margin_loss")) {
+        ct_tensor *yd = NULL;
+        st = ct_tensor_detach(ctx, y, &yd);
+        if (st == CT_OK) st = ct_soft_margin_loss(ctx, x, yd, CT_REDUCTION_NONE, &r);
+        ct_tensor_release(yd);
+    }
+    if (IS("cosine_embedding_loss")) {
+        ct_tensor *t = NULL;
+        st = ct_tensor_from_host(ctx, (const double[]){1, -1}, CT_FLOAT64, 1, S(2), &t);
+        if (st == CT_OK)
+            st = ct_cosine_embedding_loss(ctx, x, y, t, 0.1, CT_REDUCTION_MEAN, &r);
+        ct_tensor_release(t);
+    }
+    if (IS("poisson_nll_loss")) {
+        ct_tensor *yd = NULL, *ya = NULL;
+        st = ct_tensor_detach(ctx, y, &yd);
+        if (st == CT_OK) st = ct_abs(ctx, yd, &ya);
+        if (st == CT_OK)
+            st = ct_poisson_nll_loss(ctx, x, ya, true, true, 1e-8, CT_REDUCTION_MEAN, &r);
+        ct_tensor_release(yd), ct_tensor_release(ya);
+    }
+    if (IS("gaussian_nll_loss")) {
+        ct_tensor *za = NULL;
+        st = ct_abs(ctx, z, &za);
+        if (st == CT_OK)
+            st = ct_gaussian_nll_loss(ctx, x, y, za, false, 1e-6, CT_REDUCTION_MEAN, &r);
+        ct_tensor_release(za);
+    }
+    if (IS("pairwise_distance")) st = ct_pairwise_distance(ctx, x, y, 2, 1e-6, false, &r);
+    if (IS("triplet_margin_loss"))
+        st = ct_triplet_margin_loss(ctx, x, y, z, 1, 2, 1e-6, true, CT_REDUCTION_MEAN, &r);
+    if (IS("multilabel_soft_margin_loss")) {
+        ct_tensor *yd = NULL, *ys = NULL;
+        st = ct_tensor_detach(ctx, y, &yd);
+        if (st == CT_OK) st = ct_sigmoid(ctx, yd, &ys);
+        if (st == CT_OK)
+            st = ct_multilabel_soft_margin_loss(ctx, x, ys, NULL, CT_REDUCTION_MEAN, &r);
+        ct_tensor_release(yd), ct_tensor_release(ys);
+    }
+    if (!strncmp(name, "pixel_", 6)) {
+        ct_tensor *c = NULL, *c4 = NULL;
+        st = ct_cat(ctx, 2, (const ct_tensor *[]){x, y}, 0, &c);
+        if (st == CT_OK)
+            st = ct_tensor_reshape(ctx, c, 4, IS("pixel_shuffle") ? S(1, 12, 1, 1) : S(1, 3, 2, 2),
+                                   &c4);
+        if (st == CT_OK && IS("pixel_shuffle")) st = ct_pixel_shuffle(ctx, c4, 2, &r);
+        if (st == CT_OK && IS("pixel_unshuffle")) st = ct_pixel_unshuffle(ctx, c4, 2, &r);
+        ct_tensor_release(c), ct_tensor_release(c4);
+    }
     if (IS("dot")) st = ct_dot(ctx, v, u, &r);
     if (IS("mv")) st = ct_mv(ctx, m, v, &r);
     if (IS("outer")) st = ct_outer(ctx, v, u, &r);

@@ -177,6 +177,61 @@ static void s1_ct_kl_div(void) { SWEEP_STATUS(ct_kl_div(S_ctx, NULL, NULL, (ct_r
 static void s2_ct_kl_div(void) { SWEEP_STATUS(ct_kl_div(S_ctx, S_t, S_t, (ct_reduction){0}, (bool){0}, NULL)); }
 static void s3_ct_kl_div(void) { SWEEP_STATUS(ct_kl_div(S_ctx, S_t, S_t, (ct_reduction){0}, (bool){0}, &S_out[0])); }
 static void s4_ct_kl_div(void) { SWEEP_STATUS(ct_kl_div(S_ctx, S_t, S_t, (ct_reduction){0}, (bool){0}, &S_out[0])); }
+static void s0_ct_margin_ranking_loss(void) { (void)ct_margin_ranking_loss(NULL, NULL, NULL, NULL, (double){0}, (ct_reduction){0}, NULL); }
+static void s1_ct_margin_ranking_loss(void) { SWEEP_STATUS(ct_margin_ranking_loss(S_ctx, NULL, NULL, NULL, (double){0}, (ct_reduction){0}, NULL)); }
+static void s2_ct_margin_ranking_loss(void) { SWEEP_STATUS(ct_margin_ranking_loss(S_ctx, S_t, S_t, S_t, (double){0}, (ct_reduction){0}, NULL)); }
+static void s3_ct_margin_ranking_loss(void) { SWEEP_STATUS(ct_margin_ranking_loss(S_ctx, S_t, S_t, S_t, (double){0}, (ct_reduction){0}, &S_out[0])); }
+static void s4_ct_margin_ranking_loss(void) { SWEEP_STATUS(ct_margin_ranking_loss(S_ctx, S_t, S_t, S_t, (double){0}, (ct_reduction){0}, &S_out[0])); }
+static void s0_ct_hinge_embedding_loss(void) { (void)ct_hinge_embedding_loss(NULL, NULL, NULL, (double){0}, (ct_reduction){0}, NULL); }
+static void s1_ct_hinge_embedding_loss(void) { SWEEP_STATUS(ct_hinge_embedding_loss(S_ctx, NULL, NULL, (double){0}, (ct_reduction){0}, NULL)); }
+static void s2_ct_hinge_embedding_loss(void) { SWEEP_STATUS(ct_hinge_embedding_loss(S_ctx, S_t, S_t, (double){0}, (ct_reduction){0}, NULL)); }
+static void s3_ct_hinge_embedding_loss(void) { SWEEP_STATUS(ct_hinge_embedding_loss(S_ctx, S_t, S_t, (double){0}, (ct_reduction){0}, &S_out[0])); }
+static void s4_ct_hinge_embedding_loss(void) { SWEEP_STATUS(ct_hinge_embedding_loss(S_ctx, S_t, S_t, (double){0}, (ct_reduction){0}, &S_out[0])); }
+static void s0_ct_soft_margin_loss(void) { (void)ct_soft_margin_loss(NULL, NULL, NULL, (ct_reduction){0}, NULL); }
+static void s1_ct_soft_margin_loss(void) { SWEEP_STATUS(ct_soft_margin_loss(S_ctx, NULL, NULL, (ct_reduction){0}, NULL)); }
+static void s2_ct_soft_margin_loss(void) { SWEEP_STATUS(ct_soft_margin_loss(S_ctx, S_t, S_t, (ct_reduction){0}, NULL)); }
+static void s3_ct_soft_margin_loss(void) { SWEEP_STATUS(ct_soft_margin_loss(S_ctx, S_t, S_t, (ct_reduction){0}, &S_out[0])); }
+static void s4_ct_soft_margin_loss(void) { SWEEP_STATUS(ct_soft_margin_loss(S_ctx, S_t, S_t, (ct_reduction){0}, &S_out[0])); }
+static void s0_ct_cosine_embedding_loss(void) { (void)ct_cosine_embedding_loss(NULL, NULL, NULL, NULL, (double){0}, (ct_reduction){0}, NULL); }
+static void s1_ct_cosine_embedding_loss(void) { SWEEP_STATUS(ct_cosine_embedding_loss(S_ctx, NULL, NULL, NULL, (double){0}, (ct_reduction){0}, NULL)); }
+static void s2_ct_cosine_embedding_loss(void) { SWEEP_STATUS(ct_cosine_embedding_loss(S_ctx, S_t, S_t, S_t, (double){0}, (ct_reduction){0}, NULL)); }
+static void s3_ct_cosine_embedding_loss(void) { SWEEP_STATUS(ct_cosine_embedding_loss(S_ctx, S_t, S_t, S_t, (double){0}, (ct_reduction){0}, &S_out[0])); }
+static void s4_ct_cosine_embedding_loss(void) { SWEEP_STATUS(ct_cosine_embedding_loss(S_ctx, S_t, S_t, S_t, (double){0}, (ct_reduction){0}, &S_out[0])); }
+static void s0_ct_poisson_nll_loss(void) { (void)ct_poisson_nll_loss(NULL, NULL, NULL, (bool){0}, (bool){0}, (double){0}, (ct_reduction){0}, NULL); }
+static void s1_ct_poisson_nll_loss(void) { SWEEP_STATUS(ct_poisson_nll_loss(S_ctx, NULL, NULL, (bool){0}, (bool){0}, (double){0}, (ct_reduction){0}, NULL)); }
+static void s2_ct_poisson_nll_loss(void) { SWEEP_STATUS(ct_poisson_nll_loss(S_ctx, S_t, S_t, (bool){0}, (bool){0}, (double){0}, (ct_reduction){0}, NULL)); }
+static void s3_ct_poisson_nll_loss(void) { SWEEP_STATUS(ct_poisson_nll_loss(S_ctx, S_t, S_t, (bool){0}, (bool){0}, (double){0}, (ct_reduction){0}, &S_out[0])); }
+static void s4_ct_poisson_nll_loss(void) { SWEEP_STATUS(ct_poisson_nll_loss(S_ctx, S_t, S_t, (bool){0}, (bool){0}, (double){0}, (ct_reduction){0}, &S_out[0])); }
+static void s0_ct_gaussian_nll_loss(void) { (void)ct_gaussian_nll_loss(NULL, NULL, NULL, NULL, (bool){0}, (double){0}, (ct_reduction){0}, NULL); }
+static void s1_ct_gaussian_nll_loss(void) { SWEEP_STATUS(ct_gaussian_nll_loss(S_ctx, NULL, NULL, NULL, (bool){0}, (double){0}, (ct_reduction){0}, NULL)); }
+static void s2_ct_gaussian_nll_loss(void) { SWEEP_STATUS(ct_gaussian_nll_loss(S_ctx, S_t, S_t, S_t, (bool){0}, (double){0}, (ct_reduction){0}, NULL)); }
+static void s3_ct_gaussian_nll_loss(void) { SWEEP_STATUS(ct_gaussian_nll_loss(S_ctx, S_t, S_t, S_t, (bool){0}, (double){0}, (ct_reduction){0}, &S_out[0])); }
+static void s4_ct_gaussian_nll_loss(void) { SWEEP_STATUS(ct_gaussian_nll_loss(S_ctx, S_t, S_t, S_t, (bool){0}, (double){0}, (ct_reduction){0}, &S_out[0])); }
+static void s0_ct_pairwise_distance(void) { (void)ct_pairwise_distance(NULL, NULL, NULL, (double){0}, (double){0}, (bool){0}, NULL); }
+static void s1_ct_pairwise_distance(void) { SWEEP_STATUS(ct_pairwise_distance(S_ctx, NULL, NULL, (double){0}, (double){0}, (bool){0}, NULL)); }
+static void s2_ct_pairwise_distance(void) { SWEEP_STATUS(ct_pairwise_distance(S_ctx, S_t, S_t, (double){0}, (double){0}, (bool){0}, NULL)); }
+static void s3_ct_pairwise_distance(void) { SWEEP_STATUS(ct_pairwise_distance(S_ctx, S_t, S_t, (double){0}, (double){0}, (bool){0}, &S_out[0])); }
+static void s4_ct_pairwise_distance(void) { SWEEP_STATUS(ct_pairwise_distance(S_ctx, S_t, S_t, (double){0}, (double){0}, (bool){0}, &S_out[0])); }
+static void s0_ct_triplet_margin_loss(void) { (void)ct_triplet_margin_loss(NULL, NULL, NULL, NULL, (double){0}, (double){0}, (double){0}, (bool){0}, (ct_reduction){0}, NULL); }
+static void s1_ct_triplet_margin_loss(void) { SWEEP_STATUS(ct_triplet_margin_loss(S_ctx, NULL, NULL, NULL, (double){0}, (double){0}, (double){0}, (bool){0}, (ct_reduction){0}, NULL)); }
+static void s2_ct_triplet_margin_loss(void) { SWEEP_STATUS(ct_triplet_margin_loss(S_ctx, S_t, S_t, S_t, (double){0}, (double){0}, (double){0}, (bool){0}, (ct_reduction){0}, NULL)); }
+static void s3_ct_triplet_margin_loss(void) { SWEEP_STATUS(ct_triplet_margin_loss(S_ctx, S_t, S_t, S_t, (double){0}, (double){0}, (double){0}, (bool){0}, (ct_reduction){0}, &S_out[0])); }
+static void s4_ct_triplet_margin_loss(void) { SWEEP_STATUS(ct_triplet_margin_loss(S_ctx, S_t, S_t, S_t, (double){0}, (double){0}, (double){0}, (bool){0}, (ct_reduction){0}, &S_out[0])); }
+static void s0_ct_multilabel_soft_margin_loss(void) { (void)ct_multilabel_soft_margin_loss(NULL, NULL, NULL, NULL, (ct_reduction){0}, NULL); }
+static void s1_ct_multilabel_soft_margin_loss(void) { SWEEP_STATUS(ct_multilabel_soft_margin_loss(S_ctx, NULL, NULL, NULL, (ct_reduction){0}, NULL)); }
+static void s2_ct_multilabel_soft_margin_loss(void) { SWEEP_STATUS(ct_multilabel_soft_margin_loss(S_ctx, S_t, S_t, S_t, (ct_reduction){0}, NULL)); }
+static void s3_ct_multilabel_soft_margin_loss(void) { SWEEP_STATUS(ct_multilabel_soft_margin_loss(S_ctx, S_t, S_t, S_t, (ct_reduction){0}, &S_out[0])); }
+static void s4_ct_multilabel_soft_margin_loss(void) { SWEEP_STATUS(ct_multilabel_soft_margin_loss(S_ctx, S_t, S_t, S_t, (ct_reduction){0}, &S_out[0])); }
+static void s0_ct_pixel_shuffle(void) { (void)ct_pixel_shuffle(NULL, NULL, (int64_t){0}, NULL); }
+static void s1_ct_pixel_shuffle(void) { SWEEP_STATUS(ct_pixel_shuffle(S_ctx, NULL, (int64_t){0}, NULL)); }
+static void s2_ct_pixel_shuffle(void) { SWEEP_STATUS(ct_pixel_shuffle(S_ctx, S_t, (int64_t){0}, NULL)); }
+static void s3_ct_pixel_shuffle(void) { SWEEP_STATUS(ct_pixel_shuffle(S_ctx, S_t, (int64_t){0}, &S_out[0])); }
+static void s4_ct_pixel_shuffle(void) { SWEEP_STATUS(ct_pixel_shuffle(S_ctx, S_t, (int64_t){0}, &S_out[0])); }
+static void s0_ct_pixel_unshuffle(void) { (void)ct_pixel_unshuffle(NULL, NULL, (int64_t){0}, NULL); }
+static void s1_ct_pixel_unshuffle(void) { SWEEP_STATUS(ct_pixel_unshuffle(S_ctx, NULL, (int64_t){0}, NULL)); }
+static void s2_ct_pixel_unshuffle(void) { SWEEP_STATUS(ct_pixel_unshuffle(S_ctx, S_t, (int64_t){0}, NULL)); }
+static void s3_ct_pixel_unshuffle(void) { SWEEP_STATUS(ct_pixel_unshuffle(S_ctx, S_t, (int64_t){0}, &S_out[0])); }
+static void s4_ct_pixel_unshuffle(void) { SWEEP_STATUS(ct_pixel_unshuffle(S_ctx, S_t, (int64_t){0}, &S_out[0])); }
 static void s0_ct_normalize(void) { (void)ct_normalize(NULL, NULL, (double){0}, (int){0}, (double){0}, NULL); }
 static void s1_ct_normalize(void) { SWEEP_STATUS(ct_normalize(S_ctx, NULL, (double){0}, (int){0}, (double){0}, NULL)); }
 static void s2_ct_normalize(void) { SWEEP_STATUS(ct_normalize(S_ctx, S_t, (double){0}, (int){0}, (double){0}, NULL)); }
@@ -2824,6 +2879,61 @@ static const sweep_case sweep_cases[] = {
     {"ct_kl_div", 2, s2_ct_kl_div},
     {"ct_kl_div", 3, s3_ct_kl_div},
     {"ct_kl_div", 4, s4_ct_kl_div},
+    {"ct_margin_ranking_loss", 0, s0_ct_margin_ranking_loss},
+    {"ct_margin_ranking_loss", 1, s1_ct_margin_ranking_loss},
+    {"ct_margin_ranking_loss", 2, s2_ct_margin_ranking_loss},
+    {"ct_margin_ranking_loss", 3, s3_ct_margin_ranking_loss},
+    {"ct_margin_ranking_loss", 4, s4_ct_margin_ranking_loss},
+    {"ct_hinge_embedding_loss", 0, s0_ct_hinge_embedding_loss},
+    {"ct_hinge_embedding_loss", 1, s1_ct_hinge_embedding_loss},
+    {"ct_hinge_embedding_loss", 2, s2_ct_hinge_embedding_loss},
+    {"ct_hinge_embedding_loss", 3, s3_ct_hinge_embedding_loss},
+    {"ct_hinge_embedding_loss", 4, s4_ct_hinge_embedding_loss},
+    {"ct_soft_margin_loss", 0, s0_ct_soft_margin_loss},
+    {"ct_soft_margin_loss", 1, s1_ct_soft_margin_loss},
+    {"ct_soft_margin_loss", 2, s2_ct_soft_margin_loss},
+    {"ct_soft_margin_loss", 3, s3_ct_soft_margin_loss},
+    {"ct_soft_margin_loss", 4, s4_ct_soft_margin_loss},
+    {"ct_cosine_embedding_loss", 0, s0_ct_cosine_embedding_loss},
+    {"ct_cosine_embedding_loss", 1, s1_ct_cosine_embedding_loss},
+    {"ct_cosine_embedding_loss", 2, s2_ct_cosine_embedding_loss},
+    {"ct_cosine_embedding_loss", 3, s3_ct_cosine_embedding_loss},
+    {"ct_cosine_embedding_loss", 4, s4_ct_cosine_embedding_loss},
+    {"ct_poisson_nll_loss", 0, s0_ct_poisson_nll_loss},
+    {"ct_poisson_nll_loss", 1, s1_ct_poisson_nll_loss},
+    {"ct_poisson_nll_loss", 2, s2_ct_poisson_nll_loss},
+    {"ct_poisson_nll_loss", 3, s3_ct_poisson_nll_loss},
+    {"ct_poisson_nll_loss", 4, s4_ct_poisson_nll_loss},
+    {"ct_gaussian_nll_loss", 0, s0_ct_gaussian_nll_loss},
+    {"ct_gaussian_nll_loss", 1, s1_ct_gaussian_nll_loss},
+    {"ct_gaussian_nll_loss", 2, s2_ct_gaussian_nll_loss},
+    {"ct_gaussian_nll_loss", 3, s3_ct_gaussian_nll_loss},
+    {"ct_gaussian_nll_loss", 4, s4_ct_gaussian_nll_loss},
+    {"ct_pairwise_distance", 0, s0_ct_pairwise_distance},
+    {"ct_pairwise_distance", 1, s1_ct_pairwise_distance},
+    {"ct_pairwise_distance", 2, s2_ct_pairwise_distance},
+    {"ct_pairwise_distance", 3, s3_ct_pairwise_distance},
+    {"ct_pairwise_distance", 4, s4_ct_pairwise_distance},
+    {"ct_triplet_margin_loss", 0, s0_ct_triplet_margin_loss},
+    {"ct_triplet_margin_loss", 1, s1_ct_triplet_margin_loss},
+    {"ct_triplet_margin_loss", 2, s2_ct_triplet_margin_loss},
+    {"ct_triplet_margin_loss", 3, s3_ct_triplet_margin_loss},
+    {"ct_triplet_margin_loss", 4, s4_ct_triplet_margin_loss},
+    {"ct_multilabel_soft_margin_loss", 0, s0_ct_multilabel_soft_margin_loss},
+    {"ct_multilabel_soft_margin_loss", 1, s1_ct_multilabel_soft_margin_loss},
+    {"ct_multilabel_soft_margin_loss", 2, s2_ct_multilabel_soft_margin_loss},
+    {"ct_multilabel_soft_margin_loss", 3, s3_ct_multilabel_soft_margin_loss},
+    {"ct_multilabel_soft_margin_loss", 4, s4_ct_multilabel_soft_margin_loss},
+    {"ct_pixel_shuffle", 0, s0_ct_pixel_shuffle},
+    {"ct_pixel_shuffle", 1, s1_ct_pixel_shuffle},
+    {"ct_pixel_shuffle", 2, s2_ct_pixel_shuffle},
+    {"ct_pixel_shuffle", 3, s3_ct_pixel_shuffle},
+    {"ct_pixel_shuffle", 4, s4_ct_pixel_shuffle},
+    {"ct_pixel_unshuffle", 0, s0_ct_pixel_unshuffle},
+    {"ct_pixel_unshuffle", 1, s1_ct_pixel_unshuffle},
+    {"ct_pixel_unshuffle", 2, s2_ct_pixel_unshuffle},
+    {"ct_pixel_unshuffle", 3, s3_ct_pixel_unshuffle},
+    {"ct_pixel_unshuffle", 4, s4_ct_pixel_unshuffle},
     {"ct_normalize", 0, s0_ct_normalize},
     {"ct_normalize", 1, s1_ct_normalize},
     {"ct_normalize", 2, s2_ct_normalize},

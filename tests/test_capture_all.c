@@ -616,6 +616,38 @@ static ct_status op_logdet(void) { return ct_logdet(ctx, Sym, &OUT); }
 static ct_status op_tensor_logspace(void) {
     return ct_tensor_logspace(ctx, CT_FLOAT32, 0, 2, 7, 10, &OUT);
 }
+/* the losses on A, B (4, 8) with +-1 targets made inside the capture from C's sign */
+#define OPLOSS(f, ...)                                                                             \
+    static ct_status op_##f(void) {                                                                \
+        ct_status st = ct_sign(ctx, C, &OUT2);                                                     \
+        return st == CT_OK ? ct_##f(ctx, __VA_ARGS__, &OUT) : st;                                  \
+    }
+OPLOSS(margin_ranking_loss, A, B, OUT2, 0.2, CT_REDUCTION_MEAN)
+OPLOSS(hinge_embedding_loss, A, OUT2, 1.0, CT_REDUCTION_SUM)
+OPLOSS(soft_margin_loss, A, OUT2, CT_REDUCTION_NONE)
+OPLOSS(triplet_margin_loss, A, B, C, 1, 2, 1e-6, true, CT_REDUCTION_MEAN)
+OPLOSS(multilabel_soft_margin_loss, A, OUT2, NULL, CT_REDUCTION_MEAN)
+OPLOSS(pairwise_distance, A, B, 2, 1e-6, false)
+static ct_status op_cosine_embedding_loss(void) {
+    ct_status st = ct_sum(ctx, C, 1, (const int[]){1}, false, &OUT2);
+    if (st == CT_OK) st = ct_sign(ctx, OUT2, &OUT3);
+    return st == CT_OK ? ct_cosine_embedding_loss(ctx, A, B, OUT3, 0.1, CT_REDUCTION_MEAN, &OUT)
+                       : st;
+}
+static ct_status op_poisson_nll_loss(void) {
+    ct_status st = ct_abs(ctx, B, &OUT2);
+    return st == CT_OK
+               ? ct_poisson_nll_loss(ctx, A, OUT2, true, true, 1e-8, CT_REDUCTION_MEAN, &OUT)
+               : st;
+}
+static ct_status op_pixel_shuffle(void) {
+    ct_status st = ct_tensor_reshape(ctx, A, 3, (const int64_t[]){8, 2, 2}, &OUT2);
+    return st == CT_OK ? ct_pixel_shuffle(ctx, OUT2, 2, &OUT) : st;
+}
+static ct_status op_pixel_unshuffle(void) {
+    ct_status st = ct_tensor_reshape(ctx, A, 3, (const int64_t[]){2, 4, 4}, &OUT2);
+    return st == CT_OK ? ct_pixel_unshuffle(ctx, OUT2, 2, &OUT) : st;
+}
 static ct_status op_cat(void) {
     const ct_tensor *ab[2] = {A, B};
     return ct_cat(ctx, 2, ab, 1, &OUT);
@@ -881,6 +913,16 @@ static const op_entry computing[] = {
     E(frac),
     E(sinc),
     E(signbit),
+    E(margin_ranking_loss),
+    E(hinge_embedding_loss),
+    E(soft_margin_loss),
+    E(triplet_margin_loss),
+    E(multilabel_soft_margin_loss),
+    E(pairwise_distance),
+    E(cosine_embedding_loss),
+    E(poisson_nll_loss),
+    E(pixel_shuffle),
+    E(pixel_unshuffle),
     E(hstack),
     E(vstack),
     E(dstack),
@@ -1332,6 +1374,7 @@ static const struct {
     {"ct_empty_like", "allocation only"},
     {"ct_split", "views"},
     {"ct_tensor_split", "views"},
+    {"ct_gaussian_nll_loss", "reads var on the host (torch.any(var < 0)), which capture refuses"},
     {"ct_tensor_triu_indices", "an index constant built on the host from its arguments"},
     {"ct_tensor_tril_indices", "an index constant built on the host from its arguments"},
     {"ct_tensor_split_indices", "views"},

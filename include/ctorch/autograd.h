@@ -107,6 +107,55 @@ CT_API ct_status ct_binary_cross_entropy_with_logits(ct_ctx *ctx, const ct_tenso
  * as torch's, BATCHMEAN included (the sum divided by input's first dim). */
 CT_API ct_status ct_kl_div(ct_ctx *ctx, const ct_tensor *input, const ct_tensor *target,
                            ct_reduction reduction, bool log_target, ct_tensor **out);
+/* torch.nn.functional.margin_ranking_loss: max(0, -target (x1 - x2) + margin); inputs of one
+ * rank. */
+CT_API ct_status ct_margin_ranking_loss(ct_ctx *ctx, const ct_tensor *x1, const ct_tensor *x2,
+                                        const ct_tensor *target, double margin,
+                                        ct_reduction reduction, ct_tensor **out);
+/* torch.nn.functional.hinge_embedding_loss: x where target != -1, plus max(0, margin - x) where
+ * target != 1 (targets are +-1). */
+CT_API ct_status ct_hinge_embedding_loss(ct_ctx *ctx, const ct_tensor *input,
+                                         const ct_tensor *target, double margin,
+                                         ct_reduction reduction, ct_tensor **out);
+/* torch.nn.functional.soft_margin_loss: log(1 + exp(-target x)). */
+CT_API ct_status ct_soft_margin_loss(ct_ctx *ctx, const ct_tensor *input, const ct_tensor *target,
+                                     ct_reduction reduction, ct_tensor **out);
+/* torch.nn.functional.cosine_embedding_loss: 1 - cos(x1, x2) where target == 1,
+ * max(0, cos - margin) where target == -1; x1, x2 (N, D) with target (N), or (D) with a 0-d one. */
+CT_API ct_status ct_cosine_embedding_loss(ct_ctx *ctx, const ct_tensor *x1, const ct_tensor *x2,
+                                          const ct_tensor *target, double margin,
+                                          ct_reduction reduction, ct_tensor **out);
+/* torch.nn.functional.poisson_nll_loss: exp(x) - t x (log_input), else x - t log(x + eps); full
+ * adds Stirling's t log t - t + 0.5 log(2 pi t) where t > 1. */
+CT_API ct_status ct_poisson_nll_loss(ct_ctx *ctx, const ct_tensor *input, const ct_tensor *target,
+                                     bool log_input, bool full, double eps, ct_reduction reduction,
+                                     ct_tensor **out);
+/* torch.nn.functional.gaussian_nll_loss: 0.5 (log v + (x - t)^2 / v), v = var clamped at eps (no
+ * gradient through the clamp, as torch); var of x's shape, without its last dim, or with a last
+ * dim of 1; a negative var is CT_ERR_INVALID_ARG (read on the host). full adds 0.5 log(2 pi). */
+CT_API ct_status ct_gaussian_nll_loss(ct_ctx *ctx, const ct_tensor *input, const ct_tensor *target,
+                                      const ct_tensor *var, bool full, double eps,
+                                      ct_reduction reduction, ct_tensor **out);
+/* torch.nn.functional.pairwise_distance: ||x1 - x2 + eps||_p over the last dim (broadcast). */
+CT_API ct_status ct_pairwise_distance(ct_ctx *ctx, const ct_tensor *x1, const ct_tensor *x2,
+                                      double p, double eps, bool keepdim, ct_tensor **out);
+/* torch.nn.functional.triplet_margin_loss: max(0, margin + d(a, pos) - d(a, neg)) with
+ * pairwise distances (swap: the smaller of d(a, neg) and d(pos, neg)). */
+CT_API ct_status ct_triplet_margin_loss(ct_ctx *ctx, const ct_tensor *anchor,
+                                        const ct_tensor *positive, const ct_tensor *negative,
+                                        double margin, double p, double eps, bool swap,
+                                        ct_reduction reduction, ct_tensor **out);
+/* torch.nn.functional.multilabel_soft_margin_loss: the mean over classes (the last dim) of
+ * -(t logsigmoid(x) + (1 - t) logsigmoid(-x)) (times weight; NULL: none). */
+CT_API ct_status ct_multilabel_soft_margin_loss(ct_ctx *ctx, const ct_tensor *input,
+                                                const ct_tensor *target, const ct_tensor *weight,
+                                                ct_reduction reduction, ct_tensor **out);
+/* torch.nn.functional.pixel_shuffle: (*, C r^2, H, W) -> (*, C, H r, W r); pixel_unshuffle the
+ * inverse. */
+CT_API ct_status ct_pixel_shuffle(ct_ctx *ctx, const ct_tensor *x, int64_t upscale_factor,
+                                  ct_tensor **out);
+CT_API ct_status ct_pixel_unshuffle(ct_ctx *ctx, const ct_tensor *x, int64_t downscale_factor,
+                                    ct_tensor **out);
 /* torch.nn.functional.normalize: x / max(||x||_p over dim, eps) (p > 0, inf too). */
 CT_API ct_status ct_normalize(ct_ctx *ctx, const ct_tensor *x, double p, int dim, double eps,
                               ct_tensor **out);

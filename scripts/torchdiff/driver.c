@@ -352,6 +352,27 @@ int main(void) {
         else if (!strcmp(op, "trapezoid")) st = ct_trapezoid(ctx, a, D[0], I[0], &r);
         else if (!strcmp(op, "rot90")) st = ct_rot90(ctx, a, L[0], I[1], I[2], &r);
         else if (!strcmp(op, "kron")) st = ct_kron(ctx, a, b, &r);
+        else if (!strcmp(op, "margin_ranking_loss"))
+            st = ct_margin_ranking_loss(ctx, a, b, c, D[0], (ct_reduction)I[0], &r);
+        else if (!strcmp(op, "hinge_embedding_loss"))
+            st = ct_hinge_embedding_loss(ctx, a, b, D[0], (ct_reduction)I[0], &r);
+        else if (!strcmp(op, "soft_margin_loss"))
+            st = ct_soft_margin_loss(ctx, a, b, (ct_reduction)I[0], &r);
+        else if (!strcmp(op, "cosine_embedding_loss"))
+            st = ct_cosine_embedding_loss(ctx, a, b, c, D[0], (ct_reduction)I[0], &r);
+        else if (!strcmp(op, "poisson_nll_loss"))
+            st = ct_poisson_nll_loss(ctx, a, b, I[1], I[2], D[0], (ct_reduction)I[0], &r);
+        else if (!strcmp(op, "gaussian_nll_loss"))
+            st = ct_gaussian_nll_loss(ctx, a, b, c, I[1], D[0], (ct_reduction)I[0], &r);
+        else if (!strcmp(op, "triplet_margin_loss"))
+            st = ct_triplet_margin_loss(ctx, a, b, c, D[0], D[1], D[2], I[1], (ct_reduction)I[0],
+                                        &r);
+        else if (!strcmp(op, "multilabel_soft_margin_loss"))
+            st = ct_multilabel_soft_margin_loss(ctx, a, b, NULL, (ct_reduction)I[0], &r);
+        else if (!strcmp(op, "pairwise_distance"))
+            st = ct_pairwise_distance(ctx, a, b, D[0], D[1], I[0], &r);
+        else if (!strcmp(op, "pixel_shuffle")) st = ct_pixel_shuffle(ctx, a, I[0], &r);
+        else if (!strcmp(op, "pixel_unshuffle")) st = ct_pixel_unshuffle(ctx, a, I[0], &r);
         else if (!strcmp(op, "hstack")) st = ct_hstack(ctx, nt, (const ct_tensor *const *)T, &r);
         else if (!strcmp(op, "vstack")) st = ct_vstack(ctx, nt, (const ct_tensor *const *)T, &r);
         else if (!strcmp(op, "dstack")) st = ct_dstack(ctx, nt, (const ct_tensor *const *)T, &r);

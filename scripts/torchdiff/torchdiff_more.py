@@ -55,7 +55,10 @@ def gen2(rng):
                      'corrcoef', 'trapezoid', 'hstack', 'vstack', 'dstack', 'column_stack',
                      'tensor_split', 'tensor_split_i', 'tensordot', 'addmv', 'addr', 'addr',
                      'matrix_power', 'logdet', 'block_diag', 'cartesian_prod', 'diag_embed',
-                     'vander', 'logspace'])
+                     'vander', 'logspace', 'margin_ranking_loss', 'hinge_embedding_loss',
+                     'soft_margin_loss', 'cosine_embedding_loss', 'poisson_nll_loss',
+                     'gaussian_nll_loss', 'pairwise_distance', 'triplet_margin_loss',
+                     'multilabel_soft_margin_loss', 'pixel_shuffle', 'pixel_unshuffle'])
     d = rng.randrange(10)
     d2 = rng.randrange(10) if rng.random() < 0.3 else d
     D, I, T = [], [], []
@@ -653,6 +656,57 @@ def gen2(rng):
         D = [pick([0.0, -2.0, 1.5, 3.0]), pick([2.0, 0.0, -1.0, 4.5]), pick([10.0, 2.0, 0.5, 3.0])]
         st_ = rng.randint(0, 9); I = [st_, td.DT.index(dt)]
         thunk = lambda: torch.logspace(D[0], D[1], st_, base=D[2], dtype=dt)
+    elif op in ('margin_ranking_loss', 'hinge_embedding_loss', 'soft_margin_loss',
+                'cosine_embedding_loss', 'poisson_nll_loss', 'gaussian_nll_loss',
+                'triplet_margin_loss', 'multilabel_soft_margin_loss', 'pairwise_distance'):
+        fd = fdt(rng, d); red = rng.randrange(3); RED = ['none', 'mean', 'sum'][red]
+        sgn = lambda t: torch.where(t.double() >= 0, 1.0, -1.0).to(t.dtype)
+        if op == 'cosine_embedding_loss':
+            n_ = rng.randint(1, 4); k = rng.randint(1, 5); one = rng.random() < 0.2
+            x1 = td.rtensor(rng, fd, [k] if one else [n_, k]); x2 = td.rtensor(rng, fd, [k] if one else [n_, k])
+            tg = sgn(td.rtensor(rng, fd, [] if one else [n_])); T = [x1, x2, tg]
+            mg = pick([0.0, 0.3, -0.2]); D = [mg]; I = [red]
+            thunk = lambda: F.cosine_embedding_loss(x1, x2, tg, mg, reduction=RED)
+        else:
+            s = rs(rng, rng.randint(1, 3))
+            a = td.rtensor(rng, fd, s, special=rng.random() < 0.1)
+            b = td.rtensor(rng, fd, s)
+            if op == 'margin_ranking_loss':
+                tg = sgn(td.rtensor(rng, fd, s)); T = [a, b, tg]; mg = pick([0.0, 0.5, -1.0]); D = [mg]; I = [red]
+                thunk = lambda: F.margin_ranking_loss(a, b, tg, mg, reduction=RED)
+            elif op == 'hinge_embedding_loss':
+                tg = sgn(b); T = [a, tg]; mg = pick([1.0, 0.5, 2.0]); D = [mg]; I = [red]
+                thunk = lambda: F.hinge_embedding_loss(a, tg, mg, reduction=RED)
+            elif op == 'soft_margin_loss':
+                tg = sgn(b); T = [a, tg]; I = [red]
+                thunk = lambda: F.soft_margin_loss(a, tg, reduction=RED)
+            elif op == 'poisson_nll_loss':
+                tg = (b.double().abs() * 3).to(b.dtype); li = rng.randrange(2); fu = rng.randrange(2)
+                x_ = a if li else a.double().abs().to(a.dtype)
+                T = [x_, tg]; D = [1e-8]; I = [red, li, fu]
+                thunk = lambda: F.poisson_nll_loss(x_, tg, bool(li), bool(fu), eps=1e-8, reduction=RED)
+            elif op == 'gaussian_nll_loss':
+                form = rng.randrange(3)
+                vs = s if form == 0 else (s[:-1] if form == 1 else s[:-1] + [1])
+                var = (td.rtensor(rng, fd, vs).double().abs() * pick([1.0, 1e-8])).to(a.dtype); fu = rng.randrange(2)
+                T = [a, b, var]; D = [1e-6]; I = [red, fu]
+                thunk = lambda: F.gaussian_nll_loss(a, b, var, bool(fu), 1e-6, RED)
+            elif op == 'triplet_margin_loss':
+                c = td.rtensor(rng, fd, s); T = [a, b, c]; pp = pick([2.0, 1.0, 3.0]); sw = rng.randrange(2)
+                D = [1.0, pp, 1e-6]; I = [red, sw]
+                thunk = lambda: F.triplet_margin_loss(a, b, c, 1.0, pp, 1e-6, bool(sw), reduction=RED)
+            elif op == 'multilabel_soft_margin_loss':
+                tg = b.float().sigmoid().to(td.DT[fd]); T = [a, tg]; I = [red]
+                thunk = lambda: F.multilabel_soft_margin_loss(a, tg, reduction=RED)
+            else:
+                pp = pick([2.0, 1.0, 3.0, float('inf')]); kd = rng.randrange(2); T = [a, b]; D = [pp, 1e-6]; I = [kd]
+                thunk = lambda: F.pairwise_distance(a, b, pp, 1e-6, bool(kd))
+    elif op in ('pixel_shuffle', 'pixel_unshuffle'):
+        r_ = rng.randint(1, 3); c = rng.randint(1, 2); h = rng.randint(1, 2); w = rng.randint(1, 3)
+        shp = [c * r_ * r_, h, w] if op == 'pixel_shuffle' else [c, h * r_, w * r_]
+        if rng.random() < 0.5: shp = [rng.randint(1, 2)] + shp
+        a = td.rtensor(rng, d, shp); T = [a]; I = [r_]
+        thunk = lambda: getattr(F, op)(a, r_)
     elif op == 'kron':
         a = td.rtensor(rng, d, rs(rng, rng.randint(0, 3))); b = td.rtensor(rng, d2, rs(rng, rng.randint(0, 3)))
         T = [a, b]

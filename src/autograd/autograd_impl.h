@@ -101,6 +101,10 @@ ct_tensor *ct__ag_neg(ct__ag_call *c, const ct_tensor *a);
 typedef ct_status (*ct__ag_unary_fn)(ct_ctx *, const ct_tensor *, ct_tensor **);
 typedef ct_status (*ct__ag_binary_fn)(ct_ctx *, const ct_tensor *, const ct_tensor *, ct_tensor **);
 ct_tensor *ct__ag_apply(ct__ag_call *c, ct__ag_unary_fn fn, const ct_tensor *a);
+/* The losses' reduction (functional.c): l itself (none), or its mean / sum (l released). */
+ct_status ct__ag_reduce_loss(ct_ctx *ctx, ct_tensor *l, ct_reduction red, ct_tensor **out);
+/* CT_ERR_INVALID_ARG unless red is none, mean or sum. */
+ct_status ct__ag_check_red(ct_ctx *ctx, const char *op, ct_reduction red);
 ct_tensor *ct__ag_apply2(ct__ag_call *c, ct__ag_binary_fn fn, const ct_tensor *a,
                          const ct_tensor *b);
 ct_tensor *ct__ag_exp(ct__ag_call *c, const ct_tensor *a);

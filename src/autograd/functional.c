@@ -9,7 +9,7 @@
 #include <string.h>
 
 /* Apply the reduction to per-element losses l (consumed). */
-static ct_status ct__reduce_loss(ct_ctx *ctx, ct_tensor *l, ct_reduction red, ct_tensor **out) {
+ct_status ct__ag_reduce_loss(ct_ctx *ctx, ct_tensor *l, ct_reduction red, ct_tensor **out) {
     ct_status st = CT_OK;
     if (red == CT_REDUCTION_NONE) {
         *out = l;
@@ -21,7 +21,7 @@ static ct_status ct__reduce_loss(ct_ctx *ctx, ct_tensor *l, ct_reduction red, ct
     return st;
 }
 
-static ct_status ct__check_red(ct_ctx *ctx, const char *op, ct_reduction red) {
+ct_status ct__ag_check_red(ct_ctx *ctx, const char *op, ct_reduction red) {
     if (red != CT_REDUCTION_NONE && red != CT_REDUCTION_MEAN && red != CT_REDUCTION_SUM)
         return ct__set_error(ctx, CT_ERR_INVALID_ARG, "%s: unknown reduction %d", op, (int)red);
     return CT_OK;
@@ -115,7 +115,7 @@ static ct_status ct__mse_loss_body(ct_ctx *ctx, const ct_tensor *input, const ct
     const ct_tensor *ins[2] = {input, target};
     ct_status st = ct__check_args(ctx, "mse_loss", 2, ins, out);
     if (st != CT_OK) return st;
-    if ((st = ct__check_red(ctx, "mse_loss", reduction)) != CT_OK) return st;
+    if ((st = ct__ag_check_red(ctx, "mse_loss", reduction)) != CT_OK) return st;
     if (!ct_dtype_is_floating(input->dtype))
         return ct__set_error(ctx, CT_ERR_DTYPE, "mse_loss: floating input required, got %s",
                              ct_dtype_name(input->dtype));
@@ -124,7 +124,7 @@ static ct_status ct__mse_loss_body(ct_ctx *ctx, const ct_tensor *input, const ct
     st = ct_mul(ctx, d, d, &sq);
     ct_tensor_release(d);
     if (st != CT_OK) return st;
-    return ct__reduce_loss(ctx, sq, reduction, out);
+    return ct__ag_reduce_loss(ctx, sq, reduction, out);
 }
 
 ct_status ct_mse_loss(ct_ctx *ctx, const ct_tensor *input, const ct_tensor *target,
@@ -162,7 +162,7 @@ static ct_status ct__nll_args(ct_ctx *ctx, const char *op, const ct_tensor *in,
     ct_status st = ct__check_args(ctx, op, 2, ins, out);
     if (st != CT_OK) return st;
     if (weight && (st = ct__check_tensor(ctx, op, "weight", weight)) != CT_OK) return st;
-    if ((st = ct__check_red(ctx, op, reduction)) != CT_OK) return st;
+    if ((st = ct__ag_check_red(ctx, op, reduction)) != CT_OK) return st;
     if (!ct_dtype_is_floating(in->dtype))
         return ct__set_error(ctx, CT_ERR_DTYPE, "%s: floating input required, got %s", op,
                              ct_dtype_name(in->dtype));
@@ -263,7 +263,7 @@ static ct_status ct__nll_prep(ct_ctx *ctx, const char *op, const ct_tensor *in,
  * ignored). Consumes el. */
 static ct_status ct__nll_reduce(ct_ctx *ctx, const ct__nll *n, ct_tensor *el,
                                 ct_reduction reduction, ct_tensor **out) {
-    if (reduction != CT_REDUCTION_MEAN) return ct__reduce_loss(ctx, el, reduction, out);
+    if (reduction != CT_REDUCTION_MEAN) return ct__ag_reduce_loss(ctx, el, reduction, out);
     ct_tensor *s = NULL, *tw = NULL;
     ct_status st = ct_sum(ctx, el, 0, NULL, false, &s);
     if (st == CT_OK) st = ct_sum(ctx, n->wt, 0, NULL, false, &tw);
@@ -488,7 +488,7 @@ static ct_status ct__pair_args(ct_ctx *ctx, const char *op, const ct_tensor *inp
     const ct_tensor *ins[2] = {input, target};
     ct_status st = ct__check_args(ctx, op, 2, ins, out);
     if (st != CT_OK) return st;
-    if ((st = ct__check_red(ctx, op, reduction)) != CT_OK) return st;
+    if ((st = ct__ag_check_red(ctx, op, reduction)) != CT_OK) return st;
     /* floating input, or an integer one with a floating target (torch promotes) */
     ct_dtype dt = input->dtype;
     if (ct_dtype_promote(input->dtype, target->dtype, &dt) != CT_OK || !ct_dtype_is_floating(dt) ||
@@ -559,7 +559,7 @@ static ct_status ct__l1_family_body(ct_ctx *ctx, int kind, const ct_tensor *inpu
         ct_tensor_release(el);
         return st;
     }
-    return ct__reduce_loss(ctx, el, reduction, out);
+    return ct__ag_reduce_loss(ctx, el, reduction, out);
 }
 
 /* the three front ends: torch's node name for smooth l1 and huber (l1's are the composition's:
@@ -873,7 +873,7 @@ static ct_status ct__bce_body(ct_ctx *ctx, bool logits, const ct_tensor *input,
         ct_tensor_release(el);
         return st;
     }
-    return ct__reduce_loss(ctx, el, reduction, out);
+    return ct__ag_reduce_loss(ctx, el, reduction, out);
 }
 
 ct_status ct_binary_cross_entropy(ct_ctx *ctx, const ct_tensor *input, const ct_tensor *target,
@@ -907,7 +907,7 @@ static ct_status ct__kl_div_body(ct_ctx *ctx, const ct_tensor *input, const ct_t
     const ct_tensor *ins[2] = {input, target};
     ct_status st = ct__check_args(ctx, op, 2, ins, out);
     if (st != CT_OK) return st;
-    if (reduction != CT_REDUCTION_BATCHMEAN && (st = ct__check_red(ctx, op, reduction)) != CT_OK)
+    if (reduction != CT_REDUCTION_BATCHMEAN && (st = ct__ag_check_red(ctx, op, reduction)) != CT_OK)
         return st;
     if (!ct_dtype_is_floating(input->dtype) || !ct_dtype_is_floating(target->dtype))
         return ct__set_error(ctx, CT_ERR_DTYPE, "%s: integral inputs not supported (got %s, %s)",
@@ -932,7 +932,7 @@ static ct_status ct__kl_div_body(ct_ctx *ctx, const ct_tensor *input, const ct_t
         ct_tensor_release(el);
         return st;
     }
-    if (reduction != CT_REDUCTION_BATCHMEAN) return ct__reduce_loss(ctx, el, reduction, out);
+    if (reduction != CT_REDUCTION_BATCHMEAN) return ct__ag_reduce_loss(ctx, el, reduction, out);
     /* torch: the sum divided by input.size(0) (a 0-d input: the sum) */
     ct_tensor *s = NULL;
     st = ct_sum(ctx, el, 0, NULL, false, &s);
