@@ -215,6 +215,19 @@ TEST(matrix_power_and_logdet) {
     for (int e = 0; g && e < 18; e++)
         CHECK(fabs(g[e] - ((e % 9) % 4 == 0 ? 1 : 0)) <= 1e-9);
     free(g), ct_tensor_release(m2), ct_tensor_release(p2), ct_tensor_release(id);
+    /* n = 3 is torch's (a @ a) @ a exactly; n = INT64_MIN on -I is I (an even power) */
+    ct_tensor *aa = NULL, *a3 = NULL, *p3 = NULL;
+    CHECK_OK(ct_matmul(ctx, a, a, &aa));
+    CHECK_OK(ct_matmul(ctx, aa, a, &a3));
+    CHECK_OK(ct_linalg_matrix_power(ctx, a, 3, &p3));
+    CHECK(p3 && tu_same_values(p3, a3));
+    ct_tensor_release(aa), ct_tensor_release(a3), ct_tensor_release(p3);
+    const double mi[4] = {-1, 0, 0, -1};
+    ct_tensor *negi = tu_from_vals(ctx, CT_FLOAT64, 2, SH(2, 2), mi);
+    CHECK_OK(ct_linalg_matrix_power(ctx, negi, INT64_MIN, &r));
+    g = r ? tu_read(r) : NULL;
+    CHECK(g && g[0] == 1 && g[1] == 0 && g[2] == 0 && g[3] == 1);
+    free(g), ct_tensor_release(r), r = NULL, ct_tensor_release(negi);
     /* integer a and a negative power: refused as torch (linalg.inv needs floats) */
     const double iv[4] = {1, 1, 0, 1};
     ct_tensor *ia = tu_from_vals(ctx, CT_INT64, 2, SH(2, 2), iv);
@@ -308,6 +321,30 @@ TEST(block_diag_cartesian_diag_embed_vander) {
     ct_tensor_release(r), ct_tensor_release(xi);
 }
 
+/* hostile sizes: errors, never overflow or a stack write past CT_MAX_DIMS */
+TEST(hostile_sizes) {
+    ct_tensor *a8 = NULL, *r = NULL, *w = NULL, *z = NULL;
+    const int64_t s8[8] = {1, 1, 1, 1, 1, 1, 1, 2};
+    CHECK_OK(ct_tensor_zeros(ctx, CT_FLOAT32, 8, s8, &a8));
+    CHECK_ST(ct_tensordot(ctx, a8, a8, 0, NULL, NULL, &r), CT_ERR_SHAPE);
+    CHECK(r == NULL);
+    CHECK_OK(ct_tensor_empty(ctx, CT_UINT8, 2, SH(0, INT64_C(1) << 61), &w));
+    const ct_tensor *four[4] = {w, w, w, w};
+    CHECK_ST(ct_block_diag(ctx, 4, four, &r), CT_ERR_OVERFLOW);
+    CHECK_OK(ct_tensor_empty(ctx, CT_UINT8, 2, SH(0, INT64_C(1) << 32), &z));
+    CHECK_ST(ct_diag_embed(ctx, z, 0, -2, -1, &r), CT_ERR_OVERFLOW);
+    CHECK(r == NULL);
+    /* pixel_shuffle takes inputs of up to CT_MAX_DIMS - 2 dims */
+    const int64_t s6[6] = {1, 1, 1, 4, 1, 1};
+    ct_tensor *p6 = NULL;
+    CHECK_OK(ct_tensor_zeros(ctx, CT_FLOAT32, 6, s6, &p6));
+    CHECK_OK(ct_pixel_shuffle(ctx, p6, 2, &r));
+    CHECK(tu_same_shape(r, 6, SH(1, 1, 1, 1, 2, 2)));
+    ct_tensor_release(r), r = NULL;
+    CHECK_ST(ct_polygamma(ctx, INT64_MAX, a8, &r), CT_ERR_INVALID_ARG);
+    ct_tensor_release(a8), ct_tensor_release(w), ct_tensor_release(z), ct_tensor_release(p6);
+}
+
 TEST(logspace_and_triangle_indices) {
     ct_tensor *r = NULL;
     CHECK_OK(ct_tensor_logspace(ctx, CT_INT32, 0, 2, 5, 10, &r));
@@ -347,6 +384,16 @@ TEST(logspace_and_triangle_indices) {
             CHECK(k == cnt);
             free(g), ct_tensor_release(r);
         }
+    /* extreme offsets: everything or nothing, no overflow */
+    CHECK_OK(ct_tensor_triu_indices(ctx, 3, 3, INT64_MIN, &r));
+    CHECK(r && ct_tensor_shape(r)[1] == 9);
+    ct_tensor_release(r);
+    CHECK_OK(ct_tensor_tril_indices(ctx, 3, 3, INT64_MAX, &r));
+    CHECK(r && ct_tensor_shape(r)[1] == 9);
+    ct_tensor_release(r);
+    CHECK_OK(ct_tensor_triu_indices(ctx, 3, 3, INT64_MAX, &r));
+    CHECK(r && ct_tensor_shape(r)[1] == 0);
+    ct_tensor_release(r);
     CHECK_OK(ct_tensor_triu_indices(ctx, 0, 3, 0, &r));
     CHECK(shape_is(r, 2, SH(2, 0)));
     ct_tensor_release(r);
@@ -428,6 +475,7 @@ int main(void) {
     RUN(matrix_power_and_logdet);
     RUN(block_diag_cartesian_diag_embed_vander);
     RUN(logspace_and_triangle_indices);
+    RUN(hostile_sizes);
     RUN(gradients);
     CHECK(ct_ctx_live_tensors(ctx) == 0);
     ct_ctx_free(ctx);

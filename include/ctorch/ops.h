@@ -225,7 +225,7 @@ CT_API ct_status ct_signbit(ct_ctx *ctx, const ct_tensor *a, ct_tensor **out);
 CT_API ct_status ct_lgamma(ct_ctx *ctx, const ct_tensor *a, ct_tensor **out);
 /* psi(a) = Gamma'(a) / Gamma(a): -inf at +0, +inf at -0, NaN at the negative integers. */
 CT_API ct_status ct_digamma(ct_ctx *ctx, const ct_tensor *a, ct_tensor **out);
-/* The n-th derivative of digamma (n >= 0, else CT_ERR_INVALID_ARG); poles: +inf for odd n,
+/* The n-th derivative of digamma (0 <= n <= 2^53, else CT_ERR_INVALID_ARG); poles: +inf for odd n,
  * -inf for even n (torch's signs). */
 CT_API ct_status ct_polygamma(ct_ctx *ctx, int64_t n, const ct_tensor *a, ct_tensor **out);
 /* Multivariate log-gamma of order p >= 1: sum_i lgamma(a - i/2) + p(p-1)/4 log(pi), i < p. */

@@ -197,6 +197,9 @@ ct_status ct_tensordot(ct_ctx *ctx, const ct_tensor *a, const ct_tensor *b, int 
                                  db[i]);
         csize *= a->shape[da[i]];
     }
+    if ((a->ndim - n) + (b->ndim - n) > CT_MAX_DIMS)
+        return ct__set_error(ctx, CT_ERR_SHAPE, "tensordot: the result has more than %d dims",
+                             CT_MAX_DIMS);
     int pa[CT_MAX_DIMS], pb[CT_MAX_DIMS], k = 0, nr = 0;
     int64_t rs[CT_MAX_DIMS], size1 = 1, size2 = 1;
     for (int i = 0; i < a->ndim; i++)
@@ -208,9 +211,6 @@ ct_status ct_tensordot(ct_ctx *ctx, const ct_tensor *a, const ct_tensor *b, int 
         pb[k++] = db[i];
     for (int i = 0; i < b->ndim; i++)
         if (!cb[i]) pb[k++] = i, rs[nr++] = b->shape[i], size2 *= b->shape[i];
-    if (nr > CT_MAX_DIMS)
-        return ct__set_error(ctx, CT_ERR_SHAPE, "tensordot: the result has more than %d dims",
-                             CT_MAX_DIMS);
     ct_tensor *t[7] = {NULL, NULL, NULL, NULL, NULL, NULL, NULL};
     const int64_t s1[2] = {size1, csize}, s2[2] = {csize, size2};
     /* operands of different dtypes meet in the promoted one (torch's mm sees them cast) */
@@ -298,15 +298,20 @@ static ct_status ct__addr(ct_ctx *ctx, const ct_tensor *input, const ct_tensor *
         ct__rel_all(6, t);
         return st;
     }
-    st = ct_mul_scalar(ctx, v1, alpha, &t[0]);
-    if (st == CT_OK) st = ct_cast(ctx, t[0], dt, &t[1]);
+    /* the operands in the common dtype first (torch's TensorIterator), then the products */
+    if (!ct_dtype_is_floating(dt) &&
+        ((st = ct__check_scalar_fits(ctx, "addr", dt, beta, true)) != CT_OK ||
+         (st = ct__check_scalar_fits(ctx, "addr", dt, alpha, true)) != CT_OK))
+        return st;
+    st = ct_cast(ctx, v1, dt, &t[0]);
+    if (st == CT_OK) st = ct_mul_scalar(ctx, t[0], alpha, &t[1]);
     if (st == CT_OK) st = ct_tensor_unsqueeze(ctx, t[1], 1, &t[2]);
     if (st == CT_OK) st = ct_cast(ctx, v2, dt, &t[3]);
     if (beta == 0) {
         if (st == CT_OK) st = ct_mul(ctx, t[2], t[3], out);
     } else {
-        if (st == CT_OK) st = ct_mul_scalar(ctx, input, beta, &t[4]);
-        if (st == CT_OK) st = ct_cast(ctx, t[4], dt, &t[5]);
+        if (st == CT_OK) st = ct_cast(ctx, input, dt, &t[4]);
+        if (st == CT_OK) st = ct_mul_scalar(ctx, t[4], beta, &t[5]);
         if (st == CT_OK) st = ct_addcmul(ctx, t[5], t[2], t[3], 1.0, out);
     }
     ct__rel_all(6, t);
@@ -346,19 +351,24 @@ static ct_status ct__matrix_power(ct_ctx *ctx, const ct_tensor *a, int64_t n, ct
                                  "(linalg.inv: expected a floating point tensor, got %s)",
                                  ct_dtype_name(a->dtype));
         if ((st = ct_linalg_inv(ctx, a, &base)) != CT_OK) return st;
-        n = n == INT64_MIN ? INT64_MAX : -n; /* |INT64_MIN| - 1: the same parity of work */
     } else {
         base = ct_tensor_retain((ct_tensor *)a);
     }
-    if (n == 1) {
+    uint64_t un = n < 0 ? 0 - (uint64_t)n : (uint64_t)n; /* |INT64_MIN| too */
+    if (un == 1) {
         st = ct_tensor_clone(ctx, base, out);
-    } else if (n == 2) {
+    } else if (un == 2) {
         st = ct_matmul(ctx, base, base, out);
+    } else if (un == 3) { /* torch's (a @ a) @ a */
+        ct_tensor *sq = NULL;
+        st = ct_matmul(ctx, base, base, &sq);
+        if (st == CT_OK) st = ct_matmul(ctx, sq, base, out);
+        ct_tensor_release(sq);
     } else {
         ct_tensor *z = NULL, *result = NULL;
-        while (n > 0 && st == CT_OK) {
-            const int64_t bit = n % 2;
-            n /= 2;
+        while (un > 0 && st == CT_OK) {
+            const uint64_t bit = un % 2;
+            un /= 2;
             ct_tensor *nz = NULL;
             if (z) {
                 st = ct_matmul(ctx, z, z, &nz);
@@ -418,7 +428,11 @@ static ct_status ct__block_diag(ct_ctx *ctx, int n, const ct_tensor *const *ts, 
             return ct__set_error(ctx, CT_ERR_SHAPE,
                                  "block_diag: input %d has %d dims, expected at most 2 (as torch)",
                                  i, ts[i]->ndim);
-        cols += ts[i]->ndim == 2 ? ts[i]->shape[1] : ts[i]->ndim == 1 ? ts[i]->shape[0] : 1;
+        const int64_t w = ts[i]->ndim == 2   ? ts[i]->shape[1]
+                          : ts[i]->ndim == 1 ? ts[i]->shape[0]
+                                             : 1;
+        if (__builtin_add_overflow(cols, w, &cols))
+            return ct__set_error(ctx, CT_ERR_OVERFLOW, "block_diag: the total width overflows");
     }
     ct_tensor *rows[CT__LIST_MAX] = {NULL}, *m = NULL, *c = NULL;
     int64_t before = 0;
@@ -497,7 +511,12 @@ static ct_status ct__diag_embed(ct_ctx *ctx, const ct_tensor *a, int64_t offset,
         return ct__set_error(ctx, CT_ERR_INVALID_ARG, "diag_embed: offset %lld too large",
                              (long long)offset);
     const int64_t m = n + (offset < 0 ? -offset : offset);
-    const int64_t shift = offset >= 0 ? offset : -offset * m;
+    int64_t mm = 0, shift = 0, nm1 = 0;
+    if (__builtin_mul_overflow(m, m, &mm) || __builtin_mul_overflow(n, m + 1, &nm1) ||
+        __builtin_mul_overflow(offset >= 0 ? 1 : -offset, offset >= 0 ? offset : m, &shift))
+        return ct__set_error(ctx, CT_ERR_OVERFLOW,
+                             "diag_embed: a %lld x %lld result overflows int64", (long long)m,
+                             (long long)m);
     ct_tensor *t[6] = {NULL, NULL, NULL, NULL, NULL, NULL};
     int64_t sh[CT_MAX_DIMS];
     const int lead = a->ndim - 1;
@@ -510,7 +529,7 @@ static ct_status ct__diag_embed(ct_ctx *ctx, const ct_tensor *a, int64_t offset,
     if (st == CT_OK) st = ct_pad(ctx, t[0], 2, p1, CT_PAD_CONSTANT, 0, &t[1]); /* (..., n, m+1) */
     if (st == CT_OK) st = ct_flatten(ctx, t[1], lead, -1, &t[2]);              /* (..., n(m+1)) */
     if (st == CT_OK) st = ct_pad(ctx, t[2], 2, p2, CT_PAD_CONSTANT, 0, &t[3]);
-    if (st == CT_OK) st = ct_tensor_narrow(ctx, t[3], lead, 0, m * m, &t[4]);
+    if (st == CT_OK) st = ct_tensor_narrow(ctx, t[3], lead, 0, mm, &t[4]);
     sh[lead] = m, sh[lead + 1] = m;
     if (st == CT_OK) st = ct_tensor_reshape(ctx, t[4], lead + 2, sh, &t[5]);
     if (st == CT_OK) {
@@ -656,6 +675,10 @@ static ct_status ct__tri_indices(ct_ctx *ctx, const char *op, bool upper, int64_
                              (long long)col);
     if (row > (INT64_C(1) << 20) || col > (INT64_C(1) << 20))
         return ct__set_error(ctx, CT_ERR_INVALID_ARG, "%s: row and col at most 2^20", op);
+    /* offsets past the matrix act as the nearest one that is not (and i + offset cannot
+     * overflow) */
+    if (offset > (INT64_C(1) << 21)) offset = INT64_C(1) << 21;
+    if (offset < -(INT64_C(1) << 21)) offset = -(INT64_C(1) << 21);
     int64_t count = 0;
     for (int64_t i = 0; i < row; i++) {
         const int64_t lo = upper ? i + offset : 0, hi = upper ? col : i + offset + 1;

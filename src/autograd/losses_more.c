@@ -427,11 +427,14 @@ static ct_status ct__pixel(ct_ctx *ctx, const ct_tensor *x, int64_t r, bool shuf
     ct_status st = ct__check_args(ctx, op, 1, ins, out);
     if (st != CT_OK) return st;
     *out = NULL;
-    if (x->ndim < 3 || x->ndim + 3 > CT_MAX_DIMS)
+    if (x->ndim < 3)
         return ct__set_error(ctx, CT_ERR_SHAPE,
                              "%s: expects input to have at least 3 dimensions, but got input "
                              "with %d dimension(s)",
                              op, x->ndim);
+    if (x->ndim + 2 > CT_MAX_DIMS)
+        return ct__set_error(ctx, CT_ERR_SHAPE, "%s: at most %d dims (the reshape needs 2 more)",
+                             op, CT_MAX_DIMS - 2);
     if (r <= 0 || r > (1 << 20))
         return ct__set_error(ctx, CT_ERR_INVALID_ARG, "%s: factor must be > 0, got %lld", op,
                              (long long)r);

@@ -1147,10 +1147,12 @@ CT__BIN_MATH(special_xlog1py, CT_OP_XLOG1PY, CT__BM_INT_TO_F, CT__AG_XLOG1PY)
 CT__BIN_MATH(nextafter, CT_OP_NEXTAFTER, CT__BM_FLOAT, CT__AG_NEXTAFTER)
 
 ct_status ct_polygamma(ct_ctx *ctx, int64_t n, const ct_tensor *a, ct_tensor **out) {
-    if (n < 0) {
+    if (n < 0 || n > (INT64_C(1) << 53)) { /* n is kept as a double for the backward's n + 1 */
         if (out) *out = NULL;
-        return ctx ? ct__set_error(ctx, CT_ERR_INVALID_ARG,
-                                   "polygamma: n must be >= 0, got %lld (as torch)", (long long)n)
+        return ctx ? ct__set_error(
+                         ctx, CT_ERR_INVALID_ARG,
+                         "polygamma: n must be >= 0 (as torch) and at most 2^53, got %lld",
+                         (long long)n)
                    : CT_ERR_INVALID_ARG;
     }
     CT__AG_WRAP(ctx, out, ct__unary(ctx, "polygamma", CT_OP_POLYGAMMA, a, true, true, NULL, n, out),
