@@ -1,7 +1,8 @@
 /* Stacking, splitting and small linear algebra, as a NumPy / PyTorch user writes them:
  * atleast_1d/2d/3d, hstack, vstack, dstack, column_stack, tensor_split (sections and indices),
  * block_diag, cartesian_prod, diag_embed, vander, logspace, triu_indices / tril_indices,
- * tensordot, addmv, addr, linalg.matrix_power and logdet. Each result is printed and checked
+ * quantile, nanquantile, tensordot, addmv, addr, linalg.matrix_power and logdet. Each result is
+ * printed and checked
  * against values worked out by hand, then one gradient through tensordot. Build and run: see
  * README ("Examples"). */
 #include <ctorch/ctorch.h>
@@ -100,6 +101,12 @@ int main(void) {
     EXPECT("triu_indices(2, 2)", r, 0, 0, 1, 0, 1, 1);
     CHECK(ct_tensor_tril_indices(ctx, 2, 2, 0, &r));
     EXPECT("tril_indices(2, 2)", r, 0, 1, 1, 0, 0, 1);
+
+    ct_tensor *q = f64(2, (const double[]){0.25, 0.5});
+    CHECK(ct_quantile(ctx, seven, q, CT_ALL_DIMS, false, CT_QUANTILE_LINEAR, &r));
+    EXPECT("quantile(0..6, [.25 .5])", r, 1.5, 3);
+    CHECK(ct_nanquantile(ctx, seven, q, 0, false, CT_QUANTILE_LOWER, &r));
+    EXPECT("nanquantile(lower)", r, 1, 3);
 
     ct_tensor *m = f64(4, (const double[]){1, 1, 0, 1}), *m2 = NULL;
     CHECK(ct_tensor_reshape(ctx, m, 2, (const int64_t[]){2, 2}, &m2));

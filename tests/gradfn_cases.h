@@ -246,6 +246,18 @@ static ct_tensor *gf_run(ct_ctx *ctx, const char *name, ct_status *stp) {
     if (IS("diag_embed")) st = ct_diag_embed(ctx, x, 1, 0, 2, &r);
     if (IS("vander")) st = ct_vander(ctx, v, 4, false, &r);
     if (IS("vander_inc")) st = ct_vander(ctx, v, 4, true, &r);
+    if (IS("quantile") || IS("nanquantile0")) {
+        ct_tensor *q = NULL;
+        const bool one = IS("quantile");
+        st = ct_tensor_from_host(ctx, one ? (const double[]){0.2, 0.7} : (const double[]){0.4},
+                                 CT_FLOAT64, one ? 1 : 0, S(2), &q);
+        ct_tensor *qd = NULL; /* q in x's dtype, as torch requires */
+        if (st == CT_OK) st = ct_cast(ctx, q, ct_tensor_dtype(x), &qd);
+        if (st == CT_OK)
+            st = one ? ct_quantile(ctx, x, qd, 1, false, CT_QUANTILE_LINEAR, &r)
+                     : ct_nanquantile(ctx, x, qd, CT_ALL_DIMS, false, CT_QUANTILE_LINEAR, &r);
+        ct_tensor_release(q), ct_tensor_release(qd);
+    }
     if (!strncmp(name, "margin_ranking", 14) || !strncmp(name, "hinge", 5)) {
         ct_tensor *zd = NULL, *sg = NULL;
         st = ct_tensor_detach(ctx, z, &zd);

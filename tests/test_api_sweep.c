@@ -2033,6 +2033,16 @@ static void s1_ct_vander(void) { SWEEP_STATUS(ct_vander(S_ctx, NULL, (int64_t){0
 static void s2_ct_vander(void) { SWEEP_STATUS(ct_vander(S_ctx, S_t, (int64_t){0}, (bool){0}, NULL)); }
 static void s3_ct_vander(void) { SWEEP_STATUS(ct_vander(S_ctx, S_t, (int64_t){0}, (bool){0}, &S_out[0])); }
 static void s4_ct_vander(void) { SWEEP_STATUS(ct_vander(S_ctx, S_t, (int64_t){0}, (bool){0}, &S_out[0])); }
+static void s0_ct_quantile(void) { (void)ct_quantile(NULL, NULL, NULL, (int){0}, (bool){0}, (ct_quantile_interp){0}, NULL); }
+static void s1_ct_quantile(void) { SWEEP_STATUS(ct_quantile(S_ctx, NULL, NULL, (int){0}, (bool){0}, (ct_quantile_interp){0}, NULL)); }
+static void s2_ct_quantile(void) { SWEEP_STATUS(ct_quantile(S_ctx, S_t, S_t, (int){0}, (bool){0}, (ct_quantile_interp){0}, NULL)); }
+static void s3_ct_quantile(void) { SWEEP_STATUS(ct_quantile(S_ctx, S_t, S_t, (int){0}, (bool){0}, (ct_quantile_interp){0}, &S_out[0])); }
+static void s4_ct_quantile(void) { SWEEP_STATUS(ct_quantile(S_ctx, S_t, S_t, (int){0}, (bool){0}, (ct_quantile_interp){0}, &S_out[0])); }
+static void s0_ct_nanquantile(void) { (void)ct_nanquantile(NULL, NULL, NULL, (int){0}, (bool){0}, (ct_quantile_interp){0}, NULL); }
+static void s1_ct_nanquantile(void) { SWEEP_STATUS(ct_nanquantile(S_ctx, NULL, NULL, (int){0}, (bool){0}, (ct_quantile_interp){0}, NULL)); }
+static void s2_ct_nanquantile(void) { SWEEP_STATUS(ct_nanquantile(S_ctx, S_t, S_t, (int){0}, (bool){0}, (ct_quantile_interp){0}, NULL)); }
+static void s3_ct_nanquantile(void) { SWEEP_STATUS(ct_nanquantile(S_ctx, S_t, S_t, (int){0}, (bool){0}, (ct_quantile_interp){0}, &S_out[0])); }
+static void s4_ct_nanquantile(void) { SWEEP_STATUS(ct_nanquantile(S_ctx, S_t, S_t, (int){0}, (bool){0}, (ct_quantile_interp){0}, &S_out[0])); }
 static void s0_ct_flatten(void) { (void)ct_flatten(NULL, NULL, (int){0}, (int){0}, NULL); }
 static void s1_ct_flatten(void) { SWEEP_STATUS(ct_flatten(S_ctx, NULL, (int){0}, (int){0}, NULL)); }
 static void s2_ct_flatten(void) { SWEEP_STATUS(ct_flatten(S_ctx, S_t, (int){0}, (int){0}, NULL)); }
@@ -4735,6 +4745,16 @@ static const sweep_case sweep_cases[] = {
     {"ct_vander", 2, s2_ct_vander},
     {"ct_vander", 3, s3_ct_vander},
     {"ct_vander", 4, s4_ct_vander},
+    {"ct_quantile", 0, s0_ct_quantile},
+    {"ct_quantile", 1, s1_ct_quantile},
+    {"ct_quantile", 2, s2_ct_quantile},
+    {"ct_quantile", 3, s3_ct_quantile},
+    {"ct_quantile", 4, s4_ct_quantile},
+    {"ct_nanquantile", 0, s0_ct_nanquantile},
+    {"ct_nanquantile", 1, s1_ct_nanquantile},
+    {"ct_nanquantile", 2, s2_ct_nanquantile},
+    {"ct_nanquantile", 3, s3_ct_nanquantile},
+    {"ct_nanquantile", 4, s4_ct_nanquantile},
     {"ct_flatten", 0, s0_ct_flatten},
     {"ct_flatten", 1, s1_ct_flatten},
     {"ct_flatten", 2, s2_ct_flatten},

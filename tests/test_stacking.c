@@ -321,6 +321,64 @@ TEST(block_diag_cartesian_diag_embed_vander) {
     ct_tensor_release(r), ct_tensor_release(xi);
 }
 
+/* quantile / nanquantile: torch 1.13's answers (python3-torch) for every interpolation, and a
+ * naive sort-and-interpolate over random rows */
+static int cmp_d(const void *x, const void *y) {
+    const double a = *(const double *)x, b = *(const double *)y;
+    return a < b ? -1 : a > b;
+}
+TEST(quantile_as_torch) {
+    const double xv[8] = {1, 5, 2, 8, 3, NAN, 4, 0}, qv[3] = {0.1, 0.5, 0.9};
+    ct_tensor *x = tu_from_vals(ctx, CT_FLOAT64, 2, SH(2, 4), xv);
+    ct_tensor *q = tu_from_vals(ctx, CT_FLOAT64, 1, SH(3), qv), *r = NULL;
+    /* [interp][nan?][q][row] */
+    const double want[5][2][3][2] = {
+        {{{1.3, NAN}, {3.5, NAN}, {7.1000000000000005, NAN}},
+         {{1.3, 0.6000000000000001}, {3.5, 3.0}, {7.1000000000000005, 3.8}}},
+        {{{1, NAN}, {2, NAN}, {5, NAN}}, {{1, 0}, {2, 3}, {5, 3}}},
+        {{{2, NAN}, {5, NAN}, {8, NAN}}, {{2, 3}, {5, 3}, {8, 4}}},
+        {{{1, NAN}, {5, NAN}, {8, NAN}}, {{1, 0}, {5, 3}, {8, 4}}},
+        {{{1.5, NAN}, {3.5, NAN}, {6.5, NAN}}, {{1.5, 1.5}, {3.5, 3}, {6.5, 3.5}}}};
+    for (int it = 0; it < 5; it++)
+        for (int nan = 0; nan < 2; nan++) {
+            CHECK_OK((nan ? ct_nanquantile : ct_quantile)(ctx, x, q, 1, false,
+                                                          (ct_quantile_interp)it, &r));
+            double *g = r ? tu_read(r) : NULL;
+            CHECK(tu_same_shape(r, 2, SH(3, 2)));
+            for (int k = 0; g && k < 6; k++)
+                CHECK_MSG(tu_same_val(g[k], want[it][nan][k / 2][k % 2]),
+                          "quantile interp %d nan %d [%d]: %.17g", it, nan, k, g[k]);
+            free(g), ct_tensor_release(r), r = NULL;
+        }
+    /* random rows against a naive linear interpolation of the sorted row */
+    ct_tensor *y = tu_make(ctx, &rng, CT_FLOAT64, 2, SH(5, 7), 0, -3, 3, NULL);
+    const double half = 0.37;
+    ct_tensor *q0 = tu_from_vals(ctx, CT_FLOAT64, 0, NULL, &half);
+    CHECK_OK(ct_quantile(ctx, y, q0, 0, true, CT_QUANTILE_LINEAR, &r));
+    CHECK(tu_same_shape(r, 2, SH(1, 7)));
+    double *yv = tu_read(y), *g = r ? tu_read(r) : NULL;
+    for (int j = 0; g && j < 7; j++) {
+        double col[5];
+        for (int i = 0; i < 5; i++)
+            col[i] = yv[i * 7 + j];
+        qsort(col, 5, sizeof(double), cmp_d);
+        const double rank = half * 4, lo = floor(rank);
+        const double w = col[(int)lo] + (rank - lo) * (col[(int)ceil(rank)] - col[(int)lo]);
+        CHECK_MSG(fabs(g[j] - w) <= 1e-15 * (1 + fabs(w)), "quantile col %d", j);
+    }
+    free(yv), free(g), ct_tensor_release(r), r = NULL;
+    /* errors: q out of range, an integer input, an empty input */
+    const double bad = 1.5;
+    ct_tensor *qb = tu_from_vals(ctx, CT_FLOAT64, 0, NULL, &bad);
+    CHECK_ST(ct_quantile(ctx, y, qb, CT_ALL_DIMS, false, CT_QUANTILE_LINEAR, &r),
+             CT_ERR_INVALID_ARG);
+    ct_tensor *yi = NULL;
+    CHECK_OK(ct_cast(ctx, y, CT_INT32, &yi));
+    CHECK_ST(ct_quantile(ctx, yi, q0, CT_ALL_DIMS, false, CT_QUANTILE_LINEAR, &r), CT_ERR_DTYPE);
+    ct_tensor_release(x), ct_tensor_release(q), ct_tensor_release(y), ct_tensor_release(q0);
+    ct_tensor_release(qb), ct_tensor_release(yi);
+}
+
 /* hostile sizes: errors, never overflow or a stack write past CT_MAX_DIMS */
 TEST(hostile_sizes) {
     ct_tensor *a8 = NULL, *r = NULL, *w = NULL, *z = NULL;
@@ -444,6 +502,13 @@ static ct_status f_vander(const ct_tensor *x, ct_tensor **y) {
     ct_tensor_release(f);
     return st;
 }
+static ct_status f_quantile(const ct_tensor *x, ct_tensor **y) {
+    const double qv[2] = {0.25, 0.8};
+    ct_tensor *q = tu_from_vals(ctx, CT_FLOAT64, 1, SH(2), qv);
+    ct_status st = ct_nanquantile(ctx, x, q, 1, false, CT_QUANTILE_LINEAR, y);
+    ct_tensor_release(q);
+    return st;
+}
 static ct_status f_hstack(const ct_tensor *x, ct_tensor **y) {
     const ct_tensor *l[2] = {x, x};
     return ct_column_stack(ctx, 2, l, y);
@@ -464,6 +529,7 @@ TEST(gradients) {
     tu_gradcheck(ctx, &rng, "diag_embed", f_embed, 2, SH(2, 3));
     tu_gradcheck(ctx, &rng, "vander", f_vander, 2, SH(2, 2));
     tu_gradcheck(ctx, &rng, "column_stack", f_hstack, 1, SH(3));
+    tu_gradcheck(ctx, &rng, "nanquantile", f_quantile, 2, SH(2, 5));
     ct_tensor_release(b3), ct_tensor_release(g_b);
 }
 
@@ -476,6 +542,7 @@ int main(void) {
     RUN(block_diag_cartesian_diag_embed_vander);
     RUN(logspace_and_triangle_indices);
     RUN(hostile_sizes);
+    RUN(quantile_as_torch);
     RUN(gradients);
     CHECK(ct_ctx_live_tensors(ctx) == 0);
     ct_ctx_free(ctx);

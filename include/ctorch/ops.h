@@ -677,6 +677,21 @@ CT_API ct_status ct_diag_embed(ct_ctx *ctx, const ct_tensor *a, int64_t offset, 
  * len(x); integer and bool x give int64. */
 CT_API ct_status ct_vander(ct_ctx *ctx, const ct_tensor *x, int64_t N, bool increasing,
                            ct_tensor **out);
+/* torch.quantile's interpolation between the two nearest sorted values. */
+typedef enum ct_quantile_interp {
+    CT_QUANTILE_LINEAR = 0,
+    CT_QUANTILE_LOWER,
+    CT_QUANTILE_HIGHER,
+    CT_QUANTILE_NEAREST,
+    CT_QUANTILE_MIDPOINT
+} ct_quantile_interp;
+/* torch.quantile of a float32 / float64 tensor at q (0-d or 1-d, the input's dtype, values in
+ * [0, 1], else CT_ERR_INVALID_ARG) over dim (CT_ALL_DIMS: flattened); q's entries lead the result
+ * dims; a slice with a NaN gives NaN. nanquantile ignores NaN (NaN only for all-NaN slices). */
+CT_API ct_status ct_quantile(ct_ctx *ctx, const ct_tensor *a, const ct_tensor *q, int dim,
+                             bool keepdim, ct_quantile_interp interpolation, ct_tensor **out);
+CT_API ct_status ct_nanquantile(ct_ctx *ctx, const ct_tensor *a, const ct_tensor *q, int dim,
+                                bool keepdim, ct_quantile_interp interpolation, ct_tensor **out);
 /* Merge dims start_dim..end_dim into one (as torch.flatten; 0-d gives shape (1,); start_dim ==
  * end_dim gives t itself, retained, as torch). */
 CT_API ct_status ct_flatten(ct_ctx *ctx, const ct_tensor *t, int start_dim, int end_dim,

@@ -191,6 +191,8 @@ CASES = {
     'diag_embed': lambda o: torch.diag_embed(o.x, 1, 0, 2),
     'vander': lambda o: torch.vander(o.v, 4),
     'vander_inc': lambda o: torch.vander(o.v, 4, increasing=True),
+    'quantile': lambda o: torch.quantile(o.x, torch.tensor([0.2, 0.7], dtype=o.x.dtype), dim=1),
+    'nanquantile0': lambda o: torch.nanquantile(o.x, 0.4),
     'margin_ranking_loss': lambda o: F.margin_ranking_loss(o.x, o.y, torch.sign(o.z.detach()), 0.5),
     'hinge_embedding_loss': lambda o: F.hinge_embedding_loss(o.x, torch.sign(o.z.detach()), 1.0, reduction='sum'),
     'soft_margin_loss': lambda o: F.soft_margin_loss(o.x, o.y.detach(), reduction='none'),

@@ -708,3 +708,152 @@ ct_status ct_tensor_tril_indices(ct_ctx *ctx, int64_t row, int64_t col, int64_t 
                                  ct_tensor **out) {
     return ct__tri_indices(ctx, "tril_indices", false, row, col, offset, out);
 }
+
+/* ---- quantile / nanquantile: torch 1.13's quantile_compute. Sorted along the reduced dim (NaN
+ * last), ranks q (n - 1) in the input's dtype (nanquantile: q (non-NaN count - 1), negative ranks
+ * 0; quantile: the last index where a slice has a NaN), rounded by the interpolation, gathered
+ * below and above and lerped by ranks - below (linear) or 0.5 (midpoint); q's entries lead the
+ * result's dims ---- */
+static ct_status ct__quantile(ct_ctx *ctx, const char *op, const ct_tensor *a, const ct_tensor *q,
+                              int dim, bool keepdim, ct_quantile_interp interp, bool ignore_nan,
+                              ct_tensor **out) {
+    const ct_tensor *ins[2] = {a, q};
+    ct_status st = ct__check_args(ctx, op, 2, ins, out);
+    if (st != CT_OK) return st;
+    *out = NULL;
+    if (a->dtype != CT_FLOAT32 && a->dtype != CT_FLOAT64)
+        return ct__set_error(ctx, CT_ERR_DTYPE,
+                             "%s: input tensor must be either float or double dtype, got %s (as "
+                             "torch)",
+                             op, ct_dtype_name(a->dtype));
+    if (q->dtype != a->dtype)
+        return ct__set_error(ctx, CT_ERR_DTYPE,
+                             "%s: q tensor must be same dtype as the input tensor (as torch)", op);
+    if (q->ndim > 1)
+        return ct__set_error(ctx, CT_ERR_SHAPE, "%s: q must be a scalar or 1D tensor", op);
+    if ((int)interp < 0 || interp > CT_QUANTILE_MIDPOINT)
+        return ct__set_error(ctx, CT_ERR_INVALID_ARG, "%s: unknown interpolation %d", op,
+                             (int)interp);
+    const bool all = dim == CT_ALL_DIMS;
+    int wd = 0;
+    if (!all && !ct__wrap_dim(dim, a->ndim ? a->ndim : 1, &wd))
+        return ct__set_error(ctx, CT_ERR_INDEX, "%s: dim %d out of range for %d dims", op, dim,
+                             a->ndim);
+    if (ct_tensor_numel(a) == 0)
+        return ct__set_error(ctx, CT_ERR_SHAPE, "%s: input tensor must be non-empty (as torch)",
+                             op);
+    /* q in [0, 1] (a host read, as torch's CPU check) */
+    ct_tensor *c[4] = {NULL, NULL, NULL, NULL};
+    double ok = 0;
+    st = ct_ge_scalar(ctx, q, 0, &c[0]);
+    if (st == CT_OK) st = ct_le_scalar(ctx, q, 1, &c[1]);
+    if (st == CT_OK) st = ct_logical_and(ctx, c[0], c[1], &c[2]);
+    if (st == CT_OK) st = ct_all(ctx, c[2], 0, NULL, false, &c[3]);
+    if (st == CT_OK) st = ct_tensor_item(c[3], &ok);
+    ct__rel_all(4, c);
+    if (st != CT_OK) return st;
+    if (ok == 0)
+        return ct__set_error(ctx, CT_ERR_INVALID_ARG,
+                             "%s: q values must be in the range [0, 1] (as torch)", op);
+    /* the result's shape (q's slot first) and the sorted input viewed to its dims + n */
+    int64_t osh[CT_MAX_DIMS + 1];
+    int on = 0;
+    if (!all && a->ndim > 0) {
+        for (int i = 0; i < a->ndim; i++)
+            if (i != wd)
+                osh[on++] = a->shape[i];
+            else if (keepdim)
+                osh[on++] = 1;
+    } else if (keepdim) {
+        for (int i = 0; i < a->ndim; i++)
+            osh[on++] = 1;
+    }
+    ct_tensor *t[20] = {NULL};
+    if (all)
+        st = ct_flatten(ctx, a, 0, -1, &t[0]);
+    else if (a->ndim == 0 || wd == a->ndim - 1)
+        t[0] = ct_tensor_retain((ct_tensor *)a);
+    else {
+        ct_tensor *u = NULL;
+        st = ct_tensor_unsqueeze(ctx, a, -1, &u);
+        if (st == CT_OK) st = ct_tensor_transpose(ctx, u, wd, -1, &t[0]);
+        ct_tensor_release(u);
+    }
+    ct_tensor *idx = NULL;
+    if (st == CT_OK) st = ct_sort(ctx, t[0], -1, false, false, &t[1], &idx);
+    ct_tensor_release(idx);
+    const int64_t n = t[1] ? t[1]->shape[t[1]->ndim - 1] : 0;
+    int64_t ish[CT_MAX_DIMS];
+    for (int i = 0; i < on; i++)
+        ish[i] = osh[i];
+    ish[on] = n; /* in_shape: the result's dims, then the sorted values */
+    if (st == CT_OK && on + 1 > CT_MAX_DIMS)
+        st = ct__set_error(ctx, CT_ERR_SHAPE, "%s: too many dims", op);
+    if (st == CT_OK) st = ct_tensor_reshape(ctx, t[1], on + 1, ish, &t[2]);
+    if (st == CT_OK && n > (INT64_C(1) << 24))
+        st = ct__set_error(ctx, CT_ERR_SHAPE, "%s: input tensor is too large (as torch)", op);
+    const int last = -1;
+    if (st == CT_OK) st = ct_isnan(ctx, t[2], &t[3]);
+    if (st == CT_OK && ignore_nan) { /* ranks = q (count - 1), negative ranks 0 */
+        ct_tensor *nn = NULL;
+        st = ct_logical_not(ctx, t[3], &nn);
+        if (st == CT_OK) st = ct_sum(ctx, nn, 1, &last, true, &t[4]);
+        ct_tensor_release(nn);
+        if (st == CT_OK) st = ct_sub_scalar(ctx, t[4], 1, &t[5]);
+        if (st == CT_OK) st = ct_mul(ctx, q, t[5], &t[6]);
+        if (st == CT_OK) st = ct_lt_scalar(ctx, t[6], 0, &t[7]);
+        if (st == CT_OK) st = ct_masked_fill(ctx, t[6], t[7], 0, &t[8]);
+    } else if (st == CT_OK) { /* ranks = q (n - 1), n - 1 where the slice has a NaN */
+        st = ct_mul_scalar(ctx, q, (double)(n - 1), &t[4]);
+        if (st == CT_OK) st = ct_any(ctx, t[3], 1, &last, true, &t[5]);
+        if (st == CT_OK) st = ct_tensor_full(ctx, a->dtype, 0, osh, (double)(n - 1), &t[6]);
+        if (st == CT_OK) st = ct_where(ctx, t[5], t[6], t[4], &t[8]);
+    }
+    ct_tensor *ranks = t[8];
+    if (st == CT_OK && interp == CT_QUANTILE_LOWER) st = ct_floor(ctx, ranks, &t[9]);
+    if (st == CT_OK && interp == CT_QUANTILE_HIGHER) st = ct_ceil(ctx, ranks, &t[9]);
+    if (st == CT_OK && interp == CT_QUANTILE_NEAREST) st = ct_round(ctx, ranks, &t[9]);
+    if (t[9]) ranks = t[9];
+    if (st == CT_OK) st = ct_cast(ctx, ranks, CT_INT64, &t[10]); /* ranks_below */
+    if (st == CT_OK) st = ct_gather(ctx, t[2], -1, t[10], &t[11]);
+    ct_tensor *vals = t[11];
+    if (st == CT_OK && (interp == CT_QUANTILE_LINEAR || interp == CT_QUANTILE_MIDPOINT)) {
+        if (interp == CT_QUANTILE_MIDPOINT)
+            st = ct_full_like(ctx, ranks, 0.5, &t[12]);
+        else
+            st = ct_sub(ctx, ranks, t[10], &t[12]); /* weights */
+        if (st == CT_OK) st = ct_ceil(ctx, ranks, &t[13]);
+        if (st == CT_OK) st = ct_cast(ctx, t[13], CT_INT64, &t[14]);
+        if (st == CT_OK) st = ct_gather(ctx, t[2], -1, t[14], &t[15]);
+        if (st == CT_OK) st = ct_lerp(ctx, t[11], t[15], t[12], &t[16]);
+        vals = t[16];
+    }
+    /* q 0-d: drop the last dim; 1-d: q's dim moved to the front */
+    if (st == CT_OK && q->ndim == 0)
+        st = ct_tensor_squeeze(ctx, vals, -1, out);
+    else if (st == CT_OK) {
+        ct_tensor *u = NULL, *v = NULL;
+        st = ct_tensor_unsqueeze(ctx, vals, 0, &u);
+        if (st == CT_OK) st = ct_tensor_transpose(ctx, u, 0, -1, &v);
+        if (st == CT_OK) st = ct_tensor_squeeze(ctx, v, -1, out);
+        ct_tensor_release(u), ct_tensor_release(v);
+    }
+    ct__rel_all(20, t);
+    return st;
+}
+ct_status ct_quantile(ct_ctx *ctx, const ct_tensor *a, const ct_tensor *q, int dim, bool keepdim,
+                      ct_quantile_interp interpolation, ct_tensor **out) {
+    uint64_t mark = ct__ag_mark(ctx); /* torch's last op: an in-place squeeze_ */
+    ct_status st = ct__error_within(
+        ctx, "quantile",
+        ct__quantile(ctx, "quantile", a, q, dim, keepdim, interpolation, false, out));
+    return ct__ag_named(ctx, st, out, mark, "SqueezeBackward3");
+}
+ct_status ct_nanquantile(ct_ctx *ctx, const ct_tensor *a, const ct_tensor *q, int dim, bool keepdim,
+                         ct_quantile_interp interpolation, ct_tensor **out) {
+    uint64_t mark = ct__ag_mark(ctx); /* torch's last op: an in-place squeeze_ */
+    ct_status st = ct__error_within(
+        ctx, "nanquantile",
+        ct__quantile(ctx, "nanquantile", a, q, dim, keepdim, interpolation, true, out));
+    return ct__ag_named(ctx, st, out, mark, "SqueezeBackward3");
+}
