@@ -1,7 +1,8 @@
 /* Stacking, splitting and small linear algebra, as a NumPy / PyTorch user writes them:
  * atleast_1d/2d/3d, hstack, vstack, dstack, column_stack, tensor_split (sections and indices),
  * block_diag, cartesian_prod, diag_embed, vander, logspace, triu_indices / tril_indices,
- * quantile, nanquantile, tensordot, addmv, addr, linalg.matrix_power and logdet. Each result is
+ * quantile, nanquantile, cumulative_trapezoid, linalg.vector_norm / matrix_norm / pinv / multi_dot,
+ * cdist, tensordot, addmv, addr, linalg.matrix_power and logdet. Each result is
  * printed and checked
  * against values worked out by hand, then one gradient through tensordot. Build and run: see
  * README ("Examples"). */
@@ -121,6 +122,28 @@ int main(void) {
     EXPECT("addmv(u, m, w, 2, 1)", r, 9, 8);
     CHECK(ct_addr(ctx, m2, u, w, 1, 2, &r)); /* m + 2 u w^T */
     EXPECT("addr(m, u, w, 1, 2)", r, 7, 9, 12, 17);
+
+    CHECK(ct_cumulative_trapezoid(ctx, w, 2, 0, &r)); /* 2 (3 + 4) / 2 */
+    EXPECT("cumulative_trapezoid", r, 7);
+    CHECK(ct_cumulative_trapezoid_x(ctx, u, w, 0, &r)); /* (1 + 2) (4 - 3) / 2 */
+    EXPECT("cumulative_trapezoid_x", r, 1.5);
+    CHECK(ct_linalg_vector_norm(ctx, w, 2, 0, NULL, false, &r));
+    EXPECT("vector_norm(w)", r, 5);
+    CHECK(ct_linalg_matrix_norm(ctx, m2, "1", -2, -1, false, &r)); /* max column abs sum */
+    EXPECT("matrix_norm(m, 1)", r, 2);
+    ct_tensor *dw = NULL; /* diag(3, 4): its pseudo-inverse is diag(1/3, 1/4) */
+    CHECK(ct_diag_embed(ctx, w, 0, -2, -1, &dw));
+    keep(dw);
+    CHECK(ct_linalg_pinv(ctx, dw, NAN, NAN, &r));
+    EXPECT("pinv(diag(w))", r, 1.0 / 3, 0, 0, 0.25);
+    const ct_tensor *chain[3] = {u, m2, w};
+    CHECK(ct_linalg_multi_dot(ctx, 3, chain, &r)); /* u m w = (1, 3) . (3, 4) */
+    EXPECT("multi_dot(u, m, w)", r, 15);
+    ct_tensor *pts = NULL;
+    CHECK(ct_tensor_reshape(ctx, m, 2, (const int64_t[]){2, 2}, &pts));
+    keep(pts);
+    CHECK(ct_cdist(ctx, pts, pts, 1, &r)); /* rows (1, 1) and (0, 1) */
+    EXPECT("cdist(p=1)", r, 0, 1, 1, 0);
 
     /* d/dA sum(tensordot(A, B, 1)) = row sums of B, broadcast over A's rows */
     ct_tensor *A = f64(4, (const double[]){1, 2, 3, 4}), *A2 = NULL, *s = NULL;

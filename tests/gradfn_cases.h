@@ -246,6 +246,27 @@ static ct_tensor *gf_run(ct_ctx *ctx, const char *name, ct_status *stp) {
     if (IS("diag_embed")) st = ct_diag_embed(ctx, x, 1, 0, 2, &r);
     if (IS("vander")) st = ct_vander(ctx, v, 4, false, &r);
     if (IS("vander_inc")) st = ct_vander(ctx, v, 4, true, &r);
+    if (IS("cumulative_trapezoid")) st = ct_cumulative_trapezoid(ctx, x, 0.5, -1, &r);
+    if (IS("cumulative_trapezoid_x")) {
+        ct_tensor *y0 = NULL;
+        st = ct_tensor_narrow(ctx, y, 0, 0, 1, &y0);
+        ct_tensor *y1 = NULL;
+        if (st == CT_OK) st = ct_tensor_reshape(ctx, y0, 1, S(3), &y1);
+        if (st == CT_OK) st = ct_cumulative_trapezoid_x(ctx, x, y1, -1, &r);
+        ct_tensor_release(y0), ct_tensor_release(y1);
+    }
+    if (IS("matrix_norm_fro")) st = ct_linalg_matrix_norm(ctx, m, "fro", -2, -1, false, &r);
+    if (IS("matrix_norm_nuc")) st = ct_linalg_matrix_norm(ctx, m, "nuc", -2, -1, false, &r);
+    if (IS("matrix_norm_1")) st = ct_linalg_matrix_norm(ctx, m, "1", -2, -1, false, &r);
+    if (IS("pinv")) st = ct_linalg_pinv(ctx, m, NAN, NAN, &r);
+    if (IS("multi_dot")) st = ct_linalg_multi_dot(ctx, 3, (const ct_tensor *[]){m, m, m}, &r);
+    if (IS("cdist")) st = ct_cdist(ctx, x, y, 2, &r);
+    if (IS("cdist_mm")) { /* 28 rows: torch's matmul form */
+        ct_tensor *x28 = NULL;
+        st = ct_repeat(ctx, x, 2, S(14, 1), &x28);
+        if (st == CT_OK) st = ct_cdist(ctx, x28, y, 2, &r);
+        ct_tensor_release(x28);
+    }
     if (IS("quantile") || IS("nanquantile0")) {
         ct_tensor *q = NULL;
         const bool one = IS("quantile");

@@ -768,6 +768,26 @@ static void s1_ct_linalg_matrix_power(void) { SWEEP_STATUS(ct_linalg_matrix_powe
 static void s2_ct_linalg_matrix_power(void) { SWEEP_STATUS(ct_linalg_matrix_power(S_ctx, S_t, (int64_t){0}, NULL)); }
 static void s3_ct_linalg_matrix_power(void) { SWEEP_STATUS(ct_linalg_matrix_power(S_ctx, S_t, (int64_t){0}, &S_out[0])); }
 static void s4_ct_linalg_matrix_power(void) { SWEEP_STATUS(ct_linalg_matrix_power(S_ctx, S_t, (int64_t){0}, &S_out[0])); }
+static void s0_ct_linalg_vector_norm(void) { (void)ct_linalg_vector_norm(NULL, NULL, (double){0}, (int){0}, NULL, (bool){0}, NULL); }
+static void s1_ct_linalg_vector_norm(void) { SWEEP_STATUS(ct_linalg_vector_norm(S_ctx, NULL, (double){0}, (int){0}, NULL, (bool){0}, NULL)); }
+static void s2_ct_linalg_vector_norm(void) { SWEEP_STATUS(ct_linalg_vector_norm(S_ctx, S_t, (double){0}, (int){0}, NULL, (bool){0}, NULL)); }
+static void s3_ct_linalg_vector_norm(void) { SWEEP_STATUS(ct_linalg_vector_norm(S_ctx, S_t, (double){0}, (int){0}, NULL, (bool){0}, &S_out[0])); }
+static void s4_ct_linalg_vector_norm(void) { SWEEP_STATUS(ct_linalg_vector_norm(S_ctx, S_t, (double){0}, (int){0}, S_int, (bool){0}, &S_out[0])); }
+static void s0_ct_linalg_matrix_norm(void) { (void)ct_linalg_matrix_norm(NULL, NULL, NULL, (int){0}, (int){0}, (bool){0}, NULL); }
+static void s1_ct_linalg_matrix_norm(void) { SWEEP_STATUS(ct_linalg_matrix_norm(S_ctx, NULL, NULL, (int){0}, (int){0}, (bool){0}, NULL)); }
+static void s2_ct_linalg_matrix_norm(void) { SWEEP_STATUS(ct_linalg_matrix_norm(S_ctx, S_t, NULL, (int){0}, (int){0}, (bool){0}, NULL)); }
+static void s3_ct_linalg_matrix_norm(void) { SWEEP_STATUS(ct_linalg_matrix_norm(S_ctx, S_t, NULL, (int){0}, (int){0}, (bool){0}, &S_out[0])); }
+static void s4_ct_linalg_matrix_norm(void) { SWEEP_STATUS(ct_linalg_matrix_norm(S_ctx, S_t, NULL, (int){0}, (int){0}, (bool){0}, &S_out[0])); }
+static void s0_ct_linalg_pinv(void) { (void)ct_linalg_pinv(NULL, NULL, (double){0}, (double){0}, NULL); }
+static void s1_ct_linalg_pinv(void) { SWEEP_STATUS(ct_linalg_pinv(S_ctx, NULL, (double){0}, (double){0}, NULL)); }
+static void s2_ct_linalg_pinv(void) { SWEEP_STATUS(ct_linalg_pinv(S_ctx, S_t, (double){0}, (double){0}, NULL)); }
+static void s3_ct_linalg_pinv(void) { SWEEP_STATUS(ct_linalg_pinv(S_ctx, S_t, (double){0}, (double){0}, &S_out[0])); }
+static void s4_ct_linalg_pinv(void) { SWEEP_STATUS(ct_linalg_pinv(S_ctx, S_t, (double){0}, (double){0}, &S_out[0])); }
+static void s0_ct_linalg_multi_dot(void) { (void)ct_linalg_multi_dot(NULL, (int){0}, NULL, NULL); }
+static void s1_ct_linalg_multi_dot(void) { SWEEP_STATUS(ct_linalg_multi_dot(S_ctx, (int){0}, NULL, NULL)); }
+static void s2_ct_linalg_multi_dot(void) { SWEEP_STATUS(ct_linalg_multi_dot(S_ctx, (int){0}, NULL, NULL)); }
+static void s3_ct_linalg_multi_dot(void) { SWEEP_STATUS(ct_linalg_multi_dot(S_ctx, (int){0}, S_tarr, &S_out[0])); }
+static void s4_ct_linalg_multi_dot(void) { SWEEP_STATUS(ct_linalg_multi_dot(S_ctx, (int){0}, S_tarr, &S_out[0])); }
 static void s0_ct_linalg_qr(void) { (void)ct_linalg_qr(NULL, NULL, NULL, NULL); }
 static void s1_ct_linalg_qr(void) { SWEEP_STATUS(ct_linalg_qr(S_ctx, NULL, NULL, NULL)); }
 static void s2_ct_linalg_qr(void) { SWEEP_STATUS(ct_linalg_qr(S_ctx, S_t, NULL, NULL)); }
@@ -2228,6 +2248,21 @@ static void s1_ct_trapezoid(void) { SWEEP_STATUS(ct_trapezoid(S_ctx, NULL, (doub
 static void s2_ct_trapezoid(void) { SWEEP_STATUS(ct_trapezoid(S_ctx, S_t, (double){0}, (int){0}, NULL)); }
 static void s3_ct_trapezoid(void) { SWEEP_STATUS(ct_trapezoid(S_ctx, S_t, (double){0}, (int){0}, &S_out[0])); }
 static void s4_ct_trapezoid(void) { SWEEP_STATUS(ct_trapezoid(S_ctx, S_t, (double){0}, (int){0}, &S_out[0])); }
+static void s0_ct_cumulative_trapezoid(void) { (void)ct_cumulative_trapezoid(NULL, NULL, (double){0}, (int){0}, NULL); }
+static void s1_ct_cumulative_trapezoid(void) { SWEEP_STATUS(ct_cumulative_trapezoid(S_ctx, NULL, (double){0}, (int){0}, NULL)); }
+static void s2_ct_cumulative_trapezoid(void) { SWEEP_STATUS(ct_cumulative_trapezoid(S_ctx, S_t, (double){0}, (int){0}, NULL)); }
+static void s3_ct_cumulative_trapezoid(void) { SWEEP_STATUS(ct_cumulative_trapezoid(S_ctx, S_t, (double){0}, (int){0}, &S_out[0])); }
+static void s4_ct_cumulative_trapezoid(void) { SWEEP_STATUS(ct_cumulative_trapezoid(S_ctx, S_t, (double){0}, (int){0}, &S_out[0])); }
+static void s0_ct_cumulative_trapezoid_x(void) { (void)ct_cumulative_trapezoid_x(NULL, NULL, NULL, (int){0}, NULL); }
+static void s1_ct_cumulative_trapezoid_x(void) { SWEEP_STATUS(ct_cumulative_trapezoid_x(S_ctx, NULL, NULL, (int){0}, NULL)); }
+static void s2_ct_cumulative_trapezoid_x(void) { SWEEP_STATUS(ct_cumulative_trapezoid_x(S_ctx, S_t, S_t, (int){0}, NULL)); }
+static void s3_ct_cumulative_trapezoid_x(void) { SWEEP_STATUS(ct_cumulative_trapezoid_x(S_ctx, S_t, S_t, (int){0}, &S_out[0])); }
+static void s4_ct_cumulative_trapezoid_x(void) { SWEEP_STATUS(ct_cumulative_trapezoid_x(S_ctx, S_t, S_t, (int){0}, &S_out[0])); }
+static void s0_ct_cdist(void) { (void)ct_cdist(NULL, NULL, NULL, (double){0}, NULL); }
+static void s1_ct_cdist(void) { SWEEP_STATUS(ct_cdist(S_ctx, NULL, NULL, (double){0}, NULL)); }
+static void s2_ct_cdist(void) { SWEEP_STATUS(ct_cdist(S_ctx, S_t, S_t, (double){0}, NULL)); }
+static void s3_ct_cdist(void) { SWEEP_STATUS(ct_cdist(S_ctx, S_t, S_t, (double){0}, &S_out[0])); }
+static void s4_ct_cdist(void) { SWEEP_STATUS(ct_cdist(S_ctx, S_t, S_t, (double){0}, &S_out[0])); }
 static void s0_ct_einsum(void) { (void)ct_einsum(NULL, NULL, (int){0}, NULL, NULL); }
 static void s1_ct_einsum(void) { SWEEP_STATUS(ct_einsum(S_ctx, NULL, (int){0}, NULL, NULL)); }
 static void s2_ct_einsum(void) { SWEEP_STATUS(ct_einsum(S_ctx, NULL, (int){0}, NULL, NULL)); }
@@ -3480,6 +3515,26 @@ static const sweep_case sweep_cases[] = {
     {"ct_linalg_matrix_power", 2, s2_ct_linalg_matrix_power},
     {"ct_linalg_matrix_power", 3, s3_ct_linalg_matrix_power},
     {"ct_linalg_matrix_power", 4, s4_ct_linalg_matrix_power},
+    {"ct_linalg_vector_norm", 0, s0_ct_linalg_vector_norm},
+    {"ct_linalg_vector_norm", 1, s1_ct_linalg_vector_norm},
+    {"ct_linalg_vector_norm", 2, s2_ct_linalg_vector_norm},
+    {"ct_linalg_vector_norm", 3, s3_ct_linalg_vector_norm},
+    {"ct_linalg_vector_norm", 4, s4_ct_linalg_vector_norm},
+    {"ct_linalg_matrix_norm", 0, s0_ct_linalg_matrix_norm},
+    {"ct_linalg_matrix_norm", 1, s1_ct_linalg_matrix_norm},
+    {"ct_linalg_matrix_norm", 2, s2_ct_linalg_matrix_norm},
+    {"ct_linalg_matrix_norm", 3, s3_ct_linalg_matrix_norm},
+    {"ct_linalg_matrix_norm", 4, s4_ct_linalg_matrix_norm},
+    {"ct_linalg_pinv", 0, s0_ct_linalg_pinv},
+    {"ct_linalg_pinv", 1, s1_ct_linalg_pinv},
+    {"ct_linalg_pinv", 2, s2_ct_linalg_pinv},
+    {"ct_linalg_pinv", 3, s3_ct_linalg_pinv},
+    {"ct_linalg_pinv", 4, s4_ct_linalg_pinv},
+    {"ct_linalg_multi_dot", 0, s0_ct_linalg_multi_dot},
+    {"ct_linalg_multi_dot", 1, s1_ct_linalg_multi_dot},
+    {"ct_linalg_multi_dot", 2, s2_ct_linalg_multi_dot},
+    {"ct_linalg_multi_dot", 3, s3_ct_linalg_multi_dot},
+    {"ct_linalg_multi_dot", 4, s4_ct_linalg_multi_dot},
     {"ct_linalg_qr", 0, s0_ct_linalg_qr},
     {"ct_linalg_qr", 1, s1_ct_linalg_qr},
     {"ct_linalg_qr", 2, s2_ct_linalg_qr},
@@ -4940,6 +4995,21 @@ static const sweep_case sweep_cases[] = {
     {"ct_trapezoid", 2, s2_ct_trapezoid},
     {"ct_trapezoid", 3, s3_ct_trapezoid},
     {"ct_trapezoid", 4, s4_ct_trapezoid},
+    {"ct_cumulative_trapezoid", 0, s0_ct_cumulative_trapezoid},
+    {"ct_cumulative_trapezoid", 1, s1_ct_cumulative_trapezoid},
+    {"ct_cumulative_trapezoid", 2, s2_ct_cumulative_trapezoid},
+    {"ct_cumulative_trapezoid", 3, s3_ct_cumulative_trapezoid},
+    {"ct_cumulative_trapezoid", 4, s4_ct_cumulative_trapezoid},
+    {"ct_cumulative_trapezoid_x", 0, s0_ct_cumulative_trapezoid_x},
+    {"ct_cumulative_trapezoid_x", 1, s1_ct_cumulative_trapezoid_x},
+    {"ct_cumulative_trapezoid_x", 2, s2_ct_cumulative_trapezoid_x},
+    {"ct_cumulative_trapezoid_x", 3, s3_ct_cumulative_trapezoid_x},
+    {"ct_cumulative_trapezoid_x", 4, s4_ct_cumulative_trapezoid_x},
+    {"ct_cdist", 0, s0_ct_cdist},
+    {"ct_cdist", 1, s1_ct_cdist},
+    {"ct_cdist", 2, s2_ct_cdist},
+    {"ct_cdist", 3, s3_ct_cdist},
+    {"ct_cdist", 4, s4_ct_cdist},
     {"ct_einsum", 0, s0_ct_einsum},
     {"ct_einsum", 1, s1_ct_einsum},
     {"ct_einsum", 2, s2_ct_einsum},

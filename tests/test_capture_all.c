@@ -648,6 +648,25 @@ static ct_status op_pixel_unshuffle(void) {
     ct_status st = ct_tensor_reshape(ctx, A, 3, (const int64_t[]){2, 4, 4}, &OUT2);
     return st == CT_OK ? ct_pixel_unshuffle(ctx, OUT2, 2, &OUT) : st;
 }
+static ct_status op_cumulative_trapezoid(void) {
+    return ct_cumulative_trapezoid(ctx, A, 0.5, 1, &OUT);
+}
+static ct_status op_cumulative_trapezoid_x(void) {
+    ct_status st = ct_sum(ctx, B, 1, (const int[]){0}, false, &OUT2);
+    return st == CT_OK ? ct_cumulative_trapezoid_x(ctx, A, OUT2, 1, &OUT) : st;
+}
+static ct_status op_linalg_vector_norm(void) {
+    return ct_linalg_vector_norm(ctx, A, 3, 1, (const int[]){1}, false, &OUT);
+}
+static ct_status op_linalg_matrix_norm(void) {
+    return ct_linalg_matrix_norm(ctx, A, "inf", 0, 1, false, &OUT);
+}
+static ct_status op_linalg_multi_dot(void) {
+    const ct_tensor *l[3] = {A, Mt, A};
+    return ct_linalg_multi_dot(ctx, 3, l, &OUT);
+}
+static ct_status op_cdist(void) { return ct_cdist(ctx, A, B, 2, &OUT); }
+static ct_status op_linalg_pinv(void) { return ct_linalg_pinv(ctx, A, NAN, NAN, &OUT); }
 static ct_status op_cat(void) {
     const ct_tensor *ab[2] = {A, B};
     return ct_cat(ctx, 2, ab, 1, &OUT);
@@ -913,6 +932,13 @@ static const op_entry computing[] = {
     E(frac),
     E(sinc),
     E(signbit),
+    E(cumulative_trapezoid),
+    E(cumulative_trapezoid_x),
+    E(linalg_vector_norm),
+    E(linalg_matrix_norm),
+    E(linalg_multi_dot),
+    E(cdist),
+    E(linalg_pinv),
     E(margin_ranking_loss),
     E(hinge_embedding_loss),
     E(soft_margin_loss),

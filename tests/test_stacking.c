@@ -379,6 +379,130 @@ TEST(quantile_as_torch) {
     ct_tensor_release(qb), ct_tensor_release(yi);
 }
 
+/* cumulative_trapezoid, matrix norms, pinv, multi_dot, cdist against naive loops and identities */
+TEST(norms_pinv_chains_distances) {
+    ct_tensor *r = NULL;
+    /* cumulative_trapezoid over dim 1 of (2, 5), dx = 0.5, and with sample points x */
+    ct_tensor *y = mk(CT_FLOAT64, 2, SH(2, 5));
+    double *yv = tu_read(y);
+    const double xs[5] = {0, 0.5, 1.5, 1.75, 3};
+    ct_tensor *x = tu_from_vals(ctx, CT_FLOAT64, 1, SH(5), xs);
+    for (int pass = 0; pass < 2; pass++) {
+        CHECK_OK(pass ? ct_cumulative_trapezoid_x(ctx, y, x, 1, &r)
+                      : ct_cumulative_trapezoid(ctx, y, 0.5, -1, &r));
+        double *g = r ? tu_read(r) : NULL;
+        CHECK(tu_same_shape(r, 2, SH(2, 4)));
+        for (int i = 0; g && i < 2; i++) {
+            long double acc = 0;
+            for (int j = 0; j < 4; j++) {
+                const long double h = pass ? (long double)xs[j + 1] - xs[j] : 0.5L;
+                acc += h * ((long double)yv[i * 5 + j] + yv[i * 5 + j + 1]) / 2;
+                CHECK_MSG(fabs(g[i * 4 + j] - (double)acc) <= 1e-14 * (1 + fabsl(acc)),
+                          "cumulative_trapezoid pass %d [%d, %d]", pass, i, j);
+            }
+        }
+        free(g), ct_tensor_release(r), r = NULL;
+    }
+    /* integers with an integral dx / 2 still give float32 (torch's double) */
+    const double iv[3] = {1, 2, 4};
+    ct_tensor *yi = tu_from_vals(ctx, CT_INT32, 1, SH(3), iv);
+    CHECK_OK(ct_cumulative_trapezoid(ctx, yi, 2, 0, &r));
+    double *g = r ? tu_read(r) : NULL;
+    CHECK(r && ct_tensor_dtype(r) == CT_FLOAT32 && g && g[0] == 3 && g[1] == 9);
+    free(g), ct_tensor_release(r), r = NULL, ct_tensor_release(yi);
+    free(yv), ct_tensor_release(y), ct_tensor_release(x);
+    /* matrix norms of A = R diag(5, -2) (R a rotation): singular values 5 and 2 */
+    const double c = 0.6, sn = 0.8;
+    const double av[4] = {5 * c, -2 * -sn, 5 * sn, -2 * c};
+    ct_tensor *A = tu_from_vals(ctx, CT_FLOAT64, 2, SH(2, 2), av);
+    const char *ords[8] = {"fro", "nuc", "2", "-2", "1", "-1", "inf", "-inf"};
+    const double col0 = fabs(av[0]) + fabs(av[2]), col1 = fabs(av[1]) + fabs(av[3]);
+    const double row0 = fabs(av[0]) + fabs(av[1]), row1 = fabs(av[2]) + fabs(av[3]);
+    const double want[8] = {
+        sqrt(29.0),      7, 5, 2, fmax(col0, col1), fmin(col0, col1), fmax(row0, row1),
+        fmin(row0, row1)};
+    for (int k = 0; k < 8; k++) {
+        CHECK_OK(ct_linalg_matrix_norm(ctx, A, ords[k], -2, -1, false, &r));
+        g = r ? tu_read(r) : NULL;
+        CHECK_MSG(g && fabs(g[0] - want[k]) <= 1e-14 * want[k], "matrix_norm %s: %.17g", ords[k],
+                  g ? g[0] : NAN);
+        free(g), ct_tensor_release(r), r = NULL;
+    }
+    CHECK_ST(ct_linalg_matrix_norm(ctx, A, "3", -2, -1, false, &r), CT_ERR_INVALID_ARG);
+    ct_tensor_release(A);
+    /* pinv: A pinv(A) A = A for a random 3x4; a rank-1 [[1, 2], [2, 4]] gives A / 25 */
+    ct_tensor *B = mk(CT_FLOAT64, 2, SH(3, 4)), *P = NULL, *BP = NULL, *BPB = NULL;
+    CHECK_OK(ct_linalg_pinv(ctx, B, NAN, NAN, &P));
+    CHECK(tu_same_shape(P, 2, SH(4, 3)));
+    CHECK_OK(ct_matmul(ctx, B, P, &BP));
+    CHECK_OK(ct_matmul(ctx, BP, B, &BPB));
+    double *bv = tu_read(B), *bpb = BPB ? tu_read(BPB) : NULL;
+    for (int i = 0; bpb && i < 12; i++)
+        CHECK_MSG(fabs(bpb[i] - bv[i]) <= 1e-12, "pinv identity [%d]", i);
+    free(bv), free(bpb);
+    ct_tensor_release(B), ct_tensor_release(P), ct_tensor_release(BP), ct_tensor_release(BPB);
+    const double r1[4] = {1, 2, 2, 4};
+    ct_tensor *R1 = tu_from_vals(ctx, CT_FLOAT64, 2, SH(2, 2), r1);
+    CHECK_OK(ct_linalg_pinv(ctx, R1, NAN, NAN, &r));
+    g = r ? tu_read(r) : NULL;
+    for (int i = 0; g && i < 4; i++)
+        CHECK_MSG(fabs(g[i] - r1[i] / 25) <= 1e-15, "pinv rank 1 [%d]: %.17g", i, g[i]);
+    free(g), ct_tensor_release(r), r = NULL, ct_tensor_release(R1);
+    /* multi_dot of (3), (3, 2), (2, 4), (4, 1), (1, 5) against a naive chain */
+    const int64_t dims[6] = {1, 3, 2, 4, 1, 5};
+    ct_tensor *ms[5];
+    double *mv[5];
+    for (int i = 0; i < 5; i++) {
+        ms[i] = i == 0 ? mk(CT_FLOAT64, 1, SH(3)) : mk(CT_FLOAT64, 2, SH(dims[i], dims[i + 1]));
+        mv[i] = tu_read(ms[i]);
+    }
+    CHECK_OK(ct_linalg_multi_dot(ctx, 5, (const ct_tensor *const *)ms, &r));
+    CHECK(tu_same_shape(r, 1, SH(5)));
+    double acc[8], nxt[8];
+    for (int j = 0; j < 3; j++)
+        acc[j] = mv[0][j];
+    for (int i = 1; i < 5; i++) {
+        for (int j = 0; j < dims[i + 1]; j++) {
+            nxt[j] = 0;
+            for (int k = 0; k < dims[i]; k++)
+                nxt[j] += acc[k] * mv[i][k * dims[i + 1] + j];
+        }
+        memcpy(acc, nxt, sizeof acc);
+    }
+    g = r ? tu_read(r) : NULL;
+    for (int j = 0; g && j < 5; j++)
+        CHECK_MSG(fabs(g[j] - acc[j]) <= 1e-12 * (1 + fabs(acc[j])), "multi_dot [%d]", j);
+    free(g), ct_tensor_release(r), r = NULL;
+    for (int i = 0; i < 5; i++)
+        free(mv[i]), ct_tensor_release(ms[i]);
+    /* cdist for p = 0, 1, 2 (both forms: 4 and 30 rows), 3 and inf against double loops */
+    const double ps[5] = {0, 1, 2, 3, INFINITY};
+    for (int rows = 4; rows <= 30; rows += 26)
+        for (int k = 0; k < 5; k++) {
+            ct_tensor *x1 = mk(CT_FLOAT64, 2, SH(rows, 3)), *x2 = mk(CT_FLOAT64, 2, SH(2, 3));
+            CHECK_OK(ct_cdist(ctx, x1, x2, ps[k], &r));
+            double *a1 = tu_read(x1), *a2 = tu_read(x2);
+            g = r ? tu_read(r) : NULL;
+            CHECK(tu_same_shape(r, 2, SH(rows, 2)));
+            for (int i = 0; g && i < rows; i++)
+                for (int j = 0; j < 2; j++) {
+                    long double s = 0;
+                    for (int m = 0; m < 3; m++) {
+                        const long double d = fabsl((long double)a1[i * 3 + m] - a2[j * 3 + m]);
+                        s = ps[k] == 0     ? s + (d != 0)
+                            : isinf(ps[k]) ? (d > s ? d : s)
+                                           : s + powl(d, ps[k]);
+                    }
+                    if (ps[k] != 0 && !isinf(ps[k])) s = powl(s, 1 / (long double)ps[k]);
+                    CHECK_MSG(fabs(g[i * 2 + j] - (double)s) <= 1e-12 * (1 + fabsl(s)),
+                              "cdist p %g rows %d [%d, %d]: %.17g vs %.17Lg", ps[k], rows, i, j,
+                              g[i * 2 + j], s);
+                }
+            free(g), free(a1), free(a2), ct_tensor_release(r), r = NULL;
+            ct_tensor_release(x1), ct_tensor_release(x2);
+        }
+}
+
 /* hostile sizes: errors, never overflow or a stack write past CT_MAX_DIMS */
 TEST(hostile_sizes) {
     ct_tensor *a8 = NULL, *r = NULL, *w = NULL, *z = NULL;
@@ -509,6 +633,20 @@ static ct_status f_quantile(const ct_tensor *x, ct_tensor **y) {
     ct_tensor_release(q);
     return st;
 }
+static ct_status f_pinv(const ct_tensor *x, ct_tensor **y) {
+    return ct_linalg_pinv(ctx, x, NAN, NAN, y);
+}
+static ct_status f_cdist(const ct_tensor *x, ct_tensor **y) { return ct_cdist(ctx, x, x, 2, y); }
+static ct_status f_mnorm(const ct_tensor *x, ct_tensor **y) {
+    return ct_linalg_matrix_norm(ctx, x, "nuc", 0, 1, false, y);
+}
+static ct_status f_multi(const ct_tensor *x, ct_tensor **y) {
+    const ct_tensor *l[3] = {x, x, x};
+    return ct_linalg_multi_dot(ctx, 3, l, y);
+}
+static ct_status f_cumtrapz(const ct_tensor *x, ct_tensor **y) {
+    return ct_cumulative_trapezoid(ctx, x, 0.5, 0, y);
+}
 static ct_status f_hstack(const ct_tensor *x, ct_tensor **y) {
     const ct_tensor *l[2] = {x, x};
     return ct_column_stack(ctx, 2, l, y);
@@ -530,6 +668,11 @@ TEST(gradients) {
     tu_gradcheck(ctx, &rng, "vander", f_vander, 2, SH(2, 2));
     tu_gradcheck(ctx, &rng, "column_stack", f_hstack, 1, SH(3));
     tu_gradcheck(ctx, &rng, "nanquantile", f_quantile, 2, SH(2, 5));
+    tu_gradcheck(ctx, &rng, "pinv", f_pinv, 2, SH(3, 2));
+    tu_gradcheck(ctx, &rng, "cdist", f_cdist, 2, SH(3, 2));
+    tu_gradcheck(ctx, &rng, "matrix_norm nuc", f_mnorm, 2, SH(3, 3));
+    tu_gradcheck(ctx, &rng, "multi_dot", f_multi, 2, SH(3, 3));
+    tu_gradcheck(ctx, &rng, "cumulative_trapezoid", f_cumtrapz, 2, SH(4, 2));
     ct_tensor_release(b3), ct_tensor_release(g_b);
 }
 
@@ -543,6 +686,7 @@ int main(void) {
     RUN(logspace_and_triangle_indices);
     RUN(hostile_sizes);
     RUN(quantile_as_torch);
+    RUN(norms_pinv_chains_distances);
     RUN(gradients);
     CHECK(ct_ctx_live_tensors(ctx) == 0);
     ct_ctx_free(ctx);

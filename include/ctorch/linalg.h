@@ -75,6 +75,22 @@ CT_API ct_status ct_logdet(ct_ctx *ctx, const ct_tensor *a, ct_tensor **out);
  * the identity, n < 0 the inverse's power (floating a only). */
 CT_API ct_status ct_linalg_matrix_power(ct_ctx *ctx, const ct_tensor *a, int64_t n,
                                         ct_tensor **out);
+/* torch.linalg.vector_norm (the same as ct_norm): ord-norm over dims (n_dims 0: all). */
+CT_API ct_status ct_linalg_vector_norm(ct_ctx *ctx, const ct_tensor *a, double ord, int n_dims,
+                                       const int *dims, bool keepdim, ct_tensor **out);
+/* torch.linalg.matrix_norm over dims (dim0, dim1): ord "fro", "nuc", "inf", "-inf", "1", "-1",
+ * "2" or "-2" (2 / nuc through the singular values). */
+CT_API ct_status ct_linalg_matrix_norm(ct_ctx *ctx, const ct_tensor *a, const char *ord, int dim0,
+                                       int dim1, bool keepdim, ct_tensor **out);
+/* Moore-Penrose pseudo-inverse through the SVD (torch.linalg.pinv): singular values at most
+ * max(atol, rtol s_max) dropped; NaN atol / rtol mean torch's None (both None: rtol = eps
+ * max(m, n)). float32 / float64. */
+CT_API ct_status ct_linalg_pinv(ct_ctx *ctx, const ct_tensor *a, double atol, double rtol,
+                                ct_tensor **out);
+/* torch.linalg.multi_dot of n >= 2 matrices (the first may be 1-d: a row; the last: a column),
+ * multiplied in torch's order (the cheapest chain). */
+CT_API ct_status ct_linalg_multi_dot(ct_ctx *ctx, int n, const ct_tensor *const *ts,
+                                     ct_tensor **out);
 /* Reduced QR of (..., m, n): Q (..., m, r) with orthonormal columns, R (..., r, n) upper
  * triangular, r = min(m, n) (torch.linalg.qr mode='reduced'; Householder, geqrf + orgqr). */
 CT_API ct_status ct_linalg_qr(ct_ctx *ctx, const ct_tensor *a, ct_tensor **Q, ct_tensor **R);

@@ -818,6 +818,16 @@ CT_API ct_status ct_corrcoef(ct_ctx *ctx, const ct_tensor *x, ct_tensor **out);
 /* Trapezoid-rule integral of y along dim with spacing dx (torch.trapezoid): (sum(y) - (y[0] +
  * y[-1]) / 2) dx; an empty dim gives zeros; integers give float32. */
 CT_API ct_status ct_trapezoid(ct_ctx *ctx, const ct_tensor *y, double dx, int dim, ct_tensor **out);
+/* torch.cumulative_trapezoid along dim: (dx / 2 (y[:-1] + y[1:])).cumsum(dim); the _x form takes
+ * sample points x (1-d along dim, or broadcasting to y): ((y[:-1] + y[1:]) diff(x)).cumsum / 2. */
+CT_API ct_status ct_cumulative_trapezoid(ct_ctx *ctx, const ct_tensor *y, double dx, int dim,
+                                         ct_tensor **out);
+CT_API ct_status ct_cumulative_trapezoid_x(ct_ctx *ctx, const ct_tensor *y, const ct_tensor *x,
+                                           int dim, ct_tensor **out);
+/* torch.cdist: p-norm distances (p >= 0, inf too) between the rows of x1 (..., P, M) and x2
+ * (..., R, M) -> (..., P, R); p = 2 with more than 25 rows takes torch's matmul form. */
+CT_API ct_status ct_cdist(ct_ctx *ctx, const ct_tensor *x1, const ct_tensor *x2, double p,
+                          ct_tensor **out);
 /* Einstein summation over n operands of one dtype (torch.einsum): "ij,jk->ik", implicit output
  * (letters used once, A-Z then a-z), "..." for broadcast dims, repeated subscripts (diagonals) and
  * size-1 broadcasting; contracted left to right with bmm, differentiable. */

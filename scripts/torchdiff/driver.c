@@ -372,6 +372,18 @@ int main(void) {
         else if (!strcmp(op, "pairwise_distance"))
             st = ct_pairwise_distance(ctx, a, b, D[0], D[1], I[0], &r);
         else if (!strcmp(op, "pixel_shuffle")) st = ct_pixel_shuffle(ctx, a, I[0], &r);
+        else if (!strcmp(op, "cumulative_trapezoid"))
+            st = ct_cumulative_trapezoid(ctx, a, D[0], I[0], &r);
+        else if (!strcmp(op, "cumulative_trapezoid_x"))
+            st = ct_cumulative_trapezoid_x(ctx, a, b, I[0], &r);
+        else if (!strcmp(op, "matrix_norm")) {
+            static const char *const ords[8] = {"fro", "nuc", "inf", "-inf", "1", "-1", "2", "-2"};
+            st = ct_linalg_matrix_norm(ctx, a, ords[I[0]], I[1], I[2], I[3], &r);
+        }
+        else if (!strcmp(op, "pinv")) st = ct_linalg_pinv(ctx, a, D[0], D[1], &r);
+        else if (!strcmp(op, "multi_dot"))
+            st = ct_linalg_multi_dot(ctx, nt, (const ct_tensor *const *)T, &r);
+        else if (!strcmp(op, "cdist")) st = ct_cdist(ctx, a, b, D[0], &r);
         else if (!strcmp(op, "pixel_unshuffle")) st = ct_pixel_unshuffle(ctx, a, I[0], &r);
         else if (!strcmp(op, "hstack")) st = ct_hstack(ctx, nt, (const ct_tensor *const *)T, &r);
         else if (!strcmp(op, "vstack")) st = ct_vstack(ctx, nt, (const ct_tensor *const *)T, &r);

@@ -58,7 +58,9 @@ def gen2(rng):
                      'vander', 'logspace', 'margin_ranking_loss', 'hinge_embedding_loss',
                      'soft_margin_loss', 'cosine_embedding_loss', 'poisson_nll_loss',
                      'gaussian_nll_loss', 'pairwise_distance', 'triplet_margin_loss',
-                     'multilabel_soft_margin_loss', 'pixel_shuffle', 'pixel_unshuffle'])
+                     'multilabel_soft_margin_loss', 'pixel_shuffle', 'pixel_unshuffle',
+                     'cumulative_trapezoid', 'cumulative_trapezoid_x', 'matrix_norm', 'pinv',
+                     'multi_dot', 'cdist'])
     d = rng.randrange(10)
     d2 = rng.randrange(10) if rng.random() < 0.3 else d
     D, I, T = [], [], []
@@ -701,6 +703,41 @@ def gen2(rng):
             else:
                 pp = pick([2.0, 1.0, 3.0, float('inf')]); kd = rng.randrange(2); T = [a, b]; D = [pp, 1e-6]; I = [kd]
                 thunk = lambda: F.pairwise_distance(a, b, pp, 1e-6, bool(kd))
+    elif op in ('cumulative_trapezoid', 'cumulative_trapezoid_x'):
+        s = rs(rng, rng.randint(1, 3)); nd = len(s); a = td.rtensor(rng, d, s); dim = rng.randint(-nd, nd - 1)
+        if op == 'cumulative_trapezoid':
+            dx = pick([1.0, 0.5, -2.0, 0.1]); T = [a]; D = [dx]; I = [dim]
+            thunk = lambda: torch.cumulative_trapezoid(a, dx=dx, dim=dim)
+        else:
+            xs = td.rtensor(rng, fdt(rng, d), [s[dim]] if rng.random() < 0.6 else s); T = [a, xs]; I = [dim]
+            thunk = lambda: torch.cumulative_trapezoid(a, xs, dim=dim)
+    elif op == 'matrix_norm':
+        k1 = rng.randint(1, 4); k2 = rng.randint(1, 4)
+        a = td.rtensor(rng, fdt(rng, d), pick([[k1, k2], [2, k1, k2]])); T = [a]
+        oi = rng.randrange(8); ords = ['fro', 'nuc', float('inf'), float('-inf'), 1, -1, 2, -2]
+        kd = rng.randrange(2); nd = a.dim(); d0 = rng.choice([-2, nd - 2]); d1 = -1
+        if rng.random() < 0.3: d0, d1 = d1, d0
+        I = [oi, d0, d1, kd]
+        thunk = lambda: torch.linalg.matrix_norm(a, ords[oi], (d0, d1), bool(kd))
+    elif op == 'pinv':
+        # finite values only: torch 1.13's SVD can hang on NaN / inf input (ctorch refuses it)
+        a = td.rtensor(rng, fdt(rng, d), pick([[3, 3], [2, 4], [4, 2], [2, 3, 3]]), special=False); T = [a]
+        mode = rng.randrange(3); D = [[float('nan'), float('nan')], [0.1, float('nan')], [float('nan'), 0.2]][mode]
+        kw = [{}, {'atol': 0.1}, {'rtol': 0.2}][mode]
+        thunk = lambda: torch.linalg.pinv(a, **kw)
+    elif op == 'multi_dot':
+        n_ = rng.randint(2, 5); dims_ = [rng.randint(1, 4) for _ in range(n_ + 1)]
+        ts = [td.rtensor(rng, fdt(rng, d), [dims_[i], dims_[i + 1]]) for i in range(n_)]
+        if rng.random() < 0.3: ts[0] = ts[0][0].contiguous()
+        if rng.random() < 0.3: ts[-1] = ts[-1][:, 0].contiguous()
+        T = ts
+        thunk = lambda: torch.linalg.multi_dot(ts)
+    elif op == 'cdist':
+        m_ = rng.randint(1, 4); P = pick([2, 5, 30]); R = pick([3, 27])
+        b_ = pick([[], [2]])
+        x1 = td.rtensor(rng, fdt(rng, d), b_ + [P, m_]); x2 = td.rtensor(rng, fdt(rng, d), b_ + [R, m_])
+        pp = pick([2.0, 2.0, 1.0, 0.0, 3.0, float('inf')]); T = [x1, x2]; D = [pp]
+        thunk = lambda: torch.cdist(x1, x2, pp)
     elif op in ('pixel_shuffle', 'pixel_unshuffle'):
         r_ = rng.randint(1, 3); c = rng.randint(1, 2); h = rng.randint(1, 2); w = rng.randint(1, 3)
         shp = [c * r_ * r_, h, w] if op == 'pixel_shuffle' else [c, h * r_, w * r_]

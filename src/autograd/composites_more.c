@@ -857,3 +857,391 @@ ct_status ct_nanquantile(ct_ctx *ctx, const ct_tensor *a, const ct_tensor *q, in
         ct__quantile(ctx, "nanquantile", a, q, dim, keepdim, interpolation, true, out));
     return ct__ag_named(ctx, st, out, mark, "SqueezeBackward3");
 }
+
+/* ---- cumulative_trapezoid: (dx / 2 (y[:-1] + y[1:])).cumsum(dim), or with sample points x
+ * ((y[:-1] + y[1:]) (x[1:] - x[:-1])).cumsum(dim) / 2 (torch's two formulas) ---- */
+static ct_status ct__cumtrapz(ct_ctx *ctx, const ct_tensor *y, const ct_tensor *x, double dx,
+                              int dim, ct_tensor **out) {
+    const ct_tensor *ins[2] = {y, x};
+    ct_status st = ct__check_args(ctx, "cumulative_trapezoid", x ? 2 : 1, ins, out);
+    if (st != CT_OK) return st;
+    *out = NULL;
+    if (y->dtype == CT_BOOL || (x && x->dtype == CT_BOOL))
+        return ct__set_error(ctx, CT_ERR_DTYPE,
+                             "cumulative_trapezoid: received a bool input, but bool is not "
+                             "supported (as torch)");
+    int d = 0;
+    if (y->ndim == 0 || !ct__wrap_dim(dim, y->ndim, &d))
+        return ct__set_error(ctx, CT_ERR_INDEX,
+                             "cumulative_trapezoid: dim %d out of range for %d dims", dim, y->ndim);
+    ct_tensor *t[10] = {NULL};
+    const int64_t n = y->shape[d];
+    st = ct_tensor_slice(ctx, y, d, 0, n - 1, 1, &t[0]);
+    if (st == CT_OK) st = ct_tensor_slice(ctx, y, d, 1, n, 1, &t[1]);
+    if (st == CT_OK) st = ct_add(ctx, t[0], t[1], &t[2]);
+    if (st == CT_OK && !x) {
+        /* torch's dx / 2. is a double: integer sums turn float32 before the product */
+        if (!ct_dtype_is_floating(y->dtype)) {
+            ct_tensor *f = NULL;
+            st = ct_cast(ctx, t[2], CT_FLOAT32, &f);
+            ct_tensor_release(t[2]);
+            t[2] = f;
+        }
+        if (st == CT_OK) st = ct_mul_scalar(ctx, t[2], dx / 2., &t[3]);
+        if (st == CT_OK) st = ct_cumsum(ctx, t[3], d, out);
+    } else if (st == CT_OK) {
+        /* x: 1-d along dim, or padded with leading ones to y's rank */
+        int64_t sh[CT_MAX_DIMS];
+        if (x->ndim == 1) {
+            if (x->shape[0] != n)
+                st = ct__set_error(ctx, CT_ERR_SHAPE,
+                                   "cumulative_trapezoid: there must be one `x` value for each "
+                                   "sample point");
+            for (int i = 0; i < y->ndim; i++)
+                sh[i] = i == d ? x->shape[0] : 1;
+            if (st == CT_OK) st = ct_tensor_view(ctx, x, y->ndim, sh, &t[4]);
+        } else if (x->ndim < y->ndim) {
+            for (int i = 0; i < y->ndim; i++)
+                sh[i] = i < y->ndim - x->ndim ? 1 : x->shape[i - (y->ndim - x->ndim)];
+            st = ct_tensor_view(ctx, x, y->ndim, sh, &t[4]);
+        } else {
+            t[4] = ct_tensor_retain((ct_tensor *)x);
+        }
+        const int64_t xn = t[4] ? t[4]->shape[d < t[4]->ndim ? d : 0] : 0;
+        if (st == CT_OK) st = ct_tensor_slice(ctx, t[4], d, 0, xn - 1, 1, &t[5]);
+        if (st == CT_OK) st = ct_tensor_slice(ctx, t[4], d, 1, xn, 1, &t[6]);
+        if (st == CT_OK) st = ct_sub(ctx, t[6], t[5], &t[7]);
+        if (st == CT_OK) st = ct_mul(ctx, t[2], t[7], &t[8]);
+        if (st == CT_OK) st = ct_cumsum(ctx, t[8], d, &t[9]);
+        if (st == CT_OK) st = ct_div_scalar(ctx, t[9], 2., out);
+    }
+    ct__rel_all(10, t);
+    return st;
+}
+ct_status ct_cumulative_trapezoid(ct_ctx *ctx, const ct_tensor *y, double dx, int dim,
+                                  ct_tensor **out) {
+    return ct__error_within(ctx, "cumulative_trapezoid", ct__cumtrapz(ctx, y, NULL, dx, dim, out));
+}
+ct_status ct_cumulative_trapezoid_x(ct_ctx *ctx, const ct_tensor *y, const ct_tensor *x, int dim,
+                                    ct_tensor **out) {
+    if (!x)
+        return ctx ? ct__set_error(ctx, CT_ERR_INVALID_ARG, "cumulative_trapezoid: x is NULL")
+                   : CT_ERR_INVALID_ARG;
+    uint64_t mark = ct__ag_mark(ctx); /* torch's C++ `/ 2.`: div by a Scalar */
+    ct_status st =
+        ct__error_within(ctx, "cumulative_trapezoid", ct__cumtrapz(ctx, y, x, 0, dim, out));
+    return ct__ag_named(ctx, st, out, mark, "DivBackward1");
+}
+
+/* ---- linalg.vector_norm (ct_norm under torch's name) and linalg.matrix_norm ---- */
+ct_status ct_linalg_vector_norm(ct_ctx *ctx, const ct_tensor *a, double ord, int n_dims,
+                                const int *dims, bool keepdim, ct_tensor **out) {
+    return ct__error_within(ctx, "linalg.vector_norm",
+                            ct_norm(ctx, a, ord, n_dims, dims, keepdim, out));
+}
+/* dims d0, d1 moved to the end (the others keep their order), and the inverse permutation */
+static void ct__backshift(int nd, int d0, int d1, int *perm, int *inv) {
+    int k = 0;
+    for (int i = 0; i < nd; i++)
+        if (i != d0 && i != d1) perm[k++] = i;
+    perm[k++] = d0, perm[k++] = d1;
+    for (int i = 0; i < nd; i++)
+        inv[perm[i]] = i;
+}
+static ct_status ct__matrix_norm(ct_ctx *ctx, const ct_tensor *a, const char *ord, int dim0,
+                                 int dim1, bool keepdim, ct_tensor **out) {
+    const ct_tensor *ins[1] = {a};
+    ct_status st = ct__check_args(ctx, "linalg.matrix_norm", 1, ins, out);
+    if (st != CT_OK) return st;
+    *out = NULL;
+    if (!ord) return ct__set_error(ctx, CT_ERR_INVALID_ARG, "linalg.matrix_norm: ord is NULL");
+    if (!ct_dtype_is_floating(a->dtype))
+        return ct__set_error(ctx, CT_ERR_DTYPE,
+                             "linalg.matrix_norm: expected a floating point tensor, got %s",
+                             ct_dtype_name(a->dtype));
+    if (a->ndim < 2)
+        return ct__set_error(ctx, CT_ERR_SHAPE,
+                             "linalg.matrix_norm: the input tensor A must have at least 2 "
+                             "dimensions");
+    int d[2] = {0, 0};
+    if (!ct__wrap_dim(dim0, a->ndim, &d[0]) || !ct__wrap_dim(dim1, a->ndim, &d[1]))
+        return ct__set_error(ctx, CT_ERR_INDEX, "linalg.matrix_norm: dims %d, %d out of range",
+                             dim0, dim1);
+    if (d[0] == d[1])
+        return ct__set_error(ctx, CT_ERR_INVALID_ARG,
+                             "linalg.matrix_norm: dims must be different, got (%d, %d)", dim0,
+                             dim1);
+    double p = 0;
+    const bool fro = !strcmp(ord, "fro"), nuc = !strcmp(ord, "nuc");
+    if (!fro && !nuc) {
+        if (!strcmp(ord, "inf"))
+            p = INFINITY;
+        else if (!strcmp(ord, "-inf"))
+            p = -INFINITY;
+        else if (!strcmp(ord, "1"))
+            p = 1;
+        else if (!strcmp(ord, "-1"))
+            p = -1;
+        else if (!strcmp(ord, "2"))
+            p = 2;
+        else if (!strcmp(ord, "-2"))
+            p = -2;
+        else
+            return ct__set_error(ctx, CT_ERR_INVALID_ARG,
+                                 "linalg.matrix_norm: order %s not supported (fro, nuc, inf, "
+                                 "-inf, 1, -1, 2, -2)",
+                                 ord);
+    }
+    if (fro) return ct_norm(ctx, a, 2, 2, d, keepdim, out);
+    ct_tensor *t[6] = {NULL};
+    if (nuc || fabs(p) == 2) { /* singular values of the dims moved to the end */
+        int perm[CT_MAX_DIMS], inv[CT_MAX_DIMS];
+        ct__backshift(a->ndim, d[0], d[1], perm, inv);
+        const int last = -1;
+        st = ct_tensor_permute(ctx, a, perm, &t[0]);
+        if (st == CT_OK) st = ct_linalg_svd(ctx, t[0], NULL, &t[1], NULL);
+        if (st == CT_OK)
+            st = nuc     ? ct_sum(ctx, t[1], 1, &last, keepdim, &t[2])
+                 : p > 0 ? ct_amax(ctx, t[1], 1, &last, keepdim, &t[2])
+                         : ct_amin(ctx, t[1], 1, &last, keepdim, &t[2]);
+        if (st == CT_OK && keepdim) {
+            st = ct_tensor_unsqueeze(ctx, t[2], -1, &t[3]);
+            if (st == CT_OK) st = ct_tensor_permute(ctx, t[3], inv, out);
+        } else if (st == CT_OK) {
+            *out = t[2], t[2] = NULL;
+        }
+    } else { /* 1 / inf: the max (min) over one dim of the abs sums over the other */
+        if (isinf(p)) {
+            const int s = d[0];
+            d[0] = d[1], d[1] = s;
+        }
+        if (!keepdim && d[0] < d[1]) d[1]--;
+        st = ct_norm(ctx, a, 1, 1, &d[0], keepdim, &t[0]);
+        if (st == CT_OK)
+            st = p > 0 ? ct_amax(ctx, t[0], 1, &d[1], keepdim, out)
+                       : ct_amin(ctx, t[0], 1, &d[1], keepdim, out);
+    }
+    ct__rel_all(6, t);
+    return st;
+}
+ct_status ct_linalg_matrix_norm(ct_ctx *ctx, const ct_tensor *a, const char *ord, int dim0,
+                                int dim1, bool keepdim, ct_tensor **out) {
+    return ct__error_within(ctx, "linalg.matrix_norm",
+                            ct__matrix_norm(ctx, a, ord, dim0, dim1, keepdim, out));
+}
+
+/* ---- linalg.pinv through the SVD: V diag(1 / s where s > tol) U^H, tol = max(atol, rtol
+ * s_max); NaN atol / rtol is torch's None (both None: rtol = eps max(m, n)) ---- */
+static ct_status ct__pinv(ct_ctx *ctx, const ct_tensor *a, double atol, double rtol,
+                          ct_tensor **out) {
+    const ct_tensor *ins[1] = {a};
+    ct_status st = ct__check_args(ctx, "linalg.pinv", 1, ins, out);
+    if (st != CT_OK) return st;
+    *out = NULL;
+    if (a->dtype != CT_FLOAT32 && a->dtype != CT_FLOAT64)
+        return ct__set_error(ctx, CT_ERR_DTYPE,
+                             "linalg.pinv: expected a float or double tensor, got %s",
+                             ct_dtype_name(a->dtype));
+    if (a->ndim < 2)
+        return ct__set_error(ctx, CT_ERR_SHAPE,
+                             "linalg.pinv: the input tensor must have at least 2 dimensions");
+    const int64_t m = a->shape[a->ndim - 2], n = a->shape[a->ndim - 1];
+    if (isnan(rtol))
+        rtol = isnan(atol) ? (a->dtype == CT_FLOAT32 ? 0x1p-23 : 0x1p-52) * (double)(m > n ? m : n)
+                           : 0;
+    if (isnan(atol)) atol = 0;
+    if (atol < 0 || rtol < 0)
+        return ct__set_error(ctx, CT_ERR_INVALID_ARG, "linalg.pinv: atol and rtol must be >= 0");
+    ct_tensor *U = NULL, *S = NULL, *Vh = NULL, *t[10] = {NULL};
+    st = ct_linalg_svd(ctx, a, &U, &S, &Vh);
+    if (st == CT_OK) st = ct_tensor_narrow(ctx, S, -1, 0, m && n ? 1 : 0, &t[0]); /* s_max */
+    if (st == CT_OK) st = ct_mul_scalar(ctx, t[0], rtol, &t[1]);
+    if (st == CT_OK) st = ct_tensor_full(ctx, S->dtype, 0, &m, atol, &t[2]);
+    if (st == CT_OK) st = ct_maximum(ctx, t[2], t[1], &t[3]); /* tol */
+    if (st == CT_OK) st = ct_gt(ctx, S, t[3], &t[4]);
+    if (st == CT_OK) st = ct_reciprocal(ctx, S, &t[5]);
+    if (st == CT_OK) st = ct_tensor_full(ctx, S->dtype, 0, &m, 0, &t[6]);
+    if (st == CT_OK) st = ct_where(ctx, t[4], t[5], t[6], &t[7]); /* S_pseudoinv */
+    ct_tensor *vh_t = NULL, *u_t = NULL, *sp = NULL, *vs = NULL;
+    if (st == CT_OK) st = ct_tensor_transpose(ctx, Vh, -2, -1, &vh_t);
+    if (st == CT_OK) st = ct_tensor_unsqueeze(ctx, t[7], -2, &sp);
+    if (st == CT_OK) st = ct_mul(ctx, vh_t, sp, &vs);
+    if (st == CT_OK) st = ct_tensor_transpose(ctx, U, -2, -1, &u_t);
+    if (st == CT_OK) st = ct_matmul(ctx, vs, u_t, out);
+    ct_tensor_release(U), ct_tensor_release(S), ct_tensor_release(Vh);
+    ct_tensor_release(vh_t), ct_tensor_release(u_t), ct_tensor_release(sp), ct_tensor_release(vs);
+    ct__rel_all(10, t);
+    return st;
+}
+ct_status ct_linalg_pinv(ct_ctx *ctx, const ct_tensor *a, double atol, double rtol,
+                         ct_tensor **out) {
+    uint64_t mark = ct__ag_mark(ctx); /* torch 1.13's native op with its own formula */
+    ct_status st = ct__error_within(ctx, "linalg.pinv", ct__pinv(ctx, a, atol, rtol, out));
+    return ct__ag_named(ctx, st, out, mark, "LinalgPinvBackward0");
+}
+
+/* ---- linalg.multi_dot: a chain of mm in torch's order (2: one mm; 3: the cheaper of (AB)C and
+ * A(BC), (AB)C on a tie; more: the matrix-chain dynamic program); a 1-d first (last) operand is
+ * a row (column) and its dim is dropped from the result ---- */
+static ct_status ct__chain(ct_ctx *ctx, ct_tensor *const *m, const int *split, int n, int i, int j,
+                           ct_tensor **out) {
+    if (i == j) {
+        *out = ct_tensor_retain(m[i]);
+        return CT_OK;
+    }
+    const int k = split[i * n + j];
+    ct_tensor *l = NULL, *r = NULL;
+    ct_status st = ct__chain(ctx, m, split, n, i, k, &l);
+    if (st == CT_OK) st = ct__chain(ctx, m, split, n, k + 1, j, &r);
+    if (st == CT_OK) st = ct_matmul(ctx, l, r, out);
+    ct_tensor_release(l), ct_tensor_release(r);
+    return st;
+}
+static ct_status ct__multi_dot(ct_ctx *ctx, int n, const ct_tensor *const *ts, ct_tensor **out) {
+    ct_status st = ct__list_args(ctx, "linalg.multi_dot", n, ts, out);
+    if (st != CT_OK) return st;
+    if (n < 2)
+        return ct__set_error(ctx, CT_ERR_INVALID_ARG,
+                             "linalg.multi_dot: expected at least 2 tensors but got %d", n);
+    for (int i = 0; i < n; i++) {
+        const bool end = i == 0 || i == n - 1;
+        if (ts[i]->ndim != 2 && !(end && ts[i]->ndim == 1))
+            return ct__set_error(ctx, CT_ERR_SHAPE,
+                                 "linalg.multi_dot: tensor %d must be 2D%s but got %dD", i,
+                                 end ? " or 1D" : "", ts[i]->ndim);
+        if (ts[i]->dtype != ts[0]->dtype)
+            return ct__set_error(ctx, CT_ERR_DTYPE,
+                                 "linalg.multi_dot: all tensors must have the same dtype, got %s "
+                                 "and %s",
+                                 ct_dtype_name(ts[0]->dtype), ct_dtype_name(ts[i]->dtype));
+    }
+    ct_tensor *m[CT__LIST_MAX] = {NULL};
+    for (int i = 0; i < n && st == CT_OK; i++) {
+        if (ts[i]->ndim == 1)
+            st = ct_tensor_unsqueeze(ctx, ts[i], i == 0 ? 0 : -1, &m[i]);
+        else
+            m[i] = ct_tensor_retain((ct_tensor *)ts[i]);
+    }
+    for (int i = 0; i + 1 < n && st == CT_OK; i++)
+        if (m[i]->shape[1] != m[i + 1]->shape[0])
+            st = ct__set_error(ctx, CT_ERR_SHAPE,
+                               "linalg.multi_dot: tensors %d and %d with shapes (%lld, %lld) and "
+                               "(%lld, %lld) cannot be multiplied",
+                               i, i + 1, (long long)m[i]->shape[0], (long long)m[i]->shape[1],
+                               (long long)m[i + 1]->shape[0], (long long)m[i + 1]->shape[1]);
+    ct_tensor *r = NULL;
+    if (st == CT_OK && n == 2) {
+        st = ct_matmul(ctx, m[0], m[1], &r);
+    } else if (st == CT_OK && n == 3) {
+        const double a = (double)m[0]->shape[0], b = (double)m[1]->shape[0];
+        const double c = (double)m[2]->shape[0], dd = (double)m[2]->shape[1];
+        const double cost1 = (a * c) * (b + dd), cost2 = (b * dd) * (a + c);
+        ct_tensor *p = NULL;
+        if (cost1 > cost2) {
+            st = ct_matmul(ctx, m[1], m[2], &p);
+            if (st == CT_OK) st = ct_matmul(ctx, m[0], p, &r);
+        } else {
+            st = ct_matmul(ctx, m[0], m[1], &p);
+            if (st == CT_OK) st = ct_matmul(ctx, p, m[2], &r);
+        }
+        ct_tensor_release(p);
+    } else if (st == CT_OK) { /* the matrix-chain order (CLRS; the first minimum wins) */
+        double cost[CT__LIST_MAX * CT__LIST_MAX];
+        int split[CT__LIST_MAX * CT__LIST_MAX];
+        double pdim[CT__LIST_MAX + 1];
+        for (int i = 0; i < n; i++)
+            pdim[i] = (double)m[i]->shape[0];
+        pdim[n] = (double)m[n - 1]->shape[1];
+        for (int i = 0; i < n; i++)
+            cost[i * n + i] = 0;
+        for (int l = 1; l < n; l++)
+            for (int i = 0; i + l < n; i++) {
+                const int j = i + l;
+                cost[i * n + j] = INFINITY;
+                for (int k = i; k < j; k++) {
+                    const double q = cost[i * n + k] + cost[(k + 1) * n + j] +
+                                     pdim[i] * pdim[k + 1] * pdim[j + 1];
+                    if (q < cost[i * n + j]) cost[i * n + j] = q, split[i * n + j] = k;
+                }
+            }
+        st = ct__chain(ctx, m, split, n, 0, n - 1, &r);
+    }
+    const bool row = ts[0]->ndim == 1, col = ts[n - 1]->ndim == 1;
+    if (st == CT_OK && (row || col)) {
+        int64_t sh[2];
+        int nd = 0;
+        if (!row) sh[nd++] = r->shape[0];
+        if (!col) sh[nd++] = r->shape[1];
+        st = ct_tensor_reshape(ctx, r, nd, sh, out);
+    } else if (st == CT_OK) {
+        *out = ct_tensor_retain(r);
+    }
+    ct_tensor_release(r);
+    ct__rel_all(n, m);
+    return st;
+}
+ct_status ct_linalg_multi_dot(ct_ctx *ctx, int n, const ct_tensor *const *ts, ct_tensor **out) {
+    uint64_t mark = ct__ag_mark(ctx); /* torch reshapes the chain's product last: a view */
+    ct_status st = ct__error_within(ctx, "linalg.multi_dot", ct__multi_dot(ctx, n, ts, out));
+    return ct__ag_named(ctx, st, out, mark, "ViewBackward0");
+}
+
+/* ---- cdist: p-norm distances between the rows of x1 (..., P, M) and x2 (..., R, M); p = 2
+ * with more than 25 rows on either side takes torch's matmul form (|a|^2 - 2 a.b + |b|^2,
+ * clamped at 0, square root), the rest the norm of the differences ---- */
+static ct_status ct__cdist(ct_ctx *ctx, const ct_tensor *x1, const ct_tensor *x2, double p,
+                           ct_tensor **out) {
+    const ct_tensor *ins[2] = {x1, x2};
+    ct_status st = ct__check_args(ctx, "cdist", 2, ins, out);
+    if (st != CT_OK) return st;
+    *out = NULL;
+    if (!ct_dtype_is_floating(x1->dtype) || x1->dtype != x2->dtype)
+        return ct__set_error(ctx, CT_ERR_DTYPE,
+                             "cdist: only supports floating-point dtypes of one kind, got %s and "
+                             "%s (as torch)",
+                             ct_dtype_name(x1->dtype), ct_dtype_name(x2->dtype));
+    if (x1->ndim < 2 || x2->ndim < 2)
+        return ct__set_error(ctx, CT_ERR_SHAPE, "cdist: inputs must have at least 2 dimensions");
+    if (x1->shape[x1->ndim - 1] != x2->shape[x2->ndim - 1])
+        return ct__set_error(ctx, CT_ERR_SHAPE,
+                             "cdist: X1 and X2 must have the same number of columns");
+    if (!(p >= 0))
+        return ct__set_error(ctx, CT_ERR_INVALID_ARG, "cdist: p value must be >= 0, got %g", p);
+    const int64_t P = x1->shape[x1->ndim - 2], R = x2->shape[x2->ndim - 2];
+    ct_tensor *t[12] = {NULL};
+    const int last = -1;
+    if (p == 2 && (P > 25 || R > 25)) {
+        st = ct_pow(ctx, x1, 2, &t[0]);
+        if (st == CT_OK) st = ct_sum(ctx, t[0], 1, &last, true, &t[1]); /* x1_norm */
+        if (st == CT_OK) st = ct_ones_like(ctx, t[1], &t[2]);
+        if (st == CT_OK) st = ct_pow(ctx, x2, 2, &t[3]);
+        if (st == CT_OK) st = ct_sum(ctx, t[3], 1, &last, true, &t[4]); /* x2_norm */
+        if (st == CT_OK) st = ct_ones_like(ctx, t[4], &t[5]);
+        if (st == CT_OK) st = ct_mul_scalar(ctx, x1, -2, &t[6]);
+        const ct_tensor *l1[3] = {t[6], t[1], t[2]}, *l2[3] = {x2, t[5], t[4]};
+        if (st == CT_OK) st = ct_cat(ctx, 3, l1, -1, &t[7]);
+        if (st == CT_OK) st = ct_cat(ctx, 3, l2, -1, &t[8]);
+        if (st == CT_OK) st = ct_tensor_transpose(ctx, t[8], -2, -1, &t[9]);
+        if (st == CT_OK) st = ct_matmul(ctx, t[7], t[9], &t[10]);
+        const double zero = 0;
+        if (st == CT_OK) st = ct_clamp(ctx, t[10], &zero, NULL, &t[11]);
+        if (st == CT_OK) st = ct_sqrt(ctx, t[11], out);
+    } else {
+        st = ct_tensor_unsqueeze(ctx, x1, -2, &t[0]);                  /* (..., P, 1, M) */
+        if (st == CT_OK) st = ct_tensor_unsqueeze(ctx, x2, -3, &t[1]); /* (..., 1, R, M) */
+        if (st == CT_OK) st = ct_sub(ctx, t[0], t[1], &t[2]);
+        if (st == CT_OK) st = ct_norm(ctx, t[2], p, 1, &last, false, out);
+    }
+    ct__rel_all(12, t);
+    return st;
+}
+ct_status ct_cdist(ct_ctx *ctx, const ct_tensor *x1, const ct_tensor *x2, double p,
+                   ct_tensor **out) {
+    uint64_t mark = ct__ag_mark(ctx);
+    ct_status st = ct__error_within(ctx, "cdist", ct__cdist(ctx, x1, x2, p, out));
+    /* the direct form is torch's native _cdist_forward (CdistBackward0); the matmul form ends
+     * with torch's reshape of the result (a view) */
+    const bool mm = p == 2 && x1 && x2 && x1->ndim >= 2 && x2->ndim >= 2 &&
+                    (x1->shape[x1->ndim - 2] > 25 || x2->shape[x2->ndim - 2] > 25);
+    return ct__ag_named(ctx, st, out, mark, mm ? "ViewBackward0" : "CdistBackward0");
+}
