@@ -2,7 +2,7 @@
  * atleast_1d/2d/3d, hstack, vstack, dstack, column_stack, tensor_split (sections and indices),
  * block_diag, cartesian_prod, diag_embed, vander, logspace, triu_indices / tril_indices,
  * quantile, nanquantile, cumulative_trapezoid, linalg.vector_norm / matrix_norm / pinv / multi_dot,
- * cdist, tensordot, addmv, addr, linalg.matrix_power and logdet. Each result is
+ * cdist, mode, histc, tensordot, addmv, addr, linalg.matrix_power and logdet. Each result is
  * printed and checked
  * against values worked out by hand, then one gradient through tensordot. Build and run: see
  * README ("Examples"). */
@@ -144,6 +144,13 @@ int main(void) {
     keep(pts);
     CHECK(ct_cdist(ctx, pts, pts, 1, &r)); /* rows (1, 1) and (0, 1) */
     EXPECT("cdist(p=1)", r, 0, 1, 1, 0);
+
+    ct_tensor *mv = NULL, *mi = NULL;
+    CHECK(ct_mode(ctx, f64(5, (const double[]){2, 7, 2, 7, 1}), 0, false, &mv, &mi));
+    keep(mi);
+    EXPECT("mode(2 7 2 7 1)", mv, 2); /* the smallest of the most frequent */
+    CHECK(ct_histc(ctx, seven, 3, 0, 6, &r));
+    EXPECT("histc(0..6, 3 bins)", r, 2, 2, 3);
 
     /* d/dA sum(tensordot(A, B, 1)) = row sums of B, broadcast over A's rows */
     ct_tensor *A = f64(4, (const double[]){1, 2, 3, 4}), *A2 = NULL, *s = NULL;

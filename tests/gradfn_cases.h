@@ -247,6 +247,11 @@ static ct_tensor *gf_run(ct_ctx *ctx, const char *name, ct_status *stp) {
     if (IS("vander")) st = ct_vander(ctx, v, 4, false, &r);
     if (IS("vander_inc")) st = ct_vander(ctx, v, 4, true, &r);
     if (IS("cumulative_trapezoid")) st = ct_cumulative_trapezoid(ctx, x, 0.5, -1, &r);
+    if (IS("mode")) {
+        ct_tensor *mi = NULL;
+        st = ct_mode(ctx, x, 1, false, &r, &mi);
+        ct_tensor_release(mi);
+    }
     if (IS("cumulative_trapezoid_x")) {
         ct_tensor *y0 = NULL;
         st = ct_tensor_narrow(ctx, y, 0, 0, 1, &y0);
@@ -298,8 +303,7 @@ static ct_tensor *gf_run(ct_ctx *ctx, const char *name, ct_status *stp) {
     if (IS("cosine_embedding_loss")) {
         ct_tensor *t = NULL;
         st = ct_tensor_from_host(ctx, (const double[]){1, -1}, CT_FLOAT64, 1, S(2), &t);
-        if (st == CT_OK)
-            st = ct_cosine_embedding_loss(ctx, x, y, t, 0.1, CT_REDUCTION_MEAN, &r);
+        if (st == CT_OK) st = ct_cosine_embedding_loss(ctx, x, y, t, 0.1, CT_REDUCTION_MEAN, &r);
         ct_tensor_release(t);
     }
     if (IS("poisson_nll_loss")) {

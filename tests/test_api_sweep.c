@@ -2258,6 +2258,16 @@ static void s1_ct_cumulative_trapezoid_x(void) { SWEEP_STATUS(ct_cumulative_trap
 static void s2_ct_cumulative_trapezoid_x(void) { SWEEP_STATUS(ct_cumulative_trapezoid_x(S_ctx, S_t, S_t, (int){0}, NULL)); }
 static void s3_ct_cumulative_trapezoid_x(void) { SWEEP_STATUS(ct_cumulative_trapezoid_x(S_ctx, S_t, S_t, (int){0}, &S_out[0])); }
 static void s4_ct_cumulative_trapezoid_x(void) { SWEEP_STATUS(ct_cumulative_trapezoid_x(S_ctx, S_t, S_t, (int){0}, &S_out[0])); }
+static void s0_ct_mode(void) { (void)ct_mode(NULL, NULL, (int){0}, (bool){0}, NULL, NULL); }
+static void s1_ct_mode(void) { SWEEP_STATUS(ct_mode(S_ctx, NULL, (int){0}, (bool){0}, NULL, NULL)); }
+static void s2_ct_mode(void) { SWEEP_STATUS(ct_mode(S_ctx, S_t, (int){0}, (bool){0}, NULL, NULL)); }
+static void s3_ct_mode(void) { SWEEP_STATUS(ct_mode(S_ctx, S_t, (int){0}, (bool){0}, &S_out[0], &S_out[1])); }
+static void s4_ct_mode(void) { SWEEP_STATUS(ct_mode(S_ctx, S_t, (int){0}, (bool){0}, &S_out[0], &S_out[1])); }
+static void s0_ct_histc(void) { (void)ct_histc(NULL, NULL, (int64_t){0}, (double){0}, (double){0}, NULL); }
+static void s1_ct_histc(void) { SWEEP_STATUS(ct_histc(S_ctx, NULL, (int64_t){0}, (double){0}, (double){0}, NULL)); }
+static void s2_ct_histc(void) { SWEEP_STATUS(ct_histc(S_ctx, S_t, (int64_t){0}, (double){0}, (double){0}, NULL)); }
+static void s3_ct_histc(void) { SWEEP_STATUS(ct_histc(S_ctx, S_t, (int64_t){0}, (double){0}, (double){0}, &S_out[0])); }
+static void s4_ct_histc(void) { SWEEP_STATUS(ct_histc(S_ctx, S_t, (int64_t){0}, (double){0}, (double){0}, &S_out[0])); }
 static void s0_ct_cdist(void) { (void)ct_cdist(NULL, NULL, NULL, (double){0}, NULL); }
 static void s1_ct_cdist(void) { SWEEP_STATUS(ct_cdist(S_ctx, NULL, NULL, (double){0}, NULL)); }
 static void s2_ct_cdist(void) { SWEEP_STATUS(ct_cdist(S_ctx, S_t, S_t, (double){0}, NULL)); }
@@ -5005,6 +5015,16 @@ static const sweep_case sweep_cases[] = {
     {"ct_cumulative_trapezoid_x", 2, s2_ct_cumulative_trapezoid_x},
     {"ct_cumulative_trapezoid_x", 3, s3_ct_cumulative_trapezoid_x},
     {"ct_cumulative_trapezoid_x", 4, s4_ct_cumulative_trapezoid_x},
+    {"ct_mode", 0, s0_ct_mode},
+    {"ct_mode", 1, s1_ct_mode},
+    {"ct_mode", 2, s2_ct_mode},
+    {"ct_mode", 3, s3_ct_mode},
+    {"ct_mode", 4, s4_ct_mode},
+    {"ct_histc", 0, s0_ct_histc},
+    {"ct_histc", 1, s1_ct_histc},
+    {"ct_histc", 2, s2_ct_histc},
+    {"ct_histc", 3, s3_ct_histc},
+    {"ct_histc", 4, s4_ct_histc},
     {"ct_cdist", 0, s0_ct_cdist},
     {"ct_cdist", 1, s1_ct_cdist},
     {"ct_cdist", 2, s2_ct_cdist},

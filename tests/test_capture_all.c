@@ -1401,6 +1401,8 @@ static const struct {
     {"ct_split", "views"},
     {"ct_tensor_split", "views"},
     {"ct_gaussian_nll_loss", "reads var on the host (torch.any(var < 0)), which capture refuses"},
+    {"ct_mode", "counts on the host (reads the input), which capture refuses"},
+    {"ct_histc", "counts on the host (reads the input), which capture refuses"},
     {"ct_quantile", "reads q on the host (torch's CPU range check of q), which capture refuses"},
     {"ct_nanquantile", "reads q on the host (torch's CPU range check of q), which capture refuses"},
     {"ct_tensor_triu_indices", "an index constant built on the host from its arguments"},

@@ -503,6 +503,79 @@ TEST(norms_pinv_chains_distances) {
         }
 }
 
+/* mode against counting (the smallest most frequent value, its last index) and torch's table;
+ * histc against a naive bin count and torch's tables */
+TEST(mode_and_histc) {
+    ct_tensor *x = tu_make(ctx, &rng, CT_INT32, 2, SH(6, 9), 0, 0, 4, NULL), *v = NULL, *i = NULL;
+    CHECK_OK(ct_mode(ctx, x, 1, false, &v, &i));
+    double *xv = tu_read(x), *vv = v ? tu_read(v) : NULL, *iv = i ? tu_read(i) : NULL;
+    CHECK(tu_same_shape(v, 1, SH(6)) && ct_tensor_dtype(i) == CT_INT64);
+    for (int r = 0; vv && iv && r < 6; r++) {
+        int best = -1, cnt = 0;
+        for (int val = 0; val <= 4; val++) {
+            int c = 0;
+            for (int j = 0; j < 9; j++)
+                c += xv[r * 9 + j] == val;
+            if (c > cnt) cnt = c, best = val;
+        }
+        int last = -1;
+        for (int j = 0; j < 9; j++)
+            if (xv[r * 9 + j] == best) last = j;
+        CHECK_MSG(vv[r] == best && iv[r] == last, "mode row %d: %g at %g, want %d at %d", r, vv[r],
+                  iv[r], best, last);
+    }
+    free(xv), free(vv), free(iv), ct_tensor_release(v), ct_tensor_release(i), ct_tensor_release(x);
+    const double t1[4] = {1, 2, 1, 3};
+    x = tu_from_vals(ctx, CT_FLOAT64, 2, SH(2, 2), t1);
+    CHECK_OK(ct_mode(ctx, x, 0, true, &v, &i)); /* torch: values [1, 2], indices [1, 0] */
+    vv = v ? tu_read(v) : NULL, iv = i ? tu_read(i) : NULL;
+    CHECK(tu_same_shape(v, 2, SH(1, 2)) && vv && iv && vv[0] == 1 && vv[1] == 2 && iv[0] == 1 &&
+          iv[1] == 0);
+    free(vv), free(iv), ct_tensor_release(v), ct_tensor_release(i), ct_tensor_release(x);
+    /* histc: torch's tables, then a naive count over random data */
+    const double hv[7] = {1, 2, 1, 4, 2.5, NAN, 10};
+    ct_tensor *h = NULL, *hx = tu_from_vals(ctx, CT_FLOAT64, 1, SH(7), hv);
+    CHECK_OK(ct_histc(ctx, hx, 4, 0, 4, &h));
+    double *g = h ? tu_read(h) : NULL;
+    CHECK(g && g[0] == 0 && g[1] == 2 && g[2] == 2 && g[3] == 1); /* torch counts the NaN in 0 */
+    free(g), ct_tensor_release(h), ct_tensor_release(hx);
+    const double fv[4] = {0.1, 0.2, 0.3, 0.7};
+    hx = tu_from_vals(ctx, CT_FLOAT32, 1, SH(4), fv);
+    CHECK_OK(ct_histc(ctx, hx, 10, 0, 1, &h));
+    g = h ? tu_read(h) : NULL;
+    const double want10[10] = {0, 1, 1, 1, 0, 0, 0, 1, 0, 0};
+    for (int k = 0; g && k < 10; k++)
+        CHECK(g[k] == want10[k]);
+    free(g), ct_tensor_release(h), ct_tensor_release(hx);
+    const double same[2] = {3, 3};
+    hx = tu_from_vals(ctx, CT_FLOAT64, 1, SH(2), same);
+    CHECK_OK(ct_histc(ctx, hx, 2, 0, 0, &h)); /* the range [2, 4] */
+    g = h ? tu_read(h) : NULL;
+    CHECK(g && g[0] == 0 && g[1] == 2);
+    free(g), ct_tensor_release(h), ct_tensor_release(hx);
+    ct_tensor *r = tu_make(ctx, &rng, CT_FLOAT64, 1, SH(500), 0, -1.5, 2.5, NULL);
+    CHECK_OK(ct_histc(ctx, r, 7, -1, 2, &h));
+    double *rv = tu_read(r);
+    g = h ? tu_read(h) : NULL;
+    double cnt[7] = {0};
+    for (int k = 0; k < 500; k++)
+        if (rv[k] >= -1 && rv[k] <= 2) {
+            int b = (int)((rv[k] + 1) * 7 / 3);
+            cnt[b > 6 ? 6 : b] += 1;
+        }
+    for (int k = 0; g && k < 7; k++)
+        CHECK_MSG(g[k] == cnt[k], "histc bin %d: %g vs %g", k, g[k], cnt[k]);
+    free(g), free(rv), ct_tensor_release(h);
+    const double inf2[2] = {1, INFINITY};
+    hx = tu_from_vals(ctx, CT_FLOAT64, 1, SH(2), inf2);
+    CHECK_ST(ct_histc(ctx, hx, 2, 0, 0, &h), CT_ERR_INVALID_ARG);
+    CHECK_ST(ct_histc(ctx, r, 2, 3, 1, &h), CT_ERR_INVALID_ARG);
+    ct_tensor *ri = NULL;
+    CHECK_OK(ct_cast(ctx, r, CT_INT64, &ri));
+    CHECK_ST(ct_histc(ctx, ri, 2, 0, 0, &h), CT_ERR_DTYPE);
+    ct_tensor_release(hx), ct_tensor_release(r), ct_tensor_release(ri);
+}
+
 /* hostile sizes: errors, never overflow or a stack write past CT_MAX_DIMS */
 TEST(hostile_sizes) {
     ct_tensor *a8 = NULL, *r = NULL, *w = NULL, *z = NULL;
@@ -647,6 +720,18 @@ static ct_status f_multi(const ct_tensor *x, ct_tensor **y) {
 static ct_status f_cumtrapz(const ct_tensor *x, ct_tensor **y) {
     return ct_cumulative_trapezoid(ctx, x, 0.5, 0, y);
 }
+static ct_status f_mode(const ct_tensor *x, ct_tensor **y) {
+    ct_tensor *r = NULL, *v = NULL, *i = NULL; /* rounded to tenths: repeated values */
+    ct_status st = ct_mul_scalar(ctx, x, 0.3, &r);
+    ct_tensor *rr = NULL;
+    if (st == CT_OK) st = ct_round(ctx, r, &rr);
+    ct_tensor *s = NULL;
+    if (st == CT_OK) st = ct_add(ctx, x, rr, &s); /* distinct values, differentiable */
+    if (st == CT_OK) st = ct_mode(ctx, s, 1, false, &v, &i);
+    ct_tensor_release(r), ct_tensor_release(rr), ct_tensor_release(s), ct_tensor_release(i);
+    *y = v;
+    return st;
+}
 static ct_status f_hstack(const ct_tensor *x, ct_tensor **y) {
     const ct_tensor *l[2] = {x, x};
     return ct_column_stack(ctx, 2, l, y);
@@ -673,6 +758,7 @@ TEST(gradients) {
     tu_gradcheck(ctx, &rng, "matrix_norm nuc", f_mnorm, 2, SH(3, 3));
     tu_gradcheck(ctx, &rng, "multi_dot", f_multi, 2, SH(3, 3));
     tu_gradcheck(ctx, &rng, "cumulative_trapezoid", f_cumtrapz, 2, SH(4, 2));
+    tu_gradcheck(ctx, &rng, "mode", f_mode, 2, SH(2, 3));
     ct_tensor_release(b3), ct_tensor_release(g_b);
 }
 
@@ -687,6 +773,7 @@ int main(void) {
     RUN(hostile_sizes);
     RUN(quantile_as_torch);
     RUN(norms_pinv_chains_distances);
+    RUN(mode_and_histc);
     RUN(gradients);
     CHECK(ct_ctx_live_tensors(ctx) == 0);
     ct_ctx_free(ctx);

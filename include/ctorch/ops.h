@@ -824,6 +824,14 @@ CT_API ct_status ct_cumulative_trapezoid(ct_ctx *ctx, const ct_tensor *y, double
                                          ct_tensor **out);
 CT_API ct_status ct_cumulative_trapezoid_x(ct_ctx *ctx, const ct_tensor *y, const ct_tensor *x,
                                            int dim, ct_tensor **out);
+/* torch.mode along dim: the most frequent value (the smallest among ties) and the index of its
+ * last occurrence (int64); differentiable through the values. NaN values never tie. */
+CT_API ct_status ct_mode(ct_ctx *ctx, const ct_tensor *a, int dim, bool keepdim, ct_tensor **values,
+                         ct_tensor **indices);
+/* torch.histc of a float32 / float64 tensor: counts in `bins` equal bins over [min, max] (min ==
+ * max: the data's range); values outside and NaN are skipped; the result has a's dtype. */
+CT_API ct_status ct_histc(ct_ctx *ctx, const ct_tensor *a, int64_t bins, double min, double max,
+                          ct_tensor **out);
 /* torch.cdist: p-norm distances (p >= 0, inf too) between the rows of x1 (..., P, M) and x2
  * (..., R, M) -> (..., P, R); p = 2 with more than 25 rows takes torch's matmul form. */
 CT_API ct_status ct_cdist(ct_ctx *ctx, const ct_tensor *x1, const ct_tensor *x2, double p,

@@ -202,6 +202,7 @@ CASES = {
     'multi_dot': lambda o: torch.linalg.multi_dot([o.m, o.m, o.m]),
     'cdist': lambda o: torch.cdist(o.x, o.y),
     'cdist_mm': lambda o: torch.cdist(o.x.repeat(14, 1), o.y),
+    'mode': lambda o: torch.mode(o.x, 1)[0],
     'margin_ranking_loss': lambda o: F.margin_ranking_loss(o.x, o.y, torch.sign(o.z.detach()), 0.5),
     'hinge_embedding_loss': lambda o: F.hinge_embedding_loss(o.x, torch.sign(o.z.detach()), 1.0, reduction='sum'),
     'soft_margin_loss': lambda o: F.soft_margin_loss(o.x, o.y.detach(), reduction='none'),

@@ -1245,3 +1245,200 @@ ct_status ct_cdist(ct_ctx *ctx, const ct_tensor *x1, const ct_tensor *x2, double
                     (x1->shape[x1->ndim - 2] > 25 || x2->shape[x2->ndim - 2] > 25);
     return ct__ag_named(ctx, st, out, mark, mm ? "ViewBackward0" : "CdistBackward0");
 }
+
+/* ---- mode: the most frequent value along dim (the smallest among ties) and the index of its
+ * last occurrence (torch's sort-and-scan, whose std::sort keeps equal values in order on the
+ * slices of up to 16 elements; NaN values never equal each other). Computed on the host; the
+ * values are gathered at the indices, so the gradient reaches those elements (ModeBackward0) */
+typedef struct {
+    double v;
+    int64_t i, k; /* k: an exact key for integers (v may round above 2^53) */
+} ct__mode_el;
+static bool ct__mode_int; /* set before qsort: compare the exact integer keys */
+static int ct__mode_cmp(const void *pa, const void *pb) {
+    const ct__mode_el *a = pa, *b = pb;
+    if (ct__mode_int) {
+        if (a->k != b->k) return a->k < b->k ? -1 : 1;
+    } else {
+        const bool na = a->v != a->v, nb = b->v != b->v;
+        if (na != nb) return na ? 1 : -1; /* NaN last */
+        if (!na && a->v != b->v) return a->v < b->v ? -1 : 1;
+    }
+    return a->i < b->i ? -1 : a->i > b->i; /* stable */
+}
+static bool ct__mode_eq(const ct__mode_el *a, const ct__mode_el *b, bool integral) {
+    return integral ? a->k == b->k : a->v == b->v; /* NaN != NaN */
+}
+static ct_status ct__mode(ct_ctx *ctx, const ct_tensor *a, int dim, bool keepdim,
+                          ct_tensor **values, ct_tensor **indices) {
+    if (!ctx) return CT_ERR_INVALID_ARG;
+    if (!values || !indices)
+        return ct__set_error(ctx, CT_ERR_INVALID_ARG, "mode: values or indices is NULL");
+    *values = *indices = NULL;
+    const ct_tensor *ins[1] = {a};
+    ct_status st = ct__check_args(ctx, "mode", 1, ins, values);
+    if (st != CT_OK) return st;
+    if (!ct__is_compute_dtype(a->dtype))
+        return ct__set_error(ctx, CT_ERR_DTYPE, "mode: dtype %s is not supported",
+                             ct_dtype_name(a->dtype));
+    int d = 0;
+    if (!ct__wrap_dim(dim, a->ndim ? a->ndim : 1, &d))
+        return ct__set_error(ctx, CT_ERR_INDEX, "mode: dim %d out of range for %d dims", dim,
+                             a->ndim);
+    const int64_t n = a->ndim ? a->shape[d] : 1;
+    if (n == 0)
+        return ct__set_error(ctx, CT_ERR_SHAPE,
+                             "mode: expected reduction dim %d to have non-zero size", dim);
+    /* the slices as rows: dim moved last, made contiguous, read as f64 (floats) or int64 */
+    const bool integral = !ct_dtype_is_floating(a->dtype);
+    ct_tensor *t[6] = {NULL};
+    if (a->ndim == 0)
+        st = ct_tensor_reshape(ctx, a, 1, &n, &t[0]);
+    else
+        st = ct_movedim(ctx, a, 1, &d, (const int[]){-1}, &t[0]);
+    if (st == CT_OK) st = ct_cast(ctx, t[0], integral ? CT_INT64 : CT_FLOAT64, &t[1]);
+    if (st == CT_OK) st = ct_tensor_contiguous(ctx, t[1], &t[2]);
+    const int64_t total = t[2] ? ct_tensor_numel(t[2]) : 0, rows = total / n;
+    void *buf = NULL;
+    ct__mode_el *el = NULL;
+    int64_t *idx = NULL;
+    if (st == CT_OK) {
+        buf = malloc(sizeof(double) * (size_t)total);
+        el = malloc(sizeof(ct__mode_el) * (size_t)n);
+        idx = malloc(sizeof(int64_t) * (size_t)rows);
+        if (!buf || !el || !idx)
+            st = ct__set_error(ctx, CT_ERR_OOM, "mode: out of memory for %lld elements",
+                               (long long)total);
+    }
+    if (st == CT_OK) st = ct_tensor_to_host(t[2], buf, sizeof(double) * (size_t)total);
+    for (int64_t r = 0; st == CT_OK && r < rows; r++) {
+        for (int64_t j = 0; j < n; j++) {
+            el[j].i = j;
+            el[j].k = integral ? ((const int64_t *)buf)[r * n + j] : 0;
+            el[j].v = integral ? (double)el[j].k : ((const double *)buf)[r * n + j];
+        }
+        ct__mode_int = integral;
+        qsort(el, (size_t)n, sizeof *el, ct__mode_cmp);
+        int64_t best = 0, run = 0, at = 0;
+        for (int64_t j = 0; j < n; j++) {
+            run++;
+            if (j == n - 1 || !ct__mode_eq(&el[j], &el[j + 1], integral)) {
+                if (run > best) best = run, at = el[j].i;
+                run = 0;
+            }
+        }
+        idx[r] = at;
+    }
+    /* indices shaped as the result (keepdim: the dim kept as 1), values gathered at them */
+    int64_t ish[CT_MAX_DIMS];
+    const int nd = a->ndim ? a->ndim : 1;
+    for (int i = 0; i < nd; i++)
+        ish[i] = a->ndim ? (i == d ? 1 : a->shape[i]) : 1;
+    if (st == CT_OK) st = ct_tensor_from_host(ctx, idx, CT_INT64, nd, ish, &t[3]);
+    if (st == CT_OK) st = ct_gather(ctx, a->ndim ? a : t[0], a->ndim ? d : 0, t[3], &t[4]);
+    if (st == CT_OK && (keepdim || a->ndim == 0)) {
+        const int64_t none[1] = {1};
+        if (a->ndim == 0) {
+            st = ct_tensor_reshape(ctx, t[4], 0, none, values);
+            if (st == CT_OK) st = ct_tensor_reshape(ctx, t[3], 0, none, indices);
+        } else {
+            *values = ct_tensor_retain(t[4]), *indices = ct_tensor_retain(t[3]);
+        }
+    } else if (st == CT_OK) {
+        st = ct_tensor_squeeze(ctx, t[4], d, values);
+        if (st == CT_OK) st = ct_tensor_squeeze(ctx, t[3], d, indices);
+    }
+    if (st != CT_OK) {
+        ct_tensor_release(*values), ct_tensor_release(*indices);
+        *values = *indices = NULL;
+    }
+    free(buf), free(el), free(idx);
+    ct__rel_all(6, t);
+    return st;
+}
+ct_status ct_mode(ct_ctx *ctx, const ct_tensor *a, int dim, bool keepdim, ct_tensor **values,
+                  ct_tensor **indices) {
+    uint64_t mark = ct__ag_mark(ctx);
+    ct_status st = ct__error_within(ctx, "mode", ct__mode(ctx, a, dim, keepdim, values, indices));
+    return ct__ag_named(ctx, st, values, mark, "ModeBackward0");
+}
+
+/* ---- histc: counts of the elements in `bins` equal bins over [min, max] (min == max: the data's
+ * range, widened by 1 on each side when it is one value); torch's histogramdd search: the
+ * linear position, corrected against linspace edges in the dtype; the right edge counts in the
+ * last bin; values outside are skipped, NaN too (torch 1.13's range check lets NaN through into
+ * the first bin). Float32 / float64, computed on the host ---- */
+static ct_status ct__histc(ct_ctx *ctx, const ct_tensor *a, int64_t bins, double lo, double hi,
+                           ct_tensor **out) {
+    const ct_tensor *ins[1] = {a};
+    ct_status st = ct__check_args(ctx, "histc", 1, ins, out);
+    if (st != CT_OK) return st;
+    *out = NULL;
+    if (a->dtype != CT_FLOAT32 && a->dtype != CT_FLOAT64)
+        return ct__set_error(ctx, CT_ERR_DTYPE, "histc: not implemented for %s (as torch)",
+                             ct_dtype_name(a->dtype));
+    if (bins <= 0 || bins > (INT64_C(1) << 30))
+        return ct__set_error(ctx, CT_ERR_INVALID_ARG, "histc: bins must be > 0 (at most 2^30)");
+    const bool f32 = a->dtype == CT_FLOAT32;
+    const int64_t n = ct_tensor_numel(a);
+    double *v = malloc(sizeof(double) * (size_t)(n ? n : 1));
+    double *h = calloc((size_t)bins, sizeof(double));
+    double *edge = malloc(sizeof(double) * (size_t)(bins + 1));
+    ct_tensor *c = NULL;
+    if (!v || !h || !edge) st = ct__set_error(ctx, CT_ERR_OOM, "histc: out of memory");
+    if (st == CT_OK) st = ct_cast(ctx, a, CT_FLOAT64, &c);
+    if (st == CT_OK) st = ct_tensor_to_host(c, v, sizeof(double) * (size_t)n);
+    if (st == CT_OK && lo == hi && n > 0) { /* the data's range */
+        lo = INFINITY, hi = -INFINITY;
+        for (int64_t i = 0; i < n; i++)
+            lo = v[i] < lo || v[i] != v[i] ? v[i] : lo, hi = v[i] > hi || v[i] != v[i] ? v[i] : hi;
+    }
+    if (st == CT_OK && lo == hi) lo -= 1, hi += 1;
+    if (st == CT_OK && f32) lo = (float)lo, hi = (float)hi;
+    if (st == CT_OK && !(isfinite(lo) && isfinite(hi)))
+        st = ct__set_error(ctx, CT_ERR_INVALID_ARG, "histc: range of [%g, %g] is not finite", lo,
+                           hi);
+    if (st == CT_OK && lo > hi)
+        st = ct__set_error(ctx, CT_ERR_INVALID_ARG, "histc: max must be larger than min");
+    if (st == CT_OK) {
+        /* the edges as torch's linspace in the dtype: lo + step i below the middle, hi - step
+         * (bins - i) from it */
+        const double step = (hi - lo) / (double)bins;
+        const float fstep = ((float)hi - (float)lo) / (float)bins; /* torch's step in the dtype */
+        for (int64_t i = 0; i <= bins; i++) {
+            const bool low = i < (bins + 1) / 2;
+            edge[i] = f32 ? (double)(low ? (float)lo + fstep * (float)i
+                                         : (float)hi - fstep * (float)(bins - i))
+                          : (low ? lo + step * (double)i : hi - step * (double)(bins - i));
+        }
+        const double left = edge[0], right = edge[bins];
+        for (int64_t i = 0; i < n; i++) {
+            const double x = v[i];
+            if (!(x >= left && x <= right)) continue;
+            int64_t pos = f32 ? (int64_t)((float)((float)x - (float)left) * (float)bins /
+                                          (float)((float)right - (float)left))
+                              : (int64_t)((x - left) * (double)bins / (right - left));
+            /* the local search of torch's histogramdd: the upper bound among edges pos-1..pos+1 */
+            int64_t p0 = pos - 1 < 0 ? 0 : pos - 1, p1 = pos + 2 > bins + 1 ? bins + 1 : pos + 2;
+            int64_t k = p0;
+            while (k < p1 && edge[k] <= x)
+                k++;
+            pos = k - 1;
+            if (pos == bins) pos--; /* the right edge counts in the last bin */
+            if (pos >= 0 && pos < bins) h[pos] += 1;
+        }
+    }
+    if (st == CT_OK) {
+        ct_tensor *hd = NULL;
+        st = ct_tensor_from_host(ctx, h, CT_FLOAT64, 1, &bins, &hd);
+        if (st == CT_OK) st = ct_cast(ctx, hd, a->dtype, out);
+        ct_tensor_release(hd);
+    }
+    ct_tensor_release(c);
+    free(v), free(h), free(edge);
+    return st;
+}
+ct_status ct_histc(ct_ctx *ctx, const ct_tensor *a, int64_t bins, double min, double max,
+                   ct_tensor **out) {
+    return ct__error_within(ctx, "histc", ct__histc(ctx, a, bins, min, max, out));
+}

@@ -140,6 +140,7 @@ static const struct {
     {"multi_dot", "grad_fn=<ViewBackward0>"},
     {"cdist", "grad_fn=<CdistBackward0>"},
     {"cdist_mm", "grad_fn=<ViewBackward0>"},
+    {"mode", "grad_fn=<ModeBackward0>"},
     {"margin_ranking_loss", "grad_fn=<MeanBackward0>"},
     {"hinge_embedding_loss", "grad_fn=<SumBackward0>"},
     {"soft_margin_loss", "grad_fn=<SoftMarginLossBackward0>"},
