@@ -2,7 +2,8 @@
  * atleast_1d/2d/3d, hstack, vstack, dstack, column_stack, tensor_split (sections and indices),
  * block_diag, cartesian_prod, diag_embed, vander, logspace, triu_indices / tril_indices,
  * quantile, nanquantile, cumulative_trapezoid, linalg.vector_norm / matrix_norm / pinv / multi_dot,
- * cdist, mode, histc, tensordot, addmv, addr, linalg.matrix_power and logdet. Each result is
+ * cdist, mode, histc, index_fill, index_copy, masked_scatter, argwhere, ravel, float_power,
+ * tensordot, addmv, addr, linalg.matrix_power and logdet. Each result is
  * printed and checked
  * against values worked out by hand, then one gradient through tensordot. Build and run: see
  * README ("Examples"). */
@@ -11,7 +12,7 @@
 #include <stdio.h>
 
 static ct_ctx *ctx;
-static ct_tensor *pool[64];
+static ct_tensor *pool[128];
 static int npool;
 
 #define CHECK(call)                                                                                \
@@ -25,8 +26,8 @@ static int npool;
     } while (0)
 #define NVALS(...) ((int)(sizeof((const double[]){__VA_ARGS__}) / sizeof(double)))
 static ct_tensor *keep(ct_tensor *t) {
-    if (t && npool == 64) ct_tensor_release(t); /* full: not kept, nothing leaks */
-    return t && npool < 64 ? (pool[npool++] = t) : NULL;
+    if (t && npool == 128) ct_tensor_release(t); /* full: not kept, nothing leaks */
+    return t && npool < 128 ? (pool[npool++] = t) : NULL;
 }
 static ct_tensor *f64(int n, const double *v) {
     ct_tensor *t = NULL;
@@ -151,6 +152,27 @@ int main(void) {
     EXPECT("mode(2 7 2 7 1)", mv, 2); /* the smallest of the most frequent */
     CHECK(ct_histc(ctx, seven, 3, 0, 6, &r));
     EXPECT("histc(0..6, 3 bins)", r, 2, 2, 3);
+
+    ct_tensor *ix = NULL, *bm = NULL;
+    CHECK(ct_tensor_from_host(ctx, (const int64_t[]){1}, CT_INT64, 1, (const int64_t[]){1}, &ix));
+    keep(ix);
+    CHECK(ct_index_fill(ctx, m2, 1, ix, 9, &r)); /* column 1 set to 9 */
+    EXPECT("index_fill(m, 1, [1], 9)", r, 1, 9, 0, 9);
+    CHECK(ct_index_copy(ctx, u, 0, ix, f64(1, (const double[]){5}), &r));
+    EXPECT("index_copy(u, 0, [1], [5])", r, 1, 5);
+    CHECK(ct_tensor_from_host(ctx, (const unsigned char[]){0, 1}, CT_BOOL, 1, (const int64_t[]){2},
+                              &bm));
+    keep(bm);
+    CHECK(ct_masked_scatter(ctx, u, bm, w, &r)); /* the first of w where the mask is true */
+    EXPECT("masked_scatter(u, [0 1], w)", r, 1, 3);
+    CHECK(ct_argwhere(ctx, bm, &r));
+    EXPECT("argwhere([0 1])", r, 1);
+    CHECK(ct_ravel(ctx, m2, &r));
+    EXPECT("ravel(m)", r, 1, 1, 0, 1);
+    CHECK(ct_float_power(ctx, w, u, &r)); /* float64: 3^1, 4^2 */
+    EXPECT("float_power(w, u)", r, 3, 16);
+    CHECK(ct_float_power_scalar(ctx, w, 0.5, &r));
+    EXPECT("float_power(w, 0.5)", r, sqrt(3.0), 2);
 
     /* d/dA sum(tensordot(A, B, 1)) = row sums of B, broadcast over A's rows */
     ct_tensor *A = f64(4, (const double[]){1, 2, 3, 4}), *A2 = NULL, *s = NULL;

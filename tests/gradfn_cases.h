@@ -247,6 +247,24 @@ static ct_tensor *gf_run(ct_ctx *ctx, const char *name, ct_status *stp) {
     if (IS("vander")) st = ct_vander(ctx, v, 4, false, &r);
     if (IS("vander_inc")) st = ct_vander(ctx, v, 4, true, &r);
     if (IS("cumulative_trapezoid")) st = ct_cumulative_trapezoid(ctx, x, 0.5, -1, &r);
+    if (IS("index_copy") || IS("index_fill")) {
+        const bool cp = IS("index_copy");
+        ct_tensor *ix = NULL, *ys = NULL;
+        st = ct_tensor_from_host(ctx, cp ? (const int64_t[]){2, 0} : (const int64_t[]){1}, CT_INT64,
+                                 1, cp ? S(2) : S(1), &ix);
+        if (st == CT_OK && cp) st = ct_tensor_narrow(ctx, y, 1, 0, 2, &ys);
+        if (st == CT_OK)
+            st = cp ? ct_index_copy(ctx, x, 1, ix, ys, &r) : ct_index_fill(ctx, x, 1, ix, -1.5, &r);
+        ct_tensor_release(ix), ct_tensor_release(ys);
+    }
+    if (IS("masked_scatter")) {
+        ct_tensor *mk = NULL;
+        st = ct_tensor_from_host(ctx, (const unsigned char[]){1, 0, 1}, CT_BOOL, 1, S(3), &mk);
+        if (st == CT_OK) st = ct_masked_scatter(ctx, x, mk, y, &r);
+        ct_tensor_release(mk);
+    }
+    if (IS("float_power")) st = ct_float_power(ctx, x, y, &r);
+    if (IS("float_power_s")) st = ct_float_power_scalar(ctx, x, 2, &r);
     if (IS("mode")) {
         ct_tensor *mi = NULL;
         st = ct_mode(ctx, x, 1, false, &r, &mi);

@@ -1903,6 +1903,21 @@ static void s1_ct_index_add(void) { SWEEP_STATUS(ct_index_add(S_ctx, NULL, (int)
 static void s2_ct_index_add(void) { SWEEP_STATUS(ct_index_add(S_ctx, S_t, (int){0}, S_t, S_t, (double){0}, NULL)); }
 static void s3_ct_index_add(void) { SWEEP_STATUS(ct_index_add(S_ctx, S_t, (int){0}, S_t, S_t, (double){0}, &S_out[0])); }
 static void s4_ct_index_add(void) { SWEEP_STATUS(ct_index_add(S_ctx, S_t, (int){0}, S_t, S_t, (double){0}, &S_out[0])); }
+static void s0_ct_index_copy(void) { (void)ct_index_copy(NULL, NULL, (int){0}, NULL, NULL, NULL); }
+static void s1_ct_index_copy(void) { SWEEP_STATUS(ct_index_copy(S_ctx, NULL, (int){0}, NULL, NULL, NULL)); }
+static void s2_ct_index_copy(void) { SWEEP_STATUS(ct_index_copy(S_ctx, S_t, (int){0}, S_t, S_t, NULL)); }
+static void s3_ct_index_copy(void) { SWEEP_STATUS(ct_index_copy(S_ctx, S_t, (int){0}, S_t, S_t, &S_out[0])); }
+static void s4_ct_index_copy(void) { SWEEP_STATUS(ct_index_copy(S_ctx, S_t, (int){0}, S_t, S_t, &S_out[0])); }
+static void s0_ct_index_fill(void) { (void)ct_index_fill(NULL, NULL, (int){0}, NULL, (double){0}, NULL); }
+static void s1_ct_index_fill(void) { SWEEP_STATUS(ct_index_fill(S_ctx, NULL, (int){0}, NULL, (double){0}, NULL)); }
+static void s2_ct_index_fill(void) { SWEEP_STATUS(ct_index_fill(S_ctx, S_t, (int){0}, S_t, (double){0}, NULL)); }
+static void s3_ct_index_fill(void) { SWEEP_STATUS(ct_index_fill(S_ctx, S_t, (int){0}, S_t, (double){0}, &S_out[0])); }
+static void s4_ct_index_fill(void) { SWEEP_STATUS(ct_index_fill(S_ctx, S_t, (int){0}, S_t, (double){0}, &S_out[0])); }
+static void s0_ct_masked_scatter(void) { (void)ct_masked_scatter(NULL, NULL, NULL, NULL, NULL); }
+static void s1_ct_masked_scatter(void) { SWEEP_STATUS(ct_masked_scatter(S_ctx, NULL, NULL, NULL, NULL)); }
+static void s2_ct_masked_scatter(void) { SWEEP_STATUS(ct_masked_scatter(S_ctx, S_t, S_t, S_t, NULL)); }
+static void s3_ct_masked_scatter(void) { SWEEP_STATUS(ct_masked_scatter(S_ctx, S_t, S_t, S_t, &S_out[0])); }
+static void s4_ct_masked_scatter(void) { SWEEP_STATUS(ct_masked_scatter(S_ctx, S_t, S_t, S_t, &S_out[0])); }
 static void s0_ct_masked_fill(void) { (void)ct_masked_fill(NULL, NULL, NULL, (double){0}, NULL); }
 static void s1_ct_masked_fill(void) { SWEEP_STATUS(ct_masked_fill(S_ctx, NULL, NULL, (double){0}, NULL)); }
 static void s2_ct_masked_fill(void) { SWEEP_STATUS(ct_masked_fill(S_ctx, S_t, S_t, (double){0}, NULL)); }
@@ -2268,6 +2283,26 @@ static void s1_ct_histc(void) { SWEEP_STATUS(ct_histc(S_ctx, NULL, (int64_t){0},
 static void s2_ct_histc(void) { SWEEP_STATUS(ct_histc(S_ctx, S_t, (int64_t){0}, (double){0}, (double){0}, NULL)); }
 static void s3_ct_histc(void) { SWEEP_STATUS(ct_histc(S_ctx, S_t, (int64_t){0}, (double){0}, (double){0}, &S_out[0])); }
 static void s4_ct_histc(void) { SWEEP_STATUS(ct_histc(S_ctx, S_t, (int64_t){0}, (double){0}, (double){0}, &S_out[0])); }
+static void s0_ct_float_power(void) { (void)ct_float_power(NULL, NULL, NULL, NULL); }
+static void s1_ct_float_power(void) { SWEEP_STATUS(ct_float_power(S_ctx, NULL, NULL, NULL)); }
+static void s2_ct_float_power(void) { SWEEP_STATUS(ct_float_power(S_ctx, S_t, S_t, NULL)); }
+static void s3_ct_float_power(void) { SWEEP_STATUS(ct_float_power(S_ctx, S_t, S_t, &S_out[0])); }
+static void s4_ct_float_power(void) { SWEEP_STATUS(ct_float_power(S_ctx, S_t, S_t, &S_out[0])); }
+static void s0_ct_float_power_scalar(void) { (void)ct_float_power_scalar(NULL, NULL, (double){0}, NULL); }
+static void s1_ct_float_power_scalar(void) { SWEEP_STATUS(ct_float_power_scalar(S_ctx, NULL, (double){0}, NULL)); }
+static void s2_ct_float_power_scalar(void) { SWEEP_STATUS(ct_float_power_scalar(S_ctx, S_t, (double){0}, NULL)); }
+static void s3_ct_float_power_scalar(void) { SWEEP_STATUS(ct_float_power_scalar(S_ctx, S_t, (double){0}, &S_out[0])); }
+static void s4_ct_float_power_scalar(void) { SWEEP_STATUS(ct_float_power_scalar(S_ctx, S_t, (double){0}, &S_out[0])); }
+static void s0_ct_argwhere(void) { (void)ct_argwhere(NULL, NULL, NULL); }
+static void s1_ct_argwhere(void) { SWEEP_STATUS(ct_argwhere(S_ctx, NULL, NULL)); }
+static void s2_ct_argwhere(void) { SWEEP_STATUS(ct_argwhere(S_ctx, S_t, NULL)); }
+static void s3_ct_argwhere(void) { SWEEP_STATUS(ct_argwhere(S_ctx, S_t, &S_out[0])); }
+static void s4_ct_argwhere(void) { SWEEP_STATUS(ct_argwhere(S_ctx, S_t, &S_out[0])); }
+static void s0_ct_ravel(void) { (void)ct_ravel(NULL, NULL, NULL); }
+static void s1_ct_ravel(void) { SWEEP_STATUS(ct_ravel(S_ctx, NULL, NULL)); }
+static void s2_ct_ravel(void) { SWEEP_STATUS(ct_ravel(S_ctx, S_t, NULL)); }
+static void s3_ct_ravel(void) { SWEEP_STATUS(ct_ravel(S_ctx, S_t, &S_out[0])); }
+static void s4_ct_ravel(void) { SWEEP_STATUS(ct_ravel(S_ctx, S_t, &S_out[0])); }
 static void s0_ct_cdist(void) { (void)ct_cdist(NULL, NULL, NULL, (double){0}, NULL); }
 static void s1_ct_cdist(void) { SWEEP_STATUS(ct_cdist(S_ctx, NULL, NULL, (double){0}, NULL)); }
 static void s2_ct_cdist(void) { SWEEP_STATUS(ct_cdist(S_ctx, S_t, S_t, (double){0}, NULL)); }
@@ -4660,6 +4695,21 @@ static const sweep_case sweep_cases[] = {
     {"ct_index_add", 2, s2_ct_index_add},
     {"ct_index_add", 3, s3_ct_index_add},
     {"ct_index_add", 4, s4_ct_index_add},
+    {"ct_index_copy", 0, s0_ct_index_copy},
+    {"ct_index_copy", 1, s1_ct_index_copy},
+    {"ct_index_copy", 2, s2_ct_index_copy},
+    {"ct_index_copy", 3, s3_ct_index_copy},
+    {"ct_index_copy", 4, s4_ct_index_copy},
+    {"ct_index_fill", 0, s0_ct_index_fill},
+    {"ct_index_fill", 1, s1_ct_index_fill},
+    {"ct_index_fill", 2, s2_ct_index_fill},
+    {"ct_index_fill", 3, s3_ct_index_fill},
+    {"ct_index_fill", 4, s4_ct_index_fill},
+    {"ct_masked_scatter", 0, s0_ct_masked_scatter},
+    {"ct_masked_scatter", 1, s1_ct_masked_scatter},
+    {"ct_masked_scatter", 2, s2_ct_masked_scatter},
+    {"ct_masked_scatter", 3, s3_ct_masked_scatter},
+    {"ct_masked_scatter", 4, s4_ct_masked_scatter},
     {"ct_masked_fill", 0, s0_ct_masked_fill},
     {"ct_masked_fill", 1, s1_ct_masked_fill},
     {"ct_masked_fill", 2, s2_ct_masked_fill},
@@ -5025,6 +5075,26 @@ static const sweep_case sweep_cases[] = {
     {"ct_histc", 2, s2_ct_histc},
     {"ct_histc", 3, s3_ct_histc},
     {"ct_histc", 4, s4_ct_histc},
+    {"ct_float_power", 0, s0_ct_float_power},
+    {"ct_float_power", 1, s1_ct_float_power},
+    {"ct_float_power", 2, s2_ct_float_power},
+    {"ct_float_power", 3, s3_ct_float_power},
+    {"ct_float_power", 4, s4_ct_float_power},
+    {"ct_float_power_scalar", 0, s0_ct_float_power_scalar},
+    {"ct_float_power_scalar", 1, s1_ct_float_power_scalar},
+    {"ct_float_power_scalar", 2, s2_ct_float_power_scalar},
+    {"ct_float_power_scalar", 3, s3_ct_float_power_scalar},
+    {"ct_float_power_scalar", 4, s4_ct_float_power_scalar},
+    {"ct_argwhere", 0, s0_ct_argwhere},
+    {"ct_argwhere", 1, s1_ct_argwhere},
+    {"ct_argwhere", 2, s2_ct_argwhere},
+    {"ct_argwhere", 3, s3_ct_argwhere},
+    {"ct_argwhere", 4, s4_ct_argwhere},
+    {"ct_ravel", 0, s0_ct_ravel},
+    {"ct_ravel", 1, s1_ct_ravel},
+    {"ct_ravel", 2, s2_ct_ravel},
+    {"ct_ravel", 3, s3_ct_ravel},
+    {"ct_ravel", 4, s4_ct_ravel},
     {"ct_cdist", 0, s0_ct_cdist},
     {"ct_cdist", 1, s1_ct_cdist},
     {"ct_cdist", 2, s2_ct_cdist},

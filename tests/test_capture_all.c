@@ -667,6 +667,19 @@ static ct_status op_linalg_multi_dot(void) {
 }
 static ct_status op_cdist(void) { return ct_cdist(ctx, A, B, 2, &OUT); }
 static ct_status op_linalg_pinv(void) { return ct_linalg_pinv(ctx, A, NAN, NAN, &OUT); }
+static ct_status op_index_copy(void) {
+    ct_status st =
+        ct_tensor_from_host(ctx, (const int64_t[]){3, 0}, CT_INT64, 1, (const int64_t[]){2}, &OUT2);
+    if (st == CT_OK) st = ct_tensor_narrow(ctx, B, 0, 0, 2, &OUT3);
+    return st == CT_OK ? ct_index_copy(ctx, A, 0, OUT2, OUT3, &OUT) : st;
+}
+static ct_status op_index_fill(void) {
+    ct_status st =
+        ct_tensor_from_host(ctx, (const int64_t[]){1, 5}, CT_INT64, 1, (const int64_t[]){2}, &OUT2);
+    return st == CT_OK ? ct_index_fill(ctx, A, 1, OUT2, -2.5, &OUT) : st;
+}
+static ct_status op_float_power(void) { return ct_float_power(ctx, A, B, &OUT); }
+static ct_status op_float_power_scalar(void) { return ct_float_power_scalar(ctx, A, 2, &OUT); }
 static ct_status op_cat(void) {
     const ct_tensor *ab[2] = {A, B};
     return ct_cat(ctx, 2, ab, 1, &OUT);
@@ -932,6 +945,10 @@ static const op_entry computing[] = {
     E(frac),
     E(sinc),
     E(signbit),
+    E(index_copy),
+    E(index_fill),
+    E(float_power),
+    E(float_power_scalar),
     E(cumulative_trapezoid),
     E(cumulative_trapezoid_x),
     E(linalg_vector_norm),
@@ -1401,6 +1418,10 @@ static const struct {
     {"ct_split", "views"},
     {"ct_tensor_split", "views"},
     {"ct_gaussian_nll_loss", "reads var on the host (torch.any(var < 0)), which capture refuses"},
+    {"ct_masked_scatter", "counts the mask on the host (torch's source size check), which capture "
+                          "refuses"},
+    {"ct_argwhere", "data-dependent size: ct_nonzero reads the data on the host"},
+    {"ct_ravel", "view, or ct_tensor_reshape's copy op when it cannot be one"},
     {"ct_mode", "counts on the host (reads the input), which capture refuses"},
     {"ct_histc", "counts on the host (reads the input), which capture refuses"},
     {"ct_quantile", "reads q on the host (torch's CPU range check of q), which capture refuses"},

@@ -576,6 +576,68 @@ TEST(mode_and_histc) {
     ct_tensor_release(hx), ct_tensor_release(r), ct_tensor_release(ri);
 }
 
+/* index_copy, index_fill, masked_scatter: torch's tables and naive loops; float_power, argwhere,
+ * ravel */
+TEST(index_copy_fill_scatter) {
+    double xv[6];
+    for (int i = 0; i < 6; i++)
+        xv[i] = i;
+    ct_tensor *x = tu_from_vals(ctx, CT_FLOAT64, 2, SH(2, 3), xv), *r = NULL;
+    const double iv[2] = {2, 0}, sv[4] = {10, 11, 12, 13};
+    ct_tensor *idx = tu_from_vals(ctx, CT_INT64, 1, SH(2), iv);
+    ct_tensor *src = tu_from_vals(ctx, CT_FLOAT64, 2, SH(2, 2), sv);
+    CHECK_OK(ct_index_copy(ctx, x, 1, idx, src, &r));
+    double *g = r ? tu_read(r) : NULL;
+    const double wc[6] = {11, 1, 10, 13, 4, 12}; /* torch's table */
+    for (int i = 0; g && i < 6; i++)
+        CHECK(g[i] == wc[i]);
+    free(g), ct_tensor_release(r), r = NULL;
+    ct_tensor *xi = NULL;
+    CHECK_OK(ct_cast(ctx, x, CT_INT64, &xi));
+    CHECK_OK(ct_index_fill(ctx, xi, 1, idx, 1.7, &r)); /* torch: [[1, 1, 1], [1, 4, 1]] */
+    g = r ? tu_read(r) : NULL;
+    const double wf[6] = {1, 1, 1, 1, 4, 1};
+    for (int i = 0; g && i < 6; i++)
+        CHECK(g[i] == wf[i]);
+    free(g), ct_tensor_release(r), r = NULL;
+    const double mv3[3] = {1, 0, 1};
+    ct_tensor *mask = tu_from_vals(ctx, CT_BOOL, 1, SH(3), mv3);
+    const double s8[8] = {7, 8, 9, 10, 11, 12, 13, 14};
+    ct_tensor *src8 = tu_from_vals(ctx, CT_FLOAT64, 2, SH(2, 4), s8);
+    CHECK_OK(ct_masked_scatter(ctx, x, mask, src8, &r)); /* torch: [[7, 1, 8], [9, 4, 10]] */
+    g = r ? tu_read(r) : NULL;
+    const double ws[6] = {7, 1, 8, 9, 4, 10};
+    for (int i = 0; g && i < 6; i++)
+        CHECK(g[i] == ws[i]);
+    free(g), ct_tensor_release(r), r = NULL;
+    ct_tensor *small = NULL;
+    CHECK_OK(ct_tensor_narrow(ctx, src8, 1, 0, 1, &small)); /* 2 elements for 4 true values */
+    CHECK_ST(ct_masked_scatter(ctx, x, mask, small, &r), CT_ERR_SHAPE);
+    CHECK_ST(ct_index_copy(ctx, x, 1, idx, xi, &r), CT_ERR_DTYPE);
+    /* float_power: float64 results, exact squares of integers */
+    CHECK_OK(ct_float_power_scalar(ctx, xi, 2, &r));
+    g = r ? tu_read(r) : NULL;
+    CHECK(r && ct_tensor_dtype(r) == CT_FLOAT64);
+    for (int i = 0; g && i < 6; i++)
+        CHECK(g[i] == i * i);
+    free(g), ct_tensor_release(r), r = NULL;
+    CHECK_OK(ct_float_power(ctx, x, xi, &r));
+    g = r ? tu_read(r) : NULL;
+    for (int i = 0; g && i < 6; i++)
+        CHECK(g[i] == pow(i, i));
+    free(g), ct_tensor_release(r), r = NULL;
+    /* argwhere / ravel */
+    CHECK_OK(ct_argwhere(ctx, mask, &r));
+    g = r ? tu_read(r) : NULL;
+    CHECK(tu_same_shape(r, 2, SH(2, 1)) && g && g[0] == 0 && g[1] == 2);
+    free(g), ct_tensor_release(r), r = NULL;
+    CHECK_OK(ct_ravel(ctx, x, &r));
+    CHECK(tu_same_shape(r, 1, SH(6)));
+    ct_tensor_release(r);
+    ct_tensor_release(x), ct_tensor_release(idx), ct_tensor_release(src), ct_tensor_release(xi);
+    ct_tensor_release(mask), ct_tensor_release(src8), ct_tensor_release(small);
+}
+
 /* hostile sizes: errors, never overflow or a stack write past CT_MAX_DIMS */
 TEST(hostile_sizes) {
     ct_tensor *a8 = NULL, *r = NULL, *w = NULL, *z = NULL;
@@ -732,6 +794,22 @@ static ct_status f_mode(const ct_tensor *x, ct_tensor **y) {
     *y = v;
     return st;
 }
+static ct_status f_index_copy(const ct_tensor *x, ct_tensor **y) {
+    ct_tensor *idx = tu_from_vals(ctx, CT_INT64, 1, SH(1), (const double[]){2}), *s = NULL;
+    ct_status st = ct_tensor_narrow(ctx, x, 1, 0, 1, &s); /* source from x too */
+    if (st == CT_OK) st = ct_index_copy(ctx, x, 1, idx, s, y);
+    ct_tensor_release(idx), ct_tensor_release(s);
+    return st;
+}
+static ct_status f_masked_scatter(const ct_tensor *x, ct_tensor **y) {
+    ct_tensor *m = tu_from_vals(ctx, CT_BOOL, 1, SH(3), (const double[]){0, 1, 1});
+    ct_tensor *s = NULL, *s2 = NULL;
+    ct_status st = ct_mul_scalar(ctx, x, 3, &s);
+    if (st == CT_OK) st = ct_flatten(ctx, s, 0, -1, &s2);
+    if (st == CT_OK) st = ct_masked_scatter(ctx, x, m, s2, y);
+    ct_tensor_release(m), ct_tensor_release(s), ct_tensor_release(s2);
+    return st;
+}
 static ct_status f_hstack(const ct_tensor *x, ct_tensor **y) {
     const ct_tensor *l[2] = {x, x};
     return ct_column_stack(ctx, 2, l, y);
@@ -759,6 +837,8 @@ TEST(gradients) {
     tu_gradcheck(ctx, &rng, "multi_dot", f_multi, 2, SH(3, 3));
     tu_gradcheck(ctx, &rng, "cumulative_trapezoid", f_cumtrapz, 2, SH(4, 2));
     tu_gradcheck(ctx, &rng, "mode", f_mode, 2, SH(2, 3));
+    tu_gradcheck(ctx, &rng, "index_copy", f_index_copy, 2, SH(2, 3));
+    tu_gradcheck(ctx, &rng, "masked_scatter", f_masked_scatter, 2, SH(2, 3));
     ct_tensor_release(b3), ct_tensor_release(g_b);
 }
 
@@ -774,6 +854,7 @@ int main(void) {
     RUN(quantile_as_torch);
     RUN(norms_pinv_chains_distances);
     RUN(mode_and_histc);
+    RUN(index_copy_fill_scatter);
     RUN(gradients);
     CHECK(ct_ctx_live_tensors(ctx) == 0);
     ct_ctx_free(ctx);

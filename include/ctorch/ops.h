@@ -586,6 +586,18 @@ CT_API ct_status ct_scatter_add(ct_ctx *ctx, const ct_tensor *t, int dim, const 
  * alpha != 0. */
 CT_API ct_status ct_index_add(ct_ctx *ctx, const ct_tensor *t, int dim, const ct_tensor *index,
                               const ct_tensor *source, double alpha, ct_tensor **out);
+/* t with the slices at index (int64, 0-d or 1-d) along dim replaced by source's (torch.index_copy;
+ * source has t's dtype and shape but len(index) along dim). */
+CT_API ct_status ct_index_copy(ct_ctx *ctx, const ct_tensor *t, int dim, const ct_tensor *index,
+                               const ct_tensor *source, ct_tensor **out);
+/* t with the slices at index along dim set to value (torch.index_fill; integers truncate it). */
+CT_API ct_status ct_index_fill(ct_ctx *ctx, const ct_tensor *t, int dim, const ct_tensor *index,
+                               double value, ct_tensor **out);
+/* t (broadcast with the bool mask) with source's elements, in C order, where mask is true
+ * (torch.masked_scatter; source of t's dtype with at least as many elements as true values,
+ * counted on the host). */
+CT_API ct_status ct_masked_scatter(ct_ctx *ctx, const ct_tensor *t, const ct_tensor *mask,
+                                   const ct_tensor *source, ct_tensor **out);
 /* value where mask (bool, broadcasting with t) is true, t elsewhere (as torch.masked_fill; value
  * checked as in ct_tensor_full). */
 CT_API ct_status ct_masked_fill(ct_ctx *ctx, const ct_tensor *t, const ct_tensor *mask,
@@ -832,6 +844,15 @@ CT_API ct_status ct_mode(ct_ctx *ctx, const ct_tensor *a, int dim, bool keepdim,
  * max: the data's range); values outside and NaN are skipped; the result has a's dtype. */
 CT_API ct_status ct_histc(ct_ctx *ctx, const ct_tensor *a, int64_t bins, double min, double max,
                           ct_tensor **out);
+/* a ^ b with both in float64 (torch.float_power); the _scalar form takes a double exponent. */
+CT_API ct_status ct_float_power(ct_ctx *ctx, const ct_tensor *a, const ct_tensor *b,
+                                ct_tensor **out);
+CT_API ct_status ct_float_power_scalar(ct_ctx *ctx, const ct_tensor *a, double exponent,
+                                       ct_tensor **out);
+/* torch.argwhere: the (N, ndim) int64 indices of the nonzero elements (the same as ct_nonzero). */
+CT_API ct_status ct_argwhere(ct_ctx *ctx, const ct_tensor *t, ct_tensor **out);
+/* torch.ravel: t as one dim (a view when t is contiguous). */
+CT_API ct_status ct_ravel(ct_ctx *ctx, const ct_tensor *t, ct_tensor **out);
 /* torch.cdist: p-norm distances (p >= 0, inf too) between the rows of x1 (..., P, M) and x2
  * (..., R, M) -> (..., P, R); p = 2 with more than 25 rows takes torch's matmul form. */
 CT_API ct_status ct_cdist(ct_ctx *ctx, const ct_tensor *x1, const ct_tensor *x2, double p,

@@ -1442,3 +1442,177 @@ ct_status ct_histc(ct_ctx *ctx, const ct_tensor *a, int64_t bins, double min, do
                    ct_tensor **out) {
     return ct__error_within(ctx, "histc", ct__histc(ctx, a, bins, min, max, out));
 }
+
+/* ---- index_copy / index_fill / masked_scatter (torch's results and node names) ---- */
+/* index (0-d or 1-d int64) viewed along dim of an nd-dim tensor: shape 1 except n at dim */
+static ct_status ct__index_along(ct_ctx *ctx, const char *op, const ct_tensor *index, int nd, int d,
+                                 ct_tensor **out) {
+    if (index->dtype != CT_INT64 || index->ndim > 1)
+        return ct__set_error(ctx, CT_ERR_DTYPE, "%s: index must be a 0-d or 1-d int64 tensor", op);
+    int64_t sh[CT_MAX_DIMS];
+    for (int i = 0; i < nd; i++)
+        sh[i] = i == d ? ct_tensor_numel(index) : 1;
+    return ct_tensor_reshape(ctx, index, nd, sh, out);
+}
+static ct_status ct__index_copy(ct_ctx *ctx, const ct_tensor *t, int dim, const ct_tensor *index,
+                                const ct_tensor *source, ct_tensor **out) {
+    const ct_tensor *ins[3] = {t, index, source};
+    ct_status st = ct__check_args(ctx, "index_copy", 3, ins, out);
+    if (st != CT_OK) return st;
+    *out = NULL;
+    if (source->dtype != t->dtype)
+        return ct__set_error(ctx, CT_ERR_DTYPE,
+                             "index_copy: self and source expected to have the same dtype, but got "
+                             "%s and %s (as torch)",
+                             ct_dtype_name(t->dtype), ct_dtype_name(source->dtype));
+    const int nd = t->ndim ? t->ndim : 1;
+    int d = 0;
+    if (!ct__wrap_dim(dim, nd, &d))
+        return ct__set_error(ctx, CT_ERR_INDEX, "index_copy: dim %d out of range for %d dims", dim,
+                             t->ndim);
+    const int64_t n = ct_tensor_numel(index);
+    bool fits = (source->ndim ? source->ndim : 1) == nd;
+    for (int i = 0; fits && i < source->ndim; i++)
+        fits = source->shape[i] == (i == d ? n : t->shape[i]);
+    if (!fits || (source->ndim == 0 && n != 1))
+        return ct__set_error(ctx, CT_ERR_SHAPE,
+                             "index_copy: source must have self's shape with %lld along dim %d",
+                             (long long)n, d);
+    ct_tensor *x[5] = {NULL};
+    int64_t ssh[CT_MAX_DIMS];
+    for (int i = 0; i < nd; i++)
+        ssh[i] = t->ndim ? (i == d ? n : t->shape[i]) : 1;
+    st = ct__index_along(ctx, "index_copy", index, nd, d, &x[0]);
+    if (st == CT_OK) st = ct_tensor_expand(ctx, x[0], nd, ssh, &x[1]);
+    if (st == CT_OK) st = ct_tensor_reshape(ctx, t, nd, t->ndim ? t->shape : ssh, &x[2]);
+    if (st == CT_OK) st = ct_tensor_reshape(ctx, source, nd, ssh, &x[3]);
+    if (st == CT_OK) st = ct_scatter(ctx, x[2], d, x[1], x[3], &x[4]);
+    if (st == CT_OK) st = ct_tensor_reshape(ctx, x[4], t->ndim, t->shape, out);
+    ct__rel_all(5, x);
+    return st;
+}
+ct_status ct_index_copy(ct_ctx *ctx, const ct_tensor *t, int dim, const ct_tensor *index,
+                        const ct_tensor *source, ct_tensor **out) {
+    uint64_t mark = ct__ag_mark(ctx);
+    ct_status st =
+        ct__error_within(ctx, "index_copy", ct__index_copy(ctx, t, dim, index, source, out));
+    return ct__ag_named(ctx, st, out, mark, "IndexCopyBackward0");
+}
+static ct_status ct__index_fill(ct_ctx *ctx, const ct_tensor *t, int dim, const ct_tensor *index,
+                                double value, ct_tensor **out) {
+    const ct_tensor *ins[2] = {t, index};
+    ct_status st = ct__check_args(ctx, "index_fill", 2, ins, out);
+    if (st != CT_OK) return st;
+    *out = NULL;
+    const int nd = t->ndim ? t->ndim : 1;
+    int d = 0;
+    if (!ct__wrap_dim(dim, nd, &d))
+        return ct__set_error(ctx, CT_ERR_INDEX, "index_fill: dim %d out of range for %d dims", dim,
+                             t->ndim);
+    const int64_t size = t->ndim ? t->shape[d] : 1, n = ct_tensor_numel(index);
+    /* a value for an integer tensor is truncated, as torch's Scalar conversion */
+    if (t->dtype == CT_BOOL)
+        value = value != 0;
+    else if (!ct_dtype_is_floating(t->dtype) && isfinite(value))
+        value = trunc(value);
+    ct_tensor *x[6] = {NULL};
+    int64_t msh[CT_MAX_DIMS];
+    for (int i = 0; i < nd; i++)
+        msh[i] = i == d ? size : 1;
+    st = ct__index_along(ctx, "index_fill", index, 1, 0, &x[0]);
+    if (st == CT_OK) st = ct_tensor_zeros(ctx, CT_BOOL, 1, &size, &x[1]);
+    if (st == CT_OK) st = ct_tensor_ones(ctx, CT_BOOL, 1, &n, &x[2]);
+    if (st == CT_OK) st = ct_scatter(ctx, x[1], 0, x[0], x[2], &x[3]); /* the rows hit */
+    if (st == CT_OK) st = ct_tensor_reshape(ctx, x[3], t->ndim ? nd : 0, msh, &x[4]);
+    if (st == CT_OK) st = ct_masked_fill(ctx, t, x[4], value, out);
+    ct__rel_all(6, x);
+    return st;
+}
+ct_status ct_index_fill(ct_ctx *ctx, const ct_tensor *t, int dim, const ct_tensor *index,
+                        double value, ct_tensor **out) {
+    uint64_t mark = ct__ag_mark(ctx);
+    ct_status st =
+        ct__error_within(ctx, "index_fill", ct__index_fill(ctx, t, dim, index, value, out));
+    return ct__ag_named(ctx, st, out, mark, "IndexFillBackward0");
+}
+static ct_status ct__masked_scatter(ct_ctx *ctx, const ct_tensor *t, const ct_tensor *mask,
+                                    const ct_tensor *source, ct_tensor **out) {
+    const ct_tensor *ins[3] = {t, mask, source};
+    ct_status st = ct__check_args(ctx, "masked_scatter", 3, ins, out);
+    if (st != CT_OK) return st;
+    *out = NULL;
+    if (mask->dtype != CT_BOOL)
+        return ct__set_error(ctx, CT_ERR_DTYPE, "masked_scatter: mask must be bool, got %s",
+                             ct_dtype_name(mask->dtype));
+    if (source->dtype != t->dtype)
+        return ct__set_error(ctx, CT_ERR_DTYPE,
+                             "masked_scatter: self and source expected to have the same dtype, "
+                             "got %s and %s (as torch)",
+                             ct_dtype_name(t->dtype), ct_dtype_name(source->dtype));
+    int nd = 0;
+    int64_t sh[CT_MAX_DIMS];
+    const ct_tensor *tm[2] = {t, mask};
+    if ((st = ct__broadcast_shapes(ctx, "masked_scatter", 2, tm, &nd, sh)) != CT_OK) return st;
+    ct_tensor *x[10] = {NULL};
+    double count = 0;
+    st = ct_tensor_expand(ctx, mask, nd, sh, &x[0]);
+    if (st == CT_OK) st = ct_flatten(ctx, x[0], 0, -1, &x[1]);
+    if (st == CT_OK) st = ct_cast(ctx, x[1], CT_INT64, &x[2]);
+    if (st == CT_OK) st = ct_cumsum(ctx, x[2], 0, &x[3]); /* 1-based source positions */
+    if (st == CT_OK) st = ct_sum(ctx, x[2], 0, NULL, false, &x[4]);
+    if (st == CT_OK) st = ct_tensor_item(x[4], &count); /* a host read, as torch's check */
+    if (st == CT_OK && count > (double)ct_tensor_numel(source))
+        st = ct__set_error(ctx, CT_ERR_SHAPE,
+                           "masked_scatter: number of elements of source < number of ones in "
+                           "mask (as torch)");
+    if (st == CT_OK && count == 0) { /* nothing to take: t broadcast, copied */
+        ct_tensor *e = NULL;
+        st = ct_tensor_expand(ctx, t, nd, sh, &e);
+        if (st == CT_OK) st = ct_tensor_contiguous(ctx, e, out);
+        ct_tensor_release(e);
+    } else if (st == CT_OK) {
+        const double zero = 0;
+        st = ct_sub_scalar(ctx, x[3], 1, &x[5]);
+        if (st == CT_OK) st = ct_clamp(ctx, x[5], &zero, NULL, &x[6]); /* 0-based, >= 0 */
+        if (st == CT_OK) st = ct_flatten(ctx, source, 0, -1, &x[7]);
+        if (st == CT_OK) st = ct_gather(ctx, x[7], 0, x[6], &x[8]);
+        if (st == CT_OK) st = ct_tensor_reshape(ctx, x[8], nd, sh, &x[9]);
+        if (st == CT_OK) st = ct_where(ctx, x[0], x[9], t, out);
+    }
+    ct__rel_all(10, x);
+    return st;
+}
+ct_status ct_masked_scatter(ct_ctx *ctx, const ct_tensor *t, const ct_tensor *mask,
+                            const ct_tensor *source, ct_tensor **out) {
+    uint64_t mark = ct__ag_mark(ctx);
+    ct_status st =
+        ct__error_within(ctx, "masked_scatter", ct__masked_scatter(ctx, t, mask, source, out));
+    return ct__ag_named(ctx, st, out, mark, "MaskedScatterBackward0");
+}
+
+/* ---- float_power: both operands in float64, then pow (torch.float_power) ---- */
+ct_status ct_float_power(ct_ctx *ctx, const ct_tensor *a, const ct_tensor *b, ct_tensor **out) {
+    if (out) *out = NULL;
+    ct_tensor *x = NULL, *y = NULL;
+    ct_status st = ct_cast(ctx, a, CT_FLOAT64, &x);
+    if (st == CT_OK) st = ct_cast(ctx, b, CT_FLOAT64, &y);
+    if (st == CT_OK) st = ct_pow_tensor(ctx, x, y, out);
+    ct_tensor_release(x), ct_tensor_release(y);
+    return ctx ? ct__error_within(ctx, "float_power", st) : st;
+}
+ct_status ct_float_power_scalar(ct_ctx *ctx, const ct_tensor *a, double exponent, ct_tensor **out) {
+    if (out) *out = NULL;
+    ct_tensor *x = NULL;
+    ct_status st = ct_cast(ctx, a, CT_FLOAT64, &x);
+    if (st == CT_OK) st = ct_pow(ctx, x, exponent, out);
+    ct_tensor_release(x);
+    return ctx ? ct__error_within(ctx, "float_power", st) : st;
+}
+
+/* ---- argwhere (torch.nonzero's (N, ndim) indices) and ravel (flatten to 1-d) ---- */
+ct_status ct_argwhere(ct_ctx *ctx, const ct_tensor *t, ct_tensor **out) {
+    return ct__error_within(ctx, "argwhere", ct_nonzero(ctx, t, out));
+}
+ct_status ct_ravel(ct_ctx *ctx, const ct_tensor *t, ct_tensor **out) {
+    return ct__error_within(ctx, "ravel", ct_flatten(ctx, t, 0, -1, out));
+}
