@@ -3,7 +3,8 @@
  * block_diag, cartesian_prod, diag_embed, vander, logspace, triu_indices / tril_indices,
  * quantile, nanquantile, cumulative_trapezoid, linalg.vector_norm / matrix_norm / pinv / multi_dot,
  * cdist, mode, histc, index_fill, index_copy, masked_scatter, argwhere, ravel, float_power,
- * tensordot, addmv, addr, linalg.matrix_power and logdet. Each result is
+ * tensordot, addmv, addr, linalg.matrix_power, logdet and torch's aliases (swapaxes, swapdims,
+ * flipud, fliplr, msort, clip, absolute, negative, fix, true_divide). Each result is
  * printed and checked
  * against values worked out by hand, then one gradient through tensordot. Build and run: see
  * README ("Examples"). */
@@ -173,6 +174,30 @@ int main(void) {
     EXPECT("float_power(w, u)", r, 3, 16);
     CHECK(ct_float_power_scalar(ctx, w, 0.5, &r));
     EXPECT("float_power(w, 0.5)", r, sqrt(3.0), 2);
+
+    /* torch's aliases */
+    CHECK(ct_swapaxes(ctx, m2, 0, 1, &r));
+    EXPECT("swapaxes(m)", r, 1, 0, 1, 1);
+    CHECK(ct_swapdims(ctx, m2, 1, 0, &r));
+    EXPECT("swapdims(m)", r, 1, 0, 1, 1);
+    CHECK(ct_flipud(ctx, m2, &r));
+    EXPECT("flipud(m)", r, 0, 1, 1, 1);
+    CHECK(ct_fliplr(ctx, m2, &r));
+    EXPECT("fliplr(m)", r, 1, 1, 1, 0);
+    CHECK(ct_msort(ctx, f64(3, (const double[]){3, 1, 2}), &r));
+    EXPECT("msort(3 1 2)", r, 1, 2, 3);
+    const double lim = 1.5;
+    CHECK(ct_clip(ctx, w, NULL, &lim, &r));
+    EXPECT("clip(w, max 1.5)", r, 1.5, 1.5);
+    ct_tensor *nw = f64(2, (const double[]){-2.5, 2.5});
+    CHECK(ct_absolute(ctx, nw, &r));
+    EXPECT("absolute", r, 2.5, 2.5);
+    CHECK(ct_negative(ctx, nw, &r));
+    EXPECT("negative", r, 2.5, -2.5);
+    CHECK(ct_fix(ctx, nw, &r));
+    EXPECT("fix", r, -2, 2);
+    CHECK(ct_true_divide(ctx, w, u, &r));
+    EXPECT("true_divide(w, u)", r, 3, 2);
 
     /* d/dA sum(tensordot(A, B, 1)) = row sums of B, broadcast over A's rows */
     ct_tensor *A = f64(4, (const double[]){1, 2, 3, 4}), *A2 = NULL, *s = NULL;

@@ -264,6 +264,12 @@ static ct_tensor *gf_run(ct_ctx *ctx, const char *name, ct_status *stp) {
         ct_tensor_release(mk);
     }
     if (IS("float_power")) st = ct_float_power(ctx, x, y, &r);
+    if (IS("swapaxes")) st = ct_swapaxes(ctx, x, 0, 1, &r);
+    if (IS("flipud")) st = ct_flipud(ctx, x, &r);
+    if (IS("msort")) st = ct_msort(ctx, x, &r);
+    if (IS("clip")) st = ct_clip(ctx, z, (const double[]){-0.5}, (const double[]){0.5}, &r);
+    if (IS("fix")) st = ct_fix(ctx, z, &r);
+    if (IS("true_divide")) st = ct_true_divide(ctx, x, y, &r);
     if (IS("float_power_s")) st = ct_float_power_scalar(ctx, x, 2, &r);
     if (IS("mode")) {
         ct_tensor *mi = NULL;

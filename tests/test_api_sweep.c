@@ -2303,6 +2303,56 @@ static void s1_ct_ravel(void) { SWEEP_STATUS(ct_ravel(S_ctx, NULL, NULL)); }
 static void s2_ct_ravel(void) { SWEEP_STATUS(ct_ravel(S_ctx, S_t, NULL)); }
 static void s3_ct_ravel(void) { SWEEP_STATUS(ct_ravel(S_ctx, S_t, &S_out[0])); }
 static void s4_ct_ravel(void) { SWEEP_STATUS(ct_ravel(S_ctx, S_t, &S_out[0])); }
+static void s0_ct_swapaxes(void) { (void)ct_swapaxes(NULL, NULL, (int){0}, (int){0}, NULL); }
+static void s1_ct_swapaxes(void) { SWEEP_STATUS(ct_swapaxes(S_ctx, NULL, (int){0}, (int){0}, NULL)); }
+static void s2_ct_swapaxes(void) { SWEEP_STATUS(ct_swapaxes(S_ctx, S_t, (int){0}, (int){0}, NULL)); }
+static void s3_ct_swapaxes(void) { SWEEP_STATUS(ct_swapaxes(S_ctx, S_t, (int){0}, (int){0}, &S_out[0])); }
+static void s4_ct_swapaxes(void) { SWEEP_STATUS(ct_swapaxes(S_ctx, S_t, (int){0}, (int){0}, &S_out[0])); }
+static void s0_ct_swapdims(void) { (void)ct_swapdims(NULL, NULL, (int){0}, (int){0}, NULL); }
+static void s1_ct_swapdims(void) { SWEEP_STATUS(ct_swapdims(S_ctx, NULL, (int){0}, (int){0}, NULL)); }
+static void s2_ct_swapdims(void) { SWEEP_STATUS(ct_swapdims(S_ctx, S_t, (int){0}, (int){0}, NULL)); }
+static void s3_ct_swapdims(void) { SWEEP_STATUS(ct_swapdims(S_ctx, S_t, (int){0}, (int){0}, &S_out[0])); }
+static void s4_ct_swapdims(void) { SWEEP_STATUS(ct_swapdims(S_ctx, S_t, (int){0}, (int){0}, &S_out[0])); }
+static void s0_ct_clip(void) { (void)ct_clip(NULL, NULL, NULL, NULL, NULL); }
+static void s1_ct_clip(void) { SWEEP_STATUS(ct_clip(S_ctx, NULL, NULL, NULL, NULL)); }
+static void s2_ct_clip(void) { SWEEP_STATUS(ct_clip(S_ctx, S_t, NULL, NULL, NULL)); }
+static void s3_ct_clip(void) { SWEEP_STATUS(ct_clip(S_ctx, S_t, NULL, NULL, &S_out[0])); }
+static void s4_ct_clip(void) { SWEEP_STATUS(ct_clip(S_ctx, S_t, NULL, NULL, &S_out[0])); }
+static void s0_ct_absolute(void) { (void)ct_absolute(NULL, NULL, NULL); }
+static void s1_ct_absolute(void) { SWEEP_STATUS(ct_absolute(S_ctx, NULL, NULL)); }
+static void s2_ct_absolute(void) { SWEEP_STATUS(ct_absolute(S_ctx, S_t, NULL)); }
+static void s3_ct_absolute(void) { SWEEP_STATUS(ct_absolute(S_ctx, S_t, &S_out[0])); }
+static void s4_ct_absolute(void) { SWEEP_STATUS(ct_absolute(S_ctx, S_t, &S_out[0])); }
+static void s0_ct_negative(void) { (void)ct_negative(NULL, NULL, NULL); }
+static void s1_ct_negative(void) { SWEEP_STATUS(ct_negative(S_ctx, NULL, NULL)); }
+static void s2_ct_negative(void) { SWEEP_STATUS(ct_negative(S_ctx, S_t, NULL)); }
+static void s3_ct_negative(void) { SWEEP_STATUS(ct_negative(S_ctx, S_t, &S_out[0])); }
+static void s4_ct_negative(void) { SWEEP_STATUS(ct_negative(S_ctx, S_t, &S_out[0])); }
+static void s0_ct_fix(void) { (void)ct_fix(NULL, NULL, NULL); }
+static void s1_ct_fix(void) { SWEEP_STATUS(ct_fix(S_ctx, NULL, NULL)); }
+static void s2_ct_fix(void) { SWEEP_STATUS(ct_fix(S_ctx, S_t, NULL)); }
+static void s3_ct_fix(void) { SWEEP_STATUS(ct_fix(S_ctx, S_t, &S_out[0])); }
+static void s4_ct_fix(void) { SWEEP_STATUS(ct_fix(S_ctx, S_t, &S_out[0])); }
+static void s0_ct_true_divide(void) { (void)ct_true_divide(NULL, NULL, NULL, NULL); }
+static void s1_ct_true_divide(void) { SWEEP_STATUS(ct_true_divide(S_ctx, NULL, NULL, NULL)); }
+static void s2_ct_true_divide(void) { SWEEP_STATUS(ct_true_divide(S_ctx, S_t, S_t, NULL)); }
+static void s3_ct_true_divide(void) { SWEEP_STATUS(ct_true_divide(S_ctx, S_t, S_t, &S_out[0])); }
+static void s4_ct_true_divide(void) { SWEEP_STATUS(ct_true_divide(S_ctx, S_t, S_t, &S_out[0])); }
+static void s0_ct_flipud(void) { (void)ct_flipud(NULL, NULL, NULL); }
+static void s1_ct_flipud(void) { SWEEP_STATUS(ct_flipud(S_ctx, NULL, NULL)); }
+static void s2_ct_flipud(void) { SWEEP_STATUS(ct_flipud(S_ctx, S_t, NULL)); }
+static void s3_ct_flipud(void) { SWEEP_STATUS(ct_flipud(S_ctx, S_t, &S_out[0])); }
+static void s4_ct_flipud(void) { SWEEP_STATUS(ct_flipud(S_ctx, S_t, &S_out[0])); }
+static void s0_ct_fliplr(void) { (void)ct_fliplr(NULL, NULL, NULL); }
+static void s1_ct_fliplr(void) { SWEEP_STATUS(ct_fliplr(S_ctx, NULL, NULL)); }
+static void s2_ct_fliplr(void) { SWEEP_STATUS(ct_fliplr(S_ctx, S_t, NULL)); }
+static void s3_ct_fliplr(void) { SWEEP_STATUS(ct_fliplr(S_ctx, S_t, &S_out[0])); }
+static void s4_ct_fliplr(void) { SWEEP_STATUS(ct_fliplr(S_ctx, S_t, &S_out[0])); }
+static void s0_ct_msort(void) { (void)ct_msort(NULL, NULL, NULL); }
+static void s1_ct_msort(void) { SWEEP_STATUS(ct_msort(S_ctx, NULL, NULL)); }
+static void s2_ct_msort(void) { SWEEP_STATUS(ct_msort(S_ctx, S_t, NULL)); }
+static void s3_ct_msort(void) { SWEEP_STATUS(ct_msort(S_ctx, S_t, &S_out[0])); }
+static void s4_ct_msort(void) { SWEEP_STATUS(ct_msort(S_ctx, S_t, &S_out[0])); }
 static void s0_ct_cdist(void) { (void)ct_cdist(NULL, NULL, NULL, (double){0}, NULL); }
 static void s1_ct_cdist(void) { SWEEP_STATUS(ct_cdist(S_ctx, NULL, NULL, (double){0}, NULL)); }
 static void s2_ct_cdist(void) { SWEEP_STATUS(ct_cdist(S_ctx, S_t, S_t, (double){0}, NULL)); }
@@ -5095,6 +5145,56 @@ static const sweep_case sweep_cases[] = {
     {"ct_ravel", 2, s2_ct_ravel},
     {"ct_ravel", 3, s3_ct_ravel},
     {"ct_ravel", 4, s4_ct_ravel},
+    {"ct_swapaxes", 0, s0_ct_swapaxes},
+    {"ct_swapaxes", 1, s1_ct_swapaxes},
+    {"ct_swapaxes", 2, s2_ct_swapaxes},
+    {"ct_swapaxes", 3, s3_ct_swapaxes},
+    {"ct_swapaxes", 4, s4_ct_swapaxes},
+    {"ct_swapdims", 0, s0_ct_swapdims},
+    {"ct_swapdims", 1, s1_ct_swapdims},
+    {"ct_swapdims", 2, s2_ct_swapdims},
+    {"ct_swapdims", 3, s3_ct_swapdims},
+    {"ct_swapdims", 4, s4_ct_swapdims},
+    {"ct_clip", 0, s0_ct_clip},
+    {"ct_clip", 1, s1_ct_clip},
+    {"ct_clip", 2, s2_ct_clip},
+    {"ct_clip", 3, s3_ct_clip},
+    {"ct_clip", 4, s4_ct_clip},
+    {"ct_absolute", 0, s0_ct_absolute},
+    {"ct_absolute", 1, s1_ct_absolute},
+    {"ct_absolute", 2, s2_ct_absolute},
+    {"ct_absolute", 3, s3_ct_absolute},
+    {"ct_absolute", 4, s4_ct_absolute},
+    {"ct_negative", 0, s0_ct_negative},
+    {"ct_negative", 1, s1_ct_negative},
+    {"ct_negative", 2, s2_ct_negative},
+    {"ct_negative", 3, s3_ct_negative},
+    {"ct_negative", 4, s4_ct_negative},
+    {"ct_fix", 0, s0_ct_fix},
+    {"ct_fix", 1, s1_ct_fix},
+    {"ct_fix", 2, s2_ct_fix},
+    {"ct_fix", 3, s3_ct_fix},
+    {"ct_fix", 4, s4_ct_fix},
+    {"ct_true_divide", 0, s0_ct_true_divide},
+    {"ct_true_divide", 1, s1_ct_true_divide},
+    {"ct_true_divide", 2, s2_ct_true_divide},
+    {"ct_true_divide", 3, s3_ct_true_divide},
+    {"ct_true_divide", 4, s4_ct_true_divide},
+    {"ct_flipud", 0, s0_ct_flipud},
+    {"ct_flipud", 1, s1_ct_flipud},
+    {"ct_flipud", 2, s2_ct_flipud},
+    {"ct_flipud", 3, s3_ct_flipud},
+    {"ct_flipud", 4, s4_ct_flipud},
+    {"ct_fliplr", 0, s0_ct_fliplr},
+    {"ct_fliplr", 1, s1_ct_fliplr},
+    {"ct_fliplr", 2, s2_ct_fliplr},
+    {"ct_fliplr", 3, s3_ct_fliplr},
+    {"ct_fliplr", 4, s4_ct_fliplr},
+    {"ct_msort", 0, s0_ct_msort},
+    {"ct_msort", 1, s1_ct_msort},
+    {"ct_msort", 2, s2_ct_msort},
+    {"ct_msort", 3, s3_ct_msort},
+    {"ct_msort", 4, s4_ct_msort},
     {"ct_cdist", 0, s0_ct_cdist},
     {"ct_cdist", 1, s1_ct_cdist},
     {"ct_cdist", 2, s2_ct_cdist},

@@ -680,6 +680,17 @@ static ct_status op_index_fill(void) {
 }
 static ct_status op_float_power(void) { return ct_float_power(ctx, A, B, &OUT); }
 static ct_status op_float_power_scalar(void) { return ct_float_power_scalar(ctx, A, 2, &OUT); }
+static ct_status op_flipud(void) { return ct_flipud(ctx, A, &OUT); }
+static ct_status op_fliplr(void) { return ct_fliplr(ctx, A, &OUT); }
+static ct_status op_msort(void) { return ct_msort(ctx, A, &OUT); }
+static ct_status op_clip(void) {
+    const double lo = -0.5;
+    return ct_clip(ctx, A, &lo, NULL, &OUT);
+}
+OP1(absolute)
+OP1(negative)
+OP1(fix)
+OP2(true_divide)
 static ct_status op_cat(void) {
     const ct_tensor *ab[2] = {A, B};
     return ct_cat(ctx, 2, ab, 1, &OUT);
@@ -945,6 +956,14 @@ static const op_entry computing[] = {
     E(frac),
     E(sinc),
     E(signbit),
+    E(flipud),
+    E(fliplr),
+    E(msort),
+    E(clip),
+    E(absolute),
+    E(negative),
+    E(fix),
+    E(true_divide),
     E(index_copy),
     E(index_fill),
     E(float_power),
@@ -1422,6 +1441,8 @@ static const struct {
                           "refuses"},
     {"ct_argwhere", "data-dependent size: ct_nonzero reads the data on the host"},
     {"ct_ravel", "view, or ct_tensor_reshape's copy op when it cannot be one"},
+    {"ct_swapaxes", "view"},
+    {"ct_swapdims", "view"},
     {"ct_mode", "counts on the host (reads the input), which capture refuses"},
     {"ct_histc", "counts on the host (reads the input), which capture refuses"},
     {"ct_quantile", "reads q on the host (torch's CPU range check of q), which capture refuses"},

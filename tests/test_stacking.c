@@ -638,6 +638,59 @@ TEST(index_copy_fill_scatter) {
     ct_tensor_release(mask), ct_tensor_release(src8), ct_tensor_release(small);
 }
 
+/* the aliases give their originals' results; flipud / fliplr check the rank */
+TEST(aliases) {
+    ct_tensor *x = mk(CT_FLOAT64, 2, SH(3, 4)), *y = mk(CT_FLOAT64, 2, SH(3, 4)), *a = NULL,
+              *b = NULL;
+    const double lo = -1, hi = 1;
+    const int d0 = 0, d1 = 1;
+    CHECK_OK(ct_swapaxes(ctx, x, 0, 1, &a));
+    CHECK_OK(ct_tensor_transpose(ctx, x, 0, 1, &b));
+    CHECK(tu_same_values(a, b) && tu_same_shape(a, 2, SH(4, 3)));
+    ct_tensor_release(a), ct_tensor_release(b);
+    CHECK_OK(ct_swapdims(ctx, x, 1, 0, &a));
+    CHECK_OK(ct_tensor_transpose(ctx, x, 0, 1, &b));
+    CHECK(tu_same_values(a, b));
+    ct_tensor_release(a), ct_tensor_release(b);
+    CHECK_OK(ct_flipud(ctx, x, &a));
+    CHECK_OK(ct_flip(ctx, x, 1, &d0, &b));
+    CHECK(tu_same_values(a, b));
+    ct_tensor_release(a), ct_tensor_release(b);
+    CHECK_OK(ct_fliplr(ctx, x, &a));
+    CHECK_OK(ct_flip(ctx, x, 1, &d1, &b));
+    CHECK(tu_same_values(a, b));
+    ct_tensor_release(a), ct_tensor_release(b);
+    CHECK_OK(ct_msort(ctx, x, &a));
+    double *g = a ? tu_read(a) : NULL;
+    for (int j = 0; g && j < 4; j++)
+        CHECK(g[j] <= g[4 + j] && g[4 + j] <= g[8 + j]);
+    free(g), ct_tensor_release(a);
+    CHECK_OK(ct_clip(ctx, x, &lo, &hi, &a));
+    CHECK_OK(ct_clamp(ctx, x, &lo, &hi, &b));
+    CHECK(tu_same_values(a, b));
+    ct_tensor_release(a), ct_tensor_release(b);
+    CHECK_OK(ct_absolute(ctx, x, &a));
+    CHECK_OK(ct_abs(ctx, x, &b));
+    CHECK(tu_same_values(a, b));
+    ct_tensor_release(a), ct_tensor_release(b);
+    CHECK_OK(ct_negative(ctx, x, &a));
+    CHECK_OK(ct_neg(ctx, x, &b));
+    CHECK(tu_same_values(a, b));
+    ct_tensor_release(a), ct_tensor_release(b);
+    CHECK_OK(ct_fix(ctx, x, &a));
+    CHECK_OK(ct_trunc(ctx, x, &b));
+    CHECK(tu_same_values(a, b));
+    ct_tensor_release(a), ct_tensor_release(b);
+    CHECK_OK(ct_true_divide(ctx, x, y, &a));
+    CHECK_OK(ct_div(ctx, x, y, &b));
+    CHECK(tu_same_values(a, b));
+    ct_tensor_release(a), ct_tensor_release(b);
+    ct_tensor *v = mk(CT_FLOAT64, 1, SH(3));
+    CHECK_ST(ct_fliplr(ctx, v, &a), CT_ERR_SHAPE);
+    CHECK(a == NULL);
+    ct_tensor_release(v), ct_tensor_release(x), ct_tensor_release(y);
+}
+
 /* hostile sizes: errors, never overflow or a stack write past CT_MAX_DIMS */
 TEST(hostile_sizes) {
     ct_tensor *a8 = NULL, *r = NULL, *w = NULL, *z = NULL;
@@ -855,6 +908,7 @@ int main(void) {
     RUN(norms_pinv_chains_distances);
     RUN(mode_and_histc);
     RUN(index_copy_fill_scatter);
+    RUN(aliases);
     RUN(gradients);
     CHECK(ct_ctx_live_tensors(ctx) == 0);
     ct_ctx_free(ctx);

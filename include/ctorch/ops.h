@@ -853,6 +853,23 @@ CT_API ct_status ct_float_power_scalar(ct_ctx *ctx, const ct_tensor *a, double e
 CT_API ct_status ct_argwhere(ct_ctx *ctx, const ct_tensor *t, ct_tensor **out);
 /* torch.ravel: t as one dim (a view when t is contiguous). */
 CT_API ct_status ct_ravel(ct_ctx *ctx, const ct_tensor *t, ct_tensor **out);
+/* torch's aliases: swapaxes / swapdims (ct_tensor_transpose), clip (ct_clamp), absolute (ct_abs),
+ * negative (ct_neg), fix (ct_trunc), true_divide (ct_div). */
+CT_API ct_status ct_swapaxes(ct_ctx *ctx, const ct_tensor *t, int axis0, int axis1,
+                             ct_tensor **out);
+CT_API ct_status ct_swapdims(ct_ctx *ctx, const ct_tensor *t, int dim0, int dim1, ct_tensor **out);
+CT_API ct_status ct_clip(ct_ctx *ctx, const ct_tensor *a, const double *lo, const double *hi,
+                         ct_tensor **out);
+CT_API ct_status ct_absolute(ct_ctx *ctx, const ct_tensor *a, ct_tensor **out);
+CT_API ct_status ct_negative(ct_ctx *ctx, const ct_tensor *a, ct_tensor **out);
+CT_API ct_status ct_fix(ct_ctx *ctx, const ct_tensor *a, ct_tensor **out);
+CT_API ct_status ct_true_divide(ct_ctx *ctx, const ct_tensor *a, const ct_tensor *b,
+                                ct_tensor **out);
+/* torch.flipud (dim 0, at least 1-d) and fliplr (dim 1, at least 2-d): copies. */
+CT_API ct_status ct_flipud(ct_ctx *ctx, const ct_tensor *t, ct_tensor **out);
+CT_API ct_status ct_fliplr(ct_ctx *ctx, const ct_tensor *t, ct_tensor **out);
+/* torch.msort: t sorted ascending along dim 0 (NaN last). */
+CT_API ct_status ct_msort(ct_ctx *ctx, const ct_tensor *t, ct_tensor **out);
 /* torch.cdist: p-norm distances (p >= 0, inf too) between the rows of x1 (..., P, M) and x2
  * (..., R, M) -> (..., P, R); p = 2 with more than 25 rows takes torch's matmul form. */
 CT_API ct_status ct_cdist(ct_ctx *ctx, const ct_tensor *x1, const ct_tensor *x2, double p,

@@ -1616,3 +1616,56 @@ ct_status ct_argwhere(ct_ctx *ctx, const ct_tensor *t, ct_tensor **out) {
 ct_status ct_ravel(ct_ctx *ctx, const ct_tensor *t, ct_tensor **out) {
     return ct__error_within(ctx, "ravel", ct_flatten(ctx, t, 0, -1, out));
 }
+
+/* ---- torch's aliases and small view helpers: swapaxes / swapdims (transpose), flipud / fliplr
+ * (flip of dim 0 / 1, at least 1 / 2 dims), msort (sorted along dim 0), clip (clamp), absolute
+ * (abs), negative (neg), fix (trunc), true_divide (div) ---- */
+ct_status ct_swapaxes(ct_ctx *ctx, const ct_tensor *t, int axis0, int axis1, ct_tensor **out) {
+    return ct__error_within(ctx, "swapaxes", ct_tensor_transpose(ctx, t, axis0, axis1, out));
+}
+ct_status ct_swapdims(ct_ctx *ctx, const ct_tensor *t, int dim0, int dim1, ct_tensor **out) {
+    return ct__error_within(ctx, "swapdims", ct_tensor_transpose(ctx, t, dim0, dim1, out));
+}
+static ct_status ct__flip_at(ct_ctx *ctx, const char *op, const ct_tensor *t, int dim,
+                             ct_tensor **out) {
+    const ct_tensor *ins[1] = {t};
+    ct_status st = ct__check_args(ctx, op, 1, ins, out);
+    if (st != CT_OK) return st;
+    *out = NULL;
+    if (t->ndim < dim + 1)
+        return ct__set_error(ctx, CT_ERR_SHAPE, "%s: input must be >= %d-d (as torch)", op,
+                             dim + 1);
+    return ct__error_within(ctx, op, ct_flip(ctx, t, 1, &dim, out));
+}
+ct_status ct_flipud(ct_ctx *ctx, const ct_tensor *t, ct_tensor **out) {
+    return ct__flip_at(ctx, "flipud", t, 0, out);
+}
+ct_status ct_fliplr(ct_ctx *ctx, const ct_tensor *t, ct_tensor **out) {
+    return ct__flip_at(ctx, "fliplr", t, 1, out);
+}
+ct_status ct_msort(ct_ctx *ctx, const ct_tensor *t, ct_tensor **out) {
+    if (out) *out = NULL;
+    if (!out)
+        return ctx ? ct__set_error(ctx, CT_ERR_INVALID_ARG, "msort: out is NULL")
+                   : CT_ERR_INVALID_ARG;
+    ct_tensor *idx = NULL;
+    ct_status st = ct_sort(ctx, t, 0, false, false, out, &idx);
+    ct_tensor_release(idx);
+    return ctx ? ct__error_within(ctx, "msort", st) : st;
+}
+ct_status ct_clip(ct_ctx *ctx, const ct_tensor *a, const double *lo, const double *hi,
+                  ct_tensor **out) {
+    return ct__error_within(ctx, "clip", ct_clamp(ctx, a, lo, hi, out));
+}
+ct_status ct_absolute(ct_ctx *ctx, const ct_tensor *a, ct_tensor **out) {
+    return ct__error_within(ctx, "absolute", ct_abs(ctx, a, out));
+}
+ct_status ct_negative(ct_ctx *ctx, const ct_tensor *a, ct_tensor **out) {
+    return ct__error_within(ctx, "negative", ct_neg(ctx, a, out));
+}
+ct_status ct_fix(ct_ctx *ctx, const ct_tensor *a, ct_tensor **out) {
+    return ct__error_within(ctx, "fix", ct_trunc(ctx, a, out));
+}
+ct_status ct_true_divide(ct_ctx *ctx, const ct_tensor *a, const ct_tensor *b, ct_tensor **out) {
+    return ct__error_within(ctx, "true_divide", ct_div(ctx, a, b, out));
+}
