@@ -37,14 +37,6 @@ static ct_status ct__values_indices(ct_ctx *ctx, const char *op, const ct_tensor
     return CT_OK;
 }
 
-/* Release up to 8 temporaries (NULL skipped). */
-static void ct__rel(int n, ct_tensor **ts) {
-    for (int i = 0; i < n; i++) {
-        ct_tensor_release(ts[i]);
-        ts[i] = NULL;
-    }
-}
-
 /* ---- dot, mv, outer ---- */
 static ct_status ct__vec_check(ct_ctx *ctx, const char *op, const ct_tensor *a, const ct_tensor *b,
                                int nda, ct_tensor **out) {
@@ -185,7 +177,7 @@ static ct_status ct__diag(ct_ctx *ctx, const ct_tensor *a, int64_t k, ct_tensor 
     if (st == CT_OK) st = ct_flatten(ctx, t[1], 0, -1, &t[2]);
     if (st == CT_OK) st = ct_pad(ctx, t[2], 2, pad2, CT_PAD_CONSTANT, 0, &t[3]);
     if (st == CT_OK) st = ct_tensor_reshape(ctx, t[3], 2, sh, out);
-    ct__rel(4, t);
+    ct__release_all(4, t);
     return st;
 }
 ct_status ct_diag(ct_ctx *ctx, const ct_tensor *a, int64_t diagonal, ct_tensor **out) {
@@ -249,7 +241,7 @@ ct_status ct_meshgrid(ct_ctx *ctx, int n, const ct_tensor *const *ts, ct_meshgri
         if (st == CT_OK) st = ct_tensor_expand(ctx, v, n, grid, &outs[i]);
         ct_tensor_release(v);
     }
-    if (st != CT_OK) ct__rel(n, outs);
+    if (st != CT_OK) ct__release_all(n, outs);
     return ct__error_within(ctx, "meshgrid", st);
 }
 
@@ -445,7 +437,7 @@ static ct_status ct__cross(ct_ctx *ctx, const ct_tensor *a, const ct_tensor *b, 
         ct_tensor_release(p), ct_tensor_release(np);
     }
     if (st == CT_OK) st = ct_cat(ctx, 3, (const ct_tensor *const *)c, d, out);
-    ct__rel(3, x), ct__rel(3, y), ct__rel(3, c);
+    ct__release_all(3, x), ct__release_all(3, y), ct__release_all(3, c);
     return st;
 }
 ct_status ct_cross(ct_ctx *ctx, const ct_tensor *a, const ct_tensor *b, int dim, ct_tensor **out) {
@@ -512,7 +504,7 @@ static ct_status ct__median_dim(ct_ctx *ctx, const char *op, bool ignore_nan, co
         *indices = ct_tensor_retain(i);
     }
     ct_tensor_release(v), ct_tensor_release(i);
-    ct__rel(10, t);
+    ct__release_all(10, t);
     if (st != CT_OK) {
         ct_tensor_release(*values), ct_tensor_release(*indices);
         *values = *indices = NULL;
@@ -564,7 +556,7 @@ static ct_status ct__median_backward(ct_ctx *ctx, void *user, ct_tensor *const *
     if (st == CT_OK) st = ct_div(ctx, gout[0], t[5], &t[6]);
     if (st == CT_OK) st = ct_tensor_full(ctx, ct_tensor_dtype(t[6]), 0, NULL, 0, &t[7]);
     if (st == CT_OK) st = ct_where(ctx, t[4], t[6], t[7], &gin[0]);
-    ct__rel(8, t);
+    ct__release_all(8, t);
     return st;
 }
 static const ct__ag_custom CT__MEDIAN_FN = {"MedianBackward", ct__median_backward, ct__median_free,
@@ -686,7 +678,7 @@ static ct_status ct__cumext(ct_ctx *ctx, const char *op, bool is_max, const ct_t
         if (st == CT_OK) st = ct_logical_or(ctx, t[7], t[8], &t[9]);
         if (st == CT_OK) st = ct_where(ctx, t[9], v, t[0], &nv);
         if (st == CT_OK) st = ct_where(ctx, t[9], idx, t[1], &ni);
-        ct__rel(10, t);
+        ct__release_all(10, t);
         ct_tensor_release(v), ct_tensor_release(idx);
         v = nv, idx = ni;
     }
@@ -919,7 +911,7 @@ static ct_status ct__bsearch(ct_ctx *ctx, const ct_tensor *seq2, const ct_tensor
         ct_tensor *ns = NULL, *ne = NULL;
         if (st == CT_OK) st = ct_where(ctx, t[8], t[10], start, &ns);
         if (st == CT_OK) st = ct_where(ctx, t[9], t[3], end, &ne);
-        ct__rel(12, t);
+        ct__release_all(12, t);
         if (st == CT_OK) {
             ct_tensor_release(start), ct_tensor_release(end);
             start = ns, end = ne;
@@ -1160,7 +1152,7 @@ ct_status ct_tensor_randint(ct_ctx *ctx, ct_dtype dtype, int64_t low, int64_t hi
     if (st == CT_OK) st = ct_add_scalar(ctx, t[3], (double)low, &s);
     if (st == CT_OK) st = ct_cast(ctx, s, dtype, out);
     ct_tensor_release(s);
-    ct__rel(4, t);
+    ct__release_all(4, t);
     return ct__error_within(ctx, "randint", st);
 }
 ct_status ct_randperm(ct_ctx *ctx, int64_t n, ct_dtype dtype, uint64_t seed, uint64_t offset,
@@ -1218,7 +1210,7 @@ ct_status ct_bernoulli(ct_ctx *ctx, const ct_tensor *p, uint64_t seed, uint64_t 
     if (st == CT_OK) st = ct_lt(ctx, t[2], t[3], &t[4]);
     if (st == CT_OK) st = ct_cast(ctx, t[4], p->dtype, out);
     ct_set_grad_enabled(ctx, was);
-    ct__rel(5, t);
+    ct__release_all(5, t);
     return ct__error_within(ctx, "bernoulli", st);
 }
 
@@ -1255,7 +1247,7 @@ static ct_status ct__cov(ct_ctx *ctx, const ct_tensor *x, int64_t correction, ct
         if (V != 1) sh[nd++] = V;
     if (st == CT_OK) st = ct_tensor_reshape(ctx, c, nd, sh, out);
     ct_tensor_release(c);
-    ct__rel(6, t);
+    ct__release_all(6, t);
     return st;
 }
 ct_status ct_cov(ct_ctx *ctx, const ct_tensor *x, int64_t correction, ct_tensor **out) {
@@ -1284,7 +1276,7 @@ ct_status ct_corrcoef(ct_ctx *ctx, const ct_tensor *x, ct_tensor **out) {
     if (st == CT_OK) st = ct_div(ctx, t[3], t[4], &t[5]);
     if (st == CT_OK) st = ct_clamp(ctx, t[5], &lo, &hi, out);
     ct_tensor_release(c);
-    ct__rel(6, t);
+    ct__release_all(6, t);
     return ct__error_within(ctx, "corrcoef", st);
 }
 static ct_status ct__trapezoid(ct_ctx *ctx, const ct_tensor *y, double dx, int dim,
@@ -1316,7 +1308,7 @@ static ct_status ct__trapezoid(ct_ctx *ctx, const ct_tensor *y, double dx, int d
     if (st == CT_OK) st = ct_mul_scalar(ctx, t[4], 0.5, &t[5]);
     if (st == CT_OK) st = ct_sub(ctx, t[0], t[5], &t[6]);
     if (st == CT_OK) st = ct_mul_scalar(ctx, t[6], dx, out);
-    ct__rel(7, t);
+    ct__release_all(7, t);
     return st;
 }
 ct_status ct_trapezoid(ct_ctx *ctx, const ct_tensor *y, double dx, int dim, ct_tensor **out) {
@@ -1349,9 +1341,10 @@ static ct_status ct__mvlgamma(ct_ctx *ctx, const ct_tensor *a, int64_t p, ct_ten
     const int last = -1;
     if (st == CT_OK) st = ct_sum(ctx, t[3], 1, &last, false, &s);
     if (st == CT_OK)
-        st = ct_add_scalar(ctx, s, (double)p * (double)(p - 1) * log(3.14159265358979323846) * 0.25, out);
+        st = ct_add_scalar(ctx, s, (double)p * (double)(p - 1) * log(3.14159265358979323846) * 0.25,
+                           out);
     ct_tensor_release(s);
-    ct__rel(4, t);
+    ct__release_all(4, t);
     return st;
 }
 ct_status ct_mvlgamma(ct_ctx *ctx, const ct_tensor *a, int64_t p, ct_tensor **out) {

@@ -30,13 +30,6 @@ static ct_status ct__list_args(ct_ctx *ctx, const char *op, int n, const ct_tens
                              CT__LIST_MAX, n);
     return ct__check_args(ctx, op, n, ts, out);
 }
-static void ct__rel_all(int n, ct_tensor **ts) {
-    for (int i = 0; i < n; i++) {
-        ct_tensor_release(ts[i]);
-        ts[i] = NULL;
-    }
-}
-
 /* ---- atleast_1d / 2d / 3d: t itself (retained) when it has the rank already, else views ---- */
 static ct_status ct__atleast(ct_ctx *ctx, const ct_tensor *t, int rank, ct_tensor **out) {
     static const char *const names[4] = {"", "atleast_1d", "atleast_2d", "atleast_3d"};
@@ -90,7 +83,7 @@ static ct_status ct__stack_as(ct_ctx *ctx, const char *op, ct__stack_kind kind, 
         const int dim = kind == CT__V ? 0 : kind == CT__D ? 2 : v[0]->ndim == 1 ? 0 : 1;
         st = ct_cat(ctx, n, (const ct_tensor *const *)v, dim, out);
     }
-    ct__rel_all(n, v);
+    ct__release_all(n, v);
     return ct__error_within(ctx, op, st);
 }
 ct_status ct_hstack(ct_ctx *ctx, int n, const ct_tensor *const *ts, ct_tensor **out) {
@@ -141,7 +134,7 @@ ct_status ct_tensor_split(ct_ctx *ctx, const ct_tensor *t, int sections, int dim
         st = ct_tensor_slice(ctx, t, d, start, start + len, 1, &outs[i]);
         start += len;
     }
-    if (st != CT_OK) ct__rel_all(sections, outs);
+    if (st != CT_OK) ct__release_all(sections, outs);
     return ct__error_within(ctx, "tensor_split", st);
 }
 ct_status ct_tensor_split_indices(ct_ctx *ctx, const ct_tensor *t, int n, const int64_t *indices,
@@ -161,7 +154,7 @@ ct_status ct_tensor_split_indices(ct_ctx *ctx, const ct_tensor *t, int n, const 
         st = ct_tensor_slice(ctx, t, d, start, end, 1, &outs[i]);
         start = end;
     }
-    if (st != CT_OK) ct__rel_all(n + 1, outs);
+    if (st != CT_OK) ct__release_all(n + 1, outs);
     return ct__error_within(ctx, "tensor_split", st);
 }
 
@@ -222,7 +215,7 @@ ct_status ct_tensordot(ct_ctx *ctx, const ct_tensor *a, const ct_tensor *b, int 
     if (st == CT_OK) st = ct_tensor_reshape(ctx, t[2], 2, s2, &t[3]);
     if (st == CT_OK) st = ct_matmul(ctx, t[1], t[3], &t[4]);
     if (st == CT_OK) st = ct_tensor_reshape(ctx, t[4], nr, rs, out);
-    ct__rel_all(7, t);
+    ct__release_all(7, t);
     return ct__error_within(ctx, "tensordot", st);
 }
 
@@ -246,7 +239,7 @@ static ct_status ct__addmv(ct_ctx *ctx, const ct_tensor *input, const ct_tensor 
     if (st == CT_OK) st = ct_tensor_unsqueeze(ctx, vec, 1, &t[1]);
     if (st == CT_OK) st = ct_addmm(ctx, t[0], mat, t[1], beta, alpha, &t[2]);
     if (st == CT_OK) st = ct_tensor_squeeze(ctx, t[2], 1, out);
-    ct__rel_all(4, t);
+    ct__release_all(4, t);
     return st;
 }
 ct_status ct_addmv(ct_ctx *ctx, const ct_tensor *input, const ct_tensor *mat, const ct_tensor *vec,
@@ -295,7 +288,7 @@ static ct_status ct__addr(ct_ctx *ctx, const ct_tensor *input, const ct_tensor *
         const ct_tensor *prod = alpha == 0 ? t[2] : t[1];
         if (st == CT_OK && beta != 0) st = ct_logical_or(ctx, input, prod, &t[3]);
         if (st == CT_OK) st = ct_cast(ctx, beta != 0 ? t[3] : prod, CT_BOOL, out);
-        ct__rel_all(6, t);
+        ct__release_all(6, t);
         return st;
     }
     /* the operands in the common dtype first (torch's TensorIterator), then the products */
@@ -314,7 +307,7 @@ static ct_status ct__addr(ct_ctx *ctx, const ct_tensor *input, const ct_tensor *
         if (st == CT_OK) st = ct_mul_scalar(ctx, t[4], beta, &t[5]);
         if (st == CT_OK) st = ct_addcmul(ctx, t[5], t[2], t[3], 1.0, out);
     }
-    ct__rel_all(6, t);
+    ct__release_all(6, t);
     return st;
 }
 ct_status ct_addr(ct_ctx *ctx, const ct_tensor *input, const ct_tensor *v1, const ct_tensor *v2,
@@ -449,7 +442,7 @@ static ct_status ct__block_diag(ct_ctx *ctx, int n, const ct_tensor *const *ts, 
         before += w;
     }
     if (st == CT_OK) st = ct_cat(ctx, n, (const ct_tensor *const *)rows, 0, out);
-    ct__rel_all(n, rows);
+    ct__release_all(n, rows);
     return st;
 }
 ct_status ct_block_diag(ct_ctx *ctx, int n, const ct_tensor *const *ts, ct_tensor **out) {
@@ -482,7 +475,7 @@ ct_status ct_cartesian_prod(ct_ctx *ctx, int n, const ct_tensor *const *ts, ct_t
     for (int i = 0; i < n && st == CT_OK; i++)
         st = ct_flatten(ctx, g[i], 0, -1, &f[i]);
     if (st == CT_OK) st = ct_stack(ctx, n, (const ct_tensor *const *)f, 1, out);
-    ct__rel_all(n, g), ct__rel_all(n, f);
+    ct__release_all(n, g), ct__release_all(n, f);
     return ct__error_within(ctx, "cartesian_prod", st);
 }
 
@@ -537,7 +530,7 @@ static ct_status ct__diag_embed(ct_ctx *ctx, const ct_tensor *a, int64_t offset,
         const int src[2] = {lead, lead + 1}, dst[2] = {d1, d2};
         st = ct_movedim(ctx, t[5], 2, src, dst, out);
     }
-    ct__rel_all(6, t);
+    ct__release_all(6, t);
     return st;
 }
 ct_status ct_diag_embed(ct_ctx *ctx, const ct_tensor *a, int64_t offset, int dim1, int dim2,
@@ -578,7 +571,7 @@ static ct_status ct__vander(ct_ctx *ctx, const ct_tensor *x, int64_t N, bool inc
         const int d = 1;
         st = ct_flip(ctx, t[5], 1, &d, out);
     }
-    ct__rel_all(6, t);
+    ct__release_all(6, t);
     return st;
 }
 ct_status ct_vander(ct_ctx *ctx, const ct_tensor *x, int64_t N, bool increasing, ct_tensor **out) {
@@ -750,7 +743,7 @@ static ct_status ct__quantile(ct_ctx *ctx, const char *op, const ct_tensor *a, c
     if (st == CT_OK) st = ct_logical_and(ctx, c[0], c[1], &c[2]);
     if (st == CT_OK) st = ct_all(ctx, c[2], 0, NULL, false, &c[3]);
     if (st == CT_OK) st = ct_tensor_item(c[3], &ok);
-    ct__rel_all(4, c);
+    ct__release_all(4, c);
     if (st != CT_OK) return st;
     if (ok == 0)
         return ct__set_error(ctx, CT_ERR_INVALID_ARG,
@@ -838,7 +831,7 @@ static ct_status ct__quantile(ct_ctx *ctx, const char *op, const ct_tensor *a, c
         if (st == CT_OK) st = ct_tensor_squeeze(ctx, v, -1, out);
         ct_tensor_release(u), ct_tensor_release(v);
     }
-    ct__rel_all(20, t);
+    ct__release_all(20, t);
     return st;
 }
 ct_status ct_quantile(ct_ctx *ctx, const ct_tensor *a, const ct_tensor *q, int dim, bool keepdim,
@@ -915,7 +908,7 @@ static ct_status ct__cumtrapz(ct_ctx *ctx, const ct_tensor *y, const ct_tensor *
         if (st == CT_OK) st = ct_cumsum(ctx, t[8], d, &t[9]);
         if (st == CT_OK) st = ct_div_scalar(ctx, t[9], 2., out);
     }
-    ct__rel_all(10, t);
+    ct__release_all(10, t);
     return st;
 }
 ct_status ct_cumulative_trapezoid(ct_ctx *ctx, const ct_tensor *y, double dx, int dim,
@@ -1021,7 +1014,7 @@ static ct_status ct__matrix_norm(ct_ctx *ctx, const ct_tensor *a, const char *or
             st = p > 0 ? ct_amax(ctx, t[0], 1, &d[1], keepdim, out)
                        : ct_amin(ctx, t[0], 1, &d[1], keepdim, out);
     }
-    ct__rel_all(6, t);
+    ct__release_all(6, t);
     return st;
 }
 ct_status ct_linalg_matrix_norm(ct_ctx *ctx, const ct_tensor *a, const char *ord, int dim0,
@@ -1070,7 +1063,7 @@ static ct_status ct__pinv(ct_ctx *ctx, const ct_tensor *a, double atol, double r
     if (st == CT_OK) st = ct_matmul(ctx, vs, u_t, out);
     ct_tensor_release(U), ct_tensor_release(S), ct_tensor_release(Vh);
     ct_tensor_release(vh_t), ct_tensor_release(u_t), ct_tensor_release(sp), ct_tensor_release(vs);
-    ct__rel_all(10, t);
+    ct__release_all(10, t);
     return st;
 }
 ct_status ct_linalg_pinv(ct_ctx *ctx, const ct_tensor *a, double atol, double rtol,
@@ -1177,7 +1170,7 @@ static ct_status ct__multi_dot(ct_ctx *ctx, int n, const ct_tensor *const *ts, c
         *out = ct_tensor_retain(r);
     }
     ct_tensor_release(r);
-    ct__rel_all(n, m);
+    ct__release_all(n, m);
     return st;
 }
 ct_status ct_linalg_multi_dot(ct_ctx *ctx, int n, const ct_tensor *const *ts, ct_tensor **out) {
@@ -1232,7 +1225,7 @@ static ct_status ct__cdist(ct_ctx *ctx, const ct_tensor *x1, const ct_tensor *x2
         if (st == CT_OK) st = ct_sub(ctx, t[0], t[1], &t[2]);
         if (st == CT_OK) st = ct_norm(ctx, t[2], p, 1, &last, false, out);
     }
-    ct__rel_all(12, t);
+    ct__release_all(12, t);
     return st;
 }
 ct_status ct_cdist(ct_ctx *ctx, const ct_tensor *x1, const ct_tensor *x2, double p,
@@ -1353,7 +1346,7 @@ static ct_status ct__mode(ct_ctx *ctx, const ct_tensor *a, int dim, bool keepdim
         *values = *indices = NULL;
     }
     free(buf), free(el), free(idx);
-    ct__rel_all(6, t);
+    ct__release_all(6, t);
     return st;
 }
 ct_status ct_mode(ct_ctx *ctx, const ct_tensor *a, int dim, bool keepdim, ct_tensor **values,
@@ -1488,7 +1481,7 @@ static ct_status ct__index_copy(ct_ctx *ctx, const ct_tensor *t, int dim, const 
     if (st == CT_OK) st = ct_tensor_reshape(ctx, source, nd, ssh, &x[3]);
     if (st == CT_OK) st = ct_scatter(ctx, x[2], d, x[1], x[3], &x[4]);
     if (st == CT_OK) st = ct_tensor_reshape(ctx, x[4], t->ndim, t->shape, out);
-    ct__rel_all(5, x);
+    ct__release_all(5, x);
     return st;
 }
 ct_status ct_index_copy(ct_ctx *ctx, const ct_tensor *t, int dim, const ct_tensor *index,
@@ -1525,7 +1518,7 @@ static ct_status ct__index_fill(ct_ctx *ctx, const ct_tensor *t, int dim, const 
     if (st == CT_OK) st = ct_scatter(ctx, x[1], 0, x[0], x[2], &x[3]); /* the rows hit */
     if (st == CT_OK) st = ct_tensor_reshape(ctx, x[3], t->ndim ? nd : 0, msh, &x[4]);
     if (st == CT_OK) st = ct_masked_fill(ctx, t, x[4], value, out);
-    ct__rel_all(6, x);
+    ct__release_all(6, x);
     return st;
 }
 ct_status ct_index_fill(ct_ctx *ctx, const ct_tensor *t, int dim, const ct_tensor *index,
@@ -1579,7 +1572,7 @@ static ct_status ct__masked_scatter(ct_ctx *ctx, const ct_tensor *t, const ct_te
         if (st == CT_OK) st = ct_tensor_reshape(ctx, x[8], nd, sh, &x[9]);
         if (st == CT_OK) st = ct_where(ctx, x[0], x[9], t, out);
     }
-    ct__rel_all(10, x);
+    ct__release_all(10, x);
     return st;
 }
 ct_status ct_masked_scatter(ct_ctx *ctx, const ct_tensor *t, const ct_tensor *mask,

@@ -8,13 +8,6 @@
 
 #include <math.h>
 
-/* Release n temporaries. */
-static void ct__drop(int n, ct_tensor **t) {
-    for (int i = 0; i < n; i++) {
-        ct_tensor_release(t[i]);
-        t[i] = NULL;
-    }
-}
 /* The checks shared by the losses: arguments, the reduction, floating inputs. */
 static ct_status ct__loss_args(ct_ctx *ctx, const char *op, int n, const ct_tensor *const *ins,
                                ct_reduction red, ct_tensor **out) {
@@ -51,7 +44,7 @@ static ct_status ct__margin_ranking(ct_ctx *ctx, const ct_tensor *x1, const ct_t
         st = ct__ag_reduce_loss(ctx, t[4], red, out);
         t[4] = NULL;
     }
-    ct__drop(5, t);
+    ct__release_all(5, t);
     return st;
 }
 ct_status ct_margin_ranking_loss(ct_ctx *ctx, const ct_tensor *x1, const ct_tensor *x2,
@@ -83,7 +76,7 @@ static ct_status ct__hinge(ct_ctx *ctx, const ct_tensor *x, const ct_tensor *tar
         st = ct__ag_reduce_loss(ctx, t[8], red, out);
         t[8] = NULL;
     }
-    ct__drop(9, t);
+    ct__release_all(9, t);
     return st;
 }
 ct_status ct_hinge_embedding_loss(ct_ctx *ctx, const ct_tensor *input, const ct_tensor *target,
@@ -107,7 +100,7 @@ static ct_status ct__soft_margin(ct_ctx *ctx, const ct_tensor *x, const ct_tenso
         st = ct__ag_reduce_loss(ctx, t[3], red, out);
         t[3] = NULL;
     }
-    ct__drop(4, t);
+    ct__release_all(4, t);
     return st;
 }
 ct_status ct_soft_margin_loss(ct_ctx *ctx, const ct_tensor *input, const ct_tensor *target,
@@ -166,7 +159,7 @@ static ct_status ct__cosine_embedding(ct_ctx *ctx, const ct_tensor *x1, const ct
         t[16] = NULL;
     }
     ct_tensor_release(m1), ct_tensor_release(m2), ct_tensor_release(o1), ct_tensor_release(o2);
-    ct__drop(18, t);
+    ct__release_all(18, t);
     return st;
 }
 ct_status ct_cosine_embedding_loss(ct_ctx *ctx, const ct_tensor *x1, const ct_tensor *x2,
@@ -217,7 +210,7 @@ static ct_status ct__poisson_nll(ct_ctx *ctx, const ct_tensor *x, const ct_tenso
         st = ct__ag_reduce_loss(ctx, t[4], red, out);
         t[4] = NULL;
     }
-    ct__drop(14, t);
+    ct__release_all(14, t);
     return st;
 }
 ct_status ct_poisson_nll_loss(ct_ctx *ctx, const ct_tensor *input, const ct_tensor *target,
@@ -291,7 +284,7 @@ static ct_status ct__gaussian_nll(ct_ctx *ctx, const ct_tensor *x, const ct_tens
         st = ct__ag_reduce_loss(ctx, t[9], red, out);
         t[9] = NULL;
     }
-    ct__drop(12, t);
+    ct__release_all(12, t);
     return st;
 }
 ct_status ct_gaussian_nll_loss(ct_ctx *ctx, const ct_tensor *input, const ct_tensor *target,
@@ -360,7 +353,7 @@ static ct_status ct__triplet(ct_ctx *ctx, const ct_tensor *a, const ct_tensor *p
         st = ct__ag_reduce_loss(ctx, t[6], red, out);
         t[6] = NULL;
     }
-    ct__drop(7, t);
+    ct__release_all(7, t);
     return st;
 }
 ct_status ct_triplet_margin_loss(ct_ctx *ctx, const ct_tensor *anchor, const ct_tensor *positive,
@@ -408,7 +401,7 @@ static ct_status ct__multilabel_soft(ct_ctx *ctx, const ct_tensor *x, const ct_t
         st = ct__ag_reduce_loss(ctx, t[11], red, out);
         t[11] = NULL;
     }
-    ct__drop(12, t);
+    ct__release_all(12, t);
     return st;
 }
 ct_status ct_multilabel_soft_margin_loss(ct_ctx *ctx, const ct_tensor *input,
@@ -470,7 +463,7 @@ static ct_status ct__pixel(ct_ctx *ctx, const ct_tensor *x, int64_t r, bool shuf
     if (st == CT_OK) st = ct_tensor_permute(ctx, t[0], perm, &t[1]);
     if (st == CT_OK) st = ct_tensor_contiguous(ctx, t[1], &t[2]);
     if (st == CT_OK) st = ct_tensor_reshape(ctx, t[2], b + 3, s3, out);
-    ct__drop(3, t);
+    ct__release_all(3, t);
     return st;
 }
 ct_status ct_pixel_shuffle(ct_ctx *ctx, const ct_tensor *x, int64_t upscale_factor,

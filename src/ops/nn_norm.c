@@ -13,13 +13,6 @@
         if ((st) == CT_OK) (st) = (call);                                                          \
     } while (0)
 
-static void ct__rel(int n, ct_tensor **ts) {
-    for (int i = 0; i < n; i++) {
-        ct_tensor_release(ts[i]);
-        ts[i] = NULL;
-    }
-}
-
 /* x in f32 when it is f16/bf16 (new reference either way). */
 static ct_status ct__norm_input(ct_ctx *ctx, const ct_tensor *x, ct_tensor **out) {
     if (x->dtype == CT_FLOAT16 || x->dtype == CT_BFLOAT16) return ct_cast(ctx, x, CT_FLOAT32, out);
@@ -122,7 +115,7 @@ static ct_status ct__rms_norm_body(ct_ctx *ctx, const ct_tensor *x, int n_norm,
     CT__DO(st, ct_add_scalar(ctx, t[2], eps, &t[3]));
     CT__DO(st, ct_rsqrt(ctx, t[3], &t[4]));
     CT__DO(st, ct_mul(ctx, t[0], t[4], &y));
-    ct__rel(5, t);
+    ct__release_all(5, t);
     int64_t vs[CT_MAX_DIMS];
     for (int i = 0; i < n_norm; i++)
         vs[i] = ns[i];
@@ -148,7 +141,7 @@ static ct_status ct__standardize(ct_ctx *ctx, const ct_tensor *xf, int nd, const
     CT__DO(st, ct_mul(ctx, t[1], t[4], out));
     if (st == CT_OK && mean_out) *mean_out = ct_tensor_retain(t[0]);
     if (st == CT_OK && var_out) *var_out = ct_tensor_retain(t[2]);
-    ct__rel(5, t);
+    ct__release_all(5, t);
     return st;
 }
 
@@ -186,7 +179,7 @@ static ct_status ct__group_norm_body(ct_ctx *ctx, const ct_tensor *x, int num_gr
     CT__DO(st, ct_tensor_reshape(ctx, t[0], 3, gs, &t[1]));
     CT__DO(st, ct__standardize(ctx, t[1], 1, &d2, eps, &t[2], NULL, NULL));
     CT__DO(st, ct_tensor_reshape(ctx, t[2], x->ndim, x->shape, &y));
-    ct__rel(3, t);
+    ct__release_all(3, t);
     int64_t vs[CT_MAX_DIMS];
     for (int i = 0; i < x->ndim; i++)
         vs[i] = i == 1 ? C : 1;
@@ -283,7 +276,7 @@ static ct_status ct__batch_norm_body(ct_ctx *ctx, const ct_tensor *x, ct_tensor 
         CT__DO(st, ct_rsqrt(ctx, t[3], &t[4]));
         CT__DO(st, ct_mul(ctx, t[2], t[4], &t[5]));
         if (st == CT_OK) y = ct_tensor_retain(t[5]);
-        ct__rel(6, t);
+        ct__release_all(6, t);
     }
     ct_tensor_release(xf), ct_tensor_release(mean), ct_tensor_release(var);
     CT__DO(st, ct__affine(ctx, &y, weight, bias, x->ndim, vs));

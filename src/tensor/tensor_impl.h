@@ -87,6 +87,13 @@ static inline int64_t ct__numel(int ndim, const int64_t *shape) {
 /* Fill an op operand from a tensor. */
 void ct__operand_set(ct_operand *o, const ct_tensor *t);
 /* Normalise a possibly negative dim against ndim; false if out of range. */
+/* Release n temporaries (NULL skipped) and clear their slots: the cleanup of a composite op. */
+static inline void ct__release_all(int n, ct_tensor **ts) {
+    for (int i = 0; i < n; i++) {
+        ct_tensor_release(ts[i]);
+        ts[i] = NULL;
+    }
+}
 static inline bool ct__wrap_dim(int dim, int ndim, int *out) {
     int d = dim < 0 ? dim + ndim : dim;
     if (d < 0 || d >= (ndim == 0 ? 1 : ndim)) return false;
