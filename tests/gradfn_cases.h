@@ -366,6 +366,81 @@ static ct_tensor *gf_run(ct_ctx *ctx, const char *name, ct_status *stp) {
         if (st == CT_OK && IS("pixel_unshuffle")) st = ct_pixel_unshuffle(ctx, c4, 2, &r);
         ct_tensor_release(c), ct_tensor_release(c4);
     }
+    if (IS("broadcast_to")) st = ct_broadcast_to(ctx, v, 2, S(2, 3), &r);
+    if (IS("broadcast_tensors")) {
+        ct_tensor *bo[2] = {NULL, NULL};
+        st = ct_broadcast_tensors(ctx, 2, (const ct_tensor *[]){x, v}, bo);
+        r = bo[1];
+        ct_tensor_release(bo[0]);
+    }
+    if (IS("select")) st = ct_select(ctx, m, 1, -1, &r);
+    if (IS("unbind") || IS("hsplit")) {
+        ct_tensor *ub[3] = {NULL, NULL, NULL};
+        int nu = 0;
+        st = IS("unbind") ? ct_unbind(ctx, x, 1, 3, ub, &nu) : ct_hsplit(ctx, m, 3, ub);
+        r = ub[1];
+        ct_tensor_release(ub[0]), ct_tensor_release(ub[2]);
+    }
+    if (IS("t")) st = ct_t(ctx, x, &r);
+    if (IS("adjoint")) st = ct_adjoint(ctx, b3, &r);
+    if (IS("moveaxis")) st = ct_moveaxis(ctx, b3, 1, (const int[]){0}, (const int[]){2}, &r);
+    if (!strncmp(name, "index", 5) && strncmp(name, "index_copy", 10) &&
+        strncmp(name, "index_fill", 10)) {
+        ct_tensor *i0 = NULL, *i1 = NULL;
+        const bool mid = IS("index_mid"), acc = IS("index_put_acc");
+        st = ct_tensor_from_host(ctx, acc ? (const int64_t[]){0, 0} : (const int64_t[]){2, 0},
+                                 CT_INT64, 1, S(2), &i0);
+        if (st == CT_OK)
+            st = ct_tensor_from_host(ctx, (const int64_t[]){1, 1}, CT_INT64, 1, S(2), &i1);
+        if (st == CT_OK && IS("index")) st = ct_index(ctx, m, 2, (const ct_tensor *[]){i0, i1}, &r);
+        if (st == CT_OK && mid) st = ct_index(ctx, b3, 2, (const ct_tensor *[]){NULL, i0}, &r);
+        ct_tensor *i2 = NULL;
+        if (st == CT_OK && IS("index_put")) /* rows 0 and 2 */
+            st = ct_tensor_from_host(ctx, (const int64_t[]){0, 2}, CT_INT64, 1, S(2), &i2);
+        if (st == CT_OK && IS("index_put"))
+            st = ct_index_put(ctx, m, 1, (const ct_tensor *[]){i2}, v, false, &r);
+        if (st == CT_OK && acc)
+            st = ct_index_put(ctx, m, 1, (const ct_tensor *[]){i0}, v, true, &r);
+        ct_tensor_release(i0), ct_tensor_release(i1), ct_tensor_release(i2);
+    }
+    if (IS("take") || IS("put")) {
+        ct_tensor *ix = NULL, *v2 = NULL;
+        const bool tk = IS("take");
+        st = ct_tensor_from_host(ctx, tk ? (const int64_t[]){0, 8, -1} : (const int64_t[]){1, -1},
+                                 CT_INT64, 1, tk ? S(3) : S(2), &ix);
+        if (st == CT_OK && tk) st = ct_take(ctx, m, ix, &r);
+        if (st == CT_OK && !tk) st = ct_tensor_narrow(ctx, v, 0, 0, 2, &v2);
+        if (st == CT_OK && !tk) st = ct_put(ctx, m, ix, v2, false, &r);
+        ct_tensor_release(ix), ct_tensor_release(v2);
+    }
+    if (IS("select_scatter")) st = ct_select_scatter(ctx, m, v, 0, 1, &r);
+    if (IS("slice_scatter")) st = ct_slice_scatter(ctx, m, x, 0, 1, 3, 1, &r);
+    if (IS("diagonal_scatter")) {
+        ct_tensor *v2 = NULL;
+        st = ct_tensor_narrow(ctx, v, 0, 0, 2, &v2);
+        if (st == CT_OK) st = ct_diagonal_scatter(ctx, m, v2, 1, 0, 1, &r);
+        ct_tensor_release(v2);
+    }
+    if (IS("diagflat")) st = ct_diagflat(ctx, x, 0, &r);
+    if (IS("combinations")) st = ct_combinations(ctx, v, 2, false, &r);
+    if (IS("renorm")) st = ct_renorm(ctx, m, 2, 0, 1.0, &r);
+    if (IS("clamp_min")) st = ct_clamp_min(ctx, z, 0.0, &r);
+    if (IS("clamp_max")) st = ct_clamp_max(ctx, z, 0.0, &r);
+    if (IS("rsub")) st = ct_rsub(ctx, x, y, 2, &r);
+    if (IS("rsub_s")) st = ct_rsub_scalar(ctx, x, 2.0, 1, &r);
+    if (IS("sgn")) st = ct_sgn(ctx, z, &r);
+    if (IS("positive")) st = ct_positive(ctx, x, &r);
+    if (IS("ldexp")) {
+        ct_tensor *e = NULL;
+        st = ct_tensor_from_host(ctx, (const int64_t[]){1, 2, 3}, CT_INT64, 1, S(3), &e);
+        if (st == CT_OK) st = ct_ldexp(ctx, x, e, &r);
+        ct_tensor_release(e);
+    }
+    if (IS("inner")) st = ct_inner(ctx, x, m, &r);
+    if (IS("vdot")) st = ct_vdot(ctx, v, u, &r);
+    if (IS("dist")) st = ct_dist(ctx, x, y, 2, &r);
+    if (IS("addbmm")) st = ct_addbmm(ctx, m, b3, c3, 1, 1, &r);
+    if (IS("pdist")) st = ct_pdist(ctx, x, 2, &r);
     if (IS("dot")) st = ct_dot(ctx, v, u, &r);
     if (IS("mv")) st = ct_mv(ctx, m, v, &r);
     if (IS("outer")) st = ct_outer(ctx, v, u, &r);

@@ -885,6 +885,138 @@ CT_API ct_status ct_einsum(ct_ctx *ctx, const char *equation, int n,
 CT_API ct_status ct_cross(ct_ctx *ctx, const ct_tensor *a, const ct_tensor *b, int dim,
                           ct_tensor **out);
 
+/* ---- indexing, scatter and small helpers (docs/everyday.md, "Indexing, scatter and small
+ * helpers"); composites of the ops above, differentiable, printing torch's node names ---- */
+/* torch.broadcast_shapes of n shapes (ndims[i] dims each): the broadcast shape into out_shape
+ * (room for CT_MAX_DIMS) and out_ndim; CT_ERR_SHAPE when they do not broadcast. */
+CT_API ct_status ct_broadcast_shapes(ct_ctx *ctx, int n, const int *ndims,
+                                     const int64_t *const *shapes, int *out_ndim,
+                                     int64_t *out_shape);
+/* torch.broadcast_to: the expanded view (as ct_tensor_expand; -1 keeps a dim). */
+CT_API ct_status ct_broadcast_to(ct_ctx *ctx, const ct_tensor *t, int ndim, const int64_t *shape,
+                                 ct_tensor **out);
+/* torch.broadcast_tensors of n <= 64 tensors: outs[i] is ts[i] expanded to the common shape (ts[i]
+ * itself, retained, when it already has it). */
+CT_API ct_status ct_broadcast_tensors(ct_ctx *ctx, int n, const ct_tensor *const *ts,
+                                      ct_tensor **outs);
+/* torch.select: the view t[..., index, ...] at dim, without that dim (index may be negative;
+ * outside [-size, size): CT_ERR_INDEX). */
+CT_API ct_status ct_select(ct_ctx *ctx, const ct_tensor *t, int dim, int64_t index,
+                           ct_tensor **out);
+/* torch.unbind: the size(dim) selects along dim; *n_out and max_out as in ct_split. */
+CT_API ct_status ct_unbind(ct_ctx *ctx, const ct_tensor *t, int dim, int max_out, ct_tensor **outs,
+                           int *n_out);
+/* torch.t: the transpose of a 2-d tensor, a view of a 0-d or 1-d one; more dims: CT_ERR_SHAPE. */
+CT_API ct_status ct_t(ct_ctx *ctx, const ct_tensor *t, ct_tensor **out);
+/* torch.adjoint: the last two dims swapped (a view; real dtypes, so no conjugation); >= 2 dims. */
+CT_API ct_status ct_adjoint(ct_ctx *ctx, const ct_tensor *t, ct_tensor **out);
+/* torch.moveaxis, the alias of ct_movedim. */
+CT_API ct_status ct_moveaxis(ct_ctx *ctx, const ct_tensor *t, int n, const int *src, const int *dst,
+                             ct_tensor **out);
+/* torch.hsplit (dim 1, dim 0 for 1-d), vsplit (dim 0, >= 2 dims), dsplit (dim 2, >= 3 dims) into
+ * `sections` equal views (the size must divide, else CT_ERR_INVALID_ARG), or at n indices (n + 1
+ * views, as ct_tensor_split_indices). */
+CT_API ct_status ct_hsplit(ct_ctx *ctx, const ct_tensor *t, int sections, ct_tensor **outs);
+CT_API ct_status ct_vsplit(ct_ctx *ctx, const ct_tensor *t, int sections, ct_tensor **outs);
+CT_API ct_status ct_dsplit(ct_ctx *ctx, const ct_tensor *t, int sections, ct_tensor **outs);
+CT_API ct_status ct_hsplit_indices(ct_ctx *ctx, const ct_tensor *t, int n, const int64_t *indices,
+                                   ct_tensor **outs);
+CT_API ct_status ct_vsplit_indices(ct_ctx *ctx, const ct_tensor *t, int n, const int64_t *indices,
+                                   ct_tensor **outs);
+CT_API ct_status ct_dsplit_indices(ct_ctx *ctx, const ct_tensor *t, int n, const int64_t *indices,
+                                   ct_tensor **outs);
+/* torch's aliases: row_stack (ct_vstack), concat and concatenate (ct_cat). */
+CT_API ct_status ct_row_stack(ct_ctx *ctx, int n, const ct_tensor *const *ts, ct_tensor **out);
+CT_API ct_status ct_concat(ct_ctx *ctx, int n, const ct_tensor *const *ts, int dim,
+                           ct_tensor **out);
+CT_API ct_status ct_concatenate(ct_ctx *ctx, int n, const ct_tensor *const *ts, int dim,
+                                ct_tensor **out);
+/* Advanced indexing t[indices[0], ..., indices[n-1]] (torch's Tensor.__getitem__ with tensors):
+ * a NULL entry is a full slice ':'; int64 / int32 entries index one dim each (negative wrap) and
+ * broadcast together; a bool / uint8 mask indexes as many dims as it has (read on the host). The
+ * broadcast index dims replace the indexed dims where they are adjacent, else lead (torch's rule).
+ * An index out of range: CT_ERR_INDEX. A copy. */
+CT_API ct_status ct_index(ct_ctx *ctx, const ct_tensor *t, int n, const ct_tensor *const *indices,
+                          ct_tensor **out);
+/* torch.index_put: t with t[indices] = values (values of t's dtype, broadcast to the indexed
+ * shape), or += when accumulate (repeated indices add up; without accumulate the last in C order
+ * wins). A new tensor; indices as in ct_index. */
+CT_API ct_status ct_index_put(ct_ctx *ctx, const ct_tensor *t, int n,
+                              const ct_tensor *const *indices, const ct_tensor *values,
+                              bool accumulate, ct_tensor **out);
+/* torch.take: the elements of flattened t at int64 index (any shape, negative wraps); the result
+ * has index's shape. */
+CT_API ct_status ct_take(ct_ctx *ctx, const ct_tensor *t, const ct_tensor *index, ct_tensor **out);
+/* torch.put: t (flattened) with the elements at int64 index set to (or, accumulate, increased by)
+ * source's (the same number of elements, t's dtype); a new tensor of t's shape. */
+CT_API ct_status ct_put(ct_ctx *ctx, const ct_tensor *t, const ct_tensor *index,
+                        const ct_tensor *source, bool accumulate, ct_tensor **out);
+/* torch.select_scatter / slice_scatter / diagonal_scatter: a copy of t with the select (dim,
+ * index), the slice dim[start:end:step] (Python slice rules, step > 0; end = INT64_MAX for "to the
+ * end") or the diagonal (offset, dim1, dim2) replaced by src, which has exactly that part's shape
+ * and t's dtype. */
+CT_API ct_status ct_select_scatter(ct_ctx *ctx, const ct_tensor *t, const ct_tensor *src, int dim,
+                                   int64_t index, ct_tensor **out);
+CT_API ct_status ct_slice_scatter(ct_ctx *ctx, const ct_tensor *t, const ct_tensor *src, int dim,
+                                  int64_t start, int64_t end, int64_t step, ct_tensor **out);
+CT_API ct_status ct_diagonal_scatter(ct_ctx *ctx, const ct_tensor *t, const ct_tensor *src,
+                                     int64_t offset, int dim1, int dim2, ct_tensor **out);
+/* torch.diagflat: the flattened t on diagonal `offset` of a square matrix. */
+CT_API ct_status ct_diagflat(ct_ctx *ctx, const ct_tensor *t, int64_t offset, ct_tensor **out);
+/* torch.combinations of a 1-d t: (M, r) rows of r elements in itertools order (combinations, or
+ * combinations_with_replacement); r == 0 gives an empty 1-d tensor; more than 2^31 elements:
+ * CT_ERR_OVERFLOW. */
+CT_API ct_status ct_combinations(ct_ctx *ctx, const ct_tensor *t, int64_t r, bool with_replacement,
+                                 ct_tensor **out);
+/* torch.renorm: each slice along dim whose p-norm exceeds maxnorm scaled by maxnorm / (norm +
+ * 1e-7) (floating t, p > 0, maxnorm >= 0; the norm in float32 for half dtypes, as torch). */
+CT_API ct_status ct_renorm(ct_ctx *ctx, const ct_tensor *t, double p, int dim, double maxnorm,
+                           ct_tensor **out);
+/* torch.clamp_min / clamp_max: ct_clamp with one bound. */
+CT_API ct_status ct_clamp_min(ct_ctx *ctx, const ct_tensor *a, double min, ct_tensor **out);
+CT_API ct_status ct_clamp_max(ct_ctx *ctx, const ct_tensor *a, double max, ct_tensor **out);
+/* torch.rsub: b - alpha * a (rounded as ct_sub_scaled); the _scalar form v - alpha * a with v a
+ * wrapped Python number (the promotion of ct_sub_scalar). Bool operands: CT_ERR_DTYPE. */
+CT_API ct_status ct_rsub(ct_ctx *ctx, const ct_tensor *a, const ct_tensor *b, double alpha,
+                         ct_tensor **out);
+CT_API ct_status ct_rsub_scalar(ct_ctx *ctx, const ct_tensor *a, double v, double alpha,
+                                ct_tensor **out);
+/* torch.positive: a itself (retained); bool: CT_ERR_DTYPE, as torch. */
+CT_API ct_status ct_positive(ct_ctx *ctx, const ct_tensor *a, ct_tensor **out);
+/* torch.sgn: the sign (ct_sign) for the real dtypes, with torch's node name SgnBackward0. */
+CT_API ct_status ct_sgn(ct_ctx *ctx, const ct_tensor *a, ct_tensor **out);
+/* torch.ldexp: a * 2^b in the promoted float dtype; 2^b is taken in that dtype (torch takes it in
+ * float32 for integer b, so ldexp(1.0 f64, 1000) is inf there and 2^1000 here). */
+CT_API ct_status ct_ldexp(ct_ctx *ctx, const ct_tensor *a, const ct_tensor *b, ct_tensor **out);
+/* torch.frexp of a floating tensor: mantissa (a's dtype, 0.5 <= |m| < 1) and int32 exponent with
+ * a = m * 2^e; 0, inf and NaN give themselves and e = 0. Not differentiable (as torch). */
+CT_API ct_status ct_frexp(ct_ctx *ctx, const ct_tensor *a, ct_tensor **mantissa,
+                          ct_tensor **exponent);
+/* torch.isposinf / isneginf (bool; false for integers) and isreal (all true: no complex dtypes). */
+CT_API ct_status ct_isposinf(ct_ctx *ctx, const ct_tensor *a, ct_tensor **out);
+CT_API ct_status ct_isneginf(ct_ctx *ctx, const ct_tensor *a, ct_tensor **out);
+CT_API ct_status ct_isreal(ct_ctx *ctx, const ct_tensor *a, ct_tensor **out);
+/* torch.result_type of two tensors (0-d tensors count less than dimensioned ones). */
+CT_API ct_status ct_result_type(ct_ctx *ctx, const ct_tensor *a, const ct_tensor *b, ct_dtype *out);
+/* torch.can_cast: false for floating -> integral / bool and for non-bool -> bool, else true. */
+CT_API bool ct_can_cast(ct_dtype from, ct_dtype to);
+/* torch.inner: sum over the last dims of a and b (equal sizes); a 0-d operand multiplies. */
+CT_API ct_status ct_inner(ct_ctx *ctx, const ct_tensor *a, const ct_tensor *b, ct_tensor **out);
+/* torch.vdot of two 1-d tensors of one dtype (ct_dot: real dtypes need no conjugation). */
+CT_API ct_status ct_vdot(ct_ctx *ctx, const ct_tensor *a, const ct_tensor *b, ct_tensor **out);
+/* torch.dist: the p-norm of a - b (broadcast; floating dtypes). */
+CT_API ct_status ct_dist(ct_ctx *ctx, const ct_tensor *a, const ct_tensor *b, double p,
+                         ct_tensor **out);
+/* torch.chain_matmul (deprecated there): ct_linalg_multi_dot of n 2-d tensors; one gives a copy. */
+CT_API ct_status ct_chain_matmul(ct_ctx *ctx, int n, const ct_tensor *const *ts, ct_tensor **out);
+/* torch.addbmm: beta * input + alpha * sum_i b1[i] @ b2[i], accumulated batch by batch with addmm
+ * as torch's CPU kernel (b1 (B, n, m), b2 (B, m, p), input broadcast to (n, p)). */
+CT_API ct_status ct_addbmm(ct_ctx *ctx, const ct_tensor *input, const ct_tensor *b1,
+                           const ct_tensor *b2, double beta, double alpha, ct_tensor **out);
+/* torch.nn.functional.pdist: the p-norm distances between the rows of x (N, M), pairs i < j in
+ * row-major order (N (N - 1) / 2 values); floating x, p >= 0. */
+CT_API ct_status ct_pdist(ct_ctx *ctx, const ct_tensor *x, double p, ct_tensor **out);
+
 #ifdef __cplusplus
 }
 #endif

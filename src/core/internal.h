@@ -9,6 +9,11 @@
 #include <assert.h>
 
 #define CT_ASSERT(cond) assert(cond)
+/* Run call only while st is CT_OK, keeping its status (sticky-error step sequences). */
+#define CT__DO(st, call)                                                                           \
+    do {                                                                                           \
+        if ((st) == CT_OK) (st) = (call);                                                          \
+    } while (0)
 
 typedef enum ct__isa { CT__ISA_REF = 0, CT__ISA_AVX2 = 1, CT__ISA_AVX512 = 2 } ct__isa;
 

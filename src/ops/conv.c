@@ -8,11 +8,6 @@
 
 #include <math.h>
 
-#define CT__DO(st, call)                                                                           \
-    do {                                                                                           \
-        if ((st) == CT_OK) (st) = (call);                                                          \
-    } while (0)
-
 static int64_t ct__pack2(int64_t h, int64_t w) {
     return (int64_t)((uint64_t)(uint32_t)h | ((uint64_t)(uint32_t)w << 32));
 }

@@ -461,6 +461,30 @@ CT__SCALAR(le, CT_OP_LE, CT__AG_NONE)
 CT__SCALAR(gt, CT_OP_GT, CT__AG_NONE)
 CT__SCALAR(ge, CT_OP_GE, CT__AG_NONE)
 
+/* torch.rsub(a, v, alpha) = v - alpha * a with v a wrapped number: one sub_scaled of the 0-d
+ * scalar tensor and a, so the rounding is sub's (fma(-alpha, a, v)). */
+ct_status ct_rsub_scalar(ct_ctx *ctx, const ct_tensor *a, double v, double alpha, ct_tensor **out) {
+    const ct_tensor *ins[1] = {a};
+    ct_status st = ct__check_args(ctx, "rsub", 1, ins, out);
+    if (st != CT_OK) return st;
+    *out = NULL;
+    if (!ct__is_compute_dtype(a->dtype))
+        return ct__set_error(ctx, CT_ERR_DTYPE,
+                             "rsub: dtype %s is a storage format; cast it to a compute dtype first",
+                             ct_dtype_name(a->dtype));
+    if (a->dtype == CT_BOOL)
+        return ct__set_error(ctx, CT_ERR_DTYPE,
+                             "rsub: subtracting with a bool operand (scalar - bool) is not "
+                             "supported; use logical_xor / logical_not");
+    ct_tensor *sv = NULL;
+    if ((st = ct__scalar_tensor(ctx, a, ct__wrapped_result(a->dtype, v), v, &sv)) != CT_OK)
+        return st;
+    uint64_t mark = ct__ag_mark(ctx);
+    st = ct__error_within(ctx, "rsub", ct_sub_scaled(ctx, sv, a, alpha, out));
+    ct_tensor_release(sv);
+    return ct__ag_named(ctx, st, out, mark, "RsubBackward1");
+}
+
 static int ct__category_of(ct_dtype dt) {
     return dt == CT_BOOL ? 0 : ct_dtype_is_floating(dt) ? 2 : 1;
 }

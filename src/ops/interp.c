@@ -12,11 +12,6 @@
 
 #include <math.h>
 
-#define CT__DO(st, call)                                                                           \
-    do {                                                                                           \
-        if ((st) == CT_OK) (st) = (call);                                                          \
-    } while (0)
-
 /* bf16 rounding of a float (torch's bf16 arithmetic on the host side of the weights) */
 static float ct__bfr(float f) { return ct__bf2f(ct__f2bf(f)); }
 

@@ -8,10 +8,6 @@
 #include <math.h>
 
 /* A sticky-status helper: run `call` only while *st is CT_OK, keeping the first failure. */
-#define CT__DO(st, call)                                                                           \
-    do {                                                                                           \
-        if ((st) == CT_OK) (st) = (call);                                                          \
-    } while (0)
 
 /* x in f32 when it is f16/bf16 (new reference either way). */
 static ct_status ct__norm_input(ct_ctx *ctx, const ct_tensor *x, ct_tensor **out) {

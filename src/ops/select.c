@@ -7,11 +7,6 @@
 #include "ops/dispatch.h"
 #include "tensor/ag_front.h"
 
-#define CT__DO(st, call)                                                                           \
-    do {                                                                                           \
-        if ((st) == CT_OK) (st) = (call);                                                          \
-    } while (0)
-
 /* Host copy of a bool tensor (any layout) as bytes; caller frees with ct__free. */
 static ct_status ct__mask_to_host(ct_ctx *ctx, const ct_tensor *mask, uint8_t **out) {
     int64_t n = ct_tensor_numel(mask);
