@@ -438,7 +438,7 @@ static ct_tensor *gf_run(ct_ctx *ctx, const char *name, ct_status *stp) {
     }
     if (IS("inner")) st = ct_inner(ctx, x, m, &r);
     if (IS("vdot")) st = ct_vdot(ctx, v, u, &r);
-    if (IS("dist")) st = ct_dist(ctx, x, y, 2, &r);
+    if (IS("dist")) st = ct_tensor_dist(ctx, x, y, 2, &r);
     if (IS("addbmm")) st = ct_addbmm(ctx, m, b3, c3, 1, 1, &r);
     if (IS("pdist")) st = ct_pdist(ctx, x, 2, &r);
     if (IS("dot")) st = ct_dot(ctx, v, u, &r);

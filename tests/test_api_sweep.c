@@ -2368,6 +2368,236 @@ static void s1_ct_cross(void) { SWEEP_STATUS(ct_cross(S_ctx, NULL, NULL, (int){0
 static void s2_ct_cross(void) { SWEEP_STATUS(ct_cross(S_ctx, S_t, S_t, (int){0}, NULL)); }
 static void s3_ct_cross(void) { SWEEP_STATUS(ct_cross(S_ctx, S_t, S_t, (int){0}, &S_out[0])); }
 static void s4_ct_cross(void) { SWEEP_STATUS(ct_cross(S_ctx, S_t, S_t, (int){0}, &S_out[0])); }
+static void s0_ct_broadcast_shapes(void) { (void)ct_broadcast_shapes(NULL, (int){0}, NULL, NULL, NULL, NULL); }
+static void s1_ct_broadcast_shapes(void) { SWEEP_STATUS(ct_broadcast_shapes(S_ctx, (int){0}, NULL, NULL, NULL, NULL)); }
+static void s2_ct_broadcast_shapes(void) { SWEEP_STATUS(ct_broadcast_shapes(S_ctx, (int){0}, NULL, NULL, NULL, NULL)); }
+static void s3_ct_broadcast_shapes(void) { SWEEP_STATUS(ct_broadcast_shapes(S_ctx, (int){0}, NULL, NULL, NULL, NULL)); }
+static void s4_ct_broadcast_shapes(void) { SWEEP_STATUS(ct_broadcast_shapes(S_ctx, (int){0}, S_int, NULL, S_int, S_i64)); }
+static void s0_ct_broadcast_to(void) { (void)ct_broadcast_to(NULL, NULL, (int){0}, NULL, NULL); }
+static void s1_ct_broadcast_to(void) { SWEEP_STATUS(ct_broadcast_to(S_ctx, NULL, (int){0}, NULL, NULL)); }
+static void s2_ct_broadcast_to(void) { SWEEP_STATUS(ct_broadcast_to(S_ctx, S_t, (int){0}, NULL, NULL)); }
+static void s3_ct_broadcast_to(void) { SWEEP_STATUS(ct_broadcast_to(S_ctx, S_t, (int){0}, NULL, &S_out[0])); }
+static void s4_ct_broadcast_to(void) { SWEEP_STATUS(ct_broadcast_to(S_ctx, S_t, (int){0}, S_i64, &S_out[0])); }
+static void s0_ct_broadcast_tensors(void) { (void)ct_broadcast_tensors(NULL, (int){0}, NULL, NULL); }
+static void s1_ct_broadcast_tensors(void) { SWEEP_STATUS(ct_broadcast_tensors(S_ctx, (int){0}, NULL, NULL)); }
+static void s2_ct_broadcast_tensors(void) { SWEEP_STATUS(ct_broadcast_tensors(S_ctx, (int){0}, NULL, NULL)); }
+static void s3_ct_broadcast_tensors(void) { SWEEP_STATUS(ct_broadcast_tensors(S_ctx, (int){0}, S_tarr, &S_out[0])); }
+static void s4_ct_broadcast_tensors(void) { SWEEP_STATUS(ct_broadcast_tensors(S_ctx, (int){0}, S_tarr, &S_out[0])); }
+static void s0_ct_select(void) { (void)ct_select(NULL, NULL, (int){0}, (int64_t){0}, NULL); }
+static void s1_ct_select(void) { SWEEP_STATUS(ct_select(S_ctx, NULL, (int){0}, (int64_t){0}, NULL)); }
+static void s2_ct_select(void) { SWEEP_STATUS(ct_select(S_ctx, S_t, (int){0}, (int64_t){0}, NULL)); }
+static void s3_ct_select(void) { SWEEP_STATUS(ct_select(S_ctx, S_t, (int){0}, (int64_t){0}, &S_out[0])); }
+static void s4_ct_select(void) { SWEEP_STATUS(ct_select(S_ctx, S_t, (int){0}, (int64_t){0}, &S_out[0])); }
+static void s0_ct_unbind(void) { (void)ct_unbind(NULL, NULL, (int){0}, (int){0}, NULL, NULL); }
+static void s1_ct_unbind(void) { SWEEP_STATUS(ct_unbind(S_ctx, NULL, (int){0}, (int){0}, NULL, NULL)); }
+static void s2_ct_unbind(void) { SWEEP_STATUS(ct_unbind(S_ctx, S_t, (int){0}, (int){0}, NULL, NULL)); }
+static void s3_ct_unbind(void) { SWEEP_STATUS(ct_unbind(S_ctx, S_t, (int){0}, (int){0}, &S_out[0], NULL)); }
+static void s4_ct_unbind(void) { SWEEP_STATUS(ct_unbind(S_ctx, S_t, (int){0}, (int){0}, &S_out[0], S_int)); }
+static void s0_ct_t(void) { (void)ct_t(NULL, NULL, NULL); }
+static void s1_ct_t(void) { SWEEP_STATUS(ct_t(S_ctx, NULL, NULL)); }
+static void s2_ct_t(void) { SWEEP_STATUS(ct_t(S_ctx, S_t, NULL)); }
+static void s3_ct_t(void) { SWEEP_STATUS(ct_t(S_ctx, S_t, &S_out[0])); }
+static void s4_ct_t(void) { SWEEP_STATUS(ct_t(S_ctx, S_t, &S_out[0])); }
+static void s0_ct_adjoint(void) { (void)ct_adjoint(NULL, NULL, NULL); }
+static void s1_ct_adjoint(void) { SWEEP_STATUS(ct_adjoint(S_ctx, NULL, NULL)); }
+static void s2_ct_adjoint(void) { SWEEP_STATUS(ct_adjoint(S_ctx, S_t, NULL)); }
+static void s3_ct_adjoint(void) { SWEEP_STATUS(ct_adjoint(S_ctx, S_t, &S_out[0])); }
+static void s4_ct_adjoint(void) { SWEEP_STATUS(ct_adjoint(S_ctx, S_t, &S_out[0])); }
+static void s0_ct_moveaxis(void) { (void)ct_moveaxis(NULL, NULL, (int){0}, NULL, NULL, NULL); }
+static void s1_ct_moveaxis(void) { SWEEP_STATUS(ct_moveaxis(S_ctx, NULL, (int){0}, NULL, NULL, NULL)); }
+static void s2_ct_moveaxis(void) { SWEEP_STATUS(ct_moveaxis(S_ctx, S_t, (int){0}, NULL, NULL, NULL)); }
+static void s3_ct_moveaxis(void) { SWEEP_STATUS(ct_moveaxis(S_ctx, S_t, (int){0}, NULL, NULL, &S_out[0])); }
+static void s4_ct_moveaxis(void) { SWEEP_STATUS(ct_moveaxis(S_ctx, S_t, (int){0}, S_int, S_int, &S_out[0])); }
+static void s0_ct_hsplit(void) { (void)ct_hsplit(NULL, NULL, (int){0}, NULL); }
+static void s1_ct_hsplit(void) { SWEEP_STATUS(ct_hsplit(S_ctx, NULL, (int){0}, NULL)); }
+static void s2_ct_hsplit(void) { SWEEP_STATUS(ct_hsplit(S_ctx, S_t, (int){0}, NULL)); }
+static void s3_ct_hsplit(void) { SWEEP_STATUS(ct_hsplit(S_ctx, S_t, (int){0}, &S_out[0])); }
+static void s4_ct_hsplit(void) { SWEEP_STATUS(ct_hsplit(S_ctx, S_t, (int){0}, &S_out[0])); }
+static void s0_ct_vsplit(void) { (void)ct_vsplit(NULL, NULL, (int){0}, NULL); }
+static void s1_ct_vsplit(void) { SWEEP_STATUS(ct_vsplit(S_ctx, NULL, (int){0}, NULL)); }
+static void s2_ct_vsplit(void) { SWEEP_STATUS(ct_vsplit(S_ctx, S_t, (int){0}, NULL)); }
+static void s3_ct_vsplit(void) { SWEEP_STATUS(ct_vsplit(S_ctx, S_t, (int){0}, &S_out[0])); }
+static void s4_ct_vsplit(void) { SWEEP_STATUS(ct_vsplit(S_ctx, S_t, (int){0}, &S_out[0])); }
+static void s0_ct_dsplit(void) { (void)ct_dsplit(NULL, NULL, (int){0}, NULL); }
+static void s1_ct_dsplit(void) { SWEEP_STATUS(ct_dsplit(S_ctx, NULL, (int){0}, NULL)); }
+static void s2_ct_dsplit(void) { SWEEP_STATUS(ct_dsplit(S_ctx, S_t, (int){0}, NULL)); }
+static void s3_ct_dsplit(void) { SWEEP_STATUS(ct_dsplit(S_ctx, S_t, (int){0}, &S_out[0])); }
+static void s4_ct_dsplit(void) { SWEEP_STATUS(ct_dsplit(S_ctx, S_t, (int){0}, &S_out[0])); }
+static void s0_ct_hsplit_indices(void) { (void)ct_hsplit_indices(NULL, NULL, (int){0}, NULL, NULL); }
+static void s1_ct_hsplit_indices(void) { SWEEP_STATUS(ct_hsplit_indices(S_ctx, NULL, (int){0}, NULL, NULL)); }
+static void s2_ct_hsplit_indices(void) { SWEEP_STATUS(ct_hsplit_indices(S_ctx, S_t, (int){0}, NULL, NULL)); }
+static void s3_ct_hsplit_indices(void) { SWEEP_STATUS(ct_hsplit_indices(S_ctx, S_t, (int){0}, NULL, &S_out[0])); }
+static void s4_ct_hsplit_indices(void) { SWEEP_STATUS(ct_hsplit_indices(S_ctx, S_t, (int){0}, S_i64, &S_out[0])); }
+static void s0_ct_vsplit_indices(void) { (void)ct_vsplit_indices(NULL, NULL, (int){0}, NULL, NULL); }
+static void s1_ct_vsplit_indices(void) { SWEEP_STATUS(ct_vsplit_indices(S_ctx, NULL, (int){0}, NULL, NULL)); }
+static void s2_ct_vsplit_indices(void) { SWEEP_STATUS(ct_vsplit_indices(S_ctx, S_t, (int){0}, NULL, NULL)); }
+static void s3_ct_vsplit_indices(void) { SWEEP_STATUS(ct_vsplit_indices(S_ctx, S_t, (int){0}, NULL, &S_out[0])); }
+static void s4_ct_vsplit_indices(void) { SWEEP_STATUS(ct_vsplit_indices(S_ctx, S_t, (int){0}, S_i64, &S_out[0])); }
+static void s0_ct_dsplit_indices(void) { (void)ct_dsplit_indices(NULL, NULL, (int){0}, NULL, NULL); }
+static void s1_ct_dsplit_indices(void) { SWEEP_STATUS(ct_dsplit_indices(S_ctx, NULL, (int){0}, NULL, NULL)); }
+static void s2_ct_dsplit_indices(void) { SWEEP_STATUS(ct_dsplit_indices(S_ctx, S_t, (int){0}, NULL, NULL)); }
+static void s3_ct_dsplit_indices(void) { SWEEP_STATUS(ct_dsplit_indices(S_ctx, S_t, (int){0}, NULL, &S_out[0])); }
+static void s4_ct_dsplit_indices(void) { SWEEP_STATUS(ct_dsplit_indices(S_ctx, S_t, (int){0}, S_i64, &S_out[0])); }
+static void s0_ct_row_stack(void) { (void)ct_row_stack(NULL, (int){0}, NULL, NULL); }
+static void s1_ct_row_stack(void) { SWEEP_STATUS(ct_row_stack(S_ctx, (int){0}, NULL, NULL)); }
+static void s2_ct_row_stack(void) { SWEEP_STATUS(ct_row_stack(S_ctx, (int){0}, NULL, NULL)); }
+static void s3_ct_row_stack(void) { SWEEP_STATUS(ct_row_stack(S_ctx, (int){0}, S_tarr, &S_out[0])); }
+static void s4_ct_row_stack(void) { SWEEP_STATUS(ct_row_stack(S_ctx, (int){0}, S_tarr, &S_out[0])); }
+static void s0_ct_concat(void) { (void)ct_concat(NULL, (int){0}, NULL, (int){0}, NULL); }
+static void s1_ct_concat(void) { SWEEP_STATUS(ct_concat(S_ctx, (int){0}, NULL, (int){0}, NULL)); }
+static void s2_ct_concat(void) { SWEEP_STATUS(ct_concat(S_ctx, (int){0}, NULL, (int){0}, NULL)); }
+static void s3_ct_concat(void) { SWEEP_STATUS(ct_concat(S_ctx, (int){0}, S_tarr, (int){0}, &S_out[0])); }
+static void s4_ct_concat(void) { SWEEP_STATUS(ct_concat(S_ctx, (int){0}, S_tarr, (int){0}, &S_out[0])); }
+static void s0_ct_concatenate(void) { (void)ct_concatenate(NULL, (int){0}, NULL, (int){0}, NULL); }
+static void s1_ct_concatenate(void) { SWEEP_STATUS(ct_concatenate(S_ctx, (int){0}, NULL, (int){0}, NULL)); }
+static void s2_ct_concatenate(void) { SWEEP_STATUS(ct_concatenate(S_ctx, (int){0}, NULL, (int){0}, NULL)); }
+static void s3_ct_concatenate(void) { SWEEP_STATUS(ct_concatenate(S_ctx, (int){0}, S_tarr, (int){0}, &S_out[0])); }
+static void s4_ct_concatenate(void) { SWEEP_STATUS(ct_concatenate(S_ctx, (int){0}, S_tarr, (int){0}, &S_out[0])); }
+static void s0_ct_index(void) { (void)ct_index(NULL, NULL, (int){0}, NULL, NULL); }
+static void s1_ct_index(void) { SWEEP_STATUS(ct_index(S_ctx, NULL, (int){0}, NULL, NULL)); }
+static void s2_ct_index(void) { SWEEP_STATUS(ct_index(S_ctx, S_t, (int){0}, NULL, NULL)); }
+static void s3_ct_index(void) { SWEEP_STATUS(ct_index(S_ctx, S_t, (int){0}, S_tarr, &S_out[0])); }
+static void s4_ct_index(void) { SWEEP_STATUS(ct_index(S_ctx, S_t, (int){0}, S_tarr, &S_out[0])); }
+static void s0_ct_index_put(void) { (void)ct_index_put(NULL, NULL, (int){0}, NULL, NULL, (bool){0}, NULL); }
+static void s1_ct_index_put(void) { SWEEP_STATUS(ct_index_put(S_ctx, NULL, (int){0}, NULL, NULL, (bool){0}, NULL)); }
+static void s2_ct_index_put(void) { SWEEP_STATUS(ct_index_put(S_ctx, S_t, (int){0}, NULL, S_t, (bool){0}, NULL)); }
+static void s3_ct_index_put(void) { SWEEP_STATUS(ct_index_put(S_ctx, S_t, (int){0}, S_tarr, S_t, (bool){0}, &S_out[0])); }
+static void s4_ct_index_put(void) { SWEEP_STATUS(ct_index_put(S_ctx, S_t, (int){0}, S_tarr, S_t, (bool){0}, &S_out[0])); }
+static void s0_ct_take(void) { (void)ct_take(NULL, NULL, NULL, NULL); }
+static void s1_ct_take(void) { SWEEP_STATUS(ct_take(S_ctx, NULL, NULL, NULL)); }
+static void s2_ct_take(void) { SWEEP_STATUS(ct_take(S_ctx, S_t, S_t, NULL)); }
+static void s3_ct_take(void) { SWEEP_STATUS(ct_take(S_ctx, S_t, S_t, &S_out[0])); }
+static void s4_ct_take(void) { SWEEP_STATUS(ct_take(S_ctx, S_t, S_t, &S_out[0])); }
+static void s0_ct_put(void) { (void)ct_put(NULL, NULL, NULL, NULL, (bool){0}, NULL); }
+static void s1_ct_put(void) { SWEEP_STATUS(ct_put(S_ctx, NULL, NULL, NULL, (bool){0}, NULL)); }
+static void s2_ct_put(void) { SWEEP_STATUS(ct_put(S_ctx, S_t, S_t, S_t, (bool){0}, NULL)); }
+static void s3_ct_put(void) { SWEEP_STATUS(ct_put(S_ctx, S_t, S_t, S_t, (bool){0}, &S_out[0])); }
+static void s4_ct_put(void) { SWEEP_STATUS(ct_put(S_ctx, S_t, S_t, S_t, (bool){0}, &S_out[0])); }
+static void s0_ct_select_scatter(void) { (void)ct_select_scatter(NULL, NULL, NULL, (int){0}, (int64_t){0}, NULL); }
+static void s1_ct_select_scatter(void) { SWEEP_STATUS(ct_select_scatter(S_ctx, NULL, NULL, (int){0}, (int64_t){0}, NULL)); }
+static void s2_ct_select_scatter(void) { SWEEP_STATUS(ct_select_scatter(S_ctx, S_t, S_t, (int){0}, (int64_t){0}, NULL)); }
+static void s3_ct_select_scatter(void) { SWEEP_STATUS(ct_select_scatter(S_ctx, S_t, S_t, (int){0}, (int64_t){0}, &S_out[0])); }
+static void s4_ct_select_scatter(void) { SWEEP_STATUS(ct_select_scatter(S_ctx, S_t, S_t, (int){0}, (int64_t){0}, &S_out[0])); }
+static void s0_ct_slice_scatter(void) { (void)ct_slice_scatter(NULL, NULL, NULL, (int){0}, (int64_t){0}, (int64_t){0}, (int64_t){0}, NULL); }
+static void s1_ct_slice_scatter(void) { SWEEP_STATUS(ct_slice_scatter(S_ctx, NULL, NULL, (int){0}, (int64_t){0}, (int64_t){0}, (int64_t){0}, NULL)); }
+static void s2_ct_slice_scatter(void) { SWEEP_STATUS(ct_slice_scatter(S_ctx, S_t, S_t, (int){0}, (int64_t){0}, (int64_t){0}, (int64_t){0}, NULL)); }
+static void s3_ct_slice_scatter(void) { SWEEP_STATUS(ct_slice_scatter(S_ctx, S_t, S_t, (int){0}, (int64_t){0}, (int64_t){0}, (int64_t){0}, &S_out[0])); }
+static void s4_ct_slice_scatter(void) { SWEEP_STATUS(ct_slice_scatter(S_ctx, S_t, S_t, (int){0}, (int64_t){0}, (int64_t){0}, (int64_t){0}, &S_out[0])); }
+static void s0_ct_diagonal_scatter(void) { (void)ct_diagonal_scatter(NULL, NULL, NULL, (int64_t){0}, (int){0}, (int){0}, NULL); }
+static void s1_ct_diagonal_scatter(void) { SWEEP_STATUS(ct_diagonal_scatter(S_ctx, NULL, NULL, (int64_t){0}, (int){0}, (int){0}, NULL)); }
+static void s2_ct_diagonal_scatter(void) { SWEEP_STATUS(ct_diagonal_scatter(S_ctx, S_t, S_t, (int64_t){0}, (int){0}, (int){0}, NULL)); }
+static void s3_ct_diagonal_scatter(void) { SWEEP_STATUS(ct_diagonal_scatter(S_ctx, S_t, S_t, (int64_t){0}, (int){0}, (int){0}, &S_out[0])); }
+static void s4_ct_diagonal_scatter(void) { SWEEP_STATUS(ct_diagonal_scatter(S_ctx, S_t, S_t, (int64_t){0}, (int){0}, (int){0}, &S_out[0])); }
+static void s0_ct_diagflat(void) { (void)ct_diagflat(NULL, NULL, (int64_t){0}, NULL); }
+static void s1_ct_diagflat(void) { SWEEP_STATUS(ct_diagflat(S_ctx, NULL, (int64_t){0}, NULL)); }
+static void s2_ct_diagflat(void) { SWEEP_STATUS(ct_diagflat(S_ctx, S_t, (int64_t){0}, NULL)); }
+static void s3_ct_diagflat(void) { SWEEP_STATUS(ct_diagflat(S_ctx, S_t, (int64_t){0}, &S_out[0])); }
+static void s4_ct_diagflat(void) { SWEEP_STATUS(ct_diagflat(S_ctx, S_t, (int64_t){0}, &S_out[0])); }
+static void s0_ct_combinations(void) { (void)ct_combinations(NULL, NULL, (int64_t){0}, (bool){0}, NULL); }
+static void s1_ct_combinations(void) { SWEEP_STATUS(ct_combinations(S_ctx, NULL, (int64_t){0}, (bool){0}, NULL)); }
+static void s2_ct_combinations(void) { SWEEP_STATUS(ct_combinations(S_ctx, S_t, (int64_t){0}, (bool){0}, NULL)); }
+static void s3_ct_combinations(void) { SWEEP_STATUS(ct_combinations(S_ctx, S_t, (int64_t){0}, (bool){0}, &S_out[0])); }
+static void s4_ct_combinations(void) { SWEEP_STATUS(ct_combinations(S_ctx, S_t, (int64_t){0}, (bool){0}, &S_out[0])); }
+static void s0_ct_renorm(void) { (void)ct_renorm(NULL, NULL, (double){0}, (int){0}, (double){0}, NULL); }
+static void s1_ct_renorm(void) { SWEEP_STATUS(ct_renorm(S_ctx, NULL, (double){0}, (int){0}, (double){0}, NULL)); }
+static void s2_ct_renorm(void) { SWEEP_STATUS(ct_renorm(S_ctx, S_t, (double){0}, (int){0}, (double){0}, NULL)); }
+static void s3_ct_renorm(void) { SWEEP_STATUS(ct_renorm(S_ctx, S_t, (double){0}, (int){0}, (double){0}, &S_out[0])); }
+static void s4_ct_renorm(void) { SWEEP_STATUS(ct_renorm(S_ctx, S_t, (double){0}, (int){0}, (double){0}, &S_out[0])); }
+static void s0_ct_clamp_min(void) { (void)ct_clamp_min(NULL, NULL, (double){0}, NULL); }
+static void s1_ct_clamp_min(void) { SWEEP_STATUS(ct_clamp_min(S_ctx, NULL, (double){0}, NULL)); }
+static void s2_ct_clamp_min(void) { SWEEP_STATUS(ct_clamp_min(S_ctx, S_t, (double){0}, NULL)); }
+static void s3_ct_clamp_min(void) { SWEEP_STATUS(ct_clamp_min(S_ctx, S_t, (double){0}, &S_out[0])); }
+static void s4_ct_clamp_min(void) { SWEEP_STATUS(ct_clamp_min(S_ctx, S_t, (double){0}, &S_out[0])); }
+static void s0_ct_clamp_max(void) { (void)ct_clamp_max(NULL, NULL, (double){0}, NULL); }
+static void s1_ct_clamp_max(void) { SWEEP_STATUS(ct_clamp_max(S_ctx, NULL, (double){0}, NULL)); }
+static void s2_ct_clamp_max(void) { SWEEP_STATUS(ct_clamp_max(S_ctx, S_t, (double){0}, NULL)); }
+static void s3_ct_clamp_max(void) { SWEEP_STATUS(ct_clamp_max(S_ctx, S_t, (double){0}, &S_out[0])); }
+static void s4_ct_clamp_max(void) { SWEEP_STATUS(ct_clamp_max(S_ctx, S_t, (double){0}, &S_out[0])); }
+static void s0_ct_rsub(void) { (void)ct_rsub(NULL, NULL, NULL, (double){0}, NULL); }
+static void s1_ct_rsub(void) { SWEEP_STATUS(ct_rsub(S_ctx, NULL, NULL, (double){0}, NULL)); }
+static void s2_ct_rsub(void) { SWEEP_STATUS(ct_rsub(S_ctx, S_t, S_t, (double){0}, NULL)); }
+static void s3_ct_rsub(void) { SWEEP_STATUS(ct_rsub(S_ctx, S_t, S_t, (double){0}, &S_out[0])); }
+static void s4_ct_rsub(void) { SWEEP_STATUS(ct_rsub(S_ctx, S_t, S_t, (double){0}, &S_out[0])); }
+static void s0_ct_rsub_scalar(void) { (void)ct_rsub_scalar(NULL, NULL, (double){0}, (double){0}, NULL); }
+static void s1_ct_rsub_scalar(void) { SWEEP_STATUS(ct_rsub_scalar(S_ctx, NULL, (double){0}, (double){0}, NULL)); }
+static void s2_ct_rsub_scalar(void) { SWEEP_STATUS(ct_rsub_scalar(S_ctx, S_t, (double){0}, (double){0}, NULL)); }
+static void s3_ct_rsub_scalar(void) { SWEEP_STATUS(ct_rsub_scalar(S_ctx, S_t, (double){0}, (double){0}, &S_out[0])); }
+static void s4_ct_rsub_scalar(void) { SWEEP_STATUS(ct_rsub_scalar(S_ctx, S_t, (double){0}, (double){0}, &S_out[0])); }
+static void s0_ct_positive(void) { (void)ct_positive(NULL, NULL, NULL); }
+static void s1_ct_positive(void) { SWEEP_STATUS(ct_positive(S_ctx, NULL, NULL)); }
+static void s2_ct_positive(void) { SWEEP_STATUS(ct_positive(S_ctx, S_t, NULL)); }
+static void s3_ct_positive(void) { SWEEP_STATUS(ct_positive(S_ctx, S_t, &S_out[0])); }
+static void s4_ct_positive(void) { SWEEP_STATUS(ct_positive(S_ctx, S_t, &S_out[0])); }
+static void s0_ct_sgn(void) { (void)ct_sgn(NULL, NULL, NULL); }
+static void s1_ct_sgn(void) { SWEEP_STATUS(ct_sgn(S_ctx, NULL, NULL)); }
+static void s2_ct_sgn(void) { SWEEP_STATUS(ct_sgn(S_ctx, S_t, NULL)); }
+static void s3_ct_sgn(void) { SWEEP_STATUS(ct_sgn(S_ctx, S_t, &S_out[0])); }
+static void s4_ct_sgn(void) { SWEEP_STATUS(ct_sgn(S_ctx, S_t, &S_out[0])); }
+static void s0_ct_ldexp(void) { (void)ct_ldexp(NULL, NULL, NULL, NULL); }
+static void s1_ct_ldexp(void) { SWEEP_STATUS(ct_ldexp(S_ctx, NULL, NULL, NULL)); }
+static void s2_ct_ldexp(void) { SWEEP_STATUS(ct_ldexp(S_ctx, S_t, S_t, NULL)); }
+static void s3_ct_ldexp(void) { SWEEP_STATUS(ct_ldexp(S_ctx, S_t, S_t, &S_out[0])); }
+static void s4_ct_ldexp(void) { SWEEP_STATUS(ct_ldexp(S_ctx, S_t, S_t, &S_out[0])); }
+static void s0_ct_frexp(void) { (void)ct_frexp(NULL, NULL, NULL, NULL); }
+static void s1_ct_frexp(void) { SWEEP_STATUS(ct_frexp(S_ctx, NULL, NULL, NULL)); }
+static void s2_ct_frexp(void) { SWEEP_STATUS(ct_frexp(S_ctx, S_t, NULL, NULL)); }
+static void s3_ct_frexp(void) { SWEEP_STATUS(ct_frexp(S_ctx, S_t, &S_out[0], &S_out[1])); }
+static void s4_ct_frexp(void) { SWEEP_STATUS(ct_frexp(S_ctx, S_t, &S_out[0], &S_out[1])); }
+static void s0_ct_isposinf(void) { (void)ct_isposinf(NULL, NULL, NULL); }
+static void s1_ct_isposinf(void) { SWEEP_STATUS(ct_isposinf(S_ctx, NULL, NULL)); }
+static void s2_ct_isposinf(void) { SWEEP_STATUS(ct_isposinf(S_ctx, S_t, NULL)); }
+static void s3_ct_isposinf(void) { SWEEP_STATUS(ct_isposinf(S_ctx, S_t, &S_out[0])); }
+static void s4_ct_isposinf(void) { SWEEP_STATUS(ct_isposinf(S_ctx, S_t, &S_out[0])); }
+static void s0_ct_isneginf(void) { (void)ct_isneginf(NULL, NULL, NULL); }
+static void s1_ct_isneginf(void) { SWEEP_STATUS(ct_isneginf(S_ctx, NULL, NULL)); }
+static void s2_ct_isneginf(void) { SWEEP_STATUS(ct_isneginf(S_ctx, S_t, NULL)); }
+static void s3_ct_isneginf(void) { SWEEP_STATUS(ct_isneginf(S_ctx, S_t, &S_out[0])); }
+static void s4_ct_isneginf(void) { SWEEP_STATUS(ct_isneginf(S_ctx, S_t, &S_out[0])); }
+static void s0_ct_isreal(void) { (void)ct_isreal(NULL, NULL, NULL); }
+static void s1_ct_isreal(void) { SWEEP_STATUS(ct_isreal(S_ctx, NULL, NULL)); }
+static void s2_ct_isreal(void) { SWEEP_STATUS(ct_isreal(S_ctx, S_t, NULL)); }
+static void s3_ct_isreal(void) { SWEEP_STATUS(ct_isreal(S_ctx, S_t, &S_out[0])); }
+static void s4_ct_isreal(void) { SWEEP_STATUS(ct_isreal(S_ctx, S_t, &S_out[0])); }
+static void s0_ct_result_type(void) { (void)ct_result_type(NULL, NULL, NULL, NULL); }
+static void s1_ct_result_type(void) { SWEEP_STATUS(ct_result_type(S_ctx, NULL, NULL, NULL)); }
+static void s2_ct_result_type(void) { SWEEP_STATUS(ct_result_type(S_ctx, S_t, S_t, NULL)); }
+static void s3_ct_result_type(void) { SWEEP_STATUS(ct_result_type(S_ctx, S_t, S_t, NULL)); }
+static void s4_ct_result_type(void) { SWEEP_STATUS(ct_result_type(S_ctx, S_t, S_t, NULL)); }
+static void s0_ct_can_cast(void) { (void)ct_can_cast((ct_dtype){0}, (ct_dtype){0}); }
+static void s1_ct_can_cast(void) { (void)ct_can_cast((ct_dtype){0}, (ct_dtype){0}); }
+static void s2_ct_can_cast(void) { (void)ct_can_cast((ct_dtype){0}, (ct_dtype){0}); }
+static void s3_ct_can_cast(void) { (void)ct_can_cast((ct_dtype){0}, (ct_dtype){0}); }
+static void s4_ct_can_cast(void) { (void)ct_can_cast((ct_dtype){0}, (ct_dtype){0}); }
+static void s0_ct_inner(void) { (void)ct_inner(NULL, NULL, NULL, NULL); }
+static void s1_ct_inner(void) { SWEEP_STATUS(ct_inner(S_ctx, NULL, NULL, NULL)); }
+static void s2_ct_inner(void) { SWEEP_STATUS(ct_inner(S_ctx, S_t, S_t, NULL)); }
+static void s3_ct_inner(void) { SWEEP_STATUS(ct_inner(S_ctx, S_t, S_t, &S_out[0])); }
+static void s4_ct_inner(void) { SWEEP_STATUS(ct_inner(S_ctx, S_t, S_t, &S_out[0])); }
+static void s0_ct_vdot(void) { (void)ct_vdot(NULL, NULL, NULL, NULL); }
+static void s1_ct_vdot(void) { SWEEP_STATUS(ct_vdot(S_ctx, NULL, NULL, NULL)); }
+static void s2_ct_vdot(void) { SWEEP_STATUS(ct_vdot(S_ctx, S_t, S_t, NULL)); }
+static void s3_ct_vdot(void) { SWEEP_STATUS(ct_vdot(S_ctx, S_t, S_t, &S_out[0])); }
+static void s4_ct_vdot(void) { SWEEP_STATUS(ct_vdot(S_ctx, S_t, S_t, &S_out[0])); }
+static void s0_ct_tensor_dist(void) { (void)ct_tensor_dist(NULL, NULL, NULL, (double){0}, NULL); }
+static void s1_ct_tensor_dist(void) { SWEEP_STATUS(ct_tensor_dist(S_ctx, NULL, NULL, (double){0}, NULL)); }
+static void s2_ct_tensor_dist(void) { SWEEP_STATUS(ct_tensor_dist(S_ctx, S_t, S_t, (double){0}, NULL)); }
+static void s3_ct_tensor_dist(void) { SWEEP_STATUS(ct_tensor_dist(S_ctx, S_t, S_t, (double){0}, &S_out[0])); }
+static void s4_ct_tensor_dist(void) { SWEEP_STATUS(ct_tensor_dist(S_ctx, S_t, S_t, (double){0}, &S_out[0])); }
+static void s0_ct_chain_matmul(void) { (void)ct_chain_matmul(NULL, (int){0}, NULL, NULL); }
+static void s1_ct_chain_matmul(void) { SWEEP_STATUS(ct_chain_matmul(S_ctx, (int){0}, NULL, NULL)); }
+static void s2_ct_chain_matmul(void) { SWEEP_STATUS(ct_chain_matmul(S_ctx, (int){0}, NULL, NULL)); }
+static void s3_ct_chain_matmul(void) { SWEEP_STATUS(ct_chain_matmul(S_ctx, (int){0}, S_tarr, &S_out[0])); }
+static void s4_ct_chain_matmul(void) { SWEEP_STATUS(ct_chain_matmul(S_ctx, (int){0}, S_tarr, &S_out[0])); }
+static void s0_ct_addbmm(void) { (void)ct_addbmm(NULL, NULL, NULL, NULL, (double){0}, (double){0}, NULL); }
+static void s1_ct_addbmm(void) { SWEEP_STATUS(ct_addbmm(S_ctx, NULL, NULL, NULL, (double){0}, (double){0}, NULL)); }
+static void s2_ct_addbmm(void) { SWEEP_STATUS(ct_addbmm(S_ctx, S_t, S_t, S_t, (double){0}, (double){0}, NULL)); }
+static void s3_ct_addbmm(void) { SWEEP_STATUS(ct_addbmm(S_ctx, S_t, S_t, S_t, (double){0}, (double){0}, &S_out[0])); }
+static void s4_ct_addbmm(void) { SWEEP_STATUS(ct_addbmm(S_ctx, S_t, S_t, S_t, (double){0}, (double){0}, &S_out[0])); }
+static void s0_ct_pdist(void) { (void)ct_pdist(NULL, NULL, (double){0}, NULL); }
+static void s1_ct_pdist(void) { SWEEP_STATUS(ct_pdist(S_ctx, NULL, (double){0}, NULL)); }
+static void s2_ct_pdist(void) { SWEEP_STATUS(ct_pdist(S_ctx, S_t, (double){0}, NULL)); }
+static void s3_ct_pdist(void) { SWEEP_STATUS(ct_pdist(S_ctx, S_t, (double){0}, &S_out[0])); }
+static void s4_ct_pdist(void) { SWEEP_STATUS(ct_pdist(S_ctx, S_t, (double){0}, &S_out[0])); }
 static void s0_ct_optim_options_default(void) { (void)ct_optim_options_default((ct_optim_kind){0}); }
 static void s1_ct_optim_options_default(void) { (void)ct_optim_options_default((ct_optim_kind){0}); }
 static void s2_ct_optim_options_default(void) { (void)ct_optim_options_default((ct_optim_kind){0}); }
@@ -5210,6 +5440,236 @@ static const sweep_case sweep_cases[] = {
     {"ct_cross", 2, s2_ct_cross},
     {"ct_cross", 3, s3_ct_cross},
     {"ct_cross", 4, s4_ct_cross},
+    {"ct_broadcast_shapes", 0, s0_ct_broadcast_shapes},
+    {"ct_broadcast_shapes", 1, s1_ct_broadcast_shapes},
+    {"ct_broadcast_shapes", 2, s2_ct_broadcast_shapes},
+    {"ct_broadcast_shapes", 3, s3_ct_broadcast_shapes},
+    {"ct_broadcast_shapes", 4, s4_ct_broadcast_shapes},
+    {"ct_broadcast_to", 0, s0_ct_broadcast_to},
+    {"ct_broadcast_to", 1, s1_ct_broadcast_to},
+    {"ct_broadcast_to", 2, s2_ct_broadcast_to},
+    {"ct_broadcast_to", 3, s3_ct_broadcast_to},
+    {"ct_broadcast_to", 4, s4_ct_broadcast_to},
+    {"ct_broadcast_tensors", 0, s0_ct_broadcast_tensors},
+    {"ct_broadcast_tensors", 1, s1_ct_broadcast_tensors},
+    {"ct_broadcast_tensors", 2, s2_ct_broadcast_tensors},
+    {"ct_broadcast_tensors", 3, s3_ct_broadcast_tensors},
+    {"ct_broadcast_tensors", 4, s4_ct_broadcast_tensors},
+    {"ct_select", 0, s0_ct_select},
+    {"ct_select", 1, s1_ct_select},
+    {"ct_select", 2, s2_ct_select},
+    {"ct_select", 3, s3_ct_select},
+    {"ct_select", 4, s4_ct_select},
+    {"ct_unbind", 0, s0_ct_unbind},
+    {"ct_unbind", 1, s1_ct_unbind},
+    {"ct_unbind", 2, s2_ct_unbind},
+    {"ct_unbind", 3, s3_ct_unbind},
+    {"ct_unbind", 4, s4_ct_unbind},
+    {"ct_t", 0, s0_ct_t},
+    {"ct_t", 1, s1_ct_t},
+    {"ct_t", 2, s2_ct_t},
+    {"ct_t", 3, s3_ct_t},
+    {"ct_t", 4, s4_ct_t},
+    {"ct_adjoint", 0, s0_ct_adjoint},
+    {"ct_adjoint", 1, s1_ct_adjoint},
+    {"ct_adjoint", 2, s2_ct_adjoint},
+    {"ct_adjoint", 3, s3_ct_adjoint},
+    {"ct_adjoint", 4, s4_ct_adjoint},
+    {"ct_moveaxis", 0, s0_ct_moveaxis},
+    {"ct_moveaxis", 1, s1_ct_moveaxis},
+    {"ct_moveaxis", 2, s2_ct_moveaxis},
+    {"ct_moveaxis", 3, s3_ct_moveaxis},
+    {"ct_moveaxis", 4, s4_ct_moveaxis},
+    {"ct_hsplit", 0, s0_ct_hsplit},
+    {"ct_hsplit", 1, s1_ct_hsplit},
+    {"ct_hsplit", 2, s2_ct_hsplit},
+    {"ct_hsplit", 3, s3_ct_hsplit},
+    {"ct_hsplit", 4, s4_ct_hsplit},
+    {"ct_vsplit", 0, s0_ct_vsplit},
+    {"ct_vsplit", 1, s1_ct_vsplit},
+    {"ct_vsplit", 2, s2_ct_vsplit},
+    {"ct_vsplit", 3, s3_ct_vsplit},
+    {"ct_vsplit", 4, s4_ct_vsplit},
+    {"ct_dsplit", 0, s0_ct_dsplit},
+    {"ct_dsplit", 1, s1_ct_dsplit},
+    {"ct_dsplit", 2, s2_ct_dsplit},
+    {"ct_dsplit", 3, s3_ct_dsplit},
+    {"ct_dsplit", 4, s4_ct_dsplit},
+    {"ct_hsplit_indices", 0, s0_ct_hsplit_indices},
+    {"ct_hsplit_indices", 1, s1_ct_hsplit_indices},
+    {"ct_hsplit_indices", 2, s2_ct_hsplit_indices},
+    {"ct_hsplit_indices", 3, s3_ct_hsplit_indices},
+    {"ct_hsplit_indices", 4, s4_ct_hsplit_indices},
+    {"ct_vsplit_indices", 0, s0_ct_vsplit_indices},
+    {"ct_vsplit_indices", 1, s1_ct_vsplit_indices},
+    {"ct_vsplit_indices", 2, s2_ct_vsplit_indices},
+    {"ct_vsplit_indices", 3, s3_ct_vsplit_indices},
+    {"ct_vsplit_indices", 4, s4_ct_vsplit_indices},
+    {"ct_dsplit_indices", 0, s0_ct_dsplit_indices},
+    {"ct_dsplit_indices", 1, s1_ct_dsplit_indices},
+    {"ct_dsplit_indices", 2, s2_ct_dsplit_indices},
+    {"ct_dsplit_indices", 3, s3_ct_dsplit_indices},
+    {"ct_dsplit_indices", 4, s4_ct_dsplit_indices},
+    {"ct_row_stack", 0, s0_ct_row_stack},
+    {"ct_row_stack", 1, s1_ct_row_stack},
+    {"ct_row_stack", 2, s2_ct_row_stack},
+    {"ct_row_stack", 3, s3_ct_row_stack},
+    {"ct_row_stack", 4, s4_ct_row_stack},
+    {"ct_concat", 0, s0_ct_concat},
+    {"ct_concat", 1, s1_ct_concat},
+    {"ct_concat", 2, s2_ct_concat},
+    {"ct_concat", 3, s3_ct_concat},
+    {"ct_concat", 4, s4_ct_concat},
+    {"ct_concatenate", 0, s0_ct_concatenate},
+    {"ct_concatenate", 1, s1_ct_concatenate},
+    {"ct_concatenate", 2, s2_ct_concatenate},
+    {"ct_concatenate", 3, s3_ct_concatenate},
+    {"ct_concatenate", 4, s4_ct_concatenate},
+    {"ct_index", 0, s0_ct_index},
+    {"ct_index", 1, s1_ct_index},
+    {"ct_index", 2, s2_ct_index},
+    {"ct_index", 3, s3_ct_index},
+    {"ct_index", 4, s4_ct_index},
+    {"ct_index_put", 0, s0_ct_index_put},
+    {"ct_index_put", 1, s1_ct_index_put},
+    {"ct_index_put", 2, s2_ct_index_put},
+    {"ct_index_put", 3, s3_ct_index_put},
+    {"ct_index_put", 4, s4_ct_index_put},
+    {"ct_take", 0, s0_ct_take},
+    {"ct_take", 1, s1_ct_take},
+    {"ct_take", 2, s2_ct_take},
+    {"ct_take", 3, s3_ct_take},
+    {"ct_take", 4, s4_ct_take},
+    {"ct_put", 0, s0_ct_put},
+    {"ct_put", 1, s1_ct_put},
+    {"ct_put", 2, s2_ct_put},
+    {"ct_put", 3, s3_ct_put},
+    {"ct_put", 4, s4_ct_put},
+    {"ct_select_scatter", 0, s0_ct_select_scatter},
+    {"ct_select_scatter", 1, s1_ct_select_scatter},
+    {"ct_select_scatter", 2, s2_ct_select_scatter},
+    {"ct_select_scatter", 3, s3_ct_select_scatter},
+    {"ct_select_scatter", 4, s4_ct_select_scatter},
+    {"ct_slice_scatter", 0, s0_ct_slice_scatter},
+    {"ct_slice_scatter", 1, s1_ct_slice_scatter},
+    {"ct_slice_scatter", 2, s2_ct_slice_scatter},
+    {"ct_slice_scatter", 3, s3_ct_slice_scatter},
+    {"ct_slice_scatter", 4, s4_ct_slice_scatter},
+    {"ct_diagonal_scatter", 0, s0_ct_diagonal_scatter},
+    {"ct_diagonal_scatter", 1, s1_ct_diagonal_scatter},
+    {"ct_diagonal_scatter", 2, s2_ct_diagonal_scatter},
+    {"ct_diagonal_scatter", 3, s3_ct_diagonal_scatter},
+    {"ct_diagonal_scatter", 4, s4_ct_diagonal_scatter},
+    {"ct_diagflat", 0, s0_ct_diagflat},
+    {"ct_diagflat", 1, s1_ct_diagflat},
+    {"ct_diagflat", 2, s2_ct_diagflat},
+    {"ct_diagflat", 3, s3_ct_diagflat},
+    {"ct_diagflat", 4, s4_ct_diagflat},
+    {"ct_combinations", 0, s0_ct_combinations},
+    {"ct_combinations", 1, s1_ct_combinations},
+    {"ct_combinations", 2, s2_ct_combinations},
+    {"ct_combinations", 3, s3_ct_combinations},
+    {"ct_combinations", 4, s4_ct_combinations},
+    {"ct_renorm", 0, s0_ct_renorm},
+    {"ct_renorm", 1, s1_ct_renorm},
+    {"ct_renorm", 2, s2_ct_renorm},
+    {"ct_renorm", 3, s3_ct_renorm},
+    {"ct_renorm", 4, s4_ct_renorm},
+    {"ct_clamp_min", 0, s0_ct_clamp_min},
+    {"ct_clamp_min", 1, s1_ct_clamp_min},
+    {"ct_clamp_min", 2, s2_ct_clamp_min},
+    {"ct_clamp_min", 3, s3_ct_clamp_min},
+    {"ct_clamp_min", 4, s4_ct_clamp_min},
+    {"ct_clamp_max", 0, s0_ct_clamp_max},
+    {"ct_clamp_max", 1, s1_ct_clamp_max},
+    {"ct_clamp_max", 2, s2_ct_clamp_max},
+    {"ct_clamp_max", 3, s3_ct_clamp_max},
+    {"ct_clamp_max", 4, s4_ct_clamp_max},
+    {"ct_rsub", 0, s0_ct_rsub},
+    {"ct_rsub", 1, s1_ct_rsub},
+    {"ct_rsub", 2, s2_ct_rsub},
+    {"ct_rsub", 3, s3_ct_rsub},
+    {"ct_rsub", 4, s4_ct_rsub},
+    {"ct_rsub_scalar", 0, s0_ct_rsub_scalar},
+    {"ct_rsub_scalar", 1, s1_ct_rsub_scalar},
+    {"ct_rsub_scalar", 2, s2_ct_rsub_scalar},
+    {"ct_rsub_scalar", 3, s3_ct_rsub_scalar},
+    {"ct_rsub_scalar", 4, s4_ct_rsub_scalar},
+    {"ct_positive", 0, s0_ct_positive},
+    {"ct_positive", 1, s1_ct_positive},
+    {"ct_positive", 2, s2_ct_positive},
+    {"ct_positive", 3, s3_ct_positive},
+    {"ct_positive", 4, s4_ct_positive},
+    {"ct_sgn", 0, s0_ct_sgn},
+    {"ct_sgn", 1, s1_ct_sgn},
+    {"ct_sgn", 2, s2_ct_sgn},
+    {"ct_sgn", 3, s3_ct_sgn},
+    {"ct_sgn", 4, s4_ct_sgn},
+    {"ct_ldexp", 0, s0_ct_ldexp},
+    {"ct_ldexp", 1, s1_ct_ldexp},
+    {"ct_ldexp", 2, s2_ct_ldexp},
+    {"ct_ldexp", 3, s3_ct_ldexp},
+    {"ct_ldexp", 4, s4_ct_ldexp},
+    {"ct_frexp", 0, s0_ct_frexp},
+    {"ct_frexp", 1, s1_ct_frexp},
+    {"ct_frexp", 2, s2_ct_frexp},
+    {"ct_frexp", 3, s3_ct_frexp},
+    {"ct_frexp", 4, s4_ct_frexp},
+    {"ct_isposinf", 0, s0_ct_isposinf},
+    {"ct_isposinf", 1, s1_ct_isposinf},
+    {"ct_isposinf", 2, s2_ct_isposinf},
+    {"ct_isposinf", 3, s3_ct_isposinf},
+    {"ct_isposinf", 4, s4_ct_isposinf},
+    {"ct_isneginf", 0, s0_ct_isneginf},
+    {"ct_isneginf", 1, s1_ct_isneginf},
+    {"ct_isneginf", 2, s2_ct_isneginf},
+    {"ct_isneginf", 3, s3_ct_isneginf},
+    {"ct_isneginf", 4, s4_ct_isneginf},
+    {"ct_isreal", 0, s0_ct_isreal},
+    {"ct_isreal", 1, s1_ct_isreal},
+    {"ct_isreal", 2, s2_ct_isreal},
+    {"ct_isreal", 3, s3_ct_isreal},
+    {"ct_isreal", 4, s4_ct_isreal},
+    {"ct_result_type", 0, s0_ct_result_type},
+    {"ct_result_type", 1, s1_ct_result_type},
+    {"ct_result_type", 2, s2_ct_result_type},
+    {"ct_result_type", 3, s3_ct_result_type},
+    {"ct_result_type", 4, s4_ct_result_type},
+    {"ct_can_cast", 0, s0_ct_can_cast},
+    {"ct_can_cast", 1, s1_ct_can_cast},
+    {"ct_can_cast", 2, s2_ct_can_cast},
+    {"ct_can_cast", 3, s3_ct_can_cast},
+    {"ct_can_cast", 4, s4_ct_can_cast},
+    {"ct_inner", 0, s0_ct_inner},
+    {"ct_inner", 1, s1_ct_inner},
+    {"ct_inner", 2, s2_ct_inner},
+    {"ct_inner", 3, s3_ct_inner},
+    {"ct_inner", 4, s4_ct_inner},
+    {"ct_vdot", 0, s0_ct_vdot},
+    {"ct_vdot", 1, s1_ct_vdot},
+    {"ct_vdot", 2, s2_ct_vdot},
+    {"ct_vdot", 3, s3_ct_vdot},
+    {"ct_vdot", 4, s4_ct_vdot},
+    {"ct_tensor_dist", 0, s0_ct_tensor_dist},
+    {"ct_tensor_dist", 1, s1_ct_tensor_dist},
+    {"ct_tensor_dist", 2, s2_ct_tensor_dist},
+    {"ct_tensor_dist", 3, s3_ct_tensor_dist},
+    {"ct_tensor_dist", 4, s4_ct_tensor_dist},
+    {"ct_chain_matmul", 0, s0_ct_chain_matmul},
+    {"ct_chain_matmul", 1, s1_ct_chain_matmul},
+    {"ct_chain_matmul", 2, s2_ct_chain_matmul},
+    {"ct_chain_matmul", 3, s3_ct_chain_matmul},
+    {"ct_chain_matmul", 4, s4_ct_chain_matmul},
+    {"ct_addbmm", 0, s0_ct_addbmm},
+    {"ct_addbmm", 1, s1_ct_addbmm},
+    {"ct_addbmm", 2, s2_ct_addbmm},
+    {"ct_addbmm", 3, s3_ct_addbmm},
+    {"ct_addbmm", 4, s4_ct_addbmm},
+    {"ct_pdist", 0, s0_ct_pdist},
+    {"ct_pdist", 1, s1_ct_pdist},
+    {"ct_pdist", 2, s2_ct_pdist},
+    {"ct_pdist", 3, s3_ct_pdist},
+    {"ct_pdist", 4, s4_ct_pdist},
     {"ct_optim_options_default", 0, s0_ct_optim_options_default},
     {"ct_optim_options_default", 1, s1_ct_optim_options_default},
     {"ct_optim_options_default", 2, s2_ct_optim_options_default},

@@ -691,6 +691,104 @@ OP1(absolute)
 OP1(negative)
 OP1(fix)
 OP2(true_divide)
+static ct_status op_index(void) {
+    ct_status st = ct_tensor_from_host(ctx, (const int64_t[]){3, -8}, CT_INT64, 1,
+                                       (const int64_t[]){2}, &OUT2);
+    const ct_tensor *ix[2] = {NULL, OUT2};
+    return st == CT_OK ? ct_index(ctx, A, 2, ix, &OUT) : st;
+}
+static ct_status op_index_put(void) {
+    ct_status st =
+        ct_tensor_from_host(ctx, (const int64_t[]){1, 2}, CT_INT64, 1, (const int64_t[]){2}, &OUT2);
+    if (st == CT_OK) st = ct_tensor_narrow(ctx, B, 0, 0, 1, &OUT3);
+    const ct_tensor *ix[1] = {OUT2};
+    return st == CT_OK ? ct_index_put(ctx, A, 1, ix, OUT3, true, &OUT) : st;
+}
+static ct_status op_take(void) {
+    ct_status st = ct_tensor_from_host(ctx, (const int64_t[]){31, -2}, CT_INT64, 1,
+                                       (const int64_t[]){2}, &OUT2);
+    return st == CT_OK ? ct_take(ctx, A, OUT2, &OUT) : st;
+}
+static ct_status op_put(void) {
+    ct_status st =
+        ct_tensor_from_host(ctx, (const int64_t[]){3, 5}, CT_INT64, 1, (const int64_t[]){2}, &OUT2);
+    if (st == CT_OK) st = ct_tensor_narrow(ctx, B, 1, 0, 2, &OUT3);
+    ct_tensor *row = NULL;
+    if (st == CT_OK) st = ct_select(ctx, OUT3, 0, 0, &row);
+    if (st == CT_OK) st = ct_put(ctx, A, OUT2, row, false, &OUT);
+    ct_tensor_release(row);
+    return st;
+}
+static ct_status op_select_scatter(void) {
+    ct_status st = ct_select(ctx, B, 0, 1, &OUT2);
+    return st == CT_OK ? ct_select_scatter(ctx, A, OUT2, 0, 2, &OUT) : st;
+}
+static ct_status op_slice_scatter(void) {
+    ct_status st = ct_tensor_narrow(ctx, B, 1, 0, 4, &OUT2);
+    return st == CT_OK ? ct_slice_scatter(ctx, A, OUT2, 1, 0, INT64_MAX, 2, &OUT) : st;
+}
+static ct_status op_diagonal_scatter(void) {
+    ct_status st = ct_tensor_narrow(ctx, B, 0, 0, 1, &OUT2);
+    if (st == CT_OK) st = ct_tensor_reshape(ctx, OUT2, 1, (const int64_t[]){8}, &OUT3);
+    ct_tensor *d = NULL;
+    if (st == CT_OK) st = ct_tensor_narrow(ctx, OUT3, 0, 0, 4, &d);
+    if (st == CT_OK) st = ct_diagonal_scatter(ctx, A, d, 1, 0, 1, &OUT);
+    ct_tensor_release(d);
+    return st;
+}
+static ct_status op_diagflat(void) { return ct_diagflat(ctx, A, -1, &OUT); }
+static ct_status op_combinations(void) {
+    ct_status st = ct_tensor_reshape(ctx, A, 1, (const int64_t[]){32}, &OUT2);
+    return st == CT_OK ? ct_combinations(ctx, OUT2, 2, false, &OUT) : st;
+}
+static ct_status op_renorm(void) { return ct_renorm(ctx, A, 2, 0, 1.0, &OUT); }
+static ct_status op_clamp_min(void) { return ct_clamp_min(ctx, A, -0.5, &OUT); }
+static ct_status op_clamp_max(void) { return ct_clamp_max(ctx, A, 0.5, &OUT); }
+static ct_status op_rsub(void) { return ct_rsub(ctx, A, B, 2, &OUT); }
+static ct_status op_rsub_scalar(void) { return ct_rsub_scalar(ctx, A, 1.5, 2, &OUT); }
+OP1(sgn)
+static ct_status op_ldexp(void) {
+    ct_status st =
+        ct_tensor_from_host(ctx, (const int32_t[]){3}, CT_INT32, 1, (const int64_t[]){1}, &OUT2);
+    return st == CT_OK ? ct_ldexp(ctx, A, OUT2, &OUT) : st;
+}
+static ct_status op_frexp(void) { return ct_frexp(ctx, A, &OUT, &OUT2); }
+OP1(isposinf)
+OP1(isneginf)
+OP1(isreal)
+static ct_status op_inner(void) { return ct_inner(ctx, A, B, &OUT); }
+static ct_status op_vdot(void) {
+    ct_status st = ct_select(ctx, A, 0, 0, &OUT2);
+    if (st == CT_OK) st = ct_select(ctx, B, 0, 1, &OUT3);
+    return st == CT_OK ? ct_vdot(ctx, OUT2, OUT3, &OUT) : st;
+}
+static ct_status op_tensor_dist(void) { return ct_tensor_dist(ctx, A, B, 3, &OUT); }
+static ct_status op_chain_matmul(void) {
+    const ct_tensor *l[3] = {A, Mt, A};
+    return ct_chain_matmul(ctx, 3, l, &OUT);
+}
+static ct_status op_addbmm(void) {
+    ct_status st = ct_tensor_reshape(ctx, A, 3, (const int64_t[]){2, 4, 4}, &OUT2);
+    if (st == CT_OK) st = ct_tensor_reshape(ctx, Mt, 3, (const int64_t[]){2, 4, 4}, &OUT3);
+    ct_tensor *in = NULL;
+    if (st == CT_OK) st = ct_tensor_narrow(ctx, B, 1, 0, 4, &in);
+    if (st == CT_OK) st = ct_addbmm(ctx, in, OUT2, OUT3, 0.5, 2, &OUT);
+    ct_tensor_release(in);
+    return st;
+}
+static ct_status op_pdist(void) { return ct_pdist(ctx, A, 2, &OUT); }
+static ct_status op_row_stack(void) {
+    const ct_tensor *ab[2] = {A, B};
+    return ct_row_stack(ctx, 2, ab, &OUT);
+}
+static ct_status op_concat(void) {
+    const ct_tensor *ab[2] = {A, B};
+    return ct_concat(ctx, 2, ab, 1, &OUT);
+}
+static ct_status op_concatenate(void) {
+    const ct_tensor *ab[2] = {A, B};
+    return ct_concatenate(ctx, 2, ab, 0, &OUT);
+}
 static ct_status op_cat(void) {
     const ct_tensor *ab[2] = {A, B};
     return ct_cat(ctx, 2, ab, 1, &OUT);
@@ -1193,6 +1291,35 @@ static const op_entry computing[] = {
     E(linalg_svd),
     E(interpolate),
     E(interpolate_scale),
+    E(index),
+    E(index_put),
+    E(take),
+    E(put),
+    E(select_scatter),
+    E(slice_scatter),
+    E(diagonal_scatter),
+    E(diagflat),
+    E(combinations),
+    E(renorm),
+    E(clamp_min),
+    E(clamp_max),
+    E(rsub),
+    E(rsub_scalar),
+    E(sgn),
+    E(ldexp),
+    E(frexp),
+    E(isposinf),
+    E(isneginf),
+    E(isreal),
+    E(inner),
+    E(vdot),
+    E(tensor_dist),
+    E(chain_matmul),
+    E(addbmm),
+    E(pdist),
+    E(row_stack),
+    E(concat),
+    E(concatenate),
 };
 
 /* Public functions that do not compute on a stream, and why. */
@@ -1441,6 +1568,23 @@ static const struct {
                           "refuses"},
     {"ct_argwhere", "data-dependent size: ct_nonzero reads the data on the host"},
     {"ct_ravel", "view, or ct_tensor_reshape's copy op when it cannot be one"},
+    {"ct_broadcast_shapes", "shape arithmetic on the host"},
+    {"ct_broadcast_to", "view"},
+    {"ct_broadcast_tensors", "views (or the inputs themselves)"},
+    {"ct_select", "view"},
+    {"ct_unbind", "views"},
+    {"ct_t", "view"},
+    {"ct_adjoint", "view"},
+    {"ct_moveaxis", "view"},
+    {"ct_hsplit", "views"},
+    {"ct_vsplit", "views"},
+    {"ct_dsplit", "views"},
+    {"ct_hsplit_indices", "views"},
+    {"ct_vsplit_indices", "views"},
+    {"ct_dsplit_indices", "views"},
+    {"ct_positive", "the input itself"},
+    {"ct_result_type", "dtype rule (no data)"},
+    {"ct_can_cast", "dtype rule (no data)"},
     {"ct_swapaxes", "view"},
     {"ct_swapdims", "view"},
     {"ct_mode", "counts on the host (reads the input), which capture refuses"},

@@ -547,12 +547,12 @@ TEST(products_and_distances) {
               *p2 = from(CT_FLOAT64, 1, SH(2), (const double[]){3, 5});
     const double ps[4] = {0, 1, 2, INFINITY}, want[4] = {2, 5, sqrt(13.0), 3};
     for (int k = 0; k < 4; k++) {
-        CHECK_OK(ct_dist(ctx, p1, p2, ps[k], &r));
+        CHECK_OK(ct_tensor_dist(ctx, p1, p2, ps[k], &r));
         g = r ? tu_read(r) : NULL;
         CHECK_MSG(g && fabs(g[0] - want[k]) < 1e-15 * want[k], "dist p=%g", ps[k]);
         free(g), ct_tensor_release(r);
     }
-    CHECK_ST(ct_dist(ctx, vi, vj, 2, &r), CT_ERR_DTYPE);
+    CHECK_ST(ct_tensor_dist(ctx, vi, vj, 2, &r), CT_ERR_DTYPE);
     /* chain_matmul */
     ct_tensor *m43 = mk(CT_FLOAT64, 2, SH(4, 3));
     const ct_tensor *ch[3] = {a, m43, a}, *one[1] = {a};
@@ -671,7 +671,7 @@ static ct_status f_select_scatter(const ct_tensor *x, ct_tensor **y) {
 static ct_status f_dist(const ct_tensor *x, ct_tensor **y) {
     ct_tensor *r = NULL;
     ct_status st = ct_select(ctx, x, 0, 1, &r);
-    if (st == CT_OK) st = ct_dist(ctx, x, r, 3, y);
+    if (st == CT_OK) st = ct_tensor_dist(ctx, x, r, 3, y);
     ct_tensor_release(r);
     return st;
 }

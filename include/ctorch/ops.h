@@ -1004,9 +1004,10 @@ CT_API bool ct_can_cast(ct_dtype from, ct_dtype to);
 CT_API ct_status ct_inner(ct_ctx *ctx, const ct_tensor *a, const ct_tensor *b, ct_tensor **out);
 /* torch.vdot of two 1-d tensors of one dtype (ct_dot: real dtypes need no conjugation). */
 CT_API ct_status ct_vdot(ct_ctx *ctx, const ct_tensor *a, const ct_tensor *b, ct_tensor **out);
-/* torch.dist: the p-norm of a - b (broadcast; floating dtypes). */
-CT_API ct_status ct_dist(ct_ctx *ctx, const ct_tensor *a, const ct_tensor *b, double p,
-                         ct_tensor **out);
+/* torch.dist: the p-norm of a - b (broadcast; floating dtypes). Named ct_tensor_dist because
+ * ct_dist is the process group of dist.h. */
+CT_API ct_status ct_tensor_dist(ct_ctx *ctx, const ct_tensor *a, const ct_tensor *b, double p,
+                                ct_tensor **out);
 /* torch.chain_matmul (deprecated there): ct_linalg_multi_dot of n 2-d tensors; one gives a copy. */
 CT_API ct_status ct_chain_matmul(ct_ctx *ctx, int n, const ct_tensor *const *ts, ct_tensor **out);
 /* torch.addbmm: beta * input + alpha * sum_i b1[i] @ b2[i], accumulated batch by batch with addmm

@@ -1094,7 +1094,7 @@ ct_status ct_vdot(ct_ctx *ctx, const ct_tensor *a, const ct_tensor *b, ct_tensor
     st = ct__error_within(ctx, "vdot", ct_dot(ctx, a, b, out));
     return ct__ag_named(ctx, st, out, mark, "VdotBackward0");
 }
-ct_status ct_dist(ct_ctx *ctx, const ct_tensor *a, const ct_tensor *b, double p, ct_tensor **out) {
+ct_status ct_tensor_dist(ct_ctx *ctx, const ct_tensor *a, const ct_tensor *b, double p, ct_tensor **out) {
     const ct_tensor *ins[2] = {a, b};
     ct_status st = ct__check_args(ctx, "dist", 2, ins, out);
     if (st != CT_OK) return st;
