@@ -3,7 +3,8 @@
  * adjoint, moveaxis, broadcast_shapes / broadcast_to / broadcast_tensors, hsplit / vsplit / dsplit
  * (sections and indices), row_stack, concat, concatenate, diagflat, combinations, renorm,
  * clamp_min / clamp_max, rsub, positive, sgn, ldexp, frexp, isposinf / isneginf / isreal,
- * result_type, can_cast, inner, vdot, dist, chain_matmul, addbmm and pdist. Each result is printed
+ * result_type, can_cast, inner, vdot, tensor_dist, chain_matmul, addbmm, pdist, scatter_reduce
+ * and index_reduce. Each result is printed
  * and checked against values worked out by hand, then one gradient through index_put. Build and
  * run: see README ("Examples"). */
 #include <ctorch/ctorch.h>
@@ -218,6 +219,18 @@ int main(void) {
     ct_tensor *pts = mat(f64(6, (const double[]){0, 0, 3, 4, 6, 8}), 3, 2);
     CHECK(ct_pdist(ctx, pts, 2, &r));
     EXPECT("pdist(points)", r, 5, 10, 5);
+
+    /* scatter_reduce: row values into 2 bins; index_reduce: rows of m into rows 0 and 2 */
+    ct_tensor *bins = mat(i64(4, (const int64_t[]){0, 1, 0, 1}), 1, 4);
+    ct_tensor *vals = mat(f64(4, (const double[]){5, -1, 2, 7}), 1, 4);
+    ct_tensor *z2 = mat(f64(2, (const double[]){0, 0}), 1, 2);
+    CHECK(ct_scatter_reduce(ctx, z2, 1, bins, vals, "amax", false, &r));
+    EXPECT("scatter_reduce(amax)", r, 5, 7);
+    CHECK(ct_scatter_reduce(ctx, z2, 1, bins, vals, "mean", true, &r)); /* (0 + 5 + 2) / 3 */
+    EXPECT("scatter_reduce(mean)", r, 7.0 / 3, 2);
+    CHECK(ct_index_reduce(ctx, m, 0, i64(2, (const int64_t[]){0, 2}),
+                          mat(f64(6, (const double[]){2, 2, 2, 3, 3, 3}), 2, 3), "prod", true, &r));
+    EXPECT("index_reduce(prod)", r, 0, 2, 4, 3, 4, 5, 18, 21, 24);
 
     /* d/dm sum(index_put(m, rows, w, accumulate)) = 1 everywhere; d/dw = 1 per row it lands in */
     ct_tensor *mg = NULL, *w = f64(3, (const double[]){1, 1, 1}), *s = NULL;

@@ -441,6 +441,15 @@ static ct_tensor *gf_run(ct_ctx *ctx, const char *name, ct_status *stp) {
     if (IS("dist")) st = ct_tensor_dist(ctx, x, y, 2, &r);
     if (IS("addbmm")) st = ct_addbmm(ctx, m, b3, c3, 1, 1, &r);
     if (IS("pdist")) st = ct_pdist(ctx, x, 2, &r);
+    if (IS("scatter_reduce") || IS("index_reduce")) {
+        ct_tensor *ix = NULL;
+        const bool sr = IS("scatter_reduce");
+        st = ct_tensor_from_host(ctx, sr ? (const int64_t[]){0, 0, 2, 1} : (const int64_t[]){2, 0},
+                                 CT_INT64, sr ? 2 : 1, sr ? S(2, 2) : S(2), &ix);
+        if (st == CT_OK && sr) st = ct_scatter_reduce(ctx, x, 1, ix, y, "amax", true, &r);
+        if (st == CT_OK && !sr) st = ct_index_reduce(ctx, m, 0, ix, x, "prod", false, &r);
+        ct_tensor_release(ix);
+    }
     if (IS("dot")) st = ct_dot(ctx, v, u, &r);
     if (IS("mv")) st = ct_mv(ctx, m, v, &r);
     if (IS("outer")) st = ct_outer(ctx, v, u, &r);

@@ -2593,6 +2593,16 @@ static void s1_ct_addbmm(void) { SWEEP_STATUS(ct_addbmm(S_ctx, NULL, NULL, NULL,
 static void s2_ct_addbmm(void) { SWEEP_STATUS(ct_addbmm(S_ctx, S_t, S_t, S_t, (double){0}, (double){0}, NULL)); }
 static void s3_ct_addbmm(void) { SWEEP_STATUS(ct_addbmm(S_ctx, S_t, S_t, S_t, (double){0}, (double){0}, &S_out[0])); }
 static void s4_ct_addbmm(void) { SWEEP_STATUS(ct_addbmm(S_ctx, S_t, S_t, S_t, (double){0}, (double){0}, &S_out[0])); }
+static void s0_ct_scatter_reduce(void) { (void)ct_scatter_reduce(NULL, NULL, (int){0}, NULL, NULL, NULL, (bool){0}, NULL); }
+static void s1_ct_scatter_reduce(void) { SWEEP_STATUS(ct_scatter_reduce(S_ctx, NULL, (int){0}, NULL, NULL, NULL, (bool){0}, NULL)); }
+static void s2_ct_scatter_reduce(void) { SWEEP_STATUS(ct_scatter_reduce(S_ctx, S_t, (int){0}, S_t, S_t, NULL, (bool){0}, NULL)); }
+static void s3_ct_scatter_reduce(void) { SWEEP_STATUS(ct_scatter_reduce(S_ctx, S_t, (int){0}, S_t, S_t, NULL, (bool){0}, &S_out[0])); }
+static void s4_ct_scatter_reduce(void) { SWEEP_STATUS(ct_scatter_reduce(S_ctx, S_t, (int){0}, S_t, S_t, NULL, (bool){0}, &S_out[0])); }
+static void s0_ct_index_reduce(void) { (void)ct_index_reduce(NULL, NULL, (int){0}, NULL, NULL, NULL, (bool){0}, NULL); }
+static void s1_ct_index_reduce(void) { SWEEP_STATUS(ct_index_reduce(S_ctx, NULL, (int){0}, NULL, NULL, NULL, (bool){0}, NULL)); }
+static void s2_ct_index_reduce(void) { SWEEP_STATUS(ct_index_reduce(S_ctx, S_t, (int){0}, S_t, S_t, NULL, (bool){0}, NULL)); }
+static void s3_ct_index_reduce(void) { SWEEP_STATUS(ct_index_reduce(S_ctx, S_t, (int){0}, S_t, S_t, NULL, (bool){0}, &S_out[0])); }
+static void s4_ct_index_reduce(void) { SWEEP_STATUS(ct_index_reduce(S_ctx, S_t, (int){0}, S_t, S_t, NULL, (bool){0}, &S_out[0])); }
 static void s0_ct_pdist(void) { (void)ct_pdist(NULL, NULL, (double){0}, NULL); }
 static void s1_ct_pdist(void) { SWEEP_STATUS(ct_pdist(S_ctx, NULL, (double){0}, NULL)); }
 static void s2_ct_pdist(void) { SWEEP_STATUS(ct_pdist(S_ctx, S_t, (double){0}, NULL)); }
@@ -5665,6 +5675,16 @@ static const sweep_case sweep_cases[] = {
     {"ct_addbmm", 2, s2_ct_addbmm},
     {"ct_addbmm", 3, s3_ct_addbmm},
     {"ct_addbmm", 4, s4_ct_addbmm},
+    {"ct_scatter_reduce", 0, s0_ct_scatter_reduce},
+    {"ct_scatter_reduce", 1, s1_ct_scatter_reduce},
+    {"ct_scatter_reduce", 2, s2_ct_scatter_reduce},
+    {"ct_scatter_reduce", 3, s3_ct_scatter_reduce},
+    {"ct_scatter_reduce", 4, s4_ct_scatter_reduce},
+    {"ct_index_reduce", 0, s0_ct_index_reduce},
+    {"ct_index_reduce", 1, s1_ct_index_reduce},
+    {"ct_index_reduce", 2, s2_ct_index_reduce},
+    {"ct_index_reduce", 3, s3_ct_index_reduce},
+    {"ct_index_reduce", 4, s4_ct_index_reduce},
     {"ct_pdist", 0, s0_ct_pdist},
     {"ct_pdist", 1, s1_ct_pdist},
     {"ct_pdist", 2, s2_ct_pdist},

@@ -789,6 +789,17 @@ static ct_status op_concatenate(void) {
     const ct_tensor *ab[2] = {A, B};
     return ct_concatenate(ctx, 2, ab, 0, &OUT);
 }
+static ct_status op_scatter_reduce(void) {
+    ct_status st = ct_tensor_from_host(ctx, (const int64_t[]){3, 0, 3, 7}, CT_INT64, 2,
+                                       (const int64_t[]){1, 4}, &OUT2);
+    return st == CT_OK ? ct_scatter_reduce(ctx, A, 1, OUT2, B, "amax", false, &OUT) : st;
+}
+static ct_status op_index_reduce(void) {
+    ct_status st =
+        ct_tensor_from_host(ctx, (const int64_t[]){3, 0}, CT_INT64, 1, (const int64_t[]){2}, &OUT2);
+    if (st == CT_OK) st = ct_tensor_narrow(ctx, B, 0, 0, 2, &OUT3);
+    return st == CT_OK ? ct_index_reduce(ctx, A, 0, OUT2, OUT3, "mean", true, &OUT) : st;
+}
 static ct_status op_cat(void) {
     const ct_tensor *ab[2] = {A, B};
     return ct_cat(ctx, 2, ab, 1, &OUT);
@@ -1320,6 +1331,8 @@ static const op_entry computing[] = {
     E(row_stack),
     E(concat),
     E(concatenate),
+    E(scatter_reduce),
+    E(index_reduce),
 };
 
 /* Public functions that do not compute on a stream, and why. */

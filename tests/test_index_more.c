@@ -601,6 +601,89 @@ TEST(products_and_distances) {
     free(av), free(bv), free(vv);
 }
 
+static const char *const SR_NAMES[5] = {"sum", "prod", "mean", "amax", "amin"};
+/* torch's table for every reduction with and without self: values, and the gradients of
+ * sum(sin(i) * y) for the float case (ties of amax / amin share, prod's zeros) */
+TEST(scatter_reduce_as_torch) {
+    const double *vals[5][2][3] = {
+        {{sr_sum_0, sr_sum_0_ga, sr_sum_0_gb}, {sr_sum_1, sr_sum_1_ga, sr_sum_1_gb}},
+        {{sr_prod_0, sr_prod_0_ga, sr_prod_0_gb}, {sr_prod_1, sr_prod_1_ga, sr_prod_1_gb}},
+        {{sr_mean_0, sr_mean_0_ga, sr_mean_0_gb}, {sr_mean_1, sr_mean_1_ga, sr_mean_1_gb}},
+        {{sr_amax_0, sr_amax_0_ga, sr_amax_0_gb}, {sr_amax_1, sr_amax_1_ga, sr_amax_1_gb}},
+        {{sr_amin_0, sr_amin_0_ga, sr_amin_0_gb}, {sr_amin_1, sr_amin_1_ga, sr_amin_1_gb}}};
+    const double *ivals[5][2] = {{si_sum_0, si_sum_1},
+                                 {si_prod_0, si_prod_1},
+                                 {si_mean_0, si_mean_1},
+                                 {si_amax_0, si_amax_1},
+                                 {si_amin_0, si_amin_1}};
+    ct_tensor *ix = ints(2, sr_idx_shape, sr_idx);
+    ct_tensor *ti = ints(2, sr_t_shape, (const double[]){7, -3, 2, 1, 0, -8});
+    ct_tensor *si = ints(2, sr_src_shape, (const double[]){2, -3, 5, 3, -5, 6, 1, 2});
+    for (int r = 0; r < 5; r++)
+        for (int inc = 0; inc < 2; inc++) {
+            char what[64];
+            snprintf(what, sizeof what, "scatter_reduce %s include_self=%d", SR_NAMES[r], inc);
+            ct_tensor *a = from(CT_FLOAT64, 2, sr_t_shape, sr_t);
+            ct_tensor *b = from(CT_FLOAT64, 2, sr_src_shape, sr_src);
+            CHECK_OK(ct_tensor_set_requires_grad(a, true));
+            CHECK_OK(ct_tensor_set_requires_grad(b, true));
+            ct_tensor *y = NULL, *w = NULL, *wy = NULL, *s = NULL;
+            CHECK_OK(ct_scatter_reduce(ctx, a, 1, ix, b, SR_NAMES[r], inc, &y));
+            same_as(what, y, vals[r][inc][0], 2, sr_t_shape, 1e-15);
+            double wv[6];
+            for (int i = 0; i < 6; i++)
+                wv[i] = sin((double)i);
+            w = from(CT_FLOAT64, 2, sr_t_shape, wv);
+            CHECK_OK(ct_mul(ctx, y, w, &wy));
+            CHECK_OK(ct_sum(ctx, wy, 0, NULL, false, &s));
+            CHECK_OK(ct_backward(ctx, s, NULL, false));
+            same_as(what, ct_tensor_grad(a), vals[r][inc][1], 2, sr_t_shape, 1e-15);
+            same_as(what, ct_tensor_grad(b), vals[r][inc][2], 2, sr_src_shape, 1e-15);
+            ct_tensor_release(a), ct_tensor_release(b), ct_tensor_release(y);
+            ct_tensor_release(w), ct_tensor_release(wy), ct_tensor_release(s);
+            /* int64: exact, mean by floor division */
+            CHECK_OK(ct_scatter_reduce(ctx, ti, 1, ix, si, SR_NAMES[r], inc, &y));
+            snprintf(what, sizeof what, "int64 scatter_reduce %s include_self=%d", SR_NAMES[r],
+                     inc);
+            same_as(what, y, ivals[r][inc], 2, sr_t_shape, 0);
+            ct_tensor_release(y);
+        }
+    /* NaN wins amax, from src and from self */
+    ct_tensor *nt = from(CT_FLOAT32, 1, SH(3), (const double[]){1, NAN, 3}), *y = NULL;
+    ct_tensor *ns = from(CT_FLOAT32, 1, SH(3), (const double[]){NAN, 2, 1});
+    ct_tensor *ni = ints(1, SH(3), (const double[]){0, 0, 2});
+    CHECK_OK(ct_scatter_reduce(ctx, nt, 0, ni, ns, "amax", true, &y));
+    SAME("amax with NaN", y, sr_nan_amax, 0);
+    ct_tensor_release(y);
+    /* index_reduce */
+    const double *ir[4][2] = {{ir_prod_0, ir_prod_1},
+                              {ir_mean_0, ir_mean_1},
+                              {ir_amax_0, ir_amax_1},
+                              {ir_amin_0, ir_amin_1}};
+    ct_tensor *it = NULL, *isrc = from(CT_FLOAT64, 2, SH(3, 2), (const double[]){2, 3, 4, 5, 6, 7});
+    ct_tensor *iix = ints(1, SH(3), (const double[]){0, 2, 0});
+    CHECK_OK(ct_tensor_full(ctx, CT_FLOAT64, 2, SH(3, 2), 3, &it));
+    for (int r = 1; r < 5; r++)
+        for (int inc = 0; inc < 2; inc++) {
+            char what[64];
+            snprintf(what, sizeof what, "index_reduce %s include_self=%d", SR_NAMES[r], inc);
+            CHECK_OK(ct_index_reduce(ctx, it, 0, iix, isrc, SR_NAMES[r], inc, &y));
+            same_as(what, y, ir[r - 1][inc], 2, SH(3, 2), 1e-15);
+            ct_tensor_release(y);
+        }
+    /* errors */
+    CHECK_ST(ct_index_reduce(ctx, it, 0, iix, isrc, "sum", true, &y), CT_ERR_INVALID_ARG);
+    CHECK_ST(ct_scatter_reduce(ctx, ti, 1, ix, si, "max", true, &y), CT_ERR_INVALID_ARG);
+    CHECK_ST(ct_scatter_reduce(ctx, it, 1, ix, si, "sum", true, &y), CT_ERR_DTYPE);
+    ct_tensor *far = ints(2, SH(1, 1), (const double[]){3});
+    CHECK_ST(ct_scatter_reduce(ctx, ti, 1, far, si, "amax", true, &y), CT_ERR_INDEX);
+    ct_tensor *big = ints(2, SH(3, 1), (const double[]){0, 0, 0});
+    CHECK_ST(ct_scatter_reduce(ctx, ti, 1, big, si, "amax", true, &y), CT_ERR_SHAPE);
+    ct_tensor *tl[] = {ix, ti, si, nt, ns, ni, it, isrc, iix, far, big};
+    for (size_t i = 0; i < sizeof tl / sizeof tl[0]; i++)
+        ct_tensor_release(tl[i]);
+}
+
 /* ---- gradients ---- */
 static ct_status f_index(const ct_tensor *x, ct_tensor **y) { /* x (3, 4) */
     ct_tensor *i = ints(1, SH(4), (const double[]){2, 0, -1, 2});
@@ -676,6 +759,27 @@ static ct_status f_dist(const ct_tensor *x, ct_tensor **y) {
     return st;
 }
 
+static ct_status f_scatter_prod(const ct_tensor *x, ct_tensor **y) { /* x (3, 4) */
+    ct_tensor *i = ints(2, SH(2, 4), (const double[]){0, 1, 0, 3, 2, 2, 1, 0}), *s = NULL;
+    ct_status st = ct_tensor_narrow(ctx, x, 0, 1, 2, &s);
+    if (st == CT_OK) st = ct_scatter_reduce(ctx, x, 1, i, s, "prod", false, y);
+    ct_tensor_release(i), ct_tensor_release(s);
+    return st;
+}
+static ct_status f_scatter_amax(const ct_tensor *x, ct_tensor **y) {
+    ct_tensor *i = ints(2, SH(2, 4), (const double[]){0, 1, 0, 3, 2, 2, 1, 0}), *s = NULL;
+    ct_status st = ct_mul_scalar(ctx, x, 1.7, &s); /* no ties with x */
+    if (st == CT_OK) st = ct_scatter_reduce(ctx, x, 1, i, s, "amax", true, y);
+    ct_tensor_release(i), ct_tensor_release(s);
+    return st;
+}
+static ct_status f_index_mean(const ct_tensor *x, ct_tensor **y) {
+    ct_tensor *i = ints(1, SH(3), (const double[]){2, 0, 2});
+    ct_status st = ct_index_reduce(ctx, x, 0, i, x, "mean", true, y);
+    ct_tensor_release(i);
+    return st;
+}
+
 TEST(gradients_and_names) {
     tu_gradcheck(ctx, &rng, "index", f_index, 2, SH(3, 4));
     tu_gradcheck(ctx, &rng, "index_put accumulate", f_index_put, 2, SH(3, 4));
@@ -688,6 +792,9 @@ TEST(gradients_and_names) {
     tu_gradcheck(ctx, &rng, "addbmm", f_addbmm, 2, SH(3, 4));
     tu_gradcheck(ctx, &rng, "combinations", f_combinations, 2, SH(2, 2));
     tu_gradcheck(ctx, &rng, "dist", f_dist, 2, SH(3, 4));
+    tu_gradcheck(ctx, &rng, "scatter_reduce prod", f_scatter_prod, 2, SH(3, 4));
+    tu_gradcheck(ctx, &rng, "scatter_reduce amax", f_scatter_amax, 2, SH(3, 4));
+    tu_gradcheck(ctx, &rng, "index_reduce mean", f_index_mean, 2, SH(3, 4));
 }
 
 int main(void) {
@@ -700,6 +807,7 @@ int main(void) {
     RUN(combinations_renorm_diagflat);
     RUN(ldexp_frexp_and_small_ops);
     RUN(products_and_distances);
+    RUN(scatter_reduce_as_torch);
     RUN(gradients_and_names);
     CHECK(ct_ctx_live_tensors(ctx) == 0);
     ct_ctx_free(ctx);

@@ -1014,6 +1014,19 @@ CT_API ct_status ct_chain_matmul(ct_ctx *ctx, int n, const ct_tensor *const *ts,
  * as torch's CPU kernel (b1 (B, n, m), b2 (B, m, p), input broadcast to (n, p)). */
 CT_API ct_status ct_addbmm(ct_ctx *ctx, const ct_tensor *input, const ct_tensor *b1,
                            const ct_tensor *b2, double beta, double alpha, ct_tensor **out);
+/* torch.scatter_reduce: a copy of t with src[i] (its leading corner of index's shape) reduced
+ * into out[..index[i]..] along dim by reduce "sum", "prod", "mean", "amax" or "amin" (NaN wins),
+ * starting from t's value (include_self) or the identity; mean divides by the count (integers:
+ * floor division, as torch). Differentiable (torch's formulas: prod with zeros, ties of amax /
+ * amin share the gradient). */
+CT_API ct_status ct_scatter_reduce(ct_ctx *ctx, const ct_tensor *t, int dim, const ct_tensor *index,
+                                   const ct_tensor *src, const char *reduce, bool include_self,
+                                   ct_tensor **out);
+/* torch.index_reduce: the slices of source (t's shape with len(index) along dim) reduced into t's
+ * slices at the 1-d int64 index by "prod", "mean", "amax" or "amin", as ct_scatter_reduce. */
+CT_API ct_status ct_index_reduce(ct_ctx *ctx, const ct_tensor *t, int dim, const ct_tensor *index,
+                                 const ct_tensor *source, const char *reduce, bool include_self,
+                                 ct_tensor **out);
 /* torch.nn.functional.pdist: the p-norm distances between the rows of x (N, M), pairs i < j in
  * row-major order (N (N - 1) / 2 values); floating x, p >= 0. */
 CT_API ct_status ct_pdist(ct_ctx *ctx, const ct_tensor *x, double p, ct_tensor **out);

@@ -257,6 +257,8 @@ CASES = {
     'dist': lambda o: torch.dist(o.x, o.y),
     'addbmm': lambda o: torch.addbmm(o.m, o.b3, o.c3),
     'pdist': lambda o: F.pdist(o.x),
+    'scatter_reduce': lambda o: torch.scatter_reduce(o.x, 1, torch.tensor([[0, 0], [2, 1]]), o.y, 'amax'),
+    'index_reduce': lambda o: o.m.index_reduce(0, torch.tensor([2, 0]), o.x, 'prod', include_self=False),
     'dot': lambda o: torch.dot(o.v, o.u),
     'mv': lambda o: torch.mv(o.m, o.v),
     'outer': lambda o: torch.outer(o.v, o.u),

@@ -1094,7 +1094,8 @@ ct_status ct_vdot(ct_ctx *ctx, const ct_tensor *a, const ct_tensor *b, ct_tensor
     st = ct__error_within(ctx, "vdot", ct_dot(ctx, a, b, out));
     return ct__ag_named(ctx, st, out, mark, "VdotBackward0");
 }
-ct_status ct_tensor_dist(ct_ctx *ctx, const ct_tensor *a, const ct_tensor *b, double p, ct_tensor **out) {
+ct_status ct_tensor_dist(ct_ctx *ctx, const ct_tensor *a, const ct_tensor *b, double p,
+                         ct_tensor **out) {
     const ct_tensor *ins[2] = {a, b};
     ct_status st = ct__check_args(ctx, "dist", 2, ins, out);
     if (st != CT_OK) return st;
@@ -1217,4 +1218,310 @@ ct_status ct_pdist(ct_ctx *ctx, const ct_tensor *x, double p, ct_tensor **out) {
     uint64_t mark = ct__ag_mark(ctx);
     ct_status st = ct__error_within(ctx, "pdist", ct__pdist(ctx, x, p, out));
     return ct__ag_named(ctx, st, out, mark, "PdistBackward0");
+}
+
+/* ---- scatter_reduce / index_reduce (sum, prod, mean, amax, amin; include_self) ----
+ * Forward: positions an index hits start from the reduction's identity when include_self is false;
+ * sum is scatter_add, prod / amax / amin the scatter kernel's multiply / max / min (NaN wins),
+ * mean the sum over a count (floor division for integers, as torch). Backward: torch 1.13's
+ * formulas (scatter_reduce_backward): prod through exclusive products with zeros masked, amax /
+ * amin shared evenly among the values equal to the result, hit positions of self zero without
+ * include_self. */
+typedef enum { CT__SR_SUM, CT__SR_PROD, CT__SR_MEAN, CT__SR_AMAX, CT__SR_AMIN } ct__sr_op;
+
+/* The identity of the reduction in dt as a 0-d tensor (ints: the dtype's extreme, exactly). */
+static ct_status ct__sr_identity(ct_ctx *ctx, ct__sr_op r, ct_dtype dt, ct_tensor **out) {
+    if (r == CT__SR_SUM || r == CT__SR_MEAN) return ct_tensor_zeros(ctx, dt, 0, NULL, out);
+    if (r == CT__SR_PROD) return ct_tensor_ones(ctx, dt, 0, NULL, out);
+    const bool mx = r == CT__SR_AMAX;
+    if (ct_dtype_is_floating(dt))
+        return ct_tensor_full(ctx, dt, 0, NULL, mx ? -INFINITY : INFINITY, out);
+    if (dt == CT_BOOL) return ct_tensor_full(ctx, dt, 0, NULL, mx ? 0 : 1, out);
+    int64_t v = 0;
+    switch (dt) {
+    case CT_UINT8: v = mx ? 0 : 255; break;
+    case CT_INT8: v = mx ? INT8_MIN : INT8_MAX; break;
+    case CT_INT16: v = mx ? INT16_MIN : INT16_MAX; break;
+    case CT_INT32: v = mx ? INT32_MIN : INT32_MAX; break;
+    default: v = mx ? INT64_MIN : INT64_MAX; break;
+    }
+    ct_tensor *h = NULL;
+    ct_status st = ct_tensor_from_host(ctx, &v, CT_INT64, 0, NULL, &h);
+    CT__DO(st, ct_cast(ctx, h, dt, out));
+    ct_tensor_release(h);
+    return st;
+}
+/* bool mask of t's shape: the positions index hits along d */
+static ct_status ct__sr_hit(ct_ctx *ctx, const ct_tensor *t, int d, const ct_tensor *index,
+                            ct_tensor **out) {
+    ct_tensor *z = NULL, *o = NULL;
+    ct_status st = ct_tensor_zeros(ctx, CT_BOOL, t->ndim, t->shape, &z);
+    CT__DO(st, ct_tensor_ones(ctx, CT_BOOL, index->ndim, index->shape, &o));
+    CT__DO(st, ct_scatter(ctx, z, d, index, o, out));
+    ct_tensor_release(z), ct_tensor_release(o);
+    return st;
+}
+/* mean's divisor in t's dtype: 1 (include_self) + the number of values scattered to a position,
+ * 1 where that is 0 */
+static ct_status ct__sr_count(ct_ctx *ctx, const ct_tensor *t, int d, const ct_tensor *index,
+                              bool include_self, ct_tensor **out) {
+    ct_tensor *x[6] = {NULL};
+    ct_status st = include_self ? ct_ones_like(ctx, t, &x[0]) : ct_zeros_like(ctx, t, &x[0]);
+    CT__DO(st, ct_tensor_ones(ctx, t->dtype, index->ndim, index->shape, &x[1]));
+    CT__DO(st, ct_scatter_add(ctx, x[0], d, index, x[1], &x[2]));
+    CT__DO(st, ct_eq_scalar(ctx, x[2], 0, &x[3]));
+    CT__DO(st, ct_tensor_ones(ctx, t->dtype, 0, NULL, &x[4]));
+    CT__DO(st, ct_where(ctx, x[3], x[4], x[2], out));
+    ct__release_all(6, x);
+    return st;
+}
+/* the forward, recording nothing (grad mode off) */
+static ct_status ct__sr_fwd(ct_ctx *ctx, const char *op, const ct_tensor *t, int d,
+                            const ct_tensor *index, const ct_tensor *src, ct__sr_op r,
+                            bool include_self, ct_tensor **out) {
+    const bool was = ct_set_grad_enabled(ctx, false);
+    ct_tensor *x[6] = {NULL};
+    ct_status st = CT_OK;
+    if (include_self) {
+        x[0] = ct_tensor_retain((ct_tensor *)t);
+    } else {
+        st = ct__sr_hit(ctx, t, d, index, &x[1]);
+        CT__DO(st, ct__sr_identity(ctx, r, t->dtype, &x[2]));
+        CT__DO(st, ct_where(ctx, x[1], x[2], t, &x[0]));
+    }
+    if (r == CT__SR_SUM) {
+        CT__DO(st, ct_scatter_add(ctx, x[0], d, index, src, out));
+    } else if (r == CT__SR_MEAN) {
+        CT__DO(st, ct_scatter_add(ctx, x[0], d, index, src, &x[3]));
+        CT__DO(st, ct__sr_count(ctx, t, d, index, include_self, &x[4]));
+        CT__DO(st, ct_dtype_is_floating(t->dtype)
+                       ? ct_div(ctx, x[3], x[4], out)
+                       : ct_div_mode(ctx, x[3], x[4], CT_ROUND_FLOOR, out));
+    } else {
+        const int mode = r == CT__SR_PROD ? 3 : r == CT__SR_AMAX ? 4 : 5;
+        CT__DO(st, ct__scatter_reduce_raw(ctx, op, x[0], d, index, src, mode, out));
+    }
+    ct__release_all(6, x);
+    ct_set_grad_enabled(ctx, was);
+    return st;
+}
+
+typedef struct {
+    ct_tensor *t, *src, *index, *res; /* res: the forward's value, detached */
+    int64_t t_ver, src_ver, res_ver;
+    int dim;
+    ct__sr_op r;
+    bool include_self;
+} ct__sr_user;
+static void ct__sr_free(void *p) {
+    ct__sr_user *u = p;
+    if (!u) return;
+    ct_tensor_release(u->t), ct_tensor_release(u->src), ct_tensor_release(u->index);
+    ct_tensor_release(u->res);
+    free(u);
+}
+static ct_status ct__sr_backward(ct_ctx *ctx, void *user, ct_tensor *const *gout, const bool *need,
+                                 ct_tensor **gin) {
+    const ct__sr_user *u = user;
+    const ct_tensor *t = u->t, *src = u->src, *ix = u->index, *g = gout[0];
+    const int d = u->dim;
+    const char *node = "ScatterReduceBackward0";
+    ct_status st = ct__ag_saved_ok(ctx, t, "input", 0, node, u->t_ver);
+    CT__DO(st, ct__ag_saved_ok(ctx, src, "input", 1, node, u->src_ver));
+    CT__DO(st, ct__ag_saved_ok(ctx, u->res, "output", 0, node, u->res_ver));
+    ct_tensor *x[24] = {NULL}, *gs = NULL, *gsrc = NULL;
+    const ct_dtype dt = t->dtype;
+    switch (u->r) {
+    case CT__SR_SUM:
+        gs = ct_tensor_retain((ct_tensor *)g);
+        CT__DO(st, ct_gather(ctx, g, d, ix, &gsrc));
+        break;
+    case CT__SR_MEAN:
+        CT__DO(st, ct__sr_count(ctx, t, d, ix, u->include_self, &x[0]));
+        CT__DO(st, ct_div(ctx, g, x[0], &gs));
+        CT__DO(st, ct_gather(ctx, gs, d, ix, &gsrc));
+        break;
+    case CT__SR_AMAX:
+    case CT__SR_AMIN:
+        CT__DO(st, ct_eq(ctx, t, u->res, &x[0]));
+        CT__DO(st, ct_cast(ctx, x[0], dt, &x[1])); /* self is the result */
+        CT__DO(st, ct_gather(ctx, u->res, d, ix, &x[2]));
+        CT__DO(st, ct_eq(ctx, src, x[2], &x[3]));
+        CT__DO(st, ct_cast(ctx, x[3], dt, &x[4])); /* src is the result */
+        CT__DO(st, ct_zeros_like(ctx, t, &x[5]));
+        CT__DO(st, ct_scatter_add(ctx, x[5], d, ix, x[4], &x[6]));
+        CT__DO(st, ct_add(ctx, x[1], x[6], &x[7])); /* how many share it */
+        CT__DO(st, ct_div(ctx, g, x[7], &x[8]));
+        CT__DO(st, ct_mul(ctx, x[1], x[8], &gs));
+        CT__DO(st, ct_gather(ctx, x[8], d, ix, &x[9]));
+        CT__DO(st, ct_mul(ctx, x[4], x[9], &gsrc));
+        break;
+    case CT__SR_PROD:
+        /* self: g * (the result with self's zeros as ones) / (self with zeros as ones) */
+        CT__DO(st, ct_eq_scalar(ctx, t, 0, &x[0]));
+        CT__DO(st, ct_tensor_ones(ctx, dt, 0, NULL, &x[1]));
+        CT__DO(st, ct_where(ctx, x[0], x[1], t, &x[2]));
+        CT__DO(st, ct__sr_fwd(ctx, "scatter_reduce", x[2], d, ix, src, CT__SR_PROD, u->include_self,
+                              &x[3]));
+        CT__DO(st, ct_mul(ctx, g, x[3], &x[4]));
+        CT__DO(st, ct_div(ctx, x[4], x[2], &gs));
+        /* src: a lone zero at its position gets the product of the others; else g res / src */
+        CT__DO(st, ct_eq_scalar(ctx, src, 0, &x[5]));
+        CT__DO(st, ct_cast(ctx, x[5], dt, &x[6]));
+        CT__DO(st, ct_zeros_like(ctx, t, &x[7]));
+        CT__DO(st, ct_scatter_add(ctx, x[7], d, ix, x[6], &x[8]));
+        CT__DO(st, ct_gather(ctx, x[8], d, ix, &x[9]));
+        CT__DO(st, ct_eq_scalar(ctx, x[9], 1, &x[10]));
+        CT__DO(st, ct_logical_and(ctx, x[5], x[10], &x[11])); /* single zero */
+        CT__DO(st, ct_where(ctx, x[11], x[1], src, &x[12]));
+        CT__DO(st, ct__sr_fwd(ctx, "scatter_reduce", t, d, ix, x[12], CT__SR_PROD, u->include_self,
+                              &x[13]));
+        CT__DO(st, ct_mul(ctx, g, x[13], &x[14]));
+        CT__DO(st, ct_gather(ctx, x[14], d, ix, &x[15]));
+        CT__DO(st, ct_mul(ctx, g, u->res, &x[16]));
+        CT__DO(st, ct_gather(ctx, x[16], d, ix, &x[17]));
+        CT__DO(st, ct_where(ctx, x[5], x[1], src, &x[18]));
+        CT__DO(st, ct_div(ctx, x[17], x[18], &x[19]));
+        CT__DO(st, ct_where(ctx, x[11], x[15], x[19], &gsrc));
+        break;
+    }
+    if (st == CT_OK && !u->include_self) { /* self's values at hit positions were not used */
+        ct_tensor *hit = NULL, *z = NULL, *gz = NULL;
+        st = ct__sr_hit(ctx, t, d, ix, &hit);
+        CT__DO(st, ct_tensor_zeros(ctx, dt, 0, NULL, &z));
+        CT__DO(st, ct_where(ctx, hit, z, gs, &gz));
+        ct_tensor_release(hit), ct_tensor_release(z), ct_tensor_release(gs);
+        gs = gz;
+    }
+    ct__release_all(24, x);
+    if (st == CT_OK) {
+        if (need[0]) gin[0] = ct_tensor_retain(gs);
+        if (need[1]) gin[1] = ct_tensor_retain(gsrc);
+    }
+    ct_tensor_release(gs), ct_tensor_release(gsrc);
+    return st;
+}
+static const ct__ag_custom CT__SR_FN = {"ScatterReduceBackward", ct__sr_backward, ct__sr_free,
+                                        true};
+
+static ct_status ct__scatter_reduce(ct_ctx *ctx, const char *op, const ct_tensor *t, int dim,
+                                    const ct_tensor *index, const ct_tensor *src,
+                                    const char *reduce, bool include_self, bool index_form,
+                                    ct_tensor **out) {
+    const ct_tensor *ins[3] = {t, index, src};
+    ct_status st = ct__check_args(ctx, op, 3, ins, out);
+    if (st != CT_OK) return st;
+    *out = NULL;
+    static const char *const names[5] = {"sum", "prod", "mean", "amax", "amin"};
+    int r = -1;
+    for (int i = index_form ? 1 : 0; reduce && i < 5; i++)
+        if (!strcmp(reduce, names[i])) r = i;
+    if (r < 0)
+        return ct__set_error(ctx, CT_ERR_INVALID_ARG,
+                             "%s: reduce argument must be %s 'prod', 'mean', 'amax' or 'amin', "
+                             "got '%s'",
+                             op, index_form ? "one of" : "'sum',", reduce ? reduce : "(null)");
+    if (src->dtype != t->dtype)
+        return ct__set_error(ctx, CT_ERR_DTYPE,
+                             "%s: expected self and src to have the same dtype, got %s and %s", op,
+                             ct_dtype_name(t->dtype), ct_dtype_name(src->dtype));
+    if (t->dtype == CT_BOOL && (r == CT__SR_SUM || r == CT__SR_MEAN))
+        return ct__set_error(ctx, CT_ERR_DTYPE, "%s: reduce '%s' is not supported for bool", op,
+                             names[r]);
+    const int nd = t->ndim ? t->ndim : 1;
+    int d = 0;
+    if (!ct__wrap_dim(dim, nd, &d))
+        return ct__set_error(ctx, CT_ERR_INDEX, "%s: dim %d out of range for %d dims", op, dim,
+                             t->ndim);
+    if (index->dtype != CT_INT64)
+        return ct__set_error(ctx, CT_ERR_DTYPE, "%s: expected index to be int64, got %s", op,
+                             ct_dtype_name(index->dtype));
+    ct_tensor *x[4] = {NULL};
+    const ct_tensor *ix = index, *sv = src;
+    if (index_form) { /* 1-d index along d, source of t's shape with len(index) at d */
+        const int64_t n = ct_tensor_numel(index);
+        bool fits = index->ndim <= 1 && src->ndim == t->ndim;
+        for (int i = 0; fits && i < t->ndim; i++)
+            fits = src->shape[i] == (i == d ? n : t->shape[i]);
+        if (!fits)
+            return ct__set_error(ctx, CT_ERR_SHAPE,
+                                 "%s: index must be 1-d and source must have self's shape with "
+                                 "%lld along dim %d, got index %s and source %s",
+                                 op, (long long)n, d, CT__SHAPE_STR(index), CT__SHAPE_STR(src));
+        int64_t sh[CT_MAX_DIMS];
+        for (int i = 0; i < nd; i++)
+            sh[i] = i == d ? n : 1;
+        st = ct_tensor_reshape(ctx, index, t->ndim, sh, &x[0]);
+        CT__DO(st, ct_tensor_expand(ctx, x[0], src->ndim, src->shape, &x[1]));
+        ix = x[1];
+    } else {
+        if (index->ndim != t->ndim || src->ndim != t->ndim)
+            return ct__set_error(ctx, CT_ERR_SHAPE,
+                                 "%s: self %s, index %s and src must have the same number of dims",
+                                 op, CT__SHAPE_STR(t), CT__SHAPE_STR(index));
+        bool bigger = false;
+        for (int k = 0; k < t->ndim; k++) {
+            if (index->shape[k] > src->shape[k])
+                return ct__set_error(ctx, CT_ERR_SHAPE,
+                                     "%s: index %s is larger than src %s at dim %d", op,
+                                     CT__SHAPE_STR(index), CT__SHAPE_STR(src), k);
+            bigger |= index->shape[k] < src->shape[k];
+        }
+        if (bigger) { /* the leading corner of src, as torch reads it */
+            ct_tensor *cur = ct_tensor_retain((ct_tensor *)src);
+            for (int k = 0; k < t->ndim && st == CT_OK; k++) {
+                ct_tensor *nx = NULL;
+                st = ct_tensor_narrow(ctx, cur, k, 0, index->shape[k], &nx);
+                ct_tensor_release(cur);
+                cur = nx;
+            }
+            x[2] = cur;
+            sv = x[2];
+        }
+    }
+    ct__sr_user *u = NULL;
+    const ct_tensor *rin[2] = {t, sv};
+    const bool rec = st == CT_OK && ct_dtype_is_floating(t->dtype) && ct__ag_wants(ctx, 2, rin);
+    if (st == CT_OK) st = ct__sr_fwd(ctx, op, t, d, ix, sv, (ct__sr_op)r, include_self, out);
+    if (rec && !(u = calloc(1, sizeof *u)))
+        st = ct__set_error(ctx, CT_ERR_OOM, "%s: out of memory", op);
+    if (st == CT_OK && u) {
+        u->t = ct_tensor_retain((ct_tensor *)t);
+        u->src = ct_tensor_retain((ct_tensor *)sv);
+        u->index = ct_tensor_retain((ct_tensor *)ix);
+        u->dim = d;
+        u->r = (ct__sr_op)r;
+        u->include_self = include_self;
+        u->t_ver = t->storage->version;
+        u->src_ver = sv->storage->version;
+        st = ct_tensor_detach(ctx, *out, &u->res);
+        if (st == CT_OK) u->res_ver = u->res->storage->version;
+        if (st == CT_OK) {
+            st = ct__ag_record_custom_n(ctx, &CT__SR_FN, u, 2, rin, out);
+            u = NULL; /* the record owns it */
+        }
+    }
+    ct__sr_free(u);
+    if (st != CT_OK) {
+        ct_tensor_release(*out);
+        *out = NULL;
+    }
+    ct__release_all(4, x);
+    return st;
+}
+ct_status ct_scatter_reduce(ct_ctx *ctx, const ct_tensor *t, int dim, const ct_tensor *index,
+                            const ct_tensor *src, const char *reduce, bool include_self,
+                            ct_tensor **out) {
+    return ct__error_within(ctx, "scatter_reduce",
+                            ct__scatter_reduce(ctx, "scatter_reduce", t, dim, index, src, reduce,
+                                               include_self, false, out));
+}
+ct_status ct_index_reduce(ct_ctx *ctx, const ct_tensor *t, int dim, const ct_tensor *index,
+                          const ct_tensor *source, const char *reduce, bool include_self,
+                          ct_tensor **out) {
+    uint64_t mark = ct__ag_mark(ctx);
+    ct_status st = ct__error_within(ctx, "index_reduce",
+                                    ct__scatter_reduce(ctx, "index_reduce", t, dim, index, source,
+                                                       reduce, include_self, true, out));
+    return ct__ag_named(ctx, st, out, mark, "IndexReduceBackward0");
 }

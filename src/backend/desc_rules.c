@@ -436,7 +436,7 @@ int ct__desc_rule(const ct_op_desc *op, const char **rule) {
         *rule = "gather: out, in0 and int32/int64 in1 of one ndim, in1 of out's shape, in0 at "
                 "least out's size off dim ints[0]; scatter: in0 int32/int64 and in1 of one shape, "
                 "out at least that size off dim ints[0], ints[1] 0 or 1 (bool: 0) or 2 (a "
-                "floating dtype: fused alpha)";
+                "floating dtype: fused alpha) or 3, 4, 5 (scatter_reduce prod, amax, amin)";
         const bool g = op->kind == CT_OP_GATHER;
         const ct_operand *data = g ? &in[0] : o, *ix = g ? &in[1] : &in[0], *vals = g ? o : &in[1];
         const int64_t dim = op->ints[0];
@@ -445,7 +445,8 @@ int ct__desc_rule(const ct_op_desc *op, const char **rule) {
              (g ? in[0].dtype : in[1].dtype) == cdt && dim >= 0 &&
              dim < (ix->ndim > 0 ? ix->ndim : 1) &&
              (g || ((op->ints[1] == 0 || op->ints[1] == 1) && !(op->ints[1] && cdt == CT_BOOL)) ||
-              (op->ints[1] == 2 && ct_dtype_is_floating(cdt)));
+              (op->ints[1] == 2 && ct_dtype_is_floating(cdt)) ||
+              (op->ints[1] >= 3 && op->ints[1] <= 5));
         for (int k = 0; ok && k < ix->ndim; k++)
             ok = k == dim || data->shape[k] >= ix->shape[k];
         break;

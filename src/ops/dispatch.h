@@ -52,6 +52,11 @@ static inline ct_status ct__check_scalar_param(ct_ctx *ctx, const char *op, cons
  * category). CT_ERR_DTYPE for dtypes ops do not compute in (fp8/fp6/fp4/e8m0). */
 ct_status ct__result_type(ct_ctx *ctx, const char *op, int n, const ct_tensor *const *ts,
                           ct_dtype *out);
+/* A copy of t with out[..index[i]..] = out[..] op src[i] along dim, op 3 multiply, 4 max, 5 min
+ * (NaN wins), in C order of index; no autograd record (scatter_reduce's front end records). */
+ct_status ct__scatter_reduce_raw(ct_ctx *ctx, const char *op, const ct_tensor *t, int dim,
+                                 const ct_tensor *index, const ct_tensor *src, int mode,
+                                 ct_tensor **out);
 /* *out = t if dtype matches (retained), else a converted copy. */
 ct_status ct__to_dtype(ct_ctx *ctx, const ct_tensor *t, ct_dtype dt, ct_tensor **out);
 /* The checks of a one-input op: live tensor of ctx, out not NULL, a compute dtype (not a storage

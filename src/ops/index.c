@@ -233,6 +233,13 @@ static ct_status ct__scatter(ct_ctx *ctx, const char *op, const ct_tensor *t, in
     return CT_OK;
 }
 
+ct_status ct__scatter_reduce_raw(ct_ctx *ctx, const char *op, const ct_tensor *t, int dim,
+                                 const ct_tensor *index, const ct_tensor *src, int mode,
+                                 ct_tensor **out) {
+    CT_ASSERT(mode >= 3 && mode <= 5);
+    return ct__scatter(ctx, op, t, dim, index, src, mode, 0, out);
+}
+
 /* The autograd record of scatter / scatter_add / index_add: inputs (self, index, src), the
  * wrapped dim, alpha. */
 static void ct__ag_scatter_rec(ct__ag_rec *r, int op, const ct_tensor *t, const ct_tensor *index,

@@ -193,6 +193,8 @@ static const struct {
     {"dist", "grad_fn=<DistBackward0>"},
     {"addbmm", "grad_fn=<AddbmmBackward0>"},
     {"pdist", "grad_fn=<PdistBackward0>"},
+    {"scatter_reduce", "grad_fn=<ScatterReduceBackward0>"},
+    {"index_reduce", "grad_fn=<IndexReduceBackward0>"},
     {"dot", "grad_fn=<DotBackward0>"},
     {"mv", "grad_fn=<MvBackward0>"},
     {"outer", "grad_fn=<MulBackward0>"},

@@ -276,10 +276,37 @@ ct_status ct_k_gather(const ct_op_desc *op, const ct_k_isa *isa) {
     return j.bad ? CT_ERR_INDEX : CT_OK;
 }
 
+/* dst = dst * s (3), max (4) or min (5) in dt: floats round once (the product of two values of a
+ * float dtype is exact in double) and NaN wins the max / min, as torch; integers wrap; bool is and
+ * / or / and. */
+static void k_scatter_reduce(char *dst, const char *s, ct_dtype dt, int mode) {
+    if (ct_k_is_float(dt)) {
+        const double a = ct_k_load_f64(dst, dt), b = ct_k_load_f64(s, dt);
+        double r = a;
+        if (mode == 3)
+            r = a * b;
+        else if (b != b || (mode == 4 ? b > a : b < a))
+            r = b; /* a NaN dst stays: no comparison with it is true */
+        ct_k_store_f64(dst, dt, r);
+    } else if (dt == CT_BOOL) {
+        const uint8_t a = *(const uint8_t *)dst, b = *(const uint8_t *)s;
+        *(uint8_t *)dst = (uint8_t)(mode == 4 ? (a | b) : (a & b));
+    } else {
+        const int64_t a = ct_k_load_i64(dst, dt), b = ct_k_load_i64(s, dt);
+        int64_t r = a;
+        if (mode == 3)
+            r = (int64_t)((uint64_t)a * (uint64_t)b);
+        else if (mode == 4 ? b > a : b < a)
+            r = b;
+        ct_k_store_i64(dst, dt, r);
+    }
+}
+
 ct_status ct_k_scatter(const ct_op_desc *op) {
     const ct_operand *o = &op->operands[0], *ix = &op->operands[1], *src = &op->operands[2];
     const int dim = (int)op->ints[0];
-    const int add = (int)op->ints[1]; /* 0 copy, 1 add, 2 add alpha * src fused (floats) */
+    /* 0 copy, 1 add, 2 add alpha * src fused (floats), 3 multiply, 4 max, 5 min */
+    const int add = (int)op->ints[1];
     const int64_t n = o->ndim ? o->shape[dim] : 1;
     if (!k_indices_ok(ix, n)) return CT_ERR_INDEX;
     if (k_numel(ix->ndim, ix->shape) == 0) return CT_OK;
@@ -297,6 +324,8 @@ ct_status ct_k_scatter(const ct_op_desc *op) {
         const char *s = (const char *)src->data + k_off(src, w.idx, -1) * (int64_t)isz;
         if (!add) {
             memcpy(dst, s, isz);
+        } else if (add >= 3) { /* scatter_reduce: prod, amax, amin */
+            k_scatter_reduce(dst, s, dt, add);
         } else if (add == 2) { /* fma(alpha, src, dst) in the opmath type, rounded once */
             const double a = ct_k_load_f64(s, dt), b = ct_k_load_f64(dst, dt);
             ct_k_store_f64(dst, dt,
