@@ -879,7 +879,9 @@ TEST(stream_submit_checks_gather_scatter) {
     CHECK_OK(ct_stream_submit(s, &good));
     CHECK(((float *)ct_tensor_data_ptr(a))[5] == 6);
     BAD(fill_operand(&d.operands[1], ib), CT_ERR_INDEX);
-    BAD(d.ints[1] = 3, CT_ERR_SHAPE);
+    BAD(d.ints[1] = 6, CT_ERR_SHAPE); /* no such mode */
+    BAD(d.ints[1] = -1, CT_ERR_SHAPE);
+    BAD(d.ints[1] = 3, CT_OK); /* scatter_reduce's multiply: valid */
     BAD(d.ints[1] = 2, CT_OK); /* fused alpha (index_add), a floating dtype: valid */
     BAD(fill_operand(&d.operands[2], o), CT_OK);          /* same shape and dtype: fine */
     BAD(fill_operand(&d.operands[2], big), CT_ERR_SHAPE); /* src of another shape and dtype */
