@@ -150,6 +150,15 @@ CT_API ct_status ct_triplet_margin_loss(ct_ctx *ctx, const ct_tensor *anchor,
 CT_API ct_status ct_multilabel_soft_margin_loss(ct_ctx *ctx, const ct_tensor *input,
                                                 const ct_tensor *target, const ct_tensor *weight,
                                                 ct_reduction reduction, ct_tensor **out);
+/* F.multi_margin_loss: per sample sum over classes j != y of max(0, margin - x[y] + x[j])^p (p 1 or
+ * 2; times weight[y] when weight is given) / C; x (N, C) or (C), y int64 (N) or scalar. */
+CT_API ct_status ct_multi_margin_loss(ct_ctx *ctx, const ct_tensor *x, const ct_tensor *y, int p,
+                                      double margin, const ct_tensor *weight, ct_reduction red,
+                                      ct_tensor **out);
+/* F.multilabel_margin_loss: y (int64, x's shape) lists each sample's targets before the first
+ * -1; per sample sum over targets j and non-targets k of max(0, 1 - x[j] + x[k]) / C. */
+CT_API ct_status ct_multilabel_margin_loss(ct_ctx *ctx, const ct_tensor *x, const ct_tensor *y,
+                                           ct_reduction red, ct_tensor **out);
 /* torch.nn.functional.pixel_shuffle: (*, C r^2, H, W) -> (*, C, H r, W r); pixel_unshuffle the
  * inverse. */
 CT_API ct_status ct_pixel_shuffle(ct_ctx *ctx, const ct_tensor *x, int64_t upscale_factor,

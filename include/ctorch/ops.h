@@ -528,6 +528,90 @@ CT_API ct_status ct_avg_pool2d_ex(ct_ctx *ctx, const ct_tensor *x, const int64_t
  * (torch's dispatch). Floating inputs; differentiable. */
 CT_API ct_status ct_adaptive_avg_pool2d(ct_ctx *ctx, const ct_tensor *x,
                                         const int64_t output_size[2], ct_tensor **out);
+/* F.conv_transpose2d: x (N, C, H, W) or (C, H, W), w (C, O/groups, kh, kw), b (O) or NULL; output
+ * (H - 1) stride - 2 padding + dilation (k - 1) + output_padding + 1 (output_padding smaller than
+ * stride or dilation, as torch); the adjoint of ct_conv2d: matmul then col2im (ct_fold). */
+CT_API ct_status ct_conv_transpose2d(ct_ctx *ctx, const ct_tensor *x, const ct_tensor *w,
+                                     const ct_tensor *b, const int64_t stride[2],
+                                     const int64_t padding[2], const int64_t output_padding[2],
+                                     int groups, const int64_t dilation[2], ct_tensor **out);
+/* F.conv_transpose1d: x (N, C, L) or (C, L), w (C, O/groups, k), as conv_transpose2d over a
+ * height of 1. */
+CT_API ct_status ct_conv_transpose1d(ct_ctx *ctx, const ct_tensor *x, const ct_tensor *w,
+                                     const ct_tensor *b, int64_t stride, int64_t padding,
+                                     int64_t output_padding, int groups, int64_t dilation,
+                                     ct_tensor **out);
+/* F.max_pool1d / avg_pool1d / adaptive_avg_pool1d of (N, C, L) or (C, L): the 2-d pools over a
+ * height of 1, as torch (stride 0: the kernel; indices NULL: not returned). */
+CT_API ct_status ct_max_pool1d(ct_ctx *ctx, const ct_tensor *x, int64_t kernel, int64_t stride,
+                               int64_t padding, int64_t dilation, bool ceil_mode, ct_tensor **out,
+                               ct_tensor **indices);
+CT_API ct_status ct_avg_pool1d(ct_ctx *ctx, const ct_tensor *x, int64_t kernel, int64_t stride,
+                               int64_t padding, bool ceil_mode, bool count_include_pad,
+                               ct_tensor **out);
+CT_API ct_status ct_adaptive_avg_pool1d(ct_ctx *ctx, const ct_tensor *x, int64_t output_size,
+                                        ct_tensor **out);
+/* F.adaptive_max_pool2d / 1d (floating input): the maximum of each adaptive bin (the first, or the
+ * last NaN, as torch's kernel), with int64 flat indices h * W + w into the input plane when
+ * indices is not NULL; differentiable to the chosen element. */
+CT_API ct_status ct_adaptive_max_pool2d(ct_ctx *ctx, const ct_tensor *x,
+                                        const int64_t output_size[2], ct_tensor **out,
+                                        ct_tensor **indices);
+CT_API ct_status ct_adaptive_max_pool1d(ct_ctx *ctx, const ct_tensor *x, int64_t output_size,
+                                        ct_tensor **out, ct_tensor **indices);
+/* F.max_unpool2d / 1d: zeros of the output size (NULL / < 0: (in - 1) stride - 2 padding +
+ * kernel; stride NULL / 0: the kernel) with x placed at the flat plane positions in indices (a max
+ * pool's); an index outside the plane is CT_ERR_INDEX. */
+CT_API ct_status ct_max_unpool2d(ct_ctx *ctx, const ct_tensor *x, const ct_tensor *indices,
+                                 const int64_t kernel[2], const int64_t stride[2],
+                                 const int64_t padding[2], const int64_t output_size[2],
+                                 ct_tensor **out);
+CT_API ct_status ct_max_unpool1d(ct_ctx *ctx, const ct_tensor *x, const ct_tensor *indices,
+                                 int64_t kernel, int64_t stride, int64_t padding,
+                                 int64_t output_size, ct_tensor **out);
+/* F.lp_pool2d / 1d: (sign(a) relu(|a|) * kernel area) ^ (1 / p) with a = avg_pool(x ^ p), torch's
+ * formula (stride NULL / 0: the kernel). */
+CT_API ct_status ct_lp_pool2d(ct_ctx *ctx, const ct_tensor *x, double p, const int64_t kernel[2],
+                              const int64_t stride[2], bool ceil_mode, ct_tensor **out);
+CT_API ct_status ct_lp_pool1d(ct_ctx *ctx, const ct_tensor *x, double p, int64_t kernel,
+                              int64_t stride, bool ceil_mode, ct_tensor **out);
+/* F.instance_norm of x (N, C, ...): each (n, c) normalised over its spatial dims (batch_norm over
+ * (1, N*C, ...), as ATen); running_mean / running_var (C, may be NULL) updated with momentum when
+ * use_input_stats, used instead of the statistics otherwise; weight / bias (C) may be NULL. */
+CT_API ct_status ct_instance_norm(ct_ctx *ctx, const ct_tensor *x, ct_tensor *running_mean,
+                                  ct_tensor *running_var, const ct_tensor *weight,
+                                  const ct_tensor *bias, bool use_input_stats, double momentum,
+                                  double eps, ct_tensor **out);
+/* F.local_response_norm of x (N, C, ...): x / (k + alpha * mean of x^2 over `size` neighbouring
+ * channels, zero padded) ^ beta, torch's composite. */
+CT_API ct_status ct_local_response_norm(ct_ctx *ctx, const ct_tensor *x, int64_t size, double alpha,
+                                        double beta, double k, ct_tensor **out);
+/* F.bilinear: y[..., o] = sum_ij x1[..., i] w[o, i, j] x2[..., j] + b[o] (b may be NULL). */
+CT_API ct_status ct_bilinear(ct_ctx *ctx, const ct_tensor *x1, const ct_tensor *x2,
+                             const ct_tensor *w, const ct_tensor *b, ct_tensor **out);
+/* F.channel_shuffle of x (N, C, ...): channels regrouped from (groups, C/groups) to (C/groups,
+ * groups) order; differentiable (torch 1.13's is not). */
+CT_API ct_status ct_channel_shuffle(ct_ctx *ctx, const ct_tensor *x, int64_t groups,
+                                    ct_tensor **out);
+/* torch.rnn_tanh_cell / rnn_relu_cell: act(linear(hx, w_hh, b_hh) + linear(x, w_ih, b_ih)) with x
+ * (N, in), hx (N, H), w_ih (H, in), w_hh (H, H), biases (H) or NULL. */
+CT_API ct_status ct_rnn_tanh_cell(ct_ctx *ctx, const ct_tensor *x, const ct_tensor *hx,
+                                  const ct_tensor *w_ih, const ct_tensor *w_hh,
+                                  const ct_tensor *b_ih, const ct_tensor *b_hh, ct_tensor **out);
+CT_API ct_status ct_rnn_relu_cell(ct_ctx *ctx, const ct_tensor *x, const ct_tensor *hx,
+                                  const ct_tensor *w_ih, const ct_tensor *w_hh,
+                                  const ct_tensor *b_ih, const ct_tensor *b_hh, ct_tensor **out);
+/* torch.lstm_cell: gates (input, forget, cell, output) from w_ih (4H, in), w_hh (4H, H); cy = f cx
+ * + i g, hy = o tanh(cy), in ATen's order of operations. */
+CT_API ct_status ct_lstm_cell(ct_ctx *ctx, const ct_tensor *x, const ct_tensor *hx,
+                              const ct_tensor *cx, const ct_tensor *w_ih, const ct_tensor *w_hh,
+                              const ct_tensor *b_ih, const ct_tensor *b_hh, ct_tensor **hy,
+                              ct_tensor **cy);
+/* torch.gru_cell: reset r, update z, new n = tanh(i_n + r h_n) from w_ih (3H, in), w_hh (3H, H);
+ * hy = (hx - n) z + n, as ATen. */
+CT_API ct_status ct_gru_cell(ct_ctx *ctx, const ct_tensor *x, const ct_tensor *hx,
+                             const ct_tensor *w_ih, const ct_tensor *w_hh, const ct_tensor *b_ih,
+                             const ct_tensor *b_hh, ct_tensor **out);
 
 typedef enum ct_interp_mode {
     CT_INTERP_NEAREST = 0,   /* torch's 'nearest': source floor(j * in / out) */
