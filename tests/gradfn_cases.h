@@ -441,6 +441,45 @@ static ct_tensor *gf_run(ct_ctx *ctx, const char *name, ct_status *stp) {
     if (IS("dist")) st = ct_tensor_dist(ctx, x, y, 2, &r);
     if (IS("addbmm")) st = ct_addbmm(ctx, m, b3, c3, 1, 1, &r);
     if (IS("pdist")) st = ct_pdist(ctx, x, 2, &r);
+    if (IS("conv_transpose2d") || IS("conv_transpose1d")) {
+        const bool two = IS("conv_transpose2d");
+        ct_tensor *wt = NULL, *wc2 = NULL, *wcc = NULL;
+        st = ct_tensor_transpose(ctx, two ? wc : wc1, 0, 1, &wt);
+        if (st == CT_OK) st = ct_tensor_contiguous(ctx, wt, &wcc);
+        if (st == CT_OK) st = ct_tensor_narrow(ctx, wcc, 0, 0, 2, &wc2);
+        if (st == CT_OK && two)
+            st =
+                ct_conv_transpose2d(ctx, img, wc2, NULL, S(2, 2), S(0, 0), S(0, 0), 1, S(1, 1), &r);
+        if (st == CT_OK && !two) st = ct_conv_transpose1d(ctx, seq, wc2, NULL, 1, 0, 0, 1, 1, &r);
+        ct_tensor_release(wt), ct_tensor_release(wc2), ct_tensor_release(wcc);
+    }
+    if (IS("max_pool1d")) st = ct_max_pool1d(ctx, seq, 2, 0, 0, 1, false, &r, NULL);
+    if (IS("avg_pool1d")) st = ct_avg_pool1d(ctx, seq, 3, 2, 0, false, true, &r);
+    if (IS("adaptive_avg_pool1d")) st = ct_adaptive_avg_pool1d(ctx, seq, 3, &r);
+    if (IS("adaptive_max_pool1d")) st = ct_adaptive_max_pool1d(ctx, seq, 3, &r, NULL);
+    if (IS("adaptive_max_pool2d")) st = ct_adaptive_max_pool2d(ctx, img, S(2, 3), &r, NULL);
+    if (IS("lp_pool2d")) st = ct_lp_pool2d(ctx, img, 2.0, S(2, 2), NULL, false, &r);
+    if (IS("local_response_norm")) st = ct_local_response_norm(ctx, img, 2, 1e-4, 0.75, 1.0, &r);
+    if (IS("rnn_tanh_cell")) st = ct_rnn_tanh_cell(ctx, x, y, m, m, v, u, &r);
+    if (IS("lstm_cell_c") || IS("gru_cell")) {
+        ct_tensor *m4 = NULL, *hy = NULL;
+        const bool ls = IS("lstm_cell_c");
+        st = ct_repeat(ctx, m, 2, ls ? S(4, 1) : S(3, 1), &m4);
+        if (st == CT_OK && ls) st = ct_lstm_cell(ctx, x, y, z, m4, m4, NULL, NULL, &hy, &r);
+        if (st == CT_OK && !ls) st = ct_gru_cell(ctx, x, y, m4, m4, NULL, NULL, &r);
+        ct_tensor_release(m4), ct_tensor_release(hy);
+    }
+    if (IS("multi_margin_loss") || IS("multilabel_margin_loss")) {
+        ct_tensor *t = NULL;
+        const bool mm = IS("multi_margin_loss");
+        st = ct_tensor_from_host(
+            ctx, mm ? (const int64_t[]){2, 0} : (const int64_t[]){2, -1, 0, 0, 1, -1}, CT_INT64,
+            mm ? 1 : 2, mm ? S(2) : S(2, 3), &t);
+        if (st == CT_OK && mm)
+            st = ct_multi_margin_loss(ctx, x, t, 1, 1, NULL, CT_REDUCTION_MEAN, &r);
+        if (st == CT_OK && !mm) st = ct_multilabel_margin_loss(ctx, x, t, CT_REDUCTION_MEAN, &r);
+        ct_tensor_release(t);
+    }
     if (IS("scatter_reduce") || IS("index_reduce")) {
         ct_tensor *ix = NULL;
         const bool sr = IS("scatter_reduce");

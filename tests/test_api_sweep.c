@@ -222,6 +222,16 @@ static void s1_ct_multilabel_soft_margin_loss(void) { SWEEP_STATUS(ct_multilabel
 static void s2_ct_multilabel_soft_margin_loss(void) { SWEEP_STATUS(ct_multilabel_soft_margin_loss(S_ctx, S_t, S_t, S_t, (ct_reduction){0}, NULL)); }
 static void s3_ct_multilabel_soft_margin_loss(void) { SWEEP_STATUS(ct_multilabel_soft_margin_loss(S_ctx, S_t, S_t, S_t, (ct_reduction){0}, &S_out[0])); }
 static void s4_ct_multilabel_soft_margin_loss(void) { SWEEP_STATUS(ct_multilabel_soft_margin_loss(S_ctx, S_t, S_t, S_t, (ct_reduction){0}, &S_out[0])); }
+static void s0_ct_multi_margin_loss(void) { (void)ct_multi_margin_loss(NULL, NULL, NULL, (int){0}, (double){0}, NULL, (ct_reduction){0}, NULL); }
+static void s1_ct_multi_margin_loss(void) { SWEEP_STATUS(ct_multi_margin_loss(S_ctx, NULL, NULL, (int){0}, (double){0}, NULL, (ct_reduction){0}, NULL)); }
+static void s2_ct_multi_margin_loss(void) { SWEEP_STATUS(ct_multi_margin_loss(S_ctx, S_t, S_t, (int){0}, (double){0}, S_t, (ct_reduction){0}, NULL)); }
+static void s3_ct_multi_margin_loss(void) { SWEEP_STATUS(ct_multi_margin_loss(S_ctx, S_t, S_t, (int){0}, (double){0}, S_t, (ct_reduction){0}, &S_out[0])); }
+static void s4_ct_multi_margin_loss(void) { SWEEP_STATUS(ct_multi_margin_loss(S_ctx, S_t, S_t, (int){0}, (double){0}, S_t, (ct_reduction){0}, &S_out[0])); }
+static void s0_ct_multilabel_margin_loss(void) { (void)ct_multilabel_margin_loss(NULL, NULL, NULL, (ct_reduction){0}, NULL); }
+static void s1_ct_multilabel_margin_loss(void) { SWEEP_STATUS(ct_multilabel_margin_loss(S_ctx, NULL, NULL, (ct_reduction){0}, NULL)); }
+static void s2_ct_multilabel_margin_loss(void) { SWEEP_STATUS(ct_multilabel_margin_loss(S_ctx, S_t, S_t, (ct_reduction){0}, NULL)); }
+static void s3_ct_multilabel_margin_loss(void) { SWEEP_STATUS(ct_multilabel_margin_loss(S_ctx, S_t, S_t, (ct_reduction){0}, &S_out[0])); }
+static void s4_ct_multilabel_margin_loss(void) { SWEEP_STATUS(ct_multilabel_margin_loss(S_ctx, S_t, S_t, (ct_reduction){0}, &S_out[0])); }
 static void s0_ct_pixel_shuffle(void) { (void)ct_pixel_shuffle(NULL, NULL, (int64_t){0}, NULL); }
 static void s1_ct_pixel_shuffle(void) { SWEEP_STATUS(ct_pixel_shuffle(S_ctx, NULL, (int64_t){0}, NULL)); }
 static void s2_ct_pixel_shuffle(void) { SWEEP_STATUS(ct_pixel_shuffle(S_ctx, S_t, (int64_t){0}, NULL)); }
@@ -1848,6 +1858,101 @@ static void s1_ct_adaptive_avg_pool2d(void) { SWEEP_STATUS(ct_adaptive_avg_pool2
 static void s2_ct_adaptive_avg_pool2d(void) { SWEEP_STATUS(ct_adaptive_avg_pool2d(S_ctx, S_t, NULL, NULL)); }
 static void s3_ct_adaptive_avg_pool2d(void) { SWEEP_STATUS(ct_adaptive_avg_pool2d(S_ctx, S_t, NULL, &S_out[0])); }
 static void s4_ct_adaptive_avg_pool2d(void) { SWEEP_STATUS(ct_adaptive_avg_pool2d(S_ctx, S_t, S_i64, &S_out[0])); }
+static void s0_ct_conv_transpose2d(void) { (void)ct_conv_transpose2d(NULL, NULL, NULL, NULL, NULL, NULL, NULL, (int){0}, NULL, NULL); }
+static void s1_ct_conv_transpose2d(void) { SWEEP_STATUS(ct_conv_transpose2d(S_ctx, NULL, NULL, NULL, NULL, NULL, NULL, (int){0}, NULL, NULL)); }
+static void s2_ct_conv_transpose2d(void) { SWEEP_STATUS(ct_conv_transpose2d(S_ctx, S_t, S_t, S_t, NULL, NULL, NULL, (int){0}, NULL, NULL)); }
+static void s3_ct_conv_transpose2d(void) { SWEEP_STATUS(ct_conv_transpose2d(S_ctx, S_t, S_t, S_t, NULL, NULL, NULL, (int){0}, NULL, &S_out[0])); }
+static void s4_ct_conv_transpose2d(void) { SWEEP_STATUS(ct_conv_transpose2d(S_ctx, S_t, S_t, S_t, S_i64, S_i64, S_i64, (int){0}, S_i64, &S_out[0])); }
+static void s0_ct_conv_transpose1d(void) { (void)ct_conv_transpose1d(NULL, NULL, NULL, NULL, (int64_t){0}, (int64_t){0}, (int64_t){0}, (int){0}, (int64_t){0}, NULL); }
+static void s1_ct_conv_transpose1d(void) { SWEEP_STATUS(ct_conv_transpose1d(S_ctx, NULL, NULL, NULL, (int64_t){0}, (int64_t){0}, (int64_t){0}, (int){0}, (int64_t){0}, NULL)); }
+static void s2_ct_conv_transpose1d(void) { SWEEP_STATUS(ct_conv_transpose1d(S_ctx, S_t, S_t, S_t, (int64_t){0}, (int64_t){0}, (int64_t){0}, (int){0}, (int64_t){0}, NULL)); }
+static void s3_ct_conv_transpose1d(void) { SWEEP_STATUS(ct_conv_transpose1d(S_ctx, S_t, S_t, S_t, (int64_t){0}, (int64_t){0}, (int64_t){0}, (int){0}, (int64_t){0}, &S_out[0])); }
+static void s4_ct_conv_transpose1d(void) { SWEEP_STATUS(ct_conv_transpose1d(S_ctx, S_t, S_t, S_t, (int64_t){0}, (int64_t){0}, (int64_t){0}, (int){0}, (int64_t){0}, &S_out[0])); }
+static void s0_ct_max_pool1d(void) { (void)ct_max_pool1d(NULL, NULL, (int64_t){0}, (int64_t){0}, (int64_t){0}, (int64_t){0}, (bool){0}, NULL, NULL); }
+static void s1_ct_max_pool1d(void) { SWEEP_STATUS(ct_max_pool1d(S_ctx, NULL, (int64_t){0}, (int64_t){0}, (int64_t){0}, (int64_t){0}, (bool){0}, NULL, NULL)); }
+static void s2_ct_max_pool1d(void) { SWEEP_STATUS(ct_max_pool1d(S_ctx, S_t, (int64_t){0}, (int64_t){0}, (int64_t){0}, (int64_t){0}, (bool){0}, NULL, NULL)); }
+static void s3_ct_max_pool1d(void) { SWEEP_STATUS(ct_max_pool1d(S_ctx, S_t, (int64_t){0}, (int64_t){0}, (int64_t){0}, (int64_t){0}, (bool){0}, &S_out[0], &S_out[1])); }
+static void s4_ct_max_pool1d(void) { SWEEP_STATUS(ct_max_pool1d(S_ctx, S_t, (int64_t){0}, (int64_t){0}, (int64_t){0}, (int64_t){0}, (bool){0}, &S_out[0], &S_out[1])); }
+static void s0_ct_avg_pool1d(void) { (void)ct_avg_pool1d(NULL, NULL, (int64_t){0}, (int64_t){0}, (int64_t){0}, (bool){0}, (bool){0}, NULL); }
+static void s1_ct_avg_pool1d(void) { SWEEP_STATUS(ct_avg_pool1d(S_ctx, NULL, (int64_t){0}, (int64_t){0}, (int64_t){0}, (bool){0}, (bool){0}, NULL)); }
+static void s2_ct_avg_pool1d(void) { SWEEP_STATUS(ct_avg_pool1d(S_ctx, S_t, (int64_t){0}, (int64_t){0}, (int64_t){0}, (bool){0}, (bool){0}, NULL)); }
+static void s3_ct_avg_pool1d(void) { SWEEP_STATUS(ct_avg_pool1d(S_ctx, S_t, (int64_t){0}, (int64_t){0}, (int64_t){0}, (bool){0}, (bool){0}, &S_out[0])); }
+static void s4_ct_avg_pool1d(void) { SWEEP_STATUS(ct_avg_pool1d(S_ctx, S_t, (int64_t){0}, (int64_t){0}, (int64_t){0}, (bool){0}, (bool){0}, &S_out[0])); }
+static void s0_ct_adaptive_avg_pool1d(void) { (void)ct_adaptive_avg_pool1d(NULL, NULL, (int64_t){0}, NULL); }
+static void s1_ct_adaptive_avg_pool1d(void) { SWEEP_STATUS(ct_adaptive_avg_pool1d(S_ctx, NULL, (int64_t){0}, NULL)); }
+static void s2_ct_adaptive_avg_pool1d(void) { SWEEP_STATUS(ct_adaptive_avg_pool1d(S_ctx, S_t, (int64_t){0}, NULL)); }
+static void s3_ct_adaptive_avg_pool1d(void) { SWEEP_STATUS(ct_adaptive_avg_pool1d(S_ctx, S_t, (int64_t){0}, &S_out[0])); }
+static void s4_ct_adaptive_avg_pool1d(void) { SWEEP_STATUS(ct_adaptive_avg_pool1d(S_ctx, S_t, (int64_t){0}, &S_out[0])); }
+static void s0_ct_adaptive_max_pool2d(void) { (void)ct_adaptive_max_pool2d(NULL, NULL, NULL, NULL, NULL); }
+static void s1_ct_adaptive_max_pool2d(void) { SWEEP_STATUS(ct_adaptive_max_pool2d(S_ctx, NULL, NULL, NULL, NULL)); }
+static void s2_ct_adaptive_max_pool2d(void) { SWEEP_STATUS(ct_adaptive_max_pool2d(S_ctx, S_t, NULL, NULL, NULL)); }
+static void s3_ct_adaptive_max_pool2d(void) { SWEEP_STATUS(ct_adaptive_max_pool2d(S_ctx, S_t, NULL, &S_out[0], &S_out[1])); }
+static void s4_ct_adaptive_max_pool2d(void) { SWEEP_STATUS(ct_adaptive_max_pool2d(S_ctx, S_t, S_i64, &S_out[0], &S_out[1])); }
+static void s0_ct_adaptive_max_pool1d(void) { (void)ct_adaptive_max_pool1d(NULL, NULL, (int64_t){0}, NULL, NULL); }
+static void s1_ct_adaptive_max_pool1d(void) { SWEEP_STATUS(ct_adaptive_max_pool1d(S_ctx, NULL, (int64_t){0}, NULL, NULL)); }
+static void s2_ct_adaptive_max_pool1d(void) { SWEEP_STATUS(ct_adaptive_max_pool1d(S_ctx, S_t, (int64_t){0}, NULL, NULL)); }
+static void s3_ct_adaptive_max_pool1d(void) { SWEEP_STATUS(ct_adaptive_max_pool1d(S_ctx, S_t, (int64_t){0}, &S_out[0], &S_out[1])); }
+static void s4_ct_adaptive_max_pool1d(void) { SWEEP_STATUS(ct_adaptive_max_pool1d(S_ctx, S_t, (int64_t){0}, &S_out[0], &S_out[1])); }
+static void s0_ct_max_unpool2d(void) { (void)ct_max_unpool2d(NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL); }
+static void s1_ct_max_unpool2d(void) { SWEEP_STATUS(ct_max_unpool2d(S_ctx, NULL, NULL, NULL, NULL, NULL, NULL, NULL)); }
+static void s2_ct_max_unpool2d(void) { SWEEP_STATUS(ct_max_unpool2d(S_ctx, S_t, S_t, NULL, NULL, NULL, NULL, NULL)); }
+static void s3_ct_max_unpool2d(void) { SWEEP_STATUS(ct_max_unpool2d(S_ctx, S_t, S_t, NULL, NULL, NULL, NULL, &S_out[0])); }
+static void s4_ct_max_unpool2d(void) { SWEEP_STATUS(ct_max_unpool2d(S_ctx, S_t, S_t, S_i64, S_i64, S_i64, S_i64, &S_out[0])); }
+static void s0_ct_max_unpool1d(void) { (void)ct_max_unpool1d(NULL, NULL, NULL, (int64_t){0}, (int64_t){0}, (int64_t){0}, (int64_t){0}, NULL); }
+static void s1_ct_max_unpool1d(void) { SWEEP_STATUS(ct_max_unpool1d(S_ctx, NULL, NULL, (int64_t){0}, (int64_t){0}, (int64_t){0}, (int64_t){0}, NULL)); }
+static void s2_ct_max_unpool1d(void) { SWEEP_STATUS(ct_max_unpool1d(S_ctx, S_t, S_t, (int64_t){0}, (int64_t){0}, (int64_t){0}, (int64_t){0}, NULL)); }
+static void s3_ct_max_unpool1d(void) { SWEEP_STATUS(ct_max_unpool1d(S_ctx, S_t, S_t, (int64_t){0}, (int64_t){0}, (int64_t){0}, (int64_t){0}, &S_out[0])); }
+static void s4_ct_max_unpool1d(void) { SWEEP_STATUS(ct_max_unpool1d(S_ctx, S_t, S_t, (int64_t){0}, (int64_t){0}, (int64_t){0}, (int64_t){0}, &S_out[0])); }
+static void s0_ct_lp_pool2d(void) { (void)ct_lp_pool2d(NULL, NULL, (double){0}, NULL, NULL, (bool){0}, NULL); }
+static void s1_ct_lp_pool2d(void) { SWEEP_STATUS(ct_lp_pool2d(S_ctx, NULL, (double){0}, NULL, NULL, (bool){0}, NULL)); }
+static void s2_ct_lp_pool2d(void) { SWEEP_STATUS(ct_lp_pool2d(S_ctx, S_t, (double){0}, NULL, NULL, (bool){0}, NULL)); }
+static void s3_ct_lp_pool2d(void) { SWEEP_STATUS(ct_lp_pool2d(S_ctx, S_t, (double){0}, NULL, NULL, (bool){0}, &S_out[0])); }
+static void s4_ct_lp_pool2d(void) { SWEEP_STATUS(ct_lp_pool2d(S_ctx, S_t, (double){0}, S_i64, S_i64, (bool){0}, &S_out[0])); }
+static void s0_ct_lp_pool1d(void) { (void)ct_lp_pool1d(NULL, NULL, (double){0}, (int64_t){0}, (int64_t){0}, (bool){0}, NULL); }
+static void s1_ct_lp_pool1d(void) { SWEEP_STATUS(ct_lp_pool1d(S_ctx, NULL, (double){0}, (int64_t){0}, (int64_t){0}, (bool){0}, NULL)); }
+static void s2_ct_lp_pool1d(void) { SWEEP_STATUS(ct_lp_pool1d(S_ctx, S_t, (double){0}, (int64_t){0}, (int64_t){0}, (bool){0}, NULL)); }
+static void s3_ct_lp_pool1d(void) { SWEEP_STATUS(ct_lp_pool1d(S_ctx, S_t, (double){0}, (int64_t){0}, (int64_t){0}, (bool){0}, &S_out[0])); }
+static void s4_ct_lp_pool1d(void) { SWEEP_STATUS(ct_lp_pool1d(S_ctx, S_t, (double){0}, (int64_t){0}, (int64_t){0}, (bool){0}, &S_out[0])); }
+static void s0_ct_instance_norm(void) { (void)ct_instance_norm(NULL, NULL, NULL, NULL, NULL, NULL, (bool){0}, (double){0}, (double){0}, NULL); }
+static void s1_ct_instance_norm(void) { SWEEP_STATUS(ct_instance_norm(S_ctx, NULL, NULL, NULL, NULL, NULL, (bool){0}, (double){0}, (double){0}, NULL)); }
+static void s2_ct_instance_norm(void) { SWEEP_STATUS(ct_instance_norm(S_ctx, S_t, S_t, S_t, S_t, S_t, (bool){0}, (double){0}, (double){0}, NULL)); }
+static void s3_ct_instance_norm(void) { SWEEP_STATUS(ct_instance_norm(S_ctx, S_t, S_t, S_t, S_t, S_t, (bool){0}, (double){0}, (double){0}, &S_out[0])); }
+static void s4_ct_instance_norm(void) { SWEEP_STATUS(ct_instance_norm(S_ctx, S_t, S_t, S_t, S_t, S_t, (bool){0}, (double){0}, (double){0}, &S_out[0])); }
+static void s0_ct_local_response_norm(void) { (void)ct_local_response_norm(NULL, NULL, (int64_t){0}, (double){0}, (double){0}, (double){0}, NULL); }
+static void s1_ct_local_response_norm(void) { SWEEP_STATUS(ct_local_response_norm(S_ctx, NULL, (int64_t){0}, (double){0}, (double){0}, (double){0}, NULL)); }
+static void s2_ct_local_response_norm(void) { SWEEP_STATUS(ct_local_response_norm(S_ctx, S_t, (int64_t){0}, (double){0}, (double){0}, (double){0}, NULL)); }
+static void s3_ct_local_response_norm(void) { SWEEP_STATUS(ct_local_response_norm(S_ctx, S_t, (int64_t){0}, (double){0}, (double){0}, (double){0}, &S_out[0])); }
+static void s4_ct_local_response_norm(void) { SWEEP_STATUS(ct_local_response_norm(S_ctx, S_t, (int64_t){0}, (double){0}, (double){0}, (double){0}, &S_out[0])); }
+static void s0_ct_bilinear(void) { (void)ct_bilinear(NULL, NULL, NULL, NULL, NULL, NULL); }
+static void s1_ct_bilinear(void) { SWEEP_STATUS(ct_bilinear(S_ctx, NULL, NULL, NULL, NULL, NULL)); }
+static void s2_ct_bilinear(void) { SWEEP_STATUS(ct_bilinear(S_ctx, S_t, S_t, S_t, S_t, NULL)); }
+static void s3_ct_bilinear(void) { SWEEP_STATUS(ct_bilinear(S_ctx, S_t, S_t, S_t, S_t, &S_out[0])); }
+static void s4_ct_bilinear(void) { SWEEP_STATUS(ct_bilinear(S_ctx, S_t, S_t, S_t, S_t, &S_out[0])); }
+static void s0_ct_channel_shuffle(void) { (void)ct_channel_shuffle(NULL, NULL, (int64_t){0}, NULL); }
+static void s1_ct_channel_shuffle(void) { SWEEP_STATUS(ct_channel_shuffle(S_ctx, NULL, (int64_t){0}, NULL)); }
+static void s2_ct_channel_shuffle(void) { SWEEP_STATUS(ct_channel_shuffle(S_ctx, S_t, (int64_t){0}, NULL)); }
+static void s3_ct_channel_shuffle(void) { SWEEP_STATUS(ct_channel_shuffle(S_ctx, S_t, (int64_t){0}, &S_out[0])); }
+static void s4_ct_channel_shuffle(void) { SWEEP_STATUS(ct_channel_shuffle(S_ctx, S_t, (int64_t){0}, &S_out[0])); }
+static void s0_ct_rnn_tanh_cell(void) { (void)ct_rnn_tanh_cell(NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL); }
+static void s1_ct_rnn_tanh_cell(void) { SWEEP_STATUS(ct_rnn_tanh_cell(S_ctx, NULL, NULL, NULL, NULL, NULL, NULL, NULL)); }
+static void s2_ct_rnn_tanh_cell(void) { SWEEP_STATUS(ct_rnn_tanh_cell(S_ctx, S_t, S_t, S_t, S_t, S_t, S_t, NULL)); }
+static void s3_ct_rnn_tanh_cell(void) { SWEEP_STATUS(ct_rnn_tanh_cell(S_ctx, S_t, S_t, S_t, S_t, S_t, S_t, &S_out[0])); }
+static void s4_ct_rnn_tanh_cell(void) { SWEEP_STATUS(ct_rnn_tanh_cell(S_ctx, S_t, S_t, S_t, S_t, S_t, S_t, &S_out[0])); }
+static void s0_ct_rnn_relu_cell(void) { (void)ct_rnn_relu_cell(NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL); }
+static void s1_ct_rnn_relu_cell(void) { SWEEP_STATUS(ct_rnn_relu_cell(S_ctx, NULL, NULL, NULL, NULL, NULL, NULL, NULL)); }
+static void s2_ct_rnn_relu_cell(void) { SWEEP_STATUS(ct_rnn_relu_cell(S_ctx, S_t, S_t, S_t, S_t, S_t, S_t, NULL)); }
+static void s3_ct_rnn_relu_cell(void) { SWEEP_STATUS(ct_rnn_relu_cell(S_ctx, S_t, S_t, S_t, S_t, S_t, S_t, &S_out[0])); }
+static void s4_ct_rnn_relu_cell(void) { SWEEP_STATUS(ct_rnn_relu_cell(S_ctx, S_t, S_t, S_t, S_t, S_t, S_t, &S_out[0])); }
+static void s0_ct_lstm_cell(void) { (void)ct_lstm_cell(NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL); }
+static void s1_ct_lstm_cell(void) { SWEEP_STATUS(ct_lstm_cell(S_ctx, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL)); }
+static void s2_ct_lstm_cell(void) { SWEEP_STATUS(ct_lstm_cell(S_ctx, S_t, S_t, S_t, S_t, S_t, S_t, S_t, NULL, NULL)); }
+static void s3_ct_lstm_cell(void) { SWEEP_STATUS(ct_lstm_cell(S_ctx, S_t, S_t, S_t, S_t, S_t, S_t, S_t, &S_out[0], &S_out[1])); }
+static void s4_ct_lstm_cell(void) { SWEEP_STATUS(ct_lstm_cell(S_ctx, S_t, S_t, S_t, S_t, S_t, S_t, S_t, &S_out[0], &S_out[1])); }
+static void s0_ct_gru_cell(void) { (void)ct_gru_cell(NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL); }
+static void s1_ct_gru_cell(void) { SWEEP_STATUS(ct_gru_cell(S_ctx, NULL, NULL, NULL, NULL, NULL, NULL, NULL)); }
+static void s2_ct_gru_cell(void) { SWEEP_STATUS(ct_gru_cell(S_ctx, S_t, S_t, S_t, S_t, S_t, S_t, NULL)); }
+static void s3_ct_gru_cell(void) { SWEEP_STATUS(ct_gru_cell(S_ctx, S_t, S_t, S_t, S_t, S_t, S_t, &S_out[0])); }
+static void s4_ct_gru_cell(void) { SWEEP_STATUS(ct_gru_cell(S_ctx, S_t, S_t, S_t, S_t, S_t, S_t, &S_out[0])); }
 static void s0_ct_interpolate(void) { (void)ct_interpolate(NULL, NULL, (int){0}, NULL, (ct_interp_mode){0}, (bool){0}, NULL); }
 static void s1_ct_interpolate(void) { SWEEP_STATUS(ct_interpolate(S_ctx, NULL, (int){0}, NULL, (ct_interp_mode){0}, (bool){0}, NULL)); }
 static void s2_ct_interpolate(void) { SWEEP_STATUS(ct_interpolate(S_ctx, S_t, (int){0}, NULL, (ct_interp_mode){0}, (bool){0}, NULL)); }
@@ -3304,6 +3409,16 @@ static const sweep_case sweep_cases[] = {
     {"ct_multilabel_soft_margin_loss", 2, s2_ct_multilabel_soft_margin_loss},
     {"ct_multilabel_soft_margin_loss", 3, s3_ct_multilabel_soft_margin_loss},
     {"ct_multilabel_soft_margin_loss", 4, s4_ct_multilabel_soft_margin_loss},
+    {"ct_multi_margin_loss", 0, s0_ct_multi_margin_loss},
+    {"ct_multi_margin_loss", 1, s1_ct_multi_margin_loss},
+    {"ct_multi_margin_loss", 2, s2_ct_multi_margin_loss},
+    {"ct_multi_margin_loss", 3, s3_ct_multi_margin_loss},
+    {"ct_multi_margin_loss", 4, s4_ct_multi_margin_loss},
+    {"ct_multilabel_margin_loss", 0, s0_ct_multilabel_margin_loss},
+    {"ct_multilabel_margin_loss", 1, s1_ct_multilabel_margin_loss},
+    {"ct_multilabel_margin_loss", 2, s2_ct_multilabel_margin_loss},
+    {"ct_multilabel_margin_loss", 3, s3_ct_multilabel_margin_loss},
+    {"ct_multilabel_margin_loss", 4, s4_ct_multilabel_margin_loss},
     {"ct_pixel_shuffle", 0, s0_ct_pixel_shuffle},
     {"ct_pixel_shuffle", 1, s1_ct_pixel_shuffle},
     {"ct_pixel_shuffle", 2, s2_ct_pixel_shuffle},
@@ -4930,6 +5045,101 @@ static const sweep_case sweep_cases[] = {
     {"ct_adaptive_avg_pool2d", 2, s2_ct_adaptive_avg_pool2d},
     {"ct_adaptive_avg_pool2d", 3, s3_ct_adaptive_avg_pool2d},
     {"ct_adaptive_avg_pool2d", 4, s4_ct_adaptive_avg_pool2d},
+    {"ct_conv_transpose2d", 0, s0_ct_conv_transpose2d},
+    {"ct_conv_transpose2d", 1, s1_ct_conv_transpose2d},
+    {"ct_conv_transpose2d", 2, s2_ct_conv_transpose2d},
+    {"ct_conv_transpose2d", 3, s3_ct_conv_transpose2d},
+    {"ct_conv_transpose2d", 4, s4_ct_conv_transpose2d},
+    {"ct_conv_transpose1d", 0, s0_ct_conv_transpose1d},
+    {"ct_conv_transpose1d", 1, s1_ct_conv_transpose1d},
+    {"ct_conv_transpose1d", 2, s2_ct_conv_transpose1d},
+    {"ct_conv_transpose1d", 3, s3_ct_conv_transpose1d},
+    {"ct_conv_transpose1d", 4, s4_ct_conv_transpose1d},
+    {"ct_max_pool1d", 0, s0_ct_max_pool1d},
+    {"ct_max_pool1d", 1, s1_ct_max_pool1d},
+    {"ct_max_pool1d", 2, s2_ct_max_pool1d},
+    {"ct_max_pool1d", 3, s3_ct_max_pool1d},
+    {"ct_max_pool1d", 4, s4_ct_max_pool1d},
+    {"ct_avg_pool1d", 0, s0_ct_avg_pool1d},
+    {"ct_avg_pool1d", 1, s1_ct_avg_pool1d},
+    {"ct_avg_pool1d", 2, s2_ct_avg_pool1d},
+    {"ct_avg_pool1d", 3, s3_ct_avg_pool1d},
+    {"ct_avg_pool1d", 4, s4_ct_avg_pool1d},
+    {"ct_adaptive_avg_pool1d", 0, s0_ct_adaptive_avg_pool1d},
+    {"ct_adaptive_avg_pool1d", 1, s1_ct_adaptive_avg_pool1d},
+    {"ct_adaptive_avg_pool1d", 2, s2_ct_adaptive_avg_pool1d},
+    {"ct_adaptive_avg_pool1d", 3, s3_ct_adaptive_avg_pool1d},
+    {"ct_adaptive_avg_pool1d", 4, s4_ct_adaptive_avg_pool1d},
+    {"ct_adaptive_max_pool2d", 0, s0_ct_adaptive_max_pool2d},
+    {"ct_adaptive_max_pool2d", 1, s1_ct_adaptive_max_pool2d},
+    {"ct_adaptive_max_pool2d", 2, s2_ct_adaptive_max_pool2d},
+    {"ct_adaptive_max_pool2d", 3, s3_ct_adaptive_max_pool2d},
+    {"ct_adaptive_max_pool2d", 4, s4_ct_adaptive_max_pool2d},
+    {"ct_adaptive_max_pool1d", 0, s0_ct_adaptive_max_pool1d},
+    {"ct_adaptive_max_pool1d", 1, s1_ct_adaptive_max_pool1d},
+    {"ct_adaptive_max_pool1d", 2, s2_ct_adaptive_max_pool1d},
+    {"ct_adaptive_max_pool1d", 3, s3_ct_adaptive_max_pool1d},
+    {"ct_adaptive_max_pool1d", 4, s4_ct_adaptive_max_pool1d},
+    {"ct_max_unpool2d", 0, s0_ct_max_unpool2d},
+    {"ct_max_unpool2d", 1, s1_ct_max_unpool2d},
+    {"ct_max_unpool2d", 2, s2_ct_max_unpool2d},
+    {"ct_max_unpool2d", 3, s3_ct_max_unpool2d},
+    {"ct_max_unpool2d", 4, s4_ct_max_unpool2d},
+    {"ct_max_unpool1d", 0, s0_ct_max_unpool1d},
+    {"ct_max_unpool1d", 1, s1_ct_max_unpool1d},
+    {"ct_max_unpool1d", 2, s2_ct_max_unpool1d},
+    {"ct_max_unpool1d", 3, s3_ct_max_unpool1d},
+    {"ct_max_unpool1d", 4, s4_ct_max_unpool1d},
+    {"ct_lp_pool2d", 0, s0_ct_lp_pool2d},
+    {"ct_lp_pool2d", 1, s1_ct_lp_pool2d},
+    {"ct_lp_pool2d", 2, s2_ct_lp_pool2d},
+    {"ct_lp_pool2d", 3, s3_ct_lp_pool2d},
+    {"ct_lp_pool2d", 4, s4_ct_lp_pool2d},
+    {"ct_lp_pool1d", 0, s0_ct_lp_pool1d},
+    {"ct_lp_pool1d", 1, s1_ct_lp_pool1d},
+    {"ct_lp_pool1d", 2, s2_ct_lp_pool1d},
+    {"ct_lp_pool1d", 3, s3_ct_lp_pool1d},
+    {"ct_lp_pool1d", 4, s4_ct_lp_pool1d},
+    {"ct_instance_norm", 0, s0_ct_instance_norm},
+    {"ct_instance_norm", 1, s1_ct_instance_norm},
+    {"ct_instance_norm", 2, s2_ct_instance_norm},
+    {"ct_instance_norm", 3, s3_ct_instance_norm},
+    {"ct_instance_norm", 4, s4_ct_instance_norm},
+    {"ct_local_response_norm", 0, s0_ct_local_response_norm},
+    {"ct_local_response_norm", 1, s1_ct_local_response_norm},
+    {"ct_local_response_norm", 2, s2_ct_local_response_norm},
+    {"ct_local_response_norm", 3, s3_ct_local_response_norm},
+    {"ct_local_response_norm", 4, s4_ct_local_response_norm},
+    {"ct_bilinear", 0, s0_ct_bilinear},
+    {"ct_bilinear", 1, s1_ct_bilinear},
+    {"ct_bilinear", 2, s2_ct_bilinear},
+    {"ct_bilinear", 3, s3_ct_bilinear},
+    {"ct_bilinear", 4, s4_ct_bilinear},
+    {"ct_channel_shuffle", 0, s0_ct_channel_shuffle},
+    {"ct_channel_shuffle", 1, s1_ct_channel_shuffle},
+    {"ct_channel_shuffle", 2, s2_ct_channel_shuffle},
+    {"ct_channel_shuffle", 3, s3_ct_channel_shuffle},
+    {"ct_channel_shuffle", 4, s4_ct_channel_shuffle},
+    {"ct_rnn_tanh_cell", 0, s0_ct_rnn_tanh_cell},
+    {"ct_rnn_tanh_cell", 1, s1_ct_rnn_tanh_cell},
+    {"ct_rnn_tanh_cell", 2, s2_ct_rnn_tanh_cell},
+    {"ct_rnn_tanh_cell", 3, s3_ct_rnn_tanh_cell},
+    {"ct_rnn_tanh_cell", 4, s4_ct_rnn_tanh_cell},
+    {"ct_rnn_relu_cell", 0, s0_ct_rnn_relu_cell},
+    {"ct_rnn_relu_cell", 1, s1_ct_rnn_relu_cell},
+    {"ct_rnn_relu_cell", 2, s2_ct_rnn_relu_cell},
+    {"ct_rnn_relu_cell", 3, s3_ct_rnn_relu_cell},
+    {"ct_rnn_relu_cell", 4, s4_ct_rnn_relu_cell},
+    {"ct_lstm_cell", 0, s0_ct_lstm_cell},
+    {"ct_lstm_cell", 1, s1_ct_lstm_cell},
+    {"ct_lstm_cell", 2, s2_ct_lstm_cell},
+    {"ct_lstm_cell", 3, s3_ct_lstm_cell},
+    {"ct_lstm_cell", 4, s4_ct_lstm_cell},
+    {"ct_gru_cell", 0, s0_ct_gru_cell},
+    {"ct_gru_cell", 1, s1_ct_gru_cell},
+    {"ct_gru_cell", 2, s2_ct_gru_cell},
+    {"ct_gru_cell", 3, s3_ct_gru_cell},
+    {"ct_gru_cell", 4, s4_ct_gru_cell},
     {"ct_interpolate", 0, s0_ct_interpolate},
     {"ct_interpolate", 1, s1_ct_interpolate},
     {"ct_interpolate", 2, s2_ct_interpolate},

@@ -800,6 +800,160 @@ static ct_status op_index_reduce(void) {
     if (st == CT_OK) st = ct_tensor_narrow(ctx, B, 0, 0, 2, &OUT3);
     return st == CT_OK ? ct_index_reduce(ctx, A, 0, OUT2, OUT3, "mean", true, &OUT) : st;
 }
+/* A (4, 8) seen as an image (1, 2, 4, 4) or a sequence batch (2, 2, 8) */
+static ct_status img(const ct_tensor *t, ct_tensor **o) {
+    return ct_tensor_reshape(ctx, t, 4, (const int64_t[]){1, 2, 4, 4}, o);
+}
+static ct_status seq(const ct_tensor *t, ct_tensor **o) {
+    return ct_tensor_reshape(ctx, t, 3, (const int64_t[]){2, 2, 8}, o);
+}
+static ct_status op_conv_transpose2d(void) {
+    ct_status st = img(A, &OUT2);
+    if (st == CT_OK) st = ct_tensor_reshape(ctx, B, 4, (const int64_t[]){2, 4, 2, 2}, &OUT3);
+    return st == CT_OK ? ct_conv_transpose2d(ctx, OUT2, OUT3, NULL, (const int64_t[]){2, 2},
+                                             (const int64_t[]){0, 0}, (const int64_t[]){1, 0}, 1,
+                                             (const int64_t[]){1, 1}, &OUT)
+                       : st;
+}
+static ct_status op_conv_transpose1d(void) {
+    ct_status st = seq(A, &OUT2);
+    if (st == CT_OK) st = ct_tensor_reshape(ctx, B, 3, (const int64_t[]){2, 4, 4}, &OUT3);
+    return st == CT_OK ? ct_conv_transpose1d(ctx, OUT2, OUT3, NULL, 2, 1, 1, 1, 1, &OUT) : st;
+}
+static ct_status op_max_pool1d(void) {
+    ct_status st = seq(A, &OUT2);
+    return st == CT_OK ? ct_max_pool1d(ctx, OUT2, 3, 2, 1, 1, true, &OUT, &OUT3) : st;
+}
+static ct_status op_avg_pool1d(void) {
+    ct_status st = seq(A, &OUT2);
+    return st == CT_OK ? ct_avg_pool1d(ctx, OUT2, 3, 2, 1, false, false, &OUT) : st;
+}
+static ct_status op_adaptive_avg_pool1d(void) {
+    ct_status st = seq(A, &OUT2);
+    return st == CT_OK ? ct_adaptive_avg_pool1d(ctx, OUT2, 3, &OUT) : st;
+}
+static ct_status op_adaptive_max_pool1d(void) {
+    ct_status st = seq(A, &OUT2);
+    return st == CT_OK ? ct_adaptive_max_pool1d(ctx, OUT2, 3, &OUT, &OUT3) : st;
+}
+static ct_status op_adaptive_max_pool2d(void) {
+    ct_status st = img(A, &OUT2);
+    return st == CT_OK ? ct_adaptive_max_pool2d(ctx, OUT2, (const int64_t[]){3, 3}, &OUT, &OUT3)
+                       : st;
+}
+static ct_status op_max_unpool2d(void) {
+    ct_status st = ct_tensor_reshape(ctx, A, 4, (const int64_t[]){2, 1, 4, 4}, &OUT2);
+    if (st == CT_OK)
+        st = ct_tensor_from_host(ctx, (const int64_t[]){0, 3, 5, 15}, CT_INT64, 4,
+                                 (const int64_t[]){1, 1, 2, 2}, &OUT3);
+    ct_tensor *v = NULL, *ix = NULL;
+    if (st == CT_OK) st = ct_tensor_narrow(ctx, OUT2, 0, 0, 1, &v);
+    ct_tensor *v2 = NULL;
+    if (st == CT_OK) st = ct_tensor_narrow(ctx, v, 2, 0, 2, &v2);
+    ct_tensor *v3 = NULL;
+    if (st == CT_OK) st = ct_tensor_narrow(ctx, v2, 3, 0, 2, &v3);
+    (void)ix;
+    if (st == CT_OK)
+        st = ct_max_unpool2d(ctx, v3, OUT3, (const int64_t[]){2, 2}, NULL, NULL, NULL, &OUT);
+    ct_tensor_release(v), ct_tensor_release(v2), ct_tensor_release(v3);
+    return st;
+}
+static ct_status op_max_unpool1d(void) {
+    ct_status st = ct_tensor_from_host(ctx, (const int64_t[]){1, 2}, CT_INT64, 2,
+                                       (const int64_t[]){1, 2}, &OUT3);
+    if (st == CT_OK) st = ct_tensor_narrow(ctx, A, 0, 0, 1, &OUT2);
+    ct_tensor *v = NULL;
+    if (st == CT_OK) st = ct_tensor_narrow(ctx, OUT2, 1, 0, 2, &v);
+    if (st == CT_OK) st = ct_max_unpool1d(ctx, v, OUT3, 2, 0, 0, -1, &OUT);
+    ct_tensor_release(v);
+    return st;
+}
+static ct_status op_lp_pool2d(void) {
+    ct_status st = img(A, &OUT2);
+    return st == CT_OK ? ct_lp_pool2d(ctx, OUT2, 2, (const int64_t[]){2, 2}, NULL, false, &OUT)
+                       : st;
+}
+static ct_status op_lp_pool1d(void) {
+    ct_status st = seq(A, &OUT2);
+    return st == CT_OK ? ct_lp_pool1d(ctx, OUT2, 2, 2, 0, false, &OUT) : st;
+}
+static ct_status op_instance_norm(void) {
+    ct_status st = seq(A, &OUT2);
+    return st == CT_OK ? ct_instance_norm(ctx, OUT2, NULL, NULL, NULL, NULL, true, 0.1, 1e-5, &OUT)
+                       : st;
+}
+static ct_status op_local_response_norm(void) {
+    ct_status st = img(A, &OUT2);
+    return st == CT_OK ? ct_local_response_norm(ctx, OUT2, 2, 1e-4, 0.75, 1, &OUT) : st;
+}
+static ct_status op_bilinear(void) {
+    ct_status st = ct_tensor_reshape(ctx, Mt, 3, (const int64_t[]){8, 2, 2}, &OUT2);
+    ct_tensor *x1 = NULL, *x2 = NULL;
+    if (st == CT_OK) st = ct_tensor_narrow(ctx, A, 1, 0, 2, &x1);
+    if (st == CT_OK) st = ct_tensor_narrow(ctx, B, 1, 0, 2, &x2);
+    if (st == CT_OK) st = ct_bilinear(ctx, x1, x2, OUT2, NULL, &OUT);
+    ct_tensor_release(x1), ct_tensor_release(x2);
+    return st;
+}
+static ct_status op_channel_shuffle(void) {
+    ct_status st = ct_tensor_reshape(ctx, A, 4, (const int64_t[]){1, 4, 2, 4}, &OUT2);
+    return st == CT_OK ? ct_channel_shuffle(ctx, OUT2, 2, &OUT) : st;
+}
+static ct_status op_rnn_tanh_cell(void) {
+    ct_status st = ct_tensor_reshape(ctx, Mt, 2, (const int64_t[]){4, 8}, &OUT2);
+    ct_tensor *hh = NULL;
+    if (st == CT_OK) st = ct_tensor_narrow(ctx, Mt, 0, 0, 4, &hh);
+    if (st == CT_OK) st = ct_tensor_narrow(ctx, B, 1, 0, 4, &OUT3);
+    if (st == CT_OK) st = ct_rnn_tanh_cell(ctx, A, OUT3, OUT2, hh, NULL, NULL, &OUT);
+    ct_tensor_release(hh);
+    return st;
+}
+static ct_status op_rnn_relu_cell(void) {
+    ct_status st = ct_tensor_reshape(ctx, Mt, 2, (const int64_t[]){4, 8}, &OUT2);
+    ct_tensor *hh = NULL;
+    if (st == CT_OK) st = ct_tensor_narrow(ctx, Mt, 0, 0, 4, &hh);
+    if (st == CT_OK) st = ct_tensor_narrow(ctx, B, 1, 0, 4, &OUT3);
+    if (st == CT_OK) st = ct_rnn_relu_cell(ctx, A, OUT3, OUT2, hh, NULL, NULL, &OUT);
+    ct_tensor_release(hh);
+    return st;
+}
+static ct_status op_lstm_cell(void) { /* hidden 2: w_ih (8, 8), w_hh (8, 2) */
+    ct_tensor *wih = NULL, *whh = NULL, *c = NULL;
+    ct_status st = ct_tensor_narrow(ctx, A, 1, 0, 2, &OUT2); /* hx (4, 2) */
+    if (st == CT_OK) st = ct_tensor_narrow(ctx, B, 1, 0, 2, &c);
+    if (st == CT_OK) st = ct_tensor_reshape(ctx, Mt, 2, (const int64_t[]){4, 8}, &wih);
+    ct_tensor *w8 = NULL;
+    if (st == CT_OK) st = ct_cat(ctx, 2, (const ct_tensor *[]){wih, wih}, 0, &w8);
+    if (st == CT_OK) st = ct_tensor_narrow(ctx, Mt, 1, 0, 2, &whh);
+    if (st == CT_OK) st = ct_lstm_cell(ctx, A, OUT2, c, w8, whh, NULL, NULL, &OUT, &OUT3);
+    ct_tensor_release(wih), ct_tensor_release(whh), ct_tensor_release(c), ct_tensor_release(w8);
+    return st;
+}
+static ct_status op_gru_cell(void) { /* hidden 2: w_ih (6, 8), w_hh (6, 2) */
+    ct_tensor *wih = NULL, *whh = NULL;
+    ct_status st = ct_tensor_narrow(ctx, A, 1, 0, 2, &OUT2);
+    if (st == CT_OK) st = ct_tensor_narrow(ctx, B, 0, 0, 3, &OUT3);
+    if (st == CT_OK) st = ct_cat(ctx, 2, (const ct_tensor *[]){OUT3, OUT3}, 0, &wih);
+    if (st == CT_OK) st = ct_tensor_narrow(ctx, Mt, 0, 0, 6, &whh);
+    ct_tensor *w2 = NULL;
+    if (st == CT_OK) st = ct_tensor_narrow(ctx, whh, 1, 0, 2, &w2);
+    if (st == CT_OK) st = ct_gru_cell(ctx, A, OUT2, wih, w2, NULL, NULL, &OUT);
+    ct_tensor_release(wih), ct_tensor_release(whh), ct_tensor_release(w2);
+    return st;
+}
+static ct_status op_multi_margin_loss(void) {
+    ct_status st = ct_tensor_from_host(ctx, (const int64_t[]){1, 0, 7, 3}, CT_INT64, 1,
+                                       (const int64_t[]){4}, &OUT2);
+    return st == CT_OK ? ct_multi_margin_loss(ctx, A, OUT2, 1, 1, NULL, CT_REDUCTION_MEAN, &OUT)
+                       : st;
+}
+static ct_status op_multilabel_margin_loss(void) {
+    int64_t y[32];
+    for (int i = 0; i < 32; i++)
+        y[i] = i % 8 == 2 ? -1 : (i * 3) % 8;
+    ct_status st = ct_tensor_from_host(ctx, y, CT_INT64, 2, (const int64_t[]){4, 8}, &OUT2);
+    return st == CT_OK ? ct_multilabel_margin_loss(ctx, A, OUT2, CT_REDUCTION_MEAN, &OUT) : st;
+}
 static ct_status op_cat(void) {
     const ct_tensor *ab[2] = {A, B};
     return ct_cat(ctx, 2, ab, 1, &OUT);
@@ -1333,6 +1487,27 @@ static const op_entry computing[] = {
     E(concatenate),
     E(scatter_reduce),
     E(index_reduce),
+    E(conv_transpose2d),
+    E(conv_transpose1d),
+    E(max_pool1d),
+    E(avg_pool1d),
+    E(adaptive_avg_pool1d),
+    E(adaptive_max_pool1d),
+    E(adaptive_max_pool2d),
+    E(max_unpool2d),
+    E(max_unpool1d),
+    E(lp_pool2d),
+    E(lp_pool1d),
+    E(instance_norm),
+    E(local_response_norm),
+    E(bilinear),
+    E(channel_shuffle),
+    E(rnn_tanh_cell),
+    E(rnn_relu_cell),
+    E(lstm_cell),
+    E(gru_cell),
+    E(multi_margin_loss),
+    E(multilabel_margin_loss),
 };
 
 /* Public functions that do not compute on a stream, and why. */

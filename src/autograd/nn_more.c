@@ -140,7 +140,7 @@ ct_status ct_conv_transpose1d(ct_ctx *ctx, const ct_tensor *x, const ct_tensor *
     CT__DO(st, ct_tensor_squeeze(ctx, y, unb ? 1 : 2, out));
     ct_tensor_release(x4), ct_tensor_release(w4), ct_tensor_release(y);
     return ct__ag_named(ctx, ct__error_within(ctx, "conv_transpose1d", st), out, mark,
-                        "SqueezeBackward1");
+                        unb ? "SqueezeBackward1" : "ConvolutionBackward0");
 }
 
 /* ---- 1-d pools: the 2-d ones over a height of 1 (torch's dispatch) ---- */
