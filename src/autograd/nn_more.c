@@ -144,11 +144,12 @@ ct_status ct_conv_transpose1d(ct_ctx *ctx, const ct_tensor *x, const ct_tensor *
 }
 
 /* ---- 1-d pools: the 2-d ones over a height of 1 (torch's dispatch) ---- */
-static ct_status ct__as_2d(ct_ctx *ctx, const char *op, const ct_tensor *x, ct_tensor **x4) {
+static ct_status ct__as_2d(ct_ctx *ctx, const char *op, const ct_tensor *x, ct_tensor **out,
+                           ct_tensor **x4) {
     const ct_tensor *ins[1] = {x};
-    ct_status st = ct__check_args(ctx, op, 1, ins, x4);
+    ct_status st = ct__check_args(ctx, op, 1, ins, out);
     if (st != CT_OK) return st;
-    *x4 = NULL;
+    *out = NULL;
     if (x->ndim != 2 && x->ndim != 3)
         return ct__set_error(ctx, CT_ERR_SHAPE, "%s: expected a 2-D or 3-D input, got %s", op,
                              CT__SHAPE_STR(x));
@@ -175,9 +176,8 @@ ct_status ct_max_pool1d(ct_ctx *ctx, const ct_tensor *x, int64_t kernel, int64_t
                         ct_tensor **indices) {
     if (indices) *indices = NULL;
     ct_tensor *x4 = NULL, *y = NULL, *yi = NULL;
-    ct_status st = ct__as_2d(ctx, "max_pool1d", x, &x4);
+    ct_status st = ct__as_2d(ctx, "max_pool1d", x, out, &x4);
     if (st != CT_OK) return st;
-    *out = NULL;
     const int64_t k2[2] = {1, kernel}, s2[2] = {1, stride ? stride : kernel}, p2[2] = {0, padding},
                   d2[2] = {1, dilation};
     uint64_t mark = ct__ag_mark(ctx);
@@ -190,9 +190,8 @@ ct_status ct_max_pool1d(ct_ctx *ctx, const ct_tensor *x, int64_t kernel, int64_t
 ct_status ct_avg_pool1d(ct_ctx *ctx, const ct_tensor *x, int64_t kernel, int64_t stride,
                         int64_t padding, bool ceil_mode, bool count_include_pad, ct_tensor **out) {
     ct_tensor *x4 = NULL, *y = NULL;
-    ct_status st = ct__as_2d(ctx, "avg_pool1d", x, &x4);
+    ct_status st = ct__as_2d(ctx, "avg_pool1d", x, out, &x4);
     if (st != CT_OK) return st;
-    *out = NULL;
     const int64_t k2[2] = {1, kernel}, s2[2] = {1, stride ? stride : kernel}, p2[2] = {0, padding};
     uint64_t mark = ct__ag_mark(ctx);
     st = ct_avg_pool2d_ex(ctx, x4, k2, s2, p2, ceil_mode, count_include_pad, &y);
@@ -204,9 +203,8 @@ ct_status ct_avg_pool1d(ct_ctx *ctx, const ct_tensor *x, int64_t kernel, int64_t
 ct_status ct_adaptive_avg_pool1d(ct_ctx *ctx, const ct_tensor *x, int64_t output_size,
                                  ct_tensor **out) {
     ct_tensor *x4 = NULL, *y = NULL;
-    ct_status st = ct__as_2d(ctx, "adaptive_avg_pool1d", x, &x4);
+    ct_status st = ct__as_2d(ctx, "adaptive_avg_pool1d", x, out, &x4);
     if (st != CT_OK) return st;
-    *out = NULL;
     const int64_t o2[2] = {1, output_size};
     uint64_t mark = ct__ag_mark(ctx);
     st = ct_adaptive_avg_pool2d(ctx, x4, o2, &y);
