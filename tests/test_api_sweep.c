@@ -2473,6 +2473,46 @@ static void s1_ct_cross(void) { SWEEP_STATUS(ct_cross(S_ctx, NULL, NULL, (int){0
 static void s2_ct_cross(void) { SWEEP_STATUS(ct_cross(S_ctx, S_t, S_t, (int){0}, NULL)); }
 static void s3_ct_cross(void) { SWEEP_STATUS(ct_cross(S_ctx, S_t, S_t, (int){0}, &S_out[0])); }
 static void s4_ct_cross(void) { SWEEP_STATUS(ct_cross(S_ctx, S_t, S_t, (int){0}, &S_out[0])); }
+static void s0_ct_hann_window(void) { (void)ct_hann_window(NULL, (int64_t){0}, (bool){0}, (ct_dtype){0}, NULL); }
+static void s1_ct_hann_window(void) { SWEEP_STATUS(ct_hann_window(S_ctx, (int64_t){0}, (bool){0}, (ct_dtype){0}, NULL)); }
+static void s2_ct_hann_window(void) { SWEEP_STATUS(ct_hann_window(S_ctx, (int64_t){0}, (bool){0}, (ct_dtype){0}, NULL)); }
+static void s3_ct_hann_window(void) { SWEEP_STATUS(ct_hann_window(S_ctx, (int64_t){0}, (bool){0}, (ct_dtype){0}, &S_out[0])); }
+static void s4_ct_hann_window(void) { SWEEP_STATUS(ct_hann_window(S_ctx, (int64_t){0}, (bool){0}, (ct_dtype){0}, &S_out[0])); }
+static void s0_ct_hamming_window(void) { (void)ct_hamming_window(NULL, (int64_t){0}, (bool){0}, (double){0}, (double){0}, (ct_dtype){0}, NULL); }
+static void s1_ct_hamming_window(void) { SWEEP_STATUS(ct_hamming_window(S_ctx, (int64_t){0}, (bool){0}, (double){0}, (double){0}, (ct_dtype){0}, NULL)); }
+static void s2_ct_hamming_window(void) { SWEEP_STATUS(ct_hamming_window(S_ctx, (int64_t){0}, (bool){0}, (double){0}, (double){0}, (ct_dtype){0}, NULL)); }
+static void s3_ct_hamming_window(void) { SWEEP_STATUS(ct_hamming_window(S_ctx, (int64_t){0}, (bool){0}, (double){0}, (double){0}, (ct_dtype){0}, &S_out[0])); }
+static void s4_ct_hamming_window(void) { SWEEP_STATUS(ct_hamming_window(S_ctx, (int64_t){0}, (bool){0}, (double){0}, (double){0}, (ct_dtype){0}, &S_out[0])); }
+static void s0_ct_blackman_window(void) { (void)ct_blackman_window(NULL, (int64_t){0}, (bool){0}, (ct_dtype){0}, NULL); }
+static void s1_ct_blackman_window(void) { SWEEP_STATUS(ct_blackman_window(S_ctx, (int64_t){0}, (bool){0}, (ct_dtype){0}, NULL)); }
+static void s2_ct_blackman_window(void) { SWEEP_STATUS(ct_blackman_window(S_ctx, (int64_t){0}, (bool){0}, (ct_dtype){0}, NULL)); }
+static void s3_ct_blackman_window(void) { SWEEP_STATUS(ct_blackman_window(S_ctx, (int64_t){0}, (bool){0}, (ct_dtype){0}, &S_out[0])); }
+static void s4_ct_blackman_window(void) { SWEEP_STATUS(ct_blackman_window(S_ctx, (int64_t){0}, (bool){0}, (ct_dtype){0}, &S_out[0])); }
+static void s0_ct_bartlett_window(void) { (void)ct_bartlett_window(NULL, (int64_t){0}, (bool){0}, (ct_dtype){0}, NULL); }
+static void s1_ct_bartlett_window(void) { SWEEP_STATUS(ct_bartlett_window(S_ctx, (int64_t){0}, (bool){0}, (ct_dtype){0}, NULL)); }
+static void s2_ct_bartlett_window(void) { SWEEP_STATUS(ct_bartlett_window(S_ctx, (int64_t){0}, (bool){0}, (ct_dtype){0}, NULL)); }
+static void s3_ct_bartlett_window(void) { SWEEP_STATUS(ct_bartlett_window(S_ctx, (int64_t){0}, (bool){0}, (ct_dtype){0}, &S_out[0])); }
+static void s4_ct_bartlett_window(void) { SWEEP_STATUS(ct_bartlett_window(S_ctx, (int64_t){0}, (bool){0}, (ct_dtype){0}, &S_out[0])); }
+static void s0_ct_kaiser_window(void) { (void)ct_kaiser_window(NULL, (int64_t){0}, (bool){0}, (double){0}, (ct_dtype){0}, NULL); }
+static void s1_ct_kaiser_window(void) { SWEEP_STATUS(ct_kaiser_window(S_ctx, (int64_t){0}, (bool){0}, (double){0}, (ct_dtype){0}, NULL)); }
+static void s2_ct_kaiser_window(void) { SWEEP_STATUS(ct_kaiser_window(S_ctx, (int64_t){0}, (bool){0}, (double){0}, (ct_dtype){0}, NULL)); }
+static void s3_ct_kaiser_window(void) { SWEEP_STATUS(ct_kaiser_window(S_ctx, (int64_t){0}, (bool){0}, (double){0}, (ct_dtype){0}, &S_out[0])); }
+static void s4_ct_kaiser_window(void) { SWEEP_STATUS(ct_kaiser_window(S_ctx, (int64_t){0}, (bool){0}, (double){0}, (ct_dtype){0}, &S_out[0])); }
+static void s0_ct_histogram(void) { (void)ct_histogram(NULL, NULL, (int64_t){0}, NULL, NULL, (bool){0}, NULL, NULL); }
+static void s1_ct_histogram(void) { SWEEP_STATUS(ct_histogram(S_ctx, NULL, (int64_t){0}, NULL, NULL, (bool){0}, NULL, NULL)); }
+static void s2_ct_histogram(void) { SWEEP_STATUS(ct_histogram(S_ctx, S_t, (int64_t){0}, NULL, S_t, (bool){0}, NULL, NULL)); }
+static void s3_ct_histogram(void) { SWEEP_STATUS(ct_histogram(S_ctx, S_t, (int64_t){0}, NULL, S_t, (bool){0}, &S_out[0], &S_out[1])); }
+static void s4_ct_histogram(void) { SWEEP_STATUS(ct_histogram(S_ctx, S_t, (int64_t){0}, NULL, S_t, (bool){0}, &S_out[0], &S_out[1])); }
+static void s0_ct_histogram_edges(void) { (void)ct_histogram_edges(NULL, NULL, NULL, NULL, (bool){0}, NULL); }
+static void s1_ct_histogram_edges(void) { SWEEP_STATUS(ct_histogram_edges(S_ctx, NULL, NULL, NULL, (bool){0}, NULL)); }
+static void s2_ct_histogram_edges(void) { SWEEP_STATUS(ct_histogram_edges(S_ctx, S_t, S_t, S_t, (bool){0}, NULL)); }
+static void s3_ct_histogram_edges(void) { SWEEP_STATUS(ct_histogram_edges(S_ctx, S_t, S_t, S_t, (bool){0}, &S_out[0])); }
+static void s4_ct_histogram_edges(void) { SWEEP_STATUS(ct_histogram_edges(S_ctx, S_t, S_t, S_t, (bool){0}, &S_out[0])); }
+static void s0_ct_gradient(void) { (void)ct_gradient(NULL, NULL, (int){0}, NULL, NULL, (int){0}, NULL); }
+static void s1_ct_gradient(void) { SWEEP_STATUS(ct_gradient(S_ctx, NULL, (int){0}, NULL, NULL, (int){0}, NULL)); }
+static void s2_ct_gradient(void) { SWEEP_STATUS(ct_gradient(S_ctx, S_t, (int){0}, NULL, NULL, (int){0}, NULL)); }
+static void s3_ct_gradient(void) { SWEEP_STATUS(ct_gradient(S_ctx, S_t, (int){0}, NULL, NULL, (int){0}, &S_out[0])); }
+static void s4_ct_gradient(void) { SWEEP_STATUS(ct_gradient(S_ctx, S_t, (int){0}, S_int, NULL, (int){0}, &S_out[0])); }
 static void s0_ct_broadcast_shapes(void) { (void)ct_broadcast_shapes(NULL, (int){0}, NULL, NULL, NULL, NULL); }
 static void s1_ct_broadcast_shapes(void) { SWEEP_STATUS(ct_broadcast_shapes(S_ctx, (int){0}, NULL, NULL, NULL, NULL)); }
 static void s2_ct_broadcast_shapes(void) { SWEEP_STATUS(ct_broadcast_shapes(S_ctx, (int){0}, NULL, NULL, NULL, NULL)); }
@@ -5660,6 +5700,46 @@ static const sweep_case sweep_cases[] = {
     {"ct_cross", 2, s2_ct_cross},
     {"ct_cross", 3, s3_ct_cross},
     {"ct_cross", 4, s4_ct_cross},
+    {"ct_hann_window", 0, s0_ct_hann_window},
+    {"ct_hann_window", 1, s1_ct_hann_window},
+    {"ct_hann_window", 2, s2_ct_hann_window},
+    {"ct_hann_window", 3, s3_ct_hann_window},
+    {"ct_hann_window", 4, s4_ct_hann_window},
+    {"ct_hamming_window", 0, s0_ct_hamming_window},
+    {"ct_hamming_window", 1, s1_ct_hamming_window},
+    {"ct_hamming_window", 2, s2_ct_hamming_window},
+    {"ct_hamming_window", 3, s3_ct_hamming_window},
+    {"ct_hamming_window", 4, s4_ct_hamming_window},
+    {"ct_blackman_window", 0, s0_ct_blackman_window},
+    {"ct_blackman_window", 1, s1_ct_blackman_window},
+    {"ct_blackman_window", 2, s2_ct_blackman_window},
+    {"ct_blackman_window", 3, s3_ct_blackman_window},
+    {"ct_blackman_window", 4, s4_ct_blackman_window},
+    {"ct_bartlett_window", 0, s0_ct_bartlett_window},
+    {"ct_bartlett_window", 1, s1_ct_bartlett_window},
+    {"ct_bartlett_window", 2, s2_ct_bartlett_window},
+    {"ct_bartlett_window", 3, s3_ct_bartlett_window},
+    {"ct_bartlett_window", 4, s4_ct_bartlett_window},
+    {"ct_kaiser_window", 0, s0_ct_kaiser_window},
+    {"ct_kaiser_window", 1, s1_ct_kaiser_window},
+    {"ct_kaiser_window", 2, s2_ct_kaiser_window},
+    {"ct_kaiser_window", 3, s3_ct_kaiser_window},
+    {"ct_kaiser_window", 4, s4_ct_kaiser_window},
+    {"ct_histogram", 0, s0_ct_histogram},
+    {"ct_histogram", 1, s1_ct_histogram},
+    {"ct_histogram", 2, s2_ct_histogram},
+    {"ct_histogram", 3, s3_ct_histogram},
+    {"ct_histogram", 4, s4_ct_histogram},
+    {"ct_histogram_edges", 0, s0_ct_histogram_edges},
+    {"ct_histogram_edges", 1, s1_ct_histogram_edges},
+    {"ct_histogram_edges", 2, s2_ct_histogram_edges},
+    {"ct_histogram_edges", 3, s3_ct_histogram_edges},
+    {"ct_histogram_edges", 4, s4_ct_histogram_edges},
+    {"ct_gradient", 0, s0_ct_gradient},
+    {"ct_gradient", 1, s1_ct_gradient},
+    {"ct_gradient", 2, s2_ct_gradient},
+    {"ct_gradient", 3, s3_ct_gradient},
+    {"ct_gradient", 4, s4_ct_gradient},
     {"ct_broadcast_shapes", 0, s0_ct_broadcast_shapes},
     {"ct_broadcast_shapes", 1, s1_ct_broadcast_shapes},
     {"ct_broadcast_shapes", 2, s2_ct_broadcast_shapes},

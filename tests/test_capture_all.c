@@ -954,6 +954,26 @@ static ct_status op_multilabel_margin_loss(void) {
     ct_status st = ct_tensor_from_host(ctx, y, CT_INT64, 2, (const int64_t[]){4, 8}, &OUT2);
     return st == CT_OK ? ct_multilabel_margin_loss(ctx, A, OUT2, CT_REDUCTION_MEAN, &OUT) : st;
 }
+static ct_status op_hann_window(void) { return ct_hann_window(ctx, 8, true, CT_FLOAT32, &OUT); }
+static ct_status op_hamming_window(void) {
+    return ct_hamming_window(ctx, 8, false, 0.54, 0.46, CT_FLOAT32, &OUT);
+}
+static ct_status op_blackman_window(void) {
+    return ct_blackman_window(ctx, 8, true, CT_FLOAT64, &OUT);
+}
+static ct_status op_bartlett_window(void) {
+    return ct_bartlett_window(ctx, 9, false, CT_FLOAT32, &OUT);
+}
+static ct_status op_kaiser_window(void) {
+    return ct_kaiser_window(ctx, 8, true, 12.0, CT_FLOAT32, &OUT);
+}
+static ct_status op_gradient(void) {
+    ct_tensor *o[2] = {NULL, NULL};
+    ct_status st = ct_gradient(ctx, A, 0, NULL, NULL, 1, o);
+    OUT = o[0];
+    OUT2 = o[1];
+    return st;
+}
 static ct_status op_cat(void) {
     const ct_tensor *ab[2] = {A, B};
     return ct_cat(ctx, 2, ab, 1, &OUT);
@@ -1508,6 +1528,12 @@ static const op_entry computing[] = {
     E(gru_cell),
     E(multi_margin_loss),
     E(multilabel_margin_loss),
+    E(hann_window),
+    E(hamming_window),
+    E(blackman_window),
+    E(bartlett_window),
+    E(kaiser_window),
+    E(gradient),
 };
 
 /* Public functions that do not compute on a stream, and why. */
@@ -1773,6 +1799,9 @@ static const struct {
     {"ct_positive", "the input itself"},
     {"ct_result_type", "dtype rule (no data)"},
     {"ct_can_cast", "dtype rule (no data)"},
+    {"ct_histogram", "counts on the host (reads the input), which capture refuses"},
+    {"ct_histogram_edges",
+     "counts on the host (reads the input and the edges), which capture refuses"},
     {"ct_swapaxes", "view"},
     {"ct_swapdims", "view"},
     {"ct_mode", "counts on the host (reads the input), which capture refuses"},

@@ -969,6 +969,38 @@ CT_API ct_status ct_einsum(ct_ctx *ctx, const char *equation, int n,
 CT_API ct_status ct_cross(ct_ctx *ctx, const ct_tensor *a, const ct_tensor *b, int dim,
                           ct_tensor **out);
 
+/* ---- windows, histogram, gradient (docs/everyday.md, "Windows, histogram, gradient") ---- */
+/* torch.hann_window / hamming_window (alpha - beta cos(2 pi i / (L - 1))) / blackman_window /
+ * bartlett_window / kaiser_window (i0 of beta sqrt(1 - ((i - a) / a)^2), over i0(beta)) of
+ * window_length values in a floating dtype; periodic: computed for window_length + 1 and the last
+ * dropped. float32 / float64 follow torch's ops in order; half dtypes are computed in float32. */
+CT_API ct_status ct_hann_window(ct_ctx *ctx, int64_t window_length, bool periodic, ct_dtype dtype,
+                                ct_tensor **out);
+CT_API ct_status ct_hamming_window(ct_ctx *ctx, int64_t window_length, bool periodic, double alpha,
+                                   double beta, ct_dtype dtype, ct_tensor **out);
+CT_API ct_status ct_blackman_window(ct_ctx *ctx, int64_t window_length, bool periodic,
+                                    ct_dtype dtype, ct_tensor **out);
+CT_API ct_status ct_bartlett_window(ct_ctx *ctx, int64_t window_length, bool periodic,
+                                    ct_dtype dtype, ct_tensor **out);
+CT_API ct_status ct_kaiser_window(ct_ctx *ctx, int64_t window_length, bool periodic, double beta,
+                                  ct_dtype dtype, ct_tensor **out);
+/* torch.histogram of a float32 / float64 tensor: bins equal bins over range (NULL: the data's
+ * finite min and max; widened by 0.5 each side when empty), the last bin closed, values outside
+ * skipped; hist sums weight (NULL: ones; the input's shape), density divides by the total and the
+ * bin width; bin_edges (NULL: not returned) are the bins + 1 edges. Reads the data on the host. */
+CT_API ct_status ct_histogram(ct_ctx *ctx, const ct_tensor *a, int64_t bins, const double *range,
+                              const ct_tensor *weight, bool density, ct_tensor **hist,
+                              ct_tensor **bin_edges);
+/* The same with explicit, increasing edges (1-d, the input's dtype; torch.histogram(bins=tensor)).
+ */
+CT_API ct_status ct_histogram_edges(ct_ctx *ctx, const ct_tensor *a, const ct_tensor *bins,
+                                    const ct_tensor *weight, bool density, ct_tensor **hist);
+/* torch.gradient: for each of n_dims dims (0: all, in order) the central differences
+ * (f[i+1] - f[i-1]) / (2 h) inside and one-sided differences of edge_order 1 or 2 at the ends, h =
+ * spacing[i] (NULL: 1); outs receives one tensor per dim. Differentiable. */
+CT_API ct_status ct_gradient(ct_ctx *ctx, const ct_tensor *a, int n_dims, const int *dims,
+                             const double *spacing, int edge_order, ct_tensor **outs);
+
 /* ---- indexing, scatter and small helpers (docs/everyday.md, "Indexing, scatter and small
  * helpers"); composites of the ops above, differentiable, printing torch's node names ---- */
 /* torch.broadcast_shapes of n shapes (ndims[i] dims each): the broadcast shape into out_shape

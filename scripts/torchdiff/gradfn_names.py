@@ -257,6 +257,7 @@ CASES = {
     'dist': lambda o: torch.dist(o.x, o.y),
     'addbmm': lambda o: torch.addbmm(o.m, o.b3, o.c3),
     'pdist': lambda o: F.pdist(o.x),
+    'gradient': lambda o: torch.gradient(o.x, dim=1, edge_order=2)[0],
     'conv_transpose2d': lambda o: F.conv_transpose2d(o.img, o.wc.transpose(0, 1).contiguous()[:2], stride=2),
     'conv_transpose1d': lambda o: F.conv_transpose1d(o.seq, o.wc1.transpose(0, 1).contiguous()[:2]),
     'max_pool1d': lambda o: F.max_pool1d(o.seq, 2),

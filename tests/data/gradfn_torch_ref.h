@@ -193,6 +193,7 @@ static const struct {
     {"dist", "grad_fn=<DistBackward0>"},
     {"addbmm", "grad_fn=<AddbmmBackward0>"},
     {"pdist", "grad_fn=<PdistBackward0>"},
+    {"gradient", "grad_fn=<CatBackward0>"},
     {"conv_transpose2d", "grad_fn=<ConvolutionBackward0>"},
     {"conv_transpose1d", "grad_fn=<ConvolutionBackward0>"},
     {"max_pool1d", "grad_fn=<SqueezeBackward1>"},
