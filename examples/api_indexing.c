@@ -4,15 +4,15 @@
  * (sections and indices), row_stack, concat, concatenate, diagflat, combinations, renorm,
  * clamp_min / clamp_max, rsub, positive, sgn, ldexp, frexp, isposinf / isneginf / isreal,
  * result_type, can_cast, inner, vdot, tensor_dist, chain_matmul, addbmm, pdist, scatter_reduce
- * and index_reduce. Each result is printed
- * and checked against values worked out by hand, then one gradient through index_put. Build and
- * run: see README ("Examples"). */
+ * and index_reduce, and torch's aliases (arccos ... trapz) and torch.special's re-exports (expit
+ * ... log_softmax). Each result is printed and checked against values worked out by hand, then one
+ * gradient through index_put. Build and run: see README ("Examples"). */
 #include <ctorch/ctorch.h>
 #include <math.h>
 #include <stdio.h>
 
 static ct_ctx *ctx;
-static ct_tensor *pool[160];
+static ct_tensor *pool[256];
 static int npool;
 
 #define CHECK(call)                                                                                \
@@ -26,8 +26,8 @@ static int npool;
     } while (0)
 #define NVALS(...) ((int)(sizeof((const double[]){__VA_ARGS__}) / sizeof(double)))
 static ct_tensor *keep(ct_tensor *t) {
-    if (t && npool == 160) ct_tensor_release(t); /* full: not kept, nothing leaks */
-    return t && npool < 160 ? (pool[npool++] = t) : NULL;
+    if (t && npool == 256) ct_tensor_release(t); /* full: not kept, nothing leaks */
+    return t && npool < 256 ? (pool[npool++] = t) : NULL;
 }
 static ct_tensor *f64(int n, const double *v) {
     ct_tensor *t = NULL;
@@ -231,6 +231,92 @@ int main(void) {
     CHECK(ct_index_reduce(ctx, m, 0, i64(2, (const int64_t[]){0, 2}),
                           mat(f64(6, (const double[]){2, 2, 2, 3, 3, 3}), 2, 3), "prod", true, &r));
     EXPECT("index_reduce(prod)", r, 0, 2, 4, 3, 4, 5, 18, 21, 24);
+
+    /* torch's aliases and torch.special's re-exports give their ops' results */
+    ct_tensor *half = f64(2, (const double[]){0, 0.5});
+    CHECK(ct_special_expit(ctx, half, &r));
+    EXPECT("special.expit", r, 0.5, 1 / (1 + exp(-0.5)));
+    CHECK(ct_special_gammaln(ctx, f64(1, (const double[]){4}), &r));
+    EXPECT("special.gammaln(4)", r, log(6.0));
+    CHECK(ct_special_psi(ctx, f64(1, (const double[]){1}), &r));
+    EXPECT("special.psi(1)", r, -0.57721566490153286);
+    CHECK(ct_special_digamma(ctx, f64(1, (const double[]){2}), &r));
+    EXPECT("special.digamma(2)", r, 1 - 0.57721566490153286);
+    CHECK(ct_special_erf(ctx, half, &r));
+    EXPECT("special.erf", r, 0, erf(0.5));
+    CHECK(ct_special_erfc(ctx, half, &r));
+    EXPECT("special.erfc", r, 1, erfc(0.5));
+    CHECK(ct_special_erfinv(ctx, half, &r));
+    EXPECT("special.erfinv", r, 0, 0.47693627620446987);
+    CHECK(ct_special_exp2(ctx, half, &r));
+    EXPECT("special.exp2", r, 1, sqrt(2.0));
+    CHECK(ct_special_expm1(ctx, half, &r));
+    EXPECT("special.expm1", r, 0, expm1(0.5));
+    CHECK(ct_special_log1p(ctx, half, &r));
+    EXPECT("special.log1p", r, 0, log1p(0.5));
+    CHECK(ct_special_sinc(ctx, half, &r));
+    EXPECT("special.sinc", r, 1, 2 / M_PI);
+    CHECK(ct_special_round(ctx, f64(2, (const double[]){0.5, 1.5}), &r));
+    EXPECT("special.round (half to even)", r, 0, 2);
+    CHECK(ct_special_i0(ctx, half, &r));
+    EXPECT("special.i0", r, 1, 1.0634833707413236);
+    CHECK(ct_special_xlogy(ctx, half, f64(2, (const double[]){3, M_E}), &r));
+    EXPECT("special.xlogy", r, 0, 0.5);
+    CHECK(ct_special_multigammaln(ctx, f64(1, (const double[]){4}), 1, &r));
+    EXPECT("special.multigammaln(4, 1)", r, log(6.0));
+    CHECK(ct_special_polygamma(ctx, 0, f64(1, (const double[]){1}), &r));
+    EXPECT("special.polygamma(0, 1)", r, -0.57721566490153286);
+    CHECK(ct_special_logit(ctx, f64(1, (const double[]){0.5}), 0, &r));
+    EXPECT("special.logit(0.5)", r, 0);
+    ct_tensor *two = f64(2, (const double[]){0, 0});
+    CHECK(ct_special_logsumexp(ctx, two, 0, NULL, false, &r));
+    EXPECT("special.logsumexp(0, 0)", r, log(2.0));
+    CHECK(ct_special_softmax(ctx, two, 0, &r));
+    EXPECT("special.softmax(0, 0)", r, 0.5, 0.5);
+    CHECK(ct_special_log_softmax(ctx, two, 0, &r));
+    EXPECT("special.log_softmax(0, 0)", r, -log(2.0), -log(2.0));
+    CHECK(ct_arccos(ctx, half, &r));
+    EXPECT("arccos", r, M_PI / 2, acos(0.5));
+    CHECK(ct_arcsin(ctx, half, &r));
+    EXPECT("arcsin", r, 0, asin(0.5));
+    CHECK(ct_arctan(ctx, half, &r));
+    EXPECT("arctan", r, 0, atan(0.5));
+    CHECK(ct_arccosh(ctx, f64(1, (const double[]){1}), &r));
+    EXPECT("arccosh(1)", r, 0);
+    CHECK(ct_arcsinh(ctx, half, &r));
+    EXPECT("arcsinh", r, 0, asinh(0.5));
+    CHECK(ct_arctanh(ctx, half, &r));
+    EXPECT("arctanh", r, 0, atanh(0.5));
+    ct_tensor *ones = f64(2, (const double[]){1, 1});
+    CHECK(ct_arctan2(ctx, half, ones, &r));
+    EXPECT("arctan2", r, 0, atan2(0.5, 1));
+    CHECK(ct_divide(ctx, half, f64(2, (const double[]){2, 2}), &r));
+    EXPECT("divide", r, 0, 0.25);
+    CHECK(ct_multiply(ctx, half, half, &r));
+    EXPECT("multiply", r, 0, 0.25);
+    CHECK(ct_subtract(ctx, ones, half, 2, &r));
+    EXPECT("subtract(alpha 2)", r, 1, 0);
+    CHECK(ct_greater(ctx, half, two, &r));
+    EXPECT("greater", r, 0, 1);
+    CHECK(ct_greater_equal(ctx, half, two, &r));
+    EXPECT("greater_equal", r, 1, 1);
+    CHECK(ct_less(ctx, half, two, &r));
+    EXPECT("less", r, 0, 0);
+    CHECK(ct_less_equal(ctx, half, two, &r));
+    EXPECT("less_equal", r, 1, 0);
+    CHECK(ct_not_equal(ctx, half, two, &r));
+    EXPECT("not_equal", r, 0, 1);
+    CHECK(ct_ger(ctx, ones, half, &r));
+    EXPECT("ger", r, 0, 0.5, 0, 0.5);
+    ct_tensor *d2 = mat(f64(4, (const double[]){2, 0, 0, 4}), 2, 2);
+    CHECK(ct_det(ctx, d2, &r));
+    EXPECT("det(diag(2, 4))", r, 8);
+    CHECK(ct_inverse(ctx, d2, &r));
+    EXPECT("inverse(diag(2, 4))", r, 0.5, 0, 0, 0.25);
+    CHECK(ct_pinverse(ctx, d2, 1e-15, &r));
+    EXPECT("pinverse(diag(2, 4))", r, 0.5, 0, 0, 0.25);
+    CHECK(ct_trapz(ctx, ones, 2, 0, &r));
+    EXPECT("trapz(1 1, dx 2)", r, 2);
 
     /* d/dm sum(index_put(m, rows, w, accumulate)) = 1 everywhere; d/dw = 1 per row it lands in */
     ct_tensor *mg = NULL, *w = f64(3, (const double[]){1, 1, 1}), *s = NULL;

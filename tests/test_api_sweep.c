@@ -2443,6 +2443,206 @@ static void s1_ct_true_divide(void) { SWEEP_STATUS(ct_true_divide(S_ctx, NULL, N
 static void s2_ct_true_divide(void) { SWEEP_STATUS(ct_true_divide(S_ctx, S_t, S_t, NULL)); }
 static void s3_ct_true_divide(void) { SWEEP_STATUS(ct_true_divide(S_ctx, S_t, S_t, &S_out[0])); }
 static void s4_ct_true_divide(void) { SWEEP_STATUS(ct_true_divide(S_ctx, S_t, S_t, &S_out[0])); }
+static void s0_ct_special_expit(void) { (void)ct_special_expit(NULL, NULL, NULL); }
+static void s1_ct_special_expit(void) { SWEEP_STATUS(ct_special_expit(S_ctx, NULL, NULL)); }
+static void s2_ct_special_expit(void) { SWEEP_STATUS(ct_special_expit(S_ctx, S_t, NULL)); }
+static void s3_ct_special_expit(void) { SWEEP_STATUS(ct_special_expit(S_ctx, S_t, &S_out[0])); }
+static void s4_ct_special_expit(void) { SWEEP_STATUS(ct_special_expit(S_ctx, S_t, &S_out[0])); }
+static void s0_ct_special_gammaln(void) { (void)ct_special_gammaln(NULL, NULL, NULL); }
+static void s1_ct_special_gammaln(void) { SWEEP_STATUS(ct_special_gammaln(S_ctx, NULL, NULL)); }
+static void s2_ct_special_gammaln(void) { SWEEP_STATUS(ct_special_gammaln(S_ctx, S_t, NULL)); }
+static void s3_ct_special_gammaln(void) { SWEEP_STATUS(ct_special_gammaln(S_ctx, S_t, &S_out[0])); }
+static void s4_ct_special_gammaln(void) { SWEEP_STATUS(ct_special_gammaln(S_ctx, S_t, &S_out[0])); }
+static void s0_ct_special_psi(void) { (void)ct_special_psi(NULL, NULL, NULL); }
+static void s1_ct_special_psi(void) { SWEEP_STATUS(ct_special_psi(S_ctx, NULL, NULL)); }
+static void s2_ct_special_psi(void) { SWEEP_STATUS(ct_special_psi(S_ctx, S_t, NULL)); }
+static void s3_ct_special_psi(void) { SWEEP_STATUS(ct_special_psi(S_ctx, S_t, &S_out[0])); }
+static void s4_ct_special_psi(void) { SWEEP_STATUS(ct_special_psi(S_ctx, S_t, &S_out[0])); }
+static void s0_ct_special_digamma(void) { (void)ct_special_digamma(NULL, NULL, NULL); }
+static void s1_ct_special_digamma(void) { SWEEP_STATUS(ct_special_digamma(S_ctx, NULL, NULL)); }
+static void s2_ct_special_digamma(void) { SWEEP_STATUS(ct_special_digamma(S_ctx, S_t, NULL)); }
+static void s3_ct_special_digamma(void) { SWEEP_STATUS(ct_special_digamma(S_ctx, S_t, &S_out[0])); }
+static void s4_ct_special_digamma(void) { SWEEP_STATUS(ct_special_digamma(S_ctx, S_t, &S_out[0])); }
+static void s0_ct_special_erf(void) { (void)ct_special_erf(NULL, NULL, NULL); }
+static void s1_ct_special_erf(void) { SWEEP_STATUS(ct_special_erf(S_ctx, NULL, NULL)); }
+static void s2_ct_special_erf(void) { SWEEP_STATUS(ct_special_erf(S_ctx, S_t, NULL)); }
+static void s3_ct_special_erf(void) { SWEEP_STATUS(ct_special_erf(S_ctx, S_t, &S_out[0])); }
+static void s4_ct_special_erf(void) { SWEEP_STATUS(ct_special_erf(S_ctx, S_t, &S_out[0])); }
+static void s0_ct_special_erfc(void) { (void)ct_special_erfc(NULL, NULL, NULL); }
+static void s1_ct_special_erfc(void) { SWEEP_STATUS(ct_special_erfc(S_ctx, NULL, NULL)); }
+static void s2_ct_special_erfc(void) { SWEEP_STATUS(ct_special_erfc(S_ctx, S_t, NULL)); }
+static void s3_ct_special_erfc(void) { SWEEP_STATUS(ct_special_erfc(S_ctx, S_t, &S_out[0])); }
+static void s4_ct_special_erfc(void) { SWEEP_STATUS(ct_special_erfc(S_ctx, S_t, &S_out[0])); }
+static void s0_ct_special_erfinv(void) { (void)ct_special_erfinv(NULL, NULL, NULL); }
+static void s1_ct_special_erfinv(void) { SWEEP_STATUS(ct_special_erfinv(S_ctx, NULL, NULL)); }
+static void s2_ct_special_erfinv(void) { SWEEP_STATUS(ct_special_erfinv(S_ctx, S_t, NULL)); }
+static void s3_ct_special_erfinv(void) { SWEEP_STATUS(ct_special_erfinv(S_ctx, S_t, &S_out[0])); }
+static void s4_ct_special_erfinv(void) { SWEEP_STATUS(ct_special_erfinv(S_ctx, S_t, &S_out[0])); }
+static void s0_ct_special_exp2(void) { (void)ct_special_exp2(NULL, NULL, NULL); }
+static void s1_ct_special_exp2(void) { SWEEP_STATUS(ct_special_exp2(S_ctx, NULL, NULL)); }
+static void s2_ct_special_exp2(void) { SWEEP_STATUS(ct_special_exp2(S_ctx, S_t, NULL)); }
+static void s3_ct_special_exp2(void) { SWEEP_STATUS(ct_special_exp2(S_ctx, S_t, &S_out[0])); }
+static void s4_ct_special_exp2(void) { SWEEP_STATUS(ct_special_exp2(S_ctx, S_t, &S_out[0])); }
+static void s0_ct_special_expm1(void) { (void)ct_special_expm1(NULL, NULL, NULL); }
+static void s1_ct_special_expm1(void) { SWEEP_STATUS(ct_special_expm1(S_ctx, NULL, NULL)); }
+static void s2_ct_special_expm1(void) { SWEEP_STATUS(ct_special_expm1(S_ctx, S_t, NULL)); }
+static void s3_ct_special_expm1(void) { SWEEP_STATUS(ct_special_expm1(S_ctx, S_t, &S_out[0])); }
+static void s4_ct_special_expm1(void) { SWEEP_STATUS(ct_special_expm1(S_ctx, S_t, &S_out[0])); }
+static void s0_ct_special_log1p(void) { (void)ct_special_log1p(NULL, NULL, NULL); }
+static void s1_ct_special_log1p(void) { SWEEP_STATUS(ct_special_log1p(S_ctx, NULL, NULL)); }
+static void s2_ct_special_log1p(void) { SWEEP_STATUS(ct_special_log1p(S_ctx, S_t, NULL)); }
+static void s3_ct_special_log1p(void) { SWEEP_STATUS(ct_special_log1p(S_ctx, S_t, &S_out[0])); }
+static void s4_ct_special_log1p(void) { SWEEP_STATUS(ct_special_log1p(S_ctx, S_t, &S_out[0])); }
+static void s0_ct_special_sinc(void) { (void)ct_special_sinc(NULL, NULL, NULL); }
+static void s1_ct_special_sinc(void) { SWEEP_STATUS(ct_special_sinc(S_ctx, NULL, NULL)); }
+static void s2_ct_special_sinc(void) { SWEEP_STATUS(ct_special_sinc(S_ctx, S_t, NULL)); }
+static void s3_ct_special_sinc(void) { SWEEP_STATUS(ct_special_sinc(S_ctx, S_t, &S_out[0])); }
+static void s4_ct_special_sinc(void) { SWEEP_STATUS(ct_special_sinc(S_ctx, S_t, &S_out[0])); }
+static void s0_ct_special_round(void) { (void)ct_special_round(NULL, NULL, NULL); }
+static void s1_ct_special_round(void) { SWEEP_STATUS(ct_special_round(S_ctx, NULL, NULL)); }
+static void s2_ct_special_round(void) { SWEEP_STATUS(ct_special_round(S_ctx, S_t, NULL)); }
+static void s3_ct_special_round(void) { SWEEP_STATUS(ct_special_round(S_ctx, S_t, &S_out[0])); }
+static void s4_ct_special_round(void) { SWEEP_STATUS(ct_special_round(S_ctx, S_t, &S_out[0])); }
+static void s0_ct_special_i0(void) { (void)ct_special_i0(NULL, NULL, NULL); }
+static void s1_ct_special_i0(void) { SWEEP_STATUS(ct_special_i0(S_ctx, NULL, NULL)); }
+static void s2_ct_special_i0(void) { SWEEP_STATUS(ct_special_i0(S_ctx, S_t, NULL)); }
+static void s3_ct_special_i0(void) { SWEEP_STATUS(ct_special_i0(S_ctx, S_t, &S_out[0])); }
+static void s4_ct_special_i0(void) { SWEEP_STATUS(ct_special_i0(S_ctx, S_t, &S_out[0])); }
+static void s0_ct_special_xlogy(void) { (void)ct_special_xlogy(NULL, NULL, NULL, NULL); }
+static void s1_ct_special_xlogy(void) { SWEEP_STATUS(ct_special_xlogy(S_ctx, NULL, NULL, NULL)); }
+static void s2_ct_special_xlogy(void) { SWEEP_STATUS(ct_special_xlogy(S_ctx, S_t, S_t, NULL)); }
+static void s3_ct_special_xlogy(void) { SWEEP_STATUS(ct_special_xlogy(S_ctx, S_t, S_t, &S_out[0])); }
+static void s4_ct_special_xlogy(void) { SWEEP_STATUS(ct_special_xlogy(S_ctx, S_t, S_t, &S_out[0])); }
+static void s0_ct_special_multigammaln(void) { (void)ct_special_multigammaln(NULL, NULL, (int64_t){0}, NULL); }
+static void s1_ct_special_multigammaln(void) { SWEEP_STATUS(ct_special_multigammaln(S_ctx, NULL, (int64_t){0}, NULL)); }
+static void s2_ct_special_multigammaln(void) { SWEEP_STATUS(ct_special_multigammaln(S_ctx, S_t, (int64_t){0}, NULL)); }
+static void s3_ct_special_multigammaln(void) { SWEEP_STATUS(ct_special_multigammaln(S_ctx, S_t, (int64_t){0}, &S_out[0])); }
+static void s4_ct_special_multigammaln(void) { SWEEP_STATUS(ct_special_multigammaln(S_ctx, S_t, (int64_t){0}, &S_out[0])); }
+static void s0_ct_special_polygamma(void) { (void)ct_special_polygamma(NULL, (int64_t){0}, NULL, NULL); }
+static void s1_ct_special_polygamma(void) { SWEEP_STATUS(ct_special_polygamma(S_ctx, (int64_t){0}, NULL, NULL)); }
+static void s2_ct_special_polygamma(void) { SWEEP_STATUS(ct_special_polygamma(S_ctx, (int64_t){0}, S_t, NULL)); }
+static void s3_ct_special_polygamma(void) { SWEEP_STATUS(ct_special_polygamma(S_ctx, (int64_t){0}, S_t, &S_out[0])); }
+static void s4_ct_special_polygamma(void) { SWEEP_STATUS(ct_special_polygamma(S_ctx, (int64_t){0}, S_t, &S_out[0])); }
+static void s0_ct_special_logit(void) { (void)ct_special_logit(NULL, NULL, (double){0}, NULL); }
+static void s1_ct_special_logit(void) { SWEEP_STATUS(ct_special_logit(S_ctx, NULL, (double){0}, NULL)); }
+static void s2_ct_special_logit(void) { SWEEP_STATUS(ct_special_logit(S_ctx, S_t, (double){0}, NULL)); }
+static void s3_ct_special_logit(void) { SWEEP_STATUS(ct_special_logit(S_ctx, S_t, (double){0}, &S_out[0])); }
+static void s4_ct_special_logit(void) { SWEEP_STATUS(ct_special_logit(S_ctx, S_t, (double){0}, &S_out[0])); }
+static void s0_ct_special_logsumexp(void) { (void)ct_special_logsumexp(NULL, NULL, (int){0}, NULL, (bool){0}, NULL); }
+static void s1_ct_special_logsumexp(void) { SWEEP_STATUS(ct_special_logsumexp(S_ctx, NULL, (int){0}, NULL, (bool){0}, NULL)); }
+static void s2_ct_special_logsumexp(void) { SWEEP_STATUS(ct_special_logsumexp(S_ctx, S_t, (int){0}, NULL, (bool){0}, NULL)); }
+static void s3_ct_special_logsumexp(void) { SWEEP_STATUS(ct_special_logsumexp(S_ctx, S_t, (int){0}, NULL, (bool){0}, &S_out[0])); }
+static void s4_ct_special_logsumexp(void) { SWEEP_STATUS(ct_special_logsumexp(S_ctx, S_t, (int){0}, S_int, (bool){0}, &S_out[0])); }
+static void s0_ct_special_softmax(void) { (void)ct_special_softmax(NULL, NULL, (int){0}, NULL); }
+static void s1_ct_special_softmax(void) { SWEEP_STATUS(ct_special_softmax(S_ctx, NULL, (int){0}, NULL)); }
+static void s2_ct_special_softmax(void) { SWEEP_STATUS(ct_special_softmax(S_ctx, S_t, (int){0}, NULL)); }
+static void s3_ct_special_softmax(void) { SWEEP_STATUS(ct_special_softmax(S_ctx, S_t, (int){0}, &S_out[0])); }
+static void s4_ct_special_softmax(void) { SWEEP_STATUS(ct_special_softmax(S_ctx, S_t, (int){0}, &S_out[0])); }
+static void s0_ct_special_log_softmax(void) { (void)ct_special_log_softmax(NULL, NULL, (int){0}, NULL); }
+static void s1_ct_special_log_softmax(void) { SWEEP_STATUS(ct_special_log_softmax(S_ctx, NULL, (int){0}, NULL)); }
+static void s2_ct_special_log_softmax(void) { SWEEP_STATUS(ct_special_log_softmax(S_ctx, S_t, (int){0}, NULL)); }
+static void s3_ct_special_log_softmax(void) { SWEEP_STATUS(ct_special_log_softmax(S_ctx, S_t, (int){0}, &S_out[0])); }
+static void s4_ct_special_log_softmax(void) { SWEEP_STATUS(ct_special_log_softmax(S_ctx, S_t, (int){0}, &S_out[0])); }
+static void s0_ct_arccos(void) { (void)ct_arccos(NULL, NULL, NULL); }
+static void s1_ct_arccos(void) { SWEEP_STATUS(ct_arccos(S_ctx, NULL, NULL)); }
+static void s2_ct_arccos(void) { SWEEP_STATUS(ct_arccos(S_ctx, S_t, NULL)); }
+static void s3_ct_arccos(void) { SWEEP_STATUS(ct_arccos(S_ctx, S_t, &S_out[0])); }
+static void s4_ct_arccos(void) { SWEEP_STATUS(ct_arccos(S_ctx, S_t, &S_out[0])); }
+static void s0_ct_arccosh(void) { (void)ct_arccosh(NULL, NULL, NULL); }
+static void s1_ct_arccosh(void) { SWEEP_STATUS(ct_arccosh(S_ctx, NULL, NULL)); }
+static void s2_ct_arccosh(void) { SWEEP_STATUS(ct_arccosh(S_ctx, S_t, NULL)); }
+static void s3_ct_arccosh(void) { SWEEP_STATUS(ct_arccosh(S_ctx, S_t, &S_out[0])); }
+static void s4_ct_arccosh(void) { SWEEP_STATUS(ct_arccosh(S_ctx, S_t, &S_out[0])); }
+static void s0_ct_arcsin(void) { (void)ct_arcsin(NULL, NULL, NULL); }
+static void s1_ct_arcsin(void) { SWEEP_STATUS(ct_arcsin(S_ctx, NULL, NULL)); }
+static void s2_ct_arcsin(void) { SWEEP_STATUS(ct_arcsin(S_ctx, S_t, NULL)); }
+static void s3_ct_arcsin(void) { SWEEP_STATUS(ct_arcsin(S_ctx, S_t, &S_out[0])); }
+static void s4_ct_arcsin(void) { SWEEP_STATUS(ct_arcsin(S_ctx, S_t, &S_out[0])); }
+static void s0_ct_arcsinh(void) { (void)ct_arcsinh(NULL, NULL, NULL); }
+static void s1_ct_arcsinh(void) { SWEEP_STATUS(ct_arcsinh(S_ctx, NULL, NULL)); }
+static void s2_ct_arcsinh(void) { SWEEP_STATUS(ct_arcsinh(S_ctx, S_t, NULL)); }
+static void s3_ct_arcsinh(void) { SWEEP_STATUS(ct_arcsinh(S_ctx, S_t, &S_out[0])); }
+static void s4_ct_arcsinh(void) { SWEEP_STATUS(ct_arcsinh(S_ctx, S_t, &S_out[0])); }
+static void s0_ct_arctan(void) { (void)ct_arctan(NULL, NULL, NULL); }
+static void s1_ct_arctan(void) { SWEEP_STATUS(ct_arctan(S_ctx, NULL, NULL)); }
+static void s2_ct_arctan(void) { SWEEP_STATUS(ct_arctan(S_ctx, S_t, NULL)); }
+static void s3_ct_arctan(void) { SWEEP_STATUS(ct_arctan(S_ctx, S_t, &S_out[0])); }
+static void s4_ct_arctan(void) { SWEEP_STATUS(ct_arctan(S_ctx, S_t, &S_out[0])); }
+static void s0_ct_arctanh(void) { (void)ct_arctanh(NULL, NULL, NULL); }
+static void s1_ct_arctanh(void) { SWEEP_STATUS(ct_arctanh(S_ctx, NULL, NULL)); }
+static void s2_ct_arctanh(void) { SWEEP_STATUS(ct_arctanh(S_ctx, S_t, NULL)); }
+static void s3_ct_arctanh(void) { SWEEP_STATUS(ct_arctanh(S_ctx, S_t, &S_out[0])); }
+static void s4_ct_arctanh(void) { SWEEP_STATUS(ct_arctanh(S_ctx, S_t, &S_out[0])); }
+static void s0_ct_arctan2(void) { (void)ct_arctan2(NULL, NULL, NULL, NULL); }
+static void s1_ct_arctan2(void) { SWEEP_STATUS(ct_arctan2(S_ctx, NULL, NULL, NULL)); }
+static void s2_ct_arctan2(void) { SWEEP_STATUS(ct_arctan2(S_ctx, S_t, S_t, NULL)); }
+static void s3_ct_arctan2(void) { SWEEP_STATUS(ct_arctan2(S_ctx, S_t, S_t, &S_out[0])); }
+static void s4_ct_arctan2(void) { SWEEP_STATUS(ct_arctan2(S_ctx, S_t, S_t, &S_out[0])); }
+static void s0_ct_divide(void) { (void)ct_divide(NULL, NULL, NULL, NULL); }
+static void s1_ct_divide(void) { SWEEP_STATUS(ct_divide(S_ctx, NULL, NULL, NULL)); }
+static void s2_ct_divide(void) { SWEEP_STATUS(ct_divide(S_ctx, S_t, S_t, NULL)); }
+static void s3_ct_divide(void) { SWEEP_STATUS(ct_divide(S_ctx, S_t, S_t, &S_out[0])); }
+static void s4_ct_divide(void) { SWEEP_STATUS(ct_divide(S_ctx, S_t, S_t, &S_out[0])); }
+static void s0_ct_multiply(void) { (void)ct_multiply(NULL, NULL, NULL, NULL); }
+static void s1_ct_multiply(void) { SWEEP_STATUS(ct_multiply(S_ctx, NULL, NULL, NULL)); }
+static void s2_ct_multiply(void) { SWEEP_STATUS(ct_multiply(S_ctx, S_t, S_t, NULL)); }
+static void s3_ct_multiply(void) { SWEEP_STATUS(ct_multiply(S_ctx, S_t, S_t, &S_out[0])); }
+static void s4_ct_multiply(void) { SWEEP_STATUS(ct_multiply(S_ctx, S_t, S_t, &S_out[0])); }
+static void s0_ct_subtract(void) { (void)ct_subtract(NULL, NULL, NULL, (double){0}, NULL); }
+static void s1_ct_subtract(void) { SWEEP_STATUS(ct_subtract(S_ctx, NULL, NULL, (double){0}, NULL)); }
+static void s2_ct_subtract(void) { SWEEP_STATUS(ct_subtract(S_ctx, S_t, S_t, (double){0}, NULL)); }
+static void s3_ct_subtract(void) { SWEEP_STATUS(ct_subtract(S_ctx, S_t, S_t, (double){0}, &S_out[0])); }
+static void s4_ct_subtract(void) { SWEEP_STATUS(ct_subtract(S_ctx, S_t, S_t, (double){0}, &S_out[0])); }
+static void s0_ct_greater(void) { (void)ct_greater(NULL, NULL, NULL, NULL); }
+static void s1_ct_greater(void) { SWEEP_STATUS(ct_greater(S_ctx, NULL, NULL, NULL)); }
+static void s2_ct_greater(void) { SWEEP_STATUS(ct_greater(S_ctx, S_t, S_t, NULL)); }
+static void s3_ct_greater(void) { SWEEP_STATUS(ct_greater(S_ctx, S_t, S_t, &S_out[0])); }
+static void s4_ct_greater(void) { SWEEP_STATUS(ct_greater(S_ctx, S_t, S_t, &S_out[0])); }
+static void s0_ct_greater_equal(void) { (void)ct_greater_equal(NULL, NULL, NULL, NULL); }
+static void s1_ct_greater_equal(void) { SWEEP_STATUS(ct_greater_equal(S_ctx, NULL, NULL, NULL)); }
+static void s2_ct_greater_equal(void) { SWEEP_STATUS(ct_greater_equal(S_ctx, S_t, S_t, NULL)); }
+static void s3_ct_greater_equal(void) { SWEEP_STATUS(ct_greater_equal(S_ctx, S_t, S_t, &S_out[0])); }
+static void s4_ct_greater_equal(void) { SWEEP_STATUS(ct_greater_equal(S_ctx, S_t, S_t, &S_out[0])); }
+static void s0_ct_less(void) { (void)ct_less(NULL, NULL, NULL, NULL); }
+static void s1_ct_less(void) { SWEEP_STATUS(ct_less(S_ctx, NULL, NULL, NULL)); }
+static void s2_ct_less(void) { SWEEP_STATUS(ct_less(S_ctx, S_t, S_t, NULL)); }
+static void s3_ct_less(void) { SWEEP_STATUS(ct_less(S_ctx, S_t, S_t, &S_out[0])); }
+static void s4_ct_less(void) { SWEEP_STATUS(ct_less(S_ctx, S_t, S_t, &S_out[0])); }
+static void s0_ct_less_equal(void) { (void)ct_less_equal(NULL, NULL, NULL, NULL); }
+static void s1_ct_less_equal(void) { SWEEP_STATUS(ct_less_equal(S_ctx, NULL, NULL, NULL)); }
+static void s2_ct_less_equal(void) { SWEEP_STATUS(ct_less_equal(S_ctx, S_t, S_t, NULL)); }
+static void s3_ct_less_equal(void) { SWEEP_STATUS(ct_less_equal(S_ctx, S_t, S_t, &S_out[0])); }
+static void s4_ct_less_equal(void) { SWEEP_STATUS(ct_less_equal(S_ctx, S_t, S_t, &S_out[0])); }
+static void s0_ct_not_equal(void) { (void)ct_not_equal(NULL, NULL, NULL, NULL); }
+static void s1_ct_not_equal(void) { SWEEP_STATUS(ct_not_equal(S_ctx, NULL, NULL, NULL)); }
+static void s2_ct_not_equal(void) { SWEEP_STATUS(ct_not_equal(S_ctx, S_t, S_t, NULL)); }
+static void s3_ct_not_equal(void) { SWEEP_STATUS(ct_not_equal(S_ctx, S_t, S_t, &S_out[0])); }
+static void s4_ct_not_equal(void) { SWEEP_STATUS(ct_not_equal(S_ctx, S_t, S_t, &S_out[0])); }
+static void s0_ct_ger(void) { (void)ct_ger(NULL, NULL, NULL, NULL); }
+static void s1_ct_ger(void) { SWEEP_STATUS(ct_ger(S_ctx, NULL, NULL, NULL)); }
+static void s2_ct_ger(void) { SWEEP_STATUS(ct_ger(S_ctx, S_t, S_t, NULL)); }
+static void s3_ct_ger(void) { SWEEP_STATUS(ct_ger(S_ctx, S_t, S_t, &S_out[0])); }
+static void s4_ct_ger(void) { SWEEP_STATUS(ct_ger(S_ctx, S_t, S_t, &S_out[0])); }
+static void s0_ct_det(void) { (void)ct_det(NULL, NULL, NULL); }
+static void s1_ct_det(void) { SWEEP_STATUS(ct_det(S_ctx, NULL, NULL)); }
+static void s2_ct_det(void) { SWEEP_STATUS(ct_det(S_ctx, S_t, NULL)); }
+static void s3_ct_det(void) { SWEEP_STATUS(ct_det(S_ctx, S_t, &S_out[0])); }
+static void s4_ct_det(void) { SWEEP_STATUS(ct_det(S_ctx, S_t, &S_out[0])); }
+static void s0_ct_inverse(void) { (void)ct_inverse(NULL, NULL, NULL); }
+static void s1_ct_inverse(void) { SWEEP_STATUS(ct_inverse(S_ctx, NULL, NULL)); }
+static void s2_ct_inverse(void) { SWEEP_STATUS(ct_inverse(S_ctx, S_t, NULL)); }
+static void s3_ct_inverse(void) { SWEEP_STATUS(ct_inverse(S_ctx, S_t, &S_out[0])); }
+static void s4_ct_inverse(void) { SWEEP_STATUS(ct_inverse(S_ctx, S_t, &S_out[0])); }
+static void s0_ct_pinverse(void) { (void)ct_pinverse(NULL, NULL, (double){0}, NULL); }
+static void s1_ct_pinverse(void) { SWEEP_STATUS(ct_pinverse(S_ctx, NULL, (double){0}, NULL)); }
+static void s2_ct_pinverse(void) { SWEEP_STATUS(ct_pinverse(S_ctx, S_t, (double){0}, NULL)); }
+static void s3_ct_pinverse(void) { SWEEP_STATUS(ct_pinverse(S_ctx, S_t, (double){0}, &S_out[0])); }
+static void s4_ct_pinverse(void) { SWEEP_STATUS(ct_pinverse(S_ctx, S_t, (double){0}, &S_out[0])); }
+static void s0_ct_trapz(void) { (void)ct_trapz(NULL, NULL, (double){0}, (int){0}, NULL); }
+static void s1_ct_trapz(void) { SWEEP_STATUS(ct_trapz(S_ctx, NULL, (double){0}, (int){0}, NULL)); }
+static void s2_ct_trapz(void) { SWEEP_STATUS(ct_trapz(S_ctx, S_t, (double){0}, (int){0}, NULL)); }
+static void s3_ct_trapz(void) { SWEEP_STATUS(ct_trapz(S_ctx, S_t, (double){0}, (int){0}, &S_out[0])); }
+static void s4_ct_trapz(void) { SWEEP_STATUS(ct_trapz(S_ctx, S_t, (double){0}, (int){0}, &S_out[0])); }
 static void s0_ct_flipud(void) { (void)ct_flipud(NULL, NULL, NULL); }
 static void s1_ct_flipud(void) { SWEEP_STATUS(ct_flipud(S_ctx, NULL, NULL)); }
 static void s2_ct_flipud(void) { SWEEP_STATUS(ct_flipud(S_ctx, S_t, NULL)); }
@@ -5670,6 +5870,206 @@ static const sweep_case sweep_cases[] = {
     {"ct_true_divide", 2, s2_ct_true_divide},
     {"ct_true_divide", 3, s3_ct_true_divide},
     {"ct_true_divide", 4, s4_ct_true_divide},
+    {"ct_special_expit", 0, s0_ct_special_expit},
+    {"ct_special_expit", 1, s1_ct_special_expit},
+    {"ct_special_expit", 2, s2_ct_special_expit},
+    {"ct_special_expit", 3, s3_ct_special_expit},
+    {"ct_special_expit", 4, s4_ct_special_expit},
+    {"ct_special_gammaln", 0, s0_ct_special_gammaln},
+    {"ct_special_gammaln", 1, s1_ct_special_gammaln},
+    {"ct_special_gammaln", 2, s2_ct_special_gammaln},
+    {"ct_special_gammaln", 3, s3_ct_special_gammaln},
+    {"ct_special_gammaln", 4, s4_ct_special_gammaln},
+    {"ct_special_psi", 0, s0_ct_special_psi},
+    {"ct_special_psi", 1, s1_ct_special_psi},
+    {"ct_special_psi", 2, s2_ct_special_psi},
+    {"ct_special_psi", 3, s3_ct_special_psi},
+    {"ct_special_psi", 4, s4_ct_special_psi},
+    {"ct_special_digamma", 0, s0_ct_special_digamma},
+    {"ct_special_digamma", 1, s1_ct_special_digamma},
+    {"ct_special_digamma", 2, s2_ct_special_digamma},
+    {"ct_special_digamma", 3, s3_ct_special_digamma},
+    {"ct_special_digamma", 4, s4_ct_special_digamma},
+    {"ct_special_erf", 0, s0_ct_special_erf},
+    {"ct_special_erf", 1, s1_ct_special_erf},
+    {"ct_special_erf", 2, s2_ct_special_erf},
+    {"ct_special_erf", 3, s3_ct_special_erf},
+    {"ct_special_erf", 4, s4_ct_special_erf},
+    {"ct_special_erfc", 0, s0_ct_special_erfc},
+    {"ct_special_erfc", 1, s1_ct_special_erfc},
+    {"ct_special_erfc", 2, s2_ct_special_erfc},
+    {"ct_special_erfc", 3, s3_ct_special_erfc},
+    {"ct_special_erfc", 4, s4_ct_special_erfc},
+    {"ct_special_erfinv", 0, s0_ct_special_erfinv},
+    {"ct_special_erfinv", 1, s1_ct_special_erfinv},
+    {"ct_special_erfinv", 2, s2_ct_special_erfinv},
+    {"ct_special_erfinv", 3, s3_ct_special_erfinv},
+    {"ct_special_erfinv", 4, s4_ct_special_erfinv},
+    {"ct_special_exp2", 0, s0_ct_special_exp2},
+    {"ct_special_exp2", 1, s1_ct_special_exp2},
+    {"ct_special_exp2", 2, s2_ct_special_exp2},
+    {"ct_special_exp2", 3, s3_ct_special_exp2},
+    {"ct_special_exp2", 4, s4_ct_special_exp2},
+    {"ct_special_expm1", 0, s0_ct_special_expm1},
+    {"ct_special_expm1", 1, s1_ct_special_expm1},
+    {"ct_special_expm1", 2, s2_ct_special_expm1},
+    {"ct_special_expm1", 3, s3_ct_special_expm1},
+    {"ct_special_expm1", 4, s4_ct_special_expm1},
+    {"ct_special_log1p", 0, s0_ct_special_log1p},
+    {"ct_special_log1p", 1, s1_ct_special_log1p},
+    {"ct_special_log1p", 2, s2_ct_special_log1p},
+    {"ct_special_log1p", 3, s3_ct_special_log1p},
+    {"ct_special_log1p", 4, s4_ct_special_log1p},
+    {"ct_special_sinc", 0, s0_ct_special_sinc},
+    {"ct_special_sinc", 1, s1_ct_special_sinc},
+    {"ct_special_sinc", 2, s2_ct_special_sinc},
+    {"ct_special_sinc", 3, s3_ct_special_sinc},
+    {"ct_special_sinc", 4, s4_ct_special_sinc},
+    {"ct_special_round", 0, s0_ct_special_round},
+    {"ct_special_round", 1, s1_ct_special_round},
+    {"ct_special_round", 2, s2_ct_special_round},
+    {"ct_special_round", 3, s3_ct_special_round},
+    {"ct_special_round", 4, s4_ct_special_round},
+    {"ct_special_i0", 0, s0_ct_special_i0},
+    {"ct_special_i0", 1, s1_ct_special_i0},
+    {"ct_special_i0", 2, s2_ct_special_i0},
+    {"ct_special_i0", 3, s3_ct_special_i0},
+    {"ct_special_i0", 4, s4_ct_special_i0},
+    {"ct_special_xlogy", 0, s0_ct_special_xlogy},
+    {"ct_special_xlogy", 1, s1_ct_special_xlogy},
+    {"ct_special_xlogy", 2, s2_ct_special_xlogy},
+    {"ct_special_xlogy", 3, s3_ct_special_xlogy},
+    {"ct_special_xlogy", 4, s4_ct_special_xlogy},
+    {"ct_special_multigammaln", 0, s0_ct_special_multigammaln},
+    {"ct_special_multigammaln", 1, s1_ct_special_multigammaln},
+    {"ct_special_multigammaln", 2, s2_ct_special_multigammaln},
+    {"ct_special_multigammaln", 3, s3_ct_special_multigammaln},
+    {"ct_special_multigammaln", 4, s4_ct_special_multigammaln},
+    {"ct_special_polygamma", 0, s0_ct_special_polygamma},
+    {"ct_special_polygamma", 1, s1_ct_special_polygamma},
+    {"ct_special_polygamma", 2, s2_ct_special_polygamma},
+    {"ct_special_polygamma", 3, s3_ct_special_polygamma},
+    {"ct_special_polygamma", 4, s4_ct_special_polygamma},
+    {"ct_special_logit", 0, s0_ct_special_logit},
+    {"ct_special_logit", 1, s1_ct_special_logit},
+    {"ct_special_logit", 2, s2_ct_special_logit},
+    {"ct_special_logit", 3, s3_ct_special_logit},
+    {"ct_special_logit", 4, s4_ct_special_logit},
+    {"ct_special_logsumexp", 0, s0_ct_special_logsumexp},
+    {"ct_special_logsumexp", 1, s1_ct_special_logsumexp},
+    {"ct_special_logsumexp", 2, s2_ct_special_logsumexp},
+    {"ct_special_logsumexp", 3, s3_ct_special_logsumexp},
+    {"ct_special_logsumexp", 4, s4_ct_special_logsumexp},
+    {"ct_special_softmax", 0, s0_ct_special_softmax},
+    {"ct_special_softmax", 1, s1_ct_special_softmax},
+    {"ct_special_softmax", 2, s2_ct_special_softmax},
+    {"ct_special_softmax", 3, s3_ct_special_softmax},
+    {"ct_special_softmax", 4, s4_ct_special_softmax},
+    {"ct_special_log_softmax", 0, s0_ct_special_log_softmax},
+    {"ct_special_log_softmax", 1, s1_ct_special_log_softmax},
+    {"ct_special_log_softmax", 2, s2_ct_special_log_softmax},
+    {"ct_special_log_softmax", 3, s3_ct_special_log_softmax},
+    {"ct_special_log_softmax", 4, s4_ct_special_log_softmax},
+    {"ct_arccos", 0, s0_ct_arccos},
+    {"ct_arccos", 1, s1_ct_arccos},
+    {"ct_arccos", 2, s2_ct_arccos},
+    {"ct_arccos", 3, s3_ct_arccos},
+    {"ct_arccos", 4, s4_ct_arccos},
+    {"ct_arccosh", 0, s0_ct_arccosh},
+    {"ct_arccosh", 1, s1_ct_arccosh},
+    {"ct_arccosh", 2, s2_ct_arccosh},
+    {"ct_arccosh", 3, s3_ct_arccosh},
+    {"ct_arccosh", 4, s4_ct_arccosh},
+    {"ct_arcsin", 0, s0_ct_arcsin},
+    {"ct_arcsin", 1, s1_ct_arcsin},
+    {"ct_arcsin", 2, s2_ct_arcsin},
+    {"ct_arcsin", 3, s3_ct_arcsin},
+    {"ct_arcsin", 4, s4_ct_arcsin},
+    {"ct_arcsinh", 0, s0_ct_arcsinh},
+    {"ct_arcsinh", 1, s1_ct_arcsinh},
+    {"ct_arcsinh", 2, s2_ct_arcsinh},
+    {"ct_arcsinh", 3, s3_ct_arcsinh},
+    {"ct_arcsinh", 4, s4_ct_arcsinh},
+    {"ct_arctan", 0, s0_ct_arctan},
+    {"ct_arctan", 1, s1_ct_arctan},
+    {"ct_arctan", 2, s2_ct_arctan},
+    {"ct_arctan", 3, s3_ct_arctan},
+    {"ct_arctan", 4, s4_ct_arctan},
+    {"ct_arctanh", 0, s0_ct_arctanh},
+    {"ct_arctanh", 1, s1_ct_arctanh},
+    {"ct_arctanh", 2, s2_ct_arctanh},
+    {"ct_arctanh", 3, s3_ct_arctanh},
+    {"ct_arctanh", 4, s4_ct_arctanh},
+    {"ct_arctan2", 0, s0_ct_arctan2},
+    {"ct_arctan2", 1, s1_ct_arctan2},
+    {"ct_arctan2", 2, s2_ct_arctan2},
+    {"ct_arctan2", 3, s3_ct_arctan2},
+    {"ct_arctan2", 4, s4_ct_arctan2},
+    {"ct_divide", 0, s0_ct_divide},
+    {"ct_divide", 1, s1_ct_divide},
+    {"ct_divide", 2, s2_ct_divide},
+    {"ct_divide", 3, s3_ct_divide},
+    {"ct_divide", 4, s4_ct_divide},
+    {"ct_multiply", 0, s0_ct_multiply},
+    {"ct_multiply", 1, s1_ct_multiply},
+    {"ct_multiply", 2, s2_ct_multiply},
+    {"ct_multiply", 3, s3_ct_multiply},
+    {"ct_multiply", 4, s4_ct_multiply},
+    {"ct_subtract", 0, s0_ct_subtract},
+    {"ct_subtract", 1, s1_ct_subtract},
+    {"ct_subtract", 2, s2_ct_subtract},
+    {"ct_subtract", 3, s3_ct_subtract},
+    {"ct_subtract", 4, s4_ct_subtract},
+    {"ct_greater", 0, s0_ct_greater},
+    {"ct_greater", 1, s1_ct_greater},
+    {"ct_greater", 2, s2_ct_greater},
+    {"ct_greater", 3, s3_ct_greater},
+    {"ct_greater", 4, s4_ct_greater},
+    {"ct_greater_equal", 0, s0_ct_greater_equal},
+    {"ct_greater_equal", 1, s1_ct_greater_equal},
+    {"ct_greater_equal", 2, s2_ct_greater_equal},
+    {"ct_greater_equal", 3, s3_ct_greater_equal},
+    {"ct_greater_equal", 4, s4_ct_greater_equal},
+    {"ct_less", 0, s0_ct_less},
+    {"ct_less", 1, s1_ct_less},
+    {"ct_less", 2, s2_ct_less},
+    {"ct_less", 3, s3_ct_less},
+    {"ct_less", 4, s4_ct_less},
+    {"ct_less_equal", 0, s0_ct_less_equal},
+    {"ct_less_equal", 1, s1_ct_less_equal},
+    {"ct_less_equal", 2, s2_ct_less_equal},
+    {"ct_less_equal", 3, s3_ct_less_equal},
+    {"ct_less_equal", 4, s4_ct_less_equal},
+    {"ct_not_equal", 0, s0_ct_not_equal},
+    {"ct_not_equal", 1, s1_ct_not_equal},
+    {"ct_not_equal", 2, s2_ct_not_equal},
+    {"ct_not_equal", 3, s3_ct_not_equal},
+    {"ct_not_equal", 4, s4_ct_not_equal},
+    {"ct_ger", 0, s0_ct_ger},
+    {"ct_ger", 1, s1_ct_ger},
+    {"ct_ger", 2, s2_ct_ger},
+    {"ct_ger", 3, s3_ct_ger},
+    {"ct_ger", 4, s4_ct_ger},
+    {"ct_det", 0, s0_ct_det},
+    {"ct_det", 1, s1_ct_det},
+    {"ct_det", 2, s2_ct_det},
+    {"ct_det", 3, s3_ct_det},
+    {"ct_det", 4, s4_ct_det},
+    {"ct_inverse", 0, s0_ct_inverse},
+    {"ct_inverse", 1, s1_ct_inverse},
+    {"ct_inverse", 2, s2_ct_inverse},
+    {"ct_inverse", 3, s3_ct_inverse},
+    {"ct_inverse", 4, s4_ct_inverse},
+    {"ct_pinverse", 0, s0_ct_pinverse},
+    {"ct_pinverse", 1, s1_ct_pinverse},
+    {"ct_pinverse", 2, s2_ct_pinverse},
+    {"ct_pinverse", 3, s3_ct_pinverse},
+    {"ct_pinverse", 4, s4_ct_pinverse},
+    {"ct_trapz", 0, s0_ct_trapz},
+    {"ct_trapz", 1, s1_ct_trapz},
+    {"ct_trapz", 2, s2_ct_trapz},
+    {"ct_trapz", 3, s3_ct_trapz},
+    {"ct_trapz", 4, s4_ct_trapz},
     {"ct_flipud", 0, s0_ct_flipud},
     {"ct_flipud", 1, s1_ct_flipud},
     {"ct_flipud", 2, s2_ct_flipud},

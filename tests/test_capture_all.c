@@ -974,6 +974,53 @@ static ct_status op_gradient(void) {
     OUT2 = o[1];
     return st;
 }
+/* clang-format off */
+OP1(special_expit)
+OP1(special_gammaln)
+OP1(special_psi)
+OP1(special_digamma)
+OP1(special_erf)
+OP1(special_erfc)
+OP1(special_erfinv)
+OP1(special_exp2)
+OP1(special_expm1)
+OP1(special_log1p)
+OP1(special_sinc)
+OP1(special_round)
+OP1(special_i0)
+OP1(arccos)
+OP1(arccosh)
+OP1(arcsin)
+OP1(arcsinh)
+OP1(arctan)
+OP1(arctanh)
+OP2(special_xlogy)
+OP2(arctan2)
+OP2(divide)
+OP2(multiply)
+OP2(greater)
+OP2(greater_equal)
+OP2(less)
+OP2(less_equal)
+OP2(not_equal)
+static ct_status op_special_multigammaln(void) { return ct_special_multigammaln(ctx, A, 1, &OUT); }
+static ct_status op_special_polygamma(void) { return ct_special_polygamma(ctx, 1, A, &OUT); }
+static ct_status op_special_logit(void) { return ct_special_logit(ctx, A, 1e-3, &OUT); }
+static ct_status op_special_logsumexp(void) {
+    return ct_special_logsumexp(ctx, A, 1, &DIM1, false, &OUT);
+}
+static ct_status op_special_softmax(void) { return ct_special_softmax(ctx, A, 1, &OUT); }
+static ct_status op_special_log_softmax(void) { return ct_special_log_softmax(ctx, A, 1, &OUT); }
+static ct_status op_subtract(void) { return ct_subtract(ctx, A, B, 2, &OUT); }
+static ct_status op_ger(void) {
+    ct_status st = ct_select(ctx, A, 0, 0, &OUT2);
+    return st == CT_OK ? ct_ger(ctx, OUT2, OUT2, &OUT) : st;
+}
+static ct_status op_det(void) { return ct_det(ctx, Sym, &OUT); }
+static ct_status op_inverse(void) { return ct_inverse(ctx, Sym, &OUT); }
+static ct_status op_pinverse(void) { return ct_pinverse(ctx, A, 1e-15, &OUT); }
+static ct_status op_trapz(void) { return ct_trapz(ctx, A, 0.5, 1, &OUT); }
+/* clang-format on */
 static ct_status op_cat(void) {
     const ct_tensor *ab[2] = {A, B};
     return ct_cat(ctx, 2, ab, 1, &OUT);
@@ -1534,6 +1581,46 @@ static const op_entry computing[] = {
     E(bartlett_window),
     E(kaiser_window),
     E(gradient),
+    E(special_expit),
+    E(special_gammaln),
+    E(special_psi),
+    E(special_digamma),
+    E(special_erf),
+    E(special_erfc),
+    E(special_erfinv),
+    E(special_exp2),
+    E(special_expm1),
+    E(special_log1p),
+    E(special_sinc),
+    E(special_round),
+    E(special_i0),
+    E(arccos),
+    E(arccosh),
+    E(arcsin),
+    E(arcsinh),
+    E(arctan),
+    E(arctanh),
+    E(special_xlogy),
+    E(arctan2),
+    E(divide),
+    E(multiply),
+    E(greater),
+    E(greater_equal),
+    E(less),
+    E(less_equal),
+    E(not_equal),
+    E(special_multigammaln),
+    E(special_polygamma),
+    E(special_logit),
+    E(special_logsumexp),
+    E(special_softmax),
+    E(special_log_softmax),
+    E(subtract),
+    E(ger),
+    E(det),
+    E(inverse),
+    E(pinverse),
+    E(trapz),
 };
 
 /* Public functions that do not compute on a stream, and why. */

@@ -10,6 +10,8 @@
 
 #include <string.h>
 
+#include "ctorch/linalg.h"
+
 static ct_ctx *ctx;
 static unsigned long long rng = 777;
 #define SH(...) ((const int64_t[]){__VA_ARGS__})
@@ -684,6 +686,117 @@ TEST(scatter_reduce_as_torch) {
         ct_tensor_release(tl[i]);
 }
 
+/* every alias gives its op's bits (and its errors) */
+typedef ct_status (*un_fn)(ct_ctx *, const ct_tensor *, ct_tensor **);
+typedef ct_status (*bin_fn)(ct_ctx *, const ct_tensor *, const ct_tensor *, ct_tensor **);
+TEST(aliases_match_their_ops) {
+    ct_tensor *a = mk(CT_FLOAT64, 2, SH(3, 3)), *b = mk(CT_FLOAT64, 2, SH(3, 3)), *u = NULL;
+    ct_tensor *p = NULL, *r1 = NULL, *r2 = NULL;
+    CHECK_OK(ct_mul_scalar(ctx, a, 0.3, &u)); /* in (-1, 1) */
+    CHECK_OK(ct_abs(ctx, a, &p));             /* >= 0 */
+    const struct {
+        const char *name;
+        un_fn alias, op;
+        int dom; /* 0 any, 1 (-1, 1), 2 >= 0 */
+    } un[] = {{"special_expit", ct_special_expit, ct_sigmoid, 0},
+              {"special_gammaln", ct_special_gammaln, ct_lgamma, 0},
+              {"special_psi", ct_special_psi, ct_digamma, 0},
+              {"special_digamma", ct_special_digamma, ct_digamma, 0},
+              {"special_erf", ct_special_erf, ct_erf, 0},
+              {"special_erfc", ct_special_erfc, ct_erfc, 0},
+              {"special_erfinv", ct_special_erfinv, ct_erfinv, 1},
+              {"special_exp2", ct_special_exp2, ct_exp2, 0},
+              {"special_expm1", ct_special_expm1, ct_expm1, 0},
+              {"special_log1p", ct_special_log1p, ct_log1p, 2},
+              {"special_sinc", ct_special_sinc, ct_sinc, 0},
+              {"special_round", ct_special_round, ct_round, 0},
+              {"special_i0", ct_special_i0, ct_i0, 0},
+              {"arccos", ct_arccos, ct_acos, 1},
+              {"arccosh", ct_arccosh, ct_acosh, 0},
+              {"arcsin", ct_arcsin, ct_asin, 1},
+              {"arcsinh", ct_arcsinh, ct_asinh, 0},
+              {"arctan", ct_arctan, ct_atan, 0},
+              {"arctanh", ct_arctanh, ct_atanh, 1},
+              {"det", ct_det, ct_linalg_det, 0},
+              {"inverse", ct_inverse, ct_linalg_inv, 0}};
+    for (size_t i = 0; i < sizeof un / sizeof un[0]; i++) {
+        const ct_tensor *x = un[i].dom == 1 ? u : un[i].dom == 2 ? p : a;
+        CHECK_OK(un[i].alias(ctx, x, &r1));
+        CHECK_OK(un[i].op(ctx, x, &r2));
+        CHECK_MSG(r1 && r2 && tu_same_values(r1, r2), "%s", un[i].name);
+        ct_tensor_release(r1), ct_tensor_release(r2);
+        r1 = r2 = NULL;
+    }
+    const struct {
+        const char *name;
+        bin_fn alias, op;
+    } bin[] = {{"special_xlogy", ct_special_xlogy, ct_xlogy},
+               {"arctan2", ct_arctan2, ct_atan2},
+               {"divide", ct_divide, ct_div},
+               {"multiply", ct_multiply, ct_mul},
+               {"greater", ct_greater, ct_gt},
+               {"greater_equal", ct_greater_equal, ct_ge},
+               {"less", ct_less, ct_lt},
+               {"less_equal", ct_less_equal, ct_le},
+               {"not_equal", ct_not_equal, ct_ne}};
+    for (size_t i = 0; i < sizeof bin / sizeof bin[0]; i++) {
+        CHECK_OK(bin[i].alias(ctx, p, b, &r1));
+        CHECK_OK(bin[i].op(ctx, p, b, &r2));
+        CHECK_MSG(r1 && r2 && tu_same_values(r1, r2), "%s", bin[i].name);
+        ct_tensor_release(r1), ct_tensor_release(r2);
+        r1 = r2 = NULL;
+    }
+    ct_tensor *v = mk(CT_FLOAT64, 1, SH(3));
+    CHECK_OK(ct_ger(ctx, v, v, &r1));
+    CHECK_OK(ct_outer(ctx, v, v, &r2));
+    CHECK(tu_same_values(r1, r2));
+    rel((ct_tensor *[]){r1, r2}, 2);
+    CHECK_OK(ct_subtract(ctx, a, b, 2.5, &r1));
+    CHECK_OK(ct_sub_scaled(ctx, a, b, 2.5, &r2));
+    CHECK(tu_same_values(r1, r2));
+    ct_tensor_release(r1), ct_tensor_release(r2);
+    CHECK_OK(ct_pinverse(ctx, a, 1e-15, &r1));
+    CHECK_OK(ct_linalg_pinv(ctx, a, 0, 1e-15, &r2));
+    CHECK(tu_same_values(r1, r2));
+    ct_tensor_release(r1), ct_tensor_release(r2);
+    CHECK_OK(ct_trapz(ctx, a, 0.5, 1, &r1));
+    CHECK_OK(ct_trapezoid(ctx, a, 0.5, 1, &r2));
+    CHECK(tu_same_values(r1, r2));
+    ct_tensor_release(r1), ct_tensor_release(r2);
+    CHECK_OK(ct_special_multigammaln(ctx, p, 1, &r1));
+    CHECK_OK(ct_mvlgamma(ctx, p, 1, &r2));
+    CHECK(tu_same_values(r1, r2));
+    ct_tensor_release(r1), ct_tensor_release(r2);
+    CHECK_OK(ct_special_polygamma(ctx, 2, p, &r1));
+    CHECK_OK(ct_polygamma(ctx, 2, p, &r2));
+    CHECK(tu_same_values(r1, r2));
+    ct_tensor_release(r1), ct_tensor_release(r2);
+    CHECK_OK(ct_special_logit(ctx, u, 1e-3, &r1));
+    CHECK_OK(ct_logit(ctx, u, 1e-3, &r2));
+    CHECK(tu_same_values(r1, r2));
+    ct_tensor_release(r1), ct_tensor_release(r2);
+    const int d1 = 1;
+    CHECK_OK(ct_special_logsumexp(ctx, a, 1, &d1, true, &r1));
+    CHECK_OK(ct_logsumexp(ctx, a, 1, &d1, true, &r2));
+    CHECK(tu_same_values(r1, r2));
+    ct_tensor_release(r1), ct_tensor_release(r2);
+    CHECK_OK(ct_special_softmax(ctx, a, 0, &r1));
+    CHECK_OK(ct_softmax(ctx, a, 0, &r2));
+    CHECK(tu_same_values(r1, r2));
+    ct_tensor_release(r1), ct_tensor_release(r2);
+    CHECK_OK(ct_special_log_softmax(ctx, a, 0, &r1));
+    CHECK_OK(ct_log_softmax(ctx, a, 0, &r2));
+    CHECK(tu_same_values(r1, r2));
+    ct_tensor_release(r1), ct_tensor_release(r2);
+    /* errors carry the alias' name */
+    ct_tensor *v2 = mk(CT_FLOAT64, 1, SH(2));
+    CHECK_ST(ct_divide(ctx, a, v2, &r1), CT_ERR_SHAPE);
+    CHECK(strncmp(ct_ctx_last_error(ctx), "divide", 6) == 0);
+    ct_tensor_release(v2);
+    ct_tensor_release(a), ct_tensor_release(b), ct_tensor_release(u), ct_tensor_release(p);
+    ct_tensor_release(v);
+}
+
 /* ---- gradients ---- */
 static ct_status f_index(const ct_tensor *x, ct_tensor **y) { /* x (3, 4) */
     ct_tensor *i = ints(1, SH(4), (const double[]){2, 0, -1, 2});
@@ -808,6 +921,7 @@ int main(void) {
     RUN(ldexp_frexp_and_small_ops);
     RUN(products_and_distances);
     RUN(scatter_reduce_as_torch);
+    RUN(aliases_match_their_ops);
     RUN(gradients_and_names);
     CHECK(ct_ctx_live_tensors(ctx) == 0);
     ct_ctx_free(ctx);

@@ -949,6 +949,60 @@ CT_API ct_status ct_negative(ct_ctx *ctx, const ct_tensor *a, ct_tensor **out);
 CT_API ct_status ct_fix(ct_ctx *ctx, const ct_tensor *a, ct_tensor **out);
 CT_API ct_status ct_true_divide(ct_ctx *ctx, const ct_tensor *a, const ct_tensor *b,
                                 ct_tensor **out);
+/* torch.special's re-exports of the ops above: expit (sigmoid), gammaln (lgamma), psi and
+ * digamma, erf, erfc, erfinv, exp2, expm1, log1p, sinc, round, i0, xlogy, multigammaln (mvlgamma),
+ * polygamma, logit, logsumexp, softmax, log_softmax (the same results and node names). */
+CT_API ct_status ct_special_expit(ct_ctx *ctx, const ct_tensor *a, ct_tensor **out);
+CT_API ct_status ct_special_gammaln(ct_ctx *ctx, const ct_tensor *a, ct_tensor **out);
+CT_API ct_status ct_special_psi(ct_ctx *ctx, const ct_tensor *a, ct_tensor **out);
+CT_API ct_status ct_special_digamma(ct_ctx *ctx, const ct_tensor *a, ct_tensor **out);
+CT_API ct_status ct_special_erf(ct_ctx *ctx, const ct_tensor *a, ct_tensor **out);
+CT_API ct_status ct_special_erfc(ct_ctx *ctx, const ct_tensor *a, ct_tensor **out);
+CT_API ct_status ct_special_erfinv(ct_ctx *ctx, const ct_tensor *a, ct_tensor **out);
+CT_API ct_status ct_special_exp2(ct_ctx *ctx, const ct_tensor *a, ct_tensor **out);
+CT_API ct_status ct_special_expm1(ct_ctx *ctx, const ct_tensor *a, ct_tensor **out);
+CT_API ct_status ct_special_log1p(ct_ctx *ctx, const ct_tensor *a, ct_tensor **out);
+CT_API ct_status ct_special_sinc(ct_ctx *ctx, const ct_tensor *a, ct_tensor **out);
+CT_API ct_status ct_special_round(ct_ctx *ctx, const ct_tensor *a, ct_tensor **out);
+CT_API ct_status ct_special_i0(ct_ctx *ctx, const ct_tensor *a, ct_tensor **out);
+CT_API ct_status ct_special_xlogy(ct_ctx *ctx, const ct_tensor *a, const ct_tensor *b,
+                                  ct_tensor **out);
+CT_API ct_status ct_special_multigammaln(ct_ctx *ctx, const ct_tensor *a, int64_t p,
+                                         ct_tensor **out);
+CT_API ct_status ct_special_polygamma(ct_ctx *ctx, int64_t n, const ct_tensor *a, ct_tensor **out);
+CT_API ct_status ct_special_logit(ct_ctx *ctx, const ct_tensor *a, double eps, ct_tensor **out);
+CT_API ct_status ct_special_logsumexp(ct_ctx *ctx, const ct_tensor *a, int n_dims, const int *dims,
+                                      bool keepdim, ct_tensor **out);
+CT_API ct_status ct_special_softmax(ct_ctx *ctx, const ct_tensor *a, int dim, ct_tensor **out);
+CT_API ct_status ct_special_log_softmax(ct_ctx *ctx, const ct_tensor *a, int dim, ct_tensor **out);
+/* More of torch's aliases: arccos / arccosh / arcsin / arcsinh / arctan / arctanh / arctan2 (the
+ * a- functions), divide (ct_div), multiply (ct_mul), subtract (ct_sub_scaled), greater /
+ * greater_equal / less / less_equal / not_equal (the comparisons), ger (ct_outer), det
+ * (ct_linalg_det), inverse (ct_linalg_inv), pinverse (ct_linalg_pinv with rtol = rcond, atol 0),
+ * trapz (ct_trapezoid). */
+CT_API ct_status ct_arccos(ct_ctx *ctx, const ct_tensor *a, ct_tensor **out);
+CT_API ct_status ct_arccosh(ct_ctx *ctx, const ct_tensor *a, ct_tensor **out);
+CT_API ct_status ct_arcsin(ct_ctx *ctx, const ct_tensor *a, ct_tensor **out);
+CT_API ct_status ct_arcsinh(ct_ctx *ctx, const ct_tensor *a, ct_tensor **out);
+CT_API ct_status ct_arctan(ct_ctx *ctx, const ct_tensor *a, ct_tensor **out);
+CT_API ct_status ct_arctanh(ct_ctx *ctx, const ct_tensor *a, ct_tensor **out);
+CT_API ct_status ct_arctan2(ct_ctx *ctx, const ct_tensor *a, const ct_tensor *b, ct_tensor **out);
+CT_API ct_status ct_divide(ct_ctx *ctx, const ct_tensor *a, const ct_tensor *b, ct_tensor **out);
+CT_API ct_status ct_multiply(ct_ctx *ctx, const ct_tensor *a, const ct_tensor *b, ct_tensor **out);
+CT_API ct_status ct_subtract(ct_ctx *ctx, const ct_tensor *a, const ct_tensor *b, double alpha,
+                             ct_tensor **out);
+CT_API ct_status ct_greater(ct_ctx *ctx, const ct_tensor *a, const ct_tensor *b, ct_tensor **out);
+CT_API ct_status ct_greater_equal(ct_ctx *ctx, const ct_tensor *a, const ct_tensor *b,
+                                  ct_tensor **out);
+CT_API ct_status ct_less(ct_ctx *ctx, const ct_tensor *a, const ct_tensor *b, ct_tensor **out);
+CT_API ct_status ct_less_equal(ct_ctx *ctx, const ct_tensor *a, const ct_tensor *b,
+                               ct_tensor **out);
+CT_API ct_status ct_not_equal(ct_ctx *ctx, const ct_tensor *a, const ct_tensor *b, ct_tensor **out);
+CT_API ct_status ct_ger(ct_ctx *ctx, const ct_tensor *a, const ct_tensor *b, ct_tensor **out);
+CT_API ct_status ct_det(ct_ctx *ctx, const ct_tensor *a, ct_tensor **out);
+CT_API ct_status ct_inverse(ct_ctx *ctx, const ct_tensor *a, ct_tensor **out);
+CT_API ct_status ct_pinverse(ct_ctx *ctx, const ct_tensor *a, double rcond, ct_tensor **out);
+CT_API ct_status ct_trapz(ct_ctx *ctx, const ct_tensor *y, double dx, int dim, ct_tensor **out);
 /* torch.flipud (dim 0, at least 1-d) and fliplr (dim 1, at least 2-d): copies. */
 CT_API ct_status ct_flipud(ct_ctx *ctx, const ct_tensor *t, ct_tensor **out);
 CT_API ct_status ct_fliplr(ct_ctx *ctx, const ct_tensor *t, ct_tensor **out);
