@@ -1,6 +1,8 @@
 /* The special functions, as a statistician writes them with torch.special: lgamma, digamma,
  * polygamma, mvlgamma, erfinv, the Bessel functions i0 / i0e / i1 / i1e, the normal CDF and its
- * inverse (ndtr, ndtri, log_ndtr), erfcx, entr, xlog1py, nextafter, gcd and lcm. Each result is
+ * inverse (ndtr, ndtri, log_ndtr), erfcx, entr, xlog1py, nextafter, gcd and lcm, zeta,
+ * gammainc / gammaincc, Bessel J0 J1 Y0 Y1, modified Bessel I0 I1 K0 K1 (and scaled K), spherical
+ * j0. Each result is
  * printed and checked against a known closed form (pi^2 / 6, Euler's gamma, the 97.5% normal
  * quantile ...), then one gradient: d/dx lgamma(x) is digamma(x). Build and run: see README
  * ("Examples"). */
@@ -9,7 +11,7 @@
 #include <stdio.h>
 
 static ct_ctx *ctx;
-static ct_tensor *pool[64];
+static ct_tensor *pool[128];
 static int npool;
 
 #define CHECK(call)                                                                                \
@@ -23,8 +25,8 @@ static int npool;
     } while (0)
 #define NVALS(...) ((int)(sizeof((const double[]){__VA_ARGS__}) / sizeof(double)))
 static ct_tensor *keep(ct_tensor *t) {
-    if (t && npool == 64) ct_tensor_release(t); /* full: not kept, nothing leaks */
-    return t && npool < 64 ? (pool[npool++] = t) : NULL;
+    if (t && npool == 128) ct_tensor_release(t); /* full: not kept, nothing leaks */
+    return t && npool < 128 ? (pool[npool++] = t) : NULL;
 }
 static ct_tensor *f64(int n, const double *v) {
     ct_tensor *t = NULL;
@@ -109,6 +111,37 @@ int main(void) {
     EXPECT("gcd((12, -18), (18, 4))", r, 6, 2);
     CHECK(ct_lcm(ctx, i64(2, (const int64_t[]){4, -6}), i64(2, (const int64_t[]){6, 4}), &r));
     EXPECT("lcm((4, -6), (6, 4))", r, 12, 12);
+
+    /* zeta, incomplete gamma, Bessel functions (closed forms) */
+    CHECK(ct_special_zeta(ctx, f64(2, (const double[]){2, 4}), f64(2, (const double[]){1, 1}), &r));
+    EXPECT("zeta((2, 4), 1)", r, pi * pi / 6, pi * pi * pi * pi / 90);
+    CHECK(ct_special_gammainc(ctx, f64(1, (const double[]){1}), f64(1, (const double[]){2}), &r));
+    EXPECT("gammainc(1, 2) = 1 - e^-2", r, 1 - exp(-2.0));
+    CHECK(ct_special_gammaincc(ctx, f64(1, (const double[]){1}), f64(1, (const double[]){2}), &r));
+    EXPECT("gammaincc(1, 2) = e^-2", r, exp(-2.0));
+    ct_tensor *two = f64(1, (const double[]){2});
+    CHECK(ct_special_bessel_j0(ctx, two, &r));
+    EXPECT("bessel_j0(2)", r, 0.22389077914123567);
+    CHECK(ct_special_bessel_j1(ctx, two, &r));
+    EXPECT("bessel_j1(2)", r, 0.57672480775687339);
+    CHECK(ct_special_bessel_y0(ctx, two, &r));
+    EXPECT("bessel_y0(2)", r, 0.51037567264974512);
+    CHECK(ct_special_bessel_y1(ctx, two, &r));
+    EXPECT("bessel_y1(2)", r, -0.10703243154093755);
+    CHECK(ct_special_modified_bessel_k0(ctx, two, &r));
+    EXPECT("modified_bessel_k0(2)", r, 0.11389387274953344);
+    CHECK(ct_special_modified_bessel_k1(ctx, two, &r));
+    EXPECT("modified_bessel_k1(2)", r, 0.13986588181652243);
+    CHECK(ct_special_scaled_modified_bessel_k0(ctx, two, &r));
+    EXPECT("scaled_modified_bessel_k0(2)", r, 0.11389387274953344 * exp(2.0));
+    CHECK(ct_special_scaled_modified_bessel_k1(ctx, two, &r));
+    EXPECT("scaled_modified_bessel_k1(2)", r, 0.13986588181652243 * exp(2.0));
+    CHECK(ct_special_spherical_bessel_j0(ctx, f64(1, (const double[]){pi / 2}), &r));
+    EXPECT("spherical_bessel_j0(pi/2)", r, 2 / pi);
+    CHECK(ct_special_modified_bessel_i0(ctx, two, &r));
+    EXPECT("modified_bessel_i0(2)", r, 2.2795853023360673);
+    CHECK(ct_special_modified_bessel_i1(ctx, two, &r));
+    EXPECT("modified_bessel_i1(2)", r, 1.5906368546373291);
 
     /* d/dx sum(lgamma(x)) = digamma(x) */
     ct_tensor *xg = f64(2, (const double[]){1, 2}), *s = NULL;

@@ -441,6 +441,15 @@ static ct_tensor *gf_run(ct_ctx *ctx, const char *name, ct_status *stp) {
     if (IS("dist")) st = ct_tensor_dist(ctx, x, y, 2, &r);
     if (IS("addbmm")) st = ct_addbmm(ctx, m, b3, c3, 1, 1, &r);
     if (IS("pdist")) st = ct_pdist(ctx, x, 2, &r);
+    if (IS("zeta") || IS("gammainc") || IS("gammaincc")) {
+        ct_tensor *xd = NULL, *xs = NULL;
+        st = ct_tensor_detach(ctx, x, &xd);
+        if (st == CT_OK) st = ct_add_scalar(ctx, xd, IS("zeta") ? 1.5 : 0, &xs);
+        if (st == CT_OK && IS("zeta")) st = ct_special_zeta(ctx, xs, y, &r);
+        if (st == CT_OK && IS("gammainc")) st = ct_special_gammainc(ctx, xs, y, &r);
+        if (st == CT_OK && IS("gammaincc")) st = ct_special_gammaincc(ctx, xs, y, &r);
+        ct_tensor_release(xd), ct_tensor_release(xs);
+    }
     if (IS("gradient")) st = ct_gradient(ctx, x, 1, (const int[]){1}, NULL, 2, &r);
     if (IS("conv_transpose2d") || IS("conv_transpose1d")) {
         const bool two = IS("conv_transpose2d");

@@ -2443,6 +2443,76 @@ static void s1_ct_true_divide(void) { SWEEP_STATUS(ct_true_divide(S_ctx, NULL, N
 static void s2_ct_true_divide(void) { SWEEP_STATUS(ct_true_divide(S_ctx, S_t, S_t, NULL)); }
 static void s3_ct_true_divide(void) { SWEEP_STATUS(ct_true_divide(S_ctx, S_t, S_t, &S_out[0])); }
 static void s4_ct_true_divide(void) { SWEEP_STATUS(ct_true_divide(S_ctx, S_t, S_t, &S_out[0])); }
+static void s0_ct_special_zeta(void) { (void)ct_special_zeta(NULL, NULL, NULL, NULL); }
+static void s1_ct_special_zeta(void) { SWEEP_STATUS(ct_special_zeta(S_ctx, NULL, NULL, NULL)); }
+static void s2_ct_special_zeta(void) { SWEEP_STATUS(ct_special_zeta(S_ctx, S_t, S_t, NULL)); }
+static void s3_ct_special_zeta(void) { SWEEP_STATUS(ct_special_zeta(S_ctx, S_t, S_t, &S_out[0])); }
+static void s4_ct_special_zeta(void) { SWEEP_STATUS(ct_special_zeta(S_ctx, S_t, S_t, &S_out[0])); }
+static void s0_ct_special_gammainc(void) { (void)ct_special_gammainc(NULL, NULL, NULL, NULL); }
+static void s1_ct_special_gammainc(void) { SWEEP_STATUS(ct_special_gammainc(S_ctx, NULL, NULL, NULL)); }
+static void s2_ct_special_gammainc(void) { SWEEP_STATUS(ct_special_gammainc(S_ctx, S_t, S_t, NULL)); }
+static void s3_ct_special_gammainc(void) { SWEEP_STATUS(ct_special_gammainc(S_ctx, S_t, S_t, &S_out[0])); }
+static void s4_ct_special_gammainc(void) { SWEEP_STATUS(ct_special_gammainc(S_ctx, S_t, S_t, &S_out[0])); }
+static void s0_ct_special_gammaincc(void) { (void)ct_special_gammaincc(NULL, NULL, NULL, NULL); }
+static void s1_ct_special_gammaincc(void) { SWEEP_STATUS(ct_special_gammaincc(S_ctx, NULL, NULL, NULL)); }
+static void s2_ct_special_gammaincc(void) { SWEEP_STATUS(ct_special_gammaincc(S_ctx, S_t, S_t, NULL)); }
+static void s3_ct_special_gammaincc(void) { SWEEP_STATUS(ct_special_gammaincc(S_ctx, S_t, S_t, &S_out[0])); }
+static void s4_ct_special_gammaincc(void) { SWEEP_STATUS(ct_special_gammaincc(S_ctx, S_t, S_t, &S_out[0])); }
+static void s0_ct_special_bessel_j0(void) { (void)ct_special_bessel_j0(NULL, NULL, NULL); }
+static void s1_ct_special_bessel_j0(void) { SWEEP_STATUS(ct_special_bessel_j0(S_ctx, NULL, NULL)); }
+static void s2_ct_special_bessel_j0(void) { SWEEP_STATUS(ct_special_bessel_j0(S_ctx, S_t, NULL)); }
+static void s3_ct_special_bessel_j0(void) { SWEEP_STATUS(ct_special_bessel_j0(S_ctx, S_t, &S_out[0])); }
+static void s4_ct_special_bessel_j0(void) { SWEEP_STATUS(ct_special_bessel_j0(S_ctx, S_t, &S_out[0])); }
+static void s0_ct_special_bessel_j1(void) { (void)ct_special_bessel_j1(NULL, NULL, NULL); }
+static void s1_ct_special_bessel_j1(void) { SWEEP_STATUS(ct_special_bessel_j1(S_ctx, NULL, NULL)); }
+static void s2_ct_special_bessel_j1(void) { SWEEP_STATUS(ct_special_bessel_j1(S_ctx, S_t, NULL)); }
+static void s3_ct_special_bessel_j1(void) { SWEEP_STATUS(ct_special_bessel_j1(S_ctx, S_t, &S_out[0])); }
+static void s4_ct_special_bessel_j1(void) { SWEEP_STATUS(ct_special_bessel_j1(S_ctx, S_t, &S_out[0])); }
+static void s0_ct_special_bessel_y0(void) { (void)ct_special_bessel_y0(NULL, NULL, NULL); }
+static void s1_ct_special_bessel_y0(void) { SWEEP_STATUS(ct_special_bessel_y0(S_ctx, NULL, NULL)); }
+static void s2_ct_special_bessel_y0(void) { SWEEP_STATUS(ct_special_bessel_y0(S_ctx, S_t, NULL)); }
+static void s3_ct_special_bessel_y0(void) { SWEEP_STATUS(ct_special_bessel_y0(S_ctx, S_t, &S_out[0])); }
+static void s4_ct_special_bessel_y0(void) { SWEEP_STATUS(ct_special_bessel_y0(S_ctx, S_t, &S_out[0])); }
+static void s0_ct_special_bessel_y1(void) { (void)ct_special_bessel_y1(NULL, NULL, NULL); }
+static void s1_ct_special_bessel_y1(void) { SWEEP_STATUS(ct_special_bessel_y1(S_ctx, NULL, NULL)); }
+static void s2_ct_special_bessel_y1(void) { SWEEP_STATUS(ct_special_bessel_y1(S_ctx, S_t, NULL)); }
+static void s3_ct_special_bessel_y1(void) { SWEEP_STATUS(ct_special_bessel_y1(S_ctx, S_t, &S_out[0])); }
+static void s4_ct_special_bessel_y1(void) { SWEEP_STATUS(ct_special_bessel_y1(S_ctx, S_t, &S_out[0])); }
+static void s0_ct_special_modified_bessel_k0(void) { (void)ct_special_modified_bessel_k0(NULL, NULL, NULL); }
+static void s1_ct_special_modified_bessel_k0(void) { SWEEP_STATUS(ct_special_modified_bessel_k0(S_ctx, NULL, NULL)); }
+static void s2_ct_special_modified_bessel_k0(void) { SWEEP_STATUS(ct_special_modified_bessel_k0(S_ctx, S_t, NULL)); }
+static void s3_ct_special_modified_bessel_k0(void) { SWEEP_STATUS(ct_special_modified_bessel_k0(S_ctx, S_t, &S_out[0])); }
+static void s4_ct_special_modified_bessel_k0(void) { SWEEP_STATUS(ct_special_modified_bessel_k0(S_ctx, S_t, &S_out[0])); }
+static void s0_ct_special_modified_bessel_k1(void) { (void)ct_special_modified_bessel_k1(NULL, NULL, NULL); }
+static void s1_ct_special_modified_bessel_k1(void) { SWEEP_STATUS(ct_special_modified_bessel_k1(S_ctx, NULL, NULL)); }
+static void s2_ct_special_modified_bessel_k1(void) { SWEEP_STATUS(ct_special_modified_bessel_k1(S_ctx, S_t, NULL)); }
+static void s3_ct_special_modified_bessel_k1(void) { SWEEP_STATUS(ct_special_modified_bessel_k1(S_ctx, S_t, &S_out[0])); }
+static void s4_ct_special_modified_bessel_k1(void) { SWEEP_STATUS(ct_special_modified_bessel_k1(S_ctx, S_t, &S_out[0])); }
+static void s0_ct_special_scaled_modified_bessel_k0(void) { (void)ct_special_scaled_modified_bessel_k0(NULL, NULL, NULL); }
+static void s1_ct_special_scaled_modified_bessel_k0(void) { SWEEP_STATUS(ct_special_scaled_modified_bessel_k0(S_ctx, NULL, NULL)); }
+static void s2_ct_special_scaled_modified_bessel_k0(void) { SWEEP_STATUS(ct_special_scaled_modified_bessel_k0(S_ctx, S_t, NULL)); }
+static void s3_ct_special_scaled_modified_bessel_k0(void) { SWEEP_STATUS(ct_special_scaled_modified_bessel_k0(S_ctx, S_t, &S_out[0])); }
+static void s4_ct_special_scaled_modified_bessel_k0(void) { SWEEP_STATUS(ct_special_scaled_modified_bessel_k0(S_ctx, S_t, &S_out[0])); }
+static void s0_ct_special_scaled_modified_bessel_k1(void) { (void)ct_special_scaled_modified_bessel_k1(NULL, NULL, NULL); }
+static void s1_ct_special_scaled_modified_bessel_k1(void) { SWEEP_STATUS(ct_special_scaled_modified_bessel_k1(S_ctx, NULL, NULL)); }
+static void s2_ct_special_scaled_modified_bessel_k1(void) { SWEEP_STATUS(ct_special_scaled_modified_bessel_k1(S_ctx, S_t, NULL)); }
+static void s3_ct_special_scaled_modified_bessel_k1(void) { SWEEP_STATUS(ct_special_scaled_modified_bessel_k1(S_ctx, S_t, &S_out[0])); }
+static void s4_ct_special_scaled_modified_bessel_k1(void) { SWEEP_STATUS(ct_special_scaled_modified_bessel_k1(S_ctx, S_t, &S_out[0])); }
+static void s0_ct_special_spherical_bessel_j0(void) { (void)ct_special_spherical_bessel_j0(NULL, NULL, NULL); }
+static void s1_ct_special_spherical_bessel_j0(void) { SWEEP_STATUS(ct_special_spherical_bessel_j0(S_ctx, NULL, NULL)); }
+static void s2_ct_special_spherical_bessel_j0(void) { SWEEP_STATUS(ct_special_spherical_bessel_j0(S_ctx, S_t, NULL)); }
+static void s3_ct_special_spherical_bessel_j0(void) { SWEEP_STATUS(ct_special_spherical_bessel_j0(S_ctx, S_t, &S_out[0])); }
+static void s4_ct_special_spherical_bessel_j0(void) { SWEEP_STATUS(ct_special_spherical_bessel_j0(S_ctx, S_t, &S_out[0])); }
+static void s0_ct_special_modified_bessel_i0(void) { (void)ct_special_modified_bessel_i0(NULL, NULL, NULL); }
+static void s1_ct_special_modified_bessel_i0(void) { SWEEP_STATUS(ct_special_modified_bessel_i0(S_ctx, NULL, NULL)); }
+static void s2_ct_special_modified_bessel_i0(void) { SWEEP_STATUS(ct_special_modified_bessel_i0(S_ctx, S_t, NULL)); }
+static void s3_ct_special_modified_bessel_i0(void) { SWEEP_STATUS(ct_special_modified_bessel_i0(S_ctx, S_t, &S_out[0])); }
+static void s4_ct_special_modified_bessel_i0(void) { SWEEP_STATUS(ct_special_modified_bessel_i0(S_ctx, S_t, &S_out[0])); }
+static void s0_ct_special_modified_bessel_i1(void) { (void)ct_special_modified_bessel_i1(NULL, NULL, NULL); }
+static void s1_ct_special_modified_bessel_i1(void) { SWEEP_STATUS(ct_special_modified_bessel_i1(S_ctx, NULL, NULL)); }
+static void s2_ct_special_modified_bessel_i1(void) { SWEEP_STATUS(ct_special_modified_bessel_i1(S_ctx, S_t, NULL)); }
+static void s3_ct_special_modified_bessel_i1(void) { SWEEP_STATUS(ct_special_modified_bessel_i1(S_ctx, S_t, &S_out[0])); }
+static void s4_ct_special_modified_bessel_i1(void) { SWEEP_STATUS(ct_special_modified_bessel_i1(S_ctx, S_t, &S_out[0])); }
 static void s0_ct_special_expit(void) { (void)ct_special_expit(NULL, NULL, NULL); }
 static void s1_ct_special_expit(void) { SWEEP_STATUS(ct_special_expit(S_ctx, NULL, NULL)); }
 static void s2_ct_special_expit(void) { SWEEP_STATUS(ct_special_expit(S_ctx, S_t, NULL)); }
@@ -5870,6 +5940,76 @@ static const sweep_case sweep_cases[] = {
     {"ct_true_divide", 2, s2_ct_true_divide},
     {"ct_true_divide", 3, s3_ct_true_divide},
     {"ct_true_divide", 4, s4_ct_true_divide},
+    {"ct_special_zeta", 0, s0_ct_special_zeta},
+    {"ct_special_zeta", 1, s1_ct_special_zeta},
+    {"ct_special_zeta", 2, s2_ct_special_zeta},
+    {"ct_special_zeta", 3, s3_ct_special_zeta},
+    {"ct_special_zeta", 4, s4_ct_special_zeta},
+    {"ct_special_gammainc", 0, s0_ct_special_gammainc},
+    {"ct_special_gammainc", 1, s1_ct_special_gammainc},
+    {"ct_special_gammainc", 2, s2_ct_special_gammainc},
+    {"ct_special_gammainc", 3, s3_ct_special_gammainc},
+    {"ct_special_gammainc", 4, s4_ct_special_gammainc},
+    {"ct_special_gammaincc", 0, s0_ct_special_gammaincc},
+    {"ct_special_gammaincc", 1, s1_ct_special_gammaincc},
+    {"ct_special_gammaincc", 2, s2_ct_special_gammaincc},
+    {"ct_special_gammaincc", 3, s3_ct_special_gammaincc},
+    {"ct_special_gammaincc", 4, s4_ct_special_gammaincc},
+    {"ct_special_bessel_j0", 0, s0_ct_special_bessel_j0},
+    {"ct_special_bessel_j0", 1, s1_ct_special_bessel_j0},
+    {"ct_special_bessel_j0", 2, s2_ct_special_bessel_j0},
+    {"ct_special_bessel_j0", 3, s3_ct_special_bessel_j0},
+    {"ct_special_bessel_j0", 4, s4_ct_special_bessel_j0},
+    {"ct_special_bessel_j1", 0, s0_ct_special_bessel_j1},
+    {"ct_special_bessel_j1", 1, s1_ct_special_bessel_j1},
+    {"ct_special_bessel_j1", 2, s2_ct_special_bessel_j1},
+    {"ct_special_bessel_j1", 3, s3_ct_special_bessel_j1},
+    {"ct_special_bessel_j1", 4, s4_ct_special_bessel_j1},
+    {"ct_special_bessel_y0", 0, s0_ct_special_bessel_y0},
+    {"ct_special_bessel_y0", 1, s1_ct_special_bessel_y0},
+    {"ct_special_bessel_y0", 2, s2_ct_special_bessel_y0},
+    {"ct_special_bessel_y0", 3, s3_ct_special_bessel_y0},
+    {"ct_special_bessel_y0", 4, s4_ct_special_bessel_y0},
+    {"ct_special_bessel_y1", 0, s0_ct_special_bessel_y1},
+    {"ct_special_bessel_y1", 1, s1_ct_special_bessel_y1},
+    {"ct_special_bessel_y1", 2, s2_ct_special_bessel_y1},
+    {"ct_special_bessel_y1", 3, s3_ct_special_bessel_y1},
+    {"ct_special_bessel_y1", 4, s4_ct_special_bessel_y1},
+    {"ct_special_modified_bessel_k0", 0, s0_ct_special_modified_bessel_k0},
+    {"ct_special_modified_bessel_k0", 1, s1_ct_special_modified_bessel_k0},
+    {"ct_special_modified_bessel_k0", 2, s2_ct_special_modified_bessel_k0},
+    {"ct_special_modified_bessel_k0", 3, s3_ct_special_modified_bessel_k0},
+    {"ct_special_modified_bessel_k0", 4, s4_ct_special_modified_bessel_k0},
+    {"ct_special_modified_bessel_k1", 0, s0_ct_special_modified_bessel_k1},
+    {"ct_special_modified_bessel_k1", 1, s1_ct_special_modified_bessel_k1},
+    {"ct_special_modified_bessel_k1", 2, s2_ct_special_modified_bessel_k1},
+    {"ct_special_modified_bessel_k1", 3, s3_ct_special_modified_bessel_k1},
+    {"ct_special_modified_bessel_k1", 4, s4_ct_special_modified_bessel_k1},
+    {"ct_special_scaled_modified_bessel_k0", 0, s0_ct_special_scaled_modified_bessel_k0},
+    {"ct_special_scaled_modified_bessel_k0", 1, s1_ct_special_scaled_modified_bessel_k0},
+    {"ct_special_scaled_modified_bessel_k0", 2, s2_ct_special_scaled_modified_bessel_k0},
+    {"ct_special_scaled_modified_bessel_k0", 3, s3_ct_special_scaled_modified_bessel_k0},
+    {"ct_special_scaled_modified_bessel_k0", 4, s4_ct_special_scaled_modified_bessel_k0},
+    {"ct_special_scaled_modified_bessel_k1", 0, s0_ct_special_scaled_modified_bessel_k1},
+    {"ct_special_scaled_modified_bessel_k1", 1, s1_ct_special_scaled_modified_bessel_k1},
+    {"ct_special_scaled_modified_bessel_k1", 2, s2_ct_special_scaled_modified_bessel_k1},
+    {"ct_special_scaled_modified_bessel_k1", 3, s3_ct_special_scaled_modified_bessel_k1},
+    {"ct_special_scaled_modified_bessel_k1", 4, s4_ct_special_scaled_modified_bessel_k1},
+    {"ct_special_spherical_bessel_j0", 0, s0_ct_special_spherical_bessel_j0},
+    {"ct_special_spherical_bessel_j0", 1, s1_ct_special_spherical_bessel_j0},
+    {"ct_special_spherical_bessel_j0", 2, s2_ct_special_spherical_bessel_j0},
+    {"ct_special_spherical_bessel_j0", 3, s3_ct_special_spherical_bessel_j0},
+    {"ct_special_spherical_bessel_j0", 4, s4_ct_special_spherical_bessel_j0},
+    {"ct_special_modified_bessel_i0", 0, s0_ct_special_modified_bessel_i0},
+    {"ct_special_modified_bessel_i0", 1, s1_ct_special_modified_bessel_i0},
+    {"ct_special_modified_bessel_i0", 2, s2_ct_special_modified_bessel_i0},
+    {"ct_special_modified_bessel_i0", 3, s3_ct_special_modified_bessel_i0},
+    {"ct_special_modified_bessel_i0", 4, s4_ct_special_modified_bessel_i0},
+    {"ct_special_modified_bessel_i1", 0, s0_ct_special_modified_bessel_i1},
+    {"ct_special_modified_bessel_i1", 1, s1_ct_special_modified_bessel_i1},
+    {"ct_special_modified_bessel_i1", 2, s2_ct_special_modified_bessel_i1},
+    {"ct_special_modified_bessel_i1", 3, s3_ct_special_modified_bessel_i1},
+    {"ct_special_modified_bessel_i1", 4, s4_ct_special_modified_bessel_i1},
     {"ct_special_expit", 0, s0_ct_special_expit},
     {"ct_special_expit", 1, s1_ct_special_expit},
     {"ct_special_expit", 2, s2_ct_special_expit},

@@ -1021,6 +1021,22 @@ static ct_status op_inverse(void) { return ct_inverse(ctx, Sym, &OUT); }
 static ct_status op_pinverse(void) { return ct_pinverse(ctx, A, 1e-15, &OUT); }
 static ct_status op_trapz(void) { return ct_trapz(ctx, A, 0.5, 1, &OUT); }
 /* clang-format on */
+/* clang-format off */
+OP1(special_bessel_j0)
+OP1(special_bessel_j1)
+OP1(special_bessel_y0)
+OP1(special_bessel_y1)
+OP1(special_modified_bessel_k0)
+OP1(special_modified_bessel_k1)
+OP1(special_scaled_modified_bessel_k0)
+OP1(special_scaled_modified_bessel_k1)
+OP1(special_spherical_bessel_j0)
+OP1(special_modified_bessel_i0)
+OP1(special_modified_bessel_i1)
+OP2(special_zeta)
+OP2(special_gammainc)
+OP2(special_gammaincc)
+/* clang-format on */
 static ct_status op_cat(void) {
     const ct_tensor *ab[2] = {A, B};
     return ct_cat(ctx, 2, ab, 1, &OUT);
@@ -1621,6 +1637,20 @@ static const op_entry computing[] = {
     E(inverse),
     E(pinverse),
     E(trapz),
+    E(special_bessel_j0),
+    E(special_bessel_j1),
+    E(special_bessel_y0),
+    E(special_bessel_y1),
+    E(special_modified_bessel_k0),
+    E(special_modified_bessel_k1),
+    E(special_scaled_modified_bessel_k0),
+    E(special_scaled_modified_bessel_k1),
+    E(special_spherical_bessel_j0),
+    E(special_modified_bessel_i0),
+    E(special_modified_bessel_i1),
+    E(special_zeta),
+    E(special_gammainc),
+    E(special_gammaincc),
 };
 
 /* Public functions that do not compute on a stream, and why. */

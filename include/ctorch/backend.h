@@ -186,7 +186,19 @@ extern "C" {
     X(CT_OP_XLOG1PY)   /* binary, floats; a log1p(b), 0 where a == 0 (NaN b stays NaN) */          \
     X(CT_OP_NEXTAFTER) /* binary, floats */                                                        \
     X(CT_OP_GCD)       /* binary, integers (torch's wrapping in the element type) */               \
-    X(CT_OP_LCM)       /* binary, integers */
+    X(CT_OP_LCM)       /* binary, integers */                                                      \
+    X(CT_OP_ZETA)      /* binary, floats: Hurwitz zeta(a, b) */                                    \
+    X(CT_OP_IGAMMA)    /* binary, floats: regularized lower incomplete gamma P(a, b) */            \
+    X(CT_OP_IGAMMAC)   /* binary, floats: Q(a, b) */                                               \
+    X(CT_OP_BESSEL_J0)                                                                             \
+    X(CT_OP_BESSEL_J1)                                                                             \
+    X(CT_OP_BESSEL_Y0)                                                                             \
+    X(CT_OP_BESSEL_Y1)                                                                             \
+    X(CT_OP_BESSEL_K0)                                                                             \
+    X(CT_OP_BESSEL_K1)                                                                             \
+    X(CT_OP_BESSEL_K0E)                                                                            \
+    X(CT_OP_BESSEL_K1E)                                                                            \
+    X(CT_OP_SPHERICAL_J0)
 
 /* CT_OP_LINALG routines (ints[0]). */
 enum {

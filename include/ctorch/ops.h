@@ -949,6 +949,35 @@ CT_API ct_status ct_negative(ct_ctx *ctx, const ct_tensor *a, ct_tensor **out);
 CT_API ct_status ct_fix(ct_ctx *ctx, const ct_tensor *a, ct_tensor **out);
 CT_API ct_status ct_true_divide(ct_ctx *ctx, const ct_tensor *a, const ct_tensor *b,
                                 ct_tensor **out);
+/* torch.special.zeta(x, q): the Hurwitz zeta function sum_k (k + q)^-x for x > 1 (x == 1: inf, x <
+ * 1: NaN, q <= 0 as Cephes: inf at integers, NaN for a non-integer x); integers promote to float32.
+ * Differentiable in q (-x zeta(x + 1, q)); d/dx is not implemented, as torch. */
+CT_API ct_status ct_special_zeta(ct_ctx *ctx, const ct_tensor *x, const ct_tensor *q,
+                                 ct_tensor **out);
+/* torch.special.gammainc / gammaincc: the regularized lower / upper incomplete gamma functions
+ * P(a, x), Q(a, x) of floating tensors (a, x >= 0; torch's values at 0 and inf). Differentiable in
+ * x; d/da is not implemented, as torch. */
+CT_API ct_status ct_special_gammainc(ct_ctx *ctx, const ct_tensor *a, const ct_tensor *x,
+                                     ct_tensor **out);
+CT_API ct_status ct_special_gammaincc(ct_ctx *ctx, const ct_tensor *a, const ct_tensor *x,
+                                      ct_tensor **out);
+/* torch.special.bessel_j0 / j1 / y0 / y1 (Y: NaN below 0, -inf at 0), modified_bessel_k0 / k1
+ * (x > 0; inf at 0, NaN below), scaled_modified_bessel_k0 / k1 (e^x K), spherical_bessel_j0
+ * (sin x / x); integers in float32; differentiable (torch 1.13's are not) by the recurrences. */
+CT_API ct_status ct_special_bessel_j0(ct_ctx *ctx, const ct_tensor *a, ct_tensor **out);
+CT_API ct_status ct_special_bessel_j1(ct_ctx *ctx, const ct_tensor *a, ct_tensor **out);
+CT_API ct_status ct_special_bessel_y0(ct_ctx *ctx, const ct_tensor *a, ct_tensor **out);
+CT_API ct_status ct_special_bessel_y1(ct_ctx *ctx, const ct_tensor *a, ct_tensor **out);
+CT_API ct_status ct_special_modified_bessel_k0(ct_ctx *ctx, const ct_tensor *a, ct_tensor **out);
+CT_API ct_status ct_special_modified_bessel_k1(ct_ctx *ctx, const ct_tensor *a, ct_tensor **out);
+CT_API ct_status ct_special_scaled_modified_bessel_k0(ct_ctx *ctx, const ct_tensor *a,
+                                                      ct_tensor **out);
+CT_API ct_status ct_special_scaled_modified_bessel_k1(ct_ctx *ctx, const ct_tensor *a,
+                                                      ct_tensor **out);
+CT_API ct_status ct_special_spherical_bessel_j0(ct_ctx *ctx, const ct_tensor *a, ct_tensor **out);
+/* torch.special.modified_bessel_i0 / i1: the aliases of ct_i0 and ct_special_i1. */
+CT_API ct_status ct_special_modified_bessel_i0(ct_ctx *ctx, const ct_tensor *a, ct_tensor **out);
+CT_API ct_status ct_special_modified_bessel_i1(ct_ctx *ctx, const ct_tensor *a, ct_tensor **out);
 /* torch.special's re-exports of the ops above: expit (sigmoid), gammaln (lgamma), psi and
  * digamma, erf, erfc, erfinv, exp2, expm1, log1p, sinc, round, i0, xlogy, multigammaln (mvlgamma),
  * polygamma, logit, logsumexp, softmax, log_softmax (the same results and node names). */

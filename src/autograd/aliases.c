@@ -27,6 +27,8 @@ CT__ALIAS1(special_log1p, log1p)
 CT__ALIAS1(special_sinc, sinc)
 CT__ALIAS1(special_round, round)
 CT__ALIAS1(special_i0, i0)
+CT__ALIAS1(special_modified_bessel_i0, i0)
+CT__ALIAS1(special_modified_bessel_i1, special_i1)
 CT__ALIAS2(special_xlogy, xlogy)
 ct_status ct_special_multigammaln(ct_ctx *ctx, const ct_tensor *a, int64_t p, ct_tensor **out) {
     return ct__error_within(ctx, "special_multigammaln", ct_mvlgamma(ctx, a, p, out));

@@ -381,6 +381,75 @@ static void bw_nextafter(ct__ag_call *c) {
     c->st = ct__set_error(c->ctx, CT_ERR_UNSUPPORTED,
                           "the derivative for 'nextafter' is not implemented (as torch)");
 }
+/* zeta(x, q): d/dq = -x zeta(x + 1, q); d/dx is not implemented (torch) */
+static void bw_zeta(ct__ag_call *c) {
+    if (c->need[0]) {
+        c->st = ct__set_error(c->ctx, CT_ERR_UNSUPPORTED,
+                              "the derivative for 'special_zeta' with respect to x (self) is not "
+                              "implemented (as torch)");
+        return;
+    }
+    ct_tensor *z = AP2(ct_special_zeta, ct__ag_add_s(c, IN(0), 1), IN(1));
+    ct__ag_set(c, 1, ct__ag_mul(c, G, ct__ag_mul(c, ct__ag_neg(c, IN(0)), z)));
+}
+/* gammainc(a, x) / gammaincc: d/dx = +- exp((a - 1) log x - x - lgamma(a)); d/da not implemented */
+static void bw_igamma_any(ct__ag_call *c, bool upper) {
+    if (c->need[0]) {
+        c->st = ct__set_error(c->ctx, CT_ERR_UNSUPPORTED,
+                              "the derivative for '%s' with respect to a (self) is not implemented "
+                              "(as torch)",
+                              upper ? "igammac" : "igamma");
+        return;
+    }
+    const ct_tensor *a = IN(0), *x = IN(1);
+    ct_tensor *e = ct__ag_sub(c, ct__ag_mul(c, ct__ag_add_s(c, a, -1), AP(ct_log, x)), x);
+    ct_tensor *d = ct__ag_exp(c, ct__ag_sub(c, e, AP(ct_lgamma, a)));
+    ct_tensor *g = ct__ag_mul(c, G, d);
+    ct__ag_set(c, 1, upper ? ct__ag_neg(c, g) : g);
+}
+static void bw_igamma(ct__ag_call *c) { bw_igamma_any(c, false); }
+static void bw_igammac(ct__ag_call *c) { bw_igamma_any(c, true); }
+/* Bessel derivatives (torch 1.13 has none): J0' = -J1, J1' = J0 - J1 / x (1/2 at 0), Y0' = -Y1,
+ * Y1' = Y0 - Y1 / x, K0' = -K1, K1' = -K0 - K1 / x, (e^x K0)' = e^x K0 - e^x K1,
+ * (e^x K1)' = e^x K1 - e^x K0 - e^x K1 / x, j0' = (cos x - j0) / x (0 at 0) */
+static void bw_bessel_j0(ct__ag_call *c) {
+    ct__ag_set(c, 0, ct__ag_mul(c, G, ct__ag_neg(c, AP(ct_special_bessel_j1, IN(0)))));
+}
+static void bw_bessel_y0(ct__ag_call *c) {
+    ct__ag_set(c, 0, ct__ag_mul(c, G, ct__ag_neg(c, AP(ct_special_bessel_y1, IN(0)))));
+}
+static void bw_bessel_k0(ct__ag_call *c) {
+    ct__ag_set(c, 0, ct__ag_mul(c, G, ct__ag_neg(c, AP(ct_special_modified_bessel_k1, IN(0)))));
+}
+static void bw_bessel_k0e(ct__ag_call *c) {
+    ct_tensor *d = ct__ag_sub(c, OUT, AP(ct_special_scaled_modified_bessel_k1, IN(0)));
+    ct__ag_set(c, 0, ct__ag_mul(c, G, d));
+}
+/* first - out / x (the order-1 recurrences), with `at0` where x == 0 */
+static void bw_bessel_1(ct__ag_call *c, ct__ag_unary_fn first, double sign, double at0) {
+    const ct_tensor *x = IN(0);
+    ct_tensor *zero = ct__ag_cmp_s(c, 0, x, 0, CT_BOOL);
+    ct_tensor *safe = ct__ag_where(c, zero, ct__ag_scalar(c, DT, 1), x);
+    ct_tensor *d = ct__ag_sub(c, ct__ag_mul_s(c, AP(first, x), sign), ct__ag_div(c, OUT, safe));
+    d = ct__ag_where(c, zero, ct__ag_scalar(c, DT, at0), d);
+    ct__ag_set(c, 0, ct__ag_mul(c, G, d));
+}
+static void bw_bessel_j1(ct__ag_call *c) { bw_bessel_1(c, ct_special_bessel_j0, 1, 0.5); }
+static void bw_bessel_y1(ct__ag_call *c) { bw_bessel_1(c, ct_special_bessel_y0, 1, NAN); }
+static void bw_bessel_k1(ct__ag_call *c) { bw_bessel_1(c, ct_special_modified_bessel_k0, -1, NAN); }
+static void bw_bessel_k1e(ct__ag_call *c) {
+    const ct_tensor *x = IN(0);
+    ct_tensor *d = ct__ag_sub(c, OUT, AP(ct_special_scaled_modified_bessel_k0, x));
+    d = ct__ag_sub(c, d, ct__ag_div(c, OUT, x));
+    ct__ag_set(c, 0, ct__ag_mul(c, G, d));
+}
+static void bw_spherical_j0(ct__ag_call *c) {
+    const ct_tensor *x = IN(0);
+    ct_tensor *zero = ct__ag_cmp_s(c, 0, x, 0, CT_BOOL);
+    ct_tensor *safe = ct__ag_where(c, zero, ct__ag_scalar(c, DT, 1), x);
+    ct_tensor *d = ct__ag_div(c, ct__ag_sub(c, AP(ct_cos, x), OUT), safe);
+    ct__ag_set(c, 0, ct__ag_mul(c, G, zero_where(c, zero, d)));
+}
 /* floor, ceil, round, trunc, sign, rounded division: zeros like each input (torch's formula,
  * zeros_like, so an infinite or NaN incoming gradient still gives 0) */
 static void bw_zero(ct__ag_call *c) {
@@ -559,6 +628,18 @@ const ct__ag_formula *ct__ag_formula_elementwise(int op) {
         F(CT__AG_ENTR, "SpecialEntrBackward", bw_entr, 1, 0)
         F(CT__AG_XLOG1PY, "SpecialXlog1PyBackward", bw_xlog1py, 3, 0)
         F(CT__AG_NEXTAFTER, "NextafterBackward", bw_nextafter, 0, 0)
+        F(CT__AG_ZETA, "SpecialZetaBackward", bw_zeta, 3, 0)
+        F(CT__AG_IGAMMA, "IgammaBackward", bw_igamma, 3, 0)
+        F(CT__AG_IGAMMAC, "IgammacBackward", bw_igammac, 3, 0)
+        F(CT__AG_BESSEL_J0, "SpecialBesselJ0Backward", bw_bessel_j0, 1, 0)
+        F(CT__AG_BESSEL_J1, "SpecialBesselJ1Backward", bw_bessel_j1, 1, 1)
+        F(CT__AG_BESSEL_Y0, "SpecialBesselY0Backward", bw_bessel_y0, 1, 0)
+        F(CT__AG_BESSEL_Y1, "SpecialBesselY1Backward", bw_bessel_y1, 1, 1)
+        F(CT__AG_BESSEL_K0, "SpecialModifiedBesselK0Backward", bw_bessel_k0, 1, 0)
+        F(CT__AG_BESSEL_K1, "SpecialModifiedBesselK1Backward", bw_bessel_k1, 1, 1)
+        F(CT__AG_BESSEL_K0E, "SpecialScaledModifiedBesselK0Backward", bw_bessel_k0e, 1, 1)
+        F(CT__AG_BESSEL_K1E, "SpecialScaledModifiedBesselK1Backward", bw_bessel_k1e, 1, 1)
+        F(CT__AG_SPHERICAL_J0, "SpecialSphericalBesselJ0Backward", bw_spherical_j0, 1, 1)
         F(CT__AG_ZERO, "ZeroGradBackward", bw_zero, 0, 0)
         F(CT__AG_SILU, "SiluBackward", bw_silu, 1, 0)
         F(CT__AG_SOFTPLUS, "SoftplusBackward", bw_softplus, 1, 0)

@@ -159,6 +159,18 @@ static const signed char ct__op_arity_tab[CT_OP_COUNT][2] = {
     [CT_OP_NEXTAFTER] = {2, 2},
     [CT_OP_GCD] = {2, 2},
     [CT_OP_LCM] = {2, 2},
+    [CT_OP_ZETA] = {2, 2},
+    [CT_OP_IGAMMA] = {2, 2},
+    [CT_OP_IGAMMAC] = {2, 2},
+    [CT_OP_BESSEL_J0] = {1, 1},
+    [CT_OP_BESSEL_J1] = {1, 1},
+    [CT_OP_BESSEL_Y0] = {1, 1},
+    [CT_OP_BESSEL_Y1] = {1, 1},
+    [CT_OP_BESSEL_K0] = {1, 1},
+    [CT_OP_BESSEL_K1] = {1, 1},
+    [CT_OP_BESSEL_K0E] = {1, 1},
+    [CT_OP_BESSEL_K1E] = {1, 1},
+    [CT_OP_SPHERICAL_J0] = {1, 1},
 };
 
 bool ct__desc_arity(int k, int *lo, int *hi) {

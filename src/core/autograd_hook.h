@@ -144,7 +144,19 @@ typedef enum ct__ag_op {
     CT__AG_ENTR,
     CT__AG_XLOG1PY,
     CT__AG_NEXTAFTER, /* torch's formula is not_implemented: backward fails */
-    CT__AG_CUSTOM,    /* a backward function of a higher layer (ct__ag_custom) */
+    CT__AG_ZETA,      /* d/dx not implemented (as torch): backward fails when it is needed */
+    CT__AG_IGAMMA,    /* d/da likewise */
+    CT__AG_IGAMMAC,
+    CT__AG_BESSEL_J0,
+    CT__AG_BESSEL_J1,
+    CT__AG_BESSEL_Y0,
+    CT__AG_BESSEL_Y1,
+    CT__AG_BESSEL_K0,
+    CT__AG_BESSEL_K1,
+    CT__AG_BESSEL_K0E,
+    CT__AG_BESSEL_K1E,
+    CT__AG_SPHERICAL_J0,
+    CT__AG_CUSTOM, /* a backward function of a higher layer (ct__ag_custom) */
     CT__AG_COUNT
 } ct__ag_op;
 

@@ -1169,6 +1169,18 @@ CT__UN(special_erfcx, CT_OP_ERFCX, true, true, CT__AG_ERFCX)
 CT__UN(special_entr, CT_OP_ENTR, true, true, CT__AG_ENTR)
 CT__BIN_MATH(special_xlog1py, CT_OP_XLOG1PY, CT__BM_INT_TO_F, CT__AG_XLOG1PY)
 CT__BIN_MATH(nextafter, CT_OP_NEXTAFTER, CT__BM_FLOAT, CT__AG_NEXTAFTER)
+CT__BIN_MATH(special_zeta, CT_OP_ZETA, CT__BM_INT_TO_F, CT__AG_ZETA)
+CT__BIN_MATH(special_gammainc, CT_OP_IGAMMA, CT__BM_FLOAT, CT__AG_IGAMMA)
+CT__BIN_MATH(special_gammaincc, CT_OP_IGAMMAC, CT__BM_FLOAT, CT__AG_IGAMMAC)
+CT__UN(special_bessel_j0, CT_OP_BESSEL_J0, true, true, CT__AG_BESSEL_J0)
+CT__UN(special_bessel_j1, CT_OP_BESSEL_J1, true, true, CT__AG_BESSEL_J1)
+CT__UN(special_bessel_y0, CT_OP_BESSEL_Y0, true, true, CT__AG_BESSEL_Y0)
+CT__UN(special_bessel_y1, CT_OP_BESSEL_Y1, true, true, CT__AG_BESSEL_Y1)
+CT__UN(special_modified_bessel_k0, CT_OP_BESSEL_K0, true, true, CT__AG_BESSEL_K0)
+CT__UN(special_modified_bessel_k1, CT_OP_BESSEL_K1, true, true, CT__AG_BESSEL_K1)
+CT__UN(special_scaled_modified_bessel_k0, CT_OP_BESSEL_K0E, true, true, CT__AG_BESSEL_K0E)
+CT__UN(special_scaled_modified_bessel_k1, CT_OP_BESSEL_K1E, true, true, CT__AG_BESSEL_K1E)
+CT__UN(special_spherical_bessel_j0, CT_OP_SPHERICAL_J0, true, true, CT__AG_SPHERICAL_J0)
 
 ct_status ct_polygamma(ct_ctx *ctx, int64_t n, const ct_tensor *a, ct_tensor **out) {
     if (n < 0 || n > (INT64_C(1) << 53)) { /* n is kept as a double for the backward's n + 1 */

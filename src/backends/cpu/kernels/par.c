@@ -267,6 +267,18 @@ int64_t ct_k_grain_of(int kind) {
     case CT_OP_NDTRI:
     case CT_OP_LOG_NDTR:
     case CT_OP_ERFCX:
+    case CT_OP_ZETA:
+    case CT_OP_IGAMMA:
+    case CT_OP_IGAMMAC:
+    case CT_OP_BESSEL_J0:
+    case CT_OP_BESSEL_J1:
+    case CT_OP_BESSEL_Y0:
+    case CT_OP_BESSEL_Y1:
+    case CT_OP_BESSEL_K0:
+    case CT_OP_BESSEL_K1:
+    case CT_OP_BESSEL_K0E:
+    case CT_OP_BESSEL_K1E:
+    case CT_OP_SPHERICAL_J0:
     case CT_OP_ENTR: return 2048; /* special functions in long double: ~50-500 ns */
     default: return 65536;        /* arithmetic, comparisons, copies: ~0.3 ns an element */
     }

@@ -581,6 +581,18 @@ CT_DEF1(CT_GEN_UN, k_ndtri, CT_FLOATS, (ct_mt)ct_k_ndtri_l(x))
 CT_DEF1(CT_GEN_UN, k_log_ndtr, CT_FLOATS, (ct_mt)ct_k_log_ndtr_l(x))
 CT_DEF1(CT_GEN_UN, k_erfcx, CT_FLOATS, (ct_mt)ct_k_erfcx_l(x))
 CT_DEF1(CT_GEN_UN, k_entr, CT_FLOATS, (ct_mt)ct_k_entr_l(x))
+CT_DEF1(CT_GEN_UN, k_bessel_j0, CT_FLOATS, (ct_mt)ct_k_bessel_j0_l(x))
+CT_DEF1(CT_GEN_UN, k_bessel_j1, CT_FLOATS, (ct_mt)ct_k_bessel_j1_l(x))
+CT_DEF1(CT_GEN_UN, k_bessel_y0, CT_FLOATS, (ct_mt)ct_k_bessel_y0_l(x))
+CT_DEF1(CT_GEN_UN, k_bessel_y1, CT_FLOATS, (ct_mt)ct_k_bessel_y1_l(x))
+CT_DEF1(CT_GEN_UN, k_bessel_k0, CT_FLOATS, (ct_mt)ct_k_bessel_k0_l(x))
+CT_DEF1(CT_GEN_UN, k_bessel_k1, CT_FLOATS, (ct_mt)ct_k_bessel_k1_l(x))
+CT_DEF1(CT_GEN_UN, k_bessel_k0e, CT_FLOATS, (ct_mt)ct_k_bessel_k0e_l(x))
+CT_DEF1(CT_GEN_UN, k_bessel_k1e, CT_FLOATS, (ct_mt)ct_k_bessel_k1e_l(x))
+CT_DEF1(CT_GEN_UN, k_spherical_j0, CT_FLOATS, (ct_mt)ct_k_spherical_j0_l(x))
+CT_DEF1(CT_GEN_BIN, k_zeta, CT_FLOATS, (ct_mt)ct_k_zeta_l(a, b))
+CT_DEF1(CT_GEN_BIN, k_igamma, CT_FLOATS, (ct_mt)ct_k_igamma_l(a, b))
+CT_DEF1(CT_GEN_BIN, k_igammac, CT_FLOATS, (ct_mt)ct_k_igammac_l(a, b))
 /* xlog1py: NaN where b is NaN, else 0 where a == 0, else a log1p(b) (one rounding) */
 CT_DEF1(CT_GEN_BIN, k_xlog1py, CT_FLOATS,
         (b != b   ? b
@@ -770,6 +782,18 @@ static const ct_k_loop *ct_k_more_tab(const ct_op_desc *op) {
     case CT_OP_NEXTAFTER: return k_nextafter_tab;
     case CT_OP_GCD: return k_gcd_tab;
     case CT_OP_LCM: return k_lcm_tab;
+    case CT_OP_ZETA: return k_zeta_tab;
+    case CT_OP_IGAMMA: return k_igamma_tab;
+    case CT_OP_IGAMMAC: return k_igammac_tab;
+    case CT_OP_BESSEL_J0: return k_bessel_j0_tab;
+    case CT_OP_BESSEL_J1: return k_bessel_j1_tab;
+    case CT_OP_BESSEL_Y0: return k_bessel_y0_tab;
+    case CT_OP_BESSEL_Y1: return k_bessel_y1_tab;
+    case CT_OP_BESSEL_K0: return k_bessel_k0_tab;
+    case CT_OP_BESSEL_K1: return k_bessel_k1_tab;
+    case CT_OP_BESSEL_K0E: return k_bessel_k0e_tab;
+    case CT_OP_BESSEL_K1E: return k_bessel_k1e_tab;
+    case CT_OP_SPHERICAL_J0: return k_spherical_j0_tab;
     case CT_OP_FLOOR: return k_floor_tab;
     case CT_OP_CEIL: return k_ceil_tab;
     case CT_OP_ROUND: return k_round_tab;

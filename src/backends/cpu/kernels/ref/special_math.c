@@ -2,6 +2,7 @@
  * asymptotic expansion, reflection or a Newton iteration on glibc's long double erf / erfc; the
  * accuracy targets and the places where PyTorch answers differently are in docs/everyday.md
  * ("Special functions"). */
+#define _DEFAULT_SOURCE /* glibc declares j0l ... y1l under it */
 #include "backends/cpu/kernels/ref/special_math.h"
 
 #include <math.h>
@@ -91,8 +92,9 @@ static long double ct_k_hurwitz_l(long double s, long double q) {
         const long double t = powl(q, -s);
         sum += t;
         q += 1;
-        /* a high order decays fast: the rest (below about 27 t) no longer counts */
-        if (t <= sum * 0x1p-72L) return sum;
+        /* a high order decays fast: the rest (below about 27 t) no longer counts (for q > 0,
+         * where the terms are positive and falling) */
+        if (q > 1 && t <= sum * 0x1p-72L) return sum;
     }
     const long double qs = powl(q, -s);
     sum += q * qs / (s - 1) + qs / 2;
@@ -289,4 +291,164 @@ long double ct_k_i1e_l(long double x) {
     if (x != x) return x;
     const long double r = isinf(x) ? 0 : ct_k_bessel_i_l(1, fabsl(x), true);
     return x < 0 ? -r : r;
+}
+
+/* ---- torch.special.zeta(x, q): Hurwitz zeta for real x > 1 (Cephes' domain rules, as torch:
+ * x == 1 -> inf, x < 1 -> NaN, q <= 0: inf at integers, NaN for a non-integer x) ---- */
+long double ct_k_zeta_l(long double x, long double q) {
+    if (x != x || q != q) return x + q;
+    if (x == 1) return INFINITY;
+    if (x < 1) return NAN;
+    if (q <= 0) {
+        if (q == floorl(q)) return INFINITY;
+        if (x != floorl(x)) return NAN;
+    }
+    if (isinf(x)) return q == 1 ? 1 : (q < 1 ? INFINITY : 0);
+    if (isinf(q)) return 0;
+    return ct_k_hurwitz_l(x, q);
+}
+
+/* ---- regularized incomplete gamma P(a, x) / Q(a, x): the series for x < a + 1, Lentz's
+ * continued fraction otherwise, the prefactor x^a e^-x / Gamma(a) through logs ---- */
+static long double ct_k_gamma_prefix_l(long double a, long double x) {
+    return expl(a * logl(x) - x - ct_k_lgamma_l(a));
+}
+static long double ct_k_igamma_series_l(long double a, long double x) { /* P */
+    long double term = 1 / a, sum = term;
+    for (int n = 1; n < 100000; n++) {
+        term *= x / (a + n);
+        sum += term;
+        if (fabsl(term) <= fabsl(sum) * 0x1p-66L) break;
+    }
+    return sum * ct_k_gamma_prefix_l(a, x);
+}
+static long double ct_k_igammac_cf_l(long double a, long double x) { /* Q */
+    const long double tiny = 0x1p-16000L;
+    long double b = x + 1 - a, c = 1 / tiny, d = 1 / b, h = d;
+    for (int i = 1; i < 100000; i++) {
+        const long double an = -i * (i - a);
+        b += 2;
+        d = an * d + b;
+        if (fabsl(d) < tiny) d = tiny;
+        c = b + an / c;
+        if (fabsl(c) < tiny) c = tiny;
+        d = 1 / d;
+        const long double del = d * c;
+        h *= del;
+        if (fabsl(del - 1) <= 0x1p-66L) break;
+    }
+    return h * ct_k_gamma_prefix_l(a, x);
+}
+long double ct_k_igamma_l(long double a, long double x) {
+    if (a != a || x != x) return a + x;
+    if (x < 0 || a < 0) return NAN;
+    if (a == 0) return x > 0 ? 1 : NAN;
+    if (x == 0) return 0;
+    if (isinf(a)) return isinf(x) ? NAN : 0;
+    if (isinf(x)) return 1;
+    return x < a + 1 ? ct_k_igamma_series_l(a, x) : 1 - ct_k_igammac_cf_l(a, x);
+}
+long double ct_k_igammac_l(long double a, long double x) {
+    if (a != a || x != x) return a + x;
+    if (x < 0 || a < 0) return NAN;
+    if (a == 0) return x > 0 ? 0 : NAN;
+    if (x == 0) return 1;
+    if (isinf(a)) return isinf(x) ? NAN : 1;
+    if (isinf(x)) return 0;
+    return x < a + 1 ? 1 - ct_k_igamma_series_l(a, x) : ct_k_igammac_cf_l(a, x);
+}
+
+/* ---- Bessel functions of the first and second kind (glibc's long double j0l ... y1l) ---- */
+long double ct_k_bessel_j0_l(long double x) { return isinf(x) ? 0 : j0l(x); }
+long double ct_k_bessel_j1_l(long double x) { return isinf(x) ? 0 : j1l(x); }
+long double ct_k_bessel_y0_l(long double x) {
+    if (x != x) return x;
+    if (x < 0) return NAN;
+    if (x == 0) return -INFINITY;
+    return isinf(x) ? 0 : y0l(x);
+}
+long double ct_k_bessel_y1_l(long double x) {
+    if (x != x) return x;
+    if (x < 0) return NAN;
+    if (x == 0) return -INFINITY;
+    return isinf(x) ? 0 : y1l(x);
+}
+
+/* ---- modified Bessel functions of the second kind K0, K1 (x > 0) and their scaled forms
+ * e^x K(x): the series about 0 for x <= 2, Steed's continued fraction (CF2) above ---- */
+static void ct_k_bessel_k01_l(long double x, bool scaled, long double *k0, long double *k1) {
+    const long double euler = 0.57721566490153286060651209008240243L;
+    if (x <= 2) {
+        const long double y = x * x / 4, lg = logl(x / 2), i0 = ct_k_bessel_i_l(0, x, false),
+                          i1 = ct_k_bessel_i_l(1, x, false);
+        /* K0 = -(ln(x/2) + gamma) I0 + sum y^k / (k!)^2 H_k */
+        long double t = 1, h = 0, s0 = 0;
+        /* K1 = 1/x + ln(x/2) I1 - (x/4) sum (psi(k+1) + psi(k+2)) y^k / (k! (k+1)!) */
+        long double u = 1, s1 = 0;
+        for (int k = 0; k < 200; k++) {
+            if (k > 0) {
+                t *= y / ((long double)k * k);
+                h += 1.0L / k;
+                u *= y / ((long double)k * (k + 1));
+            }
+            const long double a = t * h, b = u * (2 * h - 2 * euler + 1.0L / (k + 1));
+            s0 += a;
+            s1 += b;
+            if (k > 2 && fabsl(a) <= fabsl(s0) * 0x1p-66L && fabsl(b) <= fabsl(s1) * 0x1p-66L)
+                break;
+        }
+        *k0 = -(lg + euler) * i0 + s0;
+        *k1 = 1 / x + lg * i1 - x / 4 * s1;
+        if (scaled) {
+            const long double e = expl(x);
+            *k0 *= e;
+            *k1 *= e;
+        }
+        return;
+    }
+    long double b = 2 * (1 + x), d = 1 / b, h = d, delh = d, q1 = 0, q2 = 1;
+    const long double a1 = 0.25L;
+    long double q = a1, c = a1, a = -a1, s = 1 + q * delh;
+    for (int i = 2; i < 100000; i++) {
+        a -= 2 * (i - 1);
+        c = -a * c / i;
+        const long double qnew = (q1 - b * q2) / a;
+        q1 = q2;
+        q2 = qnew;
+        q += c * qnew;
+        b += 2;
+        d = 1 / (b + a * d);
+        delh = (b * d - 1) * delh;
+        h += delh;
+        const long double dels = q * delh;
+        s += dels;
+        if (fabsl(dels / s) <= 0x1p-66L) break;
+    }
+    h = a1 * h;
+    const long double pi = 3.14159265358979323846264338327950288L;
+    long double kmu = sqrtl(pi / (2 * x)) / s;
+    if (!scaled) kmu *= expl(-x);
+    *k0 = kmu;
+    *k1 = kmu * (x + 0.5L - h) / x;
+}
+static long double ct_k_k_any(long double x, int order, bool scaled) {
+    if (x != x) return x;
+    if (x < 0) return NAN;
+    if (x == 0) return INFINITY;
+    if (isinf(x)) return 0;
+    long double k0 = 0, k1 = 0;
+    ct_k_bessel_k01_l(x, scaled, &k0, &k1);
+    return order ? k1 : k0;
+}
+long double ct_k_bessel_k0_l(long double x) { return ct_k_k_any(x, 0, false); }
+long double ct_k_bessel_k1_l(long double x) { return ct_k_k_any(x, 1, false); }
+long double ct_k_bessel_k0e_l(long double x) { return ct_k_k_any(x, 0, true); }
+long double ct_k_bessel_k1e_l(long double x) { return ct_k_k_any(x, 1, true); }
+
+/* spherical Bessel j0 = sin(x) / x (1 at 0, 0 at +-inf) */
+long double ct_k_spherical_j0_l(long double x) {
+    if (x != x) return x;
+    if (isinf(x)) return 0;
+    if (fabsl(x) < 0x1p-20L) return 1 - x * x / 6;
+    return sinl(x) / x;
 }

@@ -22,5 +22,20 @@ long double ct_k_i0_l(long double x);
 long double ct_k_i0e_l(long double x);
 long double ct_k_i1_l(long double x);
 long double ct_k_i1e_l(long double x);
+/* Hurwitz zeta(x, q) with Cephes' domain rules (torch.special.zeta) */
+long double ct_k_zeta_l(long double x, long double q);
+/* regularized lower / upper incomplete gamma P(a, x), Q(a, x) (torch.special.gammainc / c) */
+long double ct_k_igamma_l(long double a, long double x);
+long double ct_k_igammac_l(long double a, long double x);
+/* Bessel J0, J1, Y0, Y1; modified K0, K1 and e^x K0, e^x K1; spherical j0 */
+long double ct_k_bessel_j0_l(long double x);
+long double ct_k_bessel_j1_l(long double x);
+long double ct_k_bessel_y0_l(long double x);
+long double ct_k_bessel_y1_l(long double x);
+long double ct_k_bessel_k0_l(long double x);
+long double ct_k_bessel_k1_l(long double x);
+long double ct_k_bessel_k0e_l(long double x);
+long double ct_k_bessel_k1e_l(long double x);
+long double ct_k_spherical_j0_l(long double x);
 
 #endif
