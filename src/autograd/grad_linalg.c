@@ -287,7 +287,7 @@ static ct_tensor *lu_backward(ct__ag_call *c, const ct_tensor *gl, const ct_tens
     return ct__ag_matmul(c, p, ga);
 }
 /* lu_factor_ex (torch's lu_factor_ex_backward): P, L, U unpacked from the saved LU and pivots,
- * gL = G[..., :, :k], gU = G[..., :k, :] into lu_backward. */
+ * gL = tril(G[..., :, :k], -1), gU = triu(G[..., :k, :]) into lu_backward. */
 static void bw_lu_factor(ct__ag_call *c) {
     const ct__ag_tmeta *om = &c->n->out_meta[0];
     const int nd = om->ndim;
@@ -297,7 +297,9 @@ static void bw_lu_factor(ct__ag_call *c) {
         c->st == CT_OK ? ct_lu_unpack(c->ctx, OUT, IN(1), true, true, &p, &l, &u) : c->st;
     ct__ag_keep(c, st, p);
     if (st == CT_OK) ct__ag_keep(c, CT_OK, l), ct__ag_keep(c, CT_OK, u);
-    const ct_tensor *gl = ag_narrow(c, G, nd - 1, 0, k), *gu = ag_narrow(c, G, nd - 2, 0, k);
+    /* only L's strict lower part and U's upper part are free: mask the gradients to them */
+    const ct_tensor *gl = ag_tril(c, ag_narrow(c, G, nd - 1, 0, k), -1);
+    const ct_tensor *gu = ag_triu(c, ag_narrow(c, G, nd - 2, 0, k), 0);
     ct__ag_set(c, 0, lu_backward(c, gl, gu, p, l, u, m, n));
 }
 

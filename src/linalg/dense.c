@@ -5,6 +5,7 @@
  * the per-matrix info back and fail on a singular or non-positive-definite matrix, naming it
  * (torch raises); under graph capture that host read is skipped and the *_ex calls give the info
  * tensor instead. Results come back in the input's dtype with its batch dims. */
+#include "ctorch/autograd.h"
 #include "ctorch/linalg.h"
 #include "ctorch/ops.h"
 
@@ -740,8 +741,12 @@ static ct_status ct__lu_perm_of(ct_ctx *ctx, const char *op, const ct_tensor *LU
                              op, ct__shape_str(s1, sizeof s1, piv->ndim, piv->shape), (long long)k,
                              ct__shape_str(s2, sizeof s2, LU->ndim, LU->shape));
     }
-    ct__la_in p;
-    st = ct__la_prep(ctx, op, LU, false, &p);
+    ct__la_in p; /* P depends on LU's shape only: a detached view (no gradient, no refusal) */
+    ct_tensor *det = NULL;
+    st = ct_tensor_detach(ctx, LU, &det);
+    CT__DO(st, ct__la_prep(ctx, op, det, false, &p));
+    ct_tensor_release(det);
+    if (st != CT_OK) return st;
     ct_tensor *pc = NULL, *p2 = NULL, *t[3] = {NULL, NULL, NULL};
     const int64_t s2[2] = {p.B, k}, mm[2] = {m, m};
     CT__DO(st, ct_tensor_contiguous(ctx, piv, &pc));
@@ -839,6 +844,32 @@ ct_status ct_linalg_lu(ct_ctx *ctx, const ct_tensor *a, ct_tensor **P, ct_tensor
     return st;
 }
 
+/* t viewed with nd dims (leading 1s prepended; t itself when it has them) */
+static ct_status ct__lead1(ct_ctx *ctx, const ct_tensor *t, int nd, ct_tensor **out) {
+    if (t->ndim >= nd) {
+        *out = ct_tensor_retain((ct_tensor *)t);
+        return CT_OK;
+    }
+    int64_t sh[CT_MAX_DIMS];
+    const int pre = nd - t->ndim;
+    for (int i = 0; i < nd; i++)
+        sh[i] = i < pre ? 1 : t->shape[i - pre];
+    return ct_tensor_reshape(ctx, t, nd, sh, out);
+}
+/* take_along_dim of x by idx (the permutation with a 1 at dim ^ 1 of the last two) after giving
+ * both the same number of dims (take_along_dim broadcasts the rest) */
+static ct_status ct__gather_perm(ct_ctx *ctx, const ct_tensor *x, const ct_tensor *perm, int dim,
+                                 ct_tensor **out) {
+    ct_tensor *i1 = NULL, *i2 = NULL, *x2 = NULL;
+    ct_status st = ct_tensor_unsqueeze(ctx, perm, dim == -2 ? -1 : -2, &i1);
+    const int nd = x->ndim > perm->ndim + 1 ? x->ndim : perm->ndim + 1;
+    CT__DO(st, ct__lead1(ctx, i1, nd, &i2));
+    CT__DO(st, ct__lead1(ctx, x, nd, &x2));
+    CT__DO(st, ct_take_along_dim(ctx, x2, i2, dim, out));
+    ct_tensor_release(i1), ct_tensor_release(i2), ct_tensor_release(x2);
+    return st;
+}
+
 /* ---- lu_solve: A = P L U from lu_factor; the row order applied with take_along_dim and two
  * triangular solves read straight from LU (unit lower, upper), so the gradient reaches LU and B
  * through their nodes (named LinalgLuSolveBackward0) ---- */
@@ -884,23 +915,19 @@ static ct_status ct__lu_solve(ct_ctx *ctx, const ct_tensor *LU, const ct_tensor 
     ct_tensor *lt = NULL;
     if (adjoint) CT__DO(st, ct_tensor_transpose(ctx, LU, -2, -1, &lt));
     if (left && !adjoint) { /* X = U^-1 L^-1 (P^T B), (P^T B)[i] = B[perm[i]] */
-        CT__DO(st, ct_tensor_unsqueeze(ctx, perm, -1, &t[0]));
-        CT__DO(st, ct_take_along_dim(ctx, b, t[0], -2, &t[1]));
+        CT__DO(st, ct__gather_perm(ctx, b, perm, -2, &t[1]));
         CT__DO(st, ct_linalg_solve_triangular(ctx, LU, t[1], false, true, true, &t[2]));
         CT__DO(st, ct_linalg_solve_triangular(ctx, LU, t[2], true, true, false, out));
     } else if (left) { /* A^T X = B: X = P L^-T U^-T B, (P Z)[r] = Z[iperm[r]] */
         CT__DO(st, ct_linalg_solve_triangular(ctx, lt, b, false, true, false, &t[0]));
         CT__DO(st, ct_linalg_solve_triangular(ctx, lt, t[0], true, true, true, &t[1]));
-        CT__DO(st, ct_tensor_unsqueeze(ctx, iperm, -1, &t[2]));
-        CT__DO(st, ct_take_along_dim(ctx, t[1], t[2], -2, out));
+        CT__DO(st, ct__gather_perm(ctx, t[1], iperm, -2, out));
     } else if (!adjoint) { /* X A = B: X = B U^-1 L^-1 P^T, (V P^T)[:, j] = V[:, iperm[j]] */
         CT__DO(st, ct_linalg_solve_triangular(ctx, LU, b, true, false, false, &t[0]));
         CT__DO(st, ct_linalg_solve_triangular(ctx, LU, t[0], false, false, true, &t[1]));
-        CT__DO(st, ct_tensor_unsqueeze(ctx, iperm, -2, &t[2]));
-        CT__DO(st, ct_take_along_dim(ctx, t[1], t[2], -1, out));
+        CT__DO(st, ct__gather_perm(ctx, t[1], iperm, -1, out));
     } else { /* X A^T = B: X = (B P) L^-T U^-T, (B P)[:, i] = B[:, perm[i]] */
-        CT__DO(st, ct_tensor_unsqueeze(ctx, perm, -2, &t[0]));
-        CT__DO(st, ct_take_along_dim(ctx, b, t[0], -1, &t[1]));
+        CT__DO(st, ct__gather_perm(ctx, b, perm, -1, &t[1]));
         CT__DO(st, ct_linalg_solve_triangular(ctx, lt, t[1], true, false, true, &t[2]));
         CT__DO(st, ct_linalg_solve_triangular(ctx, lt, t[2], false, false, false, out));
     }
