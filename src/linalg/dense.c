@@ -535,6 +535,11 @@ static ct_status ct__la_bcast(ct_ctx *ctx, const char *op, const ct_tensor *a, i
 /* b (equal batch dims to p's input) as a contiguous (B, r, c) tensor in the compute dtype. */
 static ct_status ct__la_rhs(ct_ctx *ctx, const ct__la_in *p, const ct_tensor *b, int64_t r,
                             int64_t c, ct_tensor **b3) {
+    /* BLAS / LAPACK take the dims and leading dimension as (32-bit) lapack_int / blasint */
+    if (r > INT32_MAX || c > INT32_MAX || r * c > ((int64_t)1 << 40))
+        return ct__set_error(ctx, CT_ERR_SHAPE,
+                             "linalg: right-hand sides of %lld x %lld are too large for LAPACK",
+                             (long long)r, (long long)c);
     ct_tensor *bc = NULL;
     const int64_t s3[3] = {p->B, r, c};
     ct_status st =
