@@ -1072,7 +1072,70 @@ static ct_status f_cond(const ct_tensor *x, ct_tensor **y) {
     return st;
 }
 
+/* second order: g(x) = d/dx sum_i sin(i) f(x)_i with create_graph, itself gradchecked (so the
+ * backward formulas differentiate: torch's double backward) */
+static tu_fn1 g_inner;
+static ct_status f_second(const ct_tensor *x, ct_tensor **y) {
+    ct_tensor *xx = NULL, *o = NULL, *w = NULL, *ow = NULL, *s = NULL;
+    ct_status st = CT_OK;
+    if (ct_tensor_requires_grad(x)) {
+        xx = ct_tensor_retain((ct_tensor *)x);
+    } else {
+        st = ct_tensor_clone(ctx, x, &xx);
+        if (st == CT_OK) st = ct_tensor_set_requires_grad(xx, true);
+    }
+    if (st == CT_OK) st = g_inner(xx, &o);
+    const int64_t n = o ? ct_tensor_numel(o) : 0;
+    double *wv = malloc(sizeof(double) * (size_t)(n + 1));
+    for (int64_t i = 0; i < n; i++)
+        wv[i] = sin((double)i + 0.5);
+    if (st == CT_OK)
+        st = ct_tensor_from_host(ctx, wv, CT_FLOAT64, ct_tensor_ndim(o), ct_tensor_shape(o), &w);
+    if (st == CT_OK) st = ct_mul(ctx, o, w, &ow);
+    if (st == CT_OK) st = ct_sum(ctx, ow, 0, NULL, false, &s);
+    const ct_tensor *outs[1] = {s}, *ins[1] = {xx};
+    if (st == CT_OK) st = ct_autograd_grad(ctx, 1, outs, NULL, 1, ins, false, true, y);
+    free(wv);
+    ct_tensor_release(xx), ct_tensor_release(o), ct_tensor_release(w), ct_tensor_release(ow);
+    ct_tensor_release(s);
+    return st;
+}
+/* broadcast batch dims: A from x[0] against B = x (2, 3, 3) */
+static ct_status f_trsolve_bcast(const ct_tensor *x, ct_tensor **y) {
+    ct_tensor *x0 = NULL, *x00 = NULL, *a = NULL;
+    ct_status st = ct_tensor_narrow(ctx, x, 0, 0, 1, &x0);
+    if (st == CT_OK) st = ct_tensor_squeeze(ctx, x0, 0, &x00);
+    if (st == CT_OK) st = shifted(x00, 6, &a);
+    if (st == CT_OK) st = ct_linalg_solve_triangular(ctx, a, x, false, false, false, y);
+    ct_tensor_release(x0), ct_tensor_release(x00), ct_tensor_release(a);
+    return st;
+}
+static ct_status f_lu_solve_bcast(const ct_tensor *x, ct_tensor **y) { /* one LU, B (2, 3, 3) */
+    ct_tensor *x0 = NULL, *x00 = NULL, *a = NULL, *LU = NULL, *piv = NULL;
+    ct_status st = ct_tensor_narrow(ctx, x, 0, 1, 1, &x0);
+    if (st == CT_OK) st = ct_tensor_squeeze(ctx, x0, 0, &x00);
+    if (st == CT_OK) st = shifted(x00, 5, &a);
+    if (st == CT_OK) st = ct_linalg_lu_factor(ctx, a, &LU, &piv);
+    if (st == CT_OK) st = ct_linalg_lu_solve(ctx, LU, piv, x, true, false, y);
+    ct_tensor_release(x0), ct_tensor_release(x00), ct_tensor_release(a);
+    ct_tensor_release(LU), ct_tensor_release(piv);
+    return st;
+}
+
 TEST(gradients) {
+    tu_gradcheck(ctx, &rng, "solve_triangular broadcast", f_trsolve_bcast, 3, SH(2, 3, 3));
+    tu_gradcheck(ctx, &rng, "lu_solve broadcast", f_lu_solve_bcast, 3, SH(2, 3, 3));
+    g_flags = 3;
+    g_inner = f_trsolve;
+    tu_gradcheck(ctx, &rng, "solve_triangular second order", f_second, 2, SH(3, 3));
+    g_inner = f_lu_factor;
+    tu_gradcheck(ctx, &rng, "lu_factor second order", f_second, 2, SH(3, 3));
+    g_flags = 0;
+    g_inner = f_chol_solve;
+    tu_gradcheck(ctx, &rng, "cholesky_solve second order", f_second, 2, SH(3, 3));
+    g_driver = "gelsd";
+    g_inner = f_lstsq;
+    tu_gradcheck(ctx, &rng, "lstsq second order", f_second, 2, SH(5, 3));
     for (g_flags = 0; g_flags < 8; g_flags++) {
         char name[48];
         snprintf(name, sizeof name, "solve_triangular flags %d", g_flags);
