@@ -384,7 +384,8 @@ static bool ct__lu_perm(const int32_t *piv, int64_t k, int64_t m, int64_t *perm,
                     }                                                                              \
                 }                                                                                  \
                 if (o[1].data) ((int64_t *)o[1].data)[b] = (int64_t)rk;                            \
-                if (o[2].data && k > 0) memcpy((T *)o[2].data + b * k, sv, sizeof(T) * (size_t)k); \
+                if (o[2].data && k > 0 && drv >= 2)                                                \
+                    memcpy((T *)o[2].data + b * k, sv, sizeof(T) * (size_t)k);                     \
                 break;                                                                             \
             }                                                                                      \
             }                                                                                      \
