@@ -5,6 +5,8 @@ The inputs are fixed (written with their values), the outputs are torch's in flo
 Run: /usr/bin/python3 scripts/gen_linalg_more_ref.py [tests/data/linalg_more_ref.h]
 """
 import math
+import shutil
+import subprocess
 import sys
 
 import torch
@@ -102,6 +104,8 @@ def main():
         f.write('#ifndef CTORCH_TESTS_LINALG_MORE_REF_H\n#define CTORCH_TESTS_LINALG_MORE_REF_H\n')
         f.write('\n'.join(rows))
         f.write('\n#endif\n')
+    if shutil.which('clang-format'):  # the repository's style (.clang-format)
+        subprocess.run(['clang-format', '-i', out], check=True)
     return 0
 
 
