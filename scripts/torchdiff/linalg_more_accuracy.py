@@ -2,14 +2,15 @@
 """How far the second linear algebra set lands from torch 1.13 on random batches: ctorch through
 build/libctorch.so (ctypes), torch here; prints max |ctorch - torch| / max |torch| per op and
 dtype. Not run by the tests (tests/test_linalg_more.c holds fixed tables).
-Run: /usr/bin/python3 scripts/torchdiff/linalg_more_accuracy.py [build/libctorch.so]"""
+Run: /usr/bin/python3 scripts/torchdiff/linalg_more_accuracy.py [--grad] [build/libctorch.so]
+(--grad: the gradients of a weighted sum instead, float64)."""
 import ctypes
 import math
 import sys
 
 import torch
 
-lib = ctypes.CDLL(sys.argv[1] if len(sys.argv) > 1 else 'build/libctorch.so')
+lib = ctypes.CDLL(next((a for a in sys.argv[1:] if a.endswith('.so')), 'build/libctorch.so'))
 vp, i64 = ctypes.c_void_p, ctypes.c_int64
 P = ctypes.POINTER(vp)
 lib.ct_ctx_create.argtypes = [vp, P]
@@ -20,7 +21,8 @@ lib.ct_tensor_numel.argtypes = [vp]
 lib.ct_tensor_numel.restype = i64
 lib.ct_ctx_last_error.argtypes = [vp]
 lib.ct_ctx_last_error.restype = ctypes.c_char_p
-DT = {torch.float32: (8, ctypes.c_float), torch.float64: (9, ctypes.c_double)}
+DT = {torch.float32: (8, ctypes.c_float), torch.float64: (9, ctypes.c_double),
+      torch.int32: (4, ctypes.c_int32)}
 ctx = vp()
 assert lib.ct_ctx_create(None, ctypes.byref(ctx)) == 0
 
@@ -140,5 +142,105 @@ def main():
     return 0
 
 
-if __name__ == '__main__':
+if __name__ == '__main__' and '--grad' not in sys.argv:
     sys.exit(main())
+
+
+def grads():
+    """Gradients of sum(w * f(A, ...)) for fixed weights w, ctorch against torch (float64)."""
+    lib.ct_tensor_set_requires_grad.argtypes = [vp, ctypes.c_bool]
+    lib.ct_tensor_grad.argtypes = [vp]
+    lib.ct_tensor_grad.restype = vp
+    lib.ct_mul.argtypes = [vp, vp, vp, P]
+    lib.ct_sum.argtypes = [vp, vp, ctypes.c_int, vp, ctypes.c_bool, P]
+    lib.ct_backward.argtypes = [vp, vp, vp, ctypes.c_bool]
+    g = torch.Generator().manual_seed(3)
+    d = torch.float64
+    cb = ctypes.c_bool
+    worst = {}
+
+    def run(name, make_inputs, ct_fn, th_fn):
+        ins = make_inputs()
+        th = [x.clone().requires_grad_(True) for x in ins]
+        out = th_fn(*th)
+        w = torch.sin(torch.arange(out.numel(), dtype=d)).reshape(out.shape)
+        (out * w).sum().backward()
+        hs = [to_ct(x) for x in ins]
+        for h in hs:
+            lib.ct_tensor_set_requires_grad(h, True)
+        o = ct_fn(*hs)
+        hw, prod, s = to_ct(w), vp(), vp()
+        assert lib.ct_mul(ctx, o, hw, ctypes.byref(prod)) == 0
+        assert lib.ct_sum(ctx, prod, 0, None, False, ctypes.byref(s)) == 0
+        assert lib.ct_backward(ctx, s, None, False) == 0
+        for h, x in zip(hs, th):
+            e = rel(from_ct(lib.ct_tensor_grad(h), x), x.grad)
+            worst[name] = max(worst.get(name, 0.0), e)
+        for h in hs + [o, hw, prod, s]:
+            lib.ct_tensor_release(h)
+
+    def one(fn, *args):
+        return call(fn, *args)[0]
+
+    n = 4
+    wellm = lambda: torch.randn(n, n, dtype=d, generator=g) + 4 * torch.eye(n, dtype=d)
+    rnd = lambda *s: torch.randn(*s, dtype=d, generator=g)
+    for _ in range(10):
+        f = lib.ct_linalg_solve_triangular
+        f.argtypes = [vp, vp, vp, cb, cb, cb, P]
+        run('solve_triangular', lambda: [wellm(), rnd(n, 3)],
+            lambda a, b: one(f, a, b, True, True, True),
+            lambda a, b: torch.linalg.solve_triangular(a, b, upper=True, unitriangular=True))
+        f2 = lib.ct_linalg_lu_factor
+        f2.argtypes = [vp, vp, P, P]
+        for shape in ((n, n), (n + 2, n), (n, n + 2)):
+            run('lu_factor %dx%d' % shape, lambda: [rnd(*shape)], lambda a: one(f2, a),
+                lambda a: torch.linalg.lu_factor(a)[0])
+        f3 = lib.ct_cholesky_solve
+        f3.argtypes = [vp, vp, vp, cb, P]
+        run('cholesky_solve (full L)', lambda: [rnd(n, 2), wellm()],
+            lambda b, l: one(f3, b, l, False), lambda b, l: torch.cholesky_solve(b, l))
+        f4 = lib.ct_cholesky_inverse
+        f4.argtypes = [vp, vp, cb, P]
+        run('cholesky_inverse (full L)', lambda: [wellm()], lambda l: one(f4, l, True),
+            lambda l: torch.cholesky_inverse(l, upper=True))
+        f5 = lib.ct_linalg_lstsq
+        f5.argtypes = [vp, vp, vp, ctypes.c_double, ctypes.c_char_p, P, P, P, P]
+        run('lstsq', lambda: [rnd(n + 2, n), rnd(n + 2, 2)],
+            lambda a, b: one(f5, a, b, math.nan, b'gelsd'),
+            lambda a, b: torch.linalg.lstsq(a, b, driver='gelsd').solution)
+        f6 = lib.ct_linalg_matrix_exp
+        f6.argtypes = [vp, vp, P]
+        run('matrix_exp', lambda: [rnd(n, n)], lambda a: one(f6, a),
+            lambda a: torch.linalg.matrix_exp(a))
+        f7 = lib.ct_linalg_householder_product
+        f7.argtypes = [vp, vp, vp, P]
+        run('householder_product', lambda: [rnd(n + 1, n), rnd(n - 1)],
+            lambda a, t: one(f7, a, t), lambda a, t: torch.linalg.householder_product(a, t))
+        f8 = lib.ct_linalg_lu_solve
+        f8.argtypes = [vp, vp, vp, vp, cb, cb, P]
+        f10 = lib.ct_linalg_lu_factor
+        f10.argtypes = [vp, vp, P, P]
+        for left, adj in ((True, False), (True, True), (False, False), (False, True)):
+            def ct_lus(a, b):
+                lu = call(f10, a)
+                x = one(f8, lu[0], lu[1], b, left, adj)
+                lib.ct_tensor_release(lu[0]), lib.ct_tensor_release(lu[1])
+                return x
+            run('lu_solve left=%d adjoint=%d' % (left, adj),
+                lambda: [wellm(), rnd(n, 2) if left else rnd(2, n)], ct_lus,
+                lambda a, b: torch.linalg.lu_solve(*torch.linalg.lu_factor(a), b, left=left,
+                                                   adjoint=adj))
+        f9 = lib.ct_linalg_cond
+        f9.argtypes = [vp, vp, ctypes.c_char_p, P]
+        # fro / inf / 1: torch 1.13's backward fails (its masked_fill_ writes into inv_ex's
+        # saved output); ctorch differentiates them
+        for o in (None, 'nuc', '-2'):
+            run('cond %s' % o, lambda: [wellm()], lambda a: one(f9, a, o.encode() if o else None),
+                lambda a: torch.linalg.cond(a, -2 if o == '-2' else o))
+    for name, e in sorted(worst.items()):
+        print('grad %-26s max relative difference %.2e' % (name, e))
+
+
+if __name__ == '__main__' and '--grad' in sys.argv:
+    grads()
