@@ -31,6 +31,12 @@ static double maxdiff(const ct_tensor *t, const double *ref, int64_t n) {
     free(v);
     return m;
 }
+static void release_all(int n, ct_tensor **ts) {
+    for (int i = 0; i < n; i++) {
+        ct_tensor_release(ts[i]);
+        ts[i] = NULL;
+    }
+}
 static double maxdiff_t(const ct_tensor *a, const ct_tensor *b) {
     if (!a || !b) return INFINITY;
     double *w = tu_read(b);
@@ -802,6 +808,61 @@ TEST(householder_product_values) {
     ct_tensor_release(I3), ct_tensor_release(A), ct_tensor_release(tau);
 }
 
+/* ---- captured once, replayed on new data: equal to eager calls bit for bit ---- */
+static void fill_rand(ct_tensor *t, double shift) { /* new values in place (+ shift I) */
+    const int64_t *sh = ct_tensor_shape(t);
+    ct_tensor *r = rnd(ct_tensor_dtype(t), ct_tensor_ndim(t), sh, -1, 1), *I = NULL, *s = NULL;
+    CHECK_OK(ct_tensor_eye(ctx, ct_tensor_dtype(t), sh[ct_tensor_ndim(t) - 2],
+                           sh[ct_tensor_ndim(t) - 1], &I));
+    CHECK_OK(ct_mul_scalar(ctx, I, shift, &s));
+    ct_tensor *v = NULL;
+    CHECK_OK(ct_add(ctx, r, s, &v));
+    CHECK_OK(ct_tensor_copy_(ctx, t, v));
+    ct_tensor_release(r), ct_tensor_release(I), ct_tensor_release(s), ct_tensor_release(v);
+}
+static void run_set(const ct_tensor *A, const ct_tensor *B, const ct_tensor *W, ct_tensor **o) {
+    ct_tensor *LU = NULL, *piv = NULL, *junk[3] = {NULL, NULL, NULL};
+    CHECK_OK(ct_linalg_lu_factor(ctx, A, &LU, &piv));
+    CHECK_OK(ct_linalg_lu_solve(ctx, LU, piv, B, true, true, &o[0]));
+    CHECK_OK(ct_linalg_solve_triangular(ctx, A, B, false, true, false, &o[1]));
+    CHECK_OK(ct_cholesky_solve(ctx, B, A, true, &o[2]));
+    CHECK_OK(ct_linalg_lstsq(ctx, W, B, NAN, "gelsd", &o[3], &o[4], &junk[0], &o[5]));
+    CHECK_OK(ct_linalg_lu(ctx, W, &junk[1], &o[6], &o[7]));
+    CHECK_OK(ct_linalg_svdvals(ctx, W, &o[8]));
+    CHECK_OK(ct_linalg_householder_product(ctx, W, o[8], &o[9]));
+    CHECK_OK(ct_linalg_inv_ex(ctx, A, &o[10], &junk[2]));
+    ct_tensor_release(LU), ct_tensor_release(piv);
+    release_all(3, junk);
+}
+TEST(capture_replay_equals_eager) {
+    ct_tensor *A = NULL, *B = NULL, *W = NULL;
+    CHECK_OK(ct_tensor_zeros(ctx, CT_FLOAT64, 3, SH(3, 5, 5), &A));
+    CHECK_OK(ct_tensor_zeros(ctx, CT_FLOAT64, 3, SH(3, 5, 2), &B));
+    CHECK_OK(ct_tensor_zeros(ctx, CT_FLOAT64, 3, SH(3, 5, 2), &W));
+    fill_rand(A, 4), fill_rand(B, 0), fill_rand(W, 0);
+    ct_graph *g = NULL;
+    ct_tensor *cap[11] = {NULL};
+    CHECK_OK(ct_graph_create(ctx, (ct_device){CT_DEVICE_CPU, 0}, NULL, &g));
+    CHECK_OK(ct_graph_capture_begin(g, NULL));
+    run_set(A, B, W, cap);
+    CHECK_OK(ct_graph_capture_end(g));
+    CHECK(ct_graph_num_nodes(g) >= 11);
+    CHECK_OK(ct_graph_instantiate(g));
+    for (int rep = 0; rep < 2; rep++) {
+        fill_rand(A, 4), fill_rand(B, 0), fill_rand(W, 0);
+        CHECK_OK(ct_graph_replay(g));
+        ct_tensor *eag[11] = {NULL};
+        run_set(A, B, W, eag);
+        for (int i = 0; i < 11; i++)
+            CHECK_MSG(cap[i] && eag[i] && tu_same_values(cap[i], eag[i]),
+                      "rep %d output %d: replay differs from eager", rep, i);
+        release_all(11, eag);
+    }
+    release_all(11, cap);
+    ct_graph_free(g);
+    ct_tensor_release(A), ct_tensor_release(B), ct_tensor_release(W);
+}
+
 /* ---- hostile input: each refused with the documented status, nothing leaks ---- */
 TEST(hostile_inputs) {
     ct_tensor *A = T64(2, SH(3, 3), ref_A33), *B = T64(2, SH(3, 2), ref_B32), *r = NULL, *r2 = NULL,
@@ -1268,6 +1329,7 @@ int main(void) {
     RUN(matrix_exp_identities);
     RUN(inv_solve_ex_vecdot_tensor_ops);
     RUN(householder_product_values);
+    RUN(capture_replay_equals_eager);
     RUN(hostile_inputs);
     RUN(gradients);
     RUN(grad_fn_names);
