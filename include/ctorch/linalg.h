@@ -101,9 +101,8 @@ CT_API ct_status ct_linalg_svd(ct_ctx *ctx, const ct_tensor *a, ct_tensor **U, c
 
 /* ---- more linear algebra (torch 1.13's names; float32 / float64 only, as torch's CPU kernels;
  * batched over leading dims; see docs/everyday.md "More linear algebra") ---- */
-/* X with A X = B (left) or X A = B, A (..., n, n) read as its upper / lower triangle (unit
- * diagonal when unitriangular), B (..., n, k) / (..., k, n); batch dims broadcast, dtypes promote.
- * No singularity check (a zero diagonal gives inf / NaN), as torch. */
+/* X with A X = B (left) or X A = B, A read as its upper / lower triangle (unit diagonal when
+ * unitriangular); batch dims broadcast, dtypes promote; no singularity check, as torch. */
 CT_API ct_status ct_linalg_solve_triangular(ct_ctx *ctx, const ct_tensor *a, const ct_tensor *b,
                                             bool upper, bool left, bool unitriangular,
                                             ct_tensor **out);
@@ -134,10 +133,9 @@ CT_API ct_status ct_cholesky_solve(ct_ctx *ctx, const ct_tensor *b, const ct_ten
 /* torch.cholesky_inverse: A^-1 for A = L L^T (U^T U when upper); a zero on L's diagonal is an
  * error, as torch. */
 CT_API ct_status ct_cholesky_inverse(ct_ctx *ctx, const ct_tensor *L, bool upper, ct_tensor **out);
-/* Least squares min |A X - B| (torch.linalg.lstsq): driver "gels", "gelsy" (NULL: torch's CPU
- * default), "gelsd" or "gelss"; rcond NaN = None (eps * max(m, n)). solution (..., n, k);
- * residuals, rank (int64) and singular_values as torch (empty (0,) where torch's are); any of
- * the last three may be NULL. */
+/* Least squares (torch.linalg.lstsq): driver "gels", "gelsy" (NULL), "gelsd", "gelss"; rcond NaN
+ * = None; residuals, rank (int64), singular_values as torch's (may be NULL; empty (0,) as torch).
+ */
 CT_API ct_status ct_linalg_lstsq(ct_ctx *ctx, const ct_tensor *a, const ct_tensor *b, double rcond,
                                  const char *driver, ct_tensor **solution, ct_tensor **residuals,
                                  ct_tensor **rank, ct_tensor **singular_values);
@@ -170,9 +168,8 @@ CT_API ct_status ct_linalg_tensorsolve(ct_ctx *ctx, const ct_tensor *a, const ct
  * (..., m, n) below the diagonal (torch.linalg.householder_product); tau (..., k), k <= n <= m. */
 CT_API ct_status ct_linalg_householder_product(ct_ctx *ctx, const ct_tensor *a,
                                                const ct_tensor *tau, ct_tensor **out);
-/* Condition number (torch.linalg.cond): ord NULL (2), "2", "-2" through the singular values
- * (any m x n); "fro", "nuc", "inf", "-inf", "1", "-1" as norm(A) norm(A^-1) of square A (inf for
- * a singular one). */
+/* Condition number (torch.linalg.cond): ord NULL / "2" / "-2" from the singular values (any m x n),
+ * "fro", "nuc", "inf", "-inf", "1", "-1" as norm(A) norm(A^-1) of square A (inf when singular). */
 CT_API ct_status ct_linalg_cond(ct_ctx *ctx, const ct_tensor *a, const char *ord, ct_tensor **out);
 
 #ifdef __cplusplus
