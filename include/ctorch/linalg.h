@@ -134,8 +134,7 @@ CT_API ct_status ct_cholesky_solve(ct_ctx *ctx, const ct_tensor *b, const ct_ten
  * error, as torch. */
 CT_API ct_status ct_cholesky_inverse(ct_ctx *ctx, const ct_tensor *L, bool upper, ct_tensor **out);
 /* Least squares (torch.linalg.lstsq): driver "gels", "gelsy" (NULL), "gelsd", "gelss"; rcond NaN
- * = None; residuals, rank (int64), singular_values as torch's (may be NULL; empty (0,) as torch).
- */
+ * = None; residuals, rank (int64), singular_values as torch's (NULL: not wanted). */
 CT_API ct_status ct_linalg_lstsq(ct_ctx *ctx, const ct_tensor *a, const ct_tensor *b, double rcond,
                                  const char *driver, ct_tensor **solution, ct_tensor **residuals,
                                  ct_tensor **rank, ct_tensor **singular_values);
