@@ -4,7 +4,10 @@
  * op); the CPU backend runs LAPACKE per matrix (backends/cpu/linalg_cpu.c). The plain calls read
  * the per-matrix info back and fail on a singular or non-positive-definite matrix, naming it
  * (torch raises); under graph capture that host read is skipped and the *_ex calls give the info
- * tensor instead. Results come back in the input's dtype with its batch dims. */
+ * tensor instead. Results come back in the input's dtype with its batch dims.
+ * The second set (float32 / float64 only, as torch): solve_triangular, lu_factor(_ex), lu_unpack,
+ * lu, lu_solve, cholesky_solve, svdvals, inv_ex, solve_ex and lstsq, through the routines
+ * CT_LINALG_TRSOLVE, LU_FACTOR, LU_PERM, SVDVALS and LSTSQ. */
 #include "ctorch/autograd.h"
 #include "ctorch/linalg.h"
 #include "ctorch/ops.h"
