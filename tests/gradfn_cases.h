@@ -723,6 +723,40 @@ static ct_tensor *gf_run(ct_ctx *ctx, const char *name, ct_status *stp) {
     if (IS("qr")) st = ct_linalg_qr(ctx, spd, &r, &r2);
     if (IS("svd")) st = ct_linalg_svd(ctx, spd, &r2, &r, &r3);
     if (IS("svd_u")) st = ct_linalg_svd(ctx, spd, &r, &r2, &r3);
+    /* more linear algebra (test_linalg_more) */
+    if (IS("solve_triangular")) st = ct_linalg_solve_triangular(ctx, spd, m, true, true, false, &r);
+    if (IS("solve_triangular_right"))
+        st = ct_linalg_solve_triangular(ctx, spd, m, false, false, true, &r);
+    if (IS("lu_factor")) st = ct_linalg_lu_factor(ctx, spd, &r, &r2);
+    if (IS("lu_factor_ex")) st = ct_linalg_lu_factor_ex(ctx, spd, &r, &r2, &r3);
+    if (IS("lu_L")) st = ct_linalg_lu(ctx, m, &r2, &r, &r3);
+    if (IS("lu_U")) st = ct_linalg_lu(ctx, m, &r2, &r3, &r);
+    if (IS("lu_solve") && (st = ct_linalg_lu_factor(ctx, spd, &t, &r2)) == CT_OK)
+        st = ct_linalg_lu_solve(ctx, keep(t), r2, m, true, false, &r);
+    if (IS("lu_unpack") && (st = ct_linalg_lu_factor(ctx, m, &t, &r2)) == CT_OK) {
+        ct_tensor *p = NULL;
+        st = ct_lu_unpack(ctx, keep(t), r2, true, true, &p, &r, &r3);
+        keep(p);
+    }
+    if (IS("cholesky_solve")) st = ct_cholesky_solve(ctx, m, spd, false, &r);
+    if (IS("cholesky_inverse")) st = ct_cholesky_inverse(ctx, spd, false, &r);
+    if (IS("lstsq") || IS("lstsq_vec")) {
+        ct_tensor *res = NULL, *rk = NULL, *sv = NULL;
+        st = ct_linalg_lstsq(ctx, spd, IS("lstsq") ? m : v, NAN, NULL, &r, &res, &rk, &sv);
+        keep(res), keep(rk), keep(sv);
+    }
+    if (IS("svdvals")) st = ct_linalg_svdvals(ctx, m, &r);
+    if (IS("matrix_rank")) st = ct_linalg_matrix_rank(ctx, m, NAN, NAN, false, &r);
+    if (IS("matrix_exp")) st = ct_linalg_matrix_exp(ctx, m, &r);
+    if (IS("inv_ex")) st = ct_linalg_inv_ex(ctx, spd, &r, &r2);
+    if (IS("solve_ex")) st = ct_linalg_solve_ex(ctx, spd, v, &r, &r2);
+    if (IS("vecdot")) st = ct_linalg_vecdot(ctx, x, y, -1, &r);
+    if (IS("tensorinv")) st = ct_linalg_tensorinv(ctx, spd, 1, &r);
+    if (IS("tensorsolve")) st = ct_linalg_tensorsolve(ctx, spd, v, 0, NULL, &r);
+    if (IS("householder_product")) st = ct_linalg_householder_product(ctx, m, u, &r);
+    if (IS("cond")) st = ct_linalg_cond(ctx, spd, NULL, &r);
+    if (IS("cond_fro")) st = ct_linalg_cond(ctx, spd, "fro", &r);
+    if (IS("cond_nuc")) st = ct_linalg_cond(ctx, spd, "nuc", &r);
     /* edge variants: ranks, missing operands, degenerate sizes, other branches of a composite */
     ct_tensor *img1 = mk(ctx, 3, S(2, 5, 5), 1, true), *vol = mk(ctx, 5, S(1, 1, 3, 3, 3), 1, true);
     ct_tensor *xn = mk(ctx, 2, S(2, 3), 0, false), *Wn = mk(ctx, 2, S(4, 3), 1, false);

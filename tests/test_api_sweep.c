@@ -808,6 +808,101 @@ static void s1_ct_linalg_svd(void) { SWEEP_STATUS(ct_linalg_svd(S_ctx, NULL, NUL
 static void s2_ct_linalg_svd(void) { SWEEP_STATUS(ct_linalg_svd(S_ctx, S_t, NULL, NULL, NULL)); }
 static void s3_ct_linalg_svd(void) { SWEEP_STATUS(ct_linalg_svd(S_ctx, S_t, &S_out[0], &S_out[1], &S_out[2])); }
 static void s4_ct_linalg_svd(void) { SWEEP_STATUS(ct_linalg_svd(S_ctx, S_t, &S_out[0], &S_out[1], &S_out[2])); }
+static void s0_ct_linalg_solve_triangular(void) { (void)ct_linalg_solve_triangular(NULL, NULL, NULL, (bool){0}, (bool){0}, (bool){0}, NULL); }
+static void s1_ct_linalg_solve_triangular(void) { SWEEP_STATUS(ct_linalg_solve_triangular(S_ctx, NULL, NULL, (bool){0}, (bool){0}, (bool){0}, NULL)); }
+static void s2_ct_linalg_solve_triangular(void) { SWEEP_STATUS(ct_linalg_solve_triangular(S_ctx, S_t, S_t, (bool){0}, (bool){0}, (bool){0}, NULL)); }
+static void s3_ct_linalg_solve_triangular(void) { SWEEP_STATUS(ct_linalg_solve_triangular(S_ctx, S_t, S_t, (bool){0}, (bool){0}, (bool){0}, &S_out[0])); }
+static void s4_ct_linalg_solve_triangular(void) { SWEEP_STATUS(ct_linalg_solve_triangular(S_ctx, S_t, S_t, (bool){0}, (bool){0}, (bool){0}, &S_out[0])); }
+static void s0_ct_linalg_lu_factor(void) { (void)ct_linalg_lu_factor(NULL, NULL, NULL, NULL); }
+static void s1_ct_linalg_lu_factor(void) { SWEEP_STATUS(ct_linalg_lu_factor(S_ctx, NULL, NULL, NULL)); }
+static void s2_ct_linalg_lu_factor(void) { SWEEP_STATUS(ct_linalg_lu_factor(S_ctx, S_t, NULL, NULL)); }
+static void s3_ct_linalg_lu_factor(void) { SWEEP_STATUS(ct_linalg_lu_factor(S_ctx, S_t, &S_out[0], &S_out[1])); }
+static void s4_ct_linalg_lu_factor(void) { SWEEP_STATUS(ct_linalg_lu_factor(S_ctx, S_t, &S_out[0], &S_out[1])); }
+static void s0_ct_linalg_lu_factor_ex(void) { (void)ct_linalg_lu_factor_ex(NULL, NULL, NULL, NULL, NULL); }
+static void s1_ct_linalg_lu_factor_ex(void) { SWEEP_STATUS(ct_linalg_lu_factor_ex(S_ctx, NULL, NULL, NULL, NULL)); }
+static void s2_ct_linalg_lu_factor_ex(void) { SWEEP_STATUS(ct_linalg_lu_factor_ex(S_ctx, S_t, NULL, NULL, NULL)); }
+static void s3_ct_linalg_lu_factor_ex(void) { SWEEP_STATUS(ct_linalg_lu_factor_ex(S_ctx, S_t, &S_out[0], &S_out[1], &S_out[2])); }
+static void s4_ct_linalg_lu_factor_ex(void) { SWEEP_STATUS(ct_linalg_lu_factor_ex(S_ctx, S_t, &S_out[0], &S_out[1], &S_out[2])); }
+static void s0_ct_linalg_lu(void) { (void)ct_linalg_lu(NULL, NULL, NULL, NULL, NULL); }
+static void s1_ct_linalg_lu(void) { SWEEP_STATUS(ct_linalg_lu(S_ctx, NULL, NULL, NULL, NULL)); }
+static void s2_ct_linalg_lu(void) { SWEEP_STATUS(ct_linalg_lu(S_ctx, S_t, NULL, NULL, NULL)); }
+static void s3_ct_linalg_lu(void) { SWEEP_STATUS(ct_linalg_lu(S_ctx, S_t, &S_out[0], &S_out[1], &S_out[2])); }
+static void s4_ct_linalg_lu(void) { SWEEP_STATUS(ct_linalg_lu(S_ctx, S_t, &S_out[0], &S_out[1], &S_out[2])); }
+static void s0_ct_linalg_lu_solve(void) { (void)ct_linalg_lu_solve(NULL, NULL, NULL, NULL, (bool){0}, (bool){0}, NULL); }
+static void s1_ct_linalg_lu_solve(void) { SWEEP_STATUS(ct_linalg_lu_solve(S_ctx, NULL, NULL, NULL, (bool){0}, (bool){0}, NULL)); }
+static void s2_ct_linalg_lu_solve(void) { SWEEP_STATUS(ct_linalg_lu_solve(S_ctx, S_t, S_t, S_t, (bool){0}, (bool){0}, NULL)); }
+static void s3_ct_linalg_lu_solve(void) { SWEEP_STATUS(ct_linalg_lu_solve(S_ctx, S_t, S_t, S_t, (bool){0}, (bool){0}, &S_out[0])); }
+static void s4_ct_linalg_lu_solve(void) { SWEEP_STATUS(ct_linalg_lu_solve(S_ctx, S_t, S_t, S_t, (bool){0}, (bool){0}, &S_out[0])); }
+static void s0_ct_lu_unpack(void) { (void)ct_lu_unpack(NULL, NULL, NULL, (bool){0}, (bool){0}, NULL, NULL, NULL); }
+static void s1_ct_lu_unpack(void) { SWEEP_STATUS(ct_lu_unpack(S_ctx, NULL, NULL, (bool){0}, (bool){0}, NULL, NULL, NULL)); }
+static void s2_ct_lu_unpack(void) { SWEEP_STATUS(ct_lu_unpack(S_ctx, S_t, S_t, (bool){0}, (bool){0}, NULL, NULL, NULL)); }
+static void s3_ct_lu_unpack(void) { SWEEP_STATUS(ct_lu_unpack(S_ctx, S_t, S_t, (bool){0}, (bool){0}, &S_out[0], &S_out[1], &S_out[2])); }
+static void s4_ct_lu_unpack(void) { SWEEP_STATUS(ct_lu_unpack(S_ctx, S_t, S_t, (bool){0}, (bool){0}, &S_out[0], &S_out[1], &S_out[2])); }
+static void s0_ct_cholesky_solve(void) { (void)ct_cholesky_solve(NULL, NULL, NULL, (bool){0}, NULL); }
+static void s1_ct_cholesky_solve(void) { SWEEP_STATUS(ct_cholesky_solve(S_ctx, NULL, NULL, (bool){0}, NULL)); }
+static void s2_ct_cholesky_solve(void) { SWEEP_STATUS(ct_cholesky_solve(S_ctx, S_t, S_t, (bool){0}, NULL)); }
+static void s3_ct_cholesky_solve(void) { SWEEP_STATUS(ct_cholesky_solve(S_ctx, S_t, S_t, (bool){0}, &S_out[0])); }
+static void s4_ct_cholesky_solve(void) { SWEEP_STATUS(ct_cholesky_solve(S_ctx, S_t, S_t, (bool){0}, &S_out[0])); }
+static void s0_ct_cholesky_inverse(void) { (void)ct_cholesky_inverse(NULL, NULL, (bool){0}, NULL); }
+static void s1_ct_cholesky_inverse(void) { SWEEP_STATUS(ct_cholesky_inverse(S_ctx, NULL, (bool){0}, NULL)); }
+static void s2_ct_cholesky_inverse(void) { SWEEP_STATUS(ct_cholesky_inverse(S_ctx, S_t, (bool){0}, NULL)); }
+static void s3_ct_cholesky_inverse(void) { SWEEP_STATUS(ct_cholesky_inverse(S_ctx, S_t, (bool){0}, &S_out[0])); }
+static void s4_ct_cholesky_inverse(void) { SWEEP_STATUS(ct_cholesky_inverse(S_ctx, S_t, (bool){0}, &S_out[0])); }
+static void s0_ct_linalg_lstsq(void) { (void)ct_linalg_lstsq(NULL, NULL, NULL, (double){0}, NULL, NULL, NULL, NULL, NULL); }
+static void s1_ct_linalg_lstsq(void) { SWEEP_STATUS(ct_linalg_lstsq(S_ctx, NULL, NULL, (double){0}, NULL, NULL, NULL, NULL, NULL)); }
+static void s2_ct_linalg_lstsq(void) { SWEEP_STATUS(ct_linalg_lstsq(S_ctx, S_t, S_t, (double){0}, NULL, NULL, NULL, NULL, NULL)); }
+static void s3_ct_linalg_lstsq(void) { SWEEP_STATUS(ct_linalg_lstsq(S_ctx, S_t, S_t, (double){0}, NULL, &S_out[0], &S_out[1], &S_out[2], &S_out[3])); }
+static void s4_ct_linalg_lstsq(void) { SWEEP_STATUS(ct_linalg_lstsq(S_ctx, S_t, S_t, (double){0}, NULL, &S_out[0], &S_out[1], &S_out[2], &S_out[3])); }
+static void s0_ct_linalg_svdvals(void) { (void)ct_linalg_svdvals(NULL, NULL, NULL); }
+static void s1_ct_linalg_svdvals(void) { SWEEP_STATUS(ct_linalg_svdvals(S_ctx, NULL, NULL)); }
+static void s2_ct_linalg_svdvals(void) { SWEEP_STATUS(ct_linalg_svdvals(S_ctx, S_t, NULL)); }
+static void s3_ct_linalg_svdvals(void) { SWEEP_STATUS(ct_linalg_svdvals(S_ctx, S_t, &S_out[0])); }
+static void s4_ct_linalg_svdvals(void) { SWEEP_STATUS(ct_linalg_svdvals(S_ctx, S_t, &S_out[0])); }
+static void s0_ct_linalg_matrix_rank(void) { (void)ct_linalg_matrix_rank(NULL, NULL, (double){0}, (double){0}, (bool){0}, NULL); }
+static void s1_ct_linalg_matrix_rank(void) { SWEEP_STATUS(ct_linalg_matrix_rank(S_ctx, NULL, (double){0}, (double){0}, (bool){0}, NULL)); }
+static void s2_ct_linalg_matrix_rank(void) { SWEEP_STATUS(ct_linalg_matrix_rank(S_ctx, S_t, (double){0}, (double){0}, (bool){0}, NULL)); }
+static void s3_ct_linalg_matrix_rank(void) { SWEEP_STATUS(ct_linalg_matrix_rank(S_ctx, S_t, (double){0}, (double){0}, (bool){0}, &S_out[0])); }
+static void s4_ct_linalg_matrix_rank(void) { SWEEP_STATUS(ct_linalg_matrix_rank(S_ctx, S_t, (double){0}, (double){0}, (bool){0}, &S_out[0])); }
+static void s0_ct_linalg_matrix_exp(void) { (void)ct_linalg_matrix_exp(NULL, NULL, NULL); }
+static void s1_ct_linalg_matrix_exp(void) { SWEEP_STATUS(ct_linalg_matrix_exp(S_ctx, NULL, NULL)); }
+static void s2_ct_linalg_matrix_exp(void) { SWEEP_STATUS(ct_linalg_matrix_exp(S_ctx, S_t, NULL)); }
+static void s3_ct_linalg_matrix_exp(void) { SWEEP_STATUS(ct_linalg_matrix_exp(S_ctx, S_t, &S_out[0])); }
+static void s4_ct_linalg_matrix_exp(void) { SWEEP_STATUS(ct_linalg_matrix_exp(S_ctx, S_t, &S_out[0])); }
+static void s0_ct_linalg_inv_ex(void) { (void)ct_linalg_inv_ex(NULL, NULL, NULL, NULL); }
+static void s1_ct_linalg_inv_ex(void) { SWEEP_STATUS(ct_linalg_inv_ex(S_ctx, NULL, NULL, NULL)); }
+static void s2_ct_linalg_inv_ex(void) { SWEEP_STATUS(ct_linalg_inv_ex(S_ctx, S_t, NULL, NULL)); }
+static void s3_ct_linalg_inv_ex(void) { SWEEP_STATUS(ct_linalg_inv_ex(S_ctx, S_t, &S_out[0], &S_out[1])); }
+static void s4_ct_linalg_inv_ex(void) { SWEEP_STATUS(ct_linalg_inv_ex(S_ctx, S_t, &S_out[0], &S_out[1])); }
+static void s0_ct_linalg_solve_ex(void) { (void)ct_linalg_solve_ex(NULL, NULL, NULL, NULL, NULL); }
+static void s1_ct_linalg_solve_ex(void) { SWEEP_STATUS(ct_linalg_solve_ex(S_ctx, NULL, NULL, NULL, NULL)); }
+static void s2_ct_linalg_solve_ex(void) { SWEEP_STATUS(ct_linalg_solve_ex(S_ctx, S_t, S_t, NULL, NULL)); }
+static void s3_ct_linalg_solve_ex(void) { SWEEP_STATUS(ct_linalg_solve_ex(S_ctx, S_t, S_t, &S_out[0], &S_out[1])); }
+static void s4_ct_linalg_solve_ex(void) { SWEEP_STATUS(ct_linalg_solve_ex(S_ctx, S_t, S_t, &S_out[0], &S_out[1])); }
+static void s0_ct_linalg_vecdot(void) { (void)ct_linalg_vecdot(NULL, NULL, NULL, (int){0}, NULL); }
+static void s1_ct_linalg_vecdot(void) { SWEEP_STATUS(ct_linalg_vecdot(S_ctx, NULL, NULL, (int){0}, NULL)); }
+static void s2_ct_linalg_vecdot(void) { SWEEP_STATUS(ct_linalg_vecdot(S_ctx, S_t, S_t, (int){0}, NULL)); }
+static void s3_ct_linalg_vecdot(void) { SWEEP_STATUS(ct_linalg_vecdot(S_ctx, S_t, S_t, (int){0}, &S_out[0])); }
+static void s4_ct_linalg_vecdot(void) { SWEEP_STATUS(ct_linalg_vecdot(S_ctx, S_t, S_t, (int){0}, &S_out[0])); }
+static void s0_ct_linalg_tensorinv(void) { (void)ct_linalg_tensorinv(NULL, NULL, (int){0}, NULL); }
+static void s1_ct_linalg_tensorinv(void) { SWEEP_STATUS(ct_linalg_tensorinv(S_ctx, NULL, (int){0}, NULL)); }
+static void s2_ct_linalg_tensorinv(void) { SWEEP_STATUS(ct_linalg_tensorinv(S_ctx, S_t, (int){0}, NULL)); }
+static void s3_ct_linalg_tensorinv(void) { SWEEP_STATUS(ct_linalg_tensorinv(S_ctx, S_t, (int){0}, &S_out[0])); }
+static void s4_ct_linalg_tensorinv(void) { SWEEP_STATUS(ct_linalg_tensorinv(S_ctx, S_t, (int){0}, &S_out[0])); }
+static void s0_ct_linalg_tensorsolve(void) { (void)ct_linalg_tensorsolve(NULL, NULL, NULL, (int){0}, NULL, NULL); }
+static void s1_ct_linalg_tensorsolve(void) { SWEEP_STATUS(ct_linalg_tensorsolve(S_ctx, NULL, NULL, (int){0}, NULL, NULL)); }
+static void s2_ct_linalg_tensorsolve(void) { SWEEP_STATUS(ct_linalg_tensorsolve(S_ctx, S_t, S_t, (int){0}, NULL, NULL)); }
+static void s3_ct_linalg_tensorsolve(void) { SWEEP_STATUS(ct_linalg_tensorsolve(S_ctx, S_t, S_t, (int){0}, NULL, &S_out[0])); }
+static void s4_ct_linalg_tensorsolve(void) { SWEEP_STATUS(ct_linalg_tensorsolve(S_ctx, S_t, S_t, (int){0}, S_int, &S_out[0])); }
+static void s0_ct_linalg_householder_product(void) { (void)ct_linalg_householder_product(NULL, NULL, NULL, NULL); }
+static void s1_ct_linalg_householder_product(void) { SWEEP_STATUS(ct_linalg_householder_product(S_ctx, NULL, NULL, NULL)); }
+static void s2_ct_linalg_householder_product(void) { SWEEP_STATUS(ct_linalg_householder_product(S_ctx, S_t, S_t, NULL)); }
+static void s3_ct_linalg_householder_product(void) { SWEEP_STATUS(ct_linalg_householder_product(S_ctx, S_t, S_t, &S_out[0])); }
+static void s4_ct_linalg_householder_product(void) { SWEEP_STATUS(ct_linalg_householder_product(S_ctx, S_t, S_t, &S_out[0])); }
+static void s0_ct_linalg_cond(void) { (void)ct_linalg_cond(NULL, NULL, NULL, NULL); }
+static void s1_ct_linalg_cond(void) { SWEEP_STATUS(ct_linalg_cond(S_ctx, NULL, NULL, NULL)); }
+static void s2_ct_linalg_cond(void) { SWEEP_STATUS(ct_linalg_cond(S_ctx, S_t, NULL, NULL)); }
+static void s3_ct_linalg_cond(void) { SWEEP_STATUS(ct_linalg_cond(S_ctx, S_t, NULL, &S_out[0])); }
+static void s4_ct_linalg_cond(void) { SWEEP_STATUS(ct_linalg_cond(S_ctx, S_t, NULL, &S_out[0])); }
 static void s0_ct_caching_allocator_create(void) { (void)ct_caching_allocator_create(NULL, NULL, NULL, NULL); }
 static void s1_ct_caching_allocator_create(void) { SWEEP_STATUS(ct_caching_allocator_create(S_ctx, NULL, NULL, NULL)); }
 static void s2_ct_caching_allocator_create(void) { SWEEP_STATUS(ct_caching_allocator_create(S_ctx, NULL, NULL, NULL)); }
@@ -4305,6 +4400,101 @@ static const sweep_case sweep_cases[] = {
     {"ct_linalg_svd", 2, s2_ct_linalg_svd},
     {"ct_linalg_svd", 3, s3_ct_linalg_svd},
     {"ct_linalg_svd", 4, s4_ct_linalg_svd},
+    {"ct_linalg_solve_triangular", 0, s0_ct_linalg_solve_triangular},
+    {"ct_linalg_solve_triangular", 1, s1_ct_linalg_solve_triangular},
+    {"ct_linalg_solve_triangular", 2, s2_ct_linalg_solve_triangular},
+    {"ct_linalg_solve_triangular", 3, s3_ct_linalg_solve_triangular},
+    {"ct_linalg_solve_triangular", 4, s4_ct_linalg_solve_triangular},
+    {"ct_linalg_lu_factor", 0, s0_ct_linalg_lu_factor},
+    {"ct_linalg_lu_factor", 1, s1_ct_linalg_lu_factor},
+    {"ct_linalg_lu_factor", 2, s2_ct_linalg_lu_factor},
+    {"ct_linalg_lu_factor", 3, s3_ct_linalg_lu_factor},
+    {"ct_linalg_lu_factor", 4, s4_ct_linalg_lu_factor},
+    {"ct_linalg_lu_factor_ex", 0, s0_ct_linalg_lu_factor_ex},
+    {"ct_linalg_lu_factor_ex", 1, s1_ct_linalg_lu_factor_ex},
+    {"ct_linalg_lu_factor_ex", 2, s2_ct_linalg_lu_factor_ex},
+    {"ct_linalg_lu_factor_ex", 3, s3_ct_linalg_lu_factor_ex},
+    {"ct_linalg_lu_factor_ex", 4, s4_ct_linalg_lu_factor_ex},
+    {"ct_linalg_lu", 0, s0_ct_linalg_lu},
+    {"ct_linalg_lu", 1, s1_ct_linalg_lu},
+    {"ct_linalg_lu", 2, s2_ct_linalg_lu},
+    {"ct_linalg_lu", 3, s3_ct_linalg_lu},
+    {"ct_linalg_lu", 4, s4_ct_linalg_lu},
+    {"ct_linalg_lu_solve", 0, s0_ct_linalg_lu_solve},
+    {"ct_linalg_lu_solve", 1, s1_ct_linalg_lu_solve},
+    {"ct_linalg_lu_solve", 2, s2_ct_linalg_lu_solve},
+    {"ct_linalg_lu_solve", 3, s3_ct_linalg_lu_solve},
+    {"ct_linalg_lu_solve", 4, s4_ct_linalg_lu_solve},
+    {"ct_lu_unpack", 0, s0_ct_lu_unpack},
+    {"ct_lu_unpack", 1, s1_ct_lu_unpack},
+    {"ct_lu_unpack", 2, s2_ct_lu_unpack},
+    {"ct_lu_unpack", 3, s3_ct_lu_unpack},
+    {"ct_lu_unpack", 4, s4_ct_lu_unpack},
+    {"ct_cholesky_solve", 0, s0_ct_cholesky_solve},
+    {"ct_cholesky_solve", 1, s1_ct_cholesky_solve},
+    {"ct_cholesky_solve", 2, s2_ct_cholesky_solve},
+    {"ct_cholesky_solve", 3, s3_ct_cholesky_solve},
+    {"ct_cholesky_solve", 4, s4_ct_cholesky_solve},
+    {"ct_cholesky_inverse", 0, s0_ct_cholesky_inverse},
+    {"ct_cholesky_inverse", 1, s1_ct_cholesky_inverse},
+    {"ct_cholesky_inverse", 2, s2_ct_cholesky_inverse},
+    {"ct_cholesky_inverse", 3, s3_ct_cholesky_inverse},
+    {"ct_cholesky_inverse", 4, s4_ct_cholesky_inverse},
+    {"ct_linalg_lstsq", 0, s0_ct_linalg_lstsq},
+    {"ct_linalg_lstsq", 1, s1_ct_linalg_lstsq},
+    {"ct_linalg_lstsq", 2, s2_ct_linalg_lstsq},
+    {"ct_linalg_lstsq", 3, s3_ct_linalg_lstsq},
+    {"ct_linalg_lstsq", 4, s4_ct_linalg_lstsq},
+    {"ct_linalg_svdvals", 0, s0_ct_linalg_svdvals},
+    {"ct_linalg_svdvals", 1, s1_ct_linalg_svdvals},
+    {"ct_linalg_svdvals", 2, s2_ct_linalg_svdvals},
+    {"ct_linalg_svdvals", 3, s3_ct_linalg_svdvals},
+    {"ct_linalg_svdvals", 4, s4_ct_linalg_svdvals},
+    {"ct_linalg_matrix_rank", 0, s0_ct_linalg_matrix_rank},
+    {"ct_linalg_matrix_rank", 1, s1_ct_linalg_matrix_rank},
+    {"ct_linalg_matrix_rank", 2, s2_ct_linalg_matrix_rank},
+    {"ct_linalg_matrix_rank", 3, s3_ct_linalg_matrix_rank},
+    {"ct_linalg_matrix_rank", 4, s4_ct_linalg_matrix_rank},
+    {"ct_linalg_matrix_exp", 0, s0_ct_linalg_matrix_exp},
+    {"ct_linalg_matrix_exp", 1, s1_ct_linalg_matrix_exp},
+    {"ct_linalg_matrix_exp", 2, s2_ct_linalg_matrix_exp},
+    {"ct_linalg_matrix_exp", 3, s3_ct_linalg_matrix_exp},
+    {"ct_linalg_matrix_exp", 4, s4_ct_linalg_matrix_exp},
+    {"ct_linalg_inv_ex", 0, s0_ct_linalg_inv_ex},
+    {"ct_linalg_inv_ex", 1, s1_ct_linalg_inv_ex},
+    {"ct_linalg_inv_ex", 2, s2_ct_linalg_inv_ex},
+    {"ct_linalg_inv_ex", 3, s3_ct_linalg_inv_ex},
+    {"ct_linalg_inv_ex", 4, s4_ct_linalg_inv_ex},
+    {"ct_linalg_solve_ex", 0, s0_ct_linalg_solve_ex},
+    {"ct_linalg_solve_ex", 1, s1_ct_linalg_solve_ex},
+    {"ct_linalg_solve_ex", 2, s2_ct_linalg_solve_ex},
+    {"ct_linalg_solve_ex", 3, s3_ct_linalg_solve_ex},
+    {"ct_linalg_solve_ex", 4, s4_ct_linalg_solve_ex},
+    {"ct_linalg_vecdot", 0, s0_ct_linalg_vecdot},
+    {"ct_linalg_vecdot", 1, s1_ct_linalg_vecdot},
+    {"ct_linalg_vecdot", 2, s2_ct_linalg_vecdot},
+    {"ct_linalg_vecdot", 3, s3_ct_linalg_vecdot},
+    {"ct_linalg_vecdot", 4, s4_ct_linalg_vecdot},
+    {"ct_linalg_tensorinv", 0, s0_ct_linalg_tensorinv},
+    {"ct_linalg_tensorinv", 1, s1_ct_linalg_tensorinv},
+    {"ct_linalg_tensorinv", 2, s2_ct_linalg_tensorinv},
+    {"ct_linalg_tensorinv", 3, s3_ct_linalg_tensorinv},
+    {"ct_linalg_tensorinv", 4, s4_ct_linalg_tensorinv},
+    {"ct_linalg_tensorsolve", 0, s0_ct_linalg_tensorsolve},
+    {"ct_linalg_tensorsolve", 1, s1_ct_linalg_tensorsolve},
+    {"ct_linalg_tensorsolve", 2, s2_ct_linalg_tensorsolve},
+    {"ct_linalg_tensorsolve", 3, s3_ct_linalg_tensorsolve},
+    {"ct_linalg_tensorsolve", 4, s4_ct_linalg_tensorsolve},
+    {"ct_linalg_householder_product", 0, s0_ct_linalg_householder_product},
+    {"ct_linalg_householder_product", 1, s1_ct_linalg_householder_product},
+    {"ct_linalg_householder_product", 2, s2_ct_linalg_householder_product},
+    {"ct_linalg_householder_product", 3, s3_ct_linalg_householder_product},
+    {"ct_linalg_householder_product", 4, s4_ct_linalg_householder_product},
+    {"ct_linalg_cond", 0, s0_ct_linalg_cond},
+    {"ct_linalg_cond", 1, s1_ct_linalg_cond},
+    {"ct_linalg_cond", 2, s2_ct_linalg_cond},
+    {"ct_linalg_cond", 3, s3_ct_linalg_cond},
+    {"ct_linalg_cond", 4, s4_ct_linalg_cond},
     {"ct_caching_allocator_create", 0, s0_ct_caching_allocator_create},
     {"ct_caching_allocator_create", 1, s1_ct_caching_allocator_create},
     {"ct_caching_allocator_create", 2, s2_ct_caching_allocator_create},

@@ -667,6 +667,54 @@ static ct_status op_linalg_multi_dot(void) {
 }
 static ct_status op_cdist(void) { return ct_cdist(ctx, A, B, 2, &OUT); }
 static ct_status op_linalg_pinv(void) { return ct_linalg_pinv(ctx, A, NAN, NAN, &OUT); }
+/* the second linear algebra set (test_linalg_more) */
+static ct_status op_linalg_solve_triangular(void) {
+    return ct_linalg_solve_triangular(ctx, Sym, Sym, true, true, false, &OUT);
+}
+static ct_status op_linalg_lu_factor(void) { return ct_linalg_lu_factor(ctx, Sym, &OUT, &OUT2); }
+static ct_status op_linalg_lu_factor_ex(void) {
+    return ct_linalg_lu_factor_ex(ctx, A, &OUT, &OUT2, &OUT3);
+}
+static ct_status op_linalg_lu(void) { return ct_linalg_lu(ctx, Mt, &OUT, &OUT2, &OUT3); }
+static ct_status op_linalg_lu_solve(void) {
+    ct_status st = ct_linalg_lu_factor(ctx, Sym, &OUT2, &OUT3);
+    return st == CT_OK ? ct_linalg_lu_solve(ctx, OUT2, OUT3, Sym, false, true, &OUT) : st;
+}
+static ct_status op_lu_unpack(void) {
+    ct_tensor *lu = NULL, *piv = NULL;
+    ct_status st = ct_linalg_lu_factor(ctx, A, &lu, &piv);
+    if (st == CT_OK) st = ct_lu_unpack(ctx, lu, piv, true, true, &OUT, &OUT2, &OUT3);
+    ct_tensor_release(lu), ct_tensor_release(piv);
+    return st;
+}
+static ct_status op_cholesky_solve(void) { return ct_cholesky_solve(ctx, Sym, Sym, false, &OUT); }
+static ct_status op_cholesky_inverse(void) { return ct_cholesky_inverse(ctx, Sym, true, &OUT); }
+static ct_status op_linalg_lstsq(void) {
+    return ct_linalg_lstsq(ctx, Mt, Mt, NAN, "gelsd", &OUT, &OUT2, &OUT3, NULL);
+}
+static ct_status op_linalg_svdvals(void) { return ct_linalg_svdvals(ctx, A, &OUT); }
+static ct_status op_linalg_matrix_rank(void) {
+    return ct_linalg_matrix_rank(ctx, A, NAN, NAN, false, &OUT);
+}
+static ct_status op_linalg_inv_ex(void) { return ct_linalg_inv_ex(ctx, Sym, &OUT, &OUT2); }
+static ct_status op_linalg_solve_ex(void) { return ct_linalg_solve_ex(ctx, Sym, Sym, &OUT, &OUT2); }
+static ct_status op_linalg_vecdot(void) { return ct_linalg_vecdot(ctx, A, B, -1, &OUT); }
+static ct_status op_linalg_tensorinv(void) { /* (1, 5, 5), ind 2: a 5 x 5 inverse */
+    ct_status st = ct_tensor_narrow(ctx, Sym, 0, 0, 1, &OUT2);
+    return st == CT_OK ? ct_linalg_tensorinv(ctx, OUT2, 2, &OUT) : st;
+}
+static ct_status op_linalg_tensorsolve(void) { /* (1, 5, 5) against (1, 5) */
+    ct_status st = ct_tensor_narrow(ctx, Sym, 0, 0, 1, &OUT2);
+    ct_tensor *b = NULL;
+    if (st == CT_OK) st = ct_tensor_narrow(ctx, OUT2, 2, 0, 1, &b);
+    if (st == CT_OK) st = ct_tensor_squeeze(ctx, b, 2, &OUT3);
+    ct_tensor_release(b);
+    return st == CT_OK ? ct_linalg_tensorsolve(ctx, OUT2, OUT3, 0, NULL, &OUT) : st;
+}
+static ct_status op_linalg_householder_product(void) {
+    return ct_linalg_householder_product(ctx, Mt, V3, &OUT);
+}
+static ct_status op_linalg_cond(void) { return ct_linalg_cond(ctx, Sym, "fro", &OUT); }
 static ct_status op_index_copy(void) {
     ct_status st =
         ct_tensor_from_host(ctx, (const int64_t[]){3, 0}, CT_INT64, 1, (const int64_t[]){2}, &OUT2);
@@ -1321,6 +1369,24 @@ static const op_entry computing[] = {
     E(linalg_multi_dot),
     E(cdist),
     E(linalg_pinv),
+    E(linalg_solve_triangular),
+    E(linalg_lu_factor),
+    E(linalg_lu_factor_ex),
+    E(linalg_lu),
+    E(linalg_lu_solve),
+    E(lu_unpack),
+    E(cholesky_solve),
+    E(cholesky_inverse),
+    E(linalg_lstsq),
+    E(linalg_svdvals),
+    E(linalg_matrix_rank),
+    E(linalg_inv_ex),
+    E(linalg_solve_ex),
+    E(linalg_vecdot),
+    E(linalg_tensorinv),
+    E(linalg_tensorsolve),
+    E(linalg_householder_product),
+    E(linalg_cond),
     E(margin_ranking_loss),
     E(hinge_embedding_loss),
     E(soft_margin_loss),
@@ -1813,6 +1879,8 @@ static const struct {
     {"ct_tensor_item", "host read (refused during capture)"},
     {"ct_allclose", "host read of the isclose result (refused during capture)"},
     {"ct_bincount", "host read of max(x), the result's size (refused during capture)"},
+    {"ct_linalg_matrix_exp", "host read of the matrix norms, which choose the number of squarings "
+                             "(refused during capture)"},
     {"ct_bernoulli", "host read of p's range (refused during capture)"},
     {"ct_equal", "host read of the comparison (refused during capture)"},
     {"ct_tensor_to_device", "cross-device transfer (refused during capture)"},

@@ -390,6 +390,54 @@ done:
     return st;
 }
 
+/* The second linear algebra set (test_linalg_more): its kernels, composites and one backward
+ * through the recorded formulas. */
+static ct_status seq_linalg_more(ct_ctx *ctx) {
+    ct_tensor *t[48] = {0};
+    int k = 0;
+    ct_status st = CT_OK;
+    int64_t s2[2] = {4, 4}, sb[2] = {4, 2}, s53[2] = {5, 3};
+    STEP(ct_tensor_eye(ctx, CT_FLOAT64, 4, 4, &t[k++]));
+    STEP(ct_tensor_rand(ctx, CT_FLOAT64, 2, s2, 7, 0, &t[k++]));
+    STEP(ct_add(ctx, t[0], t[1], &t[k++]));                       /* 2: A, diagonally dominant */
+    STEP(ct_tensor_rand(ctx, CT_FLOAT64, 2, sb, 8, 0, &t[k++]));  /* 3: B */
+    STEP(ct_tensor_rand(ctx, CT_FLOAT64, 2, s53, 9, 0, &t[k++])); /* 4: tall */
+    const int A = 2, B = 3, W = 4;
+    STEP(ct_tensor_set_requires_grad(t[A], true));
+    STEP(ct_linalg_solve_triangular(ctx, t[A], t[B], true, true, false, &t[k++]));
+    STEP(ct_linalg_lu_factor(ctx, t[A], &t[k], &t[k + 1]));
+    const int LU = k, PV = k + 1;
+    k += 2;
+    STEP(ct_linalg_lu_factor_ex(ctx, t[W], &t[k], &t[k + 1], &t[k + 2]));
+    k += 3;
+    STEP(ct_linalg_lu(ctx, t[W], &t[k], &t[k + 1], &t[k + 2]));
+    k += 3;
+    STEP(ct_linalg_lu_solve(ctx, t[LU], t[PV], t[B], true, true, &t[k++]));
+    STEP(ct_cholesky_solve(ctx, t[B], t[A], false, &t[k++]));
+    STEP(ct_cholesky_inverse(ctx, t[A], true, &t[k++]));
+    STEP(ct_linalg_lstsq(ctx, t[W], t[W], NAN, "gelsd", &t[k], &t[k + 1], &t[k + 2], &t[k + 3]));
+    k += 4;
+    const int SV = k;
+    STEP(ct_linalg_svdvals(ctx, t[W], &t[k++]));
+    STEP(ct_linalg_matrix_rank(ctx, t[W], NAN, NAN, false, &t[k++]));
+    STEP(ct_linalg_matrix_exp(ctx, t[A], &t[k++]));
+    STEP(ct_linalg_inv_ex(ctx, t[A], &t[k], &t[k + 1]));
+    k += 2;
+    STEP(ct_linalg_householder_product(ctx, t[W], t[SV], &t[k++])); /* tau: the values */
+    STEP(ct_linalg_cond(ctx, t[A], "fro", &t[k++]));
+    STEP(ct_sum(ctx, t[k - 1], 0, NULL, false, &t[k]));
+    k++;
+    STEP(ct_backward(ctx, t[k - 1], NULL, false));
+done:
+    for (int i = 0; i < k; i++)
+        ct_tensor_release(t[i]);
+    return st;
+}
+TEST(linalg_more) {
+    walk_ex("linalg_more", seq_linalg_more, false, false, true, 4000);
+    walk_ex("linalg_more", seq_linalg_more, true, false, true, 4000);
+}
+
 TEST(more_ops) { /* warm: the kernels' thread pool is made by the first large op and kept */
     walk_ex("more", seq_more, false, false, true, 2000);
     walk_ex("more", seq_more, true, false, true, 2000);
@@ -435,6 +483,7 @@ int main(void) {
     RUN(eigh);
     RUN(everyday_ops);
     RUN(more_ops);
+    RUN(linalg_more);
     RUN(debug_mode);
     return ct_test_end();
 }

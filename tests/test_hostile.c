@@ -805,8 +805,11 @@ TEST(stream_submit_checks_new_kinds) {
     CHECK_OK(ct_stream_submit(s, &good));
     CHECK(((float *)ct_tensor_data_ptr(Ai))[0] == 0.5f &&
           ((float *)ct_tensor_data_ptr(Ai))[8] == 0.125f);
-    BAD(d.ints[0] = 99, CT_ERR_SHAPE);                     /* no such routine */
-    BAD(d.ints[0] = CT_LINALG_QR, CT_ERR_SHAPE);           /* front-end-only routines */
+    BAD(d.ints[0] = 99, CT_ERR_SHAPE);           /* no such routine */
+    BAD(d.ints[0] = CT_LINALG_QR, CT_ERR_SHAPE); /* front-end-only routines */
+    BAD(d.ints[0] = CT_LINALG_TRSOLVE, CT_ERR_SHAPE);
+    BAD(d.ints[0] = CT_LINALG_LU_PERM, CT_ERR_SHAPE);
+    BAD(d.ints[0] = CT_LINALG_LSTSQ, CT_ERR_SHAPE);
     BAD(d.n_out = 2, CT_ERR_INVALID_ARG);                  /* four output slots */
     BAD(d.compute_dtype = CT_FLOAT64, CT_ERR_SHAPE);       /* not the operands' dtype */
     BAD(d.operands[4].strides[2] = 3, CT_ERR_INVALID_ARG); /* reads past the storage */

@@ -207,7 +207,13 @@ enum {
     CT_LINALG_INV,
     CT_LINALG_SLOGDET,
     CT_LINALG_QR,
-    CT_LINALG_SVD
+    CT_LINALG_SVD,
+    /* appended with the second linear algebra set (layouts in src/backends/cpu/linalg_cpu.c) */
+    CT_LINALG_TRSOLVE,   /* triangular solve (trsm); ints[1] bit0 upper, bit1 left, bit2 unit */
+    CT_LINALG_LU_FACTOR, /* getrf: LU, pivots int32, info int32 */
+    CT_LINALG_LU_PERM,   /* getrf pivots -> permutation matrix P and row orders */
+    CT_LINALG_SVDVALS,   /* gesdd, singular values only */
+    CT_LINALG_LSTSQ      /* gels / gelsy / gelsd / gelss: ints[1] driver, scalars[0] rcond */
 };
 
 typedef enum ct_op_kind {

@@ -99,6 +99,78 @@ CT_API ct_status ct_linalg_qr(ct_ctx *ctx, const ct_tensor *a, ct_tensor **Q, ct
 CT_API ct_status ct_linalg_svd(ct_ctx *ctx, const ct_tensor *a, ct_tensor **U, ct_tensor **S,
                                ct_tensor **Vh);
 
+/* ---- more linear algebra (torch 1.13's names; float32 / float64 only, as torch's CPU kernels;
+ * batched over leading dims; see docs/everyday.md "More linear algebra") ---- */
+/* X with A X = B (left) or X A = B, A read as its upper / lower triangle (unit diagonal when
+ * unitriangular); batch dims broadcast, dtypes promote; no singularity check, as torch. */
+CT_API ct_status ct_linalg_solve_triangular(ct_ctx *ctx, const ct_tensor *a, const ct_tensor *b,
+                                            bool upper, bool left, bool unitriangular,
+                                            ct_tensor **out);
+/* Partial-pivoting LU of (..., m, n): LU (..., m, n) (L's strict lower part, U's upper part) and
+ * pivots (..., min(m, n)) int32, 1-based (getrf). A zero U[i, i] is an error naming it. */
+CT_API ct_status ct_linalg_lu_factor(ct_ctx *ctx, const ct_tensor *a, ct_tensor **LU,
+                                     ct_tensor **pivots);
+/* As ct_linalg_lu_factor with info (...) int32 (0, or i where U[i, i] is zero) instead of the
+ * error. */
+CT_API ct_status ct_linalg_lu_factor_ex(ct_ctx *ctx, const ct_tensor *a, ct_tensor **LU,
+                                        ct_tensor **pivots, ct_tensor **info);
+/* A = P L U: P (..., m, m), L (..., m, k) unit lower, U (..., k, n), k = min(m, n). */
+CT_API ct_status ct_linalg_lu(ct_ctx *ctx, const ct_tensor *a, ct_tensor **P, ct_tensor **L,
+                              ct_tensor **U);
+/* X with A X = B from lu_factor's LU and pivots: left false solves X A = B, adjoint uses A^T; B
+ * (..., n, k) (left) or (..., k, n), of LU's dtype; batch dims of LU and B broadcast. */
+CT_API ct_status ct_linalg_lu_solve(ct_ctx *ctx, const ct_tensor *LU, const ct_tensor *pivots,
+                                    const ct_tensor *b, bool left, bool adjoint, ct_tensor **out);
+/* torch.lu_unpack: P, L, U from lu_factor's outputs; a part not unpacked is an empty (0,)
+ * tensor. pivots must be (..., min(m, n)) int32 with LU's batch dims. */
+CT_API ct_status ct_lu_unpack(ct_ctx *ctx, const ct_tensor *LU_data, const ct_tensor *LU_pivots,
+                              bool unpack_data, bool unpack_pivots, ct_tensor **P, ct_tensor **L,
+                              ct_tensor **U);
+/* torch.cholesky_solve: X = A^-1 B for A = L L^T (U^T U when upper) given its Cholesky factor;
+ * B (..., n, k); batch dims broadcast. */
+CT_API ct_status ct_cholesky_solve(ct_ctx *ctx, const ct_tensor *b, const ct_tensor *L, bool upper,
+                                   ct_tensor **out);
+/* torch.cholesky_inverse: A^-1 for A = L L^T (U^T U when upper); a zero on L's diagonal is an
+ * error, as torch. */
+CT_API ct_status ct_cholesky_inverse(ct_ctx *ctx, const ct_tensor *L, bool upper, ct_tensor **out);
+/* Least squares (torch.linalg.lstsq): driver "gels", "gelsy" (NULL), "gelsd", "gelss"; rcond NaN
+ * = None; residuals, rank (int64), singular_values as torch's (NULL: not wanted). */
+CT_API ct_status ct_linalg_lstsq(ct_ctx *ctx, const ct_tensor *a, const ct_tensor *b, double rcond,
+                                 const char *driver, ct_tensor **solution, ct_tensor **residuals,
+                                 ct_tensor **rank, ct_tensor **singular_values);
+/* Singular values (..., min(m, n)), descending (gesdd without vectors). */
+CT_API ct_status ct_linalg_svdvals(ct_ctx *ctx, const ct_tensor *a, ct_tensor **S);
+/* Number of singular values (eigenvalue magnitudes when hermitian) above max(atol, rtol *
+ * largest), int64 (...); NaN atol / rtol mean torch's None. */
+CT_API ct_status ct_linalg_matrix_rank(ct_ctx *ctx, const ct_tensor *a, double atol, double rtol,
+                                       bool hermitian, ct_tensor **out);
+/* Matrix exponential of (..., n, n): scaling and squaring of a degree-18 Taylor polynomial. */
+CT_API ct_status ct_linalg_matrix_exp(ct_ctx *ctx, const ct_tensor *a, ct_tensor **out);
+/* Inverse with info (...) int32 (0, or i where U[i, i] of the LU is zero; that matrix's inverse
+ * holds inf / NaN, as torch) instead of an error. */
+CT_API ct_status ct_linalg_inv_ex(ct_ctx *ctx, const ct_tensor *a, ct_tensor **inverse,
+                                  ct_tensor **info);
+/* As ct_linalg_solve with info (...) int32 instead of the singular-matrix error. */
+CT_API ct_status ct_linalg_solve_ex(ct_ctx *ctx, const ct_tensor *a, const ct_tensor *b,
+                                    ct_tensor **out, ct_tensor **info);
+/* sum(x * y) along dim, x and y broadcast (torch.linalg.vecdot; one floating dtype). */
+CT_API ct_status ct_linalg_vecdot(ct_ctx *ctx, const ct_tensor *x, const ct_tensor *y, int dim,
+                                  ct_tensor **out);
+/* torch.linalg.tensorinv: the inverse of a seen as a prod(shape[:ind]) square matrix, shaped
+ * shape[ind:] + shape[:ind]; ind > 0. */
+CT_API ct_status ct_linalg_tensorinv(ct_ctx *ctx, const ct_tensor *a, int ind, ct_tensor **out);
+/* torch.linalg.tensorsolve: X of shape a.shape[b.ndim:] with tensordot(a, X, X.ndim) = b; dims
+ * (n_dims of them, may be NULL) of a are moved to the end first. */
+CT_API ct_status ct_linalg_tensorsolve(ct_ctx *ctx, const ct_tensor *a, const ct_tensor *b,
+                                       int n_dims, const int *dims, ct_tensor **out);
+/* First n columns of H_1 ... H_k, H_i = I - tau_i v_i v_i^T with v_i from column i of a
+ * (..., m, n) below the diagonal (torch.linalg.householder_product); tau (..., k), k <= n <= m. */
+CT_API ct_status ct_linalg_householder_product(ct_ctx *ctx, const ct_tensor *a,
+                                               const ct_tensor *tau, ct_tensor **out);
+/* Condition number (torch.linalg.cond): ord NULL / "2" / "-2" from the singular values (any m x n),
+ * "fro", "nuc", "inf", "-inf", "1", "-1" as norm(A) norm(A^-1) of square A (inf when singular). */
+CT_API ct_status ct_linalg_cond(ct_ctx *ctx, const ct_tensor *a, const char *ord, ct_tensor **out);
+
 #ifdef __cplusplus
 }
 #endif

@@ -18,6 +18,8 @@
 #include "ctorch/linalg.h"
 #include "ctorch/ops.h"
 
+#include <math.h>
+
 #define G (c->g[0])
 #define IN(i) (c->in[i])
 #define OUT (c->out[0])
@@ -222,6 +224,134 @@ static void bw_prod(ct__ag_call *c) {
                gi && ct_tensor_ndim(gi) != m->ndim ? ct__ag_reshape(c, gi, m->ndim, m->shape) : gi);
 }
 
+/* ---- the second set ---- */
+static ct_tensor *ag_trsolve(ct__ag_call *c, const ct_tensor *a, const ct_tensor *b, bool upper,
+                             bool left, bool unit) {
+    ct_tensor *r = NULL;
+    ct_status st = c->st == CT_OK && a && b
+                       ? ct_linalg_solve_triangular(c->ctx, a, b, upper, left, unit, &r)
+                       : c->st;
+    return ct__ag_keep(c, st, r);
+}
+static ct_tensor *ag_narrow(ct__ag_call *c, const ct_tensor *a, int d, int64_t s, int64_t len) {
+    ct_tensor *r = NULL;
+    ct_status st = c->st == CT_OK && a ? ct_tensor_narrow(c->ctx, a, d, s, len, &r) : c->st;
+    return ct__ag_keep(c, st, r);
+}
+
+/* solve_triangular (torch's linalg_solve_triangular_backward): gB = solve_triangular(A^T, G,
+ * !upper, left, unit); gA = -gB X^T (left) or -X^T gB, cut to A's triangle (without the diagonal
+ * when unitriangular). */
+static void bw_solve_triangular(ct__ag_call *c) {
+    const bool upper = c->n->iv[0] != 0, left = c->n->iv[1] != 0, unit = c->n->iv[2] != 0;
+    ct_tensor *gb = ag_trsolve(c, ag_mt(c, IN(0)), G, !upper, left, unit);
+    if (c->need[0]) {
+        ct_tensor *ga = ct__ag_neg(c, left ? ct__ag_matmul(c, gb, ag_mt(c, OUT))
+                                           : ct__ag_matmul(c, ag_mt(c, OUT), gb));
+        ct__ag_set(c, 0, upper ? ag_triu(c, ga, unit ? 1 : 0) : ag_tril(c, ga, unit ? -1 : 0));
+    }
+    ct__ag_set(c, 1, gb);
+}
+
+/* torch's linalg_lu_backward for A = P L U, L (..., m, k) unit lower, U (..., k, n):
+ *   m == n: P L^-T [tril(L^T gL, -1) + triu(gU U^T)] U^-T
+ *   m < n:  P L^-T [ (tril(L^T gL - triu(gU) U^T, -1) U1^-T + triu(gU1)) | gU2 ]
+ *   m > n:  P [ (L1^-T triu(gU U^T - L^T gL) + tril(gL1, -1)) ; gL2 ] U^-T */
+static ct_tensor *lu_backward(ct__ag_call *c, const ct_tensor *gl, const ct_tensor *gu,
+                              const ct_tensor *p, const ct_tensor *l, const ct_tensor *u, int64_t m,
+                              int64_t n) {
+    const int64_t k = m < n ? m : n;
+    const int nd = l ? ct_tensor_ndim(l) : 2;
+    ct_tensor *ga = NULL;
+    if (m == n) {
+        ga = ct__ag_add(c, ag_tril(c, ct__ag_matmul(c, ag_mt(c, l), gl), -1),
+                        ag_triu(c, ct__ag_matmul(c, gu, ag_mt(c, u)), 0));
+        ga = ag_trsolve(c, ag_mt(c, u), ga, false, false, false);
+        ga = ag_trsolve(c, ag_mt(c, l), ga, true, true, true);
+    } else if (m < n) {
+        const ct_tensor *u1 = ag_narrow(c, u, nd - 1, 0, k);
+        ga = ct__ag_sub(c, ct__ag_matmul(c, ag_mt(c, l), gl),
+                        ct__ag_matmul(c, ag_triu(c, gu, 0), ag_mt(c, u)));
+        ga = ag_trsolve(c, ag_mt(c, u1), ag_tril(c, ga, -1), false, false, false);
+        ga = ag_cat2(c, ct__ag_add(c, ga, ag_triu(c, ag_narrow(c, gu, nd - 1, 0, k), 0)),
+                     ag_narrow(c, gu, nd - 1, k, n - k), nd - 1);
+        ga = ag_trsolve(c, ag_mt(c, l), ga, true, true, true);
+    } else {
+        const ct_tensor *l1 = ag_narrow(c, l, nd - 2, 0, k);
+        ga = ct__ag_sub(c, ct__ag_matmul(c, gu, ag_mt(c, u)), ct__ag_matmul(c, ag_mt(c, l), gl));
+        ga = ag_trsolve(c, ag_mt(c, l1), ag_triu(c, ga, 0), true, true, true);
+        ga = ag_cat2(c, ct__ag_add(c, ga, ag_tril(c, ag_narrow(c, gl, nd - 2, 0, k), -1)),
+                     ag_narrow(c, gl, nd - 2, k, m - k), nd - 2);
+        ga = ag_trsolve(c, ag_mt(c, u), ga, false, false, false);
+    }
+    return ct__ag_matmul(c, p, ga);
+}
+/* lu_factor_ex (torch's lu_factor_ex_backward): P, L, U unpacked from the saved LU and pivots,
+ * gL = tril(G[..., :, :k], -1), gU = triu(G[..., :k, :]) into lu_backward. */
+static void bw_lu_factor(ct__ag_call *c) {
+    const ct__ag_tmeta *om = &c->n->out_meta[0];
+    const int nd = om->ndim;
+    const int64_t m = om->shape[nd - 2], n = om->shape[nd - 1], k = m < n ? m : n;
+    ct_tensor *p = NULL, *l = NULL, *u = NULL;
+    ct_status st =
+        c->st == CT_OK ? ct_lu_unpack(c->ctx, OUT, IN(1), true, true, &p, &l, &u) : c->st;
+    ct__ag_keep(c, st, p);
+    if (st == CT_OK) ct__ag_keep(c, CT_OK, l), ct__ag_keep(c, CT_OK, u);
+    /* only L's strict lower part and U's upper part are free: mask the gradients to them */
+    const ct_tensor *gl = ag_tril(c, ag_narrow(c, G, nd - 1, 0, k), -1);
+    const ct_tensor *gu = ag_triu(c, ag_narrow(c, G, nd - 2, 0, k), 0);
+    ct__ag_set(c, 0, lu_backward(c, gl, gu, p, l, u, m, n));
+}
+
+/* cholesky_solve (torch's cholesky_solve_backward): gB = cholesky_solve(G, L), S = gB X^T,
+ * S + S^T; gL = -(S + S^T) L, or -U (S + S^T) when upper (the full matrix, as torch). */
+static void bw_cholesky_solve(ct__ag_call *c) {
+    const bool upper = c->n->iv[0] != 0;
+    ct_tensor *gb = NULL;
+    ct_status st = c->st == CT_OK ? ct_cholesky_solve(c->ctx, G, IN(1), upper, &gb) : c->st;
+    ct__ag_keep(c, st, gb);
+    if (c->need[1]) {
+        ct_tensor *s = ct__ag_matmul(c, gb, ag_mt(c, OUT));
+        s = ct__ag_add(c, s, ag_mt(c, s));
+        ct__ag_set(c, 1,
+                   ct__ag_neg(c, upper ? ct__ag_matmul(c, IN(1), s) : ct__ag_matmul(c, s, IN(1))));
+    }
+    ct__ag_set(c, 0, gb);
+}
+
+/* torch's pinv_backward: the gradient of A from the gradient g of pinv(A) (..., n, m). */
+static ct_tensor *pinv_backward(ct__ag_call *c, const ct_tensor *g, const ct_tensor *pa,
+                                const ct_tensor *a, int64_t m, int64_t n) {
+    const ct_tensor *pah = ag_mt(c, pa), *gh = ag_mt(c, g);
+    if (m <= n) {
+        ct_tensor *k = ct__ag_matmul(c, gh, pa);
+        ct_tensor *kp = ct__ag_matmul(c, k, pah);
+        ct_tensor *r = ct__ag_sub(c, kp, ag_mt(c, ct__ag_matmul(c, pa, k)));
+        r = ct__ag_sub(c, r, ct__ag_matmul(c, ct__ag_matmul(c, a, pa), kp));
+        return ct__ag_add(
+            c, r,
+            ct__ag_matmul(c, ct__ag_matmul(c, pah, pa), ct__ag_sub(c, gh, ct__ag_matmul(c, k, a))));
+    }
+    ct_tensor *k = ct__ag_matmul(c, pa, gh);
+    ct_tensor *pk = ct__ag_matmul(c, pah, k);
+    ct_tensor *r = ct__ag_sub(c, pk, ag_mt(c, ct__ag_matmul(c, k, pa)));
+    r = ct__ag_add(
+        c, r,
+        ct__ag_matmul(c, ct__ag_matmul(c, ct__ag_sub(c, gh, ct__ag_matmul(c, a, k)), pa), pah));
+    return ct__ag_sub(c, r, ct__ag_matmul(c, ct__ag_matmul(c, pk, pa), a));
+}
+/* lstsq (torch's linalg_lstsq_backward): gA = pinv_backward(G B^T), gB = pinv(A)^T G. */
+static void bw_lstsq(ct__ag_call *c) {
+    const int nd = c->n->in_meta[0].ndim;
+    const int64_t m = c->n->in_meta[0].shape[nd - 2], n = c->n->in_meta[0].shape[nd - 1];
+    ct_tensor *pa = NULL;
+    ct_status st = c->st == CT_OK ? ct_linalg_pinv(c->ctx, IN(0), NAN, NAN, &pa) : c->st;
+    ct__ag_keep(c, st, pa);
+    if (c->need[0])
+        ct__ag_set(c, 0, pinv_backward(c, ct__ag_matmul(c, G, ag_mt(c, IN(1))), pa, IN(0), m, n));
+    if (c->need[1]) ct__ag_set(c, 1, ct__ag_matmul(c, ag_mt(c, pa), G));
+}
+
 #define F(op, name, fn, si, so)                                                                    \
     case op: {                                                                                     \
         static const ct__ag_formula f = {name, fn, si, so};                                        \
@@ -238,6 +368,11 @@ const ct__ag_formula *ct__ag_formula_linalg(int op) {
         F(CT__AG_LINALG_QR, "LinalgQrBackward", bw_qr, 1, 3)
         F(CT__AG_LINALG_SVD, "LinalgSvdBackward", bw_svd, 0, 7)
         F(CT__AG_LINALG_EIGH, "LinalgEighBackward", bw_eigh, 0, 3)
+        F(CT__AG_LINALG_SOLVE_TRIANGULAR, "LinalgSolveTriangularBackward", bw_solve_triangular, 1,
+          1)
+        F(CT__AG_LINALG_LU_FACTOR, "LinalgLuFactorExBackward", bw_lu_factor, 2, 1)
+        F(CT__AG_CHOLESKY_SOLVE, "CholeskySolveBackward", bw_cholesky_solve, 2, 1)
+        F(CT__AG_LINALG_LSTSQ, "LinalgLstsqBackward", bw_lstsq, 3, 0)
     default: return NULL;
     }
 }

@@ -448,7 +448,8 @@ static ct_status ct__check_desc(ct_stream *s, const ct_op_desc *op) {
                           ? op->operands[5].data != NULL && ct__same_shape(&op->operands[5], o)
                           : ct__same_shape(a, o));
             else if (ok)
-                ok = false; /* slogdet, qr and svd are submitted only by their front ends */
+                ok = false; /* slogdet, qr, svd and the second set (CT_LINALG_TRSOLVE ..
+                             * CT_LINALG_LSTSQ) are submitted only by their front ends */
             break;
         }
         case CT_OP_EIGH:

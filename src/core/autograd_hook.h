@@ -156,7 +156,13 @@ typedef enum ct__ag_op {
     CT__AG_BESSEL_K0E,
     CT__AG_BESSEL_K1E,
     CT__AG_SPHERICAL_J0,
-    CT__AG_CUSTOM, /* a backward function of a higher layer (ct__ag_custom) */
+    CT__AG_CUSTOM,                  /* a backward function of a higher layer (ct__ag_custom) */
+    CT__AG_LINALG_SOLVE_TRIANGULAR, /* inputs A, B (equal batch dims); iv[0] upper, iv[1] left,
+                                       iv[2] unitriangular */
+    CT__AG_LINALG_LU_FACTOR,        /* inputs A, pivots (the op's own int32 output, saved for the
+                                       backward; never requires grad); output LU */
+    CT__AG_CHOLESKY_SOLVE,          /* inputs B, L (equal batch dims); iv[0] upper */
+    CT__AG_LINALG_LSTSQ,            /* inputs A, B (equal batch dims); iv[0] 1: B was a vector */
     CT__AG_COUNT
 } ct__ag_op;
 

@@ -4,20 +4,20 @@
  * op); the CPU backend runs LAPACKE per matrix (backends/cpu/linalg_cpu.c). The plain calls read
  * the per-matrix info back and fail on a singular or non-positive-definite matrix, naming it
  * (torch raises); under graph capture that host read is skipped and the *_ex calls give the info
- * tensor instead. Results come back in the input's dtype with its batch dims. */
+ * tensor instead. Results come back in the input's dtype with its batch dims.
+ * The second set (float32 / float64 only, as torch): solve_triangular, lu_factor(_ex), lu_unpack,
+ * lu, lu_solve, cholesky_solve, svdvals, inv_ex, solve_ex and lstsq, through the routines
+ * CT_LINALG_TRSOLVE, LU_FACTOR, LU_PERM, SVDVALS and LSTSQ. */
+#include "ctorch/autograd.h"
 #include "ctorch/linalg.h"
 #include "ctorch/ops.h"
 
+#include <math.h>
 #include <stdio.h>
 #include <string.h>
 
 #include "ops/dispatch.h"
 #include "tensor/ag_front.h"
-
-#define CT__DO(st, call)                                                                           \
-    do {                                                                                           \
-        if ((st) == CT_OK) (st) = (call);                                                          \
-    } while (0)
 
 typedef struct {
     ct_dtype dt, cdt;
@@ -106,8 +106,8 @@ static ct_status ct__la_back(ct_ctx *ctx, const ct__la_in *p, bool cast, ct_tens
     return CT_OK;
 }
 
-static ct_status ct__la_submit(ct_ctx *ctx, const ct__la_in *p, int routine, int64_t flag,
-                               ct_tensor *const outs[4], const ct_tensor *in1) {
+static ct_status ct__la_submit_sc(ct_ctx *ctx, const ct__la_in *p, int routine, int64_t flag,
+                                  double sc, ct_tensor *const outs[4], const ct_tensor *in1) {
     ct_op_desc d;
     ct__desc_init(&d, CT_OP_LINALG, 4, 2);
     for (int i = 0; i < 4; i++)
@@ -117,7 +117,12 @@ static ct_status ct__la_submit(ct_ctx *ctx, const ct__la_in *p, int routine, int
     d.compute_dtype = p->cdt;
     d.ints[0] = routine;
     d.ints[1] = flag;
+    d.scalars[0] = sc;
     return ct__submit(ctx, p->a3->storage->device, &d);
+}
+static ct_status ct__la_submit(ct_ctx *ctx, const ct__la_in *p, int routine, int64_t flag,
+                               ct_tensor *const outs[4], const ct_tensor *in1) {
+    return ct__la_submit_sc(ctx, p, routine, flag, 0, outs, in1);
 }
 
 static const char ct__not_pd[] = "is not positive-definite", ct__singular[] = "is singular";
@@ -387,17 +392,35 @@ ct_status ct_linalg_inv(ct_ctx *ctx, const ct_tensor *a, ct_tensor **out) {
 ct_status ct_linalg_det(ct_ctx *ctx, const ct_tensor *a, ct_tensor **out) {
     CT__AG_WRAP(ctx, out, ct__det(ctx, a, out), CT__AG_IN1(CT__AG_LINALG_DET, a));
 }
-static ct_status ct__solve_rec(ct_ctx *ctx, const ct_tensor *a, const ct_tensor *b,
-                               ct_tensor **out) {
-    CT__AG_WRAP(
-        ctx, out, ct__solve(ctx, a, b, out),
-        (CT__AG_IN2(CT__AG_LINALG_SOLVE, a, b), r_.n_iv = 1, r_.iv[0] = b->ndim == a->ndim - 1));
+static ct_status ct__solve_ex_body(ct_ctx *ctx, const ct_tensor *a, const ct_tensor *b,
+                                   ct_tensor **out, ct_tensor **info);
+/* info NULL: linalg.solve (gesv; a singular matrix is an error); else solve_ex's LU route. */
+static ct_status ct__solve_rec(ct_ctx *ctx, const ct_tensor *a, const ct_tensor *b, ct_tensor **out,
+                               ct_tensor **info) {
+    if (!info) {
+        CT__AG_WRAP(ctx, out, ct__solve(ctx, a, b, out),
+                    (CT__AG_IN2(CT__AG_LINALG_SOLVE, a, b), r_.n_iv = 1,
+                     r_.iv[0] = b->ndim == a->ndim - 1));
+    }
+    if (!ct__ag_enter(ctx)) return ct__solve_ex_body(ctx, a, b, out, info);
+    ct_status st = ct__solve_ex_body(ctx, a, b, out, info);
+    ct__ag_rec r;
+    memset(&r, 0, sizeof r);
+    if (st == CT_OK)
+        r.op = CT__AG_LINALG_SOLVE, r.n_in = 2, r.in[0] = a, r.in[1] = b, r.n_iv = 1,
+        r.iv[0] = b->ndim == a->ndim - 1;
+    ct_status rs = ct__ag_after(ctx, st, &r, out);
+    if (rs != CT_OK && st == CT_OK) {
+        ct_tensor_release(*info);
+        *info = NULL;
+    }
+    return rs;
 }
 /* torch.linalg.solve's operand rules: one dtype; B is a vector when it is 1-d or has A's shape
  * without the last dim, else (..., n, k); the batch dims of A and B broadcast (expanded views, so
  * gradients sum back), then ct__solve runs on equal batch dims. */
-ct_status ct_linalg_solve(ct_ctx *ctx, const ct_tensor *a, const ct_tensor *b, ct_tensor **out) {
-    const char *op = "linalg.solve";
+static ct_status ct__solve_front(ct_ctx *ctx, const char *op, const ct_tensor *a,
+                                 const ct_tensor *b, ct_tensor **out, ct_tensor **info) {
     if (!ctx) return CT_ERR_INVALID_ARG;
     if (!out) return ct__set_error(ctx, CT_ERR_INVALID_ARG, "%s: out is NULL", op);
     ct_status st = ct__check_tensor(ctx, op, "A", a);
@@ -410,14 +433,15 @@ ct_status ct_linalg_solve(ct_ctx *ctx, const ct_tensor *a, const ct_tensor *b, c
         return ct__set_error(ctx, CT_ERR_DTYPE,
                              "%s: A and B must have the same dtype, got %s and %s (as torch)", op,
                              ct_dtype_name(a->dtype), ct_dtype_name(b->dtype));
-    if (a->ndim < 2 || b->ndim < 1) return ct__solve_rec(ctx, a, b, out); /* its shape errors */
+    if (a->ndim < 2 || b->ndim < 1)
+        return ct__solve_rec(ctx, a, b, out, info); /* its shape errors */
     bool vec = b->ndim == 1;
     if (b->ndim == a->ndim - 1) {
         vec = true;
         for (int i = 0; i < b->ndim; i++)
             vec = vec && b->shape[i] == a->shape[i];
     }
-    if (!vec && b->ndim < 2) return ct__solve_rec(ctx, a, b, out);
+    if (!vec && b->ndim < 2) return ct__solve_rec(ctx, a, b, out, info);
     const int na = a->ndim - 2, nbb = b->ndim - (vec ? 1 : 2);
     const int nbs = na > nbb ? na : nbb;
     int64_t bs[CT_MAX_DIMS];
@@ -436,7 +460,7 @@ ct_status ct_linalg_solve(ct_ctx *ctx, const ct_tensor *a, const ct_tensor *b, c
     bool same = na == nbs && nbb == nbs && (!vec || b->ndim == a->ndim - 1);
     for (int i = 0; same && i < nbs; i++)
         same = a->shape[i] == bs[i] && b->shape[i] == bs[i];
-    if (same) return ct__solve_rec(ctx, a, b, out);
+    if (same) return ct__solve_rec(ctx, a, b, out, info);
     int64_t sa[CT_MAX_DIMS], sb[CT_MAX_DIMS];
     if (nbs + 2 > CT_MAX_DIMS)
         return ct__set_error(ctx, CT_ERR_SHAPE, "%s: more than %d dims after broadcasting", op,
@@ -450,7 +474,806 @@ ct_status ct_linalg_solve(ct_ctx *ctx, const ct_tensor *a, const ct_tensor *b, c
     ct_tensor *ae = NULL, *be = NULL;
     st = ct_tensor_expand(ctx, a, nbs + 2, sa, &ae);
     CT__DO(st, ct_tensor_expand(ctx, b, nbs + nmat, sb, &be));
-    CT__DO(st, ct__solve_rec(ctx, ae, be, out));
+    CT__DO(st, ct__solve_rec(ctx, ae, be, out, info));
     ct_tensor_release(ae), ct_tensor_release(be);
     return st;
+}
+ct_status ct_linalg_solve(ct_ctx *ctx, const ct_tensor *a, const ct_tensor *b, ct_tensor **out) {
+    return ct__solve_front(ctx, "linalg.solve", a, b, out, NULL);
+}
+
+/* ==== the second set: solve_triangular, lu_factor(_ex), lu_unpack, lu, lu_solve, cholesky_solve,
+ * svdvals, lstsq. torch 1.13 computes these in float32 / float64 only ("not implemented for
+ * 'Half'"), and so do they. ==== */
+
+/* CT_OK when t is float32 or float64, else CT_ERR_DTYPE naming op and what. */
+static ct_status ct__la_float(ct_ctx *ctx, const char *op, const char *what, const ct_tensor *t) {
+    if (t->dtype == CT_FLOAT32 || t->dtype == CT_FLOAT64) return CT_OK;
+    return ct__set_error(ctx, CT_ERR_DTYPE,
+                         "%s: %s must be float32 or float64, got %s (torch: not implemented for "
+                         "that dtype)",
+                         op, what, ct_dtype_name(t->dtype));
+}
+
+/* Expanded views of a and b with their batch dims (all but the last amat / bmat dims) broadcast
+ * to one shape; CT_ERR_SHAPE naming both when they do not broadcast. */
+static ct_status ct__la_bcast(ct_ctx *ctx, const char *op, const ct_tensor *a, int amat,
+                              const ct_tensor *b, int bmat, ct_tensor **ae, ct_tensor **be) {
+    *ae = *be = NULL;
+    const int na = a->ndim - amat, nb = b->ndim - bmat, nbs = na > nb ? na : nb;
+    if (nbs + (amat > bmat ? amat : bmat) > CT_MAX_DIMS)
+        return ct__set_error(ctx, CT_ERR_SHAPE, "%s: more than %d dims after broadcasting", op,
+                             CT_MAX_DIMS);
+    int64_t sa[CT_MAX_DIMS], sb[CT_MAX_DIMS];
+    for (int i = 0; i < nbs; i++) {
+        const int ia = i - (nbs - na), ib = i - (nbs - nb);
+        const int64_t da = ia >= 0 ? a->shape[ia] : 1, db = ib >= 0 ? b->shape[ib] : 1;
+        if (da != db && da != 1 && db != 1) {
+            char s1[96], s2[96];
+            return ct__set_error(ctx, CT_ERR_SHAPE,
+                                 "%s: the batch dims of %s and %s do not broadcast", op,
+                                 ct__shape_str(s1, sizeof s1, a->ndim, a->shape),
+                                 ct__shape_str(s2, sizeof s2, b->ndim, b->shape));
+        }
+        sa[i] = sb[i] = da == 1 ? db : da;
+    }
+    for (int i = 0; i < amat; i++)
+        sa[nbs + i] = a->shape[na + i];
+    for (int i = 0; i < bmat; i++)
+        sb[nbs + i] = b->shape[nb + i];
+    ct_status st = ct_tensor_expand(ctx, a, nbs + amat, sa, ae);
+    CT__DO(st, ct_tensor_expand(ctx, b, nbs + bmat, sb, be));
+    if (st != CT_OK) {
+        ct_tensor_release(*ae), ct_tensor_release(*be);
+        *ae = *be = NULL;
+    }
+    return st;
+}
+
+/* b (equal batch dims to p's input) as a contiguous (B, r, c) tensor in the compute dtype. */
+static ct_status ct__la_rhs(ct_ctx *ctx, const ct__la_in *p, const ct_tensor *b, int64_t r,
+                            int64_t c, ct_tensor **b3) {
+    /* BLAS / LAPACK take the dims and leading dimension as (32-bit) lapack_int / blasint */
+    if (r > INT32_MAX || c > INT32_MAX || r * c > ((int64_t)1 << 40))
+        return ct__set_error(ctx, CT_ERR_SHAPE,
+                             "linalg: right-hand sides of %lld x %lld are too large for LAPACK",
+                             (long long)r, (long long)c);
+    ct_tensor *bc = NULL;
+    const int64_t s3[3] = {p->B, r, c};
+    ct_status st =
+        b->dtype == p->cdt ? ct_tensor_contiguous(ctx, b, &bc) : ct_cast(ctx, b, p->cdt, &bc);
+    CT__DO(st, ct_tensor_reshape(ctx, bc, 3, s3, b3));
+    ct_tensor_release(bc);
+    return st;
+}
+
+/* ---- solve_triangular: X with A X = B (left) or X A = B, A read as its upper / lower triangle
+ * (unit diagonal when unitriangular); a and b have equal batch dims. flags: bit0 upper, bit1
+ * left, bit2 unitriangular. ---- */
+static ct_status ct__trsolve(ct_ctx *ctx, const ct_tensor *a, const ct_tensor *b, int flags,
+                             ct_tensor **out) {
+    ct__la_in p;
+    ct_status st = ct__la_prep(ctx, "linalg.solve_triangular", a, true, &p);
+    if (st != CT_OK) return st;
+    const int64_t rc[2] = {b->shape[b->ndim - 2], b->shape[b->ndim - 1]};
+    ct_tensor *b3 = NULL, *t[1] = {NULL};
+    st = ct__la_rhs(ctx, &p, b, rc[0], rc[1], &b3);
+    CT__DO(st, ct__la_out(ctx, &p, p.cdt, 2, rc, &t[0]));
+    ct_tensor *outs4[4] = {t[0], NULL, NULL, NULL};
+    CT__DO(st, ct__la_submit(ctx, &p, CT_LINALG_TRSOLVE, flags, outs4, b3));
+    ct_tensor_release(b3);
+    const bool cast[1] = {true};
+    ct_tensor **const outs[1] = {out};
+    return ct__la_finish(ctx, &p, st, 1, t, cast, outs);
+}
+static ct_status ct__trsolve_rec(ct_ctx *ctx, const ct_tensor *a, const ct_tensor *b, bool upper,
+                                 bool left, bool unit, ct_tensor **out) {
+    const int flags = (upper ? 1 : 0) | (left ? 2 : 0) | (unit ? 4 : 0);
+    CT__AG_WRAP(ctx, out, ct__trsolve(ctx, a, b, flags, out),
+                (CT__AG_IN2(CT__AG_LINALG_SOLVE_TRIANGULAR, a, b), r_.n_iv = 3, r_.iv[0] = upper,
+                 r_.iv[1] = left, r_.iv[2] = unit));
+}
+
+/* The common checks of two-operand calls: ctx, out, both tensors valid and of ctx. */
+static ct_status ct__la_args2(ct_ctx *ctx, const char *op, const char *na, const ct_tensor *a,
+                              const char *nb, const ct_tensor *b, void *out) {
+    if (!ctx) return CT_ERR_INVALID_ARG;
+    ct__clear_error(ctx);
+    if (!out) return ct__set_error(ctx, CT_ERR_INVALID_ARG, "%s: out is NULL", op);
+    ct_status st = ct__check_tensor(ctx, op, na, a);
+    if (st == CT_OK && b) st = ct__check_tensor(ctx, op, nb, b);
+    if (st != CT_OK) return st;
+    if (a->ctx != ctx || (b && b->ctx != ctx))
+        return ct__set_error(ctx, CT_ERR_INVALID_ARG, "%s: %s belongs to another context", op,
+                             a->ctx != ctx ? na : nb);
+    return CT_OK;
+}
+static ct_status ct__la_square_check(ct_ctx *ctx, const char *op, const char *what,
+                                     const ct_tensor *a) {
+    if (a->ndim < 2)
+        return ct__set_error(ctx, CT_ERR_SHAPE,
+                             "%s: The input tensor %s must have at least 2 dimensions.", op, what);
+    if (a->shape[a->ndim - 1] != a->shape[a->ndim - 2])
+        return ct__set_error(ctx, CT_ERR_SHAPE,
+                             "%s: %s must be batches of square matrices, but they are %lld by "
+                             "%lld matrices",
+                             op, what, (long long)a->shape[a->ndim - 2],
+                             (long long)a->shape[a->ndim - 1]);
+    return CT_OK;
+}
+
+ct_status ct_linalg_solve_triangular(ct_ctx *ctx, const ct_tensor *a, const ct_tensor *b,
+                                     bool upper, bool left, bool unitriangular, ct_tensor **out) {
+    const char *op = "linalg.solve_triangular";
+    ct_status st = ct__la_args2(ctx, op, "A", a, "B", b, out);
+    if (st != CT_OK) return st;
+    *out = NULL;
+    if (b->ndim < 2)
+        return ct__set_error(ctx, CT_ERR_SHAPE,
+                             "%s: The input tensor B must have at least 2 dimensions.", op);
+    if ((st = ct__la_square_check(ctx, op, "A", a)) != CT_OK) return st;
+    ct_dtype dt = CT_FLOAT32;
+    if ((st = ct_dtype_promote(a->dtype, b->dtype, &dt)) != CT_OK) return st;
+    if (dt != CT_FLOAT32 && dt != CT_FLOAT64)
+        return ct__set_error(ctx, CT_ERR_DTYPE,
+                             "%s: A and B (%s, %s) must promote to float32 or float64 (torch: not "
+                             "implemented for %s)",
+                             op, ct_dtype_name(a->dtype), ct_dtype_name(b->dtype),
+                             ct_dtype_name(dt));
+    const int64_t n = a->shape[a->ndim - 1];
+    const int64_t br = b->shape[b->ndim - 2], bc = b->shape[b->ndim - 1];
+    if ((left ? br : bc) != n)
+        return ct__set_error(ctx, CT_ERR_SHAPE,
+                             "%s: Incompatible shapes of A and B for the equation %s (%lldx%lld "
+                             "and %lldx%lld)",
+                             op, left ? "AX = B" : "XA = B", (long long)n, (long long)n,
+                             (long long)br, (long long)bc);
+    ct_tensor *ac = NULL, *bcst = NULL, *ae = NULL, *be = NULL;
+    st = a->dtype == dt ? (ac = ct_tensor_retain((ct_tensor *)a), CT_OK) : ct_cast(ctx, a, dt, &ac);
+    CT__DO(st, b->dtype == dt ? (bcst = ct_tensor_retain((ct_tensor *)b), CT_OK)
+                              : ct_cast(ctx, b, dt, &bcst));
+    CT__DO(st, ct__la_bcast(ctx, op, ac, 2, bcst, 2, &ae, &be));
+    CT__DO(st, ct__trsolve_rec(ctx, ae, be, upper, left, unitriangular, out));
+    ct_tensor_release(ac), ct_tensor_release(bcst), ct_tensor_release(ae), ct_tensor_release(be);
+    return ct__error_within(ctx, op, st);
+}
+
+/* ---- lu_factor: getrf's LU (..., m, n), pivots (..., k) int32 (1-based) and info (...) ---- */
+static ct_status ct__lu_factor(ct_ctx *ctx, const char *op, const ct_tensor *a, ct_tensor **LU,
+                               ct_tensor **piv, ct_tensor **info) {
+    ct__la_in p;
+    ct_status st = ct__la_prep(ctx, op, a, false, &p);
+    const int64_t k = p.m < p.n ? p.m : p.n, mn[2] = {p.m, p.n};
+    ct_tensor *t[3] = {NULL, NULL, NULL};
+    CT__DO(st, ct__la_out(ctx, &p, p.cdt, 2, mn, &t[0]));
+    CT__DO(st, ct__la_out(ctx, &p, CT_INT32, 1, &k, &t[1]));
+    CT__DO(st, ct__la_out(ctx, &p, CT_INT32, 0, NULL, &t[2]));
+    ct_tensor *outs4[4] = {t[0], t[1], t[2], NULL};
+    CT__DO(st, ct__la_submit(ctx, &p, CT_LINALG_LU_FACTOR, 0, outs4, NULL));
+    const bool cast[3] = {true, false, false};
+    ct_tensor **const outs[3] = {LU, piv, info};
+    return ct__la_finish(ctx, &p, st, 3, t, cast, outs);
+}
+/* info_out NULL: a nonzero info is an error in torch's words (eagerly). */
+static ct_status ct__lu_factor_any(ct_ctx *ctx, const char *op, const ct_tensor *a, ct_tensor **LU,
+                                   ct_tensor **piv, ct_tensor **info_out) {
+    if (!ctx) return CT_ERR_INVALID_ARG;
+    if (!LU || !piv) return ct__set_error(ctx, CT_ERR_INVALID_ARG, "%s: out is NULL", op);
+    *LU = *piv = NULL;
+    ct_status st = ct__check_tensor(ctx, op, "A", a);
+    if (st != CT_OK) return st;
+    if ((st = ct__la_float(ctx, op, "A", a)) != CT_OK) return st;
+    ct_tensor *info = NULL;
+    if (!ct__ag_enter(ctx)) {
+        st = ct__lu_factor(ctx, op, a, LU, piv, &info);
+    } else {
+        st = ct__lu_factor(ctx, op, a, LU, piv, &info);
+        ct__ag_rec r; /* LU's node; the pivots ride along as a saved, non-differentiable input */
+        memset(&r, 0, sizeof r);
+        if (st == CT_OK) r.op = CT__AG_LINALG_LU_FACTOR, r.n_in = 2, r.in[0] = a, r.in[1] = *piv;
+        ct_status rs = ct__ag_after(ctx, st, &r, LU);
+        if (rs != CT_OK && st == CT_OK) { /* the record failed and released LU */
+            ct_tensor_release(*piv), ct_tensor_release(info);
+            *piv = info = NULL;
+        }
+        st = rs;
+    }
+    if (st == CT_OK && !info_out && !ct__any_capture(ctx)) {
+        const int64_t nb = ct_tensor_numel(info);
+        int32_t *h = nb ? ct__alloc(ctx, sizeof(int32_t) * (size_t)nb, 16) : NULL;
+        if (nb && !h) st = ct__set_error(ctx, CT_ERR_OOM, "%s: out of memory", op);
+        if (h) st = ct_tensor_to_host(info, h, sizeof(int32_t) * (size_t)nb);
+        for (int64_t b = 0; h && st == CT_OK && b < nb; b++)
+            if (h[b] > 0) {
+                char be[48] = "";
+                if (a->ndim > 2) snprintf(be, sizeof be, "(Batch element %lld): ", (long long)b);
+                st = ct__set_error(ctx, CT_ERR_INVALID_ARG,
+                                   "torch.linalg.lu_factor: %sU[%d,%d] is zero and using it on "
+                                   "lu_solve would result in a division by zero. If you still "
+                                   "want to perform the factorization, consider calling "
+                                   "linalg.lu(A, pivot) or linalg.lu_factor_ex(A, pivot)",
+                                   be, (int)h[b], (int)h[b]);
+            }
+        ct__free(ctx, h);
+    }
+    if (st != CT_OK) {
+        ct_tensor_release(*LU), ct_tensor_release(*piv), ct_tensor_release(info);
+        *LU = *piv = NULL;
+        return st;
+    }
+    if (info_out)
+        *info_out = info;
+    else
+        ct_tensor_release(info);
+    return CT_OK;
+}
+ct_status ct_linalg_lu_factor(ct_ctx *ctx, const ct_tensor *a, ct_tensor **LU, ct_tensor **pivots) {
+    return ct__lu_factor_any(ctx, "linalg.lu_factor", a, LU, pivots, NULL);
+}
+ct_status ct_linalg_lu_factor_ex(ct_ctx *ctx, const ct_tensor *a, ct_tensor **LU,
+                                 ct_tensor **pivots, ct_tensor **info) {
+    if (!info)
+        return ctx ? ct__set_error(ctx, CT_ERR_INVALID_ARG, "linalg.lu_factor_ex: info is NULL")
+                   : CT_ERR_INVALID_ARG;
+    *info = NULL;
+    return ct__lu_factor_any(ctx, "linalg.lu_factor_ex", a, LU, pivots, info);
+}
+
+/* The permutation of getrf pivots: P (..., m, m) in LU's dtype (A = P L U), perm and its inverse
+ * (..., m) int64 ((P^T A)[i] = A[perm[i]]); any of the three may be NULL. */
+static ct_status ct__lu_perm_of(ct_ctx *ctx, const char *op, const ct_tensor *LU,
+                                const ct_tensor *piv, ct_tensor **P, ct_tensor **perm,
+                                ct_tensor **iperm) {
+    ct_status st = ct__check_tensor(ctx, op, "pivots", piv);
+    if (st != CT_OK) return st;
+    if (piv->ctx != ctx)
+        return ct__set_error(ctx, CT_ERR_INVALID_ARG, "%s: pivots belongs to another context", op);
+    if (piv->dtype != CT_INT32)
+        return ct__set_error(ctx, CT_ERR_DTYPE,
+                             "%s: pivots must be a tensor of dtype int32 (as torch), got %s", op,
+                             ct_dtype_name(piv->dtype));
+    const int64_t m = LU->shape[LU->ndim - 2], n = LU->shape[LU->ndim - 1], k = m < n ? m : n;
+    bool ok = piv->ndim == LU->ndim - 1 && piv->shape[piv->ndim - 1] == k;
+    for (int i = 0; ok && i < LU->ndim - 2; i++)
+        ok = piv->shape[i] == LU->shape[i];
+    if (!ok) {
+        char s1[96], s2[96];
+        return ct__set_error(ctx, CT_ERR_SHAPE,
+                             "%s: pivots %s must have LU's batch dims and min(m, n) = %lld "
+                             "entries (LU %s)",
+                             op, ct__shape_str(s1, sizeof s1, piv->ndim, piv->shape), (long long)k,
+                             ct__shape_str(s2, sizeof s2, LU->ndim, LU->shape));
+    }
+    ct__la_in p; /* P depends on LU's shape only: a detached view (no gradient, no refusal) */
+    ct_tensor *det = NULL;
+    st = ct_tensor_detach(ctx, LU, &det);
+    CT__DO(st, ct__la_prep(ctx, op, det, false, &p));
+    ct_tensor_release(det);
+    if (st != CT_OK) return st;
+    ct_tensor *pc = NULL, *p2 = NULL, *t[3] = {NULL, NULL, NULL};
+    const int64_t s2[2] = {p.B, k}, mm[2] = {m, m};
+    CT__DO(st, ct_tensor_contiguous(ctx, piv, &pc));
+    CT__DO(st, ct_tensor_reshape(ctx, pc, 2, s2, &p2));
+    CT__DO(st, ct__la_out(ctx, &p, p.cdt, 2, mm, &t[0]));
+    CT__DO(st, ct__la_out(ctx, &p, CT_INT64, 1, &m, &t[1]));
+    CT__DO(st, ct__la_out(ctx, &p, CT_INT64, 1, &m, &t[2]));
+    ct_tensor *outs4[4] = {t[0], t[1], t[2], NULL};
+    CT__DO(st, ct__la_submit(ctx, &p, CT_LINALG_LU_PERM, 0, outs4, p2));
+    ct_tensor_release(pc), ct_tensor_release(p2);
+    const bool cast[3] = {true, false, false};
+    ct_tensor **const outs[3] = {P, perm, iperm};
+    return ct__la_finish(ctx, &p, st, 3, t, cast, outs);
+}
+
+static ct_status ct__empty1(ct_ctx *ctx, const ct_tensor *like, ct_dtype dt, ct_tensor **out) {
+    const int64_t z = 0;
+    return ct_tensor_empty_on(ctx, ct_tensor_device(like), dt, 1, &z, out);
+}
+
+static ct_status ct__lu_unpack(ct_ctx *ctx, const ct_tensor *LU, const ct_tensor *piv,
+                               bool unpack_data, bool unpack_pivots, ct_tensor **P, ct_tensor **L,
+                               ct_tensor **U) {
+    const char *op = "lu_unpack";
+    if (!ctx) return CT_ERR_INVALID_ARG;
+    if (!P || !L || !U) return ct__set_error(ctx, CT_ERR_INVALID_ARG, "%s: out is NULL", op);
+    *P = *L = *U = NULL;
+    ct_status st = ct__la_args2(ctx, op, "LU_data", LU, "LU_pivots", piv, P);
+    if (st != CT_OK) return st;
+    if (LU->ndim < 2)
+        return ct__set_error(ctx, CT_ERR_SHAPE,
+                             "%s: LU_data must have at least 2 dimensions, got %s", op,
+                             CT__SHAPE_STR(LU));
+    if ((st = ct__la_float(ctx, op, "LU_data", LU)) != CT_OK) return st;
+    if (piv->dtype != CT_INT32)
+        return ct__set_error(ctx, CT_ERR_DTYPE,
+                             "torch.lu_unpack: LU_pivots is expected to be a tensor of "
+                             "torch.int32 dtype, got %s",
+                             ct_dtype_name(piv->dtype));
+    const int64_t m = LU->shape[LU->ndim - 2], n = LU->shape[LU->ndim - 1], k = m < n ? m : n;
+    if (unpack_pivots)
+        st = ct__lu_perm_of(ctx, op, LU, piv, P, NULL, NULL);
+    else
+        st = ct__empty1(ctx, LU, LU->dtype, P);
+    if (st == CT_OK && unpack_data) {
+        ct_tensor *t[4] = {NULL, NULL, NULL, NULL};
+        st = ct_tril(ctx, LU, -1, &t[0]);
+        CT__DO(st, ct_tensor_narrow(ctx, t[0], -1, 0, k, &t[1]));
+        CT__DO(st, ct_tensor_eye(ctx, LU->dtype, m, k, &t[2]));
+        CT__DO(st, ct_add(ctx, t[1], t[2], L));
+        CT__DO(st, ct_triu(ctx, LU, 0, &t[3]));
+        CT__DO(st, ct_tensor_narrow(ctx, t[3], -2, 0, k, U));
+        ct__release_all(4, t);
+    } else if (st == CT_OK) {
+        st = ct__empty1(ctx, LU, LU->dtype, L);
+        CT__DO(st, ct__empty1(ctx, LU, LU->dtype, U));
+    }
+    if (st != CT_OK) {
+        ct_tensor *all[3] = {*P, *L, *U};
+        ct__release_all(3, all);
+        *P = *L = *U = NULL;
+    }
+    return st;
+}
+ct_status ct_lu_unpack(ct_ctx *ctx, const ct_tensor *LU_data, const ct_tensor *LU_pivots,
+                       bool unpack_data, bool unpack_pivots, ct_tensor **P, ct_tensor **L,
+                       ct_tensor **U) {
+    uint64_t mark = ct__ag_mark(ctx);
+    ct_status st = ct__error_within(
+        ctx, "lu_unpack",
+        ct__lu_unpack(ctx, LU_data, LU_pivots, unpack_data, unpack_pivots, P, L, U));
+    if (st == CT_OK && unpack_data) {
+        ct__ag_named(ctx, st, L, mark, "LuUnpackBackward0");
+        ct__ag_named(ctx, st, U, mark, "LuUnpackBackward0");
+    }
+    return st;
+}
+
+ct_status ct_linalg_lu(ct_ctx *ctx, const ct_tensor *a, ct_tensor **P, ct_tensor **L,
+                       ct_tensor **U) {
+    const char *op = "linalg.lu";
+    if (!ctx) return CT_ERR_INVALID_ARG;
+    if (!P || !L || !U) return ct__set_error(ctx, CT_ERR_INVALID_ARG, "%s: out is NULL", op);
+    *P = *L = *U = NULL;
+    uint64_t mark = ct__ag_mark(ctx);
+    ct_tensor *LU = NULL, *piv = NULL, *info = NULL;
+    ct_status st = ct__lu_factor_any(ctx, op, a, &LU, &piv, &info);
+    CT__DO(st, ct_lu_unpack(ctx, LU, piv, true, true, P, L, U));
+    ct_tensor_release(LU), ct_tensor_release(piv), ct_tensor_release(info);
+    st = ct__error_within(ctx, op, st);
+    if (st == CT_OK) {
+        ct__ag_named(ctx, st, L, mark, "LinalgLuBackward0");
+        ct__ag_named(ctx, st, U, mark, "LinalgLuBackward0");
+    }
+    return st;
+}
+
+/* t viewed with nd dims (leading 1s prepended; t itself when it has them) */
+static ct_status ct__lead1(ct_ctx *ctx, const ct_tensor *t, int nd, ct_tensor **out) {
+    if (t->ndim >= nd) {
+        *out = ct_tensor_retain((ct_tensor *)t);
+        return CT_OK;
+    }
+    int64_t sh[CT_MAX_DIMS];
+    const int pre = nd - t->ndim;
+    for (int i = 0; i < nd; i++)
+        sh[i] = i < pre ? 1 : t->shape[i - pre];
+    return ct_tensor_reshape(ctx, t, nd, sh, out);
+}
+/* take_along_dim of x by idx (the permutation with a 1 at dim ^ 1 of the last two) after giving
+ * both the same number of dims (take_along_dim broadcasts the rest) */
+static ct_status ct__gather_perm(ct_ctx *ctx, const ct_tensor *x, const ct_tensor *perm, int dim,
+                                 ct_tensor **out) {
+    ct_tensor *i1 = NULL, *i2 = NULL, *x2 = NULL;
+    ct_status st = ct_tensor_unsqueeze(ctx, perm, dim == -2 ? -1 : -2, &i1);
+    const int nd = x->ndim > perm->ndim + 1 ? x->ndim : perm->ndim + 1;
+    CT__DO(st, ct__lead1(ctx, i1, nd, &i2));
+    CT__DO(st, ct__lead1(ctx, x, nd, &x2));
+    CT__DO(st, ct_take_along_dim(ctx, x2, i2, dim, out));
+    ct_tensor_release(i1), ct_tensor_release(i2), ct_tensor_release(x2);
+    return st;
+}
+
+/* ---- lu_solve: A = P L U from lu_factor; the row order applied with take_along_dim and two
+ * triangular solves read straight from LU (unit lower, upper), so the gradient reaches LU and B
+ * through their nodes (named LinalgLuSolveBackward0) ---- */
+static ct_status ct__lu_solve(ct_ctx *ctx, const ct_tensor *LU, const ct_tensor *piv,
+                              const ct_tensor *b, bool left, bool adjoint, ct_tensor **out) {
+    const char *op = "linalg.lu_solve";
+    ct_status st = ct__la_args2(ctx, op, "LU", LU, "B", b, out);
+    if (st != CT_OK) return st;
+    *out = NULL;
+    if (ct__check_tensor(ctx, op, "pivots", piv) != CT_OK) return CT_ERR_INVALID_ARG;
+    if (b->ndim < 2)
+        return ct__set_error(ctx, CT_ERR_SHAPE,
+                             "%s: The input tensor B must have at least 2 dimensions.", op);
+    if ((st = ct__la_square_check(ctx, op, "LU", LU)) != CT_OK) return st;
+    if (LU->dtype != b->dtype)
+        return ct__set_error(ctx, CT_ERR_DTYPE,
+                             "%s: Expected LU and B to have the same dtype, but found LU of type "
+                             "%s and B of type %s instead",
+                             op, ct_dtype_name(LU->dtype), ct_dtype_name(b->dtype));
+    if ((st = ct__la_float(ctx, op, "LU", LU)) != CT_OK) return st;
+    if (piv->dtype != CT_INT32)
+        return ct__set_error(ctx, CT_ERR_DTYPE,
+                             "%s: pivots should be a Tensor of scalar type torch.int32, got %s", op,
+                             ct_dtype_name(piv->dtype));
+    bool same = piv->ndim == LU->ndim - 1;
+    for (int i = 0; same && i < piv->ndim; i++)
+        same = piv->shape[i] == LU->shape[i];
+    if (!same)
+        return ct__set_error(ctx, CT_ERR_SHAPE,
+                             "%s: Expected LU.shape[:-1] and pivots.shape to be the same, but got "
+                             "pivots with shape %s instead",
+                             op, CT__SHAPE_STR(piv));
+    const int64_t n = LU->shape[LU->ndim - 1];
+    const int64_t br = b->shape[b->ndim - 2], bc = b->shape[b->ndim - 1];
+    if ((left ? br : bc) != n)
+        return ct__set_error(ctx, CT_ERR_SHAPE,
+                             "%s: Incompatible shapes of A and B for the equation %s (%lldx%lld "
+                             "and %lldx%lld)",
+                             op, left ? "AX = B" : "XA = B", (long long)n, (long long)n,
+                             (long long)br, (long long)bc);
+    ct_tensor *perm = NULL, *iperm = NULL, *t[8] = {NULL};
+    st = ct__lu_perm_of(ctx, op, LU, piv, NULL, &perm, &iperm);
+    ct_tensor *lt = NULL;
+    if (adjoint) CT__DO(st, ct_tensor_transpose(ctx, LU, -2, -1, &lt));
+    if (left && !adjoint) { /* X = U^-1 L^-1 (P^T B), (P^T B)[i] = B[perm[i]] */
+        CT__DO(st, ct__gather_perm(ctx, b, perm, -2, &t[1]));
+        CT__DO(st, ct_linalg_solve_triangular(ctx, LU, t[1], false, true, true, &t[2]));
+        CT__DO(st, ct_linalg_solve_triangular(ctx, LU, t[2], true, true, false, out));
+    } else if (left) { /* A^T X = B: X = P L^-T U^-T B, (P Z)[r] = Z[iperm[r]] */
+        CT__DO(st, ct_linalg_solve_triangular(ctx, lt, b, false, true, false, &t[0]));
+        CT__DO(st, ct_linalg_solve_triangular(ctx, lt, t[0], true, true, true, &t[1]));
+        CT__DO(st, ct__gather_perm(ctx, t[1], iperm, -2, out));
+    } else if (!adjoint) { /* X A = B: X = B U^-1 L^-1 P^T, (V P^T)[:, j] = V[:, iperm[j]] */
+        CT__DO(st, ct_linalg_solve_triangular(ctx, LU, b, true, false, false, &t[0]));
+        CT__DO(st, ct_linalg_solve_triangular(ctx, LU, t[0], false, false, true, &t[1]));
+        CT__DO(st, ct__gather_perm(ctx, t[1], iperm, -1, out));
+    } else { /* X A^T = B: X = (B P) L^-T U^-T, (B P)[:, i] = B[:, perm[i]] */
+        CT__DO(st, ct__gather_perm(ctx, b, perm, -1, &t[1]));
+        CT__DO(st, ct_linalg_solve_triangular(ctx, lt, t[1], true, false, true, &t[2]));
+        CT__DO(st, ct_linalg_solve_triangular(ctx, lt, t[2], false, false, false, out));
+    }
+    ct__release_all(8, t);
+    ct_tensor_release(perm), ct_tensor_release(iperm), ct_tensor_release(lt);
+    if (st != CT_OK && *out) {
+        ct_tensor_release(*out);
+        *out = NULL;
+    }
+    return st;
+}
+ct_status ct_linalg_lu_solve(ct_ctx *ctx, const ct_tensor *LU, const ct_tensor *pivots,
+                             const ct_tensor *b, bool left, bool adjoint, ct_tensor **out) {
+    uint64_t mark = ct__ag_mark(ctx);
+    ct_status st = ct__error_within(ctx, "linalg.lu_solve",
+                                    ct__lu_solve(ctx, LU, pivots, b, left, adjoint, out));
+    return ct__ag_named(ctx, st, out, mark, "LinalgLuSolveBackward0");
+}
+
+/* ---- cholesky_solve: X = A^-1 B with A = L L^T (U^T U when upper), two triangular solves
+ * (potrs' own steps); one node with torch's CholeskySolveBackward0 formula ---- */
+static ct_status ct__chol_solve(ct_ctx *ctx, const ct_tensor *b, const ct_tensor *l, bool upper,
+                                ct_tensor **out) {
+    ct_tensor *lt = NULL, *y = NULL;
+    ct_status st = ct_tensor_transpose(ctx, l, -2, -1, &lt);
+    /* lower: L Y = B, L^T X = Y; upper: U^T Y = B, U X = Y */
+    CT__DO(st, ct__trsolve(ctx, upper ? lt : l, b, 2, &y));
+    CT__DO(st, ct__trsolve(ctx, upper ? l : lt, y, 3, out));
+    ct_tensor_release(lt), ct_tensor_release(y);
+    return st;
+}
+static ct_status ct__chol_solve_rec(ct_ctx *ctx, const ct_tensor *b, const ct_tensor *l, bool upper,
+                                    ct_tensor **out) {
+    CT__AG_WRAP(ctx, out, ct__chol_solve(ctx, b, l, upper, out),
+                (CT__AG_IN2(CT__AG_CHOLESKY_SOLVE, b, l), r_.n_iv = 1, r_.iv[0] = upper));
+}
+ct_status ct_cholesky_solve(ct_ctx *ctx, const ct_tensor *b, const ct_tensor *L, bool upper,
+                            ct_tensor **out) {
+    const char *op = "cholesky_solve";
+    ct_status st = ct__la_args2(ctx, op, "B", b, "L", L, out);
+    if (st != CT_OK) return st;
+    *out = NULL;
+    if (b->ndim < 2)
+        return ct__set_error(ctx, CT_ERR_SHAPE,
+                             "%s: b should have at least 2 dimensions, but has %d dimensions "
+                             "instead",
+                             op, b->ndim);
+    if ((st = ct__la_square_check(ctx, op, "A", L)) != CT_OK) return st;
+    if (b->dtype != L->dtype)
+        return ct__set_error(ctx, CT_ERR_DTYPE,
+                             "%s: Expected b and A to have the same dtype, but found b of type %s "
+                             "and A of type %s instead.",
+                             op, ct_dtype_name(b->dtype), ct_dtype_name(L->dtype));
+    if ((st = ct__la_float(ctx, op, "A", L)) != CT_OK) return st;
+    const int64_t n = L->shape[L->ndim - 1];
+    if (b->shape[b->ndim - 2] != n)
+        return ct__set_error(ctx, CT_ERR_SHAPE,
+                             "%s: Incompatible matrix sizes for cholesky_solve: each A matrix is "
+                             "%lld by %lld but each b matrix is %lld by %lld",
+                             op, (long long)n, (long long)n, (long long)b->shape[b->ndim - 2],
+                             (long long)b->shape[b->ndim - 1]);
+    ct_tensor *be = NULL, *le = NULL;
+    st = ct__la_bcast(ctx, op, b, 2, L, 2, &be, &le);
+    CT__DO(st, ct__chol_solve_rec(ctx, be, le, upper, out));
+    ct_tensor_release(be), ct_tensor_release(le);
+    return ct__error_within(ctx, op, st);
+}
+
+/* ---- svdvals: gesdd without vectors; under autograd linalg.svd's node (torch computes the
+ * vectors for the backward as well: LinalgSvdBackward0) ---- */
+ct_status ct_linalg_svdvals(ct_ctx *ctx, const ct_tensor *a, ct_tensor **S) {
+    const char *op = "linalg.svdvals";
+    ct_status st = ct__la_args2(ctx, op, "A", a, NULL, NULL, S);
+    if (st != CT_OK) return st;
+    *S = NULL;
+    if (a->ndim < 2)
+        return ct__set_error(ctx, CT_ERR_SHAPE,
+                             "linalg.svd: The input tensor A must have at least 2 dimensions.");
+    if ((st = ct__la_float(ctx, op, "A", a)) != CT_OK) return st;
+    if (ct__ag_wants(ctx, 1, &a)) return ct_linalg_svd(ctx, a, NULL, S, NULL);
+    ct__la_in p;
+    st = ct__la_prep(ctx, op, a, false, &p);
+    const int64_t k = p.m < p.n ? p.m : p.n;
+    ct_tensor *t[2] = {NULL, NULL};
+    CT__DO(st, ct__la_out(ctx, &p, p.cdt, 1, &k, &t[0]));
+    CT__DO(st, ct__la_out(ctx, &p, CT_INT32, 0, NULL, &t[1]));
+    ct_tensor *outs4[4] = {t[0], t[1], NULL, NULL};
+    CT__DO(st, ct__la_submit(ctx, &p, CT_LINALG_SVDVALS, 0, outs4, NULL));
+    CT__DO(st, ct__la_check_info(ctx, op, &p, t[1], "did not converge"));
+    const bool cast[2] = {true, false};
+    ct_tensor **const outs[2] = {S, NULL};
+    return ct__la_finish(ctx, &p, st, 2, t, cast, outs);
+}
+
+/* ---- inv_ex / solve_ex: torch's route, lu_factor_ex then lu_solve, so a singular matrix gives
+ * info > 0 and inf / NaN values instead of an error; the nodes are inv's and solve's ---- */
+static ct_status ct__inv_ex_body(ct_ctx *ctx, const ct_tensor *a, ct_tensor **inverse,
+                                 ct_tensor **info) {
+    const char *op = "linalg.inv_ex";
+    ct_tensor *LU = NULL, *piv = NULL, *eye = NULL;
+    ct_status st = ct__lu_factor(ctx, op, a, &LU, &piv, info);
+    const int64_t n = a->shape[a->ndim - 1];
+    CT__DO(st, ct_tensor_eye(ctx, a->dtype, n, n, &eye));
+    CT__DO(st, ct__lu_solve(ctx, LU, piv, eye, true, false, inverse));
+    ct_tensor_release(LU), ct_tensor_release(piv), ct_tensor_release(eye);
+    if (st != CT_OK) {
+        ct_tensor_release(*info);
+        *info = NULL;
+    }
+    return st;
+}
+ct_status ct_linalg_inv_ex(ct_ctx *ctx, const ct_tensor *a, ct_tensor **inverse, ct_tensor **info) {
+    const char *op = "linalg.inv_ex";
+    ct_status st = ct__la_args2(ctx, op, "A", a, NULL, NULL, inverse);
+    if (st != CT_OK) return st;
+    if (!info) return ct__set_error(ctx, CT_ERR_INVALID_ARG, "%s: info is NULL", op);
+    *inverse = *info = NULL;
+    if ((st = ct__la_square_check(ctx, op, "A", a)) != CT_OK) return st;
+    if ((st = ct__la_float(ctx, op, "A", a)) != CT_OK) return st;
+    if (!ct__ag_enter(ctx))
+        return ct__error_within(ctx, op, ct__inv_ex_body(ctx, a, inverse, info));
+    st = ct__inv_ex_body(ctx, a, inverse, info);
+    ct__ag_rec r;
+    memset(&r, 0, sizeof r);
+    if (st == CT_OK) r.op = CT__AG_LINALG_INV, r.n_in = 1, r.in[0] = a;
+    ct_status rs = ct__ag_after(ctx, st, &r, inverse);
+    if (rs != CT_OK && st == CT_OK) {
+        ct_tensor_release(*info);
+        *info = NULL;
+    }
+    return ct__error_within(ctx, op, rs);
+}
+
+/* a (..., n, n) and b (..., n, k) or (..., n) with a's batch dims (ct__solve's rules). */
+static ct_status ct__solve_ex_body(ct_ctx *ctx, const ct_tensor *a, const ct_tensor *b,
+                                   ct_tensor **out, ct_tensor **info) {
+    const char *op = "linalg.solve_ex";
+    *out = *info = NULL;
+    ct_status st = ct__la_square_check(ctx, op, "A", a);
+    if (st == CT_OK) st = ct__la_float(ctx, op, "A", a);
+    if (st != CT_OK) return st;
+    const bool vec = b->ndim == a->ndim - 1;
+    const int nb = a->ndim - 2, bnd = b->ndim - (vec ? 1 : 2);
+    const int64_t n = a->shape[a->ndim - 1];
+    bool ok = bnd == nb && b->ndim >= 1 && b->shape[vec ? b->ndim - 1 : b->ndim - 2] == n;
+    for (int i = 0; ok && i < nb; i++)
+        ok = b->shape[i] == a->shape[i];
+    if (!ok)
+        return ct__set_error(ctx, CT_ERR_SHAPE,
+                             "%s: A %s and B %s do not match (B must be (..., n, k) or (..., n) "
+                             "with A's batch dims)",
+                             op, CT__SHAPE_STR(a), CT__SHAPE_STR(b));
+    ct_tensor *LU = NULL, *piv = NULL, *b2 = NULL, *x2 = NULL;
+    st = ct__lu_factor(ctx, op, a, &LU, &piv, info);
+    if (vec)
+        CT__DO(st, ct_tensor_unsqueeze(ctx, b, -1, &b2));
+    else
+        b2 = ct_tensor_retain((ct_tensor *)b);
+    CT__DO(st, ct__lu_solve(ctx, LU, piv, b2, true, false, &x2));
+    if (vec)
+        CT__DO(st, ct_tensor_squeeze(ctx, x2, -1, out));
+    else if (st == CT_OK)
+        *out = ct_tensor_retain(x2);
+    ct_tensor_release(LU), ct_tensor_release(piv), ct_tensor_release(b2), ct_tensor_release(x2);
+    if (st != CT_OK) {
+        ct_tensor_release(*info), ct_tensor_release(*out);
+        *info = *out = NULL;
+    }
+    return st;
+}
+ct_status ct_linalg_solve_ex(ct_ctx *ctx, const ct_tensor *a, const ct_tensor *b, ct_tensor **out,
+                             ct_tensor **info) {
+    if (!ctx) return CT_ERR_INVALID_ARG;
+    if (!info) return ct__set_error(ctx, CT_ERR_INVALID_ARG, "linalg.solve_ex: info is NULL");
+    *info = NULL;
+    return ct__error_within(ctx, "linalg.solve_ex",
+                            ct__solve_front(ctx, "linalg.solve_ex", a, b, out, info));
+}
+
+/* ---- lstsq: LAPACK's drivers on a (B, m, n) copy of A and the right-hand side padded to
+ * (B, max(m, n), q); one node (torch's LinalgLstsqBackward0, through the pseudo-inverse) ---- */
+static const char *const ct__lstsq_drivers[4] = {"gels", "gelsy", "gelsd", "gelss"};
+static ct_status ct__lstsq(ct_ctx *ctx, const ct_tensor *a, const ct_tensor *b, double rcond,
+                           int drv, ct_tensor **sol, ct_tensor **res, ct_tensor **rank,
+                           ct_tensor **sv) {
+    const char *op = "linalg.lstsq";
+    ct__la_in p;
+    ct_status st = ct__la_prep(ctx, op, a, false, &p);
+    if (st != CT_OK) return st;
+    const int64_t m = p.m, n = p.n, k = m < n ? m : n, mx = m > n ? m : n;
+    const int64_t q = b->shape[b->ndim - 1], q1 = q > 0 ? q : 1;
+    ct_tensor *b3 = NULL, *pad = NULL, *view = NULL, *v2 = NULL, *t[4] = {NULL};
+    const int64_t ps[3] = {p.B, mx, q1};
+    st = ct__la_rhs(ctx, &p, b, m, q, &b3);
+    CT__DO(st, ct_tensor_zeros(ctx, p.cdt, 3, ps, &pad));
+    CT__DO(st, ct_tensor_narrow(ctx, pad, 1, 0, m, &view));
+    CT__DO(st, ct_tensor_narrow(ctx, view, 2, 0, q, &v2));
+    CT__DO(st, ct_tensor_copy_(ctx, v2, b3));
+    const int64_t xs[2] = {mx, q1};
+    CT__DO(st, ct__la_out(ctx, &p, p.cdt, 2, xs, &t[0]));
+    CT__DO(st, ct__la_out(ctx, &p, CT_INT64, 0, NULL, &t[1]));
+    CT__DO(st, ct__la_out(ctx, &p, p.cdt, 1, &k, &t[2]));
+    CT__DO(st, ct__la_out(ctx, &p, CT_INT32, 0, NULL, &t[3]));
+    ct_tensor *outs4[4] = {t[0], t[1], t[2], t[3]};
+    if (st == CT_OK && isnan(rcond))
+        rcond = (p.cdt == CT_FLOAT32 ? 0x1p-23 : 0x1p-52) * (double)(m > n ? m : n);
+    CT__DO(st, ct__la_submit_sc(ctx, &p, CT_LINALG_LSTSQ, drv, rcond, outs4, pad));
+    ct_tensor_release(b3), ct_tensor_release(pad), ct_tensor_release(view), ct_tensor_release(v2);
+    CT__DO(st, ct__la_check_info(ctx, op, &p, t[3],
+                                 drv == 0 ? "does not have full rank (gels: the least squares "
+                                            "solution could not be computed)"
+                                          : "did not converge"));
+    /* residuals (torch): m > n, not gelsy, and (gelsd / gelss) every matrix of full rank */
+    bool want_res = m > n && drv != 1;
+    int64_t *rk = NULL;
+    if (st == CT_OK && want_res && drv >= 2 && p.B > 0 && !ct__any_capture(ctx)) {
+        rk = ct__alloc(ctx, sizeof(int64_t) * (size_t)p.B, 16);
+        st = rk ? ct_tensor_to_host(t[1], rk, sizeof(int64_t) * (size_t)p.B)
+                : ct__set_error(ctx, CT_ERR_OOM, "%s: out of memory", op);
+        for (int64_t i = 0; st == CT_OK && i < p.B; i++)
+            want_res = want_res && rk[i] == n;
+        ct__free(ctx, rk);
+    }
+    ct_tensor *x = NULL, *xn = NULL, *tail = NULL, *sq = NULL, *r2 = NULL;
+    const bool cast[4] = {true, false, true, false};
+    ct_tensor *got[4] = {NULL, NULL, NULL, NULL};
+    ct_tensor **const outs[4] = {&got[0], &got[1], &got[2], NULL};
+    st = ct__la_finish(ctx, &p, st, 4, t, cast, outs); /* X (..., mx, q1), rank, values */
+    if (st == CT_OK) {
+        x = got[0];
+        st = ct_tensor_narrow(ctx, x, -2, 0, n, &xn);
+        CT__DO(st, ct_tensor_narrow(ctx, xn, -1, 0, q, &r2));
+        CT__DO(st, ct_tensor_contiguous(ctx, r2, sol));
+        ct_tensor_release(r2), r2 = NULL;
+        if (want_res) {
+            const int dm2 = -2;
+            CT__DO(st, ct_tensor_narrow(ctx, x, -2, n, m - n, &tail));
+            CT__DO(st, ct_tensor_narrow(ctx, tail, -1, 0, q, &r2));
+            CT__DO(st, ct_mul(ctx, r2, r2, &sq));
+            CT__DO(st, ct_sum(ctx, sq, 1, &dm2, false, res));
+        } else {
+            CT__DO(st, ct__empty1(ctx, a, a->dtype, res));
+        }
+        if (drv == 0) {
+            CT__DO(st, ct__empty1(ctx, a, CT_INT64, rank));
+        } else if (st == CT_OK) {
+            *rank = ct_tensor_retain(got[1]);
+        }
+        if (drv < 2) {
+            CT__DO(st, ct__empty1(ctx, a, a->dtype, sv));
+        } else if (st == CT_OK) {
+            *sv = ct_tensor_retain(got[2]);
+        }
+    }
+    ct__release_all(4, got);
+    ct_tensor_release(xn), ct_tensor_release(tail), ct_tensor_release(sq), ct_tensor_release(r2);
+    if (st != CT_OK) {
+        ct_tensor *all[4] = {*sol, *res, *rank, *sv};
+        ct__release_all(4, all);
+        *sol = *res = *rank = *sv = NULL;
+    }
+    return st;
+}
+static ct_status ct__lstsq_rec(ct_ctx *ctx, const ct_tensor *a, const ct_tensor *b, double rcond,
+                               int drv, ct_tensor **sol, ct_tensor **res, ct_tensor **rank,
+                               ct_tensor **sv) {
+    if (!ct__ag_enter(ctx)) return ct__lstsq(ctx, a, b, rcond, drv, sol, res, rank, sv);
+    ct_status st = ct__lstsq(ctx, a, b, rcond, drv, sol, res, rank, sv);
+    ct__ag_rec r;
+    memset(&r, 0, sizeof r);
+    if (st == CT_OK) r.op = CT__AG_LINALG_LSTSQ, r.n_in = 2, r.in[0] = a, r.in[1] = b;
+    ct_status rs = ct__ag_after(ctx, st, &r, sol);
+    if (rs != CT_OK && st == CT_OK) {
+        ct_tensor *all[3] = {*res, *rank, *sv};
+        ct__release_all(3, all);
+        *res = *rank = *sv = NULL;
+    }
+    return rs;
+}
+ct_status ct_linalg_lstsq(ct_ctx *ctx, const ct_tensor *a, const ct_tensor *b, double rcond,
+                          const char *driver, ct_tensor **solution, ct_tensor **residuals,
+                          ct_tensor **rank, ct_tensor **singular_values) {
+    const char *op = "linalg.lstsq";
+    ct_status st = ct__la_args2(ctx, op, "input", a, "other", b, solution);
+    if (st != CT_OK) return st;
+    *solution = NULL;
+    if (residuals) *residuals = NULL;
+    if (rank) *rank = NULL;
+    if (singular_values) *singular_values = NULL;
+    int drv = 1;
+    if (driver) {
+        drv = -1;
+        for (int i = 0; i < 4; i++)
+            if (strcmp(driver, ct__lstsq_drivers[i]) == 0) drv = i;
+        if (drv < 0)
+            return ct__set_error(ctx, CT_ERR_INVALID_ARG,
+                                 "torch.linalg.lstsq: parameter `driver` should be one of (gels, "
+                                 "gelsy, gelsd, gelss), got \"%s\"",
+                                 driver);
+    }
+    if (a->ndim < 2)
+        return ct__set_error(ctx, CT_ERR_SHAPE,
+                             "torch.linalg.lstsq: input must have at least 2 dimensions.");
+    if (b->ndim < 1)
+        return ct__set_error(ctx, CT_ERR_SHAPE,
+                             "torch.linalg.lstsq: other must have at least 1 dimension.");
+    if (a->dtype != b->dtype)
+        return ct__set_error(ctx, CT_ERR_DTYPE,
+                             "torch.linalg.lstsq: Expected input and other to have the same dtype, "
+                             "but got input's dtype %s and other's dtype %s",
+                             ct_dtype_name(a->dtype), ct_dtype_name(b->dtype));
+    if ((st = ct__la_float(ctx, op, "input", a)) != CT_OK) return st;
+    const int diff = a->ndim - b->ndim;
+    if (diff < 0 || diff > 1)
+        return ct__set_error(ctx, CT_ERR_SHAPE,
+                             "torch.linalg.lstsq: input.dim() must be greater or equal to "
+                             "other.dim() and (input.dim() - other.dim()) <= 1");
+    const int64_t m = a->shape[a->ndim - 2];
+    if (b->shape[diff ? b->ndim - 1 : b->ndim - 2] != m)
+        return ct__set_error(ctx, CT_ERR_SHAPE,
+                             "torch.linalg.lstsq: input.size(-2) should match "
+                             "other.size(%d)",
+                             diff ? -1 : -2);
+    if (!(rcond >= 0) && !isnan(rcond)) rcond = -1; /* LAPACK: machine precision */
+    uint64_t mark = ct__ag_mark(ctx);
+    ct_tensor *b2 = NULL, *ae = NULL, *be = NULL, *x = NULL, *res = NULL, *rk = NULL, *sv = NULL;
+    if (diff)
+        st = ct_tensor_unsqueeze(ctx, b, -1, &b2);
+    else
+        b2 = ct_tensor_retain((ct_tensor *)b);
+    CT__DO(st, ct__la_bcast(ctx, op, a, 2, b2, 2, &ae, &be));
+    CT__DO(st, ct__lstsq_rec(ctx, ae, be, rcond, drv, &x, &res, &rk, &sv));
+    if (diff)
+        CT__DO(st, ct_tensor_squeeze(ctx, x, -1, solution));
+    else if (st == CT_OK)
+        *solution = ct_tensor_retain(x);
+    ct_tensor_release(b2), ct_tensor_release(ae), ct_tensor_release(be), ct_tensor_release(x);
+    if (st == CT_OK) {
+        if (residuals) *residuals = res, res = NULL;
+        if (rank) *rank = rk, rk = NULL;
+        if (singular_values) *singular_values = sv, sv = NULL;
+    }
+    ct_tensor_release(res), ct_tensor_release(rk), ct_tensor_release(sv);
+    st = ct__error_within(ctx, op, st);
+    return ct__ag_named(ctx, st, solution, mark, "LinalgLstsqBackward0");
 }

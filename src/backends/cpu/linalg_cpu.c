@@ -12,7 +12,25 @@
  * entry points are used: the high-level ones reject a matrix holding a NaN (their NaN check),
  * where torch computes it (NaN results for that matrix only); SVD, which torch refuses for
  * non-finite input, fails with CT_ERR_INVALID_ARG naming the matrix. A row-major n x n copy and
- * the LAPACK workspace (sized by a query) come from the context's allocator. */
+ * the LAPACK workspace (sized by a query) come from the context's allocator.
+ * The second set (ct__linalg2_*):
+ *   CT_LINALG_TRSOLVE:   out0 X (B,r,c); in0 A (B,n,n), in1 rhs (B,r,c) (left: r = n, right:
+ *                        c = n); ints[1] bit0 upper, bit1 left, bit2 unit diagonal. BLAS trsm, as
+ *                        torch: no singularity check (a zero diagonal gives inf / NaN).
+ *   CT_LINALG_LU_FACTOR: out0 LU (B,m,n), out1 pivots int32 (B,k), out2 info int32 (B); in0 A
+ *                        (getrf; info > 0: U[info, info] is exactly zero, the factors are still
+ *                        complete).
+ *   CT_LINALG_LU_PERM:   out0 P (B,m,m) (A = P L U), out1 perm int64 (B,m) with (P^T A)[i] =
+ *                        A[perm[i]], out2 its inverse int64 (B,m); in0 LU (B,m,n) (its shape
+ *                        only), in1 pivots int32 (B,k). A pivot outside 1..m fails the op.
+ *   CT_LINALG_SVDVALS:   out0 S (B,k), out1 info; in0 A (gesdd without vectors; non-finite input
+ *                        fails as linalg.svd).
+ *   CT_LINALG_LSTSQ:     out0 X (B,max(m,n),q) (the right-hand side on entry: the kernel copies
+ *                        in1 there and solves in place), out1 rank int64 (B) [gelsy, gelsd,
+ *                        gelss], out2 singular values (B,k) [gelsd, gelss], out3 info int32 (B);
+ *                        in0 A (B,m,n), in1 rhs (B,max(m,n),q) zero-padded; ints[1] driver 0
+ *                        gels, 1 gelsy, 2 gelsd, 3 gelss; scalars[0] rcond. */
+#include <cblas.h>
 #include <lapacke.h>
 #include <math.h>
 #include <stdbool.h>
@@ -197,6 +215,192 @@ static ct_status ct__la_err(ct__cpu_state *s, const char *what, lapack_int st) {
 CT__LINALG_IMPL(f32, float, LAPACKE_s)
 CT__LINALG_IMPL(f64, double, LAPACKE_d)
 
+/* getrf pivots (1-based row swaps, k of them) -> perm (m) with (P^T A)[i] = A[perm[i]] and its
+ * inverse; false when a pivot is outside 1..m. */
+static bool ct__lu_perm(const int32_t *piv, int64_t k, int64_t m, int64_t *perm, int64_t *iperm) {
+    for (int64_t i = 0; i < m; i++)
+        perm[i] = i;
+    for (int64_t i = 0; i < k; i++) {
+        const int64_t p = (int64_t)piv[i] - 1;
+        if (p < 0 || p >= m) return false;
+        const int64_t t = perm[i];
+        perm[i] = perm[p], perm[p] = t;
+    }
+    for (int64_t i = 0; i < m; i++)
+        iperm[perm[i]] = i;
+    return true;
+}
+
+#define CT__LINALG2_IMPL(SUF, T, P, CB)                                                            \
+    static ct_status ct__linalg2_##SUF(ct__cpu_state *s, const ct_op_desc *op) {                   \
+        const ct_operand *o = op->operands;                                                        \
+        const int r = (int)op->ints[0];                                                            \
+        const ct_operand *a = &o[op->n_out], *in1 = &o[op->n_out + 1];                             \
+        const int64_t B = a->shape[0];                                                             \
+        const lapack_int m = (lapack_int)a->shape[1], n = (lapack_int)a->shape[2];                 \
+        const int64_t mn = (int64_t)m * n;                                                         \
+        const lapack_int k = m < n ? m : n;                                                        \
+        const int drv = (int)op->ints[1];                                                          \
+        const lapack_int mx = m > n ? m : n;                                                       \
+        const lapack_int q = r == CT_LINALG_LSTSQ ? (lapack_int)in1->shape[2] : 0;                 \
+        /* workspace: a copy of A and the LAPACK work arrays (sized by a query) */                 \
+        lapack_int lw = 1, liw = 1;                                                                \
+        T wq = 0;                                                                                  \
+        lapack_int iq = 0, rk = 0;                                                                 \
+        const T rc = (T)op->scalars[0];                                                            \
+        if (r == CT_LINALG_SVDVALS && k > 0 &&                                                     \
+            P##gesdd_work(LAPACK_ROW_MAJOR, 'N', m, n, NULL, n, NULL, NULL, m, NULL, n, &wq, -1,   \
+                          &iq) == 0)                                                               \
+            lw = (lapack_int)wq, liw = 8 * k;                                                      \
+        if (r == CT_LINALG_LSTSQ && mn > 0) {                                                      \
+            lapack_int st = 0;                                                                     \
+            if (drv == 0)                                                                          \
+                st = P##gels_work(LAPACK_ROW_MAJOR, 'N', m, n, q, NULL, n, NULL, q, &wq, -1);      \
+            else if (drv == 1)                                                                     \
+                st = P##gelsy_work(LAPACK_ROW_MAJOR, m, n, q, NULL, n, NULL, q, NULL, rc, &rk,     \
+                                   &wq, -1);                                                       \
+            else if (drv == 2)                                                                     \
+                st = P##gelsd_work(LAPACK_ROW_MAJOR, m, n, q, NULL, n, NULL, q, NULL, rc, &rk,     \
+                                   &wq, -1, &iq);                                                  \
+            else                                                                                   \
+                st = P##gelss_work(LAPACK_ROW_MAJOR, m, n, q, NULL, n, NULL, q, NULL, rc, &rk,     \
+                                   &wq, -1);                                                       \
+            if (st == 0) lw = (lapack_int)wq;                                                      \
+            liw = drv == 1 ? n : drv == 2 ? (iq > 1 ? iq : 1) : 1;                                 \
+        }                                                                                          \
+        if (lw < 1) lw = 1;                                                                        \
+        if (liw < 1) liw = 1;                                                                      \
+        const bool wants = r == CT_LINALG_SVDVALS || r == CT_LINALG_LSTSQ;                         \
+        T *tmp = NULL, *work = NULL, *sv = NULL;                                                   \
+        lapack_int *iwork = NULL;                                                                  \
+        if (wants && mn > 0) {                                                                     \
+            tmp = ct__alloc(s->ctx, sizeof(T) * (size_t)mn, 64);                                   \
+            work = ct__alloc(s->ctx, sizeof(T) * (size_t)lw, 64);                                  \
+            iwork = ct__alloc(s->ctx, sizeof(lapack_int) * (size_t)liw, 16);                       \
+            sv = ct__alloc(s->ctx, sizeof(T) * (size_t)(k > 0 ? k : 1), 64);                       \
+        }                                                                                          \
+        if (wants && mn > 0 && (!tmp || !work || !iwork || !sv)) {                                 \
+            ct__free(s->ctx, tmp), ct__free(s->ctx, work), ct__free(s->ctx, iwork);                \
+            ct__free(s->ctx, sv);                                                                  \
+            return ct__set_error(s->ctx, CT_ERR_OOM,                                               \
+                                 "linalg: out of memory for a LAPACK workspace of %lld elements",  \
+                                 (long long)lw);                                                   \
+        }                                                                                          \
+        ct_status ret = CT_OK;                                                                     \
+        for (int64_t b = 0; b < B && ret == CT_OK; b++) {                                          \
+            const T *ab = (const T *)a->data + b * mn;                                             \
+            lapack_int st = 0;                                                                     \
+            int32_t *info = NULL;                                                                  \
+            switch (r) {                                                                           \
+            case CT_LINALG_TRSOLVE: {                                                              \
+                const int f = (int)op->ints[1];                                                    \
+                const int64_t rr = o[0].shape[1], cc = o[0].shape[2];                              \
+                T *x = (T *)o[0].data + b * rr * cc;                                               \
+                memcpy(x, (const T *)in1->data + b * rr * cc, sizeof(T) * (size_t)(rr * cc));      \
+                if (rr > 0 && cc > 0)                                                              \
+                    CB##trsm(CblasRowMajor, (f & 2) ? CblasLeft : CblasRight,                      \
+                             (f & 1) ? CblasUpper : CblasLower, CblasNoTrans,                      \
+                             (f & 4) ? CblasUnit : CblasNonUnit, (blasint)rr, (blasint)cc, (T)1,   \
+                             ab, n > 0 ? n : 1, x, (blasint)cc);                                   \
+                break;                                                                             \
+            }                                                                                      \
+            case CT_LINALG_LU_FACTOR: {                                                            \
+                T *lu = (T *)o[0].data + b * mn;                                                   \
+                int32_t *pv = (int32_t *)o[1].data + b * k;                                        \
+                memcpy(lu, ab, sizeof(T) * (size_t)mn);                                            \
+                if (k > 0) {                                                                       \
+                    if (sizeof(lapack_int) == sizeof(int32_t)) {                                   \
+                        st = P##getrf_work(LAPACK_ROW_MAJOR, m, n, lu, n, (lapack_int *)pv);       \
+                    } else { /* 64-bit LAPACK ints: pivots go through a wider array */             \
+                        lapack_int *wp = ct__alloc(s->ctx, sizeof(lapack_int) * (size_t)k, 16);    \
+                        if (!wp) {                                                                 \
+                            ret = ct__set_error(s->ctx, CT_ERR_OOM, "linalg: out of memory");      \
+                            break;                                                                 \
+                        }                                                                          \
+                        st = P##getrf_work(LAPACK_ROW_MAJOR, m, n, lu, n, wp);                     \
+                        for (lapack_int i = 0; i < k; i++)                                         \
+                            pv[i] = (int32_t)wp[i];                                                \
+                        ct__free(s->ctx, wp);                                                      \
+                    }                                                                              \
+                }                                                                                  \
+                info = (int32_t *)o[2].data;                                                       \
+                break;                                                                             \
+            }                                                                                      \
+            case CT_LINALG_LU_PERM: {                                                              \
+                const int64_t kp = in1->shape[1];                                                  \
+                T *pm = (T *)o[0].data + b * (int64_t)m * m;                                       \
+                int64_t *pr = (int64_t *)o[1].data + b * m, *ip = (int64_t *)o[2].data + b * m;    \
+                if (!ct__lu_perm((const int32_t *)in1->data + b * kp, kp, m, pr, ip)) {            \
+                    ret = ct__set_error(s->ctx, CT_ERR_INVALID_ARG,                                \
+                                        "lu_unpack: pivots of matrix %lld of the batch must be "   \
+                                        "between 1 and LU.size(-2) = %lld inclusive (as torch)",   \
+                                        (long long)b, (long long)m);                               \
+                    break;                                                                         \
+                }                                                                                  \
+                memset(pm, 0, sizeof(T) * (size_t)((int64_t)m * m));                               \
+                for (lapack_int i = 0; i < m; i++) /* P[perm[i], i] = 1 */                         \
+                    pm[pr[i] * m + i] = 1;                                                         \
+                break;                                                                             \
+            }                                                                                      \
+            case CT_LINALG_SVDVALS: {                                                              \
+                T *sb = (T *)o[0].data + b * k;                                                    \
+                info = (int32_t *)o[1].data;                                                       \
+                if (!k) break;                                                                     \
+                bool fin = true;                                                                   \
+                for (int64_t e = 0; e < mn; e++)                                                   \
+                    fin = fin && isfinite(ab[e]);                                                  \
+                if (!fin) {                                                                        \
+                    ret = ct__set_error(s->ctx, CT_ERR_INVALID_ARG,                                \
+                                        "linalg.svdvals: matrix %lld of the batch holds "          \
+                                        "non-finite values (torch raises)",                        \
+                                        (long long)b);                                             \
+                    break;                                                                         \
+                }                                                                                  \
+                memcpy(tmp, ab, sizeof(T) * (size_t)mn);                                           \
+                st = P##gesdd_work(LAPACK_ROW_MAJOR, 'N', m, n, tmp, n, sb, NULL, m, NULL, n,      \
+                                   work, lw, iwork);                                               \
+                break;                                                                             \
+            }                                                                                      \
+            default: { /* CT_LINALG_LSTSQ */                                                       \
+                T *x = (T *)o[0].data + b * (int64_t)mx * q;                                       \
+                memcpy(x, (const T *)in1->data + b * (int64_t)mx * q,                              \
+                       sizeof(T) * (size_t)((int64_t)mx * q));                                     \
+                info = (int32_t *)o[3].data;                                                       \
+                rk = 0;                                                                            \
+                if (mn > 0 && q > 0) {                                                             \
+                    memcpy(tmp, ab, sizeof(T) * (size_t)mn);                                       \
+                    if (drv == 0) {                                                                \
+                        st = P##gels_work(LAPACK_ROW_MAJOR, 'N', m, n, q, tmp, n, x, q, work, lw); \
+                    } else if (drv == 1) {                                                         \
+                        memset(iwork, 0, sizeof(lapack_int) * (size_t)liw);                        \
+                        st = P##gelsy_work(LAPACK_ROW_MAJOR, m, n, q, tmp, n, x, q, iwork, rc,     \
+                                           &rk, work, lw);                                         \
+                    } else if (drv == 2) {                                                         \
+                        st = P##gelsd_work(LAPACK_ROW_MAJOR, m, n, q, tmp, n, x, q, sv, rc, &rk,   \
+                                           work, lw, iwork);                                       \
+                    } else {                                                                       \
+                        st = P##gelss_work(LAPACK_ROW_MAJOR, m, n, q, tmp, n, x, q, sv, rc, &rk,   \
+                                           work, lw);                                              \
+                    }                                                                              \
+                }                                                                                  \
+                if (o[1].data) ((int64_t *)o[1].data)[b] = (int64_t)rk;                            \
+                if (o[2].data && k > 0 && drv >= 2)                                                \
+                    memcpy((T *)o[2].data + b * k, sv, sizeof(T) * (size_t)k);                     \
+                break;                                                                             \
+            }                                                                                      \
+            }                                                                                      \
+            if (st < 0 && ret == CT_OK) ret = ct__la_err(s, "routine", st);                        \
+            if (info) info[b] = st > 0 ? (int32_t)st : 0;                                          \
+        }                                                                                          \
+        ct__free(s->ctx, tmp), ct__free(s->ctx, work), ct__free(s->ctx, iwork);                    \
+        ct__free(s->ctx, sv);                                                                      \
+        return ret;                                                                                \
+    }
+CT__LINALG2_IMPL(f32, float, LAPACKE_s, cblas_s)
+CT__LINALG2_IMPL(f64, double, LAPACKE_d, cblas_d)
+
 ct_status ct__cpu_linalg(ct__cpu_state *s, const ct_op_desc *op) {
+    if (op->ints[0] >= CT_LINALG_TRSOLVE)
+        return op->compute_dtype == CT_FLOAT64 ? ct__linalg2_f64(s, op) : ct__linalg2_f32(s, op);
     return op->compute_dtype == CT_FLOAT64 ? ct__linalg_f64(s, op) : ct__linalg_f32(s, op);
 }
