@@ -2,7 +2,9 @@
  * upsampling), max / avg / adaptive pools in 1-d, adaptive_max_pool1d / 2d with indices,
  * max_unpool1d / 2d, lp_pool1d / 2d, instance_norm, local_response_norm, bilinear,
  * channel_shuffle, the RNN cells (rnn_tanh, rnn_relu, lstm, gru) and the multi_margin /
- * multilabel_margin losses. Each result is printed and checked against values worked out by hand,
+ * multilabel_margin losses, dropout1d / 2d / 3d, alpha_dropout, feature_alpha_dropout, rrelu,
+ * gumbel_softmax, embedding_bag and unique_consecutive. Each result is printed and checked against
+ * values worked out by hand,
  * then one gradient through an LSTM cell. Build and run: see README ("Examples"). */
 #include <ctorch/ctorch.h>
 #include <math.h>
@@ -176,6 +178,47 @@ int main(void) {
     keep(lab);
     CHECK(ct_multilabel_margin_loss(ctx, sc, lab, CT_REDUCTION_MEAN, &r));
     EXPECT("multilabel_margin_loss", r, (0.3 + 0.2) / 3);
+
+    /* random regularisers (reproducible from seed and offset) and bags */
+    ct_tensor *chan = shaped(8, (const double[]){1, 1, 1, 1, 1, 1, 1, 1}, 3, SHP(1, 4, 2));
+    CHECK(ct_dropout1d(ctx, chan, 0.5, true, 42, 0, &r)); /* each channel 0 or 2, both values */
+    keep(r);
+    double dv[8];
+    CHECK(ct_tensor_to_host(r, dv, sizeof dv));
+    for (int i = 0; i < 8; i += 2)
+        if (dv[i] != dv[i + 1] || (dv[i] != 0 && dv[i] != 2)) goto fail;
+    printf("dropout1d(p=0.5)           channels [%g %g %g %g]\n", dv[0], dv[2], dv[4], dv[6]);
+    ct_tensor *img4 = shaped(8, (const double[]){1, 1, 1, 1, 1, 1, 1, 1}, 4, SHP(1, 2, 2, 2));
+    CHECK(ct_dropout2d(ctx, img4, 0, true, 42, 0, &r)); /* p = 0: the input itself */
+    EXPECT("dropout2d(p=0)", r, 1, 1, 1, 1, 1, 1, 1, 1);
+    ct_tensor *vol = shaped(2, (const double[]){3, 3}, 5, SHP(1, 2, 1, 1, 1));
+    CHECK(ct_dropout3d(ctx, vol, 0.5, false, 42, 0, &r)); /* eval: the input itself */
+    EXPECT("dropout3d(eval)", r, 3, 3);
+    CHECK(ct_alpha_dropout(ctx, pair, 0.5, false, 1, 0, &r));
+    EXPECT("alpha_dropout(eval)", r, 1, 3);
+    CHECK(ct_feature_alpha_dropout(ctx, chan, 1.0, true, 1, 0, &r)); /* p = 1: zeros */
+    EXPECT("feature_alpha_dropout(p=1)", r, 0, 0, 0, 0, 0, 0, 0, 0);
+    ct_tensor *neg = f64(2, (const double[]){-2, 4});
+    CHECK(ct_rrelu(ctx, neg, 0.25, 0.25, true, 1, 0, &r)); /* lower == upper: slope 0.25 */
+    EXPECT("rrelu(lower=upper=0.25)", r, -0.5, 4);
+    ct_tensor *lg = shaped(3, (const double[]){0, 0, 50}, 2, SHP(1, 3));
+    CHECK(ct_gumbel_softmax(ctx, lg, 1, true, -1, 7, 0, &r)); /* logit 50 wins whatever the noise */
+    EXPECT("gumbel_softmax(hard)", r, 0, 0, 1);
+    ct_tensor *tab = shaped(6, (const double[]){1, 2, 3, 4, 5, 6}, 2, SHP(3, 2));
+    ct_tensor *bag_ix = NULL, *bag_off = NULL;
+    CHECK(ct_tensor_from_host(ctx, (const int64_t[]){0, 2, 1}, CT_INT64, 1, SHP(3), &bag_ix));
+    keep(bag_ix);
+    CHECK(ct_tensor_from_host(ctx, (const int64_t[]){0, 2}, CT_INT64, 1, SHP(2), &bag_off));
+    keep(bag_off);
+    CHECK(ct_embedding_bag(ctx, tab, bag_ix, bag_off, CT_EMBEDDING_BAG_MEAN, NULL, false,
+                           CT_NO_PADDING_IDX, &r)); /* bags {0, 2} and {1} */
+    EXPECT("embedding_bag(mean)", r, 3, 4, 3, 4);
+    ct_tensor *runs = f64(6, (const double[]){1, 1, 2, 2, 2, 1}), *uv = NULL, *ui = NULL,
+              *uc = NULL;
+    CHECK(ct_unique_consecutive(ctx, runs, &uv, &ui, &uc));
+    keep(ui), keep(uc);
+    EXPECT("unique_consecutive", uv, 1, 2, 1);
+    EXPECT("unique_consecutive counts", ct_tensor_retain(uc), 2, 3, 1);
 
     /* d hy / d cx of the LSTM cell = o (1 - tanh^2(cy)) f */
     CHECK(ct_backward(ctx, hy, NULL, false));

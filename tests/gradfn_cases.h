@@ -441,6 +441,22 @@ static ct_tensor *gf_run(ct_ctx *ctx, const char *name, ct_status *stp) {
     if (IS("dist")) st = ct_tensor_dist(ctx, x, y, 2, &r);
     if (IS("addbmm")) st = ct_addbmm(ctx, m, b3, c3, 1, 1, &r);
     if (IS("pdist")) st = ct_pdist(ctx, x, 2, &r);
+    if (IS("dropout2d")) st = ct_dropout2d(ctx, img, 0.5, true, 1, 0, &r);
+    if (IS("alpha_dropout")) st = ct_alpha_dropout(ctx, x, 0.5, true, 1, 0, &r);
+    if (IS("rrelu")) st = ct_rrelu(ctx, z, 1.0 / 8, 1.0 / 3, true, 1, 0, &r);
+    if (IS("rrelu_eval")) st = ct_rrelu(ctx, z, 1.0 / 8, 1.0 / 3, false, 1, 0, &r);
+    if (IS("gumbel_softmax")) st = ct_gumbel_softmax(ctx, x, 1, false, -1, 1, 0, &r);
+    if (IS("gumbel_softmax_hard")) st = ct_gumbel_softmax(ctx, x, 1, true, -1, 1, 0, &r);
+    if (IS("embedding_bag")) {
+        ct_tensor *ix = NULL, *of = NULL;
+        st = ct_tensor_from_host(ctx, (const int64_t[]){0, 2, 1}, CT_INT64, 1, S(3), &ix);
+        if (st == CT_OK)
+            st = ct_tensor_from_host(ctx, (const int64_t[]){0, 1}, CT_INT64, 1, S(2), &of);
+        if (st == CT_OK)
+            st = ct_embedding_bag(ctx, m, ix, of, CT_EMBEDDING_BAG_MEAN, NULL, false,
+                                  CT_NO_PADDING_IDX, &r);
+        ct_tensor_release(ix), ct_tensor_release(of);
+    }
     if (IS("zeta") || IS("gammainc") || IS("gammaincc")) {
         ct_tensor *xd = NULL, *xs = NULL;
         st = ct_tensor_detach(ctx, x, &xd);

@@ -1863,6 +1863,51 @@ static void s1_ct_dropout(void) { SWEEP_STATUS(ct_dropout(S_ctx, NULL, (double){
 static void s2_ct_dropout(void) { SWEEP_STATUS(ct_dropout(S_ctx, S_t, (double){0}, (bool){0}, (uint64_t){0}, (uint64_t){0}, NULL)); }
 static void s3_ct_dropout(void) { SWEEP_STATUS(ct_dropout(S_ctx, S_t, (double){0}, (bool){0}, (uint64_t){0}, (uint64_t){0}, &S_out[0])); }
 static void s4_ct_dropout(void) { SWEEP_STATUS(ct_dropout(S_ctx, S_t, (double){0}, (bool){0}, (uint64_t){0}, (uint64_t){0}, &S_out[0])); }
+static void s0_ct_dropout1d(void) { (void)ct_dropout1d(NULL, NULL, (double){0}, (bool){0}, (uint64_t){0}, (uint64_t){0}, NULL); }
+static void s1_ct_dropout1d(void) { SWEEP_STATUS(ct_dropout1d(S_ctx, NULL, (double){0}, (bool){0}, (uint64_t){0}, (uint64_t){0}, NULL)); }
+static void s2_ct_dropout1d(void) { SWEEP_STATUS(ct_dropout1d(S_ctx, S_t, (double){0}, (bool){0}, (uint64_t){0}, (uint64_t){0}, NULL)); }
+static void s3_ct_dropout1d(void) { SWEEP_STATUS(ct_dropout1d(S_ctx, S_t, (double){0}, (bool){0}, (uint64_t){0}, (uint64_t){0}, &S_out[0])); }
+static void s4_ct_dropout1d(void) { SWEEP_STATUS(ct_dropout1d(S_ctx, S_t, (double){0}, (bool){0}, (uint64_t){0}, (uint64_t){0}, &S_out[0])); }
+static void s0_ct_dropout2d(void) { (void)ct_dropout2d(NULL, NULL, (double){0}, (bool){0}, (uint64_t){0}, (uint64_t){0}, NULL); }
+static void s1_ct_dropout2d(void) { SWEEP_STATUS(ct_dropout2d(S_ctx, NULL, (double){0}, (bool){0}, (uint64_t){0}, (uint64_t){0}, NULL)); }
+static void s2_ct_dropout2d(void) { SWEEP_STATUS(ct_dropout2d(S_ctx, S_t, (double){0}, (bool){0}, (uint64_t){0}, (uint64_t){0}, NULL)); }
+static void s3_ct_dropout2d(void) { SWEEP_STATUS(ct_dropout2d(S_ctx, S_t, (double){0}, (bool){0}, (uint64_t){0}, (uint64_t){0}, &S_out[0])); }
+static void s4_ct_dropout2d(void) { SWEEP_STATUS(ct_dropout2d(S_ctx, S_t, (double){0}, (bool){0}, (uint64_t){0}, (uint64_t){0}, &S_out[0])); }
+static void s0_ct_dropout3d(void) { (void)ct_dropout3d(NULL, NULL, (double){0}, (bool){0}, (uint64_t){0}, (uint64_t){0}, NULL); }
+static void s1_ct_dropout3d(void) { SWEEP_STATUS(ct_dropout3d(S_ctx, NULL, (double){0}, (bool){0}, (uint64_t){0}, (uint64_t){0}, NULL)); }
+static void s2_ct_dropout3d(void) { SWEEP_STATUS(ct_dropout3d(S_ctx, S_t, (double){0}, (bool){0}, (uint64_t){0}, (uint64_t){0}, NULL)); }
+static void s3_ct_dropout3d(void) { SWEEP_STATUS(ct_dropout3d(S_ctx, S_t, (double){0}, (bool){0}, (uint64_t){0}, (uint64_t){0}, &S_out[0])); }
+static void s4_ct_dropout3d(void) { SWEEP_STATUS(ct_dropout3d(S_ctx, S_t, (double){0}, (bool){0}, (uint64_t){0}, (uint64_t){0}, &S_out[0])); }
+static void s0_ct_alpha_dropout(void) { (void)ct_alpha_dropout(NULL, NULL, (double){0}, (bool){0}, (uint64_t){0}, (uint64_t){0}, NULL); }
+static void s1_ct_alpha_dropout(void) { SWEEP_STATUS(ct_alpha_dropout(S_ctx, NULL, (double){0}, (bool){0}, (uint64_t){0}, (uint64_t){0}, NULL)); }
+static void s2_ct_alpha_dropout(void) { SWEEP_STATUS(ct_alpha_dropout(S_ctx, S_t, (double){0}, (bool){0}, (uint64_t){0}, (uint64_t){0}, NULL)); }
+static void s3_ct_alpha_dropout(void) { SWEEP_STATUS(ct_alpha_dropout(S_ctx, S_t, (double){0}, (bool){0}, (uint64_t){0}, (uint64_t){0}, &S_out[0])); }
+static void s4_ct_alpha_dropout(void) { SWEEP_STATUS(ct_alpha_dropout(S_ctx, S_t, (double){0}, (bool){0}, (uint64_t){0}, (uint64_t){0}, &S_out[0])); }
+static void s0_ct_feature_alpha_dropout(void) { (void)ct_feature_alpha_dropout(NULL, NULL, (double){0}, (bool){0}, (uint64_t){0}, (uint64_t){0}, NULL); }
+static void s1_ct_feature_alpha_dropout(void) { SWEEP_STATUS(ct_feature_alpha_dropout(S_ctx, NULL, (double){0}, (bool){0}, (uint64_t){0}, (uint64_t){0}, NULL)); }
+static void s2_ct_feature_alpha_dropout(void) { SWEEP_STATUS(ct_feature_alpha_dropout(S_ctx, S_t, (double){0}, (bool){0}, (uint64_t){0}, (uint64_t){0}, NULL)); }
+static void s3_ct_feature_alpha_dropout(void) { SWEEP_STATUS(ct_feature_alpha_dropout(S_ctx, S_t, (double){0}, (bool){0}, (uint64_t){0}, (uint64_t){0}, &S_out[0])); }
+static void s4_ct_feature_alpha_dropout(void) { SWEEP_STATUS(ct_feature_alpha_dropout(S_ctx, S_t, (double){0}, (bool){0}, (uint64_t){0}, (uint64_t){0}, &S_out[0])); }
+static void s0_ct_rrelu(void) { (void)ct_rrelu(NULL, NULL, (double){0}, (double){0}, (bool){0}, (uint64_t){0}, (uint64_t){0}, NULL); }
+static void s1_ct_rrelu(void) { SWEEP_STATUS(ct_rrelu(S_ctx, NULL, (double){0}, (double){0}, (bool){0}, (uint64_t){0}, (uint64_t){0}, NULL)); }
+static void s2_ct_rrelu(void) { SWEEP_STATUS(ct_rrelu(S_ctx, S_t, (double){0}, (double){0}, (bool){0}, (uint64_t){0}, (uint64_t){0}, NULL)); }
+static void s3_ct_rrelu(void) { SWEEP_STATUS(ct_rrelu(S_ctx, S_t, (double){0}, (double){0}, (bool){0}, (uint64_t){0}, (uint64_t){0}, &S_out[0])); }
+static void s4_ct_rrelu(void) { SWEEP_STATUS(ct_rrelu(S_ctx, S_t, (double){0}, (double){0}, (bool){0}, (uint64_t){0}, (uint64_t){0}, &S_out[0])); }
+static void s0_ct_gumbel_softmax(void) { (void)ct_gumbel_softmax(NULL, NULL, (double){0}, (bool){0}, (int){0}, (uint64_t){0}, (uint64_t){0}, NULL); }
+static void s1_ct_gumbel_softmax(void) { SWEEP_STATUS(ct_gumbel_softmax(S_ctx, NULL, (double){0}, (bool){0}, (int){0}, (uint64_t){0}, (uint64_t){0}, NULL)); }
+static void s2_ct_gumbel_softmax(void) { SWEEP_STATUS(ct_gumbel_softmax(S_ctx, S_t, (double){0}, (bool){0}, (int){0}, (uint64_t){0}, (uint64_t){0}, NULL)); }
+static void s3_ct_gumbel_softmax(void) { SWEEP_STATUS(ct_gumbel_softmax(S_ctx, S_t, (double){0}, (bool){0}, (int){0}, (uint64_t){0}, (uint64_t){0}, &S_out[0])); }
+static void s4_ct_gumbel_softmax(void) { SWEEP_STATUS(ct_gumbel_softmax(S_ctx, S_t, (double){0}, (bool){0}, (int){0}, (uint64_t){0}, (uint64_t){0}, &S_out[0])); }
+static void s0_ct_embedding_bag(void) { (void)ct_embedding_bag(NULL, NULL, NULL, NULL, (ct_embedding_bag_mode){0}, NULL, (bool){0}, (int64_t){0}, NULL); }
+static void s1_ct_embedding_bag(void) { SWEEP_STATUS(ct_embedding_bag(S_ctx, NULL, NULL, NULL, (ct_embedding_bag_mode){0}, NULL, (bool){0}, (int64_t){0}, NULL)); }
+static void s2_ct_embedding_bag(void) { SWEEP_STATUS(ct_embedding_bag(S_ctx, S_t, S_t, S_t, (ct_embedding_bag_mode){0}, S_t, (bool){0}, (int64_t){0}, NULL)); }
+static void s3_ct_embedding_bag(void) { SWEEP_STATUS(ct_embedding_bag(S_ctx, S_t, S_t, S_t, (ct_embedding_bag_mode){0}, S_t, (bool){0}, (int64_t){0}, &S_out[0])); }
+static void s4_ct_embedding_bag(void) { SWEEP_STATUS(ct_embedding_bag(S_ctx, S_t, S_t, S_t, (ct_embedding_bag_mode){0}, S_t, (bool){0}, (int64_t){0}, &S_out[0])); }
+static void s0_ct_unique_consecutive(void) { (void)ct_unique_consecutive(NULL, NULL, NULL, NULL, NULL); }
+static void s1_ct_unique_consecutive(void) { SWEEP_STATUS(ct_unique_consecutive(S_ctx, NULL, NULL, NULL, NULL)); }
+static void s2_ct_unique_consecutive(void) { SWEEP_STATUS(ct_unique_consecutive(S_ctx, S_t, NULL, NULL, NULL)); }
+static void s3_ct_unique_consecutive(void) { SWEEP_STATUS(ct_unique_consecutive(S_ctx, S_t, &S_out[0], &S_out[1], &S_out[2])); }
+static void s4_ct_unique_consecutive(void) { SWEEP_STATUS(ct_unique_consecutive(S_ctx, S_t, &S_out[0], &S_out[1], &S_out[2])); }
 static void s0_ct_pad(void) { (void)ct_pad(NULL, NULL, (int){0}, NULL, (ct_pad_mode){0}, (double){0}, NULL); }
 static void s1_ct_pad(void) { SWEEP_STATUS(ct_pad(S_ctx, NULL, (int){0}, NULL, (ct_pad_mode){0}, (double){0}, NULL)); }
 static void s2_ct_pad(void) { SWEEP_STATUS(ct_pad(S_ctx, S_t, (int){0}, NULL, (ct_pad_mode){0}, (double){0}, NULL)); }
@@ -5455,6 +5500,51 @@ static const sweep_case sweep_cases[] = {
     {"ct_dropout", 2, s2_ct_dropout},
     {"ct_dropout", 3, s3_ct_dropout},
     {"ct_dropout", 4, s4_ct_dropout},
+    {"ct_dropout1d", 0, s0_ct_dropout1d},
+    {"ct_dropout1d", 1, s1_ct_dropout1d},
+    {"ct_dropout1d", 2, s2_ct_dropout1d},
+    {"ct_dropout1d", 3, s3_ct_dropout1d},
+    {"ct_dropout1d", 4, s4_ct_dropout1d},
+    {"ct_dropout2d", 0, s0_ct_dropout2d},
+    {"ct_dropout2d", 1, s1_ct_dropout2d},
+    {"ct_dropout2d", 2, s2_ct_dropout2d},
+    {"ct_dropout2d", 3, s3_ct_dropout2d},
+    {"ct_dropout2d", 4, s4_ct_dropout2d},
+    {"ct_dropout3d", 0, s0_ct_dropout3d},
+    {"ct_dropout3d", 1, s1_ct_dropout3d},
+    {"ct_dropout3d", 2, s2_ct_dropout3d},
+    {"ct_dropout3d", 3, s3_ct_dropout3d},
+    {"ct_dropout3d", 4, s4_ct_dropout3d},
+    {"ct_alpha_dropout", 0, s0_ct_alpha_dropout},
+    {"ct_alpha_dropout", 1, s1_ct_alpha_dropout},
+    {"ct_alpha_dropout", 2, s2_ct_alpha_dropout},
+    {"ct_alpha_dropout", 3, s3_ct_alpha_dropout},
+    {"ct_alpha_dropout", 4, s4_ct_alpha_dropout},
+    {"ct_feature_alpha_dropout", 0, s0_ct_feature_alpha_dropout},
+    {"ct_feature_alpha_dropout", 1, s1_ct_feature_alpha_dropout},
+    {"ct_feature_alpha_dropout", 2, s2_ct_feature_alpha_dropout},
+    {"ct_feature_alpha_dropout", 3, s3_ct_feature_alpha_dropout},
+    {"ct_feature_alpha_dropout", 4, s4_ct_feature_alpha_dropout},
+    {"ct_rrelu", 0, s0_ct_rrelu},
+    {"ct_rrelu", 1, s1_ct_rrelu},
+    {"ct_rrelu", 2, s2_ct_rrelu},
+    {"ct_rrelu", 3, s3_ct_rrelu},
+    {"ct_rrelu", 4, s4_ct_rrelu},
+    {"ct_gumbel_softmax", 0, s0_ct_gumbel_softmax},
+    {"ct_gumbel_softmax", 1, s1_ct_gumbel_softmax},
+    {"ct_gumbel_softmax", 2, s2_ct_gumbel_softmax},
+    {"ct_gumbel_softmax", 3, s3_ct_gumbel_softmax},
+    {"ct_gumbel_softmax", 4, s4_ct_gumbel_softmax},
+    {"ct_embedding_bag", 0, s0_ct_embedding_bag},
+    {"ct_embedding_bag", 1, s1_ct_embedding_bag},
+    {"ct_embedding_bag", 2, s2_ct_embedding_bag},
+    {"ct_embedding_bag", 3, s3_ct_embedding_bag},
+    {"ct_embedding_bag", 4, s4_ct_embedding_bag},
+    {"ct_unique_consecutive", 0, s0_ct_unique_consecutive},
+    {"ct_unique_consecutive", 1, s1_ct_unique_consecutive},
+    {"ct_unique_consecutive", 2, s2_ct_unique_consecutive},
+    {"ct_unique_consecutive", 3, s3_ct_unique_consecutive},
+    {"ct_unique_consecutive", 4, s4_ct_unique_consecutive},
     {"ct_pad", 0, s0_ct_pad},
     {"ct_pad", 1, s1_ct_pad},
     {"ct_pad", 2, s2_ct_pad},

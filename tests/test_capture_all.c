@@ -1085,6 +1085,36 @@ OP2(special_zeta)
 OP2(special_gammainc)
 OP2(special_gammaincc)
 /* clang-format on */
+static ct_status op_dropout1d(void) {
+    ct_status st = ct_tensor_reshape(ctx, A, 3, (const int64_t[]){2, 2, 8}, &OUT2);
+    return st == CT_OK ? ct_dropout1d(ctx, OUT2, 0.5, true, 1, 0, &OUT) : st;
+}
+static ct_status op_dropout2d(void) {
+    ct_status st = ct_tensor_reshape(ctx, A, 4, (const int64_t[]){1, 2, 4, 4}, &OUT2);
+    return st == CT_OK ? ct_dropout2d(ctx, OUT2, 0.5, true, 1, 0, &OUT) : st;
+}
+static ct_status op_dropout3d(void) {
+    ct_status st = ct_tensor_reshape(ctx, A, 5, (const int64_t[]){1, 2, 2, 2, 4}, &OUT2);
+    return st == CT_OK ? ct_dropout3d(ctx, OUT2, 0.5, true, 1, 0, &OUT) : st;
+}
+static ct_status op_alpha_dropout(void) { return ct_alpha_dropout(ctx, A, 0.3, true, 1, 0, &OUT); }
+static ct_status op_feature_alpha_dropout(void) {
+    return ct_feature_alpha_dropout(ctx, A, 0.3, true, 1, 0, &OUT);
+}
+static ct_status op_rrelu(void) { return ct_rrelu(ctx, A, 0.1, 0.3, true, 1, 0, &OUT); }
+static ct_status op_gumbel_softmax(void) {
+    return ct_gumbel_softmax(ctx, A, 0.5, true, 1, 1, 0, &OUT);
+}
+static ct_status op_embedding_bag(void) {
+    ct_status st = ct_tensor_from_host(ctx, (const int64_t[]){0, 3, 1, 1}, CT_INT64, 1,
+                                       (const int64_t[]){4}, &OUT2);
+    if (st == CT_OK)
+        st = ct_tensor_from_host(ctx, (const int64_t[]){0, 2}, CT_INT64, 1, (const int64_t[]){2},
+                                 &OUT3);
+    return st == CT_OK ? ct_embedding_bag(ctx, A, OUT2, OUT3, CT_EMBEDDING_BAG_SUM, NULL, false,
+                                          CT_NO_PADDING_IDX, &OUT)
+                       : st;
+}
 static ct_status op_cat(void) {
     const ct_tensor *ab[2] = {A, B};
     return ct_cat(ctx, 2, ab, 1, &OUT);
@@ -1717,6 +1747,14 @@ static const op_entry computing[] = {
     E(special_zeta),
     E(special_gammainc),
     E(special_gammaincc),
+    E(dropout1d),
+    E(dropout2d),
+    E(dropout3d),
+    E(alpha_dropout),
+    E(feature_alpha_dropout),
+    E(rrelu),
+    E(gumbel_softmax),
+    E(embedding_bag),
 };
 
 /* Public functions that do not compute on a stream, and why. */
@@ -1987,6 +2025,8 @@ static const struct {
     {"ct_histogram", "counts on the host (reads the input), which capture refuses"},
     {"ct_histogram_edges",
      "counts on the host (reads the input and the edges), which capture refuses"},
+    {"ct_unique_consecutive",
+     "data-dependent size: reads the runs on the host (masked_select, nonzero)"},
     {"ct_swapaxes", "view"},
     {"ct_swapdims", "view"},
     {"ct_mode", "counts on the host (reads the input), which capture refuses"},

@@ -430,6 +430,48 @@ CT_API ct_status ct_batch_norm(ct_ctx *ctx, const ct_tensor *x, ct_tensor *runni
  * otherwise (or p = 0) x itself (a new reference). CPU. */
 CT_API ct_status ct_dropout(ct_ctx *ctx, const ct_tensor *x, double p, bool training, uint64_t seed,
                             uint64_t offset, ct_tensor **out);
+/* F.dropout1d / dropout2d / dropout3d: whole channels zeroed with probability p (one draw per (n,
+ * c) of an (N, C, ...) input; unbatched (C, ...) too; a 3-d input to dropout2d is (N, C, L), as
+ * torch 1.13), the kept ones scaled by 1 / (1 - p); seed and offset as ct_dropout. */
+CT_API ct_status ct_dropout1d(ct_ctx *ctx, const ct_tensor *x, double p, bool training,
+                              uint64_t seed, uint64_t offset, ct_tensor **out);
+CT_API ct_status ct_dropout2d(ct_ctx *ctx, const ct_tensor *x, double p, bool training,
+                              uint64_t seed, uint64_t offset, ct_tensor **out);
+CT_API ct_status ct_dropout3d(ct_ctx *ctx, const ct_tensor *x, double p, bool training,
+                              uint64_t seed, uint64_t offset, ct_tensor **out);
+/* F.alpha_dropout (per element) / feature_alpha_dropout (per channel): SELU's dropout, x a keep + b
+ * keeping the mean and variance (torch's a and b); identity when not training. */
+CT_API ct_status ct_alpha_dropout(ct_ctx *ctx, const ct_tensor *x, double p, bool training,
+                                  uint64_t seed, uint64_t offset, ct_tensor **out);
+CT_API ct_status ct_feature_alpha_dropout(ct_ctx *ctx, const ct_tensor *x, double p, bool training,
+                                          uint64_t seed, uint64_t offset, ct_tensor **out);
+/* F.rrelu: x where x > 0, else x r, r uniform in [lower, upper) per element (training) or
+ * (lower + upper) / 2 (leaky_relu); differentiable with the drawn slopes. */
+CT_API ct_status ct_rrelu(ct_ctx *ctx, const ct_tensor *x, double lower, double upper,
+                          bool training, uint64_t seed, uint64_t offset, ct_tensor **out);
+/* F.gumbel_softmax: softmax((logits + g) / tau) along dim with Gumbel noise g = -log(E), E ~
+ * Exp(1); hard: the one-hot of the argmax with the soft sample's gradient (straight-through). */
+CT_API ct_status ct_gumbel_softmax(ct_ctx *ctx, const ct_tensor *logits, double tau, bool hard,
+                                   int dim, uint64_t seed, uint64_t offset, ct_tensor **out);
+typedef enum ct_embedding_bag_mode {
+    CT_EMBEDDING_BAG_SUM = 0,
+    CT_EMBEDDING_BAG_MEAN,
+    CT_EMBEDDING_BAG_MAX
+} ct_embedding_bag_mode;
+/* No padding index for ct_embedding_bag (torch's padding_idx=None). */
+#define CT_NO_PADDING_IDX INT64_MIN
+/* F.embedding_bag: bags of rows of weight (V, D) reduced by sum / mean / max into (B, D). indices
+ * 1-d with offsets (the bag starts; include_last_offset: the last one ends the last bag) or 2-d
+ * (B, L) without; per_sample_weights (sum only) scale each row; rows at padding_idx are left out;
+ * an empty bag is zeros. Differentiable in weight (and per_sample_weights). */
+CT_API ct_status ct_embedding_bag(ct_ctx *ctx, const ct_tensor *weight, const ct_tensor *indices,
+                                  const ct_tensor *offsets, ct_embedding_bag_mode mode,
+                                  const ct_tensor *per_sample_weights, bool include_last_offset,
+                                  int64_t padding_idx, ct_tensor **out);
+/* torch.unique_consecutive of the flattened t: the first value of each run of equal values (NaN
+ * never equals), with inverse (t's shape) and counts (int64) when not NULL. Eager only. */
+CT_API ct_status ct_unique_consecutive(ct_ctx *ctx, const ct_tensor *t, ct_tensor **values,
+                                       ct_tensor **inverse, ct_tensor **counts);
 typedef enum ct_pad_mode {
     CT_PAD_CONSTANT = 0,
     CT_PAD_REFLECT,
