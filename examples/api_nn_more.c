@@ -3,9 +3,9 @@
  * max_unpool1d / 2d, lp_pool1d / 2d, instance_norm, local_response_norm, bilinear,
  * channel_shuffle, the RNN cells (rnn_tanh, rnn_relu, lstm, gru) and the multi_margin /
  * multilabel_margin losses, dropout1d / 2d / 3d, alpha_dropout, feature_alpha_dropout, rrelu,
- * gumbel_softmax, embedding_bag and unique_consecutive. Each result is printed and checked against
- * values worked out by hand,
- * then one gradient through an LSTM cell. Build and run: see README ("Examples"). */
+ * gumbel_softmax, embedding_bag, unique_consecutive, affine_grid and grid_sample. Each result is
+ * printed and checked against values worked out by hand, then one gradient through an LSTM cell.
+ * Build and run: see README ("Examples"). */
 #include <ctorch/ctorch.h>
 #include <math.h>
 #include <stdio.h>
@@ -219,6 +219,13 @@ int main(void) {
     keep(ui), keep(uc);
     EXPECT("unique_consecutive", uv, 1, 2, 1);
     EXPECT("unique_consecutive counts", ct_tensor_retain(uc), 2, 3, 1);
+
+    /* affine_grid with the identity theta, then grid_sample: the image comes back */
+    ct_tensor *ident = shaped(6, (const double[]){1, 0, 0, 0, 1, 0}, 3, SHP(1, 2, 3)), *grid = NULL;
+    CHECK(ct_affine_grid(ctx, ident, SHP(1, 1, 4, 4), false, &grid));
+    keep(grid);
+    CHECK(ct_grid_sample(ctx, m, grid, CT_GRID_BILINEAR, CT_GRID_PAD_ZEROS, false, &r));
+    EXPECT("grid_sample(identity)", r, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16);
 
     /* d hy / d cx of the LSTM cell = o (1 - tanh^2(cy)) f */
     CHECK(ct_backward(ctx, hy, NULL, false));

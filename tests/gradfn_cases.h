@@ -441,6 +441,22 @@ static ct_tensor *gf_run(ct_ctx *ctx, const char *name, ct_status *stp) {
     if (IS("dist")) st = ct_tensor_dist(ctx, x, y, 2, &r);
     if (IS("addbmm")) st = ct_addbmm(ctx, m, b3, c3, 1, 1, &r);
     if (IS("pdist")) st = ct_pdist(ctx, x, 2, &r);
+    if (IS("affine_grid")) {
+        ct_tensor *th = NULL;
+        st = ct_tensor_reshape(ctx, x, 3, S(1, 2, 3), &th);
+        if (st == CT_OK) st = ct_affine_grid(ctx, th, S(1, 1, 2, 3), false, &r);
+        ct_tensor_release(th);
+    }
+    if (IS("grid_sample")) {
+        ct_tensor *a = NULL, *b = NULL, *c = NULL, *d = NULL;
+        st = ct_tensor_narrow(ctx, x4, 0, 0, 1, &a);
+        if (st == CT_OK) st = ct_tensor_contiguous(ctx, a, &b);
+        if (st == CT_OK) st = ct_tensor_reshape(ctx, b, 4, S(1, 2, 3, 2), &c);
+        if (st == CT_OK) st = ct_tanh(ctx, c, &d);
+        if (st == CT_OK)
+            st = ct_grid_sample(ctx, img, d, CT_GRID_BILINEAR, CT_GRID_PAD_ZEROS, false, &r);
+        ct_tensor_release(a), ct_tensor_release(b), ct_tensor_release(c), ct_tensor_release(d);
+    }
     if (IS("dropout2d")) st = ct_dropout2d(ctx, img, 0.5, true, 1, 0, &r);
     if (IS("alpha_dropout")) st = ct_alpha_dropout(ctx, x, 0.5, true, 1, 0, &r);
     if (IS("rrelu")) st = ct_rrelu(ctx, z, 1.0 / 8, 1.0 / 3, true, 1, 0, &r);

@@ -2093,6 +2093,16 @@ static void s1_ct_gru_cell(void) { SWEEP_STATUS(ct_gru_cell(S_ctx, NULL, NULL, N
 static void s2_ct_gru_cell(void) { SWEEP_STATUS(ct_gru_cell(S_ctx, S_t, S_t, S_t, S_t, S_t, S_t, NULL)); }
 static void s3_ct_gru_cell(void) { SWEEP_STATUS(ct_gru_cell(S_ctx, S_t, S_t, S_t, S_t, S_t, S_t, &S_out[0])); }
 static void s4_ct_gru_cell(void) { SWEEP_STATUS(ct_gru_cell(S_ctx, S_t, S_t, S_t, S_t, S_t, S_t, &S_out[0])); }
+static void s0_ct_affine_grid(void) { (void)ct_affine_grid(NULL, NULL, NULL, (bool){0}, NULL); }
+static void s1_ct_affine_grid(void) { SWEEP_STATUS(ct_affine_grid(S_ctx, NULL, NULL, (bool){0}, NULL)); }
+static void s2_ct_affine_grid(void) { SWEEP_STATUS(ct_affine_grid(S_ctx, S_t, NULL, (bool){0}, NULL)); }
+static void s3_ct_affine_grid(void) { SWEEP_STATUS(ct_affine_grid(S_ctx, S_t, NULL, (bool){0}, &S_out[0])); }
+static void s4_ct_affine_grid(void) { SWEEP_STATUS(ct_affine_grid(S_ctx, S_t, S_i64, (bool){0}, &S_out[0])); }
+static void s0_ct_grid_sample(void) { (void)ct_grid_sample(NULL, NULL, NULL, (ct_grid_mode){0}, (ct_grid_padding){0}, (bool){0}, NULL); }
+static void s1_ct_grid_sample(void) { SWEEP_STATUS(ct_grid_sample(S_ctx, NULL, NULL, (ct_grid_mode){0}, (ct_grid_padding){0}, (bool){0}, NULL)); }
+static void s2_ct_grid_sample(void) { SWEEP_STATUS(ct_grid_sample(S_ctx, S_t, S_t, (ct_grid_mode){0}, (ct_grid_padding){0}, (bool){0}, NULL)); }
+static void s3_ct_grid_sample(void) { SWEEP_STATUS(ct_grid_sample(S_ctx, S_t, S_t, (ct_grid_mode){0}, (ct_grid_padding){0}, (bool){0}, &S_out[0])); }
+static void s4_ct_grid_sample(void) { SWEEP_STATUS(ct_grid_sample(S_ctx, S_t, S_t, (ct_grid_mode){0}, (ct_grid_padding){0}, (bool){0}, &S_out[0])); }
 static void s0_ct_interpolate(void) { (void)ct_interpolate(NULL, NULL, (int){0}, NULL, (ct_interp_mode){0}, (bool){0}, NULL); }
 static void s1_ct_interpolate(void) { SWEEP_STATUS(ct_interpolate(S_ctx, NULL, (int){0}, NULL, (ct_interp_mode){0}, (bool){0}, NULL)); }
 static void s2_ct_interpolate(void) { SWEEP_STATUS(ct_interpolate(S_ctx, S_t, (int){0}, NULL, (ct_interp_mode){0}, (bool){0}, NULL)); }
@@ -5730,6 +5740,16 @@ static const sweep_case sweep_cases[] = {
     {"ct_gru_cell", 2, s2_ct_gru_cell},
     {"ct_gru_cell", 3, s3_ct_gru_cell},
     {"ct_gru_cell", 4, s4_ct_gru_cell},
+    {"ct_affine_grid", 0, s0_ct_affine_grid},
+    {"ct_affine_grid", 1, s1_ct_affine_grid},
+    {"ct_affine_grid", 2, s2_ct_affine_grid},
+    {"ct_affine_grid", 3, s3_ct_affine_grid},
+    {"ct_affine_grid", 4, s4_ct_affine_grid},
+    {"ct_grid_sample", 0, s0_ct_grid_sample},
+    {"ct_grid_sample", 1, s1_ct_grid_sample},
+    {"ct_grid_sample", 2, s2_ct_grid_sample},
+    {"ct_grid_sample", 3, s3_ct_grid_sample},
+    {"ct_grid_sample", 4, s4_ct_grid_sample},
     {"ct_interpolate", 0, s0_ct_interpolate},
     {"ct_interpolate", 1, s1_ct_interpolate},
     {"ct_interpolate", 2, s2_ct_interpolate},

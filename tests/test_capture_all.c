@@ -1115,6 +1115,22 @@ static ct_status op_embedding_bag(void) {
                                           CT_NO_PADDING_IDX, &OUT)
                        : st;
 }
+static ct_status op_affine_grid(void) {
+    /* theta (4, 2, 3): A (4, 8) seen as (4, 2, 4), the first 3 of each row */
+    ct_status st = ct_tensor_reshape(ctx, A, 3, (const int64_t[]){4, 2, 4}, &OUT3);
+    ct_tensor *th = NULL;
+    if (st == CT_OK) st = ct_tensor_narrow(ctx, OUT3, 2, 0, 3, &th);
+    if (st == CT_OK) st = ct_affine_grid(ctx, th, (const int64_t[]){4, 1, 3, 4}, false, &OUT);
+    ct_tensor_release(th);
+    return st;
+}
+static ct_status op_grid_sample(void) {
+    ct_status st = ct_tensor_reshape(ctx, A, 4, (const int64_t[]){1, 2, 4, 4}, &OUT2);
+    if (st == CT_OK) st = ct_tensor_reshape(ctx, B, 4, (const int64_t[]){1, 4, 4, 2}, &OUT3);
+    return st == CT_OK ? ct_grid_sample(ctx, OUT2, OUT3, CT_GRID_BILINEAR, CT_GRID_PAD_REFLECTION,
+                                        false, &OUT)
+                       : st;
+}
 static ct_status op_cat(void) {
     const ct_tensor *ab[2] = {A, B};
     return ct_cat(ctx, 2, ab, 1, &OUT);
@@ -1755,6 +1771,8 @@ static const op_entry computing[] = {
     E(rrelu),
     E(gumbel_softmax),
     E(embedding_bag),
+    E(affine_grid),
+    E(grid_sample),
 };
 
 /* Public functions that do not compute on a stream, and why. */

@@ -318,6 +318,61 @@ TEST(margin_losses_as_torch) {
     rel(sizeof tl / sizeof tl[0], tl);
 }
 
+TEST(affine_grid_and_grid_sample_as_torch) {
+    ct_tensor *th = TG(ag_theta), *y = NULL;
+    const double *ag[2] = {ag_0, ag_1}, *agg[2] = {ag_0_g0, ag_1_g0};
+    for (int al = 0; al < 2; al++) {
+        CHECK_OK(ct_affine_grid(ctx, th, SH(2, 3, 4, 5), al, &y));
+        same_as(al ? "affine_grid align" : "affine_grid", y, ag[al], ag_0_nd, ag_0_shape, 1e-15);
+        if (y) back(y);
+        same_as("affine_grid grad", ct_tensor_grad(th), agg[al], ag_0_g0_nd, ag_0_g0_shape, 1e-13);
+        ct_tensor_zero_grad(th);
+        rel(1, &y);
+    }
+    CHECK_ST(ct_affine_grid(ctx, th, SH(3, 3, 4, 5), false, &y), CT_ERR_SHAPE);
+    ct_tensor *x = TG(gs_x), *g = TG(gs_grid);
+    const struct {
+        const char *name;
+        ct_grid_mode m;
+        ct_grid_padding p;
+        bool al;
+        const double *y, *gx, *gg;
+    } cs[] = {
+        {"bilinear zeros", CT_GRID_BILINEAR, CT_GRID_PAD_ZEROS, 0, gs_bz0, gs_bz0_g0, gs_bz0_g1},
+        {"bilinear zeros align", CT_GRID_BILINEAR, CT_GRID_PAD_ZEROS, 1, gs_bz1, gs_bz1_g0,
+         gs_bz1_g1},
+        {"bilinear border", CT_GRID_BILINEAR, CT_GRID_PAD_BORDER, 0, gs_bb0, gs_bb0_g0, gs_bb0_g1},
+        {"bilinear border align", CT_GRID_BILINEAR, CT_GRID_PAD_BORDER, 1, gs_bb1, gs_bb1_g0,
+         gs_bb1_g1},
+        {"bilinear reflection", CT_GRID_BILINEAR, CT_GRID_PAD_REFLECTION, 0, gs_br0, gs_br0_g0,
+         gs_br0_g1},
+        {"bilinear reflection align", CT_GRID_BILINEAR, CT_GRID_PAD_REFLECTION, 1, gs_br1,
+         gs_br1_g0, gs_br1_g1},
+        {"nearest zeros", CT_GRID_NEAREST, CT_GRID_PAD_ZEROS, 0, gs_nz0, NULL, NULL},
+        {"nearest zeros align", CT_GRID_NEAREST, CT_GRID_PAD_ZEROS, 1, gs_nz1, NULL, NULL},
+        {"nearest border", CT_GRID_NEAREST, CT_GRID_PAD_BORDER, 0, gs_nb0, NULL, NULL},
+        {"nearest border align", CT_GRID_NEAREST, CT_GRID_PAD_BORDER, 1, gs_nb1, NULL, NULL},
+        {"nearest reflection", CT_GRID_NEAREST, CT_GRID_PAD_REFLECTION, 0, gs_nr0, NULL, NULL},
+        {"nearest reflection align", CT_GRID_NEAREST, CT_GRID_PAD_REFLECTION, 1, gs_nr1, NULL,
+         NULL},
+    };
+    for (size_t k = 0; k < sizeof cs / sizeof cs[0]; k++) {
+        CHECK_OK(ct_grid_sample(ctx, x, g, cs[k].m, cs[k].p, cs[k].al, &y));
+        same_as(cs[k].name, y, cs[k].y, gs_bz0_nd, gs_bz0_shape, 1e-14);
+        if (y && cs[k].gx) {
+            back(y);
+            same_as(cs[k].name, ct_tensor_grad(x), cs[k].gx, gs_x_nd, gs_x_shape, 1e-12);
+            same_as(cs[k].name, ct_tensor_grad(g), cs[k].gg, gs_grid_nd, gs_grid_shape, 1e-12);
+            ct_tensor_zero_grad(x), ct_tensor_zero_grad(g);
+        }
+        rel(1, &y);
+    }
+    CHECK_ST(ct_grid_sample(ctx, x, th, CT_GRID_BILINEAR, CT_GRID_PAD_ZEROS, false, &y),
+             CT_ERR_SHAPE);
+    ct_tensor *tl[] = {th, x, g};
+    rel(sizeof tl / sizeof tl[0], tl);
+}
+
 /* ---- central differences ---- */
 static ct_status f_convt(const ct_tensor *x, ct_tensor **y) { /* x (1, 2, 2, 3) as input + kernel */
     ct_tensor *w = NULL;
@@ -359,6 +414,7 @@ int main(void) {
     RUN(norms_bilinear_shuffle_as_torch);
     RUN(rnn_cells_as_torch);
     RUN(margin_losses_as_torch);
+    RUN(affine_grid_and_grid_sample_as_torch);
     RUN(gradients);
     CHECK(ct_ctx_live_tensors(ctx) == 0);
     ct_ctx_free(ctx);

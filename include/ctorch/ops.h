@@ -654,6 +654,22 @@ CT_API ct_status ct_lstm_cell(ct_ctx *ctx, const ct_tensor *x, const ct_tensor *
 CT_API ct_status ct_gru_cell(ct_ctx *ctx, const ct_tensor *x, const ct_tensor *hx,
                              const ct_tensor *w_ih, const ct_tensor *w_hh, const ct_tensor *b_ih,
                              const ct_tensor *b_hh, ct_tensor **out);
+/* F.affine_grid for 2-d: theta (N, 2, 3) applied to the normalized coordinates of size (N, C, H,
+ * W) (-1 .. 1, pixel centres without align_corners): grid (N, H, W, 2) of (x, y), one bmm. */
+CT_API ct_status ct_affine_grid(ct_ctx *ctx, const ct_tensor *theta, const int64_t size[4],
+                                bool align_corners, ct_tensor **out);
+typedef enum ct_grid_mode { CT_GRID_BILINEAR = 0, CT_GRID_NEAREST } ct_grid_mode;
+typedef enum ct_grid_padding {
+    CT_GRID_PAD_ZEROS = 0,
+    CT_GRID_PAD_BORDER,
+    CT_GRID_PAD_REFLECTION
+} ct_grid_padding;
+/* F.grid_sample for 2-d: x (N, C, H, W) sampled at grid (N, Ho, Wo, 2) of normalized (x, y) ->
+ * (N, C, Ho, Wo), bilinear or nearest (half to even), with zeros / border / reflection padding and
+ * align_corners as torch; differentiable in x and grid. */
+CT_API ct_status ct_grid_sample(ct_ctx *ctx, const ct_tensor *x, const ct_tensor *grid,
+                                ct_grid_mode mode, ct_grid_padding padding_mode, bool align_corners,
+                                ct_tensor **out);
 
 typedef enum ct_interp_mode {
     CT_INTERP_NEAREST = 0,   /* torch's 'nearest': source floor(j * in / out) */

@@ -257,6 +257,8 @@ CASES = {
     'dist': lambda o: torch.dist(o.x, o.y),
     'addbmm': lambda o: torch.addbmm(o.m, o.b3, o.c3),
     'pdist': lambda o: F.pdist(o.x),
+    'affine_grid': lambda o: F.affine_grid(o.x.reshape(1, 2, 3), (1, 1, 2, 3), align_corners=False),
+    'grid_sample': lambda o: F.grid_sample(o.img, o.x4[:1].reshape(1, 2, 3, 2).tanh(), align_corners=False),
     'dropout2d': lambda o: F.dropout2d(o.img, 0.5),
     'alpha_dropout': lambda o: F.alpha_dropout(o.x, 0.5, True),
     'rrelu': lambda o: F.rrelu(o.z, training=True),

@@ -949,3 +949,239 @@ ct_status ct_multilabel_margin_loss(ct_ctx *ctx, const ct_tensor *x, const ct_te
         ct__error_within(ctx, "multilabel_margin_loss", ct__multilabel_margin(ctx, x, y, red, out));
     return ct__ag_named(ctx, st, out, mark, "MultilabelMarginLossBackward0");
 }
+
+/* ---- affine_grid / grid_sample (2-d): normalized coordinates in [-1, 1] ---- */
+/* torch's linspace_from_neg_one: linspace(-1, 1, n), scaled by (n - 1) / n without align_corners;
+ * a single step is 0 */
+static ct_status ct__neg_one_range(ct_ctx *ctx, ct_dtype dt, int64_t n, bool align,
+                                   ct_tensor **out) {
+    if (n <= 1) return ct_tensor_zeros(ctx, dt, 1, &n, out);
+    ct_tensor *r = NULL, *m = NULL;
+    ct_status st = ct_tensor_linspace(ctx, dt, -1, 1, n, &r);
+    if (align) {
+        if (st == CT_OK) *out = r;
+        return st;
+    }
+    CT__DO(st, ct_mul_scalar(ctx, r, (double)(n - 1), &m));
+    CT__DO(st, ct_div_scalar(ctx, m, (double)n, out));
+    ct_tensor_release(r), ct_tensor_release(m);
+    return st;
+}
+static ct_status ct__affine_grid(ct_ctx *ctx, const ct_tensor *theta, const int64_t size[4],
+                                 bool align, ct_tensor **out) {
+    const ct_tensor *ins[1] = {theta};
+    ct_status st = ct__check_args(ctx, "affine_grid", 1, ins, out);
+    if (st != CT_OK) return st;
+    *out = NULL;
+    if (!size) return ct__set_error(ctx, CT_ERR_INVALID_ARG, "affine_grid: size is NULL");
+    if (!ct_dtype_is_floating(theta->dtype))
+        return ct__set_error(ctx, CT_ERR_DTYPE,
+                             "affine_grid: expected theta to be a floating point tensor, got %s",
+                             ct_dtype_name(theta->dtype));
+    const int64_t N = size[0], H = size[2], W = size[3];
+    if (theta->ndim != 3 || theta->shape[0] != N || theta->shape[1] != 2 || theta->shape[2] != 3)
+        return ct__set_error(ctx, CT_ERR_SHAPE,
+                             "affine_grid: expected a batch of 2D affine matrices of shape Nx2x3 "
+                             "for size (%lld, %lld, %lld, %lld), got %s",
+                             (long long)size[0], (long long)size[1], (long long)H, (long long)W,
+                             CT__SHAPE_STR(theta));
+    if (N < 1 || size[1] < 1 || H < 1 || W < 1)
+        return ct__set_error(ctx, CT_ERR_SHAPE, "affine_grid: size must be positive");
+    ct_tensor *t[12] = {NULL};
+    const ct_dtype dt = theta->dtype;
+    st = ct__neg_one_range(ctx, dt, W, align, &t[0]);
+    CT__DO(st, ct__neg_one_range(ctx, dt, H, align, &t[1]));
+    CT__DO(st, ct_tensor_reshape(ctx, t[0], 3, SH(1, W, 1), &t[2]));
+    CT__DO(st, ct_tensor_expand(ctx, t[2], 3, SH(H, W, 1), &t[3]));
+    CT__DO(st, ct_tensor_reshape(ctx, t[1], 3, SH(H, 1, 1), &t[4]));
+    CT__DO(st, ct_tensor_expand(ctx, t[4], 3, SH(H, W, 1), &t[5]));
+    CT__DO(st, ct_tensor_ones(ctx, dt, 3, SH(H, W, 1), &t[6]));
+    const ct_tensor *parts[3] = {t[3], t[5], t[6]};
+    CT__DO(st, ct_cat(ctx, 3, parts, 2, &t[7])); /* (H, W, 3): x, y, 1 */
+    CT__DO(st, ct_tensor_reshape(ctx, t[7], 3, SH(1, H * W, 3), &t[8]));
+    CT__DO(st, ct_tensor_transpose(ctx, theta, 1, 2, &t[9]));
+    CT__DO(st, ct_matmul(ctx, t[8], t[9], &t[10])); /* (N, H*W, 2) */
+    CT__DO(st, ct_tensor_reshape(ctx, t[10], 4, SH(N, H, W, 2), out));
+    ct__release_all(12, t);
+    return st;
+}
+ct_status ct_affine_grid(ct_ctx *ctx, const ct_tensor *theta, const int64_t size[4],
+                         bool align_corners, ct_tensor **out) {
+    uint64_t mark = ct__ag_mark(ctx);
+    ct_status st =
+        ct__error_within(ctx, "affine_grid", ct__affine_grid(ctx, theta, size, align_corners, out));
+    return ct__ag_named(ctx, st, out, mark, "AffineGridGeneratorBackward0");
+}
+
+/* the source coordinate (N, Ho, Wo) along one axis of `size` pixels, padded as torch's
+ * grid_sampler_compute_source_index */
+static ct_status ct__source_index(ct_ctx *ctx, const ct_tensor *coord, int64_t size,
+                                  ct_grid_padding pad, bool align, ct_tensor **out) {
+    ct_tensor *t[16] = {NULL};
+    ct_status st;
+    if (align) { /* ((c + 1) / 2) (size - 1) */
+        st = ct_add_scalar(ctx, coord, 1, &t[0]);
+        CT__DO(st, ct_div_scalar(ctx, t[0], 2, &t[1]));
+        CT__DO(st, ct_mul_scalar(ctx, t[1], (double)(size - 1), &t[2]));
+    } else { /* ((c + 1) size - 1) / 2 */
+        st = ct_add_scalar(ctx, coord, 1, &t[0]);
+        CT__DO(st, ct_mul_scalar(ctx, t[0], (double)size, &t[1]));
+        CT__DO(st, ct_add_scalar(ctx, t[1], -1, &t[3]));
+        CT__DO(st, ct_div_scalar(ctx, t[3], 2, &t[2]));
+    }
+    if (pad == CT_GRID_PAD_ZEROS) {
+        if (st == CT_OK) *out = ct_tensor_retain(t[2]);
+    } else {
+        const double lo = 0, hi = (double)(size - 1);
+        ct_tensor *c = ct_tensor_retain(t[2]);
+        if (pad == CT_GRID_PAD_REFLECTION && st == CT_OK) {
+            /* reflect about [min, min + span]: align [0, size - 1], else [-0.5, size - 0.5] */
+            const double tlo = align ? 0 : -1,
+                         thi = align ? 2.0 * (double)(size - 1) : 2.0 * (double)size - 1;
+            if (tlo == thi) {
+                ct_tensor_release(c);
+                c = NULL;
+                st = ct_zeros_like(ctx, t[2], &c);
+            } else {
+                const double mn = tlo / 2, span = (thi - tlo) / 2;
+                ct_tensor *ab = NULL, *ex = NULL, *fl = NULL, *odd = NULL, *a1 = NULL, *a2 = NULL,
+                          *sh = NULL, *r = NULL;
+                st = ct_add_scalar(ctx, c, -mn, &sh);
+                CT__DO(st, ct_abs(ctx, sh, &ab));
+                CT__DO(st, ct_fmod_scalar(ctx, ab, span, &ex));
+                CT__DO(st, ct_div_scalar(ctx, ab, span, &fl));
+                ct_tensor *flr = NULL;
+                CT__DO(st, ct_floor(ctx, fl, &flr));
+                CT__DO(st, ct_fmod_scalar(ctx, flr, 2, &odd)); /* flips % 2 */
+                ct_tensor *even = NULL;
+                CT__DO(st, ct_eq_scalar(ctx, odd, 0, &even));
+                CT__DO(st, ct_add_scalar(ctx, ex, mn, &a1));
+                CT__DO(st, ct_rsub_scalar(ctx, ex, span + mn, 1, &a2));
+                CT__DO(st, ct_where(ctx, even, a1, a2, &r));
+                ct_tensor_release(c);
+                c = r;
+                ct_tensor *tl[] = {ab, ex, fl, flr, odd, even, a1, a2, sh};
+                ct__release_all(9, tl);
+            }
+        }
+        CT__DO(st, ct_clamp(ctx, c, &lo, &hi, out));
+        ct_tensor_release(c);
+    }
+    ct__release_all(16, t);
+    return st;
+}
+static ct_status ct__grid_sample(ct_ctx *ctx, const ct_tensor *x, const ct_tensor *grid,
+                                 ct_grid_mode mode, ct_grid_padding pad, bool align,
+                                 ct_tensor **out) {
+    const ct_tensor *ins[2] = {x, grid};
+    ct_status st = ct__check_args(ctx, "grid_sample", 2, ins, out);
+    if (st != CT_OK) return st;
+    *out = NULL;
+    if (x->ndim != 4 || grid->ndim != 4 || grid->shape[3] != 2 || grid->shape[0] != x->shape[0])
+        return ct__set_error(
+            ctx, CT_ERR_SHAPE,
+            "grid_sample: expected input (N, C, H, W) and grid (N, Ho, Wo, 2) with "
+            "the same N, got %s and %s",
+            CT__SHAPE_STR(x), CT__SHAPE_STR(grid));
+    if (!ct_dtype_is_floating(x->dtype) || grid->dtype != x->dtype)
+        return ct__set_error(ctx, CT_ERR_DTYPE,
+                             "grid_sample: expected input and grid of one floating dtype, got %s "
+                             "and %s",
+                             ct_dtype_name(x->dtype), ct_dtype_name(grid->dtype));
+    if (mode != CT_GRID_BILINEAR && mode != CT_GRID_NEAREST)
+        return ct__set_error(ctx, CT_ERR_INVALID_ARG,
+                             "grid_sample: mode must be bilinear or nearest (bicubic is not "
+                             "supported)");
+    if (pad != CT_GRID_PAD_ZEROS && pad != CT_GRID_PAD_BORDER && pad != CT_GRID_PAD_REFLECTION)
+        return ct__set_error(ctx, CT_ERR_INVALID_ARG, "grid_sample: unknown padding mode %d",
+                             (int)pad);
+    const int64_t N = x->shape[0], C = x->shape[1], H = x->shape[2], W = x->shape[3],
+                  Ho = grid->shape[1], Wo = grid->shape[2], L = Ho * Wo;
+    if (H < 1 || W < 1)
+        return ct__set_error(ctx, CT_ERR_SHAPE, "grid_sample: input %s has an empty plane",
+                             CT__SHAPE_STR(x));
+    ct_tensor *t[16] = {NULL};
+    st = ct_select(ctx, grid, 3, 0, &t[0]); /* x coordinate (N, Ho, Wo) */
+    CT__DO(st, ct_select(ctx, grid, 3, 1, &t[1]));
+    CT__DO(st, ct__source_index(ctx, t[0], W, pad, align, &t[2])); /* ix */
+    CT__DO(st, ct__source_index(ctx, t[1], H, pad, align, &t[3])); /* iy */
+    CT__DO(st, ct_tensor_reshape(ctx, x, 3, SH(N, C, H * W), &t[4]));
+    ct_tensor *acc = NULL;
+    /* corners: (dx, dy) offsets from the floor (bilinear) or the rounded point (nearest) */
+    const int ncorner = mode == CT_GRID_BILINEAR ? 4 : 1;
+    ct_tensor *fx = NULL, *fy = NULL;
+    if (mode == CT_GRID_BILINEAR) {
+        CT__DO(st, ct_floor(ctx, t[2], &fx));
+        CT__DO(st, ct_floor(ctx, t[3], &fy));
+    } else { /* nearbyint: half to even */
+        CT__DO(st, ct_round(ctx, t[2], &fx));
+        CT__DO(st, ct_round(ctx, t[3], &fy));
+    }
+    for (int k = 0; k < ncorner && st == CT_OK; k++) {
+        const int dx = k & 1, dy = k >> 1;
+        ct_tensor *c[20] = {NULL};
+        const bool was = ct_set_grad_enabled(ctx, false);
+        st = ct_add_scalar(ctx, fx, dx, &c[0]); /* corner x */
+        CT__DO(st, ct_add_scalar(ctx, fy, dy, &c[1]));
+        const double zero = 0, wmax = (double)(W - 1), hmax = (double)(H - 1);
+        ct_tensor *okx = NULL, *okx2 = NULL, *oky = NULL, *oky2 = NULL;
+        CT__DO(st, ct_ge_scalar(ctx, c[0], 0, &okx));
+        CT__DO(st, ct_le_scalar(ctx, c[0], wmax, &okx2));
+        CT__DO(st, ct_ge_scalar(ctx, c[1], 0, &oky));
+        CT__DO(st, ct_le_scalar(ctx, c[1], hmax, &oky2));
+        CT__DO(st, ct_logical_and(ctx, okx, okx2, &c[2]));
+        CT__DO(st, ct_logical_and(ctx, oky, oky2, &c[3]));
+        CT__DO(st, ct_logical_and(ctx, c[2], c[3], &c[4])); /* in bounds */
+        ct_tensor_release(okx), ct_tensor_release(okx2), ct_tensor_release(oky);
+        ct_tensor_release(oky2);
+        CT__DO(st, ct_clamp(ctx, c[0], &zero, &wmax, &c[5]));
+        CT__DO(st, ct_clamp(ctx, c[1], &zero, &hmax, &c[6]));
+        CT__DO(st, ct_mul_scalar(ctx, c[6], (double)W, &c[7]));
+        CT__DO(st, ct_add(ctx, c[7], c[5], &c[8]));
+        CT__DO(st, ct_cast(ctx, c[8], CT_INT64, &c[9])); /* flat index (N, Ho, Wo) */
+        CT__DO(st, ct_tensor_reshape(ctx, c[9], 3, SH(N, 1, L), &c[10]));
+        CT__DO(st, ct_tensor_expand(ctx, c[10], 3, SH(N, C, L), &c[11]));
+        ct_set_grad_enabled(ctx, was);
+        CT__DO(st, ct_gather(ctx, t[4], 2, c[11], &c[12])); /* (N, C, L) */
+        /* weight: (1 - |ix - cx|)(1 - |iy - cy|) for bilinear, 1 for nearest; 0 out of bounds */
+        if (mode == CT_GRID_BILINEAR) {
+            ct_tensor *ax = NULL, *ay = NULL;
+            CT__DO(st, ct_sub(ctx, t[2], c[0], &c[13]));
+            CT__DO(st, ct_abs(ctx, c[13], &ax));
+            CT__DO(st, ct_rsub_scalar(ctx, ax, 1, 1, &c[14]));
+            CT__DO(st, ct_sub(ctx, t[3], c[1], &c[15]));
+            CT__DO(st, ct_abs(ctx, c[15], &ay));
+            CT__DO(st, ct_rsub_scalar(ctx, ay, 1, 1, &c[16]));
+            CT__DO(st, ct_mul(ctx, c[14], c[16], &c[17]));
+            ct_tensor_release(ax), ct_tensor_release(ay);
+        } else {
+            CT__DO(st, ct_ones_like(ctx, t[2], &c[17]));
+        }
+        ct_tensor *wm = NULL, *w3 = NULL, *term = NULL;
+        CT__DO(st, ct_logical_not(ctx, c[4], &c[18]));
+        CT__DO(st, ct_masked_fill(ctx, c[17], c[18], 0, &wm));
+        CT__DO(st, ct_tensor_reshape(ctx, wm, 3, SH(N, 1, L), &w3));
+        CT__DO(st, ct_mul(ctx, c[12], w3, &term));
+        if (st == CT_OK && acc) {
+            ct_tensor *s2 = NULL;
+            st = ct_add(ctx, acc, term, &s2);
+            ct_tensor_release(acc);
+            acc = s2;
+        } else if (st == CT_OK) {
+            acc = ct_tensor_retain(term);
+        }
+        ct_tensor_release(wm), ct_tensor_release(w3), ct_tensor_release(term);
+        ct__release_all(20, c);
+    }
+    CT__DO(st, ct_tensor_reshape(ctx, acc, 4, SH(N, C, Ho, Wo), out));
+    ct_tensor_release(acc), ct_tensor_release(fx), ct_tensor_release(fy);
+    ct__release_all(16, t);
+    return st;
+}
+ct_status ct_grid_sample(ct_ctx *ctx, const ct_tensor *x, const ct_tensor *grid, ct_grid_mode mode,
+                         ct_grid_padding padding_mode, bool align_corners, ct_tensor **out) {
+    uint64_t mark = ct__ag_mark(ctx);
+    ct_status st = ct__error_within(
+        ctx, "grid_sample", ct__grid_sample(ctx, x, grid, mode, padding_mode, align_corners, out));
+    return ct__ag_named(ctx, st, out, mark, "GridSampler2DBackward0");
+}

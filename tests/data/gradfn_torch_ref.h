@@ -193,6 +193,8 @@ static const struct {
     {"dist", "grad_fn=<DistBackward0>"},
     {"addbmm", "grad_fn=<AddbmmBackward0>"},
     {"pdist", "grad_fn=<PdistBackward0>"},
+    {"affine_grid", "grad_fn=<AffineGridGeneratorBackward0>"},
+    {"grid_sample", "grad_fn=<GridSampler2DBackward0>"},
     {"dropout2d", "grad_fn=<MulBackward0>"},
     {"alpha_dropout", "grad_fn=<AddBackward0>"},
     {"rrelu", "grad_fn=<RreluWithNoiseBackward0>"},
