@@ -153,10 +153,14 @@ TEST(advanced_indexing_as_torch) {
         ct_tensor_release(tl[i]);
 }
 
-/* int32 indices (as torch) and a naive check of index on a random f32 tensor */
+/* int32 indices refused (as torch 1.13) and a naive check of index on a random f32 tensor */
 TEST(index_naive) {
     ct_tensor *t = mk(CT_FLOAT32, 3, SH(4, 6, 3)), *r = NULL;
-    ct_tensor *a = from(CT_INT32, 1, SH(5), (const double[]){3, 0, -2, 1, 3});
+    ct_tensor *a32 = from(CT_INT32, 1, SH(5), (const double[]){3, 0, -2, 1, 3});
+    const ct_tensor *a32l[1] = {a32};
+    CHECK_ST(ct_index(ctx, t, 1, a32l, &r), CT_ERR_DTYPE); /* torch 1.13 refuses int32 too */
+    ct_tensor_release(a32);
+    ct_tensor *a = from(CT_INT64, 1, SH(5), (const double[]){3, 0, -2, 1, 3});
     ct_tensor *b = ints(1, SH(5), (const double[]){2, 2, 0, 1, -1});
     const ct_tensor *ab[3] = {a, NULL, b}; /* separated: (5, 6) */
     CHECK_OK(ct_index(ctx, t, 3, ab, &r));
@@ -340,6 +344,12 @@ TEST(combinations_renorm_diagflat) {
     CHECK(tu_same_shape(r, 1, SH(0)));
     ct_tensor_release(r);
     CHECK_ST(ct_combinations(ctx, c, -1, false, &r), CT_ERR_INVALID_ARG);
+    /* no tuple: (0, r); a row of 2^61 values overflows the byte strides, a clear error */
+    CHECK_ST(ct_combinations(ctx, c, (int64_t)1 << 61, false, &r), CT_ERR_OVERFLOW);
+    CHECK(r == NULL);
+    CHECK_OK(ct_combinations(ctx, c, (int64_t)1 << 40, false, &r));
+    CHECK(r && ct_tensor_numel(r) == 0);
+    ct_tensor_release(r);
     ct_tensor *big = NULL;
     CHECK_OK(ct_tensor_zeros(ctx, CT_FLOAT32, 1, SH(100000), &big));
     CHECK_ST(ct_combinations(ctx, big, 3, false, &r), CT_ERR_OVERFLOW);
@@ -406,6 +416,16 @@ TEST(ldexp_frexp_and_small_ops) {
                   ev[i], want, ee);
     }
     free(mv), free(ev), ct_tensor_release(m), ct_tensor_release(e), ct_tensor_release(rv);
+    /* the mantissa's gradient is g / 2^e (torch's FrexpBackward0): x = (3, 0.1) -> (1/4, 8) */
+    ct_tensor *xg = from(CT_FLOAT64, 1, SH(2), (const double[]){3, 0.1}), *sm = NULL;
+    CHECK_OK(ct_tensor_set_requires_grad(xg, true));
+    CHECK_OK(ct_frexp(ctx, xg, &m, &e));
+    CHECK_OK(ct_sum(ctx, m, 0, NULL, false, &sm));
+    CHECK_OK(ct_backward(ctx, sm, NULL, false));
+    double *gx = ct_tensor_grad(xg) ? tu_read(ct_tensor_grad(xg)) : NULL;
+    CHECK(gx && gx[0] == 0.25 && gx[1] == 8);
+    free(gx), ct_tensor_release(m), ct_tensor_release(e), ct_tensor_release(sm);
+    ct_tensor_release(xg);
     ct_tensor *ii = ints(1, SH(2), (const double[]){1, 2});
     CHECK_ST(ct_frexp(ctx, ii, &m, &e), CT_ERR_DTYPE);
     CHECK(m == NULL && e == NULL);

@@ -164,7 +164,13 @@ TEST(pools_as_torch) {
     CHECK_OK(ct_max_unpool2d(ctx, uv, ui, SH(2, 2), NULL, NULL, SH(5, 5), &y));
     SAME("max_unpool2d output_size", y, un2_y5, 0);
     rel(1, &y);
-    CHECK_ST(ct_max_unpool2d(ctx, uv, ui, SH(2, 2), NULL, NULL, SH(2, 2), &y), CT_ERR_INDEX);
+    /* torch: the output size within a stride of the default (4): 2 and 6 are refused */
+    CHECK_ST(ct_max_unpool2d(ctx, uv, ui, SH(2, 2), NULL, NULL, SH(2, 2), &y), CT_ERR_INVALID_ARG);
+    CHECK_ST(ct_max_unpool2d(ctx, uv, ui, SH(2, 2), NULL, NULL, SH(6, 4), &y), CT_ERR_INVALID_ARG);
+    ct_tensor *far = NULL;
+    CHECK_OK(ct_tensor_full(ctx, CT_INT64, 4, SH(1, 2, 2, 2), 16, &far)); /* outside the plane */
+    CHECK_ST(ct_max_unpool2d(ctx, uv, far, SH(2, 2), NULL, NULL, NULL, &y), CT_ERR_INDEX);
+    ct_tensor_release(far);
     CHECK_OK(ct_max_unpool1d(ctx, uv1, ui1, 2, 0, 0, -1, &y));
     SAME("max_unpool1d", y, un1_y, 0);
     rel(1, &y);
@@ -314,6 +320,12 @@ TEST(margin_losses_as_torch) {
     SAME("multilabel_margin_loss mean", y, ml_mean, 1e-15);
     rel(1, &y);
     CHECK_ST(ct_multilabel_margin_loss(ctx, x, t, CT_REDUCTION_MEAN, &y), CT_ERR_SHAPE);
+    /* every target entry is checked, past the first -1 too (torch) */
+    ct_tensor *lbad = tu_from_vals(
+        ctx, CT_INT64, 2, SH(4, 5),
+        (const double[]){3, -1, 99, 1, 1, 1, 2, 3, 4, 0, -1, 0, 0, 0, 0, 2, 2, -1, 3, 4});
+    CHECK_ST(ct_multilabel_margin_loss(ctx, x, lbad, CT_REDUCTION_MEAN, &y), CT_ERR_INDEX);
+    ct_tensor_release(lbad);
     ct_tensor *tl[] = {x, w, t, bad, ly};
     rel(sizeof tl / sizeof tl[0], tl);
 }

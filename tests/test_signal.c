@@ -126,6 +126,17 @@ TEST(histogram_as_torch) {
     SAME("histogram of a constant edges", e, h_conste, 0);
     ct_tensor_release(h), ct_tensor_release(e);
     CHECK_ST(ct_histogram(ctx, x, 0, NULL, NULL, false, &h, &e), CT_ERR_INVALID_ARG);
+    /* a NaN in the data without a range: torch's "range [nan, nan] is not finite" */
+    ct_tensor *wn = tu_from_vals(ctx, CT_FLOAT32, 1, SH(3), (const double[]){1, NAN, 2});
+    CHECK_ST(ct_histogram(ctx, wn, 3, NULL, NULL, false, &h, &e), CT_ERR_INVALID_ARG);
+    ct_tensor_release(wn);
+    /* no data, no range: edges over [0, 1] (torch) */
+    ct_tensor *em = NULL;
+    CHECK_OK(ct_tensor_zeros(ctx, CT_FLOAT32, 1, SH(0), &em));
+    CHECK_OK(ct_histogram(ctx, em, 2, NULL, NULL, false, &h, &e));
+    double *ev = e ? tu_read(e) : NULL;
+    CHECK(ev && ev[0] == 0 && ev[1] == 0.5 && ev[2] == 1);
+    free(ev), ct_tensor_release(h), ct_tensor_release(e), ct_tensor_release(em);
     const double bad[2] = {3, -2};
     CHECK_ST(ct_histogram(ctx, x, 4, bad, NULL, false, &h, &e), CT_ERR_INVALID_ARG);
     ct_tensor *xi = NULL;

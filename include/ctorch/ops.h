@@ -1126,7 +1126,8 @@ CT_API ct_status ct_bartlett_window(ct_ctx *ctx, int64_t window_length, bool per
 CT_API ct_status ct_kaiser_window(ct_ctx *ctx, int64_t window_length, bool periodic, double beta,
                                   ct_dtype dtype, ct_tensor **out);
 /* torch.histogram of a float32 / float64 tensor: bins equal bins over range (NULL: the data's
- * finite min and max; widened by 0.5 each side when empty), the last bin closed, values outside
+ * min and max, CT_ERR_INVALID_ARG when not finite; [0, 1] for no data; widened by 0.5 each side
+ * when empty), the last bin closed, values outside
  * skipped; hist sums weight (NULL: ones; the input's shape), density divides by the total and the
  * bin width; bin_edges (NULL: not returned) are the bins + 1 edges. Reads the data on the host. */
 CT_API ct_status ct_histogram(ct_ctx *ctx, const ct_tensor *a, int64_t bins, const double *range,
@@ -1246,7 +1247,8 @@ CT_API ct_status ct_sgn(ct_ctx *ctx, const ct_tensor *a, ct_tensor **out);
  * float32 for integer b, so ldexp(1.0 f64, 1000) is inf there and 2^1000 here). */
 CT_API ct_status ct_ldexp(ct_ctx *ctx, const ct_tensor *a, const ct_tensor *b, ct_tensor **out);
 /* torch.frexp of a floating tensor: mantissa (a's dtype, 0.5 <= |m| < 1) and int32 exponent with
- * a = m * 2^e; 0, inf and NaN give themselves and e = 0. Not differentiable (as torch). */
+ * a = m * 2^e; 0, inf and NaN give themselves and e = 0. The mantissa is differentiable (g / 2^e,
+ * torch's FrexpBackward0). */
 CT_API ct_status ct_frexp(ct_ctx *ctx, const ct_tensor *a, ct_tensor **mantissa,
                           ct_tensor **exponent);
 /* torch.isposinf / isneginf (bool; false for integers) and isreal (all true: no complex dtypes). */

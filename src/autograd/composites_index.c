@@ -78,6 +78,8 @@ ct_status ct_broadcast_tensors(ct_ctx *ctx, int n, const ct_tensor *const *ts, c
         return ct__set_error(ctx, CT_ERR_INVALID_ARG,
                              "broadcast_tensors: expects 1 to %d tensors and an output array",
                              CT__LIST_MAX);
+    for (int i = 0; i < n; i++)
+        outs[i] = NULL;
     ct_status st = ct__check_inputs(ctx, "broadcast_tensors", n, ts);
     if (st != CT_OK) return st;
     int nds[CT__LIST_MAX], nd = 0;
@@ -135,6 +137,10 @@ ct_status ct_select(ct_ctx *ctx, const ct_tensor *t, int dim, int64_t index, ct_
 }
 ct_status ct_unbind(ct_ctx *ctx, const ct_tensor *t, int dim, int max_out, ct_tensor **outs,
                     int *n_out) {
+    if (outs)
+        for (int i = 0; i < max_out; i++)
+            outs[i] = NULL;
+    if (n_out) *n_out = 0;
     const ct_tensor *ins[1] = {t};
     ct_status st = ct__check_inputs(ctx, "unbind", 1, ins);
     if (st != CT_OK) return st;
@@ -197,6 +203,10 @@ ct_status ct_moveaxis(ct_ctx *ctx, const ct_tensor *t, int n, const int *src, co
 /* ---- hsplit / vsplit / dsplit: tensor_split along dim 1 (0 for 1-d), 0, 2 ---- */
 static ct_status ct__xsplit(ct_ctx *ctx, const char *op, const ct_tensor *t, int which,
                             int sections, int n, const int64_t *indices, ct_tensor **outs) {
+    const int n_outs = indices ? n + 1 : sections; /* what outs holds */
+    if (outs)
+        for (int i = 0; i < n_outs; i++)
+            outs[i] = NULL;
     const ct_tensor *ins[1] = {t};
     ct_status st = ct__check_inputs(ctx, op, 1, ins);
     if (st != CT_OK) return st;
@@ -330,10 +340,10 @@ static ct_status ct__adv_plan(ct_ctx *ctx, const char *op, const ct_tensor *t, i
             p += ix->ndim;
             continue;
         }
-        if (ix->dtype != CT_INT64 && ix->dtype != CT_INT32) {
+        if (ix->dtype != CT_INT64) { /* torch 1.13 refuses int32 indices too */
             st = ct__set_error(ctx, CT_ERR_DTYPE,
-                               "%s: tensors used as indices must be long, int, byte or bool "
-                               "tensors, got %s",
+                               "%s: tensors used as indices must be long, byte or bool tensors, "
+                               "got %s",
                                op, ct_dtype_name(ix->dtype));
             break;
         }
@@ -693,7 +703,7 @@ ct_status ct_slice_scatter(ct_ctx *ctx, const ct_tensor *t, const ct_tensor *src
     if (start > size) start = size;
     if (end > size) end = size;
     if (end < start) end = start;
-    const int64_t len = (end - start + step - 1) / step;
+    const int64_t len = end > start ? (end - start - 1) / step + 1 : 0;
     int64_t sh[CT_MAX_DIMS];
     for (int i = 0; i < t->ndim; i++)
         sh[i] = i == d ? len : t->shape[i];
@@ -750,7 +760,7 @@ ct_status ct_diagonal_scatter(ct_ctx *ctx, const ct_tensor *t, const ct_tensor *
     flat[n] = RC;
     uint64_t mark = ct__ag_mark(ctx);
     ct_tensor *x[7] = {NULL};
-    const int64_t r0 = offset < 0 ? -offset : 0, c0 = offset > 0 ? offset : 0;
+    const int64_t r0 = L > 0 && offset < 0 ? -offset : 0, c0 = L > 0 && offset > 0 ? offset : 0;
     st = ct_tensor_permute(ctx, t, perm, &x[0]);
     CT__DO(st, ct_tensor_reshape(ctx, x[0], n + 1, flat, &x[1]));
     if (L > 0) {
@@ -811,7 +821,8 @@ ct_status ct_combinations(ct_ctx *ctx, const ct_tensor *t, int64_t r, bool with_
         return ct__error_within(ctx, "combinations", st);
     }
     /* count: C(n, r) or C(n + r - 1, r), refused above 2^31 elements */
-    const int64_t top = with_replacement ? n + r - 1 : n;
+    int64_t top = n;
+    if (with_replacement && __builtin_add_overflow(n, r - 1, &top)) top = INT64_MAX;
     int64_t m = (r > top) ? 0 : 1;
     const int64_t cap = (int64_t)1 << 31;
     for (int64_t i = 1; m > 0 && i <= r; i++) {
@@ -823,9 +834,14 @@ ct_status ct_combinations(ct_ctx *ctx, const ct_tensor *t, int64_t r, bool with_
                                  (long long)n, (long long)r);
         m = (int64_t)v;
     }
-    int64_t *idx = m ? malloc(sizeof(int64_t) * (size_t)(m * r)) : NULL;
+    if (m == 0) { /* no tuple: (0, r), as torch */
+        const int64_t sh0[2] = {0, r};
+        st = ct_tensor_zeros(ctx, t->dtype, 2, sh0, out);
+        return ct__error_within(ctx, "combinations", st);
+    }
+    int64_t *idx = malloc(sizeof(int64_t) * (size_t)(m * r));
     int64_t *cur = malloc(sizeof(int64_t) * (size_t)r);
-    if ((m && !idx) || !cur) {
+    if (!idx || !cur) {
         free(idx);
         free(cur);
         return ct__set_error(ctx, CT_ERR_OOM, "combinations: out of memory for %lld index tuples",
@@ -846,8 +862,7 @@ ct_status ct_combinations(ct_ctx *ctx, const ct_tensor *t, int64_t r, bool with_
     free(cur);
     ct_tensor *x[2] = {NULL};
     const int64_t mr = m * r, shape[2] = {m, r};
-    st = ct_tensor_from_host(ctx, m ? (const void *)idx : (const void *)&mr, CT_INT64, 1, &mr,
-                             &x[0]);
+    st = ct_tensor_from_host(ctx, idx, CT_INT64, 1, &mr, &x[0]);
     free(idx);
     CT__DO(st, ct_index_select(ctx, t, 0, x[0], &x[1]));
     CT__DO(st, ct_tensor_reshape(ctx, x[1], 2, shape, out));
@@ -963,23 +978,27 @@ ct_status ct_ldexp(ct_ctx *ctx, const ct_tensor *a, const ct_tensor *b, ct_tenso
     return ct__error_within(ctx, "ldexp", ct__ldexp(ctx, a, b, out));
 }
 /* frexp in float64 (exact for every float dtype): e = floor(log2|x|) + 1 corrected by one step
- * either way, m = x * 2^-e in two exact scalings (e reaches -1074); 0, inf and NaN give e = 0. */
+ * either way; the mantissa is x times three exact powers of two (e reaches -1074, so 2^-e is
+ * split), the only recorded ops, so its gradient is g / 2^e (torch's FrexpBackward0); 0, inf and
+ * NaN give themselves and e = 0. */
 static ct_status ct__frexp(ct_ctx *ctx, const ct_tensor *a, ct_tensor **mantissa,
                            ct_tensor **exponent) {
+    if (exponent) *exponent = NULL;
     const ct_tensor *ins[1] = {a};
     ct_status st = ct__check_args(ctx, "frexp", 1, ins, mantissa);
     if (st != CT_OK) return st;
     *mantissa = NULL;
     if (!exponent) return ct__set_error(ctx, CT_ERR_INVALID_ARG, "frexp: exponent is NULL");
-    *exponent = NULL;
     if (!ct_dtype_is_floating(a->dtype))
         return ct__set_error(ctx, CT_ERR_DTYPE,
                              "frexp: only supports floating-point dtypes, got "
                              "%s",
                              ct_dtype_name(a->dtype));
-    const bool prev = ct_set_grad_enabled(ctx, false); /* torch: not differentiable */
+    ct_tensor *a64 = NULL, *m1 = NULL, *m2 = NULL, *m3 = NULL;
+    st = ct_cast(ctx, a, CT_FLOAT64, &a64); /* recorded: the mantissa's path */
+    const bool prev = ct_set_grad_enabled(ctx, false);
     ct_tensor *x[24] = {NULL};
-    st = ct_cast(ctx, a, CT_FLOAT64, &x[0]);
+    CT__DO(st, ct_tensor_detach(ctx, a64, &x[0]));
     CT__DO(st, ct_abs(ctx, x[0], &x[1]));
     CT__DO(st, ct_log2(ctx, x[1], &x[2]));
     CT__DO(st, ct_floor(ctx, x[2], &x[3]));
@@ -992,10 +1011,10 @@ static ct_status ct__frexp(ct_ctx *ctx, const ct_tensor *a, ct_tensor **mantissa
     /* m = x * 2^h * 2^(-e - h), h = trunc(-e / 2) */
     CT__DO(st, ct_mul_scalar(ctx, x[9], -0.5, &x[10]));
     CT__DO(st, ct_trunc(ctx, x[10], &x[11]));
-    CT__DO(st, ct_exp2(ctx, x[11], &x[12]));
+    CT__DO(st, ct_exp2(ctx, x[11], &x[12])); /* f1 */
     CT__DO(st, ct_neg(ctx, x[9], &x[13]));
     CT__DO(st, ct_sub(ctx, x[13], x[11], &x[14]));
-    CT__DO(st, ct_exp2(ctx, x[14], &x[15]));
+    CT__DO(st, ct_exp2(ctx, x[14], &x[15])); /* f2 */
     CT__DO(st, ct_mul(ctx, x[0], x[12], &x[16]));
     CT__DO(st, ct_mul(ctx, x[16], x[15], &x[17]));
     /* one correction step: |m| >= 1 -> m / 2, e + 1; 0 < |m| < 0.5 -> m * 2, e - 1 */
@@ -1010,13 +1029,16 @@ static ct_status ct__frexp(ct_ctx *ctx, const ct_tensor *a, ct_tensor **mantissa
     CT__DO(st, ct_sub(ctx, y[0], y[1], &y[2])); /* +1, -1 or 0 */
     CT__DO(st, ct_add(ctx, x[9], y[2], &y[3]));
     CT__DO(st, ct_neg(ctx, y[2], &y[4]));
-    CT__DO(st, ct_exp2(ctx, y[4], &y[5])); /* 1/2, 2 or 1: exact */
-    CT__DO(st, ct_mul(ctx, x[17], y[5], &y[6]));
-    CT__DO(st, ct_cast(ctx, y[6], a->dtype, mantissa));
+    CT__DO(st, ct_exp2(ctx, y[4], &y[5])); /* f3: 1/2, 2 or 1 */
     CT__DO(st, ct_cast(ctx, y[3], CT_INT32, exponent));
+    ct_set_grad_enabled(ctx, prev);
+    CT__DO(st, ct_mul(ctx, a64, x[12], &m1));
+    CT__DO(st, ct_mul(ctx, m1, x[15], &m2));
+    CT__DO(st, ct_mul(ctx, m2, y[5], &m3));
+    CT__DO(st, ct_cast(ctx, m3, a->dtype, mantissa));
     ct__release_all(24, x);
     ct__release_all(8, y);
-    ct_set_grad_enabled(ctx, prev);
+    ct_tensor_release(a64), ct_tensor_release(m1), ct_tensor_release(m2), ct_tensor_release(m3);
     if (st != CT_OK) {
         ct_tensor_release(*mantissa);
         ct_tensor_release(*exponent);
@@ -1025,7 +1047,9 @@ static ct_status ct__frexp(ct_ctx *ctx, const ct_tensor *a, ct_tensor **mantissa
     return st;
 }
 ct_status ct_frexp(ct_ctx *ctx, const ct_tensor *a, ct_tensor **mantissa, ct_tensor **exponent) {
-    return ct__error_within(ctx, "frexp", ct__frexp(ctx, a, mantissa, exponent));
+    uint64_t mark = ct__ag_mark(ctx);
+    ct_status st = ct__error_within(ctx, "frexp", ct__frexp(ctx, a, mantissa, exponent));
+    return ct__ag_named(ctx, st, mantissa, mark, "FrexpBackward0");
 }
 static ct_status ct__isinf_signed(ct_ctx *ctx, const char *op, const ct_tensor *a, bool pos,
                                   ct_tensor **out) {

@@ -383,11 +383,22 @@ static ct_status ct__unpool(ct_ctx *ctx, const char *op, const ct_tensor *x,
         if (kernel[i] < 1 || s < 1 || p < 0)
             return ct__set_error(ctx, CT_ERR_INVALID_ARG,
                                  "%s: kernel and stride must be >= 1, padding >= 0", op);
-        osz[i] = output_size ? output_size[i] : (in - 1) * s - 2 * p + kernel[i];
+        if (in > INT32_MAX || s > INT32_MAX || kernel[i] > INT32_MAX || p > INT32_MAX)
+            return ct__set_error(ctx, CT_ERR_INVALID_ARG, "%s: geometry too large", op);
+        const int64_t def = (in - 1) * s - 2 * p + kernel[i];
+        osz[i] = output_size ? output_size[i] : def;
+        /* torch: the default size, or within a stride of it (strictly) */
+        if (output_size && (osz[i] <= def - s || osz[i] >= def + s))
+            return ct__set_error(ctx, CT_ERR_INVALID_ARG,
+                                 "%s: invalid output_size %lld (dim %d must be between %lld and "
+                                 "%lld)",
+                                 op, (long long)osz[i], i, (long long)(def - s + 1),
+                                 (long long)(def + s - 1));
         if (osz[i] < 0)
             return ct__set_error(ctx, CT_ERR_SHAPE, "%s: output size %lld is negative", op,
                                  (long long)osz[i]);
-        plane *= osz[i];
+        if (__builtin_mul_overflow(plane, osz[i], &plane))
+            return ct__set_error(ctx, CT_ERR_OVERFLOW, "%s: the output plane overflows", op);
     }
     int64_t B = 1, L = 1;
     for (int i = 0; i < x->ndim - sd; i++)
@@ -903,6 +914,26 @@ static ct_status ct__multilabel_margin(ct_ctx *ctx, const ct_tensor *x, const ct
     st = ct_tensor_reshape(ctx, x, 2, SH(N, C), &t[0]);
     CT__DO(st, ct_tensor_reshape(ctx, y, 2, SH(N, C), &t[1]));
     const bool was = ct_set_grad_enabled(ctx, false);
+    /* every entry must be in [-1, C) (torch checks them all, past the first -1 too): a bad one
+     * becomes index C of a gather, which reports CT_ERR_INDEX without a host read */
+    {
+        ct_tensor *lo = NULL, *hi = NULL, *bad = NULL, *pos = NULL, *cidx = NULL, *chk = NULL,
+                  *cC = NULL;
+        CT__DO(st, ct_lt_scalar(ctx, t[1], -1, &lo));
+        CT__DO(st, ct_ge_scalar(ctx, t[1], (double)C, &hi));
+        CT__DO(st, ct_logical_or(ctx, lo, hi, &bad));
+        CT__DO(st, ct_zeros_like(ctx, t[1], &pos));
+        CT__DO(st, ct_tensor_full(ctx, CT_INT64, 0, NULL, (double)C, &cC));
+        CT__DO(st, ct_where(ctx, bad, cC, pos, &cidx));
+        CT__DO(st, ct_gather(ctx, t[0], 1, cidx, &chk));
+        if (st == CT_ERR_INDEX)
+            st = ct__set_error(ctx, st,
+                               "multilabel_margin_loss: a target is out of range [-1, %lld)",
+                               (long long)C);
+        ct_tensor_release(lo), ct_tensor_release(hi), ct_tensor_release(bad);
+        ct_tensor_release(pos), ct_tensor_release(cidx), ct_tensor_release(chk);
+        ct_tensor_release(cC);
+    }
     /* valid slots: before the first -1 (a running product of y != -1) */
     CT__DO(st, ct_ne_scalar(ctx, t[1], -1, &t[2]));
     CT__DO(st, ct_cast(ctx, t[2], CT_INT64, &t[3]));

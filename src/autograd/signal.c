@@ -194,13 +194,19 @@ static ct_status ct__histogram(ct_ctx *ctx, const ct_tensor *a, int64_t bins,
                 st = ct__set_error(ctx, CT_ERR_INVALID_ARG,
                                    "histogram: range [%g, %g] must be finite with min <= max", lo,
                                    hi);
-        } else if (st == CT_OK && n > 0) {
+        } else if (st == CT_OK && n > 0) { /* the data's min and max (a NaN makes them NaN) */
             lo = INFINITY, hi = -INFINITY;
-            for (int64_t i = 0; i < n; i++)
-                if (!isnan(x[i])) lo = fmin(lo, x[i]), hi = fmax(hi, x[i]);
+            bool nan = false;
+            for (int64_t i = 0; i < n; i++) {
+                nan |= isnan(x[i]);
+                lo = fmin(lo, x[i]), hi = fmax(hi, x[i]);
+            }
+            if (nan) lo = hi = NAN;
             if (!isfinite(lo) || !isfinite(hi))
                 st = ct__set_error(ctx, CT_ERR_INVALID_ARG,
                                    "histogram: range of [%g, %g] is not finite", lo, hi);
+        } else if (st == CT_OK) { /* no data and no range: [0, 1], as torch */
+            lo = 0, hi = 1;
         }
         if (f32) lo = (float)lo, hi = (float)hi;
         if (lo == hi) lo -= 0.5, hi += 0.5; /* torch widens an empty range */
