@@ -308,14 +308,41 @@ long double ct_k_zeta_l(long double x, long double q) {
     return ct_k_hurwitz_l(x, q);
 }
 
-/* ---- regularized incomplete gamma P(a, x) / Q(a, x): the series for x < a + 1, Lentz's
- * continued fraction otherwise, the prefactor x^a e^-x / Gamma(a) through logs ---- */
+/* ---- regularized incomplete gamma P(a, x) / Q(a, x): the series of P or Q, or Lentz's
+ * continued fraction for Q, chosen as Cephes chooses them (so the one computed is not a small
+ * difference); the prefactor x^a e^-x / Gamma(a) through log1pmx and Stirling's series for a >= 20
+ * (its exponent then carries no a * 2^-64 error) ---- */
+#define CT_K_IGAMMA_MAXIT 4000000 /* about 9 sqrt(a) terms near x = a: a up to ~1e11 */
+/* log(1 + t) - t without cancellation for small t */
+static long double ct_k_log1pmx_l(long double t) {
+    if (fabsl(t) > 0.25L) return log1pl(t) - t;
+    long double tk = t * t, s = 0;
+    for (int k = 2; k < 400; k++) {
+        const long double term = tk / k;
+        s += (k & 1) ? term : -term;
+        if (fabsl(term) <= fabsl(s) * 0x1p-66L) break;
+        tk *= t;
+    }
+    return s;
+}
 static long double ct_k_gamma_prefix_l(long double a, long double x) {
-    return expl(a * logl(x) - x - ct_k_lgamma_l(a));
+    if (a < 20) return expl(a * logl(x) - x - ct_k_lgamma_l(a));
+    const long double z = 1 / (a * a);
+    const long double corr =
+        (1.0L / 12 +
+         z * (-1.0L / 360 + z * (1.0L / 1260 + z * (-1.0L / 1680 +
+                                                    z * (1.0L / 1188 + z * (-691.0L / 360360 +
+                                                                            z * (1.0L / 156))))))) /
+        a;
+    /* a (log(x / a) - (x - a) / a): through log1pmx near x = a, else log(x / a) itself (1 + t
+     * would round away the digits of a small x / a) */
+    const long double t = (x - a) / a;
+    const long double lead = fabsl(t) <= 0.25L ? a * ct_k_log1pmx_l(t) : a * logl(x / a) - (x - a);
+    return expl(lead + 0.5L * logl(a / (2 * CT_PI_L)) - corr);
 }
 static long double ct_k_igamma_series_l(long double a, long double x) { /* P */
     long double term = 1 / a, sum = term;
-    for (int n = 1; n < 100000; n++) {
+    for (int n = 1; n < CT_K_IGAMMA_MAXIT; n++) {
         term *= x / (a + n);
         sum += term;
         if (fabsl(term) <= fabsl(sum) * 0x1p-66L) break;
@@ -325,7 +352,7 @@ static long double ct_k_igamma_series_l(long double a, long double x) { /* P */
 static long double ct_k_igammac_cf_l(long double a, long double x) { /* Q */
     const long double tiny = 0x1p-16000L;
     long double b = x + 1 - a, c = 1 / tiny, d = 1 / b, h = d;
-    for (int i = 1; i < 100000; i++) {
+    for (int i = 1; i < CT_K_IGAMMA_MAXIT; i++) {
         const long double an = -i * (i - a);
         b += 2;
         d = an * d + b;
@@ -339,6 +366,41 @@ static long double ct_k_igammac_cf_l(long double a, long double x) { /* Q */
     }
     return h * ct_k_gamma_prefix_l(a, x);
 }
+/* lgamma(1 + a) for |a| <= 1/2 by its Taylor series -gamma a + sum (-a)^k zeta(k) / k */
+static long double ct_k_lgamma1p_l(long double a) {
+    if (fabsl(a) > 0.5L) return ct_k_lgamma_l(1 + a);
+    const long double euler = 0.57721566490153286060651209008240243L;
+    long double s = -euler * a, ak = -a; /* (-a)^k */
+    for (int k = 2; k < 200; k++) {
+        ak *= -a;
+        const long double term = ak * ct_k_hurwitz_l(k, 1) / k;
+        s += term;
+        if (fabsl(term) <= fabsl(s) * 0x1p-66L) break;
+    }
+    return s;
+}
+/* Q for small a and x <= 1.1: 1 - x^a / Gamma(a + 1) (through expm1) minus the rest of the series
+ * x^a / Gamma(a) sum_n (-x)^n / (n! (a + n)) */
+static long double ct_k_igammac_series_l(long double a, long double x) {
+    long double fac = 1, sum = 0;
+    for (int n = 1; n < CT_K_IGAMMA_MAXIT; n++) {
+        fac *= -x / n;
+        const long double term = fac / (a + n);
+        sum += term;
+        if (fabsl(term) <= fabsl(sum) * 0x1p-66L) break;
+    }
+    const long double lx = logl(x);
+    return -expm1l(a * lx - ct_k_lgamma1p_l(a)) - expl(a * lx - ct_k_lgamma_l(a)) * sum;
+}
+/* Cephes' choice: which of P, Q to compute directly */
+static bool ct_k_igamma_q_direct(long double a, long double x) {
+    if (x > 1.1L) return x >= a;
+    if (x <= 0.5L) return -0.4L / logl(x) >= a;
+    return x * 1.1L >= a;
+}
+static long double ct_k_igammac_direct_l(long double a, long double x) {
+    return x > 1.1L ? ct_k_igammac_cf_l(a, x) : ct_k_igammac_series_l(a, x);
+}
 long double ct_k_igamma_l(long double a, long double x) {
     if (a != a || x != x) return a + x;
     if (x < 0 || a < 0) return NAN;
@@ -346,7 +408,8 @@ long double ct_k_igamma_l(long double a, long double x) {
     if (x == 0) return 0;
     if (isinf(a)) return isinf(x) ? NAN : 0;
     if (isinf(x)) return 1;
-    return x < a + 1 ? ct_k_igamma_series_l(a, x) : 1 - ct_k_igammac_cf_l(a, x);
+    if (x > 1 && x > a) return 1 - ct_k_igammac_direct_l(a, x);
+    return ct_k_igamma_series_l(a, x);
 }
 long double ct_k_igammac_l(long double a, long double x) {
     if (a != a || x != x) return a + x;
@@ -355,7 +418,8 @@ long double ct_k_igammac_l(long double a, long double x) {
     if (x == 0) return 1;
     if (isinf(a)) return isinf(x) ? NAN : 1;
     if (isinf(x)) return 0;
-    return x < a + 1 ? 1 - ct_k_igamma_series_l(a, x) : ct_k_igammac_cf_l(a, x);
+    return ct_k_igamma_q_direct(a, x) ? ct_k_igammac_direct_l(a, x)
+                                      : 1 - ct_k_igamma_series_l(a, x);
 }
 
 /* ---- Bessel functions of the first and second kind (glibc's long double j0l ... y1l) ---- */
