@@ -424,8 +424,8 @@ static ct_tensor *gf_run(ct_ctx *ctx, const char *name, ct_status *stp) {
     if (IS("diagflat")) st = ct_diagflat(ctx, x, 0, &r);
     if (IS("combinations")) st = ct_combinations(ctx, v, 2, false, &r);
     if (IS("renorm")) st = ct_renorm(ctx, m, 2, 0, 1.0, &r);
-    if (IS("clamp_min")) st = ct_clamp_min(ctx, z, 0.0, &r);
-    if (IS("clamp_max")) st = ct_clamp_max(ctx, z, 0.0, &r);
+    if (IS("clamp_min_fn")) st = ct_clamp_min(ctx, z, 0.0, &r);
+    if (IS("clamp_max_fn")) st = ct_clamp_max(ctx, z, 0.0, &r);
     if (IS("rsub")) st = ct_rsub(ctx, x, y, 2, &r);
     if (IS("rsub_s")) st = ct_rsub_scalar(ctx, x, 2.0, 1, &r);
     if (IS("sgn")) st = ct_sgn(ctx, z, &r);
