@@ -381,6 +381,61 @@ TEST(affine_grid_and_grid_sample_as_torch) {
     }
     CHECK_ST(ct_grid_sample(ctx, x, th, CT_GRID_BILINEAR, CT_GRID_PAD_ZEROS, false, &y),
              CT_ERR_SHAPE);
+    /* points exactly on pixels and on the border (torch 1.13's gradients): the weights are
+     * torch's x1 - ix / ix - x0 and the clip has no gradient at the edge */
+    const struct {
+        int64_t hw;
+        double gx, gy;
+        ct_grid_padding pad;
+        bool al;
+        double want, gwx, gwy;
+    } pts[] = {{3, 0, 0, CT_GRID_PAD_ZEROS, true, 5, 1, 3},
+               {2, -1, -0.5, CT_GRID_PAD_BORDER, true, 1.5, 0, 1},
+               {2, 0.5, -1, CT_GRID_PAD_ZEROS, false, 1, -1, 2}};
+    for (int k = 0; k < 3; k++) {
+        const int64_t hw = pts[k].hw;
+        ct_tensor *img = NULL, *ar = NULL, *gd = NULL;
+        CHECK_OK(ct_tensor_arange(ctx, CT_FLOAT64, 1, (double)(hw * hw + 1), 1, &ar));
+        CHECK_OK(ct_tensor_reshape(ctx, ar, 4, SH(1, 1, hw, hw), &img));
+        gd = tu_from_vals(ctx, CT_FLOAT64, 4, SH(1, 1, 1, 2),
+                          (const double[]){pts[k].gx, pts[k].gy});
+        CHECK_OK(ct_tensor_set_requires_grad(gd, true));
+        CHECK_OK(ct_grid_sample(ctx, img, gd, CT_GRID_BILINEAR, pts[k].pad, pts[k].al, &y));
+        double *v = y ? tu_read(y) : NULL;
+        CHECK_MSG(v && fabs(v[0] - pts[k].want) < 1e-12, "grid_sample point %d value", k);
+        free(v);
+        ct_tensor *sy = NULL;
+        CHECK_OK(ct_sum(ctx, y, 0, NULL, false, &sy));
+        CHECK_OK(ct_backward(ctx, sy, NULL, false));
+        double *gg = ct_tensor_grad(gd) ? tu_read(ct_tensor_grad(gd)) : NULL;
+        CHECK_MSG(gg && fabs(gg[0] - pts[k].gwx) < 1e-12 && fabs(gg[1] - pts[k].gwy) < 1e-12,
+                  "grid_sample point %d grad (%g, %g), torch (%g, %g)", k, gg ? gg[0] : NAN,
+                  gg ? gg[1] : NAN, pts[k].gwx, pts[k].gwy);
+        free(gg);
+        ct_tensor *tl[] = {img, ar, gd, y, sy};
+        rel(5, tl);
+        y = NULL;
+    }
+    /* a half image of 64 x 64, 1 only at column 33, row 40, sampled there (the flat index is
+     * taken in int64, not in half), and a NaN in the grid reads nothing out of range */
+    ct_tensor *big = NULL, *bh = NULL, *ar2 = NULL, *gh = NULL, *gq = NULL;
+    CHECK_OK(ct_tensor_arange(ctx, CT_FLOAT32, 0, 4096, 1, &ar2));
+    CHECK_OK(ct_tensor_reshape(ctx, ar2, 4, SH(1, 1, 64, 64), &big));
+    CHECK_OK(ct_eq_scalar(ctx, big, 40 * 64 + 33, &bh));
+    const double px = 33.0 * 2 / 63 - 1, py = 40.0 * 2 / 63 - 1;
+    gh = tu_from_vals(ctx, CT_FLOAT16, 4, SH(1, 1, 1, 2), (const double[]){px, py});
+    CHECK_OK(ct_cast(ctx, bh, CT_FLOAT16, &gq));
+    CHECK_OK(ct_grid_sample(ctx, gq, gh, CT_GRID_NEAREST, CT_GRID_PAD_ZEROS, true, &y));
+    double *hv = y ? tu_read(y) : NULL;
+    CHECK_MSG(hv && hv[0] == 1, "half grid_sample read %g, not the marked pixel", hv ? hv[0] : NAN);
+    free(hv), rel(1, &y);
+    ct_tensor *gn = tu_from_vals(ctx, CT_FLOAT64, 4, SH(1, 1, 1, 2), (const double[]){NAN, 0});
+    ct_tensor *x64 = NULL;
+    CHECK_OK(ct_cast(ctx, big, CT_FLOAT64, &x64));
+    CHECK_OK(ct_grid_sample(ctx, x64, gn, CT_GRID_BILINEAR, CT_GRID_PAD_BORDER, false, &y));
+    rel(1, &y);
+    ct_tensor *tl2[] = {big, bh, ar2, gh, gq, gn, x64};
+    rel(7, tl2);
     ct_tensor *tl[] = {th, x, g};
     rel(sizeof tl / sizeof tl[0], tl);
 }

@@ -99,6 +99,9 @@ TEST(alpha_dropout_keeps_selu_moments) {
     free(yv), ct_tensor_release(y);
     CHECK_OK(ct_alpha_dropout(ctx, x, p, false, 5, 0, &y));
     CHECK(y == x);
+    ct_tensor_release(y);
+    CHECK_OK(ct_feature_alpha_dropout(ctx, x, p, false, 5, 0, &y)); /* 1-d in eval: x, as torch */
+    CHECK(y == x);
     ct_tensor_release(y), ct_tensor_release(x), ct_tensor_release(x4);
 }
 
@@ -164,6 +167,16 @@ TEST(rrelu_and_gumbel) {
     for (int i = 0; g_hard && g_soft && i < 300; i++)
         CHECK(fabs(g_hard[i] - g_soft[i]) < 1e-12);
     free(g_hard), free(g_soft);
+    /* bfloat16 logits: the noise is drawn in float64, so no row turns NaN (torch: none) */
+    ct_tensor *zb = NULL, *yb = NULL;
+    CHECK_OK(ct_tensor_zeros(ctx, CT_BFLOAT16, 2, SH(10000, 10), &zb));
+    CHECK_OK(ct_gumbel_softmax(ctx, zb, 1, false, -1, 5, 0, &yb));
+    double *bv = yb ? tu_read(yb) : NULL;
+    int bad = 0;
+    for (int i = 0; bv && i < 100000; i++)
+        bad += !isfinite(bv[i]);
+    CHECK_MSG(bv && bad == 0, "%d non-finite bfloat16 gumbel values", bad);
+    free(bv), ct_tensor_release(zb), ct_tensor_release(yb);
     ct_tensor *tl[] = {l, soft, hard, w, p1, s1};
     for (size_t i = 0; i < sizeof tl / sizeof tl[0]; i++)
         ct_tensor_release(tl[i]);
@@ -244,6 +257,28 @@ TEST(embedding_bag_as_torch) {
              CT_ERR_SHAPE);
     CHECK_ST(ct_embedding_bag(ctx, w, idx, off, CT_EMBEDDING_BAG_SUM, NULL, false, 6, &y),
              CT_ERR_INDEX);
+    /* torch's offset checks: the first is 0, none decreases, the last within the input */
+    ct_tensor *o1 = tu_from_vals(ctx, CT_INT64, 1, SH(2), (const double[]){1, 2}),
+              *o2 = tu_from_vals(ctx, CT_INT64, 1, SH(2), (const double[]){0, 9}),
+              *o3 = tu_from_vals(ctx, CT_INT64, 1, SH(3), (const double[]){0, 4, 2});
+    CHECK_ST(
+        ct_embedding_bag(ctx, w, idx, o1, CT_EMBEDDING_BAG_SUM, NULL, false, CT_NO_PADDING_IDX, &y),
+        CT_ERR_INDEX);
+    CHECK_ST(
+        ct_embedding_bag(ctx, w, idx, o2, CT_EMBEDDING_BAG_SUM, NULL, false, CT_NO_PADDING_IDX, &y),
+        CT_ERR_INDEX);
+    CHECK_ST(ct_embedding_bag(ctx, w, idx, o3, CT_EMBEDDING_BAG_MEAN, NULL, false,
+                              CT_NO_PADDING_IDX, &y),
+             CT_ERR_INDEX);
+    ct_tensor_release(o1), ct_tensor_release(o2), ct_tensor_release(o3);
+    /* a bag of -inf rows keeps -inf in max mode (torch); an empty bag is 0 */
+    ct_tensor *wi = NULL;
+    CHECK_OK(ct_tensor_full(ctx, CT_FLOAT64, 2, SH(6, 3), -INFINITY, &wi));
+    CHECK_OK(ct_embedding_bag(ctx, wi, idx, off, CT_EMBEDDING_BAG_MAX, NULL, false,
+                              CT_NO_PADDING_IDX, &y));
+    double *yv = y ? tu_read(y) : NULL;
+    CHECK(yv && yv[0] == -INFINITY && yv[3] == 0 && yv[6] == -INFINITY);
+    free(yv), ct_tensor_release(y), ct_tensor_release(wi);
     ct_tensor *bad = tu_from_vals(ctx, CT_INT64, 1, SH(2), (const double[]){0, 6});
     CHECK_ST(ct_embedding_bag(ctx, w, bad, off, CT_EMBEDDING_BAG_SUM, NULL, false,
                               CT_NO_PADDING_IDX, &y),

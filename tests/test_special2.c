@@ -151,6 +151,39 @@ TEST(domain_rules) {
     CHECK_OK(ct_special_bessel_j0(ctx, i2, &r));
     CHECK(r && ct_tensor_dtype(r) == CT_FLOAT32);
     ct_tensor_release(r);
+    /* large a (Temme's expansion) against scipy 1.10's gammainc / gammaincc */
+    ct_tensor *la = tu_from_vals(ctx, CT_FLOAT64, 1, SH(5),
+                                 (const double[]){1e12, 1e14, 1e16, 1e300, 2e10}),
+              *lx = tu_from_vals(ctx, CT_FLOAT64, 1, SH(5),
+                                 (const double[]){1e12, 1e14 - 1e7, 1e16, 1e300, 2e10 + 1e5});
+    const double wp[5] = {0.5000001329807602, 0.15865525393145666, 0.5000000013298076, 0.5,
+                          0.7602503050665413};
+    CHECK_OK(ct_special_gammainc(ctx, la, lx, &r));
+    v = r ? tu_read(r) : NULL;
+    for (int i = 0; v && i < 5; i++)
+        CHECK_MSG(fabs(v[i] - wp[i]) <= 4e-16 * wp[i], "gammainc large a [%d]: %.17g vs %.17g", i,
+                  v[i], wp[i]);
+    free(v), ct_tensor_release(r);
+    CHECK_OK(ct_special_gammaincc(ctx, la, lx, &r));
+    v = r ? tu_read(r) : NULL;
+    for (int i = 0; v && i < 5; i++)
+        CHECK_MSG(fabs(v[i] - (1 - wp[i])) <= 4e-16, "gammaincc large a [%d]: %.17g", i, v[i]);
+    free(v), ct_tensor_release(r), ct_tensor_release(la), ct_tensor_release(lx);
+    /* spherical j0's derivative near 0: -x/3 + x^3/30 - x^5/840 */
+    ct_tensor *sx = tu_from_vals(ctx, CT_FLOAT64, 1, SH(2), (const double[]){1e-3, 1e-6}),
+              *ss = NULL;
+    CHECK_OK(ct_tensor_set_requires_grad(sx, true));
+    CHECK_OK(ct_special_spherical_bessel_j0(ctx, sx, &r));
+    CHECK_OK(ct_sum(ctx, r, 0, NULL, false, &ss));
+    CHECK_OK(ct_backward(ctx, ss, NULL, false));
+    v = ct_tensor_grad(sx) ? tu_read(ct_tensor_grad(sx)) : NULL;
+    for (int i = 0; v && i < 2; i++) {
+        const long double t = i ? 1e-6L : 1e-3L,
+                          want = -t / 3 + t * t * t / 30 - t * t * t * t * t / 840;
+        CHECK_MSG(fabsl(v[i] - want) <= 2 * ulp64((double)want), "j0'(%g) = %.17g vs %.17Lg",
+                  (double)t, v[i], want);
+    }
+    free(v), ct_tensor_release(r), ct_tensor_release(ss), ct_tensor_release(sx);
     /* the i0 / i1 aliases */
     ct_tensor *r2 = NULL;
     CHECK_OK(ct_special_modified_bessel_i0(ctx, zx, &r));

@@ -444,11 +444,19 @@ static void bw_bessel_k1e(ct__ag_call *c) {
     ct__ag_set(c, 0, ct__ag_mul(c, G, d));
 }
 static void bw_spherical_j0(ct__ag_call *c) {
+    /* (cos x - j0) / x, which cancels near 0: there the series -x/3 + x^3/30 - x^5/840 + x^7/45360
+     * - x^9/3991680 + x^11/518918400 (|x| < 1/4) */
     const ct_tensor *x = IN(0);
-    ct_tensor *zero = ct__ag_cmp_s(c, 0, x, 0, CT_BOOL);
-    ct_tensor *safe = ct__ag_where(c, zero, ct__ag_scalar(c, DT, 1), x);
+    ct_tensor *small = ct__ag_cmp_s(c, 2, AP(ct_abs, x), 0.25, CT_BOOL);
+    ct_tensor *safe = ct__ag_where(c, small, ct__ag_scalar(c, DT, 1), x);
     ct_tensor *d = ct__ag_div(c, ct__ag_sub(c, AP(ct_cos, x), OUT), safe);
-    ct__ag_set(c, 0, ct__ag_mul(c, G, zero_where(c, zero, d)));
+    static const double k[6] = {-1.0 / 3,      1.0 / 30,       -1.0 / 840,
+                                1.0 / 45360.0, -1.0 / 3991680, 1.0 / 518918400};
+    ct_tensor *x2 = ct__ag_mul(c, x, x), *p = ct__ag_scalar(c, DT, k[5]);
+    for (int i = 4; i >= 0; i--)
+        p = ct__ag_add_s(c, ct__ag_mul(c, p, x2), k[i]);
+    ct_tensor *ser = ct__ag_mul(c, p, x);
+    ct__ag_set(c, 0, ct__ag_mul(c, G, ct__ag_where(c, small, ser, d)));
 }
 /* floor, ceil, round, trunc, sign, rounded division: zeros like each input (torch's formula,
  * zeros_like, so an infinite or NaN incoming gradient still gives 0) */

@@ -1095,7 +1095,16 @@ static ct_status ct__source_index(ct_ctx *ctx, const ct_tensor *coord, int64_t s
                 ct__release_all(9, tl);
             }
         }
-        CT__DO(st, ct_clamp(ctx, c, &lo, &hi, out));
+        /* clip with torch's gradient: 0 at and beyond the edges */
+        ct_tensor *le = NULL, *ge = NULL, *vlo = NULL, *vhi = NULL, *in = NULL;
+        CT__DO(st, ct_le_scalar(ctx, c, lo, &le));
+        CT__DO(st, ct_ge_scalar(ctx, c, hi, &ge));
+        CT__DO(st, ct_tensor_full(ctx, c->dtype, 0, NULL, lo, &vlo));
+        CT__DO(st, ct_tensor_full(ctx, c->dtype, 0, NULL, hi, &vhi));
+        CT__DO(st, ct_where(ctx, ge, vhi, c, &in));
+        CT__DO(st, ct_where(ctx, le, vlo, in, out));
+        ct_tensor_release(le), ct_tensor_release(ge), ct_tensor_release(vlo);
+        ct_tensor_release(vhi), ct_tensor_release(in);
         ct_tensor_release(c);
     }
     ct__release_all(16, t);
@@ -1141,6 +1150,7 @@ static ct_status ct__grid_sample(ct_ctx *ctx, const ct_tensor *x, const ct_tenso
     /* corners: (dx, dy) offsets from the floor (bilinear) or the rounded point (nearest) */
     const int ncorner = mode == CT_GRID_BILINEAR ? 4 : 1;
     ct_tensor *fx = NULL, *fy = NULL;
+    const bool was0 = ct_set_grad_enabled(ctx, false); /* corners carry no gradient */
     if (mode == CT_GRID_BILINEAR) {
         CT__DO(st, ct_floor(ctx, t[2], &fx));
         CT__DO(st, ct_floor(ctx, t[3], &fy));
@@ -1148,6 +1158,7 @@ static ct_status ct__grid_sample(ct_ctx *ctx, const ct_tensor *x, const ct_tenso
         CT__DO(st, ct_round(ctx, t[2], &fx));
         CT__DO(st, ct_round(ctx, t[3], &fy));
     }
+    ct_set_grad_enabled(ctx, was0);
     for (int k = 0; k < ncorner && st == CT_OK; k++) {
         const int dx = k & 1, dy = k >> 1;
         ct_tensor *c[20] = {NULL};
@@ -1165,26 +1176,34 @@ static ct_status ct__grid_sample(ct_ctx *ctx, const ct_tensor *x, const ct_tenso
         CT__DO(st, ct_logical_and(ctx, c[2], c[3], &c[4])); /* in bounds */
         ct_tensor_release(okx), ct_tensor_release(okx2), ct_tensor_release(oky);
         ct_tensor_release(oky2);
-        CT__DO(st, ct_clamp(ctx, c[0], &zero, &wmax, &c[5]));
-        CT__DO(st, ct_clamp(ctx, c[1], &zero, &hmax, &c[6]));
-        CT__DO(st, ct_mul_scalar(ctx, c[6], (double)W, &c[7]));
-        CT__DO(st, ct_add(ctx, c[7], c[5], &c[8]));
-        CT__DO(st, ct_cast(ctx, c[8], CT_INT64, &c[9])); /* flat index (N, Ho, Wo) */
+        /* the flat index in int64 (exact for any plane and dtype); a NaN or out-of-range corner
+         * reads element 0, its weight is 0 */
+        ct_tensor *cx = NULL, *cy = NULL, *ix64 = NULL, *iy64 = NULL, *zi = NULL;
+        CT__DO(st, ct_clamp(ctx, c[0], &zero, &wmax, &cx));
+        CT__DO(st, ct_clamp(ctx, c[1], &zero, &hmax, &cy));
+        CT__DO(st, ct_nan_to_num(ctx, cx, &zero, &zero, &zero, &c[5]));
+        CT__DO(st, ct_nan_to_num(ctx, cy, &zero, &zero, &zero, &c[6]));
+        CT__DO(st, ct_cast(ctx, c[5], CT_INT64, &ix64));
+        CT__DO(st, ct_cast(ctx, c[6], CT_INT64, &iy64));
+        CT__DO(st, ct_mul_scalar(ctx, iy64, (double)W, &c[7]));
+        CT__DO(st, ct_add(ctx, c[7], ix64, &c[8]));
+        CT__DO(st, ct_tensor_zeros(ctx, CT_INT64, 0, NULL, &zi));
+        CT__DO(st, ct_where(ctx, c[4], c[8], zi, &c[9])); /* flat index (N, Ho, Wo) */
+        ct_tensor_release(cx), ct_tensor_release(cy), ct_tensor_release(ix64);
+        ct_tensor_release(iy64), ct_tensor_release(zi);
         CT__DO(st, ct_tensor_reshape(ctx, c[9], 3, SH(N, 1, L), &c[10]));
         CT__DO(st, ct_tensor_expand(ctx, c[10], 3, SH(N, C, L), &c[11]));
         ct_set_grad_enabled(ctx, was);
         CT__DO(st, ct_gather(ctx, t[4], 2, c[11], &c[12])); /* (N, C, L) */
         /* weight: (1 - |ix - cx|)(1 - |iy - cy|) for bilinear, 1 for nearest; 0 out of bounds */
-        if (mode == CT_GRID_BILINEAR) {
-            ct_tensor *ax = NULL, *ay = NULL;
-            CT__DO(st, ct_sub(ctx, t[2], c[0], &c[13]));
-            CT__DO(st, ct_abs(ctx, c[13], &ax));
-            CT__DO(st, ct_rsub_scalar(ctx, ax, 1, 1, &c[14]));
-            CT__DO(st, ct_sub(ctx, t[3], c[1], &c[15]));
-            CT__DO(st, ct_abs(ctx, c[15], &ay));
-            CT__DO(st, ct_rsub_scalar(ctx, ay, 1, 1, &c[16]));
+        if (mode == CT_GRID_BILINEAR) { /* torch: x1 - ix or ix - x0, the corners detached */
+            ct_tensor *fx1 = NULL, *fy1 = NULL;
+            CT__DO(st, ct_add_scalar(ctx, fx, 1, &fx1));
+            CT__DO(st, ct_add_scalar(ctx, fy, 1, &fy1));
+            CT__DO(st, dx ? ct_sub(ctx, t[2], fx, &c[14]) : ct_sub(ctx, fx1, t[2], &c[14]));
+            CT__DO(st, dy ? ct_sub(ctx, t[3], fy, &c[16]) : ct_sub(ctx, fy1, t[3], &c[16]));
             CT__DO(st, ct_mul(ctx, c[14], c[16], &c[17]));
-            ct_tensor_release(ax), ct_tensor_release(ay);
+            ct_tensor_release(fx1), ct_tensor_release(fy1);
         } else {
             CT__DO(st, ct_ones_like(ctx, t[2], &c[17]));
         }

@@ -53,7 +53,7 @@ static ct_status ct__dropout_any(ct_ctx *ctx, const char *op, const ct_tensor *x
                                  feat_rank + 1, feat_rank + 2, CT__SHAPE_STR(x));
         /* torch 1.13: a 3-d input to dropout2d is (N, C, L), channel-wise 1-d dropout */
         batched = x->ndim == feat_rank + 2 || feat_rank == 2;
-    } else if (feature && x->ndim < 2) {
+    } else if (feature && x->ndim < 2 && training && p != 0) {
         return ct__set_error(ctx, CT_ERR_SHAPE,
                              "%s: feature dropout requires at least 2 dimensions in the input", op);
     }
@@ -177,12 +177,17 @@ ct_status ct_gumbel_softmax(ct_ctx *ctx, const ct_tensor *logits, double tau, bo
                              dim, logits->ndim);
     ct_tensor *t[14] = {NULL};
     const bool was = ct_set_grad_enabled(ctx, false);
-    st = ct_rand_like(ctx, logits, seed, offset, &t[0]);
+    /* U in float64 (a half U of 0 would give an infinite noise), E = -log(1 - U) clamped above 0 */
+    ct_tensor *e0 = NULL, *g64 = NULL;
+    st = ct_tensor_rand(ctx, CT_FLOAT64, logits->ndim, logits->shape, seed, offset, &t[0]);
     CT__DO(st, ct_neg(ctx, t[0], &t[1]));
-    CT__DO(st, ct_log1p(ctx, t[1], &t[2])); /* log(1 - U), U in [0, 1) */
-    CT__DO(st, ct_neg(ctx, t[2], &t[3]));   /* E */
+    CT__DO(st, ct_log1p(ctx, t[1], &t[2]));
+    CT__DO(st, ct_neg(ctx, t[2], &e0));
+    CT__DO(st, ct_clamp_min(ctx, e0, 0x1p-1022, &t[3])); /* E */
     CT__DO(st, ct_log(ctx, t[3], &t[4]));
-    CT__DO(st, ct_neg(ctx, t[4], &t[5])); /* gumbel noise */
+    CT__DO(st, ct_neg(ctx, t[4], &g64));
+    CT__DO(st, ct_cast(ctx, g64, logits->dtype, &t[5])); /* gumbel noise */
+    ct_tensor_release(e0), ct_tensor_release(g64);
     ct_set_grad_enabled(ctx, was);
     CT__DO(st, ct_add(ctx, logits, t[5], &t[6]));
     CT__DO(st, ct_div_scalar(ctx, t[6], tau, &t[7]));
@@ -278,6 +283,36 @@ static ct_status ct__embedding_bag(ct_ctx *ctx, const ct_tensor *weight, const c
             t[2] = NULL;
             st = ct_tensor_zeros(ctx, CT_INT64, 1, &n, &t[2]);
         }
+        /* torch: offsets[0] == 0, offsets[-1] <= len(input), never decreasing; a failure becomes
+         * an out-of-range gather (CT_ERR_INDEX) so no host read is needed */
+        if (st == CT_OK && offsets->shape[0] > 0) {
+            ct_tensor *f = NULL, *l = NULL, *b1 = NULL, *b2 = NULL, *b3 = NULL, *d = NULL,
+                      *neg = NULL, *anyneg = NULL, *bad = NULL, *bi = NULL, *probe = NULL,
+                      *b4 = NULL;
+            const int64_t no = offsets->shape[0];
+            st = ct_tensor_narrow(ctx, t[4], 0, 0, 1, &f);
+            CT__DO(st, ct_tensor_narrow(ctx, t[4], 0, no - 1, 1, &l));
+            CT__DO(st, ct_ne_scalar(ctx, f, 0, &b1));
+            CT__DO(st, ct_gt_scalar(ctx, l, (double)n, &b2));
+            CT__DO(st, ct_logical_or(ctx, b1, b2, &b3));
+            CT__DO(st, ct_diff(ctx, t[4], 1, 0, NULL, NULL, &d));
+            CT__DO(st, ct_lt_scalar(ctx, d, 0, &neg));
+            CT__DO(st, ct_any(ctx, neg, 0, NULL, true, &anyneg));
+            CT__DO(st, ct_logical_or(ctx, b3, anyneg, &b4));
+            CT__DO(st, ct_cast(ctx, b4, CT_INT64, &bi));
+            const int64_t len1 = 1;
+            CT__DO(st, ct_tensor_zeros(ctx, CT_INT64, 1, &len1, &probe));
+            (void)bad;
+            ct_tensor *chk = NULL;
+            CT__DO(st, ct_index_select(ctx, probe, 0, bi, &chk));
+            if (st == CT_ERR_INDEX)
+                st = ct__set_error(ctx, st,
+                                   "embedding_bag: offsets must start at 0, never decrease and "
+                                   "not pass the input's length %lld",
+                                   (long long)n);
+            ct_tensor *tl[] = {f, l, b1, b2, b3, d, neg, anyneg, bi, probe, b4, chk};
+            ct__release_all((int)(sizeof tl / sizeof tl[0]), tl);
+        }
         CT__DO(st, ct_searchsorted(ctx, t[5], t[2], false, true, &t[6]));
         CT__DO(st, ct_add_scalar(ctx, t[6], -1, &t[3])); /* bag id (-1 before the first) */
     }
@@ -331,11 +366,16 @@ static ct_status ct__embedding_bag(ct_ctx *ctx, const ct_tensor *weight, const c
         CT__DO(st, ct_tensor_reshape(ctx, t[8], 2, (const int64_t[]){n, 1}, &t[17]));
         CT__DO(st, ct_tensor_expand(ctx, t[17], 2, (const int64_t[]){n, D}, &t[18]));
         CT__DO(st, ct_scatter_reduce(ctx, t[15], 0, t[18], t[16], "amax", false, &t[19]));
-        /* empty bags (still -inf) give 0 */
-        ct_tensor *ninf = NULL;
-        CT__DO(st, ct_isneginf(ctx, t[19], &ninf));
-        CT__DO(st, ct_masked_fill(ctx, t[19], ninf, 0, out));
-        ct_tensor_release(ninf);
+        /* bags without a kept row give 0 (a bag of -inf values keeps -inf, as torch) */
+        ct_tensor *ones = NULL, *cnt = NULL, *c1 = NULL, *empty = NULL, *e2 = NULL;
+        CT__DO(st, ct_cast(ctx, t[7], CT_INT64, &ones));
+        CT__DO(st, ct_tensor_zeros(ctx, CT_INT64, 1, &B, &cnt));
+        CT__DO(st, ct_index_add(ctx, cnt, 0, t[8], ones, 1.0, &c1));
+        CT__DO(st, ct_eq_scalar(ctx, c1, 0, &empty));
+        CT__DO(st, ct_tensor_reshape(ctx, empty, 2, (const int64_t[]){B, 1}, &e2));
+        CT__DO(st, ct_masked_fill(ctx, t[19], e2, 0, out));
+        ct_tensor_release(ones), ct_tensor_release(cnt), ct_tensor_release(c1);
+        ct_tensor_release(empty), ct_tensor_release(e2);
     } else {
         CT__DO(st, ct_tensor_zeros(ctx, weight->dtype, 2, (const int64_t[]){B, D}, &t[15]));
         CT__DO(st, ct_index_add(ctx, t[15], 0, t[8], t[13], 1.0, &t[16])); /* sums */

@@ -351,7 +351,7 @@ static long double ct_k_igamma_series_l(long double a, long double x) { /* P */
 }
 static long double ct_k_igammac_cf_l(long double a, long double x) { /* Q */
     const long double tiny = 0x1p-16000L;
-    long double b = x + 1 - a, c = 1 / tiny, d = 1 / b, h = d;
+    long double b = (x - a) + 1, c = 1 / tiny, d = 1 / b, h = d;
     for (int i = 1; i < CT_K_IGAMMA_MAXIT; i++) {
         const long double an = -i * (i - a);
         b += 2;
@@ -392,6 +392,24 @@ static long double ct_k_igammac_series_l(long double a, long double x) {
     const long double lx = logl(x);
     return -expm1l(a * lx - ct_k_lgamma1p_l(a)) - expl(a * lx - ct_k_lgamma_l(a)) * sum;
 }
+/* Temme's uniform expansion to its first term (DLMF 8.12): P = erfc(-eta sqrt(a/2)) / 2 - R,
+ * Q = erfc(eta sqrt(a/2)) / 2 + R, R = e^(-a eta^2 / 2) / sqrt(2 pi a) c0(eta) with
+ * c0 = 1 / (lambda - 1) - 1 / eta; the next term is below 1e-18 relative for a > 1e10, where the
+ * series would need millions of terms */
+#define CT_K_IGAMMA_TEMME_A 1e10L
+static long double ct_k_igamma_temme_l(long double a, long double x, bool upper) {
+    const long double mu = (x - a) / a;
+    const long double lg = fabsl(mu) <= 0.25L ? ct_k_log1pmx_l(mu) : logl(x / a) - mu;
+    const long double e2 = -2 * lg, eta = mu < 0 ? -sqrtl(e2) : sqrtl(e2);
+    const long double c0 = fabsl(eta) < 0.01L
+                               ? -1.0L / 3 + eta / 12 - 2 * eta * eta / 135 +
+                                     eta * eta * eta / 864 + eta * eta * eta * eta / 2835
+                               : 1 / mu - 1 / eta;
+    const long double r = expl(-a * e2 / 2) / sqrtl(2 * CT_PI_L * a) * c0;
+    const long double z = eta * sqrtl(a / 2);
+    return upper ? erfcl(z) / 2 + r : erfcl(-z) / 2 - r;
+}
+
 /* Cephes' choice: which of P, Q to compute directly */
 static bool ct_k_igamma_q_direct(long double a, long double x) {
     if (x > 1.1L) return x >= a;
@@ -408,6 +426,7 @@ long double ct_k_igamma_l(long double a, long double x) {
     if (x == 0) return 0;
     if (isinf(a)) return isinf(x) ? NAN : 0;
     if (isinf(x)) return 1;
+    if (a > CT_K_IGAMMA_TEMME_A) return ct_k_igamma_temme_l(a, x, false);
     if (x > 1 && x > a) return 1 - ct_k_igammac_direct_l(a, x);
     return ct_k_igamma_series_l(a, x);
 }
@@ -418,6 +437,7 @@ long double ct_k_igammac_l(long double a, long double x) {
     if (x == 0) return 1;
     if (isinf(a)) return isinf(x) ? NAN : 1;
     if (isinf(x)) return 0;
+    if (a > CT_K_IGAMMA_TEMME_A) return ct_k_igamma_temme_l(a, x, true);
     return ct_k_igamma_q_direct(a, x) ? ct_k_igammac_direct_l(a, x)
                                       : 1 - ct_k_igamma_series_l(a, x);
 }
