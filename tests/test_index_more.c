@@ -36,20 +36,7 @@ static ct_tensor *x345(void) {
 /* t has the reference's shape and values (|diff| <= tol, NaN matching NaN, -0 vs 0 when tol 0) */
 static void same_as(const char *what, const ct_tensor *t, const double *ref, int nd,
                     const int64_t *shape, double tol) {
-    CHECK_MSG(t != NULL, "%s: no result", what);
-    if (!t) return;
-    CHECK_MSG(tu_same_shape(t, nd, shape), "%s: shape", what);
-    if (!tu_same_shape(t, nd, shape)) return;
-    double *v = tu_read(t);
-    int bad = 0;
-    for (int64_t i = 0; i < ct_tensor_numel(t); i++) {
-        bool ok = tol == 0 ? tu_same_val(v[i], ref[i])
-                           : (isnan(ref[i]) ? isnan(v[i])
-                                            : fabs(v[i] - ref[i]) <= tol * (1 + fabs(ref[i])));
-        if (!ok && bad++ < 3)
-            CHECK_MSG(ok, "%s[%lld]: %.17g vs torch %.17g", what, (long long)i, v[i], ref[i]);
-    }
-    free(v);
+    tu_same_as(what, t, ref, nd, shape, tol);
 }
 static void rel(ct_tensor **ts, int n) {
     for (int i = 0; i < n; i++) {

@@ -12,18 +12,9 @@ static unsigned long long rng = 17;
 
 static void same_as(const char *what, const ct_tensor *t, const double *ref, int64_t n,
                     double tol) {
-    CHECK_MSG(t && ct_tensor_numel(t) == n, "%s: no result or wrong size", what);
-    if (!t || ct_tensor_numel(t) != n) return;
-    double *v = tu_read(t);
-    int bad = 0;
-    for (int64_t i = 0; i < n; i++) {
-        bool ok = tol == 0 ? v[i] == ref[i] : fabs(v[i] - ref[i]) <= tol * (1 + fabs(ref[i]));
-        if (!ok && bad++ < 3)
-            CHECK_MSG(ok, "%s[%lld]: %.17g vs torch %.17g", what, (long long)i, v[i], ref[i]);
-    }
-    free(v);
+    tu_same_as(what, t, ref, 1, &n, tol);
 }
-#define SAME(what, t, R, tol) same_as(what, t, R, (int64_t)(sizeof R / sizeof R[0]), tol)
+#define SAME(what, t, R, tol) tu_same_as(what, t, R, R##_nd, R##_shape, tol)
 
 TEST(windows_as_torch) {
     const ct_dtype dts[2] = {CT_FLOAT32, CT_FLOAT64};

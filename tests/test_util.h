@@ -168,6 +168,26 @@ static inline bool tu_same_val(double a, double b) {
     return a == b && signbit(a) == signbit(b);
 }
 
+/* t has the reference's shape and values: within tol * (1 + |ref|), or with tol == 0 equal (NaN
+ * matching NaN, -0.0 distinct from 0.0); the first 3 differences are reported under `what`. */
+static inline void tu_same_as(const char *what, const ct_tensor *t, const double *ref, int nd,
+                              const int64_t *shape, double tol) {
+    CHECK_MSG(t != NULL, "%s: no result", what);
+    if (!t) return;
+    CHECK_MSG(tu_same_shape(t, nd, shape), "%s: shape", what);
+    if (!tu_same_shape(t, nd, shape)) return;
+    double *v = tu_read(t);
+    int bad = 0;
+    for (int64_t i = 0; v && i < ct_tensor_numel(t); i++) {
+        const bool ok = tol == 0        ? tu_same_val(v[i], ref[i])
+                        : isnan(ref[i]) ? isnan(v[i])
+                                        : fabs(v[i] - ref[i]) <= tol * (1 + fabs(ref[i]));
+        if (!ok && bad++ < 3)
+            CHECK_MSG(ok, "%s[%lld]: %.17g vs %.17g", what, (long long)i, v[i], ref[i]);
+    }
+    free(v);
+}
+
 /* Fault-injecting allocator hooks (ct_ctx_options.allocator = {tu_fault_alloc, tu_fault_free,
  * &st}): allocation number fail_at fails (every one from fail_at on when sticky; fail_at < 0:
  * none); live counts the blocks out. */

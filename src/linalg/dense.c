@@ -10,6 +10,7 @@
  * CT_LINALG_TRSOLVE, LU_FACTOR, LU_PERM, SVDVALS and LSTSQ. */
 #include "ctorch/autograd.h"
 #include "ctorch/linalg.h"
+#include "linalg/linalg_impl.h"
 #include "ctorch/ops.h"
 
 #include <math.h>
@@ -588,8 +589,7 @@ static ct_status ct__la_args2(ct_ctx *ctx, const char *op, const char *na, const
                              a->ctx != ctx ? na : nb);
     return CT_OK;
 }
-static ct_status ct__la_square_check(ct_ctx *ctx, const char *op, const char *what,
-                                     const ct_tensor *a) {
+ct_status ct__la_square_check(ct_ctx *ctx, const char *op, const char *what, const ct_tensor *a) {
     if (a->ndim < 2)
         return ct__set_error(ctx, CT_ERR_SHAPE,
                              "%s: The input tensor %s must have at least 2 dimensions.", op, what);

@@ -12,6 +12,7 @@
  *   cond               svdvals (2, -2, nuc) or norm(A) norm(inv_ex(A)) (fro, inf, 1, ...) */
 #include "ctorch/autograd.h"
 #include "ctorch/linalg.h"
+#include "linalg/linalg_impl.h"
 #include "ctorch/ops.h"
 
 #include <math.h>
@@ -27,18 +28,6 @@ static ct_status ct__lm_float(ct_ctx *ctx, const char *op, const char *what, con
                          "%s: %s must be float32 or float64, got %s (torch: not implemented for "
                          "that dtype)",
                          op, what, ct_dtype_name(t->dtype));
-}
-static ct_status ct__lm_square(ct_ctx *ctx, const char *op, const char *what, const ct_tensor *a) {
-    if (a->ndim < 2)
-        return ct__set_error(ctx, CT_ERR_SHAPE,
-                             "%s: The input tensor %s must have at least 2 dimensions.", op, what);
-    if (a->shape[a->ndim - 1] != a->shape[a->ndim - 2])
-        return ct__set_error(ctx, CT_ERR_SHAPE,
-                             "%s: %s must be batches of square matrices, but they are %lld by "
-                             "%lld matrices",
-                             op, what, (long long)a->shape[a->ndim - 2],
-                             (long long)a->shape[a->ndim - 1]);
-    return CT_OK;
 }
 /* zeros of a's batch dims (..., the last two dropped) in dtype dt */
 static ct_status ct__lm_batch_zeros(ct_ctx *ctx, const ct_tensor *a, ct_dtype dt, ct_tensor **out) {
@@ -66,7 +55,7 @@ static ct_status ct__cholesky_inverse(ct_ctx *ctx, const ct_tensor *L, bool uppe
     ct_status st = ct__check_args(ctx, op, 1, ins, out);
     if (st != CT_OK) return st;
     *out = NULL;
-    if ((st = ct__lm_square(ctx, op, "A", L)) != CT_OK) return st;
+    if ((st = ct__la_square_check(ctx, op, "A", L)) != CT_OK) return st;
     if ((st = ct__lm_float(ctx, op, "A", L)) != CT_OK) return st;
     const int64_t n = L->shape[L->ndim - 1];
     ct_tensor *t[3] = {NULL, NULL, NULL};
@@ -105,7 +94,7 @@ static ct_status ct__matrix_rank(ct_ctx *ctx, const ct_tensor *a, double atol, d
                              "%s: The input tensor input must have at least 2 dimensions.", op);
     if ((st = ct__lm_float(ctx, op, "input", a)) != CT_OK) return st;
     const int64_t m = a->shape[a->ndim - 2], n = a->shape[a->ndim - 1];
-    if (hermitian && (st = ct__lm_square(ctx, op, "A", a)) != CT_OK) return st;
+    if (hermitian && (st = ct__la_square_check(ctx, op, "A", a)) != CT_OK) return st;
     if (ct_tensor_numel(a) == 0) return ct__lm_batch_zeros(ctx, a, CT_INT64, out);
     const double eps = a->dtype == CT_FLOAT32 ? 0x1p-23 : 0x1p-52;
     if (isnan(rtol)) rtol = !isnan(atol) && atol > 0 ? 0 : eps * (double)(m > n ? m : n);
@@ -149,7 +138,7 @@ static ct_status ct__matrix_exp(ct_ctx *ctx, const ct_tensor *a, ct_tensor **out
     ct_status st = ct__check_args(ctx, op, 1, ins, out);
     if (st != CT_OK) return st;
     *out = NULL;
-    if ((st = ct__lm_square(ctx, op, "A", a)) != CT_OK) return st;
+    if ((st = ct__la_square_check(ctx, op, "A", a)) != CT_OK) return st;
     if (!ct_dtype_is_floating(a->dtype))
         return ct__set_error(ctx, CT_ERR_DTYPE,
                              "matrix_exp: Expected a floating point or complex tensor as input. "
@@ -453,7 +442,7 @@ static ct_status ct__cond(ct_ctx *ctx, const ct_tensor *a, const char *ord, ct_t
     if (which >= 2) {
         char name[48];
         snprintf(name, sizeof name, "linalg.cond(ord=%s)", ord);
-        if ((st = ct__lm_square(ctx, name, "A", a)) != CT_OK) return st;
+        if ((st = ct__la_square_check(ctx, name, "A", a)) != CT_OK) return st;
     }
     if ((st = ct__lm_float(ctx, op, "A", a)) != CT_OK) return st;
     if (ct_tensor_numel(a) == 0) return ct__lm_batch_zeros(ctx, a, a->dtype, out);
