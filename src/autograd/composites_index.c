@@ -656,11 +656,6 @@ static ct_status ct__scatter_args(ct_ctx *ctx, const char *op, const ct_tensor *
                              t->ndim);
     return CT_OK;
 }
-/* t with positions pos (1-d int64) along d replaced by src (t's shape with len(pos) along d) */
-static ct_status ct__put_along(ct_ctx *ctx, const ct_tensor *t, int d, const ct_tensor *pos,
-                               const ct_tensor *src, ct_tensor **out) {
-    return ct_index_copy(ctx, t, d, pos, src, out);
-}
 ct_status ct_select_scatter(ct_ctx *ctx, const ct_tensor *t, const ct_tensor *src, int dim,
                             int64_t index, ct_tensor **out) {
     int d = 0;
@@ -682,7 +677,7 @@ ct_status ct_select_scatter(ct_ctx *ctx, const ct_tensor *t, const ct_tensor *sr
     const int64_t one = 1;
     st = ct_tensor_full(ctx, CT_INT64, 1, &one, (double)index, &x[0]);
     CT__DO(st, ct_tensor_unsqueeze(ctx, src, d, &x[1]));
-    CT__DO(st, ct__put_along(ctx, t, d, x[0], x[1], out));
+    CT__DO(st, ct_index_copy(ctx, t, d, x[0], x[1], out));
     ct__release_all(2, x);
     return ct__ag_named(ctx, ct__error_within(ctx, "select_scatter", st), out, mark,
                         "SelectScatterBackward0");
@@ -716,7 +711,7 @@ ct_status ct_slice_scatter(ct_ctx *ctx, const ct_tensor *t, const ct_tensor *src
     } else {
         st = ct_tensor_arange(ctx, CT_INT64, (double)start, (double)end, (double)step, &pos);
     }
-    CT__DO(st, ct__put_along(ctx, t, d, pos, src, out));
+    CT__DO(st, ct_index_copy(ctx, t, d, pos, src, out));
     ct_tensor_release(pos);
     return ct__ag_named(ctx, ct__error_within(ctx, "slice_scatter", st), out, mark,
                         "SliceScatterBackward0");
@@ -771,7 +766,7 @@ ct_status ct_diagonal_scatter(ct_ctx *ctx, const ct_tensor *t, const ct_tensor *
         const int64_t zero = 0;
         CT__DO(st, ct_tensor_zeros(ctx, CT_INT64, 1, &zero, &x[4]));
     }
-    CT__DO(st, ct__put_along(ctx, x[1], n, x[4], src, &x[5]));
+    CT__DO(st, ct_index_copy(ctx, x[1], n, x[4], src, &x[5]));
     int64_t psh[CT_MAX_DIMS];
     for (int i = 0; i < t->ndim; i++)
         psh[i] = t->shape[perm[i]];

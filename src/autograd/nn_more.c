@@ -237,8 +237,8 @@ static ct_status ct__bins(ct_ctx *ctx, int64_t in, int64_t o, ct_tensor **out, i
     *lmax = lm;
     return st;
 }
-static ct_status ct__adaptive_max(ct_ctx *ctx, const char *op, const ct_tensor *x, int sd,
-                                  const int64_t *osz, ct_tensor **out, ct_tensor **indices) {
+static ct_status ct__adaptive_max(ct_ctx *ctx, const ct_tensor *x, const int64_t *osz,
+                                  ct_tensor **out, ct_tensor **indices) {
     /* x (B, H, W) with sd spatial dims folded as (B, 1, W) for 1-d */
     const int64_t B = x->shape[0], H = x->shape[1], W = x->shape[2];
     const int64_t oh = osz[0], ow = osz[1];
@@ -283,8 +283,6 @@ static ct_status ct__adaptive_max(ct_ctx *ctx, const char *op, const ct_tensor *
         CT__DO(st, ct_tensor_reshape(ctx, pi, 3, SH(B, oh, ow), indices));
         ct_tensor_release(pos), ct_tensor_release(pe), ct_tensor_release(pi);
     }
-    (void)sd;
-    (void)op;
     ct__release_all(24, t);
     return st;
 }
@@ -320,7 +318,7 @@ static ct_status ct__adaptive_max_front(ct_ctx *ctx, const char *op, const ct_te
         B *= x->shape[i];
     ct_tensor *xb = NULL, *y = NULL, *yi = NULL;
     st = ct_tensor_reshape(ctx, x, 3, SH(B, isz[0], isz[1]), &xb);
-    CT__DO(st, ct__adaptive_max(ctx, op, xb, sd, osz, &y, indices ? &yi : NULL));
+    CT__DO(st, ct__adaptive_max(ctx, xb, osz, &y, indices ? &yi : NULL));
     int64_t sh[CT_MAX_DIMS];
     for (int i = 0; i < x->ndim - sd; i++)
         sh[i] = x->shape[i];
@@ -910,7 +908,7 @@ static ct_status ct__multilabel_margin(ct_ctx *ctx, const ct_tensor *x, const ct
                              "(N, C) or (C))",
                              CT__SHAPE_STR(x), CT__SHAPE_STR(y));
     ct_tensor *t[24] = {NULL};
-    const int dim1 = 1, d12[2] = {1, 2};
+    const int d12[2] = {1, 2};
     st = ct_tensor_reshape(ctx, x, 2, SH(N, C), &t[0]);
     CT__DO(st, ct_tensor_reshape(ctx, y, 2, SH(N, C), &t[1]));
     const bool was = ct_set_grad_enabled(ctx, false);
@@ -965,7 +963,6 @@ static ct_status ct__multilabel_margin(ct_ctx *ctx, const ct_tensor *x, const ct
         ct_tensor_release(l);
         l = l2;
     }
-    (void)dim1;
     ct__release_all(24, t);
     if (st != CT_OK) {
         ct_tensor_release(l);

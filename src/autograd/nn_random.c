@@ -287,8 +287,7 @@ static ct_status ct__embedding_bag(ct_ctx *ctx, const ct_tensor *weight, const c
          * an out-of-range gather (CT_ERR_INDEX) so no host read is needed */
         if (st == CT_OK && offsets->shape[0] > 0) {
             ct_tensor *f = NULL, *l = NULL, *b1 = NULL, *b2 = NULL, *b3 = NULL, *d = NULL,
-                      *neg = NULL, *anyneg = NULL, *bad = NULL, *bi = NULL, *probe = NULL,
-                      *b4 = NULL;
+                      *neg = NULL, *anyneg = NULL, *bi = NULL, *probe = NULL, *b4 = NULL;
             const int64_t no = offsets->shape[0];
             st = ct_tensor_narrow(ctx, t[4], 0, 0, 1, &f);
             CT__DO(st, ct_tensor_narrow(ctx, t[4], 0, no - 1, 1, &l));
@@ -302,7 +301,6 @@ static ct_status ct__embedding_bag(ct_ctx *ctx, const ct_tensor *weight, const c
             CT__DO(st, ct_cast(ctx, b4, CT_INT64, &bi));
             const int64_t len1 = 1;
             CT__DO(st, ct_tensor_zeros(ctx, CT_INT64, 1, &len1, &probe));
-            (void)bad;
             ct_tensor *chk = NULL;
             CT__DO(st, ct_index_select(ctx, probe, 0, bi, &chk));
             if (st == CT_ERR_INDEX)
