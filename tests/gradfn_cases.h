@@ -511,6 +511,25 @@ static ct_tensor *gf_run(ct_ctx *ctx, const char *name, ct_status *stp) {
         if (st == CT_OK && !ls) st = ct_gru_cell(ctx, x, y, m4, m4, NULL, NULL, &r);
         ct_tensor_release(m4), ct_tensor_release(hy);
     }
+    if (IS("lstm") || IS("lstm_hn") || IS("lstm_batch_first") || IS("gru_bidirectional") ||
+        IS("rnn_unbatched")) {
+        ct_tensor *m4 = NULL, *m3 = NULL, *hn = NULL;
+        st = ct_repeat(ctx, m, 2, S(4, 1), &m4);
+        if (st == CT_OK) st = ct_repeat(ctx, m, 2, S(3, 1), &m3);
+        const ct_tensor *pl[2] = {m4, m4}, *pg[4] = {m3, m3, m3, m3}, *pr[2] = {m, m};
+        ct_rnn_opts o = {.no_bias = true,
+                         .batch_first = IS("lstm_batch_first"),
+                         .bidirectional = IS("gru_bidirectional")};
+        if (st == CT_OK && IS("lstm_hn"))
+            st = ct_lstm(ctx, x4, NULL, NULL, pl, 2, &o, &hn, &r, NULL);
+        else if (st == CT_OK && IS("gru_bidirectional"))
+            st = ct_gru(ctx, x4, NULL, pg, 4, &o, &r, NULL);
+        else if (st == CT_OK && IS("rnn_unbatched"))
+            st = ct_rnn(ctx, x, NULL, pr, 2, &o, &r, NULL);
+        else if (st == CT_OK)
+            st = ct_lstm(ctx, x4, NULL, NULL, pl, 2, &o, &r, NULL, NULL);
+        ct_tensor_release(m4), ct_tensor_release(m3), ct_tensor_release(hn);
+    }
     if (IS("multi_margin_loss") || IS("multilabel_margin_loss")) {
         ct_tensor *t = NULL;
         const bool mm = IS("multi_margin_loss");

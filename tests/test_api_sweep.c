@@ -2093,6 +2093,21 @@ static void s1_ct_gru_cell(void) { SWEEP_STATUS(ct_gru_cell(S_ctx, NULL, NULL, N
 static void s2_ct_gru_cell(void) { SWEEP_STATUS(ct_gru_cell(S_ctx, S_t, S_t, S_t, S_t, S_t, S_t, NULL)); }
 static void s3_ct_gru_cell(void) { SWEEP_STATUS(ct_gru_cell(S_ctx, S_t, S_t, S_t, S_t, S_t, S_t, &S_out[0])); }
 static void s4_ct_gru_cell(void) { SWEEP_STATUS(ct_gru_cell(S_ctx, S_t, S_t, S_t, S_t, S_t, S_t, &S_out[0])); }
+static void s0_ct_rnn(void) { (void)ct_rnn(NULL, NULL, NULL, NULL, (int){0}, NULL, NULL, NULL); }
+static void s1_ct_rnn(void) { SWEEP_STATUS(ct_rnn(S_ctx, NULL, NULL, NULL, (int){0}, NULL, NULL, NULL)); }
+static void s2_ct_rnn(void) { SWEEP_STATUS(ct_rnn(S_ctx, S_t, S_t, NULL, (int){0}, NULL, NULL, NULL)); }
+static void s3_ct_rnn(void) { SWEEP_STATUS(ct_rnn(S_ctx, S_t, S_t, S_tarr, (int){0}, NULL, &S_out[0], &S_out[1])); }
+static void s4_ct_rnn(void) { SWEEP_STATUS(ct_rnn(S_ctx, S_t, S_t, S_tarr, (int){0}, NULL, &S_out[0], &S_out[1])); }
+static void s0_ct_lstm(void) { (void)ct_lstm(NULL, NULL, NULL, NULL, NULL, (int){0}, NULL, NULL, NULL, NULL); }
+static void s1_ct_lstm(void) { SWEEP_STATUS(ct_lstm(S_ctx, NULL, NULL, NULL, NULL, (int){0}, NULL, NULL, NULL, NULL)); }
+static void s2_ct_lstm(void) { SWEEP_STATUS(ct_lstm(S_ctx, S_t, S_t, S_t, NULL, (int){0}, NULL, NULL, NULL, NULL)); }
+static void s3_ct_lstm(void) { SWEEP_STATUS(ct_lstm(S_ctx, S_t, S_t, S_t, S_tarr, (int){0}, NULL, &S_out[0], &S_out[1], &S_out[2])); }
+static void s4_ct_lstm(void) { SWEEP_STATUS(ct_lstm(S_ctx, S_t, S_t, S_t, S_tarr, (int){0}, NULL, &S_out[0], &S_out[1], &S_out[2])); }
+static void s0_ct_gru(void) { (void)ct_gru(NULL, NULL, NULL, NULL, (int){0}, NULL, NULL, NULL); }
+static void s1_ct_gru(void) { SWEEP_STATUS(ct_gru(S_ctx, NULL, NULL, NULL, (int){0}, NULL, NULL, NULL)); }
+static void s2_ct_gru(void) { SWEEP_STATUS(ct_gru(S_ctx, S_t, S_t, NULL, (int){0}, NULL, NULL, NULL)); }
+static void s3_ct_gru(void) { SWEEP_STATUS(ct_gru(S_ctx, S_t, S_t, S_tarr, (int){0}, NULL, &S_out[0], &S_out[1])); }
+static void s4_ct_gru(void) { SWEEP_STATUS(ct_gru(S_ctx, S_t, S_t, S_tarr, (int){0}, NULL, &S_out[0], &S_out[1])); }
 static void s0_ct_affine_grid(void) { (void)ct_affine_grid(NULL, NULL, NULL, (bool){0}, NULL); }
 static void s1_ct_affine_grid(void) { SWEEP_STATUS(ct_affine_grid(S_ctx, NULL, NULL, (bool){0}, NULL)); }
 static void s2_ct_affine_grid(void) { SWEEP_STATUS(ct_affine_grid(S_ctx, S_t, NULL, (bool){0}, NULL)); }
@@ -5740,6 +5755,21 @@ static const sweep_case sweep_cases[] = {
     {"ct_gru_cell", 2, s2_ct_gru_cell},
     {"ct_gru_cell", 3, s3_ct_gru_cell},
     {"ct_gru_cell", 4, s4_ct_gru_cell},
+    {"ct_rnn", 0, s0_ct_rnn},
+    {"ct_rnn", 1, s1_ct_rnn},
+    {"ct_rnn", 2, s2_ct_rnn},
+    {"ct_rnn", 3, s3_ct_rnn},
+    {"ct_rnn", 4, s4_ct_rnn},
+    {"ct_lstm", 0, s0_ct_lstm},
+    {"ct_lstm", 1, s1_ct_lstm},
+    {"ct_lstm", 2, s2_ct_lstm},
+    {"ct_lstm", 3, s3_ct_lstm},
+    {"ct_lstm", 4, s4_ct_lstm},
+    {"ct_gru", 0, s0_ct_gru},
+    {"ct_gru", 1, s1_ct_gru},
+    {"ct_gru", 2, s2_ct_gru},
+    {"ct_gru", 3, s3_ct_gru},
+    {"ct_gru", 4, s4_ct_gru},
     {"ct_affine_grid", 0, s0_ct_affine_grid},
     {"ct_affine_grid", 1, s1_ct_affine_grid},
     {"ct_affine_grid", 2, s2_ct_affine_grid},

@@ -989,6 +989,40 @@ static ct_status op_gru_cell(void) { /* hidden 2: w_ih (6, 8), w_hh (6, 2) */
     ct_tensor_release(wih), ct_tensor_release(whh), ct_tensor_release(w2);
     return st;
 }
+static ct_status op_rnn(void) { /* unbatched x (4, 8), hidden 4 */
+    ct_status st = ct_tensor_reshape(ctx, Mt, 2, (const int64_t[]){4, 8}, &OUT2);
+    ct_tensor *hh = NULL;
+    if (st == CT_OK) st = ct_tensor_narrow(ctx, Mt, 0, 0, 4, &hh);
+    const ct_tensor *p[2] = {OUT2, hh};
+    const ct_rnn_opts o = {.no_bias = true, .relu = true};
+    if (st == CT_OK) st = ct_rnn(ctx, A, NULL, p, 2, &o, &OUT, &OUT3);
+    ct_tensor_release(hh);
+    return st;
+}
+static ct_status op_lstm(void) { /* unbatched x (4, 8), hidden 2, two directions */
+    ct_tensor *wih = NULL, *whh = NULL, *w8 = NULL;
+    ct_status st = ct_tensor_reshape(ctx, Mt, 2, (const int64_t[]){4, 8}, &wih);
+    if (st == CT_OK) st = ct_cat(ctx, 2, (const ct_tensor *[]){wih, wih}, 0, &w8);
+    if (st == CT_OK) st = ct_tensor_narrow(ctx, Mt, 1, 0, 2, &whh);
+    const ct_tensor *p[4] = {w8, whh, w8, whh};
+    const ct_rnn_opts o = {.no_bias = true, .bidirectional = true};
+    if (st == CT_OK) st = ct_lstm(ctx, A, NULL, NULL, p, 4, &o, &OUT, &OUT2, &OUT3);
+    ct_tensor_release(wih), ct_tensor_release(whh), ct_tensor_release(w8);
+    return st;
+}
+static ct_status op_gru(void) { /* x (4, 1, 8), hidden 2 */
+    ct_tensor *wih = NULL, *whh = NULL, *w2 = NULL, *x = NULL;
+    ct_status st = ct_tensor_narrow(ctx, B, 0, 0, 3, &OUT3);
+    if (st == CT_OK) st = ct_cat(ctx, 2, (const ct_tensor *[]){OUT3, OUT3}, 0, &wih);
+    if (st == CT_OK) st = ct_tensor_narrow(ctx, Mt, 0, 0, 6, &whh);
+    if (st == CT_OK) st = ct_tensor_narrow(ctx, whh, 1, 0, 2, &w2);
+    if (st == CT_OK) st = ct_tensor_unsqueeze(ctx, A, 1, &x);
+    const ct_tensor *p[2] = {wih, w2};
+    const ct_rnn_opts o = {.no_bias = true};
+    if (st == CT_OK) st = ct_gru(ctx, x, NULL, p, 2, &o, &OUT, &OUT2);
+    ct_tensor_release(wih), ct_tensor_release(whh), ct_tensor_release(w2), ct_tensor_release(x);
+    return st;
+}
 static ct_status op_multi_margin_loss(void) {
     ct_status st = ct_tensor_from_host(ctx, (const int64_t[]){1, 0, 7, 3}, CT_INT64, 1,
                                        (const int64_t[]){4}, &OUT2);
@@ -1701,6 +1735,9 @@ static const op_entry computing[] = {
     E(rnn_relu_cell),
     E(lstm_cell),
     E(gru_cell),
+    E(rnn),
+    E(lstm),
+    E(gru),
     E(multi_margin_loss),
     E(multilabel_margin_loss),
     E(hann_window),

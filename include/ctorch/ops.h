@@ -654,6 +654,34 @@ CT_API ct_status ct_lstm_cell(ct_ctx *ctx, const ct_tensor *x, const ct_tensor *
 CT_API ct_status ct_gru_cell(ct_ctx *ctx, const ct_tensor *x, const ct_tensor *hx,
                              const ct_tensor *w_ih, const ct_tensor *w_hh, const ct_tensor *b_ih,
                              const ct_tensor *b_hh, ct_tensor **out);
+/* Options of ct_rnn / ct_lstm / ct_gru (nn.RNN / LSTM / GRU's arguments). Zero-initialised (or a
+ * NULL pointer) it is torch's default: one layer, biases, one direction, (seq, batch, feature). */
+typedef struct ct_rnn_opts {
+    int num_layers;        /* 0 or 1: one layer */
+    bool no_bias;          /* the params hold no b_ih / b_hh (torch's bias=False) */
+    bool bidirectional;    /* a reverse direction per layer, outputs joined on the last dim */
+    bool batch_first;      /* input and output are (batch, seq, feature) */
+    bool relu;             /* ct_rnn only: relu instead of tanh (torch.rnn_relu) */
+    int64_t proj_size;     /* ct_lstm only: > 0 adds w_hr (proj_size, hidden) per direction */
+    double dropout;        /* on each layer's output but the last, when train */
+    bool train;            /* dropout active */
+    uint64_t seed, offset; /* dropout draws (ct_dropout; layer l at offset + l * its numel) */
+} ct_rnn_opts;
+/* torch.rnn_tanh / rnn_relu (nn.RNN): x (T, N, in) (or (T, in) unbatched), h0 (layers * dirs, N,
+ * H) or NULL (zeros), params per layer and direction: w_ih (H, in_l), w_hh (H, H)[, b_ih, b_hh]
+ * (torch's order); out (T, N, dirs * H), h_n (layers * dirs, N, H) (h_n may be NULL). */
+CT_API ct_status ct_rnn(ct_ctx *ctx, const ct_tensor *x, const ct_tensor *h0,
+                        const ct_tensor *const *params, int n_params, const ct_rnn_opts *opts,
+                        ct_tensor **out, ct_tensor **h_n);
+/* torch.lstm (nn.LSTM): as ct_rnn with 4H gate rows, the cell state c0 / c_n (layers * dirs, N,
+ * H) (NULL: zeros / not wanted) and, with proj_size P, w_hr last in each group (h is then P). */
+CT_API ct_status ct_lstm(ct_ctx *ctx, const ct_tensor *x, const ct_tensor *h0, const ct_tensor *c0,
+                         const ct_tensor *const *params, int n_params, const ct_rnn_opts *opts,
+                         ct_tensor **out, ct_tensor **h_n, ct_tensor **c_n);
+/* torch.gru (nn.GRU): as ct_rnn with 3H gate rows (reset, update, new). */
+CT_API ct_status ct_gru(ct_ctx *ctx, const ct_tensor *x, const ct_tensor *h0,
+                        const ct_tensor *const *params, int n_params, const ct_rnn_opts *opts,
+                        ct_tensor **out, ct_tensor **h_n);
 /* F.affine_grid for 2-d: theta (N, 2, 3) applied to the normalized coordinates of size (N, C, H,
  * W) (-1 .. 1, pixel centres without align_corners): grid (N, H, W, 2) of (x, y), one bmm. */
 CT_API ct_status ct_affine_grid(ct_ctx *ctx, const ct_tensor *theta, const int64_t size[4],

@@ -2,9 +2,8 @@
  * as torch 1.13 writes them where the rounding depends on it: conv_transpose1d / 2d (matmul +
  * col2im, the adjoint of conv), max / avg / adaptive pools in 1-d, adaptive max pooling,
  * max_unpool, lp_pool, instance_norm (batch_norm over (1, N*C, ...), as ATen), local_response_norm,
- * bilinear, channel_shuffle, the RNN cells (rnn_tanh / rnn_relu / lstm / gru, ATen's RNN.cpp order)
- * and the multi_margin / multilabel_margin losses. docs/everyday.md ("More nn") lists the
- * differences. */
+ * bilinear, channel_shuffle and the multi_margin / multilabel_margin losses. docs/everyday.md
+ * ("More nn") lists the differences. */
 #include "autograd/autograd_impl.h"
 #include "ops/dispatch.h"
 #include "tensor/ag_front.h"
@@ -683,125 +682,6 @@ ct_status ct_channel_shuffle(ct_ctx *ctx, const ct_tensor *x, int64_t groups, ct
     CT__DO(st, ct_tensor_reshape(ctx, t[2], x->ndim, x->shape, out));
     ct__release_all(3, t);
     return ct__error_within(ctx, "channel_shuffle", st);
-}
-
-/* ---- RNN cells (ATen's RNN.cpp): gates = linear_hh(hx) + linear_ih(x) ---- */
-static ct_status ct__cell_args(ct_ctx *ctx, const char *op, const ct_tensor *x, const ct_tensor *hx,
-                               const ct_tensor *w_ih, const ct_tensor *w_hh, int64_t gates,
-                               void *out) {
-    const ct_tensor *ins[4] = {x, hx, w_ih, w_hh};
-    ct_status st = ct__check_args(ctx, op, 4, ins, out);
-    if (st != CT_OK) return st;
-    if (x->ndim != 2 || hx->ndim != 2 || w_ih->ndim != 2 || w_hh->ndim != 2)
-        return ct__set_error(ctx, CT_ERR_SHAPE,
-                             "%s: expected input (N, in), hx (N, hidden) and 2-d weights, got "
-                             "input %s and hx %s",
-                             op, CT__SHAPE_STR(x), CT__SHAPE_STR(hx));
-    const int64_t Hd = hx->shape[1];
-    if (hx->shape[0] != x->shape[0] || w_ih->shape[0] != gates * Hd ||
-        w_ih->shape[1] != x->shape[1] || w_hh->shape[0] != gates * Hd || w_hh->shape[1] != Hd)
-        return ct__set_error(ctx, CT_ERR_SHAPE,
-                             "%s: input %s, hx %s, w_ih %s and w_hh %s do not match (w_ih (%lld * "
-                             "hidden, in), w_hh (%lld * hidden, hidden))",
-                             op, CT__SHAPE_STR(x), CT__SHAPE_STR(hx),
-                             ct__shape_str((char[96]){0}, 96, w_ih->ndim, w_ih->shape),
-                             ct__shape_str((char[96]){0}, 96, w_hh->ndim, w_hh->shape),
-                             (long long)gates, (long long)gates);
-    return CT_OK;
-}
-static ct_status ct__gates(ct_ctx *ctx, const ct_tensor *x, const ct_tensor *hx,
-                           const ct_tensor *w_ih, const ct_tensor *w_hh, const ct_tensor *b_ih,
-                           const ct_tensor *b_hh, ct_tensor **gi, ct_tensor **gh) {
-    ct_status st = ct_linear(ctx, x, w_ih, b_ih, gi);
-    CT__DO(st, ct_linear(ctx, hx, w_hh, b_hh, gh));
-    return st;
-}
-static ct_status ct__simple_cell(ct_ctx *ctx, const char *op, bool tanh_, const ct_tensor *x,
-                                 const ct_tensor *hx, const ct_tensor *w_ih, const ct_tensor *w_hh,
-                                 const ct_tensor *b_ih, const ct_tensor *b_hh, ct_tensor **out) {
-    ct_status st = ct__cell_args(ctx, op, x, hx, w_ih, w_hh, 1, out);
-    if (st != CT_OK) return st;
-    *out = NULL;
-    ct_tensor *gi = NULL, *gh = NULL, *s = NULL;
-    st = ct__gates(ctx, x, hx, w_ih, w_hh, b_ih, b_hh, &gi, &gh);
-    CT__DO(st, ct_add(ctx, gh, gi, &s));
-    CT__DO(st, tanh_ ? ct_tanh(ctx, s, out) : ct_relu(ctx, s, out));
-    ct_tensor_release(gi), ct_tensor_release(gh), ct_tensor_release(s);
-    return ct__error_within(ctx, op, st);
-}
-ct_status ct_rnn_tanh_cell(ct_ctx *ctx, const ct_tensor *x, const ct_tensor *hx,
-                           const ct_tensor *w_ih, const ct_tensor *w_hh, const ct_tensor *b_ih,
-                           const ct_tensor *b_hh, ct_tensor **out) {
-    return ct__simple_cell(ctx, "rnn_tanh_cell", true, x, hx, w_ih, w_hh, b_ih, b_hh, out);
-}
-ct_status ct_rnn_relu_cell(ct_ctx *ctx, const ct_tensor *x, const ct_tensor *hx,
-                           const ct_tensor *w_ih, const ct_tensor *w_hh, const ct_tensor *b_ih,
-                           const ct_tensor *b_hh, ct_tensor **out) {
-    return ct__simple_cell(ctx, "rnn_relu_cell", false, x, hx, w_ih, w_hh, b_ih, b_hh, out);
-}
-ct_status ct_lstm_cell(ct_ctx *ctx, const ct_tensor *x, const ct_tensor *hx, const ct_tensor *cx,
-                       const ct_tensor *w_ih, const ct_tensor *w_hh, const ct_tensor *b_ih,
-                       const ct_tensor *b_hh, ct_tensor **hy, ct_tensor **cy) {
-    ct_status st = ct__cell_args(ctx, "lstm_cell", x, hx, w_ih, w_hh, 4, hy);
-    if (st != CT_OK) return st;
-    *hy = NULL;
-    if (!cy) return ct__set_error(ctx, CT_ERR_INVALID_ARG, "lstm_cell: cy is NULL");
-    *cy = NULL;
-    const ct_tensor *ci[1] = {cx};
-    if ((st = ct__check_args(ctx, "lstm_cell", 1, ci, cy)) != CT_OK) return st;
-    if (cx->ndim != 2 || cx->shape[0] != hx->shape[0] || cx->shape[1] != hx->shape[1])
-        return ct__set_error(ctx, CT_ERR_SHAPE, "lstm_cell: cx %s must have hx's shape %s",
-                             CT__SHAPE_STR(cx), CT__SHAPE_STR(hx));
-    ct_tensor *t[16] = {NULL}, *ch[4] = {NULL};
-    int n = 0;
-    st = ct__gates(ctx, x, hx, w_ih, w_hh, b_ih, b_hh, &t[0], &t[1]);
-    CT__DO(st, ct_add(ctx, t[1], t[0], &t[2]));
-    CT__DO(st, ct_chunk(ctx, t[2], 4, 1, 4, ch, &n));
-    CT__DO(st, ct_sigmoid(ctx, ch[0], &t[3])); /* input gate */
-    CT__DO(st, ct_sigmoid(ctx, ch[1], &t[4])); /* forget gate */
-    CT__DO(st, ct_tanh(ctx, ch[2], &t[5]));    /* cell gate */
-    CT__DO(st, ct_sigmoid(ctx, ch[3], &t[6])); /* output gate */
-    CT__DO(st, ct_mul(ctx, t[4], cx, &t[7]));
-    CT__DO(st, ct_mul(ctx, t[3], t[5], &t[8]));
-    CT__DO(st, ct_add(ctx, t[7], t[8], cy));
-    CT__DO(st, ct_tanh(ctx, *cy, &t[9]));
-    CT__DO(st, ct_mul(ctx, t[6], t[9], hy));
-    ct__release_all(16, t);
-    for (int i = 0; i < n; i++)
-        ct_tensor_release(ch[i]);
-    if (st != CT_OK) {
-        ct_tensor_release(*hy), ct_tensor_release(*cy);
-        *hy = *cy = NULL;
-    }
-    return ct__error_within(ctx, "lstm_cell", st);
-}
-ct_status ct_gru_cell(ct_ctx *ctx, const ct_tensor *x, const ct_tensor *hx, const ct_tensor *w_ih,
-                      const ct_tensor *w_hh, const ct_tensor *b_ih, const ct_tensor *b_hh,
-                      ct_tensor **out) {
-    ct_status st = ct__cell_args(ctx, "gru_cell", x, hx, w_ih, w_hh, 3, out);
-    if (st != CT_OK) return st;
-    *out = NULL;
-    ct_tensor *t[16] = {NULL}, *ci[3] = {NULL}, *chh[3] = {NULL};
-    int n1 = 0, n2 = 0;
-    st = ct__gates(ctx, x, hx, w_ih, w_hh, b_ih, b_hh, &t[0], &t[1]);
-    CT__DO(st, ct_chunk(ctx, t[0], 3, 1, 3, ci, &n1));
-    CT__DO(st, ct_chunk(ctx, t[1], 3, 1, 3, chh, &n2));
-    CT__DO(st, ct_add(ctx, chh[0], ci[0], &t[2]));
-    CT__DO(st, ct_sigmoid(ctx, t[2], &t[3])); /* reset gate */
-    CT__DO(st, ct_add(ctx, chh[1], ci[1], &t[4]));
-    CT__DO(st, ct_sigmoid(ctx, t[4], &t[5])); /* input gate */
-    CT__DO(st, ct_mul(ctx, chh[2], t[3], &t[6]));
-    CT__DO(st, ct_add(ctx, ci[2], t[6], &t[7]));
-    CT__DO(st, ct_tanh(ctx, t[7], &t[8])); /* new gate */
-    CT__DO(st, ct_sub(ctx, hx, t[8], &t[9]));
-    CT__DO(st, ct_mul(ctx, t[9], t[5], &t[10]));
-    CT__DO(st, ct_add(ctx, t[10], t[8], out));
-    ct__release_all(16, t);
-    for (int i = 0; i < n1; i++)
-        ct_tensor_release(ci[i]);
-    for (int i = 0; i < n2; i++)
-        ct_tensor_release(chh[i]);
-    return ct__error_within(ctx, "gru_cell", st);
 }
 
 /* ---- multi_margin_loss: sum over j != y of max(0, margin - x[y] + x[j])^p (* weight[y]) / C ----
