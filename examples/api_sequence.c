@@ -1,7 +1,9 @@
-/* Sequence models as a PyTorch user writes them with nn.RNN / nn.LSTM / nn.GRU: ct_gru over a
- * scalar sequence checked against the recurrence worked out by hand, a two-layer bidirectional
- * batch-first ct_lstm whose output and final states are checked against each other, and a
- * gradient through ct_rnn against its closed form. Build and run: see README ("Examples"). */
+/* Sequence models as a PyTorch user writes them with nn.RNN / nn.LSTM / nn.GRU and attention:
+ * ct_gru over a scalar sequence checked against the recurrence worked out by hand, a two-layer
+ * bidirectional batch-first ct_lstm whose output and final states are checked against each other,
+ * a gradient through ct_rnn against its closed form, ct_scaled_dot_product_attention with a causal
+ * mask against softmax weights by hand, and ct_multi_head_attention_forward with identity
+ * projections against it. Build and run: see README ("Examples"). */
 #include <ctorch/ctorch.h>
 #include <math.h>
 #include <stdio.h>
@@ -107,6 +109,41 @@ int main(void) {
     const double o1 = tanh(1.5 * 0.25 + 0.5 * 0.2);
     if (near("rnn out", at(y, 0), o1) ||
         near("rnn d out / d x", at(ct_tensor_grad(x1), 0), 1.5 * (1 - o1 * o1)))
+        goto fail;
+
+    /* attention: 2 queries, 2 keys (E 2), causal: query 0 sees key 0 only, query 1 both with
+     * weights softmax(q1 . k / sqrt(2)) */
+    const double qv[4] = {1, 0, 0.5, 2}, kv[4] = {1, 1, -1, 0.5}, vv[4] = {1, 2, 3, 4};
+    ct_tensor *q = vals(2, SHP(2, 2), qv), *k = vals(2, SHP(2, 2), kv), *v = vals(2, SHP(2, 2), vv);
+    const ct_sdpa_opts causal = {.is_causal = true};
+    CHECK(ct_scaled_dot_product_attention(ctx, q, k, v, &causal, &y));
+    keep(y);
+    const double s0 = (0.5 * 1 + 2 * 1) / sqrt(2.0), s1 = (0.5 * -1 + 2 * 0.5) / sqrt(2.0);
+    const double p0 = 1 / (1 + exp(s1 - s0));
+    if (near("sdpa out[0,0] (key 0 only)", at(y, 0), 1) ||
+        near("sdpa out[1,1]", at(y, 3), p0 * 2 + (1 - p0) * 4))
+        goto fail;
+    /* one head with identity projections: the same attention (without the mask) */
+    ct_tensor *eye = NULL, *q3 = NULL, *k3 = NULL, *v3 = NULL, *sd = NULL;
+    CHECK(ct_tensor_eye(ctx, CT_FLOAT64, 2, 2, &eye));
+    keep(eye);
+    CHECK(ct_tensor_unsqueeze(ctx, q, 1, &q3)); /* (L, N = 1, E) */
+    keep(q3);
+    CHECK(ct_tensor_unsqueeze(ctx, k, 1, &k3));
+    keep(k3);
+    CHECK(ct_tensor_unsqueeze(ctx, v, 1, &v3));
+    keep(v3);
+    ct_tensor *wpk = NULL;
+    CHECK(ct_cat(ctx, 3, (const ct_tensor *[]){eye, eye, eye}, 0, &wpk));
+    keep(wpk);
+    const ct_mha_opts mo = {.in_proj_weight = wpk};
+    ct_tensor *aw = NULL;
+    CHECK(ct_multi_head_attention_forward(ctx, q3, k3, v3, 1, eye, NULL, &mo, &y, &aw));
+    keep(y), keep(aw);
+    CHECK(ct_scaled_dot_product_attention(ctx, q, k, v, NULL, &sd));
+    keep(sd);
+    if (near("mha out[1,0,1] = sdpa out[1,1]", at(y, 3), at(sd, 3)) ||
+        near("mha weights[0,1,0]", at(aw, 2), p0))
         goto fail;
     printf("all sequence checks passed\n");
     rc = 0;

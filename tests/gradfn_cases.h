@@ -530,6 +530,15 @@ static ct_tensor *gf_run(ct_ctx *ctx, const char *name, ct_status *stp) {
             st = ct_lstm(ctx, x4, NULL, NULL, pl, 2, &o, &r, NULL, NULL);
         ct_tensor_release(m4), ct_tensor_release(m3), ct_tensor_release(hn);
     }
+    if (IS("mha") || IS("mha_weights")) {
+        ct_tensor *m3 = NULL, *y = NULL, *w = NULL;
+        st = ct_repeat(ctx, m, 2, S(3, 1), &m3);
+        const ct_mha_opts o = {.in_proj_weight = m3};
+        if (st == CT_OK)
+            st = ct_multi_head_attention_forward(ctx, x4, x4, x4, 3, m, NULL, &o, &y, &w);
+        r = IS("mha") ? y : w;
+        ct_tensor_release(IS("mha") ? w : y), ct_tensor_release(m3);
+    }
     if (IS("multi_margin_loss") || IS("multilabel_margin_loss")) {
         ct_tensor *t = NULL;
         const bool mm = IS("multi_margin_loss");

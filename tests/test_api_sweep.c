@@ -2108,6 +2108,16 @@ static void s1_ct_gru(void) { SWEEP_STATUS(ct_gru(S_ctx, NULL, NULL, NULL, (int)
 static void s2_ct_gru(void) { SWEEP_STATUS(ct_gru(S_ctx, S_t, S_t, NULL, (int){0}, NULL, NULL, NULL)); }
 static void s3_ct_gru(void) { SWEEP_STATUS(ct_gru(S_ctx, S_t, S_t, S_tarr, (int){0}, NULL, &S_out[0], &S_out[1])); }
 static void s4_ct_gru(void) { SWEEP_STATUS(ct_gru(S_ctx, S_t, S_t, S_tarr, (int){0}, NULL, &S_out[0], &S_out[1])); }
+static void s0_ct_scaled_dot_product_attention(void) { (void)ct_scaled_dot_product_attention(NULL, NULL, NULL, NULL, NULL, NULL); }
+static void s1_ct_scaled_dot_product_attention(void) { SWEEP_STATUS(ct_scaled_dot_product_attention(S_ctx, NULL, NULL, NULL, NULL, NULL)); }
+static void s2_ct_scaled_dot_product_attention(void) { SWEEP_STATUS(ct_scaled_dot_product_attention(S_ctx, S_t, S_t, S_t, NULL, NULL)); }
+static void s3_ct_scaled_dot_product_attention(void) { SWEEP_STATUS(ct_scaled_dot_product_attention(S_ctx, S_t, S_t, S_t, NULL, &S_out[0])); }
+static void s4_ct_scaled_dot_product_attention(void) { SWEEP_STATUS(ct_scaled_dot_product_attention(S_ctx, S_t, S_t, S_t, NULL, &S_out[0])); }
+static void s0_ct_multi_head_attention_forward(void) { (void)ct_multi_head_attention_forward(NULL, NULL, NULL, NULL, (int64_t){0}, NULL, NULL, NULL, NULL, NULL); }
+static void s1_ct_multi_head_attention_forward(void) { SWEEP_STATUS(ct_multi_head_attention_forward(S_ctx, NULL, NULL, NULL, (int64_t){0}, NULL, NULL, NULL, NULL, NULL)); }
+static void s2_ct_multi_head_attention_forward(void) { SWEEP_STATUS(ct_multi_head_attention_forward(S_ctx, S_t, S_t, S_t, (int64_t){0}, S_t, S_t, NULL, NULL, NULL)); }
+static void s3_ct_multi_head_attention_forward(void) { SWEEP_STATUS(ct_multi_head_attention_forward(S_ctx, S_t, S_t, S_t, (int64_t){0}, S_t, S_t, NULL, &S_out[0], &S_out[1])); }
+static void s4_ct_multi_head_attention_forward(void) { SWEEP_STATUS(ct_multi_head_attention_forward(S_ctx, S_t, S_t, S_t, (int64_t){0}, S_t, S_t, NULL, &S_out[0], &S_out[1])); }
 static void s0_ct_affine_grid(void) { (void)ct_affine_grid(NULL, NULL, NULL, (bool){0}, NULL); }
 static void s1_ct_affine_grid(void) { SWEEP_STATUS(ct_affine_grid(S_ctx, NULL, NULL, (bool){0}, NULL)); }
 static void s2_ct_affine_grid(void) { SWEEP_STATUS(ct_affine_grid(S_ctx, S_t, NULL, (bool){0}, NULL)); }
@@ -5770,6 +5780,16 @@ static const sweep_case sweep_cases[] = {
     {"ct_gru", 2, s2_ct_gru},
     {"ct_gru", 3, s3_ct_gru},
     {"ct_gru", 4, s4_ct_gru},
+    {"ct_scaled_dot_product_attention", 0, s0_ct_scaled_dot_product_attention},
+    {"ct_scaled_dot_product_attention", 1, s1_ct_scaled_dot_product_attention},
+    {"ct_scaled_dot_product_attention", 2, s2_ct_scaled_dot_product_attention},
+    {"ct_scaled_dot_product_attention", 3, s3_ct_scaled_dot_product_attention},
+    {"ct_scaled_dot_product_attention", 4, s4_ct_scaled_dot_product_attention},
+    {"ct_multi_head_attention_forward", 0, s0_ct_multi_head_attention_forward},
+    {"ct_multi_head_attention_forward", 1, s1_ct_multi_head_attention_forward},
+    {"ct_multi_head_attention_forward", 2, s2_ct_multi_head_attention_forward},
+    {"ct_multi_head_attention_forward", 3, s3_ct_multi_head_attention_forward},
+    {"ct_multi_head_attention_forward", 4, s4_ct_multi_head_attention_forward},
     {"ct_affine_grid", 0, s0_ct_affine_grid},
     {"ct_affine_grid", 1, s1_ct_affine_grid},
     {"ct_affine_grid", 2, s2_ct_affine_grid},

@@ -1023,6 +1023,26 @@ static ct_status op_gru(void) { /* x (4, 1, 8), hidden 2 */
     ct_tensor_release(wih), ct_tensor_release(whh), ct_tensor_release(w2), ct_tensor_release(x);
     return st;
 }
+static ct_status op_scaled_dot_product_attention(void) { /* q, k, v (4, 8), causal */
+    const ct_sdpa_opts o = {.is_causal = true};
+    return ct_scaled_dot_product_attention(ctx, A, B, A, &o, &OUT);
+}
+static ct_status op_multi_head_attention_forward(void) { /* self-attention, E 8, 2 heads */
+    ct_tensor *w = NULL, *wo = NULL;
+    ct_status st = ct_tensor_reshape(ctx, Mt, 2, (const int64_t[]){4, 8}, &OUT3);
+    if (st == CT_OK)
+        st = ct_cat(ctx, 6, (const ct_tensor *[]){OUT3, OUT3, OUT3, OUT3, OUT3, OUT3}, 0, &w);
+    if (st == CT_OK) st = ct_cat(ctx, 2, (const ct_tensor *[]){OUT3, OUT3}, 0, &wo);
+    if (st == CT_OK) st = ct_tensor_unsqueeze(ctx, A, 1, &OUT2);
+    const ct_mha_opts o = {.in_proj_weight = w};
+    if (st == CT_OK) {
+        ct_tensor_release(OUT3);
+        OUT3 = NULL;
+        st = ct_multi_head_attention_forward(ctx, OUT2, OUT2, OUT2, 2, wo, NULL, &o, &OUT, &OUT3);
+    }
+    ct_tensor_release(w), ct_tensor_release(wo);
+    return st;
+}
 static ct_status op_multi_margin_loss(void) {
     ct_status st = ct_tensor_from_host(ctx, (const int64_t[]){1, 0, 7, 3}, CT_INT64, 1,
                                        (const int64_t[]){4}, &OUT2);
@@ -1738,6 +1758,8 @@ static const op_entry computing[] = {
     E(rnn),
     E(lstm),
     E(gru),
+    E(scaled_dot_product_attention),
+    E(multi_head_attention_forward),
     E(multi_margin_loss),
     E(multilabel_margin_loss),
     E(hann_window),

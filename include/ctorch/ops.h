@@ -682,6 +682,46 @@ CT_API ct_status ct_lstm(ct_ctx *ctx, const ct_tensor *x, const ct_tensor *h0, c
 CT_API ct_status ct_gru(ct_ctx *ctx, const ct_tensor *x, const ct_tensor *h0,
                         const ct_tensor *const *params, int n_params, const ct_rnn_opts *opts,
                         ct_tensor **out, ct_tensor **h_n);
+/* Options of ct_scaled_dot_product_attention; zeroed (or NULL) it is torch's default: no mask,
+ * no dropout, scale 1 / sqrt(E), no grouped-query heads. */
+typedef struct ct_sdpa_opts {
+    const ct_tensor *attn_mask; /* bool (true takes part) or float (added), to (..., L, S) */
+    double dropout_p;           /* on the attention weights (always applied when > 0, as torch) */
+    bool is_causal;             /* query i sees keys 0..i (tril of an (L, S) mask); no attn_mask */
+    double scale;               /* 0: 1 / sqrt(E); negative allowed (torch's sign handling) */
+    bool enable_gqa;            /* key / value heads (dim -3) repeated to the query's */
+    uint64_t seed, offset;      /* dropout draws, as ct_dropout */
+} ct_sdpa_opts;
+/* F.scaled_dot_product_attention: softmax(q k^T scale + mask) v for q (..., L, E), k (..., S, E),
+ * v (..., S, Ev) -> (..., L, Ev), as PyTorch 2.x's math backend (a row with no key gives 0). */
+CT_API ct_status ct_scaled_dot_product_attention(ct_ctx *ctx, const ct_tensor *q,
+                                                 const ct_tensor *k, const ct_tensor *v,
+                                                 const ct_sdpa_opts *opts, ct_tensor **out);
+/* Options of ct_multi_head_attention_forward (F.multi_head_attention_forward's arguments); zeroed
+ * (or NULL) it is: no biases, no masks, no dropout, weights averaged over the heads. */
+typedef struct ct_mha_opts {
+    const ct_tensor *in_proj_weight; /* (3E, E); NULL: q / k / v_proj_weight (separate) */
+    const ct_tensor *in_proj_bias;   /* (3E) or NULL */
+    const ct_tensor *q_proj_weight, *k_proj_weight,
+        *v_proj_weight;                   /* (E, E), (E, kdim), (E, vdim) */
+    const ct_tensor *bias_k, *bias_v;     /* (1, 1, E): one more key / value position, or NULL */
+    bool add_zero_attn;                   /* one more all-zero key / value position */
+    const ct_tensor *key_padding_mask;    /* (N, S): bool (true: ignored) or float (added) */
+    const ct_tensor *attn_mask;           /* (L, S) or (N heads, L, S): bool / byte (true: not
+                                             allowed) or float (added) */
+    const ct_tensor *static_k, *static_v; /* (N heads, S, E / heads) used as k / v, or NULL */
+    bool per_head_weights; /* attn_weights (N, heads, L, S) (average_attn_weights=0) */
+    double dropout_p;      /* on the attention weights, when training */
+    bool training;
+    uint64_t seed, offset; /* dropout draws, as ct_dropout */
+} ct_mha_opts;
+/* F.multi_head_attention_forward (nn.MultiheadAttention): query (L, N, E) (or (L, E)), key / value
+ * (S, N, kdim / vdim); out (L, N, E_out) and, when attn_weights is not NULL, the weights (N, L, S)
+ * averaged over the heads; torch 1.13's steps and masks (note: true in a bool mask excludes). */
+CT_API ct_status ct_multi_head_attention_forward(
+    ct_ctx *ctx, const ct_tensor *query, const ct_tensor *key, const ct_tensor *value,
+    int64_t num_heads, const ct_tensor *out_proj_weight, const ct_tensor *out_proj_bias,
+    const ct_mha_opts *opts, ct_tensor **out, ct_tensor **attn_weights);
 /* F.affine_grid for 2-d: theta (N, 2, 3) applied to the normalized coordinates of size (N, C, H,
  * W) (-1 .. 1, pixel centres without align_corners): grid (N, H, W, 2) of (x, y), one bmm. */
 CT_API ct_status ct_affine_grid(ct_ctx *ctx, const ct_tensor *theta, const int64_t size[4],

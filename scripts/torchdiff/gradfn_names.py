@@ -286,6 +286,8 @@ CASES = {
     'lstm_hn': lambda o: torch.lstm(o.x4, (torch.zeros(1, 4, 3), torch.zeros(1, 4, 3)), [o.m.repeat(4, 1)] * 2, False, 1, 0.0, False, False, False)[1],
     'lstm_batch_first': lambda o: torch.lstm(o.x4, (torch.zeros(1, 2, 3), torch.zeros(1, 2, 3)), [o.m.repeat(4, 1)] * 2, False, 1, 0.0, False, False, True)[0],
     'gru_bidirectional': lambda o: torch.gru(o.x4, torch.zeros(2, 4, 3), [o.m.repeat(3, 1)] * 4, False, 1, 0.0, False, True, False)[0],
+    'mha': lambda o: F.multi_head_attention_forward(o.x4, o.x4, o.x4, 3, 3, o.m.repeat(3, 1), None, None, None, False, 0.0, o.m, None, training=False)[0],
+    'mha_weights': lambda o: F.multi_head_attention_forward(o.x4, o.x4, o.x4, 3, 3, o.m.repeat(3, 1), None, None, None, False, 0.0, o.m, None, training=False)[1],
     'rnn_unbatched': lambda o: torch.rnn_tanh(o.x.unsqueeze(1), torch.zeros(1, 1, 3), [o.m] * 2, False, 1, 0.0, False, False, False)[0].squeeze(1),
     'multi_margin_loss': lambda o: F.multi_margin_loss(o.x, torch.tensor([2, 0])),
     'multilabel_margin_loss': lambda o: F.multilabel_margin_loss(o.x, torch.tensor([[2, -1, 0], [0, 1, -1]])),

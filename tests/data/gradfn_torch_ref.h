@@ -224,6 +224,8 @@ static const struct {
     {"lstm_hn", "grad_fn=<StackBackward0>"},
     {"lstm_batch_first", "grad_fn=<TransposeBackward0>"},
     {"gru_bidirectional", "grad_fn=<CatBackward0>"},
+    {"mha", "grad_fn=<ViewBackward0>"},
+    {"mha_weights", "grad_fn=<DivBackward0>"},
     {"rnn_unbatched", "grad_fn=<SqueezeBackward1>"},
     {"multi_margin_loss", "grad_fn=<MultiMarginLossBackward0>"},
     {"multilabel_margin_loss", "grad_fn=<MultilabelMarginLossBackward0>"},
