@@ -539,6 +539,35 @@ static ct_tensor *gf_run(ct_ctx *ctx, const char *name, ct_status *stp) {
         r = IS("mha") ? y : w;
         ct_tensor_release(IS("mha") ? w : y), ct_tensor_release(m3);
     }
+    if (IS("conv3d") || IS("conv_transpose3d") || IS("max_pool3d") || IS("avg_pool3d") ||
+        IS("adaptive_avg_pool3d") || IS("adaptive_max_pool3d")) {
+        ct_tensor *vol = NULL, *w1 = NULL, *w5 = NULL;
+        st = ct_tensor_reshape(ctx, img, 5, S(1, 1, 2, 5, 5), &vol);
+        const bool tr = IS("conv_transpose3d");
+        if (st == CT_OK) st = ct_tensor_narrow(ctx, wc, tr ? 0 : 1, 0, 1, &w1);
+        if (st == CT_OK && tr) {
+            ct_tensor *w2 = NULL;
+            st = ct_tensor_narrow(ctx, w1, 1, 0, 1, &w2);
+            if (st == CT_OK) st = ct_tensor_reshape(ctx, w2, 5, S(1, 1, 1, 3, 3), &w5);
+            ct_tensor_release(w2);
+        } else if (st == CT_OK) {
+            st = ct_tensor_reshape(ctx, w1, 5, S(4, 1, 1, 3, 3), &w5);
+        }
+        if (st == CT_OK && IS("conv3d"))
+            st = ct_conv3d(ctx, vol, w5, NULL, S(1, 1, 1), S(0, 0, 0), S(1, 1, 1), 1, &r);
+        if (st == CT_OK && tr)
+            st = ct_conv_transpose3d(ctx, vol, w5, NULL, S(2, 2, 2), S(0, 0, 0), S(0, 0, 0), 1,
+                                     S(1, 1, 1), &r);
+        if (st == CT_OK && IS("max_pool3d"))
+            st = ct_max_pool3d(ctx, vol, S(1, 2, 2), NULL, NULL, NULL, false, &r, NULL);
+        if (st == CT_OK && IS("avg_pool3d"))
+            st = ct_avg_pool3d(ctx, vol, S(1, 2, 2), NULL, NULL, false, true, 0, &r);
+        if (st == CT_OK && IS("adaptive_avg_pool3d"))
+            st = ct_adaptive_avg_pool3d(ctx, vol, S(1, 2, 3), &r);
+        if (st == CT_OK && IS("adaptive_max_pool3d"))
+            st = ct_adaptive_max_pool3d(ctx, vol, S(1, 2, 3), &r, NULL);
+        ct_tensor_release(vol), ct_tensor_release(w1), ct_tensor_release(w5);
+    }
     if (IS("multi_margin_loss") || IS("multilabel_margin_loss")) {
         ct_tensor *t = NULL;
         const bool mm = IS("multi_margin_loss");

@@ -2043,6 +2043,41 @@ static void s1_ct_max_unpool1d(void) { SWEEP_STATUS(ct_max_unpool1d(S_ctx, NULL,
 static void s2_ct_max_unpool1d(void) { SWEEP_STATUS(ct_max_unpool1d(S_ctx, S_t, S_t, (int64_t){0}, (int64_t){0}, (int64_t){0}, (int64_t){0}, NULL)); }
 static void s3_ct_max_unpool1d(void) { SWEEP_STATUS(ct_max_unpool1d(S_ctx, S_t, S_t, (int64_t){0}, (int64_t){0}, (int64_t){0}, (int64_t){0}, &S_out[0])); }
 static void s4_ct_max_unpool1d(void) { SWEEP_STATUS(ct_max_unpool1d(S_ctx, S_t, S_t, (int64_t){0}, (int64_t){0}, (int64_t){0}, (int64_t){0}, &S_out[0])); }
+static void s0_ct_conv3d(void) { (void)ct_conv3d(NULL, NULL, NULL, NULL, NULL, NULL, NULL, (int){0}, NULL); }
+static void s1_ct_conv3d(void) { SWEEP_STATUS(ct_conv3d(S_ctx, NULL, NULL, NULL, NULL, NULL, NULL, (int){0}, NULL)); }
+static void s2_ct_conv3d(void) { SWEEP_STATUS(ct_conv3d(S_ctx, S_t, S_t, S_t, NULL, NULL, NULL, (int){0}, NULL)); }
+static void s3_ct_conv3d(void) { SWEEP_STATUS(ct_conv3d(S_ctx, S_t, S_t, S_t, NULL, NULL, NULL, (int){0}, &S_out[0])); }
+static void s4_ct_conv3d(void) { SWEEP_STATUS(ct_conv3d(S_ctx, S_t, S_t, S_t, S_i64, S_i64, S_i64, (int){0}, &S_out[0])); }
+static void s0_ct_conv_transpose3d(void) { (void)ct_conv_transpose3d(NULL, NULL, NULL, NULL, NULL, NULL, NULL, (int){0}, NULL, NULL); }
+static void s1_ct_conv_transpose3d(void) { SWEEP_STATUS(ct_conv_transpose3d(S_ctx, NULL, NULL, NULL, NULL, NULL, NULL, (int){0}, NULL, NULL)); }
+static void s2_ct_conv_transpose3d(void) { SWEEP_STATUS(ct_conv_transpose3d(S_ctx, S_t, S_t, S_t, NULL, NULL, NULL, (int){0}, NULL, NULL)); }
+static void s3_ct_conv_transpose3d(void) { SWEEP_STATUS(ct_conv_transpose3d(S_ctx, S_t, S_t, S_t, NULL, NULL, NULL, (int){0}, NULL, &S_out[0])); }
+static void s4_ct_conv_transpose3d(void) { SWEEP_STATUS(ct_conv_transpose3d(S_ctx, S_t, S_t, S_t, S_i64, S_i64, S_i64, (int){0}, S_i64, &S_out[0])); }
+static void s0_ct_max_pool3d(void) { (void)ct_max_pool3d(NULL, NULL, NULL, NULL, NULL, NULL, (bool){0}, NULL, NULL); }
+static void s1_ct_max_pool3d(void) { SWEEP_STATUS(ct_max_pool3d(S_ctx, NULL, NULL, NULL, NULL, NULL, (bool){0}, NULL, NULL)); }
+static void s2_ct_max_pool3d(void) { SWEEP_STATUS(ct_max_pool3d(S_ctx, S_t, NULL, NULL, NULL, NULL, (bool){0}, NULL, NULL)); }
+static void s3_ct_max_pool3d(void) { SWEEP_STATUS(ct_max_pool3d(S_ctx, S_t, NULL, NULL, NULL, NULL, (bool){0}, &S_out[0], &S_out[1])); }
+static void s4_ct_max_pool3d(void) { SWEEP_STATUS(ct_max_pool3d(S_ctx, S_t, S_i64, S_i64, S_i64, S_i64, (bool){0}, &S_out[0], &S_out[1])); }
+static void s0_ct_avg_pool3d(void) { (void)ct_avg_pool3d(NULL, NULL, NULL, NULL, NULL, (bool){0}, (bool){0}, (int64_t){0}, NULL); }
+static void s1_ct_avg_pool3d(void) { SWEEP_STATUS(ct_avg_pool3d(S_ctx, NULL, NULL, NULL, NULL, (bool){0}, (bool){0}, (int64_t){0}, NULL)); }
+static void s2_ct_avg_pool3d(void) { SWEEP_STATUS(ct_avg_pool3d(S_ctx, S_t, NULL, NULL, NULL, (bool){0}, (bool){0}, (int64_t){0}, NULL)); }
+static void s3_ct_avg_pool3d(void) { SWEEP_STATUS(ct_avg_pool3d(S_ctx, S_t, NULL, NULL, NULL, (bool){0}, (bool){0}, (int64_t){0}, &S_out[0])); }
+static void s4_ct_avg_pool3d(void) { SWEEP_STATUS(ct_avg_pool3d(S_ctx, S_t, S_i64, S_i64, S_i64, (bool){0}, (bool){0}, (int64_t){0}, &S_out[0])); }
+static void s0_ct_adaptive_avg_pool3d(void) { (void)ct_adaptive_avg_pool3d(NULL, NULL, NULL, NULL); }
+static void s1_ct_adaptive_avg_pool3d(void) { SWEEP_STATUS(ct_adaptive_avg_pool3d(S_ctx, NULL, NULL, NULL)); }
+static void s2_ct_adaptive_avg_pool3d(void) { SWEEP_STATUS(ct_adaptive_avg_pool3d(S_ctx, S_t, NULL, NULL)); }
+static void s3_ct_adaptive_avg_pool3d(void) { SWEEP_STATUS(ct_adaptive_avg_pool3d(S_ctx, S_t, NULL, &S_out[0])); }
+static void s4_ct_adaptive_avg_pool3d(void) { SWEEP_STATUS(ct_adaptive_avg_pool3d(S_ctx, S_t, S_i64, &S_out[0])); }
+static void s0_ct_adaptive_max_pool3d(void) { (void)ct_adaptive_max_pool3d(NULL, NULL, NULL, NULL, NULL); }
+static void s1_ct_adaptive_max_pool3d(void) { SWEEP_STATUS(ct_adaptive_max_pool3d(S_ctx, NULL, NULL, NULL, NULL)); }
+static void s2_ct_adaptive_max_pool3d(void) { SWEEP_STATUS(ct_adaptive_max_pool3d(S_ctx, S_t, NULL, NULL, NULL)); }
+static void s3_ct_adaptive_max_pool3d(void) { SWEEP_STATUS(ct_adaptive_max_pool3d(S_ctx, S_t, NULL, &S_out[0], &S_out[1])); }
+static void s4_ct_adaptive_max_pool3d(void) { SWEEP_STATUS(ct_adaptive_max_pool3d(S_ctx, S_t, S_i64, &S_out[0], &S_out[1])); }
+static void s0_ct_max_unpool3d(void) { (void)ct_max_unpool3d(NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL); }
+static void s1_ct_max_unpool3d(void) { SWEEP_STATUS(ct_max_unpool3d(S_ctx, NULL, NULL, NULL, NULL, NULL, NULL, NULL)); }
+static void s2_ct_max_unpool3d(void) { SWEEP_STATUS(ct_max_unpool3d(S_ctx, S_t, S_t, NULL, NULL, NULL, NULL, NULL)); }
+static void s3_ct_max_unpool3d(void) { SWEEP_STATUS(ct_max_unpool3d(S_ctx, S_t, S_t, NULL, NULL, NULL, NULL, &S_out[0])); }
+static void s4_ct_max_unpool3d(void) { SWEEP_STATUS(ct_max_unpool3d(S_ctx, S_t, S_t, S_i64, S_i64, S_i64, S_i64, &S_out[0])); }
 static void s0_ct_lp_pool2d(void) { (void)ct_lp_pool2d(NULL, NULL, (double){0}, NULL, NULL, (bool){0}, NULL); }
 static void s1_ct_lp_pool2d(void) { SWEEP_STATUS(ct_lp_pool2d(S_ctx, NULL, (double){0}, NULL, NULL, (bool){0}, NULL)); }
 static void s2_ct_lp_pool2d(void) { SWEEP_STATUS(ct_lp_pool2d(S_ctx, S_t, (double){0}, NULL, NULL, (bool){0}, NULL)); }
@@ -5715,6 +5750,41 @@ static const sweep_case sweep_cases[] = {
     {"ct_max_unpool1d", 2, s2_ct_max_unpool1d},
     {"ct_max_unpool1d", 3, s3_ct_max_unpool1d},
     {"ct_max_unpool1d", 4, s4_ct_max_unpool1d},
+    {"ct_conv3d", 0, s0_ct_conv3d},
+    {"ct_conv3d", 1, s1_ct_conv3d},
+    {"ct_conv3d", 2, s2_ct_conv3d},
+    {"ct_conv3d", 3, s3_ct_conv3d},
+    {"ct_conv3d", 4, s4_ct_conv3d},
+    {"ct_conv_transpose3d", 0, s0_ct_conv_transpose3d},
+    {"ct_conv_transpose3d", 1, s1_ct_conv_transpose3d},
+    {"ct_conv_transpose3d", 2, s2_ct_conv_transpose3d},
+    {"ct_conv_transpose3d", 3, s3_ct_conv_transpose3d},
+    {"ct_conv_transpose3d", 4, s4_ct_conv_transpose3d},
+    {"ct_max_pool3d", 0, s0_ct_max_pool3d},
+    {"ct_max_pool3d", 1, s1_ct_max_pool3d},
+    {"ct_max_pool3d", 2, s2_ct_max_pool3d},
+    {"ct_max_pool3d", 3, s3_ct_max_pool3d},
+    {"ct_max_pool3d", 4, s4_ct_max_pool3d},
+    {"ct_avg_pool3d", 0, s0_ct_avg_pool3d},
+    {"ct_avg_pool3d", 1, s1_ct_avg_pool3d},
+    {"ct_avg_pool3d", 2, s2_ct_avg_pool3d},
+    {"ct_avg_pool3d", 3, s3_ct_avg_pool3d},
+    {"ct_avg_pool3d", 4, s4_ct_avg_pool3d},
+    {"ct_adaptive_avg_pool3d", 0, s0_ct_adaptive_avg_pool3d},
+    {"ct_adaptive_avg_pool3d", 1, s1_ct_adaptive_avg_pool3d},
+    {"ct_adaptive_avg_pool3d", 2, s2_ct_adaptive_avg_pool3d},
+    {"ct_adaptive_avg_pool3d", 3, s3_ct_adaptive_avg_pool3d},
+    {"ct_adaptive_avg_pool3d", 4, s4_ct_adaptive_avg_pool3d},
+    {"ct_adaptive_max_pool3d", 0, s0_ct_adaptive_max_pool3d},
+    {"ct_adaptive_max_pool3d", 1, s1_ct_adaptive_max_pool3d},
+    {"ct_adaptive_max_pool3d", 2, s2_ct_adaptive_max_pool3d},
+    {"ct_adaptive_max_pool3d", 3, s3_ct_adaptive_max_pool3d},
+    {"ct_adaptive_max_pool3d", 4, s4_ct_adaptive_max_pool3d},
+    {"ct_max_unpool3d", 0, s0_ct_max_unpool3d},
+    {"ct_max_unpool3d", 1, s1_ct_max_unpool3d},
+    {"ct_max_unpool3d", 2, s2_ct_max_unpool3d},
+    {"ct_max_unpool3d", 3, s3_ct_max_unpool3d},
+    {"ct_max_unpool3d", 4, s4_ct_max_unpool3d},
     {"ct_lp_pool2d", 0, s0_ct_lp_pool2d},
     {"ct_lp_pool2d", 1, s1_ct_lp_pool2d},
     {"ct_lp_pool2d", 2, s2_ct_lp_pool2d},

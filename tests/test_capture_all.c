@@ -1043,6 +1043,53 @@ static ct_status op_multi_head_attention_forward(void) { /* self-attention, E 8,
     ct_tensor_release(w), ct_tensor_release(wo);
     return st;
 }
+/* volumes: A (4, 8) as (1, 1, 4, 2, 4) in OUT2 */
+static ct_status vol(void) {
+    return ct_tensor_reshape(ctx, A, 5, (const int64_t[]){1, 1, 4, 2, 4}, &OUT2);
+}
+static ct_status op_conv3d(void) {
+    ct_status st = vol();
+    if (st == CT_OK) st = ct_tensor_reshape(ctx, Mt, 5, (const int64_t[]){4, 1, 2, 2, 2}, &OUT3);
+    const int64_t one[3] = {1, 1, 1}, zero[3] = {0, 0, 0};
+    return st == CT_OK ? ct_conv3d(ctx, OUT2, OUT3, NULL, one, zero, one, 1, &OUT) : st;
+}
+static ct_status op_conv_transpose3d(void) {
+    ct_status st = vol();
+    if (st == CT_OK) st = ct_tensor_reshape(ctx, Mt, 5, (const int64_t[]){1, 4, 2, 2, 2}, &OUT3);
+    const int64_t one[3] = {1, 1, 1}, zero[3] = {0, 0, 0}, two[3] = {2, 2, 2};
+    return st == CT_OK ? ct_conv_transpose3d(ctx, OUT2, OUT3, NULL, two, zero, zero, 1, one, &OUT)
+                       : st;
+}
+static ct_status op_max_pool3d(void) {
+    ct_status st = vol();
+    return st == CT_OK ? ct_max_pool3d(ctx, OUT2, (const int64_t[]){2, 2, 2}, NULL, NULL, NULL,
+                                       true, &OUT, &OUT3)
+                       : st;
+}
+static ct_status op_avg_pool3d(void) {
+    ct_status st = vol();
+    return st == CT_OK ? ct_avg_pool3d(ctx, OUT2, (const int64_t[]){2, 2, 2}, NULL,
+                                       (const int64_t[]){1, 1, 1}, false, false, 0, &OUT)
+                       : st;
+}
+static ct_status op_adaptive_avg_pool3d(void) {
+    ct_status st = vol();
+    return st == CT_OK ? ct_adaptive_avg_pool3d(ctx, OUT2, (const int64_t[]){3, 1, 3}, &OUT) : st;
+}
+static ct_status op_adaptive_max_pool3d(void) {
+    ct_status st = vol();
+    return st == CT_OK ? ct_adaptive_max_pool3d(ctx, OUT2, (const int64_t[]){3, 1, 3}, &OUT, &OUT3)
+                       : st;
+}
+static ct_status op_max_unpool3d(void) { /* (1, 1, 2, 1, 2) from a 2x2x2 pool of the volume */
+    ct_tensor *p = NULL, *i = NULL;
+    ct_status st = vol();
+    const int64_t k[3] = {2, 2, 2};
+    if (st == CT_OK) st = ct_max_pool3d(ctx, OUT2, k, NULL, NULL, NULL, false, &p, &i);
+    if (st == CT_OK) st = ct_max_unpool3d(ctx, p, i, k, NULL, NULL, NULL, &OUT);
+    ct_tensor_release(p), ct_tensor_release(i);
+    return st;
+}
 static ct_status op_multi_margin_loss(void) {
     ct_status st = ct_tensor_from_host(ctx, (const int64_t[]){1, 0, 7, 3}, CT_INT64, 1,
                                        (const int64_t[]){4}, &OUT2);
@@ -1758,6 +1805,13 @@ static const op_entry computing[] = {
     E(rnn),
     E(lstm),
     E(gru),
+    E(conv3d),
+    E(conv_transpose3d),
+    E(max_pool3d),
+    E(avg_pool3d),
+    E(adaptive_avg_pool3d),
+    E(adaptive_max_pool3d),
+    E(max_unpool3d),
     E(scaled_dot_product_attention),
     E(multi_head_attention_forward),
     E(multi_margin_loss),

@@ -611,6 +611,45 @@ CT_API ct_status ct_max_unpool2d(ct_ctx *ctx, const ct_tensor *x, const ct_tenso
 CT_API ct_status ct_max_unpool1d(ct_ctx *ctx, const ct_tensor *x, const ct_tensor *indices,
                                  int64_t kernel, int64_t stride, int64_t padding,
                                  int64_t output_size, ct_tensor **out);
+/* F.conv3d: x (N, C, D, H, W) or (C, D, H, W), w (O, C / groups, kd, kh, kw), b (O) or NULL;
+ * one conv2d per kernel depth over all output depths, summed (torch sums in one GEMM: to rounding).
+ */
+CT_API ct_status ct_conv3d(ct_ctx *ctx, const ct_tensor *x, const ct_tensor *w, const ct_tensor *b,
+                           const int64_t stride[3], const int64_t padding[3],
+                           const int64_t dilation[3], int groups, ct_tensor **out);
+/* F.conv_transpose3d: x (N, C, D, H, W) or unbatched, w (C, O / groups, kd, kh, kw); output
+ * (D - 1) stride - 2 padding + dilation (k - 1) + output_padding + 1 per dim, the adjoint of
+ * conv3d. */
+CT_API ct_status ct_conv_transpose3d(ct_ctx *ctx, const ct_tensor *x, const ct_tensor *w,
+                                     const ct_tensor *b, const int64_t stride[3],
+                                     const int64_t padding[3], const int64_t output_padding[3],
+                                     int groups, const int64_t dilation[3], ct_tensor **out);
+/* F.max_pool3d of (N, C, D, H, W) or (C, D, H, W) with ceil_mode and dilation (stride NULL or 0:
+ * the kernel; padding at most half the kernel): torch's maximum of each window (the first, or the
+ * last NaN) and, when indices is not NULL, its flat index d * H * W + h * W + w (int64). */
+CT_API ct_status ct_max_pool3d(ct_ctx *ctx, const ct_tensor *x, const int64_t kernel[3],
+                               const int64_t stride[3], const int64_t padding[3],
+                               const int64_t dilation[3], bool ceil_mode, ct_tensor **out,
+                               ct_tensor **indices);
+/* F.avg_pool3d: window sums divided by divisor_override (> 0), else by the window's elements in
+ * the input (count_include_pad false) or in the padded input (true); int64 divides toward zero. */
+CT_API ct_status ct_avg_pool3d(ct_ctx *ctx, const ct_tensor *x, const int64_t kernel[3],
+                               const int64_t stride[3], const int64_t padding[3], bool ceil_mode,
+                               bool count_include_pad, int64_t divisor_override, ct_tensor **out);
+/* F.adaptive_avg_pool3d / adaptive_max_pool3d: bins [floor(i D / o), ceil((i + 1) D / o)) per dim;
+ * the mean (divided by the bin's depth, height, width in turn, as torch) or torch's maximum with
+ * its flat index (indices may be NULL). */
+CT_API ct_status ct_adaptive_avg_pool3d(ct_ctx *ctx, const ct_tensor *x,
+                                        const int64_t output_size[3], ct_tensor **out);
+CT_API ct_status ct_adaptive_max_pool3d(ct_ctx *ctx, const ct_tensor *x,
+                                        const int64_t output_size[3], ct_tensor **out,
+                                        ct_tensor **indices);
+/* F.max_unpool3d: as max_unpool2d with flat indices d * H * W + h * W + w into the output volume.
+ */
+CT_API ct_status ct_max_unpool3d(ct_ctx *ctx, const ct_tensor *x, const ct_tensor *indices,
+                                 const int64_t kernel[3], const int64_t stride[3],
+                                 const int64_t padding[3], const int64_t output_size[3],
+                                 ct_tensor **out);
 /* F.lp_pool2d / 1d: (sign(a) relu(|a|) * kernel area) ^ (1 / p) with a = avg_pool(x ^ p), torch's
  * formula (stride NULL / 0: the kernel). */
 CT_API ct_status ct_lp_pool2d(ct_ctx *ctx, const ct_tensor *x, double p, const int64_t kernel[2],

@@ -1,8 +1,9 @@
 /* More of torch.nn.functional, composed of recording ops (differentiable, capturable) and written
  * as torch 1.13 writes them where the rounding depends on it: conv_transpose1d / 2d (matmul +
  * col2im, the adjoint of conv), max / avg / adaptive pools in 1-d, adaptive max pooling,
- * max_unpool, lp_pool, instance_norm (batch_norm over (1, N*C, ...), as ATen), local_response_norm,
- * bilinear, channel_shuffle and the multi_margin / multilabel_margin losses. docs/everyday.md
+ * max_unpool (1-d, 2-d, 3-d), lp_pool, instance_norm (batch_norm over (1, N*C, ...), as ATen),
+ * local_response_norm, bilinear, channel_shuffle and the multi_margin / multilabel_margin losses.
+ * docs/everyday.md
  * ("More nn") lists the differences. */
 #include "autograd/autograd_impl.h"
 #include "ops/dispatch.h"
@@ -373,7 +374,7 @@ static ct_status ct__unpool(ct_ctx *ctx, const char *op, const ct_tensor *x,
                              "%s: input %s must be %dD or %dD with indices of its shape, got %s",
                              op, CT__SHAPE_STR(x), sd + 1, sd + 2, CT__SHAPE_STR(indices));
     if (!kernel) return ct__set_error(ctx, CT_ERR_INVALID_ARG, "%s: kernel is NULL", op);
-    int64_t osz[2] = {1, 1}, plane = 1;
+    int64_t osz[3] = {1, 1, 1}, plane = 1;
     for (int i = 0; i < sd; i++) {
         const int64_t in = x->shape[x->ndim - sd + i],
                       s = stride && stride[i] ? stride[i] : kernel[i], p = padding ? padding[i] : 0;
@@ -431,6 +432,15 @@ ct_status ct_max_unpool2d(ct_ctx *ctx, const ct_tensor *x, const ct_tensor *indi
         ctx, "max_unpool2d",
         ct__unpool(ctx, "max_unpool2d", x, indices, 2, kernel, stride, padding, output_size, out));
     return ct__ag_named(ctx, st, out, mark, "MaxUnpool2DBackward0");
+}
+ct_status ct_max_unpool3d(ct_ctx *ctx, const ct_tensor *x, const ct_tensor *indices,
+                          const int64_t kernel[3], const int64_t stride[3],
+                          const int64_t padding[3], const int64_t output_size[3], ct_tensor **out) {
+    uint64_t mark = ct__ag_mark(ctx);
+    ct_status st = ct__error_within(
+        ctx, "max_unpool3d",
+        ct__unpool(ctx, "max_unpool3d", x, indices, 3, kernel, stride, padding, output_size, out));
+    return ct__ag_named(ctx, st, out, mark, "MaxUnpool3DBackward0");
 }
 ct_status ct_max_unpool1d(ct_ctx *ctx, const ct_tensor *x, const ct_tensor *indices, int64_t kernel,
                           int64_t stride, int64_t padding, int64_t output_size, ct_tensor **out) {

@@ -1,0 +1,543 @@
+/* Volumetric (3-d) convolution and pooling as torch.nn.functional computes them, composed of
+ * recording ops (differentiable, capturable): conv3d and conv_transpose3d as one 2-d (transposed)
+ * convolution per kernel depth over all output (input) depths at once, summed (scattered with
+ * index_add for the transpose); max / avg / adaptive pooling by gathering each window (index_select
+ * of the flattened volume, invalid positions masked), torch's choice of the maximum (the first,
+ * or the last NaN, in (d, h, w) order) and its flat index d * H * W + h * W + w, the value taken
+ * back with gather so the gradient goes where torch's does; max_unpool3d as max_unpool2d over the
+ * flattened depth. docs/everyday.md ("Volumetric") lists the differences. */
+#include "autograd/autograd_impl.h"
+#include "ops/dispatch.h"
+#include "tensor/ag_front.h"
+
+#include <math.h>
+#include <string.h>
+
+#define SH(...) ((const int64_t[]){__VA_ARGS__})
+
+/* x (N, C, D, H, W) or unbatched (C, D, H, W): a 5-d view (*x5, retained) */
+static ct_status ct__as5d(ct_ctx *ctx, const char *op, const ct_tensor *x, ct_tensor **x5,
+                          bool *unb) {
+    *x5 = NULL;
+    if (x->ndim != 4 && x->ndim != 5)
+        return ct__set_error(ctx, CT_ERR_SHAPE,
+                             "%s: expected a 4-d (unbatched) or 5-d (batched) input, got %s", op,
+                             CT__SHAPE_STR(x));
+    *unb = x->ndim == 4;
+    if (*unb) return ct_tensor_unsqueeze(ctx, x, 0, x5);
+    *x5 = ct_tensor_retain((ct_tensor *)x);
+    return CT_OK;
+}
+/* the batched result y5 back to the caller's layout */
+static ct_status ct__from5d(ct_ctx *ctx, ct_tensor *y5, bool unb, ct_tensor **out) {
+    if (unb) return ct_tensor_squeeze(ctx, y5, 0, out);
+    *out = ct_tensor_retain(y5);
+    return CT_OK;
+}
+
+static ct_status ct__geom3(ct_ctx *ctx, const char *op, const int64_t *k, const int64_t *s,
+                           const int64_t *p, const int64_t *d) {
+    if (!k || !s || !p || !d)
+        return ct__set_error(ctx, CT_ERR_INVALID_ARG, "%s: NULL geometry", op);
+    for (int i = 0; i < 3; i++)
+        if (k[i] < 1 || s[i] < 1 || d[i] < 1 || p[i] < 0 || k[i] > INT32_MAX || s[i] > INT32_MAX ||
+            d[i] > INT32_MAX || p[i] > INT32_MAX / 4)
+            return ct__set_error(
+                ctx, CT_ERR_INVALID_ARG,
+                "%s: kernel (%lld, %lld, %lld), stride (%lld, %lld, %lld), padding "
+                "(%lld, %lld, %lld), dilation (%lld, %lld, %lld): kernel, stride "
+                "and dilation must be >= 1 and padding >= 0",
+                op, (long long)k[0], (long long)k[1], (long long)k[2], (long long)s[0],
+                (long long)s[1], (long long)s[2], (long long)p[0], (long long)p[1], (long long)p[2],
+                (long long)d[0], (long long)d[1], (long long)d[2]);
+    return CT_OK;
+}
+
+/* ---- conv3d: sum over kernel depths of conv2d on (N OD, C, H, W) ---- */
+static ct_status ct__conv3d(ct_ctx *ctx, const ct_tensor *x, const ct_tensor *w, const ct_tensor *b,
+                            const int64_t *str, const int64_t *pad, const int64_t *dil, int groups,
+                            ct_tensor **out) {
+    const char *op = "conv3d";
+    const ct_tensor *ins[2] = {x, w};
+    ct_status st = ct__check_args(ctx, op, 2, ins, out);
+    if (st != CT_OK) return st;
+    *out = NULL;
+    const int64_t one[3] = {1, 1, 1};
+    if ((st = ct__geom3(ctx, op, one, str, pad, dil)) != CT_OK) return st;
+    if (w->ndim != 5)
+        return ct__set_error(ctx, CT_ERR_SHAPE, "%s: weight %s must be (O, C / groups, kd, kh, kw)",
+                             op, CT__SHAPE_STR(w));
+    bool unb = false;
+    ct_tensor *t[16] = {NULL}, *acc = NULL;
+    if ((st = ct__as5d(ctx, op, x, &t[0], &unb)) != CT_OK) return st;
+    const ct_tensor *x5 = t[0];
+    const int64_t N = x5->shape[0], C = x5->shape[1], D = x5->shape[2], H = x5->shape[3],
+                  W = x5->shape[4], O = w->shape[0], KD = w->shape[2];
+    if (groups < 1 || C % groups || O % groups || w->shape[1] * groups != C) {
+        st = ct__set_error(ctx, CT_ERR_SHAPE,
+                           "%s: input %s and weight %s with groups %d: expected weight (O, C / "
+                           "groups, kd, kh, kw) with C and O divisible by groups",
+                           op, CT__SHAPE_STR(x), CT__SHAPE_STR(w), groups);
+        goto done;
+    }
+    const int64_t span = D + 2 * pad[0] - dil[0] * (KD - 1) - 1;
+    if (span < 0) {
+        st = ct__set_error(ctx, CT_ERR_SHAPE,
+                           "%s: kernel depth %lld with dilation %lld does not fit input %s padded "
+                           "by %lld",
+                           op, (long long)KD, (long long)dil[0], CT__SHAPE_STR(x),
+                           (long long)pad[0]);
+        goto done;
+    }
+    const int64_t OD = span / str[0] + 1;
+    /* zero padding in depth only; conv2d pads height and width */
+    st = ct_pad(ctx, x5, 6, SH(0, 0, 0, 0, pad[0], pad[0]), CT_PAD_CONSTANT, 0, &t[1]);
+    for (int64_t kd = 0; kd < KD && st == CT_OK; kd++) {
+        ct_tensor *s = NULL, *p = NULL, *r = NULL, *wk = NULL, *y = NULL;
+        st = ct_tensor_slice(ctx, t[1], 2, kd * dil[0], kd * dil[0] + (OD - 1) * str[0] + 1, str[0],
+                             &s);
+        CT__DO(st, ct_tensor_permute(ctx, s, (const int[]){0, 2, 1, 3, 4}, &p));
+        CT__DO(st, ct_tensor_reshape(ctx, p, 4, SH(N * OD, C, H, W), &r));
+        CT__DO(st, ct_select(ctx, w, 2, kd, &wk));
+        CT__DO(st, ct_conv2d(ctx, r, wk, NULL, str + 1, pad + 1, dil + 1, groups, &y));
+        if (st == CT_OK && acc) {
+            ct_tensor *a2 = NULL;
+            st = ct_add(ctx, acc, y, &a2);
+            ct_tensor_release(acc);
+            acc = a2;
+        } else if (st == CT_OK) {
+            acc = ct_tensor_retain(y);
+        }
+        ct_tensor_release(s), ct_tensor_release(p), ct_tensor_release(r);
+        ct_tensor_release(wk), ct_tensor_release(y);
+    }
+    if (st != CT_OK) goto done;
+    const int64_t OH = acc->shape[2], OW = acc->shape[3];
+    st = ct_tensor_reshape(ctx, acc, 5, SH(N, OD, O, OH, OW), &t[2]);
+    CT__DO(st, ct_tensor_permute(ctx, t[2], (const int[]){0, 2, 1, 3, 4}, &t[3]));
+    if (b) {
+        if (b->ndim != 1 || b->shape[0] != O) {
+            CT__DO(st, ct__set_error(ctx, CT_ERR_SHAPE, "%s: bias %s must be (%lld)", op,
+                                     CT__SHAPE_STR(b), (long long)O));
+        }
+        CT__DO(st, ct_tensor_reshape(ctx, b, 4, SH(O, 1, 1, 1), &t[4]));
+        CT__DO(st, ct_add(ctx, t[3], t[4], &t[5]));
+    } else {
+        CT__DO(st, ct_tensor_contiguous(ctx, t[3], &t[5]));
+    }
+    CT__DO(st, ct__from5d(ctx, t[5], unb, out));
+done:
+    ct_tensor_release(acc);
+    ct__release_all(16, t);
+    return st;
+}
+ct_status ct_conv3d(ct_ctx *ctx, const ct_tensor *x, const ct_tensor *w, const ct_tensor *b,
+                    const int64_t stride[3], const int64_t padding[3], const int64_t dilation[3],
+                    int groups, ct_tensor **out) {
+    uint64_t mark = ct__ag_mark(ctx);
+    ct_status st = ct__error_within(
+        ctx, "conv3d", ct__conv3d(ctx, x, w, b, stride, padding, dilation, groups, out));
+    return ct__ag_named(ctx, st, out, mark,
+                        x && x->ndim == 4 ? "SqueezeBackward1" : "ConvolutionBackward0");
+}
+
+/* ---- conv_transpose3d: per kernel depth a conv_transpose2d of all input depths, scattered to
+ * depths id * stride + kd * dilation of the full output, then the padding cropped ---- */
+static ct_status ct__conv_t3d(ct_ctx *ctx, const ct_tensor *x, const ct_tensor *w,
+                              const ct_tensor *b, const int64_t *str, const int64_t *pad,
+                              const int64_t *opad, int groups, const int64_t *dil,
+                              ct_tensor **out) {
+    const char *op = "conv_transpose3d";
+    const ct_tensor *ins[2] = {x, w};
+    ct_status st = ct__check_args(ctx, op, 2, ins, out);
+    if (st != CT_OK) return st;
+    *out = NULL;
+    const int64_t one[3] = {1, 1, 1};
+    if ((st = ct__geom3(ctx, op, one, str, pad, dil)) != CT_OK) return st;
+    if (!opad) return ct__set_error(ctx, CT_ERR_INVALID_ARG, "%s: NULL output_padding", op);
+    if (opad[0] < 0 || (opad[0] >= str[0] && opad[0] >= dil[0]))
+        return ct__set_error(ctx, CT_ERR_INVALID_ARG,
+                             "%s: output padding must be smaller than either stride or dilation, "
+                             "got output_padding %lld, stride %lld, dilation %lld (depth)",
+                             op, (long long)opad[0], (long long)str[0], (long long)dil[0]);
+    if (w->ndim != 5)
+        return ct__set_error(ctx, CT_ERR_SHAPE, "%s: weight %s must be (C, O / groups, kd, kh, kw)",
+                             op, CT__SHAPE_STR(w));
+    bool unb = false;
+    ct_tensor *t[16] = {NULL}, *acc = NULL;
+    if ((st = ct__as5d(ctx, op, x, &t[0], &unb)) != CT_OK) return st;
+    const ct_tensor *x5 = t[0];
+    const int64_t N = x5->shape[0], C = x5->shape[1], D = x5->shape[2], H = x5->shape[3],
+                  W = x5->shape[4], KD = w->shape[2], O = w->shape[1] * groups;
+    if (groups < 1 || w->shape[0] != C || C % groups) {
+        st = ct__set_error(ctx, CT_ERR_SHAPE,
+                           "%s: input %s and weight %s with groups %d: expected weight (C, O / "
+                           "groups, kd, kh, kw)",
+                           op, CT__SHAPE_STR(x), CT__SHAPE_STR(w), groups);
+        goto done;
+    }
+    const int64_t full = (D - 1) * str[0] + dil[0] * (KD - 1) + 1 + opad[0], OD = full - 2 * pad[0];
+    if (OD < 1) {
+        st = ct__set_error(ctx, CT_ERR_SHAPE, "%s: the output depth %lld is not positive", op,
+                           (long long)OD);
+        goto done;
+    }
+    st = ct_tensor_permute(ctx, x5, (const int[]){0, 2, 1, 3, 4}, &t[1]);
+    CT__DO(st, ct_tensor_reshape(ctx, t[1], 4, SH(N * D, C, H, W), &t[2]));
+    for (int64_t kd = 0; kd < KD && st == CT_OK; kd++) {
+        ct_tensor *wk = NULL, *y = NULL, *y5 = NULL, *idx = NULL, *a2 = NULL;
+        st = ct_select(ctx, w, 2, kd, &wk);
+        CT__DO(st, ct_conv_transpose2d(ctx, t[2], wk, NULL, str + 1, pad + 1, opad + 1, groups,
+                                       dil + 1, &y));
+        if (st == CT_OK && !acc)
+            st = ct_tensor_zeros(ctx, y->dtype, 5, SH(N, full, O, y->shape[2], y->shape[3]), &acc);
+        CT__DO(st, ct_tensor_reshape(ctx, y, 5, SH(N, D, O, y->shape[2], y->shape[3]), &y5));
+        CT__DO(st, ct_tensor_arange(ctx, CT_INT64, (double)(kd * dil[0]),
+                                    (double)(kd * dil[0] + D * str[0]), (double)str[0], &idx));
+        CT__DO(st, ct_index_add(ctx, acc, 1, idx, y5, 1.0, &a2));
+        if (st == CT_OK) {
+            ct_tensor_release(acc);
+            acc = a2;
+        }
+        ct_tensor_release(wk), ct_tensor_release(y), ct_tensor_release(y5);
+        ct_tensor_release(idx);
+    }
+    if (st != CT_OK) goto done;
+    st = ct_tensor_narrow(ctx, acc, 1, pad[0], OD, &t[3]);
+    CT__DO(st, ct_tensor_permute(ctx, t[3], (const int[]){0, 2, 1, 3, 4}, &t[4]));
+    if (b) {
+        if (b->ndim != 1 || b->shape[0] != O) {
+            CT__DO(st, ct__set_error(ctx, CT_ERR_SHAPE, "%s: bias %s must be (%lld)", op,
+                                     CT__SHAPE_STR(b), (long long)O));
+        }
+        CT__DO(st, ct_tensor_reshape(ctx, b, 4, SH(O, 1, 1, 1), &t[5]));
+        CT__DO(st, ct_add(ctx, t[4], t[5], &t[6]));
+    } else {
+        CT__DO(st, ct_tensor_contiguous(ctx, t[4], &t[6]));
+    }
+    CT__DO(st, ct__from5d(ctx, t[6], unb, out));
+done:
+    ct_tensor_release(acc);
+    ct__release_all(16, t);
+    return st;
+}
+ct_status ct_conv_transpose3d(ct_ctx *ctx, const ct_tensor *x, const ct_tensor *w,
+                              const ct_tensor *b, const int64_t stride[3], const int64_t padding[3],
+                              const int64_t output_padding[3], int groups,
+                              const int64_t dilation[3], ct_tensor **out) {
+    uint64_t mark = ct__ag_mark(ctx);
+    ct_status st = ct__error_within(
+        ctx, "conv_transpose3d",
+        ct__conv_t3d(ctx, x, w, b, stride, padding, output_padding, groups, dilation, out));
+    return ct__ag_named(ctx, st, out, mark,
+                        x && x->ndim == 4 ? "SqueezeBackward1" : "ConvolutionBackward0");
+}
+
+/* ---- pooling windows ---- */
+/* One dim's window positions pos (O, K) = start(o) + k * dil and their validity: inside [0, size)
+ * and, for adaptive bins, before end(o). start NULL: o * stride - pad. */
+typedef struct ct__wdim {
+    int64_t size, O, K;
+    ct_tensor *pos, *valid, *count; /* (O, K) int64 clamped, (O, K) bool, (O) int64 */
+} ct__wdim;
+
+static void ct__wdim_free(ct__wdim *w) {
+    ct_tensor_release(w->pos), ct_tensor_release(w->valid), ct_tensor_release(w->count);
+    w->pos = w->valid = w->count = NULL;
+}
+
+/* regular windows (adaptive false) or adaptive bins; count: the divisor per output (valid
+ * positions, or with include_pad those before size + pad) */
+static ct_status ct__wdim_make(ct_ctx *ctx, ct__wdim *w, bool adaptive, int64_t stride, int64_t pad,
+                               int64_t dil, bool include_pad) {
+    ct_tensor *t[12] = {NULL};
+    ct_status st;
+    const int64_t O = w->O, K = w->K, n = w->size;
+    if (!adaptive) {
+        st = ct_tensor_arange(ctx, CT_INT64, (double)-pad, (double)(-pad + O * stride),
+                              (double)stride, &t[0]);
+    } else { /* start = floor(o n / O), end = ceil((o + 1) n / O) */
+        st = ct_tensor_arange(ctx, CT_INT64, 0, (double)(O * n), (double)n, &t[1]);
+        CT__DO(st, ct_div_scalar_mode(ctx, t[1], (double)O, CT_ROUND_FLOOR, &t[0]));
+        CT__DO(st, ct_tensor_arange(ctx, CT_INT64, (double)(n + O - 1), (double)(n + O - 1 + O * n),
+                                    (double)n, &t[2]));
+        CT__DO(st, ct_div_scalar_mode(ctx, t[2], (double)O, CT_ROUND_FLOOR, &t[3]));
+    }
+    CT__DO(st, ct_tensor_reshape(ctx, t[0], 2, SH(O, 1), &t[4]));
+    CT__DO(st, ct_tensor_arange(ctx, CT_INT64, 0, (double)(K * dil), (double)dil, &t[5]));
+    CT__DO(st, ct_tensor_reshape(ctx, t[5], 2, SH(1, K), &t[6]));
+    CT__DO(st, ct_add(ctx, t[4], t[6], &t[7])); /* raw positions (O, K) */
+    CT__DO(st, ct_ge_scalar(ctx, t[7], 0, &t[8]));
+    if (adaptive) {
+        CT__DO(st, ct_tensor_reshape(ctx, t[3], 2, SH(O, 1), &t[9]));
+        CT__DO(st, ct_lt(ctx, t[7], t[9], &t[10]));
+    } else {
+        CT__DO(st, ct_lt_scalar(ctx, t[7], (double)n, &t[10]));
+    }
+    CT__DO(st, ct_logical_and(ctx, t[8], t[10], &w->valid));
+    const double lo = 0, hi = (double)(n - 1);
+    CT__DO(st, ct_clamp(ctx, t[7], &lo, &hi, &w->pos));
+    if (include_pad) { /* positions before size + pad (the window starts at or after -pad) */
+        CT__DO(st, ct_lt_scalar(ctx, t[7], (double)(n + pad), &t[11]));
+    } else if (st == CT_OK) {
+        t[11] = ct_tensor_retain(w->valid);
+    }
+    const int one = 1;
+    CT__DO(st, ct_sum(ctx, t[11], 1, &one, false, &w->count));
+    ct__release_all(12, t);
+    if (st != CT_OK) ct__wdim_free(w);
+    return st;
+}
+
+/* x5 (N, C, D, H, W) -> windows (N, C, OD, OH, OW, K) (invalid positions = fill), the flat input
+ * index of every window position (OD, OH, OW, K) and their validity (OD, OH, OW, K) */
+static ct_status ct__windows(ct_ctx *ctx, const ct_tensor *x5, ct__wdim *w, double fill,
+                             ct_tensor **win, ct_tensor **flat, ct_tensor **valid) {
+    ct_tensor *t[20] = {NULL};
+    const int64_t N = x5->shape[0], C = x5->shape[1], H = x5->shape[3], W = x5->shape[4];
+    const int64_t K = w[0].K * w[1].K * w[2].K;
+    ct_status st = ct_mul_scalar(ctx, w[0].pos, (double)(H * W), &t[0]);
+    CT__DO(st, ct_tensor_reshape(ctx, t[0], 6, SH(w[0].O, 1, 1, w[0].K, 1, 1), &t[1]));
+    CT__DO(st, ct_mul_scalar(ctx, w[1].pos, (double)W, &t[2]));
+    CT__DO(st, ct_tensor_reshape(ctx, t[2], 6, SH(1, w[1].O, 1, 1, w[1].K, 1), &t[3]));
+    CT__DO(st, ct_tensor_reshape(ctx, w[2].pos, 6, SH(1, 1, w[2].O, 1, 1, w[2].K), &t[4]));
+    CT__DO(st, ct_add(ctx, t[1], t[3], &t[5]));
+    CT__DO(st, ct_add(ctx, t[5], t[4], &t[6]));
+    CT__DO(st, ct_tensor_reshape(ctx, t[6], 4, SH(w[0].O, w[1].O, w[2].O, K), flat));
+    CT__DO(st, ct_tensor_reshape(ctx, w[0].valid, 6, SH(w[0].O, 1, 1, w[0].K, 1, 1), &t[7]));
+    CT__DO(st, ct_tensor_reshape(ctx, w[1].valid, 6, SH(1, w[1].O, 1, 1, w[1].K, 1), &t[8]));
+    CT__DO(st, ct_tensor_reshape(ctx, w[2].valid, 6, SH(1, 1, w[2].O, 1, 1, w[2].K), &t[9]));
+    CT__DO(st, ct_logical_and(ctx, t[7], t[8], &t[10]));
+    CT__DO(st, ct_logical_and(ctx, t[10], t[9], &t[11]));
+    CT__DO(st, ct_tensor_reshape(ctx, t[11], 4, SH(w[0].O, w[1].O, w[2].O, K), valid));
+    CT__DO(st, ct_tensor_reshape(ctx, x5, 3, SH(N, C, x5->shape[2] * H * W), &t[12]));
+    CT__DO(st, ct_tensor_reshape(ctx, *flat, 1, SH(w[0].O * w[1].O * w[2].O * K), &t[13]));
+    CT__DO(st, ct_index_select(ctx, t[12], 2, t[13], &t[14]));
+    CT__DO(st, ct_tensor_reshape(ctx, t[14], 6, SH(N, C, w[0].O, w[1].O, w[2].O, K), &t[15]));
+    CT__DO(st, ct_logical_not(ctx, *valid, &t[16]));
+    CT__DO(st, ct_masked_fill(ctx, t[15], t[16], fill, win));
+    ct__release_all(20, t);
+    return st;
+}
+
+/* torch's maximum of each window (the first, or the last NaN, in window order; all -inf: the
+ * first valid position): its flat input index (N, C, OD, OH, OW) and the value gathered there */
+static ct_status ct__max_select(ct_ctx *ctx, const ct_tensor *x5, const ct_tensor *win,
+                                const ct_tensor *flat, const ct_tensor *valid, ct_tensor **out,
+                                ct_tensor **indices) {
+    ct_tensor *t[24] = {NULL};
+    const int last = 5;
+    const int64_t K = win->shape[5], N = x5->shape[0], C = x5->shape[1];
+    const int64_t *o = win->shape + 2;
+    ct_status st = ct_isnan(ctx, win, &t[0]);
+    CT__DO(st, ct_any(ctx, t[0], 1, &last, true, &t[1]));
+    CT__DO(st, ct_cast(ctx, t[0], CT_INT8, &t[2]));
+    CT__DO(st, ct_flip(ctx, t[2], 1, &last, &t[3]));
+    CT__DO(st, ct_argmax(ctx, t[3], last, true, &t[4]));
+    CT__DO(st, ct_rsub_scalar(ctx, t[4], (double)(K - 1), 1, &t[5])); /* the last NaN */
+    CT__DO(st, ct_amax(ctx, win, 1, &last, true, &t[6]));
+    CT__DO(st, ct_eq(ctx, win, t[6], &t[7]));
+    CT__DO(st, ct_logical_and(ctx, t[7], valid, &t[8]));
+    CT__DO(st, ct_cast(ctx, t[8], CT_INT8, &t[9]));
+    CT__DO(st, ct_argmax(ctx, t[9], last, true, &t[10])); /* the first valid maximum */
+    CT__DO(st, ct_where(ctx, t[1], t[5], t[10], &t[11]));
+    CT__DO(st, ct_tensor_expand(ctx, flat, 6, SH(N, C, o[0], o[1], o[2], K), &t[12]));
+    CT__DO(st, ct_gather(ctx, t[12], last, t[11], &t[13]));
+    CT__DO(st, ct_tensor_reshape(ctx, t[13], 3, SH(N, C, o[0] * o[1] * o[2]), &t[14]));
+    CT__DO(st, ct_tensor_reshape(ctx, x5, 3, SH(N, C, x5->shape[2] * x5->shape[3] * x5->shape[4]),
+                                 &t[15]));
+    CT__DO(st, ct_gather(ctx, t[15], 2, t[14], &t[16]));
+    CT__DO(st, ct_tensor_reshape(ctx, t[16], 5, SH(N, C, o[0], o[1], o[2]), out));
+    if (indices) CT__DO(st, ct_tensor_reshape(ctx, t[14], 5, SH(N, C, o[0], o[1], o[2]), indices));
+    ct__release_all(24, t);
+    return st;
+}
+
+/* output size of a max / avg pool dim (torch's pooling_output_shape), -1: too small */
+static int64_t ct__pool_out(int64_t n, int64_t k, int64_t s, int64_t p, int64_t d, bool ceil) {
+    const int64_t num = n + 2 * p - d * (k - 1) - 1 + (ceil ? s - 1 : 0);
+    if (num < 0) return -1;
+    int64_t o = num / s + 1;
+    if (ceil && (o - 1) * s >= n + p) o--;
+    return o;
+}
+
+enum { CT__POOL_MAX, CT__POOL_AVG, CT__POOL_AMAX, CT__POOL_AAVG };
+
+typedef struct ct__pool3 {
+    int kind;
+    const int64_t *k, *s, *p, *d, *osize;
+    bool ceil, include_pad;
+    int64_t divisor;
+} ct__pool3;
+
+static ct_status ct__pool3d(ct_ctx *ctx, const char *op, const ct_tensor *x, const ct__pool3 *g,
+                            ct_tensor **out, ct_tensor **indices) {
+    const ct_tensor *ins[1] = {x};
+    ct_status st = ct__check_args(ctx, op, 1, ins, out);
+    if (st != CT_OK) return st;
+    *out = NULL;
+    if (indices) *indices = NULL;
+    const bool avg = g->kind == CT__POOL_AVG || g->kind == CT__POOL_AAVG,
+               adaptive = g->kind == CT__POOL_AMAX || g->kind == CT__POOL_AAVG;
+    if (!ct_dtype_is_floating(x->dtype) && !(g->kind == CT__POOL_AVG && x->dtype == CT_INT64))
+        return ct__set_error(ctx, CT_ERR_DTYPE, "%s: expected a floating point input, got %s", op,
+                             ct_dtype_name(x->dtype));
+    bool unb = false;
+    ct__wdim w[3] = {{0}};
+    ct_tensor *t[16] = {NULL}, *win = NULL, *flat = NULL, *valid = NULL;
+    if ((st = ct__as5d(ctx, op, x, &t[0], &unb)) != CT_OK) return st;
+    const ct_tensor *x5 = t[0];
+    int64_t s[3], d[3] = {1, 1, 1}, p[3] = {0, 0, 0};
+    for (int i = 0; i < 3; i++) {
+        const int64_t n = x5->shape[2 + i];
+        w[i].size = n;
+        if (adaptive) {
+            const int64_t O = g->osize ? g->osize[i] : -1;
+            if (O < 0 || (O == 0 && n > 0) || O > INT32_MAX) {
+                st = ct__set_error(ctx, CT_ERR_INVALID_ARG,
+                                   "%s: output size %lld of dim %d is not valid for input %s", op,
+                                   (long long)O, i, CT__SHAPE_STR(x));
+                goto done;
+            }
+            w[i].O = O;
+            int64_t kmax = 0; /* the widest bin: ceil((o + 1) n / O) - floor(o n / O) */
+            for (int64_t o = 0; o < O; o++) {
+                const int64_t a = o * n / O, b = ((o + 1) * n + O - 1) / O;
+                if (b - a > kmax) kmax = b - a;
+            }
+            w[i].K = kmax ? kmax : 1;
+            s[i] = 1;
+        } else {
+            if (!g->k) {
+                st = ct__set_error(ctx, CT_ERR_INVALID_ARG, "%s: kernel is NULL", op);
+                goto done;
+            }
+            s[i] = g->s && g->s[i] ? g->s[i] : g->k[i];
+            p[i] = g->p ? g->p[i] : 0;
+            d[i] = g->d ? g->d[i] : 1;
+        }
+    }
+    if (!adaptive) {
+        if ((st = ct__geom3(ctx, op, g->k, s, p, d)) != CT_OK) goto done;
+        for (int i = 0; i < 3; i++) {
+            if (p[i] > g->k[i] / 2) {
+                st =
+                    ct__set_error(ctx, CT_ERR_INVALID_ARG,
+                                  "%s: pad should be at most half of kernel size, but got pad=%lld "
+                                  "and kernel_size=%lld",
+                                  op, (long long)p[i], (long long)g->k[i]);
+                goto done;
+            }
+            w[i].K = g->k[i];
+            w[i].O = ct__pool_out(w[i].size, g->k[i], s[i], p[i], d[i], g->ceil);
+            if (w[i].O < 1) {
+                st = ct__set_error(ctx, CT_ERR_SHAPE,
+                                   "%s: given input size %s, the calculated output size of dim %d "
+                                   "is %lld: too small",
+                                   op, CT__SHAPE_STR(x), i, (long long)w[i].O);
+                goto done;
+            }
+        }
+    }
+    for (int i = 0; i < 3 && st == CT_OK; i++)
+        st = ct__wdim_make(ctx, &w[i], adaptive, s[i], p[i], d[i], g->include_pad);
+    if (st != CT_OK) goto done;
+    const int64_t N = x5->shape[0], C = x5->shape[1];
+    if (N * C == 0 || ct_tensor_numel(x5) == 0) {
+        /* torch refuses empty spatial dims; an empty batch gives an empty result */
+        if (x5->shape[2] * x5->shape[3] * x5->shape[4] == 0) {
+            st = ct__set_error(ctx, CT_ERR_SHAPE, "%s: expected non-empty spatial dims, got %s", op,
+                               CT__SHAPE_STR(x));
+            goto done;
+        }
+    }
+    st = ct__windows(ctx, x5, w, avg ? 0.0 : -INFINITY, &win, &flat, &valid);
+    if (!avg) {
+        CT__DO(st, ct__max_select(ctx, x5, win, flat, valid, &t[1], indices ? &t[2] : NULL));
+    } else {
+        const int last = 5;
+        CT__DO(st, ct_sum(ctx, win, 1, &last, false, &t[3]));
+        if (adaptive) { /* divided by the bin's depth, then height, then width, as torch */
+            CT__DO(st, ct_tensor_reshape(ctx, w[0].count, 3, SH(w[0].O, 1, 1), &t[4]));
+            CT__DO(st, ct_tensor_reshape(ctx, w[1].count, 2, SH(w[1].O, 1), &t[5]));
+            CT__DO(st, ct_div(ctx, t[3], t[4], &t[6]));
+            CT__DO(st, ct_div(ctx, t[6], t[5], &t[7]));
+            CT__DO(st, ct_div(ctx, t[7], w[2].count, &t[1]));
+        } else {
+            if (g->divisor) {
+                CT__DO(st, ct_tensor_full(ctx, CT_INT64, 0, NULL, (double)g->divisor, &t[8]));
+            } else {
+                CT__DO(st, ct_tensor_reshape(ctx, w[0].count, 3, SH(w[0].O, 1, 1), &t[4]));
+                CT__DO(st, ct_tensor_reshape(ctx, w[1].count, 2, SH(w[1].O, 1), &t[5]));
+                CT__DO(st, ct_mul(ctx, t[4], t[5], &t[9]));
+                CT__DO(st, ct_mul(ctx, t[9], w[2].count, &t[8]));
+            }
+            CT__DO(st, ct_div_mode(ctx, t[3], t[8],
+                                   x->dtype == CT_INT64 ? CT_ROUND_TRUNC : CT_ROUND_NONE, &t[1]));
+        }
+    }
+    CT__DO(st, ct__from5d(ctx, t[1], unb, out));
+    if (indices) CT__DO(st, ct__from5d(ctx, t[2], unb, indices));
+    if (st != CT_OK) {
+        ct_tensor_release(*out), *out = NULL;
+        if (indices) ct_tensor_release(*indices), *indices = NULL;
+    }
+done:
+    for (int i = 0; i < 3; i++)
+        ct__wdim_free(&w[i]);
+    ct_tensor_release(win), ct_tensor_release(flat), ct_tensor_release(valid);
+    ct__release_all(16, t);
+    return st;
+}
+
+ct_status ct_max_pool3d(ct_ctx *ctx, const ct_tensor *x, const int64_t kernel[3],
+                        const int64_t stride[3], const int64_t padding[3],
+                        const int64_t dilation[3], bool ceil_mode, ct_tensor **out,
+                        ct_tensor **indices) {
+    const ct__pool3 g = {.kind = CT__POOL_MAX,
+                         .k = kernel,
+                         .s = stride,
+                         .p = padding,
+                         .d = dilation,
+                         .ceil = ceil_mode};
+    uint64_t mark = ct__ag_mark(ctx);
+    ct_status st =
+        ct__error_within(ctx, "max_pool3d", ct__pool3d(ctx, "max_pool3d", x, &g, out, indices));
+    return ct__ag_named(ctx, st, out, mark, "MaxPool3DWithIndicesBackward0");
+}
+ct_status ct_avg_pool3d(ct_ctx *ctx, const ct_tensor *x, const int64_t kernel[3],
+                        const int64_t stride[3], const int64_t padding[3], bool ceil_mode,
+                        bool count_include_pad, int64_t divisor_override, ct_tensor **out) {
+    if (ctx && divisor_override < 0)
+        return ct__set_error(ctx, CT_ERR_INVALID_ARG,
+                             "avg_pool3d: divisor_override must be positive or 0 (none), got %lld",
+                             (long long)divisor_override);
+    const ct__pool3 g = {.kind = CT__POOL_AVG,
+                         .k = kernel,
+                         .s = stride,
+                         .p = padding,
+                         .ceil = ceil_mode,
+                         .include_pad = count_include_pad,
+                         .divisor = divisor_override};
+    uint64_t mark = ct__ag_mark(ctx);
+    ct_status st =
+        ct__error_within(ctx, "avg_pool3d", ct__pool3d(ctx, "avg_pool3d", x, &g, out, NULL));
+    return ct__ag_named(ctx, st, out, mark, "AvgPool3DBackward0");
+}
+ct_status ct_adaptive_avg_pool3d(ct_ctx *ctx, const ct_tensor *x, const int64_t output_size[3],
+                                 ct_tensor **out) {
+    const ct__pool3 g = {.kind = CT__POOL_AAVG, .osize = output_size};
+    uint64_t mark = ct__ag_mark(ctx);
+    ct_status st = ct__error_within(ctx, "adaptive_avg_pool3d",
+                                    ct__pool3d(ctx, "adaptive_avg_pool3d", x, &g, out, NULL));
+    return ct__ag_named(ctx, st, out, mark, "AdaptiveAvgPool3DBackward0");
+}
+ct_status ct_adaptive_max_pool3d(ct_ctx *ctx, const ct_tensor *x, const int64_t output_size[3],
+                                 ct_tensor **out, ct_tensor **indices) {
+    const ct__pool3 g = {.kind = CT__POOL_AMAX, .osize = output_size};
+    uint64_t mark = ct__ag_mark(ctx);
+    ct_status st = ct__error_within(ctx, "adaptive_max_pool3d",
+                                    ct__pool3d(ctx, "adaptive_max_pool3d", x, &g, out, indices));
+    return ct__ag_named(ctx, st, out, mark, "AdaptiveMaxPool3DBackward0");
+}
