@@ -568,6 +568,27 @@ static ct_tensor *gf_run(ct_ctx *ctx, const char *name, ct_status *stp) {
             st = ct_adaptive_max_pool3d(ctx, vol, S(1, 2, 3), &r, NULL);
         ct_tensor_release(vol), ct_tensor_release(w1), ct_tensor_release(w5);
     }
+    if (IS("max_all")) st = ct_max(ctx, x, &r);
+    if (IS("min_all")) st = ct_min(ctx, x, &r);
+    if (IS("angle")) st = ct_angle(ctx, z, &r);
+    if (IS("frobenius_norm")) st = ct_frobenius_norm(ctx, x, 0, NULL, false, &r);
+    if (IS("frobenius_norm_dim")) st = ct_frobenius_norm(ctx, x, 1, (const int[]){1}, false, &r);
+    if (IS("nuclear_norm")) st = ct_nuclear_norm(ctx, m, NULL, false, &r);
+    if (IS("linalg_norm")) st = ct_linalg_norm(ctx, x, NULL, 0, NULL, false, &r);
+    if (IS("linalg_norm_inf")) st = ct_linalg_norm(ctx, m, "inf", 0, NULL, false, &r);
+    if (IS("linalg_vander")) st = ct_linalg_vander(ctx, v, -1, &r);
+    if (IS("svd_v")) {
+        ct_tensor *u = NULL, *s = NULL;
+        st = ct_svd(ctx, m, true, true, &u, &s, &r);
+        ct_tensor_release(u), ct_tensor_release(s);
+    }
+    if (IS("cholesky_old")) st = ct_cholesky(ctx, spd, false, &r);
+    if (IS("triangular_solve")) {
+        ct_tensor *xt = NULL;
+        st = ct_tensor_transpose(ctx, x, 0, 1, &xt);
+        if (st == CT_OK) st = ct_triangular_solve(ctx, xt, spd, true, false, false, &r, NULL);
+        ct_tensor_release(xt);
+    }
     if (IS("multi_margin_loss") || IS("multilabel_margin_loss")) {
         ct_tensor *t = NULL;
         const bool mm = IS("multi_margin_loss");

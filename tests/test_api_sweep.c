@@ -898,6 +898,31 @@ static void s1_ct_linalg_householder_product(void) { SWEEP_STATUS(ct_linalg_hous
 static void s2_ct_linalg_householder_product(void) { SWEEP_STATUS(ct_linalg_householder_product(S_ctx, S_t, S_t, NULL)); }
 static void s3_ct_linalg_householder_product(void) { SWEEP_STATUS(ct_linalg_householder_product(S_ctx, S_t, S_t, &S_out[0])); }
 static void s4_ct_linalg_householder_product(void) { SWEEP_STATUS(ct_linalg_householder_product(S_ctx, S_t, S_t, &S_out[0])); }
+static void s0_ct_linalg_norm(void) { (void)ct_linalg_norm(NULL, NULL, NULL, (int){0}, NULL, (bool){0}, NULL); }
+static void s1_ct_linalg_norm(void) { SWEEP_STATUS(ct_linalg_norm(S_ctx, NULL, NULL, (int){0}, NULL, (bool){0}, NULL)); }
+static void s2_ct_linalg_norm(void) { SWEEP_STATUS(ct_linalg_norm(S_ctx, S_t, NULL, (int){0}, NULL, (bool){0}, NULL)); }
+static void s3_ct_linalg_norm(void) { SWEEP_STATUS(ct_linalg_norm(S_ctx, S_t, NULL, (int){0}, NULL, (bool){0}, &S_out[0])); }
+static void s4_ct_linalg_norm(void) { SWEEP_STATUS(ct_linalg_norm(S_ctx, S_t, NULL, (int){0}, S_int, (bool){0}, &S_out[0])); }
+static void s0_ct_linalg_vander(void) { (void)ct_linalg_vander(NULL, NULL, (int64_t){0}, NULL); }
+static void s1_ct_linalg_vander(void) { SWEEP_STATUS(ct_linalg_vander(S_ctx, NULL, (int64_t){0}, NULL)); }
+static void s2_ct_linalg_vander(void) { SWEEP_STATUS(ct_linalg_vander(S_ctx, S_t, (int64_t){0}, NULL)); }
+static void s3_ct_linalg_vander(void) { SWEEP_STATUS(ct_linalg_vander(S_ctx, S_t, (int64_t){0}, &S_out[0])); }
+static void s4_ct_linalg_vander(void) { SWEEP_STATUS(ct_linalg_vander(S_ctx, S_t, (int64_t){0}, &S_out[0])); }
+static void s0_ct_linalg_cross(void) { (void)ct_linalg_cross(NULL, NULL, NULL, (int){0}, NULL); }
+static void s1_ct_linalg_cross(void) { SWEEP_STATUS(ct_linalg_cross(S_ctx, NULL, NULL, (int){0}, NULL)); }
+static void s2_ct_linalg_cross(void) { SWEEP_STATUS(ct_linalg_cross(S_ctx, S_t, S_t, (int){0}, NULL)); }
+static void s3_ct_linalg_cross(void) { SWEEP_STATUS(ct_linalg_cross(S_ctx, S_t, S_t, (int){0}, &S_out[0])); }
+static void s4_ct_linalg_cross(void) { SWEEP_STATUS(ct_linalg_cross(S_ctx, S_t, S_t, (int){0}, &S_out[0])); }
+static void s0_ct_linalg_diagonal(void) { (void)ct_linalg_diagonal(NULL, NULL, (int64_t){0}, (int){0}, (int){0}, NULL); }
+static void s1_ct_linalg_diagonal(void) { SWEEP_STATUS(ct_linalg_diagonal(S_ctx, NULL, (int64_t){0}, (int){0}, (int){0}, NULL)); }
+static void s2_ct_linalg_diagonal(void) { SWEEP_STATUS(ct_linalg_diagonal(S_ctx, S_t, (int64_t){0}, (int){0}, (int){0}, NULL)); }
+static void s3_ct_linalg_diagonal(void) { SWEEP_STATUS(ct_linalg_diagonal(S_ctx, S_t, (int64_t){0}, (int){0}, (int){0}, &S_out[0])); }
+static void s4_ct_linalg_diagonal(void) { SWEEP_STATUS(ct_linalg_diagonal(S_ctx, S_t, (int64_t){0}, (int){0}, (int){0}, &S_out[0])); }
+static void s0_ct_linalg_matmul(void) { (void)ct_linalg_matmul(NULL, NULL, NULL, NULL); }
+static void s1_ct_linalg_matmul(void) { SWEEP_STATUS(ct_linalg_matmul(S_ctx, NULL, NULL, NULL)); }
+static void s2_ct_linalg_matmul(void) { SWEEP_STATUS(ct_linalg_matmul(S_ctx, S_t, S_t, NULL)); }
+static void s3_ct_linalg_matmul(void) { SWEEP_STATUS(ct_linalg_matmul(S_ctx, S_t, S_t, &S_out[0])); }
+static void s4_ct_linalg_matmul(void) { SWEEP_STATUS(ct_linalg_matmul(S_ctx, S_t, S_t, &S_out[0])); }
 static void s0_ct_linalg_cond(void) { (void)ct_linalg_cond(NULL, NULL, NULL, NULL); }
 static void s1_ct_linalg_cond(void) { SWEEP_STATUS(ct_linalg_cond(S_ctx, NULL, NULL, NULL)); }
 static void s2_ct_linalg_cond(void) { SWEEP_STATUS(ct_linalg_cond(S_ctx, S_t, NULL, NULL)); }
@@ -2923,6 +2948,136 @@ static void s1_ct_trapz(void) { SWEEP_STATUS(ct_trapz(S_ctx, NULL, (double){0}, 
 static void s2_ct_trapz(void) { SWEEP_STATUS(ct_trapz(S_ctx, S_t, (double){0}, (int){0}, NULL)); }
 static void s3_ct_trapz(void) { SWEEP_STATUS(ct_trapz(S_ctx, S_t, (double){0}, (int){0}, &S_out[0])); }
 static void s4_ct_trapz(void) { SWEEP_STATUS(ct_trapz(S_ctx, S_t, (double){0}, (int){0}, &S_out[0])); }
+static void s0_ct_max(void) { (void)ct_max(NULL, NULL, NULL); }
+static void s1_ct_max(void) { SWEEP_STATUS(ct_max(S_ctx, NULL, NULL)); }
+static void s2_ct_max(void) { SWEEP_STATUS(ct_max(S_ctx, S_t, NULL)); }
+static void s3_ct_max(void) { SWEEP_STATUS(ct_max(S_ctx, S_t, &S_out[0])); }
+static void s4_ct_max(void) { SWEEP_STATUS(ct_max(S_ctx, S_t, &S_out[0])); }
+static void s0_ct_min(void) { (void)ct_min(NULL, NULL, NULL); }
+static void s1_ct_min(void) { SWEEP_STATUS(ct_min(S_ctx, NULL, NULL)); }
+static void s2_ct_min(void) { SWEEP_STATUS(ct_min(S_ctx, S_t, NULL)); }
+static void s3_ct_min(void) { SWEEP_STATUS(ct_min(S_ctx, S_t, &S_out[0])); }
+static void s4_ct_min(void) { SWEEP_STATUS(ct_min(S_ctx, S_t, &S_out[0])); }
+static void s0_ct_is_floating_point(void) { (void)ct_is_floating_point(NULL); }
+static void s1_ct_is_floating_point(void) { (void)ct_is_floating_point(NULL); }
+static void s2_ct_is_floating_point(void) { (void)ct_is_floating_point(S_t); }
+static void s3_ct_is_floating_point(void) { (void)ct_is_floating_point(S_t); }
+static void s4_ct_is_floating_point(void) { (void)ct_is_floating_point(S_t); }
+static void s0_ct_is_complex(void) { (void)ct_is_complex(NULL); }
+static void s1_ct_is_complex(void) { (void)ct_is_complex(NULL); }
+static void s2_ct_is_complex(void) { (void)ct_is_complex(S_t); }
+static void s3_ct_is_complex(void) { (void)ct_is_complex(S_t); }
+static void s4_ct_is_complex(void) { (void)ct_is_complex(S_t); }
+static void s0_ct_is_signed(void) { (void)ct_is_signed(NULL); }
+static void s1_ct_is_signed(void) { (void)ct_is_signed(NULL); }
+static void s2_ct_is_signed(void) { (void)ct_is_signed(S_t); }
+static void s3_ct_is_signed(void) { (void)ct_is_signed(S_t); }
+static void s4_ct_is_signed(void) { (void)ct_is_signed(S_t); }
+static void s0_ct_is_same_size(void) { (void)ct_is_same_size(NULL, NULL); }
+static void s1_ct_is_same_size(void) { (void)ct_is_same_size(NULL, NULL); }
+static void s2_ct_is_same_size(void) { (void)ct_is_same_size(S_t, S_t); }
+static void s3_ct_is_same_size(void) { (void)ct_is_same_size(S_t, S_t); }
+static void s4_ct_is_same_size(void) { (void)ct_is_same_size(S_t, S_t); }
+static void s0_ct_is_nonzero(void) { (void)ct_is_nonzero(NULL, NULL, NULL); }
+static void s1_ct_is_nonzero(void) { SWEEP_STATUS(ct_is_nonzero(S_ctx, NULL, NULL)); }
+static void s2_ct_is_nonzero(void) { SWEEP_STATUS(ct_is_nonzero(S_ctx, S_t, NULL)); }
+static void s3_ct_is_nonzero(void) { SWEEP_STATUS(ct_is_nonzero(S_ctx, S_t, NULL)); }
+static void s4_ct_is_nonzero(void) { SWEEP_STATUS(ct_is_nonzero(S_ctx, S_t, NULL)); }
+static void s0_ct_promote_types(void) { (void)ct_promote_types((ct_dtype){0}, (ct_dtype){0}, NULL); }
+static void s1_ct_promote_types(void) { (void)ct_promote_types((ct_dtype){0}, (ct_dtype){0}, NULL); }
+static void s2_ct_promote_types(void) { (void)ct_promote_types((ct_dtype){0}, (ct_dtype){0}, NULL); }
+static void s3_ct_promote_types(void) { (void)ct_promote_types((ct_dtype){0}, (ct_dtype){0}, NULL); }
+static void s4_ct_promote_types(void) { (void)ct_promote_types((ct_dtype){0}, (ct_dtype){0}, NULL); }
+static void s0_ct_angle(void) { (void)ct_angle(NULL, NULL, NULL); }
+static void s1_ct_angle(void) { SWEEP_STATUS(ct_angle(S_ctx, NULL, NULL)); }
+static void s2_ct_angle(void) { SWEEP_STATUS(ct_angle(S_ctx, S_t, NULL)); }
+static void s3_ct_angle(void) { SWEEP_STATUS(ct_angle(S_ctx, S_t, &S_out[0])); }
+static void s4_ct_angle(void) { SWEEP_STATUS(ct_angle(S_ctx, S_t, &S_out[0])); }
+static void s0_ct_real(void) { (void)ct_real(NULL, NULL, NULL); }
+static void s1_ct_real(void) { SWEEP_STATUS(ct_real(S_ctx, NULL, NULL)); }
+static void s2_ct_real(void) { SWEEP_STATUS(ct_real(S_ctx, S_t, NULL)); }
+static void s3_ct_real(void) { SWEEP_STATUS(ct_real(S_ctx, S_t, &S_out[0])); }
+static void s4_ct_real(void) { SWEEP_STATUS(ct_real(S_ctx, S_t, &S_out[0])); }
+static void s0_ct_imag(void) { (void)ct_imag(NULL, NULL, NULL); }
+static void s1_ct_imag(void) { SWEEP_STATUS(ct_imag(S_ctx, NULL, NULL)); }
+static void s2_ct_imag(void) { SWEEP_STATUS(ct_imag(S_ctx, S_t, NULL)); }
+static void s3_ct_imag(void) { SWEEP_STATUS(ct_imag(S_ctx, S_t, &S_out[0])); }
+static void s4_ct_imag(void) { SWEEP_STATUS(ct_imag(S_ctx, S_t, &S_out[0])); }
+static void s0_ct_conj(void) { (void)ct_conj(NULL, NULL, NULL); }
+static void s1_ct_conj(void) { SWEEP_STATUS(ct_conj(S_ctx, NULL, NULL)); }
+static void s2_ct_conj(void) { SWEEP_STATUS(ct_conj(S_ctx, S_t, NULL)); }
+static void s3_ct_conj(void) { SWEEP_STATUS(ct_conj(S_ctx, S_t, &S_out[0])); }
+static void s4_ct_conj(void) { SWEEP_STATUS(ct_conj(S_ctx, S_t, &S_out[0])); }
+static void s0_ct_conj_physical(void) { (void)ct_conj_physical(NULL, NULL, NULL); }
+static void s1_ct_conj_physical(void) { SWEEP_STATUS(ct_conj_physical(S_ctx, NULL, NULL)); }
+static void s2_ct_conj_physical(void) { SWEEP_STATUS(ct_conj_physical(S_ctx, S_t, NULL)); }
+static void s3_ct_conj_physical(void) { SWEEP_STATUS(ct_conj_physical(S_ctx, S_t, &S_out[0])); }
+static void s4_ct_conj_physical(void) { SWEEP_STATUS(ct_conj_physical(S_ctx, S_t, &S_out[0])); }
+static void s0_ct_resolve_conj(void) { (void)ct_resolve_conj(NULL, NULL, NULL); }
+static void s1_ct_resolve_conj(void) { SWEEP_STATUS(ct_resolve_conj(S_ctx, NULL, NULL)); }
+static void s2_ct_resolve_conj(void) { SWEEP_STATUS(ct_resolve_conj(S_ctx, S_t, NULL)); }
+static void s3_ct_resolve_conj(void) { SWEEP_STATUS(ct_resolve_conj(S_ctx, S_t, &S_out[0])); }
+static void s4_ct_resolve_conj(void) { SWEEP_STATUS(ct_resolve_conj(S_ctx, S_t, &S_out[0])); }
+static void s0_ct_resolve_neg(void) { (void)ct_resolve_neg(NULL, NULL, NULL); }
+static void s1_ct_resolve_neg(void) { SWEEP_STATUS(ct_resolve_neg(S_ctx, NULL, NULL)); }
+static void s2_ct_resolve_neg(void) { SWEEP_STATUS(ct_resolve_neg(S_ctx, S_t, NULL)); }
+static void s3_ct_resolve_neg(void) { SWEEP_STATUS(ct_resolve_neg(S_ctx, S_t, &S_out[0])); }
+static void s4_ct_resolve_neg(void) { SWEEP_STATUS(ct_resolve_neg(S_ctx, S_t, &S_out[0])); }
+static void s0_ct_frobenius_norm(void) { (void)ct_frobenius_norm(NULL, NULL, (int){0}, NULL, (bool){0}, NULL); }
+static void s1_ct_frobenius_norm(void) { SWEEP_STATUS(ct_frobenius_norm(S_ctx, NULL, (int){0}, NULL, (bool){0}, NULL)); }
+static void s2_ct_frobenius_norm(void) { SWEEP_STATUS(ct_frobenius_norm(S_ctx, S_t, (int){0}, NULL, (bool){0}, NULL)); }
+static void s3_ct_frobenius_norm(void) { SWEEP_STATUS(ct_frobenius_norm(S_ctx, S_t, (int){0}, NULL, (bool){0}, &S_out[0])); }
+static void s4_ct_frobenius_norm(void) { SWEEP_STATUS(ct_frobenius_norm(S_ctx, S_t, (int){0}, S_int, (bool){0}, &S_out[0])); }
+static void s0_ct_nuclear_norm(void) { (void)ct_nuclear_norm(NULL, NULL, NULL, (bool){0}, NULL); }
+static void s1_ct_nuclear_norm(void) { SWEEP_STATUS(ct_nuclear_norm(S_ctx, NULL, NULL, (bool){0}, NULL)); }
+static void s2_ct_nuclear_norm(void) { SWEEP_STATUS(ct_nuclear_norm(S_ctx, S_t, NULL, (bool){0}, NULL)); }
+static void s3_ct_nuclear_norm(void) { SWEEP_STATUS(ct_nuclear_norm(S_ctx, S_t, NULL, (bool){0}, &S_out[0])); }
+static void s4_ct_nuclear_norm(void) { SWEEP_STATUS(ct_nuclear_norm(S_ctx, S_t, S_int, (bool){0}, &S_out[0])); }
+static void s0_ct_svd(void) { (void)ct_svd(NULL, NULL, (bool){0}, (bool){0}, NULL, NULL, NULL); }
+static void s1_ct_svd(void) { SWEEP_STATUS(ct_svd(S_ctx, NULL, (bool){0}, (bool){0}, NULL, NULL, NULL)); }
+static void s2_ct_svd(void) { SWEEP_STATUS(ct_svd(S_ctx, S_t, (bool){0}, (bool){0}, NULL, NULL, NULL)); }
+static void s3_ct_svd(void) { SWEEP_STATUS(ct_svd(S_ctx, S_t, (bool){0}, (bool){0}, &S_out[0], &S_out[1], &S_out[2])); }
+static void s4_ct_svd(void) { SWEEP_STATUS(ct_svd(S_ctx, S_t, (bool){0}, (bool){0}, &S_out[0], &S_out[1], &S_out[2])); }
+static void s0_ct_qr(void) { (void)ct_qr(NULL, NULL, (bool){0}, NULL, NULL); }
+static void s1_ct_qr(void) { SWEEP_STATUS(ct_qr(S_ctx, NULL, (bool){0}, NULL, NULL)); }
+static void s2_ct_qr(void) { SWEEP_STATUS(ct_qr(S_ctx, S_t, (bool){0}, NULL, NULL)); }
+static void s3_ct_qr(void) { SWEEP_STATUS(ct_qr(S_ctx, S_t, (bool){0}, &S_out[0], &S_out[1])); }
+static void s4_ct_qr(void) { SWEEP_STATUS(ct_qr(S_ctx, S_t, (bool){0}, &S_out[0], &S_out[1])); }
+static void s0_ct_cholesky(void) { (void)ct_cholesky(NULL, NULL, (bool){0}, NULL); }
+static void s1_ct_cholesky(void) { SWEEP_STATUS(ct_cholesky(S_ctx, NULL, (bool){0}, NULL)); }
+static void s2_ct_cholesky(void) { SWEEP_STATUS(ct_cholesky(S_ctx, S_t, (bool){0}, NULL)); }
+static void s3_ct_cholesky(void) { SWEEP_STATUS(ct_cholesky(S_ctx, S_t, (bool){0}, &S_out[0])); }
+static void s4_ct_cholesky(void) { SWEEP_STATUS(ct_cholesky(S_ctx, S_t, (bool){0}, &S_out[0])); }
+static void s0_ct_slogdet(void) { (void)ct_slogdet(NULL, NULL, NULL, NULL); }
+static void s1_ct_slogdet(void) { SWEEP_STATUS(ct_slogdet(S_ctx, NULL, NULL, NULL)); }
+static void s2_ct_slogdet(void) { SWEEP_STATUS(ct_slogdet(S_ctx, S_t, NULL, NULL)); }
+static void s3_ct_slogdet(void) { SWEEP_STATUS(ct_slogdet(S_ctx, S_t, &S_out[0], &S_out[1])); }
+static void s4_ct_slogdet(void) { SWEEP_STATUS(ct_slogdet(S_ctx, S_t, &S_out[0], &S_out[1])); }
+static void s0_ct_matrix_power(void) { (void)ct_matrix_power(NULL, NULL, (int64_t){0}, NULL); }
+static void s1_ct_matrix_power(void) { SWEEP_STATUS(ct_matrix_power(S_ctx, NULL, (int64_t){0}, NULL)); }
+static void s2_ct_matrix_power(void) { SWEEP_STATUS(ct_matrix_power(S_ctx, S_t, (int64_t){0}, NULL)); }
+static void s3_ct_matrix_power(void) { SWEEP_STATUS(ct_matrix_power(S_ctx, S_t, (int64_t){0}, &S_out[0])); }
+static void s4_ct_matrix_power(void) { SWEEP_STATUS(ct_matrix_power(S_ctx, S_t, (int64_t){0}, &S_out[0])); }
+static void s0_ct_matrix_exp(void) { (void)ct_matrix_exp(NULL, NULL, NULL); }
+static void s1_ct_matrix_exp(void) { SWEEP_STATUS(ct_matrix_exp(S_ctx, NULL, NULL)); }
+static void s2_ct_matrix_exp(void) { SWEEP_STATUS(ct_matrix_exp(S_ctx, S_t, NULL)); }
+static void s3_ct_matrix_exp(void) { SWEEP_STATUS(ct_matrix_exp(S_ctx, S_t, &S_out[0])); }
+static void s4_ct_matrix_exp(void) { SWEEP_STATUS(ct_matrix_exp(S_ctx, S_t, &S_out[0])); }
+static void s0_ct_orgqr(void) { (void)ct_orgqr(NULL, NULL, NULL, NULL); }
+static void s1_ct_orgqr(void) { SWEEP_STATUS(ct_orgqr(S_ctx, NULL, NULL, NULL)); }
+static void s2_ct_orgqr(void) { SWEEP_STATUS(ct_orgqr(S_ctx, S_t, S_t, NULL)); }
+static void s3_ct_orgqr(void) { SWEEP_STATUS(ct_orgqr(S_ctx, S_t, S_t, &S_out[0])); }
+static void s4_ct_orgqr(void) { SWEEP_STATUS(ct_orgqr(S_ctx, S_t, S_t, &S_out[0])); }
+static void s0_ct_triangular_solve(void) { (void)ct_triangular_solve(NULL, NULL, NULL, (bool){0}, (bool){0}, (bool){0}, NULL, NULL); }
+static void s1_ct_triangular_solve(void) { SWEEP_STATUS(ct_triangular_solve(S_ctx, NULL, NULL, (bool){0}, (bool){0}, (bool){0}, NULL, NULL)); }
+static void s2_ct_triangular_solve(void) { SWEEP_STATUS(ct_triangular_solve(S_ctx, S_t, S_t, (bool){0}, (bool){0}, (bool){0}, NULL, NULL)); }
+static void s3_ct_triangular_solve(void) { SWEEP_STATUS(ct_triangular_solve(S_ctx, S_t, S_t, (bool){0}, (bool){0}, (bool){0}, &S_out[0], &S_out[1])); }
+static void s4_ct_triangular_solve(void) { SWEEP_STATUS(ct_triangular_solve(S_ctx, S_t, S_t, (bool){0}, (bool){0}, (bool){0}, &S_out[0], &S_out[1])); }
+static void s0_ct_lu_solve(void) { (void)ct_lu_solve(NULL, NULL, NULL, NULL, NULL); }
+static void s1_ct_lu_solve(void) { SWEEP_STATUS(ct_lu_solve(S_ctx, NULL, NULL, NULL, NULL)); }
+static void s2_ct_lu_solve(void) { SWEEP_STATUS(ct_lu_solve(S_ctx, S_t, S_t, S_t, NULL)); }
+static void s3_ct_lu_solve(void) { SWEEP_STATUS(ct_lu_solve(S_ctx, S_t, S_t, S_t, &S_out[0])); }
+static void s4_ct_lu_solve(void) { SWEEP_STATUS(ct_lu_solve(S_ctx, S_t, S_t, S_t, &S_out[0])); }
 static void s0_ct_flipud(void) { (void)ct_flipud(NULL, NULL, NULL); }
 static void s1_ct_flipud(void) { SWEEP_STATUS(ct_flipud(S_ctx, NULL, NULL)); }
 static void s2_ct_flipud(void) { SWEEP_STATUS(ct_flipud(S_ctx, S_t, NULL)); }
@@ -4605,6 +4760,31 @@ static const sweep_case sweep_cases[] = {
     {"ct_linalg_householder_product", 2, s2_ct_linalg_householder_product},
     {"ct_linalg_householder_product", 3, s3_ct_linalg_householder_product},
     {"ct_linalg_householder_product", 4, s4_ct_linalg_householder_product},
+    {"ct_linalg_norm", 0, s0_ct_linalg_norm},
+    {"ct_linalg_norm", 1, s1_ct_linalg_norm},
+    {"ct_linalg_norm", 2, s2_ct_linalg_norm},
+    {"ct_linalg_norm", 3, s3_ct_linalg_norm},
+    {"ct_linalg_norm", 4, s4_ct_linalg_norm},
+    {"ct_linalg_vander", 0, s0_ct_linalg_vander},
+    {"ct_linalg_vander", 1, s1_ct_linalg_vander},
+    {"ct_linalg_vander", 2, s2_ct_linalg_vander},
+    {"ct_linalg_vander", 3, s3_ct_linalg_vander},
+    {"ct_linalg_vander", 4, s4_ct_linalg_vander},
+    {"ct_linalg_cross", 0, s0_ct_linalg_cross},
+    {"ct_linalg_cross", 1, s1_ct_linalg_cross},
+    {"ct_linalg_cross", 2, s2_ct_linalg_cross},
+    {"ct_linalg_cross", 3, s3_ct_linalg_cross},
+    {"ct_linalg_cross", 4, s4_ct_linalg_cross},
+    {"ct_linalg_diagonal", 0, s0_ct_linalg_diagonal},
+    {"ct_linalg_diagonal", 1, s1_ct_linalg_diagonal},
+    {"ct_linalg_diagonal", 2, s2_ct_linalg_diagonal},
+    {"ct_linalg_diagonal", 3, s3_ct_linalg_diagonal},
+    {"ct_linalg_diagonal", 4, s4_ct_linalg_diagonal},
+    {"ct_linalg_matmul", 0, s0_ct_linalg_matmul},
+    {"ct_linalg_matmul", 1, s1_ct_linalg_matmul},
+    {"ct_linalg_matmul", 2, s2_ct_linalg_matmul},
+    {"ct_linalg_matmul", 3, s3_ct_linalg_matmul},
+    {"ct_linalg_matmul", 4, s4_ct_linalg_matmul},
     {"ct_linalg_cond", 0, s0_ct_linalg_cond},
     {"ct_linalg_cond", 1, s1_ct_linalg_cond},
     {"ct_linalg_cond", 2, s2_ct_linalg_cond},
@@ -6630,6 +6810,136 @@ static const sweep_case sweep_cases[] = {
     {"ct_trapz", 2, s2_ct_trapz},
     {"ct_trapz", 3, s3_ct_trapz},
     {"ct_trapz", 4, s4_ct_trapz},
+    {"ct_max", 0, s0_ct_max},
+    {"ct_max", 1, s1_ct_max},
+    {"ct_max", 2, s2_ct_max},
+    {"ct_max", 3, s3_ct_max},
+    {"ct_max", 4, s4_ct_max},
+    {"ct_min", 0, s0_ct_min},
+    {"ct_min", 1, s1_ct_min},
+    {"ct_min", 2, s2_ct_min},
+    {"ct_min", 3, s3_ct_min},
+    {"ct_min", 4, s4_ct_min},
+    {"ct_is_floating_point", 0, s0_ct_is_floating_point},
+    {"ct_is_floating_point", 1, s1_ct_is_floating_point},
+    {"ct_is_floating_point", 2, s2_ct_is_floating_point},
+    {"ct_is_floating_point", 3, s3_ct_is_floating_point},
+    {"ct_is_floating_point", 4, s4_ct_is_floating_point},
+    {"ct_is_complex", 0, s0_ct_is_complex},
+    {"ct_is_complex", 1, s1_ct_is_complex},
+    {"ct_is_complex", 2, s2_ct_is_complex},
+    {"ct_is_complex", 3, s3_ct_is_complex},
+    {"ct_is_complex", 4, s4_ct_is_complex},
+    {"ct_is_signed", 0, s0_ct_is_signed},
+    {"ct_is_signed", 1, s1_ct_is_signed},
+    {"ct_is_signed", 2, s2_ct_is_signed},
+    {"ct_is_signed", 3, s3_ct_is_signed},
+    {"ct_is_signed", 4, s4_ct_is_signed},
+    {"ct_is_same_size", 0, s0_ct_is_same_size},
+    {"ct_is_same_size", 1, s1_ct_is_same_size},
+    {"ct_is_same_size", 2, s2_ct_is_same_size},
+    {"ct_is_same_size", 3, s3_ct_is_same_size},
+    {"ct_is_same_size", 4, s4_ct_is_same_size},
+    {"ct_is_nonzero", 0, s0_ct_is_nonzero},
+    {"ct_is_nonzero", 1, s1_ct_is_nonzero},
+    {"ct_is_nonzero", 2, s2_ct_is_nonzero},
+    {"ct_is_nonzero", 3, s3_ct_is_nonzero},
+    {"ct_is_nonzero", 4, s4_ct_is_nonzero},
+    {"ct_promote_types", 0, s0_ct_promote_types},
+    {"ct_promote_types", 1, s1_ct_promote_types},
+    {"ct_promote_types", 2, s2_ct_promote_types},
+    {"ct_promote_types", 3, s3_ct_promote_types},
+    {"ct_promote_types", 4, s4_ct_promote_types},
+    {"ct_angle", 0, s0_ct_angle},
+    {"ct_angle", 1, s1_ct_angle},
+    {"ct_angle", 2, s2_ct_angle},
+    {"ct_angle", 3, s3_ct_angle},
+    {"ct_angle", 4, s4_ct_angle},
+    {"ct_real", 0, s0_ct_real},
+    {"ct_real", 1, s1_ct_real},
+    {"ct_real", 2, s2_ct_real},
+    {"ct_real", 3, s3_ct_real},
+    {"ct_real", 4, s4_ct_real},
+    {"ct_imag", 0, s0_ct_imag},
+    {"ct_imag", 1, s1_ct_imag},
+    {"ct_imag", 2, s2_ct_imag},
+    {"ct_imag", 3, s3_ct_imag},
+    {"ct_imag", 4, s4_ct_imag},
+    {"ct_conj", 0, s0_ct_conj},
+    {"ct_conj", 1, s1_ct_conj},
+    {"ct_conj", 2, s2_ct_conj},
+    {"ct_conj", 3, s3_ct_conj},
+    {"ct_conj", 4, s4_ct_conj},
+    {"ct_conj_physical", 0, s0_ct_conj_physical},
+    {"ct_conj_physical", 1, s1_ct_conj_physical},
+    {"ct_conj_physical", 2, s2_ct_conj_physical},
+    {"ct_conj_physical", 3, s3_ct_conj_physical},
+    {"ct_conj_physical", 4, s4_ct_conj_physical},
+    {"ct_resolve_conj", 0, s0_ct_resolve_conj},
+    {"ct_resolve_conj", 1, s1_ct_resolve_conj},
+    {"ct_resolve_conj", 2, s2_ct_resolve_conj},
+    {"ct_resolve_conj", 3, s3_ct_resolve_conj},
+    {"ct_resolve_conj", 4, s4_ct_resolve_conj},
+    {"ct_resolve_neg", 0, s0_ct_resolve_neg},
+    {"ct_resolve_neg", 1, s1_ct_resolve_neg},
+    {"ct_resolve_neg", 2, s2_ct_resolve_neg},
+    {"ct_resolve_neg", 3, s3_ct_resolve_neg},
+    {"ct_resolve_neg", 4, s4_ct_resolve_neg},
+    {"ct_frobenius_norm", 0, s0_ct_frobenius_norm},
+    {"ct_frobenius_norm", 1, s1_ct_frobenius_norm},
+    {"ct_frobenius_norm", 2, s2_ct_frobenius_norm},
+    {"ct_frobenius_norm", 3, s3_ct_frobenius_norm},
+    {"ct_frobenius_norm", 4, s4_ct_frobenius_norm},
+    {"ct_nuclear_norm", 0, s0_ct_nuclear_norm},
+    {"ct_nuclear_norm", 1, s1_ct_nuclear_norm},
+    {"ct_nuclear_norm", 2, s2_ct_nuclear_norm},
+    {"ct_nuclear_norm", 3, s3_ct_nuclear_norm},
+    {"ct_nuclear_norm", 4, s4_ct_nuclear_norm},
+    {"ct_svd", 0, s0_ct_svd},
+    {"ct_svd", 1, s1_ct_svd},
+    {"ct_svd", 2, s2_ct_svd},
+    {"ct_svd", 3, s3_ct_svd},
+    {"ct_svd", 4, s4_ct_svd},
+    {"ct_qr", 0, s0_ct_qr},
+    {"ct_qr", 1, s1_ct_qr},
+    {"ct_qr", 2, s2_ct_qr},
+    {"ct_qr", 3, s3_ct_qr},
+    {"ct_qr", 4, s4_ct_qr},
+    {"ct_cholesky", 0, s0_ct_cholesky},
+    {"ct_cholesky", 1, s1_ct_cholesky},
+    {"ct_cholesky", 2, s2_ct_cholesky},
+    {"ct_cholesky", 3, s3_ct_cholesky},
+    {"ct_cholesky", 4, s4_ct_cholesky},
+    {"ct_slogdet", 0, s0_ct_slogdet},
+    {"ct_slogdet", 1, s1_ct_slogdet},
+    {"ct_slogdet", 2, s2_ct_slogdet},
+    {"ct_slogdet", 3, s3_ct_slogdet},
+    {"ct_slogdet", 4, s4_ct_slogdet},
+    {"ct_matrix_power", 0, s0_ct_matrix_power},
+    {"ct_matrix_power", 1, s1_ct_matrix_power},
+    {"ct_matrix_power", 2, s2_ct_matrix_power},
+    {"ct_matrix_power", 3, s3_ct_matrix_power},
+    {"ct_matrix_power", 4, s4_ct_matrix_power},
+    {"ct_matrix_exp", 0, s0_ct_matrix_exp},
+    {"ct_matrix_exp", 1, s1_ct_matrix_exp},
+    {"ct_matrix_exp", 2, s2_ct_matrix_exp},
+    {"ct_matrix_exp", 3, s3_ct_matrix_exp},
+    {"ct_matrix_exp", 4, s4_ct_matrix_exp},
+    {"ct_orgqr", 0, s0_ct_orgqr},
+    {"ct_orgqr", 1, s1_ct_orgqr},
+    {"ct_orgqr", 2, s2_ct_orgqr},
+    {"ct_orgqr", 3, s3_ct_orgqr},
+    {"ct_orgqr", 4, s4_ct_orgqr},
+    {"ct_triangular_solve", 0, s0_ct_triangular_solve},
+    {"ct_triangular_solve", 1, s1_ct_triangular_solve},
+    {"ct_triangular_solve", 2, s2_ct_triangular_solve},
+    {"ct_triangular_solve", 3, s3_ct_triangular_solve},
+    {"ct_triangular_solve", 4, s4_ct_triangular_solve},
+    {"ct_lu_solve", 0, s0_ct_lu_solve},
+    {"ct_lu_solve", 1, s1_ct_lu_solve},
+    {"ct_lu_solve", 2, s2_ct_lu_solve},
+    {"ct_lu_solve", 3, s3_ct_lu_solve},
+    {"ct_lu_solve", 4, s4_ct_lu_solve},
     {"ct_flipud", 0, s0_ct_flipud},
     {"ct_flipud", 1, s1_ct_flipud},
     {"ct_flipud", 2, s2_ct_flipud},

@@ -1090,6 +1090,35 @@ static ct_status op_max_unpool3d(void) { /* (1, 1, 2, 1, 2) from a 2x2x2 pool of
     ct_tensor_release(p), ct_tensor_release(i);
     return st;
 }
+static ct_status op_max(void) { return ct_max(ctx, A, &OUT); }
+static ct_status op_min(void) { return ct_min(ctx, A, &OUT); }
+static ct_status op_angle(void) { return ct_angle(ctx, A, &OUT); }
+static ct_status op_frobenius_norm(void) { return ct_frobenius_norm(ctx, A, 0, NULL, false, &OUT); }
+static ct_status op_nuclear_norm(void) { return ct_nuclear_norm(ctx, A, NULL, false, &OUT); }
+static ct_status op_linalg_norm(void) {
+    return ct_linalg_norm(ctx, A, "inf", 0, NULL, false, &OUT);
+}
+static ct_status op_linalg_vander(void) { return ct_linalg_vander(ctx, V3, -1, &OUT); }
+static ct_status op_linalg_cross(void) {
+    ct_status st = ct_tensor_narrow(ctx, A, 1, 0, 3, &OUT2);
+    if (st == CT_OK) st = ct_tensor_narrow(ctx, B, 1, 2, 3, &OUT3);
+    return st == CT_OK ? ct_linalg_cross(ctx, OUT2, OUT3, -1, &OUT) : st;
+}
+static ct_status op_linalg_diagonal(void) { return ct_linalg_diagonal(ctx, Nc, 1, 0, 1, &OUT); }
+static ct_status op_linalg_matmul(void) { return ct_linalg_matmul(ctx, A, Mt, &OUT); }
+static ct_status op_svd(void) { return ct_svd(ctx, A, true, true, &OUT, &OUT2, &OUT3); }
+static ct_status op_qr(void) { return ct_qr(ctx, Mt, true, &OUT, &OUT2); }
+static ct_status op_cholesky(void) { return ct_cholesky(ctx, Sym, true, &OUT); }
+static ct_status op_slogdet(void) { return ct_slogdet(ctx, Sym, &OUT, &OUT2); }
+static ct_status op_matrix_power(void) { return ct_matrix_power(ctx, Sym, 3, &OUT); }
+static ct_status op_orgqr(void) { return ct_orgqr(ctx, Mt, V3, &OUT); }
+static ct_status op_triangular_solve(void) {
+    return ct_triangular_solve(ctx, Sym, Sym, true, true, false, &OUT, &OUT2);
+}
+static ct_status op_lu_solve(void) {
+    ct_status st = ct_linalg_lu_factor(ctx, Sym, &OUT2, &OUT3);
+    return st == CT_OK ? ct_lu_solve(ctx, Sym, OUT2, OUT3, &OUT) : st;
+}
 static ct_status op_multi_margin_loss(void) {
     ct_status st = ct_tensor_from_host(ctx, (const int64_t[]){1, 0, 7, 3}, CT_INT64, 1,
                                        (const int64_t[]){4}, &OUT2);
@@ -1805,6 +1834,24 @@ static const op_entry computing[] = {
     E(rnn),
     E(lstm),
     E(gru),
+    E(max),
+    E(min),
+    E(angle),
+    E(frobenius_norm),
+    E(nuclear_norm),
+    E(linalg_norm),
+    E(linalg_vander),
+    E(linalg_cross),
+    E(linalg_diagonal),
+    E(linalg_matmul),
+    E(svd),
+    E(qr),
+    E(cholesky),
+    E(slogdet),
+    E(matrix_power),
+    E(orgqr),
+    E(triangular_solve),
+    E(lu_solve),
     E(conv3d),
     E(conv_transpose3d),
     E(max_pool3d),
@@ -2153,6 +2200,19 @@ static const struct {
     {"ct_positive", "the input itself"},
     {"ct_result_type", "dtype rule (no data)"},
     {"ct_can_cast", "dtype rule (no data)"},
+    {"ct_is_floating_point", "dtype rule (no data)"},
+    {"ct_is_complex", "dtype rule (no data)"},
+    {"ct_is_signed", "dtype rule (no data)"},
+    {"ct_is_same_size", "shape rule (no data)"},
+    {"ct_is_nonzero", "reads the element on the host, which capture refuses"},
+    {"ct_promote_types", "dtype rule (no data)"},
+    {"ct_real", "the input itself"},
+    {"ct_imag", "always an error (no complex dtype)"},
+    {"ct_conj", "the input itself"},
+    {"ct_conj_physical", "the input itself"},
+    {"ct_resolve_conj", "the input itself"},
+    {"ct_resolve_neg", "the input itself"},
+    {"ct_matrix_exp", "ct_linalg_matrix_exp under its older name (reads the norms on the host)"},
     {"ct_histogram", "counts on the host (reads the input), which capture refuses"},
     {"ct_histogram_edges",
      "counts on the host (reads the input and the edges), which capture refuses"},

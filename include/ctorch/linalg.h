@@ -167,6 +167,22 @@ CT_API ct_status ct_linalg_tensorsolve(ct_ctx *ctx, const ct_tensor *a, const ct
  * (..., m, n) below the diagonal (torch.linalg.householder_product); tau (..., k), k <= n <= m. */
 CT_API ct_status ct_linalg_householder_product(ct_ctx *ctx, const ct_tensor *a,
                                                const ct_tensor *tau, ct_tensor **out);
+/* torch.linalg.norm: ord NULL (None), "fro", "nuc" or a number ("2", "-1", "inf", "0.5"); with
+ * n_dims 1 a vector norm, 2 a matrix norm, 0: ord None the flattened 2-norm, else by a's 1 / 2
+ * dims. */
+CT_API ct_status ct_linalg_norm(ct_ctx *ctx, const ct_tensor *a, const char *ord, int n_dims,
+                                const int *dims, bool keepdim, ct_tensor **out);
+/* torch.linalg.vander: (..., n) -> (..., n, N) with columns x^0 ... x^(N-1) (N < 0: n; N > 1);
+ * floating and integer x (torch's cumprod composite, so integers give int64). */
+CT_API ct_status ct_linalg_vander(ct_ctx *ctx, const ct_tensor *x, int64_t N, ct_tensor **out);
+/* torch.linalg.cross / diagonal / matmul: ct_cross, ct_diagonal (defaults offset 0, dims -2, -1)
+ * and ct_matmul under torch.linalg's names. */
+CT_API ct_status ct_linalg_cross(ct_ctx *ctx, const ct_tensor *a, const ct_tensor *b, int dim,
+                                 ct_tensor **out);
+CT_API ct_status ct_linalg_diagonal(ct_ctx *ctx, const ct_tensor *a, int64_t offset, int dim1,
+                                    int dim2, ct_tensor **out);
+CT_API ct_status ct_linalg_matmul(ct_ctx *ctx, const ct_tensor *a, const ct_tensor *b,
+                                  ct_tensor **out);
 /* Condition number (torch.linalg.cond): ord NULL / "2" / "-2" from the singular values (any m x n),
  * "fro", "nuc", "inf", "-inf", "1", "-1" as norm(A) norm(A^-1) of square A (inf when singular). */
 CT_API ct_status ct_linalg_cond(ct_ctx *ctx, const ct_tensor *a, const char *ord, ct_tensor **out);

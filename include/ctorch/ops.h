@@ -1197,6 +1197,59 @@ CT_API ct_status ct_det(ct_ctx *ctx, const ct_tensor *a, ct_tensor **out);
 CT_API ct_status ct_inverse(ct_ctx *ctx, const ct_tensor *a, ct_tensor **out);
 CT_API ct_status ct_pinverse(ct_ctx *ctx, const ct_tensor *a, double rcond, ct_tensor **out);
 CT_API ct_status ct_trapz(ct_ctx *ctx, const ct_tensor *y, double dx, int dim, ct_tensor **out);
+/* torch.max(t) / torch.min(t): the largest / smallest element, 0-d (NaN propagates; an empty t is
+ * CT_ERR_SHAPE); the gradient is shared among ties, as torch's MaxBackward1. */
+CT_API ct_status ct_max(ct_ctx *ctx, const ct_tensor *a, ct_tensor **out);
+CT_API ct_status ct_min(ct_ctx *ctx, const ct_tensor *a, ct_tensor **out);
+/* torch.is_floating_point / is_complex (always false: no complex dtype) / is_signed (false for
+ * bool and uint8) / is_same_size; NULL or released tensors give false. */
+CT_API bool ct_is_floating_point(const ct_tensor *t);
+CT_API bool ct_is_complex(const ct_tensor *t);
+CT_API bool ct_is_signed(const ct_tensor *t);
+CT_API bool ct_is_same_size(const ct_tensor *a, const ct_tensor *b);
+/* torch.is_nonzero: the one element of t != 0 (NaN counts); not one element: CT_ERR_INVALID_ARG. */
+CT_API ct_status ct_is_nonzero(ct_ctx *ctx, const ct_tensor *t, bool *out);
+/* torch.promote_types (the same as ct_dtype_promote). */
+CT_API ct_status ct_promote_types(ct_dtype a, ct_dtype b, ct_dtype *out);
+/* torch.angle of a real tensor: pi where a < 0, else 0, NaN kept (integers give float32); its
+ * gradient is zero, as torch. */
+CT_API ct_status ct_angle(ct_ctx *ctx, const ct_tensor *a, ct_tensor **out);
+/* torch.real / conj / conj_physical / resolve_conj / resolve_neg of a real tensor: a itself (a new
+ * reference, as torch returns self); torch.imag of a real tensor: CT_ERR_DTYPE, as torch. */
+CT_API ct_status ct_real(ct_ctx *ctx, const ct_tensor *a, ct_tensor **out);
+CT_API ct_status ct_imag(ct_ctx *ctx, const ct_tensor *a, ct_tensor **out);
+CT_API ct_status ct_conj(ct_ctx *ctx, const ct_tensor *a, ct_tensor **out);
+CT_API ct_status ct_conj_physical(ct_ctx *ctx, const ct_tensor *a, ct_tensor **out);
+CT_API ct_status ct_resolve_conj(ct_ctx *ctx, const ct_tensor *a, ct_tensor **out);
+CT_API ct_status ct_resolve_neg(ct_ctx *ctx, const ct_tensor *a, ct_tensor **out);
+/* torch.frobenius_norm: the 2-norm over at most 2 dims (n_dims 0: all); torch.nuclear_norm: the
+ * sum of singular values over dims (dims[2]; NULL: a 2-d input's two). */
+CT_API ct_status ct_frobenius_norm(ct_ctx *ctx, const ct_tensor *a, int n_dims, const int *dims,
+                                   bool keepdim, ct_tensor **out);
+CT_API ct_status ct_nuclear_norm(ct_ctx *ctx, const ct_tensor *a, const int *dims, bool keepdim,
+                                 ct_tensor **out);
+/* torch.svd: U, S, V (not Vh) of the reduced SVD (some; some = false only for square matrices);
+ * compute_uv false: S, with U (m, m) and V (n, n) zero-filled, as torch. */
+CT_API ct_status ct_svd(ct_ctx *ctx, const ct_tensor *a, bool some, bool compute_uv, ct_tensor **U,
+                        ct_tensor **S, ct_tensor **V);
+/* torch.qr (reduced; some = false only where it is the same, m <= n). */
+CT_API ct_status ct_qr(ct_ctx *ctx, const ct_tensor *a, bool some, ct_tensor **Q, ct_tensor **R);
+/* torch.cholesky (upper: U with A = U^T U), torch.slogdet, torch.matrix_power, torch.matrix_exp,
+ * torch.orgqr: the linalg functions under their older names. */
+CT_API ct_status ct_cholesky(ct_ctx *ctx, const ct_tensor *a, bool upper, ct_tensor **out);
+CT_API ct_status ct_slogdet(ct_ctx *ctx, const ct_tensor *a, ct_tensor **sign,
+                            ct_tensor **logabsdet);
+CT_API ct_status ct_matrix_power(ct_ctx *ctx, const ct_tensor *a, int64_t n, ct_tensor **out);
+CT_API ct_status ct_matrix_exp(ct_ctx *ctx, const ct_tensor *a, ct_tensor **out);
+CT_API ct_status ct_orgqr(ct_ctx *ctx, const ct_tensor *a, const ct_tensor *tau, ct_tensor **out);
+/* torch.triangular_solve(b, A, upper, transpose, unitriangular): X with A X = b (A^T X = b when
+ * transpose) and A broadcast to X's batch and copied (cloned_coefficient may be NULL). */
+CT_API ct_status ct_triangular_solve(ct_ctx *ctx, const ct_tensor *b, const ct_tensor *a,
+                                     bool upper, bool transpose, bool unitriangular,
+                                     ct_tensor **solution, ct_tensor **cloned_coefficient);
+/* torch.lu_solve(b, LU, pivots): X with A X = b from lu_factor's outputs. */
+CT_API ct_status ct_lu_solve(ct_ctx *ctx, const ct_tensor *b, const ct_tensor *LU,
+                             const ct_tensor *pivots, ct_tensor **out);
 /* torch.flipud (dim 0, at least 1-d) and fliplr (dim 1, at least 2-d): copies. */
 CT_API ct_status ct_flipud(ct_ctx *ctx, const ct_tensor *t, ct_tensor **out);
 CT_API ct_status ct_fliplr(ct_ctx *ctx, const ct_tensor *t, ct_tensor **out);
