@@ -2,7 +2,8 @@
  * polygamma, mvlgamma, erfinv, the Bessel functions i0 / i0e / i1 / i1e, the normal CDF and its
  * inverse (ndtr, ndtri, log_ndtr), erfcx, entr, xlog1py, nextafter, gcd and lcm, zeta,
  * gammainc / gammaincc, Bessel J0 J1 Y0 Y1, modified Bessel I0 I1 K0 K1 (and scaled K), spherical
- * j0. Each result is
+ * j0, the orthogonal polynomials (Chebyshev T U V W and shifted, Hermite H He, Laguerre, Legendre)
+ * and Airy Ai. Each result is
  * printed and checked against a known closed form (pi^2 / 6, Euler's gamma, the 97.5% normal
  * quantile ...), then one gradient: d/dx lgamma(x) is digamma(x). Build and run: see README
  * ("Examples"). */
@@ -11,7 +12,7 @@
 #include <stdio.h>
 
 static ct_ctx *ctx;
-static ct_tensor *pool[128];
+static ct_tensor *pool[192];
 static int npool;
 
 #define CHECK(call)                                                                                \
@@ -25,8 +26,8 @@ static int npool;
     } while (0)
 #define NVALS(...) ((int)(sizeof((const double[]){__VA_ARGS__}) / sizeof(double)))
 static ct_tensor *keep(ct_tensor *t) {
-    if (t && npool == 128) ct_tensor_release(t); /* full: not kept, nothing leaks */
-    return t && npool < 128 ? (pool[npool++] = t) : NULL;
+    if (t && npool == 192) ct_tensor_release(t); /* full: not kept, nothing leaks */
+    return t && npool < 192 ? (pool[npool++] = t) : NULL;
 }
 static ct_tensor *f64(int n, const double *v) {
     ct_tensor *t = NULL;
@@ -142,6 +143,37 @@ int main(void) {
     EXPECT("modified_bessel_i0(2)", r, 2.2795853023360673);
     CHECK(ct_special_modified_bessel_i1(ctx, two, &r));
     EXPECT("modified_bessel_i1(2)", r, 1.5906368546373291);
+
+    /* orthogonal polynomials at x = 0.5 (shifted: 0.75, where 2x - 1 = 0.5), degrees 2 and 3,
+     * against their expanded forms; Airy Ai(0) = 1 / (3^(2/3) Gamma(2/3)) */
+    ct_tensor *xh = f64(2, (const double[]){0.5, 0.5}), *xs = f64(2, (const double[]){0.75, 0.75});
+    ct_tensor *n23 = f64(2, (const double[]){2, 3}), *n13 = f64(2, (const double[]){1, 3});
+    CHECK(ct_special_chebyshev_polynomial_t(ctx, xh, n23, &r));
+    EXPECT("chebyshev_t(0.5, (2, 3))", r, -0.5, -1);
+    CHECK(ct_special_chebyshev_polynomial_u(ctx, xh, n13, &r));
+    EXPECT("chebyshev_u(0.5, (1, 3))", r, 1, -1);
+    CHECK(ct_special_chebyshev_polynomial_v(ctx, xh, n23, &r));
+    EXPECT("chebyshev_v(0.5, (2, 3))", r, -1, -1);
+    CHECK(ct_special_chebyshev_polynomial_w(ctx, xh, n23, &r));
+    EXPECT("chebyshev_w(0.5, (2, 3))", r, 1, -1);
+    CHECK(ct_special_shifted_chebyshev_polynomial_t(ctx, xs, n23, &r));
+    EXPECT("shifted_t(0.75, (2, 3))", r, -0.5, -1);
+    CHECK(ct_special_shifted_chebyshev_polynomial_u(ctx, xs, n13, &r));
+    EXPECT("shifted_u(0.75, (1, 3))", r, 1, -1);
+    CHECK(ct_special_shifted_chebyshev_polynomial_v(ctx, xs, n23, &r));
+    EXPECT("shifted_v(0.75, (2, 3))", r, -1, -1);
+    CHECK(ct_special_shifted_chebyshev_polynomial_w(ctx, xs, n23, &r));
+    EXPECT("shifted_w(0.75, (2, 3))", r, 1, -1);
+    CHECK(ct_special_hermite_polynomial_h(ctx, xh, n23, &r));
+    EXPECT("hermite_h(0.5, (2, 3))", r, -1, -5);
+    CHECK(ct_special_hermite_polynomial_he(ctx, xh, n23, &r));
+    EXPECT("hermite_he(0.5, (2, 3))", r, -0.75, -1.375);
+    CHECK(ct_special_laguerre_polynomial_l(ctx, xh, n23, &r));
+    EXPECT("laguerre_l(0.5, (2, 3))", r, 0.125, -0.875 / 6);
+    CHECK(ct_special_legendre_polynomial_p(ctx, xh, n23, &r));
+    EXPECT("legendre_p(0.5, (2, 3))", r, -0.125, -0.4375);
+    CHECK(ct_special_airy_ai(ctx, f64(1, (const double[]){0}), &r));
+    EXPECT("airy_ai(0)", r, 1 / (pow(3, 2.0 / 3) * tgamma(2.0 / 3)));
 
     /* d/dx sum(lgamma(x)) = digamma(x) */
     ct_tensor *xg = f64(2, (const double[]){1, 2}), *s = NULL;

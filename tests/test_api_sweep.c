@@ -2748,6 +2748,71 @@ static void s1_ct_special_modified_bessel_i1(void) { SWEEP_STATUS(ct_special_mod
 static void s2_ct_special_modified_bessel_i1(void) { SWEEP_STATUS(ct_special_modified_bessel_i1(S_ctx, S_t, NULL)); }
 static void s3_ct_special_modified_bessel_i1(void) { SWEEP_STATUS(ct_special_modified_bessel_i1(S_ctx, S_t, &S_out[0])); }
 static void s4_ct_special_modified_bessel_i1(void) { SWEEP_STATUS(ct_special_modified_bessel_i1(S_ctx, S_t, &S_out[0])); }
+static void s0_ct_special_chebyshev_polynomial_t(void) { (void)ct_special_chebyshev_polynomial_t(NULL, NULL, NULL, NULL); }
+static void s1_ct_special_chebyshev_polynomial_t(void) { SWEEP_STATUS(ct_special_chebyshev_polynomial_t(S_ctx, NULL, NULL, NULL)); }
+static void s2_ct_special_chebyshev_polynomial_t(void) { SWEEP_STATUS(ct_special_chebyshev_polynomial_t(S_ctx, S_t, S_t, NULL)); }
+static void s3_ct_special_chebyshev_polynomial_t(void) { SWEEP_STATUS(ct_special_chebyshev_polynomial_t(S_ctx, S_t, S_t, &S_out[0])); }
+static void s4_ct_special_chebyshev_polynomial_t(void) { SWEEP_STATUS(ct_special_chebyshev_polynomial_t(S_ctx, S_t, S_t, &S_out[0])); }
+static void s0_ct_special_chebyshev_polynomial_u(void) { (void)ct_special_chebyshev_polynomial_u(NULL, NULL, NULL, NULL); }
+static void s1_ct_special_chebyshev_polynomial_u(void) { SWEEP_STATUS(ct_special_chebyshev_polynomial_u(S_ctx, NULL, NULL, NULL)); }
+static void s2_ct_special_chebyshev_polynomial_u(void) { SWEEP_STATUS(ct_special_chebyshev_polynomial_u(S_ctx, S_t, S_t, NULL)); }
+static void s3_ct_special_chebyshev_polynomial_u(void) { SWEEP_STATUS(ct_special_chebyshev_polynomial_u(S_ctx, S_t, S_t, &S_out[0])); }
+static void s4_ct_special_chebyshev_polynomial_u(void) { SWEEP_STATUS(ct_special_chebyshev_polynomial_u(S_ctx, S_t, S_t, &S_out[0])); }
+static void s0_ct_special_chebyshev_polynomial_v(void) { (void)ct_special_chebyshev_polynomial_v(NULL, NULL, NULL, NULL); }
+static void s1_ct_special_chebyshev_polynomial_v(void) { SWEEP_STATUS(ct_special_chebyshev_polynomial_v(S_ctx, NULL, NULL, NULL)); }
+static void s2_ct_special_chebyshev_polynomial_v(void) { SWEEP_STATUS(ct_special_chebyshev_polynomial_v(S_ctx, S_t, S_t, NULL)); }
+static void s3_ct_special_chebyshev_polynomial_v(void) { SWEEP_STATUS(ct_special_chebyshev_polynomial_v(S_ctx, S_t, S_t, &S_out[0])); }
+static void s4_ct_special_chebyshev_polynomial_v(void) { SWEEP_STATUS(ct_special_chebyshev_polynomial_v(S_ctx, S_t, S_t, &S_out[0])); }
+static void s0_ct_special_chebyshev_polynomial_w(void) { (void)ct_special_chebyshev_polynomial_w(NULL, NULL, NULL, NULL); }
+static void s1_ct_special_chebyshev_polynomial_w(void) { SWEEP_STATUS(ct_special_chebyshev_polynomial_w(S_ctx, NULL, NULL, NULL)); }
+static void s2_ct_special_chebyshev_polynomial_w(void) { SWEEP_STATUS(ct_special_chebyshev_polynomial_w(S_ctx, S_t, S_t, NULL)); }
+static void s3_ct_special_chebyshev_polynomial_w(void) { SWEEP_STATUS(ct_special_chebyshev_polynomial_w(S_ctx, S_t, S_t, &S_out[0])); }
+static void s4_ct_special_chebyshev_polynomial_w(void) { SWEEP_STATUS(ct_special_chebyshev_polynomial_w(S_ctx, S_t, S_t, &S_out[0])); }
+static void s0_ct_special_shifted_chebyshev_polynomial_t(void) { (void)ct_special_shifted_chebyshev_polynomial_t(NULL, NULL, NULL, NULL); }
+static void s1_ct_special_shifted_chebyshev_polynomial_t(void) { SWEEP_STATUS(ct_special_shifted_chebyshev_polynomial_t(S_ctx, NULL, NULL, NULL)); }
+static void s2_ct_special_shifted_chebyshev_polynomial_t(void) { SWEEP_STATUS(ct_special_shifted_chebyshev_polynomial_t(S_ctx, S_t, S_t, NULL)); }
+static void s3_ct_special_shifted_chebyshev_polynomial_t(void) { SWEEP_STATUS(ct_special_shifted_chebyshev_polynomial_t(S_ctx, S_t, S_t, &S_out[0])); }
+static void s4_ct_special_shifted_chebyshev_polynomial_t(void) { SWEEP_STATUS(ct_special_shifted_chebyshev_polynomial_t(S_ctx, S_t, S_t, &S_out[0])); }
+static void s0_ct_special_shifted_chebyshev_polynomial_u(void) { (void)ct_special_shifted_chebyshev_polynomial_u(NULL, NULL, NULL, NULL); }
+static void s1_ct_special_shifted_chebyshev_polynomial_u(void) { SWEEP_STATUS(ct_special_shifted_chebyshev_polynomial_u(S_ctx, NULL, NULL, NULL)); }
+static void s2_ct_special_shifted_chebyshev_polynomial_u(void) { SWEEP_STATUS(ct_special_shifted_chebyshev_polynomial_u(S_ctx, S_t, S_t, NULL)); }
+static void s3_ct_special_shifted_chebyshev_polynomial_u(void) { SWEEP_STATUS(ct_special_shifted_chebyshev_polynomial_u(S_ctx, S_t, S_t, &S_out[0])); }
+static void s4_ct_special_shifted_chebyshev_polynomial_u(void) { SWEEP_STATUS(ct_special_shifted_chebyshev_polynomial_u(S_ctx, S_t, S_t, &S_out[0])); }
+static void s0_ct_special_shifted_chebyshev_polynomial_v(void) { (void)ct_special_shifted_chebyshev_polynomial_v(NULL, NULL, NULL, NULL); }
+static void s1_ct_special_shifted_chebyshev_polynomial_v(void) { SWEEP_STATUS(ct_special_shifted_chebyshev_polynomial_v(S_ctx, NULL, NULL, NULL)); }
+static void s2_ct_special_shifted_chebyshev_polynomial_v(void) { SWEEP_STATUS(ct_special_shifted_chebyshev_polynomial_v(S_ctx, S_t, S_t, NULL)); }
+static void s3_ct_special_shifted_chebyshev_polynomial_v(void) { SWEEP_STATUS(ct_special_shifted_chebyshev_polynomial_v(S_ctx, S_t, S_t, &S_out[0])); }
+static void s4_ct_special_shifted_chebyshev_polynomial_v(void) { SWEEP_STATUS(ct_special_shifted_chebyshev_polynomial_v(S_ctx, S_t, S_t, &S_out[0])); }
+static void s0_ct_special_shifted_chebyshev_polynomial_w(void) { (void)ct_special_shifted_chebyshev_polynomial_w(NULL, NULL, NULL, NULL); }
+static void s1_ct_special_shifted_chebyshev_polynomial_w(void) { SWEEP_STATUS(ct_special_shifted_chebyshev_polynomial_w(S_ctx, NULL, NULL, NULL)); }
+static void s2_ct_special_shifted_chebyshev_polynomial_w(void) { SWEEP_STATUS(ct_special_shifted_chebyshev_polynomial_w(S_ctx, S_t, S_t, NULL)); }
+static void s3_ct_special_shifted_chebyshev_polynomial_w(void) { SWEEP_STATUS(ct_special_shifted_chebyshev_polynomial_w(S_ctx, S_t, S_t, &S_out[0])); }
+static void s4_ct_special_shifted_chebyshev_polynomial_w(void) { SWEEP_STATUS(ct_special_shifted_chebyshev_polynomial_w(S_ctx, S_t, S_t, &S_out[0])); }
+static void s0_ct_special_hermite_polynomial_h(void) { (void)ct_special_hermite_polynomial_h(NULL, NULL, NULL, NULL); }
+static void s1_ct_special_hermite_polynomial_h(void) { SWEEP_STATUS(ct_special_hermite_polynomial_h(S_ctx, NULL, NULL, NULL)); }
+static void s2_ct_special_hermite_polynomial_h(void) { SWEEP_STATUS(ct_special_hermite_polynomial_h(S_ctx, S_t, S_t, NULL)); }
+static void s3_ct_special_hermite_polynomial_h(void) { SWEEP_STATUS(ct_special_hermite_polynomial_h(S_ctx, S_t, S_t, &S_out[0])); }
+static void s4_ct_special_hermite_polynomial_h(void) { SWEEP_STATUS(ct_special_hermite_polynomial_h(S_ctx, S_t, S_t, &S_out[0])); }
+static void s0_ct_special_hermite_polynomial_he(void) { (void)ct_special_hermite_polynomial_he(NULL, NULL, NULL, NULL); }
+static void s1_ct_special_hermite_polynomial_he(void) { SWEEP_STATUS(ct_special_hermite_polynomial_he(S_ctx, NULL, NULL, NULL)); }
+static void s2_ct_special_hermite_polynomial_he(void) { SWEEP_STATUS(ct_special_hermite_polynomial_he(S_ctx, S_t, S_t, NULL)); }
+static void s3_ct_special_hermite_polynomial_he(void) { SWEEP_STATUS(ct_special_hermite_polynomial_he(S_ctx, S_t, S_t, &S_out[0])); }
+static void s4_ct_special_hermite_polynomial_he(void) { SWEEP_STATUS(ct_special_hermite_polynomial_he(S_ctx, S_t, S_t, &S_out[0])); }
+static void s0_ct_special_laguerre_polynomial_l(void) { (void)ct_special_laguerre_polynomial_l(NULL, NULL, NULL, NULL); }
+static void s1_ct_special_laguerre_polynomial_l(void) { SWEEP_STATUS(ct_special_laguerre_polynomial_l(S_ctx, NULL, NULL, NULL)); }
+static void s2_ct_special_laguerre_polynomial_l(void) { SWEEP_STATUS(ct_special_laguerre_polynomial_l(S_ctx, S_t, S_t, NULL)); }
+static void s3_ct_special_laguerre_polynomial_l(void) { SWEEP_STATUS(ct_special_laguerre_polynomial_l(S_ctx, S_t, S_t, &S_out[0])); }
+static void s4_ct_special_laguerre_polynomial_l(void) { SWEEP_STATUS(ct_special_laguerre_polynomial_l(S_ctx, S_t, S_t, &S_out[0])); }
+static void s0_ct_special_legendre_polynomial_p(void) { (void)ct_special_legendre_polynomial_p(NULL, NULL, NULL, NULL); }
+static void s1_ct_special_legendre_polynomial_p(void) { SWEEP_STATUS(ct_special_legendre_polynomial_p(S_ctx, NULL, NULL, NULL)); }
+static void s2_ct_special_legendre_polynomial_p(void) { SWEEP_STATUS(ct_special_legendre_polynomial_p(S_ctx, S_t, S_t, NULL)); }
+static void s3_ct_special_legendre_polynomial_p(void) { SWEEP_STATUS(ct_special_legendre_polynomial_p(S_ctx, S_t, S_t, &S_out[0])); }
+static void s4_ct_special_legendre_polynomial_p(void) { SWEEP_STATUS(ct_special_legendre_polynomial_p(S_ctx, S_t, S_t, &S_out[0])); }
+static void s0_ct_special_airy_ai(void) { (void)ct_special_airy_ai(NULL, NULL, NULL); }
+static void s1_ct_special_airy_ai(void) { SWEEP_STATUS(ct_special_airy_ai(S_ctx, NULL, NULL)); }
+static void s2_ct_special_airy_ai(void) { SWEEP_STATUS(ct_special_airy_ai(S_ctx, S_t, NULL)); }
+static void s3_ct_special_airy_ai(void) { SWEEP_STATUS(ct_special_airy_ai(S_ctx, S_t, &S_out[0])); }
+static void s4_ct_special_airy_ai(void) { SWEEP_STATUS(ct_special_airy_ai(S_ctx, S_t, &S_out[0])); }
 static void s0_ct_special_expit(void) { (void)ct_special_expit(NULL, NULL, NULL); }
 static void s1_ct_special_expit(void) { SWEEP_STATUS(ct_special_expit(S_ctx, NULL, NULL)); }
 static void s2_ct_special_expit(void) { SWEEP_STATUS(ct_special_expit(S_ctx, S_t, NULL)); }
@@ -6610,6 +6675,71 @@ static const sweep_case sweep_cases[] = {
     {"ct_special_modified_bessel_i1", 2, s2_ct_special_modified_bessel_i1},
     {"ct_special_modified_bessel_i1", 3, s3_ct_special_modified_bessel_i1},
     {"ct_special_modified_bessel_i1", 4, s4_ct_special_modified_bessel_i1},
+    {"ct_special_chebyshev_polynomial_t", 0, s0_ct_special_chebyshev_polynomial_t},
+    {"ct_special_chebyshev_polynomial_t", 1, s1_ct_special_chebyshev_polynomial_t},
+    {"ct_special_chebyshev_polynomial_t", 2, s2_ct_special_chebyshev_polynomial_t},
+    {"ct_special_chebyshev_polynomial_t", 3, s3_ct_special_chebyshev_polynomial_t},
+    {"ct_special_chebyshev_polynomial_t", 4, s4_ct_special_chebyshev_polynomial_t},
+    {"ct_special_chebyshev_polynomial_u", 0, s0_ct_special_chebyshev_polynomial_u},
+    {"ct_special_chebyshev_polynomial_u", 1, s1_ct_special_chebyshev_polynomial_u},
+    {"ct_special_chebyshev_polynomial_u", 2, s2_ct_special_chebyshev_polynomial_u},
+    {"ct_special_chebyshev_polynomial_u", 3, s3_ct_special_chebyshev_polynomial_u},
+    {"ct_special_chebyshev_polynomial_u", 4, s4_ct_special_chebyshev_polynomial_u},
+    {"ct_special_chebyshev_polynomial_v", 0, s0_ct_special_chebyshev_polynomial_v},
+    {"ct_special_chebyshev_polynomial_v", 1, s1_ct_special_chebyshev_polynomial_v},
+    {"ct_special_chebyshev_polynomial_v", 2, s2_ct_special_chebyshev_polynomial_v},
+    {"ct_special_chebyshev_polynomial_v", 3, s3_ct_special_chebyshev_polynomial_v},
+    {"ct_special_chebyshev_polynomial_v", 4, s4_ct_special_chebyshev_polynomial_v},
+    {"ct_special_chebyshev_polynomial_w", 0, s0_ct_special_chebyshev_polynomial_w},
+    {"ct_special_chebyshev_polynomial_w", 1, s1_ct_special_chebyshev_polynomial_w},
+    {"ct_special_chebyshev_polynomial_w", 2, s2_ct_special_chebyshev_polynomial_w},
+    {"ct_special_chebyshev_polynomial_w", 3, s3_ct_special_chebyshev_polynomial_w},
+    {"ct_special_chebyshev_polynomial_w", 4, s4_ct_special_chebyshev_polynomial_w},
+    {"ct_special_shifted_chebyshev_polynomial_t", 0, s0_ct_special_shifted_chebyshev_polynomial_t},
+    {"ct_special_shifted_chebyshev_polynomial_t", 1, s1_ct_special_shifted_chebyshev_polynomial_t},
+    {"ct_special_shifted_chebyshev_polynomial_t", 2, s2_ct_special_shifted_chebyshev_polynomial_t},
+    {"ct_special_shifted_chebyshev_polynomial_t", 3, s3_ct_special_shifted_chebyshev_polynomial_t},
+    {"ct_special_shifted_chebyshev_polynomial_t", 4, s4_ct_special_shifted_chebyshev_polynomial_t},
+    {"ct_special_shifted_chebyshev_polynomial_u", 0, s0_ct_special_shifted_chebyshev_polynomial_u},
+    {"ct_special_shifted_chebyshev_polynomial_u", 1, s1_ct_special_shifted_chebyshev_polynomial_u},
+    {"ct_special_shifted_chebyshev_polynomial_u", 2, s2_ct_special_shifted_chebyshev_polynomial_u},
+    {"ct_special_shifted_chebyshev_polynomial_u", 3, s3_ct_special_shifted_chebyshev_polynomial_u},
+    {"ct_special_shifted_chebyshev_polynomial_u", 4, s4_ct_special_shifted_chebyshev_polynomial_u},
+    {"ct_special_shifted_chebyshev_polynomial_v", 0, s0_ct_special_shifted_chebyshev_polynomial_v},
+    {"ct_special_shifted_chebyshev_polynomial_v", 1, s1_ct_special_shifted_chebyshev_polynomial_v},
+    {"ct_special_shifted_chebyshev_polynomial_v", 2, s2_ct_special_shifted_chebyshev_polynomial_v},
+    {"ct_special_shifted_chebyshev_polynomial_v", 3, s3_ct_special_shifted_chebyshev_polynomial_v},
+    {"ct_special_shifted_chebyshev_polynomial_v", 4, s4_ct_special_shifted_chebyshev_polynomial_v},
+    {"ct_special_shifted_chebyshev_polynomial_w", 0, s0_ct_special_shifted_chebyshev_polynomial_w},
+    {"ct_special_shifted_chebyshev_polynomial_w", 1, s1_ct_special_shifted_chebyshev_polynomial_w},
+    {"ct_special_shifted_chebyshev_polynomial_w", 2, s2_ct_special_shifted_chebyshev_polynomial_w},
+    {"ct_special_shifted_chebyshev_polynomial_w", 3, s3_ct_special_shifted_chebyshev_polynomial_w},
+    {"ct_special_shifted_chebyshev_polynomial_w", 4, s4_ct_special_shifted_chebyshev_polynomial_w},
+    {"ct_special_hermite_polynomial_h", 0, s0_ct_special_hermite_polynomial_h},
+    {"ct_special_hermite_polynomial_h", 1, s1_ct_special_hermite_polynomial_h},
+    {"ct_special_hermite_polynomial_h", 2, s2_ct_special_hermite_polynomial_h},
+    {"ct_special_hermite_polynomial_h", 3, s3_ct_special_hermite_polynomial_h},
+    {"ct_special_hermite_polynomial_h", 4, s4_ct_special_hermite_polynomial_h},
+    {"ct_special_hermite_polynomial_he", 0, s0_ct_special_hermite_polynomial_he},
+    {"ct_special_hermite_polynomial_he", 1, s1_ct_special_hermite_polynomial_he},
+    {"ct_special_hermite_polynomial_he", 2, s2_ct_special_hermite_polynomial_he},
+    {"ct_special_hermite_polynomial_he", 3, s3_ct_special_hermite_polynomial_he},
+    {"ct_special_hermite_polynomial_he", 4, s4_ct_special_hermite_polynomial_he},
+    {"ct_special_laguerre_polynomial_l", 0, s0_ct_special_laguerre_polynomial_l},
+    {"ct_special_laguerre_polynomial_l", 1, s1_ct_special_laguerre_polynomial_l},
+    {"ct_special_laguerre_polynomial_l", 2, s2_ct_special_laguerre_polynomial_l},
+    {"ct_special_laguerre_polynomial_l", 3, s3_ct_special_laguerre_polynomial_l},
+    {"ct_special_laguerre_polynomial_l", 4, s4_ct_special_laguerre_polynomial_l},
+    {"ct_special_legendre_polynomial_p", 0, s0_ct_special_legendre_polynomial_p},
+    {"ct_special_legendre_polynomial_p", 1, s1_ct_special_legendre_polynomial_p},
+    {"ct_special_legendre_polynomial_p", 2, s2_ct_special_legendre_polynomial_p},
+    {"ct_special_legendre_polynomial_p", 3, s3_ct_special_legendre_polynomial_p},
+    {"ct_special_legendre_polynomial_p", 4, s4_ct_special_legendre_polynomial_p},
+    {"ct_special_airy_ai", 0, s0_ct_special_airy_ai},
+    {"ct_special_airy_ai", 1, s1_ct_special_airy_ai},
+    {"ct_special_airy_ai", 2, s2_ct_special_airy_ai},
+    {"ct_special_airy_ai", 3, s3_ct_special_airy_ai},
+    {"ct_special_airy_ai", 4, s4_ct_special_airy_ai},
     {"ct_special_expit", 0, s0_ct_special_expit},
     {"ct_special_expit", 1, s1_ct_special_expit},
     {"ct_special_expit", 2, s2_ct_special_expit},

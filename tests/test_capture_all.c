@@ -1214,6 +1214,19 @@ OP1(special_modified_bessel_i1)
 OP2(special_zeta)
 OP2(special_gammainc)
 OP2(special_gammaincc)
+OP2(special_chebyshev_polynomial_t)
+OP2(special_chebyshev_polynomial_u)
+OP2(special_chebyshev_polynomial_v)
+OP2(special_chebyshev_polynomial_w)
+OP2(special_shifted_chebyshev_polynomial_t)
+OP2(special_shifted_chebyshev_polynomial_u)
+OP2(special_shifted_chebyshev_polynomial_v)
+OP2(special_shifted_chebyshev_polynomial_w)
+OP2(special_hermite_polynomial_h)
+OP2(special_hermite_polynomial_he)
+OP2(special_laguerre_polynomial_l)
+OP2(special_legendre_polynomial_p)
+OP1(special_airy_ai)
 /* clang-format on */
 static ct_status op_dropout1d(void) {
     ct_status st = ct_tensor_reshape(ctx, A, 3, (const int64_t[]){2, 2, 8}, &OUT2);
@@ -1923,6 +1936,19 @@ static const op_entry computing[] = {
     E(special_zeta),
     E(special_gammainc),
     E(special_gammaincc),
+    E(special_chebyshev_polynomial_t),
+    E(special_chebyshev_polynomial_u),
+    E(special_chebyshev_polynomial_v),
+    E(special_chebyshev_polynomial_w),
+    E(special_shifted_chebyshev_polynomial_t),
+    E(special_shifted_chebyshev_polynomial_u),
+    E(special_shifted_chebyshev_polynomial_v),
+    E(special_shifted_chebyshev_polynomial_w),
+    E(special_hermite_polynomial_h),
+    E(special_hermite_polynomial_he),
+    E(special_laguerre_polynomial_l),
+    E(special_legendre_polynomial_p),
+    E(special_airy_ai),
     E(dropout1d),
     E(dropout2d),
     E(dropout3d),

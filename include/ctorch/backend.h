@@ -198,7 +198,20 @@ extern "C" {
     X(CT_OP_BESSEL_K1)                                                                             \
     X(CT_OP_BESSEL_K0E)                                                                            \
     X(CT_OP_BESSEL_K1E)                                                                            \
-    X(CT_OP_SPHERICAL_J0)
+    X(CT_OP_SPHERICAL_J0)                                                                          \
+    X(CT_OP_CHEBYSHEV_T) /* binary, floats: (x, n), n truncated to an integer (torch) */           \
+    X(CT_OP_CHEBYSHEV_U)                                                                           \
+    X(CT_OP_CHEBYSHEV_V)                                                                           \
+    X(CT_OP_CHEBYSHEV_W)                                                                           \
+    X(CT_OP_SHIFTED_CHEBYSHEV_T)                                                                   \
+    X(CT_OP_SHIFTED_CHEBYSHEV_U)                                                                   \
+    X(CT_OP_SHIFTED_CHEBYSHEV_V)                                                                   \
+    X(CT_OP_SHIFTED_CHEBYSHEV_W)                                                                   \
+    X(CT_OP_HERMITE_H)                                                                             \
+    X(CT_OP_HERMITE_HE)                                                                            \
+    X(CT_OP_LAGUERRE_L)                                                                            \
+    X(CT_OP_LEGENDRE_P)                                                                            \
+    X(CT_OP_AIRY_AI)
 
 /* CT_OP_LINALG routines (ints[0]). */
 enum {

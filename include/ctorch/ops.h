@@ -1143,6 +1143,40 @@ CT_API ct_status ct_special_spherical_bessel_j0(ct_ctx *ctx, const ct_tensor *a,
 /* torch.special.modified_bessel_i0 / i1: the aliases of ct_i0 and ct_special_i1. */
 CT_API ct_status ct_special_modified_bessel_i0(ct_ctx *ctx, const ct_tensor *a, ct_tensor **out);
 CT_API ct_status ct_special_modified_bessel_i1(ct_ctx *ctx, const ct_tensor *a, ct_tensor **out);
+/* torch.special's orthogonal polynomials f(x, n), x and n broadcast tensors (integers and bool in
+ * float32): Chebyshev T U V W of the first to fourth kinds and the shifted ones (at 2x - 1), the
+ * physicists' / probabilists' Hermite H, He, Laguerre L, Legendre P. n is truncated to an integer
+ * as torch; a negative one (or NaN, inf, |n| >= 2^63) gives 0; a NaN x gives NaN except at degree
+ * 0 (1). Accurate for any degree (Chebyshev in closed form; the others by their recurrence, NaN
+ * above degree 2^24); overflow gives +-inf where torch has NaN. Differentiable in x for T, shifted
+ * T, H, He; d/dx of the others fails with CT_ERR_UNSUPPORTED; d/dn is 0. */
+CT_API ct_status ct_special_chebyshev_polynomial_t(ct_ctx *ctx, const ct_tensor *x,
+                                                   const ct_tensor *n, ct_tensor **out);
+CT_API ct_status ct_special_chebyshev_polynomial_u(ct_ctx *ctx, const ct_tensor *x,
+                                                   const ct_tensor *n, ct_tensor **out);
+CT_API ct_status ct_special_chebyshev_polynomial_v(ct_ctx *ctx, const ct_tensor *x,
+                                                   const ct_tensor *n, ct_tensor **out);
+CT_API ct_status ct_special_chebyshev_polynomial_w(ct_ctx *ctx, const ct_tensor *x,
+                                                   const ct_tensor *n, ct_tensor **out);
+CT_API ct_status ct_special_shifted_chebyshev_polynomial_t(ct_ctx *ctx, const ct_tensor *x,
+                                                           const ct_tensor *n, ct_tensor **out);
+CT_API ct_status ct_special_shifted_chebyshev_polynomial_u(ct_ctx *ctx, const ct_tensor *x,
+                                                           const ct_tensor *n, ct_tensor **out);
+CT_API ct_status ct_special_shifted_chebyshev_polynomial_v(ct_ctx *ctx, const ct_tensor *x,
+                                                           const ct_tensor *n, ct_tensor **out);
+CT_API ct_status ct_special_shifted_chebyshev_polynomial_w(ct_ctx *ctx, const ct_tensor *x,
+                                                           const ct_tensor *n, ct_tensor **out);
+CT_API ct_status ct_special_hermite_polynomial_h(ct_ctx *ctx, const ct_tensor *x,
+                                                 const ct_tensor *n, ct_tensor **out);
+CT_API ct_status ct_special_hermite_polynomial_he(ct_ctx *ctx, const ct_tensor *x,
+                                                  const ct_tensor *n, ct_tensor **out);
+CT_API ct_status ct_special_laguerre_polynomial_l(ct_ctx *ctx, const ct_tensor *x,
+                                                  const ct_tensor *n, ct_tensor **out);
+CT_API ct_status ct_special_legendre_polynomial_p(ct_ctx *ctx, const ct_tensor *x,
+                                                  const ct_tensor *n, ct_tensor **out);
+/* torch.special.airy_ai: the Airy function Ai(x) (integers in float32; 0 at +-inf where torch
+ * has NaN); its derivative is not implemented (CT_ERR_UNSUPPORTED), torch 1.13 has none either. */
+CT_API ct_status ct_special_airy_ai(ct_ctx *ctx, const ct_tensor *x, ct_tensor **out);
 /* torch.special's re-exports of the ops above: expit (sigmoid), gammaln (lgamma), psi and
  * digamma, erf, erfc, erfinv, exp2, expm1, log1p, sinc, round, i0, xlogy, multigammaln (mvlgamma),
  * polygamma, logit, logsumexp, softmax, log_softmax (the same results and node names). */

@@ -458,6 +458,50 @@ static void bw_spherical_j0(ct__ag_call *c) {
     ct_tensor *ser = ct__ag_mul(c, p, x);
     ct__ag_set(c, 0, ct__ag_mul(c, G, ct__ag_where(c, small, ser, d)));
 }
+/* Orthogonal polynomials f(x, n) (torch 1.13 records no gradient for them): d/dn is 0 (the degree
+ * is truncated to an integer); d/dx by the classical derivatives where one call gives it, with m
+ * the degree as the forward truncates it (0 for NaN, inf, |n| >= 2^63): T_m' = m U_m-1,
+ * T*_m' = 2 m U*_m-1, H_m' = 2 m H_m-1, He_m' = m He_m-1 (a negative m gives m f_m-1 = 0, as the
+ * forward's 0). The other kinds and Airy Ai fail with CT_ERR_UNSUPPORTED when d/dx is needed. */
+static void bw_poly_any(ct__ag_call *c, ct__ag_binary_fn lower, double scale) {
+    if (c->need[1]) ct__ag_set(c, 1, ct__ag_zeros(c, &c->n->in_meta[1]));
+    if (!c->need[0]) return;
+    const ct_tensor *x = IN(0), *n = IN(1);
+    ct_tensor *m = AP(ct_trunc, n);
+    m = ct__ag_where(c, ct__ag_cmp_s(c, 2, AP(ct_abs, m), 0x1p63, CT_BOOL), m,
+                     ct__ag_scalar(c, n->dtype, 0));
+    ct_tensor *d = ct__ag_mul(c, m, AP2(lower, x, ct__ag_add_s(c, m, -1)));
+    ct__ag_set(c, 0, ct__ag_mul(c, G, scale == 1 ? d : ct__ag_mul_s(c, d, scale)));
+}
+static void bw_chebyshev_t(ct__ag_call *c) { bw_poly_any(c, ct_special_chebyshev_polynomial_u, 1); }
+static void bw_shifted_chebyshev_t(ct__ag_call *c) {
+    bw_poly_any(c, ct_special_shifted_chebyshev_polynomial_u, 2);
+}
+static void bw_hermite_h(ct__ag_call *c) { bw_poly_any(c, ct_special_hermite_polynomial_h, 2); }
+static void bw_hermite_he(ct__ag_call *c) { bw_poly_any(c, ct_special_hermite_polynomial_he, 1); }
+static void bw_poly_unsupported(ct__ag_call *c, const char *name) {
+    if (c->need[1]) ct__ag_set(c, 1, ct__ag_zeros(c, &c->n->in_meta[1]));
+    if (c->need[0])
+        c->st = ct__set_error(c->ctx, CT_ERR_UNSUPPORTED,
+                              "the derivative of special_%s with respect to x is not implemented "
+                              "(torch 1.13 does not differentiate it either)",
+                              name);
+}
+#define CT__POLY_NO_DX(fn)                                                                         \
+    static void bw_##fn(ct__ag_call *c) { bw_poly_unsupported(c, #fn); }
+CT__POLY_NO_DX(chebyshev_polynomial_u)
+CT__POLY_NO_DX(chebyshev_polynomial_v)
+CT__POLY_NO_DX(chebyshev_polynomial_w)
+CT__POLY_NO_DX(shifted_chebyshev_polynomial_u)
+CT__POLY_NO_DX(shifted_chebyshev_polynomial_v)
+CT__POLY_NO_DX(shifted_chebyshev_polynomial_w)
+CT__POLY_NO_DX(laguerre_polynomial_l)
+CT__POLY_NO_DX(legendre_polynomial_p)
+static void bw_airy_ai(ct__ag_call *c) {
+    c->st = ct__set_error(c->ctx, CT_ERR_UNSUPPORTED,
+                          "the derivative of special_airy_ai is not implemented (torch 1.13 does "
+                          "not differentiate it either)");
+}
 /* floor, ceil, round, trunc, sign, rounded division: zeros like each input (torch's formula,
  * zeros_like, so an infinite or NaN incoming gradient still gives 0) */
 static void bw_zero(ct__ag_call *c) {
@@ -648,6 +692,26 @@ const ct__ag_formula *ct__ag_formula_elementwise(int op) {
         F(CT__AG_BESSEL_K0E, "SpecialScaledModifiedBesselK0Backward", bw_bessel_k0e, 1, 1)
         F(CT__AG_BESSEL_K1E, "SpecialScaledModifiedBesselK1Backward", bw_bessel_k1e, 1, 1)
         F(CT__AG_SPHERICAL_J0, "SpecialSphericalBesselJ0Backward", bw_spherical_j0, 1, 1)
+        F(CT__AG_CHEBYSHEV_T, "SpecialChebyshevPolynomialTBackward", bw_chebyshev_t, 3, 0)
+        F(CT__AG_CHEBYSHEV_U, "SpecialChebyshevPolynomialUBackward", bw_chebyshev_polynomial_u, 0,
+          0)
+        F(CT__AG_CHEBYSHEV_V, "SpecialChebyshevPolynomialVBackward", bw_chebyshev_polynomial_v, 0,
+          0)
+        F(CT__AG_CHEBYSHEV_W, "SpecialChebyshevPolynomialWBackward", bw_chebyshev_polynomial_w, 0,
+          0)
+        F(CT__AG_SHIFTED_CHEBYSHEV_T, "SpecialShiftedChebyshevPolynomialTBackward",
+          bw_shifted_chebyshev_t, 3, 0)
+        F(CT__AG_SHIFTED_CHEBYSHEV_U, "SpecialShiftedChebyshevPolynomialUBackward",
+          bw_shifted_chebyshev_polynomial_u, 0, 0)
+        F(CT__AG_SHIFTED_CHEBYSHEV_V, "SpecialShiftedChebyshevPolynomialVBackward",
+          bw_shifted_chebyshev_polynomial_v, 0, 0)
+        F(CT__AG_SHIFTED_CHEBYSHEV_W, "SpecialShiftedChebyshevPolynomialWBackward",
+          bw_shifted_chebyshev_polynomial_w, 0, 0)
+        F(CT__AG_HERMITE_H, "SpecialHermitePolynomialHBackward", bw_hermite_h, 3, 0)
+        F(CT__AG_HERMITE_HE, "SpecialHermitePolynomialHeBackward", bw_hermite_he, 3, 0)
+        F(CT__AG_LAGUERRE_L, "SpecialLaguerrePolynomialLBackward", bw_laguerre_polynomial_l, 0, 0)
+        F(CT__AG_LEGENDRE_P, "SpecialLegendrePolynomialPBackward", bw_legendre_polynomial_p, 0, 0)
+        F(CT__AG_AIRY_AI, "SpecialAiryAiBackward", bw_airy_ai, 0, 0)
         F(CT__AG_ZERO, "ZeroGradBackward", bw_zero, 0, 0)
         F(CT__AG_SILU, "SiluBackward", bw_silu, 1, 0)
         F(CT__AG_SOFTPLUS, "SoftplusBackward", bw_softplus, 1, 0)

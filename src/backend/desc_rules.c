@@ -171,6 +171,19 @@ static const signed char ct__op_arity_tab[CT_OP_COUNT][2] = {
     [CT_OP_BESSEL_K0E] = {1, 1},
     [CT_OP_BESSEL_K1E] = {1, 1},
     [CT_OP_SPHERICAL_J0] = {1, 1},
+    [CT_OP_CHEBYSHEV_T] = {2, 2},
+    [CT_OP_CHEBYSHEV_U] = {2, 2},
+    [CT_OP_CHEBYSHEV_V] = {2, 2},
+    [CT_OP_CHEBYSHEV_W] = {2, 2},
+    [CT_OP_SHIFTED_CHEBYSHEV_T] = {2, 2},
+    [CT_OP_SHIFTED_CHEBYSHEV_U] = {2, 2},
+    [CT_OP_SHIFTED_CHEBYSHEV_V] = {2, 2},
+    [CT_OP_SHIFTED_CHEBYSHEV_W] = {2, 2},
+    [CT_OP_HERMITE_H] = {2, 2},
+    [CT_OP_HERMITE_HE] = {2, 2},
+    [CT_OP_LAGUERRE_L] = {2, 2},
+    [CT_OP_LEGENDRE_P] = {2, 2},
+    [CT_OP_AIRY_AI] = {1, 1},
 };
 
 bool ct__desc_arity(int k, int *lo, int *hi) {

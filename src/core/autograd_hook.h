@@ -163,6 +163,19 @@ typedef enum ct__ag_op {
                                        backward; never requires grad); output LU */
     CT__AG_CHOLESKY_SOLVE,          /* inputs B, L (equal batch dims); iv[0] upper */
     CT__AG_LINALG_LSTSQ,            /* inputs A, B (equal batch dims); iv[0] 1: B was a vector */
+    CT__AG_CHEBYSHEV_T,
+    CT__AG_CHEBYSHEV_U,
+    CT__AG_CHEBYSHEV_V,
+    CT__AG_CHEBYSHEV_W,
+    CT__AG_SHIFTED_CHEBYSHEV_T,
+    CT__AG_SHIFTED_CHEBYSHEV_U,
+    CT__AG_SHIFTED_CHEBYSHEV_V,
+    CT__AG_SHIFTED_CHEBYSHEV_W,
+    CT__AG_HERMITE_H,
+    CT__AG_HERMITE_HE,
+    CT__AG_LAGUERRE_L,
+    CT__AG_LEGENDRE_P,
+    CT__AG_AIRY_AI,
     CT__AG_COUNT
 } ct__ag_op;
 

@@ -1181,6 +1181,23 @@ CT__UN(special_modified_bessel_k1, CT_OP_BESSEL_K1, true, true, CT__AG_BESSEL_K1
 CT__UN(special_scaled_modified_bessel_k0, CT_OP_BESSEL_K0E, true, true, CT__AG_BESSEL_K0E)
 CT__UN(special_scaled_modified_bessel_k1, CT_OP_BESSEL_K1E, true, true, CT__AG_BESSEL_K1E)
 CT__UN(special_spherical_bessel_j0, CT_OP_SPHERICAL_J0, true, true, CT__AG_SPHERICAL_J0)
+CT__BIN_MATH(special_chebyshev_polynomial_t, CT_OP_CHEBYSHEV_T, CT__BM_INT_TO_F, CT__AG_CHEBYSHEV_T)
+CT__BIN_MATH(special_chebyshev_polynomial_u, CT_OP_CHEBYSHEV_U, CT__BM_INT_TO_F, CT__AG_CHEBYSHEV_U)
+CT__BIN_MATH(special_chebyshev_polynomial_v, CT_OP_CHEBYSHEV_V, CT__BM_INT_TO_F, CT__AG_CHEBYSHEV_V)
+CT__BIN_MATH(special_chebyshev_polynomial_w, CT_OP_CHEBYSHEV_W, CT__BM_INT_TO_F, CT__AG_CHEBYSHEV_W)
+CT__BIN_MATH(special_shifted_chebyshev_polynomial_t, CT_OP_SHIFTED_CHEBYSHEV_T, CT__BM_INT_TO_F,
+             CT__AG_SHIFTED_CHEBYSHEV_T)
+CT__BIN_MATH(special_shifted_chebyshev_polynomial_u, CT_OP_SHIFTED_CHEBYSHEV_U, CT__BM_INT_TO_F,
+             CT__AG_SHIFTED_CHEBYSHEV_U)
+CT__BIN_MATH(special_shifted_chebyshev_polynomial_v, CT_OP_SHIFTED_CHEBYSHEV_V, CT__BM_INT_TO_F,
+             CT__AG_SHIFTED_CHEBYSHEV_V)
+CT__BIN_MATH(special_shifted_chebyshev_polynomial_w, CT_OP_SHIFTED_CHEBYSHEV_W, CT__BM_INT_TO_F,
+             CT__AG_SHIFTED_CHEBYSHEV_W)
+CT__BIN_MATH(special_hermite_polynomial_h, CT_OP_HERMITE_H, CT__BM_INT_TO_F, CT__AG_HERMITE_H)
+CT__BIN_MATH(special_hermite_polynomial_he, CT_OP_HERMITE_HE, CT__BM_INT_TO_F, CT__AG_HERMITE_HE)
+CT__BIN_MATH(special_laguerre_polynomial_l, CT_OP_LAGUERRE_L, CT__BM_INT_TO_F, CT__AG_LAGUERRE_L)
+CT__BIN_MATH(special_legendre_polynomial_p, CT_OP_LEGENDRE_P, CT__BM_INT_TO_F, CT__AG_LEGENDRE_P)
+CT__UN(special_airy_ai, CT_OP_AIRY_AI, true, true, CT__AG_AIRY_AI)
 
 ct_status ct_polygamma(ct_ctx *ctx, int64_t n, const ct_tensor *a, ct_tensor **out) {
     if (n < 0 || n > (INT64_C(1) << 53)) { /* n is kept as a double for the backward's n + 1 */

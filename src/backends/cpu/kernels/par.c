@@ -279,6 +279,19 @@ int64_t ct_k_grain_of(int kind) {
     case CT_OP_BESSEL_K0E:
     case CT_OP_BESSEL_K1E:
     case CT_OP_SPHERICAL_J0:
+    case CT_OP_CHEBYSHEV_T:
+    case CT_OP_CHEBYSHEV_U:
+    case CT_OP_CHEBYSHEV_V:
+    case CT_OP_CHEBYSHEV_W:
+    case CT_OP_SHIFTED_CHEBYSHEV_T:
+    case CT_OP_SHIFTED_CHEBYSHEV_U:
+    case CT_OP_SHIFTED_CHEBYSHEV_V:
+    case CT_OP_SHIFTED_CHEBYSHEV_W:
+    case CT_OP_HERMITE_H:
+    case CT_OP_HERMITE_HE:
+    case CT_OP_LAGUERRE_L:
+    case CT_OP_LEGENDRE_P:
+    case CT_OP_AIRY_AI:
     case CT_OP_ENTR: return 2048; /* special functions in long double: ~50-500 ns */
     default: return 65536;        /* arithmetic, comparisons, copies: ~0.3 ns an element */
     }

@@ -590,6 +590,19 @@ CT_DEF1(CT_GEN_UN, k_bessel_k1, CT_FLOATS, (ct_mt)ct_k_bessel_k1_l(x))
 CT_DEF1(CT_GEN_UN, k_bessel_k0e, CT_FLOATS, (ct_mt)ct_k_bessel_k0e_l(x))
 CT_DEF1(CT_GEN_UN, k_bessel_k1e, CT_FLOATS, (ct_mt)ct_k_bessel_k1e_l(x))
 CT_DEF1(CT_GEN_UN, k_spherical_j0, CT_FLOATS, (ct_mt)ct_k_spherical_j0_l(x))
+CT_DEF1(CT_GEN_UN, k_airy_ai, CT_FLOATS, (ct_mt)ct_k_airy_ai_l(x))
+CT_DEF1(CT_GEN_BIN, k_chebyshev_t, CT_FLOATS, (ct_mt)ct_k_chebyshev_t_l(a, b))
+CT_DEF1(CT_GEN_BIN, k_chebyshev_u, CT_FLOATS, (ct_mt)ct_k_chebyshev_u_l(a, b))
+CT_DEF1(CT_GEN_BIN, k_chebyshev_v, CT_FLOATS, (ct_mt)ct_k_chebyshev_v_l(a, b))
+CT_DEF1(CT_GEN_BIN, k_chebyshev_w, CT_FLOATS, (ct_mt)ct_k_chebyshev_w_l(a, b))
+CT_DEF1(CT_GEN_BIN, k_shifted_chebyshev_t, CT_FLOATS, (ct_mt)ct_k_shifted_chebyshev_t_l(a, b))
+CT_DEF1(CT_GEN_BIN, k_shifted_chebyshev_u, CT_FLOATS, (ct_mt)ct_k_shifted_chebyshev_u_l(a, b))
+CT_DEF1(CT_GEN_BIN, k_shifted_chebyshev_v, CT_FLOATS, (ct_mt)ct_k_shifted_chebyshev_v_l(a, b))
+CT_DEF1(CT_GEN_BIN, k_shifted_chebyshev_w, CT_FLOATS, (ct_mt)ct_k_shifted_chebyshev_w_l(a, b))
+CT_DEF1(CT_GEN_BIN, k_hermite_h, CT_FLOATS, (ct_mt)ct_k_hermite_h_l(a, b))
+CT_DEF1(CT_GEN_BIN, k_hermite_he, CT_FLOATS, (ct_mt)ct_k_hermite_he_l(a, b))
+CT_DEF1(CT_GEN_BIN, k_laguerre_l, CT_FLOATS, (ct_mt)ct_k_laguerre_l_l(a, b))
+CT_DEF1(CT_GEN_BIN, k_legendre_p, CT_FLOATS, (ct_mt)ct_k_legendre_p_l(a, b))
 CT_DEF1(CT_GEN_BIN, k_zeta, CT_FLOATS, (ct_mt)ct_k_zeta_l(a, b))
 CT_DEF1(CT_GEN_BIN, k_igamma, CT_FLOATS, (ct_mt)ct_k_igamma_l(a, b))
 CT_DEF1(CT_GEN_BIN, k_igammac, CT_FLOATS, (ct_mt)ct_k_igammac_l(a, b))
@@ -794,6 +807,19 @@ static const ct_k_loop *ct_k_more_tab(const ct_op_desc *op) {
     case CT_OP_BESSEL_K0E: return k_bessel_k0e_tab;
     case CT_OP_BESSEL_K1E: return k_bessel_k1e_tab;
     case CT_OP_SPHERICAL_J0: return k_spherical_j0_tab;
+    case CT_OP_CHEBYSHEV_T: return k_chebyshev_t_tab;
+    case CT_OP_CHEBYSHEV_U: return k_chebyshev_u_tab;
+    case CT_OP_CHEBYSHEV_V: return k_chebyshev_v_tab;
+    case CT_OP_CHEBYSHEV_W: return k_chebyshev_w_tab;
+    case CT_OP_SHIFTED_CHEBYSHEV_T: return k_shifted_chebyshev_t_tab;
+    case CT_OP_SHIFTED_CHEBYSHEV_U: return k_shifted_chebyshev_u_tab;
+    case CT_OP_SHIFTED_CHEBYSHEV_V: return k_shifted_chebyshev_v_tab;
+    case CT_OP_SHIFTED_CHEBYSHEV_W: return k_shifted_chebyshev_w_tab;
+    case CT_OP_HERMITE_H: return k_hermite_h_tab;
+    case CT_OP_HERMITE_HE: return k_hermite_he_tab;
+    case CT_OP_LAGUERRE_L: return k_laguerre_l_tab;
+    case CT_OP_LEGENDRE_P: return k_legendre_p_tab;
+    case CT_OP_AIRY_AI: return k_airy_ai_tab;
     case CT_OP_FLOOR: return k_floor_tab;
     case CT_OP_CEIL: return k_ceil_tab;
     case CT_OP_ROUND: return k_round_tab;

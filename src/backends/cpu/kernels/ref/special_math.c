@@ -536,3 +536,306 @@ long double ct_k_spherical_j0_l(long double x) {
     if (fabsl(x) < 0x1p-20L) return 1 - x * x / 6;
     return sinl(x) / x;
 }
+
+/* ---- orthogonal polynomials (torch.special.*_polynomial_*(x, n)). n is truncated to an integer
+ * as torch's int64_t conversion; NaN, +-inf and |n| >= 2^63, which that conversion turns into
+ * INT64_MIN, count as negative, and a negative degree gives 0. A NaN x gives NaN, except at degree
+ * 0 (1, as torch). ---- */
+static int64_t ct_k_poly_degree(long double n) {
+    if (!(n > -0x1p63L && n < 0x1p63L)) return -1;
+    return (int64_t)n; /* truncation toward 0: -0.5 is degree 0, as torch */
+}
+
+/* Chebyshev T, U, V, W of the first to fourth kinds at y = 1 - p = q - 1, p and q given
+ * separately so that a shifted argument (y = 2x - 1: p = 2 - 2x, q = 2x) keeps its digits at both
+ * ends. With y = cos(t): T = cos(n t), U = sin((n + 1) t) / sin t, V = cos((n + 1/2) t) / cos(t /
+ * 2), W = sin((n + 1/2) t) / sin(t / 2); with y = cosh(a) above 1 the hyperbolic forms. Below 0 the
+ * reflections T(-y) = (-1)^n T(y), U likewise, V(-y) = (-1)^n W(y), W(-y) = (-1)^n V(y). */
+enum { CT_K_CHEB_T, CT_K_CHEB_U, CT_K_CHEB_V, CT_K_CHEB_W };
+/* cos and sin of j pi / 4 - r, exactly for the quarter turns (j = 0 .. 7) */
+static void ct_k_quarter_cs(int j, long double r, long double *c, long double *s) {
+    const long double pi4 = 0.785398163397448309615660845819875721L;
+    if (j & 1) r -= pi4, j -= 1;
+    const long double cr = cosl(r), sr = sinl(r);
+    switch (j / 2) {
+    case 0: *c = cr, *s = -sr; break;
+    case 1: *c = sr, *s = cr; break;
+    case 2: *c = -cr, *s = sr; break;
+    default: *c = -sr, *s = -cr; break;
+    }
+}
+static long double ct_k_cheb_l(int kind, long double nf, long double y, long double p,
+                               long double q) {
+    const int64_t n = ct_k_poly_degree(nf);
+    if (n < 0) return 0;
+    if (n == 0) return 1;
+    if (y != y) return y;
+    long double sign = 1;
+    if (y < 0) { /* reflect */
+        const long double t = p;
+        p = q, q = t, y = -y;
+        if (n & 1) sign = -1;
+        if (kind == CT_K_CHEB_V)
+            kind = CT_K_CHEB_W;
+        else if (kind == CT_K_CHEB_W)
+            kind = CT_K_CHEB_V;
+    }
+    const long double nl = (long double)n;
+    if (p == 0) { /* y == 1: 1, n + 1, 1, 2n + 1 */
+        switch (kind) {
+        case CT_K_CHEB_U: return sign * (nl + 1);
+        case CT_K_CHEB_W: return sign * (2 * nl + 1);
+        default: return sign;
+        }
+    }
+    if (isinf(y)) return sign * INFINITY;
+    if (p < 0) { /* y > 1: y = cosh(a), a = 2 asinh(sqrt((y - 1) / 2)) */
+        const long double a = 2 * asinhl(sqrtl(-p / 2));
+        switch (kind) {
+        case CT_K_CHEB_T: return sign * coshl(nl * a);
+        case CT_K_CHEB_U: return sign * (sinhl((nl + 1) * a) / sinhl(a));
+        case CT_K_CHEB_V: return sign * (coshl((nl + 0.5L) * a) / coshl(a / 2));
+        default: return sign * (sinhl((nl + 0.5L) * a) / sinhl(a / 2));
+        }
+    }
+    /* 0 <= y < 1: the multiple m of t (n, n + 1 or n + 1/2) and cos / sin of m t */
+    const long double m = kind == CT_K_CHEB_T ? nl : kind == CT_K_CHEB_U ? nl + 1 : nl + 0.5L;
+    long double c, s;
+    if (y <= 0.5L) {
+        /* t = pi / 2 - f with f = asin(y): m t = (2m) pi / 4 - m f, the quarter turns exact (so
+         * T and U of odd degree keep their relative accuracy near their zero at y = 0) */
+        const int j = (int)((2 * (n & 3) + (kind == CT_K_CHEB_T   ? 0
+                                            : kind == CT_K_CHEB_U ? 2
+                                                                  : 1)) &
+                            7);
+        ct_k_quarter_cs(j, m * asinl(y), &c, &s);
+    } else {
+        const long double t = 2 * atan2l(sqrtl(p), sqrtl(q));
+        c = cosl(m * t), s = sinl(m * t);
+    }
+    switch (kind) {
+    case CT_K_CHEB_T: return sign * c;
+    case CT_K_CHEB_U: return sign * (s / sqrtl(p * q));
+    case CT_K_CHEB_V: return sign * (c / sqrtl(q / 2));
+    default: return sign * (s / sqrtl(p / 2));
+    }
+}
+long double ct_k_chebyshev_t_l(long double x, long double n) {
+    return ct_k_cheb_l(CT_K_CHEB_T, n, x, 1 - x, 1 + x);
+}
+long double ct_k_chebyshev_u_l(long double x, long double n) {
+    return ct_k_cheb_l(CT_K_CHEB_U, n, x, 1 - x, 1 + x);
+}
+long double ct_k_chebyshev_v_l(long double x, long double n) {
+    return ct_k_cheb_l(CT_K_CHEB_V, n, x, 1 - x, 1 + x);
+}
+long double ct_k_chebyshev_w_l(long double x, long double n) {
+    return ct_k_cheb_l(CT_K_CHEB_W, n, x, 1 - x, 1 + x);
+}
+long double ct_k_shifted_chebyshev_t_l(long double x, long double n) {
+    return ct_k_cheb_l(CT_K_CHEB_T, n, 2 * x - 1, 2 - 2 * x, 2 * x);
+}
+long double ct_k_shifted_chebyshev_u_l(long double x, long double n) {
+    return ct_k_cheb_l(CT_K_CHEB_U, n, 2 * x - 1, 2 - 2 * x, 2 * x);
+}
+long double ct_k_shifted_chebyshev_v_l(long double x, long double n) {
+    return ct_k_cheb_l(CT_K_CHEB_V, n, 2 * x - 1, 2 - 2 * x, 2 * x);
+}
+long double ct_k_shifted_chebyshev_w_l(long double x, long double n) {
+    return ct_k_cheb_l(CT_K_CHEB_W, n, 2 * x - 1, 2 - 2 * x, 2 * x);
+}
+
+/* Hermite H and He, Laguerre L, Legendre P: the three-term recurrences in long double, rescaled
+ * by 2^-1024 whenever a term passes 2^1024 (so a result beyond every float format comes out as
+ * inf with its sign, where torch's recurrence reaches inf - inf = NaN). The recurrence is
+ * O(n): degrees above CT_K_POLY_MAX_STEPS give NaN rather than run for hours (torch loops n
+ * times). */
+#define CT_K_POLY_MAX_STEPS (INT64_C(1) << 24)
+enum { CT_K_HERMITE_H, CT_K_HERMITE_HE, CT_K_LAGUERRE, CT_K_LEGENDRE };
+static long double ct_k_recur_l(int kind, long double x, long double nf) {
+    const int64_t n = ct_k_poly_degree(nf);
+    if (n < 0) return 0;
+    if (n == 0) return 1;
+    if (x != x) return x;
+    if (kind == CT_K_LAGUERRE && x == 0) return 1;
+    if (kind == CT_K_LEGENDRE && fabsl(x) == 1) return x > 0 || !(n & 1) ? 1 : -1;
+    if (isinf(x)) { /* the leading term: x^n, or (-x)^n / n! for Laguerre */
+        const bool neg = kind == CT_K_LAGUERRE ? x > 0 : x < 0;
+        return neg && (n & 1) ? -INFINITY : INFINITY;
+    }
+    if (n > CT_K_POLY_MAX_STEPS) return NAN;
+    long double p = 1, q;
+    switch (kind) {
+    case CT_K_HERMITE_H: q = 2 * x; break;
+    case CT_K_HERMITE_HE: q = x; break;
+    case CT_K_LAGUERRE: q = 1 - x; break;
+    default: q = x; break;
+    }
+    int64_t e = 0; /* the result is q 2^e */
+    for (int64_t k = 1; k < n; k++) {
+        const long double kl = (long double)k;
+        long double r;
+        switch (kind) {
+        case CT_K_HERMITE_H: r = 2 * x * q - 2 * kl * p; break;
+        case CT_K_HERMITE_HE: r = x * q - kl * p; break;
+        case CT_K_LAGUERRE: r = ((2 * kl + 1 - x) * q - kl * p) / (kl + 1); break;
+        default: r = ((2 * kl + 1) * x * q - kl * p) / (kl + 1); break;
+        }
+        p = q, q = r;
+        if (fabsl(q) > 0x1p1024L) {
+            p = ldexpl(p, -1024), q = ldexpl(q, -1024);
+            e += 1024;
+        }
+    }
+    return e > 20000 ? copysignl(INFINITY, q) : ldexpl(q, (int)e);
+}
+long double ct_k_hermite_h_l(long double x, long double n) {
+    return ct_k_recur_l(CT_K_HERMITE_H, x, n);
+}
+long double ct_k_hermite_he_l(long double x, long double n) {
+    return ct_k_recur_l(CT_K_HERMITE_HE, x, n);
+}
+long double ct_k_laguerre_l_l(long double x, long double n) {
+    return ct_k_recur_l(CT_K_LAGUERRE, x, n);
+}
+long double ct_k_legendre_p_l(long double x, long double n) {
+    return ct_k_recur_l(CT_K_LEGENDRE, x, n);
+}
+
+/* ---- Airy Ai: the Maclaurin series for -2.8 <= x <= 2; above, Ai(x) = e^-z / (2 sqrt(pi)
+ * x^(1/4) s) with z = 2/3 x^(3/2) and s from Steed's continued fraction for K_1/3(z); below,
+ * Ai(-x) = sqrt(x) / 2 (J_1/3(z) - Y_1/3(z) / sqrt(3)) by Steed's method up to z = 40 and the
+ * asymptotic expansion beyond, its phase z carried in two long doubles. Ai(+-inf) = 0. ---- */
+static long double ct_k_airy_series_l(long double x) {
+    const long double c1 = 0.355028053887817239260063186004183176L,
+                      c2 = 0.258819403792806798405183560189203963L, x3 = x * x * x;
+    long double f = 1, g = x, tf = 1, tg = x;
+    for (int k = 1; k < 200; k++) {
+        tf *= x3 / ((3.0L * k - 1) * (3.0L * k));
+        tg *= x3 / ((3.0L * k) * (3.0L * k + 1));
+        f += tf, g += tg;
+        if (fabsl(tf) <= fabsl(f) * 0x1p-68L && fabsl(tg) <= fabsl(g) * 0x1p-68L) break;
+    }
+    return c1 * f - c2 * g;
+}
+/* s of K_nu(z) = sqrt(pi / (2 z)) e^-z / s (Steed's CF2, as ct_k_bessel_k01_l) for nu^2 = 1/9 */
+static long double ct_k_k13_s_l(long double z) {
+    const long double a1 = 0.25L - 1.0L / 9;
+    long double b = 2 * (1 + z), d = 1 / b, delh = d, q1 = 0, q2 = 1;
+    long double q = a1, c = a1, a = -a1, s = 1 + q * delh;
+    for (int i = 2; i < 100000; i++) {
+        a -= 2 * (i - 1);
+        c = -a * c / i;
+        const long double qnew = (q1 - b * q2) / a;
+        q1 = q2;
+        q2 = qnew;
+        q += c * qnew;
+        b += 2;
+        d = 1 / (b + a * d);
+        delh = (b * d - 1) * delh;
+        const long double dels = q * delh;
+        s += dels;
+        if (fabsl(dels / s) <= 0x1p-68L) break;
+    }
+    return s;
+}
+/* J_1/3(z), Y_1/3(z) for z >= 2: Steed's method (CF1 for J' / J, the complex CF2 for p + iq,
+ * the Wronskian for the scale) */
+static void ct_k_jy13_l(long double z, long double *jv, long double *yv) {
+    const long double nu = 1.0L / 3, tiny = 0x1p-16000L, eps = 0x1p-68L;
+    const long double xi = 1 / z, xi2 = 2 * xi;
+    const long double pi = 3.14159265358979323846264338327950288L;
+    int isign = 1;
+    long double h = nu * xi, b = xi2 * nu, d = 0, c = h;
+    if (h < tiny) h = tiny, c = tiny;
+    for (int i = 1; i < 1000000; i++) {
+        b += xi2;
+        d = b - d;
+        if (fabsl(d) < tiny) d = tiny;
+        c = b - 1 / c;
+        if (fabsl(c) < tiny) c = tiny;
+        d = 1 / d;
+        const long double del = c * d;
+        h *= del;
+        if (d < 0) isign = -isign;
+        if (fabsl(del - 1) < eps) break;
+    }
+    const long double f = h; /* J' / J */
+    long double a = 0.25L - nu * nu, p = -0.5L * xi, q = 1;
+    const long double br = 2 * z;
+    long double bi = 2, fact = a * xi / (p * p + q * q), cr = br + q * fact, ci = bi + p * fact;
+    long double den = br * br + bi * bi, dr = br / den, di = -bi / den;
+    long double dlr = cr * dr - ci * di, dli = cr * di + ci * dr, t = p * dlr - q * dli;
+    q = p * dli + q * dlr, p = t;
+    for (int i = 2; i < 1000000; i++) {
+        a += 2 * (i - 1);
+        bi += 2;
+        dr = a * dr + br;
+        di = a * di + bi;
+        if (fabsl(dr) + fabsl(di) < tiny) dr = tiny;
+        fact = a / (cr * cr + ci * ci);
+        cr = br + cr * fact;
+        ci = bi - ci * fact;
+        if (fabsl(cr) + fabsl(ci) < tiny) cr = tiny;
+        den = dr * dr + di * di;
+        dr /= den;
+        di = -di / den;
+        dlr = cr * dr - ci * di;
+        dli = cr * di + ci * dr;
+        t = p * dlr - q * dli;
+        q = p * dli + q * dlr;
+        p = t;
+        if (fabsl(dlr - 1) + fabsl(dli) < eps) break;
+    }
+    const long double gam = (p - f) / q;
+    long double j = sqrtl(xi2 / pi / ((p - f) * gam + q));
+    if (isign < 0) j = -j;
+    *jv = j, *yv = j * gam;
+}
+long double ct_k_airy_ai_l(long double x) {
+    const long double sqrtpi = 1.77245385090551602729816748334114518L;
+    if (x != x) return x;
+    if (isinf(x)) return 0;
+    if (x >= -2.8L && x <= 2) return ct_k_airy_series_l(x);
+    if (x > 0) {
+        const long double z = 2 * x * sqrtl(x) / 3;
+        return expl(-z) / (2 * sqrtpi * sqrtl(sqrtl(x)) * ct_k_k13_s_l(z));
+    }
+    const long double w = -x, sw = sqrtl(w);
+    if (w * sw < 60) { /* z = 2/3 w^(3/2) < 40 */
+        long double j, y;
+        ct_k_jy13_l(2 * w * sw / 3, &j, &y);
+        return sw / 2 * (j - y / 1.73205080756887729352744634150587237L);
+    }
+    /* z = 2/3 w sqrt(w) as zh + zl: the residual of the square root and of each product exact
+     * through fmal, so cos / sin of z keep their digits for a large z */
+    const long double ds = fmal(-sw, sw, w) / (2 * sw);
+    const long double th = w * sw, tl = fmal(w, sw, -th) + w * ds;
+    const long double zh = 2 * th / 3, zl = (fmal(-zh, 3, 2 * th) + 2 * tl) / 3;
+    const long double cz = cosl(zh), sz = sinl(zh);
+    const long double cosz = cz - sz * zl, sinz = sz + cz * zl;
+    /* Ai(-w) ~ (cos(z - pi/4) P + sin(z - pi/4) Q) / (sqrt(pi) w^(1/4)), P = sum (-1)^k u_2k
+     * z^-2k, Q = sum (-1)^k u_2k+1 z^-2k-1, u_k = u_k-1 (6k-5)(6k-3)(6k-1) / ((2k-1) 216 k) */
+    long double P = 0, Q = 0, u = 1, zp = 1;
+    const long double zi = 1 / zh;
+    for (int k = 0; k < 200; k++) {
+        if (k > 0) {
+            u *= (6.0L * k - 5) * (6.0L * k - 3) * (6.0L * k - 1) / ((2.0L * k - 1) * 216 * k);
+            zp *= zi;
+        }
+        const long double term = u * zp;
+        const int r = k & 3; /* k = 2i: (-1)^i into P; k = 2i + 1: (-1)^i into Q */
+        if (r == 0)
+            P += term;
+        else if (r == 1)
+            Q += term;
+        else if (r == 2)
+            P -= term;
+        else
+            Q -= term;
+        if (term <= 0x1p-68L) break;
+    }
+    const long double r2 = 0.707106781186547524400844362104849039L;
+    const long double cm = (cosz + sinz) * r2, sm = (sinz - cosz) * r2;
+    return (cm * P + sm * Q) / (sqrtpi * sqrtl(sw));
+}

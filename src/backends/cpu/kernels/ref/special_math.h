@@ -38,4 +38,19 @@ long double ct_k_bessel_k0e_l(long double x);
 long double ct_k_bessel_k1e_l(long double x);
 long double ct_k_spherical_j0_l(long double x);
 
+/* torch.special's orthogonal polynomials at (x, n) (n truncated; negative: 0) and Airy Ai */
+long double ct_k_chebyshev_t_l(long double x, long double n);
+long double ct_k_chebyshev_u_l(long double x, long double n);
+long double ct_k_chebyshev_v_l(long double x, long double n);
+long double ct_k_chebyshev_w_l(long double x, long double n);
+long double ct_k_shifted_chebyshev_t_l(long double x, long double n);
+long double ct_k_shifted_chebyshev_u_l(long double x, long double n);
+long double ct_k_shifted_chebyshev_v_l(long double x, long double n);
+long double ct_k_shifted_chebyshev_w_l(long double x, long double n);
+long double ct_k_hermite_h_l(long double x, long double n);
+long double ct_k_hermite_he_l(long double x, long double n);
+long double ct_k_laguerre_l_l(long double x, long double n);
+long double ct_k_legendre_p_l(long double x, long double n);
+long double ct_k_airy_ai_l(long double x);
+
 #endif
