@@ -3813,6 +3813,66 @@ static void s1_ct_bernoulli(void) { SWEEP_STATUS(ct_bernoulli(S_ctx, NULL, (uint
 static void s2_ct_bernoulli(void) { SWEEP_STATUS(ct_bernoulli(S_ctx, S_t, (uint64_t){0}, (uint64_t){0}, NULL)); }
 static void s3_ct_bernoulli(void) { SWEEP_STATUS(ct_bernoulli(S_ctx, S_t, (uint64_t){0}, (uint64_t){0}, &S_out[0])); }
 static void s4_ct_bernoulli(void) { SWEEP_STATUS(ct_bernoulli(S_ctx, S_t, (uint64_t){0}, (uint64_t){0}, &S_out[0])); }
+static void s0_ct_normal(void) { (void)ct_normal(NULL, NULL, NULL, (uint64_t){0}, (uint64_t){0}, NULL); }
+static void s1_ct_normal(void) { SWEEP_STATUS(ct_normal(S_ctx, NULL, NULL, (uint64_t){0}, (uint64_t){0}, NULL)); }
+static void s2_ct_normal(void) { SWEEP_STATUS(ct_normal(S_ctx, S_t, S_t, (uint64_t){0}, (uint64_t){0}, NULL)); }
+static void s3_ct_normal(void) { SWEEP_STATUS(ct_normal(S_ctx, S_t, S_t, (uint64_t){0}, (uint64_t){0}, &S_out[0])); }
+static void s4_ct_normal(void) { SWEEP_STATUS(ct_normal(S_ctx, S_t, S_t, (uint64_t){0}, (uint64_t){0}, &S_out[0])); }
+static void s0_ct_normal_scalar(void) { (void)ct_normal_scalar(NULL, (double){0}, (double){0}, (ct_dtype){0}, (int){0}, NULL, (uint64_t){0}, (uint64_t){0}, NULL); }
+static void s1_ct_normal_scalar(void) { SWEEP_STATUS(ct_normal_scalar(S_ctx, (double){0}, (double){0}, (ct_dtype){0}, (int){0}, NULL, (uint64_t){0}, (uint64_t){0}, NULL)); }
+static void s2_ct_normal_scalar(void) { SWEEP_STATUS(ct_normal_scalar(S_ctx, (double){0}, (double){0}, (ct_dtype){0}, (int){0}, NULL, (uint64_t){0}, (uint64_t){0}, NULL)); }
+static void s3_ct_normal_scalar(void) { SWEEP_STATUS(ct_normal_scalar(S_ctx, (double){0}, (double){0}, (ct_dtype){0}, (int){0}, NULL, (uint64_t){0}, (uint64_t){0}, &S_out[0])); }
+static void s4_ct_normal_scalar(void) { SWEEP_STATUS(ct_normal_scalar(S_ctx, (double){0}, (double){0}, (ct_dtype){0}, (int){0}, S_i64, (uint64_t){0}, (uint64_t){0}, &S_out[0])); }
+static void s0_ct_randint_like(void) { (void)ct_randint_like(NULL, NULL, (int64_t){0}, (int64_t){0}, (uint64_t){0}, (uint64_t){0}, NULL); }
+static void s1_ct_randint_like(void) { SWEEP_STATUS(ct_randint_like(S_ctx, NULL, (int64_t){0}, (int64_t){0}, (uint64_t){0}, (uint64_t){0}, NULL)); }
+static void s2_ct_randint_like(void) { SWEEP_STATUS(ct_randint_like(S_ctx, S_t, (int64_t){0}, (int64_t){0}, (uint64_t){0}, (uint64_t){0}, NULL)); }
+static void s3_ct_randint_like(void) { SWEEP_STATUS(ct_randint_like(S_ctx, S_t, (int64_t){0}, (int64_t){0}, (uint64_t){0}, (uint64_t){0}, &S_out[0])); }
+static void s4_ct_randint_like(void) { SWEEP_STATUS(ct_randint_like(S_ctx, S_t, (int64_t){0}, (int64_t){0}, (uint64_t){0}, (uint64_t){0}, &S_out[0])); }
+static void s0_ct_tensor_uniform_(void) { (void)ct_tensor_uniform_(NULL, NULL, (double){0}, (double){0}, (uint64_t){0}, (uint64_t){0}); }
+static void s1_ct_tensor_uniform_(void) { SWEEP_STATUS(ct_tensor_uniform_(S_ctx, NULL, (double){0}, (double){0}, (uint64_t){0}, (uint64_t){0})); }
+static void s2_ct_tensor_uniform_(void) { SWEEP_STATUS(ct_tensor_uniform_(S_ctx, S_t, (double){0}, (double){0}, (uint64_t){0}, (uint64_t){0})); }
+static void s3_ct_tensor_uniform_(void) { SWEEP_STATUS(ct_tensor_uniform_(S_ctx, S_t, (double){0}, (double){0}, (uint64_t){0}, (uint64_t){0})); }
+static void s4_ct_tensor_uniform_(void) { SWEEP_STATUS(ct_tensor_uniform_(S_ctx, S_t, (double){0}, (double){0}, (uint64_t){0}, (uint64_t){0})); }
+static void s0_ct_tensor_normal_(void) { (void)ct_tensor_normal_(NULL, NULL, (double){0}, (double){0}, (uint64_t){0}, (uint64_t){0}); }
+static void s1_ct_tensor_normal_(void) { SWEEP_STATUS(ct_tensor_normal_(S_ctx, NULL, (double){0}, (double){0}, (uint64_t){0}, (uint64_t){0})); }
+static void s2_ct_tensor_normal_(void) { SWEEP_STATUS(ct_tensor_normal_(S_ctx, S_t, (double){0}, (double){0}, (uint64_t){0}, (uint64_t){0})); }
+static void s3_ct_tensor_normal_(void) { SWEEP_STATUS(ct_tensor_normal_(S_ctx, S_t, (double){0}, (double){0}, (uint64_t){0}, (uint64_t){0})); }
+static void s4_ct_tensor_normal_(void) { SWEEP_STATUS(ct_tensor_normal_(S_ctx, S_t, (double){0}, (double){0}, (uint64_t){0}, (uint64_t){0})); }
+static void s0_ct_tensor_exponential_(void) { (void)ct_tensor_exponential_(NULL, NULL, (double){0}, (uint64_t){0}, (uint64_t){0}); }
+static void s1_ct_tensor_exponential_(void) { SWEEP_STATUS(ct_tensor_exponential_(S_ctx, NULL, (double){0}, (uint64_t){0}, (uint64_t){0})); }
+static void s2_ct_tensor_exponential_(void) { SWEEP_STATUS(ct_tensor_exponential_(S_ctx, S_t, (double){0}, (uint64_t){0}, (uint64_t){0})); }
+static void s3_ct_tensor_exponential_(void) { SWEEP_STATUS(ct_tensor_exponential_(S_ctx, S_t, (double){0}, (uint64_t){0}, (uint64_t){0})); }
+static void s4_ct_tensor_exponential_(void) { SWEEP_STATUS(ct_tensor_exponential_(S_ctx, S_t, (double){0}, (uint64_t){0}, (uint64_t){0})); }
+static void s0_ct_tensor_cauchy_(void) { (void)ct_tensor_cauchy_(NULL, NULL, (double){0}, (double){0}, (uint64_t){0}, (uint64_t){0}); }
+static void s1_ct_tensor_cauchy_(void) { SWEEP_STATUS(ct_tensor_cauchy_(S_ctx, NULL, (double){0}, (double){0}, (uint64_t){0}, (uint64_t){0})); }
+static void s2_ct_tensor_cauchy_(void) { SWEEP_STATUS(ct_tensor_cauchy_(S_ctx, S_t, (double){0}, (double){0}, (uint64_t){0}, (uint64_t){0})); }
+static void s3_ct_tensor_cauchy_(void) { SWEEP_STATUS(ct_tensor_cauchy_(S_ctx, S_t, (double){0}, (double){0}, (uint64_t){0}, (uint64_t){0})); }
+static void s4_ct_tensor_cauchy_(void) { SWEEP_STATUS(ct_tensor_cauchy_(S_ctx, S_t, (double){0}, (double){0}, (uint64_t){0}, (uint64_t){0})); }
+static void s0_ct_tensor_log_normal_(void) { (void)ct_tensor_log_normal_(NULL, NULL, (double){0}, (double){0}, (uint64_t){0}, (uint64_t){0}); }
+static void s1_ct_tensor_log_normal_(void) { SWEEP_STATUS(ct_tensor_log_normal_(S_ctx, NULL, (double){0}, (double){0}, (uint64_t){0}, (uint64_t){0})); }
+static void s2_ct_tensor_log_normal_(void) { SWEEP_STATUS(ct_tensor_log_normal_(S_ctx, S_t, (double){0}, (double){0}, (uint64_t){0}, (uint64_t){0})); }
+static void s3_ct_tensor_log_normal_(void) { SWEEP_STATUS(ct_tensor_log_normal_(S_ctx, S_t, (double){0}, (double){0}, (uint64_t){0}, (uint64_t){0})); }
+static void s4_ct_tensor_log_normal_(void) { SWEEP_STATUS(ct_tensor_log_normal_(S_ctx, S_t, (double){0}, (double){0}, (uint64_t){0}, (uint64_t){0})); }
+static void s0_ct_tensor_geometric_(void) { (void)ct_tensor_geometric_(NULL, NULL, (double){0}, (uint64_t){0}, (uint64_t){0}); }
+static void s1_ct_tensor_geometric_(void) { SWEEP_STATUS(ct_tensor_geometric_(S_ctx, NULL, (double){0}, (uint64_t){0}, (uint64_t){0})); }
+static void s2_ct_tensor_geometric_(void) { SWEEP_STATUS(ct_tensor_geometric_(S_ctx, S_t, (double){0}, (uint64_t){0}, (uint64_t){0})); }
+static void s3_ct_tensor_geometric_(void) { SWEEP_STATUS(ct_tensor_geometric_(S_ctx, S_t, (double){0}, (uint64_t){0}, (uint64_t){0})); }
+static void s4_ct_tensor_geometric_(void) { SWEEP_STATUS(ct_tensor_geometric_(S_ctx, S_t, (double){0}, (uint64_t){0}, (uint64_t){0})); }
+static void s0_ct_poisson(void) { (void)ct_poisson(NULL, NULL, (uint64_t){0}, (uint64_t){0}, NULL); }
+static void s1_ct_poisson(void) { SWEEP_STATUS(ct_poisson(S_ctx, NULL, (uint64_t){0}, (uint64_t){0}, NULL)); }
+static void s2_ct_poisson(void) { SWEEP_STATUS(ct_poisson(S_ctx, S_t, (uint64_t){0}, (uint64_t){0}, NULL)); }
+static void s3_ct_poisson(void) { SWEEP_STATUS(ct_poisson(S_ctx, S_t, (uint64_t){0}, (uint64_t){0}, &S_out[0])); }
+static void s4_ct_poisson(void) { SWEEP_STATUS(ct_poisson(S_ctx, S_t, (uint64_t){0}, (uint64_t){0}, &S_out[0])); }
+static void s0_ct_binomial(void) { (void)ct_binomial(NULL, NULL, NULL, (uint64_t){0}, (uint64_t){0}, NULL); }
+static void s1_ct_binomial(void) { SWEEP_STATUS(ct_binomial(S_ctx, NULL, NULL, (uint64_t){0}, (uint64_t){0}, NULL)); }
+static void s2_ct_binomial(void) { SWEEP_STATUS(ct_binomial(S_ctx, S_t, S_t, (uint64_t){0}, (uint64_t){0}, NULL)); }
+static void s3_ct_binomial(void) { SWEEP_STATUS(ct_binomial(S_ctx, S_t, S_t, (uint64_t){0}, (uint64_t){0}, &S_out[0])); }
+static void s4_ct_binomial(void) { SWEEP_STATUS(ct_binomial(S_ctx, S_t, S_t, (uint64_t){0}, (uint64_t){0}, &S_out[0])); }
+static void s0_ct_multinomial(void) { (void)ct_multinomial(NULL, NULL, (int64_t){0}, (bool){0}, (uint64_t){0}, (uint64_t){0}, NULL); }
+static void s1_ct_multinomial(void) { SWEEP_STATUS(ct_multinomial(S_ctx, NULL, (int64_t){0}, (bool){0}, (uint64_t){0}, (uint64_t){0}, NULL)); }
+static void s2_ct_multinomial(void) { SWEEP_STATUS(ct_multinomial(S_ctx, S_t, (int64_t){0}, (bool){0}, (uint64_t){0}, (uint64_t){0}, NULL)); }
+static void s3_ct_multinomial(void) { SWEEP_STATUS(ct_multinomial(S_ctx, S_t, (int64_t){0}, (bool){0}, (uint64_t){0}, (uint64_t){0}, &S_out[0])); }
+static void s4_ct_multinomial(void) { SWEEP_STATUS(ct_multinomial(S_ctx, S_t, (int64_t){0}, (bool){0}, (uint64_t){0}, (uint64_t){0}, &S_out[0])); }
 static void s0_ct_tensor_retain(void) { (void)ct_tensor_retain(NULL); }
 static void s1_ct_tensor_retain(void) { (void)ct_tensor_retain(NULL); }
 static void s0_ct_tensor_release(void) { (void)ct_tensor_release(NULL); }
@@ -7740,6 +7800,66 @@ static const sweep_case sweep_cases[] = {
     {"ct_bernoulli", 2, s2_ct_bernoulli},
     {"ct_bernoulli", 3, s3_ct_bernoulli},
     {"ct_bernoulli", 4, s4_ct_bernoulli},
+    {"ct_normal", 0, s0_ct_normal},
+    {"ct_normal", 1, s1_ct_normal},
+    {"ct_normal", 2, s2_ct_normal},
+    {"ct_normal", 3, s3_ct_normal},
+    {"ct_normal", 4, s4_ct_normal},
+    {"ct_normal_scalar", 0, s0_ct_normal_scalar},
+    {"ct_normal_scalar", 1, s1_ct_normal_scalar},
+    {"ct_normal_scalar", 2, s2_ct_normal_scalar},
+    {"ct_normal_scalar", 3, s3_ct_normal_scalar},
+    {"ct_normal_scalar", 4, s4_ct_normal_scalar},
+    {"ct_randint_like", 0, s0_ct_randint_like},
+    {"ct_randint_like", 1, s1_ct_randint_like},
+    {"ct_randint_like", 2, s2_ct_randint_like},
+    {"ct_randint_like", 3, s3_ct_randint_like},
+    {"ct_randint_like", 4, s4_ct_randint_like},
+    {"ct_tensor_uniform_", 0, s0_ct_tensor_uniform_},
+    {"ct_tensor_uniform_", 1, s1_ct_tensor_uniform_},
+    {"ct_tensor_uniform_", 2, s2_ct_tensor_uniform_},
+    {"ct_tensor_uniform_", 3, s3_ct_tensor_uniform_},
+    {"ct_tensor_uniform_", 4, s4_ct_tensor_uniform_},
+    {"ct_tensor_normal_", 0, s0_ct_tensor_normal_},
+    {"ct_tensor_normal_", 1, s1_ct_tensor_normal_},
+    {"ct_tensor_normal_", 2, s2_ct_tensor_normal_},
+    {"ct_tensor_normal_", 3, s3_ct_tensor_normal_},
+    {"ct_tensor_normal_", 4, s4_ct_tensor_normal_},
+    {"ct_tensor_exponential_", 0, s0_ct_tensor_exponential_},
+    {"ct_tensor_exponential_", 1, s1_ct_tensor_exponential_},
+    {"ct_tensor_exponential_", 2, s2_ct_tensor_exponential_},
+    {"ct_tensor_exponential_", 3, s3_ct_tensor_exponential_},
+    {"ct_tensor_exponential_", 4, s4_ct_tensor_exponential_},
+    {"ct_tensor_cauchy_", 0, s0_ct_tensor_cauchy_},
+    {"ct_tensor_cauchy_", 1, s1_ct_tensor_cauchy_},
+    {"ct_tensor_cauchy_", 2, s2_ct_tensor_cauchy_},
+    {"ct_tensor_cauchy_", 3, s3_ct_tensor_cauchy_},
+    {"ct_tensor_cauchy_", 4, s4_ct_tensor_cauchy_},
+    {"ct_tensor_log_normal_", 0, s0_ct_tensor_log_normal_},
+    {"ct_tensor_log_normal_", 1, s1_ct_tensor_log_normal_},
+    {"ct_tensor_log_normal_", 2, s2_ct_tensor_log_normal_},
+    {"ct_tensor_log_normal_", 3, s3_ct_tensor_log_normal_},
+    {"ct_tensor_log_normal_", 4, s4_ct_tensor_log_normal_},
+    {"ct_tensor_geometric_", 0, s0_ct_tensor_geometric_},
+    {"ct_tensor_geometric_", 1, s1_ct_tensor_geometric_},
+    {"ct_tensor_geometric_", 2, s2_ct_tensor_geometric_},
+    {"ct_tensor_geometric_", 3, s3_ct_tensor_geometric_},
+    {"ct_tensor_geometric_", 4, s4_ct_tensor_geometric_},
+    {"ct_poisson", 0, s0_ct_poisson},
+    {"ct_poisson", 1, s1_ct_poisson},
+    {"ct_poisson", 2, s2_ct_poisson},
+    {"ct_poisson", 3, s3_ct_poisson},
+    {"ct_poisson", 4, s4_ct_poisson},
+    {"ct_binomial", 0, s0_ct_binomial},
+    {"ct_binomial", 1, s1_ct_binomial},
+    {"ct_binomial", 2, s2_ct_binomial},
+    {"ct_binomial", 3, s3_ct_binomial},
+    {"ct_binomial", 4, s4_ct_binomial},
+    {"ct_multinomial", 0, s0_ct_multinomial},
+    {"ct_multinomial", 1, s1_ct_multinomial},
+    {"ct_multinomial", 2, s2_ct_multinomial},
+    {"ct_multinomial", 3, s3_ct_multinomial},
+    {"ct_multinomial", 4, s4_ct_multinomial},
     {"ct_tensor_retain", 0, s0_ct_tensor_retain},
     {"ct_tensor_retain", 1, s1_ct_tensor_retain},
     {"ct_tensor_release", 0, s0_ct_tensor_release},

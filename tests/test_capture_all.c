@@ -1119,6 +1119,16 @@ static ct_status op_lu_solve(void) {
     ct_status st = ct_linalg_lu_factor(ctx, Sym, &OUT2, &OUT3);
     return st == CT_OK ? ct_lu_solve(ctx, Sym, OUT2, OUT3, &OUT) : st;
 }
+static ct_status op_normal_scalar(void) {
+    return ct_normal_scalar(ctx, 1, 2, CT_FLOAT32, 2, (const int64_t[]){4, 8}, 3, 0, &OUT);
+}
+static ct_status op_randint_like(void) { return ct_randint_like(ctx, A, -3, 9, 4, 0, &OUT); }
+static ct_status op_tensor_uniform_(void) { return ct_tensor_uniform_(ctx, Dst, -1, 1, 5, 0); }
+static ct_status op_tensor_normal_(void) { return ct_tensor_normal_(ctx, Dst, 0, 1, 5, 0); }
+static ct_status op_tensor_exponential_(void) { return ct_tensor_exponential_(ctx, Dst, 2, 5, 0); }
+static ct_status op_tensor_cauchy_(void) { return ct_tensor_cauchy_(ctx, Dst, 0, 1, 5, 0); }
+static ct_status op_tensor_log_normal_(void) { return ct_tensor_log_normal_(ctx, Dst, 0, 1, 5, 0); }
+static ct_status op_tensor_geometric_(void) { return ct_tensor_geometric_(ctx, Dst, 0.3, 5, 0); }
 static ct_status op_multi_margin_loss(void) {
     ct_status st = ct_tensor_from_host(ctx, (const int64_t[]){1, 0, 7, 3}, CT_INT64, 1,
                                        (const int64_t[]){4}, &OUT2);
@@ -1847,6 +1857,14 @@ static const op_entry computing[] = {
     E(rnn),
     E(lstm),
     E(gru),
+    E(normal_scalar),
+    E(randint_like),
+    E(tensor_uniform_),
+    E(tensor_normal_),
+    E(tensor_exponential_),
+    E(tensor_cauchy_),
+    E(tensor_log_normal_),
+    E(tensor_geometric_),
     E(max),
     E(min),
     E(angle),
@@ -2124,6 +2142,10 @@ static const struct {
     {"ct_linalg_matrix_exp", "host read of the matrix norms, which choose the number of squarings "
                              "(refused during capture)"},
     {"ct_bernoulli", "host read of p's range (refused during capture)"},
+    {"ct_normal", "host read of std's range (refused during capture)"},
+    {"ct_poisson", "samples on the host (rejection sampling reads the rates)"},
+    {"ct_binomial", "samples on the host (rejection sampling reads count and prob)"},
+    {"ct_multinomial", "host read of the probabilities' checks (refused during capture)"},
     {"ct_equal", "host read of the comparison (refused during capture)"},
     {"ct_tensor_to_device", "cross-device transfer (refused during capture)"},
     {"ct_tensor_view", "view (no data moves)"},

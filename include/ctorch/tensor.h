@@ -113,6 +113,47 @@ CT_API ct_status ct_randn_like(ct_ctx *ctx, const ct_tensor *a, uint64_t seed, u
  * CT_ERR_INVALID_ARG (its range is read on the host: eager only). */
 CT_API ct_status ct_bernoulli(ct_ctx *ctx, const ct_tensor *p, uint64_t seed, uint64_t offset,
                               ct_tensor **out);
+/* torch.normal(mean, std): mean + std z with z standard normal, mean and std broadcast (floating
+ * result of their promoted dtype; std < 0: CT_ERR_INVALID_ARG, read on the host); no gradient. */
+CT_API ct_status ct_normal(ct_ctx *ctx, const ct_tensor *mean, const ct_tensor *std, uint64_t seed,
+                           uint64_t offset, ct_tensor **out);
+/* torch.normal(mean, std, size) with scalar mean and std (>= 0), of a floating dtype. */
+CT_API ct_status ct_normal_scalar(ct_ctx *ctx, double mean, double std, ct_dtype dtype, int ndim,
+                                  const int64_t *shape, uint64_t seed, uint64_t offset,
+                                  ct_tensor **out);
+/* torch.randint_like: ct_tensor_randint with a's dtype and shape. */
+CT_API ct_status ct_randint_like(ct_ctx *ctx, const ct_tensor *a, int64_t low, int64_t high,
+                                 uint64_t seed, uint64_t offset, ct_tensor **out);
+/* Tensor.uniform_ / normal_ / exponential_ / cauchy_ / log_normal_ / geometric_: t filled in place
+ * with samples (computed in float64, converted once; t may be a view; torch's parameter checks;
+ * exponential_ with lambda 0 fills inf, geometric_ takes p in (0, 1) and any numeric dtype). */
+CT_API ct_status ct_tensor_uniform_(ct_ctx *ctx, ct_tensor *t, double from, double to,
+                                    uint64_t seed, uint64_t offset);
+CT_API ct_status ct_tensor_normal_(ct_ctx *ctx, ct_tensor *t, double mean, double std,
+                                   uint64_t seed, uint64_t offset);
+CT_API ct_status ct_tensor_exponential_(ct_ctx *ctx, ct_tensor *t, double lambd, uint64_t seed,
+                                        uint64_t offset);
+CT_API ct_status ct_tensor_cauchy_(ct_ctx *ctx, ct_tensor *t, double median, double sigma,
+                                   uint64_t seed, uint64_t offset);
+CT_API ct_status ct_tensor_log_normal_(ct_ctx *ctx, ct_tensor *t, double mean, double std,
+                                       uint64_t seed, uint64_t offset);
+CT_API ct_status ct_tensor_geometric_(ct_ctx *ctx, ct_tensor *t, double p, uint64_t seed,
+                                      uint64_t offset);
+/* torch.poisson: a Poisson(rate) count per element in rates' floating dtype (inversion below 10,
+ * Hoermann's PTRS above; inf gives inf where torch overflows); a negative or NaN rate:
+ * CT_ERR_INVALID_ARG. Samples on the host (eager). */
+CT_API ct_status ct_poisson(ct_ctx *ctx, const ct_tensor *rates, uint64_t seed, uint64_t offset,
+                            ct_tensor **out);
+/* torch.binomial: Binomial(floor(count), prob) per element (count and prob of one shape and
+ * floating dtype; count <= 0 or prob <= 0 give 0, prob >= 1 gives count, NaN gives NaN, as torch;
+ * inversion for a small mean, Hoermann's BTRS otherwise). Samples on the host (eager). */
+CT_API ct_status ct_binomial(ct_ctx *ctx, const ct_tensor *count, const ct_tensor *prob,
+                             uint64_t seed, uint64_t offset, ct_tensor **out);
+/* torch.multinomial: num_samples category indices (int64) per row of probs (C) or (R, C)
+ * (non-negative, finite, a positive sum; checked on the host): with replacement by the inverse CDF,
+ * without as the largest p_i / E_i with E_i exponential (torch's algorithm; num_samples <= C). */
+CT_API ct_status ct_multinomial(ct_ctx *ctx, const ct_tensor *probs, int64_t num_samples,
+                                bool replacement, uint64_t seed, uint64_t offset, ct_tensor **out);
 
 /* ---- reference counting ---- */
 /* Add a reference; returns t (NULL for NULL; NULL for a released tensor, reported on its context's
