@@ -3,7 +3,8 @@
  * bidirectional batch-first ct_lstm whose output and final states are checked against each other,
  * a gradient through ct_rnn against its closed form, ct_scaled_dot_product_attention with a causal
  * mask against softmax weights by hand, and ct_multi_head_attention_forward with identity
- * projections against it. Build and run: see README ("Examples"). */
+ * projections against it, and ct_ctc_loss of a two-step sequence against its three alignments.
+ * Build and run: see README ("Examples"). */
 #include <ctorch/ctorch.h>
 #include <math.h>
 #include <stdio.h>
@@ -145,6 +146,22 @@ int main(void) {
     if (near("mha out[1,0,1] = sdpa out[1,1]", at(y, 3), at(sd, 3)) ||
         near("mha weights[0,1,0]", at(aw, 2), p0))
         goto fail;
+
+    /* CTC: 2 steps over {blank, a}, target "a": the alignments "aa", "-a", "a-" */
+    const double pa[2] = {0.7, 0.4}; /* P(a) at each step */
+    ct_tensor *clp =
+        vals(3, SHP(2, 1, 2), (const double[]){log(0.3), log(0.7), log(0.6), log(0.4)});
+    ct_tensor *tg = NULL, *il = NULL, *tl = NULL, *ctc = NULL;
+    CHECK(ct_tensor_from_host(ctx, (const int64_t[]){1}, CT_INT64, 2, SHP(1, 1), &tg));
+    keep(tg);
+    CHECK(ct_tensor_from_host(ctx, (const int64_t[]){2}, CT_INT64, 1, SHP(1), &il));
+    keep(il);
+    CHECK(ct_tensor_from_host(ctx, (const int64_t[]){1}, CT_INT64, 1, SHP(1), &tl));
+    keep(tl);
+    CHECK(ct_ctc_loss(ctx, clp, tg, il, tl, 0, CT_REDUCTION_SUM, false, &ctc));
+    keep(ctc);
+    const double pall = pa[0] * pa[1] + (1 - pa[0]) * pa[1] + pa[0] * (1 - pa[1]);
+    if (near("ctc_loss", at(ctc, 0), -log(pall))) goto fail;
     printf("all sequence checks passed\n");
     rc = 0;
 fail:

@@ -589,6 +589,21 @@ static ct_tensor *gf_run(ct_ctx *ctx, const char *name, ct_status *stp) {
         if (st == CT_OK) st = ct_triangular_solve(ctx, xt, spd, true, false, false, &r, NULL);
         ct_tensor_release(xt);
     }
+    if (IS("ctc_none") || IS("ctc_mean")) {
+        ct_tensor *lp = NULL, *tg = NULL, *il = NULL, *tl = NULL;
+        st = ct_log_softmax(ctx, x4, 2, &lp);
+        if (st == CT_OK)
+            st = ct_tensor_from_host(ctx, (const int64_t[]){1, 2, 2, 2, 1, 0, 2, 1}, CT_INT64, 2,
+                                     S(4, 2), &tg);
+        if (st == CT_OK)
+            st = ct_tensor_from_host(ctx, (const int64_t[]){2, 2, 2, 2}, CT_INT64, 1, S(4), &il);
+        if (st == CT_OK)
+            st = ct_tensor_from_host(ctx, (const int64_t[]){1, 1, 1, 2}, CT_INT64, 1, S(4), &tl);
+        if (st == CT_OK)
+            st = ct_ctc_loss(ctx, lp, tg, il, tl, 0,
+                             IS("ctc_none") ? CT_REDUCTION_NONE : CT_REDUCTION_MEAN, false, &r);
+        ct_tensor_release(lp), ct_tensor_release(tg), ct_tensor_release(il), ct_tensor_release(tl);
+    }
     if (IS("multi_margin_loss") || IS("multilabel_margin_loss")) {
         ct_tensor *t = NULL;
         const bool mm = IS("multi_margin_loss");

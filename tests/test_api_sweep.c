@@ -132,6 +132,11 @@ static void s1_ct_linear(void) { SWEEP_STATUS(ct_linear(S_ctx, NULL, NULL, NULL,
 static void s2_ct_linear(void) { SWEEP_STATUS(ct_linear(S_ctx, S_t, S_t, S_t, NULL)); }
 static void s3_ct_linear(void) { SWEEP_STATUS(ct_linear(S_ctx, S_t, S_t, S_t, &S_out[0])); }
 static void s4_ct_linear(void) { SWEEP_STATUS(ct_linear(S_ctx, S_t, S_t, S_t, &S_out[0])); }
+static void s0_ct_ctc_loss(void) { (void)ct_ctc_loss(NULL, NULL, NULL, NULL, NULL, (int64_t){0}, (ct_reduction){0}, (bool){0}, NULL); }
+static void s1_ct_ctc_loss(void) { SWEEP_STATUS(ct_ctc_loss(S_ctx, NULL, NULL, NULL, NULL, (int64_t){0}, (ct_reduction){0}, (bool){0}, NULL)); }
+static void s2_ct_ctc_loss(void) { SWEEP_STATUS(ct_ctc_loss(S_ctx, S_t, S_t, S_t, S_t, (int64_t){0}, (ct_reduction){0}, (bool){0}, NULL)); }
+static void s3_ct_ctc_loss(void) { SWEEP_STATUS(ct_ctc_loss(S_ctx, S_t, S_t, S_t, S_t, (int64_t){0}, (ct_reduction){0}, (bool){0}, &S_out[0])); }
+static void s4_ct_ctc_loss(void) { SWEEP_STATUS(ct_ctc_loss(S_ctx, S_t, S_t, S_t, S_t, (int64_t){0}, (ct_reduction){0}, (bool){0}, &S_out[0])); }
 static void s0_ct_cross_entropy(void) { (void)ct_cross_entropy(NULL, NULL, NULL, (ct_reduction){0}, (double){0}, NULL); }
 static void s1_ct_cross_entropy(void) { SWEEP_STATUS(ct_cross_entropy(S_ctx, NULL, NULL, (ct_reduction){0}, (double){0}, NULL)); }
 static void s2_ct_cross_entropy(void) { SWEEP_STATUS(ct_cross_entropy(S_ctx, S_t, S_t, (ct_reduction){0}, (double){0}, NULL)); }
@@ -4119,6 +4124,11 @@ static const sweep_case sweep_cases[] = {
     {"ct_linear", 2, s2_ct_linear},
     {"ct_linear", 3, s3_ct_linear},
     {"ct_linear", 4, s4_ct_linear},
+    {"ct_ctc_loss", 0, s0_ct_ctc_loss},
+    {"ct_ctc_loss", 1, s1_ct_ctc_loss},
+    {"ct_ctc_loss", 2, s2_ct_ctc_loss},
+    {"ct_ctc_loss", 3, s3_ct_ctc_loss},
+    {"ct_ctc_loss", 4, s4_ct_ctc_loss},
     {"ct_cross_entropy", 0, s0_ct_cross_entropy},
     {"ct_cross_entropy", 1, s1_ct_cross_entropy},
     {"ct_cross_entropy", 2, s2_ct_cross_entropy},

@@ -179,9 +179,10 @@ static inline void tu_same_as(const char *what, const ct_tensor *t, const double
     double *v = tu_read(t);
     int bad = 0;
     for (int64_t i = 0; v && i < ct_tensor_numel(t); i++) {
-        const bool ok = tol == 0        ? tu_same_val(v[i], ref[i])
-                        : isnan(ref[i]) ? isnan(v[i])
-                                        : fabs(v[i] - ref[i]) <= tol * (1 + fabs(ref[i]));
+        const bool ok = tol == 0 ? tu_same_val(v[i], ref[i])
+                        : isnan(ref[i])
+                            ? isnan(v[i])
+                            : v[i] == ref[i] || fabs(v[i] - ref[i]) <= tol * (1 + fabs(ref[i]));
         if (!ok && bad++ < 3)
             CHECK_MSG(ok, "%s[%lld]: %.17g vs %.17g", what, (long long)i, v[i], ref[i]);
     }

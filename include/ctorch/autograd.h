@@ -60,6 +60,15 @@ typedef enum {
  * 2-d or contiguous 3-d x needs a 2-d w and b of x's dtype (addmm), other ranks cast b in. */
 CT_API ct_status ct_linear(ct_ctx *ctx, const ct_tensor *x, const ct_tensor *w, const ct_tensor *b,
                            ct_tensor **out);
+/* F.ctc_loss: -log p(target | log_probs) over all alignments; log_probs (T, N, C) or (T, C) float32
+ * / float64, targets (N, S) padded or 1-d concatenated (int32 / int64, labels in [0, C)), input and
+ * target lengths (N) int32 / int64; blank in [0, C); zero_infinity turns impossible alignments'
+ * inf losses (and gradients) to 0; mean divides each loss by its target length first, as torch.
+ * Host dynamic programming (eager); the gradient is torch's (CtcLossBackward0). */
+CT_API ct_status ct_ctc_loss(ct_ctx *ctx, const ct_tensor *log_probs, const ct_tensor *targets,
+                             const ct_tensor *input_lengths, const ct_tensor *target_lengths,
+                             int64_t blank, ct_reduction reduction, bool zero_infinity,
+                             ct_tensor **out);
 /* torch.nn.functional.cross_entropy with weight = NULL and ignore_index = -100 (torch's
  * defaults): see ct_cross_entropy_ex. */
 CT_API ct_status ct_cross_entropy(ct_ctx *ctx, const ct_tensor *logits, const ct_tensor *target,

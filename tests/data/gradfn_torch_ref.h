@@ -244,6 +244,8 @@ static const struct {
     {"svd_v", "grad_fn=<TransposeBackward0>"},
     {"cholesky_old", "grad_fn=<CholeskyBackward0>"},
     {"triangular_solve", "grad_fn=<TriangularSolveBackward0>"},
+    {"ctc_none", "grad_fn=<CtcLossBackward0>"},
+    {"ctc_mean", "grad_fn=<MeanBackward0>"},
     {"rnn_unbatched", "grad_fn=<SqueezeBackward1>"},
     {"multi_margin_loss", "grad_fn=<MultiMarginLossBackward0>"},
     {"multilabel_margin_loss", "grad_fn=<MultilabelMarginLossBackward0>"},
