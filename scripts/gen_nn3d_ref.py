@@ -49,6 +49,15 @@ arr("ct3_x", x), arr("ct3_w", w), arr("ct3_b", b)
 y = F.conv_transpose3d(x, w, b, stride=(2, 1, 2), padding=(1, 0, 1), output_padding=(1, 0, 1),
                        groups=2, dilation=(1, 2, 1))
 arr("ct3_y", y), grads("ct3", y, [x, w, b])
+# output_padding >= stride but < dilation (torch allows either bound)
+xb, wb = leaf(2, 1, 1, 6, 4), leaf(1, 2, 1, 1, 3)
+arr("ct3b_x", xb), arr("ct3b_w", wb)
+y = F.conv_transpose3d(xb, wb, None, stride=(3, 1, 3), padding=(0, 1, 2), output_padding=(1, 1, 0),
+                       dilation=(2, 2, 1))
+arr("ct3b_y", y), grads("ct3b", y, [xb, wb])
+x2, w2 = leaf(1, 2, 4, 3), leaf(2, 3, 2, 2)
+arr("ct2b_x", x2), arr("ct2b_w", w2)
+arr("ct2b_y", F.conv_transpose2d(x2, w2, None, stride=1, padding=0, output_padding=1, dilation=2))
 # max_pool3d: ties (small integers), NaN, a block of -inf
 v = torch.randint(0, 4, (2, 2, 5, 6, 5)).to(D)
 v[0, 0, 1, 2, 3] = math.nan
@@ -62,6 +71,11 @@ y, i = F.max_pool3d(v, (3, 2, 3), (2, 2, 1), (1, 1, 0), (1, 1, 2), ceil_mode=Tru
 arr("mp_y", y), arr("mp_i", i), grads("mp", y, [v])
 y2, i2 = F.max_pool3d(v, 2, return_indices=True)
 arr("mp2_y", y2), arr("mp2_i", i2)
+# a window of padding only (dilation 2): -inf at torch's start index (outside the input)
+xp = torch.arange(16, dtype=D).reshape(1, 1, 1, 4, 4)
+y3, i3 = F.max_pool3d(xp, (2, 4, 1), (3, 3, 1), (1, 1, 0), (2, 2, 2), ceil_mode=True,
+                      return_indices=True)
+arr("mp3_y", y3), arr("mp3_i", i3)
 # max_unpool3d of the second pooling, with an explicit output size
 u = F.max_unpool3d(y2, i2, 2, output_size=(5, 7, 5))
 arr("mu_y", u)

@@ -91,6 +91,19 @@ TEST(conv_transpose3d_as_torch) {
     GRAD("conv_transpose3d dw", w, ct3_g1);
     GRAD("conv_transpose3d db", b, ct3_g2);
     ct_tensor_release(y), ct_tensor_release(x), ct_tensor_release(w), ct_tensor_release(b);
+    /* output_padding at least the stride but below the dilation, 3-d and 2-d */
+    ct_tensor *xb = TG(ct3b_x), *wb = TG(ct3b_w), *x2 = T(ct2b_x), *w2 = T(ct2b_w);
+    CHECK_OK(ct_conv_transpose3d(ctx, xb, wb, NULL, SH(3, 1, 3), SH(0, 1, 2), SH(1, 1, 0), 1,
+                                 SH(2, 2, 1), &y));
+    SAME("conv_transpose3d output_padding >= stride", y, ct3b_y, 1e-13);
+    back(y);
+    GRAD("conv_transpose3d output_padding dx", xb, ct3b_g0);
+    GRAD("conv_transpose3d output_padding dw", wb, ct3b_g1);
+    ct_tensor_release(y);
+    CHECK_OK(ct_conv_transpose2d(ctx, x2, w2, NULL, SH(1, 1), SH(0, 0), SH(1, 1), 1, SH(2, 2), &y));
+    SAME("conv_transpose2d output_padding >= stride", y, ct2b_y, 1e-13);
+    ct_tensor_release(y), ct_tensor_release(xb), ct_tensor_release(wb), ct_tensor_release(x2);
+    ct_tensor_release(w2);
 }
 
 TEST(max_pools_as_torch) {
@@ -106,7 +119,14 @@ TEST(max_pools_as_torch) {
     CHECK_OK(ct_max_pool3d(ctx, x, SH(2, 2, 2), NULL, NULL, NULL, false, &y, &i));
     SAME("max_pool3d 2", y, mp2_y, 0);
     SAME("max_pool3d 2 indices", i, mp2_i, 0);
-    ct_tensor *u = NULL;
+    ct_tensor *u = NULL, *r = NULL, *xp = NULL, *y3 = NULL, *i3 = NULL;
+    CHECK_OK(ct_tensor_arange(ctx, CT_FLOAT64, 0, 16, 1, &r));
+    CHECK_OK(ct_tensor_reshape(ctx, r, 5, SH(1, 1, 1, 4, 4), &xp));
+    CHECK_OK(
+        ct_max_pool3d(ctx, xp, SH(2, 4, 1), SH(3, 3, 1), SH(1, 1, 0), SH(2, 2, 2), true, &y3, &i3));
+    SAME("max_pool3d padding-only windows", y3, mp3_y, 0);
+    SAME("max_pool3d padding-only indices", i3, mp3_i, 0);
+    ct_tensor_release(r), ct_tensor_release(xp), ct_tensor_release(y3), ct_tensor_release(i3);
     CHECK_OK(ct_max_unpool3d(ctx, y, i, SH(2, 2, 2), NULL, NULL, SH(5, 7, 5), &u));
     SAME("max_unpool3d", u, mu_y, 0);
     ct_tensor_release(y), ct_tensor_release(i), ct_tensor_release(u);
@@ -176,6 +196,17 @@ TEST(float32_and_errors) {
     CHECK_ST(ct_avg_pool3d(ctx, x, SH(2, 2, 2), NULL, NULL, false, true, -1, &y),
              CT_ERR_INVALID_ARG);
     CHECK_ST(ct_adaptive_avg_pool3d(ctx, x, SH(2, -1, 2), &y), CT_ERR_INVALID_ARG);
+    CHECK_ST(ct_avg_pool3d(ctx, x, SH(2, 4, 8), NULL, SH(0, 0, 4), false, true, 0, &y),
+             CT_ERR_SHAPE); /* 7 < 8: torch's "smaller than kernel size" */
+    ct_tensor *w0 = NULL, *e = NULL;
+    CHECK_OK(ct_tensor_zeros(ctx, CT_FLOAT64, 5, SH(6, 2, 0, 2, 3), &w0));
+    CHECK_ST(ct_conv3d(ctx, x, w0, NULL, SH(1, 1, 1), SH(0, 0, 0), SH(1, 1, 1), 2, &y),
+             CT_ERR_SHAPE); /* kernel depth 0 */
+    CHECK_OK(ct_tensor_zeros(ctx, CT_FLOAT64, 5, SH(2, 4, 0, 6, 7), &e));
+    CHECK_ST(ct_conv3d(ctx, e, w, NULL, SH(1, 1, 1), SH(0, 0, 0), SH(1, 1, 1), 2, &y),
+             CT_ERR_SHAPE);
+    CHECK_ST(ct_adaptive_max_pool3d(ctx, e, SH(1, 1, 1), &y, &i), CT_ERR_SHAPE);
+    ct_tensor_release(w0), ct_tensor_release(e);
     ct_tensor *xi = NULL;
     CHECK_OK(ct_cast(ctx, x, CT_INT64, &xi));
     CHECK_ST(ct_max_pool3d(ctx, xi, SH(2, 2, 2), NULL, NULL, NULL, false, &y, &i), CT_ERR_DTYPE);

@@ -52,6 +52,14 @@ TEST(angle_max_min) {
     CHECK_OK(ct_min(ctx, m, &y));
     SAME("min", y, mn_y, 0);
     rel(1, &y);
+    /* NaN: the gradient goes evenly to the NaNs (torch's evenly_distribute_backward) */
+    ct_tensor *xn = tu_from_vals(ctx, CT_FLOAT64, 1, SH(4), (const double[]){1, NAN, 3, NAN});
+    CHECK_OK(ct_tensor_set_requires_grad(xn, true));
+    CHECK_OK(ct_min(ctx, xn, &y));
+    CHECK_OK(ct_backward(ctx, y, NULL, false));
+    double *gn = tu_read(ct_tensor_grad(xn));
+    CHECK(gn && gn[0] == 0 && gn[1] == 0.5 && gn[2] == 0 && gn[3] == 0.5);
+    free(gn), rel(1, &y), rel(1, &xn);
     ct_tensor *e = NULL;
     CHECK_OK(ct_tensor_zeros(ctx, CT_FLOAT64, 1, SH(0), &e));
     CHECK_ST(ct_max(ctx, e, &y), CT_ERR_SHAPE);

@@ -12,7 +12,38 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* ---- torch.max(t) / torch.min(t): the extreme of every element, 0-d ---- */
+/* ---- torch.max(t) / torch.min(t): the extreme of every element, 0-d; the gradient is shared
+ * evenly among the elements equal to it, or among the NaNs when it is NaN (torch's
+ * evenly_distribute_backward, MaxBackward1) ---- */
+typedef struct ct__ext_user {
+    ct_tensor *a, *r;
+    int64_t a_ver;
+} ct__ext_user;
+static void ct__ext_free(void *p) {
+    ct__ext_user *u = p;
+    if (!u) return;
+    ct_tensor_release(u->a), ct_tensor_release(u->r);
+    free(u);
+}
+static ct_status ct__ext_backward(ct_ctx *ctx, void *user, ct_tensor *const *gout, const bool *need,
+                                  ct_tensor **gin) {
+    const ct__ext_user *u = user;
+    if (!need[0]) return CT_OK;
+    ct_status st = ct__ag_saved_ok(ctx, u->a, "input", 0, "MaxBackward1", u->a_ver);
+    ct_tensor *t[8] = {NULL};
+    CT__DO(st, ct_isnan(ctx, u->r, &t[0]));
+    CT__DO(st, ct_isnan(ctx, u->a, &t[1]));
+    CT__DO(st, ct_eq(ctx, u->a, u->r, &t[2]));
+    CT__DO(st, ct_where(ctx, t[0], t[1], t[2], &t[3]));
+    CT__DO(st, ct_cast(ctx, t[3], u->a->dtype, &t[4]));
+    CT__DO(st, ct_sum(ctx, t[4], 0, NULL, false, &t[5]));
+    CT__DO(st, ct_div(ctx, gout[0], t[5], &t[6]));
+    CT__DO(st, ct_mul(ctx, t[4], t[6], &gin[0]));
+    ct__release_all(8, t);
+    return st;
+}
+static const ct__ag_custom CT__EXT_FN = {"MaxBackward", ct__ext_backward, ct__ext_free, true};
+
 static ct_status ct__all_extreme(ct_ctx *ctx, const char *op, bool max, const ct_tensor *a,
                                  ct_tensor **out) {
     const ct_tensor *ins[1] = {a};
@@ -23,10 +54,29 @@ static ct_status ct__all_extreme(ct_ctx *ctx, const char *op, bool max, const ct
         return ct__set_error(ctx, CT_ERR_SHAPE,
                              "%s: expected reduction dim to be specified for input.numel() == 0",
                              op);
-    uint64_t mark = ct__ag_mark(ctx);
+    const bool rec = ct__ag_wants(ctx, 1, ins);
+    const bool was = ct_set_grad_enabled(ctx, false);
     st = max ? ct_amax(ctx, a, 0, NULL, false, out) : ct_amin(ctx, a, 0, NULL, false, out);
-    st = ct__error_within(ctx, op, st);
-    return ct__ag_named(ctx, st, out, mark, max ? "MaxBackward1" : "MinBackward1");
+    ct_set_grad_enabled(ctx, was);
+    if (st == CT_OK && rec) {
+        ct__ext_user *u = calloc(1, sizeof *u);
+        if (!u) {
+            st = ct__set_error(ctx, CT_ERR_OOM, "%s: out of memory", op);
+        } else {
+            u->a = ct_tensor_retain((ct_tensor *)a);
+            u->a_ver = a->storage->version;
+            st = ct_tensor_detach(ctx, *out, &u->r);
+            if (st == CT_OK) {
+                uint64_t mark = ct__ag_mark(ctx);
+                st = ct__ag_record_custom(ctx, &CT__EXT_FN, u, a, out);
+                u = NULL; /* the record owns it */
+                st = ct__ag_named(ctx, st, out, mark, max ? "MaxBackward1" : "MinBackward1");
+            }
+            ct__ext_free(u);
+        }
+        if (st != CT_OK) ct_tensor_release(*out), *out = NULL;
+    }
+    return ct__error_within(ctx, op, st);
 }
 ct_status ct_max(ct_ctx *ctx, const ct_tensor *a, ct_tensor **out) {
     return ct__all_extreme(ctx, "max", true, a, out);
@@ -226,7 +276,12 @@ ct_status ct_linalg_vander(ct_ctx *ctx, const ct_tensor *x, int64_t N, ct_tensor
     if (st != CT_OK) return st;
     const int nd = t[0]->ndim;
     const int64_t n = N < 0 ? t[0]->shape[nd - 1] : N;
-    if (n <= 1 || nd + 1 > CT_MAX_DIMS) {
+    if (nd + 1 > CT_MAX_DIMS) {
+        ct_tensor_release(t[0]);
+        return ct__set_error(ctx, CT_ERR_SHAPE, "%s: the result would have %d dims (at most %d)",
+                             op, nd + 1, CT_MAX_DIMS);
+    }
+    if (n <= 1) {
         ct_tensor_release(t[0]);
         return ct__set_error(ctx, CT_ERR_INVALID_ARG, "%s: N must be greater than 1, got %lld", op,
                              (long long)n);

@@ -263,7 +263,7 @@ static ct_status ct__mha_check(ct_ctx *ctx, const char *op, const ct_tensor *q, 
 /* NEW: the next free slot; PUSH(call) runs call while st is CT_OK and keeps what it wrote in NEW
  * (LAST), so LAST in call's arguments is the previous result */
 #define NEW (M.t[M.n])
-#define LAST (M.t[M.n - 1])
+#define LAST (M.n > 0 ? M.t[M.n - 1] : NULL)
 #define PUSH(call)                                                                                 \
     do {                                                                                           \
         if (st == CT_OK) {                                                                         \

@@ -53,6 +53,22 @@ static ct_status ct__geom3(ct_ctx *ctx, const char *op, const int64_t *k, const 
     return CT_OK;
 }
 
+/* kernel dims >= 1 and a non-empty volume (torch refuses both) */
+static ct_status ct__conv3_dims(ct_ctx *ctx, const char *op, const ct_tensor *x5,
+                                const ct_tensor *w) {
+    for (int i = 2; i < 5; i++)
+        if (w->shape[i] < 1)
+            return ct__set_error(ctx, CT_ERR_SHAPE,
+                                 "%s: kernel size should be greater than zero, got weight %s", op,
+                                 CT__SHAPE_STR(w));
+    if (x5->shape[2] == 0 || x5->shape[3] == 0 || x5->shape[4] == 0)
+        return ct__set_error(ctx, CT_ERR_SHAPE,
+                             "%s: expected non-empty spatial dims (only a zero batch or zero "
+                             "channels are supported), got input %s",
+                             op, CT__SHAPE_STR(x5));
+    return CT_OK;
+}
+
 /* ---- conv3d: sum over kernel depths of conv2d on (N OD, C, H, W) ---- */
 static ct_status ct__conv3d(ct_ctx *ctx, const ct_tensor *x, const ct_tensor *w, const ct_tensor *b,
                             const int64_t *str, const int64_t *pad, const int64_t *dil, int groups,
@@ -73,6 +89,7 @@ static ct_status ct__conv3d(ct_ctx *ctx, const ct_tensor *x, const ct_tensor *w,
     const ct_tensor *x5 = t[0];
     const int64_t N = x5->shape[0], C = x5->shape[1], D = x5->shape[2], H = x5->shape[3],
                   W = x5->shape[4], O = w->shape[0], KD = w->shape[2];
+    if ((st = ct__conv3_dims(ctx, op, x5, w)) != CT_OK) goto done;
     if (groups < 1 || C % groups || O % groups || w->shape[1] * groups != C) {
         st = ct__set_error(ctx, CT_ERR_SHAPE,
                            "%s: input %s and weight %s with groups %d: expected weight (O, C / "
@@ -169,6 +186,7 @@ static ct_status ct__conv_t3d(ct_ctx *ctx, const ct_tensor *x, const ct_tensor *
     const ct_tensor *x5 = t[0];
     const int64_t N = x5->shape[0], C = x5->shape[1], D = x5->shape[2], H = x5->shape[3],
                   W = x5->shape[4], KD = w->shape[2], O = w->shape[1] * groups;
+    if ((st = ct__conv3_dims(ctx, op, x5, w)) != CT_OK) goto done;
     if (groups < 1 || w->shape[0] != C || C % groups) {
         st = ct__set_error(ctx, CT_ERR_SHAPE,
                            "%s: input %s and weight %s with groups %d: expected weight (C, O / "
@@ -239,11 +257,13 @@ ct_status ct_conv_transpose3d(ct_ctx *ctx, const ct_tensor *x, const ct_tensor *
 typedef struct ct__wdim {
     int64_t size, O, K;
     ct_tensor *pos, *valid, *count; /* (O, K) int64 clamped, (O, K) bool, (O) int64 */
+    ct_tensor *first;               /* (O) int64: torch's start, moved up by dilations until >= 0 */
 } ct__wdim;
 
 static void ct__wdim_free(ct__wdim *w) {
     ct_tensor_release(w->pos), ct_tensor_release(w->valid), ct_tensor_release(w->count);
-    w->pos = w->valid = w->count = NULL;
+    ct_tensor_release(w->first);
+    w->pos = w->valid = w->count = w->first = NULL;
 }
 
 /* regular windows (adaptive false) or adaptive bins; count: the divisor per output (valid
@@ -284,6 +304,17 @@ static ct_status ct__wdim_make(ct_ctx *ctx, ct__wdim *w, bool adaptive, int64_t 
     }
     const int one = 1;
     CT__DO(st, ct_sum(ctx, t[11], 1, &one, false, &w->count));
+    if (!adaptive) { /* start + ceil(-start / dil) dil where start < 0 (torch's while loop) */
+        ct_tensor *u[6] = {NULL};
+        CT__DO(st, ct_neg(ctx, t[0], &u[0]));
+        CT__DO(st, ct_add_scalar(ctx, u[0], (double)(dil - 1), &u[1]));
+        CT__DO(st, ct_div_scalar_mode(ctx, u[1], (double)dil, CT_ROUND_FLOOR, &u[2]));
+        CT__DO(st, ct_mul_scalar(ctx, u[2], (double)dil, &u[3]));
+        CT__DO(st, ct_add(ctx, t[0], u[3], &u[4]));
+        CT__DO(st, ct_lt_scalar(ctx, t[0], 0, &u[5]));
+        CT__DO(st, ct_where(ctx, u[5], u[4], t[0], &w->first));
+        ct__release_all(6, u);
+    }
     ct__release_all(12, t);
     if (st != CT_OK) ct__wdim_free(w);
     return st;
@@ -323,9 +354,9 @@ static ct_status ct__windows(ct_ctx *ctx, const ct_tensor *x5, ct__wdim *w, doub
 /* torch's maximum of each window (the first, or the last NaN, in window order; all -inf: the
  * first valid position): its flat input index (N, C, OD, OH, OW) and the value gathered there */
 static ct_status ct__max_select(ct_ctx *ctx, const ct_tensor *x5, const ct_tensor *win,
-                                const ct_tensor *flat, const ct_tensor *valid, ct_tensor **out,
-                                ct_tensor **indices) {
-    ct_tensor *t[24] = {NULL};
+                                const ct_tensor *flat, const ct_tensor *valid, const ct__wdim *w,
+                                ct_tensor **out, ct_tensor **indices) {
+    ct_tensor *t[32] = {NULL};
     const int last = 5;
     const int64_t K = win->shape[5], N = x5->shape[0], C = x5->shape[1];
     const int64_t *o = win->shape + 2;
@@ -343,13 +374,32 @@ static ct_status ct__max_select(ct_ctx *ctx, const ct_tensor *x5, const ct_tenso
     CT__DO(st, ct_where(ctx, t[1], t[5], t[10], &t[11]));
     CT__DO(st, ct_tensor_expand(ctx, flat, 6, SH(N, C, o[0], o[1], o[2], K), &t[12]));
     CT__DO(st, ct_gather(ctx, t[12], last, t[11], &t[13]));
-    CT__DO(st, ct_tensor_reshape(ctx, t[13], 3, SH(N, C, o[0] * o[1] * o[2]), &t[14]));
-    CT__DO(st, ct_tensor_reshape(ctx, x5, 3, SH(N, C, x5->shape[2] * x5->shape[3] * x5->shape[4]),
-                                 &t[15]));
+    const int64_t DHW = x5->shape[2] * x5->shape[3] * x5->shape[4];
+    /* a window of padding only (dilation can make one): -inf at torch's start index, which may
+     * lie outside the input, and no gradient */
+    CT__DO(st, ct_any(ctx, valid, 1, (const int[]){3}, false, &t[17])); /* (OD, OH, OW) */
+    if (w[0].first && w[1].first && w[2].first) {
+        CT__DO(st, ct_mul_scalar(ctx, w[0].first, (double)(x5->shape[3] * x5->shape[4]), &t[18]));
+        CT__DO(st, ct_tensor_reshape(ctx, t[18], 3, SH(o[0], 1, 1), &t[19]));
+        CT__DO(st, ct_mul_scalar(ctx, w[1].first, (double)x5->shape[4], &t[20]));
+        CT__DO(st, ct_tensor_reshape(ctx, t[20], 2, SH(o[1], 1), &t[21]));
+        CT__DO(st, ct_add(ctx, t[19], t[21], &t[22]));
+        CT__DO(st, ct_add(ctx, t[22], w[2].first, &t[23]));
+        CT__DO(st, ct_tensor_reshape(ctx, t[13], 5, SH(N, C, o[0], o[1], o[2]), &t[24]));
+        CT__DO(st, ct_where(ctx, t[17], t[24], t[23], &t[25])); /* torch's indices */
+    } else if (st == CT_OK) {
+        st = ct_tensor_reshape(ctx, t[13], 5, SH(N, C, o[0], o[1], o[2]), &t[25]);
+    }
+    const double zero = 0, top = (double)(DHW - 1);
+    CT__DO(st, ct_clamp(ctx, t[25], &zero, &top, &t[26]));
+    CT__DO(st, ct_tensor_reshape(ctx, t[26], 3, SH(N, C, o[0] * o[1] * o[2]), &t[14]));
+    CT__DO(st, ct_tensor_reshape(ctx, x5, 3, SH(N, C, DHW), &t[15]));
     CT__DO(st, ct_gather(ctx, t[15], 2, t[14], &t[16]));
-    CT__DO(st, ct_tensor_reshape(ctx, t[16], 5, SH(N, C, o[0], o[1], o[2]), out));
-    if (indices) CT__DO(st, ct_tensor_reshape(ctx, t[14], 5, SH(N, C, o[0], o[1], o[2]), indices));
-    ct__release_all(24, t);
+    CT__DO(st, ct_tensor_reshape(ctx, t[16], 5, SH(N, C, o[0], o[1], o[2]), &t[27]));
+    CT__DO(st, ct_logical_not(ctx, t[17], &t[28]));
+    CT__DO(st, ct_masked_fill(ctx, t[27], t[28], -INFINITY, out));
+    if (indices && st == CT_OK) *indices = ct_tensor_retain(t[25]);
+    ct__release_all(32, t);
     return st;
 }
 
@@ -388,6 +438,13 @@ static ct_status ct__pool3d(ct_ctx *ctx, const char *op, const ct_tensor *x, con
     ct_tensor *t[16] = {NULL}, *win = NULL, *flat = NULL, *valid = NULL;
     if ((st = ct__as5d(ctx, op, x, &t[0], &unb)) != CT_OK) return st;
     const ct_tensor *x5 = t[0];
+    if (x5->shape[1] == 0 || x5->shape[2] == 0 || x5->shape[3] == 0 || x5->shape[4] == 0) {
+        st = ct__set_error(ctx, CT_ERR_SHAPE,
+                           "%s: expected input's non-batch dimensions to have positive length, "
+                           "got %s",
+                           op, CT__SHAPE_STR(x));
+        goto done;
+    }
     int64_t s[3], d[3] = {1, 1, 1}, p[3] = {0, 0, 0};
     for (int i = 0; i < 3; i++) {
         const int64_t n = x5->shape[2 + i];
@@ -429,6 +486,14 @@ static ct_status ct__pool3d(ct_ctx *ctx, const char *op, const ct_tensor *x, con
                                   op, (long long)p[i], (long long)g->k[i]);
                 goto done;
             }
+            if (avg && w[i].size < g->k[i]) {
+                st = ct__set_error(ctx, CT_ERR_SHAPE,
+                                   "%s: input image %s smaller than kernel size (%lld, %lld, "
+                                   "%lld)",
+                                   op, CT__SHAPE_STR(x), (long long)g->k[0], (long long)g->k[1],
+                                   (long long)g->k[2]);
+                goto done;
+            }
             w[i].K = g->k[i];
             w[i].O = ct__pool_out(w[i].size, g->k[i], s[i], p[i], d[i], g->ceil);
             if (w[i].O < 1) {
@@ -454,7 +519,7 @@ static ct_status ct__pool3d(ct_ctx *ctx, const char *op, const ct_tensor *x, con
     }
     st = ct__windows(ctx, x5, w, avg ? 0.0 : -INFINITY, &win, &flat, &valid);
     if (!avg) {
-        CT__DO(st, ct__max_select(ctx, x5, win, flat, valid, &t[1], indices ? &t[2] : NULL));
+        CT__DO(st, ct__max_select(ctx, x5, win, flat, valid, w, &t[1], indices ? &t[2] : NULL));
     } else {
         const int last = 5;
         CT__DO(st, ct_sum(ctx, win, 1, &last, false, &t[3]));

@@ -92,7 +92,22 @@ static ct_status ct__conv_t2d(ct_ctx *ctx, const char *op, const ct_tensor *x, c
     CT__DO(st, ct_tensor_reshape(ctx, x, 4, SH(N, G, C / G, L), &t[2]));
     CT__DO(st, ct_matmul(ctx, t[1], t[2], &t[3])); /* (N, G, K, L) */
     CT__DO(st, ct_tensor_reshape(ctx, t[3], 3, SH(N, O * kh * kw, L), &t[4]));
-    CT__DO(st, ct_fold(ctx, t[4], osz, k, dil, padding, stride, &t[5])); /* (N, O, oh, ow) */
+    if (opad[0] < stride[0] && opad[1] < stride[1]) { /* col2im straight to the output size */
+        CT__DO(st, ct_fold(ctx, t[4], osz, k, dil, padding, stride, &t[5])); /* (N, O, oh, ow) */
+    } else {
+        /* output_padding of a stride or more (allowed below the dilation): col2im to the whole
+         * uncropped plane (in - 1) s + d (k - 1) + 1, then the padding cropped from both ends and
+         * the rows beyond the plane (no input reaches them) added as zeros, in one ct_pad with
+         * negative (cropping) and positive pads */
+        int64_t full[2];
+        for (int i = 0; i < 2; i++)
+            full[i] = (in[i] - 1) * stride[i] + dil[i] * (k[i] - 1) + 1;
+        CT__DO(st, ct_fold(ctx, t[4], full, k, dil, SH(0, 0), stride, &t[8]));
+        CT__DO(st, ct_pad(ctx, t[8], 4,
+                          SH(-padding[1], osz[1] - (full[1] - padding[1]), -padding[0],
+                             osz[0] - (full[0] - padding[0])),
+                          CT_PAD_CONSTANT, 0, &t[5]));
+    }
     if (b) {
         CT__DO(st, ct_tensor_reshape(ctx, b, 4, SH(1, O, 1, 1), &t[6]));
         CT__DO(st, ct_add(ctx, t[5], t[6], &t[7]));

@@ -199,11 +199,13 @@ static ct_status ct__rnn_check(ct_ctx *ctx, const char *op, ct__rnn_geom *g, con
     g->proj = o->proj_size > 0;
     g->per = 2 + (g->bias ? 2 : 0) + (g->proj ? 1 : 0);
     g->G = g->kind == CT__LSTM ? 4 : g->kind == CT__GRU ? 3 : 1;
-    if (!params || (int64_t)n_params != (int64_t)g->L * g->D * g->per)
+    if (!params) return ct__set_error(ctx, CT_ERR_INVALID_ARG, "%s: params is NULL", op);
+    const int64_t want_n = (int64_t)g->L * g->D * g->per;
+    if ((int64_t)n_params != want_n)
         return ct__set_error(ctx, CT_ERR_INVALID_ARG,
-                             "%s: got %d parameters, expected %d (%d layers x %d directions x %d: "
-                             "w_ih, w_hh%s%s)",
-                             op, n_params, g->L * g->D * g->per, g->L, g->D, g->per,
+                             "%s: got %d parameters, expected %lld (%d layers x %d directions x "
+                             "%d: w_ih, w_hh%s%s)",
+                             op, n_params, (long long)want_n, g->L, g->D, g->per,
                              g->bias ? ", b_ih, b_hh" : "", g->proj ? ", w_hr" : "");
     for (int i = 0; i < n_params; i++) {
         const ct_tensor *pi[2] = {x, params[i]};
