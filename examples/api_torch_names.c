@@ -2,7 +2,7 @@
  * hand: torch.max / min, the dtype predicates, angle, real / conj and friends, frobenius_norm,
  * nuclear_norm, linalg.norm, linalg.vander / cross / diagonal / matmul, and the older
  * torch.svd / qr / cholesky / slogdet / triangular_solve / lu_solve / matrix_power / matrix_exp /
- * orgqr. Build and run: see README ("Examples"). */
+ * orgqr, and the views Tensor.unfold / torch.as_strided. Build and run: see README ("Examples"). */
 #include <ctorch/ctorch.h>
 #include <math.h>
 #include <stdio.h>
@@ -132,6 +132,13 @@ int main(void) {
     keep(tau);
     CHECK(ct_orgqr(ctx, a, tau, &r)); /* tau 0: the identity's first column */
     if (near("orgqr [0, 0]", at(keep(r), 0), 1)) goto fail;
+    ct_tensor *seq = NULL;
+    CHECK(ct_tensor_arange(ctx, CT_FLOAT64, 0, 6, 1, &seq));
+    keep(seq);
+    CHECK(ct_tensor_unfold(ctx, seq, 0, 3, 2, &r)); /* windows [0 1 2] [2 3 4] */
+    if (near("unfold [1, 0]", at(keep(r), 3), 2)) goto fail;
+    CHECK(ct_tensor_as_strided(ctx, seq, 2, SHP(2, 2), SHP(1, 1), 3, &r)); /* [[3 4] [4 5]] */
+    if (near("as_strided [1, 1]", at(keep(r), 3), 5)) goto fail;
     printf("all torch-name checks passed\n");
     rc = 0;
 fail:

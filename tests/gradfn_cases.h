@@ -604,6 +604,8 @@ static ct_tensor *gf_run(ct_ctx *ctx, const char *name, ct_status *stp) {
                              IS("ctc_none") ? CT_REDUCTION_NONE : CT_REDUCTION_MEAN, false, &r);
         ct_tensor_release(lp), ct_tensor_release(tg), ct_tensor_release(il), ct_tensor_release(tl);
     }
+    if (IS("tensor_unfold")) st = ct_tensor_unfold(ctx, x4, 1, 2, 1, &r);
+    if (IS("as_strided")) st = ct_tensor_as_strided(ctx, m, 2, S(2, 2), S(1, 1), 1, &r);
     if (IS("multi_margin_loss") || IS("multilabel_margin_loss")) {
         ct_tensor *t = NULL;
         const bool mm = IS("multi_margin_loss");

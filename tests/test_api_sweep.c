@@ -3977,6 +3977,16 @@ static void s1_ct_tensor_slice(void) { SWEEP_STATUS(ct_tensor_slice(S_ctx, NULL,
 static void s2_ct_tensor_slice(void) { SWEEP_STATUS(ct_tensor_slice(S_ctx, S_t, (int){0}, (int64_t){0}, (int64_t){0}, (int64_t){0}, NULL)); }
 static void s3_ct_tensor_slice(void) { SWEEP_STATUS(ct_tensor_slice(S_ctx, S_t, (int){0}, (int64_t){0}, (int64_t){0}, (int64_t){0}, &S_out[0])); }
 static void s4_ct_tensor_slice(void) { SWEEP_STATUS(ct_tensor_slice(S_ctx, S_t, (int){0}, (int64_t){0}, (int64_t){0}, (int64_t){0}, &S_out[0])); }
+static void s0_ct_tensor_unfold(void) { (void)ct_tensor_unfold(NULL, NULL, (int){0}, (int64_t){0}, (int64_t){0}, NULL); }
+static void s1_ct_tensor_unfold(void) { SWEEP_STATUS(ct_tensor_unfold(S_ctx, NULL, (int){0}, (int64_t){0}, (int64_t){0}, NULL)); }
+static void s2_ct_tensor_unfold(void) { SWEEP_STATUS(ct_tensor_unfold(S_ctx, S_t, (int){0}, (int64_t){0}, (int64_t){0}, NULL)); }
+static void s3_ct_tensor_unfold(void) { SWEEP_STATUS(ct_tensor_unfold(S_ctx, S_t, (int){0}, (int64_t){0}, (int64_t){0}, &S_out[0])); }
+static void s4_ct_tensor_unfold(void) { SWEEP_STATUS(ct_tensor_unfold(S_ctx, S_t, (int){0}, (int64_t){0}, (int64_t){0}, &S_out[0])); }
+static void s0_ct_tensor_as_strided(void) { (void)ct_tensor_as_strided(NULL, NULL, (int){0}, NULL, NULL, (int64_t){0}, NULL); }
+static void s1_ct_tensor_as_strided(void) { SWEEP_STATUS(ct_tensor_as_strided(S_ctx, NULL, (int){0}, NULL, NULL, (int64_t){0}, NULL)); }
+static void s2_ct_tensor_as_strided(void) { SWEEP_STATUS(ct_tensor_as_strided(S_ctx, S_t, (int){0}, NULL, NULL, (int64_t){0}, NULL)); }
+static void s3_ct_tensor_as_strided(void) { SWEEP_STATUS(ct_tensor_as_strided(S_ctx, S_t, (int){0}, NULL, NULL, (int64_t){0}, &S_out[0])); }
+static void s4_ct_tensor_as_strided(void) { SWEEP_STATUS(ct_tensor_as_strided(S_ctx, S_t, (int){0}, S_i64, S_i64, (int64_t){0}, &S_out[0])); }
 static void s0_ct_tensor_expand(void) { (void)ct_tensor_expand(NULL, NULL, (int){0}, NULL, NULL); }
 static void s1_ct_tensor_expand(void) { SWEEP_STATUS(ct_tensor_expand(S_ctx, NULL, (int){0}, NULL, NULL)); }
 static void s2_ct_tensor_expand(void) { SWEEP_STATUS(ct_tensor_expand(S_ctx, S_t, (int){0}, NULL, NULL)); }
@@ -7969,6 +7979,16 @@ static const sweep_case sweep_cases[] = {
     {"ct_tensor_slice", 2, s2_ct_tensor_slice},
     {"ct_tensor_slice", 3, s3_ct_tensor_slice},
     {"ct_tensor_slice", 4, s4_ct_tensor_slice},
+    {"ct_tensor_unfold", 0, s0_ct_tensor_unfold},
+    {"ct_tensor_unfold", 1, s1_ct_tensor_unfold},
+    {"ct_tensor_unfold", 2, s2_ct_tensor_unfold},
+    {"ct_tensor_unfold", 3, s3_ct_tensor_unfold},
+    {"ct_tensor_unfold", 4, s4_ct_tensor_unfold},
+    {"ct_tensor_as_strided", 0, s0_ct_tensor_as_strided},
+    {"ct_tensor_as_strided", 1, s1_ct_tensor_as_strided},
+    {"ct_tensor_as_strided", 2, s2_ct_tensor_as_strided},
+    {"ct_tensor_as_strided", 3, s3_ct_tensor_as_strided},
+    {"ct_tensor_as_strided", 4, s4_ct_tensor_as_strided},
     {"ct_tensor_expand", 0, s0_ct_tensor_expand},
     {"ct_tensor_expand", 1, s1_ct_tensor_expand},
     {"ct_tensor_expand", 2, s2_ct_tensor_expand},

@@ -2142,6 +2142,8 @@ static const struct {
     {"ct_linalg_matrix_exp", "host read of the matrix norms, which choose the number of squarings "
                              "(refused during capture)"},
     {"ct_bernoulli", "host read of p's range (refused during capture)"},
+    {"ct_tensor_unfold", "view"},
+    {"ct_tensor_as_strided", "view"},
     {"ct_ctc_loss", "dynamic programming on the host (reads log_probs and the lengths)"},
     {"ct_normal", "host read of std's range (refused during capture)"},
     {"ct_poisson", "samples on the host (rejection sampling reads the rates)"},

@@ -219,6 +219,15 @@ CT_API ct_status ct_tensor_narrow(ct_ctx *ctx, const ct_tensor *t, int dim, int6
 /* Python-style slice t[start:end:step] along dim (step > 0; start/end clamped, negatives wrap). */
 CT_API ct_status ct_tensor_slice(ct_ctx *ctx, const ct_tensor *t, int dim, int64_t start,
                                  int64_t end, int64_t step, ct_tensor **out);
+/* Tensor.unfold: a view whose dim holds the (n - size) / step + 1 windows of `size` elements
+ * starting every `step`, each window the new last dim; differentiable (overlaps sum). */
+CT_API ct_status ct_tensor_unfold(ct_ctx *ctx, const ct_tensor *t, int dim, int64_t size,
+                                  int64_t step, ct_tensor **out);
+/* torch.as_strided: a view of t's storage with the given sizes, strides and storage offset (in
+ * elements; every element read must lie in the storage, non-negative strides); differentiable. */
+CT_API ct_status ct_tensor_as_strided(ct_ctx *ctx, const ct_tensor *t, int ndim,
+                                      const int64_t *size, const int64_t *stride,
+                                      int64_t storage_offset, ct_tensor **out);
 /* Broadcast view to `shape` (size-1 dims get stride 0; -1 keeps a dim; new leading dims allowed).
  */
 CT_API ct_status ct_tensor_expand(ct_ctx *ctx, const ct_tensor *t, int ndim, const int64_t *shape,

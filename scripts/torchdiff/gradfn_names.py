@@ -308,6 +308,8 @@ CASES = {
     'triangular_solve': lambda o: torch.triangular_solve(o.x.t(), o.spd)[0],
     'ctc_none': lambda o: F.ctc_loss(o.x4.log_softmax(2), torch.tensor([[1, 2], [2, 2], [1, 0], [2, 1]]), torch.tensor([2, 2, 2, 2]), torch.tensor([1, 1, 1, 2]), reduction='none'),
     'ctc_mean': lambda o: F.ctc_loss(o.x4.log_softmax(2), torch.tensor([[1, 2], [2, 2], [1, 0], [2, 1]]), torch.tensor([2, 2, 2, 2]), torch.tensor([1, 1, 1, 2])),
+    'tensor_unfold': lambda o: o.x4.unfold(1, 2, 1),
+    'as_strided': lambda o: torch.as_strided(o.m, (2, 2), (1, 1), 1),
     'rnn_unbatched': lambda o: torch.rnn_tanh(o.x.unsqueeze(1), torch.zeros(1, 1, 3), [o.m] * 2, False, 1, 0.0, False, False, False)[0].squeeze(1),
     'multi_margin_loss': lambda o: F.multi_margin_loss(o.x, torch.tensor([2, 0])),
     'multilabel_margin_loss': lambda o: F.multilabel_margin_loss(o.x, torch.tensor([[2, -1, 0], [0, 1, -1]])),

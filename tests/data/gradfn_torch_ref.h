@@ -246,6 +246,8 @@ static const struct {
     {"triangular_solve", "grad_fn=<TriangularSolveBackward0>"},
     {"ctc_none", "grad_fn=<CtcLossBackward0>"},
     {"ctc_mean", "grad_fn=<MeanBackward0>"},
+    {"tensor_unfold", "grad_fn=<UnfoldBackward0>"},
+    {"as_strided", "grad_fn=<AsStridedBackward0>"},
     {"rnn_unbatched", "grad_fn=<SqueezeBackward1>"},
     {"multi_margin_loss", "grad_fn=<MultiMarginLossBackward0>"},
     {"multilabel_margin_loss", "grad_fn=<MultilabelMarginLossBackward0>"},
