@@ -224,55 +224,81 @@ TEST(dtypes) {
 /* ---- gradients in x against central differences, at degree 5 ---- */
 static bin_fn g_fn;
 static double g_deg;
+static bool g_shifted;
 static ct_status g_call(const ct_tensor *x, ct_tensor **y) {
-    ct_tensor *n = NULL, *xs = NULL;
+    ct_tensor *n = NULL, *xs = NULL, *xh = NULL;
     ct_status st = ct_tensor_full(ctx, CT_FLOAT64, 0, NULL, g_deg, &n);
-    if (st == CT_OK) st = ct_mul_scalar(ctx, x, 0.45, &xs); /* inside (-1, 1) */
+    /* inside (-1, 1), away from the end points (for the shifted kinds (0.05, 0.95)) */
+    if (st == CT_OK) st = ct_mul_scalar(ctx, x, 0.45, g_shifted ? &xh : &xs);
+    if (st == CT_OK && g_shifted) st = ct_add_scalar(ctx, xh, 0.5, &xs);
+    ct_tensor_release(xh);
     if (st == CT_OK) st = g_fn(ctx, xs, n, y);
     ct_tensor_release(n), ct_tensor_release(xs);
     return st;
 }
 TEST(gradients) {
-    const bin_fn fs[4] = {ct_special_chebyshev_polynomial_t,
-                          ct_special_shifted_chebyshev_polynomial_t,
-                          ct_special_hermite_polynomial_h, ct_special_hermite_polynomial_he};
-    const char *names[4] = {"chebyshev_t", "shifted_chebyshev_t", "hermite_h", "hermite_he"};
-    const double degs[3] = {5, 2.5, 8};
-    for (int k = 0; k < 4; k++)
-        for (int d = 0; d < 3; d++) {
-            g_fn = fs[k], g_deg = degs[d];
+    const bin_fn fs[12] = {
+        ct_special_chebyshev_polynomial_t,         ct_special_chebyshev_polynomial_u,
+        ct_special_chebyshev_polynomial_v,         ct_special_chebyshev_polynomial_w,
+        ct_special_shifted_chebyshev_polynomial_t, ct_special_shifted_chebyshev_polynomial_u,
+        ct_special_shifted_chebyshev_polynomial_v, ct_special_shifted_chebyshev_polynomial_w,
+        ct_special_hermite_polynomial_h,           ct_special_hermite_polynomial_he,
+        ct_special_laguerre_polynomial_l,          ct_special_legendre_polynomial_p};
+    const char *names[12] = {"chebyshev_t",         "chebyshev_u",         "chebyshev_v",
+                             "chebyshev_w",         "shifted_chebyshev_t", "shifted_chebyshev_u",
+                             "shifted_chebyshev_v", "shifted_chebyshev_w", "hermite_h",
+                             "hermite_he",          "laguerre_l",          "legendre_p"};
+    const double degs[4] = {5, 2.5, 8, 0};
+    for (int k = 0; k < 12; k++)
+        for (int d = 0; d < 4; d++) {
+            g_fn = fs[k], g_deg = degs[d], g_shifted = k >= 4 && k < 8;
             tu_gradcheck(ctx, &rng, names[k], g_call, 1, SH(6));
         }
-    /* T_n'(x) = n U_n-1(x) exactly: T_4'(0.3) = 4 U_3(0.3) = 4 (8 0.027 - 4 0.3) */
+    /* exact values: T_4'(0.3) = 4 U_3(0.3); the end points' limits U_k'(+-1), P_k'(+-1), L_k'(0);
+     * a negative degree (the forward's 0) has derivative 0 */
+    struct {
+        bin_fn f;
+        double x, n, want;
+    } cases[] = {
+        {ct_special_chebyshev_polynomial_t, 0.3, 4, 4 * (8 * 0.027 - 4 * 0.3)},
+        {ct_special_chebyshev_polynomial_u, 1, 4, 4 * 5 * 6 / 3.0},
+        {ct_special_chebyshev_polynomial_u, -1, 4, -4 * 5 * 6 / 3.0},
+        {ct_special_chebyshev_polynomial_u, -1, 3, 3 * 4 * 5 / 3.0},
+        {ct_special_chebyshev_polynomial_v, 1, 3, 3 * 4 * 5 / 3.0 - 2 * 3 * 4 / 3.0},
+        {ct_special_chebyshev_polynomial_w, -1, 2, -6}, /* W_2 = 4x^2 + 2x - 1 */
+        {ct_special_shifted_chebyshev_polynomial_u, 0, 2, -2 * (2 * 3 * 4 / 3.0)},
+        {ct_special_legendre_polynomial_p, 1, 5, 15},
+        {ct_special_legendre_polynomial_p, -1, 5, 15},
+        {ct_special_legendre_polynomial_p, -1, 4, -10},
+        {ct_special_laguerre_polynomial_l, 0, 6, -6},
+        {ct_special_legendre_polynomial_p, 0.5, -3, 0},
+        {ct_special_chebyshev_polynomial_u, 1, -3, 0},
+        {ct_special_chebyshev_polynomial_w, 0.2, -1, 0},
+    };
     ct_tensor *x = NULL, *n = NULL, *r = NULL, *s = NULL;
-    const ct_tensor *gx = NULL, *gn = NULL;
-    CHECK_OK(ct_tensor_full(ctx, CT_FLOAT64, 1, SH(1), 0.3, &x));
-    CHECK_OK(ct_tensor_full(ctx, CT_FLOAT64, 1, SH(1), 4.0, &n));
-    CHECK_OK(ct_tensor_set_requires_grad(x, true));
-    CHECK_OK(ct_tensor_set_requires_grad(n, true));
-    CHECK_OK(ct_special_chebyshev_polynomial_t(ctx, x, n, &r));
-    CHECK_OK(ct_sum(ctx, r, 0, NULL, false, &s));
-    CHECK_OK(ct_backward(ctx, s, NULL, false));
-    gx = ct_tensor_grad(x);
-    gn = ct_tensor_grad(n);
-    double *vx = gx ? tu_read(gx) : NULL, *vn = gn ? tu_read(gn) : NULL;
-    CHECK(vx && fabs(vx[0] - 4 * (8 * 0.027 - 4 * 0.3)) < 1e-14);
-    CHECK(vn && vn[0] == 0); /* the degree's gradient is 0 */
-    free(vx), free(vn);
-    ct_tensor_release(r), ct_tensor_release(s);
-    /* the kinds without a derivative: CT_ERR_UNSUPPORTED once d/dx is needed */
-    const bin_fn no_dx[3] = {ct_special_chebyshev_polynomial_u, ct_special_laguerre_polynomial_l,
-                             ct_special_legendre_polynomial_p};
-    for (int k = 0; k < 3; k++) {
-        CHECK_OK(no_dx[k](ctx, x, n, &r));
+    for (size_t k = 0; k < sizeof cases / sizeof cases[0]; k++) {
+        CHECK_OK(ct_tensor_full(ctx, CT_FLOAT64, 1, SH(1), cases[k].x, &x));
+        CHECK_OK(ct_tensor_full(ctx, CT_FLOAT64, 1, SH(1), cases[k].n, &n));
+        CHECK_OK(ct_tensor_set_requires_grad(x, true));
+        CHECK_OK(ct_tensor_set_requires_grad(n, true));
+        CHECK_OK(cases[k].f(ctx, x, n, &r));
         CHECK_OK(ct_sum(ctx, r, 0, NULL, false, &s));
-        CHECK_ST(ct_backward(ctx, s, NULL, false), CT_ERR_UNSUPPORTED);
-        ct_tensor_release(r), ct_tensor_release(s);
+        CHECK_OK(ct_backward(ctx, s, NULL, false));
+        const ct_tensor *gx = ct_tensor_grad(x), *gn = ct_tensor_grad(n);
+        double *vx = gx ? tu_read(gx) : NULL, *vn = gn ? tu_read(gn) : NULL;
+        CHECK_MSG(vx && fabs(vx[0] - cases[k].want) < 1e-12 * (1 + fabs(cases[k].want)),
+                  "case %zu: d/dx %.17g, want %.17g", k, vx ? vx[0] : NAN, cases[k].want);
+        CHECK(vn && vn[0] == 0); /* the degree's gradient is 0 */
+        free(vx), free(vn);
+        ct_tensor_release(r), ct_tensor_release(s), ct_tensor_release(x), ct_tensor_release(n);
     }
+    /* Airy Ai: CT_ERR_UNSUPPORTED once d/dx is needed */
+    CHECK_OK(ct_tensor_full(ctx, CT_FLOAT64, 1, SH(1), 0.3, &x));
+    CHECK_OK(ct_tensor_set_requires_grad(x, true));
     CHECK_OK(ct_special_airy_ai(ctx, x, &r));
     CHECK_OK(ct_sum(ctx, r, 0, NULL, false, &s));
     CHECK_ST(ct_backward(ctx, s, NULL, false), CT_ERR_UNSUPPORTED);
-    ct_tensor_release(r), ct_tensor_release(s), ct_tensor_release(x), ct_tensor_release(n);
+    ct_tensor_release(r), ct_tensor_release(s), ct_tensor_release(x);
 }
 
 int main(void) {

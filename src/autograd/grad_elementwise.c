@@ -462,7 +462,7 @@ static void bw_spherical_j0(ct__ag_call *c) {
  * is truncated to an integer); d/dx by the classical derivatives where one call gives it, with m
  * the degree as the forward truncates it (0 for NaN, inf, |n| >= 2^63): T_m' = m U_m-1,
  * T*_m' = 2 m U*_m-1, H_m' = 2 m H_m-1, He_m' = m He_m-1 (a negative m gives m f_m-1 = 0, as the
- * forward's 0). The other kinds and Airy Ai fail with CT_ERR_UNSUPPORTED when d/dx is needed. */
+ * forward's 0). */
 static void bw_poly_any(ct__ag_call *c, ct__ag_binary_fn lower, double scale) {
     if (c->need[1]) ct__ag_set(c, 1, ct__ag_zeros(c, &c->n->in_meta[1]));
     if (!c->need[0]) return;
@@ -479,28 +479,101 @@ static void bw_shifted_chebyshev_t(ct__ag_call *c) {
 }
 static void bw_hermite_h(ct__ag_call *c) { bw_poly_any(c, ct_special_hermite_polynomial_h, 2); }
 static void bw_hermite_he(ct__ag_call *c) { bw_poly_any(c, ct_special_hermite_polynomial_he, 1); }
-static void bw_poly_unsupported(ct__ag_call *c, const char *name) {
+/* The other kinds by their classical derivatives, with the degree k as the forward truncates it
+ * (a negative k has derivative 0, as the forward's 0); the forms that divide by y^2 - 1 (or y)
+ * take their limits at the end points:
+ *   U_k' = ((k + 1) T_k+1 - y U_k) / (y^2 - 1),     U_k'(+-1) = (+-1)^(k+1) k (k + 1) (k + 2) / 3
+ *   V_k = U_k - U_k-1, W_k = U_k + U_k-1,            shifted: f*(x) = f(2 x - 1), so 2 f'(2 x - 1)
+ *   P_k' = k (y P_k - P_k-1) / (y^2 - 1),            P_k'(+-1) = (+-1)^(k-1) k (k + 1) / 2
+ *   L_k' = k (L_k - L_k-1) / y,                       L_k'(0) = -k
+ * Near the end points the quotients lose digits to cancellation (about half of them within
+ * 1e-8 of +-1 in float64). Airy Ai fails with CT_ERR_UNSUPPORTED when d/dx is needed. */
+static ct_tensor *poly_deg(ct__ag_call *c, const ct_tensor *n) {
+    ct_tensor *m = AP(ct_trunc, n);
+    m = ct__ag_where(c, ct__ag_cmp_s(c, 2, AP(ct_abs, m), 0x1p63, CT_BOOL), m,
+                     ct__ag_scalar(c, n->dtype, 0));
+    return ct__ag_cast(c, m, DT);
+}
+/* (-1)^k for integral k (in the float dtype) */
+static ct_tensor *poly_alt(ct__ag_call *c, const ct_tensor *k) {
+    ct_tensor *h = AP(ct_floor, ct__ag_mul_s(c, k, 0.5));
+    ct_tensor *par = ct__ag_sub(c, k, ct__ag_mul_s(c, h, 2));
+    return ct__ag_add_s(c, ct__ag_mul_s(c, par, -2), 1);
+}
+/* q = num / den where den != 0, else lim; then 0 where k < 0 */
+static ct_tensor *poly_quot(ct__ag_call *c, const ct_tensor *k, const ct_tensor *num,
+                            const ct_tensor *den, const ct_tensor *at_end, const ct_tensor *lim) {
+    ct_tensor *safe = ct__ag_where(c, at_end, ct__ag_scalar(c, DT, 1), den);
+    ct_tensor *q = ct__ag_where(c, at_end, lim, ct__ag_div(c, num, safe));
+    return ct__ag_where(c, ct__ag_cmp_s(c, 2, k, 0, CT_BOOL), ct__ag_scalar(c, DT, 0), q);
+}
+static ct_tensor *poly_du(ct__ag_call *c, const ct_tensor *y, const ct_tensor *k) {
+    ct_tensor *k1 = ct__ag_add_s(c, k, 1);
+    ct_tensor *num = ct__ag_sub(c, ct__ag_mul(c, k1, AP2(ct_special_chebyshev_polynomial_t, y, k1)),
+                                ct__ag_mul(c, y, AP2(ct_special_chebyshev_polynomial_u, y, k)));
+    ct_tensor *den = ct__ag_add_s(c, ct__ag_mul(c, y, y), -1);
+    ct_tensor *end = ct__ag_cmp_s(c, 0, AP(ct_abs, y), 1, CT_BOOL);
+    ct_tensor *sgn = ct__ag_where(c, ct__ag_cmp_s(c, 1, y, 0, CT_BOOL), ct__ag_scalar(c, DT, 1),
+                                  poly_alt(c, k1));
+    ct_tensor *lim = ct__ag_mul(c, ct__ag_mul(c, ct__ag_mul(c, k, k1), ct__ag_add_s(c, k, 2)),
+                                ct__ag_mul_s(c, sgn, 1.0 / 3));
+    return poly_quot(c, k, num, den, end, lim);
+}
+/* kind: 0 U, 1 V, 2 W; shifted: at 2 x - 1, times 2 */
+static void bw_cheb_uvw(ct__ag_call *c, int kind, bool shifted) {
     if (c->need[1]) ct__ag_set(c, 1, ct__ag_zeros(c, &c->n->in_meta[1]));
+    if (!c->need[0]) return;
+    const ct_tensor *x = IN(0);
+    ct_tensor *k = poly_deg(c, IN(1));
+    ct_tensor *y = shifted ? ct__ag_add_s(c, ct__ag_mul_s(c, x, 2), -1) : (ct_tensor *)x;
+    ct_tensor *d = poly_du(c, y, k);
+    if (kind) {
+        ct_tensor *d1 = poly_du(c, y, ct__ag_add_s(c, k, -1));
+        d = kind == 1 ? ct__ag_sub(c, d, d1) : ct__ag_add(c, d, d1);
+        /* V_k, W_k of a negative k are 0, whatever U_k - U_k-1 would give */
+        d = ct__ag_where(c, ct__ag_cmp_s(c, 2, k, 0, CT_BOOL), ct__ag_scalar(c, DT, 0), d);
+    }
+    if (shifted) d = ct__ag_mul_s(c, d, 2);
+    ct__ag_set(c, 0, ct__ag_mul(c, G, d));
+}
+static void bw_chebyshev_polynomial_u(ct__ag_call *c) { bw_cheb_uvw(c, 0, false); }
+static void bw_chebyshev_polynomial_v(ct__ag_call *c) { bw_cheb_uvw(c, 1, false); }
+static void bw_chebyshev_polynomial_w(ct__ag_call *c) { bw_cheb_uvw(c, 2, false); }
+static void bw_shifted_chebyshev_polynomial_u(ct__ag_call *c) { bw_cheb_uvw(c, 0, true); }
+static void bw_shifted_chebyshev_polynomial_v(ct__ag_call *c) { bw_cheb_uvw(c, 1, true); }
+static void bw_shifted_chebyshev_polynomial_w(ct__ag_call *c) { bw_cheb_uvw(c, 2, true); }
+static void bw_legendre_polynomial_p(ct__ag_call *c) {
+    if (c->need[1]) ct__ag_set(c, 1, ct__ag_zeros(c, &c->n->in_meta[1]));
+    if (!c->need[0]) return;
+    const ct_tensor *y = IN(0);
+    ct_tensor *k = poly_deg(c, IN(1)), *km1 = ct__ag_add_s(c, k, -1);
+    ct_tensor *num =
+        ct__ag_mul(c, k,
+                   ct__ag_sub(c, ct__ag_mul(c, y, AP2(ct_special_legendre_polynomial_p, y, k)),
+                              AP2(ct_special_legendre_polynomial_p, y, km1)));
+    ct_tensor *den = ct__ag_add_s(c, ct__ag_mul(c, y, y), -1);
+    ct_tensor *end = ct__ag_cmp_s(c, 0, AP(ct_abs, y), 1, CT_BOOL);
+    ct_tensor *sgn = ct__ag_where(c, ct__ag_cmp_s(c, 1, y, 0, CT_BOOL), ct__ag_scalar(c, DT, 1),
+                                  poly_alt(c, km1));
+    ct_tensor *lim =
+        ct__ag_mul(c, ct__ag_mul(c, k, ct__ag_add_s(c, k, 1)), ct__ag_mul_s(c, sgn, 0.5));
+    ct__ag_set(c, 0, ct__ag_mul(c, G, poly_quot(c, k, num, den, end, lim)));
+}
+static void bw_laguerre_polynomial_l(ct__ag_call *c) {
+    if (c->need[1]) ct__ag_set(c, 1, ct__ag_zeros(c, &c->n->in_meta[1]));
+    if (!c->need[0]) return;
+    const ct_tensor *y = IN(0);
+    ct_tensor *k = poly_deg(c, IN(1));
+    ct_tensor *num = ct__ag_mul(
+        c, k, ct__ag_sub(c, OUT, AP2(ct_special_laguerre_polynomial_l, y, ct__ag_add_s(c, k, -1))));
+    ct_tensor *end = ct__ag_cmp_s(c, 0, y, 0, CT_BOOL);
+    ct__ag_set(c, 0, ct__ag_mul(c, G, poly_quot(c, k, num, y, end, ct__ag_neg(c, k))));
+}
+static void bw_airy_ai(ct__ag_call *c) {
     if (c->need[0])
         c->st = ct__set_error(c->ctx, CT_ERR_UNSUPPORTED,
-                              "the derivative of special_%s with respect to x is not implemented "
-                              "(torch 1.13 does not differentiate it either)",
-                              name);
-}
-#define CT__POLY_NO_DX(fn)                                                                         \
-    static void bw_##fn(ct__ag_call *c) { bw_poly_unsupported(c, #fn); }
-CT__POLY_NO_DX(chebyshev_polynomial_u)
-CT__POLY_NO_DX(chebyshev_polynomial_v)
-CT__POLY_NO_DX(chebyshev_polynomial_w)
-CT__POLY_NO_DX(shifted_chebyshev_polynomial_u)
-CT__POLY_NO_DX(shifted_chebyshev_polynomial_v)
-CT__POLY_NO_DX(shifted_chebyshev_polynomial_w)
-CT__POLY_NO_DX(laguerre_polynomial_l)
-CT__POLY_NO_DX(legendre_polynomial_p)
-static void bw_airy_ai(ct__ag_call *c) {
-    c->st = ct__set_error(c->ctx, CT_ERR_UNSUPPORTED,
-                          "the derivative of special_airy_ai is not implemented (torch 1.13 does "
-                          "not differentiate it either)");
+                              "the derivative of special_airy_ai is not implemented (torch 1.13 "
+                              "does not differentiate it either)");
 }
 /* floor, ceil, round, trunc, sign, rounded division: zeros like each input (torch's formula,
  * zeros_like, so an infinite or NaN incoming gradient still gives 0) */
@@ -693,24 +766,24 @@ const ct__ag_formula *ct__ag_formula_elementwise(int op) {
         F(CT__AG_BESSEL_K1E, "SpecialScaledModifiedBesselK1Backward", bw_bessel_k1e, 1, 1)
         F(CT__AG_SPHERICAL_J0, "SpecialSphericalBesselJ0Backward", bw_spherical_j0, 1, 1)
         F(CT__AG_CHEBYSHEV_T, "SpecialChebyshevPolynomialTBackward", bw_chebyshev_t, 3, 0)
-        F(CT__AG_CHEBYSHEV_U, "SpecialChebyshevPolynomialUBackward", bw_chebyshev_polynomial_u, 0,
+        F(CT__AG_CHEBYSHEV_U, "SpecialChebyshevPolynomialUBackward", bw_chebyshev_polynomial_u, 3,
           0)
-        F(CT__AG_CHEBYSHEV_V, "SpecialChebyshevPolynomialVBackward", bw_chebyshev_polynomial_v, 0,
+        F(CT__AG_CHEBYSHEV_V, "SpecialChebyshevPolynomialVBackward", bw_chebyshev_polynomial_v, 3,
           0)
-        F(CT__AG_CHEBYSHEV_W, "SpecialChebyshevPolynomialWBackward", bw_chebyshev_polynomial_w, 0,
+        F(CT__AG_CHEBYSHEV_W, "SpecialChebyshevPolynomialWBackward", bw_chebyshev_polynomial_w, 3,
           0)
         F(CT__AG_SHIFTED_CHEBYSHEV_T, "SpecialShiftedChebyshevPolynomialTBackward",
           bw_shifted_chebyshev_t, 3, 0)
         F(CT__AG_SHIFTED_CHEBYSHEV_U, "SpecialShiftedChebyshevPolynomialUBackward",
-          bw_shifted_chebyshev_polynomial_u, 0, 0)
+          bw_shifted_chebyshev_polynomial_u, 3, 0)
         F(CT__AG_SHIFTED_CHEBYSHEV_V, "SpecialShiftedChebyshevPolynomialVBackward",
-          bw_shifted_chebyshev_polynomial_v, 0, 0)
+          bw_shifted_chebyshev_polynomial_v, 3, 0)
         F(CT__AG_SHIFTED_CHEBYSHEV_W, "SpecialShiftedChebyshevPolynomialWBackward",
-          bw_shifted_chebyshev_polynomial_w, 0, 0)
+          bw_shifted_chebyshev_polynomial_w, 3, 0)
         F(CT__AG_HERMITE_H, "SpecialHermitePolynomialHBackward", bw_hermite_h, 3, 0)
         F(CT__AG_HERMITE_HE, "SpecialHermitePolynomialHeBackward", bw_hermite_he, 3, 0)
-        F(CT__AG_LAGUERRE_L, "SpecialLaguerrePolynomialLBackward", bw_laguerre_polynomial_l, 0, 0)
-        F(CT__AG_LEGENDRE_P, "SpecialLegendrePolynomialPBackward", bw_legendre_polynomial_p, 0, 0)
+        F(CT__AG_LAGUERRE_L, "SpecialLaguerrePolynomialLBackward", bw_laguerre_polynomial_l, 3, 1)
+        F(CT__AG_LEGENDRE_P, "SpecialLegendrePolynomialPBackward", bw_legendre_polynomial_p, 3, 0)
         F(CT__AG_AIRY_AI, "SpecialAiryAiBackward", bw_airy_ai, 0, 0)
         F(CT__AG_ZERO, "ZeroGradBackward", bw_zero, 0, 0)
         F(CT__AG_SILU, "SiluBackward", bw_silu, 1, 0)
