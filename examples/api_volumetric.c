@@ -1,8 +1,8 @@
 /* Volumetric (3-d) layers as a PyTorch user writes them for video or medical volumes: conv3d with a
  * box kernel (each output the sum of its 2x2x2 block), conv_transpose3d spreading each voxel into
  * a block, max_pool3d with its flat indices and max_unpool3d putting the maxima back, avg_pool3d,
- * adaptive_avg_pool3d / adaptive_max_pool3d down to one value, each checked against values worked
- * out by hand. Build and run: see README ("Examples"). */
+ * adaptive_avg_pool3d / adaptive_max_pool3d down to one value, and trilinear / area interpolation,
+ * each checked against values worked out by hand. Build and run: see README ("Examples"). */
 #include <ctorch/ctorch.h>
 #include <math.h>
 #include <stdio.h>
@@ -88,6 +88,16 @@ int main(void) {
     keep(idx);
     EXPECT("adaptive_max_pool3d", keep(v), 15);
     EXPECT("its index", idx, 15);
+    /* trilinear to depth 3 (align_corners): the middle slice is the two slices' mean; 'area' to
+     * one voxel is the mean */
+    CHECK(ct_interpolate(ctx, x, 3, SHP(3, 2, 4), CT_INTERP_LINEAR, true, &v));
+    ct_tensor *mid = NULL, *flatv = NULL;
+    CHECK(ct_tensor_reshape(ctx, keep(v), 1, SHP(24), &flatv));
+    keep(flatv);
+    CHECK(ct_tensor_narrow(ctx, flatv, 0, 8, 2, &mid));
+    EXPECT("trilinear middle [0, 1]", keep(mid), 4, 5);
+    CHECK(ct_interpolate(ctx, x, 3, one, CT_INTERP_AREA, false, &v));
+    EXPECT("interpolate area", keep(v), 7.5);
     printf("all volumetric checks passed\n");
     rc = 0;
 fail:

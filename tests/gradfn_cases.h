@@ -606,6 +606,17 @@ static ct_tensor *gf_run(ct_ctx *ctx, const char *name, ct_status *stp) {
     }
     if (IS("tensor_unfold")) st = ct_tensor_unfold(ctx, x4, 1, 2, 1, &r);
     if (IS("as_strided")) st = ct_tensor_as_strided(ctx, m, 2, S(2, 2), S(1, 1), 1, &r);
+    if (IS("interp_trilinear") || IS("interp_nearest3d")) {
+        ct_tensor *vol = NULL;
+        st = ct_tensor_reshape(ctx, img, 5, S(1, 1, 2, 5, 5), &vol);
+        if (st == CT_OK)
+            st = ct_interpolate(ctx, vol, 3, S(3, 4, 4),
+                                IS("interp_trilinear") ? CT_INTERP_LINEAR : CT_INTERP_NEAREST,
+                                false, &r);
+        ct_tensor_release(vol);
+    }
+    if (IS("interp_area2d")) st = ct_interpolate(ctx, img, 2, S(3, 2), CT_INTERP_AREA, false, &r);
+    if (IS("interp_area1d")) st = ct_interpolate(ctx, seq, 1, S(3), CT_INTERP_AREA, false, &r);
     if (IS("multi_margin_loss") || IS("multilabel_margin_loss")) {
         ct_tensor *t = NULL;
         const bool mm = IS("multi_margin_loss");

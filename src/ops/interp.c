@@ -1,5 +1,6 @@
-/* F.interpolate for (N, C, H, W) and (N, C, L) inputs to a given output size: nearest (torch's
- * legacy 'nearest'), nearest-exact and (bi)linear with align_corners either way, as torch 1.13's
+/* F.interpolate for (N, C, L), (N, C, H, W) and (N, C, D, H, W) inputs to a given output size:
+ * nearest (torch's legacy 'nearest'), nearest-exact, (bi / tri)linear with align_corners either
+ * way, and 'area' (adaptive average pooling), as torch 1.13's
  * CPU kernels bit for bit (docs/fidelity.md, "Second harness"). Built from index_select and
  * elementwise ops (so it is captured and differentiable): nearest picks one source index per
  * output position and dim; linear blends two per dim from the last (W inside H), or, for a 4-d
@@ -278,8 +279,16 @@ static bool ct__channels_last(const ct_tensor *x) {
 static ct_status ct__interpolate(ct_ctx *ctx, const char *op, const ct_tensor *x, int n_size,
                                  const int64_t *size, const double *scales, ct_interp_mode mode,
                                  bool align_corners, ct_tensor **out) {
-    if ((int)mode < 0 || mode > CT_INTERP_LINEAR)
+    if ((int)mode < 0 || mode > CT_INTERP_AREA)
         return ct__set_error(ctx, CT_ERR_INVALID_ARG, "%s: unknown mode %d", op, (int)mode);
+    if (mode == CT_INTERP_AREA) { /* torch: adaptive average pooling to the size */
+        if (align_corners)
+            return ct__set_error(ctx, CT_ERR_INVALID_ARG,
+                                 "%s: align_corners only applies to the linear modes", op);
+        if (n_size == 1) return ct_adaptive_avg_pool1d(ctx, x, size[0], out);
+        if (n_size == 2) return ct_adaptive_avg_pool2d(ctx, x, size, out);
+        return ct_adaptive_avg_pool3d(ctx, x, size, out);
+    }
     if (align_corners && mode != CT_INTERP_LINEAR)
         return ct__set_error(ctx, CT_ERR_INVALID_ARG,
                              "%s: align_corners only applies to the linear modes", op);
@@ -329,21 +338,25 @@ static ct_status ct__interp_args(ct_ctx *ctx, const char *op, const ct_tensor *x
                                  const void *arr, ct_tensor **out) {
     ct_status st = ct__one_input(ctx, op, x, out);
     if (st != CT_OK) return st;
-    if (x->ndim < 3 || x->ndim > 4 || n != x->ndim - 2 || !arr)
+    if (x->ndim < 3 || x->ndim > 5 || n != x->ndim - 2 || !arr)
         return ct__set_error(ctx, CT_ERR_SHAPE,
-                             "%s: input %s must be (N, C, L) or (N, C, H, W) with one output size "
-                             "or scale per spatial dim (got %d)",
+                             "%s: input %s must be (N, C, L), (N, C, H, W) or (N, C, D, H, W) with "
+                             "one output size or scale per spatial dim (got %d)",
                              op, CT__SHAPE_STR(x), n);
     return CT_OK;
 }
 
-/* torch 1.13's node for F.interpolate of an input with nsp (1 or 2) spatial dims: the upsample
- * kernel's, overload 1 (the output size or scale factors passed as optional lists). */
+/* torch 1.13's node for F.interpolate of an input with nsp (1, 2 or 3) spatial dims: the upsample
+ * kernel's, overload 1 (the output size or scale factors passed as optional lists); 'area' is
+ * the adaptive average pool's. */
 static const char *ct__interp_node_name(ct_interp_mode mode, int nsp) {
-    static const char *const names[3][2] = {
-        {"UpsampleNearest1DBackward1", "UpsampleNearest2DBackward1"},
-        {"UpsampleNearestExact1DBackward1", "UpsampleNearestExact2DBackward1"},
-        {"UpsampleLinear1DBackward1", "UpsampleBilinear2DBackward1"}};
+    static const char *const names[4][3] = {
+        {"UpsampleNearest1DBackward1", "UpsampleNearest2DBackward1", "UpsampleNearest3DBackward1"},
+        {"UpsampleNearestExact1DBackward1", "UpsampleNearestExact2DBackward1",
+         "UpsampleNearestExact3DBackward1"},
+        {"UpsampleLinear1DBackward1", "UpsampleBilinear2DBackward1",
+         "UpsampleTrilinear3DBackward1"},
+        {"SqueezeBackward1", "AdaptiveAvgPool2DBackward0", "AdaptiveAvgPool3DBackward0"}};
     return names[mode][nsp - 1];
 }
 
@@ -370,7 +383,7 @@ static ct_status ct__interpolate_scale_body(ct_ctx *ctx, const ct_tensor *x, int
                                             ct_tensor **out) {
     ct_status st = ct__interp_args(ctx, "interpolate", x, n_scale, scale_factor, out);
     if (st != CT_OK) return st;
-    int64_t size[2];
+    int64_t size[3];
     for (int i = 0; i < n_scale; i++) {
         double f = floor((double)x->shape[2 + i] * scale_factor[i]);
         if (!(scale_factor[i] > 0) || !(f >= 1) || f > (double)INT32_MAX)
