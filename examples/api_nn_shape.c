@@ -905,6 +905,13 @@ static int demo_interpolate(void) {
     show("bilinear align_corners 2x2 -> 3x3", y);
     EXPECT_VALS(y, 1e-6, 1, 1.5, 2, 2, 2.5, 3, 3, 3.5, 4);
 
+    /* bicubic with align_corners: the cubic weights at the half-way points are symmetric and the
+     * clamped borders repeat the edge, so this 2x2 image gives bilinear's 3x3 */
+    CHECK(ct_interpolate(ctx, x, 2, DIMS(3, 3), CT_INTERP_BICUBIC, true, &y));
+    keep(y);
+    show("bicubic align_corners 2x2 -> 3x3", y);
+    EXPECT_VALS(y, 1e-6, 1, 1.5, 2, 2, 2.5, 3, 3, 3.5, 4);
+
     /* linear on (N, C, L) without align_corners: source (j + 0.5) * in / out - 0.5, clamped at
      * the edges: [0 4] -> [0 1 3 4]. */
     CHECK(mk(&l, CT_FLOAT32, F32(0, 4), 3, DIMS(1, 1, 2)));

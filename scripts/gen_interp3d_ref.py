@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """torch 1.13's F.interpolate of 5-d inputs (nearest, nearest-exact, trilinear with and without
-align_corners, by size and by scale factor) and of mode 'area' (1-d, 2-d, 3-d), with the gradients
+align_corners, by size and by scale factor) mode 'area' (1-d, 2-d, 3-d) and 'bicubic' (4-d), with the gradients
 of sum(sin(i) * y), for tests/test_interp3d.c. Writes tests/data/interp3d_ref.h."""
 import sys
 import torch
@@ -43,6 +43,17 @@ y = F.interpolate(x2, size=(3, 4), mode="area")
 arr("a2_y", y), grads("a2", y, x2)
 y = F.interpolate(x1, size=4, mode="area")
 arr("a1_y", y), grads("a1", y, x1)
+
+# bicubic (4-d): up, down, align_corners, a scale factor; and float32
+xb = torch.randn(2, 2, 5, 6, dtype=D, requires_grad=True)
+arr("xb", xb)
+for name, kw in (("b1", dict(size=(9, 11), mode="bicubic")),
+                 ("b2", dict(size=(3, 4), mode="bicubic", align_corners=True)),
+                 ("b3", dict(scale_factor=(1.7, 0.6), mode="bicubic")),
+                 ("b4", dict(size=(7, 2), mode="bicubic", align_corners=False))):
+    y = F.interpolate(xb, **kw)
+    arr(f"{name}_y", y), grads(name, y, xb)
+arr("b1f_y", F.interpolate(xb.float(), size=(9, 11), mode="bicubic").double())
 
 path = sys.argv[1] if len(sys.argv) > 1 else "tests/data/interp3d_ref.h"
 with open(path, "w") as f:

@@ -615,6 +615,8 @@ static ct_tensor *gf_run(ct_ctx *ctx, const char *name, ct_status *stp) {
                                 false, &r);
         ct_tensor_release(vol);
     }
+    if (IS("interp_bicubic"))
+        st = ct_interpolate(ctx, img, 2, S(7, 3), CT_INTERP_BICUBIC, false, &r);
     if (IS("interp_area2d")) st = ct_interpolate(ctx, img, 2, S(3, 2), CT_INTERP_AREA, false, &r);
     if (IS("interp_area1d")) st = ct_interpolate(ctx, seq, 1, S(3), CT_INTERP_AREA, false, &r);
     if (IS("multi_margin_loss") || IS("multilabel_margin_loss")) {

@@ -67,10 +67,33 @@ TEST(area_as_torch) {
     ct_tensor_release(t2), ct_tensor_release(t1);
 }
 
+TEST(bicubic_as_torch) {
+    ct_tensor *xt = tu_from_vals(ctx, CT_FLOAT64, xb_nd, xb_shape, xb), *xf = NULL, *y = NULL;
+    CHECK_OK(ct_tensor_set_requires_grad(xt, true));
+    CK(b1, xt, ct_interpolate(ctx, xt, 2, SH(9, 11), CT_INTERP_BICUBIC, false, &y_), 1e-14);
+    CK(b2, xt, ct_interpolate(ctx, xt, 2, SH(3, 4), CT_INTERP_BICUBIC, true, &y_), 1e-14);
+    CK(b3, xt,
+       ct_interpolate_scale(ctx, xt, 2, (const double[]){1.7, 0.6}, CT_INTERP_BICUBIC, false, false,
+                            &y_),
+       1e-14);
+    CK(b4, xt, ct_interpolate(ctx, xt, 2, SH(7, 2), CT_INTERP_BICUBIC, false, &y_), 1e-14);
+    CHECK_OK(ct_cast(ctx, xt, CT_FLOAT32, &xf));
+    CHECK_OK(ct_interpolate(ctx, xf, 2, SH(9, 11), CT_INTERP_BICUBIC, false, &y));
+    CHECK(y && ct_tensor_dtype(y) == CT_FLOAT32);
+    tu_same_as("bicubic float32", y, b1f_y, b1f_y_nd, b1f_y_shape, 1e-5);
+    ct_tensor_release(y), y = NULL;
+    ct_tensor *v = NULL;
+    CHECK_OK(ct_tensor_unsqueeze(ctx, xt, 2, &v));
+    CHECK_ST(ct_interpolate(ctx, v, 3, SH(2, 3, 3), CT_INTERP_BICUBIC, false, &y), CT_ERR_SHAPE);
+    CHECK(y == NULL);
+    ct_tensor_release(xt), ct_tensor_release(xf), ct_tensor_release(v);
+}
+
 int main(void) {
     ctx = tu_ctx_or_skip();
     RUN(volumes_as_torch);
     RUN(area_as_torch);
+    RUN(bicubic_as_torch);
     CHECK(ct_ctx_live_tensors(ctx) == 0);
     ct_ctx_free(ctx);
     return ct_test_end();

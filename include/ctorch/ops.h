@@ -782,11 +782,12 @@ typedef enum ct_interp_mode {
     CT_INTERP_NEAREST = 0,   /* torch's 'nearest': source floor(j * in / out) */
     CT_INTERP_NEAREST_EXACT, /* 'nearest-exact': floor((j + 0.5) * in / out) */
     CT_INTERP_LINEAR,        /* 'linear' / 'bilinear' / 'trilinear' (by the input's rank) */
-    CT_INTERP_AREA           /* 'area': adaptive average pooling to the output size */
+    CT_INTERP_AREA,          /* 'area': adaptive average pooling to the output size */
+    CT_INTERP_BICUBIC        /* 'bicubic' (4-d inputs; torch's A = -0.75, clamped borders) */
 } ct_interp_mode;
 /* F.interpolate to an output size (one per spatial dim) of (N, C, L), (N, C, H, W) or
- * (N, C, D, H, W): nearest, nearest-exact, (bi / tri)linear with align_corners (which the other
- * modes refuse) or area.
+ * (N, C, D, H, W): nearest, nearest-exact, (bi / tri)linear or bicubic with align_corners (which
+ * the other modes refuse) or area.
  * index_select + elementwise ops, so differentiable; linear modes need a floating input. CPU. */
 CT_API ct_status ct_interpolate(ct_ctx *ctx, const ct_tensor *x, int n_size, const int64_t *size,
                                 ct_interp_mode mode, bool align_corners, ct_tensor **out);

@@ -314,6 +314,7 @@ CASES = {
     'interp_nearest3d': lambda o: F.interpolate(o.img.reshape(1, 1, 2, 5, 5), size=(3, 4, 4), mode='nearest'),
     'interp_area2d': lambda o: F.interpolate(o.img, size=(3, 2), mode='area'),
     'interp_area1d': lambda o: F.interpolate(o.seq, size=3, mode='area'),
+    'interp_bicubic': lambda o: F.interpolate(o.img, size=(7, 3), mode='bicubic'),
     'rnn_unbatched': lambda o: torch.rnn_tanh(o.x.unsqueeze(1), torch.zeros(1, 1, 3), [o.m] * 2, False, 1, 0.0, False, False, False)[0].squeeze(1),
     'multi_margin_loss': lambda o: F.multi_margin_loss(o.x, torch.tensor([2, 0])),
     'multilabel_margin_loss': lambda o: F.multilabel_margin_loss(o.x, torch.tensor([[2, -1, 0], [0, 1, -1]])),

@@ -144,6 +144,72 @@ static ct_status ct__interp_dim(ct_ctx *ctx, const ct_tensor *x, int d, int64_t 
     return st;
 }
 
+/* torch's cubic convolution coefficients (A = -0.75) for the fraction t */
+static void ct__cubic_coeffs(double t, double c[4]) {
+    const double A = -0.75, x1 = t, x2 = 1.0 - x1, y1 = x1 + 1.0, y2 = x2 + 1.0;
+    c[0] = ((A * y1 - 5.0 * A) * y1 + 8.0 * A) * y1 - 4.0 * A;
+    c[1] = ((A + 2.0) * x1 - (A + 3.0)) * x1 * x1 + 1.0;
+    c[2] = ((A + 2.0) * x2 - (A + 3.0)) * x2 * x2 + 1.0;
+    c[3] = ((A * y2 - 5.0 * A) * y2 + 8.0 * A) * y2 - 4.0 * A;
+}
+
+/* Bicubic along dim d (torch's upsample_bicubic2d): source x = scale (j + 1/2) - 1/2 (an fma, or
+ * scale j with align_corners; not clamped), then torch's guard_index_and_lambda (floorf of x, at
+ * most n - 1, the fraction clamped to [0, 1]); the four neighbours floor - 1 .. floor + 2 clamped
+ * to the dim, weighted by the cubic coefficients (computed in double) and summed in order (x0 c0,
+ * then fma of the others). Within a few ulp of torch in float64 (its kernel rounds the indices
+ * and sums in a slightly different order). */
+static ct_status ct__interp_cubic_dim(ct_ctx *ctx, const ct_tensor *x, int d, int64_t m, double sf,
+                                      bool align, ct_tensor **out) {
+    const int64_t n = x->shape[d];
+    int64_t *ix = ct__alloc(ctx, sizeof(int64_t) * (size_t)m * 4, 16);
+    double *w = ct__alloc(ctx, sizeof(double) * (size_t)m * 4, 16);
+    if (!ix || !w) {
+        ct__free(ctx, ix), ct__free(ctx, w);
+        return ct__set_error(ctx, CT_ERR_OOM, "interpolate: out of memory");
+    }
+    for (int64_t j = 0; j < m; j++) {
+        const double sc = align    ? (m > 1 ? (double)(n - 1) / (double)(m - 1) : 0)
+                          : sf > 0 ? 1.0 / sf
+                                   : (double)n / (double)m;
+        const double real = align ? sc * (double)j : fma(sc, (double)j + 0.5, -0.5);
+        int64_t i0 = (int64_t)floorf((float)real);
+        if (i0 > n - 1) i0 = n - 1;
+        double t = real - (double)i0;
+        t = t < 0 ? 0 : t > 1 ? 1 : t;
+        double c[4];
+        ct__cubic_coeffs(t, c);
+        for (int k = 0; k < 4; k++) {
+            int64_t s = i0 - 1 + k;
+            ix[k * m + j] = s < 0 ? 0 : s > n - 1 ? n - 1 : s;
+            w[k * m + j] = c[k];
+        }
+    }
+    ct_tensor *acc = NULL;
+    ct_status st = CT_OK;
+    for (int k = 0; k < 4 && st == CT_OK; k++) {
+        ct_tensor *it = NULL, *v = NULL, *wt = NULL, *nx = NULL;
+        st = ct_tensor_from_host(ctx, ix + k * m, CT_INT64, 1, &m, &it);
+        CT__DO(st, ct_index_select(ctx, x, d, it, &v));
+        CT__DO(st, ct__interp_wvec(ctx, w + k * m, m, x->ndim, d, x->dtype, &wt));
+        if (k == 0) {
+            CT__DO(st, ct_mul(ctx, v, wt, &nx));
+        } else {
+            CT__DO(st, ct_addcmul(ctx, acc, v, wt, 1.0, &nx)); /* fma(x_k, c_k, acc) */
+        }
+        ct_tensor_release(acc);
+        acc = nx;
+        ct_tensor_release(it), ct_tensor_release(v), ct_tensor_release(wt);
+    }
+    ct__free(ctx, ix), ct__free(ctx, w);
+    if (st != CT_OK) {
+        ct_tensor_release(acc);
+        return st;
+    }
+    *out = acc;
+    return CT_OK;
+}
+
 /* The sum of (x_k * w_k) for k = 00, 01, 10, 11 in the order ord (indices into the four), each
  * product and partial sum rounded in dtype acc; fused: the first product rounded, then fma of
  * the others onto it. */
@@ -279,8 +345,13 @@ static bool ct__channels_last(const ct_tensor *x) {
 static ct_status ct__interpolate(ct_ctx *ctx, const char *op, const ct_tensor *x, int n_size,
                                  const int64_t *size, const double *scales, ct_interp_mode mode,
                                  bool align_corners, ct_tensor **out) {
-    if ((int)mode < 0 || mode > CT_INTERP_AREA)
+    if ((int)mode < 0 || mode > CT_INTERP_BICUBIC)
         return ct__set_error(ctx, CT_ERR_INVALID_ARG, "%s: unknown mode %d", op, (int)mode);
+    if (mode == CT_INTERP_BICUBIC && n_size != 2)
+        return ct__set_error(ctx, CT_ERR_SHAPE, "%s: 'bicubic' takes a 4-d (N, C, H, W) input", op);
+    if (mode == CT_INTERP_BICUBIC && !ct_dtype_is_floating(x->dtype))
+        return ct__set_error(ctx, CT_ERR_DTYPE, "%s: 'bicubic' needs floating input, got %s", op,
+                             ct_dtype_name(x->dtype));
     if (mode == CT_INTERP_AREA) { /* torch: adaptive average pooling to the size */
         if (align_corners)
             return ct__set_error(ctx, CT_ERR_INVALID_ARG,
@@ -289,9 +360,9 @@ static ct_status ct__interpolate(ct_ctx *ctx, const char *op, const ct_tensor *x
         if (n_size == 2) return ct_adaptive_avg_pool2d(ctx, x, size, out);
         return ct_adaptive_avg_pool3d(ctx, x, size, out);
     }
-    if (align_corners && mode != CT_INTERP_LINEAR)
+    if (align_corners && mode != CT_INTERP_LINEAR && mode != CT_INTERP_BICUBIC)
         return ct__set_error(ctx, CT_ERR_INVALID_ARG,
-                             "%s: align_corners only applies to the linear modes", op);
+                             "%s: align_corners only applies to the linear and bicubic modes", op);
     if (mode == CT_INTERP_LINEAR && !ct_dtype_is_floating(x->dtype))
         return ct__set_error(ctx, CT_ERR_DTYPE, "%s: linear modes need floating input, got %s", op,
                              ct_dtype_name(x->dtype));
@@ -313,6 +384,14 @@ static ct_status ct__interpolate(ct_ctx *ctx, const char *op, const ct_tensor *x
         ct_tensor_release(xf), ct_tensor_release(yf);
         return st;
     }
+    if (x->dtype != CT_FLOAT32 && x->dtype != CT_FLOAT64 && mode == CT_INTERP_BICUBIC) {
+        ct_tensor *xf = NULL, *yf = NULL; /* half precision through float32 */
+        ct_status st = ct__to_dtype(ctx, x, CT_FLOAT32, &xf);
+        CT__DO(st, ct__interpolate(ctx, op, xf, n_size, size, scales, mode, align_corners, &yf));
+        CT__DO(st, ct__to_dtype(ctx, yf, x->dtype, out));
+        ct_tensor_release(xf), ct_tensor_release(yf);
+        return st;
+    }
     if (mode == CT_INTERP_LINEAR && n_size == 2 && ct__channels_last(x))
         return ct__interp_cl(ctx, x, size, scales, align_corners, out);
     const bool cl = n_size == 2 && ct__channels_last(x);
@@ -321,8 +400,11 @@ static ct_status ct__interpolate(ct_ctx *ctx, const char *op, const ct_tensor *x
     for (int k = 0; k < n_size && st == CT_OK; k++) {
         const int i = n_size - 1 - k; /* the last dim first (torch's nesting: W inside H) */
         ct_tensor *z = NULL;
-        st = ct__interp_dim(ctx, y, 2 + i, size[i], scales ? scales[i] : 0, mode, align_corners, cl,
-                            &z);
+        st = mode == CT_INTERP_BICUBIC
+                 ? ct__interp_cubic_dim(ctx, y, 2 + i, size[i], scales ? scales[i] : 0,
+                                        align_corners, &z)
+                 : ct__interp_dim(ctx, y, 2 + i, size[i], scales ? scales[i] : 0, mode,
+                                  align_corners, cl, &z);
         ct_tensor_release(y);
         y = z;
     }
@@ -350,13 +432,14 @@ static ct_status ct__interp_args(ct_ctx *ctx, const char *op, const ct_tensor *x
  * kernel's, overload 1 (the output size or scale factors passed as optional lists); 'area' is
  * the adaptive average pool's. */
 static const char *ct__interp_node_name(ct_interp_mode mode, int nsp) {
-    static const char *const names[4][3] = {
+    static const char *const names[5][3] = {
         {"UpsampleNearest1DBackward1", "UpsampleNearest2DBackward1", "UpsampleNearest3DBackward1"},
         {"UpsampleNearestExact1DBackward1", "UpsampleNearestExact2DBackward1",
          "UpsampleNearestExact3DBackward1"},
         {"UpsampleLinear1DBackward1", "UpsampleBilinear2DBackward1",
          "UpsampleTrilinear3DBackward1"},
-        {"SqueezeBackward1", "AdaptiveAvgPool2DBackward0", "AdaptiveAvgPool3DBackward0"}};
+        {"SqueezeBackward1", "AdaptiveAvgPool2DBackward0", "AdaptiveAvgPool3DBackward0"},
+        {"UpsampleBicubic2DBackward1", "UpsampleBicubic2DBackward1", "UpsampleBicubic2DBackward1"}};
     return names[mode][nsp - 1];
 }
 

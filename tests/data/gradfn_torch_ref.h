@@ -252,6 +252,7 @@ static const struct {
     {"interp_nearest3d", "grad_fn=<UpsampleNearest3DBackward1>"},
     {"interp_area2d", "grad_fn=<AdaptiveAvgPool2DBackward0>"},
     {"interp_area1d", "grad_fn=<SqueezeBackward1>"},
+    {"interp_bicubic", "grad_fn=<UpsampleBicubic2DBackward1>"},
     {"rnn_unbatched", "grad_fn=<SqueezeBackward1>"},
     {"multi_margin_loss", "grad_fn=<MultiMarginLossBackward0>"},
     {"multilabel_margin_loss", "grad_fn=<MultilabelMarginLossBackward0>"},
