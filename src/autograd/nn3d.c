@@ -69,6 +69,25 @@ static ct_status ct__conv3_dims(ct_ctx *ctx, const char *op, const ct_tensor *x5
     return CT_OK;
 }
 
+/* the (N, O, D, H, W) result plus the bias b (O) or NULL, back to the caller's layout */
+static ct_status ct__conv3_finish(ct_ctx *ctx, const char *op, const ct_tensor *y,
+                                  const ct_tensor *b, int64_t O, bool unb, ct_tensor **out) {
+    ct_tensor *t[3] = {NULL};
+    ct_status st = CT_OK;
+    if (b) {
+        if (b->ndim != 1 || b->shape[0] != O)
+            return ct__set_error(ctx, CT_ERR_SHAPE, "%s: bias %s must be (%lld)", op,
+                                 CT__SHAPE_STR(b), (long long)O);
+        st = ct_tensor_reshape(ctx, b, 4, SH(O, 1, 1, 1), &t[0]);
+        CT__DO(st, ct_add(ctx, y, t[0], &t[1]));
+    } else {
+        st = ct_tensor_contiguous(ctx, y, &t[1]);
+    }
+    CT__DO(st, ct__from5d(ctx, t[1], unb, out));
+    ct__release_all(3, t);
+    return st;
+}
+
 /* ---- conv3d: sum over kernel depths of conv2d on (N OD, C, H, W) ---- */
 static ct_status ct__conv3d(ct_ctx *ctx, const ct_tensor *x, const ct_tensor *w, const ct_tensor *b,
                             const int64_t *str, const int64_t *pad, const int64_t *dil, int groups,
@@ -132,17 +151,7 @@ static ct_status ct__conv3d(ct_ctx *ctx, const ct_tensor *x, const ct_tensor *w,
     const int64_t OH = acc->shape[2], OW = acc->shape[3];
     st = ct_tensor_reshape(ctx, acc, 5, SH(N, OD, O, OH, OW), &t[2]);
     CT__DO(st, ct_tensor_permute(ctx, t[2], (const int[]){0, 2, 1, 3, 4}, &t[3]));
-    if (b) {
-        if (b->ndim != 1 || b->shape[0] != O) {
-            CT__DO(st, ct__set_error(ctx, CT_ERR_SHAPE, "%s: bias %s must be (%lld)", op,
-                                     CT__SHAPE_STR(b), (long long)O));
-        }
-        CT__DO(st, ct_tensor_reshape(ctx, b, 4, SH(O, 1, 1, 1), &t[4]));
-        CT__DO(st, ct_add(ctx, t[3], t[4], &t[5]));
-    } else {
-        CT__DO(st, ct_tensor_contiguous(ctx, t[3], &t[5]));
-    }
-    CT__DO(st, ct__from5d(ctx, t[5], unb, out));
+    CT__DO(st, ct__conv3_finish(ctx, op, t[3], b, O, unb, out));
 done:
     ct_tensor_release(acc);
     ct__release_all(16, t);
@@ -223,17 +232,7 @@ static ct_status ct__conv_t3d(ct_ctx *ctx, const ct_tensor *x, const ct_tensor *
     if (st != CT_OK) goto done;
     st = ct_tensor_narrow(ctx, acc, 1, pad[0], OD, &t[3]);
     CT__DO(st, ct_tensor_permute(ctx, t[3], (const int[]){0, 2, 1, 3, 4}, &t[4]));
-    if (b) {
-        if (b->ndim != 1 || b->shape[0] != O) {
-            CT__DO(st, ct__set_error(ctx, CT_ERR_SHAPE, "%s: bias %s must be (%lld)", op,
-                                     CT__SHAPE_STR(b), (long long)O));
-        }
-        CT__DO(st, ct_tensor_reshape(ctx, b, 4, SH(O, 1, 1, 1), &t[5]));
-        CT__DO(st, ct_add(ctx, t[4], t[5], &t[6]));
-    } else {
-        CT__DO(st, ct_tensor_contiguous(ctx, t[4], &t[6]));
-    }
-    CT__DO(st, ct__from5d(ctx, t[6], unb, out));
+    CT__DO(st, ct__conv3_finish(ctx, op, t[4], b, O, unb, out));
 done:
     ct_tensor_release(acc);
     ct__release_all(16, t);
