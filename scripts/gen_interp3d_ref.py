@@ -44,6 +44,12 @@ arr("a2_y", y), grads("a2", y, x2)
 y = F.interpolate(x1, size=4, mode="area")
 arr("a1_y", y), grads("a1", y, x1)
 
+# one channel: torch takes the tensor as channels_last_3d (its nearest kernel there special-cases
+# equal and doubled sizes)
+xc = torch.randn(1, 1, 4, 4, 2, dtype=D)
+arr("xcv", xc)
+arr("nc_y", F.interpolate(xc, scale_factor=(1.1, 1.3, 1.7), mode="nearest"))
+arr("nc2_y", F.interpolate(xc, size=(8, 5, 4), mode="nearest"))
 # bicubic (4-d): up, down, align_corners, a scale factor; and float32
 xb = torch.randn(2, 2, 5, 6, dtype=D, requires_grad=True)
 arr("xb", xb)

@@ -121,6 +121,19 @@ TEST(brute_force_and_float32) {
     CHECK_OK(ct_tensor_from_host(ctx, (const int64_t[]){3, -1, 4}, CT_INT64, 1, SH(3), &neg));
     CHECK_ST(ct_ctc_loss(ctx, lp64, tg, il, neg, 0, CT_REDUCTION_MEAN, false, &y),
              CT_ERR_INVALID_ARG);
+    /* concatenated targets: lengths that overflow, or do not add up to the labels given */
+    ct_tensor *lp2 = NULL, *cat = NULL, *il2b = NULL, *huge = NULL, *short_ = NULL;
+    CHECK_OK(ct_tensor_narrow(ctx, lp64, 1, 0, 2, &lp2));
+    CHECK_OK(ct_tensor_from_host(ctx, (const int64_t[]){1, 2, 3, 4}, CT_INT64, 1, SH(4), &cat));
+    CHECK_OK(ct_tensor_from_host(ctx, (const int64_t[]){7, 7}, CT_INT64, 1, SH(2), &il2b));
+    CHECK_OK(ct_tensor_from_host(ctx, (const int64_t[]){INT64_MAX, 1}, CT_INT64, 1, SH(2), &huge));
+    CHECK_ST(ct_ctc_loss(ctx, lp2, cat, il2b, huge, 0, CT_REDUCTION_SUM, false, &y),
+             CT_ERR_INVALID_ARG);
+    CHECK_OK(ct_tensor_from_host(ctx, (const int64_t[]){2, 1}, CT_INT64, 1, SH(2), &short_));
+    CHECK_ST(ct_ctc_loss(ctx, lp2, cat, il2b, short_, 0, CT_REDUCTION_SUM, false, &y),
+             CT_ERR_SHAPE); /* 3 != 4 labels */
+    ct_tensor_release(lp2), ct_tensor_release(cat), ct_tensor_release(il2b);
+    ct_tensor_release(huge), ct_tensor_release(short_);
     CHECK_OK(ct_cast(ctx, tg, CT_FLOAT32, &f));
     CHECK_ST(ct_ctc_loss(ctx, lp64, f, il, tl, 0, CT_REDUCTION_MEAN, false, &y), CT_ERR_DTYPE);
     CHECK_ST(ct_ctc_loss(ctx, lp64, tg, tl, il, 0, CT_REDUCTION_MEAN, false, &y), CT_ERR_SHAPE);

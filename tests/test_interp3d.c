@@ -50,7 +50,17 @@ TEST(volumes_as_torch) {
                             false, &y_),
        1e-15);
     CK(a3, x, ct_interpolate(ctx, x, 3, SH(2, 3, 3), CT_INTERP_AREA, false, &y_), 1e-15);
-    ct_tensor *y = NULL;
+    ct_tensor *y = NULL, *xc = tu_from_vals(ctx, CT_FLOAT64, xcv_nd, xcv_shape, xcv);
+    CHECK_OK(ct_interpolate_scale(ctx, xc, 3, (const double[]){1.1, 1.3, 1.7}, CT_INTERP_NEAREST,
+                                  false, false, &y));
+    tu_same_as("nearest one channel (channels_last_3d)", y, nc_y, nc_y_nd, nc_y_shape, 0);
+    ct_tensor_release(y), y = NULL;
+    CHECK_OK(ct_interpolate(ctx, xc, 3, SH(8, 5, 4), CT_INTERP_NEAREST, false, &y));
+    tu_same_as("nearest one channel by size", y, nc2_y, nc2_y_nd, nc2_y_shape, 0);
+    ct_tensor_release(y), y = NULL;
+    ct_tensor_release(xc);
+    CHECK_ST(ct_interpolate(ctx, x, 3, SH(2, 3, (int64_t)1 << 40), CT_INTERP_NEAREST, false, &y),
+             CT_ERR_SHAPE); /* an output size beyond 2^31 - 1 */
     CHECK_ST(ct_interpolate(ctx, x, 3, SH(2, 3, 3), CT_INTERP_AREA, true, &y), CT_ERR_INVALID_ARG);
     CHECK_ST(ct_interpolate(ctx, x, 2, SH(2, 3), CT_INTERP_LINEAR, false, &y), CT_ERR_SHAPE);
     CHECK(y == NULL);

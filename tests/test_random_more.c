@@ -171,7 +171,9 @@ TEST(normal_and_fills) {
     CHECK_ST(ct_tensor_uniform_(ctx, e, 2, 1, 0, 0), CT_ERR_INVALID_ARG);
     CHECK_ST(ct_tensor_geometric_(ctx, e, 1, 0, 0), CT_ERR_INVALID_ARG);
     CHECK_ST(ct_tensor_exponential_(ctx, e, -1, 0, 0), CT_ERR_INVALID_ARG);
-    CHECK_ST(ct_tensor_cauchy_(ctx, e, 0, 0, 0, 0), CT_ERR_INVALID_ARG);
+    CHECK_ST(ct_tensor_cauchy_(ctx, e, 0, INFINITY, 0, 0), CT_ERR_INVALID_ARG);
+    CHECK_ST(ct_tensor_log_normal_(ctx, e, 0, 0, 0, 0), CT_ERR_INVALID_ARG); /* std > 0 */
+    CHECK_ST(ct_tensor_uniform_(ctx, e, -3e38, 3e38, 0, 0), CT_ERR_INVALID_ARG);
     CHECK_ST(ct_tensor_normal_(ctx, gi, 0, 1, 0, 0), CT_ERR_DTYPE);
     ct_tensor *tl2[] = {m, s, neg, mi, b, e, view, gi};
     for (int i = 0; i < 8; i++)
@@ -205,8 +207,10 @@ TEST(poisson) {
 }
 
 TEST(binomial) {
-    const double np[][2] = {{10, 0.3}, {100, 0.05}, {20, 0.9}, {200, 0.4}, {1000, 0.5}, {1e6, 0.9}};
-    for (int r = 0; r < 6; r++) {
+    /* the last two: counts where lgamma differences have no digits left (Stirling tails) */
+    const double np[][2] = {{10, 0.3},   {100, 0.05}, {20, 0.9},     {200, 0.4},
+                            {1000, 0.5}, {1e6, 0.9},  {1e15, 1e-10}, {1e17, 1e-12}};
+    for (int r = 0; r < 8; r++) {
         ct_tensor *n = NULL, *p = NULL, *y = NULL;
         CHECK_OK(ct_tensor_full(ctx, CT_FLOAT64, 1, SH(NS), np[r][0], &n));
         CHECK_OK(ct_tensor_full(ctx, CT_FLOAT64, 1, SH(NS), np[r][1], &p));

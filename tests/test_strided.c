@@ -55,6 +55,24 @@ TEST(unfold_as_torch) {
     double *v = tu_read(y);
     CHECK(v && v[0] == 7 && v[ct_tensor_numel(y) - 1] == 7);
     free(v), ct_tensor_release(y), y = NULL;
+    /* an expanded (self-overlapping) input: torch's 6 for x = [1.5].expand(4).unfold(0, 2, 1) */
+    ct_tensor *one = tu_from_vals(ctx, CT_FLOAT64, 1, SH(1), (const double[]){1.5}), *ex = NULL,
+              *s = NULL;
+    CHECK_OK(ct_tensor_set_requires_grad(one, true));
+    CHECK_OK(ct_tensor_expand(ctx, one, 1, SH(4), &ex));
+    CHECK_OK(ct_tensor_unfold(ctx, ex, 0, 2, 1, &y));
+    CHECK_OK(ct_sum(ctx, y, 0, NULL, false, &s));
+    CHECK_OK(ct_backward(ctx, s, NULL, false));
+    double *g1 = tu_read(ct_tensor_grad(one));
+    CHECK_MSG(g1 && g1[0] == 6, "unfold of an expanded input: gradient %g, torch 6",
+              g1 ? g1[0] : NAN);
+    free(g1), ct_tensor_release(y), ct_tensor_release(s), ct_tensor_release(ex);
+    ct_tensor_release(one), y = NULL;
+    /* a 0-d input gives (size) */
+    ct_tensor *z = tu_from_vals(ctx, CT_FLOAT64, 0, NULL, (const double[]){2.0});
+    CHECK_OK(ct_tensor_unfold(ctx, z, 0, 1, 1, &y));
+    CHECK(tu_same_shape(y, 1, SH(1)));
+    ct_tensor_release(y), ct_tensor_release(z), y = NULL;
     CHECK_ST(ct_tensor_unfold(ctx, x, 1, 8, 1, &y), CT_ERR_INVALID_ARG);
     CHECK_ST(ct_tensor_unfold(ctx, x, 1, 2, 0, &y), CT_ERR_INVALID_ARG);
     CHECK_ST(ct_tensor_unfold(ctx, x, 3, 2, 1, &y), CT_ERR_INDEX);

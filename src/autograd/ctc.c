@@ -196,8 +196,14 @@ static ct_status ct__ctc_run(ct_ctx *ctx, const ct_tensor *lp, const ct_tensor *
                                (long long)k->tl[n]);
             goto done;
         }
+        if (k->tl[n] > ct_tensor_numel(targets)) {
+            st = ct__set_error(ctx, CT_ERR_INVALID_ARG,
+                               "%s: target length %lld exceeds the %lld target labels given", op,
+                               (long long)k->tl[n], (long long)ct_tensor_numel(targets));
+            goto done;
+        }
         if (k->tl[n] > Smax) Smax = k->tl[n];
-        total += k->tl[n];
+        total += k->tl[n]; /* each at most numel: no overflow for any N */
     }
     /* targets: (N, S) padded (or (S) unbatched) or 1-d concatenated */
     const bool concat = !unb && targets->ndim == 1;
@@ -209,10 +215,11 @@ static ct_status ct__ctc_run(ct_ctx *ctx, const ct_tensor *lp, const ct_tensor *
                            op, CT__SHAPE_STR(targets), (long long)Smax);
         goto done;
     }
-    if (concat && targets->shape[0] < total) {
+    if (concat && targets->shape[0] != total) {
         st = ct__set_error(ctx, CT_ERR_SHAPE,
-                           "%s: the 1-d targets hold %lld labels, target_lengths sum to %lld", op,
-                           (long long)targets->shape[0], (long long)total);
+                           "%s: the 1-d targets hold %lld labels, target_lengths sum to %lld (they "
+                           "must be equal)",
+                           op, (long long)targets->shape[0], (long long)total);
         goto done;
     }
     const int64_t ntg = ct_tensor_numel(targets);

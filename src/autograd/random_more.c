@@ -116,16 +116,22 @@ static ct_status ct__fill_random(ct_ctx *ctx, const char *op, int kind, ct_tenso
     if (kind == CT__U_UNIFORM && !(b - a <= DBL_MAX))
         return ct__set_error(ctx, CT_ERR_INVALID_ARG, "%s: to - from overflows (from=%g, to=%g)",
                              op, a, b);
-    if ((kind == CT__U_NORMAL || kind == CT__U_LOGNORMAL) && !(b >= 0))
+    if (kind == CT__U_NORMAL && !(b >= 0))
         return ct__set_error(ctx, CT_ERR_INVALID_ARG, "%s: expects std >= 0.0, but found std %g",
                              op, b);
+    if (kind == CT__U_LOGNORMAL && !(b > 0))
+        return ct__set_error(ctx, CT_ERR_INVALID_ARG, "%s: expects std > 0.0, but found std=%g", op,
+                             b);
+    if (kind == CT__U_UNIFORM && t->dtype == CT_FLOAT32 && !(b - a <= FLT_MAX))
+        return ct__set_error(ctx, CT_ERR_INVALID_ARG,
+                             "%s: expects to - from <= the float32 maximum, got from=%g to=%g", op,
+                             a, b);
     if (kind == CT__U_EXP && !(a >= 0))
         return ct__set_error(ctx, CT_ERR_INVALID_ARG,
                              "%s: expects lambda >= 0.0, but found lambda=%g", op, a);
     if (kind == CT__U_EXP && a == 0) return ct_tensor_fill_(ctx, t, INFINITY); /* as torch */
-    if (kind == CT__U_CAUCHY && !(b > 0))
-        return ct__set_error(ctx, CT_ERR_INVALID_ARG, "%s: expects sigma > 0.0, but found sigma=%g",
-                             op, b);
+    if (kind == CT__U_CAUCHY && !isfinite(b)) /* torch 1.13 takes any sigma */
+        return ct__set_error(ctx, CT_ERR_INVALID_ARG, "%s: expects a finite sigma, got %g", op, b);
     if (geo && !(a > 0 && a < 1))
         return ct__set_error(ctx, CT_ERR_INVALID_ARG, "%s: expects p to be in (0, 1), but got p=%g",
                              op, a);
@@ -261,6 +267,14 @@ static double ct__poisson1(ct__ustream *s, double lam) {
     }
 }
 
+/* log(k!) minus Stirling's approximation (k + 1/2) log(k + 1) - (k + 1) + log(2 pi) / 2: exact
+ * from lgamma for small k, its asymptotic series beyond */
+static double ct__stail(double k) {
+    if (k <= 9) return lgamma(k + 1) - ((k + 0.5) * log(k + 1) - (k + 1) + 0.5 * log(2 * M_PI));
+    const double k1 = k + 1, k1sq = k1 * k1;
+    return (1.0 / 12 - (1.0 / 360 - 1.0 / 1260 / k1sq) / k1sq) / k1;
+}
+
 /* Binomial(n, p): inversion while n min(p, q) < 10, Hoermann's BTRS otherwise (by symmetry for
  * p > 1/2) */
 static double ct__binomial1(ct__ustream *s, double n, double p) {
@@ -284,16 +298,21 @@ static double ct__binomial1(ct__ustream *s, double n, double p) {
     } else {
         const double spq = sqrt(n * pp * q), b = 1.15 + 2.53 * spq,
                      a = -0.0873 + 0.0248 * b + 0.01 * pp, c = n * pp + 0.5, vr = 0.92 - 4.2 / b,
-                     alpha = (2.83 + 5.1 / b) * spq, lpq = log(pp / q), m = floor((n + 1) * pp),
-                     h = lgamma(m + 1) + lgamma(n - m + 1);
+                     alpha = (2.83 + 5.1 / b) * spq, r = pp / q, m = floor((n + 1) * pp);
         for (;;) {
             const double u = ct__unext(s) - 0.5, v0 = ct__unext(s), us = 0.5 - fabs(u);
             if (s->st != CT_OK) return 0;
             k = floor((2 * a / us + b) * u + c);
             if (k < 0 || k > n) continue;
             if (us >= 0.07 && v0 <= vr) break;
+            /* log f(k) / f(m) through Stirling's series with its tails (exact for large n,
+             * where lgamma differences have no digits left) */
             const double v = log(v0 * alpha / (a / (us * us) + b));
-            if (v <= h - lgamma(k + 1) - lgamma(n - k + 1) + (k - m) * lpq) break;
+            const double bound = (m + 0.5) * log((m + 1) / (r * (n - m + 1))) +
+                                 (n + 1) * log1p((k - m) / (n - k + 1)) +
+                                 (k + 0.5) * log(r * (n - k + 1) / (k + 1)) + ct__stail(m) +
+                                 ct__stail(n - m) - ct__stail(k) - ct__stail(n - k);
+            if (v <= bound) break;
         }
     }
     return flip ? n - k : k;
@@ -403,6 +422,8 @@ ct_status ct_multinomial(ct_ctx *ctx, const ct_tensor *probs, int64_t num_sample
                              "%s: cannot sample n_sample > prob_dist.size(-1) samples without "
                              "replacement",
                              op);
+    if (R == 0) /* no rows: an empty (0, num_samples), as torch */
+        return ct_tensor_zeros(ctx, CT_INT64, 2, (const int64_t[]){0, num_samples}, out);
     ct_tensor *t[16] = {NULL};
     CT__NOGRAD_BEGIN;
     st = ct_cast(ctx, probs, CT_FLOAT64, &t[0]);

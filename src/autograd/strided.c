@@ -28,14 +28,21 @@ static ct_status ct__strided_backward(ct_ctx *ctx, void *user, ct_tensor *const 
                                       const bool *need, ct_tensor **gin) {
     const ct__strided_user *u = user;
     if (!need[0]) return CT_OK;
-    ct_tensor *t[5] = {NULL};
-    const int64_t n = ct_tensor_numel(gout[0]);
+    ct_tensor *t[10] = {NULL};
+    const int64_t n = ct_tensor_numel(gout[0]), n_in = ct_tensor_numel(u->in_pos);
     ct_status st = ct_tensor_reshape(ctx, gout[0], 1, &n, &t[0]);
     CT__DO(st, ct_tensor_zeros(ctx, u->dt, 1, &u->span, &t[1]));
     CT__DO(st, ct_index_add(ctx, t[1], 0, u->out_pos, t[0], 1.0, &t[2]));
     CT__DO(st, ct_index_select(ctx, t[2], 0, u->in_pos, &t[3]));
-    CT__DO(st, ct_tensor_reshape(ctx, t[3], u->nd_in, u->shape_in, &gin[0]));
-    ct__release_all(5, t);
+    /* input elements that share a storage position (an expanded input) split its gradient, as
+     * torch's as_strided_backward divides by the overlap count */
+    CT__DO(st, ct_tensor_ones(ctx, u->dt, 1, &n_in, &t[4]));
+    CT__DO(st, ct_tensor_zeros(ctx, u->dt, 1, &u->span, &t[5]));
+    CT__DO(st, ct_index_add(ctx, t[5], 0, u->in_pos, t[4], 1.0, &t[6]));
+    CT__DO(st, ct_index_select(ctx, t[6], 0, u->in_pos, &t[7]));
+    CT__DO(st, ct_div(ctx, t[3], t[7], &t[8]));
+    CT__DO(st, ct_tensor_reshape(ctx, t[8], u->nd_in, u->shape_in, &gin[0]));
+    ct__release_all(10, t);
     return st;
 }
 static const ct__ag_custom CT__UNFOLD_FN = {"UnfoldBackward", ct__strided_backward,
@@ -145,7 +152,10 @@ ct_status ct_tensor_unfold(ct_ctx *ctx, const ct_tensor *t, int dim, int64_t siz
     if (!ct__checked_mul(s_d, step, &str[d]))
         return ct__set_error(ctx, CT_ERR_OVERFLOW, "%s: stride overflows", op);
     sh[nd] = size, str[nd] = s_d;
-    if (t->ndim == 0) sh[0] = 1, str[0] = 1;
+    if (t->ndim == 0) /* torch: a 0-d input gives (size) */
+        return ct__error_within(ctx, op,
+                                ct__strided_view(ctx, &CT__UNFOLD_FN, t, 1, (const int64_t[]){size},
+                                                 (const int64_t[]){1}, t->offset, out));
     return ct__error_within(
         ctx, op, ct__strided_view(ctx, &CT__UNFOLD_FN, t, nd + 1, sh, str, t->offset, out));
 }

@@ -330,9 +330,11 @@ static ct_status ct__interp_cl(ct_ctx *ctx, const ct_tensor *x, const int64_t *s
  * the running products of the sizes (dims of size 1 skipped), as a contiguous (N, C, H, W) tensor
  * with C == 1 or H == W == 1 has. */
 static bool ct__channels_last(const ct_tensor *x) {
-    static const int order[4] = {1, 3, 2, 0};
+    /* (N, C, H, W) with C innermost, then W, H, N; (N, C, D, H, W) likewise (channels_last_3d) */
+    static const int order4[4] = {1, 3, 2, 0}, order5[5] = {1, 4, 3, 2, 0};
+    const int *order = x->ndim == 5 ? order5 : order4;
     int64_t expected = 1;
-    for (int k = 0; k < 4; k++) {
+    for (int k = 0; k < x->ndim; k++) {
         const int d = order[k];
         if (x->shape[d] == 1) continue;
         if (x->strides[d] != expected) return false;
@@ -372,7 +374,7 @@ static ct_status ct__interpolate(ct_ctx *ctx, const char *op, const ct_tensor *x
         return ct__set_error(ctx, CT_ERR_SHAPE, "%s: input %s has no channels", op,
                              CT__SHAPE_STR(x));
     for (int i = 0; i < n_size; i++)
-        if (size[i] < 1 || x->shape[2 + i] < 1)
+        if (size[i] < 1 || size[i] > INT32_MAX || x->shape[2 + i] < 1)
             return ct__set_error(ctx, CT_ERR_SHAPE,
                                  "%s: output size %lld from input size %lld at dim %d", op,
                                  (long long)size[i], (long long)x->shape[2 + i], 2 + i);
@@ -394,7 +396,8 @@ static ct_status ct__interpolate(ct_ctx *ctx, const char *op, const ct_tensor *x
     }
     if (mode == CT_INTERP_LINEAR && n_size == 2 && ct__channels_last(x))
         return ct__interp_cl(ctx, x, size, scales, align_corners, out);
-    const bool cl = n_size == 2 && ct__channels_last(x);
+    /* torch's channels-last nearest kernel (4-d and 5-d inputs it treats as channels-last) */
+    const bool cl = (n_size == 2 || n_size == 3) && ct__channels_last(x);
     ct_tensor *y = ct_tensor_retain((ct_tensor *)x);
     ct_status st = CT_OK;
     for (int k = 0; k < n_size && st == CT_OK; k++) {
