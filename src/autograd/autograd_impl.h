@@ -105,6 +105,9 @@ ct_tensor *ct__ag_apply(ct__ag_call *c, ct__ag_unary_fn fn, const ct_tensor *a);
 ct_status ct__ag_reduce_loss(ct_ctx *ctx, ct_tensor *l, ct_reduction red, ct_tensor **out);
 /* CT_ERR_INVALID_ARG unless red is none, mean or sum. */
 ct_status ct__ag_check_red(ct_ctx *ctx, const char *op, ct_reduction red);
+/* The smallest and largest element of t read on the host (0, 0 for an empty t; NaN propagates
+ * into both): parameter checks of the samplers (eager only). */
+ct_status ct__host_range(ct_ctx *ctx, const ct_tensor *t, double *lo, double *hi);
 ct_tensor *ct__ag_apply2(ct__ag_call *c, ct__ag_binary_fn fn, const ct_tensor *a,
                          const ct_tensor *b);
 ct_tensor *ct__ag_exp(ct__ag_call *c, const ct_tensor *a);

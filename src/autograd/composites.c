@@ -1186,6 +1186,17 @@ ct_status ct_randn_like(ct_ctx *ctx, const ct_tensor *a, uint64_t seed, uint64_t
     ct_status st = ct__check_args(ctx, "randn_like", 1, ins, out);
     return st != CT_OK ? st : ct_tensor_randn(ctx, a->dtype, a->ndim, a->shape, seed, offset, out);
 }
+ct_status ct__host_range(ct_ctx *ctx, const ct_tensor *t, double *lo, double *hi) {
+    ct_tensor *a = NULL, *b = NULL;
+    *lo = *hi = 0;
+    if (ct_tensor_numel(t) == 0) return CT_OK;
+    ct_status st = ct_amin(ctx, t, 0, NULL, false, &a);
+    CT__DO(st, ct_amax(ctx, t, 0, NULL, false, &b));
+    CT__DO(st, ct_tensor_item(a, lo));
+    CT__DO(st, ct_tensor_item(b, hi));
+    ct_tensor_release(a), ct_tensor_release(b);
+    return st;
+}
 ct_status ct_bernoulli(ct_ctx *ctx, const ct_tensor *p, uint64_t seed, uint64_t offset,
                        ct_tensor **out) {
     ct_status st = ct__one_float(ctx, "bernoulli", p, out);
@@ -1194,16 +1205,10 @@ ct_status ct_bernoulli(ct_ctx *ctx, const ct_tensor *p, uint64_t seed, uint64_t 
     ct_tensor *t[5] = {NULL};
     double lo = 0, hi = 0;
     const bool was = ct_set_grad_enabled(ctx, false);
-    if (ct_tensor_numel(p) > 0) {
-        st = ct_amin(ctx, p, 0, NULL, false, &t[0]);
-        if (st == CT_OK) st = ct_amax(ctx, p, 0, NULL, false, &t[1]);
-        if (st == CT_OK) st = ct_tensor_item(t[0], &lo);
-        if (st == CT_OK) st = ct_tensor_item(t[1], &hi);
-        if (st == CT_OK && !(lo >= 0 && hi <= 1))
-            st = ct__set_error(ctx, CT_ERR_INVALID_ARG,
-                               "bernoulli: expects all elements of p in [0, 1], got [%g, %g]", lo,
-                               hi);
-    }
+    st = ct__host_range(ctx, p, &lo, &hi);
+    if (st == CT_OK && ct_tensor_numel(p) > 0 && !(lo >= 0 && hi <= 1))
+        st = ct__set_error(ctx, CT_ERR_INVALID_ARG,
+                           "bernoulli: expects all elements of p in [0, 1], got [%g, %g]", lo, hi);
     /* 1 where a uniform u < p (so p = 0 never, p = 1 always) */
     if (st == CT_OK) st = ct_tensor_rand(ctx, CT_FLOAT64, p->ndim, p->shape, seed, offset, &t[2]);
     if (st == CT_OK) st = ct_cast(ctx, p, CT_FLOAT64, &t[3]);

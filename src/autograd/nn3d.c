@@ -507,15 +507,6 @@ static ct_status ct__pool3d(ct_ctx *ctx, const char *op, const ct_tensor *x, con
     for (int i = 0; i < 3 && st == CT_OK; i++)
         st = ct__wdim_make(ctx, &w[i], adaptive, s[i], p[i], d[i], g->include_pad);
     if (st != CT_OK) goto done;
-    const int64_t N = x5->shape[0], C = x5->shape[1];
-    if (N * C == 0 || ct_tensor_numel(x5) == 0) {
-        /* torch refuses empty spatial dims; an empty batch gives an empty result */
-        if (x5->shape[2] * x5->shape[3] * x5->shape[4] == 0) {
-            st = ct__set_error(ctx, CT_ERR_SHAPE, "%s: expected non-empty spatial dims, got %s", op,
-                               CT__SHAPE_STR(x));
-            goto done;
-        }
-    }
     st = ct__windows(ctx, x5, w, avg ? 0.0 : -INFINITY, &win, &flat, &valid);
     if (!avg) {
         CT__DO(st, ct__max_select(ctx, x5, win, flat, valid, w, &t[1], indices ? &t[2] : NULL));
@@ -555,6 +546,13 @@ done:
     return st;
 }
 
+/* a pool's public front: errors named by op, torch's node name on the result */
+static ct_status ct__pool3d_front(ct_ctx *ctx, const char *op, const char *node, const ct_tensor *x,
+                                  const ct__pool3 *g, ct_tensor **out, ct_tensor **indices) {
+    uint64_t mark = ct__ag_mark(ctx);
+    ct_status st = ct__error_within(ctx, op, ct__pool3d(ctx, op, x, g, out, indices));
+    return ct__ag_named(ctx, st, out, mark, node);
+}
 ct_status ct_max_pool3d(ct_ctx *ctx, const ct_tensor *x, const int64_t kernel[3],
                         const int64_t stride[3], const int64_t padding[3],
                         const int64_t dilation[3], bool ceil_mode, ct_tensor **out,
@@ -565,10 +563,8 @@ ct_status ct_max_pool3d(ct_ctx *ctx, const ct_tensor *x, const int64_t kernel[3]
                          .p = padding,
                          .d = dilation,
                          .ceil = ceil_mode};
-    uint64_t mark = ct__ag_mark(ctx);
-    ct_status st =
-        ct__error_within(ctx, "max_pool3d", ct__pool3d(ctx, "max_pool3d", x, &g, out, indices));
-    return ct__ag_named(ctx, st, out, mark, "MaxPool3DWithIndicesBackward0");
+    return ct__pool3d_front(ctx, "max_pool3d", "MaxPool3DWithIndicesBackward0", x, &g, out,
+                            indices);
 }
 ct_status ct_avg_pool3d(ct_ctx *ctx, const ct_tensor *x, const int64_t kernel[3],
                         const int64_t stride[3], const int64_t padding[3], bool ceil_mode,
@@ -584,24 +580,17 @@ ct_status ct_avg_pool3d(ct_ctx *ctx, const ct_tensor *x, const int64_t kernel[3]
                          .ceil = ceil_mode,
                          .include_pad = count_include_pad,
                          .divisor = divisor_override};
-    uint64_t mark = ct__ag_mark(ctx);
-    ct_status st =
-        ct__error_within(ctx, "avg_pool3d", ct__pool3d(ctx, "avg_pool3d", x, &g, out, NULL));
-    return ct__ag_named(ctx, st, out, mark, "AvgPool3DBackward0");
+    return ct__pool3d_front(ctx, "avg_pool3d", "AvgPool3DBackward0", x, &g, out, NULL);
 }
 ct_status ct_adaptive_avg_pool3d(ct_ctx *ctx, const ct_tensor *x, const int64_t output_size[3],
                                  ct_tensor **out) {
     const ct__pool3 g = {.kind = CT__POOL_AAVG, .osize = output_size};
-    uint64_t mark = ct__ag_mark(ctx);
-    ct_status st = ct__error_within(ctx, "adaptive_avg_pool3d",
-                                    ct__pool3d(ctx, "adaptive_avg_pool3d", x, &g, out, NULL));
-    return ct__ag_named(ctx, st, out, mark, "AdaptiveAvgPool3DBackward0");
+    return ct__pool3d_front(ctx, "adaptive_avg_pool3d", "AdaptiveAvgPool3DBackward0", x, &g, out,
+                            NULL);
 }
 ct_status ct_adaptive_max_pool3d(ct_ctx *ctx, const ct_tensor *x, const int64_t output_size[3],
                                  ct_tensor **out, ct_tensor **indices) {
     const ct__pool3 g = {.kind = CT__POOL_AMAX, .osize = output_size};
-    uint64_t mark = ct__ag_mark(ctx);
-    ct_status st = ct__error_within(ctx, "adaptive_max_pool3d",
-                                    ct__pool3d(ctx, "adaptive_max_pool3d", x, &g, out, indices));
-    return ct__ag_named(ctx, st, out, mark, "AdaptiveMaxPool3DBackward0");
+    return ct__pool3d_front(ctx, "adaptive_max_pool3d", "AdaptiveMaxPool3DBackward0", x, &g, out,
+                            indices);
 }

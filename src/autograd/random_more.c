@@ -26,19 +26,6 @@ static ct_status ct__float_out(ct_ctx *ctx, const char *op, ct_dtype dt) {
                          ct_dtype_name(dt));
 }
 
-/* the smallest and largest element of t on the host (eager only; NaN propagates into both) */
-static ct_status ct__range(ct_ctx *ctx, const ct_tensor *t, double *lo, double *hi) {
-    ct_tensor *a = NULL, *b = NULL;
-    *lo = *hi = 0;
-    if (ct_tensor_numel(t) == 0) return CT_OK;
-    ct_status st = ct_amin(ctx, t, 0, NULL, false, &a);
-    CT__DO(st, ct_amax(ctx, t, 0, NULL, false, &b));
-    CT__DO(st, ct_tensor_item(a, lo));
-    CT__DO(st, ct_tensor_item(b, hi));
-    ct_tensor_release(a), ct_tensor_release(b);
-    return st;
-}
-
 /* ---- torch.normal ---- */
 ct_status ct_normal(ct_ctx *ctx, const ct_tensor *mean, const ct_tensor *std, uint64_t seed,
                     uint64_t offset, ct_tensor **out) {
@@ -53,7 +40,7 @@ ct_status ct_normal(ct_ctx *ctx, const ct_tensor *mean, const ct_tensor *std, ui
     double lo, hi;
     CT__NOGRAD_BEGIN;
     ct_tensor *t[5] = {NULL};
-    st = ct__range(ctx, std, &lo, &hi);
+    st = ct__host_range(ctx, std, &lo, &hi);
     if (st == CT_OK && ct_tensor_numel(std) > 0 && !(lo >= 0))
         st = ct__set_error(ctx, CT_ERR_INVALID_ARG,
                            "normal: expects all elements of std >= 0.0, got a minimum of %g", lo);
@@ -430,14 +417,14 @@ ct_status ct_multinomial(ct_ctx *ctx, const ct_tensor *probs, int64_t num_sample
     CT__DO(st, ct_tensor_reshape(ctx, t[0], 2, (const int64_t[]){R, C}, &t[1]));
     /* torch's checks: finite, non-negative, a positive sum per row */
     double lo = 0, hi = 0, smin = 0, dummy = 0;
-    CT__DO(st, ct__range(ctx, t[1], &lo, &hi));
+    CT__DO(st, ct__host_range(ctx, t[1], &lo, &hi));
     if (st == CT_OK && !(lo >= 0 && isfinite(hi)))
         st =
             ct__set_error(ctx, CT_ERR_INVALID_ARG,
                           "%s: probability tensor contains either `inf`, `nan` or element < 0", op);
     const int last = 1;
     CT__DO(st, ct_sum(ctx, t[1], 1, &last, true, &t[2]));
-    CT__DO(st, ct__range(ctx, t[2], &smin, &dummy));
+    CT__DO(st, ct__host_range(ctx, t[2], &smin, &dummy));
     if (st == CT_OK && !(smin > 0))
         st = ct__set_error(ctx, CT_ERR_INVALID_ARG,
                            "%s: invalid multinomial distribution (sum of probabilities <= 0)", op);
