@@ -211,7 +211,9 @@ extern "C" {
     X(CT_OP_HERMITE_HE)                                                                            \
     X(CT_OP_LAGUERRE_L)                                                                            \
     X(CT_OP_LEGENDRE_P)                                                                            \
-    X(CT_OP_AIRY_AI)
+    X(CT_OP_AIRY_AI)                                                                               \
+    X(CT_OP_FFT)     /* one 1-d DFT along a dim: layout below (CT_FFT_*) */                        \
+    X(CT_OP_COMPLEX) /* complex elementwise, ints[0] = CT_CX_*: layout below */
 
 /* CT_OP_LINALG routines (ints[0]). */
 enum {
@@ -227,6 +229,42 @@ enum {
     CT_LINALG_LU_PERM,   /* getrf pivots -> permutation matrix P and row orders */
     CT_LINALG_SVDVALS,   /* gesdd, singular values only */
     CT_LINALG_LSTSQ      /* gels / gelsy / gelsd / gelss: ints[1] driver, scalars[0] rcond */
+};
+
+/* Complex data in descriptors: kernels see real dtypes only. A complex operand is passed as the
+ * real view of its real parts (the real dtype, strides in reals, i.e. twice the complex strides);
+ * the imaginary part of each element is the next real. compute_dtype is the real dtype (f32/f64).
+ *
+ * CT_OP_FFT: out0, in0 of one ndim; ints[0] = CT_FFT_C2C / R2C / C2R (which operands are complex:
+ * both / out / in), ints[1] = the transform dim, ints[2] = the exponent's sign (-1 forward, +1
+ * backward), ints[3] = n, the transform length: in and out have n elements along the dim, except
+ * r2c's out and c2r's in (n / 2 + 1). Every other dim of in and out is equal. out = scalars[0] *
+ * sum_j in[j] exp(sign 2 pi i j k / n); c2r reads a Hermitian half (the imaginary parts of the
+ * zero and, for even n, the n / 2 frequency are ignored) and writes the real result. */
+enum { CT_FFT_C2C = 0, CT_FFT_R2C = 1, CT_FFT_C2R = 2 };
+/* CT_OP_COMPLEX: out0 (complex unless noted) = f(in0[, in1]) elementwise with broadcast operands
+ * (as the elementwise kinds); ints[1] bit i set: input i is real (a plain real operand). */
+enum {
+    CT_CX_ADD = 0, /* a + scalars[0] * b */
+    CT_CX_SUB,     /* a - scalars[0] * b */
+    CT_CX_MUL,
+    CT_CX_DIV, /* torch's formula, scaled by max(|c|, |d|) against overflow */
+    CT_CX_NEG,
+    CT_CX_CONJ,
+    CT_CX_ABS,     /* out real: hypot(re, im) */
+    CT_CX_ANGLE,   /* out real: atan2(im, re) */
+    CT_CX_COMPLEX, /* two real inputs: re + i im */
+    CT_CX_POLAR,   /* two real inputs: abs (cos angle + i sin angle) */
+    CT_CX_EXP,
+    CT_CX_LOG,
+    CT_CX_SQRT,
+    CT_CX_RECIPROCAL,
+    CT_CX_EQ, /* out bool: a == b (both parts) */
+    CT_CX_NE,
+    CT_CX_SGN,   /* z / |z|, 0 at 0 */
+    CT_CX_ISNAN, /* out bool */
+    CT_CX_ISFINITE,
+    CT_CX_COUNT
 };
 
 typedef enum ct_op_kind {

@@ -17,4 +17,5 @@
 #include "ctorch/autograd.h"
 #include "ctorch/io.h"
 #include "ctorch/dlpack.h"
+#include "ctorch/fft.h"
 #endif

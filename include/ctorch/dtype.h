@@ -27,6 +27,8 @@ typedef enum ct_dtype {
     CT_FLOAT6_E2M3FN,
     CT_FLOAT4_E2M1FN,
     CT_FLOAT8_E8M0FNU,
+    CT_COMPLEX64,  /* two float32: real, imaginary (C's float _Complex layout) */
+    CT_COMPLEX128, /* two float64: real, imaginary */
     CT_DTYPE_COUNT
 } ct_dtype;
 
@@ -34,8 +36,9 @@ typedef enum ct_dtype_kind {
     CT_KIND_BOOL = 0,
     CT_KIND_UINT,
     CT_KIND_INT,
-    CT_KIND_FLOAT, /* IEEE-like float with sign */
-    CT_KIND_SCALE  /* unsigned exponent-only scale (E8M0) */
+    CT_KIND_FLOAT,  /* IEEE-like float with sign */
+    CT_KIND_SCALE,  /* unsigned exponent-only scale (E8M0) */
+    CT_KIND_COMPLEX /* a pair of IEEE floats (real, imaginary) */
 } ct_dtype_kind;
 
 typedef struct ct_dtype_info {
@@ -56,8 +59,18 @@ CT_API size_t ct_dtype_size(ct_dtype dt);
 /* Look up a dtype by PyTorch name ("float32", "torch.float32"), safetensors name ("F32", "BF16",
  * "F8_E4M3") or short form ("f32", "bf16"). CT_ERR_INVALID_ARG if unknown. */
 CT_API ct_status ct_dtype_from_name(const char *name, ct_dtype *out);
-/* True for floating dtypes (f16, bf16, f32, f64 and the low-precision floats). */
+/* True for floating dtypes (f16, bf16, f32, f64 and the low-precision floats; not complex, as
+ * torch.is_floating_point). */
 CT_API bool ct_dtype_is_floating(ct_dtype dt);
+/* True for complex64 and complex128. */
+CT_API bool ct_dtype_is_complex(ct_dtype dt);
+/* The real dtype of a complex one (complex64 -> float32, complex128 -> float64); other dtypes are
+ * returned unchanged. */
+CT_API ct_dtype ct_dtype_to_real(ct_dtype dt);
+/* The complex dtype holding a floating one (float16 / bfloat16 / float32 -> complex64, float64 ->
+ * complex128; complex dtypes unchanged); CT_DTYPE_COUNT for the rest (torch has no complex of
+ * integers). */
+CT_API ct_dtype ct_dtype_to_complex(ct_dtype dt);
 /* Dtype torch.promote_types would give for two dtypes; CT_ERR_DTYPE for low-precision formats. */
 CT_API ct_status ct_dtype_promote(ct_dtype a, ct_dtype b, ct_dtype *out);
 

@@ -1238,27 +1238,40 @@ CT_API ct_status ct_trapz(ct_ctx *ctx, const ct_tensor *y, double dx, int dim, c
  * CT_ERR_SHAPE); the gradient is shared among ties, as torch's MaxBackward1. */
 CT_API ct_status ct_max(ct_ctx *ctx, const ct_tensor *a, ct_tensor **out);
 CT_API ct_status ct_min(ct_ctx *ctx, const ct_tensor *a, ct_tensor **out);
-/* torch.is_floating_point / is_complex (always false: no complex dtype) / is_signed (false for
- * bool and uint8) / is_same_size; NULL or released tensors give false. */
+/* torch.is_floating_point / is_complex / is_signed (false for bool and uint8) / is_same_size;
+ * NULL or released tensors give false. */
 CT_API bool ct_is_floating_point(const ct_tensor *t);
 CT_API bool ct_is_complex(const ct_tensor *t);
 CT_API bool ct_is_signed(const ct_tensor *t);
 CT_API bool ct_is_same_size(const ct_tensor *a, const ct_tensor *b);
 /* torch.is_nonzero: the one element of t != 0 (NaN counts); not one element: CT_ERR_INVALID_ARG. */
 CT_API ct_status ct_is_nonzero(ct_ctx *ctx, const ct_tensor *t, bool *out);
-/* torch.promote_types (the same as ct_dtype_promote). */
+/* torch.promote_types, complex dtypes included (ct_dtype_promote covers the real ones). */
 CT_API ct_status ct_promote_types(ct_dtype a, ct_dtype b, ct_dtype *out);
-/* torch.angle of a real tensor: pi where a < 0, else 0, NaN kept (integers give float32); its
- * gradient is zero, as torch. */
+/* torch.angle: of a real tensor pi where a < 0, else 0, NaN kept (integers give float32; zero
+ * gradient, as torch); of a complex tensor atan2(imag, real) in its real dtype. */
 CT_API ct_status ct_angle(ct_ctx *ctx, const ct_tensor *a, ct_tensor **out);
 /* torch.real / conj / conj_physical / resolve_conj / resolve_neg of a real tensor: a itself (a new
- * reference, as torch returns self); torch.imag of a real tensor: CT_ERR_DTYPE, as torch. */
+ * reference, as torch returns self); torch.imag of a real tensor: CT_ERR_DTYPE, as torch. Of a
+ * complex tensor real / imag are views of the parts; conj / conj_physical a new tensor with the
+ * imaginary parts negated (ctorch has no lazy conj bit). */
 CT_API ct_status ct_real(ct_ctx *ctx, const ct_tensor *a, ct_tensor **out);
 CT_API ct_status ct_imag(ct_ctx *ctx, const ct_tensor *a, ct_tensor **out);
 CT_API ct_status ct_conj(ct_ctx *ctx, const ct_tensor *a, ct_tensor **out);
 CT_API ct_status ct_conj_physical(ct_ctx *ctx, const ct_tensor *a, ct_tensor **out);
 CT_API ct_status ct_resolve_conj(ct_ctx *ctx, const ct_tensor *a, ct_tensor **out);
 CT_API ct_status ct_resolve_neg(ct_ctx *ctx, const ct_tensor *a, ct_tensor **out);
+/* torch.view_as_real: complex a (..) as a real view (.., 2) of (real, imag) pairs. */
+CT_API ct_status ct_view_as_real(ct_ctx *ctx, const ct_tensor *a, ct_tensor **out);
+/* torch.view_as_complex: float32 / float64 a (.., 2) with the last stride 1 (other strides and the
+ * offset even) as a complex view (..). */
+CT_API ct_status ct_view_as_complex(ct_ctx *ctx, const ct_tensor *a, ct_tensor **out);
+/* torch.complex: real + i imag (both float32 or both float64, broadcast). */
+CT_API ct_status ct_complex(ct_ctx *ctx, const ct_tensor *real, const ct_tensor *imag,
+                            ct_tensor **out);
+/* torch.polar: abs (cos(angle) + i sin(angle)) (both float32 or both float64, broadcast). */
+CT_API ct_status ct_polar(ct_ctx *ctx, const ct_tensor *abs, const ct_tensor *angle,
+                          ct_tensor **out);
 /* torch.frobenius_norm: the 2-norm over at most 2 dims (n_dims 0: all); torch.nuclear_norm: the
  * sum of singular values over dims (dims[2]; NULL: a 2-d input's two). */
 CT_API ct_status ct_frobenius_norm(ct_ctx *ctx, const ct_tensor *a, int n_dims, const int *dims,

@@ -5,6 +5,7 @@
  * diagonal and matmul, and the older torch.* linear algebra (svd, qr, cholesky, slogdet,
  * triangular_solve, lu_solve, matrix_power, matrix_exp, orgqr). docs/everyday.md ("More of torch's
  * names") lists them with torch's argument orders. */
+#include "ops/complex_impl.h"
 #include "autograd/autograd_impl.h"
 #include "ctorch/linalg.h"
 
@@ -90,10 +91,7 @@ static bool ct__live(const ct_tensor *t) { return t && t->magic == CT__TENSOR_MA
 bool ct_is_floating_point(const ct_tensor *t) {
     return ct__live(t) && ct_dtype_is_floating(t->dtype);
 }
-bool ct_is_complex(const ct_tensor *t) {
-    (void)t; /* ctorch has no complex dtype */
-    return false;
-}
+bool ct_is_complex(const ct_tensor *t) { return ct__live(t) && ct_dtype_is_complex(t->dtype); }
 bool ct_is_signed(const ct_tensor *t) {
     return ct__live(t) && t->dtype != CT_BOOL && t->dtype != CT_UINT8;
 }
@@ -117,7 +115,8 @@ ct_status ct_is_nonzero(ct_ctx *ctx, const ct_tensor *t, bool *out) {
     return CT_OK;
 }
 ct_status ct_promote_types(ct_dtype a, ct_dtype b, ct_dtype *out) {
-    return ct_dtype_promote(a, b, out);
+    if (!out) return CT_ERR_INVALID_ARG;
+    return ct__cx_promote(a, b, out);
 }
 
 /* ---- complex helpers on real tensors ---- */
@@ -126,6 +125,7 @@ ct_status ct_angle(ct_ctx *ctx, const ct_tensor *a, ct_tensor **out) {
     ct_status st = ct__check_args(ctx, "angle", 1, ins, out);
     if (st != CT_OK) return st;
     *out = NULL;
+    if (ct_dtype_is_complex(a->dtype)) return ct__cx_unary(ctx, "angle", CT_CX_ANGLE, a, out);
     /* pi where a < 0, else 0, NaN kept; integers give float32; the gradient is zero, as torch */
     ct_tensor *t[10] = {NULL};
     uint64_t mark = ct__ag_mark(ctx);
@@ -157,6 +157,11 @@ ct_status ct_real(ct_ctx *ctx, const ct_tensor *a, ct_tensor **out) {
     const ct_tensor *ins[1] = {a};
     ct_status st = ct__check_args(ctx, "real", 1, ins, out);
     if (st != CT_OK) return st;
+    *out = NULL;
+    if (ct_dtype_is_complex(a->dtype)) { /* a view of the real parts, as torch.real */
+        if ((st = ct__ag_no_backward(ctx, "real", 1, ins)) != CT_OK) return st;
+        return ct__cx_part(ctx, a, 0, out);
+    }
     *out = ct_tensor_retain((ct_tensor *)a); /* a real tensor is its own real part (torch: self) */
     return CT_OK;
 }
@@ -165,6 +170,7 @@ ct_status ct_imag(ct_ctx *ctx, const ct_tensor *a, ct_tensor **out) {
     ct_status st = ct__check_args(ctx, "imag", 1, ins, out);
     if (st != CT_OK) return st;
     *out = NULL;
+    if (ct_dtype_is_complex(a->dtype)) return ct__cx_part(ctx, a, 1, out);
     return ct__set_error(ctx, CT_ERR_DTYPE,
                          "imag: imag is not implemented for tensors with non-complex dtypes (%s)",
                          ct_dtype_name(a->dtype));
@@ -177,10 +183,24 @@ ct_status ct_imag(ct_ctx *ctx, const ct_tensor *a, ct_tensor **out) {
         *out = ct_tensor_retain((ct_tensor *)a);                                                   \
         return CT_OK;                                                                              \
     }
-CT__SELF(conj)
-CT__SELF(conj_physical)
 CT__SELF(resolve_conj)
 CT__SELF(resolve_neg)
+/* conj of a complex tensor is a new tensor here (torch: a lazy view with the conj bit, which
+ * resolve_conj materialises; ctorch has no conj bit, so both give the same values) */
+static ct_status ct__conj(ct_ctx *ctx, const char *name, const ct_tensor *a, ct_tensor **out) {
+    const ct_tensor *ins[1] = {a};
+    ct_status st = ct__check_args(ctx, name, 1, ins, out);
+    if (st != CT_OK) return st;
+    if (ct_dtype_is_complex(a->dtype)) return ct__cx_unary(ctx, name, CT_CX_CONJ, a, out);
+    *out = ct_tensor_retain((ct_tensor *)a);
+    return CT_OK;
+}
+ct_status ct_conj(ct_ctx *ctx, const ct_tensor *a, ct_tensor **out) {
+    return ct__conj(ctx, "conj", a, out);
+}
+ct_status ct_conj_physical(ct_ctx *ctx, const ct_tensor *a, ct_tensor **out) {
+    return ct__conj(ctx, "conj_physical", a, out);
+}
 
 /* ---- norms ---- */
 ct_status ct_frobenius_norm(ct_ctx *ctx, const ct_tensor *a, int n_dims, const int *dims,

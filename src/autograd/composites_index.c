@@ -6,6 +6,7 @@
  * isposinf / isneginf / isreal, result_type, can_cast, inner, vdot, dist, chain_matmul, addbmm and
  * pdist. docs/everyday.md ("Indexing, scatter and small helpers") lists where ctorch answers
  * differently from torch. */
+#include "ops/complex_impl.h"
 #include "autograd/autograd_impl.h"
 #include "ctorch/linalg.h"
 #include "ops/dispatch.h"
@@ -945,6 +946,8 @@ ct_status ct_positive(ct_ctx *ctx, const ct_tensor *a, ct_tensor **out) {
     return CT_OK;
 }
 ct_status ct_sgn(ct_ctx *ctx, const ct_tensor *a, ct_tensor **out) {
+    if (ctx && out && ct__tensor_live(a) && ct_dtype_is_complex(a->dtype))
+        return ct__cx_unary(ctx, "sgn", CT_CX_SGN, a, out); /* z / |z|, 0 at 0 */
     uint64_t mark = ct__ag_mark(ctx);
     ct_status st = ct__error_within(ctx, "sgn", ct_sign(ctx, a, out));
     return ct__ag_named(ctx, st, out, mark, "SgnBackward0");

@@ -184,6 +184,8 @@ static const signed char ct__op_arity_tab[CT_OP_COUNT][2] = {
     [CT_OP_LAGUERRE_L] = {2, 2},
     [CT_OP_LEGENDRE_P] = {2, 2},
     [CT_OP_AIRY_AI] = {1, 1},
+    [CT_OP_FFT] = {1, 1},
+    [CT_OP_COMPLEX] = {1, 2},
 };
 
 bool ct__desc_arity(int k, int *lo, int *hi) {
@@ -332,7 +334,9 @@ bool ct__desc_runtime_kind(int k) {
     case CT_OP_LINALG:
     case CT_OP_SPARSE24_COMPRESS:
     case CT_OP_FLEX_ATTENTION:
-    case CT_OP_FLEX_ATTENTION_BWD: return false;
+    case CT_OP_FLEX_ATTENTION_BWD:
+    case CT_OP_FFT:
+    case CT_OP_COMPLEX: return false;
     default: return k >= 0 && k < CT_OP_COUNT;
     }
 }
@@ -509,7 +513,9 @@ int ct__desc_rule(const ct_op_desc *op, const char **rule) {
     case CT_OP_SPARSE24_DECOMPRESS:
     case CT_OP_SPARSE24_MM: return ct__check_sparse24(op, rule) ? 1 : 0;
     case CT_OP_FLEX_ATTENTION:
-    case CT_OP_FLEX_ATTENTION_BWD: return -1;
+    case CT_OP_FLEX_ATTENTION_BWD:
+    case CT_OP_FFT:
+    case CT_OP_COMPLEX: return -1;
     default: /* elementwise: inputs broadcast to the output's shape */
         *rule = "elementwise: every operand has the output's shape; inputs in the compute dtype "
                 "(where's condition bool); the output in the compute dtype (comparisons, isclose, "

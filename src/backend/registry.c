@@ -456,6 +456,13 @@ static ct_status ct__check_desc(ct_stream *s, const ct_op_desc *op) {
         case CT_OP_OPTIM_STEP: ok = ct__check_domain(op, &rule); break;
         case CT_OP_FLEX_ATTENTION:
         case CT_OP_FLEX_ATTENTION_BWD: ok = ct__check_attention(op, &rule); break;
+        case CT_OP_FFT:
+        case CT_OP_COMPLEX: /* complex operands reach one real past the view they describe */
+            rule =
+                "fft / complex descriptors are submitted only by their front ends (ctorch/fft.h, "
+                "the complex ops)";
+            ok = false;
+            break;
         default: ok = false; break;
         }
     if (!ok)

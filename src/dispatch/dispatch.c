@@ -2,6 +2,7 @@
  * the backend, or a record into the capturing graph). */
 #include "dispatch/dispatch.h"
 
+#include <math.h>
 #include <stdio.h>
 
 static const char *const ct__op_names[] = {
@@ -60,7 +61,79 @@ ct_status ct__refuse_capture(ct_ctx *ctx, const char *op) {
     return CT_ERR_UNSUPPORTED;
 }
 
+/* Complex operands: the kernels know real dtypes only (the complex op kinds, CT_OP_FFT and
+ * CT_OP_COMPLEX, take real views of the real parts). A same-dtype complex COPY, or a FILL with
+ * +0, moves pairs of reals, so it is rewritten onto the real dtype with a trailing dim of 2
+ * (complex64 as one int64 instead: a bitwise copy, no extra dim); every other op is refused
+ * here, the one place all work passes. 0: not complex; 1: rewritten into *w; -1: refused. */
+static int ct__complex_rewrite(ct_ctx *ctx, const ct_op_desc *op, ct_op_desc *w) {
+    bool any = ct_dtype_is_complex(op->compute_dtype);
+    const int n = op->n_out + op->n_in;
+    for (int i = 0; i < n && i < CT_OP_MAX_OPERANDS && !any; i++)
+        any = op->operands[i].data && ct_dtype_is_complex(op->operands[i].dtype);
+    if (!any) return 0;
+    const ct_dtype cdt = op->compute_dtype;
+    bool ok = ct_dtype_is_complex(cdt) && n >= 1 && n <= 2;
+    for (int i = 0; ok && i < n; i++)
+        ok = op->operands[i].data && op->operands[i].dtype == cdt &&
+             op->operands[i].ndim == op->operands[0].ndim;
+    ok = ok &&
+         ((op->kind == CT_OP_COPY && n == 2) ||
+          (op->kind == CT_OP_FILL && n == 1 && op->scalars[0] == 0 && !signbit(op->scalars[0])));
+    if (!ok) {
+        ct__set_error(
+            ctx, CT_ERR_UNSUPPORTED,
+            "%s: %s operands are not supported by this op yet (complex tensors have "
+            "creation, copies, views, casts, arithmetic, abs / angle, sums and torch.fft; "
+            "view_as_real gives the rest)",
+            ct_op_name(op->kind), ct_dtype_name(ct_dtype_is_complex(cdt) ? cdt : CT_COMPLEX64));
+        return -1;
+    }
+    *w = *op;
+    if (cdt == CT_COMPLEX64) {
+        w->compute_dtype = CT_INT64;
+        for (int i = 0; i < n; i++)
+            w->operands[i].dtype = CT_INT64;
+        return 1;
+    }
+    /* complex128: float64 pairs; drop size-1 dims first if all CT_MAX_DIMS are in use */
+    w->compute_dtype = CT_FLOAT64;
+    for (int i = 0; i < n; i++) {
+        ct_operand *o = &w->operands[i];
+        if (o->ndim == CT_MAX_DIMS) {
+            int k = 0;
+            for (int d = 0; d < o->ndim; d++)
+                if (o->shape[d] != 1) {
+                    o->shape[k] = o->shape[d];
+                    o->strides[k++] = o->strides[d];
+                }
+            o->ndim = k;
+        }
+        if (o->ndim == CT_MAX_DIMS) {
+            ct__set_error(ctx, CT_ERR_UNSUPPORTED,
+                          "%s: complex128 copies of %d dims of size > 1 are not supported",
+                          ct_op_name(op->kind), CT_MAX_DIMS);
+            return -1;
+        }
+        for (int d = 0; d < o->ndim; d++)
+            o->strides[d] *= 2;
+        o->shape[o->ndim] = 2;
+        o->strides[o->ndim] = 1;
+        o->ndim++;
+        o->dtype = CT_FLOAT64;
+    }
+    return 1;
+}
+
 ct_status ct__stream_submit(ct_stream *s, const ct_op_desc *op) {
+    ct_op_desc cw;
+    int cx = ct__complex_rewrite(s->ctx, op, &cw);
+    if (cx < 0) {
+        ct__capture *c = s->capture ? s->capture : ct__any_capture(s->ctx);
+        if (c) c->invalidate(c, CT_ERR_UNSUPPORTED, s->ctx->err);
+        return CT_ERR_UNSUPPORTED;
+    }
+    if (cx > 0) op = &cw;
     ct__backend_slot *b = &s->ctx->backends[s->slot];
     s->nsubmit++;
     if (s->capture) return s->capture->record(s->capture, op);

@@ -22,6 +22,8 @@ static const ct_dtype_info ct__dtype_table[CT_DTYPE_COUNT] = {
     {CT_FLOAT6_E2M3FN, "float6_e2m3fn", "F6_E2M3", 6, 1, CT_KIND_FLOAT},
     {CT_FLOAT4_E2M1FN, "float4_e2m1fn", "F4", 4, 1, CT_KIND_FLOAT},
     {CT_FLOAT8_E8M0FNU, "float8_e8m0fnu", "F8_E8M0", 8, 1, CT_KIND_SCALE},
+    {CT_COMPLEX64, "complex64", "C64", 64, 8, CT_KIND_COMPLEX},
+    {CT_COMPLEX128, "complex128", NULL, 128, 16, CT_KIND_COMPLEX},
 };
 
 const ct_dtype_info *ct_dtype_get_info(ct_dtype dt) {
@@ -43,11 +45,13 @@ ct_status ct_dtype_from_name(const char *name, ct_dtype *out) {
     static const struct {
         const char *s;
         ct_dtype dt;
-    } alias[] = {{"f16", CT_FLOAT16},    {"half", CT_FLOAT16},  {"bf16", CT_BFLOAT16},
-                 {"f32", CT_FLOAT32},    {"float", CT_FLOAT32}, {"f64", CT_FLOAT64},
-                 {"double", CT_FLOAT64}, {"i32", CT_INT32},     {"int", CT_INT32},
-                 {"i64", CT_INT64},      {"long", CT_INT64},    {"i8", CT_INT8},
-                 {"u8", CT_UINT8},       {"i16", CT_INT16},     {"short", CT_INT16}};
+    } alias[] = {{"f16", CT_FLOAT16},      {"half", CT_FLOAT16},  {"bf16", CT_BFLOAT16},
+                 {"f32", CT_FLOAT32},      {"float", CT_FLOAT32}, {"f64", CT_FLOAT64},
+                 {"double", CT_FLOAT64},   {"i32", CT_INT32},     {"int", CT_INT32},
+                 {"i64", CT_INT64},        {"long", CT_INT64},    {"i8", CT_INT8},
+                 {"u8", CT_UINT8},         {"i16", CT_INT16},     {"short", CT_INT16},
+                 {"cfloat", CT_COMPLEX64}, {"c64", CT_COMPLEX64}, {"cdouble", CT_COMPLEX128},
+                 {"c128", CT_COMPLEX128}};
     if (!name || !out) return CT_ERR_INVALID_ARG;
     if (strncmp(name, "torch.", 6) == 0) name += 6;
     for (int i = 0; i < CT_DTYPE_COUNT; i++)
@@ -72,6 +76,24 @@ ct_status ct_dtype_from_name(const char *name, ct_dtype *out) {
 bool ct_dtype_is_floating(ct_dtype dt) {
     const ct_dtype_info *i = ct_dtype_get_info(dt);
     return i && (i->kind == CT_KIND_FLOAT || i->kind == CT_KIND_SCALE);
+}
+
+bool ct_dtype_is_complex(ct_dtype dt) { return dt == CT_COMPLEX64 || dt == CT_COMPLEX128; }
+
+ct_dtype ct_dtype_to_real(ct_dtype dt) {
+    return dt == CT_COMPLEX64 ? CT_FLOAT32 : dt == CT_COMPLEX128 ? CT_FLOAT64 : dt;
+}
+
+ct_dtype ct_dtype_to_complex(ct_dtype dt) {
+    switch (dt) {
+    case CT_FLOAT16:
+    case CT_BFLOAT16:
+    case CT_FLOAT32:
+    case CT_COMPLEX64: return CT_COMPLEX64;
+    case CT_FLOAT64:
+    case CT_COMPLEX128: return CT_COMPLEX128;
+    default: return CT_DTYPE_COUNT;
+    }
 }
 
 ct_status ct_dtype_promote(ct_dtype a, ct_dtype b, ct_dtype *out) {

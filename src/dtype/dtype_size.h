@@ -6,8 +6,8 @@
 #include "ctorch/dtype.h"
 
 static inline size_t ct__itemsize(ct_dtype dt) {
-    static const unsigned char sz[CT_DTYPE_COUNT] = {1, 1, 1, 2, 4, 8, 2, 2,
-                                                     4, 8, 1, 1, 1, 1, 1, 1};
+    static const unsigned char sz[CT_DTYPE_COUNT] = {1, 1, 1, 2, 4, 8, 2, 2, 4,
+                                                     8, 1, 1, 1, 1, 1, 1, 8, 16};
     return ((unsigned)dt < CT_DTYPE_COUNT) ? sz[dt] : 0;
 }
 

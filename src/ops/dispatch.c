@@ -16,6 +16,11 @@ ct_status ct__result_type(ct_ctx *ctx, const char *op, int n, const ct_tensor *c
     ct_dtype tier[2] = {CT_BOOL, CT_BOOL};
     for (int i = 0; i < n; i++) {
         ct_dtype dt = ts[i]->dtype;
+        if (ct_dtype_is_complex(dt))
+            return ct__set_error(ctx, CT_ERR_UNSUPPORTED,
+                                 "%s: not supported for complex tensors (%s) yet; view_as_real "
+                                 "gives the real pairs",
+                                 op, ct_dtype_name(dt));
         if (!ct__is_compute_dtype(dt))
             return ct__set_error(
                 ctx, CT_ERR_DTYPE,
@@ -52,6 +57,11 @@ ct_status ct__one_input(ct_ctx *ctx, const char *op, const ct_tensor *t, void *o
     const ct_tensor *ts[1] = {t};
     ct_status st = ct__check_args(ctx, op, 1, ts, out);
     if (st != CT_OK) return st;
+    if (ct_dtype_is_complex(t->dtype))
+        return ct__set_error(ctx, CT_ERR_UNSUPPORTED,
+                             "%s: not supported for complex tensors (%s) yet; view_as_real gives "
+                             "the real pairs",
+                             op, ct_dtype_name(t->dtype));
     if (!ct__is_compute_dtype(t->dtype))
         return ct__set_error(ctx, CT_ERR_DTYPE, "%s: dtype %s is a storage format", op,
                              ct_dtype_name(t->dtype));

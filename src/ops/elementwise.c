@@ -1,6 +1,7 @@
 /* Elementwise op front ends: validate, broadcast, promote, allocate, submit. */
 #include "ctorch/ops.h"
 #include "dtype/dtype_size.h"
+#include "ops/complex_impl.h"
 #include "ops/dispatch.h"
 #include "tensor/ag_front.h"
 
@@ -67,6 +68,17 @@ static ct_status ct__binary_to(ct_ctx *ctx, const char *name, ct_op_kind kind, c
     const ct_tensor *ins[2] = {a, b};
     ct_status st = ct__check_args(ctx, name, 2, ins, out);
     if (st != CT_OK) return st;
+    if (ct_dtype_is_complex(a->dtype) || ct_dtype_is_complex(b->dtype)) {
+        ct_tensor *r = NULL;
+        if ((st = ct__cx_binary(ctx, name, kind, a, b, alpha, &r)) != CT_OK || !into) {
+            *out = r;
+            return st;
+        }
+        st = ct_tensor_copy_(ctx, into, r); /* in place: the result must fit into's dtype */
+        ct_tensor_release(r);
+        *out = st == CT_OK ? ct_tensor_retain(into) : NULL;
+        return st;
+    }
     ct_dtype dt;
     if ((st = ct__result_type(ctx, name, 2, ins, &dt)) != CT_OK) return st;
     bool cmp = kind >= CT_OP_EQ && kind <= CT_OP_GE;
@@ -135,6 +147,22 @@ static ct_status ct__unary(ct_ctx *ctx, const char *name, ct_op_kind kind, const
     const ct_tensor *ins[1] = {a};
     ct_status st = ct__check_args(ctx, name, 1, ins, out);
     if (st != CT_OK) return st;
+    if (ct_dtype_is_complex(a->dtype)) {
+        int fn = kind == CT_OP_NEG          ? CT_CX_NEG
+                 : kind == CT_OP_ABS        ? CT_CX_ABS
+                 : kind == CT_OP_EXP        ? CT_CX_EXP
+                 : kind == CT_OP_LOG        ? CT_CX_LOG
+                 : kind == CT_OP_SQRT       ? CT_CX_SQRT
+                 : kind == CT_OP_RECIPROCAL ? CT_CX_RECIPROCAL
+                                            : -1;
+        if (fn >= 0) return ct__cx_unary(ctx, name, fn, a, out);
+        if (kind == CT_OP_SIGN)
+            return ct__set_error(ctx, CT_ERR_UNSUPPORTED,
+                                 "sign: Unlike NumPy, torch.sign is not intended to support "
+                                 "complex numbers. Please use torch.sgn instead.");
+        return ct__set_error(ctx, CT_ERR_UNSUPPORTED, "%s: not supported for complex tensors (%s)",
+                             name, ct_dtype_name(a->dtype));
+    }
     ct_dtype dt;
     if ((st = ct__result_type(ctx, name, 1, ins, &dt)) != CT_OK) return st;
     if (float_only && !ct_dtype_is_floating(dt)) dt = CT_FLOAT32;
@@ -353,6 +381,10 @@ static ct_status ct__fwd_cast(ct_ctx *ctx, const ct_tensor *a, ct_dtype dtype, c
     const ct_tensor *ins[1] = {a};
     ct_status st = ct__check_args(ctx, "cast", 1, ins, out);
     if (st != CT_OK) return st;
+    if (ct_dtype_is_complex(dtype) || ct_dtype_is_complex(a->dtype)) {
+        if (dtype == a->dtype) return ct_tensor_clone(ctx, a, out);
+        return ct__cx_cast(ctx, a, dtype, out);
+    }
     if (!ct__is_compute_dtype(dtype) || (!ct__is_compute_dtype(a->dtype) && a->dtype != dtype))
         return ct__set_error(
             ctx, CT_ERR_DTYPE,
@@ -774,6 +806,8 @@ static ct_status ct__predicate(ct_ctx *ctx, const char *name, ct_op_kind kind, c
     const ct_tensor *ins[1] = {a};
     ct_status st = ct__check_args(ctx, name, 1, ins, out);
     if (st != CT_OK) return st;
+    if (ct_dtype_is_complex(a->dtype) && (kind == CT_OP_ISNAN || kind == CT_OP_ISFINITE))
+        return ct__cx_unary(ctx, name, kind == CT_OP_ISNAN ? CT_CX_ISNAN : CT_CX_ISFINITE, a, out);
     ct_dtype dt;
     if ((st = ct__result_type(ctx, name, 1, ins, &dt)) != CT_OK) return st;
     return ct__ew(ctx, name, kind, 1, ins, dt, CT_BOOL, NULL, 0, out);

@@ -407,7 +407,7 @@ ct_status ct_tensor_from_blob(ct_ctx *ctx, void *data, ct_dtype dtype, int ndim,
     int64_t numel;
     ct_status st = ct__check_shape(ctx, "from_blob", ndim, shape, dtype, &numel);
     if (st != CT_OK) return st;
-    if (!ct__is_compute_dtype(dtype))
+    if (!ct__is_compute_dtype(dtype) && !ct_dtype_is_complex(dtype))
         return ct__set_error(ctx, CT_ERR_DTYPE,
                              "from_blob: dtype %s is a storage format; wrap it as uint8",
                              ct_dtype_name(dtype));
@@ -519,6 +519,14 @@ ct_status ct_tensor_full(ct_ctx *ctx, ct_dtype dtype, int ndim, const int64_t *s
                          ct_tensor **out) {
     if (!ctx) return CT_ERR_INVALID_ARG;
     if (!out) return ct__set_error(ctx, CT_ERR_INVALID_ARG, "full: out is NULL");
+    if (ct_dtype_is_complex(dtype)) { /* value + 0i */
+        ct_status st = ct_tensor_empty(ctx, dtype, ndim, shape, out);
+        if (st == CT_OK && (st = ct_tensor_fill_(ctx, *out, value)) != CT_OK) {
+            ct_tensor_release(*out);
+            *out = NULL;
+        }
+        return st;
+    }
     if (!ct__is_compute_dtype(dtype))
         return ct__set_error(ctx, CT_ERR_DTYPE, "full: dtype %s is not supported",
                              ct_dtype_name(dtype));

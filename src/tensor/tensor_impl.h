@@ -86,6 +86,9 @@ static inline int64_t ct__numel(int ndim, const int64_t *shape) {
 }
 /* Fill an op operand from a tensor. */
 void ct__operand_set(ct_operand *o, const ct_tensor *t);
+/* The real (part 0) or imaginary (part 1) parts of complex t as a view of its real dtype (the
+ * same shape, strides doubled); no autograd record. */
+ct_status ct__cx_part(ct_ctx *ctx, const ct_tensor *t, int part, ct_tensor **out);
 /* Normalise a possibly negative dim against ndim; false if out of range. */
 /* Release n temporaries (NULL skipped) and clear their slots: the cleanup of a composite op. */
 static inline void ct__release_all(int n, ct_tensor **ts) {

@@ -300,6 +300,15 @@ static ct_status ct__fwd_tensor_unsqueeze(ct_ctx *ctx, const ct_tensor *t, int d
     return ct__tensor_view_of(ctx, t, t->ndim + 1, sh, str, t->offset, out);
 }
 
+ct_status ct__cx_part(ct_ctx *ctx, const ct_tensor *t, int part, ct_tensor **out) {
+    int64_t str[CT_MAX_DIMS];
+    for (int d = 0; d < t->ndim; d++)
+        str[d] = t->strides[d] * 2;
+    ct_status st = ct__tensor_view_of(ctx, t, t->ndim, t->shape, str, t->offset * 2 + part, out);
+    if (st == CT_OK) (*out)->dtype = ct_dtype_to_real(t->dtype);
+    return st;
+}
+
 void ct__byte_extent(const ct_tensor *t, int64_t *lo, int64_t *hi) {
     int64_t a = t->offset, b = t->offset;
     for (int i = 0; i < t->ndim; i++) {
@@ -319,7 +328,9 @@ ct_status ct_tensor_copy_(ct_ctx *ctx, ct_tensor *dst, const ct_tensor *src) {
     const ct_tensor *ts[2] = {dst, src};
     ct_status st = ct__check_args(ctx, "copy_", 2, ts, (void *)1);
     if (st != CT_OK) return st;
-    if (!ct__is_compute_dtype(dst->dtype) || !ct__is_compute_dtype(src->dtype))
+    const bool cx = ct_dtype_is_complex(dst->dtype) && dst->dtype == src->dtype;
+    if (cx && (st = ct__ag_no_backward(ctx, "copy_", 2, ts)) != CT_OK) return st;
+    if (!cx && (!ct__is_compute_dtype(dst->dtype) || !ct__is_compute_dtype(src->dtype)))
         return ct__set_error(ctx, CT_ERR_DTYPE, "copy_: %s -> %s is not supported here",
                              ct_dtype_name(src->dtype), ct_dtype_name(dst->dtype));
     int nd;
@@ -391,6 +402,22 @@ static ct_status ct__fill(ct_ctx *ctx, const char *op, ct_tensor *t, double valu
     if (t->ctx != ctx)
         return ct__set_error(ctx, CT_ERR_INVALID_ARG, "%s: the tensor belongs to another context",
                              op);
+    if (ct_dtype_is_complex(t->dtype)) { /* value + 0i: zero the pairs, then the real parts */
+        if ((st = ct__ag_no_backward(ctx, op, 1, (const ct_tensor *const *)&t)) != CT_OK ||
+            (st = ct__check_scalar_fits(ctx, op, ct_dtype_to_real(t->dtype), value, true)) != CT_OK)
+            return st;
+        t->storage->version++;
+        if (ct_tensor_numel(t) == 0) return CT_OK;
+        ct_op_desc d; /* FILL with +0 of complex pairs: dispatch runs it on the real dtype */
+        ct__desc_init(&d, CT_OP_FILL, 1, 0);
+        ct__operand_set(&d.operands[0], t);
+        d.compute_dtype = t->dtype;
+        if ((st = ct__submit(ctx, t->storage->device, &d)) != CT_OK || value == 0) return st;
+        ct_tensor *re = NULL;
+        if ((st = ct__cx_part(ctx, t, 0, &re)) == CT_OK) st = ct__fill(ctx, op, re, value, node);
+        ct_tensor_release(re);
+        return st;
+    }
     if (!ct__is_compute_dtype(t->dtype))
         return ct__set_error(ctx, CT_ERR_DTYPE, "%s: dtype %s is a storage format", op,
                              ct_dtype_name(t->dtype));

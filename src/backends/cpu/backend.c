@@ -193,6 +193,8 @@ ct_status ct__cpu_run_op(void *st, const ct_op_desc *op) {
     case CT_OP_SPARSE24_MM: return ct__cpu_sparse(s, op);
     case CT_OP_FLEX_ATTENTION:
     case CT_OP_FLEX_ATTENTION_BWD: return ct__cpu_attention(s, op);
+    case CT_OP_FFT:
+    case CT_OP_COMPLEX: return ct__cpu_fft_complex(s, op);
     default: break;
     }
     if (op->kind == CT_OP_MATMUL) {

@@ -22,6 +22,8 @@ ct_status ct__cpu_linalg(ct__cpu_state *s, const ct_op_desc *op);
 ct_status ct__cpu_sparse(ct__cpu_state *s, const ct_op_desc *op);
 /* CT_OP_FLEX_ATTENTION / _BWD (attention_cpu.c). */
 ct_status ct__cpu_attention(ct__cpu_state *s, const ct_op_desc *op);
+/* CT_OP_FFT and CT_OP_COMPLEX (fft_cpu.c). */
+ct_status ct__cpu_fft_complex(ct__cpu_state *s, const ct_op_desc *op);
 /* Register the built-in CPU backend (called by ct_ctx_create). */
 ct_status ct__cpu_backend_register(ct_ctx *ctx);
 

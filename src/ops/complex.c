@@ -1,0 +1,301 @@
+/* Complex tensors (complex64, complex128): promotion, views of the real and imaginary parts,
+ * casts, and the elementwise ops the CT_OP_COMPLEX kernel runs (docs/everyday.md, "Complex
+ * tensors and torch.fft"). The kernels see real dtypes only: a complex operand is the view of its
+ * real parts (ct__cx_part), the imaginary part the next real. Autograd does not cross complex
+ * tensors yet: an input that requires grad is refused (CT_ERR_UNSUPPORTED). */
+#include "ctorch/ops.h"
+#include "ops/complex_impl.h"
+#include "ops/dispatch.h"
+#include "tensor/ag_front.h"
+
+/* category: bool 0, integers 1, floats 2, complex 3 */
+static int ct__cx_category(ct_dtype dt) {
+    if (dt == CT_BOOL) return 0;
+    if (dt <= CT_INT64) return 1;
+    return ct_dtype_is_complex(dt) ? 3 : 2;
+}
+
+ct_status ct__cx_promote(ct_dtype a, ct_dtype b, ct_dtype *out) {
+    if (!ct_dtype_is_complex(a) && !ct_dtype_is_complex(b)) return ct_dtype_promote(a, b, out);
+    ct_dtype r;
+    ct_status st = ct_dtype_promote(ct_dtype_to_real(a), ct_dtype_to_real(b), &r);
+    if (st != CT_OK) return st;
+    *out = ct_dtype_to_complex(r);
+    return *out == CT_DTYPE_COUNT ? CT_ERR_DTYPE : CT_OK;
+}
+
+ct_status ct__cx_result_type(ct_ctx *ctx, const char *op, int n, const ct_tensor *const *ts,
+                             ct_dtype *out) {
+    int have[2] = {0, 0};
+    ct_dtype tier[2] = {CT_BOOL, CT_BOOL};
+    for (int i = 0; i < n; i++) {
+        ct_dtype dt = ts[i]->dtype;
+        if (!ct__is_compute_dtype(dt) && !ct_dtype_is_complex(dt))
+            return ct__set_error(ctx, CT_ERR_DTYPE,
+                                 "%s: dtype %s is a storage format; cast it to a compute dtype "
+                                 "first",
+                                 op, ct_dtype_name(dt));
+        int k = ts[i]->ndim == 0 ? 1 : 0;
+        if (!have[k]) {
+            tier[k] = dt;
+            have[k] = 1;
+        } else if (ct__cx_promote(tier[k], dt, &tier[k]) != CT_OK) {
+            return ct__set_error(ctx, CT_ERR_DTYPE, "%s: cannot promote dtypes", op);
+        }
+    }
+    ct_dtype r = tier[0];
+    if (!have[0]) {
+        r = tier[1];
+    } else if (have[1] && ct__cx_category(tier[1]) > ct__cx_category(tier[0])) {
+        r = tier[1];
+        /* a float tensor with a 0-d complex one: the complex dtype of the tensor's precision */
+        if (ct__cx_category(tier[0]) == 2 && ct__cx_category(r) == 3) {
+            if (tier[0] == CT_FLOAT16)
+                return ct__set_error(ctx, CT_ERR_UNSUPPORTED,
+                                     "%s: float16 with complex gives complex32, which ctorch does "
+                                     "not have",
+                                     op);
+            r = ct_dtype_to_complex(tier[0]);
+        }
+    }
+    *out = r;
+    return CT_OK;
+}
+
+/* refuse inputs that require grad: no complex autograd yet */
+static ct_status ct__cx_no_grad(ct_ctx *ctx, const char *op, int n, const ct_tensor *const *ts) {
+    if (!ctx->ag || ctx->grad_off) return CT_OK;
+    for (int i = 0; i < n; i++)
+        if (ts[i] && ts[i]->requires_grad)
+            return ct__set_error(ctx, CT_ERR_UNSUPPORTED,
+                                 "%s: autograd through complex tensors is not supported yet and "
+                                 "input %d requires grad; detach it or turn grad mode off",
+                                 op, i);
+    return CT_OK;
+}
+
+ct_status ct__cx_cast(ct_ctx *ctx, const ct_tensor *a, ct_dtype dt, ct_tensor **out) {
+    *out = NULL;
+    const bool ca = ct_dtype_is_complex(a->dtype), co = ct_dtype_is_complex(dt);
+    if ((!ct__is_compute_dtype(dt) && !co) || (!ct__is_compute_dtype(a->dtype) && !ca))
+        return ct__set_error(ctx, CT_ERR_DTYPE, "cast: %s -> %s is not supported",
+                             ct_dtype_name(a->dtype), ct_dtype_name(dt));
+    ct_status st = ct__cx_no_grad(ctx, "cast", 1, &a);
+    if (st != CT_OK) return st;
+    ct_tensor *r = NULL, *p[4] = {NULL};
+    if ((st = ct__tensor_new(ctx, a->storage->device, dt, a->ndim, a->shape, &r)) != CT_OK)
+        return st;
+    /* real parts, then imaginary parts (zero when a is real); complex -> real keeps the real
+     * part, as torch (which also warns that the imaginary part is discarded) */
+    for (int part = 0; part < (co ? 2 : 1) && st == CT_OK; part++) {
+        ct_op_desc d;
+        ct_tensor *dst = r, *src = (ct_tensor *)a;
+        if (co) st = ct__cx_part(ctx, r, part, &p[part * 2]), dst = p[part * 2];
+        if (st == CT_OK && ca)
+            st = ct__cx_part(ctx, a, part, &p[part * 2 + 1]), src = p[part * 2 + 1];
+        if (st != CT_OK) break;
+        if (part == 1 && !ca) {
+            ct__desc_init(&d, CT_OP_FILL, 1, 0);
+            ct__operand_set(&d.operands[0], dst);
+        } else {
+            ct__desc_init(&d, CT_OP_COPY, 1, 1);
+            ct__operand_set(&d.operands[0], dst);
+            ct__operand_set(&d.operands[1], src);
+        }
+        d.compute_dtype = dst->dtype;
+        st = ct__submit(ctx, r->storage->device, &d);
+    }
+    ct__release_all(4, p);
+    if (st != CT_OK) {
+        ct_tensor_release(r);
+        return st;
+    }
+    *out = r;
+    return CT_OK;
+}
+
+/* Run CT_OP_COMPLEX fn over n broadcast inputs (already of dtype cdt, complex or its real dtype)
+ * into a new tensor of dtype odt. */
+static ct_status ct__cx_run(ct_ctx *ctx, const char *name, int fn, int n, const ct_tensor **ins,
+                            ct_dtype cdt, ct_dtype odt, double alpha, ct_tensor **out) {
+    int nd;
+    int64_t sh[CT_MAX_DIMS];
+    ct_status st = ct__broadcast_shapes(ctx, name, n, ins, &nd, sh);
+    if (st != CT_OK) return st;
+    ct_tensor *r = NULL, *parts[3] = {NULL};
+    if ((st = ct__tensor_new(ctx, ins[0]->storage->device, odt, nd, sh, &r)) != CT_OK) return st;
+    ct_op_desc d;
+    ct__desc_init(&d, CT_OP_COMPLEX, 1, n);
+    d.compute_dtype = ct_dtype_to_real(cdt);
+    d.ints[0] = fn;
+    d.scalars[0] = alpha;
+    const ct_tensor *ops[3] = {r, ins[0], n > 1 ? ins[1] : NULL};
+    for (int i = 0; i <= n && st == CT_OK; i++) {
+        const ct_tensor *t = ops[i];
+        if (ct_dtype_is_complex(t->dtype)) {
+            st = ct__cx_part(ctx, t, 0, &parts[i]);
+            t = parts[i];
+        } else if (i > 0) {
+            d.ints[1] |= 1 << (i - 1);
+        }
+        if (st == CT_OK) {
+            if (i == 0)
+                ct__operand_set(&d.operands[0], t);
+            else
+                ct__operand_broadcast(&d.operands[i], t, nd, sh);
+        }
+    }
+    if (st == CT_OK) st = ct__submit(ctx, r->storage->device, &d);
+    ct__release_all(3, parts);
+    if (st != CT_OK) {
+        ct_tensor_release(r);
+        return st;
+    }
+    *out = r;
+    return CT_OK;
+}
+
+/* inputs converted to cdt (complex ones) or its real dtype (real ones) */
+static ct_status ct__cx_inputs(ct_ctx *ctx, int n, const ct_tensor *const *ins, ct_dtype cdt,
+                               ct_tensor **conv) {
+    ct_status st = CT_OK;
+    for (int i = 0; i < n && st == CT_OK; i++) {
+        ct_dtype want = ct_dtype_is_complex(ins[i]->dtype) ? cdt : ct_dtype_to_real(cdt);
+        st = ins[i]->dtype == want ? (conv[i] = ct_tensor_retain((ct_tensor *)ins[i]), CT_OK)
+                                   : ct__cx_cast(ctx, ins[i], want, &conv[i]);
+    }
+    return st;
+}
+
+ct_status ct__cx_binary(ct_ctx *ctx, const char *name, ct_op_kind kind, const ct_tensor *a,
+                        const ct_tensor *b, double alpha, ct_tensor **out) {
+    const ct_tensor *ins[2] = {a, b};
+    int fn = kind == CT_OP_ADD   ? CT_CX_ADD
+             : kind == CT_OP_SUB ? CT_CX_SUB
+             : kind == CT_OP_MUL ? CT_CX_MUL
+             : kind == CT_OP_DIV ? CT_CX_DIV
+             : kind == CT_OP_EQ  ? CT_CX_EQ
+             : kind == CT_OP_NE  ? CT_CX_NE
+                                 : -1;
+    if (fn < 0)
+        return ct__set_error(
+            ctx, CT_ERR_UNSUPPORTED, "%s: not supported for complex tensors (%s, %s)%s", name,
+            ct_dtype_name(a->dtype), ct_dtype_name(b->dtype),
+            kind >= CT_OP_LT && kind <= CT_OP_GE ? ": complex numbers are not ordered" : "");
+    ct_status st = ct__cx_no_grad(ctx, name, 2, ins);
+    ct_dtype dt = CT_COMPLEX64;
+    if (st == CT_OK) st = ct__cx_result_type(ctx, name, 2, ins, &dt);
+    if (st != CT_OK) return st;
+    if (!ct_dtype_is_complex(dt)) /* a 0-d complex with a complex tensor never lands here */
+        dt = ct_dtype_to_complex(dt);
+    if (kind == CT_OP_SUB && (a->dtype == CT_BOOL || b->dtype == CT_BOOL))
+        return ct__set_error(ctx, CT_ERR_DTYPE,
+                             "sub: subtracting with a bool operand (%s - %s) is not supported",
+                             ct_dtype_name(a->dtype), ct_dtype_name(b->dtype));
+    ct_tensor *conv[2] = {NULL, NULL};
+    if ((st = ct__cx_inputs(ctx, 2, ins, dt, conv)) == CT_OK) {
+        const ct_tensor *cv[2] = {conv[0], conv[1]};
+        const bool cmp = fn == CT_CX_EQ || fn == CT_CX_NE;
+        st = ct__cx_run(ctx, name, fn, 2, cv, dt, cmp ? CT_BOOL : dt, alpha, out);
+    }
+    ct__release_all(2, conv);
+    return st;
+}
+
+ct_status ct__cx_unary(ct_ctx *ctx, const char *name, int fn, const ct_tensor *a, ct_tensor **out) {
+    ct_status st = ct__cx_no_grad(ctx, name, 1, &a);
+    if (st != CT_OK) return st;
+    ct_dtype odt = a->dtype;
+    if (fn == CT_CX_ABS || fn == CT_CX_ANGLE) odt = ct_dtype_to_real(a->dtype);
+    if (fn == CT_CX_ISNAN || fn == CT_CX_ISFINITE) odt = CT_BOOL;
+    const ct_tensor *ins[1] = {a};
+    return ct__cx_run(ctx, name, fn, 1, ins, a->dtype, odt, 1.0, out);
+}
+
+/* ---- public ---- */
+ct_status ct_view_as_real(ct_ctx *ctx, const ct_tensor *a, ct_tensor **out) {
+    const ct_tensor *ins[1] = {a};
+    ct_status st = ct__check_args(ctx, "view_as_real", 1, ins, out);
+    if (st != CT_OK) return st;
+    *out = NULL;
+    if (!ct_dtype_is_complex(a->dtype))
+        return ct__set_error(ctx, CT_ERR_DTYPE,
+                             "view_as_real: view_as_real is only supported for complex tensors, "
+                             "got %s",
+                             ct_dtype_name(a->dtype));
+    if (a->ndim >= CT_MAX_DIMS)
+        return ct__set_error(ctx, CT_ERR_SHAPE,
+                             "view_as_real: the view would have %d dims (at most %d)", a->ndim + 1,
+                             CT_MAX_DIMS);
+    int64_t sh[CT_MAX_DIMS], str[CT_MAX_DIMS];
+    for (int d = 0; d < a->ndim; d++)
+        sh[d] = a->shape[d], str[d] = a->strides[d] * 2;
+    sh[a->ndim] = 2;
+    str[a->ndim] = 1;
+    if ((st = ct__tensor_view_of(ctx, a, a->ndim + 1, sh, str, a->offset * 2, out)) == CT_OK)
+        (*out)->dtype = ct_dtype_to_real(a->dtype);
+    return st;
+}
+
+ct_status ct_view_as_complex(ct_ctx *ctx, const ct_tensor *a, ct_tensor **out) {
+    const ct_tensor *ins[1] = {a};
+    ct_status st = ct__check_args(ctx, "view_as_complex", 1, ins, out);
+    if (st != CT_OK) return st;
+    *out = NULL;
+    if (a->dtype != CT_FLOAT32 && a->dtype != CT_FLOAT64)
+        return ct__set_error(ctx, CT_ERR_DTYPE,
+                             "view_as_complex: view_as_complex is only supported for float and "
+                             "double tensors, but got a tensor of scalar type: %s",
+                             ct_dtype_name(a->dtype));
+    if ((st = ct__cx_no_grad(ctx, "view_as_complex", 1, ins)) != CT_OK) return st;
+    const int nd = a->ndim - 1;
+    if (a->ndim == 0 || a->shape[nd] != 2)
+        return ct__set_error(ctx, CT_ERR_SHAPE,
+                             "view_as_complex: Tensor must have a last dimension of size 2");
+    if (a->strides[nd] != 1)
+        return ct__set_error(ctx, CT_ERR_SHAPE,
+                             "view_as_complex: Tensor must have a last dimension with stride 1");
+    int64_t str[CT_MAX_DIMS];
+    for (int d = 0; d < nd; d++) {
+        if (a->strides[d] % 2)
+            return ct__set_error(ctx, CT_ERR_SHAPE,
+                                 "view_as_complex: Tensor must have a stride divisible by 2 for "
+                                 "all but last dimension");
+        str[d] = a->strides[d] / 2;
+    }
+    if (a->offset % 2)
+        return ct__set_error(ctx, CT_ERR_SHAPE,
+                             "view_as_complex: Tensor must have a storage_offset divisible by 2");
+    if ((st = ct__tensor_view_of(ctx, a, nd, a->shape, str, a->offset / 2, out)) == CT_OK)
+        (*out)->dtype = ct_dtype_to_complex(a->dtype);
+    return st;
+}
+
+static ct_status ct__cx_make(ct_ctx *ctx, const char *name, int fn, const ct_tensor *x,
+                             const ct_tensor *y, ct_tensor **out) {
+    const ct_tensor *ins[2] = {x, y};
+    ct_status st = ct__check_args(ctx, name, 2, ins, out);
+    if (st != CT_OK) return st;
+    *out = NULL;
+    if (x->dtype != y->dtype)
+        return ct__set_error(ctx, CT_ERR_DTYPE,
+                             "%s: Expected object of scalar type %s but got scalar type %s for "
+                             "second argument",
+                             name, ct_dtype_name(x->dtype), ct_dtype_name(y->dtype));
+    if (x->dtype != CT_FLOAT32 && x->dtype != CT_FLOAT64)
+        return ct__set_error(ctx, CT_ERR_DTYPE,
+                             "%s: Expected both inputs to be Float or Double tensors but got %s "
+                             "(float16 would give complex32, which ctorch does not have)",
+                             name, ct_dtype_name(x->dtype));
+    if ((st = ct__cx_no_grad(ctx, name, 2, ins)) != CT_OK) return st;
+    ct_dtype cdt = ct_dtype_to_complex(x->dtype);
+    return ct__cx_run(ctx, name, fn, 2, ins, cdt, cdt, 1.0, out);
+}
+
+ct_status ct_complex(ct_ctx *ctx, const ct_tensor *real, const ct_tensor *imag, ct_tensor **out) {
+    return ct__cx_make(ctx, "complex", CT_CX_COMPLEX, real, imag, out);
+}
+
+ct_status ct_polar(ct_ctx *ctx, const ct_tensor *abs, const ct_tensor *angle, ct_tensor **out) {
+    return ct__cx_make(ctx, "polar", CT_CX_POLAR, abs, angle, out);
+}

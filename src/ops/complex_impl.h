@@ -1,0 +1,23 @@
+/* Complex tensors inside the ops layer (ops/complex.c): promotion, casts and the CT_OP_COMPLEX
+ * front ends the real ops hand complex operands to. */
+#ifndef CTORCH_OPS_COMPLEX_IMPL_H
+#define CTORCH_OPS_COMPLEX_IMPL_H
+
+#include "ctorch/backend.h"
+#include "ctorch/tensor.h"
+
+/* torch.promote_types with complex dtypes (real pairs as ct_dtype_promote). */
+ct_status ct__cx_promote(ct_dtype a, ct_dtype b, ct_dtype *out);
+/* torch.result_type over n tensors, complex included (a float tensor with a 0-d complex one gives
+ * the complex dtype of the float's precision). */
+ct_status ct__cx_result_type(ct_ctx *ctx, const char *op, int n, const ct_tensor *const *ts,
+                             ct_dtype *out);
+/* a converted to dtype dt where a or dt is complex (complex -> real keeps the real part). */
+ct_status ct__cx_cast(ct_ctx *ctx, const ct_tensor *a, ct_dtype dt, ct_tensor **out);
+/* add / sub (alpha) / mul / div / eq / ne with a complex operand; other kinds are refused. */
+ct_status ct__cx_binary(ct_ctx *ctx, const char *name, ct_op_kind kind, const ct_tensor *a,
+                        const ct_tensor *b, double alpha, ct_tensor **out);
+/* CT_CX_* function fn of complex a (abs / angle give its real dtype, isnan / isfinite bool). */
+ct_status ct__cx_unary(ct_ctx *ctx, const char *name, int fn, const ct_tensor *a, ct_tensor **out);
+
+#endif

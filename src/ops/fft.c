@@ -1,0 +1,383 @@
+/* torch.fft (ctorch/fft.h): the front ends resize the input along each transformed dim (a narrow
+ * view, or a zero-padded copy), allocate the output and submit one CT_OP_FFT descriptor per dim
+ * (layout in ctorch/backend.h; the CPU kernel is backends/cpu/fft_cpu.c). */
+#include "ctorch/fft.h"
+#include "ctorch/ops.h"
+#include "ops/complex_impl.h"
+#include "ops/dispatch.h"
+#include "tensor/ag_front.h"
+
+#include <math.h>
+#include <string.h>
+
+/* norm mode: 0 backward, 1 ortho, 2 forward; -1 bad */
+static int ct__fft_norm(const char *norm) {
+    if (!norm || strcmp(norm, "backward") == 0) return 0;
+    if (strcmp(norm, "ortho") == 0) return 1;
+    if (strcmp(norm, "forward") == 0) return 2;
+    return -1;
+}
+
+/* scale of one transform of length n: `inverse` transforms carry 1 / n under "backward" */
+static double ct__fft_scale(int norm, bool inverse, int64_t n) {
+    if (norm == 1) return 1.0 / sqrt((double)n);
+    if ((norm == 0 && inverse) || (norm == 2 && !inverse)) return 1.0 / (double)n;
+    return 1.0;
+}
+
+/* x as the transform's input dtype: complex (want_complex) or real float32 / float64 */
+static ct_status ct__fft_input(ct_ctx *ctx, const char *name, const ct_tensor *x, bool want_complex,
+                               ct_tensor **out) {
+    ct_dtype dt = x->dtype;
+    if (dt == CT_FLOAT16 || dt == CT_BFLOAT16)
+        return ct__set_error(ctx, CT_ERR_DTYPE, "%s: Unsupported dtype %s", name,
+                             ct_dtype_name(dt));
+    if (!ct__is_compute_dtype(dt) && !ct_dtype_is_complex(dt))
+        return ct__set_error(ctx, CT_ERR_DTYPE, "%s: dtype %s is a storage format", name,
+                             ct_dtype_name(dt));
+    if (!want_complex && ct_dtype_is_complex(dt))
+        return ct__set_error(ctx, CT_ERR_DTYPE, "%s: %s expects a real input tensor, but got %s",
+                             name, name, ct_dtype_name(dt));
+    ct_dtype want = ct_dtype_is_complex(dt) || ct_dtype_is_floating(dt) ? dt : CT_FLOAT32;
+    if (want_complex) want = ct_dtype_to_complex(want);
+    if (want == dt) {
+        *out = ct_tensor_retain((ct_tensor *)x);
+        return CT_OK;
+    }
+    return ct_cast(ctx, x, want, out);
+}
+
+/* x resized to len along dim: a narrow view, or a zero-padded copy */
+static ct_status ct__fft_resize(ct_ctx *ctx, const ct_tensor *x, int dim, int64_t len,
+                                ct_tensor **out) {
+    const int64_t m = x->shape[dim];
+    if (m == len) {
+        *out = ct_tensor_retain((ct_tensor *)x);
+        return CT_OK;
+    }
+    if (m > len) return ct_tensor_narrow(ctx, x, dim, 0, len, out);
+    int64_t sh[CT_MAX_DIMS];
+    memcpy(sh, x->shape, sizeof(int64_t) * (size_t)x->ndim);
+    sh[dim] = len;
+    ct_tensor *z = NULL, *v = NULL;
+    ct_status st = ct_tensor_zeros(ctx, x->dtype, x->ndim, sh, &z);
+    if (st == CT_OK) st = ct_tensor_narrow(ctx, z, dim, 0, m, &v);
+    if (st == CT_OK) st = ct_tensor_copy_(ctx, v, x);
+    ct_tensor_release(v);
+    if (st != CT_OK) {
+        ct_tensor_release(z);
+        return st;
+    }
+    *out = z;
+    return CT_OK;
+}
+
+/* one transform of x (already the mode's input dtype) along dim (normalised) */
+static ct_status ct__fft_one(ct_ctx *ctx, const ct_tensor *x, int mode, int dim, int sign,
+                             int64_t n, double scale, ct_tensor **out) {
+    const int64_t in_len = mode == CT_FFT_C2R ? n / 2 + 1 : n;
+    const int64_t out_len = mode == CT_FFT_R2C ? n / 2 + 1 : n;
+    ct_tensor *xin = NULL, *r = NULL, *p[2] = {NULL, NULL};
+    ct_status st = ct__fft_resize(ctx, x, dim, in_len, &xin);
+    if (st != CT_OK) return st;
+    const ct_dtype real = ct_dtype_to_real(x->dtype);
+    const ct_dtype odt = mode == CT_FFT_C2R ? real : ct_dtype_to_complex(real);
+    int64_t sh[CT_MAX_DIMS];
+    memcpy(sh, x->shape, sizeof(int64_t) * (size_t)x->ndim);
+    sh[dim] = out_len;
+    if ((st = ct__tensor_new(ctx, x->storage->device, odt, x->ndim, sh, &r)) == CT_OK) {
+        const ct_tensor *o = r, *i = xin;
+        if (ct_dtype_is_complex(odt) && (st = ct__cx_part(ctx, r, 0, &p[0])) == CT_OK) o = p[0];
+        if (st == CT_OK && ct_dtype_is_complex(xin->dtype) &&
+            (st = ct__cx_part(ctx, xin, 0, &p[1])) == CT_OK)
+            i = p[1];
+        if (st == CT_OK) {
+            ct_op_desc d;
+            ct__desc_init(&d, CT_OP_FFT, 1, 1);
+            ct__operand_set(&d.operands[0], o);
+            ct__operand_set(&d.operands[1], i);
+            d.compute_dtype = real;
+            d.ints[0] = mode;
+            d.ints[1] = dim;
+            d.ints[2] = sign;
+            d.ints[3] = n;
+            d.scalars[0] = scale;
+            st = ct__submit(ctx, r->storage->device, &d);
+        }
+    }
+    ct__release_all(2, p);
+    ct_tensor_release(xin);
+    if (st != CT_OK) {
+        ct_tensor_release(r);
+        return st;
+    }
+    *out = r;
+    return CT_OK;
+}
+
+/* the checks every transform makes */
+static ct_status ct__fft_front(ct_ctx *ctx, const char *name, const ct_tensor *x, const char *norm,
+                               int *nm, ct_tensor **out) {
+    const ct_tensor *ins[1] = {x};
+    ct_status st = ct__check_args(ctx, name, 1, ins, out);
+    if (st != CT_OK) return st;
+    *out = NULL;
+    if ((*nm = ct__fft_norm(norm)) < 0)
+        return ct__set_error(ctx, CT_ERR_INVALID_ARG, "%s: Invalid normalization mode: \"%s\"",
+                             name, norm);
+    return ct__ag_no_backward(ctx, name, 1, ins);
+}
+
+static ct_status ct__fft_len(ct_ctx *ctx, const char *name, int64_t n, int64_t def, int64_t *len) {
+    if (n == -1) n = def;
+    if (n < 1)
+        return ct__set_error(ctx, CT_ERR_INVALID_ARG,
+                             "%s: Invalid number of data points (%lld) specified", name,
+                             (long long)n);
+    *len = n;
+    return CT_OK;
+}
+
+/* kinds of the 1-d transforms: input complex?, mode, sign, inverse (for the norm) */
+typedef struct {
+    const char *name;
+    bool cin;
+    int mode, sign;
+    bool inverse;
+} ct__fft_kind;
+static const ct__fft_kind CT__FFT = {"fft", true, CT_FFT_C2C, -1, false};
+static const ct__fft_kind CT__IFFT = {"ifft", true, CT_FFT_C2C, 1, true};
+static const ct__fft_kind CT__RFFT = {"rfft", false, CT_FFT_R2C, -1, false};
+static const ct__fft_kind CT__IRFFT = {"irfft", true, CT_FFT_C2R, 1, true};
+static const ct__fft_kind CT__HFFT = {"hfft", true, CT_FFT_C2R, -1, false};
+static const ct__fft_kind CT__IHFFT = {"ihfft", false, CT_FFT_R2C, 1, true};
+
+static ct_status ct__fft_1d(ct_ctx *ctx, const ct__fft_kind *k, const ct_tensor *x, int64_t n,
+                            int dim, const char *norm, ct_tensor **out) {
+    int nm = 0;
+    ct_status st = ct__fft_front(ctx, k->name, x, norm, &nm, out);
+    if (st != CT_OK) return st;
+    int d;
+    if (!ct__wrap_dim(dim, x->ndim, &d) || x->ndim == 0)
+        return ct__set_error(ctx, CT_ERR_INDEX,
+                             "%s: Dimension out of range (expected to be in range of [%d, %d], "
+                             "but got %d)",
+                             k->name, x->ndim ? -x->ndim : -1, x->ndim ? x->ndim - 1 : 0, dim);
+    int64_t len = 1;
+    const int64_t def = k->mode == CT_FFT_C2R ? 2 * (x->shape[d] - 1) : x->shape[d];
+    if ((st = ct__fft_len(ctx, k->name, n, def, &len)) != CT_OK) return st;
+    ct_tensor *xi = NULL;
+    if ((st = ct__fft_input(ctx, k->name, x, k->cin, &xi)) != CT_OK) return st;
+    st = ct__fft_one(ctx, xi, k->mode, d, k->sign, len, ct__fft_scale(nm, k->inverse, len), out);
+    ct_tensor_release(xi);
+    return ct__error_within(ctx, k->name, st);
+}
+
+ct_status ct_fft_fft(ct_ctx *ctx, const ct_tensor *x, int64_t n, int dim, const char *norm,
+                     ct_tensor **out) {
+    return ct__fft_1d(ctx, &CT__FFT, x, n, dim, norm, out);
+}
+ct_status ct_fft_ifft(ct_ctx *ctx, const ct_tensor *x, int64_t n, int dim, const char *norm,
+                      ct_tensor **out) {
+    return ct__fft_1d(ctx, &CT__IFFT, x, n, dim, norm, out);
+}
+ct_status ct_fft_rfft(ct_ctx *ctx, const ct_tensor *x, int64_t n, int dim, const char *norm,
+                      ct_tensor **out) {
+    return ct__fft_1d(ctx, &CT__RFFT, x, n, dim, norm, out);
+}
+ct_status ct_fft_irfft(ct_ctx *ctx, const ct_tensor *x, int64_t n, int dim, const char *norm,
+                       ct_tensor **out) {
+    return ct__fft_1d(ctx, &CT__IRFFT, x, n, dim, norm, out);
+}
+ct_status ct_fft_hfft(ct_ctx *ctx, const ct_tensor *x, int64_t n, int dim, const char *norm,
+                      ct_tensor **out) {
+    return ct__fft_1d(ctx, &CT__HFFT, x, n, dim, norm, out);
+}
+ct_status ct_fft_ihfft(ct_ctx *ctx, const ct_tensor *x, int64_t n, int dim, const char *norm,
+                       ct_tensor **out) {
+    return ct__fft_1d(ctx, &CT__IHFFT, x, n, dim, norm, out);
+}
+
+/* n-dim: kind 0 fftn, 1 ifftn, 2 rfftn, 3 irfftn */
+static ct_status ct__fftn(ct_ctx *ctx, const char *name, int kind, const ct_tensor *x, int n_dims,
+                          const int64_t *s, const int *dim, const char *norm, ct_tensor **out) {
+    int nm = 0;
+    ct_status st = ct__fft_front(ctx, name, x, norm, &nm, out);
+    if (st != CT_OK) return st;
+    int nd = n_dims, dims[CT_MAX_DIMS];
+    if (!s && !dim) nd = x->ndim;
+    if (nd < 0 || nd > x->ndim || (nd == 0 && (s || dim)))
+        return ct__set_error(ctx, CT_ERR_INVALID_ARG, "%s: %d dims requested of a %d-dim input",
+                             name, n_dims, x->ndim);
+    for (int i = 0; i < nd; i++) {
+        int d = dim ? dim[i] : x->ndim - nd + i;
+        if (!ct__wrap_dim(d, x->ndim, &dims[i]) || x->ndim == 0)
+            return ct__set_error(ctx, CT_ERR_INDEX,
+                                 "%s: Dimension out of range (expected to be in range of [%d, "
+                                 "%d], but got %d)",
+                                 name, -x->ndim, x->ndim - 1, d);
+        for (int j = 0; j < i; j++)
+            if (dims[j] == dims[i])
+                return ct__set_error(ctx, CT_ERR_INVALID_ARG, "%s: dims must be unique", name);
+    }
+    if (nd == 0) { /* no dims: the input (as the output dtype) */
+        ct_tensor *xi = NULL;
+        if ((st = ct__fft_input(ctx, name, x, kind != 2, &xi)) != CT_OK) return st;
+        if (kind == 2) {
+            st = ct_cast(ctx, xi, ct_dtype_to_complex(xi->dtype), out);
+            ct_tensor_release(xi);
+            return st;
+        }
+        if (kind == 3) {
+            st = ct_cast(ctx, xi, ct_dtype_to_real(xi->dtype), out);
+            ct_tensor_release(xi);
+            return st;
+        }
+        *out = xi;
+        return CT_OK;
+    }
+    int64_t len[CT_MAX_DIMS] = {0};
+    for (int i = 0; i < nd; i++) {
+        int64_t def = x->shape[dims[i]];
+        if (kind == 3 && i == nd - 1) def = 2 * (def - 1);
+        if ((st = ct__fft_len(ctx, name, s ? s[i] : -1, def, &len[i])) != CT_OK) return st;
+    }
+    ct_tensor *cur = NULL, *nxt = NULL;
+    if ((st = ct__fft_input(ctx, name, x, kind != 2, &cur)) != CT_OK) return st;
+    const bool inverse = kind == 1 || kind == 3;
+    /* rfftn: the real dim first; irfftn: the real dim last */
+    for (int step = 0; step < nd && st == CT_OK; step++) {
+        int i = kind == 2 ? (step == 0 ? nd - 1 : step - 1) : step;
+        int mode = CT_FFT_C2C;
+        if (kind == 2 && i == nd - 1) mode = CT_FFT_R2C;
+        if (kind == 3 && i == nd - 1) mode = CT_FFT_C2R;
+        st = ct__fft_one(ctx, cur, mode, dims[i], inverse ? 1 : -1, len[i],
+                         ct__fft_scale(nm, inverse, len[i]), &nxt);
+        ct_tensor_release(cur);
+        cur = nxt;
+        nxt = NULL;
+    }
+    if (st != CT_OK) {
+        ct_tensor_release(cur);
+        return ct__error_within(ctx, name, st);
+    }
+    *out = cur;
+    return CT_OK;
+}
+
+ct_status ct_fft_fftn(ct_ctx *ctx, const ct_tensor *x, int n_dims, const int64_t *s, const int *dim,
+                      const char *norm, ct_tensor **out) {
+    return ct__fftn(ctx, "fftn", 0, x, n_dims, s, dim, norm, out);
+}
+ct_status ct_fft_ifftn(ct_ctx *ctx, const ct_tensor *x, int n_dims, const int64_t *s,
+                       const int *dim, const char *norm, ct_tensor **out) {
+    return ct__fftn(ctx, "ifftn", 1, x, n_dims, s, dim, norm, out);
+}
+ct_status ct_fft_rfftn(ct_ctx *ctx, const ct_tensor *x, int n_dims, const int64_t *s,
+                       const int *dim, const char *norm, ct_tensor **out) {
+    return ct__fftn(ctx, "rfftn", 2, x, n_dims, s, dim, norm, out);
+}
+ct_status ct_fft_irfftn(ct_ctx *ctx, const ct_tensor *x, int n_dims, const int64_t *s,
+                        const int *dim, const char *norm, ct_tensor **out) {
+    return ct__fftn(ctx, "irfftn", 3, x, n_dims, s, dim, norm, out);
+}
+
+static const int ct__last2[2] = {-2, -1};
+ct_status ct_fft_fft2(ct_ctx *ctx, const ct_tensor *x, const int64_t *s, const int *dim,
+                      const char *norm, ct_tensor **out) {
+    return ct__fftn(ctx, "fft2", 0, x, 2, s, dim ? dim : ct__last2, norm, out);
+}
+ct_status ct_fft_ifft2(ct_ctx *ctx, const ct_tensor *x, const int64_t *s, const int *dim,
+                       const char *norm, ct_tensor **out) {
+    return ct__fftn(ctx, "ifft2", 1, x, 2, s, dim ? dim : ct__last2, norm, out);
+}
+ct_status ct_fft_rfft2(ct_ctx *ctx, const ct_tensor *x, const int64_t *s, const int *dim,
+                       const char *norm, ct_tensor **out) {
+    return ct__fftn(ctx, "rfft2", 2, x, 2, s, dim ? dim : ct__last2, norm, out);
+}
+ct_status ct_fft_irfft2(ct_ctx *ctx, const ct_tensor *x, const int64_t *s, const int *dim,
+                        const char *norm, ct_tensor **out) {
+    return ct__fftn(ctx, "irfft2", 3, x, 2, s, dim ? dim : ct__last2, norm, out);
+}
+
+/* fftfreq: [0, 1, ..., (n - 1) / 2, -(n / 2), ..., -1] / (d n); rfftfreq: [0 .. n / 2] / (d n),
+ * computed as torch: arange, then multiplied by 1 / (d n) in the dtype */
+static ct_status ct__fftfreq(ct_ctx *ctx, const char *name, bool half, int64_t n, double d,
+                             ct_dtype dtype, ct_tensor **out) {
+    if (!ctx) return CT_ERR_INVALID_ARG;
+    if (!out) return ct__set_error(ctx, CT_ERR_INVALID_ARG, "%s: out is NULL", name);
+    *out = NULL;
+    if (n < 0)
+        return ct__set_error(ctx, CT_ERR_INVALID_ARG, "%s: n must be >= 0, got %lld", name,
+                             (long long)n);
+    if (dtype != CT_FLOAT32 && dtype != CT_FLOAT64)
+        return ct__set_error(ctx, CT_ERR_DTYPE, "%s: dtype %s (float32 or float64 only)", name,
+                             ct_dtype_name(dtype));
+    const int64_t m = half ? n / 2 + 1 : n;
+    ct_tensor *a = NULL, *b = NULL;
+    ct_status st = ct_tensor_arange(ctx, dtype, 0, (double)m, 1, &a);
+    if (st == CT_OK && !half && n > 0) { /* the upper half: k - n */
+        const int64_t pos = (n - 1) / 2 + 1;
+        ct_tensor *tail = NULL, *sh = NULL;
+        st = ct_tensor_narrow(ctx, a, 0, pos, n - pos, &tail);
+        if (st == CT_OK) st = ct_sub_scalar(ctx, tail, (double)n, &sh);
+        if (st == CT_OK) st = ct_tensor_copy_(ctx, tail, sh);
+        ct_tensor_release(tail);
+        ct_tensor_release(sh);
+    }
+    if (st == CT_OK) st = ct_mul_scalar(ctx, a, 1.0 / ((double)n * d), &b);
+    ct_tensor_release(a);
+    if (st == CT_OK) *out = b;
+    return ct__error_within(ctx, name, st);
+}
+ct_status ct_fft_fftfreq(ct_ctx *ctx, int64_t n, double d, ct_dtype dtype, ct_tensor **out) {
+    return ct__fftfreq(ctx, "fftfreq", false, n, d, dtype, out);
+}
+ct_status ct_fft_rfftfreq(ct_ctx *ctx, int64_t n, double d, ct_dtype dtype, ct_tensor **out) {
+    return ct__fftfreq(ctx, "rfftfreq", true, n, d, dtype, out);
+}
+
+/* roll by size / 2 (fftshift) or -(size / 2) (ifftshift) on every requested dim; complex tensors
+ * roll their real pairs */
+static ct_status ct__fftshift(ct_ctx *ctx, const char *name, bool inv, const ct_tensor *x,
+                              int n_dims, const int *dim, ct_tensor **out) {
+    const ct_tensor *ins[1] = {x};
+    ct_status st = ct__check_args(ctx, name, 1, ins, out);
+    if (st != CT_OK) return st;
+    *out = NULL;
+    const int nd = dim ? n_dims : x->ndim;
+    if (nd < 0 || nd > CT_MAX_DIMS)
+        return ct__set_error(ctx, CT_ERR_INVALID_ARG, "%s: %d dims", name, n_dims);
+    int dims[CT_MAX_DIMS];
+    int64_t shifts[CT_MAX_DIMS];
+    for (int i = 0; i < nd; i++) {
+        int d = dim ? dim[i] : i;
+        if (!ct__wrap_dim(d, x->ndim, &dims[i]) || x->ndim == 0)
+            return ct__set_error(ctx, CT_ERR_INDEX, "%s: Dimension out of range (got %d)", name, d);
+        const int64_t sz = x->shape[dims[i]];
+        shifts[i] = inv ? -(sz / 2) : sz / 2;
+    }
+    if (nd == 0) {
+        *out = ct_tensor_retain((ct_tensor *)x);
+        return CT_OK;
+    }
+    if (!ct_dtype_is_complex(x->dtype))
+        return ct__error_within(ctx, name, ct_roll(ctx, x, nd, shifts, dims, out));
+    ct_tensor *r = NULL, *rr = NULL, *c = NULL;
+    if ((st = ct__ag_no_backward(ctx, name, 1, ins)) != CT_OK) return st;
+    if ((st = ct_view_as_real(ctx, x, &r)) == CT_OK) st = ct_roll(ctx, r, nd, shifts, dims, &rr);
+    if (st == CT_OK) st = ct_tensor_contiguous(ctx, rr, &c);
+    if (st == CT_OK) st = ct_view_as_complex(ctx, c, out);
+    ct_tensor_release(r);
+    ct_tensor_release(rr);
+    ct_tensor_release(c);
+    return ct__error_within(ctx, name, st);
+}
+ct_status ct_fft_fftshift(ct_ctx *ctx, const ct_tensor *x, int n_dims, const int *dim,
+                          ct_tensor **out) {
+    return ct__fftshift(ctx, "fftshift", false, x, n_dims, dim, out);
+}
+ct_status ct_fft_ifftshift(ct_ctx *ctx, const ct_tensor *x, int n_dims, const int *dim,
+                           ct_tensor **out) {
+    return ct__fftshift(ctx, "ifftshift", true, x, n_dims, dim, out);
+}

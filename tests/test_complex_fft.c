@@ -1,0 +1,361 @@
+/* Complex tensors and torch.fft: every transform of ctorch/fft.h against torch 1.13's values
+ * (scripts/gen_fft_ref.py: lengths 1 .. 134 including primes above the mixed-radix limit, every
+ * norm, padding, trimming, real / integer inputs, n-dim forms with s and dims, the shifts) and the
+ * complex elementwise ops (inf / NaN / zero operands included); the transforms against a naive
+ * long-double DFT (more accurate than torch: within a few eps of the exact values) and their
+ * round trips; views, casts, creation, promotion; the refusals (ops without complex support,
+ * autograd, bad arguments); capture and replay of an FFT. */
+#include "test_util.h"
+
+#include "data/fft_ref.h"
+
+#include <complex.h>
+
+static ct_ctx *ctx;
+
+static ct_dtype dt_of(int code) { return (ct_dtype)code; }
+
+/* a tensor from the table (complex: interleaved pairs) through the raw bytes */
+static ct_tensor *from_tab(int dtc, int nd, const int64_t *shape, const double *v) {
+    ct_dtype dt = dt_of(dtc);
+    int64_t n = 1;
+    for (int i = 0; i < nd; i++)
+        n *= shape[i];
+    const bool cx = ct_dtype_is_complex(dt);
+    const int64_t nv = cx ? 2 * n : n;
+    ct_tensor *t = NULL;
+    if (cx) {
+        const bool f64 = dt == CT_COMPLEX128;
+        void *buf = malloc((size_t)(nv + 1) * 8);
+        for (int64_t i = 0; i < nv; i++) {
+            if (f64)
+                ((double *)buf)[i] = v[i];
+            else
+                ((float *)buf)[i] = (float)v[i];
+        }
+        CHECK_OK(ct_tensor_from_host(ctx, buf, dt, nd, shape, &t));
+        free(buf);
+        return t;
+    }
+    return tu_from_vals(ctx, dt, nd, shape, v);
+}
+
+/* the values of t as doubles (complex: interleaved pairs), C order, through the raw bytes */
+static double *read_any(const ct_tensor *t, int64_t *count) {
+    ct_tensor *c = NULL;
+    if (ct_tensor_contiguous(ctx, t, &c) != CT_OK) return NULL;
+    const ct_dtype dt = ct_tensor_dtype(c);
+    const int64_t n = ct_tensor_numel(c), nv = ct_dtype_is_complex(dt) ? 2 * n : n;
+    const size_t isz = ct_dtype_size(dt);
+    void *raw = malloc((size_t)(n ? n : 1) * isz);
+    double *out = malloc(sizeof(double) * (size_t)(nv ? nv : 1));
+    CHECK_OK(ct_tensor_to_host(c, raw, (size_t)n * isz));
+    for (int64_t i = 0; i < nv; i++)
+        out[i] = dt == CT_COMPLEX128  ? ((double *)raw)[i]
+                 : dt == CT_COMPLEX64 ? ((float *)raw)[i]
+                                      : tu_get(raw, dt, i);
+    free(raw);
+    ct_tensor_release(c);
+    *count = nv;
+    return out;
+}
+
+/* |t - ref| <= tol * max(1, max |ref|) elementwise; NaN matches NaN, inf equal inf */
+static void near(const char *what, const ct_tensor *t, int dtc, int nd, const int64_t *shape,
+                 const double *ref, double tol) {
+    CHECK_MSG(t != NULL, "%s: no result", what);
+    if (!t) return;
+    CHECK_MSG(ct_tensor_dtype(t) == dt_of(dtc), "%s: dtype %s, torch %s", what,
+              ct_dtype_name(ct_tensor_dtype(t)), ct_dtype_name(dt_of(dtc)));
+    CHECK_MSG(tu_same_shape(t, nd, shape), "%s: shape differs", what);
+    if (!tu_same_shape(t, nd, shape)) return;
+    int64_t nv = 0;
+    double *v = read_any(t, &nv), scale = 1;
+    for (int64_t i = 0; i < nv; i++)
+        if (isfinite(ref[i]) && fabs(ref[i]) > scale) scale = fabs(ref[i]);
+    int bad = 0;
+    for (int64_t i = 0; i < nv && v; i++) {
+        bool ok = isnan(ref[i])   ? isnan(v[i])
+                  : isinf(ref[i]) ? v[i] == ref[i]
+                                  : fabs(v[i] - ref[i]) <= tol * scale;
+        if (!ok && bad++ < 3)
+            printf("  %s: value %lld: %.17g, torch %.17g\n", what, (long long)i, v[i], ref[i]);
+    }
+    CHECK_MSG(bad == 0, "%s: %d values differ", what, bad);
+    free(v);
+}
+
+static const char *norm_of(int k) { return k == 0 ? NULL : k == 1 ? "ortho" : "forward"; }
+
+TEST(as_torch) {
+    const int nc = (int)(sizeof fft_cases / sizeof fft_cases[0]);
+    for (int ci = 0; ci < nc; ci++) {
+        const fft_case *c = &fft_cases[ci];
+        const char *op = fft_ops[c->op];
+        ct_tensor *x[2] = {NULL, NULL}, *y = NULL;
+        for (int i = 0; i < c->n_x; i++)
+            x[i] = from_tab(c->x_dt[i], c->x_nd[i], c->x_shape[i], fft_in + c->x_off[i]);
+        const char *nm = norm_of(c->norm);
+        const int64_t *s = c->n_s ? c->s : NULL;
+        const int *dims = c->n_dims ? c->dims : NULL;
+        const int nd = c->n_s ? c->n_s : c->n_dims;
+        ct_status st = CT_ERR_INVALID_ARG;
+        if (!strcmp(op, "fft")) st = ct_fft_fft(ctx, x[0], c->n, c->dim, nm, &y);
+        if (!strcmp(op, "ifft")) st = ct_fft_ifft(ctx, x[0], c->n, c->dim, nm, &y);
+        if (!strcmp(op, "rfft")) st = ct_fft_rfft(ctx, x[0], c->n, c->dim, nm, &y);
+        if (!strcmp(op, "irfft")) st = ct_fft_irfft(ctx, x[0], c->n, c->dim, nm, &y);
+        if (!strcmp(op, "hfft")) st = ct_fft_hfft(ctx, x[0], c->n, c->dim, nm, &y);
+        if (!strcmp(op, "ihfft")) st = ct_fft_ihfft(ctx, x[0], c->n, c->dim, nm, &y);
+        if (!strcmp(op, "fftn")) st = ct_fft_fftn(ctx, x[0], nd, s, dims, nm, &y);
+        if (!strcmp(op, "ifftn")) st = ct_fft_ifftn(ctx, x[0], nd, s, dims, nm, &y);
+        if (!strcmp(op, "rfftn")) st = ct_fft_rfftn(ctx, x[0], nd, s, dims, nm, &y);
+        if (!strcmp(op, "irfftn")) st = ct_fft_irfftn(ctx, x[0], nd, s, dims, nm, &y);
+        if (!strcmp(op, "fft2")) st = ct_fft_fft2(ctx, x[0], s, dims, nm, &y);
+        if (!strcmp(op, "ifft2")) st = ct_fft_ifft2(ctx, x[0], s, dims, nm, &y);
+        if (!strcmp(op, "rfft2")) st = ct_fft_rfft2(ctx, x[0], s, dims, nm, &y);
+        if (!strcmp(op, "irfft2")) st = ct_fft_irfft2(ctx, x[0], s, dims, nm, &y);
+        if (!strcmp(op, "fftshift")) st = ct_fft_fftshift(ctx, x[0], c->n_dims, dims, &y);
+        if (!strcmp(op, "ifftshift")) st = ct_fft_ifftshift(ctx, x[0], c->n_dims, dims, &y);
+        if (!strcmp(op, "mul")) st = ct_mul(ctx, x[0], x[1], &y);
+        if (!strcmp(op, "div")) st = ct_div(ctx, x[0], x[1], &y);
+        if (!strcmp(op, "add")) st = ct_add_scaled(ctx, x[0], x[1], c->alpha, &y);
+        if (!strcmp(op, "sub")) st = ct_sub(ctx, x[0], x[1], &y);
+        if (!strcmp(op, "abs")) st = ct_abs(ctx, x[0], &y);
+        if (!strcmp(op, "angle")) st = ct_angle(ctx, x[0], &y);
+        if (!strcmp(op, "exp")) st = ct_exp(ctx, x[0], &y);
+        if (!strcmp(op, "log")) st = ct_log(ctx, x[0], &y);
+        if (!strcmp(op, "sqrt")) st = ct_sqrt(ctx, x[0], &y);
+        if (!strcmp(op, "conj")) st = ct_conj(ctx, x[0], &y);
+        if (!strcmp(op, "sgn")) st = ct_sgn(ctx, x[0], &y);
+        if (!strcmp(op, "reciprocal")) st = ct_reciprocal(ctx, x[0], &y);
+        if (!strcmp(op, "eq")) st = ct_eq(ctx, x[0], x[1], &y);
+        if (!strcmp(op, "complex")) st = ct_complex(ctx, x[0], x[1], &y);
+        if (!strcmp(op, "polar")) st = ct_polar(ctx, x[0], x[1], &y);
+        char what[96];
+        snprintf(what, sizeof what, "case %d (%s, %s)", ci, op, ct_dtype_name(dt_of(c->x_dt[0])));
+        CHECK_MSG(st == CT_OK, "%s: status %d: %s", what, (int)st, ct_ctx_last_error(ctx));
+        /* single precision: torch computes in float (pocketfft), ctorch in double */
+        const bool single = c->out_dt == CT_COMPLEX64 || c->out_dt == CT_FLOAT32 ||
+                            (c->x_dt[0] == CT_COMPLEX64 || c->x_dt[0] == CT_FLOAT32);
+        if (st == CT_OK)
+            near(what, y, c->out_dt, c->out_nd, c->out_shape, fft_out + c->out_off,
+                 single ? 3e-6 : 1e-13);
+        ct_tensor_release(x[0]);
+        ct_tensor_release(x[1]);
+        ct_tensor_release(y);
+    }
+}
+
+/* the DFT summed directly in long double */
+static void naive_dft(const double *x, int64_t n, int sign, long double *out) {
+    const long double pi = 3.141592653589793238462643383279502884L;
+    for (int64_t k = 0; k < n; k++) {
+        long double re = 0, im = 0;
+        for (int64_t j = 0; j < n; j++) {
+            long double a = sign * 2 * pi * (long double)((j * k) % n) / (long double)n;
+            re += x[2 * j] * cosl(a) - x[2 * j + 1] * sinl(a);
+            im += x[2 * j] * sinl(a) + x[2 * j + 1] * cosl(a);
+        }
+        out[2 * k] = re, out[2 * k + 1] = im;
+    }
+}
+
+TEST(exact_and_round_trip) {
+    unsigned long long rng = 12345;
+    const int64_t lens[] = {1, 2, 6, 17, 61, 67, 100, 128, 243, 257, 331, 1024};
+    for (size_t li = 0; li < sizeof lens / sizeof lens[0]; li++) {
+        const int64_t n = lens[li];
+        double *v = malloc(sizeof(double) * (size_t)(2 * n));
+        long double *ref = malloc(sizeof(long double) * (size_t)(2 * n));
+        for (int64_t i = 0; i < 2 * n; i++)
+            v[i] = tu_rand_val(&rng, CT_FLOAT64, -1, 1);
+        ct_tensor *x = from_tab(CT_COMPLEX128, 1, &n, v), *y = NULL, *z = NULL;
+        CHECK_OK(ct_fft_fft(ctx, x, -1, 0, NULL, &y));
+        naive_dft(v, n, -1, ref);
+        int64_t nv = 0;
+        double *got = y ? read_any(y, &nv) : NULL, err = 0, mag = 0;
+        for (int64_t i = 0; got && i < 2 * n; i++) {
+            err = fmax(err, fabs((double)(got[i] - ref[i])));
+            mag = fmax(mag, fabs((double)ref[i]));
+        }
+        /* O(eps log n) relative to the largest value: well below torch's float64 (pocketfft) */
+        CHECK_MSG(got && err <= 8e-16 * log2((double)n + 1) * fmax(mag, 1) * 4, "n=%lld: err %g",
+                  (long long)n, err);
+        free(got);
+        CHECK_OK(ct_fft_ifft(ctx, y, -1, 0, NULL, &z));
+        got = z ? read_any(z, &nv) : NULL;
+        err = 0;
+        for (int64_t i = 0; got && i < 2 * n; i++)
+            err = fmax(err, fabs(got[i] - v[i]));
+        CHECK_MSG(got && err < 1e-14, "n=%lld: round trip err %g", (long long)n, err);
+        free(got);
+        ct_tensor_release(z);
+        ct_tensor_release(y);
+        /* irfft(rfft(r), n) == r */
+        for (int64_t i = 0; i < n; i++)
+            v[i] = v[2 * i];
+        ct_tensor *r = tu_from_vals(ctx, CT_FLOAT64, 1, &n, v);
+        CHECK_OK(ct_fft_rfft(ctx, r, -1, 0, "ortho", &y));
+        CHECK_OK(ct_fft_irfft(ctx, y, n, 0, "ortho", &z));
+        got = z ? read_any(z, &nv) : NULL;
+        err = 0;
+        for (int64_t i = 0; got && i < n; i++)
+            err = fmax(err, fabs(got[i] - v[i]));
+        CHECK_MSG(got && err < 1e-14, "n=%lld: rfft round trip err %g", (long long)n, err);
+        free(got);
+        ct_tensor *tl[] = {x, y, z, r};
+        for (int i = 0; i < 4; i++)
+            ct_tensor_release(tl[i]);
+        free(v);
+        free(ref);
+    }
+}
+
+TEST(views_casts_creation) {
+    const double v[] = {1, 2, 3, -4, -0.5, 0.25};
+    const int64_t sh[] = {3};
+    ct_tensor *z = from_tab(CT_COMPLEX64, 1, sh, v), *r = NULL, *c = NULL, *t = NULL;
+    CHECK(ct_is_complex(z) && !ct_is_floating_point(z) && ct_dtype_size(CT_COMPLEX128) == 16);
+    CHECK_OK(ct_view_as_real(ctx, z, &r));
+    CHECK(r && ct_tensor_ndim(r) == 2 && ct_tensor_size(r, 1) == 2 &&
+          ct_tensor_dtype(r) == CT_FLOAT32);
+    int64_t nv = 0;
+    double *g = r ? read_any(r, &nv) : NULL;
+    for (int i = 0; g && i < 6; i++)
+        CHECK(g[i] == v[i]);
+    free(g);
+    /* a view: writing through the real view changes z */
+    CHECK_OK(ct_tensor_fill_(ctx, r, 7.0));
+    CHECK_OK(ct_view_as_complex(ctx, r, &c));
+    g = c ? read_any(c, &nv) : NULL;
+    CHECK(g && nv == 6 && g[0] == 7 && g[5] == 7);
+    free(g);
+    ct_tensor_release(c), c = NULL;
+    /* real / imag views of the parts */
+    CHECK_OK(ct_imag(ctx, z, &t));
+    CHECK(t && ct_tensor_dtype(t) == CT_FLOAT32 && ct_tensor_stride(t)[0] == 2);
+    ct_tensor_release(t), t = NULL;
+    /* casts: real -> complex (imag 0), complex -> real (the real part), c64 -> c128 */
+    ct_tensor *x = tu_from_vals(ctx, CT_INT64, 1, sh, (const double[]){5, -6, 7});
+    CHECK_OK(ct_cast(ctx, x, CT_COMPLEX128, &c));
+    g = c ? read_any(c, &nv) : NULL;
+    CHECK(g && g[0] == 5 && g[1] == 0 && g[2] == -6 && g[3] == 0 && g[4] == 7 && g[5] == 0);
+    free(g);
+    CHECK_OK(ct_cast(ctx, c, CT_INT32, &t));
+    g = t ? read_any(t, &nv) : NULL;
+    CHECK(g && ct_tensor_dtype(t) == CT_INT32 && g[0] == 5 && g[1] == -6 && g[2] == 7);
+    free(g);
+    ct_tensor_release(t), t = NULL;
+    ct_tensor_release(c), c = NULL;
+    /* full / ones / zeros: value + 0i */
+    CHECK_OK(ct_tensor_full(ctx, CT_COMPLEX64, 1, sh, 2.5, &c));
+    g = c ? read_any(c, &nv) : NULL;
+    CHECK(g && g[0] == 2.5 && g[1] == 0 && g[4] == 2.5 && g[5] == 0);
+    free(g);
+    ct_tensor_release(c), c = NULL;
+    /* a transposed complex tensor made contiguous (the COPY of pairs) */
+    const int64_t sh2[] = {2, 3};
+    const double v2[] = {0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11};
+    ct_tensor *m = from_tab(CT_COMPLEX128, 2, sh2, v2), *mt = NULL;
+    CHECK_OK(ct_tensor_transpose(ctx, m, 0, 1, &mt));
+    CHECK_OK(ct_tensor_contiguous(ctx, mt, &c));
+    g = c ? read_any(c, &nv) : NULL;
+    const double want[] = {0, 1, 6, 7, 2, 3, 8, 9, 4, 5, 10, 11};
+    for (int i = 0; g && i < 12; i++)
+        CHECK(g[i] == want[i]);
+    free(g);
+    /* promotion as torch.promote_types / result_type */
+    ct_dtype p;
+    CHECK(ct_promote_types(CT_COMPLEX64, CT_FLOAT64, &p) == CT_OK && p == CT_COMPLEX128);
+    CHECK(ct_promote_types(CT_INT64, CT_COMPLEX64, &p) == CT_OK && p == CT_COMPLEX64);
+    CHECK(ct_promote_types(CT_BFLOAT16, CT_COMPLEX64, &p) == CT_OK && p == CT_COMPLEX64);
+    ct_dtype d;
+    CHECK(ct_dtype_from_name("torch.complex64", &d) == CT_OK && d == CT_COMPLEX64);
+    CHECK(ct_dtype_from_name("cdouble", &d) == CT_OK && d == CT_COMPLEX128);
+    ct_tensor *tl[] = {z, r, c, x, m, mt};
+    for (int i = 0; i < 6; i++)
+        ct_tensor_release(tl[i]);
+}
+
+TEST(refusals) {
+    const int64_t sh[] = {4};
+    const double v[] = {1, 2, 3, 4, 5, 6, 7, 8};
+    ct_tensor *z = from_tab(CT_COMPLEX64, 1, sh, v), *y = NULL;
+    ct_tensor *r = tu_from_vals(ctx, CT_FLOAT32, 1, sh, v);
+    /* ops without complex kernels say so, and nothing leaks */
+    CHECK(ct_sin(ctx, z, &y) == CT_ERR_UNSUPPORTED && y == NULL);
+    CHECK(strstr(ct_ctx_last_error(ctx), "complex") != NULL);
+    CHECK(ct_lt(ctx, z, z, &y) == CT_ERR_UNSUPPORTED && y == NULL);
+    CHECK(ct_sign(ctx, z, &y) == CT_ERR_UNSUPPORTED && y == NULL);
+    CHECK(ct_relu(ctx, z, &y) != CT_OK && y == NULL);
+    CHECK(ct_matmul(ctx, z, z, &y) != CT_OK && y == NULL);
+    /* rfft of complex input, bad norm, n = 0, bad dim */
+    CHECK(ct_fft_rfft(ctx, z, -1, 0, NULL, &y) == CT_ERR_DTYPE && y == NULL);
+    CHECK(ct_fft_fft(ctx, z, -1, 0, "both", &y) == CT_ERR_INVALID_ARG && y == NULL);
+    CHECK(ct_fft_fft(ctx, z, 0, 0, NULL, &y) == CT_ERR_INVALID_ARG && y == NULL);
+    CHECK(ct_fft_fft(ctx, z, -1, 1, NULL, &y) == CT_ERR_INDEX && y == NULL);
+    ct_tensor *z0 = from_tab(CT_COMPLEX64, 0, NULL, v);
+    CHECK(ct_fft_irfft(ctx, z0, -1, 0, NULL, &y) == CT_ERR_INDEX && y == NULL);
+    ct_tensor_release(z0);
+    /* view_as_complex: last dim must be 2 with stride 1 */
+    CHECK(ct_view_as_complex(ctx, r, &y) == CT_ERR_SHAPE && y == NULL);
+    /* autograd does not cross complex tensors yet */
+    CHECK(ct_tensor_set_requires_grad(z, true) != CT_OK);
+    CHECK_OK(ct_tensor_set_requires_grad(r, true));
+    CHECK(ct_fft_rfft(ctx, r, -1, 0, NULL, &y) == CT_ERR_UNSUPPORTED && y == NULL);
+    CHECK(ct_cast(ctx, r, CT_COMPLEX64, &y) == CT_ERR_UNSUPPORTED && y == NULL);
+    ct_set_grad_enabled(ctx, false);
+    CHECK_OK(ct_fft_rfft(ctx, r, -1, 0, NULL, &y));
+    ct_set_grad_enabled(ctx, true);
+    ct_tensor_release(y);
+    ct_tensor_release(z);
+    ct_tensor_release(r);
+}
+
+TEST(capture_replay) {
+    /* an rfft -> spectrum product -> irfft chain captured once and replayed on new data */
+    const int64_t n = 12;
+    double v[12];
+    for (int i = 0; i < 12; i++)
+        v[i] = sin(0.7 * i) + 0.1 * i;
+    ct_tensor *x = tu_from_vals(ctx, CT_FLOAT64, 1, &n, v), *X = NULL, *P = NULL, *y = NULL;
+    ct_graph *g = NULL;
+    CHECK_OK(ct_graph_create(ctx, (ct_device){CT_DEVICE_CPU, 0}, NULL, &g));
+    CHECK_OK(ct_graph_capture_begin(g, NULL));
+    CHECK_OK(ct_fft_rfft(ctx, x, -1, 0, NULL, &X));
+    CHECK_OK(ct_mul(ctx, X, X, &P));
+    CHECK_OK(ct_fft_irfft(ctx, P, n, 0, NULL, &y));
+    CHECK_OK(ct_graph_capture_end(g));
+    for (int i = 0; i < 12; i++)
+        v[i] = cos(0.3 * i);
+    ct_tensor *x2 = tu_from_vals(ctx, CT_FLOAT64, 1, &n, v);
+    CHECK_OK(ct_tensor_copy_(ctx, x, x2));
+    CHECK_OK(ct_graph_replay(g));
+    /* y = x circularly convolved with itself */
+    int64_t nv = 0;
+    double *got = y ? read_any(y, &nv) : NULL, err = 0;
+    for (int k = 0; got && k < 12; k++) {
+        double c = 0;
+        for (int j = 0; j < 12; j++)
+            c += v[j] * v[(k - j + 12) % 12];
+        err = fmax(err, fabs(got[k] - c));
+    }
+    CHECK_MSG(got && err < 1e-12, "replayed circular convolution err %g", err);
+    free(got);
+    ct_graph_free(g);
+    ct_tensor *tl[] = {x, X, P, y, x2};
+    for (int i = 0; i < 5; i++)
+        ct_tensor_release(tl[i]);
+}
+
+int main(void) {
+    ctx = tu_ctx_or_skip();
+    RUN(as_torch);
+    RUN(exact_and_round_trip);
+    RUN(views_casts_creation);
+    RUN(refusals);
+    RUN(capture_replay);
+    CHECK(ct_ctx_live_tensors(ctx) == 0);
+    ct_ctx_free(ctx);
+    return ct_test_end();
+}
