@@ -56,8 +56,9 @@ static ct_tensor *make_input(int r, ct_dtype dt, int nd, const int64_t *shape, i
     for (int64_t i = 0; i < n; i++) {
         if (is_num(dt))
             tu_set(buf, dt, i, val(r, base + i, dt));
-        else
-            buf[i] = byte_of(r, base + i);
+        else /* every byte of the element (complex: 8 / 16) */
+            for (size_t b = 0; b < isz; b++)
+                buf[(size_t)i * isz + b] = byte_of(r, (base + i) * (int64_t)isz + (int64_t)b);
     }
     ct_tensor *t = NULL;
     ct_tensor_from_host(ctx, buf, dt, nd, shape, &t);

@@ -115,9 +115,18 @@ TEST(round_trip_every_dtype) {
     const char *np[CT_DTYPE_COUNT + EXTRA];
     unsigned seed = 99;
     int n = 0;
-    for (int d = 0; d < CT_DTYPE_COUNT; d++, n++) {
-        ts[n] = random_tensor((ct_dtype)d, 2, (int64_t[]){3, 4}, &seed);
+    for (int d = 0; d < CT_DTYPE_COUNT; d++) {
+        ct_tensor *t = random_tensor((ct_dtype)d, 2, (int64_t[]){3, 4}, &seed);
+        if (!ct_dtype_get_info((ct_dtype)d)->safetensors_name) { /* complex128: refused */
+            const char *nm = "c";
+            CHECK(ct_safetensors_save(ctx, path, 1, &nm, (const ct_tensor *const *)&t, NULL) ==
+                  CT_ERR_DTYPE);
+            ct_tensor_release(t);
+            continue;
+        }
+        ts[n] = t;
         snprintf(names[n], sizeof names[n], "t.%s", ct_dtype_name((ct_dtype)d));
+        n++;
     }
     ct_tensor *base = random_tensor(CT_FLOAT32, 2, (int64_t[]){3, 5}, &seed);
     CHECK_OK(ct_tensor_transpose(ctx, base, 0, 1, &ts[n])); /* non-contiguous */

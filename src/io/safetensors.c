@@ -772,6 +772,10 @@ ct_status ct__safetensors_write(ct_ctx *ctx, FILE *fp, const char *fname, int n,
                 return ct__set_error(ctx, CT_ERR_INVALID_ARG,
                                      "safetensors_save: names[%d] and names[%d] are both \"%s\"", k,
                                      i, names[i]);
+        if (!ct_dtype_get_info(ct_tensor_dtype(tensors[i]))->safetensors_name)
+            return ct__set_error(ctx, CT_ERR_DTYPE,
+                                 "safetensors_save: \"%s\": safetensors has no dtype for %s",
+                                 names[i], ct_dtype_name(ct_tensor_dtype(tensors[i])));
         uint64_t nb;
         if (!ct__st_nbytes(ct_tensor_dtype(tensors[i]), ct_tensor_numel(tensors[i]), &nb))
             return ct__set_error(ctx, CT_ERR_SHAPE,
