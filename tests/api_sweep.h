@@ -17,7 +17,7 @@
 #include <unistd.h>
 
 static ct_ctx *S_ctx;
-static ct_tensor *S_t;             /* a live 2x2 f32 tensor */
+static ct_tensor *S_t;             /* a live 2x2 f32 tensor (mode 5: complex64) */
 static ct_tensor *S_out[4];        /* the ct_tensor ** outputs (one slot per parameter) */
 static const ct_tensor *S_tarr[4]; /* a tensor array: S_t four times */
 static int64_t S_i64[8] = {2, 2, 2, 2, 2, 2, 2, 2};
@@ -43,10 +43,11 @@ typedef struct {
 /* The child: set up, call, tear down. Exit 0 when nothing is left behind. */
 static void sweep_child(const sweep_case *c) {
     ct_ctx_options o = {.size = sizeof o, .num_threads = 1, .debug = true};
-    float v[4] = {1, 2, 3, 4};
+    float v[8] = {1, 2, 3, 4, -1, 0.5f, 0, -2};
     const int64_t shape[2] = {2, 2};
     if (ct_ctx_create(&o, &S_ctx) != CT_OK ||
-        ct_tensor_from_host(S_ctx, v, CT_FLOAT32, 2, shape, &S_t) != CT_OK)
+        ct_tensor_from_host(S_ctx, v, c->mode == 5 ? CT_COMPLEX64 : CT_FLOAT32, 2, shape, &S_t) !=
+            CT_OK)
         _exit(4);
     for (int i = 0; i < 4; i++)
         S_tarr[i] = S_t;

@@ -187,7 +187,7 @@ TEST(mx_replay_equals_eager) {
 }
 
 /* ---- (2) every public op once inside a capture ---- */
-static ct_tensor *A, *B, *C, *Mt, *Cond, *Idx, *Emb, *Sym, *Nc, *Dst, *Q8, *GIdx, *Src6;
+static ct_tensor *A, *B, *C, *Mt, *Cond, *Idx, *Emb, *Sym, *Nc, *Dst, *Q8, *GIdx, *Src6, *Cx;
 static ct_mx_tensor *Wq;
 static ct_tensor *OUT; /* op outputs land here and are released after each call */
 static ct_tensor *OUT2, *OUT3;
@@ -1425,6 +1425,27 @@ static ct_status op_pad(void) {
     int64_t p[2] = {1, 2};
     return ct_pad(ctx, A, 2, p, CT_PAD_REFLECT, 0, &OUT);
 }
+/* torch.fft and the complex constructors (Cx: A's (4, 8) floats as a (4, 4) complex64 view) */
+static ct_status op_fft_fft(void) { return ct_fft_fft(ctx, A, -1, -1, NULL, &OUT); }
+static ct_status op_fft_ifft(void) { return ct_fft_ifft(ctx, Cx, 6, 0, "ortho", &OUT); }
+static ct_status op_fft_rfft(void) { return ct_fft_rfft(ctx, A, -1, 1, NULL, &OUT); }
+static ct_status op_fft_irfft(void) { return ct_fft_irfft(ctx, Cx, -1, 1, NULL, &OUT); }
+static ct_status op_fft_hfft(void) { return ct_fft_hfft(ctx, Cx, 5, 1, NULL, &OUT); }
+static ct_status op_fft_ihfft(void) { return ct_fft_ihfft(ctx, A, -1, 0, NULL, &OUT); }
+static ct_status op_fft_fftn(void) { return ct_fft_fftn(ctx, Cx, 0, NULL, NULL, NULL, &OUT); }
+static ct_status op_fft_ifftn(void) { return ct_fft_ifftn(ctx, A, 0, NULL, NULL, NULL, &OUT); }
+static ct_status op_fft_rfftn(void) { return ct_fft_rfftn(ctx, A, 0, NULL, NULL, NULL, &OUT); }
+static ct_status op_fft_irfftn(void) { return ct_fft_irfftn(ctx, Cx, 0, NULL, NULL, NULL, &OUT); }
+static ct_status op_fft_fft2(void) { return ct_fft_fft2(ctx, Cx, NULL, NULL, NULL, &OUT); }
+static ct_status op_fft_ifft2(void) { return ct_fft_ifft2(ctx, Cx, NULL, NULL, NULL, &OUT); }
+static ct_status op_fft_rfft2(void) { return ct_fft_rfft2(ctx, A, NULL, NULL, NULL, &OUT); }
+static ct_status op_fft_irfft2(void) { return ct_fft_irfft2(ctx, Cx, NULL, NULL, NULL, &OUT); }
+static ct_status op_fft_fftfreq(void) { return ct_fft_fftfreq(ctx, 7, 0.5, CT_FLOAT32, &OUT); }
+static ct_status op_fft_rfftfreq(void) { return ct_fft_rfftfreq(ctx, 8, 1, CT_FLOAT64, &OUT); }
+static ct_status op_fft_fftshift(void) { return ct_fft_fftshift(ctx, Cx, 0, NULL, &OUT); }
+static ct_status op_fft_ifftshift(void) { return ct_fft_ifftshift(ctx, A, 0, NULL, &OUT); }
+static ct_status op_complex(void) { return ct_complex(ctx, A, B, &OUT); }
+static ct_status op_polar(void) { return ct_polar(ctx, A, B, &OUT); }
 static ct_optim *Opt;
 static ct_status op_optim_step(void) {
     ct_tensor *g[1] = {B};
@@ -1783,6 +1804,26 @@ static const op_entry computing[] = {
     E(batch_norm),
     E(dropout),
     E(pad),
+    E(fft_fft),
+    E(fft_ifft),
+    E(fft_rfft),
+    E(fft_irfft),
+    E(fft_hfft),
+    E(fft_ihfft),
+    E(fft_fftn),
+    E(fft_ifftn),
+    E(fft_rfftn),
+    E(fft_irfftn),
+    E(fft_fft2),
+    E(fft_ifft2),
+    E(fft_rfft2),
+    E(fft_irfft2),
+    E(fft_fftfreq),
+    E(fft_rfftfreq),
+    E(fft_fftshift),
+    E(fft_ifftshift),
+    E(complex),
+    E(polar),
     E(unfold),
     E(fold),
     E(conv2d),
@@ -2082,6 +2123,11 @@ static const struct {
     {"ct_dtype_from_name", "dtype table"},
     {"ct_dtype_is_floating", "dtype table"},
     {"ct_dtype_promote", "dtype table"},
+    {"ct_dtype_is_complex", "dtype table"},
+    {"ct_dtype_to_real", "dtype table"},
+    {"ct_dtype_to_complex", "dtype table"},
+    {"ct_view_as_real", "view"},
+    {"ct_view_as_complex", "view"},
     {"ct_f32_to_f16", "scalar conversion"},
     {"ct_f16_to_f32", "scalar conversion"},
     {"ct_f32_to_bf16", "scalar conversion"},
@@ -2348,6 +2394,10 @@ TEST(every_computing_op_is_captured) {
         gv[i] = (i * 5) % 8;
     GIdx = from_f64(CT_INT64, 2, s48, gv);
     CHECK_OK(ct_tensor_ones(ctx, CT_FLOAT32, 2, (int64_t[]){6, 3}, &Src6));
+    ct_tensor *a3 = NULL;
+    CHECK_OK(ct_tensor_view(ctx, A, 3, (int64_t[]){4, 4, 2}, &a3));
+    CHECK_OK(ct_view_as_complex(ctx, a3, &Cx));
+    ct_tensor_release(a3);
     CHECK_OK(ct_mx_quantize(ctx, A, CT_MXFP4_E2M1, 32, 1, CT_MX_SCALE_FLOOR, &Wq));
     CHECK_OK(ct_sparse24_prune(ctx, A, CT_FLOAT32, &Sp));
     CHECK_OK(ct_create_block_mask(ctx, ct_mask_mod_causal(), NULL, 1, 1, 4, 4, 2, &BMask));
@@ -2381,8 +2431,8 @@ TEST(every_computing_op_is_captured) {
         release_outs();
         ct_graph_free(g);
     }
-    ct_tensor *all[] = {A,   B,  C,  Dst, Mt,   Sym,  Emb,  Q8,      Cond, Nc,
-                        Idx, GP, GL, Tgt, GIdx, Src6, Prob, Prelu_w, V8,   V3};
+    ct_tensor *all[] = {A,  B,  C,   Dst,  Mt,   Sym,  Emb,     Q8, Cond, Nc, Idx,
+                        GP, GL, Tgt, GIdx, Src6, Prob, Prelu_w, V8, V3,   Cx};
     for (size_t i = 0; i < sizeof all / sizeof all[0]; i++)
         ct_tensor_release(all[i]);
     ct_mx_tensor_free(Wq);

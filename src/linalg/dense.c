@@ -613,7 +613,9 @@ ct_status ct_linalg_solve_triangular(ct_ctx *ctx, const ct_tensor *a, const ct_t
                              "%s: The input tensor B must have at least 2 dimensions.", op);
     if ((st = ct__la_square_check(ctx, op, "A", a)) != CT_OK) return st;
     ct_dtype dt = CT_FLOAT32;
-    if ((st = ct_dtype_promote(a->dtype, b->dtype, &dt)) != CT_OK) return st;
+    if ((st = ct_dtype_promote(a->dtype, b->dtype, &dt)) != CT_OK)
+        return ct__set_error(ctx, st, "%s: expected float32 or float64 A and B, got %s and %s", op,
+                             ct_dtype_name(a->dtype), ct_dtype_name(b->dtype));
     if (dt != CT_FLOAT32 && dt != CT_FLOAT64)
         return ct__set_error(ctx, CT_ERR_DTYPE,
                              "%s: A and B (%s, %s) must promote to float32 or float64 (torch: not "
