@@ -348,6 +348,20 @@ TEST(capture_replay) {
         ct_tensor_release(tl[i]);
 }
 
+TEST(printing) {
+    const int np = (int)(sizeof fft_prints / sizeof fft_prints[0]);
+    for (int i = 0; i < np; i++) {
+        const fft_print *p = &fft_prints[i];
+        ct_tensor *t = from_tab(p->dt, p->nd, p->shape, fft_in + p->off);
+        char *str = NULL;
+        CHECK_OK(ct_tensor_to_string(t, &str));
+        CHECK_MSG(str && strcmp(str, p->str) == 0, "print %d:\n%s\ntorch:\n%s", i,
+                  str ? str : "(null)", p->str);
+        free(str);
+        ct_tensor_release(t);
+    }
+}
+
 int main(void) {
     ctx = tu_ctx_or_skip();
     RUN(as_torch);
@@ -355,6 +369,7 @@ int main(void) {
     RUN(views_casts_creation);
     RUN(refusals);
     RUN(capture_replay);
+    RUN(printing);
     CHECK(ct_ctx_live_tensors(ctx) == 0);
     ct_ctx_free(ctx);
     return ct_test_end();

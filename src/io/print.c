@@ -52,7 +52,7 @@ static void sb_spaces(sbuf *b, int n) {
         sb_put(b, " ", 1);
 }
 
-typedef struct {
+typedef struct fmt {
     int kind; /* 0 bool, 1 integer, 2 floating */
     const double *f;
     const int64_t *i;
@@ -63,6 +63,7 @@ typedef struct {
     int ndim;
     const int64_t *shape;
     int64_t strides[CT_MAX_DIMS]; /* C order, in elements */
+    const struct fmt *im;         /* complex: the imaginary parts' formatter (F holds the real) */
 } fmt;
 
 /* Python's str() / format() of one value, unpadded. */
@@ -81,6 +82,13 @@ static void fmt_put(sbuf *b, const fmt *F, int64_t k) {
     int n = fmt_raw(F, k, buf, sizeof buf);
     if (n < F->width) sb_spaces(b, F->width - n);
     sb_put(b, buf, (size_t)n);
+    if (!F->im) return;
+    /* complex (torch's _scalar_str): the padded real part, then the imaginary part unpadded with
+     * "j", joined by "+" unless it starts with its own sign */
+    n = fmt_raw(F->im, k, buf, sizeof buf);
+    if (buf[0] != '-') sb_put(b, "+", 1);
+    sb_put(b, buf, (size_t)n);
+    sb_put(b, "j", 1);
 }
 
 /* Is the element at C-order position k shown (every index within the edge items of a long dim)? */
@@ -138,7 +146,7 @@ static void emit(sbuf *b, const fmt *F, int64_t base, int d, int indent) {
     bool cut = F->summarize && n > 2 * PR_EDGE;
     sb_put(b, "[", 1);
     if (d == F->ndim - 1) {
-        int per_line = (PR_LINEWIDTH - indent) / (F->width + 2);
+        int per_line = (PR_LINEWIDTH - indent) / (F->width + 2 + (F->im ? F->im->width + 1 : 0));
         if (per_line < 1) per_line = 1;
         int64_t count = cut ? 2 * PR_EDGE + 1 : n;
         for (int64_t e = 0; e < count; e++) {
@@ -201,7 +209,8 @@ ct_status ct_tensor_to_string(const ct_tensor *t, char **out) {
     if (!out) return ct__set_error(ctx, CT_ERR_INVALID_ARG, "to_string: out is NULL");
     *out = NULL;
     ct_dtype dt = t->dtype;
-    if (!ct__is_compute_dtype(dt))
+    const bool cx = ct_dtype_is_complex(dt);
+    if (!ct__is_compute_dtype(dt) && !cx)
         return ct__set_error(ctx, CT_ERR_DTYPE,
                              "to_string: dtype %s has no printed form here; cast it first",
                              ct_dtype_name(dt));
@@ -216,10 +225,18 @@ ct_status ct_tensor_to_string(const ct_tensor *t, char **out) {
         free(raw);
         return st;
     }
-    fmt F;
+    fmt F, FI;
     memset(&F, 0, sizeof F);
-    F.kind = dt == CT_BOOL ? 0 : ct_dtype_is_floating(dt) ? 2 : 1;
-    if (F.kind == 2) {
+    F.kind = dt == CT_BOOL ? 0 : ct_dtype_is_floating(dt) || cx ? 2 : 1;
+    if (cx) { /* the real parts in f, the imaginary ones after them */
+        f = malloc(numel ? 2 * (size_t)numel * sizeof(double) : 1);
+        for (int64_t k = 0; f && k < numel; k++) {
+            f[k] = dt == CT_COMPLEX64 ? ((const float *)raw)[2 * k] : ((const double *)raw)[2 * k];
+            f[numel + k] = dt == CT_COMPLEX64 ? ((const float *)raw)[2 * k + 1]
+                                              : ((const double *)raw)[2 * k + 1];
+        }
+        F.f = f;
+    } else if (F.kind == 2) {
         f = malloc(numel ? (size_t)numel * sizeof(double) : 1);
         if (f)
             for (int64_t k = 0; k < numel; k++) {
@@ -253,7 +270,7 @@ ct_status ct_tensor_to_string(const ct_tensor *t, char **out) {
     sb_str(&b, "tensor(");
     char suffix[3][160];
     int nsuf = 0;
-    bool default_dt = dt == CT_FLOAT32 || dt == CT_INT64 || dt == CT_BOOL;
+    bool default_dt = dt == CT_FLOAT32 || dt == CT_INT64 || dt == CT_BOOL || dt == CT_COMPLEX64;
     if (numel == 0) {
         sb_str(&b, "[]");
         if (t->ndim != 1) {
@@ -279,6 +296,12 @@ ct_status ct_tensor_to_string(const ct_tensor *t, char **out) {
         F.summarize = numel > PR_THRESHOLD;
         if (!b.oom) {
             fmt_scan(&F, numel);
+            if (cx) { /* torch: one formatter for the real parts, one for the imaginary */
+                FI = F;
+                FI.f = f + numel;
+                fmt_scan(&FI, numel);
+                F.im = &FI;
+            }
             if (t->ndim == 0)
                 fmt_put(&b, &F, 0);
             else
