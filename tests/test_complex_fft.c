@@ -10,6 +10,7 @@
 #include "data/fft_ref.h"
 
 #include <complex.h>
+#include <unistd.h>
 
 static ct_ctx *ctx;
 
@@ -362,6 +363,59 @@ TEST(printing) {
     }
 }
 
+/* the same values bit for bit (read through the raw bytes) */
+static bool same_vals(const ct_tensor *a, const ct_tensor *b) {
+    int64_t na = 0, nb = 0;
+    double *x = read_any(a, &na), *y = read_any(b, &nb);
+    bool ok = x && y && na == nb && memcmp(x, y, sizeof(double) * (size_t)na) == 0;
+    free(x), free(y);
+    return ok;
+}
+
+TEST(npy_and_dlpack) {
+    const int64_t sh[2] = {2, 3};
+    const double v[12] = {1, -2, 3.5, 0, -0.0, INFINITY, 7, 8, 9, -1e300, 1e-300, NAN};
+    for (int k = 0; k < 2; k++) {
+        const ct_dtype dt = k ? CT_COMPLEX128 : CT_COMPLEX64;
+        ct_tensor *t = from_tab(dt, 2, sh, v), *back = NULL, *d = NULL;
+        char path[] = "/tmp/ct_cx_npyXXXXXX";
+        int fd = mkstemp(path);
+        CHECK(fd >= 0);
+        close(fd);
+        CHECK_OK(ct_npy_save(ctx, t, path));
+        CHECK_OK(ct_npy_load(ctx, path, &back));
+        unlink(path);
+        CHECK(back && ct_tensor_dtype(back) == dt && same_vals(back, t));
+        ct_dl_managed_tensor *m = NULL;
+        CHECK_OK(ct_tensor_to_dlpack(ctx, t, &m));
+        CHECK(m && m->dl_tensor.dtype.code == 5 && m->dl_tensor.dtype.bits == (k ? 128 : 64));
+        CHECK_OK(ct_tensor_from_dlpack(ctx, m, &d));
+        CHECK(d && ct_tensor_dtype(d) == dt && same_vals(d, t));
+        ct_tensor_release(t), ct_tensor_release(back), ct_tensor_release(d);
+    }
+    /* a big-endian '>c8' file as NumPy writes it: each float swapped on its own */
+    static const char hdr[] = "{'descr': '>c8', 'fortran_order': False, 'shape': (2,), }";
+    unsigned char buf[128 + 16];
+    memset(buf, ' ', 128);
+    memcpy(buf, "\x93NUMPY\x01\x00", 8);
+    buf[8] = 118, buf[9] = 0; /* header length: 128 - 10 */
+    memcpy(buf + 10, hdr, sizeof hdr - 1);
+    buf[127] = '\n';
+    const float fv[4] = {1.5f, -2.0f, 0.25f, 3.0f};
+    for (int i = 0; i < 4; i++) {
+        unsigned char b[4];
+        memcpy(b, &fv[i], 4);
+        for (int j = 0; j < 4; j++)
+            buf[128 + 4 * i + j] = b[3 - j];
+    }
+    ct_tensor *t = NULL;
+    CHECK_OK(ct_npy_load_buffer(ctx, buf, sizeof buf, &t));
+    float got[4] = {0};
+    CHECK(t && ct_tensor_to_host(t, got, sizeof got) == CT_OK);
+    CHECK(got[0] == 1.5f && got[1] == -2.0f && got[2] == 0.25f && got[3] == 3.0f);
+    ct_tensor_release(t);
+}
+
 int main(void) {
     ctx = tu_ctx_or_skip();
     RUN(as_torch);
@@ -370,6 +424,7 @@ int main(void) {
     RUN(refusals);
     RUN(capture_replay);
     RUN(printing);
+    RUN(npy_and_dlpack);
     CHECK(ct_ctx_live_tensors(ctx) == 0);
     ct_ctx_free(ctx);
     return ct_test_end();

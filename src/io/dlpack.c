@@ -22,6 +22,8 @@ static bool ct__dl_code(ct_dtype dt, ct_dl_dtype *d) {
     case CT_FLOAT32:
     case CT_FLOAT64: d->code = 2; return true;
     case CT_BFLOAT16: d->code = 4; return true;
+    case CT_COMPLEX64:
+    case CT_COMPLEX128: d->code = 5; return true; /* kDLComplex */
     default: return false;
     }
 }
@@ -44,6 +46,9 @@ static bool ct__dl_dtype(ct_dl_dtype d, ct_dtype *dt) {
                              : CT_DTYPE_COUNT;
         break;
     case 4: *dt = d.bits == 16 ? CT_BFLOAT16 : CT_DTYPE_COUNT; break;
+    case 5:
+        *dt = d.bits == 64 ? CT_COMPLEX64 : d.bits == 128 ? CT_COMPLEX128 : CT_DTYPE_COUNT;
+        break;
     case 6: *dt = d.bits == 8 ? CT_BOOL : CT_DTYPE_COUNT; break;
     default: *dt = CT_DTYPE_COUNT;
     }

@@ -93,9 +93,10 @@ static ct_status npy_descr(npy_cur *c, const char *d, npy_header *h) {
     static const struct {
         const char *code;
         ct_dtype dt;
-    } map[] = {{"b1", CT_BOOL},    {"?", CT_BOOL},    {"u1", CT_UINT8}, {"i1", CT_INT8},
-               {"i2", CT_INT16},   {"i4", CT_INT32},  {"i8", CT_INT64}, {"f2", CT_FLOAT16},
-               {"f4", CT_FLOAT32}, {"f8", CT_FLOAT64}};
+    } map[] = {{"b1", CT_BOOL},    {"?", CT_BOOL},       {"u1", CT_UINT8},
+               {"i1", CT_INT8},    {"i2", CT_INT16},     {"i4", CT_INT32},
+               {"i8", CT_INT64},   {"f2", CT_FLOAT16},   {"f4", CT_FLOAT32},
+               {"f8", CT_FLOAT64}, {"c8", CT_COMPLEX64}, {"c16", CT_COMPLEX128}};
     for (size_t k = 0; k < sizeof map / sizeof map[0]; k++)
         if (strcmp(d + 1, map[k].code) == 0) {
             h->dtype = map[k].dt;
@@ -104,7 +105,7 @@ static ct_status npy_descr(npy_cur *c, const char *d, npy_header *h) {
         }
     return ct__set_error(c->ctx, CT_ERR_DTYPE,
                          "npy_load: descr '%s' (at byte %zu) is not a dtype ctorch reads (bool, "
-                         "uint8, int8-64, float16/32/64)",
+                         "uint8, int8-64, float16/32/64, complex64/128)",
                          d, c->base + c->i);
 }
 
@@ -261,7 +262,9 @@ ct_status ct_npy_load_buffer(ct_ctx *ctx, const void *buf, size_t size, ct_tenso
     if ((st = ct_tensor_empty(ctx, h.dtype, h.ndim, shp, &t)) != CT_OK) return st;
     char *dst = ct__tensor_ptr(t);
     if (nbytes) memcpy(dst, b + data_off, (size_t)nbytes);
-    if (h.swap) npy_swap(dst, numel, isz);
+    if (h.swap) /* complex: each of the two reals on its own */
+        npy_swap(dst, ct_dtype_is_complex(h.dtype) ? 2 * numel : numel,
+                 ct_dtype_is_complex(h.dtype) ? isz / 2 : isz);
     if (h.dtype == CT_BOOL)
         for (int64_t i = 0; i < numel; i++)
             dst[i] = dst[i] != 0;
@@ -329,6 +332,8 @@ static const char *npy_descr_of(ct_dtype dt) {
     case CT_FLOAT16: return "<f2";
     case CT_FLOAT32: return "<f4";
     case CT_FLOAT64: return "<f8";
+    case CT_COMPLEX64: return "<c8";
+    case CT_COMPLEX128: return "<c16";
     default: return NULL;
     }
 }
