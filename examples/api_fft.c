@@ -158,7 +158,9 @@ int main(void) {
     printf("fftfreq(5, 0.1) %g %g %g %g %g; fftshift %g %g %g %g %g\n", fr[0], fr[1], fr[2], fr[3],
            fr[4], fs[0], fs[1], fs[2], fs[3], fs[4]);
     EXPECT(fr[1] == 2 && fr[3] == -4 && fs[0] == -4 && fs[2] == 0 && maxdiff(ish, freq) == 0);
-    /* 4. constructors and views */
+    /* 4. dtypes, constructors and views */
+    EXPECT(ct_dtype_is_complex(CT_COMPLEX64) && ct_dtype_to_real(CT_COMPLEX128) == CT_FLOAT64 &&
+           ct_dtype_to_complex(CT_FLOAT32) == CT_COMPLEX64);
     CHECK(ct_imag(ctx, z, &im));
     CHECK(ct_complex(ctx, re, im, &c)); /* equal to z */
     EXPECT(maxdiff(c, z) == 0);

@@ -444,9 +444,14 @@ static int section_npy(ct_ctx *ctx) {
     printf("  >f8 0-d -> %g\n", *(const double *)ct_tensor_data_ptr(t));
     ct_tensor_release(t);
 
-    /* complex64 has no ctorch dtype. */
+    /* complex64 loads as such; uint16 has no ctorch dtype. */
     const float cv[2] = {1, 2};
     n = npy_build(buf, "{'descr': '<c8', 'fortran_order': False, 'shape': (1,), }", cv, sizeof cv);
+    TRY(ct_npy_load_buffer(ctx, buf, n, &t));
+    EXPECT(ct_tensor_dtype(t) == CT_COMPLEX64 && ((const float *)ct_tensor_data_ptr(t))[1] == 2);
+    printf("  <c8 (1,) -> complex64 1+2j\n");
+    ct_tensor_release(t);
+    n = npy_build(buf, "{'descr': '<u2', 'fortran_order': False, 'shape': (1,), }", cv, 2);
     EXPECT_ERR(ct_npy_load_buffer(ctx, buf, n, &bad), CT_ERR_DTYPE);
     return 0;
 }

@@ -306,7 +306,7 @@ TEST(npy_hostile_headers) {
         {"{'descr': '<f4', 'fortran_order': False, }", 0, CT_ERR_FORMAT},
         {"{'descr': '<f4', 'shape': (2,), }", 8, CT_ERR_FORMAT},
         {"{'fortran_order': False, 'shape': (2,), }", 8, CT_ERR_FORMAT},
-        {"{'descr': '<c8', 'fortran_order': False, 'shape': (2,), }", 16, CT_ERR_DTYPE},
+        {"{'descr': '<c32', 'fortran_order': False, 'shape': (2,), }", 16, CT_ERR_DTYPE},
         {"{'descr': '|O', 'fortran_order': False, 'shape': (2,), }", 16, CT_ERR_DTYPE},
         {"{'descr': '<u2', 'fortran_order': False, 'shape': (2,), }", 4, CT_ERR_DTYPE},
         {"{'descr': 'f4', 'fortran_order': False, 'shape': (2,), }", 8, CT_ERR_FORMAT},

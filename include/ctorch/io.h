@@ -21,7 +21,7 @@ CT_API ct_status ct_tensor_print(FILE *f, const ct_tensor *t);
 CT_API ct_status ct_tensor_to_string(const ct_tensor *t, char **out);
 
 /* Read a .npy file (versions 1.0-3.0, C or Fortran order, any byte order, 0-d arrays; bool, uint8,
- * int8-64, float16/32/64) into a new contiguous tensor. A malformed file: CT_ERR_FORMAT naming the
+ * int8-64, float16/32/64, complex64/128) into a new contiguous tensor. A malformed file: CT_ERR_FORMAT naming the
  * field and byte offset; a NumPy dtype ctorch lacks: CT_ERR_DTYPE; an unreadable path: CT_ERR_IO.
  */
 CT_API ct_status ct_npy_load(ct_ctx *ctx, const char *path, ct_tensor **out);
