@@ -158,6 +158,18 @@ int main(void) {
     printf("fftfreq(5, 0.1) %g %g %g %g %g; fftshift %g %g %g %g %g\n", fr[0], fr[1], fr[2], fr[3],
            fr[4], fs[0], fs[1], fs[2], fs[3], fs[4]);
     EXPECT(fr[1] == 2 && fr[3] == -4 && fs[0] == -4 && fs[2] == 0 && maxdiff(ish, freq) == 0);
+    /* stft with a Hann window and its inverse give the signal back */
+    ct_tensor *hw = NULL, *S = NULL, *back = NULL;
+    CHECK(ct_hann_window(ctx, 64, true, CT_FLOAT64, &hw));
+    ct_stft_opts so = {.hop_length = 16, .window = hw};
+    CHECK(ct_stft(ctx, x, 64, &so, &S)); /* (33, 17) complex128 */
+    so.length = N;
+    CHECK(ct_istft(ctx, S, 64, &so, &back));
+    e = maxdiff(back, x);
+    printf("stft (%lld x %lld) / istft round trip %.1e\n", (long long)ct_tensor_size(S, 0),
+           (long long)ct_tensor_size(S, 1), e);
+    ct_tensor_release(hw), ct_tensor_release(S), ct_tensor_release(back);
+    EXPECT(e < 1e-14);
     /* 4. dtypes, constructors and views */
     EXPECT(ct_dtype_is_complex(CT_COMPLEX64) && ct_dtype_to_real(CT_COMPLEX128) == CT_FLOAT64 &&
            ct_dtype_to_complex(CT_FLOAT32) == CT_COMPLEX64);

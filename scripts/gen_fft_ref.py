@@ -9,7 +9,7 @@ torch.manual_seed(7)
 OPS = ["fft", "ifft", "rfft", "irfft", "hfft", "ihfft", "fftn", "ifftn", "rfftn", "irfftn",
        "fft2", "ifft2", "rfft2", "irfft2", "fftshift", "ifftshift", "mul", "div", "add", "sub",
        "abs", "angle", "exp", "log", "sqrt", "conj", "complex", "polar", "sgn", "reciprocal",
-       "eq"]
+       "eq", "stft", "istft", "sum", "mean", "matmul"]
 NORMS = [None, "ortho", "forward"]
 DT = {torch.float32: 8, torch.float64: 9, torch.complex64: 16, torch.complex128: 17,
       torch.int64: 5, torch.bool: 0}
@@ -100,6 +100,39 @@ for dt, cdt in ((torch.float64, torch.complex128), (torch.float32, torch.complex
     re, im = rnd((2, 3), dt), rnd((3,), dt)
     add("complex", [re, im], torch.complex(re, im))
     add("polar", [re.abs(), im], torch.polar(re.abs(), im))
+    # stft / istft: s = [hop, win_length, flags]: 1 no center, 2 normalized, 4 two-sided,
+    # 8 hann window (periodic, of win_length), 16 constant padding; dim = istft's length
+    def stft_case(x, n_fft, hop, win, flags, length=0):
+        w = torch.hann_window(win or n_fft, dtype=dt) if flags & 8 else None
+        kw = dict(n_fft=n_fft, hop_length=hop or None, win_length=win or None, window=w,
+                  center=not flags & 1, normalized=bool(flags & 2),
+                  onesided=False if flags & 4 else None, return_complex=True,
+                  pad_mode="constant" if flags & 16 else "reflect")
+        S = torch.stft(x, **kw)
+        add("stft", [x], S, n=n_fft, s=[hop, win, flags])
+        if not x.is_complex() and not flags & 4:
+            kw.pop("pad_mode"), kw.pop("return_complex")
+            try:
+                y = torch.istft(S, length=length or None, **kw)
+            except RuntimeError:  # the NOLA check (tested apart)
+                return
+            add("istft", [S], y, n=n_fft, s=[hop, win, flags], dim=length)
+
+    sig = rnd((300,), dt)
+    stft_case(sig, 64, 0, 0, 8)
+    stft_case(sig, 50, 10, 40, 8 | 2)
+    stft_case(rnd((2, 120), dt), 32, 8, 0, 8 | 1)
+    stft_case(sig, 16, 4, 0, 8 | 16, length=290)
+    stft_case(sig, 20, 5, 0, 8 | 4)
+    stft_case(rnd((100,), cdt), 16, 4, 0, 8)
+    stft_case(sig, 40, 10, 0, 8, length=310)
+    # sum / mean / matmul of complex tensors
+    m = rnd((3, 4, 5), cdt)
+    add("sum", [m], m.sum(dim=1), dims=[1])
+    add("sum", [m], m.sum())
+    add("mean", [m], m.mean(dim=(0, 2), keepdim=True), dims=[0, 2], s=[1])
+    mb = rnd((5, 2), cdt)
+    add("matmul", [m, mb], torch.matmul(m, mb))
 # mixed precision: complex64 tensor with float64 tensor -> complex128
 a = rnd((3,), torch.complex64)
 d = rnd((3,), torch.float64)

@@ -840,6 +840,18 @@ static void s2_ct_fft_ifftshift(void) { SWEEP_STATUS(ct_fft_ifftshift(S_ctx, S_t
 static void s3_ct_fft_ifftshift(void) { SWEEP_STATUS(ct_fft_ifftshift(S_ctx, S_t, (int){0}, NULL, &S_out[0])); }
 static void s4_ct_fft_ifftshift(void) { SWEEP_STATUS(ct_fft_ifftshift(S_ctx, S_t, (int){0}, S_int, &S_out[0])); }
 static void s5_ct_fft_ifftshift(void) { SWEEP_STATUS(ct_fft_ifftshift(S_ctx, S_t, (int){0}, S_int, &S_out[0])); }
+static void s0_ct_stft(void) { (void)ct_stft(NULL, NULL, (int64_t){0}, NULL, NULL); }
+static void s1_ct_stft(void) { SWEEP_STATUS(ct_stft(S_ctx, NULL, (int64_t){0}, NULL, NULL)); }
+static void s2_ct_stft(void) { SWEEP_STATUS(ct_stft(S_ctx, S_t, (int64_t){0}, NULL, NULL)); }
+static void s3_ct_stft(void) { SWEEP_STATUS(ct_stft(S_ctx, S_t, (int64_t){0}, NULL, &S_out[0])); }
+static void s4_ct_stft(void) { SWEEP_STATUS(ct_stft(S_ctx, S_t, (int64_t){0}, NULL, &S_out[0])); }
+static void s5_ct_stft(void) { SWEEP_STATUS(ct_stft(S_ctx, S_t, (int64_t){0}, NULL, &S_out[0])); }
+static void s0_ct_istft(void) { (void)ct_istft(NULL, NULL, (int64_t){0}, NULL, NULL); }
+static void s1_ct_istft(void) { SWEEP_STATUS(ct_istft(S_ctx, NULL, (int64_t){0}, NULL, NULL)); }
+static void s2_ct_istft(void) { SWEEP_STATUS(ct_istft(S_ctx, S_t, (int64_t){0}, NULL, NULL)); }
+static void s3_ct_istft(void) { SWEEP_STATUS(ct_istft(S_ctx, S_t, (int64_t){0}, NULL, &S_out[0])); }
+static void s4_ct_istft(void) { SWEEP_STATUS(ct_istft(S_ctx, S_t, (int64_t){0}, NULL, &S_out[0])); }
+static void s5_ct_istft(void) { SWEEP_STATUS(ct_istft(S_ctx, S_t, (int64_t){0}, NULL, &S_out[0])); }
 static void s0_ct_graph_create(void) { (void)ct_graph_create(NULL, (ct_device){0}, NULL, NULL); }
 static void s1_ct_graph_create(void) { SWEEP_STATUS(ct_graph_create(S_ctx, (ct_device){0}, NULL, NULL)); }
 static void s2_ct_graph_create(void) { SWEEP_STATUS(ct_graph_create(S_ctx, (ct_device){0}, NULL, NULL)); }
@@ -5791,6 +5803,18 @@ static const sweep_case sweep_cases[] = {
     {"ct_fft_ifftshift", 3, s3_ct_fft_ifftshift},
     {"ct_fft_ifftshift", 4, s4_ct_fft_ifftshift},
     {"ct_fft_ifftshift", 5, s5_ct_fft_ifftshift},
+    {"ct_stft", 0, s0_ct_stft},
+    {"ct_stft", 1, s1_ct_stft},
+    {"ct_stft", 2, s2_ct_stft},
+    {"ct_stft", 3, s3_ct_stft},
+    {"ct_stft", 4, s4_ct_stft},
+    {"ct_stft", 5, s5_ct_stft},
+    {"ct_istft", 0, s0_ct_istft},
+    {"ct_istft", 1, s1_ct_istft},
+    {"ct_istft", 2, s2_ct_istft},
+    {"ct_istft", 3, s3_ct_istft},
+    {"ct_istft", 4, s4_ct_istft},
+    {"ct_istft", 5, s5_ct_istft},
     {"ct_graph_create", 0, s0_ct_graph_create},
     {"ct_graph_create", 1, s1_ct_graph_create},
     {"ct_graph_create", 2, s2_ct_graph_create},

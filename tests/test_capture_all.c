@@ -1444,6 +1444,13 @@ static ct_status op_fft_fftfreq(void) { return ct_fft_fftfreq(ctx, 7, 0.5, CT_FL
 static ct_status op_fft_rfftfreq(void) { return ct_fft_rfftfreq(ctx, 8, 1, CT_FLOAT64, &OUT); }
 static ct_status op_fft_fftshift(void) { return ct_fft_fftshift(ctx, Cx, 0, NULL, &OUT); }
 static ct_status op_fft_ifftshift(void) { return ct_fft_ifftshift(ctx, A, 0, NULL, &OUT); }
+static ct_status op_stft(void) {
+    ct_tensor *v = NULL;
+    ct_status st = ct_tensor_reshape(ctx, A, 1, (const int64_t[]){32}, &v);
+    if (st == CT_OK) st = ct_stft(ctx, v, 8, NULL, &OUT);
+    ct_tensor_release(v);
+    return st;
+}
 static ct_status op_complex(void) { return ct_complex(ctx, A, B, &OUT); }
 static ct_status op_polar(void) { return ct_polar(ctx, A, B, &OUT); }
 static ct_optim *Opt;
@@ -1824,6 +1831,7 @@ static const op_entry computing[] = {
     E(fft_ifftshift),
     E(complex),
     E(polar),
+    E(stft),
     E(unfold),
     E(fold),
     E(conv2d),
@@ -2127,6 +2135,8 @@ static const struct {
     {"ct_dtype_to_real", "dtype table"},
     {"ct_dtype_to_complex", "dtype table"},
     {"ct_view_as_real", "view"},
+    {"ct_istft", "host read of the window envelope's minimum (torch's NOLA check; refused during "
+                 "capture)"},
     {"ct_view_as_complex", "view"},
     {"ct_f32_to_f16", "scalar conversion"},
     {"ct_f16_to_f32", "scalar conversion"},

@@ -132,6 +132,27 @@ TEST(as_torch) {
         if (!strcmp(op, "eq")) st = ct_eq(ctx, x[0], x[1], &y);
         if (!strcmp(op, "complex")) st = ct_complex(ctx, x[0], x[1], &y);
         if (!strcmp(op, "polar")) st = ct_polar(ctx, x[0], x[1], &y);
+        if (!strcmp(op, "sum")) st = ct_sum(ctx, x[0], c->n_dims, dims, false, &y);
+        if (!strcmp(op, "mean")) st = ct_mean(ctx, x[0], c->n_dims, dims, c->n_s > 0, &y);
+        if (!strcmp(op, "matmul")) st = ct_matmul(ctx, x[0], x[1], &y);
+        if (!strcmp(op, "stft") || !strcmp(op, "istft")) {
+            const int fl = (int)c->s[2];
+            ct_tensor *w = NULL;
+            const ct_dtype real = ct_dtype_to_real(dt_of(c->x_dt[0]));
+            if (fl & 8) CHECK_OK(ct_hann_window(ctx, c->s[1] ? c->s[1] : c->n, true, real, &w));
+            ct_stft_opts o = {.hop_length = c->s[0],
+                              .win_length = c->s[1],
+                              .window = w,
+                              .no_center = fl & 1,
+                              .normalized = (fl & 2) != 0,
+                              .onesided = fl & 4 ? -1 : 0,
+                              .pad_mode_set = (fl & 16) != 0,
+                              .pad_mode = CT_PAD_CONSTANT,
+                              .length = c->dim};
+            st = !strcmp(op, "stft") ? ct_stft(ctx, x[0], c->n, &o, &y)
+                                     : ct_istft(ctx, x[0], c->n, &o, &y);
+            ct_tensor_release(w);
+        }
         char what[96];
         snprintf(what, sizeof what, "case %d (%s, %s)", ci, op, ct_dtype_name(dt_of(c->x_dt[0])));
         CHECK_MSG(st == CT_OK, "%s: status %d: %s", what, (int)st, ct_ctx_last_error(ctx));
@@ -289,7 +310,8 @@ TEST(refusals) {
     CHECK(ct_lt(ctx, z, z, &y) == CT_ERR_UNSUPPORTED && y == NULL);
     CHECK(ct_sign(ctx, z, &y) == CT_ERR_UNSUPPORTED && y == NULL);
     CHECK(ct_relu(ctx, z, &y) != CT_OK && y == NULL);
-    CHECK(ct_matmul(ctx, z, z, &y) != CT_OK && y == NULL);
+    CHECK(ct_bmm(ctx, z, z, &y) != CT_OK && y == NULL);
+    CHECK(ct_matmul(ctx, z, r, &y) == CT_ERR_DTYPE && y == NULL);
     /* rfft of complex input, bad norm, n = 0, bad dim */
     CHECK(ct_fft_rfft(ctx, z, -1, 0, NULL, &y) == CT_ERR_DTYPE && y == NULL);
     CHECK(ct_fft_fft(ctx, z, -1, 0, "both", &y) == CT_ERR_INVALID_ARG && y == NULL);
@@ -298,6 +320,22 @@ TEST(refusals) {
     ct_tensor *z0 = from_tab(CT_COMPLEX64, 0, NULL, v);
     CHECK(ct_fft_irfft(ctx, z0, -1, 0, NULL, &y) == CT_ERR_INDEX && y == NULL);
     ct_tensor_release(z0);
+    /* stft / istft: n_fft beyond the signal, a window of the wrong size, torch's NOLA check */
+    ct_tensor *hw = NULL, *S = NULL, *sig = NULL;
+    const int64_t ns = 64;
+    double sv[64];
+    for (int i = 0; i < 64; i++)
+        sv[i] = sin(0.3 * i);
+    sig = tu_from_vals(ctx, CT_FLOAT64, 1, &ns, sv);
+    CHECK(ct_stft(ctx, sig, 200, NULL, &y) == CT_ERR_INVALID_ARG && y == NULL);
+    CHECK_OK(ct_hann_window(ctx, 16, true, CT_FLOAT64, &hw));
+    ct_stft_opts so = {.window = hw, .no_center = true, .hop_length = 4};
+    CHECK(ct_stft(ctx, sig, 32, &so, &y) == CT_ERR_SHAPE && y == NULL); /* window 16 != 32 */
+    CHECK_OK(ct_stft(ctx, sig, 16, &so, &S));
+    CHECK(ct_istft(ctx, S, 16, &so, &y) == CT_ERR_INVALID_ARG && y == NULL);
+    CHECK(strstr(ct_ctx_last_error(ctx), "NOLA") != NULL);
+    CHECK(ct_istft(ctx, sig, 16, &so, &y) == CT_ERR_DTYPE && y == NULL);
+    ct_tensor_release(hw), ct_tensor_release(S), ct_tensor_release(sig);
     /* view_as_complex: last dim must be 2 with stride 1 */
     CHECK(ct_view_as_complex(ctx, r, &y) == CT_ERR_SHAPE && y == NULL);
     /* autograd does not cross complex tensors yet */

@@ -13,6 +13,7 @@
 #ifndef CTORCH_FFT_H
 #define CTORCH_FFT_H
 
+#include "ctorch/ops.h"
 #include "ctorch/tensor.h"
 
 #ifdef __cplusplus
@@ -69,6 +70,33 @@ CT_API ct_status ct_fft_fftshift(ct_ctx *ctx, const ct_tensor *x, int n_dims, co
                                  ct_tensor **out);
 CT_API ct_status ct_fft_ifftshift(ct_ctx *ctx, const ct_tensor *x, int n_dims, const int *dim,
                                   ct_tensor **out);
+
+/* torch.stft / istft options; zeroed = torch's defaults: hop_length n_fft / 4, win_length n_fft,
+ * a window of ones, center with reflect padding, not normalized, onesided for real input and
+ * window, no length (istft). */
+typedef struct ct_stft_opts {
+    int64_t hop_length;      /* 0: n_fft / 4 */
+    int64_t win_length;      /* 0: n_fft */
+    const ct_tensor *window; /* (win_length,), zero-padded to n_fft in the middle; NULL: ones */
+    bool no_center;          /* true: center=False (frames start at 0) */
+    bool pad_mode_set;       /* false: "reflect"; true: pad_mode below */
+    ct_pad_mode pad_mode;    /* center padding (CT_PAD_CONSTANT pads zeros) */
+    bool normalized;         /* multiply by n_fft^-1/2 (istft: undo it) */
+    int onesided;            /* 0: torch's default, 1: onesided, -1: two-sided */
+    int64_t length;          /* istft: the output length (0: from the frames) */
+} ct_stft_opts;
+
+/* torch.stft(return_complex=True): x (L) or (B, L) real or complex -> (B?, n_fft / 2 + 1 or n_fft,
+ * n_frames) complex: frames of n_fft samples every hop_length (after padding n_fft / 2 on each side
+ * when centered), times the window, Fourier transformed. opts NULL: the defaults. */
+CT_API ct_status ct_stft(ct_ctx *ctx, const ct_tensor *x, int64_t n_fft, const ct_stft_opts *opts,
+                         ct_tensor **out);
+/* torch.istft(return_complex=False): the real signal (B?, length) whose stft is X (B?, freq,
+ * n_frames), by inverse transforms, windowed overlap-add and division by the summed squared
+ * window (CT_ERR_INVALID_ARG where that is ~0, as torch's NOLA check); two-sided input keeps the
+ * real part. */
+CT_API ct_status ct_istft(ct_ctx *ctx, const ct_tensor *X, int64_t n_fft, const ct_stft_opts *opts,
+                          ct_tensor **out);
 
 #ifdef __cplusplus
 }

@@ -299,3 +299,56 @@ ct_status ct_complex(ct_ctx *ctx, const ct_tensor *real, const ct_tensor *imag, 
 ct_status ct_polar(ct_ctx *ctx, const ct_tensor *abs, const ct_tensor *angle, ct_tensor **out) {
     return ct__cx_make(ctx, "polar", CT_CX_POLAR, abs, angle, out);
 }
+
+ct_status ct__cx_sum_mean(ct_ctx *ctx, const char *name, bool mean, const ct_tensor *a, int n_dims,
+                          const int *dims, bool keepdim, ct_tensor **out) {
+    *out = NULL;
+    ct_status st = ct__cx_no_grad(ctx, name, 1, &a);
+    if (st != CT_OK) return st;
+    if (a->ndim == 0) return ct_tensor_clone(ctx, a, out); /* nothing to reduce */
+    int rd[CT_MAX_DIMS], nd = n_dims > 0 ? n_dims : a->ndim;
+    if (n_dims < 0 || n_dims > a->ndim || (n_dims > 0 && !dims))
+        return ct__set_error(ctx, CT_ERR_INVALID_ARG, "%s: %d dims for a %d-dim input", name,
+                             n_dims, a->ndim);
+    for (int i = 0; i < nd; i++) { /* the real view's dims: the same indices, non-negative */
+        int d = n_dims > 0 ? dims[i] : i;
+        if (!ct__wrap_dim(d, a->ndim, &rd[i]))
+            return ct__set_error(ctx, CT_ERR_INDEX,
+                                 "%s: Dimension out of range (expected to be in range of [%d, %d], "
+                                 "but got %d)",
+                                 name, -a->ndim, a->ndim - 1, d);
+    }
+    ct_tensor *r = NULL, *s = NULL;
+    if ((st = ct_view_as_real(ctx, a, &r)) == CT_OK)
+        st = mean ? ct_mean(ctx, r, nd, rd, keepdim, &s) : ct_sum(ctx, r, nd, rd, keepdim, &s);
+    if (st == CT_OK) st = ct_view_as_complex(ctx, s, out);
+    ct_tensor_release(r);
+    ct_tensor_release(s);
+    return st;
+}
+
+ct_status ct__cx_matmul(ct_ctx *ctx, const ct_tensor *a, const ct_tensor *b, ct_tensor **out) {
+    *out = NULL;
+    const ct_tensor *ins[2] = {a, b};
+    ct_status st = ct__cx_no_grad(ctx, "matmul", 2, ins);
+    if (st != CT_OK) return st;
+    if (a->dtype != b->dtype)
+        return ct__set_error(ctx, CT_ERR_DTYPE,
+                             "matmul: expected both inputs of one dtype, got %s and %s",
+                             ct_dtype_name(a->dtype), ct_dtype_name(b->dtype));
+    /* (ar + i ai)(br + i bi) = (ar br - ai bi) + i (ar bi + ai br): four real products */
+    ct_tensor *t[10] = {NULL};
+    st = ct__cx_part(ctx, a, 0, &t[0]);
+    if (st == CT_OK) st = ct__cx_part(ctx, a, 1, &t[1]);
+    if (st == CT_OK) st = ct__cx_part(ctx, b, 0, &t[2]);
+    if (st == CT_OK) st = ct__cx_part(ctx, b, 1, &t[3]);
+    if (st == CT_OK) st = ct_matmul(ctx, t[0], t[2], &t[4]);
+    if (st == CT_OK) st = ct_matmul(ctx, t[1], t[3], &t[5]);
+    if (st == CT_OK) st = ct_matmul(ctx, t[0], t[3], &t[6]);
+    if (st == CT_OK) st = ct_matmul(ctx, t[1], t[2], &t[7]);
+    if (st == CT_OK) st = ct_sub(ctx, t[4], t[5], &t[8]);
+    if (st == CT_OK) st = ct_add(ctx, t[6], t[7], &t[9]);
+    if (st == CT_OK) st = ct_complex(ctx, t[8], t[9], out);
+    ct__release_all(10, t);
+    return st;
+}

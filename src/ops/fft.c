@@ -381,3 +381,220 @@ ct_status ct_fft_ifftshift(ct_ctx *ctx, const ct_tensor *x, int n_dims, const in
                            ct_tensor **out) {
     return ct__fftshift(ctx, "ifftshift", true, x, n_dims, dim, out);
 }
+
+/* ---- stft / istft ---- */
+static ct_status ct__stft_params(ct_ctx *ctx, const char *name, int64_t n_fft,
+                                 const ct_stft_opts *o, int64_t *hop, int64_t *win, ct_dtype real,
+                                 ct_tensor **window) {
+    *hop = o->hop_length > 0 ? o->hop_length : n_fft / 4;
+    *win = o->win_length > 0 ? o->win_length : n_fft;
+    if (n_fft <= 0)
+        return ct__set_error(ctx, CT_ERR_INVALID_ARG, "%s: expected n_fft > 0, but got %lld", name,
+                             (long long)n_fft);
+    if (o->hop_length < 0 || *hop <= 0)
+        return ct__set_error(ctx, CT_ERR_INVALID_ARG,
+                             "%s: expected hop_length > 0, but got hop_length=%lld", name,
+                             (long long)*hop);
+    if (o->win_length < 0 || *win > n_fft)
+        return ct__set_error(ctx, CT_ERR_INVALID_ARG,
+                             "%s: expected 0 < win_length <= n_fft, but got win_length=%lld", name,
+                             (long long)*win);
+    ct_status st;
+    ct_tensor *w = NULL;
+    if (o->window) {
+        if ((st = ct__check_tensor(ctx, name, "window", o->window)) != CT_OK) return st;
+        if (o->window->ndim != 1 || o->window->shape[0] != *win)
+            return ct__set_error(ctx, CT_ERR_SHAPE,
+                                 "%s: expected a 1D window tensor of size equal to win_length=%lld",
+                                 name, (long long)*win);
+        if (ct_dtype_is_complex(o->window->dtype))
+            return ct__set_error(ctx, CT_ERR_UNSUPPORTED, "%s: complex windows are not supported",
+                                 name);
+        st = ct_cast(ctx, o->window, real, &w);
+    } else {
+        st = ct_tensor_ones(ctx, real, 1, win, &w);
+    }
+    if (st == CT_OK && *win < n_fft) { /* zero-padded to n_fft, centred */
+        const int64_t left = (n_fft - *win) / 2, pad[2] = {left, n_fft - *win - left};
+        ct_tensor *p = NULL;
+        st = ct_pad(ctx, w, 2, pad, CT_PAD_CONSTANT, 0, &p);
+        ct_tensor_release(w);
+        w = p;
+    }
+    if (st != CT_OK) {
+        ct_tensor_release(w);
+        return st;
+    }
+    *window = w;
+    return CT_OK;
+}
+
+ct_status ct_stft(ct_ctx *ctx, const ct_tensor *x, int64_t n_fft, const ct_stft_opts *opts,
+                  ct_tensor **out) {
+    int nm = 0;
+    ct_status st = ct__fft_front(ctx, "stft", x, NULL, &nm, out);
+    if (st != CT_OK) return st;
+    const ct_stft_opts dflt = {0};
+    const ct_stft_opts *o = opts ? opts : &dflt;
+    if (x->ndim != 1 && x->ndim != 2)
+        return ct__set_error(ctx, CT_ERR_SHAPE,
+                             "stft: expected a 1D or 2D tensor, but got a %dD tensor", x->ndim);
+    const bool cx = ct_dtype_is_complex(x->dtype);
+    if (o->onesided > 0 && cx)
+        return ct__set_error(ctx, CT_ERR_INVALID_ARG,
+                             "stft: Cannot have onesided output if window or input is complex");
+    const bool onesided = o->onesided == 0 ? !cx : o->onesided > 0;
+    ct_tensor *xi = NULL, *w = NULL, *t[6] = {NULL};
+    if ((st = ct__fft_input(ctx, "stft", x, cx, &xi)) != CT_OK) return st;
+    int64_t hop = 0, win = 0;
+    const ct_dtype real = ct_dtype_to_real(xi->dtype);
+    st = ct__stft_params(ctx, "stft", n_fft, o, &hop, &win, real, &w);
+    const int64_t B = x->ndim == 2 ? x->shape[0] : 1;
+    ct_tensor *sig = ct_tensor_retain(xi); /* (B, L) */
+    if (st == CT_OK && x->ndim == 1) {
+        ct_tensor_release(sig), sig = NULL;
+        st = ct_tensor_unsqueeze(ctx, xi, 0, &sig);
+    }
+    if (st == CT_OK && !o->no_center) { /* F.pad of the (1, B, L) view */
+        const int64_t pad[2] = {n_fft / 2, n_fft / 2};
+        const ct_pad_mode pm = o->pad_mode_set ? o->pad_mode : CT_PAD_REFLECT;
+        ct_tensor *v = NULL, *p = NULL;
+        if (cx) { /* pad the real pairs: (1, B, L, 2) -> transpose the pair dim out of the way */
+            ct_tensor *r = NULL, *rt = NULL, *pt = NULL;
+            st = ct_view_as_real(ctx, sig, &r);
+            if (st == CT_OK) st = ct_tensor_permute(ctx, r, (const int[]){0, 2, 1}, &rt);
+            if (st == CT_OK) st = ct_pad(ctx, rt, 2, pad, pm, 0, &pt);
+            ct_tensor_release(r), r = NULL;
+            if (st == CT_OK) st = ct_tensor_permute(ctx, pt, (const int[]){0, 2, 1}, &r);
+            if (st == CT_OK) st = ct_tensor_contiguous(ctx, r, &p);
+            if (st == CT_OK) {
+                ct_tensor_release(sig), sig = NULL;
+                st = ct_view_as_complex(ctx, p, &sig);
+            }
+            ct_tensor_release(r), ct_tensor_release(rt), ct_tensor_release(pt),
+                ct_tensor_release(p);
+        } else {
+            st = ct_tensor_unsqueeze(ctx, sig, 0, &v);
+            if (st == CT_OK) st = ct_pad(ctx, v, 2, pad, pm, 0, &p);
+            ct_tensor_release(sig), sig = NULL;
+            if (st == CT_OK) st = ct_tensor_squeeze(ctx, p, 0, &sig);
+            ct_tensor_release(v), ct_tensor_release(p);
+        }
+    }
+    const int64_t L = st == CT_OK ? sig->shape[1] : 0;
+    if (st == CT_OK && (n_fft > L))
+        st = ct__set_error(ctx, CT_ERR_INVALID_ARG,
+                           "stft: expected 0 < n_fft < %lld, but got n_fft=%lld", (long long)L,
+                           (long long)n_fft);
+    /* frames (B, n_frames, n_fft) as a view, windowed, transformed, (B, freq, n_frames) */
+    if (st == CT_OK) st = ct_tensor_unfold(ctx, sig, 1, n_fft, hop, &t[0]);
+    if (st == CT_OK) st = ct_mul(ctx, t[0], w, &t[1]);
+    const char *norm = o->normalized ? "ortho" : NULL;
+    if (st == CT_OK)
+        st = onesided ? ct_fft_rfft(ctx, t[1], -1, 2, norm, &t[2])
+                      : ct_fft_fft(ctx, t[1], -1, 2, norm, &t[2]);
+    if (st == CT_OK) st = ct_tensor_transpose(ctx, t[2], 1, 2, &t[3]);
+    if (st == CT_OK && x->ndim == 1) st = ct_tensor_squeeze(ctx, t[3], 0, &t[4]);
+    if (st == CT_OK) st = ct_tensor_contiguous(ctx, x->ndim == 1 ? t[4] : t[3], out);
+    (void)B;
+    ct__release_all(6, t);
+    ct_tensor_release(sig), ct_tensor_release(xi), ct_tensor_release(w);
+    return ct__error_within(ctx, "stft", st);
+}
+
+ct_status ct_istft(ct_ctx *ctx, const ct_tensor *X, int64_t n_fft, const ct_stft_opts *opts,
+                   ct_tensor **out) {
+    int nm = 0;
+    ct_status st = ct__fft_front(ctx, "istft", X, NULL, &nm, out);
+    if (st != CT_OK) return st;
+    const ct_stft_opts dflt = {0};
+    const ct_stft_opts *o = opts ? opts : &dflt;
+    if (!ct_dtype_is_complex(X->dtype))
+        return ct__set_error(ctx, CT_ERR_DTYPE,
+                             "istft: istft requires a complex-valued input tensor, got %s",
+                             ct_dtype_name(X->dtype));
+    if (X->ndim != 2 && X->ndim != 3)
+        return ct__set_error(ctx, CT_ERR_SHAPE,
+                             "istft: expected a tensor with a 2 or 3 dimensions of complex "
+                             "dtype, got %dD",
+                             X->ndim);
+    const int64_t fr = X->shape[X->ndim - 2], nf = X->shape[X->ndim - 1];
+    const bool onesided = o->onesided == 0 ? fr != n_fft : o->onesided > 0;
+    if (n_fft <= 0 || (onesided ? fr != n_fft / 2 + 1 : fr != n_fft))
+        return ct__set_error(ctx, CT_ERR_SHAPE,
+                             "istft: expected the frequency dimension (%lld) of the input to "
+                             "equal %s",
+                             (long long)fr, onesided ? "n_fft / 2 + 1" : "n_fft");
+    if (nf == 0) return ct__set_error(ctx, CT_ERR_SHAPE, "istft: input tensor cannot be empty");
+    int64_t hop = 0, win = 0;
+    ct_tensor *w = NULL, *t[16] = {NULL};
+    const ct_dtype real = ct_dtype_to_real(X->dtype);
+    if ((st = ct__stft_params(ctx, "istft", n_fft, o, &hop, &win, real, &w)) != CT_OK) return st;
+    /* frames (B, n_frames, n_fft), windowed */
+    if (X->ndim == 2)
+        st = ct_tensor_unsqueeze(ctx, X, 0, &t[0]);
+    else
+        t[0] = ct_tensor_retain((ct_tensor *)X);
+    const char *norm = o->normalized ? "ortho" : NULL;
+    if (st == CT_OK) st = ct_tensor_transpose(ctx, t[0], 1, 2, &t[1]);
+    if (st == CT_OK && onesided) st = ct_fft_irfft(ctx, t[1], n_fft, 2, norm, &t[2]);
+    if (st == CT_OK && !onesided) {
+        st = ct_fft_ifft(ctx, t[1], n_fft, 2, norm, &t[3]);
+        if (st == CT_OK) st = ct_real(ctx, t[3], &t[2]);
+    }
+    if (st == CT_OK) st = ct_mul(ctx, t[2], w, &t[4]); /* (B, n_frames, n_fft) */
+    /* overlap-add as fold: cols (B, n_fft, n_frames) into (1, expected) */
+    const int64_t expected = n_fft + hop * (nf - 1);
+    const int64_t osz[2] = {1, expected}, ker[2] = {1, n_fft}, dil[2] = {1, 1}, pad0[2] = {0, 0},
+                  str[2] = {1, hop};
+    if (st == CT_OK) st = ct_tensor_transpose(ctx, t[4], 1, 2, &t[5]);
+    if (st == CT_OK) st = ct_fold(ctx, t[5], osz, ker, dil, pad0, str, &t[6]); /* (B,1,1,E) */
+    /* the window envelope: sum of squared windows over the same frames */
+    if (st == CT_OK) st = ct_mul(ctx, w, w, &t[7]);
+    if (st == CT_OK) st = ct_tensor_expand(ctx, t[7], 3, (const int64_t[]){1, nf, n_fft}, &t[8]);
+    if (st == CT_OK) st = ct_tensor_transpose(ctx, t[8], 1, 2, &t[9]);
+    if (st == CT_OK) st = ct_tensor_contiguous(ctx, t[9], &t[10]);
+    if (st == CT_OK) st = ct_fold(ctx, t[10], osz, ker, dil, pad0, str, &t[11]); /* (1,1,1,E) */
+    const int64_t start = o->no_center ? 0 : n_fft / 2;
+    int64_t end = o->length > 0  ? o->length + start
+                  : o->no_center ? expected
+                                 : expected - n_fft / 2;
+    if (end > expected) end = expected;
+    if (o->length < 0 || end < start)
+        st = st != CT_OK ? st
+                         : ct__set_error(ctx, CT_ERR_INVALID_ARG, "istft: bad length %lld",
+                                         (long long)o->length);
+    ct_tensor *y = NULL, *env = NULL;
+    if (st == CT_OK)
+        st = ct_tensor_reshape(ctx, t[6], 2, (const int64_t[]){t[6]->shape[0], expected}, &t[12]);
+    if (st == CT_OK) st = ct_tensor_reshape(ctx, t[11], 1, (const int64_t[]){expected}, &t[13]);
+    if (st == CT_OK) st = ct_tensor_narrow(ctx, t[12], 1, start, end - start, &y);
+    if (st == CT_OK) st = ct_tensor_narrow(ctx, t[13], 0, start, end - start, &env);
+    if (st == CT_OK && end > start) { /* torch's NOLA check: the envelope must not vanish */
+        ct_tensor *a = NULL, *m = NULL;
+        double mn = 0;
+        st = ct_abs(ctx, env, &a);
+        if (st == CT_OK) st = ct_amin(ctx, a, 0, NULL, false, &m);
+        if (st == CT_OK) st = ct_tensor_item(m, &mn);
+        if (st == CT_OK && !(mn > 1e-11))
+            st = ct__set_error(ctx, CT_ERR_INVALID_ARG,
+                               "istft: window overlap add min: %g (the window and hop do not "
+                               "satisfy the NOLA condition)",
+                               mn);
+        ct_tensor_release(a), ct_tensor_release(m);
+    }
+    if (st == CT_OK) st = ct_div(ctx, y, env, &t[14]);
+    /* a requested length beyond the frames: zeros after them */
+    if (st == CT_OK && o->length > 0 && o->length > end - start) {
+        const int64_t pad[2] = {0, o->length - (end - start)};
+        st = ct_pad(ctx, t[14], 2, pad, CT_PAD_CONSTANT, 0, &t[15]);
+    } else if (st == CT_OK) {
+        t[15] = ct_tensor_retain(t[14]);
+    }
+    if (st == CT_OK)
+        st = X->ndim == 2 ? ct_tensor_squeeze(ctx, t[15], 0, out)
+                          : ct_tensor_contiguous(ctx, t[15], out);
+    ct__release_all(16, t);
+    ct_tensor_release(y), ct_tensor_release(env), ct_tensor_release(w);
+    return ct__error_within(ctx, "istft", st);
+}

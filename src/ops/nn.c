@@ -1,5 +1,6 @@
 /* Front ends of matmul/bmm (torch.matmul shape rules), layer_norm and embedding. */
 #include "ctorch/ops.h"
+#include "ops/complex_impl.h"
 #include "ops/dispatch.h"
 #include "tensor/ag_front.h"
 
@@ -44,6 +45,8 @@ static ct_status ct__fwd_matmul(ct_ctx *ctx, const ct_tensor *a, const ct_tensor
     const ct_tensor *ins[2] = {a, b};
     ct_status st = ct__check_args(ctx, "matmul", 2, ins, out);
     if (st != CT_OK) return st;
+    if (ct_dtype_is_complex(a->dtype) || ct_dtype_is_complex(b->dtype))
+        return ct__cx_matmul(ctx, a, b, out);
     if (a->dtype != b->dtype)
         return ct__set_error(ctx, CT_ERR_DTYPE, "matmul: dtypes differ (%s and %s)",
                              ct_dtype_name(a->dtype), ct_dtype_name(b->dtype));

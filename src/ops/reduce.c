@@ -2,6 +2,7 @@
  * log_softmax, and the composites var, std, logsumexp and norm. */
 #include "ctorch/autograd.h"
 #include "ctorch/ops.h"
+#include "ops/complex_impl.h"
 #include "ops/dispatch.h"
 #include "tensor/ag_front.h"
 
@@ -75,6 +76,8 @@ static ct_status ct__reduce_front(ct_ctx *ctx, const char *name, ct_op_kind kind
     const ct_tensor *ins[1] = {a};
     ct_status st = ct__check_args(ctx, name, 1, ins, out);
     if (st != CT_OK) return st;
+    if (ct_dtype_is_complex(a->dtype) && (kind == CT_OP_SUM || kind == CT_OP_MEAN))
+        return ct__cx_sum_mean(ctx, name, kind == CT_OP_MEAN, a, n_dims, dims, keepdim, out);
     if (!ct__is_compute_dtype(a->dtype))
         return ct__set_error(ctx, CT_ERR_DTYPE, "%s: dtype %s is not supported", name,
                              ct_dtype_name(a->dtype));
