@@ -170,6 +170,24 @@ int main(void) {
            (long long)ct_tensor_size(S, 1), e);
     ct_tensor_release(hw), ct_tensor_release(S), ct_tensor_release(back);
     EXPECT(e < 1e-14);
+    /* linalg.eig of a rotation by 90 degrees and a stretch: eigenvalues +-i and 3 */
+    {
+        const double rot[9] = {0, -1, 0, 1, 0, 0, 0, 0, 3};
+        const int64_t s33[2] = {3, 3};
+        ct_tensor *R = NULL, *ev = NULL, *evec = NULL, *evals = NULL;
+        double w6[6];
+        CHECK(ct_tensor_from_host(ctx, rot, CT_FLOAT64, 2, s33, &R));
+        CHECK(ct_linalg_eig(ctx, R, &ev, &evec));
+        CHECK(ct_linalg_eigvals(ctx, R, &evals));
+        CHECK(ct_tensor_to_host(evals, w6, sizeof w6));
+        printf("linalg.eig(rotation + stretch) = %g%+gi, %g%+gi, %g%+gi\n", w6[0], w6[1], w6[2],
+               w6[3], w6[4], w6[5]);
+        int ok = w6[0] == 0 && w6[1] == 1 && w6[3] == -1 && w6[4] == 3 && maxdiff(ev, evals) == 0 &&
+                 ct_tensor_ndim(evec) == 2;
+        ct_tensor_release(R), ct_tensor_release(ev), ct_tensor_release(evec),
+            ct_tensor_release(evals);
+        EXPECT(ok);
+    }
     /* 4. dtypes, constructors and views */
     EXPECT(ct_dtype_is_complex(CT_COMPLEX64) && ct_dtype_to_real(CT_COMPLEX128) == CT_FLOAT64 &&
            ct_dtype_to_complex(CT_FLOAT32) == CT_COMPLEX64);

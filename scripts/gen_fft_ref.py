@@ -9,7 +9,7 @@ torch.manual_seed(7)
 OPS = ["fft", "ifft", "rfft", "irfft", "hfft", "ihfft", "fftn", "ifftn", "rfftn", "irfftn",
        "fft2", "ifft2", "rfft2", "irfft2", "fftshift", "ifftshift", "mul", "div", "add", "sub",
        "abs", "angle", "exp", "log", "sqrt", "conj", "complex", "polar", "sgn", "reciprocal",
-       "eq", "stft", "istft", "sum", "mean", "matmul"]
+       "eq", "stft", "istft", "sum", "mean", "matmul", "eig_values", "eig_vectors", "eigvals"]
 NORMS = [None, "ortho", "forward"]
 DT = {torch.float32: 8, torch.float64: 9, torch.complex64: 16, torch.complex128: 17,
       torch.int64: 5, torch.bool: 0}
@@ -133,6 +133,13 @@ for dt, cdt in ((torch.float64, torch.complex128), (torch.float32, torch.complex
     add("mean", [m], m.mean(dim=(0, 2), keepdim=True), dims=[0, 2], s=[1])
     mb = rnd((5, 2), cdt)
     add("matmul", [m, mb], torch.matmul(m, mb))
+    # linalg.eig of real matrices (complex pairs, a repeated eigenvalue, a batch)
+    for A in (rnd((4, 4), dt), rnd((2, 3, 5, 5), dt),
+              torch.tensor([[0., -1, 0], [1, 0, 0], [0, 0, 2]], dtype=dt)):
+        w, v = torch.linalg.eig(A)
+        add("eig_values", [A], w)
+        add("eig_vectors", [A], v)
+        add("eigvals", [A], torch.linalg.eigvals(A))
 # mixed precision: complex64 tensor with float64 tensor -> complex128
 a = rnd((3,), torch.complex64)
 d = rnd((3,), torch.float64)

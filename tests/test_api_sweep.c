@@ -1170,6 +1170,18 @@ static void s2_ct_linalg_svdvals(void) { SWEEP_STATUS(ct_linalg_svdvals(S_ctx, S
 static void s3_ct_linalg_svdvals(void) { SWEEP_STATUS(ct_linalg_svdvals(S_ctx, S_t, &S_out[0])); }
 static void s4_ct_linalg_svdvals(void) { SWEEP_STATUS(ct_linalg_svdvals(S_ctx, S_t, &S_out[0])); }
 static void s5_ct_linalg_svdvals(void) { SWEEP_STATUS(ct_linalg_svdvals(S_ctx, S_t, &S_out[0])); }
+static void s0_ct_linalg_eig(void) { (void)ct_linalg_eig(NULL, NULL, NULL, NULL); }
+static void s1_ct_linalg_eig(void) { SWEEP_STATUS(ct_linalg_eig(S_ctx, NULL, NULL, NULL)); }
+static void s2_ct_linalg_eig(void) { SWEEP_STATUS(ct_linalg_eig(S_ctx, S_t, NULL, NULL)); }
+static void s3_ct_linalg_eig(void) { SWEEP_STATUS(ct_linalg_eig(S_ctx, S_t, &S_out[0], &S_out[1])); }
+static void s4_ct_linalg_eig(void) { SWEEP_STATUS(ct_linalg_eig(S_ctx, S_t, &S_out[0], &S_out[1])); }
+static void s5_ct_linalg_eig(void) { SWEEP_STATUS(ct_linalg_eig(S_ctx, S_t, &S_out[0], &S_out[1])); }
+static void s0_ct_linalg_eigvals(void) { (void)ct_linalg_eigvals(NULL, NULL, NULL); }
+static void s1_ct_linalg_eigvals(void) { SWEEP_STATUS(ct_linalg_eigvals(S_ctx, NULL, NULL)); }
+static void s2_ct_linalg_eigvals(void) { SWEEP_STATUS(ct_linalg_eigvals(S_ctx, S_t, NULL)); }
+static void s3_ct_linalg_eigvals(void) { SWEEP_STATUS(ct_linalg_eigvals(S_ctx, S_t, &S_out[0])); }
+static void s4_ct_linalg_eigvals(void) { SWEEP_STATUS(ct_linalg_eigvals(S_ctx, S_t, &S_out[0])); }
+static void s5_ct_linalg_eigvals(void) { SWEEP_STATUS(ct_linalg_eigvals(S_ctx, S_t, &S_out[0])); }
 static void s0_ct_linalg_matrix_rank(void) { (void)ct_linalg_matrix_rank(NULL, NULL, (double){0}, (double){0}, (bool){0}, NULL); }
 static void s1_ct_linalg_matrix_rank(void) { SWEEP_STATUS(ct_linalg_matrix_rank(S_ctx, NULL, (double){0}, (double){0}, (bool){0}, NULL)); }
 static void s2_ct_linalg_matrix_rank(void) { SWEEP_STATUS(ct_linalg_matrix_rank(S_ctx, S_t, (double){0}, (double){0}, (bool){0}, NULL)); }
@@ -6133,6 +6145,18 @@ static const sweep_case sweep_cases[] = {
     {"ct_linalg_svdvals", 3, s3_ct_linalg_svdvals},
     {"ct_linalg_svdvals", 4, s4_ct_linalg_svdvals},
     {"ct_linalg_svdvals", 5, s5_ct_linalg_svdvals},
+    {"ct_linalg_eig", 0, s0_ct_linalg_eig},
+    {"ct_linalg_eig", 1, s1_ct_linalg_eig},
+    {"ct_linalg_eig", 2, s2_ct_linalg_eig},
+    {"ct_linalg_eig", 3, s3_ct_linalg_eig},
+    {"ct_linalg_eig", 4, s4_ct_linalg_eig},
+    {"ct_linalg_eig", 5, s5_ct_linalg_eig},
+    {"ct_linalg_eigvals", 0, s0_ct_linalg_eigvals},
+    {"ct_linalg_eigvals", 1, s1_ct_linalg_eigvals},
+    {"ct_linalg_eigvals", 2, s2_ct_linalg_eigvals},
+    {"ct_linalg_eigvals", 3, s3_ct_linalg_eigvals},
+    {"ct_linalg_eigvals", 4, s4_ct_linalg_eigvals},
+    {"ct_linalg_eigvals", 5, s5_ct_linalg_eigvals},
     {"ct_linalg_matrix_rank", 0, s0_ct_linalg_matrix_rank},
     {"ct_linalg_matrix_rank", 1, s1_ct_linalg_matrix_rank},
     {"ct_linalg_matrix_rank", 2, s2_ct_linalg_matrix_rank},

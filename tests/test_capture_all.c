@@ -1451,6 +1451,20 @@ static ct_status op_stft(void) {
     ct_tensor_release(v);
     return st;
 }
+static ct_status op_linalg_eig(void) {
+    ct_tensor *sq = NULL, *v = NULL;
+    ct_status st = ct_tensor_narrow(ctx, Mt, 0, 0, 4, &sq); /* (4, 4) */
+    if (st == CT_OK) st = ct_linalg_eig(ctx, sq, &OUT, &v);
+    ct_tensor_release(sq), ct_tensor_release(v);
+    return st;
+}
+static ct_status op_linalg_eigvals(void) {
+    ct_tensor *sq = NULL;
+    ct_status st = ct_tensor_narrow(ctx, Mt, 0, 0, 4, &sq);
+    if (st == CT_OK) st = ct_linalg_eigvals(ctx, sq, &OUT);
+    ct_tensor_release(sq);
+    return st;
+}
 static ct_status op_complex(void) { return ct_complex(ctx, A, B, &OUT); }
 static ct_status op_polar(void) { return ct_polar(ctx, A, B, &OUT); }
 static ct_optim *Opt;
@@ -1832,6 +1846,8 @@ static const op_entry computing[] = {
     E(complex),
     E(polar),
     E(stft),
+    E(linalg_eig),
+    E(linalg_eigvals),
     E(unfold),
     E(fold),
     E(conv2d),

@@ -135,6 +135,13 @@ TEST(as_torch) {
         if (!strcmp(op, "sum")) st = ct_sum(ctx, x[0], c->n_dims, dims, false, &y);
         if (!strcmp(op, "mean")) st = ct_mean(ctx, x[0], c->n_dims, dims, c->n_s > 0, &y);
         if (!strcmp(op, "matmul")) st = ct_matmul(ctx, x[0], x[1], &y);
+        if (!strcmp(op, "eigvals")) st = ct_linalg_eigvals(ctx, x[0], &y);
+        if (!strncmp(op, "eig_", 4)) {
+            ct_tensor *w = NULL, *v = NULL;
+            st = ct_linalg_eig(ctx, x[0], &w, &v);
+            y = !strcmp(op, "eig_values") ? w : v;
+            ct_tensor_release(!strcmp(op, "eig_values") ? v : w);
+        }
         if (!strcmp(op, "stft") || !strcmp(op, "istft")) {
             const int fl = (int)c->s[2];
             ct_tensor *w = NULL;
@@ -387,6 +394,31 @@ TEST(capture_replay) {
         ct_tensor_release(tl[i]);
 }
 
+/* A V = V diag(w) for linalg.eig, in complex arithmetic (an independent check of the pairs) */
+TEST(eig_residual) {
+    unsigned long long rng = 99;
+    const int64_t sh[3] = {3, 6, 6};
+    double v[108];
+    for (int i = 0; i < 108; i++)
+        v[i] = tu_rand_val(&rng, CT_FLOAT64, -1, 1);
+    ct_tensor *a = tu_from_vals(ctx, CT_FLOAT64, 3, sh, v), *w = NULL, *V = NULL, *ac = NULL,
+              *av = NULL, *wu = NULL, *vw = NULL;
+    CHECK_OK(ct_linalg_eig(ctx, a, &w, &V));
+    CHECK_OK(ct_cast(ctx, a, CT_COMPLEX128, &ac));
+    CHECK_OK(ct_matmul(ctx, ac, V, &av));
+    CHECK_OK(ct_tensor_unsqueeze(ctx, w, 1, &wu)); /* (3, 1, 6): column j scaled by w[j] */
+    CHECK_OK(ct_mul(ctx, V, wu, &vw));
+    int64_t n1 = 0, n2 = 0;
+    double *x = av ? read_any(av, &n1) : NULL, *y = vw ? read_any(vw, &n2) : NULL, err = 0;
+    for (int64_t i = 0; x && y && i < n1; i++)
+        err = fmax(err, fabs(x[i] - y[i]));
+    CHECK_MSG(x && y && n1 == n2 && err < 1e-13, "eig residual %g", err);
+    free(x), free(y);
+    ct_tensor *tl[] = {a, w, V, ac, av, wu, vw};
+    for (int i = 0; i < 7; i++)
+        ct_tensor_release(tl[i]);
+}
+
 TEST(printing) {
     const int np = (int)(sizeof fft_prints / sizeof fft_prints[0]);
     for (int i = 0; i < np; i++) {
@@ -461,6 +493,7 @@ int main(void) {
     RUN(views_casts_creation);
     RUN(refusals);
     RUN(capture_replay);
+    RUN(eig_residual);
     RUN(printing);
     RUN(npy_and_dlpack);
     CHECK(ct_ctx_live_tensors(ctx) == 0);

@@ -228,7 +228,8 @@ enum {
     CT_LINALG_LU_FACTOR, /* getrf: LU, pivots int32, info int32 */
     CT_LINALG_LU_PERM,   /* getrf pivots -> permutation matrix P and row orders */
     CT_LINALG_SVDVALS,   /* gesdd, singular values only */
-    CT_LINALG_LSTSQ      /* gels / gelsy / gelsd / gelss: ints[1] driver, scalars[0] rcond */
+    CT_LINALG_LSTSQ,     /* gels / gelsy / gelsd / gelss: ints[1] driver, scalars[0] rcond */
+    CT_LINALG_EIG        /* geev: complex eigenvalues / eigenvectors as real views of pairs */
 };
 
 /* Complex data in descriptors: kernels see real dtypes only. A complex operand is passed as the

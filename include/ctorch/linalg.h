@@ -140,6 +140,13 @@ CT_API ct_status ct_linalg_lstsq(ct_ctx *ctx, const ct_tensor *a, const ct_tenso
                                  ct_tensor **rank, ct_tensor **singular_values);
 /* Singular values (..., min(m, n)), descending (gesdd without vectors). */
 CT_API ct_status ct_linalg_svdvals(ct_ctx *ctx, const ct_tensor *a, ct_tensor **S);
+/* torch.linalg.eig: eigenvalues (..., n) and eigenvectors (..., n, n) (columns, unit norm, as
+ * LAPACK geev gives them) of real square a (float32 -> complex64, float64 -> complex128); a
+ * matrix where the QR algorithm does not converge: CT_ERR_INVALID_ARG. Not differentiable yet. */
+CT_API ct_status ct_linalg_eig(ct_ctx *ctx, const ct_tensor *a, ct_tensor **eigenvalues,
+                               ct_tensor **eigenvectors);
+/* torch.linalg.eigvals: the eigenvalues of ct_linalg_eig only. */
+CT_API ct_status ct_linalg_eigvals(ct_ctx *ctx, const ct_tensor *a, ct_tensor **eigenvalues);
 /* Number of singular values (eigenvalue magnitudes when hermitian) above max(atol, rtol *
  * largest), int64 (...); NaN atol / rtol mean torch's None. */
 CT_API ct_status ct_linalg_matrix_rank(ct_ctx *ctx, const ct_tensor *a, double atol, double rtol,

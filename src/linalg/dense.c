@@ -1279,3 +1279,40 @@ ct_status ct_linalg_lstsq(ct_ctx *ctx, const ct_tensor *a, const ct_tensor *b, d
     st = ct__error_within(ctx, op, st);
     return ct__ag_named(ctx, st, solution, mark, "LinalgLstsqBackward0");
 }
+
+/* ---- linalg.eig / eigvals: complex results (geev) ---- */
+static ct_status ct__eig(ct_ctx *ctx, const char *op, const ct_tensor *a, ct_tensor **values,
+                         ct_tensor **vectors) {
+    if (!values) return ct__set_error(ctx, CT_ERR_INVALID_ARG, "%s: out is NULL", op);
+    ct__la_in p;
+    ct_status st = ct__la_prep(ctx, op, a, true, &p);
+    if (st == CT_OK && ct_dtype_is_complex(a->dtype))
+        st = ct__set_error(ctx, CT_ERR_UNSUPPORTED, "%s: complex input is not supported yet", op);
+    ct_tensor *t[3] = {NULL, NULL, NULL}, *part[2] = {NULL, NULL};
+    const ct_dtype cx = ct_dtype_to_complex(p.cdt);
+    int64_t nn[2] = {p.n, p.n};
+    CT__DO(st, ct__la_out(ctx, &p, cx, 1, nn, &t[0]));
+    if (vectors) CT__DO(st, ct__la_out(ctx, &p, cx, 2, nn, &t[1]));
+    CT__DO(st, ct__la_out(ctx, &p, CT_INT32, 0, NULL, &t[2]));
+    CT__DO(st, ct__cx_part(ctx, t[0], 0, &part[0]));
+    if (vectors) CT__DO(st, ct__cx_part(ctx, t[1], 0, &part[1]));
+    ct_tensor *outs4[4] = {part[0], part[1], t[2], NULL};
+    CT__DO(st, ct__la_submit(ctx, &p, CT_LINALG_EIG, vectors != NULL, outs4, NULL));
+    ct__release_all(2, part);
+    if (st == CT_OK)
+        st = ct__la_check_info(ctx, op, &p, t[2],
+                               "did not converge (the QR algorithm failed; torch: the input "
+                               "matrix is ill-conditioned)");
+    const bool cast[3] = {false, false, false};
+    ct_tensor **const outs[3] = {values, vectors, NULL};
+    return ct__la_finish(ctx, &p, st, 3, t, cast, outs);
+}
+ct_status ct_linalg_eig(ct_ctx *ctx, const ct_tensor *a, ct_tensor **eigenvalues,
+                        ct_tensor **eigenvectors) {
+    if (ctx && !eigenvectors)
+        return ct__set_error(ctx, CT_ERR_INVALID_ARG, "linalg.eig: eigenvectors is NULL");
+    return ct__eig(ctx, "linalg.eig", a, eigenvalues, eigenvectors);
+}
+ct_status ct_linalg_eigvals(ct_ctx *ctx, const ct_tensor *a, ct_tensor **eigenvalues) {
+    return ct__eig(ctx, "linalg.eigvals", a, eigenvalues, NULL);
+}

@@ -399,7 +399,68 @@ static bool ct__lu_perm(const int32_t *piv, int64_t k, int64_t m, int64_t *perm,
 CT__LINALG2_IMPL(f32, float, LAPACKE_s, cblas_s)
 CT__LINALG2_IMPL(f64, double, LAPACKE_d, cblas_d)
 
+/* CT_LINALG_EIG: out0 eigenvalues (B,n) and out1 eigenvectors (B,n,n) (absent: values only),
+ * complex, each passed as the real view of its real parts (the imaginary part the next real);
+ * out2 info int32 (B); in0 A (B,n,n) real. geev's real pairs become complex columns: a pair
+ * (wr, +-wi) takes vr[:, j] +- i vr[:, j + 1], as torch's linalg.eig. */
+#define CT__EIG_IMPL(SUF, T, GEEV)                                                                 \
+    static ct_status ct__linalg_eig_##SUF(ct__cpu_state *s, const ct_op_desc *op) {                \
+        const ct_operand *o = op->operands, *a = &o[op->n_out];                                    \
+        const int64_t B = a->shape[0];                                                             \
+        const lapack_int n = (lapack_int)a->shape[1];                                              \
+        const bool vec = o[1].data != NULL;                                                        \
+        const size_t nn = (size_t)n * (size_t)n;                                                   \
+        T *buf = ct__alloc(s->ctx, sizeof(T) * (2 * nn + 2 * (size_t)n + 1), 64), *work = NULL;    \
+        if (!buf) return ct__set_error(s->ctx, CT_ERR_OOM, "linalg.eig: out of memory");           \
+        T *A = buf, *vr = buf + nn, *wr = vr + nn, *wi = wr + n, q = 0;                            \
+        lapack_int st = n ? GEEV(LAPACK_ROW_MAJOR, 'N', vec ? 'V' : 'N', n, A, n, wr, wi, NULL, 1, \
+                                 vr, n, &q, -1)                                                    \
+                          : 0;                                                                     \
+        lapack_int lw = (lapack_int)q > 1 ? (lapack_int)q : 1;                                     \
+        if (st == 0 && n) work = ct__alloc(s->ctx, sizeof(T) * (size_t)lw, 64);                    \
+        if (st == 0 && n && !work) {                                                               \
+            ct__free(s->ctx, buf);                                                                 \
+            return ct__set_error(s->ctx, CT_ERR_OOM, "linalg.eig: out of memory");                 \
+        }                                                                                          \
+        for (int64_t b = 0; st == 0 && b < B; b++) {                                               \
+            memcpy(A, (const T *)a->data + (size_t)b * nn, sizeof(T) * nn);                        \
+            lapack_int info = n ? GEEV(LAPACK_ROW_MAJOR, 'N', vec ? 'V' : 'N', n, A, n, wr, wi,    \
+                                       NULL, 1, vr, n, work, lw)                                   \
+                                : 0;                                                               \
+            if (info < 0) {                                                                        \
+                st = info;                                                                         \
+                break;                                                                             \
+            }                                                                                      \
+            ((int32_t *)o[2].data)[b] = (int32_t)info;                                             \
+            T *w = (T *)o[0].data + (size_t)b * 2 * (size_t)n;                                     \
+            for (lapack_int j = 0; j < n; j++)                                                     \
+                w[2 * j] = wr[j], w[2 * j + 1] = wi[j];                                            \
+            if (!vec) continue;                                                                    \
+            T *v = (T *)o[1].data + (size_t)b * 2 * nn;                                            \
+            for (lapack_int j = 0; j < n; j++) {                                                   \
+                const bool pair = wi[j] != 0 && j + 1 < n;                                         \
+                for (lapack_int i = 0; i < n; i++) {                                               \
+                    T re = vr[(size_t)i * n + j], im = pair ? vr[(size_t)i * n + j + 1] : 0;       \
+                    v[2 * ((size_t)i * n + j)] = re, v[2 * ((size_t)i * n + j) + 1] = im;          \
+                    if (pair) {                                                                    \
+                        v[2 * ((size_t)i * n + j + 1)] = re;                                       \
+                        v[2 * ((size_t)i * n + j + 1) + 1] = -im;                                  \
+                    }                                                                              \
+                }                                                                                  \
+                if (pair) j++;                                                                     \
+            }                                                                                      \
+        }                                                                                          \
+        ct__free(s->ctx, work);                                                                    \
+        ct__free(s->ctx, buf);                                                                     \
+        return st < 0 ? ct__la_err(s, "geev", st) : CT_OK;                                         \
+    }
+CT__EIG_IMPL(f32, float, LAPACKE_sgeev_work)
+CT__EIG_IMPL(f64, double, LAPACKE_dgeev_work)
+
 ct_status ct__cpu_linalg(ct__cpu_state *s, const ct_op_desc *op) {
+    if (op->ints[0] == CT_LINALG_EIG)
+        return op->compute_dtype == CT_FLOAT64 ? ct__linalg_eig_f64(s, op)
+                                               : ct__linalg_eig_f32(s, op);
     if (op->ints[0] >= CT_LINALG_TRSOLVE)
         return op->compute_dtype == CT_FLOAT64 ? ct__linalg2_f64(s, op) : ct__linalg2_f32(s, op);
     return op->compute_dtype == CT_FLOAT64 ? ct__linalg_f64(s, op) : ct__linalg_f32(s, op);
