@@ -515,6 +515,8 @@ TEST(fractional_max_pool_as_torch) {
              CT_ERR_SHAPE); /* samples (2, 2, 3) */
     CHECK_ST(ct_fractional_max_pool3d(ctx, s, SH(1, 1, 1), SH(1, 1, 1), NULL, NULL, 0, &y, &i),
              CT_ERR_SHAPE); /* a 3-d input */
+    CHECK_ST(ct_fractional_max_pool3d(ctx, x3, SH(2, 3, 2), SH(5, 4, 3), NULL, s3, 0, &y, &i),
+             CT_ERR_INVALID_ARG); /* 3-d: torch needs output + pool - 1 < input (5 + 1 = 6) */
     CHECK_ST(ct_fractional_max_pool2d(ctx, xu, SH(2, 2), SH(3, 3), NULL, s, 0, &y, &i),
              CT_ERR_SHAPE); /* unbatched: samples (1, C, 2) */
     CHECK(y == NULL && i == NULL);

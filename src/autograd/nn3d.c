@@ -654,12 +654,14 @@ static ct_status ct__frac_pool(ct_ctx *ctx, const char *op, int nd, const ct_ten
             return ct__set_error(ctx, CT_ERR_INVALID_ARG,
                                  "%s: kernel_size must be in [1, 2^31 - 1], got %lld (dim %d)", op,
                                  (long long)ks[i], i);
-        if (o[i] < 1 || o[i] + ks[i] - 1 > in[i])
+        /* torch's bounds: 2-d output + pool - 1 <= input, 3-d < input */
+        if (o[i] < 1 || o[i] + ks[i] - 1 > in[i] - (nd == 3))
             return ct__set_error(ctx, CT_ERR_INVALID_ARG,
-                                 "%s: output size %lld with pool size %lld does not fit the input "
-                                 "size %lld of dim %d (needs 1 <= output and output + pool - 1 <= "
-                                 "input)",
-                                 op, (long long)o[i], (long long)ks[i], (long long)in[i], i);
+                                 "%s: pool size %lld too large relative to input size %lld of dim "
+                                 "%d for output size %lld (torch needs 1 <= output and output + "
+                                 "pool - 1 %s input)",
+                                 op, (long long)ks[i], (long long)in[i], i, (long long)o[i],
+                                 nd == 3 ? "<" : "<=");
         pin *= in[i], pout *= o[i];
     }
     if (samples) {
