@@ -166,6 +166,10 @@ int main(void) {
     EXPECT("ldl_factor pivots", ct_tensor_retain(lpiv), -2, -2);
     CHECK(ct_linalg_ldl_solve(ctx, LD, lpiv, mat(2, 1, (const double[]){3, 5}), false, &r));
     EXPECT("ldl_solve", r, 5, 3);
+    CHECK(ct_linalg_ldl_factor_ex(ctx, mat(2, 2, (const double[]){0, 0, 0, 0}), false, &r, &r2,
+                                  &r3)); /* D[1, 1] = 0: info 1 instead of an error */
+    keep(r), keep(r2);
+    EXPECT("ldl_factor_ex info", r3, 1);
 
     /* complete QR of the column [3, 4]: Q = I - 1.6 v v^T with v = [1, 0.5], R = [-5, 0] */
     ct_tensor *col = mat(2, 1, (const double[]){3, 4});

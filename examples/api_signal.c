@@ -89,6 +89,10 @@ int main(void) {
     const int64_t two_bins[1] = {2};
     CHECK(ct_histogramdd(ctx, pts, 1, two_bins, NULL, NULL, false, &r, NULL));
     EXPECT("histogramdd(2 x 2 bins)", r, 1, 0, 1, 2);
+    const ct_tensor *edges2[2] = {f64(2, (const double[]){0, 2}),
+                                  f64(3, (const double[]){0, 0.5, 2})};
+    CHECK(ct_histogramdd_edges(ctx, pts, 2, edges2, NULL, false, &r, NULL));
+    EXPECT("histogramdd(edges)", r, 2, 2); /* y = 0 twice; y = 1, 2 (closed) */
 
     ct_tensor *sq = f64(5, (const double[]){0, 1, 4, 9, 16}); /* x^2 at x = 0..4 */
     CHECK(ct_gradient(ctx, sq, 0, NULL, NULL, 2, g));
