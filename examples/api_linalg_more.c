@@ -158,6 +158,39 @@ int main(void) {
     keep(s);
     CHECK(ct_backward(ctx, s, NULL, false));
     EXPECT("grad of sum(lu_solve)", ct_tensor_retain(ct_tensor_grad(bg)), -0.5, 0.5);
+
+    /* LDL^T of [[0, 1], [1, 0]]: one 2 x 2 block, pivots -2 -2 (LAPACK's form), then a solve */
+    ct_tensor *LD = NULL, *lpiv = NULL;
+    CHECK(ct_linalg_ldl_factor(ctx, mat(2, 2, (const double[]){0, 1, 1, 0}), false, &LD, &lpiv));
+    keep(LD), keep(lpiv);
+    EXPECT("ldl_factor pivots", ct_tensor_retain(lpiv), -2, -2);
+    CHECK(ct_linalg_ldl_solve(ctx, LD, lpiv, mat(2, 1, (const double[]){3, 5}), false, &r));
+    EXPECT("ldl_solve", r, 5, 3);
+    CHECK(ct_linalg_ldl_factor_ex(ctx, mat(2, 2, (const double[]){0, 0, 0, 0}), false, &r, &r2,
+                                  &r3)); /* D[1, 1] = 0: info 1 instead of an error */
+    keep(r), keep(r2);
+    EXPECT("ldl_factor_ex info", r3, 1);
+
+    /* complete QR of the column [3, 4]: Q = I - 1.6 v v^T with v = [1, 0.5], R = [-5, 0] */
+    ct_tensor *col = mat(2, 1, (const double[]){3, 4});
+    CHECK(ct_linalg_qr_mode(ctx, col, "complete", &r, &r2));
+    EXPECT("qr complete Q", r, -0.6, -0.8, -0.8, 0.6);
+    EXPECT("qr complete R", r2, -5, 0);
+    /* full SVD of the same column: U (2, 2) orthogonal, S = 5, U[:, :1] S Vh = the column */
+    CHECK(ct_linalg_svd_full(ctx, col, true, &r, &r2, &r3));
+    keep(r), keep(r3);
+    EXPECT("svd full S", r2, 5);
+    ct_tensor *ut = NULL, *utu = NULL, *u1 = NULL, *us = NULL;
+    CHECK(ct_tensor_transpose(ctx, r, 0, 1, &ut));
+    keep(ut);
+    CHECK(ct_matmul(ctx, ut, r, &utu));
+    EXPECT("svd full U^T U", utu, 1, 0, 0, 1);
+    CHECK(ct_tensor_narrow(ctx, r, 1, 0, 1, &u1));
+    keep(u1);
+    CHECK(ct_mul_scalar(ctx, u1, 5, &us));
+    keep(us);
+    CHECK(ct_matmul(ctx, us, r3, &r4));
+    EXPECT("svd full U S Vh", r4, 3, 4);
     printf("all more-linear-algebra checks passed\n");
     rc = 0;
 fail:

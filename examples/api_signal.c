@@ -80,6 +80,19 @@ int main(void) {
     EXPECT("histogram(range, weight x, density)", r, 2.0 / 4 / 2, 2.0 / 4 / 2);
     CHECK(ct_histogram_edges(ctx, x, f64(3, (const double[]){0, 1, 10}), NULL, false, &r));
     EXPECT("histogram(edges 0 1 10)", r, 1, 5);
+    /* histogramdd of the points (0, 0), (1, 1), (1, 0), (2, 2) in 2 x 2 bins over [0, 2]^2: the
+     * last bin of each dim holds its right edge */
+    ct_tensor *pts = NULL;
+    CHECK(ct_tensor_reshape(ctx, f64(8, (const double[]){0, 0, 1, 1, 1, 0, 2, 2}), 2,
+                            (const int64_t[]){4, 2}, &pts));
+    keep(pts);
+    const int64_t two_bins[1] = {2};
+    CHECK(ct_histogramdd(ctx, pts, 1, two_bins, NULL, NULL, false, &r, NULL));
+    EXPECT("histogramdd(2 x 2 bins)", r, 1, 0, 1, 2);
+    const ct_tensor *edges2[2] = {f64(2, (const double[]){0, 2}),
+                                  f64(3, (const double[]){0, 0.5, 2})};
+    CHECK(ct_histogramdd_edges(ctx, pts, 2, edges2, NULL, false, &r, NULL));
+    EXPECT("histogramdd(edges)", r, 2, 2); /* y = 0 twice; y = 1, 2 (closed) */
 
     ct_tensor *sq = f64(5, (const double[]){0, 1, 4, 9, 16}); /* x^2 at x = 0..4 */
     CHECK(ct_gradient(ctx, sq, 0, NULL, NULL, 2, g));

@@ -98,6 +98,24 @@ int main(void) {
     EXPECT("trilinear middle [0, 1]", keep(mid), 4, 5);
     CHECK(ct_interpolate(ctx, x, 3, one, CT_INTERP_AREA, false, &v));
     EXPECT("interpolate area", keep(v), 7.5);
+    /* fractional max pooling of the 2 x 4 slice 0 .. 7 with 2 x 2 windows to 1 x 2: the windows
+     * start at columns 0 and 2 whatever the samples, so the maxima are 5 and 7 */
+    ct_tensor *img = NULL, *smp = NULL;
+    CHECK(ct_tensor_arange(ctx, CT_FLOAT64, 0, 8, 1, &r));
+    keep(r);
+    CHECK(ct_tensor_reshape(ctx, r, 4, SHP(1, 1, 2, 4), &img));
+    keep(img);
+    CHECK(ct_tensor_full(ctx, CT_FLOAT64, 3, SHP(1, 1, 2), 0.25, &smp));
+    keep(smp);
+    CHECK(ct_fractional_max_pool2d(ctx, img, SHP(2, 2), SHP(1, 2), NULL, smp, 0, &v, &idx));
+    keep(idx);
+    EXPECT("fractional_max_pool2d", keep(v), 5, 7);
+    EXPECT("fractional_max_pool2d indices", idx, 5, 7);
+    /* the volume with 1 x 1 x 2 windows to 1 x 1 x 2, samples drawn (seed 7): the windows sit at
+     * t = 1, h = 1 and w = 0, 2 for any sample, so the maxima are 13 and 15 */
+    CHECK(ct_fractional_max_pool3d(ctx, x, SHP(1, 1, 2), SHP(1, 1, 2), NULL, NULL, 7, &v, &idx));
+    keep(idx);
+    EXPECT("fractional_max_pool3d", keep(v), 13, 15);
     printf("all volumetric checks passed\n");
     rc = 0;
 fail:

@@ -863,6 +863,20 @@ static ct_tensor *gf_run(ct_ctx *ctx, const char *name, ct_status *stp) {
     if (IS("qr")) st = ct_linalg_qr(ctx, spd, &r, &r2);
     if (IS("svd")) st = ct_linalg_svd(ctx, spd, &r2, &r, &r3);
     if (IS("svd_u")) st = ct_linalg_svd(ctx, spd, &r, &r2, &r3);
+    if (IS("svd_full_u")) st = ct_linalg_svd_full(ctx, x4, true, &r, &r2, &r3);
+    if (IS("svd_full_vh")) st = ct_linalg_svd_full(ctx, x, true, &r3, &r2, &r);
+    if (IS("qr_complete")) st = ct_linalg_qr_mode(ctx, x, "complete", &r, &r2);
+    if (IS("qr_complete_tall")) st = ct_linalg_qr_mode(ctx, x4, "complete", &r, &r2);
+    if (IS("fractional_max_pool2d"))
+        st = ct_fractional_max_pool2d(ctx, img, S(2, 2), S(2, 2), NULL, NULL, 1, &r, NULL);
+    if (IS("fractional_max_pool3d")) {
+        ct_tensor *vol = NULL;
+        st = ct_tensor_reshape(ctx, img, 5, S(1, 1, 2, 5, 5), &vol);
+        if (st == CT_OK)
+            st =
+                ct_fractional_max_pool3d(ctx, vol, S(1, 2, 2), S(1, 2, 2), NULL, NULL, 1, &r, NULL);
+        ct_tensor_release(vol);
+    }
     /* more linear algebra (test_linalg_more) */
     if (IS("solve_triangular")) st = ct_linalg_solve_triangular(ctx, spd, m, true, true, false, &r);
     if (IS("solve_triangular_right"))

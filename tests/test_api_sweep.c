@@ -1110,6 +1110,18 @@ static void s2_ct_linalg_svd(void) { SWEEP_STATUS(ct_linalg_svd(S_ctx, S_t, NULL
 static void s3_ct_linalg_svd(void) { SWEEP_STATUS(ct_linalg_svd(S_ctx, S_t, &S_out[0], &S_out[1], &S_out[2])); }
 static void s4_ct_linalg_svd(void) { SWEEP_STATUS(ct_linalg_svd(S_ctx, S_t, &S_out[0], &S_out[1], &S_out[2])); }
 static void s5_ct_linalg_svd(void) { SWEEP_STATUS(ct_linalg_svd(S_ctx, S_t, &S_out[0], &S_out[1], &S_out[2])); }
+static void s0_ct_linalg_qr_mode(void) { (void)ct_linalg_qr_mode(NULL, NULL, NULL, NULL, NULL); }
+static void s1_ct_linalg_qr_mode(void) { SWEEP_STATUS(ct_linalg_qr_mode(S_ctx, NULL, NULL, NULL, NULL)); }
+static void s2_ct_linalg_qr_mode(void) { SWEEP_STATUS(ct_linalg_qr_mode(S_ctx, S_t, NULL, NULL, NULL)); }
+static void s3_ct_linalg_qr_mode(void) { SWEEP_STATUS(ct_linalg_qr_mode(S_ctx, S_t, NULL, &S_out[0], &S_out[1])); }
+static void s4_ct_linalg_qr_mode(void) { SWEEP_STATUS(ct_linalg_qr_mode(S_ctx, S_t, NULL, &S_out[0], &S_out[1])); }
+static void s5_ct_linalg_qr_mode(void) { SWEEP_STATUS(ct_linalg_qr_mode(S_ctx, S_t, NULL, &S_out[0], &S_out[1])); }
+static void s0_ct_linalg_svd_full(void) { (void)ct_linalg_svd_full(NULL, NULL, (bool){0}, NULL, NULL, NULL); }
+static void s1_ct_linalg_svd_full(void) { SWEEP_STATUS(ct_linalg_svd_full(S_ctx, NULL, (bool){0}, NULL, NULL, NULL)); }
+static void s2_ct_linalg_svd_full(void) { SWEEP_STATUS(ct_linalg_svd_full(S_ctx, S_t, (bool){0}, NULL, NULL, NULL)); }
+static void s3_ct_linalg_svd_full(void) { SWEEP_STATUS(ct_linalg_svd_full(S_ctx, S_t, (bool){0}, &S_out[0], &S_out[1], &S_out[2])); }
+static void s4_ct_linalg_svd_full(void) { SWEEP_STATUS(ct_linalg_svd_full(S_ctx, S_t, (bool){0}, &S_out[0], &S_out[1], &S_out[2])); }
+static void s5_ct_linalg_svd_full(void) { SWEEP_STATUS(ct_linalg_svd_full(S_ctx, S_t, (bool){0}, &S_out[0], &S_out[1], &S_out[2])); }
 static void s0_ct_linalg_solve_triangular(void) { (void)ct_linalg_solve_triangular(NULL, NULL, NULL, (bool){0}, (bool){0}, (bool){0}, NULL); }
 static void s1_ct_linalg_solve_triangular(void) { SWEEP_STATUS(ct_linalg_solve_triangular(S_ctx, NULL, NULL, (bool){0}, (bool){0}, (bool){0}, NULL)); }
 static void s2_ct_linalg_solve_triangular(void) { SWEEP_STATUS(ct_linalg_solve_triangular(S_ctx, S_t, S_t, (bool){0}, (bool){0}, (bool){0}, NULL)); }
@@ -1206,6 +1218,24 @@ static void s2_ct_linalg_solve_ex(void) { SWEEP_STATUS(ct_linalg_solve_ex(S_ctx,
 static void s3_ct_linalg_solve_ex(void) { SWEEP_STATUS(ct_linalg_solve_ex(S_ctx, S_t, S_t, &S_out[0], &S_out[1])); }
 static void s4_ct_linalg_solve_ex(void) { SWEEP_STATUS(ct_linalg_solve_ex(S_ctx, S_t, S_t, &S_out[0], &S_out[1])); }
 static void s5_ct_linalg_solve_ex(void) { SWEEP_STATUS(ct_linalg_solve_ex(S_ctx, S_t, S_t, &S_out[0], &S_out[1])); }
+static void s0_ct_linalg_ldl_factor(void) { (void)ct_linalg_ldl_factor(NULL, NULL, (bool){0}, NULL, NULL); }
+static void s1_ct_linalg_ldl_factor(void) { SWEEP_STATUS(ct_linalg_ldl_factor(S_ctx, NULL, (bool){0}, NULL, NULL)); }
+static void s2_ct_linalg_ldl_factor(void) { SWEEP_STATUS(ct_linalg_ldl_factor(S_ctx, S_t, (bool){0}, NULL, NULL)); }
+static void s3_ct_linalg_ldl_factor(void) { SWEEP_STATUS(ct_linalg_ldl_factor(S_ctx, S_t, (bool){0}, &S_out[0], &S_out[1])); }
+static void s4_ct_linalg_ldl_factor(void) { SWEEP_STATUS(ct_linalg_ldl_factor(S_ctx, S_t, (bool){0}, &S_out[0], &S_out[1])); }
+static void s5_ct_linalg_ldl_factor(void) { SWEEP_STATUS(ct_linalg_ldl_factor(S_ctx, S_t, (bool){0}, &S_out[0], &S_out[1])); }
+static void s0_ct_linalg_ldl_factor_ex(void) { (void)ct_linalg_ldl_factor_ex(NULL, NULL, (bool){0}, NULL, NULL, NULL); }
+static void s1_ct_linalg_ldl_factor_ex(void) { SWEEP_STATUS(ct_linalg_ldl_factor_ex(S_ctx, NULL, (bool){0}, NULL, NULL, NULL)); }
+static void s2_ct_linalg_ldl_factor_ex(void) { SWEEP_STATUS(ct_linalg_ldl_factor_ex(S_ctx, S_t, (bool){0}, NULL, NULL, NULL)); }
+static void s3_ct_linalg_ldl_factor_ex(void) { SWEEP_STATUS(ct_linalg_ldl_factor_ex(S_ctx, S_t, (bool){0}, &S_out[0], &S_out[1], &S_out[2])); }
+static void s4_ct_linalg_ldl_factor_ex(void) { SWEEP_STATUS(ct_linalg_ldl_factor_ex(S_ctx, S_t, (bool){0}, &S_out[0], &S_out[1], &S_out[2])); }
+static void s5_ct_linalg_ldl_factor_ex(void) { SWEEP_STATUS(ct_linalg_ldl_factor_ex(S_ctx, S_t, (bool){0}, &S_out[0], &S_out[1], &S_out[2])); }
+static void s0_ct_linalg_ldl_solve(void) { (void)ct_linalg_ldl_solve(NULL, NULL, NULL, NULL, (bool){0}, NULL); }
+static void s1_ct_linalg_ldl_solve(void) { SWEEP_STATUS(ct_linalg_ldl_solve(S_ctx, NULL, NULL, NULL, (bool){0}, NULL)); }
+static void s2_ct_linalg_ldl_solve(void) { SWEEP_STATUS(ct_linalg_ldl_solve(S_ctx, S_t, S_t, S_t, (bool){0}, NULL)); }
+static void s3_ct_linalg_ldl_solve(void) { SWEEP_STATUS(ct_linalg_ldl_solve(S_ctx, S_t, S_t, S_t, (bool){0}, &S_out[0])); }
+static void s4_ct_linalg_ldl_solve(void) { SWEEP_STATUS(ct_linalg_ldl_solve(S_ctx, S_t, S_t, S_t, (bool){0}, &S_out[0])); }
+static void s5_ct_linalg_ldl_solve(void) { SWEEP_STATUS(ct_linalg_ldl_solve(S_ctx, S_t, S_t, S_t, (bool){0}, &S_out[0])); }
 static void s0_ct_linalg_vecdot(void) { (void)ct_linalg_vecdot(NULL, NULL, NULL, (int){0}, NULL); }
 static void s1_ct_linalg_vecdot(void) { SWEEP_STATUS(ct_linalg_vecdot(S_ctx, NULL, NULL, (int){0}, NULL)); }
 static void s2_ct_linalg_vecdot(void) { SWEEP_STATUS(ct_linalg_vecdot(S_ctx, S_t, S_t, (int){0}, NULL)); }
@@ -2670,6 +2700,18 @@ static void s2_ct_adaptive_max_pool3d(void) { SWEEP_STATUS(ct_adaptive_max_pool3
 static void s3_ct_adaptive_max_pool3d(void) { SWEEP_STATUS(ct_adaptive_max_pool3d(S_ctx, S_t, NULL, &S_out[0], &S_out[1])); }
 static void s4_ct_adaptive_max_pool3d(void) { SWEEP_STATUS(ct_adaptive_max_pool3d(S_ctx, S_t, S_i64, &S_out[0], &S_out[1])); }
 static void s5_ct_adaptive_max_pool3d(void) { SWEEP_STATUS(ct_adaptive_max_pool3d(S_ctx, S_t, S_i64, &S_out[0], &S_out[1])); }
+static void s0_ct_fractional_max_pool2d(void) { (void)ct_fractional_max_pool2d(NULL, NULL, NULL, NULL, NULL, NULL, (uint64_t){0}, NULL, NULL); }
+static void s1_ct_fractional_max_pool2d(void) { SWEEP_STATUS(ct_fractional_max_pool2d(S_ctx, NULL, NULL, NULL, NULL, NULL, (uint64_t){0}, NULL, NULL)); }
+static void s2_ct_fractional_max_pool2d(void) { SWEEP_STATUS(ct_fractional_max_pool2d(S_ctx, S_t, NULL, NULL, NULL, S_t, (uint64_t){0}, NULL, NULL)); }
+static void s3_ct_fractional_max_pool2d(void) { SWEEP_STATUS(ct_fractional_max_pool2d(S_ctx, S_t, NULL, NULL, NULL, S_t, (uint64_t){0}, &S_out[0], &S_out[1])); }
+static void s4_ct_fractional_max_pool2d(void) { SWEEP_STATUS(ct_fractional_max_pool2d(S_ctx, S_t, S_i64, S_i64, NULL, S_t, (uint64_t){0}, &S_out[0], &S_out[1])); }
+static void s5_ct_fractional_max_pool2d(void) { SWEEP_STATUS(ct_fractional_max_pool2d(S_ctx, S_t, S_i64, S_i64, NULL, S_t, (uint64_t){0}, &S_out[0], &S_out[1])); }
+static void s0_ct_fractional_max_pool3d(void) { (void)ct_fractional_max_pool3d(NULL, NULL, NULL, NULL, NULL, NULL, (uint64_t){0}, NULL, NULL); }
+static void s1_ct_fractional_max_pool3d(void) { SWEEP_STATUS(ct_fractional_max_pool3d(S_ctx, NULL, NULL, NULL, NULL, NULL, (uint64_t){0}, NULL, NULL)); }
+static void s2_ct_fractional_max_pool3d(void) { SWEEP_STATUS(ct_fractional_max_pool3d(S_ctx, S_t, NULL, NULL, NULL, S_t, (uint64_t){0}, NULL, NULL)); }
+static void s3_ct_fractional_max_pool3d(void) { SWEEP_STATUS(ct_fractional_max_pool3d(S_ctx, S_t, NULL, NULL, NULL, S_t, (uint64_t){0}, &S_out[0], &S_out[1])); }
+static void s4_ct_fractional_max_pool3d(void) { SWEEP_STATUS(ct_fractional_max_pool3d(S_ctx, S_t, S_i64, S_i64, NULL, S_t, (uint64_t){0}, &S_out[0], &S_out[1])); }
+static void s5_ct_fractional_max_pool3d(void) { SWEEP_STATUS(ct_fractional_max_pool3d(S_ctx, S_t, S_i64, S_i64, NULL, S_t, (uint64_t){0}, &S_out[0], &S_out[1])); }
 static void s0_ct_max_unpool3d(void) { (void)ct_max_unpool3d(NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL); }
 static void s1_ct_max_unpool3d(void) { SWEEP_STATUS(ct_max_unpool3d(S_ctx, NULL, NULL, NULL, NULL, NULL, NULL, NULL)); }
 static void s2_ct_max_unpool3d(void) { SWEEP_STATUS(ct_max_unpool3d(S_ctx, S_t, S_t, NULL, NULL, NULL, NULL, NULL)); }
@@ -4026,6 +4068,18 @@ static void s2_ct_histogram_edges(void) { SWEEP_STATUS(ct_histogram_edges(S_ctx,
 static void s3_ct_histogram_edges(void) { SWEEP_STATUS(ct_histogram_edges(S_ctx, S_t, S_t, S_t, (bool){0}, &S_out[0])); }
 static void s4_ct_histogram_edges(void) { SWEEP_STATUS(ct_histogram_edges(S_ctx, S_t, S_t, S_t, (bool){0}, &S_out[0])); }
 static void s5_ct_histogram_edges(void) { SWEEP_STATUS(ct_histogram_edges(S_ctx, S_t, S_t, S_t, (bool){0}, &S_out[0])); }
+static void s0_ct_histogramdd(void) { (void)ct_histogramdd(NULL, NULL, (int){0}, NULL, NULL, NULL, (bool){0}, NULL, NULL); }
+static void s1_ct_histogramdd(void) { SWEEP_STATUS(ct_histogramdd(S_ctx, NULL, (int){0}, NULL, NULL, NULL, (bool){0}, NULL, NULL)); }
+static void s2_ct_histogramdd(void) { SWEEP_STATUS(ct_histogramdd(S_ctx, S_t, (int){0}, NULL, NULL, S_t, (bool){0}, NULL, NULL)); }
+static void s3_ct_histogramdd(void) { SWEEP_STATUS(ct_histogramdd(S_ctx, S_t, (int){0}, NULL, NULL, S_t, (bool){0}, &S_out[0], &S_out[1])); }
+static void s4_ct_histogramdd(void) { SWEEP_STATUS(ct_histogramdd(S_ctx, S_t, (int){0}, S_i64, NULL, S_t, (bool){0}, &S_out[0], &S_out[1])); }
+static void s5_ct_histogramdd(void) { SWEEP_STATUS(ct_histogramdd(S_ctx, S_t, (int){0}, S_i64, NULL, S_t, (bool){0}, &S_out[0], &S_out[1])); }
+static void s0_ct_histogramdd_edges(void) { (void)ct_histogramdd_edges(NULL, NULL, (int){0}, NULL, NULL, (bool){0}, NULL, NULL); }
+static void s1_ct_histogramdd_edges(void) { SWEEP_STATUS(ct_histogramdd_edges(S_ctx, NULL, (int){0}, NULL, NULL, (bool){0}, NULL, NULL)); }
+static void s2_ct_histogramdd_edges(void) { SWEEP_STATUS(ct_histogramdd_edges(S_ctx, S_t, (int){0}, NULL, S_t, (bool){0}, NULL, NULL)); }
+static void s3_ct_histogramdd_edges(void) { SWEEP_STATUS(ct_histogramdd_edges(S_ctx, S_t, (int){0}, S_tarr, S_t, (bool){0}, &S_out[0], &S_out[1])); }
+static void s4_ct_histogramdd_edges(void) { SWEEP_STATUS(ct_histogramdd_edges(S_ctx, S_t, (int){0}, S_tarr, S_t, (bool){0}, &S_out[0], &S_out[1])); }
+static void s5_ct_histogramdd_edges(void) { SWEEP_STATUS(ct_histogramdd_edges(S_ctx, S_t, (int){0}, S_tarr, S_t, (bool){0}, &S_out[0], &S_out[1])); }
 static void s0_ct_gradient(void) { (void)ct_gradient(NULL, NULL, (int){0}, NULL, NULL, (int){0}, NULL); }
 static void s1_ct_gradient(void) { SWEEP_STATUS(ct_gradient(S_ctx, NULL, (int){0}, NULL, NULL, (int){0}, NULL)); }
 static void s2_ct_gradient(void) { SWEEP_STATUS(ct_gradient(S_ctx, S_t, (int){0}, NULL, NULL, (int){0}, NULL)); }
@@ -6085,6 +6139,18 @@ static const sweep_case sweep_cases[] = {
     {"ct_linalg_svd", 3, s3_ct_linalg_svd},
     {"ct_linalg_svd", 4, s4_ct_linalg_svd},
     {"ct_linalg_svd", 5, s5_ct_linalg_svd},
+    {"ct_linalg_qr_mode", 0, s0_ct_linalg_qr_mode},
+    {"ct_linalg_qr_mode", 1, s1_ct_linalg_qr_mode},
+    {"ct_linalg_qr_mode", 2, s2_ct_linalg_qr_mode},
+    {"ct_linalg_qr_mode", 3, s3_ct_linalg_qr_mode},
+    {"ct_linalg_qr_mode", 4, s4_ct_linalg_qr_mode},
+    {"ct_linalg_qr_mode", 5, s5_ct_linalg_qr_mode},
+    {"ct_linalg_svd_full", 0, s0_ct_linalg_svd_full},
+    {"ct_linalg_svd_full", 1, s1_ct_linalg_svd_full},
+    {"ct_linalg_svd_full", 2, s2_ct_linalg_svd_full},
+    {"ct_linalg_svd_full", 3, s3_ct_linalg_svd_full},
+    {"ct_linalg_svd_full", 4, s4_ct_linalg_svd_full},
+    {"ct_linalg_svd_full", 5, s5_ct_linalg_svd_full},
     {"ct_linalg_solve_triangular", 0, s0_ct_linalg_solve_triangular},
     {"ct_linalg_solve_triangular", 1, s1_ct_linalg_solve_triangular},
     {"ct_linalg_solve_triangular", 2, s2_ct_linalg_solve_triangular},
@@ -6181,6 +6247,24 @@ static const sweep_case sweep_cases[] = {
     {"ct_linalg_solve_ex", 3, s3_ct_linalg_solve_ex},
     {"ct_linalg_solve_ex", 4, s4_ct_linalg_solve_ex},
     {"ct_linalg_solve_ex", 5, s5_ct_linalg_solve_ex},
+    {"ct_linalg_ldl_factor", 0, s0_ct_linalg_ldl_factor},
+    {"ct_linalg_ldl_factor", 1, s1_ct_linalg_ldl_factor},
+    {"ct_linalg_ldl_factor", 2, s2_ct_linalg_ldl_factor},
+    {"ct_linalg_ldl_factor", 3, s3_ct_linalg_ldl_factor},
+    {"ct_linalg_ldl_factor", 4, s4_ct_linalg_ldl_factor},
+    {"ct_linalg_ldl_factor", 5, s5_ct_linalg_ldl_factor},
+    {"ct_linalg_ldl_factor_ex", 0, s0_ct_linalg_ldl_factor_ex},
+    {"ct_linalg_ldl_factor_ex", 1, s1_ct_linalg_ldl_factor_ex},
+    {"ct_linalg_ldl_factor_ex", 2, s2_ct_linalg_ldl_factor_ex},
+    {"ct_linalg_ldl_factor_ex", 3, s3_ct_linalg_ldl_factor_ex},
+    {"ct_linalg_ldl_factor_ex", 4, s4_ct_linalg_ldl_factor_ex},
+    {"ct_linalg_ldl_factor_ex", 5, s5_ct_linalg_ldl_factor_ex},
+    {"ct_linalg_ldl_solve", 0, s0_ct_linalg_ldl_solve},
+    {"ct_linalg_ldl_solve", 1, s1_ct_linalg_ldl_solve},
+    {"ct_linalg_ldl_solve", 2, s2_ct_linalg_ldl_solve},
+    {"ct_linalg_ldl_solve", 3, s3_ct_linalg_ldl_solve},
+    {"ct_linalg_ldl_solve", 4, s4_ct_linalg_ldl_solve},
+    {"ct_linalg_ldl_solve", 5, s5_ct_linalg_ldl_solve},
     {"ct_linalg_vecdot", 0, s0_ct_linalg_vecdot},
     {"ct_linalg_vecdot", 1, s1_ct_linalg_vecdot},
     {"ct_linalg_vecdot", 2, s2_ct_linalg_vecdot},
@@ -7645,6 +7729,18 @@ static const sweep_case sweep_cases[] = {
     {"ct_adaptive_max_pool3d", 3, s3_ct_adaptive_max_pool3d},
     {"ct_adaptive_max_pool3d", 4, s4_ct_adaptive_max_pool3d},
     {"ct_adaptive_max_pool3d", 5, s5_ct_adaptive_max_pool3d},
+    {"ct_fractional_max_pool2d", 0, s0_ct_fractional_max_pool2d},
+    {"ct_fractional_max_pool2d", 1, s1_ct_fractional_max_pool2d},
+    {"ct_fractional_max_pool2d", 2, s2_ct_fractional_max_pool2d},
+    {"ct_fractional_max_pool2d", 3, s3_ct_fractional_max_pool2d},
+    {"ct_fractional_max_pool2d", 4, s4_ct_fractional_max_pool2d},
+    {"ct_fractional_max_pool2d", 5, s5_ct_fractional_max_pool2d},
+    {"ct_fractional_max_pool3d", 0, s0_ct_fractional_max_pool3d},
+    {"ct_fractional_max_pool3d", 1, s1_ct_fractional_max_pool3d},
+    {"ct_fractional_max_pool3d", 2, s2_ct_fractional_max_pool3d},
+    {"ct_fractional_max_pool3d", 3, s3_ct_fractional_max_pool3d},
+    {"ct_fractional_max_pool3d", 4, s4_ct_fractional_max_pool3d},
+    {"ct_fractional_max_pool3d", 5, s5_ct_fractional_max_pool3d},
     {"ct_max_unpool3d", 0, s0_ct_max_unpool3d},
     {"ct_max_unpool3d", 1, s1_ct_max_unpool3d},
     {"ct_max_unpool3d", 2, s2_ct_max_unpool3d},
@@ -9001,6 +9097,18 @@ static const sweep_case sweep_cases[] = {
     {"ct_histogram_edges", 3, s3_ct_histogram_edges},
     {"ct_histogram_edges", 4, s4_ct_histogram_edges},
     {"ct_histogram_edges", 5, s5_ct_histogram_edges},
+    {"ct_histogramdd", 0, s0_ct_histogramdd},
+    {"ct_histogramdd", 1, s1_ct_histogramdd},
+    {"ct_histogramdd", 2, s2_ct_histogramdd},
+    {"ct_histogramdd", 3, s3_ct_histogramdd},
+    {"ct_histogramdd", 4, s4_ct_histogramdd},
+    {"ct_histogramdd", 5, s5_ct_histogramdd},
+    {"ct_histogramdd_edges", 0, s0_ct_histogramdd_edges},
+    {"ct_histogramdd_edges", 1, s1_ct_histogramdd_edges},
+    {"ct_histogramdd_edges", 2, s2_ct_histogramdd_edges},
+    {"ct_histogramdd_edges", 3, s3_ct_histogramdd_edges},
+    {"ct_histogramdd_edges", 4, s4_ct_histogramdd_edges},
+    {"ct_histogramdd_edges", 5, s5_ct_histogramdd_edges},
     {"ct_gradient", 0, s0_ct_gradient},
     {"ct_gradient", 1, s1_ct_gradient},
     {"ct_gradient", 2, s2_ct_gradient},

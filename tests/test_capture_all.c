@@ -401,6 +401,25 @@ static ct_status op_linalg_det(void) { return ct_linalg_det(ctx, Sym, &OUT); }
 static ct_status op_linalg_slogdet(void) { return ct_linalg_slogdet(ctx, Sym, &OUT, &OUT2); }
 static ct_status op_linalg_qr(void) { return ct_linalg_qr(ctx, A, &OUT, &OUT2); }
 static ct_status op_linalg_svd(void) { return ct_linalg_svd(ctx, A, &OUT, &OUT2, &OUT3); }
+static ct_status op_linalg_svd_full(void) {
+    return ct_linalg_svd_full(ctx, A, true, &OUT, &OUT2, &OUT3);
+}
+static ct_status op_linalg_qr_mode(void) {
+    return ct_linalg_qr_mode(ctx, Mt, "complete", &OUT, &OUT2);
+}
+static ct_status op_linalg_ldl_factor(void) {
+    return ct_linalg_ldl_factor(ctx, Sym, false, &OUT, &OUT2);
+}
+static ct_status op_linalg_ldl_factor_ex(void) {
+    return ct_linalg_ldl_factor_ex(ctx, Sym, false, &OUT, &OUT2, &OUT3);
+}
+static ct_status op_linalg_ldl_solve(void) { /* pivots of sytrf's own, captured too */
+    ct_tensor *info = NULL;
+    ct_status st = ct_linalg_ldl_factor_ex(ctx, Sym, false, &OUT2, &OUT3, &info);
+    if (st == CT_OK) st = ct_linalg_ldl_solve(ctx, OUT2, OUT3, Sym, false, &OUT);
+    ct_tensor_release(info);
+    return st;
+}
 static ct_status op_linalg_eigh_ex(void) {
     return ct_linalg_eigh_ex(ctx, Sym, 'L', &OUT, &OUT2, &OUT3);
 }
@@ -1867,6 +1886,11 @@ static const op_entry computing[] = {
     E(linalg_slogdet),
     E(linalg_qr),
     E(linalg_svd),
+    E(linalg_svd_full),
+    E(linalg_qr_mode),
+    E(linalg_ldl_factor),
+    E(linalg_ldl_factor_ex),
+    E(linalg_ldl_solve),
     E(interpolate),
     E(interpolate_scale),
     E(index),
@@ -2337,6 +2361,13 @@ static const struct {
     {"ct_resolve_neg", "the input itself"},
     {"ct_matrix_exp", "ct_linalg_matrix_exp under its older name (reads the norms on the host)"},
     {"ct_histogram", "counts on the host (reads the input), which capture refuses"},
+    {"ct_histogramdd", "counts on the host (reads the input), which capture refuses"},
+    {"ct_histogramdd_edges",
+     "counts on the host (reads the input and the edges), which capture refuses"},
+    {"ct_fractional_max_pool2d",
+     "the windows' maxima are found on the host (reads the input), which capture refuses"},
+    {"ct_fractional_max_pool3d",
+     "the windows' maxima are found on the host (reads the input), which capture refuses"},
     {"ct_histogram_edges",
      "counts on the host (reads the input and the edges), which capture refuses"},
     {"ct_unique_consecutive",

@@ -221,15 +221,17 @@ enum {
     CT_LINALG_SOLVE,
     CT_LINALG_INV,
     CT_LINALG_SLOGDET,
-    CT_LINALG_QR,
-    CT_LINALG_SVD,
+    CT_LINALG_QR,  /* ints[1] 1: complete (Q m x m, R m x n) */
+    CT_LINALG_SVD, /* ints[1] 1: full matrices (U m x m, Vh n x n) */
     /* appended with the second linear algebra set (layouts in src/backends/cpu/linalg_cpu.c) */
-    CT_LINALG_TRSOLVE,   /* triangular solve (trsm); ints[1] bit0 upper, bit1 left, bit2 unit */
-    CT_LINALG_LU_FACTOR, /* getrf: LU, pivots int32, info int32 */
-    CT_LINALG_LU_PERM,   /* getrf pivots -> permutation matrix P and row orders */
-    CT_LINALG_SVDVALS,   /* gesdd, singular values only */
-    CT_LINALG_LSTSQ,     /* gels / gelsy / gelsd / gelss: ints[1] driver, scalars[0] rcond */
-    CT_LINALG_EIG        /* geev: complex eigenvalues / eigenvectors as real views of pairs */
+    CT_LINALG_TRSOLVE,    /* triangular solve (trsm); ints[1] bit0 upper, bit1 left, bit2 unit */
+    CT_LINALG_LU_FACTOR,  /* getrf: LU, pivots int32, info int32 */
+    CT_LINALG_LU_PERM,    /* getrf pivots -> permutation matrix P and row orders */
+    CT_LINALG_SVDVALS,    /* gesdd, singular values only */
+    CT_LINALG_LSTSQ,      /* gels / gelsy / gelsd / gelss: ints[1] driver, scalars[0] rcond */
+    CT_LINALG_LDL_FACTOR, /* sytrf ('L'): LD, pivots int32, info int32 */
+    CT_LINALG_LDL_SOLVE,  /* sytrs ('L') from LD and pivots */
+    CT_LINALG_EIG         /* geev: complex eigenvalues / eigenvectors as real views of pairs */
 };
 
 /* Complex data in descriptors: kernels see real dtypes only. A complex operand is passed as the

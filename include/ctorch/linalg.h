@@ -98,6 +98,14 @@ CT_API ct_status ct_linalg_qr(ct_ctx *ctx, const ct_tensor *a, ct_tensor **Q, ct
  * (gesdd); U and Vh may be NULL to skip them (they are still computed). */
 CT_API ct_status ct_linalg_svd(ct_ctx *ctx, const ct_tensor *a, ct_tensor **U, ct_tensor **S,
                                ct_tensor **Vh);
+/* torch.linalg.qr with its mode: "reduced" (NULL), "complete" (Q (..., m, m), R (..., m, n)) or "r"
+ * (Q an empty (0,) tensor); complete with m > n and "r" refuse backward, as torch. */
+CT_API ct_status ct_linalg_qr_mode(ct_ctx *ctx, const ct_tensor *a, const char *mode, ct_tensor **Q,
+                                   ct_tensor **R);
+/* torch.linalg.svd(full_matrices): full U (..., m, m) and Vh (..., n, n) when true; the gradient
+ * reaches A through their first min(m, n) columns / rows only, as torch. */
+CT_API ct_status ct_linalg_svd_full(ct_ctx *ctx, const ct_tensor *a, bool full_matrices,
+                                    ct_tensor **U, ct_tensor **S, ct_tensor **Vh);
 
 /* ---- more linear algebra (torch 1.13's names; float32 / float64 only, as torch's CPU kernels;
  * batched over leading dims; see docs/everyday.md "More linear algebra") ---- */
@@ -160,6 +168,20 @@ CT_API ct_status ct_linalg_inv_ex(ct_ctx *ctx, const ct_tensor *a, ct_tensor **i
 /* As ct_linalg_solve with info (...) int32 instead of the singular-matrix error. */
 CT_API ct_status ct_linalg_solve_ex(ct_ctx *ctx, const ct_tensor *a, const ct_tensor *b,
                                     ct_tensor **out, ct_tensor **info);
+/* torch.linalg.ldl_factor: LD (..., n, n) (L's strict lower part and the blocks of D, from the
+ * lower triangle of symmetric A; sytrf) and pivots (..., n) int32 in LAPACK's form (1-based,
+ * negative pairs mark 2 x 2 blocks). hermitian has no effect on real A. A zero D[i, i] is an
+ * error; no gradient (backward refuses, as torch). */
+CT_API ct_status ct_linalg_ldl_factor(ct_ctx *ctx, const ct_tensor *a, bool hermitian,
+                                      ct_tensor **LD, ct_tensor **pivots);
+/* As ct_linalg_ldl_factor with info (...) int32 (0, or i where D[i, i] is exactly zero) instead of
+ * the error. */
+CT_API ct_status ct_linalg_ldl_factor_ex(ct_ctx *ctx, const ct_tensor *a, bool hermitian,
+                                         ct_tensor **LD, ct_tensor **pivots, ct_tensor **info);
+/* torch.linalg.ldl_solve: X with A X = B from ldl_factor's LD and pivots (int32 or int64, shaped
+ * LD.shape[:-1]); B (..., n, k) of LD's dtype, batch dims broadcast (sytrs; no gradient). */
+CT_API ct_status ct_linalg_ldl_solve(ct_ctx *ctx, const ct_tensor *LD, const ct_tensor *pivots,
+                                     const ct_tensor *B, bool hermitian, ct_tensor **out);
 /* sum(x * y) along dim, x and y broadcast (torch.linalg.vecdot; one floating dtype). */
 CT_API ct_status ct_linalg_vecdot(ct_ctx *ctx, const ct_tensor *x, const ct_tensor *y, int dim,
                                   ct_tensor **out);

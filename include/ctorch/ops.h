@@ -644,6 +644,25 @@ CT_API ct_status ct_adaptive_avg_pool3d(ct_ctx *ctx, const ct_tensor *x,
 CT_API ct_status ct_adaptive_max_pool3d(ct_ctx *ctx, const ct_tensor *x,
                                         const int64_t output_size[3], ct_tensor **out,
                                         ct_tensor **indices);
+/* F.fractional_max_pool2d of (N, C, H, W) or (C, H, W) (float32 / float64): kernel_size windows at
+ * pseudo-random starts, output_size (NULL: floor(input size * output_ratio)); random_samples
+ * (N, C, 2) in [0, 1) ((1, C, 2) unbatched; torch's _random_samples: [0] for W, [1] for H) fixes
+ * the starts, NULL draws them with ct_tensor_rand(seed). indices (may be NULL): flat h * W + w.
+ * Differentiable (the gradient goes to the chosen elements); reads the input on the host. */
+CT_API ct_status ct_fractional_max_pool2d(ct_ctx *ctx, const ct_tensor *x,
+                                          const int64_t kernel_size[2],
+                                          const int64_t output_size[2],
+                                          const double output_ratio[2],
+                                          const ct_tensor *random_samples, uint64_t seed,
+                                          ct_tensor **out, ct_tensor **indices);
+/* F.fractional_max_pool3d of (N, C, T, H, W) or (C, T, H, W): as ct_fractional_max_pool2d with
+ * random_samples (N, C, 3) ([0] T, [1] H, [2] W) and flat indices t * H * W + h * W + w. */
+CT_API ct_status ct_fractional_max_pool3d(ct_ctx *ctx, const ct_tensor *x,
+                                          const int64_t kernel_size[3],
+                                          const int64_t output_size[3],
+                                          const double output_ratio[3],
+                                          const ct_tensor *random_samples, uint64_t seed,
+                                          ct_tensor **out, ct_tensor **indices);
 /* F.max_unpool3d: as max_unpool2d with flat indices d * H * W + h * W + w into the output volume.
  */
 CT_API ct_status ct_max_unpool3d(ct_ctx *ctx, const ct_tensor *x, const ct_tensor *indices,
@@ -1278,11 +1297,12 @@ CT_API ct_status ct_frobenius_norm(ct_ctx *ctx, const ct_tensor *a, int n_dims, 
                                    bool keepdim, ct_tensor **out);
 CT_API ct_status ct_nuclear_norm(ct_ctx *ctx, const ct_tensor *a, const int *dims, bool keepdim,
                                  ct_tensor **out);
-/* torch.svd: U, S, V (not Vh) of the reduced SVD (some; some = false only for square matrices);
- * compute_uv false: S, with U (m, m) and V (n, n) zero-filled, as torch. */
+/* torch.svd: U, S, V (not Vh) of the reduced SVD (some) or the full one (some = false: U (m, m),
+ * V (n, n)); compute_uv false: S, with U (m, m) and V (n, n) zero-filled, as torch. */
 CT_API ct_status ct_svd(ct_ctx *ctx, const ct_tensor *a, bool some, bool compute_uv, ct_tensor **U,
                         ct_tensor **S, ct_tensor **V);
-/* torch.qr (reduced; some = false only where it is the same, m <= n). */
+/* torch.qr: reduced (some) or complete (some = false: Q (m, m), R (m, n); no gradient when m > n,
+ * as torch). */
 CT_API ct_status ct_qr(ct_ctx *ctx, const ct_tensor *a, bool some, ct_tensor **Q, ct_tensor **R);
 /* torch.cholesky (upper: U with A = U^T U), torch.slogdet, torch.matrix_power, torch.matrix_exp,
  * torch.orgqr: the linalg functions under their older names. */
@@ -1347,6 +1367,19 @@ CT_API ct_status ct_histogram(ct_ctx *ctx, const ct_tensor *a, int64_t bins, con
  */
 CT_API ct_status ct_histogram_edges(ct_ctx *ctx, const ct_tensor *a, const ct_tensor *bins,
                                     const ct_tensor *weight, bool density, ct_tensor **hist);
+/* torch.histogramdd of points a (..., D) (float32 / float64, read on the host): bins (n_bins = 1
+ * for every dim, or D counts) equal bins per dim over range (2 D values lo0, hi0, lo1, ...; NULL:
+ * each dim's data min and max), the last bin of each dim closed, points outside or NaN skipped;
+ * weight (a.shape[:-1]) or NULL; density as torch. hist (bins0, ..., binsD-1); bin_edges (NULL
+ * or an array of D) receives each dim's edges. No gradient. */
+CT_API ct_status ct_histogramdd(ct_ctx *ctx, const ct_tensor *a, int n_bins, const int64_t *bins,
+                                const double *range, const ct_tensor *weight, bool density,
+                                ct_tensor **hist, ct_tensor **bin_edges);
+/* torch.histogramdd with explicit edges: n_edges = D increasing 1-d tensors of at least 2 edges
+ * in a's dtype (bin_edges, NULL or D, receives copies). */
+CT_API ct_status ct_histogramdd_edges(ct_ctx *ctx, const ct_tensor *a, int n_edges,
+                                      const ct_tensor *const *bins, const ct_tensor *weight,
+                                      bool density, ct_tensor **hist, ct_tensor **bin_edges);
 /* torch.gradient: for each of n_dims dims (0: all, in order) the central differences
  * (f[i+1] - f[i-1]) / (2 h) inside and one-sided differences of edge_order 1 or 2 at the ends, h =
  * spacing[i] (NULL: 1); outs receives one tensor per dim. Differentiable. */

@@ -509,6 +509,13 @@ CASES = {
     'qr': lambda o: torch.linalg.qr(o.spd)[0],
     'svd': lambda o: torch.linalg.svd(o.spd, full_matrices=False)[1],
     'svd_u': lambda o: torch.linalg.svd(o.spd, full_matrices=False)[0],
+    'svd_full_u': lambda o: torch.linalg.svd(o.x4, full_matrices=True)[0],
+    'svd_full_vh': lambda o: torch.linalg.svd(o.x, full_matrices=True)[2],
+    'qr_complete': lambda o: torch.linalg.qr(o.x, mode='complete')[0],
+    'qr_complete_tall': lambda o: torch.linalg.qr(o.x4, mode='complete')[0],
+    'fractional_max_pool2d': lambda o: F.fractional_max_pool2d(o.img, 2, output_size=(2, 2)),
+    'fractional_max_pool3d': lambda o: F.fractional_max_pool3d(o.img.reshape(1, 1, 2, 5, 5),
+                                                               (1, 2, 2), output_size=(1, 2, 2)),
     # more linear algebra (test_linalg_more)
     'solve_triangular': lambda o: torch.linalg.solve_triangular(o.spd, o.m, upper=True),
     'solve_triangular_right': lambda o: torch.linalg.solve_triangular(o.spd, o.m, upper=False,

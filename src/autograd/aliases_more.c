@@ -356,14 +356,9 @@ ct_status ct_svd(ct_ctx *ctx, const ct_tensor *a, bool some, bool compute_uv, ct
         CT__DO(st, ct_tensor_zeros(ctx, a->dtype, nd, sh, U));
         sh[nd - 2] = sh[nd - 1] = n;
         CT__DO(st, ct_tensor_zeros(ctx, a->dtype, nd, sh, V));
-    } else if (!some && m != n) {
-        return ct__set_error(ctx, CT_ERR_UNSUPPORTED,
-                             "%s: some=false (full U / V) of a non-square %lld x %lld matrix is "
-                             "not supported (ct_linalg_svd is the reduced SVD)",
-                             op, (long long)m, (long long)n);
     } else {
         ct_tensor *vh = NULL;
-        st = ct_linalg_svd(ctx, a, U, S, &vh);
+        st = ct_linalg_svd_full(ctx, a, !some, U, S, &vh);
         CT__DO(st, ct_tensor_transpose(ctx, vh, -2, -1, V));
         ct_tensor_release(vh);
     }
@@ -379,12 +374,8 @@ ct_status ct_qr(ct_ctx *ctx, const ct_tensor *a, bool some, ct_tensor **Q, ct_te
     ct_status st = ct__check_args(ctx, "qr", 1, ins, R);
     if (st != CT_OK) return st;
     *R = NULL;
-    if (!some && a->ndim >= 2 && a->shape[a->ndim - 2] > a->shape[a->ndim - 1])
-        return ct__set_error(ctx, CT_ERR_UNSUPPORTED,
-                             "qr: some=false (complete Q) of a tall %s matrix is not supported "
-                             "(ct_linalg_qr is the reduced QR)",
-                             CT__SHAPE_STR(a));
-    return ct__error_within(ctx, "qr", ct_linalg_qr(ctx, a, Q, R));
+    return ct__error_within(ctx, "qr",
+                            ct_linalg_qr_mode(ctx, a, some ? "reduced" : "complete", Q, R));
 }
 ct_status ct_cholesky(ct_ctx *ctx, const ct_tensor *a, bool upper, ct_tensor **out) {
     uint64_t mark = ct__ag_mark(ctx);

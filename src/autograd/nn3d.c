@@ -11,6 +11,7 @@
 #include "tensor/ag_front.h"
 
 #include <math.h>
+#include <stdlib.h>
 #include <string.h>
 
 #define SH(...) ((const int64_t[]){__VA_ARGS__})
@@ -593,4 +594,168 @@ ct_status ct_adaptive_max_pool3d(ct_ctx *ctx, const ct_tensor *x, const int64_t 
     const ct__pool3 g = {.kind = CT__POOL_AMAX, .osize = output_size};
     return ct__pool3d_front(ctx, "adaptive_max_pool3d", "AdaptiveMaxPool3DBackward0", x, &g, out,
                             indices);
+}
+
+/* ---- fractional max pooling (ATen's FractionalMaxPool2d / 3d CPU kernels): per plane and dim
+ * the window starts are generate_intervals(sample, in, out, k): alpha = (in - k) / (out - 1) and
+ * start_i = (int)((i + sample) * alpha) - (int)(sample * alpha), the last in - k, computed in the
+ * input dtype; each window's maximum is the first greatest value in (d, h, w) order, or the last
+ * NaN; its flat index d * H * W + h * W + w. The indices are found on the host (refused under
+ * capture), the values taken with gather so the gradient reaches the input at the indices, as
+ * torch's backward. Samples (N, C, nd) index the dims as torch: 2-d [0] w, [1] h; 3-d [0] t,
+ * [1] h, [2] w. ---- */
+static void ct__frac_starts(double sample, bool f32, int64_t in, int64_t out, int64_t k,
+                            int64_t *seq) {
+    if (out > 1) {
+        if (f32) {
+            const float s = (float)sample, al = (float)(in - k) / (float)(out - 1);
+            for (int64_t i = 0; i < out - 1; i++)
+                seq[i] = (int64_t)(int)(((float)i + s) * al) - (int64_t)(int)(s * al);
+        } else {
+            const double al = (double)(in - k) / (double)(out - 1);
+            for (int64_t i = 0; i < out - 1; i++)
+                seq[i] = (int64_t)(int)(((double)i + sample) * al) - (int64_t)(int)(sample * al);
+        }
+    }
+    if (out > 0) seq[out - 1] = in - k;
+}
+
+static ct_status ct__frac_pool(ct_ctx *ctx, const char *op, int nd, const ct_tensor *x,
+                               const int64_t *ks, const int64_t *osz, const double *ratio,
+                               const ct_tensor *samples, uint64_t seed, ct_tensor **out,
+                               ct_tensor **indices) {
+    const ct_tensor *ins[1] = {x};
+    if (indices) *indices = NULL;
+    ct_status st = ct__check_args(ctx, op, 1, ins, out);
+    if (st != CT_OK) return st;
+    *out = NULL;
+    if (samples && (st = ct__check_tensor(ctx, op, "_random_samples", samples)) != CT_OK) return st;
+    if (x->dtype != CT_FLOAT32 && x->dtype != CT_FLOAT64)
+        return ct__set_error(ctx, CT_ERR_DTYPE, "%s: expected a float32 or float64 input, got %s",
+                             op, ct_dtype_name(x->dtype));
+    if (x->ndim != nd + 1 && x->ndim != nd + 2)
+        return ct__set_error(ctx, CT_ERR_SHAPE,
+                             "%s: expected a %d-d (unbatched) or %d-d (batched) input, got %s", op,
+                             nd + 1, nd + 2, CT__SHAPE_STR(x));
+    if (!ks) return ct__set_error(ctx, CT_ERR_INVALID_ARG, "%s: kernel_size is NULL", op);
+    if (!osz && !ratio)
+        return ct__set_error(ctx, CT_ERR_INVALID_ARG,
+                             "%s requires specifying either an output_size or an output_ratio", op);
+    if (ct__any_capture(ctx))
+        return ct__set_error(ctx, CT_ERR_UNSUPPORTED,
+                             "%s: the windows' maxima are found on the host; not capturable", op);
+    const bool unb = x->ndim == nd + 1, f32 = x->dtype == CT_FLOAT32;
+    const int64_t N = unb ? 1 : x->shape[0], C = x->shape[x->ndim - nd - 1];
+    int64_t in[3] = {1, 1, 1}, o[3] = {1, 1, 1}, pin = 1, pout = 1;
+    for (int i = 0; i < nd; i++) {
+        in[i] = x->shape[x->ndim - nd + i];
+        o[i] = osz ? osz[i] : (int64_t)((double)in[i] * ratio[i]);
+        if (ks[i] < 1 || ks[i] > INT32_MAX || in[i] > INT32_MAX)
+            return ct__set_error(ctx, CT_ERR_INVALID_ARG,
+                                 "%s: kernel_size must be in [1, 2^31 - 1], got %lld (dim %d)", op,
+                                 (long long)ks[i], i);
+        /* torch's bounds: 2-d output + pool - 1 <= input, 3-d < input */
+        if (o[i] < 1 || o[i] + ks[i] - 1 > in[i] - (nd == 3))
+            return ct__set_error(ctx, CT_ERR_INVALID_ARG,
+                                 "%s: pool size %lld too large relative to input size %lld of dim "
+                                 "%d for output size %lld (torch needs 1 <= output and output + "
+                                 "pool - 1 %s input)",
+                                 op, (long long)ks[i], (long long)in[i], i, (long long)o[i],
+                                 nd == 3 ? "<" : "<=");
+        pin *= in[i], pout *= o[i];
+    }
+    if (samples) {
+        if (samples->ndim != 3 || samples->shape[0] != N || samples->shape[1] != C ||
+            samples->shape[2] != nd)
+            return ct__set_error(ctx, CT_ERR_SHAPE,
+                                 "%s: _random_samples must be (%lld, %lld, %d) (N, C, %d; N = 1 "
+                                 "unbatched), got %s",
+                                 op, (long long)N, (long long)C, nd, nd, CT__SHAPE_STR(samples));
+        if (samples->dtype != CT_FLOAT32 && samples->dtype != CT_FLOAT64)
+            return ct__set_error(ctx, CT_ERR_DTYPE, "%s: _random_samples must be floating, got %s",
+                                 op, ct_dtype_name(samples->dtype));
+    }
+    const int64_t NC = N * C, np = NC * pin, no = NC * pout;
+    double *xv = malloc(sizeof(double) * (size_t)(np ? np : 1)),
+           *sv = malloc(sizeof(double) * (size_t)(NC > 0 ? NC * nd : 1));
+    int64_t *iv = malloc(sizeof(int64_t) * (size_t)(no ? no : 1)),
+            *seq = malloc(sizeof(int64_t) * (size_t)(o[0] + o[1] + (nd == 3 ? o[2] : 0)));
+    ct_tensor *t[8] = {NULL};
+    if (!xv || !sv || !iv || !seq) st = ct__set_error(ctx, CT_ERR_OOM, "%s: out of memory", op);
+    if (!samples) { /* drawn from the generator: uniform [0, 1) in the input dtype */
+        CT__DO(st, ct_tensor_rand(ctx, x->dtype, 3, SH(N, C, nd), seed, 0, &t[7]));
+        samples = t[7];
+    }
+    CT__DO(st, ct_cast(ctx, samples, CT_FLOAT64, &t[0]));
+    CT__DO(st, ct_tensor_to_host(t[0], sv, sizeof(double) * (size_t)(NC * nd)));
+    CT__DO(st, ct_cast(ctx, x, CT_FLOAT64, &t[1]));
+    CT__DO(st, ct_tensor_to_host(t[1], xv, sizeof(double) * (size_t)np));
+    for (int64_t pl = 0; st == CT_OK && pl < NC; pl++) {
+        /* starts per dim in spatial order (t,) h, w; torch's sample order differs for 2-d */
+        int64_t *sq[3] = {seq, seq + o[0], nd == 3 ? seq + o[0] + o[1] : NULL};
+        for (int i = 0; i < nd; i++) {
+            const int si = nd == 2 ? 1 - i : i;
+            ct__frac_starts(sv[pl * nd + si], f32, in[i], o[i], ks[i], sq[i]);
+        }
+        const double *xp = xv + pl * pin;
+        int64_t *ip = iv + pl * pout;
+        const int64_t O0 = nd == 3 ? o[0] : 1, O1 = o[nd - 2], O2 = o[nd - 1];
+        const int64_t K0 = nd == 3 ? ks[0] : 1, K1 = ks[nd - 2], K2 = ks[nd - 1];
+        const int64_t I1 = in[nd - 2], I2 = in[nd - 1];
+        for (int64_t a0 = 0; a0 < O0; a0++)
+            for (int64_t a1 = 0; a1 < O1; a1++)
+                for (int64_t a2 = 0; a2 < O2; a2++) {
+                    const int64_t s0 = nd == 3 ? sq[0][a0] : 0, s1 = sq[nd - 2][a1],
+                                  s2 = sq[nd - 1][a2];
+                    double best = -INFINITY;
+                    int64_t bi = (s0 * I1 + s1) * I2 + s2;
+                    for (int64_t b0 = s0; b0 < s0 + K0; b0++)
+                        for (int64_t b1 = s1; b1 < s1 + K1; b1++)
+                            for (int64_t b2 = s2; b2 < s2 + K2; b2++) {
+                                const int64_t at = (b0 * I1 + b1) * I2 + b2;
+                                if (xp[at] > best || isnan(xp[at])) best = xp[at], bi = at;
+                            }
+                    ip[(a0 * O1 + a1) * O2 + a2] = bi;
+                }
+    }
+    /* out = gather(x (N, C, prod(in)), 2, idx (N, C, prod(out))) */
+    int64_t os[5] = {N, C, o[0], o[1], o[2]};
+    ct_tensor *x3 = NULL;
+    CT__DO(st, ct_tensor_from_host(ctx, iv, CT_INT64, 3, SH(N, C, pout), &t[2]));
+    CT__DO(st, ct_tensor_reshape(ctx, x, 3, SH(N, C, pin), &x3));
+    CT__DO(st, ct_gather(ctx, x3, 2, t[2], &t[3]));
+    ct_tensor_release(x3);
+    const int ond = unb ? nd + 1 : nd + 2;
+    const int64_t *oshape = unb ? os + 1 : os;
+    CT__DO(st, ct_tensor_reshape(ctx, t[3], ond, oshape, out));
+    if (indices) CT__DO(st, ct_tensor_reshape(ctx, t[2], ond, oshape, indices));
+    if (st != CT_OK) {
+        ct_tensor_release(*out), *out = NULL;
+        if (indices) ct_tensor_release(*indices), *indices = NULL;
+    }
+    ct__release_all(8, t);
+    free(xv), free(sv), free(iv), free(seq);
+    return st;
+}
+ct_status ct_fractional_max_pool2d(ct_ctx *ctx, const ct_tensor *x, const int64_t kernel_size[2],
+                                   const int64_t output_size[2], const double output_ratio[2],
+                                   const ct_tensor *random_samples, uint64_t seed, ct_tensor **out,
+                                   ct_tensor **indices) {
+    uint64_t mark = ct__ag_mark(ctx);
+    ct_status st =
+        ct__error_within(ctx, "fractional_max_pool2d",
+                         ct__frac_pool(ctx, "fractional_max_pool2d", 2, x, kernel_size, output_size,
+                                       output_ratio, random_samples, seed, out, indices));
+    return ct__ag_named(ctx, st, out, mark, "FractionalMaxPool2DBackward0");
+}
+ct_status ct_fractional_max_pool3d(ct_ctx *ctx, const ct_tensor *x, const int64_t kernel_size[3],
+                                   const int64_t output_size[3], const double output_ratio[3],
+                                   const ct_tensor *random_samples, uint64_t seed, ct_tensor **out,
+                                   ct_tensor **indices) {
+    uint64_t mark = ct__ag_mark(ctx);
+    ct_status st =
+        ct__error_within(ctx, "fractional_max_pool3d",
+                         ct__frac_pool(ctx, "fractional_max_pool3d", 3, x, kernel_size, output_size,
+                                       output_ratio, random_samples, seed, out, indices));
+    return ct__ag_named(ctx, st, out, mark, "FractionalMaxPool3DBackward0");
 }

@@ -288,6 +288,225 @@ ct_status ct_histogram_edges(ct_ctx *ctx, const ct_tensor *a, const ct_tensor *b
                             ct__histogram(ctx, a, 0, bins, NULL, weight, density, hist, NULL));
 }
 
+/* ---- histogramdd: points (..., D) binned in D dims, as ATen's histogramdd_cpu_contiguous: a
+ * point outside [first edge, last edge] (or NaN) in any dim is skipped; with bin counts the bin is
+ * pos = (x - lo) * bins / (hi - lo) in the input dtype, then the upper_bound of x among the edges
+ * pos - 1 .. pos + 1 (torch's local search), with explicit edges the upper_bound among all; the
+ * last bin is closed. Edges of bin counts are linspace(lo, hi, bins + 1) in the input dtype over
+ * range or the data's min and max per dim ([0, 1] without data, widened by 0.5 each side when
+ * lo == hi). density: hist / sum(hist), then / the bin width of each dim in turn ---- */
+static ct_status ct__histdd(ct_ctx *ctx, const ct_tensor *a, int n_bins, const int64_t *bins,
+                            const double *range, int n_edges, const ct_tensor *const *edges_in,
+                            const ct_tensor *weight, bool density, ct_tensor **hist,
+                            ct_tensor **edges_out) {
+    const char *op = "torch.histogramdd";
+    const ct_tensor *ins[1] = {a};
+    ct_status st = ct__check_args(ctx, op, 1, ins, hist);
+    if (st != CT_OK) return st;
+    *hist = NULL;
+    if (a->dtype != CT_FLOAT32 && a->dtype != CT_FLOAT64)
+        return ct__set_error(ctx, CT_ERR_DTYPE, "%s: expected a float32 or float64 input, got %s",
+                             op, ct_dtype_name(a->dtype));
+    if (a->ndim < 2)
+        return ct__set_error(ctx, CT_ERR_SHAPE,
+                             "%s: input tensor should have at least 2 dimensions (..., D), got %s",
+                             op, CT__SHAPE_STR(a));
+    const int D = (int)(a->shape[a->ndim - 1] <= CT_MAX_DIMS ? a->shape[a->ndim - 1] : -1);
+    if (D < 1)
+        return ct__set_error(ctx, CT_ERR_SHAPE,
+                             "%s: the last dim (D = %lld) must be between 1 and %d (the dims of "
+                             "the histogram)",
+                             op, (long long)a->shape[a->ndim - 1], CT_MAX_DIMS);
+    if (edges_out)
+        for (int d = 0; d < D; d++)
+            edges_out[d] = NULL;
+    const int64_t N = ct_tensor_numel(a) / D;
+    if (edges_in ? n_edges != D : ((n_bins != 1 && n_bins != D) || !bins))
+        return ct__set_error(ctx, CT_ERR_INVALID_ARG,
+                             "%s: expected %s%d bin %s for a %d-dimensional histogram, got %d", op,
+                             edges_in ? "" : "1 or ", D, edges_in ? "edge tensors" : "counts", D,
+                             edges_in ? n_edges : n_bins);
+    if (weight) {
+        const ct_tensor *wi[1] = {weight};
+        if ((st = ct__check_args(ctx, op, 1, wi, hist)) != CT_OK) return st;
+        bool same = weight->ndim == a->ndim - 1 && weight->dtype == a->dtype;
+        for (int i = 0; same && i < weight->ndim; i++)
+            same = weight->shape[i] == a->shape[i];
+        if (!same)
+            return ct__set_error(ctx, CT_ERR_SHAPE,
+                                 "%s: weight %s must have input.shape[:-1] and the input's dtype",
+                                 op, CT__SHAPE_STR(weight));
+    }
+    if (!edges_in && range)
+        for (int d = 0; d < D; d++)
+            if (!isfinite(range[2 * d]) || !isfinite(range[2 * d + 1]) ||
+                !(range[2 * d] <= range[2 * d + 1]))
+                return ct__set_error(ctx, CT_ERR_INVALID_ARG,
+                                     "%s: dimension %d's range [%g, %g] must be finite with min "
+                                     "<= max",
+                                     op, d, range[2 * d], range[2 * d + 1]);
+    int64_t nb[CT_MAX_DIMS], hs[CT_MAX_DIMS], tot = 1;
+    for (int d = 0; d < D; d++) {
+        if (edges_in) {
+            const ct_tensor *e = edges_in[d];
+            const ct_tensor *ei[1] = {e};
+            if ((st = ct__check_args(ctx, op, 1, ei, hist)) != CT_OK) return st;
+            if (e->ndim != 1 || e->shape[0] < 2 || e->dtype != a->dtype)
+                return ct__set_error(ctx, CT_ERR_SHAPE,
+                                     "%s: bins[%d] must be a 1-d tensor of at least 2 edges in the "
+                                     "input's dtype, got %s %s",
+                                     op, d, ct_dtype_name(e->dtype), CT__SHAPE_STR(e));
+            nb[d] = e->shape[0] - 1;
+        } else {
+            nb[d] = bins[n_bins == 1 ? 0 : d];
+            if (nb[d] < 1 || nb[d] > ((int64_t)1 << 31))
+                return ct__set_error(ctx, CT_ERR_INVALID_ARG,
+                                     "%s: bins must be in [1, 2^31], got %lld for dimension %d", op,
+                                     (long long)nb[d], d);
+        }
+        if (tot > ((int64_t)1 << 40) / nb[d])
+            return ct__set_error(ctx, CT_ERR_SHAPE, "%s: %d-dimensional histogram is too large", op,
+                                 D);
+        tot *= nb[d];
+    }
+    for (int d = D - 1; d >= 0; d--) /* hist strides */
+        hs[d] = d == D - 1 ? 1 : hs[d + 1] * nb[d + 1];
+    const ct_dtype dt = a->dtype;
+    const bool f32 = dt == CT_FLOAT32;
+    double *x = malloc(sizeof(double) * (size_t)(N * D > 0 ? N * D : 1)), *wv = NULL, *h = NULL;
+    double *e[CT_MAX_DIMS] = {NULL};
+    ct_tensor *c = NULL, *ew[CT_MAX_DIMS] = {NULL};
+    if (!x) return ct__set_error(ctx, CT_ERR_OOM, "%s: out of memory", op);
+    st = ct_cast(ctx, a, CT_FLOAT64, &c);
+    CT__DO(st, ct_tensor_to_host(c, x, sizeof(double) * (size_t)(N * D)));
+    ct_tensor_release(c), c = NULL;
+    if (st == CT_OK && weight) {
+        wv = malloc(sizeof(double) * (size_t)(N ? N : 1));
+        if (!wv) st = ct__set_error(ctx, CT_ERR_OOM, "%s: out of memory", op);
+        CT__DO(st, ct_cast(ctx, weight, CT_FLOAT64, &c));
+        CT__DO(st, ct_tensor_to_host(c, wv, sizeof(double) * (size_t)N));
+        ct_tensor_release(c), c = NULL;
+    }
+    for (int d = 0; d < D && st == CT_OK; d++) {
+        if (edges_in) {
+            st = ct_tensor_clone(ctx, edges_in[d], &ew[d]);
+        } else {
+            double lo = 0, hi = 1;
+            if (range) {
+                lo = range[2 * d], hi = range[2 * d + 1];
+            } else if (N > 0) { /* the data's min and max (a NaN makes them NaN) */
+                lo = INFINITY, hi = -INFINITY;
+                bool nan = false;
+                for (int64_t i = 0; i < N; i++) {
+                    const double v = x[i * D + d];
+                    nan |= isnan(v);
+                    lo = fmin(lo, v), hi = fmax(hi, v);
+                }
+                if (nan) lo = hi = NAN;
+                if (!isfinite(lo) || !isfinite(hi))
+                    st = ct__set_error(ctx, CT_ERR_INVALID_ARG,
+                                       "%s: dimension %d's range [%g, %g] is not finite", op, d, lo,
+                                       hi);
+            }
+            if (f32) lo = (float)lo, hi = (float)hi;
+            if (lo == hi) lo -= 0.5, hi += 0.5; /* torch widens an empty range */
+            CT__DO(st, ct_tensor_linspace(ctx, dt, lo, hi, nb[d] + 1, &ew[d]));
+        }
+        if (st == CT_OK && !(e[d] = malloc(sizeof(double) * (size_t)(nb[d] + 1))))
+            st = ct__set_error(ctx, CT_ERR_OOM, "%s: out of memory", op);
+        CT__DO(st, ct_cast(ctx, ew[d], CT_FLOAT64, &c));
+        CT__DO(st, ct_tensor_to_host(c, e[d], sizeof(double) * (size_t)(nb[d] + 1)));
+        ct_tensor_release(c), c = NULL;
+        for (int64_t i = 0; edges_in && st == CT_OK && i < nb[d]; i++)
+            if (!(e[d][i] <= e[d][i + 1]))
+                st = ct__set_error(ctx, CT_ERR_INVALID_ARG,
+                                   "%s: bin edges of dimension %d must be increasing", op, d);
+    }
+    if (st == CT_OK && !(h = calloc((size_t)tot, sizeof(double))))
+        st = ct__set_error(ctx, CT_ERR_OOM, "%s: out of memory", op);
+    for (int64_t i = 0; st == CT_OK && i < N; i++) {
+        int64_t at = 0;
+        bool skip = false;
+        for (int d = 0; d < D && !skip; d++) {
+            const double v = x[i * D + d], *ed = e[d], lo = ed[0], hi = ed[nb[d]];
+            if (!(v >= lo && v <= hi)) {
+                skip = true;
+                break;
+            }
+            int64_t l = 0, r = nb[d] + 1; /* upper_bound over ed[l .. r) */
+            if (!edges_in) {
+                int64_t pos =
+                    f32 ? (int64_t)(((float)v - (float)lo) * (float)nb[d] / ((float)hi - (float)lo))
+                        : (int64_t)((v - lo) * (double)nb[d] / (hi - lo));
+                if (pos < 0) pos = 0;
+                if (pos > nb[d]) pos = nb[d];
+                l = pos - 1 > 0 ? pos - 1 : 0;
+                r = pos + 2 < nb[d] + 1 ? pos + 2 : nb[d] + 1;
+            }
+            while (l < r) { /* the first edge > v */
+                const int64_t m = l + (r - l) / 2;
+                if (ed[m] <= v)
+                    l = m + 1;
+                else
+                    r = m;
+            }
+            int64_t pos = l - 1;
+            if (pos == nb[d]) pos--; /* the last bin includes its right edge */
+            at += hs[d] * pos;
+        }
+        if (skip) continue;
+        h[at] += f32 ? (double)(float)(wv ? wv[i] : 1) : (wv ? wv[i] : 1);
+        if (f32) h[at] = (float)h[at];
+    }
+    if (st == CT_OK && density) { /* torch's div_ by the sum, then by each dim's bin widths */
+        double sum = 0;
+        for (int64_t i = 0; i < tot; i++)
+            sum += h[i];
+        if (f32) sum = (float)sum;
+        for (int64_t i = 0; i < tot; i++)
+            h[i] = f32 ? (double)((float)h[i] / (float)sum) : h[i] / sum;
+        for (int d = 0; d < D; d++)
+            for (int64_t i = 0; i < tot; i++) {
+                const int64_t k = i / hs[d] % nb[d];
+                const double wd =
+                    f32 ? (double)((float)e[d][k + 1] - (float)e[d][k]) : e[d][k + 1] - e[d][k];
+                h[i] = f32 ? (double)((float)h[i] / (float)wd) : h[i] / wd;
+            }
+    }
+    if (st == CT_OK) {
+        ct_tensor *hd = NULL;
+        st = ct_tensor_from_host(ctx, h, CT_FLOAT64, D, nb, &hd);
+        CT__DO(st, ct_cast(ctx, hd, dt, hist));
+        ct_tensor_release(hd);
+    }
+    for (int d = 0; d < D; d++) {
+        if (st == CT_OK && edges_out)
+            edges_out[d] = ew[d];
+        else
+            ct_tensor_release(ew[d]);
+        free(e[d]);
+    }
+    free(x), free(wv), free(h);
+    return st;
+}
+ct_status ct_histogramdd(ct_ctx *ctx, const ct_tensor *a, int n_bins, const int64_t *bins,
+                         const double *range, const ct_tensor *weight, bool density,
+                         ct_tensor **hist, ct_tensor **bin_edges) {
+    return ct__error_within(
+        ctx, "torch.histogramdd",
+        ct__histdd(ctx, a, n_bins, bins, range, 0, NULL, weight, density, hist, bin_edges));
+}
+ct_status ct_histogramdd_edges(ct_ctx *ctx, const ct_tensor *a, int n_edges,
+                               const ct_tensor *const *bins, const ct_tensor *weight, bool density,
+                               ct_tensor **hist, ct_tensor **bin_edges) {
+    if (ctx && !bins)
+        return ct__set_error(ctx, CT_ERR_INVALID_ARG,
+                             "torch.histogramdd: bins (the edges) is NULL");
+    return ct__error_within(
+        ctx, "torch.histogramdd",
+        ct__histdd(ctx, a, 0, NULL, NULL, n_edges, bins, weight, density, hist, bin_edges));
+}
+
 /* ---- gradient: (f[i+1] - f[i-1]) / h / 2 inside, one-sided differences of edge_order 1 or 2 at
  * the ends, as ATen's gradient_helper_float ---- */
 static ct_status ct__grad_dim(ct_ctx *ctx, const ct_tensor *a, int d, double h, int edge_order,

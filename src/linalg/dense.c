@@ -311,36 +311,40 @@ static ct_status ct__det(ct_ctx *ctx, const ct_tensor *a, ct_tensor **out) {
     return ct__slogdet_any(ctx, "linalg.det", a, NULL, NULL, out);
 }
 
-static ct_status ct__qr(ct_ctx *ctx, const ct_tensor *a, ct_tensor **Q, ct_tensor **R) {
+/* complete: Q (m, m) and R (m, n) (ints[1] = 1) */
+static ct_status ct__qr(ct_ctx *ctx, const ct_tensor *a, bool complete, ct_tensor **Q,
+                        ct_tensor **R) {
     const char *op = "linalg.qr";
     if (!Q || !R) return ct__set_error(ctx, CT_ERR_INVALID_ARG, "%s: out is NULL", op);
     ct__la_in p;
     ct_status st = ct__la_prep(ctx, op, a, false, &p);
-    int64_t r = p.m < p.n ? p.m : p.n, qs[2] = {p.m, r}, rs[2] = {r, p.n};
+    int64_t r = p.m < p.n ? p.m : p.n, qc = complete ? p.m : r, qs[2] = {p.m, qc},
+            rs[2] = {qc, p.n};
     ct_tensor *t[2] = {NULL, NULL};
     CT__DO(st, ct__la_out(ctx, &p, p.cdt, 2, qs, &t[0]));
     CT__DO(st, ct__la_out(ctx, &p, p.cdt, 2, rs, &t[1]));
     ct_tensor *outs4[4] = {t[0], t[1], NULL, NULL};
-    CT__DO(st, ct__la_submit(ctx, &p, CT_LINALG_QR, 0, outs4, NULL));
+    CT__DO(st, ct__la_submit(ctx, &p, CT_LINALG_QR, complete, outs4, NULL));
     const bool cast[2] = {true, true};
     ct_tensor **const outs[2] = {Q, R};
     return ct__la_finish(ctx, &p, st, 2, t, cast, outs);
 }
 
-static ct_status ct__svd(ct_ctx *ctx, const ct_tensor *a, ct_tensor **U, ct_tensor **S,
+/* full: U (m, m) and Vh (n, n) (ints[1] = 1) */
+static ct_status ct__svd(ct_ctx *ctx, const ct_tensor *a, bool full, ct_tensor **U, ct_tensor **S,
                          ct_tensor **Vh) {
     const char *op = "linalg.svd";
     if (!S) return ct__set_error(ctx, CT_ERR_INVALID_ARG, "%s: S is NULL", op);
     ct__la_in p;
     ct_status st = ct__la_prep(ctx, op, a, false, &p);
-    int64_t r = p.m < p.n ? p.m : p.n, us[2] = {p.m, r}, vs[2] = {r, p.n};
+    int64_t r = p.m < p.n ? p.m : p.n, us[2] = {p.m, full ? p.m : r}, vs[2] = {full ? p.n : r, p.n};
     ct_tensor *t[4] = {NULL, NULL, NULL, NULL};
     CT__DO(st, ct__la_out(ctx, &p, p.cdt, 2, us, &t[0]));
     CT__DO(st, ct__la_out(ctx, &p, p.cdt, 1, &r, &t[1]));
     CT__DO(st, ct__la_out(ctx, &p, p.cdt, 2, vs, &t[2]));
     CT__DO(st, ct__la_out(ctx, &p, CT_INT32, 0, NULL, &t[3]));
     ct_tensor *outs4[4] = {t[0], t[1], t[2], t[3]};
-    CT__DO(st, ct__la_submit(ctx, &p, CT_LINALG_SVD, 0, outs4, NULL));
+    CT__DO(st, ct__la_submit(ctx, &p, CT_LINALG_SVD, full, outs4, NULL));
     CT__DO(st, ct__la_check_info(ctx, op, &p, t[3], "did not converge"));
     const bool cast[4] = {true, true, true, false};
     ct_tensor **const outs[4] = {U, S, Vh, NULL};
@@ -349,8 +353,8 @@ static ct_status ct__svd(ct_ctx *ctx, const ct_tensor *a, ct_tensor **U, ct_tens
 
 /* qr and svd record one node with every output (the formulas read them all). */
 ct_status ct_linalg_qr(ct_ctx *ctx, const ct_tensor *a, ct_tensor **Q, ct_tensor **R) {
-    if (!ct__ag_enter(ctx)) return ct__qr(ctx, a, Q, R);
-    ct_status st = ct__qr(ctx, a, Q, R);
+    if (!ct__ag_enter(ctx)) return ct__qr(ctx, a, false, Q, R);
+    ct_status st = ct__qr(ctx, a, false, Q, R);
     ct__ag_rec r;
     memset(&r, 0, sizeof r);
     if (st == CT_OK) {
@@ -364,10 +368,10 @@ ct_status ct_linalg_qr(ct_ctx *ctx, const ct_tensor *a, ct_tensor **Q, ct_tensor
 
 ct_status ct_linalg_svd(ct_ctx *ctx, const ct_tensor *a, ct_tensor **U, ct_tensor **S,
                         ct_tensor **Vh) {
-    if (!ct__ag_enter(ctx)) return ct__svd(ctx, a, U, S, Vh);
+    if (!ct__ag_enter(ctx)) return ct__svd(ctx, a, false, U, S, Vh);
     /* the backward needs U and Vh even when the caller skips them */
     ct_tensor *u = NULL, *vh = NULL;
-    ct_status st = ct__svd(ctx, a, &u, S, &vh);
+    ct_status st = ct__svd(ctx, a, false, &u, S, &vh);
     ct__ag_rec r;
     memset(&r, 0, sizeof r);
     if (st == CT_OK) {
@@ -1278,6 +1282,353 @@ ct_status ct_linalg_lstsq(ct_ctx *ctx, const ct_tensor *a, const ct_tensor *b, d
     ct_tensor_release(res), ct_tensor_release(rk), ct_tensor_release(sv);
     st = ct__error_within(ctx, op, st);
     return ct__ag_named(ctx, st, solution, mark, "LinalgLstsqBackward0");
+}
+
+/* ==== ldl_factor(_ex) / ldl_solve: Bunch-Kaufman sytrf / sytrs on the lower triangle, as torch
+ * (real matrices: hermitian changes nothing). torch 1.13 has no derivative for either: their
+ * floating results hang on a node that refuses backward (printed NotImplemented), as torch. ==== */
+static ct_status ct__ldl_factor_nograd(ct_ctx *ctx, void *user, ct_tensor *const *gout,
+                                       const bool *need, ct_tensor **gin) {
+    (void)user, (void)gout, (void)need, (void)gin;
+    return ct__set_error(ctx, CT_ERR_UNSUPPORTED,
+                         "derivative for aten::linalg_ldl_factor_ex is not implemented (as torch)");
+}
+static ct_status ct__ldl_solve_nograd(ct_ctx *ctx, void *user, ct_tensor *const *gout,
+                                      const bool *need, ct_tensor **gin) {
+    (void)user, (void)gout, (void)need, (void)gin;
+    return ct__set_error(ctx, CT_ERR_UNSUPPORTED,
+                         "derivative for aten::linalg_ldl_solve is not implemented (as torch)");
+}
+static const ct__ag_custom CT__LDL_FACTOR_FN = {"NotImplemented", ct__ldl_factor_nograd, NULL,
+                                                false};
+static const ct__ag_custom CT__LDL_SOLVE_FN = {"NotImplemented", ct__ldl_solve_nograd, NULL, false};
+
+/* Hang *out on a refusing node when one of the n inputs requires grad (grad mode on). */
+static ct_status ct__ldl_record(ct_ctx *ctx, const ct__ag_custom *fn, int n,
+                                const ct_tensor *const *ins, ct_tensor **out) {
+    if (!ct__ag_wants(ctx, n, ins)) return CT_OK;
+    ct_status st = ct__ag_record_custom_n(ctx, fn, NULL, n, ins, out);
+    return ct__ag_named(ctx, st, out, 0, "NotImplemented");
+}
+
+static ct_status ct__ldl_factor_any(ct_ctx *ctx, const char *op, const ct_tensor *a, ct_tensor **LD,
+                                    ct_tensor **piv, ct_tensor **info_out) {
+    if (!ctx) return CT_ERR_INVALID_ARG;
+    ct__clear_error(ctx);
+    if (info_out) *info_out = NULL;
+    if (!LD || !piv) return ct__set_error(ctx, CT_ERR_INVALID_ARG, "%s: out is NULL", op);
+    *LD = *piv = NULL;
+    ct_status st = ct__check_tensor(ctx, op, "A", a);
+    if (st != CT_OK) return st;
+    if (a->ctx != ctx)
+        return ct__set_error(ctx, CT_ERR_INVALID_ARG, "%s: A belongs to another context", op);
+    if ((st = ct__la_square_check(ctx, op, "A", a)) != CT_OK) return st;
+    if ((st = ct__la_float(ctx, op, "A", a)) != CT_OK) return st;
+    ct_tensor *d = NULL, *info = NULL, *t[3] = {NULL, NULL, NULL};
+    ct__la_in p;
+    memset(&p, 0, sizeof p);
+    st = ct_tensor_detach(ctx, a, &d); /* the refusing node is hung on afterwards */
+    CT__DO(st, ct__la_prep(ctx, op, d, true, &p));
+    const int64_t n = p.n, nn[2] = {p.n, p.n};
+    CT__DO(st, ct__la_out(ctx, &p, p.cdt, 2, nn, &t[0]));
+    CT__DO(st, ct__la_out(ctx, &p, CT_INT32, 1, &n, &t[1]));
+    CT__DO(st, ct__la_out(ctx, &p, CT_INT32, 0, NULL, &t[2]));
+    ct_tensor *outs4[4] = {t[0], t[1], t[2], NULL};
+    CT__DO(st, ct__la_submit(ctx, &p, CT_LINALG_LDL_FACTOR, 0, outs4, NULL));
+    ct_tensor_release(d);
+    const bool cast[3] = {false, false, false};
+    ct_tensor **const outs[3] = {LD, piv, &info};
+    st = ct__la_finish(ctx, &p, st, 3, t, cast, outs);
+    if (st == CT_OK && !info_out && !ct__any_capture(ctx)) { /* torch raises for info > 0 */
+        const int64_t nb = ct_tensor_numel(info);
+        int32_t *h = nb ? ct__alloc(ctx, sizeof(int32_t) * (size_t)nb, 16) : NULL;
+        if (nb && !h) st = ct__set_error(ctx, CT_ERR_OOM, "%s: out of memory", op);
+        if (h) st = ct_tensor_to_host(info, h, sizeof(int32_t) * (size_t)nb);
+        for (int64_t b = 0; h && st == CT_OK && b < nb; b++)
+            if (h[b] != 0)
+                st = ct__set_error(ctx, CT_ERR_INVALID_ARG,
+                                   "torch.linalg.ldl_factor: matrix %lld of the batch: D[%d, %d] "
+                                   "is exactly zero, so D is singular (LAPACK info %d; torch "
+                                   "1.13 raises 'Unknown error code: %d'); ldl_factor_ex "
+                                   "returns the factors",
+                                   (long long)b, (int)h[b], (int)h[b], (int)h[b], (int)h[b]);
+        ct__free(ctx, h);
+    }
+    CT__DO(st, ct__ldl_record(ctx, &CT__LDL_FACTOR_FN, 1, &a, LD));
+    if (st != CT_OK) {
+        ct_tensor_release(*LD), ct_tensor_release(*piv), ct_tensor_release(info);
+        *LD = *piv = NULL;
+        return st;
+    }
+    if (info_out)
+        *info_out = info;
+    else
+        ct_tensor_release(info);
+    return CT_OK;
+}
+ct_status ct_linalg_ldl_factor(ct_ctx *ctx, const ct_tensor *a, bool hermitian, ct_tensor **LD,
+                               ct_tensor **pivots) {
+    (void)hermitian; /* real matrices: symmetric and hermitian agree */
+    return ct__error_within(
+        ctx, "torch.linalg.ldl_factor",
+        ct__ldl_factor_any(ctx, "torch.linalg.ldl_factor", a, LD, pivots, NULL));
+}
+ct_status ct_linalg_ldl_factor_ex(ct_ctx *ctx, const ct_tensor *a, bool hermitian, ct_tensor **LD,
+                                  ct_tensor **pivots, ct_tensor **info) {
+    (void)hermitian;
+    if (!info)
+        return ctx ? ct__set_error(ctx, CT_ERR_INVALID_ARG,
+                                   "torch.linalg.ldl_factor_ex: info is NULL")
+                   : CT_ERR_INVALID_ARG;
+    return ct__error_within(
+        ctx, "torch.linalg.ldl_factor_ex",
+        ct__ldl_factor_any(ctx, "torch.linalg.ldl_factor_ex", a, LD, pivots, info));
+}
+
+/* LD (B, n, n), pivots (B, n) int32 and B (B, n, q), batch dims equal: X (B, n, q) */
+static ct_status ct__ldl_solve(ct_ctx *ctx, const char *op, const ct_tensor *ld,
+                               const ct_tensor *piv, const ct_tensor *b, ct_tensor **out) {
+    ct__la_in p;
+    ct_status st = ct__la_prep(ctx, op, ld, true, &p);
+    if (st != CT_OK) return st;
+    const int64_t rc[2] = {p.n, b->shape[b->ndim - 1]}, ps[2] = {p.B, p.n};
+    ct_tensor *b3 = NULL, *pc = NULL, *p2 = NULL, *t[1] = {NULL};
+    st = ct__la_rhs(ctx, &p, b, rc[0], rc[1], &b3);
+    CT__DO(st, ct_tensor_contiguous(ctx, piv, &pc));
+    CT__DO(st, ct_tensor_reshape(ctx, pc, 2, ps, &p2));
+    CT__DO(st, ct__la_out(ctx, &p, p.cdt, 2, rc, &t[0]));
+    if (st == CT_OK) {
+        ct_op_desc d;
+        ct__desc_init(&d, CT_OP_LINALG, 4, 3);
+        ct__operand_set(&d.operands[0], t[0]);
+        ct__operand_set(&d.operands[4], p.a3);
+        ct__operand_set(&d.operands[5], b3);
+        ct__operand_set(&d.operands[6], p2);
+        d.compute_dtype = p.cdt;
+        d.ints[0] = CT_LINALG_LDL_SOLVE;
+        st = ct__submit(ctx, p.a3->storage->device, &d);
+    }
+    ct_tensor_release(b3), ct_tensor_release(pc), ct_tensor_release(p2);
+    const bool cast[1] = {false};
+    ct_tensor **const outs[1] = {out};
+    return ct__la_finish(ctx, &p, st, 1, t, cast, outs);
+}
+ct_status ct_linalg_ldl_solve(ct_ctx *ctx, const ct_tensor *LD, const ct_tensor *pivots,
+                              const ct_tensor *B, bool hermitian, ct_tensor **out) {
+    const char *op = "torch.linalg.ldl_solve";
+    (void)hermitian;
+    ct_status st = ct__la_args2(ctx, op, "LD", LD, "B", B, out);
+    if (st != CT_OK) return st;
+    *out = NULL;
+    if ((st = ct__check_tensor(ctx, op, "pivots", pivots)) != CT_OK) return st;
+    if (pivots->ctx != ctx)
+        return ct__set_error(ctx, CT_ERR_INVALID_ARG, "%s: pivots belongs to another context", op);
+    if ((st = ct__la_square_check(ctx, op, "LD", LD)) != CT_OK) return st;
+    if (B->ndim < 2)
+        return ct__set_error(ctx, CT_ERR_SHAPE,
+                             "%s: The input tensor B must have at least 2 dimensions.", op);
+    const int64_t n = LD->shape[LD->ndim - 1];
+    bool same = pivots->ndim == LD->ndim - 1;
+    for (int i = 0; same && i < pivots->ndim; i++)
+        same = pivots->shape[i] == LD->shape[i];
+    if (!same) {
+        char s1[96];
+        return ct__set_error(ctx, CT_ERR_SHAPE,
+                             "%s: Expected LD.shape[:-1] and pivots.shape to be the same, but got "
+                             "pivots with shape %s instead",
+                             op, ct__shape_str(s1, sizeof s1, pivots->ndim, pivots->shape));
+    }
+    if (pivots->dtype != CT_INT32 && pivots->dtype != CT_INT64)
+        return ct__set_error(ctx, CT_ERR_DTYPE, "%s: pivots must be int32 (or int64), got %s", op,
+                             ct_dtype_name(pivots->dtype));
+    if ((st = ct__la_float(ctx, op, "LD", LD)) != CT_OK) return st;
+    if (B->dtype != LD->dtype)
+        return ct__set_error(ctx, CT_ERR_DTYPE,
+                             "%s: Expected b and A to have the same dtype, but found b of type %s "
+                             "and A of type %s instead.",
+                             op, ct_dtype_name(B->dtype), ct_dtype_name(LD->dtype));
+    if (B->shape[B->ndim - 2] != n)
+        return ct__set_error(ctx, CT_ERR_SHAPE,
+                             "Incompatible matrix sizes for %s: each A matrix is %lld by %lld but "
+                             "each b matrix is %lld by %lld",
+                             op, (long long)n, (long long)n, (long long)B->shape[B->ndim - 2],
+                             (long long)B->shape[B->ndim - 1]);
+    ct_tensor *ld = NULL, *bd = NULL, *pv = NULL, *pu = NULL, *le = NULL, *be = NULL, *pe = NULL;
+    st = ct_tensor_detach(ctx, LD, &ld);
+    CT__DO(st, ct_tensor_detach(ctx, B, &bd));
+    CT__DO(st, pivots->dtype == CT_INT32 ? (pv = ct_tensor_retain((ct_tensor *)pivots), CT_OK)
+                                         : ct_cast(ctx, pivots, CT_INT32, &pv));
+    CT__DO(st, ct_tensor_unsqueeze(ctx, pv, -1, &pu)); /* (..., n, 1) broadcasts as LD */
+    CT__DO(st, ct__la_bcast(ctx, op, ld, 2, bd, 2, &le, &be));
+    if (st == CT_OK) {
+        int64_t ps[CT_MAX_DIMS];
+        memcpy(ps, le->shape, sizeof(int64_t) * (size_t)le->ndim);
+        ps[le->ndim - 1] = 1;
+        ct_tensor *pe2 = NULL;
+        st = ct_tensor_expand(ctx, pu, le->ndim, ps, &pe2);
+        CT__DO(st, ct_tensor_squeeze(ctx, pe2, -1, &pe));
+        ct_tensor_release(pe2);
+    }
+    CT__DO(st, ct__ldl_solve(ctx, op, le, pe, be, out));
+    const ct_tensor *ins[2] = {LD, B};
+    CT__DO(st, ct__ldl_record(ctx, &CT__LDL_SOLVE_FN, 2, ins, out));
+    ct_tensor_release(ld), ct_tensor_release(bd), ct_tensor_release(pv), ct_tensor_release(pu);
+    ct_tensor_release(le), ct_tensor_release(be), ct_tensor_release(pe);
+    if (st != CT_OK) {
+        ct_tensor_release(*out);
+        *out = NULL;
+    }
+    return ct__error_within(ctx, op, st);
+}
+
+/* ==== linalg.qr with a mode, linalg.svd with full_matrices ==== */
+static ct_status ct__qr_r_nograd(ct_ctx *ctx, void *user, ct_tensor *const *gout, const bool *need,
+                                 ct_tensor **gin) {
+    (void)user, (void)gout, (void)need, (void)gin;
+    return ct__set_error(ctx, CT_ERR_UNSUPPORTED,
+                         "The derivative of linalg.qr depends on Q, which is not computed when "
+                         "mode='r'. Please use linalg.qr(A, mode='reduced') if you are going to "
+                         "differentiate through linalg.qr.");
+}
+static ct_status ct__qr_complete_nograd(ct_ctx *ctx, void *user, ct_tensor *const *gout,
+                                        const bool *need, ct_tensor **gin) {
+    (void)user, (void)gout, (void)need, (void)gin;
+    return ct__set_error(ctx, CT_ERR_UNSUPPORTED,
+                         "The QR decomposition is not differentiable when mode='complete' and "
+                         "nrows > ncols.");
+}
+static const ct__ag_custom CT__QR_R_FN = {"LinalgQrBackward", ct__qr_r_nograd, NULL, false};
+static const ct__ag_custom CT__QR_COMPLETE_FN = {"LinalgQrBackward", ct__qr_complete_nograd, NULL,
+                                                 false};
+
+ct_status ct_linalg_qr_mode(ct_ctx *ctx, const ct_tensor *a, const char *mode, ct_tensor **Q,
+                            ct_tensor **R) {
+    const char *op = "linalg.qr";
+    if (!ctx) return CT_ERR_INVALID_ARG;
+    ct__clear_error(ctx);
+    if (!Q || !R) return ct__set_error(ctx, CT_ERR_INVALID_ARG, "%s: out is NULL", op);
+    *Q = *R = NULL;
+    if (!mode) mode = "reduced";
+    const bool reduced = strcmp(mode, "reduced") == 0, complete = strcmp(mode, "complete") == 0,
+               ronly = strcmp(mode, "r") == 0;
+    if (!reduced && !complete && !ronly)
+        return ct__set_error(ctx, CT_ERR_INVALID_ARG,
+                             "qr received unrecognized mode '%s' but expected one of 'reduced' "
+                             "(default), 'r', or 'complete'",
+                             mode);
+    ct_status st = ct__check_tensor(ctx, op, "A", a);
+    if (st != CT_OK) return st;
+    if (a->ndim < 2)
+        return ct__set_error(ctx, CT_ERR_SHAPE, "%s: input must have at least 2 dims, got %s", op,
+                             CT__SHAPE_STR(a));
+    const int64_t m = a->shape[a->ndim - 2], n = a->shape[a->ndim - 1];
+    if (reduced || (complete && m <= n)) /* complete is reduced there, gradient included */
+        return ct__error_within(ctx, op, ct_linalg_qr(ctx, a, Q, R));
+    /* mode 'r', or complete of a tall matrix: computed without a node, then hung on one that
+     * refuses backward with torch's message (torch raises in backward) */
+    const bool rec = ct__ag_wants(ctx, 1, &a);
+    ct_tensor *d = NULL, *q = NULL;
+    st = ct_tensor_detach(ctx, a, &d);
+    CT__DO(st, ct__qr(ctx, d, complete, &q, R));
+    ct_tensor_release(d);
+    if (st == CT_OK && ronly) { /* Q is an empty (0,) tensor, as torch */
+        const int64_t zero = 0;
+        ct_tensor_release(q), q = NULL;
+        st = ct_tensor_zeros(ctx, a->dtype, 1, &zero, &q);
+    }
+    const ct__ag_custom *fn = ronly ? &CT__QR_R_FN : &CT__QR_COMPLETE_FN;
+    if (st == CT_OK && rec) {
+        st = ct__ag_record_custom(ctx, fn, NULL, a, R);
+        ct__ag_named(ctx, st, R, 0, "LinalgQrBackward0");
+        if (st == CT_OK && complete) {
+            st = ct__ag_record_custom(ctx, fn, NULL, a, &q);
+            ct__ag_named(ctx, st, &q, 0, "LinalgQrBackward0");
+        }
+    }
+    if (st != CT_OK) {
+        ct_tensor_release(q), ct_tensor_release(*R);
+        *R = NULL;
+        return ct__error_within(ctx, op, st);
+    }
+    *Q = q;
+    return CT_OK;
+}
+
+/* full_matrices of a non-square matrix: one gesdd 'A'; under autograd the first min(m, n)
+ * columns of U / rows of Vh are copied out and recorded as the reduced SVD's node, and the rest
+ * joined on without a gradient, which is torch's formula (svd_backward of the narrowed gU, gVh) */
+ct_status ct_linalg_svd_full(ct_ctx *ctx, const ct_tensor *a, bool full_matrices, ct_tensor **U,
+                             ct_tensor **S, ct_tensor **Vh) {
+    const char *op = "linalg.svd";
+    if (!ctx) return CT_ERR_INVALID_ARG;
+    ct__clear_error(ctx);
+    if (U) *U = NULL;
+    if (Vh) *Vh = NULL;
+    if (!S) return ct__set_error(ctx, CT_ERR_INVALID_ARG, "%s: S is NULL", op);
+    *S = NULL;
+    ct_status st = ct__check_tensor(ctx, op, "A", a);
+    if (st != CT_OK) return st;
+    if (a->ndim < 2)
+        return ct__set_error(ctx, CT_ERR_SHAPE, "%s: input must have at least 2 dims, got %s", op,
+                             CT__SHAPE_STR(a));
+    const int64_t m = a->shape[a->ndim - 2], n = a->shape[a->ndim - 1], k = m < n ? m : n;
+    if (!full_matrices || m == n) return ct_linalg_svd(ctx, a, U, S, Vh);
+    const bool rec = ct__ag_wants(ctx, 1, &a);
+    ct_tensor *d = NULL, *uf = NULL, *s = NULL, *vf = NULL, *t[6] = {NULL};
+    st = ct_tensor_detach(ctx, a, &d);
+    CT__DO(st, ct__svd(ctx, d, true, &uf, &s, &vf));
+    ct_tensor_release(d);
+    if (st == CT_OK && rec) {
+        ct_tensor *ur = NULL, *vr = NULL;
+        if (ct__ag_enter(ctx)) { /* depth > 0: the copies record nothing */
+            st = ct_tensor_narrow(ctx, uf, -1, 0, k, &t[0]);
+            CT__DO(st, ct_tensor_contiguous(ctx, t[0], &ur));
+            CT__DO(st, ct_tensor_narrow(ctx, vf, -2, 0, k, &t[1]));
+            CT__DO(st, ct_tensor_contiguous(ctx, t[1], &vr));
+            ct__ag_rec r;
+            memset(&r, 0, sizeof r);
+            if (st == CT_OK) {
+                r.op = CT__AG_LINALG_SVD, r.n_in = 1, r.in[0] = a;
+                r.n_out = 3, r.out[0] = ur, r.out[1] = s, r.out[2] = vr;
+            }
+            ct_status rs = ct__ag_after(ctx, st, &r, &s);
+            if (rs != CT_OK && st == CT_OK) ur = vr = NULL; /* the failed record released them */
+            st = rs;
+        }
+        uint64_t mark = ct__ag_mark(ctx);
+        ct_tensor *nu = NULL, *nv = NULL;
+        if (st == CT_OK && m > n) { /* U = [U_r, the other columns without a gradient] */
+            CT__DO(st, ct_tensor_narrow(ctx, uf, -1, k, m - k, &t[2]));
+            const ct_tensor *parts[2] = {ur, t[2]};
+            CT__DO(st, ct_cat(ctx, 2, parts, -1, &nu));
+            ct__ag_named(ctx, st, &nu, mark, "LinalgSvdBackward0");
+            nv = vr, vr = NULL;
+        } else if (st == CT_OK) {
+            CT__DO(st, ct_tensor_narrow(ctx, vf, -2, k, n - k, &t[3]));
+            const ct_tensor *parts[2] = {vr, t[3]};
+            CT__DO(st, ct_cat(ctx, 2, parts, -2, &nv));
+            ct__ag_named(ctx, st, &nv, mark, "LinalgSvdBackward0");
+            nu = ur, ur = NULL;
+        }
+        ct_tensor_release(ur), ct_tensor_release(vr);
+        ct_tensor_release(uf), ct_tensor_release(vf);
+        uf = nu, vf = nv;
+    }
+    ct__release_all(6, t);
+    if (st != CT_OK) {
+        ct_tensor_release(uf), ct_tensor_release(s), ct_tensor_release(vf);
+        return ct__error_within(ctx, op, st);
+    }
+    *S = s;
+    if (U)
+        *U = uf;
+    else
+        ct_tensor_release(uf);
+    if (Vh)
+        *Vh = vf;
+    else
+        ct_tensor_release(vf);
+    return CT_OK;
 }
 
 /* ---- linalg.eig / eigvals: complex results (geev) ---- */

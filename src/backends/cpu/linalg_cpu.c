@@ -5,8 +5,10 @@
  *   CT_LINALG_SOLVE:    out0 X (B,n,k), out1 info; in0 A (B,n,n), in1 rhs (B,n,k)
  *   CT_LINALG_INV:      out0 (B,n,n), out1 info; in0 A
  *   CT_LINALG_SLOGDET:  out0 sign (B), out1 logabsdet (B), out2 det (B); in0 A
- *   CT_LINALG_QR:       out0 Q (B,m,r), out1 R (B,r,n), r = min(m, n); in0 A (B,m,n)
- *   CT_LINALG_SVD:      out0 U (B,m,r), out1 S (B,r), out2 Vh (B,r,n), out3 info; in0 A
+ *   CT_LINALG_QR:       out0 Q (B,m,r), out1 R (B,r,n), r = min(m, n); in0 A (B,m,n);
+ *                       ints[1] = 1 (complete): Q (B,m,m), R (B,m,n)
+ *   CT_LINALG_SVD:      out0 U (B,m,r), out1 S (B,r), out2 Vh (B,r,n), out3 info; in0 A;
+ *                       ints[1] = 1 (full matrices): U (B,m,m), Vh (B,n,n)
  * info: 0, or the LAPACK info of that matrix (> 0: not positive definite / singular / no
  * convergence); a LAPACK argument error (< 0) fails the op with CT_ERR_DEVICE. The LAPACKE _work
  * entry points are used: the high-level ones reject a matrix holding a NaN (their NaN check),
@@ -29,7 +31,14 @@
  *                        in1 there and solves in place), out1 rank int64 (B) [gelsy, gelsd,
  *                        gelss], out2 singular values (B,k) [gelsd, gelss], out3 info int32 (B);
  *                        in0 A (B,m,n), in1 rhs (B,max(m,n),q) zero-padded; ints[1] driver 0
- *                        gels, 1 gelsy, 2 gelsd, 3 gelss; scalars[0] rcond. */
+ *                        gels, 1 gelsy, 2 gelsd, 3 gelss; scalars[0] rcond.
+ *   CT_LINALG_LDL_FACTOR: out0 LD (B,n,n) (the lower triangle of A factored in place by sytrf
+ *                        'L', the strict upper part zero, as torch), out1 pivots int32 (B,n)
+ *                        (LAPACK's: 1-based, negative pairs for 2 x 2 blocks), out2 info int32
+ *                        (B) (> 0: D[info, info] is exactly zero); in0 A (B,n,n).
+ *   CT_LINALG_LDL_SOLVE: out0 X (B,n,q); in0 LD (B,n,n), in1 rhs (B,n,q), in2 pivots int32
+ *                        (B,n) (sytrs 'L'). Pivots that would make sytrs read outside the matrix
+ *                        fail the op with CT_ERR_INVALID_ARG. */
 #include <cblas.h>
 #include <lapacke.h>
 #include <math.h>
@@ -56,6 +65,8 @@ static ct_status ct__la_err(ct__cpu_state *s, const char *what, lapack_int st) {
         lapack_int *ipiv = NULL;                                                                   \
         T *tmp = NULL;                                                                             \
         const lapack_int k = m < n ? m : n;                                                        \
+        const bool full = op->ints[1] == 1 && (r == CT_LINALG_QR || r == CT_LINALG_SVD);           \
+        const lapack_int qc = full ? m : k, vr = full ? n : k; /* Q / U columns, Vh rows */        \
         if (r != CT_LINALG_CHOLESKY && r != CT_LINALG_QR && k > 0) {                               \
             ipiv =                                                                                 \
                 ct__alloc(s->ctx, sizeof(lapack_int) * (size_t)(r == CT_LINALG_SVD ? 1 : k), 16);  \
@@ -84,13 +95,13 @@ static ct_status ct__la_err(ct__cpu_state *s, const char *what, lapack_int st) {
             if (P##geqrf_work(LAPACK_ROW_MAJOR, m, n, tmp, n, tmp, &wq, -1) == 0 &&                \
                 (lapack_int)wq > lw)                                                               \
                 lw = (lapack_int)wq;                                                               \
-            if (P##orgqr_work(LAPACK_ROW_MAJOR, m, k, k, tmp, k, tmp, &wq, -1) == 0 &&             \
+            if (P##orgqr_work(LAPACK_ROW_MAJOR, m, qc, k, tmp, qc, tmp, &wq, -1) == 0 &&           \
                 (lapack_int)wq > lw)                                                               \
                 lw = (lapack_int)wq;                                                               \
         }                                                                                          \
         if (r == CT_LINALG_SVD && k > 0 &&                                                         \
-            P##gesdd_work(LAPACK_ROW_MAJOR, 'S', m, n, tmp, n, tmp, tmp, k, tmp, n, &wq, -1,       \
-                          &iq) == 0)                                                               \
+            P##gesdd_work(LAPACK_ROW_MAJOR, full ? 'A' : 'S', m, n, tmp, n, tmp, tmp, qc, tmp, n,  \
+                          &wq, -1, &iq) == 0)                                                      \
             lw = (lapack_int)wq;                                                                   \
         T *work = NULL;                                                                            \
         lapack_int *iwork = NULL;                                                                  \
@@ -162,27 +173,41 @@ static ct_status ct__la_err(ct__cpu_state *s, const char *what, lapack_int st) {
                 break;                                                                             \
             }                                                                                      \
             case CT_LINALG_QR: {                                                                   \
-                T *q = (T *)o[0].data + b * (int64_t)m * k,                                        \
-                  *rr = (T *)o[1].data + b * (int64_t)k * n;                                       \
-                if (!k) break;                                                                     \
+                const lapack_int rrows = full ? m : k;                                             \
+                T *q = (T *)o[0].data + b * (int64_t)m * qc,                                       \
+                  *rr = (T *)o[1].data + b * (int64_t)rrows * n;                                   \
+                if (!k) { /* complete Q of an (m, 0) matrix: the identity; R empty */              \
+                    for (int64_t e = 0; e < (int64_t)m * qc; e++)                                  \
+                        q[e] = (T)(e % (qc + 1) == 0);                                             \
+                    for (int64_t e = 0; e < (int64_t)rrows * n; e++)                               \
+                        rr[e] = 0;                                                                 \
+                    break;                                                                         \
+                }                                                                                  \
                 memcpy(tmp, ab, sizeof(T) * (size_t)mn);                                           \
                 T *tau = tmp + mn;                                                                 \
                 st = P##geqrf_work(LAPACK_ROW_MAJOR, m, n, tmp, n, tau, work, lw);                 \
                 if (st) break;                                                                     \
-                for (lapack_int i = 0; i < k; i++) /* R: the upper triangle of the first k rows */ \
+                for (lapack_int i = 0; i < rrows; i++) /* R: the upper triangle (rows >= n: 0) */  \
                     for (lapack_int j = 0; j < n; j++)                                             \
                         rr[(int64_t)i * n + j] = j >= i ? tmp[(int64_t)i * n + j] : 0;             \
-                for (lapack_int i = 0; i < m;                                                      \
-                     i++) /* Q from the reflectors: the first k columns */                         \
-                    for (lapack_int j = 0; j < k; j++)                                             \
-                        q[(int64_t)i * k + j] = tmp[(int64_t)i * n + j];                           \
-                st = P##orgqr_work(LAPACK_ROW_MAJOR, m, k, k, q, k, tau, work, lw);                \
+                for (lapack_int i = 0; i < m; i++) /* Q from the reflectors in its first k         \
+                                                    * columns (orgqr sets the others) */           \
+                    for (lapack_int j = 0; j < qc; j++)                                            \
+                        q[(int64_t)i * qc + j] = j < k ? tmp[(int64_t)i * n + j] : 0;              \
+                st = P##orgqr_work(LAPACK_ROW_MAJOR, m, qc, k, q, qc, tau, work, lw);              \
                 break;                                                                             \
             }                                                                                      \
             default: { /* CT_LINALG_SVD */                                                         \
-                T *u = (T *)o[0].data + b * (int64_t)m * k, *sv = (T *)o[1].data + b * (int64_t)k, \
-                  *vt = (T *)o[2].data + b * (int64_t)k * n;                                       \
-                if (!k) break;                                                                     \
+                T *u = (T *)o[0].data + b * (int64_t)m * qc,                                       \
+                  *sv = (T *)o[1].data + b * (int64_t)k,                                           \
+                  *vt = (T *)o[2].data + b * (int64_t)vr * n;                                      \
+                if (!k) { /* full U / Vh of an empty matrix: identities, as gesdd leaves them */   \
+                    for (int64_t e = 0; e < (int64_t)m * qc; e++)                                  \
+                        u[e] = (T)(e % (qc + 1) == 0);                                             \
+                    for (int64_t e = 0; e < (int64_t)vr * n; e++)                                  \
+                        vt[e] = (T)(e % (n + 1) == 0);                                             \
+                    break;                                                                         \
+                }                                                                                  \
                 bool fin = true;                                                                   \
                 for (int64_t e = 0; e < mn; e++)                                                   \
                     fin = fin && isfinite(ab[e]);                                                  \
@@ -194,8 +219,8 @@ static ct_status ct__la_err(ct__cpu_state *s, const char *what, lapack_int st) {
                     break;                                                                         \
                 }                                                                                  \
                 memcpy(tmp, ab, sizeof(T) * (size_t)mn);                                           \
-                st = P##gesdd_work(LAPACK_ROW_MAJOR, 'S', m, n, tmp, n, sv, u, k, vt, n, work, lw, \
-                                   iwork);                                                         \
+                st = P##gesdd_work(LAPACK_ROW_MAJOR, full ? 'A' : 'S', m, n, tmp, n, sv, u, qc,    \
+                                   vt, n, work, lw, iwork);                                        \
                 break;                                                                             \
             }                                                                                      \
             }                                                                                      \
@@ -268,6 +293,11 @@ static bool ct__lu_perm(const int32_t *piv, int64_t k, int64_t m, int64_t *perm,
             if (st == 0) lw = (lapack_int)wq;                                                      \
             liw = drv == 1 ? n : drv == 2 ? (iq > 1 ? iq : 1) : 1;                                 \
         }                                                                                          \
+        const bool ldl = r == CT_LINALG_LDL_FACTOR || r == CT_LINALG_LDL_SOLVE;                    \
+        if (r == CT_LINALG_LDL_FACTOR && n > 0 &&                                                  \
+            P##sytrf_work(LAPACK_ROW_MAJOR, 'L', n, NULL, n, NULL, &wq, -1) == 0)                  \
+            lw = (lapack_int)wq;                                                                   \
+        if (ldl) liw = n; /* the pivots as lapack_int */                                           \
         if (lw < 1) lw = 1;                                                                        \
         if (liw < 1) liw = 1;                                                                      \
         const bool wants = r == CT_LINALG_SVDVALS || r == CT_LINALG_LSTSQ;                         \
@@ -285,6 +315,17 @@ static bool ct__lu_perm(const int32_t *piv, int64_t k, int64_t m, int64_t *perm,
             return ct__set_error(s->ctx, CT_ERR_OOM,                                               \
                                  "linalg: out of memory for a LAPACK workspace of %lld elements",  \
                                  (long long)lw);                                                   \
+        }                                                                                          \
+        if (ldl && n > 0) {                                                                        \
+            work = ct__alloc(s->ctx, sizeof(T) * (size_t)lw, 64);                                  \
+            iwork = ct__alloc(s->ctx, sizeof(lapack_int) * (size_t)liw, 16);                       \
+            if (!work || !iwork) {                                                                 \
+                ct__free(s->ctx, work), ct__free(s->ctx, iwork);                                   \
+                return ct__set_error(s->ctx, CT_ERR_OOM,                                           \
+                                     "linalg: out of memory for a LAPACK workspace of %lld "       \
+                                     "elements",                                                   \
+                                     (long long)lw);                                               \
+            }                                                                                      \
         }                                                                                          \
         ct_status ret = CT_OK;                                                                     \
         for (int64_t b = 0; b < B && ret == CT_OK; b++) {                                          \
@@ -359,6 +400,50 @@ static bool ct__lu_perm(const int32_t *piv, int64_t k, int64_t m, int64_t *perm,
                 memcpy(tmp, ab, sizeof(T) * (size_t)mn);                                           \
                 st = P##gesdd_work(LAPACK_ROW_MAJOR, 'N', m, n, tmp, n, sb, NULL, m, NULL, n,      \
                                    work, lw, iwork);                                               \
+                break;                                                                             \
+            }                                                                                      \
+            case CT_LINALG_LDL_FACTOR: {                                                           \
+                T *ld = (T *)o[0].data + b * mn;                                                   \
+                int32_t *pv = (int32_t *)o[1].data + b * n;                                        \
+                for (lapack_int i = 0; i < n; i++) /* tril(A), as torch, factored in place */      \
+                    for (lapack_int j = 0; j < n; j++)                                             \
+                        ld[(int64_t)i * n + j] = j <= i ? ab[(int64_t)i * n + j] : 0;              \
+                info = (int32_t *)o[2].data;                                                       \
+                if (!n) break;                                                                     \
+                st = P##sytrf_work(LAPACK_ROW_MAJOR, 'L', n, ld, n, iwork, work, lw);              \
+                for (lapack_int i = 0; i < n; i++)                                                 \
+                    pv[i] = (int32_t)iwork[i];                                                     \
+                break;                                                                             \
+            }                                                                                      \
+            case CT_LINALG_LDL_SOLVE: {                                                            \
+                const lapack_int nq = (lapack_int)o[0].shape[2];                                   \
+                T *x = (T *)o[0].data + b * (int64_t)n * nq;                                       \
+                memcpy(x, (const T *)in1->data + b * (int64_t)n * nq,                              \
+                       sizeof(T) * (size_t)((int64_t)n * nq));                                     \
+                const int32_t *pv = (const int32_t *)o[op->n_out + 2].data + b * n;                \
+                /* sytrs trusts the pivots: accept only sytrf's form (1..n, or a pair of one       \
+                 * value in -n..-1), which keeps every access inside the matrix */                 \
+                lapack_int bad = -1;                                                               \
+                for (lapack_int i = 0; i < n && bad < 0;) {                                        \
+                    const int32_t pi = pv[i];                                                      \
+                    if (pi > 0 && pi <= n) {                                                       \
+                        iwork[i] = pi, i++;                                                        \
+                    } else if (pi < 0 && pi >= -n && i + 1 < n && pv[i + 1] == pi) {               \
+                        iwork[i] = iwork[i + 1] = pi, i += 2;                                      \
+                    } else {                                                                       \
+                        bad = i;                                                                   \
+                    }                                                                              \
+                }                                                                                  \
+                if (bad >= 0) {                                                                    \
+                    ret = ct__set_error(s->ctx, CT_ERR_INVALID_ARG,                                \
+                                        "linalg.ldl_solve: pivots of matrix %lld of the batch "    \
+                                        "are not sytrf's (entry %d is %d; expected 1..%d, or two " \
+                                        "equal values in -%d..-1)",                                \
+                                        (long long)b, (int)bad, (int)pv[bad], (int)n, (int)n);     \
+                    break;                                                                         \
+                }                                                                                  \
+                if (n > 0 && nq > 0)                                                               \
+                    st = P##sytrs_work(LAPACK_ROW_MAJOR, 'L', n, nq, ab, n, iwork, x, nq);         \
                 break;                                                                             \
             }                                                                                      \
             default: { /* CT_LINALG_LSTSQ */                                                       \
