@@ -345,15 +345,9 @@ TEST(refusals) {
     ct_tensor_release(hw), ct_tensor_release(S), ct_tensor_release(sig);
     /* view_as_complex: last dim must be 2 with stride 1 */
     CHECK(ct_view_as_complex(ctx, r, &y) == CT_ERR_SHAPE && y == NULL);
-    /* autograd does not cross complex tensors yet */
-    CHECK(ct_tensor_set_requires_grad(z, true) != CT_OK);
-    CHECK_OK(ct_tensor_set_requires_grad(r, true));
-    CHECK(ct_fft_rfft(ctx, r, -1, 0, NULL, &y) == CT_ERR_UNSUPPORTED && y == NULL);
-    CHECK(ct_cast(ctx, r, CT_COMPLEX64, &y) == CT_ERR_UNSUPPORTED && y == NULL);
-    ct_set_grad_enabled(ctx, false);
-    CHECK_OK(ct_fft_rfft(ctx, r, -1, 0, NULL, &y));
-    ct_set_grad_enabled(ctx, true);
-    ct_tensor_release(y);
+    /* in-place complex arithmetic on a tensor that requires grad: refused */
+    CHECK_OK(ct_tensor_set_requires_grad(z, true));
+    CHECK(ct_add_(ctx, z, z) == CT_ERR_UNSUPPORTED);
     ct_tensor_release(z);
     ct_tensor_release(r);
 }
@@ -486,6 +480,175 @@ TEST(npy_and_dlpack) {
     ct_tensor_release(t);
 }
 
+/* ---- gradients through complex tensors, against central differences (tu_gradcheck: the
+ * inputs and outputs are real float64; complex tensors live in between) ---- */
+#define TRY(call)                                                                                  \
+    do {                                                                                           \
+        ct_status st_ = (call);                                                                    \
+        if (st_ != CT_OK) {                                                                        \
+            printf("  %s: %s\n", #call, ct_ctx_last_error(ctx));                                   \
+            goto done;                                                                             \
+        }                                                                                          \
+    } while (0)
+#define G_BEGIN(name)                                                                              \
+    static ct_status name(const ct_tensor *x, ct_tensor **y) {                                     \
+        ct_status st = CT_ERR_INVALID_ARG;                                                         \
+        ct_tensor *t[12] = {NULL};                                                                 \
+        *y = NULL;
+#define G_END                                                                                      \
+    st = CT_OK;                                                                                    \
+    done:                                                                                          \
+    for (int i_ = 0; i_ < 12; i_++)                                                                \
+        ct_tensor_release(t[i_]);                                                                  \
+    if (st != CT_OK && *y) ct_tensor_release(*y), *y = NULL;                                       \
+    return *y ? CT_OK : CT_ERR_INVALID_ARG;                                                        \
+    }
+/* x (.., 2k) -> complex (.., k) */
+static ct_status as_cx(const ct_tensor *x, int nd, const int64_t *sh, ct_tensor **t0,
+                       ct_tensor **z) {
+    ct_status st = ct_tensor_reshape(ctx, x, nd, sh, t0);
+    return st == CT_OK ? ct_view_as_complex(ctx, *t0, z) : st;
+}
+G_BEGIN(g_fft)
+TRY(as_cx(x, 3, (const int64_t[]){2, 6, 2}, &t[0], &t[1]));
+TRY(ct_fft_fft(ctx, t[1], -1, 1, "ortho", &t[2]));
+TRY(ct_fft_fft(ctx, t[2], 9, 0, NULL, &t[3]));  /* padded */
+TRY(ct_fft_ifft(ctx, t[3], 4, 1, NULL, &t[4])); /* trimmed */
+TRY(ct_view_as_real(ctx, t[4], y));
+G_END
+G_BEGIN(g_rfft)
+TRY(ct_fft_rfft(ctx, x, -1, 0, NULL, &t[0]));
+TRY(ct_abs(ctx, t[0], y));
+G_END
+G_BEGIN(g_irfft)
+TRY(as_cx(x, 3, (const int64_t[]){2, 5, 2}, &t[0], &t[1]));
+TRY(ct_fft_irfft(ctx, t[1], 8, 1, "forward", y));
+G_END
+G_BEGIN(g_irfft_odd)
+TRY(as_cx(x, 2, (const int64_t[]){5, 2}, &t[0], &t[1]));
+TRY(ct_fft_irfft(ctx, t[1], 9, 0, NULL, y));
+G_END
+G_BEGIN(g_hfft)
+TRY(as_cx(x, 2, (const int64_t[]){4, 2}, &t[0], &t[1]));
+TRY(ct_fft_hfft(ctx, t[1], 6, 0, "ortho", &t[2]));
+TRY(ct_fft_ihfft(ctx, t[2], -1, 0, NULL, &t[3]));
+TRY(ct_view_as_real(ctx, t[3], y));
+G_END
+G_BEGIN(g_nd)
+TRY(ct_tensor_reshape(ctx, x, 3, (const int64_t[]){3, 4, 5}, &t[0]));
+TRY(ct_fft_rfftn(ctx, t[0], 2, (const int64_t[]){5, 6}, (const int[]){0, 2}, NULL, &t[1]));
+TRY(ct_fft_fft2(ctx, t[1], NULL, NULL, "ortho", &t[2]));
+TRY(ct_fft_irfftn(ctx, t[2], 0, NULL, NULL, NULL, &t[3]));
+TRY(ct_fft_fftshift(ctx, t[1], 0, NULL, &t[4]));
+TRY(ct_view_as_real(ctx, t[4], &t[5]));
+TRY(ct_tensor_reshape(ctx, t[5], 1, (const int64_t[]){-1}, &t[6]));
+TRY(ct_tensor_reshape(ctx, t[3], 1, (const int64_t[]){-1}, &t[7]));
+TRY(ct_cat(ctx, 2, (const ct_tensor *[]){t[6], t[7]}, 0, y));
+G_END
+G_BEGIN(g_elementwise)
+TRY(as_cx(x, 3, (const int64_t[]){2, 3, 2}, &t[0], &t[1])); /* z (2, 3): 6 complex values */
+TRY(ct_tensor_narrow(ctx, t[1], 0, 0, 1, &t[2]));           /* a (1, 3) */
+TRY(ct_tensor_narrow(ctx, t[1], 0, 1, 1, &t[3]));           /* b (1, 3) */
+TRY(ct_exp(ctx, t[2], &t[4]));
+TRY(ct_add_scalar(ctx, t[3], 3.0, &t[5]));
+TRY(ct_div(ctx, t[4], t[5], &t[6])); /* exp(a) / (b + 3) */
+TRY(ct_conj(ctx, t[2], &t[7]));
+TRY(ct_mul(ctx, t[6], t[7], &t[8])); /* * conj(a) */
+TRY(ct_sqrt(ctx, t[5], &t[9]));
+TRY(ct_sub(ctx, t[8], t[9], &t[10])); /* - sqrt(b + 3) */
+TRY(ct_reciprocal(ctx, t[10], &t[11]));
+ct_tensor *l = NULL, *ang = NULL, *ab = NULL, *re = NULL, *im = NULL;
+st = ct_log(ctx, t[11], &l);
+if (st == CT_OK) st = ct_angle(ctx, l, &ang);
+if (st == CT_OK) st = ct_abs(ctx, l, &ab);
+if (st == CT_OK) st = ct_real(ctx, t[10], &re);
+if (st == CT_OK) st = ct_imag(ctx, t[10], &im);
+if (st == CT_OK) st = ct_cat(ctx, 4, (const ct_tensor *[]){ang, ab, re, im}, 0, y);
+ct_tensor_release(l), ct_tensor_release(ang), ct_tensor_release(ab), ct_tensor_release(re);
+ct_tensor_release(im);
+if (st != CT_OK) goto done;
+G_END
+G_BEGIN(g_build)
+TRY(ct_tensor_narrow(ctx, x, 0, 0, 4, &t[0]));
+TRY(ct_tensor_narrow(ctx, x, 0, 4, 4, &t[1]));
+TRY(ct_abs(ctx, t[0], &t[2]));
+TRY(ct_add_scalar(ctx, t[2], 0.5, &t[3]));
+TRY(ct_polar(ctx, t[3], t[1], &t[4]));
+TRY(ct_complex(ctx, t[1], t[0], &t[5]));
+TRY(ct_cast(ctx, t[0], CT_COMPLEX128, &t[6]));
+TRY(ct_mul(ctx, t[4], t[5], &t[7]));
+TRY(ct_add_scaled(ctx, t[7], t[6], -2.0, &t[8]));
+TRY(ct_mul(ctx, t[8], t[1], &t[9])); /* complex * real */
+TRY(ct_view_as_real(ctx, t[9], y));
+G_END
+G_BEGIN(g_reduce_matmul)
+TRY(as_cx(x, 3, (const int64_t[]){2, 3, 2}, &t[0], &t[1])); /* (2, 3) complex */
+TRY(ct_tensor_transpose(ctx, t[1], 0, 1, &t[2]));           /* (3, 2) */
+TRY(ct_matmul(ctx, t[1], t[2], &t[3]));                     /* (2, 2) */
+TRY(ct_sum(ctx, t[1], 1, (const int[]){1}, true, &t[4]));   /* (2, 1) */
+TRY(ct_mean(ctx, t[3], 0, NULL, false, &t[5]));             /* 0-d */
+TRY(ct_mul(ctx, t[3], t[4], &t[6]));
+TRY(ct_add(ctx, t[6], t[5], &t[7]));
+TRY(ct_view_as_real(ctx, t[7], y));
+G_END
+G_BEGIN(g_stft)
+ct_stft_opts o = {.hop_length = 3};
+TRY(ct_stft(ctx, x, 8, &o, &t[0]));
+TRY(ct_abs(ctx, t[0], &t[1]));
+o.length = 30;
+TRY(ct_istft(ctx, t[0], 8, &o, &t[2]));
+TRY(ct_tensor_reshape(ctx, t[1], 1, (const int64_t[]){-1}, &t[3]));
+TRY(ct_cat(ctx, 2, (const ct_tensor *[]){t[3], t[2]}, 0, y));
+G_END
+
+TEST(gradients) {
+    unsigned long long rng = 2024;
+    tu_gradcheck(ctx, &rng, "fft / ifft, padded and trimmed", g_fft, 1, (const int64_t[]){24});
+    tu_gradcheck(ctx, &rng, "abs(rfft)", g_rfft, 1, (const int64_t[]){9});
+    tu_gradcheck(ctx, &rng, "irfft even", g_irfft, 1, (const int64_t[]){20});
+    tu_gradcheck(ctx, &rng, "irfft odd", g_irfft_odd, 1, (const int64_t[]){10});
+    tu_gradcheck(ctx, &rng, "hfft / ihfft", g_hfft, 1, (const int64_t[]){8});
+    tu_gradcheck(ctx, &rng, "rfftn / fft2 / irfftn / fftshift", g_nd, 1, (const int64_t[]){60});
+    tu_gradcheck(ctx, &rng, "exp / div / conj / sqrt / reciprocal / log / angle / abs",
+                 g_elementwise, 1, (const int64_t[]){12});
+    tu_gradcheck(ctx, &rng, "polar / complex / cast / mixed products", g_build, 1,
+                 (const int64_t[]){8});
+    tu_gradcheck(ctx, &rng, "matmul / sum / mean", g_reduce_matmul, 1, (const int64_t[]){12});
+    tu_gradcheck(ctx, &rng, "stft / istft", g_stft, 1, (const int64_t[]){30});
+    /* grad_fn names as torch's */
+    const int64_t n = 4;
+    ct_tensor *x = tu_from_vals(ctx, CT_FLOAT64, 1, &n, (const double[]){1, 2, 3, 4}), *y = NULL;
+    CHECK_OK(ct_tensor_set_requires_grad(x, true));
+    CHECK_OK(ct_fft_rfft(ctx, x, -1, 0, NULL, &y));
+    char *str = NULL;
+    CHECK_OK(ct_tensor_to_string(y, &str));
+    CHECK_MSG(str && strstr(str, "grad_fn=<FftR2CBackward0>"), "%s", str ? str : "");
+    free(str);
+    ct_tensor_release(y);
+    /* a complex leaf's gradient: d/dz of sum(|z|^2) is 2z */
+    const double zv[4] = {1, -2, 0.5, 3};
+    const int64_t two = 2;
+    ct_tensor *z = from_tab(CT_COMPLEX128, 1, &two, zv), *a = NULL, *a2 = NULL, *s = NULL;
+    CHECK_OK(ct_tensor_set_requires_grad(z, true));
+    CHECK_OK(ct_abs(ctx, z, &a));
+    CHECK_OK(ct_mul(ctx, a, a, &a2));
+    CHECK_OK(ct_sum(ctx, a2, 0, NULL, false, &s));
+    CHECK_OK(ct_backward(ctx, s, NULL, false));
+    int64_t nv = 0;
+    double *g = ct_tensor_grad(z) ? read_any(ct_tensor_grad(z), &nv) : NULL;
+    CHECK(g && nv == 4);
+    for (int i = 0; g && i < 4; i++)
+        CHECK_MSG(fabs(g[i] - 2 * zv[i]) < 1e-12, "d|z|^2/dz [%d] = %g, want %g", i, g[i],
+                  2 * zv[i]);
+    free(g);
+    /* sgn has no backward yet: refused, not silently cut */
+    ct_tensor *sg = NULL;
+    CHECK(ct_sgn(ctx, z, &sg) == CT_ERR_UNSUPPORTED && sg == NULL);
+    ct_tensor *tl[] = {x, z, a, a2, s};
+    for (int i = 0; i < 5; i++)
+        ct_tensor_release(tl[i]);
+}
+
 int main(void) {
     ctx = tu_ctx_or_skip();
     RUN(as_torch);
@@ -494,6 +657,7 @@ int main(void) {
     RUN(refusals);
     RUN(capture_replay);
     RUN(eig_residual);
+    RUN(gradients);
     RUN(printing);
     RUN(npy_and_dlpack);
     CHECK(ct_ctx_live_tensors(ctx) == 0);

@@ -6,8 +6,8 @@
  * Real float inputs are promoted to complex where torch does, integers and bool to float32 first;
  * float16 / bfloat16 are refused (as torch 1.13's CPU FFT). n / s entries of -1 mean the input's
  * size (c2r transforms: 2 (m - 1)); norm is NULL or "backward" (the default: the inverse scaled
- * by 1 / n), "ortho" (both by 1 / sqrt(n)) or "forward" (the forward by 1 / n). Not
- * differentiable yet: an input that requires grad gives CT_ERR_UNSUPPORTED.
+ * by 1 / n), "ortho" (both by 1 / sqrt(n)) or "forward" (the forward by 1 / n).
+ * Differentiable (torch's complex convention; the adjoint transforms, higher orders included).
  * Errors: bad dim, n = 0 or below -1 (CT_ERR_INVALID_ARG), complex input to the r-transforms of
  * real data (CT_ERR_DTYPE), NULL pointers. Ownership: *out is a new reference. */
 #ifndef CTORCH_FFT_H

@@ -158,10 +158,8 @@ ct_status ct_real(ct_ctx *ctx, const ct_tensor *a, ct_tensor **out) {
     ct_status st = ct__check_args(ctx, "real", 1, ins, out);
     if (st != CT_OK) return st;
     *out = NULL;
-    if (ct_dtype_is_complex(a->dtype)) { /* a view of the real parts, as torch.real */
-        if ((st = ct__ag_no_backward(ctx, "real", 1, ins)) != CT_OK) return st;
-        return ct__cx_part(ctx, a, 0, out);
-    }
+    if (ct_dtype_is_complex(a->dtype)) /* a view of the real parts, as torch.real */
+        return ct__cx_part_ag(ctx, a, 0, out);
     *out = ct_tensor_retain((ct_tensor *)a); /* a real tensor is its own real part (torch: self) */
     return CT_OK;
 }
@@ -170,7 +168,7 @@ ct_status ct_imag(ct_ctx *ctx, const ct_tensor *a, ct_tensor **out) {
     ct_status st = ct__check_args(ctx, "imag", 1, ins, out);
     if (st != CT_OK) return st;
     *out = NULL;
-    if (ct_dtype_is_complex(a->dtype)) return ct__cx_part(ctx, a, 1, out);
+    if (ct_dtype_is_complex(a->dtype)) return ct__cx_part_ag(ctx, a, 1, out);
     return ct__set_error(ctx, CT_ERR_DTYPE,
                          "imag: imag is not implemented for tensors with non-complex dtypes (%s)",
                          ct_dtype_name(a->dtype));

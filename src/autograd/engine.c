@@ -197,7 +197,8 @@ static ct_status ct__ag_record(ct_ctx *ctx, const ct__ag_rec *r) {
     const ct__ag_formula *f = ct__ag_formula_of(r->op);
     bool float_out = false;
     for (int k = 0; k < r->n_out; k++) {
-        float_out |= r->out[k] && ct_dtype_is_floating(r->out[k]->dtype);
+        float_out |= r->out[k] && (ct_dtype_is_floating(r->out[k]->dtype) ||
+                                   ct_dtype_is_complex(r->out[k]->dtype));
         for (int i = 0; i < r->n_in; i++)
             if ((const ct_tensor *)r->out[k] == r->in[i]) { /* contiguous(t) is t */
                 ct__ag_drop_custom(r);
@@ -255,7 +256,7 @@ static ct_status ct__ag_record(ct_ctx *ctx, const ct__ag_rec *r) {
     }
     for (int k = 0; k < r->n_out; k++) {
         ct_tensor *o = r->out[k];
-        if (!ct_dtype_is_floating(o->dtype)) continue;
+        if (!ct_dtype_is_floating(o->dtype) && !ct_dtype_is_complex(o->dtype)) continue;
         ct__ag_meta *m = ct__ag_meta_get(o);
         if (!m) {
             st = ct__set_error(ctx, CT_ERR_OOM, "autograd: out of memory recording %s", f->name);
@@ -534,10 +535,10 @@ ct_status ct_tensor_set_requires_grad(ct_tensor *t, bool requires_grad) {
                              "variables (this tensor is the result of %s)",
                              ct__ag_formula_of(m->grad_fn->op)->name);
     }
-    if (requires_grad && !ct_dtype_is_floating(t->dtype))
+    if (requires_grad && !ct_dtype_is_floating(t->dtype) && !ct_dtype_is_complex(t->dtype))
         return ct__set_error(ctx, CT_ERR_DTYPE,
-                             "set_requires_grad: only tensors of floating point dtype can require "
-                             "gradients, got %s",
+                             "set_requires_grad: only tensors of floating point and complex dtype "
+                             "can require gradients, got %s",
                              ct_dtype_name(t->dtype));
     if (requires_grad) {
         if (!ct__ag_meta_get(t))

@@ -3,10 +3,13 @@
  * tensors and torch.fft"). The kernels see real dtypes only: a complex operand is the view of its
  * real parts (ct__cx_part), the imaginary part the next real. Autograd does not cross complex
  * tensors yet: an input that requires grad is refused (CT_ERR_UNSUPPORTED). */
+#include "ctorch/autograd.h"
 #include "ctorch/ops.h"
 #include "ops/complex_impl.h"
 #include "ops/dispatch.h"
 #include "tensor/ag_front.h"
+
+#include <stdlib.h>
 
 /* category: bool 0, integers 1, floats 2, complex 3 */
 static int ct__cx_category(ct_dtype dt) {
@@ -62,16 +65,191 @@ ct_status ct__cx_result_type(ct_ctx *ctx, const char *op, int n, const ct_tensor
     return CT_OK;
 }
 
-/* refuse inputs that require grad: no complex autograd yet */
-static ct_status ct__cx_no_grad(ct_ctx *ctx, const char *op, int n, const ct_tensor *const *ts) {
-    if (!ctx->ag || ctx->grad_off) return CT_OK;
-    for (int i = 0; i < n; i++)
-        if (ts[i] && ts[i]->requires_grad)
-            return ct__set_error(ctx, CT_ERR_UNSUPPORTED,
-                                 "%s: autograd through complex tensors is not supported yet and "
-                                 "input %d requires grad; detach it or turn grad mode off",
-                                 op, i);
-    return CT_OK;
+/* ---- autograd: one custom node kind for the complex ops (torch's convention: the gradient of
+ * a real loss L with respect to z = x + iy is dL/dx + i dL/dy; the engine sums each input's
+ * gradient to its shape and casts it to its dtype, the real part for a real input) ---- */
+enum { CT__CXG_VIEW_AS_REAL = 100, CT__CXG_VIEW_AS_COMPLEX, CT__CXG_REAL, CT__CXG_IMAG };
+
+typedef struct {
+    int fn;
+    double alpha;
+    ct_tensor *a, *b, *out; /* saved (retained; NULL where the formula needs none) */
+} ct__cxg;
+
+static void ct__cxg_free(void *u) {
+    ct__cxg *g = u;
+    if (!g) return;
+    ct_tensor_release(g->a), ct_tensor_release(g->b), ct_tensor_release(g->out);
+    free(g);
+}
+
+/* the 0-d complex constant re + i im of complex dtype dt */
+static ct_status ct__cx_const(ct_ctx *ctx, ct_dtype dt, double re, double im, ct_tensor **out) {
+    double v[2] = {re, im};
+    float f[2] = {(float)re, (float)im};
+    return ct_tensor_from_host(ctx, dt == CT_COMPLEX64 ? (const void *)f : (const void *)v, dt, 0,
+                               NULL, out);
+}
+
+/* t times the complex constant (re, im) (t complex or real of the same precision) */
+static ct_status ct__cx_scale(ct_ctx *ctx, const ct_tensor *t, double re, double im,
+                              ct_tensor **out) {
+    ct_tensor *c = NULL;
+    ct_status st = ct__cx_const(ctx, ct_dtype_to_complex(t->dtype), re, im, &c);
+    if (st == CT_OK) st = ct_mul(ctx, t, c, out);
+    ct_tensor_release(c);
+    return st;
+}
+
+static ct_status ct__cxg_backward(ct_ctx *ctx, void *user, ct_tensor *const *gout, const bool *need,
+                                  ct_tensor **gin) {
+    const ct__cxg *u = user;
+    ct_tensor *g = gout[0], *t[6] = {NULL};
+    ct_status st = CT_OK;
+    if ((u->a || u->b || u->out) && ctx->ag && !ctx->grad_off) /* create_graph */
+        return ct__set_error(ctx, CT_ERR_UNSUPPORTED,
+                             "higher derivatives through complex %s are not supported yet",
+                             u->fn == CT_CX_MUL ? "products" : "ops");
+    switch (u->fn) {
+    case CT_CX_ADD:
+    case CT_CX_SUB:
+        if (need[0]) gin[0] = ct_tensor_retain(g);
+        if (need[1])
+            st = ct__cx_scale(ctx, g, u->fn == CT_CX_SUB ? -u->alpha : u->alpha, 0, &gin[1]);
+        break;
+    case CT_CX_MUL: /* g conj(b), g conj(a) */
+        if (need[0] && (st = ct_conj(ctx, u->b, &t[0])) == CT_OK)
+            st = ct_mul(ctx, g, t[0], &gin[0]);
+        if (st == CT_OK && need[1] && (st = ct_conj(ctx, u->a, &t[1])) == CT_OK)
+            st = ct_mul(ctx, g, t[1], &gin[1]);
+        break;
+    case CT_CX_DIV: /* g / conj(b); -g conj(out) / conj(b) */
+        if ((st = ct_conj(ctx, u->b, &t[0])) == CT_OK) st = ct_div(ctx, g, t[0], &t[1]);
+        if (st == CT_OK && need[0]) gin[0] = ct_tensor_retain(t[1]);
+        if (st == CT_OK && need[1] && (st = ct_conj(ctx, u->out, &t[2])) == CT_OK &&
+            (st = ct_mul(ctx, t[1], t[2], &t[3])) == CT_OK)
+            st = ct_neg(ctx, t[3], &gin[1]);
+        break;
+    case CT_CX_NEG: st = ct_neg(ctx, g, &gin[0]); break;
+    case CT_CX_CONJ: st = ct_conj(ctx, g, &gin[0]); break;
+    case CT_CX_ABS: /* g sgn(a) */
+        if ((st = ct_sgn(ctx, u->a, &t[0])) == CT_OK) st = ct_mul(ctx, g, t[0], &gin[0]);
+        break;
+    case CT_CX_ANGLE: { /* g i a / |a|^2, 0 at a = 0 */
+        if ((st = ct_abs(ctx, u->a, &t[0])) == CT_OK) st = ct_mul(ctx, t[0], t[0], &t[1]);
+        if (st == CT_OK) st = ct_eq_scalar(ctx, t[1], 0.0, &t[2]);
+        if (st == CT_OK) st = ct_add(ctx, t[1], t[2], &t[3]); /* 1 where |a| = 0 */
+        if (st == CT_OK) st = ct_div(ctx, u->a, t[3], &t[4]);
+        if (st == CT_OK) st = ct_mul(ctx, g, t[4], &t[5]);
+        if (st == CT_OK) st = ct__cx_scale(ctx, t[5], 0, 1, &gin[0]);
+        break;
+    }
+    case CT_CX_EXP: /* g conj(out) */
+        if ((st = ct_conj(ctx, u->out, &t[0])) == CT_OK) st = ct_mul(ctx, g, t[0], &gin[0]);
+        break;
+    case CT_CX_LOG: /* g / conj(a) */
+        if ((st = ct_conj(ctx, u->a, &t[0])) == CT_OK) st = ct_div(ctx, g, t[0], &gin[0]);
+        break;
+    case CT_CX_SQRT: /* g / (2 conj(out)) */
+        if ((st = ct_conj(ctx, u->out, &t[0])) == CT_OK) st = ct__cx_scale(ctx, t[0], 2, 0, &t[1]);
+        if (st == CT_OK) st = ct_div(ctx, g, t[1], &gin[0]);
+        break;
+    case CT_CX_RECIPROCAL: /* -g conj(out)^2 */
+        if ((st = ct_conj(ctx, u->out, &t[0])) == CT_OK) st = ct_mul(ctx, t[0], t[0], &t[1]);
+        if (st == CT_OK) st = ct_mul(ctx, g, t[1], &t[2]);
+        if (st == CT_OK) st = ct_neg(ctx, t[2], &gin[0]);
+        break;
+    case CT_CX_COMPLEX: /* real(g), imag(g) (= the real part of -i g) */
+        if (need[0]) gin[0] = ct_tensor_retain(g);
+        if (need[1]) st = ct__cx_scale(ctx, g, 0, -1, &gin[1]);
+        break;
+    case CT_CX_POLAR: /* Re(g conj(e^{i angle})), Re(-i g conj(out)) */
+        if ((st = ct_conj(ctx, u->out, &t[0])) == CT_OK) st = ct_mul(ctx, g, t[0], &t[1]);
+        if (st == CT_OK && need[1]) st = ct__cx_scale(ctx, t[1], 0, -1, &gin[1]);
+        if (st == CT_OK && need[0]) st = ct_div(ctx, t[1], u->a, &gin[0]); /* / abs */
+        break;
+    case CT__CXG_VIEW_AS_REAL: {
+        if ((st = ct_tensor_contiguous(ctx, g, &t[0])) == CT_OK)
+            st = ct_view_as_complex(ctx, t[0], &gin[0]);
+        break;
+    }
+    case CT__CXG_VIEW_AS_COMPLEX: st = ct_view_as_real(ctx, g, &gin[0]); break;
+    case CT__CXG_REAL: gin[0] = ct_tensor_retain(g); break; /* cast to complex: g + 0i */
+    case CT__CXG_IMAG: st = ct__cx_scale(ctx, g, 0, 1, &gin[0]); break;
+    default:
+        st = ct__set_error(ctx, CT_ERR_UNSUPPORTED,
+                           "the backward of this complex op is not implemented yet");
+    }
+    ct__release_all(6, t);
+    return st;
+}
+
+static const ct__ag_custom CT__CXG_NODES[] = {
+    {"AddBackward", ct__cxg_backward, ct__cxg_free, true},
+    {"SubBackward", ct__cxg_backward, ct__cxg_free, true},
+    {"MulBackward", ct__cxg_backward, ct__cxg_free, true},
+    {"DivBackward", ct__cxg_backward, ct__cxg_free, true},
+    {"NegBackward", ct__cxg_backward, ct__cxg_free, true},
+    {"ConjBackward", ct__cxg_backward, ct__cxg_free, true},
+    {"AbsBackward", ct__cxg_backward, ct__cxg_free, true},
+    {"AngleBackward", ct__cxg_backward, ct__cxg_free, true},
+    {"ComplexBackward", ct__cxg_backward, ct__cxg_free, true},
+    {"PolarBackward", ct__cxg_backward, ct__cxg_free, true},
+    {"ExpBackward", ct__cxg_backward, ct__cxg_free, true},
+    {"LogBackward", ct__cxg_backward, ct__cxg_free, true},
+    {"SqrtBackward", ct__cxg_backward, ct__cxg_free, true},
+    {"ReciprocalBackward", ct__cxg_backward, ct__cxg_free, true},
+};
+static const ct__ag_custom CT__CXG_VIEWS[] = {
+    {"ViewAsRealBackward", ct__cxg_backward, ct__cxg_free, false},
+    {"ViewAsComplexBackward", ct__cxg_backward, ct__cxg_free, false},
+    {"RealBackward", ct__cxg_backward, ct__cxg_free, false},
+    {"ImagBackward", ct__cxg_backward, ct__cxg_free, false},
+};
+
+/* Record out = fn(ins) when autograd wants it (called at the outermost level, after the forward
+ * ran with recording suppressed). SGN has no backward here: refused. */
+static ct_status ct__cxg_record(ct_ctx *ctx, int fn, double alpha, int n,
+                                const ct_tensor *const *ins, ct_tensor **out) {
+    const ct__ag_custom *node = NULL;
+    if (fn >= 0 && fn <= CT_CX_RECIPROCAL && fn != CT_CX_SGN) {
+        static const int idx[] = {
+            [CT_CX_ADD] = 0,     [CT_CX_SUB] = 1,        [CT_CX_MUL] = 2,  [CT_CX_DIV] = 3,
+            [CT_CX_NEG] = 4,     [CT_CX_CONJ] = 5,       [CT_CX_ABS] = 6,  [CT_CX_ANGLE] = 7,
+            [CT_CX_COMPLEX] = 8, [CT_CX_POLAR] = 9,      [CT_CX_EXP] = 10, [CT_CX_LOG] = 11,
+            [CT_CX_SQRT] = 12,   [CT_CX_RECIPROCAL] = 13};
+        node = &CT__CXG_NODES[idx[fn]];
+    } else if (fn >= CT__CXG_VIEW_AS_REAL && fn <= CT__CXG_IMAG) {
+        node = &CT__CXG_VIEWS[fn - CT__CXG_VIEW_AS_REAL];
+    }
+    if (!node) {
+        ct_tensor_release(*out);
+        *out = NULL;
+        return ct__set_error(ctx, CT_ERR_UNSUPPORTED,
+                             "this complex op has no backward formula yet and an input requires "
+                             "grad; call it with grad mode off or on detached inputs");
+    }
+    ct__cxg *u = calloc(1, sizeof *u);
+    if (!u) {
+        ct_tensor_release(*out);
+        *out = NULL;
+        return ct__set_error(ctx, CT_ERR_OOM, "autograd: out of memory");
+    }
+    u->fn = fn;
+    u->alpha = alpha;
+    if (node->saves) { /* what the formulas read, detached (no history kept through them) */
+        ct_status st = CT_OK;
+        if (ins[0]) st = ct_tensor_detach(ctx, ins[0], &u->a);
+        if (st == CT_OK && n > 1 && ins[1]) st = ct_tensor_detach(ctx, ins[1], &u->b);
+        if (st == CT_OK) st = ct_tensor_detach(ctx, *out, &u->out);
+        if (st != CT_OK) {
+            ct__cxg_free(u);
+            ct_tensor_release(*out);
+            *out = NULL;
+            return st;
+        }
+    }
+    return ct__ag_record_custom_n(ctx, node, u, n, ins, out);
 }
 
 ct_status ct__cx_cast(ct_ctx *ctx, const ct_tensor *a, ct_dtype dt, ct_tensor **out) {
@@ -80,8 +258,7 @@ ct_status ct__cx_cast(ct_ctx *ctx, const ct_tensor *a, ct_dtype dt, ct_tensor **
     if ((!ct__is_compute_dtype(dt) && !co) || (!ct__is_compute_dtype(a->dtype) && !ca))
         return ct__set_error(ctx, CT_ERR_DTYPE, "cast: %s -> %s is not supported",
                              ct_dtype_name(a->dtype), ct_dtype_name(dt));
-    ct_status st = ct__cx_no_grad(ctx, "cast", 1, &a);
-    if (st != CT_OK) return st;
+    ct_status st = CT_OK;
     ct_tensor *r = NULL, *p[4] = {NULL};
     if ((st = ct__tensor_new(ctx, a->storage->device, dt, a->ndim, a->shape, &r)) != CT_OK)
         return st;
@@ -182,9 +359,8 @@ ct_status ct__cx_binary(ct_ctx *ctx, const char *name, ct_op_kind kind, const ct
             ctx, CT_ERR_UNSUPPORTED, "%s: not supported for complex tensors (%s, %s)%s", name,
             ct_dtype_name(a->dtype), ct_dtype_name(b->dtype),
             kind >= CT_OP_LT && kind <= CT_OP_GE ? ": complex numbers are not ordered" : "");
-    ct_status st = ct__cx_no_grad(ctx, name, 2, ins);
     ct_dtype dt = CT_COMPLEX64;
-    if (st == CT_OK) st = ct__cx_result_type(ctx, name, 2, ins, &dt);
+    ct_status st = ct__cx_result_type(ctx, name, 2, ins, &dt);
     if (st != CT_OK) return st;
     if (!ct_dtype_is_complex(dt)) /* a 0-d complex with a complex tensor never lands here */
         dt = ct_dtype_to_complex(dt);
@@ -192,24 +368,37 @@ ct_status ct__cx_binary(ct_ctx *ctx, const char *name, ct_op_kind kind, const ct
         return ct__set_error(ctx, CT_ERR_DTYPE,
                              "sub: subtracting with a bool operand (%s - %s) is not supported",
                              ct_dtype_name(a->dtype), ct_dtype_name(b->dtype));
+    const bool cmp = fn == CT_CX_EQ || fn == CT_CX_NE;
+    const bool rec = !cmp && ct__ag_wants(ctx, 2, ins), entered = ct__ag_enter(ctx);
     ct_tensor *conv[2] = {NULL, NULL};
     if ((st = ct__cx_inputs(ctx, 2, ins, dt, conv)) == CT_OK) {
         const ct_tensor *cv[2] = {conv[0], conv[1]};
-        const bool cmp = fn == CT_CX_EQ || fn == CT_CX_NE;
         st = ct__cx_run(ctx, name, fn, 2, cv, dt, cmp ? CT_BOOL : dt, alpha, out);
     }
     ct__release_all(2, conv);
+    if (entered) ct__ag_leave(ctx);
+    if (st == CT_OK && rec) st = ct__cxg_record(ctx, fn, alpha, 2, ins, out);
     return st;
 }
 
 ct_status ct__cx_unary(ct_ctx *ctx, const char *name, int fn, const ct_tensor *a, ct_tensor **out) {
-    ct_status st = ct__cx_no_grad(ctx, name, 1, &a);
-    if (st != CT_OK) return st;
     ct_dtype odt = a->dtype;
     if (fn == CT_CX_ABS || fn == CT_CX_ANGLE) odt = ct_dtype_to_real(a->dtype);
     if (fn == CT_CX_ISNAN || fn == CT_CX_ISFINITE) odt = CT_BOOL;
     const ct_tensor *ins[1] = {a};
-    return ct__cx_run(ctx, name, fn, 1, ins, a->dtype, odt, 1.0, out);
+    const bool rec = odt != CT_BOOL && ct__ag_wants(ctx, 1, ins), entered = ct__ag_enter(ctx);
+    ct_status st = ct__cx_run(ctx, name, fn, 1, ins, a->dtype, odt, 1.0, out);
+    if (entered) ct__ag_leave(ctx);
+    if (st == CT_OK && rec) st = ct__cxg_record(ctx, fn, 1.0, 1, ins, out);
+    return st;
+}
+
+ct_status ct__cx_part_ag(ct_ctx *ctx, const ct_tensor *a, int part, ct_tensor **out) {
+    ct_status st = ct__cx_part(ctx, a, part, out);
+    const ct_tensor *ins[1] = {a};
+    if (st == CT_OK && ct__ag_wants(ctx, 1, ins))
+        st = ct__cxg_record(ctx, part ? CT__CXG_IMAG : CT__CXG_REAL, 1.0, 1, ins, out);
+    return st;
 }
 
 /* ---- public ---- */
@@ -234,6 +423,8 @@ ct_status ct_view_as_real(ct_ctx *ctx, const ct_tensor *a, ct_tensor **out) {
     str[a->ndim] = 1;
     if ((st = ct__tensor_view_of(ctx, a, a->ndim + 1, sh, str, a->offset * 2, out)) == CT_OK)
         (*out)->dtype = ct_dtype_to_real(a->dtype);
+    if (st == CT_OK && ct__ag_wants(ctx, 1, ins))
+        st = ct__cxg_record(ctx, CT__CXG_VIEW_AS_REAL, 1.0, 1, ins, out);
     return st;
 }
 
@@ -247,7 +438,6 @@ ct_status ct_view_as_complex(ct_ctx *ctx, const ct_tensor *a, ct_tensor **out) {
                              "view_as_complex: view_as_complex is only supported for float and "
                              "double tensors, but got a tensor of scalar type: %s",
                              ct_dtype_name(a->dtype));
-    if ((st = ct__cx_no_grad(ctx, "view_as_complex", 1, ins)) != CT_OK) return st;
     const int nd = a->ndim - 1;
     if (a->ndim == 0 || a->shape[nd] != 2)
         return ct__set_error(ctx, CT_ERR_SHAPE,
@@ -268,6 +458,8 @@ ct_status ct_view_as_complex(ct_ctx *ctx, const ct_tensor *a, ct_tensor **out) {
                              "view_as_complex: Tensor must have a storage_offset divisible by 2");
     if ((st = ct__tensor_view_of(ctx, a, nd, a->shape, str, a->offset / 2, out)) == CT_OK)
         (*out)->dtype = ct_dtype_to_complex(a->dtype);
+    if (st == CT_OK && ct__ag_wants(ctx, 1, ins))
+        st = ct__cxg_record(ctx, CT__CXG_VIEW_AS_COMPLEX, 1.0, 1, ins, out);
     return st;
 }
 
@@ -287,9 +479,12 @@ static ct_status ct__cx_make(ct_ctx *ctx, const char *name, int fn, const ct_ten
                              "%s: Expected both inputs to be Float or Double tensors but got %s "
                              "(float16 would give complex32, which ctorch does not have)",
                              name, ct_dtype_name(x->dtype));
-    if ((st = ct__cx_no_grad(ctx, name, 2, ins)) != CT_OK) return st;
     ct_dtype cdt = ct_dtype_to_complex(x->dtype);
-    return ct__cx_run(ctx, name, fn, 2, ins, cdt, cdt, 1.0, out);
+    const bool rec = ct__ag_wants(ctx, 2, ins), entered = ct__ag_enter(ctx);
+    st = ct__cx_run(ctx, name, fn, 2, ins, cdt, cdt, 1.0, out);
+    if (entered) ct__ag_leave(ctx);
+    if (st == CT_OK && rec) st = ct__cxg_record(ctx, fn, 1.0, 2, ins, out);
+    return st;
 }
 
 ct_status ct_complex(ct_ctx *ctx, const ct_tensor *real, const ct_tensor *imag, ct_tensor **out) {
@@ -303,8 +498,7 @@ ct_status ct_polar(ct_ctx *ctx, const ct_tensor *abs, const ct_tensor *angle, ct
 ct_status ct__cx_sum_mean(ct_ctx *ctx, const char *name, bool mean, const ct_tensor *a, int n_dims,
                           const int *dims, bool keepdim, ct_tensor **out) {
     *out = NULL;
-    ct_status st = ct__cx_no_grad(ctx, name, 1, &a);
-    if (st != CT_OK) return st;
+    ct_status st = CT_OK;
     if (a->ndim == 0) return ct_tensor_clone(ctx, a, out); /* nothing to reduce */
     int rd[CT_MAX_DIMS], nd = n_dims > 0 ? n_dims : a->ndim;
     if (n_dims < 0 || n_dims > a->ndim || (n_dims > 0 && !dims))
@@ -330,18 +524,18 @@ ct_status ct__cx_sum_mean(ct_ctx *ctx, const char *name, bool mean, const ct_ten
 ct_status ct__cx_matmul(ct_ctx *ctx, const ct_tensor *a, const ct_tensor *b, ct_tensor **out) {
     *out = NULL;
     const ct_tensor *ins[2] = {a, b};
-    ct_status st = ct__cx_no_grad(ctx, "matmul", 2, ins);
-    if (st != CT_OK) return st;
+    ct_status st = CT_OK;
+    (void)ins;
     if (a->dtype != b->dtype)
         return ct__set_error(ctx, CT_ERR_DTYPE,
                              "matmul: expected both inputs of one dtype, got %s and %s",
                              ct_dtype_name(a->dtype), ct_dtype_name(b->dtype));
     /* (ar + i ai)(br + i bi) = (ar br - ai bi) + i (ar bi + ai br): four real products */
     ct_tensor *t[10] = {NULL};
-    st = ct__cx_part(ctx, a, 0, &t[0]);
-    if (st == CT_OK) st = ct__cx_part(ctx, a, 1, &t[1]);
-    if (st == CT_OK) st = ct__cx_part(ctx, b, 0, &t[2]);
-    if (st == CT_OK) st = ct__cx_part(ctx, b, 1, &t[3]);
+    st = ct__cx_part_ag(ctx, a, 0, &t[0]); /* recorded: the composite is differentiable */
+    if (st == CT_OK) st = ct__cx_part_ag(ctx, a, 1, &t[1]);
+    if (st == CT_OK) st = ct__cx_part_ag(ctx, b, 0, &t[2]);
+    if (st == CT_OK) st = ct__cx_part_ag(ctx, b, 1, &t[3]);
     if (st == CT_OK) st = ct_matmul(ctx, t[0], t[2], &t[4]);
     if (st == CT_OK) st = ct_matmul(ctx, t[1], t[3], &t[5]);
     if (st == CT_OK) st = ct_matmul(ctx, t[0], t[3], &t[6]);

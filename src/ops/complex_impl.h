@@ -19,6 +19,9 @@ ct_status ct__cx_binary(ct_ctx *ctx, const char *name, ct_op_kind kind, const ct
                         const ct_tensor *b, double alpha, ct_tensor **out);
 /* CT_CX_* function fn of complex a (abs / angle give its real dtype, isnan / isfinite bool). */
 ct_status ct__cx_unary(ct_ctx *ctx, const char *name, int fn, const ct_tensor *a, ct_tensor **out);
+/* The real (part 0) or imaginary (part 1) view of complex a, recorded for autograd (RealBackward /
+ * ImagBackward) when a requires grad. */
+ct_status ct__cx_part_ag(ct_ctx *ctx, const ct_tensor *a, int part, ct_tensor **out);
 /* sum / mean of complex a over dims (n_dims 0: all), through its real view. */
 ct_status ct__cx_sum_mean(ct_ctx *ctx, const char *name, bool mean, const ct_tensor *a, int n_dims,
                           const int *dims, bool keepdim, ct_tensor **out);

@@ -70,6 +70,8 @@ static ct_status ct__binary_to(ct_ctx *ctx, const char *name, ct_op_kind kind, c
     if (st != CT_OK) return st;
     if (ct_dtype_is_complex(a->dtype) || ct_dtype_is_complex(b->dtype)) {
         ct_tensor *r = NULL;
+        const ct_tensor *three[3] = {a, b, into};
+        if (into && (st = ct__ag_no_backward(ctx, name, 3, three)) != CT_OK) return st;
         if ((st = ct__cx_binary(ctx, name, kind, a, b, alpha, &r)) != CT_OK || !into) {
             *out = r;
             return st;
@@ -173,6 +175,8 @@ static ct_status ct__unary(ct_ctx *ctx, const char *name, ct_op_kind kind, const
 
 #define CT__UN(fn, K, FLOAT_ONLY, ALLOW_BOOL, AG)                                                  \
     ct_status ct_##fn(ct_ctx *ctx, const ct_tensor *a, ct_tensor **out) {                          \
+        if (ctx && out && ct__tensor_live(a) && ct_dtype_is_complex(a->dtype))                     \
+            return ct__unary(ctx, #fn, K, a, false, false, NULL, 0, out); /* records its own */    \
         CT__AG_WRAP(ctx, out, ct__unary(ctx, #fn, K, a, FLOAT_ONLY, ALLOW_BOOL, NULL, 0, out),     \
                     CT__AG_IN1(AG, a));                                                            \
     }
@@ -454,6 +458,14 @@ static ct_status ct__binary_scalar_to(ct_ctx *ctx, const char *name, ct_op_kind 
     const ct_tensor *ins[1] = {a};
     ct_status st = ct__check_args(ctx, name, 1, ins, out);
     if (st != CT_OK) return st;
+    if (ct_dtype_is_complex(a->dtype)) { /* a real scalar keeps the complex dtype (torch) */
+        ct_tensor *sv = NULL;
+        if ((st = ct__scalar_tensor(ctx, a, ct_dtype_to_real(a->dtype), v, &sv)) != CT_OK)
+            return st;
+        st = ct__binary_to(ctx, name, kind, a, sv, 1.0, into, out);
+        ct_tensor_release(sv);
+        return st;
+    }
     if (!ct__is_compute_dtype(a->dtype))
         return ct__set_error(ctx, CT_ERR_DTYPE,
                              "%s: dtype %s is a storage format; cast it to a compute dtype first",
@@ -634,28 +646,41 @@ CT__INPLACE(mul, CT_OP_MUL)
 CT__INPLACE(div, CT_OP_DIV)
 
 /* ---- public front ends that record autograd nodes (tensor/ag_front.h) ---- */
+/* a complex operand: the complex front end records its own node (complex formulas) */
+#define CT__CX_BIN(name, kind, alpha)                                                              \
+    if (ctx && out && ct__cx_either(a, b)) return ct__cx_binary(ctx, name, kind, a, b, alpha, out)
+static bool ct__cx_either(const ct_tensor *a, const ct_tensor *b) {
+    return (ct__tensor_live(a) && ct_dtype_is_complex(a->dtype)) ||
+           (ct__tensor_live(b) && ct_dtype_is_complex(b->dtype));
+}
 ct_status ct_add(ct_ctx *ctx, const ct_tensor *a, const ct_tensor *b, ct_tensor **out) {
+    CT__CX_BIN("add", CT_OP_ADD, 1.0);
     CT__AG_WRAP(ctx, out, ct__fwd_add(ctx, a, b, out),
                 (CT__AG_IN2(CT__AG_ADD, a, b), r_.sc[0] = 1));
 }
 ct_status ct_add_scaled(ct_ctx *ctx, const ct_tensor *a, const ct_tensor *b, double alpha,
                         ct_tensor **out) {
+    CT__CX_BIN("add", CT_OP_ADD, alpha);
     CT__AG_WRAP(ctx, out, ct__fwd_add_scaled(ctx, a, b, alpha, out),
                 (CT__AG_IN2(CT__AG_ADD, a, b), r_.sc[0] = alpha));
 }
 ct_status ct_sub(ct_ctx *ctx, const ct_tensor *a, const ct_tensor *b, ct_tensor **out) {
+    CT__CX_BIN("sub", CT_OP_SUB, 1.0);
     CT__AG_WRAP(ctx, out, ct__fwd_sub(ctx, a, b, out),
                 (CT__AG_IN2(CT__AG_SUB, a, b), r_.sc[0] = 1));
 }
 ct_status ct_sub_scaled(ct_ctx *ctx, const ct_tensor *a, const ct_tensor *b, double alpha,
                         ct_tensor **out) {
+    CT__CX_BIN("sub", CT_OP_SUB, alpha);
     CT__AG_WRAP(ctx, out, ct__fwd_sub_scaled(ctx, a, b, alpha, out),
                 (CT__AG_IN2(CT__AG_SUB, a, b), r_.sc[0] = alpha));
 }
 ct_status ct_mul(ct_ctx *ctx, const ct_tensor *a, const ct_tensor *b, ct_tensor **out) {
+    CT__CX_BIN("mul", CT_OP_MUL, 1.0);
     CT__AG_WRAP(ctx, out, ct__fwd_mul(ctx, a, b, out), CT__AG_IN2(CT__AG_MUL, a, b));
 }
 ct_status ct_div(ct_ctx *ctx, const ct_tensor *a, const ct_tensor *b, ct_tensor **out) {
+    CT__CX_BIN("div", CT_OP_DIV, 1.0);
     CT__AG_WRAP(ctx, out, ct__fwd_div(ctx, a, b, out), CT__AG_IN2(CT__AG_DIV, a, b));
 }
 ct_status ct_gelu(ct_ctx *ctx, const ct_tensor *a, ct_gelu_approx approx, ct_tensor **out) {

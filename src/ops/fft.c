@@ -8,6 +8,7 @@
 #include "tensor/ag_front.h"
 
 #include <math.h>
+#include <stdlib.h>
 #include <string.h>
 
 /* norm mode: 0 backward, 1 ortho, 2 forward; -1 bad */
@@ -56,21 +57,75 @@ static ct_status ct__fft_resize(ct_ctx *ctx, const ct_tensor *x, int dim, int64_
         return CT_OK;
     }
     if (m > len) return ct_tensor_narrow(ctx, x, dim, 0, len, out);
-    int64_t sh[CT_MAX_DIMS];
-    memcpy(sh, x->shape, sizeof(int64_t) * (size_t)x->ndim);
-    sh[dim] = len;
-    ct_tensor *z = NULL, *v = NULL;
-    ct_status st = ct_tensor_zeros(ctx, x->dtype, x->ndim, sh, &z);
-    if (st == CT_OK) st = ct_tensor_narrow(ctx, z, dim, 0, m, &v);
-    if (st == CT_OK) st = ct_tensor_copy_(ctx, v, x);
-    ct_tensor_release(v);
-    if (st != CT_OK) {
-        ct_tensor_release(z);
+    if (ct_dtype_is_complex(x->dtype)) { /* pad the real pairs: differentiable views and copy_ */
+        ct_tensor *r = NULL, *rp = NULL;
+        ct_status st = ct_view_as_real(ctx, x, &r);
+        if (st == CT_OK) st = ct__fft_resize(ctx, r, dim, len, &rp);
+        if (st == CT_OK) st = ct_view_as_complex(ctx, rp, out);
+        ct_tensor_release(r), ct_tensor_release(rp);
         return st;
     }
-    *out = z;
-    return CT_OK;
+    /* zeros after the data along dim: F.pad's constant mode (differentiable) */
+    int64_t pad[2 * CT_MAX_DIMS] = {0};
+    const int np = 2 * (x->ndim - dim);
+    pad[np - 1] = len - m;
+    return ct_pad(ctx, x, np, pad, CT_PAD_CONSTANT, 0, out);
 }
+
+/* ---- autograd: the adjoint of each transform is another transform (torch's formulas) ---- */
+typedef struct {
+    int mode, dim, sign;
+    int64_t n;
+    double scale;
+} ct__fftg;
+static ct_status ct__fft_one(ct_ctx *ctx, const ct_tensor *x, int mode, int dim, int sign,
+                             int64_t n, double scale, ct_tensor **out);
+static ct_status ct__fft_backward(ct_ctx *ctx, void *user, ct_tensor *const *gout, const bool *need,
+                                  ct_tensor **gin) {
+    const ct__fftg *u = user;
+    ct_tensor *g = gout[0], *t[3] = {NULL};
+    ct_status st = CT_OK;
+    if (!need[0]) return CT_OK;
+    if (u->mode == CT_FFT_C2C) { /* the conjugate transform */
+        st = ct__fft_one(ctx, g, CT_FFT_C2C, u->dim, -u->sign, u->n, u->scale, &gin[0]);
+    } else if (u->mode == CT_FFT_R2C) { /* the half spectrum zero-padded, conjugate transform;
+                                          the engine keeps the real part */
+        st = ct__fft_resize(ctx, g, u->dim, u->n, &t[0]);
+        if (st == CT_OK)
+            st = ct__fft_one(ctx, t[0], CT_FFT_C2C, u->dim, -u->sign, u->n, u->scale, &gin[0]);
+    } else { /* c2r: r2c of the gradient, the mirrored frequencies counted twice */
+        const int64_t h = u->n / 2 + 1;
+        st = ct__fft_one(ctx, g, CT_FFT_R2C, u->dim, -u->sign, u->n, u->scale, &t[0]);
+        double *w = st == CT_OK ? malloc(sizeof(double) * (size_t)h) : NULL;
+        if (st == CT_OK && !w) st = ct__set_error(ctx, CT_ERR_OOM, "fft backward: out of memory");
+        int64_t sh[CT_MAX_DIMS];
+        for (int d = 0; st == CT_OK && d < g->ndim; d++)
+            sh[d] = d == u->dim ? h : 1;
+        for (int64_t k = 0; w && k < h; k++)
+            w[k] = k == 0 || (u->n % 2 == 0 && k == h - 1) ? 1 : 2;
+        if (st == CT_OK) {
+            double *wd = w;
+            float *wf = NULL;
+            if (g->dtype == CT_FLOAT32 && (wf = malloc(sizeof(float) * (size_t)h)) != NULL)
+                for (int64_t k = 0; k < h; k++)
+                    wf[k] = (float)w[k];
+            st = g->dtype == CT_FLOAT32 && !wf
+                     ? ct__set_error(ctx, CT_ERR_OOM, "fft backward: out of memory")
+                     : ct_tensor_from_host(ctx, wf ? (const void *)wf : (const void *)wd, g->dtype,
+                                           g->ndim, sh, &t[1]);
+            free(wf);
+        }
+        free(w);
+        if (st == CT_OK) st = ct_mul(ctx, t[0], t[1], &gin[0]);
+    }
+    ct__release_all(3, t);
+    return st;
+}
+static const ct__ag_custom CT__FFT_NODES[3] = {
+    {"FftC2CBackward", ct__fft_backward, free, false},
+    {"FftR2CBackward", ct__fft_backward, free, false},
+    {"FftC2RBackward", ct__fft_backward, free, false},
+};
 
 /* one transform of x (already the mode's input dtype) along dim (normalised) */
 static ct_status ct__fft_one(ct_ctx *ctx, const ct_tensor *x, int mode, int dim, int sign,
@@ -106,6 +161,16 @@ static ct_status ct__fft_one(ct_ctx *ctx, const ct_tensor *x, int mode, int dim,
         }
     }
     ct__release_all(2, p);
+    const ct_tensor *ins[1] = {xin};
+    if (st == CT_OK && ct__ag_wants(ctx, 1, ins)) {
+        ct__fftg *u = malloc(sizeof *u);
+        if (!u) {
+            st = ct__set_error(ctx, CT_ERR_OOM, "fft: out of memory");
+        } else {
+            *u = (ct__fftg){mode, dim, sign, n, scale};
+            st = ct__ag_record_custom_n(ctx, &CT__FFT_NODES[mode], u, 1, ins, &r);
+        }
+    }
     ct_tensor_release(xin);
     if (st != CT_OK) {
         ct_tensor_release(r);
@@ -125,7 +190,8 @@ static ct_status ct__fft_front(ct_ctx *ctx, const char *name, const ct_tensor *x
     if ((*nm = ct__fft_norm(norm)) < 0)
         return ct__set_error(ctx, CT_ERR_INVALID_ARG, "%s: Invalid normalization mode: \"%s\"",
                              name, norm);
-    return ct__ag_no_backward(ctx, name, 1, ins);
+    (void)ins;
+    return CT_OK;
 }
 
 static ct_status ct__fft_len(ct_ctx *ctx, const char *name, int64_t n, int64_t def, int64_t *len) {
@@ -364,7 +430,6 @@ static ct_status ct__fftshift(ct_ctx *ctx, const char *name, bool inv, const ct_
     if (!ct_dtype_is_complex(x->dtype))
         return ct__error_within(ctx, name, ct_roll(ctx, x, nd, shifts, dims, out));
     ct_tensor *r = NULL, *rr = NULL, *c = NULL;
-    if ((st = ct__ag_no_backward(ctx, name, 1, ins)) != CT_OK) return st;
     if ((st = ct_view_as_real(ctx, x, &r)) == CT_OK) st = ct_roll(ctx, r, nd, shifts, dims, &rr);
     if (st == CT_OK) st = ct_tensor_contiguous(ctx, rr, &c);
     if (st == CT_OK) st = ct_view_as_complex(ctx, c, out);
