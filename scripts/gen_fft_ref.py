@@ -126,6 +126,10 @@ for dt, cdt in ((torch.float64, torch.complex128), (torch.float32, torch.complex
     stft_case(sig, 20, 5, 0, 8 | 4)
     stft_case(rnd((100,), cdt), 16, 4, 0, 8)
     stft_case(sig, 40, 10, 0, 8, length=310)
+    # istft of a two-sided (non-Hermitian) spectrum: torch keeps the first n_fft / 2 + 1 rows
+    S2 = rnd((8, 9), cdt)
+    add("istft", [S2], torch.istft(S2, 8, hop_length=2, window=torch.hann_window(8, dtype=dt),
+                                   onesided=False), n=8, s=[2, 0, 8 | 4])
     # sum / mean / matmul of complex tensors
     m = rnd((3, 4, 5), cdt)
     add("sum", [m], m.sum(dim=1), dims=[1])

@@ -293,6 +293,35 @@ TEST(views_casts_creation) {
     for (int i = 0; g && i < 12; i++)
         CHECK(g[i] == want[i]);
     free(g);
+    /* adjoint conjugates, isreal / isinf look at both parts, fill_(-0.0) keeps the sign */
+    const int64_t s22[2] = {2, 2};
+    const double av[8] = {1, 2, 3, 0, -1, 0.5, INFINITY, -4};
+    ct_tensor *am = from_tab(CT_COMPLEX64, 2, s22, av), *adj = NULL, *isr = NULL, *isi = NULL;
+    CHECK_OK(ct_adjoint(ctx, am, &adj));
+    double *g2 = adj ? read_any(adj, &nv) : NULL;
+    const double adj_want[8] = {1, -2, -1, -0.5, 3, -0.0, INFINITY, 4};
+    for (int i = 0; g2 && i < 8; i++)
+        CHECK_MSG(g2[i] == adj_want[i], "adjoint [%d] %g", i, g2[i]);
+    free(g2);
+    CHECK_OK(ct_isreal(ctx, am, &isr));
+    CHECK_OK(ct_isinf(ctx, am, &isi));
+    g2 = isr ? read_any(isr, &nv) : NULL;
+    CHECK(g2 && g2[0] == 0 && g2[1] == 1 && g2[2] == 0 && g2[3] == 0);
+    free(g2);
+    g2 = isi ? read_any(isi, &nv) : NULL;
+    CHECK(g2 && g2[0] == 0 && g2[1] == 0 && g2[2] == 0 && g2[3] == 1);
+    free(g2);
+    CHECK_OK(ct_tensor_fill_(ctx, am, -0.0));
+    g2 = read_any(am, &nv);
+    CHECK(g2 && g2[0] == 0 && signbit(g2[0]) && !signbit(g2[1]));
+    free(g2);
+    ct_tensor_release(adj), ct_tensor_release(isr), ct_tensor_release(isi);
+    ct_dtype rt = CT_BOOL;
+    ct_tensor *f64 = tu_from_vals(ctx, CT_FLOAT64, 1, (const int64_t[]){2}, (const double[]){1, 2});
+    CHECK(ct_result_type(ctx, am, f64, &rt) == CT_OK && rt == CT_COMPLEX128);
+    CHECK(ct_can_cast(CT_FLOAT64, CT_COMPLEX64) && !ct_can_cast(CT_COMPLEX64, CT_FLOAT64) &&
+          ct_can_cast(CT_INT32, CT_COMPLEX128) && !ct_can_cast(CT_COMPLEX128, CT_INT64));
+    ct_tensor_release(am), ct_tensor_release(f64);
     /* promotion as torch.promote_types / result_type */
     ct_dtype p;
     CHECK(ct_promote_types(CT_COMPLEX64, CT_FLOAT64, &p) == CT_OK && p == CT_COMPLEX128);
@@ -343,6 +372,22 @@ TEST(refusals) {
     CHECK(strstr(ct_ctx_last_error(ctx), "NOLA") != NULL);
     CHECK(ct_istft(ctx, sig, 16, &so, &y) == CT_ERR_DTYPE && y == NULL);
     ct_tensor_release(hw), ct_tensor_release(S), ct_tensor_release(sig);
+    /* linalg.eig refuses NaN / inf (torch's message) and float16 */
+    ct_tensor *bad =
+        tu_from_vals(ctx, CT_FLOAT64, 2, (const int64_t[]){2, 2}, (const double[]){1, NAN, 0, 1});
+    ct_tensor *w = NULL, *V = NULL;
+    CHECK(ct_linalg_eig(ctx, bad, &w, &V) == CT_ERR_INVALID_ARG && w == NULL && V == NULL);
+    CHECK(strstr(ct_ctx_last_error(ctx), "infs or NaNs") != NULL);
+    ct_tensor *h16 = NULL;
+    CHECK_OK(ct_cast(ctx, bad, CT_FLOAT16, &h16));
+    CHECK(ct_linalg_eigvals(ctx, h16, &w) == CT_ERR_DTYPE && w == NULL);
+    ct_tensor_release(bad), ct_tensor_release(h16);
+    /* istft: hop beyond the window */
+    ct_stft_opts ho = {.hop_length = 5, .win_length = 4};
+    ct_tensor *spec = NULL;
+    CHECK_OK(ct_tensor_zeros(ctx, CT_COMPLEX64, 2, (const int64_t[]){3, 6}, &spec));
+    CHECK(ct_istft(ctx, spec, 4, &ho, &y) == CT_ERR_INVALID_ARG && y == NULL);
+    ct_tensor_release(spec);
     /* view_as_complex: last dim must be 2 with stride 1 */
     CHECK(ct_view_as_complex(ctx, r, &y) == CT_ERR_SHAPE && y == NULL);
     /* in-place complex arithmetic on a tensor that requires grad: refused */

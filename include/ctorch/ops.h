@@ -1409,7 +1409,8 @@ CT_API ct_status ct_unbind(ct_ctx *ctx, const ct_tensor *t, int dim, int max_out
                            int *n_out);
 /* torch.t: the transpose of a 2-d tensor, a view of a 0-d or 1-d one; more dims: CT_ERR_SHAPE. */
 CT_API ct_status ct_t(ct_ctx *ctx, const ct_tensor *t, ct_tensor **out);
-/* torch.adjoint: the last two dims swapped (a view; real dtypes, so no conjugation); >= 2 dims. */
+/* torch.adjoint: the last two dims swapped (a view for real dtypes; complex: a conjugated copy,
+ * ctorch having no conj bit); >= 2 dims. */
 CT_API ct_status ct_adjoint(ct_ctx *ctx, const ct_tensor *t, ct_tensor **out);
 /* torch.moveaxis, the alias of ct_movedim. */
 CT_API ct_status ct_moveaxis(ct_ctx *ctx, const ct_tensor *t, int n, const int *src, const int *dst,
@@ -1494,7 +1495,8 @@ CT_API ct_status ct_ldexp(ct_ctx *ctx, const ct_tensor *a, const ct_tensor *b, c
  * torch's FrexpBackward0). */
 CT_API ct_status ct_frexp(ct_ctx *ctx, const ct_tensor *a, ct_tensor **mantissa,
                           ct_tensor **exponent);
-/* torch.isposinf / isneginf (bool; false for integers) and isreal (all true: no complex dtypes). */
+/* torch.isposinf / isneginf (bool; false for integers) and isreal (imag == 0; all true for real
+ * dtypes). */
 CT_API ct_status ct_isposinf(ct_ctx *ctx, const ct_tensor *a, ct_tensor **out);
 CT_API ct_status ct_isneginf(ct_ctx *ctx, const ct_tensor *a, ct_tensor **out);
 CT_API ct_status ct_isreal(ct_ctx *ctx, const ct_tensor *a, ct_tensor **out);

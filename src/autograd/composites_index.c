@@ -194,7 +194,13 @@ ct_status ct_adjoint(ct_ctx *ctx, const ct_tensor *t, ct_tensor **out) {
                              "adjoint: only supported on matrices or batches of matrices, got a "
                              "%d-D tensor",
                              t->ndim);
-    return ct__error_within(ctx, "adjoint", ct_tensor_transpose(ctx, t, -2, -1, out));
+    if (!ct_dtype_is_complex(t->dtype))
+        return ct__error_within(ctx, "adjoint", ct_tensor_transpose(ctx, t, -2, -1, out));
+    ct_tensor *tr = NULL; /* complex: the conjugate transpose (a new tensor: no conj bit) */
+    st = ct_tensor_transpose(ctx, t, -2, -1, &tr);
+    if (st == CT_OK) st = ct_conj(ctx, tr, out);
+    ct_tensor_release(tr);
+    return ct__error_within(ctx, "adjoint", st);
 }
 ct_status ct_moveaxis(ct_ctx *ctx, const ct_tensor *t, int n, const int *src, const int *dst,
                       ct_tensor **out) {
@@ -1073,19 +1079,32 @@ ct_status ct_isreal(ct_ctx *ctx, const ct_tensor *a, ct_tensor **out) {
     ct_status st = ct__check_args(ctx, "isreal", 1, ins, out);
     if (st != CT_OK) return st;
     *out = NULL;
+    if (ct_dtype_is_complex(a->dtype)) { /* imag == 0 */
+        ct_tensor *im = NULL;
+        st = ct_imag(ctx, a, &im);
+        if (st == CT_OK) st = ct_eq_scalar(ctx, im, 0.0, out);
+        ct_tensor_release(im);
+        return ct__error_within(ctx, "isreal", st);
+    }
     return ct_tensor_full(ctx, CT_BOOL, a->ndim, a->shape, 1.0, out);
 }
 ct_status ct_result_type(ct_ctx *ctx, const ct_tensor *a, const ct_tensor *b, ct_dtype *out) {
     const ct_tensor *ins[2] = {a, b};
     ct_status st = ct__check_args(ctx, "result_type", 2, ins, out);
     if (st != CT_OK) return st;
-    return ct__result_type(ctx, "result_type", 2, ins, out);
+    return ct__cx_result_type(ctx, "result_type", 2, ins, out);
 }
 bool ct_can_cast(ct_dtype from, ct_dtype to) {
-    const bool ff = ct_dtype_is_floating(from), tf = ct_dtype_is_floating(to);
-    if (ff && !tf) return false;                        /* float -> integral or bool */
-    if (from != CT_BOOL && to == CT_BOOL) return false; /* non-bool -> bool */
-    return true;
+    /* torch: no cast to a lower category (bool < integer < floating < complex) */
+    const int cf = from == CT_BOOL              ? 0
+                   : ct_dtype_is_complex(from)  ? 3
+                   : ct_dtype_is_floating(from) ? 2
+                                                : 1;
+    const int ctt = to == CT_BOOL              ? 0
+                    : ct_dtype_is_complex(to)  ? 3
+                    : ct_dtype_is_floating(to) ? 2
+                                               : 1;
+    return cf <= ctt;
 }
 
 /* ---- inner, vdot, dist, chain_matmul, addbmm, pdist ---- */

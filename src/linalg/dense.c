@@ -1639,6 +1639,9 @@ static ct_status ct__eig(ct_ctx *ctx, const char *op, const ct_tensor *a, ct_ten
     ct_status st = ct__la_prep(ctx, op, a, true, &p);
     if (st == CT_OK && ct_dtype_is_complex(a->dtype))
         st = ct__set_error(ctx, CT_ERR_UNSUPPORTED, "%s: complex input is not supported yet", op);
+    if (st == CT_OK && a->dtype != CT_FLOAT32 && a->dtype != CT_FLOAT64)
+        st = ct__set_error(ctx, CT_ERR_DTYPE, "%s: expected float32 or float64 input, got %s", op,
+                           ct_dtype_name(a->dtype));
     ct_tensor *t[3] = {NULL, NULL, NULL}, *part[2] = {NULL, NULL};
     const ct_dtype cx = ct_dtype_to_complex(p.cdt);
     int64_t nn[2] = {p.n, p.n};
@@ -1650,10 +1653,23 @@ static ct_status ct__eig(ct_ctx *ctx, const char *op, const ct_tensor *a, ct_ten
     ct_tensor *outs4[4] = {part[0], part[1], t[2], NULL};
     CT__DO(st, ct__la_submit(ctx, &p, CT_LINALG_EIG, vectors != NULL, outs4, NULL));
     ct__release_all(2, part);
-    if (st == CT_OK)
-        st = ct__la_check_info(ctx, op, &p, t[2],
-                               "did not converge (the QR algorithm failed; torch: the input "
-                               "matrix is ill-conditioned)");
+    if (st == CT_OK && !ct__any_capture(ctx) && p.B > 0) { /* eagerly, as torch raises */
+        int32_t *h = ct__alloc(ctx, sizeof(int32_t) * (size_t)p.B, 16);
+        st = h ? ct_tensor_to_host(t[2], h, sizeof(int32_t) * (size_t)p.B)
+               : ct__set_error(ctx, CT_ERR_OOM, "%s: out of memory", op);
+        for (int64_t b = 0; st == CT_OK && b < p.B; b++)
+            if (h[b] == -1)
+                st = ct__set_error(ctx, CT_ERR_INVALID_ARG,
+                                   "%s: input tensor should not contain infs or NaNs (matrix %lld "
+                                   "of the batch)",
+                                   op, (long long)b);
+            else if (h[b] != 0)
+                st = ct__set_error(ctx, CT_ERR_INVALID_ARG,
+                                   "%s: matrix %lld of the batch did not converge (LAPACK info "
+                                   "%d: the QR algorithm failed)",
+                                   op, (long long)b, (int)h[b]);
+        ct__free(ctx, h);
+    }
     const bool cast[3] = {false, false, false};
     ct_tensor **const outs[3] = {values, vectors, NULL};
     return ct__la_finish(ctx, &p, st, 3, t, cast, outs);

@@ -833,6 +833,15 @@ static ct_status ct__predicate(ct_ctx *ctx, const char *name, ct_op_kind kind, c
     if (st != CT_OK) return st;
     if (ct_dtype_is_complex(a->dtype) && (kind == CT_OP_ISNAN || kind == CT_OP_ISFINITE))
         return ct__cx_unary(ctx, name, kind == CT_OP_ISNAN ? CT_CX_ISNAN : CT_CX_ISFINITE, a, out);
+    if (ct_dtype_is_complex(a->dtype) && kind == CT_OP_ISINF) { /* neither finite nor NaN */
+        ct_tensor *f = NULL, *n = NULL, *fn = NULL;
+        st = ct__cx_unary(ctx, name, CT_CX_ISFINITE, a, &f);
+        if (st == CT_OK) st = ct__cx_unary(ctx, name, CT_CX_ISNAN, a, &n);
+        if (st == CT_OK) st = ct_logical_or(ctx, f, n, &fn);
+        if (st == CT_OK) st = ct_logical_not(ctx, fn, out);
+        ct_tensor_release(f), ct_tensor_release(n), ct_tensor_release(fn);
+        return st;
+    }
     ct_dtype dt;
     if ((st = ct__result_type(ctx, name, 1, ins, &dt)) != CT_OK) return st;
     return ct__ew(ctx, name, kind, 1, ins, dt, CT_BOOL, NULL, 0, out);

@@ -272,7 +272,10 @@ static ct_status ct__fftn(ct_ctx *ctx, const char *name, int kind, const ct_tens
     if (st != CT_OK) return st;
     int nd = n_dims, dims[CT_MAX_DIMS];
     if (!s && !dim) nd = x->ndim;
-    if (nd < 0 || nd > x->ndim || (nd == 0 && (s || dim)))
+    if (x->ndim == 0 && !(dim && n_dims == 0))
+        return ct__set_error(ctx, CT_ERR_INDEX,
+                             "%s: Dimension specified as -1 but tensor has no dimensions", name);
+    if (nd < 0 || nd > x->ndim || (nd == 0 && s))
         return ct__set_error(ctx, CT_ERR_INVALID_ARG, "%s: %d dims requested of a %d-dim input",
                              name, n_dims, x->ndim);
     for (int i = 0; i < nd; i++) {
@@ -512,7 +515,16 @@ ct_status ct_stft(ct_ctx *ctx, const ct_tensor *x, int64_t n_fft, const ct_stft_
     ct_tensor *xi = NULL, *w = NULL, *t[6] = {NULL};
     if ((st = ct__fft_input(ctx, "stft", x, cx, &xi)) != CT_OK) return st;
     int64_t hop = 0, win = 0;
-    const ct_dtype real = ct_dtype_to_real(xi->dtype);
+    ct_dtype real = ct_dtype_to_real(xi->dtype);
+    if (o->window && ct__tensor_live(o->window) && o->window->dtype == CT_FLOAT64 &&
+        real == CT_FLOAT32) { /* torch promotes the signal to the window's float64 */
+        ct_tensor *p = NULL;
+        st = ct_cast(ctx, xi, cx ? CT_COMPLEX128 : CT_FLOAT64, &p);
+        ct_tensor_release(xi);
+        xi = p;
+        real = CT_FLOAT64;
+        if (st != CT_OK) return ct__error_within(ctx, "stft", st);
+    }
     st = ct__stft_params(ctx, "stft", n_fft, o, &hop, &win, real, &w);
     const int64_t B = x->ndim == 2 ? x->shape[0] : 1;
     ct_tensor *sig = ct_tensor_retain(xi); /* (B, L) */
@@ -595,6 +607,13 @@ ct_status ct_istft(ct_ctx *ctx, const ct_tensor *X, int64_t n_fft, const ct_stft
     ct_tensor *w = NULL, *t[16] = {NULL};
     const ct_dtype real = ct_dtype_to_real(X->dtype);
     if ((st = ct__stft_params(ctx, "istft", n_fft, o, &hop, &win, real, &w)) != CT_OK) return st;
+    if (hop > win) {
+        ct_tensor_release(w);
+        return ct__set_error(ctx, CT_ERR_INVALID_ARG,
+                             "istft: expected 0 < hop_length <= win_length, got hop_length=%lld "
+                             "and win_length=%lld",
+                             (long long)hop, (long long)win);
+    }
     /* frames (B, n_frames, n_fft), windowed */
     if (X->ndim == 2)
         st = ct_tensor_unsqueeze(ctx, X, 0, &t[0]);
@@ -602,11 +621,9 @@ ct_status ct_istft(ct_ctx *ctx, const ct_tensor *X, int64_t n_fft, const ct_stft
         t[0] = ct_tensor_retain((ct_tensor *)X);
     const char *norm = o->normalized ? "ortho" : NULL;
     if (st == CT_OK) st = ct_tensor_transpose(ctx, t[0], 1, 2, &t[1]);
-    if (st == CT_OK && onesided) st = ct_fft_irfft(ctx, t[1], n_fft, 2, norm, &t[2]);
-    if (st == CT_OK && !onesided) {
-        st = ct_fft_ifft(ctx, t[1], n_fft, 2, norm, &t[3]);
-        if (st == CT_OK) st = ct_real(ctx, t[3], &t[2]);
-    }
+    if (st == CT_OK && !onesided) /* torch 1.13 (a real result): the first n_fft / 2 + 1 rows */
+        st = ct_tensor_narrow(ctx, t[1], 2, 0, n_fft / 2 + 1, &t[3]);
+    if (st == CT_OK) st = ct_fft_irfft(ctx, onesided ? t[1] : t[3], n_fft, 2, norm, &t[2]);
     if (st == CT_OK) st = ct_mul(ctx, t[2], w, &t[4]); /* (B, n_frames, n_fft) */
     /* overlap-add as fold: cols (B, n_fft, n_frames) into (1, expected) */
     const int64_t expected = n_fft + hop * (nf - 1);

@@ -5,6 +5,8 @@
 #include "tensor/tensor_impl.h"
 #include "tensor/ag_front.h"
 
+#include <math.h>
+
 static ct_status ct__view_check(ct_ctx *ctx, const char *op, const ct_tensor *t, void *out) {
     if (!ctx) return CT_ERR_INVALID_ARG;
     ct_status st = ct__check_tensor(ctx, op, "input", t);
@@ -412,7 +414,9 @@ static ct_status ct__fill(ct_ctx *ctx, const char *op, ct_tensor *t, double valu
         ct__desc_init(&d, CT_OP_FILL, 1, 0);
         ct__operand_set(&d.operands[0], t);
         d.compute_dtype = t->dtype;
-        if ((st = ct__submit(ctx, t->storage->device, &d)) != CT_OK || value == 0) return st;
+        if ((st = ct__submit(ctx, t->storage->device, &d)) != CT_OK ||
+            (value == 0 && !signbit(value)))
+            return st;
         ct_tensor *re = NULL;
         if ((st = ct__cx_part(ctx, t, 0, &re)) == CT_OK) st = ct__fill(ctx, op, re, value, node);
         ct_tensor_release(re);

@@ -486,7 +486,8 @@ CT__LINALG2_IMPL(f64, double, LAPACKE_d, cblas_d)
 
 /* CT_LINALG_EIG: out0 eigenvalues (B,n) and out1 eigenvectors (B,n,n) (absent: values only),
  * complex, each passed as the real view of its real parts (the imaginary part the next real);
- * out2 info int32 (B); in0 A (B,n,n) real. geev's real pairs become complex columns: a pair
+ * out2 info int32 (B: geev's, or -1 for a matrix holding NaN / inf, whose results are NaN);
+ * in0 A (B,n,n) real. geev's real pairs become complex columns: a pair
  * (wr, +-wi) takes vr[:, j] +- i vr[:, j + 1], as torch's linalg.eig. */
 #define CT__EIG_IMPL(SUF, T, GEEV)                                                                 \
     static ct_status ct__linalg_eig_##SUF(ct__cpu_state *s, const ct_op_desc *op) {                \
@@ -509,6 +510,18 @@ CT__LINALG2_IMPL(f64, double, LAPACKE_d, cblas_d)
         }                                                                                          \
         for (int64_t b = 0; st == 0 && b < B; b++) {                                               \
             memcpy(A, (const T *)a->data + (size_t)b * nn, sizeof(T) * nn);                        \
+            bool finite = true; /* geev on NaN / inf may not return: info -1, NaN results */       \
+            for (size_t e = 0; e < nn && finite; e++)                                              \
+                finite = A[e] - A[e] == 0;                                                         \
+            if (!finite) {                                                                         \
+                ((int32_t *)o[2].data)[b] = -1;                                                    \
+                T *w_ = (T *)o[0].data + (size_t)b * 2 * (size_t)n;                                \
+                for (size_t e = 0; e < 2 * (size_t)n; e++)                                         \
+                    w_[e] = (T)NAN;                                                                \
+                for (size_t e = 0; vec && e < 2 * nn; e++)                                         \
+                    ((T *)o[1].data)[(size_t)b * 2 * nn + e] = (T)NAN;                             \
+                continue;                                                                          \
+            }                                                                                      \
             lapack_int info = n ? GEEV(LAPACK_ROW_MAJOR, 'N', vec ? 'V' : 'N', n, A, n, wr, wi,    \
                                        NULL, 1, vr, n, work, lw)                                   \
                                 : 0;                                                               \
