@@ -867,6 +867,49 @@ static ct_tensor *gf_run(ct_ctx *ctx, const char *name, ct_status *stp) {
     if (IS("svd_full_vh")) st = ct_linalg_svd_full(ctx, x, true, &r3, &r2, &r);
     if (IS("qr_complete")) st = ct_linalg_qr_mode(ctx, x, "complete", &r, &r2);
     if (IS("qr_complete_tall")) st = ct_linalg_qr_mode(ctx, x4, "complete", &r, &r2);
+    /* complex tensors and torch.fft (test_complex_fft) */
+    {
+        ct_tensor *c1 = NULL, *c2 = NULL;
+        const bool cx_case = IS("irfft") || IS("hfft") || IS("fftshift_cx") || IS("view_as_real") ||
+                             IS("abs_cx") || IS("angle_cx") || IS("real_cx") || IS("imag_cx") ||
+                             IS("mul_cx") || IS("div_cx") || IS("exp_cx") || IS("conj_cx") ||
+                             IS("sum_cx") || IS("mean_cx");
+        if (cx_case && (st = ct_fft_rfft(ctx, v, -1, 0, NULL, &c1)) == CT_OK) {
+            keep(c1);
+            if (IS("irfft")) st = ct_fft_irfft(ctx, c1, -1, 0, NULL, &r);
+            if (IS("hfft")) st = ct_fft_hfft(ctx, c1, -1, 0, NULL, &r);
+            if (IS("fftshift_cx")) st = ct_fft_fftshift(ctx, c1, 0, NULL, &r);
+            if (IS("view_as_real")) st = ct_view_as_real(ctx, c1, &r);
+            if (IS("abs_cx")) st = ct_abs(ctx, c1, &r);
+            if (IS("angle_cx")) st = ct_angle(ctx, c1, &r);
+            if (IS("real_cx")) st = ct_real(ctx, c1, &r);
+            if (IS("imag_cx")) st = ct_imag(ctx, c1, &r);
+            if (IS("mul_cx")) st = ct_mul(ctx, c1, c1, &r);
+            if (IS("div_cx")) st = ct_div(ctx, c1, c1, &r);
+            if (IS("exp_cx")) st = ct_exp(ctx, c1, &r);
+            if (IS("conj_cx")) st = ct_conj(ctx, c1, &r);
+            if (IS("sum_cx")) st = ct_sum(ctx, c1, 0, NULL, false, &r);
+            if (IS("mean_cx")) st = ct_mean(ctx, c1, 0, NULL, false, &r);
+        }
+        if (IS("fft_real")) st = ct_fft_fft(ctx, v, -1, 0, NULL, &r);
+        if (IS("ifft_real")) st = ct_fft_ifft(ctx, v, -1, 0, NULL, &r);
+        if (IS("rfft")) st = ct_fft_rfft(ctx, v, -1, 0, NULL, &r);
+        if (IS("ihfft")) st = ct_fft_ihfft(ctx, v, -1, 0, NULL, &r);
+        if (IS("fftn_real")) st = ct_fft_fftn(ctx, x, 0, NULL, NULL, NULL, &r);
+        if (IS("rfft2")) st = ct_fft_rfft2(ctx, x, NULL, NULL, NULL, &r);
+        if (IS("irfft2") && (st = ct_fft_rfft2(ctx, x, NULL, NULL, NULL, &c1)) == CT_OK)
+            st = ct_fft_irfft2(ctx, keep(c1), NULL, NULL, NULL, &r);
+        if (IS("complex")) st = ct_complex(ctx, x, y, &r);
+        if (IS("polar")) st = ct_polar(ctx, x, y, &r);
+        if (IS("cast_cx")) st = ct_cast(ctx, x, CT_COMPLEX64, &r);
+        if (IS("view_as_complex") && (st = ct_tensor_reshape(ctx, x, 2, S(3, 2), &c1)) == CT_OK)
+            st = ct_view_as_complex(ctx, keep(c1), &r);
+        if (IS("matmul_cx") && (st = ct_fft_rfft(ctx, x, -1, 1, NULL, &c1)) == CT_OK &&
+            (st = ct_tensor_transpose(ctx, keep(c1), 0, 1, &c2)) == CT_OK)
+            st = ct_matmul(ctx, c1, keep(c2), &r);
+        if (IS("stft") && (st = ct_tensor_reshape(ctx, x, 1, S(6), &c1)) == CT_OK)
+            st = ct_stft(ctx, keep(c1), 4, NULL, &r);
+    }
     if (IS("fractional_max_pool2d"))
         st = ct_fractional_max_pool2d(ctx, img, S(2, 2), S(2, 2), NULL, NULL, 1, &r, NULL);
     if (IS("fractional_max_pool3d")) {

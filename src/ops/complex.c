@@ -203,8 +203,8 @@ static const ct__ag_custom CT__CXG_NODES[] = {
 static const ct__ag_custom CT__CXG_VIEWS[] = {
     {"ViewAsRealBackward", ct__cxg_backward, ct__cxg_free, false},
     {"ViewAsComplexBackward", ct__cxg_backward, ct__cxg_free, false},
-    {"RealBackward", ct__cxg_backward, ct__cxg_free, false},
-    {"ImagBackward", ct__cxg_backward, ct__cxg_free, false},
+    {"SelectBackward", ct__cxg_backward, ct__cxg_free, false}, /* torch: select of the pairs */
+    {"SelectBackward", ct__cxg_backward, ct__cxg_free, false},
 };
 
 /* Record out = fn(ins) when autograd wants it (called at the outermost level, after the forward
@@ -532,6 +532,7 @@ ct_status ct__cx_matmul(ct_ctx *ctx, const ct_tensor *a, const ct_tensor *b, ct_
                              ct_dtype_name(a->dtype), ct_dtype_name(b->dtype));
     /* (ar + i ai)(br + i bi) = (ar br - ai bi) + i (ar bi + ai br): four real products */
     ct_tensor *t[10] = {NULL};
+    const uint64_t mark = ct__ag_mark(ctx);
     st = ct__cx_part_ag(ctx, a, 0, &t[0]); /* recorded: the composite is differentiable */
     if (st == CT_OK) st = ct__cx_part_ag(ctx, a, 1, &t[1]);
     if (st == CT_OK) st = ct__cx_part_ag(ctx, b, 0, &t[2]);
@@ -544,5 +545,9 @@ ct_status ct__cx_matmul(ct_ctx *ctx, const ct_tensor *a, const ct_tensor *b, ct_
     if (st == CT_OK) st = ct_add(ctx, t[6], t[7], &t[9]);
     if (st == CT_OK) st = ct_complex(ctx, t[8], t[9], out);
     ct__release_all(10, t);
-    return st;
+    /* torch's node names for the shapes (printing only) */
+    const char *node = a->ndim == 1 && b->ndim == 1   ? "DotBackward0"
+                       : a->ndim == 2 && b->ndim == 2 ? "MmBackward0"
+                                                      : "UnsafeViewBackward0";
+    return ct__ag_named(ctx, st, out, mark, node);
 }

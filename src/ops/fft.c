@@ -223,6 +223,13 @@ static ct_status ct__fft_1d(ct_ctx *ctx, const ct__fft_kind *k, const ct_tensor 
     int nm = 0;
     ct_status st = ct__fft_front(ctx, k->name, x, norm, &nm, out);
     if (st != CT_OK) return st;
+    const uint64_t mark = ct__ag_mark(ctx);
+    /* torch's last node where it differs from ctorch's (printing only): fft of a real input is
+     * its full r2c, ifft / ihfft of a real input the conjugate of one */
+    const char *node = NULL;
+    if (!ct_dtype_is_complex(x->dtype) && k->mode == CT_FFT_C2C)
+        node = k->sign < 0 ? "FftR2CBackward0" : "ConjBackward0";
+    if (k->mode == CT_FFT_R2C && k->sign > 0) node = "ConjBackward0";
     int d;
     if (!ct__wrap_dim(dim, x->ndim, &d) || x->ndim == 0)
         return ct__set_error(ctx, CT_ERR_INDEX,
@@ -236,7 +243,8 @@ static ct_status ct__fft_1d(ct_ctx *ctx, const ct__fft_kind *k, const ct_tensor 
     if ((st = ct__fft_input(ctx, k->name, x, k->cin, &xi)) != CT_OK) return st;
     st = ct__fft_one(ctx, xi, k->mode, d, k->sign, len, ct__fft_scale(nm, k->inverse, len), out);
     ct_tensor_release(xi);
-    return ct__error_within(ctx, k->name, st);
+    st = ct__error_within(ctx, k->name, st);
+    return node ? ct__ag_named(ctx, st, out, mark, node) : st;
 }
 
 ct_status ct_fft_fft(ct_ctx *ctx, const ct_tensor *x, int64_t n, int dim, const char *norm,
@@ -270,6 +278,7 @@ static ct_status ct__fftn(ct_ctx *ctx, const char *name, int kind, const ct_tens
     int nm = 0;
     ct_status st = ct__fft_front(ctx, name, x, norm, &nm, out);
     if (st != CT_OK) return st;
+    const uint64_t mark = ct__ag_mark(ctx);
     int nd = n_dims, dims[CT_MAX_DIMS];
     if (!s && !dim) nd = x->ndim;
     if (x->ndim == 0 && !(dim && n_dims == 0))
@@ -331,7 +340,8 @@ static ct_status ct__fftn(ct_ctx *ctx, const char *name, int kind, const ct_tens
         return ct__error_within(ctx, name, st);
     }
     *out = cur;
-    return CT_OK;
+    /* torch's rfftn is one r2c node over every dim */
+    return kind == 2 ? ct__ag_named(ctx, st, out, mark, "FftR2CBackward0") : CT_OK;
 }
 
 ct_status ct_fft_fftn(ct_ctx *ctx, const ct_tensor *x, int n_dims, const int64_t *s, const int *dim,
@@ -433,13 +443,14 @@ static ct_status ct__fftshift(ct_ctx *ctx, const char *name, bool inv, const ct_
     if (!ct_dtype_is_complex(x->dtype))
         return ct__error_within(ctx, name, ct_roll(ctx, x, nd, shifts, dims, out));
     ct_tensor *r = NULL, *rr = NULL, *c = NULL;
+    const uint64_t mark = ct__ag_mark(ctx);
     if ((st = ct_view_as_real(ctx, x, &r)) == CT_OK) st = ct_roll(ctx, r, nd, shifts, dims, &rr);
     if (st == CT_OK) st = ct_tensor_contiguous(ctx, rr, &c);
     if (st == CT_OK) st = ct_view_as_complex(ctx, c, out);
     ct_tensor_release(r);
     ct_tensor_release(rr);
     ct_tensor_release(c);
-    return ct__error_within(ctx, name, st);
+    return ct__ag_named(ctx, ct__error_within(ctx, name, st), out, mark, "RollBackward0");
 }
 ct_status ct_fft_fftshift(ct_ctx *ctx, const ct_tensor *x, int n_dims, const int *dim,
                           ct_tensor **out) {
@@ -502,6 +513,7 @@ ct_status ct_stft(ct_ctx *ctx, const ct_tensor *x, int64_t n_fft, const ct_stft_
     int nm = 0;
     ct_status st = ct__fft_front(ctx, "stft", x, NULL, &nm, out);
     if (st != CT_OK) return st;
+    const uint64_t mark = ct__ag_mark(ctx);
     const ct_stft_opts dflt = {0};
     const ct_stft_opts *o = opts ? opts : &dflt;
     if (x->ndim != 1 && x->ndim != 2)
@@ -576,7 +588,8 @@ ct_status ct_stft(ct_ctx *ctx, const ct_tensor *x, int64_t n_fft, const ct_stft_
     (void)B;
     ct__release_all(6, t);
     ct_tensor_release(sig), ct_tensor_release(xi), ct_tensor_release(w);
-    return ct__error_within(ctx, "stft", st);
+    return ct__ag_named(ctx, ct__error_within(ctx, "stft", st), out, mark,
+                        x->ndim == 1 ? "SqueezeBackward3" : "TransposeBackward1");
 }
 
 ct_status ct_istft(ct_ctx *ctx, const ct_tensor *X, int64_t n_fft, const ct_stft_opts *opts,
@@ -584,6 +597,7 @@ ct_status ct_istft(ct_ctx *ctx, const ct_tensor *X, int64_t n_fft, const ct_stft
     int nm = 0;
     ct_status st = ct__fft_front(ctx, "istft", X, NULL, &nm, out);
     if (st != CT_OK) return st;
+    const uint64_t mark = ct__ag_mark(ctx);
     const ct_stft_opts dflt = {0};
     const ct_stft_opts *o = opts ? opts : &dflt;
     if (!ct_dtype_is_complex(X->dtype))
@@ -678,5 +692,5 @@ ct_status ct_istft(ct_ctx *ctx, const ct_tensor *X, int64_t n_fft, const ct_stft
                           : ct_tensor_contiguous(ctx, t[15], out);
     ct__release_all(16, t);
     ct_tensor_release(y), ct_tensor_release(env), ct_tensor_release(w);
-    return ct__error_within(ctx, "istft", st);
+    return ct__ag_named(ctx, ct__error_within(ctx, "istft", st), out, mark, "SqueezeBackward1");
 }
