@@ -4,8 +4,9 @@
  * transformed in double precision (float32 inputs too: their results are the double transform
  * rounded once), then scaled and written out. Lengths whose prime factors are all <= 61 use a
  * mixed-radix decimation in time (one generic butterfly per prime factor); other lengths use
- * Bluestein's chirp-z over a power-of-two transform. Twiddles are computed in long double, so the
- * error grows as O(eps log n). Lines are split among the context's threads.
+ * Bluestein's chirp-z over a power-of-two transform. Twiddles come from angles reduced to an
+ * octant in exact integer arithmetic (ct__unit_root), so the error grows as O(eps log n). Lines are
+ * split among the context's threads.
  *
  * Complex elementwise: float _Complex / double _Complex arithmetic with torch's formulas (the
  * plain product, torch's division (scaled against overflow: CT__CX_DIV), the C library's cexp /
@@ -31,12 +32,13 @@ static inline ct__cx ct__cmul(ct__cx a, ct__cx b) {
 
 typedef struct ct__fft_plan {
     int64_t n;
+    int sign; /* the exponent's sign the tables are for (-1 forward, +1 backward) */
     int nf;
-    int64_t f[64];            /* prime factors, product n (direct plans) */
-    ct__cx *tw;               /* tw[k] = exp(-2 pi i k / n), k < n (direct plans) */
+    int64_t f[64];            /* factors (4s first, then primes), product n (direct plans) */
+    ct__cx *tw;               /* tw[k] = exp(sign 2 pi i k / n), k < n (direct plans) */
     int64_t m;                /* Bluestein: power-of-two length >= 2n - 1 (0: direct) */
-    struct ct__fft_plan *sub; /* Bluestein: the plan of length m */
-    ct__cx *chirp;            /* Bluestein: exp(-i pi k^2 / n), k < n */
+    struct ct__fft_plan *sub; /* Bluestein: the forward plan of length m */
+    ct__cx *chirp;            /* Bluestein: exp(sign i pi k^2 / n), k < n */
     ct__cx *bhat;             /* Bluestein: the transform of the conjugate chirp, m values */
 } ct__fft_plan;
 
@@ -49,119 +51,126 @@ static void ct__plan_free(ct_ctx *ctx, ct__fft_plan *p) {
     ct__free(ctx, p);
 }
 
-static void ct__twiddles(ct__cx *tw, int64_t n) {
-    for (int64_t k = 0; k < n; k++) {
-        long double a =
-            -2.0L * 3.141592653589793238462643383279502884L * (long double)k / (long double)n;
-        tw[k].re = (double)cosl(a);
-        tw[k].im = (double)sinl(a);
+/* exp(sign 2 pi i k / n) for 0 <= k < n, accurate to an ulp or two: the angle is reduced to an
+ * octant in exact integer arithmetic (8k = o n + t), so sin / cos only ever see |x| <= pi / 4,
+ * and the octant's rotation is an exact swap / negation. */
+static ct__cx ct__unit_root(int64_t k, int64_t n, int sign) {
+    const double q = 0.78539816339744830961566084581987572; /* pi / 4 */
+    const unsigned __int128 m8 = (unsigned __int128)k * 8u;
+    const int64_t o = (int64_t)(m8 / (unsigned __int128)n),
+                  t = (int64_t)(m8 % (unsigned __int128)n);
+    double c, sn;
+    int quarter;
+    if (o % 2 == 0) { /* theta = o pi / 4 + phi */
+        const double phi = q * ((double)t / (double)n);
+        c = cos(phi), sn = sin(phi);
+        quarter = (int)(o / 2);
+    } else { /* theta = (o + 1) pi / 4 - psi */
+        const double psi = q * ((double)(n - t) / (double)n);
+        c = cos(psi), sn = -sin(psi);
+        quarter = (int)((o + 1) / 2);
     }
+    double re = c, im = sn;
+    switch (quarter & 3) {
+    case 1: re = -sn, im = c; break;
+    case 2: re = -c, im = -sn; break;
+    case 3: re = sn, im = -c; break;
+    default: break;
+    }
+    return (ct__cx){re, sign < 0 ? -im : im};
 }
 
-/* W^e for the plan's n, sign -1 (tw) or +1 (its conjugate) */
-static inline ct__cx ct__w(const ct__cx *tw, int64_t e, int sign) {
-    ct__cx w = tw[e];
-    if (sign > 0) w.im = -w.im;
-    return w;
-}
-
-/* out[0..n) = DFT of in[0], in[is], ... (length n, factors f[0..nf)); tw has twn entries, a
- * multiple of n; tmp holds CT__FFT_MAX_RADIX values */
+/* out[0..n) = DFT of in[0], in[is], ... (length n, factors f[0..]); tw has twn entries (a
+ * multiple of n) for the plan's sign; tmp holds CT__FFT_MAX_RADIX values */
 static void ct__dft_rec(const ct__cx *in, int64_t is, ct__cx *out, int64_t n, const int64_t *f,
                         const ct__cx *tw, int64_t twn, int sign, ct__cx *tmp) {
     const int64_t p = f[0], m = n / p;
     if (m == 1) {
-        if (p == 2) {
-            ct__cx a = in[0], b = in[is];
-            out[0] = (ct__cx){a.re + b.re, a.im + b.im};
-            out[1] = (ct__cx){a.re - b.re, a.im - b.im};
-            return;
-        }
-        const int64_t st = twn / p;
-        for (int64_t q = 0; q < p; q++) {
-            ct__cx s = {0, 0};
-            for (int64_t j = 0; j < p; j++) {
-                ct__cx t = ct__cmul(in[j * is], ct__w(tw, ((j * q) % p) * st, sign));
-                s.re += t.re;
-                s.im += t.im;
-            }
-            out[q] = s;
-        }
-        return;
+        for (int64_t j = 0; j < p; j++)
+            tmp[j] = in[j * is];
+    } else {
+        for (int64_t j = 0; j < p; j++)
+            ct__dft_rec(in + j * is, is * p, out + j * m, m, f + 1, tw, twn, sign, tmp);
     }
-    for (int64_t j = 0; j < p; j++)
-        ct__dft_rec(in + j * is, is * p, out + j * m, m, f + 1, tw, twn, sign, tmp);
     const int64_t step = twn / n, st = twn / p;
     for (int64_t k = 0; k < m; k++) {
-        tmp[0] = out[k];
-        for (int64_t j = 1; j < p; j++)
-            tmp[j] = ct__cmul(out[j * m + k], ct__w(tw, j * k * step, sign));
+        if (m > 1) {
+            tmp[0] = out[k];
+            for (int64_t j = 1; j < p; j++)
+                tmp[j] = ct__cmul(out[j * m + k], tw[j * k * step]);
+        }
         if (p == 2) {
             out[k] = (ct__cx){tmp[0].re + tmp[1].re, tmp[0].im + tmp[1].im};
             out[m + k] = (ct__cx){tmp[0].re - tmp[1].re, tmp[0].im - tmp[1].im};
-            continue;
-        }
-        for (int64_t q = 0; q < p; q++) {
-            ct__cx s = tmp[0];
-            for (int64_t j = 1; j < p; j++) {
-                ct__cx t = ct__cmul(tmp[j], ct__w(tw, ((j * q) % p) * st, sign));
-                s.re += t.re;
-                s.im += t.im;
+        } else if (p == 4) { /* W4 = sign i */
+            const ct__cx a = {tmp[0].re + tmp[2].re, tmp[0].im + tmp[2].im},
+                         b = {tmp[0].re - tmp[2].re, tmp[0].im - tmp[2].im},
+                         c = {tmp[1].re + tmp[3].re, tmp[1].im + tmp[3].im},
+                         d = {tmp[1].re - tmp[3].re, tmp[1].im - tmp[3].im};
+            /* i d times sign */
+            const ct__cx id = {sign < 0 ? d.im : -d.im, sign < 0 ? -d.re : d.re};
+            out[k] = (ct__cx){a.re + c.re, a.im + c.im};
+            out[m + k] = (ct__cx){b.re + id.re, b.im + id.im};
+            out[2 * m + k] = (ct__cx){a.re - c.re, a.im - c.im};
+            out[3 * m + k] = (ct__cx){b.re - id.re, b.im - id.im};
+        } else {
+            for (int64_t q = 0; q < p; q++) {
+                ct__cx s = tmp[0];
+                for (int64_t j = 1; j < p; j++) {
+                    ct__cx t = ct__cmul(tmp[j], tw[((j * q) % p) * st]);
+                    s.re += t.re;
+                    s.im += t.im;
+                }
+                out[q * m + k] = s;
             }
-            out[q * m + k] = s;
         }
     }
 }
 
-static ct__fft_plan *ct__plan_make(ct_ctx *ctx, int64_t n);
+static ct__fft_plan *ct__plan_make(ct_ctx *ctx, int64_t n, int sign);
 
 /* work: 2 * m values (Bluestein) */
-static void ct__fft_exec(const ct__fft_plan *p, const ct__cx *in, ct__cx *out, int sign,
-                         ct__cx *tmp, ct__cx *work) {
+static void ct__fft_exec(const ct__fft_plan *p, const ct__cx *in, ct__cx *out, ct__cx *tmp,
+                         ct__cx *work) {
     if (!p->m) {
         if (p->n == 1) {
             out[0] = in[0];
             return;
         }
-        ct__dft_rec(in, 1, out, p->n, p->f, p->tw, p->n, sign, tmp);
+        ct__dft_rec(in, 1, out, p->n, p->f, p->tw, p->n, p->sign, tmp);
         return;
     }
-    /* X[k] = c_k sum_j (x_j c_j) conj(c_{k-j}), c_j = exp(sign i pi j^2 / n) */
+    /* X[k] = c_k sum_j (x_j c_j) conj(c_{k-j}), c_j = exp(sign i pi j^2 / n): a convolution by
+     * power-of-two transforms (the inverse as the conjugate of the forward of the conjugate) */
     const int64_t n = p->n, m = p->m;
     ct__cx *a = work, *A = work + m;
-    for (int64_t j = 0; j < n; j++) {
-        ct__cx c = p->chirp[j];
-        if (sign > 0) c.im = -c.im;
-        a[j] = ct__cmul(in[j], c);
-    }
+    for (int64_t j = 0; j < n; j++)
+        a[j] = ct__cmul(in[j], p->chirp[j]);
     for (int64_t j = n; j < m; j++)
         a[j] = (ct__cx){0, 0};
-    ct__fft_exec(p->sub, a, A, -1, tmp, NULL);
+    ct__fft_exec(p->sub, a, A, tmp, NULL);
     for (int64_t j = 0; j < m; j++) {
-        ct__cx b = p->bhat[j];
-        if (sign > 0) { /* the other sign's b is conj(b): its transform is conj(bhat[-j]) */
-            b = p->bhat[j ? m - j : 0];
-            b.im = -b.im;
-        }
-        A[j] = ct__cmul(A[j], b);
+        A[j] = ct__cmul(A[j], p->bhat[j]);
+        A[j].im = -A[j].im;
     }
-    ct__fft_exec(p->sub, A, a, +1, tmp, NULL);
+    ct__fft_exec(p->sub, A, a, tmp, NULL);
     const double inv = 1.0 / (double)m;
     for (int64_t k = 0; k < n; k++) {
-        ct__cx c = p->chirp[k];
-        if (sign > 0) c.im = -c.im;
-        ct__cx v = ct__cmul(a[k], c);
+        ct__cx v = ct__cmul((ct__cx){a[k].re, -a[k].im}, p->chirp[k]);
         out[k] = (ct__cx){v.re * inv, v.im * inv};
     }
 }
 
-static ct__fft_plan *ct__plan_make(ct_ctx *ctx, int64_t n) {
+static ct__fft_plan *ct__plan_make(ct_ctx *ctx, int64_t n, int sign) {
     ct__fft_plan *p = ct__alloc(ctx, sizeof *p, 16);
     if (!p) return NULL;
     memset(p, 0, sizeof *p);
     p->n = n;
+    p->sign = sign;
     int64_t r = n;
     bool big = false;
+    while (r % 4 == 0 && p->nf < 62)
+        p->f[p->nf++] = 4, r /= 4;
     for (int64_t q = 2; q * q <= r && !big; q++)
         while (r % q == 0 && !big) {
             if (q > CT__FFT_MAX_RADIX || p->nf >= 63) big = true;
@@ -169,7 +178,7 @@ static ct__fft_plan *ct__plan_make(ct_ctx *ctx, int64_t n) {
             r /= q;
         }
     if (r > 1 && !big) {
-        if (r > CT__FFT_MAX_RADIX)
+        if (r > CT__FFT_MAX_RADIX || p->nf >= 63)
             big = true;
         else
             p->f[p->nf++] = r;
@@ -177,7 +186,8 @@ static ct__fft_plan *ct__plan_make(ct_ctx *ctx, int64_t n) {
     if (!big) {
         p->tw = ct__alloc(ctx, sizeof(ct__cx) * (size_t)n, 64);
         if (!p->tw) goto fail;
-        ct__twiddles(p->tw, n);
+        for (int64_t k = 0; k < n; k++)
+            p->tw[k] = ct__unit_root(k, n, sign);
         return p;
     }
     p->nf = 0;
@@ -185,7 +195,7 @@ static ct__fft_plan *ct__plan_make(ct_ctx *ctx, int64_t n) {
     while (m < 2 * n - 1)
         m *= 2;
     p->m = m;
-    p->sub = ct__plan_make(ctx, m);
+    p->sub = ct__plan_make(ctx, m, -1);
     p->chirp = ct__alloc(ctx, sizeof(ct__cx) * (size_t)n, 64);
     p->bhat = ct__alloc(ctx, sizeof(ct__cx) * (size_t)m, 64);
     ct__cx *b = ct__alloc(ctx, sizeof(ct__cx) * (size_t)m, 64);
@@ -194,12 +204,9 @@ static ct__fft_plan *ct__plan_make(ct_ctx *ctx, int64_t n) {
         ct__free(ctx, b);
         goto fail;
     }
-    for (int64_t k = 0; k < n; k++) {
+    for (int64_t k = 0; k < n; k++) { /* exp(sign i pi k^2 / n) = root e of unity of 2n */
         unsigned __int128 k2 = (unsigned __int128)k * (unsigned __int128)k;
-        int64_t e = (int64_t)(k2 % (unsigned __int128)(2 * n)); /* angle pi e / n */
-        long double a = -3.141592653589793238462643383279502884L * (long double)e / (long double)n;
-        p->chirp[k].re = (double)cosl(a);
-        p->chirp[k].im = (double)sinl(a);
+        p->chirp[k] = ct__unit_root((int64_t)(k2 % (unsigned __int128)(2 * n)), 2 * n, sign);
     }
     for (int64_t j = 0; j < m; j++)
         b[j] = (ct__cx){0, 0};
@@ -208,7 +215,7 @@ static ct__fft_plan *ct__plan_make(ct_ctx *ctx, int64_t n) {
         b[j] = c;
         if (j) b[m - j] = c;
     }
-    ct__fft_exec(p->sub, b, p->bhat, -1, tmp, NULL);
+    ct__fft_exec(p->sub, b, p->bhat, tmp, NULL);
     ct__free(ctx, b);
     return p;
 fail:
@@ -277,7 +284,7 @@ static void ct__fft_range(void *arg, int64_t b0, int64_t b1) {
             for (int64_t k = 1; k < j->nin; k++)
                 if (n - k >= j->nin) x[n - k] = (ct__cx){x[k].re, -x[k].im};
         }
-        ct__fft_exec(j->plan, x, y, j->sign, tmp, work);
+        ct__fft_exec(j->plan, x, y, tmp, work);
         if (j->mode == CT_FFT_C2R) {
             for (int64_t k = 0; k < n; k++)
                 ct__st(out, k * j->lout_s, y[k].re * j->scale, j->f64);
@@ -316,7 +323,7 @@ static ct_status ct__cpu_fft(ct__cpu_state *s, const ct_op_desc *op) {
         lines *= o->shape[d];
     }
     if (lines == 0 || j.n == 0) return CT_OK;
-    ct__fft_plan *plan = ct__plan_make(s->ctx, j.n);
+    ct__fft_plan *plan = ct__plan_make(s->ctx, j.n, j.sign);
     if (!plan)
         return ct__set_error(s->ctx, CT_ERR_OOM, "fft: out of memory for the plan of length %lld",
                              (long long)j.n);
