@@ -136,6 +136,21 @@ TEST(as_torch) {
         if (!strcmp(op, "mean")) st = ct_mean(ctx, x[0], c->n_dims, dims, c->n_s > 0, &y);
         if (!strcmp(op, "matmul")) st = ct_matmul(ctx, x[0], x[1], &y);
         if (!strcmp(op, "eigvals")) st = ct_linalg_eigvals(ctx, x[0], &y);
+        if (!strcmp(op, "cat2")) st = ct_cat(ctx, 2, (const ct_tensor *const *)x, c->dim, &y);
+        if (!strcmp(op, "stack2")) st = ct_stack(ctx, 2, (const ct_tensor *const *)x, c->dim, &y);
+        if (!strcmp(op, "flip")) st = ct_flip(ctx, x[0], c->n_dims, c->dims, &y);
+        if (!strcmp(op, "roll")) st = ct_roll(ctx, x[0], 1, c->s, c->dims, &y);
+        if (!strcmp(op, "roll_flat")) st = ct_roll(ctx, x[0], 1, c->s, NULL, &y);
+        if (!strcmp(op, "repeat")) st = ct_repeat(ctx, x[0], c->n_s, c->s, &y);
+        if (!strcmp(op, "index_select")) st = ct_index_select(ctx, x[0], c->dim, x[1], &y);
+        if (!strcmp(op, "pad")) st = ct_pad(ctx, x[0], c->n_s, c->s, CT_PAD_CONSTANT, 0, &y);
+        if (!strcmp(op, "movedim")) st = ct_movedim(ctx, x[0], 1, &c->dims[0], &c->dims[1], &y);
+        if (!strcmp(op, "flatten")) st = ct_flatten(ctx, x[0], c->dim, -1, &y);
+        if (!strcmp(op, "pow")) st = ct_pow(ctx, x[0], c->alpha, &y);
+        if (!strcmp(op, "isclose")) st = ct_isclose(ctx, x[0], x[1], 1e-5, 1e-8, false, &y);
+        if (!strcmp(op, "norm"))
+            st = ct_linalg_vector_norm(ctx, x[0], c->alpha, c->n_dims, c->n_dims ? c->dims : NULL,
+                                       false, &y);
         if (!strncmp(op, "eig_", 4)) {
             ct_tensor *w = NULL, *v = NULL;
             st = ct_linalg_eig(ctx, x[0], &w, &v);
@@ -646,6 +661,31 @@ TRY(ct_tensor_reshape(ctx, t[1], 1, (const int64_t[]){-1}, &t[3]));
 TRY(ct_cat(ctx, 2, (const ct_tensor *[]){t[3], t[2]}, 0, y));
 G_END
 
+G_BEGIN(g_shape)
+TRY(as_cx(x, 3, (const int64_t[]){2, 3, 2}, &t[0], &t[1])); /* (2, 3) complex */
+TRY(ct_flip(ctx, t[1], 1, (const int[]){1}, &t[2]));
+TRY(ct_roll(ctx, t[2], 1, (const int64_t[]){1}, (const int[]){0}, &t[3]));
+TRY(ct_cat(ctx, 2, (const ct_tensor *[]){t[3], t[1]}, 1, &t[4])); /* (2, 6) */
+TRY(ct_repeat(ctx, t[4], 2, (const int64_t[]){1, 2}, &t[5]));     /* (2, 12) */
+TRY(ct_pad(ctx, t[5], 2, (const int64_t[]){1, 0}, CT_PAD_CONSTANT, 0, &t[6]));
+const int64_t iv[3] = {4, 0, 4};
+ct_tensor *ix = NULL;
+TRY(ct_tensor_from_host(ctx, iv, CT_INT64, 1, (const int64_t[]){3}, &ix));
+st = ct_index_select(ctx, t[6], 1, ix, &t[7]);
+ct_tensor_release(ix);
+if (st != CT_OK) goto done;
+TRY(ct_pow(ctx, t[7], 1.7, &t[8]));
+TRY(ct_pow(ctx, t[7], 2, &t[9]));
+TRY(ct_add(ctx, t[8], t[9], &t[10]));
+TRY(ct_norm(ctx, t[10], 2.0, 1, (const int[]){1}, false, &t[11]));
+ct_tensor *vr = NULL, *fl = NULL;
+st = ct_view_as_real(ctx, t[10], &vr);
+if (st == CT_OK) st = ct_flatten(ctx, vr, 0, -1, &fl);
+if (st == CT_OK) st = ct_cat(ctx, 2, (const ct_tensor *[]){fl, t[11]}, 0, y);
+ct_tensor_release(vr), ct_tensor_release(fl);
+if (st != CT_OK) goto done;
+G_END
+
 TEST(gradients) {
     unsigned long long rng = 2024;
     tu_gradcheck(ctx, &rng, "fft / ifft, padded and trimmed", g_fft, 1, (const int64_t[]){24});
@@ -660,6 +700,8 @@ TEST(gradients) {
                  (const int64_t[]){8});
     tu_gradcheck(ctx, &rng, "matmul / sum / mean", g_reduce_matmul, 1, (const int64_t[]){12});
     tu_gradcheck(ctx, &rng, "stft / istft", g_stft, 1, (const int64_t[]){30});
+    tu_gradcheck(ctx, &rng, "flip / roll / cat / repeat / pad / index_select / pow / norm", g_shape,
+                 1, (const int64_t[]){12});
     /* grad_fn names as torch's */
     const int64_t n = 4;
     ct_tensor *x = tu_from_vals(ctx, CT_FLOAT64, 1, &n, (const double[]){1, 2, 3, 4}), *y = NULL;

@@ -551,3 +551,172 @@ ct_status ct__cx_matmul(ct_ctx *ctx, const ct_tensor *a, const ct_tensor *b, ct_
                                                       : "UnsafeViewBackward0";
     return ct__ag_named(ctx, st, out, mark, node);
 }
+
+/* ---- data movement of complex tensors through the real pairs: the op runs on view_as_real (a
+ * trailing dim of 2 that no dim below ever names), the result goes back with view_as_complex;
+ * every step is recorded, so the composites are differentiable, and the last node takes torch's
+ * name ---- */
+static ct_status ct__cx_back(ct_ctx *ctx, ct_tensor *r, ct_tensor **out) {
+    ct_tensor *c = NULL;
+    ct_status st = ct_tensor_contiguous(ctx, r, &c);
+    if (st == CT_OK) st = ct_view_as_complex(ctx, c, out);
+    ct_tensor_release(c);
+    ct_tensor_release(r);
+    return st;
+}
+
+static ct_status ct__cx_dims(ct_ctx *ctx, const char *name, const ct_tensor *a, int n,
+                             const int *dims, int *nd) {
+    for (int i = 0; i < n; i++)
+        if (!dims || !ct__wrap_dim(dims[i], a->ndim, &nd[i]) || a->ndim == 0)
+            return ct__set_error(ctx, CT_ERR_INDEX,
+                                 "%s: Dimension out of range (expected to be in range of [%d, %d], "
+                                 "but got %d)",
+                                 name, -a->ndim, a->ndim - 1, dims ? dims[i] : 0);
+    return CT_OK;
+}
+
+ct_status ct__cx_shape_op(ct_ctx *ctx, int kind, const ct_tensor *a, int n, const int *dims,
+                          const int64_t *ints, const ct_tensor *const *ts, ct_tensor **out) {
+    static const char *const names[] = {"flip", "roll", "repeat", "index_select", "cat", "pad"};
+    static const char *const nodes[] = {"FlipBackward0",   "RollBackward0",
+                                        "RepeatBackward0", "IndexSelectBackward0",
+                                        "CatBackward0",    "ConstantPadNdBackward0"};
+    const char *name = names[kind];
+    *out = NULL;
+    const uint64_t mark = ct__ag_mark(ctx);
+    int nd[CT_MAX_DIMS + 1];
+    int64_t v[2 * CT_MAX_DIMS + 2];
+    ct_tensor *r = NULL, *y = NULL;
+    ct_status st = CT_OK;
+    if (kind == 4) { /* cat: every input as the promoted complex dtype, then their real views */
+        ct_tensor *conv[CT_MAX_DIMS * 8] = {NULL};
+        ct_dtype dt = CT_COMPLEX64;
+        if (n > (int)(sizeof conv / sizeof conv[0]))
+            return ct__set_error(ctx, CT_ERR_UNSUPPORTED, "cat: at most %d complex tensors",
+                                 (int)(sizeof conv / sizeof conv[0]));
+        st = ct__cx_result_type(ctx, name, n, ts, &dt);
+        if (st == CT_OK && !ct_dtype_is_complex(dt)) dt = ct_dtype_to_complex(dt);
+        if (st == CT_OK) st = ct__cx_dims(ctx, name, ts[0], 1, dims, nd);
+        for (int i = 0; i < n && st == CT_OK; i++) {
+            ct_tensor *c = NULL;
+            st = ts[i]->dtype == dt ? (c = ct_tensor_retain((ct_tensor *)ts[i]), CT_OK)
+                                    : ct_cast(ctx, ts[i], dt, &c);
+            if (st == CT_OK) st = ct_view_as_real(ctx, c, &conv[i]);
+            ct_tensor_release(c);
+        }
+        if (st == CT_OK) st = ct_cat(ctx, n, (const ct_tensor *const *)conv, nd[0], &y);
+        for (int i = 0; i < n; i++)
+            ct_tensor_release(conv[i]);
+    } else {
+        if (kind == 0) st = ct__cx_dims(ctx, name, a, n, dims, nd);
+        if (kind == 1 && dims) st = ct__cx_dims(ctx, name, a, n, dims, nd);
+        if (kind == 3) st = ct__cx_dims(ctx, name, a, 1, dims, nd);
+        if (st == CT_OK) st = ct_view_as_real(ctx, a, &r);
+        if (st == CT_OK) switch (kind) {
+            case 0: st = ct_flip(ctx, r, n, nd, &y); break;
+            case 1:
+                if (dims) {
+                    st = ct_roll(ctx, r, n, ints, nd, &y);
+                } else { /* the flattened roll: two reals per element */
+                    v[0] = 2 * ints[0];
+                    st = ct_roll(ctx, r, 1, v, NULL, &y);
+                }
+                break;
+            case 2: /* repeats for the leading dims, 1 for the pair */
+                if (n > 2 * CT_MAX_DIMS + 1) {
+                    st = ct__set_error(ctx, CT_ERR_INVALID_ARG, "repeat: %d repeats", n);
+                    break;
+                }
+                for (int i = 0; i < n; i++)
+                    v[i] = ints[i];
+                v[n] = 1;
+                st = n < a->ndim ? ct__set_error(ctx, CT_ERR_INVALID_ARG,
+                                                 "repeat: Number of dimensions of repeat dims can "
+                                                 "not be smaller than number of dimensions of "
+                                                 "tensor")
+                                 : ct_repeat(ctx, r, n + 1, v, &y);
+                break;
+            case 3: st = ct_index_select(ctx, r, nd[0], ts[0], &y); break;
+            default: /* pad: nothing on the pair dim, the caller's pairs after */
+                if (n < 0 || n > 2 * CT_MAX_DIMS || n % 2) {
+                    st = ct__set_error(ctx, CT_ERR_INVALID_ARG, "pad: %d pad values", n);
+                    break;
+                }
+                v[0] = v[1] = 0;
+                for (int i = 0; i < n; i++)
+                    v[2 + i] = ints[i];
+                st = ct_pad(ctx, r, n + 2, v, (ct_pad_mode)dims[0], 0, &y);
+                break;
+            }
+        ct_tensor_release(r);
+    }
+    if (st == CT_OK)
+        st = ct__cx_back(ctx, y, out);
+    else
+        ct_tensor_release(y);
+    return ct__ag_named(ctx, ct__error_within(ctx, name, st), out, mark, nodes[kind]);
+}
+
+ct_status ct__cx_pow(ct_ctx *ctx, const ct_tensor *a, double p, ct_tensor **out) {
+    /* torch's special exponents (products, sqrt, reciprocal), exp(p log z) otherwise */
+    const uint64_t mark = ct__ag_mark(ctx);
+    ct_tensor *t[3] = {NULL};
+    ct_status st;
+    if (p == 2 || p == 3) {
+        st = ct_mul(ctx, a, a, p == 2 ? out : &t[0]);
+        if (st == CT_OK && p == 3) st = ct_mul(ctx, t[0], a, out);
+    } else if (p == 1) {
+        st = ct_tensor_clone(ctx, a, out);
+    } else if (p == 0) {
+        st = ct_tensor_ones(ctx, a->dtype, a->ndim, a->shape, out);
+    } else if (p == 0.5) {
+        st = ct_sqrt(ctx, a, out);
+    } else if (p == -1) {
+        st = ct_reciprocal(ctx, a, out);
+    } else if (p == -2) {
+        st = ct_mul(ctx, a, a, &t[0]);
+        if (st == CT_OK) st = ct_reciprocal(ctx, t[0], out);
+    } else {
+        st = ct_log(ctx, a, &t[0]);
+        if (st == CT_OK) st = ct__cx_scale(ctx, t[0], p, 0, &t[1]);
+        if (st == CT_OK) st = ct_exp(ctx, t[1], out);
+    }
+    ct__release_all(3, t);
+    return ct__ag_named(ctx, ct__error_within(ctx, "pow", st), out, mark, "PowBackward0");
+}
+
+ct_status ct__cx_isclose(ct_ctx *ctx, const ct_tensor *a, const ct_tensor *b, double rtol,
+                         double atol, bool equal_nan, ct_tensor **out) {
+    /* torch: (a == b) | (equal_nan & isnan a & isnan b) | (isfinite(e) & e <= atol + |rtol b|),
+     * e = |a - b| */
+    if (a->dtype != b->dtype)
+        return ct__set_error(ctx, CT_ERR_DTYPE, "isclose: %s did not match %s",
+                             ct_dtype_name(b->dtype), ct_dtype_name(a->dtype));
+    if (rtol < 0 || atol < 0)
+        return ct__set_error(ctx, CT_ERR_INVALID_ARG,
+                             "isclose: rtol (%g) and atol (%g) must be non-negative", rtol, atol);
+    ct_tensor *t[12] = {NULL};
+    ct_status st = ct_eq(ctx, a, b, &t[0]);
+    if (st == CT_OK && equal_nan) {
+        st = ct_isnan(ctx, a, &t[1]);
+        if (st == CT_OK) st = ct_isnan(ctx, b, &t[2]);
+        if (st == CT_OK) st = ct_logical_and(ctx, t[1], t[2], &t[3]);
+        if (st == CT_OK) st = ct_logical_or(ctx, t[0], t[3], &t[4]);
+    } else if (st == CT_OK) {
+        t[4] = ct_tensor_retain(t[0]);
+    }
+    if (st == CT_OK) st = ct__cx_scale(ctx, b, rtol, 0, &t[5]);
+    if (st == CT_OK) st = ct_abs(ctx, t[5], &t[6]);
+    if (st == CT_OK) st = ct_add_scalar(ctx, t[6], atol, &t[7]); /* allowed */
+    if (st == CT_OK) st = ct_sub(ctx, a, b, &t[8]);
+    if (st == CT_OK) st = ct_abs(ctx, t[8], &t[9]); /* actual */
+    if (st == CT_OK) st = ct_le(ctx, t[9], t[7], &t[10]);
+    if (st == CT_OK) st = ct_isfinite(ctx, t[9], &t[11]);
+    ct_tensor *fin = NULL;
+    if (st == CT_OK) st = ct_logical_and(ctx, t[10], t[11], &fin);
+    if (st == CT_OK) st = ct_logical_or(ctx, t[4], fin, out);
+    ct_tensor_release(fin);
+    ct__release_all(12, t);
+    return ct__error_within(ctx, "isclose", st);
+}

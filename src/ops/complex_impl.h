@@ -27,5 +27,15 @@ ct_status ct__cx_sum_mean(ct_ctx *ctx, const char *name, bool mean, const ct_ten
                           const int *dims, bool keepdim, ct_tensor **out);
 /* matmul of two complex tensors of one dtype: four real products. */
 ct_status ct__cx_matmul(ct_ctx *ctx, const ct_tensor *a, const ct_tensor *b, ct_tensor **out);
+/* flip (0: n dims), roll (1: n shifts in ints, dims or NULL), repeat (2: n repeats), index_select
+ * (3: dims[0], ts[0] the index), cat (4: n tensors ts, dims[0]) and pad (5: n pad values in ints,
+ * dims[0] the ct_pad_mode) of complex tensors, through view_as_real (differentiable). */
+ct_status ct__cx_shape_op(ct_ctx *ctx, int kind, const ct_tensor *a, int n, const int *dims,
+                          const int64_t *ints, const ct_tensor *const *ts, ct_tensor **out);
+/* pow(z, p) as torch (z * z for 2, sqrt for 0.5, ...; exp(p log z) otherwise) and isclose of
+ * complex tensors (torch's formula), both composites of recorded ops. */
+ct_status ct__cx_pow(ct_ctx *ctx, const ct_tensor *a, double p, ct_tensor **out);
+ct_status ct__cx_isclose(ct_ctx *ctx, const ct_tensor *a, const ct_tensor *b, double rtol,
+                         double atol, bool equal_nan, ct_tensor **out);
 
 #endif

@@ -53,6 +53,15 @@ ct_status ct__to_dtype(ct_ctx *ctx, const ct_tensor *t, ct_dtype dt, ct_tensor *
     return ct_cast(ctx, t, dt, out);
 }
 
+ct_status ct__one_input_any(ct_ctx *ctx, const char *op, const ct_tensor *t, void *out) {
+    const ct_tensor *ts[1] = {t};
+    ct_status st = ct__check_args(ctx, op, 1, ts, out);
+    if (st == CT_OK && !ct__is_compute_dtype(t->dtype) && !ct_dtype_is_complex(t->dtype))
+        return ct__set_error(ctx, CT_ERR_DTYPE, "%s: dtype %s is a storage format", op,
+                             ct_dtype_name(t->dtype));
+    return st;
+}
+
 ct_status ct__one_input(ct_ctx *ctx, const char *op, const ct_tensor *t, void *out) {
     const ct_tensor *ts[1] = {t};
     ct_status st = ct__check_args(ctx, op, 1, ts, out);

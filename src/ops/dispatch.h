@@ -59,6 +59,8 @@ ct_status ct__scatter_reduce_raw(ct_ctx *ctx, const char *op, const ct_tensor *t
                                  ct_tensor **out);
 /* *out = t if dtype matches (retained), else a converted copy. */
 ct_status ct__to_dtype(ct_ctx *ctx, const ct_tensor *t, ct_dtype dt, ct_tensor **out);
+/* ct__one_input accepting complex tensors too (the data-movement and creation ops). */
+ct_status ct__one_input_any(ct_ctx *ctx, const char *op, const ct_tensor *t, void *out);
 /* The checks of a one-input op: live tensor of ctx, out not NULL, a compute dtype (not a storage
  * format such as fp8), each failure named after op. */
 ct_status ct__one_input(ct_ctx *ctx, const char *op, const ct_tensor *t, void *out);

@@ -688,6 +688,8 @@ ct_status ct_gelu(ct_ctx *ctx, const ct_tensor *a, ct_gelu_approx approx, ct_ten
                 (CT__AG_IN1(CT__AG_GELU, a), r_.n_iv = 1, r_.iv[0] = approx));
 }
 ct_status ct_pow(ct_ctx *ctx, const ct_tensor *a, double exponent, ct_tensor **out) {
+    if (ctx && out && ct__tensor_live(a) && ct_dtype_is_complex(a->dtype))
+        return ct__cx_pow(ctx, a, exponent, out);
     CT__AG_WRAP(ctx, out, ct__fwd_pow(ctx, a, exponent, out),
                 (CT__AG_IN1(CT__AG_POW, a), r_.sc[0] = exponent));
 }
@@ -1125,6 +1127,8 @@ ct_status ct_isclose(ct_ctx *ctx, const ct_tensor *a, const ct_tensor *b, double
     const ct_tensor *ins[2] = {a, b};
     ct_status st = ct__check_args(ctx, "isclose", 2, ins, out);
     if (st != CT_OK) return st;
+    if (ct_dtype_is_complex(a->dtype) || ct_dtype_is_complex(b->dtype))
+        return ct__cx_isclose(ctx, a, b, rtol, atol, equal_nan, out);
     ct_dtype dt;
     if ((st = ct__result_type(ctx, "isclose", 2, ins, &dt)) != CT_OK) return st;
     if (a->dtype != b->dtype)

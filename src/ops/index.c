@@ -3,6 +3,7 @@
  * in place on the new output), masked_fill (where). An index outside its dim is CT_ERR_INDEX,
  * found by the kernel before it writes anything and worded here. */
 #include "ctorch/ops.h"
+#include "ops/complex_impl.h"
 #include "ops/dispatch.h"
 #include "tensor/ag_front.h"
 
@@ -510,6 +511,11 @@ ct_status ct_one_hot(ct_ctx *ctx, const ct_tensor *indices, int64_t num_classes,
 /* ---- autograd front ends (backward: scatter_add / index_add of the gradient into zeros) ---- */
 ct_status ct_index_select(ct_ctx *ctx, const ct_tensor *t, int dim, const ct_tensor *index,
                           ct_tensor **out) {
+    if (ctx && out && ct__tensor_live(t) && ct_dtype_is_complex(t->dtype) &&
+        ct__tensor_live(index)) {
+        const ct_tensor *ix[1] = {index};
+        return ct__cx_shape_op(ctx, 3, t, 1, &dim, NULL, ix, out);
+    }
     CT__AG_WRAP(ctx, out, ct__fwd_index_select(ctx, t, dim, index, out),
                 (CT__AG_IN2(CT__AG_INDEX_SELECT, t, index), r_.n_iv = 1, r_.iv[0] = dim));
 }

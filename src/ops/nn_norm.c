@@ -2,6 +2,7 @@
  * (torch.nn.functional semantics): they are captured, exported and differentiated through their
  * parts. f16/bf16 inputs normalise in f32. */
 #include "ctorch/ops.h"
+#include "ops/complex_impl.h"
 #include "ops/dispatch.h"
 #include "tensor/ag_front.h"
 
@@ -513,6 +514,14 @@ static ct_status ct__pad_body(ct_ctx *ctx, const ct_tensor *x, int n_pad, const 
 }
 ct_status ct_pad(ct_ctx *ctx, const ct_tensor *x, int n_pad, const int64_t *pad, ct_pad_mode mode,
                  double value, ct_tensor **out) {
+    if (ctx && out && ct__tensor_live(x) && ct_dtype_is_complex(x->dtype) && pad) {
+        if (mode == CT_PAD_CONSTANT && value != 0)
+            return ct__set_error(
+                ctx, CT_ERR_UNSUPPORTED,
+                "pad: a nonzero constant for a complex tensor is not supported yet");
+        const int m[1] = {(int)mode};
+        return ct__cx_shape_op(ctx, 5, x, n_pad, m, pad, NULL, out);
+    }
     uint64_t mark = ct__ag_mark(ctx);
     ct_status st = ct__pad_body(ctx, x, n_pad, pad, mode, value, out);
     const char *name = ct__pad_node_name(mode, n_pad);

@@ -648,6 +648,13 @@ static ct_status ct__norm_body(ct_ctx *ctx, const ct_tensor *a, double p, int n_
 
 ct_status ct_norm(ct_ctx *ctx, const ct_tensor *a, double p, int n_dims, const int *dims,
                   bool keepdim, ct_tensor **out) {
+    if (ctx && out && ct__tensor_live(a) && ct_dtype_is_complex(a->dtype)) { /* of |z| */
+        ct_tensor *m = NULL;
+        ct_status st = ct_abs(ctx, a, &m);
+        if (st == CT_OK) st = ct_norm(ctx, m, p, n_dims, dims, keepdim, out);
+        ct_tensor_release(m);
+        return st;
+    }
     if (isinf(p) && a && out && ct__ag_wants(ctx, 1, &a))
         return ct__error_within(ctx, "norm",
                                 ct__norminf_recorded(ctx, a, p, n_dims, dims, keepdim, out));

@@ -4,6 +4,7 @@
  * is a CT_OP_COPY descriptor from a strided view of the source into a strided view of the output,
  * so these ops pass the one dispatch point and capture like any other. */
 #include "ctorch/ops.h"
+#include "ops/complex_impl.h"
 #include "ops/dispatch.h"
 #include "tensor/ag_front.h"
 
@@ -20,14 +21,15 @@ static ct_status ct__copy_into(ct_ctx *ctx, const ct_tensor *dst, const ct_tenso
 
 /* ---- *_like ---- */
 ct_status ct_empty_like(ct_ctx *ctx, const ct_tensor *t, ct_tensor **out) {
-    ct_status st = ct__one_input(ctx, "empty_like", t, out);
+    ct_status st = ct__one_input_any(ctx, "empty_like", t, out);
     if (st != CT_OK) return st;
     return ct_tensor_empty_on(ctx, t->storage->device, t->dtype, t->ndim, t->shape, out);
 }
 
 ct_status ct_full_like(ct_ctx *ctx, const ct_tensor *t, double value, ct_tensor **out) {
-    ct_status st = ct__one_input(ctx, "full_like", t, out);
-    if (st == CT_OK) st = ct__check_scalar_fits(ctx, "full_like", t->dtype, value, true);
+    ct_status st = ct__one_input_any(ctx, "full_like", t, out);
+    if (st == CT_OK)
+        st = ct__check_scalar_fits(ctx, "full_like", ct_dtype_to_real(t->dtype), value, true);
     if (st != CT_OK) return st;
     if (t->storage->device.type != CT_DEVICE_CPU) {
         ct_tensor *r = NULL;
@@ -172,6 +174,13 @@ static ct_status ct__fwd_cat(ct_ctx *ctx, int n, const ct_tensor *const *ts, int
  * concatenated in a chain: the running result and the next inputs), each input's size along the
  * dim kept for the slices of the backward. */
 ct_status ct_cat(ct_ctx *ctx, int n, const ct_tensor *const *ts, int dim, ct_tensor **out) {
+    bool any_cx = false;
+    for (int i = 0; ctx && out && ts && i < n; i++)
+        any_cx |= ct__tensor_live(ts[i]) && ct_dtype_is_complex(ts[i]->dtype);
+    if (any_cx) {
+        ct_status st = ct__check_list(ctx, "cat", n, ts, out);
+        return st != CT_OK ? st : ct__cx_shape_op(ctx, 4, ts[0], n, &dim, NULL, ts, out);
+    }
     if (n > CT__AG_MAX_IN && ts && ct__ag_wants(ctx, n, ts)) {
         ct_status st = ct__check_list(ctx, "cat", n, ts, out);
         if (st != CT_OK) return st;
@@ -397,7 +406,7 @@ ct_status ct_chunk(ct_ctx *ctx, const ct_tensor *t, int chunks, int dim, int max
 
 /* ---- flatten / unflatten / movedim ---- */
 ct_status ct_flatten(ct_ctx *ctx, const ct_tensor *t, int start_dim, int end_dim, ct_tensor **out) {
-    ct_status st = ct__one_input(ctx, "flatten", t, out);
+    ct_status st = ct__one_input_any(ctx, "flatten", t, out);
     if (st != CT_OK) return st;
     if (t->ndim == 0) { /* torch: a 0-d tensor flattens to shape (1,) */
         int64_t one[1] = {1};
@@ -434,7 +443,7 @@ ct_status ct_flatten(ct_ctx *ctx, const ct_tensor *t, int start_dim, int end_dim
 
 ct_status ct_unflatten(ct_ctx *ctx, const ct_tensor *t, int dim, int n, const int64_t *sizes,
                        ct_tensor **out) {
-    ct_status st = ct__one_input(ctx, "unflatten", t, out);
+    ct_status st = ct__one_input_any(ctx, "unflatten", t, out);
     if (st != CT_OK) return st;
     int d;
     if (t->ndim == 0 || !ct__wrap_dim(dim, t->ndim, &d))
@@ -489,7 +498,7 @@ ct_status ct_unflatten(ct_ctx *ctx, const ct_tensor *t, int dim, int n, const in
 
 ct_status ct_movedim(ct_ctx *ctx, const ct_tensor *t, int n, const int *src, const int *dst,
                      ct_tensor **out) {
-    ct_status st = ct__one_input(ctx, "movedim", t, out);
+    ct_status st = ct__one_input_any(ctx, "movedim", t, out);
     if (st != CT_OK) return st;
     int nd = t->ndim;
     if (n < 0 || n > (nd ? nd : 1) || (n > 0 && (!src || !dst)))
@@ -528,6 +537,8 @@ static ct_status ct__fwd_repeat(ct_ctx *ctx, const ct_tensor *t, int n, const in
                                 ct_tensor **out);
 ct_status ct_repeat(ct_ctx *ctx, const ct_tensor *t, int n, const int64_t *repeats,
                     ct_tensor **out) {
+    if (ctx && out && ct__tensor_live(t) && ct_dtype_is_complex(t->dtype) && repeats)
+        return ct__cx_shape_op(ctx, 2, t, n, NULL, repeats, NULL, out);
     CT__AG_WRAP(ctx, out, ct__fwd_repeat(ctx, t, n, repeats, out), {
         r_.op = CT__AG_REPEAT;
         r_.n_in = 1;
@@ -714,6 +725,8 @@ static ct_status ct__fwd_roll(ct_ctx *ctx, const ct_tensor *t, int n, const int6
 
 /* ---- autograd front ends of flip and roll (backward: flip again; roll back) ---- */
 ct_status ct_flip(ct_ctx *ctx, const ct_tensor *t, int n_dims, const int *dims, ct_tensor **out) {
+    if (ctx && out && ct__tensor_live(t) && ct_dtype_is_complex(t->dtype))
+        return ct__cx_shape_op(ctx, 0, t, n_dims, dims, NULL, NULL, out);
     CT__AG_WRAP(ctx, out, ct__fwd_flip(ctx, t, n_dims, dims, out), {
         CT__AG_IN1(CT__AG_FLIP, t);
         r_.n_iv = 1 + n_dims;
@@ -724,6 +737,8 @@ ct_status ct_flip(ct_ctx *ctx, const ct_tensor *t, int n_dims, const int *dims, 
 }
 ct_status ct_roll(ct_ctx *ctx, const ct_tensor *t, int n, const int64_t *shifts, const int *dims,
                   ct_tensor **out) {
+    if (ctx && out && ct__tensor_live(t) && ct_dtype_is_complex(t->dtype) && shifts && n >= 1)
+        return ct__cx_shape_op(ctx, 1, t, n, dims, shifts, NULL, out);
     CT__AG_WRAP(ctx, out, ct__fwd_roll(ctx, t, n, shifts, dims, out), {
         CT__AG_IN1(CT__AG_ROLL, t);
         r_.n_iv = 1 + 2 * n;
