@@ -93,7 +93,7 @@ TEST(as_torch) {
     for (int ci = 0; ci < nc; ci++) {
         const fft_case *c = &fft_cases[ci];
         const char *op = fft_ops[c->op];
-        ct_tensor *x[2] = {NULL, NULL}, *y = NULL;
+        ct_tensor *x[3] = {NULL, NULL, NULL}, *y = NULL;
         for (int i = 0; i < c->n_x; i++)
             x[i] = from_tab(c->x_dt[i], c->x_nd[i], c->x_shape[i], fft_in + c->x_off[i]);
         const char *nm = norm_of(c->norm);
@@ -147,6 +147,11 @@ TEST(as_torch) {
         if (!strcmp(op, "movedim")) st = ct_movedim(ctx, x[0], 1, &c->dims[0], &c->dims[1], &y);
         if (!strcmp(op, "flatten")) st = ct_flatten(ctx, x[0], c->dim, -1, &y);
         if (!strcmp(op, "pow")) st = ct_pow(ctx, x[0], c->alpha, &y);
+        if (!strcmp(op, "where")) st = ct_where(ctx, x[0], x[1], x[2], &y);
+        if (!strcmp(op, "masked_fill")) st = ct_masked_fill(ctx, x[0], x[1], c->alpha, &y);
+        if (!strcmp(op, "tril")) st = ct_tril(ctx, x[0], c->dim, &y);
+        if (!strcmp(op, "triu")) st = ct_triu(ctx, x[0], c->dim, &y);
+        if (!strcmp(op, "cumsum")) st = ct_cumsum(ctx, x[0], c->dim, &y);
         if (!strcmp(op, "isclose")) st = ct_isclose(ctx, x[0], x[1], 1e-5, 1e-8, false, &y);
         if (!strcmp(op, "norm"))
             st = ct_linalg_vector_norm(ctx, x[0], c->alpha, c->n_dims, c->n_dims ? c->dims : NULL,
@@ -186,6 +191,7 @@ TEST(as_torch) {
                  single ? 3e-6 : 1e-13);
         ct_tensor_release(x[0]);
         ct_tensor_release(x[1]);
+        ct_tensor_release(x[2]);
         ct_tensor_release(y);
     }
 }
@@ -686,6 +692,20 @@ ct_tensor_release(vr), ct_tensor_release(fl);
 if (st != CT_OK) goto done;
 G_END
 
+G_BEGIN(g_where)
+TRY(as_cx(x, 3, (const int64_t[]){3, 3, 2}, &t[0], &t[1])); /* (3, 3) complex */
+const double mv[9] = {1, 0, 1, 0, 0, 1, 1, 1, 0};
+TRY(ct_tensor_from_host(ctx, mv, CT_FLOAT64, 2, (const int64_t[]){3, 3}, &t[2]));
+TRY(ct_ne_scalar(ctx, t[2], 0.0, &t[3]));
+TRY(ct_tril(ctx, t[1], 0, &t[4]));
+TRY(ct_triu(ctx, t[1], 1, &t[5]));
+TRY(ct_where(ctx, t[3], t[4], t[5], &t[6]));
+TRY(ct_masked_fill(ctx, t[6], t[3], 0.5, &t[7])); /* the filled entries: no gradient */
+TRY(ct_cumsum(ctx, t[6], 0, &t[8]));
+TRY(ct_add(ctx, t[7], t[8], &t[9]));
+TRY(ct_view_as_real(ctx, t[9], y));
+G_END
+
 TEST(gradients) {
     unsigned long long rng = 2024;
     tu_gradcheck(ctx, &rng, "fft / ifft, padded and trimmed", g_fft, 1, (const int64_t[]){24});
@@ -700,6 +720,8 @@ TEST(gradients) {
                  (const int64_t[]){8});
     tu_gradcheck(ctx, &rng, "matmul / sum / mean", g_reduce_matmul, 1, (const int64_t[]){12});
     tu_gradcheck(ctx, &rng, "stft / istft", g_stft, 1, (const int64_t[]){30});
+    tu_gradcheck(ctx, &rng, "where / masked_fill / tril / triu / cumsum", g_where, 1,
+                 (const int64_t[]){18});
     tu_gradcheck(ctx, &rng, "flip / roll / cat / repeat / pad / index_select / pow / norm", g_shape,
                  1, (const int64_t[]){12});
     /* grad_fn names as torch's */

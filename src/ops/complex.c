@@ -720,3 +720,89 @@ ct_status ct__cx_isclose(ct_ctx *ctx, const ct_tensor *a, const ct_tensor *b, do
     ct__release_all(12, t);
     return ct__error_within(ctx, "isclose", st);
 }
+
+/* where / masked_fill / tril / triu / cumsum of complex tensors: where on the real pairs (the
+ * condition gains a trailing dim of 1), the rest through it; recorded, torch's node names */
+static ct_status ct__cx_where_raw(ct_ctx *ctx, const ct_tensor *cond, const ct_tensor *a,
+                                  const ct_tensor *b, ct_tensor **out) {
+    const ct_tensor *ins[2] = {a, b};
+    ct_dtype dt = CT_COMPLEX64;
+    ct_status st = ct__cx_result_type(ctx, "where", 2, ins, &dt);
+    if (st != CT_OK) return st;
+    if (!ct_dtype_is_complex(dt)) dt = ct_dtype_to_complex(dt);
+    if (cond->dtype != CT_BOOL)
+        return ct__set_error(ctx, CT_ERR_DTYPE, "where: the condition must be bool, got %s",
+                             ct_dtype_name(cond->dtype));
+    ct_tensor *t[6] = {NULL};
+    for (int i = 0; i < 2 && st == CT_OK; i++) {
+        st = ins[i]->dtype == dt ? (t[i] = ct_tensor_retain((ct_tensor *)ins[i]), CT_OK)
+                                 : ct_cast(ctx, ins[i], dt, &t[i]);
+        if (st == CT_OK) st = ct_view_as_real(ctx, t[i], &t[2 + i]);
+    }
+    if (st == CT_OK) st = ct_tensor_unsqueeze(ctx, cond, cond->ndim, &t[4]);
+    if (st == CT_OK) st = ct_where(ctx, t[4], t[2], t[3], &t[5]);
+    if (st == CT_OK) {
+        st = ct__cx_back(ctx, t[5], out);
+        t[5] = NULL;
+    }
+    ct__release_all(6, t);
+    return st;
+}
+
+ct_status ct__cx_where(ct_ctx *ctx, const ct_tensor *cond, const ct_tensor *a, const ct_tensor *b,
+                       ct_tensor **out) {
+    const uint64_t mark = ct__ag_mark(ctx);
+    *out = NULL;
+    ct_status st = ct__cx_where_raw(ctx, cond, a, b, out);
+    return ct__ag_named(ctx, ct__error_within(ctx, "where", st), out, mark, "WhereBackward0");
+}
+
+ct_status ct__cx_masked_fill(ct_ctx *ctx, const ct_tensor *t, const ct_tensor *mask, double value,
+                             ct_tensor **out) {
+    const uint64_t mark = ct__ag_mark(ctx);
+    *out = NULL;
+    ct_tensor *v = NULL;
+    ct_status st = ct__cx_const(ctx, t->dtype, value, 0, &v);
+    if (st == CT_OK) st = ct__cx_where_raw(ctx, mask, v, t, out);
+    ct_tensor_release(v);
+    return ct__ag_named(ctx, ct__error_within(ctx, "masked_fill", st), out, mark,
+                        "MaskedFillBackward0");
+}
+
+ct_status ct__cx_tri(ct_ctx *ctx, const ct_tensor *t, int64_t diagonal, bool upper,
+                     ct_tensor **out) {
+    const char *name = upper ? "triu" : "tril";
+    const uint64_t mark = ct__ag_mark(ctx);
+    *out = NULL;
+    if (t->ndim < 2)
+        return ct__set_error(ctx, CT_ERR_SHAPE, "%s: input tensor must have at least 2 dimensions",
+                             name);
+    ct_tensor *one = NULL, *tri = NULL, *mask = NULL, *zero = NULL;
+    const int64_t sh[2] = {t->shape[t->ndim - 2], t->shape[t->ndim - 1]};
+    ct_status st = ct_tensor_ones(ctx, CT_FLOAT32, 2, sh, &one);
+    if (st == CT_OK)
+        st = upper ? ct_triu(ctx, one, diagonal, &tri) : ct_tril(ctx, one, diagonal, &tri);
+    if (st == CT_OK) st = ct_ne_scalar(ctx, tri, 0.0, &mask);
+    if (st == CT_OK) st = ct__cx_const(ctx, t->dtype, 0, 0, &zero);
+    if (st == CT_OK) st = ct__cx_where_raw(ctx, mask, t, zero, out);
+    ct_tensor_release(one), ct_tensor_release(tri), ct_tensor_release(mask);
+    ct_tensor_release(zero);
+    return ct__ag_named(ctx, ct__error_within(ctx, name, st), out, mark,
+                        upper ? "TriuBackward0" : "TrilBackward0");
+}
+
+ct_status ct__cx_cumsum(ct_ctx *ctx, const ct_tensor *a, int dim, ct_tensor **out) {
+    const uint64_t mark = ct__ag_mark(ctx);
+    *out = NULL;
+    int d = 0;
+    ct_status st = ct__cx_dims(ctx, "cumsum", a, 1, &dim, &d);
+    ct_tensor *r = NULL, *y = NULL;
+    if (st == CT_OK) st = ct_view_as_real(ctx, a, &r);
+    if (st == CT_OK) st = ct_cumsum(ctx, r, d, &y);
+    ct_tensor_release(r);
+    if (st == CT_OK)
+        st = ct__cx_back(ctx, y, out);
+    else
+        ct_tensor_release(y);
+    return ct__ag_named(ctx, ct__error_within(ctx, "cumsum", st), out, mark, "CumsumBackward0");
+}

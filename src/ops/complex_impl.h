@@ -37,5 +37,14 @@ ct_status ct__cx_shape_op(ct_ctx *ctx, int kind, const ct_tensor *a, int n, cons
 ct_status ct__cx_pow(ct_ctx *ctx, const ct_tensor *a, double p, ct_tensor **out);
 ct_status ct__cx_isclose(ct_ctx *ctx, const ct_tensor *a, const ct_tensor *b, double rtol,
                          double atol, bool equal_nan, ct_tensor **out);
+/* where (a or b complex), masked_fill (value + 0i), tril / triu and cumsum of complex tensors,
+ * through the real pairs (recorded). */
+ct_status ct__cx_where(ct_ctx *ctx, const ct_tensor *cond, const ct_tensor *a, const ct_tensor *b,
+                       ct_tensor **out);
+ct_status ct__cx_masked_fill(ct_ctx *ctx, const ct_tensor *t, const ct_tensor *mask, double value,
+                             ct_tensor **out);
+ct_status ct__cx_tri(ct_ctx *ctx, const ct_tensor *t, int64_t diagonal, bool upper,
+                     ct_tensor **out);
+ct_status ct__cx_cumsum(ct_ctx *ctx, const ct_tensor *a, int dim, ct_tensor **out);
 
 #endif

@@ -701,6 +701,9 @@ ct_status ct_clamp(ct_ctx *ctx, const ct_tensor *a, const double *lo, const doub
 }
 ct_status ct_where(ct_ctx *ctx, const ct_tensor *cond, const ct_tensor *a, const ct_tensor *b,
                    ct_tensor **out) {
+    if (ctx && out && ct__tensor_live(cond) && ct__cx_either(a, b) && ct__tensor_live(a) &&
+        ct__tensor_live(b))
+        return ct__cx_where(ctx, cond, a, b, out);
     CT__AG_WRAP(ctx, out, ct__fwd_where(ctx, cond, a, b, out),
                 CT__AG_IN3(CT__AG_WHERE, cond, a, b));
 }

@@ -421,6 +421,13 @@ static ct_status ct__masked_fill_body(ct_ctx *ctx, const ct_tensor *t, const ct_
 
 ct_status ct_masked_fill(ct_ctx *ctx, const ct_tensor *t, const ct_tensor *mask, double value,
                          ct_tensor **out) {
+    if (ctx && out && ct__tensor_live(t) && ct_dtype_is_complex(t->dtype) &&
+        ct__tensor_live(mask)) {
+        if (mask->dtype != CT_BOOL)
+            return ct__set_error(ctx, CT_ERR_DTYPE, "masked_fill: expected a bool mask, got %s",
+                                 ct_dtype_name(mask->dtype));
+        return ct__cx_masked_fill(ctx, t, mask, value, out);
+    }
     uint64_t mark = ct__ag_mark(ctx);
     ct_status st =
         ct__error_within(ctx, "masked_fill", ct__masked_fill_body(ctx, t, mask, value, out));

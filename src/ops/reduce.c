@@ -254,6 +254,8 @@ static ct_status ct__scan(ct_ctx *ctx, const char *name, int prod, const ct_tens
     return CT_OK;
 }
 ct_status ct_cumsum(ct_ctx *ctx, const ct_tensor *a, int dim, ct_tensor **out) {
+    if (ctx && out && ct__tensor_live(a) && ct_dtype_is_complex(a->dtype))
+        return ct__cx_cumsum(ctx, a, dim, out);
     int d = 0;
     CT__AG_WRAP(ctx, out, ct__scan(ctx, "cumsum", 0, a, dim, &d, out),
                 (CT__AG_IN1(CT__AG_CUMSUM, a), r_.n_iv = 1, r_.iv[0] = d));

@@ -89,10 +89,14 @@ static ct_status ct__tri(ct_ctx *ctx, const char *op, const ct_tensor *t, int64_
 }
 
 ct_status ct_tril(ct_ctx *ctx, const ct_tensor *t, int64_t diagonal, ct_tensor **out) {
+    if (ctx && out && ct__tensor_live(t) && ct_dtype_is_complex(t->dtype))
+        return ct__cx_tri(ctx, t, diagonal, false, out);
     CT__AG_WRAP(ctx, out, ct__tri(ctx, "tril", t, diagonal, 0, out),
                 (CT__AG_IN1(CT__AG_TRIL, t), r_.n_iv = 2, r_.iv[0] = diagonal, r_.iv[1] = 0));
 }
 ct_status ct_triu(ct_ctx *ctx, const ct_tensor *t, int64_t diagonal, ct_tensor **out) {
+    if (ctx && out && ct__tensor_live(t) && ct_dtype_is_complex(t->dtype))
+        return ct__cx_tri(ctx, t, diagonal, true, out);
     CT__AG_WRAP(ctx, out, ct__tri(ctx, "triu", t, diagonal, 1, out),
                 (CT__AG_IN1(CT__AG_TRIL, t), r_.n_iv = 2, r_.iv[0] = diagonal, r_.iv[1] = 1));
 }
