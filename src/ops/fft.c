@@ -247,30 +247,17 @@ static ct_status ct__fft_1d(ct_ctx *ctx, const ct__fft_kind *k, const ct_tensor 
     return node ? ct__ag_named(ctx, st, out, mark, node) : st;
 }
 
-ct_status ct_fft_fft(ct_ctx *ctx, const ct_tensor *x, int64_t n, int dim, const char *norm,
-                     ct_tensor **out) {
-    return ct__fft_1d(ctx, &CT__FFT, x, n, dim, norm, out);
-}
-ct_status ct_fft_ifft(ct_ctx *ctx, const ct_tensor *x, int64_t n, int dim, const char *norm,
-                      ct_tensor **out) {
-    return ct__fft_1d(ctx, &CT__IFFT, x, n, dim, norm, out);
-}
-ct_status ct_fft_rfft(ct_ctx *ctx, const ct_tensor *x, int64_t n, int dim, const char *norm,
-                      ct_tensor **out) {
-    return ct__fft_1d(ctx, &CT__RFFT, x, n, dim, norm, out);
-}
-ct_status ct_fft_irfft(ct_ctx *ctx, const ct_tensor *x, int64_t n, int dim, const char *norm,
-                       ct_tensor **out) {
-    return ct__fft_1d(ctx, &CT__IRFFT, x, n, dim, norm, out);
-}
-ct_status ct_fft_hfft(ct_ctx *ctx, const ct_tensor *x, int64_t n, int dim, const char *norm,
-                      ct_tensor **out) {
-    return ct__fft_1d(ctx, &CT__HFFT, x, n, dim, norm, out);
-}
-ct_status ct_fft_ihfft(ct_ctx *ctx, const ct_tensor *x, int64_t n, int dim, const char *norm,
-                       ct_tensor **out) {
-    return ct__fft_1d(ctx, &CT__IHFFT, x, n, dim, norm, out);
-}
+#define CT__FFT_1D(fn, KIND)                                                                       \
+    ct_status ct_fft_##fn(ct_ctx *ctx, const ct_tensor *x, int64_t n, int dim, const char *norm,   \
+                          ct_tensor **out) {                                                       \
+        return ct__fft_1d(ctx, &KIND, x, n, dim, norm, out);                                       \
+    }
+CT__FFT_1D(fft, CT__FFT)
+CT__FFT_1D(ifft, CT__IFFT)
+CT__FFT_1D(rfft, CT__RFFT)
+CT__FFT_1D(irfft, CT__IRFFT)
+CT__FFT_1D(hfft, CT__HFFT)
+CT__FFT_1D(ihfft, CT__IHFFT)
 
 /* n-dim: kind 0 fftn, 1 ifftn, 2 rfftn, 3 irfftn */
 static ct_status ct__fftn(ct_ctx *ctx, const char *name, int kind, const ct_tensor *x, int n_dims,
@@ -344,40 +331,26 @@ static ct_status ct__fftn(ct_ctx *ctx, const char *name, int kind, const ct_tens
     return kind == 2 ? ct__ag_named(ctx, st, out, mark, "FftR2CBackward0") : CT_OK;
 }
 
-ct_status ct_fft_fftn(ct_ctx *ctx, const ct_tensor *x, int n_dims, const int64_t *s, const int *dim,
-                      const char *norm, ct_tensor **out) {
-    return ct__fftn(ctx, "fftn", 0, x, n_dims, s, dim, norm, out);
-}
-ct_status ct_fft_ifftn(ct_ctx *ctx, const ct_tensor *x, int n_dims, const int64_t *s,
-                       const int *dim, const char *norm, ct_tensor **out) {
-    return ct__fftn(ctx, "ifftn", 1, x, n_dims, s, dim, norm, out);
-}
-ct_status ct_fft_rfftn(ct_ctx *ctx, const ct_tensor *x, int n_dims, const int64_t *s,
-                       const int *dim, const char *norm, ct_tensor **out) {
-    return ct__fftn(ctx, "rfftn", 2, x, n_dims, s, dim, norm, out);
-}
-ct_status ct_fft_irfftn(ct_ctx *ctx, const ct_tensor *x, int n_dims, const int64_t *s,
-                        const int *dim, const char *norm, ct_tensor **out) {
-    return ct__fftn(ctx, "irfftn", 3, x, n_dims, s, dim, norm, out);
-}
+#define CT__FFT_ND(fn, KIND)                                                                       \
+    ct_status ct_fft_##fn(ct_ctx *ctx, const ct_tensor *x, int n_dims, const int64_t *s,           \
+                          const int *dim, const char *norm, ct_tensor **out) {                     \
+        return ct__fftn(ctx, #fn, KIND, x, n_dims, s, dim, norm, out);                             \
+    }
+CT__FFT_ND(fftn, 0)
+CT__FFT_ND(ifftn, 1)
+CT__FFT_ND(rfftn, 2)
+CT__FFT_ND(irfftn, 3)
 
 static const int ct__last2[2] = {-2, -1};
-ct_status ct_fft_fft2(ct_ctx *ctx, const ct_tensor *x, const int64_t *s, const int *dim,
-                      const char *norm, ct_tensor **out) {
-    return ct__fftn(ctx, "fft2", 0, x, 2, s, dim ? dim : ct__last2, norm, out);
-}
-ct_status ct_fft_ifft2(ct_ctx *ctx, const ct_tensor *x, const int64_t *s, const int *dim,
-                       const char *norm, ct_tensor **out) {
-    return ct__fftn(ctx, "ifft2", 1, x, 2, s, dim ? dim : ct__last2, norm, out);
-}
-ct_status ct_fft_rfft2(ct_ctx *ctx, const ct_tensor *x, const int64_t *s, const int *dim,
-                       const char *norm, ct_tensor **out) {
-    return ct__fftn(ctx, "rfft2", 2, x, 2, s, dim ? dim : ct__last2, norm, out);
-}
-ct_status ct_fft_irfft2(ct_ctx *ctx, const ct_tensor *x, const int64_t *s, const int *dim,
-                        const char *norm, ct_tensor **out) {
-    return ct__fftn(ctx, "irfft2", 3, x, 2, s, dim ? dim : ct__last2, norm, out);
-}
+#define CT__FFT_2D(fn, KIND)                                                                       \
+    ct_status ct_fft_##fn(ct_ctx *ctx, const ct_tensor *x, const int64_t *s, const int *dim,       \
+                          const char *norm, ct_tensor **out) {                                     \
+        return ct__fftn(ctx, #fn, KIND, x, 2, s, dim ? dim : ct__last2, norm, out);                \
+    }
+CT__FFT_2D(fft2, 0)
+CT__FFT_2D(ifft2, 1)
+CT__FFT_2D(rfft2, 2)
+CT__FFT_2D(irfft2, 3)
 
 /* fftfreq: [0, 1, ..., (n - 1) / 2, -(n / 2), ..., -1] / (d n); rfftfreq: [0 .. n / 2] / (d n),
  * computed as torch: arange, then multiplied by 1 / (d n) in the dtype */
