@@ -225,6 +225,36 @@ TEST(all_reduce_every_dtype_and_op) {
     CHECK(hmax == hmin);
     free(a);
     ct_tensor_release(v);
+    /* complex: sum and average of both parts (torch); max / prod refused */
+    for (int k = 0; k < 2; k++) {
+        const ct_dtype cdt = k ? CT_COMPLEX128 : CT_COMPLEX64;
+        int64_t nc = 1001;
+        double *cv = malloc(sizeof(double) * 2 * (size_t)nc),
+               *want = malloc(sizeof(double) * 2 * (size_t)nc);
+        for (int64_t i = 0; i < 2 * nc; i++) {
+            cv[i] = (double)((R + 1) * (i % 7)) - 0.5 * (double)(i % 3);
+            want[i] = 0;
+            for (int r = 0; r < N; r++)
+                want[i] += (double)((r + 1) * (i % 7)) - 0.5 * (double)(i % 3);
+            want[i] /= N;
+        }
+        float *cf = malloc(sizeof(float) * 2 * (size_t)nc);
+        for (int64_t i = 0; i < 2 * nc; i++)
+            cf[i] = (float)cv[i];
+        ct_tensor *ct = NULL;
+        CHECK_OK(
+            ct_tensor_from_host(ctx, k ? (const void *)cv : (const void *)cf, cdt, 1, &nc, &ct));
+        CHECK_OK(ct_dist_all_reduce(W, ct, CT_REDUCE_AVG));
+        CHECK_OK(
+            ct_tensor_to_host(ct, k ? (void *)cv : (void *)cf, ct_dtype_size(cdt) * (size_t)nc));
+        int bad = 0;
+        for (int64_t i = 0; i < 2 * nc; i++)
+            bad += !close_for(k ? CT_FLOAT64 : CT_FLOAT32, k ? cv[i] : (double)cf[i], want[i]);
+        CHECK_MSG(bad == 0, "%s average: %d wrong", ct_dtype_name(cdt), bad);
+        CHECK_ST(ct_dist_all_reduce(W, ct, CT_REDUCE_MAX), CT_ERR_DTYPE);
+        ct_tensor_release(ct);
+        free(cv), free(want), free(cf);
+    }
     /* non-reducible dtypes and bad ops are refused on every rank */
     int64_t n = 4;
     ct_tensor *f8 = make_input(R, CT_FLOAT8_E4M3FN, 1, &n, 0);

@@ -10,6 +10,8 @@
 bool ct__dist_reducible(ct_dtype dt, ct_reduce_op op) {
     if ((unsigned)op > CT_REDUCE_PROD) return false;
     if (dt <= CT_INT64) return op != CT_REDUCE_AVG;
+    if (dt == CT_COMPLEX64 || dt == CT_COMPLEX128) /* as torch: sum and average */
+        return op == CT_REDUCE_SUM || op == CT_REDUCE_AVG;
     return dt == CT_FLOAT16 || dt == CT_BFLOAT16 || dt == CT_FLOAT32 || dt == CT_FLOAT64;
 }
 
@@ -108,11 +110,17 @@ void ct__dist_reduce(void *dst, const void *src, size_t n, ct_dtype dt, ct_reduc
     case CT_BFLOAT16: red_half(dst, src, n, true, op); break;
     case CT_FLOAT32: red_f32(dst, src, n, op); break;
     case CT_FLOAT64: red_f64(dst, src, n, op); break;
+    case CT_COMPLEX64: red_f32(dst, src, 2 * n, op); break; /* sums of the parts */
+    case CT_COMPLEX128: red_f64(dst, src, 2 * n, op); break;
     default: CT_ASSERT(0 && "not reducible"); break;
     }
 }
 
 void ct__dist_scale(void *dst, size_t n, ct_dtype dt, double k) {
+    if (dt == CT_COMPLEX64 || dt == CT_COMPLEX128) { /* both parts */
+        n *= 2;
+        dt = dt == CT_COMPLEX64 ? CT_FLOAT32 : CT_FLOAT64;
+    }
     if (dt == CT_FLOAT32) {
         float *d = dst;
         for (size_t i = 0; i < n; i++)
@@ -143,6 +151,8 @@ MPI_Datatype ct__dist_mpi_type(ct_dtype dt) {
     case CT_BFLOAT16: return MPI_UINT16_T;
     case CT_FLOAT32: return MPI_FLOAT;
     case CT_FLOAT64: return MPI_DOUBLE;
+    case CT_COMPLEX64: return MPI_C_FLOAT_COMPLEX;
+    case CT_COMPLEX128: return MPI_C_DOUBLE_COMPLEX;
     default: return MPI_BYTE;
     }
 }
