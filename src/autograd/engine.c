@@ -193,8 +193,65 @@ static void ct__ag_drop_custom(const ct__ag_rec *r) {
         r->custom->free_user(r->custom_user);
 }
 
+/* Formulas that stay right for complex tensors under torch's convention: linear in the gradient
+ * with real coefficients, or data movement. Every other built-in formula would silently drop a
+ * conjugation, so recording one over complex tensors is refused (the complex ops record their
+ * own nodes, src/ops/complex.c). */
+static bool ct__ag_complex_safe(int op) {
+    switch (op) {
+    case CT__AG_ADD:
+    case CT__AG_SUB:
+    case CT__AG_ADD_S:
+    case CT__AG_SUB_S:
+    case CT__AG_MUL_S:
+    case CT__AG_DIV_S:
+    case CT__AG_NEG:
+    case CT__AG_WHERE:
+    case CT__AG_CAST:
+    case CT__AG_SUM:
+    case CT__AG_MEAN:
+    case CT__AG_VIEW:
+    case CT__AG_PERMUTE:
+    case CT__AG_TRANSPOSE:
+    case CT__AG_SLICE:
+    case CT__AG_EXPAND:
+    case CT__AG_IDENTITY:
+    case CT__AG_SLICE_BACKWARD:
+    case CT__AG_FLIP:
+    case CT__AG_ROLL:
+    case CT__AG_TRIL:
+    case CT__AG_GATHER:
+    case CT__AG_INDEX_SELECT:
+    case CT__AG_CUMSUM:
+    case CT__AG_UNFOLD:
+    case CT__AG_FOLD:
+    case CT__AG_CAT:
+    case CT__AG_REPEAT:
+    case CT__AG_ZERO:
+    case CT__AG_NOT_IMPLEMENTED:
+    case CT__AG_CUSTOM: return true;
+    default: return false;
+    }
+}
+
 static ct_status ct__ag_record(ct_ctx *ctx, const ct__ag_rec *r) {
     const ct__ag_formula *f = ct__ag_formula_of(r->op);
+    if (!ct__ag_complex_safe(r->op)) {
+        bool cx = false;
+        for (int k = 0; k < r->n_out; k++)
+            cx |= r->out[k] && ct_dtype_is_complex(r->out[k]->dtype);
+        for (int i = 0; i < r->n_in; i++)
+            cx |= r->in[i] && ct_dtype_is_complex(r->in[i]->dtype);
+        if (cx) {
+            for (int k = 0; k < r->n_out; k++) { /* as a failed record: the outputs go */
+                ct_tensor_release(r->out[k]);
+            }
+            return ct__set_error(ctx, CT_ERR_UNSUPPORTED,
+                                 "autograd: %s has no backward formula for complex tensors yet "
+                                 "(call it with grad mode off or on detached inputs)",
+                                 f ? f->name : "this op");
+        }
+    }
     bool float_out = false;
     for (int k = 0; k < r->n_out; k++) {
         float_out |= r->out[k] && (ct_dtype_is_floating(r->out[k]->dtype) ||

@@ -260,6 +260,10 @@ ct_status ct_matmul(ct_ctx *ctx, const ct_tensor *a, const ct_tensor *b, ct_tens
     CT__AG_WRAP(ctx, out, ct__fwd_matmul(ctx, a, b, out), CT__AG_IN2(CT__AG_MATMUL, a, b));
 }
 ct_status ct_bmm(ct_ctx *ctx, const ct_tensor *a, const ct_tensor *b, ct_tensor **out) {
+    if (ctx && out &&
+        ((ct__tensor_live(a) && ct_dtype_is_complex(a->dtype)) ||
+         (ct__tensor_live(b) && ct_dtype_is_complex(b->dtype))))
+        return ct__fwd_bmm(ctx, a, b, out); /* complex: matmul's recorded composite */
     CT__AG_WRAP(ctx, out, ct__fwd_bmm(ctx, a, b, out),
                 (CT__AG_IN2(CT__AG_MATMUL, a, b), r_.n_iv = 1, r_.iv[0] = 1));
 }
