@@ -343,6 +343,15 @@ TEST(views_casts_creation) {
     CHECK(ct_can_cast(CT_FLOAT64, CT_COMPLEX64) && !ct_can_cast(CT_COMPLEX64, CT_FLOAT64) &&
           ct_can_cast(CT_INT32, CT_COMPLEX128) && !ct_can_cast(CT_COMPLEX128, CT_INT64));
     ct_tensor_release(am), ct_tensor_release(f64);
+    /* cat skips a legacy empty (0,) input, as torch */
+    {
+        ct_tensor *e0 = NULL, *cc = NULL, *m2 = from_tab(CT_COMPLEX64, 2, s22, av);
+        CHECK_OK(ct_tensor_zeros(ctx, CT_FLOAT32, 1, (const int64_t[]){0}, &e0));
+        CHECK_OK(ct_cat(ctx, 2, (const ct_tensor *[]){e0, m2}, 1, &cc));
+        CHECK(cc && ct_tensor_ndim(cc) == 2 && ct_tensor_size(cc, 1) == 2 &&
+              ct_tensor_dtype(cc) == CT_COMPLEX64);
+        ct_tensor_release(e0), ct_tensor_release(cc), ct_tensor_release(m2);
+    }
     /* promotion as torch.promote_types / result_type */
     ct_dtype p;
     CHECK(ct_promote_types(CT_COMPLEX64, CT_FLOAT64, &p) == CT_OK && p == CT_COMPLEX128);
@@ -692,6 +701,12 @@ ct_tensor_release(vr), ct_tensor_release(fl);
 if (st != CT_OK) goto done;
 G_END
 
+G_BEGIN(g_stft_cx)
+TRY(as_cx(x, 2, (const int64_t[]){20, 2}, &t[0], &t[1]));
+ct_stft_opts o = {.hop_length = 4};
+TRY(ct_stft(ctx, t[1], 8, &o, &t[2]));
+TRY(ct_view_as_real(ctx, t[2], y));
+G_END
 G_BEGIN(g_where)
 TRY(as_cx(x, 3, (const int64_t[]){3, 3, 2}, &t[0], &t[1])); /* (3, 3) complex */
 const double mv[9] = {1, 0, 1, 0, 0, 1, 1, 1, 0};
@@ -720,6 +735,8 @@ TEST(gradients) {
                  (const int64_t[]){8});
     tu_gradcheck(ctx, &rng, "matmul / sum / mean", g_reduce_matmul, 1, (const int64_t[]){12});
     tu_gradcheck(ctx, &rng, "stft / istft", g_stft, 1, (const int64_t[]){30});
+    tu_gradcheck(ctx, &rng, "stft of a complex signal (unfold of complex)", g_stft_cx, 1,
+                 (const int64_t[]){40});
     tu_gradcheck(ctx, &rng, "where / masked_fill / tril / triu / cumsum", g_where, 1,
                  (const int64_t[]){18});
     tu_gradcheck(ctx, &rng, "flip / roll / cat / repeat / pad / index_select / pow / norm", g_shape,
@@ -750,6 +767,51 @@ TEST(gradients) {
         CHECK_MSG(fabs(g[i] - 2 * zv[i]) < 1e-12, "d|z|^2/dz [%d] = %g, want %g", i, g[i],
                   2 * zv[i]);
     free(g);
+    /* review cases: polar's abs gradient at abs = 0 and pow's at z = 0 are 0 (torch), pow(z, 0)
+     * keeps a graph (zero gradient), vdot conjugates, a NULL operand is an error */
+    {
+        const int64_t n2 = 2;
+        ct_tensor *ab = tu_from_vals(ctx, CT_FLOAT64, 1, &n2, (const double[]){0, 2});
+        ct_tensor *an = tu_from_vals(ctx, CT_FLOAT64, 1, &n2, (const double[]){0.3, 0.7});
+        ct_tensor *pz = NULL, *pr = NULL, *ps = NULL;
+        CHECK_OK(ct_tensor_set_requires_grad(ab, true));
+        CHECK_OK(ct_polar(ctx, ab, an, &pz));
+        CHECK_OK(ct_view_as_real(ctx, pz, &pr));
+        CHECK_OK(ct_sum(ctx, pr, 0, NULL, false, &ps));
+        CHECK_OK(ct_backward(ctx, ps, NULL, false));
+        double *gp = ct_tensor_grad(ab) ? tu_read(ct_tensor_grad(ab)) : NULL;
+        CHECK(gp && gp[0] == cos(0.3) + sin(0.3) && fabs(gp[1] - (cos(0.7) + sin(0.7))) < 1e-15);
+        free(gp);
+        ct_tensor_release(ab), ct_tensor_release(an), ct_tensor_release(pz);
+        ct_tensor_release(pr), ct_tensor_release(ps);
+        const double zz[4] = {0, 0, 1, 1};
+        for (int k = 0; k < 2; k++) {
+            ct_tensor *q = from_tab(CT_COMPLEX128, 1, &n2, zz), *qp = NULL, *qr = NULL, *qs = NULL;
+            CHECK_OK(ct_tensor_set_requires_grad(q, true));
+            CHECK_OK(ct_pow(ctx, q, k ? 0.0 : 2.5, &qp));
+            CHECK_OK(ct_view_as_real(ctx, qp, &qr));
+            CHECK_OK(ct_sum(ctx, qr, 0, NULL, false, &qs));
+            CHECK_OK(ct_backward(ctx, qs, NULL, false));
+            double *gq = ct_tensor_grad(q) ? read_any(ct_tensor_grad(q), &nv) : NULL;
+            CHECK_MSG(gq && gq[0] == 0 && gq[1] == 0 && (k ? gq[2] == 0 : isfinite(gq[2])),
+                      "pow %s: %g %g %g", k ? "0" : "2.5", gq ? gq[0] : -1, gq ? gq[1] : -1,
+                      gq ? gq[2] : -1);
+            free(gq);
+            ct_tensor_release(q), ct_tensor_release(qp), ct_tensor_release(qr);
+            ct_tensor_release(qs);
+        }
+        const double va[4] = {1, 2, 3, 4}, vb[4] = {5, 6, 7, 8};
+        ct_tensor *a1 = from_tab(CT_COMPLEX128, 1, &n2, va),
+                  *b1 = from_tab(CT_COMPLEX128, 1, &n2, vb);
+        ct_tensor *vd = NULL, *nul = NULL;
+        CHECK_OK(ct_vdot(ctx, a1, b1, &vd));
+        double *gv = vd ? read_any(vd, &nv) : NULL;
+        CHECK(gv && gv[0] == 70 && gv[1] == -8); /* conj(a) . b, numpy's */
+        free(gv);
+        CHECK(ct_mul(ctx, a1, NULL, &nul) == CT_ERR_INVALID_ARG && nul == NULL);
+        CHECK(ct_add(ctx, NULL, a1, &nul) == CT_ERR_INVALID_ARG && nul == NULL);
+        ct_tensor_release(a1), ct_tensor_release(b1), ct_tensor_release(vd);
+    }
     /* sgn has no backward yet: refused, not silently cut */
     ct_tensor *sg = NULL;
     CHECK(ct_sgn(ctx, z, &sg) == CT_ERR_UNSUPPORTED && sg == NULL);

@@ -189,7 +189,13 @@ static ct_status ct__conj(ct_ctx *ctx, const char *name, const ct_tensor *a, ct_
     const ct_tensor *ins[1] = {a};
     ct_status st = ct__check_args(ctx, name, 1, ins, out);
     if (st != CT_OK) return st;
-    if (ct_dtype_is_complex(a->dtype)) return ct__cx_unary(ctx, name, CT_CX_CONJ, a, out);
+    if (ct_dtype_is_complex(a->dtype)) {
+        const uint64_t mark = ct__ag_mark(ctx);
+        st = ct__cx_unary(ctx, name, CT_CX_CONJ, a, out);
+        return strcmp(name, "conj_physical")
+                   ? st
+                   : ct__ag_named(ctx, st, out, mark, "ConjPhysicalBackward0");
+    }
     *out = ct_tensor_retain((ct_tensor *)a);
     return CT_OK;
 }

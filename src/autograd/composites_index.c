@@ -1132,7 +1132,15 @@ ct_status ct_vdot(ct_ctx *ctx, const ct_tensor *a, const ct_tensor *b, ct_tensor
                              "tensors",
                              a->ndim, b->ndim);
     uint64_t mark = ct__ag_mark(ctx);
-    st = ct__error_within(ctx, "vdot", ct_dot(ctx, a, b, out));
+    if (ct_dtype_is_complex(a->dtype)) { /* conj(a) . b */
+        ct_tensor *ca = NULL;
+        st = ct_conj(ctx, a, &ca);
+        if (st == CT_OK) st = ct_dot(ctx, ca, b, out);
+        ct_tensor_release(ca);
+    } else {
+        st = ct_dot(ctx, a, b, out);
+    }
+    st = ct__error_within(ctx, "vdot", st);
     return ct__ag_named(ctx, st, out, mark, "VdotBackward0");
 }
 ct_status ct_tensor_dist(ct_ctx *ctx, const ct_tensor *a, const ct_tensor *b, double p,

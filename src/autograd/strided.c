@@ -126,6 +126,28 @@ ct_status ct_tensor_unfold(ct_ctx *ctx, const ct_tensor *t, int dim, int64_t siz
     const ct_tensor *ins[1] = {t};
     ct_status st = ct__check_args(ctx, op, 1, ins, out);
     if (st != CT_OK) return st;
+    if (ct_dtype_is_complex(t->dtype) && t->ndim > 0 && t->ndim < CT_MAX_DIMS) {
+        /* through the real pairs: (.., L, .., 2) -> (.., W, .., 2, size) -> (.., W, .., size)
+         * complex (a copy here, a view in torch), differentiable through the real unfold */
+        *out = NULL;
+        const int d = dim < 0 ? dim + t->ndim : dim;
+        if (d < 0 || d >= t->ndim)
+            return ct__set_error(ctx, CT_ERR_INDEX, "%s: dim %d out of range for %d dims", op, dim,
+                                 t->ndim);
+        ct_tensor *r = NULL, *u = NULL, *p = NULL, *c = NULL;
+        int perm[CT_MAX_DIMS + 1];
+        for (int i = 0; i <= t->ndim + 1; i++)
+            perm[i] = i;
+        perm[t->ndim] = t->ndim + 1, perm[t->ndim + 1] = t->ndim;
+        const uint64_t mark = ct__ag_mark(ctx);
+        st = ct_view_as_real(ctx, t, &r);
+        if (st == CT_OK) st = ct_tensor_unfold(ctx, r, d, size, step, &u);
+        if (st == CT_OK) st = ct_tensor_permute(ctx, u, perm, &p);
+        if (st == CT_OK) st = ct_tensor_contiguous(ctx, p, &c);
+        if (st == CT_OK) st = ct_view_as_complex(ctx, c, out);
+        ct_tensor_release(r), ct_tensor_release(u), ct_tensor_release(p), ct_tensor_release(c);
+        return ct__ag_named(ctx, ct__error_within(ctx, op, st), out, mark, "UnfoldBackward0");
+    }
     *out = NULL;
     const int nd = t->ndim ? t->ndim : 1;
     int d = dim < 0 ? dim + nd : dim;

@@ -68,7 +68,13 @@ ct_status ct__cx_result_type(ct_ctx *ctx, const char *op, int n, const ct_tensor
 /* ---- autograd: one custom node kind for the complex ops (torch's convention: the gradient of
  * a real loss L with respect to z = x + iy is dL/dx + i dL/dy; the engine sums each input's
  * gradient to its shape and casts it to its dtype, the real part for a real input) ---- */
-enum { CT__CXG_VIEW_AS_REAL = 100, CT__CXG_VIEW_AS_COMPLEX, CT__CXG_REAL, CT__CXG_IMAG };
+enum {
+    CT__CXG_VIEW_AS_REAL = 100,
+    CT__CXG_VIEW_AS_COMPLEX,
+    CT__CXG_REAL,
+    CT__CXG_IMAG,
+    CT__CXG_POW
+};
 
 typedef struct {
     int fn;
@@ -163,10 +169,23 @@ static ct_status ct__cxg_backward(ct_ctx *ctx, void *user, ct_tensor *const *gou
         if (need[0]) gin[0] = ct_tensor_retain(g);
         if (need[1]) st = ct__cx_scale(ctx, g, 0, -1, &gin[1]);
         break;
-    case CT_CX_POLAR: /* Re(g conj(e^{i angle})), Re(-i g conj(out)) */
+    case CT_CX_POLAR: /* Re(g conj(e^{i angle})), Re(-i g conj(out)): right at abs <= 0 too */
         if ((st = ct_conj(ctx, u->out, &t[0])) == CT_OK) st = ct_mul(ctx, g, t[0], &t[1]);
         if (st == CT_OK && need[1]) st = ct__cx_scale(ctx, t[1], 0, -1, &gin[1]);
-        if (st == CT_OK && need[0]) st = ct_div(ctx, t[1], u->a, &gin[0]); /* / abs */
+        if (st == CT_OK && need[0] && (st = ct_ones_like(ctx, u->b, &t[2])) == CT_OK &&
+            (st = ct_polar(ctx, t[2], u->b, &t[3])) == CT_OK &&
+            (st = ct_conj(ctx, t[3], &t[4])) == CT_OK)
+            st = ct_mul(ctx, g, t[4], &gin[0]);
+        break;
+    case CT__CXG_POW: /* g conj(p a^(p - 1)); zero for p = 0 */
+        if (u->alpha == 0) {
+            st = ct__cx_scale(ctx, g, 0, 0, &gin[0]);
+        } else {
+            if ((st = ct__cx_pow(ctx, u->a, u->alpha - 1, &t[0])) == CT_OK)
+                st = ct__cx_scale(ctx, t[0], u->alpha, 0, &t[1]);
+            if (st == CT_OK) st = ct_conj(ctx, t[1], &t[2]);
+            if (st == CT_OK) st = ct_mul(ctx, g, t[2], &gin[0]);
+        }
         break;
     case CT__CXG_VIEW_AS_REAL: {
         if ((st = ct_tensor_contiguous(ctx, g, &t[0])) == CT_OK)
@@ -205,6 +224,7 @@ static const ct__ag_custom CT__CXG_VIEWS[] = {
     {"ViewAsComplexBackward", ct__cxg_backward, ct__cxg_free, false},
     {"SelectBackward", ct__cxg_backward, ct__cxg_free, false}, /* torch: select of the pairs */
     {"SelectBackward", ct__cxg_backward, ct__cxg_free, false},
+    {"PowBackward", ct__cxg_backward, ct__cxg_free, true},
 };
 
 /* Record out = fn(ins) when autograd wants it (called at the outermost level, after the forward
@@ -219,7 +239,7 @@ static ct_status ct__cxg_record(ct_ctx *ctx, int fn, double alpha, int n,
             [CT_CX_COMPLEX] = 8, [CT_CX_POLAR] = 9,      [CT_CX_EXP] = 10, [CT_CX_LOG] = 11,
             [CT_CX_SQRT] = 12,   [CT_CX_RECIPROCAL] = 13};
         node = &CT__CXG_NODES[idx[fn]];
-    } else if (fn >= CT__CXG_VIEW_AS_REAL && fn <= CT__CXG_IMAG) {
+    } else if (fn >= CT__CXG_VIEW_AS_REAL && fn <= CT__CXG_POW) {
         node = &CT__CXG_VIEWS[fn - CT__CXG_VIEW_AS_REAL];
     }
     if (!node) {
@@ -597,15 +617,23 @@ ct_status ct__cx_shape_op(ct_ctx *ctx, int kind, const ct_tensor *a, int n, cons
                                  (int)(sizeof conv / sizeof conv[0]));
         st = ct__cx_result_type(ctx, name, n, ts, &dt);
         if (st == CT_OK && !ct_dtype_is_complex(dt)) dt = ct_dtype_to_complex(dt);
-        if (st == CT_OK) st = ct__cx_dims(ctx, name, ts[0], 1, dims, nd);
+        const ct_tensor *ref = ts[0]; /* torch skips legacy empty (0,) inputs */
+        for (int i = 0; i < n; i++)
+            if (!(ts[i]->ndim == 1 && ts[i]->shape[0] == 0)) {
+                ref = ts[i];
+                break;
+            }
+        if (st == CT_OK) st = ct__cx_dims(ctx, name, ref, 1, dims, nd);
+        int kept = 0;
         for (int i = 0; i < n && st == CT_OK; i++) {
+            if (ref->ndim != 1 && ts[i]->ndim == 1 && ts[i]->shape[0] == 0) continue;
             ct_tensor *c = NULL;
             st = ts[i]->dtype == dt ? (c = ct_tensor_retain((ct_tensor *)ts[i]), CT_OK)
                                     : ct_cast(ctx, ts[i], dt, &c);
-            if (st == CT_OK) st = ct_view_as_real(ctx, c, &conv[i]);
+            if (st == CT_OK) st = ct_view_as_real(ctx, c, &conv[kept++]);
             ct_tensor_release(c);
         }
-        if (st == CT_OK) st = ct_cat(ctx, n, (const ct_tensor *const *)conv, nd[0], &y);
+        if (st == CT_OK) st = ct_cat(ctx, kept, (const ct_tensor *const *)conv, nd[0], &y);
         for (int i = 0; i < n; i++)
             ct_tensor_release(conv[i]);
     } else {
@@ -668,8 +696,6 @@ ct_status ct__cx_pow(ct_ctx *ctx, const ct_tensor *a, double p, ct_tensor **out)
         if (st == CT_OK && p == 3) st = ct_mul(ctx, t[0], a, out);
     } else if (p == 1) {
         st = ct_tensor_clone(ctx, a, out);
-    } else if (p == 0) {
-        st = ct_tensor_ones(ctx, a->dtype, a->ndim, a->shape, out);
     } else if (p == 0.5) {
         st = ct_sqrt(ctx, a, out);
     } else if (p == -1) {
@@ -677,10 +703,19 @@ ct_status ct__cx_pow(ct_ctx *ctx, const ct_tensor *a, double p, ct_tensor **out)
     } else if (p == -2) {
         st = ct_mul(ctx, a, a, &t[0]);
         if (st == CT_OK) st = ct_reciprocal(ctx, t[0], out);
-    } else {
-        st = ct_log(ctx, a, &t[0]);
-        if (st == CT_OK) st = ct__cx_scale(ctx, t[0], p, 0, &t[1]);
-        if (st == CT_OK) st = ct_exp(ctx, t[1], out);
+    } else { /* exp(p log z) (1 for p = 0), recorded as one node: its gradient is 0 at z = 0
+              * where torch's is, not NaN through log */
+        const ct_tensor *ins[1] = {a};
+        const bool rec = ct__ag_wants(ctx, 1, ins), entered = ct__ag_enter(ctx);
+        if (p == 0) {
+            st = ct_tensor_ones(ctx, a->dtype, a->ndim, a->shape, out);
+        } else {
+            st = ct_log(ctx, a, &t[0]);
+            if (st == CT_OK) st = ct__cx_scale(ctx, t[0], p, 0, &t[1]);
+            if (st == CT_OK) st = ct_exp(ctx, t[1], out);
+        }
+        if (entered) ct__ag_leave(ctx);
+        if (st == CT_OK && rec) st = ct__cxg_record(ctx, CT__CXG_POW, p, 1, ins, out);
     }
     ct__release_all(3, t);
     return ct__ag_named(ctx, ct__error_within(ctx, "pow", st), out, mark, "PowBackward0");

@@ -648,7 +648,8 @@ CT__INPLACE(div, CT_OP_DIV)
 /* ---- public front ends that record autograd nodes (tensor/ag_front.h) ---- */
 /* a complex operand: the complex front end records its own node (complex formulas) */
 #define CT__CX_BIN(name, kind, alpha)                                                              \
-    if (ctx && out && ct__cx_either(a, b)) return ct__cx_binary(ctx, name, kind, a, b, alpha, out)
+    if (ctx && out && ct__tensor_live(a) && ct__tensor_live(b) && ct__cx_either(a, b))             \
+    return ct__cx_binary(ctx, name, kind, a, b, alpha, out)
 static bool ct__cx_either(const ct_tensor *a, const ct_tensor *b) {
     return (ct__tensor_live(a) && ct_dtype_is_complex(a->dtype)) ||
            (ct__tensor_live(b) && ct_dtype_is_complex(b->dtype));

@@ -520,7 +520,10 @@ ct_status ct_pad(ct_ctx *ctx, const ct_tensor *x, int n_pad, const int64_t *pad,
                 ctx, CT_ERR_UNSUPPORTED,
                 "pad: a nonzero constant for a complex tensor is not supported yet");
         const int m[1] = {(int)mode};
-        return ct__cx_shape_op(ctx, 5, x, n_pad, m, pad, NULL, out);
+        const uint64_t mark = ct__ag_mark(ctx);
+        ct_status st = ct__cx_shape_op(ctx, 5, x, n_pad, m, pad, NULL, out);
+        const char *node = ct__pad_node_name(mode, n_pad);
+        return node ? ct__ag_named(ctx, st, out, mark, node) : st;
     }
     uint64_t mark = ct__ag_mark(ctx);
     ct_status st = ct__pad_body(ctx, x, n_pad, pad, mode, value, out);
