@@ -65,12 +65,17 @@ static void sweep_child(const sweep_case *c) {
     exit(0);
 }
 
-/* Run every case (argv[1], if given, restricts to names containing it); prints one line per
- * failing case and the harness's summary line. */
+/* Run every case (argv[1], if given, restricts to names containing it, or with --shard=K/N to the
+ * cases i with i % N == K: ctest runs the shards side by side); prints one line per failing case
+ * and the harness's summary line. */
 static int sweep_main(const sweep_case *cases, size_t n, int argc, char **argv) {
     int passed = 0, failed = 0;
+    unsigned shard = 0, nshards = 1;
+    const bool sharded = argc > 1 && sscanf(argv[1], "--shard=%u/%u", &shard, &nshards) == 2 &&
+                         nshards > 0 && shard < nshards;
     for (size_t i = 0; i < n; i++) {
-        if (argc > 1 && !strstr(cases[i].name, argv[1])) continue;
+        if (sharded && i % nshards != shard) continue;
+        if (argc > 1 && !sharded && !strstr(cases[i].name, argv[1])) continue;
         fflush(stdout);
         const pid_t pid = fork();
         if (pid == 0) sweep_child(&cases[i]);
