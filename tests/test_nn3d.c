@@ -18,20 +18,7 @@ static ct_tensor *tab(const double *v, int nd, const int64_t *shape, bool rg) {
     if (rg && t) CHECK_OK(ct_tensor_set_requires_grad(t, true));
     return t;
 }
-static void back(ct_tensor *y) {
-    if (!y) return;
-    const int64_t n = ct_tensor_numel(y);
-    double *w = malloc(sizeof(double) * (size_t)(n ? n : 1));
-    for (int64_t i = 0; i < n; i++)
-        w[i] = sin((double)i);
-    ct_tensor *wt = tu_from_vals(ctx, CT_FLOAT64, ct_tensor_ndim(y), ct_tensor_shape(y), w),
-              *p = NULL, *s = NULL;
-    CHECK_OK(ct_mul(ctx, y, wt, &p));
-    CHECK_OK(ct_sum(ctx, p, 0, NULL, false, &s));
-    CHECK_OK(ct_backward(ctx, s, NULL, false));
-    ct_tensor_release(wt), ct_tensor_release(p), ct_tensor_release(s);
-    free(w);
-}
+static void back(ct_tensor *y) { tu_backward_sin(ctx, y); }
 
 TEST(conv3d_as_torch) {
     ct_tensor *x = TG(c3_x), *w = TG(c3_w), *b = TG(c3_b), *y = NULL;

@@ -24,19 +24,7 @@ static void same_as(const char *what, const ct_tensor *t, const double *ref, int
 }
 #define SAME(what, t, R, tol) same_as(what, t, R, R##_nd, R##_shape, tol)
 /* backward of sum(sin(i) * y) (torch's weights) */
-static void back(ct_tensor *y) {
-    int64_t n = ct_tensor_numel(y);
-    double *w = malloc(sizeof(double) * (size_t)(n ? n : 1));
-    for (int64_t i = 0; i < n; i++)
-        w[i] = sin((double)i);
-    ct_tensor *wt = tu_from_vals(ctx, CT_FLOAT64, ct_tensor_ndim(y), ct_tensor_shape(y), w),
-              *p = NULL, *s = NULL;
-    CHECK_OK(ct_mul(ctx, y, wt, &p));
-    CHECK_OK(ct_sum(ctx, p, 0, NULL, false, &s));
-    CHECK_OK(ct_backward(ctx, s, NULL, false));
-    ct_tensor_release(wt), ct_tensor_release(p), ct_tensor_release(s);
-    free(w);
-}
+static void back(ct_tensor *y) { tu_backward_sin(ctx, y); }
 #define GRAD(what, t, R) same_as(what, ct_tensor_grad(t), R, R##_nd, R##_shape, 1e-12)
 static void rel(int n, ct_tensor **ts) {
     for (int i = 0; i < n; i++) {

@@ -9,19 +9,7 @@ static ct_ctx *ctx;
 #define SH(...) ((const int64_t[]){__VA_ARGS__})
 #define SAME(what, t, R, tol) tu_same_as(what, t, R, R##_nd, R##_shape, tol)
 
-static void back(ct_tensor *y) {
-    const int64_t n = ct_tensor_numel(y);
-    double *w = malloc(sizeof(double) * (size_t)(n ? n : 1));
-    for (int64_t i = 0; i < n; i++)
-        w[i] = sin((double)i);
-    ct_tensor *wt = tu_from_vals(ctx, CT_FLOAT64, ct_tensor_ndim(y), ct_tensor_shape(y), w),
-              *p = NULL, *s = NULL;
-    CHECK_OK(ct_mul(ctx, y, wt, &p));
-    CHECK_OK(ct_sum(ctx, p, 0, NULL, false, &s));
-    CHECK_OK(ct_backward(ctx, s, NULL, false));
-    ct_tensor_release(wt), ct_tensor_release(p), ct_tensor_release(s);
-    free(w);
-}
+static void back(ct_tensor *y) { tu_backward_sin(ctx, y); }
 
 static void unf(const char *what, ct_tensor *x, ct_tensor *src, int d, int64_t sz, int64_t stp,
                 const double *ry, int ny, const int64_t *sy, const double *rg, int ng,

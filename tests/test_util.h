@@ -268,6 +268,22 @@ static inline ct_ctx *tu_ctx_or_skip(void) {
 }
 
 /* ---- gradients against central differences ---- */
+/* Backward of sum_i sin(i) y_i (the weights tu_gradcheck's numerical side uses); y NULL: nothing.
+ */
+static inline void tu_backward_sin(ct_ctx *ctx, const ct_tensor *y) {
+    if (!y) return;
+    const int64_t n = ct_tensor_numel(y);
+    double *w = malloc(sizeof(double) * (size_t)(n ? n : 1));
+    for (int64_t i = 0; i < n; i++)
+        w[i] = sin((double)i);
+    ct_tensor *wt = tu_from_vals(ctx, CT_FLOAT64, ct_tensor_ndim(y), ct_tensor_shape(y), w),
+              *p = NULL, *s = NULL;
+    CHECK_OK(ct_mul(ctx, y, wt, &p));
+    CHECK_OK(ct_sum(ctx, p, 0, NULL, false, &s));
+    CHECK_OK(ct_backward(ctx, s, NULL, false));
+    ct_tensor_release(wt), ct_tensor_release(p), ct_tensor_release(s);
+    free(w);
+}
 typedef ct_status (*tu_fn1)(const ct_tensor *x, ct_tensor **y);
 /* sum_i sin(i) * f(x)_i for an f64 x of `shape` holding v (NAN when f fails). */
 static inline double tu_weighted(ct_ctx *ctx, tu_fn1 f, const double *v, int nd,
@@ -294,20 +310,12 @@ static inline void tu_gradcheck(ct_ctx *ctx, unsigned long long *rng, const char
     double *xv = malloc(sizeof(double) * (size_t)(n ? n : 1));
     for (int64_t i = 0; i < n; i++)
         xv[i] = tu_rand_val(rng, CT_FLOAT64, -2, 2);
-    ct_tensor *x = NULL, *y = NULL, *w = NULL, *wy = NULL, *s = NULL;
+    ct_tensor *x = NULL, *y = NULL;
     CHECK_OK(ct_tensor_from_host(ctx, xv, CT_FLOAT64, nd, shape, &x));
     CHECK_OK(ct_tensor_set_requires_grad(x, true));
     CHECK_OK(f(x, &y));
-    int64_t ny = y ? ct_tensor_numel(y) : 0;
-    double *wv = malloc(sizeof(double) * (size_t)(ny ? ny : 1));
-    for (int64_t i = 0; i < ny; i++)
-        wv[i] = sin((double)i);
-    if (y)
-        CHECK_OK(
-            ct_tensor_from_host(ctx, wv, CT_FLOAT64, ct_tensor_ndim(y), ct_tensor_shape(y), &w));
-    CHECK_OK(ct_mul(ctx, y, w, &wy));
-    CHECK_OK(ct_sum(ctx, wy, 0, NULL, false, &s));
-    CHECK_OK(ct_backward(ctx, s, NULL, false));
+    CHECK_MSG(y != NULL, "%s: no result", name);
+    tu_backward_sin(ctx, y);
     double *gv = ct_tensor_grad(x) ? tu_read(ct_tensor_grad(x)) : NULL;
     CHECK_MSG(gv != NULL, "%s: no gradient", name);
     for (int64_t i = 0; gv && i < n; i++) {
@@ -321,9 +329,8 @@ static inline void tu_gradcheck(ct_ctx *ctx, unsigned long long *rng, const char
         CHECK_MSG(fabs(num - gv[i]) <= 1e-6 + 1e-5 * fabs(num), "%s d/dx[%lld]: %.10g vs %.10g",
                   name, (long long)i, gv[i], num);
     }
-    free(gv), free(wv), free(xv);
-    ct_tensor_release(x), ct_tensor_release(y), ct_tensor_release(w), ct_tensor_release(wy);
-    ct_tensor_release(s);
+    free(gv), free(xv);
+    ct_tensor_release(x), ct_tensor_release(y);
 }
 /* Two tensors hold the same values (read as doubles, compared byte for byte). */
 static inline bool tu_same_values(const ct_tensor *a, const ct_tensor *b) {

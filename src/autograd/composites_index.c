@@ -1096,15 +1096,7 @@ ct_status ct_result_type(ct_ctx *ctx, const ct_tensor *a, const ct_tensor *b, ct
 }
 bool ct_can_cast(ct_dtype from, ct_dtype to) {
     /* torch: no cast to a lower category (bool < integer < floating < complex) */
-    const int cf = from == CT_BOOL              ? 0
-                   : ct_dtype_is_complex(from)  ? 3
-                   : ct_dtype_is_floating(from) ? 2
-                                                : 1;
-    const int ctt = to == CT_BOOL              ? 0
-                    : ct_dtype_is_complex(to)  ? 3
-                    : ct_dtype_is_floating(to) ? 2
-                                               : 1;
-    return cf <= ctt;
+    return ct__dtype_category(from) <= ct__dtype_category(to);
 }
 
 /* ---- inner, vdot, dist, chain_matmul, addbmm, pdist ---- */

@@ -63,9 +63,10 @@ ct_status ct__refuse_capture(ct_ctx *ctx, const char *op) {
 
 /* Complex operands: the kernels know real dtypes only (the complex op kinds, CT_OP_FFT and
  * CT_OP_COMPLEX, take real views of the real parts). A same-dtype complex COPY, or a FILL with
- * +0, moves pairs of reals, so it is rewritten onto the real dtype with a trailing dim of 2
- * (complex64 as one int64 instead: a bitwise copy, no extra dim); every other op is refused
- * here, the one place all work passes. 0: not complex; 1: rewritten into *w; -1: refused. */
+ * +0 (a zeros_like on another device), moves pairs of reals, so it is rewritten onto the real dtype
+ * with a trailing dim of 2 (complex64 as one int64 instead: a bitwise copy, no extra dim); every
+ * other op is refused here, the one place all work passes. 0: not complex; 1: rewritten into *w;
+ * -1: refused. */
 static int ct__complex_rewrite(ct_ctx *ctx, const ct_op_desc *op, ct_op_desc *w) {
     bool any = ct_dtype_is_complex(op->compute_dtype);
     const int n = op->n_out + op->n_in;
@@ -83,9 +84,8 @@ static int ct__complex_rewrite(ct_ctx *ctx, const ct_op_desc *op, ct_op_desc *w)
     if (!ok) {
         ct__set_error(
             ctx, CT_ERR_UNSUPPORTED,
-            "%s: %s operands are not supported by this op yet (complex tensors have "
-            "creation, copies, views, casts, arithmetic, abs / angle, sums and torch.fft; "
-            "view_as_real gives the rest)",
+            "%s: %s operands are not supported by this op yet (docs/everyday.md lists the "
+            "complex ops; view_as_real gives the real pairs to any other)",
             ct_op_name(op->kind), ct_dtype_name(ct_dtype_is_complex(cdt) ? cdt : CT_COMPLEX64));
         return -1;
     }

@@ -12,7 +12,7 @@
 #include <stdlib.h>
 
 /* category: bool 0, integers 1, floats 2, complex 3 */
-static int ct__cx_category(ct_dtype dt) {
+int ct__dtype_category(ct_dtype dt) {
     if (dt == CT_BOOL) return 0;
     if (dt <= CT_INT64) return 1;
     return ct_dtype_is_complex(dt) ? 3 : 2;
@@ -49,10 +49,10 @@ ct_status ct__cx_result_type(ct_ctx *ctx, const char *op, int n, const ct_tensor
     ct_dtype r = tier[0];
     if (!have[0]) {
         r = tier[1];
-    } else if (have[1] && ct__cx_category(tier[1]) > ct__cx_category(tier[0])) {
+    } else if (have[1] && ct__dtype_category(tier[1]) > ct__dtype_category(tier[0])) {
         r = tier[1];
         /* a float tensor with a 0-d complex one: the complex dtype of the tensor's precision */
-        if (ct__cx_category(tier[0]) == 2 && ct__cx_category(r) == 3) {
+        if (ct__dtype_category(tier[0]) == 2 && ct__dtype_category(r) == 3) {
             if (tier[0] == CT_FLOAT16)
                 return ct__set_error(ctx, CT_ERR_UNSUPPORTED,
                                      "%s: float16 with complex gives complex32, which ctorch does "
@@ -543,9 +543,7 @@ ct_status ct__cx_sum_mean(ct_ctx *ctx, const char *name, bool mean, const ct_ten
 
 ct_status ct__cx_matmul(ct_ctx *ctx, const ct_tensor *a, const ct_tensor *b, ct_tensor **out) {
     *out = NULL;
-    const ct_tensor *ins[2] = {a, b};
     ct_status st = CT_OK;
-    (void)ins;
     if (a->dtype != b->dtype)
         return ct__set_error(ctx, CT_ERR_DTYPE,
                              "matmul: expected both inputs of one dtype, got %s and %s",
@@ -609,12 +607,13 @@ ct_status ct__cx_shape_op(ct_ctx *ctx, int kind, const ct_tensor *a, int n, cons
     int64_t v[2 * CT_MAX_DIMS + 2];
     ct_tensor *r = NULL, *y = NULL;
     ct_status st = CT_OK;
+    if ((kind == 0 || kind == 1) && (n < 1 || n > CT_MAX_DIMS))
+        return ct__set_error(ctx, CT_ERR_INVALID_ARG, "%s: %d dims (1 to %d)", name, n,
+                             CT_MAX_DIMS);
     if (kind == 4) { /* cat: every input as the promoted complex dtype, then their real views */
-        ct_tensor *conv[CT_MAX_DIMS * 8] = {NULL};
+        ct_tensor **conv = calloc((size_t)(n > 0 ? n : 1), sizeof *conv);
         ct_dtype dt = CT_COMPLEX64;
-        if (n > (int)(sizeof conv / sizeof conv[0]))
-            return ct__set_error(ctx, CT_ERR_UNSUPPORTED, "cat: at most %d complex tensors",
-                                 (int)(sizeof conv / sizeof conv[0]));
+        if (!conv) return ct__set_error(ctx, CT_ERR_OOM, "cat: out of memory");
         st = ct__cx_result_type(ctx, name, n, ts, &dt);
         if (st == CT_OK && !ct_dtype_is_complex(dt)) dt = ct_dtype_to_complex(dt);
         const ct_tensor *ref = ts[0]; /* torch skips legacy empty (0,) inputs */
@@ -636,6 +635,7 @@ ct_status ct__cx_shape_op(ct_ctx *ctx, int kind, const ct_tensor *a, int n, cons
         if (st == CT_OK) st = ct_cat(ctx, kept, (const ct_tensor *const *)conv, nd[0], &y);
         for (int i = 0; i < n; i++)
             ct_tensor_release(conv[i]);
+        free(conv);
     } else {
         if (kind == 0) st = ct__cx_dims(ctx, name, a, n, dims, nd);
         if (kind == 1 && dims) st = ct__cx_dims(ctx, name, a, n, dims, nd);

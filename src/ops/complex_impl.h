@@ -6,6 +6,8 @@
 #include "ctorch/backend.h"
 #include "ctorch/tensor.h"
 
+/* torch's dtype category: bool 0, integers 1, floating 2, complex 3. */
+int ct__dtype_category(ct_dtype dt);
 /* torch.promote_types with complex dtypes (real pairs as ct_dtype_promote). */
 ct_status ct__cx_promote(ct_dtype a, ct_dtype b, ct_dtype *out);
 /* torch.result_type over n tensors, complex included (a float tensor with a 0-d complex one gives

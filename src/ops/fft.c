@@ -96,26 +96,17 @@ static ct_status ct__fft_backward(ct_ctx *ctx, void *user, ct_tensor *const *gou
     } else { /* c2r: r2c of the gradient, the mirrored frequencies counted twice */
         const int64_t h = u->n / 2 + 1;
         st = ct__fft_one(ctx, g, CT_FFT_R2C, u->dim, -u->sign, u->n, u->scale, &t[0]);
-        double *w = st == CT_OK ? malloc(sizeof(double) * (size_t)h) : NULL;
-        if (st == CT_OK && !w) st = ct__set_error(ctx, CT_ERR_OOM, "fft backward: out of memory");
-        int64_t sh[CT_MAX_DIMS];
-        for (int d = 0; st == CT_OK && d < g->ndim; d++)
+        int64_t sh[CT_MAX_DIMS]; /* weights along dim: 1 at 0 (and n / 2 for even n), else 2 */
+        for (int d = 0; d < g->ndim; d++)
             sh[d] = d == u->dim ? h : 1;
-        for (int64_t k = 0; w && k < h; k++)
-            w[k] = k == 0 || (u->n % 2 == 0 && k == h - 1) ? 1 : 2;
-        if (st == CT_OK) {
-            double *wd = w;
-            float *wf = NULL;
-            if (g->dtype == CT_FLOAT32 && (wf = malloc(sizeof(float) * (size_t)h)) != NULL)
-                for (int64_t k = 0; k < h; k++)
-                    wf[k] = (float)w[k];
-            st = g->dtype == CT_FLOAT32 && !wf
-                     ? ct__set_error(ctx, CT_ERR_OOM, "fft backward: out of memory")
-                     : ct_tensor_from_host(ctx, wf ? (const void *)wf : (const void *)wd, g->dtype,
-                                           g->ndim, sh, &t[1]);
-            free(wf);
+        if (st == CT_OK) st = ct_tensor_full(ctx, g->dtype, g->ndim, sh, 2.0, &t[1]);
+        for (int e = 0; e < 2 && st == CT_OK; e++) {
+            if (e == 1 && (u->n % 2 || h == 1)) break;
+            ct_tensor *one = NULL;
+            st = ct_tensor_narrow(ctx, t[1], u->dim, e ? h - 1 : 0, 1, &one);
+            if (st == CT_OK) st = ct_tensor_fill_(ctx, one, 1.0);
+            ct_tensor_release(one);
         }
-        free(w);
         if (st == CT_OK) st = ct_mul(ctx, t[0], t[1], &gin[0]);
     }
     ct__release_all(3, t);
@@ -511,7 +502,6 @@ ct_status ct_stft(ct_ctx *ctx, const ct_tensor *x, int64_t n_fft, const ct_stft_
         if (st != CT_OK) return ct__error_within(ctx, "stft", st);
     }
     st = ct__stft_params(ctx, "stft", n_fft, o, &hop, &win, real, &w);
-    const int64_t B = x->ndim == 2 ? x->shape[0] : 1;
     ct_tensor *sig = ct_tensor_retain(xi); /* (B, L) */
     if (st == CT_OK && x->ndim == 1) {
         ct_tensor_release(sig), sig = NULL;
@@ -558,7 +548,6 @@ ct_status ct_stft(ct_ctx *ctx, const ct_tensor *x, int64_t n_fft, const ct_stft_
     if (st == CT_OK) st = ct_tensor_transpose(ctx, t[2], 1, 2, &t[3]);
     if (st == CT_OK && x->ndim == 1) st = ct_tensor_squeeze(ctx, t[3], 0, &t[4]);
     if (st == CT_OK) st = ct_tensor_contiguous(ctx, x->ndim == 1 ? t[4] : t[3], out);
-    (void)B;
     ct__release_all(6, t);
     ct_tensor_release(sig), ct_tensor_release(xi), ct_tensor_release(w);
     return ct__ag_named(ctx, ct__error_within(ctx, "stft", st), out, mark,

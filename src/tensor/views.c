@@ -5,8 +5,6 @@
 #include "tensor/tensor_impl.h"
 #include "tensor/ag_front.h"
 
-#include <math.h>
-
 static ct_status ct__view_check(ct_ctx *ctx, const char *op, const ct_tensor *t, void *out) {
     if (!ctx) return CT_ERR_INVALID_ARG;
     ct_status st = ct__check_tensor(ctx, op, "input", t);
@@ -404,22 +402,14 @@ static ct_status ct__fill(ct_ctx *ctx, const char *op, ct_tensor *t, double valu
     if (t->ctx != ctx)
         return ct__set_error(ctx, CT_ERR_INVALID_ARG, "%s: the tensor belongs to another context",
                              op);
-    if (ct_dtype_is_complex(t->dtype)) { /* value + 0i: zero the pairs, then the real parts */
-        if ((st = ct__ag_no_backward(ctx, op, 1, (const ct_tensor *const *)&t)) != CT_OK ||
-            (st = ct__check_scalar_fits(ctx, op, ct_dtype_to_real(t->dtype), value, true)) != CT_OK)
-            return st;
-        t->storage->version++;
-        if (ct_tensor_numel(t) == 0) return CT_OK;
-        ct_op_desc d; /* FILL with +0 of complex pairs: dispatch runs it on the real dtype */
-        ct__desc_init(&d, CT_OP_FILL, 1, 0);
-        ct__operand_set(&d.operands[0], t);
-        d.compute_dtype = t->dtype;
-        if ((st = ct__submit(ctx, t->storage->device, &d)) != CT_OK ||
-            (value == 0 && !signbit(value)))
-            return st;
-        ct_tensor *re = NULL;
-        if ((st = ct__cx_part(ctx, t, 0, &re)) == CT_OK) st = ct__fill(ctx, op, re, value, node);
-        ct_tensor_release(re);
+    if (ct_dtype_is_complex(t->dtype)) { /* value + 0i: the real parts, then the imaginary */
+        if ((st = ct__ag_no_backward(ctx, op, 1, (const ct_tensor *const *)&t)) != CT_OK) return st;
+        for (int part = 0; part < 2 && st == CT_OK; part++) {
+            ct_tensor *p = NULL;
+            if ((st = ct__cx_part(ctx, t, part, &p)) == CT_OK)
+                st = ct__fill(ctx, op, p, part ? 0.0 : value, node);
+            ct_tensor_release(p);
+        }
         return st;
     }
     if (!ct__is_compute_dtype(t->dtype))
