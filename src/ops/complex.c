@@ -607,8 +607,8 @@ ct_status ct__cx_shape_op(ct_ctx *ctx, int kind, const ct_tensor *a, int n, cons
     int64_t v[2 * CT_MAX_DIMS + 2];
     ct_tensor *r = NULL, *y = NULL;
     ct_status st = CT_OK;
-    if ((kind == 0 || kind == 1) && (n < 1 || n > CT_MAX_DIMS))
-        return ct__set_error(ctx, CT_ERR_INVALID_ARG, "%s: %d dims (1 to %d)", name, n,
+    if ((kind == 0 || kind == 1) && (n < 0 || n > CT_MAX_DIMS))
+        return ct__set_error(ctx, CT_ERR_INVALID_ARG, "%s: %d dims (at most %d)", name, n,
                              CT_MAX_DIMS);
     if (kind == 4) { /* cat: every input as the promoted complex dtype, then their real views */
         ct_tensor **conv = calloc((size_t)(n > 0 ? n : 1), sizeof *conv);
