@@ -1,10 +1,10 @@
 /* Complex tensors and torch.fft as a PyTorch user writes them: a noisy two-tone signal's spectrum
  * (rfft, rfftfreq, abs: the two peaks found at their frequencies), a convolution done as a
  * product of spectra (rfft, mul, irfft against the direct sum), the full transforms (fft / ifft,
- * fftn / ifftn, fft2 / ifft2, rfftn / irfftn, rfft2 / irfft2, hfft / ihfft round trips, fftfreq,
- * fftshift / ifftshift) and the complex constructors and views (complex, polar, view_as_real,
- * view_as_complex, real, imag, angle, conj). Every printed number is checked.
- * Build and run: see README ("Examples"). */
+ * fftn / ifftn, fft2 / ifft2, rfftn / irfftn, rfft2 / irfft2, hfft / ihfft, hfftn / ihfftn,
+ * hfft2 / ihfft2 round trips, fftfreq, fftshift / ifftshift) and the complex constructors and views
+ * (complex, polar, view_as_real, view_as_complex, real, imag, angle, conj). Every printed number is
+ * checked. Build and run: see README ("Examples"). */
 #include <ctorch/ctorch.h>
 #include <math.h>
 #include <stdio.h>
@@ -139,6 +139,18 @@ int main(void) {
     CHECK(ct_fft_hfft(ctx, Z, 5, 2, NULL, &zz));
     e = maxdiff(zz, re);
     printf("ihfft / hfft    round trip %.1e\n", e);
+    EXPECT(e < 1e-14);
+    ct_tensor_release(Z), ct_tensor_release(zz), Z = zz = NULL;
+    CHECK(ct_fft_ihfftn(ctx, re, 0, NULL, NULL, NULL, &Z));
+    CHECK(ct_fft_hfftn(ctx, Z, 3, (const int64_t[]){4, 6, 5}, NULL, NULL, &zz));
+    e = maxdiff(zz, re);
+    printf("ihfftn / hfftn  round trip %.1e\n", e);
+    EXPECT(e < 1e-14);
+    ct_tensor_release(Z), ct_tensor_release(zz), Z = zz = NULL;
+    CHECK(ct_fft_ihfft2(ctx, re, NULL, NULL, "ortho", &Z));
+    CHECK(ct_fft_hfft2(ctx, Z, (const int64_t[]){6, 5}, NULL, "ortho", &zz));
+    e = maxdiff(zz, re);
+    printf("ihfft2 / hfft2  round trip %.1e\n", e);
     EXPECT(e < 1e-14);
     /* fftfreq and the shifts: the zero frequency moves to the centre and back */
     ct_tensor_release(freq), freq = NULL;

@@ -11,7 +11,8 @@ OPS = ["fft", "ifft", "rfft", "irfft", "hfft", "ihfft", "fftn", "ifftn", "rfftn"
        "abs", "angle", "exp", "log", "sqrt", "conj", "complex", "polar", "sgn", "reciprocal",
        "eq", "stft", "istft", "sum", "mean", "matmul", "eig_values", "eig_vectors", "eigvals",
        "cat2", "stack2", "flip", "roll", "roll_flat", "repeat", "index_select", "pad", "movedim",
-       "pow", "isclose", "norm", "flatten", "where", "masked_fill", "tril", "triu", "cumsum"]
+       "pow", "isclose", "norm", "flatten", "where", "masked_fill", "tril", "triu", "cumsum",
+       "hfftn", "ihfftn", "hfft2", "ihfft2"]
 NORMS = [None, "ortho", "forward"]
 DT = {torch.float32: 8, torch.float64: 9, torch.complex64: 16, torch.complex128: 17,
       torch.int64: 5, torch.bool: 0}
@@ -181,6 +182,21 @@ for dt, cdt in ((torch.float64, torch.complex128), (torch.float32, torch.complex
 a = rnd((3,), torch.complex64)
 d = rnd((3,), torch.float64)
 add("mul", [a, d], a * d)
+# hfftn / ihfftn / hfft2 / ihfft2 (torch's definitions: c2c then c2r; r2c then c2c)
+for dt, cdt in ((torch.float64, torch.complex128), (torch.float32, torch.complex64)):
+    x3 = rnd((3, 4, 5), cdt)
+    r3 = rnd((3, 4, 6), dt)
+    add("hfftn", [x3], F.hfftn(x3))
+    add("hfftn", [x3], F.hfftn(x3, s=(5, 7), dim=(2, 0), norm="ortho"), s=[5, 7], dims=[2, 0], norm="ortho")
+    add("hfftn", [x3], F.hfftn(x3, s=(3, 6), norm="forward"), s=[3, 6], norm="forward")
+    add("hfftn", [x3], F.hfftn(x3, dim=(1,)), dims=[1])
+    add("ihfftn", [r3], F.ihfftn(r3))
+    add("ihfftn", [r3], F.ihfftn(r3, s=(5, 3), dim=(0, 2), norm="forward"), s=[5, 3], dims=[0, 2], norm="forward")
+    add("ihfftn", [r3], F.ihfftn(r3, dim=(1,), norm="ortho"), dims=[1], norm="ortho")
+    add("hfft2", [x3], F.hfft2(x3))
+    add("hfft2", [x3], F.hfft2(x3, s=(2, 9), dim=(0, 1)), s=[2, 9], dims=[0, 1])
+    add("ihfft2", [r3], F.ihfft2(r3, norm="ortho"), norm="ortho")
+    add("ihfft2", [r3], F.ihfft2(r3, s=(4, 4), dim=(2, 0)), s=[4, 4], dims=[2, 0])
 
 # printing: (dtype, shape, values) and torch's str()
 prints = []

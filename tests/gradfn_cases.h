@@ -897,6 +897,10 @@ static ct_tensor *gf_run(ct_ctx *ctx, const char *name, ct_status *stp) {
         if (IS("ihfft")) st = ct_fft_ihfft(ctx, v, -1, 0, NULL, &r);
         if (IS("fftn_real")) st = ct_fft_fftn(ctx, x, 0, NULL, NULL, NULL, &r);
         if (IS("rfft2")) st = ct_fft_rfft2(ctx, x, NULL, NULL, NULL, &r);
+        if (IS("hfftn") && (st = ct_fft_rfft2(ctx, x, NULL, NULL, NULL, &c1)) == CT_OK)
+            st = ct_fft_hfftn(ctx, keep(c1), 0, NULL, NULL, NULL, &r);
+        if (IS("ihfftn")) st = ct_fft_ihfftn(ctx, x, 0, NULL, NULL, NULL, &r);
+        if (IS("ihfftn_1")) st = ct_fft_ihfftn(ctx, x, 1, NULL, (const int[]){0}, NULL, &r);
         if (IS("irfft2") && (st = ct_fft_rfft2(ctx, x, NULL, NULL, NULL, &c1)) == CT_OK)
             st = ct_fft_irfft2(ctx, keep(c1), NULL, NULL, NULL, &r);
         if (IS("complex")) st = ct_complex(ctx, x, y, &r);

@@ -792,6 +792,18 @@ static void s2_ct_fft_irfftn(void) { SWEEP_STATUS(ct_fft_irfftn(S_ctx, S_t, (int
 static void s3_ct_fft_irfftn(void) { SWEEP_STATUS(ct_fft_irfftn(S_ctx, S_t, (int){0}, NULL, NULL, NULL, &S_out[0])); }
 static void s4_ct_fft_irfftn(void) { SWEEP_STATUS(ct_fft_irfftn(S_ctx, S_t, (int){0}, S_i64, S_int, NULL, &S_out[0])); }
 static void s5_ct_fft_irfftn(void) { SWEEP_STATUS(ct_fft_irfftn(S_ctx, S_t, (int){0}, S_i64, S_int, NULL, &S_out[0])); }
+static void s0_ct_fft_hfftn(void) { (void)ct_fft_hfftn(NULL, NULL, (int){0}, NULL, NULL, NULL, NULL); }
+static void s1_ct_fft_hfftn(void) { SWEEP_STATUS(ct_fft_hfftn(S_ctx, NULL, (int){0}, NULL, NULL, NULL, NULL)); }
+static void s2_ct_fft_hfftn(void) { SWEEP_STATUS(ct_fft_hfftn(S_ctx, S_t, (int){0}, NULL, NULL, NULL, NULL)); }
+static void s3_ct_fft_hfftn(void) { SWEEP_STATUS(ct_fft_hfftn(S_ctx, S_t, (int){0}, NULL, NULL, NULL, &S_out[0])); }
+static void s4_ct_fft_hfftn(void) { SWEEP_STATUS(ct_fft_hfftn(S_ctx, S_t, (int){0}, S_i64, S_int, NULL, &S_out[0])); }
+static void s5_ct_fft_hfftn(void) { SWEEP_STATUS(ct_fft_hfftn(S_ctx, S_t, (int){0}, S_i64, S_int, NULL, &S_out[0])); }
+static void s0_ct_fft_ihfftn(void) { (void)ct_fft_ihfftn(NULL, NULL, (int){0}, NULL, NULL, NULL, NULL); }
+static void s1_ct_fft_ihfftn(void) { SWEEP_STATUS(ct_fft_ihfftn(S_ctx, NULL, (int){0}, NULL, NULL, NULL, NULL)); }
+static void s2_ct_fft_ihfftn(void) { SWEEP_STATUS(ct_fft_ihfftn(S_ctx, S_t, (int){0}, NULL, NULL, NULL, NULL)); }
+static void s3_ct_fft_ihfftn(void) { SWEEP_STATUS(ct_fft_ihfftn(S_ctx, S_t, (int){0}, NULL, NULL, NULL, &S_out[0])); }
+static void s4_ct_fft_ihfftn(void) { SWEEP_STATUS(ct_fft_ihfftn(S_ctx, S_t, (int){0}, S_i64, S_int, NULL, &S_out[0])); }
+static void s5_ct_fft_ihfftn(void) { SWEEP_STATUS(ct_fft_ihfftn(S_ctx, S_t, (int){0}, S_i64, S_int, NULL, &S_out[0])); }
 static void s0_ct_fft_fft2(void) { (void)ct_fft_fft2(NULL, NULL, NULL, NULL, NULL, NULL); }
 static void s1_ct_fft_fft2(void) { SWEEP_STATUS(ct_fft_fft2(S_ctx, NULL, NULL, NULL, NULL, NULL)); }
 static void s2_ct_fft_fft2(void) { SWEEP_STATUS(ct_fft_fft2(S_ctx, S_t, NULL, NULL, NULL, NULL)); }
@@ -816,6 +828,18 @@ static void s2_ct_fft_irfft2(void) { SWEEP_STATUS(ct_fft_irfft2(S_ctx, S_t, NULL
 static void s3_ct_fft_irfft2(void) { SWEEP_STATUS(ct_fft_irfft2(S_ctx, S_t, NULL, NULL, NULL, &S_out[0])); }
 static void s4_ct_fft_irfft2(void) { SWEEP_STATUS(ct_fft_irfft2(S_ctx, S_t, S_i64, S_int, NULL, &S_out[0])); }
 static void s5_ct_fft_irfft2(void) { SWEEP_STATUS(ct_fft_irfft2(S_ctx, S_t, S_i64, S_int, NULL, &S_out[0])); }
+static void s0_ct_fft_hfft2(void) { (void)ct_fft_hfft2(NULL, NULL, NULL, NULL, NULL, NULL); }
+static void s1_ct_fft_hfft2(void) { SWEEP_STATUS(ct_fft_hfft2(S_ctx, NULL, NULL, NULL, NULL, NULL)); }
+static void s2_ct_fft_hfft2(void) { SWEEP_STATUS(ct_fft_hfft2(S_ctx, S_t, NULL, NULL, NULL, NULL)); }
+static void s3_ct_fft_hfft2(void) { SWEEP_STATUS(ct_fft_hfft2(S_ctx, S_t, NULL, NULL, NULL, &S_out[0])); }
+static void s4_ct_fft_hfft2(void) { SWEEP_STATUS(ct_fft_hfft2(S_ctx, S_t, S_i64, S_int, NULL, &S_out[0])); }
+static void s5_ct_fft_hfft2(void) { SWEEP_STATUS(ct_fft_hfft2(S_ctx, S_t, S_i64, S_int, NULL, &S_out[0])); }
+static void s0_ct_fft_ihfft2(void) { (void)ct_fft_ihfft2(NULL, NULL, NULL, NULL, NULL, NULL); }
+static void s1_ct_fft_ihfft2(void) { SWEEP_STATUS(ct_fft_ihfft2(S_ctx, NULL, NULL, NULL, NULL, NULL)); }
+static void s2_ct_fft_ihfft2(void) { SWEEP_STATUS(ct_fft_ihfft2(S_ctx, S_t, NULL, NULL, NULL, NULL)); }
+static void s3_ct_fft_ihfft2(void) { SWEEP_STATUS(ct_fft_ihfft2(S_ctx, S_t, NULL, NULL, NULL, &S_out[0])); }
+static void s4_ct_fft_ihfft2(void) { SWEEP_STATUS(ct_fft_ihfft2(S_ctx, S_t, S_i64, S_int, NULL, &S_out[0])); }
+static void s5_ct_fft_ihfft2(void) { SWEEP_STATUS(ct_fft_ihfft2(S_ctx, S_t, S_i64, S_int, NULL, &S_out[0])); }
 static void s0_ct_fft_fftfreq(void) { (void)ct_fft_fftfreq(NULL, (int64_t){0}, (double){0}, (ct_dtype){0}, NULL); }
 static void s1_ct_fft_fftfreq(void) { SWEEP_STATUS(ct_fft_fftfreq(S_ctx, (int64_t){0}, (double){0}, (ct_dtype){0}, NULL)); }
 static void s2_ct_fft_fftfreq(void) { SWEEP_STATUS(ct_fft_fftfreq(S_ctx, (int64_t){0}, (double){0}, (ct_dtype){0}, NULL)); }
@@ -5821,6 +5845,18 @@ static const sweep_case sweep_cases[] = {
     {"ct_fft_irfftn", 3, s3_ct_fft_irfftn},
     {"ct_fft_irfftn", 4, s4_ct_fft_irfftn},
     {"ct_fft_irfftn", 5, s5_ct_fft_irfftn},
+    {"ct_fft_hfftn", 0, s0_ct_fft_hfftn},
+    {"ct_fft_hfftn", 1, s1_ct_fft_hfftn},
+    {"ct_fft_hfftn", 2, s2_ct_fft_hfftn},
+    {"ct_fft_hfftn", 3, s3_ct_fft_hfftn},
+    {"ct_fft_hfftn", 4, s4_ct_fft_hfftn},
+    {"ct_fft_hfftn", 5, s5_ct_fft_hfftn},
+    {"ct_fft_ihfftn", 0, s0_ct_fft_ihfftn},
+    {"ct_fft_ihfftn", 1, s1_ct_fft_ihfftn},
+    {"ct_fft_ihfftn", 2, s2_ct_fft_ihfftn},
+    {"ct_fft_ihfftn", 3, s3_ct_fft_ihfftn},
+    {"ct_fft_ihfftn", 4, s4_ct_fft_ihfftn},
+    {"ct_fft_ihfftn", 5, s5_ct_fft_ihfftn},
     {"ct_fft_fft2", 0, s0_ct_fft_fft2},
     {"ct_fft_fft2", 1, s1_ct_fft_fft2},
     {"ct_fft_fft2", 2, s2_ct_fft_fft2},
@@ -5845,6 +5881,18 @@ static const sweep_case sweep_cases[] = {
     {"ct_fft_irfft2", 3, s3_ct_fft_irfft2},
     {"ct_fft_irfft2", 4, s4_ct_fft_irfft2},
     {"ct_fft_irfft2", 5, s5_ct_fft_irfft2},
+    {"ct_fft_hfft2", 0, s0_ct_fft_hfft2},
+    {"ct_fft_hfft2", 1, s1_ct_fft_hfft2},
+    {"ct_fft_hfft2", 2, s2_ct_fft_hfft2},
+    {"ct_fft_hfft2", 3, s3_ct_fft_hfft2},
+    {"ct_fft_hfft2", 4, s4_ct_fft_hfft2},
+    {"ct_fft_hfft2", 5, s5_ct_fft_hfft2},
+    {"ct_fft_ihfft2", 0, s0_ct_fft_ihfft2},
+    {"ct_fft_ihfft2", 1, s1_ct_fft_ihfft2},
+    {"ct_fft_ihfft2", 2, s2_ct_fft_ihfft2},
+    {"ct_fft_ihfft2", 3, s3_ct_fft_ihfft2},
+    {"ct_fft_ihfft2", 4, s4_ct_fft_ihfft2},
+    {"ct_fft_ihfft2", 5, s5_ct_fft_ihfft2},
     {"ct_fft_fftfreq", 0, s0_ct_fft_fftfreq},
     {"ct_fft_fftfreq", 1, s1_ct_fft_fftfreq},
     {"ct_fft_fftfreq", 2, s2_ct_fft_fftfreq},

@@ -1459,6 +1459,10 @@ static ct_status op_fft_fft2(void) { return ct_fft_fft2(ctx, Cx, NULL, NULL, NUL
 static ct_status op_fft_ifft2(void) { return ct_fft_ifft2(ctx, Cx, NULL, NULL, NULL, &OUT); }
 static ct_status op_fft_rfft2(void) { return ct_fft_rfft2(ctx, A, NULL, NULL, NULL, &OUT); }
 static ct_status op_fft_irfft2(void) { return ct_fft_irfft2(ctx, Cx, NULL, NULL, NULL, &OUT); }
+static ct_status op_fft_hfftn(void) { return ct_fft_hfftn(ctx, Cx, 0, NULL, NULL, NULL, &OUT); }
+static ct_status op_fft_ihfftn(void) { return ct_fft_ihfftn(ctx, A, 0, NULL, NULL, NULL, &OUT); }
+static ct_status op_fft_hfft2(void) { return ct_fft_hfft2(ctx, Cx, NULL, NULL, NULL, &OUT); }
+static ct_status op_fft_ihfft2(void) { return ct_fft_ihfft2(ctx, A, NULL, NULL, NULL, &OUT); }
 static ct_status op_fft_fftfreq(void) { return ct_fft_fftfreq(ctx, 7, 0.5, CT_FLOAT32, &OUT); }
 static ct_status op_fft_rfftfreq(void) { return ct_fft_rfftfreq(ctx, 8, 1, CT_FLOAT64, &OUT); }
 static ct_status op_fft_fftshift(void) { return ct_fft_fftshift(ctx, Cx, 0, NULL, &OUT); }
@@ -1858,6 +1862,10 @@ static const op_entry computing[] = {
     E(fft_ifft2),
     E(fft_rfft2),
     E(fft_irfft2),
+    E(fft_hfftn),
+    E(fft_ihfftn),
+    E(fft_hfft2),
+    E(fft_ihfft2),
     E(fft_fftfreq),
     E(fft_rfftfreq),
     E(fft_fftshift),

@@ -115,6 +115,10 @@ TEST(as_torch) {
         if (!strcmp(op, "ifft2")) st = ct_fft_ifft2(ctx, x[0], s, dims, nm, &y);
         if (!strcmp(op, "rfft2")) st = ct_fft_rfft2(ctx, x[0], s, dims, nm, &y);
         if (!strcmp(op, "irfft2")) st = ct_fft_irfft2(ctx, x[0], s, dims, nm, &y);
+        if (!strcmp(op, "hfftn")) st = ct_fft_hfftn(ctx, x[0], nd, s, dims, nm, &y);
+        if (!strcmp(op, "ihfftn")) st = ct_fft_ihfftn(ctx, x[0], nd, s, dims, nm, &y);
+        if (!strcmp(op, "hfft2")) st = ct_fft_hfft2(ctx, x[0], s, dims, nm, &y);
+        if (!strcmp(op, "ihfft2")) st = ct_fft_ihfft2(ctx, x[0], s, dims, nm, &y);
         if (!strcmp(op, "fftshift")) st = ct_fft_fftshift(ctx, x[0], c->n_dims, dims, &y);
         if (!strcmp(op, "ifftshift")) st = ct_fft_ifftshift(ctx, x[0], c->n_dims, dims, &y);
         if (!strcmp(op, "mul")) st = ct_mul(ctx, x[0], x[1], &y);
@@ -365,6 +369,8 @@ TEST(views_casts_creation) {
         ct_tensor_release(tl[i]);
 }
 
+static bool same_vals(const ct_tensor *a, const ct_tensor *b);
+
 TEST(refusals) {
     const int64_t sh[] = {4};
     const double v[] = {1, 2, 3, 4, 5, 6, 7, 8};
@@ -385,6 +391,15 @@ TEST(refusals) {
     CHECK(ct_fft_fft(ctx, z, -1, 1, NULL, &y) == CT_ERR_INDEX && y == NULL);
     ct_tensor *z0 = from_tab(CT_COMPLEX64, 0, NULL, v);
     CHECK(ct_fft_irfft(ctx, z0, -1, 0, NULL, &y) == CT_ERR_INDEX && y == NULL);
+    /* the real-valued n-dim transforms need at least one dim (torch's message), fftn does not */
+    CHECK(ct_fft_rfftn(ctx, r, 0, NULL, (const int[]){0}, NULL, &y) == CT_ERR_INVALID_ARG);
+    CHECK(y == NULL && strstr(ct_ctx_last_error(ctx), "rfftn must transform at least one axis"));
+    CHECK(ct_fft_hfftn(ctx, z0, 0, NULL, NULL, NULL, &y) == CT_ERR_INVALID_ARG && y == NULL);
+    CHECK(ct_fft_ihfft2(ctx, z, NULL, NULL, NULL, &y) != CT_OK && y == NULL);
+    CHECK(ct_fft_ihfftn(ctx, z, 1, NULL, NULL, NULL, &y) == CT_ERR_DTYPE && y == NULL);
+    CHECK_OK(ct_fft_fftn(ctx, z, 0, NULL, (const int[]){0}, NULL, &y));
+    CHECK(same_vals(y, z));
+    ct_tensor_release(y), y = NULL;
     ct_tensor_release(z0);
     /* stft / istft: n_fft beyond the signal, a window of the wrong size, torch's NOLA check */
     ct_tensor *hw = NULL, *S = NULL, *sig = NULL;

@@ -50,6 +50,13 @@ CT_API ct_status ct_fft_rfftn(ct_ctx *ctx, const ct_tensor *x, int n_dims, const
                               const int *dim, const char *norm, ct_tensor **out);
 CT_API ct_status ct_fft_irfftn(ct_ctx *ctx, const ct_tensor *x, int n_dims, const int64_t *s,
                                const int *dim, const char *norm, ct_tensor **out);
+/* torch.fft.hfftn: the real n-dim DFT of the Hermitian signal whose last dim holds its first half
+ * (s and dim as irfftn); ihfftn: its inverse, the half spectrum of the inverse n-dim DFT of real x.
+ */
+CT_API ct_status ct_fft_hfftn(ct_ctx *ctx, const ct_tensor *x, int n_dims, const int64_t *s,
+                              const int *dim, const char *norm, ct_tensor **out);
+CT_API ct_status ct_fft_ihfftn(ct_ctx *ctx, const ct_tensor *x, int n_dims, const int64_t *s,
+                               const int *dim, const char *norm, ct_tensor **out);
 /* torch.fft.fft2 / ifft2 / rfft2 / irfft2: the n-dim forms over two dims (s[2] or NULL, dim[2] or
  * NULL for (-2, -1)). */
 CT_API ct_status ct_fft_fft2(ct_ctx *ctx, const ct_tensor *x, const int64_t *s, const int *dim,
@@ -59,6 +66,11 @@ CT_API ct_status ct_fft_ifft2(ct_ctx *ctx, const ct_tensor *x, const int64_t *s,
 CT_API ct_status ct_fft_rfft2(ct_ctx *ctx, const ct_tensor *x, const int64_t *s, const int *dim,
                               const char *norm, ct_tensor **out);
 CT_API ct_status ct_fft_irfft2(ct_ctx *ctx, const ct_tensor *x, const int64_t *s, const int *dim,
+                               const char *norm, ct_tensor **out);
+/* torch.fft.hfft2 / ihfft2: hfftn / ihfftn over two dims (s[2] or NULL, dim[2] or NULL). */
+CT_API ct_status ct_fft_hfft2(ct_ctx *ctx, const ct_tensor *x, const int64_t *s, const int *dim,
+                              const char *norm, ct_tensor **out);
+CT_API ct_status ct_fft_ihfft2(ct_ctx *ctx, const ct_tensor *x, const int64_t *s, const int *dim,
                                const char *norm, ct_tensor **out);
 /* torch.fft.fftfreq / rfftfreq: the sample frequencies of an n-point transform with sample
  * spacing d (f32 / f64 dtype). */

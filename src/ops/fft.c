@@ -250,7 +250,9 @@ CT__FFT_1D(irfft, CT__IRFFT)
 CT__FFT_1D(hfft, CT__HFFT)
 CT__FFT_1D(ihfft, CT__IHFFT)
 
-/* n-dim: kind 0 fftn, 1 ifftn, 2 rfftn, 3 irfftn */
+/* n-dim: kind 0 fftn, 1 ifftn, 2 rfftn, 3 irfftn, 4 hfftn, 5 ihfftn. hfftn is irfftn's order
+ * (c2c over the other dims, then c2r over the last) in the forward direction; ihfftn rfftn's (r2c
+ * over the last dim first) in the inverse one, as torch's definitions. */
 static ct_status ct__fftn(ct_ctx *ctx, const char *name, int kind, const ct_tensor *x, int n_dims,
                           const int64_t *s, const int *dim, const char *norm, ct_tensor **out) {
     int nm = 0;
@@ -259,6 +261,9 @@ static ct_status ct__fftn(ct_ctx *ctx, const char *name, int kind, const ct_tens
     const uint64_t mark = ct__ag_mark(ctx);
     int nd = n_dims, dims[CT_MAX_DIMS];
     if (!s && !dim) nd = x->ndim;
+    const bool real_in = kind == 2 || kind == 5, real_out = kind == 3 || kind == 4;
+    if (kind >= 2 && ((!s && !dim) ? x->ndim : n_dims) == 0)
+        return ct__set_error(ctx, CT_ERR_INVALID_ARG, "%s must transform at least one axis", name);
     if (x->ndim == 0 && !(dim && n_dims == 0))
         return ct__set_error(ctx, CT_ERR_INDEX,
                              "%s: Dimension specified as -1 but tensor has no dimensions", name);
@@ -278,7 +283,7 @@ static ct_status ct__fftn(ct_ctx *ctx, const char *name, int kind, const ct_tens
     }
     if (nd == 0) { /* no dims: the input (as the output dtype) */
         ct_tensor *xi = NULL;
-        if ((st = ct__fft_input(ctx, name, x, kind != 2, &xi)) != CT_OK) return st;
+        if ((st = ct__fft_input(ctx, name, x, true, &xi)) != CT_OK) return st;
         if (kind == 2) {
             st = ct_cast(ctx, xi, ct_dtype_to_complex(xi->dtype), out);
             ct_tensor_release(xi);
@@ -295,18 +300,18 @@ static ct_status ct__fftn(ct_ctx *ctx, const char *name, int kind, const ct_tens
     int64_t len[CT_MAX_DIMS] = {0};
     for (int i = 0; i < nd; i++) {
         int64_t def = x->shape[dims[i]];
-        if (kind == 3 && i == nd - 1) def = 2 * (def - 1);
+        if (real_out && i == nd - 1) def = 2 * (def - 1);
         if ((st = ct__fft_len(ctx, name, s ? s[i] : -1, def, &len[i])) != CT_OK) return st;
     }
     ct_tensor *cur = NULL, *nxt = NULL;
-    if ((st = ct__fft_input(ctx, name, x, kind != 2, &cur)) != CT_OK) return st;
-    const bool inverse = kind == 1 || kind == 3;
-    /* rfftn: the real dim first; irfftn: the real dim last */
+    if ((st = ct__fft_input(ctx, name, x, !real_in, &cur)) != CT_OK) return st;
+    const bool inverse = kind == 1 || kind == 3 || kind == 5;
+    /* rfftn / ihfftn: the real dim first; irfftn / hfftn: the real dim last */
     for (int step = 0; step < nd && st == CT_OK; step++) {
-        int i = kind == 2 ? (step == 0 ? nd - 1 : step - 1) : step;
+        int i = real_in ? (step == 0 ? nd - 1 : step - 1) : step;
         int mode = CT_FFT_C2C;
-        if (kind == 2 && i == nd - 1) mode = CT_FFT_R2C;
-        if (kind == 3 && i == nd - 1) mode = CT_FFT_C2R;
+        if (real_in && i == nd - 1) mode = CT_FFT_R2C;
+        if (real_out && i == nd - 1) mode = CT_FFT_C2R;
         st = ct__fft_one(ctx, cur, mode, dims[i], inverse ? 1 : -1, len[i],
                          ct__fft_scale(nm, inverse, len[i]), &nxt);
         ct_tensor_release(cur);
@@ -318,8 +323,9 @@ static ct_status ct__fftn(ct_ctx *ctx, const char *name, int kind, const ct_tens
         return ct__error_within(ctx, name, st);
     }
     *out = cur;
-    /* torch's rfftn is one r2c node over every dim */
-    return kind == 2 ? ct__ag_named(ctx, st, out, mark, "FftR2CBackward0") : CT_OK;
+    /* torch's rfftn is one r2c node over every dim; its ihfftn over one dim ends in a conj */
+    if (kind == 2) return ct__ag_named(ctx, st, out, mark, "FftR2CBackward0");
+    return kind == 5 && nd == 1 ? ct__ag_named(ctx, st, out, mark, "ConjBackward0") : CT_OK;
 }
 
 #define CT__FFT_ND(fn, KIND)                                                                       \
@@ -331,6 +337,8 @@ CT__FFT_ND(fftn, 0)
 CT__FFT_ND(ifftn, 1)
 CT__FFT_ND(rfftn, 2)
 CT__FFT_ND(irfftn, 3)
+CT__FFT_ND(hfftn, 4)
+CT__FFT_ND(ihfftn, 5)
 
 static const int ct__last2[2] = {-2, -1};
 #define CT__FFT_2D(fn, KIND)                                                                       \
@@ -342,6 +350,8 @@ CT__FFT_2D(fft2, 0)
 CT__FFT_2D(ifft2, 1)
 CT__FFT_2D(rfft2, 2)
 CT__FFT_2D(irfft2, 3)
+CT__FFT_2D(hfft2, 4)
+CT__FFT_2D(ihfft2, 5)
 
 /* fftfreq: [0, 1, ..., (n - 1) / 2, -(n / 2), ..., -1] / (d n); rfftfreq: [0 .. n / 2] / (d n),
  * computed as torch: arange, then multiplied by 1 / (d n) in the dtype */
