@@ -873,7 +873,9 @@ static ct_tensor *gf_run(ct_ctx *ctx, const char *name, ct_status *stp) {
         const bool cx_case = IS("irfft") || IS("hfft") || IS("fftshift_cx") || IS("view_as_real") ||
                              IS("abs_cx") || IS("angle_cx") || IS("real_cx") || IS("imag_cx") ||
                              IS("mul_cx") || IS("div_cx") || IS("exp_cx") || IS("conj_cx") ||
-                             IS("sum_cx") || IS("mean_cx");
+                             IS("sum_cx") || IS("mean_cx") || IS("sin_cx") || IS("tanh_cx") ||
+                             IS("acosh_cx") || IS("log10_cx") || IS("rsqrt_cx") ||
+                             IS("sigmoid_cx") || IS("sinc_cx") || IS("sgn_cx");
         if (cx_case && (st = ct_fft_rfft(ctx, v, -1, 0, NULL, &c1)) == CT_OK) {
             keep(c1);
             if (IS("irfft")) st = ct_fft_irfft(ctx, c1, -1, 0, NULL, &r);
@@ -887,6 +889,14 @@ static ct_tensor *gf_run(ct_ctx *ctx, const char *name, ct_status *stp) {
             if (IS("mul_cx")) st = ct_mul(ctx, c1, c1, &r);
             if (IS("div_cx")) st = ct_div(ctx, c1, c1, &r);
             if (IS("exp_cx")) st = ct_exp(ctx, c1, &r);
+            if (IS("sin_cx")) st = ct_sin(ctx, c1, &r);
+            if (IS("tanh_cx")) st = ct_tanh(ctx, c1, &r);
+            if (IS("acosh_cx")) st = ct_acosh(ctx, c1, &r);
+            if (IS("log10_cx")) st = ct_log10(ctx, c1, &r);
+            if (IS("rsqrt_cx")) st = ct_rsqrt(ctx, c1, &r);
+            if (IS("sigmoid_cx")) st = ct_sigmoid(ctx, c1, &r);
+            if (IS("sinc_cx")) st = ct_sinc(ctx, c1, &r);
+            if (IS("sgn_cx")) st = ct_sgn(ctx, c1, &r);
             if (IS("conj_cx")) st = ct_conj(ctx, c1, &r);
             if (IS("sum_cx")) st = ct_sum(ctx, c1, 0, NULL, false, &r);
             if (IS("mean_cx")) st = ct_mean(ctx, c1, 0, NULL, false, &r);

@@ -267,6 +267,23 @@ enum {
     CT_CX_SGN,   /* z / |z|, 0 at 0 */
     CT_CX_ISNAN, /* out bool */
     CT_CX_ISFINITE,
+    CT_CX_SIN, /* C99's csin .. catanh (the platform's libm) */
+    CT_CX_COS,
+    CT_CX_TAN,
+    CT_CX_SINH,
+    CT_CX_COSH,
+    CT_CX_TANH,
+    CT_CX_ASIN,
+    CT_CX_ACOS,
+    CT_CX_ATAN,
+    CT_CX_ASINH,
+    CT_CX_ACOSH,
+    CT_CX_ATANH,
+    CT_CX_LOG10,   /* log(z) / log(10), both parts divided */
+    CT_CX_LOG2,    /* log(z) / log(2), both parts divided */
+    CT_CX_RSQRT,   /* the reciprocal (as CT_CX_RECIPROCAL) of sqrt(z) */
+    CT_CX_SIGMOID, /* the reciprocal of 1 + exp(-z) */
+    CT_CX_SINC,    /* sin(pi z) / (pi z) (Smith's division), 1 at 0 */
     CT_CX_COUNT
 };
 

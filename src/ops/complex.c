@@ -9,6 +9,7 @@
 #include "ops/dispatch.h"
 #include "tensor/ag_front.h"
 
+#include <math.h>
 #include <stdlib.h>
 
 /* category: bool 0, integers 1, floats 2, complex 3 */
@@ -107,6 +108,123 @@ static ct_status ct__cx_scale(ct_ctx *ctx, const ct_tensor *t, double re, double
     return st;
 }
 
+/* c + k t (c, k complex constants; t complex) */
+static ct_status ct__cx_affine(ct_ctx *ctx, const ct_tensor *t, double c, double k,
+                               ct_tensor **out) {
+    ct_tensor *kt = NULL, *cc = NULL;
+    ct_status st = ct__cx_scale(ctx, t, k, 0, &kt);
+    if (st == CT_OK) st = ct__cx_const(ctx, t->dtype, c, 0, &cc);
+    if (st == CT_OK) st = ct_add(ctx, kt, cc, out);
+    ct_tensor_release(kt), ct_tensor_release(cc);
+    return st;
+}
+
+/* f'(a) of the holomorphic functions CT_CX_SIN .. CT_CX_SINC (their gradient is g conj(f'(a))) */
+static ct_status ct__cx_deriv(ct_ctx *ctx, int fn, const ct_tensor *a, const ct_tensor *y,
+                              ct_tensor **d) {
+    ct_tensor *t[6] = {NULL};
+    ct_status st = CT_OK;
+#define CT__D(call)                                                                                \
+    if (st == CT_OK) st = (call)
+    switch (fn) {
+    case CT_CX_SIN: st = ct_cos(ctx, a, d); break;
+    case CT_CX_COS:
+        CT__D(ct_sin(ctx, a, &t[0]));
+        CT__D(ct_neg(ctx, t[0], d));
+        break;
+    case CT_CX_SINH: st = ct_cosh(ctx, a, d); break;
+    case CT_CX_COSH: st = ct_sinh(ctx, a, d); break;
+    case CT_CX_TAN:  /* 1 / cos(a)^2 */
+    case CT_CX_TANH: /* 1 / cosh(a)^2: torch's 1 -+ y^2 cancels where y is near +-i / +-1 */
+        CT__D(fn == CT_CX_TAN ? ct_cos(ctx, a, &t[0]) : ct_cosh(ctx, a, &t[0]));
+        CT__D(ct_mul(ctx, t[0], t[0], &t[1]));
+        CT__D(ct_reciprocal(ctx, t[1], d));
+        break;
+    case CT_CX_ASIN:  /* (1 - a^2)^-1/2 */
+    case CT_CX_ACOS:  /* -(1 - a^2)^-1/2 */
+    case CT_CX_ASINH: /* (a^2 + 1)^-1/2 */
+        CT__D(ct_mul(ctx, a, a, &t[0]));
+        CT__D(ct__cx_affine(ctx, t[0], 1, fn == CT_CX_ASINH ? 1 : -1, &t[1]));
+        CT__D(ct_rsqrt(ctx, t[1], fn == CT_CX_ACOS ? &t[2] : d));
+        if (fn == CT_CX_ACOS) CT__D(ct_neg(ctx, t[2], d));
+        break;
+    case CT_CX_ACOSH: /* 1 / (sqrt(a - 1) sqrt(a + 1)) as torch ((a^2 - 1)^-1/2 would have the
+                       * wrong sign left of the imaginary axis) */
+        CT__D(ct__cx_affine(ctx, a, -1, 1, &t[0]));
+        CT__D(ct__cx_affine(ctx, a, 1, 1, &t[1]));
+        CT__D(ct_sqrt(ctx, t[0], &t[2]));
+        CT__D(ct_sqrt(ctx, t[1], &t[3]));
+        CT__D(ct_mul(ctx, t[2], t[3], &t[4]));
+        CT__D(ct_reciprocal(ctx, t[4], d));
+        break;
+    case CT_CX_ATAN:  /* 1 / (1 + a^2) */
+    case CT_CX_ATANH: /* 1 / (1 - a^2) */
+        CT__D(ct_mul(ctx, a, a, &t[0]));
+        CT__D(ct__cx_affine(ctx, t[0], 1, fn == CT_CX_ATAN ? 1 : -1, &t[1]));
+        CT__D(ct_reciprocal(ctx, t[1], d));
+        break;
+    case CT_CX_LOG10: /* 1 / (a log 10) */
+    case CT_CX_LOG2:
+        CT__D(ct__cx_scale(ctx, a, fn == CT_CX_LOG10 ? log(10.0) : log(2.0), 0, &t[0]));
+        CT__D(ct_reciprocal(ctx, t[0], d));
+        break;
+    case CT_CX_RSQRT: /* -y^3 / 2 */
+        CT__D(ct_mul(ctx, y, y, &t[0]));
+        CT__D(ct_mul(ctx, t[0], y, &t[1]));
+        CT__D(ct__cx_scale(ctx, t[1], -0.5, 0, d));
+        break;
+    case CT_CX_SIGMOID: /* y sigmoid(-a) (= y (1 - y) without its cancellation near y = 1) */
+        CT__D(ct_neg(ctx, a, &t[0]));
+        CT__D(ct_sigmoid(ctx, t[0], &t[1]));
+        CT__D(ct_mul(ctx, y, t[1], d));
+        break;
+    case CT_CX_SINC: { /* (u cos u - sin u) / (pi a^2) with u = pi a; for |u| < 1/2 (where that
+                        * cancels, as in torch) pi times its series sum_k (-1)^k 2k u^(2k-1) /
+                        * (2k+1)!, k = 1..7 (0 at a = 0, torch's value there) */
+        const double pi = 3.14159265358979323846;
+        CT__D(ct__cx_scale(ctx, a, pi, 0, &t[0]));
+        CT__D(ct_cos(ctx, t[0], &t[1]));
+        CT__D(ct_mul(ctx, t[0], t[1], &t[2]));
+        ct_tensor_release(t[1]), t[1] = NULL;
+        CT__D(ct_sin(ctx, t[0], &t[1]));
+        CT__D(ct_sub(ctx, t[2], t[1], &t[3]));
+        ct_tensor_release(t[2]), t[2] = NULL;
+        CT__D(ct_mul(ctx, t[0], a, &t[4])); /* pi a^2 */
+        ct_tensor_release(t[1]), t[1] = NULL;
+        CT__D(ct_div(ctx, t[3], t[4], &t[1])); /* the closed form */
+        ct_tensor_release(t[3]), t[3] = NULL;
+        ct_tensor_release(t[4]), t[4] = NULL;
+        CT__D(ct_mul(ctx, t[0], t[0], &t[2])); /* u^2 */
+        double fact = 6;                       /* (2k+1)! */
+        double c[8];
+        for (int k = 1; k <= 7; k++) {
+            c[k] = (k % 2 ? -2.0 : 2.0) * k / fact;
+            fact *= (2 * k + 2) * (2 * k + 3);
+        }
+        CT__D(ct__cx_const(ctx, a->dtype, c[7], 0, &t[3]));
+        for (int k = 6; k >= 1 && st == CT_OK; k--) { /* Horner in u^2 */
+            CT__D(ct_mul(ctx, t[3], t[2], &t[4]));
+            ct_tensor_release(t[3]), t[3] = NULL;
+            CT__D(ct__cx_affine(ctx, t[4], c[k], 1, &t[3]));
+            ct_tensor_release(t[4]), t[4] = NULL;
+        }
+        CT__D(ct_mul(ctx, t[3], t[0], &t[4]));
+        ct_tensor_release(t[3]), t[3] = NULL;
+        CT__D(ct__cx_scale(ctx, t[4], pi, 0, &t[3])); /* the series */
+        ct_tensor_release(t[2]), t[2] = NULL;
+        ct_tensor_release(t[4]), t[4] = NULL;
+        CT__D(ct_abs(ctx, t[0], &t[2]));
+        CT__D(ct_lt_scalar(ctx, t[2], 0.5, &t[5]));
+        CT__D(ct_where(ctx, t[5], t[3], t[1], d));
+        break;
+    }
+    default: st = ct__set_error(ctx, CT_ERR_UNSUPPORTED, "no complex derivative of op %d", fn);
+    }
+#undef CT__D
+    ct__release_all(6, t);
+    return st;
+}
+
 static ct_status ct__cxg_backward(ct_ctx *ctx, void *user, ct_tensor *const *gout, const bool *need,
                                   ct_tensor **gin) {
     const ct__cxg *u = user;
@@ -187,6 +305,42 @@ static ct_status ct__cxg_backward(ct_ctx *ctx, void *user, ct_tensor *const *gou
             if (st == CT_OK) st = ct_mul(ctx, g, t[2], &gin[0]);
         }
         break;
+    case CT_CX_SGN: { /* (g - Re(g conj(s)) s) / |a| with s = sgn(a); 0 at a = 0 */
+        ct_tensor *m[5] = {NULL};
+        if ((st = ct_conj(ctx, u->out, &t[0])) == CT_OK) st = ct_mul(ctx, g, t[0], &t[1]);
+        if (st == CT_OK) st = ct_real(ctx, t[1], &t[2]);
+        if (st == CT_OK) st = ct_mul(ctx, t[2], u->out, &t[3]);
+        if (st == CT_OK) st = ct_sub(ctx, g, t[3], &t[4]);
+        if (st == CT_OK) st = ct_abs(ctx, u->a, &m[0]);
+        if (st == CT_OK) st = ct_eq_scalar(ctx, m[0], 0.0, &m[1]);
+        if (st == CT_OK) st = ct_add(ctx, m[0], m[1], &m[2]); /* 1 where |a| = 0 */
+        if (st == CT_OK) st = ct_div(ctx, t[4], m[2], &m[3]);
+        if (st == CT_OK) st = ct__cx_const(ctx, u->out->dtype, 0, 0, &m[4]);
+        if (st == CT_OK) st = ct_where(ctx, m[1], m[4], m[3], &gin[0]);
+        ct__release_all(5, m);
+        break;
+    }
+    case CT_CX_SIN:
+    case CT_CX_COS:
+    case CT_CX_TAN:
+    case CT_CX_SINH:
+    case CT_CX_COSH:
+    case CT_CX_TANH:
+    case CT_CX_ASIN:
+    case CT_CX_ACOS:
+    case CT_CX_ATAN:
+    case CT_CX_ASINH:
+    case CT_CX_ACOSH:
+    case CT_CX_ATANH:
+    case CT_CX_LOG10:
+    case CT_CX_LOG2:
+    case CT_CX_RSQRT:
+    case CT_CX_SIGMOID:
+    case CT_CX_SINC: /* g conj(f'(a)) */
+        if ((st = ct__cx_deriv(ctx, u->fn, u->a, u->out, &t[0])) == CT_OK &&
+            (st = ct_conj(ctx, t[0], &t[1])) == CT_OK)
+            st = ct_mul(ctx, g, t[1], &gin[0]);
+        break;
     case CT__CXG_VIEW_AS_REAL: {
         if ((st = ct_tensor_contiguous(ctx, g, &t[0])) == CT_OK)
             st = ct_view_as_complex(ctx, t[0], &gin[0]);
@@ -219,6 +373,28 @@ static const ct__ag_custom CT__CXG_NODES[] = {
     {"SqrtBackward", ct__cxg_backward, ct__cxg_free, true},
     {"ReciprocalBackward", ct__cxg_backward, ct__cxg_free, true},
 };
+/* CT_CX_SIN .. CT_CX_SINC */
+static const ct__ag_custom CT__CXG_FUNCS[] = {
+    {"SinBackward", ct__cxg_backward, ct__cxg_free, true},
+    {"CosBackward", ct__cxg_backward, ct__cxg_free, true},
+    {"TanBackward", ct__cxg_backward, ct__cxg_free, true},
+    {"SinhBackward", ct__cxg_backward, ct__cxg_free, true},
+    {"CoshBackward", ct__cxg_backward, ct__cxg_free, true},
+    {"TanhBackward", ct__cxg_backward, ct__cxg_free, true},
+    {"AsinBackward", ct__cxg_backward, ct__cxg_free, true},
+    {"AcosBackward", ct__cxg_backward, ct__cxg_free, true},
+    {"AtanBackward", ct__cxg_backward, ct__cxg_free, true},
+    {"AsinhBackward", ct__cxg_backward, ct__cxg_free, true},
+    {"AcoshBackward", ct__cxg_backward, ct__cxg_free, true},
+    {"AtanhBackward", ct__cxg_backward, ct__cxg_free, true},
+    {"Log10Backward", ct__cxg_backward, ct__cxg_free, true},
+    {"Log2Backward", ct__cxg_backward, ct__cxg_free, true},
+    {"RsqrtBackward", ct__cxg_backward, ct__cxg_free, true},
+    {"SigmoidBackward", ct__cxg_backward, ct__cxg_free, true},
+    {"SincBackward", ct__cxg_backward, ct__cxg_free, true},
+};
+_Static_assert(sizeof CT__CXG_FUNCS / sizeof CT__CXG_FUNCS[0] == CT_CX_SINC - CT_CX_SIN + 1,
+               "one node per holomorphic function");
 static const ct__ag_custom CT__CXG_VIEWS[] = {
     {"ViewAsRealBackward", ct__cxg_backward, ct__cxg_free, false},
     {"ViewAsComplexBackward", ct__cxg_backward, ct__cxg_free, false},
@@ -228,7 +404,7 @@ static const ct__ag_custom CT__CXG_VIEWS[] = {
 };
 
 /* Record out = fn(ins) when autograd wants it (called at the outermost level, after the forward
- * ran with recording suppressed). SGN has no backward here: refused. */
+ * ran with recording suppressed). */
 static ct_status ct__cxg_record(ct_ctx *ctx, int fn, double alpha, int n,
                                 const ct_tensor *const *ins, ct_tensor **out) {
     const ct__ag_custom *node = NULL;
@@ -239,6 +415,11 @@ static ct_status ct__cxg_record(ct_ctx *ctx, int fn, double alpha, int n,
             [CT_CX_COMPLEX] = 8, [CT_CX_POLAR] = 9,      [CT_CX_EXP] = 10, [CT_CX_LOG] = 11,
             [CT_CX_SQRT] = 12,   [CT_CX_RECIPROCAL] = 13};
         node = &CT__CXG_NODES[idx[fn]];
+    } else if (fn == CT_CX_SGN) {
+        static const ct__ag_custom sgn = {"SgnBackward", ct__cxg_backward, ct__cxg_free, true};
+        node = &sgn;
+    } else if (fn >= CT_CX_SIN && fn <= CT_CX_SINC) {
+        node = &CT__CXG_FUNCS[fn - CT_CX_SIN];
     } else if (fn >= CT__CXG_VIEW_AS_REAL && fn <= CT__CXG_POW) {
         node = &CT__CXG_VIEWS[fn - CT__CXG_VIEW_AS_REAL];
     }

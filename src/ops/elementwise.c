@@ -156,6 +156,23 @@ static ct_status ct__unary(ct_ctx *ctx, const char *name, ct_op_kind kind, const
                  : kind == CT_OP_LOG        ? CT_CX_LOG
                  : kind == CT_OP_SQRT       ? CT_CX_SQRT
                  : kind == CT_OP_RECIPROCAL ? CT_CX_RECIPROCAL
+                 : kind == CT_OP_SIN        ? CT_CX_SIN
+                 : kind == CT_OP_COS        ? CT_CX_COS
+                 : kind == CT_OP_TAN        ? CT_CX_TAN
+                 : kind == CT_OP_SINH       ? CT_CX_SINH
+                 : kind == CT_OP_COSH       ? CT_CX_COSH
+                 : kind == CT_OP_TANH       ? CT_CX_TANH
+                 : kind == CT_OP_ASIN       ? CT_CX_ASIN
+                 : kind == CT_OP_ACOS       ? CT_CX_ACOS
+                 : kind == CT_OP_ATAN       ? CT_CX_ATAN
+                 : kind == CT_OP_ASINH      ? CT_CX_ASINH
+                 : kind == CT_OP_ACOSH      ? CT_CX_ACOSH
+                 : kind == CT_OP_ATANH      ? CT_CX_ATANH
+                 : kind == CT_OP_LOG10      ? CT_CX_LOG10
+                 : kind == CT_OP_LOG2       ? CT_CX_LOG2
+                 : kind == CT_OP_RSQRT      ? CT_CX_RSQRT
+                 : kind == CT_OP_SIGMOID    ? CT_CX_SIGMOID
+                 : kind == CT_OP_SINC       ? CT_CX_SINC
                                             : -1;
         if (fn >= 0) return ct__cx_unary(ctx, name, fn, a, out);
         if (kind == CT_OP_SIGN)

@@ -364,7 +364,37 @@ typedef struct {
         im = (b_ * c_ - a_ * d_) / den_;                                                           \
     } while (0)
 
-#define CT__CX_BODY(T, CT, EXP, LOG, SQRT, HYPOT, ATAN2)                                           \
+/* 1 / (c + di) as torch's vectorized reciprocal, (c - di) / (c^2 + d^2), with c and d first
+ * divided by max(|c|, |d|) when that is finite and nonzero (as CT__CX_DIV) */
+#define CT__CX_RECIP(T, HYPOT, c, d, re, im)                                                       \
+    do {                                                                                           \
+        T s_ = HYPOT(c, 0) > HYPOT(d, 0) ? HYPOT(c, 0) : HYPOT(d, 0), c_ = (c), d_ = (d);          \
+        const bool sc_ = s_ > 0 && s_ - s_ == 0;                                                   \
+        if (sc_) c_ /= s_, d_ /= s_;                                                               \
+        T den_ = c_ * c_ + d_ * d_;                                                                \
+        re = c_ / den_, im = -d_ / den_;                                                           \
+        if (sc_) re /= s_, im /= s_;                                                               \
+    } while (0)
+
+/* (a + bi) / (c + di) by Smith's method (c10::complex's division, which torch's scalar loops
+ * use) */
+#define CT__CX_SMITH(T, a, b, c, d, re, im)                                                        \
+    do {                                                                                           \
+        T ac_ = (c) < 0 ? -(c) : (c), ad_ = (d) < 0 ? -(d) : (d);                                  \
+        if (ac_ >= ad_) {                                                                          \
+            if (ac_ == 0 && ad_ == 0) {                                                            \
+                re = (a) / ac_, im = (b) / ad_;                                                    \
+            } else {                                                                               \
+                T rat_ = (d) / (c), scl_ = (T)1.0 / ((c) + (d)*rat_);                              \
+                re = ((a) + (b)*rat_) * scl_, im = ((b) - (a)*rat_) * scl_;                        \
+            }                                                                                      \
+        } else {                                                                                   \
+            T rat_ = (c) / (d), scl_ = (T)1.0 / ((d) + (c)*rat_);                                  \
+            re = ((a)*rat_ + (b)) * scl_, im = ((b)*rat_ - (a)) * scl_;                            \
+        }                                                                                          \
+    } while (0)
+
+#define CT__CX_BODY(T, CT, EXP, LOG, SQRT, HYPOT, ATAN2, F)                                        \
     static void ct__cx_elem_##T(const ct__cx_job *j, const T *pa, const T *pb, void *po) {         \
         const int fn = j->fn;                                                                      \
         T ar = pa[0], ai = (j->real_in & 1) ? 0 : pa[1], br = 0, bi = 0;                           \
@@ -379,15 +409,7 @@ typedef struct {
         case CT_CX_SUB: re = ar - al * br, im = ai - al * bi; break;                               \
         case CT_CX_MUL: re = ar * br - ai * bi, im = ar * bi + ai * br; break;                     \
         case CT_CX_DIV: CT__CX_DIV(T, ar, ai, br, bi, re, im); break;                              \
-        case CT_CX_RECIPROCAL: { /* torch: (c - di) / (c^2 + d^2), scaled as CT__CX_DIV */         \
-            T s_ = HYPOT(ar, 0) > HYPOT(ai, 0) ? HYPOT(ar, 0) : HYPOT(ai, 0), c_ = ar, d_ = ai;    \
-            const bool sc_ = s_ > 0 && s_ - s_ == 0;                                               \
-            if (sc_) c_ /= s_, d_ /= s_;                                                           \
-            T den_ = c_ * c_ + d_ * d_;                                                            \
-            re = c_ / den_, im = -d_ / den_;                                                       \
-            if (sc_) re /= s_, im /= s_;                                                           \
-            break;                                                                                 \
-        }                                                                                          \
+        case CT_CX_RECIPROCAL: CT__CX_RECIP(T, HYPOT, ar, ai, re, im); break;                      \
         case CT_CX_NEG: re = -ar, im = -ai; break;                                                 \
         case CT_CX_CONJ: re = ar, im = -ai; break;                                                 \
         case CT_CX_ABS: o[0] = HYPOT(ar, ai); return;                                              \
@@ -410,6 +432,63 @@ typedef struct {
             re = creal(z), im = cimag(z);                                                          \
             break;                                                                                 \
         }                                                                                          \
+        case CT_CX_SIN:                                                                            \
+        case CT_CX_COS:                                                                            \
+        case CT_CX_TAN:                                                                            \
+        case CT_CX_SINH:                                                                           \
+        case CT_CX_COSH:                                                                           \
+        case CT_CX_TANH:                                                                           \
+        case CT_CX_ASIN:                                                                           \
+        case CT_CX_ACOS:                                                                           \
+        case CT_CX_ATAN:                                                                           \
+        case CT_CX_ASINH:                                                                          \
+        case CT_CX_ACOSH:                                                                          \
+        case CT_CX_ATANH: {                                                                        \
+            CT z = CMPLX##T(ar, ai);                                                               \
+            switch (fn) {                                                                          \
+            case CT_CX_SIN: z = csin##F(z); break;                                                 \
+            case CT_CX_COS: z = ccos##F(z); break;                                                 \
+            case CT_CX_TAN: z = ctan##F(z); break;                                                 \
+            case CT_CX_SINH: z = csinh##F(z); break;                                               \
+            case CT_CX_COSH: z = ccosh##F(z); break;                                               \
+            case CT_CX_TANH: z = ctanh##F(z); break;                                               \
+            case CT_CX_ASIN: z = casin##F(z); break;                                               \
+            case CT_CX_ACOS: z = cacos##F(z); break;                                               \
+            case CT_CX_ATAN: z = catan##F(z); break;                                               \
+            case CT_CX_ASINH: z = casinh##F(z); break;                                             \
+            case CT_CX_ACOSH: z = cacosh##F(z); break;                                             \
+            default: z = catanh##F(z); break;                                                      \
+            }                                                                                      \
+            re = creal##F(z), im = cimag##F(z);                                                    \
+            break;                                                                                 \
+        }                                                                                          \
+        case CT_CX_LOG10:                                                                          \
+        case CT_CX_LOG2: {                                                                         \
+            CT z = LOG(CMPLX##T(ar, ai));                                                          \
+            const T l = fn == CT_CX_LOG10 ? (T)log(10.0) : (T)log(2.0);                            \
+            re = creal##F(z) / l, im = cimag##F(z) / l;                                            \
+            break;                                                                                 \
+        }                                                                                          \
+        case CT_CX_RSQRT: {                                                                        \
+            CT z = SQRT(CMPLX##T(ar, ai));                                                         \
+            CT__CX_RECIP(T, HYPOT, creal##F(z), cimag##F(z), re, im);                              \
+            break;                                                                                 \
+        }                                                                                          \
+        case CT_CX_SIGMOID: {                                                                      \
+            CT z = EXP(CMPLX##T(-ar, -ai));                                                        \
+            CT__CX_RECIP(T, HYPOT, creal##F(z) + 1, cimag##F(z), re, im);                          \
+            break;                                                                                 \
+        }                                                                                          \
+        case CT_CX_SINC: {                                                                         \
+            if (ar == 0 && ai == 0) {                                                              \
+                re = 1, im = 0;                                                                    \
+                break;                                                                             \
+            }                                                                                      \
+            const T pr = (T)3.14159265358979323846 * ar, pi_ = (T)3.14159265358979323846 * ai;     \
+            CT z = csin##F(CMPLX##T(pr, pi_));                                                     \
+            CT__CX_SMITH(T, creal##F(z), cimag##F(z), pr, pi_, re, im);                            \
+            break;                                                                                 \
+        }                                                                                          \
         case CT_CX_EQ: *(uint8_t *)po = ar == br && ai == bi; return;                              \
         case CT_CX_NE: *(uint8_t *)po = !(ar == br && ai == bi); return;                           \
         case CT_CX_ISNAN: *(uint8_t *)po = ar != ar || ai != ai; return;                           \
@@ -421,8 +500,8 @@ typedef struct {
     }
 #define CMPLXfloat CMPLXF
 #define CMPLXdouble CMPLX
-CT__CX_BODY(float, float _Complex, cexpf, clogf, csqrtf, hypotf, atan2f)
-CT__CX_BODY(double, double _Complex, cexp, clog, csqrt, hypot, atan2)
+CT__CX_BODY(float, float _Complex, cexpf, clogf, csqrtf, hypotf, atan2f, f)
+CT__CX_BODY(double, double _Complex, cexp, clog, csqrt, hypot, atan2, )
 
 static void ct__cx_range(void *arg, int64_t e0, int64_t e1) {
     const ct__cx_job *j = arg;

@@ -1,0 +1,202 @@
+/* Complex tensors, second part: the holomorphic elementwise functions (sin .. atanh, log10, log2,
+ * rsqrt, sigmoid, sinc) against mpmath at 40 digits (scripts/gen_complex_more_ref.py, which also
+ * checks torch 1.13 agrees), in complex128 and complex64, and their gradients (g conj(f'(z)),
+ * torch's convention) against mpmath's derivatives; sgn's gradient and the real-to-real
+ * pipelines through them against central differences. */
+#include "test_util.h"
+
+#include "data/complex_more_ref.h"
+
+#include <float.h>
+
+static ct_ctx *ctx;
+
+typedef ct_status (*cm_fn)(ct_ctx *, const ct_tensor *, ct_tensor **);
+static const cm_fn cm_impl[CM_NF] = {ct_sin,   ct_cos,  ct_tan,   ct_sinh,    ct_cosh,  ct_tanh,
+                                     ct_asin,  ct_acos, ct_atan,  ct_asinh,   ct_acosh, ct_atanh,
+                                     ct_log10, ct_log2, ct_rsqrt, ct_sigmoid, ct_sinc};
+
+/* a complex tensor of n values (pairs) */
+static ct_tensor *cx_tensor(ct_dtype dt, int64_t n, const double (*v)[2]) {
+    ct_tensor *t = NULL;
+    if (dt == CT_COMPLEX128) {
+        CHECK_OK(ct_tensor_from_host(ctx, v, dt, 1, &n, &t));
+    } else {
+        float *f = malloc(sizeof(float) * 2 * (size_t)n);
+        for (int64_t i = 0; i < 2 * n; i++)
+            f[i] = (float)v[i / 2][i % 2];
+        CHECK_OK(ct_tensor_from_host(ctx, f, dt, 1, &n, &t));
+        free(f);
+    }
+    return t;
+}
+
+/* the n pairs of a complex tensor as doubles */
+static double *cx_read(const ct_tensor *t, int64_t n) {
+    double *out = malloc(sizeof(double) * 2 * (size_t)n);
+    if (ct_tensor_dtype(t) == CT_COMPLEX128) {
+        CHECK_OK(ct_tensor_to_host(t, out, sizeof(double) * 2 * (size_t)n));
+    } else {
+        float *f = malloc(sizeof(float) * 2 * (size_t)n);
+        CHECK_OK(ct_tensor_to_host(t, f, sizeof(float) * 2 * (size_t)n));
+        for (int64_t i = 0; i < 2 * n; i++)
+            out[i] = f[i];
+        free(f);
+    }
+    return out;
+}
+
+/* |got - ref| <= tol |ref| as complex numbers (both parts at once: a part far smaller than the
+ * other is only as accurate as the pair) */
+static bool cx_close(const double *got, const double *ref, double tol) {
+    const double e = hypot(got[0] - ref[0], got[1] - ref[1]), m = hypot(ref[0], ref[1]);
+    return e <= tol * m || (m == 0 && e == 0);
+}
+
+TEST(functions_as_mpmath) {
+    for (int k = 0; k < 2; k++) {
+        const ct_dtype dt = k ? CT_COMPLEX64 : CT_COMPLEX128;
+        const double(*z)[2] = k ? cm_z_f : cm_z_d;
+        const double tol = k ? 8 * FLT_EPSILON : 8 * DBL_EPSILON;
+        for (int f = 0; f < CM_NF; f++) {
+            const double(*ref)[2] = k ? cm_f_f[f] : cm_f_d[f];
+            ct_tensor *x = cx_tensor(dt, CM_NP, z), *y = NULL;
+            CHECK_OK(cm_impl[f](ctx, x, &y));
+            CHECK_MSG(y && ct_tensor_dtype(y) == dt, "%s: dtype", cm_funcs[f]);
+            double *v = y ? cx_read(y, CM_NP) : NULL;
+            int bad = 0;
+            for (int i = 0; v && i < CM_NP; i++) {
+                const bool over = k && hypot(ref[i][0], ref[i][1]) > FLT_MAX;
+                /* sinc rounds pi z first (as torch): its error grows with |pi z| */
+                const double t = f == CM_NF - 1 ? tol * (1 + M_PI * hypot(z[i][0], z[i][1])) : tol;
+                const bool ok = over ? !(isfinite(v[2 * i]) && isfinite(v[2 * i + 1]))
+                                     : cx_close(v + 2 * i, ref[i], t);
+                if (!ok && bad++ < 3)
+                    printf("  %s(%s)(%.17g%+.17gi) = %.17g%+.17gi, exact %.17g%+.17gi\n",
+                           cm_funcs[f], ct_dtype_name(dt), z[i][0], z[i][1], v[2 * i], v[2 * i + 1],
+                           ref[i][0], ref[i][1]);
+            }
+            CHECK_MSG(bad == 0, "%s (%s): %d of %d values off", cm_funcs[f], ct_dtype_name(dt), bad,
+                      CM_NP);
+            free(v);
+            ct_tensor_release(x), ct_tensor_release(y);
+        }
+    }
+}
+
+/* backward of f(z) with the upstream w: z.grad = w conj(f'(z)) */
+TEST(gradients_as_mpmath) {
+    double w[CM_NP][2];
+    for (int i = 0; i < CM_NP; i++)
+        w[i][0] = 0.5 + 0.25 * (i % 5), w[i][1] = 0.3 * (i % 3) - 0.4;
+    for (int k = 0; k < 2; k++) {
+        const ct_dtype dt = k ? CT_COMPLEX64 : CT_COMPLEX128;
+        const double(*z)[2] = k ? cm_z_f : cm_z_d;
+        const double tol = k ? 1e-5 : 1e-12;
+        for (int f = 0; f < CM_NF; f++) {
+            const double(*der)[2] = k ? cm_d_f[f] : cm_d_d[f];
+            ct_tensor *x = cx_tensor(dt, CM_NP, z), *wt = cx_tensor(dt, CM_NP, w), *y = NULL;
+            CHECK_OK(ct_tensor_set_requires_grad(x, true));
+            CHECK_OK(cm_impl[f](ctx, x, &y));
+            CHECK_OK(ct_backward(ctx, y, wt, false));
+            const ct_tensor *g = ct_tensor_grad(x);
+            CHECK_MSG(g && ct_tensor_dtype(g) == dt, "%s: gradient dtype", cm_funcs[f]);
+            double *gv = g ? cx_read(g, CM_NP) : NULL;
+            int bad = 0;
+            for (int i = 0; gv && i < CM_NP; i++) {
+                const double dr = der[i][0], di = -der[i][1]; /* conj(f') */
+                const double ref[2] = {w[i][0] * dr - w[i][1] * di, w[i][0] * di + w[i][1] * dr};
+                if (k && hypot(ref[0], ref[1]) > 1e30) continue; /* near float32's overflow */
+                if (!cx_close(gv + 2 * i, ref, tol) && bad++ < 3)
+                    printf("  d%s(%s) at %.17g%+.17gi: %.17g%+.17gi, exact %.17g%+.17gi\n",
+                           cm_funcs[f], ct_dtype_name(dt), z[i][0], z[i][1], gv[2 * i],
+                           gv[2 * i + 1], ref[0], ref[1]);
+            }
+            CHECK_MSG(bad == 0, "%s' (%s): %d of %d gradients off", cm_funcs[f], ct_dtype_name(dt),
+                      bad, CM_NP);
+            free(gv);
+            ct_tensor_release(x), ct_tensor_release(wt), ct_tensor_release(y);
+        }
+    }
+    /* sinc at 0: value 1, derivative 0 (torch's special case) */
+    const double z0[1][2] = {{0, 0}}, one[1][2] = {{1, 0}};
+    ct_tensor *x = cx_tensor(CT_COMPLEX128, 1, z0), *wt = cx_tensor(CT_COMPLEX128, 1, one),
+              *y = NULL;
+    CHECK_OK(ct_tensor_set_requires_grad(x, true));
+    CHECK_OK(ct_sinc(ctx, x, &y));
+    double *v = y ? cx_read(y, 1) : NULL;
+    CHECK(v && v[0] == 1 && v[1] == 0);
+    free(v);
+    CHECK_OK(ct_backward(ctx, y, wt, false));
+    v = ct_tensor_grad(x) ? cx_read(ct_tensor_grad(x), 1) : NULL;
+    CHECK(v && v[0] == 0 && v[1] == 0);
+    free(v);
+    ct_tensor_release(x), ct_tensor_release(wt), ct_tensor_release(y);
+}
+
+/* real -> real pipelines through the new functions and sgn, against central differences */
+static ct_status as_complex(const ct_tensor *x, ct_tensor **z) {
+    /* x (2n) -> z (n) = x[:n] + i x[n:] */
+    ct_tensor *re = NULL, *im = NULL;
+    const int64_t n = ct_tensor_shape(x)[0] / 2;
+    ct_status st = ct_tensor_narrow(ctx, x, 0, 0, n, &re);
+    if (st == CT_OK) st = ct_tensor_narrow(ctx, x, 0, n, n, &im);
+    if (st == CT_OK) st = ct_complex(ctx, re, im, z);
+    ct_tensor_release(re), ct_tensor_release(im);
+    return st;
+}
+static ct_status g_chain(const ct_tensor *x, ct_tensor **y) {
+    ct_tensor *t[8] = {NULL};
+    ct_status st = as_complex(x, &t[0]);
+    if (st == CT_OK) st = ct_sin(ctx, t[0], &t[1]);
+    if (st == CT_OK) st = ct_tanh(ctx, t[1], &t[2]);
+    if (st == CT_OK) st = ct_asinh(ctx, t[2], &t[3]);
+    if (st == CT_OK) st = ct_sigmoid(ctx, t[3], &t[4]);
+    if (st == CT_OK) st = ct_log10(ctx, t[4], &t[5]);
+    if (st == CT_OK) st = ct_sgn(ctx, t[5], &t[6]);
+    if (st == CT_OK) st = ct_view_as_real(ctx, t[6], &t[7]);
+    if (st == CT_OK) st = ct_flatten(ctx, t[7], 0, -1, y);
+    for (int i = 0; i < 8; i++)
+        ct_tensor_release(t[i]);
+    return st;
+}
+static ct_status g_sgn(const ct_tensor *x, ct_tensor **y) {
+    ct_tensor *t[3] = {NULL};
+    ct_status st = as_complex(x, &t[0]);
+    if (st == CT_OK) st = ct_sgn(ctx, t[0], &t[1]);
+    if (st == CT_OK) st = ct_view_as_real(ctx, t[1], &t[2]);
+    if (st == CT_OK) st = ct_flatten(ctx, t[2], 0, -1, y);
+    for (int i = 0; i < 3; i++)
+        ct_tensor_release(t[i]);
+    return st;
+}
+
+TEST(pipelines_against_differences) {
+    unsigned long long rng = 77;
+    tu_gradcheck(ctx, &rng, "sin / tanh / asinh / sigmoid / log10 / sgn", g_chain, 1,
+                 (const int64_t[]){12});
+    tu_gradcheck(ctx, &rng, "sgn", g_sgn, 1, (const int64_t[]){10});
+    /* sgn at 0: gradient 0 (torch's) */
+    const double z0[2][2] = {{0, 0}, {3, -4}}, w[2][2] = {{1, 2}, {0.5, 0}};
+    ct_tensor *x = cx_tensor(CT_COMPLEX128, 2, z0), *wt = cx_tensor(CT_COMPLEX128, 2, w), *y = NULL;
+    CHECK_OK(ct_tensor_set_requires_grad(x, true));
+    CHECK_OK(ct_sgn(ctx, x, &y));
+    CHECK_OK(ct_backward(ctx, y, wt, false));
+    double *g = ct_tensor_grad(x) ? cx_read(ct_tensor_grad(x), 2) : NULL;
+    /* at 3 - 4i: (w - Re(w conj(s)) s) / 5 with s = (3 - 4i) / 5 */
+    const double sr = 0.6, si = -0.8, c = 0.5 * sr;
+    CHECK(g && g[0] == 0 && g[1] == 0);
+    CHECK(g && fabs(g[2] - (0.5 - c * sr) / 5) < 1e-15 && fabs(g[3] - (-c * si) / 5) < 1e-15);
+    free(g);
+    ct_tensor_release(x), ct_tensor_release(wt), ct_tensor_release(y);
+}
+
+int main(void) {
+    ctx = tu_ctx_or_skip();
+    RUN(functions_as_mpmath);
+    RUN(gradients_as_mpmath);
+    RUN(pipelines_against_differences);
+    CHECK(ct_ctx_live_tensors(ctx) == 0);
+    ct_ctx_free(ctx);
+    return ct_test_end();
+}
