@@ -92,4 +92,56 @@ for prec, name in ((np.float64, "d"), (np.float32, "f")):
         for row in arr:
             out.append("    {%s}," % ", ".join("{%s, %s}" % (num(v.real), num(v.imag)) for v in row))
         out.append("};")
+
+# torch's answers for the complex reductions: ops on a (3, 4) input (zeros placed for nonzero /
+# any / all / count_nonzero; a zero and an exact unit for prod / cumprod)
+torch.manual_seed(5)
+RED = ["prod_all", "prod_dim", "prod_dim_keep", "cumprod", "var", "var_dims", "std", "std_keep",
+       "var_mean_var", "var_mean_mean", "count_nonzero", "any_dim", "all_dim", "nonzero"]
+cases = []
+for tdt in (torch.complex128, torch.complex64):
+    x = torch.randn(3, 4, dtype=tdt)
+    x[1, 2] = 0
+    x[2, 0] = complex(0, 1e-30)
+    x[0, 3] = complex(0.0, 0.0)
+    res = {
+        "prod_all": (x.prod(), 0, False, 0.0),
+        "prod_dim": (x.prod(1), 1, False, 0.0),
+        "prod_dim_keep": (x.prod(0, keepdim=True), 0, True, 0.0),
+        "cumprod": (x.cumprod(1), 1, False, 0.0),
+        "var": (x.var(), -99, False, 1.0),
+        "var_dims": (x.var(0, correction=0), 0, False, 0.0),
+        "std": (x.std(1), 1, False, 1.0),
+        "std_keep": (x.std(0, keepdim=True, correction=2), 0, True, 2.0),
+        "var_mean_var": (torch.var_mean(x, 1)[0], 1, False, 1.0),
+        "var_mean_mean": (torch.var_mean(x, 1)[1], 1, False, 1.0),
+        "count_nonzero": (torch.count_nonzero(x, 1), 1, False, 0.0),
+        # torch 1.13's any / all (and bool casts) of complex read the real part only (all(1j)
+        # is False there); ctorch tests both parts, as count_nonzero / nonzero and PyTorch 2.x
+        "any_dim": ((x != 0).any(1), 1, False, 0.0),
+        "all_dim": ((x != 0).all(1), 1, False, 0.0),
+        "nonzero": (torch.nonzero(x), 0, False, 0.0),
+    }
+    for k in RED:
+        r, dim, keep, corr = res[k]
+        cases.append((k, tdt, x, r, dim, keep, corr))
+DTC = {torch.complex128: 17, torch.complex64: 16, torch.float64: 9, torch.float32: 8,
+       torch.int64: 5, torch.bool: 0}
+out.append("static const char *const cm_red_ops[] = {%s};" % ", ".join('"%s"' % r for r in RED))
+out.append("typedef struct {\n    int op, x_dt, dim, keepdim;\n    double correction;\n"
+           "    double x[12][2];\n    int out_dt, out_nd;\n    int64_t out_shape[2];\n"
+           "    double out[24][2];\n} cm_red_case;")
+out.append("static const cm_red_case cm_red[] = {")
+for k, tdt, x, r, dim, keep, corr in cases:
+    xs = x.to(torch.complex128).reshape(-1).tolist()
+    rv = r.reshape(-1)
+    rv = (rv.to(torch.complex128) if rv.is_complex() else rv.to(torch.float64)).tolist()
+    rv = [complex(v) for v in rv]
+    assert len(rv) <= 24
+    shp = list(r.shape) + [0] * (2 - r.dim())
+    out.append("    {%d, %d, %d, %d, %s, {%s}, %d, %d, {%d, %d}, {%s}}," % (
+        RED.index(k), DTC[tdt], dim, int(keep), num(corr),
+        ", ".join("{%s, %s}" % (num(v.real), num(v.imag)) for v in xs), DTC[r.dtype], r.dim(),
+        shp[0], shp[1], ", ".join("{%s, %s}" % (num(v.real), num(v.imag)) for v in rv)))
+out.append("};")
 print("\n".join(out))

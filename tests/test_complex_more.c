@@ -191,11 +191,137 @@ TEST(pipelines_against_differences) {
     ct_tensor_release(x), ct_tensor_release(wt), ct_tensor_release(y);
 }
 
+/* the complex reductions against torch 1.13 */
+TEST(reductions_as_torch) {
+    const int nc = (int)(sizeof cm_red / sizeof cm_red[0]);
+    for (int ci = 0; ci < nc; ci++) {
+        const cm_red_case *c = &cm_red[ci];
+        const char *op = cm_red_ops[c->op];
+        const ct_dtype dt = (ct_dtype)c->x_dt;
+        ct_tensor *x0 = cx_tensor(dt, 12, c->x), *x = NULL, *y = NULL, *y2 = NULL;
+        CHECK_OK(ct_tensor_reshape(ctx, x0, 2, (const int64_t[]){3, 4}, &x));
+        ct_tensor_release(x0);
+        const int dim = c->dim;
+        const int *dims = dim == -99 ? NULL : &dim;
+        const int ndims = dim == -99 ? 0 : 1;
+        ct_status st = CT_ERR_INVALID_ARG;
+        if (!strcmp(op, "prod_all")) st = ct_prod(ctx, x, CT_ALL_DIMS, false, &y);
+        if (!strncmp(op, "prod_dim", 8)) st = ct_prod(ctx, x, dim, c->keepdim, &y);
+        if (!strcmp(op, "cumprod")) st = ct_cumprod(ctx, x, dim, &y);
+        if (!strncmp(op, "var", 3) && strncmp(op, "var_mean", 8))
+            st = ct_var(ctx, x, ndims, dims, c->correction, c->keepdim, &y);
+        if (!strncmp(op, "std", 3)) st = ct_std(ctx, x, ndims, dims, c->correction, c->keepdim, &y);
+        if (!strncmp(op, "var_mean", 8)) {
+            st = ct_var_mean(ctx, x, ndims, dims, c->correction, c->keepdim, &y, &y2);
+            if (!strcmp(op, "var_mean_mean")) {
+                ct_tensor *t = y;
+                y = y2, y2 = t;
+            }
+        }
+        if (!strcmp(op, "count_nonzero")) st = ct_count_nonzero(ctx, x, 1, dims, &y);
+        if (!strcmp(op, "any_dim")) st = ct_any(ctx, x, 1, dims, false, &y);
+        if (!strcmp(op, "all_dim")) st = ct_all(ctx, x, 1, dims, false, &y);
+        if (!strcmp(op, "nonzero")) st = ct_nonzero(ctx, x, &y);
+        CHECK_MSG(st == CT_OK, "%s (%s): %s", op, ct_dtype_name(dt), ct_ctx_last_error(ctx));
+        if (st == CT_OK) {
+            CHECK_MSG(ct_tensor_dtype(y) == (ct_dtype)c->out_dt, "%s (%s): dtype %s, torch %d", op,
+                      ct_dtype_name(dt), ct_dtype_name(ct_tensor_dtype(y)), c->out_dt);
+            CHECK_MSG(tu_same_shape(y, c->out_nd, c->out_shape), "%s (%s): shape", op,
+                      ct_dtype_name(dt));
+            const int64_t n = ct_tensor_numel(y);
+            double *v = NULL;
+            if (ct_dtype_is_complex(ct_tensor_dtype(y))) {
+                v = cx_read(y, n);
+            } else {
+                double *r = tu_read(y);
+                v = calloc(2 * (size_t)(n ? n : 1), sizeof(double));
+                for (int64_t i = 0; r && i < n; i++)
+                    v[2 * i] = r[i];
+                free(r);
+            }
+            const double tol = dt == CT_COMPLEX64 ? 1e-6 : 1e-14;
+            for (int64_t i = 0; i < n && i < 24; i++)
+                CHECK_MSG(cx_close(v + 2 * i, c->out[i], tol) ||
+                              hypot(v[2 * i] - c->out[i][0], v[2 * i + 1] - c->out[i][1]) < 1e-30,
+                          "%s (%s) [%lld]: %.17g%+.17gi, torch %.17g%+.17gi", op, ct_dtype_name(dt),
+                          (long long)i, v[2 * i], v[2 * i + 1], c->out[i][0], c->out[i][1]);
+            free(v);
+        }
+        ct_tensor_release(x), ct_tensor_release(y), ct_tensor_release(y2);
+    }
+}
+
+/* complex to bool: either part nonzero (torch 1.13 reads the real part only) */
+TEST(bool_of_complex) {
+    const double z[4][2] = {{0, 1e-30}, {0, 0}, {-0.0, 0}, {NAN, 0}};
+    ct_tensor *x = cx_tensor(CT_COMPLEX64, 4, z), *b = NULL;
+    CHECK_OK(ct_cast(ctx, x, CT_BOOL, &b));
+    uint8_t v[4] = {9, 9, 9, 9};
+    CHECK(b && ct_tensor_to_host(b, v, 4) == CT_OK);
+    CHECK(v[0] == 1 && v[1] == 0 && v[2] == 0 && v[3] == 1);
+    ct_tensor_release(x), ct_tensor_release(b);
+}
+
+static ct_status g_reductions(const ct_tensor *x, ct_tensor **y) {
+    /* x (24) -> z (3, 4) -> [prod(z, 1), prod(z), cumprod(z, 0) flattened, var(z, 1), std(z)] */
+    ct_tensor *t[12] = {NULL};
+    ct_status st = as_complex(x, &t[0]);
+    if (st == CT_OK) st = ct_tensor_reshape(ctx, t[0], 2, (const int64_t[]){3, 4}, &t[1]);
+    if (st == CT_OK) st = ct_prod(ctx, t[1], 1, false, &t[2]);
+    if (st == CT_OK) st = ct_prod(ctx, t[1], CT_ALL_DIMS, true, &t[3]);
+    if (st == CT_OK) st = ct_cumprod(ctx, t[1], 0, &t[4]);
+    const ct_tensor *parts[3] = {t[2], NULL, NULL};
+    if (st == CT_OK) st = ct_flatten(ctx, t[3], 0, -1, &t[5]);
+    if (st == CT_OK) st = ct_flatten(ctx, t[4], 0, -1, &t[6]);
+    parts[1] = t[5], parts[2] = t[6];
+    if (st == CT_OK) st = ct_cat(ctx, 3, parts, 0, &t[7]);
+    if (st == CT_OK) st = ct_view_as_real(ctx, t[7], &t[8]);
+    if (st == CT_OK) st = ct_flatten(ctx, t[8], 0, -1, &t[9]);
+    if (st == CT_OK) st = ct_var(ctx, t[1], 1, (const int[]){1}, 1, false, &t[10]);
+    if (st == CT_OK) st = ct_std(ctx, t[1], 0, NULL, 0, false, &t[11]);
+    ct_tensor *s = NULL, *s1 = NULL;
+    if (st == CT_OK) st = ct_tensor_reshape(ctx, t[11], 1, (const int64_t[]){1}, &s);
+    const ct_tensor *all[3] = {t[9], t[10], s};
+    if (st == CT_OK) st = ct_cat(ctx, 3, all, 0, &s1);
+    if (st == CT_OK) *y = s1, s1 = NULL;
+    ct_tensor_release(s), ct_tensor_release(s1);
+    for (int i = 0; i < 12; i++)
+        ct_tensor_release(t[i]);
+    return st;
+}
+
+TEST(reduction_gradients) {
+    unsigned long long rng = 91;
+    tu_gradcheck(ctx, &rng, "prod / cumprod / var / std of complex", g_reductions, 1,
+                 (const int64_t[]){24});
+    /* names as torch's */
+    const double z[3][2] = {{1, 2}, {0.5, -1}, {2, 0}};
+    ct_tensor *x = cx_tensor(CT_COMPLEX128, 3, z), *y = NULL;
+    CHECK_OK(ct_tensor_set_requires_grad(x, true));
+    const char *want[] = {"ProdBackward0", "ProdBackward1", "CumprodBackward0", "VarBackward0"};
+    for (int k = 0; k < 4; k++) {
+        ct_status st = k == 0   ? ct_prod(ctx, x, CT_ALL_DIMS, false, &y)
+                       : k == 1 ? ct_prod(ctx, x, 0, false, &y)
+                       : k == 2 ? ct_cumprod(ctx, x, 0, &y)
+                                : ct_var(ctx, x, 0, NULL, 1, false, &y);
+        CHECK_OK(st);
+        char *str = NULL;
+        CHECK_OK(ct_tensor_to_string(y, &str));
+        CHECK_MSG(str && strstr(str, want[k]), "%s: %s", want[k], str ? str : "");
+        free(str);
+        ct_tensor_release(y), y = NULL;
+    }
+    ct_tensor_release(x);
+}
+
 int main(void) {
     ctx = tu_ctx_or_skip();
     RUN(functions_as_mpmath);
     RUN(gradients_as_mpmath);
     RUN(pipelines_against_differences);
+    RUN(reductions_as_torch);
+    RUN(bool_of_complex);
+    RUN(reduction_gradients);
     CHECK(ct_ctx_live_tensors(ctx) == 0);
     ct_ctx_free(ctx);
     return ct_test_end();

@@ -459,6 +459,9 @@ ct_status ct__cx_cast(ct_ctx *ctx, const ct_tensor *a, ct_dtype dt, ct_tensor **
     if ((!ct__is_compute_dtype(dt) && !co) || (!ct__is_compute_dtype(a->dtype) && !ca))
         return ct__set_error(ctx, CT_ERR_DTYPE, "cast: %s -> %s is not supported",
                              ct_dtype_name(a->dtype), ct_dtype_name(dt));
+    /* to bool: z != 0 over both parts (NumPy's and PyTorch 2.x's; torch 1.13 tests the real
+     * part only, so its bool(1j) and all(1j) are false) */
+    if (ca && dt == CT_BOOL) return ct_ne_scalar(ctx, a, 0.0, out);
     ct_status st = CT_OK;
     ct_tensor *r = NULL, *p[4] = {NULL};
     if ((st = ct__tensor_new(ctx, a->storage->device, dt, a->ndim, a->shape, &r)) != CT_OK)
@@ -1021,4 +1024,115 @@ ct_status ct__cx_cumsum(ct_ctx *ctx, const ct_tensor *a, int dim, ct_tensor **ou
     else
         ct_tensor_release(y);
     return ct__ag_named(ctx, ct__error_within(ctx, "cumsum", st), out, mark, "CumsumBackward0");
+}
+
+/* product of x's slices along d (n of them) as a tree of complex multiplications: each step
+ * multiplies the first half by the second (an odd count keeps its last slice); keepdim layout */
+static ct_status ct__cx_prod_tree(ct_ctx *ctx, const ct_tensor *a, int d, ct_tensor **out) {
+    int64_t n = a->shape[d];
+    ct_status st = CT_OK;
+    if (n == 0) { /* the empty product: ones of the reduced shape */
+        int64_t sh[CT_MAX_DIMS];
+        for (int i = 0; i < a->ndim; i++)
+            sh[i] = i == d ? 1 : a->shape[i];
+        return ct_tensor_full(ctx, a->dtype, a->ndim, sh, 1.0, out);
+    }
+    ct_tensor *x = ct_tensor_retain((ct_tensor *)a);
+    while (st == CT_OK && n > 1) {
+        const int64_t h = n / 2;
+        ct_tensor *lo = NULL, *hi = NULL, *p = NULL, *nx = NULL, *last = NULL;
+        st = ct_tensor_narrow(ctx, x, d, 0, h, &lo);
+        if (st == CT_OK) st = ct_tensor_narrow(ctx, x, d, h, h, &hi);
+        if (st == CT_OK) st = ct_mul(ctx, lo, hi, &p);
+        if (st == CT_OK && n % 2) {
+            st = ct_tensor_narrow(ctx, x, d, 2 * h, 1, &last);
+            const ct_tensor *two[2] = {p, last};
+            if (st == CT_OK) st = ct_cat(ctx, 2, two, d, &nx);
+        } else if (st == CT_OK) {
+            nx = ct_tensor_retain(p);
+        }
+        ct_tensor_release(lo), ct_tensor_release(hi), ct_tensor_release(p);
+        ct_tensor_release(last), ct_tensor_release(x);
+        x = nx;
+        n = h + n % 2;
+    }
+    if (st != CT_OK) {
+        ct_tensor_release(x);
+        return st;
+    }
+    *out = x;
+    return CT_OK;
+}
+
+ct_status ct__cx_prod(ct_ctx *ctx, const ct_tensor *a, int dim, bool keepdim, ct_tensor **out) {
+    const uint64_t mark = ct__ag_mark(ctx);
+    *out = NULL;
+    const bool all = dim == CT_ALL_DIMS;
+    int d = 0;
+    ct_status st = CT_OK;
+    if (!all && (a->ndim == 0 ? (dim != 0 && dim != -1) : !ct__wrap_dim(dim, a->ndim, &d)))
+        return ct__set_error(ctx, CT_ERR_INDEX,
+                             "prod: Dimension out of range (expected to be in range of [%d, %d], "
+                             "but got %d)",
+                             a->ndim ? -a->ndim : -1, a->ndim ? a->ndim - 1 : 0, dim);
+    /* every dim, or a 0-d input: over the flattened values */
+    ct_tensor *x = NULL, *p = NULL;
+    const int64_t one = 1;
+    if (all || a->ndim == 0) {
+        const int64_t n = ct_tensor_numel(a);
+        st = ct_tensor_reshape(ctx, a, 1, &n, &x);
+        d = 0;
+    } else {
+        x = ct_tensor_retain((ct_tensor *)a);
+    }
+    if (st == CT_OK) st = ct__cx_prod_tree(ctx, x, d, &p);
+    ct_tensor_release(x);
+    if (st == CT_OK) {
+        int64_t sh[CT_MAX_DIMS];
+        int nd = 0;
+        for (int i = 0; i < a->ndim; i++) {
+            if (!all && i != d)
+                sh[nd++] = a->shape[i];
+            else if (keepdim)
+                sh[nd++] = 1;
+        }
+        st = ct_tensor_reshape(ctx, p, nd, nd ? sh : &one, out);
+    }
+    ct_tensor_release(p);
+    return ct__ag_named(ctx, ct__error_within(ctx, "prod", st), out, mark,
+                        all ? "ProdBackward0" : "ProdBackward1");
+}
+
+/* inclusive scan by doubling: after the step of width k, x[i] holds the product of the (up to)
+ * 2k values ending at i */
+ct_status ct__cx_cumprod(ct_ctx *ctx, const ct_tensor *a, int dim, ct_tensor **out) {
+    const uint64_t mark = ct__ag_mark(ctx);
+    *out = NULL;
+    int d = 0;
+    if (a->ndim == 0 ? (dim != 0 && dim != -1) : !ct__wrap_dim(dim, a->ndim, &d))
+        return ct__set_error(ctx, CT_ERR_INDEX,
+                             "cumprod: Dimension out of range (expected to be in range of [%d, "
+                             "%d], but got %d)",
+                             a->ndim ? -a->ndim : -1, a->ndim ? a->ndim - 1 : 0, dim);
+    const int64_t n = a->ndim ? a->shape[d] : 1;
+    ct_tensor *x = NULL;
+    ct_status st = ct_tensor_clone(ctx, a, &x);
+    for (int64_t k = 1; k < n && st == CT_OK; k *= 2) {
+        ct_tensor *head = NULL, *tail = NULL, *prev = NULL, *p = NULL, *nx = NULL;
+        st = ct_tensor_narrow(ctx, x, d, 0, k, &head);
+        if (st == CT_OK) st = ct_tensor_narrow(ctx, x, d, k, n - k, &tail);
+        if (st == CT_OK) st = ct_tensor_narrow(ctx, x, d, 0, n - k, &prev);
+        if (st == CT_OK) st = ct_mul(ctx, tail, prev, &p);
+        const ct_tensor *two[2] = {head, p};
+        if (st == CT_OK) st = ct_cat(ctx, 2, two, d, &nx);
+        ct_tensor_release(head), ct_tensor_release(tail), ct_tensor_release(prev);
+        ct_tensor_release(p), ct_tensor_release(x);
+        x = nx;
+    }
+    if (st != CT_OK) {
+        ct_tensor_release(x);
+        x = NULL;
+    }
+    *out = x;
+    return ct__ag_named(ctx, ct__error_within(ctx, "cumprod", st), out, mark, "CumprodBackward0");
 }

@@ -48,5 +48,9 @@ ct_status ct__cx_masked_fill(ct_ctx *ctx, const ct_tensor *t, const ct_tensor *m
 ct_status ct__cx_tri(ct_ctx *ctx, const ct_tensor *t, int64_t diagonal, bool upper,
                      ct_tensor **out);
 ct_status ct__cx_cumsum(ct_ctx *ctx, const ct_tensor *a, int dim, ct_tensor **out);
+/* complex prod over one dim (CT_ALL_DIMS: every dim) and cumprod: products of halves, log2(n)
+ * complex multiplications deep (differentiable through them) */
+ct_status ct__cx_prod(ct_ctx *ctx, const ct_tensor *a, int dim, bool keepdim, ct_tensor **out);
+ct_status ct__cx_cumprod(ct_ctx *ctx, const ct_tensor *a, int dim, ct_tensor **out);
 
 #endif

@@ -218,6 +218,8 @@ static ct_status ct__fwd_prod(ct_ctx *ctx, const ct_tensor *a, int dim, bool kee
                               : ct__reduce_front(ctx, "prod", CT_OP_PROD, a, 1, &dim, keepdim, out);
 }
 ct_status ct_prod(ct_ctx *ctx, const ct_tensor *a, int dim, bool keepdim, ct_tensor **out) {
+    if (ctx && out && ct__tensor_live(a) && ct_dtype_is_complex(a->dtype))
+        return ct__cx_prod(ctx, a, dim, keepdim, out);
     int d = dim; /* the wrapped dim for the formula */
     if (dim != CT_ALL_DIMS && a && ct__tensor_live(a) && a->ndim > 0 &&
         !ct__wrap_dim(dim, a->ndim, &d))
@@ -261,6 +263,8 @@ ct_status ct_cumsum(ct_ctx *ctx, const ct_tensor *a, int dim, ct_tensor **out) {
                 (CT__AG_IN1(CT__AG_CUMSUM, a), r_.n_iv = 1, r_.iv[0] = d));
 }
 ct_status ct_cumprod(ct_ctx *ctx, const ct_tensor *a, int dim, ct_tensor **out) {
+    if (ctx && out && ct__tensor_live(a) && ct_dtype_is_complex(a->dtype))
+        return ct__cx_cumprod(ctx, a, dim, out);
     int d = 0;
     CT__AG_WRAP(ctx, out, ct__scan(ctx, "cumprod", 1, a, dim, &d, out),
                 (CT__AG_IN1(CT__AG_CUMPROD, a), r_.n_iv = 1, r_.iv[0] = d));
@@ -308,9 +312,11 @@ static int ct__squeezed_shape(const ct_tensor *a, uint32_t mask, int64_t *shape)
 static ct_status ct__composite_args(ct_ctx *ctx, const char *name, const ct_tensor *a, int n_dims,
                                     const int *dims, bool float_only, uint32_t *mask, double *n_red,
                                     ct_tensor **out) {
-    ct_status st = ct__one_input(ctx, name, a, out);
+    /* var / std (float_only) take complex input too: the variance of the real pairs */
+    ct_status st =
+        float_only ? ct__one_input_any(ctx, name, a, out) : ct__one_input(ctx, name, a, out);
     if (st != CT_OK) return st;
-    if (float_only && !ct_dtype_is_floating(a->dtype))
+    if (float_only && !ct_dtype_is_floating(a->dtype) && !ct_dtype_is_complex(a->dtype))
         return ct__set_error(ctx, CT_ERR_DTYPE, "%s: floating input required, got %s", name,
                              ct_dtype_name(a->dtype));
     if ((st = ct__dim_mask(ctx, name, a, n_dims, dims, mask)) != CT_OK) return st;
@@ -374,12 +380,23 @@ static ct_status ct__var(ct_ctx *ctx, const char *name, const ct_tensor *a, int 
     int rd[CT_MAX_DIMS], nr = ct__mask_dims(a->ndim, mask, rd);
     ct_tensor *x = NULL, *m = NULL, *dv = NULL, *sq = NULL, *s = NULL, *r = NULL;
     /* in f64, rounded once at the end (torch accumulates f32 in double too): squares of f32
-     * deviations above 1.8e19 would overflow an f32 computation to inf */
-    st = a->dtype == CT_FLOAT64 ? (x = ct_tensor_retain((ct_tensor *)a), CT_OK)
-                                : ct_cast(ctx, a, CT_FLOAT64, &x);
+     * deviations above 1.8e19 would overflow an f32 computation to inf. Complex input: the mean
+     * deviation |z - mean|^2 = (re^2 + im^2 of the difference), a real result (as torch) */
+    const bool cx = ct_dtype_is_complex(a->dtype);
+    const ct_dtype wide = cx ? CT_COMPLEX128 : CT_FLOAT64;
+    st = a->dtype == wide ? (x = ct_tensor_retain((ct_tensor *)a), CT_OK)
+                          : ct_cast(ctx, a, wide, &x);
     if (st == CT_OK) st = ct_mean(ctx, x, nr, rd, true, &m);
     if (st == CT_OK) st = ct_sub(ctx, x, m, &dv);
-    if (st == CT_OK) st = ct_mul(ctx, dv, dv, &sq);
+    if (st == CT_OK && cx) {
+        ct_tensor *pairs = NULL, *p2 = NULL;
+        st = ct_view_as_real(ctx, dv, &pairs);
+        if (st == CT_OK) st = ct_mul(ctx, pairs, pairs, &p2);
+        if (st == CT_OK) st = ct_sum(ctx, p2, 1, (const int[]){-1}, false, &sq);
+        ct_tensor_release(pairs), ct_tensor_release(p2);
+    } else if (st == CT_OK) {
+        st = ct_mul(ctx, dv, dv, &sq);
+    }
     if (st == CT_OK) st = ct_sum(ctx, sq, nr, rd, true, &s);
     double denom = n - correction > 0 ? n - correction : 0; /* torch: max(0, N - correction) */
     if (st == CT_OK) st = ct_div_scalar(ctx, s, denom, &r);
@@ -404,7 +421,7 @@ static ct_status ct__var(ct_ctx *ctx, const char *name, const ct_tensor *a, int 
         ct_tensor_release(r);
         return st;
     }
-    return ct__composite_finish(ctx, a, mask, keepdim, a->dtype, r, out);
+    return ct__composite_finish(ctx, a, mask, keepdim, ct_dtype_to_real(a->dtype), r, out);
 }
 ct_status ct_var(ct_ctx *ctx, const ct_tensor *a, int n_dims, const int *dims, double correction,
                  bool keepdim, ct_tensor **out) {

@@ -10,9 +10,9 @@
 /* count = sum over dims of (t != 0) (want_zero: of (t == 0)), as int64 */
 static ct_status ct__count(ct_ctx *ctx, const char *op, const ct_tensor *t, int n_dims,
                            const int *dims, bool keepdim, bool want_zero, ct_tensor **out) {
-    ct_status st = ct__one_input(ctx, op, t, out);
+    ct_status st = ct__one_input_any(ctx, op, t, out);
     if (st != CT_OK) return st;
-    ct_tensor *b = NULL;
+    ct_tensor *b = NULL; /* complex: against 0 + 0i, either part nonzero (or NaN) */
     st = want_zero ? ct_eq_scalar(ctx, t, 0.0, &b) : ct_ne_scalar(ctx, t, 0.0, &b);
     if (st == CT_OK) st = ct_sum(ctx, b, n_dims, dims, keepdim, out);
     ct_tensor_release(b);
@@ -22,7 +22,7 @@ static ct_status ct__count(ct_ctx *ctx, const char *op, const ct_tensor *t, int 
 static ct_status ct__all_any(ct_ctx *ctx, const char *op, const ct_tensor *t, int n_dims,
                              const int *dims, bool keepdim, bool all, ct_tensor **out) {
     ct_tensor *n = NULL, *r = NULL;
-    ct_status st = ct__one_input(ctx, op, t, out); /* the caller's out (the count gets &n) */
+    ct_status st = ct__one_input_any(ctx, op, t, out); /* the caller's out (the count: &n) */
     if (st == CT_OK) st = ct__count(ctx, op, t, n_dims, dims, keepdim, all, &n);
     if (st != CT_OK) return st;
     /* all: no zero entry; any: some nonzero entry */

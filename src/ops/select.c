@@ -23,7 +23,7 @@ static ct_status ct__mask_to_host(ct_ctx *ctx, const ct_tensor *mask, uint8_t **
 }
 
 static ct_status ct__nonzero_body(ct_ctx *ctx, const ct_tensor *t, ct_tensor **out) {
-    ct_status st = ct__one_input(ctx, "nonzero", t, out);
+    ct_status st = ct__one_input_any(ctx, "nonzero", t, out); /* complex: either part */
     if (st != CT_OK) return st;
     ct_tensor *m = NULL;
     uint8_t *h = NULL;
