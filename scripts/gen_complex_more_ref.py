@@ -144,4 +144,54 @@ for k, tdt, x, r, dim, keep, corr in cases:
         ", ".join("{%s, %s}" % (num(v.real), num(v.imag)) for v in xs), DTC[r.dtype], r.dim(),
         shp[0], shp[1], ", ".join("{%s, %s}" % (num(v.real), num(v.imag)) for v in rv)))
 out.append("};")
+
+
+# complex linear algebra (torch 1.13): det, slogdet, logdet, inv, solve (matrix and vector right
+# sides), cholesky (lower and upper), matrix_power(-2), matrix_exp, batch of 2
+torch.manual_seed(8)
+LA = ["det", "slogdet_sign", "slogdet_logabs", "logdet", "inv", "solve", "solve_vec", "cholesky", "cholesky_upper", "matrix_power_neg"]
+la = []
+for tdt in (torch.complex128, torch.complex64):
+    A = torch.randn(2, 3, 3, dtype=tdt)
+    Bm = torch.randn(2, 3, 2, dtype=tdt)
+    bv = torch.randn(2, 3, dtype=tdt)
+    br = torch.randn(2, 3, 2, dtype=torch.float64 if tdt == torch.complex128 else torch.float32)
+    M = torch.randn(2, 3, 3, dtype=tdt)
+    H = M @ M.mH + 3 * torch.eye(3, dtype=tdt)
+    res = {"det": (torch.linalg.det(A), A, None), "slogdet_sign": (torch.linalg.slogdet(A)[0], A, None),
+           "slogdet_logabs": (torch.linalg.slogdet(A)[1], A, None), "logdet": (torch.logdet(A), A, None),
+           "inv": (torch.linalg.inv(A), A, None), "solve": (torch.linalg.solve(A, Bm), A, Bm),
+           "solve_vec": (torch.linalg.solve(A, bv), A, bv),
+           "cholesky": (torch.linalg.cholesky(H), H, None),
+           "cholesky_upper": (torch.linalg.cholesky(H, upper=True), H, None),
+           "matrix_power_neg": (torch.linalg.matrix_power(A, -2), A, None),
+           "matrix_exp": (torch.linalg.matrix_exp(A), A, None)}
+    for k in LA:
+        r, a, b = res[k]
+        la.append((k, a, b, r))
+
+
+def cflat(t):
+    t = t.resolve_conj()
+    v = t.reshape(-1)
+    v = (v.to(torch.complex128) if v.is_complex() else v.to(torch.float64)).tolist()
+    return ", ".join("{%s, %s}" % (num(complex(x).real), num(complex(x).imag)) for x in v)
+
+
+def shp(t):
+    s = list(t.shape) + [0] * (3 - t.dim())
+    return "{%s}" % ", ".join(str(x) for x in s)
+
+
+out.append("static const char *const cm_la_ops[] = {%s};" % ", ".join('"%s"' % k for k in LA))
+out.append("typedef struct {\n    int op, a_dt;\n    double a[18][2];\n    int b_dt, b_nd;\n"
+           "    int64_t b_shape[3];\n    double b[12][2];\n    int out_dt, out_nd;\n"
+           "    int64_t out_shape[3];\n    double out[18][2];\n} cm_la_case;")
+out.append("static const cm_la_case cm_la[] = {")
+for k, a, b, r in la:
+    out.append("    {%d, %d, {%s}, %d, %d, %s, {%s}, %d, %d, %s, {%s}}," % (
+        LA.index(k), DTC[a.dtype], cflat(a), DTC[b.dtype] if b is not None else -1,
+        b.dim() if b is not None else 0, shp(b) if b is not None else "{0}",
+        cflat(b) if b is not None else "{0, 0}", DTC[r.dtype], r.dim(), shp(r), cflat(r)))
+out.append("};")
 print("\n".join(out))

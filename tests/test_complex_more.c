@@ -314,6 +314,146 @@ TEST(reduction_gradients) {
     ct_tensor_release(x);
 }
 
+/* complex linear algebra against torch 1.13 */
+static ct_tensor *cx_shaped(ct_dtype dt, int nd, const int64_t *shape, const double (*v)[2]) {
+    int64_t n = 1;
+    for (int i = 0; i < nd; i++)
+        n *= shape[i];
+    ct_tensor *f = NULL, *t = NULL;
+    if (ct_dtype_is_complex(dt)) {
+        f = cx_tensor(dt, n, v);
+    } else {
+        double *re = malloc(sizeof(double) * (size_t)n);
+        for (int64_t i = 0; i < n; i++)
+            re[i] = v[i][0];
+        f = tu_from_vals(ctx, dt, 1, &n, re);
+        free(re);
+    }
+    CHECK_OK(ct_tensor_reshape(ctx, f, nd, shape, &t));
+    ct_tensor_release(f);
+    return t;
+}
+
+TEST(linalg_as_torch) {
+    const int nc = (int)(sizeof cm_la / sizeof cm_la[0]);
+    const int64_t ash[3] = {2, 3, 3};
+    for (int ci = 0; ci < nc; ci++) {
+        const cm_la_case *c = &cm_la[ci];
+        const char *op = cm_la_ops[c->op];
+        const ct_dtype dt = (ct_dtype)c->a_dt;
+        ct_tensor *a = cx_shaped(dt, 3, ash, c->a), *b = NULL, *y = NULL, *y2 = NULL;
+        if (c->b_dt >= 0) b = cx_shaped((ct_dtype)c->b_dt, c->b_nd, c->b_shape, c->b);
+        ct_status st = CT_ERR_INVALID_ARG;
+        if (!strcmp(op, "det")) st = ct_linalg_det(ctx, a, &y);
+        if (!strcmp(op, "slogdet_sign")) st = ct_linalg_slogdet(ctx, a, &y, &y2);
+        if (!strcmp(op, "slogdet_logabs")) st = ct_linalg_slogdet(ctx, a, &y2, &y);
+        if (!strcmp(op, "logdet")) st = ct_logdet(ctx, a, &y);
+        if (!strcmp(op, "inv")) st = ct_linalg_inv(ctx, a, &y);
+        if (!strncmp(op, "solve", 5)) st = ct_linalg_solve(ctx, a, b, &y);
+        if (!strcmp(op, "cholesky")) st = ct_linalg_cholesky(ctx, a, false, &y);
+        if (!strcmp(op, "cholesky_upper")) st = ct_linalg_cholesky(ctx, a, true, &y);
+        if (!strcmp(op, "matrix_power_neg")) st = ct_linalg_matrix_power(ctx, a, -2, &y);
+        if (!strcmp(op, "matrix_exp")) st = ct_linalg_matrix_exp(ctx, a, &y);
+        CHECK_MSG(st == CT_OK, "%s (%s): %s", op, ct_dtype_name(dt), ct_ctx_last_error(ctx));
+        if (st == CT_OK) {
+            CHECK_MSG(ct_tensor_dtype(y) == (ct_dtype)c->out_dt, "%s (%s): dtype %s", op,
+                      ct_dtype_name(dt), ct_dtype_name(ct_tensor_dtype(y)));
+            CHECK_MSG(tu_same_shape(y, c->out_nd, c->out_shape), "%s (%s): shape", op,
+                      ct_dtype_name(dt));
+            const int64_t n = ct_tensor_numel(y);
+            double *v = NULL;
+            if (ct_dtype_is_complex(ct_tensor_dtype(y))) {
+                v = cx_read(y, n);
+            } else {
+                double *r = tu_read(y);
+                v = calloc(2 * (size_t)(n ? n : 1), sizeof(double));
+                for (int64_t i = 0; r && i < n; i++)
+                    v[2 * i] = r[i];
+                free(r);
+            }
+            double scale = 0; /* errors relative to the largest value (LAPACK's backward error) */
+            for (int64_t i = 0; i < n; i++)
+                scale = fmax(scale, hypot(c->out[i][0], c->out[i][1]));
+            const double tol = (dt == CT_COMPLEX64 ? 2e-5 : 1e-12) * fmax(scale, 1);
+            for (int64_t i = 0; i < n && i < 18; i++)
+                CHECK_MSG(hypot(v[2 * i] - c->out[i][0], v[2 * i + 1] - c->out[i][1]) <= tol,
+                          "%s (%s) [%lld]: %.17g%+.17gi, torch %.17g%+.17gi", op, ct_dtype_name(dt),
+                          (long long)i, v[2 * i], v[2 * i + 1], c->out[i][0], c->out[i][1]);
+            free(v);
+        }
+        ct_tensor_release(a), ct_tensor_release(b), ct_tensor_release(y), ct_tensor_release(y2);
+    }
+    /* torch's refusals: mixed dtypes in solve, complex input to a routine without a complex
+     * kernel yet; a singular complex matrix named */
+    const double z9[9][2] = {{1, 1}, {2, 0}, {0, 1}, {2, 2}, {4, 0},
+                             {0, 2}, {1, 0}, {0, 0}, {1, 1}};
+    const int64_t s33[2] = {3, 3}, s3[1] = {3};
+    ct_tensor *sing = cx_shaped(CT_COMPLEX128, 2, s33, z9), *rb = NULL, *y = NULL, *q = NULL;
+    rb = tu_from_vals(ctx, CT_FLOAT64, 1, s3, (const double[]){1, 2, 3});
+    CHECK(ct_linalg_solve(ctx, sing, rb, &y) == CT_ERR_DTYPE && y == NULL);
+    CHECK(ct_linalg_inv(ctx, sing, &y) == CT_ERR_INVALID_ARG && y == NULL);
+    CHECK(strstr(ct_ctx_last_error(ctx), "singular") != NULL);
+    CHECK(ct_linalg_qr(ctx, sing, &q, &y) == CT_ERR_UNSUPPORTED && q == NULL && y == NULL);
+    ct_tensor *d = NULL; /* its det is exactly 0 (rows 1 and 2 proportional) */
+    CHECK_OK(ct_linalg_det(ctx, sing, &d));
+    double *dv = d ? cx_read(d, 1) : NULL;
+    CHECK(dv && dv[0] == 0 && dv[1] == 0);
+    free(dv);
+    ct_tensor_release(sing), ct_tensor_release(rb), ct_tensor_release(d);
+}
+
+/* real -> real pipelines through the complex linear algebra, against central differences */
+static ct_status as_cmat(const ct_tensor *x, ct_tensor **a) { /* x (18) -> (3, 3) complex */
+    ct_tensor *z = NULL;
+    ct_status st = as_complex(x, &z);
+    if (st == CT_OK) st = ct_tensor_reshape(ctx, z, 2, (const int64_t[]){3, 3}, a);
+    ct_tensor_release(z);
+    return st;
+}
+static ct_status g_linalg(const ct_tensor *x, ct_tensor **y) {
+    ct_tensor *t[12] = {NULL};
+    ct_status st = as_cmat(x, &t[0]);
+    if (st == CT_OK) st = ct_linalg_det(ctx, t[0], &t[1]);
+    if (st == CT_OK) st = ct_linalg_inv(ctx, t[0], &t[2]);
+    if (st == CT_OK) st = ct_tensor_narrow(ctx, t[0], 1, 0, 2, &t[3]); /* B: 2 columns of A */
+    if (st == CT_OK) st = ct_sin(ctx, t[3], &t[4]);
+    if (st == CT_OK) st = ct_linalg_solve(ctx, t[0], t[4], &t[5]);
+    if (st == CT_OK) st = ct_logdet(ctx, t[0], &t[6]);
+    ct_tensor *ex = NULL, *exf = NULL;
+    if (st == CT_OK) st = ct_linalg_matrix_exp(ctx, t[0], &ex);
+    ct_tensor *sg = NULL, *lad = NULL;
+    if (st == CT_OK) st = ct_linalg_slogdet(ctx, t[0], &sg, &lad);
+    ct_tensor_release(sg);
+    ct_tensor *f[4] = {NULL};
+    const ct_tensor *parts[4] = {NULL};
+    ct_tensor *src[4] = {t[1], t[2], t[5], t[6]};
+    for (int i = 0; i < 4 && st == CT_OK; i++) {
+        st = ct_flatten(ctx, src[i], 0, -1, &f[i]);
+        parts[i] = f[i];
+    }
+    if (st == CT_OK) st = ct_flatten(ctx, ex, 0, -1, &exf);
+    const ct_tensor *five[5] = {parts[0], parts[1], parts[2], parts[3], exf};
+    if (st == CT_OK) st = ct_cat(ctx, 5, five, 0, &t[7]);
+    ct_tensor_release(ex), ct_tensor_release(exf);
+    if (st == CT_OK) st = ct_view_as_real(ctx, t[7], &t[8]);
+    if (st == CT_OK) st = ct_flatten(ctx, t[8], 0, -1, &t[9]);
+    if (st == CT_OK) st = ct_tensor_reshape(ctx, lad, 1, (const int64_t[]){1}, &t[10]);
+    const ct_tensor *two[2] = {t[9], t[10]};
+    if (st == CT_OK) st = ct_cat(ctx, 2, two, 0, y);
+    ct_tensor_release(lad);
+    for (int i = 0; i < 4; i++)
+        ct_tensor_release(f[i]);
+    for (int i = 0; i < 12; i++)
+        ct_tensor_release(t[i]);
+    return st;
+}
+
+TEST(linalg_gradients) {
+    unsigned long long rng = 13;
+    tu_gradcheck(ctx, &rng, "det / inv / solve / logdet / slogdet / matrix_exp of a complex matrix",
+                 g_linalg, 1, (const int64_t[]){18});
+}
+
 int main(void) {
     ctx = tu_ctx_or_skip();
     RUN(functions_as_mpmath);
@@ -322,6 +462,8 @@ int main(void) {
     RUN(reductions_as_torch);
     RUN(bool_of_complex);
     RUN(reduction_gradients);
+    RUN(linalg_as_torch);
+    RUN(linalg_gradients);
     CHECK(ct_ctx_live_tensors(ctx) == 0);
     ct_ctx_free(ctx);
     return ct_test_end();

@@ -3,6 +3,7 @@
  * var_mean, std_mean, linalg cross (docs/everyday.md, "Linear algebra and reductions"). */
 #include "autograd/autograd_impl.h"
 #include "dispatch/dispatch.h"
+#include "ops/complex_impl.h"
 #include "ops/dispatch.h"
 #include "tensor/ag_front.h"
 
@@ -1289,7 +1290,7 @@ static ct_status ct__trapezoid(ct_ctx *ctx, const ct_tensor *y, double dx, int d
     const ct_tensor *ins[1] = {y};
     ct_status st = ct__check_args(ctx, "trapezoid", 1, ins, out);
     if (st != CT_OK) return st;
-    if (y->dtype == CT_BOOL || !ct__is_compute_dtype(y->dtype))
+    if (y->dtype == CT_BOOL || (!ct__is_compute_dtype(y->dtype) && !ct_dtype_is_complex(y->dtype)))
         return ct__set_error(ctx, CT_ERR_DTYPE, "trapezoid: dtype %s is not supported (as torch)",
                              ct_dtype_name(y->dtype));
     int d;

@@ -8,6 +8,7 @@
 #include "ctorch/linalg.h"
 #include "dtype/half.h"
 #include "dispatch/dispatch.h"
+#include "ops/complex_impl.h"
 #include "ops/dispatch.h"
 #include "tensor/ag_front.h"
 
@@ -171,7 +172,8 @@ ct_status ct_tensordot(ct_ctx *ctx, const ct_tensor *a, const ct_tensor *b, int 
                              "tensordot: %d contracted dims for tensors of %d and %d dims", n,
                              a->ndim, b->ndim);
     ct_dtype dt;
-    if ((st = ct__result_type(ctx, "tensordot", 2, ins, &dt)) != CT_OK) return st;
+    if ((st = ct__cx_result_type(ctx, "tensordot", 2, ins, &dt)) != CT_OK)
+        return st; /* complex too */
     bool ca[CT_MAX_DIMS] = {false}, cb[CT_MAX_DIMS] = {false};
     int da[CT_MAX_DIMS], db[CT_MAX_DIMS];
     int64_t csize = 1;
@@ -338,7 +340,7 @@ static ct_status ct__matrix_power(ct_ctx *ctx, const ct_tensor *a, int64_t n, ct
     }
     ct_tensor *base = NULL;
     if (n < 0) {
-        if (!ct_dtype_is_floating(a->dtype))
+        if (!ct_dtype_is_floating(a->dtype) && !ct_dtype_is_complex(a->dtype))
             return ct__set_error(ctx, CT_ERR_DTYPE,
                                  "linalg.matrix_power: a negative power needs a floating matrix "
                                  "(linalg.inv: expected a floating point tensor, got %s)",
@@ -398,7 +400,25 @@ ct_status ct_linalg_matrix_power(ct_ctx *ctx, const ct_tensor *a, int64_t n, ct_
 ct_status ct_logdet(ct_ctx *ctx, const ct_tensor *a, ct_tensor **out) {
     if (out) *out = NULL;
     ct_tensor *sign = NULL, *lad = NULL, *neg = NULL, *nan = NULL;
+    if (ctx && out && ct__tensor_live(a) && ct_dtype_is_complex(a->dtype)) {
+        const ct_tensor *ins[1] = {a};
+        if (ct__ag_wants(ctx, 1, ins)) { /* log(det): det's node carries the phase's gradient */
+            ct_tensor *d = NULL;
+            ct_status st = ct_linalg_det(ctx, a, &d);
+            if (st == CT_OK) st = ct_log(ctx, d, out);
+            ct_tensor_release(d);
+            return ct__error_within(ctx, "logdet", st);
+        }
+    }
     ct_status st = ct_linalg_slogdet(ctx, a, &sign, &lad);
+    if (st == CT_OK && ct_dtype_is_complex(ct_tensor_dtype(sign))) {
+        /* complex: log(sign) + log|det| (torch's; -inf for a singular matrix) */
+        ct_tensor *ls = NULL;
+        st = ct_log(ctx, sign, &ls);
+        if (st == CT_OK) st = ct_add(ctx, ls, lad, out);
+        ct_tensor_release(ls), ct_tensor_release(sign), ct_tensor_release(lad);
+        return ct__error_within(ctx, "logdet", st);
+    }
     if (st == CT_OK) st = ct_eq_scalar(ctx, sign, -1, &neg);
     const int64_t none[1] = {1};
     if (st == CT_OK) st = ct_tensor_full(ctx, ct_tensor_dtype(lad), 0, none, NAN, &nan);
@@ -414,7 +434,8 @@ static ct_status ct__block_diag(ct_ctx *ctx, int n, const ct_tensor *const *ts, 
     ct_status st = ct__list_args(ctx, "block_diag", n, ts, out);
     if (st != CT_OK) return st;
     ct_dtype dt;
-    if ((st = ct__result_type(ctx, "block_diag", n, ts, &dt)) != CT_OK) return st;
+    if ((st = ct__cx_result_type(ctx, "block_diag", n, ts, &dt)) != CT_OK)
+        return st; /* complex too */
     int64_t cols = 0;
     for (int i = 0; i < n; i++) {
         if (ts[i]->ndim > 2)
@@ -1486,6 +1507,8 @@ static ct_status ct__index_copy(ct_ctx *ctx, const ct_tensor *t, int dim, const 
 }
 ct_status ct_index_copy(ct_ctx *ctx, const ct_tensor *t, int dim, const ct_tensor *index,
                         const ct_tensor *source, ct_tensor **out) {
+    if (ctx && out && ct__tensor_live(t) && ct_dtype_is_complex(t->dtype) && ct__tensor_live(index))
+        return ct__cx_index_op(ctx, 4, t, dim, index, source, 0, out);
     uint64_t mark = ct__ag_mark(ctx);
     ct_status st =
         ct__error_within(ctx, "index_copy", ct__index_copy(ctx, t, dim, index, source, out));

@@ -223,6 +223,10 @@ static bool ct__ag_complex_safe(int op) {
     case CT__AG_GATHER:
     case CT__AG_INDEX_SELECT:
     case CT__AG_CUMSUM:
+    case CT__AG_LINALG_INV: /* formulas with mH and conj(det) (grad_linalg.c) */
+    case CT__AG_LINALG_DET:
+    case CT__AG_LINALG_SLOGDET:
+    case CT__AG_LINALG_SOLVE:
     case CT__AG_UNFOLD:
     case CT__AG_FOLD:
     case CT__AG_CAT:

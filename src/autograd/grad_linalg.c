@@ -48,16 +48,29 @@ static ct_tensor *ag_unsq2(ct__ag_call *c, const ct_tensor *a) { /* (...) -> (..
                             a ? ct_tensor_ndim(a) + 1 : 0);
 }
 
-static void bw_inv(ct__ag_call *c) {
-    ct_tensor *yt = ag_mt(c, OUT);
+/* conj(a) for a complex a, a itself otherwise */
+static const ct_tensor *ag_conj(ct__ag_call *c, const ct_tensor *a) {
+    if (!a || !ct_dtype_is_complex(ct_tensor_dtype(a))) return a;
+    ct_tensor *r = NULL;
+    ct_status st = c->st == CT_OK ? ct_conj(c->ctx, a, &r) : c->st;
+    return ct__ag_keep(c, st, r);
+}
+/* the conjugate transpose of the last two dims (the transpose for real a): the complex forms of
+ * inv / det / slogdet / solve's formulas (torch's, with mH) */
+static const ct_tensor *ag_mh(ct__ag_call *c, const ct_tensor *a) {
+    return ag_conj(c, ag_mt(c, a));
+}
+
+static void bw_inv(ct__ag_call *c) { /* -A^-H G A^-H */
+    const ct_tensor *yt = ag_mh(c, OUT);
     ct__ag_set(c, 0, ct__ag_neg(c, ct__ag_matmul(c, ct__ag_matmul(c, yt, G), yt)));
 }
-static void bw_det(ct__ag_call *c) {
-    ct_tensor *s = ag_unsq2(c, ct__ag_mul(c, G, OUT));
-    ct__ag_set(c, 0, ct__ag_mul(c, s, ag_mt(c, ag_inv(c, IN(0)))));
+static void bw_det(ct__ag_call *c) { /* G conj(det) A^-H */
+    ct_tensor *s = ag_unsq2(c, ct__ag_mul(c, G, ag_conj(c, OUT)));
+    ct__ag_set(c, 0, ct__ag_mul(c, s, ag_mh(c, ag_inv(c, IN(0)))));
 }
-static void bw_slogdet(ct__ag_call *c) { /* d log|det A| = tr(A^-1 dA): G A^-T */
-    ct__ag_set(c, 0, ct__ag_mul(c, ag_unsq2(c, G), ag_mt(c, ag_inv(c, IN(0)))));
+static void bw_slogdet(ct__ag_call *c) { /* d log|det A| = Re tr(A^-1 dA): G A^-H */
+    ct__ag_set(c, 0, ct__ag_mul(c, ag_unsq2(c, G), ag_mh(c, ag_inv(c, IN(0)))));
 }
 static void bw_solve(ct__ag_call *c) {
     bool vec = c->n->iv[0] != 0; /* B was (..., n): work with (..., n, 1) */
@@ -66,8 +79,8 @@ static void bw_solve(ct__ag_call *c) {
         g = ct__ag_unsqueeze(c, G, ct_tensor_ndim(G));
         x = ct__ag_unsqueeze(c, OUT, ct_tensor_ndim(OUT));
     }
-    ct_tensor *gb = ag_solve(c, ag_mt(c, IN(0)), g);
-    ct__ag_set(c, 0, ct__ag_neg(c, ct__ag_matmul(c, gb, ag_mt(c, x))));
+    ct_tensor *gb = ag_solve(c, ag_mh(c, IN(0)), g); /* A^-H G; gA = -gB X^H */
+    ct__ag_set(c, 0, ct__ag_neg(c, ct__ag_matmul(c, gb, ag_mh(c, x))));
     ct__ag_set(c, 1, vec && gb ? ct__ag_squeeze(c, gb, ct_tensor_ndim(gb) - 1) : gb);
 }
 static void bw_cholesky(ct__ag_call *c) {

@@ -17,6 +17,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "ops/complex_impl.h"
 #include "ops/dispatch.h"
 #include "tensor/ag_front.h"
 
@@ -28,8 +29,9 @@ typedef struct {
     ct_tensor *a3; /* (B, m, n) contiguous in cdt */
 } ct__la_in;
 
-static ct_status ct__la_prep(ct_ctx *ctx, const char *op, const ct_tensor *a, bool square,
-                             ct__la_in *p) {
+/* allow_cx: complex64 / complex128 computed as they are (cholesky, solve, inv, det / slogdet) */
+static ct_status ct__la_prep_cx(ct_ctx *ctx, const char *op, const ct_tensor *a, bool square,
+                                bool allow_cx, ct__la_in *p) {
     memset(p, 0, sizeof *p);
     if (!ctx) return CT_ERR_INVALID_ARG;
     ct__clear_error(ctx);
@@ -56,6 +58,13 @@ static ct_status ct__la_prep(ct_ctx *ctx, const char *op, const ct_tensor *a, bo
         p->cdt = p->dt;
     else if (p->dt == CT_FLOAT16 || p->dt == CT_BFLOAT16)
         p->cdt = CT_FLOAT32;
+    else if (allow_cx && ct_dtype_is_complex(p->dt))
+        p->cdt = p->dt;
+    else if (ct_dtype_is_complex(p->dt))
+        return ct__set_error(ctx, CT_ERR_UNSUPPORTED,
+                             "%s: complex input (%s) is not supported yet (cholesky, solve, inv, "
+                             "det, slogdet and eig take complex matrices)",
+                             op, ct_dtype_name(p->dt));
     else
         return ct__set_error(ctx, CT_ERR_DTYPE, "%s: floating input required, got %s", op,
                              ct_dtype_name(p->dt));
@@ -71,6 +80,11 @@ static ct_status ct__la_prep(ct_ctx *ctx, const char *op, const ct_tensor *a, bo
     CT__DO(st, ct_tensor_reshape(ctx, c, 3, s3, &p->a3));
     ct_tensor_release(c);
     return st;
+}
+
+static ct_status ct__la_prep(ct_ctx *ctx, const char *op, const ct_tensor *a, bool square,
+                             ct__la_in *p) {
+    return ct__la_prep_cx(ctx, op, a, square, false, p);
 }
 
 /* A new contiguous tensor (B, d...) in dt. */
@@ -111,15 +125,28 @@ static ct_status ct__la_submit_sc(ct_ctx *ctx, const ct__la_in *p, int routine, 
                                   double sc, ct_tensor *const outs[4], const ct_tensor *in1) {
     ct_op_desc d;
     ct__desc_init(&d, CT_OP_LINALG, 4, 2);
-    for (int i = 0; i < 4; i++)
-        if (outs[i]) ct__operand_set(&d.operands[i], outs[i]);
-    ct__operand_set(&d.operands[4], p->a3);
-    if (in1) ct__operand_set(&d.operands[5], in1);
-    d.compute_dtype = p->cdt;
+    /* complex: every complex operand as its real view (.., 2), ints[2] = 1 (ctorch/backend.h) */
+    const bool cx = ct_dtype_is_complex(p->cdt);
+    const ct_tensor *ts[6] = {outs[0], outs[1], outs[2], outs[3], p->a3, in1};
+    ct_tensor *views[6] = {NULL};
+    ct_status st = CT_OK;
+    for (int i = 0; i < 6 && st == CT_OK; i++) {
+        if (!ts[i]) continue;
+        if (cx && ct_dtype_is_complex(ts[i]->dtype)) {
+            st = ct_view_as_real(ctx, ts[i], &views[i]);
+            if (st == CT_OK) ct__operand_set(&d.operands[i], views[i]);
+        } else {
+            ct__operand_set(&d.operands[i], ts[i]);
+        }
+    }
+    d.compute_dtype = cx ? ct_dtype_to_real(p->cdt) : p->cdt;
     d.ints[0] = routine;
     d.ints[1] = flag;
+    d.ints[2] = cx;
     d.scalars[0] = sc;
-    return ct__submit(ctx, p->a3->storage->device, &d);
+    if (st == CT_OK) st = ct__submit(ctx, p->a3->storage->device, &d);
+    ct__release_all(6, views);
+    return st;
 }
 static ct_status ct__la_submit(ct_ctx *ctx, const ct__la_in *p, int routine, int64_t flag,
                                ct_tensor *const outs[4], const ct_tensor *in1) {
@@ -188,7 +215,7 @@ static ct_status ct__la_square(ct_ctx *ctx, const char *op, const ct_tensor *a, 
                                ct_tensor **info_out) {
     if (!out) return ct__set_error(ctx, CT_ERR_INVALID_ARG, "%s: out is NULL", op);
     ct__la_in p;
-    ct_status st = ct__la_prep(ctx, op, a, true, &p);
+    ct_status st = ct__la_prep_cx(ctx, op, a, true, true, &p);
     ct_tensor *t[2] = {NULL, NULL};
     int64_t nn[2] = {p.n, p.n};
     CT__DO(st, ct__la_out(ctx, &p, p.cdt, 2, nn, &t[0]));
@@ -240,8 +267,13 @@ static ct_status ct__solve(ct_ctx *ctx, const ct_tensor *a, const ct_tensor *b, 
     }
     if (b->ctx != ctx)
         return ct__set_error(ctx, CT_ERR_INVALID_ARG, "%s: B belongs to another context", op);
+    if (ct__tensor_live(a) && a->dtype != b->dtype) /* torch: no promotion here */
+        return ct__set_error(ctx, CT_ERR_DTYPE,
+                             "%s: Expected A and B to have the same dtype, but found A of type %s "
+                             "and B of type %s instead",
+                             op, ct_dtype_name(a->dtype), ct_dtype_name(b->dtype));
     ct__la_in p;
-    ct_status st = ct__la_prep(ctx, op, a, true, &p);
+    ct_status st = ct__la_prep_cx(ctx, op, a, true, true, &p);
     if (st != CT_OK) return st;
     /* B is (..., n, k), or (..., n) a vector (torch's rule: when B has one dim less than A) */
     bool vec = b->ndim == a->ndim - 1;
@@ -284,13 +316,14 @@ static ct_status ct__solve(ct_ctx *ctx, const ct_tensor *a, const ct_tensor *b, 
 static ct_status ct__slogdet_any(ct_ctx *ctx, const char *op, const ct_tensor *a, ct_tensor **sign,
                                  ct_tensor **logabsdet, ct_tensor **det) {
     ct__la_in p;
-    ct_status st = ct__la_prep(ctx, op, a, true, &p);
+    ct_status st = ct__la_prep_cx(ctx, op, a, true, true, &p);
     ct_tensor *t[3] = {NULL, NULL, NULL};
-    for (int i = 0; i < 3; i++)
-        CT__DO(st, ct__la_out(ctx, &p, p.cdt, 0, NULL, &t[i]));
+    for (int i = 0; i < 3; i++) /* complex: sign and det complex, log|det| real */
+        CT__DO(st, ct__la_out(ctx, &p, i == 1 ? ct_dtype_to_real(p.cdt) : p.cdt, 0, NULL, &t[i]));
     ct_tensor *outs4[4] = {t[0], t[1], t[2], NULL};
     CT__DO(st, ct__la_submit(ctx, &p, CT_LINALG_SLOGDET, 0, outs4, NULL));
-    const bool cast[3] = {true, true, true};
+    const bool cx = ct_dtype_is_complex(p.cdt);
+    const bool cast[3] = {!cx, !cx, !cx};
     ct_tensor **const outs[3] = {sign, logabsdet, det};
     return ct__la_finish(ctx, &p, st, 3, t, cast, outs);
 }

@@ -139,17 +139,23 @@ static ct_status ct__matrix_exp(ct_ctx *ctx, const ct_tensor *a, ct_tensor **out
     if (st != CT_OK) return st;
     *out = NULL;
     if ((st = ct__la_square_check(ctx, op, "A", a)) != CT_OK) return st;
-    if (!ct_dtype_is_floating(a->dtype))
+    const bool cx = ct_dtype_is_complex(a->dtype); /* the same steps in complex arithmetic */
+    if (!ct_dtype_is_floating(a->dtype) && !cx)
         return ct__set_error(ctx, CT_ERR_DTYPE,
                              "matrix_exp: Expected a floating point or complex tensor as input. "
                              "Got %s",
                              ct_dtype_name(a->dtype));
-    if ((st = ct__lm_float(ctx, op, "A", a)) != CT_OK) return st;
+    if (!cx && (st = ct__lm_float(ctx, op, "A", a)) != CT_OK) return st;
     const int64_t n = a->shape[a->ndim - 1], nb = ct_tensor_numel(a) / (n ? n * n : 1);
     if (ct_tensor_numel(a) == 0) return ct_tensor_clone(ctx, a, out);
     const int nbd = a->ndim - 2;
-    ct_tensor *d = NULL, *nrm = NULL, *n64 = NULL;
+    ct_tensor *d = NULL, *nrm = NULL, *n64 = NULL, *ad = NULL;
     st = ct_tensor_detach(ctx, a, &d);
+    if (st == CT_OK && cx) { /* the 1-norm of the moduli */
+        st = ct_abs(ctx, d, &ad);
+        ct_tensor_release(d);
+        d = ad;
+    }
     CT__DO(st, ct_linalg_matrix_norm(ctx, d, "1", -2, -1, false, &nrm));
     CT__DO(st, ct_cast(ctx, nrm, CT_FLOAT64, &n64));
     double *h = ct__alloc(ctx, sizeof(double) * (size_t)(2 * nb + 1), 16);
@@ -174,9 +180,16 @@ static ct_status ct__matrix_exp(ct_ctx *ctx, const ct_tensor *a, ct_tensor **out
     ct_tensor *scale = NULL, *x = NULL, *eye = NULL, *e = NULL;
     CT__DO(st, ct_tensor_from_host(ctx, h + nb, CT_FLOAT64, nbd + 2, bs, &scale));
     ct_tensor *sc = NULL;
-    CT__DO(st, ct_cast(ctx, scale, a->dtype, &sc));
+    CT__DO(st, ct_cast(ctx, scale, ct_dtype_to_real(a->dtype), &sc));
     CT__DO(st, ct_mul(ctx, a, sc, &x));
-    CT__DO(st, ct_tensor_eye(ctx, a->dtype, n, n, &eye));
+    if (cx) {
+        ct_tensor *er = NULL;
+        st = st == CT_OK ? ct_tensor_eye(ctx, ct_dtype_to_real(a->dtype), n, n, &er) : st;
+        CT__DO(st, ct_cast(ctx, er, a->dtype, &eye));
+        ct_tensor_release(er);
+    } else {
+        CT__DO(st, ct_tensor_eye(ctx, a->dtype, n, n, &eye));
+    }
     /* Horner: E = I + X / 18; E = I + X E / j for j = 17 .. 1 */
     ct_tensor *t1 = NULL;
     CT__DO(st, ct_mul_scalar(ctx, x, 1.0 / 18.0, &t1));

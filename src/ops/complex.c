@@ -1136,3 +1136,67 @@ ct_status ct__cx_cumprod(ct_ctx *ctx, const ct_tensor *a, int dim, ct_tensor **o
     *out = x;
     return ct__ag_named(ctx, ct__error_within(ctx, "cumprod", st), out, mark, "CumprodBackward0");
 }
+
+/* gather / scatter / scatter_add / index_add / index_copy of complex tensors: the real op on the
+ * (.., 2) pairs. gather / scatter's index gets a trailing pair dim (the same index for both
+ * parts); index_add / index_copy keep their 1-d index (the pair dim is never the indexed one). A
+ * real src is refused as torch (scatter's "Expected self.dtype to be equal to src.dtype"). */
+ct_status ct__cx_index_op(ct_ctx *ctx, int kind, const ct_tensor *t, int dim,
+                          const ct_tensor *index, const ct_tensor *src, double alpha,
+                          ct_tensor **out) {
+    static const char *const names[] = {"gather", "scatter", "scatter_add", "index_add",
+                                        "index_copy"};
+    static const char *const nodes[] = {"GatherBackward0", "ScatterBackward0",
+                                        "ScatterAddBackward0", "IndexAddBackward0",
+                                        "IndexCopyBackward0"};
+    const char *name = names[kind];
+    const uint64_t mark = ct__ag_mark(ctx);
+    *out = NULL;
+    const ct_tensor *ins[3] = {t, index, src};
+    ct_status st = ct__check_args(ctx, name, kind == 0 ? 2 : 3, ins, out);
+    if (st != CT_OK) return st;
+    if (src && src->dtype != t->dtype)
+        return ct__set_error(ctx, CT_ERR_DTYPE,
+                             "%s: Expected self.dtype to be equal to src.dtype "
+                             "(%s and %s)",
+                             name, ct_dtype_name(t->dtype), ct_dtype_name(src->dtype));
+    if (kind == 0 && dim == CT_ALL_DIMS) { /* from the flattened values */
+        const int64_t n = ct_tensor_numel(t), m = ct_tensor_numel(index);
+        ct_tensor *tf = NULL, *xf = NULL;
+        st = ct_tensor_reshape(ctx, t, 1, &n, &tf);
+        if (st == CT_OK) st = ct_tensor_reshape(ctx, index, 1, &m, &xf);
+        if (st == CT_OK) st = ct__cx_index_op(ctx, 0, tf, 0, xf, NULL, 0, out);
+        ct_tensor_release(tf), ct_tensor_release(xf);
+        return st;
+    }
+    int d = 0;
+    if ((st = ct__cx_dims(ctx, name, t, 1, &dim, &d)) != CT_OK) return st;
+    ct_tensor *r = NULL, *s = NULL, *ix = NULL, *y = NULL;
+    st = ct_view_as_real(ctx, t, &r);
+    if (st == CT_OK && src) st = ct_view_as_real(ctx, src, &s);
+    if (st == CT_OK && kind <= 2) { /* index (..) -> (.., 2) */
+        int64_t sh[CT_MAX_DIMS + 1];
+        ct_tensor *u = NULL;
+        if (index->ndim >= CT_MAX_DIMS)
+            st = ct__set_error(ctx, CT_ERR_SHAPE, "%s: index of %d dims", name, index->ndim);
+        for (int i = 0; i < index->ndim; i++)
+            sh[i] = index->shape[i];
+        sh[index->ndim] = 2;
+        if (st == CT_OK) st = ct_tensor_unsqueeze(ctx, index, index->ndim, &u);
+        if (st == CT_OK) st = ct_tensor_expand(ctx, u, index->ndim + 1, sh, &ix);
+        ct_tensor_release(u);
+    }
+    if (st == CT_OK) switch (kind) {
+        case 0: st = ct_gather(ctx, r, d, ix, &y); break;
+        case 1: st = ct_scatter(ctx, r, d, ix, s, &y); break;
+        case 2: st = ct_scatter_add(ctx, r, d, ix, s, &y); break;
+        case 3: st = ct_index_add(ctx, r, d, index, s, alpha, &y); break;
+        default: st = ct_index_copy(ctx, r, d, index, s, &y); break;
+        }
+    ct_tensor_release(r), ct_tensor_release(s), ct_tensor_release(ix);
+    if (st == CT_OK)
+        st = ct__cx_back(ctx, y, out);
+    else
+        ct_tensor_release(y);
+    return ct__ag_named(ctx, ct__error_within(ctx, name, st), out, mark, nodes[kind]);
+}

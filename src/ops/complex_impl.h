@@ -52,5 +52,10 @@ ct_status ct__cx_cumsum(ct_ctx *ctx, const ct_tensor *a, int dim, ct_tensor **ou
  * complex multiplications deep (differentiable through them) */
 ct_status ct__cx_prod(ct_ctx *ctx, const ct_tensor *a, int dim, bool keepdim, ct_tensor **out);
 ct_status ct__cx_cumprod(ct_ctx *ctx, const ct_tensor *a, int dim, ct_tensor **out);
+/* kind 0 gather (dim CT_ALL_DIMS: of the flattened values), 1 scatter, 2 scatter_add, 3
+ * index_add (alpha), 4 index_copy of a complex t (src of t's dtype) on the real pairs */
+ct_status ct__cx_index_op(ct_ctx *ctx, int kind, const ct_tensor *t, int dim,
+                          const ct_tensor *index, const ct_tensor *src, double alpha,
+                          ct_tensor **out);
 
 #endif

@@ -43,6 +43,7 @@ static inline ct_status ct__own_tensor(ct_ctx *ctx, const char *op, const char *
 static inline ct_status ct__check_scalar_param(ct_ctx *ctx, const char *op, const char *what,
                                                ct_dtype dt, double v, bool opmath) {
     if (opmath && (dt == CT_FLOAT16 || dt == CT_BFLOAT16)) dt = CT_FLOAT32;
+    dt = ct_dtype_to_real(dt); /* a complex dtype holds what its parts hold */
     if (ct__scalar_fits_dtype(dt, v, true)) return CT_OK;
     return ct__set_error(ctx, CT_ERR_INVALID_ARG,
                          "%s: %s %g cannot be converted to %s without overflow", op, what, v,

@@ -579,11 +579,46 @@ static ct_status ct__inplace_scalar_as(ct_ctx *ctx, const ct_tensor *self, const
 
 /* self = op(self, other) with PyTorch's in-place rules: the result dtype must be castable to
  * self's (no float -> integer, no integer -> bool) and the broadcast shape must be self's. */
+/* complex in-place: the out-of-place complex op, then copied into self (which must be complex:
+ * torch's "result type ComplexFloat can't be cast to the desired output type Float") */
+static ct_status ct__cx_inplace(ct_ctx *ctx, const char *name, ct_op_kind kind, ct_tensor *self,
+                                const ct_tensor *other, bool is_scalar, double v) {
+    if (!ct_dtype_is_complex(self->dtype))
+        return ct__set_error(ctx, CT_ERR_DTYPE,
+                             "%s: result type %s can't be cast to the desired output type %s", name,
+                             ct_dtype_name(other->dtype), ct_dtype_name(self->dtype));
+    const ct_tensor *ag[2] = {self, other};
+    if (ct__ag_wants(ctx, is_scalar ? 1 : 2, ag))
+        return ct__set_error(ctx, CT_ERR_UNSUPPORTED,
+                             "%s: in-place complex ops on tensors that require grad are not "
+                             "supported yet; use the out-of-place op",
+                             name);
+    ct__inplace_arg a = {kind, other, v};
+    ct_tensor *r = NULL, *c = NULL;
+    ct_status st = is_scalar ? ct__inplace_scalar_as(ctx, self, &a, &r)
+                             : ct__inplace_binary_as(ctx, self, &a, &r);
+    if (st == CT_OK) {
+        int same = r->ndim == self->ndim;
+        for (int i = 0; same && i < r->ndim; i++)
+            same = r->shape[i] == self->shape[i];
+        if (!same)
+            st = ct__set_error(ctx, CT_ERR_SHAPE,
+                               "%s: output with shape %s doesn't match the broadcast shape", name,
+                               CT__SHAPE_STR(self));
+    }
+    if (st == CT_OK) st = ct__to_dtype(ctx, r, self->dtype, &c);
+    if (st == CT_OK) st = ct_tensor_copy_(ctx, self, c);
+    ct_tensor_release(r), ct_tensor_release(c);
+    return st;
+}
+
 static ct_status ct__inplace(ct_ctx *ctx, const char *name, ct_op_kind kind, ct_tensor *self,
                              const ct_tensor *other, bool is_scalar, double v) {
     const ct_tensor *ins[2] = {self, other};
     ct_status st = ct__check_args(ctx, name, is_scalar ? 1 : 2, ins, (void *)1);
     if (st != CT_OK) return st;
+    if (ct_dtype_is_complex(self->dtype) || (!is_scalar && ct_dtype_is_complex(other->dtype)))
+        return ct__cx_inplace(ctx, name, kind, self, other, is_scalar, v);
     ct_dtype rt;
     if (is_scalar) {
         if (!ct__is_compute_dtype(self->dtype))
@@ -725,13 +760,37 @@ ct_status ct_where(ct_ctx *ctx, const ct_tensor *cond, const ct_tensor *a, const
     CT__AG_WRAP(ctx, out, ct__fwd_where(ctx, cond, a, b, out),
                 CT__AG_IN3(CT__AG_WHERE, cond, a, b));
 }
+/* complex addcmul / addcdiv: self + value (t1 * t2) or self + value (t1 / t2) with the complex
+ * ops (each differentiable), torch's node name */
+static ct_status ct__cx_addc(ct_ctx *ctx, bool div, const ct_tensor *self, const ct_tensor *t1,
+                             const ct_tensor *t2, double value, ct_tensor **out) {
+    const char *name = div ? "addcdiv" : "addcmul";
+    const uint64_t mark = ct__ag_mark(ctx);
+    ct_status st = ct__check_scalar_param(ctx, name, "value", self->dtype, value, true);
+    ct_tensor *p = NULL, *q = NULL;
+    if (st == CT_OK) st = div ? ct_div(ctx, t1, t2, &p) : ct_mul(ctx, t1, t2, &p);
+    if (st == CT_OK) st = ct_mul_scalar(ctx, p, value, &q);
+    if (st == CT_OK) st = ct_add(ctx, self, q, out);
+    ct_tensor_release(p), ct_tensor_release(q);
+    return ct__ag_named(ctx, ct__error_within(ctx, name, st), out, mark,
+                        div ? "AddcdivBackward0" : "AddcmulBackward0");
+}
+static bool ct__cx_any3(const ct_tensor *a, const ct_tensor *b, const ct_tensor *c) {
+    return ct__tensor_live(a) && ct__tensor_live(b) && ct__tensor_live(c) &&
+           (ct_dtype_is_complex(a->dtype) || ct_dtype_is_complex(b->dtype) ||
+            ct_dtype_is_complex(c->dtype));
+}
 ct_status ct_addcmul(ct_ctx *ctx, const ct_tensor *self, const ct_tensor *t1, const ct_tensor *t2,
                      double value, ct_tensor **out) {
+    if (ctx && out && ct__cx_any3(self, t1, t2))
+        return ct__cx_addc(ctx, false, self, t1, t2, value, out);
     CT__AG_WRAP(ctx, out, ct__fwd_addcmul(ctx, self, t1, t2, value, out),
                 (CT__AG_IN3(CT__AG_ADDCMUL, self, t1, t2), r_.sc[0] = value));
 }
 ct_status ct_addcdiv(ct_ctx *ctx, const ct_tensor *self, const ct_tensor *t1, const ct_tensor *t2,
                      double value, ct_tensor **out) {
+    if (ctx && out && ct__cx_any3(self, t1, t2))
+        return ct__cx_addc(ctx, true, self, t1, t2, value, out);
     CT__AG_WRAP(ctx, out, ct__fwd_addcdiv(ctx, self, t1, t2, value, out),
                 (CT__AG_IN3(CT__AG_ADDCDIV, self, t1, t2), r_.sc[0] = value));
 }
@@ -856,6 +915,8 @@ static ct_status ct__predicate(ct_ctx *ctx, const char *name, ct_op_kind kind, c
     if (st != CT_OK) return st;
     if (ct_dtype_is_complex(a->dtype) && (kind == CT_OP_ISNAN || kind == CT_OP_ISFINITE))
         return ct__cx_unary(ctx, name, kind == CT_OP_ISNAN ? CT_CX_ISNAN : CT_CX_ISFINITE, a, out);
+    if (ct_dtype_is_complex(a->dtype) && kind == CT_OP_LOGICAL_NOT) /* z == 0 + 0i */
+        return ct_eq_scalar(ctx, a, 0.0, out);
     if (ct_dtype_is_complex(a->dtype) && kind == CT_OP_ISINF) { /* neither finite nor NaN */
         ct_tensor *f = NULL, *n = NULL, *fn = NULL;
         st = ct__cx_unary(ctx, name, CT_CX_ISFINITE, a, &f);
@@ -938,9 +999,25 @@ static ct_status ct__atan2(ct_ctx *ctx, const ct_tensor *a, const ct_tensor *b, 
 ct_status ct_atan2(ct_ctx *ctx, const ct_tensor *a, const ct_tensor *b, ct_tensor **out) {
     CT__AG_WRAP(ctx, out, ct__atan2(ctx, a, b, out), CT__AG_IN2(CT__AG_ATAN2, a, b));
 }
-CT__BIN2(logical_and, CT_OP_LOGICAL_AND, CT__AG_NONE)
-CT__BIN2(logical_or, CT_OP_LOGICAL_OR, CT__AG_NONE)
-CT__BIN2(logical_xor, CT_OP_LOGICAL_XOR, CT__AG_NONE)
+/* logical_and / or / xor: a complex operand counts as true where either part is nonzero */
+static ct_status ct__logical(ct_ctx *ctx, const char *name, ct_op_kind kind, const ct_tensor *a,
+                             const ct_tensor *b, ct_tensor **out) {
+    if (!(ctx && out && ct__tensor_live(a) && ct__tensor_live(b) && ct__cx_either(a, b)))
+        return ct__binary2(ctx, name, kind, a, b, out);
+    ct_tensor *ba = NULL, *bb = NULL;
+    ct_status st = ct_ne_scalar(ctx, a, 0.0, &ba);
+    if (st == CT_OK) st = ct_ne_scalar(ctx, b, 0.0, &bb);
+    if (st == CT_OK) st = ct__binary2(ctx, name, kind, ba, bb, out);
+    ct_tensor_release(ba), ct_tensor_release(bb);
+    return st;
+}
+#define CT__LOGICAL(fn, K)                                                                         \
+    ct_status ct_##fn(ct_ctx *ctx, const ct_tensor *a, const ct_tensor *b, ct_tensor **out) {      \
+        return ct__logical(ctx, #fn, K, a, b, out);                                                \
+    }
+CT__LOGICAL(logical_and, CT_OP_LOGICAL_AND)
+CT__LOGICAL(logical_or, CT_OP_LOGICAL_OR)
+CT__LOGICAL(logical_xor, CT_OP_LOGICAL_XOR)
 CT__BIN2(bitwise_and, CT_OP_BITWISE_AND, CT__AG_NONE)
 CT__BIN2(bitwise_or, CT_OP_BITWISE_OR, CT__AG_NONE)
 CT__BIN2(bitwise_xor, CT_OP_BITWISE_XOR, CT__AG_NONE)
@@ -1241,6 +1318,18 @@ static ct_status ct__fwd_nan_to_num(ct_ctx *ctx, const ct_tensor *a, const doubl
 }
 ct_status ct_nan_to_num(ct_ctx *ctx, const ct_tensor *a, const double *nan, const double *posinf,
                         const double *neginf, ct_tensor **out) {
+    if (ctx && out && ct__tensor_live(a) && ct_dtype_is_complex(a->dtype)) {
+        /* each part on its own, as torch (the real op on the pairs, differentiable) */
+        const uint64_t mark = ct__ag_mark(ctx);
+        ct_tensor *r = NULL, *y = NULL, *c = NULL;
+        ct_status st = ct_view_as_real(ctx, a, &r);
+        if (st == CT_OK) st = ct_nan_to_num(ctx, r, nan, posinf, neginf, &y);
+        if (st == CT_OK) st = ct_tensor_contiguous(ctx, y, &c);
+        if (st == CT_OK) st = ct_view_as_complex(ctx, c, out);
+        ct_tensor_release(r), ct_tensor_release(y), ct_tensor_release(c);
+        return ct__ag_named(ctx, ct__error_within(ctx, "nan_to_num", st), out, mark,
+                            "NanToNumBackward0");
+    }
     CT__AG_WRAP(ctx, out, ct__fwd_nan_to_num(ctx, a, nan, posinf, neginf, out),
                 CT__AG_IN1(CT__AG_NAN_TO_NUM, a));
 }

@@ -124,7 +124,8 @@ static ct_status ct__take_along_dim_body(ct_ctx *ctx, const ct_tensor *t, const 
     ct_status st = ct__check_args(ctx, "take_along_dim", 2, ins, out);
     if (st != CT_OK) return st;
     const ct_tensor *ag_in_[1] = {t};
-    const bool want_grad = ct__ag_wants(ctx, 1, ag_in_); /* then the public, recorded gather */
+    /* then the public, recorded gather (complex: the public one runs on the real pairs) */
+    const bool want_grad = ct__ag_wants(ctx, 1, ag_in_) || ct_dtype_is_complex(t->dtype);
     if (indices->dtype != CT_INT64)
         return ct__set_error(ctx, CT_ERR_DTYPE,
                              "take_along_dim: indices must be int64 (as torch), got %s",
@@ -273,6 +274,8 @@ static ct_status ct__scatter_src_grad(ct_ctx *ctx, const char *op, const ct_tens
 
 ct_status ct_scatter(ct_ctx *ctx, const ct_tensor *t, int dim, const ct_tensor *index,
                      const ct_tensor *src, ct_tensor **out) {
+    if (ctx && out && ct__tensor_live(t) && ct_dtype_is_complex(t->dtype) && ct__tensor_live(index))
+        return ct__cx_index_op(ctx, 1, t, dim, index, src, 0, out);
     ct_status sg = ct__scatter_src_grad(ctx, "ct_scatter with src larger than index", index, src);
     if (sg != CT_OK) return sg;
     CT__AG_WRAP(ctx, out, ct__scatter(ctx, "scatter", t, dim, index, src, 0, 0, out),
@@ -281,6 +284,8 @@ ct_status ct_scatter(ct_ctx *ctx, const ct_tensor *t, int dim, const ct_tensor *
 
 ct_status ct_scatter_add(ct_ctx *ctx, const ct_tensor *t, int dim, const ct_tensor *index,
                          const ct_tensor *src, ct_tensor **out) {
+    if (ctx && out && ct__tensor_live(t) && ct_dtype_is_complex(t->dtype) && ct__tensor_live(index))
+        return ct__cx_index_op(ctx, 2, t, dim, index, src, 0, out);
     ct_status sg =
         ct__scatter_src_grad(ctx, "ct_scatter_add with src larger than index", index, src);
     if (sg != CT_OK) return sg;
@@ -292,6 +297,8 @@ static ct_status ct__fwd_index_add(ct_ctx *ctx, const ct_tensor *t, int dim, con
                                    const ct_tensor *source, double alpha, ct_tensor **out);
 ct_status ct_index_add(ct_ctx *ctx, const ct_tensor *t, int dim, const ct_tensor *index,
                        const ct_tensor *source, double alpha, ct_tensor **out) {
+    if (ctx && out && ct__tensor_live(t) && ct_dtype_is_complex(t->dtype) && ct__tensor_live(index))
+        return ct__cx_index_op(ctx, 3, t, dim, index, source, alpha, out);
     if (index && ct__tensor_live(index) && index->ndim == 0) { /* a 1-d index for the formula */
         const ct_tensor *ag_in_[1] = {source};
         ct_status st = ct__ag_no_backward(ctx, "ct_index_add with a 0-d index", 1, ag_in_);
@@ -528,6 +535,8 @@ ct_status ct_index_select(ct_ctx *ctx, const ct_tensor *t, int dim, const ct_ten
 }
 ct_status ct_gather(ct_ctx *ctx, const ct_tensor *t, int dim, const ct_tensor *index,
                     ct_tensor **out) {
+    if (ctx && out && ct__tensor_live(t) && ct_dtype_is_complex(t->dtype) && ct__tensor_live(index))
+        return ct__cx_index_op(ctx, 0, t, dim, index, NULL, 0, out);
     CT__AG_WRAP(ctx, out, ct__fwd_gather(ctx, t, dim, index, out),
                 (CT__AG_IN2(CT__AG_GATHER, t, index), r_.n_iv = 1, r_.iv[0] = dim));
 }

@@ -221,9 +221,10 @@ static ct_status ct__addmm_any(ct_ctx *ctx, const char *name, const ct_tensor *i
     /* an integer product takes beta and alpha converted to its dtype (truncated, overflow
      * checked), as torch's Scalar::to<scalar_t> */
     const ct_dtype pd = p->dtype;
-    for (int k = 0; k < 2 && st == CT_OK && ct_dtype_is_floating(pd); k++) /* opmath, as torch */
+    const bool fl = ct_dtype_is_floating(pd) || ct_dtype_is_complex(pd);
+    for (int k = 0; k < 2 && st == CT_OK && fl; k++) /* opmath, as torch */
         st = ct__check_scalar_param(ctx, name, k ? "alpha" : "beta", pd, k ? alpha : beta, true);
-    if (st == CT_OK && pd != CT_BOOL && !ct_dtype_is_floating(pd))
+    if (st == CT_OK && pd != CT_BOOL && !fl)
         for (int k = 0; k < 2 && st == CT_OK; k++) {
             double *v = k ? &alpha : &beta;
             if (!ct__int_scalar_conv(pd, *v, v))

@@ -40,6 +40,7 @@
  *                        (B,n) (sytrs 'L'). Pivots that would make sytrs read outside the matrix
  *                        fail the op with CT_ERR_INVALID_ARG. */
 #include <cblas.h>
+#include <complex.h>
 #include <lapacke.h>
 #include <math.h>
 #include <stdbool.h>
@@ -239,6 +240,107 @@ static ct_status ct__la_err(ct__cpu_state *s, const char *what, lapack_int st) {
     }
 CT__LINALG_IMPL(f32, float, LAPACKE_s)
 CT__LINALG_IMPL(f64, double, LAPACKE_d)
+
+/* Complex matrices (ints[2] = 1): CHOLESKY (potrf of a Hermitian matrix), SOLVE (gesv), INV
+ * (getrf + getri) and SLOGDET (getrf: sign = perm * prod u_ii / |u_ii| (0 where u_ii = 0), log|det|
+ * real, det) on complex64 / complex128, each complex operand passed as its real view (.., 2)
+ * (the kernels see real dtypes only); operand shapes otherwise as the real routines. */
+#define CT__LINALG_CX_IMPL(SUF, T, CT, P, CABS)                                                    \
+    static ct_status ct__linalg_cx_##SUF(ct__cpu_state *s, const ct_op_desc *op) {                 \
+        const ct_operand *o = op->operands;                                                        \
+        const int r = (int)op->ints[0];                                                            \
+        const ct_operand *a = &o[op->n_out];                                                       \
+        const int64_t B = a->shape[0];                                                             \
+        const lapack_int n = (lapack_int)a->shape[2];                                              \
+        const int64_t nn = (int64_t)n * n;                                                         \
+        if (a->ndim != 4 || a->shape[1] != n || a->shape[3] != 2 ||                                \
+            (r != CT_LINALG_CHOLESKY && r != CT_LINALG_SOLVE && r != CT_LINALG_INV &&              \
+             r != CT_LINALG_SLOGDET))                                                              \
+            return ct__set_error(s->ctx, CT_ERR_UNSUPPORTED,                                       \
+                                 "linalg: complex routine %d on this operand layout is not "       \
+                                 "supported",                                                      \
+                                 r);                                                               \
+        lapack_int *ipiv = NULL, lw = 1;                                                           \
+        CT *tmp = NULL, *work = NULL, wq = 0;                                                      \
+        if (n > 0) {                                                                               \
+            ipiv = ct__alloc(s->ctx, sizeof(lapack_int) * (size_t)n, 16);                          \
+            tmp = ct__alloc(s->ctx, sizeof(CT) * (size_t)nn, 64);                                  \
+            if (r == CT_LINALG_INV &&                                                              \
+                P##getri_work(LAPACK_ROW_MAJOR, n, tmp, n, ipiv, &wq, -1) == 0)                    \
+                lw = (lapack_int)creal(wq);                                                        \
+            work = ct__alloc(s->ctx, sizeof(CT) * (size_t)(lw > 1 ? lw : 1), 64);                  \
+            if (!ipiv || !tmp || !work) {                                                          \
+                ct__free(s->ctx, ipiv), ct__free(s->ctx, tmp), ct__free(s->ctx, work);             \
+                return ct__set_error(s->ctx, CT_ERR_OOM,                                           \
+                                     "linalg: out of memory for a %lld x %lld complex "            \
+                                     "workspace",                                                  \
+                                     (long long)n, (long long)n);                                  \
+            }                                                                                      \
+        }                                                                                          \
+        ct_status ret = CT_OK;                                                                     \
+        for (int64_t b = 0; b < B && ret == CT_OK; b++) {                                          \
+            const CT *ab = (const CT *)a->data + b * nn;                                           \
+            lapack_int st = 0;                                                                     \
+            switch (r) {                                                                           \
+            case CT_LINALG_CHOLESKY: {                                                             \
+                CT *l = (CT *)o[0].data + b * nn;                                                  \
+                memcpy(l, ab, sizeof(CT) * (size_t)nn);                                            \
+                const int up = op->ints[1] == 1;                                                   \
+                st = n ? P##potrf_work(LAPACK_ROW_MAJOR, up ? 'U' : 'L', n, l, n) : 0;             \
+                for (lapack_int i = 0; i < n; i++) /* zero the other triangle */                   \
+                    for (lapack_int j = 0; j < n; j++)                                             \
+                        if (up ? j < i : j > i) l[(int64_t)i * n + j] = 0;                         \
+                break;                                                                             \
+            }                                                                                      \
+            case CT_LINALG_SOLVE: {                                                                \
+                const lapack_int nr = (lapack_int)o[0].shape[2];                                   \
+                CT *x = (CT *)o[0].data + b * (int64_t)n * nr;                                     \
+                memcpy(x, (const CT *)o[op->n_out + 1].data + b * (int64_t)n * nr,                 \
+                       sizeof(CT) * (size_t)((int64_t)n * nr));                                    \
+                if (n) memcpy(tmp, ab, sizeof(CT) * (size_t)nn);                                   \
+                st = n ? P##gesv_work(LAPACK_ROW_MAJOR, n, nr, tmp, n, ipiv, x, nr) : 0;           \
+                break;                                                                             \
+            }                                                                                      \
+            case CT_LINALG_INV: {                                                                  \
+                CT *x = (CT *)o[0].data + b * nn;                                                  \
+                memcpy(x, ab, sizeof(CT) * (size_t)nn);                                            \
+                if (n) {                                                                           \
+                    st = P##getrf_work(LAPACK_ROW_MAJOR, n, n, x, n, ipiv);                        \
+                    if (st == 0) st = P##getri_work(LAPACK_ROW_MAJOR, n, x, n, ipiv, work, lw);    \
+                }                                                                                  \
+                break;                                                                             \
+            }                                                                                      \
+            default: { /* CT_LINALG_SLOGDET */                                                     \
+                CT sign = 1, det = 1;                                                              \
+                T logabs = 0;                                                                      \
+                if (n) {                                                                           \
+                    memcpy(tmp, ab, sizeof(CT) * (size_t)nn);                                      \
+                    st = P##getrf_work(LAPACK_ROW_MAJOR, n, n, tmp, n, ipiv);                      \
+                    if (st >= 0) {                                                                 \
+                        for (lapack_int i = 0; i < n; i++) {                                       \
+                            const CT d = tmp[(int64_t)i * n + i];                                  \
+                            const T ad = CABS(d);                                                  \
+                            if (ipiv[i] != i + 1) sign = -sign, det = -det;                        \
+                            sign *= ad == 0 ? 0 : d / ad;                                          \
+                            logabs += (T)log((double)ad);                                          \
+                            det *= d;                                                              \
+                        }                                                                          \
+                        st = 0;                                                                    \
+                    }                                                                              \
+                }                                                                                  \
+                ((CT *)o[0].data)[b] = sign, ((T *)o[1].data)[b] = logabs;                         \
+                ((CT *)o[2].data)[b] = det;                                                        \
+                break;                                                                             \
+            }                                                                                      \
+            }                                                                                      \
+            if (st < 0) ret = ct__la_err(s, "routine", st);                                        \
+            if (r != CT_LINALG_SLOGDET && o[1].data) ((int32_t *)o[1].data)[b] = st > 0 ? st : 0;  \
+        }                                                                                          \
+        ct__free(s->ctx, ipiv), ct__free(s->ctx, tmp), ct__free(s->ctx, work);                     \
+        return ret;                                                                                \
+    }
+CT__LINALG_CX_IMPL(c64, float, float _Complex, LAPACKE_c, cabsf)
+CT__LINALG_CX_IMPL(c128, double, double _Complex, LAPACKE_z, cabs)
 
 /* getrf pivots (1-based row swaps, k of them) -> perm (m) with (P^T A)[i] = A[perm[i]] and its
  * inverse; false when a pivot is outside 1..m. */
@@ -556,6 +658,9 @@ CT__EIG_IMPL(f32, float, LAPACKE_sgeev_work)
 CT__EIG_IMPL(f64, double, LAPACKE_dgeev_work)
 
 ct_status ct__cpu_linalg(ct__cpu_state *s, const ct_op_desc *op) {
+    if (op->ints[2] == 1) /* complex, as real views */
+        return op->compute_dtype == CT_FLOAT64 ? ct__linalg_cx_c128(s, op)
+                                               : ct__linalg_cx_c64(s, op);
     if (op->ints[0] == CT_LINALG_EIG)
         return op->compute_dtype == CT_FLOAT64 ? ct__linalg_eig_f64(s, op)
                                                : ct__linalg_eig_f32(s, op);
