@@ -194,4 +194,98 @@ for k, a, b, r in la:
         b.dim() if b is not None else 0, shp(b) if b is not None else "{0}",
         cflat(b) if b is not None else "{0, 0}", DTC[r.dtype], r.dim(), shp(r), cflat(r)))
 out.append("};")
+# the other ops on complex tensors (torch 1.13): index ops, products, composites, in-place
+torch.manual_seed(9)
+MISC = ["gather", "scatter", "scatter_add", "index_add", "index_copy", "take_along_dim", "addmm",
+        "addmv", "tensordot", "inner", "block_diag", "trapezoid", "addcmul", "addcdiv", "cross",
+        "logical_and", "logical_not", "nan_to_num", "add_", "mul_", "diff", "rot90",
+        "repeat_interleave", "masked_scatter", "index_fill", "cumulative_trapezoid", "kron",
+        "mv", "einsum", "pow_tensor", "float_power", "float_power_scalar", "pow_real_base"]
+pool, misc = [], []
+
+
+def put(t):
+    off = len(pool)
+    v = t.reshape(-1)
+    v = (v.to(torch.complex128) if v.is_complex() else v.to(torch.float64)).tolist()
+    pool.extend(complex(x) for x in v)
+    return (DTC[t.dtype], t.dim(), list(t.shape) + [0] * (3 - t.dim()), off)
+
+
+def case(op, xs, r, sc=0.0):
+    misc.append((MISC.index(op), [put(x) for x in xs], sc, put(r)))
+
+
+for tdt in (torch.complex128, torch.complex64):
+    rdt = torch.float64 if tdt == torch.complex128 else torch.float32
+    z = torch.randn(3, 4, dtype=tdt)
+    w = torch.randn(3, 4, dtype=tdt)
+    ix = torch.tensor([[2, 0, 1, 1], [0, 2, 2, 1]])
+    i1 = torch.tensor([2, 0])
+    case("gather", [z, ix], z.gather(0, ix))
+    case("scatter", [z, ix, w[:2]], z.scatter(0, ix, w[:2]))
+    case("scatter_add", [z, ix, w[:2]], z.scatter_add(0, ix, w[:2]))
+    case("index_add", [z, i1, w[:2]], z.index_add(0, i1, w[:2], alpha=1.5), 1.5)
+    case("index_copy", [z, torch.tensor([3, 1]), w[:, :2]], z.index_copy(1, torch.tensor([3, 1]), w[:, :2]))
+    case("take_along_dim", [z[:2, :3], ix[:, :3]], torch.take_along_dim(z[:2, :3], ix[:, :3], 1))
+    m3 = torch.randn(3, 3, dtype=tdt)
+    case("addmm", [z, m3, w], torch.addmm(z, m3, w, beta=0.5, alpha=2.0), 0.5)
+    v4 = torch.randn(4, dtype=tdt)
+    case("addmv", [z[:, 0], z, v4], torch.addmv(z[:, 0], z, v4, beta=0.5, alpha=2.0), 0.5)
+    case("tensordot", [z, w], torch.tensordot(z, w, dims=([1], [1])))
+    case("inner", [z, w], torch.inner(z, w))
+    case("block_diag", [z[:2, :2], m3[:1]], torch.block_diag(z[:2, :2], m3[:1]))
+    case("trapezoid", [z], torch.trapezoid(z, dx=0.5, dim=1), 0.5)
+    case("addcmul", [z, w, m3[:, :1]], torch.addcmul(z, w, m3[:, :1], value=0.75), 0.75)
+    case("addcdiv", [z, w, m3[:, :1]], torch.addcdiv(z, w, m3[:, :1], value=0.75), 0.75)
+    case("cross", [m3, z[:, :3]], torch.linalg.cross(m3, z[:, :3]))
+    zz = z.clone()
+    zz[0, 0] = 0
+    zz[1, 1] = complex(0, 2)
+    case("logical_and", [zz, w], torch.logical_and(zz, w))
+    case("logical_not", [zz], torch.logical_not(zz))
+    zn = z.clone()
+    zn[0, 0] = complex(float("nan"), 1)
+    zn[0, 1] = complex(2, float("inf"))
+    zn[1, 2] = complex(float("-inf"), float("nan"))
+    # torch 1.13 has no complex nan_to_num (PyTorch 2.x applies it to each part): the parts here
+    case("nan_to_num", [zn], torch.complex(*(torch.nan_to_num(p, nan=7.0, posinf=8.0, neginf=-9.0)
+                                             for p in (zn.real, zn.imag))))
+    case("add_", [z, w], z.clone().add_(w))
+    case("mul_", [z, w], z.clone().mul_(w))
+    case("diff", [z], torch.diff(z, dim=1))
+    case("rot90", [z], torch.rot90(z, 1, (0, 1)))
+    case("repeat_interleave", [z], torch.repeat_interleave(z, 2, dim=0))
+    mk = torch.rand(3, 4) > 0.5
+    case("masked_scatter", [z, mk, w], z.masked_scatter(mk, w))
+    case("index_fill", [z, i1], z.index_fill(0, i1, 1.5), 1.5)
+    case("cumulative_trapezoid", [z], torch.cumulative_trapezoid(z, dx=0.5, dim=1), 0.5)
+    case("kron", [z[:2, :2], m3[:2, :2]], torch.kron(z[:2, :2], m3[:2, :2]))
+    case("mv", [z, v4], torch.mv(z, v4))
+    case("einsum", [z, w], torch.einsum("ij,kj->ik", z, w))
+    zp = z.clone()
+    zp[0, 0] = 0
+    wp = w.clone()
+    wp[0, 0] = complex(2.0, 0.5)
+    case("pow_tensor", [zp, wp], torch.pow(zp, wp))
+    case("float_power", [z, w], torch.float_power(z, w))
+    case("float_power_scalar", [z], torch.float_power(z, 1.5), 1.5)
+    rb = torch.rand(3, 4, dtype=rdt) + 0.5
+    case("pow_real_base", [rb, w], torch.pow(rb, w))
+out.append("static const char *const cm_misc_ops[] = {%s};" % ", ".join('"%s"' % k for k in MISC))
+out.append("static const double cm_pool[][2] = {%s};" % ", ".join(
+    "{%s, %s}" % (num(v.real), num(v.imag)) for v in pool))
+out.append("typedef struct {\n    int dt, nd;\n    int64_t shape[3], off;\n} cm_arg;")
+out.append("typedef struct {\n    int op, n_x;\n    cm_arg x[3];\n    double sc;\n    cm_arg out;\n} cm_misc_case;")
+out.append("static const cm_misc_case cm_misc[] = {")
+
+
+def arg(a):
+    return "{%d, %d, {%s}, %d}" % (a[0], a[1], ", ".join(str(v) for v in a[2]), a[3])
+
+
+for op, xs, sc, r in misc:
+    xa = [arg(x) for x in xs] + ["{0, 0, {0, 0, 0}, 0}"] * (3 - len(xs))
+    out.append("    {%d, %d, {%s}, %s, %s}," % (op, len(xs), ", ".join(xa), num(sc), arg(r)))
+out.append("};")
 print("\n".join(out))

@@ -875,7 +875,8 @@ static ct_tensor *gf_run(ct_ctx *ctx, const char *name, ct_status *stp) {
                              IS("mul_cx") || IS("div_cx") || IS("exp_cx") || IS("conj_cx") ||
                              IS("sum_cx") || IS("mean_cx") || IS("sin_cx") || IS("tanh_cx") ||
                              IS("acosh_cx") || IS("log10_cx") || IS("rsqrt_cx") ||
-                             IS("sigmoid_cx") || IS("sinc_cx") || IS("sgn_cx");
+                             IS("sigmoid_cx") || IS("sinc_cx") || IS("sgn_cx") || IS("prod_cx") ||
+                             IS("cumprod_cx") || IS("var_cx") || IS("pow_t_cx") || IS("addcmul_cx");
         if (cx_case && (st = ct_fft_rfft(ctx, v, -1, 0, NULL, &c1)) == CT_OK) {
             keep(c1);
             if (IS("irfft")) st = ct_fft_irfft(ctx, c1, -1, 0, NULL, &r);
@@ -897,6 +898,11 @@ static ct_tensor *gf_run(ct_ctx *ctx, const char *name, ct_status *stp) {
             if (IS("sigmoid_cx")) st = ct_sigmoid(ctx, c1, &r);
             if (IS("sinc_cx")) st = ct_sinc(ctx, c1, &r);
             if (IS("sgn_cx")) st = ct_sgn(ctx, c1, &r);
+            if (IS("prod_cx")) st = ct_prod(ctx, c1, CT_ALL_DIMS, false, &r);
+            if (IS("cumprod_cx")) st = ct_cumprod(ctx, c1, 0, &r);
+            if (IS("var_cx")) st = ct_var(ctx, c1, 0, NULL, 1, false, &r);
+            if (IS("pow_t_cx")) st = ct_pow_tensor(ctx, c1, c1, &r);
+            if (IS("addcmul_cx")) st = ct_addcmul(ctx, c1, c1, c1, 0.5, &r);
             if (IS("conj_cx")) st = ct_conj(ctx, c1, &r);
             if (IS("sum_cx")) st = ct_sum(ctx, c1, 0, NULL, false, &r);
             if (IS("mean_cx")) st = ct_mean(ctx, c1, 0, NULL, false, &r);

@@ -160,6 +160,24 @@ static ct_status g_chain(const ct_tensor *x, ct_tensor **y) {
         ct_tensor_release(t[i]);
     return st;
 }
+static ct_status g_pow(const ct_tensor *x, ct_tensor **y) {
+    /* x (16) -> a = z[:4], b = z[4:] complex; a^b and (|a| + 0.5)^b (a real base) */
+    ct_tensor *t[9] = {NULL};
+    ct_status st = as_complex(x, &t[0]);
+    if (st == CT_OK) st = ct_tensor_narrow(ctx, t[0], 0, 0, 4, &t[1]);
+    if (st == CT_OK) st = ct_tensor_narrow(ctx, t[0], 0, 4, 4, &t[2]);
+    if (st == CT_OK) st = ct_pow_tensor(ctx, t[1], t[2], &t[3]);
+    if (st == CT_OK) st = ct_abs(ctx, t[1], &t[4]);
+    if (st == CT_OK) st = ct_add_scalar(ctx, t[4], 0.5, &t[5]);
+    if (st == CT_OK) st = ct_pow_tensor(ctx, t[5], t[2], &t[6]);
+    const ct_tensor *two[2] = {t[3], t[6]};
+    if (st == CT_OK) st = ct_cat(ctx, 2, two, 0, &t[7]);
+    if (st == CT_OK) st = ct_view_as_real(ctx, t[7], &t[8]);
+    if (st == CT_OK) st = ct_flatten(ctx, t[8], 0, -1, y);
+    for (int i = 0; i < 9; i++)
+        ct_tensor_release(t[i]);
+    return st;
+}
 static ct_status g_sgn(const ct_tensor *x, ct_tensor **y) {
     ct_tensor *t[3] = {NULL};
     ct_status st = as_complex(x, &t[0]);
@@ -176,6 +194,7 @@ TEST(pipelines_against_differences) {
     tu_gradcheck(ctx, &rng, "sin / tanh / asinh / sigmoid / log10 / sgn", g_chain, 1,
                  (const int64_t[]){12});
     tu_gradcheck(ctx, &rng, "sgn", g_sgn, 1, (const int64_t[]){10});
+    tu_gradcheck(ctx, &rng, "pow with a complex exponent", g_pow, 1, (const int64_t[]){16});
     /* sgn at 0: gradient 0 (torch's) */
     const double z0[2][2] = {{0, 0}, {3, -4}}, w[2][2] = {{1, 2}, {0.5, 0}};
     ct_tensor *x = cx_tensor(CT_COMPLEX128, 2, z0), *wt = cx_tensor(CT_COMPLEX128, 2, w), *y = NULL;
@@ -454,6 +473,109 @@ TEST(linalg_gradients) {
                  g_linalg, 1, (const int64_t[]){18});
 }
 
+/* a table argument: complex from the pool's pairs, int64 / bool / real from their real parts */
+static ct_tensor *misc_arg(const cm_arg *a) {
+    const ct_dtype dt = (ct_dtype)a->dt;
+    int64_t n = 1;
+    for (int i = 0; i < a->nd; i++)
+        n *= a->shape[i];
+    ct_tensor *f = NULL, *t = NULL;
+    if (ct_dtype_is_complex(dt)) {
+        f = cx_tensor(dt, n, cm_pool + a->off);
+    } else {
+        double *re = malloc(sizeof(double) * (size_t)(n ? n : 1));
+        for (int64_t i = 0; i < n; i++)
+            re[i] = cm_pool[a->off + i][0];
+        f = tu_from_vals(ctx, dt, 1, &n, re);
+        free(re);
+    }
+    CHECK_OK(ct_tensor_reshape(ctx, f, a->nd, a->shape, &t));
+    ct_tensor_release(f);
+    return t;
+}
+
+TEST(other_ops_as_torch) {
+    const int nc = (int)(sizeof cm_misc / sizeof cm_misc[0]);
+    for (int ci = 0; ci < nc; ci++) {
+        const cm_misc_case *c = &cm_misc[ci];
+        const char *op = cm_misc_ops[c->op];
+        ct_tensor *x[3] = {NULL, NULL, NULL}, *y = NULL;
+        for (int i = 0; i < c->n_x; i++)
+            x[i] = misc_arg(&c->x[i]);
+        const double v = c->sc;
+        ct_status st = CT_ERR_INVALID_ARG;
+        if (!strcmp(op, "gather")) st = ct_gather(ctx, x[0], 0, x[1], &y);
+        if (!strcmp(op, "scatter")) st = ct_scatter(ctx, x[0], 0, x[1], x[2], &y);
+        if (!strcmp(op, "scatter_add")) st = ct_scatter_add(ctx, x[0], 0, x[1], x[2], &y);
+        if (!strcmp(op, "index_add")) st = ct_index_add(ctx, x[0], 0, x[1], x[2], v, &y);
+        if (!strcmp(op, "index_copy")) st = ct_index_copy(ctx, x[0], 1, x[1], x[2], &y);
+        if (!strcmp(op, "take_along_dim")) st = ct_take_along_dim(ctx, x[0], x[1], 1, &y);
+        if (!strcmp(op, "addmm")) st = ct_addmm(ctx, x[0], x[1], x[2], v, 2.0, &y);
+        if (!strcmp(op, "addmv")) st = ct_addmv(ctx, x[0], x[1], x[2], v, 2.0, &y);
+        if (!strcmp(op, "tensordot"))
+            st = ct_tensordot(ctx, x[0], x[1], 1, (const int[]){1}, (const int[]){1}, &y);
+        if (!strcmp(op, "inner")) st = ct_inner(ctx, x[0], x[1], &y);
+        if (!strcmp(op, "block_diag")) st = ct_block_diag(ctx, 2, (const ct_tensor *const *)x, &y);
+        if (!strcmp(op, "trapezoid")) st = ct_trapezoid(ctx, x[0], v, 1, &y);
+        if (!strcmp(op, "addcmul")) st = ct_addcmul(ctx, x[0], x[1], x[2], v, &y);
+        if (!strcmp(op, "addcdiv")) st = ct_addcdiv(ctx, x[0], x[1], x[2], v, &y);
+        if (!strcmp(op, "cross")) st = ct_linalg_cross(ctx, x[0], x[1], -1, &y);
+        if (!strcmp(op, "logical_and")) st = ct_logical_and(ctx, x[0], x[1], &y);
+        if (!strcmp(op, "logical_not")) st = ct_logical_not(ctx, x[0], &y);
+        if (!strcmp(op, "nan_to_num"))
+            st = ct_nan_to_num(ctx, x[0], &(double){7}, &(double){8}, &(double){-9}, &y);
+        if (!strcmp(op, "add_") || !strcmp(op, "mul_")) {
+            st = ct_tensor_clone(ctx, x[0], &y);
+            if (st == CT_OK) st = op[0] == 'a' ? ct_add_(ctx, y, x[1]) : ct_mul_(ctx, y, x[1]);
+        }
+        if (!strcmp(op, "diff")) st = ct_diff(ctx, x[0], 1, 1, NULL, NULL, &y);
+        if (!strcmp(op, "rot90")) st = ct_rot90(ctx, x[0], 1, 0, 1, &y);
+        if (!strcmp(op, "repeat_interleave")) st = ct_repeat_interleave(ctx, x[0], 2, 0, &y);
+        if (!strcmp(op, "masked_scatter")) st = ct_masked_scatter(ctx, x[0], x[1], x[2], &y);
+        if (!strcmp(op, "index_fill")) st = ct_index_fill(ctx, x[0], 0, x[1], v, &y);
+        if (!strcmp(op, "cumulative_trapezoid")) st = ct_cumulative_trapezoid(ctx, x[0], v, 1, &y);
+        if (!strcmp(op, "kron")) st = ct_kron(ctx, x[0], x[1], &y);
+        if (!strcmp(op, "mv")) st = ct_mv(ctx, x[0], x[1], &y);
+        if (!strcmp(op, "pow_tensor") || !strcmp(op, "pow_real_base"))
+            st = ct_pow_tensor(ctx, x[0], x[1], &y);
+        if (!strcmp(op, "float_power")) st = ct_float_power(ctx, x[0], x[1], &y);
+        if (!strcmp(op, "float_power_scalar")) st = ct_float_power_scalar(ctx, x[0], v, &y);
+        if (!strcmp(op, "einsum"))
+            st = ct_einsum(ctx, "ij,kj->ik", 2, (const ct_tensor *const *)x, &y);
+        const char *dn = ct_dtype_name((ct_dtype)c->x[0].dt);
+        CHECK_MSG(st == CT_OK, "%s (%s): %s", op, dn, ct_ctx_last_error(ctx));
+        if (st == CT_OK) {
+            const cm_arg *o = &c->out;
+            CHECK_MSG(ct_tensor_dtype(y) == (ct_dtype)o->dt, "%s (%s): dtype %s", op, dn,
+                      ct_dtype_name(ct_tensor_dtype(y)));
+            CHECK_MSG(tu_same_shape(y, o->nd, o->shape), "%s (%s): shape", op, dn);
+            const int64_t n = ct_tensor_numel(y);
+            double *got = NULL;
+            if (ct_dtype_is_complex(ct_tensor_dtype(y))) {
+                got = cx_read(y, n);
+            } else {
+                double *r = tu_read(y);
+                got = calloc(2 * (size_t)(n ? n : 1), sizeof(double));
+                for (int64_t i = 0; r && i < n; i++)
+                    got[2 * i] = r[i];
+                free(r);
+            }
+            const double tol = c->x[0].dt == CT_COMPLEX64 ? 1e-5 : 1e-13;
+            for (int64_t i = 0; i < n; i++) {
+                const double *ref = cm_pool[o->off + i];
+                const double e = hypot(got[2 * i] - ref[0], got[2 * i + 1] - ref[1]);
+                CHECK_MSG(e <= tol * fmax(1, hypot(ref[0], ref[1])),
+                          "%s (%s) [%lld]: %.17g%+.17gi, torch %.17g%+.17gi", op, dn, (long long)i,
+                          got[2 * i], got[2 * i + 1], ref[0], ref[1]);
+            }
+            free(got);
+        }
+        for (int i = 0; i < 3; i++)
+            ct_tensor_release(x[i]);
+        ct_tensor_release(y);
+    }
+}
+
 int main(void) {
     ctx = tu_ctx_or_skip();
     RUN(functions_as_mpmath);
@@ -464,6 +586,7 @@ int main(void) {
     RUN(reduction_gradients);
     RUN(linalg_as_torch);
     RUN(linalg_gradients);
+    RUN(other_ops_as_torch);
     CHECK(ct_ctx_live_tensors(ctx) == 0);
     ct_ctx_free(ctx);
     return ct_test_end();

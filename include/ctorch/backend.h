@@ -284,6 +284,7 @@ enum {
     CT_CX_RSQRT,   /* the reciprocal (as CT_CX_RECIPROCAL) of sqrt(z) */
     CT_CX_SIGMOID, /* the reciprocal of 1 + exp(-z) */
     CT_CX_SINC,    /* sin(pi z) / (pi z) (Smith's division), 1 at 0 */
+    CT_CX_POW,     /* two inputs: cpow(a, b) (C99, as torch's std::pow) */
     CT_CX_COUNT
 };
 

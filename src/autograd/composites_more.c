@@ -895,7 +895,7 @@ static ct_status ct__cumtrapz(ct_ctx *ctx, const ct_tensor *y, const ct_tensor *
     if (st == CT_OK) st = ct_add(ctx, t[0], t[1], &t[2]);
     if (st == CT_OK && !x) {
         /* torch's dx / 2. is a double: integer sums turn float32 before the product */
-        if (!ct_dtype_is_floating(y->dtype)) {
+        if (!ct_dtype_is_floating(y->dtype) && !ct_dtype_is_complex(y->dtype)) {
             ct_tensor *f = NULL;
             st = ct_cast(ctx, t[2], CT_FLOAT32, &f);
             ct_tensor_release(t[2]);
@@ -1529,7 +1529,7 @@ static ct_status ct__index_fill(ct_ctx *ctx, const ct_tensor *t, int dim, const 
     /* a value for an integer tensor is truncated, as torch's Scalar conversion */
     if (t->dtype == CT_BOOL)
         value = value != 0;
-    else if (!ct_dtype_is_floating(t->dtype) && isfinite(value))
+    else if (!ct_dtype_is_floating(t->dtype) && !ct_dtype_is_complex(t->dtype) && isfinite(value))
         value = trunc(value);
     ct_tensor *x[6] = {NULL};
     int64_t msh[CT_MAX_DIMS];
@@ -1610,8 +1610,12 @@ ct_status ct_masked_scatter(ct_ctx *ctx, const ct_tensor *t, const ct_tensor *ma
 ct_status ct_float_power(ct_ctx *ctx, const ct_tensor *a, const ct_tensor *b, ct_tensor **out) {
     if (out) *out = NULL;
     ct_tensor *x = NULL, *y = NULL;
-    ct_status st = ct_cast(ctx, a, CT_FLOAT64, &x);
-    if (st == CT_OK) st = ct_cast(ctx, b, CT_FLOAT64, &y);
+    /* complex128 when either operand is complex (torch), float64 otherwise */
+    const bool cx = ct__tensor_live(a) && ct__tensor_live(b) &&
+                    (ct_dtype_is_complex(a->dtype) || ct_dtype_is_complex(b->dtype));
+    const ct_dtype wide = cx ? CT_COMPLEX128 : CT_FLOAT64;
+    ct_status st = ct_cast(ctx, a, wide, &x);
+    if (st == CT_OK) st = ct_cast(ctx, b, wide, &y);
     if (st == CT_OK) st = ct_pow_tensor(ctx, x, y, out);
     ct_tensor_release(x), ct_tensor_release(y);
     return ctx ? ct__error_within(ctx, "float_power", st) : st;
@@ -1619,7 +1623,8 @@ ct_status ct_float_power(ct_ctx *ctx, const ct_tensor *a, const ct_tensor *b, ct
 ct_status ct_float_power_scalar(ct_ctx *ctx, const ct_tensor *a, double exponent, ct_tensor **out) {
     if (out) *out = NULL;
     ct_tensor *x = NULL;
-    ct_status st = ct_cast(ctx, a, CT_FLOAT64, &x);
+    const bool cx = ct__tensor_live(a) && ct_dtype_is_complex(a->dtype);
+    ct_status st = ct_cast(ctx, a, cx ? CT_COMPLEX128 : CT_FLOAT64, &x);
     if (st == CT_OK) st = ct_pow(ctx, x, exponent, out);
     ct_tensor_release(x);
     return ctx ? ct__error_within(ctx, "float_power", st) : st;

@@ -305,6 +305,30 @@ static ct_status ct__cxg_backward(ct_ctx *ctx, void *user, ct_tensor *const *gou
             if (st == CT_OK) st = ct_mul(ctx, g, t[2], &gin[0]);
         }
         break;
+    case CT_CX_POW: { /* a: g conj(b a^(b - 1)); b: g conj(out log a), 0 where a = 0 (torch) */
+        ct_tensor *m[6] = {NULL};
+        if (need[0]) {
+            if ((st = ct_sub_scalar(ctx, u->b, 1.0, &t[0])) == CT_OK)
+                st = ct_pow_tensor(ctx, u->a, t[0], &t[1]);
+            if (st == CT_OK) st = ct_mul(ctx, t[1], u->b, &t[2]);
+            if (st == CT_OK) st = ct_conj(ctx, t[2], &t[3]);
+            if (st == CT_OK) st = ct_mul(ctx, g, t[3], &gin[0]);
+        }
+        if (st == CT_OK && need[1]) {
+            st = ct__cx_cast(ctx, u->a, u->out->dtype, &m[0]); /* log of a complex a */
+            if (st == CT_OK) st = ct_log(ctx, m[0], &m[1]);
+            if (st == CT_OK) st = ct_mul(ctx, u->out, m[1], &m[2]);
+            if (st == CT_OK) st = ct_conj(ctx, m[2], &m[3]);
+            if (st == CT_OK) st = ct_mul(ctx, g, m[3], &m[4]);
+            if (st == CT_OK) st = ct_eq_scalar(ctx, m[0], 0.0, &m[5]);
+            ct_tensor *zero = NULL;
+            if (st == CT_OK) st = ct__cx_const(ctx, u->out->dtype, 0, 0, &zero);
+            if (st == CT_OK) st = ct_where(ctx, m[5], zero, m[4], &gin[1]);
+            ct_tensor_release(zero);
+        }
+        ct__release_all(6, m);
+        break;
+    }
     case CT_CX_SGN: { /* (g - Re(g conj(s)) s) / |a| with s = sgn(a); 0 at a = 0 */
         ct_tensor *m[5] = {NULL};
         if ((st = ct_conj(ctx, u->out, &t[0])) == CT_OK) st = ct_mul(ctx, g, t[0], &t[1]);
@@ -415,6 +439,9 @@ static ct_status ct__cxg_record(ct_ctx *ctx, int fn, double alpha, int n,
             [CT_CX_COMPLEX] = 8, [CT_CX_POLAR] = 9,      [CT_CX_EXP] = 10, [CT_CX_LOG] = 11,
             [CT_CX_SQRT] = 12,   [CT_CX_RECIPROCAL] = 13};
         node = &CT__CXG_NODES[idx[fn]];
+    } else if (fn == CT_CX_POW) {
+        static const ct__ag_custom pw = {"PowBackward", ct__cxg_backward, ct__cxg_free, true};
+        node = &pw;
     } else if (fn == CT_CX_SGN) {
         static const ct__ag_custom sgn = {"SgnBackward", ct__cxg_backward, ct__cxg_free, true};
         node = &sgn;
@@ -551,13 +578,14 @@ static ct_status ct__cx_inputs(ct_ctx *ctx, int n, const ct_tensor *const *ins, 
 ct_status ct__cx_binary(ct_ctx *ctx, const char *name, ct_op_kind kind, const ct_tensor *a,
                         const ct_tensor *b, double alpha, ct_tensor **out) {
     const ct_tensor *ins[2] = {a, b};
-    int fn = kind == CT_OP_ADD   ? CT_CX_ADD
-             : kind == CT_OP_SUB ? CT_CX_SUB
-             : kind == CT_OP_MUL ? CT_CX_MUL
-             : kind == CT_OP_DIV ? CT_CX_DIV
-             : kind == CT_OP_EQ  ? CT_CX_EQ
-             : kind == CT_OP_NE  ? CT_CX_NE
-                                 : -1;
+    int fn = kind == CT_OP_ADD     ? CT_CX_ADD
+             : kind == CT_OP_SUB   ? CT_CX_SUB
+             : kind == CT_OP_MUL   ? CT_CX_MUL
+             : kind == CT_OP_DIV   ? CT_CX_DIV
+             : kind == CT_OP_EQ    ? CT_CX_EQ
+             : kind == CT_OP_NE    ? CT_CX_NE
+             : kind == CT_OP_POW_T ? CT_CX_POW
+                                   : -1;
     if (fn < 0)
         return ct__set_error(
             ctx, CT_ERR_UNSUPPORTED, "%s: not supported for complex tensors (%s, %s)%s", name,
@@ -573,6 +601,7 @@ ct_status ct__cx_binary(ct_ctx *ctx, const char *name, ct_op_kind kind, const ct
                              "sub: subtracting with a bool operand (%s - %s) is not supported",
                              ct_dtype_name(a->dtype), ct_dtype_name(b->dtype));
     const bool cmp = fn == CT_CX_EQ || fn == CT_CX_NE;
+    const uint64_t mark = ct__ag_mark(ctx);
     const bool rec = !cmp && ct__ag_wants(ctx, 2, ins), entered = ct__ag_enter(ctx);
     ct_tensor *conv[2] = {NULL, NULL};
     if ((st = ct__cx_inputs(ctx, 2, ins, dt, conv)) == CT_OK) {
@@ -582,7 +611,8 @@ ct_status ct__cx_binary(ct_ctx *ctx, const char *name, ct_op_kind kind, const ct
     ct__release_all(2, conv);
     if (entered) ct__ag_leave(ctx);
     if (st == CT_OK && rec) st = ct__cxg_record(ctx, fn, alpha, 2, ins, out);
-    return st;
+    /* torch's node for pow with a tensor exponent */
+    return fn == CT_CX_POW ? ct__ag_named(ctx, st, out, mark, "PowBackward1") : st;
 }
 
 ct_status ct__cx_unary(ct_ctx *ctx, const char *name, int fn, const ct_tensor *a, ct_tensor **out) {

@@ -1174,6 +1174,7 @@ static ct_status ct__bin_math(ct_ctx *ctx, const char *name, ct_op_kind kind, co
 }
 #define CT__BIN_MATH(fn, K, RULE, AG)                                                              \
     ct_status ct_##fn(ct_ctx *ctx, const ct_tensor *a, const ct_tensor *b, ct_tensor **out) {      \
+        CT__CX_BIN(#fn, K, 1.0); /* pow_tensor computes; the others refuse complex clearly */      \
         CT__AG_WRAP(ctx, out, ct__bin_math(ctx, #fn, K, a, b, RULE, out), CT__AG_IN2(AG, a, b));   \
     }
 CT__BIN_MATH(hypot, CT_OP_HYPOT, CT__BM_FLOAT, CT__AG_HYPOT)

@@ -489,6 +489,11 @@ typedef struct {
             CT__CX_SMITH(T, creal##F(z), cimag##F(z), pr, pi_, re, im);                            \
             break;                                                                                 \
         }                                                                                          \
+        case CT_CX_POW: {                                                                          \
+            CT z = cpow##F(CMPLX##T(ar, ai), CMPLX##T(br, bi));                                    \
+            re = creal##F(z), im = cimag##F(z);                                                    \
+            break;                                                                                 \
+        }                                                                                          \
         case CT_CX_EQ: *(uint8_t *)po = ar == br && ai == bi; return;                              \
         case CT_CX_NE: *(uint8_t *)po = !(ar == br && ai == bi); return;                           \
         case CT_CX_ISNAN: *(uint8_t *)po = ar != ar || ai != ai; return;                           \
