@@ -200,7 +200,8 @@ MISC = ["gather", "scatter", "scatter_add", "index_add", "index_copy", "take_alo
         "addmv", "tensordot", "inner", "block_diag", "trapezoid", "addcmul", "addcdiv", "cross",
         "logical_and", "logical_not", "nan_to_num", "add_", "mul_", "diff", "rot90",
         "repeat_interleave", "masked_scatter", "index_fill", "cumulative_trapezoid", "kron",
-        "mv", "einsum", "pow_tensor", "float_power", "float_power_scalar", "pow_real_base"]
+        "mv", "einsum", "pow_tensor", "float_power", "float_power_scalar", "pow_real_base", "baddbmm",
+        "multi_dot"]
 pool, misc = [], []
 
 
@@ -272,6 +273,9 @@ for tdt in (torch.complex128, torch.complex64):
     case("float_power_scalar", [z], torch.float_power(z, 1.5), 1.5)
     rb = torch.rand(3, 4, dtype=rdt) + 0.5
     case("pow_real_base", [rb, w], torch.pow(rb, w))
+    b1, b2 = torch.randn(2, 3, 2, dtype=tdt), torch.randn(2, 2, 4, dtype=tdt)
+    case("baddbmm", [z, b1, b2], torch.baddbmm(z, b1, b2, beta=0.5, alpha=2.0), 0.5)
+    case("multi_dot", [z, w.T, m3], torch.linalg.multi_dot([z, w.T, m3]))
 out.append("static const char *const cm_misc_ops[] = {%s};" % ", ".join('"%s"' % k for k in MISC))
 out.append("static const double cm_pool[][2] = {%s};" % ", ".join(
     "{%s, %s}" % (num(v.real), num(v.imag)) for v in pool))

@@ -539,6 +539,9 @@ TEST(other_ops_as_torch) {
         if (!strcmp(op, "pow_tensor") || !strcmp(op, "pow_real_base"))
             st = ct_pow_tensor(ctx, x[0], x[1], &y);
         if (!strcmp(op, "float_power")) st = ct_float_power(ctx, x[0], x[1], &y);
+        if (!strcmp(op, "baddbmm")) st = ct_baddbmm(ctx, x[0], x[1], x[2], v, 2.0, &y);
+        if (!strcmp(op, "multi_dot"))
+            st = ct_linalg_multi_dot(ctx, 3, (const ct_tensor *const *)x, &y);
         if (!strcmp(op, "float_power_scalar")) st = ct_float_power_scalar(ctx, x[0], v, &y);
         if (!strcmp(op, "einsum"))
             st = ct_einsum(ctx, "ij,kj->ik", 2, (const ct_tensor *const *)x, &y);
