@@ -149,7 +149,9 @@ out.append("};")
 # complex linear algebra (torch 1.13): det, slogdet, logdet, inv, solve (matrix and vector right
 # sides), cholesky (lower and upper), matrix_power(-2), matrix_exp, batch of 2
 torch.manual_seed(8)
-LA = ["det", "slogdet_sign", "slogdet_logabs", "logdet", "inv", "solve", "solve_vec", "cholesky", "cholesky_upper", "matrix_power_neg"]
+LA = ["det", "slogdet_sign", "slogdet_logabs", "logdet", "inv", "solve", "solve_vec", "cholesky",
+      "cholesky_upper", "matrix_power_neg", "matrix_exp", "qr_q", "qr_r", "svdvals", "eigvalsh_l",
+      "eigvalsh_u", "pinv"]
 la = []
 for tdt in (torch.complex128, torch.complex64):
     A = torch.randn(2, 3, 3, dtype=tdt)
@@ -165,7 +167,13 @@ for tdt in (torch.complex128, torch.complex64):
            "cholesky": (torch.linalg.cholesky(H), H, None),
            "cholesky_upper": (torch.linalg.cholesky(H, upper=True), H, None),
            "matrix_power_neg": (torch.linalg.matrix_power(A, -2), A, None),
-           "matrix_exp": (torch.linalg.matrix_exp(A), A, None)}
+           "matrix_exp": (torch.linalg.matrix_exp(A), A, None),
+           "qr_q": (torch.linalg.qr(A)[0], A, None), "qr_r": (torch.linalg.qr(A)[1], A, None),
+           "svdvals": (torch.linalg.svdvals(A), A, None),
+           "pinv": (torch.linalg.pinv(A), A, None),
+           # only the named triangle counts: the other holds junk (A's)
+           "eigvalsh_l": (torch.linalg.eigvalsh(torch.tril(H) + torch.triu(A, 1)), torch.tril(H) + torch.triu(A, 1), None),
+           "eigvalsh_u": (torch.linalg.eigvalsh(torch.triu(H) + torch.tril(A, -1), UPLO="U"), torch.triu(H) + torch.tril(A, -1), None)}
     for k in LA:
         r, a, b = res[k]
         la.append((k, a, b, r))

@@ -373,6 +373,12 @@ TEST(linalg_as_torch) {
         if (!strcmp(op, "cholesky_upper")) st = ct_linalg_cholesky(ctx, a, true, &y);
         if (!strcmp(op, "matrix_power_neg")) st = ct_linalg_matrix_power(ctx, a, -2, &y);
         if (!strcmp(op, "matrix_exp")) st = ct_linalg_matrix_exp(ctx, a, &y);
+        if (!strcmp(op, "qr_q")) st = ct_linalg_qr(ctx, a, &y, &y2);
+        if (!strcmp(op, "qr_r")) st = ct_linalg_qr(ctx, a, &y2, &y);
+        if (!strcmp(op, "svdvals")) st = ct_linalg_svdvals(ctx, a, &y);
+        if (!strcmp(op, "pinv")) st = ct_linalg_pinv(ctx, a, NAN, NAN, &y);
+        if (!strcmp(op, "eigvalsh_l")) st = ct_linalg_eigvalsh(ctx, a, 'L', &y);
+        if (!strcmp(op, "eigvalsh_u")) st = ct_linalg_eigvalsh(ctx, a, 'U', &y);
         CHECK_MSG(st == CT_OK, "%s (%s): %s", op, ct_dtype_name(dt), ct_ctx_last_error(ctx));
         if (st == CT_OK) {
             CHECK_MSG(ct_tensor_dtype(y) == (ct_dtype)c->out_dt, "%s (%s): dtype %s", op,
@@ -412,13 +418,116 @@ TEST(linalg_as_torch) {
     CHECK(ct_linalg_solve(ctx, sing, rb, &y) == CT_ERR_DTYPE && y == NULL);
     CHECK(ct_linalg_inv(ctx, sing, &y) == CT_ERR_INVALID_ARG && y == NULL);
     CHECK(strstr(ct_ctx_last_error(ctx), "singular") != NULL);
-    CHECK(ct_linalg_qr(ctx, sing, &q, &y) == CT_ERR_UNSUPPORTED && q == NULL && y == NULL);
+    CHECK(ct_linalg_lu_factor(ctx, sing, &q, &y) == CT_ERR_UNSUPPORTED && q == NULL && y == NULL);
     ct_tensor *d = NULL; /* its det is exactly 0 (rows 1 and 2 proportional) */
     CHECK_OK(ct_linalg_det(ctx, sing, &d));
     double *dv = d ? cx_read(d, 1) : NULL;
     CHECK(dv && dv[0] == 0 && dv[1] == 0);
     free(dv);
     ct_tensor_release(sing), ct_tensor_release(rb), ct_tensor_release(d);
+}
+
+/* complex QR and SVD of tall, wide and square matrices (reduced and complete / full): Q R = A and
+ * U diag(S) Vh = A within 1e-13, Q^H Q = I, U^H U = I, Vh Vh^H = I, S sorted and >= 0 */
+static double max_abs_diff(const ct_tensor *x, const ct_tensor *y) {
+    ct_tensor *d = NULL, *a = NULL, *m = NULL;
+    double r = INFINITY;
+    if (ct_sub(ctx, x, y, &d) == CT_OK && ct_abs(ctx, d, &a) == CT_OK &&
+        ct_amax(ctx, a, 0, NULL, false, &m) == CT_OK) {
+        double *v = tu_read(m);
+        if (v) r = v[0];
+        free(v);
+    }
+    ct_tensor_release(d), ct_tensor_release(a), ct_tensor_release(m);
+    return r;
+}
+static double unitary_err(const ct_tensor *q, bool rows) { /* |Q^H Q - I| (rows: Q Q^H) */
+    ct_tensor *qh = NULL, *p = NULL, *eye = NULL, *e64 = NULL;
+    double r = INFINITY;
+    const int64_t k = ct_tensor_shape(q)[rows ? 0 : 1];
+    if (ct_adjoint(ctx, q, &qh) == CT_OK &&
+        (rows ? ct_matmul(ctx, q, qh, &p) : ct_matmul(ctx, qh, q, &p)) == CT_OK &&
+        ct_tensor_eye(ctx, CT_FLOAT64, k, k, &e64) == CT_OK &&
+        ct_cast(ctx, e64, ct_tensor_dtype(q), &eye) == CT_OK)
+        r = max_abs_diff(p, eye);
+    ct_tensor_release(qh), ct_tensor_release(p), ct_tensor_release(eye), ct_tensor_release(e64);
+    return r;
+}
+/* complex Hermitian eigh: A V = V diag(w), V unitary, w ascending and equal to eigvalsh's; the
+ * eigenvectors carry no gradient yet (refused) */
+TEST(eigh_identities) {
+    const int64_t sh[3] = {3, 4, 4};
+    ct_tensor *re = NULL, *im = NULL, *m = NULL, *mh = NULL, *h = NULL, *w = NULL, *v = NULL;
+    CHECK_OK(ct_tensor_randn(ctx, CT_FLOAT64, 3, sh, 61, 0, &re));
+    CHECK_OK(ct_tensor_randn(ctx, CT_FLOAT64, 3, sh, 62, 0, &im));
+    CHECK_OK(ct_complex(ctx, re, im, &m));
+    CHECK_OK(ct_adjoint(ctx, m, &mh));
+    CHECK_OK(ct_add(ctx, m, mh, &h)); /* Hermitian */
+    CHECK_OK(ct_linalg_eigh(ctx, h, 'U', &w, &v));
+    CHECK(w && ct_tensor_dtype(w) == CT_FLOAT64 && v && ct_tensor_dtype(v) == CT_COMPLEX128);
+    ct_tensor *wc = NULL, *av = NULL, *vw = NULL, *w2 = NULL;
+    ct_tensor *wu = NULL;
+    CHECK_OK(ct_tensor_unsqueeze(ctx, w, 1, &wu));
+    CHECK_OK(ct_cast(ctx, wu, CT_COMPLEX128, &wc));
+    CHECK_OK(ct_matmul(ctx, h, v, &av));
+    CHECK_OK(ct_mul(ctx, v, wc, &vw));
+    CHECK_MSG(max_abs_diff(av, vw) < 1e-12, "A V != V diag(w)");
+    for (int b = 0; b < 3; b++) {
+        ct_tensor *vb = NULL;
+        CHECK_OK(ct_select(ctx, v, 0, b, &vb));
+        CHECK_MSG(unitary_err(vb, false) < 1e-13, "V of matrix %d not unitary", b);
+        ct_tensor_release(vb);
+    }
+    CHECK_OK(ct_linalg_eigvalsh(ctx, h, 'L', &w2));
+    CHECK(max_abs_diff(w, w2) < 1e-12);
+    double *wv = tu_read(w);
+    for (int i = 0; wv && i < 12; i++)
+        CHECK(i % 4 == 0 || wv[i] >= wv[i - 1]);
+    free(wv);
+    CHECK_OK(ct_tensor_set_requires_grad(h, true));
+    ct_tensor *gw = NULL, *gv = NULL;
+    CHECK(ct_linalg_eigh(ctx, h, 'L', &gw, &gv) == CT_ERR_UNSUPPORTED && gw == NULL && gv == NULL);
+    ct_tensor *list[] = {re, im, m, mh, h, w, v, wc, av, vw, w2, wu};
+    for (size_t i = 0; i < sizeof list / sizeof list[0]; i++)
+        ct_tensor_release(list[i]);
+}
+
+TEST(qr_svd_identities) {
+    const int64_t shapes[3][2] = {{5, 3}, {3, 5}, {4, 4}};
+    for (int si = 0; si < 3; si++)
+        for (int full = 0; full < 2; full++) {
+            ct_tensor *re = NULL, *im = NULL, *a = NULL, *Q = NULL, *R = NULL, *QR = NULL;
+            CHECK_OK(ct_tensor_randn(ctx, CT_FLOAT64, 2, shapes[si], 40 + si, 0, &re));
+            CHECK_OK(ct_tensor_randn(ctx, CT_FLOAT64, 2, shapes[si], 50 + si, 0, &im));
+            CHECK_OK(ct_complex(ctx, re, im, &a));
+            CHECK_OK(full ? ct_linalg_qr_mode(ctx, a, "complete", &Q, &R)
+                          : ct_linalg_qr(ctx, a, &Q, &R));
+            CHECK_OK(ct_matmul(ctx, Q, R, &QR));
+            CHECK_MSG(max_abs_diff(QR, a) < 1e-13, "QR != A (%lld x %lld, full %d)",
+                      (long long)shapes[si][0], (long long)shapes[si][1], full);
+            CHECK_MSG(unitary_err(Q, false) < 1e-13, "Q not unitary");
+            ct_tensor *U = NULL, *S = NULL, *Vh = NULL, *Sc = NULL, *US = NULL, *USV = NULL;
+            CHECK_OK(full ? ct_linalg_svd_full(ctx, a, true, &U, &S, &Vh)
+                          : ct_linalg_svd(ctx, a, &U, &S, &Vh));
+            CHECK(S && ct_tensor_dtype(S) == CT_FLOAT64);
+            CHECK_MSG(unitary_err(U, false) < 1e-13 && unitary_err(Vh, true) < 1e-13,
+                      "U / Vh not unitary (full %d)", full);
+            const int64_t k = S ? ct_tensor_shape(S)[0] : 0; /* U[:, :k] diag(S) Vh[:k] */
+            ct_tensor *Uk = NULL, *Vk = NULL;
+            CHECK_OK(ct_tensor_narrow(ctx, U, 1, 0, k, &Uk));
+            CHECK_OK(ct_tensor_narrow(ctx, Vh, 0, 0, k, &Vk));
+            CHECK_OK(ct_cast(ctx, S, CT_COMPLEX128, &Sc));
+            CHECK_OK(ct_mul(ctx, Uk, Sc, &US));
+            CHECK_OK(ct_matmul(ctx, US, Vk, &USV));
+            CHECK_MSG(max_abs_diff(USV, a) < 1e-13, "U S Vh != A (full %d)", full);
+            double *sv = S ? tu_read(S) : NULL;
+            for (int64_t i = 0; sv && i < k; i++)
+                CHECK(sv[i] >= 0 && (i == 0 || sv[i] <= sv[i - 1]));
+            free(sv);
+            ct_tensor *list[] = {re, im, a, Q, R, QR, U, S, Vh, Sc, US, USV, Uk, Vk};
+            for (size_t i = 0; i < sizeof list / sizeof list[0]; i++)
+                ct_tensor_release(list[i]);
+        }
 }
 
 /* real -> real pipelines through the complex linear algebra, against central differences */
@@ -589,6 +698,8 @@ int main(void) {
     RUN(reduction_gradients);
     RUN(linalg_as_torch);
     RUN(linalg_gradients);
+    RUN(qr_svd_identities);
+    RUN(eigh_identities);
     RUN(other_ops_as_torch);
     CHECK(ct_ctx_live_tensors(ctx) == 0);
     ct_ctx_free(ctx);

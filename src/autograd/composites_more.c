@@ -1052,17 +1052,17 @@ static ct_status ct__pinv(ct_ctx *ctx, const ct_tensor *a, double atol, double r
     ct_status st = ct__check_args(ctx, "linalg.pinv", 1, ins, out);
     if (st != CT_OK) return st;
     *out = NULL;
-    if (a->dtype != CT_FLOAT32 && a->dtype != CT_FLOAT64)
+    const ct_dtype rdt = ct_dtype_to_real(a->dtype); /* complex: V diag(1 / s) U^H as well */
+    if (rdt != CT_FLOAT32 && rdt != CT_FLOAT64)
         return ct__set_error(ctx, CT_ERR_DTYPE,
-                             "linalg.pinv: expected a float or double tensor, got %s",
+                             "linalg.pinv: expected a float, double or complex tensor, got %s",
                              ct_dtype_name(a->dtype));
     if (a->ndim < 2)
         return ct__set_error(ctx, CT_ERR_SHAPE,
                              "linalg.pinv: the input tensor must have at least 2 dimensions");
     const int64_t m = a->shape[a->ndim - 2], n = a->shape[a->ndim - 1];
     if (isnan(rtol))
-        rtol = isnan(atol) ? (a->dtype == CT_FLOAT32 ? 0x1p-23 : 0x1p-52) * (double)(m > n ? m : n)
-                           : 0;
+        rtol = isnan(atol) ? (rdt == CT_FLOAT32 ? 0x1p-23 : 0x1p-52) * (double)(m > n ? m : n) : 0;
     if (isnan(atol)) atol = 0;
     if (atol < 0 || rtol < 0)
         return ct__set_error(ctx, CT_ERR_INVALID_ARG, "linalg.pinv: atol and rtol must be >= 0");
@@ -1077,10 +1077,10 @@ static ct_status ct__pinv(ct_ctx *ctx, const ct_tensor *a, double atol, double r
     if (st == CT_OK) st = ct_tensor_full(ctx, S->dtype, 0, &m, 0, &t[6]);
     if (st == CT_OK) st = ct_where(ctx, t[4], t[5], t[6], &t[7]); /* S_pseudoinv */
     ct_tensor *vh_t = NULL, *u_t = NULL, *sp = NULL, *vs = NULL;
-    if (st == CT_OK) st = ct_tensor_transpose(ctx, Vh, -2, -1, &vh_t);
+    if (st == CT_OK) st = ct_adjoint(ctx, Vh, &vh_t); /* the transpose for real input */
     if (st == CT_OK) st = ct_tensor_unsqueeze(ctx, t[7], -2, &sp);
     if (st == CT_OK) st = ct_mul(ctx, vh_t, sp, &vs);
-    if (st == CT_OK) st = ct_tensor_transpose(ctx, U, -2, -1, &u_t);
+    if (st == CT_OK) st = ct_adjoint(ctx, U, &u_t);
     if (st == CT_OK) st = ct_matmul(ctx, vs, u_t, out);
     ct_tensor_release(U), ct_tensor_release(S), ct_tensor_release(Vh);
     ct_tensor_release(vh_t), ct_tensor_release(u_t), ct_tensor_release(sp), ct_tensor_release(vs);

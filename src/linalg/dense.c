@@ -63,7 +63,8 @@ static ct_status ct__la_prep_cx(ct_ctx *ctx, const char *op, const ct_tensor *a,
     else if (ct_dtype_is_complex(p->dt))
         return ct__set_error(ctx, CT_ERR_UNSUPPORTED,
                              "%s: complex input (%s) is not supported yet (cholesky, solve, inv, "
-                             "det, slogdet and eig take complex matrices)",
+                             "det, slogdet, qr, svd, svdvals, pinv and eigh take complex "
+                             "matrices)",
                              op, ct_dtype_name(p->dt));
     else
         return ct__set_error(ctx, CT_ERR_DTYPE, "%s: floating input required, got %s", op,
@@ -344,13 +345,33 @@ static ct_status ct__det(ct_ctx *ctx, const ct_tensor *a, ct_tensor **out) {
     return ct__slogdet_any(ctx, "linalg.det", a, NULL, NULL, out);
 }
 
+/* complex Hermitian eigh (eigh.c hands complex input here): heevd through CT_LINALG_EIGH_CX;
+ * eigenvalues real, eigenvectors complex; info_out NULL makes a failed convergence an error */
+ct_status ct__linalg_eigh_cx(ct_ctx *ctx, const char *op, const ct_tensor *a, bool upper,
+                             ct_tensor **w_out, ct_tensor **v_out, ct_tensor **info_out) {
+    ct__la_in p;
+    ct_status st = ct__la_prep_cx(ctx, op, a, true, true, &p);
+    int64_t nn[2] = {p.n, p.n};
+    ct_tensor *t[3] = {NULL, NULL, NULL};
+    CT__DO(st, ct__la_out(ctx, &p, ct_dtype_to_real(p.cdt), 1, &p.n, &t[0]));
+    if (v_out) CT__DO(st, ct__la_out(ctx, &p, p.cdt, 2, nn, &t[1]));
+    CT__DO(st, ct__la_out(ctx, &p, CT_INT32, 0, NULL, &t[2]));
+    ct_tensor *outs4[4] = {t[0], t[1], t[2], NULL};
+    CT__DO(st, ct__la_submit(ctx, &p, CT_LINALG_EIGH_CX, (upper ? 1 : 0) | (v_out ? 2 : 0), outs4,
+                             NULL));
+    if (!info_out) CT__DO(st, ct__la_check_info(ctx, op, &p, t[2], "did not converge"));
+    const bool cast[3] = {false, false, false};
+    ct_tensor **const outs[3] = {w_out, v_out, info_out};
+    return ct__la_finish(ctx, &p, st, 3, t, cast, outs);
+}
+
 /* complete: Q (m, m) and R (m, n) (ints[1] = 1) */
 static ct_status ct__qr(ct_ctx *ctx, const ct_tensor *a, bool complete, ct_tensor **Q,
                         ct_tensor **R) {
     const char *op = "linalg.qr";
     if (!Q || !R) return ct__set_error(ctx, CT_ERR_INVALID_ARG, "%s: out is NULL", op);
     ct__la_in p;
-    ct_status st = ct__la_prep(ctx, op, a, false, &p);
+    ct_status st = ct__la_prep_cx(ctx, op, a, false, true, &p);
     int64_t r = p.m < p.n ? p.m : p.n, qc = complete ? p.m : r, qs[2] = {p.m, qc},
             rs[2] = {qc, p.n};
     ct_tensor *t[2] = {NULL, NULL};
@@ -358,7 +379,7 @@ static ct_status ct__qr(ct_ctx *ctx, const ct_tensor *a, bool complete, ct_tenso
     CT__DO(st, ct__la_out(ctx, &p, p.cdt, 2, rs, &t[1]));
     ct_tensor *outs4[4] = {t[0], t[1], NULL, NULL};
     CT__DO(st, ct__la_submit(ctx, &p, CT_LINALG_QR, complete, outs4, NULL));
-    const bool cast[2] = {true, true};
+    const bool cast[2] = {true, true}; /* complex: already the input's dtype */
     ct_tensor **const outs[2] = {Q, R};
     return ct__la_finish(ctx, &p, st, 2, t, cast, outs);
 }
@@ -369,17 +390,18 @@ static ct_status ct__svd(ct_ctx *ctx, const ct_tensor *a, bool full, ct_tensor *
     const char *op = "linalg.svd";
     if (!S) return ct__set_error(ctx, CT_ERR_INVALID_ARG, "%s: S is NULL", op);
     ct__la_in p;
-    ct_status st = ct__la_prep(ctx, op, a, false, &p);
+    ct_status st = ct__la_prep_cx(ctx, op, a, false, true, &p);
     int64_t r = p.m < p.n ? p.m : p.n, us[2] = {p.m, full ? p.m : r}, vs[2] = {full ? p.n : r, p.n};
+    const bool cx = ct_dtype_is_complex(p.cdt); /* complex: real singular values */
     ct_tensor *t[4] = {NULL, NULL, NULL, NULL};
     CT__DO(st, ct__la_out(ctx, &p, p.cdt, 2, us, &t[0]));
-    CT__DO(st, ct__la_out(ctx, &p, p.cdt, 1, &r, &t[1]));
+    CT__DO(st, ct__la_out(ctx, &p, ct_dtype_to_real(p.cdt), 1, &r, &t[1]));
     CT__DO(st, ct__la_out(ctx, &p, p.cdt, 2, vs, &t[2]));
     CT__DO(st, ct__la_out(ctx, &p, CT_INT32, 0, NULL, &t[3]));
     ct_tensor *outs4[4] = {t[0], t[1], t[2], t[3]};
     CT__DO(st, ct__la_submit(ctx, &p, CT_LINALG_SVD, full, outs4, NULL));
     CT__DO(st, ct__la_check_info(ctx, op, &p, t[3], "did not converge"));
-    const bool cast[4] = {true, true, true, false};
+    const bool cast[4] = {true, !cx, true, false};
     ct_tensor **const outs[4] = {U, S, Vh, NULL};
     return ct__la_finish(ctx, &p, st, 4, t, cast, outs);
 }
@@ -527,6 +549,11 @@ ct_status ct_linalg_solve(ct_ctx *ctx, const ct_tensor *a, const ct_tensor *b, c
 /* CT_OK when t is float32 or float64, else CT_ERR_DTYPE naming op and what. */
 static ct_status ct__la_float(ct_ctx *ctx, const char *op, const char *what, const ct_tensor *t) {
     if (t->dtype == CT_FLOAT32 || t->dtype == CT_FLOAT64) return CT_OK;
+    if (ct_dtype_is_complex(t->dtype)) /* torch has it: ctorch does not yet */
+        return ct__set_error(ctx, CT_ERR_UNSUPPORTED,
+                             "%s: complex %s (%s) is not supported yet (cholesky, solve, inv, det, "
+                             "slogdet, qr, svd, svdvals, pinv and eigh take complex matrices)",
+                             op, what, ct_dtype_name(t->dtype));
     return ct__set_error(ctx, CT_ERR_DTYPE,
                          "%s: %s must be float32 or float64, got %s (torch: not implemented for "
                          "that dtype)",
@@ -1048,18 +1075,18 @@ ct_status ct_linalg_svdvals(ct_ctx *ctx, const ct_tensor *a, ct_tensor **S) {
     if (a->ndim < 2)
         return ct__set_error(ctx, CT_ERR_SHAPE,
                              "linalg.svd: The input tensor A must have at least 2 dimensions.");
-    if ((st = ct__la_float(ctx, op, "A", a)) != CT_OK) return st;
+    if (!ct_dtype_is_complex(a->dtype) && (st = ct__la_float(ctx, op, "A", a)) != CT_OK) return st;
     if (ct__ag_wants(ctx, 1, &a)) return ct_linalg_svd(ctx, a, NULL, S, NULL);
     ct__la_in p;
-    st = ct__la_prep(ctx, op, a, false, &p);
+    st = ct__la_prep_cx(ctx, op, a, false, true, &p); /* complex: real values */
     const int64_t k = p.m < p.n ? p.m : p.n;
     ct_tensor *t[2] = {NULL, NULL};
-    CT__DO(st, ct__la_out(ctx, &p, p.cdt, 1, &k, &t[0]));
+    CT__DO(st, ct__la_out(ctx, &p, ct_dtype_to_real(p.cdt), 1, &k, &t[0]));
     CT__DO(st, ct__la_out(ctx, &p, CT_INT32, 0, NULL, &t[1]));
     ct_tensor *outs4[4] = {t[0], t[1], NULL, NULL};
     CT__DO(st, ct__la_submit(ctx, &p, CT_LINALG_SVDVALS, 0, outs4, NULL));
     CT__DO(st, ct__la_check_info(ctx, op, &p, t[1], "did not converge"));
-    const bool cast[2] = {true, false};
+    const bool cast[2] = {!ct_dtype_is_complex(p.cdt), false};
     ct_tensor **const outs[2] = {S, NULL};
     return ct__la_finish(ctx, &p, st, 2, t, cast, outs);
 }

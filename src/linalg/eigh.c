@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "backends/cpu/eigh_cpu.h"
+#include "linalg/linalg_impl.h"
 #include "ops/dispatch.h"
 #include "tensor/ag_front.h"
 
@@ -33,6 +34,8 @@ static ct_status eigh_impl(ct_ctx *ctx, const char *op, const ct_tensor *a, char
         return ct__set_error(ctx, CT_ERR_SHAPE, "%s: matrices must be square, got %lld x %lld", op,
                              (long long)shape[nd - 2], (long long)shape[nd - 1]);
     const ct_dtype dt = ct_tensor_dtype(a);
+    if (ct_dtype_is_complex(dt)) /* Hermitian: LAPACK's heevd per matrix (dense.c) */
+        return ct__linalg_eigh_cx(ctx, op, a, upper, w_out, v_out, info_out);
     ct_dtype cdt;
     if (dt == CT_FLOAT32 || dt == CT_FLOAT64)
         cdt = dt;
@@ -41,7 +44,7 @@ static ct_status eigh_impl(ct_ctx *ctx, const char *op, const ct_tensor *a, char
     else
         return ct__set_error(ctx, CT_ERR_DTYPE,
                              "%s: input dtype %s not supported (float16, bfloat16, float32, "
-                             "float64)",
+                             "float64, complex64, complex128)",
                              op, ct_dtype_name(dt));
     if (ct_tensor_device(a).type != CT_DEVICE_CPU)
         return ct__set_error(ctx, CT_ERR_UNSUPPORTED, "%s: only CPU tensors are supported", op);

@@ -242,49 +242,96 @@ CT__LINALG_IMPL(f32, float, LAPACKE_s)
 CT__LINALG_IMPL(f64, double, LAPACKE_d)
 
 /* Complex matrices (ints[2] = 1): CHOLESKY (potrf of a Hermitian matrix), SOLVE (gesv), INV
- * (getrf + getri) and SLOGDET (getrf: sign = perm * prod u_ii / |u_ii| (0 where u_ii = 0), log|det|
- * real, det) on complex64 / complex128, each complex operand passed as its real view (.., 2)
- * (the kernels see real dtypes only); operand shapes otherwise as the real routines. */
+ * (getrf + getri), SLOGDET (getrf: sign = perm * prod u_ii / |u_ii| (0 where u_ii = 0), log|det|
+ * real, det), QR (geqrf + ungqr), SVD and SVDVALS (gesdd; real singular values) on complex64 /
+ * complex128, each complex operand passed as its real view (.., 2) (the kernels see real dtypes
+ * only); operand shapes otherwise as the real routines. */
 #define CT__LINALG_CX_IMPL(SUF, T, CT, P, CABS)                                                    \
     static ct_status ct__linalg_cx_##SUF(ct__cpu_state *s, const ct_op_desc *op) {                 \
         const ct_operand *o = op->operands;                                                        \
         const int r = (int)op->ints[0];                                                            \
         const ct_operand *a = &o[op->n_out];                                                       \
         const int64_t B = a->shape[0];                                                             \
-        const lapack_int n = (lapack_int)a->shape[2];                                              \
-        const int64_t nn = (int64_t)n * n;                                                         \
-        if (a->ndim != 4 || a->shape[1] != n || a->shape[3] != 2 ||                                \
-            (r != CT_LINALG_CHOLESKY && r != CT_LINALG_SOLVE && r != CT_LINALG_INV &&              \
-             r != CT_LINALG_SLOGDET))                                                              \
+        const lapack_int m = (lapack_int)a->shape[1], n = (lapack_int)a->shape[2];                 \
+        const int64_t mn = (int64_t)m * n;                                                         \
+        const lapack_int k = m < n ? m : n;                                                        \
+        const bool square_op = r == CT_LINALG_CHOLESKY || r == CT_LINALG_SOLVE ||                  \
+                               r == CT_LINALG_INV || r == CT_LINALG_SLOGDET;                       \
+        const bool vec = r == CT_LINALG_SVD;                                                       \
+        if (a->ndim != 4 || a->shape[3] != 2 || (square_op && m != n) ||                           \
+            !(square_op || r == CT_LINALG_QR || r == CT_LINALG_SVD || r == CT_LINALG_SVDVALS))     \
             return ct__set_error(s->ctx, CT_ERR_UNSUPPORTED,                                       \
                                  "linalg: complex routine %d on this operand layout is not "       \
                                  "supported",                                                      \
                                  r);                                                               \
-        lapack_int *ipiv = NULL, lw = 1;                                                           \
+        const bool full = op->ints[1] == 1 && (r == CT_LINALG_QR || r == CT_LINALG_SVD);           \
+        const lapack_int qc = full ? m : k, vr = full ? n : k; /* Q / U columns, Vh rows */        \
+        lapack_int *ipiv = NULL, *iwork = NULL, lw = 1;                                            \
         CT *tmp = NULL, *work = NULL, wq = 0;                                                      \
-        if (n > 0) {                                                                               \
-            ipiv = ct__alloc(s->ctx, sizeof(lapack_int) * (size_t)n, 16);                          \
-            tmp = ct__alloc(s->ctx, sizeof(CT) * (size_t)nn, 64);                                  \
-            if (r == CT_LINALG_INV &&                                                              \
-                P##getri_work(LAPACK_ROW_MAJOR, n, tmp, n, ipiv, &wq, -1) == 0)                    \
-                lw = (lapack_int)creal(wq);                                                        \
+        T *rwork = NULL;                                                                           \
+        size_t lrw = 1;                                                                            \
+        if (mn > 0) {                                                                              \
+            const int64_t mx = m > n ? m : n;                                                      \
+            ipiv = ct__alloc(s->ctx, sizeof(lapack_int) * (size_t)(8 * (int64_t)mx), 16);          \
+            tmp = ct__alloc(s->ctx, sizeof(CT) * (size_t)(mn + k), 64);                            \
+            iwork = ipiv;                                                                          \
+            if (r == CT_LINALG_SVD || r == CT_LINALG_SVDVALS) /* LAPACK's lrwork bounds */         \
+                lrw = (size_t)(vec ? (5 * (int64_t)k * k + 5 * k >                                 \
+                                              2 * mx * k + 2 * (int64_t)k * k + k                  \
+                                          ? 5 * (int64_t)k * k + 5 * k                             \
+                                          : 2 * mx * k + 2 * (int64_t)k * k + k)                   \
+                                   : 7 * (int64_t)k);                                              \
+            rwork = ct__alloc(s->ctx, sizeof(T) * (lrw ? lrw : 1), 64);                            \
+            if (ipiv && tmp) {                                                                     \
+                lapack_int q = -1;                                                                 \
+                if (r == CT_LINALG_INV)                                                            \
+                    q = P##getri_work(LAPACK_ROW_MAJOR, n, tmp, n, ipiv, &wq, -1);                 \
+                if (r == CT_LINALG_QR) {                                                           \
+                    lapack_int lw2 = 1;                                                            \
+                    q = P##geqrf_work(LAPACK_ROW_MAJOR, m, n, tmp, n, tmp, &wq, -1);               \
+                    if (q == 0) lw2 = (lapack_int)creal(wq);                                       \
+                    if (q == 0)                                                                    \
+                        q = P##ungqr_work(LAPACK_ROW_MAJOR, m, qc, k, tmp, qc, tmp, &wq, -1);      \
+                    if (q == 0 && (lapack_int)creal(wq) < lw2) wq = lw2;                           \
+                }                                                                                  \
+                if (r == CT_LINALG_SVD)                                                            \
+                    q = P##gesdd_work(LAPACK_ROW_MAJOR, full ? 'A' : 'S', m, n, tmp, n, rwork,     \
+                                      tmp, qc, tmp, n, &wq, -1, rwork, iwork);                     \
+                if (r == CT_LINALG_SVDVALS)                                                        \
+                    q = P##gesdd_work(LAPACK_ROW_MAJOR, 'N', m, n, tmp, n, rwork, NULL, m, NULL,   \
+                                      n, &wq, -1, rwork, iwork);                                   \
+                if (q == 0) lw = (lapack_int)creal(wq);                                            \
+            }                                                                                      \
             work = ct__alloc(s->ctx, sizeof(CT) * (size_t)(lw > 1 ? lw : 1), 64);                  \
-            if (!ipiv || !tmp || !work) {                                                          \
+            if (!ipiv || !tmp || !work || !rwork) {                                                \
                 ct__free(s->ctx, ipiv), ct__free(s->ctx, tmp), ct__free(s->ctx, work);             \
+                ct__free(s->ctx, rwork);                                                           \
                 return ct__set_error(s->ctx, CT_ERR_OOM,                                           \
                                      "linalg: out of memory for a %lld x %lld complex "            \
                                      "workspace",                                                  \
-                                     (long long)n, (long long)n);                                  \
+                                     (long long)m, (long long)n);                                  \
             }                                                                                      \
         }                                                                                          \
         ct_status ret = CT_OK;                                                                     \
         for (int64_t b = 0; b < B && ret == CT_OK; b++) {                                          \
-            const CT *ab = (const CT *)a->data + b * nn;                                           \
+            const CT *ab = (const CT *)a->data + b * mn;                                           \
             lapack_int st = 0;                                                                     \
+            if ((r == CT_LINALG_SVD || r == CT_LINALG_SVDVALS) && mn > 0) {                        \
+                bool fin = true;                                                                   \
+                for (int64_t e = 0; e < mn; e++)                                                   \
+                    fin = fin && isfinite(creal(ab[e])) && isfinite(cimag(ab[e]));                 \
+                if (!fin) {                                                                        \
+                    ret = ct__set_error(s->ctx, CT_ERR_INVALID_ARG,                                \
+                                        "linalg.svd: matrix %lld of the batch holds non-finite "   \
+                                        "values (torch raises)",                                   \
+                                        (long long)b);                                             \
+                    break;                                                                         \
+                }                                                                                  \
+            }                                                                                      \
             switch (r) {                                                                           \
             case CT_LINALG_CHOLESKY: {                                                             \
-                CT *l = (CT *)o[0].data + b * nn;                                                  \
-                memcpy(l, ab, sizeof(CT) * (size_t)nn);                                            \
+                CT *l = (CT *)o[0].data + b * mn;                                                  \
+                memcpy(l, ab, sizeof(CT) * (size_t)mn);                                            \
                 const int up = op->ints[1] == 1;                                                   \
                 st = n ? P##potrf_work(LAPACK_ROW_MAJOR, up ? 'U' : 'L', n, l, n) : 0;             \
                 for (lapack_int i = 0; i < n; i++) /* zero the other triangle */                   \
@@ -297,24 +344,24 @@ CT__LINALG_IMPL(f64, double, LAPACKE_d)
                 CT *x = (CT *)o[0].data + b * (int64_t)n * nr;                                     \
                 memcpy(x, (const CT *)o[op->n_out + 1].data + b * (int64_t)n * nr,                 \
                        sizeof(CT) * (size_t)((int64_t)n * nr));                                    \
-                if (n) memcpy(tmp, ab, sizeof(CT) * (size_t)nn);                                   \
+                if (n) memcpy(tmp, ab, sizeof(CT) * (size_t)mn);                                   \
                 st = n ? P##gesv_work(LAPACK_ROW_MAJOR, n, nr, tmp, n, ipiv, x, nr) : 0;           \
                 break;                                                                             \
             }                                                                                      \
             case CT_LINALG_INV: {                                                                  \
-                CT *x = (CT *)o[0].data + b * nn;                                                  \
-                memcpy(x, ab, sizeof(CT) * (size_t)nn);                                            \
+                CT *x = (CT *)o[0].data + b * mn;                                                  \
+                memcpy(x, ab, sizeof(CT) * (size_t)mn);                                            \
                 if (n) {                                                                           \
                     st = P##getrf_work(LAPACK_ROW_MAJOR, n, n, x, n, ipiv);                        \
                     if (st == 0) st = P##getri_work(LAPACK_ROW_MAJOR, n, x, n, ipiv, work, lw);    \
                 }                                                                                  \
                 break;                                                                             \
             }                                                                                      \
-            default: { /* CT_LINALG_SLOGDET */                                                     \
+            case CT_LINALG_SLOGDET: {                                                              \
                 CT sign = 1, det = 1;                                                              \
                 T logabs = 0;                                                                      \
                 if (n) {                                                                           \
-                    memcpy(tmp, ab, sizeof(CT) * (size_t)nn);                                      \
+                    memcpy(tmp, ab, sizeof(CT) * (size_t)mn);                                      \
                     st = P##getrf_work(LAPACK_ROW_MAJOR, n, n, tmp, n, ipiv);                      \
                     if (st >= 0) {                                                                 \
                         for (lapack_int i = 0; i < n; i++) {                                       \
@@ -332,13 +379,109 @@ CT__LINALG_IMPL(f64, double, LAPACKE_d)
                 ((CT *)o[2].data)[b] = det;                                                        \
                 break;                                                                             \
             }                                                                                      \
+            case CT_LINALG_QR: {                                                                   \
+                const lapack_int rrows = full ? m : k;                                             \
+                CT *q = (CT *)o[0].data + b * (int64_t)m * qc,                                     \
+                   *rr = (CT *)o[1].data + b * (int64_t)rrows * n;                                 \
+                if (!k) { /* complete Q of an (m, 0) matrix: the identity; R empty */              \
+                    for (int64_t e = 0; e < (int64_t)m * qc; e++)                                  \
+                        q[e] = (CT)(e % (qc + 1) == 0);                                            \
+                    for (int64_t e = 0; e < (int64_t)rrows * n; e++)                               \
+                        rr[e] = 0;                                                                 \
+                    break;                                                                         \
+                }                                                                                  \
+                memcpy(tmp, ab, sizeof(CT) * (size_t)mn);                                          \
+                CT *tau = tmp + mn;                                                                \
+                st = P##geqrf_work(LAPACK_ROW_MAJOR, m, n, tmp, n, tau, work, lw);                 \
+                if (st) break;                                                                     \
+                for (lapack_int i = 0; i < rrows; i++)                                             \
+                    for (lapack_int j = 0; j < n; j++)                                             \
+                        rr[(int64_t)i * n + j] = j >= i ? tmp[(int64_t)i * n + j] : 0;             \
+                for (lapack_int i = 0; i < m; i++)                                                 \
+                    for (lapack_int j = 0; j < qc; j++)                                            \
+                        q[(int64_t)i * qc + j] = j < k ? tmp[(int64_t)i * n + j] : 0;              \
+                st = P##ungqr_work(LAPACK_ROW_MAJOR, m, qc, k, q, qc, tau, work, lw);              \
+                break;                                                                             \
+            }                                                                                      \
+            case CT_LINALG_SVD: {                                                                  \
+                CT *u = (CT *)o[0].data + b * (int64_t)m * qc,                                     \
+                   *vt = (CT *)o[2].data + b * (int64_t)vr * n;                                    \
+                T *sv = (T *)o[1].data + b * (int64_t)k;                                           \
+                if (!k) { /* full U / Vh of an empty matrix: identities */                         \
+                    for (int64_t e = 0; e < (int64_t)m * qc; e++)                                  \
+                        u[e] = (CT)(e % (qc + 1) == 0);                                            \
+                    for (int64_t e = 0; e < (int64_t)vr * n; e++)                                  \
+                        vt[e] = (CT)(e % (n + 1) == 0);                                            \
+                    break;                                                                         \
+                }                                                                                  \
+                memcpy(tmp, ab, sizeof(CT) * (size_t)mn);                                          \
+                st = P##gesdd_work(LAPACK_ROW_MAJOR, full ? 'A' : 'S', m, n, tmp, n, sv, u, qc,    \
+                                   vt, n, work, lw, rwork, iwork);                                 \
+                break;                                                                             \
+            }                                                                                      \
+            default: { /* CT_LINALG_SVDVALS */                                                     \
+                T *sv = (T *)o[0].data + b * (int64_t)k;                                           \
+                if (!k) break;                                                                     \
+                memcpy(tmp, ab, sizeof(CT) * (size_t)mn);                                          \
+                st = P##gesdd_work(LAPACK_ROW_MAJOR, 'N', m, n, tmp, n, sv, NULL, m, NULL, n,      \
+                                   work, lw, rwork, iwork);                                        \
+                break;                                                                             \
+            }                                                                                      \
             }                                                                                      \
             if (st < 0) ret = ct__la_err(s, "routine", st);                                        \
-            if (r != CT_LINALG_SLOGDET && o[1].data) ((int32_t *)o[1].data)[b] = st > 0 ? st : 0;  \
+            int32_t *info = r == CT_LINALG_SVD                            ? (int32_t *)o[3].data   \
+                            : r == CT_LINALG_SLOGDET || r == CT_LINALG_QR ? NULL                   \
+                                                                          : (int32_t *)o[1].data;  \
+            if (info) info[b] = st > 0 ? st : 0;                                                   \
         }                                                                                          \
         ct__free(s->ctx, ipiv), ct__free(s->ctx, tmp), ct__free(s->ctx, work);                     \
+        ct__free(s->ctx, rwork);                                                                   \
         return ret;                                                                                \
     }
+/* CT_LINALG_EIGH_CX: heevd per matrix (eigenvalues ascending, real; the vectors in V's rows as
+ * LAPACK's columns of the row-major copy) */
+#define CT__EIGH_CX_IMPL(SUF, T, CT, P)                                                            \
+    static ct_status ct__eigh_cx_##SUF(ct__cpu_state *s, const ct_op_desc *op) {                   \
+        const ct_operand *o = op->operands;                                                        \
+        const ct_operand *a = &o[op->n_out];                                                       \
+        const int64_t B = a->shape[0];                                                             \
+        const lapack_int n = (lapack_int)a->shape[2];                                              \
+        const int64_t nn = (int64_t)n * n;                                                         \
+        const char uplo = (op->ints[1] & 1) ? 'U' : 'L', jobz = (op->ints[1] & 2) ? 'V' : 'N';     \
+        if (a->ndim != 4 || a->shape[1] != n || a->shape[3] != 2)                                  \
+            return ct__set_error(s->ctx, CT_ERR_UNSUPPORTED, "linalg.eigh: bad complex layout");   \
+        if (n == 0 || B == 0) return CT_OK;                                                        \
+        CT *tmp = ct__alloc(s->ctx, sizeof(CT) * (size_t)nn, 64), wq = 0;                          \
+        T rq = 0;                                                                                  \
+        lapack_int iq = 0, lw = 1, lrw = 1, liw = 1;                                               \
+        if (tmp && P##heevd_work(LAPACK_ROW_MAJOR, jobz, uplo, n, tmp, n, NULL, &wq, -1, &rq, -1,  \
+                                 &iq, -1) == 0)                                                    \
+            lw = (lapack_int)creal(wq), lrw = (lapack_int)rq, liw = iq;                            \
+        CT *work = ct__alloc(s->ctx, sizeof(CT) * (size_t)(lw > 1 ? lw : 1), 64);                  \
+        T *rwork = ct__alloc(s->ctx, sizeof(T) * (size_t)(lrw > 1 ? lrw : 1), 64);                 \
+        lapack_int *iwork =                                                                        \
+            ct__alloc(s->ctx, sizeof(lapack_int) * (size_t)(liw > 1 ? liw : 1), 16);               \
+        ct_status ret = CT_OK;                                                                     \
+        if (!tmp || !work || !rwork || !iwork)                                                     \
+            ret = ct__set_error(s->ctx, CT_ERR_OOM,                                                \
+                                "linalg.eigh: out of memory for a %d x %d complex workspace",      \
+                                (int)n, (int)n);                                                   \
+        for (int64_t b = 0; b < B && ret == CT_OK; b++) {                                          \
+            CT *x = o[1].data ? (CT *)o[1].data + b * nn : tmp;                                    \
+            memcpy(x, (const CT *)a->data + b * nn, sizeof(CT) * (size_t)nn);                      \
+            lapack_int st =                                                                        \
+                P##heevd_work(LAPACK_ROW_MAJOR, jobz, uplo, n, x, n, (T *)o[0].data + b * n, work, \
+                              lw, rwork, lrw, iwork, liw);                                         \
+            if (st < 0) ret = ct__la_err(s, "heevd", st);                                          \
+            if (o[2].data) ((int32_t *)o[2].data)[b] = st > 0 ? st : 0;                            \
+        }                                                                                          \
+        ct__free(s->ctx, tmp), ct__free(s->ctx, work), ct__free(s->ctx, rwork);                    \
+        ct__free(s->ctx, iwork);                                                                   \
+        return ret;                                                                                \
+    }
+CT__EIGH_CX_IMPL(c64, float, float _Complex, LAPACKE_c)
+CT__EIGH_CX_IMPL(c128, double, double _Complex, LAPACKE_z)
+
 CT__LINALG_CX_IMPL(c64, float, float _Complex, LAPACKE_c, cabsf)
 CT__LINALG_CX_IMPL(c128, double, double _Complex, LAPACKE_z, cabs)
 
@@ -658,6 +801,8 @@ CT__EIG_IMPL(f32, float, LAPACKE_sgeev_work)
 CT__EIG_IMPL(f64, double, LAPACKE_dgeev_work)
 
 ct_status ct__cpu_linalg(ct__cpu_state *s, const ct_op_desc *op) {
+    if (op->ints[2] == 1 && op->ints[0] == CT_LINALG_EIGH_CX)
+        return op->compute_dtype == CT_FLOAT64 ? ct__eigh_cx_c128(s, op) : ct__eigh_cx_c64(s, op);
     if (op->ints[2] == 1) /* complex, as real views */
         return op->compute_dtype == CT_FLOAT64 ? ct__linalg_cx_c128(s, op)
                                                : ct__linalg_cx_c64(s, op);
