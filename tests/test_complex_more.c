@@ -688,6 +688,115 @@ TEST(other_ops_as_torch) {
     }
 }
 
+/* the findings of a differential review against torch 1.13 (each once wrong here) */
+static double *grad_of(ct_dtype dt, const double (*z)[2], cm_fn f, const double (*w)[2]) {
+    ct_tensor *x = cx_tensor(dt, 1, z), *wt = cx_tensor(dt, 1, w), *y = NULL;
+    CHECK_OK(ct_tensor_set_requires_grad(x, true));
+    CHECK_OK(f(ctx, x, &y));
+    CHECK_OK(ct_backward(ctx, y, wt, false));
+    double *g = ct_tensor_grad(x) ? cx_read(ct_tensor_grad(x), 1) : NULL;
+    ct_tensor_release(x), ct_tensor_release(wt), ct_tensor_release(y);
+    return g;
+}
+TEST(review_regressions) {
+    const double one[1][2] = {{1, 0}};
+    /* gradients where cosh / cos / exp overflow: about 0, not NaN */
+    struct {
+        ct_dtype dt;
+        double z[1][2];
+        cm_fn f;
+    } ov[] = {{CT_COMPLEX64, {{100, 1}}, ct_tanh},
+              {CT_COMPLEX128, {{800, 1}}, ct_tanh},
+              {CT_COMPLEX64, {{1, 100}}, ct_tan},
+              {CT_COMPLEX64, {{100, 1}}, ct_sigmoid},
+              {CT_COMPLEX128, {{-800, 3}}, ct_sigmoid}};
+    for (size_t i = 0; i < sizeof ov / sizeof ov[0]; i++) {
+        double *g = grad_of(ov[i].dt, ov[i].z, ov[i].f, one);
+        CHECK_MSG(g && isfinite(g[0]) && isfinite(g[1]) && fabs(g[0]) < 1e-30 && fabs(g[1]) < 1e-30,
+                  "overflowing derivative %zu: %g%+gi", i, g ? g[0] : NAN, g ? g[1] : NAN);
+        free(g);
+    }
+    /* division near the overflow threshold by a small divisor stays finite; 1 / inf is 0 */
+    const double num[2][2] = {{1e308, 1}, {INFINITY, 1}},
+                 den[2][2] = {{0.5, 0.5}, {-INFINITY, -0.888}};
+    ct_tensor *a = cx_tensor(CT_COMPLEX128, 2, num), *b = cx_tensor(CT_COMPLEX128, 2, den),
+              *q = NULL;
+    ct_tensor *r = NULL, *rr = NULL;
+    CHECK_OK(ct_div(ctx, a, b, &q));
+    CHECK_OK(ct_reciprocal(ctx, b, &r));
+    double *qv = q ? cx_read(q, 2) : NULL, *rv = r ? cx_read(r, 2) : NULL;
+    CHECK(qv && fabs(qv[0] / 1e308 - 1) < 1e-15 && fabs(qv[1] / 1e308 + 1) < 1e-15);
+    CHECK(rv && rv[2] == 0 && rv[3] == 0); /* 1 / (-inf - 0.888i) */
+    free(qv), free(rv);
+    ct_tensor_release(a), ct_tensor_release(b), ct_tensor_release(q), ct_tensor_release(r);
+    /* addcmul / addcdiv compute in the promoted dtype (float64 self, complex64 factors) */
+    const int64_t n1 = 1;
+    ct_tensor *s0 = tu_from_vals(ctx, CT_FLOAT64, 1, &n1, (const double[]){0});
+    ct_tensor *t1 = cx_tensor(CT_COMPLEX64, 1, (const double[][2]){{1.1, 0}});
+    ct_tensor *t2 = cx_tensor(CT_COMPLEX64, 1, (const double[][2]){{3.3, 0}});
+    CHECK_OK(ct_addcmul(ctx, s0, t1, t2, 1.0, &rr));
+    double *av = rr ? cx_read(rr, 1) : NULL;
+    CHECK(rr && ct_tensor_dtype(rr) == CT_COMPLEX128);
+    CHECK(av && av[0] == (double)1.1f * (double)3.3f);
+    free(av);
+    ct_tensor_release(rr), rr = NULL;
+    CHECK_OK(ct_addcdiv(ctx, s0, t1, t2, 1.0, &rr));
+    av = rr ? cx_read(rr, 1) : NULL;
+    CHECK(av && av[0] == (double)1.1f / (double)3.3f);
+    free(av);
+    ct_tensor_release(rr), rr = NULL;
+    /* logical ops in the promoted dtype: 1e-307 is 0 in complex64 */
+    ct_tensor *tiny = tu_from_vals(ctx, CT_FLOAT64, 0, NULL, (const double[]){1e-307}), *lx = NULL;
+    CHECK_OK(ct_logical_xor(ctx, tiny, t1, &lx));
+    uint8_t lv = 0;
+    CHECK(lx && ct_tensor_to_host(lx, &lv, 1) == CT_OK && lv == 1);
+    ct_tensor_release(tiny), ct_tensor_release(lx);
+    ct_tensor_release(s0), ct_tensor_release(t1), ct_tensor_release(t2);
+    /* matrix_power(A, 0) of a complex batch: identities; cumsum of a 0-d complex tensor */
+    const int64_t s233[3] = {2, 3, 3};
+    ct_tensor *re = NULL, *cm = NULL, *id = NULL, *e64 = NULL, *e = NULL;
+    CHECK_OK(ct_tensor_randn(ctx, CT_FLOAT64, 3, s233, 5, 0, &re));
+    CHECK_OK(ct_cast(ctx, re, CT_COMPLEX128, &cm));
+    CHECK_OK(ct_linalg_matrix_power(ctx, cm, 0, &id));
+    CHECK_OK(ct_tensor_eye(ctx, CT_FLOAT64, 3, 3, &e64));
+    CHECK_OK(ct_cast(ctx, e64, CT_COMPLEX128, &e));
+    CHECK(id && max_abs_diff(id, e) == 0 && ct_tensor_ndim(id) == 3);
+    ct_tensor_release(re), ct_tensor_release(cm), ct_tensor_release(id);
+    ct_tensor_release(e64), ct_tensor_release(e);
+    ct_tensor *z0 = NULL, *cs = NULL;
+    CHECK_OK(ct_tensor_full(ctx, CT_COMPLEX64, 0, NULL, 2.5, &z0));
+    CHECK_OK(ct_cumsum(ctx, z0, -1, &cs));
+    CHECK(cs && ct_tensor_ndim(cs) == 0);
+    ct_tensor_release(z0), ct_tensor_release(cs);
+    /* the product over an empty dim stays on the graph */
+    ct_tensor *ze = NULL, *pe = NULL, *se = NULL;
+    CHECK_OK(ct_tensor_zeros(ctx, CT_COMPLEX128, 2, (const int64_t[]){2, 0}, &ze));
+    CHECK_OK(ct_tensor_set_requires_grad(ze, true));
+    CHECK_OK(ct_prod(ctx, ze, 1, false, &pe));
+    CHECK(pe && ct_tensor_requires_grad(pe));
+    CHECK_OK(ct_sum(ctx, pe, 0, NULL, false, &se));
+    ct_tensor *sr = NULL;
+    CHECK_OK(ct_real(ctx, se, &sr));
+    CHECK_OK(ct_backward(ctx, sr, NULL, false));
+    CHECK(ct_tensor_grad(ze) && ct_tensor_numel(ct_tensor_grad(ze)) == 0);
+    ct_tensor_release(ze), ct_tensor_release(pe), ct_tensor_release(se), ct_tensor_release(sr);
+    /* pow(z, -0.5) is rsqrt(z), as torch */
+    const double zz[2][2] = {{3, 1e307}, {0, 0}};
+    ct_tensor *zt = cx_tensor(CT_COMPLEX128, 2, zz), *p5 = NULL, *rs = NULL;
+    CHECK_OK(ct_pow(ctx, zt, -0.5, &p5));
+    CHECK_OK(ct_rsqrt(ctx, zt, &rs));
+    double *pv = p5 ? cx_read(p5, 2) : NULL, *sv = rs ? cx_read(rs, 2) : NULL;
+    CHECK(pv && sv && pv[0] == sv[0] && pv[1] == sv[1] && isnan(pv[2]) && isnan(pv[3]));
+    free(pv), free(sv);
+    ct_tensor_release(zt), ct_tensor_release(p5), ct_tensor_release(rs);
+    /* sgn's gradient where w is nearly parallel to sgn(z) (mpmath's value) */
+    const double zs[1][2] = {{88.33653330549245, 0.05402192241110981}};
+    const double ws[1][2] = {{-0.8165654097389545, -2.133229129542781e-05}};
+    double *g = grad_of(CT_COMPLEX128, zs, ct_sgn, ws);
+    CHECK_MSG(g && fabs(g[0] / -3.3094008792082545e-09 - 1) < 1e-13, "sgn' %.17g", g ? g[0] : NAN);
+    free(g);
+}
+
 int main(void) {
     ctx = tu_ctx_or_skip();
     RUN(functions_as_mpmath);
@@ -701,6 +810,7 @@ int main(void) {
     RUN(qr_svd_identities);
     RUN(eigh_identities);
     RUN(other_ops_as_torch);
+    RUN(review_regressions);
     CHECK(ct_ctx_live_tensors(ctx) == 0);
     ct_ctx_free(ctx);
     return ct_test_end();

@@ -135,10 +135,15 @@ static ct_status ct__cx_deriv(ct_ctx *ctx, int fn, const ct_tensor *a, const ct_
     case CT_CX_SINH: st = ct_cosh(ctx, a, d); break;
     case CT_CX_COSH: st = ct_sinh(ctx, a, d); break;
     case CT_CX_TAN:  /* 1 / cos(a)^2 */
-    case CT_CX_TANH: /* 1 / cosh(a)^2: torch's 1 -+ y^2 cancels where y is near +-i / +-1 */
+    case CT_CX_TANH: /* 1 / cosh(a)^2: torch's 1 -+ y^2 cancels where y is near +-i / +-1; where
+                      * cos / cosh overflow, 1 -+ y^2 (about 0 there, torch's value) */
         CT__D(fn == CT_CX_TAN ? ct_cos(ctx, a, &t[0]) : ct_cosh(ctx, a, &t[0]));
         CT__D(ct_mul(ctx, t[0], t[0], &t[1]));
-        CT__D(ct_reciprocal(ctx, t[1], d));
+        CT__D(ct_reciprocal(ctx, t[1], &t[2]));
+        CT__D(ct_mul(ctx, y, y, &t[3]));
+        CT__D(ct__cx_affine(ctx, t[3], 1, fn == CT_CX_TAN ? 1 : -1, &t[4]));
+        CT__D(ct_isfinite(ctx, t[2], &t[5]));
+        CT__D(ct_where(ctx, t[5], t[2], t[4], d));
         break;
     case CT_CX_ASIN:  /* (1 - a^2)^-1/2 */
     case CT_CX_ACOS:  /* -(1 - a^2)^-1/2 */
@@ -173,10 +178,15 @@ static ct_status ct__cx_deriv(ct_ctx *ctx, int fn, const ct_tensor *a, const ct_
         CT__D(ct_mul(ctx, t[0], y, &t[1]));
         CT__D(ct__cx_scale(ctx, t[1], -0.5, 0, d));
         break;
-    case CT_CX_SIGMOID: /* y sigmoid(-a) (= y (1 - y) without its cancellation near y = 1) */
+    case CT_CX_SIGMOID: /* y sigmoid(-a) (= y (1 - y) without its cancellation near y = 1);
+                         * y (1 - y) where exp(a) overflows */
         CT__D(ct_neg(ctx, a, &t[0]));
         CT__D(ct_sigmoid(ctx, t[0], &t[1]));
-        CT__D(ct_mul(ctx, y, t[1], d));
+        CT__D(ct_mul(ctx, y, t[1], &t[2]));
+        CT__D(ct__cx_affine(ctx, y, 1, -1, &t[3]));
+        CT__D(ct_mul(ctx, y, t[3], &t[4]));
+        CT__D(ct_isfinite(ctx, t[2], &t[5]));
+        CT__D(ct_where(ctx, t[5], t[2], t[4], d));
         break;
     case CT_CX_SINC: { /* (u cos u - sin u) / (pi a^2) with u = pi a; for |u| < 1/2 (where that
                         * cancels, as in torch) pi times its series sum_k (-1)^k 2k u^(2k-1) /
@@ -329,12 +339,14 @@ static ct_status ct__cxg_backward(ct_ctx *ctx, void *user, ct_tensor *const *gou
         ct__release_all(6, m);
         break;
     }
-    case CT_CX_SGN: { /* (g - Re(g conj(s)) s) / |a| with s = sgn(a); 0 at a = 0 */
+    case CT_CX_SGN: { /* (g - Re(g conj(s)) s) / |a| with s = sgn(a), 0 at a = 0, computed as
+                       * i s Im(conj(s) g) / |a| (|s| = 1): no difference of nearly equal terms
+                       * where g is nearly parallel to s */
         ct_tensor *m[5] = {NULL};
-        if ((st = ct_conj(ctx, u->out, &t[0])) == CT_OK) st = ct_mul(ctx, g, t[0], &t[1]);
-        if (st == CT_OK) st = ct_real(ctx, t[1], &t[2]);
+        if ((st = ct_conj(ctx, u->out, &t[0])) == CT_OK) st = ct_mul(ctx, t[0], g, &t[1]);
+        if (st == CT_OK) st = ct_imag(ctx, t[1], &t[2]);
         if (st == CT_OK) st = ct_mul(ctx, t[2], u->out, &t[3]);
-        if (st == CT_OK) st = ct_sub(ctx, g, t[3], &t[4]);
+        if (st == CT_OK) st = ct__cx_scale(ctx, t[3], 0, 1, &t[4]);
         if (st == CT_OK) st = ct_abs(ctx, u->a, &m[0]);
         if (st == CT_OK) st = ct_eq_scalar(ctx, m[0], 0.0, &m[1]);
         if (st == CT_OK) st = ct_add(ctx, m[0], m[1], &m[2]); /* 1 where |a| = 0 */
@@ -912,6 +924,8 @@ ct_status ct__cx_pow(ct_ctx *ctx, const ct_tensor *a, double p, ct_tensor **out)
         st = ct_tensor_clone(ctx, a, out);
     } else if (p == 0.5) {
         st = ct_sqrt(ctx, a, out);
+    } else if (p == -0.5) {
+        st = ct_rsqrt(ctx, a, out);
     } else if (p == -1) {
         st = ct_reciprocal(ctx, a, out);
     } else if (p == -2) {
@@ -1043,6 +1057,15 @@ ct_status ct__cx_tri(ct_ctx *ctx, const ct_tensor *t, int64_t diagonal, bool upp
 ct_status ct__cx_cumsum(ct_ctx *ctx, const ct_tensor *a, int dim, ct_tensor **out) {
     const uint64_t mark = ct__ag_mark(ctx);
     *out = NULL;
+    if (a->ndim == 0 && (dim == 0 || dim == -1)) { /* as a 1-element vector */
+        const int64_t one = 1;
+        ct_tensor *v = NULL, *c = NULL;
+        ct_status st = ct_tensor_reshape(ctx, a, 1, &one, &v);
+        if (st == CT_OK) st = ct__cx_cumsum(ctx, v, 0, &c);
+        if (st == CT_OK) st = ct_tensor_reshape(ctx, c, 0, NULL, out);
+        ct_tensor_release(v), ct_tensor_release(c);
+        return ct__ag_named(ctx, st, out, mark, "CumsumBackward0");
+    }
     int d = 0;
     ct_status st = ct__cx_dims(ctx, "cumsum", a, 1, &dim, &d);
     ct_tensor *r = NULL, *y = NULL;
@@ -1061,11 +1084,13 @@ ct_status ct__cx_cumsum(ct_ctx *ctx, const ct_tensor *a, int dim, ct_tensor **ou
 static ct_status ct__cx_prod_tree(ct_ctx *ctx, const ct_tensor *a, int d, ct_tensor **out) {
     int64_t n = a->shape[d];
     ct_status st = CT_OK;
-    if (n == 0) { /* the empty product: ones of the reduced shape */
-        int64_t sh[CT_MAX_DIMS];
-        for (int i = 0; i < a->ndim; i++)
-            sh[i] = i == d ? 1 : a->shape[i];
-        return ct_tensor_full(ctx, a->dtype, a->ndim, sh, 1.0, out);
+    if (n == 0) { /* the empty product: ones of the reduced shape, as 0 + 1 from a's empty sum so
+                   * that it stays on a's graph (its gradient: an empty one) */
+        ct_tensor *z = NULL;
+        ct_status zs = ct_sum(ctx, a, 1, &d, true, &z);
+        if (zs == CT_OK) zs = ct_add_scalar(ctx, z, 1.0, out);
+        ct_tensor_release(z);
+        return zs;
     }
     ct_tensor *x = ct_tensor_retain((ct_tensor *)a);
     while (st == CT_OK && n > 1) {

@@ -766,12 +766,19 @@ static ct_status ct__cx_addc(ct_ctx *ctx, bool div, const ct_tensor *self, const
                              const ct_tensor *t2, double value, ct_tensor **out) {
     const char *name = div ? "addcdiv" : "addcmul";
     const uint64_t mark = ct__ag_mark(ctx);
-    ct_status st = ct__check_scalar_param(ctx, name, "value", self->dtype, value, true);
-    ct_tensor *p = NULL, *q = NULL;
-    if (st == CT_OK) st = div ? ct_div(ctx, t1, t2, &p) : ct_mul(ctx, t1, t2, &p);
+    /* every operand in the promoted dtype first (torch computes there) */
+    const ct_tensor *ins[3] = {self, t1, t2};
+    ct_dtype dt;
+    ct_status st = ct__cx_result_type(ctx, name, 3, ins, &dt);
+    if (st == CT_OK) st = ct__check_scalar_param(ctx, name, "value", dt, value, true);
+    ct_tensor *c[3] = {NULL}, *p = NULL, *q = NULL;
+    for (int i = 0; i < 3 && st == CT_OK; i++)
+        st = ct__to_dtype(ctx, ins[i], dt, &c[i]);
+    if (st == CT_OK) st = div ? ct_div(ctx, c[1], c[2], &p) : ct_mul(ctx, c[1], c[2], &p);
     if (st == CT_OK) st = ct_mul_scalar(ctx, p, value, &q);
-    if (st == CT_OK) st = ct_add(ctx, self, q, out);
+    if (st == CT_OK) st = ct_add(ctx, c[0], q, out);
     ct_tensor_release(p), ct_tensor_release(q);
+    ct__release_all(3, c);
     return ct__ag_named(ctx, ct__error_within(ctx, name, st), out, mark,
                         div ? "AddcdivBackward0" : "AddcmulBackward0");
 }
@@ -1004,11 +1011,17 @@ static ct_status ct__logical(ct_ctx *ctx, const char *name, ct_op_kind kind, con
                              const ct_tensor *b, ct_tensor **out) {
     if (!(ctx && out && ct__tensor_live(a) && ct__tensor_live(b) && ct__cx_either(a, b)))
         return ct__binary2(ctx, name, kind, a, b, out);
-    ct_tensor *ba = NULL, *bb = NULL;
-    ct_status st = ct_ne_scalar(ctx, a, 0.0, &ba);
-    if (st == CT_OK) st = ct_ne_scalar(ctx, b, 0.0, &bb);
+    /* both in the promoted dtype first, as torch (1e-307 is 0 in complex64) */
+    const ct_tensor *ins[2] = {a, b};
+    ct_dtype dt;
+    ct_status st = ct__cx_result_type(ctx, name, 2, ins, &dt);
+    ct_tensor *ca = NULL, *cb = NULL, *ba = NULL, *bb = NULL;
+    if (st == CT_OK) st = ct__to_dtype(ctx, a, dt, &ca);
+    if (st == CT_OK) st = ct__to_dtype(ctx, b, dt, &cb);
+    if (st == CT_OK) st = ct_ne_scalar(ctx, ca, 0.0, &ba);
+    if (st == CT_OK) st = ct_ne_scalar(ctx, cb, 0.0, &bb);
     if (st == CT_OK) st = ct__binary2(ctx, name, kind, ba, bb, out);
-    ct_tensor_release(ba), ct_tensor_release(bb);
+    ct_tensor_release(ca), ct_tensor_release(cb), ct_tensor_release(ba), ct_tensor_release(bb);
     return st;
 }
 #define CT__LOGICAL(fn, K)                                                                         \

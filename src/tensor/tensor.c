@@ -552,15 +552,18 @@ ct_status ct_tensor_eye(ct_ctx *ctx, ct_dtype dtype, int64_t n, int64_t m, ct_te
     ct_tensor *t = NULL, *diag = NULL;
     ct_status st = ct_tensor_zeros(ctx, dtype, 2, shape, &t);
     if (st != CT_OK) return st;
-    /* ones on the diagonal: a FILL through a strided view (row stride + 1) */
-    int64_t k = n < m ? n : m, dshape[1] = {k}, dstride[1] = {m + 1};
+    /* ones on the diagonal: a FILL through a strided view (row stride + 1); complex: of the real
+     * parts (the view in the real dtype, strides in reals) */
+    const bool cx = ct_dtype_is_complex(dtype);
+    int64_t k = n < m ? n : m, dshape[1] = {k}, dstride[1] = {(m + 1) * (cx ? 2 : 1)};
     if (k > 0) {
         st = ct__tensor_view_of(ctx, t, 1, dshape, dstride, 0, &diag);
         if (st == CT_OK) {
+            if (cx) diag->dtype = ct_dtype_to_real(dtype);
             ct_op_desc d;
             ct__desc_init(&d, CT_OP_FILL, 1, 0);
             ct__operand_set(&d.operands[0], diag);
-            d.compute_dtype = dtype;
+            d.compute_dtype = diag->dtype;
             d.scalars[0] = 1.0;
             st = ct__submit(ctx, t->storage->device, &d);
         }

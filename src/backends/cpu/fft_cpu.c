@@ -347,35 +347,6 @@ typedef struct {
     int64_t shape[CT_MAX_DIMS];
 } ct__cx_job;
 
-/* (a + bi) / (c + di): torch 1.13's formula ((ac + bd) + (bc - ad) i) / (c^2 + d^2), with every
- * operand first divided by s = max(|c|, |d|) when s is finite and nonzero (as PyTorch 2.x's
- * vectorized division), so quotients near the overflow / underflow thresholds stay exact where
- * torch 1.13 gives inf or 0; zero, infinite or NaN divisors take the plain formula (torch's
- * NaN / inf results exactly). */
-#define CT__CX_DIV(T, a, b, c, d, re, im)                                                          \
-    do {                                                                                           \
-        T c_ = (c), d_ = (d), a_ = (a), b_ = (b);                                                  \
-        T ac_ = c_ < 0 ? -c_ : c_, ad_ = d_ < 0 ? -d_ : d_, s_ = ac_ > ad_ ? ac_ : ad_;            \
-        if (s_ > 0 && s_ - s_ == 0) {                                                              \
-            a_ /= s_, b_ /= s_, c_ /= s_, d_ /= s_;                                                \
-        }                                                                                          \
-        T den_ = c_ * c_ + d_ * d_;                                                                \
-        re = (a_ * c_ + b_ * d_) / den_;                                                           \
-        im = (b_ * c_ - a_ * d_) / den_;                                                           \
-    } while (0)
-
-/* 1 / (c + di) as torch's vectorized reciprocal, (c - di) / (c^2 + d^2), with c and d first
- * divided by max(|c|, |d|) when that is finite and nonzero (as CT__CX_DIV) */
-#define CT__CX_RECIP(T, HYPOT, c, d, re, im)                                                       \
-    do {                                                                                           \
-        T s_ = HYPOT(c, 0) > HYPOT(d, 0) ? HYPOT(c, 0) : HYPOT(d, 0), c_ = (c), d_ = (d);          \
-        const bool sc_ = s_ > 0 && s_ - s_ == 0;                                                   \
-        if (sc_) c_ /= s_, d_ /= s_;                                                               \
-        T den_ = c_ * c_ + d_ * d_;                                                                \
-        re = c_ / den_, im = -d_ / den_;                                                           \
-        if (sc_) re /= s_, im /= s_;                                                               \
-    } while (0)
-
 /* (a + bi) / (c + di) by Smith's method (c10::complex's division, which torch's scalar loops
  * use) */
 #define CT__CX_SMITH(T, a, b, c, d, re, im)                                                        \
@@ -393,6 +364,36 @@ typedef struct {
             re = ((a)*rat_ + (b)) * scl_, im = ((b)*rat_ - (a)) * scl_;                            \
         }                                                                                          \
     } while (0)
+
+/* (a + bi) / (c + di): torch 1.13's formula ((ac + bd) + (bc - ad) i) / (c^2 + d^2) with c and d
+ * first divided by s = max(|c|, |d|) when s is finite and nonzero and the quotient divided by s
+ * last (PyTorch 2.x scales the dividend too, which overflows for |a| near the limit and a small
+ * divisor), so quotients near the overflow / underflow thresholds are finite where torch 1.13
+ * gives inf or 0. An infinite divisor with a finite dividend gives a signed 0 (C99 Annex G,
+ * NumPy), where torch's formula gives NaN; a zero or NaN divisor (or an infinite dividend) takes
+ * the plain formula (torch's NaN / inf results exactly). The reciprocal is 1 / z by this
+ * division. */
+#define CT__CX_DIV(T, a, b, c, d, re, im)                                                          \
+    do {                                                                                           \
+        T c_ = (c), d_ = (d), a_ = (a), b_ = (b);                                                  \
+        T ac_ = c_ < 0 ? -c_ : c_, ad_ = d_ < 0 ? -d_ : d_, s_ = ac_ > ad_ ? ac_ : ad_;            \
+        const bool sc_ = s_ > 0 && s_ - s_ == 0;                                                   \
+        if (s_ > 0 && !sc_ && s_ == s_ && isfinite(a_) && isfinite(b_)) {                          \
+            /* an infinite divisor, a finite dividend: 0 (C99 Annex G's rule) */                   \
+            const T cc_ = (T)copysign(isinf(c_) ? 1.0 : 0.0, (double)c_),                          \
+                    dd_ = (T)copysign(isinf(d_) ? 1.0 : 0.0, (double)d_);                          \
+            re = (T)0 * (a_ * cc_ + b_ * dd_);                                                     \
+            im = (T)0 * (b_ * cc_ - a_ * dd_);                                                     \
+            break;                                                                                 \
+        }                                                                                          \
+        if (sc_) c_ /= s_, d_ /= s_;                                                               \
+        T den_ = c_ * c_ + d_ * d_;                                                                \
+        re = (a_ * c_ + b_ * d_) / den_;                                                           \
+        im = (b_ * c_ - a_ * d_) / den_;                                                           \
+        if (sc_) re /= s_, im /= s_;                                                               \
+    } while (0)
+
+#define CT__CX_RECIP(T, HYPOT, c, d, re, im) CT__CX_DIV(T, (T)1, (T)0, c, d, re, im)
 
 #define CT__CX_BODY(T, CT, EXP, LOG, SQRT, HYPOT, ATAN2, F)                                        \
     static void ct__cx_elem_##T(const ct__cx_job *j, const T *pa, const T *pb, void *po) {         \
