@@ -172,6 +172,11 @@ ct_status ct_tensordot(ct_ctx *ctx, const ct_tensor *a, const ct_tensor *b, int 
                              "tensordot: %d contracted dims for tensors of %d and %d dims", n,
                              a->ndim, b->ndim);
     ct_dtype dt;
+    if (a->dtype != b->dtype) /* torch: "expected scalar type Float but found Double" */
+        return ct__set_error(ctx, CT_ERR_DTYPE,
+                             "tensordot: expected both operands to have the same dtype, but found "
+                             "%s and %s (as torch)",
+                             ct_dtype_name(a->dtype), ct_dtype_name(b->dtype));
     if ((st = ct__cx_result_type(ctx, "tensordot", 2, ins, &dt)) != CT_OK)
         return st; /* complex too */
     bool ca[CT_MAX_DIMS] = {false}, cb[CT_MAX_DIMS] = {false};
