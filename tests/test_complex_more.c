@@ -789,6 +789,14 @@ TEST(review_regressions) {
     CHECK(pv && sv && pv[0] == sv[0] && pv[1] == sv[1] && isnan(pv[2]) && isnan(pv[3]));
     free(pv), free(sv);
     ct_tensor_release(zt), ct_tensor_release(p5), ct_tensor_release(rs);
+    /* sgn of a subnormal value keeps its precision (1 / sqrt 2 here, 0.714 unscaled) */
+    const double sub[1][2] = {{5e-323, 5e-323}};
+    ct_tensor *st_ = cx_tensor(CT_COMPLEX128, 1, sub), *sg = NULL;
+    CHECK_OK(ct_sgn(ctx, st_, &sg));
+    double *sgv = sg ? cx_read(sg, 1) : NULL;
+    CHECK(sgv && fabs(sgv[0] - M_SQRT1_2) < 1e-15 && fabs(sgv[1] - M_SQRT1_2) < 1e-15);
+    free(sgv);
+    ct_tensor_release(st_), ct_tensor_release(sg);
     /* sgn's gradient where w is nearly parallel to sgn(z) (mpmath's value) */
     const double zs[1][2] = {{88.33653330549245, 0.05402192241110981}};
     const double ws[1][2] = {{-0.8165654097389545, -2.133229129542781e-05}};

@@ -417,8 +417,14 @@ typedef struct {
         case CT_CX_ANGLE: o[0] = ATAN2(ai, ar); return;                                            \
         case CT_CX_COMPLEX: re = ar, im = br; break;                                               \
         case CT_CX_POLAR: re = ar * (T)cos(br), im = ar * (T)sin(br); break;                       \
-        case CT_CX_SGN: {                                                                          \
+        case CT_CX_SGN: { /* z / |z|, 0 at 0; a subnormal |z| rescaled first (exactly, by a power  \
+                           * of two) so the quotient keeps its precision */                        \
             T m = HYPOT(ar, ai);                                                                   \
+            if (m > 0 && m < (sizeof(T) == 4 ? (T)0x1p-126 : (T)0x1p-1022)) {                      \
+                const T up = sizeof(T) == 4 ? (T)0x1p25 : (T)0x1p54;                               \
+                ar *= up, ai *= up;                                                                \
+                m = HYPOT(ar, ai);                                                                 \
+            }                                                                                      \
             if (m == 0)                                                                            \
                 re = 0, im = 0;                                                                    \
             else                                                                                   \
