@@ -151,7 +151,7 @@ out.append("};")
 torch.manual_seed(8)
 LA = ["det", "slogdet_sign", "slogdet_logabs", "logdet", "inv", "solve", "solve_vec", "cholesky",
       "cholesky_upper", "matrix_power_neg", "matrix_exp", "qr_q", "qr_r", "svdvals", "eigvalsh_l",
-      "eigvalsh_u", "pinv"]
+      "eigvalsh_u", "pinv", "eigvals_sorted"]
 la = []
 for tdt in (torch.complex128, torch.complex64):
     A = torch.randn(2, 3, 3, dtype=tdt)
@@ -171,6 +171,12 @@ for tdt in (torch.complex128, torch.complex64):
            "qr_q": (torch.linalg.qr(A)[0], A, None), "qr_r": (torch.linalg.qr(A)[1], A, None),
            "svdvals": (torch.linalg.svdvals(A), A, None),
            "pinv": (torch.linalg.pinv(A), A, None),
+           # sorted by (real, imaginary): geev's order is LAPACK's, the set is the answer
+           "eigvals_sorted": (torch.tensor(sorted(torch.linalg.eigvals(A).reshape(-1, 3).tolist()[0],
+                                                  key=lambda c: (c.real, c.imag)) +
+                                           sorted(torch.linalg.eigvals(A).reshape(-1, 3).tolist()[1],
+                                                  key=lambda c: (c.real, c.imag)),
+                                           dtype=tdt).reshape(2, 3), A, None),
            # only the named triangle counts: the other holds junk (A's)
            "eigvalsh_l": (torch.linalg.eigvalsh(torch.tril(H) + torch.triu(A, 1)), torch.tril(H) + torch.triu(A, 1), None),
            "eigvalsh_u": (torch.linalg.eigvalsh(torch.triu(H) + torch.tril(A, -1), UPLO="U"), torch.triu(H) + torch.tril(A, -1), None)}

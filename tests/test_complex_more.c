@@ -353,6 +353,11 @@ static ct_tensor *cx_shaped(ct_dtype dt, int nd, const int64_t *shape, const dou
     return t;
 }
 
+static int cmp_cx(const void *x, const void *y) {
+    const double *a = x, *b = y;
+    return a[0] < b[0] ? -1 : a[0] > b[0] ? 1 : a[1] < b[1] ? -1 : a[1] > b[1];
+}
+
 TEST(linalg_as_torch) {
     const int nc = (int)(sizeof cm_la / sizeof cm_la[0]);
     const int64_t ash[3] = {2, 3, 3};
@@ -377,6 +382,18 @@ TEST(linalg_as_torch) {
         if (!strcmp(op, "qr_r")) st = ct_linalg_qr(ctx, a, &y2, &y);
         if (!strcmp(op, "svdvals")) st = ct_linalg_svdvals(ctx, a, &y);
         if (!strcmp(op, "pinv")) st = ct_linalg_pinv(ctx, a, NAN, NAN, &y);
+        if (!strcmp(op, "eigvals_sorted")) {
+            ct_tensor *w = NULL;
+            st = ct_linalg_eigvals(ctx, a, &w);
+            double *wv = w ? cx_read(w, 6) : NULL;
+            for (int bb = 0; wv && bb < 2; bb++) /* each batch's three values by (re, im) */
+                qsort(wv + 6 * bb, 3, 2 * sizeof(double), cmp_cx);
+            if (wv)
+                y = cx_shaped(ct_tensor_dtype(w), 2, (const int64_t[]){2, 3},
+                              (const double(*)[2])wv);
+            free(wv);
+            ct_tensor_release(w);
+        }
         if (!strcmp(op, "eigvalsh_l")) st = ct_linalg_eigvalsh(ctx, a, 'L', &y);
         if (!strcmp(op, "eigvalsh_u")) st = ct_linalg_eigvalsh(ctx, a, 'U', &y);
         CHECK_MSG(st == CT_OK, "%s (%s): %s", op, ct_dtype_name(dt), ct_ctx_last_error(ctx));
@@ -487,6 +504,16 @@ TEST(eigh_identities) {
     CHECK_OK(ct_tensor_set_requires_grad(h, true));
     ct_tensor *gw = NULL, *gv = NULL;
     CHECK(ct_linalg_eigh(ctx, h, 'L', &gw, &gv) == CT_ERR_UNSUPPORTED && gw == NULL && gv == NULL);
+    /* linalg.eig of a complex (non-Hermitian) batch: A V = V diag(w) */
+    ct_tensor *ew = NULL, *ev = NULL, *ewc = NULL, *eav = NULL, *evw = NULL;
+    CHECK_OK(ct_linalg_eig(ctx, m, &ew, &ev));
+    CHECK(ew && ct_tensor_dtype(ew) == CT_COMPLEX128 && ev && ct_tensor_ndim(ev) == 3);
+    CHECK_OK(ct_tensor_unsqueeze(ctx, ew, 1, &ewc));
+    CHECK_OK(ct_matmul(ctx, m, ev, &eav));
+    CHECK_OK(ct_mul(ctx, ev, ewc, &evw));
+    CHECK_MSG(max_abs_diff(eav, evw) < 1e-12, "complex eig: A V != V diag(w)");
+    ct_tensor_release(ew), ct_tensor_release(ev), ct_tensor_release(ewc);
+    ct_tensor_release(eav), ct_tensor_release(evw);
     ct_tensor *list[] = {re, im, m, mh, h, w, v, wc, av, vw, w2, wu};
     for (size_t i = 0; i < sizeof list / sizeof list[0]; i++)
         ct_tensor_release(list[i]);

@@ -63,7 +63,7 @@ static ct_status ct__la_prep_cx(ct_ctx *ctx, const char *op, const ct_tensor *a,
     else if (ct_dtype_is_complex(p->dt))
         return ct__set_error(ctx, CT_ERR_UNSUPPORTED,
                              "%s: complex input (%s) is not supported yet (cholesky, solve, inv, "
-                             "det, slogdet, qr, svd, svdvals, pinv and eigh take complex "
+                             "det, slogdet, qr, svd, svdvals, pinv, eig and eigh take complex "
                              "matrices)",
                              op, ct_dtype_name(p->dt));
     else
@@ -552,7 +552,8 @@ static ct_status ct__la_float(ct_ctx *ctx, const char *op, const char *what, con
     if (ct_dtype_is_complex(t->dtype)) /* torch has it: ctorch does not yet */
         return ct__set_error(ctx, CT_ERR_UNSUPPORTED,
                              "%s: complex %s (%s) is not supported yet (cholesky, solve, inv, det, "
-                             "slogdet, qr, svd, svdvals, pinv and eigh take complex matrices)",
+                             "slogdet, qr, svd, svdvals, pinv, eig and eigh take complex "
+                             "matrices)",
                              op, what, ct_dtype_name(t->dtype));
     return ct__set_error(ctx, CT_ERR_DTYPE,
                          "%s: %s must be float32 or float64, got %s (torch: not implemented for "
@@ -1696,10 +1697,9 @@ static ct_status ct__eig(ct_ctx *ctx, const char *op, const ct_tensor *a, ct_ten
                          ct_tensor **vectors) {
     if (!values) return ct__set_error(ctx, CT_ERR_INVALID_ARG, "%s: out is NULL", op);
     ct__la_in p;
-    ct_status st = ct__la_prep(ctx, op, a, true, &p);
-    if (st == CT_OK && ct_dtype_is_complex(a->dtype))
-        st = ct__set_error(ctx, CT_ERR_UNSUPPORTED, "%s: complex input is not supported yet", op);
-    if (st == CT_OK && a->dtype != CT_FLOAT32 && a->dtype != CT_FLOAT64)
+    ct_status st = ct__la_prep_cx(ctx, op, a, true, true, &p);
+    const bool cin = st == CT_OK && ct_dtype_is_complex(a->dtype); /* complex input: geev of c/z */
+    if (st == CT_OK && !cin && a->dtype != CT_FLOAT32 && a->dtype != CT_FLOAT64)
         st = ct__set_error(ctx, CT_ERR_DTYPE, "%s: expected float32 or float64 input, got %s", op,
                            ct_dtype_name(a->dtype));
     ct_tensor *t[3] = {NULL, NULL, NULL}, *part[2] = {NULL, NULL};
@@ -1708,9 +1708,9 @@ static ct_status ct__eig(ct_ctx *ctx, const char *op, const ct_tensor *a, ct_ten
     CT__DO(st, ct__la_out(ctx, &p, cx, 1, nn, &t[0]));
     if (vectors) CT__DO(st, ct__la_out(ctx, &p, cx, 2, nn, &t[1]));
     CT__DO(st, ct__la_out(ctx, &p, CT_INT32, 0, NULL, &t[2]));
-    CT__DO(st, ct__cx_part(ctx, t[0], 0, &part[0]));
-    if (vectors) CT__DO(st, ct__cx_part(ctx, t[1], 0, &part[1]));
-    ct_tensor *outs4[4] = {part[0], part[1], t[2], NULL};
+    if (!cin) CT__DO(st, ct__cx_part(ctx, t[0], 0, &part[0]));
+    if (vectors && !cin) CT__DO(st, ct__cx_part(ctx, t[1], 0, &part[1]));
+    ct_tensor *outs4[4] = {cin ? t[0] : part[0], cin ? t[1] : part[1], t[2], NULL};
     CT__DO(st, ct__la_submit(ctx, &p, CT_LINALG_EIG, vectors != NULL, outs4, NULL));
     ct__release_all(2, part);
     if (st == CT_OK && !ct__any_capture(ctx) && p.B > 0) { /* eagerly, as torch raises */

@@ -479,6 +479,54 @@ CT__LINALG_IMPL(f64, double, LAPACKE_d)
         ct__free(s->ctx, iwork);                                                                   \
         return ret;                                                                                \
     }
+/* CT_LINALG_EIG of complex input (ints[2] = 1): geev per matrix; out0 w (B,n,2), out1 V
+ * (B,n,n,2) or none, out2 info int32 (-1: the matrix holds inf / NaN, torch's refusal) */
+#define CT__EIG_CX_IMPL(SUF, T, CT, P)                                                             \
+    static ct_status ct__eig_cx_##SUF(ct__cpu_state *s, const ct_op_desc *op) {                    \
+        const ct_operand *o = op->operands;                                                        \
+        const ct_operand *a = &o[op->n_out];                                                       \
+        const int64_t B = a->shape[0];                                                             \
+        const lapack_int n = (lapack_int)a->shape[2];                                              \
+        const int64_t nn = (int64_t)n * n;                                                         \
+        const bool vec = o[1].data != NULL;                                                        \
+        if (a->ndim != 4 || a->shape[1] != n || a->shape[3] != 2)                                  \
+            return ct__set_error(s->ctx, CT_ERR_UNSUPPORTED, "linalg.eig: bad complex layout");    \
+        if (n == 0 || B == 0) return CT_OK;                                                        \
+        CT *tmp = ct__alloc(s->ctx, sizeof(CT) * (size_t)nn, 64), wq = 0, dummy = 0;               \
+        T *rwork = ct__alloc(s->ctx, sizeof(T) * (size_t)(2 * n), 64); /* the query reads it */    \
+        lapack_int lw = 1;                                                                         \
+        if (tmp && rwork &&                                                                        \
+            P##geev_work(LAPACK_ROW_MAJOR, 'N', vec ? 'V' : 'N', n, tmp, n, &dummy, NULL, 1,       \
+                         &dummy, n, &wq, -1, rwork) == 0)                                          \
+            lw = (lapack_int)creal(wq);                                                            \
+        CT *work = ct__alloc(s->ctx, sizeof(CT) * (size_t)(lw > 1 ? lw : 1), 64);                  \
+        ct_status ret = CT_OK;                                                                     \
+        if (!tmp || !work || !rwork)                                                               \
+            ret = ct__set_error(s->ctx, CT_ERR_OOM,                                                \
+                                "linalg.eig: out of memory for a %d x %d complex workspace",       \
+                                (int)n, (int)n);                                                   \
+        for (int64_t b = 0; b < B && ret == CT_OK; b++) {                                          \
+            const CT *ab = (const CT *)a->data + b * nn;                                           \
+            bool fin = true;                                                                       \
+            for (int64_t e = 0; e < nn; e++)                                                       \
+                fin = fin && isfinite(creal(ab[e])) && isfinite(cimag(ab[e]));                     \
+            if (!fin) {                                                                            \
+                ((int32_t *)o[2].data)[b] = -1;                                                    \
+                continue;                                                                          \
+            }                                                                                      \
+            memcpy(tmp, ab, sizeof(CT) * (size_t)nn);                                              \
+            CT *w = (CT *)o[0].data + b * n, *v = vec ? (CT *)o[1].data + b * nn : &dummy;         \
+            lapack_int st = P##geev_work(LAPACK_ROW_MAJOR, 'N', vec ? 'V' : 'N', n, tmp, n, w,     \
+                                         NULL, 1, v, n, work, lw, rwork);                          \
+            if (st < 0) ret = ct__la_err(s, "geev", st);                                           \
+            ((int32_t *)o[2].data)[b] = st > 0 ? st : 0;                                           \
+        }                                                                                          \
+        ct__free(s->ctx, tmp), ct__free(s->ctx, work), ct__free(s->ctx, rwork);                    \
+        return ret;                                                                                \
+    }
+CT__EIG_CX_IMPL(c64, float, float _Complex, LAPACKE_c)
+CT__EIG_CX_IMPL(c128, double, double _Complex, LAPACKE_z)
+
 CT__EIGH_CX_IMPL(c64, float, float _Complex, LAPACKE_c)
 CT__EIGH_CX_IMPL(c128, double, double _Complex, LAPACKE_z)
 
@@ -801,6 +849,8 @@ CT__EIG_IMPL(f32, float, LAPACKE_sgeev_work)
 CT__EIG_IMPL(f64, double, LAPACKE_dgeev_work)
 
 ct_status ct__cpu_linalg(ct__cpu_state *s, const ct_op_desc *op) {
+    if (op->ints[2] == 1 && op->ints[0] == CT_LINALG_EIG)
+        return op->compute_dtype == CT_FLOAT64 ? ct__eig_cx_c128(s, op) : ct__eig_cx_c64(s, op);
     if (op->ints[2] == 1 && op->ints[0] == CT_LINALG_EIGH_CX)
         return op->compute_dtype == CT_FLOAT64 ? ct__eigh_cx_c128(s, op) : ct__eigh_cx_c64(s, op);
     if (op->ints[2] == 1) /* complex, as real views */
