@@ -715,6 +715,38 @@ TEST(other_ops_as_torch) {
     }
 }
 
+/* complex linear algebra and the new elementwise ops captured once and replayed on new data:
+ * solve(A, B), inv(A) and sin(A) against their eager values on the second input */
+TEST(capture_replay) {
+    const int64_t sh[2] = {3, 3};
+    ct_tensor *r1 = NULL, *i1 = NULL, *a = NULL, *x = NULL, *ai = NULL, *sa = NULL;
+    CHECK_OK(ct_tensor_randn(ctx, CT_FLOAT64, 2, sh, 71, 0, &r1));
+    CHECK_OK(ct_tensor_randn(ctx, CT_FLOAT64, 2, sh, 72, 0, &i1));
+    CHECK_OK(ct_complex(ctx, r1, i1, &a));
+    ct_graph *g = NULL;
+    CHECK_OK(ct_graph_create(ctx, (ct_device){CT_DEVICE_CPU, 0}, NULL, &g));
+    CHECK_OK(ct_graph_capture_begin(g, NULL));
+    CHECK_OK(ct_linalg_solve(ctx, a, a, &x)); /* the identity, any A */
+    CHECK_OK(ct_linalg_inv(ctx, a, &ai));
+    CHECK_OK(ct_sin(ctx, a, &sa));
+    CHECK_OK(ct_graph_capture_end(g));
+    ct_tensor *r2 = NULL, *i2 = NULL, *a2 = NULL, *ai2 = NULL, *sa2 = NULL, *e64 = NULL, *e = NULL;
+    CHECK_OK(ct_tensor_randn(ctx, CT_FLOAT64, 2, sh, 73, 0, &r2));
+    CHECK_OK(ct_tensor_randn(ctx, CT_FLOAT64, 2, sh, 74, 0, &i2));
+    CHECK_OK(ct_complex(ctx, r2, i2, &a2));
+    CHECK_OK(ct_tensor_copy_(ctx, a, a2));
+    CHECK_OK(ct_graph_replay(g));
+    CHECK_OK(ct_linalg_inv(ctx, a2, &ai2));
+    CHECK_OK(ct_sin(ctx, a2, &sa2));
+    CHECK_OK(ct_tensor_eye(ctx, CT_FLOAT64, 3, 3, &e64));
+    CHECK_OK(ct_cast(ctx, e64, CT_COMPLEX128, &e));
+    CHECK(max_abs_diff(x, e) < 1e-13 && max_abs_diff(ai, ai2) == 0 && max_abs_diff(sa, sa2) == 0);
+    ct_graph_free(g);
+    ct_tensor *tl[] = {r1, i1, a, x, ai, sa, r2, i2, a2, ai2, sa2, e64, e};
+    for (size_t i = 0; i < sizeof tl / sizeof tl[0]; i++)
+        ct_tensor_release(tl[i]);
+}
+
 /* the findings of a differential review against torch 1.13 (each once wrong here) */
 static double *grad_of(ct_dtype dt, const double (*z)[2], cm_fn f, const double (*w)[2]) {
     ct_tensor *x = cx_tensor(dt, 1, z), *wt = cx_tensor(dt, 1, w), *y = NULL;
@@ -846,6 +878,7 @@ int main(void) {
     RUN(eigh_identities);
     RUN(other_ops_as_torch);
     RUN(review_regressions);
+    RUN(capture_replay);
     CHECK(ct_ctx_live_tensors(ctx) == 0);
     ct_ctx_free(ctx);
     return ct_test_end();
