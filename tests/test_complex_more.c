@@ -504,6 +504,22 @@ TEST(eigh_identities) {
     CHECK_OK(ct_tensor_set_requires_grad(h, true));
     ct_tensor *gw = NULL, *gv = NULL;
     CHECK(ct_linalg_eigh(ctx, h, 'L', &gw, &gv) == CT_ERR_UNSUPPORTED && gw == NULL && gv == NULL);
+    /* a NaN in the named triangle: NaN results and info 1, the call succeeds (as the real eigh);
+     * a NaN in the other triangle is not read */
+    const double nanm[4][2] = {{1, 0}, {NAN, 0}, {2, 1}, {3, 0}};
+    ct_tensor *nm = cx_shaped(CT_COMPLEX128, 2, (const int64_t[]){2, 2}, nanm), *nw = NULL;
+    ct_tensor *nv = NULL, *ni = NULL;
+    CHECK_OK(ct_linalg_eigh_ex(ctx, nm, 'U', &nw, &nv, &ni));
+    double *nwv = nw ? tu_read(nw) : NULL;
+    int32_t info = 0;
+    CHECK(nwv && isnan(nwv[0]) && ni && ct_tensor_to_host(ni, &info, 4) == CT_OK && info == 1);
+    free(nwv);
+    ct_tensor_release(nw), ct_tensor_release(nv), ct_tensor_release(ni), nw = NULL;
+    CHECK_OK(ct_linalg_eigvalsh(ctx, nm, 'L', &nw)); /* reads 1, 2 + i, 3 only */
+    nwv = nw ? tu_read(nw) : NULL;
+    CHECK(nwv && fabs(nwv[0] - (2 - sqrt(6.0))) < 1e-14 && fabs(nwv[1] - (2 + sqrt(6.0))) < 1e-14);
+    free(nwv);
+    ct_tensor_release(nw), ct_tensor_release(nm);
     /* linalg.eig of a complex (non-Hermitian) batch: A V = V diag(w) */
     ct_tensor *ew = NULL, *ev = NULL, *ewc = NULL, *eav = NULL, *evw = NULL;
     CHECK_OK(ct_linalg_eig(ctx, m, &ew, &ev));

@@ -346,7 +346,7 @@ static ct_status ct__det(ct_ctx *ctx, const ct_tensor *a, ct_tensor **out) {
 }
 
 /* complex Hermitian eigh (eigh.c hands complex input here): heevd through CT_LINALG_EIGH_CX;
- * eigenvalues real, eigenvectors complex; info_out NULL makes a failed convergence an error */
+ * eigenvalues real, eigenvectors complex (LAPACK's phases); per-matrix info as the real eigh's */
 ct_status ct__linalg_eigh_cx(ct_ctx *ctx, const char *op, const ct_tensor *a, bool upper,
                              ct_tensor **w_out, ct_tensor **v_out, ct_tensor **info_out) {
     ct__la_in p;
@@ -357,9 +357,9 @@ ct_status ct__linalg_eigh_cx(ct_ctx *ctx, const char *op, const ct_tensor *a, bo
     if (v_out) CT__DO(st, ct__la_out(ctx, &p, p.cdt, 2, nn, &t[1]));
     CT__DO(st, ct__la_out(ctx, &p, CT_INT32, 0, NULL, &t[2]));
     ct_tensor *outs4[4] = {t[0], t[1], t[2], NULL};
+    /* as the real eigh: a non-finite matrix gives NaN and info 1, no error */
     CT__DO(st, ct__la_submit(ctx, &p, CT_LINALG_EIGH_CX, (upper ? 1 : 0) | (v_out ? 2 : 0), outs4,
                              NULL));
-    if (!info_out) CT__DO(st, ct__la_check_info(ctx, op, &p, t[2], "did not converge"));
     const bool cast[3] = {false, false, false};
     ct_tensor **const outs[3] = {w_out, v_out, info_out};
     return ct__la_finish(ctx, &p, st, 3, t, cast, outs);

@@ -468,7 +468,23 @@ CT__LINALG_IMPL(f64, double, LAPACKE_d)
                                 (int)n, (int)n);                                                   \
         for (int64_t b = 0; b < B && ret == CT_OK; b++) {                                          \
             CT *x = o[1].data ? (CT *)o[1].data + b * nn : tmp;                                    \
-            memcpy(x, (const CT *)a->data + b * nn, sizeof(CT) * (size_t)nn);                      \
+            const CT *ab = (const CT *)a->data + b * nn;                                           \
+            bool fin = true; /* the named triangle only, as the real eigh */                       \
+            for (lapack_int i = 0; i < n; i++)                                                     \
+                for (lapack_int j = 0; j < n; j++)                                                 \
+                    if (uplo == 'U' ? j >= i : j <= i)                                             \
+                        fin = fin && isfinite(creal(ab[(int64_t)i * n + j])) &&                    \
+                              isfinite(cimag(ab[(int64_t)i * n + j]));                             \
+            if (!fin) { /* NaN results and info 1 (CT_EIGH_INFO_NONFINITE), as the real eigh */    \
+                for (lapack_int i = 0; i < n; i++)                                                 \
+                    ((T *)o[0].data)[b * n + i] = (T)NAN;                                          \
+                if (o[1].data)                                                                     \
+                    for (int64_t e = 0; e < nn; e++)                                               \
+                        x[e] = (CT)NAN + (CT)NAN * I;                                              \
+                if (o[2].data) ((int32_t *)o[2].data)[b] = 1;                                      \
+                continue;                                                                          \
+            }                                                                                      \
+            memcpy(x, ab, sizeof(CT) * (size_t)nn);                                                \
             lapack_int st =                                                                        \
                 P##heevd_work(LAPACK_ROW_MAJOR, jobz, uplo, n, x, n, (T *)o[0].data + b * n, work, \
                               lw, rwork, lrw, iwork, liw);                                         \
