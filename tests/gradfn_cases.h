@@ -240,6 +240,7 @@ static ct_tensor *gf_run(ct_ctx *ctx, const char *name, ct_status *stp) {
     if (IS("addr")) st = ct_addr(ctx, m, v, u, 0.5, 2, &r);
     if (IS("matrix_power")) st = ct_linalg_matrix_power(ctx, m, 3, &r);
     if (IS("matrix_power1")) st = ct_linalg_matrix_power(ctx, m, 1, &r);
+    if (IS("matrix_power0")) st = ct_linalg_matrix_power(ctx, m, 0, &r);
     if (IS("logdet")) st = ct_logdet(ctx, spd, &r);
     if (IS("block_diag")) st = ct_block_diag(ctx, 2, (const ct_tensor *[]){x, m}, &r);
     if (IS("cartesian_prod")) st = ct_cartesian_prod(ctx, 2, (const ct_tensor *[]){v, u}, &r);

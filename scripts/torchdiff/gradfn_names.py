@@ -185,6 +185,7 @@ CASES = {
     'addr': lambda o: torch.addr(o.m, o.v, o.u, beta=0.5, alpha=2),
     'matrix_power': lambda o: torch.linalg.matrix_power(o.m, 3),
     'matrix_power1': lambda o: torch.linalg.matrix_power(o.m, 1),
+    'matrix_power0': lambda o: torch.linalg.matrix_power(o.m, 0),
     'logdet': lambda o: torch.logdet(o.spd),
     'block_diag': lambda o: torch.block_diag(o.x, o.m),
     'cartesian_prod': lambda o: torch.cartesian_prod(o.v, o.u),

@@ -334,13 +334,22 @@ static ct_status ct__matrix_power(ct_ctx *ctx, const ct_tensor *a, int64_t n, ct
     if (a->ndim < 2 || a->shape[a->ndim - 1] != a->shape[a->ndim - 2])
         return ct__set_error(ctx, CT_ERR_SHAPE,
                              "linalg.matrix_power: expected a batch of square matrices");
-    if (n == 0) { /* eye(n) broadcast to a's shape, copied */
-        ct_tensor *e = NULL, *x = NULL;
+    const uint64_t mark = ct__ag_mark(ctx);
+    if (n == 0) { /* eye(n) broadcast to a's shape; under autograd selected past a by an
+                   * all-false mask, so a gets torch's zero gradient (not a cut graph) */
+        ct_tensor *e = NULL, *x = NULL, *no = NULL;
         const int64_t m = a->shape[a->ndim - 1];
         st = ct_tensor_eye(ctx, a->dtype, m, m, &e);
         if (st == CT_OK) st = ct_tensor_expand(ctx, e, a->ndim, a->shape, &x);
-        if (st == CT_OK) st = ct_tensor_clone(ctx, x, out);
-        ct_tensor_release(e), ct_tensor_release(x);
+        if (st == CT_OK && ct__ag_wants(ctx, 1, ins)) {
+            st = ct_tensor_zeros(ctx, CT_BOOL, 0, NULL, &no);
+            if (st == CT_OK) st = ct_where(ctx, no, a, x, out);
+            ct_tensor_release(e), ct_tensor_release(x), ct_tensor_release(no);
+            return ct__ag_named(ctx, st, out, mark, "CopyBackwards"); /* torch's node */
+        } else if (st == CT_OK) {
+            st = ct_tensor_clone(ctx, x, out);
+        }
+        ct_tensor_release(e), ct_tensor_release(x), ct_tensor_release(no);
         return st;
     }
     ct_tensor *base = NULL;

@@ -123,6 +123,7 @@ static const struct {
     {"addr", "grad_fn=<AddrBackward0>"},
     {"matrix_power", "grad_fn=<MmBackward0>"},
     {"matrix_power1", "grad_fn=<CloneBackward0>"},
+    {"matrix_power0", "grad_fn=<CopyBackwards>"},
     {"logdet", "grad_fn=<WhereBackward0>"},
     {"block_diag", "grad_fn=<BlockDiagBackward0>"},
     {"cartesian_prod", "grad_fn=<StackBackward0>"},
