@@ -619,8 +619,29 @@ static ct_status g_linalg(const ct_tensor *x, ct_tensor **y) {
     return st;
 }
 
+static ct_status g_cholesky(const ct_tensor *x, ct_tensor **y) {
+    /* x (18) -> M (3, 3) complex -> H = M M^H + 3 I -> cholesky lower and upper */
+    ct_tensor *t[10] = {NULL};
+    ct_status st = as_cmat(x, &t[0]);
+    if (st == CT_OK) st = ct_adjoint(ctx, t[0], &t[1]);
+    if (st == CT_OK) st = ct_matmul(ctx, t[0], t[1], &t[2]);
+    if (st == CT_OK) st = ct_tensor_eye(ctx, CT_COMPLEX128, 3, 3, &t[3]);
+    if (st == CT_OK) st = ct_add_scaled(ctx, t[2], t[3], 3.0, &t[4]);
+    if (st == CT_OK) st = ct_linalg_cholesky(ctx, t[4], false, &t[5]);
+    if (st == CT_OK) st = ct_linalg_cholesky(ctx, t[4], true, &t[6]);
+    const ct_tensor *two[2] = {t[5], t[6]};
+    if (st == CT_OK) st = ct_cat(ctx, 2, two, 0, &t[7]);
+    if (st == CT_OK) st = ct_view_as_real(ctx, t[7], &t[8]);
+    if (st == CT_OK) st = ct_flatten(ctx, t[8], 0, -1, y);
+    for (int i = 0; i < 10; i++)
+        ct_tensor_release(t[i]);
+    return st;
+}
+
 TEST(linalg_gradients) {
     unsigned long long rng = 13;
+    tu_gradcheck(ctx, &rng, "cholesky of a complex Hermitian matrix", g_cholesky, 1,
+                 (const int64_t[]){18});
     tu_gradcheck(ctx, &rng, "det / inv / solve / logdet / slogdet / matrix_exp of a complex matrix",
                  g_linalg, 1, (const int64_t[]){18});
 }

@@ -83,17 +83,17 @@ static void bw_solve(ct__ag_call *c) {
     ct__ag_set(c, 0, ct__ag_neg(c, ct__ag_matmul(c, gb, ag_mh(c, x))));
     ct__ag_set(c, 1, vec && gb ? ct__ag_squeeze(c, gb, ct_tensor_ndim(gb) - 1) : gb);
 }
-static void bw_cholesky(ct__ag_call *c) {
+static void bw_cholesky(ct__ag_call *c) { /* complex: the same with mH (Hermitian projection) */
     bool upper = c->n->iv[0] != 0;
-    const ct_tensor *l = upper ? ag_mt(c, OUT) : OUT, *gl = upper ? ag_mt(c, G) : G;
-    ct_tensor *p = ct__ag_matmul(c, ag_mt(c, l), gl);
+    const ct_tensor *l = upper ? ag_mh(c, OUT) : OUT, *gl = upper ? ag_mh(c, G) : G;
+    ct_tensor *p = ct__ag_matmul(c, ag_mh(c, l), gl);
     /* Phi(P): the strict lower triangle plus half the diagonal */
     ct_tensor *phi =
         ct__ag_sub(c, ag_tril(c, p, 0),
                    ct__ag_mul_s(c, ct__ag_sub(c, ag_tril(c, p, 0), ag_tril(c, p, -1)), 0.5));
     ct_tensor *li = ag_inv(c, l);
-    ct_tensor *s = ct__ag_matmul(c, ct__ag_matmul(c, ag_mt(c, li), phi), li);
-    ct__ag_set(c, 0, ct__ag_mul_s(c, ct__ag_add(c, s, ag_mt(c, s)), 0.5));
+    ct_tensor *s = ct__ag_matmul(c, ct__ag_matmul(c, ag_mh(c, li), phi), li);
+    ct__ag_set(c, 0, ct__ag_mul_s(c, ct__ag_add(c, s, ag_mh(c, s)), 0.5));
 }
 
 static ct_tensor *ag_triu(ct__ag_call *c, const ct_tensor *a, int64_t diag) {
