@@ -1,6 +1,7 @@
 /* The remaining everyday losses of torch.nn.functional and pixel_shuffle, as a training script
  * calls them: margin_ranking_loss, hinge_embedding_loss, soft_margin_loss,
- * cosine_embedding_loss, poisson_nll_loss, gaussian_nll_loss, triplet_margin_loss,
+ * cosine_embedding_loss, poisson_nll_loss, gaussian_nll_loss, triplet_margin_loss
+ * (and with a distance of one's own),
  * multilabel_soft_margin_loss, pairwise_distance, pixel_shuffle and pixel_unshuffle. Each value
  * is printed and checked against the formula worked out by hand, then one gradient through
  * gaussian_nll_loss. Build and run: see README ("Examples"). */
@@ -55,6 +56,18 @@ static int show(const char *label, ct_tensor *t, const double *want, int n) {
         if (show(label, keep(t), (const double[]){__VA_ARGS__}, NVALS(__VA_ARGS__))) goto fail;    \
     } while (0)
 
+/* a distance for ct_triplet_margin_with_distance_loss: sum over the last dim of (x1 - x2)^2 */
+static ct_status squared_l2(ct_ctx *c, const ct_tensor *x1, const ct_tensor *x2, void *user,
+                            ct_tensor **out) {
+    (void)user;
+    ct_tensor *d = NULL, *q = NULL;
+    ct_status st = ct_sub(c, x1, x2, &d);
+    if (st == CT_OK) st = ct_mul(c, d, d, &q);
+    if (st == CT_OK) st = ct_sum(c, q, 1, (const int[]){-1}, false, out);
+    ct_tensor_release(d), ct_tensor_release(q);
+    return st;
+}
+
 int main(void) {
     int rc = 1;
     if (ct_ctx_create(NULL, &ctx) != CT_OK) return 1;
@@ -86,6 +99,10 @@ int main(void) {
     EXPECT("cosine_embedding", r, 1 - 1 / sqrt((1 + 1e-12) * (1 + 1e-12)), 0); /* cos 1, cos 0 */
     CHECK(ct_triplet_margin_loss(ctx, rows1, rows1, rows2, 1, 2, 0, false, CT_REDUCTION_NONE, &r));
     EXPECT("triplet_margin", r, 1, 0); /* max(0, 1 + 0 - d): d = 0, and sqrt 2 (clamped) */
+    /* the same with a distance of one's own: the squared L2 distance over rows */
+    CHECK(ct_triplet_margin_with_distance_loss(ctx, rows1, rows1, rows2, squared_l2, NULL, 1, false,
+                                               CT_REDUCTION_NONE, &r));
+    EXPECT("triplet_with_distance", r, 1, 0); /* max(0, 0 - 2 + 1) = 0 for the second row */
     CHECK(ct_multilabel_soft_margin_loss(ctx, rows1, rows1, NULL, CT_REDUCTION_NONE, &r));
     const double ls1 = log1p(exp(-1.0)), ls0 = log(2.0);
     EXPECT("multilabel_soft_margin", r, (ls1 + ls0) / 2, (ls0 + ls1) / 2);

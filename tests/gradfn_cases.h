@@ -349,6 +349,12 @@ static ct_tensor *gf_run(ct_ctx *ctx, const char *name, ct_status *stp) {
     if (IS("pairwise_distance")) st = ct_pairwise_distance(ctx, x, y, 2, 1e-6, false, &r);
     if (IS("triplet_margin_loss"))
         st = ct_triplet_margin_loss(ctx, x, y, z, 1, 2, 1e-6, true, CT_REDUCTION_MEAN, &r);
+    if (IS("triplet_with_distance"))
+        st = ct_triplet_margin_with_distance_loss(ctx, x, y, z, NULL, NULL, 1, false,
+                                                  CT_REDUCTION_NONE, &r);
+    if (IS("triplet_with_distance_mean"))
+        st = ct_triplet_margin_with_distance_loss(ctx, x, y, z, NULL, NULL, 1, true,
+                                                  CT_REDUCTION_MEAN, &r);
     if (IS("multilabel_soft_margin_loss")) {
         ct_tensor *yd = NULL, *ys = NULL;
         st = ct_tensor_detach(ctx, y, &yd);

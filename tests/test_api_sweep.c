@@ -263,6 +263,12 @@ static void s2_ct_triplet_margin_loss(void) { SWEEP_STATUS(ct_triplet_margin_los
 static void s3_ct_triplet_margin_loss(void) { SWEEP_STATUS(ct_triplet_margin_loss(S_ctx, S_t, S_t, S_t, (double){0}, (double){0}, (double){0}, (bool){0}, (ct_reduction){0}, &S_out[0])); }
 static void s4_ct_triplet_margin_loss(void) { SWEEP_STATUS(ct_triplet_margin_loss(S_ctx, S_t, S_t, S_t, (double){0}, (double){0}, (double){0}, (bool){0}, (ct_reduction){0}, &S_out[0])); }
 static void s5_ct_triplet_margin_loss(void) { SWEEP_STATUS(ct_triplet_margin_loss(S_ctx, S_t, S_t, S_t, (double){0}, (double){0}, (double){0}, (bool){0}, (ct_reduction){0}, &S_out[0])); }
+static void s0_ct_triplet_margin_with_distance_loss(void) { (void)ct_triplet_margin_with_distance_loss(NULL, NULL, NULL, NULL, (ct_distance_fn){0}, NULL, (double){0}, (bool){0}, (ct_reduction){0}, NULL); }
+static void s1_ct_triplet_margin_with_distance_loss(void) { SWEEP_STATUS(ct_triplet_margin_with_distance_loss(S_ctx, NULL, NULL, NULL, (ct_distance_fn){0}, NULL, (double){0}, (bool){0}, (ct_reduction){0}, NULL)); }
+static void s2_ct_triplet_margin_with_distance_loss(void) { SWEEP_STATUS(ct_triplet_margin_with_distance_loss(S_ctx, S_t, S_t, S_t, (ct_distance_fn){0}, NULL, (double){0}, (bool){0}, (ct_reduction){0}, NULL)); }
+static void s3_ct_triplet_margin_with_distance_loss(void) { SWEEP_STATUS(ct_triplet_margin_with_distance_loss(S_ctx, S_t, S_t, S_t, (ct_distance_fn){0}, NULL, (double){0}, (bool){0}, (ct_reduction){0}, &S_out[0])); }
+static void s4_ct_triplet_margin_with_distance_loss(void) { SWEEP_STATUS(ct_triplet_margin_with_distance_loss(S_ctx, S_t, S_t, S_t, (ct_distance_fn){0}, NULL, (double){0}, (bool){0}, (ct_reduction){0}, &S_out[0])); }
+static void s5_ct_triplet_margin_with_distance_loss(void) { SWEEP_STATUS(ct_triplet_margin_with_distance_loss(S_ctx, S_t, S_t, S_t, (ct_distance_fn){0}, NULL, (double){0}, (bool){0}, (ct_reduction){0}, &S_out[0])); }
 static void s0_ct_multilabel_soft_margin_loss(void) { (void)ct_multilabel_soft_margin_loss(NULL, NULL, NULL, NULL, (ct_reduction){0}, NULL); }
 static void s1_ct_multilabel_soft_margin_loss(void) { SWEEP_STATUS(ct_multilabel_soft_margin_loss(S_ctx, NULL, NULL, NULL, (ct_reduction){0}, NULL)); }
 static void s2_ct_multilabel_soft_margin_loss(void) { SWEEP_STATUS(ct_multilabel_soft_margin_loss(S_ctx, S_t, S_t, S_t, (ct_reduction){0}, NULL)); }
@@ -5316,6 +5322,12 @@ static const sweep_case sweep_cases[] = {
     {"ct_triplet_margin_loss", 3, s3_ct_triplet_margin_loss},
     {"ct_triplet_margin_loss", 4, s4_ct_triplet_margin_loss},
     {"ct_triplet_margin_loss", 5, s5_ct_triplet_margin_loss},
+    {"ct_triplet_margin_with_distance_loss", 0, s0_ct_triplet_margin_with_distance_loss},
+    {"ct_triplet_margin_with_distance_loss", 1, s1_ct_triplet_margin_with_distance_loss},
+    {"ct_triplet_margin_with_distance_loss", 2, s2_ct_triplet_margin_with_distance_loss},
+    {"ct_triplet_margin_with_distance_loss", 3, s3_ct_triplet_margin_with_distance_loss},
+    {"ct_triplet_margin_with_distance_loss", 4, s4_ct_triplet_margin_with_distance_loss},
+    {"ct_triplet_margin_with_distance_loss", 5, s5_ct_triplet_margin_with_distance_loss},
     {"ct_multilabel_soft_margin_loss", 0, s0_ct_multilabel_soft_margin_loss},
     {"ct_multilabel_soft_margin_loss", 1, s1_ct_multilabel_soft_margin_loss},
     {"ct_multilabel_soft_margin_loss", 2, s2_ct_multilabel_soft_margin_loss},

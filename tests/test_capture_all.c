@@ -645,6 +645,7 @@ OPLOSS(margin_ranking_loss, A, B, OUT2, 0.2, CT_REDUCTION_MEAN)
 OPLOSS(hinge_embedding_loss, A, OUT2, 1.0, CT_REDUCTION_SUM)
 OPLOSS(soft_margin_loss, A, OUT2, CT_REDUCTION_NONE)
 OPLOSS(triplet_margin_loss, A, B, C, 1, 2, 1e-6, true, CT_REDUCTION_MEAN)
+OPLOSS(triplet_margin_with_distance_loss, A, B, C, NULL, NULL, 1, true, CT_REDUCTION_MEAN)
 OPLOSS(multilabel_soft_margin_loss, A, OUT2, NULL, CT_REDUCTION_MEAN)
 OPLOSS(pairwise_distance, A, B, 2, 1e-6, false)
 static ct_status op_cosine_embedding_loss(void) {
@@ -1655,6 +1656,7 @@ static const op_entry computing[] = {
     E(hinge_embedding_loss),
     E(soft_margin_loss),
     E(triplet_margin_loss),
+    E(triplet_margin_with_distance_loss),
     E(multilabel_soft_margin_loss),
     E(pairwise_distance),
     E(cosine_embedding_loss),

@@ -102,6 +102,24 @@ TEST(elementwise_losses) {
     }
 }
 
+/* a user distance for triplet_margin_with_distance_loss: user[0] * sum |x1 - x2| over the last
+ * dim */
+static ct_status l1_dist(ct_ctx *c, const ct_tensor *x1, const ct_tensor *x2, void *user,
+                         ct_tensor **out) {
+    ct_tensor *d = NULL, *a = NULL, *s = NULL;
+    ct_status st = ct_sub(c, x1, x2, &d);
+    if (st == CT_OK) st = ct_abs(c, d, &a);
+    if (st == CT_OK) st = ct_sum(c, a, 1, (const int[]){-1}, false, &s);
+    if (st == CT_OK) st = ct_mul_scalar(c, s, *(const double *)user, out);
+    ct_tensor_release(d), ct_tensor_release(a), ct_tensor_release(s);
+    return st;
+}
+static ct_status failing_dist(ct_ctx *c, const ct_tensor *x1, const ct_tensor *x2, void *user,
+                              ct_tensor **out) {
+    (void)x1, (void)x2, (void)user, (void)out;
+    return ct_tensor_reshape(c, NULL, 0, NULL, out); /* an error with its message */
+}
+
 TEST(row_losses_and_distances) {
     long double e[3];
     for (int red = 0; red < 3; red++) {
@@ -142,6 +160,28 @@ TEST(row_losses_and_distances) {
         }
         CHECK_OK(ct_triplet_margin_loss(ctx, A, B, C, 1, 2, 1e-6, true, R, &r));
         check("triplet", r, e, 3, R, 1e-13);
+        ct_tensor_release(r), r = NULL;
+        /* with_distance, the default distance: the same values (torch's order of the terms:
+         * d(a, b) - d(a, c) + margin) */
+        CHECK_OK(ct_triplet_margin_with_distance_loss(ctx, A, B, C, NULL, NULL, 1, true, R, &r));
+        check("triplet_with_distance", r, e, 3, R, 1e-13);
+        ct_tensor_release(r), r = NULL;
+        /* a user distance (L1 over the last dim, scaled by the user's factor), no swap, margin
+         * 0.5 */
+        double scale = 0.25;
+        for (int i = 0; i < 3; i++) {
+            long double dab = 0, dac = 0;
+            for (int j = 0; j < 4; j++) {
+                const int k = i * 4 + j;
+                dab += fabsl((long double)vals_a[k] - vals_b[k]);
+                dac += fabsl((long double)vals_a[k] - vals_c[k]);
+            }
+            const long double v = scale * dab - scale * dac + 0.5L;
+            e[i] = v > 0 ? v : 0;
+        }
+        CHECK_OK(
+            ct_triplet_margin_with_distance_loss(ctx, A, B, C, l1_dist, &scale, 0.5, false, R, &r));
+        check("triplet_with_l1", r, e, 3, R, 1e-13);
         ct_tensor_release(r), r = NULL;
         /* multilabel soft margin: mean over the 4 classes, targets sigmoid(b) */
         ct_tensor *sb = NULL;
@@ -269,6 +309,11 @@ static ct_status g_gauss(const ct_tensor *x, ct_tensor **y) {
 static ct_status g_triplet(const ct_tensor *x, ct_tensor **y) {
     return ct_triplet_margin_loss(ctx, x, B, C, 5, 2, 1e-6, false, CT_REDUCTION_NONE, y);
 }
+static ct_status g_triplet_dist(const ct_tensor *x, ct_tensor **y) {
+    double scale = 1.5;
+    return ct_triplet_margin_with_distance_loss(ctx, B, x, C, l1_dist, &scale, 5, true,
+                                                CT_REDUCTION_NONE, y);
+}
 static ct_status g_multi(const ct_tensor *x, ct_tensor **y) {
     ct_tensor *sb = NULL;
     ct_status st = ct_sigmoid(ctx, B, &sb);
@@ -284,13 +329,24 @@ static ct_status g_pixel(const ct_tensor *x, ct_tensor **y) {
     return st;
 }
 
+/* a failing distance stops the loss with its status, nothing leaks, no result */
+TEST(distance_failure) {
+    ct_tensor *r = NULL;
+    CHECK(ct_triplet_margin_with_distance_loss(ctx, A, B, C, failing_dist, NULL, 1, false,
+                                               CT_REDUCTION_MEAN, &r) != CT_OK &&
+          r == NULL);
+    CHECK(strstr(ct_ctx_last_error(ctx), "triplet_margin_with_distance_loss") != NULL);
+}
+
 TEST(gradients) {
     struct {
         const char *name;
         tu_fn1 f;
-    } g[] = {{"margin_ranking", g_margin}, {"hinge", g_hinge},      {"soft_margin", g_soft},
-             {"cosine_embedding", g_cos},  {"poisson", g_poisson},  {"gaussian", g_gauss},
-             {"triplet", g_triplet},       {"multilabel", g_multi}, {"pixel_shuffle", g_pixel}};
+    } g[] = {{"margin_ranking", g_margin}, {"hinge", g_hinge},
+             {"soft_margin", g_soft},      {"cosine_embedding", g_cos},
+             {"poisson", g_poisson},       {"gaussian", g_gauss},
+             {"triplet", g_triplet},       {"multilabel", g_multi},
+             {"pixel_shuffle", g_pixel},   {"triplet_with_distance", g_triplet_dist}};
     for (size_t k = 0; k < sizeof(g) / sizeof(g[0]); k++)
         tu_gradcheck(ctx, &rng, g[k].name, g[k].f, 2, SH(3, 4));
 }
@@ -313,6 +369,7 @@ int main(void) {
     RUN(pixel_shuffle_round_trip);
     RUN(errors);
     RUN(gradients);
+    RUN(distance_failure);
     ct_tensor_release(A), ct_tensor_release(B), ct_tensor_release(C), ct_tensor_release(Sg);
     CHECK(ct_ctx_live_tensors(ctx) == 0);
     ct_ctx_free(ctx);

@@ -154,6 +154,19 @@ CT_API ct_status ct_triplet_margin_loss(ct_ctx *ctx, const ct_tensor *anchor,
                                         const ct_tensor *positive, const ct_tensor *negative,
                                         double margin, double p, double eps, bool swap,
                                         ct_reduction reduction, ct_tensor **out);
+/* A distance for ct_triplet_margin_with_distance_loss: *out = d(x1, x2) (any ctorch ops; their
+ * gradients flow through), user as given; a failure stops the loss with its status. */
+typedef ct_status (*ct_distance_fn)(ct_ctx *ctx, const ct_tensor *x1, const ct_tensor *x2,
+                                    void *user, ct_tensor **out);
+/* torch.nn.functional.triplet_margin_with_distance_loss: max(0, d(a, pos) - d(a, neg) + margin)
+ * with d = distance (NULL: pairwise_distance, p = 2, eps = 1e-6); swap: the smaller of d(a, neg)
+ * and d(pos, neg). */
+CT_API ct_status ct_triplet_margin_with_distance_loss(ct_ctx *ctx, const ct_tensor *anchor,
+                                                      const ct_tensor *positive,
+                                                      const ct_tensor *negative,
+                                                      ct_distance_fn distance, void *user,
+                                                      double margin, bool swap,
+                                                      ct_reduction reduction, ct_tensor **out);
 /* torch.nn.functional.multilabel_soft_margin_loss: the mean over classes (the last dim) of
  * -(t logsigmoid(x) + (1 - t) logsigmoid(-x)) (times weight; NULL: none). */
 CT_API ct_status ct_multilabel_soft_margin_loss(ct_ctx *ctx, const ct_tensor *input,

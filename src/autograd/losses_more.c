@@ -364,6 +364,56 @@ ct_status ct_triplet_margin_loss(ct_ctx *ctx, const ct_tensor *anchor, const ct_
         ct__triplet(ctx, anchor, positive, negative, margin, p, eps, swap, reduction, out));
 }
 
+/* ---- triplet_margin_with_distance_loss: torch 1.13's Python composite, clamp(d(a, pos) -
+ * d(a, neg) + margin, min=0) (its order of the terms), a user distance or pairwise_distance ---- */
+static ct_status ct__pairwise_default(ct_ctx *ctx, const ct_tensor *x1, const ct_tensor *x2,
+                                      void *user, ct_tensor **out) {
+    (void)user;
+    return ct_pairwise_distance(ctx, x1, x2, 2.0, 1e-6, false, out);
+}
+static ct_status ct__triplet_dist(ct_ctx *ctx, const ct_tensor *a, const ct_tensor *pos,
+                                  const ct_tensor *neg, ct_distance_fn dist, void *user,
+                                  double margin, bool swap, ct_reduction red, ct_tensor **out) {
+    const char *op = "triplet_margin_with_distance_loss";
+    const ct_tensor *ins[3] = {a, pos, neg};
+    ct_status st = ct__loss_args(ctx, op, 3, ins, red, out);
+    if (st != CT_OK) return st;
+    if (!dist) dist = ct__pairwise_default;
+    ct_tensor *t[7] = {NULL};
+    const double zero = 0;
+    st = dist(ctx, a, pos, user, &t[0]);
+    if (st == CT_OK) st = dist(ctx, a, neg, user, &t[1]);
+    if (st == CT_OK && (!t[0] || !t[1]))
+        st = ct__set_error(ctx, CT_ERR_INVALID_ARG, "%s: the distance returned no tensor", op);
+    if (st == CT_OK && swap) {
+        st = dist(ctx, pos, neg, user, &t[2]);
+        if (st == CT_OK && !t[2])
+            st = ct__set_error(ctx, CT_ERR_INVALID_ARG, "%s: the distance returned no tensor", op);
+        if (st == CT_OK) st = ct_minimum(ctx, t[1], t[2], &t[3]);
+        if (st == CT_OK) {
+            ct_tensor_release(t[1]);
+            t[1] = t[3], t[3] = NULL;
+        }
+    }
+    if (st == CT_OK) st = ct_sub(ctx, t[0], t[1], &t[4]);
+    if (st == CT_OK) st = ct_add_scalar(ctx, t[4], margin, &t[5]);
+    if (st == CT_OK) st = ct_clamp(ctx, t[5], &zero, NULL, &t[6]);
+    if (st == CT_OK) {
+        st = ct__ag_reduce_loss(ctx, t[6], red, out);
+        t[6] = NULL;
+    }
+    ct__release_all(7, t);
+    return st;
+}
+ct_status ct_triplet_margin_with_distance_loss(ct_ctx *ctx, const ct_tensor *anchor,
+                                               const ct_tensor *positive, const ct_tensor *negative,
+                                               ct_distance_fn distance, void *user, double margin,
+                                               bool swap, ct_reduction reduction, ct_tensor **out) {
+    return ct__error_within(ctx, "triplet_margin_with_distance_loss",
+                            ct__triplet_dist(ctx, anchor, positive, negative, distance, user,
+                                             margin, swap, reduction, out));
+}
+
 /* ---- multilabel_soft_margin_loss: -(t logsigmoid(x) + (1 - t) logsigmoid(-x)) (times weight),
  * summed over the class dim (the last) and divided by its size, then reduced ---- */
 static ct_status ct__multilabel_soft(ct_ctx *ctx, const ct_tensor *x, const ct_tensor *target,

@@ -161,6 +161,8 @@ static const struct {
     {"gaussian_nll_loss", "grad_fn=<MeanBackward0>"},
     {"pairwise_distance", "grad_fn=<NormBackward1>"},
     {"triplet_margin_loss", "grad_fn=<MeanBackward0>"},
+    {"triplet_with_distance", "grad_fn=<ClampBackward1>"},
+    {"triplet_with_distance_mean", "grad_fn=<MeanBackward0>"},
     {"multilabel_soft_margin_loss", "grad_fn=<MeanBackward0>"},
     {"pixel_shuffle", "grad_fn=<PixelShuffleBackward0>"},
     {"pixel_unshuffle", "grad_fn=<PixelUnshuffleBackward0>"},
