@@ -470,8 +470,7 @@ static double unitary_err(const ct_tensor *q, bool rows) { /* |Q^H Q - I| (rows:
     ct_tensor_release(qh), ct_tensor_release(p), ct_tensor_release(eye), ct_tensor_release(e64);
     return r;
 }
-/* complex Hermitian eigh: A V = V diag(w), V unitary, w ascending and equal to eigvalsh's; the
- * eigenvectors carry no gradient yet (refused) */
+/* complex Hermitian eigh: A V = V diag(w), V unitary, w ascending and equal to eigvalsh's */
 TEST(eigh_identities) {
     const int64_t sh[3] = {3, 4, 4};
     ct_tensor *re = NULL, *im = NULL, *m = NULL, *mh = NULL, *h = NULL, *w = NULL, *v = NULL;
@@ -503,7 +502,8 @@ TEST(eigh_identities) {
     free(wv);
     CHECK_OK(ct_tensor_set_requires_grad(h, true));
     ct_tensor *gw = NULL, *gv = NULL;
-    CHECK(ct_linalg_eigh(ctx, h, 'L', &gw, &gv) == CT_ERR_UNSUPPORTED && gw == NULL && gv == NULL);
+    CHECK_OK(ct_linalg_eigh(ctx, h, 'L', &gw, &gv)); /* differentiable (linalg_gradients) */
+    ct_tensor_release(gw), ct_tensor_release(gv);
     /* a NaN in the named triangle: NaN results and info 1, the call succeeds (as the real eigh);
      * a NaN in the other triangle is not read */
     const double nanm[4][2] = {{1, 0}, {NAN, 0}, {2, 1}, {3, 0}};
@@ -638,9 +638,29 @@ static ct_status g_cholesky(const ct_tensor *x, ct_tensor **y) {
     return st;
 }
 
+static ct_status g_eigh(const ct_tensor *x, ct_tensor **y) {
+    /* x (18) -> M -> H = M + M^H -> eigh: the eigenvalues and |V|^2 (independent of V's phases,
+     * as a loss must be) */
+    ct_tensor *t[10] = {NULL};
+    ct_status st = as_cmat(x, &t[0]);
+    if (st == CT_OK) st = ct_adjoint(ctx, t[0], &t[1]);
+    if (st == CT_OK) st = ct_add(ctx, t[0], t[1], &t[2]);
+    if (st == CT_OK) st = ct_linalg_eigh(ctx, t[2], 'L', &t[3], &t[4]);
+    if (st == CT_OK) st = ct_abs(ctx, t[4], &t[5]);
+    if (st == CT_OK) st = ct_mul(ctx, t[5], t[5], &t[6]);
+    if (st == CT_OK) st = ct_flatten(ctx, t[6], 0, -1, &t[7]);
+    const ct_tensor *two[2] = {t[3], t[7]};
+    if (st == CT_OK) st = ct_cat(ctx, 2, two, 0, y);
+    for (int i = 0; i < 10; i++)
+        ct_tensor_release(t[i]);
+    return st;
+}
+
 TEST(linalg_gradients) {
     unsigned long long rng = 13;
     tu_gradcheck(ctx, &rng, "cholesky of a complex Hermitian matrix", g_cholesky, 1,
+                 (const int64_t[]){18});
+    tu_gradcheck(ctx, &rng, "eigh of a complex Hermitian matrix (w, |V|^2)", g_eigh, 1,
                  (const int64_t[]){18});
     tu_gradcheck(ctx, &rng, "det / inv / solve / logdet / slogdet / matrix_exp of a complex matrix",
                  g_linalg, 1, (const int64_t[]){18});

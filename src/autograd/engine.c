@@ -228,6 +228,7 @@ static bool ct__ag_complex_safe(int op) {
     case CT__AG_LINALG_SLOGDET:
     case CT__AG_LINALG_SOLVE:
     case CT__AG_LINALG_CHOLESKY:
+    case CT__AG_LINALG_EIGH:
     case CT__AG_UNFOLD:
     case CT__AG_FOLD:
     case CT__AG_CAT:

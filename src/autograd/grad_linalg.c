@@ -150,9 +150,13 @@ static void bw_eigh(ct__ag_call *c) {
     const ct_tensor *eye = ag_eye(c, n, dt);
     const ct_tensor *f =
         ct__ag_div(c, ct__ag_sub(c, ct__ag_scalar(c, dt, 1.0), eye), ct__ag_add(c, e, eye));
-    const ct_tensor *inner = ct__ag_add(c, ct__ag_mul(c, f, ct__ag_matmul(c, ag_mt(c, v), c->g[1])),
+    const ct_tensor *vhg = ct__ag_matmul(c, ag_mh(c, v), c->g[1]);
+    if (v && ct_dtype_is_complex(ct_tensor_dtype(v))) /* torch's projection onto the
+                                                       * skew-Hermitian matrices (V's phases) */
+        vhg = ct__ag_mul_s(c, ct__ag_sub(c, vhg, ag_mh(c, vhg)), 0.5);
+    const ct_tensor *inner = ct__ag_add(c, ct__ag_mul(c, f, vhg),
                                         ct__ag_mul(c, eye, ct__ag_unsqueeze(c, c->g[0], nd - 2)));
-    ct__ag_set(c, 0, ct__ag_matmul(c, ct__ag_matmul(c, v, inner), ag_mt(c, v)));
+    ct__ag_set(c, 0, ct__ag_matmul(c, ct__ag_matmul(c, v, inner), ag_mh(c, v)));
 }
 
 static void bw_svd(ct__ag_call *c) {
