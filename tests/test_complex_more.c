@@ -905,6 +905,43 @@ TEST(review_regressions) {
     CHECK(pv && sv && pv[0] == sv[0] && pv[1] == sv[1] && isnan(pv[2]) && isnan(pv[3]));
     free(pv), free(sv);
     ct_tensor_release(zt), ct_tensor_release(p5), ct_tensor_release(rs);
+    /* a second review (linear algebra): empty complex batches have info 0 (it was never
+     * written), the logdet of a singular complex matrix is -inf + NaN i (torch's), a singular A
+     * with no right-hand side still fails, a bad uplo is named */
+    for (int rep = 0; rep < 2; rep++) { /* the first call leaves data in the cache */
+        ct_tensor *ones = NULL, *z00 = NULL, *ew = NULL, *ev = NULL, *ei = NULL;
+        CHECK_OK(ct_tensor_full(ctx, CT_COMPLEX128, 4, (const int64_t[]){2, 3, 4, 4}, 1.0, &ones));
+        CHECK_OK(ct_linalg_eigh_ex(ctx, ones, 'L', &ew, &ev, &ei));
+        ct_tensor_release(ew), ct_tensor_release(ev), ct_tensor_release(ei), ew = ev = ei = NULL;
+        CHECK_OK(ct_tensor_zeros(ctx, CT_COMPLEX128, 4, (const int64_t[]){2, 3, 0, 0}, &z00));
+        CHECK_OK(ct_linalg_eigh_ex(ctx, z00, 'L', &ew, &ev, &ei));
+        int32_t inf6[6] = {9, 9, 9, 9, 9, 9};
+        CHECK(ei && ct_tensor_to_host(ei, inf6, sizeof inf6) == CT_OK);
+        for (int i = 0; i < 6; i++)
+            CHECK(inf6[i] == 0);
+        ct_tensor_release(ew), ct_tensor_release(ev), ct_tensor_release(ei), ew = ev = NULL;
+        CHECK_OK(ct_linalg_eig(ctx, z00, &ew, &ev));
+        ct_tensor_release(ones), ct_tensor_release(z00), ct_tensor_release(ew);
+        ct_tensor_release(ev);
+    }
+    const double singm[4][2] = {{1, 1}, {0, 0}, {2, -1}, {0, 0}};
+    ct_tensor *sm = cx_shaped(CT_COMPLEX128, 2, (const int64_t[]){2, 2}, singm), *ld = NULL;
+    CHECK_OK(ct_logdet(ctx, sm, &ld));
+    double *ldv = ld ? cx_read(ld, 1) : NULL;
+    CHECK(ldv && ldv[0] == -INFINITY && isnan(ldv[1]));
+    free(ldv);
+    ct_tensor *b0 = NULL, *x0 = NULL, *zr = NULL, *zb = NULL;
+    CHECK_OK(ct_tensor_zeros(ctx, CT_COMPLEX128, 2, (const int64_t[]){2, 0}, &b0));
+    CHECK(ct_linalg_solve(ctx, sm, b0, &x0) == CT_ERR_INVALID_ARG && x0 == NULL);
+    CHECK(strstr(ct_ctx_last_error(ctx), "singular") != NULL);
+    CHECK_OK(ct_tensor_zeros(ctx, CT_FLOAT64, 2, (const int64_t[]){3, 3}, &zr));
+    CHECK_OK(ct_tensor_zeros(ctx, CT_FLOAT64, 2, (const int64_t[]){3, 0}, &zb));
+    CHECK(ct_linalg_solve(ctx, zr, zb, &x0) == CT_ERR_INVALID_ARG && x0 == NULL);
+    ct_tensor *ew2 = NULL, *ev2 = NULL;
+    CHECK(ct_linalg_eigh(ctx, sm, 'X', &ew2, &ev2) == CT_ERR_INVALID_ARG);
+    CHECK(strstr(ct_ctx_last_error(ctx), "got 'X'") != NULL);
+    ct_tensor_release(sm), ct_tensor_release(ld), ct_tensor_release(b0), ct_tensor_release(zr);
+    ct_tensor_release(zb);
     /* sgn of a subnormal value keeps its precision (1 / sqrt 2 here, 0.714 unscaled) */
     const double sub[1][2] = {{5e-323, 5e-323}};
     ct_tensor *st_ = cx_tensor(CT_COMPLEX128, 1, sub), *sg = NULL;

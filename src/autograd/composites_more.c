@@ -426,11 +426,22 @@ ct_status ct_logdet(ct_ctx *ctx, const ct_tensor *a, ct_tensor **out) {
     }
     ct_status st = ct_linalg_slogdet(ctx, a, &sign, &lad);
     if (st == CT_OK && ct_dtype_is_complex(ct_tensor_dtype(sign))) {
-        /* complex: log(sign) + log|det| (torch's; -inf for a singular matrix) */
-        ct_tensor *ls = NULL;
+        /* complex: log(sign) + log|det| (torch's); a singular matrix has no phase: -inf + NaN i
+         * as torch (log of the signed zero sign would give 0 or pi) */
+        ct_tensor *ls = NULL, *v = NULL, *sing = NULL, *undef = NULL;
         st = ct_log(ctx, sign, &ls);
-        if (st == CT_OK) st = ct_add(ctx, ls, lad, out);
-        ct_tensor_release(ls), ct_tensor_release(sign), ct_tensor_release(lad);
+        if (st == CT_OK) st = ct_add(ctx, ls, lad, &v);
+        if (st == CT_OK) st = ct_eq_scalar(ctx, sign, 0.0, &sing);
+        if (st == CT_OK) {
+            const double c[2] = {-INFINITY, NAN};
+            const float cf[2] = {-INFINITY, NAN};
+            const ct_dtype dt = ct_tensor_dtype(v);
+            st = ct_tensor_from_host(ctx, dt == CT_COMPLEX64 ? (const void *)cf : (const void *)c,
+                                     dt, 0, NULL, &undef);
+        }
+        if (st == CT_OK) st = ct_where(ctx, sing, undef, v, out);
+        ct_tensor_release(ls), ct_tensor_release(v), ct_tensor_release(sing);
+        ct_tensor_release(undef), ct_tensor_release(sign), ct_tensor_release(lad);
         return ct__error_within(ctx, "logdet", st);
     }
     if (st == CT_OK) st = ct_eq_scalar(ctx, sign, -1, &neg);

@@ -291,16 +291,30 @@ static ct_status ct__solve(ct_ctx *ctx, const ct_tensor *a, const ct_tensor *b, 
                              ct__shape_str((char[96]){0}, 96, b->ndim, b->shape));
     }
     int64_t k = vec ? 1 : b->shape[b->ndim - 1], s3[3] = {p.B, p.n, k};
+    /* no right-hand side (k = 0): A is still factored against one zero column, so a singular A
+     * fails as torch's; the result keeps its 0 columns */
+    const bool no_rhs = k == 0 && p.n > 0 && p.B > 0;
     ct_tensor *bc = NULL, *b3 = NULL, *t[2] = {NULL, NULL};
-    st = b->dtype == p.cdt ? ct_tensor_contiguous(ctx, b, &bc) : ct_cast(ctx, b, p.cdt, &bc);
-    CT__DO(st, ct_tensor_reshape(ctx, bc, 3, s3, &b3));
-    int64_t nk[2] = {p.n, k};
+    if (no_rhs) {
+        const int64_t z3[3] = {p.B, p.n, 1};
+        st = ct_tensor_zeros(ctx, p.cdt, 3, z3, &b3);
+    } else {
+        st = b->dtype == p.cdt ? ct_tensor_contiguous(ctx, b, &bc) : ct_cast(ctx, b, p.cdt, &bc);
+        CT__DO(st, ct_tensor_reshape(ctx, bc, 3, s3, &b3));
+    }
+    int64_t nk[2] = {p.n, no_rhs ? 1 : k};
     CT__DO(st, ct__la_out(ctx, &p, p.cdt, 2, nk, &t[0]));
     CT__DO(st, ct__la_out(ctx, &p, CT_INT32, 0, NULL, &t[1]));
     ct_tensor *outs4[4] = {t[0], t[1], NULL, NULL};
     CT__DO(st, ct__la_submit(ctx, &p, CT_LINALG_SOLVE, 0, outs4, b3));
     CT__DO(st, ct__la_check_info(ctx, op, &p, t[1], ct__singular));
     ct_tensor_release(bc), ct_tensor_release(b3);
+    if (st == CT_OK && no_rhs) { /* (B, n, 1) -> (B, n, 0) */
+        ct_tensor *e = NULL;
+        st = ct__la_out(ctx, &p, p.cdt, 2, (const int64_t[]){p.n, 0}, &e);
+        ct_tensor_release(t[0]);
+        t[0] = e;
+    }
     if (st == CT_OK && vec) { /* (B, n, 1) -> (B, n) */
         int64_t s2[2] = {p.B, p.n};
         ct_tensor *v = NULL;

@@ -5,6 +5,7 @@
  * CUDA backend would implement CT_OP_EIGH with cusolverDnXsyevBatched. */
 #include "ctorch/linalg.h"
 
+#include <ctype.h>
 #include <lapacke.h>
 #include <string.h>
 
@@ -22,8 +23,12 @@ static ct_status eigh_impl(ct_ctx *ctx, const char *op, const ct_tensor *a, char
     if (a->ctx != ctx)
         return ct__set_error(ctx, CT_ERR_INVALID_ARG, "%s: input belongs to another context", op);
     if (uplo != 'L' && uplo != 'U' && uplo != 'l' && uplo != 'u')
-        return ct__set_error(ctx, CT_ERR_INVALID_ARG, "%s: uplo must be 'L' or 'U', got %d", op,
-                             (int)(unsigned char)uplo);
+        return isprint((unsigned char)uplo)
+                   ? ct__set_error(ctx, CT_ERR_INVALID_ARG, "%s: uplo must be 'L' or 'U', got '%c'",
+                                   op, uplo)
+                   : ct__set_error(ctx, CT_ERR_INVALID_ARG,
+                                   "%s: uplo must be 'L' or 'U', got character code %d", op,
+                                   (int)(unsigned char)uplo);
     const int upper = uplo == 'U' || uplo == 'u';
     const int nd = ct_tensor_ndim(a);
     const int64_t *shape = ct_tensor_shape(a);

@@ -24,6 +24,12 @@
 
 static ct_status ct__lm_float(ct_ctx *ctx, const char *op, const char *what, const ct_tensor *t) {
     if (t->dtype == CT_FLOAT32 || t->dtype == CT_FLOAT64) return CT_OK;
+    if (ct_dtype_is_complex(t->dtype)) /* torch has it: ctorch does not yet */
+        return ct__set_error(ctx, CT_ERR_UNSUPPORTED,
+                             "%s: complex %s (%s) is not supported yet (cholesky, solve, inv, det, "
+                             "slogdet, qr, svd, svdvals, pinv, eig and eigh take complex "
+                             "matrices)",
+                             op, what, ct_dtype_name(t->dtype));
     return ct__set_error(ctx, CT_ERR_DTYPE,
                          "%s: %s must be float32 or float64, got %s (torch: not implemented for "
                          "that dtype)",

@@ -450,7 +450,11 @@ CT__LINALG_IMPL(f64, double, LAPACKE_d)
         const char uplo = (op->ints[1] & 1) ? 'U' : 'L', jobz = (op->ints[1] & 2) ? 'V' : 'N';     \
         if (a->ndim != 4 || a->shape[1] != n || a->shape[3] != 2)                                  \
             return ct__set_error(s->ctx, CT_ERR_UNSUPPORTED, "linalg.eigh: bad complex layout");   \
-        if (n == 0 || B == 0) return CT_OK;                                                        \
+        if (n == 0 || B == 0) { /* no matrix to factor: info 0 for each (empty) one */             \
+            for (int64_t b = 0; o[2].data && b < B; b++)                                           \
+                ((int32_t *)o[2].data)[b] = 0;                                                     \
+            return CT_OK;                                                                          \
+        }                                                                                          \
         CT *tmp = ct__alloc(s->ctx, sizeof(CT) * (size_t)nn, 64), wq = 0;                          \
         T rq = 0;                                                                                  \
         lapack_int iq = 0, lw = 1, lrw = 1, liw = 1;                                               \
@@ -507,7 +511,11 @@ CT__LINALG_IMPL(f64, double, LAPACKE_d)
         const bool vec = o[1].data != NULL;                                                        \
         if (a->ndim != 4 || a->shape[1] != n || a->shape[3] != 2)                                  \
             return ct__set_error(s->ctx, CT_ERR_UNSUPPORTED, "linalg.eig: bad complex layout");    \
-        if (n == 0 || B == 0) return CT_OK;                                                        \
+        if (n == 0 || B == 0) { /* no matrix to factor: info 0 for each (empty) one */             \
+            for (int64_t b = 0; o[2].data && b < B; b++)                                           \
+                ((int32_t *)o[2].data)[b] = 0;                                                     \
+            return CT_OK;                                                                          \
+        }                                                                                          \
         CT *tmp = ct__alloc(s->ctx, sizeof(CT) * (size_t)nn, 64), wq = 0, dummy = 0;               \
         T *rwork = ct__alloc(s->ctx, sizeof(T) * (size_t)(2 * n), 64); /* the query reads it */    \
         lapack_int lw = 1;                                                                         \
