@@ -942,6 +942,14 @@ TEST(review_regressions) {
     CHECK(strstr(ct_ctx_last_error(ctx), "got 'X'") != NULL);
     ct_tensor_release(sm), ct_tensor_release(ld), ct_tensor_release(b0), ct_tensor_release(zr);
     ct_tensor_release(zb);
+    /* (real) solve_ex's info has A's batch dims, not the broadcast ones (torch) */
+    ct_tensor *a3 = NULL, *b3 = NULL, *x3 = NULL, *i3 = NULL;
+    CHECK_OK(ct_tensor_randn(ctx, CT_FLOAT64, 4, (const int64_t[]){3, 1, 2, 2}, 1, 0, &a3));
+    CHECK_OK(ct_tensor_randn(ctx, CT_FLOAT64, 3, (const int64_t[]){4, 2, 2}, 2, 0, &b3));
+    CHECK_OK(ct_linalg_solve_ex(ctx, a3, b3, &x3, &i3));
+    CHECK(i3 && tu_same_shape(i3, 2, (const int64_t[]){3, 1}));
+    CHECK(x3 && tu_same_shape(x3, 4, (const int64_t[]){3, 4, 2, 2}));
+    ct_tensor_release(a3), ct_tensor_release(b3), ct_tensor_release(x3), ct_tensor_release(i3);
     /* sgn of a subnormal value keeps its precision (1 / sqrt 2 here, 0.714 unscaled) */
     const double sub[1][2] = {{5e-323, 5e-323}};
     ct_tensor *st_ = cx_tensor(CT_COMPLEX128, 1, sub), *sg = NULL;

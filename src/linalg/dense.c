@@ -550,6 +550,23 @@ static ct_status ct__solve_front(ct_ctx *ctx, const char *op, const ct_tensor *a
     CT__DO(st, ct_tensor_expand(ctx, b, nbs + nmat, sb, &be));
     CT__DO(st, ct__solve_rec(ctx, ae, be, out, info));
     ct_tensor_release(ae), ct_tensor_release(be);
+    if (st == CT_OK && info) { /* torch: info has A's batch dims (one LU per matrix of A) */
+        ct_tensor *cur = *info, *nx = NULL;
+        for (int i = 0; i < nbs && st == CT_OK; i++) {
+            const int ia = i - (nbs - na);
+            if ((ia >= 0 && a->shape[ia] == bs[i]) || bs[i] <= 1) continue;
+            st = ct_tensor_narrow(ctx, cur, i, 0, 1, &nx); /* the copies agree */
+            ct_tensor_release(cur);
+            cur = nx, nx = NULL;
+        }
+        if (st == CT_OK) st = ct_tensor_reshape(ctx, cur, na, a->shape, &nx);
+        ct_tensor_release(cur);
+        *info = st == CT_OK ? nx : NULL;
+        if (st != CT_OK) {
+            ct_tensor_release(*out);
+            *out = NULL;
+        }
+    }
     return st;
 }
 ct_status ct_linalg_solve(ct_ctx *ctx, const ct_tensor *a, const ct_tensor *b, ct_tensor **out) {
