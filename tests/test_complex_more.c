@@ -46,6 +46,16 @@ static double *cx_read(const ct_tensor *t, int64_t n) {
     return out;
 }
 
+/* any tensor's n values as (re, im) pairs (real dtypes: imaginary parts 0) */
+static double *pairs_of(const ct_tensor *t, int64_t n) {
+    if (ct_dtype_is_complex(ct_tensor_dtype(t))) return cx_read(t, n);
+    double *r = tu_read(t), *v = calloc(2 * (size_t)(n ? n : 1), sizeof(double));
+    for (int64_t i = 0; r && v && i < n; i++)
+        v[2 * i] = r[i];
+    free(r);
+    return v;
+}
+
 /* |got - ref| <= tol |ref| as complex numbers (both parts at once: a part far smaller than the
  * other is only as accurate as the pair) */
 static bool cx_close(const double *got, const double *ref, double tol) {
@@ -248,16 +258,7 @@ TEST(reductions_as_torch) {
             CHECK_MSG(tu_same_shape(y, c->out_nd, c->out_shape), "%s (%s): shape", op,
                       ct_dtype_name(dt));
             const int64_t n = ct_tensor_numel(y);
-            double *v = NULL;
-            if (ct_dtype_is_complex(ct_tensor_dtype(y))) {
-                v = cx_read(y, n);
-            } else {
-                double *r = tu_read(y);
-                v = calloc(2 * (size_t)(n ? n : 1), sizeof(double));
-                for (int64_t i = 0; r && i < n; i++)
-                    v[2 * i] = r[i];
-                free(r);
-            }
+            double *v = pairs_of(y, n);
             const double tol = dt == CT_COMPLEX64 ? 1e-6 : 1e-14;
             for (int64_t i = 0; i < n && i < 24; i++)
                 CHECK_MSG(cx_close(v + 2 * i, c->out[i], tol) ||
@@ -403,16 +404,7 @@ TEST(linalg_as_torch) {
             CHECK_MSG(tu_same_shape(y, c->out_nd, c->out_shape), "%s (%s): shape", op,
                       ct_dtype_name(dt));
             const int64_t n = ct_tensor_numel(y);
-            double *v = NULL;
-            if (ct_dtype_is_complex(ct_tensor_dtype(y))) {
-                v = cx_read(y, n);
-            } else {
-                double *r = tu_read(y);
-                v = calloc(2 * (size_t)(n ? n : 1), sizeof(double));
-                for (int64_t i = 0; r && i < n; i++)
-                    v[2 * i] = r[i];
-                free(r);
-            }
+            double *v = pairs_of(y, n);
             double scale = 0; /* errors relative to the largest value (LAPACK's backward error) */
             for (int64_t i = 0; i < n; i++)
                 scale = fmax(scale, hypot(c->out[i][0], c->out[i][1]));
@@ -746,16 +738,7 @@ TEST(other_ops_as_torch) {
                       ct_dtype_name(ct_tensor_dtype(y)));
             CHECK_MSG(tu_same_shape(y, o->nd, o->shape), "%s (%s): shape", op, dn);
             const int64_t n = ct_tensor_numel(y);
-            double *got = NULL;
-            if (ct_dtype_is_complex(ct_tensor_dtype(y))) {
-                got = cx_read(y, n);
-            } else {
-                double *r = tu_read(y);
-                got = calloc(2 * (size_t)(n ? n : 1), sizeof(double));
-                for (int64_t i = 0; r && i < n; i++)
-                    got[2 * i] = r[i];
-                free(r);
-            }
+            double *got = pairs_of(y, n);
             const double tol = c->x[0].dt == CT_COMPLEX64 ? 1e-5 : 1e-13;
             for (int64_t i = 0; i < n; i++) {
                 const double *ref = cm_pool[o->off + i];

@@ -323,31 +323,50 @@ ct_status ct_pairwise_distance(ct_ctx *ctx, const ct_tensor *x1, const ct_tensor
 
 /* ---- triplet_margin_loss: max(0, margin + d(a, p) - d(a, n)) with pairwise distances; swap
  * takes min(d(a, n), d(p, n)) ---- */
-static ct_status ct__triplet(ct_ctx *ctx, const ct_tensor *a, const ct_tensor *pos,
-                             const ct_tensor *neg, double margin, double p, double eps, bool swap,
-                             ct_reduction red, ct_tensor **out) {
+/* ---- triplet_margin_loss (ATen: clamp_min(margin + d(a, p) - d(a, n), 0), the three of one
+ * rank) and triplet_margin_with_distance_loss (torch 1.13's Python: clamp(d(a, p) - d(a, n) +
+ * margin, min=0), no rank check); d(a, n) is min(d(a, n), d(p, n)) with swap ---- */
+typedef struct {
+    double p, eps;
+} ct__pw_args;
+static ct_status ct__pw_dist(ct_ctx *ctx, const ct_tensor *x1, const ct_tensor *x2, void *user,
+                             ct_tensor **out) {
+    const ct__pw_args *a = user;
+    return ct__pairwise(ctx, x1, x2, a->p, a->eps, false, out);
+}
+static ct_status ct__triplet(ct_ctx *ctx, bool python, const ct_tensor *a, const ct_tensor *pos,
+                             const ct_tensor *neg, ct_distance_fn dist, void *user, double margin,
+                             bool swap, ct_reduction red, ct_tensor **out) {
+    const char *op = python ? "triplet_margin_with_distance_loss" : "triplet_margin_loss";
     const ct_tensor *ins[3] = {a, pos, neg};
-    ct_status st = ct__loss_args(ctx, "triplet_margin_loss", 3, ins, red, out);
+    ct_status st = ct__loss_args(ctx, op, 3, ins, red, out);
     if (st != CT_OK) return st;
-    if (a->ndim != pos->ndim || a->ndim != neg->ndim)
+    if (!python && (a->ndim != pos->ndim || a->ndim != neg->ndim))
         return ct__set_error(ctx, CT_ERR_SHAPE,
                              "triplet_margin_loss: the anchor, positive and negative tensors "
                              "must have the same number of dimensions, got %d, %d and %d",
                              a->ndim, pos->ndim, neg->ndim);
     ct_tensor *t[7] = {NULL};
     const double zero = 0;
-    st = ct__pairwise(ctx, a, pos, p, eps, false, &t[0]);
-    if (st == CT_OK) st = ct__pairwise(ctx, a, neg, p, eps, false, &t[1]);
+    st = dist(ctx, a, pos, user, &t[0]);
+    if (st == CT_OK) st = dist(ctx, a, neg, user, &t[1]);
+    if (st == CT_OK && swap) st = dist(ctx, pos, neg, user, &t[2]);
+    if (st == CT_OK && (!t[0] || !t[1] || (swap && !t[2])))
+        st = ct__set_error(ctx, CT_ERR_INVALID_ARG, "%s: the distance returned no tensor", op);
     if (st == CT_OK && swap) {
-        st = ct__pairwise(ctx, pos, neg, p, eps, false, &t[2]);
-        if (st == CT_OK) st = ct_minimum(ctx, t[1], t[2], &t[3]);
+        st = ct_minimum(ctx, t[1], t[2], &t[3]);
         if (st == CT_OK) {
             ct_tensor_release(t[1]);
             t[1] = t[3], t[3] = NULL;
         }
     }
-    if (st == CT_OK) st = ct_add_scalar(ctx, t[0], margin, &t[4]);
-    if (st == CT_OK) st = ct_sub(ctx, t[4], t[1], &t[5]);
+    if (python) { /* d(a, p) - d(a, n) + margin */
+        if (st == CT_OK) st = ct_sub(ctx, t[0], t[1], &t[4]);
+        if (st == CT_OK) st = ct_add_scalar(ctx, t[4], margin, &t[5]);
+    } else { /* margin + d(a, p) - d(a, n) */
+        if (st == CT_OK) st = ct_add_scalar(ctx, t[0], margin, &t[4]);
+        if (st == CT_OK) st = ct_sub(ctx, t[4], t[1], &t[5]);
+    }
     if (st == CT_OK) st = ct_clamp(ctx, t[5], &zero, NULL, &t[6]);
     if (st == CT_OK) {
         st = ct__ag_reduce_loss(ctx, t[6], red, out);
@@ -359,59 +378,23 @@ static ct_status ct__triplet(ct_ctx *ctx, const ct_tensor *a, const ct_tensor *p
 ct_status ct_triplet_margin_loss(ct_ctx *ctx, const ct_tensor *anchor, const ct_tensor *positive,
                                  const ct_tensor *negative, double margin, double p, double eps,
                                  bool swap, ct_reduction reduction, ct_tensor **out) {
-    return ct__error_within(
-        ctx, "triplet_margin_loss",
-        ct__triplet(ctx, anchor, positive, negative, margin, p, eps, swap, reduction, out));
+    ct__pw_args pw = {p, eps};
+    return ct__error_within(ctx, "triplet_margin_loss",
+                            ct__triplet(ctx, false, anchor, positive, negative, ct__pw_dist, &pw,
+                                        margin, swap, reduction, out));
 }
 
-/* ---- triplet_margin_with_distance_loss: torch 1.13's Python composite, clamp(d(a, pos) -
- * d(a, neg) + margin, min=0) (its order of the terms), a user distance or pairwise_distance ---- */
-static ct_status ct__pairwise_default(ct_ctx *ctx, const ct_tensor *x1, const ct_tensor *x2,
-                                      void *user, ct_tensor **out) {
-    (void)user;
-    return ct_pairwise_distance(ctx, x1, x2, 2.0, 1e-6, false, out);
-}
-static ct_status ct__triplet_dist(ct_ctx *ctx, const ct_tensor *a, const ct_tensor *pos,
-                                  const ct_tensor *neg, ct_distance_fn dist, void *user,
-                                  double margin, bool swap, ct_reduction red, ct_tensor **out) {
-    const char *op = "triplet_margin_with_distance_loss";
-    const ct_tensor *ins[3] = {a, pos, neg};
-    ct_status st = ct__loss_args(ctx, op, 3, ins, red, out);
-    if (st != CT_OK) return st;
-    if (!dist) dist = ct__pairwise_default;
-    ct_tensor *t[7] = {NULL};
-    const double zero = 0;
-    st = dist(ctx, a, pos, user, &t[0]);
-    if (st == CT_OK) st = dist(ctx, a, neg, user, &t[1]);
-    if (st == CT_OK && (!t[0] || !t[1]))
-        st = ct__set_error(ctx, CT_ERR_INVALID_ARG, "%s: the distance returned no tensor", op);
-    if (st == CT_OK && swap) {
-        st = dist(ctx, pos, neg, user, &t[2]);
-        if (st == CT_OK && !t[2])
-            st = ct__set_error(ctx, CT_ERR_INVALID_ARG, "%s: the distance returned no tensor", op);
-        if (st == CT_OK) st = ct_minimum(ctx, t[1], t[2], &t[3]);
-        if (st == CT_OK) {
-            ct_tensor_release(t[1]);
-            t[1] = t[3], t[3] = NULL;
-        }
-    }
-    if (st == CT_OK) st = ct_sub(ctx, t[0], t[1], &t[4]);
-    if (st == CT_OK) st = ct_add_scalar(ctx, t[4], margin, &t[5]);
-    if (st == CT_OK) st = ct_clamp(ctx, t[5], &zero, NULL, &t[6]);
-    if (st == CT_OK) {
-        st = ct__ag_reduce_loss(ctx, t[6], red, out);
-        t[6] = NULL;
-    }
-    ct__release_all(7, t);
-    return st;
-}
+/* ---- triplet_margin_with_distance_loss: torch 1.13's Python composite with a user distance
+ * (NULL: pairwise_distance, p = 2, eps = 1e-6) ---- */
 ct_status ct_triplet_margin_with_distance_loss(ct_ctx *ctx, const ct_tensor *anchor,
                                                const ct_tensor *positive, const ct_tensor *negative,
                                                ct_distance_fn distance, void *user, double margin,
                                                bool swap, ct_reduction reduction, ct_tensor **out) {
+    ct__pw_args pw = {2.0, 1e-6};
     return ct__error_within(ctx, "triplet_margin_with_distance_loss",
-                            ct__triplet_dist(ctx, anchor, positive, negative, distance, user,
-                                             margin, swap, reduction, out));
+                            ct__triplet(ctx, true, anchor, positive, negative,
+                                        distance ? distance : ct__pw_dist, distance ? user : &pw,
+                                        margin, swap, reduction, out));
 }
 
 /* ---- multilabel_soft_margin_loss: -(t logsigmoid(x) + (1 - t) logsigmoid(-x)) (times weight),

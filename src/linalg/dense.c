@@ -577,8 +577,9 @@ ct_status ct_linalg_solve(ct_ctx *ctx, const ct_tensor *a, const ct_tensor *b, c
  * svdvals, lstsq. torch 1.13 computes these in float32 / float64 only ("not implemented for
  * 'Half'"), and so do they. ==== */
 
-/* CT_OK when t is float32 or float64, else CT_ERR_DTYPE naming op and what. */
-static ct_status ct__la_float(ct_ctx *ctx, const char *op, const char *what, const ct_tensor *t) {
+/* CT_OK when t is float32 or float64, else CT_ERR_DTYPE naming op and what (complex:
+ * CT_ERR_UNSUPPORTED, a gap rather than torch's refusal); linalg_impl.h */
+ct_status ct__la_float(ct_ctx *ctx, const char *op, const char *what, const ct_tensor *t) {
     if (t->dtype == CT_FLOAT32 || t->dtype == CT_FLOAT64) return CT_OK;
     if (ct_dtype_is_complex(t->dtype)) /* torch has it: ctorch does not yet */
         return ct__set_error(ctx, CT_ERR_UNSUPPORTED,

@@ -22,19 +22,6 @@
 #include "ops/dispatch.h"
 #include "tensor/ag_front.h"
 
-static ct_status ct__lm_float(ct_ctx *ctx, const char *op, const char *what, const ct_tensor *t) {
-    if (t->dtype == CT_FLOAT32 || t->dtype == CT_FLOAT64) return CT_OK;
-    if (ct_dtype_is_complex(t->dtype)) /* torch has it: ctorch does not yet */
-        return ct__set_error(ctx, CT_ERR_UNSUPPORTED,
-                             "%s: complex %s (%s) is not supported yet (cholesky, solve, inv, det, "
-                             "slogdet, qr, svd, svdvals, pinv, eig and eigh take complex "
-                             "matrices)",
-                             op, what, ct_dtype_name(t->dtype));
-    return ct__set_error(ctx, CT_ERR_DTYPE,
-                         "%s: %s must be float32 or float64, got %s (torch: not implemented for "
-                         "that dtype)",
-                         op, what, ct_dtype_name(t->dtype));
-}
 /* zeros of a's batch dims (..., the last two dropped) in dtype dt */
 static ct_status ct__lm_batch_zeros(ct_ctx *ctx, const ct_tensor *a, ct_dtype dt, ct_tensor **out) {
     return ct_tensor_zeros(ctx, dt, a->ndim - 2, a->shape, out);
@@ -62,7 +49,7 @@ static ct_status ct__cholesky_inverse(ct_ctx *ctx, const ct_tensor *L, bool uppe
     if (st != CT_OK) return st;
     *out = NULL;
     if ((st = ct__la_square_check(ctx, op, "A", L)) != CT_OK) return st;
-    if ((st = ct__lm_float(ctx, op, "A", L)) != CT_OK) return st;
+    if ((st = ct__la_float(ctx, op, "A", L)) != CT_OK) return st;
     const int64_t n = L->shape[L->ndim - 1];
     ct_tensor *t[3] = {NULL, NULL, NULL};
     st = ct_diagonal(ctx, L, 0, -2, -1, &t[0]); /* potri's singularity: a zero diagonal */
@@ -98,7 +85,7 @@ static ct_status ct__matrix_rank(ct_ctx *ctx, const ct_tensor *a, double atol, d
     if (a->ndim < 2)
         return ct__set_error(ctx, CT_ERR_SHAPE,
                              "%s: The input tensor input must have at least 2 dimensions.", op);
-    if ((st = ct__lm_float(ctx, op, "input", a)) != CT_OK) return st;
+    if ((st = ct__la_float(ctx, op, "input", a)) != CT_OK) return st;
     const int64_t m = a->shape[a->ndim - 2], n = a->shape[a->ndim - 1];
     if (hermitian && (st = ct__la_square_check(ctx, op, "A", a)) != CT_OK) return st;
     if (ct_tensor_numel(a) == 0) return ct__lm_batch_zeros(ctx, a, CT_INT64, out);
@@ -151,7 +138,7 @@ static ct_status ct__matrix_exp(ct_ctx *ctx, const ct_tensor *a, ct_tensor **out
                              "matrix_exp: Expected a floating point or complex tensor as input. "
                              "Got %s",
                              ct_dtype_name(a->dtype));
-    if (!cx && (st = ct__lm_float(ctx, op, "A", a)) != CT_OK) return st;
+    if (!cx && (st = ct__la_float(ctx, op, "A", a)) != CT_OK) return st;
     const int64_t n = a->shape[a->ndim - 1], nb = ct_tensor_numel(a) / (n ? n * n : 1);
     if (ct_tensor_numel(a) == 0) return ct_tensor_clone(ctx, a, out);
     const int nbd = a->ndim - 2;
@@ -390,7 +377,7 @@ static ct_status ct__householder(ct_ctx *ctx, const ct_tensor *a, const ct_tenso
     if (tau->dtype != a->dtype)
         return ct__set_error(ctx, CT_ERR_DTYPE, "%s: tau dtype %s does not match input dtype %s",
                              op, ct_dtype_name(tau->dtype), ct_dtype_name(a->dtype));
-    if ((st = ct__lm_float(ctx, op, "input", a)) != CT_OK) return st;
+    if ((st = ct__la_float(ctx, op, "input", a)) != CT_OK) return st;
     int64_t qs[CT_MAX_DIMS];
     for (int i = 0; i < a->ndim - 2; i++)
         qs[i] = a->shape[i];
@@ -463,7 +450,7 @@ static ct_status ct__cond(ct_ctx *ctx, const ct_tensor *a, const char *ord, ct_t
         snprintf(name, sizeof name, "linalg.cond(ord=%s)", ord);
         if ((st = ct__la_square_check(ctx, name, "A", a)) != CT_OK) return st;
     }
-    if ((st = ct__lm_float(ctx, op, "A", a)) != CT_OK) return st;
+    if ((st = ct__la_float(ctx, op, "A", a)) != CT_OK) return st;
     if (ct_tensor_numel(a) == 0) return ct__lm_batch_zeros(ctx, a, a->dtype, out);
     const int last = -1;
     ct_tensor *t[10] = {NULL};
