@@ -138,6 +138,14 @@ int main(void) {
     keep(dw);
     CHECK(ct_linalg_pinv(ctx, dw, NAN, NAN, &r));
     EXPECT("pinv(diag(w))", r, 1.0 / 3, 0, 0, 0.25);
+    /* a randomized rank-2 SVD of diag(3, 4): exact, singular values 4, 3 */
+    ct_tensor *lu = NULL, *ls = NULL, *lv = NULL;
+    CHECK(ct_svd_lowrank(ctx, dw, 2, 2, 11, &lu, &ls, &lv));
+    keep(lu), keep(lv);
+    EXPECT("svd_lowrank(diag(w)).S", ls, 4, 3);
+    CHECK(ct_pca_lowrank(ctx, dw, 1, true, 2, 11, &lu, &ls, &lv)); /* columns minus their means */
+    keep(lu), keep(lv);
+    EXPECT("pca_lowrank(diag(w), 1).S", ls, sqrt(12.5)); /* rows (1.5, -2), (-1.5, 2) */
     const ct_tensor *chain[3] = {u, m2, w};
     CHECK(ct_linalg_multi_dot(ctx, 3, chain, &r)); /* u m w = (1, 3) . (3, 4) */
     EXPECT("multi_dot(u, m, w)", r, 15);

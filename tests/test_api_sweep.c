@@ -1116,6 +1116,18 @@ static void s2_ct_linalg_matrix_norm(void) { SWEEP_STATUS(ct_linalg_matrix_norm(
 static void s3_ct_linalg_matrix_norm(void) { SWEEP_STATUS(ct_linalg_matrix_norm(S_ctx, S_t, NULL, (int){0}, (int){0}, (bool){0}, &S_out[0])); }
 static void s4_ct_linalg_matrix_norm(void) { SWEEP_STATUS(ct_linalg_matrix_norm(S_ctx, S_t, NULL, (int){0}, (int){0}, (bool){0}, &S_out[0])); }
 static void s5_ct_linalg_matrix_norm(void) { SWEEP_STATUS(ct_linalg_matrix_norm(S_ctx, S_t, NULL, (int){0}, (int){0}, (bool){0}, &S_out[0])); }
+static void s0_ct_svd_lowrank(void) { (void)ct_svd_lowrank(NULL, NULL, (int64_t){0}, (int){0}, (uint64_t){0}, NULL, NULL, NULL); }
+static void s1_ct_svd_lowrank(void) { SWEEP_STATUS(ct_svd_lowrank(S_ctx, NULL, (int64_t){0}, (int){0}, (uint64_t){0}, NULL, NULL, NULL)); }
+static void s2_ct_svd_lowrank(void) { SWEEP_STATUS(ct_svd_lowrank(S_ctx, S_t, (int64_t){0}, (int){0}, (uint64_t){0}, NULL, NULL, NULL)); }
+static void s3_ct_svd_lowrank(void) { SWEEP_STATUS(ct_svd_lowrank(S_ctx, S_t, (int64_t){0}, (int){0}, (uint64_t){0}, &S_out[0], &S_out[1], &S_out[2])); }
+static void s4_ct_svd_lowrank(void) { SWEEP_STATUS(ct_svd_lowrank(S_ctx, S_t, (int64_t){0}, (int){0}, (uint64_t){0}, &S_out[0], &S_out[1], &S_out[2])); }
+static void s5_ct_svd_lowrank(void) { SWEEP_STATUS(ct_svd_lowrank(S_ctx, S_t, (int64_t){0}, (int){0}, (uint64_t){0}, &S_out[0], &S_out[1], &S_out[2])); }
+static void s0_ct_pca_lowrank(void) { (void)ct_pca_lowrank(NULL, NULL, (int64_t){0}, (bool){0}, (int){0}, (uint64_t){0}, NULL, NULL, NULL); }
+static void s1_ct_pca_lowrank(void) { SWEEP_STATUS(ct_pca_lowrank(S_ctx, NULL, (int64_t){0}, (bool){0}, (int){0}, (uint64_t){0}, NULL, NULL, NULL)); }
+static void s2_ct_pca_lowrank(void) { SWEEP_STATUS(ct_pca_lowrank(S_ctx, S_t, (int64_t){0}, (bool){0}, (int){0}, (uint64_t){0}, NULL, NULL, NULL)); }
+static void s3_ct_pca_lowrank(void) { SWEEP_STATUS(ct_pca_lowrank(S_ctx, S_t, (int64_t){0}, (bool){0}, (int){0}, (uint64_t){0}, &S_out[0], &S_out[1], &S_out[2])); }
+static void s4_ct_pca_lowrank(void) { SWEEP_STATUS(ct_pca_lowrank(S_ctx, S_t, (int64_t){0}, (bool){0}, (int){0}, (uint64_t){0}, &S_out[0], &S_out[1], &S_out[2])); }
+static void s5_ct_pca_lowrank(void) { SWEEP_STATUS(ct_pca_lowrank(S_ctx, S_t, (int64_t){0}, (bool){0}, (int){0}, (uint64_t){0}, &S_out[0], &S_out[1], &S_out[2])); }
 static void s0_ct_linalg_pinv(void) { (void)ct_linalg_pinv(NULL, NULL, (double){0}, (double){0}, NULL); }
 static void s1_ct_linalg_pinv(void) { SWEEP_STATUS(ct_linalg_pinv(S_ctx, NULL, (double){0}, (double){0}, NULL)); }
 static void s2_ct_linalg_pinv(void) { SWEEP_STATUS(ct_linalg_pinv(S_ctx, S_t, (double){0}, (double){0}, NULL)); }
@@ -6175,6 +6187,18 @@ static const sweep_case sweep_cases[] = {
     {"ct_linalg_matrix_norm", 3, s3_ct_linalg_matrix_norm},
     {"ct_linalg_matrix_norm", 4, s4_ct_linalg_matrix_norm},
     {"ct_linalg_matrix_norm", 5, s5_ct_linalg_matrix_norm},
+    {"ct_svd_lowrank", 0, s0_ct_svd_lowrank},
+    {"ct_svd_lowrank", 1, s1_ct_svd_lowrank},
+    {"ct_svd_lowrank", 2, s2_ct_svd_lowrank},
+    {"ct_svd_lowrank", 3, s3_ct_svd_lowrank},
+    {"ct_svd_lowrank", 4, s4_ct_svd_lowrank},
+    {"ct_svd_lowrank", 5, s5_ct_svd_lowrank},
+    {"ct_pca_lowrank", 0, s0_ct_pca_lowrank},
+    {"ct_pca_lowrank", 1, s1_ct_pca_lowrank},
+    {"ct_pca_lowrank", 2, s2_ct_pca_lowrank},
+    {"ct_pca_lowrank", 3, s3_ct_pca_lowrank},
+    {"ct_pca_lowrank", 4, s4_ct_pca_lowrank},
+    {"ct_pca_lowrank", 5, s5_ct_pca_lowrank},
     {"ct_linalg_pinv", 0, s0_ct_linalg_pinv},
     {"ct_linalg_pinv", 1, s1_ct_linalg_pinv},
     {"ct_linalg_pinv", 2, s2_ct_linalg_pinv},

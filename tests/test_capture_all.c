@@ -687,6 +687,12 @@ static ct_status op_linalg_multi_dot(void) {
 }
 static ct_status op_cdist(void) { return ct_cdist(ctx, A, B, 2, &OUT); }
 static ct_status op_linalg_pinv(void) { return ct_linalg_pinv(ctx, A, NAN, NAN, &OUT); }
+static ct_status op_svd_lowrank(void) {
+    return ct_svd_lowrank(ctx, A, 0, 1, 3, &OUT, &OUT2, &OUT3);
+}
+static ct_status op_pca_lowrank(void) {
+    return ct_pca_lowrank(ctx, A, 0, true, 1, 3, &OUT, &OUT2, &OUT3);
+}
 /* the second linear algebra set (test_linalg_more) */
 static ct_status op_linalg_solve_triangular(void) {
     return ct_linalg_solve_triangular(ctx, Sym, Sym, true, true, false, &OUT);
@@ -1634,6 +1640,8 @@ static const op_entry computing[] = {
     E(linalg_multi_dot),
     E(cdist),
     E(linalg_pinv),
+    E(svd_lowrank),
+    E(pca_lowrank),
     E(linalg_solve_triangular),
     E(linalg_lu_factor),
     E(linalg_lu_factor_ex),

@@ -1317,6 +1317,62 @@ TEST(grad_fn_names) {
     ct_tensor_release(A), ct_tensor_release(B);
 }
 
+/* svd_lowrank / pca_lowrank of exactly low-rank matrices (rank 3 <= q): the randomized range
+ * finder captures the whole range, so S equals svdvals' leading values and U S V^T equals A
+ * (tall, wide and batched inputs; both of torch's branches); errors for q out of range */
+static double lr_maxdiff(const ct_tensor *x, const ct_tensor *y) {
+    double *a = tu_read(x), *b = tu_read(y), m = 0;
+    for (int64_t i = 0; a && b && i < ct_tensor_numel(x); i++)
+        m = fmax(m, fabs(a[i] - b[i]));
+    free(a), free(b);
+    return m;
+}
+TEST(svd_pca_lowrank) {
+    const int64_t shapes[3][3] = {{1, 9, 5}, {1, 5, 9}, {2, 8, 7}};
+    for (int si = 0; si < 3; si++)
+        for (int pca = 0; pca < 2; pca++) {
+            const int64_t b = shapes[si][0], m = shapes[si][1], n = shapes[si][2];
+            ct_tensor *x = NULL, *y = NULL, *yt = NULL, *a = NULL, *U = NULL, *S = NULL, *V = NULL;
+            CHECK_OK(
+                ct_tensor_randn(ctx, CT_FLOAT64, 3, (const int64_t[]){b, m, 3}, 5 + si, 0, &x));
+            CHECK_OK(
+                ct_tensor_randn(ctx, CT_FLOAT64, 3, (const int64_t[]){b, n, 3}, 9 + si, 0, &y));
+            CHECK_OK(ct_tensor_transpose(ctx, y, -2, -1, &yt));
+            CHECK_OK(ct_matmul(ctx, x, yt, &a)); /* rank 3 */
+            ct_tensor *ref = NULL, *c = NULL;
+            if (pca) { /* centered: still rank <= 3 */
+                CHECK_OK(ct_mean(ctx, a, 1, (const int[]){-2}, true, &c));
+                CHECK_OK(ct_sub(ctx, a, c, &ref));
+                CHECK_OK(ct_pca_lowrank(ctx, a, 4, true, 2, 77, &U, &S, &V));
+            } else {
+                ref = ct_tensor_retain(a);
+                CHECK_OK(ct_svd_lowrank(ctx, a, 4, -1, 77, &U, &S, &V));
+            }
+            ct_tensor *sv = NULL, *svk = NULL, *us = NULL, *vt = NULL, *rec = NULL, *su = NULL;
+            CHECK_OK(ct_linalg_svdvals(ctx, ref, &sv));
+            CHECK_OK(ct_tensor_narrow(ctx, sv, -1, 0, 4, &svk));
+            CHECK(S && tu_same_shape(S, 2, (const int64_t[]){b, 4}));
+            CHECK_MSG(S && lr_maxdiff(S, svk) < 1e-12, "lowrank S (%lld x %lld, pca %d)",
+                      (long long)m, (long long)n, pca);
+            CHECK_OK(ct_tensor_unsqueeze(ctx, S, -2, &su));
+            CHECK_OK(ct_mul(ctx, U, su, &us));
+            CHECK_OK(ct_tensor_transpose(ctx, V, -2, -1, &vt));
+            CHECK_OK(ct_matmul(ctx, us, vt, &rec));
+            CHECK_MSG(rec && lr_maxdiff(rec, ref) < 1e-12, "U S V^T != A (%lld x %lld, pca %d)",
+                      (long long)m, (long long)n, pca);
+            ct_tensor *list[] = {x, y, yt, a, U, S, V, ref, c, sv, svk, us, vt, rec, su};
+            for (size_t i = 0; i < sizeof list / sizeof list[0]; i++)
+                ct_tensor_release(list[i]);
+        }
+    ct_tensor *a = NULL, *U = NULL, *S = NULL, *V = NULL;
+    CHECK_OK(ct_tensor_randn(ctx, CT_FLOAT32, 2, (const int64_t[]){4, 3}, 1, 0, &a));
+    CHECK(ct_svd_lowrank(ctx, a, 4, 2, 1, &U, &S, &V) == CT_ERR_INVALID_ARG && !U && !S && !V);
+    CHECK(strstr(ct_ctx_last_error(ctx), "min(m, n)=3") != NULL);
+    CHECK_OK(ct_pca_lowrank(ctx, a, 0, false, 2, 1, &U, &S, &V)); /* q: min(6, m, n) = 3 */
+    CHECK(S && ct_tensor_dtype(S) == CT_FLOAT32 && tu_same_shape(S, 1, (const int64_t[]){3}));
+    ct_tensor_release(a), ct_tensor_release(U), ct_tensor_release(S), ct_tensor_release(V);
+}
+
 int main(void) {
     ctx = tu_ctx_or_skip();
     RUN(solve_triangular_values);
@@ -1330,6 +1386,7 @@ int main(void) {
     RUN(inv_solve_ex_vecdot_tensor_ops);
     RUN(householder_product_values);
     RUN(capture_replay_equals_eager);
+    RUN(svd_pca_lowrank);
     RUN(hostile_inputs);
     RUN(gradients);
     RUN(grad_fn_names);

@@ -82,6 +82,16 @@ CT_API ct_status ct_linalg_vector_norm(ct_ctx *ctx, const ct_tensor *a, double o
  * "2" or "-2" (2 / nuc through the singular values). */
 CT_API ct_status ct_linalg_matrix_norm(ct_ctx *ctx, const ct_tensor *a, const char *ord, int dim0,
                                        int dim1, bool keepdim, ct_tensor **out);
+/* torch.svd_lowrank: a randomized rank-q SVD of a (..., m, n) float32 / float64 (Halko et al.'s
+ * algorithm 5.1 as torch: niter power iterations, niter < 0: 2; q <= 0: min(6, m, n), at most
+ * min(m, n)); U (..., m, k), S (..., k), V (..., n, k), k = min(q, ...); seed draws the test
+ * matrix (ctorch's generator, so the factors differ from torch's by rounding unless exact). */
+CT_API ct_status ct_svd_lowrank(ct_ctx *ctx, const ct_tensor *a, int64_t q, int niter,
+                                uint64_t seed, ct_tensor **U, ct_tensor **S, ct_tensor **V);
+/* torch.pca_lowrank: svd_lowrank of a with its column means subtracted (center false: of a);
+ * q, niter and seed as ct_svd_lowrank. */
+CT_API ct_status ct_pca_lowrank(ct_ctx *ctx, const ct_tensor *a, int64_t q, bool center, int niter,
+                                uint64_t seed, ct_tensor **U, ct_tensor **S, ct_tensor **V);
 /* Moore-Penrose pseudo-inverse through the SVD (torch.linalg.pinv): singular values at most
  * max(atol, rtol s_max) dropped; NaN atol / rtol mean torch's None (both None: rtol = eps
  * max(m, n)). float32 / float64. */

@@ -9,7 +9,9 @@
  *   tensorsolve        movedim, reshape, solve, reshape           ReshapeAliasBackward0
  *   householder_product  Q = H_1 ... H_k applied to I, first n columns
  *                                                     LinalgHouseholderProductBackward0
- *   cond               svdvals (2, -2, nuc) or norm(A) norm(inv_ex(A)) (fro, inf, 1, ...) */
+ *   cond               svdvals (2, -2, nuc) or norm(A) norm(inv_ex(A)) (fro, inf, 1, ...)
+ *   svd_lowrank / pca_lowrank  torch._lowrank's randomized range finder (qr of A R, power
+ *                      iterations), then the svd of the small projection */
 #include "ctorch/autograd.h"
 #include "ctorch/linalg.h"
 #include "linalg/linalg_impl.h"
@@ -485,4 +487,102 @@ static ct_status ct__cond(ct_ctx *ctx, const ct_tensor *a, const char *ord, ct_t
 }
 ct_status ct_linalg_cond(ct_ctx *ctx, const ct_tensor *a, const char *ord, ct_tensor **out) {
     return ct__error_within(ctx, "linalg.cond", ct__cond(ctx, a, ord, out));
+}
+
+/* ---- svd_lowrank / pca_lowrank (torch._lowrank): Q, an orthonormal basis of A's range from
+ * qr(A R) and niter power iterations qr(A^T Q), qr(A Q); then the SVD of the projection, on A^T
+ * when m < n or n > q (torch's choice, which keeps the factored matrix small) ---- */
+static ct_status ct__lowrank_basis(ct_ctx *ctx, const ct_tensor *a, int64_t q, int niter,
+                                   uint64_t seed, ct_tensor **q_out) {
+    const int64_t n = a->shape[a->ndim - 1], rs[2] = {n, q};
+    ct_tensor *r = NULL, *at = NULL, *p = NULL, *qm = NULL, *rr = NULL;
+    ct_status st = ct_tensor_randn(ctx, a->dtype, 2, rs, seed, 0, &r);
+    if (st == CT_OK) st = ct_tensor_transpose(ctx, a, -2, -1, &at);
+    if (st == CT_OK) st = ct_matmul(ctx, a, r, &p);
+    if (st == CT_OK) st = ct_linalg_qr(ctx, p, &qm, &rr);
+    for (int i = 0; i < 2 * niter && st == CT_OK; i++) { /* A^T Q, then A Q */
+        ct_tensor *np = NULL, *nq = NULL, *nr = NULL;
+        ct_tensor_release(p), ct_tensor_release(rr), p = rr = NULL;
+        st = ct_matmul(ctx, i % 2 ? a : at, qm, &np);
+        if (st == CT_OK) st = ct_linalg_qr(ctx, np, &nq, &nr);
+        ct_tensor_release(qm);
+        qm = nq, p = np, rr = nr;
+    }
+    ct_tensor_release(r), ct_tensor_release(at), ct_tensor_release(p), ct_tensor_release(rr);
+    if (st != CT_OK) {
+        ct_tensor_release(qm);
+        return st;
+    }
+    *q_out = qm;
+    return CT_OK;
+}
+static ct_status ct__svd_lowrank(ct_ctx *ctx, const char *op, const ct_tensor *a, int64_t q,
+                                 int niter, uint64_t seed, ct_tensor **U, ct_tensor **S,
+                                 ct_tensor **V) {
+    if (!U || !S || !V) return ct__set_error(ctx, CT_ERR_INVALID_ARG, "%s: out is NULL", op);
+    *U = *S = *V = NULL;
+    const ct_tensor *ins[1] = {a};
+    ct_status st = ct__check_args(ctx, op, 1, ins, (void *)1);
+    if (st != CT_OK) return st;
+    if (a->ndim < 2)
+        return ct__set_error(ctx, CT_ERR_SHAPE, "%s: A must have at least 2 dims, got %d", op,
+                             a->ndim);
+    if ((st = ct__la_float(ctx, op, "A", a)) != CT_OK) return st;
+    const int64_t m = a->shape[a->ndim - 2], n = a->shape[a->ndim - 1], mn = m < n ? m : n;
+    if (q <= 0) q = mn < 6 ? mn : 6;
+    if (q > mn || mn == 0)
+        return ct__set_error(ctx, CT_ERR_INVALID_ARG,
+                             "%s: q(=%lld) must be non-negative integer and not greater than "
+                             "min(m, n)=%lld",
+                             op, (long long)q, (long long)mn);
+    if (niter < 0) niter = 2;
+    ct_tensor *t[8] = {NULL}, *u = NULL, *s = NULL, *vh = NULL;
+    const bool transposed = m < n || n > q;
+    if (transposed) { /* basis of A^T's range; B = A Q (m x q); V = Q Vh^T */
+        st = ct_tensor_transpose(ctx, a, -2, -1, &t[0]);
+        if (st == CT_OK) st = ct__lowrank_basis(ctx, t[0], q, niter, seed, &t[1]);
+        if (st == CT_OK) st = ct_matmul(ctx, a, t[1], &t[2]);
+        if (st == CT_OK) st = ct_linalg_svd(ctx, t[2], &u, &s, &vh);
+        if (st == CT_OK) st = ct_tensor_transpose(ctx, vh, -2, -1, &t[3]);
+        if (st == CT_OK) st = ct_matmul(ctx, t[1], t[3], V);
+        if (st == CT_OK) *U = u, u = NULL;
+    } else { /* basis of A's range; B^T = Q^T A (q x n); U = Q U_b */
+        st = ct__lowrank_basis(ctx, a, q, niter, seed, &t[1]);
+        if (st == CT_OK) st = ct_tensor_transpose(ctx, t[1], -2, -1, &t[4]);
+        if (st == CT_OK) st = ct_matmul(ctx, t[4], a, &t[2]);
+        if (st == CT_OK) st = ct_linalg_svd(ctx, t[2], &u, &s, &vh);
+        if (st == CT_OK) st = ct_tensor_transpose(ctx, vh, -2, -1, V);
+        if (st == CT_OK) st = ct_matmul(ctx, t[1], u, U);
+    }
+    if (st == CT_OK) *S = s, s = NULL;
+    ct_tensor_release(u), ct_tensor_release(s), ct_tensor_release(vh);
+    for (int i = 0; i < 8; i++)
+        ct_tensor_release(t[i]);
+    if (st != CT_OK) {
+        ct_tensor_release(*U), ct_tensor_release(*S), ct_tensor_release(*V);
+        *U = *S = *V = NULL;
+    }
+    return ct__error_within(ctx, op, st);
+}
+ct_status ct_svd_lowrank(ct_ctx *ctx, const ct_tensor *a, int64_t q, int niter, uint64_t seed,
+                         ct_tensor **U, ct_tensor **S, ct_tensor **V) {
+    if (!ctx) return CT_ERR_INVALID_ARG;
+    return ct__svd_lowrank(ctx, "svd_lowrank", a, q, niter, seed, U, S, V);
+}
+ct_status ct_pca_lowrank(ct_ctx *ctx, const ct_tensor *a, int64_t q, bool center, int niter,
+                         uint64_t seed, ct_tensor **U, ct_tensor **S, ct_tensor **V) {
+    if (!ctx) return CT_ERR_INVALID_ARG;
+    if (!U || !S || !V) return ct__set_error(ctx, CT_ERR_INVALID_ARG, "pca_lowrank: out is NULL");
+    *U = *S = *V = NULL;
+    const ct_tensor *ins[1] = {a};
+    ct_status st = ct__check_args(ctx, "pca_lowrank", 1, ins, (void *)1);
+    if (st != CT_OK) return st;
+    if (!center || a->ndim < 2)
+        return ct__svd_lowrank(ctx, "pca_lowrank", a, q, niter, seed, U, S, V);
+    ct_tensor *c = NULL, *ac = NULL; /* A - A.mean(dim=-2, keepdim=True) */
+    st = ct_mean(ctx, a, 1, (const int[]){-2}, true, &c);
+    if (st == CT_OK) st = ct_sub(ctx, a, c, &ac);
+    if (st == CT_OK) st = ct__svd_lowrank(ctx, "pca_lowrank", ac, q, niter, seed, U, S, V);
+    ct_tensor_release(c), ct_tensor_release(ac);
+    return ct__error_within(ctx, "pca_lowrank", st);
 }
