@@ -393,7 +393,7 @@ typedef struct {
         if (sc_) re /= s_, im /= s_;                                                               \
     } while (0)
 
-#define CT__CX_RECIP(T, HYPOT, c, d, re, im) CT__CX_DIV(T, (T)1, (T)0, c, d, re, im)
+#define CT__CX_RECIP(T, c, d, re, im) CT__CX_DIV(T, (T)1, (T)0, c, d, re, im)
 
 #define CT__CX_BODY(T, CT, EXP, LOG, SQRT, HYPOT, ATAN2, F)                                        \
     static void ct__cx_elem_##T(const ct__cx_job *j, const T *pa, const T *pb, void *po) {         \
@@ -410,7 +410,7 @@ typedef struct {
         case CT_CX_SUB: re = ar - al * br, im = ai - al * bi; break;                               \
         case CT_CX_MUL: re = ar * br - ai * bi, im = ar * bi + ai * br; break;                     \
         case CT_CX_DIV: CT__CX_DIV(T, ar, ai, br, bi, re, im); break;                              \
-        case CT_CX_RECIPROCAL: CT__CX_RECIP(T, HYPOT, ar, ai, re, im); break;                      \
+        case CT_CX_RECIPROCAL: CT__CX_RECIP(T, ar, ai, re, im); break;                             \
         case CT_CX_NEG: re = -ar, im = -ai; break;                                                 \
         case CT_CX_CONJ: re = ar, im = -ai; break;                                                 \
         case CT_CX_ABS: o[0] = HYPOT(ar, ai); return;                                              \
@@ -478,12 +478,12 @@ typedef struct {
         }                                                                                          \
         case CT_CX_RSQRT: {                                                                        \
             CT z = SQRT(CMPLX##T(ar, ai));                                                         \
-            CT__CX_RECIP(T, HYPOT, creal##F(z), cimag##F(z), re, im);                              \
+            CT__CX_RECIP(T, creal##F(z), cimag##F(z), re, im);                                     \
             break;                                                                                 \
         }                                                                                          \
         case CT_CX_SIGMOID: {                                                                      \
             CT z = EXP(CMPLX##T(-ar, -ai));                                                        \
-            CT__CX_RECIP(T, HYPOT, creal##F(z) + 1, cimag##F(z), re, im);                          \
+            CT__CX_RECIP(T, creal##F(z) + 1, cimag##F(z), re, im);                                 \
             break;                                                                                 \
         }                                                                                          \
         case CT_CX_SINC: {                                                                         \
