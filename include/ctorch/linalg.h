@@ -117,8 +117,9 @@ CT_API ct_status ct_linalg_qr_mode(ct_ctx *ctx, const ct_tensor *a, const char *
 CT_API ct_status ct_linalg_svd_full(ct_ctx *ctx, const ct_tensor *a, bool full_matrices,
                                     ct_tensor **U, ct_tensor **S, ct_tensor **Vh);
 
-/* ---- more linear algebra (torch 1.13's names; float32 / float64 only, as torch's CPU kernels;
- * batched over leading dims; see docs/everyday.md "More linear algebra") ---- */
+/* ---- more linear algebra (torch 1.13's names; float32 / float64 and complex64 / complex128, as
+ * torch's CPU kernels; batched over leading dims; see docs/everyday.md "More linear algebra" and
+ * "Complex tensors") ---- */
 /* X with A X = B (left) or X A = B, A read as its upper / lower triangle (unit diagonal when
  * unitriangular); batch dims broadcast, dtypes promote; no singularity check, as torch. */
 CT_API ct_status ct_linalg_solve_triangular(ct_ctx *ctx, const ct_tensor *a, const ct_tensor *b,
@@ -180,8 +181,8 @@ CT_API ct_status ct_linalg_solve_ex(ct_ctx *ctx, const ct_tensor *a, const ct_te
                                     ct_tensor **out, ct_tensor **info);
 /* torch.linalg.ldl_factor: LD (..., n, n) (L's strict lower part and the blocks of D, from the
  * lower triangle of symmetric A; sytrf) and pivots (..., n) int32 in LAPACK's form (1-based,
- * negative pairs mark 2 x 2 blocks). hermitian has no effect on real A. A zero D[i, i] is an
- * error; no gradient (backward refuses, as torch). */
+ * negative pairs mark 2 x 2 blocks). Complex A: hermitian reads it as Hermitian (hetrf), else as
+ * complex symmetric (sytrf); no effect on real A. A zero D[i, i] is an error; no gradient (backward refuses, as torch). */
 CT_API ct_status ct_linalg_ldl_factor(ct_ctx *ctx, const ct_tensor *a, bool hermitian,
                                       ct_tensor **LD, ct_tensor **pivots);
 /* As ct_linalg_ldl_factor with info (...) int32 (0, or i where D[i, i] is exactly zero) instead of
@@ -189,10 +190,12 @@ CT_API ct_status ct_linalg_ldl_factor(ct_ctx *ctx, const ct_tensor *a, bool herm
 CT_API ct_status ct_linalg_ldl_factor_ex(ct_ctx *ctx, const ct_tensor *a, bool hermitian,
                                          ct_tensor **LD, ct_tensor **pivots, ct_tensor **info);
 /* torch.linalg.ldl_solve: X with A X = B from ldl_factor's LD and pivots (int32 or int64, shaped
- * LD.shape[:-1]); B (..., n, k) of LD's dtype, batch dims broadcast (sytrs; no gradient). */
+ * LD.shape[:-1]); B (..., n, k) of LD's dtype, batch dims broadcast (sytrs, hetrs when hermitian;
+ * no gradient). */
 CT_API ct_status ct_linalg_ldl_solve(ct_ctx *ctx, const ct_tensor *LD, const ct_tensor *pivots,
                                      const ct_tensor *B, bool hermitian, ct_tensor **out);
-/* sum(x * y) along dim, x and y broadcast (torch.linalg.vecdot; one floating dtype). */
+/* sum(conj(x) * y) along dim, x and y broadcast (torch.linalg.vecdot; one floating or complex
+ * dtype). */
 CT_API ct_status ct_linalg_vecdot(ct_ctx *ctx, const ct_tensor *x, const ct_tensor *y, int dim,
                                   ct_tensor **out);
 /* torch.linalg.tensorinv: the inverse of a seen as a prod(shape[:ind]) square matrix, shaped

@@ -287,10 +287,10 @@ ct_status ct_linalg_vander(ct_ctx *ctx, const ct_tensor *x, int64_t N, ct_tensor
     *out = NULL;
     const ct_dtype d = x->dtype;
     if (!(d == CT_FLOAT32 || d == CT_FLOAT64 || d == CT_INT8 || d == CT_UINT8 || d == CT_INT16 ||
-          d == CT_INT32 || d == CT_INT64))
+          d == CT_INT32 || d == CT_INT64 || ct_dtype_is_complex(d)))
         return ct__set_error(ctx, CT_ERR_DTYPE,
-                             "%s: supports floating point and integer tensors, but got %s", op,
-                             ct_dtype_name(d));
+                             "%s: supports floating point, complex and integer tensors, but got %s",
+                             op, ct_dtype_name(d));
     ct_tensor *t[6] = {NULL};
     if (x->ndim == 0) {
         st = ct_tensor_unsqueeze(ctx, x, 0, &t[0]);

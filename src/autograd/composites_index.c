@@ -878,9 +878,10 @@ static ct_status ct__renorm(ct_ctx *ctx, const ct_tensor *t, double p, int dim, 
     ct_status st = ct__check_args(ctx, "renorm", 1, ins, out);
     if (st != CT_OK) return st;
     *out = NULL;
-    if (!ct_dtype_is_floating(t->dtype))
+    const bool cx = ct_dtype_is_complex(t->dtype); /* the norms of |t|, a real factor */
+    if (!ct_dtype_is_floating(t->dtype) && !cx)
         return ct__set_error(ctx, CT_ERR_DTYPE,
-                             "renorm: expected a floating point tensor as input, got %s",
+                             "renorm: expected a floating point or complex tensor as input, got %s",
                              ct_dtype_name(t->dtype));
     if (!(p > 0))
         return ct__set_error(ctx, CT_ERR_INVALID_ARG, "renorm: non-positive norm %g not supported",
@@ -901,9 +902,11 @@ static ct_status ct__renorm(ct_ctx *ctx, const ct_tensor *t, double p, int dim, 
         if (i != d) dims[nr++] = i;
     /* torch: the norm in the accumulate type (float for half types), the factor
      * maxnorm / (norm + 1e-7) where norm > maxnorm (else 1) in that type, cast back, times t */
-    const ct_dtype acc = t->dtype == CT_FLOAT64 ? CT_FLOAT64 : CT_FLOAT32;
+    const ct_dtype acc = cx                       ? ct_dtype_to_real(t->dtype)
+                         : t->dtype == CT_FLOAT64 ? CT_FLOAT64
+                                                  : CT_FLOAT32;
     ct_tensor *x[9] = {NULL};
-    st = ct_cast(ctx, t, acc, &x[0]);
+    st = cx ? (x[0] = ct_tensor_retain((ct_tensor *)t), CT_OK) : ct_cast(ctx, t, acc, &x[0]);
     CT__DO(st, ct_linalg_vector_norm(ctx, x[0], p, nr, dims, true, &x[1]));
     CT__DO(st, ct_gt_scalar(ctx, x[1], maxnorm, &x[2]));
     CT__DO(st, ct_add_scalar(ctx, x[1], 1e-7, &x[3]));
@@ -911,7 +914,7 @@ static ct_status ct__renorm(ct_ctx *ctx, const ct_tensor *t, double p, int dim, 
     CT__DO(st, ct_div(ctx, x[4], x[3], &x[5]));
     CT__DO(st, ct_tensor_full(ctx, acc, 0, NULL, 1.0, &x[6]));
     CT__DO(st, ct_where(ctx, x[2], x[5], x[6], &x[7]));
-    CT__DO(st, ct_cast(ctx, x[7], t->dtype, &x[8]));
+    CT__DO(st, ct_cast(ctx, x[7], cx ? acc : t->dtype, &x[8]));
     CT__DO(st, ct_mul(ctx, t, x[8], out));
     ct__release_all(9, x);
     return st;

@@ -994,9 +994,10 @@ static ct_status ct__matrix_norm(ct_ctx *ctx, const ct_tensor *a, const char *or
     if (st != CT_OK) return st;
     *out = NULL;
     if (!ord) return ct__set_error(ctx, CT_ERR_INVALID_ARG, "linalg.matrix_norm: ord is NULL");
-    if (!ct_dtype_is_floating(a->dtype))
+    if (!ct_dtype_is_floating(a->dtype) && !ct_dtype_is_complex(a->dtype)) /* complex: real */
         return ct__set_error(ctx, CT_ERR_DTYPE,
-                             "linalg.matrix_norm: expected a floating point tensor, got %s",
+                             "linalg.matrix_norm: expected a floating point or complex tensor, "
+                             "got %s",
                              ct_dtype_name(a->dtype));
     if (a->ndim < 2)
         return ct__set_error(ctx, CT_ERR_SHAPE,

@@ -229,6 +229,10 @@ static bool ct__ag_complex_safe(int op) {
     case CT__AG_LINALG_SOLVE:
     case CT__AG_LINALG_CHOLESKY:
     case CT__AG_LINALG_EIGH:
+    case CT__AG_LINALG_SOLVE_TRIANGULAR: /* these four with mH (grad_linalg.c) */
+    case CT__AG_LINALG_LU_FACTOR:
+    case CT__AG_CHOLESKY_SOLVE:
+    case CT__AG_LINALG_LSTSQ:
     case CT__AG_UNFOLD:
     case CT__AG_FOLD:
     case CT__AG_CAT:

@@ -13,7 +13,9 @@
  *             + (I - U U^T) gU S^-1 Vh + U S^-1 gV^T (I - V V^T), F_ij = 1 / (s_j^2 - s_i^2)
  *             off the diagonal, 0 on it (the projection terms only where m or n exceeds k);
  *             repeated singular values make F infinite, as in torch
- *   prod:     g prod_{j != i} x_j from exclusive running products (exact with zeros). */
+ *   prod:     g prod_{j != i} x_j from exclusive running products (exact with zeros).
+ * solve_triangular, lu_factor, cholesky_solve, lstsq and pinv's part of lstsq are written with
+ * the conjugate transpose (ag_mh, the transpose of real matrices), torch's complex forms. */
 #include "autograd/autograd_impl.h"
 #include "ctorch/linalg.h"
 #include "ctorch/ops.h"
@@ -261,10 +263,10 @@ static ct_tensor *ag_narrow(ct__ag_call *c, const ct_tensor *a, int d, int64_t s
  * when unitriangular). */
 static void bw_solve_triangular(ct__ag_call *c) {
     const bool upper = c->n->iv[0] != 0, left = c->n->iv[1] != 0, unit = c->n->iv[2] != 0;
-    ct_tensor *gb = ag_trsolve(c, ag_mt(c, IN(0)), G, !upper, left, unit);
+    ct_tensor *gb = ag_trsolve(c, ag_mh(c, IN(0)), G, !upper, left, unit);
     if (c->need[0]) {
-        ct_tensor *ga = ct__ag_neg(c, left ? ct__ag_matmul(c, gb, ag_mt(c, OUT))
-                                           : ct__ag_matmul(c, ag_mt(c, OUT), gb));
+        ct_tensor *ga = ct__ag_neg(c, left ? ct__ag_matmul(c, gb, ag_mh(c, OUT))
+                                           : ct__ag_matmul(c, ag_mh(c, OUT), gb));
         ct__ag_set(c, 0, upper ? ag_triu(c, ga, unit ? 1 : 0) : ag_tril(c, ga, unit ? -1 : 0));
     }
     ct__ag_set(c, 1, gb);
@@ -281,25 +283,25 @@ static ct_tensor *lu_backward(ct__ag_call *c, const ct_tensor *gl, const ct_tens
     const int nd = l ? ct_tensor_ndim(l) : 2;
     ct_tensor *ga = NULL;
     if (m == n) {
-        ga = ct__ag_add(c, ag_tril(c, ct__ag_matmul(c, ag_mt(c, l), gl), -1),
-                        ag_triu(c, ct__ag_matmul(c, gu, ag_mt(c, u)), 0));
-        ga = ag_trsolve(c, ag_mt(c, u), ga, false, false, false);
-        ga = ag_trsolve(c, ag_mt(c, l), ga, true, true, true);
+        ga = ct__ag_add(c, ag_tril(c, ct__ag_matmul(c, ag_mh(c, l), gl), -1),
+                        ag_triu(c, ct__ag_matmul(c, gu, ag_mh(c, u)), 0));
+        ga = ag_trsolve(c, ag_mh(c, u), ga, false, false, false);
+        ga = ag_trsolve(c, ag_mh(c, l), ga, true, true, true);
     } else if (m < n) {
         const ct_tensor *u1 = ag_narrow(c, u, nd - 1, 0, k);
-        ga = ct__ag_sub(c, ct__ag_matmul(c, ag_mt(c, l), gl),
-                        ct__ag_matmul(c, ag_triu(c, gu, 0), ag_mt(c, u)));
-        ga = ag_trsolve(c, ag_mt(c, u1), ag_tril(c, ga, -1), false, false, false);
+        ga = ct__ag_sub(c, ct__ag_matmul(c, ag_mh(c, l), gl),
+                        ct__ag_matmul(c, ag_triu(c, gu, 0), ag_mh(c, u)));
+        ga = ag_trsolve(c, ag_mh(c, u1), ag_tril(c, ga, -1), false, false, false);
         ga = ag_cat2(c, ct__ag_add(c, ga, ag_triu(c, ag_narrow(c, gu, nd - 1, 0, k), 0)),
                      ag_narrow(c, gu, nd - 1, k, n - k), nd - 1);
-        ga = ag_trsolve(c, ag_mt(c, l), ga, true, true, true);
+        ga = ag_trsolve(c, ag_mh(c, l), ga, true, true, true);
     } else {
         const ct_tensor *l1 = ag_narrow(c, l, nd - 2, 0, k);
-        ga = ct__ag_sub(c, ct__ag_matmul(c, gu, ag_mt(c, u)), ct__ag_matmul(c, ag_mt(c, l), gl));
-        ga = ag_trsolve(c, ag_mt(c, l1), ag_triu(c, ga, 0), true, true, true);
+        ga = ct__ag_sub(c, ct__ag_matmul(c, gu, ag_mh(c, u)), ct__ag_matmul(c, ag_mh(c, l), gl));
+        ga = ag_trsolve(c, ag_mh(c, l1), ag_triu(c, ga, 0), true, true, true);
         ga = ag_cat2(c, ct__ag_add(c, ga, ag_tril(c, ag_narrow(c, gl, nd - 2, 0, k), -1)),
                      ag_narrow(c, gl, nd - 2, k, m - k), nd - 2);
-        ga = ag_trsolve(c, ag_mt(c, u), ga, false, false, false);
+        ga = ag_trsolve(c, ag_mh(c, u), ga, false, false, false);
     }
     return ct__ag_matmul(c, p, ga);
 }
@@ -328,8 +330,8 @@ static void bw_cholesky_solve(ct__ag_call *c) {
     ct_status st = c->st == CT_OK ? ct_cholesky_solve(c->ctx, G, IN(1), upper, &gb) : c->st;
     ct__ag_keep(c, st, gb);
     if (c->need[1]) {
-        ct_tensor *s = ct__ag_matmul(c, gb, ag_mt(c, OUT));
-        s = ct__ag_add(c, s, ag_mt(c, s));
+        ct_tensor *s = ct__ag_matmul(c, gb, ag_mh(c, OUT));
+        s = ct__ag_add(c, s, ag_mh(c, s));
         ct__ag_set(c, 1,
                    ct__ag_neg(c, upper ? ct__ag_matmul(c, IN(1), s) : ct__ag_matmul(c, s, IN(1))));
     }
@@ -339,11 +341,11 @@ static void bw_cholesky_solve(ct__ag_call *c) {
 /* torch's pinv_backward: the gradient of A from the gradient g of pinv(A) (..., n, m). */
 static ct_tensor *pinv_backward(ct__ag_call *c, const ct_tensor *g, const ct_tensor *pa,
                                 const ct_tensor *a, int64_t m, int64_t n) {
-    const ct_tensor *pah = ag_mt(c, pa), *gh = ag_mt(c, g);
+    const ct_tensor *pah = ag_mh(c, pa), *gh = ag_mh(c, g);
     if (m <= n) {
         ct_tensor *k = ct__ag_matmul(c, gh, pa);
         ct_tensor *kp = ct__ag_matmul(c, k, pah);
-        ct_tensor *r = ct__ag_sub(c, kp, ag_mt(c, ct__ag_matmul(c, pa, k)));
+        ct_tensor *r = ct__ag_sub(c, kp, ag_mh(c, ct__ag_matmul(c, pa, k)));
         r = ct__ag_sub(c, r, ct__ag_matmul(c, ct__ag_matmul(c, a, pa), kp));
         return ct__ag_add(
             c, r,
@@ -351,7 +353,7 @@ static ct_tensor *pinv_backward(ct__ag_call *c, const ct_tensor *g, const ct_ten
     }
     ct_tensor *k = ct__ag_matmul(c, pa, gh);
     ct_tensor *pk = ct__ag_matmul(c, pah, k);
-    ct_tensor *r = ct__ag_sub(c, pk, ag_mt(c, ct__ag_matmul(c, k, pa)));
+    ct_tensor *r = ct__ag_sub(c, pk, ag_mh(c, ct__ag_matmul(c, k, pa)));
     r = ct__ag_add(
         c, r,
         ct__ag_matmul(c, ct__ag_matmul(c, ct__ag_sub(c, gh, ct__ag_matmul(c, a, k)), pa), pah));
@@ -365,8 +367,8 @@ static void bw_lstsq(ct__ag_call *c) {
     ct_status st = c->st == CT_OK ? ct_linalg_pinv(c->ctx, IN(0), NAN, NAN, &pa) : c->st;
     ct__ag_keep(c, st, pa);
     if (c->need[0])
-        ct__ag_set(c, 0, pinv_backward(c, ct__ag_matmul(c, G, ag_mt(c, IN(1))), pa, IN(0), m, n));
-    if (c->need[1]) ct__ag_set(c, 1, ct__ag_matmul(c, ag_mt(c, pa), G));
+        ct__ag_set(c, 0, pinv_backward(c, ct__ag_matmul(c, G, ag_mh(c, IN(1))), pa, IN(0), m, n));
+    if (c->need[1]) ct__ag_set(c, 1, ct__ag_matmul(c, ag_mh(c, pa), G));
 }
 
 #define F(op, name, fn, si, so)                                                                    \

@@ -83,9 +83,10 @@ static ct_status ct__la_prep_cx(ct_ctx *ctx, const char *op, const ct_tensor *a,
     return st;
 }
 
+/* the second set's routines: complex computed as it is (linalg2_cx_cpu.c) */
 static ct_status ct__la_prep(ct_ctx *ctx, const char *op, const ct_tensor *a, bool square,
                              ct__la_in *p) {
-    return ct__la_prep_cx(ctx, op, a, square, false, p);
+    return ct__la_prep_cx(ctx, op, a, square, true, p);
 }
 
 /* A new contiguous tensor (B, d...) in dt. */
@@ -122,16 +123,18 @@ static ct_status ct__la_back(ct_ctx *ctx, const ct__la_in *p, bool cast, ct_tens
     return CT_OK;
 }
 
-static ct_status ct__la_submit_sc(ct_ctx *ctx, const ct__la_in *p, int routine, int64_t flag,
-                                  double sc, ct_tensor *const outs[4], const ct_tensor *in1) {
+/* in2: a third input (ldl_solve's pivots) or NULL */
+static ct_status ct__la_submit3(ct_ctx *ctx, const ct__la_in *p, int routine, int64_t flag,
+                                double sc, ct_tensor *const outs[4], const ct_tensor *in1,
+                                const ct_tensor *in2) {
     ct_op_desc d;
-    ct__desc_init(&d, CT_OP_LINALG, 4, 2);
+    ct__desc_init(&d, CT_OP_LINALG, 4, in2 ? 3 : 2);
     /* complex: every complex operand as its real view (.., 2), ints[2] = 1 (ctorch/backend.h) */
     const bool cx = ct_dtype_is_complex(p->cdt);
-    const ct_tensor *ts[6] = {outs[0], outs[1], outs[2], outs[3], p->a3, in1};
-    ct_tensor *views[6] = {NULL};
+    const ct_tensor *ts[7] = {outs[0], outs[1], outs[2], outs[3], p->a3, in1, in2};
+    ct_tensor *views[7] = {NULL};
     ct_status st = CT_OK;
-    for (int i = 0; i < 6 && st == CT_OK; i++) {
+    for (int i = 0; i < 7 && st == CT_OK; i++) {
         if (!ts[i]) continue;
         if (cx && ct_dtype_is_complex(ts[i]->dtype)) {
             st = ct_view_as_real(ctx, ts[i], &views[i]);
@@ -146,8 +149,12 @@ static ct_status ct__la_submit_sc(ct_ctx *ctx, const ct__la_in *p, int routine, 
     d.ints[2] = cx;
     d.scalars[0] = sc;
     if (st == CT_OK) st = ct__submit(ctx, p->a3->storage->device, &d);
-    ct__release_all(6, views);
+    ct__release_all(7, views);
     return st;
+}
+static ct_status ct__la_submit_sc(ct_ctx *ctx, const ct__la_in *p, int routine, int64_t flag,
+                                  double sc, ct_tensor *const outs[4], const ct_tensor *in1) {
+    return ct__la_submit3(ctx, p, routine, flag, sc, outs, in1, NULL);
 }
 static ct_status ct__la_submit(ct_ctx *ctx, const ct__la_in *p, int routine, int64_t flag,
                                ct_tensor *const outs[4], const ct_tensor *in1) {
@@ -577,19 +584,14 @@ ct_status ct_linalg_solve(ct_ctx *ctx, const ct_tensor *a, const ct_tensor *b, c
  * svdvals, lstsq. torch 1.13 computes these in float32 / float64 only ("not implemented for
  * 'Half'"), and so do they. ==== */
 
-/* CT_OK when t is float32 or float64, else CT_ERR_DTYPE naming op and what (complex:
- * CT_ERR_UNSUPPORTED, a gap rather than torch's refusal); linalg_impl.h */
+/* CT_OK when t is float32, float64, complex64 or complex128, else CT_ERR_DTYPE naming op and
+ * what; linalg_impl.h */
 ct_status ct__la_float(ct_ctx *ctx, const char *op, const char *what, const ct_tensor *t) {
-    if (t->dtype == CT_FLOAT32 || t->dtype == CT_FLOAT64) return CT_OK;
-    if (ct_dtype_is_complex(t->dtype)) /* torch has it: ctorch does not yet */
-        return ct__set_error(ctx, CT_ERR_UNSUPPORTED,
-                             "%s: complex %s (%s) is not supported yet (cholesky, solve, inv, det, "
-                             "slogdet, qr, svd, svdvals, pinv, eig and eigh take complex "
-                             "matrices)",
-                             op, what, ct_dtype_name(t->dtype));
+    if (t->dtype == CT_FLOAT32 || t->dtype == CT_FLOAT64 || ct_dtype_is_complex(t->dtype))
+        return CT_OK;
     return ct__set_error(ctx, CT_ERR_DTYPE,
-                         "%s: %s must be float32 or float64, got %s (torch: not implemented for "
-                         "that dtype)",
+                         "%s: %s must be float32, float64, complex64 or complex128, got %s (torch: "
+                         "not implemented for that dtype)",
                          op, what, ct_dtype_name(t->dtype));
 }
 
@@ -710,13 +712,13 @@ ct_status ct_linalg_solve_triangular(ct_ctx *ctx, const ct_tensor *a, const ct_t
                              "%s: The input tensor B must have at least 2 dimensions.", op);
     if ((st = ct__la_square_check(ctx, op, "A", a)) != CT_OK) return st;
     ct_dtype dt = CT_FLOAT32;
-    if ((st = ct_dtype_promote(a->dtype, b->dtype, &dt)) != CT_OK)
-        return ct__set_error(ctx, st, "%s: expected float32 or float64 A and B, got %s and %s", op,
+    if ((st = ct__cx_promote(a->dtype, b->dtype, &dt)) != CT_OK)
+        return ct__set_error(ctx, st, "%s: expected floating or complex A and B, got %s and %s", op,
                              ct_dtype_name(a->dtype), ct_dtype_name(b->dtype));
-    if (dt != CT_FLOAT32 && dt != CT_FLOAT64)
+    if (dt != CT_FLOAT32 && dt != CT_FLOAT64 && !ct_dtype_is_complex(dt))
         return ct__set_error(ctx, CT_ERR_DTYPE,
-                             "%s: A and B (%s, %s) must promote to float32 or float64 (torch: not "
-                             "implemented for %s)",
+                             "%s: A and B (%s, %s) must promote to float32, float64, complex64 or "
+                             "complex128 (torch: not implemented for %s)",
                              op, ct_dtype_name(a->dtype), ct_dtype_name(b->dtype),
                              ct_dtype_name(dt));
     const int64_t n = a->shape[a->ndim - 1];
@@ -1015,7 +1017,7 @@ static ct_status ct__lu_solve(ct_ctx *ctx, const ct_tensor *LU, const ct_tensor 
     ct_tensor *perm = NULL, *iperm = NULL, *t[8] = {NULL};
     st = ct__lu_perm_of(ctx, op, LU, piv, NULL, &perm, &iperm);
     ct_tensor *lt = NULL;
-    if (adjoint) CT__DO(st, ct_tensor_transpose(ctx, LU, -2, -1, &lt));
+    if (adjoint) CT__DO(st, ct_adjoint(ctx, LU, &lt)); /* LU^H (complex), LU^T (real) */
     if (left && !adjoint) { /* X = U^-1 L^-1 (P^T B), (P^T B)[i] = B[perm[i]] */
         CT__DO(st, ct__gather_perm(ctx, b, perm, -2, &t[1]));
         CT__DO(st, ct_linalg_solve_triangular(ctx, LU, t[1], false, true, true, &t[2]));
@@ -1054,8 +1056,8 @@ ct_status ct_linalg_lu_solve(ct_ctx *ctx, const ct_tensor *LU, const ct_tensor *
 static ct_status ct__chol_solve(ct_ctx *ctx, const ct_tensor *b, const ct_tensor *l, bool upper,
                                 ct_tensor **out) {
     ct_tensor *lt = NULL, *y = NULL;
-    ct_status st = ct_tensor_transpose(ctx, l, -2, -1, &lt);
-    /* lower: L Y = B, L^T X = Y; upper: U^T Y = B, U X = Y */
+    ct_status st = ct_adjoint(ctx, l, &lt); /* L^H: L^T of real matrices */
+    /* lower: L Y = B, L^H X = Y; upper: U^H Y = B, U X = Y */
     CT__DO(st, ct__trsolve(ctx, upper ? lt : l, b, 2, &y));
     CT__DO(st, ct__trsolve(ctx, upper ? l : lt, y, 3, out));
     ct_tensor_release(lt), ct_tensor_release(y);
@@ -1231,11 +1233,12 @@ static ct_status ct__lstsq(ct_ctx *ctx, const ct_tensor *a, const ct_tensor *b, 
     const int64_t xs[2] = {mx, q1};
     CT__DO(st, ct__la_out(ctx, &p, p.cdt, 2, xs, &t[0]));
     CT__DO(st, ct__la_out(ctx, &p, CT_INT64, 0, NULL, &t[1]));
-    CT__DO(st, ct__la_out(ctx, &p, p.cdt, 1, &k, &t[2]));
+    const ct_dtype rdt = ct_dtype_to_real(p.cdt); /* singular values: real */
+    CT__DO(st, ct__la_out(ctx, &p, rdt, 1, &k, &t[2]));
     CT__DO(st, ct__la_out(ctx, &p, CT_INT32, 0, NULL, &t[3]));
     ct_tensor *outs4[4] = {t[0], t[1], t[2], t[3]};
     if (st == CT_OK && isnan(rcond))
-        rcond = (p.cdt == CT_FLOAT32 ? 0x1p-23 : 0x1p-52) * (double)(m > n ? m : n);
+        rcond = (rdt == CT_FLOAT32 ? 0x1p-23 : 0x1p-52) * (double)(m > n ? m : n);
     CT__DO(st, ct__la_submit_sc(ctx, &p, CT_LINALG_LSTSQ, drv, rcond, outs4, pad));
     ct_tensor_release(b3), ct_tensor_release(pad), ct_tensor_release(view), ct_tensor_release(v2);
     CT__DO(st, ct__la_check_info(ctx, op, &p, t[3],
@@ -1254,7 +1257,7 @@ static ct_status ct__lstsq(ct_ctx *ctx, const ct_tensor *a, const ct_tensor *b, 
         ct__free(ctx, rk);
     }
     ct_tensor *x = NULL, *xn = NULL, *tail = NULL, *sq = NULL, *r2 = NULL;
-    const bool cast[4] = {true, false, true, false};
+    const bool cast[4] = {true, false, !ct_dtype_is_complex(p.cdt), false};
     ct_tensor *got[4] = {NULL, NULL, NULL, NULL};
     ct_tensor **const outs[4] = {&got[0], &got[1], &got[2], NULL};
     st = ct__la_finish(ctx, &p, st, 4, t, cast, outs); /* X (..., mx, q1), rank, values */
@@ -1268,10 +1271,17 @@ static ct_status ct__lstsq(ct_ctx *ctx, const ct_tensor *a, const ct_tensor *b, 
             const int dm2 = -2;
             CT__DO(st, ct_tensor_narrow(ctx, x, -2, n, m - n, &tail));
             CT__DO(st, ct_tensor_narrow(ctx, tail, -1, 0, q, &r2));
-            CT__DO(st, ct_mul(ctx, r2, r2, &sq));
+            if (ct_dtype_is_complex(a->dtype)) { /* |r|^2, real as torch */
+                ct_tensor *ab = NULL;
+                CT__DO(st, ct_abs(ctx, r2, &ab));
+                CT__DO(st, ct_mul(ctx, ab, ab, &sq));
+                ct_tensor_release(ab);
+            } else {
+                CT__DO(st, ct_mul(ctx, r2, r2, &sq));
+            }
             CT__DO(st, ct_sum(ctx, sq, 1, &dm2, false, res));
         } else {
-            CT__DO(st, ct__empty1(ctx, a, a->dtype, res));
+            CT__DO(st, ct__empty1(ctx, a, ct_dtype_to_real(a->dtype), res));
         }
         if (drv == 0) {
             CT__DO(st, ct__empty1(ctx, a, CT_INT64, rank));
@@ -1279,7 +1289,7 @@ static ct_status ct__lstsq(ct_ctx *ctx, const ct_tensor *a, const ct_tensor *b, 
             *rank = ct_tensor_retain(got[1]);
         }
         if (drv < 2) {
-            CT__DO(st, ct__empty1(ctx, a, a->dtype, sv));
+            CT__DO(st, ct__empty1(ctx, a, ct_dtype_to_real(a->dtype), sv));
         } else if (st == CT_OK) {
             *sv = ct_tensor_retain(got[2]);
         }
@@ -1378,8 +1388,9 @@ ct_status ct_linalg_lstsq(ct_ctx *ctx, const ct_tensor *a, const ct_tensor *b, d
 }
 
 /* ==== ldl_factor(_ex) / ldl_solve: Bunch-Kaufman sytrf / sytrs on the lower triangle, as torch
- * (real matrices: hermitian changes nothing). torch 1.13 has no derivative for either: their
- * floating results hang on a node that refuses backward (printed NotImplemented), as torch. ==== */
+ * (complex: hetrf / hetrs when hermitian; real matrices: hermitian changes nothing). torch 1.13 has
+ * no derivative for either: their floating results hang on a node that refuses backward (printed
+ * NotImplemented), as torch. ==== */
 static ct_status ct__ldl_factor_nograd(ct_ctx *ctx, void *user, ct_tensor *const *gout,
                                        const bool *need, ct_tensor **gin) {
     (void)user, (void)gout, (void)need, (void)gin;
@@ -1404,8 +1415,8 @@ static ct_status ct__ldl_record(ct_ctx *ctx, const ct__ag_custom *fn, int n,
     return ct__ag_named(ctx, st, out, 0, "NotImplemented");
 }
 
-static ct_status ct__ldl_factor_any(ct_ctx *ctx, const char *op, const ct_tensor *a, ct_tensor **LD,
-                                    ct_tensor **piv, ct_tensor **info_out) {
+static ct_status ct__ldl_factor_any(ct_ctx *ctx, const char *op, const ct_tensor *a, bool hermitian,
+                                    ct_tensor **LD, ct_tensor **piv, ct_tensor **info_out) {
     if (!ctx) return CT_ERR_INVALID_ARG;
     ct__clear_error(ctx);
     if (info_out) *info_out = NULL;
@@ -1427,7 +1438,7 @@ static ct_status ct__ldl_factor_any(ct_ctx *ctx, const char *op, const ct_tensor
     CT__DO(st, ct__la_out(ctx, &p, CT_INT32, 1, &n, &t[1]));
     CT__DO(st, ct__la_out(ctx, &p, CT_INT32, 0, NULL, &t[2]));
     ct_tensor *outs4[4] = {t[0], t[1], t[2], NULL};
-    CT__DO(st, ct__la_submit(ctx, &p, CT_LINALG_LDL_FACTOR, 0, outs4, NULL));
+    CT__DO(st, ct__la_submit(ctx, &p, CT_LINALG_LDL_FACTOR, hermitian, outs4, NULL));
     ct_tensor_release(d);
     const bool cast[3] = {false, false, false};
     ct_tensor **const outs[3] = {LD, piv, &info};
@@ -1461,26 +1472,25 @@ static ct_status ct__ldl_factor_any(ct_ctx *ctx, const char *op, const ct_tensor
 }
 ct_status ct_linalg_ldl_factor(ct_ctx *ctx, const ct_tensor *a, bool hermitian, ct_tensor **LD,
                                ct_tensor **pivots) {
-    (void)hermitian; /* real matrices: symmetric and hermitian agree */
     return ct__error_within(
         ctx, "torch.linalg.ldl_factor",
-        ct__ldl_factor_any(ctx, "torch.linalg.ldl_factor", a, LD, pivots, NULL));
+        ct__ldl_factor_any(ctx, "torch.linalg.ldl_factor", a, hermitian, LD, pivots, NULL));
 }
 ct_status ct_linalg_ldl_factor_ex(ct_ctx *ctx, const ct_tensor *a, bool hermitian, ct_tensor **LD,
                                   ct_tensor **pivots, ct_tensor **info) {
-    (void)hermitian;
     if (!info)
         return ctx ? ct__set_error(ctx, CT_ERR_INVALID_ARG,
                                    "torch.linalg.ldl_factor_ex: info is NULL")
                    : CT_ERR_INVALID_ARG;
     return ct__error_within(
         ctx, "torch.linalg.ldl_factor_ex",
-        ct__ldl_factor_any(ctx, "torch.linalg.ldl_factor_ex", a, LD, pivots, info));
+        ct__ldl_factor_any(ctx, "torch.linalg.ldl_factor_ex", a, hermitian, LD, pivots, info));
 }
 
 /* LD (B, n, n), pivots (B, n) int32 and B (B, n, q), batch dims equal: X (B, n, q) */
 static ct_status ct__ldl_solve(ct_ctx *ctx, const char *op, const ct_tensor *ld,
-                               const ct_tensor *piv, const ct_tensor *b, ct_tensor **out) {
+                               const ct_tensor *piv, const ct_tensor *b, bool hermitian,
+                               ct_tensor **out) {
     ct__la_in p;
     ct_status st = ct__la_prep(ctx, op, ld, true, &p);
     if (st != CT_OK) return st;
@@ -1490,17 +1500,8 @@ static ct_status ct__ldl_solve(ct_ctx *ctx, const char *op, const ct_tensor *ld,
     CT__DO(st, ct_tensor_contiguous(ctx, piv, &pc));
     CT__DO(st, ct_tensor_reshape(ctx, pc, 2, ps, &p2));
     CT__DO(st, ct__la_out(ctx, &p, p.cdt, 2, rc, &t[0]));
-    if (st == CT_OK) {
-        ct_op_desc d;
-        ct__desc_init(&d, CT_OP_LINALG, 4, 3);
-        ct__operand_set(&d.operands[0], t[0]);
-        ct__operand_set(&d.operands[4], p.a3);
-        ct__operand_set(&d.operands[5], b3);
-        ct__operand_set(&d.operands[6], p2);
-        d.compute_dtype = p.cdt;
-        d.ints[0] = CT_LINALG_LDL_SOLVE;
-        st = ct__submit(ctx, p.a3->storage->device, &d);
-    }
+    ct_tensor *outs4[4] = {t[0], NULL, NULL, NULL};
+    CT__DO(st, ct__la_submit3(ctx, &p, CT_LINALG_LDL_SOLVE, hermitian, 0, outs4, b3, p2));
     ct_tensor_release(b3), ct_tensor_release(pc), ct_tensor_release(p2);
     const bool cast[1] = {false};
     ct_tensor **const outs[1] = {out};
@@ -1509,7 +1510,6 @@ static ct_status ct__ldl_solve(ct_ctx *ctx, const char *op, const ct_tensor *ld,
 ct_status ct_linalg_ldl_solve(ct_ctx *ctx, const ct_tensor *LD, const ct_tensor *pivots,
                               const ct_tensor *B, bool hermitian, ct_tensor **out) {
     const char *op = "torch.linalg.ldl_solve";
-    (void)hermitian;
     ct_status st = ct__la_args2(ctx, op, "LD", LD, "B", B, out);
     if (st != CT_OK) return st;
     *out = NULL;
@@ -1562,7 +1562,7 @@ ct_status ct_linalg_ldl_solve(ct_ctx *ctx, const ct_tensor *LD, const ct_tensor 
         CT__DO(st, ct_tensor_squeeze(ctx, pe2, -1, &pe));
         ct_tensor_release(pe2);
     }
-    CT__DO(st, ct__ldl_solve(ctx, op, le, pe, be, out));
+    CT__DO(st, ct__ldl_solve(ctx, op, le, pe, be, hermitian, out));
     const ct_tensor *ins[2] = {LD, B};
     CT__DO(st, ct__ldl_record(ctx, &CT__LDL_SOLVE_FN, 2, ins, out));
     ct_tensor_release(ld), ct_tensor_release(bd), ct_tensor_release(pv), ct_tensor_release(pu);

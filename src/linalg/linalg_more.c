@@ -91,7 +91,7 @@ static ct_status ct__matrix_rank(ct_ctx *ctx, const ct_tensor *a, double atol, d
     const int64_t m = a->shape[a->ndim - 2], n = a->shape[a->ndim - 1];
     if (hermitian && (st = ct__la_square_check(ctx, op, "A", a)) != CT_OK) return st;
     if (ct_tensor_numel(a) == 0) return ct__lm_batch_zeros(ctx, a, CT_INT64, out);
-    const double eps = a->dtype == CT_FLOAT32 ? 0x1p-23 : 0x1p-52;
+    const double eps = ct_dtype_to_real(a->dtype) == CT_FLOAT32 ? 0x1p-23 : 0x1p-52;
     if (isnan(rtol)) rtol = !isnan(atol) && atol > 0 ? 0 : eps * (double)(m > n ? m : n);
     if (isnan(atol)) atol = 0;
     ct_tensor *t[8] = {NULL};
@@ -233,7 +233,8 @@ ct_status ct_linalg_matrix_exp(ct_ctx *ctx, const ct_tensor *a, ct_tensor **out)
     return ct__ag_named(ctx, st, out, mark, "LinalgMatrixExpBackward0");
 }
 
-/* ---- vecdot: torch 1.13's (x.conj() * y).sum(dim) for real x, y of one floating dtype ---- */
+/* ---- vecdot: torch 1.13's (x.conj() * y).sum(dim), x and y of one floating or complex
+ * dtype ---- */
 static ct_status ct__vecdot(ct_ctx *ctx, const ct_tensor *x, const ct_tensor *y, int dim,
                             ct_tensor **out) {
     const char *op = "linalg.vecdot";
@@ -246,14 +247,16 @@ static ct_status ct__vecdot(ct_ctx *ctx, const ct_tensor *x, const ct_tensor *y,
                              "%s: Expected x and y to have the same dtype, but found x of type %s "
                              "and y of type %s instead",
                              op, ct_dtype_name(x->dtype), ct_dtype_name(y->dtype));
-    if (!ct_dtype_is_floating(x->dtype))
+    if (!ct_dtype_is_floating(x->dtype) && !ct_dtype_is_complex(x->dtype))
         return ct__set_error(ctx, CT_ERR_DTYPE,
                              "%s: Expected a floating point or complex tensor as input. Got %s", op,
                              ct_dtype_name(x->dtype));
-    ct_tensor *p = NULL;
-    st = ct_mul(ctx, x, y, &p);
+    ct_tensor *p = NULL, *xc = NULL;
+    st = ct_dtype_is_complex(x->dtype) ? ct_conj(ctx, x, &xc)
+                                       : (xc = ct_tensor_retain((ct_tensor *)x), CT_OK);
+    CT__DO(st, ct_mul(ctx, xc, y, &p));
     CT__DO(st, ct_sum(ctx, p, 1, &dim, false, out));
-    ct_tensor_release(p);
+    ct_tensor_release(p), ct_tensor_release(xc);
     return st;
 }
 ct_status ct_linalg_vecdot(ct_ctx *ctx, const ct_tensor *x, const ct_tensor *y, int dim,
@@ -406,7 +409,7 @@ static ct_status ct__householder(ct_ctx *ctx, const ct_tensor *a, const ct_tenso
         CT__DO(st, ct_matmul(ctx, q, t[6], &t[9]));            /* Q v */
         CT__DO(st, ct_mul(ctx, t[9], t[8], &t[10]));           /* tau Q v */
         ct_tensor *vt = NULL, *outer = NULL, *nq = NULL;
-        CT__DO(st, ct_tensor_transpose(ctx, t[6], -2, -1, &vt));
+        CT__DO(st, ct_adjoint(ctx, t[6], &vt)); /* v^H (complex: I - tau v v^H) */
         CT__DO(st, ct_matmul(ctx, t[10], vt, &outer));
         CT__DO(st, ct_sub(ctx, q, outer, &nq));
         ct_tensor_release(vt), ct_tensor_release(outer);
@@ -453,7 +456,8 @@ static ct_status ct__cond(ct_ctx *ctx, const ct_tensor *a, const char *ord, ct_t
         if ((st = ct__la_square_check(ctx, name, "A", a)) != CT_OK) return st;
     }
     if ((st = ct__la_float(ctx, op, "A", a)) != CT_OK) return st;
-    if (ct_tensor_numel(a) == 0) return ct__lm_batch_zeros(ctx, a, a->dtype, out);
+    if (ct_tensor_numel(a) == 0)
+        return ct__lm_batch_zeros(ctx, a, ct_dtype_to_real(a->dtype), out); /* real, as torch */
     const int last = -1;
     ct_tensor *t[10] = {NULL};
     if (which <= 1) { /* s_max / s_min (or its inverse), squeezed */
@@ -528,6 +532,11 @@ static ct_status ct__svd_lowrank(ct_ctx *ctx, const char *op, const ct_tensor *a
         return ct__set_error(ctx, CT_ERR_SHAPE, "%s: A must have at least 2 dims, got %d", op,
                              a->ndim);
     if ((st = ct__la_float(ctx, op, "A", a)) != CT_OK) return st;
+    if (ct_dtype_is_complex(a->dtype)) /* torch 1.13 fails too (a real random matrix) */
+        return ct__set_error(ctx, CT_ERR_DTYPE,
+                             "%s: A must be float32 or float64, got %s (torch 1.13: expected "
+                             "scalar type ComplexFloat but found Float)",
+                             op, ct_dtype_name(a->dtype));
     const int64_t m = a->shape[a->ndim - 2], n = a->shape[a->ndim - 1], mn = m < n ? m : n;
     if (q <= 0) q = mn < 6 ? mn : 6;
     if (q > mn || mn == 0)

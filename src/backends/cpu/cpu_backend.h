@@ -18,6 +18,14 @@ ct_status ct__cpu_run_op(void *state, const ct_op_desc *op);
 extern const ct_graph_impl ct__cpu_graph_impl;
 /* CT_OP_LINALG through LAPACKE (linalg_cpu.c). */
 ct_status ct__cpu_linalg(ct__cpu_state *s, const ct_op_desc *op);
+/* complex CT_LINALG_TRSOLVE / LU_FACTOR / LU_PERM / LSTSQ / LDL_* (linalg2_cx_cpu.c) */
+bool ct__cpu_linalg2_cx_handles(int routine);
+ct_status ct__cpu_linalg2_cx(ct__cpu_state *s, const ct_op_desc *op);
+/* getrf pivots (k, 1-based swaps) -> perm (m) with (P^T A)[i] = A[perm[i]] and its inverse;
+ * false on a pivot outside 1..m */
+bool ct__cpu_lu_perm(const int32_t *piv, int64_t k, int64_t m, int64_t *perm, int64_t *iperm);
+/* the first ldl pivot not of sytrf's form (1..n, or a pair of one value in -n..-1), or -1 */
+int64_t ct__cpu_ldl_pivots_bad(const int32_t *pv, int64_t n);
 /* CT_OP_SPARSE24_* (sparse_cpu.c). */
 ct_status ct__cpu_sparse(ct__cpu_state *s, const ct_op_desc *op);
 /* CT_OP_FLEX_ATTENTION / _BWD (attention_cpu.c). */

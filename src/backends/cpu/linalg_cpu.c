@@ -559,7 +559,22 @@ CT__LINALG_CX_IMPL(c128, double, double _Complex, LAPACKE_z, cabs)
 
 /* getrf pivots (1-based row swaps, k of them) -> perm (m) with (P^T A)[i] = A[perm[i]] and its
  * inverse; false when a pivot is outside 1..m. */
-static bool ct__lu_perm(const int32_t *piv, int64_t k, int64_t m, int64_t *perm, int64_t *iperm) {
+/* sytrs / hetrs trust the pivots: the first entry not of sytrf's form (1..n, or a pair of one
+ * value in -n..-1, which keeps every access inside the matrix), or -1 */
+int64_t ct__cpu_ldl_pivots_bad(const int32_t *pv, int64_t n) {
+    for (int64_t i = 0; i < n;) {
+        const int32_t pi = pv[i];
+        if (pi > 0 && pi <= n)
+            i++;
+        else if (pi < 0 && pi >= -n && i + 1 < n && pv[i + 1] == pi)
+            i += 2;
+        else
+            return i;
+    }
+    return -1;
+}
+
+bool ct__cpu_lu_perm(const int32_t *piv, int64_t k, int64_t m, int64_t *perm, int64_t *iperm) {
     for (int64_t i = 0; i < m; i++)
         perm[i] = i;
     for (int64_t i = 0; i < k; i++) {
@@ -688,7 +703,7 @@ static bool ct__lu_perm(const int32_t *piv, int64_t k, int64_t m, int64_t *perm,
                 const int64_t kp = in1->shape[1];                                                  \
                 T *pm = (T *)o[0].data + b * (int64_t)m * m;                                       \
                 int64_t *pr = (int64_t *)o[1].data + b * m, *ip = (int64_t *)o[2].data + b * m;    \
-                if (!ct__lu_perm((const int32_t *)in1->data + b * kp, kp, m, pr, ip)) {            \
+                if (!ct__cpu_lu_perm((const int32_t *)in1->data + b * kp, kp, m, pr, ip)) {        \
                     ret = ct__set_error(s->ctx, CT_ERR_INVALID_ARG,                                \
                                         "lu_unpack: pivots of matrix %lld of the batch must be "   \
                                         "between 1 and LU.size(-2) = %lld inclusive (as torch)",   \
@@ -738,19 +753,9 @@ static bool ct__lu_perm(const int32_t *piv, int64_t k, int64_t m, int64_t *perm,
                 memcpy(x, (const T *)in1->data + b * (int64_t)n * nq,                              \
                        sizeof(T) * (size_t)((int64_t)n * nq));                                     \
                 const int32_t *pv = (const int32_t *)o[op->n_out + 2].data + b * n;                \
-                /* sytrs trusts the pivots: accept only sytrf's form (1..n, or a pair of one       \
-                 * value in -n..-1), which keeps every access inside the matrix */                 \
-                lapack_int bad = -1;                                                               \
-                for (lapack_int i = 0; i < n && bad < 0;) {                                        \
-                    const int32_t pi = pv[i];                                                      \
-                    if (pi > 0 && pi <= n) {                                                       \
-                        iwork[i] = pi, i++;                                                        \
-                    } else if (pi < 0 && pi >= -n && i + 1 < n && pv[i + 1] == pi) {               \
-                        iwork[i] = iwork[i + 1] = pi, i += 2;                                      \
-                    } else {                                                                       \
-                        bad = i;                                                                   \
-                    }                                                                              \
-                }                                                                                  \
+                const lapack_int bad = (lapack_int)ct__cpu_ldl_pivots_bad(pv, n);                  \
+                for (lapack_int i = 0; i < n && bad < 0; i++)                                      \
+                    iwork[i] = pv[i];                                                              \
                 if (bad >= 0) {                                                                    \
                     ret = ct__set_error(s->ctx, CT_ERR_INVALID_ARG,                                \
                                         "linalg.ldl_solve: pivots of matrix %lld of the batch "    \
@@ -877,6 +882,8 @@ ct_status ct__cpu_linalg(ct__cpu_state *s, const ct_op_desc *op) {
         return op->compute_dtype == CT_FLOAT64 ? ct__eig_cx_c128(s, op) : ct__eig_cx_c64(s, op);
     if (op->ints[2] == 1 && op->ints[0] == CT_LINALG_EIGH_CX)
         return op->compute_dtype == CT_FLOAT64 ? ct__eigh_cx_c128(s, op) : ct__eigh_cx_c64(s, op);
+    if (op->ints[2] == 1 && ct__cpu_linalg2_cx_handles((int)op->ints[0]))
+        return ct__cpu_linalg2_cx(s, op);
     if (op->ints[2] == 1) /* complex, as real views */
         return op->compute_dtype == CT_FLOAT64 ? ct__linalg_cx_c128(s, op)
                                                : ct__linalg_cx_c64(s, op);
