@@ -190,7 +190,14 @@ TEST(scatters_as_torch) {
     CHECK_ST(ct_diagonal_scatter(ctx, x, s, 0, 0, 1, &r), CT_ERR_SHAPE);
     ct_tensor_release(s);
     CHECK_OK(ct_tensor_full(ctx, CT_FLOAT32, 2, SH(3, 5), -1, &s));
-    CHECK_ST(ct_select_scatter(ctx, x, s, 1, 0, &r), CT_ERR_DTYPE);
+    { /* another src dtype is copied over in self's (torch) */
+        ct_tensor *s64 = NULL, *r64 = NULL;
+        CHECK_OK(ct_select_scatter(ctx, x, s, 1, 0, &r));
+        CHECK_OK(ct_tensor_full(ctx, CT_FLOAT64, 2, SH(3, 5), -1, &s64));
+        CHECK_OK(ct_select_scatter(ctx, x, s64, 1, 0, &r64));
+        CHECK(ct_tensor_dtype(r) == CT_FLOAT64 && tu_same_values(r, r64));
+        ct_tensor_release(r), ct_tensor_release(s64), ct_tensor_release(r64);
+    }
     ct_tensor_release(s);
     CHECK_OK(ct_tensor_full(ctx, CT_FLOAT64, 2, SH(3, 5), -1, &s));
     CHECK_ST(ct_select_scatter(ctx, x, s, 1, 4, &r), CT_ERR_INDEX);

@@ -1109,9 +1109,198 @@ TEST(interpolate_channels_last_kernel) {
     ct_tensor_release(y), ct_tensor_release(x);
 }
 
+/* ---- the third review (nn and everyday ops against torch 1.13) ---- */
+/* values and gradients of f(x) with upstream u, in float64 */
+static void grad_of_fn(ct_status (*f)(const ct_tensor *, ct_tensor **), int n, const double *x,
+                       const double *u, double *y, double *g) {
+    const int64_t s = n;
+    ct_tensor *xt = tu_from_vals(ctx, CT_FLOAT64, 1, &s, x),
+              *ut = tu_from_vals(ctx, CT_FLOAT64, 1, &s, u);
+    ct_tensor *yt = NULL;
+    CHECK_OK(ct_tensor_set_requires_grad(xt, true));
+    CHECK_OK(f(xt, &yt));
+    CHECK_OK(ct_backward(ctx, yt, ut, false));
+    double *yv = tu_read(yt), *gv = ct_tensor_grad(xt) ? tu_read(ct_tensor_grad(xt)) : NULL;
+    for (int i = 0; i < n; i++)
+        y[i] = yv ? yv[i] : NAN, g[i] = gv ? gv[i] : NAN;
+    free(yv), free(gv);
+    ct_tensor_release(xt), ct_tensor_release(ut), ct_tensor_release(yt);
+}
+static ct_status celu_m2(const ct_tensor *x, ct_tensor **y) { return ct_celu(ctx, x, -2.0, y); }
+static ct_status huber1(const ct_tensor *x, ct_tensor **y) {
+    ct_tensor *z = NULL;
+    ct_status st = ct_zeros_like(ctx, x, &z);
+    if (st == CT_OK) st = ct_huber_loss(ctx, x, z, CT_REDUCTION_NONE, 1.0, y);
+    ct_tensor_release(z);
+    return st;
+}
+static ct_status sl1_half(const ct_tensor *x, ct_tensor **y) {
+    ct_tensor *z = NULL;
+    ct_status st = ct_zeros_like(ctx, x, &z);
+    if (st == CT_OK) st = ct_smooth_l1_loss(ctx, x, z, CT_REDUCTION_NONE, 0.5, y);
+    ct_tensor_release(z);
+    return st;
+}
+/* celu with a negative alpha is alpha expm1(x / alpha) below 0 (torch's elu kernel; it returned
+ * x); a NaN's gradient is NaN; huber / smooth l1 pass a NaN residual's NaN to the gradient */
+TEST(review3_celu_huber_nan) {
+    const double x[4] = {-1, -100, 2, 0.5}, u[4] = {1, 0.5, 0.25, 2};
+    double y[4], g[4];
+    grad_of_fn(celu_m2, 4, x, u, y, g);
+    /* torch 1.13: [-1.2974425414002564, -1.0369411057174144e+22, 2, 0.5], grad
+     * [1.6487212707001282, 2.592352764293536e+21, 0.25, 2] */
+    const double ye[4] = {-2 * expm1(0.5), -2 * expm1(50), 2, 0.5};
+    const double ge[4] = {exp(0.5), 0.5 * exp(50), 0.25, 2};
+    for (int i = 0; i < 4; i++)
+        CHECK_MSG(fabs(y[i] - ye[i]) <= 1e-15 * fabs(ye[i]) &&
+                      fabs(g[i] - ge[i]) <= 1e-15 * fabs(ge[i]),
+                  "celu(alpha -2) at %g: %.17g / %.17g", x[i], y[i], g[i]);
+    const double xn[3] = {NAN, 3, -0.25}, un[3] = {1, 1, 1};
+    grad_of_fn(celu_m2, 3, xn, un, y, g);
+    CHECK(isnan(y[0]) && isnan(g[0]));
+    grad_of_fn(huber1, 3, xn, un, y, g);
+    CHECK(isnan(g[0]) && g[1] == 1 && g[2] == -0.25);
+    grad_of_fn(sl1_half, 3, xn, un, y, g);
+    CHECK(isnan(g[0]) && g[1] == 1 && g[2] == -0.5);
+}
+
+/* embedding_bag max: the gradient goes to the first row reaching the maximum (torch's
+ * max_indices), also when the maximum is 0; an empty result stays on the graph */
+TEST(review3_embedding_bag_max) {
+    const double cases[2][4] = {{1, 2, 1, 0}, {0, 1, -1, 0.5}};
+    for (int c = 0; c < 2; c++) {
+        const int64_t ws[2] = {2, 2}, two = 2, one = 1;
+        ct_tensor *w = tu_from_vals(ctx, CT_FLOAT64, 2, ws, cases[c]), *idx = NULL, *off = NULL;
+        ct_tensor *y = NULL, *u = NULL;
+        CHECK_OK(ct_tensor_arange(ctx, CT_INT64, 0, 2, 1, &idx));
+        CHECK_OK(ct_tensor_zeros(ctx, CT_INT64, 1, &one, &off));
+        CHECK_OK(ct_tensor_set_requires_grad(w, true));
+        CHECK_OK(ct_embedding_bag(ctx, w, idx, off, CT_EMBEDDING_BAG_MAX, NULL, false,
+                                  CT_NO_PADDING_IDX, &y));
+        const int64_t us[2] = {1, 2};
+        u = tu_from_vals(ctx, CT_FLOAT64, 2, us, (const double[]){0.5, 0.75});
+        CHECK_OK(ct_backward(ctx, y, u, false));
+        double *g = ct_tensor_grad(w) ? tu_read(ct_tensor_grad(w)) : NULL;
+        /* torch: [[0.5, 0.75], [0, 0]] in both cases (row 0 holds the first maximum) */
+        CHECK(g && g[0] == 0.5 && g[1] == 0.75 && g[2] == 0 && g[3] == 0);
+        free(g);
+        (void)two;
+        ct_tensor_release(w), ct_tensor_release(idx), ct_tensor_release(off);
+        ct_tensor_release(y), ct_tensor_release(u);
+    }
+    /* no index at all: bags of zeros whose backward gives zero gradients (torch) */
+    const int64_t ws[2] = {3, 2}, zero = 0, two = 2;
+    ct_tensor *w = NULL, *idx = NULL, *off = NULL, *y = NULL, *s = NULL;
+    CHECK_OK(ct_tensor_ones(ctx, CT_FLOAT64, 2, ws, &w));
+    CHECK_OK(ct_tensor_set_requires_grad(w, true));
+    CHECK_OK(ct_tensor_zeros(ctx, CT_INT64, 1, &zero, &idx));
+    CHECK_OK(ct_tensor_zeros(ctx, CT_INT64, 1, &two, &off));
+    CHECK_OK(ct_embedding_bag(ctx, w, idx, off, CT_EMBEDDING_BAG_MAX, NULL, false,
+                              CT_NO_PADDING_IDX, &y));
+    CHECK_OK(ct_sum(ctx, y, 0, NULL, false, &s));
+    CHECK_OK(ct_backward(ctx, s, NULL, false));
+    double *g = ct_tensor_grad(w) ? tu_read(ct_tensor_grad(w)) : NULL;
+    CHECK(g && g[0] == 0 && g[5] == 0);
+    free(g);
+    ct_tensor_release(w), ct_tensor_release(idx), ct_tensor_release(off);
+    ct_tensor_release(y), ct_tensor_release(s);
+}
+
+/* empty results keep the graph: combinations of too few elements, pdist of one row, addbmm of no
+ * batch with beta 0 (torch: zero gradients, never "does not require grad") */
+TEST(review3_empty_results_backward) {
+    const int64_t n1 = 1, s12[2] = {1, 2}, s23[2] = {2, 3}, b0[3] = {0, 2, 4}, b1[3] = {0, 4, 3};
+    ct_tensor *a = NULL, *p = NULL, *in = NULL, *m1 = NULL, *m2 = NULL, *r[3] = {NULL};
+    CHECK_OK(ct_tensor_ones(ctx, CT_FLOAT64, 1, &n1, &a));
+    CHECK_OK(ct_tensor_ones(ctx, CT_FLOAT64, 2, s12, &p));
+    CHECK_OK(ct_tensor_ones(ctx, CT_FLOAT64, 2, s23, &in));
+    CHECK_OK(ct_tensor_ones(ctx, CT_FLOAT64, 3, b0, &m1));
+    CHECK_OK(ct_tensor_ones(ctx, CT_FLOAT64, 3, b1, &m2));
+    ct_tensor *leaves[3] = {a, p, in};
+    for (int i = 0; i < 3; i++)
+        CHECK_OK(ct_tensor_set_requires_grad(leaves[i], true));
+    CHECK_OK(ct_combinations(ctx, a, 2, false, &r[0]));
+    CHECK_OK(ct_pdist(ctx, p, 2, &r[1]));
+    CHECK_OK(ct_addbmm(ctx, in, m1, m2, 0, 1, &r[2]));
+    for (int i = 0; i < 3; i++) {
+        ct_tensor *s = NULL;
+        CHECK_OK(ct_sum(ctx, r[i], 0, NULL, false, &s));
+        CHECK_MSG(ct_backward(ctx, s, NULL, false) == CT_OK, "case %d: %s", i,
+                  ct_ctx_last_error(ctx));
+        const ct_tensor *g = ct_tensor_grad(leaves[i]);
+        double *gv = g ? tu_read(g) : NULL;
+        CHECK_MSG(gv && gv[0] == 0, "case %d: gradient not zero", i);
+        free(gv);
+        ct_tensor_release(s), ct_tensor_release(r[i]);
+    }
+    ct_tensor_release(a), ct_tensor_release(p), ct_tensor_release(in);
+    ct_tensor_release(m1), ct_tensor_release(m2);
+}
+
+/* dtypes as torch: ldexp(float16, int32) is float32 (a times the float32 tensor pow(2, b)), a 0-d
+ * a keeps the power's dtype; the scatter ops copy another src dtype over; index_reduce takes an
+ * int32 index; histc takes bfloat16 (c10's rounding at every step); gradient of a 0-d tensor is
+ * no tensor */
+TEST(review3_dtypes) {
+    const int64_t one = 1, three = 3;
+    ct_tensor *h = NULL, *e = NULL, *r = NULL, *f = NULL, *r2 = NULL;
+    CHECK_OK(ct_tensor_full(ctx, CT_FLOAT16, 1, &one, 2, &h));
+    CHECK_OK(ct_tensor_full(ctx, CT_INT32, 1, &one, 3, &e));
+    CHECK_OK(ct_ldexp(ctx, h, e, &r));
+    double *v = tu_read(r);
+    CHECK(ct_tensor_dtype(r) == CT_FLOAT32 && v && v[0] == 16);
+    free(v);
+    CHECK_OK(ct_tensor_full(ctx, CT_FLOAT64, 0, NULL, -2, &f));
+    ct_tensor *ef = NULL;
+    CHECK_OK(ct_tensor_full(ctx, CT_FLOAT32, 1, &three, 1, &ef));
+    CHECK_OK(ct_ldexp(ctx, f, ef, &r2));
+    CHECK(ct_tensor_dtype(r2) == CT_FLOAT32); /* torch: a 0-d float64 a does not promote */
+    ct_tensor_release(h), ct_tensor_release(e), ct_tensor_release(r), ct_tensor_release(f);
+    ct_tensor_release(ef), ct_tensor_release(r2);
+    /* index_reduce with an int32 index equals the int64 one */
+    const int64_t s23[2] = {2, 3}, s33[2] = {3, 3};
+    ct_tensor *t = NULL, *src = NULL, *i32 = NULL, *i64 = NULL, *a = NULL, *b = NULL;
+    CHECK_OK(ct_tensor_ones(ctx, CT_FLOAT32, 2, s23, &t));
+    CHECK_OK(ct_tensor_arange(ctx, CT_FLOAT32, 0, 9, 1, &a));
+    CHECK_OK(ct_tensor_reshape(ctx, a, 2, s33, &src));
+    ct_tensor_release(a), a = NULL;
+    i32 = tu_from_vals(ctx, CT_INT32, 1, &three, (const double[]){1, 0, 1});
+    i64 = tu_from_vals(ctx, CT_INT64, 1, &three, (const double[]){1, 0, 1});
+    CHECK_OK(ct_index_reduce(ctx, t, 0, i32, src, "prod", true, &a));
+    CHECK_OK(ct_index_reduce(ctx, t, 0, i64, src, "prod", true, &b));
+    CHECK(a && b && tu_same_values(a, b));
+    ct_tensor_release(t), ct_tensor_release(src), ct_tensor_release(i32), ct_tensor_release(i64);
+    ct_tensor_release(a), ct_tensor_release(b);
+    /* histc of bfloat16: torch 1.13 gives [1, 1, 1, 2] and [3, 2, 2] */
+    const int64_t s6 = 6, s7 = 7;
+    ct_tensor *x6 =
+        tu_from_vals(ctx, CT_BFLOAT16, 1, &s6, (const double[]){0.1, 0.35, 0.6, 0.85, 1.0, -0.2});
+    ct_tensor *x7 =
+        tu_from_vals(ctx, CT_BFLOAT16, 1, &s7, (const double[]){1.1, 2.3, 2.9, 3.7, 5.0, 4.4, 1.9});
+    ct_tensor *h6 = NULL, *h7 = NULL;
+    CHECK_OK(ct_histc(ctx, x6, 4, 0, 1, &h6));
+    CHECK_OK(ct_histc(ctx, x7, 3, 0, 0, &h7));
+    double *v6 = tu_read(h6), *v7 = tu_read(h7);
+    CHECK(ct_tensor_dtype(h6) == CT_BFLOAT16 && v6 && v6[0] == 1 && v6[1] == 1 && v6[2] == 1 &&
+          v6[3] == 2);
+    CHECK(v7 && v7[0] == 3 && v7[1] == 2 && v7[2] == 2);
+    free(v6), free(v7);
+    ct_tensor_release(x6), ct_tensor_release(x7), ct_tensor_release(h6), ct_tensor_release(h7);
+    /* gradient of a 0-d tensor: no output, OK */
+    ct_tensor *z = NULL, *outs[1] = {NULL};
+    CHECK_OK(ct_tensor_full(ctx, CT_FLOAT32, 0, NULL, 3, &z));
+    CHECK_OK(ct_gradient(ctx, z, 0, NULL, NULL, 1, outs));
+    CHECK(outs[0] == NULL);
+    ct_tensor_release(z);
+}
+
 int main(void) {
     ctx = tu_ctx_or_skip();
     RUN(div_scalar_int_tensor_scalar_not_wrapped);
+    RUN(review3_celu_huber_nan);
+    RUN(review3_embedding_bag_max);
+    RUN(review3_empty_results_backward);
+    RUN(review3_dtypes);
     RUN(div_rounding_integers);
     RUN(div_rounding_floats);
     RUN(avg_pool_in_torch_order);

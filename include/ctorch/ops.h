@@ -1382,7 +1382,8 @@ CT_API ct_status ct_histogramdd_edges(ct_ctx *ctx, const ct_tensor *a, int n_edg
                                       bool density, ct_tensor **hist, ct_tensor **bin_edges);
 /* torch.gradient: for each of n_dims dims (0: all, in order) the central differences
  * (f[i+1] - f[i-1]) / (2 h) inside and one-sided differences of edge_order 1 or 2 at the ends, h =
- * spacing[i] (NULL: 1); outs receives one tensor per dim. Differentiable. */
+ * spacing[i] (NULL: 1); outs receives one tensor per dim (a 0-d input: none, torch's empty
+ * tuple). Differentiable. */
 CT_API ct_status ct_gradient(ct_ctx *ctx, const ct_tensor *a, int n_dims, const int *dims,
                              const double *spacing, int edge_order, ct_tensor **outs);
 

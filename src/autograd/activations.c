@@ -133,12 +133,14 @@ ct_status ct_selu(ct_ctx *ctx, const ct_tensor *x, ct_tensor **out) {
 static ct_status ct__celu(ct_ctx *ctx, const ct_tensor *x, double alpha, ct_tensor **out) {
     if (alpha == 0)
         return ct__set_error(ctx, CT_ERR_INVALID_ARG, "celu: ZeroDivisionError (alpha is 0)");
-    const double zero = 0;
+    /* torch's elu kernel with input_scale 1 / alpha: x > 0 ? x : alpha expm1(x / alpha), for
+     * either sign of alpha (expm1 of x / alpha > 0 when alpha < 0); x's non-positive part
+     * through masked_fill so a NaN reaches the expm1 branch and its gradient */
     ct_tensor *m = NULL, *xm = NULL, *xs = NULL, *e = NULL, *n = NULL;
     ct_status st = ct_gt_scalar(ctx, x, 0, &m);
-    if (st == CT_OK) st = ct_clamp(ctx, x, NULL, &zero, &xm);
+    if (st == CT_OK) st = ct_masked_fill(ctx, x, m, 0, &xm);
     if (st == CT_OK) st = ct_div_scalar(ctx, xm, alpha, &xs);
-    if (st == CT_OK) st = ct_elu(ctx, xs, 1, &e);
+    if (st == CT_OK) st = ct_expm1(ctx, xs, &e);
     if (st == CT_OK) st = ct_mul_scalar(ctx, e, alpha, &n);
     ct_tensor_release(xm), ct_tensor_release(xs), ct_tensor_release(e);
     return ct__sel(ctx, st, m, ct_tensor_retain((ct_tensor *)x), n, out);

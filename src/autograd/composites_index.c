@@ -653,8 +653,8 @@ static ct_status ct__scatter_args(ct_ctx *ctx, const char *op, const ct_tensor *
     ct_status st = ct__check_args(ctx, op, 2, ins, out);
     if (st != CT_OK) return st;
     *out = NULL;
-    if (src->dtype != t->dtype)
-        return ct__set_error(ctx, CT_ERR_DTYPE, "%s: src dtype %s differs from self dtype %s", op,
+    if (ct_dtype_is_complex(src->dtype) && !ct_dtype_is_complex(t->dtype))
+        return ct__set_error(ctx, CT_ERR_DTYPE, "%s: cannot copy complex src (%s) into %s self", op,
                              ct_dtype_name(src->dtype), ct_dtype_name(t->dtype));
     if (t->ndim == 0)
         return ct__set_error(ctx, CT_ERR_INDEX, "%s: cannot be applied to a 0-dim tensor", op);
@@ -662,6 +662,15 @@ static ct_status ct__scatter_args(ct_ctx *ctx, const char *op, const ct_tensor *
         return ct__set_error(ctx, CT_ERR_INDEX, "%s: dim %d out of range for %d dims", op, dim,
                              t->ndim);
     return CT_OK;
+}
+/* src in self's dtype (torch's scatter ops copy it over: a cast, on the graph) */
+static ct_status ct__src_as(ct_ctx *ctx, const ct_tensor *t, const ct_tensor *src,
+                            ct_tensor **out) {
+    if (src->dtype == t->dtype) {
+        *out = ct_tensor_retain((ct_tensor *)src);
+        return CT_OK;
+    }
+    return ct_cast(ctx, src, t->dtype, out);
 }
 ct_status ct_select_scatter(ct_ctx *ctx, const ct_tensor *t, const ct_tensor *src, int dim,
                             int64_t index, ct_tensor **out) {
@@ -683,9 +692,12 @@ ct_status ct_select_scatter(ct_ctx *ctx, const ct_tensor *t, const ct_tensor *sr
     ct_tensor *x[2] = {NULL};
     const int64_t one = 1;
     st = ct_tensor_full(ctx, CT_INT64, 1, &one, (double)index, &x[0]);
-    CT__DO(st, ct_tensor_unsqueeze(ctx, src, d, &x[1]));
+    ct_tensor *sc = NULL;
+    CT__DO(st, ct__src_as(ctx, t, src, &sc));
+    CT__DO(st, ct_tensor_unsqueeze(ctx, sc, d, &x[1]));
     CT__DO(st, ct_index_copy(ctx, t, d, x[0], x[1], out));
     ct__release_all(2, x);
+    ct_tensor_release(sc);
     return ct__ag_named(ctx, ct__error_within(ctx, "select_scatter", st), out, mark,
                         "SelectScatterBackward0");
 }
@@ -718,8 +730,10 @@ ct_status ct_slice_scatter(ct_ctx *ctx, const ct_tensor *t, const ct_tensor *src
     } else {
         st = ct_tensor_arange(ctx, CT_INT64, (double)start, (double)end, (double)step, &pos);
     }
-    CT__DO(st, ct_index_copy(ctx, t, d, pos, src, out));
-    ct_tensor_release(pos);
+    ct_tensor *sc = NULL;
+    CT__DO(st, ct__src_as(ctx, t, src, &sc));
+    CT__DO(st, ct_index_copy(ctx, t, d, pos, sc, out));
+    ct_tensor_release(pos), ct_tensor_release(sc);
     return ct__ag_named(ctx, ct__error_within(ctx, "slice_scatter", st), out, mark,
                         "SliceScatterBackward0");
 }
@@ -773,7 +787,10 @@ ct_status ct_diagonal_scatter(ct_ctx *ctx, const ct_tensor *t, const ct_tensor *
         const int64_t zero = 0;
         CT__DO(st, ct_tensor_zeros(ctx, CT_INT64, 1, &zero, &x[4]));
     }
-    CT__DO(st, ct_index_copy(ctx, x[1], n, x[4], src, &x[5]));
+    ct_tensor *sc = NULL;
+    CT__DO(st, ct__src_as(ctx, t, src, &sc));
+    CT__DO(st, ct_index_copy(ctx, x[1], n, x[4], sc, &x[5]));
+    ct_tensor_release(sc);
     int64_t psh[CT_MAX_DIMS];
     for (int i = 0; i < t->ndim; i++)
         psh[i] = t->shape[perm[i]];
@@ -801,6 +818,18 @@ ct_status ct_diagflat(ct_ctx *ctx, const ct_tensor *t, int64_t offset, ct_tensor
     ct_tensor_release(flat);
     return ct__ag_named(ctx, ct__error_within(ctx, "diagflat", st), out, mark, "DiagBackward0");
 }
+/* An empty result of shape (nd, shape) on src's graph (a 0-row slice of it, so a backward through
+ * it gives src zero gradients, as torch's), in src's dtype. */
+static ct_status ct__empty_on_graph(ct_ctx *ctx, const ct_tensor *src, int nd, const int64_t *shape,
+                                    ct_tensor **out) {
+    const int64_t n = ct_tensor_numel(src);
+    ct_tensor *f = NULL, *z = NULL;
+    ct_status st = ct_tensor_reshape(ctx, src, 1, &n, &f);
+    CT__DO(st, ct_tensor_narrow(ctx, f, 0, 0, 0, &z));
+    CT__DO(st, ct_tensor_reshape(ctx, z, nd, shape, out));
+    ct_tensor_release(f), ct_tensor_release(z);
+    return st;
+}
 ct_status ct_combinations(ct_ctx *ctx, const ct_tensor *t, int64_t r, bool with_replacement,
                           ct_tensor **out) {
     const ct_tensor *ins[1] = {t};
@@ -819,7 +848,7 @@ ct_status ct_combinations(ct_ctx *ctx, const ct_tensor *t, int64_t r, bool with_
     uint64_t mark = ct__ag_mark(ctx);
     if (r == 0) { /* torch: an empty 1-d tensor */
         const int64_t zero = 0;
-        st = ct_tensor_zeros(ctx, t->dtype, 1, &zero, out);
+        st = ct__empty_on_graph(ctx, t, 1, &zero, out);
         return ct__error_within(ctx, "combinations", st);
     }
     /* count: C(n, r) or C(n + r - 1, r), refused above 2^31 elements */
@@ -838,7 +867,7 @@ ct_status ct_combinations(ct_ctx *ctx, const ct_tensor *t, int64_t r, bool with_
     }
     if (m == 0) { /* no tuple: (0, r), as torch */
         const int64_t sh0[2] = {0, r};
-        st = ct_tensor_zeros(ctx, t->dtype, 2, sh0, out);
+        st = ct__empty_on_graph(ctx, t, 2, sh0, out);
         return ct__error_within(ctx, "combinations", st);
     }
     int64_t *idx = malloc(sizeof(int64_t) * (size_t)(m * r));
@@ -961,18 +990,32 @@ ct_status ct_sgn(ct_ctx *ctx, const ct_tensor *a, ct_tensor **out) {
     ct_status st = ct__error_within(ctx, "sgn", ct_sign(ctx, a, out));
     return ct__ag_named(ctx, st, out, mark, "SgnBackward0");
 }
-/* torch.ldexp is a * pow(2.0, b); the power is taken in the result dtype (torch takes it in b's
- * float dtype, float32 for integer b, so ldexp(x_f64, 1000) is inf there) */
+/* torch.ldexp is a * pow(2.0, b) with torch's result dtype; the power is taken in the result dtype
+ * (torch takes it in b's float dtype, float32 for integer b, so ldexp(x_f64, 1000) is inf
+ * there) */
 static ct_status ct__ldexp(ct_ctx *ctx, const ct_tensor *a, const ct_tensor *b, ct_tensor **out) {
     const ct_tensor *ins[2] = {a, b};
     ct_status st = ct__check_args(ctx, "ldexp", 2, ins, out);
     if (st != CT_OK) return st;
     *out = NULL;
-    ct_dtype bf = ct_dtype_is_floating(b->dtype) ? b->dtype : CT_FLOAT32, rdt = CT_FLOAT32;
-    const ct_tensor *pair[2] = {a, b};
-    if ((st = ct__result_type(ctx, "ldexp", 2, pair, &rdt)) != CT_OK) return st;
-    if (!ct_dtype_is_floating(rdt)) rdt = bf;
-    if (ct_dtype_is_floating(a->dtype) && !ct_dtype_is_floating(b->dtype)) rdt = a->dtype;
+    /* torch's dtype: a times the tensor pow(2.0, b), whose dtype is b's, or float32 for an
+     * integer b: promote(a, that) (a float16 a with an int32 b gives float32) */
+    const ct_dtype bf = ct_dtype_is_floating(b->dtype) ? b->dtype : CT_FLOAT32;
+    ct_dtype rdt = CT_FLOAT32;
+    if (!ct__is_compute_dtype(a->dtype) || !ct__is_compute_dtype(b->dtype))
+        return ct__set_error(ctx, CT_ERR_DTYPE, "ldexp: unsupported dtypes %s and %s",
+                             ct_dtype_name(a->dtype), ct_dtype_name(b->dtype));
+    { /* result_type(a, the power: bf with b's dims), so a 0-d a keeps its category's rule */
+        int64_t ones[CT_MAX_DIMS];
+        for (int i = 0; i < b->ndim; i++)
+            ones[i] = 1;
+        ct_tensor *probe = NULL;
+        st = ct_tensor_empty(ctx, bf, b->ndim, ones, &probe);
+        const ct_tensor *pair[2] = {a, probe};
+        if (st == CT_OK) st = ct__result_type(ctx, "ldexp", 2, pair, &rdt);
+        ct_tensor_release(probe);
+        if (st != CT_OK) return st;
+    }
     ct_tensor *x[3] = {NULL};
     st = ct_cast(ctx, b, rdt, &x[0]);
     CT__DO(st, ct_tensor_full(ctx, rdt, 0, NULL, 2.0, &x[1]));
@@ -1188,8 +1231,11 @@ static ct_status ct__addbmm(ct_ctx *ctx, const ct_tensor *input, const ct_tensor
     if (B == 0) { /* beta * input broadcast to (n, p); beta == 0: zeros */
         ct_tensor *e = NULL, *c = NULL;
         st = ct_tensor_expand(ctx, input, 2, sh, &e);
-        if (beta == 0) {
-            CT__DO(st, ct_zeros_like(ctx, e, out));
+        if (beta == 0) { /* zeros that stay on input's graph (zero gradients; inf / NaN dropped) */
+            ct_tensor *tr = NULL;
+            CT__DO(st, ct_tensor_full(ctx, CT_BOOL, 0, NULL, 1, &tr));
+            CT__DO(st, ct_masked_fill(ctx, e, tr, 0, out));
+            ct_tensor_release(tr);
         } else {
             CT__DO(st, ct_tensor_contiguous(ctx, e, &c));
             CT__DO(st, ct_mul_scalar(ctx, c, beta, out));
@@ -1244,7 +1290,7 @@ static ct_status ct__pdist(ct_ctx *ctx, const ct_tensor *x, double p, ct_tensor 
                              (long long)N);
     if (N < 2) {
         const int64_t zero = 0;
-        return ct_tensor_zeros(ctx, x->dtype, 1, &zero, out);
+        return ct__empty_on_graph(ctx, x, 1, &zero, out);
     }
     ct_tensor *t[7] = {NULL};
     const int one = 1;
@@ -1477,16 +1523,21 @@ static ct_status ct__scatter_reduce(ct_ctx *ctx, const char *op, const ct_tensor
     if (!ct__wrap_dim(dim, nd, &d))
         return ct__set_error(ctx, CT_ERR_INDEX, "%s: dim %d out of range for %d dims", op, dim,
                              t->ndim);
-    if (index->dtype != CT_INT64)
-        return ct__set_error(ctx, CT_ERR_DTYPE, "%s: expected index to be int64, got %s", op,
-                             ct_dtype_name(index->dtype));
-    ct_tensor *x[4] = {NULL};
+    if (index->dtype != CT_INT64 && !(index_form && index->dtype == CT_INT32))
+        return ct__set_error(ctx, CT_ERR_DTYPE, "%s: expected index to be int64%s, got %s", op,
+                             index_form ? " or int32" : "", ct_dtype_name(index->dtype));
+    ct_tensor *x[5] = {NULL};
     const ct_tensor *ix = index, *sv = src;
     if (index_form) { /* 1-d index along d, source of t's shape with len(index) at d */
         const int64_t n = ct_tensor_numel(index);
+        if (index->dtype == CT_INT32) { /* torch's index_reduce takes int32 too */
+            if ((st = ct_cast(ctx, index, CT_INT64, &x[4])) != CT_OK) return st;
+            index = x[4];
+        }
         bool fits = index->ndim <= 1 && src->ndim == t->ndim;
         for (int i = 0; fits && i < t->ndim; i++)
             fits = src->shape[i] == (i == d ? n : t->shape[i]);
+        if (!fits) ct_tensor_release(x[4]);
         if (!fits)
             return ct__set_error(ctx, CT_ERR_SHAPE,
                                  "%s: index must be 1-d and source must have self's shape with "
@@ -1550,7 +1601,7 @@ static ct_status ct__scatter_reduce(ct_ctx *ctx, const char *op, const ct_tensor
         ct_tensor_release(*out);
         *out = NULL;
     }
-    ct__release_all(4, x);
+    ct__release_all(5, x);
     return st;
 }
 ct_status ct_scatter_reduce(ct_ctx *ctx, const ct_tensor *t, int dim, const ct_tensor *index,

@@ -1404,22 +1404,25 @@ ct_status ct_mode(ct_ctx *ctx, const ct_tensor *a, int dim, bool keepdim, ct_ten
 }
 
 /* ---- histc: counts of the elements in `bins` equal bins over [min, max] (min == max: the data's
- * range, widened by 1 on each side when it is one value); torch's histogramdd search: the
- * linear position, corrected against linspace edges in the dtype; the right edge counts in the
+ * range, widened by 1 on each side when it is one value); torch's histc bin: the linear position
+ * (x - left) bins / (right - left) in the dtype, between linspace edges in the dtype, without
+ * histogram's local search (torch's LINEAR_INTERPOLATION for histc); the right edge counts in the
  * last bin; values outside are skipped, NaN too (torch 1.13's range check lets NaN through into
- * the first bin). Float32 / float64, computed on the host ---- */
+ * the first bin). Float32 / float64 / bfloat16 (each step rounded to bfloat16 as torch's c10
+ * arithmetic does), computed on the host ---- */
 static ct_status ct__histc(ct_ctx *ctx, const ct_tensor *a, int64_t bins, double lo, double hi,
                            ct_tensor **out) {
     const ct_tensor *ins[1] = {a};
     ct_status st = ct__check_args(ctx, "histc", 1, ins, out);
     if (st != CT_OK) return st;
     *out = NULL;
-    if (a->dtype != CT_FLOAT32 && a->dtype != CT_FLOAT64)
+    if (a->dtype != CT_FLOAT32 && a->dtype != CT_FLOAT64 && a->dtype != CT_BFLOAT16)
         return ct__set_error(ctx, CT_ERR_DTYPE, "histc: not implemented for %s (as torch)",
                              ct_dtype_name(a->dtype));
     if (bins <= 0 || bins > (INT64_C(1) << 30))
         return ct__set_error(ctx, CT_ERR_INVALID_ARG, "histc: bins must be > 0 (at most 2^30)");
-    const bool f32 = a->dtype == CT_FLOAT32;
+    const bool bf = a->dtype == CT_BFLOAT16, f32 = a->dtype == CT_FLOAT32 || bf;
+#define CT__HR(x) (bf ? (float)ct_bf16_to_f32(ct_f32_to_bf16((float)(x))) : (float)(x))
     const int64_t n = ct_tensor_numel(a);
     double *v = malloc(sizeof(double) * (size_t)(n ? n : 1));
     double *h = calloc((size_t)bins, sizeof(double));
@@ -1434,7 +1437,7 @@ static ct_status ct__histc(ct_ctx *ctx, const ct_tensor *a, int64_t bins, double
             lo = v[i] < lo || v[i] != v[i] ? v[i] : lo, hi = v[i] > hi || v[i] != v[i] ? v[i] : hi;
     }
     if (st == CT_OK && lo == hi) lo -= 1, hi += 1;
-    if (st == CT_OK && f32) lo = (float)lo, hi = (float)hi;
+    if (st == CT_OK && f32) lo = CT__HR(lo), hi = CT__HR(hi);
     if (st == CT_OK && !(isfinite(lo) && isfinite(hi)))
         st = ct__set_error(ctx, CT_ERR_INVALID_ARG, "histc: range of [%g, %g] is not finite", lo,
                            hi);
@@ -1444,26 +1447,22 @@ static ct_status ct__histc(ct_ctx *ctx, const ct_tensor *a, int64_t bins, double
         /* the edges as torch's linspace in the dtype: lo + step i below the middle, hi - step
          * (bins - i) from it */
         const double step = (hi - lo) / (double)bins;
-        const float fstep = ((float)hi - (float)lo) / (float)bins; /* torch's step in the dtype */
+        /* torch's step in the dtype (bfloat16: each operation rounded back, as c10's) */
+        const float fstep = CT__HR(CT__HR((float)hi - (float)lo) / (float)bins);
         for (int64_t i = 0; i <= bins; i++) {
             const bool low = i < (bins + 1) / 2;
-            edge[i] = f32 ? (double)(low ? (float)lo + fstep * (float)i
-                                         : (float)hi - fstep * (float)(bins - i))
+            edge[i] = f32 ? (double)(low ? CT__HR((float)lo + CT__HR(fstep * (float)i))
+                                         : CT__HR((float)hi - CT__HR(fstep * (float)(bins - i))))
                           : (low ? lo + step * (double)i : hi - step * (double)(bins - i));
         }
         const double left = edge[0], right = edge[bins];
         for (int64_t i = 0; i < n; i++) {
             const double x = v[i];
             if (!(x >= left && x <= right)) continue;
-            int64_t pos = f32 ? (int64_t)((float)((float)x - (float)left) * (float)bins /
-                                          (float)((float)right - (float)left))
-                              : (int64_t)((x - left) * (double)bins / (right - left));
-            /* the local search of torch's histogramdd: the upper bound among edges pos-1..pos+1 */
-            int64_t p0 = pos - 1 < 0 ? 0 : pos - 1, p1 = pos + 2 > bins + 1 ? bins + 1 : pos + 2;
-            int64_t k = p0;
-            while (k < p1 && edge[k] <= x)
-                k++;
-            pos = k - 1;
+            int64_t pos =
+                f32 ? (int64_t)CT__HR(CT__HR(CT__HR((float)x - (float)left) * CT__HR((float)bins)) /
+                                      CT__HR((float)right - (float)left))
+                    : (int64_t)((x - left) * (double)bins / (right - left));
             if (pos == bins) pos--; /* the right edge counts in the last bin */
             if (pos >= 0 && pos < bins) h[pos] += 1;
         }
@@ -1477,6 +1476,7 @@ static ct_status ct__histc(ct_ctx *ctx, const ct_tensor *a, int64_t bins, double
     ct_tensor_release(c);
     free(v), free(h), free(edge);
     return st;
+#undef CT__HR
 }
 ct_status ct_histc(ct_ctx *ctx, const ct_tensor *a, int64_t bins, double min, double max,
                    ct_tensor **out) {

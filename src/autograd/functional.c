@@ -535,7 +535,11 @@ static ct_status ct__l1_family_body(ct_ctx *ctx, int kind, const ct_tensor *inpu
         const bool all_in = kind == 2 && isinf(p);
         ct_tensor *h = NULL, *q = NULL, *qq = NULL, *lin = NULL, *lin2 = NULL, *in = NULL;
         ct_tensor *dq = NULL, *zc = NULL;
-        st = ct_lt_scalar(ctx, z, p, &in);
+        ct_tensor *out_ = NULL; /* inside: !(z >= p), so a NaN residual takes the quadratic
+                                 * branch and its gradient is NaN, as torch's backward */
+        st = ct_ge_scalar(ctx, z, p, &out_);
+        if (st == CT_OK) st = ct_logical_not(ctx, out_, &in);
+        ct_tensor_release(out_);
         if (st == CT_OK) st = ct_tensor_full(ctx, d->dtype, 0, NULL, 0, &zc);
         if (st == CT_OK) st = ct_where(ctx, in, d, zc, &dq);
         if (st == CT_OK) st = ct_mul_scalar(ctx, dq, 0.5, &h);

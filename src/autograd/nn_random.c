@@ -314,10 +314,15 @@ static ct_status ct__embedding_bag(ct_ctx *ctx, const ct_tensor *weight, const c
         CT__DO(st, ct_searchsorted(ctx, t[5], t[2], false, true, &t[6]));
         CT__DO(st, ct_add_scalar(ctx, t[6], -1, &t[3])); /* bag id (-1 before the first) */
     }
-    if (st == CT_OK && B == 0) {
-        const int64_t sh[2] = {0, D};
+    if (st == CT_OK && B == 0) { /* (0, D) rows of weight: empty, but on the graph (zero
+                                  * gradients, as torch) */
+        const int64_t z = 0;
+        ct_tensor *none = NULL;
+        st = ct_tensor_zeros(ctx, CT_INT64, 1, &z, &none);
+        CT__DO(st, ct_index_select(ctx, weight, 0, none, out));
+        ct_tensor_release(none);
         ct__release_all(24, t);
-        return ct_tensor_zeros(ctx, weight->dtype, 2, sh, out);
+        return st;
     }
     /* rows kept: inside a bag and not padding */
     const int64_t pad =
@@ -357,13 +362,41 @@ static ct_status ct__embedding_bag(ct_ctx *ctx, const ct_tensor *weight, const c
     CT__DO(st, ct_tensor_reshape(ctx, t[7], 2, (const int64_t[]){n, 1}, &t[12]));
     CT__DO(st, ct_logical_not(ctx, t[12], &t[14]));
     CT__DO(st, ct_masked_fill(ctx, t[11], t[14], 0, &t[13])); /* (n, D), dropped rows 0 */
-    if (mode == CT_EMBEDDING_BAG_MAX) {
+    if (mode == CT_EMBEDDING_BAG_MAX && n > 0) {              /* no rows: the sums' zeros below */
         CT__DO(st, ct_tensor_zeros(ctx, weight->dtype, 2, (const int64_t[]){B, D}, &t[15]));
         /* dropped rows must not win the max: -inf for them, and the bag id of a kept row */
         CT__DO(st, ct_masked_fill(ctx, t[11], t[14], -INFINITY, &t[16]));
         CT__DO(st, ct_tensor_reshape(ctx, t[8], 2, (const int64_t[]){n, 1}, &t[17]));
         CT__DO(st, ct_tensor_expand(ctx, t[17], 2, (const int64_t[]){n, D}, &t[18]));
-        CT__DO(st, ct_scatter_reduce(ctx, t[15], 0, t[18], t[16], "amax", false, &t[19]));
+        /* the maxima without gradient; the gradient then goes to the first row reaching each
+         * bag's maximum (NaN: the first NaN), as torch's max_indices, through a gather */
+        ct_tensor *mx = NULL, *mg = NULL, *hit = NULL, *nan1 = NULL, *nan2 = NULL, *nn = NULL;
+        ct_tensor *hit2 = NULL, *pos = NULL, *pos2 = NULL, *big = NULL, *cand = NULL, *first = NULL;
+        ct_tensor *fi = NULL, *fs = NULL;
+        const bool was = ct_set_grad_enabled(ctx, false);
+        CT__DO(st, ct_scatter_reduce(ctx, t[15], 0, t[18], t[16], "amax", false, &mx));
+        CT__DO(st, ct_gather(ctx, mx, 0, t[18], &mg)); /* (n, D): each row's bag maximum */
+        CT__DO(st, ct_eq(ctx, t[16], mg, &hit));
+        CT__DO(st, ct_isnan(ctx, t[16], &nan1));
+        CT__DO(st, ct_isnan(ctx, mg, &nan2));
+        CT__DO(st, ct_logical_and(ctx, nan1, nan2, &nn));
+        CT__DO(st, ct_logical_or(ctx, hit, nn, &hit2));
+        if (st == CT_OK) { /* kept rows only (a dropped row's -inf never counts) */
+            ct_tensor *k = NULL;
+            st = ct_logical_and(ctx, hit2, t[12], &k);
+            ct_tensor_release(hit2), hit2 = k;
+        }
+        CT__DO(st, ct_tensor_arange(ctx, CT_INT64, 0, (double)n, 1, &pos));
+        CT__DO(st, ct_tensor_reshape(ctx, pos, 2, (const int64_t[]){n, 1}, &pos2));
+        CT__DO(st, ct_tensor_full(ctx, CT_INT64, 0, NULL, (double)(n - 1), &big));
+        CT__DO(st, ct_where(ctx, hit2, pos2, big, &cand));
+        CT__DO(st, ct_tensor_full(ctx, CT_INT64, 2, (const int64_t[]){B, D}, (double)(n - 1), &fi));
+        CT__DO(st, ct_scatter_reduce(ctx, fi, 0, t[18], cand, "amin", true, &first));
+        ct_set_grad_enabled(ctx, was);
+        CT__DO(st, ct_gather(ctx, t[16], 0, first, &fs)); /* (B, D), the chosen rows' values */
+        if (st == CT_OK) t[19] = fs, fs = NULL;
+        ct_tensor *tl2[] = {mx, mg, hit, nan1, nan2, nn, hit2, pos, pos2, big, cand, first, fi, fs};
+        ct__release_all((int)(sizeof tl2 / sizeof tl2[0]), tl2);
         /* bags without a kept row give 0 (a bag of -inf values keeps -inf, as torch) */
         ct_tensor *ones = NULL, *cnt = NULL, *c1 = NULL, *empty = NULL, *e2 = NULL;
         CT__DO(st, ct_cast(ctx, t[7], CT_INT64, &ones));

@@ -563,8 +563,9 @@ static ct_status ct__gradient(ct_ctx *ctx, const ct_tensor *a, int n_dims, const
         return ct__set_error(ctx, CT_ERR_INVALID_ARG,
                              "gradient: only edge_order=1 and edge_order=2 are supported, got %d",
                              edge_order);
+    if (a->ndim == 0 && n_dims <= 0) return CT_OK; /* no dims: no tensors (torch's ()) */
     if (a->ndim == 0)
-        return ct__set_error(ctx, CT_ERR_SHAPE, "gradient: the input must have at least 1 dim");
+        return ct__set_error(ctx, CT_ERR_INDEX, "gradient: dims given for a 0-dim input");
     if (a->dtype == CT_BOOL)
         return ct__set_error(ctx, CT_ERR_DTYPE, "gradient: bool input is not supported");
     const int nd = n_dims > 0 ? n_dims : a->ndim;
