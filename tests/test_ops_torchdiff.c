@@ -1294,6 +1294,36 @@ TEST(review3_dtypes) {
     ct_tensor_release(z);
 }
 
+/* lp_pool of int64 with p = 1 gives float32 (torch's pow(1.0 / p) takes a Python float); normalize
+ * with p = inf over an empty dim is empty (torch's Tensor.norm is 0 there); grid_sample's
+ * unnormalisation is fma(c + 1, size / 2, -0.5) as torch's CPU kernel: nearest picks pixel 4 at
+ * g = -1/3 (exactly 0.5 + 1 ulp), not 3 */
+TEST(review3_pool_normalize_grid) {
+    const int64_t s3[3] = {1, 1, 4};
+    ct_tensor *x = tu_from_vals(ctx, CT_INT64, 3, s3, (const double[]){1, 2, 3, 4}), *y = NULL;
+    CHECK_OK(ct_lp_pool1d(ctx, x, 1, 2, 2, false, &y));
+    double *v = y ? tu_read(y) : NULL;
+    CHECK(y && ct_tensor_dtype(y) == CT_FLOAT32 && v && v[0] == 2 && v[1] == 6); /* torch: [2, 6] */
+    free(v);
+    ct_tensor_release(x), ct_tensor_release(y);
+    const int64_t s20[2] = {2, 0};
+    ct_tensor *e = NULL, *n = NULL;
+    CHECK_OK(ct_tensor_zeros(ctx, CT_FLOAT64, 2, s20, &e));
+    CHECK_OK(ct_normalize(ctx, e, INFINITY, 1, 1e-12, &n));
+    CHECK(n && tu_same_shape(n, 2, s20));
+    ct_tensor_release(e), ct_tensor_release(n);
+    const int64_t xs[4] = {1, 1, 4, 3}, gs[4] = {1, 1, 1, 2};
+    ct_tensor *img = NULL, *a = NULL, *g = NULL, *o = NULL;
+    CHECK_OK(ct_tensor_arange(ctx, CT_FLOAT64, 0, 12, 1, &a));
+    CHECK_OK(ct_tensor_reshape(ctx, a, 4, xs, &img));
+    g = tu_from_vals(ctx, CT_FLOAT64, 4, gs, (const double[]){-1.0 / 3, -1.0 / 3});
+    CHECK_OK(ct_grid_sample(ctx, img, g, CT_GRID_NEAREST, CT_GRID_PAD_ZEROS, false, &o));
+    double *ov = o ? tu_read(o) : NULL;
+    CHECK(ov && ov[0] == 4); /* torch 1.13: 4 */
+    free(ov);
+    ct_tensor_release(img), ct_tensor_release(a), ct_tensor_release(g), ct_tensor_release(o);
+}
+
 int main(void) {
     ctx = tu_ctx_or_skip();
     RUN(div_scalar_int_tensor_scalar_not_wrapped);
@@ -1301,6 +1331,7 @@ int main(void) {
     RUN(review3_embedding_bag_max);
     RUN(review3_empty_results_backward);
     RUN(review3_dtypes);
+    RUN(review3_pool_normalize_grid);
     RUN(div_rounding_integers);
     RUN(div_rounding_floats);
     RUN(avg_pool_in_torch_order);

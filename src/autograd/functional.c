@@ -1040,6 +1040,14 @@ static ct_status ct__normalize_ex(ct_ctx *ctx, const char *op, const ct_tensor *
         return ct__set_error(ctx, CT_ERR_DTYPE, "%s: floating input required, got %s", op,
                              ct_dtype_name(x->dtype));
     ct_tensor *n = NULL, *c = NULL;
+    if (!straight && ct_tensor_numel(x) == 0) { /* empty: torch's Tensor.norm is 0 over an empty
+                                                 * dim for every p, so x / eps (still empty) */
+        int d = 0;
+        if (!ct__wrap_dim(dim, x->ndim ? x->ndim : 1, &d))
+            return ct__set_error(ctx, CT_ERR_INDEX, "%s: dim %d out of range for %d dims", op,
+                                 dim, x->ndim);
+        return ct_div_scalar(ctx, x, eps, out);
+    }
     if (straight) {
         st = ct__cosine_norm(ctx, x, dim, eps, &c);
     } else {

@@ -475,7 +475,14 @@ static ct_status ct__lp_finish(ct_ctx *ctx, ct_tensor *a, double p, double area,
     CT__DO(st, ct_relu(ctx, t[1], &t[2]));
     CT__DO(st, ct_mul(ctx, t[0], t[2], &t[3]));
     CT__DO(st, ct_mul_scalar(ctx, t[3], area, &t[4]));
-    CT__DO(st, ct_pow(ctx, t[4], 1.0 / p, out));
+    ct_tensor *f = NULL; /* torch's pow(1.0 / p) has a Python float exponent: an integer input
+                          * gives float32 even when 1 / p is integral (p = 1) */
+    if (st == CT_OK && !ct_dtype_is_floating(t[4]->dtype))
+        st = ct_cast(ctx, t[4], CT_FLOAT32, &f);
+    else if (st == CT_OK)
+        f = ct_tensor_retain(t[4]);
+    CT__DO(st, ct_pow(ctx, f, 1.0 / p, out));
+    ct_tensor_release(f);
     ct__release_all(5, t);
     ct_tensor_release(a);
     return st;
@@ -952,15 +959,16 @@ static ct_status ct__source_index(ct_ctx *ctx, const ct_tensor *coord, int64_t s
                                   ct_grid_padding pad, bool align, ct_tensor **out) {
     ct_tensor *t[16] = {NULL};
     ct_status st;
-    if (align) { /* ((c + 1) / 2) (size - 1) */
-        st = ct_add_scalar(ctx, coord, 1, &t[0]);
-        CT__DO(st, ct_div_scalar(ctx, t[0], 2, &t[1]));
-        CT__DO(st, ct_mul_scalar(ctx, t[1], (double)(size - 1), &t[2]));
-    } else { /* ((c + 1) size - 1) / 2 */
-        st = ct_add_scalar(ctx, coord, 1, &t[0]);
-        CT__DO(st, ct_mul_scalar(ctx, t[0], (double)size, &t[1]));
-        CT__DO(st, ct_add_scalar(ctx, t[1], -1, &t[3]));
-        CT__DO(st, ct_div_scalar(ctx, t[3], 2, &t[2]));
+    /* torch's CPU kernel for 4-d input (ComputeLocationBase): (c + 1) ((size - 1) / 2) with
+     * align_corners, else fma(c + 1, size / 2, -0.5) (one rounding: its vectorised code is
+     * contracted to an FMA), which decides nearest's pick at exact halves */
+    st = ct_add_scalar(ctx, coord, 1, &t[0]);
+    if (align) {
+        CT__DO(st, ct_mul_scalar(ctx, t[0], (double)(size - 1) / 2, &t[2]));
+    } else {
+        CT__DO(st, ct_tensor_full(ctx, coord->dtype, 0, NULL, (double)size / 2, &t[1]));
+        CT__DO(st, ct_tensor_full(ctx, coord->dtype, 0, NULL, -0.5, &t[3]));
+        CT__DO(st, ct_addcmul(ctx, t[3], t[0], t[1], 1.0, &t[2]));
     }
     if (pad == CT_GRID_PAD_ZEROS) {
         if (st == CT_OK) *out = ct_tensor_retain(t[2]);
