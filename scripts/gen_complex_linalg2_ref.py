@@ -3,7 +3,7 @@
 beyond the first set (solve_triangular / triangular_solve, lu_factor / lu / lu_unpack / lu_solve,
 inv_ex / solve_ex, lstsq with each driver, cholesky_solve / cholesky_inverse, ldl_factor /
 ldl_solve (symmetric and Hermitian), matrix_rank, cond, matrix_norm, nuclear_norm, vecdot,
-vander, renorm, householder_product), complex64 and complex128, batched.
+vander, renorm, householder_product), complex64 and complex128, batched; gradients (svd's too) against torch's backward.
 
     /usr/bin/python3 scripts/gen_complex_linalg2_ref.py > tests/data/complex_linalg2_ref.h
 """
@@ -221,7 +221,22 @@ for dt in (torch.complex64, torch.complex128):
     gcase("vander", lambda a: torch.linalg.vander(a), [v], [True], [-1])
     Rn = crandn(3, 4, 2, dt=dt)
     gcase("renorm", lambda a: torch.renorm(a, 2, 0, 1.5), [Rn], [True], [0], [2.0, 1.5])
+    # through the SVD (gauge-invariant losses: the singular values, U Vh, pinv, the 2- and
+    # nuclear norms, cond)
+    for shape in ((2, 4, 4), (5, 3), (3, 5)):
+        M = crandn(*shape, dt=dt)
+        gcase("svd_S", lambda a: torch.linalg.svd(a, full_matrices=False)[1], [M], [True])
+        gcase("svd_UVh", lambda a: (lambda r: r[0] @ r[2])(torch.linalg.svd(a, full_matrices=False)),
+              [M], [True])
+        gcase("svdvals", torch.linalg.svdvals, [M], [True])
+        gcase("pinv", torch.linalg.pinv, [M], [True])
+        gcase("qr_Q", lambda a: torch.linalg.qr(a)[0], [M], [True])
+        gcase("qr_R", lambda a: torch.linalg.qr(a)[1], [M], [True])
     C = crandn(2, 4, 4, dt=dt)
+    for o in ("2", "nuc"):
+        ordv = o if o == "nuc" else float(o)
+        gcase("matrix_norm", lambda a: torch.linalg.matrix_norm(a, ordv), [C], [True], sv=o)
+    gcase("cond", lambda a: torch.linalg.cond(a), [C], [True])
     for o in ("fro", "1", "inf"):
         ordv = o if o == "fro" else float(o)
         gcase("matrix_norm", lambda a: torch.linalg.matrix_norm(a, ordv), [C], [True], sv=o)

@@ -169,6 +169,20 @@ static ct_status cl2_grad_call(const char *op, const cl2_case *c, ct_tensor *con
     if (!strcmp(op, "lu_L") || !strcmp(op, "lu_U")) {
         st = ct_linalg_lu(ctx, in[0], &o[0], &o[1], &o[2]);
         keep = op[3] == 'L' ? 1 : 2;
+    } else if (!strcmp(op, "svd_S") || !strcmp(op, "svd_UVh")) {
+        st = ct_linalg_svd(ctx, in[0], &o[0], &o[1], &o[2]);
+        keep = 1;
+        if (st == CT_OK && op[4] == 'U') {
+            st = ct_matmul(ctx, o[0], o[2], &o[3]);
+            keep = 3;
+        }
+    } else if (!strcmp(op, "qr_Q") || !strcmp(op, "qr_R")) {
+        st = ct_linalg_qr(ctx, in[0], &o[0], &o[1]);
+        keep = op[3] == 'Q' ? 0 : 1;
+    } else if (!strcmp(op, "svdvals")) {
+        st = ct_linalg_svdvals(ctx, in[0], &o[0]);
+    } else if (!strcmp(op, "pinv")) {
+        st = ct_linalg_pinv(ctx, in[0], NAN, NAN, &o[0]);
     } else if (!strcmp(op, "lstsq")) {
         st = ct_linalg_lstsq(ctx, in[0], in[1], NAN, "gelsd", &o[0], &o[1], &o[2], &o[3]);
     } else {

@@ -6,13 +6,14 @@
  *   solve:    gB = A^-T G, gA = -gB X^T                 (X = A^-1 B)
  *   cholesky: gA = sym(L^-T Phi(L^T G) L^-1)            (Phi: lower triangle, diagonal halved;
  *             sym(S) = (S + S^T) / 2), for U = L^T with G transposed
- *   qr:       m >= n: gA = (gQ + Q N) R^-T, M = gR R^T - Q^T gQ, N = triu(M) + triu(M, 1)^T;
- *             m < n: A = [X | Y], R = [R1 | R2]: gY = Q gR2, gX from the square case with
- *             gQ + Y gR2^T and gR1
- *   svd:      gA = U [(F o (U^T gU - gU^T U)) S + diag(gS) + S (F o (V^T gV - gV^T V))] Vh
- *             + (I - U U^T) gU S^-1 Vh + U S^-1 gV^T (I - V V^T), F_ij = 1 / (s_j^2 - s_i^2)
- *             off the diagonal, 0 on it (the projection terms only where m or n exceeds k);
- *             repeated singular values make F infinite, as in torch
+ *   qr:       m >= n: gA = (gQ + Q N) R^-H, M = gR R^H - Q^H gQ, N = triu(M, 1) + triu(M, 1)^H
+ *             + diag(Re M_ii); m < n: A = [X | Y], R = [R1 | R2]: gY = Q gR2, gX from the
+ *             square case with gQ + Y gR2^H and gR1
+ *   svd:      gA = U [(J S + S K) / E + diag(gS) (+ diag(J_ii / (2 s_i)) for complex)] Vh
+ *             + (I - U U^H) gU S^-1 Vh + U S^-1 gV^H (I - V V^H), J = skew(U^H gU),
+ *             K = skew(V^H gV), skew(X) = X - X^H, E_ij = s_j^2 - s_i^2 off the diagonal, 1 on
+ *             it (torch's; the projection terms only where m or n exceeds k); repeated singular
+ *             values make E zero, as in torch
  *   prod:     g prod_{j != i} x_j from exclusive running products (exact with zeros).
  * solve_triangular, lu_factor, cholesky_solve, lstsq and pinv's part of lstsq are written with
  * the conjugate transpose (ag_mh, the transpose of real matrices), torch's complex forms. */
@@ -115,14 +116,34 @@ static ct_tensor *ag_eye(ct__ag_call *c, int64_t n, ct_dtype dt) {
     return ct__ag_keep(c, st, r);
 }
 
-/* The square / tall case of the QR backward: (gQ + Q N) R^-T, as R X^T = (...)^T. */
+/* the diagonal of the last two dims */
+static ct_tensor *ag_diag(ct__ag_call *c, const ct_tensor *a) {
+    ct_tensor *r = NULL;
+    ct_status st = c->st == CT_OK && a ? ct_diagonal(c->ctx, a, 0, -2, -1, &r) : c->st;
+    return ct__ag_keep(c, st, r);
+}
+/* The square / tall case of the QR backward: (gQ + Q N) R^-H, as R X^H = (...)^H; N the
+ * Hermitian matrix of triu(M) with a real diagonal (torch's syminvadj): triu(M, 1) + its
+ * adjoint + diag(Re M_ii), M = gR R^H - Q^H gQ (real input: triu(M) + triu(M, 1)^T). */
+static ct_tensor *ag_real(ct__ag_call *c, const ct_tensor *a) {
+    if (!a || !ct_dtype_is_complex(ct_tensor_dtype(a))) return (ct_tensor *)a;
+    ct_tensor *r = NULL;
+    ct_status st = c->st == CT_OK ? ct_real(c->ctx, a, &r) : c->st;
+    return ct__ag_keep(c, st, r);
+}
 static ct_tensor *qr_tall(ct__ag_call *c, const ct_tensor *q, const ct_tensor *r,
                           const ct_tensor *gq, const ct_tensor *gr) {
     ct_tensor *m =
-        ct__ag_sub(c, ct__ag_matmul(c, gr, ag_mt(c, r)), ct__ag_matmul(c, ag_mt(c, q), gq));
-    ct_tensor *nn = ct__ag_add(c, ag_triu(c, m, 0), ag_mt(c, ag_triu(c, m, 1)));
+        ct__ag_sub(c, ct__ag_matmul(c, gr, ag_mh(c, r)), ct__ag_matmul(c, ag_mh(c, q), gq));
+    const int nd = m ? ct_tensor_ndim(m) : 2;
+    const int64_t k = m ? ct_tensor_shape(m)[nd - 1] : 0;
+    const ct_dtype rdt = m ? ct_dtype_to_real(ct_tensor_dtype(m)) : CT_FLOAT64;
+    const ct_tensor *t1 = ag_triu(c, m, 1);
+    const ct_tensor *dg = ct__ag_mul(c, ag_eye(c, k, rdt),
+                                     ct__ag_unsqueeze(c, ag_real(c, ag_diag(c, m)), nd - 2));
+    ct_tensor *nn = ct__ag_add(c, ct__ag_add(c, t1, ag_mh(c, t1)), dg);
     ct_tensor *b = ct__ag_add(c, gq, ct__ag_matmul(c, q, nn));
-    return ag_mt(c, ag_solve(c, r, ag_mt(c, b)));
+    return (ct_tensor *)ag_mh(c, ag_solve(c, r, ag_mh(c, b)));
 }
 static void bw_qr(ct__ag_call *c) {
     const ct_tensor *q = c->out[0], *r = c->out[1];
@@ -136,7 +157,7 @@ static void bw_qr(ct__ag_call *c) {
     const ct_tensor *r1 = ct__ag_slice(c, r, nd - 1, 0, m, 1);
     const ct_tensor *gr1 = ct__ag_slice(c, c->g[1], nd - 1, 0, m, 1);
     const ct_tensor *gr2 = ct__ag_slice(c, c->g[1], nd - 1, m, n, 1);
-    const ct_tensor *gq = ct__ag_add(c, c->g[0], ct__ag_matmul(c, y, ag_mt(c, gr2)));
+    const ct_tensor *gq = ct__ag_add(c, c->g[0], ct__ag_matmul(c, y, ag_mh(c, gr2)));
     ct__ag_set(c, 0, ag_cat2(c, qr_tall(c, q, r1, gq, gr1), ct__ag_matmul(c, q, gr2), nd - 1));
 }
 
@@ -168,30 +189,40 @@ static void bw_svd(ct__ag_call *c) {
     const int64_t m = c->n->in_meta[0].shape[nd - 2], n = c->n->in_meta[0].shape[nd - 1];
     const int64_t k = m < n ? m : n;
     const ct_dtype dt = s ? ct_tensor_dtype(s) : CT_FLOAT64;
-    const ct_tensor *v = ag_mt(c, vh), *gv = ag_mt(c, gvh);
+    const bool cx = u && ct_dtype_is_complex(ct_tensor_dtype(u));
+    const ct_tensor *v = ag_mh(c, vh), *gv = ag_mh(c, gvh);
     const ct_tensor *srow = ct__ag_unsqueeze(c, s, nd - 2); /* (..., 1, k): scales columns */
     const ct_tensor *scol = ct__ag_unsqueeze(c, s, nd - 1); /* (..., k, 1): scales rows */
     const ct_tensor *s2 = ct__ag_mul(c, s, s);
-    const ct_tensor *e = ct__ag_sub(c, ct__ag_unsqueeze(c, s2, nd - 2),
-                                    ct__ag_unsqueeze(c, s2, nd - 1)); /* s_j^2 - s_i^2 */
     const ct_tensor *eye = ag_eye(c, k, dt);
-    const ct_tensor *f = ct__ag_div(c, ct__ag_sub(c, ct__ag_scalar(c, dt, 1.0), eye),
-                                    ct__ag_add(c, e, eye)); /* 0 on the diagonal */
-    const ct_tensor *utgu = ct__ag_matmul(c, ag_mt(c, u), gu);
-    const ct_tensor *vtgv = ct__ag_matmul(c, ag_mt(c, v), gv);
-    const ct_tensor *j = ct__ag_mul(c, f, ct__ag_sub(c, utgu, ag_mt(c, utgu)));
-    const ct_tensor *kk = ct__ag_mul(c, f, ct__ag_sub(c, vtgv, ag_mt(c, vtgv)));
-    const ct_tensor *inner =
-        ct__ag_add(c, ct__ag_add(c, ct__ag_mul(c, j, srow), ct__ag_mul(c, scol, kk)),
-                   ct__ag_mul(c, eye, ct__ag_unsqueeze(c, gs, nd - 2))); /* diag(gS) */
+    const ct_tensor *e = ct__ag_add(c,
+                                    ct__ag_sub(c, ct__ag_unsqueeze(c, s2, nd - 2),
+                                               ct__ag_unsqueeze(c, s2, nd - 1)),
+                                    eye); /* s_j^2 - s_i^2, 1 on the diagonal (torch's E) */
+    const ct_tensor *utgu = ct__ag_matmul(c, ag_mh(c, u), gu);
+    const ct_tensor *vtgv = ct__ag_matmul(c, ag_mh(c, v), gv);
+    const ct_tensor *ju = ct__ag_sub(c, utgu, ag_mh(c, utgu)); /* skew(U^H gU) */
+    const ct_tensor *kv = ct__ag_sub(c, vtgv, ag_mh(c, vtgv)); /* skew(V^H gV) */
+    /* (skew(U^H gU) S + S skew(V^H gV)) / E: the diagonal is S (J_ii + K_ii), zero for real
+     * input and for a loss that does not see the vectors' phases */
+    ct_tensor *inner =
+        ct__ag_div(c, ct__ag_add(c, ct__ag_mul(c, ju, srow), ct__ag_mul(c, scol, kv)), e);
+    inner = ct__ag_add(c, inner, ct__ag_mul(c, eye, ct__ag_unsqueeze(c, gs, nd - 2))); /* gS */
+    if (cx) /* the complex term diag(J_ii / (2 S)) = i Im(diag(U^H gU)) / S */
+        inner = ct__ag_add(c, inner,
+                           ct__ag_mul(c, eye,
+                                      ct__ag_unsqueeze(c,
+                                                       ct__ag_div(c, ag_diag(c, ju),
+                                                                  ct__ag_mul_s(c, s, 2.0)),
+                                                       nd - 2)));
     ct_tensor *ga = ct__ag_matmul(c, ct__ag_matmul(c, u, inner), vh);
-    if (m > k) { /* (I - U U^T) gU S^-1 Vh */
+    if (m > k) { /* (I - U U^H) gU S^-1 Vh */
         const ct_tensor *pu = ct__ag_sub(c, gu, ct__ag_matmul(c, u, utgu));
         ga = ct__ag_add(c, ga, ct__ag_matmul(c, ct__ag_div(c, pu, srow), vh));
     }
-    if (n > k) { /* U S^-1 gV^T (I - V V^T) */
+    if (n > k) { /* U S^-1 gV^H (I - V V^H) */
         const ct_tensor *pv = ct__ag_sub(c, gv, ct__ag_matmul(c, v, vtgv));
-        ga = ct__ag_add(c, ga, ct__ag_matmul(c, u, ag_mt(c, ct__ag_div(c, pv, srow))));
+        ga = ct__ag_add(c, ga, ct__ag_matmul(c, u, ag_mh(c, ct__ag_div(c, pv, srow))));
     }
     ct__ag_set(c, 0, ga);
 }
