@@ -232,6 +232,12 @@ for dt in (torch.complex64, torch.complex128):
         gcase("pinv", torch.linalg.pinv, [M], [True])
         gcase("qr_Q", lambda a: torch.linalg.qr(a)[0], [M], [True])
         gcase("qr_R", lambda a: torch.linalg.qr(a)[1], [M], [True])
+    # eig (general matrices, real and complex input): eigenvalues and |V| (phase-invariant)
+    for M in (crandn(2, 4, 4, dt=dt), torch.randn(2, 4, 4, dtype=torch.float64 if dt ==
+                                                   torch.complex128 else torch.float32)):
+        gcase("eigvals", torch.linalg.eigvals, [M], [True])
+        gcase("eig_L", lambda a: torch.linalg.eig(a)[0], [M], [True])
+        gcase("eig_absV", lambda a: torch.linalg.eig(a)[1].abs(), [M], [True])
     C = crandn(2, 4, 4, dt=dt)
     for o in ("2", "nuc"):
         ordv = o if o == "nuc" else float(o)

@@ -861,6 +861,9 @@ static ct_tensor *gf_run(ct_ctx *ctx, const char *name, ct_status *stp) {
     if (IS("eigh")) st = ct_linalg_eigh(ctx, spd, 'L', &r, &r2);
     if (IS("eigh_vectors")) st = ct_linalg_eigh(ctx, spd, 'L', &r2, &r);
     if (IS("eigvalsh")) st = ct_linalg_eigvalsh(ctx, spd, 'L', &r);
+    if (IS("eig")) st = ct_linalg_eig(ctx, spd, &r, &r2);
+    if (IS("eig_vectors")) st = ct_linalg_eig(ctx, spd, &r2, &r);
+    if (IS("eigvals")) st = ct_linalg_eigvals(ctx, spd, &r);
     if (IS("cholesky")) st = ct_linalg_cholesky(ctx, spd, false, &r);
     if (IS("inv")) st = ct_linalg_inv(ctx, spd, &r);
     if (IS("solve")) st = ct_linalg_solve(ctx, spd, v, &r);

@@ -179,6 +179,14 @@ static ct_status cl2_grad_call(const char *op, const cl2_case *c, ct_tensor *con
     } else if (!strcmp(op, "qr_Q") || !strcmp(op, "qr_R")) {
         st = ct_linalg_qr(ctx, in[0], &o[0], &o[1]);
         keep = op[3] == 'Q' ? 0 : 1;
+    } else if (!strcmp(op, "eigvals")) {
+        st = ct_linalg_eigvals(ctx, in[0], &o[0]);
+    } else if (!strcmp(op, "eig_L") || !strcmp(op, "eig_absV")) {
+        st = ct_linalg_eig(ctx, in[0], &o[0], &o[1]);
+        if (st == CT_OK && op[4] == 'a') {
+            st = ct_abs(ctx, o[1], &o[2]);
+            keep = 2;
+        }
     } else if (!strcmp(op, "svdvals")) {
         st = ct_linalg_svdvals(ctx, in[0], &o[0]);
     } else if (!strcmp(op, "pinv")) {

@@ -231,6 +231,7 @@ static bool ct__ag_complex_safe(int op) {
     case CT__AG_LINALG_EIGH:
     case CT__AG_LINALG_SVD: /* torch's complex form, with its imaginary diagonal term */
     case CT__AG_LINALG_QR:
+    case CT__AG_LINALG_EIG:
     case CT__AG_LINALG_SOLVE_TRIANGULAR: /* these four with mH (grad_linalg.c) */
     case CT__AG_LINALG_LU_FACTOR:
     case CT__AG_CHOLESKY_SOLVE:

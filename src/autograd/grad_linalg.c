@@ -139,8 +139,8 @@ static ct_tensor *qr_tall(ct__ag_call *c, const ct_tensor *q, const ct_tensor *r
     const int64_t k = m ? ct_tensor_shape(m)[nd - 1] : 0;
     const ct_dtype rdt = m ? ct_dtype_to_real(ct_tensor_dtype(m)) : CT_FLOAT64;
     const ct_tensor *t1 = ag_triu(c, m, 1);
-    const ct_tensor *dg = ct__ag_mul(c, ag_eye(c, k, rdt),
-                                     ct__ag_unsqueeze(c, ag_real(c, ag_diag(c, m)), nd - 2));
+    const ct_tensor *dg =
+        ct__ag_mul(c, ag_eye(c, k, rdt), ct__ag_unsqueeze(c, ag_real(c, ag_diag(c, m)), nd - 2));
     ct_tensor *nn = ct__ag_add(c, ct__ag_add(c, t1, ag_mh(c, t1)), dg);
     ct_tensor *b = ct__ag_add(c, gq, ct__ag_matmul(c, q, nn));
     return (ct_tensor *)ag_mh(c, ag_solve(c, r, ag_mh(c, b)));
@@ -159,6 +159,31 @@ static void bw_qr(ct__ag_call *c) {
     const ct_tensor *gr2 = ct__ag_slice(c, c->g[1], nd - 1, m, n, 1);
     const ct_tensor *gq = ct__ag_add(c, c->g[0], ct__ag_matmul(c, y, ag_mh(c, gr2)));
     ct__ag_set(c, 0, ag_cat2(c, qr_tall(c, q, r1, gq, gr1), ct__ag_matmul(c, q, gr2), nd - 1));
+}
+
+/* eig (torch's linalg_eig_backward): gA = V^-H (diag(gL) + (V^H gV - V^H V diag(Re diag(V^H gV)))
+ * / conj(E)) V^H off the diagonal, E_ij = L_j - L_i; the real part for a real input (torch's
+ * handle_r_to_c). A loss that depends on the eigenvectors' phases is ill-defined (torch checks
+ * Im(diag(V^H gV)) = 0; ctorch does not). */
+static void bw_eig(ct__ag_call *c) {
+    const ct_tensor *l = c->out[0], *v = c->out[1];
+    const int nd = c->n->in_meta[0].ndim;
+    const int64_t n = c->n->in_meta[0].shape[nd - 1];
+    const ct_dtype rdt = l ? ct_dtype_to_real(ct_tensor_dtype(l)) : CT_FLOAT64;
+    const ct_tensor *vh = ag_mh(c, v);
+    const ct_tensor *vhgv = ct__ag_matmul(c, vh, c->g[1]);
+    const ct_tensor *re_d = ag_real(c, ag_diag(c, vhgv));
+    const ct_tensor *t = ct__ag_sub(
+        c, vhgv, ct__ag_mul(c, ct__ag_matmul(c, vh, v), ct__ag_unsqueeze(c, re_d, nd - 2)));
+    const ct_tensor *eye = ag_eye(c, n, rdt);
+    const ct_tensor *e = ct__ag_add(
+        c, ct__ag_sub(c, ct__ag_unsqueeze(c, l, nd - 2), ct__ag_unsqueeze(c, l, nd - 1)), eye);
+    const ct_tensor *off = ct__ag_sub(c, ct__ag_scalar(c, rdt, 1.0), eye);
+    const ct_tensor *ret = ct__ag_add(c, ct__ag_mul(c, ct__ag_div(c, t, ag_conj(c, e)), off),
+                                      ct__ag_mul(c, eye, ct__ag_unsqueeze(c, c->g[0], nd - 2)));
+    ct_tensor *ga = ag_solve(c, vh, ct__ag_matmul(c, ret, vh));
+    if (!ct_dtype_is_complex(c->n->in_meta[0].dtype)) ga = ag_real(c, ga);
+    ct__ag_set(c, 0, ga);
 }
 
 /* eigh: gA = V (diag(gw) + F o (V^T gV)) V^T, F_ij = 1 / (w_j - w_i) off the diagonal (torch's
@@ -195,10 +220,9 @@ static void bw_svd(ct__ag_call *c) {
     const ct_tensor *scol = ct__ag_unsqueeze(c, s, nd - 1); /* (..., k, 1): scales rows */
     const ct_tensor *s2 = ct__ag_mul(c, s, s);
     const ct_tensor *eye = ag_eye(c, k, dt);
-    const ct_tensor *e = ct__ag_add(c,
-                                    ct__ag_sub(c, ct__ag_unsqueeze(c, s2, nd - 2),
-                                               ct__ag_unsqueeze(c, s2, nd - 1)),
-                                    eye); /* s_j^2 - s_i^2, 1 on the diagonal (torch's E) */
+    const ct_tensor *e = ct__ag_add(
+        c, ct__ag_sub(c, ct__ag_unsqueeze(c, s2, nd - 2), ct__ag_unsqueeze(c, s2, nd - 1)),
+        eye); /* s_j^2 - s_i^2, 1 on the diagonal (torch's E) */
     const ct_tensor *utgu = ct__ag_matmul(c, ag_mh(c, u), gu);
     const ct_tensor *vtgv = ct__ag_matmul(c, ag_mh(c, v), gv);
     const ct_tensor *ju = ct__ag_sub(c, utgu, ag_mh(c, utgu)); /* skew(U^H gU) */
@@ -209,12 +233,11 @@ static void bw_svd(ct__ag_call *c) {
         ct__ag_div(c, ct__ag_add(c, ct__ag_mul(c, ju, srow), ct__ag_mul(c, scol, kv)), e);
     inner = ct__ag_add(c, inner, ct__ag_mul(c, eye, ct__ag_unsqueeze(c, gs, nd - 2))); /* gS */
     if (cx) /* the complex term diag(J_ii / (2 S)) = i Im(diag(U^H gU)) / S */
-        inner = ct__ag_add(c, inner,
-                           ct__ag_mul(c, eye,
-                                      ct__ag_unsqueeze(c,
-                                                       ct__ag_div(c, ag_diag(c, ju),
-                                                                  ct__ag_mul_s(c, s, 2.0)),
-                                                       nd - 2)));
+        inner = ct__ag_add(
+            c, inner,
+            ct__ag_mul(c, eye,
+                       ct__ag_unsqueeze(c, ct__ag_div(c, ag_diag(c, ju), ct__ag_mul_s(c, s, 2.0)),
+                                        nd - 2)));
     ct_tensor *ga = ct__ag_matmul(c, ct__ag_matmul(c, u, inner), vh);
     if (m > k) { /* (I - U U^H) gU S^-1 Vh */
         const ct_tensor *pu = ct__ag_sub(c, gu, ct__ag_matmul(c, u, utgu));
@@ -418,6 +441,7 @@ const ct__ag_formula *ct__ag_formula_linalg(int op) {
         F(CT__AG_LINALG_QR, "LinalgQrBackward", bw_qr, 1, 3)
         F(CT__AG_LINALG_SVD, "LinalgSvdBackward", bw_svd, 0, 7)
         F(CT__AG_LINALG_EIGH, "LinalgEighBackward", bw_eigh, 0, 3)
+        F(CT__AG_LINALG_EIG, "LinalgEigBackward", bw_eig, 0, 3)
         F(CT__AG_LINALG_SOLVE_TRIANGULAR, "LinalgSolveTriangularBackward", bw_solve_triangular, 1,
           1)
         F(CT__AG_LINALG_LU_FACTOR, "LinalgLuFactorExBackward", bw_lu_factor, 2, 1)

@@ -102,6 +102,7 @@ typedef enum ct__ag_op {
     CT__AG_LINALG_QR,       /* outputs Q, R (reduced) */
     CT__AG_LINALG_SVD,      /* outputs U, S, Vh (reduced) */
     CT__AG_LINALG_EIGH,     /* outputs eigenvalues, eigenvectors */
+    CT__AG_LINALG_EIG,      /* outputs complex eigenvalues, eigenvectors (linalg.eig) */
     CT__AG_FLEX_ATTENTION,  /* inputs q, k, v, block table or NULL; outputs out, lse; sc[0] scale,
                                iv[0..4] score_mod, score_user, score_mod_grad, block mask, gqa */
     CT__AG_TAN,

@@ -1766,12 +1766,32 @@ static ct_status ct__eig(ct_ctx *ctx, const char *op, const ct_tensor *a, ct_ten
     ct_tensor **const outs[3] = {values, vectors, NULL};
     return ct__la_finish(ctx, &p, st, 3, t, cast, outs);
 }
+/* one node with both outputs (LinalgEigBackward0; eigvals computes the vectors for it, as
+ * torch) */
+static ct_status ct__eig_rec(ct_ctx *ctx, const char *op, const ct_tensor *a, ct_tensor **values,
+                             ct_tensor **vectors) {
+    if (!ct__ag_enter(ctx)) return ct__eig(ctx, op, a, values, vectors);
+    ct_tensor *v = NULL;
+    ct_status st = ct__eig(ctx, op, a, values, &v);
+    ct__ag_rec r;
+    memset(&r, 0, sizeof r);
+    if (st == CT_OK)
+        r.op = CT__AG_LINALG_EIG, r.n_in = 1, r.in[0] = a, r.n_out = 2, r.out[0] = *values,
+        r.out[1] = v;
+    st = ct__ag_after(ctx, st, &r, values);
+    if (st != CT_OK) return st; /* a failed record released both */
+    if (vectors)
+        *vectors = v;
+    else
+        ct_tensor_release(v);
+    return CT_OK;
+}
 ct_status ct_linalg_eig(ct_ctx *ctx, const ct_tensor *a, ct_tensor **eigenvalues,
                         ct_tensor **eigenvectors) {
     if (ctx && !eigenvectors)
         return ct__set_error(ctx, CT_ERR_INVALID_ARG, "linalg.eig: eigenvectors is NULL");
-    return ct__eig(ctx, "linalg.eig", a, eigenvalues, eigenvectors);
+    return ct__eig_rec(ctx, "linalg.eig", a, eigenvalues, eigenvectors);
 }
 ct_status ct_linalg_eigvals(ct_ctx *ctx, const ct_tensor *a, ct_tensor **eigenvalues) {
-    return ct__eig(ctx, "linalg.eigvals", a, eigenvalues, NULL);
+    return ct__eig_rec(ctx, "linalg.eigvals", a, eigenvalues, NULL);
 }
