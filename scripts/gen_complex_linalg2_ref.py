@@ -238,6 +238,9 @@ for dt in (torch.complex64, torch.complex128):
         gcase("eigvals", torch.linalg.eigvals, [M], [True])
         gcase("eig_L", lambda a: torch.linalg.eig(a)[0], [M], [True])
         gcase("eig_absV", lambda a: torch.linalg.eig(a)[1].abs(), [M], [True])
+    Ms = crandn(2, 3, 3, dt=dt)
+    gcase("slogdet_sign", lambda a: torch.linalg.slogdet(a)[0], [Ms], [True])
+    gcase("slogdet_logabs", lambda a: torch.linalg.slogdet(a)[1], [Ms], [True])
     C = crandn(2, 4, 4, dt=dt)
     for o in ("2", "nuc"):
         ordv = o if o == "nuc" else float(o)

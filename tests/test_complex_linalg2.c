@@ -187,6 +187,9 @@ static ct_status cl2_grad_call(const char *op, const cl2_case *c, ct_tensor *con
             st = ct_abs(ctx, o[1], &o[2]);
             keep = 2;
         }
+    } else if (!strcmp(op, "slogdet_sign") || !strcmp(op, "slogdet_logabs")) {
+        st = ct_linalg_slogdet(ctx, in[0], &o[0], &o[1]);
+        keep = op[8] == 's' ? 0 : 1;
     } else if (!strcmp(op, "svdvals")) {
         st = ct_linalg_svdvals(ctx, in[0], &o[0]);
     } else if (!strcmp(op, "pinv")) {

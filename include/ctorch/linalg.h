@@ -66,7 +66,8 @@ CT_API ct_status ct_linalg_solve(ct_ctx *ctx, const ct_tensor *a, const ct_tenso
                                  ct_tensor **out);
 /* Determinant (from the LU factors; 0 for a singular matrix). */
 CT_API ct_status ct_linalg_det(ct_ctx *ctx, const ct_tensor *a, ct_tensor **out);
-/* sign (-1, 0 or 1) and log|det|, -inf for a singular matrix (torch.linalg.slogdet). */
+/* sign (-1, 0 or 1; complex: det / |det|) and log|det|, -inf for a singular matrix
+ * (torch.linalg.slogdet); both outputs differentiable (one node, as torch). */
 CT_API ct_status ct_linalg_slogdet(ct_ctx *ctx, const ct_tensor *a, ct_tensor **sign,
                                    ct_tensor **logabsdet);
 /* log det(a) (torch.logdet): slogdet's log|det|, NaN for a negative determinant, -inf singular. */

@@ -2,7 +2,7 @@
  * run on any backend and double backward works where the ops they use have formulas):
  *   inv:      gA = -Y^T G Y^T                          (Y = A^-1)
  *   det:      gA = (G det) A^-T                         (a singular A fails: its inverse)
- *   slogdet:  gA = G A^-T                               (for log|det|; sign has no gradient)
+ *   slogdet:  gA = (G + i Im(gS conj(s))) A^-H       (the sign's term for complex input only)
  *   solve:    gB = A^-T G, gA = -gB X^T                 (X = A^-1 B)
  *   cholesky: gA = sym(L^-T Phi(L^T G) L^-1)            (Phi: lower triangle, diagonal halved;
  *             sym(S) = (S + S^T) / 2), for U = L^T with G transposed
@@ -72,8 +72,16 @@ static void bw_det(ct__ag_call *c) { /* G conj(det) A^-H */
     ct_tensor *s = ag_unsq2(c, ct__ag_mul(c, G, ag_conj(c, OUT)));
     ct__ag_set(c, 0, ct__ag_mul(c, s, ag_mh(c, ag_inv(c, IN(0)))));
 }
-static void bw_slogdet(ct__ag_call *c) { /* d log|det A| = Re tr(A^-1 dA): G A^-H */
-    ct__ag_set(c, 0, ct__ag_mul(c, ag_unsq2(c, G), ag_mh(c, ag_inv(c, IN(0)))));
+/* d log|det A| = Re tr(A^-1 dA): G A^-H; complex input adds the sign's term, as torch: sign =
+ * e^{i theta}, d theta = Im tr(A^-1 dA), so (G + i Im(z)) A^-H, z = gS conj(sign),
+ * i Im(z) = (z - conj(z)) / 2 */
+static void bw_slogdet(ct__ag_call *c) {
+    const ct_tensor *g = G, *sg = c->out[1];
+    if (sg && ct_dtype_is_complex(ct_tensor_dtype(sg)) && c->g[1]) {
+        const ct_tensor *z = ct__ag_mul(c, c->g[1], ag_conj(c, sg));
+        g = ct__ag_add(c, g, ct__ag_mul_s(c, ct__ag_sub(c, z, ag_conj(c, z)), 0.5));
+    }
+    ct__ag_set(c, 0, ct__ag_mul(c, ag_unsq2(c, g), ag_mh(c, ag_inv(c, IN(0)))));
 }
 static void bw_solve(ct__ag_call *c) {
     bool vec = c->n->iv[0] != 0; /* B was (..., n): work with (..., n, 1) */
@@ -434,7 +442,7 @@ const ct__ag_formula *ct__ag_formula_linalg(int op) {
     switch (op) {
         F(CT__AG_LINALG_INV, "LinalgInvBackward", bw_inv, 0, 1)
         F(CT__AG_LINALG_DET, "LinalgDetBackward", bw_det, 1, 1)
-        F(CT__AG_LINALG_SLOGDET, "LinalgSlogdetBackward", bw_slogdet, 1, 0)
+        F(CT__AG_LINALG_SLOGDET, "LinalgSlogdetBackward", bw_slogdet, 1, 2)
         F(CT__AG_LINALG_SOLVE, "LinalgSolveBackward", bw_solve, 1, 1)
         F(CT__AG_LINALG_CHOLESKY, "LinalgCholeskyBackward", bw_cholesky, 0, 1)
         F(CT__AG_PROD, "ProdBackward", bw_prod, 1, 0)

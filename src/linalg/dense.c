@@ -355,11 +355,20 @@ static ct_status ct__slogdet(ct_ctx *ctx, const ct_tensor *a, ct_tensor **sign,
         return ct__set_error(ctx, CT_ERR_INVALID_ARG, "linalg.slogdet: out is NULL");
     return ct__slogdet_any(ctx, "linalg.slogdet", a, sign, logabsdet, NULL);
 }
-/* log|det| records the node (its gradient is G A^-T); sign has none, as in torch */
+/* one node with both outputs, as torch (LinalgSlogdetBackward0): log|det|'s gradient G A^-H, and
+ * for complex input the sign's phase term (a real sign's gradient is zero) */
 ct_status ct_linalg_slogdet(ct_ctx *ctx, const ct_tensor *a, ct_tensor **sign,
                             ct_tensor **logabsdet) {
-    CT__AG_WRAP(ctx, logabsdet, ct__slogdet(ctx, a, sign, logabsdet),
-                CT__AG_IN1(CT__AG_LINALG_SLOGDET, a));
+    if (!ct__ag_enter(ctx)) return ct__slogdet(ctx, a, sign, logabsdet);
+    ct_status st = ct__slogdet(ctx, a, sign, logabsdet);
+    ct__ag_rec r;
+    memset(&r, 0, sizeof r);
+    if (st == CT_OK)
+        r.op = CT__AG_LINALG_SLOGDET, r.n_in = 1, r.in[0] = a, r.n_out = 2,
+        r.out[0] = *logabsdet, r.out[1] = *sign;
+    st = ct__ag_after(ctx, st, &r, logabsdet);
+    if (st != CT_OK && sign) *sign = NULL; /* a failed record released both */
+    return st;
 }
 static ct_status ct__det(ct_ctx *ctx, const ct_tensor *a, ct_tensor **out) {
     if (!out) return ct__set_error(ctx, CT_ERR_INVALID_ARG, "linalg.det: out is NULL");
