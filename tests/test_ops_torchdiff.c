@@ -1324,6 +1324,41 @@ TEST(review3_pool_normalize_grid) {
     ct_tensor_release(img), ct_tensor_release(a), ct_tensor_release(g), ct_tensor_release(o);
 }
 
+/* l1_loss of integers: |x - y| in their dtype (none), int64 sum, mean refused (torch); bilinear of
+ * int32 stays int32; index_put with an empty value block */
+TEST(review3_integer_losses) {
+    const int64_t n3 = 3;
+    ct_tensor *a = tu_from_vals(ctx, CT_INT32, 1, &n3, (const double[]){1, 5, -3});
+    ct_tensor *b = tu_from_vals(ctx, CT_INT32, 1, &n3, (const double[]){2, 2, 2}), *r = NULL;
+    CHECK_OK(ct_l1_loss(ctx, a, b, CT_REDUCTION_NONE, &r));
+    double *v = r ? tu_read(r) : NULL;
+    CHECK(r && ct_tensor_dtype(r) == CT_INT32 && v && v[0] == 1 && v[1] == 3 && v[2] == 5);
+    free(v), ct_tensor_release(r), r = NULL;
+    CHECK_OK(ct_l1_loss(ctx, a, b, CT_REDUCTION_SUM, &r));
+    v = r ? tu_read(r) : NULL;
+    CHECK(r && ct_tensor_dtype(r) == CT_INT64 && v && v[0] == 9);
+    free(v), ct_tensor_release(r), r = NULL;
+    CHECK_ST(ct_l1_loss(ctx, a, b, CT_REDUCTION_MEAN, &r), CT_ERR_DTYPE);
+    const int64_t s12[2] = {1, 2}, s322[3] = {3, 2, 2};
+    ct_tensor *x = tu_from_vals(ctx, CT_INT32, 2, s12, (const double[]){1, 2}), *w = NULL;
+    CHECK_OK(ct_tensor_ones(ctx, CT_INT32, 3, s322, &w));
+    CHECK_OK(ct_bilinear(ctx, x, x, w, NULL, &r));
+    v = r ? tu_read(r) : NULL;
+    CHECK(r && ct_tensor_dtype(r) == CT_INT32 && v && v[0] == 9); /* (1 + 2)^2 */
+    free(v), ct_tensor_release(r), r = NULL;
+    const int64_t s330[3] = {3, 3, 0}, s30[2] = {3, 0};
+    ct_tensor *t = NULL, *vals = NULL, *ix = NULL;
+    CHECK_OK(ct_tensor_zeros(ctx, CT_FLOAT32, 3, s330, &t));
+    CHECK_OK(ct_tensor_zeros(ctx, CT_FLOAT32, 2, s30, &vals));
+    CHECK_OK(ct_tensor_full(ctx, CT_INT64, 0, NULL, -2, &ix));
+    const ct_tensor *ixs[1] = {ix};
+    CHECK_OK(ct_index_put(ctx, t, 1, ixs, vals, false, &r));
+    CHECK(r && tu_same_shape(r, 3, s330));
+    ct_tensor_release(r);
+    ct_tensor_release(a), ct_tensor_release(b), ct_tensor_release(x), ct_tensor_release(w);
+    ct_tensor_release(t), ct_tensor_release(vals), ct_tensor_release(ix);
+}
+
 int main(void) {
     ctx = tu_ctx_or_skip();
     RUN(div_scalar_int_tensor_scalar_not_wrapped);
@@ -1332,6 +1367,7 @@ int main(void) {
     RUN(review3_empty_results_backward);
     RUN(review3_dtypes);
     RUN(review3_pool_normalize_grid);
+    RUN(review3_integer_losses);
     RUN(div_rounding_integers);
     RUN(div_rounding_floats);
     RUN(avg_pool_in_torch_order);

@@ -549,7 +549,9 @@ static ct_status ct__index_put(ct_ctx *ctx, const char *op, const ct_tensor *t, 
                                op, CT__SHAPE_STR(values), nd);
         CT__DO(st, ct_tensor_expand(ctx, values, nd, rsh, &x[0]));
         CT__DO(st, ct_tensor_permute(ctx, x[0], inv, &x[1])); /* (B..., rest...) */
-        fsh[0] = -1;
+        fsh[0] = 1; /* the indexed positions (explicit: -1 cannot be inferred when empty) */
+        for (int b = 0; b < a.nb; b++)
+            fsh[0] *= a.bshape[b];
         for (int r = 0; r < a.nrest; r++)
             fsh[1 + r] = t->shape[a.rest[r]];
         CT__DO(st, ct_tensor_reshape(ctx, x[1], 1 + a.nrest, fsh, &x[2]));

@@ -504,7 +504,22 @@ static ct_status ct__l1_family_body(ct_ctx *ctx, int kind, const ct_tensor *inpu
                                     ct_tensor **out) {
     static const char *const names[3] = {"l1_loss", "smooth_l1_loss", "huber_loss"};
     const char *op = names[kind];
-    ct_status st = ct__pair_args(ctx, op, input, target, reduction, out);
+    ct_dtype idt = CT_FLOAT32; /* l1 of integers: |x - y| in their dtype, summed or not (torch) */
+    const bool int_l1 =
+        kind == 0 && input && target && ct__tensor_live(input) && ct__tensor_live(target) &&
+        input->dtype != CT_BOOL && target->dtype != CT_BOOL &&
+        ct_dtype_promote(input->dtype, target->dtype, &idt) == CT_OK && !ct_dtype_is_floating(idt);
+    if (int_l1 && reduction == CT_REDUCTION_MEAN)
+        return ct__set_error(ctx, CT_ERR_DTYPE,
+                             "%s: mean(): could not infer output dtype. Input dtype must be either "
+                             "a floating point or complex dtype. Got: %s (as torch)",
+                             op, ct_dtype_name(idt));
+    ct_status st = int_l1 ? CT_OK : ct__pair_args(ctx, op, input, target, reduction, out);
+    if (int_l1) {
+        const ct_tensor *ins[2] = {input, target};
+        st = ct__check_args(ctx, op, 2, ins, out);
+        if (st == CT_OK) st = ct__ag_check_red(ctx, op, reduction);
+    }
     if (st != CT_OK) return st;
     if (kind == 1 && !(p >= 0))
         return ct__set_error(ctx, CT_ERR_INVALID_ARG,
@@ -1044,8 +1059,8 @@ static ct_status ct__normalize_ex(ct_ctx *ctx, const char *op, const ct_tensor *
                                                  * dim for every p, so x / eps (still empty) */
         int d = 0;
         if (!ct__wrap_dim(dim, x->ndim ? x->ndim : 1, &d))
-            return ct__set_error(ctx, CT_ERR_INDEX, "%s: dim %d out of range for %d dims", op,
-                                 dim, x->ndim);
+            return ct__set_error(ctx, CT_ERR_INDEX, "%s: dim %d out of range for %d dims", op, dim,
+                                 x->ndim);
         return ct_div_scalar(ctx, x, eps, out);
     }
     if (straight) {

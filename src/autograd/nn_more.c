@@ -665,6 +665,13 @@ static ct_status ct__bilinear(ct_ctx *ctx, const ct_tensor *x1, const ct_tensor 
     CT__DO(st, ct_tensor_reshape(ctx, x2, 3, SH(1, M, J), &t[2]));
     CT__DO(st, ct_mul(ctx, t[1], t[2], &t[3]));
     CT__DO(st, ct_sum(ctx, t[3], 1, &last, false, &t[4])); /* (O, M) */
+    if (st == CT_OK && t[4]->dtype != t[3]->dtype) { /* an integer sum widened to int64: torch's
+                                                      * bilinear keeps the inputs' dtype */
+        ct_tensor *c = NULL;
+        st = ct_cast(ctx, t[4], t[3]->dtype, &c);
+        ct_tensor_release(t[4]);
+        t[4] = c;
+    }
     CT__DO(st, ct_tensor_transpose(ctx, t[4], 0, 1, &t[5]));
     if (b) {
         CT__DO(st, ct_add(ctx, t[5], b, &t[6]));
