@@ -1,6 +1,7 @@
 /* More linear algebra as a PyTorch user writes it: linalg.solve_triangular, lu_factor(_ex), lu,
  * lu_solve, lu_unpack, cholesky_solve, cholesky_inverse, lstsq, svdvals, matrix_rank,
- * matrix_exp, inv_ex, solve_ex, vecdot, tensorinv, tensorsolve, householder_product and cond
+ * matrix_exp, inv_ex, solve_ex, vecdot, tensorinv, tensorsolve, householder_product, geqrf, ormqr
+ * and cond
  * on small matrices whose answers are worked out by hand (printed and checked), then one
  * gradient through lu_solve. Build and run: see README ("Examples"). */
 #include <ctorch/ctorch.h>
@@ -143,6 +144,14 @@ int main(void) {
     CHECK(ct_linalg_householder_product(ctx, mat(2, 1, (const double[]){9, 1}),
                                         f64(1, (const double[]){1}), &r));
     EXPECT("householder_product", r, 0, -1);
+    /* geqrf of [[3], [4]]: R = -5 (LAPACK's sign), v = [1, 0.5], tau = 1.6; ormqr applies
+     * Q^T = H to [3, 4]: [-5, 0] */
+    ct_tensor *gq = NULL, *gt = NULL;
+    CHECK(ct_geqrf(ctx, mat(2, 1, (const double[]){3, 4}), &gq, &gt));
+    EXPECT("geqrf", gq, -5, 0.5);
+    EXPECT("geqrf tau", gt, 1.6);
+    CHECK(ct_ormqr(ctx, gq, gt, mat(2, 1, (const double[]){3, 4}), true, true, &r));
+    EXPECT("ormqr", r, -5, 0);
     ct_tensor *D3 = mat(2, 2, (const double[]){1, 0, 0, 4});
     CHECK(ct_linalg_cond(ctx, D3, NULL, &r));
     EXPECT("cond", r, 4);

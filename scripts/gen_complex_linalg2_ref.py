@@ -161,6 +161,20 @@ for dt in (torch.complex64, torch.complex128):
     case("householder_product", [ref, tau], [torch.linalg.householder_product(ref, tau)])
     case("householder_product", [ref[..., :2], tau[..., :2]],
          [torch.linalg.householder_product(ref[..., :2], tau[..., :2])])
+    # geqrf (LAPACK's compact form, as torch) and ormqr (left / right, with / without transpose)
+    for shape in ((2, 5, 3), (3, 5), (4, 4), (2, 0, 3)):
+        Mg = crandn(*shape, dt=dt)
+        g_a, g_t = torch.geqrf(Mg)
+        case("geqrf", [Mg], [g_a, g_t])
+    Mg = crandn(2, 5, 3, dt=dt)
+    g_a, g_t = torch.geqrf(Mg)
+    for left in (True, False):
+        for tr in (False, True):
+            Ot = crandn(2, 5, 2, dt=dt) if left else crandn(2, 2, 5, dt=dt)
+            case("ormqr", [g_a, g_t, Ot], [torch.ormqr(g_a, g_t, Ot, left=left, transpose=tr)],
+                 [left, tr])
+    Ot = crandn(2, 5, 2, dt=dt)
+    case("ormqr", [g_a, g_t[..., :2], Ot], [torch.ormqr(g_a, g_t[..., :2], Ot)], [1, 0])
 
 
 
@@ -215,6 +229,20 @@ for dt in (torch.complex64, torch.complex128):
     Q0 = crandn(2, 5, 3, dt=dt)
     ref, tau = torch.geqrf(Q0)
     gcase("householder_product", torch.linalg.householder_product, [ref, tau], [True, True])
+    # ormqr: torch 1.13 has no derivative; the reference differentiates the same product written
+    # with householder_product (the complete Q from the reflectors padded with zero tau)
+    def ormqr_ref(a_, t_, o_, left=True, tr=False):
+        m_ = a_.shape[-2]
+        ap = torch.cat([a_[..., :t_.shape[-1]],
+                        torch.zeros(*a_.shape[:-1], m_ - t_.shape[-1], dtype=a_.dtype)], -1)
+        tp = torch.cat([t_, torch.zeros(*t_.shape[:-1], m_ - t_.shape[-1], dtype=t_.dtype)], -1)
+        Q_ = torch.linalg.householder_product(ap, tp)
+        Q_ = Q_.mH if tr else Q_
+        return Q_ @ o_ if left else o_ @ Q_
+    for left, tr in ((True, False), (False, True)):
+        Ot = crandn(2, 5, 2, dt=dt) if left else crandn(2, 2, 5, dt=dt)
+        gcase("ormqr", lambda a_, t_, o_: ormqr_ref(a_, t_, o_, left, tr), [ref, tau, Ot],
+              [True, True, True], [left, tr])
     x, y = crandn(3, 5, dt=dt), crandn(3, 5, dt=dt)
     gcase("vecdot", lambda a, b: torch.linalg.vecdot(a, b, dim=-1), [x, y], [True, True], [-1])
     v = crandn(2, 4, dt=dt)

@@ -981,6 +981,15 @@ static ct_tensor *gf_run(ct_ctx *ctx, const char *name, ct_status *stp) {
     if (IS("tensorinv")) st = ct_linalg_tensorinv(ctx, spd, 1, &r);
     if (IS("tensorsolve")) st = ct_linalg_tensorsolve(ctx, spd, v, 0, NULL, &r);
     if (IS("householder_product")) st = ct_linalg_householder_product(ctx, m, u, &r);
+    if (IS("geqrf")) st = ct_geqrf(ctx, m, &r, &r2);
+    if (IS("geqrf_tau")) st = ct_geqrf(ctx, m, &r2, &r);
+    if (IS("ormqr")) {
+        ct_tensor *mt = NULL, *mm = NULL;
+        st = ct_tensor_transpose(ctx, m, 0, 1, &mt);
+        if (st == CT_OK) st = ct_matmul(ctx, mt, m, &mm);
+        if (st == CT_OK) st = ct_ormqr(ctx, m, u, mm, true, false, &r);
+        ct_tensor_release(mt), ct_tensor_release(mm);
+    }
     if (IS("cond")) st = ct_linalg_cond(ctx, spd, NULL, &r);
     if (IS("cond_fro")) st = ct_linalg_cond(ctx, spd, "fro", &r);
     if (IS("cond_nuc")) st = ct_linalg_cond(ctx, spd, "nuc", &r);

@@ -1302,6 +1302,18 @@ static void s2_ct_linalg_householder_product(void) { SWEEP_STATUS(ct_linalg_hous
 static void s3_ct_linalg_householder_product(void) { SWEEP_STATUS(ct_linalg_householder_product(S_ctx, S_t, S_t, &S_out[0])); }
 static void s4_ct_linalg_householder_product(void) { SWEEP_STATUS(ct_linalg_householder_product(S_ctx, S_t, S_t, &S_out[0])); }
 static void s5_ct_linalg_householder_product(void) { SWEEP_STATUS(ct_linalg_householder_product(S_ctx, S_t, S_t, &S_out[0])); }
+static void s0_ct_geqrf(void) { (void)ct_geqrf(NULL, NULL, NULL, NULL); }
+static void s1_ct_geqrf(void) { SWEEP_STATUS(ct_geqrf(S_ctx, NULL, NULL, NULL)); }
+static void s2_ct_geqrf(void) { SWEEP_STATUS(ct_geqrf(S_ctx, S_t, NULL, NULL)); }
+static void s3_ct_geqrf(void) { SWEEP_STATUS(ct_geqrf(S_ctx, S_t, &S_out[0], &S_out[1])); }
+static void s4_ct_geqrf(void) { SWEEP_STATUS(ct_geqrf(S_ctx, S_t, &S_out[0], &S_out[1])); }
+static void s5_ct_geqrf(void) { SWEEP_STATUS(ct_geqrf(S_ctx, S_t, &S_out[0], &S_out[1])); }
+static void s0_ct_ormqr(void) { (void)ct_ormqr(NULL, NULL, NULL, NULL, (bool){0}, (bool){0}, NULL); }
+static void s1_ct_ormqr(void) { SWEEP_STATUS(ct_ormqr(S_ctx, NULL, NULL, NULL, (bool){0}, (bool){0}, NULL)); }
+static void s2_ct_ormqr(void) { SWEEP_STATUS(ct_ormqr(S_ctx, S_t, S_t, S_t, (bool){0}, (bool){0}, NULL)); }
+static void s3_ct_ormqr(void) { SWEEP_STATUS(ct_ormqr(S_ctx, S_t, S_t, S_t, (bool){0}, (bool){0}, &S_out[0])); }
+static void s4_ct_ormqr(void) { SWEEP_STATUS(ct_ormqr(S_ctx, S_t, S_t, S_t, (bool){0}, (bool){0}, &S_out[0])); }
+static void s5_ct_ormqr(void) { SWEEP_STATUS(ct_ormqr(S_ctx, S_t, S_t, S_t, (bool){0}, (bool){0}, &S_out[0])); }
 static void s0_ct_linalg_norm(void) { (void)ct_linalg_norm(NULL, NULL, NULL, (int){0}, NULL, (bool){0}, NULL); }
 static void s1_ct_linalg_norm(void) { SWEEP_STATUS(ct_linalg_norm(S_ctx, NULL, NULL, (int){0}, NULL, (bool){0}, NULL)); }
 static void s2_ct_linalg_norm(void) { SWEEP_STATUS(ct_linalg_norm(S_ctx, S_t, NULL, (int){0}, NULL, (bool){0}, NULL)); }
@@ -6373,6 +6385,18 @@ static const sweep_case sweep_cases[] = {
     {"ct_linalg_householder_product", 3, s3_ct_linalg_householder_product},
     {"ct_linalg_householder_product", 4, s4_ct_linalg_householder_product},
     {"ct_linalg_householder_product", 5, s5_ct_linalg_householder_product},
+    {"ct_geqrf", 0, s0_ct_geqrf},
+    {"ct_geqrf", 1, s1_ct_geqrf},
+    {"ct_geqrf", 2, s2_ct_geqrf},
+    {"ct_geqrf", 3, s3_ct_geqrf},
+    {"ct_geqrf", 4, s4_ct_geqrf},
+    {"ct_geqrf", 5, s5_ct_geqrf},
+    {"ct_ormqr", 0, s0_ct_ormqr},
+    {"ct_ormqr", 1, s1_ct_ormqr},
+    {"ct_ormqr", 2, s2_ct_ormqr},
+    {"ct_ormqr", 3, s3_ct_ormqr},
+    {"ct_ormqr", 4, s4_ct_ormqr},
+    {"ct_ormqr", 5, s5_ct_ormqr},
     {"ct_linalg_norm", 0, s0_ct_linalg_norm},
     {"ct_linalg_norm", 1, s1_ct_linalg_norm},
     {"ct_linalg_norm", 2, s2_ct_linalg_norm},

@@ -741,6 +741,11 @@ static ct_status op_linalg_householder_product(void) {
     return ct_linalg_householder_product(ctx, Mt, V3, &OUT);
 }
 static ct_status op_linalg_cond(void) { return ct_linalg_cond(ctx, Sym, "fro", &OUT); }
+static ct_status op_geqrf(void) { return ct_geqrf(ctx, Mt, &OUT, &OUT2); }
+static ct_status op_ormqr(void) {
+    ct_status st = ct_geqrf(ctx, Sym, &OUT2, &OUT3);
+    return st == CT_OK ? ct_ormqr(ctx, OUT2, OUT3, Sym, true, true, &OUT) : st;
+}
 static ct_status op_index_copy(void) {
     ct_status st =
         ct_tensor_from_host(ctx, (const int64_t[]){3, 0}, CT_INT64, 1, (const int64_t[]){2}, &OUT2);
@@ -1659,6 +1664,8 @@ static const op_entry computing[] = {
     E(linalg_tensorinv),
     E(linalg_tensorsolve),
     E(linalg_householder_product),
+    E(geqrf),
+    E(ormqr),
     E(linalg_cond),
     E(margin_ranking_loss),
     E(hinge_embedding_loss),

@@ -137,6 +137,8 @@ static ct_status cl2_call(const cl2_case *c, ct_tensor *const *in, ct_tensor **o
     if (!strcmp(op, "vecdot")) return ct_linalg_vecdot(ctx, in[0], in[1], iv[0], &o[0]);
     if (!strcmp(op, "vander")) return ct_linalg_vander(ctx, in[0], iv[0], &o[0]);
     if (!strcmp(op, "renorm")) return ct_renorm(ctx, in[0], c->dv[0], iv[0], c->dv[1], &o[0]);
+    if (!strcmp(op, "geqrf")) return ct_geqrf(ctx, in[0], &o[0], &o[1]);
+    if (!strcmp(op, "ormqr")) return ct_ormqr(ctx, in[0], in[1], in[2], iv[0], iv[1], &o[0]);
     if (!strcmp(op, "householder_product"))
         return ct_linalg_householder_product(ctx, in[0], in[1], &o[0]);
     CHECK_MSG(0, "unknown case %s", op);

@@ -232,9 +232,10 @@ enum {
     CT_LINALG_LDL_FACTOR, /* sytrf ('L'): LD, pivots int32, info int32 */
     CT_LINALG_LDL_SOLVE,  /* sytrs ('L') from LD and pivots */
     CT_LINALG_EIG,        /* geev: complex eigenvalues / eigenvectors as real views of pairs */
-    CT_LINALG_EIGH_CX     /* complex Hermitian (ints[2] = 1): heevd; ints[1] bit0 upper, bit1
+    CT_LINALG_EIGH_CX,    /* complex Hermitian (ints[2] = 1): heevd; ints[1] bit0 upper, bit1
                            * vectors; out0 w real (B,n), out1 V (B,n,n,2) or none, out2 info
                            * int32 (B); in0 A (B,n,n,2) */
+    CT_LINALG_GEQRF       /* geqrf: out0 R and the reflectors (B,m,n), out1 tau (B,min(m,n)) */
 };
 
 /* Complex data in descriptors: kernels see real dtypes only. A complex operand is passed as the

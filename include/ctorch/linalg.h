@@ -206,10 +206,19 @@ CT_API ct_status ct_linalg_tensorinv(ct_ctx *ctx, const ct_tensor *a, int ind, c
  * (n_dims of them, may be NULL) of a are moved to the end first. */
 CT_API ct_status ct_linalg_tensorsolve(ct_ctx *ctx, const ct_tensor *a, const ct_tensor *b,
                                        int n_dims, const int *dims, ct_tensor **out);
-/* First n columns of H_1 ... H_k, H_i = I - tau_i v_i v_i^T with v_i from column i of a
+/* First n columns of H_1 ... H_k, H_i = I - tau_i v_i v_i^H with v_i from column i of a
  * (..., m, n) below the diagonal (torch.linalg.householder_product); tau (..., k), k <= n <= m. */
 CT_API ct_status ct_linalg_householder_product(ct_ctx *ctx, const ct_tensor *a,
                                                const ct_tensor *tau, ct_tensor **out);
+/* torch.geqrf: LAPACK's compact QR of (..., m, n): *qr holds R on and above the diagonal and the
+ * Householder vectors below it, *tau (..., min(m, n)) their scales (householder_product of the two
+ * is Q). float32 / float64 / complex; no derivative (backward refuses, as torch). */
+CT_API ct_status ct_geqrf(ct_ctx *ctx, const ct_tensor *a, ct_tensor **qr, ct_tensor **tau);
+/* torch.ormqr: op(Q) other (left) or other op(Q), Q the complete m x m product of the reflectors
+ * of geqrf's (a, tau) (a (..., m, k), tau (..., <= min(m, k))), op the conjugate transpose when
+ * transpose; differentiable (through householder_product). */
+CT_API ct_status ct_ormqr(ct_ctx *ctx, const ct_tensor *a, const ct_tensor *tau,
+                          const ct_tensor *other, bool left, bool transpose, ct_tensor **out);
 /* torch.linalg.norm: ord NULL (None), "fro", "nuc" or a number ("2", "-1", "inf", "0.5"); with
  * n_dims 1 a vector norm, 2 a matrix norm, 0: ord None the flattened 2-norm, else by a's 1 / 2
  * dims. */

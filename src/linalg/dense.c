@@ -364,8 +364,8 @@ ct_status ct_linalg_slogdet(ct_ctx *ctx, const ct_tensor *a, ct_tensor **sign,
     ct__ag_rec r;
     memset(&r, 0, sizeof r);
     if (st == CT_OK)
-        r.op = CT__AG_LINALG_SLOGDET, r.n_in = 1, r.in[0] = a, r.n_out = 2,
-        r.out[0] = *logabsdet, r.out[1] = *sign;
+        r.op = CT__AG_LINALG_SLOGDET, r.n_in = 1, r.in[0] = a, r.n_out = 2, r.out[0] = *logabsdet,
+        r.out[1] = *sign;
     st = ct__ag_after(ctx, st, &r, logabsdet);
     if (st != CT_OK && sign) *sign = NULL; /* a failed record released both */
     return st;
@@ -1579,6 +1579,51 @@ ct_status ct_linalg_ldl_solve(ct_ctx *ctx, const ct_tensor *LD, const ct_tensor 
     if (st != CT_OK) {
         ct_tensor_release(*out);
         *out = NULL;
+    }
+    return ct__error_within(ctx, op, st);
+}
+
+/* ==== geqrf: LAPACK's compact QR (R and the Householder reflectors, tau), as torch.geqrf; torch
+ * 1.13 has no derivative for it: the outputs hang on a node that refuses backward ==== */
+static ct_status ct__geqrf_nograd(ct_ctx *ctx, void *user, ct_tensor *const *gout, const bool *need,
+                                  ct_tensor **gin) {
+    (void)user, (void)gout, (void)need, (void)gin;
+    return ct__set_error(ctx, CT_ERR_UNSUPPORTED,
+                         "the derivative for 'geqrf' is not implemented (as torch)");
+}
+static const ct__ag_custom CT__GEQRF_FN = {"GeqrfBackward0", ct__geqrf_nograd, NULL, false};
+ct_status ct_geqrf(ct_ctx *ctx, const ct_tensor *a, ct_tensor **qr, ct_tensor **tau) {
+    const char *op = "geqrf";
+    ct_status st = ct__la_args2(ctx, op, "input", a, NULL, NULL, qr);
+    if (st != CT_OK) return st;
+    if (!tau) return ct__set_error(ctx, CT_ERR_INVALID_ARG, "%s: tau is NULL", op);
+    *qr = *tau = NULL;
+    if (a->ndim < 2)
+        return ct__set_error(ctx, CT_ERR_SHAPE, "%s: input must have at least 2 dimensions, got %s",
+                             op, CT__SHAPE_STR(a));
+    if ((st = ct__la_float(ctx, op, "input", a)) != CT_OK) return st;
+    ct_tensor *d = NULL, *t[2] = {NULL, NULL};
+    ct__la_in p;
+    memset(&p, 0, sizeof p);
+    st = ct_tensor_detach(ctx, a, &d); /* the refusing node is hung on afterwards */
+    CT__DO(st, ct__la_prep(ctx, op, d, false, &p));
+    const int64_t k = p.m < p.n ? p.m : p.n, mn[2] = {p.m, p.n};
+    CT__DO(st, ct__la_out(ctx, &p, p.cdt, 2, mn, &t[0]));
+    CT__DO(st, ct__la_out(ctx, &p, p.cdt, 1, &k, &t[1]));
+    ct_tensor *outs4[4] = {t[0], t[1], NULL, NULL};
+    CT__DO(st, ct__la_submit(ctx, &p, CT_LINALG_GEQRF, 0, outs4, NULL));
+    ct_tensor_release(d);
+    const bool cast[2] = {false, false};
+    ct_tensor **const outs[2] = {qr, tau};
+    st = ct__la_finish(ctx, &p, st, 2, t, cast, outs);
+    for (int i = 0; i < 2 && st == CT_OK && ct__ag_wants(ctx, 1, &a); i++) {
+        ct_tensor **o = i ? tau : qr;
+        st = ct__ag_record_custom_n(ctx, &CT__GEQRF_FN, NULL, 1, &a, o);
+        st = ct__ag_named(ctx, st, o, 0, "GeqrfBackward0");
+    }
+    if (st != CT_OK) {
+        ct_tensor_release(*qr), ct_tensor_release(*tau);
+        *qr = *tau = NULL;
     }
     return ct__error_within(ctx, op, st);
 }

@@ -434,6 +434,71 @@ ct_status ct_linalg_householder_product(ct_ctx *ctx, const ct_tensor *a, const c
     return ct__ag_named(ctx, st, out, mark, "LinalgHouseholderProductBackward0");
 }
 
+/* ---- ormqr: the complete Q as householder_product of the reflectors padded to m columns (zero
+ * tau: identity reflectors), then one matmul (torch's ormqr applies the reflectors in place; the
+ * values agree to rounding) ---- */
+static ct_status ct__ormqr(ct_ctx *ctx, const ct_tensor *a, const ct_tensor *tau,
+                           const ct_tensor *other, bool left, bool transpose, ct_tensor **out) {
+    const char *op = "ormqr";
+    const ct_tensor *ins[3] = {a, tau, other};
+    ct_status st = ct__check_args(ctx, op, 3, ins, out);
+    if (st != CT_OK) return st;
+    *out = NULL;
+    if (a->ndim < 2 || other->ndim < 2 || tau->ndim != a->ndim - 1)
+        return ct__set_error(ctx, CT_ERR_SHAPE,
+                             "%s: input (..., m, k), tau (..., r) and other (..., m, n) needed, "
+                             "got %s, %s and %s",
+                             op, CT__SHAPE_STR(a), CT__SHAPE_STR(tau),
+                             ct__shape_str((char[96]){0}, 96, other->ndim, other->shape));
+    if (a->dtype != tau->dtype || a->dtype != other->dtype)
+        return ct__set_error(
+            ctx, CT_ERR_DTYPE, "%s: input, tau and other must have one dtype, got %s, %s and %s",
+            op, ct_dtype_name(a->dtype), ct_dtype_name(tau->dtype), ct_dtype_name(other->dtype));
+    if ((st = ct__la_float(ctx, op, "input", a)) != CT_OK) return st;
+    const int64_t m = a->shape[a->ndim - 2], kc = a->shape[a->ndim - 1],
+                  r = tau->shape[tau->ndim - 1];
+    if (r > (m < kc ? m : kc))
+        return ct__set_error(ctx, CT_ERR_SHAPE,
+                             "%s: tau.shape[-1] (%lld) must be at most min(input.shape[-2], "
+                             "input.shape[-1]) (%lld)",
+                             op, (long long)r, (long long)(m < kc ? m : kc));
+    if ((left ? other->shape[other->ndim - 2] : other->shape[other->ndim - 1]) != m)
+        return ct__set_error(ctx, CT_ERR_SHAPE,
+                             "%s: other.shape[%d] must equal input.shape[-2] = %lld (left = %s)",
+                             op, left ? -2 : -1, (long long)m, left ? "true" : "false");
+    ct_tensor *t[8] = {NULL};
+    int64_t zs[CT_MAX_DIMS];
+    for (int i = 0; i < a->ndim - 1; i++)
+        zs[i] = a->shape[i];
+    zs[a->ndim - 1] = m - r; /* (..., m, m - r) zero columns after the r used ones */
+    st = ct_tensor_narrow(ctx, a, -1, 0, r, &t[0]);
+    CT__DO(st, ct_tensor_zeros(ctx, a->dtype, a->ndim, zs, &t[1]));
+    const ct_tensor *pa[2] = {t[0], t[1]};
+    CT__DO(st, ct_cat(ctx, 2, pa, -1, &t[2]));
+    int64_t ts[CT_MAX_DIMS]; /* (..., m - r) zero scales */
+    for (int i = 0; i < a->ndim - 2; i++)
+        ts[i] = a->shape[i];
+    ts[a->ndim - 2] = m - r;
+    CT__DO(st, ct_tensor_zeros(ctx, a->dtype, a->ndim - 1, ts, &t[3]));
+    const ct_tensor *pt[2] = {tau, t[3]};
+    CT__DO(st, ct_cat(ctx, 2, pt, -1, &t[4]));
+    CT__DO(st, ct_linalg_householder_product(ctx, t[2], t[4], &t[5])); /* Q (..., m, m) */
+    if (transpose)
+        CT__DO(st, ct_adjoint(ctx, t[5], &t[6]));
+    else if (st == CT_OK)
+        t[6] = ct_tensor_retain(t[5]);
+    CT__DO(st, left ? ct_matmul(ctx, t[6], other, out) : ct_matmul(ctx, other, t[6], out));
+    ct__release_all(8, t);
+    return st;
+}
+ct_status ct_ormqr(ct_ctx *ctx, const ct_tensor *a, const ct_tensor *tau, const ct_tensor *other,
+                   bool left, bool transpose, ct_tensor **out) {
+    uint64_t mark = ct__ag_mark(ctx);
+    ct_status st =
+        ct__error_within(ctx, "ormqr", ct__ormqr(ctx, a, tau, other, left, transpose, out));
+    return ct__ag_named(ctx, st, out, mark, "OrmqrBackward0");
+}
+
 /* ---- cond (torch 1.13's linalg_cond and _linalg_cond_helper) ---- */
 static ct_status ct__cond(ct_ctx *ctx, const ct_tensor *a, const char *ord, ct_tensor **out) {
     const char *op = "linalg.cond";

@@ -6,7 +6,8 @@
  *   LU_FACTOR   getrf (pivots int32, info int32);
  *   LU_PERM     P complex (ones at P[perm[i], i]), perm / iperm int64;
  *   LSTSQ       gels / gelsy / gelsd / gelss (ints[1]); the singular values (out2) are real;
- *   LDL_FACTOR  sytrf, or hetrf when ints[1] bit0 (hermitian) is set; LDL_SOLVE sytrs / hetrs. */
+ *   LDL_FACTOR  sytrf, or hetrf when ints[1] bit0 (hermitian) is set; LDL_SOLVE sytrs / hetrs;
+ *   GEQRF       geqrf (R and the reflectors, tau). */
 #include <cblas.h>
 #include <complex.h>
 #include <lapacke.h>
@@ -60,13 +61,17 @@ static ct_status ct__la2cx_oom(ct__cpu_state *s) {
             (herm ? P##hetrf_work(LAPACK_ROW_MAJOR, 'L', n, NULL, n, NULL, &wq, -1)                \
                   : P##sytrf_work(LAPACK_ROW_MAJOR, 'L', n, NULL, n, NULL, &wq, -1)) == 0)         \
             lw = (lapack_int)creal(wq);                                                            \
+        if (r == CT_LINALG_GEQRF && k > 0 &&                                                       \
+            P##geqrf_work(LAPACK_ROW_MAJOR, m, n, NULL, n, NULL, &wq, -1) == 0)                    \
+            lw = (lapack_int)creal(wq);                                                            \
         if (lw < 1) lw = 1;                                                                        \
         if (lrw < 1) lrw = 1;                                                                      \
         CT *tmp = NULL, *work = NULL;                                                              \
         T *rwork = NULL, *sv = NULL;                                                               \
         lapack_int *iwork = NULL;                                                                  \
         const bool ls = r == CT_LINALG_LSTSQ && mn > 0 && q > 0;                                   \
-        const bool ldl = r == CT_LINALG_LDL_FACTOR || r == CT_LINALG_LDL_SOLVE;                    \
+        const bool ldl = r == CT_LINALG_LDL_FACTOR || r == CT_LINALG_LDL_SOLVE ||                  \
+                         (r == CT_LINALG_GEQRF && k > 0); /* a work array as ldl's */              \
         iwork = ct__alloc(s->ctx, sizeof(lapack_int) * (size_t)liw, 16);                           \
         if (ls) {                                                                                  \
             tmp = ct__alloc(s->ctx, sizeof(CT) * (size_t)mn, 64);                                  \
@@ -161,6 +166,14 @@ static ct_status ct__la2cx_oom(ct__cpu_state *s) {
                               : P##sytrs_work(LAPACK_ROW_MAJOR, 'L', n, nq, ab, n, iwork, x, nq);  \
                 break;                                                                             \
             }                                                                                      \
+            case CT_LINALG_GEQRF: {                                                                \
+                CT *qa = (CT *)o[0].data + b * mn;                                                 \
+                memcpy(qa, ab, sizeof(CT) * (size_t)mn);                                           \
+                if (k > 0)                                                                         \
+                    st = P##geqrf_work(LAPACK_ROW_MAJOR, m, n, qa, n, (CT *)o[1].data + b * k,     \
+                                       work, lw);                                                  \
+                break;                                                                             \
+            }                                                                                      \
             case CT_LINALG_LSTSQ: {                                                                \
                 CT *x = (CT *)o[0].data + b * (int64_t)mx * q;                                     \
                 memcpy(x, (const CT *)in1->data + b * (int64_t)mx * q,                             \
@@ -208,7 +221,8 @@ CT__LINALG2_CX_IMPL(c128, double, double complex, LAPACKE_z, cblas_z)
 bool ct__cpu_linalg2_cx_handles(int routine) {
     return routine == CT_LINALG_TRSOLVE || routine == CT_LINALG_LU_FACTOR ||
            routine == CT_LINALG_LU_PERM || routine == CT_LINALG_LSTSQ ||
-           routine == CT_LINALG_LDL_FACTOR || routine == CT_LINALG_LDL_SOLVE;
+           routine == CT_LINALG_LDL_FACTOR || routine == CT_LINALG_LDL_SOLVE ||
+           routine == CT_LINALG_GEQRF;
 }
 
 ct_status ct__cpu_linalg2_cx(ct__cpu_state *s, const ct_op_desc *op) {

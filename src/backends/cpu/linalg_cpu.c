@@ -38,7 +38,9 @@
  *                        (B) (> 0: D[info, info] is exactly zero); in0 A (B,n,n).
  *   CT_LINALG_LDL_SOLVE: out0 X (B,n,q); in0 LD (B,n,n), in1 rhs (B,n,q), in2 pivots int32
  *                        (B,n) (sytrs 'L'). Pivots that would make sytrs read outside the matrix
- *                        fail the op with CT_ERR_INVALID_ARG. */
+ *                        fail the op with CT_ERR_INVALID_ARG.
+ *   CT_LINALG_GEQRF:     out0 (B,m,n) R on and above the diagonal, the Householder vectors below,
+ *                        out1 tau (B,min(m,n)); in0 A (B,m,n) (geqrf). */
 #include <cblas.h>
 #include <complex.h>
 #include <lapacke.h>
@@ -625,7 +627,12 @@ bool ct__cpu_lu_perm(const int32_t *piv, int64_t k, int64_t m, int64_t *perm, in
             if (st == 0) lw = (lapack_int)wq;                                                      \
             liw = drv == 1 ? n : drv == 2 ? (iq > 1 ? iq : 1) : 1;                                 \
         }                                                                                          \
-        const bool ldl = r == CT_LINALG_LDL_FACTOR || r == CT_LINALG_LDL_SOLVE;                    \
+        if (r == CT_LINALG_GEQRF && k > 0 &&                                                       \
+            P##geqrf_work(LAPACK_ROW_MAJOR, m, n, NULL, n, NULL, &wq, -1) == 0)                    \
+            lw = (lapack_int)wq;                                                                   \
+        /* ldl: the work arrays below (geqrf's too) */                                             \
+        const bool ldl = r == CT_LINALG_LDL_FACTOR || r == CT_LINALG_LDL_SOLVE ||                  \
+                         (r == CT_LINALG_GEQRF && k > 0);                                          \
         if (r == CT_LINALG_LDL_FACTOR && n > 0 &&                                                  \
             P##sytrf_work(LAPACK_ROW_MAJOR, 'L', n, NULL, n, NULL, &wq, -1) == 0)                  \
             lw = (lapack_int)wq;                                                                   \
@@ -745,6 +752,14 @@ bool ct__cpu_lu_perm(const int32_t *piv, int64_t k, int64_t m, int64_t *perm, in
                 st = P##sytrf_work(LAPACK_ROW_MAJOR, 'L', n, ld, n, iwork, work, lw);              \
                 for (lapack_int i = 0; i < n; i++)                                                 \
                     pv[i] = (int32_t)iwork[i];                                                     \
+                break;                                                                             \
+            }                                                                                      \
+            case CT_LINALG_GEQRF: {                                                                \
+                T *qa = (T *)o[0].data + b * mn;                                                   \
+                memcpy(qa, ab, sizeof(T) * (size_t)mn);                                            \
+                if (k > 0)                                                                         \
+                    st = P##geqrf_work(LAPACK_ROW_MAJOR, m, n, qa, n, (T *)o[1].data + b * k,      \
+                                       work, lw);                                                  \
                 break;                                                                             \
             }                                                                                      \
             case CT_LINALG_LDL_SOLVE: {                                                            \
