@@ -1359,6 +1359,63 @@ TEST(review3_integer_losses) {
     ct_tensor_release(t), ct_tensor_release(vals), ct_tensor_release(ix);
 }
 
+/* the fourth review (creation / search / linalg): index_fill counts negative indices from the
+ * end; quantile of a 0-d input with dim 0; integer logspace exact to double (torch:
+ * logspace(-1, 10, 4, 10, int64) = [0, 464, 2154434, 10000000000]) and uint8's wrapped negative
+ * bounds; triangular_solve refuses two dtypes, solve_triangular gives A's dtype;
+ * householder_product with no reflector keeps the graph */
+TEST(review4_creation_search_linalg) {
+    const int64_t n3 = 3, one = 1;
+    ct_tensor *z = NULL, *ix = NULL, *r = NULL;
+    CHECK_OK(ct_tensor_zeros(ctx, CT_FLOAT32, 1, &n3, &z));
+    ix = tu_from_vals(ctx, CT_INT64, 1, &(int64_t){2}, (const double[]){-1, -3});
+    CHECK_OK(ct_index_fill(ctx, z, 0, ix, 1, &r));
+    double *v = r ? tu_read(r) : NULL;
+    CHECK(v && v[0] == 1 && v[1] == 0 && v[2] == 1);
+    free(v), ct_tensor_release(r), ct_tensor_release(ix), r = NULL;
+    ix = tu_from_vals(ctx, CT_INT64, 1, &one, (const double[]){-4});
+    CHECK_ST(ct_index_fill(ctx, z, 0, ix, 1, &r), CT_ERR_INDEX);
+    ct_tensor_release(ix), ct_tensor_release(z);
+    ct_tensor *a0 = NULL, *q = NULL;
+    CHECK_OK(ct_tensor_full(ctx, CT_FLOAT64, 0, NULL, 2, &a0));
+    q = tu_from_vals(ctx, CT_FLOAT64, 1, &one, (const double[]){0.5});
+    CHECK_OK(ct_quantile(ctx, a0, q, 0, false, CT_QUANTILE_LINEAR, &r));
+    v = r ? tu_read(r) : NULL;
+    CHECK(r && ct_tensor_ndim(r) == 1 && v && v[0] == 2);
+    free(v), ct_tensor_release(r), ct_tensor_release(a0), ct_tensor_release(q), r = NULL;
+    CHECK_OK(ct_tensor_logspace(ctx, CT_INT64, -1, 10, 4, 10, &r));
+    int64_t lv[4] = {0};
+    CHECK(r && ct_tensor_to_host(r, lv, sizeof lv) == CT_OK && lv[0] == 0 && lv[1] == 464 &&
+          lv[2] == 2154434 && lv[3] == 10000000000LL);
+    ct_tensor_release(r), r = NULL;
+    CHECK_OK(ct_tensor_logspace(ctx, CT_INT64, 41, 40, 2, M_E, &r)); /* int(e^41), int(e^40) */
+    CHECK(r && ct_tensor_to_host(r, lv, 2 * sizeof(int64_t)) == CT_OK &&
+          lv[0] == 639843493530053504LL && lv[1] == 235385266837019488LL);
+    ct_tensor_release(r), r = NULL;
+    CHECK_OK(ct_tensor_logspace(ctx, CT_UINT8, -3, 2, 4, 2, &r)); /* torch: [0, 0, 0, 4] */
+    v = r ? tu_read(r) : NULL;
+    CHECK(v && v[0] == 0 && v[1] == 0 && v[2] == 0 && v[3] == 4);
+    free(v), ct_tensor_release(r), r = NULL;
+    const int64_t s22[2] = {2, 2}, s21[2] = {2, 1};
+    ct_tensor *A = tu_from_vals(ctx, CT_FLOAT32, 2, s22, (const double[]){2, 1, 0, 4});
+    ct_tensor *B = tu_from_vals(ctx, CT_FLOAT64, 2, s21, (const double[]){1, 2}), *cc = NULL;
+    CHECK_ST(ct_triangular_solve(ctx, B, A, true, false, false, &r, &cc), CT_ERR_DTYPE);
+    CHECK_OK(ct_linalg_solve_triangular(ctx, A, B, true, true, false, &r));
+    v = r ? tu_read(r) : NULL;
+    CHECK(r && ct_tensor_dtype(r) == CT_FLOAT32 && v && v[0] == 0.25f && v[1] == 0.5f);
+    free(v), ct_tensor_release(r), ct_tensor_release(A), ct_tensor_release(B), r = NULL;
+    const int64_t s30[2] = {3, 0}, s0 = 0;
+    ct_tensor *h = NULL, *tau = NULL, *s = NULL;
+    CHECK_OK(ct_tensor_zeros(ctx, CT_FLOAT64, 2, s30, &h));
+    CHECK_OK(ct_tensor_zeros(ctx, CT_FLOAT64, 1, &s0, &tau));
+    CHECK_OK(ct_tensor_set_requires_grad(h, true));
+    CHECK_OK(ct_tensor_set_requires_grad(tau, true));
+    CHECK_OK(ct_linalg_householder_product(ctx, h, tau, &r));
+    CHECK_OK(ct_sum(ctx, r, 0, NULL, false, &s));
+    CHECK_MSG(ct_backward(ctx, s, NULL, false) == CT_OK, "%s", ct_ctx_last_error(ctx));
+    ct_tensor_release(r), ct_tensor_release(s), ct_tensor_release(h), ct_tensor_release(tau);
+}
+
 int main(void) {
     ctx = tu_ctx_or_skip();
     RUN(div_scalar_int_tensor_scalar_not_wrapped);
@@ -1368,6 +1425,7 @@ int main(void) {
     RUN(review3_dtypes);
     RUN(review3_pool_normalize_grid);
     RUN(review3_integer_losses);
+    RUN(review4_creation_search_linalg);
     RUN(div_rounding_integers);
     RUN(div_rounding_floats);
     RUN(avg_pool_in_torch_order);

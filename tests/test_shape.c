@@ -34,7 +34,13 @@ TEST(linspace_matches_torch) {
     CHECK_ST(ct_tensor_linspace(ctx, CT_FLOAT32, 0, 1, -1, &t), CT_ERR_INVALID_ARG);
     CHECK_ST(ct_tensor_linspace(ctx, CT_BOOL, 0, 1, 3, &t), CT_ERR_DTYPE);
     CHECK_ST(ct_tensor_linspace(ctx, CT_INT8, 0, 300, 3, &t), CT_ERR_INVALID_ARG);
-    CHECK_ST(ct_tensor_linspace(ctx, CT_UINT8, -5, 10, 3, &t), CT_ERR_INVALID_ARG);
+    /* an integral -255..-1 wraps for uint8 (torch's Python int): [251, 130, 10] */
+    CHECK_OK(ct_tensor_linspace(ctx, CT_UINT8, -5, 10, 3, &t));
+    double *w = t ? tu_read(t) : NULL;
+    CHECK(w && w[0] == 251 && w[1] == 130 && w[2] == 10);
+    free(w), ct_tensor_release(t), t = NULL;
+    CHECK_ST(ct_tensor_linspace(ctx, CT_UINT8, -5.5, 10, 3, &t), CT_ERR_INVALID_ARG);
+    CHECK_ST(ct_tensor_linspace(ctx, CT_UINT8, -300, 10, 3, &t), CT_ERR_INVALID_ARG);
     CHECK_ST(ct_tensor_linspace(ctx, CT_INT32, NAN, 10, 3, &t), CT_ERR_INVALID_ARG);
     CHECK_ST(ct_tensor_linspace(ctx, CT_FLOAT32, 0, 1, 3, NULL), CT_ERR_INVALID_ARG);
     /* special values flow through torch's formula: step inf makes 0 * inf = NaN (torch too) */

@@ -122,7 +122,8 @@ CT_API ct_status ct_linalg_svd_full(ct_ctx *ctx, const ct_tensor *a, bool full_m
  * torch's CPU kernels; batched over leading dims; see docs/everyday.md "More linear algebra" and
  * "Complex tensors") ---- */
 /* X with A X = B (left) or X A = B, A read as its upper / lower triangle (unit diagonal when
- * unitriangular); batch dims broadcast, dtypes promote; no singularity check, as torch. */
+ * unitriangular); batch dims broadcast; the result has A's dtype (B converted, as torch; a complex B
+ * with a real A: A's complex dtype); no singularity check, as torch. */
 CT_API ct_status ct_linalg_solve_triangular(ct_ctx *ctx, const ct_tensor *a, const ct_tensor *b,
                                             bool upper, bool left, bool unitriangular,
                                             ct_tensor **out);

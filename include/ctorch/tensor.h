@@ -70,11 +70,13 @@ CT_API ct_status ct_tensor_eye(ct_ctx *ctx, ct_dtype dtype, int64_t n, int64_t m
 /* `steps` values from start to end evenly spaced (as torch.linspace; steps >= 0, bool refused).
  * Computed as torch 1.13's CPU kernel: start + step * i below steps / 2, end - step * (steps - i -
  * 1) above, in the dtype's arithmetic (integers in double, truncated), bit-equal to torch's x86
- * build. */
+ * build.
+ * uint8 wraps an integral -255..-1 bound, as torch's Python int. */
 CT_API ct_status ct_tensor_linspace(ct_ctx *ctx, ct_dtype dtype, double start, double end,
                                     int64_t steps, ct_tensor **out);
 /* `steps` values base^x for x evenly spaced from start to end (torch.logspace: start and end
- * rounded to the dtype, the powers in double; integer dtypes truncate). */
+ * rounded to the dtype, the powers in double; integer dtypes truncate; uint8 wraps an integral
+ * -255..-1 bound, as torch's Python int). */
 CT_API ct_status ct_tensor_logspace(ct_ctx *ctx, ct_dtype dtype, double start, double end,
                                     int64_t steps, double base, ct_tensor **out);
 /* int64 (2, count) row / column indices of the upper (lower) triangle of a row x col matrix from

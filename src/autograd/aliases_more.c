@@ -403,6 +403,11 @@ ct_status ct_triangular_solve(ct_ctx *ctx, const ct_tensor *b, const ct_tensor *
                              "%s: expected (..., n, k) b and (..., n, n) A, got "
                              "%s and %s",
                              op, CT__SHAPE_STR(b), CT__SHAPE_STR(a));
+    if (a->dtype != b->dtype)
+        return ct__set_error(ctx, CT_ERR_DTYPE,
+                             "%s: Expected b and A to have the same dtype, but found b of type %s "
+                             "and A of type %s instead (as torch)",
+                             op, ct_dtype_name(b->dtype), ct_dtype_name(a->dtype));
     ct_tensor *at = NULL, *ex = NULL;
     uint64_t mark = ct__ag_mark(ctx);
     if (transpose) {

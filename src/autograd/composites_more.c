@@ -649,7 +649,8 @@ ct_status ct_tensor_logspace(ct_ctx *ctx, ct_dtype dtype, double start, double e
                              (long long)steps);
     /* steps == 1: base^start in double. Else start and end as the dtype holds them (torch's
      * scalar_t); floats: the step and the powers in double; integers (range-checked as torch's
-     * Scalar conversion): base, step and powers in float, truncated */
+     * Scalar conversion of an int: uint8 takes -255..-1 wrapped, as torch): the step and the
+     * powers in double, truncated by the cast (torch's int64 logspace is exact to double) */
     ct_status st = CT_OK;
     const bool integral = !ct_dtype_is_floating(dtype);
     double sv[2] = {start, end};
@@ -661,7 +662,7 @@ ct_status ct_tensor_logspace(ct_ctx *ctx, ct_dtype dtype, double start, double e
         else if (dtype == CT_BFLOAT16)
             sv[i] = ct__bf2f(ct__f2bf((float)sv[i]));
         else if (integral) {
-            const double lo = dtype == CT_UINT8   ? 0
+            const double lo = dtype == CT_UINT8   ? -255
                               : dtype == CT_INT8  ? -128
                               : dtype == CT_INT16 ? -32768
                               : dtype == CT_INT32 ? -2147483648.0
@@ -677,16 +678,11 @@ ct_status ct_tensor_logspace(ct_ctx *ctx, ct_dtype dtype, double start, double e
                                    "overflow: %g (as torch)",
                                    ct_dtype_name(dtype), sv[i]);
             sv[i] = trunc(sv[i]);
+            if (dtype == CT_UINT8 && sv[i] < 0) sv[i] += 256; /* two's complement, as torch */
         }
     }
     if (st == CT_OK && steps == 1) {
         v[0] = pow(base, start);
-    } else if (st == CT_OK && integral) {
-        const float fb = (float)base, step = (float)(sv[1] - sv[0]) / (float)(steps - 1);
-        const int64_t half = steps / 2;
-        for (int64_t i = 0; i < steps; i++)
-            v[i] = i < half ? powf(fb, (float)sv[0] + step * (float)i)
-                            : powf(fb, (float)sv[1] - step * (float)(steps - i - 1));
     } else if (st == CT_OK) {
         const double s = sv[0], e = sv[1], step = (e - s) / (double)(steps - 1);
         const int64_t half = steps / 2;
@@ -808,9 +804,9 @@ static ct_status ct__quantile(ct_ctx *ctx, const char *op, const ct_tensor *a, c
             osh[on++] = 1;
     }
     ct_tensor *t[20] = {NULL};
-    if (all)
+    if (all || a->ndim == 0) /* a 0-d input with dim 0 / -1: its one value (torch) */
         st = ct_flatten(ctx, a, 0, -1, &t[0]);
-    else if (a->ndim == 0 || wd == a->ndim - 1)
+    else if (wd == a->ndim - 1)
         t[0] = ct_tensor_retain((ct_tensor *)a);
     else {
         ct_tensor *u = NULL;
@@ -1562,6 +1558,14 @@ static ct_status ct__index_fill(ct_ctx *ctx, const ct_tensor *t, int dim, const 
     for (int i = 0; i < nd; i++)
         msh[i] = i == d ? size : 1;
     st = ct__index_along(ctx, "index_fill", index, 1, 0, &x[0]);
+    if (st == CT_OK && n > 0) { /* -size <= i < 0 counts from the end (torch); below: an error */
+        ct_tensor *neg = NULL, *sh = NULL, *w = NULL;
+        st = ct_lt_scalar(ctx, x[0], 0, &neg);
+        CT__DO(st, ct_add_scalar(ctx, x[0], (double)size, &sh));
+        CT__DO(st, ct_where(ctx, neg, sh, x[0], &w));
+        ct_tensor_release(neg), ct_tensor_release(sh), ct_tensor_release(x[0]);
+        x[0] = w;
+    }
     if (st == CT_OK) st = ct_tensor_zeros(ctx, CT_BOOL, 1, &size, &x[1]);
     if (st == CT_OK) st = ct_tensor_ones(ctx, CT_BOOL, 1, &n, &x[2]);
     if (st == CT_OK) st = ct_scatter(ctx, x[1], 0, x[0], x[2], &x[3]); /* the rows hit */

@@ -720,10 +720,13 @@ ct_status ct_linalg_solve_triangular(ct_ctx *ctx, const ct_tensor *a, const ct_t
         return ct__set_error(ctx, CT_ERR_SHAPE,
                              "%s: The input tensor B must have at least 2 dimensions.", op);
     if ((st = ct__la_square_check(ctx, op, "A", a)) != CT_OK) return st;
-    ct_dtype dt = CT_FLOAT32;
-    if ((st = ct__cx_promote(a->dtype, b->dtype, &dt)) != CT_OK)
-        return ct__set_error(ctx, st, "%s: expected floating or complex A and B, got %s and %s", op,
-                             ct_dtype_name(a->dtype), ct_dtype_name(b->dtype));
+    /* torch's result dtype is A's (B converted to it); a complex B with a real A gives the complex
+     * dtype of A's precision here, where torch drops B's imaginary part with a warning */
+    ct_dtype dt = a->dtype;
+    if (ct_dtype_is_complex(b->dtype) && !ct_dtype_is_complex(a->dtype))
+        dt = ct_dtype_to_complex(a->dtype);
+    if (!ct__is_compute_dtype(a->dtype) && !ct_dtype_is_complex(a->dtype))
+        dt = CT_BOOL; /* refused below */
     if (dt != CT_FLOAT32 && dt != CT_FLOAT64 && !ct_dtype_is_complex(dt))
         return ct__set_error(ctx, CT_ERR_DTYPE,
                              "%s: A and B (%s, %s) must promote to float32, float64, complex64 or "

@@ -419,6 +419,21 @@ static ct_status ct__householder(ct_ctx *ctx, const ct_tensor *a, const ct_tenso
             q = nq;
         }
     }
+    if (st == CT_OK && k == 0) { /* no reflector: Q = I, kept on a's and tau's graph (their
+                                  * gradients zero, as torch's) */
+        ct_tensor *a0 = NULL, *z = NULL, *p = NULL, *ts = NULL, *tu = NULL, *q2 = NULL, *q3 = NULL;
+        const int last = -1;
+        st = ct_tensor_narrow(ctx, a, -1, 0, 0, &a0);
+        CT__DO(st, ct_tensor_zeros(ctx, a->dtype, 2, (const int64_t[]){0, m}, &z));
+        CT__DO(st, ct_matmul(ctx, a0, z, &p));
+        CT__DO(st, ct_sum(ctx, tau, 1, &last, true, &ts));
+        CT__DO(st, ct_tensor_unsqueeze(ctx, ts, -1, &tu));
+        CT__DO(st, ct_add(ctx, q, p, &q2));
+        CT__DO(st, ct_add(ctx, q2, tu, &q3));
+        if (st == CT_OK) ct_tensor_release(q), q = q3, q3 = NULL;
+        ct_tensor *tl[] = {a0, z, p, ts, tu, q2, q3};
+        ct__release_all(7, tl);
+    }
     ct_tensor *qn = NULL;
     CT__DO(st, ct_tensor_narrow(ctx, q, -1, 0, n, &qn));
     CT__DO(st, ct_tensor_contiguous(ctx, qn, out));
