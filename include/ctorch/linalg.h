@@ -184,7 +184,8 @@ CT_API ct_status ct_linalg_solve_ex(ct_ctx *ctx, const ct_tensor *a, const ct_te
 /* torch.linalg.ldl_factor: LD (..., n, n) (L's strict lower part and the blocks of D, from the
  * lower triangle of symmetric A; sytrf) and pivots (..., n) int32 in LAPACK's form (1-based,
  * negative pairs mark 2 x 2 blocks). Complex A: hermitian reads it as Hermitian (hetrf), else as
- * complex symmetric (sytrf); no effect on real A. A zero D[i, i] is an error; no gradient (backward refuses, as torch). */
+ * complex symmetric (sytrf); no effect on real A. A zero D[i, i] is an error; no gradient
+ * (backward refuses, as torch). */
 CT_API ct_status ct_linalg_ldl_factor(ct_ctx *ctx, const ct_tensor *a, bool hermitian,
                                       ct_tensor **LD, ct_tensor **pivots);
 /* As ct_linalg_ldl_factor with info (...) int32 (0, or i where D[i, i] is exactly zero) instead of

@@ -661,25 +661,13 @@ ct_status ct_tensor_logspace(ct_ctx *ctx, ct_dtype dtype, double start, double e
             sv[i] = ct__h2f(ct__f2h((float)sv[i]));
         else if (dtype == CT_BFLOAT16)
             sv[i] = ct__bf2f(ct__f2bf((float)sv[i]));
-        else if (integral) {
-            const double lo = dtype == CT_UINT8   ? -255
-                              : dtype == CT_INT8  ? -128
-                              : dtype == CT_INT16 ? -32768
-                              : dtype == CT_INT32 ? -2147483648.0
-                                                  : -9223372036854775808.0;
-            const double hi = dtype == CT_UINT8   ? 255
-                              : dtype == CT_INT8  ? 127
-                              : dtype == CT_INT16 ? 32767
-                              : dtype == CT_INT32 ? 2147483647.0
-                                                  : 9223372036854775807.0;
-            if (!(sv[i] >= lo && sv[i] <= hi))
-                st = ct__set_error(ctx, CT_ERR_INVALID_ARG,
-                                   "logspace: value cannot be converted to type %s without "
-                                   "overflow: %g (as torch)",
-                                   ct_dtype_name(dtype), sv[i]);
-            sv[i] = trunc(sv[i]);
-            if (dtype == CT_UINT8 && sv[i] < 0) sv[i] += 256; /* two's complement, as torch */
-        }
+        else if (integral && !ct__int_scalar_conv(dtype, sv[i], &sv[i]))
+            st = ct__set_error(ctx, CT_ERR_INVALID_ARG,
+                               "logspace: value cannot be converted to type %s without overflow: "
+                               "%g (as torch)",
+                               ct_dtype_name(dtype), i ? end : start);
+        else if (dtype == CT_UINT8 && sv[i] < 0)
+            sv[i] += 256; /* an int's two's complement, as torch */
     }
     if (st == CT_OK && steps == 1) {
         v[0] = pow(base, start);
@@ -1406,6 +1394,10 @@ ct_status ct_mode(ct_ctx *ctx, const ct_tensor *a, int dim, bool keepdim, ct_ten
  * last bin; values outside are skipped, NaN too (torch 1.13's range check lets NaN through into
  * the first bin). Float32 / float64 / bfloat16 (each step rounded to bfloat16 as torch's c10
  * arithmetic does), computed on the host ---- */
+/* x rounded to float32, or to bfloat16 when bf (c10's arithmetic rounds each step back) */
+static float ct__hist_round(bool bf, double x) {
+    return bf ? ct_bf16_to_f32(ct_f32_to_bf16((float)x)) : (float)x;
+}
 static ct_status ct__histc(ct_ctx *ctx, const ct_tensor *a, int64_t bins, double lo, double hi,
                            ct_tensor **out) {
     const ct_tensor *ins[1] = {a};
@@ -1418,13 +1410,11 @@ static ct_status ct__histc(ct_ctx *ctx, const ct_tensor *a, int64_t bins, double
     if (bins <= 0 || bins > (INT64_C(1) << 30))
         return ct__set_error(ctx, CT_ERR_INVALID_ARG, "histc: bins must be > 0 (at most 2^30)");
     const bool bf = a->dtype == CT_BFLOAT16, f32 = a->dtype == CT_FLOAT32 || bf;
-#define CT__HR(x) (bf ? (float)ct_bf16_to_f32(ct_f32_to_bf16((float)(x))) : (float)(x))
     const int64_t n = ct_tensor_numel(a);
     double *v = malloc(sizeof(double) * (size_t)(n ? n : 1));
     double *h = calloc((size_t)bins, sizeof(double));
-    double *edge = malloc(sizeof(double) * (size_t)(bins + 1));
     ct_tensor *c = NULL;
-    if (!v || !h || !edge) st = ct__set_error(ctx, CT_ERR_OOM, "histc: out of memory");
+    if (!v || !h) st = ct__set_error(ctx, CT_ERR_OOM, "histc: out of memory");
     if (st == CT_OK) st = ct_cast(ctx, a, CT_FLOAT64, &c);
     if (st == CT_OK) st = ct_tensor_to_host(c, v, sizeof(double) * (size_t)n);
     if (st == CT_OK && lo == hi && n > 0) { /* the data's range */
@@ -1433,32 +1423,22 @@ static ct_status ct__histc(ct_ctx *ctx, const ct_tensor *a, int64_t bins, double
             lo = v[i] < lo || v[i] != v[i] ? v[i] : lo, hi = v[i] > hi || v[i] != v[i] ? v[i] : hi;
     }
     if (st == CT_OK && lo == hi) lo -= 1, hi += 1;
-    if (st == CT_OK && f32) lo = CT__HR(lo), hi = CT__HR(hi);
+    if (st == CT_OK && f32) lo = ct__hist_round(bf, lo), hi = ct__hist_round(bf, hi);
     if (st == CT_OK && !(isfinite(lo) && isfinite(hi)))
         st = ct__set_error(ctx, CT_ERR_INVALID_ARG, "histc: range of [%g, %g] is not finite", lo,
                            hi);
     if (st == CT_OK && lo > hi)
         st = ct__set_error(ctx, CT_ERR_INVALID_ARG, "histc: max must be larger than min");
-    if (st == CT_OK) {
-        /* the edges as torch's linspace in the dtype: lo + step i below the middle, hi - step
-         * (bins - i) from it */
-        const double step = (hi - lo) / (double)bins;
-        /* torch's step in the dtype (bfloat16: each operation rounded back, as c10's) */
-        const float fstep = CT__HR(CT__HR((float)hi - (float)lo) / (float)bins);
-        for (int64_t i = 0; i <= bins; i++) {
-            const bool low = i < (bins + 1) / 2;
-            edge[i] = f32 ? (double)(low ? CT__HR((float)lo + CT__HR(fstep * (float)i))
-                                         : CT__HR((float)hi - CT__HR(fstep * (float)(bins - i))))
-                          : (low ? lo + step * (double)i : hi - step * (double)(bins - i));
-        }
-        const double left = edge[0], right = edge[bins];
+    if (st == CT_OK) { /* the outer edges of torch's linspace are lo and hi themselves */
+        const double left = lo, right = hi;
         for (int64_t i = 0; i < n; i++) {
             const double x = v[i];
             if (!(x >= left && x <= right)) continue;
-            int64_t pos =
-                f32 ? (int64_t)CT__HR(CT__HR(CT__HR((float)x - (float)left) * CT__HR((float)bins)) /
-                                      CT__HR((float)right - (float)left))
-                    : (int64_t)((x - left) * (double)bins / (right - left));
+            int64_t pos = f32 ? (int64_t)ct__hist_round(
+                                    bf, ct__hist_round(bf, ct__hist_round(bf, x - left) *
+                                                               ct__hist_round(bf, (double)bins)) /
+                                            ct__hist_round(bf, right - left))
+                              : (int64_t)((x - left) * (double)bins / (right - left));
             if (pos == bins) pos--; /* the right edge counts in the last bin */
             if (pos >= 0 && pos < bins) h[pos] += 1;
         }
@@ -1470,9 +1450,8 @@ static ct_status ct__histc(ct_ctx *ctx, const ct_tensor *a, int64_t bins, double
         ct_tensor_release(hd);
     }
     ct_tensor_release(c);
-    free(v), free(h), free(edge);
+    free(v), free(h);
     return st;
-#undef CT__HR
 }
 ct_status ct_histc(ct_ctx *ctx, const ct_tensor *a, int64_t bins, double min, double max,
                    ct_tensor **out) {

@@ -482,8 +482,10 @@ ct_status ct_cross_entropy(ct_ctx *ctx, const ct_tensor *logits, const ct_tensor
  * the quadratic zone, z / beta or z inside it; the zone's edge belongs to the linear part in both
  * forward and backward, as torch's kernels) ---- */
 
+/* int_ok: integer (not bool) operands pass too (l1: torch's integer |x - y|, no mean) */
 static ct_status ct__pair_args(ct_ctx *ctx, const char *op, const ct_tensor *input,
-                               const ct_tensor *target, ct_reduction reduction, ct_tensor **out) {
+                               const ct_tensor *target, ct_reduction reduction, bool int_ok,
+                               ct_tensor **out) {
     if (!ctx) return CT_ERR_INVALID_ARG;
     const ct_tensor *ins[2] = {input, target};
     ct_status st = ct__check_args(ctx, op, 2, ins, out);
@@ -491,8 +493,16 @@ static ct_status ct__pair_args(ct_ctx *ctx, const char *op, const ct_tensor *inp
     if ((st = ct__ag_check_red(ctx, op, reduction)) != CT_OK) return st;
     /* floating input, or an integer one with a floating target (torch promotes) */
     ct_dtype dt = input->dtype;
-    if (ct_dtype_promote(input->dtype, target->dtype, &dt) != CT_OK || !ct_dtype_is_floating(dt) ||
-        input->dtype == CT_BOOL)
+    const bool promotes = ct_dtype_promote(input->dtype, target->dtype, &dt) == CT_OK;
+    if (promotes && int_ok && !ct_dtype_is_floating(dt) && input->dtype != CT_BOOL &&
+        target->dtype != CT_BOOL)
+        return reduction == CT_REDUCTION_MEAN
+                   ? ct__set_error(ctx, CT_ERR_DTYPE,
+                                   "%s: mean(): could not infer output dtype. Input dtype must be "
+                                   "either a floating point or complex dtype. Got: %s (as torch)",
+                                   op, ct_dtype_name(dt))
+                   : CT_OK;
+    if (!promotes || !ct_dtype_is_floating(dt) || input->dtype == CT_BOOL)
         return ct__set_error(ctx, CT_ERR_DTYPE, "%s: floating input required, got %s and %s", op,
                              ct_dtype_name(input->dtype), ct_dtype_name(target->dtype));
     return CT_OK;
@@ -504,22 +514,8 @@ static ct_status ct__l1_family_body(ct_ctx *ctx, int kind, const ct_tensor *inpu
                                     ct_tensor **out) {
     static const char *const names[3] = {"l1_loss", "smooth_l1_loss", "huber_loss"};
     const char *op = names[kind];
-    ct_dtype idt = CT_FLOAT32; /* l1 of integers: |x - y| in their dtype, summed or not (torch) */
-    const bool int_l1 =
-        kind == 0 && input && target && ct__tensor_live(input) && ct__tensor_live(target) &&
-        input->dtype != CT_BOOL && target->dtype != CT_BOOL &&
-        ct_dtype_promote(input->dtype, target->dtype, &idt) == CT_OK && !ct_dtype_is_floating(idt);
-    if (int_l1 && reduction == CT_REDUCTION_MEAN)
-        return ct__set_error(ctx, CT_ERR_DTYPE,
-                             "%s: mean(): could not infer output dtype. Input dtype must be either "
-                             "a floating point or complex dtype. Got: %s (as torch)",
-                             op, ct_dtype_name(idt));
-    ct_status st = int_l1 ? CT_OK : ct__pair_args(ctx, op, input, target, reduction, out);
-    if (int_l1) {
-        const ct_tensor *ins[2] = {input, target};
-        st = ct__check_args(ctx, op, 2, ins, out);
-        if (st == CT_OK) st = ct__ag_check_red(ctx, op, reduction);
-    }
+    /* l1 of integers: |x - y| in their dtype, summed or not (torch) */
+    ct_status st = ct__pair_args(ctx, op, input, target, reduction, kind == 0, out);
     if (st != CT_OK) return st;
     if (kind == 1 && !(p >= 0))
         return ct__set_error(ctx, CT_ERR_INVALID_ARG,
@@ -792,7 +788,7 @@ static ct_status ct__bce_body(ct_ctx *ctx, bool logits, const ct_tensor *input,
                               const ct_tensor *pos_weight, ct_reduction reduction,
                               ct_tensor **out) {
     const char *op = logits ? "binary_cross_entropy_with_logits" : "binary_cross_entropy";
-    ct_status st = ct__pair_args(ctx, op, input, target, reduction, out);
+    ct_status st = ct__pair_args(ctx, op, input, target, reduction, false, out);
     if (st != CT_OK) return st;
     const ct_tensor *opt[2] = {weight, pos_weight};
     static const char *const on[2] = {"weight", "pos_weight"};

@@ -130,15 +130,16 @@ static ct_tensor *ag_diag(ct__ag_call *c, const ct_tensor *a) {
     ct_status st = c->st == CT_OK && a ? ct_diagonal(c->ctx, a, 0, -2, -1, &r) : c->st;
     return ct__ag_keep(c, st, r);
 }
-/* The square / tall case of the QR backward: (gQ + Q N) R^-H, as R X^H = (...)^H; N the
- * Hermitian matrix of triu(M) with a real diagonal (torch's syminvadj): triu(M, 1) + its
- * adjoint + diag(Re M_ii), M = gR R^H - Q^H gQ (real input: triu(M) + triu(M, 1)^T). */
+/* the real part of a complex a; a itself otherwise */
 static ct_tensor *ag_real(ct__ag_call *c, const ct_tensor *a) {
     if (!a || !ct_dtype_is_complex(ct_tensor_dtype(a))) return (ct_tensor *)a;
     ct_tensor *r = NULL;
     ct_status st = c->st == CT_OK ? ct_real(c->ctx, a, &r) : c->st;
     return ct__ag_keep(c, st, r);
 }
+/* The square / tall case of the QR backward: (gQ + Q N) R^-H, as R X^H = (...)^H; N the
+ * Hermitian matrix of triu(M) with a real diagonal (torch's syminvadj): triu(M, 1) + its
+ * adjoint + diag(Re M_ii), M = gR R^H - Q^H gQ (real input: triu(M) + triu(M, 1)^T). */
 static ct_tensor *qr_tall(ct__ag_call *c, const ct_tensor *q, const ct_tensor *r,
                           const ct_tensor *gq, const ct_tensor *gr) {
     ct_tensor *m =

@@ -5,9 +5,10 @@
  * the per-matrix info back and fail on a singular or non-positive-definite matrix, naming it
  * (torch raises); under graph capture that host read is skipped and the *_ex calls give the info
  * tensor instead. Results come back in the input's dtype with its batch dims.
- * The second set (float32 / float64 only, as torch): solve_triangular, lu_factor(_ex), lu_unpack,
- * lu, lu_solve, cholesky_solve, svdvals, inv_ex, solve_ex and lstsq, through the routines
- * CT_LINALG_TRSOLVE, LU_FACTOR, LU_PERM, SVDVALS and LSTSQ. */
+ * The second set (float32 / float64 / complex, as torch's CPU kernels): solve_triangular,
+ * lu_factor(_ex), lu_unpack, lu, lu_solve, cholesky_solve, svdvals, inv_ex, solve_ex, lstsq, ldl
+ * and geqrf, through the routines CT_LINALG_TRSOLVE, LU_FACTOR, LU_PERM, SVDVALS, LSTSQ, LDL_*
+ * and GEQRF. */
 #include "ctorch/autograd.h"
 #include "ctorch/linalg.h"
 #include "linalg/linalg_impl.h"
@@ -29,9 +30,10 @@ typedef struct {
     ct_tensor *a3; /* (B, m, n) contiguous in cdt */
 } ct__la_in;
 
-/* allow_cx: complex64 / complex128 computed as they are (cholesky, solve, inv, det / slogdet) */
-static ct_status ct__la_prep_cx(ct_ctx *ctx, const char *op, const ct_tensor *a, bool square,
-                                bool allow_cx, ct__la_in *p) {
+/* complex64 / complex128 are computed as they are (the c / z routines: linalg_cpu.c,
+ * linalg2_cx_cpu.c); f16 / bf16 in float32 */
+static ct_status ct__la_prep(ct_ctx *ctx, const char *op, const ct_tensor *a, bool square,
+                             ct__la_in *p) {
     memset(p, 0, sizeof *p);
     if (!ctx) return CT_ERR_INVALID_ARG;
     ct__clear_error(ctx);
@@ -58,14 +60,8 @@ static ct_status ct__la_prep_cx(ct_ctx *ctx, const char *op, const ct_tensor *a,
         p->cdt = p->dt;
     else if (p->dt == CT_FLOAT16 || p->dt == CT_BFLOAT16)
         p->cdt = CT_FLOAT32;
-    else if (allow_cx && ct_dtype_is_complex(p->dt))
-        p->cdt = p->dt;
     else if (ct_dtype_is_complex(p->dt))
-        return ct__set_error(ctx, CT_ERR_UNSUPPORTED,
-                             "%s: complex input (%s) is not supported yet (cholesky, solve, inv, "
-                             "det, slogdet, qr, svd, svdvals, pinv, eig and eigh take complex "
-                             "matrices)",
-                             op, ct_dtype_name(p->dt));
+        p->cdt = p->dt;
     else
         return ct__set_error(ctx, CT_ERR_DTYPE, "%s: floating input required, got %s", op,
                              ct_dtype_name(p->dt));
@@ -81,12 +77,6 @@ static ct_status ct__la_prep_cx(ct_ctx *ctx, const char *op, const ct_tensor *a,
     CT__DO(st, ct_tensor_reshape(ctx, c, 3, s3, &p->a3));
     ct_tensor_release(c);
     return st;
-}
-
-/* the second set's routines: complex computed as it is (linalg2_cx_cpu.c) */
-static ct_status ct__la_prep(ct_ctx *ctx, const char *op, const ct_tensor *a, bool square,
-                             ct__la_in *p) {
-    return ct__la_prep_cx(ctx, op, a, square, true, p);
 }
 
 /* A new contiguous tensor (B, d...) in dt. */
@@ -223,7 +213,7 @@ static ct_status ct__la_square(ct_ctx *ctx, const char *op, const ct_tensor *a, 
                                ct_tensor **info_out) {
     if (!out) return ct__set_error(ctx, CT_ERR_INVALID_ARG, "%s: out is NULL", op);
     ct__la_in p;
-    ct_status st = ct__la_prep_cx(ctx, op, a, true, true, &p);
+    ct_status st = ct__la_prep(ctx, op, a, true, &p);
     ct_tensor *t[2] = {NULL, NULL};
     int64_t nn[2] = {p.n, p.n};
     CT__DO(st, ct__la_out(ctx, &p, p.cdt, 2, nn, &t[0]));
@@ -281,7 +271,7 @@ static ct_status ct__solve(ct_ctx *ctx, const ct_tensor *a, const ct_tensor *b, 
                              "and B of type %s instead",
                              op, ct_dtype_name(a->dtype), ct_dtype_name(b->dtype));
     ct__la_in p;
-    ct_status st = ct__la_prep_cx(ctx, op, a, true, true, &p);
+    ct_status st = ct__la_prep(ctx, op, a, true, &p);
     if (st != CT_OK) return st;
     /* B is (..., n, k), or (..., n) a vector (torch's rule: when B has one dim less than A) */
     bool vec = b->ndim == a->ndim - 1;
@@ -338,7 +328,7 @@ static ct_status ct__solve(ct_ctx *ctx, const ct_tensor *a, const ct_tensor *b, 
 static ct_status ct__slogdet_any(ct_ctx *ctx, const char *op, const ct_tensor *a, ct_tensor **sign,
                                  ct_tensor **logabsdet, ct_tensor **det) {
     ct__la_in p;
-    ct_status st = ct__la_prep_cx(ctx, op, a, true, true, &p);
+    ct_status st = ct__la_prep(ctx, op, a, true, &p);
     ct_tensor *t[3] = {NULL, NULL, NULL};
     for (int i = 0; i < 3; i++) /* complex: sign and det complex, log|det| real */
         CT__DO(st, ct__la_out(ctx, &p, i == 1 ? ct_dtype_to_real(p.cdt) : p.cdt, 0, NULL, &t[i]));
@@ -380,7 +370,7 @@ static ct_status ct__det(ct_ctx *ctx, const ct_tensor *a, ct_tensor **out) {
 ct_status ct__linalg_eigh_cx(ct_ctx *ctx, const char *op, const ct_tensor *a, bool upper,
                              ct_tensor **w_out, ct_tensor **v_out, ct_tensor **info_out) {
     ct__la_in p;
-    ct_status st = ct__la_prep_cx(ctx, op, a, true, true, &p);
+    ct_status st = ct__la_prep(ctx, op, a, true, &p);
     int64_t nn[2] = {p.n, p.n};
     ct_tensor *t[3] = {NULL, NULL, NULL};
     CT__DO(st, ct__la_out(ctx, &p, ct_dtype_to_real(p.cdt), 1, &p.n, &t[0]));
@@ -401,7 +391,7 @@ static ct_status ct__qr(ct_ctx *ctx, const ct_tensor *a, bool complete, ct_tenso
     const char *op = "linalg.qr";
     if (!Q || !R) return ct__set_error(ctx, CT_ERR_INVALID_ARG, "%s: out is NULL", op);
     ct__la_in p;
-    ct_status st = ct__la_prep_cx(ctx, op, a, false, true, &p);
+    ct_status st = ct__la_prep(ctx, op, a, false, &p);
     int64_t r = p.m < p.n ? p.m : p.n, qc = complete ? p.m : r, qs[2] = {p.m, qc},
             rs[2] = {qc, p.n};
     ct_tensor *t[2] = {NULL, NULL};
@@ -420,7 +410,7 @@ static ct_status ct__svd(ct_ctx *ctx, const ct_tensor *a, bool full, ct_tensor *
     const char *op = "linalg.svd";
     if (!S) return ct__set_error(ctx, CT_ERR_INVALID_ARG, "%s: S is NULL", op);
     ct__la_in p;
-    ct_status st = ct__la_prep_cx(ctx, op, a, false, true, &p);
+    ct_status st = ct__la_prep(ctx, op, a, false, &p);
     int64_t r = p.m < p.n ? p.m : p.n, us[2] = {p.m, full ? p.m : r}, vs[2] = {full ? p.n : r, p.n};
     const bool cx = ct_dtype_is_complex(p.cdt); /* complex: real singular values */
     ct_tensor *t[4] = {NULL, NULL, NULL, NULL};
@@ -590,8 +580,8 @@ ct_status ct_linalg_solve(ct_ctx *ctx, const ct_tensor *a, const ct_tensor *b, c
 }
 
 /* ==== the second set: solve_triangular, lu_factor(_ex), lu_unpack, lu, lu_solve, cholesky_solve,
- * svdvals, lstsq. torch 1.13 computes these in float32 / float64 only ("not implemented for
- * 'Half'"), and so do they. ==== */
+ * svdvals, lstsq. torch 1.13 computes these in float32 / float64 / complex only ("not implemented
+ * for 'Half'"), and so do they. ==== */
 
 /* CT_OK when t is float32, float64, complex64 or complex128, else CT_ERR_DTYPE naming op and
  * what; linalg_impl.h */
@@ -722,17 +712,10 @@ ct_status ct_linalg_solve_triangular(ct_ctx *ctx, const ct_tensor *a, const ct_t
     if ((st = ct__la_square_check(ctx, op, "A", a)) != CT_OK) return st;
     /* torch's result dtype is A's (B converted to it); a complex B with a real A gives the complex
      * dtype of A's precision here, where torch drops B's imaginary part with a warning */
-    ct_dtype dt = a->dtype;
-    if (ct_dtype_is_complex(b->dtype) && !ct_dtype_is_complex(a->dtype))
-        dt = ct_dtype_to_complex(a->dtype);
-    if (!ct__is_compute_dtype(a->dtype) && !ct_dtype_is_complex(a->dtype))
-        dt = CT_BOOL; /* refused below */
-    if (dt != CT_FLOAT32 && dt != CT_FLOAT64 && !ct_dtype_is_complex(dt))
-        return ct__set_error(ctx, CT_ERR_DTYPE,
-                             "%s: A and B (%s, %s) must promote to float32, float64, complex64 or "
-                             "complex128 (torch: not implemented for %s)",
-                             op, ct_dtype_name(a->dtype), ct_dtype_name(b->dtype),
-                             ct_dtype_name(dt));
+    if ((st = ct__la_float(ctx, op, "A", a)) != CT_OK) return st;
+    const ct_dtype dt = ct_dtype_is_complex(b->dtype) && !ct_dtype_is_complex(a->dtype)
+                            ? ct_dtype_to_complex(a->dtype)
+                            : a->dtype;
     const int64_t n = a->shape[a->ndim - 1];
     const int64_t br = b->shape[b->ndim - 2], bc = b->shape[b->ndim - 1];
     if ((left ? br : bc) != n)
@@ -1125,7 +1108,7 @@ ct_status ct_linalg_svdvals(ct_ctx *ctx, const ct_tensor *a, ct_tensor **S) {
     if (!ct_dtype_is_complex(a->dtype) && (st = ct__la_float(ctx, op, "A", a)) != CT_OK) return st;
     if (ct__ag_wants(ctx, 1, &a)) return ct_linalg_svd(ctx, a, NULL, S, NULL);
     ct__la_in p;
-    st = ct__la_prep_cx(ctx, op, a, false, true, &p); /* complex: real values */
+    st = ct__la_prep(ctx, op, a, false, &p); /* complex: real values */
     const int64_t k = p.m < p.n ? p.m : p.n;
     ct_tensor *t[2] = {NULL, NULL};
     CT__DO(st, ct__la_out(ctx, &p, ct_dtype_to_real(p.cdt), 1, &k, &t[0]));
@@ -1786,7 +1769,7 @@ static ct_status ct__eig(ct_ctx *ctx, const char *op, const ct_tensor *a, ct_ten
                          ct_tensor **vectors) {
     if (!values) return ct__set_error(ctx, CT_ERR_INVALID_ARG, "%s: out is NULL", op);
     ct__la_in p;
-    ct_status st = ct__la_prep_cx(ctx, op, a, true, true, &p);
+    ct_status st = ct__la_prep(ctx, op, a, true, &p);
     const bool cin = st == CT_OK && ct_dtype_is_complex(a->dtype); /* complex input: geev of c/z */
     if (st == CT_OK && !cin && a->dtype != CT_FLOAT32 && a->dtype != CT_FLOAT64)
         st = ct__set_error(ctx, CT_ERR_DTYPE, "%s: expected float32 or float64 input, got %s", op,

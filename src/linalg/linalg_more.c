@@ -140,7 +140,7 @@ static ct_status ct__matrix_exp(ct_ctx *ctx, const ct_tensor *a, ct_tensor **out
                              "matrix_exp: Expected a floating point or complex tensor as input. "
                              "Got %s",
                              ct_dtype_name(a->dtype));
-    if (!cx && (st = ct__la_float(ctx, op, "A", a)) != CT_OK) return st;
+    if ((st = ct__la_float(ctx, op, "A", a)) != CT_OK) return st; /* f16 / bf16 refused */
     const int64_t n = a->shape[a->ndim - 1], nb = ct_tensor_numel(a) / (n ? n * n : 1);
     if (ct_tensor_numel(a) == 0) return ct_tensor_clone(ctx, a, out);
     const int nbd = a->ndim - 2;

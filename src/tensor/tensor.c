@@ -597,18 +597,10 @@ ct_status ct_tensor_linspace(ct_ctx *ctx, ct_dtype dtype, double start, double e
         if (start != start || end != end)
             return ct__set_error(ctx, CT_ERR_INVALID_ARG, "linspace: NaN cannot be converted to %s",
                                  ct_dtype_name(dtype));
-        /* truncated as c10::Scalar::to<int>; uint8 takes an integral -255..-1 wrapped (torch's
-         * conversion of a Python int), refuses other negative bounds */
-        for (int i = 0; i < 2; i++) {
-            double *b = i ? &end : &start;
-            if (dtype == CT_UINT8 && *b <= -1 && !(*b >= -255 && *b == __builtin_trunc(*b)))
-                return ct__set_error(ctx, CT_ERR_INVALID_ARG,
-                                     "linspace: value %g cannot be converted to uint8 without "
-                                     "overflow",
-                                     *b);
-            *b = __builtin_trunc(*b);
-            if (dtype == CT_UINT8 && *b < 0) *b += 256;
-        }
+        /* truncated as c10::Scalar::to<int>; uint8's integral -255..-1 (accepted above, torch's
+         * conversion of a Python int) wrap */
+        start = __builtin_trunc(start), end = __builtin_trunc(end);
+        if (dtype == CT_UINT8) start += start < 0 ? 256 : 0, end += end < 0 ? 256 : 0;
     } else if (dtype == CT_FLOAT32) {
         start = (float)start, end = (float)end;
     } else if (dtype == CT_FLOAT16) {

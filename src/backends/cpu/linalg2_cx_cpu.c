@@ -70,16 +70,16 @@ static ct_status ct__la2cx_oom(ct__cpu_state *s) {
         T *rwork = NULL, *sv = NULL;                                                               \
         lapack_int *iwork = NULL;                                                                  \
         const bool ls = r == CT_LINALG_LSTSQ && mn > 0 && q > 0;                                   \
-        const bool ldl = r == CT_LINALG_LDL_FACTOR || r == CT_LINALG_LDL_SOLVE ||                  \
-                         (r == CT_LINALG_GEQRF && k > 0); /* a work array as ldl's */              \
+        const bool own_work = r == CT_LINALG_LDL_FACTOR || r == CT_LINALG_LDL_SOLVE ||             \
+                              (r == CT_LINALG_GEQRF && k > 0); /* their work array */              \
         iwork = ct__alloc(s->ctx, sizeof(lapack_int) * (size_t)liw, 16);                           \
         if (ls) {                                                                                  \
             tmp = ct__alloc(s->ctx, sizeof(CT) * (size_t)mn, 64);                                  \
             rwork = ct__alloc(s->ctx, sizeof(T) * lrw, 64);                                        \
             sv = ct__alloc(s->ctx, sizeof(T) * (size_t)(k > 0 ? k : 1), 64);                       \
         }                                                                                          \
-        if (ls || (ldl && n > 0)) work = ct__alloc(s->ctx, sizeof(CT) * (size_t)lw, 64);           \
-        if (!iwork || (ls && (!tmp || !rwork || !sv)) || ((ls || (ldl && n > 0)) && !work)) {      \
+        if (ls || (own_work && n > 0)) work = ct__alloc(s->ctx, sizeof(CT) * (size_t)lw, 64);      \
+        if (!iwork || (ls && (!tmp || !rwork || !sv)) || ((ls || (own_work && n > 0)) && !work)) { \
             ct__free(s->ctx, iwork), ct__free(s->ctx, tmp), ct__free(s->ctx, rwork);               \
             ct__free(s->ctx, sv), ct__free(s->ctx, work);                                          \
             return ct__la2cx_oom(s);                                                               \

@@ -630,13 +630,13 @@ bool ct__cpu_lu_perm(const int32_t *piv, int64_t k, int64_t m, int64_t *perm, in
         if (r == CT_LINALG_GEQRF && k > 0 &&                                                       \
             P##geqrf_work(LAPACK_ROW_MAJOR, m, n, NULL, n, NULL, &wq, -1) == 0)                    \
             lw = (lapack_int)wq;                                                                   \
-        /* ldl: the work arrays below (geqrf's too) */                                             \
-        const bool ldl = r == CT_LINALG_LDL_FACTOR || r == CT_LINALG_LDL_SOLVE ||                  \
-                         (r == CT_LINALG_GEQRF && k > 0);                                          \
+        /* own_work: ldl's and geqrf's work arrays, allocated below */                             \
+        const bool own_work = r == CT_LINALG_LDL_FACTOR || r == CT_LINALG_LDL_SOLVE ||             \
+                              (r == CT_LINALG_GEQRF && k > 0);                                     \
         if (r == CT_LINALG_LDL_FACTOR && n > 0 &&                                                  \
             P##sytrf_work(LAPACK_ROW_MAJOR, 'L', n, NULL, n, NULL, &wq, -1) == 0)                  \
             lw = (lapack_int)wq;                                                                   \
-        if (ldl) liw = n; /* the pivots as lapack_int */                                           \
+        if (own_work) liw = n; /* the pivots as lapack_int */                                      \
         if (lw < 1) lw = 1;                                                                        \
         if (liw < 1) liw = 1;                                                                      \
         const bool wants = r == CT_LINALG_SVDVALS || r == CT_LINALG_LSTSQ;                         \
@@ -655,7 +655,7 @@ bool ct__cpu_lu_perm(const int32_t *piv, int64_t k, int64_t m, int64_t *perm, in
                                  "linalg: out of memory for a LAPACK workspace of %lld elements",  \
                                  (long long)lw);                                                   \
         }                                                                                          \
-        if (ldl && n > 0) {                                                                        \
+        if (own_work && n > 0) {                                                                   \
             work = ct__alloc(s->ctx, sizeof(T) * (size_t)lw, 64);                                  \
             iwork = ct__alloc(s->ctx, sizeof(lapack_int) * (size_t)liw, 16);                       \
             if (!work || !iwork) {                                                                 \
