@@ -18,6 +18,7 @@
 #include "ctorch/export.h"
 #include "ctorch/fft.h"
 #include "ctorch/graph.h"
+#include "ctorch/inplace.h"
 #include "ctorch/io.h"
 #include "ctorch/linalg.h"
 #include "ctorch/memory.h"
@@ -1008,6 +1009,918 @@ static void s2_ct_event_free(void) { (void)ct_event_free(NULL); }
 static void s3_ct_event_free(void) { (void)ct_event_free(NULL); }
 static void s4_ct_event_free(void) { (void)ct_event_free(NULL); }
 static void s5_ct_event_free(void) { (void)ct_event_free(NULL); }
+static void s0_ct_abs_(void) { (void)ct_abs_(NULL, NULL); }
+static void s1_ct_abs_(void) { SWEEP_STATUS(ct_abs_(S_ctx, NULL)); }
+static void s2_ct_abs_(void) { SWEEP_STATUS(ct_abs_(S_ctx, S_t)); }
+static void s3_ct_abs_(void) { SWEEP_STATUS(ct_abs_(S_ctx, S_t)); }
+static void s4_ct_abs_(void) { SWEEP_STATUS(ct_abs_(S_ctx, S_t)); }
+static void s5_ct_abs_(void) { SWEEP_STATUS(ct_abs_(S_ctx, S_t)); }
+static void s0_ct_absolute_(void) { (void)ct_absolute_(NULL, NULL); }
+static void s1_ct_absolute_(void) { SWEEP_STATUS(ct_absolute_(S_ctx, NULL)); }
+static void s2_ct_absolute_(void) { SWEEP_STATUS(ct_absolute_(S_ctx, S_t)); }
+static void s3_ct_absolute_(void) { SWEEP_STATUS(ct_absolute_(S_ctx, S_t)); }
+static void s4_ct_absolute_(void) { SWEEP_STATUS(ct_absolute_(S_ctx, S_t)); }
+static void s5_ct_absolute_(void) { SWEEP_STATUS(ct_absolute_(S_ctx, S_t)); }
+static void s0_ct_neg_(void) { (void)ct_neg_(NULL, NULL); }
+static void s1_ct_neg_(void) { SWEEP_STATUS(ct_neg_(S_ctx, NULL)); }
+static void s2_ct_neg_(void) { SWEEP_STATUS(ct_neg_(S_ctx, S_t)); }
+static void s3_ct_neg_(void) { SWEEP_STATUS(ct_neg_(S_ctx, S_t)); }
+static void s4_ct_neg_(void) { SWEEP_STATUS(ct_neg_(S_ctx, S_t)); }
+static void s5_ct_neg_(void) { SWEEP_STATUS(ct_neg_(S_ctx, S_t)); }
+static void s0_ct_negative_(void) { (void)ct_negative_(NULL, NULL); }
+static void s1_ct_negative_(void) { SWEEP_STATUS(ct_negative_(S_ctx, NULL)); }
+static void s2_ct_negative_(void) { SWEEP_STATUS(ct_negative_(S_ctx, S_t)); }
+static void s3_ct_negative_(void) { SWEEP_STATUS(ct_negative_(S_ctx, S_t)); }
+static void s4_ct_negative_(void) { SWEEP_STATUS(ct_negative_(S_ctx, S_t)); }
+static void s5_ct_negative_(void) { SWEEP_STATUS(ct_negative_(S_ctx, S_t)); }
+static void s0_ct_sgn_(void) { (void)ct_sgn_(NULL, NULL); }
+static void s1_ct_sgn_(void) { SWEEP_STATUS(ct_sgn_(S_ctx, NULL)); }
+static void s2_ct_sgn_(void) { SWEEP_STATUS(ct_sgn_(S_ctx, S_t)); }
+static void s3_ct_sgn_(void) { SWEEP_STATUS(ct_sgn_(S_ctx, S_t)); }
+static void s4_ct_sgn_(void) { SWEEP_STATUS(ct_sgn_(S_ctx, S_t)); }
+static void s5_ct_sgn_(void) { SWEEP_STATUS(ct_sgn_(S_ctx, S_t)); }
+static void s0_ct_sign_(void) { (void)ct_sign_(NULL, NULL); }
+static void s1_ct_sign_(void) { SWEEP_STATUS(ct_sign_(S_ctx, NULL)); }
+static void s2_ct_sign_(void) { SWEEP_STATUS(ct_sign_(S_ctx, S_t)); }
+static void s3_ct_sign_(void) { SWEEP_STATUS(ct_sign_(S_ctx, S_t)); }
+static void s4_ct_sign_(void) { SWEEP_STATUS(ct_sign_(S_ctx, S_t)); }
+static void s5_ct_sign_(void) { SWEEP_STATUS(ct_sign_(S_ctx, S_t)); }
+static void s0_ct_conj_physical_(void) { (void)ct_conj_physical_(NULL, NULL); }
+static void s1_ct_conj_physical_(void) { SWEEP_STATUS(ct_conj_physical_(S_ctx, NULL)); }
+static void s2_ct_conj_physical_(void) { SWEEP_STATUS(ct_conj_physical_(S_ctx, S_t)); }
+static void s3_ct_conj_physical_(void) { SWEEP_STATUS(ct_conj_physical_(S_ctx, S_t)); }
+static void s4_ct_conj_physical_(void) { SWEEP_STATUS(ct_conj_physical_(S_ctx, S_t)); }
+static void s5_ct_conj_physical_(void) { SWEEP_STATUS(ct_conj_physical_(S_ctx, S_t)); }
+static void s0_ct_reciprocal_(void) { (void)ct_reciprocal_(NULL, NULL); }
+static void s1_ct_reciprocal_(void) { SWEEP_STATUS(ct_reciprocal_(S_ctx, NULL)); }
+static void s2_ct_reciprocal_(void) { SWEEP_STATUS(ct_reciprocal_(S_ctx, S_t)); }
+static void s3_ct_reciprocal_(void) { SWEEP_STATUS(ct_reciprocal_(S_ctx, S_t)); }
+static void s4_ct_reciprocal_(void) { SWEEP_STATUS(ct_reciprocal_(S_ctx, S_t)); }
+static void s5_ct_reciprocal_(void) { SWEEP_STATUS(ct_reciprocal_(S_ctx, S_t)); }
+static void s0_ct_square_(void) { (void)ct_square_(NULL, NULL); }
+static void s1_ct_square_(void) { SWEEP_STATUS(ct_square_(S_ctx, NULL)); }
+static void s2_ct_square_(void) { SWEEP_STATUS(ct_square_(S_ctx, S_t)); }
+static void s3_ct_square_(void) { SWEEP_STATUS(ct_square_(S_ctx, S_t)); }
+static void s4_ct_square_(void) { SWEEP_STATUS(ct_square_(S_ctx, S_t)); }
+static void s5_ct_square_(void) { SWEEP_STATUS(ct_square_(S_ctx, S_t)); }
+static void s0_ct_sqrt_(void) { (void)ct_sqrt_(NULL, NULL); }
+static void s1_ct_sqrt_(void) { SWEEP_STATUS(ct_sqrt_(S_ctx, NULL)); }
+static void s2_ct_sqrt_(void) { SWEEP_STATUS(ct_sqrt_(S_ctx, S_t)); }
+static void s3_ct_sqrt_(void) { SWEEP_STATUS(ct_sqrt_(S_ctx, S_t)); }
+static void s4_ct_sqrt_(void) { SWEEP_STATUS(ct_sqrt_(S_ctx, S_t)); }
+static void s5_ct_sqrt_(void) { SWEEP_STATUS(ct_sqrt_(S_ctx, S_t)); }
+static void s0_ct_rsqrt_(void) { (void)ct_rsqrt_(NULL, NULL); }
+static void s1_ct_rsqrt_(void) { SWEEP_STATUS(ct_rsqrt_(S_ctx, NULL)); }
+static void s2_ct_rsqrt_(void) { SWEEP_STATUS(ct_rsqrt_(S_ctx, S_t)); }
+static void s3_ct_rsqrt_(void) { SWEEP_STATUS(ct_rsqrt_(S_ctx, S_t)); }
+static void s4_ct_rsqrt_(void) { SWEEP_STATUS(ct_rsqrt_(S_ctx, S_t)); }
+static void s5_ct_rsqrt_(void) { SWEEP_STATUS(ct_rsqrt_(S_ctx, S_t)); }
+static void s0_ct_exp_(void) { (void)ct_exp_(NULL, NULL); }
+static void s1_ct_exp_(void) { SWEEP_STATUS(ct_exp_(S_ctx, NULL)); }
+static void s2_ct_exp_(void) { SWEEP_STATUS(ct_exp_(S_ctx, S_t)); }
+static void s3_ct_exp_(void) { SWEEP_STATUS(ct_exp_(S_ctx, S_t)); }
+static void s4_ct_exp_(void) { SWEEP_STATUS(ct_exp_(S_ctx, S_t)); }
+static void s5_ct_exp_(void) { SWEEP_STATUS(ct_exp_(S_ctx, S_t)); }
+static void s0_ct_exp2_(void) { (void)ct_exp2_(NULL, NULL); }
+static void s1_ct_exp2_(void) { SWEEP_STATUS(ct_exp2_(S_ctx, NULL)); }
+static void s2_ct_exp2_(void) { SWEEP_STATUS(ct_exp2_(S_ctx, S_t)); }
+static void s3_ct_exp2_(void) { SWEEP_STATUS(ct_exp2_(S_ctx, S_t)); }
+static void s4_ct_exp2_(void) { SWEEP_STATUS(ct_exp2_(S_ctx, S_t)); }
+static void s5_ct_exp2_(void) { SWEEP_STATUS(ct_exp2_(S_ctx, S_t)); }
+static void s0_ct_expm1_(void) { (void)ct_expm1_(NULL, NULL); }
+static void s1_ct_expm1_(void) { SWEEP_STATUS(ct_expm1_(S_ctx, NULL)); }
+static void s2_ct_expm1_(void) { SWEEP_STATUS(ct_expm1_(S_ctx, S_t)); }
+static void s3_ct_expm1_(void) { SWEEP_STATUS(ct_expm1_(S_ctx, S_t)); }
+static void s4_ct_expm1_(void) { SWEEP_STATUS(ct_expm1_(S_ctx, S_t)); }
+static void s5_ct_expm1_(void) { SWEEP_STATUS(ct_expm1_(S_ctx, S_t)); }
+static void s0_ct_log_(void) { (void)ct_log_(NULL, NULL); }
+static void s1_ct_log_(void) { SWEEP_STATUS(ct_log_(S_ctx, NULL)); }
+static void s2_ct_log_(void) { SWEEP_STATUS(ct_log_(S_ctx, S_t)); }
+static void s3_ct_log_(void) { SWEEP_STATUS(ct_log_(S_ctx, S_t)); }
+static void s4_ct_log_(void) { SWEEP_STATUS(ct_log_(S_ctx, S_t)); }
+static void s5_ct_log_(void) { SWEEP_STATUS(ct_log_(S_ctx, S_t)); }
+static void s0_ct_log2_(void) { (void)ct_log2_(NULL, NULL); }
+static void s1_ct_log2_(void) { SWEEP_STATUS(ct_log2_(S_ctx, NULL)); }
+static void s2_ct_log2_(void) { SWEEP_STATUS(ct_log2_(S_ctx, S_t)); }
+static void s3_ct_log2_(void) { SWEEP_STATUS(ct_log2_(S_ctx, S_t)); }
+static void s4_ct_log2_(void) { SWEEP_STATUS(ct_log2_(S_ctx, S_t)); }
+static void s5_ct_log2_(void) { SWEEP_STATUS(ct_log2_(S_ctx, S_t)); }
+static void s0_ct_log10_(void) { (void)ct_log10_(NULL, NULL); }
+static void s1_ct_log10_(void) { SWEEP_STATUS(ct_log10_(S_ctx, NULL)); }
+static void s2_ct_log10_(void) { SWEEP_STATUS(ct_log10_(S_ctx, S_t)); }
+static void s3_ct_log10_(void) { SWEEP_STATUS(ct_log10_(S_ctx, S_t)); }
+static void s4_ct_log10_(void) { SWEEP_STATUS(ct_log10_(S_ctx, S_t)); }
+static void s5_ct_log10_(void) { SWEEP_STATUS(ct_log10_(S_ctx, S_t)); }
+static void s0_ct_log1p_(void) { (void)ct_log1p_(NULL, NULL); }
+static void s1_ct_log1p_(void) { SWEEP_STATUS(ct_log1p_(S_ctx, NULL)); }
+static void s2_ct_log1p_(void) { SWEEP_STATUS(ct_log1p_(S_ctx, S_t)); }
+static void s3_ct_log1p_(void) { SWEEP_STATUS(ct_log1p_(S_ctx, S_t)); }
+static void s4_ct_log1p_(void) { SWEEP_STATUS(ct_log1p_(S_ctx, S_t)); }
+static void s5_ct_log1p_(void) { SWEEP_STATUS(ct_log1p_(S_ctx, S_t)); }
+static void s0_ct_sin_(void) { (void)ct_sin_(NULL, NULL); }
+static void s1_ct_sin_(void) { SWEEP_STATUS(ct_sin_(S_ctx, NULL)); }
+static void s2_ct_sin_(void) { SWEEP_STATUS(ct_sin_(S_ctx, S_t)); }
+static void s3_ct_sin_(void) { SWEEP_STATUS(ct_sin_(S_ctx, S_t)); }
+static void s4_ct_sin_(void) { SWEEP_STATUS(ct_sin_(S_ctx, S_t)); }
+static void s5_ct_sin_(void) { SWEEP_STATUS(ct_sin_(S_ctx, S_t)); }
+static void s0_ct_cos_(void) { (void)ct_cos_(NULL, NULL); }
+static void s1_ct_cos_(void) { SWEEP_STATUS(ct_cos_(S_ctx, NULL)); }
+static void s2_ct_cos_(void) { SWEEP_STATUS(ct_cos_(S_ctx, S_t)); }
+static void s3_ct_cos_(void) { SWEEP_STATUS(ct_cos_(S_ctx, S_t)); }
+static void s4_ct_cos_(void) { SWEEP_STATUS(ct_cos_(S_ctx, S_t)); }
+static void s5_ct_cos_(void) { SWEEP_STATUS(ct_cos_(S_ctx, S_t)); }
+static void s0_ct_tan_(void) { (void)ct_tan_(NULL, NULL); }
+static void s1_ct_tan_(void) { SWEEP_STATUS(ct_tan_(S_ctx, NULL)); }
+static void s2_ct_tan_(void) { SWEEP_STATUS(ct_tan_(S_ctx, S_t)); }
+static void s3_ct_tan_(void) { SWEEP_STATUS(ct_tan_(S_ctx, S_t)); }
+static void s4_ct_tan_(void) { SWEEP_STATUS(ct_tan_(S_ctx, S_t)); }
+static void s5_ct_tan_(void) { SWEEP_STATUS(ct_tan_(S_ctx, S_t)); }
+static void s0_ct_asin_(void) { (void)ct_asin_(NULL, NULL); }
+static void s1_ct_asin_(void) { SWEEP_STATUS(ct_asin_(S_ctx, NULL)); }
+static void s2_ct_asin_(void) { SWEEP_STATUS(ct_asin_(S_ctx, S_t)); }
+static void s3_ct_asin_(void) { SWEEP_STATUS(ct_asin_(S_ctx, S_t)); }
+static void s4_ct_asin_(void) { SWEEP_STATUS(ct_asin_(S_ctx, S_t)); }
+static void s5_ct_asin_(void) { SWEEP_STATUS(ct_asin_(S_ctx, S_t)); }
+static void s0_ct_acos_(void) { (void)ct_acos_(NULL, NULL); }
+static void s1_ct_acos_(void) { SWEEP_STATUS(ct_acos_(S_ctx, NULL)); }
+static void s2_ct_acos_(void) { SWEEP_STATUS(ct_acos_(S_ctx, S_t)); }
+static void s3_ct_acos_(void) { SWEEP_STATUS(ct_acos_(S_ctx, S_t)); }
+static void s4_ct_acos_(void) { SWEEP_STATUS(ct_acos_(S_ctx, S_t)); }
+static void s5_ct_acos_(void) { SWEEP_STATUS(ct_acos_(S_ctx, S_t)); }
+static void s0_ct_atan_(void) { (void)ct_atan_(NULL, NULL); }
+static void s1_ct_atan_(void) { SWEEP_STATUS(ct_atan_(S_ctx, NULL)); }
+static void s2_ct_atan_(void) { SWEEP_STATUS(ct_atan_(S_ctx, S_t)); }
+static void s3_ct_atan_(void) { SWEEP_STATUS(ct_atan_(S_ctx, S_t)); }
+static void s4_ct_atan_(void) { SWEEP_STATUS(ct_atan_(S_ctx, S_t)); }
+static void s5_ct_atan_(void) { SWEEP_STATUS(ct_atan_(S_ctx, S_t)); }
+static void s0_ct_arcsin_(void) { (void)ct_arcsin_(NULL, NULL); }
+static void s1_ct_arcsin_(void) { SWEEP_STATUS(ct_arcsin_(S_ctx, NULL)); }
+static void s2_ct_arcsin_(void) { SWEEP_STATUS(ct_arcsin_(S_ctx, S_t)); }
+static void s3_ct_arcsin_(void) { SWEEP_STATUS(ct_arcsin_(S_ctx, S_t)); }
+static void s4_ct_arcsin_(void) { SWEEP_STATUS(ct_arcsin_(S_ctx, S_t)); }
+static void s5_ct_arcsin_(void) { SWEEP_STATUS(ct_arcsin_(S_ctx, S_t)); }
+static void s0_ct_arccos_(void) { (void)ct_arccos_(NULL, NULL); }
+static void s1_ct_arccos_(void) { SWEEP_STATUS(ct_arccos_(S_ctx, NULL)); }
+static void s2_ct_arccos_(void) { SWEEP_STATUS(ct_arccos_(S_ctx, S_t)); }
+static void s3_ct_arccos_(void) { SWEEP_STATUS(ct_arccos_(S_ctx, S_t)); }
+static void s4_ct_arccos_(void) { SWEEP_STATUS(ct_arccos_(S_ctx, S_t)); }
+static void s5_ct_arccos_(void) { SWEEP_STATUS(ct_arccos_(S_ctx, S_t)); }
+static void s0_ct_arctan_(void) { (void)ct_arctan_(NULL, NULL); }
+static void s1_ct_arctan_(void) { SWEEP_STATUS(ct_arctan_(S_ctx, NULL)); }
+static void s2_ct_arctan_(void) { SWEEP_STATUS(ct_arctan_(S_ctx, S_t)); }
+static void s3_ct_arctan_(void) { SWEEP_STATUS(ct_arctan_(S_ctx, S_t)); }
+static void s4_ct_arctan_(void) { SWEEP_STATUS(ct_arctan_(S_ctx, S_t)); }
+static void s5_ct_arctan_(void) { SWEEP_STATUS(ct_arctan_(S_ctx, S_t)); }
+static void s0_ct_sinh_(void) { (void)ct_sinh_(NULL, NULL); }
+static void s1_ct_sinh_(void) { SWEEP_STATUS(ct_sinh_(S_ctx, NULL)); }
+static void s2_ct_sinh_(void) { SWEEP_STATUS(ct_sinh_(S_ctx, S_t)); }
+static void s3_ct_sinh_(void) { SWEEP_STATUS(ct_sinh_(S_ctx, S_t)); }
+static void s4_ct_sinh_(void) { SWEEP_STATUS(ct_sinh_(S_ctx, S_t)); }
+static void s5_ct_sinh_(void) { SWEEP_STATUS(ct_sinh_(S_ctx, S_t)); }
+static void s0_ct_cosh_(void) { (void)ct_cosh_(NULL, NULL); }
+static void s1_ct_cosh_(void) { SWEEP_STATUS(ct_cosh_(S_ctx, NULL)); }
+static void s2_ct_cosh_(void) { SWEEP_STATUS(ct_cosh_(S_ctx, S_t)); }
+static void s3_ct_cosh_(void) { SWEEP_STATUS(ct_cosh_(S_ctx, S_t)); }
+static void s4_ct_cosh_(void) { SWEEP_STATUS(ct_cosh_(S_ctx, S_t)); }
+static void s5_ct_cosh_(void) { SWEEP_STATUS(ct_cosh_(S_ctx, S_t)); }
+static void s0_ct_tanh_(void) { (void)ct_tanh_(NULL, NULL); }
+static void s1_ct_tanh_(void) { SWEEP_STATUS(ct_tanh_(S_ctx, NULL)); }
+static void s2_ct_tanh_(void) { SWEEP_STATUS(ct_tanh_(S_ctx, S_t)); }
+static void s3_ct_tanh_(void) { SWEEP_STATUS(ct_tanh_(S_ctx, S_t)); }
+static void s4_ct_tanh_(void) { SWEEP_STATUS(ct_tanh_(S_ctx, S_t)); }
+static void s5_ct_tanh_(void) { SWEEP_STATUS(ct_tanh_(S_ctx, S_t)); }
+static void s0_ct_asinh_(void) { (void)ct_asinh_(NULL, NULL); }
+static void s1_ct_asinh_(void) { SWEEP_STATUS(ct_asinh_(S_ctx, NULL)); }
+static void s2_ct_asinh_(void) { SWEEP_STATUS(ct_asinh_(S_ctx, S_t)); }
+static void s3_ct_asinh_(void) { SWEEP_STATUS(ct_asinh_(S_ctx, S_t)); }
+static void s4_ct_asinh_(void) { SWEEP_STATUS(ct_asinh_(S_ctx, S_t)); }
+static void s5_ct_asinh_(void) { SWEEP_STATUS(ct_asinh_(S_ctx, S_t)); }
+static void s0_ct_acosh_(void) { (void)ct_acosh_(NULL, NULL); }
+static void s1_ct_acosh_(void) { SWEEP_STATUS(ct_acosh_(S_ctx, NULL)); }
+static void s2_ct_acosh_(void) { SWEEP_STATUS(ct_acosh_(S_ctx, S_t)); }
+static void s3_ct_acosh_(void) { SWEEP_STATUS(ct_acosh_(S_ctx, S_t)); }
+static void s4_ct_acosh_(void) { SWEEP_STATUS(ct_acosh_(S_ctx, S_t)); }
+static void s5_ct_acosh_(void) { SWEEP_STATUS(ct_acosh_(S_ctx, S_t)); }
+static void s0_ct_atanh_(void) { (void)ct_atanh_(NULL, NULL); }
+static void s1_ct_atanh_(void) { SWEEP_STATUS(ct_atanh_(S_ctx, NULL)); }
+static void s2_ct_atanh_(void) { SWEEP_STATUS(ct_atanh_(S_ctx, S_t)); }
+static void s3_ct_atanh_(void) { SWEEP_STATUS(ct_atanh_(S_ctx, S_t)); }
+static void s4_ct_atanh_(void) { SWEEP_STATUS(ct_atanh_(S_ctx, S_t)); }
+static void s5_ct_atanh_(void) { SWEEP_STATUS(ct_atanh_(S_ctx, S_t)); }
+static void s0_ct_arcsinh_(void) { (void)ct_arcsinh_(NULL, NULL); }
+static void s1_ct_arcsinh_(void) { SWEEP_STATUS(ct_arcsinh_(S_ctx, NULL)); }
+static void s2_ct_arcsinh_(void) { SWEEP_STATUS(ct_arcsinh_(S_ctx, S_t)); }
+static void s3_ct_arcsinh_(void) { SWEEP_STATUS(ct_arcsinh_(S_ctx, S_t)); }
+static void s4_ct_arcsinh_(void) { SWEEP_STATUS(ct_arcsinh_(S_ctx, S_t)); }
+static void s5_ct_arcsinh_(void) { SWEEP_STATUS(ct_arcsinh_(S_ctx, S_t)); }
+static void s0_ct_arccosh_(void) { (void)ct_arccosh_(NULL, NULL); }
+static void s1_ct_arccosh_(void) { SWEEP_STATUS(ct_arccosh_(S_ctx, NULL)); }
+static void s2_ct_arccosh_(void) { SWEEP_STATUS(ct_arccosh_(S_ctx, S_t)); }
+static void s3_ct_arccosh_(void) { SWEEP_STATUS(ct_arccosh_(S_ctx, S_t)); }
+static void s4_ct_arccosh_(void) { SWEEP_STATUS(ct_arccosh_(S_ctx, S_t)); }
+static void s5_ct_arccosh_(void) { SWEEP_STATUS(ct_arccosh_(S_ctx, S_t)); }
+static void s0_ct_arctanh_(void) { (void)ct_arctanh_(NULL, NULL); }
+static void s1_ct_arctanh_(void) { SWEEP_STATUS(ct_arctanh_(S_ctx, NULL)); }
+static void s2_ct_arctanh_(void) { SWEEP_STATUS(ct_arctanh_(S_ctx, S_t)); }
+static void s3_ct_arctanh_(void) { SWEEP_STATUS(ct_arctanh_(S_ctx, S_t)); }
+static void s4_ct_arctanh_(void) { SWEEP_STATUS(ct_arctanh_(S_ctx, S_t)); }
+static void s5_ct_arctanh_(void) { SWEEP_STATUS(ct_arctanh_(S_ctx, S_t)); }
+static void s0_ct_sigmoid_(void) { (void)ct_sigmoid_(NULL, NULL); }
+static void s1_ct_sigmoid_(void) { SWEEP_STATUS(ct_sigmoid_(S_ctx, NULL)); }
+static void s2_ct_sigmoid_(void) { SWEEP_STATUS(ct_sigmoid_(S_ctx, S_t)); }
+static void s3_ct_sigmoid_(void) { SWEEP_STATUS(ct_sigmoid_(S_ctx, S_t)); }
+static void s4_ct_sigmoid_(void) { SWEEP_STATUS(ct_sigmoid_(S_ctx, S_t)); }
+static void s5_ct_sigmoid_(void) { SWEEP_STATUS(ct_sigmoid_(S_ctx, S_t)); }
+static void s0_ct_erf_(void) { (void)ct_erf_(NULL, NULL); }
+static void s1_ct_erf_(void) { SWEEP_STATUS(ct_erf_(S_ctx, NULL)); }
+static void s2_ct_erf_(void) { SWEEP_STATUS(ct_erf_(S_ctx, S_t)); }
+static void s3_ct_erf_(void) { SWEEP_STATUS(ct_erf_(S_ctx, S_t)); }
+static void s4_ct_erf_(void) { SWEEP_STATUS(ct_erf_(S_ctx, S_t)); }
+static void s5_ct_erf_(void) { SWEEP_STATUS(ct_erf_(S_ctx, S_t)); }
+static void s0_ct_erfc_(void) { (void)ct_erfc_(NULL, NULL); }
+static void s1_ct_erfc_(void) { SWEEP_STATUS(ct_erfc_(S_ctx, NULL)); }
+static void s2_ct_erfc_(void) { SWEEP_STATUS(ct_erfc_(S_ctx, S_t)); }
+static void s3_ct_erfc_(void) { SWEEP_STATUS(ct_erfc_(S_ctx, S_t)); }
+static void s4_ct_erfc_(void) { SWEEP_STATUS(ct_erfc_(S_ctx, S_t)); }
+static void s5_ct_erfc_(void) { SWEEP_STATUS(ct_erfc_(S_ctx, S_t)); }
+static void s0_ct_erfinv_(void) { (void)ct_erfinv_(NULL, NULL); }
+static void s1_ct_erfinv_(void) { SWEEP_STATUS(ct_erfinv_(S_ctx, NULL)); }
+static void s2_ct_erfinv_(void) { SWEEP_STATUS(ct_erfinv_(S_ctx, S_t)); }
+static void s3_ct_erfinv_(void) { SWEEP_STATUS(ct_erfinv_(S_ctx, S_t)); }
+static void s4_ct_erfinv_(void) { SWEEP_STATUS(ct_erfinv_(S_ctx, S_t)); }
+static void s5_ct_erfinv_(void) { SWEEP_STATUS(ct_erfinv_(S_ctx, S_t)); }
+static void s0_ct_lgamma_(void) { (void)ct_lgamma_(NULL, NULL); }
+static void s1_ct_lgamma_(void) { SWEEP_STATUS(ct_lgamma_(S_ctx, NULL)); }
+static void s2_ct_lgamma_(void) { SWEEP_STATUS(ct_lgamma_(S_ctx, S_t)); }
+static void s3_ct_lgamma_(void) { SWEEP_STATUS(ct_lgamma_(S_ctx, S_t)); }
+static void s4_ct_lgamma_(void) { SWEEP_STATUS(ct_lgamma_(S_ctx, S_t)); }
+static void s5_ct_lgamma_(void) { SWEEP_STATUS(ct_lgamma_(S_ctx, S_t)); }
+static void s0_ct_digamma_(void) { (void)ct_digamma_(NULL, NULL); }
+static void s1_ct_digamma_(void) { SWEEP_STATUS(ct_digamma_(S_ctx, NULL)); }
+static void s2_ct_digamma_(void) { SWEEP_STATUS(ct_digamma_(S_ctx, S_t)); }
+static void s3_ct_digamma_(void) { SWEEP_STATUS(ct_digamma_(S_ctx, S_t)); }
+static void s4_ct_digamma_(void) { SWEEP_STATUS(ct_digamma_(S_ctx, S_t)); }
+static void s5_ct_digamma_(void) { SWEEP_STATUS(ct_digamma_(S_ctx, S_t)); }
+static void s0_ct_i0_(void) { (void)ct_i0_(NULL, NULL); }
+static void s1_ct_i0_(void) { SWEEP_STATUS(ct_i0_(S_ctx, NULL)); }
+static void s2_ct_i0_(void) { SWEEP_STATUS(ct_i0_(S_ctx, S_t)); }
+static void s3_ct_i0_(void) { SWEEP_STATUS(ct_i0_(S_ctx, S_t)); }
+static void s4_ct_i0_(void) { SWEEP_STATUS(ct_i0_(S_ctx, S_t)); }
+static void s5_ct_i0_(void) { SWEEP_STATUS(ct_i0_(S_ctx, S_t)); }
+static void s0_ct_sinc_(void) { (void)ct_sinc_(NULL, NULL); }
+static void s1_ct_sinc_(void) { SWEEP_STATUS(ct_sinc_(S_ctx, NULL)); }
+static void s2_ct_sinc_(void) { SWEEP_STATUS(ct_sinc_(S_ctx, S_t)); }
+static void s3_ct_sinc_(void) { SWEEP_STATUS(ct_sinc_(S_ctx, S_t)); }
+static void s4_ct_sinc_(void) { SWEEP_STATUS(ct_sinc_(S_ctx, S_t)); }
+static void s5_ct_sinc_(void) { SWEEP_STATUS(ct_sinc_(S_ctx, S_t)); }
+static void s0_ct_deg2rad_(void) { (void)ct_deg2rad_(NULL, NULL); }
+static void s1_ct_deg2rad_(void) { SWEEP_STATUS(ct_deg2rad_(S_ctx, NULL)); }
+static void s2_ct_deg2rad_(void) { SWEEP_STATUS(ct_deg2rad_(S_ctx, S_t)); }
+static void s3_ct_deg2rad_(void) { SWEEP_STATUS(ct_deg2rad_(S_ctx, S_t)); }
+static void s4_ct_deg2rad_(void) { SWEEP_STATUS(ct_deg2rad_(S_ctx, S_t)); }
+static void s5_ct_deg2rad_(void) { SWEEP_STATUS(ct_deg2rad_(S_ctx, S_t)); }
+static void s0_ct_rad2deg_(void) { (void)ct_rad2deg_(NULL, NULL); }
+static void s1_ct_rad2deg_(void) { SWEEP_STATUS(ct_rad2deg_(S_ctx, NULL)); }
+static void s2_ct_rad2deg_(void) { SWEEP_STATUS(ct_rad2deg_(S_ctx, S_t)); }
+static void s3_ct_rad2deg_(void) { SWEEP_STATUS(ct_rad2deg_(S_ctx, S_t)); }
+static void s4_ct_rad2deg_(void) { SWEEP_STATUS(ct_rad2deg_(S_ctx, S_t)); }
+static void s5_ct_rad2deg_(void) { SWEEP_STATUS(ct_rad2deg_(S_ctx, S_t)); }
+static void s0_ct_ceil_(void) { (void)ct_ceil_(NULL, NULL); }
+static void s1_ct_ceil_(void) { SWEEP_STATUS(ct_ceil_(S_ctx, NULL)); }
+static void s2_ct_ceil_(void) { SWEEP_STATUS(ct_ceil_(S_ctx, S_t)); }
+static void s3_ct_ceil_(void) { SWEEP_STATUS(ct_ceil_(S_ctx, S_t)); }
+static void s4_ct_ceil_(void) { SWEEP_STATUS(ct_ceil_(S_ctx, S_t)); }
+static void s5_ct_ceil_(void) { SWEEP_STATUS(ct_ceil_(S_ctx, S_t)); }
+static void s0_ct_floor_(void) { (void)ct_floor_(NULL, NULL); }
+static void s1_ct_floor_(void) { SWEEP_STATUS(ct_floor_(S_ctx, NULL)); }
+static void s2_ct_floor_(void) { SWEEP_STATUS(ct_floor_(S_ctx, S_t)); }
+static void s3_ct_floor_(void) { SWEEP_STATUS(ct_floor_(S_ctx, S_t)); }
+static void s4_ct_floor_(void) { SWEEP_STATUS(ct_floor_(S_ctx, S_t)); }
+static void s5_ct_floor_(void) { SWEEP_STATUS(ct_floor_(S_ctx, S_t)); }
+static void s0_ct_round_(void) { (void)ct_round_(NULL, NULL); }
+static void s1_ct_round_(void) { SWEEP_STATUS(ct_round_(S_ctx, NULL)); }
+static void s2_ct_round_(void) { SWEEP_STATUS(ct_round_(S_ctx, S_t)); }
+static void s3_ct_round_(void) { SWEEP_STATUS(ct_round_(S_ctx, S_t)); }
+static void s4_ct_round_(void) { SWEEP_STATUS(ct_round_(S_ctx, S_t)); }
+static void s5_ct_round_(void) { SWEEP_STATUS(ct_round_(S_ctx, S_t)); }
+static void s0_ct_trunc_(void) { (void)ct_trunc_(NULL, NULL); }
+static void s1_ct_trunc_(void) { SWEEP_STATUS(ct_trunc_(S_ctx, NULL)); }
+static void s2_ct_trunc_(void) { SWEEP_STATUS(ct_trunc_(S_ctx, S_t)); }
+static void s3_ct_trunc_(void) { SWEEP_STATUS(ct_trunc_(S_ctx, S_t)); }
+static void s4_ct_trunc_(void) { SWEEP_STATUS(ct_trunc_(S_ctx, S_t)); }
+static void s5_ct_trunc_(void) { SWEEP_STATUS(ct_trunc_(S_ctx, S_t)); }
+static void s0_ct_fix_(void) { (void)ct_fix_(NULL, NULL); }
+static void s1_ct_fix_(void) { SWEEP_STATUS(ct_fix_(S_ctx, NULL)); }
+static void s2_ct_fix_(void) { SWEEP_STATUS(ct_fix_(S_ctx, S_t)); }
+static void s3_ct_fix_(void) { SWEEP_STATUS(ct_fix_(S_ctx, S_t)); }
+static void s4_ct_fix_(void) { SWEEP_STATUS(ct_fix_(S_ctx, S_t)); }
+static void s5_ct_fix_(void) { SWEEP_STATUS(ct_fix_(S_ctx, S_t)); }
+static void s0_ct_frac_(void) { (void)ct_frac_(NULL, NULL); }
+static void s1_ct_frac_(void) { SWEEP_STATUS(ct_frac_(S_ctx, NULL)); }
+static void s2_ct_frac_(void) { SWEEP_STATUS(ct_frac_(S_ctx, S_t)); }
+static void s3_ct_frac_(void) { SWEEP_STATUS(ct_frac_(S_ctx, S_t)); }
+static void s4_ct_frac_(void) { SWEEP_STATUS(ct_frac_(S_ctx, S_t)); }
+static void s5_ct_frac_(void) { SWEEP_STATUS(ct_frac_(S_ctx, S_t)); }
+static void s0_ct_bitwise_not_(void) { (void)ct_bitwise_not_(NULL, NULL); }
+static void s1_ct_bitwise_not_(void) { SWEEP_STATUS(ct_bitwise_not_(S_ctx, NULL)); }
+static void s2_ct_bitwise_not_(void) { SWEEP_STATUS(ct_bitwise_not_(S_ctx, S_t)); }
+static void s3_ct_bitwise_not_(void) { SWEEP_STATUS(ct_bitwise_not_(S_ctx, S_t)); }
+static void s4_ct_bitwise_not_(void) { SWEEP_STATUS(ct_bitwise_not_(S_ctx, S_t)); }
+static void s5_ct_bitwise_not_(void) { SWEEP_STATUS(ct_bitwise_not_(S_ctx, S_t)); }
+static void s0_ct_logical_not_(void) { (void)ct_logical_not_(NULL, NULL); }
+static void s1_ct_logical_not_(void) { SWEEP_STATUS(ct_logical_not_(S_ctx, NULL)); }
+static void s2_ct_logical_not_(void) { SWEEP_STATUS(ct_logical_not_(S_ctx, S_t)); }
+static void s3_ct_logical_not_(void) { SWEEP_STATUS(ct_logical_not_(S_ctx, S_t)); }
+static void s4_ct_logical_not_(void) { SWEEP_STATUS(ct_logical_not_(S_ctx, S_t)); }
+static void s5_ct_logical_not_(void) { SWEEP_STATUS(ct_logical_not_(S_ctx, S_t)); }
+static void s0_ct_relu_(void) { (void)ct_relu_(NULL, NULL); }
+static void s1_ct_relu_(void) { SWEEP_STATUS(ct_relu_(S_ctx, NULL)); }
+static void s2_ct_relu_(void) { SWEEP_STATUS(ct_relu_(S_ctx, S_t)); }
+static void s3_ct_relu_(void) { SWEEP_STATUS(ct_relu_(S_ctx, S_t)); }
+static void s4_ct_relu_(void) { SWEEP_STATUS(ct_relu_(S_ctx, S_t)); }
+static void s5_ct_relu_(void) { SWEEP_STATUS(ct_relu_(S_ctx, S_t)); }
+static void s0_ct_relu6_(void) { (void)ct_relu6_(NULL, NULL); }
+static void s1_ct_relu6_(void) { SWEEP_STATUS(ct_relu6_(S_ctx, NULL)); }
+static void s2_ct_relu6_(void) { SWEEP_STATUS(ct_relu6_(S_ctx, S_t)); }
+static void s3_ct_relu6_(void) { SWEEP_STATUS(ct_relu6_(S_ctx, S_t)); }
+static void s4_ct_relu6_(void) { SWEEP_STATUS(ct_relu6_(S_ctx, S_t)); }
+static void s5_ct_relu6_(void) { SWEEP_STATUS(ct_relu6_(S_ctx, S_t)); }
+static void s0_ct_selu_(void) { (void)ct_selu_(NULL, NULL); }
+static void s1_ct_selu_(void) { SWEEP_STATUS(ct_selu_(S_ctx, NULL)); }
+static void s2_ct_selu_(void) { SWEEP_STATUS(ct_selu_(S_ctx, S_t)); }
+static void s3_ct_selu_(void) { SWEEP_STATUS(ct_selu_(S_ctx, S_t)); }
+static void s4_ct_selu_(void) { SWEEP_STATUS(ct_selu_(S_ctx, S_t)); }
+static void s5_ct_selu_(void) { SWEEP_STATUS(ct_selu_(S_ctx, S_t)); }
+static void s0_ct_silu_(void) { (void)ct_silu_(NULL, NULL); }
+static void s1_ct_silu_(void) { SWEEP_STATUS(ct_silu_(S_ctx, NULL)); }
+static void s2_ct_silu_(void) { SWEEP_STATUS(ct_silu_(S_ctx, S_t)); }
+static void s3_ct_silu_(void) { SWEEP_STATUS(ct_silu_(S_ctx, S_t)); }
+static void s4_ct_silu_(void) { SWEEP_STATUS(ct_silu_(S_ctx, S_t)); }
+static void s5_ct_silu_(void) { SWEEP_STATUS(ct_silu_(S_ctx, S_t)); }
+static void s0_ct_mish_(void) { (void)ct_mish_(NULL, NULL); }
+static void s1_ct_mish_(void) { SWEEP_STATUS(ct_mish_(S_ctx, NULL)); }
+static void s2_ct_mish_(void) { SWEEP_STATUS(ct_mish_(S_ctx, S_t)); }
+static void s3_ct_mish_(void) { SWEEP_STATUS(ct_mish_(S_ctx, S_t)); }
+static void s4_ct_mish_(void) { SWEEP_STATUS(ct_mish_(S_ctx, S_t)); }
+static void s5_ct_mish_(void) { SWEEP_STATUS(ct_mish_(S_ctx, S_t)); }
+static void s0_ct_hardsigmoid_(void) { (void)ct_hardsigmoid_(NULL, NULL); }
+static void s1_ct_hardsigmoid_(void) { SWEEP_STATUS(ct_hardsigmoid_(S_ctx, NULL)); }
+static void s2_ct_hardsigmoid_(void) { SWEEP_STATUS(ct_hardsigmoid_(S_ctx, S_t)); }
+static void s3_ct_hardsigmoid_(void) { SWEEP_STATUS(ct_hardsigmoid_(S_ctx, S_t)); }
+static void s4_ct_hardsigmoid_(void) { SWEEP_STATUS(ct_hardsigmoid_(S_ctx, S_t)); }
+static void s5_ct_hardsigmoid_(void) { SWEEP_STATUS(ct_hardsigmoid_(S_ctx, S_t)); }
+static void s0_ct_hardswish_(void) { (void)ct_hardswish_(NULL, NULL); }
+static void s1_ct_hardswish_(void) { SWEEP_STATUS(ct_hardswish_(S_ctx, NULL)); }
+static void s2_ct_hardswish_(void) { SWEEP_STATUS(ct_hardswish_(S_ctx, S_t)); }
+static void s3_ct_hardswish_(void) { SWEEP_STATUS(ct_hardswish_(S_ctx, S_t)); }
+static void s4_ct_hardswish_(void) { SWEEP_STATUS(ct_hardswish_(S_ctx, S_t)); }
+static void s5_ct_hardswish_(void) { SWEEP_STATUS(ct_hardswish_(S_ctx, S_t)); }
+static void s0_ct_elu_(void) { (void)ct_elu_(NULL, NULL, (double){0}); }
+static void s1_ct_elu_(void) { SWEEP_STATUS(ct_elu_(S_ctx, NULL, (double){0})); }
+static void s2_ct_elu_(void) { SWEEP_STATUS(ct_elu_(S_ctx, S_t, (double){0})); }
+static void s3_ct_elu_(void) { SWEEP_STATUS(ct_elu_(S_ctx, S_t, (double){0})); }
+static void s4_ct_elu_(void) { SWEEP_STATUS(ct_elu_(S_ctx, S_t, (double){0})); }
+static void s5_ct_elu_(void) { SWEEP_STATUS(ct_elu_(S_ctx, S_t, (double){0})); }
+static void s0_ct_celu_(void) { (void)ct_celu_(NULL, NULL, (double){0}); }
+static void s1_ct_celu_(void) { SWEEP_STATUS(ct_celu_(S_ctx, NULL, (double){0})); }
+static void s2_ct_celu_(void) { SWEEP_STATUS(ct_celu_(S_ctx, S_t, (double){0})); }
+static void s3_ct_celu_(void) { SWEEP_STATUS(ct_celu_(S_ctx, S_t, (double){0})); }
+static void s4_ct_celu_(void) { SWEEP_STATUS(ct_celu_(S_ctx, S_t, (double){0})); }
+static void s5_ct_celu_(void) { SWEEP_STATUS(ct_celu_(S_ctx, S_t, (double){0})); }
+static void s0_ct_leaky_relu_(void) { (void)ct_leaky_relu_(NULL, NULL, (double){0}); }
+static void s1_ct_leaky_relu_(void) { SWEEP_STATUS(ct_leaky_relu_(S_ctx, NULL, (double){0})); }
+static void s2_ct_leaky_relu_(void) { SWEEP_STATUS(ct_leaky_relu_(S_ctx, S_t, (double){0})); }
+static void s3_ct_leaky_relu_(void) { SWEEP_STATUS(ct_leaky_relu_(S_ctx, S_t, (double){0})); }
+static void s4_ct_leaky_relu_(void) { SWEEP_STATUS(ct_leaky_relu_(S_ctx, S_t, (double){0})); }
+static void s5_ct_leaky_relu_(void) { SWEEP_STATUS(ct_leaky_relu_(S_ctx, S_t, (double){0})); }
+static void s0_ct_hardtanh_(void) { (void)ct_hardtanh_(NULL, NULL, (double){0}, (double){0}); }
+static void s1_ct_hardtanh_(void) { SWEEP_STATUS(ct_hardtanh_(S_ctx, NULL, (double){0}, (double){0})); }
+static void s2_ct_hardtanh_(void) { SWEEP_STATUS(ct_hardtanh_(S_ctx, S_t, (double){0}, (double){0})); }
+static void s3_ct_hardtanh_(void) { SWEEP_STATUS(ct_hardtanh_(S_ctx, S_t, (double){0}, (double){0})); }
+static void s4_ct_hardtanh_(void) { SWEEP_STATUS(ct_hardtanh_(S_ctx, S_t, (double){0}, (double){0})); }
+static void s5_ct_hardtanh_(void) { SWEEP_STATUS(ct_hardtanh_(S_ctx, S_t, (double){0}, (double){0})); }
+static void s0_ct_threshold_(void) { (void)ct_threshold_(NULL, NULL, (double){0}, (double){0}); }
+static void s1_ct_threshold_(void) { SWEEP_STATUS(ct_threshold_(S_ctx, NULL, (double){0}, (double){0})); }
+static void s2_ct_threshold_(void) { SWEEP_STATUS(ct_threshold_(S_ctx, S_t, (double){0}, (double){0})); }
+static void s3_ct_threshold_(void) { SWEEP_STATUS(ct_threshold_(S_ctx, S_t, (double){0}, (double){0})); }
+static void s4_ct_threshold_(void) { SWEEP_STATUS(ct_threshold_(S_ctx, S_t, (double){0}, (double){0})); }
+static void s5_ct_threshold_(void) { SWEEP_STATUS(ct_threshold_(S_ctx, S_t, (double){0}, (double){0})); }
+static void s0_ct_rrelu_(void) { (void)ct_rrelu_(NULL, NULL, (double){0}, (double){0}, (bool){0}, (uint64_t){0}, (uint64_t){0}); }
+static void s1_ct_rrelu_(void) { SWEEP_STATUS(ct_rrelu_(S_ctx, NULL, (double){0}, (double){0}, (bool){0}, (uint64_t){0}, (uint64_t){0})); }
+static void s2_ct_rrelu_(void) { SWEEP_STATUS(ct_rrelu_(S_ctx, S_t, (double){0}, (double){0}, (bool){0}, (uint64_t){0}, (uint64_t){0})); }
+static void s3_ct_rrelu_(void) { SWEEP_STATUS(ct_rrelu_(S_ctx, S_t, (double){0}, (double){0}, (bool){0}, (uint64_t){0}, (uint64_t){0})); }
+static void s4_ct_rrelu_(void) { SWEEP_STATUS(ct_rrelu_(S_ctx, S_t, (double){0}, (double){0}, (bool){0}, (uint64_t){0}, (uint64_t){0})); }
+static void s5_ct_rrelu_(void) { SWEEP_STATUS(ct_rrelu_(S_ctx, S_t, (double){0}, (double){0}, (bool){0}, (uint64_t){0}, (uint64_t){0})); }
+static void s0_ct_pow_(void) { (void)ct_pow_(NULL, NULL, (double){0}); }
+static void s1_ct_pow_(void) { SWEEP_STATUS(ct_pow_(S_ctx, NULL, (double){0})); }
+static void s2_ct_pow_(void) { SWEEP_STATUS(ct_pow_(S_ctx, S_t, (double){0})); }
+static void s3_ct_pow_(void) { SWEEP_STATUS(ct_pow_(S_ctx, S_t, (double){0})); }
+static void s4_ct_pow_(void) { SWEEP_STATUS(ct_pow_(S_ctx, S_t, (double){0})); }
+static void s5_ct_pow_(void) { SWEEP_STATUS(ct_pow_(S_ctx, S_t, (double){0})); }
+static void s0_ct_fmod_scalar_(void) { (void)ct_fmod_scalar_(NULL, NULL, (double){0}); }
+static void s1_ct_fmod_scalar_(void) { SWEEP_STATUS(ct_fmod_scalar_(S_ctx, NULL, (double){0})); }
+static void s2_ct_fmod_scalar_(void) { SWEEP_STATUS(ct_fmod_scalar_(S_ctx, S_t, (double){0})); }
+static void s3_ct_fmod_scalar_(void) { SWEEP_STATUS(ct_fmod_scalar_(S_ctx, S_t, (double){0})); }
+static void s4_ct_fmod_scalar_(void) { SWEEP_STATUS(ct_fmod_scalar_(S_ctx, S_t, (double){0})); }
+static void s5_ct_fmod_scalar_(void) { SWEEP_STATUS(ct_fmod_scalar_(S_ctx, S_t, (double){0})); }
+static void s0_ct_remainder_scalar_(void) { (void)ct_remainder_scalar_(NULL, NULL, (double){0}); }
+static void s1_ct_remainder_scalar_(void) { SWEEP_STATUS(ct_remainder_scalar_(S_ctx, NULL, (double){0})); }
+static void s2_ct_remainder_scalar_(void) { SWEEP_STATUS(ct_remainder_scalar_(S_ctx, S_t, (double){0})); }
+static void s3_ct_remainder_scalar_(void) { SWEEP_STATUS(ct_remainder_scalar_(S_ctx, S_t, (double){0})); }
+static void s4_ct_remainder_scalar_(void) { SWEEP_STATUS(ct_remainder_scalar_(S_ctx, S_t, (double){0})); }
+static void s5_ct_remainder_scalar_(void) { SWEEP_STATUS(ct_remainder_scalar_(S_ctx, S_t, (double){0})); }
+static void s0_ct_clamp_min_(void) { (void)ct_clamp_min_(NULL, NULL, (double){0}); }
+static void s1_ct_clamp_min_(void) { SWEEP_STATUS(ct_clamp_min_(S_ctx, NULL, (double){0})); }
+static void s2_ct_clamp_min_(void) { SWEEP_STATUS(ct_clamp_min_(S_ctx, S_t, (double){0})); }
+static void s3_ct_clamp_min_(void) { SWEEP_STATUS(ct_clamp_min_(S_ctx, S_t, (double){0})); }
+static void s4_ct_clamp_min_(void) { SWEEP_STATUS(ct_clamp_min_(S_ctx, S_t, (double){0})); }
+static void s5_ct_clamp_min_(void) { SWEEP_STATUS(ct_clamp_min_(S_ctx, S_t, (double){0})); }
+static void s0_ct_clamp_max_(void) { (void)ct_clamp_max_(NULL, NULL, (double){0}); }
+static void s1_ct_clamp_max_(void) { SWEEP_STATUS(ct_clamp_max_(S_ctx, NULL, (double){0})); }
+static void s2_ct_clamp_max_(void) { SWEEP_STATUS(ct_clamp_max_(S_ctx, S_t, (double){0})); }
+static void s3_ct_clamp_max_(void) { SWEEP_STATUS(ct_clamp_max_(S_ctx, S_t, (double){0})); }
+static void s4_ct_clamp_max_(void) { SWEEP_STATUS(ct_clamp_max_(S_ctx, S_t, (double){0})); }
+static void s5_ct_clamp_max_(void) { SWEEP_STATUS(ct_clamp_max_(S_ctx, S_t, (double){0})); }
+static void s0_ct_eq_scalar_(void) { (void)ct_eq_scalar_(NULL, NULL, (double){0}); }
+static void s1_ct_eq_scalar_(void) { SWEEP_STATUS(ct_eq_scalar_(S_ctx, NULL, (double){0})); }
+static void s2_ct_eq_scalar_(void) { SWEEP_STATUS(ct_eq_scalar_(S_ctx, S_t, (double){0})); }
+static void s3_ct_eq_scalar_(void) { SWEEP_STATUS(ct_eq_scalar_(S_ctx, S_t, (double){0})); }
+static void s4_ct_eq_scalar_(void) { SWEEP_STATUS(ct_eq_scalar_(S_ctx, S_t, (double){0})); }
+static void s5_ct_eq_scalar_(void) { SWEEP_STATUS(ct_eq_scalar_(S_ctx, S_t, (double){0})); }
+static void s0_ct_ne_scalar_(void) { (void)ct_ne_scalar_(NULL, NULL, (double){0}); }
+static void s1_ct_ne_scalar_(void) { SWEEP_STATUS(ct_ne_scalar_(S_ctx, NULL, (double){0})); }
+static void s2_ct_ne_scalar_(void) { SWEEP_STATUS(ct_ne_scalar_(S_ctx, S_t, (double){0})); }
+static void s3_ct_ne_scalar_(void) { SWEEP_STATUS(ct_ne_scalar_(S_ctx, S_t, (double){0})); }
+static void s4_ct_ne_scalar_(void) { SWEEP_STATUS(ct_ne_scalar_(S_ctx, S_t, (double){0})); }
+static void s5_ct_ne_scalar_(void) { SWEEP_STATUS(ct_ne_scalar_(S_ctx, S_t, (double){0})); }
+static void s0_ct_lt_scalar_(void) { (void)ct_lt_scalar_(NULL, NULL, (double){0}); }
+static void s1_ct_lt_scalar_(void) { SWEEP_STATUS(ct_lt_scalar_(S_ctx, NULL, (double){0})); }
+static void s2_ct_lt_scalar_(void) { SWEEP_STATUS(ct_lt_scalar_(S_ctx, S_t, (double){0})); }
+static void s3_ct_lt_scalar_(void) { SWEEP_STATUS(ct_lt_scalar_(S_ctx, S_t, (double){0})); }
+static void s4_ct_lt_scalar_(void) { SWEEP_STATUS(ct_lt_scalar_(S_ctx, S_t, (double){0})); }
+static void s5_ct_lt_scalar_(void) { SWEEP_STATUS(ct_lt_scalar_(S_ctx, S_t, (double){0})); }
+static void s0_ct_le_scalar_(void) { (void)ct_le_scalar_(NULL, NULL, (double){0}); }
+static void s1_ct_le_scalar_(void) { SWEEP_STATUS(ct_le_scalar_(S_ctx, NULL, (double){0})); }
+static void s2_ct_le_scalar_(void) { SWEEP_STATUS(ct_le_scalar_(S_ctx, S_t, (double){0})); }
+static void s3_ct_le_scalar_(void) { SWEEP_STATUS(ct_le_scalar_(S_ctx, S_t, (double){0})); }
+static void s4_ct_le_scalar_(void) { SWEEP_STATUS(ct_le_scalar_(S_ctx, S_t, (double){0})); }
+static void s5_ct_le_scalar_(void) { SWEEP_STATUS(ct_le_scalar_(S_ctx, S_t, (double){0})); }
+static void s0_ct_gt_scalar_(void) { (void)ct_gt_scalar_(NULL, NULL, (double){0}); }
+static void s1_ct_gt_scalar_(void) { SWEEP_STATUS(ct_gt_scalar_(S_ctx, NULL, (double){0})); }
+static void s2_ct_gt_scalar_(void) { SWEEP_STATUS(ct_gt_scalar_(S_ctx, S_t, (double){0})); }
+static void s3_ct_gt_scalar_(void) { SWEEP_STATUS(ct_gt_scalar_(S_ctx, S_t, (double){0})); }
+static void s4_ct_gt_scalar_(void) { SWEEP_STATUS(ct_gt_scalar_(S_ctx, S_t, (double){0})); }
+static void s5_ct_gt_scalar_(void) { SWEEP_STATUS(ct_gt_scalar_(S_ctx, S_t, (double){0})); }
+static void s0_ct_ge_scalar_(void) { (void)ct_ge_scalar_(NULL, NULL, (double){0}); }
+static void s1_ct_ge_scalar_(void) { SWEEP_STATUS(ct_ge_scalar_(S_ctx, NULL, (double){0})); }
+static void s2_ct_ge_scalar_(void) { SWEEP_STATUS(ct_ge_scalar_(S_ctx, S_t, (double){0})); }
+static void s3_ct_ge_scalar_(void) { SWEEP_STATUS(ct_ge_scalar_(S_ctx, S_t, (double){0})); }
+static void s4_ct_ge_scalar_(void) { SWEEP_STATUS(ct_ge_scalar_(S_ctx, S_t, (double){0})); }
+static void s5_ct_ge_scalar_(void) { SWEEP_STATUS(ct_ge_scalar_(S_ctx, S_t, (double){0})); }
+static void s0_ct_float_power_scalar_(void) { (void)ct_float_power_scalar_(NULL, NULL, (double){0}); }
+static void s1_ct_float_power_scalar_(void) { SWEEP_STATUS(ct_float_power_scalar_(S_ctx, NULL, (double){0})); }
+static void s2_ct_float_power_scalar_(void) { SWEEP_STATUS(ct_float_power_scalar_(S_ctx, S_t, (double){0})); }
+static void s3_ct_float_power_scalar_(void) { SWEEP_STATUS(ct_float_power_scalar_(S_ctx, S_t, (double){0})); }
+static void s4_ct_float_power_scalar_(void) { SWEEP_STATUS(ct_float_power_scalar_(S_ctx, S_t, (double){0})); }
+static void s5_ct_float_power_scalar_(void) { SWEEP_STATUS(ct_float_power_scalar_(S_ctx, S_t, (double){0})); }
+static void s0_ct_clamp_(void) { (void)ct_clamp_(NULL, NULL, NULL, NULL); }
+static void s1_ct_clamp_(void) { SWEEP_STATUS(ct_clamp_(S_ctx, NULL, NULL, NULL)); }
+static void s2_ct_clamp_(void) { SWEEP_STATUS(ct_clamp_(S_ctx, S_t, NULL, NULL)); }
+static void s3_ct_clamp_(void) { SWEEP_STATUS(ct_clamp_(S_ctx, S_t, NULL, NULL)); }
+static void s4_ct_clamp_(void) { SWEEP_STATUS(ct_clamp_(S_ctx, S_t, NULL, NULL)); }
+static void s5_ct_clamp_(void) { SWEEP_STATUS(ct_clamp_(S_ctx, S_t, NULL, NULL)); }
+static void s0_ct_clip_(void) { (void)ct_clip_(NULL, NULL, NULL, NULL); }
+static void s1_ct_clip_(void) { SWEEP_STATUS(ct_clip_(S_ctx, NULL, NULL, NULL)); }
+static void s2_ct_clip_(void) { SWEEP_STATUS(ct_clip_(S_ctx, S_t, NULL, NULL)); }
+static void s3_ct_clip_(void) { SWEEP_STATUS(ct_clip_(S_ctx, S_t, NULL, NULL)); }
+static void s4_ct_clip_(void) { SWEEP_STATUS(ct_clip_(S_ctx, S_t, NULL, NULL)); }
+static void s5_ct_clip_(void) { SWEEP_STATUS(ct_clip_(S_ctx, S_t, NULL, NULL)); }
+static void s0_ct_nan_to_num_(void) { (void)ct_nan_to_num_(NULL, NULL, NULL, NULL, NULL); }
+static void s1_ct_nan_to_num_(void) { SWEEP_STATUS(ct_nan_to_num_(S_ctx, NULL, NULL, NULL, NULL)); }
+static void s2_ct_nan_to_num_(void) { SWEEP_STATUS(ct_nan_to_num_(S_ctx, S_t, NULL, NULL, NULL)); }
+static void s3_ct_nan_to_num_(void) { SWEEP_STATUS(ct_nan_to_num_(S_ctx, S_t, NULL, NULL, NULL)); }
+static void s4_ct_nan_to_num_(void) { SWEEP_STATUS(ct_nan_to_num_(S_ctx, S_t, NULL, NULL, NULL)); }
+static void s5_ct_nan_to_num_(void) { SWEEP_STATUS(ct_nan_to_num_(S_ctx, S_t, NULL, NULL, NULL)); }
+static void s0_ct_logit_(void) { (void)ct_logit_(NULL, NULL, (double){0}); }
+static void s1_ct_logit_(void) { SWEEP_STATUS(ct_logit_(S_ctx, NULL, (double){0})); }
+static void s2_ct_logit_(void) { SWEEP_STATUS(ct_logit_(S_ctx, S_t, (double){0})); }
+static void s3_ct_logit_(void) { SWEEP_STATUS(ct_logit_(S_ctx, S_t, (double){0})); }
+static void s4_ct_logit_(void) { SWEEP_STATUS(ct_logit_(S_ctx, S_t, (double){0})); }
+static void s5_ct_logit_(void) { SWEEP_STATUS(ct_logit_(S_ctx, S_t, (double){0})); }
+static void s0_ct_polygamma_(void) { (void)ct_polygamma_(NULL, NULL, (int64_t){0}); }
+static void s1_ct_polygamma_(void) { SWEEP_STATUS(ct_polygamma_(S_ctx, NULL, (int64_t){0})); }
+static void s2_ct_polygamma_(void) { SWEEP_STATUS(ct_polygamma_(S_ctx, S_t, (int64_t){0})); }
+static void s3_ct_polygamma_(void) { SWEEP_STATUS(ct_polygamma_(S_ctx, S_t, (int64_t){0})); }
+static void s4_ct_polygamma_(void) { SWEEP_STATUS(ct_polygamma_(S_ctx, S_t, (int64_t){0})); }
+static void s5_ct_polygamma_(void) { SWEEP_STATUS(ct_polygamma_(S_ctx, S_t, (int64_t){0})); }
+static void s0_ct_mvlgamma_(void) { (void)ct_mvlgamma_(NULL, NULL, (int64_t){0}); }
+static void s1_ct_mvlgamma_(void) { SWEEP_STATUS(ct_mvlgamma_(S_ctx, NULL, (int64_t){0})); }
+static void s2_ct_mvlgamma_(void) { SWEEP_STATUS(ct_mvlgamma_(S_ctx, S_t, (int64_t){0})); }
+static void s3_ct_mvlgamma_(void) { SWEEP_STATUS(ct_mvlgamma_(S_ctx, S_t, (int64_t){0})); }
+static void s4_ct_mvlgamma_(void) { SWEEP_STATUS(ct_mvlgamma_(S_ctx, S_t, (int64_t){0})); }
+static void s5_ct_mvlgamma_(void) { SWEEP_STATUS(ct_mvlgamma_(S_ctx, S_t, (int64_t){0})); }
+static void s0_ct_div_scalar_mode_(void) { (void)ct_div_scalar_mode_(NULL, NULL, (double){0}, (ct_rounding_mode){0}); }
+static void s1_ct_div_scalar_mode_(void) { SWEEP_STATUS(ct_div_scalar_mode_(S_ctx, NULL, (double){0}, (ct_rounding_mode){0})); }
+static void s2_ct_div_scalar_mode_(void) { SWEEP_STATUS(ct_div_scalar_mode_(S_ctx, S_t, (double){0}, (ct_rounding_mode){0})); }
+static void s3_ct_div_scalar_mode_(void) { SWEEP_STATUS(ct_div_scalar_mode_(S_ctx, S_t, (double){0}, (ct_rounding_mode){0})); }
+static void s4_ct_div_scalar_mode_(void) { SWEEP_STATUS(ct_div_scalar_mode_(S_ctx, S_t, (double){0}, (ct_rounding_mode){0})); }
+static void s5_ct_div_scalar_mode_(void) { SWEEP_STATUS(ct_div_scalar_mode_(S_ctx, S_t, (double){0}, (ct_rounding_mode){0})); }
+static void s0_ct_pow_tensor_(void) { (void)ct_pow_tensor_(NULL, NULL, NULL); }
+static void s1_ct_pow_tensor_(void) { SWEEP_STATUS(ct_pow_tensor_(S_ctx, NULL, NULL)); }
+static void s2_ct_pow_tensor_(void) { SWEEP_STATUS(ct_pow_tensor_(S_ctx, S_t, S_t)); }
+static void s3_ct_pow_tensor_(void) { SWEEP_STATUS(ct_pow_tensor_(S_ctx, S_t, S_t)); }
+static void s4_ct_pow_tensor_(void) { SWEEP_STATUS(ct_pow_tensor_(S_ctx, S_t, S_t)); }
+static void s5_ct_pow_tensor_(void) { SWEEP_STATUS(ct_pow_tensor_(S_ctx, S_t, S_t)); }
+static void s0_ct_float_power_(void) { (void)ct_float_power_(NULL, NULL, NULL); }
+static void s1_ct_float_power_(void) { SWEEP_STATUS(ct_float_power_(S_ctx, NULL, NULL)); }
+static void s2_ct_float_power_(void) { SWEEP_STATUS(ct_float_power_(S_ctx, S_t, S_t)); }
+static void s3_ct_float_power_(void) { SWEEP_STATUS(ct_float_power_(S_ctx, S_t, S_t)); }
+static void s4_ct_float_power_(void) { SWEEP_STATUS(ct_float_power_(S_ctx, S_t, S_t)); }
+static void s5_ct_float_power_(void) { SWEEP_STATUS(ct_float_power_(S_ctx, S_t, S_t)); }
+static void s0_ct_atan2_(void) { (void)ct_atan2_(NULL, NULL, NULL); }
+static void s1_ct_atan2_(void) { SWEEP_STATUS(ct_atan2_(S_ctx, NULL, NULL)); }
+static void s2_ct_atan2_(void) { SWEEP_STATUS(ct_atan2_(S_ctx, S_t, S_t)); }
+static void s3_ct_atan2_(void) { SWEEP_STATUS(ct_atan2_(S_ctx, S_t, S_t)); }
+static void s4_ct_atan2_(void) { SWEEP_STATUS(ct_atan2_(S_ctx, S_t, S_t)); }
+static void s5_ct_atan2_(void) { SWEEP_STATUS(ct_atan2_(S_ctx, S_t, S_t)); }
+static void s0_ct_arctan2_(void) { (void)ct_arctan2_(NULL, NULL, NULL); }
+static void s1_ct_arctan2_(void) { SWEEP_STATUS(ct_arctan2_(S_ctx, NULL, NULL)); }
+static void s2_ct_arctan2_(void) { SWEEP_STATUS(ct_arctan2_(S_ctx, S_t, S_t)); }
+static void s3_ct_arctan2_(void) { SWEEP_STATUS(ct_arctan2_(S_ctx, S_t, S_t)); }
+static void s4_ct_arctan2_(void) { SWEEP_STATUS(ct_arctan2_(S_ctx, S_t, S_t)); }
+static void s5_ct_arctan2_(void) { SWEEP_STATUS(ct_arctan2_(S_ctx, S_t, S_t)); }
+static void s0_ct_hypot_(void) { (void)ct_hypot_(NULL, NULL, NULL); }
+static void s1_ct_hypot_(void) { SWEEP_STATUS(ct_hypot_(S_ctx, NULL, NULL)); }
+static void s2_ct_hypot_(void) { SWEEP_STATUS(ct_hypot_(S_ctx, S_t, S_t)); }
+static void s3_ct_hypot_(void) { SWEEP_STATUS(ct_hypot_(S_ctx, S_t, S_t)); }
+static void s4_ct_hypot_(void) { SWEEP_STATUS(ct_hypot_(S_ctx, S_t, S_t)); }
+static void s5_ct_hypot_(void) { SWEEP_STATUS(ct_hypot_(S_ctx, S_t, S_t)); }
+static void s0_ct_copysign_(void) { (void)ct_copysign_(NULL, NULL, NULL); }
+static void s1_ct_copysign_(void) { SWEEP_STATUS(ct_copysign_(S_ctx, NULL, NULL)); }
+static void s2_ct_copysign_(void) { SWEEP_STATUS(ct_copysign_(S_ctx, S_t, S_t)); }
+static void s3_ct_copysign_(void) { SWEEP_STATUS(ct_copysign_(S_ctx, S_t, S_t)); }
+static void s4_ct_copysign_(void) { SWEEP_STATUS(ct_copysign_(S_ctx, S_t, S_t)); }
+static void s5_ct_copysign_(void) { SWEEP_STATUS(ct_copysign_(S_ctx, S_t, S_t)); }
+static void s0_ct_nextafter_(void) { (void)ct_nextafter_(NULL, NULL, NULL); }
+static void s1_ct_nextafter_(void) { SWEEP_STATUS(ct_nextafter_(S_ctx, NULL, NULL)); }
+static void s2_ct_nextafter_(void) { SWEEP_STATUS(ct_nextafter_(S_ctx, S_t, S_t)); }
+static void s3_ct_nextafter_(void) { SWEEP_STATUS(ct_nextafter_(S_ctx, S_t, S_t)); }
+static void s4_ct_nextafter_(void) { SWEEP_STATUS(ct_nextafter_(S_ctx, S_t, S_t)); }
+static void s5_ct_nextafter_(void) { SWEEP_STATUS(ct_nextafter_(S_ctx, S_t, S_t)); }
+static void s0_ct_ldexp_(void) { (void)ct_ldexp_(NULL, NULL, NULL); }
+static void s1_ct_ldexp_(void) { SWEEP_STATUS(ct_ldexp_(S_ctx, NULL, NULL)); }
+static void s2_ct_ldexp_(void) { SWEEP_STATUS(ct_ldexp_(S_ctx, S_t, S_t)); }
+static void s3_ct_ldexp_(void) { SWEEP_STATUS(ct_ldexp_(S_ctx, S_t, S_t)); }
+static void s4_ct_ldexp_(void) { SWEEP_STATUS(ct_ldexp_(S_ctx, S_t, S_t)); }
+static void s5_ct_ldexp_(void) { SWEEP_STATUS(ct_ldexp_(S_ctx, S_t, S_t)); }
+static void s0_ct_xlogy_(void) { (void)ct_xlogy_(NULL, NULL, NULL); }
+static void s1_ct_xlogy_(void) { SWEEP_STATUS(ct_xlogy_(S_ctx, NULL, NULL)); }
+static void s2_ct_xlogy_(void) { SWEEP_STATUS(ct_xlogy_(S_ctx, S_t, S_t)); }
+static void s3_ct_xlogy_(void) { SWEEP_STATUS(ct_xlogy_(S_ctx, S_t, S_t)); }
+static void s4_ct_xlogy_(void) { SWEEP_STATUS(ct_xlogy_(S_ctx, S_t, S_t)); }
+static void s5_ct_xlogy_(void) { SWEEP_STATUS(ct_xlogy_(S_ctx, S_t, S_t)); }
+static void s0_ct_heaviside_(void) { (void)ct_heaviside_(NULL, NULL, NULL); }
+static void s1_ct_heaviside_(void) { SWEEP_STATUS(ct_heaviside_(S_ctx, NULL, NULL)); }
+static void s2_ct_heaviside_(void) { SWEEP_STATUS(ct_heaviside_(S_ctx, S_t, S_t)); }
+static void s3_ct_heaviside_(void) { SWEEP_STATUS(ct_heaviside_(S_ctx, S_t, S_t)); }
+static void s4_ct_heaviside_(void) { SWEEP_STATUS(ct_heaviside_(S_ctx, S_t, S_t)); }
+static void s5_ct_heaviside_(void) { SWEEP_STATUS(ct_heaviside_(S_ctx, S_t, S_t)); }
+static void s0_ct_fmod_(void) { (void)ct_fmod_(NULL, NULL, NULL); }
+static void s1_ct_fmod_(void) { SWEEP_STATUS(ct_fmod_(S_ctx, NULL, NULL)); }
+static void s2_ct_fmod_(void) { SWEEP_STATUS(ct_fmod_(S_ctx, S_t, S_t)); }
+static void s3_ct_fmod_(void) { SWEEP_STATUS(ct_fmod_(S_ctx, S_t, S_t)); }
+static void s4_ct_fmod_(void) { SWEEP_STATUS(ct_fmod_(S_ctx, S_t, S_t)); }
+static void s5_ct_fmod_(void) { SWEEP_STATUS(ct_fmod_(S_ctx, S_t, S_t)); }
+static void s0_ct_remainder_(void) { (void)ct_remainder_(NULL, NULL, NULL); }
+static void s1_ct_remainder_(void) { SWEEP_STATUS(ct_remainder_(S_ctx, NULL, NULL)); }
+static void s2_ct_remainder_(void) { SWEEP_STATUS(ct_remainder_(S_ctx, S_t, S_t)); }
+static void s3_ct_remainder_(void) { SWEEP_STATUS(ct_remainder_(S_ctx, S_t, S_t)); }
+static void s4_ct_remainder_(void) { SWEEP_STATUS(ct_remainder_(S_ctx, S_t, S_t)); }
+static void s5_ct_remainder_(void) { SWEEP_STATUS(ct_remainder_(S_ctx, S_t, S_t)); }
+static void s0_ct_floor_divide_(void) { (void)ct_floor_divide_(NULL, NULL, NULL); }
+static void s1_ct_floor_divide_(void) { SWEEP_STATUS(ct_floor_divide_(S_ctx, NULL, NULL)); }
+static void s2_ct_floor_divide_(void) { SWEEP_STATUS(ct_floor_divide_(S_ctx, S_t, S_t)); }
+static void s3_ct_floor_divide_(void) { SWEEP_STATUS(ct_floor_divide_(S_ctx, S_t, S_t)); }
+static void s4_ct_floor_divide_(void) { SWEEP_STATUS(ct_floor_divide_(S_ctx, S_t, S_t)); }
+static void s5_ct_floor_divide_(void) { SWEEP_STATUS(ct_floor_divide_(S_ctx, S_t, S_t)); }
+static void s0_ct_true_divide_(void) { (void)ct_true_divide_(NULL, NULL, NULL); }
+static void s1_ct_true_divide_(void) { SWEEP_STATUS(ct_true_divide_(S_ctx, NULL, NULL)); }
+static void s2_ct_true_divide_(void) { SWEEP_STATUS(ct_true_divide_(S_ctx, S_t, S_t)); }
+static void s3_ct_true_divide_(void) { SWEEP_STATUS(ct_true_divide_(S_ctx, S_t, S_t)); }
+static void s4_ct_true_divide_(void) { SWEEP_STATUS(ct_true_divide_(S_ctx, S_t, S_t)); }
+static void s5_ct_true_divide_(void) { SWEEP_STATUS(ct_true_divide_(S_ctx, S_t, S_t)); }
+static void s0_ct_divide_(void) { (void)ct_divide_(NULL, NULL, NULL); }
+static void s1_ct_divide_(void) { SWEEP_STATUS(ct_divide_(S_ctx, NULL, NULL)); }
+static void s2_ct_divide_(void) { SWEEP_STATUS(ct_divide_(S_ctx, S_t, S_t)); }
+static void s3_ct_divide_(void) { SWEEP_STATUS(ct_divide_(S_ctx, S_t, S_t)); }
+static void s4_ct_divide_(void) { SWEEP_STATUS(ct_divide_(S_ctx, S_t, S_t)); }
+static void s5_ct_divide_(void) { SWEEP_STATUS(ct_divide_(S_ctx, S_t, S_t)); }
+static void s0_ct_multiply_(void) { (void)ct_multiply_(NULL, NULL, NULL); }
+static void s1_ct_multiply_(void) { SWEEP_STATUS(ct_multiply_(S_ctx, NULL, NULL)); }
+static void s2_ct_multiply_(void) { SWEEP_STATUS(ct_multiply_(S_ctx, S_t, S_t)); }
+static void s3_ct_multiply_(void) { SWEEP_STATUS(ct_multiply_(S_ctx, S_t, S_t)); }
+static void s4_ct_multiply_(void) { SWEEP_STATUS(ct_multiply_(S_ctx, S_t, S_t)); }
+static void s5_ct_multiply_(void) { SWEEP_STATUS(ct_multiply_(S_ctx, S_t, S_t)); }
+static void s0_ct_div_mode_(void) { (void)ct_div_mode_(NULL, NULL, NULL, (ct_rounding_mode){0}); }
+static void s1_ct_div_mode_(void) { SWEEP_STATUS(ct_div_mode_(S_ctx, NULL, NULL, (ct_rounding_mode){0})); }
+static void s2_ct_div_mode_(void) { SWEEP_STATUS(ct_div_mode_(S_ctx, S_t, S_t, (ct_rounding_mode){0})); }
+static void s3_ct_div_mode_(void) { SWEEP_STATUS(ct_div_mode_(S_ctx, S_t, S_t, (ct_rounding_mode){0})); }
+static void s4_ct_div_mode_(void) { SWEEP_STATUS(ct_div_mode_(S_ctx, S_t, S_t, (ct_rounding_mode){0})); }
+static void s5_ct_div_mode_(void) { SWEEP_STATUS(ct_div_mode_(S_ctx, S_t, S_t, (ct_rounding_mode){0})); }
+static void s0_ct_add_scaled_(void) { (void)ct_add_scaled_(NULL, NULL, NULL, (double){0}); }
+static void s1_ct_add_scaled_(void) { SWEEP_STATUS(ct_add_scaled_(S_ctx, NULL, NULL, (double){0})); }
+static void s2_ct_add_scaled_(void) { SWEEP_STATUS(ct_add_scaled_(S_ctx, S_t, S_t, (double){0})); }
+static void s3_ct_add_scaled_(void) { SWEEP_STATUS(ct_add_scaled_(S_ctx, S_t, S_t, (double){0})); }
+static void s4_ct_add_scaled_(void) { SWEEP_STATUS(ct_add_scaled_(S_ctx, S_t, S_t, (double){0})); }
+static void s5_ct_add_scaled_(void) { SWEEP_STATUS(ct_add_scaled_(S_ctx, S_t, S_t, (double){0})); }
+static void s0_ct_sub_scaled_(void) { (void)ct_sub_scaled_(NULL, NULL, NULL, (double){0}); }
+static void s1_ct_sub_scaled_(void) { SWEEP_STATUS(ct_sub_scaled_(S_ctx, NULL, NULL, (double){0})); }
+static void s2_ct_sub_scaled_(void) { SWEEP_STATUS(ct_sub_scaled_(S_ctx, S_t, S_t, (double){0})); }
+static void s3_ct_sub_scaled_(void) { SWEEP_STATUS(ct_sub_scaled_(S_ctx, S_t, S_t, (double){0})); }
+static void s4_ct_sub_scaled_(void) { SWEEP_STATUS(ct_sub_scaled_(S_ctx, S_t, S_t, (double){0})); }
+static void s5_ct_sub_scaled_(void) { SWEEP_STATUS(ct_sub_scaled_(S_ctx, S_t, S_t, (double){0})); }
+static void s0_ct_subtract_(void) { (void)ct_subtract_(NULL, NULL, NULL, (double){0}); }
+static void s1_ct_subtract_(void) { SWEEP_STATUS(ct_subtract_(S_ctx, NULL, NULL, (double){0})); }
+static void s2_ct_subtract_(void) { SWEEP_STATUS(ct_subtract_(S_ctx, S_t, S_t, (double){0})); }
+static void s3_ct_subtract_(void) { SWEEP_STATUS(ct_subtract_(S_ctx, S_t, S_t, (double){0})); }
+static void s4_ct_subtract_(void) { SWEEP_STATUS(ct_subtract_(S_ctx, S_t, S_t, (double){0})); }
+static void s5_ct_subtract_(void) { SWEEP_STATUS(ct_subtract_(S_ctx, S_t, S_t, (double){0})); }
+static void s0_ct_gcd_(void) { (void)ct_gcd_(NULL, NULL, NULL); }
+static void s1_ct_gcd_(void) { SWEEP_STATUS(ct_gcd_(S_ctx, NULL, NULL)); }
+static void s2_ct_gcd_(void) { SWEEP_STATUS(ct_gcd_(S_ctx, S_t, S_t)); }
+static void s3_ct_gcd_(void) { SWEEP_STATUS(ct_gcd_(S_ctx, S_t, S_t)); }
+static void s4_ct_gcd_(void) { SWEEP_STATUS(ct_gcd_(S_ctx, S_t, S_t)); }
+static void s5_ct_gcd_(void) { SWEEP_STATUS(ct_gcd_(S_ctx, S_t, S_t)); }
+static void s0_ct_lcm_(void) { (void)ct_lcm_(NULL, NULL, NULL); }
+static void s1_ct_lcm_(void) { SWEEP_STATUS(ct_lcm_(S_ctx, NULL, NULL)); }
+static void s2_ct_lcm_(void) { SWEEP_STATUS(ct_lcm_(S_ctx, S_t, S_t)); }
+static void s3_ct_lcm_(void) { SWEEP_STATUS(ct_lcm_(S_ctx, S_t, S_t)); }
+static void s4_ct_lcm_(void) { SWEEP_STATUS(ct_lcm_(S_ctx, S_t, S_t)); }
+static void s5_ct_lcm_(void) { SWEEP_STATUS(ct_lcm_(S_ctx, S_t, S_t)); }
+static void s0_ct_bitwise_and_(void) { (void)ct_bitwise_and_(NULL, NULL, NULL); }
+static void s1_ct_bitwise_and_(void) { SWEEP_STATUS(ct_bitwise_and_(S_ctx, NULL, NULL)); }
+static void s2_ct_bitwise_and_(void) { SWEEP_STATUS(ct_bitwise_and_(S_ctx, S_t, S_t)); }
+static void s3_ct_bitwise_and_(void) { SWEEP_STATUS(ct_bitwise_and_(S_ctx, S_t, S_t)); }
+static void s4_ct_bitwise_and_(void) { SWEEP_STATUS(ct_bitwise_and_(S_ctx, S_t, S_t)); }
+static void s5_ct_bitwise_and_(void) { SWEEP_STATUS(ct_bitwise_and_(S_ctx, S_t, S_t)); }
+static void s0_ct_bitwise_or_(void) { (void)ct_bitwise_or_(NULL, NULL, NULL); }
+static void s1_ct_bitwise_or_(void) { SWEEP_STATUS(ct_bitwise_or_(S_ctx, NULL, NULL)); }
+static void s2_ct_bitwise_or_(void) { SWEEP_STATUS(ct_bitwise_or_(S_ctx, S_t, S_t)); }
+static void s3_ct_bitwise_or_(void) { SWEEP_STATUS(ct_bitwise_or_(S_ctx, S_t, S_t)); }
+static void s4_ct_bitwise_or_(void) { SWEEP_STATUS(ct_bitwise_or_(S_ctx, S_t, S_t)); }
+static void s5_ct_bitwise_or_(void) { SWEEP_STATUS(ct_bitwise_or_(S_ctx, S_t, S_t)); }
+static void s0_ct_bitwise_xor_(void) { (void)ct_bitwise_xor_(NULL, NULL, NULL); }
+static void s1_ct_bitwise_xor_(void) { SWEEP_STATUS(ct_bitwise_xor_(S_ctx, NULL, NULL)); }
+static void s2_ct_bitwise_xor_(void) { SWEEP_STATUS(ct_bitwise_xor_(S_ctx, S_t, S_t)); }
+static void s3_ct_bitwise_xor_(void) { SWEEP_STATUS(ct_bitwise_xor_(S_ctx, S_t, S_t)); }
+static void s4_ct_bitwise_xor_(void) { SWEEP_STATUS(ct_bitwise_xor_(S_ctx, S_t, S_t)); }
+static void s5_ct_bitwise_xor_(void) { SWEEP_STATUS(ct_bitwise_xor_(S_ctx, S_t, S_t)); }
+static void s0_ct_bitwise_left_shift_(void) { (void)ct_bitwise_left_shift_(NULL, NULL, NULL); }
+static void s1_ct_bitwise_left_shift_(void) { SWEEP_STATUS(ct_bitwise_left_shift_(S_ctx, NULL, NULL)); }
+static void s2_ct_bitwise_left_shift_(void) { SWEEP_STATUS(ct_bitwise_left_shift_(S_ctx, S_t, S_t)); }
+static void s3_ct_bitwise_left_shift_(void) { SWEEP_STATUS(ct_bitwise_left_shift_(S_ctx, S_t, S_t)); }
+static void s4_ct_bitwise_left_shift_(void) { SWEEP_STATUS(ct_bitwise_left_shift_(S_ctx, S_t, S_t)); }
+static void s5_ct_bitwise_left_shift_(void) { SWEEP_STATUS(ct_bitwise_left_shift_(S_ctx, S_t, S_t)); }
+static void s0_ct_bitwise_right_shift_(void) { (void)ct_bitwise_right_shift_(NULL, NULL, NULL); }
+static void s1_ct_bitwise_right_shift_(void) { SWEEP_STATUS(ct_bitwise_right_shift_(S_ctx, NULL, NULL)); }
+static void s2_ct_bitwise_right_shift_(void) { SWEEP_STATUS(ct_bitwise_right_shift_(S_ctx, S_t, S_t)); }
+static void s3_ct_bitwise_right_shift_(void) { SWEEP_STATUS(ct_bitwise_right_shift_(S_ctx, S_t, S_t)); }
+static void s4_ct_bitwise_right_shift_(void) { SWEEP_STATUS(ct_bitwise_right_shift_(S_ctx, S_t, S_t)); }
+static void s5_ct_bitwise_right_shift_(void) { SWEEP_STATUS(ct_bitwise_right_shift_(S_ctx, S_t, S_t)); }
+static void s0_ct_logical_and_(void) { (void)ct_logical_and_(NULL, NULL, NULL); }
+static void s1_ct_logical_and_(void) { SWEEP_STATUS(ct_logical_and_(S_ctx, NULL, NULL)); }
+static void s2_ct_logical_and_(void) { SWEEP_STATUS(ct_logical_and_(S_ctx, S_t, S_t)); }
+static void s3_ct_logical_and_(void) { SWEEP_STATUS(ct_logical_and_(S_ctx, S_t, S_t)); }
+static void s4_ct_logical_and_(void) { SWEEP_STATUS(ct_logical_and_(S_ctx, S_t, S_t)); }
+static void s5_ct_logical_and_(void) { SWEEP_STATUS(ct_logical_and_(S_ctx, S_t, S_t)); }
+static void s0_ct_logical_or_(void) { (void)ct_logical_or_(NULL, NULL, NULL); }
+static void s1_ct_logical_or_(void) { SWEEP_STATUS(ct_logical_or_(S_ctx, NULL, NULL)); }
+static void s2_ct_logical_or_(void) { SWEEP_STATUS(ct_logical_or_(S_ctx, S_t, S_t)); }
+static void s3_ct_logical_or_(void) { SWEEP_STATUS(ct_logical_or_(S_ctx, S_t, S_t)); }
+static void s4_ct_logical_or_(void) { SWEEP_STATUS(ct_logical_or_(S_ctx, S_t, S_t)); }
+static void s5_ct_logical_or_(void) { SWEEP_STATUS(ct_logical_or_(S_ctx, S_t, S_t)); }
+static void s0_ct_logical_xor_(void) { (void)ct_logical_xor_(NULL, NULL, NULL); }
+static void s1_ct_logical_xor_(void) { SWEEP_STATUS(ct_logical_xor_(S_ctx, NULL, NULL)); }
+static void s2_ct_logical_xor_(void) { SWEEP_STATUS(ct_logical_xor_(S_ctx, S_t, S_t)); }
+static void s3_ct_logical_xor_(void) { SWEEP_STATUS(ct_logical_xor_(S_ctx, S_t, S_t)); }
+static void s4_ct_logical_xor_(void) { SWEEP_STATUS(ct_logical_xor_(S_ctx, S_t, S_t)); }
+static void s5_ct_logical_xor_(void) { SWEEP_STATUS(ct_logical_xor_(S_ctx, S_t, S_t)); }
+static void s0_ct_eq_(void) { (void)ct_eq_(NULL, NULL, NULL); }
+static void s1_ct_eq_(void) { SWEEP_STATUS(ct_eq_(S_ctx, NULL, NULL)); }
+static void s2_ct_eq_(void) { SWEEP_STATUS(ct_eq_(S_ctx, S_t, S_t)); }
+static void s3_ct_eq_(void) { SWEEP_STATUS(ct_eq_(S_ctx, S_t, S_t)); }
+static void s4_ct_eq_(void) { SWEEP_STATUS(ct_eq_(S_ctx, S_t, S_t)); }
+static void s5_ct_eq_(void) { SWEEP_STATUS(ct_eq_(S_ctx, S_t, S_t)); }
+static void s0_ct_ne_(void) { (void)ct_ne_(NULL, NULL, NULL); }
+static void s1_ct_ne_(void) { SWEEP_STATUS(ct_ne_(S_ctx, NULL, NULL)); }
+static void s2_ct_ne_(void) { SWEEP_STATUS(ct_ne_(S_ctx, S_t, S_t)); }
+static void s3_ct_ne_(void) { SWEEP_STATUS(ct_ne_(S_ctx, S_t, S_t)); }
+static void s4_ct_ne_(void) { SWEEP_STATUS(ct_ne_(S_ctx, S_t, S_t)); }
+static void s5_ct_ne_(void) { SWEEP_STATUS(ct_ne_(S_ctx, S_t, S_t)); }
+static void s0_ct_lt_(void) { (void)ct_lt_(NULL, NULL, NULL); }
+static void s1_ct_lt_(void) { SWEEP_STATUS(ct_lt_(S_ctx, NULL, NULL)); }
+static void s2_ct_lt_(void) { SWEEP_STATUS(ct_lt_(S_ctx, S_t, S_t)); }
+static void s3_ct_lt_(void) { SWEEP_STATUS(ct_lt_(S_ctx, S_t, S_t)); }
+static void s4_ct_lt_(void) { SWEEP_STATUS(ct_lt_(S_ctx, S_t, S_t)); }
+static void s5_ct_lt_(void) { SWEEP_STATUS(ct_lt_(S_ctx, S_t, S_t)); }
+static void s0_ct_le_(void) { (void)ct_le_(NULL, NULL, NULL); }
+static void s1_ct_le_(void) { SWEEP_STATUS(ct_le_(S_ctx, NULL, NULL)); }
+static void s2_ct_le_(void) { SWEEP_STATUS(ct_le_(S_ctx, S_t, S_t)); }
+static void s3_ct_le_(void) { SWEEP_STATUS(ct_le_(S_ctx, S_t, S_t)); }
+static void s4_ct_le_(void) { SWEEP_STATUS(ct_le_(S_ctx, S_t, S_t)); }
+static void s5_ct_le_(void) { SWEEP_STATUS(ct_le_(S_ctx, S_t, S_t)); }
+static void s0_ct_gt_(void) { (void)ct_gt_(NULL, NULL, NULL); }
+static void s1_ct_gt_(void) { SWEEP_STATUS(ct_gt_(S_ctx, NULL, NULL)); }
+static void s2_ct_gt_(void) { SWEEP_STATUS(ct_gt_(S_ctx, S_t, S_t)); }
+static void s3_ct_gt_(void) { SWEEP_STATUS(ct_gt_(S_ctx, S_t, S_t)); }
+static void s4_ct_gt_(void) { SWEEP_STATUS(ct_gt_(S_ctx, S_t, S_t)); }
+static void s5_ct_gt_(void) { SWEEP_STATUS(ct_gt_(S_ctx, S_t, S_t)); }
+static void s0_ct_ge_(void) { (void)ct_ge_(NULL, NULL, NULL); }
+static void s1_ct_ge_(void) { SWEEP_STATUS(ct_ge_(S_ctx, NULL, NULL)); }
+static void s2_ct_ge_(void) { SWEEP_STATUS(ct_ge_(S_ctx, S_t, S_t)); }
+static void s3_ct_ge_(void) { SWEEP_STATUS(ct_ge_(S_ctx, S_t, S_t)); }
+static void s4_ct_ge_(void) { SWEEP_STATUS(ct_ge_(S_ctx, S_t, S_t)); }
+static void s5_ct_ge_(void) { SWEEP_STATUS(ct_ge_(S_ctx, S_t, S_t)); }
+static void s0_ct_greater_(void) { (void)ct_greater_(NULL, NULL, NULL); }
+static void s1_ct_greater_(void) { SWEEP_STATUS(ct_greater_(S_ctx, NULL, NULL)); }
+static void s2_ct_greater_(void) { SWEEP_STATUS(ct_greater_(S_ctx, S_t, S_t)); }
+static void s3_ct_greater_(void) { SWEEP_STATUS(ct_greater_(S_ctx, S_t, S_t)); }
+static void s4_ct_greater_(void) { SWEEP_STATUS(ct_greater_(S_ctx, S_t, S_t)); }
+static void s5_ct_greater_(void) { SWEEP_STATUS(ct_greater_(S_ctx, S_t, S_t)); }
+static void s0_ct_greater_equal_(void) { (void)ct_greater_equal_(NULL, NULL, NULL); }
+static void s1_ct_greater_equal_(void) { SWEEP_STATUS(ct_greater_equal_(S_ctx, NULL, NULL)); }
+static void s2_ct_greater_equal_(void) { SWEEP_STATUS(ct_greater_equal_(S_ctx, S_t, S_t)); }
+static void s3_ct_greater_equal_(void) { SWEEP_STATUS(ct_greater_equal_(S_ctx, S_t, S_t)); }
+static void s4_ct_greater_equal_(void) { SWEEP_STATUS(ct_greater_equal_(S_ctx, S_t, S_t)); }
+static void s5_ct_greater_equal_(void) { SWEEP_STATUS(ct_greater_equal_(S_ctx, S_t, S_t)); }
+static void s0_ct_less_(void) { (void)ct_less_(NULL, NULL, NULL); }
+static void s1_ct_less_(void) { SWEEP_STATUS(ct_less_(S_ctx, NULL, NULL)); }
+static void s2_ct_less_(void) { SWEEP_STATUS(ct_less_(S_ctx, S_t, S_t)); }
+static void s3_ct_less_(void) { SWEEP_STATUS(ct_less_(S_ctx, S_t, S_t)); }
+static void s4_ct_less_(void) { SWEEP_STATUS(ct_less_(S_ctx, S_t, S_t)); }
+static void s5_ct_less_(void) { SWEEP_STATUS(ct_less_(S_ctx, S_t, S_t)); }
+static void s0_ct_less_equal_(void) { (void)ct_less_equal_(NULL, NULL, NULL); }
+static void s1_ct_less_equal_(void) { SWEEP_STATUS(ct_less_equal_(S_ctx, NULL, NULL)); }
+static void s2_ct_less_equal_(void) { SWEEP_STATUS(ct_less_equal_(S_ctx, S_t, S_t)); }
+static void s3_ct_less_equal_(void) { SWEEP_STATUS(ct_less_equal_(S_ctx, S_t, S_t)); }
+static void s4_ct_less_equal_(void) { SWEEP_STATUS(ct_less_equal_(S_ctx, S_t, S_t)); }
+static void s5_ct_less_equal_(void) { SWEEP_STATUS(ct_less_equal_(S_ctx, S_t, S_t)); }
+static void s0_ct_not_equal_(void) { (void)ct_not_equal_(NULL, NULL, NULL); }
+static void s1_ct_not_equal_(void) { SWEEP_STATUS(ct_not_equal_(S_ctx, NULL, NULL)); }
+static void s2_ct_not_equal_(void) { SWEEP_STATUS(ct_not_equal_(S_ctx, S_t, S_t)); }
+static void s3_ct_not_equal_(void) { SWEEP_STATUS(ct_not_equal_(S_ctx, S_t, S_t)); }
+static void s4_ct_not_equal_(void) { SWEEP_STATUS(ct_not_equal_(S_ctx, S_t, S_t)); }
+static void s5_ct_not_equal_(void) { SWEEP_STATUS(ct_not_equal_(S_ctx, S_t, S_t)); }
+static void s0_ct_lerp_(void) { (void)ct_lerp_(NULL, NULL, NULL, NULL); }
+static void s1_ct_lerp_(void) { SWEEP_STATUS(ct_lerp_(S_ctx, NULL, NULL, NULL)); }
+static void s2_ct_lerp_(void) { SWEEP_STATUS(ct_lerp_(S_ctx, S_t, S_t, S_t)); }
+static void s3_ct_lerp_(void) { SWEEP_STATUS(ct_lerp_(S_ctx, S_t, S_t, S_t)); }
+static void s4_ct_lerp_(void) { SWEEP_STATUS(ct_lerp_(S_ctx, S_t, S_t, S_t)); }
+static void s5_ct_lerp_(void) { SWEEP_STATUS(ct_lerp_(S_ctx, S_t, S_t, S_t)); }
+static void s0_ct_lerp_scalar_(void) { (void)ct_lerp_scalar_(NULL, NULL, NULL, (double){0}); }
+static void s1_ct_lerp_scalar_(void) { SWEEP_STATUS(ct_lerp_scalar_(S_ctx, NULL, NULL, (double){0})); }
+static void s2_ct_lerp_scalar_(void) { SWEEP_STATUS(ct_lerp_scalar_(S_ctx, S_t, S_t, (double){0})); }
+static void s3_ct_lerp_scalar_(void) { SWEEP_STATUS(ct_lerp_scalar_(S_ctx, S_t, S_t, (double){0})); }
+static void s4_ct_lerp_scalar_(void) { SWEEP_STATUS(ct_lerp_scalar_(S_ctx, S_t, S_t, (double){0})); }
+static void s5_ct_lerp_scalar_(void) { SWEEP_STATUS(ct_lerp_scalar_(S_ctx, S_t, S_t, (double){0})); }
+static void s0_ct_addcmul_(void) { (void)ct_addcmul_(NULL, NULL, NULL, NULL, (double){0}); }
+static void s1_ct_addcmul_(void) { SWEEP_STATUS(ct_addcmul_(S_ctx, NULL, NULL, NULL, (double){0})); }
+static void s2_ct_addcmul_(void) { SWEEP_STATUS(ct_addcmul_(S_ctx, S_t, S_t, S_t, (double){0})); }
+static void s3_ct_addcmul_(void) { SWEEP_STATUS(ct_addcmul_(S_ctx, S_t, S_t, S_t, (double){0})); }
+static void s4_ct_addcmul_(void) { SWEEP_STATUS(ct_addcmul_(S_ctx, S_t, S_t, S_t, (double){0})); }
+static void s5_ct_addcmul_(void) { SWEEP_STATUS(ct_addcmul_(S_ctx, S_t, S_t, S_t, (double){0})); }
+static void s0_ct_addcdiv_(void) { (void)ct_addcdiv_(NULL, NULL, NULL, NULL, (double){0}); }
+static void s1_ct_addcdiv_(void) { SWEEP_STATUS(ct_addcdiv_(S_ctx, NULL, NULL, NULL, (double){0})); }
+static void s2_ct_addcdiv_(void) { SWEEP_STATUS(ct_addcdiv_(S_ctx, S_t, S_t, S_t, (double){0})); }
+static void s3_ct_addcdiv_(void) { SWEEP_STATUS(ct_addcdiv_(S_ctx, S_t, S_t, S_t, (double){0})); }
+static void s4_ct_addcdiv_(void) { SWEEP_STATUS(ct_addcdiv_(S_ctx, S_t, S_t, S_t, (double){0})); }
+static void s5_ct_addcdiv_(void) { SWEEP_STATUS(ct_addcdiv_(S_ctx, S_t, S_t, S_t, (double){0})); }
+static void s0_ct_addmm_(void) { (void)ct_addmm_(NULL, NULL, NULL, NULL, (double){0}, (double){0}); }
+static void s1_ct_addmm_(void) { SWEEP_STATUS(ct_addmm_(S_ctx, NULL, NULL, NULL, (double){0}, (double){0})); }
+static void s2_ct_addmm_(void) { SWEEP_STATUS(ct_addmm_(S_ctx, S_t, S_t, S_t, (double){0}, (double){0})); }
+static void s3_ct_addmm_(void) { SWEEP_STATUS(ct_addmm_(S_ctx, S_t, S_t, S_t, (double){0}, (double){0})); }
+static void s4_ct_addmm_(void) { SWEEP_STATUS(ct_addmm_(S_ctx, S_t, S_t, S_t, (double){0}, (double){0})); }
+static void s5_ct_addmm_(void) { SWEEP_STATUS(ct_addmm_(S_ctx, S_t, S_t, S_t, (double){0}, (double){0})); }
+static void s0_ct_addmv_(void) { (void)ct_addmv_(NULL, NULL, NULL, NULL, (double){0}, (double){0}); }
+static void s1_ct_addmv_(void) { SWEEP_STATUS(ct_addmv_(S_ctx, NULL, NULL, NULL, (double){0}, (double){0})); }
+static void s2_ct_addmv_(void) { SWEEP_STATUS(ct_addmv_(S_ctx, S_t, S_t, S_t, (double){0}, (double){0})); }
+static void s3_ct_addmv_(void) { SWEEP_STATUS(ct_addmv_(S_ctx, S_t, S_t, S_t, (double){0}, (double){0})); }
+static void s4_ct_addmv_(void) { SWEEP_STATUS(ct_addmv_(S_ctx, S_t, S_t, S_t, (double){0}, (double){0})); }
+static void s5_ct_addmv_(void) { SWEEP_STATUS(ct_addmv_(S_ctx, S_t, S_t, S_t, (double){0}, (double){0})); }
+static void s0_ct_addr_(void) { (void)ct_addr_(NULL, NULL, NULL, NULL, (double){0}, (double){0}); }
+static void s1_ct_addr_(void) { SWEEP_STATUS(ct_addr_(S_ctx, NULL, NULL, NULL, (double){0}, (double){0})); }
+static void s2_ct_addr_(void) { SWEEP_STATUS(ct_addr_(S_ctx, S_t, S_t, S_t, (double){0}, (double){0})); }
+static void s3_ct_addr_(void) { SWEEP_STATUS(ct_addr_(S_ctx, S_t, S_t, S_t, (double){0}, (double){0})); }
+static void s4_ct_addr_(void) { SWEEP_STATUS(ct_addr_(S_ctx, S_t, S_t, S_t, (double){0}, (double){0})); }
+static void s5_ct_addr_(void) { SWEEP_STATUS(ct_addr_(S_ctx, S_t, S_t, S_t, (double){0}, (double){0})); }
+static void s0_ct_addbmm_(void) { (void)ct_addbmm_(NULL, NULL, NULL, NULL, (double){0}, (double){0}); }
+static void s1_ct_addbmm_(void) { SWEEP_STATUS(ct_addbmm_(S_ctx, NULL, NULL, NULL, (double){0}, (double){0})); }
+static void s2_ct_addbmm_(void) { SWEEP_STATUS(ct_addbmm_(S_ctx, S_t, S_t, S_t, (double){0}, (double){0})); }
+static void s3_ct_addbmm_(void) { SWEEP_STATUS(ct_addbmm_(S_ctx, S_t, S_t, S_t, (double){0}, (double){0})); }
+static void s4_ct_addbmm_(void) { SWEEP_STATUS(ct_addbmm_(S_ctx, S_t, S_t, S_t, (double){0}, (double){0})); }
+static void s5_ct_addbmm_(void) { SWEEP_STATUS(ct_addbmm_(S_ctx, S_t, S_t, S_t, (double){0}, (double){0})); }
+static void s0_ct_baddbmm_(void) { (void)ct_baddbmm_(NULL, NULL, NULL, NULL, (double){0}, (double){0}); }
+static void s1_ct_baddbmm_(void) { SWEEP_STATUS(ct_baddbmm_(S_ctx, NULL, NULL, NULL, (double){0}, (double){0})); }
+static void s2_ct_baddbmm_(void) { SWEEP_STATUS(ct_baddbmm_(S_ctx, S_t, S_t, S_t, (double){0}, (double){0})); }
+static void s3_ct_baddbmm_(void) { SWEEP_STATUS(ct_baddbmm_(S_ctx, S_t, S_t, S_t, (double){0}, (double){0})); }
+static void s4_ct_baddbmm_(void) { SWEEP_STATUS(ct_baddbmm_(S_ctx, S_t, S_t, S_t, (double){0}, (double){0})); }
+static void s5_ct_baddbmm_(void) { SWEEP_STATUS(ct_baddbmm_(S_ctx, S_t, S_t, S_t, (double){0}, (double){0})); }
+static void s0_ct_cumsum_(void) { (void)ct_cumsum_(NULL, NULL, (int){0}); }
+static void s1_ct_cumsum_(void) { SWEEP_STATUS(ct_cumsum_(S_ctx, NULL, (int){0})); }
+static void s2_ct_cumsum_(void) { SWEEP_STATUS(ct_cumsum_(S_ctx, S_t, (int){0})); }
+static void s3_ct_cumsum_(void) { SWEEP_STATUS(ct_cumsum_(S_ctx, S_t, (int){0})); }
+static void s4_ct_cumsum_(void) { SWEEP_STATUS(ct_cumsum_(S_ctx, S_t, (int){0})); }
+static void s5_ct_cumsum_(void) { SWEEP_STATUS(ct_cumsum_(S_ctx, S_t, (int){0})); }
+static void s0_ct_cumprod_(void) { (void)ct_cumprod_(NULL, NULL, (int){0}); }
+static void s1_ct_cumprod_(void) { SWEEP_STATUS(ct_cumprod_(S_ctx, NULL, (int){0})); }
+static void s2_ct_cumprod_(void) { SWEEP_STATUS(ct_cumprod_(S_ctx, S_t, (int){0})); }
+static void s3_ct_cumprod_(void) { SWEEP_STATUS(ct_cumprod_(S_ctx, S_t, (int){0})); }
+static void s4_ct_cumprod_(void) { SWEEP_STATUS(ct_cumprod_(S_ctx, S_t, (int){0})); }
+static void s5_ct_cumprod_(void) { SWEEP_STATUS(ct_cumprod_(S_ctx, S_t, (int){0})); }
+static void s0_ct_tril_(void) { (void)ct_tril_(NULL, NULL, (int64_t){0}); }
+static void s1_ct_tril_(void) { SWEEP_STATUS(ct_tril_(S_ctx, NULL, (int64_t){0})); }
+static void s2_ct_tril_(void) { SWEEP_STATUS(ct_tril_(S_ctx, S_t, (int64_t){0})); }
+static void s3_ct_tril_(void) { SWEEP_STATUS(ct_tril_(S_ctx, S_t, (int64_t){0})); }
+static void s4_ct_tril_(void) { SWEEP_STATUS(ct_tril_(S_ctx, S_t, (int64_t){0})); }
+static void s5_ct_tril_(void) { SWEEP_STATUS(ct_tril_(S_ctx, S_t, (int64_t){0})); }
+static void s0_ct_triu_(void) { (void)ct_triu_(NULL, NULL, (int64_t){0}); }
+static void s1_ct_triu_(void) { SWEEP_STATUS(ct_triu_(S_ctx, NULL, (int64_t){0})); }
+static void s2_ct_triu_(void) { SWEEP_STATUS(ct_triu_(S_ctx, S_t, (int64_t){0})); }
+static void s3_ct_triu_(void) { SWEEP_STATUS(ct_triu_(S_ctx, S_t, (int64_t){0})); }
+static void s4_ct_triu_(void) { SWEEP_STATUS(ct_triu_(S_ctx, S_t, (int64_t){0})); }
+static void s5_ct_triu_(void) { SWEEP_STATUS(ct_triu_(S_ctx, S_t, (int64_t){0})); }
+static void s0_ct_renorm_(void) { (void)ct_renorm_(NULL, NULL, (double){0}, (int){0}, (double){0}); }
+static void s1_ct_renorm_(void) { SWEEP_STATUS(ct_renorm_(S_ctx, NULL, (double){0}, (int){0}, (double){0})); }
+static void s2_ct_renorm_(void) { SWEEP_STATUS(ct_renorm_(S_ctx, S_t, (double){0}, (int){0}, (double){0})); }
+static void s3_ct_renorm_(void) { SWEEP_STATUS(ct_renorm_(S_ctx, S_t, (double){0}, (int){0}, (double){0})); }
+static void s4_ct_renorm_(void) { SWEEP_STATUS(ct_renorm_(S_ctx, S_t, (double){0}, (int){0}, (double){0})); }
+static void s5_ct_renorm_(void) { SWEEP_STATUS(ct_renorm_(S_ctx, S_t, (double){0}, (int){0}, (double){0})); }
+static void s0_ct_masked_fill_(void) { (void)ct_masked_fill_(NULL, NULL, NULL, (double){0}); }
+static void s1_ct_masked_fill_(void) { SWEEP_STATUS(ct_masked_fill_(S_ctx, NULL, NULL, (double){0})); }
+static void s2_ct_masked_fill_(void) { SWEEP_STATUS(ct_masked_fill_(S_ctx, S_t, S_t, (double){0})); }
+static void s3_ct_masked_fill_(void) { SWEEP_STATUS(ct_masked_fill_(S_ctx, S_t, S_t, (double){0})); }
+static void s4_ct_masked_fill_(void) { SWEEP_STATUS(ct_masked_fill_(S_ctx, S_t, S_t, (double){0})); }
+static void s5_ct_masked_fill_(void) { SWEEP_STATUS(ct_masked_fill_(S_ctx, S_t, S_t, (double){0})); }
+static void s0_ct_masked_scatter_(void) { (void)ct_masked_scatter_(NULL, NULL, NULL, NULL); }
+static void s1_ct_masked_scatter_(void) { SWEEP_STATUS(ct_masked_scatter_(S_ctx, NULL, NULL, NULL)); }
+static void s2_ct_masked_scatter_(void) { SWEEP_STATUS(ct_masked_scatter_(S_ctx, S_t, S_t, S_t)); }
+static void s3_ct_masked_scatter_(void) { SWEEP_STATUS(ct_masked_scatter_(S_ctx, S_t, S_t, S_t)); }
+static void s4_ct_masked_scatter_(void) { SWEEP_STATUS(ct_masked_scatter_(S_ctx, S_t, S_t, S_t)); }
+static void s5_ct_masked_scatter_(void) { SWEEP_STATUS(ct_masked_scatter_(S_ctx, S_t, S_t, S_t)); }
+static void s0_ct_index_add_(void) { (void)ct_index_add_(NULL, NULL, (int){0}, NULL, NULL, (double){0}); }
+static void s1_ct_index_add_(void) { SWEEP_STATUS(ct_index_add_(S_ctx, NULL, (int){0}, NULL, NULL, (double){0})); }
+static void s2_ct_index_add_(void) { SWEEP_STATUS(ct_index_add_(S_ctx, S_t, (int){0}, S_t, S_t, (double){0})); }
+static void s3_ct_index_add_(void) { SWEEP_STATUS(ct_index_add_(S_ctx, S_t, (int){0}, S_t, S_t, (double){0})); }
+static void s4_ct_index_add_(void) { SWEEP_STATUS(ct_index_add_(S_ctx, S_t, (int){0}, S_t, S_t, (double){0})); }
+static void s5_ct_index_add_(void) { SWEEP_STATUS(ct_index_add_(S_ctx, S_t, (int){0}, S_t, S_t, (double){0})); }
+static void s0_ct_index_copy_(void) { (void)ct_index_copy_(NULL, NULL, (int){0}, NULL, NULL); }
+static void s1_ct_index_copy_(void) { SWEEP_STATUS(ct_index_copy_(S_ctx, NULL, (int){0}, NULL, NULL)); }
+static void s2_ct_index_copy_(void) { SWEEP_STATUS(ct_index_copy_(S_ctx, S_t, (int){0}, S_t, S_t)); }
+static void s3_ct_index_copy_(void) { SWEEP_STATUS(ct_index_copy_(S_ctx, S_t, (int){0}, S_t, S_t)); }
+static void s4_ct_index_copy_(void) { SWEEP_STATUS(ct_index_copy_(S_ctx, S_t, (int){0}, S_t, S_t)); }
+static void s5_ct_index_copy_(void) { SWEEP_STATUS(ct_index_copy_(S_ctx, S_t, (int){0}, S_t, S_t)); }
+static void s0_ct_index_fill_(void) { (void)ct_index_fill_(NULL, NULL, (int){0}, NULL, (double){0}); }
+static void s1_ct_index_fill_(void) { SWEEP_STATUS(ct_index_fill_(S_ctx, NULL, (int){0}, NULL, (double){0})); }
+static void s2_ct_index_fill_(void) { SWEEP_STATUS(ct_index_fill_(S_ctx, S_t, (int){0}, S_t, (double){0})); }
+static void s3_ct_index_fill_(void) { SWEEP_STATUS(ct_index_fill_(S_ctx, S_t, (int){0}, S_t, (double){0})); }
+static void s4_ct_index_fill_(void) { SWEEP_STATUS(ct_index_fill_(S_ctx, S_t, (int){0}, S_t, (double){0})); }
+static void s5_ct_index_fill_(void) { SWEEP_STATUS(ct_index_fill_(S_ctx, S_t, (int){0}, S_t, (double){0})); }
+static void s0_ct_index_reduce_(void) { (void)ct_index_reduce_(NULL, NULL, (int){0}, NULL, NULL, NULL, (bool){0}); }
+static void s1_ct_index_reduce_(void) { SWEEP_STATUS(ct_index_reduce_(S_ctx, NULL, (int){0}, NULL, NULL, NULL, (bool){0})); }
+static void s2_ct_index_reduce_(void) { SWEEP_STATUS(ct_index_reduce_(S_ctx, S_t, (int){0}, S_t, S_t, NULL, (bool){0})); }
+static void s3_ct_index_reduce_(void) { SWEEP_STATUS(ct_index_reduce_(S_ctx, S_t, (int){0}, S_t, S_t, NULL, (bool){0})); }
+static void s4_ct_index_reduce_(void) { SWEEP_STATUS(ct_index_reduce_(S_ctx, S_t, (int){0}, S_t, S_t, NULL, (bool){0})); }
+static void s5_ct_index_reduce_(void) { SWEEP_STATUS(ct_index_reduce_(S_ctx, S_t, (int){0}, S_t, S_t, NULL, (bool){0})); }
+static void s0_ct_index_put_(void) { (void)ct_index_put_(NULL, NULL, (int){0}, NULL, NULL, (bool){0}); }
+static void s1_ct_index_put_(void) { SWEEP_STATUS(ct_index_put_(S_ctx, NULL, (int){0}, NULL, NULL, (bool){0})); }
+static void s2_ct_index_put_(void) { SWEEP_STATUS(ct_index_put_(S_ctx, S_t, (int){0}, NULL, S_t, (bool){0})); }
+static void s3_ct_index_put_(void) { SWEEP_STATUS(ct_index_put_(S_ctx, S_t, (int){0}, S_tarr, S_t, (bool){0})); }
+static void s4_ct_index_put_(void) { SWEEP_STATUS(ct_index_put_(S_ctx, S_t, (int){0}, S_tarr, S_t, (bool){0})); }
+static void s5_ct_index_put_(void) { SWEEP_STATUS(ct_index_put_(S_ctx, S_t, (int){0}, S_tarr, S_t, (bool){0})); }
+static void s0_ct_put_(void) { (void)ct_put_(NULL, NULL, NULL, NULL, (bool){0}); }
+static void s1_ct_put_(void) { SWEEP_STATUS(ct_put_(S_ctx, NULL, NULL, NULL, (bool){0})); }
+static void s2_ct_put_(void) { SWEEP_STATUS(ct_put_(S_ctx, S_t, S_t, S_t, (bool){0})); }
+static void s3_ct_put_(void) { SWEEP_STATUS(ct_put_(S_ctx, S_t, S_t, S_t, (bool){0})); }
+static void s4_ct_put_(void) { SWEEP_STATUS(ct_put_(S_ctx, S_t, S_t, S_t, (bool){0})); }
+static void s5_ct_put_(void) { SWEEP_STATUS(ct_put_(S_ctx, S_t, S_t, S_t, (bool){0})); }
+static void s0_ct_scatter_(void) { (void)ct_scatter_(NULL, NULL, (int){0}, NULL, NULL); }
+static void s1_ct_scatter_(void) { SWEEP_STATUS(ct_scatter_(S_ctx, NULL, (int){0}, NULL, NULL)); }
+static void s2_ct_scatter_(void) { SWEEP_STATUS(ct_scatter_(S_ctx, S_t, (int){0}, S_t, S_t)); }
+static void s3_ct_scatter_(void) { SWEEP_STATUS(ct_scatter_(S_ctx, S_t, (int){0}, S_t, S_t)); }
+static void s4_ct_scatter_(void) { SWEEP_STATUS(ct_scatter_(S_ctx, S_t, (int){0}, S_t, S_t)); }
+static void s5_ct_scatter_(void) { SWEEP_STATUS(ct_scatter_(S_ctx, S_t, (int){0}, S_t, S_t)); }
+static void s0_ct_scatter_add_(void) { (void)ct_scatter_add_(NULL, NULL, (int){0}, NULL, NULL); }
+static void s1_ct_scatter_add_(void) { SWEEP_STATUS(ct_scatter_add_(S_ctx, NULL, (int){0}, NULL, NULL)); }
+static void s2_ct_scatter_add_(void) { SWEEP_STATUS(ct_scatter_add_(S_ctx, S_t, (int){0}, S_t, S_t)); }
+static void s3_ct_scatter_add_(void) { SWEEP_STATUS(ct_scatter_add_(S_ctx, S_t, (int){0}, S_t, S_t)); }
+static void s4_ct_scatter_add_(void) { SWEEP_STATUS(ct_scatter_add_(S_ctx, S_t, (int){0}, S_t, S_t)); }
+static void s5_ct_scatter_add_(void) { SWEEP_STATUS(ct_scatter_add_(S_ctx, S_t, (int){0}, S_t, S_t)); }
+static void s0_ct_scatter_reduce_(void) { (void)ct_scatter_reduce_(NULL, NULL, (int){0}, NULL, NULL, NULL, (bool){0}); }
+static void s1_ct_scatter_reduce_(void) { SWEEP_STATUS(ct_scatter_reduce_(S_ctx, NULL, (int){0}, NULL, NULL, NULL, (bool){0})); }
+static void s2_ct_scatter_reduce_(void) { SWEEP_STATUS(ct_scatter_reduce_(S_ctx, S_t, (int){0}, S_t, S_t, NULL, (bool){0})); }
+static void s3_ct_scatter_reduce_(void) { SWEEP_STATUS(ct_scatter_reduce_(S_ctx, S_t, (int){0}, S_t, S_t, NULL, (bool){0})); }
+static void s4_ct_scatter_reduce_(void) { SWEEP_STATUS(ct_scatter_reduce_(S_ctx, S_t, (int){0}, S_t, S_t, NULL, (bool){0})); }
+static void s5_ct_scatter_reduce_(void) { SWEEP_STATUS(ct_scatter_reduce_(S_ctx, S_t, (int){0}, S_t, S_t, NULL, (bool){0})); }
 static void s0_ct_tensor_print(void) { (void)ct_tensor_print(NULL, NULL); }
 static void s1_ct_tensor_print(void) { (void)ct_tensor_print(NULL, NULL); }
 static void s2_ct_tensor_print(void) { (void)ct_tensor_print(NULL, S_t); }
@@ -6091,6 +7004,918 @@ static const sweep_case sweep_cases[] = {
     {"ct_event_free", 3, s3_ct_event_free},
     {"ct_event_free", 4, s4_ct_event_free},
     {"ct_event_free", 5, s5_ct_event_free},
+    {"ct_abs_", 0, s0_ct_abs_},
+    {"ct_abs_", 1, s1_ct_abs_},
+    {"ct_abs_", 2, s2_ct_abs_},
+    {"ct_abs_", 3, s3_ct_abs_},
+    {"ct_abs_", 4, s4_ct_abs_},
+    {"ct_abs_", 5, s5_ct_abs_},
+    {"ct_absolute_", 0, s0_ct_absolute_},
+    {"ct_absolute_", 1, s1_ct_absolute_},
+    {"ct_absolute_", 2, s2_ct_absolute_},
+    {"ct_absolute_", 3, s3_ct_absolute_},
+    {"ct_absolute_", 4, s4_ct_absolute_},
+    {"ct_absolute_", 5, s5_ct_absolute_},
+    {"ct_neg_", 0, s0_ct_neg_},
+    {"ct_neg_", 1, s1_ct_neg_},
+    {"ct_neg_", 2, s2_ct_neg_},
+    {"ct_neg_", 3, s3_ct_neg_},
+    {"ct_neg_", 4, s4_ct_neg_},
+    {"ct_neg_", 5, s5_ct_neg_},
+    {"ct_negative_", 0, s0_ct_negative_},
+    {"ct_negative_", 1, s1_ct_negative_},
+    {"ct_negative_", 2, s2_ct_negative_},
+    {"ct_negative_", 3, s3_ct_negative_},
+    {"ct_negative_", 4, s4_ct_negative_},
+    {"ct_negative_", 5, s5_ct_negative_},
+    {"ct_sgn_", 0, s0_ct_sgn_},
+    {"ct_sgn_", 1, s1_ct_sgn_},
+    {"ct_sgn_", 2, s2_ct_sgn_},
+    {"ct_sgn_", 3, s3_ct_sgn_},
+    {"ct_sgn_", 4, s4_ct_sgn_},
+    {"ct_sgn_", 5, s5_ct_sgn_},
+    {"ct_sign_", 0, s0_ct_sign_},
+    {"ct_sign_", 1, s1_ct_sign_},
+    {"ct_sign_", 2, s2_ct_sign_},
+    {"ct_sign_", 3, s3_ct_sign_},
+    {"ct_sign_", 4, s4_ct_sign_},
+    {"ct_sign_", 5, s5_ct_sign_},
+    {"ct_conj_physical_", 0, s0_ct_conj_physical_},
+    {"ct_conj_physical_", 1, s1_ct_conj_physical_},
+    {"ct_conj_physical_", 2, s2_ct_conj_physical_},
+    {"ct_conj_physical_", 3, s3_ct_conj_physical_},
+    {"ct_conj_physical_", 4, s4_ct_conj_physical_},
+    {"ct_conj_physical_", 5, s5_ct_conj_physical_},
+    {"ct_reciprocal_", 0, s0_ct_reciprocal_},
+    {"ct_reciprocal_", 1, s1_ct_reciprocal_},
+    {"ct_reciprocal_", 2, s2_ct_reciprocal_},
+    {"ct_reciprocal_", 3, s3_ct_reciprocal_},
+    {"ct_reciprocal_", 4, s4_ct_reciprocal_},
+    {"ct_reciprocal_", 5, s5_ct_reciprocal_},
+    {"ct_square_", 0, s0_ct_square_},
+    {"ct_square_", 1, s1_ct_square_},
+    {"ct_square_", 2, s2_ct_square_},
+    {"ct_square_", 3, s3_ct_square_},
+    {"ct_square_", 4, s4_ct_square_},
+    {"ct_square_", 5, s5_ct_square_},
+    {"ct_sqrt_", 0, s0_ct_sqrt_},
+    {"ct_sqrt_", 1, s1_ct_sqrt_},
+    {"ct_sqrt_", 2, s2_ct_sqrt_},
+    {"ct_sqrt_", 3, s3_ct_sqrt_},
+    {"ct_sqrt_", 4, s4_ct_sqrt_},
+    {"ct_sqrt_", 5, s5_ct_sqrt_},
+    {"ct_rsqrt_", 0, s0_ct_rsqrt_},
+    {"ct_rsqrt_", 1, s1_ct_rsqrt_},
+    {"ct_rsqrt_", 2, s2_ct_rsqrt_},
+    {"ct_rsqrt_", 3, s3_ct_rsqrt_},
+    {"ct_rsqrt_", 4, s4_ct_rsqrt_},
+    {"ct_rsqrt_", 5, s5_ct_rsqrt_},
+    {"ct_exp_", 0, s0_ct_exp_},
+    {"ct_exp_", 1, s1_ct_exp_},
+    {"ct_exp_", 2, s2_ct_exp_},
+    {"ct_exp_", 3, s3_ct_exp_},
+    {"ct_exp_", 4, s4_ct_exp_},
+    {"ct_exp_", 5, s5_ct_exp_},
+    {"ct_exp2_", 0, s0_ct_exp2_},
+    {"ct_exp2_", 1, s1_ct_exp2_},
+    {"ct_exp2_", 2, s2_ct_exp2_},
+    {"ct_exp2_", 3, s3_ct_exp2_},
+    {"ct_exp2_", 4, s4_ct_exp2_},
+    {"ct_exp2_", 5, s5_ct_exp2_},
+    {"ct_expm1_", 0, s0_ct_expm1_},
+    {"ct_expm1_", 1, s1_ct_expm1_},
+    {"ct_expm1_", 2, s2_ct_expm1_},
+    {"ct_expm1_", 3, s3_ct_expm1_},
+    {"ct_expm1_", 4, s4_ct_expm1_},
+    {"ct_expm1_", 5, s5_ct_expm1_},
+    {"ct_log_", 0, s0_ct_log_},
+    {"ct_log_", 1, s1_ct_log_},
+    {"ct_log_", 2, s2_ct_log_},
+    {"ct_log_", 3, s3_ct_log_},
+    {"ct_log_", 4, s4_ct_log_},
+    {"ct_log_", 5, s5_ct_log_},
+    {"ct_log2_", 0, s0_ct_log2_},
+    {"ct_log2_", 1, s1_ct_log2_},
+    {"ct_log2_", 2, s2_ct_log2_},
+    {"ct_log2_", 3, s3_ct_log2_},
+    {"ct_log2_", 4, s4_ct_log2_},
+    {"ct_log2_", 5, s5_ct_log2_},
+    {"ct_log10_", 0, s0_ct_log10_},
+    {"ct_log10_", 1, s1_ct_log10_},
+    {"ct_log10_", 2, s2_ct_log10_},
+    {"ct_log10_", 3, s3_ct_log10_},
+    {"ct_log10_", 4, s4_ct_log10_},
+    {"ct_log10_", 5, s5_ct_log10_},
+    {"ct_log1p_", 0, s0_ct_log1p_},
+    {"ct_log1p_", 1, s1_ct_log1p_},
+    {"ct_log1p_", 2, s2_ct_log1p_},
+    {"ct_log1p_", 3, s3_ct_log1p_},
+    {"ct_log1p_", 4, s4_ct_log1p_},
+    {"ct_log1p_", 5, s5_ct_log1p_},
+    {"ct_sin_", 0, s0_ct_sin_},
+    {"ct_sin_", 1, s1_ct_sin_},
+    {"ct_sin_", 2, s2_ct_sin_},
+    {"ct_sin_", 3, s3_ct_sin_},
+    {"ct_sin_", 4, s4_ct_sin_},
+    {"ct_sin_", 5, s5_ct_sin_},
+    {"ct_cos_", 0, s0_ct_cos_},
+    {"ct_cos_", 1, s1_ct_cos_},
+    {"ct_cos_", 2, s2_ct_cos_},
+    {"ct_cos_", 3, s3_ct_cos_},
+    {"ct_cos_", 4, s4_ct_cos_},
+    {"ct_cos_", 5, s5_ct_cos_},
+    {"ct_tan_", 0, s0_ct_tan_},
+    {"ct_tan_", 1, s1_ct_tan_},
+    {"ct_tan_", 2, s2_ct_tan_},
+    {"ct_tan_", 3, s3_ct_tan_},
+    {"ct_tan_", 4, s4_ct_tan_},
+    {"ct_tan_", 5, s5_ct_tan_},
+    {"ct_asin_", 0, s0_ct_asin_},
+    {"ct_asin_", 1, s1_ct_asin_},
+    {"ct_asin_", 2, s2_ct_asin_},
+    {"ct_asin_", 3, s3_ct_asin_},
+    {"ct_asin_", 4, s4_ct_asin_},
+    {"ct_asin_", 5, s5_ct_asin_},
+    {"ct_acos_", 0, s0_ct_acos_},
+    {"ct_acos_", 1, s1_ct_acos_},
+    {"ct_acos_", 2, s2_ct_acos_},
+    {"ct_acos_", 3, s3_ct_acos_},
+    {"ct_acos_", 4, s4_ct_acos_},
+    {"ct_acos_", 5, s5_ct_acos_},
+    {"ct_atan_", 0, s0_ct_atan_},
+    {"ct_atan_", 1, s1_ct_atan_},
+    {"ct_atan_", 2, s2_ct_atan_},
+    {"ct_atan_", 3, s3_ct_atan_},
+    {"ct_atan_", 4, s4_ct_atan_},
+    {"ct_atan_", 5, s5_ct_atan_},
+    {"ct_arcsin_", 0, s0_ct_arcsin_},
+    {"ct_arcsin_", 1, s1_ct_arcsin_},
+    {"ct_arcsin_", 2, s2_ct_arcsin_},
+    {"ct_arcsin_", 3, s3_ct_arcsin_},
+    {"ct_arcsin_", 4, s4_ct_arcsin_},
+    {"ct_arcsin_", 5, s5_ct_arcsin_},
+    {"ct_arccos_", 0, s0_ct_arccos_},
+    {"ct_arccos_", 1, s1_ct_arccos_},
+    {"ct_arccos_", 2, s2_ct_arccos_},
+    {"ct_arccos_", 3, s3_ct_arccos_},
+    {"ct_arccos_", 4, s4_ct_arccos_},
+    {"ct_arccos_", 5, s5_ct_arccos_},
+    {"ct_arctan_", 0, s0_ct_arctan_},
+    {"ct_arctan_", 1, s1_ct_arctan_},
+    {"ct_arctan_", 2, s2_ct_arctan_},
+    {"ct_arctan_", 3, s3_ct_arctan_},
+    {"ct_arctan_", 4, s4_ct_arctan_},
+    {"ct_arctan_", 5, s5_ct_arctan_},
+    {"ct_sinh_", 0, s0_ct_sinh_},
+    {"ct_sinh_", 1, s1_ct_sinh_},
+    {"ct_sinh_", 2, s2_ct_sinh_},
+    {"ct_sinh_", 3, s3_ct_sinh_},
+    {"ct_sinh_", 4, s4_ct_sinh_},
+    {"ct_sinh_", 5, s5_ct_sinh_},
+    {"ct_cosh_", 0, s0_ct_cosh_},
+    {"ct_cosh_", 1, s1_ct_cosh_},
+    {"ct_cosh_", 2, s2_ct_cosh_},
+    {"ct_cosh_", 3, s3_ct_cosh_},
+    {"ct_cosh_", 4, s4_ct_cosh_},
+    {"ct_cosh_", 5, s5_ct_cosh_},
+    {"ct_tanh_", 0, s0_ct_tanh_},
+    {"ct_tanh_", 1, s1_ct_tanh_},
+    {"ct_tanh_", 2, s2_ct_tanh_},
+    {"ct_tanh_", 3, s3_ct_tanh_},
+    {"ct_tanh_", 4, s4_ct_tanh_},
+    {"ct_tanh_", 5, s5_ct_tanh_},
+    {"ct_asinh_", 0, s0_ct_asinh_},
+    {"ct_asinh_", 1, s1_ct_asinh_},
+    {"ct_asinh_", 2, s2_ct_asinh_},
+    {"ct_asinh_", 3, s3_ct_asinh_},
+    {"ct_asinh_", 4, s4_ct_asinh_},
+    {"ct_asinh_", 5, s5_ct_asinh_},
+    {"ct_acosh_", 0, s0_ct_acosh_},
+    {"ct_acosh_", 1, s1_ct_acosh_},
+    {"ct_acosh_", 2, s2_ct_acosh_},
+    {"ct_acosh_", 3, s3_ct_acosh_},
+    {"ct_acosh_", 4, s4_ct_acosh_},
+    {"ct_acosh_", 5, s5_ct_acosh_},
+    {"ct_atanh_", 0, s0_ct_atanh_},
+    {"ct_atanh_", 1, s1_ct_atanh_},
+    {"ct_atanh_", 2, s2_ct_atanh_},
+    {"ct_atanh_", 3, s3_ct_atanh_},
+    {"ct_atanh_", 4, s4_ct_atanh_},
+    {"ct_atanh_", 5, s5_ct_atanh_},
+    {"ct_arcsinh_", 0, s0_ct_arcsinh_},
+    {"ct_arcsinh_", 1, s1_ct_arcsinh_},
+    {"ct_arcsinh_", 2, s2_ct_arcsinh_},
+    {"ct_arcsinh_", 3, s3_ct_arcsinh_},
+    {"ct_arcsinh_", 4, s4_ct_arcsinh_},
+    {"ct_arcsinh_", 5, s5_ct_arcsinh_},
+    {"ct_arccosh_", 0, s0_ct_arccosh_},
+    {"ct_arccosh_", 1, s1_ct_arccosh_},
+    {"ct_arccosh_", 2, s2_ct_arccosh_},
+    {"ct_arccosh_", 3, s3_ct_arccosh_},
+    {"ct_arccosh_", 4, s4_ct_arccosh_},
+    {"ct_arccosh_", 5, s5_ct_arccosh_},
+    {"ct_arctanh_", 0, s0_ct_arctanh_},
+    {"ct_arctanh_", 1, s1_ct_arctanh_},
+    {"ct_arctanh_", 2, s2_ct_arctanh_},
+    {"ct_arctanh_", 3, s3_ct_arctanh_},
+    {"ct_arctanh_", 4, s4_ct_arctanh_},
+    {"ct_arctanh_", 5, s5_ct_arctanh_},
+    {"ct_sigmoid_", 0, s0_ct_sigmoid_},
+    {"ct_sigmoid_", 1, s1_ct_sigmoid_},
+    {"ct_sigmoid_", 2, s2_ct_sigmoid_},
+    {"ct_sigmoid_", 3, s3_ct_sigmoid_},
+    {"ct_sigmoid_", 4, s4_ct_sigmoid_},
+    {"ct_sigmoid_", 5, s5_ct_sigmoid_},
+    {"ct_erf_", 0, s0_ct_erf_},
+    {"ct_erf_", 1, s1_ct_erf_},
+    {"ct_erf_", 2, s2_ct_erf_},
+    {"ct_erf_", 3, s3_ct_erf_},
+    {"ct_erf_", 4, s4_ct_erf_},
+    {"ct_erf_", 5, s5_ct_erf_},
+    {"ct_erfc_", 0, s0_ct_erfc_},
+    {"ct_erfc_", 1, s1_ct_erfc_},
+    {"ct_erfc_", 2, s2_ct_erfc_},
+    {"ct_erfc_", 3, s3_ct_erfc_},
+    {"ct_erfc_", 4, s4_ct_erfc_},
+    {"ct_erfc_", 5, s5_ct_erfc_},
+    {"ct_erfinv_", 0, s0_ct_erfinv_},
+    {"ct_erfinv_", 1, s1_ct_erfinv_},
+    {"ct_erfinv_", 2, s2_ct_erfinv_},
+    {"ct_erfinv_", 3, s3_ct_erfinv_},
+    {"ct_erfinv_", 4, s4_ct_erfinv_},
+    {"ct_erfinv_", 5, s5_ct_erfinv_},
+    {"ct_lgamma_", 0, s0_ct_lgamma_},
+    {"ct_lgamma_", 1, s1_ct_lgamma_},
+    {"ct_lgamma_", 2, s2_ct_lgamma_},
+    {"ct_lgamma_", 3, s3_ct_lgamma_},
+    {"ct_lgamma_", 4, s4_ct_lgamma_},
+    {"ct_lgamma_", 5, s5_ct_lgamma_},
+    {"ct_digamma_", 0, s0_ct_digamma_},
+    {"ct_digamma_", 1, s1_ct_digamma_},
+    {"ct_digamma_", 2, s2_ct_digamma_},
+    {"ct_digamma_", 3, s3_ct_digamma_},
+    {"ct_digamma_", 4, s4_ct_digamma_},
+    {"ct_digamma_", 5, s5_ct_digamma_},
+    {"ct_i0_", 0, s0_ct_i0_},
+    {"ct_i0_", 1, s1_ct_i0_},
+    {"ct_i0_", 2, s2_ct_i0_},
+    {"ct_i0_", 3, s3_ct_i0_},
+    {"ct_i0_", 4, s4_ct_i0_},
+    {"ct_i0_", 5, s5_ct_i0_},
+    {"ct_sinc_", 0, s0_ct_sinc_},
+    {"ct_sinc_", 1, s1_ct_sinc_},
+    {"ct_sinc_", 2, s2_ct_sinc_},
+    {"ct_sinc_", 3, s3_ct_sinc_},
+    {"ct_sinc_", 4, s4_ct_sinc_},
+    {"ct_sinc_", 5, s5_ct_sinc_},
+    {"ct_deg2rad_", 0, s0_ct_deg2rad_},
+    {"ct_deg2rad_", 1, s1_ct_deg2rad_},
+    {"ct_deg2rad_", 2, s2_ct_deg2rad_},
+    {"ct_deg2rad_", 3, s3_ct_deg2rad_},
+    {"ct_deg2rad_", 4, s4_ct_deg2rad_},
+    {"ct_deg2rad_", 5, s5_ct_deg2rad_},
+    {"ct_rad2deg_", 0, s0_ct_rad2deg_},
+    {"ct_rad2deg_", 1, s1_ct_rad2deg_},
+    {"ct_rad2deg_", 2, s2_ct_rad2deg_},
+    {"ct_rad2deg_", 3, s3_ct_rad2deg_},
+    {"ct_rad2deg_", 4, s4_ct_rad2deg_},
+    {"ct_rad2deg_", 5, s5_ct_rad2deg_},
+    {"ct_ceil_", 0, s0_ct_ceil_},
+    {"ct_ceil_", 1, s1_ct_ceil_},
+    {"ct_ceil_", 2, s2_ct_ceil_},
+    {"ct_ceil_", 3, s3_ct_ceil_},
+    {"ct_ceil_", 4, s4_ct_ceil_},
+    {"ct_ceil_", 5, s5_ct_ceil_},
+    {"ct_floor_", 0, s0_ct_floor_},
+    {"ct_floor_", 1, s1_ct_floor_},
+    {"ct_floor_", 2, s2_ct_floor_},
+    {"ct_floor_", 3, s3_ct_floor_},
+    {"ct_floor_", 4, s4_ct_floor_},
+    {"ct_floor_", 5, s5_ct_floor_},
+    {"ct_round_", 0, s0_ct_round_},
+    {"ct_round_", 1, s1_ct_round_},
+    {"ct_round_", 2, s2_ct_round_},
+    {"ct_round_", 3, s3_ct_round_},
+    {"ct_round_", 4, s4_ct_round_},
+    {"ct_round_", 5, s5_ct_round_},
+    {"ct_trunc_", 0, s0_ct_trunc_},
+    {"ct_trunc_", 1, s1_ct_trunc_},
+    {"ct_trunc_", 2, s2_ct_trunc_},
+    {"ct_trunc_", 3, s3_ct_trunc_},
+    {"ct_trunc_", 4, s4_ct_trunc_},
+    {"ct_trunc_", 5, s5_ct_trunc_},
+    {"ct_fix_", 0, s0_ct_fix_},
+    {"ct_fix_", 1, s1_ct_fix_},
+    {"ct_fix_", 2, s2_ct_fix_},
+    {"ct_fix_", 3, s3_ct_fix_},
+    {"ct_fix_", 4, s4_ct_fix_},
+    {"ct_fix_", 5, s5_ct_fix_},
+    {"ct_frac_", 0, s0_ct_frac_},
+    {"ct_frac_", 1, s1_ct_frac_},
+    {"ct_frac_", 2, s2_ct_frac_},
+    {"ct_frac_", 3, s3_ct_frac_},
+    {"ct_frac_", 4, s4_ct_frac_},
+    {"ct_frac_", 5, s5_ct_frac_},
+    {"ct_bitwise_not_", 0, s0_ct_bitwise_not_},
+    {"ct_bitwise_not_", 1, s1_ct_bitwise_not_},
+    {"ct_bitwise_not_", 2, s2_ct_bitwise_not_},
+    {"ct_bitwise_not_", 3, s3_ct_bitwise_not_},
+    {"ct_bitwise_not_", 4, s4_ct_bitwise_not_},
+    {"ct_bitwise_not_", 5, s5_ct_bitwise_not_},
+    {"ct_logical_not_", 0, s0_ct_logical_not_},
+    {"ct_logical_not_", 1, s1_ct_logical_not_},
+    {"ct_logical_not_", 2, s2_ct_logical_not_},
+    {"ct_logical_not_", 3, s3_ct_logical_not_},
+    {"ct_logical_not_", 4, s4_ct_logical_not_},
+    {"ct_logical_not_", 5, s5_ct_logical_not_},
+    {"ct_relu_", 0, s0_ct_relu_},
+    {"ct_relu_", 1, s1_ct_relu_},
+    {"ct_relu_", 2, s2_ct_relu_},
+    {"ct_relu_", 3, s3_ct_relu_},
+    {"ct_relu_", 4, s4_ct_relu_},
+    {"ct_relu_", 5, s5_ct_relu_},
+    {"ct_relu6_", 0, s0_ct_relu6_},
+    {"ct_relu6_", 1, s1_ct_relu6_},
+    {"ct_relu6_", 2, s2_ct_relu6_},
+    {"ct_relu6_", 3, s3_ct_relu6_},
+    {"ct_relu6_", 4, s4_ct_relu6_},
+    {"ct_relu6_", 5, s5_ct_relu6_},
+    {"ct_selu_", 0, s0_ct_selu_},
+    {"ct_selu_", 1, s1_ct_selu_},
+    {"ct_selu_", 2, s2_ct_selu_},
+    {"ct_selu_", 3, s3_ct_selu_},
+    {"ct_selu_", 4, s4_ct_selu_},
+    {"ct_selu_", 5, s5_ct_selu_},
+    {"ct_silu_", 0, s0_ct_silu_},
+    {"ct_silu_", 1, s1_ct_silu_},
+    {"ct_silu_", 2, s2_ct_silu_},
+    {"ct_silu_", 3, s3_ct_silu_},
+    {"ct_silu_", 4, s4_ct_silu_},
+    {"ct_silu_", 5, s5_ct_silu_},
+    {"ct_mish_", 0, s0_ct_mish_},
+    {"ct_mish_", 1, s1_ct_mish_},
+    {"ct_mish_", 2, s2_ct_mish_},
+    {"ct_mish_", 3, s3_ct_mish_},
+    {"ct_mish_", 4, s4_ct_mish_},
+    {"ct_mish_", 5, s5_ct_mish_},
+    {"ct_hardsigmoid_", 0, s0_ct_hardsigmoid_},
+    {"ct_hardsigmoid_", 1, s1_ct_hardsigmoid_},
+    {"ct_hardsigmoid_", 2, s2_ct_hardsigmoid_},
+    {"ct_hardsigmoid_", 3, s3_ct_hardsigmoid_},
+    {"ct_hardsigmoid_", 4, s4_ct_hardsigmoid_},
+    {"ct_hardsigmoid_", 5, s5_ct_hardsigmoid_},
+    {"ct_hardswish_", 0, s0_ct_hardswish_},
+    {"ct_hardswish_", 1, s1_ct_hardswish_},
+    {"ct_hardswish_", 2, s2_ct_hardswish_},
+    {"ct_hardswish_", 3, s3_ct_hardswish_},
+    {"ct_hardswish_", 4, s4_ct_hardswish_},
+    {"ct_hardswish_", 5, s5_ct_hardswish_},
+    {"ct_elu_", 0, s0_ct_elu_},
+    {"ct_elu_", 1, s1_ct_elu_},
+    {"ct_elu_", 2, s2_ct_elu_},
+    {"ct_elu_", 3, s3_ct_elu_},
+    {"ct_elu_", 4, s4_ct_elu_},
+    {"ct_elu_", 5, s5_ct_elu_},
+    {"ct_celu_", 0, s0_ct_celu_},
+    {"ct_celu_", 1, s1_ct_celu_},
+    {"ct_celu_", 2, s2_ct_celu_},
+    {"ct_celu_", 3, s3_ct_celu_},
+    {"ct_celu_", 4, s4_ct_celu_},
+    {"ct_celu_", 5, s5_ct_celu_},
+    {"ct_leaky_relu_", 0, s0_ct_leaky_relu_},
+    {"ct_leaky_relu_", 1, s1_ct_leaky_relu_},
+    {"ct_leaky_relu_", 2, s2_ct_leaky_relu_},
+    {"ct_leaky_relu_", 3, s3_ct_leaky_relu_},
+    {"ct_leaky_relu_", 4, s4_ct_leaky_relu_},
+    {"ct_leaky_relu_", 5, s5_ct_leaky_relu_},
+    {"ct_hardtanh_", 0, s0_ct_hardtanh_},
+    {"ct_hardtanh_", 1, s1_ct_hardtanh_},
+    {"ct_hardtanh_", 2, s2_ct_hardtanh_},
+    {"ct_hardtanh_", 3, s3_ct_hardtanh_},
+    {"ct_hardtanh_", 4, s4_ct_hardtanh_},
+    {"ct_hardtanh_", 5, s5_ct_hardtanh_},
+    {"ct_threshold_", 0, s0_ct_threshold_},
+    {"ct_threshold_", 1, s1_ct_threshold_},
+    {"ct_threshold_", 2, s2_ct_threshold_},
+    {"ct_threshold_", 3, s3_ct_threshold_},
+    {"ct_threshold_", 4, s4_ct_threshold_},
+    {"ct_threshold_", 5, s5_ct_threshold_},
+    {"ct_rrelu_", 0, s0_ct_rrelu_},
+    {"ct_rrelu_", 1, s1_ct_rrelu_},
+    {"ct_rrelu_", 2, s2_ct_rrelu_},
+    {"ct_rrelu_", 3, s3_ct_rrelu_},
+    {"ct_rrelu_", 4, s4_ct_rrelu_},
+    {"ct_rrelu_", 5, s5_ct_rrelu_},
+    {"ct_pow_", 0, s0_ct_pow_},
+    {"ct_pow_", 1, s1_ct_pow_},
+    {"ct_pow_", 2, s2_ct_pow_},
+    {"ct_pow_", 3, s3_ct_pow_},
+    {"ct_pow_", 4, s4_ct_pow_},
+    {"ct_pow_", 5, s5_ct_pow_},
+    {"ct_fmod_scalar_", 0, s0_ct_fmod_scalar_},
+    {"ct_fmod_scalar_", 1, s1_ct_fmod_scalar_},
+    {"ct_fmod_scalar_", 2, s2_ct_fmod_scalar_},
+    {"ct_fmod_scalar_", 3, s3_ct_fmod_scalar_},
+    {"ct_fmod_scalar_", 4, s4_ct_fmod_scalar_},
+    {"ct_fmod_scalar_", 5, s5_ct_fmod_scalar_},
+    {"ct_remainder_scalar_", 0, s0_ct_remainder_scalar_},
+    {"ct_remainder_scalar_", 1, s1_ct_remainder_scalar_},
+    {"ct_remainder_scalar_", 2, s2_ct_remainder_scalar_},
+    {"ct_remainder_scalar_", 3, s3_ct_remainder_scalar_},
+    {"ct_remainder_scalar_", 4, s4_ct_remainder_scalar_},
+    {"ct_remainder_scalar_", 5, s5_ct_remainder_scalar_},
+    {"ct_clamp_min_", 0, s0_ct_clamp_min_},
+    {"ct_clamp_min_", 1, s1_ct_clamp_min_},
+    {"ct_clamp_min_", 2, s2_ct_clamp_min_},
+    {"ct_clamp_min_", 3, s3_ct_clamp_min_},
+    {"ct_clamp_min_", 4, s4_ct_clamp_min_},
+    {"ct_clamp_min_", 5, s5_ct_clamp_min_},
+    {"ct_clamp_max_", 0, s0_ct_clamp_max_},
+    {"ct_clamp_max_", 1, s1_ct_clamp_max_},
+    {"ct_clamp_max_", 2, s2_ct_clamp_max_},
+    {"ct_clamp_max_", 3, s3_ct_clamp_max_},
+    {"ct_clamp_max_", 4, s4_ct_clamp_max_},
+    {"ct_clamp_max_", 5, s5_ct_clamp_max_},
+    {"ct_eq_scalar_", 0, s0_ct_eq_scalar_},
+    {"ct_eq_scalar_", 1, s1_ct_eq_scalar_},
+    {"ct_eq_scalar_", 2, s2_ct_eq_scalar_},
+    {"ct_eq_scalar_", 3, s3_ct_eq_scalar_},
+    {"ct_eq_scalar_", 4, s4_ct_eq_scalar_},
+    {"ct_eq_scalar_", 5, s5_ct_eq_scalar_},
+    {"ct_ne_scalar_", 0, s0_ct_ne_scalar_},
+    {"ct_ne_scalar_", 1, s1_ct_ne_scalar_},
+    {"ct_ne_scalar_", 2, s2_ct_ne_scalar_},
+    {"ct_ne_scalar_", 3, s3_ct_ne_scalar_},
+    {"ct_ne_scalar_", 4, s4_ct_ne_scalar_},
+    {"ct_ne_scalar_", 5, s5_ct_ne_scalar_},
+    {"ct_lt_scalar_", 0, s0_ct_lt_scalar_},
+    {"ct_lt_scalar_", 1, s1_ct_lt_scalar_},
+    {"ct_lt_scalar_", 2, s2_ct_lt_scalar_},
+    {"ct_lt_scalar_", 3, s3_ct_lt_scalar_},
+    {"ct_lt_scalar_", 4, s4_ct_lt_scalar_},
+    {"ct_lt_scalar_", 5, s5_ct_lt_scalar_},
+    {"ct_le_scalar_", 0, s0_ct_le_scalar_},
+    {"ct_le_scalar_", 1, s1_ct_le_scalar_},
+    {"ct_le_scalar_", 2, s2_ct_le_scalar_},
+    {"ct_le_scalar_", 3, s3_ct_le_scalar_},
+    {"ct_le_scalar_", 4, s4_ct_le_scalar_},
+    {"ct_le_scalar_", 5, s5_ct_le_scalar_},
+    {"ct_gt_scalar_", 0, s0_ct_gt_scalar_},
+    {"ct_gt_scalar_", 1, s1_ct_gt_scalar_},
+    {"ct_gt_scalar_", 2, s2_ct_gt_scalar_},
+    {"ct_gt_scalar_", 3, s3_ct_gt_scalar_},
+    {"ct_gt_scalar_", 4, s4_ct_gt_scalar_},
+    {"ct_gt_scalar_", 5, s5_ct_gt_scalar_},
+    {"ct_ge_scalar_", 0, s0_ct_ge_scalar_},
+    {"ct_ge_scalar_", 1, s1_ct_ge_scalar_},
+    {"ct_ge_scalar_", 2, s2_ct_ge_scalar_},
+    {"ct_ge_scalar_", 3, s3_ct_ge_scalar_},
+    {"ct_ge_scalar_", 4, s4_ct_ge_scalar_},
+    {"ct_ge_scalar_", 5, s5_ct_ge_scalar_},
+    {"ct_float_power_scalar_", 0, s0_ct_float_power_scalar_},
+    {"ct_float_power_scalar_", 1, s1_ct_float_power_scalar_},
+    {"ct_float_power_scalar_", 2, s2_ct_float_power_scalar_},
+    {"ct_float_power_scalar_", 3, s3_ct_float_power_scalar_},
+    {"ct_float_power_scalar_", 4, s4_ct_float_power_scalar_},
+    {"ct_float_power_scalar_", 5, s5_ct_float_power_scalar_},
+    {"ct_clamp_", 0, s0_ct_clamp_},
+    {"ct_clamp_", 1, s1_ct_clamp_},
+    {"ct_clamp_", 2, s2_ct_clamp_},
+    {"ct_clamp_", 3, s3_ct_clamp_},
+    {"ct_clamp_", 4, s4_ct_clamp_},
+    {"ct_clamp_", 5, s5_ct_clamp_},
+    {"ct_clip_", 0, s0_ct_clip_},
+    {"ct_clip_", 1, s1_ct_clip_},
+    {"ct_clip_", 2, s2_ct_clip_},
+    {"ct_clip_", 3, s3_ct_clip_},
+    {"ct_clip_", 4, s4_ct_clip_},
+    {"ct_clip_", 5, s5_ct_clip_},
+    {"ct_nan_to_num_", 0, s0_ct_nan_to_num_},
+    {"ct_nan_to_num_", 1, s1_ct_nan_to_num_},
+    {"ct_nan_to_num_", 2, s2_ct_nan_to_num_},
+    {"ct_nan_to_num_", 3, s3_ct_nan_to_num_},
+    {"ct_nan_to_num_", 4, s4_ct_nan_to_num_},
+    {"ct_nan_to_num_", 5, s5_ct_nan_to_num_},
+    {"ct_logit_", 0, s0_ct_logit_},
+    {"ct_logit_", 1, s1_ct_logit_},
+    {"ct_logit_", 2, s2_ct_logit_},
+    {"ct_logit_", 3, s3_ct_logit_},
+    {"ct_logit_", 4, s4_ct_logit_},
+    {"ct_logit_", 5, s5_ct_logit_},
+    {"ct_polygamma_", 0, s0_ct_polygamma_},
+    {"ct_polygamma_", 1, s1_ct_polygamma_},
+    {"ct_polygamma_", 2, s2_ct_polygamma_},
+    {"ct_polygamma_", 3, s3_ct_polygamma_},
+    {"ct_polygamma_", 4, s4_ct_polygamma_},
+    {"ct_polygamma_", 5, s5_ct_polygamma_},
+    {"ct_mvlgamma_", 0, s0_ct_mvlgamma_},
+    {"ct_mvlgamma_", 1, s1_ct_mvlgamma_},
+    {"ct_mvlgamma_", 2, s2_ct_mvlgamma_},
+    {"ct_mvlgamma_", 3, s3_ct_mvlgamma_},
+    {"ct_mvlgamma_", 4, s4_ct_mvlgamma_},
+    {"ct_mvlgamma_", 5, s5_ct_mvlgamma_},
+    {"ct_div_scalar_mode_", 0, s0_ct_div_scalar_mode_},
+    {"ct_div_scalar_mode_", 1, s1_ct_div_scalar_mode_},
+    {"ct_div_scalar_mode_", 2, s2_ct_div_scalar_mode_},
+    {"ct_div_scalar_mode_", 3, s3_ct_div_scalar_mode_},
+    {"ct_div_scalar_mode_", 4, s4_ct_div_scalar_mode_},
+    {"ct_div_scalar_mode_", 5, s5_ct_div_scalar_mode_},
+    {"ct_pow_tensor_", 0, s0_ct_pow_tensor_},
+    {"ct_pow_tensor_", 1, s1_ct_pow_tensor_},
+    {"ct_pow_tensor_", 2, s2_ct_pow_tensor_},
+    {"ct_pow_tensor_", 3, s3_ct_pow_tensor_},
+    {"ct_pow_tensor_", 4, s4_ct_pow_tensor_},
+    {"ct_pow_tensor_", 5, s5_ct_pow_tensor_},
+    {"ct_float_power_", 0, s0_ct_float_power_},
+    {"ct_float_power_", 1, s1_ct_float_power_},
+    {"ct_float_power_", 2, s2_ct_float_power_},
+    {"ct_float_power_", 3, s3_ct_float_power_},
+    {"ct_float_power_", 4, s4_ct_float_power_},
+    {"ct_float_power_", 5, s5_ct_float_power_},
+    {"ct_atan2_", 0, s0_ct_atan2_},
+    {"ct_atan2_", 1, s1_ct_atan2_},
+    {"ct_atan2_", 2, s2_ct_atan2_},
+    {"ct_atan2_", 3, s3_ct_atan2_},
+    {"ct_atan2_", 4, s4_ct_atan2_},
+    {"ct_atan2_", 5, s5_ct_atan2_},
+    {"ct_arctan2_", 0, s0_ct_arctan2_},
+    {"ct_arctan2_", 1, s1_ct_arctan2_},
+    {"ct_arctan2_", 2, s2_ct_arctan2_},
+    {"ct_arctan2_", 3, s3_ct_arctan2_},
+    {"ct_arctan2_", 4, s4_ct_arctan2_},
+    {"ct_arctan2_", 5, s5_ct_arctan2_},
+    {"ct_hypot_", 0, s0_ct_hypot_},
+    {"ct_hypot_", 1, s1_ct_hypot_},
+    {"ct_hypot_", 2, s2_ct_hypot_},
+    {"ct_hypot_", 3, s3_ct_hypot_},
+    {"ct_hypot_", 4, s4_ct_hypot_},
+    {"ct_hypot_", 5, s5_ct_hypot_},
+    {"ct_copysign_", 0, s0_ct_copysign_},
+    {"ct_copysign_", 1, s1_ct_copysign_},
+    {"ct_copysign_", 2, s2_ct_copysign_},
+    {"ct_copysign_", 3, s3_ct_copysign_},
+    {"ct_copysign_", 4, s4_ct_copysign_},
+    {"ct_copysign_", 5, s5_ct_copysign_},
+    {"ct_nextafter_", 0, s0_ct_nextafter_},
+    {"ct_nextafter_", 1, s1_ct_nextafter_},
+    {"ct_nextafter_", 2, s2_ct_nextafter_},
+    {"ct_nextafter_", 3, s3_ct_nextafter_},
+    {"ct_nextafter_", 4, s4_ct_nextafter_},
+    {"ct_nextafter_", 5, s5_ct_nextafter_},
+    {"ct_ldexp_", 0, s0_ct_ldexp_},
+    {"ct_ldexp_", 1, s1_ct_ldexp_},
+    {"ct_ldexp_", 2, s2_ct_ldexp_},
+    {"ct_ldexp_", 3, s3_ct_ldexp_},
+    {"ct_ldexp_", 4, s4_ct_ldexp_},
+    {"ct_ldexp_", 5, s5_ct_ldexp_},
+    {"ct_xlogy_", 0, s0_ct_xlogy_},
+    {"ct_xlogy_", 1, s1_ct_xlogy_},
+    {"ct_xlogy_", 2, s2_ct_xlogy_},
+    {"ct_xlogy_", 3, s3_ct_xlogy_},
+    {"ct_xlogy_", 4, s4_ct_xlogy_},
+    {"ct_xlogy_", 5, s5_ct_xlogy_},
+    {"ct_heaviside_", 0, s0_ct_heaviside_},
+    {"ct_heaviside_", 1, s1_ct_heaviside_},
+    {"ct_heaviside_", 2, s2_ct_heaviside_},
+    {"ct_heaviside_", 3, s3_ct_heaviside_},
+    {"ct_heaviside_", 4, s4_ct_heaviside_},
+    {"ct_heaviside_", 5, s5_ct_heaviside_},
+    {"ct_fmod_", 0, s0_ct_fmod_},
+    {"ct_fmod_", 1, s1_ct_fmod_},
+    {"ct_fmod_", 2, s2_ct_fmod_},
+    {"ct_fmod_", 3, s3_ct_fmod_},
+    {"ct_fmod_", 4, s4_ct_fmod_},
+    {"ct_fmod_", 5, s5_ct_fmod_},
+    {"ct_remainder_", 0, s0_ct_remainder_},
+    {"ct_remainder_", 1, s1_ct_remainder_},
+    {"ct_remainder_", 2, s2_ct_remainder_},
+    {"ct_remainder_", 3, s3_ct_remainder_},
+    {"ct_remainder_", 4, s4_ct_remainder_},
+    {"ct_remainder_", 5, s5_ct_remainder_},
+    {"ct_floor_divide_", 0, s0_ct_floor_divide_},
+    {"ct_floor_divide_", 1, s1_ct_floor_divide_},
+    {"ct_floor_divide_", 2, s2_ct_floor_divide_},
+    {"ct_floor_divide_", 3, s3_ct_floor_divide_},
+    {"ct_floor_divide_", 4, s4_ct_floor_divide_},
+    {"ct_floor_divide_", 5, s5_ct_floor_divide_},
+    {"ct_true_divide_", 0, s0_ct_true_divide_},
+    {"ct_true_divide_", 1, s1_ct_true_divide_},
+    {"ct_true_divide_", 2, s2_ct_true_divide_},
+    {"ct_true_divide_", 3, s3_ct_true_divide_},
+    {"ct_true_divide_", 4, s4_ct_true_divide_},
+    {"ct_true_divide_", 5, s5_ct_true_divide_},
+    {"ct_divide_", 0, s0_ct_divide_},
+    {"ct_divide_", 1, s1_ct_divide_},
+    {"ct_divide_", 2, s2_ct_divide_},
+    {"ct_divide_", 3, s3_ct_divide_},
+    {"ct_divide_", 4, s4_ct_divide_},
+    {"ct_divide_", 5, s5_ct_divide_},
+    {"ct_multiply_", 0, s0_ct_multiply_},
+    {"ct_multiply_", 1, s1_ct_multiply_},
+    {"ct_multiply_", 2, s2_ct_multiply_},
+    {"ct_multiply_", 3, s3_ct_multiply_},
+    {"ct_multiply_", 4, s4_ct_multiply_},
+    {"ct_multiply_", 5, s5_ct_multiply_},
+    {"ct_div_mode_", 0, s0_ct_div_mode_},
+    {"ct_div_mode_", 1, s1_ct_div_mode_},
+    {"ct_div_mode_", 2, s2_ct_div_mode_},
+    {"ct_div_mode_", 3, s3_ct_div_mode_},
+    {"ct_div_mode_", 4, s4_ct_div_mode_},
+    {"ct_div_mode_", 5, s5_ct_div_mode_},
+    {"ct_add_scaled_", 0, s0_ct_add_scaled_},
+    {"ct_add_scaled_", 1, s1_ct_add_scaled_},
+    {"ct_add_scaled_", 2, s2_ct_add_scaled_},
+    {"ct_add_scaled_", 3, s3_ct_add_scaled_},
+    {"ct_add_scaled_", 4, s4_ct_add_scaled_},
+    {"ct_add_scaled_", 5, s5_ct_add_scaled_},
+    {"ct_sub_scaled_", 0, s0_ct_sub_scaled_},
+    {"ct_sub_scaled_", 1, s1_ct_sub_scaled_},
+    {"ct_sub_scaled_", 2, s2_ct_sub_scaled_},
+    {"ct_sub_scaled_", 3, s3_ct_sub_scaled_},
+    {"ct_sub_scaled_", 4, s4_ct_sub_scaled_},
+    {"ct_sub_scaled_", 5, s5_ct_sub_scaled_},
+    {"ct_subtract_", 0, s0_ct_subtract_},
+    {"ct_subtract_", 1, s1_ct_subtract_},
+    {"ct_subtract_", 2, s2_ct_subtract_},
+    {"ct_subtract_", 3, s3_ct_subtract_},
+    {"ct_subtract_", 4, s4_ct_subtract_},
+    {"ct_subtract_", 5, s5_ct_subtract_},
+    {"ct_gcd_", 0, s0_ct_gcd_},
+    {"ct_gcd_", 1, s1_ct_gcd_},
+    {"ct_gcd_", 2, s2_ct_gcd_},
+    {"ct_gcd_", 3, s3_ct_gcd_},
+    {"ct_gcd_", 4, s4_ct_gcd_},
+    {"ct_gcd_", 5, s5_ct_gcd_},
+    {"ct_lcm_", 0, s0_ct_lcm_},
+    {"ct_lcm_", 1, s1_ct_lcm_},
+    {"ct_lcm_", 2, s2_ct_lcm_},
+    {"ct_lcm_", 3, s3_ct_lcm_},
+    {"ct_lcm_", 4, s4_ct_lcm_},
+    {"ct_lcm_", 5, s5_ct_lcm_},
+    {"ct_bitwise_and_", 0, s0_ct_bitwise_and_},
+    {"ct_bitwise_and_", 1, s1_ct_bitwise_and_},
+    {"ct_bitwise_and_", 2, s2_ct_bitwise_and_},
+    {"ct_bitwise_and_", 3, s3_ct_bitwise_and_},
+    {"ct_bitwise_and_", 4, s4_ct_bitwise_and_},
+    {"ct_bitwise_and_", 5, s5_ct_bitwise_and_},
+    {"ct_bitwise_or_", 0, s0_ct_bitwise_or_},
+    {"ct_bitwise_or_", 1, s1_ct_bitwise_or_},
+    {"ct_bitwise_or_", 2, s2_ct_bitwise_or_},
+    {"ct_bitwise_or_", 3, s3_ct_bitwise_or_},
+    {"ct_bitwise_or_", 4, s4_ct_bitwise_or_},
+    {"ct_bitwise_or_", 5, s5_ct_bitwise_or_},
+    {"ct_bitwise_xor_", 0, s0_ct_bitwise_xor_},
+    {"ct_bitwise_xor_", 1, s1_ct_bitwise_xor_},
+    {"ct_bitwise_xor_", 2, s2_ct_bitwise_xor_},
+    {"ct_bitwise_xor_", 3, s3_ct_bitwise_xor_},
+    {"ct_bitwise_xor_", 4, s4_ct_bitwise_xor_},
+    {"ct_bitwise_xor_", 5, s5_ct_bitwise_xor_},
+    {"ct_bitwise_left_shift_", 0, s0_ct_bitwise_left_shift_},
+    {"ct_bitwise_left_shift_", 1, s1_ct_bitwise_left_shift_},
+    {"ct_bitwise_left_shift_", 2, s2_ct_bitwise_left_shift_},
+    {"ct_bitwise_left_shift_", 3, s3_ct_bitwise_left_shift_},
+    {"ct_bitwise_left_shift_", 4, s4_ct_bitwise_left_shift_},
+    {"ct_bitwise_left_shift_", 5, s5_ct_bitwise_left_shift_},
+    {"ct_bitwise_right_shift_", 0, s0_ct_bitwise_right_shift_},
+    {"ct_bitwise_right_shift_", 1, s1_ct_bitwise_right_shift_},
+    {"ct_bitwise_right_shift_", 2, s2_ct_bitwise_right_shift_},
+    {"ct_bitwise_right_shift_", 3, s3_ct_bitwise_right_shift_},
+    {"ct_bitwise_right_shift_", 4, s4_ct_bitwise_right_shift_},
+    {"ct_bitwise_right_shift_", 5, s5_ct_bitwise_right_shift_},
+    {"ct_logical_and_", 0, s0_ct_logical_and_},
+    {"ct_logical_and_", 1, s1_ct_logical_and_},
+    {"ct_logical_and_", 2, s2_ct_logical_and_},
+    {"ct_logical_and_", 3, s3_ct_logical_and_},
+    {"ct_logical_and_", 4, s4_ct_logical_and_},
+    {"ct_logical_and_", 5, s5_ct_logical_and_},
+    {"ct_logical_or_", 0, s0_ct_logical_or_},
+    {"ct_logical_or_", 1, s1_ct_logical_or_},
+    {"ct_logical_or_", 2, s2_ct_logical_or_},
+    {"ct_logical_or_", 3, s3_ct_logical_or_},
+    {"ct_logical_or_", 4, s4_ct_logical_or_},
+    {"ct_logical_or_", 5, s5_ct_logical_or_},
+    {"ct_logical_xor_", 0, s0_ct_logical_xor_},
+    {"ct_logical_xor_", 1, s1_ct_logical_xor_},
+    {"ct_logical_xor_", 2, s2_ct_logical_xor_},
+    {"ct_logical_xor_", 3, s3_ct_logical_xor_},
+    {"ct_logical_xor_", 4, s4_ct_logical_xor_},
+    {"ct_logical_xor_", 5, s5_ct_logical_xor_},
+    {"ct_eq_", 0, s0_ct_eq_},
+    {"ct_eq_", 1, s1_ct_eq_},
+    {"ct_eq_", 2, s2_ct_eq_},
+    {"ct_eq_", 3, s3_ct_eq_},
+    {"ct_eq_", 4, s4_ct_eq_},
+    {"ct_eq_", 5, s5_ct_eq_},
+    {"ct_ne_", 0, s0_ct_ne_},
+    {"ct_ne_", 1, s1_ct_ne_},
+    {"ct_ne_", 2, s2_ct_ne_},
+    {"ct_ne_", 3, s3_ct_ne_},
+    {"ct_ne_", 4, s4_ct_ne_},
+    {"ct_ne_", 5, s5_ct_ne_},
+    {"ct_lt_", 0, s0_ct_lt_},
+    {"ct_lt_", 1, s1_ct_lt_},
+    {"ct_lt_", 2, s2_ct_lt_},
+    {"ct_lt_", 3, s3_ct_lt_},
+    {"ct_lt_", 4, s4_ct_lt_},
+    {"ct_lt_", 5, s5_ct_lt_},
+    {"ct_le_", 0, s0_ct_le_},
+    {"ct_le_", 1, s1_ct_le_},
+    {"ct_le_", 2, s2_ct_le_},
+    {"ct_le_", 3, s3_ct_le_},
+    {"ct_le_", 4, s4_ct_le_},
+    {"ct_le_", 5, s5_ct_le_},
+    {"ct_gt_", 0, s0_ct_gt_},
+    {"ct_gt_", 1, s1_ct_gt_},
+    {"ct_gt_", 2, s2_ct_gt_},
+    {"ct_gt_", 3, s3_ct_gt_},
+    {"ct_gt_", 4, s4_ct_gt_},
+    {"ct_gt_", 5, s5_ct_gt_},
+    {"ct_ge_", 0, s0_ct_ge_},
+    {"ct_ge_", 1, s1_ct_ge_},
+    {"ct_ge_", 2, s2_ct_ge_},
+    {"ct_ge_", 3, s3_ct_ge_},
+    {"ct_ge_", 4, s4_ct_ge_},
+    {"ct_ge_", 5, s5_ct_ge_},
+    {"ct_greater_", 0, s0_ct_greater_},
+    {"ct_greater_", 1, s1_ct_greater_},
+    {"ct_greater_", 2, s2_ct_greater_},
+    {"ct_greater_", 3, s3_ct_greater_},
+    {"ct_greater_", 4, s4_ct_greater_},
+    {"ct_greater_", 5, s5_ct_greater_},
+    {"ct_greater_equal_", 0, s0_ct_greater_equal_},
+    {"ct_greater_equal_", 1, s1_ct_greater_equal_},
+    {"ct_greater_equal_", 2, s2_ct_greater_equal_},
+    {"ct_greater_equal_", 3, s3_ct_greater_equal_},
+    {"ct_greater_equal_", 4, s4_ct_greater_equal_},
+    {"ct_greater_equal_", 5, s5_ct_greater_equal_},
+    {"ct_less_", 0, s0_ct_less_},
+    {"ct_less_", 1, s1_ct_less_},
+    {"ct_less_", 2, s2_ct_less_},
+    {"ct_less_", 3, s3_ct_less_},
+    {"ct_less_", 4, s4_ct_less_},
+    {"ct_less_", 5, s5_ct_less_},
+    {"ct_less_equal_", 0, s0_ct_less_equal_},
+    {"ct_less_equal_", 1, s1_ct_less_equal_},
+    {"ct_less_equal_", 2, s2_ct_less_equal_},
+    {"ct_less_equal_", 3, s3_ct_less_equal_},
+    {"ct_less_equal_", 4, s4_ct_less_equal_},
+    {"ct_less_equal_", 5, s5_ct_less_equal_},
+    {"ct_not_equal_", 0, s0_ct_not_equal_},
+    {"ct_not_equal_", 1, s1_ct_not_equal_},
+    {"ct_not_equal_", 2, s2_ct_not_equal_},
+    {"ct_not_equal_", 3, s3_ct_not_equal_},
+    {"ct_not_equal_", 4, s4_ct_not_equal_},
+    {"ct_not_equal_", 5, s5_ct_not_equal_},
+    {"ct_lerp_", 0, s0_ct_lerp_},
+    {"ct_lerp_", 1, s1_ct_lerp_},
+    {"ct_lerp_", 2, s2_ct_lerp_},
+    {"ct_lerp_", 3, s3_ct_lerp_},
+    {"ct_lerp_", 4, s4_ct_lerp_},
+    {"ct_lerp_", 5, s5_ct_lerp_},
+    {"ct_lerp_scalar_", 0, s0_ct_lerp_scalar_},
+    {"ct_lerp_scalar_", 1, s1_ct_lerp_scalar_},
+    {"ct_lerp_scalar_", 2, s2_ct_lerp_scalar_},
+    {"ct_lerp_scalar_", 3, s3_ct_lerp_scalar_},
+    {"ct_lerp_scalar_", 4, s4_ct_lerp_scalar_},
+    {"ct_lerp_scalar_", 5, s5_ct_lerp_scalar_},
+    {"ct_addcmul_", 0, s0_ct_addcmul_},
+    {"ct_addcmul_", 1, s1_ct_addcmul_},
+    {"ct_addcmul_", 2, s2_ct_addcmul_},
+    {"ct_addcmul_", 3, s3_ct_addcmul_},
+    {"ct_addcmul_", 4, s4_ct_addcmul_},
+    {"ct_addcmul_", 5, s5_ct_addcmul_},
+    {"ct_addcdiv_", 0, s0_ct_addcdiv_},
+    {"ct_addcdiv_", 1, s1_ct_addcdiv_},
+    {"ct_addcdiv_", 2, s2_ct_addcdiv_},
+    {"ct_addcdiv_", 3, s3_ct_addcdiv_},
+    {"ct_addcdiv_", 4, s4_ct_addcdiv_},
+    {"ct_addcdiv_", 5, s5_ct_addcdiv_},
+    {"ct_addmm_", 0, s0_ct_addmm_},
+    {"ct_addmm_", 1, s1_ct_addmm_},
+    {"ct_addmm_", 2, s2_ct_addmm_},
+    {"ct_addmm_", 3, s3_ct_addmm_},
+    {"ct_addmm_", 4, s4_ct_addmm_},
+    {"ct_addmm_", 5, s5_ct_addmm_},
+    {"ct_addmv_", 0, s0_ct_addmv_},
+    {"ct_addmv_", 1, s1_ct_addmv_},
+    {"ct_addmv_", 2, s2_ct_addmv_},
+    {"ct_addmv_", 3, s3_ct_addmv_},
+    {"ct_addmv_", 4, s4_ct_addmv_},
+    {"ct_addmv_", 5, s5_ct_addmv_},
+    {"ct_addr_", 0, s0_ct_addr_},
+    {"ct_addr_", 1, s1_ct_addr_},
+    {"ct_addr_", 2, s2_ct_addr_},
+    {"ct_addr_", 3, s3_ct_addr_},
+    {"ct_addr_", 4, s4_ct_addr_},
+    {"ct_addr_", 5, s5_ct_addr_},
+    {"ct_addbmm_", 0, s0_ct_addbmm_},
+    {"ct_addbmm_", 1, s1_ct_addbmm_},
+    {"ct_addbmm_", 2, s2_ct_addbmm_},
+    {"ct_addbmm_", 3, s3_ct_addbmm_},
+    {"ct_addbmm_", 4, s4_ct_addbmm_},
+    {"ct_addbmm_", 5, s5_ct_addbmm_},
+    {"ct_baddbmm_", 0, s0_ct_baddbmm_},
+    {"ct_baddbmm_", 1, s1_ct_baddbmm_},
+    {"ct_baddbmm_", 2, s2_ct_baddbmm_},
+    {"ct_baddbmm_", 3, s3_ct_baddbmm_},
+    {"ct_baddbmm_", 4, s4_ct_baddbmm_},
+    {"ct_baddbmm_", 5, s5_ct_baddbmm_},
+    {"ct_cumsum_", 0, s0_ct_cumsum_},
+    {"ct_cumsum_", 1, s1_ct_cumsum_},
+    {"ct_cumsum_", 2, s2_ct_cumsum_},
+    {"ct_cumsum_", 3, s3_ct_cumsum_},
+    {"ct_cumsum_", 4, s4_ct_cumsum_},
+    {"ct_cumsum_", 5, s5_ct_cumsum_},
+    {"ct_cumprod_", 0, s0_ct_cumprod_},
+    {"ct_cumprod_", 1, s1_ct_cumprod_},
+    {"ct_cumprod_", 2, s2_ct_cumprod_},
+    {"ct_cumprod_", 3, s3_ct_cumprod_},
+    {"ct_cumprod_", 4, s4_ct_cumprod_},
+    {"ct_cumprod_", 5, s5_ct_cumprod_},
+    {"ct_tril_", 0, s0_ct_tril_},
+    {"ct_tril_", 1, s1_ct_tril_},
+    {"ct_tril_", 2, s2_ct_tril_},
+    {"ct_tril_", 3, s3_ct_tril_},
+    {"ct_tril_", 4, s4_ct_tril_},
+    {"ct_tril_", 5, s5_ct_tril_},
+    {"ct_triu_", 0, s0_ct_triu_},
+    {"ct_triu_", 1, s1_ct_triu_},
+    {"ct_triu_", 2, s2_ct_triu_},
+    {"ct_triu_", 3, s3_ct_triu_},
+    {"ct_triu_", 4, s4_ct_triu_},
+    {"ct_triu_", 5, s5_ct_triu_},
+    {"ct_renorm_", 0, s0_ct_renorm_},
+    {"ct_renorm_", 1, s1_ct_renorm_},
+    {"ct_renorm_", 2, s2_ct_renorm_},
+    {"ct_renorm_", 3, s3_ct_renorm_},
+    {"ct_renorm_", 4, s4_ct_renorm_},
+    {"ct_renorm_", 5, s5_ct_renorm_},
+    {"ct_masked_fill_", 0, s0_ct_masked_fill_},
+    {"ct_masked_fill_", 1, s1_ct_masked_fill_},
+    {"ct_masked_fill_", 2, s2_ct_masked_fill_},
+    {"ct_masked_fill_", 3, s3_ct_masked_fill_},
+    {"ct_masked_fill_", 4, s4_ct_masked_fill_},
+    {"ct_masked_fill_", 5, s5_ct_masked_fill_},
+    {"ct_masked_scatter_", 0, s0_ct_masked_scatter_},
+    {"ct_masked_scatter_", 1, s1_ct_masked_scatter_},
+    {"ct_masked_scatter_", 2, s2_ct_masked_scatter_},
+    {"ct_masked_scatter_", 3, s3_ct_masked_scatter_},
+    {"ct_masked_scatter_", 4, s4_ct_masked_scatter_},
+    {"ct_masked_scatter_", 5, s5_ct_masked_scatter_},
+    {"ct_index_add_", 0, s0_ct_index_add_},
+    {"ct_index_add_", 1, s1_ct_index_add_},
+    {"ct_index_add_", 2, s2_ct_index_add_},
+    {"ct_index_add_", 3, s3_ct_index_add_},
+    {"ct_index_add_", 4, s4_ct_index_add_},
+    {"ct_index_add_", 5, s5_ct_index_add_},
+    {"ct_index_copy_", 0, s0_ct_index_copy_},
+    {"ct_index_copy_", 1, s1_ct_index_copy_},
+    {"ct_index_copy_", 2, s2_ct_index_copy_},
+    {"ct_index_copy_", 3, s3_ct_index_copy_},
+    {"ct_index_copy_", 4, s4_ct_index_copy_},
+    {"ct_index_copy_", 5, s5_ct_index_copy_},
+    {"ct_index_fill_", 0, s0_ct_index_fill_},
+    {"ct_index_fill_", 1, s1_ct_index_fill_},
+    {"ct_index_fill_", 2, s2_ct_index_fill_},
+    {"ct_index_fill_", 3, s3_ct_index_fill_},
+    {"ct_index_fill_", 4, s4_ct_index_fill_},
+    {"ct_index_fill_", 5, s5_ct_index_fill_},
+    {"ct_index_reduce_", 0, s0_ct_index_reduce_},
+    {"ct_index_reduce_", 1, s1_ct_index_reduce_},
+    {"ct_index_reduce_", 2, s2_ct_index_reduce_},
+    {"ct_index_reduce_", 3, s3_ct_index_reduce_},
+    {"ct_index_reduce_", 4, s4_ct_index_reduce_},
+    {"ct_index_reduce_", 5, s5_ct_index_reduce_},
+    {"ct_index_put_", 0, s0_ct_index_put_},
+    {"ct_index_put_", 1, s1_ct_index_put_},
+    {"ct_index_put_", 2, s2_ct_index_put_},
+    {"ct_index_put_", 3, s3_ct_index_put_},
+    {"ct_index_put_", 4, s4_ct_index_put_},
+    {"ct_index_put_", 5, s5_ct_index_put_},
+    {"ct_put_", 0, s0_ct_put_},
+    {"ct_put_", 1, s1_ct_put_},
+    {"ct_put_", 2, s2_ct_put_},
+    {"ct_put_", 3, s3_ct_put_},
+    {"ct_put_", 4, s4_ct_put_},
+    {"ct_put_", 5, s5_ct_put_},
+    {"ct_scatter_", 0, s0_ct_scatter_},
+    {"ct_scatter_", 1, s1_ct_scatter_},
+    {"ct_scatter_", 2, s2_ct_scatter_},
+    {"ct_scatter_", 3, s3_ct_scatter_},
+    {"ct_scatter_", 4, s4_ct_scatter_},
+    {"ct_scatter_", 5, s5_ct_scatter_},
+    {"ct_scatter_add_", 0, s0_ct_scatter_add_},
+    {"ct_scatter_add_", 1, s1_ct_scatter_add_},
+    {"ct_scatter_add_", 2, s2_ct_scatter_add_},
+    {"ct_scatter_add_", 3, s3_ct_scatter_add_},
+    {"ct_scatter_add_", 4, s4_ct_scatter_add_},
+    {"ct_scatter_add_", 5, s5_ct_scatter_add_},
+    {"ct_scatter_reduce_", 0, s0_ct_scatter_reduce_},
+    {"ct_scatter_reduce_", 1, s1_ct_scatter_reduce_},
+    {"ct_scatter_reduce_", 2, s2_ct_scatter_reduce_},
+    {"ct_scatter_reduce_", 3, s3_ct_scatter_reduce_},
+    {"ct_scatter_reduce_", 4, s4_ct_scatter_reduce_},
+    {"ct_scatter_reduce_", 5, s5_ct_scatter_reduce_},
     {"ct_tensor_print", 0, s0_ct_tensor_print},
     {"ct_tensor_print", 1, s1_ct_tensor_print},
     {"ct_tensor_print", 2, s2_ct_tensor_print},

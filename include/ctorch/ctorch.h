@@ -18,4 +18,5 @@
 #include "ctorch/io.h"
 #include "ctorch/dlpack.h"
 #include "ctorch/fft.h"
+#include "ctorch/inplace.h"
 #endif

@@ -992,7 +992,8 @@ ct_status ct_sgn(ct_ctx *ctx, const ct_tensor *a, ct_tensor **out) {
     ct_status st = ct__error_within(ctx, "sgn", ct_sign(ctx, a, out));
     return ct__ag_named(ctx, st, out, mark, "SgnBackward0");
 }
-/* torch.ldexp is a * pow(2.0, b) with torch's result dtype; the power is taken in the result dtype
+/* torch.ldexp is a * pow(2.0, b) with torch's result dtype (complex a too); the power is taken in
+ * the (real) result dtype
  * (torch takes it in b's float dtype, float32 for integer b, so ldexp(x_f64, 1000) is inf
  * there) */
 static ct_status ct__ldexp(ct_ctx *ctx, const ct_tensor *a, const ct_tensor *b, ct_tensor **out) {
@@ -1004,18 +1005,23 @@ static ct_status ct__ldexp(ct_ctx *ctx, const ct_tensor *a, const ct_tensor *b, 
      * integer b: promote(a, that) (a float16 a with an int32 b gives float32) */
     const ct_dtype bf = ct_dtype_is_floating(b->dtype) ? b->dtype : CT_FLOAT32;
     ct_dtype rdt = CT_FLOAT32;
-    if (!ct__is_compute_dtype(a->dtype) || !ct__is_compute_dtype(b->dtype))
+    if ((!ct__is_compute_dtype(a->dtype) && !ct_dtype_is_complex(a->dtype)) ||
+        !ct__is_compute_dtype(b->dtype))
         return ct__set_error(ctx, CT_ERR_DTYPE, "ldexp: unsupported dtypes %s and %s",
                              ct_dtype_name(a->dtype), ct_dtype_name(b->dtype));
     { /* result_type(a, the power: bf with b's dims), so a 0-d a keeps its category's rule */
         int64_t ones[CT_MAX_DIMS];
         for (int i = 0; i < b->ndim; i++)
             ones[i] = 1;
-        ct_tensor *probe = NULL;
+        ct_tensor *probe = NULL, *ar = NULL;
         st = ct_tensor_empty(ctx, bf, b->ndim, ones, &probe);
-        const ct_tensor *pair[2] = {a, probe};
+        /* a complex a: the power in the real dtype (a's real part's promotion; the product
+         * is complex) */
+        if (st == CT_OK && ct_dtype_is_complex(a->dtype))
+            st = ct_tensor_empty(ctx, ct_dtype_to_real(a->dtype), a->ndim, a->shape, &ar);
+        const ct_tensor *pair[2] = {ar ? ar : a, probe};
         if (st == CT_OK) st = ct__result_type(ctx, "ldexp", 2, pair, &rdt);
-        ct_tensor_release(probe);
+        ct_tensor_release(probe), ct_tensor_release(ar);
         if (st != CT_OK) return st;
     }
     ct_tensor *x[3] = {NULL};
@@ -1517,9 +1523,14 @@ static ct_status ct__scatter_reduce(ct_ctx *ctx, const char *op, const ct_tensor
         return ct__set_error(ctx, CT_ERR_DTYPE,
                              "%s: expected self and src to have the same dtype, got %s and %s", op,
                              ct_dtype_name(t->dtype), ct_dtype_name(src->dtype));
-    if (t->dtype == CT_BOOL && (r == CT__SR_SUM || r == CT__SR_MEAN))
+    /* bool: sum is a logical or (scatter_add's); mean divides, which bool cannot; torch's
+     * index_reduce has no bool kernel for include_self = false */
+    if (t->dtype == CT_BOOL && r == CT__SR_MEAN)
         return ct__set_error(ctx, CT_ERR_DTYPE, "%s: reduce '%s' is not supported for bool", op,
                              names[r]);
+    if (t->dtype == CT_BOOL && index_form && !include_self)
+        return ct__set_error(ctx, CT_ERR_DTYPE,
+                             "%s: include_self = false is not supported for bool (as torch)", op);
     const int nd = t->ndim ? t->ndim : 1;
     int d = 0;
     if (!ct__wrap_dim(dim, nd, &d))

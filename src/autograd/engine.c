@@ -572,7 +572,7 @@ static ct_status ct__ag_inplace_impl(ct_ctx *ctx, const ct__ag_inplace_w *w) {
         /* dst's history is now r's node (made by this call), under torch's name */
         ct__ag_node *n = rm->grad_fn;
         n->refcount++;
-        n->name = w->name;
+        if (w->name) n->name = w->name; /* NULL: the op's own node name */
         ct__ag_node_release(m->grad_fn);
         m->grad_fn = n;
         m->output_nr = rm->output_nr;

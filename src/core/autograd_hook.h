@@ -228,7 +228,8 @@ typedef struct ct__ag_rec {
 
 /* An in-place op under autograd (ct_add_ ..., ct_tensor_copy_): out = fn(ctx, self, arg) is the
  * out-of-place op (a recording front end, result broadcast to dst's shape); its value is written
- * into dst and dst's history becomes its node, printed as `name` ("AddBackward0"). keep_old: the
+ * into dst and dst's history becomes its node, printed as `name` ("AddBackward0"; NULL: the node's
+ * own name). keep_old: the
  * op saves self for its backward, which then gets a copy of dst's old value (with dst's history)
  * instead of dst, whose storage the write changes. */
 typedef ct_status (*ct__ag_inplace_fn)(ct_ctx *ctx, const struct ct_tensor *self, const void *arg,

@@ -588,12 +588,13 @@ static ct_status ct__cx_inplace(ct_ctx *ctx, const char *name, ct_op_kind kind, 
                              "%s: result type %s can't be cast to the desired output type %s", name,
                              ct_dtype_name(other->dtype), ct_dtype_name(self->dtype));
     const ct_tensor *ag[2] = {self, other};
-    if (ct__ag_wants(ctx, is_scalar ? 1 : 2, ag))
-        return ct__set_error(ctx, CT_ERR_UNSUPPORTED,
-                             "%s: in-place complex ops on tensors that require grad are not "
-                             "supported yet; use the out-of-place op",
-                             name);
     ct__inplace_arg a = {kind, other, v};
+    if (ct__ag_wants(ctx, is_scalar ? 1 : 2, ag)) { /* self takes the complex op's node */
+        ct__ag_inplace_w w = {
+            name, self, other, true, is_scalar ? ct__inplace_scalar_as : ct__inplace_binary_as,
+            &a,   NULL, NULL};
+        return ct__ag_inplace(ctx, &w);
+    }
     ct_tensor *r = NULL, *c = NULL;
     ct_status st = is_scalar ? ct__inplace_scalar_as(ctx, self, &a, &r)
                              : ct__inplace_binary_as(ctx, self, &a, &r);
@@ -863,6 +864,16 @@ static ct_status ct__activation(ct_ctx *ctx, const char *name, ct_op_kind kind, 
     return ct__unary(ctx, name, kind, a, true, false, sc, 0, out);
 }
 ct_status ct_silu(ct_ctx *ctx, const ct_tensor *a, ct_tensor **out) {
+    if (ctx && out && ct__tensor_live(a) && ct_dtype_is_complex(a->dtype)) {
+        /* complex (torch's silu takes it): x sigmoid(x), differentiable as the composition */
+        *out = NULL;
+        uint64_t mark = ct__ag_mark(ctx);
+        ct_tensor *s = NULL;
+        ct_status st = ct_sigmoid(ctx, a, &s);
+        if (st == CT_OK) st = ct_mul(ctx, a, s, out);
+        ct_tensor_release(s);
+        return ct__ag_named(ctx, ct__error_within(ctx, "silu", st), out, mark, "SiluBackward0");
+    }
     CT__AG_WRAP(ctx, out, ct__activation(ctx, "silu", CT_OP_SILU, a, 0, 0, out),
                 CT__AG_IN1(CT__AG_SILU, a));
 }
@@ -1139,16 +1150,75 @@ static ct_status ct__fwd_lerp(ct_ctx *ctx, const ct_tensor *start, const ct_tens
     double sc[4] = {w, 0, 0, 0};
     return ct__ew(ctx, "lerp", CT_OP_LERP, n, ins, dt, dt, sc, 0, out);
 }
+/* complex lerp (torch's kernel): |w| < 0.5 ? start + w (end - start)
+ * : end - (end - start) (1 - w), composed of complex ops (so differentiable); one dtype for all */
+static ct_status ct__cx_lerp(ct_ctx *ctx, const ct_tensor *start, const ct_tensor *end,
+                             const ct_tensor *weight, double w, ct_tensor **out) {
+    *out = NULL;
+    const ct_tensor *ins[3] = {start, end, weight};
+    ct_status st = ct__check_args(ctx, "lerp", weight ? 3 : 2, ins, out);
+    if (st != CT_OK) return st;
+    for (int i = 1; i < (weight ? 3 : 2); i++)
+        if (ins[i]->dtype != start->dtype)
+            return ct__set_error(ctx, CT_ERR_DTYPE,
+                                 "lerp: expected dtype %s for `%s` but got dtype %s",
+                                 ct_dtype_name(start->dtype), i == 1 ? "end" : "weight",
+                                 ct_dtype_name(ins[i]->dtype));
+    uint64_t mark = ct__ag_mark(ctx);
+    ct_tensor *x[7] = {NULL};
+    st = ct_sub(ctx, end, start, &x[0]); /* d = end - start */
+    if (!weight) {
+        if (fabs(w) < 0.5) {
+            CT__DO(st, ct_mul_scalar(ctx, x[0], w, &x[1]));
+            CT__DO(st, ct_add(ctx, start, x[1], out));
+        } else {
+            CT__DO(st, ct_mul_scalar(ctx, x[0], 1.0 - w, &x[1]));
+            CT__DO(st, ct_sub(ctx, end, x[1], out));
+        }
+    } else {
+        CT__DO(st, ct_mul(ctx, weight, x[0], &x[1]));
+        CT__DO(st, ct_add(ctx, start, x[1], &x[2])); /* start + w d */
+        ct_tensor *nw = NULL; /* 1 - w */
+        CT__DO(st, ct_neg(ctx, weight, &nw));
+        CT__DO(st, ct_add_scalar(ctx, nw, 1.0, &x[3]));
+        ct_tensor_release(nw);
+        CT__DO(st, ct_mul(ctx, x[0], x[3], &x[4]));
+        CT__DO(st, ct_sub(ctx, end, x[4], &x[5])); /* end - d (1 - w) */
+        CT__DO(st, ct_abs(ctx, weight, &x[6]));
+        ct_tensor *m = NULL;
+        CT__DO(st, ct_lt_scalar(ctx, x[6], 0.5, &m));
+        CT__DO(st, ct_where(ctx, m, x[2], x[5], out));
+        ct_tensor_release(m);
+    }
+    for (int i = 0; i < 7; i++)
+        ct_tensor_release(x[i]);
+    if (st != CT_OK) {
+        ct_tensor_release(*out);
+        *out = NULL;
+    }
+    return ct__ag_named(ctx, ct__error_within(ctx, "lerp", st), out, mark,
+                        weight ? "LerpBackward1" : "LerpBackward0");
+}
+static bool ct__lerp_any_cx(const ct_tensor *a, const ct_tensor *b, const ct_tensor *c) {
+    return (ct__tensor_live(a) && ct_dtype_is_complex(a->dtype)) ||
+           (ct__tensor_live(b) && ct_dtype_is_complex(b->dtype)) ||
+           (ct__tensor_live(c) && ct_dtype_is_complex(c->dtype));
+}
+
 ct_status ct_lerp(ct_ctx *ctx, const ct_tensor *start, const ct_tensor *end,
                   const ct_tensor *weight, ct_tensor **out) {
     if (ctx && !weight)
         return ct__set_error(ctx, CT_ERR_INVALID_ARG,
                              "lerp: weight is NULL (use ct_lerp_scalar for a number)");
+    if (ctx && out && ct__lerp_any_cx(start, end, weight))
+        return ct__cx_lerp(ctx, start, end, weight, 0, out);
     CT__AG_WRAP(ctx, out, ct__fwd_lerp(ctx, start, end, weight, 0, out),
                 CT__AG_IN3(CT__AG_LERP, start, end, weight));
 }
 ct_status ct_lerp_scalar(ct_ctx *ctx, const ct_tensor *start, const ct_tensor *end, double weight,
                          ct_tensor **out) {
+    if (ctx && out && ct__lerp_any_cx(start, end, NULL))
+        return ct__cx_lerp(ctx, start, end, NULL, weight, out);
     CT__AG_WRAP(ctx, out, ct__fwd_lerp(ctx, start, end, NULL, weight, out),
                 (CT__AG_IN2(CT__AG_LERP_S, start, end), r_.sc[0] = weight));
 }
@@ -1212,6 +1282,9 @@ static ct_status ct__angle(ct_ctx *ctx, const char *name, const ct_tensor *a, do
     if (!ctx || !a || !out)
         return ctx ? ct__set_error(ctx, CT_ERR_INVALID_ARG, "%s: NULL argument", name)
                    : CT_ERR_INVALID_ARG;
+    if (ct__tensor_live(a) && ct_dtype_is_complex(a->dtype))
+        return ct__set_error(ctx, CT_ERR_DTYPE,
+                             "%s is not supported for complex tensors (as torch)", name);
     uint64_t mark = ct__ag_mark(ctx);
     ct_status st;
     if (ct_dtype_is_floating(a->dtype) || !ct__is_compute_dtype(a->dtype)) {

@@ -328,7 +328,22 @@ ct_status ct_tensor_copy_(ct_ctx *ctx, ct_tensor *dst, const ct_tensor *src) {
     const ct_tensor *ts[2] = {dst, src};
     ct_status st = ct__check_args(ctx, "copy_", 2, ts, (void *)1);
     if (st != CT_OK) return st;
-    const bool cx = ct_dtype_is_complex(dst->dtype) && dst->dtype == src->dtype;
+    if (ct_dtype_is_complex(dst->dtype) != ct_dtype_is_complex(src->dtype) ||
+        (ct_dtype_is_complex(dst->dtype) && dst->dtype != src->dtype)) {
+        /* into or out of a complex tensor of another dtype: through a cast (torch's copy_ keeps
+         * the real part of a complex source written into a real tensor) */
+        ct_tensor *c = NULL, *re = NULL;
+        if (ct_dtype_is_complex(src->dtype) && !ct_dtype_is_complex(dst->dtype)) {
+            st = ct_real(ctx, src, &re);
+            if (st == CT_OK) st = ct_tensor_copy_(ctx, dst, re);
+        } else {
+            st = ct_cast(ctx, src, dst->dtype, &c);
+            if (st == CT_OK) st = ct_tensor_copy_(ctx, dst, c);
+        }
+        ct_tensor_release(c), ct_tensor_release(re);
+        return ct__error_within(ctx, "copy_", st);
+    }
+    const bool cx = ct_dtype_is_complex(dst->dtype);
     if (cx && (st = ct__ag_no_backward(ctx, "copy_", 2, ts)) != CT_OK) return st;
     if (!cx && (!ct__is_compute_dtype(dst->dtype) || !ct__is_compute_dtype(src->dtype)))
         return ct__set_error(ctx, CT_ERR_DTYPE, "copy_: %s -> %s is not supported here",
