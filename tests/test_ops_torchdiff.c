@@ -1416,6 +1416,196 @@ TEST(review4_creation_search_linalg) {
     ct_tensor_release(r), ct_tensor_release(s), ct_tensor_release(h), ct_tensor_release(tau);
 }
 
+/* Fifth review (second derivatives against torch 1.13): eigh's eigenvector gradient of a real
+ * matrix is symmetric (torch projects V^T gV onto the skew matrices for real input too), and
+ * cumprod's gradient records its own history under create_graph (it came back constant, so the
+ * second derivative was silently 0), with zeros in the slice as torch's formula */
+TEST(review5_eigh_cumprod_second_order) {
+    const int64_t s33[2] = {3, 3};
+    const double av[9] = {2, 1, 0.5, 1, 3, -0.25, 0.5, -0.25, 1.5};
+    const double wv[9] = {1, 2, 0.5, 3, 4, -1, 0.25, -2, 1.5};
+    const double want[9] = {1.7350025715588548,  -0.30924946756875876, 0.3122048189350988,
+                            -0.3092494675687588, -0.314995636035146,   0.17742743104858097,
+                            0.3122048189350987,  0.17742743104858108,  -1.420006935523709};
+    ct_tensor *a = tu_from_vals(ctx, CT_FLOAT64, 2, s33, av), *w = NULL, *v = NULL, *vv = NULL;
+    ct_tensor *wt = tu_from_vals(ctx, CT_FLOAT64, 2, s33, wv), *l = NULL, *sum = NULL;
+    CHECK_OK(ct_tensor_set_requires_grad(a, true));
+    CHECK_OK(ct_linalg_eigh(ctx, a, 'L', &w, &v));
+    CHECK_OK(ct_mul(ctx, v, v, &vv)); /* sign-invariant loss sum(W o V o V) */
+    CHECK_OK(ct_mul(ctx, vv, wt, &l));
+    CHECK_OK(ct_sum(ctx, l, 0, NULL, false, &sum));
+    CHECK_OK(ct_backward(ctx, sum, NULL, false));
+    const ct_tensor *ga = ct_tensor_grad(a);
+    CHECK(ga != NULL);
+    if (ga) tu_same_as("eigh gA", ga, want, 2, s33, 1e-12);
+    ct_tensor *all[] = {a, w, v, vv, wt, l, sum};
+    for (size_t i = 0; i < sizeof all / sizeof all[0]; i++)
+        ct_tensor_release(all[i]);
+    /* cumprod: g = d sum(u cumprod(x)) / dx with create_graph, h = d sum(v g) / dx (torch's) */
+    static const struct {
+        int n;
+        double x[4], g[4], h[4];
+    } cp[] = {
+        {3, {2, 3, 4}, {-4.75, -3.5, -4.5}, {0.3125, -2.125, -1.5}},
+        {4, {2, 0, 4, 5}, {0.5, 76.5, 0, 0}, {-19.125, 54.875, -9.25, -8}},
+        {4, {0, 3, 0, 2}, {4.25, 0, 0, 0}, {1.8125, 1.25, 9.75, 0}},
+        {3, {1.5, -2, 0.5}, {-1.25, 1.3125, 2.25}, {-0.0625, 0.59375, 2.0625}},
+    };
+    const double uv[4] = {0.5, 1.25, -0.75, 2.0}, vw[4] = {1.0, -0.5, 0.25, 0.75};
+    for (size_t k = 0; k < sizeof cp / sizeof cp[0]; k++) {
+        const int64_t n = cp[k].n;
+        ct_tensor *x = tu_from_vals(ctx, CT_FLOAT64, 1, &n, cp[k].x), *y = NULL, *yu = NULL;
+        ct_tensor *u = tu_from_vals(ctx, CT_FLOAT64, 1, &n, uv), *l1 = NULL, *g[1] = {NULL};
+        ct_tensor *vt = tu_from_vals(ctx, CT_FLOAT64, 1, &n, vw), *gv = NULL, *l2 = NULL;
+        ct_tensor *h[1] = {NULL};
+        CHECK_OK(ct_tensor_set_requires_grad(x, true));
+        CHECK_OK(ct_cumprod(ctx, x, 0, &y));
+        CHECK_OK(ct_mul(ctx, y, u, &yu));
+        CHECK_OK(ct_sum(ctx, yu, 0, NULL, false, &l1));
+        const ct_tensor *o1[1] = {l1}, *in[1] = {x};
+        CHECK_OK(ct_autograd_grad(ctx, 1, o1, NULL, 1, in, false, true, g));
+        if (g[0]) tu_same_as("cumprod g", g[0], cp[k].g, 1, &n, 1e-14);
+        CHECK(g[0] && ct_tensor_requires_grad(g[0]));
+        CHECK_OK(ct_mul(ctx, g[0], vt, &gv));
+        CHECK_OK(ct_sum(ctx, gv, 0, NULL, false, &l2));
+        const ct_tensor *o2[1] = {l2};
+        CHECK_OK(ct_autograd_grad(ctx, 1, o2, NULL, 1, in, false, false, h));
+        if (h[0]) tu_same_as("cumprod h", h[0], cp[k].h, 1, &n, 1e-14);
+        ct_tensor *rel[] = {x, y, yu, u, l1, g[0], vt, gv, l2, h[0]};
+        for (size_t i = 0; i < sizeof rel / sizeof rel[0]; i++)
+            ct_tensor_release(rel[i]);
+    }
+}
+
+/* g = d sum(u f(x)) / dx with create_graph, then h = d sum(v g) / dx; both against torch */
+typedef ct_status (*rv5_fn)(const ct_tensor *x, ct_tensor **y);
+static double rv5_p[2];
+static ct_status rv5_elu(const ct_tensor *x, ct_tensor **y) { return ct_elu(ctx, x, rv5_p[0], y); }
+static ct_status rv5_selu(const ct_tensor *x, ct_tensor **y) { return ct_selu(ctx, x, y); }
+static ct_status rv5_celu(const ct_tensor *x, ct_tensor **y) {
+    return ct_celu(ctx, x, rv5_p[0], y);
+}
+static ct_status rv5_softplus(const ct_tensor *x, ct_tensor **y) {
+    return ct_softplus(ctx, x, rv5_p[0], rv5_p[1], y);
+}
+static ct_status rv5_logsigmoid(const ct_tensor *x, ct_tensor **y) {
+    return ct_logsigmoid(ctx, x, y);
+}
+static void rv5_check(const char *what, rv5_fn f, const double *x, const double *u, const double *v,
+                      const double *g_want, const double *h_want) {
+    const int64_t n = 3;
+    ct_tensor *xt = tu_from_vals(ctx, CT_FLOAT64, 1, &n, x), *y = NULL, *yu = NULL, *l1 = NULL;
+    ct_tensor *ut = tu_from_vals(ctx, CT_FLOAT64, 1, &n, u);
+    ct_tensor *vt = tu_from_vals(ctx, CT_FLOAT64, 1, &n, v), *gv = NULL, *l2 = NULL;
+    ct_tensor *g[1] = {NULL}, *h[1] = {NULL};
+    CHECK_OK(ct_tensor_set_requires_grad(xt, true));
+    CHECK_OK(f(xt, &y));
+    CHECK_OK(ct_mul(ctx, y, ut, &yu));
+    CHECK_OK(ct_sum(ctx, yu, 0, NULL, false, &l1));
+    const ct_tensor *o1[1] = {l1}, *in[1] = {xt};
+    CHECK_OK(ct_autograd_grad(ctx, 1, o1, NULL, 1, in, false, true, g));
+    CHECK_MSG(g[0] != NULL, "%s: no g", what);
+    if (g[0]) {
+        tu_same_as(what, g[0], g_want, 1, &n, 1e-14);
+        CHECK_OK(ct_mul(ctx, g[0], vt, &gv));
+        CHECK_OK(ct_sum(ctx, gv, 0, NULL, false, &l2));
+        const ct_tensor *o2[1] = {l2};
+        CHECK_OK(ct_autograd_grad(ctx, 1, o2, NULL, 1, in, false, false, h));
+        if (h[0]) tu_same_as(what, h[0], h_want, 1, &n, 1e-14);
+    }
+    ct_tensor *rel[] = {xt, y, yu, l1, ut, vt, gv, l2, g[0], h[0]};
+    for (size_t i = 0; i < sizeof rel / sizeof rel[0]; i++)
+        ct_tensor_release(rel[i]);
+}
+
+/* Fifth review: second derivatives at the kinks as torch 1.13's double backward (elu / selu /
+ * celu at 0, softplus at beta x == threshold: 0; logsigmoid and the target derivative of
+ * binary_cross_entropy_with_logits with pos_weight at 0: the smooth curvature, not the kink of
+ * |x|); the determinant's gradient of an exactly singular matrix is its cofactor matrix (it
+ * failed with "singular") */
+TEST(review5_kinks_and_singular_det) {
+    const double one[3] = {1, 1, 1}, xs[3] = {0, -0.5, 0.7};
+    rv5_p[0] = 1.0;
+    rv5_check("elu", rv5_elu, xs, one, (const double[]){1.1, 1, 1},
+              (const double[]){1, 0.6065306597126334, 1},
+              (const double[]){0, 0.6065306597126334, 0});
+    rv5_p[0] = 0.5;
+    rv5_check("elu 0.5", rv5_elu, xs, one, one, (const double[]){0.5, 0.3032653298563167, 1},
+              (const double[]){0, 0.3032653298563167, 0});
+    rv5_check("selu", rv5_selu, xs, one, one,
+              (const double[]){1.7580993408473766, 1.0663411530445053, 1.0507009873554805},
+              (const double[]){0, 1.0663411530445053, 0});
+    rv5_check("celu", rv5_celu, xs, one, one, (const double[]){1, 0.36787944117144233, 1},
+              (const double[]){0, 0.7357588823428847, 0});
+    rv5_p[0] = 1, rv5_p[1] = 20;
+    rv5_check("softplus", rv5_softplus, (const double[]){20, 19, 0.5}, one, one,
+              (const double[]){0.9999999979388464, 0.9999999943972036, 0.6224593312018546},
+              (const double[]){0, 5.6027964176199655e-09, 0.2350037122015945});
+    rv5_p[0] = 2, rv5_p[1] = 1;
+    rv5_check("softplus beta 2", rv5_softplus, (const double[]){0.5, 0.25, 1}, one, one,
+              (const double[]){0.7310585786300049, 0.6224593312018546, 1},
+              (const double[]){0, 0.470007424403189, 0});
+    rv5_check("logsigmoid", rv5_logsigmoid, (const double[]){0, -1, 2},
+              (const double[]){0.55, 1, 1}, one,
+              (const double[]){0.275, 0.7310585786300049, 0.11920292202211755},
+              (const double[]){-0.1375, -0.19661193324148185, -0.10499358540350662});
+    /* bce with logits and pos_weight: d(sum gx + sum gt) / d(x, t) */
+    const int64_t n = 3;
+    ct_tensor *x = tu_from_vals(ctx, CT_FLOAT64, 1, &n, (const double[]){0, 0.5, -1});
+    ct_tensor *t = tu_from_vals(ctx, CT_FLOAT64, 1, &n, (const double[]){0.5, 0.25, 1});
+    ct_tensor *pw = tu_from_vals(ctx, CT_FLOAT64, 1, &n, (const double[]){3, 3, 3});
+    ct_tensor *l = NULL, *g[2] = {NULL}, *h[2] = {NULL}, *s1 = NULL, *s2 = NULL, *l2 = NULL;
+    CHECK_OK(ct_tensor_set_requires_grad(x, true));
+    CHECK_OK(ct_tensor_set_requires_grad(t, true));
+    CHECK_OK(ct_binary_cross_entropy_with_logits(ctx, x, t, NULL, pw, CT_REDUCTION_SUM, &l));
+    const ct_tensor *o[1] = {l}, *in[2] = {x, t};
+    CHECK_OK(ct_autograd_grad(ctx, 1, o, NULL, 2, in, false, true, g));
+    if (g[0] && g[1]) {
+        tu_same_as("bce gx", g[0], (const double[]){-0.5, 0.18368899680278195, -2.193175735890015},
+                   1, &n, 1e-14);
+        tu_same_as("bce gt", g[1],
+                   (const double[]){1.3862943611198904, 0.4481539683602134, 3.6265233750364456}, 1,
+                   &n, 1e-14);
+        CHECK_OK(ct_sum(ctx, g[0], 0, NULL, false, &s1));
+        CHECK_OK(ct_sum(ctx, g[1], 0, NULL, false, &s2));
+        CHECK_OK(ct_add(ctx, s1, s2, &l2));
+        const ct_tensor *o2[1] = {l2};
+        CHECK_OK(ct_autograd_grad(ctx, 1, o2, NULL, 2, in, false, false, h));
+        if (h[0] && h[1]) {
+            tu_same_as("bce hx", h[0],
+                       (const double[]){-1.5, -1.4025757692938992, -1.8722813575355644}, 1, &n,
+                       1e-14);
+            tu_same_as("bce ht", h[1], (const double[]){-2, -1.7550813375962906, -2.46211715726001},
+                       1, &n, 1e-14);
+        }
+    }
+    ct_tensor *rel[] = {x, t, pw, l, g[0], g[1], h[0], h[1], s1, s2, l2};
+    for (size_t i = 0; i < sizeof rel / sizeof rel[0]; i++)
+        ct_tensor_release(rel[i]);
+    /* det of singular matrices: the cofactors ([[1, 2], [2, 4]] and 1..9) */
+    const int64_t s22[2] = {2, 2}, s33[2] = {3, 3};
+    const double m9[9] = {1, 2, 3, 4, 5, 6, 7, 8, 9};
+    ct_tensor *a = tu_from_vals(ctx, CT_FLOAT64, 2, s22, (const double[]){1, 2, 2, 4}), *d = NULL;
+    ct_tensor *b = tu_from_vals(ctx, CT_FLOAT64, 2, s33, m9), *e = NULL;
+    CHECK_OK(ct_tensor_set_requires_grad(a, true));
+    CHECK_OK(ct_tensor_set_requires_grad(b, true));
+    CHECK_OK(ct_linalg_det(ctx, a, &d));
+    CHECK_OK(ct_backward(ctx, d, NULL, false));
+    if (ct_tensor_grad(a))
+        tu_same_as("det cofactors 2x2", ct_tensor_grad(a), (const double[]){4, -2, -2, 1}, 2, s22,
+                   1e-13);
+    CHECK_OK(ct_linalg_det(ctx, b, &e));
+    double dv = 1;
+    CHECK_OK(ct_tensor_to_host(e, &dv, sizeof dv));
+    if (dv == 0) { /* LAPACK's LU of 1..9 gives exactly 0 here; otherwise the inverse form */
+        CHECK_OK(ct_backward(ctx, e, NULL, false));
+        if (ct_tensor_grad(b))
+            tu_same_as("det cofactors 3x3", ct_tensor_grad(b),
+                       (const double[]){-3, 6, -3, 6, -12, 6, -3, 6, -3}, 2, s33, 1e-12);
+    }
+    ct_tensor_release(a), ct_tensor_release(d), ct_tensor_release(b), ct_tensor_release(e);
+}
+
 int main(void) {
     ctx = tu_ctx_or_skip();
     RUN(div_scalar_int_tensor_scalar_not_wrapped);
@@ -1426,6 +1616,8 @@ int main(void) {
     RUN(review3_pool_normalize_grid);
     RUN(review3_integer_losses);
     RUN(review4_creation_search_linalg);
+    RUN(review5_eigh_cumprod_second_order);
+    RUN(review5_kinks_and_singular_det);
     RUN(div_rounding_integers);
     RUN(div_rounding_floats);
     RUN(avg_pool_in_torch_order);

@@ -93,7 +93,24 @@ static ct_status ct__logsigmoid(ct_ctx *ctx, const ct_tensor *x, ct_tensor **out
     if (st == CT_OK) st = ct_neg(ctx, ax, &na);
     if (st == CT_OK) st = ct_exp(ctx, na, &e);
     if (st == CT_OK) st = ct_log1p(ctx, e, &l);
-    if (st == CT_OK) st = ct_sub(ctx, m, l, out);
+    const ct_tensor *xs[1] = {x};
+    if (st == CT_OK && !ct__ag_wants(ctx, 1, xs)) {
+        st = ct_sub(ctx, m, l, out);
+    } else if (st == CT_OK) {
+        /* under autograd, x = 0 takes -log1p(exp(-x)) (the same value, -log 2): |x| and the
+         * minimum have no curvature at 0, this form has torch's second derivative -1/4 */
+        ct_tensor *r = NULL, *nx = NULL, *e2 = NULL, *l2 = NULL, *s2 = NULL, *at0 = NULL;
+        st = ct_sub(ctx, m, l, &r);
+        if (st == CT_OK) st = ct_neg(ctx, x, &nx);
+        if (st == CT_OK) st = ct_exp(ctx, nx, &e2);
+        if (st == CT_OK) st = ct_log1p(ctx, e2, &l2);
+        if (st == CT_OK) st = ct_neg(ctx, l2, &s2);
+        if (st == CT_OK) st = ct_eq_scalar(ctx, x, 0, &at0);
+        if (st == CT_OK) st = ct_where(ctx, at0, s2, r, out);
+        ct_tensor *rel[] = {r, nx, e2, l2, s2, at0};
+        for (size_t i = 0; i < sizeof rel / sizeof rel[0]; i++)
+            ct_tensor_release(rel[i]);
+    }
     ct_tensor_release(z), ct_tensor_release(m), ct_tensor_release(ax);
     ct_tensor_release(na), ct_tensor_release(e), ct_tensor_release(l);
     return st;
@@ -135,9 +152,11 @@ static ct_status ct__celu(ct_ctx *ctx, const ct_tensor *x, double alpha, ct_tens
         return ct__set_error(ctx, CT_ERR_INVALID_ARG, "celu: ZeroDivisionError (alpha is 0)");
     /* torch's elu kernel with input_scale 1 / alpha: x > 0 ? x : alpha expm1(x / alpha), for
      * either sign of alpha (expm1 of x / alpha > 0 when alpha < 0); x's non-positive part
-     * through masked_fill so a NaN reaches the expm1 branch and its gradient */
+     * through masked_fill so a NaN reaches the expm1 branch and its gradient; x = 0 takes the
+     * identity branch (the same value and slope; second derivative 0 there, as torch's double
+     * backward) */
     ct_tensor *m = NULL, *xm = NULL, *xs = NULL, *e = NULL, *n = NULL;
-    ct_status st = ct_gt_scalar(ctx, x, 0, &m);
+    ct_status st = ct_ge_scalar(ctx, x, 0, &m);
     if (st == CT_OK) st = ct_masked_fill(ctx, x, m, 0, &xm);
     if (st == CT_OK) st = ct_div_scalar(ctx, xm, alpha, &xs);
     if (st == CT_OK) st = ct_expm1(ctx, xs, &e);

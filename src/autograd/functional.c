@@ -647,7 +647,21 @@ static ct_status ct__softplus_neg(ct_ctx *ctx, const ct_tensor *x, ct_tensor **o
     if (st == CT_OK) st = ct_neg(ctx, ax, &nax);
     if (st == CT_OK) st = ct_exp(ctx, nax, &e);
     if (st == CT_OK) st = ct_log1p(ctx, e, &l);
-    if (st == CT_OK) st = ct_add(ctx, m, l, out);
+    const ct_tensor *xs[1] = {x};
+    if (st == CT_OK && !ct__ag_wants(ctx, 1, xs)) {
+        st = ct_add(ctx, m, l, out);
+    } else if (st == CT_OK) {
+        /* recorded (a double backward): x = 0 takes log1p(exp(-x)) (the same value, log 2),
+         * whose slope there is -1/2 as torch's; clamp and |x| have a kink at 0 */
+        ct_tensor *r = NULL, *e2 = NULL, *l2 = NULL, *at0 = NULL;
+        st = ct_add(ctx, m, l, &r);
+        if (st == CT_OK) st = ct_exp(ctx, nx, &e2);
+        if (st == CT_OK) st = ct_log1p(ctx, e2, &l2);
+        if (st == CT_OK) st = ct_eq_scalar(ctx, x, 0, &at0);
+        if (st == CT_OK) st = ct_where(ctx, at0, l2, r, out);
+        ct_tensor_release(r), ct_tensor_release(e2), ct_tensor_release(l2);
+        ct_tensor_release(at0);
+    }
     ct_tensor_release(nx), ct_tensor_release(m), ct_tensor_release(ax);
     ct_tensor_release(nax), ct_tensor_release(e), ct_tensor_release(l);
     return st;

@@ -586,10 +586,15 @@ static void bw_silu(ct__ag_call *c) { /* (g s) (1 + x (1 - s)), s = sigmoid(x): 
     ct_tensor *t = ct__ag_add_s(c, ct__ag_mul(c, IN(0), ct__ag_add_s(c, ct__ag_neg(c, s), 1)), 1);
     ct__ag_set(c, 0, ct__ag_mul(c, ct__ag_mul(c, G, s), t));
 }
-static void bw_softplus(ct__ag_call *c) { /* g sigmoid(beta x), g where beta x > threshold */
+/* g sigmoid(beta x), g where beta x > threshold; at beta x == threshold the sigmoid's argument
+ * is the constant threshold, so the second derivative there is 0 (torch's double backward masks
+ * beta x < threshold) */
+static void bw_softplus(ct__ag_call *c) {
     const double beta = c->n->sc[0], thr = c->n->sc[1];
     ct_tensor *bx = ct__ag_mul_s(c, IN(0), beta);
-    ct_tensor *d = ct__ag_mul(c, G, AP(ct_sigmoid, bx));
+    ct_tensor *arg = ct__ag_where(c, ct__ag_cmp_s(c, 0, bx, thr, CT_BOOL),
+                                  ct__ag_scalar(c, DT, thr), bx);
+    ct_tensor *d = ct__ag_mul(c, G, AP(ct_sigmoid, arg));
     ct__ag_set(c, 0, ct__ag_where(c, ct__ag_cmp_s(c, 1, bx, thr, CT_BOOL), G, d));
 }
 static void bw_mish(ct__ag_call *c) { /* t + x sigmoid(x) (1 - t^2), t = tanh(softplus(x)) */
@@ -609,8 +614,12 @@ static void bw_leaky_relu(ct__ag_call *c) { /* g where x > 0, else slope g */
         c, 0,
         ct__ag_where(c, ct__ag_cmp_s(c, 1, IN(0), 0, CT_BOOL), G, ct__ag_mul_s(c, G, c->n->sc[0])));
 }
-static void bw_elu(ct__ag_call *c) { /* g alpha exp(x) where x <= 0, else g (NaN: g, as torch) */
-    ct_tensor *d = ct__ag_mul(c, G, ct__ag_mul_s(c, ct__ag_exp(c, IN(0)), c->n->sc[0]));
+/* g alpha exp(x) where x <= 0, else g (NaN: g, as torch); at x == 0 exp's argument is the
+ * constant 0, so the second derivative there is 0 (torch's double backward masks x < 0) */
+static void bw_elu(ct__ag_call *c) {
+    ct_tensor *xe = ct__ag_where(c, ct__ag_cmp_s(c, 0, IN(0), 0, CT_BOOL),
+                                 ct__ag_scalar(c, DT, 0), IN(0));
+    ct_tensor *d = ct__ag_mul(c, G, ct__ag_mul_s(c, ct__ag_exp(c, xe), c->n->sc[0]));
     ct__ag_set(c, 0, ct__ag_where(c, ct__ag_cmp_s(c, 4, IN(0), 0, CT_BOOL), d, G));
 }
 static void bw_hardtanh(ct__ag_call *c) { /* 0 where x <= min or x >= max, else g (as torch) */

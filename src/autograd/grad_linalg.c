@@ -19,6 +19,7 @@
  * the conjugate transpose (ag_mh, the transpose of real matrices), torch's complex forms. */
 #include "autograd/autograd_impl.h"
 #include "ctorch/linalg.h"
+#include "dispatch/dispatch.h"
 #include "ctorch/ops.h"
 
 #include <math.h>
@@ -68,9 +69,61 @@ static void bw_inv(ct__ag_call *c) { /* -A^-H G A^-H */
     const ct_tensor *yt = ag_mh(c, OUT);
     ct__ag_set(c, 0, ct__ag_neg(c, ct__ag_matmul(c, ct__ag_matmul(c, yt, G), yt)));
 }
-static void bw_det(ct__ag_call *c) { /* G conj(det) A^-H */
+/* The cofactor matrix of a real A (d det / dA) through its SVD A = U S Vh: det(U) det(Vh)
+ * U diag(prod_{j != i} s_j) Vh, which needs no inverse (a singular A has one) */
+static ct_tensor *ag_cofactor_svd(ct__ag_call *c, const ct_tensor *a) {
+    const int nd = ct_tensor_ndim(a);
+    const int64_t n = ct_tensor_shape(a)[nd - 1];
+    ct_tensor *u = NULL, *sv = NULL, *vh = NULL, *du = NULL, *dv = NULL, *ex = NULL, *m = NULL;
+    ct_tensor *pr = NULL, *eye = NULL;
+    ct_status st = c->st;
+    if (st == CT_OK) st = ct_linalg_svd(c->ctx, a, &u, &sv, &vh);
+    u = ct__ag_keep(c, st, u), sv = ct__ag_keep(c, st, sv), vh = ct__ag_keep(c, st, vh);
+    st = c->st == CT_OK ? ct_linalg_det(c->ctx, u, &du) : c->st;
+    du = ct__ag_keep(c, st, du);
+    st = c->st == CT_OK ? ct_linalg_det(c->ctx, vh, &dv) : c->st;
+    dv = ct__ag_keep(c, st, dv);
+    /* prod_{j != i} s_j: the row of s with its own entry set to 1, multiplied out */
+    int64_t sh[CT_MAX_DIMS];
+    for (int i = 0; i < nd; i++)
+        sh[i] = i < nd - 2 ? ct_tensor_shape(a)[i] : n;
+    st = c->st == CT_OK ? ct_tensor_eye(c->ctx, CT_BOOL, n, n, &eye) : c->st;
+    eye = ct__ag_keep(c, st, eye);
+    st = c->st == CT_OK ? ct_tensor_expand(c->ctx, ct__ag_unsqueeze(c, sv, nd - 2), nd, sh, &ex)
+                        : c->st;
+    ex = ct__ag_keep(c, st, ex);
+    st = c->st == CT_OK ? ct_masked_fill(c->ctx, ex, eye, 1.0, &m) : c->st;
+    m = ct__ag_keep(c, st, m);
+    st = c->st == CT_OK ? ct_prod(c->ctx, m, nd - 1, false, &pr) : c->st;
+    pr = ct__ag_keep(c, st, pr);
+    const ct_tensor *us = ct__ag_mul(c, u, ct__ag_unsqueeze(c, pr, nd - 2));
+    return ct__ag_mul(c, ag_unsq2(c, ct__ag_mul(c, du, dv)), ct__ag_matmul(c, us, vh));
+}
+/* G conj(det) A^-H; a real A whose determinant is exactly 0 (no inverse) takes the cofactors
+ * through the SVD (torch 1.13 returns zeros or half the cofactors there; the cofactor matrix is
+ * the derivative) */
+static void bw_det(ct__ag_call *c) {
+    const ct_tensor *a = IN(0);
+    bool singular = false;
+    if (c->st == CT_OK && a && OUT && !ct_dtype_is_complex(ct_tensor_dtype(a)) &&
+        ct_tensor_ndim(a) >= 2 && ct_tensor_shape(a)[ct_tensor_ndim(a) - 1] > 1 &&
+        !ct__any_capture(c->ctx)) {
+        /* a host read of the determinants (a capture keeps the inverse form) */
+        ct_tensor *z = NULL, *any = NULL;
+        uint8_t b = 0;
+        ct_status st = ct_eq_scalar(c->ctx, OUT, 0.0, &z);
+        if (st == CT_OK) st = ct_any(c->ctx, z, 0, NULL, false, &any);
+        if (st == CT_OK) st = ct_tensor_to_host(any, &b, 1);
+        ct_tensor_release(z), ct_tensor_release(any);
+        if (st != CT_OK) c->st = st;
+        singular = b != 0;
+    }
+    if (singular) {
+        ct__ag_set(c, 0, ct__ag_mul(c, ag_unsq2(c, G), ag_cofactor_svd(c, a)));
+        return;
+    }
     ct_tensor *s = ag_unsq2(c, ct__ag_mul(c, G, ag_conj(c, OUT)));
-    ct__ag_set(c, 0, ct__ag_mul(c, s, ag_mh(c, ag_inv(c, IN(0)))));
+    ct__ag_set(c, 0, ct__ag_mul(c, s, ag_mh(c, ag_inv(c, a))));
 }
 /* d log|det A| = Re tr(A^-1 dA): G A^-H; complex input adds the sign's term, as torch: sign =
  * e^{i theta}, d theta = Im tr(A^-1 dA), so (G + i Im(z)) A^-H, z = gS conj(sign),
@@ -195,8 +248,9 @@ static void bw_eig(ct__ag_call *c) {
     ct__ag_set(c, 0, ga);
 }
 
-/* eigh: gA = V (diag(gw) + F o (V^T gV)) V^T, F_ij = 1 / (w_j - w_i) off the diagonal (torch's
- * formula, not symmetrised; repeated eigenvalues make F infinite, as in torch). */
+/* eigh: gA = V (diag(gw) + F o skew(V^H gV)) V^H, F_ij = 1 / (w_j - w_i) off the diagonal,
+ * skew(X) = (X - X^H) / 2 (torch 1.13's formula for real and complex input alike: the gradient of
+ * a real A is symmetric; repeated eigenvalues make F infinite, as in torch). */
 static void bw_eigh(ct__ag_call *c) {
     const ct_tensor *w = c->out[0], *v = c->out[1];
     const int nd = c->n->in_meta[0].ndim;
@@ -208,9 +262,9 @@ static void bw_eigh(ct__ag_call *c) {
     const ct_tensor *f =
         ct__ag_div(c, ct__ag_sub(c, ct__ag_scalar(c, dt, 1.0), eye), ct__ag_add(c, e, eye));
     const ct_tensor *vhg = ct__ag_matmul(c, ag_mh(c, v), c->g[1]);
-    if (v && ct_dtype_is_complex(ct_tensor_dtype(v))) /* torch's projection onto the
-                                                       * skew-Hermitian matrices (V's phases) */
-        vhg = ct__ag_mul_s(c, ct__ag_sub(c, vhg, ag_mh(c, vhg)), 0.5);
+    /* torch's projection onto the skew-Hermitian matrices (the tangent space of V's
+     * orthogonality and, for complex V, its phases) */
+    vhg = ct__ag_mul_s(c, ct__ag_sub(c, vhg, ag_mh(c, vhg)), 0.5);
     const ct_tensor *inner = ct__ag_add(c, ct__ag_mul(c, f, vhg),
                                         ct__ag_mul(c, eye, ct__ag_unsqueeze(c, c->g[0], nd - 2)));
     ct__ag_set(c, 0, ct__ag_matmul(c, ct__ag_matmul(c, v, inner), ag_mh(c, v)));

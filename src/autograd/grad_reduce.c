@@ -2,6 +2,8 @@
 #include "autograd/autograd_impl.h"
 #include "ops/dispatch.h"
 
+#include <stdlib.h>
+
 #define G (c->g[0])
 #define IN(i) (c->in[i])
 #define OUT (c->out[0])
@@ -78,15 +80,87 @@ static void bw_cumsum(ct__ag_call *c) {
     ct__ag_set(c, 0, ct__ag_keep(c, st, r));
 }
 
-/* cumprod: a scan kernel of its own (ops/reduce.c), exact with zeros; no double backward */
+/* cumprod's gradient from differentiable ops (create_graph), torch's formulas: rcumsum(g y) / x
+ * when the input has no zero, else column by column, g_k = sum_{j >= k} g_j prod_{i <= j, i != k}
+ * x_i (O(n^2), as torch's; exact to every order with any number of zeros) */
+static ct_status ag_cumprod_grad_graph(ct_ctx *ctx, const ct_tensor *x, const ct_tensor *g, int d,
+                                       ct_tensor **out) {
+    const int64_t n = x->shape[d];
+    ct_tensor *z = NULL, *anyz = NULL, *y = NULL, *gy = NULL, *rc = NULL;
+    bool zeros = true; /* unknown under a capture (no host reads): the general form */
+    ct_status st = CT_OK;
+    if (!ct__any_capture(ctx)) {
+        st = ct_eq_scalar(ctx, x, 0.0, &z);
+        if (st == CT_OK) st = ct_any(ctx, z, 0, NULL, false, &anyz);
+        uint8_t b = 1;
+        if (st == CT_OK) st = ct_tensor_to_host(anyz, &b, 1);
+        zeros = b != 0;
+        ct_tensor_release(z), ct_tensor_release(anyz);
+        if (st != CT_OK) return st;
+    }
+    if (!zeros) {
+        st = ct_cumprod(ctx, x, d, &y);
+        if (st == CT_OK) st = ct_mul(ctx, g, y, &gy);
+        if (st == CT_OK) st = ct_flip(ctx, gy, 1, &d, &rc);
+        ct_tensor_release(gy), gy = NULL;
+        if (st == CT_OK) st = ct_cumsum(ctx, rc, d, &gy);
+        ct_tensor_release(rc), rc = NULL;
+        if (st == CT_OK) st = ct_flip(ctx, gy, 1, &d, &rc);
+        if (st == CT_OK) st = ct_div(ctx, rc, x, out);
+        ct_tensor_release(y), ct_tensor_release(gy), ct_tensor_release(rc);
+        return st;
+    }
+    ct_tensor **cols = calloc((size_t)n, sizeof *cols);
+    if (!cols) return ct__set_error(ctx, CT_ERR_OOM, "cumprod backward: out of memory");
+    int64_t one[CT_MAX_DIMS];
+    for (int i = 0; i < x->ndim; i++)
+        one[i] = i == d ? 1 : x->shape[i];
+    for (int64_t k = 0; k < n && st == CT_OK; k++) {
+        ct_tensor *head = NULL, *before = NULL, *tail = NULL, *after = NULL, *rest = NULL;
+        ct_tensor *om = NULL, *gs = NULL, *prod = NULL;
+        if (k == 0) {
+            st = ct_tensor_ones(ctx, x->dtype, x->ndim, one, &before);
+        } else {
+            st = ct_tensor_narrow(ctx, x, d, 0, k, &head);
+            if (st == CT_OK) st = ct_prod(ctx, head, d, true, &before);
+        }
+        if (st == CT_OK && k + 1 < n) { /* before * cumprod(x[k+1:]) */
+            st = ct_tensor_narrow(ctx, x, d, k + 1, n - k - 1, &tail);
+            if (st == CT_OK) st = ct_cumprod(ctx, tail, d, &after);
+            if (st == CT_OK) st = ct_mul(ctx, before, after, &rest);
+            const ct_tensor *parts[2] = {before, rest};
+            if (st == CT_OK) st = ct_cat(ctx, 2, parts, d, &om);
+        } else if (st == CT_OK) {
+            om = ct_tensor_retain(before);
+        }
+        if (st == CT_OK) st = ct_tensor_narrow(ctx, g, d, k, n - k, &gs);
+        if (st == CT_OK) st = ct_mul(ctx, gs, om, &prod);
+        if (st == CT_OK) st = ct_sum(ctx, prod, 1, &d, true, &cols[k]);
+        ct_tensor *rel[] = {head, before, tail, after, rest, om, gs, prod};
+        for (size_t i = 0; i < sizeof rel / sizeof rel[0]; i++)
+            ct_tensor_release(rel[i]);
+    }
+    if (st == CT_OK) st = ct_cat(ctx, (int)n, (const ct_tensor *const *)cols, d, out);
+    for (int64_t k = 0; k < n; k++)
+        ct_tensor_release(cols[k]);
+    free(cols);
+    return st;
+}
+
+/* cumprod: a scan kernel of its own (ops/reduce.c), exact with zeros; under create_graph the
+ * differentiable form above */
 static void bw_cumprod(ct__ag_call *c) {
     if (c->st != CT_OK || !G) return;
     if (c->n->in_meta[0].ndim == 0) { /* a 0-d cumprod is the identity */
         ct__ag_set(c, 0, G);
         return;
     }
+    const ct_tensor *x = IN(0);
+    int d = (int)c->n->iv[0];
     ct_tensor *r = NULL;
-    ct_status st = ct__cumprod_grad(c->ctx, IN(0), G, (int)c->n->iv[0], &r);
+    ct_status st = c->ctx->grad_off || !(G->requires_grad || x->requires_grad)
+                       ? ct__cumprod_grad(c->ctx, x, G, d, &r)
+                       : ag_cumprod_grad_graph(c->ctx, x, G, d, &r);
     ct__ag_set(c, 0, ct__ag_keep(c, st, r));
 }
 
