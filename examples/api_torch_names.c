@@ -2,13 +2,15 @@
  * hand: torch.max / min, the dtype predicates, angle, real / conj and friends, frobenius_norm,
  * nuclear_norm, linalg.norm, linalg.vander / cross / diagonal / matmul, and the older
  * torch.svd / qr / cholesky / slogdet / triangular_solve / lu_solve / matrix_power / matrix_exp /
- * orgqr, and the views Tensor.unfold / torch.as_strided. Build and run: see README ("Examples"). */
+ * orgqr, the views Tensor.unfold / torch.as_strided, the *_copy ops (a view's values in memory of
+ * their own), mm, scalar_tensor, empty_strided, range, igamma / igammac and constant_pad_nd.
+ * Build and run: see README ("Examples"). */
 #include <ctorch/ctorch.h>
 #include <math.h>
 #include <stdio.h>
 
 static ct_ctx *ctx;
-static ct_tensor *pool[64];
+static ct_tensor *pool[128];
 static int npool;
 
 #define CHECK(call)                                                                                \
@@ -23,8 +25,8 @@ static int npool;
 #define SHP(...)                                                                                   \
     (const int64_t[]) { __VA_ARGS__ }
 static ct_tensor *keep(ct_tensor *t) {
-    if (t && npool == 64) ct_tensor_release(t);
-    return t && npool < 64 ? (pool[npool++] = t) : NULL;
+    if (t && npool == 128) ct_tensor_release(t);
+    return t && npool < 128 ? (pool[npool++] = t) : NULL;
 }
 /* element i of t as double */
 static double at(const ct_tensor *t, int64_t i) {
@@ -139,6 +141,70 @@ int main(void) {
     if (near("unfold [1, 0]", at(keep(r), 3), 2)) goto fail;
     CHECK(ct_tensor_as_strided(ctx, seq, 2, SHP(2, 2), SHP(1, 1), 3, &r)); /* [[3 4] [4 5]] */
     if (near("as_strided [1, 1]", at(keep(r), 3), 5)) goto fail;
+    /* the *_copy ops: the view's values, in memory of their own (seq = 0..5, a = [[4 2] [2 3]]) */
+    CHECK(ct_permute_copy(ctx, a, (const int[]){1, 0}, &r));
+    if (near("permute_copy [0, 1]", at(keep(r), 1), 2)) goto fail;
+    CHECK(ct_t_copy(ctx, a, &r));
+    if (near("t_copy [1, 1]", at(keep(r), 3), 3)) goto fail;
+    CHECK(ct_transpose_copy(ctx, a, 0, 1, &r));
+    if (near("transpose_copy [1, 0]", at(keep(r), 2), 2)) goto fail;
+    CHECK(ct_expand_copy(ctx, e1, 2, SHP(2, 3), &r));
+    if (near("expand_copy [1, 0]", at(keep(r), 3), 1)) goto fail;
+    CHECK(ct_narrow_copy(ctx, seq, 0, 2, 3, &r));
+    if (near("narrow_copy [0]", at(keep(r), 0), 2)) goto fail;
+    CHECK(ct_select_copy(ctx, a, 0, 1, &r));
+    if (near("select_copy [1]", at(keep(r), 1), 3)) goto fail;
+    CHECK(ct_slice_copy(ctx, seq, 0, 1, 6, 2, &r)); /* [1 3 5] */
+    if (near("slice_copy [2]", at(keep(r), 2), 5)) goto fail;
+    CHECK(ct_unsqueeze_copy(ctx, seq, 0, &r));
+    ct_tensor *u = keep(r);
+    CHECK(ct_squeeze_copy(ctx, u, 0, &r));
+    if (near("squeeze_copy [4]", at(keep(r), 4), 4)) goto fail;
+    CHECK(ct_view_copy(ctx, seq, 2, SHP(2, 3), &r));
+    if (near("view_copy [1, 0]", at(keep(r), 3), 3)) goto fail;
+    CHECK(ct_diagonal_copy(ctx, a, 0, 0, 1, &r));
+    if (near("diagonal_copy [1]", at(keep(r), 1), 3)) goto fail;
+    CHECK(ct_unfold_copy(ctx, seq, 0, 3, 2, &r));
+    if (near("unfold_copy [1, 0]", at(keep(r), 3), 2)) goto fail;
+    CHECK(ct_as_strided_copy(ctx, seq, 2, SHP(2, 2), SHP(1, 1), 3, &r));
+    if (near("as_strided_copy [1, 1]", at(keep(r), 3), 5)) goto fail;
+    CHECK(ct_alias_copy(ctx, a, &r));
+    if (near("alias_copy [0, 0]", at(keep(r), 0), 4)) goto fail;
+    CHECK(ct_detach_copy(ctx, a, &r));
+    if (near("detach_copy [0, 1]", at(keep(r), 1), 2)) goto fail;
+    CHECK(ct_view_as_complex_copy(ctx, a, &r)); /* [4+2i, 2+3i] */
+    ct_tensor *zc = keep(r);
+    CHECK(ct_view_as_real_copy(ctx, zc, &r));
+    if (near("view_as_real_copy [1, 1]", at(keep(r), 3), 3)) goto fail;
+    ct_tensor *parts[6] = {NULL};
+    int np = 0;
+    CHECK(ct_split_copy(ctx, seq, 4, 0, 2, parts, &np)); /* [0 1 2 3] [4 5] */
+    keep(parts[0]), keep(parts[1]);
+    if (np != 2 || near("split_copy [1][1]", at(parts[1], 1), 5)) goto fail;
+    CHECK(ct_split_with_sizes_copy(ctx, seq, 2, SHP(1, 5), 0, parts));
+    keep(parts[0]), keep(parts[1]);
+    if (near("split_with_sizes_copy [1][0]", at(parts[1], 0), 1)) goto fail;
+    CHECK(ct_unbind_copy(ctx, a, 1, 2, parts, &np)); /* the columns */
+    keep(parts[0]), keep(parts[1]);
+    if (near("unbind_copy [1][1]", at(parts[1], 1), 3)) goto fail;
+    /* mm, scalar_tensor, empty_strided, range, igamma / igammac, constant_pad_nd */
+    CHECK(ct_mm(ctx, a, a, &r));
+    if (near("mm [0, 0]", at(keep(r), 0), 20)) goto fail;
+    CHECK(ct_scalar_tensor(ctx, 2.5, CT_FLOAT32, &r));
+    if (near("scalar_tensor", at(keep(r), 0), 2.5)) goto fail;
+    CHECK(ct_tensor_empty_strided(ctx, CT_FLOAT32, 2, SHP(2, 3), SHP(1, 2), &r));
+    if (ct_tensor_stride(keep(r))[1] != 2) goto fail;
+    CHECK(ct_tensor_range(ctx, CT_FLOAT64, 1, 2, 0.5, &r)); /* [1 1.5 2]: end included */
+    if (near("range [2]", at(keep(r), 2), 2)) goto fail;
+    ct_tensor *one = NULL;
+    CHECK(ct_tensor_ones(ctx, CT_FLOAT64, 1, SHP(1), &one));
+    keep(one);
+    CHECK(ct_igamma(ctx, one, one, &r)); /* P(1, 1) = 1 - 1/e */
+    if (near("igamma(1, 1)", at(keep(r), 0), 1 - exp(-1.0))) goto fail;
+    CHECK(ct_igammac(ctx, one, one, &r));
+    if (near("igammac(1, 1)", at(keep(r), 0), exp(-1.0))) goto fail;
+    CHECK(ct_constant_pad_nd(ctx, seq, 2, SHP(1, -4), -1, &r)); /* [-1 0 1] */
+    if (near("constant_pad_nd [0]", at(keep(r), 0), -1)) goto fail;
     printf("all torch-name checks passed\n");
     rc = 0;
 fail:

@@ -5341,6 +5341,168 @@ static void s2_ct_pdist(void) { SWEEP_STATUS(ct_pdist(S_ctx, S_t, (double){0}, N
 static void s3_ct_pdist(void) { SWEEP_STATUS(ct_pdist(S_ctx, S_t, (double){0}, &S_out[0])); }
 static void s4_ct_pdist(void) { SWEEP_STATUS(ct_pdist(S_ctx, S_t, (double){0}, &S_out[0])); }
 static void s5_ct_pdist(void) { SWEEP_STATUS(ct_pdist(S_ctx, S_t, (double){0}, &S_out[0])); }
+static void s0_ct_alias_copy(void) { (void)ct_alias_copy(NULL, NULL, NULL); }
+static void s1_ct_alias_copy(void) { SWEEP_STATUS(ct_alias_copy(S_ctx, NULL, NULL)); }
+static void s2_ct_alias_copy(void) { SWEEP_STATUS(ct_alias_copy(S_ctx, S_t, NULL)); }
+static void s3_ct_alias_copy(void) { SWEEP_STATUS(ct_alias_copy(S_ctx, S_t, &S_out[0])); }
+static void s4_ct_alias_copy(void) { SWEEP_STATUS(ct_alias_copy(S_ctx, S_t, &S_out[0])); }
+static void s5_ct_alias_copy(void) { SWEEP_STATUS(ct_alias_copy(S_ctx, S_t, &S_out[0])); }
+static void s0_ct_as_strided_copy(void) { (void)ct_as_strided_copy(NULL, NULL, (int){0}, NULL, NULL, (int64_t){0}, NULL); }
+static void s1_ct_as_strided_copy(void) { SWEEP_STATUS(ct_as_strided_copy(S_ctx, NULL, (int){0}, NULL, NULL, (int64_t){0}, NULL)); }
+static void s2_ct_as_strided_copy(void) { SWEEP_STATUS(ct_as_strided_copy(S_ctx, S_t, (int){0}, NULL, NULL, (int64_t){0}, NULL)); }
+static void s3_ct_as_strided_copy(void) { SWEEP_STATUS(ct_as_strided_copy(S_ctx, S_t, (int){0}, NULL, NULL, (int64_t){0}, &S_out[0])); }
+static void s4_ct_as_strided_copy(void) { SWEEP_STATUS(ct_as_strided_copy(S_ctx, S_t, (int){0}, S_i64, S_i64, (int64_t){0}, &S_out[0])); }
+static void s5_ct_as_strided_copy(void) { SWEEP_STATUS(ct_as_strided_copy(S_ctx, S_t, (int){0}, S_i64, S_i64, (int64_t){0}, &S_out[0])); }
+static void s0_ct_detach_copy(void) { (void)ct_detach_copy(NULL, NULL, NULL); }
+static void s1_ct_detach_copy(void) { SWEEP_STATUS(ct_detach_copy(S_ctx, NULL, NULL)); }
+static void s2_ct_detach_copy(void) { SWEEP_STATUS(ct_detach_copy(S_ctx, S_t, NULL)); }
+static void s3_ct_detach_copy(void) { SWEEP_STATUS(ct_detach_copy(S_ctx, S_t, &S_out[0])); }
+static void s4_ct_detach_copy(void) { SWEEP_STATUS(ct_detach_copy(S_ctx, S_t, &S_out[0])); }
+static void s5_ct_detach_copy(void) { SWEEP_STATUS(ct_detach_copy(S_ctx, S_t, &S_out[0])); }
+static void s0_ct_diagonal_copy(void) { (void)ct_diagonal_copy(NULL, NULL, (int64_t){0}, (int){0}, (int){0}, NULL); }
+static void s1_ct_diagonal_copy(void) { SWEEP_STATUS(ct_diagonal_copy(S_ctx, NULL, (int64_t){0}, (int){0}, (int){0}, NULL)); }
+static void s2_ct_diagonal_copy(void) { SWEEP_STATUS(ct_diagonal_copy(S_ctx, S_t, (int64_t){0}, (int){0}, (int){0}, NULL)); }
+static void s3_ct_diagonal_copy(void) { SWEEP_STATUS(ct_diagonal_copy(S_ctx, S_t, (int64_t){0}, (int){0}, (int){0}, &S_out[0])); }
+static void s4_ct_diagonal_copy(void) { SWEEP_STATUS(ct_diagonal_copy(S_ctx, S_t, (int64_t){0}, (int){0}, (int){0}, &S_out[0])); }
+static void s5_ct_diagonal_copy(void) { SWEEP_STATUS(ct_diagonal_copy(S_ctx, S_t, (int64_t){0}, (int){0}, (int){0}, &S_out[0])); }
+static void s0_ct_expand_copy(void) { (void)ct_expand_copy(NULL, NULL, (int){0}, NULL, NULL); }
+static void s1_ct_expand_copy(void) { SWEEP_STATUS(ct_expand_copy(S_ctx, NULL, (int){0}, NULL, NULL)); }
+static void s2_ct_expand_copy(void) { SWEEP_STATUS(ct_expand_copy(S_ctx, S_t, (int){0}, NULL, NULL)); }
+static void s3_ct_expand_copy(void) { SWEEP_STATUS(ct_expand_copy(S_ctx, S_t, (int){0}, NULL, &S_out[0])); }
+static void s4_ct_expand_copy(void) { SWEEP_STATUS(ct_expand_copy(S_ctx, S_t, (int){0}, S_i64, &S_out[0])); }
+static void s5_ct_expand_copy(void) { SWEEP_STATUS(ct_expand_copy(S_ctx, S_t, (int){0}, S_i64, &S_out[0])); }
+static void s0_ct_narrow_copy(void) { (void)ct_narrow_copy(NULL, NULL, (int){0}, (int64_t){0}, (int64_t){0}, NULL); }
+static void s1_ct_narrow_copy(void) { SWEEP_STATUS(ct_narrow_copy(S_ctx, NULL, (int){0}, (int64_t){0}, (int64_t){0}, NULL)); }
+static void s2_ct_narrow_copy(void) { SWEEP_STATUS(ct_narrow_copy(S_ctx, S_t, (int){0}, (int64_t){0}, (int64_t){0}, NULL)); }
+static void s3_ct_narrow_copy(void) { SWEEP_STATUS(ct_narrow_copy(S_ctx, S_t, (int){0}, (int64_t){0}, (int64_t){0}, &S_out[0])); }
+static void s4_ct_narrow_copy(void) { SWEEP_STATUS(ct_narrow_copy(S_ctx, S_t, (int){0}, (int64_t){0}, (int64_t){0}, &S_out[0])); }
+static void s5_ct_narrow_copy(void) { SWEEP_STATUS(ct_narrow_copy(S_ctx, S_t, (int){0}, (int64_t){0}, (int64_t){0}, &S_out[0])); }
+static void s0_ct_permute_copy(void) { (void)ct_permute_copy(NULL, NULL, NULL, NULL); }
+static void s1_ct_permute_copy(void) { SWEEP_STATUS(ct_permute_copy(S_ctx, NULL, NULL, NULL)); }
+static void s2_ct_permute_copy(void) { SWEEP_STATUS(ct_permute_copy(S_ctx, S_t, NULL, NULL)); }
+static void s3_ct_permute_copy(void) { SWEEP_STATUS(ct_permute_copy(S_ctx, S_t, NULL, &S_out[0])); }
+static void s4_ct_permute_copy(void) { SWEEP_STATUS(ct_permute_copy(S_ctx, S_t, S_int, &S_out[0])); }
+static void s5_ct_permute_copy(void) { SWEEP_STATUS(ct_permute_copy(S_ctx, S_t, S_int, &S_out[0])); }
+static void s0_ct_select_copy(void) { (void)ct_select_copy(NULL, NULL, (int){0}, (int64_t){0}, NULL); }
+static void s1_ct_select_copy(void) { SWEEP_STATUS(ct_select_copy(S_ctx, NULL, (int){0}, (int64_t){0}, NULL)); }
+static void s2_ct_select_copy(void) { SWEEP_STATUS(ct_select_copy(S_ctx, S_t, (int){0}, (int64_t){0}, NULL)); }
+static void s3_ct_select_copy(void) { SWEEP_STATUS(ct_select_copy(S_ctx, S_t, (int){0}, (int64_t){0}, &S_out[0])); }
+static void s4_ct_select_copy(void) { SWEEP_STATUS(ct_select_copy(S_ctx, S_t, (int){0}, (int64_t){0}, &S_out[0])); }
+static void s5_ct_select_copy(void) { SWEEP_STATUS(ct_select_copy(S_ctx, S_t, (int){0}, (int64_t){0}, &S_out[0])); }
+static void s0_ct_slice_copy(void) { (void)ct_slice_copy(NULL, NULL, (int){0}, (int64_t){0}, (int64_t){0}, (int64_t){0}, NULL); }
+static void s1_ct_slice_copy(void) { SWEEP_STATUS(ct_slice_copy(S_ctx, NULL, (int){0}, (int64_t){0}, (int64_t){0}, (int64_t){0}, NULL)); }
+static void s2_ct_slice_copy(void) { SWEEP_STATUS(ct_slice_copy(S_ctx, S_t, (int){0}, (int64_t){0}, (int64_t){0}, (int64_t){0}, NULL)); }
+static void s3_ct_slice_copy(void) { SWEEP_STATUS(ct_slice_copy(S_ctx, S_t, (int){0}, (int64_t){0}, (int64_t){0}, (int64_t){0}, &S_out[0])); }
+static void s4_ct_slice_copy(void) { SWEEP_STATUS(ct_slice_copy(S_ctx, S_t, (int){0}, (int64_t){0}, (int64_t){0}, (int64_t){0}, &S_out[0])); }
+static void s5_ct_slice_copy(void) { SWEEP_STATUS(ct_slice_copy(S_ctx, S_t, (int){0}, (int64_t){0}, (int64_t){0}, (int64_t){0}, &S_out[0])); }
+static void s0_ct_squeeze_copy(void) { (void)ct_squeeze_copy(NULL, NULL, (int){0}, NULL); }
+static void s1_ct_squeeze_copy(void) { SWEEP_STATUS(ct_squeeze_copy(S_ctx, NULL, (int){0}, NULL)); }
+static void s2_ct_squeeze_copy(void) { SWEEP_STATUS(ct_squeeze_copy(S_ctx, S_t, (int){0}, NULL)); }
+static void s3_ct_squeeze_copy(void) { SWEEP_STATUS(ct_squeeze_copy(S_ctx, S_t, (int){0}, &S_out[0])); }
+static void s4_ct_squeeze_copy(void) { SWEEP_STATUS(ct_squeeze_copy(S_ctx, S_t, (int){0}, &S_out[0])); }
+static void s5_ct_squeeze_copy(void) { SWEEP_STATUS(ct_squeeze_copy(S_ctx, S_t, (int){0}, &S_out[0])); }
+static void s0_ct_t_copy(void) { (void)ct_t_copy(NULL, NULL, NULL); }
+static void s1_ct_t_copy(void) { SWEEP_STATUS(ct_t_copy(S_ctx, NULL, NULL)); }
+static void s2_ct_t_copy(void) { SWEEP_STATUS(ct_t_copy(S_ctx, S_t, NULL)); }
+static void s3_ct_t_copy(void) { SWEEP_STATUS(ct_t_copy(S_ctx, S_t, &S_out[0])); }
+static void s4_ct_t_copy(void) { SWEEP_STATUS(ct_t_copy(S_ctx, S_t, &S_out[0])); }
+static void s5_ct_t_copy(void) { SWEEP_STATUS(ct_t_copy(S_ctx, S_t, &S_out[0])); }
+static void s0_ct_transpose_copy(void) { (void)ct_transpose_copy(NULL, NULL, (int){0}, (int){0}, NULL); }
+static void s1_ct_transpose_copy(void) { SWEEP_STATUS(ct_transpose_copy(S_ctx, NULL, (int){0}, (int){0}, NULL)); }
+static void s2_ct_transpose_copy(void) { SWEEP_STATUS(ct_transpose_copy(S_ctx, S_t, (int){0}, (int){0}, NULL)); }
+static void s3_ct_transpose_copy(void) { SWEEP_STATUS(ct_transpose_copy(S_ctx, S_t, (int){0}, (int){0}, &S_out[0])); }
+static void s4_ct_transpose_copy(void) { SWEEP_STATUS(ct_transpose_copy(S_ctx, S_t, (int){0}, (int){0}, &S_out[0])); }
+static void s5_ct_transpose_copy(void) { SWEEP_STATUS(ct_transpose_copy(S_ctx, S_t, (int){0}, (int){0}, &S_out[0])); }
+static void s0_ct_unfold_copy(void) { (void)ct_unfold_copy(NULL, NULL, (int){0}, (int64_t){0}, (int64_t){0}, NULL); }
+static void s1_ct_unfold_copy(void) { SWEEP_STATUS(ct_unfold_copy(S_ctx, NULL, (int){0}, (int64_t){0}, (int64_t){0}, NULL)); }
+static void s2_ct_unfold_copy(void) { SWEEP_STATUS(ct_unfold_copy(S_ctx, S_t, (int){0}, (int64_t){0}, (int64_t){0}, NULL)); }
+static void s3_ct_unfold_copy(void) { SWEEP_STATUS(ct_unfold_copy(S_ctx, S_t, (int){0}, (int64_t){0}, (int64_t){0}, &S_out[0])); }
+static void s4_ct_unfold_copy(void) { SWEEP_STATUS(ct_unfold_copy(S_ctx, S_t, (int){0}, (int64_t){0}, (int64_t){0}, &S_out[0])); }
+static void s5_ct_unfold_copy(void) { SWEEP_STATUS(ct_unfold_copy(S_ctx, S_t, (int){0}, (int64_t){0}, (int64_t){0}, &S_out[0])); }
+static void s0_ct_unsqueeze_copy(void) { (void)ct_unsqueeze_copy(NULL, NULL, (int){0}, NULL); }
+static void s1_ct_unsqueeze_copy(void) { SWEEP_STATUS(ct_unsqueeze_copy(S_ctx, NULL, (int){0}, NULL)); }
+static void s2_ct_unsqueeze_copy(void) { SWEEP_STATUS(ct_unsqueeze_copy(S_ctx, S_t, (int){0}, NULL)); }
+static void s3_ct_unsqueeze_copy(void) { SWEEP_STATUS(ct_unsqueeze_copy(S_ctx, S_t, (int){0}, &S_out[0])); }
+static void s4_ct_unsqueeze_copy(void) { SWEEP_STATUS(ct_unsqueeze_copy(S_ctx, S_t, (int){0}, &S_out[0])); }
+static void s5_ct_unsqueeze_copy(void) { SWEEP_STATUS(ct_unsqueeze_copy(S_ctx, S_t, (int){0}, &S_out[0])); }
+static void s0_ct_view_copy(void) { (void)ct_view_copy(NULL, NULL, (int){0}, NULL, NULL); }
+static void s1_ct_view_copy(void) { SWEEP_STATUS(ct_view_copy(S_ctx, NULL, (int){0}, NULL, NULL)); }
+static void s2_ct_view_copy(void) { SWEEP_STATUS(ct_view_copy(S_ctx, S_t, (int){0}, NULL, NULL)); }
+static void s3_ct_view_copy(void) { SWEEP_STATUS(ct_view_copy(S_ctx, S_t, (int){0}, NULL, &S_out[0])); }
+static void s4_ct_view_copy(void) { SWEEP_STATUS(ct_view_copy(S_ctx, S_t, (int){0}, S_i64, &S_out[0])); }
+static void s5_ct_view_copy(void) { SWEEP_STATUS(ct_view_copy(S_ctx, S_t, (int){0}, S_i64, &S_out[0])); }
+static void s0_ct_view_as_real_copy(void) { (void)ct_view_as_real_copy(NULL, NULL, NULL); }
+static void s1_ct_view_as_real_copy(void) { SWEEP_STATUS(ct_view_as_real_copy(S_ctx, NULL, NULL)); }
+static void s2_ct_view_as_real_copy(void) { SWEEP_STATUS(ct_view_as_real_copy(S_ctx, S_t, NULL)); }
+static void s3_ct_view_as_real_copy(void) { SWEEP_STATUS(ct_view_as_real_copy(S_ctx, S_t, &S_out[0])); }
+static void s4_ct_view_as_real_copy(void) { SWEEP_STATUS(ct_view_as_real_copy(S_ctx, S_t, &S_out[0])); }
+static void s5_ct_view_as_real_copy(void) { SWEEP_STATUS(ct_view_as_real_copy(S_ctx, S_t, &S_out[0])); }
+static void s0_ct_view_as_complex_copy(void) { (void)ct_view_as_complex_copy(NULL, NULL, NULL); }
+static void s1_ct_view_as_complex_copy(void) { SWEEP_STATUS(ct_view_as_complex_copy(S_ctx, NULL, NULL)); }
+static void s2_ct_view_as_complex_copy(void) { SWEEP_STATUS(ct_view_as_complex_copy(S_ctx, S_t, NULL)); }
+static void s3_ct_view_as_complex_copy(void) { SWEEP_STATUS(ct_view_as_complex_copy(S_ctx, S_t, &S_out[0])); }
+static void s4_ct_view_as_complex_copy(void) { SWEEP_STATUS(ct_view_as_complex_copy(S_ctx, S_t, &S_out[0])); }
+static void s5_ct_view_as_complex_copy(void) { SWEEP_STATUS(ct_view_as_complex_copy(S_ctx, S_t, &S_out[0])); }
+static void s0_ct_split_copy(void) { (void)ct_split_copy(NULL, NULL, (int64_t){0}, (int){0}, (int){0}, NULL, NULL); }
+static void s1_ct_split_copy(void) { SWEEP_STATUS(ct_split_copy(S_ctx, NULL, (int64_t){0}, (int){0}, (int){0}, NULL, NULL)); }
+static void s2_ct_split_copy(void) { SWEEP_STATUS(ct_split_copy(S_ctx, S_t, (int64_t){0}, (int){0}, (int){0}, NULL, NULL)); }
+static void s3_ct_split_copy(void) { SWEEP_STATUS(ct_split_copy(S_ctx, S_t, (int64_t){0}, (int){0}, (int){0}, &S_out[0], NULL)); }
+static void s4_ct_split_copy(void) { SWEEP_STATUS(ct_split_copy(S_ctx, S_t, (int64_t){0}, (int){0}, (int){0}, &S_out[0], S_int)); }
+static void s5_ct_split_copy(void) { SWEEP_STATUS(ct_split_copy(S_ctx, S_t, (int64_t){0}, (int){0}, (int){0}, &S_out[0], S_int)); }
+static void s0_ct_split_with_sizes_copy(void) { (void)ct_split_with_sizes_copy(NULL, NULL, (int){0}, NULL, (int){0}, NULL); }
+static void s1_ct_split_with_sizes_copy(void) { SWEEP_STATUS(ct_split_with_sizes_copy(S_ctx, NULL, (int){0}, NULL, (int){0}, NULL)); }
+static void s2_ct_split_with_sizes_copy(void) { SWEEP_STATUS(ct_split_with_sizes_copy(S_ctx, S_t, (int){0}, NULL, (int){0}, NULL)); }
+static void s3_ct_split_with_sizes_copy(void) { SWEEP_STATUS(ct_split_with_sizes_copy(S_ctx, S_t, (int){0}, NULL, (int){0}, &S_out[0])); }
+static void s4_ct_split_with_sizes_copy(void) { SWEEP_STATUS(ct_split_with_sizes_copy(S_ctx, S_t, (int){0}, S_i64, (int){0}, &S_out[0])); }
+static void s5_ct_split_with_sizes_copy(void) { SWEEP_STATUS(ct_split_with_sizes_copy(S_ctx, S_t, (int){0}, S_i64, (int){0}, &S_out[0])); }
+static void s0_ct_unbind_copy(void) { (void)ct_unbind_copy(NULL, NULL, (int){0}, (int){0}, NULL, NULL); }
+static void s1_ct_unbind_copy(void) { SWEEP_STATUS(ct_unbind_copy(S_ctx, NULL, (int){0}, (int){0}, NULL, NULL)); }
+static void s2_ct_unbind_copy(void) { SWEEP_STATUS(ct_unbind_copy(S_ctx, S_t, (int){0}, (int){0}, NULL, NULL)); }
+static void s3_ct_unbind_copy(void) { SWEEP_STATUS(ct_unbind_copy(S_ctx, S_t, (int){0}, (int){0}, &S_out[0], NULL)); }
+static void s4_ct_unbind_copy(void) { SWEEP_STATUS(ct_unbind_copy(S_ctx, S_t, (int){0}, (int){0}, &S_out[0], S_int)); }
+static void s5_ct_unbind_copy(void) { SWEEP_STATUS(ct_unbind_copy(S_ctx, S_t, (int){0}, (int){0}, &S_out[0], S_int)); }
+static void s0_ct_mm(void) { (void)ct_mm(NULL, NULL, NULL, NULL); }
+static void s1_ct_mm(void) { SWEEP_STATUS(ct_mm(S_ctx, NULL, NULL, NULL)); }
+static void s2_ct_mm(void) { SWEEP_STATUS(ct_mm(S_ctx, S_t, S_t, NULL)); }
+static void s3_ct_mm(void) { SWEEP_STATUS(ct_mm(S_ctx, S_t, S_t, &S_out[0])); }
+static void s4_ct_mm(void) { SWEEP_STATUS(ct_mm(S_ctx, S_t, S_t, &S_out[0])); }
+static void s5_ct_mm(void) { SWEEP_STATUS(ct_mm(S_ctx, S_t, S_t, &S_out[0])); }
+static void s0_ct_scalar_tensor(void) { (void)ct_scalar_tensor(NULL, (double){0}, (ct_dtype){0}, NULL); }
+static void s1_ct_scalar_tensor(void) { SWEEP_STATUS(ct_scalar_tensor(S_ctx, (double){0}, (ct_dtype){0}, NULL)); }
+static void s2_ct_scalar_tensor(void) { SWEEP_STATUS(ct_scalar_tensor(S_ctx, (double){0}, (ct_dtype){0}, NULL)); }
+static void s3_ct_scalar_tensor(void) { SWEEP_STATUS(ct_scalar_tensor(S_ctx, (double){0}, (ct_dtype){0}, &S_out[0])); }
+static void s4_ct_scalar_tensor(void) { SWEEP_STATUS(ct_scalar_tensor(S_ctx, (double){0}, (ct_dtype){0}, &S_out[0])); }
+static void s5_ct_scalar_tensor(void) { SWEEP_STATUS(ct_scalar_tensor(S_ctx, (double){0}, CT_COMPLEX64, &S_out[0])); }
+static void s0_ct_tensor_empty_strided(void) { (void)ct_tensor_empty_strided(NULL, (ct_dtype){0}, (int){0}, NULL, NULL, NULL); }
+static void s1_ct_tensor_empty_strided(void) { SWEEP_STATUS(ct_tensor_empty_strided(S_ctx, (ct_dtype){0}, (int){0}, NULL, NULL, NULL)); }
+static void s2_ct_tensor_empty_strided(void) { SWEEP_STATUS(ct_tensor_empty_strided(S_ctx, (ct_dtype){0}, (int){0}, NULL, NULL, NULL)); }
+static void s3_ct_tensor_empty_strided(void) { SWEEP_STATUS(ct_tensor_empty_strided(S_ctx, (ct_dtype){0}, (int){0}, NULL, NULL, &S_out[0])); }
+static void s4_ct_tensor_empty_strided(void) { SWEEP_STATUS(ct_tensor_empty_strided(S_ctx, (ct_dtype){0}, (int){0}, S_i64, S_i64, &S_out[0])); }
+static void s5_ct_tensor_empty_strided(void) { SWEEP_STATUS(ct_tensor_empty_strided(S_ctx, CT_COMPLEX64, (int){0}, S_i64, S_i64, &S_out[0])); }
+static void s0_ct_tensor_range(void) { (void)ct_tensor_range(NULL, (ct_dtype){0}, (double){0}, (double){0}, (double){0}, NULL); }
+static void s1_ct_tensor_range(void) { SWEEP_STATUS(ct_tensor_range(S_ctx, (ct_dtype){0}, (double){0}, (double){0}, (double){0}, NULL)); }
+static void s2_ct_tensor_range(void) { SWEEP_STATUS(ct_tensor_range(S_ctx, (ct_dtype){0}, (double){0}, (double){0}, (double){0}, NULL)); }
+static void s3_ct_tensor_range(void) { SWEEP_STATUS(ct_tensor_range(S_ctx, (ct_dtype){0}, (double){0}, (double){0}, (double){0}, &S_out[0])); }
+static void s4_ct_tensor_range(void) { SWEEP_STATUS(ct_tensor_range(S_ctx, (ct_dtype){0}, (double){0}, (double){0}, (double){0}, &S_out[0])); }
+static void s5_ct_tensor_range(void) { SWEEP_STATUS(ct_tensor_range(S_ctx, CT_COMPLEX64, (double){0}, (double){0}, (double){0}, &S_out[0])); }
+static void s0_ct_igamma(void) { (void)ct_igamma(NULL, NULL, NULL, NULL); }
+static void s1_ct_igamma(void) { SWEEP_STATUS(ct_igamma(S_ctx, NULL, NULL, NULL)); }
+static void s2_ct_igamma(void) { SWEEP_STATUS(ct_igamma(S_ctx, S_t, S_t, NULL)); }
+static void s3_ct_igamma(void) { SWEEP_STATUS(ct_igamma(S_ctx, S_t, S_t, &S_out[0])); }
+static void s4_ct_igamma(void) { SWEEP_STATUS(ct_igamma(S_ctx, S_t, S_t, &S_out[0])); }
+static void s5_ct_igamma(void) { SWEEP_STATUS(ct_igamma(S_ctx, S_t, S_t, &S_out[0])); }
+static void s0_ct_igammac(void) { (void)ct_igammac(NULL, NULL, NULL, NULL); }
+static void s1_ct_igammac(void) { SWEEP_STATUS(ct_igammac(S_ctx, NULL, NULL, NULL)); }
+static void s2_ct_igammac(void) { SWEEP_STATUS(ct_igammac(S_ctx, S_t, S_t, NULL)); }
+static void s3_ct_igammac(void) { SWEEP_STATUS(ct_igammac(S_ctx, S_t, S_t, &S_out[0])); }
+static void s4_ct_igammac(void) { SWEEP_STATUS(ct_igammac(S_ctx, S_t, S_t, &S_out[0])); }
+static void s5_ct_igammac(void) { SWEEP_STATUS(ct_igammac(S_ctx, S_t, S_t, &S_out[0])); }
+static void s0_ct_constant_pad_nd(void) { (void)ct_constant_pad_nd(NULL, NULL, (int){0}, NULL, (double){0}, NULL); }
+static void s1_ct_constant_pad_nd(void) { SWEEP_STATUS(ct_constant_pad_nd(S_ctx, NULL, (int){0}, NULL, (double){0}, NULL)); }
+static void s2_ct_constant_pad_nd(void) { SWEEP_STATUS(ct_constant_pad_nd(S_ctx, S_t, (int){0}, NULL, (double){0}, NULL)); }
+static void s3_ct_constant_pad_nd(void) { SWEEP_STATUS(ct_constant_pad_nd(S_ctx, S_t, (int){0}, NULL, (double){0}, &S_out[0])); }
+static void s4_ct_constant_pad_nd(void) { SWEEP_STATUS(ct_constant_pad_nd(S_ctx, S_t, (int){0}, S_i64, (double){0}, &S_out[0])); }
+static void s5_ct_constant_pad_nd(void) { SWEEP_STATUS(ct_constant_pad_nd(S_ctx, S_t, (int){0}, S_i64, (double){0}, &S_out[0])); }
 static void s0_ct_optim_options_default(void) { (void)ct_optim_options_default((ct_optim_kind){0}); }
 static void s1_ct_optim_options_default(void) { (void)ct_optim_options_default((ct_optim_kind){0}); }
 static void s2_ct_optim_options_default(void) { (void)ct_optim_options_default((ct_optim_kind){0}); }
@@ -11336,6 +11498,168 @@ static const sweep_case sweep_cases[] = {
     {"ct_pdist", 3, s3_ct_pdist},
     {"ct_pdist", 4, s4_ct_pdist},
     {"ct_pdist", 5, s5_ct_pdist},
+    {"ct_alias_copy", 0, s0_ct_alias_copy},
+    {"ct_alias_copy", 1, s1_ct_alias_copy},
+    {"ct_alias_copy", 2, s2_ct_alias_copy},
+    {"ct_alias_copy", 3, s3_ct_alias_copy},
+    {"ct_alias_copy", 4, s4_ct_alias_copy},
+    {"ct_alias_copy", 5, s5_ct_alias_copy},
+    {"ct_as_strided_copy", 0, s0_ct_as_strided_copy},
+    {"ct_as_strided_copy", 1, s1_ct_as_strided_copy},
+    {"ct_as_strided_copy", 2, s2_ct_as_strided_copy},
+    {"ct_as_strided_copy", 3, s3_ct_as_strided_copy},
+    {"ct_as_strided_copy", 4, s4_ct_as_strided_copy},
+    {"ct_as_strided_copy", 5, s5_ct_as_strided_copy},
+    {"ct_detach_copy", 0, s0_ct_detach_copy},
+    {"ct_detach_copy", 1, s1_ct_detach_copy},
+    {"ct_detach_copy", 2, s2_ct_detach_copy},
+    {"ct_detach_copy", 3, s3_ct_detach_copy},
+    {"ct_detach_copy", 4, s4_ct_detach_copy},
+    {"ct_detach_copy", 5, s5_ct_detach_copy},
+    {"ct_diagonal_copy", 0, s0_ct_diagonal_copy},
+    {"ct_diagonal_copy", 1, s1_ct_diagonal_copy},
+    {"ct_diagonal_copy", 2, s2_ct_diagonal_copy},
+    {"ct_diagonal_copy", 3, s3_ct_diagonal_copy},
+    {"ct_diagonal_copy", 4, s4_ct_diagonal_copy},
+    {"ct_diagonal_copy", 5, s5_ct_diagonal_copy},
+    {"ct_expand_copy", 0, s0_ct_expand_copy},
+    {"ct_expand_copy", 1, s1_ct_expand_copy},
+    {"ct_expand_copy", 2, s2_ct_expand_copy},
+    {"ct_expand_copy", 3, s3_ct_expand_copy},
+    {"ct_expand_copy", 4, s4_ct_expand_copy},
+    {"ct_expand_copy", 5, s5_ct_expand_copy},
+    {"ct_narrow_copy", 0, s0_ct_narrow_copy},
+    {"ct_narrow_copy", 1, s1_ct_narrow_copy},
+    {"ct_narrow_copy", 2, s2_ct_narrow_copy},
+    {"ct_narrow_copy", 3, s3_ct_narrow_copy},
+    {"ct_narrow_copy", 4, s4_ct_narrow_copy},
+    {"ct_narrow_copy", 5, s5_ct_narrow_copy},
+    {"ct_permute_copy", 0, s0_ct_permute_copy},
+    {"ct_permute_copy", 1, s1_ct_permute_copy},
+    {"ct_permute_copy", 2, s2_ct_permute_copy},
+    {"ct_permute_copy", 3, s3_ct_permute_copy},
+    {"ct_permute_copy", 4, s4_ct_permute_copy},
+    {"ct_permute_copy", 5, s5_ct_permute_copy},
+    {"ct_select_copy", 0, s0_ct_select_copy},
+    {"ct_select_copy", 1, s1_ct_select_copy},
+    {"ct_select_copy", 2, s2_ct_select_copy},
+    {"ct_select_copy", 3, s3_ct_select_copy},
+    {"ct_select_copy", 4, s4_ct_select_copy},
+    {"ct_select_copy", 5, s5_ct_select_copy},
+    {"ct_slice_copy", 0, s0_ct_slice_copy},
+    {"ct_slice_copy", 1, s1_ct_slice_copy},
+    {"ct_slice_copy", 2, s2_ct_slice_copy},
+    {"ct_slice_copy", 3, s3_ct_slice_copy},
+    {"ct_slice_copy", 4, s4_ct_slice_copy},
+    {"ct_slice_copy", 5, s5_ct_slice_copy},
+    {"ct_squeeze_copy", 0, s0_ct_squeeze_copy},
+    {"ct_squeeze_copy", 1, s1_ct_squeeze_copy},
+    {"ct_squeeze_copy", 2, s2_ct_squeeze_copy},
+    {"ct_squeeze_copy", 3, s3_ct_squeeze_copy},
+    {"ct_squeeze_copy", 4, s4_ct_squeeze_copy},
+    {"ct_squeeze_copy", 5, s5_ct_squeeze_copy},
+    {"ct_t_copy", 0, s0_ct_t_copy},
+    {"ct_t_copy", 1, s1_ct_t_copy},
+    {"ct_t_copy", 2, s2_ct_t_copy},
+    {"ct_t_copy", 3, s3_ct_t_copy},
+    {"ct_t_copy", 4, s4_ct_t_copy},
+    {"ct_t_copy", 5, s5_ct_t_copy},
+    {"ct_transpose_copy", 0, s0_ct_transpose_copy},
+    {"ct_transpose_copy", 1, s1_ct_transpose_copy},
+    {"ct_transpose_copy", 2, s2_ct_transpose_copy},
+    {"ct_transpose_copy", 3, s3_ct_transpose_copy},
+    {"ct_transpose_copy", 4, s4_ct_transpose_copy},
+    {"ct_transpose_copy", 5, s5_ct_transpose_copy},
+    {"ct_unfold_copy", 0, s0_ct_unfold_copy},
+    {"ct_unfold_copy", 1, s1_ct_unfold_copy},
+    {"ct_unfold_copy", 2, s2_ct_unfold_copy},
+    {"ct_unfold_copy", 3, s3_ct_unfold_copy},
+    {"ct_unfold_copy", 4, s4_ct_unfold_copy},
+    {"ct_unfold_copy", 5, s5_ct_unfold_copy},
+    {"ct_unsqueeze_copy", 0, s0_ct_unsqueeze_copy},
+    {"ct_unsqueeze_copy", 1, s1_ct_unsqueeze_copy},
+    {"ct_unsqueeze_copy", 2, s2_ct_unsqueeze_copy},
+    {"ct_unsqueeze_copy", 3, s3_ct_unsqueeze_copy},
+    {"ct_unsqueeze_copy", 4, s4_ct_unsqueeze_copy},
+    {"ct_unsqueeze_copy", 5, s5_ct_unsqueeze_copy},
+    {"ct_view_copy", 0, s0_ct_view_copy},
+    {"ct_view_copy", 1, s1_ct_view_copy},
+    {"ct_view_copy", 2, s2_ct_view_copy},
+    {"ct_view_copy", 3, s3_ct_view_copy},
+    {"ct_view_copy", 4, s4_ct_view_copy},
+    {"ct_view_copy", 5, s5_ct_view_copy},
+    {"ct_view_as_real_copy", 0, s0_ct_view_as_real_copy},
+    {"ct_view_as_real_copy", 1, s1_ct_view_as_real_copy},
+    {"ct_view_as_real_copy", 2, s2_ct_view_as_real_copy},
+    {"ct_view_as_real_copy", 3, s3_ct_view_as_real_copy},
+    {"ct_view_as_real_copy", 4, s4_ct_view_as_real_copy},
+    {"ct_view_as_real_copy", 5, s5_ct_view_as_real_copy},
+    {"ct_view_as_complex_copy", 0, s0_ct_view_as_complex_copy},
+    {"ct_view_as_complex_copy", 1, s1_ct_view_as_complex_copy},
+    {"ct_view_as_complex_copy", 2, s2_ct_view_as_complex_copy},
+    {"ct_view_as_complex_copy", 3, s3_ct_view_as_complex_copy},
+    {"ct_view_as_complex_copy", 4, s4_ct_view_as_complex_copy},
+    {"ct_view_as_complex_copy", 5, s5_ct_view_as_complex_copy},
+    {"ct_split_copy", 0, s0_ct_split_copy},
+    {"ct_split_copy", 1, s1_ct_split_copy},
+    {"ct_split_copy", 2, s2_ct_split_copy},
+    {"ct_split_copy", 3, s3_ct_split_copy},
+    {"ct_split_copy", 4, s4_ct_split_copy},
+    {"ct_split_copy", 5, s5_ct_split_copy},
+    {"ct_split_with_sizes_copy", 0, s0_ct_split_with_sizes_copy},
+    {"ct_split_with_sizes_copy", 1, s1_ct_split_with_sizes_copy},
+    {"ct_split_with_sizes_copy", 2, s2_ct_split_with_sizes_copy},
+    {"ct_split_with_sizes_copy", 3, s3_ct_split_with_sizes_copy},
+    {"ct_split_with_sizes_copy", 4, s4_ct_split_with_sizes_copy},
+    {"ct_split_with_sizes_copy", 5, s5_ct_split_with_sizes_copy},
+    {"ct_unbind_copy", 0, s0_ct_unbind_copy},
+    {"ct_unbind_copy", 1, s1_ct_unbind_copy},
+    {"ct_unbind_copy", 2, s2_ct_unbind_copy},
+    {"ct_unbind_copy", 3, s3_ct_unbind_copy},
+    {"ct_unbind_copy", 4, s4_ct_unbind_copy},
+    {"ct_unbind_copy", 5, s5_ct_unbind_copy},
+    {"ct_mm", 0, s0_ct_mm},
+    {"ct_mm", 1, s1_ct_mm},
+    {"ct_mm", 2, s2_ct_mm},
+    {"ct_mm", 3, s3_ct_mm},
+    {"ct_mm", 4, s4_ct_mm},
+    {"ct_mm", 5, s5_ct_mm},
+    {"ct_scalar_tensor", 0, s0_ct_scalar_tensor},
+    {"ct_scalar_tensor", 1, s1_ct_scalar_tensor},
+    {"ct_scalar_tensor", 2, s2_ct_scalar_tensor},
+    {"ct_scalar_tensor", 3, s3_ct_scalar_tensor},
+    {"ct_scalar_tensor", 4, s4_ct_scalar_tensor},
+    {"ct_scalar_tensor", 5, s5_ct_scalar_tensor},
+    {"ct_tensor_empty_strided", 0, s0_ct_tensor_empty_strided},
+    {"ct_tensor_empty_strided", 1, s1_ct_tensor_empty_strided},
+    {"ct_tensor_empty_strided", 2, s2_ct_tensor_empty_strided},
+    {"ct_tensor_empty_strided", 3, s3_ct_tensor_empty_strided},
+    {"ct_tensor_empty_strided", 4, s4_ct_tensor_empty_strided},
+    {"ct_tensor_empty_strided", 5, s5_ct_tensor_empty_strided},
+    {"ct_tensor_range", 0, s0_ct_tensor_range},
+    {"ct_tensor_range", 1, s1_ct_tensor_range},
+    {"ct_tensor_range", 2, s2_ct_tensor_range},
+    {"ct_tensor_range", 3, s3_ct_tensor_range},
+    {"ct_tensor_range", 4, s4_ct_tensor_range},
+    {"ct_tensor_range", 5, s5_ct_tensor_range},
+    {"ct_igamma", 0, s0_ct_igamma},
+    {"ct_igamma", 1, s1_ct_igamma},
+    {"ct_igamma", 2, s2_ct_igamma},
+    {"ct_igamma", 3, s3_ct_igamma},
+    {"ct_igamma", 4, s4_ct_igamma},
+    {"ct_igamma", 5, s5_ct_igamma},
+    {"ct_igammac", 0, s0_ct_igammac},
+    {"ct_igammac", 1, s1_ct_igammac},
+    {"ct_igammac", 2, s2_ct_igammac},
+    {"ct_igammac", 3, s3_ct_igammac},
+    {"ct_igammac", 4, s4_ct_igammac},
+    {"ct_igammac", 5, s5_ct_igammac},
+    {"ct_constant_pad_nd", 0, s0_ct_constant_pad_nd},
+    {"ct_constant_pad_nd", 1, s1_ct_constant_pad_nd},
+    {"ct_constant_pad_nd", 2, s2_ct_constant_pad_nd},
+    {"ct_constant_pad_nd", 3, s3_ct_constant_pad_nd},
+    {"ct_constant_pad_nd", 4, s4_ct_constant_pad_nd},
+    {"ct_constant_pad_nd", 5, s5_ct_constant_pad_nd},
     {"ct_optim_options_default", 0, s0_ct_optim_options_default},
     {"ct_optim_options_default", 1, s1_ct_optim_options_default},
     {"ct_optim_options_default", 2, s2_ct_optim_options_default},

@@ -1742,10 +1742,102 @@ static ct_status op_put_(void) {
     return st == CT_OK ? ct_put_(ctx, Dst, OUT2, OUT3, true) : st;
 }
 
+/* the *_copy ops and the torch names of ops.h's last section */
+static ct_status op_permute_copy(void) {
+    return ct_permute_copy(ctx, A, (const int[]){1, 0}, &OUT);
+}
+static ct_status op_t_copy(void) { return ct_t_copy(ctx, A, &OUT); }
+static ct_status op_transpose_copy(void) { return ct_transpose_copy(ctx, A, 0, 1, &OUT); }
+static ct_status op_expand_copy(void) {
+    return ct_expand_copy(ctx, A, 3, (const int64_t[]){2, 4, 8}, &OUT);
+}
+static ct_status op_narrow_copy(void) { return ct_narrow_copy(ctx, A, 1, 0, 4, &OUT); }
+static ct_status op_select_copy(void) { return ct_select_copy(ctx, A, 0, 1, &OUT); }
+static ct_status op_slice_copy(void) { return ct_slice_copy(ctx, A, 1, 0, 8, 2, &OUT); }
+static ct_status op_squeeze_copy(void) { return ct_squeeze_copy(ctx, A, CT_ALL_DIMS, &OUT); }
+static ct_status op_unsqueeze_copy(void) { return ct_unsqueeze_copy(ctx, A, 0, &OUT); }
+static ct_status op_view_copy(void) {
+    return ct_view_copy(ctx, A, 2, (const int64_t[]){8, 4}, &OUT);
+}
+static ct_status op_diagonal_copy(void) { return ct_diagonal_copy(ctx, A, 0, 0, 1, &OUT); }
+static ct_status op_unfold_copy(void) { return ct_unfold_copy(ctx, A, 1, 2, 2, &OUT); }
+static ct_status op_as_strided_copy(void) {
+    return ct_as_strided_copy(ctx, A, 2, (const int64_t[]){2, 2}, (const int64_t[]){8, 1}, 0, &OUT);
+}
+static ct_status op_alias_copy(void) { return ct_alias_copy(ctx, A, &OUT); }
+static ct_status op_detach_copy(void) { return ct_detach_copy(ctx, A, &OUT); }
+static ct_status op_view_as_real_copy(void) { return ct_view_as_real_copy(ctx, Cx, &OUT); }
+static ct_status op_view_as_complex_copy(void) {
+    ct_status st = ct_tensor_view(ctx, A, 3, (const int64_t[]){4, 4, 2}, &OUT2);
+    return st == CT_OK ? ct_view_as_complex_copy(ctx, OUT2, &OUT) : st;
+}
+static ct_status op_split_copy(void) {
+    ct_tensor *o[2] = {NULL, NULL};
+    int n = 0;
+    ct_status st = ct_split_copy(ctx, A, 4, 1, 2, o, &n);
+    OUT = o[0], OUT2 = o[1];
+    return st;
+}
+static ct_status op_split_with_sizes_copy(void) {
+    ct_tensor *o[2] = {NULL, NULL};
+    ct_status st = ct_split_with_sizes_copy(ctx, A, 2, (const int64_t[]){3, 5}, 1, o);
+    OUT = o[0], OUT2 = o[1];
+    return st;
+}
+static ct_status op_unbind_copy(void) {
+    ct_tensor *o[4] = {NULL};
+    int n = 0;
+    ct_status st = ct_unbind_copy(ctx, A, 0, 4, o, &n);
+    OUT = o[0], OUT2 = o[1], OUT3 = o[2];
+    ct_tensor_release(o[3]);
+    return st;
+}
+static ct_status op_mm(void) { return ct_mm(ctx, A, Mt, &OUT); }
+static ct_status op_scalar_tensor(void) { return ct_scalar_tensor(ctx, 2.5, CT_FLOAT32, &OUT); }
+static ct_status op_tensor_empty_strided(void) {
+    return ct_tensor_empty_strided(ctx, CT_FLOAT32, 2, (const int64_t[]){2, 3},
+                                   (const int64_t[]){1, 2}, &OUT);
+}
+static ct_status op_tensor_range(void) {
+    return ct_tensor_range(ctx, CT_FLOAT32, 0, 1, 0.25, &OUT);
+}
+static ct_status op_igamma(void) { return ct_igamma(ctx, A, B, &OUT); }
+static ct_status op_igammac(void) { return ct_igammac(ctx, A, B, &OUT); }
+static ct_status op_constant_pad_nd(void) {
+    return ct_constant_pad_nd(ctx, A, 2, (const int64_t[]){1, 1}, 0.5, &OUT);
+}
+
 #define E(f)                                                                                       \
     { "ct_" #f, op_##f }
 /* Public calls that compute: each must record at least one node when captured. */
 static const op_entry computing[] = {
+    E(permute_copy),
+    E(t_copy),
+    E(transpose_copy),
+    E(expand_copy),
+    E(narrow_copy),
+    E(select_copy),
+    E(slice_copy),
+    E(squeeze_copy),
+    E(unsqueeze_copy),
+    E(view_copy),
+    E(diagonal_copy),
+    E(unfold_copy),
+    E(as_strided_copy),
+    E(alias_copy),
+    E(detach_copy),
+    E(view_as_real_copy),
+    E(view_as_complex_copy),
+    E(split_copy),
+    E(split_with_sizes_copy),
+    E(unbind_copy),
+    E(mm),
+    E(scalar_tensor),
+    E(tensor_empty_strided),
+    E(tensor_range),
+    E(igamma),
+    E(igammac),
+    E(constant_pad_nd),
     E(abs_),
     E(absolute_),
     E(neg_),

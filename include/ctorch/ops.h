@@ -1536,6 +1536,68 @@ CT_API ct_status ct_index_reduce(ct_ctx *ctx, const ct_tensor *t, int dim, const
  * row-major order (N (N - 1) / 2 values); floating x, p >= 0. */
 CT_API ct_status ct_pdist(ct_ctx *ctx, const ct_tensor *x, double p, ct_tensor **out);
 
+/* ---- the *_copy ops (torch.permute_copy ...): the view op's values in a new contiguous tensor
+ * that shares no memory with t (writes to either leave the other alone); the view op's arguments
+ * and errors; differentiable as the view (grad_fn PermuteBackward0_copy ..., torch's names) ---- */
+CT_API ct_status ct_alias_copy(ct_ctx *ctx, const ct_tensor *t, ct_tensor **out);
+CT_API ct_status ct_as_strided_copy(ct_ctx *ctx, const ct_tensor *t, int ndim, const int64_t *size,
+                                    const int64_t *stride, int64_t storage_offset, ct_tensor **out);
+/* detach_copy: a copy without history (requires_grad false). */
+CT_API ct_status ct_detach_copy(ct_ctx *ctx, const ct_tensor *t, ct_tensor **out);
+CT_API ct_status ct_diagonal_copy(ct_ctx *ctx, const ct_tensor *t, int64_t offset, int dim1,
+                                  int dim2, ct_tensor **out);
+CT_API ct_status ct_expand_copy(ct_ctx *ctx, const ct_tensor *t, int ndim, const int64_t *shape,
+                                ct_tensor **out);
+/* narrow_copy: differentiable here (torch 1.13's backward is "not implemented"). */
+CT_API ct_status ct_narrow_copy(ct_ctx *ctx, const ct_tensor *t, int dim, int64_t start,
+                                int64_t length, ct_tensor **out);
+CT_API ct_status ct_permute_copy(ct_ctx *ctx, const ct_tensor *t, const int *perm, ct_tensor **out);
+CT_API ct_status ct_select_copy(ct_ctx *ctx, const ct_tensor *t, int dim, int64_t index,
+                                ct_tensor **out);
+CT_API ct_status ct_slice_copy(ct_ctx *ctx, const ct_tensor *t, int dim, int64_t start, int64_t end,
+                               int64_t step, ct_tensor **out);
+/* squeeze_copy: dim, or CT_ALL_DIMS for every size-1 dim (as ct_tensor_squeeze). */
+CT_API ct_status ct_squeeze_copy(ct_ctx *ctx, const ct_tensor *t, int dim, ct_tensor **out);
+CT_API ct_status ct_t_copy(ct_ctx *ctx, const ct_tensor *t, ct_tensor **out);
+CT_API ct_status ct_transpose_copy(ct_ctx *ctx, const ct_tensor *t, int dim0, int dim1,
+                                   ct_tensor **out);
+CT_API ct_status ct_unfold_copy(ct_ctx *ctx, const ct_tensor *t, int dim, int64_t size,
+                                int64_t step, ct_tensor **out);
+CT_API ct_status ct_unsqueeze_copy(ct_ctx *ctx, const ct_tensor *t, int dim, ct_tensor **out);
+CT_API ct_status ct_view_copy(ct_ctx *ctx, const ct_tensor *t, int ndim, const int64_t *shape,
+                              ct_tensor **out);
+CT_API ct_status ct_view_as_real_copy(ct_ctx *ctx, const ct_tensor *t, ct_tensor **out);
+CT_API ct_status ct_view_as_complex_copy(ct_ctx *ctx, const ct_tensor *t, ct_tensor **out);
+/* the multi-output copies: outs as ct_split / ct_split_sizes / ct_unbind fill them. */
+CT_API ct_status ct_split_copy(ct_ctx *ctx, const ct_tensor *t, int64_t split_size, int dim,
+                               int max_out, ct_tensor **outs, int *n_out);
+CT_API ct_status ct_split_with_sizes_copy(ct_ctx *ctx, const ct_tensor *t, int n,
+                                          const int64_t *sizes, int dim, ct_tensor **outs);
+CT_API ct_status ct_unbind_copy(ct_ctx *ctx, const ct_tensor *t, int dim, int max_out,
+                                ct_tensor **outs, int *n_out);
+
+/* ---- torch names not covered above ---- */
+/* torch.mm: 2-d a (n, k) times 2-d b (k, m) of one dtype (torch: "self must be a matrix",
+ * "expected scalar type Float but found Double"); MmBackward0. */
+CT_API ct_status ct_mm(ct_ctx *ctx, const ct_tensor *a, const ct_tensor *b, ct_tensor **out);
+/* torch.scalar_tensor: a 0-d tensor holding v in dtype (float32 as torch's default). */
+CT_API ct_status ct_scalar_tensor(ct_ctx *ctx, double v, ct_dtype dtype, ct_tensor **out);
+/* torch.empty_strided: a tensor of the given sizes and (non-negative) strides over fresh memory
+ * (zero-filled here), so later writes see torch's layout. */
+CT_API ct_status ct_tensor_empty_strided(ct_ctx *ctx, ct_dtype dtype, int ndim, const int64_t *size,
+                                         const int64_t *stride, ct_tensor **out);
+/* torch.range (deprecated in torch, kept for old code): start, start + step, ... up to and
+ * including end: floor((end - start) / step) + 1 values, computed in double. */
+CT_API ct_status ct_tensor_range(ct_ctx *ctx, ct_dtype dtype, double start, double end, double step,
+                                 ct_tensor **out);
+/* torch.igamma / torch.igammac: the regularized incomplete gamma functions (as
+ * ct_special_gammainc / ct_special_gammaincc). */
+CT_API ct_status ct_igamma(ct_ctx *ctx, const ct_tensor *a, const ct_tensor *x, ct_tensor **out);
+CT_API ct_status ct_igammac(ct_ctx *ctx, const ct_tensor *a, const ct_tensor *x, ct_tensor **out);
+/* torch.constant_pad_nd: ct_pad with CT_PAD_CONSTANT (negative pads crop). */
+CT_API ct_status ct_constant_pad_nd(ct_ctx *ctx, const ct_tensor *x, int n_pad, const int64_t *pad,
+                                    double value, ct_tensor **out);
+
 #ifdef __cplusplus
 }
 #endif
