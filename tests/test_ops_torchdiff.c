@@ -1606,6 +1606,59 @@ TEST(review5_kinks_and_singular_det) {
     ct_tensor_release(a), ct_tensor_release(d), ct_tensor_release(b), ct_tensor_release(e);
 }
 
+/* Fifth review: the SVD of a matrix holding an infinity (and no NaN) is all NaN, per matrix of
+ * the batch, as torch (it was refused); NaN is still refused ("failed to converge", as torch);
+ * pinv / matrix_rank / the 2-norm follow (NaN, rank 0, NaN). index_select of an empty result
+ * still checks its indices (torch: out of bounds / "axis dim should be positive"). */
+TEST(review5_svd_infinities_index_select_empty) {
+    const int64_t s[3] = {2, 2, 2};
+    const double v[8] = {1, 2, 3, 4, 1, INFINITY, 2, 3};
+    ct_tensor *a = tu_from_vals(ctx, CT_FLOAT64, 3, s, v), *u = NULL, *sv = NULL, *vh = NULL;
+    CHECK_OK(ct_linalg_svd(ctx, a, &u, &sv, &vh));
+    double *x = sv ? tu_read(sv) : NULL;
+    CHECK(x && fabs(x[0] - 5.4649857042190426) < 1e-12 && isnan(x[2]) && isnan(x[3]));
+    free(x);
+    x = u ? tu_read(u) : NULL;
+    CHECK(x && !isnan(x[0]) && isnan(x[4]) && isnan(x[7]));
+    free(x);
+    ct_tensor *r = NULL, *cx = NULL;
+    CHECK_OK(ct_linalg_matrix_rank(ctx, a, NAN, NAN, false, &r));
+    int64_t rk[2] = {-1, -1};
+    CHECK(r && ct_tensor_to_host(r, rk, sizeof rk) == CT_OK && rk[0] == 2 && rk[1] == 0);
+    ct_tensor_release(r), r = NULL;
+    CHECK_OK(ct_linalg_pinv(ctx, a, NAN, NAN, &r));
+    x = r ? tu_read(r) : NULL;
+    CHECK(x && !isnan(x[0]) && isnan(x[4]));
+    free(x), ct_tensor_release(r), r = NULL;
+    CHECK_OK(ct_cast(ctx, a, CT_COMPLEX128, &cx));
+    CHECK_OK(ct_linalg_svdvals(ctx, cx, &r));
+    ct_tensor *re = NULL;
+    CHECK_OK(ct_real(ctx, r, &re));
+    x = re ? tu_read(re) : NULL;
+    CHECK(x && !isnan(x[0]) && isnan(x[2]));
+    free(x);
+    ct_tensor_release(re), ct_tensor_release(r), r = NULL;
+    const double w[8] = {1, 2, 3, 4, 1, NAN, 2, 3};
+    ct_tensor *b = tu_from_vals(ctx, CT_FLOAT64, 3, s, w);
+    CHECK_ST(ct_linalg_svdvals(ctx, b, &r), CT_ERR_INVALID_ARG);
+    CHECK(r == NULL);
+    ct_tensor *all[] = {a, u, sv, vh, cx, b};
+    for (size_t i = 0; i < sizeof all / sizeof all[0]; i++)
+        ct_tensor_release(all[i]);
+    /* index_select of an empty result */
+    ct_tensor *e30 = NULL, *e03 = NULL, *i5 = NULL, *i0 = NULL;
+    CHECK_OK(ct_tensor_zeros(ctx, CT_FLOAT32, 2, (const int64_t[]){3, 0}, &e30));
+    CHECK_OK(ct_tensor_zeros(ctx, CT_FLOAT32, 2, (const int64_t[]){0, 3}, &e03));
+    i5 = tu_from_vals(ctx, CT_INT64, 1, (const int64_t[]){1}, (const double[]){5});
+    i0 = tu_from_vals(ctx, CT_INT64, 1, (const int64_t[]){1}, (const double[]){2});
+    CHECK_ST(ct_index_select(ctx, e30, 0, i5, &r), CT_ERR_INDEX);
+    CHECK_ST(ct_index_select(ctx, e03, 0, i0, &r), CT_ERR_INDEX);
+    CHECK_OK(ct_index_select(ctx, e30, 0, i0, &r)); /* in range: a (1, 0) result */
+    CHECK(r && ct_tensor_numel(r) == 0 && ct_tensor_shape(r)[0] == 1);
+    ct_tensor_release(r), ct_tensor_release(e30), ct_tensor_release(e03);
+    ct_tensor_release(i5), ct_tensor_release(i0);
+}
+
 int main(void) {
     ctx = tu_ctx_or_skip();
     RUN(div_scalar_int_tensor_scalar_not_wrapped);
@@ -1618,6 +1671,7 @@ int main(void) {
     RUN(review4_creation_search_linalg);
     RUN(review5_eigh_cumprod_second_order);
     RUN(review5_kinks_and_singular_det);
+    RUN(review5_svd_infinities_index_select_empty);
     RUN(div_rounding_integers);
     RUN(div_rounding_floats);
     RUN(avg_pool_in_torch_order);

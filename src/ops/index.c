@@ -64,6 +64,22 @@ static ct_status ct__fwd_index_select(ct_ctx *ctx, const ct_tensor *t, int dim,
     /* the index seen as (1, .., L, .., 1) broadcast to the output's shape */
     int64_t L = ct_tensor_numel(index), oshape[CT_MAX_DIMS], vshape[CT_MAX_DIMS];
     int nd = t->ndim ? t->ndim : 1;
+    if (L > 0 && ct_tensor_numel(t) == 0) {
+        /* an empty result still checks its indices, as torch: against an empty dim at once,
+         * otherwise by gathering from a vector of the dim's length (the kernel's bounds check) */
+        const int64_t n = t->ndim ? t->shape[d] : 1;
+        if (n == 0)
+            return ct__set_error(ctx, CT_ERR_INDEX,
+                                 "index_select: self indexing axis dim should be positive "
+                                 "(dim %d of %s is empty)",
+                                 d, CT__SHAPE_STR(t));
+        ct_tensor *probe = NULL, *flat = NULL, *g = NULL;
+        st = ct_tensor_zeros(ctx, CT_INT8, 1, &n, &probe);
+        if (st == CT_OK) st = ct_tensor_reshape(ctx, index, 1, &L, &flat);
+        if (st == CT_OK) st = ct__gather(ctx, "index_select", probe, 0, flat, &g);
+        ct_tensor_release(probe), ct_tensor_release(flat), ct_tensor_release(g);
+        if (st != CT_OK) return st;
+    }
     for (int k = 0; k < nd; k++) {
         oshape[k] = k == d ? L : t->shape[k];
         vshape[k] = k == d ? L : 1;

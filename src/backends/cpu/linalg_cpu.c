@@ -52,6 +52,28 @@
 
 #define CT__LA(T, S, D) (sizeof(T) == 4 ? (S) : (D))
 
+/* 0: every element finite; 1: an infinity but no NaN; 2: a NaN (torch's SVD raises for NaN and
+ * returns NaN factors for infinities) */
+#define CT__LA_NONFINITE(P, T, FIN, ISNAN)                                                         \
+    static int ct__la_nonfinite_##P(const T *a, int64_t n) {                                       \
+        int r = 0;                                                                                 \
+        for (int64_t e = 0; e < n; e++)                                                            \
+            if (!(FIN)) r = (ISNAN) ? 2 : r > 1 ? r : 1;                                           \
+        return r;                                                                                  \
+    }
+CT__LA_NONFINITE(LAPACKE_s, float, isfinite(a[e]), isnan(a[e]))
+CT__LA_NONFINITE(LAPACKE_d, double, isfinite(a[e]), isnan(a[e]))
+CT__LA_NONFINITE(LAPACKE_c, float _Complex, isfinite(crealf(a[e])) && isfinite(cimagf(a[e])),
+                 isnan(crealf(a[e])) || isnan(cimagf(a[e])))
+CT__LA_NONFINITE(LAPACKE_z, double _Complex, isfinite(creal(a[e])) && isfinite(cimag(a[e])),
+                 isnan(creal(a[e])) || isnan(cimag(a[e])))
+static ct_status ct__la_svd_nan(ct_ctx *ctx, const char *op, int64_t b) {
+    return ct__set_error(ctx, CT_ERR_INVALID_ARG,
+                         "%s: the algorithm failed to converge because the input matrix contained "
+                         "non-finite values (NaN in matrix %lld of the batch; as torch)",
+                         op, (long long)b);
+}
+
 static ct_status ct__la_err(ct__cpu_state *s, const char *what, lapack_int st) {
     return ct__set_error(s->ctx, CT_ERR_DEVICE, "linalg: LAPACK %s rejected argument %d", what,
                          (int)-st);
@@ -211,14 +233,18 @@ static ct_status ct__la_err(ct__cpu_state *s, const char *what, lapack_int st) {
                         vt[e] = (T)(e % (n + 1) == 0);                                             \
                     break;                                                                         \
                 }                                                                                  \
-                bool fin = true;                                                                   \
-                for (int64_t e = 0; e < mn; e++)                                                   \
-                    fin = fin && isfinite(ab[e]);                                                  \
-                if (!fin) {                                                                        \
-                    ret = ct__set_error(s->ctx, CT_ERR_INVALID_ARG,                                \
-                                        "linalg.svd: matrix %lld of the batch holds non-finite "   \
-                                        "values (torch raises)",                                   \
-                                        (long long)b);                                             \
+                int nf = ct__la_nonfinite_##P(ab, mn);                                             \
+                if (nf == 2) {                                                                     \
+                    ret = ct__la_svd_nan(s->ctx, "linalg.svd", b);                                 \
+                    break;                                                                         \
+                }                                                                                  \
+                if (nf == 1) { /* inf, no NaN: torch's all-NaN factors */                          \
+                    for (int64_t e = 0; e < (int64_t)m * qc; e++)                                  \
+                        u[e] = (T)NAN;                                                             \
+                    for (int64_t e = 0; e < k; e++)                                                \
+                        sv[e] = (T)NAN;                                                            \
+                    for (int64_t e = 0; e < (int64_t)vr * n; e++)                                  \
+                        vt[e] = (T)NAN;                                                            \
                     break;                                                                         \
                 }                                                                                  \
                 memcpy(tmp, ab, sizeof(T) * (size_t)mn);                                           \
@@ -319,15 +345,28 @@ CT__LINALG_IMPL(f64, double, LAPACKE_d)
             const CT *ab = (const CT *)a->data + b * mn;                                           \
             lapack_int st = 0;                                                                     \
             if ((r == CT_LINALG_SVD || r == CT_LINALG_SVDVALS) && mn > 0) {                        \
-                bool fin = true;                                                                   \
-                for (int64_t e = 0; e < mn; e++)                                                   \
-                    fin = fin && isfinite(creal(ab[e])) && isfinite(cimag(ab[e]));                 \
-                if (!fin) {                                                                        \
-                    ret = ct__set_error(s->ctx, CT_ERR_INVALID_ARG,                                \
-                                        "linalg.svd: matrix %lld of the batch holds non-finite "   \
-                                        "values (torch raises)",                                   \
-                                        (long long)b);                                             \
+                const int nf = ct__la_nonfinite_##P(ab, mn);                                       \
+                if (nf == 2) {                                                                     \
+                    ret = ct__la_svd_nan(s->ctx, "linalg.svd", b);                                 \
                     break;                                                                         \
+                }                                                                                  \
+                if (nf == 1) { /* inf, no NaN: torch's all-NaN factors */                          \
+                    const bool vec = r == CT_LINALG_SVD;                                           \
+                    T *sv = (T *)o[vec ? 1 : 0].data + b * (int64_t)k;                             \
+                    for (int64_t e = 0; e < k; e++)                                                \
+                        sv[e] = (T)NAN;                                                            \
+                    if (vec) {                                                                     \
+                        CT *u = (CT *)o[0].data + b * (int64_t)m * qc,                             \
+                           *vt = (CT *)o[2].data + b * (int64_t)vr * n;                            \
+                        for (int64_t e = 0; e < (int64_t)m * qc; e++)                              \
+                            u[e] = (CT)NAN;                                                        \
+                        for (int64_t e = 0; e < (int64_t)vr * n; e++)                              \
+                            vt[e] = (CT)NAN;                                                       \
+                        ((int32_t *)o[3].data)[b] = 0;                                             \
+                    } else {                                                                       \
+                        ((int32_t *)o[1].data)[b] = 0;                                             \
+                    }                                                                              \
+                    continue;                                                                      \
                 }                                                                                  \
             }                                                                                      \
             switch (r) {                                                                           \
@@ -726,14 +765,14 @@ bool ct__cpu_lu_perm(const int32_t *piv, int64_t k, int64_t m, int64_t *perm, in
                 T *sb = (T *)o[0].data + b * k;                                                    \
                 info = (int32_t *)o[1].data;                                                       \
                 if (!k) break;                                                                     \
-                bool fin = true;                                                                   \
-                for (int64_t e = 0; e < mn; e++)                                                   \
-                    fin = fin && isfinite(ab[e]);                                                  \
-                if (!fin) {                                                                        \
-                    ret = ct__set_error(s->ctx, CT_ERR_INVALID_ARG,                                \
-                                        "linalg.svdvals: matrix %lld of the batch holds "          \
-                                        "non-finite values (torch raises)",                        \
-                                        (long long)b);                                             \
+                int nf = ct__la_nonfinite_##P(ab, mn);                                             \
+                if (nf == 2) {                                                                     \
+                    ret = ct__la_svd_nan(s->ctx, "linalg.svdvals", b);                             \
+                    break;                                                                         \
+                }                                                                                  \
+                if (nf == 1) { /* inf, no NaN: torch's NaN singular values */                      \
+                    for (int64_t e = 0; e < k; e++)                                                \
+                        sb[e] = (T)NAN;                                                            \
                     break;                                                                         \
                 }                                                                                  \
                 memcpy(tmp, ab, sizeof(T) * (size_t)mn);                                           \
