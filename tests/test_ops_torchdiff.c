@@ -1659,6 +1659,96 @@ TEST(review5_svd_infinities_index_select_empty) {
     ct_tensor_release(i5), ct_tensor_release(i0);
 }
 
+/* Fifth review, from the in-place ops' review (torch 1.13's values): clamp_min / clamp_max with
+ * a NaN bound give NaN everywhere; addmm / addmv / addbmm with alpha = 0 skip the product (its NaN
+ * does not reach the result; beta = 0 too: zeros); addmm / addbmm need one dtype ("self and mat2
+ * must have the same dtype"), addmv's vector the matrix's, whose dtype its result takes;
+ * index_fill refuses a value its dtype cannot hold (uint8 -1.5; -1 wraps); 0-d inputs take dim
+ * -1 in the index ops; uint8 masks are accepted as bool */
+TEST(review5_inplace_review_out_of_place) {
+    const int64_t n3 = 3, s22[2] = {2, 2};
+    ct_tensor *a = tu_from_vals(ctx, CT_FLOAT32, 1, &n3, (const double[]){NAN, 1, 2}), *r = NULL;
+    CHECK_OK(ct_clamp_min(ctx, a, NAN, &r));
+    double *v = r ? tu_read(r) : NULL;
+    CHECK(v && isnan(v[0]) && isnan(v[1]) && isnan(v[2]));
+    free(v), ct_tensor_release(r), r = NULL;
+    CHECK_OK(ct_clamp_max(ctx, a, NAN, &r));
+    v = r ? tu_read(r) : NULL;
+    CHECK(v && isnan(v[1]) && isnan(v[2]));
+    free(v), ct_tensor_release(r), r = NULL;
+    ct_tensor *m = tu_from_vals(ctx, CT_FLOAT32, 2, s22, (const double[]){1, NAN, 3, 4});
+    ct_tensor *sf = tu_from_vals(ctx, CT_FLOAT32, 2, s22, (const double[]){NAN, 1, 2, INFINITY});
+    CHECK_OK(ct_addmm(ctx, sf, m, m, 1, 0, &r));
+    v = r ? tu_read(r) : NULL;
+    CHECK(v && isnan(v[0]) && v[1] == 1 && v[2] == 2 && isinf(v[3]));
+    free(v), ct_tensor_release(r), r = NULL;
+    CHECK_OK(ct_addmm(ctx, sf, m, m, 0, 0, &r));
+    v = r ? tu_read(r) : NULL;
+    CHECK(v && v[0] == 0 && v[1] == 0 && v[2] == 0 && v[3] == 0);
+    free(v), ct_tensor_release(r), r = NULL;
+    ct_tensor *m3 = NULL, *md = NULL, *row = NULL, *vd = NULL;
+    CHECK_OK(ct_tensor_view(ctx, m, 3, (const int64_t[]){1, 2, 2}, &m3));
+    CHECK_OK(ct_addbmm(ctx, sf, m3, m3, 1, 0, &r));
+    v = r ? tu_read(r) : NULL;
+    CHECK(v && v[1] == 1 && isinf(v[3]));
+    free(v), ct_tensor_release(r), r = NULL;
+    CHECK_OK(ct_select(ctx, sf, 0, 1, &row));
+    CHECK_OK(ct_select(ctx, m, 0, 0, &vd)); /* [1, NaN] */
+    CHECK_OK(ct_addmv(ctx, row, m, vd, 1, 0, &r));
+    v = r ? tu_read(r) : NULL;
+    CHECK(v && v[0] == 2 && isinf(v[1]));
+    free(v), ct_tensor_release(r), r = NULL;
+    CHECK_OK(ct_cast(ctx, m, CT_FLOAT64, &md));
+    CHECK_ST(ct_addmm(ctx, md, m, m, 1, 1, &r), CT_ERR_DTYPE);
+    CHECK_ST(ct_addmm(ctx, sf, md, m, 1, 1, &r), CT_ERR_DTYPE);
+    CHECK_ST(ct_addbmm(ctx, md, m3, m3, 1, 1, &r), CT_ERR_DTYPE);
+    ct_tensor *r64 = NULL, *vd64 = NULL;
+    CHECK_OK(ct_select(ctx, md, 0, 1, &r64));
+    CHECK_OK(ct_addmv(ctx, r64, m, vd, 1, 1, &r)); /* torch: the matrix's float32 */
+    CHECK(r && ct_tensor_dtype(r) == CT_FLOAT32);
+    ct_tensor_release(r), r = NULL;
+    CHECK_OK(ct_cast(ctx, vd, CT_FLOAT64, &vd64));
+    CHECK_ST(ct_addmv(ctx, row, m, vd64, 1, 1, &r), CT_ERR_DTYPE);
+    /* index_fill of uint8 */
+    ct_tensor *u = tu_from_vals(ctx, CT_UINT8, 1, &n3, (const double[]){1, 2, 3});
+    ct_tensor *i0 = tu_from_vals(ctx, CT_INT64, 1, (const int64_t[]){1}, (const double[]){0});
+    CHECK_ST(ct_index_fill(ctx, u, 0, i0, -1.5, &r), CT_ERR_INVALID_ARG);
+    CHECK_OK(ct_index_fill(ctx, u, 0, i0, -1, &r));
+    v = r ? tu_read(r) : NULL;
+    CHECK(v && v[0] == 255 && v[1] == 2);
+    free(v), ct_tensor_release(r), r = NULL;
+    /* 0-d input, dim -1 */
+    ct_tensor *x0 = NULL, *j0 = NULL, *s0 = NULL;
+    CHECK_OK(ct_tensor_full(ctx, CT_FLOAT32, 0, NULL, 1, &x0));
+    CHECK_OK(ct_tensor_full(ctx, CT_INT64, 0, NULL, 0, &j0));
+    CHECK_OK(ct_tensor_full(ctx, CT_FLOAT32, 0, NULL, 5, &s0));
+    CHECK_OK(ct_scatter_add(ctx, x0, -1, j0, s0, &r));
+    v = r ? tu_read(r) : NULL;
+    CHECK(v && v[0] == 6);
+    free(v), ct_tensor_release(r), r = NULL;
+    CHECK_OK(ct_gather(ctx, x0, -1, j0, &r));
+    ct_tensor_release(r), r = NULL;
+    /* uint8 masks */
+    ct_tensor *mu = tu_from_vals(ctx, CT_UINT8, 1, &n3, (const double[]){1, 0, 1});
+    ct_tensor *b3 = tu_from_vals(ctx, CT_FLOAT32, 1, &n3, (const double[]){4, 5, 6});
+    CHECK_OK(ct_masked_fill(ctx, b3, mu, -1, &r));
+    v = r ? tu_read(r) : NULL;
+    CHECK(v && v[0] == -1 && v[1] == 5 && v[2] == -1);
+    free(v), ct_tensor_release(r), r = NULL;
+    CHECK_OK(ct_masked_select(ctx, b3, mu, &r));
+    CHECK(r && ct_tensor_numel(r) == 2);
+    ct_tensor_release(r), r = NULL;
+    CHECK_OK(ct_where(ctx, mu, b3, a, &r));
+    v = r ? tu_read(r) : NULL;
+    CHECK(v && v[0] == 4 && v[1] == 1 && v[2] == 6);
+    free(v), ct_tensor_release(r), r = NULL;
+    CHECK_OK(ct_masked_scatter(ctx, b3, mu, a, &r));
+    ct_tensor_release(r);
+    ct_tensor *all[] = {a, m, sf, m3, md, row, vd, r64, vd64, u, i0, x0, j0, s0, mu, b3};
+    for (size_t i = 0; i < sizeof all / sizeof all[0]; i++)
+        ct_tensor_release(all[i]);
+}
+
 int main(void) {
     ctx = tu_ctx_or_skip();
     RUN(div_scalar_int_tensor_scalar_not_wrapped);
@@ -1672,6 +1762,7 @@ int main(void) {
     RUN(review5_eigh_cumprod_second_order);
     RUN(review5_kinks_and_singular_det);
     RUN(review5_svd_infinities_index_select_empty);
+    RUN(review5_inplace_review_out_of_place);
     RUN(div_rounding_integers);
     RUN(div_rounding_floats);
     RUN(avg_pool_in_torch_order);

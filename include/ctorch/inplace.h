@@ -6,9 +6,9 @@
  * by torch's rule (bool < integer < floating < complex: a float result into an integer tensor,
  * sqrt_ of int64 say, or a complex one into a real tensor is CT_ERR_DTYPE); it is then cast and
  * written into self's memory (views write through to their base). An expanded self (a stride 0
- * over a dim longer than 1) is refused (CT_ERR_INVALID_ARG), as torch. Operands may share memory
- * with self: the result is computed before anything is written, and on any failure self is
- * unchanged.
+ * over a dim longer than 1) is refused (CT_ERR_INVALID_ARG). Operands may share memory with self
+ * (torch refuses a partial overlap): the result is computed before anything is written, and on
+ * any failure self is unchanged.
  * Autograd: when self or an operand requires grad (grad mode on), self takes the op's node, named
  * as torch names it (ExpBackward0, ClampBackward1, MaskedFillBackward0 ...); a leaf that requires
  * grad, or a view of one, is refused (CT_ERR_STATE) as torch. ct_add_ / ct_sub_ / ct_mul_ / ct_div_

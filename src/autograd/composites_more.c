@@ -239,7 +239,15 @@ static ct_status ct__addmv(ct_ctx *ctx, const ct_tensor *input, const ct_tensor 
                              "addmv: expected a 2-d matrix, a 1-d vector and an input of at most "
                              "1 dim, got %d, %d and %d dims",
                              mat->ndim, vec->ndim, input->ndim);
-    ct_tensor *t[4] = {NULL, NULL, NULL, NULL};
+    /* torch: mat and vec of one dtype; input is taken in theirs (its result's dtype) */
+    if (mat->dtype != vec->dtype)
+        return ct__set_error(ctx, CT_ERR_DTYPE, "addmv: expected scalar type %s but found %s",
+                             ct_dtype_name(mat->dtype), ct_dtype_name(vec->dtype));
+    ct_tensor *t[4] = {NULL, NULL, NULL, NULL}, *in_c = NULL;
+    if (input->dtype != mat->dtype) {
+        if ((st = ct_cast(ctx, input, mat->dtype, &in_c)) != CT_OK) return st;
+        input = in_c;
+    }
     const int64_t one1[2] = {1, 1};
     st = input->ndim == 0 ? ct_tensor_reshape(ctx, input, 2, one1, &t[0])
                           : ct_tensor_unsqueeze(ctx, input, 1, &t[0]);
@@ -247,6 +255,7 @@ static ct_status ct__addmv(ct_ctx *ctx, const ct_tensor *input, const ct_tensor 
     if (st == CT_OK) st = ct_addmm(ctx, t[0], mat, t[1], beta, alpha, &t[2]);
     if (st == CT_OK) st = ct_tensor_squeeze(ctx, t[2], 1, out);
     ct__release_all(4, t);
+    ct_tensor_release(in_c);
     return st;
 }
 ct_status ct_addmv(ct_ctx *ctx, const ct_tensor *input, const ct_tensor *mat, const ct_tensor *vec,
@@ -1527,11 +1536,9 @@ static ct_status ct__index_fill(ct_ctx *ctx, const ct_tensor *t, int dim, const 
         return ct__set_error(ctx, CT_ERR_INDEX, "index_fill: dim %d out of range for %d dims", dim,
                              t->ndim);
     const int64_t size = t->ndim ? t->shape[d] : 1, n = ct_tensor_numel(index);
-    /* a value for an integer tensor is truncated, as torch's Scalar conversion */
-    if (t->dtype == CT_BOOL)
-        value = value != 0;
-    else if (!ct_dtype_is_floating(t->dtype) && !ct_dtype_is_complex(t->dtype) && isfinite(value))
-        value = trunc(value);
+    /* a value for an integer tensor is checked and truncated by masked_fill below (c10's
+     * conversion: uint8 refuses -1.5, wraps -1) */
+    if (t->dtype == CT_BOOL) value = value != 0;
     ct_tensor *x[6] = {NULL};
     int64_t msh[CT_MAX_DIMS];
     for (int i = 0; i < nd; i++)
@@ -1609,6 +1616,14 @@ static ct_status ct__masked_scatter(ct_ctx *ctx, const ct_tensor *t, const ct_te
 }
 ct_status ct_masked_scatter(ct_ctx *ctx, const ct_tensor *t, const ct_tensor *mask,
                             const ct_tensor *source, ct_tensor **out) {
+    /* a uint8 mask (torch's deprecated ByteTensor mask): as bool */
+    if (ctx && out && ct__tensor_live(mask) && mask->dtype == CT_UINT8) {
+        ct_tensor *b_ = NULL;
+        ct_status st_ = ct_cast(ctx, mask, CT_BOOL, &b_);
+        if (st_ == CT_OK) st_ = ct_masked_scatter(ctx, t, b_, source, out);
+        ct_tensor_release(b_);
+        return st_;
+    }
     uint64_t mark = ct__ag_mark(ctx);
     ct_status st =
         ct__error_within(ctx, "masked_scatter", ct__masked_scatter(ctx, t, mask, source, out));

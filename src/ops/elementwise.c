@@ -755,6 +755,14 @@ ct_status ct_clamp(ct_ctx *ctx, const ct_tensor *a, const double *lo, const doub
 }
 ct_status ct_where(ct_ctx *ctx, const ct_tensor *cond, const ct_tensor *a, const ct_tensor *b,
                    ct_tensor **out) {
+    /* a uint8 mask (torch's deprecated ByteTensor mask): as bool */
+    if (ctx && out && ct__tensor_live(cond) && cond->dtype == CT_UINT8) {
+        ct_tensor *b_ = NULL;
+        ct_status st_ = ct_cast(ctx, cond, CT_BOOL, &b_);
+        if (st_ == CT_OK) st_ = ct_where(ctx, b_, a, b, out);
+        ct_tensor_release(b_);
+        return st_;
+    }
     if (ctx && out && ct__tensor_live(cond) && ct__cx_either(a, b) && ct__tensor_live(a) &&
         ct__tensor_live(b))
         return ct__cx_where(ctx, cond, a, b, out);
@@ -1178,7 +1186,7 @@ static ct_status ct__cx_lerp(ct_ctx *ctx, const ct_tensor *start, const ct_tenso
     } else {
         CT__DO(st, ct_mul(ctx, weight, x[0], &x[1]));
         CT__DO(st, ct_add(ctx, start, x[1], &x[2])); /* start + w d */
-        ct_tensor *nw = NULL; /* 1 - w */
+        ct_tensor *nw = NULL;                        /* 1 - w */
         CT__DO(st, ct_neg(ctx, weight, &nw));
         CT__DO(st, ct_add_scalar(ctx, nw, 1.0, &x[3]));
         ct_tensor_release(nw);

@@ -47,7 +47,8 @@ static ct_status ct__index_args(ct_ctx *ctx, const char *op, const ct_tensor *t,
     if (int32_ok ? !ct__is_index_dtype(index->dtype) : index->dtype != CT_INT64)
         return ct__set_error(ctx, CT_ERR_DTYPE, "%s: index must be %s (as torch), got %s", op,
                              int32_ok ? "int64 or int32" : "int64", ct_dtype_name(index->dtype));
-    if (!ct__wrap_dim(dim, t->ndim, d))
+    /* a 0-d input takes dim 0 or -1 (torch wraps against max(ndim, 1)) */
+    if (!ct__wrap_dim(dim, t->ndim ? t->ndim : 1, d))
         return ct__set_error(ctx, CT_ERR_INDEX, "%s: dim %d out of range for a %d-dim input", op,
                              dim, t->ndim);
     return CT_OK;
@@ -444,6 +445,14 @@ static ct_status ct__masked_fill_body(ct_ctx *ctx, const ct_tensor *t, const ct_
 
 ct_status ct_masked_fill(ct_ctx *ctx, const ct_tensor *t, const ct_tensor *mask, double value,
                          ct_tensor **out) {
+    /* a uint8 mask (torch's deprecated ByteTensor mask): as bool */
+    if (ctx && out && ct__tensor_live(mask) && mask->dtype == CT_UINT8) {
+        ct_tensor *b_ = NULL;
+        ct_status st_ = ct_cast(ctx, mask, CT_BOOL, &b_);
+        if (st_ == CT_OK) st_ = ct_masked_fill(ctx, t, b_, value, out);
+        ct_tensor_release(b_);
+        return st_;
+    }
     if (ctx && out && ct__tensor_live(t) && ct_dtype_is_complex(t->dtype) &&
         ct__tensor_live(mask)) {
         if (mask->dtype != CT_BOOL)

@@ -103,6 +103,14 @@ static ct_status ct__masked_select_body(ct_ctx *ctx, const ct_tensor *t, const c
 
 ct_status ct_masked_select(ct_ctx *ctx, const ct_tensor *t, const ct_tensor *mask,
                            ct_tensor **out) {
+    /* a uint8 mask (torch's deprecated ByteTensor mask): as bool */
+    if (ctx && out && ct__tensor_live(mask) && mask->dtype == CT_UINT8) {
+        ct_tensor *b_ = NULL;
+        ct_status st_ = ct_cast(ctx, mask, CT_BOOL, &b_);
+        if (st_ == CT_OK) st_ = ct_masked_select(ctx, t, b_, out);
+        ct_tensor_release(b_);
+        return st_;
+    }
     uint64_t mark = ct__ag_mark(ctx);
     ct_status st =
         ct__error_within(ctx, "masked_select", ct__masked_select_body(ctx, t, mask, out));
@@ -201,9 +209,25 @@ static ct_status ct__addmm_any(ct_ctx *ctx, const char *name, const ct_tensor *i
         return ct__set_error(ctx, CT_ERR_SHAPE, "%s: the two matrices must be %d-d, got %s and %s",
                              name, want, CT__SHAPE_STR(a),
                              ct__shape_str((char[96]){0}, 96, b->ndim, b->shape));
-    ct_tensor *p = NULL, *ps = NULL, *is = NULL, *r = NULL;
+    /* torch's dtype rules: the two matrices of one dtype; addmm's input too ("self and mat2 must
+     * have the same dtype"), baddbmm's input taken in the batches' dtype (torch's result) */
+    if (a->dtype != b->dtype)
+        return ct__set_error(ctx, CT_ERR_DTYPE, "%s: expected scalar type %s but found %s", name,
+                             ct_dtype_name(a->dtype), ct_dtype_name(b->dtype));
+    if (!batched && input->dtype != a->dtype)
+        return ct__set_error(ctx, CT_ERR_DTYPE,
+                             "%s: self and mat2 must have the same dtype, got %s and %s", name,
+                             ct_dtype_name(input->dtype), ct_dtype_name(a->dtype));
+    ct_tensor *p = NULL, *ps = NULL, *is = NULL, *r = NULL, *in_c = NULL;
+    if (batched && input->dtype != a->dtype) {
+        if ((st = ct_cast(ctx, input, a->dtype, &in_c)) != CT_OK) return st;
+        input = in_c;
+    }
     st = batched ? ct_bmm(ctx, a, b, &p) : ct_matmul(ctx, a, b, &p);
-    if (st != CT_OK) return st;
+    if (st != CT_OK) {
+        ct_tensor_release(in_c);
+        return st;
+    }
     /* input must broadcast to the product's shape */
     const ct_tensor *pair[2] = {input, p};
     int nd;
@@ -233,10 +257,19 @@ static ct_status ct__addmm_any(ct_ctx *ctx, const char *name, const ct_tensor *i
                                    k ? "alpha" : "beta", *v, ct_dtype_name(pd));
         }
     if (st == CT_OK) {
-        if (alpha != 1)
+        if (alpha == 0 && !batched) {
+            /* torch's addmm skips the product for alpha = 0 (its NaN and inf too): zeros that
+             * stay on the product's graph (zero gradients), as beta = 0 does for input */
+            ct_tensor *no = NULL, *z = NULL;
+            st = ct_tensor_zeros(ctx, CT_BOOL, 0, NULL, &no);
+            CT__DO(st, ct_zeros_like(ctx, p, &z));
+            CT__DO(st, ct_where(ctx, no, p, z, &ps));
+            ct_tensor_release(no), ct_tensor_release(z);
+        } else if (alpha != 1) {
             st = ct_mul_scalar(ctx, p, alpha, &ps);
-        else
+        } else {
             ps = ct_tensor_retain(p);
+        }
     }
     if (st == CT_OK && beta == 0 && input->requires_grad && input->dtype == ps->dtype) {
         /* torch: input is ignored (its NaN and inf too) but gets a gradient of zeros: the
@@ -253,7 +286,7 @@ static ct_status ct__addmm_any(ct_ctx *ctx, const char *name, const ct_tensor *i
                        : (is = ct_tensor_retain((ct_tensor *)input), CT_OK);
         CT__DO(st, ct_add(ctx, is, ps, &r));
     }
-    ct_tensor_release(p), ct_tensor_release(ps), ct_tensor_release(is);
+    ct_tensor_release(p), ct_tensor_release(ps), ct_tensor_release(is), ct_tensor_release(in_c);
     if (st != CT_OK) {
         ct_tensor_release(r);
         return st;
