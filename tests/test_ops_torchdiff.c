@@ -1749,6 +1749,65 @@ TEST(review5_inplace_review_out_of_place) {
         ct_tensor_release(all[i]);
 }
 
+/* Fifth review, from an argument review against torch 1.13: a huge adaptive output size is an
+ * error (it looped), 0 an empty result; randperm refuses n beyond the dtype; lp_pool2d's zero
+ * stride means the kernel; a negative p over an empty dim has no identity; batch_norm of an empty
+ * batch is empty; index_select of a 0-d input is 0-d; negative pads crop in every mode; softshrink
+ * of NaN is 0 */
+TEST(review5_argument_edges) {
+    ct_tensor *x = NULL, *o = NULL;
+    CHECK_OK(ct_tensor_zeros(ctx, CT_FLOAT32, 4, (const int64_t[]){1, 1, 5, 5}, &x));
+    CHECK_ST(ct_adaptive_avg_pool2d(ctx, x, (const int64_t[]){1LL << 40, 2}, &o),
+             CT_ERR_INVALID_ARG);
+    CHECK_OK(ct_adaptive_avg_pool2d(ctx, x, (const int64_t[]){0, 2}, &o));
+    CHECK(o && ct_tensor_numel(o) == 0 && ct_tensor_shape(o)[3] == 2);
+    ct_tensor_release(o), o = NULL;
+    CHECK_ST(ct_randperm(ctx, 300, CT_UINT8, 1, 0, &o), CT_ERR_INVALID_ARG);
+    CHECK_OK(ct_randperm(ctx, 256, CT_UINT8, 1, 0, &o));
+    ct_tensor_release(o), o = NULL;
+    ct_tensor *x4 = NULL;
+    CHECK_OK(ct_tensor_ones(ctx, CT_FLOAT32, 4, (const int64_t[]){1, 1, 4, 4}, &x4));
+    CHECK_OK(ct_lp_pool2d(ctx, x4, 2, (const int64_t[]){2, 2}, (const int64_t[]){0, 0}, false, &o));
+    CHECK(o && ct_tensor_shape(o)[2] == 2 && ct_tensor_shape(o)[3] == 2);
+    ct_tensor_release(o), o = NULL;
+    ct_tensor *e = NULL;
+    CHECK_OK(ct_tensor_zeros(ctx, CT_FLOAT32, 2, (const int64_t[]){0, 3}, &e));
+    const int d0[1] = {0};
+    CHECK_ST(ct_linalg_vector_norm(ctx, e, -1, 1, d0, false, &o), CT_ERR_SHAPE);
+    CHECK_OK(ct_linalg_vector_norm(ctx, e, 2, 1, d0, false, &o)); /* 0 */
+    ct_tensor_release(o), o = NULL;
+    ct_tensor *eb = NULL;
+    CHECK_OK(ct_tensor_zeros(ctx, CT_FLOAT32, 2, (const int64_t[]){0, 2}, &eb));
+    CHECK_OK(ct_batch_norm(ctx, eb, NULL, NULL, NULL, NULL, true, 0.1, 1e-5, &o));
+    CHECK(o && ct_tensor_numel(o) == 0 && ct_tensor_ndim(o) == 2);
+    ct_tensor_release(o), o = NULL;
+    ct_tensor *s0 = NULL, *i2 = NULL;
+    CHECK_OK(ct_tensor_full(ctx, CT_FLOAT32, 0, NULL, 5, &s0));
+    i2 = tu_from_vals(ctx, CT_INT64, 1, (const int64_t[]){2}, (const double[]){0, 0});
+    CHECK_OK(ct_index_select(ctx, s0, 0, i2, &o));
+    CHECK(o && ct_tensor_ndim(o) == 0);
+    ct_tensor_release(o), o = NULL;
+    /* pads (-2, 1) of 0..5 in each mode */
+    ct_tensor *a = NULL, *a3 = NULL;
+    CHECK_OK(ct_tensor_arange(ctx, CT_FLOAT32, 0, 6, 1, &a));
+    CHECK_OK(ct_tensor_view(ctx, a, 3, (const int64_t[]){1, 1, 6}, &a3));
+    const double want[3][5] = {{2, 3, 4, 5, 4}, {2, 3, 4, 5, 5}, {2, 3, 4, 5, 2}};
+    const ct_pad_mode modes[3] = {CT_PAD_REFLECT, CT_PAD_REPLICATE, CT_PAD_CIRCULAR};
+    for (int m = 0; m < 3; m++) {
+        CHECK_OK(ct_pad(ctx, a3, 2, (const int64_t[]){-2, 1}, modes[m], 0, &o));
+        if (o) tu_same_as("pad crop", o, want[m], 3, (const int64_t[]){1, 1, 5}, 0);
+        ct_tensor_release(o), o = NULL;
+    }
+    ct_tensor *nn =
+        tu_from_vals(ctx, CT_FLOAT32, 1, (const int64_t[]){3}, (const double[]){NAN, 1, -2});
+    CHECK_OK(ct_softshrink(ctx, nn, 0.5, &o));
+    if (o) tu_same_as("softshrink", o, (const double[]){0, 0.5, -1.5}, 1, (const int64_t[]){3}, 0);
+    ct_tensor_release(o);
+    ct_tensor *all[] = {x, x4, e, eb, s0, i2, a, a3, nn};
+    for (size_t i = 0; i < sizeof all / sizeof all[0]; i++)
+        ct_tensor_release(all[i]);
+}
+
 int main(void) {
     ctx = tu_ctx_or_skip();
     RUN(div_scalar_int_tensor_scalar_not_wrapped);
@@ -1763,6 +1822,7 @@ int main(void) {
     RUN(review5_kinks_and_singular_det);
     RUN(review5_svd_infinities_index_select_empty);
     RUN(review5_inplace_review_out_of_place);
+    RUN(review5_argument_edges);
     RUN(div_rounding_integers);
     RUN(div_rounding_floats);
     RUN(avg_pool_in_torch_order);

@@ -245,7 +245,8 @@ ct_status ct_prelu(ct_ctx *ctx, const ct_tensor *x, const ct_tensor *weight, ct_
 
 /* softshrink: x - l above l, x + l below -l, 0 on [-l, l] (gradient 0 there); hardshrink: x
  * outside [-l, l], else 0. The interval is tested as torch's kernels do (-l <= x && x <= l), so a
- * NaN is outside: it passes with gradient 1. */
+ * NaN is outside: hardshrink passes it, softshrink's value is 0 there (torch's forward tests
+ * x > l and x < -l). */
 static ct_status ct__shrink(ct_ctx *ctx, const ct_tensor *x, double l, bool soft, ct_tensor **out) {
     if (!(l >= 0))
         return ct__set_error(ctx, CT_ERR_INVALID_ARG,
@@ -264,7 +265,12 @@ static ct_status ct__shrink(ct_ctx *ctx, const ct_tensor *x, double l, bool soft
     if (st == CT_OK) st = ct_add_scalar(ctx, x, l, &lo);
     if (st == CT_OK) st = ct_where(ctx, gt, hi, lo, &o);
     ct_tensor_release(gt), ct_tensor_release(hi), ct_tensor_release(lo);
-    return ct__sel(ctx, st, in, z, o, out);
+    /* torch's softshrink value tests x > l, then x < -l, else 0: a NaN gives 0 */
+    ct_tensor *nan = NULL, *o2 = NULL;
+    if (st == CT_OK) st = ct_isnan(ctx, x, &nan);
+    if (st == CT_OK) st = ct_masked_fill(ctx, o, nan, 0, &o2);
+    ct_tensor_release(nan), ct_tensor_release(o);
+    return ct__sel(ctx, st, in, z, o2, out);
 }
 ct_status ct_softshrink(ct_ctx *ctx, const ct_tensor *x, double lambd, ct_tensor **out) {
     CT__ACT("softshrink", "SoftshrinkBackward0", ct__shrink(ctx, x, lambd, true, out));

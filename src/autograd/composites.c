@@ -1167,6 +1167,16 @@ ct_status ct_randperm(ct_ctx *ctx, int64_t n, ct_dtype dtype, uint64_t seed, uin
     if (dtype == CT_BOOL || ct_dtype_is_floating(dtype) || !ct__is_compute_dtype(dtype))
         return ct__set_error(ctx, CT_ERR_DTYPE, "randperm: an integer dtype is required, got %s",
                              ct_dtype_name(dtype));
+    const int64_t top = dtype == CT_UINT8   ? 255
+                        : dtype == CT_INT8  ? 127
+                        : dtype == CT_INT16 ? 32767
+                        : dtype == CT_INT32 ? 2147483647
+                                            : INT64_MAX;
+    if (n > 0 && n - 1 > top) /* torch: "value cannot be converted to type uint8_t ..." */
+        return ct__set_error(ctx, CT_ERR_INVALID_ARG,
+                             "randperm: n = %lld: the value %lld cannot be converted to %s without "
+                             "overflow",
+                             (long long)n, (long long)(n - 1), ct_dtype_name(dtype));
     /* the order of n uniform keys (ties have probability ~n^2 2^-53 and keep index order) */
     ct_tensor *keys = NULL, *v = NULL, *idx = NULL;
     ct_status st = ct_tensor_rand(ctx, CT_FLOAT64, 1, &n, seed, offset, &keys);

@@ -498,7 +498,8 @@ ct_status ct_lp_pool2d(ct_ctx *ctx, const ct_tensor *x, double p, const int64_t 
     const int64_t pad[2] = {0, 0};
     st = ct_pow(ctx, x, p, &xp);
     CT__DO(st,
-           ct_avg_pool2d_ex(ctx, xp, kernel, stride ? stride : kernel, pad, ceil_mode, true, &a));
+           ct_avg_pool2d_ex(ctx, xp, kernel, stride && (stride[0] || stride[1]) ? stride : kernel,
+                            pad, ceil_mode, true, &a));
     ct_tensor_release(xp);
     if (st == CT_OK) st = ct__lp_finish(ctx, a, p, (double)(kernel[0] * kernel[1]), out);
     return ct__error_within(ctx, "lp_pool2d", st);

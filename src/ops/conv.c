@@ -644,10 +644,22 @@ static ct_status ct__adaptive_avg_pool2d_body(ct_ctx *ctx, const ct_tensor *x,
                              ct_dtype_name(x->dtype), CT__SHAPE_STR(x));
     int hd = x->ndim - 2;
     int64_t H = x->shape[hd], W = x->shape[hd + 1], oh = output_size[0], ow = output_size[1];
-    if (oh < 1 || ow < 1 || H < 1 || W < 1)
+    if (oh < 0 || ow < 0 || H < 1 || W < 1)
         return ct__set_error(ctx, CT_ERR_SHAPE,
                              "adaptive_avg_pool2d: output (%lld, %lld) from input %s",
                              (long long)oh, (long long)ow, CT__SHAPE_STR(x));
+    if (oh > (1 << 24) || ow > (1 << 24)) /* the bins are walked one by one */
+        return ct__set_error(ctx, CT_ERR_INVALID_ARG,
+                             "adaptive_avg_pool2d: output size (%lld, %lld) is too large (at most "
+                             "2^24 per dim)",
+                             (long long)oh, (long long)ow);
+    if (oh == 0 || ow == 0) { /* torch: an empty result */
+        int64_t sh[4];
+        for (int i = 0; i < hd; i++)
+            sh[i] = x->shape[i];
+        sh[hd] = oh, sh[hd + 1] = ow;
+        return ct_tensor_empty(ctx, x->dtype, x->ndim, sh, out);
+    }
     if (oh == 1 && ow == 1) { /* torch: the mean over (H, W) (its reduction, keepdim) */
         int dims[2] = {hd, hd + 1};
         return ct_mean(ctx, x, 2, dims, true, out);

@@ -95,8 +95,8 @@ static ct_status ct__fwd_index_select(ct_ctx *ctx, const ct_tensor *t, int dim,
     }
     ct_tensor *r = NULL;
     if (st == CT_OK) st = ct__gather(ctx, "index_select", t1, d, ie, &r);
-    if (st == CT_OK && t->ndim == 0 && index->ndim == 0) { /* 0-d in, 0-d index: 0-d out */
-        st = ct_tensor_view(ctx, r, 0, NULL, out);
+    if (st == CT_OK && t->ndim == 0) { /* 0-d in: 0-d out, whatever the index's length (torch) */
+        st = L > 0 ? ct_select(ctx, r, 0, 0, out) : ct_tensor_clone(ctx, t, out);
         ct_tensor_release(r);
     } else if (st == CT_OK) {
         *out = r;

@@ -236,7 +236,9 @@ static ct_status ct__batch_norm_body(ct_ctx *ctx, const ct_tensor *x, ct_tensor 
     int64_t per = x->shape[0];
     for (int d = 2; d < x->ndim; d++)
         per *= x->shape[d];
-    if (training && per <= 1)
+    if (ct_tensor_numel(x) == 0) /* torch: an empty result, the running statistics untouched */
+        return ct_tensor_clone(ctx, x, out);
+    if (training && per == 1)
         return ct__set_error(ctx, CT_ERR_INVALID_ARG,
                              "batch_norm: expected more than 1 value per channel when training, "
                              "got input %s",
@@ -347,6 +349,20 @@ static ct_status ct__pad_dim(ct_ctx *ctx, const ct_tensor *x, int d, int64_t lo,
             ctx, CT_ERR_INVALID_ARG,
             "pad: padding (%lld, %lld) of dim %d (size %lld) leaves a negative size", (long long)lo,
             (long long)hi, d, (long long)S);
+    if (mode != CT_PAD_CONSTANT && (lo < 0 || hi < 0)) {
+        /* torch: a negative pad crops first; the rest pads the cropped tensor in the mode */
+        const int64_t a = lo < 0 ? -lo : 0, b = hi < 0 ? -hi : 0;
+        if (a + b > S)
+            return ct__set_error(ctx, CT_ERR_INVALID_ARG,
+                                 "pad: cropping (%lld, %lld) is more than dim %d (size %lld)",
+                                 (long long)lo, (long long)hi, d, (long long)S);
+        ct_tensor *c = NULL;
+        ct_status st = ct_tensor_narrow(ctx, x, d, a, S - a - b, &c);
+        if (st == CT_OK)
+            st = ct__pad_dim(ctx, c, d, lo < 0 ? 0 : lo, hi < 0 ? 0 : hi, mode, value, out);
+        ct_tensor_release(c);
+        return st;
+    }
     if (mode == CT_PAD_REFLECT && (lo >= S || hi >= S || lo < 0 || hi < 0))
         return ct__set_error(ctx, CT_ERR_INVALID_ARG,
                              "pad: reflect padding (%lld, %lld) must be in [0, %lld) for dim %d of "
@@ -359,8 +375,6 @@ static ct_status ct__pad_dim(ct_ctx *ctx, const ct_tensor *x, int d, int64_t lo,
         return ct__set_error(ctx, CT_ERR_INVALID_ARG,
                              "pad: circular padding (%lld, %lld) larger than dim %d (size %lld)",
                              (long long)lo, (long long)hi, d, (long long)S);
-    if ((mode != CT_PAD_CONSTANT) && (lo < 0 || hi < 0))
-        return ct__set_error(ctx, CT_ERR_INVALID_ARG, "pad: negative padding needs constant mode");
     int64_t *idx = ct__alloc(ctx, sizeof(int64_t) * (size_t)(n ? n : 1), 16);
     uint8_t *valid = ct__alloc(ctx, (size_t)(n ? n : 1), 16);
     if (!idx || !valid) {

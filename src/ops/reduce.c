@@ -589,6 +589,13 @@ static ct_status ct__norm_body(ct_ctx *ctx, const ct_tensor *a, double p, int n_
     if (st != CT_OK) return st;
     if (p != p) return ct__set_error(ctx, CT_ERR_INVALID_ARG, "norm: p is nan");
     int rd[CT_MAX_DIMS], nr = ct__mask_dims(a->ndim, mask, rd);
+    /* a negative p has no identity over an empty dim (torch raises; -inf: amin raises below) */
+    for (int k = 0; p < 0 && p != -INFINITY && k < nr; k++)
+        if (a->shape[rd[k]] == 0)
+            return ct__set_error(ctx, CT_ERR_SHAPE,
+                                 "norm: cannot compute the %g norm on dim %d because it is empty "
+                                 "and the operation has no identity (input %s)",
+                                 p, rd[k], CT__SHAPE_STR(a));
     /* accumulate in f64 (f64 input stays as it is) */
     ct_tensor *x = NULL, *ab = NULL, *t = NULL, *r = NULL;
     st = a->dtype == CT_FLOAT64 ? (x = ct_tensor_retain((ct_tensor *)a), CT_OK)
