@@ -24,43 +24,13 @@ static int64_t cl2_numel(const cl2_t *a) {
 
 /* the reference tensor a as a ctorch tensor */
 static ct_tensor *cl2_make(const cl2_t *a) {
-    const ct_dtype dt = cl2_dt[a->dt];
-    const int64_t n = cl2_numel(a), m = ct_dtype_is_complex(dt) ? 2 * n : n;
-    const size_t isz = dt == CT_COMPLEX64 ? 4 : dt == CT_COMPLEX128 ? 8 : 0;
-    ct_tensor *t = NULL;
-    if (isz) {
-        void *buf = malloc(isz * (size_t)(m ? m : 1));
-        for (int64_t i = 0; i < m; i++) {
-            if (isz == 4)
-                ((float *)buf)[i] = (float)cl2_pool[a->off + i];
-            else
-                ((double *)buf)[i] = cl2_pool[a->off + i];
-        }
-        CHECK_OK(ct_tensor_from_host(ctx, buf, dt, a->nd, a->shape, &t));
-        free(buf);
-    } else {
-        t = tu_from_vals(ctx, dt, a->nd, a->shape, cl2_pool + a->off);
-    }
+    ct_tensor *t = tu_from_vals_cx(ctx, cl2_dt[a->dt], a->nd, a->shape, cl2_pool + a->off);
+    CHECK(t != NULL);
     return t;
 }
 
 /* the values of t as doubles (complex: pairs) */
-static double *cl2_read(const ct_tensor *t) {
-    const ct_dtype dt = ct_tensor_dtype(t);
-    const int64_t n = ct_tensor_numel(t);
-    if (!ct_dtype_is_complex(dt)) return tu_read(t);
-    double *out = malloc(sizeof(double) * (size_t)(2 * n + 1));
-    if (dt == CT_COMPLEX128) {
-        CHECK_OK(ct_tensor_to_host(t, out, sizeof(double) * 2 * (size_t)n));
-    } else {
-        float *f = malloc(sizeof(float) * (size_t)(2 * n + 1));
-        CHECK_OK(ct_tensor_to_host(t, f, sizeof(float) * 2 * (size_t)n));
-        for (int64_t i = 0; i < 2 * n; i++)
-            out[i] = f[i];
-        free(f);
-    }
-    return out;
-}
+static double *cl2_read(const ct_tensor *t) { return tu_read_cx(t); }
 
 /* got equal to the reference: dtype, shape, values within tol of the reference's scale (integer
  * results exactly) */

@@ -30,27 +30,10 @@ static const ct_dtype ip_dt[12] = {CT_BOOL,    CT_UINT8,   CT_INT8,      CT_INT1
                                    CT_INT32,   CT_INT64,   CT_FLOAT16,   CT_BFLOAT16,
                                    CT_FLOAT32, CT_FLOAT64, CT_COMPLEX64, CT_COMPLEX128};
 
-static int64_t numel_of(int nd, const int64_t *sh) {
-    int64_t n = 1;
-    for (int i = 0; i < nd; i++)
-        n *= sh[i];
-    return n;
-}
-
-/* a tensor of dtype dt holding v (complex: pairs), as raw bytes */
+/* a tensor of dtype dt holding v (complex: pairs) */
 static ct_tensor *make(ct_dtype dt, int nd, const int64_t *sh, const double *v) {
-    if (!ct_dtype_is_complex(dt)) return tu_from_vals(ctx, dt, nd, sh, v);
-    const int64_t m = 2 * numel_of(nd, sh);
-    void *buf = malloc(8 * (size_t)(m + 1));
-    for (int64_t i = 0; i < m; i++) {
-        if (dt == CT_COMPLEX64)
-            ((float *)buf)[i] = (float)v[i];
-        else
-            ((double *)buf)[i] = v[i];
-    }
-    ct_tensor *t = NULL;
-    CHECK_OK(ct_tensor_from_host(ctx, buf, dt, nd, sh, &t));
-    free(buf);
+    ct_tensor *t = tu_from_vals_cx(ctx, dt, nd, sh, v);
+    CHECK(t != NULL);
     return t;
 }
 /* the same values as the transposed view of a base holding them transposed (2-d only) */
@@ -70,22 +53,7 @@ static ct_tensor *make_view(ct_dtype dt, int nd, const int64_t *sh, const double
     return t;
 }
 /* values as doubles (complex: pairs) */
-static double *read_all(const ct_tensor *t) {
-    const ct_dtype dt = ct_tensor_dtype(t);
-    const int64_t n = ct_tensor_numel(t);
-    if (!ct_dtype_is_complex(dt)) return tu_read(t);
-    double *out = malloc(sizeof(double) * (size_t)(2 * n + 1));
-    if (dt == CT_COMPLEX128) {
-        CHECK_OK(ct_tensor_to_host(t, out, sizeof(double) * 2 * (size_t)n));
-    } else {
-        float *f = malloc(sizeof(float) * (size_t)(2 * n + 1));
-        CHECK_OK(ct_tensor_to_host(t, f, sizeof(float) * 2 * (size_t)n));
-        for (int64_t i = 0; i < 2 * n; i++)
-            out[i] = f[i];
-        free(f);
-    }
-    return out;
-}
+static double *read_all(const ct_tensor *t) { return tu_read_cx(t); }
 /* ops where torch 1.13 is less accurate than ctorch in float64 (trigamma to ~1e-9; float
  * constants in hardsigmoid's and celu's backward: docs/fidelity.md) */
 static double op_tol(const char *op, double tol) {

@@ -71,6 +71,45 @@ static inline double *tu_read(const ct_tensor *t) {
     return out;
 }
 
+/* A tensor of dtype dt holding v; complex dtypes take v as (re, im) pairs. */
+static inline ct_tensor *tu_from_vals_cx(ct_ctx *ctx, ct_dtype dt, int nd, const int64_t *shape,
+                                         const double *v) {
+    if (!ct_dtype_is_complex(dt)) return tu_from_vals(ctx, dt, nd, shape, v);
+    int64_t m = 2;
+    for (int i = 0; i < nd; i++)
+        m *= shape[i];
+    void *buf = malloc(8 * (size_t)(m + 1));
+    for (int64_t i = 0; i < m; i++) {
+        if (dt == CT_COMPLEX64)
+            ((float *)buf)[i] = (float)v[i];
+        else
+            ((double *)buf)[i] = v[i];
+    }
+    ct_tensor *t = NULL;
+    if (ct_tensor_from_host(ctx, buf, dt, nd, shape, &t) != CT_OK) t = NULL;
+    free(buf);
+    return t;
+}
+/* Read a tensor as doubles in C order; complex dtypes as (re, im) pairs. */
+static inline double *tu_read_cx(const ct_tensor *t) {
+    const ct_dtype dt = ct_tensor_dtype(t);
+    const int64_t n = ct_tensor_numel(t);
+    if (!ct_dtype_is_complex(dt)) return tu_read(t);
+    double *out = malloc(sizeof(double) * (size_t)(2 * n + 1));
+    bool ok;
+    if (dt == CT_COMPLEX128) {
+        ok = ct_tensor_to_host(t, out, sizeof(double) * 2 * (size_t)n) == CT_OK;
+    } else {
+        float *f = malloc(sizeof(float) * (size_t)(2 * n + 1));
+        ok = ct_tensor_to_host(t, f, sizeof(float) * 2 * (size_t)n) == CT_OK;
+        for (int64_t i = 0; ok && i < 2 * n; i++)
+            out[i] = f[i];
+        free(f);
+    }
+    if (!ok) free(out);
+    return ok ? out : NULL;
+}
+
 /* A random value suited to dtype in [lo, hi] (integers rounded). */
 static inline double tu_rand_val(unsigned long long *rng, ct_dtype dt, double lo, double hi) {
     double v = lo + (hi - lo) * ct_t_uniform(rng);
