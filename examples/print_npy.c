@@ -1,5 +1,6 @@
-/* Print tensors as torch prints them, save one as .npy, load it back, and wrap caller memory
- * without a copy (ct_tensor_from_blob). Run by the tests (exit 0 when the round trip holds). */
+/* Print tensors as torch prints them (and with torch.set_printoptions' options), save one as
+ * .npy, load it back, and wrap caller memory without a copy (ct_tensor_from_blob). Run by the
+ * tests (exit 0 when the round trip holds). */
 #include <ctorch/ctorch.h>
 
 #include <stdio.h>
@@ -20,9 +21,19 @@ int main(void) {
     ct_tensor_eye(ctx, CT_INT32, 2, 3, &e);
     ct_tensor_print(stdout, e); /* tensor([[1, 0, 0],\n        [0, 1, 0]], dtype=torch.int32) */
 
+    /* torch.set_printoptions(precision=2, sci_mode=True), then profile "short", then back */
+    ct_print_options po = ct_print_options_default();
+    po.precision = 2, po.sci_mode = 1;
+    int ok = ct_set_print_options(ctx, &po) == CT_OK;
+    ct_tensor_print(stdout, x); /* tensor([-1.00e+00, -6.00e-01, -2.00e-01,  2.00e-01, ...]) */
+    ok = ok && ct_print_options_profile("short", &po) == CT_OK &&
+         ct_set_print_options(ctx, &po) == CT_OK;
+    ct_tensor_print(stdout, x); /* tensor([-1.00, -0.60, -0.20,  0.20,  0.60,  1.00]) */
+    ok = ok && ct_set_print_options(ctx, NULL) == CT_OK && ct_get_print_options(ctx).precision == 4;
+
     char path[64];
     snprintf(path, sizeof path, "/tmp/ctorch_example_%d.npy", (int)getpid());
-    int ok = ct_npy_save(ctx, x, path) == CT_OK && ct_npy_load(ctx, path, &y) == CT_OK;
+    ok = ok && ct_npy_save(ctx, x, path) == CT_OK && ct_npy_load(ctx, path, &y) == CT_OK;
     remove(path);
     if (ok)
         ct_tensor_print(stdout, y);

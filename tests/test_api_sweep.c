@@ -1921,6 +1921,30 @@ static void s2_ct_scatter_reduce_(void) { SWEEP_STATUS(ct_scatter_reduce_(S_ctx,
 static void s3_ct_scatter_reduce_(void) { SWEEP_STATUS(ct_scatter_reduce_(S_ctx, S_t, (int){0}, S_t, S_t, NULL, (bool){0})); }
 static void s4_ct_scatter_reduce_(void) { SWEEP_STATUS(ct_scatter_reduce_(S_ctx, S_t, (int){0}, S_t, S_t, NULL, (bool){0})); }
 static void s5_ct_scatter_reduce_(void) { SWEEP_STATUS(ct_scatter_reduce_(S_ctx, S_t, (int){0}, S_t, S_t, NULL, (bool){0})); }
+static void s0_ct_print_options_default(void) { (void)ct_print_options_default(); }
+static void s1_ct_print_options_default(void) { (void)ct_print_options_default(); }
+static void s2_ct_print_options_default(void) { (void)ct_print_options_default(); }
+static void s3_ct_print_options_default(void) { (void)ct_print_options_default(); }
+static void s4_ct_print_options_default(void) { (void)ct_print_options_default(); }
+static void s5_ct_print_options_default(void) { (void)ct_print_options_default(); }
+static void s0_ct_print_options_profile(void) { (void)ct_print_options_profile(NULL, NULL); }
+static void s1_ct_print_options_profile(void) { (void)ct_print_options_profile(NULL, NULL); }
+static void s2_ct_print_options_profile(void) { (void)ct_print_options_profile(NULL, NULL); }
+static void s3_ct_print_options_profile(void) { (void)ct_print_options_profile(NULL, NULL); }
+static void s4_ct_print_options_profile(void) { (void)ct_print_options_profile(NULL, NULL); }
+static void s5_ct_print_options_profile(void) { (void)ct_print_options_profile(NULL, NULL); }
+static void s0_ct_set_print_options(void) { (void)ct_set_print_options(NULL, NULL); }
+static void s1_ct_set_print_options(void) { SWEEP_STATUS(ct_set_print_options(S_ctx, NULL)); }
+static void s2_ct_set_print_options(void) { SWEEP_STATUS(ct_set_print_options(S_ctx, NULL)); }
+static void s3_ct_set_print_options(void) { SWEEP_STATUS(ct_set_print_options(S_ctx, NULL)); }
+static void s4_ct_set_print_options(void) { SWEEP_STATUS(ct_set_print_options(S_ctx, NULL)); }
+static void s5_ct_set_print_options(void) { SWEEP_STATUS(ct_set_print_options(S_ctx, NULL)); }
+static void s0_ct_get_print_options(void) { (void)ct_get_print_options(NULL); }
+static void s1_ct_get_print_options(void) { (void)ct_get_print_options(S_ctx); }
+static void s2_ct_get_print_options(void) { (void)ct_get_print_options(S_ctx); }
+static void s3_ct_get_print_options(void) { (void)ct_get_print_options(S_ctx); }
+static void s4_ct_get_print_options(void) { (void)ct_get_print_options(S_ctx); }
+static void s5_ct_get_print_options(void) { (void)ct_get_print_options(S_ctx); }
 static void s0_ct_tensor_print(void) { (void)ct_tensor_print(NULL, NULL); }
 static void s1_ct_tensor_print(void) { (void)ct_tensor_print(NULL, NULL); }
 static void s2_ct_tensor_print(void) { (void)ct_tensor_print(NULL, S_t); }
@@ -8078,6 +8102,30 @@ static const sweep_case sweep_cases[] = {
     {"ct_scatter_reduce_", 3, s3_ct_scatter_reduce_},
     {"ct_scatter_reduce_", 4, s4_ct_scatter_reduce_},
     {"ct_scatter_reduce_", 5, s5_ct_scatter_reduce_},
+    {"ct_print_options_default", 0, s0_ct_print_options_default},
+    {"ct_print_options_default", 1, s1_ct_print_options_default},
+    {"ct_print_options_default", 2, s2_ct_print_options_default},
+    {"ct_print_options_default", 3, s3_ct_print_options_default},
+    {"ct_print_options_default", 4, s4_ct_print_options_default},
+    {"ct_print_options_default", 5, s5_ct_print_options_default},
+    {"ct_print_options_profile", 0, s0_ct_print_options_profile},
+    {"ct_print_options_profile", 1, s1_ct_print_options_profile},
+    {"ct_print_options_profile", 2, s2_ct_print_options_profile},
+    {"ct_print_options_profile", 3, s3_ct_print_options_profile},
+    {"ct_print_options_profile", 4, s4_ct_print_options_profile},
+    {"ct_print_options_profile", 5, s5_ct_print_options_profile},
+    {"ct_set_print_options", 0, s0_ct_set_print_options},
+    {"ct_set_print_options", 1, s1_ct_set_print_options},
+    {"ct_set_print_options", 2, s2_ct_set_print_options},
+    {"ct_set_print_options", 3, s3_ct_set_print_options},
+    {"ct_set_print_options", 4, s4_ct_set_print_options},
+    {"ct_set_print_options", 5, s5_ct_set_print_options},
+    {"ct_get_print_options", 0, s0_ct_get_print_options},
+    {"ct_get_print_options", 1, s1_ct_get_print_options},
+    {"ct_get_print_options", 2, s2_ct_get_print_options},
+    {"ct_get_print_options", 3, s3_ct_get_print_options},
+    {"ct_get_print_options", 4, s4_ct_get_print_options},
+    {"ct_get_print_options", 5, s5_ct_get_print_options},
     {"ct_tensor_print", 0, s0_ct_tensor_print},
     {"ct_tensor_print", 1, s1_ct_tensor_print},
     {"ct_tensor_print", 2, s2_ct_tensor_print},

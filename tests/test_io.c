@@ -7,6 +7,7 @@
 
 #include <unistd.h>
 
+#include "data/print_options_ref.h"
 #include "data/print_torch_ref.h"
 
 static ct_ctx *ctx;
@@ -462,10 +463,49 @@ TEST(from_blob_zero_copy) {
     CHECK(t == NULL);
 }
 
+/* ct_set_print_options as torch.set_printoptions: precision, threshold, edgeitems, linewidth,
+ * sci_mode and the profiles, against the strings torch 1.13 printed
+ * (tests/gen_print_options_ref.py); the options are the context's, restored afterwards. */
+TEST(print_options_match_torch) {
+    for (size_t k = 0; k < sizeof po_cases / sizeof po_cases[0]; k++) {
+        const struct po_case *c = &po_cases[k];
+        ct_tensor *t = tu_from_vals_cx(ctx, c->dtype, c->ndim, c->shape, c->v);
+        CHECK_OK(ct_set_print_options(ctx, &c->opts));
+        char *s = NULL;
+        CHECK_OK(ct_tensor_to_string(t, &s));
+        CHECK_MSG(s && !strcmp(s, c->expect), "%s:\n%s\ntorch:\n%s", c->name, s ? s : "(null)",
+                  c->expect);
+        free(s);
+        ct_tensor_release(t);
+    }
+    /* the profiles are the options torch's set_printoptions(profile=...) sets */
+    ct_print_options o;
+    CHECK_OK(ct_print_options_profile("short", &o));
+    CHECK(o.precision == 2 && o.edgeitems == 2 && o.threshold == 1000 && o.linewidth == 80);
+    CHECK_OK(ct_print_options_profile("full", &o));
+    CHECK(o.threshold == INT64_MAX && o.precision == 4);
+    CHECK_ST(ct_print_options_profile("long", &o), CT_ERR_INVALID_ARG);
+    /* bad values change nothing; NULL restores the defaults */
+    ct_print_options bad = ct_print_options_default();
+    bad.linewidth = 0;
+    CHECK_OK(ct_set_print_options(ctx, &po_cases[0].opts));
+    CHECK_ST(ct_set_print_options(ctx, &bad), CT_ERR_INVALID_ARG);
+    CHECK(ct_get_print_options(ctx).precision == po_cases[0].opts.precision);
+    bad = ct_print_options_default(), bad.precision = 31;
+    CHECK_ST(ct_set_print_options(ctx, &bad), CT_ERR_INVALID_ARG);
+    CHECK_OK(ct_set_print_options(ctx, NULL));
+    const ct_print_options d = ct_get_print_options(ctx);
+    CHECK(d.precision == 4 && d.threshold == 1000 && d.edgeitems == 3 && d.linewidth == 80 &&
+          d.sci_mode == -1);
+    CHECK(ct_get_print_options(NULL).precision == 4);
+    CHECK_ST(ct_set_print_options(NULL, NULL), CT_ERR_INVALID_ARG);
+}
+
 int main(void) {
     ct_ctx_options o = {.size = sizeof o};
     if (ct_ctx_create(&o, &ctx) != CT_OK) return 1;
     RUN(print_matches_torch);
+    RUN(print_options_match_torch);
     RUN(print_to_file_and_errors);
     RUN(npy_reads_numpy_files);
     RUN(npy_save_equals_numpy_bytes);

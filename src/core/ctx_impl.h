@@ -3,6 +3,7 @@
 #define CTORCH_CTX_IMPL_H
 
 #include "core/internal.h"
+#include "ctorch/io.h"
 
 #define CT__MAX_BACKENDS 16
 
@@ -78,6 +79,9 @@ struct ct_ctx {
     int ag_depth;
     bool grad_off;
     uint64_t ag_seq; /* tape nodes made so far: their sequence numbers (ct__ag_mark) */
+    /* printing (io/print.c): print_set false means torch's defaults */
+    bool print_set;
+    ct_print_options print_opts;
     char err[512];
 };
 

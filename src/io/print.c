@@ -17,10 +17,42 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define PR_PRECISION 4
-#define PR_THRESHOLD 1000
-#define PR_EDGE 3
-#define PR_LINEWIDTH 80
+#define PR_BUF 512 /* one formatted value: 309 digits of a float64 plus 30 decimals fit */
+
+ct_print_options ct_print_options_default(void) {
+    const ct_print_options o = {4, 1000, 3, 80, -1};
+    return o;
+}
+ct_status ct_print_options_profile(const char *profile, ct_print_options *opts) {
+    if (!profile || !opts) return CT_ERR_INVALID_ARG;
+    ct_print_options o = ct_print_options_default();
+    if (!strcmp(profile, "short")) {
+        o.precision = 2, o.edgeitems = 2;
+    } else if (!strcmp(profile, "full")) {
+        o.threshold = INT64_MAX;
+    } else if (strcmp(profile, "default")) {
+        return CT_ERR_INVALID_ARG;
+    }
+    *opts = o;
+    return CT_OK;
+}
+ct_status ct_set_print_options(ct_ctx *ctx, const ct_print_options *opts) {
+    if (!ctx) return CT_ERR_INVALID_ARG;
+    const ct_print_options o = opts ? *opts : ct_print_options_default();
+    if (o.precision < 0 || o.precision > 30 || o.threshold < 0 || o.edgeitems < 1 ||
+        o.linewidth < 1 || o.sci_mode < -1 || o.sci_mode > 1)
+        return ct__set_error(ctx, CT_ERR_INVALID_ARG,
+                             "set_print_options: precision %d (0..30), threshold %lld (>= 0), "
+                             "edgeitems %d (>= 1), linewidth %d (>= 1), sci_mode %d (-1, 0, 1)",
+                             o.precision, (long long)o.threshold, o.edgeitems, o.linewidth,
+                             o.sci_mode);
+    ctx->print_opts = o;
+    ctx->print_set = opts != NULL;
+    return CT_OK;
+}
+ct_print_options ct_get_print_options(const ct_ctx *ctx) {
+    return ctx && ctx->print_set ? ctx->print_opts : ct_print_options_default();
+}
 
 typedef struct {
     char *s;
@@ -63,7 +95,8 @@ typedef struct fmt {
     int ndim;
     const int64_t *shape;
     int64_t strides[CT_MAX_DIMS]; /* C order, in elements */
-    const struct fmt *im;         /* complex: the imaginary parts' formatter (F holds the real) */
+    ct_print_options po;
+    const struct fmt *im; /* complex: the imaginary parts' formatter (F holds the real) */
 } fmt;
 
 /* Python's str() / format() of one value, unpadded. */
@@ -73,12 +106,12 @@ static int fmt_raw(const fmt *F, int64_t k, char *buf, size_t cap) {
     double v = F->f[k];
     if (isnan(v)) return snprintf(buf, cap, "nan"); /* Python never prints "-nan" */
     if (isinf(v)) return snprintf(buf, cap, "%s", v < 0 ? "-inf" : "inf");
-    if (F->sci) return snprintf(buf, cap, "%.*e", PR_PRECISION, v);
+    if (F->sci) return snprintf(buf, cap, "%.*e", F->po.precision, v);
     if (F->int_mode) return snprintf(buf, cap, "%.0f.", v);
-    return snprintf(buf, cap, "%.*f", PR_PRECISION, v);
+    return snprintf(buf, cap, "%.*f", F->po.precision, v);
 }
 static void fmt_put(sbuf *b, const fmt *F, int64_t k) {
-    char buf[64];
+    char buf[PR_BUF];
     int n = fmt_raw(F, k, buf, sizeof buf);
     if (n < F->width) sb_spaces(b, F->width - n);
     sb_put(b, buf, (size_t)n);
@@ -96,7 +129,8 @@ static bool shown(const fmt *F, int64_t k) {
     if (!F->summarize) return true;
     for (int d = 0; d < F->ndim; d++) {
         int64_t idx = (k / F->strides[d]) % F->shape[d], n = F->shape[d];
-        if (n > 2 * PR_EDGE && idx >= PR_EDGE && idx < n - PR_EDGE) return false;
+        const int64_t e = F->po.edgeitems;
+        if (n > 2 * e && idx >= e && idx < n - e) return false;
     }
     return true;
 }
@@ -106,7 +140,7 @@ static void fmt_scan(fmt *F, int64_t numel) {
     F->width = 1;
     F->int_mode = true;
     F->sci = false;
-    char buf[64];
+    char buf[PR_BUF];
     if (F->kind != 2) {
         for (int64_t k = 0; k < numel; k++)
             if (shown(F, k)) {
@@ -126,29 +160,35 @@ static void fmt_scan(fmt *F, int64_t numel) {
         if (a > mx) mx = a;
         if (v != ceil(v)) F->int_mode = false;
     }
-    if (cnt == 0) return;
-    if (F->int_mode)
-        F->sci = mx / mn > 1000.0 || mx > 1.0e8;
-    else
-        F->sci = mx / mn > 1000.0 || mx > 1.0e8 || mn < 1.0e-4;
-    for (int64_t k = 0; k < numel; k++) {
-        double v = F->f[k];
-        if (!shown(F, k) || !isfinite(v) || v == 0) continue;
-        int n = fmt_raw(F, k, buf, sizeof buf);
-        if (n > F->width) F->width = n;
+    if (cnt > 0) {
+        if (F->int_mode)
+            F->sci = mx / mn > 1000.0 || mx > 1.0e8;
+        else
+            F->sci = mx / mn > 1000.0 || mx > 1.0e8 || mn < 1.0e-4;
+        for (int64_t k = 0; k < numel; k++) {
+            double v = F->f[k];
+            if (!shown(F, k) || !isfinite(v) || v == 0) continue;
+            int n = fmt_raw(F, k, buf, sizeof buf);
+            if (n > F->width) F->width = n;
+        }
     }
+    /* a forced sci_mode replaces torch's choice after the width was measured (torch's
+     * _Formatter: the width stays the chosen mode's; without a nonzero finite value it returned
+     * before and the mode stays fixed) */
+    if (cnt > 0 && F->po.sci_mode >= 0) F->sci = F->po.sci_mode == 1;
 }
 
 /* One sub-tensor starting at C-order position base, from dim d on (torch's
  * _tensor_str_with_formatter and _vector_str). */
 static void emit(sbuf *b, const fmt *F, int64_t base, int d, int indent) {
     int64_t n = F->shape[d];
-    bool cut = F->summarize && n > 2 * PR_EDGE;
+    const int64_t E = F->po.edgeitems;
+    bool cut = F->summarize && n > 2 * E;
     sb_put(b, "[", 1);
     if (d == F->ndim - 1) {
-        int per_line = (PR_LINEWIDTH - indent) / (F->width + 2 + (F->im ? F->im->width + 1 : 0));
+        int per_line = (F->po.linewidth - indent) / (F->width + 2 + (F->im ? F->im->width + 1 : 0));
         if (per_line < 1) per_line = 1;
-        int64_t count = cut ? 2 * PR_EDGE + 1 : n;
+        int64_t count = cut ? 2 * E + 1 : n;
         for (int64_t e = 0; e < count; e++) {
             if (e > 0) {
                 sb_put(b, ",", 1);
@@ -159,15 +199,15 @@ static void emit(sbuf *b, const fmt *F, int64_t base, int d, int indent) {
                     sb_put(b, " ", 1);
                 }
             }
-            if (cut && e == PR_EDGE) {
+            if (cut && e == E) {
                 sb_str(b, " ...");
                 continue;
             }
-            int64_t idx = cut && e > PR_EDGE ? n - (2 * PR_EDGE + 1 - e) : e;
+            int64_t idx = cut && e > E ? n - (2 * E + 1 - e) : e;
             fmt_put(b, F, base + idx);
         }
     } else {
-        int64_t count = cut ? 2 * PR_EDGE + 1 : n;
+        int64_t count = cut ? 2 * E + 1 : n;
         for (int64_t e = 0; e < count; e++) {
             if (e > 0) {
                 sb_put(b, ",", 1);
@@ -175,11 +215,11 @@ static void emit(sbuf *b, const fmt *F, int64_t base, int d, int indent) {
                     sb_put(b, "\n", 1);
                 sb_spaces(b, indent + 1);
             }
-            if (cut && e == PR_EDGE) {
+            if (cut && e == E) {
                 sb_str(b, "...");
                 continue;
             }
-            int64_t idx = cut && e > PR_EDGE ? n - (2 * PR_EDGE + 1 - e) : e;
+            int64_t idx = cut && e > E ? n - (2 * E + 1 - e) : e;
             emit(b, F, base + idx * F->strides[d], d + 1, indent + 1);
         }
     }
@@ -189,9 +229,9 @@ static void emit(sbuf *b, const fmt *F, int64_t base, int d, int indent) {
 /* Append ", suffix" or ",\n       suffix" as torch's _add_suffixes does; *last is its
  * last_line_len, which it starts from the text (2 more than the last line's length) and then
  * counts on (after a wrapped suffix: indent + the suffix's length). */
-static void add_suffix(sbuf *b, const char *suffix, int indent, size_t *last) {
+static void add_suffix(sbuf *b, const char *suffix, int indent, size_t *last, int linewidth) {
     size_t len = strlen(suffix);
-    if (*last + len + 2 > PR_LINEWIDTH) {
+    if (*last + len + 2 > (size_t)linewidth) {
         sb_str(b, ",\n");
         sb_spaces(b, indent);
         *last = (size_t)indent + len;
@@ -227,6 +267,7 @@ ct_status ct_tensor_to_string(const ct_tensor *t, char **out) {
     }
     fmt F, FI;
     memset(&F, 0, sizeof F);
+    F.po = ct_get_print_options(ctx);
     F.kind = dt == CT_BOOL ? 0 : ct_dtype_is_floating(dt) || cx ? 2 : 1;
     if (cx) { /* the real parts in f, the imaginary ones after them */
         f = malloc(numel ? 2 * (size_t)numel * sizeof(double) : 1);
@@ -293,7 +334,7 @@ ct_status ct_tensor_to_string(const ct_tensor *t, char **out) {
             F.strides[d] = s;
             s *= t->shape[d];
         }
-        F.summarize = numel > PR_THRESHOLD;
+        F.summarize = numel > F.po.threshold;
         if (!b.oom) {
             fmt_scan(&F, numel);
             if (cx) { /* torch: one formatter for the real parts, one for the imaginary */
@@ -319,7 +360,7 @@ ct_status ct_tensor_to_string(const ct_tensor *t, char **out) {
     /* torch: len(s) - s.rfind('\n') + 1, where rfind gives -1 when there is no newline */
     size_t last = nl ? (size_t)(b.s + b.n - nl) + 1 : b.n + 2;
     for (int k = 0; k < nsuf; k++)
-        add_suffix(&b, suffix[k], indent, &last);
+        add_suffix(&b, suffix[k], indent, &last, F.po.linewidth);
     sb_str(&b, ")");
     free(raw);
     free(f);
