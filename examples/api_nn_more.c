@@ -231,6 +231,17 @@ int main(void) {
     CHECK(ct_backward(ctx, hy, NULL, false));
     const double cv = sg * 2 + sg * tanh(0.5), th = tanh(cv);
     EXPECT("lstm d hy / d cx", ct_tensor_retain(ct_tensor_grad(c)), sg * (1 - th * th) * sg);
+    /* fake quantization (QAT): scale 0.5, zero point 2, range [0, 7]: q = 2 + round(2 x) */
+    ct_tensor *fx = f64(5, (const double[]){-1.3, 0.25, 0.75, 2.6, 100}), *fs = NULL, *fz = NULL;
+    CHECK(ct_fake_quantize_per_tensor_affine(ctx, fx, 0.5, 2, 0, 7, &r));
+    EXPECT("fake_quantize_per_tensor", r, -1, 0, 1, 2.5, 2.5);
+    CHECK(ct_tensor_full(ctx, CT_FLOAT32, 1, SHP(1), 0.5, &fs));
+    keep(fs);
+    CHECK(ct_tensor_full(ctx, CT_INT32, 1, SHP(1), 2, &fz));
+    keep(fz);
+    ct_tensor *fx2 = shaped(5, (const double[]){-1.3, 0.25, 0.75, 2.6, 100}, 2, SHP(1, 5));
+    CHECK(ct_fake_quantize_per_channel_affine(ctx, fx2, fs, fz, 0, 0, 7, &r)); /* one channel */
+    EXPECT("fake_quantize_per_channel", r, -1, 0, 1, 2.5, 2.5);
     printf("all nn checks passed\n");
     rc = 0;
 fail:

@@ -5527,6 +5527,18 @@ static void s2_ct_constant_pad_nd(void) { SWEEP_STATUS(ct_constant_pad_nd(S_ctx,
 static void s3_ct_constant_pad_nd(void) { SWEEP_STATUS(ct_constant_pad_nd(S_ctx, S_t, (int){0}, NULL, (double){0}, &S_out[0])); }
 static void s4_ct_constant_pad_nd(void) { SWEEP_STATUS(ct_constant_pad_nd(S_ctx, S_t, (int){0}, S_i64, (double){0}, &S_out[0])); }
 static void s5_ct_constant_pad_nd(void) { SWEEP_STATUS(ct_constant_pad_nd(S_ctx, S_t, (int){0}, S_i64, (double){0}, &S_out[0])); }
+static void s0_ct_fake_quantize_per_tensor_affine(void) { (void)ct_fake_quantize_per_tensor_affine(NULL, NULL, (double){0}, (int64_t){0}, (int64_t){0}, (int64_t){0}, NULL); }
+static void s1_ct_fake_quantize_per_tensor_affine(void) { SWEEP_STATUS(ct_fake_quantize_per_tensor_affine(S_ctx, NULL, (double){0}, (int64_t){0}, (int64_t){0}, (int64_t){0}, NULL)); }
+static void s2_ct_fake_quantize_per_tensor_affine(void) { SWEEP_STATUS(ct_fake_quantize_per_tensor_affine(S_ctx, S_t, (double){0}, (int64_t){0}, (int64_t){0}, (int64_t){0}, NULL)); }
+static void s3_ct_fake_quantize_per_tensor_affine(void) { SWEEP_STATUS(ct_fake_quantize_per_tensor_affine(S_ctx, S_t, (double){0}, (int64_t){0}, (int64_t){0}, (int64_t){0}, &S_out[0])); }
+static void s4_ct_fake_quantize_per_tensor_affine(void) { SWEEP_STATUS(ct_fake_quantize_per_tensor_affine(S_ctx, S_t, (double){0}, (int64_t){0}, (int64_t){0}, (int64_t){0}, &S_out[0])); }
+static void s5_ct_fake_quantize_per_tensor_affine(void) { SWEEP_STATUS(ct_fake_quantize_per_tensor_affine(S_ctx, S_t, (double){0}, (int64_t){0}, (int64_t){0}, (int64_t){0}, &S_out[0])); }
+static void s0_ct_fake_quantize_per_channel_affine(void) { (void)ct_fake_quantize_per_channel_affine(NULL, NULL, NULL, NULL, (int){0}, (int64_t){0}, (int64_t){0}, NULL); }
+static void s1_ct_fake_quantize_per_channel_affine(void) { SWEEP_STATUS(ct_fake_quantize_per_channel_affine(S_ctx, NULL, NULL, NULL, (int){0}, (int64_t){0}, (int64_t){0}, NULL)); }
+static void s2_ct_fake_quantize_per_channel_affine(void) { SWEEP_STATUS(ct_fake_quantize_per_channel_affine(S_ctx, S_t, S_t, S_t, (int){0}, (int64_t){0}, (int64_t){0}, NULL)); }
+static void s3_ct_fake_quantize_per_channel_affine(void) { SWEEP_STATUS(ct_fake_quantize_per_channel_affine(S_ctx, S_t, S_t, S_t, (int){0}, (int64_t){0}, (int64_t){0}, &S_out[0])); }
+static void s4_ct_fake_quantize_per_channel_affine(void) { SWEEP_STATUS(ct_fake_quantize_per_channel_affine(S_ctx, S_t, S_t, S_t, (int){0}, (int64_t){0}, (int64_t){0}, &S_out[0])); }
+static void s5_ct_fake_quantize_per_channel_affine(void) { SWEEP_STATUS(ct_fake_quantize_per_channel_affine(S_ctx, S_t, S_t, S_t, (int){0}, (int64_t){0}, (int64_t){0}, &S_out[0])); }
 static void s0_ct_optim_options_default(void) { (void)ct_optim_options_default((ct_optim_kind){0}); }
 static void s1_ct_optim_options_default(void) { (void)ct_optim_options_default((ct_optim_kind){0}); }
 static void s2_ct_optim_options_default(void) { (void)ct_optim_options_default((ct_optim_kind){0}); }
@@ -11708,6 +11720,18 @@ static const sweep_case sweep_cases[] = {
     {"ct_constant_pad_nd", 3, s3_ct_constant_pad_nd},
     {"ct_constant_pad_nd", 4, s4_ct_constant_pad_nd},
     {"ct_constant_pad_nd", 5, s5_ct_constant_pad_nd},
+    {"ct_fake_quantize_per_tensor_affine", 0, s0_ct_fake_quantize_per_tensor_affine},
+    {"ct_fake_quantize_per_tensor_affine", 1, s1_ct_fake_quantize_per_tensor_affine},
+    {"ct_fake_quantize_per_tensor_affine", 2, s2_ct_fake_quantize_per_tensor_affine},
+    {"ct_fake_quantize_per_tensor_affine", 3, s3_ct_fake_quantize_per_tensor_affine},
+    {"ct_fake_quantize_per_tensor_affine", 4, s4_ct_fake_quantize_per_tensor_affine},
+    {"ct_fake_quantize_per_tensor_affine", 5, s5_ct_fake_quantize_per_tensor_affine},
+    {"ct_fake_quantize_per_channel_affine", 0, s0_ct_fake_quantize_per_channel_affine},
+    {"ct_fake_quantize_per_channel_affine", 1, s1_ct_fake_quantize_per_channel_affine},
+    {"ct_fake_quantize_per_channel_affine", 2, s2_ct_fake_quantize_per_channel_affine},
+    {"ct_fake_quantize_per_channel_affine", 3, s3_ct_fake_quantize_per_channel_affine},
+    {"ct_fake_quantize_per_channel_affine", 4, s4_ct_fake_quantize_per_channel_affine},
+    {"ct_fake_quantize_per_channel_affine", 5, s5_ct_fake_quantize_per_channel_affine},
     {"ct_optim_options_default", 0, s0_ct_optim_options_default},
     {"ct_optim_options_default", 1, s1_ct_optim_options_default},
     {"ct_optim_options_default", 2, s2_ct_optim_options_default},

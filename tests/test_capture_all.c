@@ -1807,10 +1807,22 @@ static ct_status op_constant_pad_nd(void) {
     return ct_constant_pad_nd(ctx, A, 2, (const int64_t[]){1, 1}, 0.5, &OUT);
 }
 
+static ct_status op_fake_quantize_per_tensor_affine(void) {
+    return ct_fake_quantize_per_tensor_affine(ctx, A, 0.25, 3, 0, 15, &OUT);
+}
+static ct_status op_fake_quantize_per_channel_affine(void) {
+    ct_status st = ct_tensor_full(ctx, CT_FLOAT32, 1, (const int64_t[]){4}, 0.125, &OUT2);
+    if (st == CT_OK) st = ct_tensor_zeros(ctx, CT_INT32, 1, (const int64_t[]){4}, &OUT3);
+    return st == CT_OK ? ct_fake_quantize_per_channel_affine(ctx, A, OUT2, OUT3, 0, -8, 7, &OUT)
+                       : st;
+}
+
 #define E(f)                                                                                       \
     { "ct_" #f, op_##f }
 /* Public calls that compute: each must record at least one node when captured. */
 static const op_entry computing[] = {
+    E(fake_quantize_per_tensor_affine),
+    E(fake_quantize_per_channel_affine),
     E(permute_copy),
     E(t_copy),
     E(transpose_copy),

@@ -1598,6 +1598,24 @@ CT_API ct_status ct_igammac(ct_ctx *ctx, const ct_tensor *a, const ct_tensor *x,
 CT_API ct_status ct_constant_pad_nd(ct_ctx *ctx, const ct_tensor *x, int n_pad, const int64_t *pad,
                                     double value, ct_tensor **out);
 
+/* ---- quantization-aware training (torch.fake_quantize_*) ---- */
+/* torch.fake_quantize_per_tensor_affine: (clamp(round(x / scale) + zero_point, quant_min,
+ * quant_max) - zero_point) * scale with torch's arithmetic (x times the float32 1 / scale, rounding
+ * half to even, the last product in float64 rounded once); floating x, quant_min <= zero_point <=
+ * quant_max. The
+ * gradient passes where the value was not clamped, 0 elsewhere (torch's straight-through mask). */
+CT_API ct_status ct_fake_quantize_per_tensor_affine(ct_ctx *ctx, const ct_tensor *x, double scale,
+                                                    int64_t zero_point, int64_t quant_min,
+                                                    int64_t quant_max, ct_tensor **out);
+/* Per channel along axis (0 <= axis < ndim, as torch): scale float32 [C]; zero_point int32 [C]
+ * (within the range; rounding as above) or float32 / float16 [C] (torch's float form: round(x /
+ * scale + zero_point)). */
+CT_API ct_status ct_fake_quantize_per_channel_affine(ct_ctx *ctx, const ct_tensor *x,
+                                                     const ct_tensor *scale,
+                                                     const ct_tensor *zero_point, int axis,
+                                                     int64_t quant_min, int64_t quant_max,
+                                                     ct_tensor **out);
+
 #ifdef __cplusplus
 }
 #endif

@@ -1,0 +1,129 @@
+/* ct_fake_quantize_per_tensor_affine / ct_fake_quantize_per_channel_affine against torch 1.13
+ * (scripts/gen_fake_quant_ref.py: float32 / float64 / float16 inputs with rounding ties and
+ * clamped values, int32 and float zero points, every axis): outputs bit for bit, the
+ * straight-through gradients, torch's node names; then the argument checks and a capture. */
+#include "test_util.h"
+
+#include <string.h>
+
+typedef struct {
+    int kind, dt, nd;
+    int64_t shape[3];
+    int x, s, z, nch, zf, axis, qmin, qmax, y, g;
+} fq_case;
+#include "data/fake_quant_ref.h"
+
+static ct_ctx *ctx;
+static const ct_dtype fq_dt[3] = {CT_FLOAT32, CT_FLOAT64, CT_FLOAT16};
+
+static ct_status run_case(const fq_case *c, const ct_tensor *x, ct_tensor **y) {
+    if (c->kind == 0)
+        return ct_fake_quantize_per_tensor_affine(ctx, x, fq_pool[c->s], (int64_t)fq_pool[c->z],
+                                                  c->qmin, c->qmax, y);
+    const int64_t n = c->nch;
+    ct_tensor *s = tu_from_vals(ctx, CT_FLOAT32, 1, &n, fq_pool + c->s);
+    ct_tensor *z = tu_from_vals(ctx, c->zf ? CT_FLOAT32 : CT_INT32, 1, &n, fq_pool + c->z);
+    ct_status st = ct_fake_quantize_per_channel_affine(ctx, x, s, z, c->axis, c->qmin, c->qmax, y);
+    ct_tensor_release(s), ct_tensor_release(z);
+    return st;
+}
+
+TEST(as_torch) {
+    for (size_t k = 0; k < sizeof fq_cases / sizeof fq_cases[0]; k++) {
+        const fq_case *c = &fq_cases[k];
+        ct_tensor *x = tu_from_vals(ctx, fq_dt[c->dt], c->nd, c->shape, fq_pool + c->x);
+        ct_tensor *y = NULL, *u = NULL, *yu = NULL, *l = NULL, *y64 = NULL;
+        CHECK_OK(ct_tensor_set_requires_grad(x, true));
+        CHECK_OK(run_case(c, x, &y));
+        if (!y) {
+            ct_tensor_release(x);
+            continue;
+        }
+        CHECK(ct_tensor_dtype(y) == fq_dt[c->dt]);
+        char what[48];
+        snprintf(what, sizeof what, "case %zu output", k);
+        tu_same_as(what, y, fq_pool + c->y, c->nd, c->shape, 0);
+        char *s = NULL;
+        CHECK_OK(ct_tensor_to_string(y, &s));
+        CHECK(s && strstr(s, c->kind ? "FakeQuantizePerChannelAffineCachemaskBackward0"
+                                     : "FakeQuantizePerTensorAffineCachemaskBackward0"));
+        free(s);
+        const int64_t n = ct_tensor_numel(y);
+        double *uv = malloc(sizeof(double) * (size_t)n);
+        for (int64_t i = 0; i < n; i++)
+            uv[i] = 0.5 + (double)(i % 5) / 4;
+        u = tu_from_vals(ctx, CT_FLOAT64, c->nd, c->shape, uv);
+        free(uv);
+        CHECK_OK(ct_cast(ctx, y, CT_FLOAT64, &y64));
+        CHECK_OK(ct_mul(ctx, y64, u, &yu));
+        CHECK_OK(ct_sum(ctx, yu, 0, NULL, false, &l));
+        CHECK_OK(ct_backward(ctx, l, NULL, false));
+        snprintf(what, sizeof what, "case %zu gradient", k);
+        if (ct_tensor_grad(x))
+            tu_same_as(what, ct_tensor_grad(x), fq_pool + c->g, c->nd, c->shape, 0);
+        ct_tensor *all[] = {x, y, u, yu, l, y64};
+        for (size_t i = 0; i < sizeof all / sizeof all[0]; i++)
+            ct_tensor_release(all[i]);
+    }
+}
+
+/* torch's checks: quant_min <= zero_point <= quant_max, floating input, float32 scale, int32 /
+ * float zero points of the channel's length, a non-negative axis */
+TEST(refusals) {
+    const int64_t sh[2] = {2, 3}, n3 = 3, n2 = 2;
+    ct_tensor *x = NULL, *xi = NULL, *o = NULL;
+    CHECK_OK(ct_tensor_ones(ctx, CT_FLOAT32, 2, sh, &x));
+    CHECK_OK(ct_tensor_ones(ctx, CT_INT32, 2, sh, &xi));
+    CHECK_ST(ct_fake_quantize_per_tensor_affine(ctx, x, 0.5, 9, 0, 7, &o), CT_ERR_INVALID_ARG);
+    CHECK_ST(ct_fake_quantize_per_tensor_affine(ctx, x, 0.5, 2, 5, 3, &o), CT_ERR_INVALID_ARG);
+    CHECK_ST(ct_fake_quantize_per_tensor_affine(ctx, xi, 0.5, 2, 0, 7, &o), CT_ERR_DTYPE);
+    CHECK_ST(ct_fake_quantize_per_tensor_affine(ctx, x, 0, 2, 0, 7, &o), CT_ERR_INVALID_ARG);
+    ct_tensor *s3 = tu_from_vals(ctx, CT_FLOAT32, 1, &n3, (const double[]){0.1, 0.2, 0.3});
+    ct_tensor *s2 = tu_from_vals(ctx, CT_FLOAT32, 1, &n2, (const double[]){0.1, 0.2});
+    ct_tensor *z3 = tu_from_vals(ctx, CT_INT32, 1, &n3, (const double[]){0, 1, 9});
+    ct_tensor *zl = tu_from_vals(ctx, CT_INT64, 1, &n3, (const double[]){0, 1, 2});
+    ct_tensor *z2 = tu_from_vals(ctx, CT_INT32, 1, &n2, (const double[]){0, 1});
+    ct_tensor *sd = NULL;
+    CHECK_OK(ct_cast(ctx, s3, CT_FLOAT64, &sd));
+    CHECK_ST(ct_fake_quantize_per_channel_affine(ctx, x, s3, z3, 1, 0, 7, &o), CT_ERR_INVALID_ARG);
+    CHECK_ST(ct_fake_quantize_per_channel_affine(ctx, x, s3, zl, 1, 0, 7, &o), CT_ERR_DTYPE);
+    CHECK_ST(ct_fake_quantize_per_channel_affine(ctx, x, sd, z2, 0, 0, 7, &o), CT_ERR_DTYPE);
+    CHECK_ST(ct_fake_quantize_per_channel_affine(ctx, x, s2, z2, 1, 0, 7, &o), CT_ERR_SHAPE);
+    CHECK_ST(ct_fake_quantize_per_channel_affine(ctx, x, s2, z2, -2, 0, 7, &o), CT_ERR_INDEX);
+    CHECK_OK(ct_fake_quantize_per_channel_affine(ctx, x, s2, z2, 0, 0, 7, &o));
+    CHECK(o != NULL);
+    ct_tensor *all[] = {x, xi, o, s3, s2, z3, zl, z2, sd};
+    for (size_t i = 0; i < sizeof all / sizeof all[0]; i++)
+        ct_tensor_release(all[i]);
+}
+
+/* captured into a graph, replayed on new data */
+TEST(capture_replay) {
+    const int64_t n = 6;
+    ct_tensor *x =
+        tu_from_vals(ctx, CT_FLOAT32, 1, &n, (const double[]){-1.3, 0.26, 0.25, 0.75, 2.6, 100});
+    ct_tensor *y = NULL;
+    ct_graph *g = NULL;
+    CHECK_OK(ct_graph_create(ctx, (ct_device){CT_DEVICE_CPU, 0}, NULL, &g));
+    CHECK_OK(ct_graph_capture_begin(g, NULL));
+    CHECK_OK(ct_fake_quantize_per_tensor_affine(ctx, x, 0.5, 2, 0, 7, &y));
+    CHECK_OK(ct_graph_capture_end(g));
+    ct_tensor *h =
+        tu_from_vals(ctx, CT_FLOAT32, 1, &n, (const double[]){0.1, -5, 1.25, 0.74, 1.76, 3});
+    CHECK_OK(ct_tensor_copy_(ctx, x, h));
+    CHECK_OK(ct_graph_replay(g));
+    /* q = 2 + round(2 x): 2, -8 -> 0, 4 (round(2.5) = 2), 3, 6 (round(3.52) = 4), 8 -> 7 */
+    tu_same_as("replay", y, (const double[]){0, -1, 1, 0.5, 2, 2.5}, 1, &n, 0);
+    ct_graph_free(g);
+    ct_tensor_release(x), ct_tensor_release(y), ct_tensor_release(h);
+}
+
+int main(void) {
+    ctx = tu_ctx_or_skip();
+    RUN(as_torch);
+    RUN(refusals);
+    RUN(capture_replay);
+    CHECK(ct_ctx_live_tensors(ctx) == 0);
+    ct_ctx_free(ctx);
+    return ct_test_end();
+}
