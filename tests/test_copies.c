@@ -284,6 +284,52 @@ TEST(torch_names) {
     CHECK_OK(ct_constant_pad_nd(ctx, a, 4, (const int64_t[]){1, 2, 0, -1}, 9, &o));
     tu_same_as("constant_pad_nd", o, (const double[]){9, 1, 2, 3, 9, 9}, 2, (const int64_t[]){1, 6},
                0);
+    ct_tensor_release(o), o = NULL;
+    /* from a review against torch: integer range truncates its arguments first */
+    CHECK_OK(ct_tensor_range(ctx, CT_INT32, 0.1, 77.6, 2.5, &o)); /* 0, 77, 2: 39 values */
+    CHECK(o && ct_tensor_numel(o) == 39);
+    if (o) {
+        double *rv = tu_read(o);
+        CHECK(rv && rv[1] == 2 && rv[38] == 76);
+        free(rv);
+    }
+    ct_tensor_release(o), o = NULL;
+    CHECK_ST(ct_tensor_range(ctx, CT_UINT8, 0, 2.6, 0.2, &o), CT_ERR_INVALID_ARG);
+    CHECK_OK(ct_tensor_range(ctx, CT_INT64, -1.316, -1.33, 1, &o));
+    CHECK(o && ct_tensor_numel(o) == 1);
+    ct_tensor_release(o), o = NULL;
+    /* view_copy of a non-viewable shape copies (torch's reshape) */
+    ct_tensor *at = NULL;
+    CHECK_OK(ct_t(ctx, a, &at));
+    CHECK_OK(ct_view_copy(ctx, at, 1, (const int64_t[]){-1}, &o));
+    tu_same_as("view_copy of a transpose", o, (const double[]){1, 4, 2, 5, 3, 6}, 1,
+               (const int64_t[]){6}, 0);
+    ct_tensor_release(o), ct_tensor_release(at), o = NULL;
+    /* igamma's special cases in torch's order, NaN included */
+    ct_tensor *na = tu_from_vals(ctx, CT_FLOAT64, 1, s3, (const double[]){NAN, NAN, INFINITY});
+    ct_tensor *nx = tu_from_vals(ctx, CT_FLOAT64, 1, s3, (const double[]){0, INFINITY, NAN});
+    CHECK_OK(ct_igamma(ctx, na, nx, &o));
+    tu_same_as("igamma NaN cases", o, (const double[]){0, 1, 0}, 1, s3, 0);
+    ct_tensor_release(o), o = NULL;
+    CHECK_OK(ct_igammac(ctx, na, nx, &o));
+    tu_same_as("igammac NaN cases", o, (const double[]){1, 0, 1}, 1, s3, 0);
+    ct_tensor_release(o), ct_tensor_release(na), ct_tensor_release(nx), o = NULL;
+    /* constant_pad_nd crops first: (2, -4) of 3 elements is refused */
+    CHECK_ST(ct_constant_pad_nd(ctx, v, 2, (const int64_t[]){2, -4}, 0, &o), CT_ERR_INVALID_ARG);
+    /* complex split / as_strided / empty_strided */
+    ct_tensor *z = NULL, *parts[2] = {NULL, NULL};
+    int np = 0;
+    CHECK_OK(ct_tensor_zeros(ctx, CT_COMPLEX64, 1, (const int64_t[]){4}, &z));
+    CHECK_OK(ct_split_copy(ctx, z, 2, 0, 2, parts, &np));
+    CHECK(np == 2 && parts[1] && ct_tensor_dtype(parts[1]) == CT_COMPLEX64);
+    ct_tensor_release(parts[0]), ct_tensor_release(parts[1]);
+    CHECK_OK(ct_as_strided_copy(ctx, z, 1, (const int64_t[]){2}, (const int64_t[]){2}, 0, &o));
+    CHECK(o && ct_tensor_numel(o) == 2);
+    ct_tensor_release(o), o = NULL;
+    CHECK_OK(ct_tensor_empty_strided(ctx, CT_COMPLEX128, 2, (const int64_t[]){2, 2},
+                                     (const int64_t[]){1, 2}, &o));
+    CHECK(o && ct_tensor_dtype(o) == CT_COMPLEX128);
+    ct_tensor_release(z);
     ct_tensor *all[] = {a, b, v, bf, o, ga, gx};
     for (size_t i = 0; i < sizeof all / sizeof all[0]; i++)
         ct_tensor_release(all[i]);

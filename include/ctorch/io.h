@@ -17,9 +17,10 @@ extern "C" {
 
 /* torch.set_printoptions: how ct_tensor_print / ct_tensor_to_string format the tensors of a
  * context. precision: digits after the point (0..30); threshold: more elements than this are
- * summarized (INT64_MAX: never, torch's "full"); edgeitems: entries shown at each end of a
- * summarized dim (>= 1; torch's 0 is a Python slicing accident); linewidth: characters per line
- * before wrapping (>= 1); sci_mode: -1 torch's choice (None), 0 never scientific, 1 always. */
+ * summarized (INT64_MAX: never, torch's "full"; a negative one: always); edgeitems: entries shown
+ * at each end of a summarized dim (>= 1; torch's 0 is a Python slicing accident); linewidth:
+ * characters per line before wrapping (>= 1); sci_mode: -1 torch's choice (None), 0 never
+ * scientific, 1 always. */
 typedef struct ct_print_options {
     int precision;
     int64_t threshold;

@@ -215,9 +215,13 @@ ct_status ct_tensor_as_strided(ct_ctx *ctx, const ct_tensor *t, int ndim, const 
         return ct__set_error(ctx, CT_ERR_INDEX,
                              "%s: the view reads element %lld of a storage of %lld elements", op,
                              (long long)last, (long long)cap);
-    if (!ct__is_compute_dtype(t->dtype))
+    const bool cx = ct_dtype_is_complex(t->dtype);
+    if (!ct__is_compute_dtype(t->dtype) && !cx)
         return ct__set_error(ctx, CT_ERR_DTYPE, "%s: %s is a storage format", op,
                              ct_dtype_name(t->dtype));
+    if (cx && ct__ag_wants(ctx, 1, ins)) /* the view is fine; its backward is real-only */
+        return ct__set_error(ctx, CT_ERR_UNSUPPORTED,
+                             "%s: a complex input that requires grad is not supported yet", op);
     return ct__error_within(
         ctx, op,
         ct__strided_view(ctx, &CT__AS_STRIDED_FN, t, ndim, size, stride, storage_offset, out));

@@ -39,13 +39,12 @@ ct_status ct_print_options_profile(const char *profile, ct_print_options *opts) 
 ct_status ct_set_print_options(ct_ctx *ctx, const ct_print_options *opts) {
     if (!ctx) return CT_ERR_INVALID_ARG;
     const ct_print_options o = opts ? *opts : ct_print_options_default();
-    if (o.precision < 0 || o.precision > 30 || o.threshold < 0 || o.edgeitems < 1 ||
-        o.linewidth < 1 || o.sci_mode < -1 || o.sci_mode > 1)
+    if (o.precision < 0 || o.precision > 30 || o.edgeitems < 1 || o.linewidth < 1 ||
+        o.sci_mode < -1 || o.sci_mode > 1)
         return ct__set_error(ctx, CT_ERR_INVALID_ARG,
-                             "set_print_options: precision %d (0..30), threshold %lld (>= 0), "
-                             "edgeitems %d (>= 1), linewidth %d (>= 1), sci_mode %d (-1, 0, 1)",
-                             o.precision, (long long)o.threshold, o.edgeitems, o.linewidth,
-                             o.sci_mode);
+                             "set_print_options: precision %d (0..30), edgeitems %d (>= 1), "
+                             "linewidth %d (>= 1), sci_mode %d (-1, 0, 1)",
+                             o.precision, o.edgeitems, o.linewidth, o.sci_mode);
     ctx->print_opts = o;
     ctx->print_set = opts != NULL;
     return CT_OK;

@@ -92,7 +92,8 @@ ct_status ct_unsqueeze_copy(ct_ctx *ctx, const ct_tensor *t, int dim, ct_tensor 
 }
 ct_status ct_view_copy(ct_ctx *ctx, const ct_tensor *t, int ndim, const int64_t *shape,
                        ct_tensor **out) {
-    CT__COPY("view_copy", "ViewBackward0_copy", ct_tensor_view(ctx, t, ndim, shape, &v_));
+    /* torch's view_copy is a reshape when the view is impossible (it copies anyway) */
+    CT__COPY("view_copy", "ViewBackward0_copy", ct_tensor_reshape(ctx, t, ndim, shape, &v_));
 }
 ct_status ct_view_as_real_copy(ct_ctx *ctx, const ct_tensor *t, ct_tensor **out) {
     CT__COPY("view_as_real_copy", "ViewAsRealBackward0_copy", ct_view_as_real(ctx, t, &v_));
@@ -214,6 +215,15 @@ ct_status ct_tensor_range(ct_ctx *ctx, ct_dtype dtype, double start, double end,
     if (!isfinite(start) || !isfinite(end))
         return ct__set_error(ctx, CT_ERR_INVALID_ARG, "range: unsupported range: %g -> %g", start,
                              end);
+    /* an integer dtype takes start, end and step as int64 first (torch's accumulate type), so a
+     * fractional step below 1 is a zero step */
+    if (dtype != CT_BOOL && !ct_dtype_is_floating(dtype) && !ct_dtype_is_complex(dtype)) {
+        if (!(fabs(start) < 9.2e18 && fabs(end) < 9.2e18 && fabs(step) < 9.2e18))
+            return ct__set_error(ctx, CT_ERR_INVALID_ARG,
+                                 "range: bounds or step do not fit int64 for %s",
+                                 ct_dtype_name(dtype));
+        start = trunc(start), end = trunc(end), step = trunc(step);
+    }
     if (step == 0 || isnan(step))
         return ct__set_error(ctx, CT_ERR_INVALID_ARG, "range: step must be nonzero");
     if (!((step > 0 && end >= start) || (step < 0 && end <= start)))

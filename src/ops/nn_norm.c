@@ -349,13 +349,13 @@ static ct_status ct__pad_dim(ct_ctx *ctx, const ct_tensor *x, int d, int64_t lo,
             ctx, CT_ERR_INVALID_ARG,
             "pad: padding (%lld, %lld) of dim %d (size %lld) leaves a negative size", (long long)lo,
             (long long)hi, d, (long long)S);
+    if (S + (lo < 0 ? lo : 0) + (hi < 0 ? hi : 0) < 0) /* torch crops first */
+        return ct__set_error(ctx, CT_ERR_INVALID_ARG,
+                             "pad: cropping (%lld, %lld) is more than dim %d (size %lld)",
+                             (long long)lo, (long long)hi, d, (long long)S);
     if (mode != CT_PAD_CONSTANT && (lo < 0 || hi < 0)) {
         /* torch: a negative pad crops first; the rest pads the cropped tensor in the mode */
         const int64_t a = lo < 0 ? -lo : 0, b = hi < 0 ? -hi : 0;
-        if (a + b > S)
-            return ct__set_error(ctx, CT_ERR_INVALID_ARG,
-                                 "pad: cropping (%lld, %lld) is more than dim %d (size %lld)",
-                                 (long long)lo, (long long)hi, d, (long long)S);
         ct_tensor *c = NULL;
         ct_status st = ct_tensor_narrow(ctx, x, d, a, S - a - b, &c);
         if (st == CT_OK)

@@ -297,7 +297,7 @@ static ct_status ct__split_views(ct_ctx *ctx, const char *op, const ct_tensor *t
 
 ct_status ct_split(ct_ctx *ctx, const ct_tensor *t, int64_t split_size, int dim, int max_out,
                    ct_tensor **outs, int *n_out) {
-    ct_status st = ct__one_input(ctx, "split", t, n_out);
+    ct_status st = ct__one_input_any(ctx, "split", t, n_out);
     if (st != CT_OK) return st;
     int d;
     if (t->ndim == 0 || !ct__wrap_dim(dim, t->ndim, &d))
@@ -322,7 +322,7 @@ ct_status ct_split(ct_ctx *ctx, const ct_tensor *t, int64_t split_size, int dim,
 
 static ct_status ct__split_sizes_body(ct_ctx *ctx, const ct_tensor *t, int n, const int64_t *sizes,
                                       int dim, ct_tensor **outs) {
-    ct_status st = ct__one_input(ctx, "split_with_sizes", t, outs);
+    ct_status st = ct__one_input_any(ctx, "split_with_sizes", t, outs);
     if (st != CT_OK) return st;
     int d;
     if (t->ndim == 0 || !ct__wrap_dim(dim, t->ndim, &d))
@@ -367,7 +367,7 @@ ct_status ct_split_sizes(ct_ctx *ctx, const ct_tensor *t, int n, const int64_t *
 
 static ct_status ct__chunk_body(ct_ctx *ctx, const ct_tensor *t, int chunks, int dim, int max_out,
                                 ct_tensor **outs, int *n_out) {
-    ct_status st = ct__one_input(ctx, "chunk", t, n_out);
+    ct_status st = ct__one_input_any(ctx, "chunk", t, n_out);
     if (st != CT_OK) return st;
     int d;
     if (t->ndim == 0 || !ct__wrap_dim(dim, t->ndim, &d))

@@ -419,24 +419,26 @@ static bool ct_k_igamma_q_direct(long double a, long double x) {
 static long double ct_k_igammac_direct_l(long double a, long double x) {
     return x > 1.1L ? ct_k_igammac_cf_l(a, x) : ct_k_igammac_series_l(a, x);
 }
+/* torch's order of the special cases, NaN included: igamma(NaN, 0) = 0, igamma(NaN, inf) = 1,
+ * igamma(inf, NaN) = 0 (and the complements for igammac); other NaNs propagate */
 long double ct_k_igamma_l(long double a, long double x) {
-    if (a != a || x != x) return a + x;
     if (x < 0 || a < 0) return NAN;
     if (a == 0) return x > 0 ? 1 : NAN;
     if (x == 0) return 0;
     if (isinf(a)) return isinf(x) ? NAN : 0;
     if (isinf(x)) return 1;
+    if (a != a || x != x) return a + x;
     if (a > CT_K_IGAMMA_TEMME_A) return ct_k_igamma_temme_l(a, x, false);
     if (x > 1 && x > a) return 1 - ct_k_igammac_direct_l(a, x);
     return ct_k_igamma_series_l(a, x);
 }
 long double ct_k_igammac_l(long double a, long double x) {
-    if (a != a || x != x) return a + x;
     if (x < 0 || a < 0) return NAN;
     if (a == 0) return x > 0 ? 0 : NAN;
     if (x == 0) return 1;
     if (isinf(a)) return isinf(x) ? NAN : 1;
     if (isinf(x)) return 0;
+    if (a != a || x != x) return a + x;
     if (a > CT_K_IGAMMA_TEMME_A) return ct_k_igamma_temme_l(a, x, true);
     return ct_k_igamma_q_direct(a, x) ? ct_k_igammac_direct_l(a, x)
                                       : 1 - ct_k_igamma_series_l(a, x);
