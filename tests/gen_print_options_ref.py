@@ -91,7 +91,7 @@ def main():
                 else [float(v) for v in t.reshape(-1).tolist()]
         out.append("static const double po_%s[] = {%s};" % (name, ", ".join(c_double(v) for v in vals)))
         shape = ", ".join(str(s) for s in t.shape) or "0"
-        ents.append('    {"%s", %s, %d, {%s}, po_%s, {%d, %dLL, %d, %d, %d},\n     %s},'
+        ents.append('    {"%s", %s, %d, {%s}, po_%s, {sizeof(ct_print_options), %d, %dLL, %d, %d, %d},\n     %s},'
                     % (name, CT[t.dtype], t.dim(), shape, name, prec, thr, edge, lw, sci,
                        c_string(expect)))
     out.append("static const struct po_case {\n    const char *name;\n    ct_dtype dtype;\n"

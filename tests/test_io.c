@@ -493,6 +493,8 @@ TEST(print_options_match_torch) {
     CHECK(ct_get_print_options(ctx).precision == po_cases[0].opts.precision);
     bad = ct_print_options_default(), bad.precision = 31;
     CHECK_ST(ct_set_print_options(ctx, &bad), CT_ERR_INVALID_ARG);
+    bad = ct_print_options_default(), bad.size = 3; /* not a ct_print_options */
+    CHECK_ST(ct_set_print_options(ctx, &bad), CT_ERR_INVALID_ARG);
     CHECK_OK(ct_set_print_options(ctx, NULL));
     const ct_print_options d = ct_get_print_options(ctx);
     CHECK(d.precision == 4 && d.threshold == 1000 && d.edgeitems == 3 && d.linewidth == 80 &&

@@ -1145,7 +1145,7 @@ TEST(inplace_variants) {
     float before[6], after[6];
     CHECK_OK(ct_tensor_to_host(t23, before, sizeof before));
     CHECK_ST(ct_mul_(ctx, ex, t23), CT_ERR_INVALID_ARG);
-    CHECK(strstr(ct_ctx_last_error(ctx), "mul_: self has internal overlap") != NULL);
+    CHECK(strstr(ct_ctx_last_error(ctx), "mul_: the destination has internal overlap") != NULL);
     CHECK_ST(ct_add_scalar_(ctx, ex, 1), CT_ERR_INVALID_ARG);
     CHECK_OK(ct_tensor_to_host(t23, after, sizeof after));
     CHECK(memcmp(before, after, sizeof before) == 0);

@@ -1808,6 +1808,49 @@ TEST(review5_argument_edges) {
         ct_tensor_release(all[i]);
 }
 
+/* Fifth review, from reading the change: the kink branches of logsigmoid / softplus never
+ * overflow into a NaN gradient (x = -100); elu's second derivative at a large x is 0; det of a
+ * 1x1 zero matrix has gradient 1; addmm clears *out on a refusal */
+TEST(review5_code_review) {
+    const int64_t n3 = 3;
+    ct_tensor *x = tu_from_vals(ctx, CT_FLOAT64, 1, &n3, (const double[]){-100, 0, 100});
+    ct_tensor *y = NULL, *l = NULL, *g[1] = {NULL}, *h[1] = {NULL}, *gs = NULL;
+    CHECK_OK(ct_tensor_set_requires_grad(x, true));
+    CHECK_OK(ct_logsigmoid(ctx, x, &y));
+    CHECK_OK(ct_sum(ctx, y, 0, NULL, false, &l));
+    CHECK_OK(ct_backward(ctx, l, NULL, false));
+    double *v = ct_tensor_grad(x) ? tu_read(ct_tensor_grad(x)) : NULL;
+    CHECK(v && v[0] == 1 && v[1] == 0.5 && v[2] >= 0 && v[2] < 1e-40);
+    free(v), ct_tensor_release(y), ct_tensor_release(l), y = l = NULL;
+    CHECK_OK(ct_tensor_zero_grad(x));
+    CHECK_OK(ct_elu(ctx, x, 1.0, &y));
+    CHECK_OK(ct_sum(ctx, y, 0, NULL, false, &l));
+    const ct_tensor *o[1] = {l}, *in[1] = {x};
+    CHECK_OK(ct_autograd_grad(ctx, 1, o, NULL, 1, in, false, true, g));
+    CHECK_OK(ct_sum(ctx, g[0], 0, NULL, false, &gs));
+    const ct_tensor *o2[1] = {gs};
+    CHECK_OK(ct_autograd_grad(ctx, 1, o2, NULL, 1, in, false, false, h));
+    v = h[0] ? tu_read(h[0]) : NULL;
+    CHECK(v && v[0] == exp(-100.0) && v[1] == 0 && v[2] == 0); /* torch: 0 at 0 and at 100 */
+    free(v);
+    ct_tensor *z = NULL, *d = NULL;
+    CHECK_OK(ct_tensor_zeros(ctx, CT_FLOAT64, 2, (const int64_t[]){1, 1}, &z));
+    CHECK_OK(ct_tensor_set_requires_grad(z, true));
+    CHECK_OK(ct_linalg_det(ctx, z, &d));
+    CHECK_OK(ct_backward(ctx, d, NULL, false));
+    v = ct_tensor_grad(z) ? tu_read(ct_tensor_grad(z)) : NULL;
+    CHECK(v && v[0] == 1);
+    free(v);
+    ct_tensor *m = NULL, *md = NULL, *r = (ct_tensor *)(uintptr_t)1;
+    CHECK_OK(ct_tensor_ones(ctx, CT_FLOAT32, 2, (const int64_t[]){2, 2}, &m));
+    CHECK_OK(ct_cast(ctx, m, CT_FLOAT64, &md));
+    CHECK_ST(ct_addmm(ctx, md, m, m, 1, 1, &r), CT_ERR_DTYPE);
+    CHECK(r == NULL);
+    ct_tensor *all[] = {x, y, l, g[0], h[0], gs, z, d, m, md};
+    for (size_t i = 0; i < sizeof all / sizeof all[0]; i++)
+        ct_tensor_release(all[i]);
+}
+
 int main(void) {
     ctx = tu_ctx_or_skip();
     RUN(div_scalar_int_tensor_scalar_not_wrapped);
@@ -1823,6 +1866,7 @@ int main(void) {
     RUN(review5_svd_infinities_index_select_empty);
     RUN(review5_inplace_review_out_of_place);
     RUN(review5_argument_edges);
+    RUN(review5_code_review);
     RUN(div_rounding_integers);
     RUN(div_rounding_floats);
     RUN(avg_pool_in_torch_order);

@@ -22,6 +22,7 @@ extern "C" {
  * characters per line before wrapping (>= 1); sci_mode: -1 torch's choice (None), 0 never
  * scientific, 1 always. */
 typedef struct ct_print_options {
+    size_t size; /* sizeof(ct_print_options) (ct_print_options_default sets it) */
     int precision;
     int64_t threshold;
     int edgeitems;

@@ -99,15 +99,20 @@ static ct_status ct__logsigmoid(ct_ctx *ctx, const ct_tensor *x, ct_tensor **out
     } else if (st == CT_OK) {
         /* under autograd, x = 0 takes -log1p(exp(-x)) (the same value, -log 2): |x| and the
          * minimum have no curvature at 0, this form has torch's second derivative -1/4 */
+        /* the other branch reads x only where it is 0 (elsewhere 0 too), so its exp never
+         * overflows into a 0 * inf = NaN gradient */
         ct_tensor *r = NULL, *nx = NULL, *e2 = NULL, *l2 = NULL, *s2 = NULL, *at0 = NULL;
+        ct_tensor *nz = NULL, *x0 = NULL;
         st = ct_sub(ctx, m, l, &r);
-        if (st == CT_OK) st = ct_neg(ctx, x, &nx);
+        if (st == CT_OK) st = ct_eq_scalar(ctx, x, 0, &at0);
+        if (st == CT_OK) st = ct_logical_not(ctx, at0, &nz);
+        if (st == CT_OK) st = ct_masked_fill(ctx, x, nz, 0, &x0);
+        if (st == CT_OK) st = ct_neg(ctx, x0, &nx);
         if (st == CT_OK) st = ct_exp(ctx, nx, &e2);
         if (st == CT_OK) st = ct_log1p(ctx, e2, &l2);
         if (st == CT_OK) st = ct_neg(ctx, l2, &s2);
-        if (st == CT_OK) st = ct_eq_scalar(ctx, x, 0, &at0);
         if (st == CT_OK) st = ct_where(ctx, at0, s2, r, out);
-        ct_tensor *rel[] = {r, nx, e2, l2, s2, at0};
+        ct_tensor *rel[] = {r, nx, e2, l2, s2, at0, nz, x0};
         for (size_t i = 0; i < sizeof rel / sizeof rel[0]; i++)
             ct_tensor_release(rel[i]);
     }

@@ -108,6 +108,9 @@ ct_status ct__ag_check_red(ct_ctx *ctx, const char *op, ct_reduction red);
 /* The smallest and largest element of t read on the host (0, 0 for an empty t; NaN propagates
  * into both): parameter checks of the samplers (eager only). */
 ct_status ct__host_range(ct_ctx *ctx, const ct_tensor *t, double *lo, double *hi);
+/* *any = whether t holds an exact zero, read on the host; during a capture (no host reads) *any is
+ * `unknown` and nothing is read. */
+ct_status ct__host_any_zero(ct_ctx *ctx, const ct_tensor *t, bool unknown, bool *any);
 ct_tensor *ct__ag_apply2(ct__ag_call *c, ct__ag_binary_fn fn, const ct_tensor *a,
                          const ct_tensor *b);
 ct_tensor *ct__ag_exp(ct__ag_call *c, const ct_tensor *a);

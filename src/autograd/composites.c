@@ -1197,6 +1197,18 @@ ct_status ct_randn_like(ct_ctx *ctx, const ct_tensor *a, uint64_t seed, uint64_t
     ct_status st = ct__check_args(ctx, "randn_like", 1, ins, out);
     return st != CT_OK ? st : ct_tensor_randn(ctx, a->dtype, a->ndim, a->shape, seed, offset, out);
 }
+ct_status ct__host_any_zero(ct_ctx *ctx, const ct_tensor *t, bool unknown, bool *any) {
+    *any = unknown;
+    if (ct__any_capture(ctx)) return CT_OK;
+    ct_tensor *z = NULL, *r = NULL;
+    uint8_t b = 0;
+    ct_status st = ct_eq_scalar(ctx, t, 0.0, &z);
+    if (st == CT_OK) st = ct_any(ctx, z, 0, NULL, false, &r);
+    if (st == CT_OK) st = ct_tensor_to_host(r, &b, 1);
+    ct_tensor_release(z), ct_tensor_release(r);
+    if (st == CT_OK) *any = b != 0;
+    return st;
+}
 ct_status ct__host_range(ct_ctx *ctx, const ct_tensor *t, double *lo, double *hi) {
     ct_tensor *a = NULL, *b = NULL;
     *lo = *hi = 0;

@@ -962,14 +962,14 @@ ct_status ct_clamp_min(ct_ctx *ctx, const ct_tensor *a, double min, ct_tensor **
     uint64_t mark = ct__ag_mark(ctx);
     /* a NaN bound makes every element NaN (torch's clamp_min kernel; clamp with one NaN bound
      * leaves them alone) */
-    ct_status st = ct__error_within(ctx, "clamp_min",
-                                    ct_clamp(ctx, a, &min, isnan(min) ? &min : NULL, out));
+    ct_status st =
+        ct__error_within(ctx, "clamp_min", ct_clamp(ctx, a, &min, isnan(min) ? &min : NULL, out));
     return ct__ag_named(ctx, st, out, mark, "ClampMinBackward0");
 }
 ct_status ct_clamp_max(ct_ctx *ctx, const ct_tensor *a, double max, ct_tensor **out) {
     uint64_t mark = ct__ag_mark(ctx);
-    ct_status st = ct__error_within(ctx, "clamp_max",
-                                    ct_clamp(ctx, a, isnan(max) ? &max : NULL, &max, out));
+    ct_status st =
+        ct__error_within(ctx, "clamp_max", ct_clamp(ctx, a, isnan(max) ? &max : NULL, &max, out));
     return ct__ag_named(ctx, st, out, mark, "ClampMaxBackward0");
 }
 ct_status ct_rsub(ct_ctx *ctx, const ct_tensor *a, const ct_tensor *b, double alpha,
@@ -1240,10 +1240,9 @@ static ct_status ct__addbmm(ct_ctx *ctx, const ct_tensor *input, const ct_tensor
                              "addbmm: batch1 %s and batch2 %s do not multiply batch by batch",
                              CT__SHAPE_STR(b1), CT__SHAPE_STR(b2));
     if (b1->dtype != b2->dtype || input->dtype != b1->dtype)
-        return ct__set_error(ctx, CT_ERR_DTYPE,
-                             "addbmm: self and mat2 must have the same dtype, got %s, %s and %s",
-                             ct_dtype_name(input->dtype), ct_dtype_name(b1->dtype),
-                             ct_dtype_name(b2->dtype));
+        return ct__set_error(
+            ctx, CT_ERR_DTYPE, "addbmm: self and mat2 must have the same dtype, got %s, %s and %s",
+            ct_dtype_name(input->dtype), ct_dtype_name(b1->dtype), ct_dtype_name(b2->dtype));
     const int64_t B = b1->shape[0], sh[2] = {b1->shape[1], b2->shape[2]};
     if (B == 0) { /* beta * input broadcast to (n, p); beta == 0: zeros */
         ct_tensor *e = NULL, *c = NULL;

@@ -1616,10 +1616,9 @@ static ct_status ct__masked_scatter(ct_ctx *ctx, const ct_tensor *t, const ct_te
 }
 ct_status ct_masked_scatter(ct_ctx *ctx, const ct_tensor *t, const ct_tensor *mask,
                             const ct_tensor *source, ct_tensor **out) {
-    /* a uint8 mask (torch's deprecated ByteTensor mask): as bool */
     if (ctx && out && ct__tensor_live(mask) && mask->dtype == CT_UINT8) {
-        ct_tensor *b_ = NULL;
-        ct_status st_ = ct_cast(ctx, mask, CT_BOOL, &b_);
+        ct_tensor *b_ = NULL; /* torch's deprecated ByteTensor mask: as bool */
+        ct_status st_ = ct__byte_mask(ctx, mask, &b_);
         if (st_ == CT_OK) st_ = ct_masked_scatter(ctx, t, b_, source, out);
         ct_tensor_release(b_);
         return st_;

@@ -653,14 +653,20 @@ static ct_status ct__softplus_neg(ct_ctx *ctx, const ct_tensor *x, ct_tensor **o
     } else if (st == CT_OK) {
         /* recorded (a double backward): x = 0 takes log1p(exp(-x)) (the same value, log 2),
          * whose slope there is -1/2 as torch's; clamp and |x| have a kink at 0 */
-        ct_tensor *r = NULL, *e2 = NULL, *l2 = NULL, *at0 = NULL;
+        ct_tensor *r = NULL, *e2 = NULL, *l2 = NULL, *at0 = NULL, *nz = NULL, *x0 = NULL;
+        ct_tensor *nx0 = NULL;
         st = ct_add(ctx, m, l, &r);
-        if (st == CT_OK) st = ct_exp(ctx, nx, &e2);
-        if (st == CT_OK) st = ct_log1p(ctx, e2, &l2);
         if (st == CT_OK) st = ct_eq_scalar(ctx, x, 0, &at0);
+        /* the branch reads x only where it is 0, so its exp cannot overflow (NaN gradient) */
+        if (st == CT_OK) st = ct_logical_not(ctx, at0, &nz);
+        if (st == CT_OK) st = ct_masked_fill(ctx, x, nz, 0, &x0);
+        if (st == CT_OK) st = ct_neg(ctx, x0, &nx0);
+        if (st == CT_OK) st = ct_exp(ctx, nx0, &e2);
+        if (st == CT_OK) st = ct_log1p(ctx, e2, &l2);
         if (st == CT_OK) st = ct_where(ctx, at0, l2, r, out);
         ct_tensor_release(r), ct_tensor_release(e2), ct_tensor_release(l2);
-        ct_tensor_release(at0);
+        ct_tensor_release(at0), ct_tensor_release(nz), ct_tensor_release(x0);
+        ct_tensor_release(nx0);
     }
     ct_tensor_release(nx), ct_tensor_release(m), ct_tensor_release(ax);
     ct_tensor_release(nax), ct_tensor_release(e), ct_tensor_release(l);

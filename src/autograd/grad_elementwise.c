@@ -592,8 +592,8 @@ static void bw_silu(ct__ag_call *c) { /* (g s) (1 + x (1 - s)), s = sigmoid(x): 
 static void bw_softplus(ct__ag_call *c) {
     const double beta = c->n->sc[0], thr = c->n->sc[1];
     ct_tensor *bx = ct__ag_mul_s(c, IN(0), beta);
-    ct_tensor *arg = ct__ag_where(c, ct__ag_cmp_s(c, 0, bx, thr, CT_BOOL),
-                                  ct__ag_scalar(c, DT, thr), bx);
+    ct_tensor *arg =
+        ct__ag_where(c, ct__ag_cmp_s(c, 0, bx, thr, CT_BOOL), ct__ag_scalar(c, DT, thr), bx);
     ct_tensor *d = ct__ag_mul(c, G, AP(ct_sigmoid, arg));
     ct__ag_set(c, 0, ct__ag_where(c, ct__ag_cmp_s(c, 1, bx, thr, CT_BOOL), G, d));
 }
@@ -614,11 +614,12 @@ static void bw_leaky_relu(ct__ag_call *c) { /* g where x > 0, else slope g */
         c, 0,
         ct__ag_where(c, ct__ag_cmp_s(c, 1, IN(0), 0, CT_BOOL), G, ct__ag_mul_s(c, G, c->n->sc[0])));
 }
-/* g alpha exp(x) where x <= 0, else g (NaN: g, as torch); at x == 0 exp's argument is the
- * constant 0, so the second derivative there is 0 (torch's double backward masks x < 0) */
+/* g alpha exp(x) where x <= 0, else g (NaN: g, as torch); exp's argument is x where x < 0 and
+ * the constant 0 elsewhere, so the second derivative is 0 at x == 0 (torch's double backward
+ * masks x < 0) and exp never overflows for a large x */
 static void bw_elu(ct__ag_call *c) {
-    ct_tensor *xe = ct__ag_where(c, ct__ag_cmp_s(c, 0, IN(0), 0, CT_BOOL),
-                                 ct__ag_scalar(c, DT, 0), IN(0));
+    ct_tensor *xe =
+        ct__ag_where(c, ct__ag_cmp_s(c, 2, IN(0), 0, CT_BOOL), IN(0), ct__ag_scalar(c, DT, 0));
     ct_tensor *d = ct__ag_mul(c, G, ct__ag_mul_s(c, ct__ag_exp(c, xe), c->n->sc[0]));
     ct__ag_set(c, 0, ct__ag_where(c, ct__ag_cmp_s(c, 4, IN(0), 0, CT_BOOL), d, G));
 }

@@ -106,17 +106,10 @@ static void bw_det(ct__ag_call *c) {
     const ct_tensor *a = IN(0);
     bool singular = false;
     if (c->st == CT_OK && a && OUT && !ct_dtype_is_complex(ct_tensor_dtype(a)) &&
-        ct_tensor_ndim(a) >= 2 && ct_tensor_shape(a)[ct_tensor_ndim(a) - 1] > 1 &&
-        !ct__any_capture(c->ctx)) {
+        ct_tensor_ndim(a) >= 2 && ct_tensor_shape(a)[ct_tensor_ndim(a) - 1] > 0) {
         /* a host read of the determinants (a capture keeps the inverse form) */
-        ct_tensor *z = NULL, *any = NULL;
-        uint8_t b = 0;
-        ct_status st = ct_eq_scalar(c->ctx, OUT, 0.0, &z);
-        if (st == CT_OK) st = ct_any(c->ctx, z, 0, NULL, false, &any);
-        if (st == CT_OK) st = ct_tensor_to_host(any, &b, 1);
-        ct_tensor_release(z), ct_tensor_release(any);
+        ct_status st = ct__host_any_zero(c->ctx, OUT, false, &singular);
         if (st != CT_OK) c->st = st;
-        singular = b != 0;
     }
     if (singular) {
         ct__ag_set(c, 0, ct__ag_mul(c, ag_unsq2(c, G), ag_cofactor_svd(c, a)));

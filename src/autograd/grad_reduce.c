@@ -2,7 +2,7 @@
 #include "autograd/autograd_impl.h"
 #include "ops/dispatch.h"
 
-#include <stdlib.h>
+#include <string.h>
 
 #define G (c->g[0])
 #define IN(i) (c->in[i])
@@ -86,18 +86,16 @@ static void bw_cumsum(ct__ag_call *c) {
 static ct_status ag_cumprod_grad_graph(ct_ctx *ctx, const ct_tensor *x, const ct_tensor *g, int d,
                                        ct_tensor **out) {
     const int64_t n = x->shape[d];
-    ct_tensor *z = NULL, *anyz = NULL, *y = NULL, *gy = NULL, *rc = NULL;
+    if (n == 0 || ct_tensor_numel(x) == 0) return ct_zeros_like(ctx, x, out);
+    if (n > (1 << 20)) /* the column form below is O(n^2) ops */
+        return ct__set_error(ctx, CT_ERR_UNSUPPORTED,
+                             "cumprod backward under create_graph: dim of %lld elements (at most "
+                             "2^20)",
+                             (long long)n);
+    ct_tensor *y = NULL, *gy = NULL, *rc = NULL;
     bool zeros = true; /* unknown under a capture (no host reads): the general form */
-    ct_status st = CT_OK;
-    if (!ct__any_capture(ctx)) {
-        st = ct_eq_scalar(ctx, x, 0.0, &z);
-        if (st == CT_OK) st = ct_any(ctx, z, 0, NULL, false, &anyz);
-        uint8_t b = 1;
-        if (st == CT_OK) st = ct_tensor_to_host(anyz, &b, 1);
-        zeros = b != 0;
-        ct_tensor_release(z), ct_tensor_release(anyz);
-        if (st != CT_OK) return st;
-    }
+    ct_status st = ct__host_any_zero(ctx, x, true, &zeros);
+    if (st != CT_OK) return st;
     if (!zeros) {
         st = ct_cumprod(ctx, x, d, &y);
         if (st == CT_OK) st = ct_mul(ctx, g, y, &gy);
@@ -110,8 +108,9 @@ static ct_status ag_cumprod_grad_graph(ct_ctx *ctx, const ct_tensor *x, const ct
         ct_tensor_release(y), ct_tensor_release(gy), ct_tensor_release(rc);
         return st;
     }
-    ct_tensor **cols = calloc((size_t)n, sizeof *cols);
+    ct_tensor **cols = ct__alloc(ctx, (size_t)n * sizeof *cols, 16);
     if (!cols) return ct__set_error(ctx, CT_ERR_OOM, "cumprod backward: out of memory");
+    memset(cols, 0, (size_t)n * sizeof *cols);
     int64_t one[CT_MAX_DIMS];
     for (int i = 0; i < x->ndim; i++)
         one[i] = i == d ? 1 : x->shape[i];
@@ -143,7 +142,7 @@ static ct_status ag_cumprod_grad_graph(ct_ctx *ctx, const ct_tensor *x, const ct
     if (st == CT_OK) st = ct_cat(ctx, (int)n, (const ct_tensor *const *)cols, d, out);
     for (int64_t k = 0; k < n; k++)
         ct_tensor_release(cols[k]);
-    free(cols);
+    ct__free(ctx, cols);
     return st;
 }
 

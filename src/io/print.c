@@ -13,6 +13,7 @@
 #include "dtype/half.h"
 
 #include <math.h>
+#include <stddef.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
@@ -20,7 +21,7 @@
 #define PR_BUF 512 /* one formatted value: 309 digits of a float64 plus 30 decimals fit */
 
 ct_print_options ct_print_options_default(void) {
-    const ct_print_options o = {4, 1000, 3, 80, -1};
+    const ct_print_options o = {sizeof(ct_print_options), 4, 1000, 3, 80, -1};
     return o;
 }
 ct_status ct_print_options_profile(const char *profile, ct_print_options *opts) {
@@ -38,7 +39,15 @@ ct_status ct_print_options_profile(const char *profile, ct_print_options *opts) 
 }
 ct_status ct_set_print_options(ct_ctx *ctx, const ct_print_options *opts) {
     if (!ctx) return CT_ERR_INVALID_ARG;
-    const ct_print_options o = opts ? *opts : ct_print_options_default();
+    if (opts && (opts->size < offsetof(ct_print_options, sci_mode) + sizeof(int) ||
+                 opts->size > sizeof(ct_print_options)))
+        return ct__set_error(ctx, CT_ERR_INVALID_ARG,
+                             "set_print_options: options.size %zu is not sizeof(ct_print_options) "
+                             "= %zu",
+                             opts->size, sizeof(ct_print_options));
+    ct_print_options o = ct_print_options_default();
+    if (opts) memcpy(&o, opts, opts->size);
+    o.size = sizeof o;
     if (o.precision < 0 || o.precision > 30 || o.edgeitems < 1 || o.linewidth < 1 ||
         o.sci_mode < -1 || o.sci_mode > 1)
         return ct__set_error(ctx, CT_ERR_INVALID_ARG,

@@ -32,7 +32,7 @@ static ct_status ct__copy_of(ct_ctx *ctx, const char *op, ct_status st, ct_tenso
 
 /* an alias: a view of all of t (its own history node, as torch's alias) */
 static ct_status ct__alias(ct_ctx *ctx, const ct_tensor *t, ct_tensor **out) {
-    return ct_tensor_narrow(ctx, t, 0, 0, t && t->ndim ? t->shape[0] : 0, out);
+    return ct_tensor_narrow(ctx, t, 0, 0, ct__tensor_live(t) && t->ndim ? t->shape[0] : 0, out);
 }
 ct_status ct_alias_copy(ct_ctx *ctx, const ct_tensor *t, ct_tensor **out) {
     CT__COPY("alias_copy", "AliasBackward0_copy",
@@ -127,7 +127,9 @@ ct_status ct_split_copy(ct_ctx *ctx, const ct_tensor *t, int64_t split_size, int
     uint64_t mark = ct__ag_mark(ctx);
     ct_status st = ct_split(ctx, t, split_size, dim, max_out, outs, n_out);
     if (st != CT_OK) return ct__error_within(ctx, "split_copy", st);
-    return ct__copy_all(ctx, "split_copy", st, *n_out, outs, mark, "SplitBackward0_copy");
+    st = ct__copy_all(ctx, "split_copy", st, *n_out, outs, mark, "SplitBackward0_copy");
+    if (st != CT_OK) *n_out = 0;
+    return st;
 }
 ct_status ct_split_with_sizes_copy(ct_ctx *ctx, const ct_tensor *t, int n, const int64_t *sizes,
                                    int dim, ct_tensor **outs) {
@@ -142,7 +144,9 @@ ct_status ct_unbind_copy(ct_ctx *ctx, const ct_tensor *t, int dim, int max_out, 
     uint64_t mark = ct__ag_mark(ctx);
     ct_status st = ct_unbind(ctx, t, dim, max_out, outs, n_out);
     if (st != CT_OK) return ct__error_within(ctx, "unbind_copy", st);
-    return ct__copy_all(ctx, "unbind_copy", st, *n_out, outs, mark, "UnbindBackward0_copy");
+    st = ct__copy_all(ctx, "unbind_copy", st, *n_out, outs, mark, "UnbindBackward0_copy");
+    if (st != CT_OK) *n_out = 0;
+    return st;
 }
 
 /* ---- torch names ---- */

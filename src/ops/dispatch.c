@@ -76,3 +76,20 @@ ct_status ct__one_input(ct_ctx *ctx, const char *op, const ct_tensor *t, void *o
                              ct_dtype_name(t->dtype));
     return CT_OK;
 }
+
+ct_status ct__check_no_overlap(ct_ctx *ctx, const char *op, const ct_tensor *t) {
+    for (int i = 0; i < t->ndim; i++)
+        if (t->strides[i] == 0 && t->shape[i] > 1)
+            return ct__set_error(
+                ctx, CT_ERR_INVALID_ARG,
+                "%s: the destination has internal overlap (dim %d of size %lld has "
+                "stride 0); write into a contiguous tensor (clone) instead",
+                op, i, (long long)t->shape[i]);
+    return CT_OK;
+}
+
+ct_status ct__byte_mask(ct_ctx *ctx, const ct_tensor *mask, ct_tensor **b) {
+    *b = NULL;
+    if (!ct__tensor_live(mask) || mask->dtype != CT_UINT8) return CT_OK;
+    return ct_cast(ctx, mask, CT_BOOL, b);
+}

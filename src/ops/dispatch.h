@@ -62,6 +62,17 @@ ct_status ct__scatter_reduce_raw(ct_ctx *ctx, const char *op, const ct_tensor *t
 ct_status ct__to_dtype(ct_ctx *ctx, const ct_tensor *t, ct_dtype dt, ct_tensor **out);
 /* ct__one_input accepting complex tensors too (the data-movement and creation ops). */
 ct_status ct__one_input_any(ct_ctx *ctx, const char *op, const ct_tensor *t, void *out);
+/* torch's canCast order of dtype categories: bool 0 < integer 1 < floating 2 < complex 3 (a
+ * result never casts down it into an in-place destination). */
+static inline int ct__cast_category(ct_dtype dt) {
+    return dt == CT_BOOL ? 0 : ct_dtype_is_complex(dt) ? 3 : ct_dtype_is_floating(dt) ? 2 : 1;
+}
+/* CT_ERR_INVALID_ARG when t, a destination of a write, is expanded (a stride 0 over a dim longer
+ * than 1: torch's "unsupported operation: ... refer to a single memory location"). */
+ct_status ct__check_no_overlap(ct_ctx *ctx, const char *op, const ct_tensor *t);
+/* A mask or condition of dtype uint8 (torch's deprecated ByteTensor masks) as a new bool tensor in
+ * *b; any other dtype: *b = NULL and CT_OK (the op checks it). */
+ct_status ct__byte_mask(ct_ctx *ctx, const ct_tensor *mask, ct_tensor **b);
 /* The checks of a one-input op: live tensor of ctx, out not NULL, a compute dtype (not a storage
  * format such as fp8), each failure named after op. */
 ct_status ct__one_input(ct_ctx *ctx, const char *op, const ct_tensor *t, void *out);

@@ -546,10 +546,6 @@ ct_status ct_rsub_scalar(ct_ctx *ctx, const ct_tensor *a, double v, double alpha
     return ct__ag_named(ctx, st, out, mark, "RsubBackward1");
 }
 
-static int ct__category_of(ct_dtype dt) {
-    return dt == CT_BOOL ? 0 : ct_dtype_is_floating(dt) ? 2 : 1;
-}
-
 /* The out-of-place form of an in-place op under autograd (ct__ag_inplace_fn). */
 typedef struct ct__inplace_arg {
     ct_op_kind kind;
@@ -643,14 +639,9 @@ static ct_status ct__inplace(ct_ctx *ctx, const char *name, ct_op_kind kind, ct_
                                  ct__shape_str(b, sizeof b, other->ndim, other->shape));
         }
     }
-    for (int i = 0; i < self->ndim; i++) /* an expanded self: torch's "unsupported operation" */
-        if (self->strides[i] == 0 && self->shape[i] > 1)
-            return ct__set_error(ctx, CT_ERR_INVALID_ARG,
-                                 "%s: self has internal overlap (dim %d of size %lld has stride "
-                                 "0); write into a contiguous tensor (clone) instead",
-                                 name, i, (long long)self->shape[i]);
+    if ((st = ct__check_no_overlap(ctx, name, self)) != CT_OK) return st; /* expanded self */
     if (kind == CT_OP_DIV && !ct_dtype_is_floating(rt)) rt = CT_FLOAT32;
-    if (ct__category_of(rt) > ct__category_of(self->dtype))
+    if (ct__cast_category(rt) > ct__cast_category(self->dtype))
         return ct__set_error(ctx, CT_ERR_DTYPE,
                              "%s: result type %s can't be cast to the desired output type %s", name,
                              ct_dtype_name(rt), ct_dtype_name(self->dtype));
@@ -755,10 +746,9 @@ ct_status ct_clamp(ct_ctx *ctx, const ct_tensor *a, const double *lo, const doub
 }
 ct_status ct_where(ct_ctx *ctx, const ct_tensor *cond, const ct_tensor *a, const ct_tensor *b,
                    ct_tensor **out) {
-    /* a uint8 mask (torch's deprecated ByteTensor mask): as bool */
     if (ctx && out && ct__tensor_live(cond) && cond->dtype == CT_UINT8) {
-        ct_tensor *b_ = NULL;
-        ct_status st_ = ct_cast(ctx, cond, CT_BOOL, &b_);
+        ct_tensor *b_ = NULL; /* torch's deprecated ByteTensor mask: as bool */
+        ct_status st_ = ct__byte_mask(ctx, cond, &b_);
         if (st_ == CT_OK) st_ = ct_where(ctx, b_, a, b, out);
         ct_tensor_release(b_);
         return st_;

@@ -4,15 +4,11 @@
 #include "core/internal.h"
 #include "ctorch/autograd.h"
 #include "ctorch/inplace.h"
+#include "ops/dispatch.h"
 #include "tensor/ag_front.h"
 #include "tensor/tensor_impl.h"
 
 #include <string.h>
-
-/* torch's canCast order: bool < integer < floating < complex; a result never goes down it. */
-static int ct__ip_category(ct_dtype dt) {
-    return dt == CT_BOOL ? 0 : ct_dtype_is_complex(dt) ? 3 : ct_dtype_is_floating(dt) ? 2 : 1;
-}
 
 /* The out-of-place result r must have self's shape and a dtype that casts to self's. */
 static ct_status ct__ip_check_result(ct_ctx *ctx, const char *name, const ct_tensor *self,
@@ -26,7 +22,7 @@ static ct_status ct__ip_check_result(ct_ctx *ctx, const char *name, const ct_ten
                              "%s: output with shape %s doesn't match the broadcast shape %s", name,
                              CT__SHAPE_STR(self), ct__shape_str(b, sizeof b, r->ndim, r->shape));
     }
-    if (ct__ip_category(r->dtype) > ct__ip_category(self->dtype))
+    if (ct__cast_category(r->dtype) > ct__cast_category(self->dtype))
         return ct__set_error(ctx, CT_ERR_DTYPE,
                              "%s: result type %s can't be cast to the desired output type %s", name,
                              ct_dtype_name(r->dtype), ct_dtype_name(self->dtype));
@@ -74,14 +70,7 @@ static ct_status ct__ip_run(ct_ctx *ctx, const char *name, ct_tensor *self, int 
     const ct_tensor *s1[1] = {self};
     ct_status st = ct__check_args(ctx, name, 1, s1, (void *)1);
     if (st != CT_OK) return st;
-    for (int i = 0; i < self->ndim; i++) /* torch: "unsupported operation: more than one element
-                                            of the written-to tensor refers to a single memory
-                                            location" */
-        if (self->strides[i] == 0 && self->shape[i] > 1)
-            return ct__set_error(ctx, CT_ERR_INVALID_ARG,
-                                 "%s: self has internal overlap (dim %d of size %lld has stride "
-                                 "0); write into a contiguous tensor (clone) instead",
-                                 name, i, (long long)self->shape[i]);
+    if ((st = ct__check_no_overlap(ctx, name, self)) != CT_OK) return st;
     ct__ip_call c = {fn, arg, name};
     bool differentiable = ct_dtype_is_floating(self->dtype) || ct_dtype_is_complex(self->dtype);
     if (differentiable && (ct__ag_wants(ctx, 1, s1) || ct__ag_wants(ctx, n, others))) {

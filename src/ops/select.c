@@ -103,10 +103,9 @@ static ct_status ct__masked_select_body(ct_ctx *ctx, const ct_tensor *t, const c
 
 ct_status ct_masked_select(ct_ctx *ctx, const ct_tensor *t, const ct_tensor *mask,
                            ct_tensor **out) {
-    /* a uint8 mask (torch's deprecated ByteTensor mask): as bool */
     if (ctx && out && ct__tensor_live(mask) && mask->dtype == CT_UINT8) {
-        ct_tensor *b_ = NULL;
-        ct_status st_ = ct_cast(ctx, mask, CT_BOOL, &b_);
+        ct_tensor *b_ = NULL; /* torch's deprecated ByteTensor mask: as bool */
+        ct_status st_ = ct__byte_mask(ctx, mask, &b_);
         if (st_ == CT_OK) st_ = ct_masked_select(ctx, t, b_, out);
         ct_tensor_release(b_);
         return st_;
@@ -204,6 +203,7 @@ static ct_status ct__addmm_any(ct_ctx *ctx, const char *name, const ct_tensor *i
     const ct_tensor *ins[3] = {input, a, b};
     ct_status st = ct__check_args(ctx, name, 3, ins, out);
     if (st != CT_OK) return st;
+    *out = NULL;
     int want = batched ? 3 : 2;
     if (a->ndim != want || b->ndim != want)
         return ct__set_error(ctx, CT_ERR_SHAPE, "%s: the two matrices must be %d-d, got %s and %s",

@@ -40,42 +40,42 @@ static const struct po_case {
     ct_print_options opts;
     const char *expect;
 } po_cases[] = {
-    {"prec2", CT_FLOAT32, 1, {3}, po_prec2, {2, 1000LL, 3, 80, -1},
+    {"prec2", CT_FLOAT32, 1, {3}, po_prec2, {sizeof(ct_print_options), 2, 1000LL, 3, 80, -1},
      "tensor([ 1.50,  2.25, -3.00])"},
-    {"prec6", CT_FLOAT32, 1, {3}, po_prec6, {6, 1000LL, 3, 80, -1},
+    {"prec6", CT_FLOAT32, 1, {3}, po_prec6, {sizeof(ct_print_options), 6, 1000LL, 3, 80, -1},
      "tensor([ 1.500000,  2.250000, -3.000000])"},
-    {"prec0", CT_FLOAT32, 1, {3}, po_prec0, {0, 1000LL, 3, 80, -1},
+    {"prec0", CT_FLOAT32, 1, {3}, po_prec0, {sizeof(ct_print_options), 0, 1000LL, 3, 80, -1},
      "tensor([ 2,  2, -3])"},
-    {"prec10_f64", CT_FLOAT64, 1, {2}, po_prec10_f64, {10, 1000LL, 3, 80, -1},
+    {"prec10_f64", CT_FLOAT64, 1, {2}, po_prec10_f64, {sizeof(ct_print_options), 10, 1000LL, 3, 80, -1},
      "tensor([ 0.3333333333, -0.2857142857], dtype=torch.float64)"},
-    {"sci_on", CT_FLOAT32, 1, {3}, po_sci_on, {4, 1000LL, 3, 80, 1},
+    {"sci_on", CT_FLOAT32, 1, {3}, po_sci_on, {sizeof(ct_print_options), 4, 1000LL, 3, 80, 1},
      "tensor([1.5000e+00, 2.2500e+00, -3.0000e+00])"},
-    {"sci_on_int", CT_FLOAT32, 1, {3}, po_sci_on_int, {4, 1000LL, 3, 80, 1},
+    {"sci_on_int", CT_FLOAT32, 1, {3}, po_sci_on_int, {sizeof(ct_print_options), 4, 1000LL, 3, 80, 1},
      "tensor([1.0000e+00, 2.0000e+00, 3.0000e+01])"},
-    {"sci_on_prec1", CT_FLOAT32, 1, {2}, po_sci_on_prec1, {1, 1000LL, 3, 80, 1},
+    {"sci_on_prec1", CT_FLOAT32, 1, {2}, po_sci_on_prec1, {sizeof(ct_print_options), 1, 1000LL, 3, 80, 1},
      "tensor([1.2e+02, -5.0e-01])"},
-    {"sci_off_small", CT_FLOAT32, 1, {3}, po_sci_off_small, {4, 1000LL, 3, 80, 0},
+    {"sci_off_small", CT_FLOAT32, 1, {3}, po_sci_off_small, {sizeof(ct_print_options), 4, 1000LL, 3, 80, 0},
      "tensor([    0.0000,     0.0000,     1.0000])"},
-    {"sci_off_big", CT_FLOAT32, 1, {2}, po_sci_off_big, {4, 1000LL, 3, 80, 0},
+    {"sci_off_big", CT_FLOAT32, 1, {2}, po_sci_off_big, {sizeof(ct_print_options), 4, 1000LL, 3, 80, 0},
      "tensor([10000000000.0000,     1.5000])"},
-    {"sci_off_huge_f64", CT_FLOAT64, 1, {2}, po_sci_off_huge_f64, {2, 1000LL, 3, 80, 0},
+    {"sci_off_huge_f64", CT_FLOAT64, 1, {2}, po_sci_off_huge_f64, {sizeof(ct_print_options), 2, 1000LL, 3, 80, 0},
      "tensor([1000000000000000052504760255204420248704468581108159154915854115511802457988908195786371375080447864043704443832883878176942523235360430575644792184786706982848387200926575803737830233794788090059368953234970799945081119038967640880074652742780142494579258788820056842838115669472196386865459400540160.00,     -2.50],\n"
     "       dtype=torch.float64)"},
-    {"sci_on_zeros", CT_FLOAT32, 1, {3}, po_sci_on_zeros, {4, 1000LL, 3, 80, 1},
+    {"sci_on_zeros", CT_FLOAT32, 1, {3}, po_sci_on_zeros, {sizeof(ct_print_options), 4, 1000LL, 3, 80, 1},
      "tensor([0., 0., 0.])"},
-    {"sci_on_nonfinite", CT_FLOAT32, 1, {3}, po_sci_on_nonfinite, {4, 1000LL, 3, 80, 1},
+    {"sci_on_nonfinite", CT_FLOAT32, 1, {3}, po_sci_on_nonfinite, {sizeof(ct_print_options), 4, 1000LL, 3, 80, 1},
      "tensor([nan, inf, 2.0000e+00])"},
-    {"thr10", CT_FLOAT32, 1, {20}, po_thr10, {4, 10LL, 3, 80, -1},
+    {"thr10", CT_FLOAT32, 1, {20}, po_thr10, {sizeof(ct_print_options), 4, 10LL, 3, 80, -1},
      "tensor([0.0000, 0.5000, 1.0000,  ..., 8.5000, 9.0000, 9.5000])"},
-    {"thr10_edge1", CT_FLOAT32, 1, {20}, po_thr10_edge1, {4, 10LL, 1, 80, -1},
+    {"thr10_edge1", CT_FLOAT32, 1, {20}, po_thr10_edge1, {sizeof(ct_print_options), 4, 10LL, 1, 80, -1},
      "tensor([ 0.,  ..., 19.])"},
-    {"thr_mat", CT_FLOAT32, 2, {10, 10}, po_thr_mat, {4, 50LL, 2, 80, -1},
+    {"thr_mat", CT_FLOAT32, 2, {10, 10}, po_thr_mat, {sizeof(ct_print_options), 4, 50LL, 2, 80, -1},
      "tensor([[ 0.0000,  0.1429,  ...,  1.1429,  1.2857],\n"
     "        [ 1.4286,  1.5714,  ...,  2.5714,  2.7143],\n"
     "        ...,\n"
     "        [11.4286, 11.5714,  ..., 12.5714, 12.7143],\n"
     "        [12.8571, 13.0000,  ..., 14.0000, 14.1429]])"},
-    {"thr_3d", CT_INT64, 3, {3, 4, 5}, po_thr_3d, {4, 20LL, 1, 80, -1},
+    {"thr_3d", CT_INT64, 3, {3, 4, 5}, po_thr_3d, {sizeof(ct_print_options), 4, 20LL, 1, 80, -1},
      "tensor([[[ 0,  ...,  4],\n"
     "         ...,\n"
     "         [15,  ..., 19]],\n"
@@ -85,7 +85,7 @@ static const struct po_case {
     "        [[40,  ..., 44],\n"
     "         ...,\n"
     "         [55,  ..., 59]]])"},
-    {"lw40", CT_FLOAT32, 1, {30}, po_lw40, {4, 1000LL, 3, 40, -1},
+    {"lw40", CT_FLOAT32, 1, {30}, po_lw40, {sizeof(ct_print_options), 4, 1000LL, 3, 40, -1},
      "tensor([ 0.0000,  1.2500,  2.5000,\n"
     "         3.7500,  5.0000,  6.2500,\n"
     "         7.5000,  8.7500, 10.0000,\n"
@@ -96,36 +96,36 @@ static const struct po_case {
     "        26.2500, 27.5000, 28.7500,\n"
     "        30.0000, 31.2500, 32.5000,\n"
     "        33.7500, 35.0000, 36.2500])"},
-    {"lw120", CT_FLOAT32, 1, {30}, po_lw120, {4, 1000LL, 3, 120, -1},
+    {"lw120", CT_FLOAT32, 1, {30}, po_lw120, {sizeof(ct_print_options), 4, 1000LL, 3, 120, -1},
      "tensor([ 0.0000,  1.2500,  2.5000,  3.7500,  5.0000,  6.2500,  7.5000,  8.7500, 10.0000, 11.2500, 12.5000, 13.7500,\n"
     "        15.0000, 16.2500, 17.5000, 18.7500, 20.0000, 21.2500, 22.5000, 23.7500, 25.0000, 26.2500, 27.5000, 28.7500,\n"
     "        30.0000, 31.2500, 32.5000, 33.7500, 35.0000, 36.2500])"},
-    {"lw40_f64_suffix", CT_FLOAT64, 1, {6}, po_lw40_f64_suffix, {4, 1000LL, 3, 40, -1},
+    {"lw40_f64_suffix", CT_FLOAT64, 1, {6}, po_lw40_f64_suffix, {sizeof(ct_print_options), 4, 1000LL, 3, 40, -1},
      "tensor([0.0000, 1.5000, 3.0000, 4.5000,\n"
     "        6.0000, 7.5000],\n"
     "       dtype=torch.float64)"},
-    {"lw10", CT_INT64, 1, {5}, po_lw10, {4, 1000LL, 3, 10, -1},
+    {"lw10", CT_INT64, 1, {5}, po_lw10, {sizeof(ct_print_options), 4, 1000LL, 3, 10, -1},
      "tensor([0,\n"
     "        1,\n"
     "        2,\n"
     "        3,\n"
     "        4])"},
-    {"lw30_mat", CT_FLOAT32, 2, {3, 4}, po_lw30_mat, {4, 1000LL, 3, 30, -1},
+    {"lw30_mat", CT_FLOAT32, 2, {3, 4}, po_lw30_mat, {sizeof(ct_print_options), 4, 1000LL, 3, 30, -1},
      "tensor([[   0.0000,  100.5000,\n"
     "          201.0000,  301.5000],\n"
     "        [ 402.0000,  502.5000,\n"
     "          603.0000,  703.5000],\n"
     "        [ 804.0000,  904.5000,\n"
     "         1005.0000, 1105.5000]])"},
-    {"cx_prec2", CT_COMPLEX64, 1, {2}, po_cx_prec2, {2, 1000LL, 3, 80, -1},
+    {"cx_prec2", CT_COMPLEX64, 1, {2}, po_cx_prec2, {sizeof(ct_print_options), 2, 1000LL, 3, 80, -1},
      "tensor([ 1.50+2.j, -0.25-1.j])"},
-    {"cx_sci", CT_COMPLEX64, 1, {2}, po_cx_sci, {4, 1000LL, 3, 80, 1},
+    {"cx_sci", CT_COMPLEX64, 1, {2}, po_cx_sci, {sizeof(ct_print_options), 4, 1000LL, 3, 80, 1},
      "tensor([1.5000e+00+2.0000e+00j, -2.5000e-01-1.0000e+00j])"},
-    {"scalar_prec8", CT_FLOAT64, 0, {0}, po_scalar_prec8, {8, 1000LL, 3, 80, -1},
+    {"scalar_prec8", CT_FLOAT64, 0, {0}, po_scalar_prec8, {sizeof(ct_print_options), 8, 1000LL, 3, 80, -1},
      "tensor(3.14159265, dtype=torch.float64)"},
-    {"scalar_sci", CT_FLOAT32, 0, {0}, po_scalar_sci, {4, 1000LL, 3, 80, 1},
+    {"scalar_sci", CT_FLOAT32, 0, {0}, po_scalar_sci, {sizeof(ct_print_options), 4, 1000LL, 3, 80, 1},
      "tensor(2.5000e+00)"},
-    {"int_lw", CT_INT32, 1, {40}, po_int_lw, {4, 1000LL, 3, 50, -1},
+    {"int_lw", CT_INT32, 1, {40}, po_int_lw, {sizeof(ct_print_options), 4, 1000LL, 3, 50, -1},
      "tensor([    0,  1000,  2000,  3000,  4000,  5000,\n"
     "         6000,  7000,  8000,  9000, 10000, 11000,\n"
     "        12000, 13000, 14000, 15000, 16000, 17000,\n"
@@ -134,15 +134,15 @@ static const struct po_case {
     "        30000, 31000, 32000, 33000, 34000, 35000,\n"
     "        36000, 37000, 38000, 39000],\n"
     "       dtype=torch.int32)"},
-    {"bool_thr", CT_BOOL, 1, {30}, po_bool_thr, {4, 8LL, 2, 80, -1},
+    {"bool_thr", CT_BOOL, 1, {30}, po_bool_thr, {sizeof(ct_print_options), 4, 8LL, 2, 80, -1},
      "tensor([ True, False,  ..., False, False])"},
-    {"f16_prec2", CT_FLOAT16, 1, {2}, po_f16_prec2, {2, 1000LL, 3, 80, -1},
+    {"f16_prec2", CT_FLOAT16, 1, {2}, po_f16_prec2, {sizeof(ct_print_options), 2, 1000LL, 3, 80, -1},
      "tensor([ 0.10, -2.50], dtype=torch.float16)"},
-    {"short", CT_FLOAT32, 1, {1200}, po_short, {2, 1000LL, 2, 80, -1},
+    {"short", CT_FLOAT32, 1, {1200}, po_short, {sizeof(ct_print_options), 2, 1000LL, 2, 80, -1},
      "tensor([0.00e+00, 3.33e-01,  ..., 3.99e+02, 4.00e+02])"},
-    {"short_small", CT_FLOAT32, 1, {2}, po_short_small, {2, 1000LL, 2, 80, -1},
+    {"short_small", CT_FLOAT32, 1, {2}, po_short_small, {sizeof(ct_print_options), 2, 1000LL, 2, 80, -1},
      "tensor([0.33, 0.67])"},
-    {"full", CT_INT64, 1, {1100}, po_full, {4, 9223372036854775807LL, 3, 80, -1},
+    {"full", CT_INT64, 1, {1100}, po_full, {sizeof(ct_print_options), 4, 9223372036854775807LL, 3, 80, -1},
      "tensor([ 0,  1,  2,  3,  4,  5,  6,  7,  8,  9, 10, 11, 12, 13, 14, 15, 16, 17,\n"
     "        18, 19, 20, 21, 22, 23, 24, 25, 26, 27, 28, 29, 30, 31, 32, 33, 34, 35,\n"
     "        36, 37, 38, 39, 40, 41, 42, 43, 44, 45, 46, 47, 48, 49, 50, 51, 52, 53,\n"

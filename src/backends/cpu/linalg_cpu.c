@@ -362,8 +362,8 @@ CT__LINALG_IMPL(f64, double, LAPACKE_d)
                             u[e] = (CT)NAN;                                                        \
                         for (int64_t e = 0; e < (int64_t)vr * n; e++)                              \
                             vt[e] = (CT)NAN;                                                       \
-                        ((int32_t *)o[3].data)[b] = 0;                                             \
-                    } else {                                                                       \
+                        if (o[3].data) ((int32_t *)o[3].data)[b] = 0;                              \
+                    } else if (o[1].data) {                                                        \
                         ((int32_t *)o[1].data)[b] = 0;                                             \
                     }                                                                              \
                     continue;                                                                      \
