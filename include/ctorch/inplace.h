@@ -8,7 +8,8 @@
  * written into self's memory (views write through to their base). An expanded self (a stride 0
  * over a dim longer than 1) is refused (CT_ERR_INVALID_ARG). Operands may share memory with self
  * (torch refuses a partial overlap): the result is computed before anything is written, and on
- * any failure self is unchanged.
+ * any failure self is unchanged. The cost is the out-of-place op's plus one pass writing self
+ * (the indexed writes too: O(numel), not O(indices)); ct_add_ ... of ops.h write in place.
  * Autograd: when self or an operand requires grad (grad mode on), self takes the op's node, named
  * as torch names it (ExpBackward0, ClampBackward1, MaskedFillBackward0 ...); a leaf that requires
  * grad, or a view of one, is refused (CT_ERR_STATE) as torch. ct_add_ / ct_sub_ / ct_mul_ / ct_div_

@@ -2,6 +2,7 @@
  * torch's name): dot, mv, outer, trace, diagonal, diag, tile, meshgrid, diff, nansum, nanmean,
  * var_mean, std_mean, linalg cross (docs/everyday.md, "Linear algebra and reductions"). */
 #include "autograd/autograd_impl.h"
+#include "dtype/dtype_size.h"
 #include "dispatch/dispatch.h"
 #include "ops/complex_impl.h"
 #include "ops/dispatch.h"
@@ -1167,12 +1168,8 @@ ct_status ct_randperm(ct_ctx *ctx, int64_t n, ct_dtype dtype, uint64_t seed, uin
     if (dtype == CT_BOOL || ct_dtype_is_floating(dtype) || !ct__is_compute_dtype(dtype))
         return ct__set_error(ctx, CT_ERR_DTYPE, "randperm: an integer dtype is required, got %s",
                              ct_dtype_name(dtype));
-    const int64_t top = dtype == CT_UINT8   ? 255
-                        : dtype == CT_INT8  ? 127
-                        : dtype == CT_INT16 ? 32767
-                        : dtype == CT_INT32 ? 2147483647
-                                            : INT64_MAX;
-    if (n > 0 && n - 1 > top) /* torch: "value cannot be converted to type uint8_t ..." */
+    double lo = 0, hi = 0; /* the largest value n - 1 must fit (torch: "cannot be converted") */
+    if (n > 0 && ct__int_range(dtype, &lo, &hi) && (double)(n - 1) > hi)
         return ct__set_error(ctx, CT_ERR_INVALID_ARG,
                              "randperm: n = %lld: the value %lld cannot be converted to %s without "
                              "overflow",

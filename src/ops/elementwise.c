@@ -781,10 +781,11 @@ static ct_status ct__cx_addc(ct_ctx *ctx, bool div, const ct_tensor *self, const
     return ct__ag_named(ctx, ct__error_within(ctx, name, st), out, mark,
                         div ? "AddcdivBackward0" : "AddcmulBackward0");
 }
+/* every operand live (c may be NULL: absent) and one of them complex */
 static bool ct__cx_any3(const ct_tensor *a, const ct_tensor *b, const ct_tensor *c) {
-    return ct__tensor_live(a) && ct__tensor_live(b) && ct__tensor_live(c) &&
+    return ct__tensor_live(a) && ct__tensor_live(b) && (!c || ct__tensor_live(c)) &&
            (ct_dtype_is_complex(a->dtype) || ct_dtype_is_complex(b->dtype) ||
-            ct_dtype_is_complex(c->dtype));
+            (c && ct_dtype_is_complex(c->dtype)));
 }
 ct_status ct_addcmul(ct_ctx *ctx, const ct_tensor *self, const ct_tensor *t1, const ct_tensor *t2,
                      double value, ct_tensor **out) {
@@ -1197,25 +1198,20 @@ static ct_status ct__cx_lerp(ct_ctx *ctx, const ct_tensor *start, const ct_tenso
     return ct__ag_named(ctx, ct__error_within(ctx, "lerp", st), out, mark,
                         weight ? "LerpBackward1" : "LerpBackward0");
 }
-static bool ct__lerp_any_cx(const ct_tensor *a, const ct_tensor *b, const ct_tensor *c) {
-    return (ct__tensor_live(a) && ct_dtype_is_complex(a->dtype)) ||
-           (ct__tensor_live(b) && ct_dtype_is_complex(b->dtype)) ||
-           (ct__tensor_live(c) && ct_dtype_is_complex(c->dtype));
-}
 
 ct_status ct_lerp(ct_ctx *ctx, const ct_tensor *start, const ct_tensor *end,
                   const ct_tensor *weight, ct_tensor **out) {
     if (ctx && !weight)
         return ct__set_error(ctx, CT_ERR_INVALID_ARG,
                              "lerp: weight is NULL (use ct_lerp_scalar for a number)");
-    if (ctx && out && ct__lerp_any_cx(start, end, weight))
+    if (ctx && out && ct__cx_any3(start, end, weight))
         return ct__cx_lerp(ctx, start, end, weight, 0, out);
     CT__AG_WRAP(ctx, out, ct__fwd_lerp(ctx, start, end, weight, 0, out),
                 CT__AG_IN3(CT__AG_LERP, start, end, weight));
 }
 ct_status ct_lerp_scalar(ct_ctx *ctx, const ct_tensor *start, const ct_tensor *end, double weight,
                          ct_tensor **out) {
-    if (ctx && out && ct__lerp_any_cx(start, end, NULL))
+    if (ctx && out && ct__cx_any3(start, end, NULL))
         return ct__cx_lerp(ctx, start, end, NULL, weight, out);
     CT__AG_WRAP(ctx, out, ct__fwd_lerp(ctx, start, end, NULL, weight, out),
                 (CT__AG_IN2(CT__AG_LERP_S, start, end), r_.sc[0] = weight));

@@ -344,12 +344,8 @@ static const ct__ag_custom CT__PAD_EMPTY_FN = {"ConstantPadNdBackward", ct__pad_
 static ct_status ct__pad_dim(ct_ctx *ctx, const ct_tensor *x, int d, int64_t lo, int64_t hi,
                              ct_pad_mode mode, double value, ct_tensor **out) {
     int64_t S = x->shape[d], n = S + lo + hi;
-    if (n < 0)
-        return ct__set_error(
-            ctx, CT_ERR_INVALID_ARG,
-            "pad: padding (%lld, %lld) of dim %d (size %lld) leaves a negative size", (long long)lo,
-            (long long)hi, d, (long long)S);
-    if (S + (lo < 0 ? lo : 0) + (hi < 0 ? hi : 0) < 0) /* torch crops first */
+    /* torch crops first: the negative pads alone must leave a size >= 0 (so n >= 0 too) */
+    if (S + (lo < 0 ? lo : 0) + (hi < 0 ? hi : 0) < 0)
         return ct__set_error(ctx, CT_ERR_INVALID_ARG,
                              "pad: cropping (%lld, %lld) is more than dim %d (size %lld)",
                              (long long)lo, (long long)hi, d, (long long)S);
