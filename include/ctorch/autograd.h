@@ -47,6 +47,150 @@ CT_API bool ct_set_grad_enabled(ct_ctx *ctx, bool enabled);
 /* A new tensor sharing t's storage (and version counter) without autograd history. */
 CT_API ct_status ct_tensor_detach(ct_ctx *ctx, const ct_tensor *t, ct_tensor **out);
 
+/* ---- autograd queries, hooks and anomaly mode (torch.Tensor.register_hook, retain_grad,
+ * torch.autograd.detect_anomaly; docs/autograd.md "Hooks") ---- */
+/* torch.is_grad_enabled: whether ops on ctx record (false for NULL). */
+CT_API bool ct_is_grad_enabled(const ct_ctx *ctx);
+/* Tensor.is_leaf: true unless t is the result of a recorded op (a tensor that does not require
+ * grad is a leaf, as torch); false for NULL. */
+CT_API bool ct_tensor_is_leaf(const ct_tensor *t);
+/* The name torch prints for t's grad_fn ("MulBackward0") into buf (cap bytes, truncated); false
+ * (buf "") for a leaf or a tensor without history. */
+CT_API bool ct_tensor_grad_fn_name(const ct_tensor *t, char *buf, size_t cap);
+/* Tensor.retain_grad: a non-leaf t keeps its gradient in .grad (ct_tensor_grad) at every backward
+ * (accumulated, after t's hooks ran); a no-op for a leaf; CT_ERR_STATE unless t requires grad. */
+CT_API ct_status ct_tensor_retain_grad(ct_tensor *t);
+/* Tensor.retains_grad: whether ct_tensor_retain_grad was called on the non-leaf t. */
+CT_API bool ct_tensor_retains_grad(const ct_tensor *t);
+/* A gradient hook: called with t's gradient during a backward pass (grad mode on only under
+ * create_graph); *new_grad (NULL on entry) may receive a replacement of the same shape and dtype
+ * (a new reference the engine takes), left NULL keeps grad. A failing status stops the backward. */
+typedef ct_status (*ct_grad_hook)(ct_ctx *ctx, const ct_tensor *grad, void *user,
+                                  ct_tensor **new_grad);
+/* Tensor.register_hook: hook runs on t's gradient when it is complete, before it flows on (a
+ * leaf: before it is added to .grad; ct_autograd_grad returns an input's gradient as it was before
+ * that input's hooks). Hooks run in registration order; *id (may be NULL) names it for
+ * ct_tensor_remove_hook; user must stay valid while the hook can run. CT_ERR_STATE unless t
+ * requires grad. */
+CT_API ct_status ct_tensor_register_hook(ct_tensor *t, ct_grad_hook hook, void *user, int64_t *id);
+/* Remove the hook registered on t with this id (CT_ERR_INVALID_ARG when t has none). */
+CT_API ct_status ct_tensor_remove_hook(ct_tensor *t, int64_t id);
+/* torch.autograd.set_detect_anomaly: with it on, each backward formula's results are checked and
+ * a NaN fails the backward with CT_ERR_STATE "Function 'SqrtBackward0' returned nan values in its
+ * 0th output." (torch's message; not checked during a graph capture). Returns the previous mode. */
+CT_API bool ct_set_detect_anomaly(ct_ctx *ctx, bool enabled);
+/* Whether anomaly mode is on for ctx (false for NULL). */
+CT_API bool ct_is_anomaly_enabled(const ct_ctx *ctx);
+
+/* ---- torch.autograd.grad's options ---- */
+typedef struct ct_grad_options {
+    size_t size;       /* sizeof(ct_grad_options) */
+    bool retain_graph; /* keep the graph's saved tensors for another backward */
+    bool create_graph; /* record the backward (higher-order derivatives); implies retain_graph */
+    bool allow_unused; /* an input no output depends on gets NULL instead of CT_ERR_STATE */
+} ct_grad_options;
+/* ct_autograd_grad with options (NULL: all false); grads[i] is NULL for an unused input when
+ * allow_unused. */
+CT_API ct_status ct_autograd_grad_ex(ct_ctx *ctx, int n_outputs, const ct_tensor *const *outputs,
+                                     const ct_tensor *const *grad_outputs, int n_inputs,
+                                     const ct_tensor *const *inputs, const ct_grad_options *opts,
+                                     ct_tensor **grads);
+
+/* ---- custom differentiable functions (torch.autograd.Function; docs/autograd.md) ---- */
+typedef struct ct_autograd_function {
+    size_t size;      /* sizeof(ct_autograd_function) */
+    const char *name; /* the grad_fn name printed ("MyOpBackward", copied); NULL:
+                         "CustomFunctionBackward" */
+    /* out[0..n_out) (new references) from in[0..n_in) (entries may be NULL); runs with grad mode
+     * off. What backward needs beyond the outputs goes into user (retain inputs there, release
+     * them in free_user); never keep an output there (a cycle never freed): backward gets them. */
+    ct_status (*forward)(ct_ctx *ctx, void *user, int n_in, const ct_tensor *const *in, int n_out,
+                         ct_tensor **out);
+    /* grad_in[i] (new references; NULL: zero) for each input with needs_input_grad[i], from the
+     * outputs out (torch's save_for_backward of the results: with history under create_graph)
+     * and grad_out (zeros where no gradient arrived). A gradient may have broadcast dims (summed
+     * away) and another floating dtype (cast). Under create_graph it runs with grad mode on, so a
+     * backward written with ct_* ops is differentiable again. */
+    ct_status (*backward)(ct_ctx *ctx, void *user, int n_out, const ct_tensor *const *out,
+                          const ct_tensor *const *grad_out, int n_in, const bool *needs_input_grad,
+                          ct_tensor **grad_in);
+    void (*free_user)(void *user); /* may be NULL; called once, when user is no longer needed */
+} ct_autograd_function;
+/* Function.apply: run fn->forward and, when an input requires grad (and grad mode is on), record
+ * one node whose backward is fn->backward. 0..4 inputs, 1..3 outputs (integer outputs never
+ * require grad; an output that is an input becomes an alias with its own history). user is
+ * handed to both callbacks and freed with fn->free_user when the node goes (at once when nothing
+ * is recorded or on failure). A second backward through the node needs retain_graph (it saved
+ * its outputs), as torch; a custom backward may not start another backward pass. */
+CT_API ct_status ct_autograd_function_apply(ct_ctx *ctx, const ct_autograd_function *fn, void *user,
+                                            int n_in, const ct_tensor *const *in, int n_out,
+                                            ct_tensor **out);
+
+/* ---- the functional API (torch.autograd.functional, reverse mode) ---- */
+/* The function differentiated: *out (a new reference, floating or complex) = f(in[0..n_in)). It
+ * is called with grad mode on and inputs that require grad; it must compute out with ct_* ops. */
+typedef ct_status (*ct_autograd_fn)(ct_ctx *ctx, void *user, int n_in, const ct_tensor *const *in,
+                                    ct_tensor **out);
+typedef struct ct_autodiff_options {
+    size_t size;       /* sizeof(ct_autodiff_options) */
+    bool create_graph; /* results keep their graph (differentiable again); else detached */
+    bool strict;       /* an output independent of an input is CT_ERR_STATE, not zeros */
+} ct_autodiff_options;
+/* torch.autograd.functional.vjp: vjp[i] = v^T d f / d inputs[i] (n_in of them, 1..64); v of f's
+ * shape, or NULL when f has one element; *out (may be NULL) receives f(inputs). opts may be
+ * NULL. Inputs must be floating or complex; they are not modified and their .grad is untouched. */
+CT_API ct_status ct_autograd_vjp(ct_ctx *ctx, ct_autograd_fn fn, void *user, int n_in,
+                                 const ct_tensor *const *inputs, const ct_tensor *v,
+                                 const ct_autodiff_options *opts, ct_tensor **out, ct_tensor **vjp);
+/* torch.autograd.functional.jvp: *jvp = sum_i d f / d inputs[i] v[i] (f's shape), by torch's
+ * double-backward trick; v: n_in tensors of the inputs' shapes, or NULL for one one-element
+ * input. */
+CT_API ct_status ct_autograd_jvp(ct_ctx *ctx, ct_autograd_fn fn, void *user, int n_in,
+                                 const ct_tensor *const *inputs, const ct_tensor *const *v,
+                                 const ct_autodiff_options *opts, ct_tensor **out, ct_tensor **jvp);
+/* torch.autograd.functional.jacobian: jac[i] of shape f.shape + inputs[i].shape and inputs[i]'s
+ * dtype; one backward pass per element of f (torch's vectorize=False). */
+CT_API ct_status ct_autograd_jacobian(ct_ctx *ctx, ct_autograd_fn fn, void *user, int n_in,
+                                      const ct_tensor *const *inputs,
+                                      const ct_autodiff_options *opts, ct_tensor **jac);
+/* torch.autograd.functional.hessian of a one-element f: hess[i * n_in + j] = d^2 f / d inputs[i]
+ * d inputs[j], shape inputs[i].shape + inputs[j].shape; 1..8 inputs. */
+CT_API ct_status ct_autograd_hessian(ct_ctx *ctx, ct_autograd_fn fn, void *user, int n_in,
+                                     const ct_tensor *const *inputs,
+                                     const ct_autodiff_options *opts, ct_tensor **hess);
+/* torch.autograd.functional.vhp of a one-element f: vhp[i] = sum_j v[j]^T d^2 f / d inputs[j]
+ * d inputs[i]; v as ct_autograd_jvp's. */
+CT_API ct_status ct_autograd_vhp(ct_ctx *ctx, ct_autograd_fn fn, void *user, int n_in,
+                                 const ct_tensor *const *inputs, const ct_tensor *const *v,
+                                 const ct_autodiff_options *opts, ct_tensor **out, ct_tensor **vhp);
+/* torch.autograd.functional.hvp: hvp[i] = sum_j d^2 f / d inputs[i] d inputs[j] v[j] (torch's
+ * double-backward form; equal to vhp for a twice continuously differentiable f). */
+CT_API ct_status ct_autograd_hvp(ct_ctx *ctx, ct_autograd_fn fn, void *user, int n_in,
+                                 const ct_tensor *const *inputs, const ct_tensor *const *v,
+                                 const ct_autodiff_options *opts, ct_tensor **out, ct_tensor **hvp);
+
+/* ---- gradcheck (torch.autograd.gradcheck / gradgradcheck) ---- */
+typedef struct ct_gradcheck_options {
+    size_t size;       /* sizeof(ct_gradcheck_options) */
+    double eps;        /* central-difference step (torch: 1e-6) */
+    double atol, rtol; /* |analytical - numerical| <= atol + rtol |numerical| (1e-5, 1e-3) */
+    uint64_t seed;     /* gradgradcheck: the random grad_output's draw */
+} ct_gradcheck_options;
+/* torch's defaults: eps 1e-6, atol 1e-5, rtol 1e-3, seed 0. */
+CT_API ct_gradcheck_options ct_gradcheck_options_default(void);
+/* Compare fn's analytical Jacobian (backward, run twice: it must give the same values) with
+ * central differences in each input that requires grad (float64 inputs recommended, as torch).
+ * Returns CT_OK with *passed; when false ct_ctx_last_error names the input, the elements and both
+ * values. Real inputs and outputs only (complex: CT_ERR_UNSUPPORTED); opts NULL: the defaults. */
+CT_API ct_status ct_gradcheck(ct_ctx *ctx, ct_autograd_fn fn, void *user, int n_in,
+                              const ct_tensor *const *inputs, const ct_gradcheck_options *opts,
+                              bool *passed);
+/* gradcheck of the first derivatives: for each input j that requires grad, gradcheck of
+ * (inputs, v) -> d <fn(inputs), v> / d inputs[j] with a random v (uniform [-1, 1), opts->seed). */
+CT_API ct_status ct_gradgradcheck(ct_ctx *ctx, ct_autograd_fn fn, void *user, int n_in,
+                                  const ct_tensor *const *inputs, const ct_gradcheck_options *opts,
+                                  bool *passed);
+
 /* ---- differentiable building blocks (compositions of ops, so they need no own backward) ---- */
 /* Loss reductions; BATCHMEAN (the sum over the first dim's size) is ct_kl_div's only, as torch. */
 typedef enum {

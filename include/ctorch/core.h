@@ -108,6 +108,14 @@ CT_API void ct_ctx_free(ct_ctx *ctx);
 /* Detailed message of the last failed call on this context ("" if none; "no context" for NULL).
  * Valid until the next call. */
 CT_API const char *ct_ctx_last_error(const ct_ctx *ctx);
+/* Set ctx's last error message (printf format) and return status: for user callbacks (gradient
+ * hooks, custom functions, autograd functions) that fail, so the caller sees why. A failing status
+ * invalidates a capture in progress, as any failed op's. */
+CT_API ct_status ct_ctx_set_error(ct_ctx *ctx, ct_status status, const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 3, 4)))
+#endif
+    ;
 /* Name of the CPU kernel ISA this context uses: "ref", "avx2" or "avx512" ("" for NULL). */
 CT_API const char *ct_ctx_cpu_isa(const ct_ctx *ctx);
 /* Number of threads the context's kernels use (0 for NULL). */

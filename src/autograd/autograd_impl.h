@@ -15,6 +15,13 @@ typedef struct ct__ag_edge {
     ct__ag_node *node; /* NULL: the input does not require grad */
     int nr;            /* which output of node the input is */
 } ct__ag_edge;
+/* A gradient hook on one output of a node (ct_tensor_register_hook), run in registration order. */
+typedef struct ct__ag_hook {
+    struct ct__ag_hook *next;
+    int64_t id;
+    ct_grad_hook fn;
+    void *user;
+} ct__ag_hook;
 typedef struct ct__ag_tmeta {
     int ndim;
     int64_t shape[CT_MAX_DIMS];
@@ -42,6 +49,8 @@ struct ct__ag_node {
     void *custom_user;
     const char *name; /* the printed name where not the formula's (ct__ag_rec.name, ct__ag_named) */
     uint64_t seq;     /* the context's tape position when made (ct__ag_mark) */
+    ct__ag_hook *hooks[CT__AG_MAX_OUT]; /* the gradient hooks of each output (owned) */
+    ct_tensor *retain[CT__AG_MAX_OUT];  /* the non-leaf tensor retaining that gradient (weak) */
     /* engine scratch, reset after every run */
     int deps;
     bool seen, needed, target, ran;
@@ -53,6 +62,7 @@ typedef struct ct__ag_meta {
     int output_nr;
     ct_tensor *grad;
     ct__ag_node *acc; /* leaf: its accumulate node, made on first use */
+    bool retains;     /* non-leaf: ct_tensor_retain_grad (grad_fn->retain[output_nr] is t) */
 } ct__ag_meta;
 
 #define CT__AG_MAX_TMP 96
@@ -157,5 +167,28 @@ uint32_t ct__ag_reduced_mask(const ct__ag_node *n, int ndim);
  * name tagged at the record (ct__ag_rec.name) or by a composite (ct__ag_named) wins; otherwise
  * the formula's, with torch's overload number from the node's parameters. */
 bool ct__ag_grad_fn_name(const ct_tensor *t, char *buf, size_t cap);
+/* The same for a node (false for a leaf's accumulate node). */
+bool ct__ag_node_name(const ct__ag_node *n, char *buf, size_t cap);
+/* The edge a gradient for t flows along: its grad_fn, or its leaf accumulate node (made on first
+ * use); node NULL when t does not require grad. */
+ct_status ct__ag_edge_of(ct_ctx *ctx, const ct_tensor *t, ct__ag_edge *e);
+
+/* Nodes whose backward is a ct__ag_custom (n->custom, n->custom_user). */
+static inline bool ct__ag_is_custom(int op) { return op == CT__AG_CUSTOM || op == CT__AG_USERFN; }
+/* autodiff.c: CT__AG_USERFN's formula (the user's backward with the saved outputs). */
+void ct__ad_userfn_backward(ct__ag_call *c);
+
+/* hooks.c: run node n's hooks on the gradient *g of output nr (replaced by a hook's result), then
+ * store it into the retaining tensor's .grad; free a node's hooks; anomaly mode's NaN check of
+ * a formula's results gin[0..n_in). */
+ct_status ct__ag_run_hooks(ct_ctx *ctx, ct__ag_node *n, int nr, ct_tensor **g);
+void ct__ag_hooks_free(ct__ag_node *n);
+ct_status ct__ag_anomaly_check(ct_ctx *ctx, const ct__ag_node *n, ct_tensor *const *gin);
+/* The backward pass behind ct_backward (grads NULL) and ct_autograd_grad; allow_unused: an input
+ * no output depends on gets NULL instead of an error. */
+ct_status ct__ag_run_backward(ct_ctx *ctx, const char *api, int n_roots,
+                              const ct_tensor *const *roots, const ct_tensor *const *groots,
+                              int n_inputs, const ct_tensor *const *inputs, bool retain,
+                              bool create, bool allow_unused, ct_tensor **grads);
 
 #endif

@@ -25,9 +25,13 @@ static void ct__ag_custom_backward(ct__ag_call *c) {
 static const ct__ag_formula ct__ag_custom_formula = {"CustomBackward", ct__ag_custom_backward, 0,
                                                      0};
 
+static const ct__ag_formula ct__ag_userfn_formula = {"CustomFunctionBackward",
+                                                     ct__ad_userfn_backward, 0, 0x7u};
+
 static const ct__ag_formula *ct__ag_formula_of(int op) {
     if (op == CT__AG_ACC) return &ct__ag_acc_formula;
     if (op == CT__AG_CUSTOM) return &ct__ag_custom_formula;
+    if (op == CT__AG_USERFN) return &ct__ag_userfn_formula;
     const ct__ag_formula *f = ct__ag_formula_elementwise(op);
     if (!f) f = ct__ag_formula_reduce(op);
     if (!f) f = ct__ag_formula_nn(op);
@@ -41,12 +45,17 @@ bool ct__ag_grad_fn_name(const ct_tensor *t, char *buf, size_t cap) {
     const ct__ag_meta *m = t ? t->ag : NULL;
     const ct__ag_node *n = m ? m->grad_fn : NULL;
     if (!n || !t->requires_grad) return false;
+    return ct__ag_node_name(n, buf, cap);
+}
+
+bool ct__ag_node_name(const ct__ag_node *n, char *buf, size_t cap) {
+    if (!n || n->op == CT__AG_ACC) return false;
     if (n->name) { /* torch's name, tagged at the record or by a composite (ct__ag_named) */
         snprintf(buf, cap, "%s", n->name);
         return true;
     }
     const ct__ag_formula *f = ct__ag_formula_of(n->op);
-    const char *name = n->op == CT__AG_CUSTOM && n->custom ? n->custom->name : f->name;
+    const char *name = ct__ag_is_custom(n->op) && n->custom ? n->custom->name : f->name;
     int overload = 0; /* torch's generated node names carry the overload's number */
     int da = n->in_meta[0].ndim, db = n->in_meta[1].ndim;
     switch (n->op) {
@@ -115,6 +124,7 @@ static void ct__ag_free_saved(ct__ag_node *n) {
 static void ct__ag_node_release(ct__ag_node *n) {
     if (!n || --n->refcount > 0) return;
     ct__ag_free_saved(n);
+    ct__ag_hooks_free(n);
     if (n->custom && n->custom->free_user) n->custom->free_user(n->custom_user);
     for (int i = 0; i < n->n_in; i++)
         ct__ag_node_release(n->next[i].node);
@@ -149,6 +159,8 @@ static void ct__ag_free_meta(ct_tensor *t) {
         m->acc->leaf = NULL;
         ct__ag_node_release(m->acc);
     }
+    if (m->retains && m->grad_fn && m->grad_fn->retain[m->output_nr] == t)
+        m->grad_fn->retain[m->output_nr] = NULL;
     ct__ag_node_release(m->grad_fn);
     ct_tensor_release(m->grad);
     ct__free(ctx, m);
@@ -163,8 +175,7 @@ static ct__ag_meta *ct__ag_meta_get(ct_tensor *t) {
     return m;
 }
 
-/* The edge a gradient for t flows along: its grad_fn, or its leaf accumulate node. */
-static ct_status ct__ag_edge_of(ct_ctx *ctx, const ct_tensor *tc, ct__ag_edge *e) {
+ct_status ct__ag_edge_of(ct_ctx *ctx, const ct_tensor *tc, ct__ag_edge *e) {
     ct_tensor *t = (ct_tensor *)tc;
     ct__ag_meta *m = t->ag;
     e->node = NULL;
@@ -189,7 +200,7 @@ static ct_status ct__ag_edge_of(ct_ctx *ctx, const ct_tensor *tc, ct__ag_edge *e
 
 /* A custom record's data when nothing takes it. */
 static void ct__ag_drop_custom(const ct__ag_rec *r) {
-    if (r->op == CT__AG_CUSTOM && r->custom && r->custom->free_user)
+    if (ct__ag_is_custom(r->op) && r->custom && r->custom->free_user)
         r->custom->free_user(r->custom_user);
 }
 
@@ -242,7 +253,8 @@ static bool ct__ag_complex_safe(int op) {
     case CT__AG_REPEAT:
     case CT__AG_ZERO:
     case CT__AG_NOT_IMPLEMENTED:
-    case CT__AG_CUSTOM: return true;
+    case CT__AG_CUSTOM:
+    case CT__AG_USERFN: return true;
     default: return false;
     }
 }
@@ -275,7 +287,7 @@ static ct_status ct__ag_record(ct_ctx *ctx, const ct__ag_rec *r) {
                 return CT_OK;
             }
     }
-    if (!f || !float_out || (r->op == CT__AG_CUSTOM && !r->custom)) {
+    if (!f || !float_out || (ct__ag_is_custom(r->op) && !r->custom)) {
         ct__ag_drop_custom(r);
         return CT_OK; /* integer / bool results never require grad */
     }
@@ -286,11 +298,11 @@ static ct_status ct__ag_record(ct_ctx *ctx, const ct__ag_rec *r) {
         st = ct__set_error(ctx, CT_ERR_OOM, "autograd: out of memory recording %s", f->name);
         goto fail;
     }
-    if (r->op == CT__AG_CUSTOM) {
+    if (ct__ag_is_custom(r->op)) {
         n->custom = r->custom;
         n->custom_user = r->custom_user;
     }
-    const bool custom_saves = r->op == CT__AG_CUSTOM && r->custom->saves && r->custom_user;
+    const bool custom_saves = ct__ag_is_custom(r->op) && r->custom->saves && r->custom_user;
     n->name = r->name;
     n->n_in = r->n_in;
     n->n_out = r->n_out;
@@ -573,6 +585,11 @@ static ct_status ct__ag_inplace_impl(ct_ctx *ctx, const ct__ag_inplace_w *w) {
         ct__ag_node *n = rm->grad_fn;
         n->refcount++;
         if (w->name) n->name = w->name; /* NULL: the op's own node name */
+        if (m->retains) {               /* retain_grad follows dst to its new history, as torch */
+            if (m->grad_fn && m->grad_fn->retain[m->output_nr] == dst)
+                m->grad_fn->retain[m->output_nr] = NULL;
+            n->retain[rm->output_nr] = dst;
+        }
         ct__ag_node_release(m->grad_fn);
         m->grad_fn = n;
         m->output_nr = rm->output_nr;
@@ -786,6 +803,7 @@ static ct_status ct__ag_exec(ct__ag_run *R, ct__ag_node *n) {
     }
     if (c.st == CT_OK) f->backward(&c);
     st = c.st;
+    if (st == CT_OK && ctx->ag_anomaly) st = ct__ag_anomaly_check(ctx, n, c.gin);
     for (int i = 0; i < n->n_in && st == CT_OK; i++) {
         if (!c.gin[i] || !c.need[i]) continue;
         ct_tensor *g = c.gin[i];
@@ -803,10 +821,10 @@ done:
 }
 
 /* Shared by ct_backward (grads == NULL: accumulate into leaves) and ct_autograd_grad. */
-static ct_status ct__ag_run_backward(ct_ctx *ctx, const char *api, int n_roots,
-                                     const ct_tensor *const *roots, const ct_tensor *const *groots,
-                                     int n_inputs, const ct_tensor *const *inputs, bool retain,
-                                     bool create, ct_tensor **grads) {
+ct_status ct__ag_run_backward(ct_ctx *ctx, const char *api, int n_roots,
+                              const ct_tensor *const *roots, const ct_tensor *const *groots,
+                              int n_inputs, const ct_tensor *const *inputs, bool retain,
+                              bool create, bool allow_unused, ct_tensor **grads) {
     ct__ag_run R = {ctx, NULL, 0, 0, create, grads == NULL};
     ct_tensor *seed[16] = {NULL};
     ct__ag_edge redge[16], iedge[64];
@@ -817,6 +835,11 @@ static ct_status ct__ag_run_backward(ct_ctx *ctx, const char *api, int n_roots,
                              n_roots, n_inputs);
     if (ctx->ag_depth != 0)
         return ct__set_error(ctx, CT_ERR_STATE, "%s: called from inside an op", api);
+    if (ctx->ag_running)
+        return ct__set_error(ctx, CT_ERR_STATE,
+                             "%s: called from inside a backward pass (a gradient hook or a custom "
+                             "function's backward); nested backward passes are not supported",
+                             api);
     for (int r = 0; r < n_roots; r++) {
         const ct_tensor *t = roots[r];
         if ((st = ct__check_tensor(ctx, api, "output", t)) != CT_OK) goto out;
@@ -888,6 +911,10 @@ static ct_status ct__ag_run_backward(ct_ctx *ctx, const char *api, int n_roots,
         }
     }
     for (int i = 0; i < n_inputs; i++) {
+        if (!iedge[i].node->seen && allow_unused) {
+            iedge[i].node = NULL; /* its gradient stays NULL */
+            continue;
+        }
         if (!iedge[i].node->seen) {
             st = ct__set_error(ctx, CT_ERR_STATE,
                                "%s: one of the differentiated tensors (input %d) appears to not "
@@ -935,16 +962,26 @@ static ct_status ct__ag_run_backward(ct_ctx *ctx, const char *api, int n_roots,
     {
         bool prev_off = ctx->grad_off;
         ctx->grad_off = !create;
+        ctx->ag_running = true;
         for (int k = 0; k < R.n_nodes && st == CT_OK; k++) {
             ct__ag_node *n = R.nodes[k];
             bool any = false;
             for (int j = 0; j < n->n_out; j++)
                 any |= n->buf[j] != NULL;
             if (!n->needed || !any) continue;
-            if (n->target)
+            if (n->target) /* captured before the hooks, as torch */
                 for (int i = 0; i < n_inputs; i++)
                     if (iedge[i].node == n && n->buf[iedge[i].nr] && !grads[i])
                         grads[i] = ct_tensor_retain(n->buf[iedge[i].nr]);
+            bool next_needed = false;
+            for (int i = 0; i < n->n_in; i++)
+                next_needed |= n->next[i].node && n->next[i].node->needed;
+            /* the hooks of a node that runs (an accumulator only in backward) */
+            const bool runs = n->op == CT__AG_ACC ? R.accumulate && n->leaf : next_needed;
+            for (int j = 0; runs && j < n->n_out && st == CT_OK; j++)
+                if (n->buf[j] && (n->hooks[j] || n->retain[j]))
+                    st = ct__ag_run_hooks(ctx, n, j, &n->buf[j]);
+            if (st != CT_OK) break;
             if (n->op == CT__AG_ACC) {
                 if (R.accumulate && n->leaf) {
                     ct_tensor *g = n->buf[0];
@@ -952,9 +989,6 @@ static ct_status ct__ag_run_backward(ct_ctx *ctx, const char *api, int n_roots,
                     st = ct__ag_accumulate(&R, n->leaf, g);
                 }
             } else {
-                bool next_needed = false;
-                for (int i = 0; i < n->n_in; i++)
-                    next_needed |= n->next[i].node && n->next[i].node->needed;
                 if (next_needed) {
                     st = ct__ag_exec(&R, n);
                     n->ran = true;
@@ -966,6 +1000,7 @@ static ct_status ct__ag_run_backward(ct_ctx *ctx, const char *api, int n_roots,
             }
         }
         ctx->grad_off = prev_off;
+        ctx->ag_running = false;
     }
     if (st == CT_OK && !retain && !create)
         for (int k = 0; k < R.n_nodes; k++)
@@ -988,7 +1023,7 @@ out:
         ct_tensor_release(seed[r]);
     /* inputs the gradient never reached get zeros (they are in the graph) */
     for (int i = 0; grads && st == CT_OK && i < n_inputs; i++)
-        if (!grads[i])
+        if (!grads[i] && iedge[i].node)
             st = ct_tensor_zeros(ctx, inputs[i]->dtype, inputs[i]->ndim, inputs[i]->shape,
                                  &grads[i]);
     if (st != CT_OK && grads)
@@ -1003,7 +1038,8 @@ ct_status ct_backward(ct_ctx *ctx, const ct_tensor *root, const ct_tensor *grad_
                       bool retain_graph) {
     if (!ctx) return CT_ERR_INVALID_ARG;
     const ct_tensor *roots[1] = {root}, *gr[1] = {grad_root};
-    return ct__ag_run_backward(ctx, "backward", 1, roots, gr, 0, NULL, retain_graph, false, NULL);
+    return ct__ag_run_backward(ctx, "backward", 1, roots, gr, 0, NULL, retain_graph, false, false,
+                               NULL);
 }
 
 ct_status ct_autograd_grad(ct_ctx *ctx, int n_outputs, const ct_tensor *const *outputs,
@@ -1019,7 +1055,7 @@ ct_status ct_autograd_grad(ct_ctx *ctx, int n_outputs, const ct_tensor *const *o
     for (int i = 0; i < n_inputs && i < 64; i++)
         grads[i] = NULL;
     return ct__ag_run_backward(ctx, "autograd_grad", n_outputs, outputs, grad_outputs, n_inputs,
-                               inputs, retain_graph || create_graph, create_graph, grads);
+                               inputs, retain_graph || create_graph, create_graph, false, grads);
 }
 
 ct_tensor *ct__ag_slice_backward(ct__ag_call *c, const ct_tensor *g, const ct__ag_tmeta *m, int dim,

@@ -177,6 +177,8 @@ typedef enum ct__ag_op {
     CT__AG_LAGUERRE_L,
     CT__AG_LEGENDRE_P,
     CT__AG_AIRY_AI,
+    CT__AG_USERFN, /* ct_autograd_function_apply: a ct__ag_custom record whose node saves its
+                      outputs and hands them to the user's backward (autograd/autodiff.c) */
     CT__AG_COUNT
 } ct__ag_op;
 

@@ -46,6 +46,16 @@ ct_status ct__set_error(ct_ctx *ctx, ct_status st, const char *fmt, ...) {
     return st;
 }
 
+ct_status ct_ctx_set_error(ct_ctx *ctx, ct_status status, const char *fmt, ...) {
+    if (!ctx || !fmt) return status;
+    char buf[sizeof ctx->err];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(buf, sizeof buf, fmt, ap);
+    va_end(ap);
+    return ct__set_error(ctx, status, "%s", buf);
+}
+
 ct_status ct__set_error_keep_capture(ct_ctx *ctx, ct_status st, const char *fmt, ...) {
     if (!ctx) return st;
     va_list ap;
