@@ -150,6 +150,126 @@ static void s2_ct_tensor_detach(void) { SWEEP_STATUS(ct_tensor_detach(S_ctx, S_t
 static void s3_ct_tensor_detach(void) { SWEEP_STATUS(ct_tensor_detach(S_ctx, S_t, &S_out[0])); }
 static void s4_ct_tensor_detach(void) { SWEEP_STATUS(ct_tensor_detach(S_ctx, S_t, &S_out[0])); }
 static void s5_ct_tensor_detach(void) { SWEEP_STATUS(ct_tensor_detach(S_ctx, S_t, &S_out[0])); }
+static void s0_ct_is_grad_enabled(void) { (void)ct_is_grad_enabled(NULL); }
+static void s1_ct_is_grad_enabled(void) { (void)ct_is_grad_enabled(S_ctx); }
+static void s2_ct_is_grad_enabled(void) { (void)ct_is_grad_enabled(S_ctx); }
+static void s3_ct_is_grad_enabled(void) { (void)ct_is_grad_enabled(S_ctx); }
+static void s4_ct_is_grad_enabled(void) { (void)ct_is_grad_enabled(S_ctx); }
+static void s5_ct_is_grad_enabled(void) { (void)ct_is_grad_enabled(S_ctx); }
+static void s0_ct_tensor_is_leaf(void) { (void)ct_tensor_is_leaf(NULL); }
+static void s1_ct_tensor_is_leaf(void) { (void)ct_tensor_is_leaf(NULL); }
+static void s2_ct_tensor_is_leaf(void) { (void)ct_tensor_is_leaf(S_t); }
+static void s3_ct_tensor_is_leaf(void) { (void)ct_tensor_is_leaf(S_t); }
+static void s4_ct_tensor_is_leaf(void) { (void)ct_tensor_is_leaf(S_t); }
+static void s5_ct_tensor_is_leaf(void) { (void)ct_tensor_is_leaf(S_t); }
+static void s0_ct_tensor_grad_fn_name(void) { (void)ct_tensor_grad_fn_name(NULL, NULL, (size_t){0}); }
+static void s1_ct_tensor_grad_fn_name(void) { (void)ct_tensor_grad_fn_name(NULL, NULL, (size_t){0}); }
+static void s2_ct_tensor_grad_fn_name(void) { (void)ct_tensor_grad_fn_name(S_t, NULL, (size_t){0}); }
+static void s3_ct_tensor_grad_fn_name(void) { (void)ct_tensor_grad_fn_name(S_t, NULL, (size_t){0}); }
+static void s4_ct_tensor_grad_fn_name(void) { (void)ct_tensor_grad_fn_name(S_t, NULL, (size_t){0}); }
+static void s5_ct_tensor_grad_fn_name(void) { (void)ct_tensor_grad_fn_name(S_t, NULL, (size_t){0}); }
+static void s0_ct_tensor_retain_grad(void) { (void)ct_tensor_retain_grad(NULL); }
+static void s1_ct_tensor_retain_grad(void) { (void)ct_tensor_retain_grad(NULL); }
+static void s2_ct_tensor_retain_grad(void) { (void)ct_tensor_retain_grad(S_t); }
+static void s3_ct_tensor_retain_grad(void) { (void)ct_tensor_retain_grad(S_t); }
+static void s4_ct_tensor_retain_grad(void) { (void)ct_tensor_retain_grad(S_t); }
+static void s5_ct_tensor_retain_grad(void) { (void)ct_tensor_retain_grad(S_t); }
+static void s0_ct_tensor_retains_grad(void) { (void)ct_tensor_retains_grad(NULL); }
+static void s1_ct_tensor_retains_grad(void) { (void)ct_tensor_retains_grad(NULL); }
+static void s2_ct_tensor_retains_grad(void) { (void)ct_tensor_retains_grad(S_t); }
+static void s3_ct_tensor_retains_grad(void) { (void)ct_tensor_retains_grad(S_t); }
+static void s4_ct_tensor_retains_grad(void) { (void)ct_tensor_retains_grad(S_t); }
+static void s5_ct_tensor_retains_grad(void) { (void)ct_tensor_retains_grad(S_t); }
+static void s0_ct_tensor_register_hook(void) { (void)ct_tensor_register_hook(NULL, (ct_grad_hook){0}, NULL, NULL); }
+static void s1_ct_tensor_register_hook(void) { (void)ct_tensor_register_hook(NULL, (ct_grad_hook){0}, NULL, NULL); }
+static void s2_ct_tensor_register_hook(void) { (void)ct_tensor_register_hook(S_t, (ct_grad_hook){0}, NULL, NULL); }
+static void s3_ct_tensor_register_hook(void) { (void)ct_tensor_register_hook(S_t, (ct_grad_hook){0}, NULL, NULL); }
+static void s4_ct_tensor_register_hook(void) { (void)ct_tensor_register_hook(S_t, (ct_grad_hook){0}, NULL, S_i64); }
+static void s5_ct_tensor_register_hook(void) { (void)ct_tensor_register_hook(S_t, (ct_grad_hook){0}, NULL, S_i64); }
+static void s0_ct_tensor_remove_hook(void) { (void)ct_tensor_remove_hook(NULL, (int64_t){0}); }
+static void s1_ct_tensor_remove_hook(void) { (void)ct_tensor_remove_hook(NULL, (int64_t){0}); }
+static void s2_ct_tensor_remove_hook(void) { (void)ct_tensor_remove_hook(S_t, (int64_t){0}); }
+static void s3_ct_tensor_remove_hook(void) { (void)ct_tensor_remove_hook(S_t, (int64_t){0}); }
+static void s4_ct_tensor_remove_hook(void) { (void)ct_tensor_remove_hook(S_t, (int64_t){0}); }
+static void s5_ct_tensor_remove_hook(void) { (void)ct_tensor_remove_hook(S_t, (int64_t){0}); }
+static void s0_ct_set_detect_anomaly(void) { (void)ct_set_detect_anomaly(NULL, (bool){0}); }
+static void s1_ct_set_detect_anomaly(void) { (void)ct_set_detect_anomaly(S_ctx, (bool){0}); }
+static void s2_ct_set_detect_anomaly(void) { (void)ct_set_detect_anomaly(S_ctx, (bool){0}); }
+static void s3_ct_set_detect_anomaly(void) { (void)ct_set_detect_anomaly(S_ctx, (bool){0}); }
+static void s4_ct_set_detect_anomaly(void) { (void)ct_set_detect_anomaly(S_ctx, (bool){0}); }
+static void s5_ct_set_detect_anomaly(void) { (void)ct_set_detect_anomaly(S_ctx, (bool){0}); }
+static void s0_ct_is_anomaly_enabled(void) { (void)ct_is_anomaly_enabled(NULL); }
+static void s1_ct_is_anomaly_enabled(void) { (void)ct_is_anomaly_enabled(S_ctx); }
+static void s2_ct_is_anomaly_enabled(void) { (void)ct_is_anomaly_enabled(S_ctx); }
+static void s3_ct_is_anomaly_enabled(void) { (void)ct_is_anomaly_enabled(S_ctx); }
+static void s4_ct_is_anomaly_enabled(void) { (void)ct_is_anomaly_enabled(S_ctx); }
+static void s5_ct_is_anomaly_enabled(void) { (void)ct_is_anomaly_enabled(S_ctx); }
+static void s0_ct_autograd_grad_ex(void) { (void)ct_autograd_grad_ex(NULL, (int){0}, NULL, NULL, (int){0}, NULL, NULL, NULL); }
+static void s1_ct_autograd_grad_ex(void) { SWEEP_STATUS(ct_autograd_grad_ex(S_ctx, (int){0}, NULL, NULL, (int){0}, NULL, NULL, NULL)); }
+static void s2_ct_autograd_grad_ex(void) { SWEEP_STATUS(ct_autograd_grad_ex(S_ctx, (int){0}, NULL, NULL, (int){0}, NULL, NULL, NULL)); }
+static void s3_ct_autograd_grad_ex(void) { SWEEP_STATUS(ct_autograd_grad_ex(S_ctx, (int){0}, S_tarr, S_tarr, (int){0}, S_tarr, NULL, &S_out[0])); }
+static void s4_ct_autograd_grad_ex(void) { SWEEP_STATUS(ct_autograd_grad_ex(S_ctx, (int){0}, S_tarr, S_tarr, (int){0}, S_tarr, NULL, &S_out[0])); }
+static void s5_ct_autograd_grad_ex(void) { SWEEP_STATUS(ct_autograd_grad_ex(S_ctx, (int){0}, S_tarr, S_tarr, (int){0}, S_tarr, NULL, &S_out[0])); }
+static void s0_ct_autograd_function_apply(void) { (void)ct_autograd_function_apply(NULL, NULL, NULL, (int){0}, NULL, (int){0}, NULL); }
+static void s1_ct_autograd_function_apply(void) { SWEEP_STATUS(ct_autograd_function_apply(S_ctx, NULL, NULL, (int){0}, NULL, (int){0}, NULL)); }
+static void s2_ct_autograd_function_apply(void) { SWEEP_STATUS(ct_autograd_function_apply(S_ctx, NULL, NULL, (int){0}, NULL, (int){0}, NULL)); }
+static void s3_ct_autograd_function_apply(void) { SWEEP_STATUS(ct_autograd_function_apply(S_ctx, NULL, NULL, (int){0}, S_tarr, (int){0}, &S_out[0])); }
+static void s4_ct_autograd_function_apply(void) { SWEEP_STATUS(ct_autograd_function_apply(S_ctx, NULL, NULL, (int){0}, S_tarr, (int){0}, &S_out[0])); }
+static void s5_ct_autograd_function_apply(void) { SWEEP_STATUS(ct_autograd_function_apply(S_ctx, NULL, NULL, (int){0}, S_tarr, (int){0}, &S_out[0])); }
+static void s0_ct_autograd_vjp(void) { (void)ct_autograd_vjp(NULL, (ct_autograd_fn){0}, NULL, (int){0}, NULL, NULL, NULL, NULL, NULL); }
+static void s1_ct_autograd_vjp(void) { SWEEP_STATUS(ct_autograd_vjp(S_ctx, (ct_autograd_fn){0}, NULL, (int){0}, NULL, NULL, NULL, NULL, NULL)); }
+static void s2_ct_autograd_vjp(void) { SWEEP_STATUS(ct_autograd_vjp(S_ctx, (ct_autograd_fn){0}, NULL, (int){0}, NULL, S_t, NULL, NULL, NULL)); }
+static void s3_ct_autograd_vjp(void) { SWEEP_STATUS(ct_autograd_vjp(S_ctx, (ct_autograd_fn){0}, NULL, (int){0}, S_tarr, S_t, NULL, &S_out[0], &S_out[1])); }
+static void s4_ct_autograd_vjp(void) { SWEEP_STATUS(ct_autograd_vjp(S_ctx, (ct_autograd_fn){0}, NULL, (int){0}, S_tarr, S_t, NULL, &S_out[0], &S_out[1])); }
+static void s5_ct_autograd_vjp(void) { SWEEP_STATUS(ct_autograd_vjp(S_ctx, (ct_autograd_fn){0}, NULL, (int){0}, S_tarr, S_t, NULL, &S_out[0], &S_out[1])); }
+static void s0_ct_autograd_jvp(void) { (void)ct_autograd_jvp(NULL, (ct_autograd_fn){0}, NULL, (int){0}, NULL, NULL, NULL, NULL, NULL); }
+static void s1_ct_autograd_jvp(void) { SWEEP_STATUS(ct_autograd_jvp(S_ctx, (ct_autograd_fn){0}, NULL, (int){0}, NULL, NULL, NULL, NULL, NULL)); }
+static void s2_ct_autograd_jvp(void) { SWEEP_STATUS(ct_autograd_jvp(S_ctx, (ct_autograd_fn){0}, NULL, (int){0}, NULL, NULL, NULL, NULL, NULL)); }
+static void s3_ct_autograd_jvp(void) { SWEEP_STATUS(ct_autograd_jvp(S_ctx, (ct_autograd_fn){0}, NULL, (int){0}, S_tarr, S_tarr, NULL, &S_out[0], &S_out[1])); }
+static void s4_ct_autograd_jvp(void) { SWEEP_STATUS(ct_autograd_jvp(S_ctx, (ct_autograd_fn){0}, NULL, (int){0}, S_tarr, S_tarr, NULL, &S_out[0], &S_out[1])); }
+static void s5_ct_autograd_jvp(void) { SWEEP_STATUS(ct_autograd_jvp(S_ctx, (ct_autograd_fn){0}, NULL, (int){0}, S_tarr, S_tarr, NULL, &S_out[0], &S_out[1])); }
+static void s0_ct_autograd_jacobian(void) { (void)ct_autograd_jacobian(NULL, (ct_autograd_fn){0}, NULL, (int){0}, NULL, NULL, NULL); }
+static void s1_ct_autograd_jacobian(void) { SWEEP_STATUS(ct_autograd_jacobian(S_ctx, (ct_autograd_fn){0}, NULL, (int){0}, NULL, NULL, NULL)); }
+static void s2_ct_autograd_jacobian(void) { SWEEP_STATUS(ct_autograd_jacobian(S_ctx, (ct_autograd_fn){0}, NULL, (int){0}, NULL, NULL, NULL)); }
+static void s3_ct_autograd_jacobian(void) { SWEEP_STATUS(ct_autograd_jacobian(S_ctx, (ct_autograd_fn){0}, NULL, (int){0}, S_tarr, NULL, &S_out[0])); }
+static void s4_ct_autograd_jacobian(void) { SWEEP_STATUS(ct_autograd_jacobian(S_ctx, (ct_autograd_fn){0}, NULL, (int){0}, S_tarr, NULL, &S_out[0])); }
+static void s5_ct_autograd_jacobian(void) { SWEEP_STATUS(ct_autograd_jacobian(S_ctx, (ct_autograd_fn){0}, NULL, (int){0}, S_tarr, NULL, &S_out[0])); }
+static void s0_ct_autograd_hessian(void) { (void)ct_autograd_hessian(NULL, (ct_autograd_fn){0}, NULL, (int){0}, NULL, NULL, NULL); }
+static void s1_ct_autograd_hessian(void) { SWEEP_STATUS(ct_autograd_hessian(S_ctx, (ct_autograd_fn){0}, NULL, (int){0}, NULL, NULL, NULL)); }
+static void s2_ct_autograd_hessian(void) { SWEEP_STATUS(ct_autograd_hessian(S_ctx, (ct_autograd_fn){0}, NULL, (int){0}, NULL, NULL, NULL)); }
+static void s3_ct_autograd_hessian(void) { SWEEP_STATUS(ct_autograd_hessian(S_ctx, (ct_autograd_fn){0}, NULL, (int){0}, S_tarr, NULL, &S_out[0])); }
+static void s4_ct_autograd_hessian(void) { SWEEP_STATUS(ct_autograd_hessian(S_ctx, (ct_autograd_fn){0}, NULL, (int){0}, S_tarr, NULL, &S_out[0])); }
+static void s5_ct_autograd_hessian(void) { SWEEP_STATUS(ct_autograd_hessian(S_ctx, (ct_autograd_fn){0}, NULL, (int){0}, S_tarr, NULL, &S_out[0])); }
+static void s0_ct_autograd_vhp(void) { (void)ct_autograd_vhp(NULL, (ct_autograd_fn){0}, NULL, (int){0}, NULL, NULL, NULL, NULL, NULL); }
+static void s1_ct_autograd_vhp(void) { SWEEP_STATUS(ct_autograd_vhp(S_ctx, (ct_autograd_fn){0}, NULL, (int){0}, NULL, NULL, NULL, NULL, NULL)); }
+static void s2_ct_autograd_vhp(void) { SWEEP_STATUS(ct_autograd_vhp(S_ctx, (ct_autograd_fn){0}, NULL, (int){0}, NULL, NULL, NULL, NULL, NULL)); }
+static void s3_ct_autograd_vhp(void) { SWEEP_STATUS(ct_autograd_vhp(S_ctx, (ct_autograd_fn){0}, NULL, (int){0}, S_tarr, S_tarr, NULL, &S_out[0], &S_out[1])); }
+static void s4_ct_autograd_vhp(void) { SWEEP_STATUS(ct_autograd_vhp(S_ctx, (ct_autograd_fn){0}, NULL, (int){0}, S_tarr, S_tarr, NULL, &S_out[0], &S_out[1])); }
+static void s5_ct_autograd_vhp(void) { SWEEP_STATUS(ct_autograd_vhp(S_ctx, (ct_autograd_fn){0}, NULL, (int){0}, S_tarr, S_tarr, NULL, &S_out[0], &S_out[1])); }
+static void s0_ct_autograd_hvp(void) { (void)ct_autograd_hvp(NULL, (ct_autograd_fn){0}, NULL, (int){0}, NULL, NULL, NULL, NULL, NULL); }
+static void s1_ct_autograd_hvp(void) { SWEEP_STATUS(ct_autograd_hvp(S_ctx, (ct_autograd_fn){0}, NULL, (int){0}, NULL, NULL, NULL, NULL, NULL)); }
+static void s2_ct_autograd_hvp(void) { SWEEP_STATUS(ct_autograd_hvp(S_ctx, (ct_autograd_fn){0}, NULL, (int){0}, NULL, NULL, NULL, NULL, NULL)); }
+static void s3_ct_autograd_hvp(void) { SWEEP_STATUS(ct_autograd_hvp(S_ctx, (ct_autograd_fn){0}, NULL, (int){0}, S_tarr, S_tarr, NULL, &S_out[0], &S_out[1])); }
+static void s4_ct_autograd_hvp(void) { SWEEP_STATUS(ct_autograd_hvp(S_ctx, (ct_autograd_fn){0}, NULL, (int){0}, S_tarr, S_tarr, NULL, &S_out[0], &S_out[1])); }
+static void s5_ct_autograd_hvp(void) { SWEEP_STATUS(ct_autograd_hvp(S_ctx, (ct_autograd_fn){0}, NULL, (int){0}, S_tarr, S_tarr, NULL, &S_out[0], &S_out[1])); }
+static void s0_ct_gradcheck_options_default(void) { (void)ct_gradcheck_options_default(); }
+static void s1_ct_gradcheck_options_default(void) { (void)ct_gradcheck_options_default(); }
+static void s2_ct_gradcheck_options_default(void) { (void)ct_gradcheck_options_default(); }
+static void s3_ct_gradcheck_options_default(void) { (void)ct_gradcheck_options_default(); }
+static void s4_ct_gradcheck_options_default(void) { (void)ct_gradcheck_options_default(); }
+static void s5_ct_gradcheck_options_default(void) { (void)ct_gradcheck_options_default(); }
+static void s0_ct_gradcheck(void) { (void)ct_gradcheck(NULL, (ct_autograd_fn){0}, NULL, (int){0}, NULL, NULL, NULL); }
+static void s1_ct_gradcheck(void) { SWEEP_STATUS(ct_gradcheck(S_ctx, (ct_autograd_fn){0}, NULL, (int){0}, NULL, NULL, NULL)); }
+static void s2_ct_gradcheck(void) { SWEEP_STATUS(ct_gradcheck(S_ctx, (ct_autograd_fn){0}, NULL, (int){0}, NULL, NULL, NULL)); }
+static void s3_ct_gradcheck(void) { SWEEP_STATUS(ct_gradcheck(S_ctx, (ct_autograd_fn){0}, NULL, (int){0}, S_tarr, NULL, NULL)); }
+static void s4_ct_gradcheck(void) { SWEEP_STATUS(ct_gradcheck(S_ctx, (ct_autograd_fn){0}, NULL, (int){0}, S_tarr, NULL, NULL)); }
+static void s5_ct_gradcheck(void) { SWEEP_STATUS(ct_gradcheck(S_ctx, (ct_autograd_fn){0}, NULL, (int){0}, S_tarr, NULL, NULL)); }
+static void s0_ct_gradgradcheck(void) { (void)ct_gradgradcheck(NULL, (ct_autograd_fn){0}, NULL, (int){0}, NULL, NULL, NULL); }
+static void s1_ct_gradgradcheck(void) { SWEEP_STATUS(ct_gradgradcheck(S_ctx, (ct_autograd_fn){0}, NULL, (int){0}, NULL, NULL, NULL)); }
+static void s2_ct_gradgradcheck(void) { SWEEP_STATUS(ct_gradgradcheck(S_ctx, (ct_autograd_fn){0}, NULL, (int){0}, NULL, NULL, NULL)); }
+static void s3_ct_gradgradcheck(void) { SWEEP_STATUS(ct_gradgradcheck(S_ctx, (ct_autograd_fn){0}, NULL, (int){0}, S_tarr, NULL, NULL)); }
+static void s4_ct_gradgradcheck(void) { SWEEP_STATUS(ct_gradgradcheck(S_ctx, (ct_autograd_fn){0}, NULL, (int){0}, S_tarr, NULL, NULL)); }
+static void s5_ct_gradgradcheck(void) { SWEEP_STATUS(ct_gradgradcheck(S_ctx, (ct_autograd_fn){0}, NULL, (int){0}, S_tarr, NULL, NULL)); }
 static void s0_ct_linear(void) { (void)ct_linear(NULL, NULL, NULL, NULL, NULL); }
 static void s1_ct_linear(void) { SWEEP_STATUS(ct_linear(S_ctx, NULL, NULL, NULL, NULL)); }
 static void s2_ct_linear(void) { SWEEP_STATUS(ct_linear(S_ctx, S_t, S_t, S_t, NULL)); }
@@ -6343,6 +6463,126 @@ static const sweep_case sweep_cases[] = {
     {"ct_tensor_detach", 3, s3_ct_tensor_detach},
     {"ct_tensor_detach", 4, s4_ct_tensor_detach},
     {"ct_tensor_detach", 5, s5_ct_tensor_detach},
+    {"ct_is_grad_enabled", 0, s0_ct_is_grad_enabled},
+    {"ct_is_grad_enabled", 1, s1_ct_is_grad_enabled},
+    {"ct_is_grad_enabled", 2, s2_ct_is_grad_enabled},
+    {"ct_is_grad_enabled", 3, s3_ct_is_grad_enabled},
+    {"ct_is_grad_enabled", 4, s4_ct_is_grad_enabled},
+    {"ct_is_grad_enabled", 5, s5_ct_is_grad_enabled},
+    {"ct_tensor_is_leaf", 0, s0_ct_tensor_is_leaf},
+    {"ct_tensor_is_leaf", 1, s1_ct_tensor_is_leaf},
+    {"ct_tensor_is_leaf", 2, s2_ct_tensor_is_leaf},
+    {"ct_tensor_is_leaf", 3, s3_ct_tensor_is_leaf},
+    {"ct_tensor_is_leaf", 4, s4_ct_tensor_is_leaf},
+    {"ct_tensor_is_leaf", 5, s5_ct_tensor_is_leaf},
+    {"ct_tensor_grad_fn_name", 0, s0_ct_tensor_grad_fn_name},
+    {"ct_tensor_grad_fn_name", 1, s1_ct_tensor_grad_fn_name},
+    {"ct_tensor_grad_fn_name", 2, s2_ct_tensor_grad_fn_name},
+    {"ct_tensor_grad_fn_name", 3, s3_ct_tensor_grad_fn_name},
+    {"ct_tensor_grad_fn_name", 4, s4_ct_tensor_grad_fn_name},
+    {"ct_tensor_grad_fn_name", 5, s5_ct_tensor_grad_fn_name},
+    {"ct_tensor_retain_grad", 0, s0_ct_tensor_retain_grad},
+    {"ct_tensor_retain_grad", 1, s1_ct_tensor_retain_grad},
+    {"ct_tensor_retain_grad", 2, s2_ct_tensor_retain_grad},
+    {"ct_tensor_retain_grad", 3, s3_ct_tensor_retain_grad},
+    {"ct_tensor_retain_grad", 4, s4_ct_tensor_retain_grad},
+    {"ct_tensor_retain_grad", 5, s5_ct_tensor_retain_grad},
+    {"ct_tensor_retains_grad", 0, s0_ct_tensor_retains_grad},
+    {"ct_tensor_retains_grad", 1, s1_ct_tensor_retains_grad},
+    {"ct_tensor_retains_grad", 2, s2_ct_tensor_retains_grad},
+    {"ct_tensor_retains_grad", 3, s3_ct_tensor_retains_grad},
+    {"ct_tensor_retains_grad", 4, s4_ct_tensor_retains_grad},
+    {"ct_tensor_retains_grad", 5, s5_ct_tensor_retains_grad},
+    {"ct_tensor_register_hook", 0, s0_ct_tensor_register_hook},
+    {"ct_tensor_register_hook", 1, s1_ct_tensor_register_hook},
+    {"ct_tensor_register_hook", 2, s2_ct_tensor_register_hook},
+    {"ct_tensor_register_hook", 3, s3_ct_tensor_register_hook},
+    {"ct_tensor_register_hook", 4, s4_ct_tensor_register_hook},
+    {"ct_tensor_register_hook", 5, s5_ct_tensor_register_hook},
+    {"ct_tensor_remove_hook", 0, s0_ct_tensor_remove_hook},
+    {"ct_tensor_remove_hook", 1, s1_ct_tensor_remove_hook},
+    {"ct_tensor_remove_hook", 2, s2_ct_tensor_remove_hook},
+    {"ct_tensor_remove_hook", 3, s3_ct_tensor_remove_hook},
+    {"ct_tensor_remove_hook", 4, s4_ct_tensor_remove_hook},
+    {"ct_tensor_remove_hook", 5, s5_ct_tensor_remove_hook},
+    {"ct_set_detect_anomaly", 0, s0_ct_set_detect_anomaly},
+    {"ct_set_detect_anomaly", 1, s1_ct_set_detect_anomaly},
+    {"ct_set_detect_anomaly", 2, s2_ct_set_detect_anomaly},
+    {"ct_set_detect_anomaly", 3, s3_ct_set_detect_anomaly},
+    {"ct_set_detect_anomaly", 4, s4_ct_set_detect_anomaly},
+    {"ct_set_detect_anomaly", 5, s5_ct_set_detect_anomaly},
+    {"ct_is_anomaly_enabled", 0, s0_ct_is_anomaly_enabled},
+    {"ct_is_anomaly_enabled", 1, s1_ct_is_anomaly_enabled},
+    {"ct_is_anomaly_enabled", 2, s2_ct_is_anomaly_enabled},
+    {"ct_is_anomaly_enabled", 3, s3_ct_is_anomaly_enabled},
+    {"ct_is_anomaly_enabled", 4, s4_ct_is_anomaly_enabled},
+    {"ct_is_anomaly_enabled", 5, s5_ct_is_anomaly_enabled},
+    {"ct_autograd_grad_ex", 0, s0_ct_autograd_grad_ex},
+    {"ct_autograd_grad_ex", 1, s1_ct_autograd_grad_ex},
+    {"ct_autograd_grad_ex", 2, s2_ct_autograd_grad_ex},
+    {"ct_autograd_grad_ex", 3, s3_ct_autograd_grad_ex},
+    {"ct_autograd_grad_ex", 4, s4_ct_autograd_grad_ex},
+    {"ct_autograd_grad_ex", 5, s5_ct_autograd_grad_ex},
+    {"ct_autograd_function_apply", 0, s0_ct_autograd_function_apply},
+    {"ct_autograd_function_apply", 1, s1_ct_autograd_function_apply},
+    {"ct_autograd_function_apply", 2, s2_ct_autograd_function_apply},
+    {"ct_autograd_function_apply", 3, s3_ct_autograd_function_apply},
+    {"ct_autograd_function_apply", 4, s4_ct_autograd_function_apply},
+    {"ct_autograd_function_apply", 5, s5_ct_autograd_function_apply},
+    {"ct_autograd_vjp", 0, s0_ct_autograd_vjp},
+    {"ct_autograd_vjp", 1, s1_ct_autograd_vjp},
+    {"ct_autograd_vjp", 2, s2_ct_autograd_vjp},
+    {"ct_autograd_vjp", 3, s3_ct_autograd_vjp},
+    {"ct_autograd_vjp", 4, s4_ct_autograd_vjp},
+    {"ct_autograd_vjp", 5, s5_ct_autograd_vjp},
+    {"ct_autograd_jvp", 0, s0_ct_autograd_jvp},
+    {"ct_autograd_jvp", 1, s1_ct_autograd_jvp},
+    {"ct_autograd_jvp", 2, s2_ct_autograd_jvp},
+    {"ct_autograd_jvp", 3, s3_ct_autograd_jvp},
+    {"ct_autograd_jvp", 4, s4_ct_autograd_jvp},
+    {"ct_autograd_jvp", 5, s5_ct_autograd_jvp},
+    {"ct_autograd_jacobian", 0, s0_ct_autograd_jacobian},
+    {"ct_autograd_jacobian", 1, s1_ct_autograd_jacobian},
+    {"ct_autograd_jacobian", 2, s2_ct_autograd_jacobian},
+    {"ct_autograd_jacobian", 3, s3_ct_autograd_jacobian},
+    {"ct_autograd_jacobian", 4, s4_ct_autograd_jacobian},
+    {"ct_autograd_jacobian", 5, s5_ct_autograd_jacobian},
+    {"ct_autograd_hessian", 0, s0_ct_autograd_hessian},
+    {"ct_autograd_hessian", 1, s1_ct_autograd_hessian},
+    {"ct_autograd_hessian", 2, s2_ct_autograd_hessian},
+    {"ct_autograd_hessian", 3, s3_ct_autograd_hessian},
+    {"ct_autograd_hessian", 4, s4_ct_autograd_hessian},
+    {"ct_autograd_hessian", 5, s5_ct_autograd_hessian},
+    {"ct_autograd_vhp", 0, s0_ct_autograd_vhp},
+    {"ct_autograd_vhp", 1, s1_ct_autograd_vhp},
+    {"ct_autograd_vhp", 2, s2_ct_autograd_vhp},
+    {"ct_autograd_vhp", 3, s3_ct_autograd_vhp},
+    {"ct_autograd_vhp", 4, s4_ct_autograd_vhp},
+    {"ct_autograd_vhp", 5, s5_ct_autograd_vhp},
+    {"ct_autograd_hvp", 0, s0_ct_autograd_hvp},
+    {"ct_autograd_hvp", 1, s1_ct_autograd_hvp},
+    {"ct_autograd_hvp", 2, s2_ct_autograd_hvp},
+    {"ct_autograd_hvp", 3, s3_ct_autograd_hvp},
+    {"ct_autograd_hvp", 4, s4_ct_autograd_hvp},
+    {"ct_autograd_hvp", 5, s5_ct_autograd_hvp},
+    {"ct_gradcheck_options_default", 0, s0_ct_gradcheck_options_default},
+    {"ct_gradcheck_options_default", 1, s1_ct_gradcheck_options_default},
+    {"ct_gradcheck_options_default", 2, s2_ct_gradcheck_options_default},
+    {"ct_gradcheck_options_default", 3, s3_ct_gradcheck_options_default},
+    {"ct_gradcheck_options_default", 4, s4_ct_gradcheck_options_default},
+    {"ct_gradcheck_options_default", 5, s5_ct_gradcheck_options_default},
+    {"ct_gradcheck", 0, s0_ct_gradcheck},
+    {"ct_gradcheck", 1, s1_ct_gradcheck},
+    {"ct_gradcheck", 2, s2_ct_gradcheck},
+    {"ct_gradcheck", 3, s3_ct_gradcheck},
+    {"ct_gradcheck", 4, s4_ct_gradcheck},
+    {"ct_gradcheck", 5, s5_ct_gradcheck},
+    {"ct_gradgradcheck", 0, s0_ct_gradgradcheck},
+    {"ct_gradgradcheck", 1, s1_ct_gradgradcheck},
+    {"ct_gradgradcheck", 2, s2_ct_gradgradcheck},
+    {"ct_gradgradcheck", 3, s3_ct_gradgradcheck},
+    {"ct_gradgradcheck", 4, s4_ct_gradgradcheck},
+    {"ct_gradgradcheck", 5, s5_ct_gradgradcheck},
     {"ct_linear", 0, s0_ct_linear},
     {"ct_linear", 1, s1_ct_linear},
     {"ct_linear", 2, s2_ct_linear},

@@ -538,6 +538,60 @@ static ct_status op_autograd_grad(void) {
     const ct_tensor *o[1] = {GL}, *i[1] = {GP};
     return ct_autograd_grad(ctx, 1, o, NULL, 1, i, true, false, &OUT);
 }
+static ct_status op_autograd_grad_ex(void) {
+    const ct_tensor *o[1] = {GL}, *i[1] = {GP};
+    const ct_grad_options opts = {sizeof opts, true, false, true};
+    return ct_autograd_grad_ex(ctx, 1, o, NULL, 1, i, &opts, &OUT);
+}
+/* the functional API's function: sum(tanh(x) * x); a custom function: 2 x with backward 2 g */
+static ct_status fa_fn(ct_ctx *c, void *user, int n, const ct_tensor *const *in, ct_tensor **out) {
+    (void)user, (void)n;
+    ct_tensor *t = NULL, *p = NULL;
+    ct_status st = ct_tanh(c, in[0], &t);
+    if (st == CT_OK) st = ct_mul(c, t, in[0], &p);
+    if (st == CT_OK) st = ct_sum(c, p, 0, NULL, false, out);
+    ct_tensor_release(t), ct_tensor_release(p);
+    return st;
+}
+static ct_status cf_fwd(ct_ctx *c, void *user, int n_in, const ct_tensor *const *in, int n_out,
+                        ct_tensor **out) {
+    (void)user, (void)n_in, (void)n_out;
+    return ct_mul_scalar(c, in[0], 2.0, &out[0]);
+}
+static ct_status cf_bwd(ct_ctx *c, void *user, int n_out, const ct_tensor *const *out,
+                        const ct_tensor *const *g, int n_in, const bool *need, ct_tensor **gin) {
+    (void)user, (void)n_out, (void)out, (void)n_in, (void)need;
+    return ct_mul_scalar(c, g[0], 2.0, &gin[0]);
+}
+static ct_status op_autograd_function_apply(void) {
+    const ct_autograd_function f = {sizeof f, "TwiceBackward", cf_fwd, cf_bwd, NULL};
+    const ct_tensor *in[1] = {GP};
+    return ct_autograd_function_apply(ctx, &f, NULL, 1, in, 1, &OUT);
+}
+static ct_status op_autograd_vjp(void) {
+    const ct_tensor *in[1] = {A};
+    return ct_autograd_vjp(ctx, fa_fn, NULL, 1, in, NULL, NULL, &OUT2, &OUT);
+}
+static ct_status op_autograd_jvp(void) {
+    const ct_tensor *in[1] = {A}, *v[1] = {A};
+    return ct_autograd_jvp(ctx, fa_fn, NULL, 1, in, v, NULL, &OUT2, &OUT);
+}
+static ct_status op_autograd_jacobian(void) {
+    const ct_tensor *in[1] = {A};
+    return ct_autograd_jacobian(ctx, fa_fn, NULL, 1, in, NULL, &OUT);
+}
+static ct_status op_autograd_hessian(void) {
+    const ct_tensor *in[1] = {V3};
+    return ct_autograd_hessian(ctx, fa_fn, NULL, 1, in, NULL, &OUT);
+}
+static ct_status op_autograd_vhp(void) {
+    const ct_tensor *in[1] = {A}, *v[1] = {A};
+    return ct_autograd_vhp(ctx, fa_fn, NULL, 1, in, v, NULL, &OUT2, &OUT);
+}
+static ct_status op_autograd_hvp(void) {
+    const ct_tensor *in[1] = {A}, *v[1] = {A};
+    return ct_autograd_hvp(ctx, fa_fn, NULL, 1, in, v, NULL, &OUT2, &OUT);
+}
 static ct_status op_linear(void) { return ct_linear(ctx, A, B, NULL, &OUT); }
 static ct_status op_cross_entropy(void) {
     return ct_cross_entropy(ctx, A, Tgt, CT_REDUCTION_MEAN, 0.1, &OUT);
@@ -2279,6 +2333,14 @@ static const op_entry computing[] = {
     E(while_loop),
     E(backward),
     E(autograd_grad),
+    E(autograd_grad_ex),
+    E(autograd_function_apply),
+    E(autograd_vjp),
+    E(autograd_jvp),
+    E(autograd_jacobian),
+    E(autograd_hessian),
+    E(autograd_vhp),
+    E(autograd_hvp),
     E(linear),
     E(cross_entropy),
     E(cross_entropy_ex),
@@ -2660,6 +2722,20 @@ static const struct {
     {"ct_tensor_grad", "getter"},
     {"ct_tensor_zero_grad", "drops a reference (set_to_none)"},
     {"ct_set_grad_enabled", "grad mode flag"},
+    {"ct_is_grad_enabled", "grad mode flag"},
+    {"ct_set_detect_anomaly", "anomaly mode flag"},
+    {"ct_is_anomaly_enabled", "anomaly mode flag"},
+    {"ct_tensor_is_leaf", "autograd metadata query"},
+    {"ct_tensor_grad_fn_name", "autograd metadata query"},
+    {"ct_tensor_retain_grad", "autograd metadata flag"},
+    {"ct_tensor_retains_grad", "autograd metadata query"},
+    {"ct_tensor_register_hook", "adds a callback to an autograd node (no op)"},
+    {"ct_tensor_remove_hook", "removes a callback from an autograd node (no op)"},
+    {"ct_gradcheck_options_default", "returns a value"},
+    {"ct_gradcheck", "reads values on the host (refused during capture, as ct_tensor_to_host)"},
+    {"ct_gradgradcheck", "reads values on the host (refused during capture, as "
+                         "ct_tensor_to_host)"},
+    {"ct_ctx_set_error", "sets the context's message"},
     {"ct_tensor_detach", "view: shares storage, no data is touched"},
     {"ct_version", "constant"},
     {"ct_ctx_create", "context lifetime"},
