@@ -213,6 +213,18 @@ TEST(retain_grad_follows_inplace) {
     tu_same_as("y.grad", ct_tensor_grad(y), (const double[]){12, 24, 36}, 1, (int64_t[]){3}, 0);
     tu_same_as("x.grad", ct_tensor_grad(x), (const double[]){72, 144, 216}, 1, (int64_t[]){3}, 0);
     ct_tensor_release(z), ct_tensor_release(y), ct_tensor_release(x);
+    /* a hook stays on the old node: y = x * 2; hook(g * 10); y.mul_(3); sum(y * y) -> the hook
+     * sees the old y's gradient [36, 72, 108], x.grad [720, 1440, 2160] (torch 1.13) */
+    const double ten = 10;
+    x = leaf(xv, 3);
+    CHECK_OK(ct_mul_scalar(ctx, x, 2, &y));
+    CHECK_OK(ct_tensor_register_hook(y, hook_scale, (void *)&ten, NULL));
+    CHECK_OK(ct_mul_scalar_(ctx, y, 3));
+    z = dot(y, y);
+    CHECK_OK(ct_backward(ctx, z, NULL, false));
+    tu_same_as("old node", ct_tensor_grad(x), (const double[]){720, 1440, 2160}, 1,
+               (int64_t[]){3}, 0);
+    ct_tensor_release(z), ct_tensor_release(y), ct_tensor_release(x);
 }
 
 TEST(anomaly_mode) {
