@@ -222,8 +222,8 @@ TEST(retain_grad_follows_inplace) {
     CHECK_OK(ct_mul_scalar_(ctx, y, 3));
     z = dot(y, y);
     CHECK_OK(ct_backward(ctx, z, NULL, false));
-    tu_same_as("old node", ct_tensor_grad(x), (const double[]){720, 1440, 2160}, 1,
-               (int64_t[]){3}, 0);
+    tu_same_as("old node", ct_tensor_grad(x), (const double[]){720, 1440, 2160}, 1, (int64_t[]){3},
+               0);
     ct_tensor_release(z), ct_tensor_release(y), ct_tensor_release(x);
 }
 
@@ -764,6 +764,100 @@ TEST(gradcheck_finds_wrong_formulas) {
     ct_tensor_release(x), ct_tensor_release(y), ct_tensor_release(xx);
 }
 
+/* ---- regressions from the differential review ---- */
+
+static ct_tensor *self_hook_t;
+static int64_t self_hook_id;
+static ct_status hook_remove_self(ct_ctx *c, const ct_tensor *g, void *user, ct_tensor **r) {
+    (void)user;
+    CHECK_OK(ct_tensor_remove_hook(self_hook_t, self_hook_id));
+    return ct_mul_scalar(c, g, 10, r);
+}
+static ct_status x_plus_yy(ct_ctx *c, void *user, int n, const ct_tensor *const *in,
+                           ct_tensor **out) {
+    (void)user, (void)n;
+    ct_tensor *yy = NULL;
+    ct_status st = ct_mul(c, in[1], in[1], &yy);
+    if (st == CT_OK) st = ct_add(c, in[0], yy, out);
+    ct_tensor_release(yy);
+    return st;
+}
+static ct_status sum_logcumsumexp(ct_ctx *c, void *user, int n, const ct_tensor *const *in,
+                                  ct_tensor **out) {
+    (void)user, (void)n;
+    ct_tensor *l = NULL;
+    ct_status st = ct_logcumsumexp(c, in[0], 0, &l);
+    if (st == CT_OK) st = ct_sum(c, l, 0, NULL, false, out);
+    ct_tensor_release(l);
+    return st;
+}
+
+TEST(review_regressions) {
+    /* jacobian with create_graph where the gradient is the seed itself: rows must not alias */
+    const double xv[3] = {1, 2, 3};
+    ct_tensor *x = f64(xv, 1, (int64_t[]){3}), *y = f64(xv, 1, (int64_t[]){3}), *r[2] = {NULL};
+    const ct_autodiff_options cg = {sizeof cg, true, false};
+    CHECK_OK(
+        ct_autograd_jacobian(ctx, x_plus_yy, NULL, 2, (const ct_tensor *const[]){x, y}, &cg, r));
+    tu_same_as("jac create_graph", r[0], (const double[]){1, 0, 0, 0, 1, 0, 0, 0, 1}, 2,
+               (int64_t[]){3, 3}, 0);
+    tu_same_as("jac y", r[1], (const double[]){2, 0, 0, 0, 4, 0, 0, 0, 6}, 2, (int64_t[]){3, 3}, 0);
+    ct_tensor_release(r[0]), ct_tensor_release(r[1]);
+    /* strict with create_graph: f(x) = x + y^2's Jacobian in x has no graph (torch's error) */
+    const ct_autodiff_options sc = {sizeof sc, true, true};
+    CHECK_ST(
+        ct_autograd_jacobian(ctx, x_plus_yy, NULL, 2, (const ct_tensor *const[]){x, y}, &sc, r),
+        CT_ERR_STATE);
+    CHECK(strstr(ct_ctx_last_error(ctx), "when create_graph=True"));
+    CHECK_ST(
+        ct_autograd_vjp(ctx, x_plus_yy, NULL, 2, (const ct_tensor *const[]){x, y}, x, &sc, NULL, r),
+        CT_ERR_STATE);
+    CHECK(strstr(ct_ctx_last_error(ctx), "The jacobian of the user-provided function is "
+                                         "independent of input 0"));
+    /* logcumsumexp's Hessian is finite (torch 1.13's values) */
+    const double lx[3] = {0.1, -0.5, 0.7};
+    ct_tensor *l = f64(lx, 1, (int64_t[]){3});
+    CHECK_OK(ct_autograd_hessian(ctx, sum_logcumsumexp, NULL, 1, (const ct_tensor *const[]){l},
+                                 NULL, r));
+    tu_same_as("logcumsumexp hessian", r[0],
+               (const double[]){0.4374346450175559, -0.2770816380254088, -0.16035300699214694,
+                                -0.27708163802540886, 0.36508523414536587, -0.08800359611995703,
+                                -0.16035300699214694, -0.08800359611995703, 0.248356603112104},
+               2, (int64_t[]){3, 3}, 1e-13);
+    ct_tensor_release(r[0]), ct_tensor_release(l);
+    /* a hook removing itself while it runs: the next hook still runs (torch) */
+    const double ten = 10;
+    ct_tensor *a = leaf(xv, 3), *ya = NULL, *s = NULL;
+    CHECK_OK(ct_mul_scalar(ctx, a, 2, &ya));
+    self_hook_t = ya;
+    CHECK_OK(ct_tensor_register_hook(ya, hook_remove_self, NULL, &self_hook_id));
+    CHECK_OK(ct_tensor_register_hook(ya, hook_scale, (void *)&ten, NULL));
+    CHECK_OK(ct_sum(ctx, ya, 0, NULL, false, &s));
+    CHECK_OK(ct_backward(ctx, s, NULL, true));
+    tu_same_as("self-removing hook", ct_tensor_grad(a), (const double[]){200, 200, 200}, 1,
+               (int64_t[]){3}, 0);
+    CHECK_ST(ct_tensor_remove_hook(ya, self_hook_id), CT_ERR_INVALID_ARG);
+    CHECK_OK(ct_tensor_zero_grad(a));
+    CHECK_OK(ct_backward(ctx, s, NULL, false)); /* removed: only * 10 now */
+    tu_same_as("after removal", ct_tensor_grad(a), (const double[]){20, 20, 20}, 1, (int64_t[]){3},
+               0);
+    ct_tensor_release(s), ct_tensor_release(ya);
+    /* anomaly mode numbers torch's way: where(c, a, b) with a NaN for b is its 1th output */
+    const double one2[2] = {1, 2}, nan1[2] = {1, NAN};
+    ct_tensor *p = leaf(one2, 2), *q = leaf(one2, 2), *c = NULL, *o = NULL, *gr = vec(nan1, 2);
+    const uint8_t cv[2] = {1, 0};
+    CHECK_OK(ct_tensor_from_host(ctx, cv, CT_BOOL, 1, (int64_t[]){2}, &c));
+    CHECK_OK(ct_where(ctx, c, p, q, &o));
+    ct_set_detect_anomaly(ctx, true);
+    CHECK_ST(ct_backward(ctx, o, gr, false), CT_ERR_STATE);
+    ct_set_detect_anomaly(ctx, false);
+    CHECK_MSG(strcmp(ct_ctx_last_error(ctx),
+                     "Function 'WhereBackward0' returned nan values in its 1th output.") == 0,
+              "%s", ct_ctx_last_error(ctx));
+    ct_tensor_release(p), ct_tensor_release(q), ct_tensor_release(c), ct_tensor_release(o);
+    ct_tensor_release(gr), ct_tensor_release(a), ct_tensor_release(x), ct_tensor_release(y);
+}
+
 int main(void) {
     ctx = tu_ctx_or_skip();
     RUN(hooks_as_torch);
@@ -774,6 +868,7 @@ int main(void) {
     RUN(functional_as_torch);
     RUN(functional_identities);
     RUN(gradcheck_finds_wrong_formulas);
+    RUN(review_regressions);
     CHECK(ct_ctx_live_tensors(ctx) == 0);
     ct_ctx_free(ctx);
     return ct_test_end();

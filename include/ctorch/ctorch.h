@@ -19,4 +19,5 @@
 #include "ctorch/dlpack.h"
 #include "ctorch/fft.h"
 #include "ctorch/inplace.h"
+#include "ctorch/methods.h"
 #endif

@@ -364,9 +364,21 @@ static ct_status ct__ad_grad(ct__ad_run *R, int n_roots, ct_tensor *const *roots
 
 /* NULL gradients become zeros of x's shape and dtype; without create_graph every result is
  * detached (torch's _grad_postprocess). */
-static ct_status ct__ad_post(ct_ctx *ctx, const ct_tensor *like, bool create, ct_tensor **g) {
+/* torch's _fill_in_zeros: also, in strict mode with create_graph, a result without a graph means
+ * the `what` ("jacobian", "hessian") does not depend on input i */
+typedef struct {
+    const char *api, *what;
+    bool strict;
+} ct__ad_chk;
+static ct_status ct__ad_post(ct_ctx *ctx, const ct_tensor *like, bool create, const ct__ad_chk *k,
+                             int i, ct_tensor **g) {
     ct_status st = CT_OK;
     if (!*g) return ct_tensor_zeros(ctx, like->dtype, like->ndim, like->shape, g);
+    if (create && k && k->strict && !(*g)->requires_grad)
+        return ct__set_error(ctx, CT_ERR_STATE,
+                             "%s: The %s of the user-provided function is independent of input "
+                             "%d. This is not allowed in strict mode when create_graph=True.",
+                             k->api, k->what, i);
     if (!create && (*g)->requires_grad) {
         ct_tensor *d = NULL;
         st = ct_tensor_detach(ctx, *g, &d);
@@ -432,8 +444,9 @@ ct_status ct_autograd_vjp(ct_ctx *ctx, ct_autograd_fn fn, void *user, int n_in,
     if (st == CT_OK) st = ct__ad_strict_out(&R, &o);
     const ct_tensor *gv[1] = {v};
     if (st == CT_OK) st = ct__ad_grad(&R, 1, &R.out, gv, n_in, R.x, o.create_graph, o.strict, vjp);
+    const ct__ad_chk chk = {"vjp", "jacobian", o.strict};
     for (int i = 0; i < n_in && st == CT_OK; i++)
-        st = ct__ad_post(ctx, inputs[i], o.create_graph, &vjp[i]);
+        st = ct__ad_post(ctx, inputs[i], o.create_graph, &chk, i, &vjp[i]);
     if (st == CT_OK) st = ct__ad_give_out(&R, o.create_graph, out);
     ct__ad_done(&R);
     if (st != CT_OK)
@@ -485,7 +498,8 @@ ct_status ct_autograd_jvp(ct_ctx *ctx, ct_autograd_fn fn, void *user, int n_in,
                                "entry 0 in the grad_outputs when using the double backward trick "
                                "to compute forward mode gradients. This is not allowed in strict "
                                "mode.");
-        if (st == CT_OK) st = ct__ad_post(ctx, R.out, o.create_graph, &r[0]);
+        const ct__ad_chk chk = {"jvp", "jacobian", o.strict};
+        if (st == CT_OK) st = ct__ad_post(ctx, R.out, o.create_graph, &chk, 0, &r[0]);
         *jvp = st == CT_OK ? r[0] : (ct_tensor_release(r[0]), NULL);
     }
     if (st == CT_OK) st = ct__ad_give_out(&R, o.create_graph, out);
@@ -513,7 +527,6 @@ static ct_status ct__ad_jac_rows(ct__ad_run *R, ct_tensor *o, int n_x, ct_tensor
     ct_status st = CT_OK;
     ct_tensor *onehot = NULL, *flat_j[CT__AD_MAX_IN] = {NULL};
     ct_tensor **rows = NULL; /* create_graph: every row, stacked at the end */
-    bool used[CT__AD_MAX_IN] = {false};
     for (int i = 0; i < n_x; i++)
         jac[i] = NULL;
     if (create && N > 0 && n_x > 0 && !(rows = calloc((size_t)N * (size_t)n_x, sizeof *rows)))
@@ -522,11 +535,13 @@ static ct_status ct__ad_jac_rows(ct__ad_run *R, ct_tensor *o, int n_x, ct_tensor
         const int64_t shp[2] = {N, ct_tensor_numel(x[i])};
         st = ct_tensor_zeros(ctx, x[i]->dtype, 2, shp, &flat_j[i]);
     }
-    if (st == CT_OK) st = ct_tensor_zeros(ctx, o->dtype, 1, (int64_t[]){N}, &onehot);
     for (int64_t k = 0; k < N && st == CT_OK; k++) {
         ct_tensor *e = NULL, *ev = NULL, *g[CT__AD_MAX_IN] = {NULL};
         const bool was = ct_set_grad_enabled(ctx, false);
-        st = ct_tensor_fill_(ctx, onehot, 0.0);
+        /* a fresh one-hot per row: a gradient may come back as the seed itself (f(x) = x), and
+         * under create_graph the rows are kept */
+        ct_tensor_release(onehot), onehot = NULL;
+        st = ct_tensor_zeros(ctx, o->dtype, 1, (int64_t[]){N}, &onehot);
         if (st == CT_OK) st = ct_tensor_slice(ctx, onehot, 0, k, k + 1, 1, &e);
         if (st == CT_OK) st = ct_tensor_fill_(ctx, e, 1.0);
         if (st == CT_OK) st = ct_tensor_reshape(ctx, onehot, o->ndim, o->shape, &ev);
@@ -534,8 +549,20 @@ static ct_status ct__ad_jac_rows(ct__ad_run *R, ct_tensor *o, int n_x, ct_tensor
         const ct_tensor *gv[1] = {ev};
         if (st == CT_OK) st = ct__ad_grad(R, 1, &o, gv, n_x, x, create, false, g);
         for (int i = 0; i < n_x && st == CT_OK; i++) {
-            if (!g[i]) continue;
-            used[i] = true;
+            if (!g[i] && strict) /* torch checks each row */
+                st = ct__set_error(ctx, CT_ERR_STATE,
+                                   "%s: Output 0 of the user-provided function is independent of "
+                                   "input %d. This is not allowed in strict mode.",
+                                   R->api, i);
+            if (!g[i] || st != CT_OK) continue;
+            if (create && strict && !g[i]->requires_grad) {
+                st = ct__set_error(ctx, CT_ERR_STATE,
+                                   "%s: The jacobian of the user-provided function is independent "
+                                   "of input %d. This is not allowed in strict mode when "
+                                   "create_graph=True.",
+                                   R->api, i);
+                break;
+            }
             if (create) {
                 st = ct_tensor_reshape(ctx, g[i], 1, (int64_t[]){ct_tensor_numel(x[i])},
                                        &rows[i * N + k]);
@@ -553,12 +580,6 @@ static ct_status ct__ad_jac_rows(ct__ad_run *R, ct_tensor *o, int n_x, ct_tensor
             ct_tensor_release(g[i]);
         ct_tensor_release(e), ct_tensor_release(ev);
     }
-    for (int i = 0; i < n_x && st == CT_OK && strict && N > 0; i++)
-        if (!used[i])
-            st = ct__set_error(ctx, CT_ERR_STATE,
-                               "%s: Output 0 of the user-provided function is independent of "
-                               "input %d. This is not allowed in strict mode.",
-                               R->api, i);
     /* assemble (o's shape + x[i]'s shape) */
     for (int i = 0; i < n_x && st == CT_OK; i++) {
         int64_t shp[2 * CT_MAX_DIMS];
@@ -632,6 +653,16 @@ static ct_status ct__ad_first(ct__ad_run *R, const ct_autodiff_options *o, ct_te
                              R->api, R->api);
     ct_status st = ct__ad_strict_out(R, o);
     if (st == CT_OK) st = ct__ad_grad(R, 1, &R->out, NULL, R->n, R->x, true, o->strict, g);
+    for (int i = 0; i < R->n && st == CT_OK && o->strict; i++)
+        if (!g[i]->requires_grad)
+            st = ct__set_error(R->ctx, CT_ERR_STATE,
+                               "%s: While computing the hessian, found that the jacobian of the "
+                               "user-provided function with respect to input %d is independent "
+                               "of the input. This is not allowed in strict mode. You should "
+                               "ensure that your function is twice differentiable and that the "
+                               "jacobian depends on the inputs (this would be violated by a "
+                               "linear function for example).",
+                               R->api, i);
     return st;
 }
 
@@ -711,8 +742,9 @@ static ct_status ct__ad_hv(ct_ctx *ctx, const char *api, bool hvp, ct_autograd_f
         if (st == CT_OK) st = ct__ad_grad(&R, n_in, g, uu, n_in, R.x, true, o.strict, db);
         if (st == CT_OK) st = ct__ad_grad(&R, n_in, db, vv, n_in, u, o.create_graph, false, res);
     }
+    const ct__ad_chk chk = {api, "hessian", o.strict};
     for (int i = 0; i < n_in && st == CT_OK; i++)
-        st = ct__ad_post(ctx, inputs[i], o.create_graph, &res[i]);
+        st = ct__ad_post(ctx, inputs[i], o.create_graph, &chk, i, &res[i]);
     if (st == CT_OK) st = ct__ad_give_out(&R, o.create_graph, out);
     for (int i = 0; i < n_in; i++) {
         ct_tensor_release(g[i]), ct_tensor_release(u[i]), ct_tensor_release(db[i]);

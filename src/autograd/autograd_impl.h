@@ -167,6 +167,8 @@ uint32_t ct__ag_reduced_mask(const ct__ag_node *n, int ndim);
  * name tagged at the record (ct__ag_rec.name) or by a composite (ct__ag_named) wins; otherwise
  * the formula's, with torch's overload number from the node's parameters. */
 bool ct__ag_grad_fn_name(const ct_tensor *t, char *buf, size_t cap);
+/* Drop a reference to n (freed with its saved tensors, hooks and edges at zero). */
+void ct__ag_node_release(ct__ag_node *n);
 /* The same for a node (false for a leaf's accumulate node). */
 bool ct__ag_node_name(const ct__ag_node *n, char *buf, size_t cap);
 /* The edge a gradient for t flows along: its grad_fn, or its leaf accumulate node (made on first

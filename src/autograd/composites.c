@@ -728,19 +728,21 @@ static ct_status ct__logcumsumexp(ct_ctx *ctx, const ct_tensor *a, int dim, ct_t
     const int64_t n = a->ndim ? a->shape[d] : 1;
     /* float32 and the halves scan in float64 and round once at the end */
     const ct_dtype wdt = CT_FLOAT64;
-    ct_tensor *y = NULL, *ninf = NULL;
-    st = ct_tensor_full(ctx, wdt, 0, NULL, -INFINITY, &ninf);
-    if (st == CT_OK)
-        st = a->dtype == wdt ? (y = ct_tensor_retain((ct_tensor *)a), CT_OK)
-                             : ct_cast(ctx, a, wdt, &y);
-    for (int64_t s = 1; s < n && st == CT_OK; s *= 2) {
-        ct_tensor *ly = NULL, *ny = NULL;
-        st = ct__shifted(ctx, y, d, s, ninf, &ly); /* logaddexp(-inf, y) is y exactly */
-        if (st == CT_OK) st = ct_logaddexp(ctx, ly, y, &ny);
-        ct_tensor_release(ly), ct_tensor_release(y);
+    ct_tensor *y = NULL;
+    st = a->dtype == wdt ? (y = ct_tensor_retain((ct_tensor *)a), CT_OK) : ct_cast(ctx, a, wdt, &y);
+    /* the first s elements keep their values; the rest combine with the one s before (no -inf
+     * padding: logaddexp(-inf, y)'s second derivative would be NaN) */
+    for (int64_t s = 1; s < n && st == CT_OK && a->ndim > 0; s *= 2) {
+        ct_tensor *head = NULL, *lo = NULL, *hi = NULL, *lse = NULL, *ny = NULL;
+        st = ct_tensor_narrow(ctx, y, d, 0, s, &head);
+        if (st == CT_OK) st = ct_tensor_narrow(ctx, y, d, 0, n - s, &lo);
+        if (st == CT_OK) st = ct_tensor_narrow(ctx, y, d, s, n - s, &hi);
+        if (st == CT_OK) st = ct_logaddexp(ctx, lo, hi, &lse);
+        if (st == CT_OK) st = ct_cat(ctx, 2, (const ct_tensor *const[]){head, lse}, d, &ny);
+        ct_tensor_release(head), ct_tensor_release(lo), ct_tensor_release(hi);
+        ct_tensor_release(lse), ct_tensor_release(y);
         y = ny;
     }
-    ct_tensor_release(ninf);
     if (st == CT_OK && y == a) {
         ct_tensor_release(y);
         y = NULL;

@@ -108,8 +108,6 @@ bool ct__ag_node_name(const ct__ag_node *n, char *buf, size_t cap) {
 
 /* ---- nodes and metadata ---- */
 
-static void ct__ag_node_release(ct__ag_node *n);
-
 static void ct__ag_free_saved(ct__ag_node *n) {
     for (int i = 0; i < CT__AG_MAX_IN; i++) {
         ct_tensor_release(n->saved_in[i]);
@@ -121,7 +119,7 @@ static void ct__ag_free_saved(ct__ag_node *n) {
     }
 }
 
-static void ct__ag_node_release(ct__ag_node *n) {
+void ct__ag_node_release(ct__ag_node *n) {
     if (!n || --n->refcount > 0) return;
     ct__ag_free_saved(n);
     ct__ag_hooks_free(n);
@@ -753,13 +751,16 @@ static ct_status ct__ag_stale(ct_ctx *ctx, const ct__ag_node *n, const ct_tensor
 static ct_status ct__ag_exec(ct__ag_run *R, ct__ag_node *n) {
     ct_ctx *ctx = R->ctx;
     const ct__ag_formula *f = ct__ag_formula_of(n->op);
-    if (n->freed && n->has_saved)
+    if (n->freed && n->has_saved) {
+        char name[64] = "";
+        if (!ct__ag_node_name(n, name, sizeof name)) snprintf(name, sizeof name, "%s", f->name);
         return ct__set_error(
             ctx, CT_ERR_STATE,
             "backward: trying to backward through the graph a second time (or directly access "
             "saved tensors after they have already been freed) in %s; pass retain_graph=true to "
             "the first backward if you need to backward through the graph a second time",
-            f->name);
+            name);
+    }
     ct__ag_call c;
     memset(&c, 0, sizeof c);
     c.ctx = ctx;

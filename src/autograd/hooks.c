@@ -3,6 +3,7 @@
  * (engine.c) calls ct__ag_run_hooks on a node's gradient buffers before the node runs and
  * ct__ag_anomaly_check after each formula. */
 #include "autograd/autograd_impl.h"
+#include "ctorch/methods.h"
 #include "dispatch/dispatch.h"
 
 #include <stdio.h>
@@ -25,6 +26,7 @@ void ct__ag_hooks_free(ct__ag_node *n) {
 ct_status ct__ag_run_hooks(ct_ctx *ctx, ct__ag_node *n, int nr, ct_tensor **g) {
     ct_status st = CT_OK;
     for (ct__ag_hook *h = n->hooks[nr]; h && st == CT_OK; h = h->next) {
+        if (!h->fn) continue; /* removed during this backward pass (freed with the node) */
         ct_tensor *r = NULL;
         const int depth = ctx->ag_depth;
         st = h->fn(ctx, *g, h->user, &r);
@@ -74,7 +76,13 @@ ct_status ct__ag_anomaly_check(ct_ctx *ctx, const ct__ag_node *n, ct_tensor *con
     if (ct__any_capture(ctx)) return CT_OK; /* no host reads during a capture */
     const bool was = ct_set_grad_enabled(ctx, false);
     ct_status st = CT_OK;
+    int idx = -1; /* torch's output number: the differentiable inputs only */
     for (int i = 0; i < n->n_in && st == CT_OK; i++) {
+        const ct__ag_tmeta *m = &n->in_meta[i];
+        const bool diff = n->in_present[i] &&
+                          (ct_dtype_is_floating(m->dtype) || ct_dtype_is_complex(m->dtype)) &&
+                          !(m->ndim == 0 && !n->next[i].node); /* a wrapped number */
+        idx += diff;
         const ct_tensor *g = gin[i];
         if (!g || ct_tensor_numel(g) == 0) continue;
         ct_tensor *nan = NULL, *any = NULL;
@@ -87,11 +95,8 @@ ct_status ct__ag_anomaly_check(ct_ctx *ctx, const ct__ag_node *n, ct_tensor *con
             char name[64] = "CustomBackward";
             ct__ag_node_name(n, name, sizeof name);
             st = ct__set_error(ctx, CT_ERR_STATE,
-                               "Function '%s' returned nan values in its %d%s output.", name, i,
-                               i % 10 == 1 && i % 100 != 11   ? "st"
-                               : i % 10 == 2 && i % 100 != 12 ? "nd"
-                               : i % 10 == 3 && i % 100 != 13 ? "rd"
-                                                              : "th");
+                               "Function '%s' returned nan values in its %dth output.", name,
+                               idx < 0 ? 0 : idx);
         }
     }
     ct_set_grad_enabled(ctx, was);
@@ -198,8 +203,12 @@ ct_status ct_tensor_remove_hook(ct_tensor *t, int64_t id) {
     ct__ag_node *n = m ? (m->grad_fn ? m->grad_fn : m->acc) : NULL;
     const int nr = m && m->grad_fn ? m->output_nr : 0;
     for (ct__ag_hook **p = n ? &n->hooks[nr] : NULL; p && *p; p = &(*p)->next) {
-        if ((*p)->id != id) continue;
+        if ((*p)->id != id || !(*p)->fn) continue;
         ct__ag_hook *h = *p;
+        if (ctx->ag_running) { /* a hook may be running this list: unlink after the pass */
+            h->fn = NULL;
+            return CT_OK;
+        }
         *p = h->next;
         ct__free(ctx, h);
         return CT_OK;
@@ -208,4 +217,146 @@ ct_status ct_tensor_remove_hook(ct_tensor *t, int64_t id) {
                          "remove_hook: tensor has no hook %lld (removed already, or registered "
                          "on another tensor)",
                          (long long)id);
+}
+
+/* ---- in-place view ops (methods.h): t takes the view v's layout and history ---- */
+
+static bool ct__ag_is_view_node(const ct__ag_node *n) {
+    return n && (n->op == CT__AG_PERMUTE || n->op == CT__AG_TRANSPOSE || n->op == CT__AG_SLICE ||
+                 n->op == CT__AG_EXPAND ||
+                 (n->op == CT__AG_VIEW && n->iv[0] != CT__AG_VIEW_RESHAPE_COPY));
+}
+
+typedef ct_status (*ct__ag_view_fn)(ct_ctx *ctx, const ct_tensor *t, const void *arg,
+                                    ct_tensor **out);
+
+/* t = fn(t) in place: the view's shape, strides, offset and autograd metadata move into t's
+ * handle (retain_grad follows); t's old metadata goes with the view's released handle. */
+static ct_status ct__ag_view_inplace(ct_ctx *ctx, const char *op, const char *node, ct_tensor *t,
+                                     ct__ag_view_fn fn, const void *arg) {
+    if (!ctx) return CT_ERR_INVALID_ARG;
+    ct_status st = ct__check_tensor(ctx, op, "input", t);
+    if (st != CT_OK) return st;
+    ct__ag_meta *m = t->ag;
+    const bool has_fn = t->requires_grad && m && m->grad_fn;
+    if (t->requires_grad && !has_fn && ct_is_grad_enabled(ctx))
+        return ct__set_error(ctx, CT_ERR_STATE,
+                             "%s: a leaf Variable that requires grad is being used in an in-place "
+                             "operation",
+                             op);
+    ct_tensor *v = NULL;
+    const uint64_t mark = ctx->ag_seq;
+    if ((st = fn(ctx, t, arg, &v)) != CT_OK) return st;
+    if (v == t) { /* the op returned t itself (nothing to change) */
+        ct_tensor_release(v);
+        return CT_OK;
+    }
+    /* retain_grad moves to the new node, as torch */
+    ct__ag_meta *vm = v->ag;
+    if (vm && vm->grad_fn && vm->grad_fn->seq > mark)
+        vm->grad_fn->name = node; /* torch's in-place overload's name (TBackward1 ...) */
+    const bool retains = m && m->retains && m->grad_fn && m->grad_fn->retain[m->output_nr] == t;
+    if (retains) {
+        m->grad_fn->retain[m->output_nr] = NULL;
+        m->retains = false;
+        if (vm && vm->grad_fn && v->requires_grad) {
+            vm->grad_fn->retain[vm->output_nr] = t;
+            vm->retains = true;
+        }
+    }
+    if (m && m->acc) m->acc->leaf = v; /* an accumulator's weak pointer follows its metadata */
+    if (vm && vm->acc) vm->acc->leaf = t;
+    t->ndim = v->ndim;
+    memcpy(t->shape, v->shape, sizeof t->shape);
+    memcpy(t->strides, v->strides, sizeof t->strides);
+    t->offset = v->offset;
+    void *ag = t->ag;
+    const bool rg = t->requires_grad;
+    t->ag = v->ag;
+    t->requires_grad = v->requires_grad;
+    v->ag = ag;
+    v->requires_grad = rg;
+    ct_tensor_release(v);
+    return CT_OK;
+}
+
+typedef struct {
+    int a, b, n;
+    const int64_t *size, *stride;
+    int64_t offset;
+} ct__ag_varg;
+
+static ct_status ct__ag_v_t(ct_ctx *c, const ct_tensor *t, const void *a, ct_tensor **o) {
+    (void)a;
+    return ct_t(c, t, o);
+}
+static ct_status ct__ag_v_transpose(ct_ctx *c, const ct_tensor *t, const void *a, ct_tensor **o) {
+    const ct__ag_varg *v = a;
+    return ct_tensor_transpose(c, t, v->a, v->b, o);
+}
+static ct_status ct__ag_v_squeeze(ct_ctx *c, const ct_tensor *t, const void *a, ct_tensor **o) {
+    return ct_tensor_squeeze(c, t, ((const ct__ag_varg *)a)->a, o);
+}
+static ct_status ct__ag_v_unsqueeze(ct_ctx *c, const ct_tensor *t, const void *a, ct_tensor **o) {
+    return ct_tensor_unsqueeze(c, t, ((const ct__ag_varg *)a)->a, o);
+}
+static ct_status ct__ag_v_strided(ct_ctx *c, const ct_tensor *t, const void *a, ct_tensor **o) {
+    const ct__ag_varg *v = a;
+    return ct_tensor_as_strided(c, t, v->n, v->size, v->stride, v->offset, o);
+}
+
+ct_status ct_t_(ct_ctx *ctx, ct_tensor *t) {
+    return ct__ag_view_inplace(ctx, "t_", "TBackward1", t, ct__ag_v_t, NULL);
+}
+ct_status ct_transpose_(ct_ctx *ctx, ct_tensor *t, int dim0, int dim1) {
+    const ct__ag_varg a = {dim0, dim1, 0, NULL, NULL, 0};
+    return ct__ag_view_inplace(ctx, "transpose_", "TransposeBackward1", t, ct__ag_v_transpose, &a);
+}
+ct_status ct_swapaxes_(ct_ctx *ctx, ct_tensor *t, int axis0, int axis1) {
+    const ct__ag_varg a = {axis0, axis1, 0, NULL, NULL, 0};
+    return ct__ag_view_inplace(ctx, "swapaxes_", "TransposeBackward1", t, ct__ag_v_transpose, &a);
+}
+ct_status ct_swapdims_(ct_ctx *ctx, ct_tensor *t, int dim0, int dim1) {
+    const ct__ag_varg a = {dim0, dim1, 0, NULL, NULL, 0};
+    return ct__ag_view_inplace(ctx, "swapdims_", "TransposeBackward1", t, ct__ag_v_transpose, &a);
+}
+ct_status ct_squeeze_(ct_ctx *ctx, ct_tensor *t, int dim) {
+    const ct__ag_varg a = {dim, 0, 0, NULL, NULL, 0};
+    return ct__ag_view_inplace(ctx, "squeeze_",
+                               dim == CT_ALL_DIMS ? "SqueezeBackward2" : "SqueezeBackward3", t,
+                               ct__ag_v_squeeze, &a);
+}
+ct_status ct_unsqueeze_(ct_ctx *ctx, ct_tensor *t, int dim) {
+    const ct__ag_varg a = {dim, 0, 0, NULL, NULL, 0};
+    return ct__ag_view_inplace(ctx, "unsqueeze_", "UnsqueezeBackward1", t, ct__ag_v_unsqueeze, &a);
+}
+ct_status ct_as_strided_(ct_ctx *ctx, ct_tensor *t, int ndim, const int64_t *size,
+                         const int64_t *stride, int64_t storage_offset) {
+    const ct__ag_varg a = {0, 0, ndim, size, stride, storage_offset};
+    return ct__ag_view_inplace(ctx, "as_strided_", "AsStridedBackward1", t, ct__ag_v_strided, &a);
+}
+
+ct_status ct_detach_(ct_ctx *ctx, ct_tensor *t) {
+    if (!ctx) return CT_ERR_INVALID_ARG;
+    ct_status st = ct__check_tensor(ctx, "detach_", "input", t);
+    if (st != CT_OK) return st;
+    ct__ag_meta *m = t->ag;
+    if (!m) return CT_OK;
+    if (t->requires_grad && ct__ag_is_view_node(m->grad_fn))
+        return ct__set_error(ctx, CT_ERR_STATE,
+                             "detach_: Can't detach views in-place. Use detach() instead.");
+    if (m->retains && m->grad_fn && m->grad_fn->retain[m->output_nr] == t)
+        m->grad_fn->retain[m->output_nr] = NULL;
+    m->retains = false;
+    if (m->acc) { /* a leaf that required grad: it no longer does (its .grad stays, as torch) */
+        m->acc->leaf = NULL;
+        ct__ag_node_release(m->acc);
+        m->acc = NULL;
+    }
+    ct__ag_node *n = m->grad_fn;
+    m->grad_fn = NULL;
+    m->output_nr = 0;
+    t->requires_grad = false;
+    ct__ag_node_release(n);
+    return CT_OK;
 }

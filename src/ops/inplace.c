@@ -156,7 +156,8 @@ CT__IP_BIN(nextafter) CT__IP_BIN(ldexp) CT__IP_BIN(xlogy) CT__IP_BIN(heaviside) 
 CT__IP_BIN(remainder) CT__IP_BIN(floor_divide) CT__IP_BIN(true_divide) CT__IP_BIN(divide)
 CT__IP_BIN(multiply) CT__IP_BIN(gcd) CT__IP_BIN(lcm) CT__IP_BIN(bitwise_and) CT__IP_BIN(bitwise_or)
 CT__IP_BIN(bitwise_xor) CT__IP_BIN(bitwise_left_shift) CT__IP_BIN(bitwise_right_shift)
-CT__IP_BIN(logical_and) CT__IP_BIN(logical_or) CT__IP_BIN(logical_xor)
+CT__IP_BIN(logical_and) CT__IP_BIN(logical_or) CT__IP_BIN(logical_xor) CT__IP_BIN(igamma)
+CT__IP_BIN(igammac)
     /* clang-format on */
 
     /* ---- comparisons: 0 / 1 in self's dtype; under autograd a node with zero gradients for self

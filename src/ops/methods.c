@@ -1,0 +1,301 @@
+/* Tensor methods and torch aliases (include/ctorch/methods.h): compositions of public ops, so they
+ * dispatch, capture and differentiate as those ops do. The in-place view ops live in
+ * autograd/hooks.c (they move autograd metadata). */
+#include "core/internal.h"
+#include "ctorch/autograd.h"
+#include "ctorch/inplace.h"
+#include "ctorch/methods.h"
+#include "ops/dispatch.h"
+#include "tensor/tensor_impl.h"
+
+#include <math.h>
+#include <string.h>
+
+static ct_status ct__m_new(ct_ctx *ctx, const char *op, const ct_tensor *self, int ndim,
+                           const int64_t *shape, int kind, double value, ct_tensor **out) {
+    if (!ctx) return CT_ERR_INVALID_ARG;
+    ct_status st = ct__check_tensor(ctx, op, "self", self);
+    if (st != CT_OK) return st;
+    if (!out) return ct__set_error(ctx, CT_ERR_INVALID_ARG, "%s: out is NULL", op);
+    switch (kind) {
+    case 0: return ct_tensor_empty(ctx, self->dtype, ndim, shape, out);
+    case 1: return ct_tensor_zeros(ctx, self->dtype, ndim, shape, out);
+    case 2: return ct_tensor_ones(ctx, self->dtype, ndim, shape, out);
+    default: return ct_tensor_full(ctx, self->dtype, ndim, shape, value, out);
+    }
+}
+ct_status ct_new_empty(ct_ctx *ctx, const ct_tensor *self, int ndim, const int64_t *shape,
+                       ct_tensor **out) {
+    return ct__m_new(ctx, "new_empty", self, ndim, shape, 0, 0, out);
+}
+ct_status ct_new_zeros(ct_ctx *ctx, const ct_tensor *self, int ndim, const int64_t *shape,
+                       ct_tensor **out) {
+    return ct__m_new(ctx, "new_zeros", self, ndim, shape, 1, 0, out);
+}
+ct_status ct_new_ones(ct_ctx *ctx, const ct_tensor *self, int ndim, const int64_t *shape,
+                      ct_tensor **out) {
+    return ct__m_new(ctx, "new_ones", self, ndim, shape, 2, 1, out);
+}
+ct_status ct_new_full(ct_ctx *ctx, const ct_tensor *self, int ndim, const int64_t *shape,
+                      double value, ct_tensor **out) {
+    return ct__m_new(ctx, "new_full", self, ndim, shape, 3, value, out);
+}
+
+static ct_status ct__m_two(ct_ctx *ctx, const char *op, const ct_tensor *t, const ct_tensor *o,
+                           ct_tensor **out) {
+    if (!ctx) return CT_ERR_INVALID_ARG;
+    const ct_tensor *ins[2] = {t, o};
+    return ct__check_args(ctx, op, 2, ins, out);
+}
+ct_status ct_expand_as(ct_ctx *ctx, const ct_tensor *t, const ct_tensor *other, ct_tensor **out) {
+    ct_status st = ct__m_two(ctx, "expand_as", t, other, out);
+    return st != CT_OK ? st : ct_tensor_expand(ctx, t, other->ndim, other->shape, out);
+}
+ct_status ct_reshape_as(ct_ctx *ctx, const ct_tensor *t, const ct_tensor *other, ct_tensor **out) {
+    ct_status st = ct__m_two(ctx, "reshape_as", t, other, out);
+    return st != CT_OK ? st : ct_tensor_reshape(ctx, t, other->ndim, other->shape, out);
+}
+ct_status ct_view_as(ct_ctx *ctx, const ct_tensor *t, const ct_tensor *other, ct_tensor **out) {
+    ct_status st = ct__m_two(ctx, "view_as", t, other, out);
+    return st != CT_OK ? st : ct_tensor_view(ctx, t, other->ndim, other->shape, out);
+}
+ct_status ct_type_as(ct_ctx *ctx, const ct_tensor *t, const ct_tensor *other, ct_tensor **out) {
+    ct_status st = ct__m_two(ctx, "type_as", t, other, out);
+    if (st != CT_OK) return st;
+    if (t->dtype == other->dtype) {
+        *out = ct_tensor_retain((ct_tensor *)t);
+        return CT_OK;
+    }
+    return ct_cast(ctx, t, other->dtype, out);
+}
+
+ct_status ct_sum_to_size(ct_ctx *ctx, const ct_tensor *t, int ndim, const int64_t *shape,
+                         ct_tensor **out) {
+    if (!ctx) return CT_ERR_INVALID_ARG;
+    const ct_tensor *ins[1] = {t};
+    ct_status st = ct__check_args(ctx, "sum_to_size", 1, ins, out);
+    if (st != CT_OK) return st;
+    if (ndim < 0 || ndim > CT_MAX_DIMS || (ndim > 0 && !shape))
+        return ct__set_error(ctx, CT_ERR_INVALID_ARG, "sum_to_size: %d dims (0..%d)", ndim,
+                             CT_MAX_DIMS);
+    /* shape must expand to t's shape (torch's is_expandable_to) */
+    bool ok = ndim <= t->ndim;
+    for (int i = 1; ok && i <= ndim; i++) {
+        const int64_t a = shape[ndim - i], b = t->shape[t->ndim - i];
+        ok = a == b || a == 1;
+    }
+    if (!ok) {
+        char a[96];
+        return ct__set_error(ctx, CT_ERR_SHAPE,
+                             "sum_to_size: size {%s} is not expandable to size "
+                             "{%s}.",
+                             ct__shape_str(a, sizeof a, ndim, shape), CT__SHAPE_STR(t));
+    }
+    const int lead = t->ndim - ndim;
+    int dims[CT_MAX_DIMS], nd = 0;
+    for (int d = 0; d < t->ndim; d++)
+        if (d < lead || (shape[d - lead] == 1 && t->shape[d] != 1)) dims[nd++] = d;
+    if (nd == 0) return ct_tensor_view(ctx, t, t->ndim, t->shape, out); /* t's shape already */
+    ct_tensor *s = NULL;
+    st = ct_sum(ctx, t, nd, dims, true, &s);
+    if (st == CT_OK) st = ct_tensor_reshape(ctx, s, ndim, shape, out);
+    ct_tensor_release(s);
+    return st;
+}
+
+size_t ct_tensor_element_size(const ct_tensor *t) {
+    return ct__tensor_live(t) ? ct_dtype_size(t->dtype) : 0;
+}
+
+ct_status ct_fill_diagonal_(ct_ctx *ctx, ct_tensor *t, double value, bool wrap) {
+    if (!ctx) return CT_ERR_INVALID_ARG;
+    ct_status st = ct__check_tensor(ctx, "fill_diagonal_", "input", t);
+    if (st != CT_OK) return st;
+    if (t->ndim < 2)
+        return ct__set_error(ctx, CT_ERR_SHAPE, "fill_diagonal_: dimensions must larger than 1");
+    if (t->ndim > 2)
+        for (int d = 1; d < t->ndim; d++)
+            if (t->shape[d] != t->shape[0])
+                return ct__set_error(ctx, CT_ERR_SHAPE,
+                                     "fill_diagonal_: all dimensions of input must be of equal "
+                                     "length, got %s",
+                                     CT__SHAPE_STR(t));
+    /* the diagonal's flat positions in a contiguous mask of t's shape: step = sum of the
+     * contiguous strides; a tall 2-d matrix with wrap keeps stepping to the end */
+    const int64_t numel = ct_tensor_numel(t);
+    int64_t step = 0, stride = 1, count = t->shape[0];
+    for (int d = t->ndim - 1; d >= 0; d--) {
+        step += stride;
+        stride *= t->shape[d];
+    }
+    if (t->ndim == 2) {
+        const int64_t rows = t->shape[0], cols = t->shape[1];
+        count = rows < cols ? rows : cols;
+        if (wrap && rows > cols + 1 && numel > 0) count = (numel - 1) / step + 1;
+    }
+    ct_tensor *mask = NULL, *diag = NULL;
+    const bool was = ct_set_grad_enabled(ctx, false);
+    st = ct_tensor_zeros(ctx, CT_BOOL, t->ndim, t->shape, &mask);
+    if (st == CT_OK && count > 0) st = ct_tensor_as_strided(ctx, mask, 1, &count, &step, 0, &diag);
+    if (st == CT_OK && diag) st = ct_tensor_fill_(ctx, diag, 1.0);
+    ct_set_grad_enabled(ctx, was);
+    if (st == CT_OK) st = ct_masked_fill_(ctx, t, mask, value);
+    ct_tensor_release(diag), ct_tensor_release(mask);
+    return st;
+}
+
+/* refuse a leaf that requires grad (torch's in-place rule), then write r into t */
+static ct_status ct__m_fill_from(ct_ctx *ctx, const char *op, ct_tensor *t, ct_tensor *r) {
+    ct_status st = CT_OK;
+    if (t->requires_grad && ct_tensor_is_leaf(t) && ct_is_grad_enabled(ctx))
+        st = ct__set_error(ctx, CT_ERR_STATE,
+                           "%s: a leaf Variable that requires grad is being used in an in-place "
+                           "operation",
+                           op);
+    if (st == CT_OK) st = ct_tensor_copy_(ctx, t, r);
+    ct_tensor_release(r);
+    return st;
+}
+
+ct_status ct_tensor_bernoulli_(ct_ctx *ctx, ct_tensor *t, double p, uint64_t seed,
+                               uint64_t offset) {
+    if (!ctx) return CT_ERR_INVALID_ARG;
+    ct_status st = ct__check_tensor(ctx, "bernoulli_", "input", t);
+    if (st != CT_OK) return st;
+    if (!(p >= 0 && p <= 1))
+        return ct__set_error(ctx, CT_ERR_INVALID_ARG,
+                             "bernoulli_ expects p to be in [0, 1], but got p=%g", p);
+    ct_tensor *u = NULL, *b = NULL;
+    st = ct_tensor_rand(ctx, CT_FLOAT64, t->ndim, t->shape, seed, offset, &u);
+    if (st == CT_OK) st = ct_lt_scalar(ctx, u, p, &b);
+    ct_tensor_release(u);
+    return st != CT_OK ? st : ct__m_fill_from(ctx, "bernoulli_", t, b);
+}
+
+ct_status ct_tensor_random_(ct_ctx *ctx, ct_tensor *t, int64_t from, int64_t to, uint64_t seed,
+                            uint64_t offset) {
+    if (!ctx) return CT_ERR_INVALID_ARG;
+    ct_status st = ct__check_tensor(ctx, "random_", "input", t);
+    if (st != CT_OK) return st;
+    if (from >= to)
+        return ct__set_error(ctx, CT_ERR_INVALID_ARG,
+                             "random_ expects 'from' to be less than 'to', but got from=%lld >= "
+                             "to=%lld",
+                             (long long)from, (long long)to);
+    if (t->dtype == CT_BOOL && (from < 0 || to > 2))
+        return ct__set_error(ctx, CT_ERR_INVALID_ARG,
+                             "random_: a bool tensor takes values in [0, 2), got [%lld, %lld)",
+                             (long long)from, (long long)to);
+    ct_tensor *r = NULL;
+    st = ct_tensor_randint(ctx, t->dtype == CT_BOOL ? CT_INT64 : t->dtype, from, to, t->ndim,
+                           t->shape, seed, offset, &r);
+    return st != CT_OK ? st : ct__m_fill_from(ctx, "random_", t, r);
+}
+
+/* ---- aliases ---- */
+
+ct_status ct_split_with_sizes(ct_ctx *ctx, const ct_tensor *t, int n, const int64_t *sizes, int dim,
+                              ct_tensor **outs) {
+    return ct_split_sizes(ctx, t, n, sizes, dim, outs);
+}
+ct_status ct_unsafe_split_with_sizes(ct_ctx *ctx, const ct_tensor *t, int n, const int64_t *sizes,
+                                     int dim, ct_tensor **outs) {
+    return ct_split_sizes(ctx, t, n, sizes, dim, outs);
+}
+ct_status ct_unsafe_split(ct_ctx *ctx, const ct_tensor *t, int64_t split_size, int dim, int max_out,
+                          ct_tensor **outs, int *n_out) {
+    return ct_split(ctx, t, split_size, dim, max_out, outs, n_out);
+}
+ct_status ct_unsafe_chunk(ct_ctx *ctx, const ct_tensor *t, int chunks, int dim, int max_out,
+                          ct_tensor **outs, int *n_out) {
+    return ct_chunk(ctx, t, chunks, dim, max_out, outs, n_out);
+}
+
+ct_status ct_upsample(ct_ctx *ctx, const ct_tensor *x, int n_size, const int64_t *size,
+                      ct_interp_mode mode, bool align_corners, ct_tensor **out) {
+    return ct_interpolate(ctx, x, n_size, size, mode, align_corners, out);
+}
+ct_status ct_upsample_nearest(ct_ctx *ctx, const ct_tensor *x, int n_size, const int64_t *size,
+                              ct_tensor **out) {
+    return ct_interpolate(ctx, x, n_size, size, CT_INTERP_NEAREST, false, out);
+}
+ct_status ct_upsample_bilinear(ct_ctx *ctx, const ct_tensor *x, const int64_t size[2],
+                               ct_tensor **out) {
+    if (!ctx) return CT_ERR_INVALID_ARG;
+    ct_status st = ct__check_tensor(ctx, "upsample_bilinear", "input", x);
+    if (st != CT_OK) return st;
+    if (x->ndim != 4)
+        return ct__set_error(ctx, CT_ERR_SHAPE,
+                             "upsample_bilinear: input must be 4-d (N, C, H, W), got %s",
+                             CT__SHAPE_STR(x));
+    return ct_interpolate(ctx, x, 2, size, CT_INTERP_LINEAR, true, out);
+}
+
+static ct_status ct__m_need_idx(ct_ctx *ctx, const char *op, ct_tensor **out, ct_tensor **idx) {
+    if (!ctx) return CT_ERR_INVALID_ARG;
+    if (out) *out = NULL;
+    if (!idx) return ct__set_error(ctx, CT_ERR_INVALID_ARG, "%s: indices is NULL", op);
+    *idx = NULL;
+    return CT_OK;
+}
+#define CT__M_IDX(op)                                                                              \
+    ct_status st_ = ct__m_need_idx(ctx, #op, out, indices);                                        \
+    if (st_ != CT_OK) return st_
+
+ct_status ct_max_pool1d_with_indices(ct_ctx *ctx, const ct_tensor *x, int64_t kernel,
+                                     int64_t stride, int64_t padding, int64_t dilation,
+                                     bool ceil_mode, ct_tensor **out, ct_tensor **indices) {
+    CT__M_IDX(max_pool1d_with_indices);
+    return ct_max_pool1d(ctx, x, kernel, stride, padding, dilation, ceil_mode, out, indices);
+}
+ct_status ct_max_pool2d_with_indices(ct_ctx *ctx, const ct_tensor *x, const int64_t kernel[2],
+                                     const int64_t stride[2], const int64_t padding[2],
+                                     const int64_t dilation[2], bool ceil_mode, ct_tensor **out,
+                                     ct_tensor **indices) {
+    CT__M_IDX(max_pool2d_with_indices);
+    return ct_max_pool2d_ex(ctx, x, kernel, stride, padding, dilation, ceil_mode, out, indices);
+}
+ct_status ct_max_pool3d_with_indices(ct_ctx *ctx, const ct_tensor *x, const int64_t kernel[3],
+                                     const int64_t stride[3], const int64_t padding[3],
+                                     const int64_t dilation[3], bool ceil_mode, ct_tensor **out,
+                                     ct_tensor **indices) {
+    CT__M_IDX(max_pool3d_with_indices);
+    return ct_max_pool3d(ctx, x, kernel, stride, padding, dilation, ceil_mode, out, indices);
+}
+ct_status ct_adaptive_max_pool1d_with_indices(ct_ctx *ctx, const ct_tensor *x, int64_t output_size,
+                                              ct_tensor **out, ct_tensor **indices) {
+    CT__M_IDX(adaptive_max_pool1d_with_indices);
+    return ct_adaptive_max_pool1d(ctx, x, output_size, out, indices);
+}
+ct_status ct_adaptive_max_pool2d_with_indices(ct_ctx *ctx, const ct_tensor *x,
+                                              const int64_t output_size[2], ct_tensor **out,
+                                              ct_tensor **indices) {
+    CT__M_IDX(adaptive_max_pool2d_with_indices);
+    return ct_adaptive_max_pool2d(ctx, x, output_size, out, indices);
+}
+ct_status ct_adaptive_max_pool3d_with_indices(ct_ctx *ctx, const ct_tensor *x,
+                                              const int64_t output_size[3], ct_tensor **out,
+                                              ct_tensor **indices) {
+    CT__M_IDX(adaptive_max_pool3d_with_indices);
+    return ct_adaptive_max_pool3d(ctx, x, output_size, out, indices);
+}
+ct_status ct_fractional_max_pool2d_with_indices(ct_ctx *ctx, const ct_tensor *x,
+                                                const int64_t kernel_size[2],
+                                                const int64_t output_size[2],
+                                                const double output_ratio[2],
+                                                const ct_tensor *random_samples, uint64_t seed,
+                                                ct_tensor **out, ct_tensor **indices) {
+    CT__M_IDX(fractional_max_pool2d_with_indices);
+    return ct_fractional_max_pool2d(ctx, x, kernel_size, output_size, output_ratio, random_samples,
+                                    seed, out, indices);
+}
+ct_status ct_fractional_max_pool3d_with_indices(ct_ctx *ctx, const ct_tensor *x,
+                                                const int64_t kernel_size[3],
+                                                const int64_t output_size[3],
+                                                const double output_ratio[3],
+                                                const ct_tensor *random_samples, uint64_t seed,
+                                                ct_tensor **out, ct_tensor **indices) {
+    CT__M_IDX(fractional_max_pool3d_with_indices);
+    return ct_fractional_max_pool3d(ctx, x, kernel_size, output_size, output_ratio, random_samples,
+                                    seed, out, indices);
+}
