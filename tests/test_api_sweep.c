@@ -22,6 +22,7 @@
 #include "ctorch/io.h"
 #include "ctorch/linalg.h"
 #include "ctorch/memory.h"
+#include "ctorch/methods.h"
 #include "ctorch/mx.h"
 #include "ctorch/ops.h"
 #include "ctorch/optim.h"
@@ -2473,6 +2474,234 @@ static void s2_ct_memory_reset_peak(void) { SWEEP_STATUS(ct_memory_reset_peak(S_
 static void s3_ct_memory_reset_peak(void) { SWEEP_STATUS(ct_memory_reset_peak(S_ctx, (ct_device){0})); }
 static void s4_ct_memory_reset_peak(void) { SWEEP_STATUS(ct_memory_reset_peak(S_ctx, (ct_device){0})); }
 static void s5_ct_memory_reset_peak(void) { SWEEP_STATUS(ct_memory_reset_peak(S_ctx, (ct_device){0})); }
+static void s0_ct_new_empty(void) { (void)ct_new_empty(NULL, NULL, (int){0}, NULL, NULL); }
+static void s1_ct_new_empty(void) { SWEEP_STATUS(ct_new_empty(S_ctx, NULL, (int){0}, NULL, NULL)); }
+static void s2_ct_new_empty(void) { SWEEP_STATUS(ct_new_empty(S_ctx, S_t, (int){0}, NULL, NULL)); }
+static void s3_ct_new_empty(void) { SWEEP_STATUS(ct_new_empty(S_ctx, S_t, (int){0}, NULL, &S_out[0])); }
+static void s4_ct_new_empty(void) { SWEEP_STATUS(ct_new_empty(S_ctx, S_t, (int){0}, S_i64, &S_out[0])); }
+static void s5_ct_new_empty(void) { SWEEP_STATUS(ct_new_empty(S_ctx, S_t, (int){0}, S_i64, &S_out[0])); }
+static void s0_ct_new_zeros(void) { (void)ct_new_zeros(NULL, NULL, (int){0}, NULL, NULL); }
+static void s1_ct_new_zeros(void) { SWEEP_STATUS(ct_new_zeros(S_ctx, NULL, (int){0}, NULL, NULL)); }
+static void s2_ct_new_zeros(void) { SWEEP_STATUS(ct_new_zeros(S_ctx, S_t, (int){0}, NULL, NULL)); }
+static void s3_ct_new_zeros(void) { SWEEP_STATUS(ct_new_zeros(S_ctx, S_t, (int){0}, NULL, &S_out[0])); }
+static void s4_ct_new_zeros(void) { SWEEP_STATUS(ct_new_zeros(S_ctx, S_t, (int){0}, S_i64, &S_out[0])); }
+static void s5_ct_new_zeros(void) { SWEEP_STATUS(ct_new_zeros(S_ctx, S_t, (int){0}, S_i64, &S_out[0])); }
+static void s0_ct_new_ones(void) { (void)ct_new_ones(NULL, NULL, (int){0}, NULL, NULL); }
+static void s1_ct_new_ones(void) { SWEEP_STATUS(ct_new_ones(S_ctx, NULL, (int){0}, NULL, NULL)); }
+static void s2_ct_new_ones(void) { SWEEP_STATUS(ct_new_ones(S_ctx, S_t, (int){0}, NULL, NULL)); }
+static void s3_ct_new_ones(void) { SWEEP_STATUS(ct_new_ones(S_ctx, S_t, (int){0}, NULL, &S_out[0])); }
+static void s4_ct_new_ones(void) { SWEEP_STATUS(ct_new_ones(S_ctx, S_t, (int){0}, S_i64, &S_out[0])); }
+static void s5_ct_new_ones(void) { SWEEP_STATUS(ct_new_ones(S_ctx, S_t, (int){0}, S_i64, &S_out[0])); }
+static void s0_ct_new_full(void) { (void)ct_new_full(NULL, NULL, (int){0}, NULL, (double){0}, NULL); }
+static void s1_ct_new_full(void) { SWEEP_STATUS(ct_new_full(S_ctx, NULL, (int){0}, NULL, (double){0}, NULL)); }
+static void s2_ct_new_full(void) { SWEEP_STATUS(ct_new_full(S_ctx, S_t, (int){0}, NULL, (double){0}, NULL)); }
+static void s3_ct_new_full(void) { SWEEP_STATUS(ct_new_full(S_ctx, S_t, (int){0}, NULL, (double){0}, &S_out[0])); }
+static void s4_ct_new_full(void) { SWEEP_STATUS(ct_new_full(S_ctx, S_t, (int){0}, S_i64, (double){0}, &S_out[0])); }
+static void s5_ct_new_full(void) { SWEEP_STATUS(ct_new_full(S_ctx, S_t, (int){0}, S_i64, (double){0}, &S_out[0])); }
+static void s0_ct_expand_as(void) { (void)ct_expand_as(NULL, NULL, NULL, NULL); }
+static void s1_ct_expand_as(void) { SWEEP_STATUS(ct_expand_as(S_ctx, NULL, NULL, NULL)); }
+static void s2_ct_expand_as(void) { SWEEP_STATUS(ct_expand_as(S_ctx, S_t, S_t, NULL)); }
+static void s3_ct_expand_as(void) { SWEEP_STATUS(ct_expand_as(S_ctx, S_t, S_t, &S_out[0])); }
+static void s4_ct_expand_as(void) { SWEEP_STATUS(ct_expand_as(S_ctx, S_t, S_t, &S_out[0])); }
+static void s5_ct_expand_as(void) { SWEEP_STATUS(ct_expand_as(S_ctx, S_t, S_t, &S_out[0])); }
+static void s0_ct_reshape_as(void) { (void)ct_reshape_as(NULL, NULL, NULL, NULL); }
+static void s1_ct_reshape_as(void) { SWEEP_STATUS(ct_reshape_as(S_ctx, NULL, NULL, NULL)); }
+static void s2_ct_reshape_as(void) { SWEEP_STATUS(ct_reshape_as(S_ctx, S_t, S_t, NULL)); }
+static void s3_ct_reshape_as(void) { SWEEP_STATUS(ct_reshape_as(S_ctx, S_t, S_t, &S_out[0])); }
+static void s4_ct_reshape_as(void) { SWEEP_STATUS(ct_reshape_as(S_ctx, S_t, S_t, &S_out[0])); }
+static void s5_ct_reshape_as(void) { SWEEP_STATUS(ct_reshape_as(S_ctx, S_t, S_t, &S_out[0])); }
+static void s0_ct_view_as(void) { (void)ct_view_as(NULL, NULL, NULL, NULL); }
+static void s1_ct_view_as(void) { SWEEP_STATUS(ct_view_as(S_ctx, NULL, NULL, NULL)); }
+static void s2_ct_view_as(void) { SWEEP_STATUS(ct_view_as(S_ctx, S_t, S_t, NULL)); }
+static void s3_ct_view_as(void) { SWEEP_STATUS(ct_view_as(S_ctx, S_t, S_t, &S_out[0])); }
+static void s4_ct_view_as(void) { SWEEP_STATUS(ct_view_as(S_ctx, S_t, S_t, &S_out[0])); }
+static void s5_ct_view_as(void) { SWEEP_STATUS(ct_view_as(S_ctx, S_t, S_t, &S_out[0])); }
+static void s0_ct_type_as(void) { (void)ct_type_as(NULL, NULL, NULL, NULL); }
+static void s1_ct_type_as(void) { SWEEP_STATUS(ct_type_as(S_ctx, NULL, NULL, NULL)); }
+static void s2_ct_type_as(void) { SWEEP_STATUS(ct_type_as(S_ctx, S_t, S_t, NULL)); }
+static void s3_ct_type_as(void) { SWEEP_STATUS(ct_type_as(S_ctx, S_t, S_t, &S_out[0])); }
+static void s4_ct_type_as(void) { SWEEP_STATUS(ct_type_as(S_ctx, S_t, S_t, &S_out[0])); }
+static void s5_ct_type_as(void) { SWEEP_STATUS(ct_type_as(S_ctx, S_t, S_t, &S_out[0])); }
+static void s0_ct_sum_to_size(void) { (void)ct_sum_to_size(NULL, NULL, (int){0}, NULL, NULL); }
+static void s1_ct_sum_to_size(void) { SWEEP_STATUS(ct_sum_to_size(S_ctx, NULL, (int){0}, NULL, NULL)); }
+static void s2_ct_sum_to_size(void) { SWEEP_STATUS(ct_sum_to_size(S_ctx, S_t, (int){0}, NULL, NULL)); }
+static void s3_ct_sum_to_size(void) { SWEEP_STATUS(ct_sum_to_size(S_ctx, S_t, (int){0}, NULL, &S_out[0])); }
+static void s4_ct_sum_to_size(void) { SWEEP_STATUS(ct_sum_to_size(S_ctx, S_t, (int){0}, S_i64, &S_out[0])); }
+static void s5_ct_sum_to_size(void) { SWEEP_STATUS(ct_sum_to_size(S_ctx, S_t, (int){0}, S_i64, &S_out[0])); }
+static void s0_ct_tensor_element_size(void) { (void)ct_tensor_element_size(NULL); }
+static void s1_ct_tensor_element_size(void) { (void)ct_tensor_element_size(NULL); }
+static void s2_ct_tensor_element_size(void) { (void)ct_tensor_element_size(S_t); }
+static void s3_ct_tensor_element_size(void) { (void)ct_tensor_element_size(S_t); }
+static void s4_ct_tensor_element_size(void) { (void)ct_tensor_element_size(S_t); }
+static void s5_ct_tensor_element_size(void) { (void)ct_tensor_element_size(S_t); }
+static void s0_ct_fill_diagonal_(void) { (void)ct_fill_diagonal_(NULL, NULL, (double){0}, (bool){0}); }
+static void s1_ct_fill_diagonal_(void) { SWEEP_STATUS(ct_fill_diagonal_(S_ctx, NULL, (double){0}, (bool){0})); }
+static void s2_ct_fill_diagonal_(void) { SWEEP_STATUS(ct_fill_diagonal_(S_ctx, S_t, (double){0}, (bool){0})); }
+static void s3_ct_fill_diagonal_(void) { SWEEP_STATUS(ct_fill_diagonal_(S_ctx, S_t, (double){0}, (bool){0})); }
+static void s4_ct_fill_diagonal_(void) { SWEEP_STATUS(ct_fill_diagonal_(S_ctx, S_t, (double){0}, (bool){0})); }
+static void s5_ct_fill_diagonal_(void) { SWEEP_STATUS(ct_fill_diagonal_(S_ctx, S_t, (double){0}, (bool){0})); }
+static void s0_ct_igamma_(void) { (void)ct_igamma_(NULL, NULL, NULL); }
+static void s1_ct_igamma_(void) { SWEEP_STATUS(ct_igamma_(S_ctx, NULL, NULL)); }
+static void s2_ct_igamma_(void) { SWEEP_STATUS(ct_igamma_(S_ctx, S_t, S_t)); }
+static void s3_ct_igamma_(void) { SWEEP_STATUS(ct_igamma_(S_ctx, S_t, S_t)); }
+static void s4_ct_igamma_(void) { SWEEP_STATUS(ct_igamma_(S_ctx, S_t, S_t)); }
+static void s5_ct_igamma_(void) { SWEEP_STATUS(ct_igamma_(S_ctx, S_t, S_t)); }
+static void s0_ct_igammac_(void) { (void)ct_igammac_(NULL, NULL, NULL); }
+static void s1_ct_igammac_(void) { SWEEP_STATUS(ct_igammac_(S_ctx, NULL, NULL)); }
+static void s2_ct_igammac_(void) { SWEEP_STATUS(ct_igammac_(S_ctx, S_t, S_t)); }
+static void s3_ct_igammac_(void) { SWEEP_STATUS(ct_igammac_(S_ctx, S_t, S_t)); }
+static void s4_ct_igammac_(void) { SWEEP_STATUS(ct_igammac_(S_ctx, S_t, S_t)); }
+static void s5_ct_igammac_(void) { SWEEP_STATUS(ct_igammac_(S_ctx, S_t, S_t)); }
+static void s0_ct_tensor_bernoulli_(void) { (void)ct_tensor_bernoulli_(NULL, NULL, (double){0}, (uint64_t){0}, (uint64_t){0}); }
+static void s1_ct_tensor_bernoulli_(void) { SWEEP_STATUS(ct_tensor_bernoulli_(S_ctx, NULL, (double){0}, (uint64_t){0}, (uint64_t){0})); }
+static void s2_ct_tensor_bernoulli_(void) { SWEEP_STATUS(ct_tensor_bernoulli_(S_ctx, S_t, (double){0}, (uint64_t){0}, (uint64_t){0})); }
+static void s3_ct_tensor_bernoulli_(void) { SWEEP_STATUS(ct_tensor_bernoulli_(S_ctx, S_t, (double){0}, (uint64_t){0}, (uint64_t){0})); }
+static void s4_ct_tensor_bernoulli_(void) { SWEEP_STATUS(ct_tensor_bernoulli_(S_ctx, S_t, (double){0}, (uint64_t){0}, (uint64_t){0})); }
+static void s5_ct_tensor_bernoulli_(void) { SWEEP_STATUS(ct_tensor_bernoulli_(S_ctx, S_t, (double){0}, (uint64_t){0}, (uint64_t){0})); }
+static void s0_ct_tensor_random_(void) { (void)ct_tensor_random_(NULL, NULL, (int64_t){0}, (int64_t){0}, (uint64_t){0}, (uint64_t){0}); }
+static void s1_ct_tensor_random_(void) { SWEEP_STATUS(ct_tensor_random_(S_ctx, NULL, (int64_t){0}, (int64_t){0}, (uint64_t){0}, (uint64_t){0})); }
+static void s2_ct_tensor_random_(void) { SWEEP_STATUS(ct_tensor_random_(S_ctx, S_t, (int64_t){0}, (int64_t){0}, (uint64_t){0}, (uint64_t){0})); }
+static void s3_ct_tensor_random_(void) { SWEEP_STATUS(ct_tensor_random_(S_ctx, S_t, (int64_t){0}, (int64_t){0}, (uint64_t){0}, (uint64_t){0})); }
+static void s4_ct_tensor_random_(void) { SWEEP_STATUS(ct_tensor_random_(S_ctx, S_t, (int64_t){0}, (int64_t){0}, (uint64_t){0}, (uint64_t){0})); }
+static void s5_ct_tensor_random_(void) { SWEEP_STATUS(ct_tensor_random_(S_ctx, S_t, (int64_t){0}, (int64_t){0}, (uint64_t){0}, (uint64_t){0})); }
+static void s0_ct_t_(void) { (void)ct_t_(NULL, NULL); }
+static void s1_ct_t_(void) { SWEEP_STATUS(ct_t_(S_ctx, NULL)); }
+static void s2_ct_t_(void) { SWEEP_STATUS(ct_t_(S_ctx, S_t)); }
+static void s3_ct_t_(void) { SWEEP_STATUS(ct_t_(S_ctx, S_t)); }
+static void s4_ct_t_(void) { SWEEP_STATUS(ct_t_(S_ctx, S_t)); }
+static void s5_ct_t_(void) { SWEEP_STATUS(ct_t_(S_ctx, S_t)); }
+static void s0_ct_transpose_(void) { (void)ct_transpose_(NULL, NULL, (int){0}, (int){0}); }
+static void s1_ct_transpose_(void) { SWEEP_STATUS(ct_transpose_(S_ctx, NULL, (int){0}, (int){0})); }
+static void s2_ct_transpose_(void) { SWEEP_STATUS(ct_transpose_(S_ctx, S_t, (int){0}, (int){0})); }
+static void s3_ct_transpose_(void) { SWEEP_STATUS(ct_transpose_(S_ctx, S_t, (int){0}, (int){0})); }
+static void s4_ct_transpose_(void) { SWEEP_STATUS(ct_transpose_(S_ctx, S_t, (int){0}, (int){0})); }
+static void s5_ct_transpose_(void) { SWEEP_STATUS(ct_transpose_(S_ctx, S_t, (int){0}, (int){0})); }
+static void s0_ct_swapaxes_(void) { (void)ct_swapaxes_(NULL, NULL, (int){0}, (int){0}); }
+static void s1_ct_swapaxes_(void) { SWEEP_STATUS(ct_swapaxes_(S_ctx, NULL, (int){0}, (int){0})); }
+static void s2_ct_swapaxes_(void) { SWEEP_STATUS(ct_swapaxes_(S_ctx, S_t, (int){0}, (int){0})); }
+static void s3_ct_swapaxes_(void) { SWEEP_STATUS(ct_swapaxes_(S_ctx, S_t, (int){0}, (int){0})); }
+static void s4_ct_swapaxes_(void) { SWEEP_STATUS(ct_swapaxes_(S_ctx, S_t, (int){0}, (int){0})); }
+static void s5_ct_swapaxes_(void) { SWEEP_STATUS(ct_swapaxes_(S_ctx, S_t, (int){0}, (int){0})); }
+static void s0_ct_swapdims_(void) { (void)ct_swapdims_(NULL, NULL, (int){0}, (int){0}); }
+static void s1_ct_swapdims_(void) { SWEEP_STATUS(ct_swapdims_(S_ctx, NULL, (int){0}, (int){0})); }
+static void s2_ct_swapdims_(void) { SWEEP_STATUS(ct_swapdims_(S_ctx, S_t, (int){0}, (int){0})); }
+static void s3_ct_swapdims_(void) { SWEEP_STATUS(ct_swapdims_(S_ctx, S_t, (int){0}, (int){0})); }
+static void s4_ct_swapdims_(void) { SWEEP_STATUS(ct_swapdims_(S_ctx, S_t, (int){0}, (int){0})); }
+static void s5_ct_swapdims_(void) { SWEEP_STATUS(ct_swapdims_(S_ctx, S_t, (int){0}, (int){0})); }
+static void s0_ct_squeeze_(void) { (void)ct_squeeze_(NULL, NULL, (int){0}); }
+static void s1_ct_squeeze_(void) { SWEEP_STATUS(ct_squeeze_(S_ctx, NULL, (int){0})); }
+static void s2_ct_squeeze_(void) { SWEEP_STATUS(ct_squeeze_(S_ctx, S_t, (int){0})); }
+static void s3_ct_squeeze_(void) { SWEEP_STATUS(ct_squeeze_(S_ctx, S_t, (int){0})); }
+static void s4_ct_squeeze_(void) { SWEEP_STATUS(ct_squeeze_(S_ctx, S_t, (int){0})); }
+static void s5_ct_squeeze_(void) { SWEEP_STATUS(ct_squeeze_(S_ctx, S_t, (int){0})); }
+static void s0_ct_unsqueeze_(void) { (void)ct_unsqueeze_(NULL, NULL, (int){0}); }
+static void s1_ct_unsqueeze_(void) { SWEEP_STATUS(ct_unsqueeze_(S_ctx, NULL, (int){0})); }
+static void s2_ct_unsqueeze_(void) { SWEEP_STATUS(ct_unsqueeze_(S_ctx, S_t, (int){0})); }
+static void s3_ct_unsqueeze_(void) { SWEEP_STATUS(ct_unsqueeze_(S_ctx, S_t, (int){0})); }
+static void s4_ct_unsqueeze_(void) { SWEEP_STATUS(ct_unsqueeze_(S_ctx, S_t, (int){0})); }
+static void s5_ct_unsqueeze_(void) { SWEEP_STATUS(ct_unsqueeze_(S_ctx, S_t, (int){0})); }
+static void s0_ct_as_strided_(void) { (void)ct_as_strided_(NULL, NULL, (int){0}, NULL, NULL, (int64_t){0}); }
+static void s1_ct_as_strided_(void) { SWEEP_STATUS(ct_as_strided_(S_ctx, NULL, (int){0}, NULL, NULL, (int64_t){0})); }
+static void s2_ct_as_strided_(void) { SWEEP_STATUS(ct_as_strided_(S_ctx, S_t, (int){0}, NULL, NULL, (int64_t){0})); }
+static void s3_ct_as_strided_(void) { SWEEP_STATUS(ct_as_strided_(S_ctx, S_t, (int){0}, NULL, NULL, (int64_t){0})); }
+static void s4_ct_as_strided_(void) { SWEEP_STATUS(ct_as_strided_(S_ctx, S_t, (int){0}, S_i64, S_i64, (int64_t){0})); }
+static void s5_ct_as_strided_(void) { SWEEP_STATUS(ct_as_strided_(S_ctx, S_t, (int){0}, S_i64, S_i64, (int64_t){0})); }
+static void s0_ct_detach_(void) { (void)ct_detach_(NULL, NULL); }
+static void s1_ct_detach_(void) { SWEEP_STATUS(ct_detach_(S_ctx, NULL)); }
+static void s2_ct_detach_(void) { SWEEP_STATUS(ct_detach_(S_ctx, S_t)); }
+static void s3_ct_detach_(void) { SWEEP_STATUS(ct_detach_(S_ctx, S_t)); }
+static void s4_ct_detach_(void) { SWEEP_STATUS(ct_detach_(S_ctx, S_t)); }
+static void s5_ct_detach_(void) { SWEEP_STATUS(ct_detach_(S_ctx, S_t)); }
+static void s0_ct_split_with_sizes(void) { (void)ct_split_with_sizes(NULL, NULL, (int){0}, NULL, (int){0}, NULL); }
+static void s1_ct_split_with_sizes(void) { SWEEP_STATUS(ct_split_with_sizes(S_ctx, NULL, (int){0}, NULL, (int){0}, NULL)); }
+static void s2_ct_split_with_sizes(void) { SWEEP_STATUS(ct_split_with_sizes(S_ctx, S_t, (int){0}, NULL, (int){0}, NULL)); }
+static void s3_ct_split_with_sizes(void) { SWEEP_STATUS(ct_split_with_sizes(S_ctx, S_t, (int){0}, NULL, (int){0}, &S_out[0])); }
+static void s4_ct_split_with_sizes(void) { SWEEP_STATUS(ct_split_with_sizes(S_ctx, S_t, (int){0}, S_i64, (int){0}, &S_out[0])); }
+static void s5_ct_split_with_sizes(void) { SWEEP_STATUS(ct_split_with_sizes(S_ctx, S_t, (int){0}, S_i64, (int){0}, &S_out[0])); }
+static void s0_ct_unsafe_split_with_sizes(void) { (void)ct_unsafe_split_with_sizes(NULL, NULL, (int){0}, NULL, (int){0}, NULL); }
+static void s1_ct_unsafe_split_with_sizes(void) { SWEEP_STATUS(ct_unsafe_split_with_sizes(S_ctx, NULL, (int){0}, NULL, (int){0}, NULL)); }
+static void s2_ct_unsafe_split_with_sizes(void) { SWEEP_STATUS(ct_unsafe_split_with_sizes(S_ctx, S_t, (int){0}, NULL, (int){0}, NULL)); }
+static void s3_ct_unsafe_split_with_sizes(void) { SWEEP_STATUS(ct_unsafe_split_with_sizes(S_ctx, S_t, (int){0}, NULL, (int){0}, &S_out[0])); }
+static void s4_ct_unsafe_split_with_sizes(void) { SWEEP_STATUS(ct_unsafe_split_with_sizes(S_ctx, S_t, (int){0}, S_i64, (int){0}, &S_out[0])); }
+static void s5_ct_unsafe_split_with_sizes(void) { SWEEP_STATUS(ct_unsafe_split_with_sizes(S_ctx, S_t, (int){0}, S_i64, (int){0}, &S_out[0])); }
+static void s0_ct_unsafe_split(void) { (void)ct_unsafe_split(NULL, NULL, (int64_t){0}, (int){0}, (int){0}, NULL, NULL); }
+static void s1_ct_unsafe_split(void) { SWEEP_STATUS(ct_unsafe_split(S_ctx, NULL, (int64_t){0}, (int){0}, (int){0}, NULL, NULL)); }
+static void s2_ct_unsafe_split(void) { SWEEP_STATUS(ct_unsafe_split(S_ctx, S_t, (int64_t){0}, (int){0}, (int){0}, NULL, NULL)); }
+static void s3_ct_unsafe_split(void) { SWEEP_STATUS(ct_unsafe_split(S_ctx, S_t, (int64_t){0}, (int){0}, (int){0}, &S_out[0], NULL)); }
+static void s4_ct_unsafe_split(void) { SWEEP_STATUS(ct_unsafe_split(S_ctx, S_t, (int64_t){0}, (int){0}, (int){0}, &S_out[0], S_int)); }
+static void s5_ct_unsafe_split(void) { SWEEP_STATUS(ct_unsafe_split(S_ctx, S_t, (int64_t){0}, (int){0}, (int){0}, &S_out[0], S_int)); }
+static void s0_ct_unsafe_chunk(void) { (void)ct_unsafe_chunk(NULL, NULL, (int){0}, (int){0}, (int){0}, NULL, NULL); }
+static void s1_ct_unsafe_chunk(void) { SWEEP_STATUS(ct_unsafe_chunk(S_ctx, NULL, (int){0}, (int){0}, (int){0}, NULL, NULL)); }
+static void s2_ct_unsafe_chunk(void) { SWEEP_STATUS(ct_unsafe_chunk(S_ctx, S_t, (int){0}, (int){0}, (int){0}, NULL, NULL)); }
+static void s3_ct_unsafe_chunk(void) { SWEEP_STATUS(ct_unsafe_chunk(S_ctx, S_t, (int){0}, (int){0}, (int){0}, &S_out[0], NULL)); }
+static void s4_ct_unsafe_chunk(void) { SWEEP_STATUS(ct_unsafe_chunk(S_ctx, S_t, (int){0}, (int){0}, (int){0}, &S_out[0], S_int)); }
+static void s5_ct_unsafe_chunk(void) { SWEEP_STATUS(ct_unsafe_chunk(S_ctx, S_t, (int){0}, (int){0}, (int){0}, &S_out[0], S_int)); }
+static void s0_ct_upsample(void) { (void)ct_upsample(NULL, NULL, (int){0}, NULL, (ct_interp_mode){0}, (bool){0}, NULL); }
+static void s1_ct_upsample(void) { SWEEP_STATUS(ct_upsample(S_ctx, NULL, (int){0}, NULL, (ct_interp_mode){0}, (bool){0}, NULL)); }
+static void s2_ct_upsample(void) { SWEEP_STATUS(ct_upsample(S_ctx, S_t, (int){0}, NULL, (ct_interp_mode){0}, (bool){0}, NULL)); }
+static void s3_ct_upsample(void) { SWEEP_STATUS(ct_upsample(S_ctx, S_t, (int){0}, NULL, (ct_interp_mode){0}, (bool){0}, &S_out[0])); }
+static void s4_ct_upsample(void) { SWEEP_STATUS(ct_upsample(S_ctx, S_t, (int){0}, S_i64, (ct_interp_mode){0}, (bool){0}, &S_out[0])); }
+static void s5_ct_upsample(void) { SWEEP_STATUS(ct_upsample(S_ctx, S_t, (int){0}, S_i64, (ct_interp_mode){0}, (bool){0}, &S_out[0])); }
+static void s0_ct_upsample_nearest(void) { (void)ct_upsample_nearest(NULL, NULL, (int){0}, NULL, NULL); }
+static void s1_ct_upsample_nearest(void) { SWEEP_STATUS(ct_upsample_nearest(S_ctx, NULL, (int){0}, NULL, NULL)); }
+static void s2_ct_upsample_nearest(void) { SWEEP_STATUS(ct_upsample_nearest(S_ctx, S_t, (int){0}, NULL, NULL)); }
+static void s3_ct_upsample_nearest(void) { SWEEP_STATUS(ct_upsample_nearest(S_ctx, S_t, (int){0}, NULL, &S_out[0])); }
+static void s4_ct_upsample_nearest(void) { SWEEP_STATUS(ct_upsample_nearest(S_ctx, S_t, (int){0}, S_i64, &S_out[0])); }
+static void s5_ct_upsample_nearest(void) { SWEEP_STATUS(ct_upsample_nearest(S_ctx, S_t, (int){0}, S_i64, &S_out[0])); }
+static void s0_ct_upsample_bilinear(void) { (void)ct_upsample_bilinear(NULL, NULL, NULL, NULL); }
+static void s1_ct_upsample_bilinear(void) { SWEEP_STATUS(ct_upsample_bilinear(S_ctx, NULL, NULL, NULL)); }
+static void s2_ct_upsample_bilinear(void) { SWEEP_STATUS(ct_upsample_bilinear(S_ctx, S_t, NULL, NULL)); }
+static void s3_ct_upsample_bilinear(void) { SWEEP_STATUS(ct_upsample_bilinear(S_ctx, S_t, NULL, &S_out[0])); }
+static void s4_ct_upsample_bilinear(void) { SWEEP_STATUS(ct_upsample_bilinear(S_ctx, S_t, S_i64, &S_out[0])); }
+static void s5_ct_upsample_bilinear(void) { SWEEP_STATUS(ct_upsample_bilinear(S_ctx, S_t, S_i64, &S_out[0])); }
+static void s0_ct_max_pool1d_with_indices(void) { (void)ct_max_pool1d_with_indices(NULL, NULL, (int64_t){0}, (int64_t){0}, (int64_t){0}, (int64_t){0}, (bool){0}, NULL, NULL); }
+static void s1_ct_max_pool1d_with_indices(void) { SWEEP_STATUS(ct_max_pool1d_with_indices(S_ctx, NULL, (int64_t){0}, (int64_t){0}, (int64_t){0}, (int64_t){0}, (bool){0}, NULL, NULL)); }
+static void s2_ct_max_pool1d_with_indices(void) { SWEEP_STATUS(ct_max_pool1d_with_indices(S_ctx, S_t, (int64_t){0}, (int64_t){0}, (int64_t){0}, (int64_t){0}, (bool){0}, NULL, NULL)); }
+static void s3_ct_max_pool1d_with_indices(void) { SWEEP_STATUS(ct_max_pool1d_with_indices(S_ctx, S_t, (int64_t){0}, (int64_t){0}, (int64_t){0}, (int64_t){0}, (bool){0}, &S_out[0], &S_out[1])); }
+static void s4_ct_max_pool1d_with_indices(void) { SWEEP_STATUS(ct_max_pool1d_with_indices(S_ctx, S_t, (int64_t){0}, (int64_t){0}, (int64_t){0}, (int64_t){0}, (bool){0}, &S_out[0], &S_out[1])); }
+static void s5_ct_max_pool1d_with_indices(void) { SWEEP_STATUS(ct_max_pool1d_with_indices(S_ctx, S_t, (int64_t){0}, (int64_t){0}, (int64_t){0}, (int64_t){0}, (bool){0}, &S_out[0], &S_out[1])); }
+static void s0_ct_max_pool2d_with_indices(void) { (void)ct_max_pool2d_with_indices(NULL, NULL, NULL, NULL, NULL, NULL, (bool){0}, NULL, NULL); }
+static void s1_ct_max_pool2d_with_indices(void) { SWEEP_STATUS(ct_max_pool2d_with_indices(S_ctx, NULL, NULL, NULL, NULL, NULL, (bool){0}, NULL, NULL)); }
+static void s2_ct_max_pool2d_with_indices(void) { SWEEP_STATUS(ct_max_pool2d_with_indices(S_ctx, S_t, NULL, NULL, NULL, NULL, (bool){0}, NULL, NULL)); }
+static void s3_ct_max_pool2d_with_indices(void) { SWEEP_STATUS(ct_max_pool2d_with_indices(S_ctx, S_t, NULL, NULL, NULL, NULL, (bool){0}, &S_out[0], &S_out[1])); }
+static void s4_ct_max_pool2d_with_indices(void) { SWEEP_STATUS(ct_max_pool2d_with_indices(S_ctx, S_t, S_i64, S_i64, S_i64, S_i64, (bool){0}, &S_out[0], &S_out[1])); }
+static void s5_ct_max_pool2d_with_indices(void) { SWEEP_STATUS(ct_max_pool2d_with_indices(S_ctx, S_t, S_i64, S_i64, S_i64, S_i64, (bool){0}, &S_out[0], &S_out[1])); }
+static void s0_ct_max_pool3d_with_indices(void) { (void)ct_max_pool3d_with_indices(NULL, NULL, NULL, NULL, NULL, NULL, (bool){0}, NULL, NULL); }
+static void s1_ct_max_pool3d_with_indices(void) { SWEEP_STATUS(ct_max_pool3d_with_indices(S_ctx, NULL, NULL, NULL, NULL, NULL, (bool){0}, NULL, NULL)); }
+static void s2_ct_max_pool3d_with_indices(void) { SWEEP_STATUS(ct_max_pool3d_with_indices(S_ctx, S_t, NULL, NULL, NULL, NULL, (bool){0}, NULL, NULL)); }
+static void s3_ct_max_pool3d_with_indices(void) { SWEEP_STATUS(ct_max_pool3d_with_indices(S_ctx, S_t, NULL, NULL, NULL, NULL, (bool){0}, &S_out[0], &S_out[1])); }
+static void s4_ct_max_pool3d_with_indices(void) { SWEEP_STATUS(ct_max_pool3d_with_indices(S_ctx, S_t, S_i64, S_i64, S_i64, S_i64, (bool){0}, &S_out[0], &S_out[1])); }
+static void s5_ct_max_pool3d_with_indices(void) { SWEEP_STATUS(ct_max_pool3d_with_indices(S_ctx, S_t, S_i64, S_i64, S_i64, S_i64, (bool){0}, &S_out[0], &S_out[1])); }
+static void s0_ct_adaptive_max_pool1d_with_indices(void) { (void)ct_adaptive_max_pool1d_with_indices(NULL, NULL, (int64_t){0}, NULL, NULL); }
+static void s1_ct_adaptive_max_pool1d_with_indices(void) { SWEEP_STATUS(ct_adaptive_max_pool1d_with_indices(S_ctx, NULL, (int64_t){0}, NULL, NULL)); }
+static void s2_ct_adaptive_max_pool1d_with_indices(void) { SWEEP_STATUS(ct_adaptive_max_pool1d_with_indices(S_ctx, S_t, (int64_t){0}, NULL, NULL)); }
+static void s3_ct_adaptive_max_pool1d_with_indices(void) { SWEEP_STATUS(ct_adaptive_max_pool1d_with_indices(S_ctx, S_t, (int64_t){0}, &S_out[0], &S_out[1])); }
+static void s4_ct_adaptive_max_pool1d_with_indices(void) { SWEEP_STATUS(ct_adaptive_max_pool1d_with_indices(S_ctx, S_t, (int64_t){0}, &S_out[0], &S_out[1])); }
+static void s5_ct_adaptive_max_pool1d_with_indices(void) { SWEEP_STATUS(ct_adaptive_max_pool1d_with_indices(S_ctx, S_t, (int64_t){0}, &S_out[0], &S_out[1])); }
+static void s0_ct_adaptive_max_pool2d_with_indices(void) { (void)ct_adaptive_max_pool2d_with_indices(NULL, NULL, NULL, NULL, NULL); }
+static void s1_ct_adaptive_max_pool2d_with_indices(void) { SWEEP_STATUS(ct_adaptive_max_pool2d_with_indices(S_ctx, NULL, NULL, NULL, NULL)); }
+static void s2_ct_adaptive_max_pool2d_with_indices(void) { SWEEP_STATUS(ct_adaptive_max_pool2d_with_indices(S_ctx, S_t, NULL, NULL, NULL)); }
+static void s3_ct_adaptive_max_pool2d_with_indices(void) { SWEEP_STATUS(ct_adaptive_max_pool2d_with_indices(S_ctx, S_t, NULL, &S_out[0], &S_out[1])); }
+static void s4_ct_adaptive_max_pool2d_with_indices(void) { SWEEP_STATUS(ct_adaptive_max_pool2d_with_indices(S_ctx, S_t, S_i64, &S_out[0], &S_out[1])); }
+static void s5_ct_adaptive_max_pool2d_with_indices(void) { SWEEP_STATUS(ct_adaptive_max_pool2d_with_indices(S_ctx, S_t, S_i64, &S_out[0], &S_out[1])); }
+static void s0_ct_adaptive_max_pool3d_with_indices(void) { (void)ct_adaptive_max_pool3d_with_indices(NULL, NULL, NULL, NULL, NULL); }
+static void s1_ct_adaptive_max_pool3d_with_indices(void) { SWEEP_STATUS(ct_adaptive_max_pool3d_with_indices(S_ctx, NULL, NULL, NULL, NULL)); }
+static void s2_ct_adaptive_max_pool3d_with_indices(void) { SWEEP_STATUS(ct_adaptive_max_pool3d_with_indices(S_ctx, S_t, NULL, NULL, NULL)); }
+static void s3_ct_adaptive_max_pool3d_with_indices(void) { SWEEP_STATUS(ct_adaptive_max_pool3d_with_indices(S_ctx, S_t, NULL, &S_out[0], &S_out[1])); }
+static void s4_ct_adaptive_max_pool3d_with_indices(void) { SWEEP_STATUS(ct_adaptive_max_pool3d_with_indices(S_ctx, S_t, S_i64, &S_out[0], &S_out[1])); }
+static void s5_ct_adaptive_max_pool3d_with_indices(void) { SWEEP_STATUS(ct_adaptive_max_pool3d_with_indices(S_ctx, S_t, S_i64, &S_out[0], &S_out[1])); }
+static void s0_ct_fractional_max_pool2d_with_indices(void) { (void)ct_fractional_max_pool2d_with_indices(NULL, NULL, NULL, NULL, NULL, NULL, (uint64_t){0}, NULL, NULL); }
+static void s1_ct_fractional_max_pool2d_with_indices(void) { SWEEP_STATUS(ct_fractional_max_pool2d_with_indices(S_ctx, NULL, NULL, NULL, NULL, NULL, (uint64_t){0}, NULL, NULL)); }
+static void s2_ct_fractional_max_pool2d_with_indices(void) { SWEEP_STATUS(ct_fractional_max_pool2d_with_indices(S_ctx, S_t, NULL, NULL, NULL, S_t, (uint64_t){0}, NULL, NULL)); }
+static void s3_ct_fractional_max_pool2d_with_indices(void) { SWEEP_STATUS(ct_fractional_max_pool2d_with_indices(S_ctx, S_t, NULL, NULL, NULL, S_t, (uint64_t){0}, &S_out[0], &S_out[1])); }
+static void s4_ct_fractional_max_pool2d_with_indices(void) { SWEEP_STATUS(ct_fractional_max_pool2d_with_indices(S_ctx, S_t, S_i64, S_i64, NULL, S_t, (uint64_t){0}, &S_out[0], &S_out[1])); }
+static void s5_ct_fractional_max_pool2d_with_indices(void) { SWEEP_STATUS(ct_fractional_max_pool2d_with_indices(S_ctx, S_t, S_i64, S_i64, NULL, S_t, (uint64_t){0}, &S_out[0], &S_out[1])); }
+static void s0_ct_fractional_max_pool3d_with_indices(void) { (void)ct_fractional_max_pool3d_with_indices(NULL, NULL, NULL, NULL, NULL, NULL, (uint64_t){0}, NULL, NULL); }
+static void s1_ct_fractional_max_pool3d_with_indices(void) { SWEEP_STATUS(ct_fractional_max_pool3d_with_indices(S_ctx, NULL, NULL, NULL, NULL, NULL, (uint64_t){0}, NULL, NULL)); }
+static void s2_ct_fractional_max_pool3d_with_indices(void) { SWEEP_STATUS(ct_fractional_max_pool3d_with_indices(S_ctx, S_t, NULL, NULL, NULL, S_t, (uint64_t){0}, NULL, NULL)); }
+static void s3_ct_fractional_max_pool3d_with_indices(void) { SWEEP_STATUS(ct_fractional_max_pool3d_with_indices(S_ctx, S_t, NULL, NULL, NULL, S_t, (uint64_t){0}, &S_out[0], &S_out[1])); }
+static void s4_ct_fractional_max_pool3d_with_indices(void) { SWEEP_STATUS(ct_fractional_max_pool3d_with_indices(S_ctx, S_t, S_i64, S_i64, NULL, S_t, (uint64_t){0}, &S_out[0], &S_out[1])); }
+static void s5_ct_fractional_max_pool3d_with_indices(void) { SWEEP_STATUS(ct_fractional_max_pool3d_with_indices(S_ctx, S_t, S_i64, S_i64, NULL, S_t, (uint64_t){0}, &S_out[0], &S_out[1])); }
 static void s0_ct_cast_f32_to(void) { (void)ct_cast_f32_to((ct_dtype){0}, NULL, NULL, (size_t){0}, 0); }
 static void s1_ct_cast_f32_to(void) { (void)ct_cast_f32_to((ct_dtype){0}, NULL, NULL, (size_t){0}, 0); }
 static void s2_ct_cast_f32_to(void) { (void)ct_cast_f32_to((ct_dtype){0}, NULL, NULL, (size_t){0}, 0); }
@@ -8786,6 +9015,234 @@ static const sweep_case sweep_cases[] = {
     {"ct_memory_reset_peak", 3, s3_ct_memory_reset_peak},
     {"ct_memory_reset_peak", 4, s4_ct_memory_reset_peak},
     {"ct_memory_reset_peak", 5, s5_ct_memory_reset_peak},
+    {"ct_new_empty", 0, s0_ct_new_empty},
+    {"ct_new_empty", 1, s1_ct_new_empty},
+    {"ct_new_empty", 2, s2_ct_new_empty},
+    {"ct_new_empty", 3, s3_ct_new_empty},
+    {"ct_new_empty", 4, s4_ct_new_empty},
+    {"ct_new_empty", 5, s5_ct_new_empty},
+    {"ct_new_zeros", 0, s0_ct_new_zeros},
+    {"ct_new_zeros", 1, s1_ct_new_zeros},
+    {"ct_new_zeros", 2, s2_ct_new_zeros},
+    {"ct_new_zeros", 3, s3_ct_new_zeros},
+    {"ct_new_zeros", 4, s4_ct_new_zeros},
+    {"ct_new_zeros", 5, s5_ct_new_zeros},
+    {"ct_new_ones", 0, s0_ct_new_ones},
+    {"ct_new_ones", 1, s1_ct_new_ones},
+    {"ct_new_ones", 2, s2_ct_new_ones},
+    {"ct_new_ones", 3, s3_ct_new_ones},
+    {"ct_new_ones", 4, s4_ct_new_ones},
+    {"ct_new_ones", 5, s5_ct_new_ones},
+    {"ct_new_full", 0, s0_ct_new_full},
+    {"ct_new_full", 1, s1_ct_new_full},
+    {"ct_new_full", 2, s2_ct_new_full},
+    {"ct_new_full", 3, s3_ct_new_full},
+    {"ct_new_full", 4, s4_ct_new_full},
+    {"ct_new_full", 5, s5_ct_new_full},
+    {"ct_expand_as", 0, s0_ct_expand_as},
+    {"ct_expand_as", 1, s1_ct_expand_as},
+    {"ct_expand_as", 2, s2_ct_expand_as},
+    {"ct_expand_as", 3, s3_ct_expand_as},
+    {"ct_expand_as", 4, s4_ct_expand_as},
+    {"ct_expand_as", 5, s5_ct_expand_as},
+    {"ct_reshape_as", 0, s0_ct_reshape_as},
+    {"ct_reshape_as", 1, s1_ct_reshape_as},
+    {"ct_reshape_as", 2, s2_ct_reshape_as},
+    {"ct_reshape_as", 3, s3_ct_reshape_as},
+    {"ct_reshape_as", 4, s4_ct_reshape_as},
+    {"ct_reshape_as", 5, s5_ct_reshape_as},
+    {"ct_view_as", 0, s0_ct_view_as},
+    {"ct_view_as", 1, s1_ct_view_as},
+    {"ct_view_as", 2, s2_ct_view_as},
+    {"ct_view_as", 3, s3_ct_view_as},
+    {"ct_view_as", 4, s4_ct_view_as},
+    {"ct_view_as", 5, s5_ct_view_as},
+    {"ct_type_as", 0, s0_ct_type_as},
+    {"ct_type_as", 1, s1_ct_type_as},
+    {"ct_type_as", 2, s2_ct_type_as},
+    {"ct_type_as", 3, s3_ct_type_as},
+    {"ct_type_as", 4, s4_ct_type_as},
+    {"ct_type_as", 5, s5_ct_type_as},
+    {"ct_sum_to_size", 0, s0_ct_sum_to_size},
+    {"ct_sum_to_size", 1, s1_ct_sum_to_size},
+    {"ct_sum_to_size", 2, s2_ct_sum_to_size},
+    {"ct_sum_to_size", 3, s3_ct_sum_to_size},
+    {"ct_sum_to_size", 4, s4_ct_sum_to_size},
+    {"ct_sum_to_size", 5, s5_ct_sum_to_size},
+    {"ct_tensor_element_size", 0, s0_ct_tensor_element_size},
+    {"ct_tensor_element_size", 1, s1_ct_tensor_element_size},
+    {"ct_tensor_element_size", 2, s2_ct_tensor_element_size},
+    {"ct_tensor_element_size", 3, s3_ct_tensor_element_size},
+    {"ct_tensor_element_size", 4, s4_ct_tensor_element_size},
+    {"ct_tensor_element_size", 5, s5_ct_tensor_element_size},
+    {"ct_fill_diagonal_", 0, s0_ct_fill_diagonal_},
+    {"ct_fill_diagonal_", 1, s1_ct_fill_diagonal_},
+    {"ct_fill_diagonal_", 2, s2_ct_fill_diagonal_},
+    {"ct_fill_diagonal_", 3, s3_ct_fill_diagonal_},
+    {"ct_fill_diagonal_", 4, s4_ct_fill_diagonal_},
+    {"ct_fill_diagonal_", 5, s5_ct_fill_diagonal_},
+    {"ct_igamma_", 0, s0_ct_igamma_},
+    {"ct_igamma_", 1, s1_ct_igamma_},
+    {"ct_igamma_", 2, s2_ct_igamma_},
+    {"ct_igamma_", 3, s3_ct_igamma_},
+    {"ct_igamma_", 4, s4_ct_igamma_},
+    {"ct_igamma_", 5, s5_ct_igamma_},
+    {"ct_igammac_", 0, s0_ct_igammac_},
+    {"ct_igammac_", 1, s1_ct_igammac_},
+    {"ct_igammac_", 2, s2_ct_igammac_},
+    {"ct_igammac_", 3, s3_ct_igammac_},
+    {"ct_igammac_", 4, s4_ct_igammac_},
+    {"ct_igammac_", 5, s5_ct_igammac_},
+    {"ct_tensor_bernoulli_", 0, s0_ct_tensor_bernoulli_},
+    {"ct_tensor_bernoulli_", 1, s1_ct_tensor_bernoulli_},
+    {"ct_tensor_bernoulli_", 2, s2_ct_tensor_bernoulli_},
+    {"ct_tensor_bernoulli_", 3, s3_ct_tensor_bernoulli_},
+    {"ct_tensor_bernoulli_", 4, s4_ct_tensor_bernoulli_},
+    {"ct_tensor_bernoulli_", 5, s5_ct_tensor_bernoulli_},
+    {"ct_tensor_random_", 0, s0_ct_tensor_random_},
+    {"ct_tensor_random_", 1, s1_ct_tensor_random_},
+    {"ct_tensor_random_", 2, s2_ct_tensor_random_},
+    {"ct_tensor_random_", 3, s3_ct_tensor_random_},
+    {"ct_tensor_random_", 4, s4_ct_tensor_random_},
+    {"ct_tensor_random_", 5, s5_ct_tensor_random_},
+    {"ct_t_", 0, s0_ct_t_},
+    {"ct_t_", 1, s1_ct_t_},
+    {"ct_t_", 2, s2_ct_t_},
+    {"ct_t_", 3, s3_ct_t_},
+    {"ct_t_", 4, s4_ct_t_},
+    {"ct_t_", 5, s5_ct_t_},
+    {"ct_transpose_", 0, s0_ct_transpose_},
+    {"ct_transpose_", 1, s1_ct_transpose_},
+    {"ct_transpose_", 2, s2_ct_transpose_},
+    {"ct_transpose_", 3, s3_ct_transpose_},
+    {"ct_transpose_", 4, s4_ct_transpose_},
+    {"ct_transpose_", 5, s5_ct_transpose_},
+    {"ct_swapaxes_", 0, s0_ct_swapaxes_},
+    {"ct_swapaxes_", 1, s1_ct_swapaxes_},
+    {"ct_swapaxes_", 2, s2_ct_swapaxes_},
+    {"ct_swapaxes_", 3, s3_ct_swapaxes_},
+    {"ct_swapaxes_", 4, s4_ct_swapaxes_},
+    {"ct_swapaxes_", 5, s5_ct_swapaxes_},
+    {"ct_swapdims_", 0, s0_ct_swapdims_},
+    {"ct_swapdims_", 1, s1_ct_swapdims_},
+    {"ct_swapdims_", 2, s2_ct_swapdims_},
+    {"ct_swapdims_", 3, s3_ct_swapdims_},
+    {"ct_swapdims_", 4, s4_ct_swapdims_},
+    {"ct_swapdims_", 5, s5_ct_swapdims_},
+    {"ct_squeeze_", 0, s0_ct_squeeze_},
+    {"ct_squeeze_", 1, s1_ct_squeeze_},
+    {"ct_squeeze_", 2, s2_ct_squeeze_},
+    {"ct_squeeze_", 3, s3_ct_squeeze_},
+    {"ct_squeeze_", 4, s4_ct_squeeze_},
+    {"ct_squeeze_", 5, s5_ct_squeeze_},
+    {"ct_unsqueeze_", 0, s0_ct_unsqueeze_},
+    {"ct_unsqueeze_", 1, s1_ct_unsqueeze_},
+    {"ct_unsqueeze_", 2, s2_ct_unsqueeze_},
+    {"ct_unsqueeze_", 3, s3_ct_unsqueeze_},
+    {"ct_unsqueeze_", 4, s4_ct_unsqueeze_},
+    {"ct_unsqueeze_", 5, s5_ct_unsqueeze_},
+    {"ct_as_strided_", 0, s0_ct_as_strided_},
+    {"ct_as_strided_", 1, s1_ct_as_strided_},
+    {"ct_as_strided_", 2, s2_ct_as_strided_},
+    {"ct_as_strided_", 3, s3_ct_as_strided_},
+    {"ct_as_strided_", 4, s4_ct_as_strided_},
+    {"ct_as_strided_", 5, s5_ct_as_strided_},
+    {"ct_detach_", 0, s0_ct_detach_},
+    {"ct_detach_", 1, s1_ct_detach_},
+    {"ct_detach_", 2, s2_ct_detach_},
+    {"ct_detach_", 3, s3_ct_detach_},
+    {"ct_detach_", 4, s4_ct_detach_},
+    {"ct_detach_", 5, s5_ct_detach_},
+    {"ct_split_with_sizes", 0, s0_ct_split_with_sizes},
+    {"ct_split_with_sizes", 1, s1_ct_split_with_sizes},
+    {"ct_split_with_sizes", 2, s2_ct_split_with_sizes},
+    {"ct_split_with_sizes", 3, s3_ct_split_with_sizes},
+    {"ct_split_with_sizes", 4, s4_ct_split_with_sizes},
+    {"ct_split_with_sizes", 5, s5_ct_split_with_sizes},
+    {"ct_unsafe_split_with_sizes", 0, s0_ct_unsafe_split_with_sizes},
+    {"ct_unsafe_split_with_sizes", 1, s1_ct_unsafe_split_with_sizes},
+    {"ct_unsafe_split_with_sizes", 2, s2_ct_unsafe_split_with_sizes},
+    {"ct_unsafe_split_with_sizes", 3, s3_ct_unsafe_split_with_sizes},
+    {"ct_unsafe_split_with_sizes", 4, s4_ct_unsafe_split_with_sizes},
+    {"ct_unsafe_split_with_sizes", 5, s5_ct_unsafe_split_with_sizes},
+    {"ct_unsafe_split", 0, s0_ct_unsafe_split},
+    {"ct_unsafe_split", 1, s1_ct_unsafe_split},
+    {"ct_unsafe_split", 2, s2_ct_unsafe_split},
+    {"ct_unsafe_split", 3, s3_ct_unsafe_split},
+    {"ct_unsafe_split", 4, s4_ct_unsafe_split},
+    {"ct_unsafe_split", 5, s5_ct_unsafe_split},
+    {"ct_unsafe_chunk", 0, s0_ct_unsafe_chunk},
+    {"ct_unsafe_chunk", 1, s1_ct_unsafe_chunk},
+    {"ct_unsafe_chunk", 2, s2_ct_unsafe_chunk},
+    {"ct_unsafe_chunk", 3, s3_ct_unsafe_chunk},
+    {"ct_unsafe_chunk", 4, s4_ct_unsafe_chunk},
+    {"ct_unsafe_chunk", 5, s5_ct_unsafe_chunk},
+    {"ct_upsample", 0, s0_ct_upsample},
+    {"ct_upsample", 1, s1_ct_upsample},
+    {"ct_upsample", 2, s2_ct_upsample},
+    {"ct_upsample", 3, s3_ct_upsample},
+    {"ct_upsample", 4, s4_ct_upsample},
+    {"ct_upsample", 5, s5_ct_upsample},
+    {"ct_upsample_nearest", 0, s0_ct_upsample_nearest},
+    {"ct_upsample_nearest", 1, s1_ct_upsample_nearest},
+    {"ct_upsample_nearest", 2, s2_ct_upsample_nearest},
+    {"ct_upsample_nearest", 3, s3_ct_upsample_nearest},
+    {"ct_upsample_nearest", 4, s4_ct_upsample_nearest},
+    {"ct_upsample_nearest", 5, s5_ct_upsample_nearest},
+    {"ct_upsample_bilinear", 0, s0_ct_upsample_bilinear},
+    {"ct_upsample_bilinear", 1, s1_ct_upsample_bilinear},
+    {"ct_upsample_bilinear", 2, s2_ct_upsample_bilinear},
+    {"ct_upsample_bilinear", 3, s3_ct_upsample_bilinear},
+    {"ct_upsample_bilinear", 4, s4_ct_upsample_bilinear},
+    {"ct_upsample_bilinear", 5, s5_ct_upsample_bilinear},
+    {"ct_max_pool1d_with_indices", 0, s0_ct_max_pool1d_with_indices},
+    {"ct_max_pool1d_with_indices", 1, s1_ct_max_pool1d_with_indices},
+    {"ct_max_pool1d_with_indices", 2, s2_ct_max_pool1d_with_indices},
+    {"ct_max_pool1d_with_indices", 3, s3_ct_max_pool1d_with_indices},
+    {"ct_max_pool1d_with_indices", 4, s4_ct_max_pool1d_with_indices},
+    {"ct_max_pool1d_with_indices", 5, s5_ct_max_pool1d_with_indices},
+    {"ct_max_pool2d_with_indices", 0, s0_ct_max_pool2d_with_indices},
+    {"ct_max_pool2d_with_indices", 1, s1_ct_max_pool2d_with_indices},
+    {"ct_max_pool2d_with_indices", 2, s2_ct_max_pool2d_with_indices},
+    {"ct_max_pool2d_with_indices", 3, s3_ct_max_pool2d_with_indices},
+    {"ct_max_pool2d_with_indices", 4, s4_ct_max_pool2d_with_indices},
+    {"ct_max_pool2d_with_indices", 5, s5_ct_max_pool2d_with_indices},
+    {"ct_max_pool3d_with_indices", 0, s0_ct_max_pool3d_with_indices},
+    {"ct_max_pool3d_with_indices", 1, s1_ct_max_pool3d_with_indices},
+    {"ct_max_pool3d_with_indices", 2, s2_ct_max_pool3d_with_indices},
+    {"ct_max_pool3d_with_indices", 3, s3_ct_max_pool3d_with_indices},
+    {"ct_max_pool3d_with_indices", 4, s4_ct_max_pool3d_with_indices},
+    {"ct_max_pool3d_with_indices", 5, s5_ct_max_pool3d_with_indices},
+    {"ct_adaptive_max_pool1d_with_indices", 0, s0_ct_adaptive_max_pool1d_with_indices},
+    {"ct_adaptive_max_pool1d_with_indices", 1, s1_ct_adaptive_max_pool1d_with_indices},
+    {"ct_adaptive_max_pool1d_with_indices", 2, s2_ct_adaptive_max_pool1d_with_indices},
+    {"ct_adaptive_max_pool1d_with_indices", 3, s3_ct_adaptive_max_pool1d_with_indices},
+    {"ct_adaptive_max_pool1d_with_indices", 4, s4_ct_adaptive_max_pool1d_with_indices},
+    {"ct_adaptive_max_pool1d_with_indices", 5, s5_ct_adaptive_max_pool1d_with_indices},
+    {"ct_adaptive_max_pool2d_with_indices", 0, s0_ct_adaptive_max_pool2d_with_indices},
+    {"ct_adaptive_max_pool2d_with_indices", 1, s1_ct_adaptive_max_pool2d_with_indices},
+    {"ct_adaptive_max_pool2d_with_indices", 2, s2_ct_adaptive_max_pool2d_with_indices},
+    {"ct_adaptive_max_pool2d_with_indices", 3, s3_ct_adaptive_max_pool2d_with_indices},
+    {"ct_adaptive_max_pool2d_with_indices", 4, s4_ct_adaptive_max_pool2d_with_indices},
+    {"ct_adaptive_max_pool2d_with_indices", 5, s5_ct_adaptive_max_pool2d_with_indices},
+    {"ct_adaptive_max_pool3d_with_indices", 0, s0_ct_adaptive_max_pool3d_with_indices},
+    {"ct_adaptive_max_pool3d_with_indices", 1, s1_ct_adaptive_max_pool3d_with_indices},
+    {"ct_adaptive_max_pool3d_with_indices", 2, s2_ct_adaptive_max_pool3d_with_indices},
+    {"ct_adaptive_max_pool3d_with_indices", 3, s3_ct_adaptive_max_pool3d_with_indices},
+    {"ct_adaptive_max_pool3d_with_indices", 4, s4_ct_adaptive_max_pool3d_with_indices},
+    {"ct_adaptive_max_pool3d_with_indices", 5, s5_ct_adaptive_max_pool3d_with_indices},
+    {"ct_fractional_max_pool2d_with_indices", 0, s0_ct_fractional_max_pool2d_with_indices},
+    {"ct_fractional_max_pool2d_with_indices", 1, s1_ct_fractional_max_pool2d_with_indices},
+    {"ct_fractional_max_pool2d_with_indices", 2, s2_ct_fractional_max_pool2d_with_indices},
+    {"ct_fractional_max_pool2d_with_indices", 3, s3_ct_fractional_max_pool2d_with_indices},
+    {"ct_fractional_max_pool2d_with_indices", 4, s4_ct_fractional_max_pool2d_with_indices},
+    {"ct_fractional_max_pool2d_with_indices", 5, s5_ct_fractional_max_pool2d_with_indices},
+    {"ct_fractional_max_pool3d_with_indices", 0, s0_ct_fractional_max_pool3d_with_indices},
+    {"ct_fractional_max_pool3d_with_indices", 1, s1_ct_fractional_max_pool3d_with_indices},
+    {"ct_fractional_max_pool3d_with_indices", 2, s2_ct_fractional_max_pool3d_with_indices},
+    {"ct_fractional_max_pool3d_with_indices", 3, s3_ct_fractional_max_pool3d_with_indices},
+    {"ct_fractional_max_pool3d_with_indices", 4, s4_ct_fractional_max_pool3d_with_indices},
+    {"ct_fractional_max_pool3d_with_indices", 5, s5_ct_fractional_max_pool3d_with_indices},
     {"ct_cast_f32_to", 0, s0_ct_cast_f32_to},
     {"ct_cast_f32_to", 1, s1_ct_cast_f32_to},
     {"ct_cast_f32_to", 2, s2_ct_cast_f32_to},

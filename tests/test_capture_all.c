@@ -1562,6 +1562,81 @@ static ct_status op_optim_step(void) {
     return ct_optim_step(Opt, g);
 }
 
+/* Tensor methods (methods.h) */
+static ct_status op_new_zeros(void) { return ct_new_zeros(ctx, A, 1, (int64_t[]){3}, &OUT); }
+static ct_status op_new_ones(void) { return ct_new_ones(ctx, A, 1, (int64_t[]){3}, &OUT); }
+static ct_status op_new_full(void) { return ct_new_full(ctx, A, 1, (int64_t[]){3}, 2.5, &OUT); }
+static ct_status op_type_as(void) { return ct_type_as(ctx, A, Idx, &OUT); }
+static ct_status op_sum_to_size(void) { return ct_sum_to_size(ctx, A, 2, (int64_t[]){1, 8}, &OUT); }
+static ct_status op_fill_diagonal_(void) {
+    ct_status st = ct_tensor_clone(ctx, A, &OUT);
+    return st == CT_OK ? ct_fill_diagonal_(ctx, OUT, 1.0, true) : st;
+}
+static ct_status op_igamma_(void) {
+    ct_status st = ct_tensor_ones(ctx, CT_FLOAT32, 2, (int64_t[]){4, 8}, &OUT);
+    if (st == CT_OK) st = ct_abs(ctx, A, &OUT2);
+    return st == CT_OK ? ct_igamma_(ctx, OUT, OUT2) : st;
+}
+static ct_status op_igammac_(void) {
+    ct_status st = ct_tensor_ones(ctx, CT_FLOAT32, 2, (int64_t[]){4, 8}, &OUT);
+    if (st == CT_OK) st = ct_abs(ctx, A, &OUT2);
+    return st == CT_OK ? ct_igammac_(ctx, OUT, OUT2) : st;
+}
+static ct_status op_tensor_bernoulli_(void) {
+    ct_status st = ct_tensor_clone(ctx, A, &OUT);
+    return st == CT_OK ? ct_tensor_bernoulli_(ctx, OUT, 0.25, 3, 0) : st;
+}
+static ct_status op_tensor_random_(void) {
+    ct_status st = ct_tensor_clone(ctx, A, &OUT);
+    return st == CT_OK ? ct_tensor_random_(ctx, OUT, -2, 5, 3, 0) : st;
+}
+static ct_status op_upsample(void) {
+    ct_status st = img(A, &OUT2);
+    return st == CT_OK
+               ? ct_upsample(ctx, OUT2, 2, (int64_t[]){5, 5}, CT_INTERP_NEAREST, false, &OUT)
+               : st;
+}
+static ct_status op_upsample_nearest(void) {
+    ct_status st = img(A, &OUT2);
+    return st == CT_OK ? ct_upsample_nearest(ctx, OUT2, 2, (int64_t[]){5, 5}, &OUT) : st;
+}
+static ct_status op_upsample_bilinear(void) {
+    ct_status st = img(A, &OUT2);
+    return st == CT_OK ? ct_upsample_bilinear(ctx, OUT2, (int64_t[]){5, 5}, &OUT) : st;
+}
+static ct_status op_max_pool1d_with_indices(void) {
+    ct_status st = seq(A, &OUT2);
+    return st == CT_OK ? ct_max_pool1d_with_indices(ctx, OUT2, 3, 2, 1, 1, true, &OUT, &OUT3) : st;
+}
+static ct_status op_max_pool2d_with_indices(void) {
+    ct_status st = img(A, &OUT2);
+    return st == CT_OK
+               ? ct_max_pool2d_with_indices(ctx, OUT2, (int64_t[]){2, 2}, NULL, (int64_t[]){0, 0},
+                                            (int64_t[]){1, 1}, false, &OUT, &OUT3)
+               : st;
+}
+static ct_status op_max_pool3d_with_indices(void) {
+    ct_status st = vol();
+    return st == CT_OK ? ct_max_pool3d_with_indices(ctx, OUT2, (const int64_t[]){2, 2, 2}, NULL,
+                                                    NULL, NULL, true, &OUT, &OUT3)
+                       : st;
+}
+static ct_status op_adaptive_max_pool1d_with_indices(void) {
+    ct_status st = seq(A, &OUT2);
+    return st == CT_OK ? ct_adaptive_max_pool1d_with_indices(ctx, OUT2, 3, &OUT, &OUT3) : st;
+}
+static ct_status op_adaptive_max_pool2d_with_indices(void) {
+    ct_status st = img(A, &OUT2);
+    return st == CT_OK ? ct_adaptive_max_pool2d_with_indices(ctx, OUT2, (const int64_t[]){3, 3},
+                                                             &OUT, &OUT3)
+                       : st;
+}
+static ct_status op_adaptive_max_pool3d_with_indices(void) {
+    ct_status st = vol();
+    return st == CT_OK ? ct_adaptive_max_pool3d_with_indices(ctx, OUT2, (const int64_t[]){3, 1, 3},
+                                                             &OUT, &OUT3)
+                       : st;
+}
 typedef struct {
     const char *name;
     ct_status (*fn)(void);
@@ -2334,6 +2409,25 @@ static const op_entry computing[] = {
     E(backward),
     E(autograd_grad),
     E(autograd_grad_ex),
+    E(new_zeros),
+    E(new_ones),
+    E(new_full),
+    E(type_as),
+    E(sum_to_size),
+    E(fill_diagonal_),
+    E(igamma_),
+    E(igammac_),
+    E(tensor_bernoulli_),
+    E(tensor_random_),
+    E(upsample),
+    E(upsample_nearest),
+    E(upsample_bilinear),
+    E(max_pool1d_with_indices),
+    E(max_pool2d_with_indices),
+    E(max_pool3d_with_indices),
+    E(adaptive_max_pool1d_with_indices),
+    E(adaptive_max_pool2d_with_indices),
+    E(adaptive_max_pool3d_with_indices),
     E(autograd_function_apply),
     E(autograd_vjp),
     E(autograd_jvp),
@@ -2723,6 +2817,27 @@ static const struct {
     {"ct_tensor_zero_grad", "drops a reference (set_to_none)"},
     {"ct_set_grad_enabled", "grad mode flag"},
     {"ct_is_grad_enabled", "grad mode flag"},
+    {"ct_new_empty", "allocation only"},
+    {"ct_expand_as", "view"},
+    {"ct_view_as", "view (no data moves)"},
+    {"ct_reshape_as", "view, or ct_tensor_contiguous (a copy op) when it cannot be one"},
+    {"ct_tensor_element_size", "dtype query"},
+    {"ct_t_", "changes the handle's shape and strides (no data moves)"},
+    {"ct_transpose_", "changes the handle's shape and strides (no data moves)"},
+    {"ct_swapaxes_", "changes the handle's shape and strides (no data moves)"},
+    {"ct_swapdims_", "changes the handle's shape and strides (no data moves)"},
+    {"ct_squeeze_", "changes the handle's shape and strides (no data moves)"},
+    {"ct_unsqueeze_", "changes the handle's shape and strides (no data moves)"},
+    {"ct_as_strided_", "changes the handle's shape and strides (no data moves)"},
+    {"ct_detach_", "drops the handle's autograd history (no data moves)"},
+    {"ct_split_with_sizes", "views"},
+    {"ct_unsafe_split_with_sizes", "views"},
+    {"ct_unsafe_split", "views"},
+    {"ct_unsafe_chunk", "views"},
+    {"ct_fractional_max_pool2d_with_indices",
+     "the windows' maxima are found on the host (reads the input), which capture refuses"},
+    {"ct_fractional_max_pool3d_with_indices",
+     "the windows' maxima are found on the host (reads the input), which capture refuses"},
     {"ct_set_detect_anomaly", "anomaly mode flag"},
     {"ct_is_anomaly_enabled", "anomaly mode flag"},
     {"ct_tensor_is_leaf", "autograd metadata query"},

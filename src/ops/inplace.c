@@ -4,6 +4,7 @@
 #include "core/internal.h"
 #include "ctorch/autograd.h"
 #include "ctorch/inplace.h"
+#include "ctorch/methods.h"
 #include "ops/dispatch.h"
 #include "tensor/ag_front.h"
 #include "tensor/tensor_impl.h"
