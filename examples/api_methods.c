@@ -70,6 +70,16 @@ int main(void) {
     printf("as_strided_ of a copy of a: %g %g %g\n", s[0], s[1], s[2]);
     REL(o);
 
+    /* torch.segment_reduce: segments of lengths 1, 0, 1 of a's rows, the max of each */
+    ct_tensor *len = NULL;
+    const double minus = -1.0;
+    CHECK(ct_tensor_from_host(ctx, (const int64_t[]){1, 0, 1}, CT_INT64, 1, (int64_t[]){3}, &len) ==
+          CT_OK);
+    CHECK(ct_segment_reduce(ctx, a, "max", len, NULL, 0, false, &minus, &o) == CT_OK);
+    float sr[9];
+    CHECK(ct_tensor_to_host(o, sr, sizeof sr) == CT_OK && sr[0] == 0 && sr[3] == -1 && sr[8] == 5);
+    REL(o), REL(len);
+
     /* aliases */
     int n = 0;
     CHECK(ct_split_with_sizes(ctx, a, 2, (int64_t[]){1, 2}, 1, parts) == CT_OK);

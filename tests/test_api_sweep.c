@@ -2612,6 +2612,12 @@ static void s2_ct_detach_(void) { SWEEP_STATUS(ct_detach_(S_ctx, S_t)); }
 static void s3_ct_detach_(void) { SWEEP_STATUS(ct_detach_(S_ctx, S_t)); }
 static void s4_ct_detach_(void) { SWEEP_STATUS(ct_detach_(S_ctx, S_t)); }
 static void s5_ct_detach_(void) { SWEEP_STATUS(ct_detach_(S_ctx, S_t)); }
+static void s0_ct_segment_reduce(void) { (void)ct_segment_reduce(NULL, NULL, NULL, NULL, NULL, (int){0}, (bool){0}, NULL, NULL); }
+static void s1_ct_segment_reduce(void) { SWEEP_STATUS(ct_segment_reduce(S_ctx, NULL, NULL, NULL, NULL, (int){0}, (bool){0}, NULL, NULL)); }
+static void s2_ct_segment_reduce(void) { SWEEP_STATUS(ct_segment_reduce(S_ctx, S_t, NULL, S_t, S_t, (int){0}, (bool){0}, NULL, NULL)); }
+static void s3_ct_segment_reduce(void) { SWEEP_STATUS(ct_segment_reduce(S_ctx, S_t, NULL, S_t, S_t, (int){0}, (bool){0}, NULL, &S_out[0])); }
+static void s4_ct_segment_reduce(void) { SWEEP_STATUS(ct_segment_reduce(S_ctx, S_t, NULL, S_t, S_t, (int){0}, (bool){0}, NULL, &S_out[0])); }
+static void s5_ct_segment_reduce(void) { SWEEP_STATUS(ct_segment_reduce(S_ctx, S_t, NULL, S_t, S_t, (int){0}, (bool){0}, NULL, &S_out[0])); }
 static void s0_ct_split_with_sizes(void) { (void)ct_split_with_sizes(NULL, NULL, (int){0}, NULL, (int){0}, NULL); }
 static void s1_ct_split_with_sizes(void) { SWEEP_STATUS(ct_split_with_sizes(S_ctx, NULL, (int){0}, NULL, (int){0}, NULL)); }
 static void s2_ct_split_with_sizes(void) { SWEEP_STATUS(ct_split_with_sizes(S_ctx, S_t, (int){0}, NULL, (int){0}, NULL)); }
@@ -9153,6 +9159,12 @@ static const sweep_case sweep_cases[] = {
     {"ct_detach_", 3, s3_ct_detach_},
     {"ct_detach_", 4, s4_ct_detach_},
     {"ct_detach_", 5, s5_ct_detach_},
+    {"ct_segment_reduce", 0, s0_ct_segment_reduce},
+    {"ct_segment_reduce", 1, s1_ct_segment_reduce},
+    {"ct_segment_reduce", 2, s2_ct_segment_reduce},
+    {"ct_segment_reduce", 3, s3_ct_segment_reduce},
+    {"ct_segment_reduce", 4, s4_ct_segment_reduce},
+    {"ct_segment_reduce", 5, s5_ct_segment_reduce},
     {"ct_split_with_sizes", 0, s0_ct_split_with_sizes},
     {"ct_split_with_sizes", 1, s1_ct_split_with_sizes},
     {"ct_split_with_sizes", 2, s2_ct_split_with_sizes},

@@ -1590,6 +1590,11 @@ static ct_status op_tensor_random_(void) {
     ct_status st = ct_tensor_clone(ctx, A, &OUT);
     return st == CT_OK ? ct_tensor_random_(ctx, OUT, -2, 5, 3, 0) : st;
 }
+static ct_status op_segment_reduce(void) {
+    ct_status st = ct_tensor_from_host(ctx, (const int64_t[]){1, 0, 3}, CT_INT64, 1,
+                                       (const int64_t[]){3}, &OUT2);
+    return st == CT_OK ? ct_segment_reduce(ctx, A, "mean", OUT2, NULL, 0, true, NULL, &OUT) : st;
+}
 static ct_status op_upsample(void) {
     ct_status st = img(A, &OUT2);
     return st == CT_OK
@@ -2419,6 +2424,7 @@ static const op_entry computing[] = {
     E(igammac_),
     E(tensor_bernoulli_),
     E(tensor_random_),
+    E(segment_reduce),
     E(upsample),
     E(upsample_nearest),
     E(upsample_bilinear),

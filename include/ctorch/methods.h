@@ -78,6 +78,19 @@ CT_API ct_status ct_as_strided_(ct_ctx *ctx, ct_tensor *t, int ndim, const int64
  * refused, as torch's "Can't detach views in-place". */
 CT_API ct_status ct_detach_(ct_ctx *ctx, ct_tensor *t);
 
+/* ---- torch functions ---- */
+/* torch.segment_reduce: data reduced over consecutive segments along axis by reduce ("sum",
+ * "mean", "max", "min", "prod"); the segments are given by lengths (int32 / int64, shape
+ * data.shape[:axis] + (S,)) or offsets (shape data.shape[:axis] + (S + 1,): segment s is
+ * [offsets[s], offsets[s+1])), exactly one of them. An empty segment gives initial (if not NULL),
+ * else 0 / NaN / -inf / inf / 1; with initial, every segment includes it (mean: (initial + sum) /
+ * count). Without unsafe the lengths must be >= 0 and each row sum to data.shape[axis] (checked on
+ * the host outside a capture, torch's messages). Floating data; differentiable (scatter_reduce's
+ * gradients: ties of max / min share it). */
+CT_API ct_status ct_segment_reduce(ct_ctx *ctx, const ct_tensor *data, const char *reduce,
+                                   const ct_tensor *lengths, const ct_tensor *offsets, int axis,
+                                   bool unsafe, const double *initial, ct_tensor **out);
+
 /* ---- torch's aliases ---- */
 /* torch.split_with_sizes / unsafe_split_with_sizes: ct_split_sizes; unsafe_split: ct_split;
  * unsafe_chunk: ct_chunk (torch's "unsafe" forms differ only in autograd's view tracking). */
