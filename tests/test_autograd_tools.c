@@ -462,7 +462,7 @@ TEST(custom_function) {
         g4[i] = 4 * av[i];
     tu_same_as("alias", ct_tensor_grad(a), g4, 1, (int64_t[]){3}, 0);
     ct_tensor_release(outs[0]), ct_tensor_release(ls);
-    /* refusals: bad sizes, counts; free_user still runs once */
+    /* refusals: bad sizes, counts; free_user runs once when it can be read */
     ct_autograd_function small = MYEXP;
     small.size = 8;
     myexp_user *u = calloc(1, sizeof *u);
@@ -470,6 +470,8 @@ TEST(custom_function) {
     freed = 0;
     CHECK_ST(ct_autograd_function_apply(ctx, &small, u, 1, (const ct_tensor *const[]){a}, 1, outs),
              CT_ERR_INVALID_ARG);
+    CHECK(freed == 0); /* a struct too small for free_user: not read, the caller frees */
+    myexp_free(u);
     CHECK(freed == 1);
     u = calloc(1, sizeof *u);
     u->freed = &freed;
@@ -792,6 +794,27 @@ static ct_status sum_logcumsumexp(ct_ctx *c, void *user, int n, const ct_tensor 
     return st;
 }
 
+static ct_status hook_grad_on(ct_ctx *c, const ct_tensor *g, void *user, ct_tensor **r) {
+    (void)g, (void)user, (void)r;
+    ct_set_grad_enabled(c, true);
+    return CT_OK;
+}
+static ct_status sum_all(ct_ctx *c, void *user, int n, const ct_tensor *const *in,
+                         ct_tensor **out) {
+    (void)user;
+    ct_tensor *acc = NULL;
+    ct_status st = ct_tensor_zeros(c, CT_FLOAT64, 0, NULL, &acc);
+    for (int i = 0; i < n && st == CT_OK; i++) {
+        ct_tensor *p = NULL, *s = NULL;
+        st = ct_mul(c, in[i], in[i], &p);
+        if (st == CT_OK) st = ct_add(c, acc, p, &s);
+        ct_tensor_release(p), ct_tensor_release(acc);
+        acc = s;
+    }
+    *out = acc;
+    return st;
+}
+
 TEST(review_regressions) {
     /* jacobian with create_graph where the gradient is the seed itself: rows must not alias */
     const double xv[3] = {1, 2, 3};
@@ -856,6 +879,36 @@ TEST(review_regressions) {
               "%s", ct_ctx_last_error(ctx));
     ct_tensor_release(p), ct_tensor_release(q), ct_tensor_release(c), ct_tensor_release(o);
     ct_tensor_release(gr), ct_tensor_release(a), ct_tensor_release(x), ct_tensor_release(y);
+    /* a hook that turns grad mode on does not make the pass record */
+    ct_tensor *u = leaf(xv, 3), *yu = NULL, *su = NULL;
+    CHECK_OK(ct_mul_scalar(ctx, u, 2, &yu));
+    CHECK_OK(ct_tensor_register_hook(yu, hook_grad_on, NULL, NULL));
+    CHECK_OK(ct_sum(ctx, yu, 0, NULL, false, &su));
+    CHECK_OK(ct_backward(ctx, su, NULL, false));
+    CHECK(!ct_tensor_requires_grad(ct_tensor_grad(u)));
+    ct_tensor_release(su);
+    /* a hook registered before an in-place write can still be removed */
+    int64_t hid = 0;
+    CHECK_OK(ct_mul_scalar(ctx, u, 2, &su));
+    CHECK_OK(ct_tensor_register_hook(su, hook_keep, NULL, &hid));
+    CHECK_OK(ct_mul_scalar_(ctx, su, 3));
+    CHECK_OK(ct_tensor_remove_hook(su, hid));
+    ct_tensor_release(su), ct_tensor_release(yu), ct_tensor_release(u);
+    /* jvp / vhp / hvp: at most 16 inputs, said plainly */
+    ct_tensor *many[17], *res[17] = {NULL};
+    for (int i = 0; i < 17; i++)
+        many[i] = f64(xv, 1, (int64_t[]){1});
+    CHECK_ST(ct_autograd_vhp(ctx, sum_all, NULL, 17, (const ct_tensor *const *)many,
+                             (const ct_tensor *const *)many, NULL, NULL, res),
+             CT_ERR_INVALID_ARG);
+    CHECK(strstr(ct_ctx_last_error(ctx), "17 inputs (1..16"));
+    CHECK_OK(ct_autograd_vhp(ctx, sum_all, NULL, 16, (const ct_tensor *const *)many,
+                             (const ct_tensor *const *)many, NULL, NULL, res));
+    tu_same_as("vhp 16", res[15], (const double[]){2}, 1, (int64_t[]){1}, 0);
+    for (int i = 0; i < 17; i++)
+        ct_tensor_release(many[i]), ct_tensor_release(res[i]);
+    CHECK(ct_autograd_vhp(ctx, sum_all, NULL, 65, (const ct_tensor *const *)many, NULL, NULL, NULL,
+                          res) == CT_ERR_INVALID_ARG);
 }
 
 int main(void) {

@@ -402,6 +402,62 @@ TEST(aliases) {
     ct_tensor_release(x3), ct_tensor_release(x4), ct_tensor_release(x5), ct_tensor_release(a);
 }
 
+/* regressions from the differential and code reviews */
+TEST(review_regressions) {
+    /* an in-place view op bumps the version: a node that saved the tensor refuses (torch) */
+    ct_tensor *x = f32(2, (int64_t[]){2, 2}, (const double[]){0, 1, 2, 3}),
+              *b = f32(2, (int64_t[]){2, 2}, (const double[]){1, 2, 3, 4}), *y = NULL, *z = NULL,
+              *s = NULL;
+    CHECK_OK(ct_tensor_set_requires_grad(x, true));
+    CHECK_OK(ct_tensor_set_requires_grad(b, true));
+    CHECK_OK(ct_mul_scalar(ctx, x, 2, &y));
+    CHECK_OK(ct_mul(ctx, y, b, &z));
+    CHECK_OK(ct_t_(ctx, y));
+    CHECK_OK(ct_sum(ctx, z, 0, NULL, false, &s));
+    CHECK_ST(ct_backward(ctx, s, NULL, false), CT_ERR_STATE);
+    CHECK(strstr(ct_ctx_last_error(ctx), "modified by an inplace operation"));
+    ct_tensor_release(y), ct_tensor_release(z), ct_tensor_release(s);
+    /* under no_grad a leaf keeps requires_grad and .grad (torch) */
+    CHECK_OK(ct_mul_scalar(ctx, x, 3, &y));
+    CHECK_OK(ct_sum(ctx, y, 0, NULL, false, &s));
+    CHECK_OK(ct_backward(ctx, s, NULL, false));
+    ct_tensor_release(y), ct_tensor_release(s);
+    bool was = ct_set_grad_enabled(ctx, false);
+    CHECK_OK(ct_t_(ctx, x));
+    ct_set_grad_enabled(ctx, was);
+    CHECK(ct_tensor_requires_grad(x) && ct_tensor_is_leaf(x) && ct_tensor_grad(x) != NULL);
+    /* a view of a leaf that requires grad is refused (torch) */
+    ct_tensor *w = NULL;
+    CHECK_OK(ct_tensor_slice(ctx, b, 1, 0, 1, 1, &w));
+    CHECK_ST(ct_t_(ctx, w), CT_ERR_STATE);
+    CHECK(strstr(ct_ctx_last_error(ctx), "a view of a leaf Variable"));
+    ct_tensor_release(w);
+    /* detach_ of a tensor made a transpose in place is not a view (torch allows it) */
+    CHECK_OK(ct_mul_scalar(ctx, b, 2, &w));
+    CHECK_OK(ct_t_(ctx, w));
+    CHECK_OK(ct_detach_(ctx, w));
+    CHECK(!ct_tensor_requires_grad(w));
+    ct_tensor_release(w);
+    /* random_ checks the range against a floating dtype (torch: "to - 1 is out of bounds") */
+    ct_tensor *h = NULL;
+    CHECK_OK(ct_tensor_zeros(ctx, CT_FLOAT16, 1, (int64_t[]){8}, &h));
+    CHECK_ST(ct_tensor_random_(ctx, h, 65000, 70000, 0, 0), CT_ERR_INVALID_ARG);
+    CHECK(strstr(ct_ctx_last_error(ctx), "out of bounds for float16"));
+    CHECK_OK(ct_tensor_random_(ctx, h, 0, 2048, 0, 0));
+    ct_tensor_release(h);
+    /* sum_to_size to t's own shape is t (torch); to () a plain sum */
+    CHECK_OK(ct_sum_to_size(ctx, b, 2, (int64_t[]){2, 2}, &y));
+    CHECK(y == b);
+    ct_tensor_release(y);
+    char name[32];
+    CHECK_OK(ct_sum_to_size(ctx, b, 0, NULL, &y));
+    CHECK(ct_tensor_grad_fn_name(y, name, sizeof name) && !strcmp(name, "SumBackward0"));
+    ct_tensor_release(y);
+    CHECK_OK(ct_sum_to_size(ctx, b, 1, (int64_t[]){2}, &y));
+    CHECK(ct_tensor_grad_fn_name(y, name, sizeof name) && !strcmp(name, "ViewBackward0"));
+    ct_tensor_release(y), ct_tensor_release(x), ct_tensor_release(b);
+}
+
 int main(void) {
     ctx = tu_ctx_or_skip();
     RUN(new_and_as);
@@ -409,6 +465,7 @@ int main(void) {
     RUN(inplace_igamma_and_random);
     RUN(inplace_views);
     RUN(aliases);
+    RUN(review_regressions);
     CHECK(ct_ctx_live_tensors(ctx) == 0);
     ct_ctx_free(ctx);
     return ct_test_end();

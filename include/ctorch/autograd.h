@@ -120,8 +120,9 @@ typedef struct ct_autograd_function {
  * one node whose backward is fn->backward. 0..4 inputs, 1..3 outputs (integer outputs never
  * require grad; an output that is an input becomes an alias with its own history). user is
  * handed to both callbacks and freed with fn->free_user when the node goes (at once when nothing
- * is recorded or on failure). A second backward through the node needs retain_graph (it saved
- * its outputs), as torch; a custom backward may not start another backward pass. */
+ * is recorded or on failure; not when fn->size is too small to hold it). A second backward through
+ * the node needs retain_graph (it saved its outputs), as torch; a custom backward may not start
+ * another backward pass. */
 CT_API ct_status ct_autograd_function_apply(ct_ctx *ctx, const ct_autograd_function *fn, void *user,
                                             int n_in, const ct_tensor *const *in, int n_out,
                                             ct_tensor **out);
@@ -144,7 +145,7 @@ CT_API ct_status ct_autograd_vjp(ct_ctx *ctx, ct_autograd_fn fn, void *user, int
                                  const ct_autodiff_options *opts, ct_tensor **out, ct_tensor **vjp);
 /* torch.autograd.functional.jvp: *jvp = sum_i d f / d inputs[i] v[i] (f's shape), by torch's
  * double-backward trick; v: n_in tensors of the inputs' shapes, or NULL for one one-element
- * input. */
+ * input. jvp, vhp and hvp take 1..16 inputs (each input's gradient is a backward root). */
 CT_API ct_status ct_autograd_jvp(ct_ctx *ctx, ct_autograd_fn fn, void *user, int n_in,
                                  const ct_tensor *const *inputs, const ct_tensor *const *v,
                                  const ct_autodiff_options *opts, ct_tensor **out, ct_tensor **jvp);

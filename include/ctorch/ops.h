@@ -724,6 +724,12 @@ typedef struct ct_rnn_opts {
     double dropout;        /* on each layer's output but the last, when train */
     bool train;            /* dropout active */
     uint64_t seed, offset; /* dropout draws (ct_dropout; layer l at offset + l * its numel) */
+    /* NULL, or the batch's sequence lengths (N, int32 / int64, 1..T; batched input only): torch's
+     * packed sequences (pack_padded_sequence(x, lengths, enforce_sorted=False), the layer, then
+     * pad_packed_sequence(total_length=T)): steps past a sequence's length leave its state as it
+     * was and output zeros, the reverse direction starts at its last step, h_n / c_n are each
+     * sequence's final states. Checked on the host outside a capture. */
+    const struct ct_tensor *lengths;
 } ct_rnn_opts;
 /* torch.rnn_tanh / rnn_relu (nn.RNN): x (T, N, in) (or (T, in) unbatched), h0 (layers * dirs, N,
  * H) or NULL (zeros), params per layer and direction: w_ih (H, in_l), w_hh (H, H)[, b_ih, b_hh]

@@ -69,9 +69,11 @@ static ct_status ct__ad_userfn_run(ct_ctx *ctx, void *user, const ct_tensor *con
                                    ct_tensor *const *gout, const bool *need, ct_tensor **gin) {
     ct__ad_userfn *w = user;
     const int depth = ctx->ag_depth;
+    const bool off = ctx->grad_off;
     ct_status st = w->fn.backward(ctx, w->user, w->n_out, out, (const ct_tensor *const *)gout,
                                   w->n_in, need, gin);
     ctx->ag_depth = depth;
+    ctx->grad_off = off; /* a backward may not change the pass's grad mode */
     for (int i = 0; i < w->n_in && st == CT_OK; i++) {
         if (!gin[i]) continue;
         if (!need[i]) { /* a gradient nobody asked for is dropped, as torch */
@@ -80,7 +82,8 @@ static ct_status ct__ad_userfn_run(ct_ctx *ctx, void *user, const ct_tensor *con
             continue;
         }
         if (!ct__tensor_live(gin[i]) || gin[i]->ctx != ctx) {
-            gin[i] = NULL; /* not ours to release */
+            if (ct__tensor_live(gin[i])) ct_tensor_release(gin[i]); /* another context's */
+            gin[i] = NULL; /* a dead handle is not ours to release */
             st = ct__set_error(ctx, CT_ERR_INVALID_ARG,
                                "Function %s returned an invalid gradient at index %d - not a "
                                "live tensor of this context",
@@ -126,8 +129,9 @@ static const ct__ag_custom CT__AD_USERFN = {"CustomFunctionBackward", NULL, ct__
 ct_status ct_autograd_function_apply(ct_ctx *ctx, const ct_autograd_function *fn, void *user,
                                      int n_in, const ct_tensor *const *in, int n_out,
                                      ct_tensor **out) {
+    const bool whole = fn && fn->size >= sizeof *fn; /* free_user may be read */
     if (!ctx) {
-        if (fn && fn->free_user) fn->free_user(user);
+        if (whole && fn->free_user) fn->free_user(user);
         return CT_ERR_INVALID_ARG;
     }
     ct_status st = CT_OK;
@@ -151,7 +155,7 @@ ct_status ct_autograd_function_apply(ct_ctx *ctx, const ct_autograd_function *fn
     if (st == CT_OK && !(w = calloc(1, sizeof *w)))
         st = ct__set_error(ctx, CT_ERR_OOM, "autograd_function_apply: out of memory");
     if (st != CT_OK) {
-        if (fn && fn->free_user) fn->free_user(user);
+        if (whole && fn->free_user) fn->free_user(user);
         return st;
     }
     w->fn = *fn;
@@ -176,6 +180,7 @@ ct_status ct_autograd_function_apply(ct_ctx *ctx, const ct_autograd_function *fn
     ct_set_grad_enabled(ctx, was);
     for (int k = 0; k < n_out && st == CT_OK; k++) {
         if (!ct__tensor_live(o[k]) || o[k]->ctx != ctx) {
+            if (ct__tensor_live(o[k])) ct_tensor_release(o[k]);
             o[k] = NULL;
             st = ct__set_error(ctx, CT_ERR_INVALID_ARG,
                                "autograd_function_apply: forward left output %d unset (or not a "
@@ -247,9 +252,14 @@ static void ct__ad_done(ct__ad_run *R) {
 }
 
 static ct_status ct__ad_opts(ct_ctx *ctx, const char *api, const ct_autodiff_options *opts,
-                             ct_autodiff_options *o) {
+                             ct_autodiff_options *o, int n_in, int max_in) {
     memset(o, 0, sizeof *o);
     o->size = sizeof *o;
+    if (n_in < 1 || n_in > max_in) /* before any result entry is written */
+        return ct__set_error(ctx, CT_ERR_INVALID_ARG, "%s: %d inputs (1..%d%s)", api, n_in, max_in,
+                             max_in == 16 ? "; the second-order tools differentiate each "
+                                            "input's gradient as one backward root"
+                                          : "");
     if (!opts) return CT_OK;
     if (opts->size < sizeof *o)
         return ct__set_error(ctx, CT_ERR_INVALID_ARG,
@@ -307,6 +317,7 @@ static ct_status ct__ad_begin(ct__ad_run *R, ct_ctx *ctx, const char *api, ct_au
         return st;
     }
     if (!ct__tensor_live(R->out) || R->out->ctx != ctx) {
+        if (ct__tensor_live(R->out)) ct_tensor_release(R->out);
         R->out = NULL;
         return ct__set_error(ctx, CT_ERR_INVALID_ARG,
                              "%s: the function returned CT_OK without a live output tensor", api);
@@ -340,7 +351,10 @@ static ct_status ct__ad_grad(ct__ad_run *R, int n_roots, ct_tensor *const *roots
     for (int r = 0; r < n_roots; r++) {
         if (!roots[r] || !roots[r]->requires_grad) continue;
         if (m == 16)
-            return ct__set_error(R->ctx, CT_ERR_INVALID_ARG, "%s: more than 16 outputs", R->api);
+            return ct__set_error(R->ctx, CT_ERR_INVALID_ARG,
+                                 "%s: at most 16 inputs (the second-order tools differentiate "
+                                 "each input's gradient as one backward root)",
+                                 R->api);
         rs[m] = roots[r];
         gs[m++] = groots ? groots[r] : NULL;
     }
@@ -432,7 +446,7 @@ ct_status ct_autograd_vjp(ct_ctx *ctx, ct_autograd_fn fn, void *user, int n_in,
                           const ct_autodiff_options *opts, ct_tensor **out, ct_tensor **vjp) {
     if (!ctx) return CT_ERR_INVALID_ARG;
     ct_autodiff_options o;
-    ct_status st = ct__ad_opts(ctx, "vjp", opts, &o);
+    ct_status st = ct__ad_opts(ctx, "vjp", opts, &o, n_in, CT__AD_MAX_IN);
     if (st != CT_OK) return st;
     if (!vjp) return ct__set_error(ctx, CT_ERR_INVALID_ARG, "vjp: vjp is NULL");
     for (int i = 0; i < n_in && i < CT__AD_MAX_IN; i++)
@@ -464,7 +478,7 @@ ct_status ct_autograd_jvp(ct_ctx *ctx, ct_autograd_fn fn, void *user, int n_in,
                           const ct_autodiff_options *opts, ct_tensor **out, ct_tensor **jvp) {
     if (!ctx) return CT_ERR_INVALID_ARG;
     ct_autodiff_options o;
-    ct_status st = ct__ad_opts(ctx, "jvp", opts, &o);
+    ct_status st = ct__ad_opts(ctx, "jvp", opts, &o, n_in, 16);
     if (st != CT_OK) return st;
     if (!jvp) return ct__set_error(ctx, CT_ERR_INVALID_ARG, "jvp: jvp is NULL");
     *jvp = NULL;
@@ -631,7 +645,7 @@ ct_status ct_autograd_jacobian(ct_ctx *ctx, ct_autograd_fn fn, void *user, int n
                                ct_tensor **jac) {
     if (!ctx) return CT_ERR_INVALID_ARG;
     ct_autodiff_options o;
-    ct_status st = ct__ad_opts(ctx, "jacobian", opts, &o);
+    ct_status st = ct__ad_opts(ctx, "jacobian", opts, &o, n_in, CT__AD_MAX_IN);
     if (st != CT_OK) return st;
     if (!jac) return ct__set_error(ctx, CT_ERR_INVALID_ARG, "jacobian: jac is NULL");
     for (int i = 0; i < n_in && i < CT__AD_MAX_IN; i++)
@@ -671,7 +685,7 @@ ct_status ct_autograd_hessian(ct_ctx *ctx, ct_autograd_fn fn, void *user, int n_
                               ct_tensor **hess) {
     if (!ctx) return CT_ERR_INVALID_ARG;
     ct_autodiff_options o;
-    ct_status st = ct__ad_opts(ctx, "hessian", opts, &o);
+    ct_status st = ct__ad_opts(ctx, "hessian", opts, &o, n_in, 8);
     if (st != CT_OK) return st;
     if (!hess) return ct__set_error(ctx, CT_ERR_INVALID_ARG, "hessian: hess is NULL");
     if (n_in < 1 || n_in > 8)
@@ -706,7 +720,7 @@ static ct_status ct__ad_hv(ct_ctx *ctx, const char *api, bool hvp, ct_autograd_f
                            const ct_autodiff_options *opts, ct_tensor **out, ct_tensor **res) {
     if (!ctx) return CT_ERR_INVALID_ARG;
     ct_autodiff_options o;
-    ct_status st = ct__ad_opts(ctx, api, opts, &o);
+    ct_status st = ct__ad_opts(ctx, api, opts, &o, n_in, 16);
     if (st != CT_OK) return st;
     if (!res) return ct__set_error(ctx, CT_ERR_INVALID_ARG, "%s: the result array is NULL", api);
     for (int i = 0; i < n_in && i < CT__AD_MAX_IN; i++)
@@ -746,7 +760,7 @@ static ct_status ct__ad_hv(ct_ctx *ctx, const char *api, bool hvp, ct_autograd_f
     for (int i = 0; i < n_in && st == CT_OK; i++)
         st = ct__ad_post(ctx, inputs[i], o.create_graph, &chk, i, &res[i]);
     if (st == CT_OK) st = ct__ad_give_out(&R, o.create_graph, out);
-    for (int i = 0; i < n_in; i++) {
+    for (int i = 0; i < n_in && i < CT__AD_MAX_IN; i++) {
         ct_tensor_release(g[i]), ct_tensor_release(u[i]), ct_tensor_release(db[i]);
         if (st != CT_OK) {
             ct_tensor_release(res[i]);

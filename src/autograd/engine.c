@@ -687,6 +687,7 @@ static ct_status ct__ag_push(ct__ag_run *R, ct__ag_node *n) {
         R->cap = nc;
     }
     R->nodes[R->n_nodes++] = n;
+    n->refcount++; /* held for the pass: hooks and custom backwards may drop the graph's refs */
     return CT_OK;
 }
 
@@ -1019,6 +1020,8 @@ out:
         n->deps = 0;
         n->seen = n->needed = n->target = n->ran = false;
     }
+    for (int k = 0; k < R.n_nodes; k++) /* the pass's references (may free the graph) */
+        ct__ag_node_release(R.nodes[k]);
     ct__free(ctx, R.nodes);
     for (int r = 0; r < 16; r++)
         ct_tensor_release(seed[r]);

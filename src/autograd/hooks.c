@@ -29,14 +29,17 @@ ct_status ct__ag_run_hooks(ct_ctx *ctx, ct__ag_node *n, int nr, ct_tensor **g) {
         if (!h->fn) continue; /* removed during this backward pass (freed with the node) */
         ct_tensor *r = NULL;
         const int depth = ctx->ag_depth;
+        const bool off = ctx->grad_off;
         st = h->fn(ctx, *g, h->user, &r);
         ctx->ag_depth = depth;
+        ctx->grad_off = off; /* a hook may not change the pass's grad mode */
         if (st != CT_OK) {
-            ct_tensor_release(r);
+            if (ct__tensor_live(r)) ct_tensor_release(r);
             return st;
         }
         if (!r) continue; /* the gradient as it was */
         if (!ct__tensor_live(r) || r->ctx != ctx) {
+            if (ct__tensor_live(r)) ct_tensor_release(r);
             return ct__set_error(ctx, CT_ERR_INVALID_ARG,
                                  "backward: hook %lld returned a tensor that is not a live tensor "
                                  "of this context",
@@ -174,9 +177,9 @@ static ct_status ct__ag_hook_site(ct_tensor *t, const char *api, ct__ag_node **n
 }
 
 ct_status ct_tensor_register_hook(ct_tensor *t, ct_grad_hook hook, void *user, int64_t *id) {
+    if (id) *id = 0;
     if (!ct__tensor_live(t)) return CT_ERR_INVALID_ARG;
     ct_ctx *ctx = t->ctx;
-    if (id) *id = 0;
     if (!hook) return ct__set_error(ctx, CT_ERR_INVALID_ARG, "register_hook: hook is NULL");
     ct__ag_node *n = NULL;
     int nr = 0;
@@ -196,22 +199,37 @@ ct_status ct_tensor_register_hook(ct_tensor *t, ct_grad_hook hook, void *user, i
     return CT_OK;
 }
 
+/* Remove hook id from node n's lists (true when found). */
+static bool ct__ag_unhook(ct_ctx *ctx, ct__ag_node *n, int64_t id) {
+    for (int k = 0; k < CT__AG_MAX_OUT; k++)
+        for (ct__ag_hook **p = &n->hooks[k]; *p; p = &(*p)->next) {
+            if ((*p)->id != id || !(*p)->fn) continue;
+            ct__ag_hook *h = *p;
+            if (ctx->ag_running) { /* a hook may be running this list: it dies with the node */
+                h->fn = NULL;
+                return true;
+            }
+            *p = h->next;
+            ct__free(ctx, h);
+            return true;
+        }
+    return false;
+}
+
 ct_status ct_tensor_remove_hook(ct_tensor *t, int64_t id) {
     if (!ct__tensor_live(t)) return CT_ERR_INVALID_ARG;
     ct_ctx *ctx = t->ctx;
     const ct__ag_meta *m = t->requires_grad ? t->ag : NULL;
     ct__ag_node *n = m ? (m->grad_fn ? m->grad_fn : m->acc) : NULL;
-    const int nr = m && m->grad_fn ? m->output_nr : 0;
-    for (ct__ag_hook **p = n ? &n->hooks[nr] : NULL; p && *p; p = &(*p)->next) {
-        if ((*p)->id != id || !(*p)->fn) continue;
-        ct__ag_hook *h = *p;
-        if (ctx->ag_running) { /* a hook may be running this list: unlink after the pass */
-            h->fn = NULL;
-            return CT_OK;
-        }
-        *p = h->next;
-        ct__free(ctx, h);
-        return CT_OK;
+    /* the hook may sit on a node of t's earlier history (t written in place since): the nodes
+     * behind t's, first input first, a bounded walk */
+    for (int steps = 0; n && steps < 256; steps++) {
+        if (ct__ag_unhook(ctx, n, id)) return CT_OK;
+        if (n == (m ? m->acc : NULL)) break;
+        ct__ag_node *next = NULL;
+        for (int i = 0; i < n->n_in && !next; i++)
+            next = n->next[i].node;
+        n = next;
     }
     return ct__set_error(ctx, CT_ERR_INVALID_ARG,
                          "remove_hook: tensor has no hook %lld (removed already, or registered "
@@ -226,6 +244,25 @@ static bool ct__ag_is_view_node(const ct__ag_node *n) {
                  n->op == CT__AG_EXPAND ||
                  (n->op == CT__AG_VIEW && n->iv[0] != CT__AG_VIEW_RESHAPE_COPY));
 }
+/* The node of an in-place view op (t_ ...): its tensor is a view only if the one before was. */
+static bool ct__ag_inplace_view_node(const ct__ag_node *n) {
+    static const char *const names[] = {"TBackward1",         "TransposeBackward1",
+                                        "SqueezeBackward2",   "SqueezeBackward3",
+                                        "UnsqueezeBackward1", "AsStridedBackward1"};
+    for (size_t i = 0; n && n->name && i < sizeof names / sizeof names[0]; i++)
+        if (n->name == names[i] || !strcmp(n->name, names[i])) return true;
+    return false;
+}
+/* Whether a tensor with history n is a view (of a tensor with history or of a leaf: *leaf) */
+static bool ct__ag_history_is_view(const ct__ag_node *n, bool *leaf) {
+    while (ct__ag_inplace_view_node(n))
+        n = n->next[0].node;
+    if (!ct__ag_is_view_node(n)) return false;
+    while (ct__ag_is_view_node(n))
+        n = n->next[0].node;
+    if (leaf) *leaf = n && n->op == CT__AG_ACC;
+    return true;
+}
 
 typedef ct_status (*ct__ag_view_fn)(ct_ctx *ctx, const ct_tensor *t, const void *arg,
                                     ct_tensor **out);
@@ -239,15 +276,32 @@ static ct_status ct__ag_view_inplace(ct_ctx *ctx, const char *op, const char *no
     if (st != CT_OK) return st;
     ct__ag_meta *m = t->ag;
     const bool has_fn = t->requires_grad && m && m->grad_fn;
-    if (t->requires_grad && !has_fn && ct_is_grad_enabled(ctx))
+    const bool grad_on = ct_is_grad_enabled(ctx);
+    bool of_leaf = false;
+    if (t->requires_grad && !has_fn && grad_on)
         return ct__set_error(ctx, CT_ERR_STATE,
                              "%s: a leaf Variable that requires grad is being used in an in-place "
                              "operation",
+                             op);
+    if (has_fn && grad_on && ct__ag_history_is_view(m->grad_fn, &of_leaf) && of_leaf)
+        return ct__set_error(ctx, CT_ERR_STATE,
+                             "%s: a view of a leaf Variable that requires grad is being used in an "
+                             "in-place operation",
                              op);
     ct_tensor *v = NULL;
     const uint64_t mark = ctx->ag_seq;
     if ((st = fn(ctx, t, arg, &v)) != CT_OK) return st;
     if (v == t) { /* the op returned t itself (nothing to change) */
+        ct_tensor_release(v);
+        return CT_OK;
+    }
+    t->storage->version++; /* nodes that saved t (with its old shape) must see the change */
+    if (!grad_on || !v->requires_grad) { /* no new history: the layout changes, t's autograd
+                                             state (history, .grad, hooks) stays, as torch */
+        t->ndim = v->ndim;
+        memcpy(t->shape, v->shape, sizeof t->shape);
+        memcpy(t->strides, v->strides, sizeof t->strides);
+        t->offset = v->offset;
         ct_tensor_release(v);
         return CT_OK;
     }
@@ -263,6 +317,10 @@ static ct_status ct__ag_view_inplace(ct_ctx *ctx, const char *op, const char *no
             vm->grad_fn->retain[vm->output_nr] = t;
             vm->retains = true;
         }
+    }
+    if (m && vm && m->grad && !vm->grad) { /* a retained .grad stays with the handle */
+        vm->grad = m->grad;
+        m->grad = NULL;
     }
     if (m && m->acc) m->acc->leaf = v; /* an accumulator's weak pointer follows its metadata */
     if (vm && vm->acc) vm->acc->leaf = t;
@@ -342,7 +400,7 @@ ct_status ct_detach_(ct_ctx *ctx, ct_tensor *t) {
     if (st != CT_OK) return st;
     ct__ag_meta *m = t->ag;
     if (!m) return CT_OK;
-    if (t->requires_grad && ct__ag_is_view_node(m->grad_fn))
+    if (t->requires_grad && ct__ag_history_is_view(m->grad_fn, NULL))
         return ct__set_error(ctx, CT_ERR_STATE,
                              "detach_: Can't detach views in-place. Use detach() instead.");
     if (m->retains && m->grad_fn && m->grad_fn->retain[m->output_nr] == t)

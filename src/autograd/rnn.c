@@ -261,6 +261,39 @@ static ct_status ct__rnn_check(ct_ctx *ctx, const char *op, ct__rnn_geom *g, con
         return ct__set_error(ctx, CT_ERR_SHAPE,
                              "%s: expected sequence length to be larger than 0, got input %s", op,
                              CT__SHAPE_STR(x));
+    if (o->lengths) {
+        const ct_tensor *ln = o->lengths;
+        const ct_tensor *pi[2] = {x, ln};
+        if ((st = ct__check_args(ctx, op, 2, pi, pi)) != CT_OK) return st;
+        if (x->ndim != 3)
+            return ct__set_error(ctx, CT_ERR_SHAPE,
+                                 "%s: lengths (packed sequences) need a batched 3-d input, got %s",
+                                 op, CT__SHAPE_STR(x));
+        if ((ln->dtype != CT_INT64 && ln->dtype != CT_INT32) || ln->ndim != 1 || ln->shape[0] != N)
+            return ct__set_error(ctx, CT_ERR_SHAPE,
+                                 "%s: lengths must be a 1-d int32 / int64 tensor of the batch size "
+                                 "%lld, got %s %s",
+                                 op, (long long)N, ct_dtype_name(ln->dtype), CT__SHAPE_STR(ln));
+        if (!ct__any_capture(ctx)) {
+            ct_tensor *mn = NULL, *mx = NULL;
+            double lo = 1, hi = 1;
+            st = ct_amin(ctx, ln, 0, NULL, false, &mn);
+            if (st == CT_OK) st = ct_amax(ctx, ln, 0, NULL, false, &mx);
+            if (st == CT_OK) st = ct_tensor_item(mn, &lo);
+            if (st == CT_OK) st = ct_tensor_item(mx, &hi);
+            ct_tensor_release(mn), ct_tensor_release(mx);
+            if (st != CT_OK) return st;
+            if (lo <= 0)
+                return ct__set_error(ctx, CT_ERR_INVALID_ARG,
+                                     "%s: Length of all samples has to be greater than 0, but "
+                                     "found an element in 'lengths' that is <= 0",
+                                     op);
+            if (hi > (double)T)
+                return ct__set_error(ctx, CT_ERR_INVALID_ARG,
+                                     "%s: a length %g is longer than the input's %lld steps", op,
+                                     hi, (long long)T);
+        }
+    }
     const ct_tensor *hs[2] = {h0, c0};
     for (int k = 0; k < 2; k++) {
         const ct_tensor *h = hs[k];
@@ -294,7 +327,8 @@ static ct_status ct__rnn_check(ct_ctx *ctx, const char *op, ct__rnn_geom *g, con
 /* one direction of one layer over xin (T, N, in): outputs stacked (T, N, P), final h and c */
 static ct_status ct__rnn_dir(ct_ctx *ctx, const ct__rnn_geom *g, bool relu, bool rev,
                              const ct_tensor *xin, const ct_tensor *const *p, const ct_tensor *h0,
-                             const ct_tensor *c0, ct_tensor **y, ct_tensor **hT, ct_tensor **cT) {
+                             const ct_tensor *c0, ct_tensor *const *mask, const ct_tensor *zero,
+                             ct_tensor **y, ct_tensor **hT, ct_tensor **cT) {
     const int64_t T = xin->shape[0];
     const ct_tensor *b_ih = g->bias ? p[2] : NULL, *b_hh = g->bias ? p[3] : NULL;
     const ct_tensor *w_hr = g->proj ? p[g->per - 1] : NULL;
@@ -316,6 +350,17 @@ static ct_status ct__rnn_dir(ct_ctx *ctx, const ct__rnn_geom *g, bool relu, bool
         else
             st = ct__simple_core(ctx, !relu, gis[t], h, p[1], b_hh, &hn);
         if (st != CT_OK) break;
+        if (mask) { /* packed: past its length a sequence keeps its state and outputs 0 */
+            ct_tensor *hm = NULL, *cm = NULL;
+            st = ct_where(ctx, mask[t], hn, h, &hm);
+            if (st == CT_OK && cn) st = ct_where(ctx, mask[t], cn, c, &cm);
+            if (st == CT_OK) st = ct_where(ctx, mask[t], hn, zero, &steps[t]);
+            ct_tensor_release(hn), ct_tensor_release(cn);
+            ct_tensor_release(h), ct_tensor_release(c);
+            h = hm, c = cm;
+            if (st != CT_OK) break;
+            continue;
+        }
         ct_tensor_release(h), ct_tensor_release(c);
         h = hn, c = cn;
         steps[t] = ct_tensor_retain(h);
@@ -352,7 +397,22 @@ static ct_status ct__rnn_run(ct_ctx *ctx, const char *op, const ct__rnn_geom *g,
     } else {
         cur = ct_tensor_retain((ct_tensor *)x);
     }
-    const int64_t N = cur ? cur->shape[1] : 0;
+    const int64_t N = cur ? cur->shape[1] : 0, T = cur ? cur->shape[0] : 0;
+    /* packed sequences: mask[t] (N, 1) = t < lengths, and a zero for the padded outputs */
+    ct_tensor **mask = NULL, *zero = NULL;
+    if (st == CT_OK && o->lengths) {
+        ct_tensor *ar = NULL, *ar2 = NULL, *ln = NULL, *m = NULL;
+        int nm = 0;
+        mask = calloc((size_t)T, sizeof *mask);
+        if (!mask) st = ct__set_error(ctx, CT_ERR_OOM, "%s: out of memory", op);
+        CT__DO(st, ct_tensor_arange(ctx, CT_INT64, 0, (double)T, 1, &ar));
+        CT__DO(st, ct_tensor_view(ctx, ar, 3, (const int64_t[]){T, 1, 1}, &ar2));
+        CT__DO(st, ct_tensor_view(ctx, o->lengths, 2, (const int64_t[]){N, 1}, &ln));
+        CT__DO(st, ct_lt(ctx, ar2, ln, &m)); /* (T, N, 1) */
+        CT__DO(st, ct_unbind(ctx, m, 0, (int)T, mask, &nm));
+        CT__DO(st, ct_tensor_zeros(ctx, x->dtype, 0, NULL, &zero));
+        ct_tensor_release(ar), ct_tensor_release(ar2), ct_tensor_release(ln), ct_tensor_release(m);
+    }
     /* initial states: given (unbound along dim 0, as ATen) or zeros */
     const ct_tensor *init[2] = {h0, c0};
     ct_tensor **dst[2] = {hin, cin};
@@ -377,7 +437,7 @@ static ct_status ct__rnn_run(ct_ctx *ctx, const char *op, const ct__rnn_geom *g,
         for (int d = 0; d < g->D && st == CT_OK; d++) {
             const int i = l * g->D + d;
             st = ct__rnn_dir(ctx, g, o->relu, d == 1, cur, params + i * g->per, hin[i], cin[i],
-                             &yd[d], &hs[i], &cs[i]);
+                             mask, zero, &yd[d], &hs[i], &cs[i]);
         }
         if (g->D == 2) {
             CT__DO(st, ct_cat(ctx, 2, (const ct_tensor *const *)yd, 2, &lo));
@@ -422,6 +482,10 @@ static ct_status ct__rnn_run(ct_ctx *ctx, const char *op, const ct__rnn_geom *g,
     for (int i = 0; i < 4 * LD; i++)
         ct_tensor_release(hs[i]);
     free(hs);
+    for (int64_t t = 0; mask && t < T; t++)
+        ct_tensor_release(mask[t]);
+    free(mask);
+    ct_tensor_release(zero);
     ct_tensor_release(cur), ct_tensor_release(zh), ct_tensor_release(zc);
     return ct__error_within(ctx, op, st);
 }

@@ -95,10 +95,14 @@ ct_status ct_sum_to_size(ct_ctx *ctx, const ct_tensor *t, int ndim, const int64_
     int dims[CT_MAX_DIMS], nd = 0;
     for (int d = 0; d < t->ndim; d++)
         if (d < lead || (shape[d - lead] == 1 && t->shape[d] != 1)) dims[nd++] = d;
-    if (nd == 0) return ct_tensor_view(ctx, t, t->ndim, t->shape, out); /* t's shape already */
+    if (nd == 0 && lead == 0) { /* t's shape already: t itself, as torch */
+        *out = ct_tensor_retain((ct_tensor *)t);
+        return CT_OK;
+    }
+    if (ndim == 0) return ct_sum(ctx, t, 0, NULL, false, out); /* SumBackward0, as torch */
     ct_tensor *s = NULL;
-    st = ct_sum(ctx, t, nd, dims, true, &s);
-    if (st == CT_OK) st = ct_tensor_reshape(ctx, s, ndim, shape, out);
+    st = nd ? ct_sum(ctx, t, nd, dims, true, &s) : (s = ct_tensor_retain((ct_tensor *)t), CT_OK);
+    if (st == CT_OK) st = ct_tensor_view(ctx, s, ndim, shape, out); /* ViewBackward0 */
     ct_tensor_release(s);
     return st;
 }
@@ -165,6 +169,9 @@ ct_status ct_tensor_bernoulli_(ct_ctx *ctx, ct_tensor *t, double p, uint64_t see
     if (!(p >= 0 && p <= 1))
         return ct__set_error(ctx, CT_ERR_INVALID_ARG,
                              "bernoulli_ expects p to be in [0, 1], but got p=%g", p);
+    if (ct_dtype_is_complex(t->dtype))
+        return ct__set_error(ctx, CT_ERR_DTYPE, "bernoulli_: not implemented for %s",
+                             ct_dtype_name(t->dtype));
     ct_tensor *u = NULL, *b = NULL;
     st = ct_tensor_rand(ctx, CT_FLOAT64, t->ndim, t->shape, seed, offset, &u);
     if (st == CT_OK) st = ct_lt_scalar(ctx, u, p, &b);
@@ -186,6 +193,15 @@ ct_status ct_tensor_random_(ct_ctx *ctx, ct_tensor *t, int64_t from, int64_t to,
         return ct__set_error(ctx, CT_ERR_INVALID_ARG,
                              "random_: a bool tensor takes values in [0, 2), got [%lld, %lld)",
                              (long long)from, (long long)to);
+    if (ct_dtype_is_floating(t->dtype)) { /* torch: from and to - 1 within the dtype */
+        const double mx = t->dtype == CT_FLOAT16    ? 65504.0
+                          : t->dtype == CT_BFLOAT16 ? 3.3895313892515355e38
+                          : t->dtype == CT_FLOAT32  ? 3.4028234663852886e38
+                                                    : 1.7976931348623157e308;
+        if ((double)from < -mx || (double)(to - 1) > mx)
+            return ct__set_error(ctx, CT_ERR_INVALID_ARG, "random_: %s is out of bounds for %s",
+                                 (double)from < -mx ? "from" : "to - 1", ct_dtype_name(t->dtype));
+    }
     ct_tensor *r = NULL;
     st = ct_tensor_randint(ctx, t->dtype == CT_BOOL ? CT_INT64 : t->dtype, from, to, t->ndim,
                            t->shape, seed, offset, &r);
