@@ -80,6 +80,14 @@ int main(void) {
     CHECK(ct_tensor_to_host(o, sr, sizeof sr) == CT_OK && sr[0] == 0 && sr[3] == -1 && sr[8] == 5);
     REL(o), REL(len);
 
+    /* pad_sequence: a's rows and its first row as sequences of lengths 2 and 1 */
+    ct_tensor *row = NULL;
+    CHECK(ct_tensor_narrow(ctx, a, 0, 0, 1, &row) == CT_OK);
+    const ct_tensor *seqs[2] = {a, row};
+    CHECK(ct_pad_sequence(ctx, 2, seqs, true, 0.0, &o) == CT_OK && ct_tensor_shape(o)[0] == 2 &&
+          ct_tensor_shape(o)[1] == 2);
+    REL(o), REL(row);
+
     /* aliases */
     int n = 0;
     CHECK(ct_split_with_sizes(ctx, a, 2, (int64_t[]){1, 2}, 1, parts) == CT_OK);

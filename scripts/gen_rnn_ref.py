@@ -26,7 +26,7 @@ def weights(y, f):
     return torch.tensor([f(i) for i in range(n)], dtype=torch.float64).reshape(y.shape)
 
 
-def case(name, cls, in_size, hidden, x_shape, with_h0, **kw):
+def case(name, cls, in_size, hidden, x_shape, with_h0, lengths=None, **kw):
     m = cls(in_size, hidden, **kw).double()
     params = [p.detach().clone().requires_grad_() for p in m._flat_weights]
     for p in params:  # wider values than the default init, so the gates saturate somewhere
@@ -54,7 +54,16 @@ def case(name, cls, in_size, hidden, x_shape, with_h0, **kw):
     hx = None
     if hs:
         hx = (hs[0], hs[1]) if cls is torch.nn.LSTM else hs[0]
-    y, h = m(x, hx)
+    if lengths is None:
+        y, h = m(x, hx)
+    else:  # packed sequences: pack, run, pad back to the full length
+        bf = kw.get("batch_first", False)
+        pk = torch.nn.utils.rnn.pack_padded_sequence(x, torch.tensor(lengths), batch_first=bf,
+                                                     enforce_sorted=False)
+        yp, h = m(pk, hx)
+        y, _ = torch.nn.utils.rnn.pad_packed_sequence(yp, batch_first=bf,
+                                                      total_length=x_shape[1 if bf else 0])
+        arr(f"{name}_len", torch.tensor(lengths, dtype=torch.float64))
     arr(f"{name}_x", x)
     for i, p in enumerate(params):
         arr(f"{name}_p{i}", p)
@@ -93,6 +102,11 @@ case("g1", torch.nn.GRU, 3, 5, (4, 2, 3), True, num_layers=2, bias=False)
 case("g2", torch.nn.GRU, 2, 3, (2, 4, 2), False, bidirectional=True, batch_first=True)
 case("r1", torch.nn.RNN, 3, 4, (5, 3), True, nonlinearity="relu", bidirectional=True)
 case("r2", torch.nn.RNN, 3, 4, (4, 2, 3), False, num_layers=3)
+# packed sequences (ct_rnn_opts.lengths)
+case("pl1", torch.nn.LSTM, 3, 4, (5, 3, 3), True, lengths=[5, 2, 3], num_layers=2, bidirectional=True)
+case("pl2", torch.nn.LSTM, 2, 4, (3, 4, 2), False, lengths=[1, 4, 2], batch_first=True, proj_size=2)
+case("pg1", torch.nn.GRU, 3, 3, (3, 4, 3), True, lengths=[4, 1, 2], bidirectional=True, batch_first=True)
+case("pr1", torch.nn.RNN, 2, 3, (6, 2, 2), True, lengths=[3, 6], num_layers=2, nonlinearity="relu")
 
 path = sys.argv[1] if len(sys.argv) > 1 else "tests/data/rnn_ref.h"
 with open(path, "w") as f:

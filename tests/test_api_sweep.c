@@ -2618,6 +2618,12 @@ static void s2_ct_segment_reduce(void) { SWEEP_STATUS(ct_segment_reduce(S_ctx, S
 static void s3_ct_segment_reduce(void) { SWEEP_STATUS(ct_segment_reduce(S_ctx, S_t, NULL, S_t, S_t, (int){0}, (bool){0}, NULL, &S_out[0])); }
 static void s4_ct_segment_reduce(void) { SWEEP_STATUS(ct_segment_reduce(S_ctx, S_t, NULL, S_t, S_t, (int){0}, (bool){0}, NULL, &S_out[0])); }
 static void s5_ct_segment_reduce(void) { SWEEP_STATUS(ct_segment_reduce(S_ctx, S_t, NULL, S_t, S_t, (int){0}, (bool){0}, NULL, &S_out[0])); }
+static void s0_ct_pad_sequence(void) { (void)ct_pad_sequence(NULL, (int){0}, NULL, (bool){0}, (double){0}, NULL); }
+static void s1_ct_pad_sequence(void) { SWEEP_STATUS(ct_pad_sequence(S_ctx, (int){0}, NULL, (bool){0}, (double){0}, NULL)); }
+static void s2_ct_pad_sequence(void) { SWEEP_STATUS(ct_pad_sequence(S_ctx, (int){0}, NULL, (bool){0}, (double){0}, NULL)); }
+static void s3_ct_pad_sequence(void) { SWEEP_STATUS(ct_pad_sequence(S_ctx, (int){0}, S_tarr, (bool){0}, (double){0}, &S_out[0])); }
+static void s4_ct_pad_sequence(void) { SWEEP_STATUS(ct_pad_sequence(S_ctx, (int){0}, S_tarr, (bool){0}, (double){0}, &S_out[0])); }
+static void s5_ct_pad_sequence(void) { SWEEP_STATUS(ct_pad_sequence(S_ctx, (int){0}, S_tarr, (bool){0}, (double){0}, &S_out[0])); }
 static void s0_ct_split_with_sizes(void) { (void)ct_split_with_sizes(NULL, NULL, (int){0}, NULL, (int){0}, NULL); }
 static void s1_ct_split_with_sizes(void) { SWEEP_STATUS(ct_split_with_sizes(S_ctx, NULL, (int){0}, NULL, (int){0}, NULL)); }
 static void s2_ct_split_with_sizes(void) { SWEEP_STATUS(ct_split_with_sizes(S_ctx, S_t, (int){0}, NULL, (int){0}, NULL)); }
@@ -9165,6 +9171,12 @@ static const sweep_case sweep_cases[] = {
     {"ct_segment_reduce", 3, s3_ct_segment_reduce},
     {"ct_segment_reduce", 4, s4_ct_segment_reduce},
     {"ct_segment_reduce", 5, s5_ct_segment_reduce},
+    {"ct_pad_sequence", 0, s0_ct_pad_sequence},
+    {"ct_pad_sequence", 1, s1_ct_pad_sequence},
+    {"ct_pad_sequence", 2, s2_ct_pad_sequence},
+    {"ct_pad_sequence", 3, s3_ct_pad_sequence},
+    {"ct_pad_sequence", 4, s4_ct_pad_sequence},
+    {"ct_pad_sequence", 5, s5_ct_pad_sequence},
     {"ct_split_with_sizes", 0, s0_ct_split_with_sizes},
     {"ct_split_with_sizes", 1, s1_ct_split_with_sizes},
     {"ct_split_with_sizes", 2, s2_ct_split_with_sizes},

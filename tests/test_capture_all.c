@@ -1595,6 +1595,11 @@ static ct_status op_segment_reduce(void) {
                                        (const int64_t[]){3}, &OUT2);
     return st == CT_OK ? ct_segment_reduce(ctx, A, "mean", OUT2, NULL, 0, true, NULL, &OUT) : st;
 }
+static ct_status op_pad_sequence(void) {
+    ct_status st = ct_tensor_narrow(ctx, A, 0, 0, 2, &OUT2);
+    const ct_tensor *seqs[2] = {A, OUT2};
+    return st == CT_OK ? ct_pad_sequence(ctx, 2, seqs, true, 0.5, &OUT) : st;
+}
 static ct_status op_upsample(void) {
     ct_status st = img(A, &OUT2);
     return st == CT_OK
@@ -2425,6 +2430,7 @@ static const op_entry computing[] = {
     E(tensor_bernoulli_),
     E(tensor_random_),
     E(segment_reduce),
+    E(pad_sequence),
     E(upsample),
     E(upsample_nearest),
     E(upsample_bilinear),

@@ -402,6 +402,32 @@ TEST(aliases) {
     ct_tensor_release(x3), ct_tensor_release(x4), ct_tensor_release(x5), ct_tensor_release(a);
 }
 
+/* torch.nn.utils.rnn.pad_sequence([[1, 2, 3], [4], [5, 6]], padding_value=-1) */
+TEST(pad_sequence) {
+    ct_tensor *a = f32(1, (int64_t[]){3}, (const double[]){1, 2, 3}),
+              *b = f32(1, (int64_t[]){1}, (const double[]){4}),
+              *c = f32(1, (int64_t[]){2}, (const double[]){5, 6}), *o = NULL, *s = NULL;
+    const ct_tensor *seqs[3] = {a, b, c};
+    CHECK_OK(ct_tensor_set_requires_grad(a, true));
+    CHECK_OK(ct_pad_sequence(ctx, 3, seqs, true, -1, &o));
+    tu_same_as("batch_first", o, (const double[]){1, 2, 3, 4, -1, -1, 5, 6, -1}, 2,
+               (int64_t[]){3, 3}, 0);
+    ct_tensor_release(o);
+    CHECK_OK(ct_pad_sequence(ctx, 3, seqs, false, 0, &o));
+    tu_same_as("time first", o, (const double[]){1, 4, 5, 2, 0, 6, 3, 0, 0}, 2, (int64_t[]){3, 3},
+               0);
+    CHECK_OK(ct_sum(ctx, o, 0, NULL, false, &s));
+    CHECK_OK(ct_backward(ctx, s, NULL, false));
+    tu_same_as("grad", ct_tensor_grad(a), (const double[]){1, 1, 1}, 1, (int64_t[]){3}, 0);
+    ct_tensor_release(o), ct_tensor_release(s);
+    ct_tensor *d = f32(2, (int64_t[]){1, 2}, (const double[]){1, 2});
+    const ct_tensor *bad[2] = {a, d};
+    CHECK_ST(ct_pad_sequence(ctx, 2, bad, true, 0, &o), CT_ERR_SHAPE);
+    CHECK(o == NULL);
+    CHECK_ST(ct_pad_sequence(ctx, 0, seqs, true, 0, &o), CT_ERR_INVALID_ARG);
+    ct_tensor_release(a), ct_tensor_release(b), ct_tensor_release(c), ct_tensor_release(d);
+}
+
 /* regressions from the differential and code reviews */
 TEST(review_regressions) {
     /* an in-place view op bumps the version: a node that saved the tensor refuses (torch) */
@@ -465,6 +491,7 @@ int main(void) {
     RUN(inplace_igamma_and_random);
     RUN(inplace_views);
     RUN(aliases);
+    RUN(pad_sequence);
     RUN(review_regressions);
     CHECK(ct_ctx_live_tensors(ctx) == 0);
     ct_ctx_free(ctx);

@@ -122,6 +122,48 @@ TEST(as_torch) {
     check_case(RC(r2, K_RNN, .num_layers = 3), NULL, NULL, 0);
 }
 
+/* packed sequences (ct_rnn_opts.lengths) against torch's pack_padded_sequence, the layer and
+ * pad_packed_sequence(total_length = T) */
+static void check_packed(rcase c, tab len, const double *cn_ref, const int64_t *cn_sh, int cn_nd) {
+    ct_tensor *l = tu_from_vals(ctx, CT_INT64, len.nd, len.sh, len.v);
+    c.o.lengths = l;
+    check_case(c, cn_ref, cn_sh, cn_nd);
+    ct_tensor_release(l);
+}
+
+TEST(packed_sequences_as_torch) {
+    check_packed(RC(pl1, K_LSTM, .num_layers = 2, .bidirectional = true), TB(pl1_len), pl1_cn,
+                 pl1_cn_shape, pl1_cn_nd);
+    check_packed(RC(pl2, K_LSTM, .batch_first = true, .proj_size = 2), TB(pl2_len), pl2_cn,
+                 pl2_cn_shape, pl2_cn_nd);
+    check_packed(RC(pg1, K_GRU, .bidirectional = true, .batch_first = true), TB(pg1_len), NULL,
+                 NULL, 0);
+    check_packed(RC(pr1, K_RNN, .num_layers = 2, .relu = true), TB(pr1_len), NULL, NULL, 0);
+    /* refusals: a length 0 or beyond T, a wrong shape, an unbatched input */
+    ct_tensor *x = NULL, *p[4] = {NULL}, *y = NULL, *bad = NULL;
+    CHECK_OK(ct_tensor_randn(ctx, CT_FLOAT64, 3, SH(4, 2, 3), 1, 0, &x));
+    CHECK_OK(ct_tensor_randn(ctx, CT_FLOAT64, 2, SH(5, 3), 2, 0, &p[0]));
+    CHECK_OK(ct_tensor_randn(ctx, CT_FLOAT64, 2, SH(5, 5), 3, 0, &p[1]));
+    CHECK_OK(ct_tensor_randn(ctx, CT_FLOAT64, 1, SH(5), 4, 0, &p[2]));
+    CHECK_OK(ct_tensor_randn(ctx, CT_FLOAT64, 1, SH(5), 5, 0, &p[3]));
+    const ct_tensor *const *pp = (const ct_tensor *const *)p;
+    static const double lens[3][2] = {{0, 4}, {5, 1}, {-1, 2}};
+    for (int k = 0; k < 3; k++) {
+        bad = tu_from_vals(ctx, CT_INT64, 1, SH(2), lens[k]);
+        ct_rnn_opts o = {.lengths = bad};
+        CHECK_ST(ct_rnn(ctx, x, NULL, pp, 4, &o, &y, NULL), CT_ERR_INVALID_ARG);
+        CHECK(y == NULL);
+        ct_tensor_release(bad);
+    }
+    bad = tu_from_vals(ctx, CT_INT64, 1, SH(3), (const double[]){1, 2, 3});
+    ct_rnn_opts o = {.lengths = bad};
+    CHECK_ST(ct_rnn(ctx, x, NULL, pp, 4, &o, &y, NULL), CT_ERR_SHAPE);
+    ct_tensor_release(bad);
+    for (int i = 0; i < 4; i++)
+        ct_tensor_release(p[i]);
+    ct_tensor_release(x);
+}
+
 /* same shape and values within tol * (1 + |b|) */
 static bool close(const ct_tensor *a, const ct_tensor *b, double tol) {
     if (!a || !b || ct_tensor_ndim(a) != ct_tensor_ndim(b)) return false;
@@ -330,6 +372,7 @@ TEST(errors) {
 int main(void) {
     ctx = tu_ctx_or_skip();
     RUN(as_torch);
+    RUN(packed_sequences_as_torch);
     RUN(against_the_cells);
     RUN(dropout_between_layers);
     RUN(float32);

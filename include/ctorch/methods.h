@@ -91,6 +91,13 @@ CT_API ct_status ct_segment_reduce(ct_ctx *ctx, const ct_tensor *data, const cha
                                    const ct_tensor *lengths, const ct_tensor *offsets, int axis,
                                    bool unsafe, const double *initial, ct_tensor **out);
 
+/* torch.nn.utils.rnn.pad_sequence: n sequences (L_i, *...) of one dtype and trailing shape, padded
+ * with padding_value to the longest and stacked: (max L, n, *...) or, batch_first, (n, max L,
+ * *...). Differentiable (constant_pad_nd and stack); with ct_rnn_opts.lengths it stands in for
+ * torch's PackedSequence. */
+CT_API ct_status ct_pad_sequence(ct_ctx *ctx, int n, const ct_tensor *const *seqs, bool batch_first,
+                                 double padding_value, ct_tensor **out);
+
 /* ---- torch's aliases ---- */
 /* torch.split_with_sizes / unsafe_split_with_sizes: ct_split_sizes; unsafe_split: ct_split;
  * unsafe_chunk: ct_chunk (torch's "unsafe" forms differ only in autograd's view tracking). */

@@ -9,6 +9,7 @@
 #include "tensor/tensor_impl.h"
 
 #include <math.h>
+#include <stdlib.h>
 #include <string.h>
 
 static ct_status ct__m_new(ct_ctx *ctx, const char *op, const ct_tensor *self, int ndim,
@@ -206,6 +207,53 @@ ct_status ct_tensor_random_(ct_ctx *ctx, ct_tensor *t, int64_t from, int64_t to,
     st = ct_tensor_randint(ctx, t->dtype == CT_BOOL ? CT_INT64 : t->dtype, from, to, t->ndim,
                            t->shape, seed, offset, &r);
     return st != CT_OK ? st : ct__m_fill_from(ctx, "random_", t, r);
+}
+
+ct_status ct_pad_sequence(ct_ctx *ctx, int n, const ct_tensor *const *seqs, bool batch_first,
+                          double padding_value, ct_tensor **out) {
+    if (!ctx) return CT_ERR_INVALID_ARG;
+    if (out) *out = NULL;
+    if (n < 1 || !seqs)
+        return ct__set_error(ctx, CT_ERR_INVALID_ARG,
+                             "pad_sequence: received an empty list of sequences");
+    if (!out) return ct__set_error(ctx, CT_ERR_INVALID_ARG, "pad_sequence: out is NULL");
+    ct_status st = CT_OK;
+    for (int i = 0; i < n && st == CT_OK; i++)
+        st = ct__check_tensor(ctx, "pad_sequence", "sequence", seqs[i]);
+    if (st != CT_OK) return st;
+    for (int i = 1; i < n; i++)
+        if (seqs[i]->ctx != ctx)
+            return ct__set_error(ctx, CT_ERR_INVALID_ARG,
+                                 "pad_sequence: sequence %d belongs to another context", i);
+    const ct_tensor *s0 = seqs[0];
+    int64_t maxl = 0;
+    for (int i = 0; i < n; i++) {
+        const ct_tensor *s = seqs[i];
+        bool same = s->ndim == s0->ndim && s->ndim >= 1 && s->dtype == s0->dtype;
+        for (int d = 1; same && d < s->ndim; d++)
+            same = s->shape[d] == s0->shape[d];
+        if (!same)
+            return ct__set_error(ctx, CT_ERR_SHAPE,
+                                 "pad_sequence: sequence %d is %s %s; every sequence needs >= 1 "
+                                 "dim, the trailing shape and dtype of sequence 0 (%s %s)",
+                                 i, ct_dtype_name(s->dtype), CT__SHAPE_STR(s),
+                                 ct_dtype_name(s0->dtype),
+                                 ct__shape_str((char[96]){0}, 96, s0->ndim, s0->shape));
+        if (s->shape[0] > maxl) maxl = s->shape[0];
+    }
+    ct_tensor **padded = calloc((size_t)n, sizeof *padded);
+    if (!padded) return ct__set_error(ctx, CT_ERR_OOM, "pad_sequence: out of memory");
+    int64_t pad[2 * CT_MAX_DIMS] = {0};
+    for (int i = 0; i < n && st == CT_OK; i++) { /* torch's pad order: the last pair is dim 0 */
+        pad[2 * s0->ndim - 1] = maxl - seqs[i]->shape[0];
+        st = ct_constant_pad_nd(ctx, seqs[i], 2 * s0->ndim, pad, padding_value, &padded[i]);
+    }
+    if (st == CT_OK)
+        st = ct_stack(ctx, n, (const ct_tensor *const *)padded, batch_first ? 0 : 1, out);
+    for (int i = 0; i < n; i++)
+        ct_tensor_release(padded[i]);
+    free(padded);
+    return st;
 }
 
 /* ---- aliases ---- */
