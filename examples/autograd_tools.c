@@ -152,6 +152,14 @@ int main(void) {
     CHECK(g[0] == 1.75 && g[1] == 1.75 && jv == 1.75 + 2 * 1.75);
     for (int i = 0; i < 4; i++)
         ct_tensor_release(r[i]);
+    /* activation checkpointing: f's intermediates are recomputed in the backward */
+    ct_tensor *cy = NULL;
+    CHECK(ct_checkpoint(ctx, f, NULL, 1, in, &cy) == CT_OK);
+    CHECK(ct_backward(ctx, cy, NULL, false) == CT_OK);
+    CHECK(ct_tensor_to_host(ct_tensor_grad(x), g, sizeof g) == CT_OK);
+    printf("checkpointed f: x.grad = %g %g (the gradient 1.75 1.75, added to 27 -9)\n", g[0], g[1]);
+    CHECK(g[0] == 27 + 1.75 && g[1] == -9 + 1.75);
+    ct_tensor_release(cy);
     /* autograd.grad with allow_unused */
     ct_tensor *w = NULL, *sw = NULL, *gr[2] = {NULL};
     CHECK(ct_tensor_from_host(ctx, xv, CT_FLOAT64, 1, s2, &w) == CT_OK);

@@ -217,6 +217,12 @@ static void s2_ct_autograd_function_apply(void) { SWEEP_STATUS(ct_autograd_funct
 static void s3_ct_autograd_function_apply(void) { SWEEP_STATUS(ct_autograd_function_apply(S_ctx, NULL, NULL, (int){0}, S_tarr, (int){0}, &S_out[0])); }
 static void s4_ct_autograd_function_apply(void) { SWEEP_STATUS(ct_autograd_function_apply(S_ctx, NULL, NULL, (int){0}, S_tarr, (int){0}, &S_out[0])); }
 static void s5_ct_autograd_function_apply(void) { SWEEP_STATUS(ct_autograd_function_apply(S_ctx, NULL, NULL, (int){0}, S_tarr, (int){0}, &S_out[0])); }
+static void s0_ct_checkpoint(void) { (void)ct_checkpoint(NULL, (ct_autograd_fn){0}, NULL, (int){0}, NULL, NULL); }
+static void s1_ct_checkpoint(void) { SWEEP_STATUS(ct_checkpoint(S_ctx, (ct_autograd_fn){0}, NULL, (int){0}, NULL, NULL)); }
+static void s2_ct_checkpoint(void) { SWEEP_STATUS(ct_checkpoint(S_ctx, (ct_autograd_fn){0}, NULL, (int){0}, NULL, NULL)); }
+static void s3_ct_checkpoint(void) { SWEEP_STATUS(ct_checkpoint(S_ctx, (ct_autograd_fn){0}, NULL, (int){0}, S_tarr, &S_out[0])); }
+static void s4_ct_checkpoint(void) { SWEEP_STATUS(ct_checkpoint(S_ctx, (ct_autograd_fn){0}, NULL, (int){0}, S_tarr, &S_out[0])); }
+static void s5_ct_checkpoint(void) { SWEEP_STATUS(ct_checkpoint(S_ctx, (ct_autograd_fn){0}, NULL, (int){0}, S_tarr, &S_out[0])); }
 static void s0_ct_autograd_vjp(void) { (void)ct_autograd_vjp(NULL, (ct_autograd_fn){0}, NULL, (int){0}, NULL, NULL, NULL, NULL, NULL); }
 static void s1_ct_autograd_vjp(void) { SWEEP_STATUS(ct_autograd_vjp(S_ctx, (ct_autograd_fn){0}, NULL, (int){0}, NULL, NULL, NULL, NULL, NULL)); }
 static void s2_ct_autograd_vjp(void) { SWEEP_STATUS(ct_autograd_vjp(S_ctx, (ct_autograd_fn){0}, NULL, (int){0}, NULL, S_t, NULL, NULL, NULL)); }
@@ -6770,6 +6776,12 @@ static const sweep_case sweep_cases[] = {
     {"ct_autograd_function_apply", 3, s3_ct_autograd_function_apply},
     {"ct_autograd_function_apply", 4, s4_ct_autograd_function_apply},
     {"ct_autograd_function_apply", 5, s5_ct_autograd_function_apply},
+    {"ct_checkpoint", 0, s0_ct_checkpoint},
+    {"ct_checkpoint", 1, s1_ct_checkpoint},
+    {"ct_checkpoint", 2, s2_ct_checkpoint},
+    {"ct_checkpoint", 3, s3_ct_checkpoint},
+    {"ct_checkpoint", 4, s4_ct_checkpoint},
+    {"ct_checkpoint", 5, s5_ct_checkpoint},
     {"ct_autograd_vjp", 0, s0_ct_autograd_vjp},
     {"ct_autograd_vjp", 1, s1_ct_autograd_vjp},
     {"ct_autograd_vjp", 2, s2_ct_autograd_vjp},

@@ -911,6 +911,128 @@ TEST(review_regressions) {
                           res) == CT_ERR_INVALID_ARG);
 }
 
+/* ---- activation checkpointing ---- */
+
+typedef struct {
+    ct_tensor *w1, *w2, *outer;
+    int calls;
+} mlp_params;
+/* tanh(x @ w1) @ w2 (+ outer, a tensor from outside, when set) */
+static ct_status mlp(ct_ctx *c, void *user, int n, const ct_tensor *const *in, ct_tensor **out) {
+    mlp_params *p = user;
+    (void)n;
+    p->calls++;
+    ct_tensor *h = NULL, *t = NULL, *o = NULL;
+    ct_status st = ct_matmul(c, in[0], p->w1, &h);
+    if (st == CT_OK) st = ct_tanh(c, h, &t);
+    if (st == CT_OK) st = ct_matmul(c, t, p->w2, p->outer ? &o : out);
+    if (st == CT_OK && p->outer) st = ct_add(c, o, p->outer, out);
+    ct_tensor_release(h), ct_tensor_release(t), ct_tensor_release(o);
+    return st;
+}
+
+static void run_mlp(bool ckpt, bool reuse_w1, mlp_params *p, ct_tensor *x, ct_tensor **grads) {
+    ct_tensor *y = NULL, *l = NULL, *q = NULL, *extra = NULL;
+    const ct_tensor *in[1] = {x};
+    if (ckpt)
+        CHECK_OK(ct_checkpoint(ctx, mlp, p, 1, in, &y));
+    else
+        CHECK_OK(mlp(ctx, p, 1, in, &y));
+    CHECK_OK(ct_mul(ctx, y, y, &q));
+    CHECK_OK(ct_sum(ctx, q, 0, NULL, false, &l));
+    if (reuse_w1) { /* w1 also used outside the checkpoint */
+        ct_tensor *s = NULL, *l2 = NULL;
+        CHECK_OK(ct_sum(ctx, p->w1, 0, NULL, false, &s));
+        CHECK_OK(ct_mul(ctx, s, s, &extra));
+        CHECK_OK(ct_add(ctx, l, extra, &l2));
+        ct_tensor_release(s), ct_tensor_release(l);
+        l = l2;
+    }
+    CHECK_OK(ct_backward(ctx, l, NULL, false));
+    grads[0] = ct_tensor_retain(ct_tensor_grad(x));
+    grads[1] = ct_tensor_retain(ct_tensor_grad(p->w1));
+    grads[2] = ct_tensor_retain(ct_tensor_grad(p->w2));
+    ct_tensor_zero_grad(x), ct_tensor_zero_grad(p->w1), ct_tensor_zero_grad(p->w2);
+    ct_tensor_release(y), ct_tensor_release(l), ct_tensor_release(q), ct_tensor_release(extra);
+}
+
+TEST(checkpoint) {
+    ct_tensor *x = NULL;
+    mlp_params p = {NULL, NULL, NULL, 0};
+    CHECK_OK(ct_tensor_randn(ctx, CT_FLOAT64, 2, (int64_t[]){3, 4}, 1, 0, &x));
+    CHECK_OK(ct_tensor_randn(ctx, CT_FLOAT64, 2, (int64_t[]){4, 5}, 2, 0, &p.w1));
+    CHECK_OK(ct_tensor_randn(ctx, CT_FLOAT64, 2, (int64_t[]){5, 2}, 3, 0, &p.w2));
+    CHECK_OK(ct_tensor_set_requires_grad(x, true));
+    CHECK_OK(ct_tensor_set_requires_grad(p.w1, true));
+    CHECK_OK(ct_tensor_set_requires_grad(p.w2, true));
+    /* the same gradients as without checkpointing, for the input and the parameters; the
+     * function runs twice (forward, recomputation) */
+    for (int reuse = 0; reuse < 2; reuse++) {
+        ct_tensor *a[3] = {NULL}, *b[3] = {NULL};
+        run_mlp(false, reuse, &p, x, a);
+        p.calls = 0;
+        run_mlp(true, reuse, &p, x, b);
+        CHECK(p.calls == 2);
+        for (int i = 0; i < 3; i++) {
+            CHECK_MSG(a[i] && b[i] && tu_same_values(a[i], b[i]), "reuse %d grad %d", reuse, i);
+            ct_tensor_release(a[i]), ct_tensor_release(b[i]);
+        }
+    }
+    /* torch's node name; no intermediates kept: the output's history is one node */
+    ct_tensor *y = NULL, *s = NULL, *g[1] = {NULL};
+    const ct_tensor *in[1] = {x};
+    CHECK_OK(ct_checkpoint(ctx, mlp, &p, 1, in, &y));
+    char name[48];
+    CHECK(ct_tensor_grad_fn_name(y, name, sizeof name) &&
+          !strcmp(name, "CheckpointFunctionBackward"));
+    CHECK_OK(ct_sum(ctx, y, 0, NULL, false, &s));
+    /* torch: "Checkpointing is not compatible with .grad()" */
+    CHECK_ST(ct_autograd_grad(ctx, 1, (const ct_tensor *const[]){s}, NULL, 1, in, true, false, g),
+             CT_ERR_STATE);
+    CHECK(strstr(ct_ctx_last_error(ctx), "not compatible with .grad()"));
+    ct_tensor_release(s), ct_tensor_release(y);
+    /* a tensor with history from outside: its gradient flows through the recomputation (as
+     * torch's reentrant checkpoint); when the outer pass runs through that history too, the
+     * nested pass refuses clearly */
+    ct_tensor *h = NULL, *a2[3] = {NULL}, *b2[3] = {NULL};
+    for (int k = 0; k < 2; k++) {
+        CHECK_OK(ct_mul_scalar(ctx, x, 2, &h));
+        CHECK_OK(ct_tensor_narrow(ctx, h, 1, 0, 2, &p.outer));
+        run_mlp(k == 1, false, &p, x, k ? b2 : a2);
+        ct_tensor_release(p.outer), ct_tensor_release(h);
+    }
+    for (int i = 0; i < 3; i++) {
+        CHECK_MSG(a2[i] && b2[i] && tu_same_values(a2[i], b2[i]), "outer grad %d", i);
+        ct_tensor_release(a2[i]), ct_tensor_release(b2[i]);
+    }
+    ct_tensor *hs = NULL, *l = NULL;
+    CHECK_OK(ct_mul_scalar(ctx, x, 2, &h));
+    CHECK_OK(ct_tensor_narrow(ctx, h, 1, 0, 2, &p.outer));
+    CHECK_OK(ct_checkpoint(ctx, mlp, &p, 1, in, &y));
+    CHECK_OK(ct_sum(ctx, y, 0, NULL, false, &s));
+    CHECK_OK(ct_sum(ctx, h, 0, NULL, false, &hs));
+    CHECK_OK(ct_add(ctx, s, hs, &l));
+    CHECK_ST(ct_backward(ctx, l, NULL, false), CT_ERR_STATE);
+    CHECK(strstr(ct_ctx_last_error(ctx), "pass that tensor as an input"));
+    ct_tensor_release(s), ct_tensor_release(y), ct_tensor_release(p.outer), ct_tensor_release(h);
+    ct_tensor_release(hs), ct_tensor_release(l);
+    p.outer = NULL;
+    /* the engine is usable afterwards, and without an input requiring grad nothing is recorded */
+    ct_tensor *a[3] = {NULL};
+    run_mlp(true, false, &p, x, a);
+    CHECK(a[0] && a[1] && a[2]);
+    for (int i = 0; i < 3; i++)
+        ct_tensor_release(a[i]);
+    ct_tensor *xc = NULL;
+    CHECK_OK(ct_tensor_detach(ctx, x, &xc));
+    const ct_tensor *inc[1] = {xc};
+    CHECK_OK(ct_checkpoint(ctx, mlp, &p, 1, inc, &y));
+    CHECK(!ct_tensor_requires_grad(y));
+    ct_tensor_release(y), ct_tensor_release(xc);
+    CHECK_ST(ct_checkpoint(ctx, NULL, &p, 1, in, &y), CT_ERR_INVALID_ARG);
+    ct_tensor_release(x), ct_tensor_release(p.w1), ct_tensor_release(p.w2);
+}
+
 int main(void) {
     ctx = tu_ctx_or_skip();
     RUN(hooks_as_torch);
@@ -922,6 +1044,7 @@ int main(void) {
     RUN(functional_identities);
     RUN(gradcheck_finds_wrong_formulas);
     RUN(review_regressions);
+    RUN(checkpoint);
     CHECK(ct_ctx_live_tensors(ctx) == 0);
     ct_ctx_free(ctx);
     return ct_test_end();

@@ -568,6 +568,10 @@ static ct_status op_autograd_function_apply(void) {
     const ct_tensor *in[1] = {GP};
     return ct_autograd_function_apply(ctx, &f, NULL, 1, in, 1, &OUT);
 }
+static ct_status op_checkpoint(void) {
+    const ct_tensor *in[1] = {A};
+    return ct_checkpoint(ctx, fa_fn, NULL, 1, in, &OUT);
+}
 static ct_status op_autograd_vjp(void) {
     const ct_tensor *in[1] = {A};
     return ct_autograd_vjp(ctx, fa_fn, NULL, 1, in, NULL, NULL, &OUT2, &OUT);
@@ -2441,6 +2445,7 @@ static const op_entry computing[] = {
     E(adaptive_max_pool2d_with_indices),
     E(adaptive_max_pool3d_with_indices),
     E(autograd_function_apply),
+    E(checkpoint),
     E(autograd_vjp),
     E(autograd_jvp),
     E(autograd_jacobian),

@@ -132,6 +132,15 @@ CT_API ct_status ct_autograd_function_apply(ct_ctx *ctx, const ct_autograd_funct
  * is called with grad mode on and inputs that require grad; it must compute out with ct_* ops. */
 typedef ct_status (*ct_autograd_fn)(ct_ctx *ctx, void *user, int n_in, const ct_tensor *const *in,
                                     ct_tensor **out);
+/* torch.utils.checkpoint (the reentrant form): *out = fn(inputs) computed without keeping its
+ * intermediates (grad mode off); the backward recomputes fn with grad mode on from detached
+ * copies of the inputs (0..4) and runs a nested pass from the output: the inputs get their
+ * gradients, tensors fn uses from elsewhere that require grad (parameters in user) get theirs in
+ * .grad directly. As torch's: ct_backward only (not ct_autograd_grad: CT_ERR_STATE), no
+ * create_graph through it, no gradient when no input requires grad, and fn must compute the same
+ * thing twice (ctorch's random ops take explicit seeds: pass the same). */
+CT_API ct_status ct_checkpoint(ct_ctx *ctx, ct_autograd_fn fn, void *user, int n_in,
+                               const ct_tensor *const *inputs, ct_tensor **out);
 typedef struct ct_autodiff_options {
     size_t size;       /* sizeof(ct_autodiff_options) */
     bool create_graph; /* results keep their graph (differentiable again); else detached */

@@ -233,6 +233,99 @@ ct_status ct_autograd_function_apply(ct_ctx *ctx, const ct_autograd_function *fn
     return CT_OK;
 }
 
+/* ---- activation checkpointing (torch.utils.checkpoint, the reentrant form) ---- */
+
+typedef struct {
+    ct_autograd_fn fn;
+    void *user;
+    int n;
+    ct_tensor *in[CT__AG_MAX_IN]; /* the inputs, kept for the recomputation */
+} ct__ckpt;
+
+static ct_status ct__ckpt_forward(ct_ctx *ctx, void *user, int n_in, const ct_tensor *const *in,
+                                  int n_out, ct_tensor **out) {
+    ct__ckpt *c = user;
+    (void)n_out;
+    for (int i = 0; i < n_in; i++)
+        c->in[i] = in[i] ? ct_tensor_retain((ct_tensor *)in[i]) : NULL;
+    c->n = n_in;
+    const int depth = ctx->ag_depth;
+    ct_status st = c->fn(ctx, c->user, n_in, in, &out[0]); /* grad mode off: nothing is kept */
+    ctx->ag_depth = depth;
+    return st;
+}
+
+static ct_status ct__ckpt_backward(ct_ctx *ctx, void *user, int n_out, const ct_tensor *const *out,
+                                   const ct_tensor *const *gout, int n_in, const bool *need,
+                                   ct_tensor **gin) {
+    ct__ckpt *c = user;
+    (void)n_out, (void)out;
+    if (!ctx->ag_outer_accumulate)
+        return ct__set_error(ctx, CT_ERR_STATE,
+                             "checkpoint: Checkpointing is not compatible with .grad() or when an "
+                             "`inputs` parameter is passed to .backward(); use ct_backward");
+    if (!ctx->grad_off)
+        return ct__set_error(ctx, CT_ERR_UNSUPPORTED,
+                             "checkpoint: create_graph (double backward) through a checkpoint is "
+                             "not supported");
+    /* recompute on detached inputs with grad mode on, then a nested pass from the output: the
+     * parameters the function uses get their .grad directly (as torch's reentrant checkpoint),
+     * the inputs' gradients come back from the detached copies */
+    ct_tensor *x[CT__AG_MAX_IN] = {NULL}, *y = NULL;
+    ct_status st = CT_OK;
+    for (int i = 0; i < n_in && st == CT_OK; i++) {
+        if (!c->in[i]) continue;
+        st = ct_tensor_detach(ctx, c->in[i], &x[i]);
+        if (st == CT_OK && need[i]) st = ct_tensor_set_requires_grad(x[i], true);
+    }
+    const bool off = ctx->grad_off;
+    ctx->grad_off = false;
+    const int depth = ctx->ag_depth;
+    if (st == CT_OK) {
+        st = c->fn(ctx, c->user, n_in, (const ct_tensor *const *)x, &y);
+        if (st != CT_OK) y = NULL;
+    }
+    ctx->ag_depth = depth;
+    if (st == CT_OK && ct__tensor_live(y) && y->requires_grad) {
+        const ct_tensor *roots[1] = {y}, *g[1] = {gout[0]};
+        ctx->ag_nest_ok = true;
+        st =
+            ct__ag_run_backward(ctx, "checkpoint", 1, roots, g, 0, NULL, false, false, false, NULL);
+        ctx->ag_nest_ok = false;
+    }
+    ctx->grad_off = off;
+    for (int i = 0; i < n_in && st == CT_OK; i++) {
+        const ct_tensor *g = need[i] && x[i] ? ct_tensor_grad(x[i]) : NULL;
+        if (g) gin[i] = ct_tensor_retain((ct_tensor *)g);
+    }
+    for (int i = 0; i < n_in; i++)
+        ct_tensor_release(x[i]);
+    ct_tensor_release(y);
+    return st;
+}
+
+static void ct__ckpt_free(void *user) {
+    ct__ckpt *c = user;
+    for (int i = 0; c && i < c->n; i++)
+        ct_tensor_release(c->in[i]);
+    free(c);
+}
+
+ct_status ct_checkpoint(ct_ctx *ctx, ct_autograd_fn fn, void *user, int n_in,
+                        const ct_tensor *const *inputs, ct_tensor **out) {
+    if (!ctx) return CT_ERR_INVALID_ARG;
+    if (out) *out = NULL;
+    if (!fn || !out)
+        return ct__set_error(ctx, CT_ERR_INVALID_ARG, "checkpoint: fn and out must be given");
+    ct__ckpt *c = calloc(1, sizeof *c);
+    if (!c) return ct__set_error(ctx, CT_ERR_OOM, "checkpoint: out of memory");
+    c->fn = fn;
+    c->user = user;
+    const ct_autograd_function f = {sizeof f, "CheckpointFunctionBackward", ct__ckpt_forward,
+                                    ct__ckpt_backward, ct__ckpt_free};
+    return ct_autograd_function_apply(ctx, &f, c, n_in, inputs, 1, out);
+}
+
 /* ---- the functional API ---- */
 
 typedef struct {

@@ -54,6 +54,7 @@ struct ct__ag_node {
     /* engine scratch, reset after every run */
     int deps;
     bool seen, needed, target, ran;
+    uint64_t pass; /* the pass that set seen (a nested pass saves an outer pass's leaf nodes) */
     ct_tensor *buf[CT__AG_MAX_OUT];
 };
 

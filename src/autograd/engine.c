@@ -462,7 +462,7 @@ static ct_status ct__ag_inplace_check(ct_ctx *ctx, const char *op, const ct_tens
  * would hold dst while dst's new history holds them: each keeps a detached alias instead, at the
  * version it saved (its backward then reports the write, as torch's does). */
 static ct_status ct__ag_unsave(ct_ctx *ctx, ct__ag_node *n, ct_tensor *dst) {
-    if (!n || n->seq <= dst->ag_born) return CT_OK;
+    if (!n || n->seq <= dst->ag_born || n->seen) return CT_OK; /* seen: a running pass's */
     size_t cap = 16, top = 0, nseen = 0;
     ct__ag_node **stack = ct__alloc(ctx, cap * sizeof *stack, 16);
     ct__ag_node **seen = ct__alloc(ctx, cap * sizeof *seen, 16);
@@ -669,12 +669,55 @@ ct_status ct_tensor_detach(ct_ctx *ctx, const ct_tensor *t, ct_tensor **out) {
 
 /* ---- the backward pass ---- */
 
+/* An outer pass's state of a leaf's accumulator that a nested pass (a checkpoint's) also uses. */
+typedef struct ct__ag_saved_state {
+    ct__ag_node *n;
+    int deps;
+    bool seen, needed, target, ran;
+    uint64_t pass;
+    ct_tensor *buf;
+} ct__ag_saved_state;
+
 typedef struct ct__ag_run {
     ct_ctx *ctx;
     ct__ag_node **nodes; /* every reachable node, then reordered topologically */
     int n_nodes, cap;
     bool create_graph, accumulate;
+    uint64_t id;
+    ct__ag_saved_state *saved; /* nested pass: outer accumulators set aside */
+    int n_saved, cap_saved;
 } ct__ag_run;
+
+/* Claim n for this pass: false (nothing to do) when it is already this pass's; a node an outer
+ * pass uses is refused unless it is a leaf's accumulator, whose outer state is set aside. */
+static ct_status ct__ag_claim(ct__ag_run *R, ct__ag_node *n, bool *fresh) {
+    *fresh = false;
+    if (n->seen && n->pass == R->id) return CT_OK;
+    if (n->seen) {
+        if (n->op != CT__AG_ACC)
+            return ct__set_error(R->ctx, CT_ERR_STATE,
+                                 "checkpoint: the recomputed function reaches a tensor whose "
+                                 "history the outer backward pass is running through; pass that "
+                                 "tensor as an input of the checkpoint");
+        if (R->n_saved == R->cap_saved) {
+            int nc = R->cap_saved ? 2 * R->cap_saved : 8;
+            ct__ag_saved_state *p = ct__alloc(R->ctx, (size_t)nc * sizeof *p, 16);
+            if (!p) return ct__set_error(R->ctx, CT_ERR_OOM, "backward: out of memory");
+            if (R->n_saved) memcpy(p, R->saved, (size_t)R->n_saved * sizeof *p);
+            ct__free(R->ctx, R->saved);
+            R->saved = p, R->cap_saved = nc;
+        }
+        R->saved[R->n_saved++] = (ct__ag_saved_state){n,         n->deps, n->seen, n->needed,
+                                                      n->target, n->ran,  n->pass, n->buf[0]};
+        n->deps = 0;
+        n->needed = n->target = n->ran = false;
+        n->buf[0] = NULL;
+    }
+    n->seen = true;
+    n->pass = R->id;
+    *fresh = true;
+    return CT_OK;
+}
 
 static ct_status ct__ag_push(ct__ag_run *R, ct__ag_node *n) {
     if (R->n_nodes == R->cap) {
@@ -827,7 +870,7 @@ ct_status ct__ag_run_backward(ct_ctx *ctx, const char *api, int n_roots,
                               const ct_tensor *const *roots, const ct_tensor *const *groots,
                               int n_inputs, const ct_tensor *const *inputs, bool retain,
                               bool create, bool allow_unused, ct_tensor **grads) {
-    ct__ag_run R = {ctx, NULL, 0, 0, create, grads == NULL};
+    ct__ag_run R = {ctx, NULL, 0, 0, create, grads == NULL, 0, NULL, 0, 0};
     ct_tensor *seed[16] = {NULL};
     ct__ag_edge redge[16], iedge[64];
     ct_status st = CT_OK;
@@ -837,7 +880,7 @@ ct_status ct__ag_run_backward(ct_ctx *ctx, const char *api, int n_roots,
                              n_roots, n_inputs);
     if (ctx->ag_depth != 0)
         return ct__set_error(ctx, CT_ERR_STATE, "%s: called from inside an op", api);
-    if (ctx->ag_running)
+    if (ctx->ag_running && !ctx->ag_nest_ok)
         return ct__set_error(ctx, CT_ERR_STATE,
                              "%s: called from inside a backward pass (a gradient hook or a custom "
                              "function's backward); nested backward passes are not supported",
@@ -895,29 +938,30 @@ ct_status ct__ag_run_backward(ct_ctx *ctx, const char *api, int n_roots,
         if ((st = ct__ag_edge_of(ctx, t, &iedge[i])) != CT_OK) goto out;
     }
     /* reachable nodes and dependency counts */
+    R.id = ++ctx->ag_pass_seq;
     for (int r = 0; r < n_roots; r++) {
-        ct__ag_node *n = redge[r].node;
-        if (n->seen) continue;
-        n->seen = true;
-        if ((st = ct__ag_push(&R, n)) != CT_OK) goto out;
+        bool fresh = false;
+        if ((st = ct__ag_claim(&R, redge[r].node, &fresh)) != CT_OK) goto out;
+        if (fresh && (st = ct__ag_push(&R, redge[r].node)) != CT_OK) goto out;
     }
     for (int k = 0; k < R.n_nodes; k++) {
         ct__ag_node *n = R.nodes[k];
         for (int i = 0; i < n->n_in; i++) {
             ct__ag_node *m = n->next[i].node;
+            bool fresh = false;
             if (!m) continue;
+            if ((st = ct__ag_claim(&R, m, &fresh)) != CT_OK) goto out;
             m->deps++;
-            if (m->seen) continue;
-            m->seen = true;
-            if ((st = ct__ag_push(&R, m)) != CT_OK) goto out;
+            if (fresh && (st = ct__ag_push(&R, m)) != CT_OK) goto out;
         }
     }
     for (int i = 0; i < n_inputs; i++) {
-        if (!iedge[i].node->seen && allow_unused) {
+        const bool seen = iedge[i].node->seen && iedge[i].node->pass == R.id;
+        if (!seen && allow_unused) {
             iedge[i].node = NULL; /* its gradient stays NULL */
             continue;
         }
-        if (!iedge[i].node->seen) {
+        if (!seen) {
             st = ct__set_error(ctx, CT_ERR_STATE,
                                "%s: one of the differentiated tensors (input %d) appears to not "
                                "have been used in the graph",
@@ -964,7 +1008,8 @@ ct_status ct__ag_run_backward(ct_ctx *ctx, const char *api, int n_roots,
     {
         bool prev_off = ctx->grad_off;
         ctx->grad_off = !create;
-        ctx->ag_running = true;
+        if (ctx->ag_running == 0) ctx->ag_outer_accumulate = R.accumulate;
+        ctx->ag_running++;
         for (int k = 0; k < R.n_nodes && st == CT_OK; k++) {
             ct__ag_node *n = R.nodes[k];
             bool any = false;
@@ -1002,7 +1047,7 @@ ct_status ct__ag_run_backward(ct_ctx *ctx, const char *api, int n_roots,
             }
         }
         ctx->grad_off = prev_off;
-        ctx->ag_running = false;
+        ctx->ag_running--;
     }
     if (st == CT_OK && !retain && !create)
         for (int k = 0; k < R.n_nodes; k++)
@@ -1020,6 +1065,12 @@ out:
         n->deps = 0;
         n->seen = n->needed = n->target = n->ran = false;
     }
+    for (int i = 0; i < R.n_saved; i++) { /* the outer pass's accumulators, as they were */
+        ct__ag_saved_state *v = &R.saved[i];
+        v->n->deps = v->deps, v->n->seen = v->seen, v->n->needed = v->needed;
+        v->n->target = v->target, v->n->ran = v->ran, v->n->pass = v->pass, v->n->buf[0] = v->buf;
+    }
+    ct__free(ctx, R.saved);
     for (int k = 0; k < R.n_nodes; k++) /* the pass's references (may free the graph) */
         ct__ag_node_release(R.nodes[k]);
     ct__free(ctx, R.nodes);

@@ -78,10 +78,14 @@ struct ct_ctx {
     const ct__ag_hooks *ag;
     int ag_depth;
     bool grad_off;
-    uint64_t ag_seq;    /* tape nodes made so far: their sequence numbers (ct__ag_mark) */
-    bool ag_anomaly;    /* ct_set_detect_anomaly: backward checks each formula for NaN */
-    int64_t ag_hook_id; /* ids handed out by ct_tensor_register_hook */
-    bool ag_running;    /* a backward pass is running (hooks and custom backwards run in it) */
+    uint64_t ag_seq;          /* tape nodes made so far: their sequence numbers (ct__ag_mark) */
+    bool ag_anomaly;          /* ct_set_detect_anomaly: backward checks each formula for NaN */
+    int64_t ag_hook_id;       /* ids handed out by ct_tensor_register_hook */
+    int ag_running;           /* backward passes running (hooks and custom backwards run in
+                                 them; a checkpoint's recomputation nests one) */
+    bool ag_nest_ok;          /* the next backward may nest (ct_checkpoint's inner pass) */
+    bool ag_outer_accumulate; /* the outermost pass accumulates into .grad (ct_backward) */
+    uint64_t ag_pass_seq;     /* backward passes started: each stamps the nodes it claims */
     /* printing (io/print.c): print_set false means torch's defaults */
     bool print_set;
     ct_print_options print_opts;
