@@ -242,6 +242,20 @@ int main(void) {
     ct_tensor *fx2 = shaped(5, (const double[]){-1.3, 0.25, 0.75, 2.6, 100}, 2, SHP(1, 5));
     CHECK(ct_fake_quantize_per_channel_affine(ctx, fx2, fs, fz, 0, 0, 7, &r)); /* one channel */
     EXPECT("fake_quantize_per_channel", r, -1, 0, 1, 2.5, 2.5);
+    /* the learnable (LSQ) forms take scale and zero point as float32 tensors (zero point 2.0,
+     * range [-8, 7]: the same values as above but 100 -> 2.5) */
+    ct_tensor *lx = NULL, *lz = NULL;
+    CHECK(ct_cast(ctx, fx, CT_FLOAT32, &lx));
+    keep(lx);
+    CHECK(ct_tensor_full(ctx, CT_FLOAT32, 1, SHP(1), 2, &lz));
+    keep(lz);
+    CHECK(ct_fake_quantize_learnable_per_tensor_affine(ctx, lx, fs, lz, -8, 7, 1.0, &r));
+    EXPECT("fake_quantize_learnable_per_tensor", r, -1.5, 0, 1, 2.5, 2.5);
+    ct_tensor *lx2 = NULL;
+    CHECK(ct_cast(ctx, fx2, CT_FLOAT32, &lx2));
+    keep(lx2);
+    CHECK(ct_fake_quantize_learnable_per_channel_affine(ctx, lx2, fs, lz, 0, -8, 7, 1.0, &r));
+    EXPECT("fake_quantize_learnable_per_channel", r, -1.5, 0, 1, 2.5, 2.5);
     printf("all nn checks passed\n");
     rc = 0;
 fail:

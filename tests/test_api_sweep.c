@@ -5906,6 +5906,18 @@ static void s2_ct_fake_quantize_per_channel_affine(void) { SWEEP_STATUS(ct_fake_
 static void s3_ct_fake_quantize_per_channel_affine(void) { SWEEP_STATUS(ct_fake_quantize_per_channel_affine(S_ctx, S_t, S_t, S_t, (int){0}, (int64_t){0}, (int64_t){0}, &S_out[0])); }
 static void s4_ct_fake_quantize_per_channel_affine(void) { SWEEP_STATUS(ct_fake_quantize_per_channel_affine(S_ctx, S_t, S_t, S_t, (int){0}, (int64_t){0}, (int64_t){0}, &S_out[0])); }
 static void s5_ct_fake_quantize_per_channel_affine(void) { SWEEP_STATUS(ct_fake_quantize_per_channel_affine(S_ctx, S_t, S_t, S_t, (int){0}, (int64_t){0}, (int64_t){0}, &S_out[0])); }
+static void s0_ct_fake_quantize_learnable_per_tensor_affine(void) { (void)ct_fake_quantize_learnable_per_tensor_affine(NULL, NULL, NULL, NULL, (int64_t){0}, (int64_t){0}, (double){0}, NULL); }
+static void s1_ct_fake_quantize_learnable_per_tensor_affine(void) { SWEEP_STATUS(ct_fake_quantize_learnable_per_tensor_affine(S_ctx, NULL, NULL, NULL, (int64_t){0}, (int64_t){0}, (double){0}, NULL)); }
+static void s2_ct_fake_quantize_learnable_per_tensor_affine(void) { SWEEP_STATUS(ct_fake_quantize_learnable_per_tensor_affine(S_ctx, S_t, S_t, S_t, (int64_t){0}, (int64_t){0}, (double){0}, NULL)); }
+static void s3_ct_fake_quantize_learnable_per_tensor_affine(void) { SWEEP_STATUS(ct_fake_quantize_learnable_per_tensor_affine(S_ctx, S_t, S_t, S_t, (int64_t){0}, (int64_t){0}, (double){0}, &S_out[0])); }
+static void s4_ct_fake_quantize_learnable_per_tensor_affine(void) { SWEEP_STATUS(ct_fake_quantize_learnable_per_tensor_affine(S_ctx, S_t, S_t, S_t, (int64_t){0}, (int64_t){0}, (double){0}, &S_out[0])); }
+static void s5_ct_fake_quantize_learnable_per_tensor_affine(void) { SWEEP_STATUS(ct_fake_quantize_learnable_per_tensor_affine(S_ctx, S_t, S_t, S_t, (int64_t){0}, (int64_t){0}, (double){0}, &S_out[0])); }
+static void s0_ct_fake_quantize_learnable_per_channel_affine(void) { (void)ct_fake_quantize_learnable_per_channel_affine(NULL, NULL, NULL, NULL, (int){0}, (int64_t){0}, (int64_t){0}, (double){0}, NULL); }
+static void s1_ct_fake_quantize_learnable_per_channel_affine(void) { SWEEP_STATUS(ct_fake_quantize_learnable_per_channel_affine(S_ctx, NULL, NULL, NULL, (int){0}, (int64_t){0}, (int64_t){0}, (double){0}, NULL)); }
+static void s2_ct_fake_quantize_learnable_per_channel_affine(void) { SWEEP_STATUS(ct_fake_quantize_learnable_per_channel_affine(S_ctx, S_t, S_t, S_t, (int){0}, (int64_t){0}, (int64_t){0}, (double){0}, NULL)); }
+static void s3_ct_fake_quantize_learnable_per_channel_affine(void) { SWEEP_STATUS(ct_fake_quantize_learnable_per_channel_affine(S_ctx, S_t, S_t, S_t, (int){0}, (int64_t){0}, (int64_t){0}, (double){0}, &S_out[0])); }
+static void s4_ct_fake_quantize_learnable_per_channel_affine(void) { SWEEP_STATUS(ct_fake_quantize_learnable_per_channel_affine(S_ctx, S_t, S_t, S_t, (int){0}, (int64_t){0}, (int64_t){0}, (double){0}, &S_out[0])); }
+static void s5_ct_fake_quantize_learnable_per_channel_affine(void) { SWEEP_STATUS(ct_fake_quantize_learnable_per_channel_affine(S_ctx, S_t, S_t, S_t, (int){0}, (int64_t){0}, (int64_t){0}, (double){0}, &S_out[0])); }
 static void s0_ct_optim_options_default(void) { (void)ct_optim_options_default((ct_optim_kind){0}); }
 static void s1_ct_optim_options_default(void) { (void)ct_optim_options_default((ct_optim_kind){0}); }
 static void s2_ct_optim_options_default(void) { (void)ct_optim_options_default((ct_optim_kind){0}); }
@@ -12465,6 +12477,18 @@ static const sweep_case sweep_cases[] = {
     {"ct_fake_quantize_per_channel_affine", 3, s3_ct_fake_quantize_per_channel_affine},
     {"ct_fake_quantize_per_channel_affine", 4, s4_ct_fake_quantize_per_channel_affine},
     {"ct_fake_quantize_per_channel_affine", 5, s5_ct_fake_quantize_per_channel_affine},
+    {"ct_fake_quantize_learnable_per_tensor_affine", 0, s0_ct_fake_quantize_learnable_per_tensor_affine},
+    {"ct_fake_quantize_learnable_per_tensor_affine", 1, s1_ct_fake_quantize_learnable_per_tensor_affine},
+    {"ct_fake_quantize_learnable_per_tensor_affine", 2, s2_ct_fake_quantize_learnable_per_tensor_affine},
+    {"ct_fake_quantize_learnable_per_tensor_affine", 3, s3_ct_fake_quantize_learnable_per_tensor_affine},
+    {"ct_fake_quantize_learnable_per_tensor_affine", 4, s4_ct_fake_quantize_learnable_per_tensor_affine},
+    {"ct_fake_quantize_learnable_per_tensor_affine", 5, s5_ct_fake_quantize_learnable_per_tensor_affine},
+    {"ct_fake_quantize_learnable_per_channel_affine", 0, s0_ct_fake_quantize_learnable_per_channel_affine},
+    {"ct_fake_quantize_learnable_per_channel_affine", 1, s1_ct_fake_quantize_learnable_per_channel_affine},
+    {"ct_fake_quantize_learnable_per_channel_affine", 2, s2_ct_fake_quantize_learnable_per_channel_affine},
+    {"ct_fake_quantize_learnable_per_channel_affine", 3, s3_ct_fake_quantize_learnable_per_channel_affine},
+    {"ct_fake_quantize_learnable_per_channel_affine", 4, s4_ct_fake_quantize_learnable_per_channel_affine},
+    {"ct_fake_quantize_learnable_per_channel_affine", 5, s5_ct_fake_quantize_learnable_per_channel_affine},
     {"ct_optim_options_default", 0, s0_ct_optim_options_default},
     {"ct_optim_options_default", 1, s1_ct_optim_options_default},
     {"ct_optim_options_default", 2, s2_ct_optim_options_default},

@@ -1959,6 +1959,20 @@ static ct_status op_fake_quantize_per_channel_affine(void) {
     return st == CT_OK ? ct_fake_quantize_per_channel_affine(ctx, A, OUT2, OUT3, 0, -8, 7, &OUT)
                        : st;
 }
+static ct_status op_fake_quantize_learnable_per_tensor_affine(void) {
+    ct_status st = ct_tensor_full(ctx, CT_FLOAT32, 1, (const int64_t[]){1}, 0.125, &OUT2);
+    if (st == CT_OK) st = ct_tensor_full(ctx, CT_FLOAT32, 1, (const int64_t[]){1}, 1.5, &OUT3);
+    return st == CT_OK
+               ? ct_fake_quantize_learnable_per_tensor_affine(ctx, A, OUT2, OUT3, -8, 7, 1.0, &OUT)
+               : st;
+}
+static ct_status op_fake_quantize_learnable_per_channel_affine(void) {
+    ct_status st = ct_tensor_full(ctx, CT_FLOAT32, 1, (const int64_t[]){4}, 0.125, &OUT2);
+    if (st == CT_OK) st = ct_tensor_zeros(ctx, CT_FLOAT32, 1, (const int64_t[]){4}, &OUT3);
+    return st == CT_OK ? ct_fake_quantize_learnable_per_channel_affine(ctx, A, OUT2, OUT3, 0, -8, 7,
+                                                                       1.0, &OUT)
+                       : st;
+}
 
 #define E(f)                                                                                       \
     { "ct_" #f, op_##f }
@@ -1966,6 +1980,8 @@ static ct_status op_fake_quantize_per_channel_affine(void) {
 static const op_entry computing[] = {
     E(fake_quantize_per_tensor_affine),
     E(fake_quantize_per_channel_affine),
+    E(fake_quantize_learnable_per_tensor_affine),
+    E(fake_quantize_learnable_per_channel_affine),
     E(permute_copy),
     E(t_copy),
     E(transpose_copy),

@@ -13,6 +13,15 @@ typedef struct {
 } fq_case;
 #include "data/fake_quant_ref.h"
 
+typedef struct {
+    int per_ch, axis, qmin, qmax;
+    double gf;
+    int nd;
+    int64_t shape[3];
+    int C, x, s, z, y, w, gx, gs, gz;
+} lfq_case;
+#include "data/fake_quant_learnable_ref.h"
+
 static ct_ctx *ctx;
 static const ct_dtype fq_dt[3] = {CT_FLOAT32, CT_FLOAT64, CT_FLOAT16};
 
@@ -118,11 +127,70 @@ TEST(capture_replay) {
     ct_tensor_release(x), ct_tensor_release(y), ct_tensor_release(h);
 }
 
+/* the learnable (LSQ) forms against torch 1.13: outputs bit for bit, the gradient of x exactly,
+ * of scale and zero point to the float32 sums rounding: torch sums them in its own order, and
+ * the terms cancel (3e-5 relative to 1 + the value) */
+TEST(learnable_as_torch) {
+    for (size_t k = 0; k < sizeof lfq_cases / sizeof lfq_cases[0]; k++) {
+        const lfq_case *c = &lfq_cases[k];
+        const int64_t C = c->C;
+        ct_tensor *x = tu_from_vals(ctx, CT_FLOAT32, c->nd, c->shape, lfq_pool + c->x);
+        ct_tensor *s = tu_from_vals(ctx, CT_FLOAT32, 1, &C, lfq_pool + c->s);
+        ct_tensor *z = tu_from_vals(ctx, CT_FLOAT32, 1, &C, lfq_pool + c->z);
+        ct_tensor *w = tu_from_vals(ctx, CT_FLOAT32, c->nd, c->shape, lfq_pool + c->w);
+        ct_tensor *y = NULL, *p = NULL, *l = NULL;
+        CHECK_OK(ct_tensor_set_requires_grad(x, true));
+        CHECK_OK(ct_tensor_set_requires_grad(s, true));
+        CHECK_OK(ct_tensor_set_requires_grad(z, true));
+        if (c->per_ch)
+            CHECK_OK(ct_fake_quantize_learnable_per_channel_affine(ctx, x, s, z, c->axis, c->qmin,
+                                                                   c->qmax, c->gf, &y));
+        else
+            CHECK_OK(ct_fake_quantize_learnable_per_tensor_affine(ctx, x, s, z, c->qmin, c->qmax,
+                                                                  c->gf, &y));
+        char what[48];
+        snprintf(what, sizeof what, "lfq %zu y", k);
+        tu_same_as(what, y, lfq_pool + c->y, c->nd, c->shape, 0);
+        char name[64];
+        CHECK(ct_tensor_grad_fn_name(y, name, sizeof name) &&
+              strstr(name, c->per_ch ? "FakeQuantizeLearnablePerChannelAffineBackward0"
+                                     : "FakeQuantizeLearnablePerTensorAffineBackward0"));
+        CHECK_OK(ct_mul(ctx, y, w, &p));
+        CHECK_OK(ct_sum(ctx, p, 0, NULL, false, &l));
+        CHECK_OK(ct_backward(ctx, l, NULL, false));
+        snprintf(what, sizeof what, "lfq %zu dx", k);
+        tu_same_as(what, ct_tensor_grad(x), lfq_pool + c->gx, c->nd, c->shape, 0);
+        snprintf(what, sizeof what, "lfq %zu dscale", k);
+        tu_same_as(what, ct_tensor_grad(s), lfq_pool + c->gs, 1, &C, 3e-5);
+        snprintf(what, sizeof what, "lfq %zu dzero", k);
+        tu_same_as(what, ct_tensor_grad(z), lfq_pool + c->gz, 1, &C, 3e-5);
+        ct_tensor_release(x), ct_tensor_release(s), ct_tensor_release(z), ct_tensor_release(w);
+        ct_tensor_release(y), ct_tensor_release(p), ct_tensor_release(l);
+    }
+    /* refusals: float64 input, a range without 0, wrong sizes */
+    const int64_t n = 3, two = 2;
+    ct_tensor *x = tu_from_vals(ctx, CT_FLOAT64, 1, &n, (const double[]){1, 2, 3}), *y = NULL;
+    ct_tensor *s = tu_from_vals(ctx, CT_FLOAT32, 1, &two, (const double[]){0.5, 0.5});
+    ct_tensor *z = tu_from_vals(ctx, CT_FLOAT32, 1, &two, (const double[]){0, 0});
+    CHECK_ST(ct_fake_quantize_learnable_per_tensor_affine(ctx, x, s, z, 0, 7, 1, &y), CT_ERR_DTYPE);
+    ct_tensor *xf = NULL;
+    CHECK_OK(ct_cast(ctx, x, CT_FLOAT32, &xf));
+    CHECK_ST(ct_fake_quantize_learnable_per_tensor_affine(ctx, xf, s, z, 0, 7, 1, &y),
+             CT_ERR_SHAPE);
+    CHECK_ST(ct_fake_quantize_learnable_per_channel_affine(ctx, xf, s, z, 0, 1, 7, 1, &y),
+             CT_ERR_INVALID_ARG);
+    CHECK_ST(ct_fake_quantize_learnable_per_channel_affine(ctx, xf, s, z, 1, 0, 7, 1, &y),
+             CT_ERR_INDEX);
+    CHECK(y == NULL);
+    ct_tensor_release(x), ct_tensor_release(xf), ct_tensor_release(s), ct_tensor_release(z);
+}
+
 int main(void) {
     ctx = tu_ctx_or_skip();
     RUN(as_torch);
     RUN(refusals);
     RUN(capture_replay);
+    RUN(learnable_as_torch);
     CHECK(ct_ctx_live_tensors(ctx) == 0);
     ct_ctx_free(ctx);
     return ct_test_end();

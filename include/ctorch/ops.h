@@ -1621,6 +1621,24 @@ CT_API ct_status ct_fake_quantize_per_channel_affine(ct_ctx *ctx, const ct_tenso
                                                      const ct_tensor *zero_point, int axis,
                                                      int64_t quant_min, int64_t quant_max,
                                                      ct_tensor **out);
+/* torch._fake_quantize_learnable_per_tensor_affine (LSQ, torch.ao's _LearnableFakeQuantize):
+ * fake_quantize_per_tensor_affine with scale and zero_point as float32 tensors of one element
+ * (zero_point rounded half to even and clamped), differentiable in x (straight through) and in
+ * scale and zero_point (torch's formulas, times grad_factor: inside the range d/dscale = (y - x) /
+ * scale, outside qmin - z or qmax - z, d/dzero_point = -scale outside, 0 inside; the backward takes
+ * z as torch's CPU kernel: trunc(zero_point + 0.5) clamped, and xq = round(x / scale + z), so ties
+ * may fall differently from the forward's). float32 x; quant_min <= 0 <= quant_max. */
+CT_API ct_status ct_fake_quantize_learnable_per_tensor_affine(ct_ctx *ctx, const ct_tensor *x,
+                                                              const ct_tensor *scale,
+                                                              const ct_tensor *zero_point,
+                                                              int64_t quant_min, int64_t quant_max,
+                                                              double grad_factor, ct_tensor **out);
+/* torch._fake_quantize_learnable_per_channel_affine: scale and zero_point float32 [C] along axis
+ * (zero_point rounded half to even and clamped, forward and backward); the gradients as above,
+ * summed per channel. */
+CT_API ct_status ct_fake_quantize_learnable_per_channel_affine(
+    ct_ctx *ctx, const ct_tensor *x, const ct_tensor *scale, const ct_tensor *zero_point, int axis,
+    int64_t quant_min, int64_t quant_max, double grad_factor, ct_tensor **out);
 
 #ifdef __cplusplus
 }
