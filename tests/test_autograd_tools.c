@@ -1029,6 +1029,17 @@ TEST(checkpoint) {
     CHECK_OK(ct_checkpoint(ctx, mlp, &p, 1, inc, &y));
     CHECK(!ct_tensor_requires_grad(y));
     ct_tensor_release(y), ct_tensor_release(xc);
+    /* an input written in place after the forward is refused at backward, as torch's saved
+     * inputs */
+    ct_tensor *x2 = NULL;
+    CHECK_OK(ct_mul_scalar(ctx, x, 1.0, &x2));
+    const ct_tensor *in2[1] = {x2};
+    CHECK_OK(ct_checkpoint(ctx, mlp, &p, 1, in2, &y));
+    CHECK_OK(ct_add_scalar_(ctx, x2, 1.0));
+    CHECK_OK(ct_sum(ctx, y, 0, NULL, false, &s));
+    CHECK_ST(ct_backward(ctx, s, NULL, false), CT_ERR_STATE);
+    CHECK(strstr(ct_ctx_last_error(ctx), "modified by an inplace operation"));
+    ct_tensor_release(s), ct_tensor_release(y), ct_tensor_release(x2);
     CHECK_ST(ct_checkpoint(ctx, NULL, &p, 1, in, &y), CT_ERR_INVALID_ARG);
     ct_tensor_release(x), ct_tensor_release(p.w1), ct_tensor_release(p.w2);
 }

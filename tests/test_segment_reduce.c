@@ -81,6 +81,18 @@ TEST(refusals_and_hand_cases) {
     CHECK_OK(ct_segment_reduce(ctx, d, "sum", NULL, off, 0, false, NULL, &y));
     tu_same_as("offsets", y, want[0].plain, 1, &n4, 0);
     ct_tensor_release(y);
+    /* offsets need not cover the axis (torch checks lengths only): [1, 3, 4] of 4 elements */
+    ct_tensor *d4 = tu_from_vals(ctx, CT_FLOAT64, 1, (int64_t[]){4}, (const double[]){1, 2, 3, 4});
+    ct_tensor *o3 = tu_from_vals(ctx, CT_INT64, 1, (int64_t[]){3}, (const double[]){1, 3, 4}),
+              *l = NULL;
+    CHECK_OK(ct_tensor_set_requires_grad(d4, true));
+    CHECK_OK(ct_segment_reduce(ctx, d4, "sum", NULL, o3, 0, false, NULL, &y));
+    tu_same_as("partial offsets", y, (const double[]){5, 4}, 1, (int64_t[]){2}, 0);
+    CHECK_OK(ct_sum(ctx, y, 0, NULL, false, &l));
+    CHECK_OK(ct_backward(ctx, l, NULL, false));
+    tu_same_as("partial offsets grad", ct_tensor_grad(d4), (const double[]){0, 1, 1, 1}, 1,
+               (int64_t[]){4}, 0);
+    ct_tensor_release(y), ct_tensor_release(l), ct_tensor_release(d4), ct_tensor_release(o3);
     /* torch's refusals */
     ct_tensor *bad = tu_from_vals(ctx, CT_INT64, 1, (int64_t[]){2}, (const double[]){2, 3});
     CHECK_ST(ct_segment_reduce(ctx, d, "sum", bad, NULL, 0, false, NULL, &y), CT_ERR_INVALID_ARG);

@@ -240,14 +240,17 @@ typedef struct {
     void *user;
     int n;
     ct_tensor *in[CT__AG_MAX_IN]; /* the inputs, kept for the recomputation */
+    int64_t ver[CT__AG_MAX_IN];   /* their versions then: an in-place write since is refused */
 } ct__ckpt;
 
 static ct_status ct__ckpt_forward(ct_ctx *ctx, void *user, int n_in, const ct_tensor *const *in,
                                   int n_out, ct_tensor **out) {
     ct__ckpt *c = user;
     (void)n_out;
-    for (int i = 0; i < n_in; i++)
+    for (int i = 0; i < n_in; i++) {
         c->in[i] = in[i] ? ct_tensor_retain((ct_tensor *)in[i]) : NULL;
+        c->ver[i] = in[i] ? in[i]->storage->version : 0;
+    }
     c->n = n_in;
     const int depth = ctx->ag_depth;
     ct_status st = c->fn(ctx, c->user, n_in, in, &out[0]); /* grad mode off: nothing is kept */
@@ -273,6 +276,10 @@ static ct_status ct__ckpt_backward(ct_ctx *ctx, void *user, int n_out, const ct_
      * the inputs' gradients come back from the detached copies */
     ct_tensor *x[CT__AG_MAX_IN] = {NULL}, *y = NULL;
     ct_status st = CT_OK;
+    for (int i = 0; i < n_in && st == CT_OK; i++) /* torch saves them: the version check */
+        if (c->in[i] && c->in[i]->storage->version != c->ver[i])
+            st = ct__ag_stale_error(ctx, c->in[i], "input", i, "CheckpointFunctionBackward",
+                                    c->ver[i]);
     for (int i = 0; i < n_in && st == CT_OK; i++) {
         if (!c->in[i]) continue;
         st = ct_tensor_detach(ctx, c->in[i], &x[i]);

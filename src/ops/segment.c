@@ -108,7 +108,9 @@ static ct_status ct__segment_reduce(ct_ctx *ctx, const ct_tensor *data, const ch
         if (st == CT_OK) st = ct_tensor_narrow(ctx, t[1], ax, 0, S, &t[2]);
         if (st == CT_OK) st = ct_sub(ctx, t[0], t[2], &len);
     }
-    if (st == CT_OK) st = ct__seg_check_host(ctx, len, n, unsafe);
+    /* torch checks the lengths (>= 0, rows summing to the axis' size unless unsafe); offsets
+     * only have to be ordered, positions outside them belong to no segment */
+    if (st == CT_OK) st = ct__seg_check_host(ctx, len, n, unsafe || offsets != NULL);
     /* positions 0..n-1 along the axis, per leading index: their segment (S: none) */
     int64_t psh[CT_MAX_DIMS];
     for (int d = 0; d < ax; d++)
