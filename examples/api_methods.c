@@ -88,6 +88,19 @@ int main(void) {
           ct_tensor_shape(o)[1] == 2);
     REL(o), REL(row);
 
+    /* the normalisations with their saved statistics (for custom backward functions) */
+    ct_tensor *mu = NULL, *rs = NULL, *a3 = NULL;
+    CHECK(ct_native_layer_norm(ctx, a, 1, NULL, NULL, 1e-5, &o, &mu, &rs) == CT_OK);
+    float m2[2];
+    CHECK(ct_tensor_to_host(mu, m2, sizeof m2) == CT_OK && m2[0] == 1 && m2[1] == 4);
+    REL(o), REL(mu), REL(rs);
+    CHECK(ct_tensor_view(ctx, a, 3, (int64_t[]){2, 3, 1}, &a3) == CT_OK);
+    CHECK(ct_native_group_norm(ctx, a3, NULL, NULL, 1, 1e-5, &o, &mu, &rs) == CT_OK);
+    REL(o), REL(mu), REL(rs);
+    CHECK(ct_native_batch_norm(ctx, a3, NULL, NULL, NULL, NULL, true, 0.1, 1e-5, &o, &mu, &rs) ==
+          CT_OK);
+    REL(o), REL(mu), REL(rs), REL(a3);
+
     /* aliases */
     int n = 0;
     CHECK(ct_split_with_sizes(ctx, a, 2, (int64_t[]){1, 2}, 1, parts) == CT_OK);

@@ -2630,6 +2630,24 @@ static void s2_ct_pad_sequence(void) { SWEEP_STATUS(ct_pad_sequence(S_ctx, (int)
 static void s3_ct_pad_sequence(void) { SWEEP_STATUS(ct_pad_sequence(S_ctx, (int){0}, S_tarr, (bool){0}, (double){0}, &S_out[0])); }
 static void s4_ct_pad_sequence(void) { SWEEP_STATUS(ct_pad_sequence(S_ctx, (int){0}, S_tarr, (bool){0}, (double){0}, &S_out[0])); }
 static void s5_ct_pad_sequence(void) { SWEEP_STATUS(ct_pad_sequence(S_ctx, (int){0}, S_tarr, (bool){0}, (double){0}, &S_out[0])); }
+static void s0_ct_native_layer_norm(void) { (void)ct_native_layer_norm(NULL, NULL, (int){0}, NULL, NULL, (double){0}, NULL, NULL, NULL); }
+static void s1_ct_native_layer_norm(void) { SWEEP_STATUS(ct_native_layer_norm(S_ctx, NULL, (int){0}, NULL, NULL, (double){0}, NULL, NULL, NULL)); }
+static void s2_ct_native_layer_norm(void) { SWEEP_STATUS(ct_native_layer_norm(S_ctx, S_t, (int){0}, S_t, S_t, (double){0}, NULL, NULL, NULL)); }
+static void s3_ct_native_layer_norm(void) { SWEEP_STATUS(ct_native_layer_norm(S_ctx, S_t, (int){0}, S_t, S_t, (double){0}, &S_out[0], &S_out[1], &S_out[2])); }
+static void s4_ct_native_layer_norm(void) { SWEEP_STATUS(ct_native_layer_norm(S_ctx, S_t, (int){0}, S_t, S_t, (double){0}, &S_out[0], &S_out[1], &S_out[2])); }
+static void s5_ct_native_layer_norm(void) { SWEEP_STATUS(ct_native_layer_norm(S_ctx, S_t, (int){0}, S_t, S_t, (double){0}, &S_out[0], &S_out[1], &S_out[2])); }
+static void s0_ct_native_batch_norm(void) { (void)ct_native_batch_norm(NULL, NULL, NULL, NULL, NULL, NULL, (bool){0}, (double){0}, (double){0}, NULL, NULL, NULL); }
+static void s1_ct_native_batch_norm(void) { SWEEP_STATUS(ct_native_batch_norm(S_ctx, NULL, NULL, NULL, NULL, NULL, (bool){0}, (double){0}, (double){0}, NULL, NULL, NULL)); }
+static void s2_ct_native_batch_norm(void) { SWEEP_STATUS(ct_native_batch_norm(S_ctx, S_t, S_t, S_t, S_t, S_t, (bool){0}, (double){0}, (double){0}, NULL, NULL, NULL)); }
+static void s3_ct_native_batch_norm(void) { SWEEP_STATUS(ct_native_batch_norm(S_ctx, S_t, S_t, S_t, S_t, S_t, (bool){0}, (double){0}, (double){0}, &S_out[0], &S_out[1], &S_out[2])); }
+static void s4_ct_native_batch_norm(void) { SWEEP_STATUS(ct_native_batch_norm(S_ctx, S_t, S_t, S_t, S_t, S_t, (bool){0}, (double){0}, (double){0}, &S_out[0], &S_out[1], &S_out[2])); }
+static void s5_ct_native_batch_norm(void) { SWEEP_STATUS(ct_native_batch_norm(S_ctx, S_t, S_t, S_t, S_t, S_t, (bool){0}, (double){0}, (double){0}, &S_out[0], &S_out[1], &S_out[2])); }
+static void s0_ct_native_group_norm(void) { (void)ct_native_group_norm(NULL, NULL, NULL, NULL, (int){0}, (double){0}, NULL, NULL, NULL); }
+static void s1_ct_native_group_norm(void) { SWEEP_STATUS(ct_native_group_norm(S_ctx, NULL, NULL, NULL, (int){0}, (double){0}, NULL, NULL, NULL)); }
+static void s2_ct_native_group_norm(void) { SWEEP_STATUS(ct_native_group_norm(S_ctx, S_t, S_t, S_t, (int){0}, (double){0}, NULL, NULL, NULL)); }
+static void s3_ct_native_group_norm(void) { SWEEP_STATUS(ct_native_group_norm(S_ctx, S_t, S_t, S_t, (int){0}, (double){0}, &S_out[0], &S_out[1], &S_out[2])); }
+static void s4_ct_native_group_norm(void) { SWEEP_STATUS(ct_native_group_norm(S_ctx, S_t, S_t, S_t, (int){0}, (double){0}, &S_out[0], &S_out[1], &S_out[2])); }
+static void s5_ct_native_group_norm(void) { SWEEP_STATUS(ct_native_group_norm(S_ctx, S_t, S_t, S_t, (int){0}, (double){0}, &S_out[0], &S_out[1], &S_out[2])); }
 static void s0_ct_split_with_sizes(void) { (void)ct_split_with_sizes(NULL, NULL, (int){0}, NULL, (int){0}, NULL); }
 static void s1_ct_split_with_sizes(void) { SWEEP_STATUS(ct_split_with_sizes(S_ctx, NULL, (int){0}, NULL, (int){0}, NULL)); }
 static void s2_ct_split_with_sizes(void) { SWEEP_STATUS(ct_split_with_sizes(S_ctx, S_t, (int){0}, NULL, (int){0}, NULL)); }
@@ -9201,6 +9219,24 @@ static const sweep_case sweep_cases[] = {
     {"ct_pad_sequence", 3, s3_ct_pad_sequence},
     {"ct_pad_sequence", 4, s4_ct_pad_sequence},
     {"ct_pad_sequence", 5, s5_ct_pad_sequence},
+    {"ct_native_layer_norm", 0, s0_ct_native_layer_norm},
+    {"ct_native_layer_norm", 1, s1_ct_native_layer_norm},
+    {"ct_native_layer_norm", 2, s2_ct_native_layer_norm},
+    {"ct_native_layer_norm", 3, s3_ct_native_layer_norm},
+    {"ct_native_layer_norm", 4, s4_ct_native_layer_norm},
+    {"ct_native_layer_norm", 5, s5_ct_native_layer_norm},
+    {"ct_native_batch_norm", 0, s0_ct_native_batch_norm},
+    {"ct_native_batch_norm", 1, s1_ct_native_batch_norm},
+    {"ct_native_batch_norm", 2, s2_ct_native_batch_norm},
+    {"ct_native_batch_norm", 3, s3_ct_native_batch_norm},
+    {"ct_native_batch_norm", 4, s4_ct_native_batch_norm},
+    {"ct_native_batch_norm", 5, s5_ct_native_batch_norm},
+    {"ct_native_group_norm", 0, s0_ct_native_group_norm},
+    {"ct_native_group_norm", 1, s1_ct_native_group_norm},
+    {"ct_native_group_norm", 2, s2_ct_native_group_norm},
+    {"ct_native_group_norm", 3, s3_ct_native_group_norm},
+    {"ct_native_group_norm", 4, s4_ct_native_group_norm},
+    {"ct_native_group_norm", 5, s5_ct_native_group_norm},
     {"ct_split_with_sizes", 0, s0_ct_split_with_sizes},
     {"ct_split_with_sizes", 1, s1_ct_split_with_sizes},
     {"ct_split_with_sizes", 2, s2_ct_split_with_sizes},

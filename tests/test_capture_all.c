@@ -1604,6 +1604,21 @@ static ct_status op_pad_sequence(void) {
     const ct_tensor *seqs[2] = {A, OUT2};
     return st == CT_OK ? ct_pad_sequence(ctx, 2, seqs, true, 0.5, &OUT) : st;
 }
+static ct_status op_native_layer_norm(void) {
+    return ct_native_layer_norm(ctx, A, 1, NULL, NULL, 1e-5, &OUT, &OUT2, &OUT3);
+}
+static ct_status op_native_group_norm(void) {
+    ct_status st = img(A, &OUT2);
+    ct_tensor *x = OUT2;
+    OUT2 = NULL;
+    if (st == CT_OK) st = ct_native_group_norm(ctx, x, NULL, NULL, 1, 1e-5, &OUT, &OUT2, &OUT3);
+    ct_tensor_release(x);
+    return st;
+}
+static ct_status op_native_batch_norm(void) {
+    return ct_native_batch_norm(ctx, A, NULL, NULL, NULL, NULL, true, 0.1, 1e-5, &OUT, &OUT2,
+                                &OUT3);
+}
 static ct_status op_upsample(void) {
     ct_status st = img(A, &OUT2);
     return st == CT_OK
@@ -2450,6 +2465,9 @@ static const op_entry computing[] = {
     E(tensor_bernoulli_),
     E(tensor_random_),
     E(segment_reduce),
+    E(native_layer_norm),
+    E(native_group_norm),
+    E(native_batch_norm),
     E(pad_sequence),
     E(upsample),
     E(upsample_nearest),

@@ -428,6 +428,67 @@ TEST(pad_sequence) {
     ct_tensor_release(a), ct_tensor_release(b), ct_tensor_release(c), ct_tensor_release(d);
 }
 
+/* native_layer_norm / batch_norm / group_norm: the statistics against torch 1.13 (first three
+ * printed by torch for this x) and a naive loop over every group */
+TEST(native_norms) {
+    static const double xv[24] = {
+        -0.31128955419003207, -0.7130302768401124,  -0.729068152895376,   -0.29920233004408114,
+        -0.25289846946006805, -0.36018000135378847, 0.9393532606557873,   1.16142070644801,
+        0.09412786590968454,  0.5119431551289874,   0.5962195917653099,   1.2911149475664248,
+        1.7540735804302916,   -0.41492167096134713, -0.9922212482992676,  -0.29860084468041753,
+        -1.928583354008078,   -0.27100795326519517, -0.13592053405918775, 2.574546178223919,
+        -0.5228502891747725,  0.9862589864591587,   0.2923433203613846,   1.0146405705694284};
+    ct_tensor *x = tu_from_vals(ctx, CT_FLOAT64, 3, (int64_t[]){2, 3, 4}, xv), *o = NULL,
+              *ref = NULL, *m = NULL, *r = NULL;
+    CHECK_OK(ct_native_layer_norm(ctx, x, 1, NULL, NULL, 1e-5, &o, &m, &r));
+    CHECK_OK(ct_layer_norm(ctx, x, 1, NULL, NULL, 1e-5, &ref));
+    CHECK(tu_same_values(o, ref));
+    CHECK(tu_same_shape(m, 3, (int64_t[]){2, 3, 1}) && tu_same_shape(r, 3, (int64_t[]){2, 3, 1}));
+    double mean6[6], rstd6[6];
+    for (int g = 0; g < 6; g++) { /* the naive statistics of each row of 4 */
+        double mu = 0, var = 0;
+        for (int i = 0; i < 4; i++)
+            mu += xv[g * 4 + i] / 4;
+        for (int i = 0; i < 4; i++)
+            var += (xv[g * 4 + i] - mu) * (xv[g * 4 + i] - mu) / 4;
+        mean6[g] = mu, rstd6[g] = 1 / sqrt(var + 1e-5);
+    }
+    tu_same_as("ln mean", m, mean6, 3, (int64_t[]){2, 3, 1}, 1e-14);
+    tu_same_as("ln rstd", r, rstd6, 3, (int64_t[]){2, 3, 1}, 1e-13);
+    double *mv = tu_read(m), *rv = tu_read(r);
+    CHECK(mv && fabs(mv[0] - -0.5131475784924003) < 1e-15 &&
+          fabs(rv[0] - 4.806608947724596) < 1e-13);
+    free(mv), free(rv);
+    ct_tensor_release(o), ct_tensor_release(ref), ct_tensor_release(m), ct_tensor_release(r);
+    /* group_norm with 3 groups of (1 channel x 4) = the rows above */
+    CHECK_OK(ct_native_group_norm(ctx, x, NULL, NULL, 3, 1e-5, &o, &m, &r));
+    tu_same_as("gn mean", m, mean6, 2, (int64_t[]){2, 3}, 1e-14);
+    tu_same_as("gn rstd", r, rstd6, 2, (int64_t[]){2, 3}, 1e-13);
+    ct_tensor_release(o), ct_tensor_release(m), ct_tensor_release(r);
+    /* batch_norm: per channel over (N, L); torch: mean [-0.2505..., 0.2158..., 0.5330...], invstd
+     * [1.2590..., 0.8003..., 1.8326...], running_mean updated as ct_batch_norm's; eval: empty */
+    ct_tensor *rm = NULL, *rvv = NULL;
+    CHECK_OK(ct_tensor_zeros(ctx, CT_FLOAT64, 1, (int64_t[]){3}, &rm));
+    CHECK_OK(ct_tensor_ones(ctx, CT_FLOAT64, 1, (int64_t[]){3}, &rvv));
+    CHECK_OK(ct_native_batch_norm(ctx, x, NULL, NULL, rm, rvv, true, 0.1, 1e-5, &o, &m, &r));
+    tu_same_as("bn mean", m,
+               (const double[]){-0.25053256218504283, 0.21584122914767484, 0.5329747685732007}, 1,
+               (int64_t[]){3}, 1e-14);
+    tu_same_as("bn invstd", r,
+               (const double[]){1.2590171935257581, 0.8002563835229233, 1.8326179332603352}, 1,
+               (int64_t[]){3}, 1e-13);
+    tu_same_as("bn running", rm,
+               (const double[]){-0.025053256218504284, 0.021584122914767485, 0.05329747685732007},
+               1, (int64_t[]){3}, 1e-14);
+    ct_tensor_release(o), ct_tensor_release(m), ct_tensor_release(r);
+    CHECK_OK(ct_native_batch_norm(ctx, x, NULL, NULL, rm, rvv, false, 0.1, 1e-5, &o, &m, &r));
+    CHECK(tu_same_shape(m, 1, (int64_t[]){0}) && tu_same_shape(r, 1, (int64_t[]){0}));
+    ct_tensor_release(o), ct_tensor_release(m), ct_tensor_release(r);
+    CHECK_OK(ct_native_layer_norm(ctx, x, 2, NULL, NULL, 1e-5, &o, NULL, NULL)); /* not wanted */
+    ct_tensor_release(o);
+    ct_tensor_release(rm), ct_tensor_release(rvv), ct_tensor_release(x);
+}
+
 /* regressions from the differential and code reviews */
 TEST(review_regressions) {
     /* an in-place view op bumps the version: a node that saved the tensor refuses (torch) */
@@ -492,6 +553,7 @@ int main(void) {
     RUN(inplace_views);
     RUN(aliases);
     RUN(pad_sequence);
+    RUN(native_norms);
     RUN(review_regressions);
     CHECK(ct_ctx_live_tensors(ctx) == 0);
     ct_ctx_free(ctx);

@@ -98,6 +98,24 @@ CT_API ct_status ct_segment_reduce(ct_ctx *ctx, const ct_tensor *data, const cha
 CT_API ct_status ct_pad_sequence(ct_ctx *ctx, int n, const ct_tensor *const *seqs, bool batch_first,
                                  double padding_value, ct_tensor **out);
 
+/* torch.native_layer_norm / native_batch_norm / native_group_norm: the normalisation (the value
+ * and autograd of ct_layer_norm, ct_batch_norm, ct_group_norm) and the statistics torch's kernels
+ * save for the backward, which custom backward functions need: mean and rstd = 1 / sqrt(biased
+ * variance + eps), without gradient. layer_norm: shape x.shape[:-n_norm] + (1,) * n_norm;
+ * batch_norm: (C) in training, empty (0) in evaluation (as torch); group_norm: (N, num_groups).
+ * mean / rstd may be NULL (not wanted). */
+CT_API ct_status ct_native_layer_norm(ct_ctx *ctx, const ct_tensor *x, int n_norm,
+                                      const ct_tensor *weight, const ct_tensor *bias, double eps,
+                                      ct_tensor **out, ct_tensor **mean, ct_tensor **rstd);
+CT_API ct_status ct_native_batch_norm(ct_ctx *ctx, const ct_tensor *x, const ct_tensor *weight,
+                                      const ct_tensor *bias, ct_tensor *running_mean,
+                                      ct_tensor *running_var, bool training, double momentum,
+                                      double eps, ct_tensor **out, ct_tensor **save_mean,
+                                      ct_tensor **save_invstd);
+CT_API ct_status ct_native_group_norm(ct_ctx *ctx, const ct_tensor *x, const ct_tensor *weight,
+                                      const ct_tensor *bias, int num_groups, double eps,
+                                      ct_tensor **out, ct_tensor **mean, ct_tensor **rstd);
+
 /* ---- torch's aliases ---- */
 /* torch.split_with_sizes / unsafe_split_with_sizes: ct_split_sizes; unsafe_split: ct_split;
  * unsafe_chunk: ct_chunk (torch's "unsafe" forms differ only in autograd's view tracking). */

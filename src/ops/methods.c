@@ -256,6 +256,105 @@ ct_status ct_pad_sequence(ct_ctx *ctx, int n, const ct_tensor *const *seqs, bool
     return st;
 }
 
+/* mean and 1 / sqrt(biased var + eps) of v over dims (keepdim), computed without grad, reshaped
+ * to nd / shape (nd < 0: as they come) */
+static ct_status ct__m_stats(ct_ctx *ctx, const ct_tensor *v, int n_dims, const int *dims,
+                             double eps, int nd, const int64_t *shape, ct_tensor **mean,
+                             ct_tensor **rstd) {
+    ct_tensor *var = NULL, *mu = NULL, *ve = NULL, *rs = NULL;
+    const bool was = ct_set_grad_enabled(ctx, false);
+    ct_status st = ct_var_mean(ctx, v, n_dims, dims, 0.0, true, &var, &mu);
+    if (st == CT_OK) st = ct_add_scalar(ctx, var, eps, &ve);
+    if (st == CT_OK) st = ct_rsqrt(ctx, ve, &rs);
+    if (st == CT_OK && mean)
+        st = nd < 0 ? (*mean = ct_tensor_retain(mu), CT_OK)
+                    : ct_tensor_reshape(ctx, mu, nd, shape, mean);
+    if (st == CT_OK && rstd)
+        st = nd < 0 ? (*rstd = ct_tensor_retain(rs), CT_OK)
+                    : ct_tensor_reshape(ctx, rs, nd, shape, rstd);
+    ct_set_grad_enabled(ctx, was);
+    ct_tensor_release(var), ct_tensor_release(mu), ct_tensor_release(ve), ct_tensor_release(rs);
+    return st;
+}
+
+static void ct__m_drop3(ct_status st, ct_tensor **a, ct_tensor **b, ct_tensor **c) {
+    if (st == CT_OK) return;
+    ct_tensor **all[3] = {a, b, c};
+    for (int i = 0; i < 3; i++)
+        if (all[i]) {
+            ct_tensor_release(*all[i]);
+            *all[i] = NULL;
+        }
+}
+
+ct_status ct_native_layer_norm(ct_ctx *ctx, const ct_tensor *x, int n_norm, const ct_tensor *weight,
+                               const ct_tensor *bias, double eps, ct_tensor **out, ct_tensor **mean,
+                               ct_tensor **rstd) {
+    if (!ctx) return CT_ERR_INVALID_ARG;
+    if (mean) *mean = NULL;
+    if (rstd) *rstd = NULL;
+    ct_status st = ct_layer_norm(ctx, x, n_norm, weight, bias, eps, out);
+    if (st != CT_OK || (!mean && !rstd)) return st;
+    int dims[CT_MAX_DIMS];
+    for (int i = 0; i < n_norm; i++)
+        dims[i] = x->ndim - n_norm + i;
+    st = ct__m_stats(ctx, x, n_norm, dims, eps, -1, NULL, mean, rstd);
+    ct__m_drop3(st, out, mean, rstd);
+    return st;
+}
+
+ct_status ct_native_batch_norm(ct_ctx *ctx, const ct_tensor *x, const ct_tensor *weight,
+                               const ct_tensor *bias, ct_tensor *running_mean,
+                               ct_tensor *running_var, bool training, double momentum, double eps,
+                               ct_tensor **out, ct_tensor **save_mean, ct_tensor **save_invstd) {
+    if (!ctx) return CT_ERR_INVALID_ARG;
+    if (save_mean) *save_mean = NULL;
+    if (save_invstd) *save_invstd = NULL;
+    /* the statistics first: the batch's, before the running ones are updated */
+    ct_tensor *m = NULL, *r = NULL;
+    ct_status st = ct__check_tensor(ctx, "native_batch_norm", "input", x);
+    if (st != CT_OK) return st;
+    if (x->ndim < 2)
+        return ct__set_error(ctx, CT_ERR_SHAPE,
+                             "native_batch_norm: input must be (N, C, ...), got %s",
+                             CT__SHAPE_STR(x));
+    if (training && (save_mean || save_invstd)) {
+        int dims[CT_MAX_DIMS], nd = 0;
+        for (int d = 0; d < x->ndim; d++)
+            if (d != 1) dims[nd++] = d;
+        st = ct__m_stats(ctx, x, nd, dims, eps, 1, &x->shape[1], &m, &r);
+    } else if (save_mean || save_invstd) {
+        st = ct_tensor_empty(ctx, x->dtype, 1, (int64_t[]){0}, &m);
+        if (st == CT_OK) st = ct_tensor_empty(ctx, x->dtype, 1, (int64_t[]){0}, &r);
+    }
+    if (st == CT_OK)
+        st = ct_batch_norm(ctx, x, running_mean, running_var, weight, bias, training, momentum, eps,
+                           out);
+    if (st == CT_OK && save_mean) *save_mean = ct_tensor_retain(m);
+    if (st == CT_OK && save_invstd) *save_invstd = ct_tensor_retain(r);
+    ct_tensor_release(m), ct_tensor_release(r);
+    return st;
+}
+
+ct_status ct_native_group_norm(ct_ctx *ctx, const ct_tensor *x, const ct_tensor *weight,
+                               const ct_tensor *bias, int num_groups, double eps, ct_tensor **out,
+                               ct_tensor **mean, ct_tensor **rstd) {
+    if (!ctx) return CT_ERR_INVALID_ARG;
+    if (mean) *mean = NULL;
+    if (rstd) *rstd = NULL;
+    ct_status st = ct_group_norm(ctx, x, num_groups, weight, bias, eps, out);
+    if (st != CT_OK || (!mean && !rstd)) return st;
+    /* x viewed as (N, G, rest): the statistics of each (n, g) */
+    ct_tensor *v = NULL;
+    const int64_t N = x->shape[0], G = num_groups, NG = N * G;
+    const int64_t rest = NG > 0 ? ct_tensor_numel(x) / NG : 0; /* group_norm checked the shapes */
+    st = ct_tensor_reshape(ctx, x, 3, (int64_t[]){N, G, rest}, &v);
+    if (st == CT_OK) st = ct__m_stats(ctx, v, 1, (int[]){2}, eps, 2, (int64_t[]){N, G}, mean, rstd);
+    ct_tensor_release(v);
+    ct__m_drop3(st, out, mean, rstd);
+    return st;
+}
+
 /* ---- aliases ---- */
 
 ct_status ct_split_with_sizes(ct_ctx *ctx, const ct_tensor *t, int n, const int64_t *sizes, int dim,
