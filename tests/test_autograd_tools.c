@@ -893,6 +893,13 @@ TEST(review_regressions) {
     CHECK_OK(ct_tensor_register_hook(su, hook_keep, NULL, &hid));
     CHECK_OK(ct_mul_scalar_(ctx, su, 3));
     CHECK_OK(ct_tensor_remove_hook(su, hid));
+    /* ... but not another tensor's hook */
+    ct_tensor *sv = NULL;
+    CHECK_OK(ct_tensor_register_hook(su, hook_keep, NULL, &hid));
+    CHECK_OK(ct_mul_scalar(ctx, su, 2, &sv));
+    CHECK_ST(ct_tensor_remove_hook(sv, hid), CT_ERR_INVALID_ARG);
+    CHECK_OK(ct_tensor_remove_hook(su, hid));
+    ct_tensor_release(sv);
     ct_tensor_release(su), ct_tensor_release(yu), ct_tensor_release(u);
     /* jvp / vhp / hvp: at most 16 inputs, said plainly */
     ct_tensor *many[17], *res[17] = {NULL};
@@ -954,6 +961,12 @@ static void run_mlp(bool ckpt, bool reuse_w1, mlp_params *p, ct_tensor *x, ct_te
     grads[2] = ct_tensor_retain(ct_tensor_grad(p->w2));
     ct_tensor_zero_grad(x), ct_tensor_zero_grad(p->w1), ct_tensor_zero_grad(p->w2);
     ct_tensor_release(y), ct_tensor_release(l), ct_tensor_release(q), ct_tensor_release(extra);
+}
+
+static ct_status tanh_fn(ct_ctx *c, void *user, int n, const ct_tensor *const *in,
+                         ct_tensor **out) {
+    (void)user, (void)n;
+    return ct_tanh(c, in[0], out);
 }
 
 TEST(checkpoint) {
@@ -1040,6 +1053,14 @@ TEST(checkpoint) {
     CHECK_ST(ct_backward(ctx, s, NULL, false), CT_ERR_STATE);
     CHECK(strstr(ct_ctx_last_error(ctx), "modified by an inplace operation"));
     ct_tensor_release(s), ct_tensor_release(y), ct_tensor_release(x2);
+    /* no reference cycle when an input is written from the output (main checks no tensor is
+     * left alive) */
+    CHECK_OK(ct_mul_scalar(ctx, x, 1.0, &x2));
+    const ct_tensor *in4[1] = {x2};
+    ct_tensor *y3 = NULL;
+    CHECK_OK(ct_checkpoint(ctx, tanh_fn, NULL, 1, in4, &y3));
+    CHECK_OK(ct_add_(ctx, x2, y3));
+    ct_tensor_release(y3), ct_tensor_release(x2);
     CHECK_ST(ct_checkpoint(ctx, NULL, &p, 1, in, &y), CT_ERR_INVALID_ARG);
     ct_tensor_release(x), ct_tensor_release(p.w1), ct_tensor_release(p.w2);
 }

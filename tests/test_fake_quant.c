@@ -167,6 +167,27 @@ TEST(learnable_as_torch) {
         ct_tensor_release(x), ct_tensor_release(s), ct_tensor_release(z), ct_tensor_release(w);
         ct_tensor_release(y), ct_tensor_release(p), ct_tensor_release(l);
     }
+    /* x written in place after the forward: the backward refuses (torch's saved tensors), and
+     * no reference cycle when x is written from the output */
+    {
+        const int64_t n4 = 4, one = 1;
+        ct_tensor *x0 = tu_from_vals(ctx, CT_FLOAT32, 1, &n4, (const double[]){0.1, 0.6, 2, -3});
+        ct_tensor *s1 = tu_from_vals(ctx, CT_FLOAT32, 1, &one, (const double[]){0.5});
+        ct_tensor *z1 = tu_from_vals(ctx, CT_FLOAT32, 1, &one, (const double[]){1});
+        ct_tensor *xx = NULL, *yy = NULL, *ll = NULL;
+        CHECK_OK(ct_tensor_set_requires_grad(x0, true));
+        CHECK_OK(ct_mul_scalar(ctx, x0, 1.0, &xx));
+        CHECK_OK(ct_fake_quantize_learnable_per_tensor_affine(ctx, xx, s1, z1, -8, 7, 1, &yy));
+        CHECK_OK(ct_add_scalar_(ctx, xx, 1.0));
+        CHECK_OK(ct_sum(ctx, yy, 0, NULL, false, &ll));
+        CHECK_ST(ct_backward(ctx, ll, NULL, false), CT_ERR_STATE);
+        CHECK(strstr(ct_ctx_last_error(ctx), "modified by an inplace operation"));
+        ct_tensor_release(yy), ct_tensor_release(ll);
+        CHECK_OK(ct_fake_quantize_learnable_per_tensor_affine(ctx, xx, s1, z1, -8, 7, 1, &yy));
+        CHECK_OK(ct_add_(ctx, xx, yy));
+        ct_tensor_release(yy), ct_tensor_release(xx), ct_tensor_release(x0);
+        ct_tensor_release(s1), ct_tensor_release(z1);
+    }
     /* refusals: float64 input, a range without 0, wrong sizes */
     const int64_t n = 3, two = 2;
     ct_tensor *x = tu_from_vals(ctx, CT_FLOAT64, 1, &n, (const double[]){1, 2, 3}), *y = NULL;

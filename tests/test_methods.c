@@ -486,6 +486,12 @@ TEST(native_norms) {
     ct_tensor_release(o), ct_tensor_release(m), ct_tensor_release(r);
     CHECK_OK(ct_native_layer_norm(ctx, x, 2, NULL, NULL, 1e-5, &o, NULL, NULL)); /* not wanted */
     ct_tensor_release(o);
+    o = (ct_tensor *)1;
+    CHECK_ST(ct_native_batch_norm(ctx, NULL, NULL, NULL, NULL, NULL, true, 0.1, 1e-5, &o, &m, &r),
+             CT_ERR_INVALID_ARG);
+    CHECK(o == NULL && m == NULL && r == NULL);
+    CHECK_OK(ct_native_layer_norm(ctx, x, 2, NULL, NULL, 1e-5, &o, NULL, NULL));
+    ct_tensor_release(o);
     ct_tensor_release(rm), ct_tensor_release(rvv), ct_tensor_release(x);
 }
 
@@ -513,6 +519,15 @@ TEST(review_regressions) {
     CHECK_OK(ct_t_(ctx, x));
     ct_set_grad_enabled(ctx, was);
     CHECK(ct_tensor_requires_grad(x) && ct_tensor_is_leaf(x) && ct_tensor_grad(x) != NULL);
+    /* a tensor with history cannot change its layout under no_grad (its backward would get the
+     * old shape's gradient; torch fails there) */
+    ct_tensor *hy = NULL;
+    CHECK_OK(ct_mul_scalar(ctx, b, 2, &hy));
+    was = ct_set_grad_enabled(ctx, false);
+    CHECK_ST(ct_t_(ctx, hy), CT_ERR_STATE);
+    CHECK_OK(ct_unsqueeze_(ctx, hy, 0)); /* a reshape keeps the gradient's layout */
+    ct_set_grad_enabled(ctx, was);
+    ct_tensor_release(hy);
     /* a view of a leaf that requires grad is refused (torch) */
     ct_tensor *w = NULL;
     CHECK_OK(ct_tensor_slice(ctx, b, 1, 0, 1, 1, &w));

@@ -247,13 +247,17 @@ static ct_status ct__ckpt_forward(ct_ctx *ctx, void *user, int n_in, const ct_te
                                   int n_out, ct_tensor **out) {
     ct__ckpt *c = user;
     (void)n_out;
-    for (int i = 0; i < n_in; i++) {
-        c->in[i] = in[i] ? ct_tensor_retain((ct_tensor *)in[i]) : NULL;
+    ct_status st = CT_OK;
+    for (int i = 0; i < n_in && st == CT_OK; i++) {
+        /* a detached alias: the node must not hold the inputs' history (a cycle when an input is
+         * later written from the output) */
+        if (in[i]) st = ct_tensor_detach(ctx, in[i], &c->in[i]);
         c->ver[i] = in[i] ? in[i]->storage->version : 0;
     }
     c->n = n_in;
+    if (st != CT_OK) return st;
     const int depth = ctx->ag_depth;
-    ct_status st = c->fn(ctx, c->user, n_in, in, &out[0]); /* grad mode off: nothing is kept */
+    st = c->fn(ctx, c->user, n_in, in, &out[0]); /* grad mode off: nothing is kept */
     ctx->ag_depth = depth;
     return st;
 }
@@ -545,6 +549,7 @@ ct_status ct_autograd_vjp(ct_ctx *ctx, ct_autograd_fn fn, void *user, int n_in,
                           const ct_tensor *const *inputs, const ct_tensor *v,
                           const ct_autodiff_options *opts, ct_tensor **out, ct_tensor **vjp) {
     if (!ctx) return CT_ERR_INVALID_ARG;
+    if (out) *out = NULL;
     ct_autodiff_options o;
     ct_status st = ct__ad_opts(ctx, "vjp", opts, &o, n_in, CT__AD_MAX_IN);
     if (st != CT_OK) return st;
@@ -577,6 +582,8 @@ ct_status ct_autograd_jvp(ct_ctx *ctx, ct_autograd_fn fn, void *user, int n_in,
                           const ct_tensor *const *inputs, const ct_tensor *const *v,
                           const ct_autodiff_options *opts, ct_tensor **out, ct_tensor **jvp) {
     if (!ctx) return CT_ERR_INVALID_ARG;
+    if (out) *out = NULL;
+    if (jvp) *jvp = NULL;
     ct_autodiff_options o;
     ct_status st = ct__ad_opts(ctx, "jvp", opts, &o, n_in, 16);
     if (st != CT_OK) return st;
@@ -819,6 +826,7 @@ static ct_status ct__ad_hv(ct_ctx *ctx, const char *api, bool hvp, ct_autograd_f
                            int n_in, const ct_tensor *const *inputs, const ct_tensor *const *v,
                            const ct_autodiff_options *opts, ct_tensor **out, ct_tensor **res) {
     if (!ctx) return CT_ERR_INVALID_ARG;
+    if (out) *out = NULL;
     ct_autodiff_options o;
     ct_status st = ct__ad_opts(ctx, api, opts, &o, n_in, 16);
     if (st != CT_OK) return st;

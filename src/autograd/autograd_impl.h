@@ -21,6 +21,8 @@ typedef struct ct__ag_hook {
     int64_t id;
     ct_grad_hook fn;
     void *user;
+    const ct_tensor *owner; /* the tensor it was registered on (with owner_born: address reuse) */
+    uint64_t owner_born;
 } ct__ag_hook;
 typedef struct ct__ag_tmeta {
     int ndim;

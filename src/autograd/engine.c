@@ -880,7 +880,9 @@ ct_status ct__ag_run_backward(ct_ctx *ctx, const char *api, int n_roots,
                              n_roots, n_inputs);
     if (ctx->ag_depth != 0)
         return ct__set_error(ctx, CT_ERR_STATE, "%s: called from inside an op", api);
-    if (ctx->ag_running && !ctx->ag_nest_ok)
+    const bool nest_ok = ctx->ag_nest_ok;
+    ctx->ag_nest_ok = false; /* for this pass only: hooks inside it may not nest again */
+    if (ctx->ag_running && !nest_ok)
         return ct__set_error(ctx, CT_ERR_STATE,
                              "%s: called from inside a backward pass (a gradient hook or a custom "
                              "function's backward); nested backward passes are not supported",
@@ -942,7 +944,10 @@ ct_status ct__ag_run_backward(ct_ctx *ctx, const char *api, int n_roots,
     for (int r = 0; r < n_roots; r++) {
         bool fresh = false;
         if ((st = ct__ag_claim(&R, redge[r].node, &fresh)) != CT_OK) goto out;
-        if (fresh && (st = ct__ag_push(&R, redge[r].node)) != CT_OK) goto out;
+        if (fresh && (st = ct__ag_push(&R, redge[r].node)) != CT_OK) {
+            redge[r].node->seen = false; /* not in R.nodes: unclaim (a set-aside one is restored) */
+            goto out;
+        }
     }
     for (int k = 0; k < R.n_nodes; k++) {
         ct__ag_node *n = R.nodes[k];
@@ -952,7 +957,10 @@ ct_status ct__ag_run_backward(ct_ctx *ctx, const char *api, int n_roots,
             if (!m) continue;
             if ((st = ct__ag_claim(&R, m, &fresh)) != CT_OK) goto out;
             m->deps++;
-            if (fresh && (st = ct__ag_push(&R, m)) != CT_OK) goto out;
+            if (fresh && (st = ct__ag_push(&R, m)) != CT_OK) {
+                m->seen = false, m->deps = 0; /* as above */
+                goto out;
+            }
         }
     }
     for (int i = 0; i < n_inputs; i++) {

@@ -174,6 +174,7 @@ ct_status ct_fake_quantize_per_channel_affine(ct_ctx *ctx, const ct_tensor *x,
 
 typedef struct {
     ct_tensor *x, *scale, *zb; /* zb: the backward's zero point, shaped like scale */
+    int64_t ver_x, ver_s;      /* x's and scale's versions (torch saves them: in-place check) */
     int snd;                   /* the scale argument's shape, for its gradient */
     int64_t sshape[CT_MAX_DIMS];
     int64_t qmin, qmax;
@@ -196,7 +197,11 @@ static ct_status ct__lfq_backward(ct_ctx *ctx, void *user, ct_tensor *const *gou
     ct__lfq *u = user;
     const ct_tensor *g = gout[0];
     ct_tensor *t[24] = {NULL};
-    ct_status st = ct_reciprocal(ctx, u->scale, &t[0]); /* float32 1 / scale */
+    const char *node = u->axis < 0 ? "FakeQuantizeLearnablePerTensorAffineBackward0"
+                                   : "FakeQuantizeLearnablePerChannelAffineBackward0";
+    ct_status st = ct__ag_saved_ok(ctx, u->x, "input", 0, node, u->ver_x);
+    if (st == CT_OK) st = ct__ag_saved_ok(ctx, u->scale, "input", 1, node, u->ver_s);
+    CT__DO(st, ct_reciprocal(ctx, u->scale, &t[0])); /* float32 1 / scale */
     CT__DO(st, ct_mul(ctx, u->x, t[0], &t[1]));
     CT__DO(st, ct_add(ctx, t[1], u->zb, &t[2]));
     CT__DO(st, ct_round(ctx, t[2], &t[3])); /* xq = round(x / s + z): torch's CPU kernel adds the
@@ -323,14 +328,19 @@ static ct_status ct__lfq_run(ct_ctx *ctx, const char *op, const ct_tensor *x,
         if (!u) {
             st = ct__set_error(ctx, CT_ERR_OOM, "%s: out of memory", op);
         } else {
-            u->x = ct_tensor_retain((ct_tensor *)x);
+            /* a detached alias: no cycle through x's history; the version catches a write */
+            st = ct_tensor_detach(ctx, x, &u->x);
+            u->ver_x = x->storage->version, u->ver_s = scale->storage->version;
             u->scale = ct_tensor_retain(s);
             u->zb = ct_tensor_retain(zb);
             u->qmin = qmin, u->qmax = qmax, u->gf = gf, u->axis = axis;
             u->snd = scale->ndim; /* zero_point has as many elements: its gradient takes it too */
             memcpy(u->sshape, scale->shape, sizeof(int64_t) * (size_t)scale->ndim);
-            st = ct__ag_record_custom_n(ctx, axis < 0 ? &CT__LFQ_TENSOR_FN : &CT__LFQ_CHANNEL_FN, u,
-                                        3, ins, out);
+            if (st != CT_OK) {
+                ct__lfq_free(u);
+            } else
+                st = ct__ag_record_custom_n(
+                    ctx, axis < 0 ? &CT__LFQ_TENSOR_FN : &CT__LFQ_CHANNEL_FN, u, 3, ins, out);
         }
     }
     ct_tensor_release(s), ct_tensor_release(zr), ct_tensor_release(zf), ct_tensor_release(zfc);

@@ -191,6 +191,8 @@ ct_status ct_tensor_register_hook(ct_tensor *t, ct_grad_hook hook, void *user, i
     h->id = ++ctx->ag_hook_id;
     h->fn = hook;
     h->user = user;
+    h->owner = t;
+    h->owner_born = t->ag_born;
     ct__ag_hook **p = &n->hooks[nr];
     while (*p)
         p = &(*p)->next;
@@ -200,10 +202,11 @@ ct_status ct_tensor_register_hook(ct_tensor *t, ct_grad_hook hook, void *user, i
 }
 
 /* Remove hook id from node n's lists (true when found). */
-static bool ct__ag_unhook(ct_ctx *ctx, ct__ag_node *n, int64_t id) {
+static bool ct__ag_unhook(ct_ctx *ctx, ct__ag_node *n, int64_t id, const ct_tensor *t) {
     for (int k = 0; k < CT__AG_MAX_OUT; k++)
         for (ct__ag_hook **p = &n->hooks[k]; *p; p = &(*p)->next) {
             if ((*p)->id != id || !(*p)->fn) continue;
+            if ((*p)->owner != t || (*p)->owner_born != t->ag_born) return false; /* another's */
             ct__ag_hook *h = *p;
             if (ctx->ag_running) { /* a hook may be running this list: it dies with the node */
                 h->fn = NULL;
@@ -224,7 +227,7 @@ ct_status ct_tensor_remove_hook(ct_tensor *t, int64_t id) {
     /* the hook may sit on a node of t's earlier history (t written in place since): the nodes
      * behind t's, first input first, a bounded walk */
     for (int steps = 0; n && steps < 256; steps++) {
-        if (ct__ag_unhook(ctx, n, id)) return CT_OK;
+        if (ct__ag_unhook(ctx, n, id, t)) return CT_OK;
         if (n == (m ? m->acc : NULL)) break;
         ct__ag_node *next = NULL;
         for (int i = 0; i < n->n_in && !next; i++)
@@ -270,7 +273,7 @@ typedef ct_status (*ct__ag_view_fn)(ct_ctx *ctx, const ct_tensor *t, const void 
 /* t = fn(t) in place: the view's shape, strides, offset and autograd metadata move into t's
  * handle (retain_grad follows); t's old metadata goes with the view's released handle. */
 static ct_status ct__ag_view_inplace(ct_ctx *ctx, const char *op, const char *node, ct_tensor *t,
-                                     ct__ag_view_fn fn, const void *arg) {
+                                     ct__ag_view_fn fn, const void *arg, bool reshape_like) {
     if (!ctx) return CT_ERR_INVALID_ARG;
     ct_status st = ct__check_tensor(ctx, op, "input", t);
     if (st != CT_OK) return st;
@@ -287,6 +290,12 @@ static ct_status ct__ag_view_inplace(ct_ctx *ctx, const char *op, const char *no
         return ct__set_error(ctx, CT_ERR_STATE,
                              "%s: a view of a leaf Variable that requires grad is being used in an "
                              "in-place operation",
+                             op);
+    if (has_fn && !grad_on && !reshape_like) /* the history would no longer fit the layout */
+        return ct__set_error(ctx, CT_ERR_STATE,
+                             "%s: the tensor has autograd history; with grad mode off its layout "
+                             "cannot change (its backward would get gradients of the old shape; "
+                             "torch fails there): detach it or run with grad mode on",
                              op);
     ct_tensor *v = NULL;
     const uint64_t mark = ctx->ag_seq;
@@ -364,34 +373,39 @@ static ct_status ct__ag_v_strided(ct_ctx *c, const ct_tensor *t, const void *a, 
 }
 
 ct_status ct_t_(ct_ctx *ctx, ct_tensor *t) {
-    return ct__ag_view_inplace(ctx, "t_", "TBackward1", t, ct__ag_v_t, NULL);
+    return ct__ag_view_inplace(ctx, "t_", "TBackward1", t, ct__ag_v_t, NULL, false);
 }
 ct_status ct_transpose_(ct_ctx *ctx, ct_tensor *t, int dim0, int dim1) {
     const ct__ag_varg a = {dim0, dim1, 0, NULL, NULL, 0};
-    return ct__ag_view_inplace(ctx, "transpose_", "TransposeBackward1", t, ct__ag_v_transpose, &a);
+    return ct__ag_view_inplace(ctx, "transpose_", "TransposeBackward1", t, ct__ag_v_transpose, &a,
+                               false);
 }
 ct_status ct_swapaxes_(ct_ctx *ctx, ct_tensor *t, int axis0, int axis1) {
     const ct__ag_varg a = {axis0, axis1, 0, NULL, NULL, 0};
-    return ct__ag_view_inplace(ctx, "swapaxes_", "TransposeBackward1", t, ct__ag_v_transpose, &a);
+    return ct__ag_view_inplace(ctx, "swapaxes_", "TransposeBackward1", t, ct__ag_v_transpose, &a,
+                               false);
 }
 ct_status ct_swapdims_(ct_ctx *ctx, ct_tensor *t, int dim0, int dim1) {
     const ct__ag_varg a = {dim0, dim1, 0, NULL, NULL, 0};
-    return ct__ag_view_inplace(ctx, "swapdims_", "TransposeBackward1", t, ct__ag_v_transpose, &a);
+    return ct__ag_view_inplace(ctx, "swapdims_", "TransposeBackward1", t, ct__ag_v_transpose, &a,
+                               false);
 }
 ct_status ct_squeeze_(ct_ctx *ctx, ct_tensor *t, int dim) {
     const ct__ag_varg a = {dim, 0, 0, NULL, NULL, 0};
     return ct__ag_view_inplace(ctx, "squeeze_",
                                dim == CT_ALL_DIMS ? "SqueezeBackward2" : "SqueezeBackward3", t,
-                               ct__ag_v_squeeze, &a);
+                               ct__ag_v_squeeze, &a, true);
 }
 ct_status ct_unsqueeze_(ct_ctx *ctx, ct_tensor *t, int dim) {
     const ct__ag_varg a = {dim, 0, 0, NULL, NULL, 0};
-    return ct__ag_view_inplace(ctx, "unsqueeze_", "UnsqueezeBackward1", t, ct__ag_v_unsqueeze, &a);
+    return ct__ag_view_inplace(ctx, "unsqueeze_", "UnsqueezeBackward1", t, ct__ag_v_unsqueeze, &a,
+                               true);
 }
 ct_status ct_as_strided_(ct_ctx *ctx, ct_tensor *t, int ndim, const int64_t *size,
                          const int64_t *stride, int64_t storage_offset) {
     const ct__ag_varg a = {0, 0, ndim, size, stride, storage_offset};
-    return ct__ag_view_inplace(ctx, "as_strided_", "AsStridedBackward1", t, ct__ag_v_strided, &a);
+    return ct__ag_view_inplace(ctx, "as_strided_", "AsStridedBackward1", t, ct__ag_v_strided, &a,
+                               false);
 }
 
 ct_status ct_detach_(ct_ctx *ctx, ct_tensor *t) {

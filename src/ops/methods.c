@@ -291,6 +291,7 @@ ct_status ct_native_layer_norm(ct_ctx *ctx, const ct_tensor *x, int n_norm, cons
                                const ct_tensor *bias, double eps, ct_tensor **out, ct_tensor **mean,
                                ct_tensor **rstd) {
     if (!ctx) return CT_ERR_INVALID_ARG;
+    if (out) *out = NULL;
     if (mean) *mean = NULL;
     if (rstd) *rstd = NULL;
     ct_status st = ct_layer_norm(ctx, x, n_norm, weight, bias, eps, out);
@@ -308,6 +309,7 @@ ct_status ct_native_batch_norm(ct_ctx *ctx, const ct_tensor *x, const ct_tensor 
                                ct_tensor *running_var, bool training, double momentum, double eps,
                                ct_tensor **out, ct_tensor **save_mean, ct_tensor **save_invstd) {
     if (!ctx) return CT_ERR_INVALID_ARG;
+    if (out) *out = NULL;
     if (save_mean) *save_mean = NULL;
     if (save_invstd) *save_invstd = NULL;
     /* the statistics first: the batch's, before the running ones are updated */
@@ -340,6 +342,7 @@ ct_status ct_native_group_norm(ct_ctx *ctx, const ct_tensor *x, const ct_tensor 
                                const ct_tensor *bias, int num_groups, double eps, ct_tensor **out,
                                ct_tensor **mean, ct_tensor **rstd) {
     if (!ctx) return CT_ERR_INVALID_ARG;
+    if (out) *out = NULL;
     if (mean) *mean = NULL;
     if (rstd) *rstd = NULL;
     ct_status st = ct_group_norm(ctx, x, num_groups, weight, bias, eps, out);
