@@ -65,7 +65,9 @@ CT_API ct_status ct_tensor_random_(ct_ctx *ctx, ct_tensor *t, int64_t from, int6
  * as_strided_: t becomes the view the op without _ returns (every holder of the handle sees the
  * new shape; other views are untouched). Under autograd t takes the view's node (TBackward1 ...
  * as torch's in-place overloads print); a leaf that requires grad is refused (torch's "a leaf
- * Variable that requires grad is being used in an in-place operation"). */
+ * Variable that requires grad is being used in an in-place operation"); with grad mode off the
+ * layout changes and the history stays, so a tensor with history may then only squeeze_ /
+ * unsqueeze_ (the others: CT_ERR_STATE, where torch fails at backward). */
 CT_API ct_status ct_t_(ct_ctx *ctx, ct_tensor *t);
 CT_API ct_status ct_transpose_(ct_ctx *ctx, ct_tensor *t, int dim0, int dim1);
 CT_API ct_status ct_swapaxes_(ct_ctx *ctx, ct_tensor *t, int axis0, int axis1);
