@@ -13,6 +13,15 @@
     } while (0)
 #define REL(t) (ct_tensor_release(t), (t) = NULL)
 
+static double halve(double v, void *user) {
+    (void)user;
+    return v / 2;
+}
+static double plus(double a, double b, void *user) {
+    (void)user;
+    return a + b;
+}
+
 int main(void) {
     ct_ctx *ctx;
     if (ct_ctx_create(NULL, &ctx) != CT_OK) return 1;
@@ -100,6 +109,14 @@ int main(void) {
     CHECK(ct_native_batch_norm(ctx, a3, NULL, NULL, NULL, NULL, true, 0.1, 1e-5, &o, &mu, &rs) ==
           CT_OK);
     REL(o), REL(mu), REL(rs), REL(a3);
+
+    /* apply_ / map_: a C function over every element (host loop, eager) */
+    CHECK(ct_tensor_clone(ctx, a, &o) == CT_OK);
+    CHECK(ct_tensor_apply_(ctx, o, halve, NULL) == CT_OK);
+    CHECK(ct_tensor_map_(ctx, o, a, plus, NULL) == CT_OK); /* o = a / 2 + a */
+    float h[6];
+    CHECK(ct_tensor_to_host(o, h, sizeof h) == CT_OK && h[2] == 3 && h[5] == 7.5f);
+    REL(o);
 
     /* aliases */
     int n = 0;

@@ -2618,6 +2618,18 @@ static void s2_ct_detach_(void) { SWEEP_STATUS(ct_detach_(S_ctx, S_t)); }
 static void s3_ct_detach_(void) { SWEEP_STATUS(ct_detach_(S_ctx, S_t)); }
 static void s4_ct_detach_(void) { SWEEP_STATUS(ct_detach_(S_ctx, S_t)); }
 static void s5_ct_detach_(void) { SWEEP_STATUS(ct_detach_(S_ctx, S_t)); }
+static void s0_ct_tensor_apply_(void) { (void)ct_tensor_apply_(NULL, NULL, NULL, NULL); }
+static void s1_ct_tensor_apply_(void) { SWEEP_STATUS(ct_tensor_apply_(S_ctx, NULL, NULL, NULL)); }
+static void s2_ct_tensor_apply_(void) { SWEEP_STATUS(ct_tensor_apply_(S_ctx, S_t, NULL, NULL)); }
+static void s3_ct_tensor_apply_(void) { SWEEP_STATUS(ct_tensor_apply_(S_ctx, S_t, NULL, NULL)); }
+static void s4_ct_tensor_apply_(void) { SWEEP_STATUS(ct_tensor_apply_(S_ctx, S_t, NULL, NULL)); }
+static void s5_ct_tensor_apply_(void) { SWEEP_STATUS(ct_tensor_apply_(S_ctx, S_t, NULL, NULL)); }
+static void s0_ct_tensor_map_(void) { (void)ct_tensor_map_(NULL, NULL, NULL, NULL, NULL); }
+static void s1_ct_tensor_map_(void) { SWEEP_STATUS(ct_tensor_map_(S_ctx, NULL, NULL, NULL, NULL)); }
+static void s2_ct_tensor_map_(void) { SWEEP_STATUS(ct_tensor_map_(S_ctx, S_t, S_t, NULL, NULL)); }
+static void s3_ct_tensor_map_(void) { SWEEP_STATUS(ct_tensor_map_(S_ctx, S_t, S_t, NULL, NULL)); }
+static void s4_ct_tensor_map_(void) { SWEEP_STATUS(ct_tensor_map_(S_ctx, S_t, S_t, NULL, NULL)); }
+static void s5_ct_tensor_map_(void) { SWEEP_STATUS(ct_tensor_map_(S_ctx, S_t, S_t, NULL, NULL)); }
 static void s0_ct_segment_reduce(void) { (void)ct_segment_reduce(NULL, NULL, NULL, NULL, NULL, (int){0}, (bool){0}, NULL, NULL); }
 static void s1_ct_segment_reduce(void) { SWEEP_STATUS(ct_segment_reduce(S_ctx, NULL, NULL, NULL, NULL, (int){0}, (bool){0}, NULL, NULL)); }
 static void s2_ct_segment_reduce(void) { SWEEP_STATUS(ct_segment_reduce(S_ctx, S_t, NULL, S_t, S_t, (int){0}, (bool){0}, NULL, NULL)); }
@@ -9207,6 +9219,18 @@ static const sweep_case sweep_cases[] = {
     {"ct_detach_", 3, s3_ct_detach_},
     {"ct_detach_", 4, s4_ct_detach_},
     {"ct_detach_", 5, s5_ct_detach_},
+    {"ct_tensor_apply_", 0, s0_ct_tensor_apply_},
+    {"ct_tensor_apply_", 1, s1_ct_tensor_apply_},
+    {"ct_tensor_apply_", 2, s2_ct_tensor_apply_},
+    {"ct_tensor_apply_", 3, s3_ct_tensor_apply_},
+    {"ct_tensor_apply_", 4, s4_ct_tensor_apply_},
+    {"ct_tensor_apply_", 5, s5_ct_tensor_apply_},
+    {"ct_tensor_map_", 0, s0_ct_tensor_map_},
+    {"ct_tensor_map_", 1, s1_ct_tensor_map_},
+    {"ct_tensor_map_", 2, s2_ct_tensor_map_},
+    {"ct_tensor_map_", 3, s3_ct_tensor_map_},
+    {"ct_tensor_map_", 4, s4_ct_tensor_map_},
+    {"ct_tensor_map_", 5, s5_ct_tensor_map_},
     {"ct_segment_reduce", 0, s0_ct_segment_reduce},
     {"ct_segment_reduce", 1, s1_ct_segment_reduce},
     {"ct_segment_reduce", 2, s2_ct_segment_reduce},

@@ -2869,6 +2869,8 @@ static const struct {
     {"ct_set_grad_enabled", "grad mode flag"},
     {"ct_is_grad_enabled", "grad mode flag"},
     {"ct_new_empty", "allocation only"},
+    {"ct_tensor_apply_", "calls a host function on every element (refused during capture)"},
+    {"ct_tensor_map_", "calls a host function on every element (refused during capture)"},
     {"ct_expand_as", "view"},
     {"ct_view_as", "view (no data moves)"},
     {"ct_reshape_as", "view, or ct_tensor_contiguous (a copy op) when it cannot be one"},

@@ -495,6 +495,37 @@ TEST(native_norms) {
     ct_tensor_release(rm), ct_tensor_release(rvv), ct_tensor_release(x);
 }
 
+static double times_27(double v, void *user) { return v * *(const double *)user; }
+static double add2(double a, double b, void *user) {
+    (void)user;
+    return a + b;
+}
+/* torch: x.apply_(lambda v: v * 2.7) on int64 [1, 2, 3] -> [2, 5, 8]; a.map_(b, +) */
+TEST(apply_and_map) {
+    const double k = 2.7;
+    ct_tensor *i = tu_from_vals(ctx, CT_INT64, 1, (int64_t[]){3}, (const double[]){1, 2, 3});
+    CHECK_OK(ct_tensor_apply_(ctx, i, times_27, (void *)&k));
+    tu_same_as("apply_ int64", i, (const double[]){2, 5, 8}, 1, (int64_t[]){3}, 0);
+    ct_tensor *a = f32(2, (int64_t[]){2, 2}, (const double[]){1, 2, 3, 4}),
+              *b = f32(1, (int64_t[]){2}, (const double[]){10, 20}), *at = NULL;
+    CHECK_OK(ct_tensor_map_(ctx, a, b, add2, NULL));
+    tu_same_as("map_", a, (const double[]){11, 22, 13, 24}, 2, (int64_t[]){2, 2}, 0);
+    CHECK_OK(ct_tensor_transpose(ctx, a, 0, 1, &at)); /* a strided view is written in place */
+    CHECK_OK(ct_tensor_apply_(ctx, at, times_27, (void *)&k));
+    tu_same_as("apply_ view", a, (const double[]){29.7f, 59.4f, 35.1f, 64.8f}, 2, (int64_t[]){2, 2},
+               1e-6);
+    ct_tensor *g = NULL, *y = NULL;
+    CHECK_OK(ct_tensor_ones(ctx, CT_FLOAT32, 1, (int64_t[]){2}, &g));
+    CHECK_OK(ct_tensor_set_requires_grad(g, true));
+    CHECK_OK(ct_mul_scalar(ctx, g, 1.0, &y));
+    CHECK_ST(ct_tensor_apply_(ctx, y, times_27, (void *)&k), CT_ERR_STATE);
+    CHECK(strstr(ct_ctx_last_error(ctx), "Can't call apply_() on Variable that requires grad"));
+    CHECK_ST(ct_tensor_apply_(ctx, i, NULL, NULL), CT_ERR_INVALID_ARG);
+    CHECK_ST(ct_tensor_map_(ctx, i, NULL, add2, NULL), CT_ERR_INVALID_ARG);
+    ct_tensor_release(i), ct_tensor_release(a), ct_tensor_release(b), ct_tensor_release(at);
+    ct_tensor_release(g), ct_tensor_release(y);
+}
+
 /* regressions from the differential and code reviews */
 TEST(review_regressions) {
     /* an in-place view op bumps the version: a node that saved the tensor refuses (torch) */
@@ -569,6 +600,7 @@ int main(void) {
     RUN(aliases);
     RUN(pad_sequence);
     RUN(native_norms);
+    RUN(apply_and_map);
     RUN(review_regressions);
     CHECK(ct_ctx_live_tensors(ctx) == 0);
     ct_ctx_free(ctx);

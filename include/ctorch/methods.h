@@ -80,6 +80,16 @@ CT_API ct_status ct_as_strided_(ct_ctx *ctx, ct_tensor *t, int ndim, const int64
  * refused, as torch's "Can't detach views in-place". */
 CT_API ct_status ct_detach_(ct_ctx *ctx, ct_tensor *t);
 
+/* Tensor.apply_ / map_: t[i] = fn(t[i]) (map_: fn(t[i], other[i]), other broadcast to t), the
+ * values passed as doubles and written back into t's dtype (integers truncated, as torch's
+ * Python callable results); a host loop, eager only (refused during a capture), real dtypes
+ * (int64 beyond 2^53 loses digits). A tensor that requires grad is refused (torch's "Can't call
+ * apply_() on Variable that requires grad"). */
+CT_API ct_status ct_tensor_apply_(ct_ctx *ctx, ct_tensor *t, double (*fn)(double x, void *user),
+                                  void *user);
+CT_API ct_status ct_tensor_map_(ct_ctx *ctx, ct_tensor *t, const ct_tensor *other,
+                                double (*fn)(double x, double y, void *user), void *user);
+
 /* ---- torch functions ---- */
 /* torch.segment_reduce: data reduced over consecutive segments along axis by reduce ("sum",
  * "mean", "max", "min", "prod"); the segments are given by lengths (int32 / int64, shape

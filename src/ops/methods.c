@@ -5,6 +5,7 @@
 #include "ctorch/autograd.h"
 #include "ctorch/inplace.h"
 #include "ctorch/methods.h"
+#include "dispatch/dispatch.h"
 #include "ops/dispatch.h"
 #include "tensor/tensor_impl.h"
 
@@ -356,6 +357,60 @@ ct_status ct_native_group_norm(ct_ctx *ctx, const ct_tensor *x, const ct_tensor 
     ct_tensor_release(v);
     ct__m_drop3(st, out, mean, rstd);
     return st;
+}
+
+/* host loop behind apply_ / map_: t's values (and other's, broadcast) as doubles, fn, written back
+ */
+static ct_status ct__m_apply(ct_ctx *ctx, const char *op, ct_tensor *t, const ct_tensor *other,
+                             double (*f1)(double, void *), double (*f2)(double, double, void *),
+                             void *user) {
+    if (!ctx) return CT_ERR_INVALID_ARG;
+    ct_status st = ct__check_tensor(ctx, op, "self", t);
+    if (st == CT_OK && other) st = ct__check_tensor(ctx, op, "other", other);
+    if (st != CT_OK) return st;
+    if (!f1 && !f2) return ct__set_error(ctx, CT_ERR_INVALID_ARG, "%s: fn is NULL", op);
+    if (t->requires_grad || (other && other->requires_grad))
+        return ct__set_error(ctx, CT_ERR_STATE,
+                             "%s: Can't call %s() on Variable that requires grad. Use "
+                             "var.detach().%s() instead.",
+                             op, op[0] == 'a' ? "apply_" : "map_",
+                             op[0] == 'a' ? "apply_" : "map_");
+    if (ct_dtype_is_complex(t->dtype) || (other && ct_dtype_is_complex(other->dtype)))
+        return ct__set_error(ctx, CT_ERR_DTYPE, "%s: real dtypes only", op);
+    if (ct__any_capture(ctx))
+        return ct__set_error(ctx, CT_ERR_STATE,
+                             "%s: calls a host function on every element, which a graph capture "
+                             "cannot record",
+                             op);
+    const int64_t n = ct_tensor_numel(t);
+    ct_tensor *a = NULL, *b = NULL, *e = NULL, *r = NULL;
+    double *va = malloc(sizeof(double) * (size_t)(n > 0 ? n : 1)), *vb = NULL;
+    if (!va) return ct__set_error(ctx, CT_ERR_OOM, "%s: out of memory", op);
+    st = ct_cast(ctx, t, CT_FLOAT64, &a);
+    if (st == CT_OK) st = ct_tensor_to_host(a, va, sizeof(double) * (size_t)n);
+    if (st == CT_OK && other) {
+        st = ct_tensor_expand(ctx, other, t->ndim, t->shape, &e);
+        if (st == CT_OK) st = ct_cast(ctx, e, CT_FLOAT64, &b);
+        if (st == CT_OK && !(vb = malloc(sizeof(double) * (size_t)(n > 0 ? n : 1))))
+            st = ct__set_error(ctx, CT_ERR_OOM, "%s: out of memory", op);
+        if (st == CT_OK) st = ct_tensor_to_host(b, vb, sizeof(double) * (size_t)n);
+    }
+    for (int64_t i = 0; i < n && st == CT_OK; i++)
+        va[i] = other ? f2(va[i], vb[i], user) : f1(va[i], user);
+    if (st == CT_OK) st = ct_tensor_from_host(ctx, va, CT_FLOAT64, t->ndim, t->shape, &r);
+    if (st == CT_OK) st = ct_tensor_copy_(ctx, t, r);
+    ct_tensor_release(a), ct_tensor_release(b), ct_tensor_release(e), ct_tensor_release(r);
+    free(va), free(vb);
+    return st;
+}
+ct_status ct_tensor_apply_(ct_ctx *ctx, ct_tensor *t, double (*fn)(double x, void *user),
+                           void *user) {
+    return ct__m_apply(ctx, "apply_", t, NULL, fn, NULL, user);
+}
+ct_status ct_tensor_map_(ct_ctx *ctx, ct_tensor *t, const ct_tensor *other,
+                         double (*fn)(double x, double y, void *user), void *user) {
+    if (ctx && !other) return ct__set_error(ctx, CT_ERR_INVALID_ARG, "map_: other is NULL");
+    return ct__m_apply(ctx, "map_", t, other, NULL, fn, user);
 }
 
 /* ---- aliases ---- */
