@@ -314,7 +314,7 @@ static ct_status ct__ag_view_inplace(ct_ctx *ctx, const char *op, const char *no
         ct_tensor_release(v);
         return CT_OK;
     }
-    /* retain_grad moves to the new node, as torch */
+    /* retain_grad moves to the new node (torch 1.13 leaves it on the old one for these ops) */
     ct__ag_meta *vm = v->ag;
     if (vm && vm->grad_fn && vm->grad_fn->seq > mark)
         vm->grad_fn->name = node; /* torch's in-place overload's name (TBackward1 ...) */
