@@ -275,14 +275,8 @@ static ct_status ct__rnn_check(ct_ctx *ctx, const char *op, ct__rnn_geom *g, con
                                  "%lld, got %s %s",
                                  op, (long long)N, ct_dtype_name(ln->dtype), CT__SHAPE_STR(ln));
         if (!ct__any_capture(ctx)) {
-            ct_tensor *mn = NULL, *mx = NULL;
             double lo = 1, hi = 1;
-            st = ct_amin(ctx, ln, 0, NULL, false, &mn);
-            if (st == CT_OK) st = ct_amax(ctx, ln, 0, NULL, false, &mx);
-            if (st == CT_OK) st = ct_tensor_item(mn, &lo);
-            if (st == CT_OK) st = ct_tensor_item(mx, &hi);
-            ct_tensor_release(mn), ct_tensor_release(mx);
-            if (st != CT_OK) return st;
+            if ((st = ct__host_range(ctx, ln, &lo, &hi)) != CT_OK) return st;
             if (lo <= 0)
                 return ct__set_error(ctx, CT_ERR_INVALID_ARG,
                                      "%s: Length of all samples has to be greater than 0, but "
