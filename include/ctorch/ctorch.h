@@ -16,6 +16,7 @@
 #include "ctorch/safetensors.h"
 #include "ctorch/autograd.h"
 #include "ctorch/io.h"
+#include "ctorch/archive.h"
 #include "ctorch/dlpack.h"
 #include "ctorch/fft.h"
 #include "ctorch/inplace.h"

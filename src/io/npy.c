@@ -6,6 +6,7 @@
 #include "ctorch/io.h"
 #include "ctorch/ops.h"
 #include "dispatch/dispatch.h"
+#include "io/npy_impl.h"
 #include "tensor/tensor_impl.h"
 
 #include <errno.h>
@@ -321,7 +322,7 @@ ct_status ct_npy_load(ct_ctx *ctx, const char *path, ct_tensor **out) {
 }
 
 /* ---- writer ---- */
-static const char *npy_descr_of(ct_dtype dt) {
+const char *ct__npy_descr(ct_dtype dt) {
     switch (dt) {
     case CT_BOOL: return "|b1";
     case CT_UINT8: return "|u1";
@@ -338,17 +339,13 @@ static const char *npy_descr_of(ct_dtype dt) {
     }
 }
 
-ct_status ct_npy_save(ct_ctx *ctx, const ct_tensor *t, const char *path) {
-    if (!ctx) return CT_ERR_INVALID_ARG;
-    ct_status st = ct__check_tensor(ctx, "npy_save", "tensor", t);
-    if (st != CT_OK) return st;
-    if (!path) return ct__set_error(ctx, CT_ERR_INVALID_ARG, "npy_save: path is NULL");
-    if (t->ctx != ctx)
-        return ct__set_error(ctx, CT_ERR_INVALID_ARG,
-                             "npy_save: tensor belongs to another context");
-    const char *descr = npy_descr_of(t->dtype);
+ct_status ct__npy_encode(ct_ctx *ctx, const char *who, const ct_tensor *t, uint8_t **buf,
+                         size_t *len) {
+    *buf = NULL;
+    *len = 0;
+    const char *descr = ct__npy_descr(t->dtype);
     if (!descr)
-        return ct__set_error(ctx, CT_ERR_DTYPE, "npy_save: NumPy has no dtype for %s%s",
+        return ct__set_error(ctx, CT_ERR_DTYPE, "%s: NumPy has no dtype for %s%s", who,
                              ct_dtype_name(t->dtype),
                              t->dtype == CT_BFLOAT16 ? " (cast to float32 first)" : "");
     char hdr[400];
@@ -359,34 +356,48 @@ ct_status ct_npy_save(ct_ctx *ctx, const ct_tensor *t, const char *path) {
     n += snprintf(hdr + n, sizeof hdr - (size_t)n, "%s), }", t->ndim == 1 ? "," : "");
     /* pad with spaces and a final newline so the data starts at a multiple of 64 bytes */
     size_t pre = NPY_PREAMBLE1, total = pre + (size_t)n + 1;
-    if (total - pre > 65535) pre = NPY_PREAMBLE2, total = pre + (size_t)n + 1; /* never at 8 dims */
-    size_t padded = (total + 63) / 64 * 64, hlen = padded - pre;
+    size_t padded = (total + 63) / 64 * 64, hlen = padded - pre; /* < 65536 at 8 dims */
     size_t nbytes = (size_t)ct_tensor_numel(t) * ct__itemsize(t->dtype);
-    char *data = malloc(nbytes ? nbytes : 1);
-    if (!data) return ct__set_error(ctx, CT_ERR_OOM, "npy_save: out of memory (%zu bytes)", nbytes);
-    if ((st = ct_tensor_to_host(t, data, nbytes)) != CT_OK) {
-        free(data);
+    uint8_t *b = ct__alloc(ctx, padded + nbytes, 64);
+    if (!b) return ct__set_error(ctx, CT_ERR_OOM, "%s: out of memory (%zu bytes)", who, nbytes);
+    ct_status st = ct_tensor_to_host(t, b + padded, nbytes);
+    if (st != CT_OK) {
+        ct__free(ctx, b);
         return st;
     }
-    unsigned char pb[NPY_PREAMBLE2];
-    memcpy(pb, NPY_MAGIC, 6);
-    pb[6] = pre == NPY_PREAMBLE1 ? 1 : 2;
-    pb[7] = 0;
-    for (size_t k = 0; k < pre - 8; k++)
-        pb[8 + k] = (unsigned char)(hlen >> (8 * k));
+    memcpy(b, NPY_MAGIC, 6);
+    b[6] = 1;
+    b[7] = 0;
+    b[8] = (uint8_t)hlen;
+    b[9] = (uint8_t)(hlen >> 8);
+    memcpy(b + pre, hdr, (size_t)n);
+    memset(b + pre + n, ' ', hlen - (size_t)n - 1);
+    b[padded - 1] = '\n';
+    *buf = b;
+    *len = padded + nbytes;
+    return CT_OK;
+}
+
+ct_status ct_npy_save(ct_ctx *ctx, const ct_tensor *t, const char *path) {
+    if (!ctx) return CT_ERR_INVALID_ARG;
+    ct_status st = ct__check_tensor(ctx, "npy_save", "tensor", t);
+    if (st != CT_OK) return st;
+    if (!path) return ct__set_error(ctx, CT_ERR_INVALID_ARG, "npy_save: path is NULL");
+    if (t->ctx != ctx)
+        return ct__set_error(ctx, CT_ERR_INVALID_ARG,
+                             "npy_save: tensor belongs to another context");
+    uint8_t *b;
+    size_t n;
+    if ((st = ct__npy_encode(ctx, "npy_save", t, &b, &n)) != CT_OK) return st;
     FILE *f = fopen(path, "wb");
     if (!f) {
-        free(data);
+        ct__free(ctx, b);
         return ct__set_error(ctx, CT_ERR_IO, "npy_save: cannot create '%s': %s", path,
                              strerror(errno));
     }
-    bool ok = fwrite(pb, 1, pre, f) == pre && fwrite(hdr, 1, (size_t)n, f) == (size_t)n;
-    for (size_t k = (size_t)n; ok && k + 1 < hlen; k++)
-        ok = fputc(' ', f) != EOF;
-    ok = ok && fputc('\n', f) != EOF;
-    ok = ok && (nbytes == 0 || fwrite(data, 1, nbytes, f) == nbytes);
+    bool ok = fwrite(b, 1, n, f) == n;
     ok = (fclose(f) == 0) && ok;
-    free(data);
+    ct__free(ctx, b);
     if (!ok) return ct__set_error(ctx, CT_ERR_IO, "npy_save: write error on '%s'", path);
     return CT_OK;
 }

@@ -1,0 +1,86 @@
+/* ctorch archives: PyTorch checkpoint files (torch.save / torch.load, the ZIP format of torch
+ * >= 1.6) and NumPy .npz archives (np.savez / np.savez_compressed / np.load), read into one
+ * container of named entries and written from named tensors. A .pt file is read as torch.load(path,
+ * weights_only=True, map_location="cpu") reads it: tensors, Parameters, numbers, strings, None, and
+ * lists, tuples and dicts of them; a nested value becomes entries named by its path
+ * ("model.fc.weight", "optimizer.param_groups.0.lr"). Pickled Python objects (torch.save(model),
+ * numpy scalars, TorchScript) are refused with the global's name: nothing in a file is ever
+ * executed. Files are untrusted: any malformed ZIP, pickle or record is CT_ERR_FORMAT with the
+ * field and byte offset, never a crash. Details: docs/everyday.md, "PyTorch checkpoints and .npz
+ * archives". Ownership: a ct_archive keeps the file mapped until ct_archive_free (call it before
+ * freeing its context); tensors from ct_archive_get are new contiguous tensors the caller releases.
+ * Thread-safety: as the owning ct_ctx. Little-endian hosts. */
+#ifndef CTORCH_ARCHIVE_H
+#define CTORCH_ARCHIVE_H
+
+#include "ctorch/tensor.h"
+
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef struct ct_archive ct_archive;
+
+/* What an entry holds (Python's type in a .pt file; every .npz entry is a tensor). */
+typedef enum ct_entry_kind {
+    CT_ENTRY_NONE = 0, /* None */
+    CT_ENTRY_BOOL,     /* bool (read with ct_archive_get_int: 0 or 1) */
+    CT_ENTRY_INT,      /* int (64-bit) */
+    CT_ENTRY_FLOAT,    /* float */
+    CT_ENTRY_STRING,   /* str (UTF-8) or a torch dtype ("torch.float32") */
+    CT_ENTRY_BYTES,    /* bytes */
+    CT_ENTRY_TENSOR    /* torch.Tensor / nn.Parameter / an .npz array */
+} ct_entry_kind;
+
+/* Read a PyTorch checkpoint (torch.save of torch >= 1.6; any ZIP archive holding <dir>/data.pkl).
+ * CT_ERR_IO (cannot open or map), CT_ERR_FORMAT (malformed, or the pre-1.6 format),
+ * CT_ERR_UNSUPPORTED (a pickled Python object, quantized or sparse tensors), CT_ERR_DTYPE,
+ * CT_ERR_OOM. */
+CT_API ct_status ct_torch_load(ct_ctx *ctx, const char *path, ct_archive **out);
+/* ct_torch_load from bytes in memory (copied; the caller's buffer may be freed afterwards). */
+CT_API ct_status ct_torch_load_buffer(ct_ctx *ctx, const void *data, size_t size, ct_archive **out);
+/* Open a NumPy .npz archive (stored or deflated members "<name>.npy"); each array is read on
+ * ct_archive_get (its .npy header and CRC are checked then). */
+CT_API ct_status ct_npz_load(ct_ctx *ctx, const char *path, ct_archive **out);
+/* ct_npz_load from bytes in memory (copied). */
+CT_API ct_status ct_npz_load_buffer(ct_ctx *ctx, const void *data, size_t size, ct_archive **out);
+/* Number of entries (0 for NULL). */
+CT_API int ct_archive_count(const ct_archive *a);
+/* Name of entry i in file order (NULL when i is out of range). torch.save(tensor) gives one
+ * entry named "". */
+CT_API const char *ct_archive_name(const ct_archive *a, int i);
+/* Kind of entry i; -1 when a is NULL or i is out of range. */
+CT_API int ct_archive_kind(const ct_archive *a, int i);
+/* A new contiguous CPU tensor with the named tensor's values (a view in the file is copied out; an
+ * nn.Parameter of a floating dtype comes back requiring grad). CT_ERR_INDEX when no entry has that
+ * name, CT_ERR_INVALID_ARG when the entry is not a tensor. */
+CT_API ct_status ct_archive_get(const ct_archive *a, const char *name, ct_tensor **out);
+/* The named int or bool entry. CT_ERR_INDEX (no such entry), CT_ERR_INVALID_ARG (another kind). */
+CT_API ct_status ct_archive_get_int(const ct_archive *a, const char *name, int64_t *out);
+/* The named float entry (an int or bool entry converts). */
+CT_API ct_status ct_archive_get_float(const ct_archive *a, const char *name, double *out);
+/* The named string or bytes entry: *s is borrowed (lives as long as a, NUL-terminated), *len its
+ * length in bytes (len may be NULL). */
+CT_API ct_status ct_archive_get_string(const ct_archive *a, const char *name, const char **s,
+                                       size_t *len);
+/* Unmap and free (NULL is a no-op). */
+CT_API void ct_archive_free(ct_archive *a);
+
+/* Write n named tensors as torch.save(state_dict) does (an OrderedDict of contiguous tensors,
+ * pickle protocol 2, 64-byte aligned records), readable by torch.load of torch >= 1.6 (float8
+ * tensors: torch >= 2.1). Names must be distinct, non-empty UTF-8. Written to path.tmp and renamed:
+ * a failure leaves no partial file. The sub-byte MX element formats and E8M0: CT_ERR_DTYPE. */
+CT_API ct_status ct_torch_save(ct_ctx *ctx, const char *path, int n, const char *const *names,
+                               const ct_tensor *const *tensors);
+/* Write n named tensors as np.savez does (stored members "<name>.npy"; any strides, written in C
+ * order). bfloat16 and the low-precision formats have no NumPy dtype: CT_ERR_DTYPE. */
+CT_API ct_status ct_npz_save(ct_ctx *ctx, const char *path, int n, const char *const *names,
+                             const ct_tensor *const *tensors);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

@@ -1,0 +1,1605 @@
+/* PyTorch checkpoints (.pt) and NumPy .npz archives: a restricted unpickler (the opcodes and
+ * globals torch.load(weights_only=True) accepts, plus the later protocols' string and float
+ * opcodes), the reader of torch's ZIP layout (<dir>/data.pkl, <dir>/data/<key>, <dir>/byteorder),
+ * torch.save's writer (the bytes of data.pkl are the ones CPython's pickler writes for an
+ * OrderedDict of contiguous tensors) and np.savez's. Every input is hostile: each length, count,
+ * index and size is checked against the bytes present before use; object graphs are walked with a
+ * depth and an entry budget (a pickle can describe exponentially large sharing). */
+#include "ctorch/archive.h"
+#include "ctorch/autograd.h"
+#include "ctorch/io.h"
+#include "dispatch/dispatch.h"
+#include "io/npy_impl.h"
+#include "io/zip.h"
+#include "tensor/tensor_impl.h"
+
+#include <errno.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* ---- pickle values ---- */
+typedef enum {
+    PV_NONE,
+    PV_BOOL,
+    PV_INT,
+    PV_FLOAT,
+    PV_STR,
+    PV_BYTES,
+    PV_TUPLE,
+    PV_LIST,
+    PV_DICT, /* items: key, value, key, value, ... */
+    PV_GLOBAL,
+    PV_STORAGE,
+    PV_TENSOR
+} pv_kind;
+
+typedef enum {
+    G_ODICT,
+    G_REBUILD,       /* torch._utils._rebuild_tensor(storage, offset, size, stride) */
+    G_REBUILD_V2,    /* (storage, offset, size, stride, requires_grad, hooks[, metadata]) */
+    G_REBUILD_V3,    /* (..., hooks, dtype[, metadata]) */
+    G_PARAM_REBUILD, /* _rebuild_parameter(data, requires_grad, hooks[, state]) */
+    G_PARAMETER,     /* torch.nn.parameter.Parameter(data[, requires_grad]) */
+    G_FROM_TYPE,     /* torch._tensor._rebuild_from_type_v2(func, type, args, state) */
+    G_TENSOR_CLS,    /* torch.Tensor */
+    G_SIZE,          /* torch.Size(tuple) */
+    G_STORAGE_CLS,   /* torch.<X>Storage (dtype) */
+    G_DTYPE,         /* torch.<dtype> */
+    G_CODECS_ENCODE  /* _codecs.encode(str, "latin1"): protocol 2's bytes */
+} pv_global;
+
+typedef struct pv pv;
+struct pv {
+    pv_kind k;
+    int64_t i; /* int / bool; storage: element count */
+    double f;
+    char *s; /* str / bytes (NUL-terminated); global: its dotted name; storage: its key */
+    size_t len;
+    pv **it; /* tuple / list / dict items */
+    size_t n, cap;
+    pv_global g;
+    ct_dtype dtype;      /* global storage class / dtype; storage; tensor */
+    const uint8_t *data; /* storage bytes */
+    uint64_t nbytes;
+    pv *storage; /* tensor */
+    int64_t off;
+    int ndim;
+    int64_t shape[CT_MAX_DIMS], stride[CT_MAX_DIMS];
+    bool rg;
+};
+
+typedef struct {
+    char *name;
+    pv *v;      /* .pt */
+    int member; /* .npz: zip member */
+} ct__arch_entry;
+
+struct ct_archive {
+    ct_ctx *ctx;
+    void *map;
+    size_t map_len;
+    bool mapped, npz, big_endian;
+    ct__zip zip;
+    pv **pool; /* every value, freed with the archive */
+    size_t npool, cappool;
+    uint8_t **owned; /* inflated records */
+    size_t nowned, capowned;
+    ct__arch_entry *e;
+    int n, cap;
+};
+
+static const char *TL = "torch_load";
+
+static bool grow(ct_ctx *ctx, void **p, size_t *cap, size_t need, size_t isz) {
+    if (need <= *cap) return true;
+    size_t nc = *cap ? *cap * 2 : 16;
+    while (nc < need)
+        nc *= 2;
+    void *q = ct__alloc(ctx, nc * isz, 16);
+    if (!q) return false;
+    if (*cap) memcpy(q, *p, *cap * isz);
+    ct__free(ctx, *p);
+    *p = q;
+    *cap = nc;
+    return true;
+}
+
+static pv *pv_new(ct_archive *a, pv_kind k) {
+    if (!grow(a->ctx, (void **)&a->pool, &a->cappool, a->npool + 1, sizeof(pv *))) return NULL;
+    pv *v = ct__alloc(a->ctx, sizeof *v, 16);
+    if (!v) return NULL;
+    memset(v, 0, sizeof *v);
+    v->k = k;
+    a->pool[a->npool++] = v;
+    return v;
+}
+
+static bool pv_push(ct_archive *a, pv *c, pv *x) {
+    if (!grow(a->ctx, (void **)&c->it, &c->cap, c->n + 1, sizeof(pv *))) return false;
+    c->it[c->n++] = x;
+    return true;
+}
+
+static const char *pv_kind_name(const pv *v) {
+    static const char *names[] = {"None",  "bool", "int",  "float",    "str",     "bytes",
+                                  "tuple", "list", "dict", "a global", "storage", "tensor"};
+    return names[v->k];
+}
+
+/* ---- the unpickler ---- */
+typedef struct {
+    ct_archive *a;
+    const uint8_t *p;
+    size_t n, pos, op;  /* op: offset of the current opcode */
+    const char *prefix; /* "<dir>/" of the records */
+    pv **stack;
+    size_t ns, capst;
+    size_t *marks;
+    size_t nm, capm;
+    pv **memo;
+    size_t nmemo;   /* memo has n (the pickle's length) slots */
+    size_t memolen; /* slots set (MEMOIZE's next index, as CPython's len(memo)) */
+    struct {
+        char *key;
+        const uint8_t *data;
+        uint64_t nbytes;
+    } * rec; /* storage records read so far */
+    size_t nrec, caprec;
+} ct__unpickler;
+
+static ct_status up_err(ct__unpickler *u, ct_status st, const char *fmt, const char *arg) {
+    char what[400];
+    snprintf(what, sizeof what, fmt, arg ? arg : "");
+    return ct__set_error(u->a->ctx, st, "%s: data.pkl byte %zu: %s", TL, u->op, what);
+}
+static ct_status up_oom(ct__unpickler *u) {
+    return ct__set_error(u->a->ctx, CT_ERR_OOM, "%s: out of memory reading the pickle", TL);
+}
+
+static bool up_take(ct__unpickler *u, size_t k, const uint8_t **q) {
+    if (u->n - u->pos < k) return false;
+    *q = u->p + u->pos;
+    u->pos += k;
+    return true;
+}
+
+static ct_status up_push(ct__unpickler *u, pv *v) {
+    if (!v || !grow(u->a->ctx, (void **)&u->stack, &u->capst, u->ns + 1, sizeof(pv *)))
+        return up_oom(u);
+    u->stack[u->ns++] = v;
+    return CT_OK;
+}
+
+static size_t up_base(const ct__unpickler *u) { return u->nm ? u->marks[u->nm - 1] : 0; }
+
+/* Pop k values above the current mark (k = 0..) into *out (borrowed from the stack). */
+static ct_status up_pop(ct__unpickler *u, size_t k, pv ***out, const char *opname) {
+    if (u->ns - up_base(u) < k) return up_err(u, CT_ERR_FORMAT, "%s on a too short stack", opname);
+    u->ns -= k;
+    *out = u->stack + u->ns;
+    return CT_OK;
+}
+
+static ct_status up_str(ct__unpickler *u, pv_kind k, size_t len) {
+    const uint8_t *q;
+    if (!up_take(u, len, &q)) return up_err(u, CT_ERR_FORMAT, "a string runs past the end%s", "");
+    pv *v = pv_new(u->a, k);
+    if (!v) return up_oom(u);
+    v->s = ct__alloc(u->a->ctx, len + 1, 16);
+    if (!v->s) return up_oom(u);
+    memcpy(v->s, q, len);
+    v->s[len] = 0;
+    v->len = len;
+    return up_push(u, v);
+}
+
+static pv *pv_int(ct_archive *a, pv_kind k, int64_t i) {
+    pv *v = pv_new(a, k);
+    if (v) v->i = i;
+    return v;
+}
+
+/* A tuple of the values stack[from, ns) (then popped). */
+static ct_status up_tuple_from(ct__unpickler *u, size_t from) {
+    pv *t = pv_new(u->a, PV_TUPLE);
+    if (!t) return up_oom(u);
+    for (size_t i = from; i < u->ns; i++)
+        if (!pv_push(u->a, t, u->stack[i])) return up_oom(u);
+    u->ns = from;
+    return up_push(u, t);
+}
+
+typedef struct {
+    const char *name;
+    ct_dtype dt;
+} ct__dtname;
+/* torch's storage classes and dtypes */
+static const ct__dtname storage_names[] = {
+    {"FloatStorage", CT_FLOAT32},
+    {"DoubleStorage", CT_FLOAT64},
+    {"HalfStorage", CT_FLOAT16},
+    {"BFloat16Storage", CT_BFLOAT16},
+    {"LongStorage", CT_INT64},
+    {"IntStorage", CT_INT32},
+    {"ShortStorage", CT_INT16},
+    {"CharStorage", CT_INT8},
+    {"ByteStorage", CT_UINT8},
+    {"BoolStorage", CT_BOOL},
+    {"ComplexFloatStorage", CT_COMPLEX64},
+    {"ComplexDoubleStorage", CT_COMPLEX128},
+    {"Float8_e4m3fnStorage", CT_FLOAT8_E4M3FN},
+    {"Float8_e5m2Storage", CT_FLOAT8_E5M2},
+    {"UntypedStorage", CT_UINT8},
+};
+static const ct__dtname dtype_names[] = {
+    {"float32", CT_FLOAT32},
+    {"float", CT_FLOAT32},
+    {"float64", CT_FLOAT64},
+    {"double", CT_FLOAT64},
+    {"float16", CT_FLOAT16},
+    {"half", CT_FLOAT16},
+    {"bfloat16", CT_BFLOAT16},
+    {"int64", CT_INT64},
+    {"long", CT_INT64},
+    {"int32", CT_INT32},
+    {"int", CT_INT32},
+    {"int16", CT_INT16},
+    {"short", CT_INT16},
+    {"int8", CT_INT8},
+    {"uint8", CT_UINT8},
+    {"bool", CT_BOOL},
+    {"complex64", CT_COMPLEX64},
+    {"cfloat", CT_COMPLEX64},
+    {"complex128", CT_COMPLEX128},
+    {"cdouble", CT_COMPLEX128},
+    {"float8_e4m3fn", CT_FLOAT8_E4M3FN},
+    {"float8_e5m2", CT_FLOAT8_E5M2},
+};
+
+static ct_status up_global(ct__unpickler *u, const char *mod, const char *name) {
+    pv *v = pv_new(u->a, PV_GLOBAL);
+    if (!v) return up_oom(u);
+    size_t lm = strlen(mod), ln = strlen(name);
+    v->s = ct__alloc(u->a->ctx, lm + ln + 2, 16);
+    if (!v->s) return up_oom(u);
+    memcpy(v->s, mod, lm);
+    v->s[lm] = '.';
+    memcpy(v->s + lm + 1, name, ln + 1);
+    v->len = lm + ln + 1;
+    const char *full = v->s;
+    static const struct {
+        const char *name;
+        pv_global g;
+    } fixed[] = {
+        {"collections.OrderedDict", G_ODICT},
+        {"torch._utils._rebuild_tensor", G_REBUILD},
+        {"torch._utils._rebuild_tensor_v2", G_REBUILD_V2},
+        {"torch._utils._rebuild_tensor_v3", G_REBUILD_V3},
+        {"torch._utils._rebuild_parameter", G_PARAM_REBUILD},
+        {"torch._utils._rebuild_parameter_with_state", G_PARAM_REBUILD},
+        {"torch.nn.parameter.Parameter", G_PARAMETER},
+        {"torch._tensor._rebuild_from_type_v2", G_FROM_TYPE},
+        {"torch.Tensor", G_TENSOR_CLS},
+        {"torch._tensor.Tensor", G_TENSOR_CLS},
+        {"torch.Size", G_SIZE},
+        {"_codecs.encode", G_CODECS_ENCODE},
+    };
+    for (size_t i = 0; i < sizeof fixed / sizeof fixed[0]; i++)
+        if (strcmp(full, fixed[i].name) == 0) {
+            v->g = fixed[i].g;
+            return up_push(u, v);
+        }
+    if (strcmp(mod, "torch") == 0 || strcmp(mod, "torch.storage") == 0) {
+        for (size_t i = 0; i < sizeof storage_names / sizeof storage_names[0]; i++)
+            if (strcmp(name, storage_names[i].name) == 0) {
+                v->g = G_STORAGE_CLS;
+                v->dtype = storage_names[i].dt;
+                return up_push(u, v);
+            }
+        for (size_t i = 0; i < sizeof dtype_names / sizeof dtype_names[0]; i++)
+            if (strcmp(name, dtype_names[i].name) == 0) {
+                v->g = G_DTYPE;
+                v->dtype = dtype_names[i].dt;
+                return up_push(u, v);
+            }
+    }
+    const char *why;
+    ct_status st = CT_ERR_UNSUPPORTED;
+    if (strstr(full, "qtensor") || strncmp(full, "torch.Q", 7) == 0 ||
+        strstr(full, "per_channel") || strstr(full, "per_tensor"))
+        why = "quantized tensors are not supported (dequantize before saving)";
+    else if (strstr(full, "sparse"))
+        why = "sparse tensors are not supported (save to_dense())";
+    else if (strncmp(full, "torch.", 6) == 0 && strstr(full, "Storage"))
+        why = "a storage type ctorch has no dtype for";
+    else if (strncmp(full, "__torch__.", 10) == 0)
+        why = "a TorchScript archive (torch.jit.save); save the module's state_dict() instead";
+    else if (strncmp(full, "numpy.", 6) == 0)
+        why = "a NumPy object (torch.load(weights_only=True) refuses it too); save a tensor or a "
+              "Python number";
+    else
+        why = "a pickled Python object (torch.load(weights_only=True) refuses it too); save "
+              "model.state_dict(), not the model";
+    char msg[300];
+    snprintf(msg, sizeof msg, "global '%.120s': %s", full, why);
+    if (strncmp(full, "torch.", 6) == 0 && strstr(full, "Storage") && !strstr(full, "Q"))
+        st = CT_ERR_DTYPE;
+    return up_err(u, st, "%s", msg);
+}
+
+static bool pv_is_int(const pv *v) { return v->k == PV_INT || v->k == PV_BOOL; }
+
+/* A size or stride tuple / list (torch.Size included) of n <= CT_MAX_DIMS ints >= 0. */
+static ct_status up_dims(ct__unpickler *u, const pv *t, const char *what, int *nd, int64_t *d) {
+    if (t->k != PV_TUPLE && t->k != PV_LIST)
+        return up_err(u, CT_ERR_FORMAT, "a tensor's %s is not a tuple", what);
+    if (t->n > CT_MAX_DIMS)
+        return up_err(u, CT_ERR_UNSUPPORTED, "a tensor with more than 8 dims (%s)", what);
+    for (size_t i = 0; i < t->n; i++) {
+        if (!pv_is_int(t->it[i]) || t->it[i]->i < 0)
+            return up_err(u, CT_ERR_FORMAT, "a tensor's %s holds something other than an int >= 0",
+                          what);
+        d[i] = t->it[i]->i;
+    }
+    *nd = (int)t->n;
+    return CT_OK;
+}
+
+/* storage, offset, size, stride as _rebuild_tensor reads them; dtype: the tensor's (v3) or -1 */
+static ct_status up_rebuild(ct__unpickler *u, pv **args, size_t nargs, int dtype, bool rg) {
+    if (nargs < 4) return up_err(u, CT_ERR_FORMAT, "_rebuild_tensor with too few arguments%s", "");
+    pv *s = args[0];
+    if (s->k != PV_STORAGE)
+        return up_err(u, CT_ERR_FORMAT, "_rebuild_tensor's first argument is a %s, not a storage",
+                      pv_kind_name(s));
+    if (!pv_is_int(args[1]) || args[1]->i < 0)
+        return up_err(u, CT_ERR_FORMAT, "_rebuild_tensor's storage offset is not an int >= 0%s",
+                      "");
+    pv *t = pv_new(u->a, PV_TENSOR);
+    if (!t) return up_oom(u);
+    t->storage = s;
+    t->off = args[1]->i;
+    t->dtype = dtype >= 0 ? (ct_dtype)dtype : s->dtype;
+    t->rg = rg;
+    int nd2;
+    ct_status st = up_dims(u, args[2], "size", &t->ndim, t->shape);
+    if (st == CT_OK) st = up_dims(u, args[3], "stride", &nd2, t->stride);
+    if (st != CT_OK) return st;
+    if (nd2 != t->ndim)
+        return up_err(u, CT_ERR_FORMAT, "a tensor's size and stride differ in length%s", "");
+    /* every element inside the storage: (off + sum (size-1)*stride + 1) * itemsize <= bytes */
+    int64_t last = t->off, numel = 1, bytes;
+    bool ok = true;
+    for (int i = 0; i < t->ndim && ok; i++) {
+        int64_t span;
+        ok = ct__checked_mul(numel, t->shape[i], &numel);
+        if (t->shape[i] > 0)
+            ok = ok && ct__checked_mul(t->shape[i] - 1, t->stride[i], &span) &&
+                 ct__checked_add(last, span, &last);
+    }
+    if (ok && numel > 0)
+        ok = ct__checked_add(last, 1, &last) &&
+             ct__checked_mul(last, (int64_t)ct__itemsize(t->dtype), &bytes) &&
+             (uint64_t)bytes <= s->nbytes;
+    if (!ok) {
+        char m[200];
+        snprintf(m, sizeof m, "a tensor reaches past its storage '%.60s' (%llu bytes)", s->s,
+                 (unsigned long long)s->nbytes);
+        return up_err(u, CT_ERR_FORMAT, "%s", m);
+    }
+    return up_push(u, t);
+}
+
+/* A tensor value with requires_grad set (nn.Parameter): a new value sharing the storage. */
+static ct_status up_param(ct__unpickler *u, pv *data, bool rg) {
+    if (data->k != PV_TENSOR)
+        return up_err(u, CT_ERR_FORMAT, "a Parameter of a %s, not a tensor", pv_kind_name(data));
+    pv *t = pv_new(u->a, PV_TENSOR);
+    if (!t) return up_oom(u);
+    pv_kind k = t->k;
+    *t = *data;
+    t->k = k;
+    t->it = NULL;
+    t->n = t->cap = 0;
+    t->s = NULL;
+    t->rg = rg;
+    return up_push(u, t);
+}
+
+/* Call the global func with the argument tuple args (REDUCE / NEWOBJ). */
+static ct_status up_call(ct__unpickler *u, pv *func, pv *args, int depth) {
+    if (func->k != PV_GLOBAL)
+        return up_err(u, CT_ERR_FORMAT, "REDUCE of a %s, not a global", pv_kind_name(func));
+    if (args->k != PV_TUPLE)
+        return up_err(u, CT_ERR_FORMAT, "REDUCE with arguments that are a %s, not a tuple",
+                      pv_kind_name(args));
+    pv **a = args->it;
+    size_t n = args->n;
+    switch (func->g) {
+    case G_ODICT: {
+        pv *d = pv_new(u->a, PV_DICT);
+        if (!d) return up_oom(u);
+        if (n > 1) return up_err(u, CT_ERR_FORMAT, "OrderedDict with %s arguments", "several");
+        if (n == 1) { /* OrderedDict([(k, v), ...]) */
+            if (a[0]->k != PV_LIST && a[0]->k != PV_TUPLE)
+                return up_err(u, CT_ERR_FORMAT, "OrderedDict of a %s", pv_kind_name(a[0]));
+            for (size_t i = 0; i < a[0]->n; i++) {
+                pv *kv = a[0]->it[i];
+                if ((kv->k != PV_TUPLE && kv->k != PV_LIST) || kv->n != 2)
+                    return up_err(u, CT_ERR_FORMAT, "OrderedDict item that is not a pair%s", "");
+                if (!pv_push(u->a, d, kv->it[0]) || !pv_push(u->a, d, kv->it[1])) return up_oom(u);
+            }
+        }
+        return up_push(u, d);
+    }
+    case G_REBUILD:
+    case G_REBUILD_V2:
+        if (func->g == G_REBUILD_V2 && (n < 6 || n > 7))
+            return up_err(u, CT_ERR_FORMAT, "_rebuild_tensor_v2 takes 6 or 7 arguments%s", "");
+        if (func->g == G_REBUILD && n != 4)
+            return up_err(u, CT_ERR_FORMAT, "_rebuild_tensor takes 4 arguments%s", "");
+        return up_rebuild(u, a, n, -1, n > 4 && pv_is_int(a[4]) && a[4]->i);
+    case G_REBUILD_V3:
+        if (n < 7 || n > 8 || a[6]->k != PV_GLOBAL || a[6]->g != G_DTYPE)
+            return up_err(u, CT_ERR_FORMAT,
+                          "_rebuild_tensor_v3 takes 7 or 8 arguments, the 7th a "
+                          "dtype%s",
+                          "");
+        return up_rebuild(u, a, n, (int)a[6]->dtype, pv_is_int(a[4]) && a[4]->i);
+    case G_PARAM_REBUILD:
+        if (n < 3 || n > 4)
+            return up_err(u, CT_ERR_FORMAT, "_rebuild_parameter takes 3 or 4 arguments%s", "");
+        return up_param(u, a[0], pv_is_int(a[1]) && a[1]->i);
+    case G_PARAMETER:
+        if (n < 1 || n > 2)
+            return up_err(u, CT_ERR_FORMAT, "Parameter takes 1 or 2 arguments%s", "");
+        return up_param(u, a[0], n == 1 || (pv_is_int(a[1]) && a[1]->i));
+    case G_FROM_TYPE: /* (func, type, args, state): a plain Tensor / Parameter type only */
+        if (n != 4 || a[1]->k != PV_GLOBAL || (a[1]->g != G_TENSOR_CLS && a[1]->g != G_PARAMETER))
+            return up_err(u, CT_ERR_UNSUPPORTED,
+                          "_rebuild_from_type_v2 of a tensor subclass (save a plain tensor)%s", "");
+        if (depth > 4)
+            return up_err(u, CT_ERR_FORMAT, "_rebuild_from_type_v2 nested too deep%s", "");
+        return up_call(u, a[0], a[2], depth + 1);
+    case G_SIZE: {
+        if (n != 1 || (a[0]->k != PV_TUPLE && a[0]->k != PV_LIST))
+            return up_err(u, CT_ERR_FORMAT, "torch.Size of something other than a tuple%s", "");
+        pv *t = pv_new(u->a, PV_TUPLE);
+        if (!t) return up_oom(u);
+        for (size_t i = 0; i < a[0]->n; i++)
+            if (!pv_push(u->a, t, a[0]->it[i])) return up_oom(u);
+        return up_push(u, t);
+    }
+    case G_CODECS_ENCODE: { /* bytes pickled by protocol 2: the latin-1 text of each byte */
+        if (n != 2 || a[0]->k != PV_STR || a[1]->k != PV_STR ||
+            (strcmp(a[1]->s, "latin1") != 0 && strcmp(a[1]->s, "latin-1") != 0))
+            return up_err(u, CT_ERR_UNSUPPORTED, "_codecs.encode other than (str, 'latin1')%s", "");
+        pv *b = pv_new(u->a, PV_BYTES);
+        if (!b || !(b->s = ct__alloc(u->a->ctx, a[0]->len + 1, 16))) return up_oom(u);
+        const uint8_t *q = (const uint8_t *)a[0]->s, *e = q + a[0]->len;
+        while (q < e) {
+            unsigned c = *q++;
+            if (c >= 0x80) { /* UTF-8 of U+0080..U+00FF: two bytes C2/C3 xx */
+                if ((c != 0xC2 && c != 0xC3) || q >= e || (*q & 0xC0) != 0x80)
+                    return up_err(u, CT_ERR_FORMAT, "_codecs.encode of a character above U+00FF%s",
+                                  "");
+                c = (c & 0x1F) << 6 | (*q++ & 0x3F);
+            }
+            b->s[b->len++] = (char)c;
+        }
+        b->s[b->len] = 0;
+        return up_push(u, b);
+    }
+    default: return up_err(u, CT_ERR_FORMAT, "REDUCE of '%s', which is not callable", func->s);
+    }
+}
+
+/* BINPERSID: ('storage', storage type, key, location, numel) */
+static ct_status up_persistent(ct__unpickler *u, pv *pid) {
+    if (pid->k != PV_TUPLE || pid->n != 5 ||
+        (pid->it[0]->k != PV_STR && pid->it[0]->k != PV_BYTES) || strcmp(pid->it[0]->s, "storage"))
+        return up_err(u, CT_ERR_FORMAT,
+                      "a persistent id other than ('storage', type, key, location, numel)%s", "");
+    pv *ty = pid->it[1], *key = pid->it[2], *cnt = pid->it[4];
+    if (ty->k != PV_GLOBAL || ty->g != G_STORAGE_CLS)
+        return up_err(u, CT_ERR_FORMAT, "a storage whose type is a %s, not a storage class",
+                      pv_kind_name(ty));
+    if (key->k != PV_STR || !pv_is_int(cnt) || cnt->i < 0)
+        return up_err(u, CT_ERR_FORMAT, "a storage whose key is not a str or numel not an int%s",
+                      "");
+    int64_t need;
+    if (!ct__checked_mul(cnt->i, (int64_t)ct__itemsize(ty->dtype), &need))
+        return up_err(u, CT_ERR_FORMAT, "a storage size that overflows%s", "");
+    pv *s = pv_new(u->a, PV_STORAGE);
+    if (!s) return up_oom(u);
+    s->dtype = ty->dtype;
+    s->i = cnt->i;
+    s->s = key->s;
+    for (size_t r = 0; r < u->nrec; r++)
+        if (strcmp(u->rec[r].key, key->s) == 0) {
+            s->data = u->rec[r].data;
+            s->nbytes = u->rec[r].nbytes;
+            break;
+        }
+    if (!s->data) {
+        ct_archive *a = u->a;
+        size_t pl = strlen(u->prefix);
+        char *name = ct__alloc(a->ctx, pl + 5 + key->len + 1, 16);
+        if (!name) return up_oom(u);
+        snprintf(name, pl + 5 + key->len + 1, "%sdata/%s", u->prefix, key->s);
+        int m = ct__zip_find(&a->zip, name);
+        ct__free(a->ctx, name);
+        if (m < 0) {
+            char msg[300];
+            snprintf(msg, sizeof msg, "storage '%.60s' has no record %.60sdata/%.60s", key->s,
+                     u->prefix, key->s);
+            return up_err(u, CT_ERR_FORMAT, "%s", msg);
+        }
+        const uint8_t *d;
+        uint8_t *own = NULL;
+        ct_status st = ct__zip_read(a->ctx, TL, &a->zip, m, &d, &own);
+        if (st != CT_OK) return st;
+        if (own) {
+            if (!grow(a->ctx, (void **)&a->owned, &a->capowned, a->nowned + 1, sizeof(uint8_t *))) {
+                ct__free(a->ctx, own);
+                return up_oom(u);
+            }
+            a->owned[a->nowned++] = own;
+        }
+        if (!grow(a->ctx, (void **)&u->rec, &u->caprec, u->nrec + 1, sizeof *u->rec))
+            return up_oom(u);
+        u->rec[u->nrec].key = key->s;
+        u->rec[u->nrec].data = d;
+        u->rec[u->nrec].nbytes = a->zip.m[m].usize;
+        u->nrec++;
+        s->data = d;
+        s->nbytes = a->zip.m[m].usize;
+    }
+    if ((uint64_t)need > s->nbytes) {
+        char msg[200];
+        snprintf(msg, sizeof msg, "storage '%.60s' declares %lld bytes, its record has %llu",
+                 key->s, (long long)need, (unsigned long long)s->nbytes);
+        return up_err(u, CT_ERR_FORMAT, "%s", msg);
+    }
+    s->nbytes = (uint64_t)need;
+    return up_push(u, s);
+}
+
+static int64_t up_le(const uint8_t *q, size_t k) { /* two's complement, k in 0..8 */
+    uint64_t v = 0;
+    for (size_t i = 0; i < k; i++)
+        v |= (uint64_t)q[i] << (8 * i);
+    if (k && k < 8 && (q[k - 1] & 0x80)) v |= ~(uint64_t)0 << (8 * k);
+    return (int64_t)v;
+}
+
+static ct_status up_run(ct__unpickler *u, pv **result) {
+    ct_ctx *ctx = u->a->ctx;
+    ct_status st = CT_OK;
+    const uint8_t *q;
+    pv **x = NULL;
+    while (st == CT_OK) {
+        u->op = u->pos;
+        if (u->pos >= u->n) return up_err(u, CT_ERR_FORMAT, "the pickle ends without STOP%s", "");
+        uint8_t op = u->p[u->pos++];
+        switch (op) {
+        case 0x80: /* PROTO */
+            if (!up_take(u, 1, &q)) return up_err(u, CT_ERR_FORMAT, "truncated PROTO%s", "");
+            if (q[0] > 5) return up_err(u, CT_ERR_FORMAT, "pickle protocol above 5%s", "");
+            break;
+        case 0x95: /* FRAME: a length we do not need */
+            if (!up_take(u, 8, &q)) return up_err(u, CT_ERR_FORMAT, "truncated FRAME%s", "");
+            break;
+        case '.': /* STOP */
+            if (u->ns != 1 || u->nm)
+                return up_err(u, CT_ERR_FORMAT, "STOP with a stack of other than one value%s", "");
+            *result = u->stack[0];
+            return CT_OK;
+        case '(': /* MARK */
+            if (!grow(ctx, (void **)&u->marks, &u->capm, u->nm + 1, sizeof(size_t)))
+                return up_oom(u);
+            u->marks[u->nm++] = u->ns;
+            break;
+        case '0': /* POP */ st = up_pop(u, 1, &x, "POP"); break;
+        case '1': /* POP_MARK */
+            if (!u->nm) return up_err(u, CT_ERR_FORMAT, "POP_MARK without a MARK%s", "");
+            u->ns = u->marks[--u->nm];
+            break;
+        case '2': /* DUP */
+            if (u->ns == up_base(u)) return up_err(u, CT_ERR_FORMAT, "DUP of nothing%s", "");
+            st = up_push(u, u->stack[u->ns - 1]);
+            break;
+        case 'N': st = up_push(u, pv_new(u->a, PV_NONE)); break;
+        case 0x88: st = up_push(u, pv_int(u->a, PV_BOOL, 1)); break;
+        case 0x89: st = up_push(u, pv_int(u->a, PV_BOOL, 0)); break;
+        case 'J': /* BININT */
+            if (!up_take(u, 4, &q)) return up_err(u, CT_ERR_FORMAT, "truncated BININT%s", "");
+            st = up_push(u, pv_int(u->a, PV_INT, (int32_t)(uint32_t)up_le(q, 4)));
+            break;
+        case 'K': /* BININT1 */
+            if (!up_take(u, 1, &q)) return up_err(u, CT_ERR_FORMAT, "truncated BININT1%s", "");
+            st = up_push(u, pv_int(u->a, PV_INT, q[0]));
+            break;
+        case 'M': /* BININT2 */
+            if (!up_take(u, 2, &q)) return up_err(u, CT_ERR_FORMAT, "truncated BININT2%s", "");
+            st = up_push(u, pv_int(u->a, PV_INT, q[0] | q[1] << 8));
+            break;
+        case 0x8a:   /* LONG1 */
+        case 0x8b: { /* LONG4 */
+            size_t k;
+            if (!up_take(u, op == 0x8a ? 1 : 4, &q))
+                return up_err(u, CT_ERR_FORMAT, "truncated LONG%s", "");
+            k = op == 0x8a ? q[0] : (size_t)(uint32_t)up_le(q, 4);
+            if (!up_take(u, k, &q)) return up_err(u, CT_ERR_FORMAT, "truncated LONG%s", "");
+            /* wider than 8 bytes: only a sign extension of an int64 is accepted */
+            for (size_t i = 8; i < k; i++)
+                if (q[i] != ((q[7] & 0x80) ? 0xff : 0))
+                    return up_err(u, CT_ERR_UNSUPPORTED, "an integer wider than 64 bits%s", "");
+            st = up_push(u, pv_int(u->a, PV_INT, up_le(q, k < 8 ? k : 8)));
+            break;
+        }
+        case 'G': { /* BINFLOAT: big-endian double */
+            if (!up_take(u, 8, &q)) return up_err(u, CT_ERR_FORMAT, "truncated BINFLOAT%s", "");
+            uint64_t b = 0;
+            for (int i = 0; i < 8; i++)
+                b = b << 8 | q[i];
+            pv *v = pv_new(u->a, PV_FLOAT);
+            if (v) memcpy(&v->f, &b, 8);
+            st = up_push(u, v);
+            break;
+        }
+        case 'X':
+        case 'T':
+        case 'B': /* BINUNICODE, BINSTRING, BINBYTES: 4-byte length */
+            if (!up_take(u, 4, &q))
+                return up_err(u, CT_ERR_FORMAT, "truncated string length%s", "");
+            st = up_str(u,
+                        op == 'X'   ? PV_STR
+                        : op == 'B' ? PV_BYTES
+                                    : PV_STR,
+                        (size_t)(uint32_t)up_le(q, 4));
+            break;
+        case 0x8c:
+        case 'U':
+        case 'C': /* SHORT_BINUNICODE, SHORT_BINSTRING, SHORT_BINBYTES */
+            if (!up_take(u, 1, &q))
+                return up_err(u, CT_ERR_FORMAT, "truncated string length%s", "");
+            st = up_str(u, op == 'C' ? PV_BYTES : PV_STR, q[0]);
+            break;
+        case 0x8d:
+        case 0x8e: { /* BINUNICODE8, BINBYTES8 */
+            if (!up_take(u, 8, &q))
+                return up_err(u, CT_ERR_FORMAT, "truncated string length%s", "");
+            uint64_t k = (uint64_t)up_le(q, 8);
+            if (k > u->n) return up_err(u, CT_ERR_FORMAT, "a string runs past the end%s", "");
+            st = up_str(u, op == 0x8d ? PV_STR : PV_BYTES, (size_t)k);
+            break;
+        }
+        case ')': st = up_push(u, pv_new(u->a, PV_TUPLE)); break;
+        case ']': st = up_push(u, pv_new(u->a, PV_LIST)); break;
+        case '}': st = up_push(u, pv_new(u->a, PV_DICT)); break;
+        case 0x8f: st = up_push(u, pv_new(u->a, PV_LIST)); break; /* EMPTY_SET: as a list */
+        case 't':
+        case 'l':
+        case 'd': { /* TUPLE, LIST, DICT from the mark */
+            if (!u->nm) return up_err(u, CT_ERR_FORMAT, "TUPLE/LIST/DICT without a MARK%s", "");
+            size_t from = u->marks[--u->nm];
+            if (op == 't') {
+                st = up_tuple_from(u, from);
+                break;
+            }
+            if (op == 'd' && (u->ns - from) % 2)
+                return up_err(u, CT_ERR_FORMAT, "DICT with an odd number of items%s", "");
+            pv *c = pv_new(u->a, op == 'l' ? PV_LIST : PV_DICT);
+            if (!c) return up_oom(u);
+            for (size_t i = from; i < u->ns; i++)
+                if (!pv_push(u->a, c, u->stack[i])) return up_oom(u);
+            u->ns = from;
+            st = up_push(u, c);
+            break;
+        }
+        case 0x85:
+        case 0x86:
+        case 0x87: { /* TUPLE1..3 */
+            size_t k = (size_t)(op - 0x84);
+            if (u->ns - up_base(u) < k)
+                return up_err(u, CT_ERR_FORMAT, "TUPLE%s on a short stack",
+                              op == 0x85   ? "1"
+                              : op == 0x86 ? "2"
+                                           : "3");
+            st = up_tuple_from(u, u->ns - k);
+            break;
+        }
+        case 'a':
+        case 'e':
+        case 0x90: { /* APPEND, APPENDS, ADDITEMS */
+            size_t from;
+            if (op == 'a') {
+                if (u->ns - up_base(u) < 2)
+                    return up_err(u, CT_ERR_FORMAT, "APPEND on a short stack%s", "");
+                from = u->ns - 1;
+            } else {
+                if (!u->nm) return up_err(u, CT_ERR_FORMAT, "APPENDS without a MARK%s", "");
+                from = u->marks[--u->nm];
+                if (from <= up_base(u))
+                    return up_err(u, CT_ERR_FORMAT, "APPENDS with no list below the MARK%s", "");
+            }
+            pv *l = u->stack[from - 1];
+            if (l->k != PV_LIST)
+                return up_err(u, CT_ERR_FORMAT, "APPEND to a %s, not a list", pv_kind_name(l));
+            for (size_t i = from; i < u->ns; i++)
+                if (!pv_push(u->a, l, u->stack[i])) return up_oom(u);
+            u->ns = from;
+            break;
+        }
+        case 's':
+        case 'u': { /* SETITEM, SETITEMS */
+            size_t from;
+            if (op == 's') {
+                if (u->ns - up_base(u) < 3)
+                    return up_err(u, CT_ERR_FORMAT, "SETITEM on a short stack%s", "");
+                from = u->ns - 2;
+            } else {
+                if (!u->nm) return up_err(u, CT_ERR_FORMAT, "SETITEMS without a MARK%s", "");
+                from = u->marks[--u->nm];
+                if (from <= up_base(u))
+                    return up_err(u, CT_ERR_FORMAT, "SETITEMS with no dict below the MARK%s", "");
+                if ((u->ns - from) % 2)
+                    return up_err(u, CT_ERR_FORMAT, "SETITEMS with an odd number of items%s", "");
+            }
+            pv *d = u->stack[from - 1];
+            if (d->k != PV_DICT)
+                return up_err(u, CT_ERR_FORMAT, "SETITEM on a %s, not a dict", pv_kind_name(d));
+            for (size_t i = from; i < u->ns; i++)
+                if (!pv_push(u->a, d, u->stack[i])) return up_oom(u);
+            u->ns = from;
+            break;
+        }
+        case 'c': { /* GLOBAL "module\nname\n" */
+            char part[2][256];
+            for (int k = 0; k < 2; k++) {
+                size_t e = u->pos;
+                while (e < u->n && e - u->pos < 255 && u->p[e] != '\n')
+                    e++;
+                if (e >= u->n || u->p[e] != '\n')
+                    return up_err(u, CT_ERR_FORMAT,
+                                  "a GLOBAL name that is unterminated or too long%s", "");
+                memcpy(part[k], u->p + u->pos, e - u->pos);
+                part[k][e - u->pos] = 0;
+                if (strlen(part[k]) != e - u->pos)
+                    return up_err(u, CT_ERR_FORMAT, "a GLOBAL name containing a NUL byte%s", "");
+                u->pos = e + 1;
+            }
+            st = up_global(u, part[0], part[1]);
+            break;
+        }
+        case 0x93: { /* STACK_GLOBAL */
+            if ((st = up_pop(u, 2, &x, "STACK_GLOBAL")) != CT_OK) break;
+            if (x[0]->k != PV_STR || x[1]->k != PV_STR || x[0]->len > 255 || x[1]->len > 255 ||
+                strlen(x[0]->s) != x[0]->len || strlen(x[1]->s) != x[1]->len)
+                return up_err(u, CT_ERR_FORMAT, "STACK_GLOBAL of something other than two names%s",
+                              "");
+            st = up_global(u, x[0]->s, x[1]->s);
+            break;
+        }
+        case 'R':
+        case 0x81: /* REDUCE, NEWOBJ */
+            if ((st = up_pop(u, 2, &x, op == 'R' ? "REDUCE" : "NEWOBJ")) != CT_OK) break;
+            if (op == 0x81 && x[0]->k == PV_GLOBAL && x[0]->g != G_PARAMETER && x[0]->g != G_ODICT)
+                return up_err(u, CT_ERR_UNSUPPORTED, "NEWOBJ of '%s'", x[0]->s);
+            st = up_call(u, x[0], x[1], 0);
+            break;
+        case 'b': /* BUILD: state of a tensor (Parameter) or a dict (e.g. state_dict's _metadata) */
+            if ((st = up_pop(u, 1, &x, "BUILD")) != CT_OK) break;
+            if (u->ns == up_base(u))
+                return up_err(u, CT_ERR_FORMAT, "BUILD on a short stack%s", "");
+            if (u->stack[u->ns - 1]->k != PV_TENSOR && u->stack[u->ns - 1]->k != PV_DICT)
+                return up_err(u, CT_ERR_FORMAT, "BUILD of a %s (only tensors and dicts)",
+                              pv_kind_name(u->stack[u->ns - 1]));
+            break;
+        case 'Q': /* BINPERSID */
+            if ((st = up_pop(u, 1, &x, "BINPERSID")) != CT_OK) break;
+            st = up_persistent(u, x[0]);
+            break;
+        case 'h':
+        case 'j': { /* BINGET, LONG_BINGET */
+            if (!up_take(u, op == 'h' ? 1 : 4, &q))
+                return up_err(u, CT_ERR_FORMAT, "truncated GET%s", "");
+            size_t idx = op == 'h' ? q[0] : (size_t)(uint32_t)up_le(q, 4);
+            if (idx >= u->nmemo || !u->memo[idx])
+                return up_err(u, CT_ERR_FORMAT, "GET of a memo slot never PUT%s", "");
+            st = up_push(u, u->memo[idx]);
+            break;
+        }
+        case 'q':
+        case 'r':
+        case 0x94: { /* BINPUT, LONG_BINPUT, MEMOIZE */
+            size_t idx;
+            if (op == 0x94) {
+                idx = u->memolen;
+            } else {
+                if (!up_take(u, op == 'q' ? 1 : 4, &q))
+                    return up_err(u, CT_ERR_FORMAT, "truncated PUT%s", "");
+                idx = op == 'q' ? q[0] : (size_t)(uint32_t)up_le(q, 4);
+            }
+            if (u->ns == up_base(u)) return up_err(u, CT_ERR_FORMAT, "PUT of nothing%s", "");
+            if (idx >= u->nmemo)
+                return up_err(u, CT_ERR_FORMAT, "a memo index past the pickle's length%s", "");
+            if (!u->memo[idx]) u->memolen++;
+            u->memo[idx] = u->stack[u->ns - 1];
+            break;
+        }
+        default: {
+            char m[40];
+            snprintf(m, sizeof m, "0x%02x", op);
+            return up_err(u, CT_ERR_FORMAT, "unsupported pickle opcode %s", m);
+        }
+        }
+    }
+    return st;
+}
+
+/* ---- flattening the result into named entries ---- */
+#define ARCH_MAX_DEPTH 64
+#define ARCH_MAX_NAME 4096
+
+static ct_status arch_add(ct_archive *a, const char *name, pv *v, int member) {
+    if (!grow(a->ctx, (void **)&a->e, (size_t *)&a->cap, (size_t)a->n + 1, sizeof *a->e))
+        return ct__set_error(a->ctx, CT_ERR_OOM, "%s: out of memory", a->npz ? "npz_load" : TL);
+    size_t l = strlen(name);
+    char *c = ct__alloc(a->ctx, l + 1, 16);
+    if (!c) return ct__set_error(a->ctx, CT_ERR_OOM, "%s: out of memory", a->npz ? "npz_load" : TL);
+    memcpy(c, name, l + 1);
+    a->e[a->n].name = c;
+    a->e[a->n].v = v;
+    a->e[a->n].member = member;
+    a->n++;
+    return CT_OK;
+}
+
+static ct_status flatten(ct_archive *a, pv *v, char *name, size_t nl, int depth, size_t *budget) {
+    if (depth > ARCH_MAX_DEPTH)
+        return ct__set_error(a->ctx, CT_ERR_FORMAT,
+                             "%s: the saved object nests deeper than %d levels (at '%.80s')", TL,
+                             ARCH_MAX_DEPTH, name);
+    if ((*budget)-- == 0)
+        return ct__set_error(a->ctx, CT_ERR_FORMAT,
+                             "%s: the saved object expands to more values than the file could hold "
+                             "(shared containers); refusing",
+                             TL);
+    switch (v->k) {
+    case PV_TUPLE:
+    case PV_LIST:
+    case PV_DICT: {
+        bool d = v->k == PV_DICT;
+        for (size_t i = 0; i < v->n; i += d ? 2 : 1) {
+            char key[64];
+            const char *ks = key;
+            size_t kl;
+            if (d) {
+                pv *k = v->it[i];
+                if (k->k == PV_STR) {
+                    ks = k->s;
+                    if (strlen(k->s) != k->len)
+                        return ct__set_error(a->ctx, CT_ERR_FORMAT,
+                                             "%s: a dict key in '%.80s' contains a NUL byte", TL,
+                                             name);
+                } else if (k->k == PV_INT) {
+                    snprintf(key, sizeof key, "%lld", (long long)k->i);
+                } else if (k->k == PV_BOOL) {
+                    snprintf(key, sizeof key, "%s", k->i ? "True" : "False");
+                } else {
+                    return ct__set_error(a->ctx, CT_ERR_UNSUPPORTED,
+                                         "%s: a dict key of type %s in '%.80s' (str and int keys "
+                                         "only)",
+                                         TL, pv_kind_name(k), name);
+                }
+            } else {
+                snprintf(key, sizeof key, "%zu", i);
+            }
+            kl = strlen(ks);
+            size_t at = nl ? nl + 1 : 0;
+            if (at + kl >= ARCH_MAX_NAME)
+                return ct__set_error(a->ctx, CT_ERR_UNSUPPORTED,
+                                     "%s: an entry name longer than %d bytes under '%.80s'", TL,
+                                     ARCH_MAX_NAME - 1, name);
+            if (nl) name[nl] = '.';
+            memcpy(name + at, ks, kl + 1);
+            ct_status st =
+                flatten(a, d ? v->it[i + 1] : v->it[i], name, at + kl, depth + 1, budget);
+            name[nl] = 0;
+            if (st != CT_OK) return st;
+        }
+        return CT_OK;
+    }
+    case PV_GLOBAL:
+        if (v->g == G_DTYPE) return arch_add(a, name, v, -1);
+        return ct__set_error(a->ctx, CT_ERR_UNSUPPORTED,
+                             "%s: entry '%.80s' is the class or function '%.80s', not a value", TL,
+                             name, v->s);
+    case PV_STORAGE:
+        return ct__set_error(a->ctx, CT_ERR_UNSUPPORTED,
+                             "%s: entry '%.80s' is a bare storage (save tensors)", TL, name);
+    default: return arch_add(a, name, v, -1);
+    }
+}
+
+/* ---- loading ---- */
+void ct_archive_free(ct_archive *a) {
+    if (!a) return;
+    ct_ctx *ctx = a->ctx;
+    for (size_t i = 0; i < a->npool; i++) {
+        ct__free(ctx, a->pool[i]->it);
+        if (a->pool[i]->k != PV_STORAGE) ct__free(ctx, a->pool[i]->s);
+        ct__free(ctx, a->pool[i]);
+    }
+    ct__free(ctx, a->pool);
+    for (size_t i = 0; i < a->nowned; i++)
+        ct__free(ctx, a->owned[i]);
+    ct__free(ctx, a->owned);
+    for (int i = 0; i < a->n; i++)
+        ct__free(ctx, a->e[i].name);
+    ct__free(ctx, a->e);
+    ct__zip_close(ctx, &a->zip);
+    if (a->mapped)
+        ct__file_unmap(a->map, a->map_len);
+    else
+        ct__free(ctx, a->map);
+    ct__free(ctx, a);
+}
+
+static ct_status arch_new(ct_ctx *ctx, const char *who, ct_archive **out) {
+    ct_archive *a = ct__alloc(ctx, sizeof *a, 16);
+    if (!a) return ct__set_error(ctx, CT_ERR_OOM, "%s: out of memory", who);
+    memset(a, 0, sizeof *a);
+    a->ctx = ctx;
+    *out = a;
+    return CT_OK;
+}
+
+/* Parse the archive a->map[0, map_len) as a torch checkpoint. */
+static ct_status torch_parse(ct_archive *a) {
+    ct_ctx *ctx = a->ctx;
+    const uint8_t *b = a->map;
+    if (a->map_len >= 3 && b[0] == 0x80 && b[1] <= 5 && b[2] == 0x8a)
+        return ct__set_error(ctx, CT_ERR_FORMAT,
+                             "%s: the legacy torch.save format (torch < 1.6, or "
+                             "_use_new_zipfile_serialization=False) is not supported; re-save with "
+                             "torch >= 1.6",
+                             TL);
+    ct_status st = ct__zip_open(ctx, TL, b, a->map_len, &a->zip);
+    if (st != CT_OK) return st;
+    /* <dir>/data.pkl at the top level */
+    int pk = -1;
+    for (int i = 0; i < a->zip.n && pk < 0; i++) {
+        const char *nm = a->zip.m[i].name, *sl = strchr(nm, '/');
+        if ((sl && strcmp(sl + 1, "data.pkl") == 0) || strcmp(nm, "data.pkl") == 0) pk = i;
+    }
+    if (pk < 0)
+        return ct__set_error(ctx, CT_ERR_FORMAT,
+                             "%s: the ZIP archive has no <dir>/data.pkl (not a torch.save file; "
+                             "%d members)",
+                             TL, a->zip.n);
+    const char *pn = a->zip.m[pk].name;
+    size_t pl = strlen(pn) - strlen("data.pkl");
+    char prefix[300];
+    if (pl >= sizeof prefix)
+        return ct__set_error(ctx, CT_ERR_FORMAT, "%s: the archive's directory name is too long",
+                             TL);
+    memcpy(prefix, pn, pl);
+    prefix[pl] = 0;
+    /* byteorder (torch >= 2.1 writes it; older files are little-endian) */
+    char bo[320];
+    snprintf(bo, sizeof bo, "%sbyteorder", prefix);
+    int bi = ct__zip_find(&a->zip, bo);
+    if (bi >= 0) {
+        const uint8_t *d;
+        uint8_t *own;
+        if ((st = ct__zip_read(ctx, TL, &a->zip, bi, &d, &own)) != CT_OK) return st;
+        size_t l = (size_t)a->zip.m[bi].usize;
+        bool little = l == 6 && memcmp(d, "little", 6) == 0,
+             big = l == 3 && memcmp(d, "big", 3) == 0;
+        ct__free(ctx, own);
+        if (!little && !big)
+            return ct__set_error(ctx, CT_ERR_FORMAT, "%s: %s is neither 'little' nor 'big'", TL,
+                                 bo);
+        a->big_endian = big;
+    }
+    const uint8_t *pkl;
+    uint8_t *own = NULL;
+    if ((st = ct__zip_read(ctx, TL, &a->zip, pk, &pkl, &own)) != CT_OK) return st;
+    ct__unpickler u;
+    memset(&u, 0, sizeof u);
+    u.a = a;
+    u.p = pkl;
+    u.n = (size_t)a->zip.m[pk].usize;
+    u.prefix = prefix;
+    u.nmemo = u.n;
+    u.memo = ct__alloc(ctx, (u.n ? u.n : 1) * sizeof(pv *), 16);
+    pv *root = NULL;
+    if (!u.memo)
+        st = ct__set_error(ctx, CT_ERR_OOM, "%s: out of memory reading the pickle", TL);
+    else {
+        memset(u.memo, 0, (u.n ? u.n : 1) * sizeof(pv *));
+        st = up_run(&u, &root);
+    }
+    ct__free(ctx, u.stack);
+    ct__free(ctx, u.marks);
+    ct__free(ctx, u.memo);
+    ct__free(ctx, u.rec);
+    ct__free(ctx, own);
+    if (st != CT_OK) return st;
+    char *name = ct__alloc(ctx, ARCH_MAX_NAME, 16);
+    if (!name) return ct__set_error(ctx, CT_ERR_OOM, "%s: out of memory", TL);
+    name[0] = 0;
+    size_t budget = 4 * a->npool + 1024;
+    st = flatten(a, root, name, 0, 0, &budget);
+    ct__free(ctx, name);
+    return st;
+}
+
+static ct_status arch_load(ct_ctx *ctx, const char *who, const char *path, const void *data,
+                           size_t size, bool npz, ct_archive **out);
+
+ct_status ct_torch_load(ct_ctx *ctx, const char *path, ct_archive **out) {
+    return arch_load(ctx, TL, path, NULL, 0, false, out);
+}
+ct_status ct_torch_load_buffer(ct_ctx *ctx, const void *data, size_t size, ct_archive **out) {
+    return arch_load(ctx, "torch_load_buffer", NULL, data, size, false, out);
+}
+ct_status ct_npz_load(ct_ctx *ctx, const char *path, ct_archive **out) {
+    return arch_load(ctx, "npz_load", path, NULL, 0, true, out);
+}
+ct_status ct_npz_load_buffer(ct_ctx *ctx, const void *data, size_t size, ct_archive **out) {
+    return arch_load(ctx, "npz_load_buffer", NULL, data, size, true, out);
+}
+
+static ct_status npz_parse(ct_archive *a) {
+    ct_status st = ct__zip_open(a->ctx, "npz_load", a->map, a->map_len, &a->zip);
+    for (int i = 0; i < a->zip.n && st == CT_OK; i++) {
+        const char *nm = a->zip.m[i].name;
+        size_t l = strlen(nm);
+        if (l < 4 || strcmp(nm + l - 4, ".npy") != 0) continue; /* np.load skips those too */
+        char *c = ct__alloc(a->ctx, l - 3, 16);
+        if (!c) return ct__set_error(a->ctx, CT_ERR_OOM, "npz_load: out of memory");
+        memcpy(c, nm, l - 4);
+        c[l - 4] = 0;
+        st = arch_add(a, c, NULL, i);
+        ct__free(a->ctx, c);
+    }
+    return st;
+}
+
+static ct_status arch_load(ct_ctx *ctx, const char *who, const char *path, const void *data,
+                           size_t size, bool npz, ct_archive **out) {
+    if (!ctx) return CT_ERR_INVALID_ARG;
+    ct__clear_error(ctx);
+    if (!out) return ct__set_error(ctx, CT_ERR_INVALID_ARG, "%s: out is NULL", who);
+    *out = NULL;
+    if (!path && !data && (size || !strstr(who, "buffer")))
+        return ct__set_error(ctx, CT_ERR_INVALID_ARG, "%s: %s is NULL", who,
+                             strstr(who, "buffer") ? "data" : "path");
+    ct_archive *a = NULL;
+    ct_status st = arch_new(ctx, who, &a);
+    if (st != CT_OK) return st;
+    a->npz = npz;
+    if (path) {
+        st = ct__file_map(ctx, who, path, &a->map, &a->map_len);
+        a->mapped = st == CT_OK;
+    } else {
+        a->map = ct__alloc(ctx, size ? size : 1, 64);
+        if (!a->map)
+            st = ct__set_error(ctx, CT_ERR_OOM, "%s: out of memory copying %zu bytes", who, size);
+        else if (size)
+            memcpy(a->map, data, size);
+        a->map_len = size;
+    }
+    if (st == CT_OK) st = npz ? npz_parse(a) : torch_parse(a);
+    if (st != CT_OK) {
+        ct_archive_free(a);
+        return st;
+    }
+    *out = a;
+    return CT_OK;
+}
+
+/* ---- accessors ---- */
+int ct_archive_count(const ct_archive *a) { return a ? a->n : 0; }
+
+const char *ct_archive_name(const ct_archive *a, int i) {
+    return a && i >= 0 && i < a->n ? a->e[i].name : NULL;
+}
+
+static int entry_kind(const ct__arch_entry *e) {
+    if (!e->v) return CT_ENTRY_TENSOR;
+    switch (e->v->k) {
+    case PV_NONE: return CT_ENTRY_NONE;
+    case PV_BOOL: return CT_ENTRY_BOOL;
+    case PV_INT: return CT_ENTRY_INT;
+    case PV_FLOAT: return CT_ENTRY_FLOAT;
+    case PV_BYTES: return CT_ENTRY_BYTES;
+    case PV_TENSOR: return CT_ENTRY_TENSOR;
+    default: return CT_ENTRY_STRING; /* str, dtype */
+    }
+}
+
+int ct_archive_kind(const ct_archive *a, int i) {
+    return a && i >= 0 && i < a->n ? entry_kind(&a->e[i]) : -1;
+}
+
+static const char *kind_name(int k) {
+    static const char *n[] = {"None", "bool", "int", "float", "string", "bytes", "tensor"};
+    return n[k];
+}
+
+static ct_status arch_find(const ct_archive *a, const char *who, const char *name, const void *out,
+                           const ct__arch_entry **e) {
+    ct__clear_error(a->ctx);
+    if (!name || !out)
+        return ct__set_error(a->ctx, CT_ERR_INVALID_ARG, "%s: %s is NULL", who,
+                             !name ? "name" : "out");
+    for (int i = 0; i < a->n; i++)
+        if (strcmp(a->e[i].name, name) == 0) {
+            *e = &a->e[i];
+            return CT_OK;
+        }
+    return ct__set_error(a->ctx, CT_ERR_INDEX, "%s: no entry named \"%.200s\" (%d in the archive)",
+                         who, name, a->n);
+}
+
+static ct_status wrong_kind(const ct_archive *a, const char *who, const char *name,
+                            const ct__arch_entry *e, const char *want) {
+    return ct__set_error(a->ctx, CT_ERR_INVALID_ARG, "%s: entry \"%.200s\" is a %s, not %s", who,
+                         name, kind_name(entry_kind(e)), want);
+}
+
+ct_status ct_archive_get_int(const ct_archive *a, const char *name, int64_t *out) {
+    if (!a) return CT_ERR_INVALID_ARG;
+    const ct__arch_entry *e;
+    ct_status st = arch_find(a, "archive_get_int", name, out, &e);
+    if (st != CT_OK) return st;
+    if (!e->v || !pv_is_int(e->v)) return wrong_kind(a, "archive_get_int", name, e, "an int");
+    *out = e->v->i;
+    return CT_OK;
+}
+
+ct_status ct_archive_get_float(const ct_archive *a, const char *name, double *out) {
+    if (!a) return CT_ERR_INVALID_ARG;
+    const ct__arch_entry *e;
+    ct_status st = arch_find(a, "archive_get_float", name, out, &e);
+    if (st != CT_OK) return st;
+    if (!e->v || (!pv_is_int(e->v) && e->v->k != PV_FLOAT))
+        return wrong_kind(a, "archive_get_float", name, e, "a number");
+    *out = e->v->k == PV_FLOAT ? e->v->f : (double)e->v->i;
+    return CT_OK;
+}
+
+ct_status ct_archive_get_string(const ct_archive *a, const char *name, const char **s,
+                                size_t *len) {
+    if (!a) return CT_ERR_INVALID_ARG;
+    const ct__arch_entry *e;
+    ct_status st = arch_find(a, "archive_get_string", name, s, &e);
+    if (st != CT_OK) return st;
+    int k = entry_kind(e);
+    if (k != CT_ENTRY_STRING && k != CT_ENTRY_BYTES)
+        return wrong_kind(a, "archive_get_string", name, e, "a string");
+    *s = e->v->s; /* str, bytes, or a dtype's name */
+    if (len) *len = e->v->len;
+    return CT_OK;
+}
+
+static void swap_bytes(uint8_t *p, int64_t n, size_t isz) {
+    for (int64_t i = 0; i < n; i++, p += isz)
+        for (size_t k = 0; k < isz / 2; k++) {
+            uint8_t t = p[k];
+            p[k] = p[isz - 1 - k];
+            p[isz - 1 - k] = t;
+        }
+}
+
+ct_status ct_archive_get(const ct_archive *a, const char *name, ct_tensor **out) {
+    if (!a) return CT_ERR_INVALID_ARG;
+    const ct__arch_entry *e;
+    ct_status st = arch_find(a, "archive_get", name, out, &e);
+    if (st != CT_OK) return st;
+    *out = NULL;
+    ct_ctx *ctx = a->ctx;
+    if ((st = ct__refuse_capture(ctx, "archive_get")) != CT_OK) return st;
+    if (!e->v) { /* .npz member */
+        const uint8_t *d;
+        uint8_t *own;
+        if ((st = ct__zip_read(ctx, "npz_load", &a->zip, e->member, &d, &own)) != CT_OK) return st;
+        st = ct_npy_load_buffer(ctx, d, (size_t)a->zip.m[e->member].usize, out);
+        ct__free(ctx, own);
+        if (st != CT_OK) return ct__error_within(ctx, "npz_load", st);
+        return CT_OK;
+    }
+    if (e->v->k != PV_TENSOR) return wrong_kind(a, "archive_get", name, e, "a tensor");
+    const pv *v = e->v;
+    ct_tensor *t = NULL;
+    if ((st = ct_tensor_empty(ctx, v->dtype, v->ndim, v->shape, &t)) != CT_OK) return st;
+    size_t isz = ct__itemsize(v->dtype);
+    int64_t numel = ct_tensor_numel(t);
+    uint8_t *dst = (uint8_t *)ct__tensor_ptr(t);
+    const uint8_t *src = v->storage->data;
+    /* C-order walk of the strided view; a contiguous view is one copy */
+    bool contig = true;
+    int64_t want = 1;
+    for (int i = v->ndim - 1; i >= 0; i--) {
+        if (v->shape[i] != 1 && v->stride[i] != want) contig = false;
+        want *= v->shape[i] > 0 ? v->shape[i] : 1; /* <= numel: the storage holds them */
+    }
+    if (numel > 0 && contig) {
+        memcpy(dst, src + (size_t)v->off * isz, (size_t)numel * isz);
+    } else if (numel > 0) {
+        int64_t idx[CT_MAX_DIMS] = {0};
+        for (int64_t k = 0; k < numel; k++) {
+            int64_t o = v->off;
+            for (int i = 0; i < v->ndim; i++)
+                o += idx[i] * v->stride[i];
+            memcpy(dst + (size_t)k * isz, src + (size_t)o * isz, isz);
+            for (int i = v->ndim - 1; i >= 0; i--) {
+                if (++idx[i] < v->shape[i]) break;
+                idx[i] = 0;
+            }
+        }
+    }
+    if (a->big_endian && isz > 1)
+        swap_bytes(dst, ct_dtype_is_complex(v->dtype) ? 2 * numel : numel,
+                   ct_dtype_is_complex(v->dtype) ? isz / 2 : isz);
+    if (v->dtype == CT_BOOL)
+        for (int64_t k = 0; k < numel; k++)
+            dst[k] = dst[k] != 0;
+    if (v->rg && (ct_dtype_is_floating(v->dtype) || ct_dtype_is_complex(v->dtype)))
+        st = ct_tensor_set_requires_grad(t, true);
+    if (st != CT_OK) {
+        ct_tensor_release(t);
+        return st;
+    }
+    *out = t;
+    return CT_OK;
+}
+
+/* ---- writers ---- */
+typedef struct {
+    ct_ctx *ctx;
+    uint8_t *p;
+    size_t n, cap;
+    bool oom;
+    uint32_t memo;
+} ct__pw;
+
+static void pw_put(ct__pw *w, const void *s, size_t k) {
+    if (w->oom) return;
+    if (!grow(w->ctx, (void **)&w->p, &w->cap, w->n + k, 1)) {
+        w->oom = true;
+        return;
+    }
+    memcpy(w->p + w->n, s, k);
+    w->n += k;
+}
+static void pw_byte(ct__pw *w, uint8_t b) { pw_put(w, &b, 1); }
+static void pw_u32(ct__pw *w, uint32_t v) {
+    uint8_t b[4] = {(uint8_t)v, (uint8_t)(v >> 8), (uint8_t)(v >> 16), (uint8_t)(v >> 24)};
+    pw_put(w, b, 4);
+}
+/* BINPUT / LONG_BINPUT of the next memo slot (CPython memoizes as it goes); returns the slot */
+static uint32_t pw_memoize(ct__pw *w) {
+    uint32_t m = w->memo++;
+    if (m < 256) {
+        pw_byte(w, 'q');
+        pw_byte(w, (uint8_t)m);
+    } else {
+        pw_byte(w, 'r');
+        pw_u32(w, m);
+    }
+    return m;
+}
+static void pw_get(ct__pw *w, uint32_t m) {
+    if (m < 256) {
+        pw_byte(w, 'h');
+        pw_byte(w, (uint8_t)m);
+    } else {
+        pw_byte(w, 'j');
+        pw_u32(w, m);
+    }
+}
+static void pw_int(ct__pw *w, int64_t v) { /* CPython's save_long for protocol 2 */
+    if (v >= 0 && v <= 0xff) {
+        pw_byte(w, 'K');
+        pw_byte(w, (uint8_t)v);
+    } else if (v >= 0 && v <= 0xffff) {
+        pw_byte(w, 'M');
+        pw_byte(w, (uint8_t)v);
+        pw_byte(w, (uint8_t)(v >> 8));
+    } else if (v >= INT32_MIN && v <= INT32_MAX) {
+        pw_byte(w, 'J');
+        pw_u32(w, (uint32_t)(int32_t)v);
+    } else { /* LONG1: minimal two's complement (only v >= 2^31 here: sizes are >= 0) */
+        uint8_t b[9];
+        int k = 0;
+        uint64_t u = (uint64_t)v;
+        do {
+            b[k++] = (uint8_t)u;
+            u >>= 8;
+        } while (u);
+        if (b[k - 1] & 0x80) b[k++] = 0;
+        pw_byte(w, 0x8a);
+        pw_byte(w, (uint8_t)k);
+        pw_put(w, b, (size_t)k);
+    }
+}
+static uint32_t pw_str(ct__pw *w, const char *s) {
+    size_t l = strlen(s);
+    pw_byte(w, 'X');
+    pw_u32(w, (uint32_t)l);
+    pw_put(w, s, l);
+    return pw_memoize(w);
+}
+static void pw_tuple(ct__pw *w, int n, const int64_t *v) { /* CPython's save_tuple */
+    if (n == 0) {
+        pw_byte(w, ')');
+        return;
+    }
+    if (n > 3) pw_byte(w, '(');
+    for (int i = 0; i < n; i++)
+        pw_int(w, v[i]);
+    pw_byte(w, n > 3 ? 't' : (uint8_t)(0x84 + n));
+    pw_memoize(w);
+}
+
+static const char *storage_class(ct_dtype dt) {
+    for (size_t i = 0; i < sizeof storage_names / sizeof storage_names[0] - 1; i++)
+        if (storage_names[i].dt == dt) return storage_names[i].name;
+    return NULL;
+}
+
+static bool utf8_valid(const char *s) {
+    const uint8_t *p = (const uint8_t *)s;
+    while (*p) {
+        int k = *p < 0x80             ? 0
+                : (*p & 0xE0) == 0xC0 ? 1
+                : (*p & 0xF0) == 0xE0 ? 2
+                : (*p & 0xF8) == 0xF0 ? 3
+                                      : -1;
+        if (k < 0 || (k == 1 && *p < 0xC2)) return false;
+        p++;
+        for (int i = 0; i < k; i++, p++)
+            if ((*p & 0xC0) != 0x80) return false;
+    }
+    return true;
+}
+
+/* The common checks of the two writers. */
+static ct_status save_check(ct_ctx *ctx, const char *who, const char *path, int n,
+                            const char *const *names, const ct_tensor *const *tensors, bool numpy) {
+    if (!path || n < 0 || (n > 0 && (!names || !tensors)))
+        return ct__set_error(ctx, CT_ERR_INVALID_ARG, "%s: %s", who,
+                             !path   ? "path is NULL"
+                             : n < 0 ? "n is negative"
+                                     : "names or tensors is NULL");
+    for (int i = 0; i < n; i++) {
+        char what[32];
+        snprintf(what, sizeof what, "tensor %d", i);
+        if (!names[i]) return ct__set_error(ctx, CT_ERR_INVALID_ARG, "%s: name %d is NULL", who, i);
+        ct_status st = ct__check_tensor(ctx, who, what, tensors[i]);
+        if (st != CT_OK) return st;
+        if (tensors[i]->ctx != ctx)
+            return ct__set_error(ctx, CT_ERR_INVALID_ARG,
+                                 "%s: tensor %d belongs to another context", who, i);
+        if (!names[i][0] || !utf8_valid(names[i]))
+            return ct__set_error(ctx, CT_ERR_INVALID_ARG, "%s: name %d is %s", who, i,
+                                 names[i][0] ? "not valid UTF-8" : "empty");
+        if (numpy && (strchr(names[i], '/') || strlen(names[i]) > 1000))
+            return ct__set_error(ctx, CT_ERR_INVALID_ARG,
+                                 "%s: name %d ('%.80s') contains '/' or is longer than 1000 bytes",
+                                 who, i, names[i]);
+        for (int j = 0; j < i; j++)
+            if (strcmp(names[i], names[j]) == 0)
+                return ct__set_error(ctx, CT_ERR_INVALID_ARG,
+                                     "%s: names %d and %d are both '%.80s'", who, j, i, names[i]);
+        ct_dtype dt = tensors[i]->dtype;
+        if (!numpy && !storage_class(dt))
+            return ct__set_error(ctx, CT_ERR_DTYPE,
+                                 "%s: tensor %d ('%.80s') is %s, which torch has no storage for "
+                                 "(cast to a wider dtype first)",
+                                 who, i, names[i], ct_dtype_name(dt));
+    }
+    return ct__refuse_capture(ctx, who);
+}
+
+/* The torch archive's directory: the file's base name without its last extension, as torch's
+ * writer names it ("archive" where that leaves nothing; torch refuses such names). */
+static void archive_dir(const char *path, char *dir, size_t cap) {
+    const char *b = strrchr(path, '/');
+    b = b ? b + 1 : path;
+    const char *dot = strrchr(b, '.');
+    size_t k = dot ? (size_t)(dot - b) : strlen(b);
+    if (k == 0 || k >= cap) {
+        snprintf(dir, cap, "archive");
+        return;
+    }
+    memcpy(dir, b, k);
+    dir[k] = 0;
+}
+
+static ct_status host_bytes(ct_ctx *ctx, const char *who, const ct_tensor *t, uint8_t **buf,
+                            size_t *nb) {
+    *nb = (size_t)ct_tensor_numel(t) * ct__itemsize(t->dtype);
+    *buf = ct__alloc(ctx, *nb ? *nb : 1, 64);
+    if (!*buf) return ct__set_error(ctx, CT_ERR_OOM, "%s: out of memory (%zu bytes)", who, *nb);
+    ct_status st = ct_tensor_to_host(t, *buf, *nb);
+    if (st != CT_OK) {
+        ct__free(ctx, *buf);
+        *buf = NULL;
+    }
+    return st;
+}
+
+static int cmp_key(const void *x, const void *y) { /* torch writes records in str(key) order */
+    char a[16], b[16];
+    snprintf(a, sizeof a, "%d", *(const int *)x);
+    snprintf(b, sizeof b, "%d", *(const int *)y);
+    return strcmp(a, b);
+}
+
+ct_status ct_torch_save(ct_ctx *ctx, const char *path, int n, const char *const *names,
+                        const ct_tensor *const *tensors) {
+    static const char *who = "torch_save";
+    if (!ctx) return CT_ERR_INVALID_ARG;
+    ct__clear_error(ctx);
+    ct_status st = save_check(ctx, who, path, n, names, tensors, false);
+    if (st != CT_OK) return st;
+    /* data.pkl: OrderedDict((name, _rebuild_tensor_v2(storage, 0, size, stride, False,
+     * OrderedDict())) ...), memoized as CPython's pickler does */
+    ct__pw w = {.ctx = ctx};
+    uint32_t m_rebuild = 0, m_storage = 0, m_cpu = 0, m_cls[CT_DTYPE_COUNT];
+    bool have_cls[CT_DTYPE_COUNT] = {false};
+    pw_put(&w, "\x80\x02", 2);
+    pw_put(&w, "ccollections\nOrderedDict\n", 25);
+    uint32_t m_odict = pw_memoize(&w);
+    pw_put(&w, ")R", 2);
+    pw_memoize(&w);
+    for (int b0 = 0; b0 < n; b0 += 1000) {
+        int bn = n - b0 < 1000 ? n - b0 : 1000;
+        if (bn > 1) pw_byte(&w, '(');
+        for (int i = b0; i < b0 + bn; i++) {
+            const ct_tensor *t = tensors[i];
+            pw_str(&w, names[i]);
+            if (i == 0) {
+                pw_put(&w, "ctorch._utils\n_rebuild_tensor_v2\n", 33);
+                m_rebuild = pw_memoize(&w);
+            } else {
+                pw_get(&w, m_rebuild);
+            }
+            pw_put(&w, "((", 2);
+            if (i == 0)
+                m_storage = pw_str(&w, "storage");
+            else
+                pw_get(&w, m_storage);
+            if (!have_cls[t->dtype]) {
+                const char *c = storage_class(t->dtype);
+                pw_put(&w, "ctorch\n", 7);
+                pw_put(&w, c, strlen(c));
+                pw_byte(&w, '\n');
+                m_cls[t->dtype] = pw_memoize(&w);
+                have_cls[t->dtype] = true;
+            } else {
+                pw_get(&w, m_cls[t->dtype]);
+            }
+            char key[16];
+            snprintf(key, sizeof key, "%d", i);
+            pw_str(&w, key);
+            if (i == 0)
+                m_cpu = pw_str(&w, "cpu");
+            else
+                pw_get(&w, m_cpu);
+            pw_int(&w, ct_tensor_numel(t));
+            pw_byte(&w, 't');
+            pw_memoize(&w);
+            pw_byte(&w, 'Q');
+            pw_int(&w, 0);
+            int64_t stride[CT_MAX_DIMS]; /* torch's contiguous strides */
+            int64_t s64 = 1;
+            for (int d = t->ndim - 1; d >= 0; d--) {
+                stride[d] = s64;
+                s64 *= t->shape[d] > 1 ? t->shape[d] : 1;
+            }
+            pw_tuple(&w, t->ndim, t->shape);
+            pw_tuple(&w, t->ndim, stride);
+            pw_byte(&w, 0x89);
+            pw_get(&w, m_odict);
+            pw_put(&w, ")R", 2);
+            pw_memoize(&w);
+            pw_byte(&w, 't');
+            pw_memoize(&w);
+            pw_byte(&w, 'R');
+            pw_memoize(&w);
+        }
+        pw_byte(&w, bn > 1 ? 'u' : 's');
+    }
+    pw_byte(&w, '.');
+    if (w.oom) {
+        ct__free(ctx, w.p);
+        return ct__set_error(ctx, CT_ERR_OOM, "%s: out of memory", who);
+    }
+    char dir[256], rec[300];
+    archive_dir(path, dir, sizeof dir);
+    char *tmp = NULL;
+    FILE *fp = NULL;
+    st = ct__file_create_tmp(ctx, who, path, &tmp, &fp);
+    ct__zipw z;
+    ct__zipw_init(&z, fp, who, tmp);
+    int *order = NULL;
+    if (st == CT_OK) {
+        snprintf(rec, sizeof rec, "%s/data.pkl", dir);
+        st = ct__zipw_add(ctx, &z, rec, w.p, w.n, 64);
+        order = ct__alloc(ctx, (size_t)(n ? n : 1) * sizeof(int), 16);
+        if (!order && st == CT_OK) st = ct__set_error(ctx, CT_ERR_OOM, "%s: out of memory", who);
+    }
+    if (st == CT_OK) {
+        for (int i = 0; i < n; i++)
+            order[i] = i;
+        qsort(order, (size_t)n, sizeof(int), cmp_key);
+    }
+    for (int k = 0; k < n && st == CT_OK; k++) {
+        uint8_t *buf;
+        size_t nb;
+        if ((st = host_bytes(ctx, who, tensors[order[k]], &buf, &nb)) != CT_OK) break;
+        snprintf(rec, sizeof rec, "%s/data/%d", dir, order[k]);
+        st = ct__zipw_add(ctx, &z, rec, buf, nb, 64);
+        ct__free(ctx, buf);
+    }
+    if (st == CT_OK) {
+        snprintf(rec, sizeof rec, "%s/version", dir);
+        st = ct__zipw_add(ctx, &z, rec, "3\n", 2, 64);
+    }
+    if (st == CT_OK) {
+        snprintf(rec, sizeof rec, "%s/byteorder", dir);
+        st = ct__zipw_add(ctx, &z, rec, "little", 6, 64);
+    }
+    if (st == CT_OK) st = ct__zipw_finish(ctx, &z);
+    ct__zipw_free(ctx, &z);
+    ct__free(ctx, order);
+    ct__free(ctx, w.p);
+    return tmp ? ct__file_commit(ctx, who, path, tmp, fp, st) : st;
+}
+
+ct_status ct_npz_save(ct_ctx *ctx, const char *path, int n, const char *const *names,
+                      const ct_tensor *const *tensors) {
+    static const char *who = "npz_save";
+    if (!ctx) return CT_ERR_INVALID_ARG;
+    ct__clear_error(ctx);
+    ct_status st = save_check(ctx, who, path, n, names, tensors, true);
+    for (int i = 0; i < n && st == CT_OK; i++)
+        if (!ct__npy_descr(tensors[i]->dtype))
+            st = ct__set_error(ctx, CT_ERR_DTYPE,
+                               "%s: tensor %d ('%.80s'): NumPy has no dtype for %s", who, i,
+                               names[i], ct_dtype_name(tensors[i]->dtype));
+    if (st != CT_OK) return st;
+    char *tmp = NULL;
+    FILE *fp = NULL;
+    st = ct__file_create_tmp(ctx, who, path, &tmp, &fp);
+    ct__zipw z;
+    ct__zipw_init(&z, fp, who, tmp);
+    for (int i = 0; i < n && st == CT_OK; i++) {
+        uint8_t *buf = NULL;
+        size_t nb = 0;
+        if ((st = ct__npy_encode(ctx, who, tensors[i], &buf, &nb)) != CT_OK) break;
+        size_t l = strlen(names[i]);
+        char *rec = ct__alloc(ctx, l + 5, 16);
+        if (!rec) {
+            st = ct__set_error(ctx, CT_ERR_OOM, "%s: out of memory", who);
+        } else {
+            memcpy(rec, names[i], l);
+            memcpy(rec + l, ".npy", 5);
+            st = ct__zipw_add(ctx, &z, rec, buf, nb, 1);
+        }
+        ct__free(ctx, rec);
+        ct__free(ctx, buf);
+    }
+    if (st == CT_OK) st = ct__zipw_finish(ctx, &z);
+    ct__zipw_free(ctx, &z);
+    return tmp ? ct__file_commit(ctx, who, path, tmp, fp, st) : st;
+}
