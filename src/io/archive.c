@@ -86,7 +86,8 @@ struct ct_archive {
     uint8_t **owned; /* inflated records */
     size_t nowned, capowned;
     ct__arch_entry *e;
-    int n, cap;
+    int n;
+    size_t cap;
 };
 
 static const char *TL = "torch_load";
@@ -845,7 +846,7 @@ static ct_status up_run(ct__unpickler *u, pv **result) {
 #define ARCH_MAX_NAME 4096
 
 static ct_status arch_add(ct_archive *a, const char *name, pv *v, int member) {
-    if (!grow(a->ctx, (void **)&a->e, (size_t *)&a->cap, (size_t)a->n + 1, sizeof *a->e))
+    if (a->n == INT32_MAX || !grow(a->ctx, (void **)&a->e, &a->cap, (size_t)a->n + 1, sizeof *a->e))
         return ct__set_error(a->ctx, CT_ERR_OOM, "%s: out of memory", a->npz ? "npz_load" : TL);
     size_t l = strlen(name);
     char *c = ct__alloc(a->ctx, l + 1, 16);
@@ -1033,7 +1034,8 @@ static ct_status torch_parse(ct_archive *a) {
     char *name = ct__alloc(ctx, ARCH_MAX_NAME, 16);
     if (!name) return ct__set_error(ctx, CT_ERR_OOM, "%s: out of memory", TL);
     name[0] = 0;
-    size_t budget = 4 * a->npool + 1024;
+    /* a tree's walk visits at most one value per pickle byte; shared containers (GET) expand */
+    size_t budget = 2 * u.n + 1024;
     st = flatten(a, root, name, 0, 0, &budget);
     ct__free(ctx, name);
     return st;
@@ -1129,7 +1131,7 @@ int ct_archive_kind(const ct_archive *a, int i) {
 }
 
 static const char *kind_name(int k) {
-    static const char *n[] = {"None", "bool", "int", "float", "string", "bytes", "tensor"};
+    static const char *n[] = {"None", "a bool", "an int", "a float", "a string", "bytes", "a tensor"};
     return n[k];
 }
 
@@ -1150,7 +1152,7 @@ static ct_status arch_find(const ct_archive *a, const char *who, const char *nam
 
 static ct_status wrong_kind(const ct_archive *a, const char *who, const char *name,
                             const ct__arch_entry *e, const char *want) {
-    return ct__set_error(a->ctx, CT_ERR_INVALID_ARG, "%s: entry \"%.200s\" is a %s, not %s", who,
+    return ct__set_error(a->ctx, CT_ERR_INVALID_ARG, "%s: entry \"%.200s\" is %s, not %s", who,
                          name, kind_name(entry_kind(e)), want);
 }
 
