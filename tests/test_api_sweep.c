@@ -9,6 +9,7 @@
  * fails when this file is older than the headers. */
 /* clang-format off */
 #include "api_sweep.h"
+#include "ctorch/archive.h"
 #include "ctorch/attention.h"
 #include "ctorch/autograd.h"
 #include "ctorch/backend.h"
@@ -31,6 +32,90 @@
 #include "ctorch/sparse.h"
 #include "ctorch/tensor.h"
 
+static void s0_ct_torch_load(void) { (void)ct_torch_load(NULL, NULL, NULL); }
+static void s1_ct_torch_load(void) { SWEEP_STATUS(ct_torch_load(S_ctx, NULL, NULL)); }
+static void s2_ct_torch_load(void) { SWEEP_STATUS(ct_torch_load(S_ctx, NULL, NULL)); }
+static void s3_ct_torch_load(void) { SWEEP_STATUS(ct_torch_load(S_ctx, NULL, NULL)); }
+static void s4_ct_torch_load(void) { SWEEP_STATUS(ct_torch_load(S_ctx, NULL, NULL)); }
+static void s5_ct_torch_load(void) { SWEEP_STATUS(ct_torch_load(S_ctx, NULL, NULL)); }
+static void s0_ct_torch_load_buffer(void) { (void)ct_torch_load_buffer(NULL, NULL, (size_t){0}, NULL); }
+static void s1_ct_torch_load_buffer(void) { SWEEP_STATUS(ct_torch_load_buffer(S_ctx, NULL, (size_t){0}, NULL)); }
+static void s2_ct_torch_load_buffer(void) { SWEEP_STATUS(ct_torch_load_buffer(S_ctx, NULL, (size_t){0}, NULL)); }
+static void s3_ct_torch_load_buffer(void) { SWEEP_STATUS(ct_torch_load_buffer(S_ctx, NULL, (size_t){0}, NULL)); }
+static void s4_ct_torch_load_buffer(void) { SWEEP_STATUS(ct_torch_load_buffer(S_ctx, NULL, (size_t){0}, NULL)); }
+static void s5_ct_torch_load_buffer(void) { SWEEP_STATUS(ct_torch_load_buffer(S_ctx, NULL, (size_t){0}, NULL)); }
+static void s0_ct_npz_load(void) { (void)ct_npz_load(NULL, NULL, NULL); }
+static void s1_ct_npz_load(void) { SWEEP_STATUS(ct_npz_load(S_ctx, NULL, NULL)); }
+static void s2_ct_npz_load(void) { SWEEP_STATUS(ct_npz_load(S_ctx, NULL, NULL)); }
+static void s3_ct_npz_load(void) { SWEEP_STATUS(ct_npz_load(S_ctx, NULL, NULL)); }
+static void s4_ct_npz_load(void) { SWEEP_STATUS(ct_npz_load(S_ctx, NULL, NULL)); }
+static void s5_ct_npz_load(void) { SWEEP_STATUS(ct_npz_load(S_ctx, NULL, NULL)); }
+static void s0_ct_npz_load_buffer(void) { (void)ct_npz_load_buffer(NULL, NULL, (size_t){0}, NULL); }
+static void s1_ct_npz_load_buffer(void) { SWEEP_STATUS(ct_npz_load_buffer(S_ctx, NULL, (size_t){0}, NULL)); }
+static void s2_ct_npz_load_buffer(void) { SWEEP_STATUS(ct_npz_load_buffer(S_ctx, NULL, (size_t){0}, NULL)); }
+static void s3_ct_npz_load_buffer(void) { SWEEP_STATUS(ct_npz_load_buffer(S_ctx, NULL, (size_t){0}, NULL)); }
+static void s4_ct_npz_load_buffer(void) { SWEEP_STATUS(ct_npz_load_buffer(S_ctx, NULL, (size_t){0}, NULL)); }
+static void s5_ct_npz_load_buffer(void) { SWEEP_STATUS(ct_npz_load_buffer(S_ctx, NULL, (size_t){0}, NULL)); }
+static void s0_ct_archive_count(void) { (void)ct_archive_count(NULL); }
+static void s1_ct_archive_count(void) { (void)ct_archive_count(NULL); }
+static void s2_ct_archive_count(void) { (void)ct_archive_count(NULL); }
+static void s3_ct_archive_count(void) { (void)ct_archive_count(NULL); }
+static void s4_ct_archive_count(void) { (void)ct_archive_count(NULL); }
+static void s5_ct_archive_count(void) { (void)ct_archive_count(NULL); }
+static void s0_ct_archive_name(void) { (void)ct_archive_name(NULL, (int){0}); }
+static void s1_ct_archive_name(void) { (void)ct_archive_name(NULL, (int){0}); }
+static void s2_ct_archive_name(void) { (void)ct_archive_name(NULL, (int){0}); }
+static void s3_ct_archive_name(void) { (void)ct_archive_name(NULL, (int){0}); }
+static void s4_ct_archive_name(void) { (void)ct_archive_name(NULL, (int){0}); }
+static void s5_ct_archive_name(void) { (void)ct_archive_name(NULL, (int){0}); }
+static void s0_ct_archive_kind(void) { (void)ct_archive_kind(NULL, (int){0}); }
+static void s1_ct_archive_kind(void) { (void)ct_archive_kind(NULL, (int){0}); }
+static void s2_ct_archive_kind(void) { (void)ct_archive_kind(NULL, (int){0}); }
+static void s3_ct_archive_kind(void) { (void)ct_archive_kind(NULL, (int){0}); }
+static void s4_ct_archive_kind(void) { (void)ct_archive_kind(NULL, (int){0}); }
+static void s5_ct_archive_kind(void) { (void)ct_archive_kind(NULL, (int){0}); }
+static void s0_ct_archive_get(void) { (void)ct_archive_get(NULL, NULL, NULL); }
+static void s1_ct_archive_get(void) { (void)ct_archive_get(NULL, NULL, NULL); }
+static void s2_ct_archive_get(void) { (void)ct_archive_get(NULL, NULL, NULL); }
+static void s3_ct_archive_get(void) { (void)ct_archive_get(NULL, NULL, &S_out[0]); }
+static void s4_ct_archive_get(void) { (void)ct_archive_get(NULL, NULL, &S_out[0]); }
+static void s5_ct_archive_get(void) { (void)ct_archive_get(NULL, NULL, &S_out[0]); }
+static void s0_ct_archive_get_int(void) { (void)ct_archive_get_int(NULL, NULL, NULL); }
+static void s1_ct_archive_get_int(void) { (void)ct_archive_get_int(NULL, NULL, NULL); }
+static void s2_ct_archive_get_int(void) { (void)ct_archive_get_int(NULL, NULL, NULL); }
+static void s3_ct_archive_get_int(void) { (void)ct_archive_get_int(NULL, NULL, NULL); }
+static void s4_ct_archive_get_int(void) { (void)ct_archive_get_int(NULL, NULL, S_i64); }
+static void s5_ct_archive_get_int(void) { (void)ct_archive_get_int(NULL, NULL, S_i64); }
+static void s0_ct_archive_get_float(void) { (void)ct_archive_get_float(NULL, NULL, NULL); }
+static void s1_ct_archive_get_float(void) { (void)ct_archive_get_float(NULL, NULL, NULL); }
+static void s2_ct_archive_get_float(void) { (void)ct_archive_get_float(NULL, NULL, NULL); }
+static void s3_ct_archive_get_float(void) { (void)ct_archive_get_float(NULL, NULL, NULL); }
+static void s4_ct_archive_get_float(void) { (void)ct_archive_get_float(NULL, NULL, NULL); }
+static void s5_ct_archive_get_float(void) { (void)ct_archive_get_float(NULL, NULL, NULL); }
+static void s0_ct_archive_get_string(void) { (void)ct_archive_get_string(NULL, NULL, NULL, NULL); }
+static void s1_ct_archive_get_string(void) { (void)ct_archive_get_string(NULL, NULL, NULL, NULL); }
+static void s2_ct_archive_get_string(void) { (void)ct_archive_get_string(NULL, NULL, NULL, NULL); }
+static void s3_ct_archive_get_string(void) { (void)ct_archive_get_string(NULL, NULL, NULL, NULL); }
+static void s4_ct_archive_get_string(void) { (void)ct_archive_get_string(NULL, NULL, NULL, NULL); }
+static void s5_ct_archive_get_string(void) { (void)ct_archive_get_string(NULL, NULL, NULL, NULL); }
+static void s0_ct_archive_free(void) { (void)ct_archive_free(NULL); }
+static void s1_ct_archive_free(void) { (void)ct_archive_free(NULL); }
+static void s2_ct_archive_free(void) { (void)ct_archive_free(NULL); }
+static void s3_ct_archive_free(void) { (void)ct_archive_free(NULL); }
+static void s4_ct_archive_free(void) { (void)ct_archive_free(NULL); }
+static void s5_ct_archive_free(void) { (void)ct_archive_free(NULL); }
+static void s0_ct_torch_save(void) { (void)ct_torch_save(NULL, NULL, (int){0}, NULL, NULL); }
+static void s1_ct_torch_save(void) { SWEEP_STATUS(ct_torch_save(S_ctx, NULL, (int){0}, NULL, NULL)); }
+static void s2_ct_torch_save(void) { SWEEP_STATUS(ct_torch_save(S_ctx, NULL, (int){0}, NULL, NULL)); }
+static void s3_ct_torch_save(void) { SWEEP_STATUS(ct_torch_save(S_ctx, NULL, (int){0}, NULL, S_tarr)); }
+static void s4_ct_torch_save(void) { SWEEP_STATUS(ct_torch_save(S_ctx, NULL, (int){0}, NULL, S_tarr)); }
+static void s5_ct_torch_save(void) { SWEEP_STATUS(ct_torch_save(S_ctx, NULL, (int){0}, NULL, S_tarr)); }
+static void s0_ct_npz_save(void) { (void)ct_npz_save(NULL, NULL, (int){0}, NULL, NULL); }
+static void s1_ct_npz_save(void) { SWEEP_STATUS(ct_npz_save(S_ctx, NULL, (int){0}, NULL, NULL)); }
+static void s2_ct_npz_save(void) { SWEEP_STATUS(ct_npz_save(S_ctx, NULL, (int){0}, NULL, NULL)); }
+static void s3_ct_npz_save(void) { SWEEP_STATUS(ct_npz_save(S_ctx, NULL, (int){0}, NULL, S_tarr)); }
+static void s4_ct_npz_save(void) { SWEEP_STATUS(ct_npz_save(S_ctx, NULL, (int){0}, NULL, S_tarr)); }
+static void s5_ct_npz_save(void) { SWEEP_STATUS(ct_npz_save(S_ctx, NULL, (int){0}, NULL, S_tarr)); }
 static void s0_ct_create_block_mask(void) { (void)ct_create_block_mask(NULL, (ct_mask_mod_fn){0}, NULL, (int64_t){0}, (int64_t){0}, (int64_t){0}, (int64_t){0}, (int64_t){0}, NULL); }
 static void s1_ct_create_block_mask(void) { SWEEP_STATUS(ct_create_block_mask(S_ctx, (ct_mask_mod_fn){0}, NULL, (int64_t){0}, (int64_t){0}, (int64_t){0}, (int64_t){0}, (int64_t){0}, NULL)); }
 static void s2_ct_create_block_mask(void) { SWEEP_STATUS(ct_create_block_mask(S_ctx, (ct_mask_mod_fn){0}, NULL, (int64_t){0}, (int64_t){0}, (int64_t){0}, (int64_t){0}, (int64_t){0}, NULL)); }
@@ -6632,6 +6717,90 @@ static void s4_ct_tensor_zero_(void) { SWEEP_STATUS(ct_tensor_zero_(S_ctx, S_t))
 static void s5_ct_tensor_zero_(void) { SWEEP_STATUS(ct_tensor_zero_(S_ctx, S_t)); }
 
 static const sweep_case sweep_cases[] = {
+    {"ct_torch_load", 0, s0_ct_torch_load},
+    {"ct_torch_load", 1, s1_ct_torch_load},
+    {"ct_torch_load", 2, s2_ct_torch_load},
+    {"ct_torch_load", 3, s3_ct_torch_load},
+    {"ct_torch_load", 4, s4_ct_torch_load},
+    {"ct_torch_load", 5, s5_ct_torch_load},
+    {"ct_torch_load_buffer", 0, s0_ct_torch_load_buffer},
+    {"ct_torch_load_buffer", 1, s1_ct_torch_load_buffer},
+    {"ct_torch_load_buffer", 2, s2_ct_torch_load_buffer},
+    {"ct_torch_load_buffer", 3, s3_ct_torch_load_buffer},
+    {"ct_torch_load_buffer", 4, s4_ct_torch_load_buffer},
+    {"ct_torch_load_buffer", 5, s5_ct_torch_load_buffer},
+    {"ct_npz_load", 0, s0_ct_npz_load},
+    {"ct_npz_load", 1, s1_ct_npz_load},
+    {"ct_npz_load", 2, s2_ct_npz_load},
+    {"ct_npz_load", 3, s3_ct_npz_load},
+    {"ct_npz_load", 4, s4_ct_npz_load},
+    {"ct_npz_load", 5, s5_ct_npz_load},
+    {"ct_npz_load_buffer", 0, s0_ct_npz_load_buffer},
+    {"ct_npz_load_buffer", 1, s1_ct_npz_load_buffer},
+    {"ct_npz_load_buffer", 2, s2_ct_npz_load_buffer},
+    {"ct_npz_load_buffer", 3, s3_ct_npz_load_buffer},
+    {"ct_npz_load_buffer", 4, s4_ct_npz_load_buffer},
+    {"ct_npz_load_buffer", 5, s5_ct_npz_load_buffer},
+    {"ct_archive_count", 0, s0_ct_archive_count},
+    {"ct_archive_count", 1, s1_ct_archive_count},
+    {"ct_archive_count", 2, s2_ct_archive_count},
+    {"ct_archive_count", 3, s3_ct_archive_count},
+    {"ct_archive_count", 4, s4_ct_archive_count},
+    {"ct_archive_count", 5, s5_ct_archive_count},
+    {"ct_archive_name", 0, s0_ct_archive_name},
+    {"ct_archive_name", 1, s1_ct_archive_name},
+    {"ct_archive_name", 2, s2_ct_archive_name},
+    {"ct_archive_name", 3, s3_ct_archive_name},
+    {"ct_archive_name", 4, s4_ct_archive_name},
+    {"ct_archive_name", 5, s5_ct_archive_name},
+    {"ct_archive_kind", 0, s0_ct_archive_kind},
+    {"ct_archive_kind", 1, s1_ct_archive_kind},
+    {"ct_archive_kind", 2, s2_ct_archive_kind},
+    {"ct_archive_kind", 3, s3_ct_archive_kind},
+    {"ct_archive_kind", 4, s4_ct_archive_kind},
+    {"ct_archive_kind", 5, s5_ct_archive_kind},
+    {"ct_archive_get", 0, s0_ct_archive_get},
+    {"ct_archive_get", 1, s1_ct_archive_get},
+    {"ct_archive_get", 2, s2_ct_archive_get},
+    {"ct_archive_get", 3, s3_ct_archive_get},
+    {"ct_archive_get", 4, s4_ct_archive_get},
+    {"ct_archive_get", 5, s5_ct_archive_get},
+    {"ct_archive_get_int", 0, s0_ct_archive_get_int},
+    {"ct_archive_get_int", 1, s1_ct_archive_get_int},
+    {"ct_archive_get_int", 2, s2_ct_archive_get_int},
+    {"ct_archive_get_int", 3, s3_ct_archive_get_int},
+    {"ct_archive_get_int", 4, s4_ct_archive_get_int},
+    {"ct_archive_get_int", 5, s5_ct_archive_get_int},
+    {"ct_archive_get_float", 0, s0_ct_archive_get_float},
+    {"ct_archive_get_float", 1, s1_ct_archive_get_float},
+    {"ct_archive_get_float", 2, s2_ct_archive_get_float},
+    {"ct_archive_get_float", 3, s3_ct_archive_get_float},
+    {"ct_archive_get_float", 4, s4_ct_archive_get_float},
+    {"ct_archive_get_float", 5, s5_ct_archive_get_float},
+    {"ct_archive_get_string", 0, s0_ct_archive_get_string},
+    {"ct_archive_get_string", 1, s1_ct_archive_get_string},
+    {"ct_archive_get_string", 2, s2_ct_archive_get_string},
+    {"ct_archive_get_string", 3, s3_ct_archive_get_string},
+    {"ct_archive_get_string", 4, s4_ct_archive_get_string},
+    {"ct_archive_get_string", 5, s5_ct_archive_get_string},
+    {"ct_archive_free", 0, s0_ct_archive_free},
+    {"ct_archive_free", 1, s1_ct_archive_free},
+    {"ct_archive_free", 2, s2_ct_archive_free},
+    {"ct_archive_free", 3, s3_ct_archive_free},
+    {"ct_archive_free", 4, s4_ct_archive_free},
+    {"ct_archive_free", 5, s5_ct_archive_free},
+    {"ct_torch_save", 0, s0_ct_torch_save},
+    {"ct_torch_save", 1, s1_ct_torch_save},
+    {"ct_torch_save", 2, s2_ct_torch_save},
+    {"ct_torch_save", 3, s3_ct_torch_save},
+    {"ct_torch_save", 4, s4_ct_torch_save},
+    {"ct_torch_save", 5, s5_ct_torch_save},
+    {"ct_npz_save", 0, s0_ct_npz_save},
+    {"ct_npz_save", 1, s1_ct_npz_save},
+    {"ct_npz_save", 2, s2_ct_npz_save},
+    {"ct_npz_save", 3, s3_ct_npz_save},
+    {"ct_npz_save", 4, s4_ct_npz_save},
+    {"ct_npz_save", 5, s5_ct_npz_save},
     {"ct_create_block_mask", 0, s0_ct_create_block_mask},
     {"ct_create_block_mask", 1, s1_ct_create_block_mask},
     {"ct_create_block_mask", 2, s2_ct_create_block_mask},

@@ -33,7 +33,8 @@ static const unsigned char *zip_member(const unsigned char *b, size_t len, const
                                        size_t *n, size_t *off) {
     size_t p = 0, sl = strlen(suffix);
     while (p + 30 <= len && b[p] == 'P' && b[p + 1] == 'K' && b[p + 2] == 3 && b[p + 3] == 4) {
-        size_t csize = b[p + 18] | b[p + 19] << 8 | (size_t)b[p + 20] << 16 | (size_t)b[p + 21] << 24;
+        size_t csize =
+            b[p + 18] | b[p + 19] << 8 | (size_t)b[p + 20] << 16 | (size_t)b[p + 21] << 24;
         size_t nl = b[p + 26] | b[p + 27] << 8, xl = b[p + 28] | b[p + 29] << 8;
         const char *name = (const char *)b + p + 30;
         size_t data = p + 30 + nl + xl;
@@ -459,7 +460,8 @@ TEST(api_errors) {
     tmp_path(path, sizeof path, "bad.pt");
     const int64_t s2[] = {2};
     const double v[] = {1, 2};
-    ct_tensor *x = tu_from_vals(ctx, CT_FLOAT32, 1, s2, v), *bf = tu_from_vals(ctx, CT_BFLOAT16, 1, s2, v);
+    ct_tensor *x = tu_from_vals(ctx, CT_FLOAT32, 1, s2, v),
+              *bf = tu_from_vals(ctx, CT_BFLOAT16, 1, s2, v);
     ct_tensor *e8 = NULL;
     CHECK_OK(ct_tensor_empty(ctx, CT_FLOAT8_E8M0FNU, 1, s2, &e8));
     const char *dup[] = {"a", "a"}, *empty[] = {""}, *good[] = {"x", "y"};
@@ -520,8 +522,8 @@ TEST(every_allocation_failure) {
         ct_status st = load_and_save(c);
         if (st != CT_OK) {
             seen++;
-            CHECK_MSG(st == CT_ERR_OOM && strstr(ct_ctx_last_error(c), "memory"),
-                      "n=%d: %d %s", n, (int)st, ct_ctx_last_error(c));
+            CHECK_MSG(st == CT_ERR_OOM && strstr(ct_ctx_last_error(c), "memory"), "n=%d: %d %s", n,
+                      (int)st, ct_ctx_last_error(c));
         }
         ct_ctx_free(c);
         CHECK_MSG(fs.live == 0, "n=%d: %ld blocks leaked", n, fs.live);

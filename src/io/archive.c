@@ -1131,7 +1131,8 @@ int ct_archive_kind(const ct_archive *a, int i) {
 }
 
 static const char *kind_name(int k) {
-    static const char *n[] = {"None", "a bool", "an int", "a float", "a string", "bytes", "a tensor"};
+    static const char *n[] = {"None",     "a bool", "an int",  "a float",
+                              "a string", "bytes",  "a tensor"};
     return n[k];
 }
 

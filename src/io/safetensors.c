@@ -6,16 +6,13 @@
 #include "core/internal.h"
 #include "ctorch/safetensors.h"
 #include "io/safetensors_impl.h"
+#include "io/zip.h"
 #include "tensor/tensor_impl.h"
 
 #include <errno.h>
-#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/mman.h>
-#include <sys/stat.h>
-#include <unistd.h>
 
 #define CT__ST_MAX_HEADER 100000000ull /* the reference implementation's limit */
 #define CT__ST_MAX_DEPTH 64
@@ -277,7 +274,7 @@ void ct_safetensors_free(ct_safetensors *f) {
     ct__free(ctx, f->mkey);
     ct__free(ctx, f->mval);
     if (f->mapped)
-        munmap(f->map, f->map_len);
+        ct__file_unmap(f->map, f->map_len);
     else
         ct__free(ctx, f->map);
     ct__free(ctx, f);
@@ -603,38 +600,13 @@ ct_status ct_safetensors_load(ct_ctx *ctx, const char *path, ct_safetensors **ou
         return ct__set_error(ctx, CT_ERR_INVALID_ARG, "safetensors_load: NULL %s",
                              !out ? "out" : "path");
     *out = NULL;
-    int fd = open(path, O_RDONLY | O_CLOEXEC);
-    if (fd < 0)
-        return ct__set_error(ctx, CT_ERR_IO, "safetensors_load: cannot open %s: %s", path,
-                             strerror(errno));
-    struct stat sb;
-    if (fstat(fd, &sb) != 0 || !S_ISREG(sb.st_mode)) {
-        int e = errno;
-        close(fd);
-        return ct__set_error(ctx, CT_ERR_IO, "safetensors_load: %s: %s", path,
-                             S_ISREG(sb.st_mode) ? strerror(e) : "not a regular file");
-    }
     ct_safetensors *f = ct__st_new(ctx);
-    if (!f) {
-        close(fd);
-        return ct__set_error(ctx, CT_ERR_OOM, "safetensors: out of memory");
-    }
-    size_t len = (size_t)sb.st_size;
-    if (len == 0) {
-        close(fd);
+    if (!f) return ct__set_error(ctx, CT_ERR_OOM, "safetensors: out of memory");
+    ct_status st = ct__file_map(ctx, "safetensors_load", path, &f->map, &f->map_len);
+    if (st != CT_OK) {
         ct__free(ctx, f);
-        return ct__set_error(ctx, CT_ERR_FORMAT, "safetensors_load: %s is empty", path);
+        return st;
     }
-    void *m = mmap(NULL, len, PROT_READ, MAP_PRIVATE, fd, 0);
-    int e = errno;
-    close(fd);
-    if (m == MAP_FAILED) {
-        ct__free(ctx, f);
-        return ct__set_error(ctx, CT_ERR_IO, "safetensors_load: cannot map %s: %s", path,
-                             strerror(e));
-    }
-    f->map = m;
-    f->map_len = len;
     f->mapped = true;
     return ct__st_finish(f, out);
 }
@@ -924,29 +896,9 @@ ct_status ct_safetensors_save(ct_ctx *ctx, const char *path, int n, const char *
     if (!ctx) return CT_ERR_INVALID_ARG;
     ct__clear_error(ctx);
     if (!path) return ct__set_error(ctx, CT_ERR_INVALID_ARG, "safetensors_save: path is NULL");
-    /* write to path.tmp, then rename */
-    size_t pl = strlen(path);
-    char *tmpath = ct__alloc(ctx, pl + 5, 1);
-    ct_status st = CT_OK;
+    char *tmpath = NULL;
     FILE *fp = NULL;
-    if (!tmpath) {
-        st = ct__set_error(ctx, CT_ERR_OOM, "safetensors_save: out of memory");
-    } else {
-        memcpy(tmpath, path, pl);
-        memcpy(tmpath + pl, ".tmp", 5);
-        fp = fopen(tmpath, "wb");
-        if (!fp)
-            st = ct__set_error(ctx, CT_ERR_IO, "safetensors_save: cannot create %s: %s", tmpath,
-                               strerror(errno));
-    }
+    ct_status st = ct__file_create_tmp(ctx, "safetensors_save", path, &tmpath, &fp);
     if (st == CT_OK) st = ct__safetensors_write(ctx, fp, tmpath, n, names, tensors, metadata, NULL);
-    if (fp && fclose(fp) != 0 && st == CT_OK)
-        st = ct__set_error(ctx, CT_ERR_IO, "safetensors_save: closing %s: %s", tmpath,
-                           strerror(errno));
-    if (st == CT_OK && rename(tmpath, path) != 0)
-        st = ct__set_error(ctx, CT_ERR_IO, "safetensors_save: renaming %s to %s: %s", tmpath, path,
-                           strerror(errno));
-    if (st != CT_OK && fp) remove(tmpath);
-    ct__free(ctx, tmpath);
-    return st;
+    return tmpath ? ct__file_commit(ctx, "safetensors_save", path, tmpath, fp, st) : st;
 }

@@ -15,6 +15,13 @@
 #include "core/internal.h"
 
 #include <complex.h>
+/* glibc defines CMPLX / CMPLXF only for GCC >= 4.7; clang has the same builtin */
+#ifndef CMPLX
+#define CMPLX(x, y) __builtin_complex((double)(x), (double)(y))
+#endif
+#ifndef CMPLXF
+#define CMPLXF(x, y) __builtin_complex((float)(x), (float)(y))
+#endif
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
