@@ -112,3 +112,37 @@ execute_process(COMMAND ${CLI} inspect ${tmp}/bad.ctp RESULT_VARIABLE rc OUTPUT_
 if(rc EQUAL 0 OR NOT err MATCHES "program: ")
   message(FATAL_ERROR "ctorch inspect of a damaged file: rc=${rc} ${err}")
 endif()
+# Weight files: inspect and convert a checkpoint torch 1.13 wrote (the fuzz corpus's ck_pt, no
+# extension: recognised as a ZIP archive) and an .npz NumPy wrote, through safetensors, .pt, .npz.
+set(ck ${SRC}/fuzz/corpus/torch_load/ck_pt)
+execute_process(COMMAND ${CLI} inspect ${ck} RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err)
+if(NOT rc EQUAL 0 OR NOT out MATCHES "optimizer.param_groups.0.lr +float +0.001"
+   OR NOT out MATCHES "model.0.weight +tensor float32 +\\[2, 3\\]")
+  message(FATAL_ERROR "ctorch inspect of a checkpoint: rc=${rc}\n${out}${err}")
+endif()
+set(npz ${SRC}/fuzz/corpus/npz/npz_stored)
+foreach(step "${ck} ${tmp}/ck.pt" "${npz} ${tmp}/x.safetensors" "${tmp}/x.safetensors ${tmp}/x.pt"
+             "${tmp}/x.pt ${tmp}/x2.safetensors" "${tmp}/x.pt ${tmp}/x.npz")
+  separate_arguments(argv UNIX_COMMAND "convert ${step}")
+  execute_process(COMMAND ${CLI} ${argv} RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err)
+  if(NOT rc EQUAL 0 OR NOT out MATCHES "wrote .*: [0-9]+ tensors")
+    message(FATAL_ERROR "ctorch convert ${step}: rc=${rc}\n${out}${err}")
+  endif()
+endforeach()
+file(READ ${tmp}/x.safetensors a HEX)
+file(READ ${tmp}/x2.safetensors b HEX)
+if(NOT a STREQUAL b)
+  message(FATAL_ERROR "ctorch convert: safetensors -> .pt -> safetensors changed the file")
+endif()
+# bfloat16 has no NumPy dtype, complex none in safetensors; a .npy holds one tensor
+foreach(step "${tmp}/ck.pt ${tmp}/ck.npz|bfloat16" "${tmp}/ck.pt ${tmp}/ck.safetensors|complex128"
+             "${npz} ${tmp}/x.npy|holds 3 tensors")
+  string(REPLACE "|" ";" parts "${step}")
+  list(GET parts 0 args)
+  list(GET parts 1 want)
+  separate_arguments(argv UNIX_COMMAND "convert ${args}")
+  execute_process(COMMAND ${CLI} ${argv} RESULT_VARIABLE rc OUTPUT_QUIET ERROR_VARIABLE err)
+  if(rc EQUAL 0 OR NOT err MATCHES "${want}")
+    message(FATAL_ERROR "ctorch convert ${args}: rc=${rc} ${err}")
+  endif()
+endforeach()

@@ -13,6 +13,11 @@ int ct_cli_export_demo(int argc, char **argv);
 int ct_cli_inspect(int argc, char **argv);
 int ct_cli_run(int argc, char **argv);
 int ct_cli_export_weights(int argc, char **argv);
+/* Weight files (file_cmds.c): is path a checkpoint / .npz / safetensors / .npy (not a program);
+ * `inspect` of such a file; `convert in out`. */
+bool ct_cli_is_weight_file(const char *path);
+int ct_cli_inspect_file(const char *path);
+int ct_cli_convert(int argc, char **argv);
 /* The export step of `ctorch demo`. */
 ct_status ct_cli_demo_export(ct_ctx *ctx);
 

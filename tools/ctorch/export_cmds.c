@@ -138,10 +138,14 @@ int ct_cli_export_demo(int argc, char **argv) {
 int ct_cli_inspect(int argc, char **argv) {
     int u =
         usage_check(argc, argv, argc == 2,
-                    "usage: ctorch inspect file.ctp\n"
-                    "Verifies a program file and prints its header, sections, symbols, inputs,\n"
-                    "outputs, ops, weights (dtypes, shapes, MX pairings) and memory plan.\n");
+                    "usage: ctorch inspect file\n"
+                    "A program (.ctp): verifies it and prints its header, sections, symbols,\n"
+                    "inputs, outputs, ops, weights (dtypes, shapes, MX pairings) and memory plan.\n"
+                    "A PyTorch checkpoint (.pt, .pth, .bin, ...), .npz, .safetensors or .npy\n"
+                    "file: every entry (tensors with dtype and shape; a checkpoint's numbers and\n"
+                    "strings with their values).\n");
     if (u >= 0) return u;
+    if (ct_cli_is_weight_file(argv[1])) return ct_cli_inspect_file(argv[1]);
     ct_ctx *ctx;
     if (ct_cli_make_ctx(&ctx)) return 1;
     ct_program *p = NULL;

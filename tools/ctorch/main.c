@@ -20,7 +20,9 @@ static void usage(FILE *f) {
            "  eigh     batched symmetric eigendecomposition speed and accuracy\n"
            "  train-demo  train an MLP on handwritten digits with autograd and a captured step\n"
            "  export-demo out.ctp   export the demo model (MX weights, symbolic batch)\n"
-           "  inspect file.ctp      header, sections, ops, weights and memory plan of a program\n"
+           "  inspect file          a program's header, ops, weights and memory plan, or the\n"
+           "                        entries of a .pt / .npz / .safetensors / .npy file\n"
+           "  convert in out        tensors between .pt, .npz, .safetensors and .npy files\n"
            "  run file.ctp --input NAME=x.npy [--output NAME=y.npy]   run a program\n"
            "  export-weights prog.ctp out.safetensors   a program's weights as safetensors\n"
            "\n"
@@ -735,6 +737,7 @@ int main(int argc, char **argv) {
     if (!strcmp(cmd, "inspect")) return ct_cli_inspect(argc - 1, argv + 1);
     if (!strcmp(cmd, "run")) return ct_cli_run(argc - 1, argv + 1);
     if (!strcmp(cmd, "export-weights")) return ct_cli_export_weights(argc - 1, argv + 1);
+    if (!strcmp(cmd, "convert")) return ct_cli_convert(argc - 1, argv + 1);
     fprintf(stderr, "ctorch: unknown command '%s'\n\n", cmd);
     usage(stderr);
     return 2;
