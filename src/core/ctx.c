@@ -30,6 +30,21 @@ void ct__free(ct_ctx *ctx, void *p) {
         ctx->allocator.free(ctx->allocator.user, p);
 }
 
+bool ct__grow_array(ct_ctx *ctx, void **arr, size_t *cap, size_t need, size_t elem) {
+    if (need <= *cap) return true;
+    size_t nc = *cap ? *cap * 2 : 16;
+    while (nc < need)
+        nc *= 2;
+    if (nc > SIZE_MAX / elem) return false;
+    void *na = ct__alloc(ctx, nc * elem, 16);
+    if (!na) return false;
+    if (*arr) memcpy(na, *arr, *cap * elem);
+    ct__free(ctx, *arr);
+    *arr = na;
+    *cap = nc;
+    return true;
+}
+
 ct_status ct__set_error(ct_ctx *ctx, ct_status st, const char *fmt, ...) {
     if (!ctx) return st;
     va_list ap;

@@ -38,6 +38,9 @@ void ct__log(ct_ctx *ctx, ct_log_level level, const char *fmt, ...)
 /* Host allocation through the context's hooks; align is a power of two (>= 16). NULL on failure. */
 void *ct__alloc(ct_ctx *ctx, size_t nbytes, size_t align);
 void ct__free(ct_ctx *ctx, void *p);
+/* Grow the array *arr of *cap elements of elem bytes (doubling, from 16) to hold need; false
+ * (the array unchanged) when memory runs out. */
+bool ct__grow_array(ct_ctx *ctx, void **arr, size_t *cap, size_t need, size_t elem);
 
 ct__isa ct__ctx_isa(const ct_ctx *ctx);
 /* Best ISA of this CPU (probed once), its name, and parsing a name (-1 if unknown). */

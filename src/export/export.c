@@ -24,21 +24,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* ---- growable arrays ---- */
-static bool x_grow(ct_ctx *ctx, void **arr, size_t *cap, size_t need, size_t elem) {
-    if (need <= *cap) return true;
-    size_t nc = *cap ? *cap * 2 : 16;
-    while (nc < need)
-        nc *= 2;
-    void *na = ct__alloc(ctx, nc * elem, 16);
-    if (!na) return false;
-    if (*arr) memcpy(na, *arr, *cap * elem);
-    ct__free(ctx, *arr);
-    *arr = na;
-    *cap = nc;
-    return true;
-}
-
 /* ---- the shared tables (one per export) ---- */
 typedef struct {
     const char *name;                 /* safetensors name given by the spec, or NULL: own_name */
@@ -107,7 +92,7 @@ static void x_var_free(ct_ctx *ctx, x_var *v) {
 
 static void x_emit(x_ctx *X, x_var *v, uint8_t t, uint64_t val, const char *s) {
     if (v->st != CT_OK) return;
-    if (!x_grow(X->ctx, (void **)&v->tok, &v->capt, v->nt + 1, sizeof *v->tok)) {
+    if (!ct__grow_array(X->ctx, (void **)&v->tok, &v->capt, v->nt + 1, sizeof *v->tok)) {
         v->st = ct__set_error(X->ctx, CT_ERR_OOM, "program_export: out of memory");
         return;
     }
@@ -154,7 +139,7 @@ static int x_buf_of(x_ctx *X, x_var *v, const ct__storage *st, const ct_tensor *
                     ct_tensor *const *inputs) {
     for (size_t i = 0; i < v->nb; i++)
         if (v->b[i].st == st) return (int)i;
-    if (!x_grow(X->ctx, (void **)&v->b, &v->capb, v->nb + 1, sizeof *v->b)) {
+    if (!ct__grow_array(X->ctx, (void **)&v->b, &v->capb, v->nb + 1, sizeof *v->b)) {
         v->st = ct__set_error(X->ctx, CT_ERR_OOM, "program_export: out of memory");
         return -1;
     }
@@ -350,7 +335,7 @@ static ct_status x_walk(x_ctx *X, x_var *v, const ct__tape_entry *tape, int64_t 
             v->ninstr++;
             if (v->st != CT_OK) break;
             v->tok[stack[--sp]].v = (uint64_t)v->ninstr;
-            if (!x_grow(ctx, (void **)&v->loops, &v->caploops, v->nloops + 1, sizeof *v->loops)) {
+            if (!ct__grow_array(ctx, (void **)&v->loops, &v->caploops, v->nloops + 1, sizeof *v->loops)) {
                 v->st = ct__set_error(ctx, CT_ERR_OOM, "program_export: out of memory");
                 break;
             }
@@ -426,7 +411,7 @@ static ct_status x_constants(x_ctx *X, x_var *v, bool first) {
             return ct__set_error(X->ctx, CT_ERR_SHAPE,
                                  "program_export: the capture at another size reads a constant "
                                  "the first capture does not");
-        if (!x_grow(X->ctx, (void **)&X->w, &X->capw, X->nw + 1, sizeof *X->w))
+        if (!ct__grow_array(X->ctx, (void **)&X->w, &X->capw, X->nw + 1, sizeof *X->w))
             return ct__set_error(X->ctx, CT_ERR_OOM, "program_export: out of memory");
         x_weight *w = &X->w[X->nw];
         memset(w, 0, sizeof *w);
@@ -509,7 +494,7 @@ typedef struct {
 } x_bytes;
 static void xb_put(x_bytes *b, const void *d, size_t n) {
     if (b->oom) return;
-    if (!x_grow(b->ctx, (void **)&b->p, &b->cap, b->n + n, 1)) {
+    if (!ct__grow_array(b->ctx, (void **)&b->p, &b->cap, b->n + n, 1)) {
         b->oom = true;
         return;
     }
@@ -672,7 +657,7 @@ static ct_status x_named_weights(x_ctx *X) {
                              sp->n_sparse_params);
     size_t need =
         (size_t)sp->n_params + 2 * (size_t)sp->n_mx_params + 3 * (size_t)sp->n_sparse_params;
-    if (!x_grow(ctx, (void **)&X->w, &X->capw, need ? need : 1, sizeof *X->w))
+    if (!ct__grow_array(ctx, (void **)&X->w, &X->capw, need ? need : 1, sizeof *X->w))
         return ct__set_error(ctx, CT_ERR_OOM, "program_export: out of memory");
     for (int i = 0; i < sp->n_params; i++) {
         const ct_tensor *t = sp->params[i];

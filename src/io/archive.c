@@ -92,22 +92,8 @@ struct ct_archive {
 
 static const char *TL = "torch_load";
 
-static bool grow(ct_ctx *ctx, void **p, size_t *cap, size_t need, size_t isz) {
-    if (need <= *cap) return true;
-    size_t nc = *cap ? *cap * 2 : 16;
-    while (nc < need)
-        nc *= 2;
-    void *q = ct__alloc(ctx, nc * isz, 16);
-    if (!q) return false;
-    if (*cap) memcpy(q, *p, *cap * isz);
-    ct__free(ctx, *p);
-    *p = q;
-    *cap = nc;
-    return true;
-}
-
 static pv *pv_new(ct_archive *a, pv_kind k) {
-    if (!grow(a->ctx, (void **)&a->pool, &a->cappool, a->npool + 1, sizeof(pv *))) return NULL;
+    if (!ct__grow_array(a->ctx, (void **)&a->pool, &a->cappool, a->npool + 1, sizeof(pv *))) return NULL;
     pv *v = ct__alloc(a->ctx, sizeof *v, 16);
     if (!v) return NULL;
     memset(v, 0, sizeof *v);
@@ -117,7 +103,7 @@ static pv *pv_new(ct_archive *a, pv_kind k) {
 }
 
 static bool pv_push(ct_archive *a, pv *c, pv *x) {
-    if (!grow(a->ctx, (void **)&c->it, &c->cap, c->n + 1, sizeof(pv *))) return false;
+    if (!ct__grow_array(a->ctx, (void **)&c->it, &c->cap, c->n + 1, sizeof(pv *))) return false;
     c->it[c->n++] = x;
     return true;
 }
@@ -166,7 +152,7 @@ static bool up_take(ct__unpickler *u, size_t k, const uint8_t **q) {
 }
 
 static ct_status up_push(ct__unpickler *u, pv *v) {
-    if (!v || !grow(u->a->ctx, (void **)&u->stack, &u->capst, u->ns + 1, sizeof(pv *)))
+    if (!v || !ct__grow_array(u->a->ctx, (void **)&u->stack, &u->capst, u->ns + 1, sizeof(pv *)))
         return up_oom(u);
     u->stack[u->ns++] = v;
     return CT_OK;
@@ -542,13 +528,13 @@ static ct_status up_persistent(ct__unpickler *u, pv *pid) {
         ct_status st = ct__zip_read(a->ctx, TL, &a->zip, m, &d, &own);
         if (st != CT_OK) return st;
         if (own) {
-            if (!grow(a->ctx, (void **)&a->owned, &a->capowned, a->nowned + 1, sizeof(uint8_t *))) {
+            if (!ct__grow_array(a->ctx, (void **)&a->owned, &a->capowned, a->nowned + 1, sizeof(uint8_t *))) {
                 ct__free(a->ctx, own);
                 return up_oom(u);
             }
             a->owned[a->nowned++] = own;
         }
-        if (!grow(a->ctx, (void **)&u->rec, &u->caprec, u->nrec + 1, sizeof *u->rec))
+        if (!ct__grow_array(a->ctx, (void **)&u->rec, &u->caprec, u->nrec + 1, sizeof *u->rec))
             return up_oom(u);
         u->rec[u->nrec].key = key->s;
         u->rec[u->nrec].data = d;
@@ -598,7 +584,7 @@ static ct_status up_run(ct__unpickler *u, pv **result) {
             *result = u->stack[0];
             return CT_OK;
         case '(': /* MARK */
-            if (!grow(ctx, (void **)&u->marks, &u->capm, u->nm + 1, sizeof(size_t)))
+            if (!ct__grow_array(ctx, (void **)&u->marks, &u->capm, u->nm + 1, sizeof(size_t)))
                 return up_oom(u);
             u->marks[u->nm++] = u->ns;
             break;
@@ -846,7 +832,7 @@ static ct_status up_run(ct__unpickler *u, pv **result) {
 #define ARCH_MAX_NAME 4096
 
 static ct_status arch_add(ct_archive *a, const char *name, pv *v, int member) {
-    if (a->n == INT32_MAX || !grow(a->ctx, (void **)&a->e, &a->cap, (size_t)a->n + 1, sizeof *a->e))
+    if (a->n == INT32_MAX || !ct__grow_array(a->ctx, (void **)&a->e, &a->cap, (size_t)a->n + 1, sizeof *a->e))
         return ct__set_error(a->ctx, CT_ERR_OOM, "%s: out of memory", a->npz ? "npz_load" : TL);
     size_t l = strlen(name);
     char *c = ct__alloc(a->ctx, l + 1, 16);
@@ -1275,7 +1261,7 @@ typedef struct {
 
 static void pw_put(ct__pw *w, const void *s, size_t k) {
     if (w->oom) return;
-    if (!grow(w->ctx, (void **)&w->p, &w->cap, w->n + k, 1)) {
+    if (!ct__grow_array(w->ctx, (void **)&w->p, &w->cap, w->n + k, 1)) {
         w->oom = true;
         return;
     }
