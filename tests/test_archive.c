@@ -16,18 +16,6 @@ static void tmp_path(char *buf, size_t n, const char *tag) {
     snprintf(buf, n, "/tmp/ct_test_archive_%d_%s", (int)getpid(), tag);
 }
 
-static unsigned char *read_file(const char *path, size_t *len) {
-    FILE *f = fopen(path, "rb");
-    if (!f) return NULL;
-    fseek(f, 0, SEEK_END);
-    long l = ftell(f);
-    fseek(f, 0, SEEK_SET);
-    unsigned char *b = malloc((size_t)l + 1);
-    *len = fread(b, 1, (size_t)l, f);
-    fclose(f);
-    return b;
-}
-
 /* The test's own reading of a stored ZIP member: walk the local headers from byte 0. */
 static const unsigned char *zip_member(const unsigned char *b, size_t len, const char *suffix,
                                        size_t *n, size_t *off) {
@@ -260,7 +248,7 @@ static void save_case(int n, const unsigned char *ref, size_t ref_len, unsigned 
     }
     CHECK_OK(ct_torch_save(ctx, path, n, (const char *const *)names, (const ct_tensor *const *)ts));
     size_t len = 0, pn = 0, off = 0;
-    unsigned char *b = read_file(path, &len);
+    unsigned char *b = tu_read_file(path, &len);
     const unsigned char *pkl = b ? zip_member(b, len, "/data.pkl", &pn, &off) : NULL;
     CHECK_MSG(pkl != NULL, "n=%d: no data.pkl", n);
     if (pkl && ref) {

@@ -31,22 +31,6 @@ static ct_ctx *make_ctx(bool portable) {
     return ctx;
 }
 
-static uint8_t *read_file(const char *path, size_t *n) {
-    FILE *f = fopen(path, "rb");
-    if (!f) return NULL;
-    fseek(f, 0, SEEK_END);
-    long len = ftell(f);
-    fseek(f, 0, SEEK_SET);
-    uint8_t *b = aligned_alloc(64, ((size_t)len + 64) / 64 * 64);
-    if (b && fread(b, 1, (size_t)len, f) != (size_t)len) {
-        free(b);
-        b = NULL;
-    }
-    fclose(f);
-    *n = (size_t)len;
-    return b;
-}
-
 static ct_tensor *rand_t(ct_ctx *ctx, unsigned long long *rng, int nd, const int64_t *shape) {
     return tu_make(ctx, rng, CT_FLOAT32, nd, shape, 0, -1.0, 1.0, NULL);
 }
@@ -120,7 +104,7 @@ static bool same_bits_buf(const ct_tensor *t, const void *data, size_t n) {
 static bool rt_matches_with(const ct_rt_kernels *k, const char *path, const ct_tensor *x,
                             const ct_tensor *want, char *err, size_t errn) {
     size_t n;
-    uint8_t *buf = read_file(path, &n);
+    uint8_t *buf = tu_read_file(path, &n);
     if (!buf) return snprintf(err, errn, "cannot read %s", path), false;
     ct_rt_program *p = NULL;
     bool ok = ct_rt_load_with(k, buf, n, &p, err, errn) == CT_OK;
@@ -303,7 +287,7 @@ TEST(mx_weights_roundtrip_bit_exact) {
               strstr(err, "MX_LINEAR") && strstr(err, "'mlp'"));
         /* the weights section is a safetensors file: element tensors, E8M0 scales, pairing */
         size_t fn;
-        uint8_t *fb = read_file(path, &fn);
+        uint8_t *fb = tu_read_file(path, &fn);
         CHECK(fb != NULL);
         if (fb) {
             uint64_t woff = ctp_get_u64(fb + CTP_HEADER_BYTES + CTP_SECTION_BYTES + 8);
@@ -475,7 +459,7 @@ TEST(cond_and_loop_roundtrip) {
     }
     { /* the watchdog stops a loop that runs longer than the step limit */
         size_t n;
-        uint8_t *buf = read_file(path, &n);
+        uint8_t *buf = tu_read_file(path, &n);
         ct_rt_program *p = NULL;
         char err[320];
         CHECK_OK(ct_rt_load(buf, n, &p, err, sizeof err));
@@ -519,7 +503,7 @@ TEST(symbolic_batch_runs_every_size) {
     sp.report = &rep;
     CHECK_OK(ct_program_export(ctx, g, &sp, path));
     size_t n;
-    uint8_t *buf = read_file(path, &n);
+    uint8_t *buf = tu_read_file(path, &n);
     ct_rt_program *p = NULL;
     char err[320] = "";
     CHECK_MSG(buf && ct_rt_load(buf, n, &p, err, sizeof err) == CT_OK, "%s", err);
@@ -719,7 +703,7 @@ TEST(hostile_files_fail_cleanly) {
     ct_export_spec sp = spec_of(1, in_names, ins, 1, out_names, outs, 4, pn, ps);
     CHECK_OK(ct_program_export(ctx, g, &sp, path));
     size_t n;
-    uint8_t *good = read_file(path, &n);
+    uint8_t *good = tu_read_file(path, &n);
     uint8_t *f = aligned_alloc(64, (n + 64) / 64 * 64);
     CHECK(good && f);
     ct_rt_program *p = NULL;
@@ -838,7 +822,7 @@ TEST(golden_v1_file_still_runs) {
     char path[512];
     snprintf(path, sizeof path, "%s/tests/data/golden_v1.ctp", CT_SOURCE_DIR);
     size_t n;
-    uint8_t *buf = read_file(path, &n);
+    uint8_t *buf = tu_read_file(path, &n);
     CHECK_MSG(buf, "missing %s", path);
     if (!buf) return;
     CHECK(ctp_get_u32(buf + 8) == 1);

@@ -180,18 +180,6 @@ TEST(npy_reads_numpy_files) {
     check_npy_file("float32_v3_2x2.npy", CT_FLOAT32, 2, s22);
 }
 
-static char *read_file(const char *path, size_t *len) {
-    FILE *f = fopen(path, "rb");
-    if (!f) return NULL;
-    fseek(f, 0, SEEK_END);
-    long n = ftell(f);
-    fseek(f, 0, SEEK_SET);
-    char *b = malloc((size_t)n + 1);
-    *len = fread(b, 1, (size_t)n, f);
-    fclose(f);
-    return b;
-}
-
 static void tmp_path(char *buf, size_t n, const char *tag) {
     snprintf(buf, n, "/tmp/ct_test_io_%d_%s.npy", (int)getpid(), tag);
 }
@@ -214,7 +202,7 @@ TEST(npy_save_equals_numpy_bytes) {
         snprintf(ref, sizeof ref, "%s/tests/data/npy/%s_2x3.npy", CT_SOURCE_DIR, names[i]);
         CHECK_OK(ct_npy_save(ctx, t, out));
         size_t la = 0, lb = 0;
-        char *a = read_file(out, &la), *b = read_file(ref, &lb);
+        char *a = (char *)tu_read_file(out, &la), *b = (char *)tu_read_file(ref, &lb);
         CHECK_MSG(a && b && la == lb && memcmp(a, b, la) == 0, "%s: bytes differ from np.save",
                   names[i]);
         free(a), free(b);

@@ -13,18 +13,6 @@
 
 static ct_ctx *ctx;
 
-static unsigned char *read_file(const char *path, size_t *n) {
-    FILE *f = fopen(path, "rb");
-    if (!f) return NULL;
-    fseek(f, 0, SEEK_END);
-    long l = ftell(f);
-    fseek(f, 0, SEEK_SET);
-    unsigned char *b = malloc((size_t)l + 1);
-    *n = fread(b, 1, (size_t)l, f);
-    fclose(f);
-    return b;
-}
-
 static void check_raw(const ct_safetensors *f, const char *name, ct_dtype dt, int ndim,
                       const int64_t *shape, const void *want, size_t nbytes) {
     ct_tensor *t = NULL;
@@ -140,7 +128,7 @@ TEST(round_trip_every_dtype) {
     const char *meta[] = {"format", "pt", "tab\tand \"quote\"", "\\back", NULL};
     CHECK_OK(ct_safetensors_save(ctx, path, n, np, (const ct_tensor *const *)ts, meta));
     size_t len = 0;
-    unsigned char *raw = read_file(path, &len);
+    unsigned char *raw = tu_read_file(path, &len);
     CHECK(raw && len > 8);
     uint64_t hl = 0;
     for (int i = 7; i >= 0; i--)
@@ -203,7 +191,7 @@ TEST(writer_bytes_exact) {
     memcpy(want + 8 + hl, &fv, 4);
     memcpy(want + 8 + hl + 4, iv, 8);
     size_t len = 0;
-    unsigned char *got = read_file(path, &len);
+    unsigned char *got = tu_read_file(path, &len);
     CHECK_MSG(len == 8 + hl + 12, "file is %zu bytes, want %zu", len, 8 + hl + 12);
     CHECK(got && len == 8 + hl + 12 && memcmp(got, want, len) == 0);
     free(got);
@@ -244,7 +232,8 @@ static ct_status load_all(ct_ctx *c, const void *buf, size_t n) {
 
 TEST(truncations_and_flips_fail_cleanly) {
     size_t len = 0;
-    unsigned char *raw = read_file(CT_SOURCE_DIR "/tests/data/safetensors_ref.safetensors", &len);
+    unsigned char *raw =
+        tu_read_file(CT_SOURCE_DIR "/tests/data/safetensors_ref.safetensors", &len);
     CHECK(raw != NULL);
     if (!raw) return;
     CHECK_OK(load_all(ctx, raw, len));
@@ -373,7 +362,8 @@ TEST(crafted_headers) {
 
 TEST(allocation_failures_leak_nothing) {
     size_t len = 0;
-    unsigned char *raw = read_file(CT_SOURCE_DIR "/tests/data/safetensors_ref.safetensors", &len);
+    unsigned char *raw =
+        tu_read_file(CT_SOURCE_DIR "/tests/data/safetensors_ref.safetensors", &len);
     char path[] = "/tmp/ct_st_oomXXXXXX";
     int fd = mkstemp(path);
     close(fd);

@@ -110,6 +110,24 @@ static inline double *tu_read_cx(const ct_tensor *t) {
     return ok ? out : NULL;
 }
 
+/* The whole file at path in a malloc'd (64-byte aligned, free()-able) buffer, its size in *n; NULL
+ * when it cannot be read. */
+static inline unsigned char *tu_read_file(const char *path, size_t *n) {
+    FILE *f = fopen(path, "rb");
+    if (!f) return NULL;
+    fseek(f, 0, SEEK_END);
+    long len = ftell(f);
+    fseek(f, 0, SEEK_SET);
+    unsigned char *b = len >= 0 ? aligned_alloc(64, ((size_t)len + 64) / 64 * 64) : NULL;
+    if (b && fread(b, 1, (size_t)len, f) != (size_t)len) {
+        free(b);
+        b = NULL;
+    }
+    fclose(f);
+    *n = b ? (size_t)len : 0;
+    return b;
+}
+
 /* A random value suited to dtype in [lo, hi] (integers rounded). */
 static inline double tu_rand_val(unsigned long long *rng, ct_dtype dt, double lo, double hi) {
     double v = lo + (hi - lo) * ct_t_uniform(rng);
