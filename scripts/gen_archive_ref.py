@@ -70,7 +70,9 @@ ck = {"epoch": 7, "model": m.state_dict(), "optimizer": opt.state_dict(), "name"
       "i8": torch.tensor([-1, 5], dtype=torch.int8), "u8": torch.tensor([0, 255], dtype=torch.uint8),
       "i16": torch.tensor([-30000], dtype=torch.int16), "i32": torch.tensor([7, -8], dtype=torch.int32),
       "s0": torch.tensor(2.5), "nan": torch.tensor([math.nan, -math.inf, -0.0]),
-      "dt": torch.float16, "tup": (1, 2.5, "x"), "lst": [torch.tensor([9])], 3: "int key"}
+      "dt": torch.float16, "tup": (1, 2.5, "x"), "lst": [torch.tensor([9])], 3: "int key",
+      "": {"a": torch.tensor([1.0]), "": 5}, "a": torch.tensor([2.0]), "eb": b"", "set": {7},
+      "fs": frozenset([8]), "ch": torch.arange(24.0).reshape(1, 2, 3, 4).to(memory_format=torch.channels_last)}
 CK = save_bytes(ck)
 cbytes("ck_pt", CK)
 cbytes("ck4_pt", save_bytes(ck, pickle_protocol=4))
@@ -79,13 +81,14 @@ cbytes("ck4_pt", save_bytes(ck, pickle_protocol=4))
 entries = []
 
 
-def walk(p, v):
+def walk(p, v, top=True):
+    """ctorch's names: the root's keys alone, deeper ones joined with '.' (also to an empty key)."""
     if isinstance(v, dict):
         for k, x in v.items():
-            walk(f"{p}.{k}" if p else str(k), x)
-    elif isinstance(v, (list, tuple)):
+            walk(f"{p}.{k}" if top is False else str(k), x, False)
+    elif isinstance(v, (list, tuple, set, frozenset)):
         for k, x in enumerate(v):
-            walk(f"{p}.{k}" if p else str(k), x)
+            walk(f"{p}.{k}" if top is False else str(k), x, False)
     else:
         entries.append((p, v))
 
@@ -100,26 +103,27 @@ for name, v in entries:
         vn = f"ckv_{len(rows)}"
         out.append(f"static const double {vn}[] = {{{', '.join(num(x) for x in vals) or '0'}}};")
         shp = ", ".join(str(s) for s in t.shape) or "0"
-        rows.append(f"{{{cstr(name)}, 6, {DT[t.dtype]}, {t.dim()}, {{{shp}}}, {vn}, {int(v.requires_grad)}, 0, 0, NULL, 0}}")
+        std = ", ".join(str(s) for s in t.stride()) or "0"
+        rows.append(f"{{{cstr(name)}, 6, {DT[t.dtype]}, {t.dim()}, {{{shp}}}, {{{std}}}, {vn}, {int(v.requires_grad)}, 0, 0, NULL, 0}}")
     elif v is None:
-        rows.append(f"{{{cstr(name)}, 0, 0, 0, {{0}}, NULL, 0, 0, 0, NULL, 0}}")
+        rows.append(f"{{{cstr(name)}, 0, 0, 0, {{0}}, {{0}}, NULL, 0, 0, 0, NULL, 0}}")
     elif isinstance(v, bool):
-        rows.append(f"{{{cstr(name)}, 1, 0, 0, {{0}}, NULL, 0, {int(v)}, 0, NULL, 0}}")
+        rows.append(f"{{{cstr(name)}, 1, 0, 0, {{0}}, {{0}}, NULL, 0, {int(v)}, 0, NULL, 0}}")
     elif isinstance(v, int):
-        rows.append(f"{{{cstr(name)}, 2, 0, 0, {{0}}, NULL, 0, {v}LL, 0, NULL, 0}}")
+        rows.append(f"{{{cstr(name)}, 2, 0, 0, {{0}}, {{0}}, NULL, 0, {v}LL, 0, NULL, 0}}")
     elif isinstance(v, float):
-        rows.append(f"{{{cstr(name)}, 3, 0, 0, {{0}}, NULL, 0, 0, {num(v)}, NULL, 0}}")
+        rows.append(f"{{{cstr(name)}, 3, 0, 0, {{0}}, {{0}}, NULL, 0, 0, {num(v)}, NULL, 0}}")
     elif isinstance(v, torch.dtype):
-        rows.append(f"{{{cstr(name)}, 4, 0, 0, {{0}}, NULL, 0, 0, 0, {cstr(str(v))}, {len(str(v))}}}")
+        rows.append(f"{{{cstr(name)}, 4, 0, 0, {{0}}, {{0}}, NULL, 0, 0, 0, {cstr(str(v))}, {len(str(v))}}}")
     elif isinstance(v, str):
         b = v.encode()
-        rows.append(f"{{{cstr(name)}, 4, 0, 0, {{0}}, NULL, 0, 0, 0, {cstr(b.decode('latin1'))}, {len(b)}}}")
+        rows.append(f"{{{cstr(name)}, 4, 0, 0, {{0}}, {{0}}, NULL, 0, 0, 0, {cstr(b.decode('latin1'))}, {len(b)}}}")
     elif isinstance(v, bytes):
-        rows.append(f"{{{cstr(name)}, 5, 0, 0, {{0}}, NULL, 0, 0, 0, {cstr(v.decode('latin1'))}, {len(v)}}}")
+        rows.append(f"{{{cstr(name)}, 5, 0, 0, {{0}}, {{0}}, NULL, 0, 0, 0, {cstr(v.decode('latin1'))}, {len(v)}}}")
     else:
         sys.exit(f"unexpected {type(v)}")
 out.append("struct ck_entry { const char *name; int kind; ct_dtype dtype; int ndim; int64_t shape[8]; "
-           "const double *v; int rg; long long i; double f; const char *s; size_t slen; };")
+           "int64_t stride[8]; const double *v; int rg; long long i; double f; const char *s; size_t slen; };")
 out.append("static const struct ck_entry ck_entries[] = {" + ",\n  ".join(rows) + "};")
 out.append(f"enum {{ ck_n = {len(rows)} }};")
 
@@ -224,6 +228,7 @@ def pickle_zip(pkl, extra=None):
     f = io.BytesIO()
     with zipfile.ZipFile(f, "w", zipfile.ZIP_STORED) as z:
         z.writestr("archive/data.pkl", pkl)
+        z.writestr("archive/version", b"3\n")
         for k, v in (extra or {}).items():
             z.writestr(k, v)
     return f.getvalue()
@@ -262,6 +267,41 @@ f = io.BytesIO()
 with zipfile.ZipFile(f, "w") as z:
     z.writestr("a/other", b"x")
 HOST.append(("no data.pkl", f.getvalue(), "CT_ERR_FORMAT", "data.pkl"))
+HOST.append(("a dtype ctorch lacks", pickle_zip(P(glob("torch", "uint16"))), "CT_ERR_DTYPE", "torch.uint16"))
+HOST.append(("a storage class ctorch lacks", pickle_zip(P(glob("torch", "UInt16Storage"))), "CT_ERR_DTYPE", "UInt16Storage"))
+HOST.append(("NEWOBJ of OrderedDict", pickle_zip(P(glob("collections", "OrderedDict"), b")\x81")), "CT_ERR_UNSUPPORTED", "NEWOBJ"))
+HOST.append(("BUILD of a tensor with state", pickle_zip(P(rebuild("0", 4, 0, 4, 1), b"(K\x01K\x02tb"), {"archive/data/0": four}), "CT_ERR_UNSUPPORTED", "set_"))
+HOST.append(("storage key with a NUL", pickle_zip(P(glob("torch._utils", "_rebuild_tensor_v2") + storage("0\x00x", 4) + b"K\x00K\x04\x85K\x01\x85\x89}tR"), {"archive/data/0": four}), "CT_ERR_FORMAT", "NUL"))
+# m items copied k times (OrderedDict(list) through the memo): quadratic without a budget
+quad = b"NN\x86q\x00]q\x01(h\x00" + b"2" * 20000 + b"e\x85q\x020ccollections\nOrderedDict\nq\x030" + b"h\x03h\x02R0" * 400 + b"N"
+HOST.append(("quadratic copies", pickle_zip(P(quad)), "CT_ERR_FORMAT", "64 per pickle byte"))
+# one 4000-byte key repeated through DUP: names outgrow the file
+names = b"}q\x00X\xa0\x0f\x00\x00" + b"A" * 4000 + b"Ns0]q\x01(h\x00" + b"2" * 30000 + b"e"
+HOST.append(("repeated long names", pickle_zip(P(names)), "CT_ERR_FORMAT", "64 per pickle byte"))
+# two directory entries pointing at one member
+f = io.BytesIO()
+with zipfile.ZipFile(f, "w", zipfile.ZIP_STORED) as z:
+    z.writestr("archive/data.pkl", P(b"N"))
+    z.writestr("archive/data/0", four)
+ov = bytearray(f.getvalue())
+cd = ov.index(b"PK\x01\x02", ov.index(b"PK\x01\x02") + 4)  # the second entry: point it at the first
+ov[cd + 42:cd + 46] = b"\x00\x00\x00\x00"
+HOST.append(("overlapping members", bytes(ov), "CT_ERR_FORMAT", "overlap"))
+# hand-built pickles torch reads one way: duplicate keys (last value at the first place), a
+# storage key reused with another type (the first type wins), STOP with values below the top
+cbytes("dupkey_pt", pickle_zip(P(b"}(X\x01\x00\x00\x00wX\x05\x00\x00\x00firstX\x01\x00\x00\x00bK\x02X\x01\x00\x00\x00wX\x06\x00\x00\x00secondK\x01K\x03\x88K\x04u")))
+reuse = (b"}(X\x01\x00\x00\x00a" + rebuild("0", 1, 0, 1, 1) + b"X\x01\x00\x00\x00b" +
+         glob("torch._utils", "_rebuild_tensor_v2") + storage("0", 1, "IntStorage") + b"K\x00K\x01\x85K\x01\x85\x89}tR" + b"u")
+cbytes("reuse_pt", pickle_zip(P(reuse), {"archive/data/0": struct.pack("<f", 1.5)}))
+cbytes("stop_pt", pickle_zip(b"\x80\x02K\x05K\x07."))
+# a broadcast view of 2^27 elements over a 4-byte storage: a view, not 512 MiB
+big = glob("torch._utils", "_rebuild_tensor_v2") + storage("0", 1) + b"K\x00J\x00\x00\x00\x08\x85K\x00\x85\x89}tR"
+cbytes("expand_pt", pickle_zip(P(big), {"archive/data/0": struct.pack("<f", 2.5)}))
+f = io.BytesIO()
+np.savez(f)
+cbytes("npz_empty", f.getvalue())
+for kname, obj in (("dupkey", None), ("reuse", None), ("stop", None)):
+    pass
 good = pickle_zip(P(b"}X\x01\x00\x00\x00w", rebuild("0", 4, 0, 4, 1), b"s"), {"archive/data/0": struct.pack("<4f", 1, 2, 3, 4)})
 cbytes("good_small", good)
 bad_crc = bytearray(good)

@@ -64,7 +64,11 @@ static void check_entries(const char *what, const ct_archive *a) {
             CHECK_MSG(ct_tensor_dtype(t) == e->dtype, "%s: '%s' dtype", what, e->name);
             CHECK_MSG(ct_tensor_requires_grad(t) == (e->rg != 0), "%s: '%s' requires_grad", what,
                       e->name);
-            CHECK_MSG(ct_tensor_is_contiguous(t), "%s: '%s' not contiguous", what, e->name);
+            /* the file's layout, as torch.load gives it (a transpose stays a transposed view) */
+            for (int d = 0; d < e->ndim && tu_same_shape(t, e->ndim, e->shape); d++)
+                CHECK_MSG(e->shape[d] < 2 || ct_tensor_stride(t)[d] == e->stride[d],
+                          "%s: '%s' stride %d is %lld, torch's %lld", what, e->name, d,
+                          (long long)ct_tensor_stride(t)[d], (long long)e->stride[d]);
             if (ct_dtype_is_complex(e->dtype)) {
                 double *v = tu_read_cx(t);
                 CHECK(tu_same_shape(t, e->ndim, e->shape));
@@ -126,6 +130,58 @@ TEST(torch_load_reads_what_torch_reads) {
     const int64_t bs[] = {3};
     tu_same_as("bare", t, bv, 1, bs, 0);
     ct_tensor_release(t);
+    ct_archive_free(a);
+}
+
+/* Files torch reads in a particular way (each checked against torch.load by the generator). */
+TEST(read_as_torch_reads) {
+    ct_archive *a = NULL;
+    const char *s = NULL;
+    int64_t i64 = 0;
+    /* {"w": "first", "b": 2, 1: 3, "w": "second", True: 4}: the last value at the first place */
+    CHECK_OK(ct_torch_load_buffer(ctx, dupkey_pt, dupkey_pt_len, &a));
+    CHECK(ct_archive_count(a) == 3);
+    CHECK(a && !strcmp(ct_archive_name(a, 0), "w") && !strcmp(ct_archive_name(a, 1), "b") &&
+          !strcmp(ct_archive_name(a, 2), "1"));
+    CHECK_OK(ct_archive_get_string(a, "w", &s, NULL));
+    CHECK(s && strcmp(s, "second") == 0);
+    CHECK_OK(ct_archive_get_int(a, "1", &i64));
+    CHECK(i64 == 4);
+    ct_archive_free(a);
+    /* storage "0" as FloatStorage, then as IntStorage: the first type wins */
+    a = NULL;
+    CHECK_OK(ct_torch_load_buffer(ctx, reuse_pt, reuse_pt_len, &a));
+    const double v15[] = {1.5};
+    const int64_t s1[] = {1};
+    ct_tensor *t = NULL;
+    CHECK_OK(ct_archive_get(a, "b", &t));
+    tu_same_as("reused storage", t, v15, 1, s1, 0);
+    CHECK(t && ct_tensor_dtype(t) == CT_FLOAT32);
+    ct_tensor_release(t);
+    ct_archive_free(a);
+    /* STOP returns the top of the stack */
+    a = NULL;
+    CHECK_OK(ct_torch_load_buffer(ctx, stop_pt, stop_pt_len, &a));
+    CHECK_OK(ct_archive_get_int(a, "", &i64));
+    CHECK(ct_archive_count(a) == 1 && i64 == 7);
+    ct_archive_free(a);
+    /* a broadcast of 2^27 elements over one float: a stride-0 view, not 512 MiB */
+    a = NULL;
+    CHECK_OK(ct_torch_load_buffer(ctx, expand_pt, expand_pt_len, &a));
+    t = NULL;
+    CHECK_OK(ct_archive_get(a, "", &t));
+    CHECK(t && ct_tensor_numel(t) == (int64_t)1 << 27 && ct_tensor_stride(t)[0] == 0);
+    float f = 0;
+    ct_tensor *last = NULL;
+    if (t) CHECK_OK(ct_select(ctx, t, 0, ((int64_t)1 << 27) - 1, &last));
+    CHECK(last && ct_tensor_to_host(last, &f, sizeof f) == CT_OK && f == 2.5f);
+    ct_tensor_release(last);
+    ct_tensor_release(t);
+    ct_archive_free(a);
+    /* np.savez() with no arrays: an empty archive */
+    a = NULL;
+    CHECK_OK(ct_npz_load_buffer(ctx, npz_empty, npz_empty_len, &a));
+    CHECK(a && ct_archive_count(a) == 0);
     ct_archive_free(a);
 }
 
@@ -340,6 +396,55 @@ TEST(torch_save_views_and_npz_round_trip) {
     ct_tensor_release(c);
 }
 
+/* float8 is written as torch >= 2.1 writes its newer dtypes: _rebuild_tensor_v3 over an untyped
+ * storage of bytes, the dtype last (torch 1.13 has no float8 to compare with). */
+TEST(torch_save_float8_as_torch_2) {
+    const int64_t s3[] = {3};
+    const double v[] = {1.5, -448, 0.0625};
+    const float vf[] = {1.5f, -448.0f, 0.0625f};
+    unsigned char c4[3], c5[3];
+    CHECK_OK(ct_cast_f32_to(CT_FLOAT8_E4M3FN, vf, c4, 3, CT_CAST_DEFAULT));
+    CHECK_OK(ct_cast_f32_to(CT_FLOAT8_E5M2, vf, c5, 3, CT_CAST_DEFAULT));
+    ct_tensor *e4 = tu_from_vals(ctx, CT_FLOAT32, 1, s3, v), *e5 = NULL, *x = NULL;
+    CHECK_OK(ct_tensor_from_host(ctx, c4, CT_FLOAT8_E4M3FN, 1, s3, &x));
+    CHECK_OK(ct_tensor_from_host(ctx, c5, CT_FLOAT8_E5M2, 1, s3, &e5));
+    const char *names[] = {"f32", "e4", "e5"};
+    const ct_tensor *ts[] = {e4, x, e5};
+    char path[128];
+    tmp_path(path, sizeof path, "f8.pt");
+    CHECK_OK(ct_torch_save(ctx, path, 3, names, ts));
+    size_t len = 0, pn = 0, off = 0;
+    unsigned char *b = tu_read_file(path, &len);
+    const unsigned char *pkl = b ? zip_member(b, len, "/data.pkl", &pn, &off) : NULL;
+    char *text = malloc(pn + 1);
+    for (size_t i = 0; pkl && i < pn; i++)
+        text[i] = pkl[i] ? (char)pkl[i] : ' ';
+    text[pkl ? pn : 0] = 0;
+    CHECK(strstr(text, "_rebuild_tensor_v3") && strstr(text, "torch.storage\nUntypedStorage") &&
+          strstr(text, "torch\nfloat8_e4m3fn") && strstr(text, "torch\nfloat8_e5m2") &&
+          strstr(text, "torch\nFloatStorage") && strstr(text, "_rebuild_tensor_v2"));
+    free(text);
+    free(b);
+    ct_archive *a = NULL;
+    CHECK_OK(ct_torch_load(ctx, path, &a));
+    for (int i = 0; a && i < 3; i++) {
+        ct_tensor *r = NULL;
+        CHECK_OK(ct_archive_get(a, names[i], &r));
+        unsigned char got[12] = {0}, want[12] = {0};
+        size_t nb = 3 * ct_dtype_size(ct_tensor_dtype(ts[i]));
+        CHECK_MSG(r && ct_tensor_dtype(r) == ct_tensor_dtype(ts[i]) &&
+                      ct_tensor_to_host(r, got, nb) == CT_OK &&
+                      ct_tensor_to_host(ts[i], want, nb) == CT_OK && !memcmp(got, want, nb),
+                  "'%s' read back", names[i]);
+        ct_tensor_release(r);
+    }
+    ct_archive_free(a);
+    remove(path);
+    ct_tensor_release(e4);
+    ct_tensor_release(e5);
+    ct_tensor_release(x);
+}
+
 TEST(hostile_files_fail_with_a_reason) {
     for (int i = 0; i < host_n; i++) {
         const struct host_case *h = &host_cases[i];
@@ -524,10 +629,12 @@ TEST(every_allocation_failure) {
 int main(void) {
     CHECK_OK(ct_ctx_create(NULL, &ctx));
     RUN(torch_load_reads_what_torch_reads);
+    RUN(read_as_torch_reads);
     RUN(big_endian_records_read_as_little);
     RUN(npz_reads_what_numpy_reads);
     RUN(torch_save_writes_torchs_bytes);
     RUN(torch_save_views_and_npz_round_trip);
+    RUN(torch_save_float8_as_torch_2);
     RUN(hostile_files_fail_with_a_reason);
     RUN(truncations_and_bit_flips);
     RUN(api_errors);

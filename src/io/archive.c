@@ -46,27 +46,33 @@ typedef enum {
     G_SIZE,          /* torch.Size(tuple) */
     G_STORAGE_CLS,   /* torch.<X>Storage (dtype) */
     G_DTYPE,         /* torch.<dtype> */
-    G_CODECS_ENCODE  /* _codecs.encode(str, "latin1"): protocol 2's bytes */
+    G_CODECS_ENCODE, /* _codecs.encode(str, "latin1"): protocol 2's bytes */
+    G_BYTES,         /* builtins.bytes(): protocol 2's b"" */
+    G_SET            /* builtins.set / frozenset(list): protocol 2's sets, read as lists */
 } pv_global;
 
 typedef struct pv pv;
+typedef struct { /* a tensor's view of its storage */
+    pv *storage;
+    int64_t off;
+    int ndim;
+    int64_t shape[CT_MAX_DIMS], stride[CT_MAX_DIMS];
+} pv_view;
 struct pv {
-    pv_kind k;
-    int64_t i; /* int / bool; storage: element count */
+    uint8_t k;     /* pv_kind */
+    uint8_t g;     /* pv_global of a global */
+    uint8_t dtype; /* ct_dtype: global storage class / dtype; storage; tensor */
+    bool rg;       /* tensor: requires_grad */
+    int64_t i;     /* int / bool; storage: element count */
     double f;
     char *s; /* str / bytes (NUL-terminated); global: its dotted name; storage: its key */
     size_t len;
     pv **it; /* tuple / list / dict items */
     size_t n, cap;
-    pv_global g;
-    ct_dtype dtype;      /* global storage class / dtype; storage; tensor */
+    pv_view *t;          /* tensor */
     const uint8_t *data; /* storage bytes */
     uint64_t nbytes;
-    pv *storage; /* tensor */
-    int64_t off;
-    int ndim;
-    int64_t shape[CT_MAX_DIMS], stride[CT_MAX_DIMS];
-    bool rg;
+    int member; /* storage: its ZIP member */
 };
 
 typedef struct {
@@ -75,42 +81,84 @@ typedef struct {
     int member; /* .npz: zip member */
 } ct__arch_entry;
 
+/* Values, strings, item arrays and names live in chunks freed with the archive. Everything a
+ * pickle builds is charged against a budget proportional to its length, so a small file cannot
+ * make the reader allocate without bound (shared containers copied, names repeated, ...). */
+typedef struct ct__chunk {
+    struct ct__chunk *next;
+    size_t used, cap;
+    _Alignas(16) unsigned char data[];
+} ct__chunk;
+
 struct ct_archive {
     ct_ctx *ctx;
     void *map;
     size_t map_len;
     bool mapped, npz, big_endian;
     ct__zip zip;
-    pv **pool; /* every value, freed with the archive */
-    size_t npool, cappool;
-    uint8_t **owned; /* inflated records */
+    ct__chunk *chunks;
+    size_t charged, limit; /* bytes of values built, and the most allowed */
+    bool over;             /* the budget ran out (a format error, not out of memory) */
+    pv *none, *yes, *no;   /* shared constants */
+    uint8_t **owned;       /* inflated records */
     size_t nowned, capowned;
+    pv **by_member; /* storage value of each ZIP member read (the first reference's type) */
     ct__arch_entry *e;
     int n;
     size_t cap;
+    const ct__arch_entry **sorted; /* entries by name, for the getters */
 };
 
 static const char *TL = "torch_load";
 
+static void *ar_alloc(ct_archive *a, size_t n) {
+    n = (n + 15) & ~(size_t)15;
+    if (n > a->limit - a->charged) {
+        a->over = true;
+        return NULL;
+    }
+    a->charged += n;
+    ct__chunk *c = a->chunks;
+    if (!c || c->cap - c->used < n) {
+        size_t cap = n > 65536 ? n : 65536;
+        c = ct__alloc(a->ctx, sizeof *c + cap, 16);
+        if (!c) return NULL;
+        c->cap = cap;
+        c->used = 0;
+        c->next = a->chunks;
+        a->chunks = c;
+    }
+    void *p = c->data + c->used;
+    c->used += n;
+    return p;
+}
+
 static pv *pv_new(ct_archive *a, pv_kind k) {
-    if (!ct__grow_array(a->ctx, (void **)&a->pool, &a->cappool, a->npool + 1, sizeof(pv *))) return NULL;
-    pv *v = ct__alloc(a->ctx, sizeof *v, 16);
+    pv *v = ar_alloc(a, sizeof *v);
     if (!v) return NULL;
     memset(v, 0, sizeof *v);
-    v->k = k;
-    a->pool[a->npool++] = v;
+    v->k = (uint8_t)k;
     return v;
 }
 
 static bool pv_push(ct_archive *a, pv *c, pv *x) {
-    if (!ct__grow_array(a->ctx, (void **)&c->it, &c->cap, c->n + 1, sizeof(pv *))) return false;
+    if (c->n == c->cap) {
+        size_t nc = c->cap ? 2 * c->cap : 4;
+        if (nc > SIZE_MAX / sizeof(pv *)) return false;
+        pv **it = ar_alloc(a, nc * sizeof(pv *));
+        if (!it) return false;
+        if (c->n) memcpy(it, c->it, c->n * sizeof(pv *));
+        c->it = it;
+        c->cap = nc;
+    }
     c->it[c->n++] = x;
     return true;
 }
 
 static const char *pv_kind_name(const pv *v) {
-    static const char *names[] = {"None",  "bool", "int",  "float",    "str",     "bytes",
-                                  "tuple", "list", "dict", "a global", "storage", "tensor"};
+    static const char *names[] = {"None",   "a bool",   "an int",    "a float",
+                                  "a str",  "bytes",    "a tuple",   "a list",
+                                  "a dict", "a global", "a storage", "a tensor"};
     return names[v->k];
 }
 
@@ -124,15 +172,9 @@ typedef struct {
     size_t ns, capst;
     size_t *marks;
     size_t nm, capm;
-    pv **memo;
-    size_t nmemo;   /* memo has n (the pickle's length) slots */
+    pv **memo; /* grown on demand; indices below n (the pickle's length) */
+    size_t capmemo;
     size_t memolen; /* slots set (MEMOIZE's next index, as CPython's len(memo)) */
-    struct {
-        char *key;
-        const uint8_t *data;
-        uint64_t nbytes;
-    } * rec; /* storage records read so far */
-    size_t nrec, caprec;
 } ct__unpickler;
 
 static ct_status up_err(ct__unpickler *u, ct_status st, const char *fmt, const char *arg) {
@@ -140,9 +182,15 @@ static ct_status up_err(ct__unpickler *u, ct_status st, const char *fmt, const c
     snprintf(what, sizeof what, fmt, arg ? arg : "");
     return ct__set_error(u->a->ctx, st, "%s: data.pkl byte %zu: %s", TL, u->op, what);
 }
-static ct_status up_oom(ct__unpickler *u) {
-    return ct__set_error(u->a->ctx, CT_ERR_OOM, "%s: out of memory reading the pickle", TL);
+static ct_status arch_oom(ct_archive *a, const char *who) {
+    if (a->over)
+        return ct__set_error(a->ctx, CT_ERR_FORMAT,
+                             "%s: the file builds more than %zu bytes of values (64 per pickle "
+                             "byte); refusing it",
+                             who, a->limit);
+    return ct__set_error(a->ctx, CT_ERR_OOM, "%s: out of memory reading the pickle", who);
 }
+static ct_status up_oom(ct__unpickler *u) { return arch_oom(u->a, TL); }
 
 static bool up_take(ct__unpickler *u, size_t k, const uint8_t **q) {
     if (u->n - u->pos < k) return false;
@@ -172,9 +220,7 @@ static ct_status up_str(ct__unpickler *u, pv_kind k, size_t len) {
     const uint8_t *q;
     if (!up_take(u, len, &q)) return up_err(u, CT_ERR_FORMAT, "a string runs past the end%s", "");
     pv *v = pv_new(u->a, k);
-    if (!v) return up_oom(u);
-    v->s = ct__alloc(u->a->ctx, len + 1, 16);
-    if (!v->s) return up_oom(u);
+    if (!v || !(v->s = ar_alloc(u->a, len + 1))) return up_oom(u);
     memcpy(v->s, q, len);
     v->s[len] = 0;
     v->len = len;
@@ -215,9 +261,7 @@ static const ct__dtname storage_names[] = {
     {"BoolStorage", CT_BOOL},
     {"ComplexFloatStorage", CT_COMPLEX64},
     {"ComplexDoubleStorage", CT_COMPLEX128},
-    {"Float8_e4m3fnStorage", CT_FLOAT8_E4M3FN},
-    {"Float8_e5m2Storage", CT_FLOAT8_E5M2},
-    {"UntypedStorage", CT_UINT8},
+    {"UntypedStorage", CT_UINT8}, /* torch >= 2.1 for the newer dtypes: bytes, read by v3 */
 };
 static const ct__dtname dtype_names[] = {
     {"float32", CT_FLOAT32},
@@ -248,8 +292,7 @@ static ct_status up_global(ct__unpickler *u, const char *mod, const char *name) 
     pv *v = pv_new(u->a, PV_GLOBAL);
     if (!v) return up_oom(u);
     size_t lm = strlen(mod), ln = strlen(name);
-    v->s = ct__alloc(u->a->ctx, lm + ln + 2, 16);
-    if (!v->s) return up_oom(u);
+    if (!(v->s = ar_alloc(u->a, lm + ln + 2))) return up_oom(u);
     memcpy(v->s, mod, lm);
     v->s[lm] = '.';
     memcpy(v->s + lm + 1, name, ln + 1);
@@ -271,6 +314,12 @@ static ct_status up_global(ct__unpickler *u, const char *mod, const char *name) 
         {"torch._tensor.Tensor", G_TENSOR_CLS},
         {"torch.Size", G_SIZE},
         {"_codecs.encode", G_CODECS_ENCODE},
+        {"__builtin__.bytes", G_BYTES},
+        {"builtins.bytes", G_BYTES},
+        {"__builtin__.set", G_SET},
+        {"builtins.set", G_SET},
+        {"__builtin__.frozenset", G_SET},
+        {"builtins.frozenset", G_SET},
     };
     for (size_t i = 0; i < sizeof fixed / sizeof fixed[0]; i++)
         if (strcmp(full, fixed[i].name) == 0) {
@@ -291,15 +340,33 @@ static ct_status up_global(ct__unpickler *u, const char *mod, const char *name) 
                 return up_push(u, v);
             }
     }
+    /* torch's other dtypes and storage classes: a dtype ctorch lacks */
+    static const char *torch_dtypes[] = {
+        "uint16",         "uint32",          "uint64",          "complex32",        "chalf",
+        "float8_e8m0fnu", "float8_e4m3fnuz", "float8_e5m2fnuz", "float4_e2m1fn_x2", "bits8",
+        "bits16",         "bits1x8",         "bits2x4",         "bits4x2",          "qint8",
+        "quint8",         "qint32",          "quint4x2",        "quint2x4"};
+    char msg[320];
+    if (strcmp(mod, "torch") == 0) {
+        for (size_t i = 0; i < sizeof torch_dtypes / sizeof torch_dtypes[0]; i++)
+            if (strcmp(name, torch_dtypes[i]) == 0) {
+                snprintf(msg, sizeof msg, "torch.%s has no ctorch dtype", name);
+                return up_err(u, CT_ERR_DTYPE, "%s", msg);
+            }
+        if (strstr(name, "Storage")) {
+            snprintf(msg, sizeof msg, "torch.%.100s: a storage type ctorch has no dtype for", name);
+            return up_err(u, CT_ERR_DTYPE, "%s", msg);
+        }
+    }
     const char *why;
-    ct_status st = CT_ERR_UNSUPPORTED;
-    if (strstr(full, "qtensor") || strncmp(full, "torch.Q", 7) == 0 ||
-        strstr(full, "per_channel") || strstr(full, "per_tensor"))
+    if (strstr(full, "qtensor") || strstr(full, "per_channel") || strstr(full, "per_tensor"))
         why = "quantized tensors are not supported (dequantize before saving)";
-    else if (strstr(full, "sparse"))
+    else if (strstr(full, "sparse") || strcmp(full, "torch.serialization._get_layout") == 0)
         why = "sparse tensors are not supported (save to_dense())";
-    else if (strncmp(full, "torch.", 6) == 0 && strstr(full, "Storage"))
-        why = "a storage type ctorch has no dtype for";
+    else if (strstr(full, "meta_tensor"))
+        why = "a meta tensor has no data";
+    else if (strstr(full, "nested") || strstr(full, "wrapper_subclass"))
+        why = "nested tensors and tensor subclasses are not supported";
     else if (strncmp(full, "__torch__.", 10) == 0)
         why = "a TorchScript archive (torch.jit.save); save the module's state_dict() instead";
     else if (strncmp(full, "numpy.", 6) == 0)
@@ -308,11 +375,8 @@ static ct_status up_global(ct__unpickler *u, const char *mod, const char *name) 
     else
         why = "a pickled Python object (torch.load(weights_only=True) refuses it too); save "
               "model.state_dict(), not the model";
-    char msg[300];
     snprintf(msg, sizeof msg, "global '%.120s': %s", full, why);
-    if (strncmp(full, "torch.", 6) == 0 && strstr(full, "Storage") && !strstr(full, "Q"))
-        st = CT_ERR_DTYPE;
-    return up_err(u, st, "%s", msg);
+    return up_err(u, CT_ERR_UNSUPPORTED, "%s", msg);
 }
 
 static bool pv_is_int(const pv *v) { return v->k == PV_INT || v->k == PV_BOOL; }
@@ -338,36 +402,38 @@ static ct_status up_rebuild(ct__unpickler *u, pv **args, size_t nargs, int dtype
     if (nargs < 4) return up_err(u, CT_ERR_FORMAT, "_rebuild_tensor with too few arguments%s", "");
     pv *s = args[0];
     if (s->k != PV_STORAGE)
-        return up_err(u, CT_ERR_FORMAT, "_rebuild_tensor's first argument is a %s, not a storage",
+        return up_err(u, CT_ERR_FORMAT, "_rebuild_tensor's first argument is %s, not a storage",
                       pv_kind_name(s));
     if (!pv_is_int(args[1]) || args[1]->i < 0)
         return up_err(u, CT_ERR_FORMAT, "_rebuild_tensor's storage offset is not an int >= 0%s",
                       "");
     pv *t = pv_new(u->a, PV_TENSOR);
-    if (!t) return up_oom(u);
-    t->storage = s;
-    t->off = args[1]->i;
-    t->dtype = dtype >= 0 ? (ct_dtype)dtype : s->dtype;
+    pv_view *w = t ? ar_alloc(u->a, sizeof *w) : NULL;
+    if (!w) return up_oom(u);
+    t->t = w;
+    w->storage = s;
+    w->off = args[1]->i;
+    t->dtype = (uint8_t)(dtype >= 0 ? (ct_dtype)dtype : (ct_dtype)s->dtype);
     t->rg = rg;
     int nd2;
-    ct_status st = up_dims(u, args[2], "size", &t->ndim, t->shape);
-    if (st == CT_OK) st = up_dims(u, args[3], "stride", &nd2, t->stride);
+    ct_status st = up_dims(u, args[2], "size", &w->ndim, w->shape);
+    if (st == CT_OK) st = up_dims(u, args[3], "stride", &nd2, w->stride);
     if (st != CT_OK) return st;
-    if (nd2 != t->ndim)
+    if (nd2 != w->ndim)
         return up_err(u, CT_ERR_FORMAT, "a tensor's size and stride differ in length%s", "");
     /* every element inside the storage: (off + sum (size-1)*stride + 1) * itemsize <= bytes */
-    int64_t last = t->off, numel = 1, bytes;
+    int64_t last = w->off, numel = 1, bytes;
     bool ok = true;
-    for (int i = 0; i < t->ndim && ok; i++) {
+    for (int i = 0; i < w->ndim && ok; i++) {
         int64_t span;
-        ok = ct__checked_mul(numel, t->shape[i], &numel);
-        if (t->shape[i] > 0)
-            ok = ok && ct__checked_mul(t->shape[i] - 1, t->stride[i], &span) &&
+        ok = ct__checked_mul(numel, w->shape[i], &numel);
+        if (w->shape[i] > 0)
+            ok = ok && ct__checked_mul(w->shape[i] - 1, w->stride[i], &span) &&
                  ct__checked_add(last, span, &last);
     }
     if (ok && numel > 0)
         ok = ct__checked_add(last, 1, &last) &&
-             ct__checked_mul(last, (int64_t)ct__itemsize(t->dtype), &bytes) &&
+             ct__checked_mul(last, (int64_t)ct__itemsize((ct_dtype)t->dtype), &bytes) &&
              (uint64_t)bytes <= s->nbytes;
     if (!ok) {
         char m[200];
@@ -378,18 +444,14 @@ static ct_status up_rebuild(ct__unpickler *u, pv **args, size_t nargs, int dtype
     return up_push(u, t);
 }
 
-/* A tensor value with requires_grad set (nn.Parameter): a new value sharing the storage. */
+/* A tensor value with requires_grad set (nn.Parameter): a new value sharing the view. */
 static ct_status up_param(ct__unpickler *u, pv *data, bool rg) {
     if (data->k != PV_TENSOR)
-        return up_err(u, CT_ERR_FORMAT, "a Parameter of a %s, not a tensor", pv_kind_name(data));
+        return up_err(u, CT_ERR_FORMAT, "a Parameter of %s, not a tensor", pv_kind_name(data));
     pv *t = pv_new(u->a, PV_TENSOR);
     if (!t) return up_oom(u);
-    pv_kind k = t->k;
-    *t = *data;
-    t->k = k;
-    t->it = NULL;
-    t->n = t->cap = 0;
-    t->s = NULL;
+    t->t = data->t;
+    t->dtype = data->dtype;
     t->rg = rg;
     return up_push(u, t);
 }
@@ -397,9 +459,9 @@ static ct_status up_param(ct__unpickler *u, pv *data, bool rg) {
 /* Call the global func with the argument tuple args (REDUCE / NEWOBJ). */
 static ct_status up_call(ct__unpickler *u, pv *func, pv *args, int depth) {
     if (func->k != PV_GLOBAL)
-        return up_err(u, CT_ERR_FORMAT, "REDUCE of a %s, not a global", pv_kind_name(func));
+        return up_err(u, CT_ERR_FORMAT, "a call of %s, not of a global", pv_kind_name(func));
     if (args->k != PV_TUPLE)
-        return up_err(u, CT_ERR_FORMAT, "REDUCE with arguments that are a %s, not a tuple",
+        return up_err(u, CT_ERR_FORMAT, "a call whose arguments are %s, not a tuple",
                       pv_kind_name(args));
     pv **a = args->it;
     size_t n = args->n;
@@ -410,7 +472,7 @@ static ct_status up_call(ct__unpickler *u, pv *func, pv *args, int depth) {
         if (n > 1) return up_err(u, CT_ERR_FORMAT, "OrderedDict with %s arguments", "several");
         if (n == 1) { /* OrderedDict([(k, v), ...]) */
             if (a[0]->k != PV_LIST && a[0]->k != PV_TUPLE)
-                return up_err(u, CT_ERR_FORMAT, "OrderedDict of a %s", pv_kind_name(a[0]));
+                return up_err(u, CT_ERR_FORMAT, "OrderedDict of %s", pv_kind_name(a[0]));
             for (size_t i = 0; i < a[0]->n; i++) {
                 pv *kv = a[0]->it[i];
                 if ((kv->k != PV_TUPLE && kv->k != PV_LIST) || kv->n != 2)
@@ -458,12 +520,28 @@ static ct_status up_call(ct__unpickler *u, pv *func, pv *args, int depth) {
             if (!pv_push(u->a, t, a[0]->it[i])) return up_oom(u);
         return up_push(u, t);
     }
+    case G_BYTES: { /* bytes() */
+        pv *b = pv_new(u->a, PV_BYTES);
+        if (n != 0) return up_err(u, CT_ERR_UNSUPPORTED, "bytes() with arguments%s", "");
+        if (!b || !(b->s = ar_alloc(u->a, 1))) return up_oom(u);
+        b->s[0] = 0;
+        return up_push(u, b);
+    }
+    case G_SET: { /* set() / set([items]): the items, as a list */
+        if (n > 1 || (n == 1 && a[0]->k != PV_LIST && a[0]->k != PV_TUPLE))
+            return up_err(u, CT_ERR_FORMAT, "set() of something other than a list%s", "");
+        pv *l = pv_new(u->a, PV_LIST);
+        if (!l) return up_oom(u);
+        for (size_t i = 0; n == 1 && i < a[0]->n; i++)
+            if (!pv_push(u->a, l, a[0]->it[i])) return up_oom(u);
+        return up_push(u, l);
+    }
     case G_CODECS_ENCODE: { /* bytes pickled by protocol 2: the latin-1 text of each byte */
         if (n != 2 || a[0]->k != PV_STR || a[1]->k != PV_STR ||
             (strcmp(a[1]->s, "latin1") != 0 && strcmp(a[1]->s, "latin-1") != 0))
             return up_err(u, CT_ERR_UNSUPPORTED, "_codecs.encode other than (str, 'latin1')%s", "");
         pv *b = pv_new(u->a, PV_BYTES);
-        if (!b || !(b->s = ct__alloc(u->a->ctx, a[0]->len + 1, 16))) return up_oom(u);
+        if (!b || !(b->s = ar_alloc(u->a, a[0]->len + 1))) return up_oom(u);
         const uint8_t *q = (const uint8_t *)a[0]->s, *e = q + a[0]->len;
         while (q < e) {
             unsigned c = *q++;
@@ -478,11 +556,12 @@ static ct_status up_call(ct__unpickler *u, pv *func, pv *args, int depth) {
         b->s[b->len] = 0;
         return up_push(u, b);
     }
-    default: return up_err(u, CT_ERR_FORMAT, "REDUCE of '%s', which is not callable", func->s);
+    default: return up_err(u, CT_ERR_FORMAT, "a call of '%s', which is not callable", func->s);
     }
 }
 
-/* BINPERSID: ('storage', storage type, key, location, numel) */
+/* BINPERSID: ('storage', storage type, key, location, numel). A key read again gives the storage
+ * of its first reference (its type and size), as torch's loaded_storages. */
 static ct_status up_persistent(ct__unpickler *u, pv *pid) {
     if (pid->k != PV_TUPLE || pid->n != 5 ||
         (pid->it[0]->k != PV_STR && pid->it[0]->k != PV_BYTES) || strcmp(pid->it[0]->s, "storage"))
@@ -490,66 +569,54 @@ static ct_status up_persistent(ct__unpickler *u, pv *pid) {
                       "a persistent id other than ('storage', type, key, location, numel)%s", "");
     pv *ty = pid->it[1], *key = pid->it[2], *cnt = pid->it[4];
     if (ty->k != PV_GLOBAL || ty->g != G_STORAGE_CLS)
-        return up_err(u, CT_ERR_FORMAT, "a storage whose type is a %s, not a storage class",
+        return up_err(u, CT_ERR_FORMAT, "a storage whose type is %s, not a storage class",
                       pv_kind_name(ty));
     if (key->k != PV_STR || !pv_is_int(cnt) || cnt->i < 0)
         return up_err(u, CT_ERR_FORMAT, "a storage whose key is not a str or numel not an int%s",
                       "");
+    if (strlen(key->s) != key->len || key->len > 200)
+        return up_err(u, CT_ERR_FORMAT, "a storage key with a NUL byte or over 200 bytes%s", "");
+    ct_archive *a = u->a;
+    char name[512];
+    snprintf(name, sizeof name, "%sdata/%s", u->prefix, key->s);
+    int m = ct__zip_find(&a->zip, name);
+    if (m < 0) {
+        char msg[300];
+        snprintf(msg, sizeof msg, "storage '%.60s' has no record %.60sdata/%.60s", key->s,
+                 u->prefix, key->s);
+        return up_err(u, CT_ERR_FORMAT, "%s", msg);
+    }
+    if (a->by_member[m]) return up_push(u, a->by_member[m]);
     int64_t need;
-    if (!ct__checked_mul(cnt->i, (int64_t)ct__itemsize(ty->dtype), &need))
+    if (!ct__checked_mul(cnt->i, (int64_t)ct__itemsize((ct_dtype)ty->dtype), &need))
         return up_err(u, CT_ERR_FORMAT, "a storage size that overflows%s", "");
-    pv *s = pv_new(u->a, PV_STORAGE);
+    if ((uint64_t)need > a->zip.m[m].usize) {
+        char msg[300];
+        snprintf(msg, sizeof msg, "storage '%.60s' declares %lld bytes, its record has %llu",
+                 key->s, (long long)need, (unsigned long long)a->zip.m[m].usize);
+        return up_err(u, CT_ERR_FORMAT, "%s", msg);
+    }
+    pv *s = pv_new(a, PV_STORAGE);
     if (!s) return up_oom(u);
     s->dtype = ty->dtype;
     s->i = cnt->i;
     s->s = key->s;
-    for (size_t r = 0; r < u->nrec; r++)
-        if (strcmp(u->rec[r].key, key->s) == 0) {
-            s->data = u->rec[r].data;
-            s->nbytes = u->rec[r].nbytes;
-            break;
-        }
-    if (!s->data) {
-        ct_archive *a = u->a;
-        size_t pl = strlen(u->prefix);
-        char *name = ct__alloc(a->ctx, pl + 5 + key->len + 1, 16);
-        if (!name) return up_oom(u);
-        snprintf(name, pl + 5 + key->len + 1, "%sdata/%s", u->prefix, key->s);
-        int m = ct__zip_find(&a->zip, name);
-        ct__free(a->ctx, name);
-        if (m < 0) {
-            char msg[300];
-            snprintf(msg, sizeof msg, "storage '%.60s' has no record %.60sdata/%.60s", key->s,
-                     u->prefix, key->s);
-            return up_err(u, CT_ERR_FORMAT, "%s", msg);
-        }
-        const uint8_t *d;
-        uint8_t *own = NULL;
-        ct_status st = ct__zip_read(a->ctx, TL, &a->zip, m, &d, &own);
-        if (st != CT_OK) return st;
-        if (own) {
-            if (!ct__grow_array(a->ctx, (void **)&a->owned, &a->capowned, a->nowned + 1, sizeof(uint8_t *))) {
-                ct__free(a->ctx, own);
-                return up_oom(u);
-            }
-            a->owned[a->nowned++] = own;
-        }
-        if (!ct__grow_array(a->ctx, (void **)&u->rec, &u->caprec, u->nrec + 1, sizeof *u->rec))
-            return up_oom(u);
-        u->rec[u->nrec].key = key->s;
-        u->rec[u->nrec].data = d;
-        u->rec[u->nrec].nbytes = a->zip.m[m].usize;
-        u->nrec++;
-        s->data = d;
-        s->nbytes = a->zip.m[m].usize;
-    }
-    if ((uint64_t)need > s->nbytes) {
-        char msg[200];
-        snprintf(msg, sizeof msg, "storage '%.60s' declares %lld bytes, its record has %llu",
-                 key->s, (long long)need, (unsigned long long)s->nbytes);
-        return up_err(u, CT_ERR_FORMAT, "%s", msg);
-    }
+    s->member = m;
     s->nbytes = (uint64_t)need;
+    const uint8_t *d;
+    uint8_t *own = NULL;
+    ct_status st = ct__zip_read(a->ctx, TL, &a->zip, m, &d, &own);
+    if (st != CT_OK) return st;
+    if (own) {
+        if (!ct__grow_array(a->ctx, (void **)&a->owned, &a->capowned, a->nowned + 1,
+                            sizeof(uint8_t *))) {
+            ct__free(a->ctx, own);
+            return up_oom(u);
+        }
+        a->owned[a->nowned++] = own;
+    }
+    s->data = d;
+    a->by_member[m] = s;
     return up_push(u, s);
 }
 
@@ -578,10 +645,10 @@ static ct_status up_run(ct__unpickler *u, pv **result) {
         case 0x95: /* FRAME: a length we do not need */
             if (!up_take(u, 8, &q)) return up_err(u, CT_ERR_FORMAT, "truncated FRAME%s", "");
             break;
-        case '.': /* STOP */
-            if (u->ns != 1 || u->nm)
-                return up_err(u, CT_ERR_FORMAT, "STOP with a stack of other than one value%s", "");
-            *result = u->stack[0];
+        case '.': /* STOP: the top of the stack, as CPython */
+            if (u->ns == up_base(u))
+                return up_err(u, CT_ERR_FORMAT, "STOP with an empty stack%s", "");
+            *result = u->stack[u->ns - 1];
             return CT_OK;
         case '(': /* MARK */
             if (!ct__grow_array(ctx, (void **)&u->marks, &u->capm, u->nm + 1, sizeof(size_t)))
@@ -597,9 +664,9 @@ static ct_status up_run(ct__unpickler *u, pv **result) {
             if (u->ns == up_base(u)) return up_err(u, CT_ERR_FORMAT, "DUP of nothing%s", "");
             st = up_push(u, u->stack[u->ns - 1]);
             break;
-        case 'N': st = up_push(u, pv_new(u->a, PV_NONE)); break;
-        case 0x88: st = up_push(u, pv_int(u->a, PV_BOOL, 1)); break;
-        case 0x89: st = up_push(u, pv_int(u->a, PV_BOOL, 0)); break;
+        case 'N': st = up_push(u, u->a->none); break;
+        case 0x88: st = up_push(u, u->a->yes); break;
+        case 0x89: st = up_push(u, u->a->no); break;
         case 'J': /* BININT */
             if (!up_take(u, 4, &q)) return up_err(u, CT_ERR_FORMAT, "truncated BININT%s", "");
             st = up_push(u, pv_int(u->a, PV_INT, (int32_t)(uint32_t)up_le(q, 4)));
@@ -667,6 +734,17 @@ static ct_status up_run(ct__unpickler *u, pv **result) {
         case ']': st = up_push(u, pv_new(u->a, PV_LIST)); break;
         case '}': st = up_push(u, pv_new(u->a, PV_DICT)); break;
         case 0x8f: st = up_push(u, pv_new(u->a, PV_LIST)); break; /* EMPTY_SET: as a list */
+        case 0x91: { /* FROZENSET: the items since the mark, as a list */
+            if (!u->nm) return up_err(u, CT_ERR_FORMAT, "FROZENSET without a MARK%s", "");
+            size_t from = u->marks[--u->nm];
+            pv *c = pv_new(u->a, PV_LIST);
+            if (!c) return up_oom(u);
+            for (size_t i = from; i < u->ns; i++)
+                if (!pv_push(u->a, c, u->stack[i])) return up_oom(u);
+            u->ns = from;
+            st = up_push(u, c);
+            break;
+        }
         case 't':
         case 'l':
         case 'd': { /* TUPLE, LIST, DICT from the mark */
@@ -773,8 +851,9 @@ static ct_status up_run(ct__unpickler *u, pv **result) {
         case 'R':
         case 0x81: /* REDUCE, NEWOBJ */
             if ((st = up_pop(u, 2, &x, op == 'R' ? "REDUCE" : "NEWOBJ")) != CT_OK) break;
-            if (op == 0x81 && x[0]->k == PV_GLOBAL && x[0]->g != G_PARAMETER && x[0]->g != G_ODICT)
-                return up_err(u, CT_ERR_UNSUPPORTED, "NEWOBJ of '%s'", x[0]->s);
+            if (op == 0x81 && (x[0]->k != PV_GLOBAL || x[0]->g != G_PARAMETER))
+                return up_err(u, CT_ERR_UNSUPPORTED, "NEWOBJ of '%s' (only Parameter, as torch)",
+                              x[0]->k == PV_GLOBAL ? x[0]->s : pv_kind_name(x[0]));
             st = up_call(u, x[0], x[1], 0);
             break;
         case 'b': /* BUILD: state of a tensor (Parameter) or a dict (e.g. state_dict's _metadata) */
@@ -782,8 +861,14 @@ static ct_status up_run(ct__unpickler *u, pv **result) {
             if (u->ns == up_base(u))
                 return up_err(u, CT_ERR_FORMAT, "BUILD on a short stack%s", "");
             if (u->stack[u->ns - 1]->k != PV_TENSOR && u->stack[u->ns - 1]->k != PV_DICT)
-                return up_err(u, CT_ERR_FORMAT, "BUILD of a %s (only tensors and dicts)",
+                return up_err(u, CT_ERR_FORMAT, "BUILD of %s (only tensors and dicts)",
                               pv_kind_name(u->stack[u->ns - 1]));
+            /* a dict's state is its attributes (a state dict's _metadata); a tensor's would be
+             * Tensor.set_ / Parameter.__setstate__: only an empty one is accepted */
+            if (u->stack[u->ns - 1]->k == PV_TENSOR && x[0]->k != PV_NONE &&
+                !((x[0]->k == PV_DICT || x[0]->k == PV_TUPLE) && x[0]->n == 0))
+                return up_err(u, CT_ERR_UNSUPPORTED,
+                              "BUILD of a tensor with state (Tensor.set_) is not supported%s", "");
             break;
         case 'Q': /* BINPERSID */
             if ((st = up_pop(u, 1, &x, "BINPERSID")) != CT_OK) break;
@@ -794,7 +879,7 @@ static ct_status up_run(ct__unpickler *u, pv **result) {
             if (!up_take(u, op == 'h' ? 1 : 4, &q))
                 return up_err(u, CT_ERR_FORMAT, "truncated GET%s", "");
             size_t idx = op == 'h' ? q[0] : (size_t)(uint32_t)up_le(q, 4);
-            if (idx >= u->nmemo || !u->memo[idx])
+            if (idx >= u->capmemo || !u->memo[idx])
                 return up_err(u, CT_ERR_FORMAT, "GET of a memo slot never PUT%s", "");
             st = up_push(u, u->memo[idx]);
             break;
@@ -811,8 +896,14 @@ static ct_status up_run(ct__unpickler *u, pv **result) {
                 idx = op == 'q' ? q[0] : (size_t)(uint32_t)up_le(q, 4);
             }
             if (u->ns == up_base(u)) return up_err(u, CT_ERR_FORMAT, "PUT of nothing%s", "");
-            if (idx >= u->nmemo)
+            if (idx >= u->n)
                 return up_err(u, CT_ERR_FORMAT, "a memo index past the pickle's length%s", "");
+            if (idx >= u->capmemo) {
+                size_t old = u->capmemo;
+                if (!ct__grow_array(ctx, (void **)&u->memo, &u->capmemo, idx + 1, sizeof(pv *)))
+                    return up_oom(u);
+                memset(u->memo + old, 0, (u->capmemo - old) * sizeof(pv *));
+            }
             if (!u->memo[idx]) u->memolen++;
             u->memo[idx] = u->stack[u->ns - 1];
             break;
@@ -832,11 +923,13 @@ static ct_status up_run(ct__unpickler *u, pv **result) {
 #define ARCH_MAX_NAME 4096
 
 static ct_status arch_add(ct_archive *a, const char *name, pv *v, int member) {
-    if (a->n == INT32_MAX || !ct__grow_array(a->ctx, (void **)&a->e, &a->cap, (size_t)a->n + 1, sizeof *a->e))
-        return ct__set_error(a->ctx, CT_ERR_OOM, "%s: out of memory", a->npz ? "npz_load" : TL);
+    const char *who = a->npz ? "npz_load" : TL;
+    if (a->n == INT32_MAX ||
+        !ct__grow_array(a->ctx, (void **)&a->e, &a->cap, (size_t)a->n + 1, sizeof *a->e))
+        return ct__set_error(a->ctx, CT_ERR_OOM, "%s: out of memory", who);
     size_t l = strlen(name);
-    char *c = ct__alloc(a->ctx, l + 1, 16);
-    if (!c) return ct__set_error(a->ctx, CT_ERR_OOM, "%s: out of memory", a->npz ? "npz_load" : TL);
+    char *c = ar_alloc(a, l + 1); /* charged: names cannot outgrow the file */
+    if (!c) return arch_oom(a, who);
     memcpy(c, name, l + 1);
     a->e[a->n].name = c;
     a->e[a->n].v = v;
@@ -845,6 +938,72 @@ static ct_status arch_add(ct_archive *a, const char *name, pv *v, int member) {
     return CT_OK;
 }
 
+/* Dict keys as Python compares them: str by value, int and bool as numbers (True == 1). */
+typedef struct {
+    const pv *k;
+    size_t idx;
+} ct__key;
+static int key_class(const pv *k) {
+    return k->k == PV_STR ? 0 : (k->k == PV_INT || k->k == PV_BOOL) ? 1 : 2;
+}
+static int key_cmp(const void *x, const void *y) {
+    const ct__key *a = x, *b = y;
+    int ca = key_class(a->k), cb = key_class(b->k);
+    if (ca != cb || ca == 2) return ca != cb ? (ca < cb ? -1 : 1) : (a->idx < b->idx ? -1 : 1);
+    int c = 0;
+    if (ca == 0) {
+        size_t l = a->k->len < b->k->len ? a->k->len : b->k->len;
+        c = memcmp(a->k->s, b->k->s, l);
+        if (!c && a->k->len != b->k->len) c = a->k->len < b->k->len ? -1 : 1;
+    } else if (a->k->i != b->k->i) {
+        c = a->k->i < b->k->i ? -1 : 1;
+    }
+    return c ? c : (a->idx < b->idx ? -1 : a->idx > b->idx);
+}
+
+static bool key_eq(const pv *a, const pv *b) {
+    int c = key_class(a);
+    if (c == 2 || c != key_class(b)) return false;
+    return c == 0 ? a->len == b->len && memcmp(a->s, b->s, a->len) == 0 : a->i == b->i;
+}
+
+/* For a dict built with repeated keys: take[i] is the item whose value key i shows (the last one
+ * set, at the first one's place, as a Python dict), or SIZE_MAX for a key set again later. */
+static ct_status dict_dedup(ct_archive *a, const pv *d, size_t **take) {
+    size_t m = d->n / 2;
+    *take = NULL;
+    if (m < 2) return CT_OK;
+    ct__key *ks = ct__alloc(a->ctx, m * sizeof *ks, 16);
+    size_t *t = ct__alloc(a->ctx, m * sizeof *t, 16);
+    if (!ks || !t) {
+        ct__free(a->ctx, ks);
+        ct__free(a->ctx, t);
+        return ct__set_error(a->ctx, CT_ERR_OOM, "%s: out of memory", TL);
+    }
+    for (size_t i = 0; i < m; i++) {
+        ks[i].k = d->it[2 * i];
+        ks[i].idx = i;
+        t[i] = i;
+    }
+    qsort(ks, m, sizeof *ks, key_cmp);
+    for (size_t g = 0; g < m;) { /* a run of equal keys: ordered by position */
+        size_t e = g + 1;
+        while (e < m && key_eq(ks[g].k, ks[e].k))
+            e++;
+        if (e - g > 1) {
+            t[ks[g].idx] = ks[e - 1].idx;
+            for (size_t r = g + 1; r < e; r++)
+                t[ks[r].idx] = SIZE_MAX;
+        }
+        g = e;
+    }
+    ct__free(a->ctx, ks);
+    *take = t;
+    return CT_OK;
+}
+
+/* name[0, nl) is the path so far; below the root a key is joined with '.' (even to an empty path:
+ * {"": {"a": x}} gives ".a", as "" + "." + "a"). */
 static ct_status flatten(ct_archive *a, pv *v, char *name, size_t nl, int depth, size_t *budget) {
     if (depth > ARCH_MAX_DEPTH)
         return ct__set_error(a->ctx, CT_ERR_FORMAT,
@@ -860,45 +1019,53 @@ static ct_status flatten(ct_archive *a, pv *v, char *name, size_t nl, int depth,
     case PV_LIST:
     case PV_DICT: {
         bool d = v->k == PV_DICT;
-        for (size_t i = 0; i < v->n; i += d ? 2 : 1) {
+        size_t *take = NULL;
+        ct_status st = d ? dict_dedup(a, v, &take) : CT_OK;
+        for (size_t i = 0; st == CT_OK && i < v->n; i += d ? 2 : 1) {
             char key[64];
             const char *ks = key;
-            size_t kl;
+            pv *item = d ? v->it[i + 1] : v->it[i];
+            if (d && take) {
+                size_t from = take[i / 2];
+                if (from == SIZE_MAX) continue; /* set again later: shown at its first place */
+                item = v->it[2 * from + 1];
+            }
             if (d) {
                 pv *k = v->it[i];
                 if (k->k == PV_STR) {
                     ks = k->s;
                     if (strlen(k->s) != k->len)
-                        return ct__set_error(a->ctx, CT_ERR_FORMAT,
-                                             "%s: a dict key in '%.80s' contains a NUL byte", TL,
-                                             name);
+                        st = ct__set_error(a->ctx, CT_ERR_FORMAT,
+                                           "%s: a dict key in '%.80s' contains a NUL byte", TL,
+                                           name);
                 } else if (k->k == PV_INT) {
                     snprintf(key, sizeof key, "%lld", (long long)k->i);
                 } else if (k->k == PV_BOOL) {
                     snprintf(key, sizeof key, "%s", k->i ? "True" : "False");
                 } else {
-                    return ct__set_error(a->ctx, CT_ERR_UNSUPPORTED,
-                                         "%s: a dict key of type %s in '%.80s' (str and int keys "
-                                         "only)",
-                                         TL, pv_kind_name(k), name);
+                    st = ct__set_error(a->ctx, CT_ERR_UNSUPPORTED,
+                                       "%s: a dict key that is %s in '%.80s' (str and int keys "
+                                       "only)",
+                                       TL, pv_kind_name(k), name);
                 }
+                if (st != CT_OK) break;
             } else {
                 snprintf(key, sizeof key, "%zu", i);
             }
-            kl = strlen(ks);
-            size_t at = nl ? nl + 1 : 0;
-            if (at + kl >= ARCH_MAX_NAME)
-                return ct__set_error(a->ctx, CT_ERR_UNSUPPORTED,
-                                     "%s: an entry name longer than %d bytes under '%.80s'", TL,
-                                     ARCH_MAX_NAME - 1, name);
-            if (nl) name[nl] = '.';
+            size_t kl = strlen(ks), at = depth ? nl + 1 : 0;
+            if (at + kl >= ARCH_MAX_NAME) {
+                st = ct__set_error(a->ctx, CT_ERR_UNSUPPORTED,
+                                   "%s: an entry name longer than %d bytes under '%.80s'", TL,
+                                   ARCH_MAX_NAME - 1, name);
+                break;
+            }
+            if (depth) name[nl] = '.';
             memcpy(name + at, ks, kl + 1);
-            ct_status st =
-                flatten(a, d ? v->it[i + 1] : v->it[i], name, at + kl, depth + 1, budget);
+            st = flatten(a, item, name, at + kl, depth + 1, budget);
             name[nl] = 0;
-            if (st != CT_OK) return st;
         }
-        return CT_OK;
+        ct__free(a->ctx, take);
+        return st;
     }
     case PV_GLOBAL:
         if (v->g == G_DTYPE) return arch_add(a, name, v, -1);
@@ -916,18 +1083,16 @@ static ct_status flatten(ct_archive *a, pv *v, char *name, size_t nl, int depth,
 void ct_archive_free(ct_archive *a) {
     if (!a) return;
     ct_ctx *ctx = a->ctx;
-    for (size_t i = 0; i < a->npool; i++) {
-        ct__free(ctx, a->pool[i]->it);
-        if (a->pool[i]->k != PV_STORAGE) ct__free(ctx, a->pool[i]->s);
-        ct__free(ctx, a->pool[i]);
+    for (ct__chunk *c = a->chunks, *next; c; c = next) {
+        next = c->next;
+        ct__free(ctx, c);
     }
-    ct__free(ctx, a->pool);
     for (size_t i = 0; i < a->nowned; i++)
         ct__free(ctx, a->owned[i]);
     ct__free(ctx, a->owned);
-    for (int i = 0; i < a->n; i++)
-        ct__free(ctx, a->e[i].name);
+    ct__free(ctx, a->by_member);
     ct__free(ctx, a->e);
+    ct__free(ctx, a->sorted);
     ct__zip_close(ctx, &a->zip);
     if (a->mapped)
         ct__file_unmap(a->map, a->map_len);
@@ -957,25 +1122,29 @@ static ct_status torch_parse(ct_archive *a) {
                              TL);
     ct_status st = ct__zip_open(ctx, TL, b, a->map_len, &a->zip);
     if (st != CT_OK) return st;
-    /* <dir>/data.pkl at the top level */
-    int pk = -1;
-    for (int i = 0; i < a->zip.n && pk < 0; i++) {
-        const char *nm = a->zip.m[i].name, *sl = strchr(nm, '/');
-        if ((sl && strcmp(sl + 1, "data.pkl") == 0) || strcmp(nm, "data.pkl") == 0) pk = i;
-    }
-    if (pk < 0)
-        return ct__set_error(ctx, CT_ERR_FORMAT,
-                             "%s: the ZIP archive has no <dir>/data.pkl (not a torch.save file; "
-                             "%d members)",
-                             TL, a->zip.n);
-    const char *pn = a->zip.m[pk].name;
-    size_t pl = strlen(pn) - strlen("data.pkl");
+    /* the archive's directory is the first member's (as torch's reader): <dir>/data.pkl */
+    const char *first = a->zip.n ? a->zip.m[0].name : "", *sl = strchr(first, '/');
     char prefix[300];
-    if (pl >= sizeof prefix)
-        return ct__set_error(ctx, CT_ERR_FORMAT, "%s: the archive's directory name is too long",
-                             TL);
-    memcpy(prefix, pn, pl);
+    size_t pl = sl ? (size_t)(sl - first) + 1 : 0;
+    if (!sl || pl >= sizeof prefix - 16)
+        return ct__set_error(ctx, CT_ERR_FORMAT,
+                             "%s: not a torch.save file: its first ZIP member '%.80s' is in no "
+                             "directory (%d members)",
+                             TL, first, a->zip.n);
+    memcpy(prefix, first, pl);
     prefix[pl] = 0;
+    char pn[320];
+    snprintf(pn, sizeof pn, "%sdata.pkl", prefix);
+    int pk = ct__zip_find(&a->zip, pn);
+    if (pk < 0)
+        return ct__set_error(
+            ctx, CT_ERR_FORMAT,
+            "%s: the ZIP archive has no <dir>/data.pkl (%s; not a torch.save file; "
+            "%d members)",
+            TL, pn, a->zip.n);
+    a->by_member = ct__alloc(ctx, (size_t)a->zip.n * sizeof(pv *), 16);
+    if (!a->by_member) return ct__set_error(ctx, CT_ERR_OOM, "%s: out of memory", TL);
+    memset(a->by_member, 0, (size_t)a->zip.n * sizeof(pv *));
     /* byteorder (torch >= 2.1 writes it; older files are little-endian) */
     char bo[320];
     snprintf(bo, sizeof bo, "%sbyteorder", prefix);
@@ -1002,19 +1171,19 @@ static ct_status torch_parse(ct_archive *a) {
     u.p = pkl;
     u.n = (size_t)a->zip.m[pk].usize;
     u.prefix = prefix;
-    u.nmemo = u.n;
-    u.memo = ct__alloc(ctx, (u.n ? u.n : 1) * sizeof(pv *), 16);
+    /* values: at most 64 bytes per pickle byte (a checkpoint needs about 15) */
+    a->limit = u.n > (SIZE_MAX - ((size_t)4 << 20)) / 64 ? SIZE_MAX : 64 * u.n + ((size_t)4 << 20);
     pv *root = NULL;
-    if (!u.memo)
-        st = ct__set_error(ctx, CT_ERR_OOM, "%s: out of memory reading the pickle", TL);
-    else {
-        memset(u.memo, 0, (u.n ? u.n : 1) * sizeof(pv *));
+    a->none = pv_new(a, PV_NONE);
+    a->yes = pv_int(a, PV_BOOL, 1);
+    a->no = pv_int(a, PV_BOOL, 0);
+    if (!a->none || !a->yes || !a->no)
+        st = arch_oom(a, TL);
+    else
         st = up_run(&u, &root);
-    }
     ct__free(ctx, u.stack);
     ct__free(ctx, u.marks);
     ct__free(ctx, u.memo);
-    ct__free(ctx, u.rec);
     ct__free(ctx, own);
     if (st != CT_OK) return st;
     char *name = ct__alloc(ctx, ARCH_MAX_NAME, 16);
@@ -1029,6 +1198,23 @@ static ct_status torch_parse(ct_archive *a) {
 
 static ct_status arch_load(ct_ctx *ctx, const char *who, const char *path, const void *data,
                            size_t size, bool npz, ct_archive **out);
+
+/* Entries sorted by (name, position), so a lookup finds the first of equal names in O(log n);
+ * entries lie in one array, so their addresses give their positions. */
+static int entry_cmp(const void *x, const void *y) {
+    const ct__arch_entry *a = *(const ct__arch_entry *const *)x,
+                         *b = *(const ct__arch_entry *const *)y;
+    int c = strcmp(a->name, b->name);
+    return c ? c : (a > b) - (a < b);
+}
+static ct_status arch_index(ct_archive *a) {
+    a->sorted = ct__alloc(a->ctx, (size_t)(a->n ? a->n : 1) * sizeof *a->sorted, 16);
+    if (!a->sorted) return ct__set_error(a->ctx, CT_ERR_OOM, "archive: out of memory");
+    for (int i = 0; i < a->n; i++)
+        a->sorted[i] = &a->e[i];
+    qsort(a->sorted, (size_t)a->n, sizeof *a->sorted, entry_cmp);
+    return CT_OK;
+}
 
 ct_status ct_torch_load(ct_ctx *ctx, const char *path, ct_archive **out) {
     return arch_load(ctx, TL, path, NULL, 0, false, out);
@@ -1045,6 +1231,7 @@ ct_status ct_npz_load_buffer(ct_ctx *ctx, const void *data, size_t size, ct_arch
 
 static ct_status npz_parse(ct_archive *a) {
     ct_status st = ct__zip_open(a->ctx, "npz_load", a->map, a->map_len, &a->zip);
+    a->limit = a->map_len + ((size_t)1 << 20); /* names: at most the directory's */
     for (int i = 0; i < a->zip.n && st == CT_OK; i++) {
         const char *nm = a->zip.m[i].name;
         size_t l = strlen(nm);
@@ -1084,6 +1271,7 @@ static ct_status arch_load(ct_ctx *ctx, const char *who, const char *path, const
         a->map_len = size;
     }
     if (st == CT_OK) st = npz ? npz_parse(a) : torch_parse(a);
+    if (st == CT_OK) st = arch_index(a);
     if (st != CT_OK) {
         ct_archive_free(a);
         return st;
@@ -1128,11 +1316,18 @@ static ct_status arch_find(const ct_archive *a, const char *who, const char *nam
     if (!name || !out)
         return ct__set_error(a->ctx, CT_ERR_INVALID_ARG, "%s: %s is NULL", who,
                              !name ? "name" : "out");
-    for (int i = 0; i < a->n; i++)
-        if (strcmp(a->e[i].name, name) == 0) {
-            *e = &a->e[i];
-            return CT_OK;
-        }
+    int lo = 0, hi = a->n; /* first sorted entry whose name is >= name */
+    while (lo < hi) {
+        int mid = lo + (hi - lo) / 2;
+        if (strcmp(a->sorted[mid]->name, name) < 0)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    if (lo < a->n && strcmp(a->sorted[lo]->name, name) == 0) {
+        *e = a->sorted[lo];
+        return CT_OK;
+    }
     return ct__set_error(a->ctx, CT_ERR_INDEX, "%s: no entry named \"%.200s\" (%d in the archive)",
                          who, name, a->n);
 }
@@ -1144,6 +1339,7 @@ static ct_status wrong_kind(const ct_archive *a, const char *who, const char *na
 }
 
 ct_status ct_archive_get_int(const ct_archive *a, const char *name, int64_t *out) {
+    if (out) *out = 0;
     if (!a) return CT_ERR_INVALID_ARG;
     const ct__arch_entry *e;
     ct_status st = arch_find(a, "archive_get_int", name, out, &e);
@@ -1154,6 +1350,7 @@ ct_status ct_archive_get_int(const ct_archive *a, const char *name, int64_t *out
 }
 
 ct_status ct_archive_get_float(const ct_archive *a, const char *name, double *out) {
+    if (out) *out = 0;
     if (!a) return CT_ERR_INVALID_ARG;
     const ct__arch_entry *e;
     ct_status st = arch_find(a, "archive_get_float", name, out, &e);
@@ -1187,12 +1384,14 @@ static void swap_bytes(uint8_t *p, int64_t n, size_t isz) {
         }
 }
 
+static void free_span(void *data, void *user) { ct__free(user, data); }
+
 ct_status ct_archive_get(const ct_archive *a, const char *name, ct_tensor **out) {
+    if (out) *out = NULL;
     if (!a) return CT_ERR_INVALID_ARG;
     const ct__arch_entry *e;
     ct_status st = arch_find(a, "archive_get", name, out, &e);
     if (st != CT_OK) return st;
-    *out = NULL;
     ct_ctx *ctx = a->ctx;
     if ((st = ct__refuse_capture(ctx, "archive_get")) != CT_OK) return st;
     if (!e->v) { /* .npz member */
@@ -1205,42 +1404,58 @@ ct_status ct_archive_get(const ct_archive *a, const char *name, ct_tensor **out)
         return CT_OK;
     }
     if (e->v->k != PV_TENSOR) return wrong_kind(a, "archive_get", name, e, "a tensor");
-    const pv *v = e->v;
-    ct_tensor *t = NULL;
-    if ((st = ct_tensor_empty(ctx, v->dtype, v->ndim, v->shape, &t)) != CT_OK) return st;
-    size_t isz = ct__itemsize(v->dtype);
-    int64_t numel = ct_tensor_numel(t);
-    uint8_t *dst = (uint8_t *)ct__tensor_ptr(t);
-    const uint8_t *src = v->storage->data;
-    /* C-order walk of the strided view; a contiguous view is one copy */
-    bool contig = true;
-    int64_t want = 1;
-    for (int i = v->ndim - 1; i >= 0; i--) {
-        if (v->shape[i] != 1 && v->stride[i] != want) contig = false;
-        want *= v->shape[i] > 0 ? v->shape[i] : 1; /* <= numel: the storage holds them */
+    const pv_view *v = e->v->t;
+    const ct_dtype dt = (ct_dtype)e->v->dtype;
+    const size_t isz = ct__itemsize(dt);
+    /* the tensor keeps its strides (as torch.load's views) over a private copy of the part of
+     * the storage it reads: elements off .. off + sum((size - 1) * stride), all checked at load */
+    int64_t numel = 1, span = 1;
+    for (int i = 0; i < v->ndim; i++) {
+        numel *= v->shape[i];
+        if (v->shape[i] > 0) span += (v->shape[i] - 1) * v->stride[i];
     }
-    if (numel > 0 && contig) {
-        memcpy(dst, src + (size_t)v->off * isz, (size_t)numel * isz);
-    } else if (numel > 0) {
+    ct_tensor *t = NULL;
+    const bool view = ct__is_compute_dtype(dt) || ct_dtype_is_complex(dt);
+    if (numel == 0) {
+        st = ct_tensor_empty(ctx, dt, v->ndim, v->shape, &t);
+    } else if (!view) {
+        /* a storage format (float8) cannot be wrapped with strides: copied out in C order, as
+         * long as that does not blow a small storage up (a broadcast) */
+        if (numel / 64 > span + ((int64_t)1 << 20))
+            return ct__set_error(ctx, CT_ERR_UNSUPPORTED,
+                                 "archive_get: '%.80s' is a %s view of %lld elements over %lld; "
+                                 "refusing to materialize it",
+                                 name, ct_dtype_name(dt), (long long)numel, (long long)span);
+        if ((st = ct_tensor_empty(ctx, dt, v->ndim, v->shape, &t)) != CT_OK) return st;
+        uint8_t *dst = (uint8_t *)ct__tensor_ptr(t);
         int64_t idx[CT_MAX_DIMS] = {0};
         for (int64_t k = 0; k < numel; k++) {
             int64_t o = v->off;
             for (int i = 0; i < v->ndim; i++)
                 o += idx[i] * v->stride[i];
-            memcpy(dst + (size_t)k * isz, src + (size_t)o * isz, isz);
+            memcpy(dst + (size_t)k * isz, v->storage->data + (size_t)o * isz, isz);
             for (int i = v->ndim - 1; i >= 0; i--) {
                 if (++idx[i] < v->shape[i]) break;
                 idx[i] = 0;
             }
         }
+    } else {
+        uint8_t *buf = ct__alloc(ctx, (size_t)span * isz, 64);
+        if (!buf)
+            return ct__set_error(ctx, CT_ERR_OOM,
+                                 "archive_get: out of memory (%lld bytes for '%.80s')",
+                                 (long long)span * (long long)isz, name);
+        memcpy(buf, v->storage->data + (size_t)v->off * isz, (size_t)span * isz);
+        if (a->big_endian && isz > 1)
+            swap_bytes(buf, ct_dtype_is_complex(dt) ? 2 * span : span,
+                       ct_dtype_is_complex(dt) ? isz / 2 : isz);
+        if (dt == CT_BOOL)
+            for (int64_t k = 0; k < span; k++)
+                buf[k] = buf[k] != 0;
+        st = ct_tensor_from_blob(ctx, buf, dt, v->ndim, v->shape, v->stride, free_span, ctx, &t);
+        if (st != CT_OK) ct__free(ctx, buf);
     }
-    if (a->big_endian && isz > 1)
-        swap_bytes(dst, ct_dtype_is_complex(v->dtype) ? 2 * numel : numel,
-                   ct_dtype_is_complex(v->dtype) ? isz / 2 : isz);
-    if (v->dtype == CT_BOOL)
-        for (int64_t k = 0; k < numel; k++)
-            dst[k] = dst[k] != 0;
-    if (v->rg && (ct_dtype_is_floating(v->dtype) || ct_dtype_is_complex(v->dtype)))
+    if (st == CT_OK && e->v->rg && (ct_dtype_is_floating(dt) || ct_dtype_is_complex(dt)))
         st = ct_tensor_set_requires_grad(t, true);
     if (st != CT_OK) {
         ct_tensor_release(t);
@@ -1344,18 +1559,25 @@ static const char *storage_class(ct_dtype dt) {
     return NULL;
 }
 
+/* Well-formed UTF-8 as Python decodes it: no overlong forms, no surrogates, at most U+10FFFF. */
 static bool utf8_valid(const char *s) {
     const uint8_t *p = (const uint8_t *)s;
     while (*p) {
-        int k = *p < 0x80             ? 0
-                : (*p & 0xE0) == 0xC0 ? 1
-                : (*p & 0xF0) == 0xE0 ? 2
-                : (*p & 0xF8) == 0xF0 ? 3
-                                      : -1;
-        if (k < 0 || (k == 1 && *p < 0xC2)) return false;
-        p++;
-        for (int i = 0; i < k; i++, p++)
+        uint32_t c = *p++;
+        int k = c < 0x80                 ? 0
+                : c >= 0xC2 && c <= 0xDF ? 1
+                : c >= 0xE0 && c <= 0xEF ? 2
+                : c >= 0xF0 && c <= 0xF4 ? 3
+                                         : -1;
+        if (k < 0) return false;
+        c &= k == 0 ? 0x7F : k == 1 ? 0x1F : k == 2 ? 0x0F : 0x07;
+        for (int i = 0; i < k; i++, p++) {
             if ((*p & 0xC0) != 0x80) return false;
+            c = c << 6 | (*p & 0x3F);
+        }
+        if ((k == 2 && (c < 0x800 || (c >= 0xD800 && c <= 0xDFFF))) ||
+            (k == 3 && (c < 0x10000 || c > 0x10FFFF)))
+            return false;
     }
     return true;
 }
@@ -1389,7 +1611,7 @@ static ct_status save_check(ct_ctx *ctx, const char *who, const char *path, int 
                 return ct__set_error(ctx, CT_ERR_INVALID_ARG,
                                      "%s: names %d and %d are both '%.80s'", who, j, i, names[i]);
         ct_dtype dt = tensors[i]->dtype;
-        if (!numpy && !storage_class(dt))
+        if (!numpy && !storage_class(dt) && dt != CT_FLOAT8_E4M3FN && dt != CT_FLOAT8_E5M2)
             return ct__set_error(ctx, CT_ERR_DTYPE,
                                  "%s: tensor %d ('%.80s') is %s, which torch has no storage for "
                                  "(cast to a wider dtype first)",
@@ -1443,8 +1665,12 @@ ct_status ct_torch_save(ct_ctx *ctx, const char *path, int n, const char *const 
     /* data.pkl: OrderedDict((name, _rebuild_tensor_v2(storage, 0, size, stride, False,
      * OrderedDict())) ...), memoized as CPython's pickler does */
     ct__pw w = {.ctx = ctx};
-    uint32_t m_rebuild = 0, m_storage = 0, m_cpu = 0, m_cls[CT_DTYPE_COUNT];
-    bool have_cls[CT_DTYPE_COUNT] = {false};
+    /* torch >= 2.1 writes its newer dtypes (float8) as _rebuild_tensor_v3 over an untyped (byte)
+     * storage with the dtype as a last argument */
+    uint32_t m_rebuild = 0, m_rebuild3 = 0, m_storage = 0, m_cpu = 0, m_cls[CT_DTYPE_COUNT],
+             m_dt[CT_DTYPE_COUNT], m_untyped = 0;
+    bool have_cls[CT_DTYPE_COUNT] = {false}, have_dt[CT_DTYPE_COUNT] = {false};
+    bool have_rebuild = false, have_rebuild3 = false, have_untyped = false;
     pw_put(&w, "\x80\x02", 2);
     pw_put(&w, "ccollections\nOrderedDict\n", 25);
     uint32_t m_odict = pw_memoize(&w);
@@ -1455,19 +1681,30 @@ ct_status ct_torch_save(ct_ctx *ctx, const char *path, int n, const char *const 
         if (bn > 1) pw_byte(&w, '(');
         for (int i = b0; i < b0 + bn; i++) {
             const ct_tensor *t = tensors[i];
+            const bool v3 = !storage_class(t->dtype);
             pw_str(&w, names[i]);
-            if (i == 0) {
-                pw_put(&w, "ctorch._utils\n_rebuild_tensor_v2\n", 33);
-                m_rebuild = pw_memoize(&w);
+            if (v3 ? !have_rebuild3 : !have_rebuild) {
+                pw_put(&w,
+                       v3 ? "ctorch._utils\n_rebuild_tensor_v3\n"
+                          : "ctorch._utils\n_rebuild_tensor_v2\n",
+                       33);
+                *(v3 ? &m_rebuild3 : &m_rebuild) = pw_memoize(&w);
+                *(v3 ? &have_rebuild3 : &have_rebuild) = true;
             } else {
-                pw_get(&w, m_rebuild);
+                pw_get(&w, v3 ? m_rebuild3 : m_rebuild);
             }
             pw_put(&w, "((", 2);
             if (i == 0)
                 m_storage = pw_str(&w, "storage");
             else
                 pw_get(&w, m_storage);
-            if (!have_cls[t->dtype]) {
+            if (v3 && !have_untyped) {
+                pw_put(&w, "ctorch.storage\nUntypedStorage\n", 30);
+                m_untyped = pw_memoize(&w);
+                have_untyped = true;
+            } else if (v3) {
+                pw_get(&w, m_untyped);
+            } else if (!have_cls[t->dtype]) {
                 const char *c = storage_class(t->dtype);
                 pw_put(&w, "ctorch\n", 7);
                 pw_put(&w, c, strlen(c));
@@ -1484,7 +1721,7 @@ ct_status ct_torch_save(ct_ctx *ctx, const char *path, int n, const char *const 
                 m_cpu = pw_str(&w, "cpu");
             else
                 pw_get(&w, m_cpu);
-            pw_int(&w, ct_tensor_numel(t));
+            pw_int(&w, ct_tensor_numel(t)); /* elements; bytes of an untyped storage (1 each) */
             pw_byte(&w, 't');
             pw_memoize(&w);
             pw_byte(&w, 'Q');
@@ -1501,6 +1738,16 @@ ct_status ct_torch_save(ct_ctx *ctx, const char *path, int n, const char *const 
             pw_get(&w, m_odict);
             pw_put(&w, ")R", 2);
             pw_memoize(&w);
+            if (v3 && !have_dt[t->dtype]) {
+                const char *dn = ct_dtype_name(t->dtype); /* torch's name: "float8_e4m3fn" */
+                pw_put(&w, "ctorch\n", 7);
+                pw_put(&w, dn, strlen(dn));
+                pw_byte(&w, '\n');
+                m_dt[t->dtype] = pw_memoize(&w);
+                have_dt[t->dtype] = true;
+            } else if (v3) {
+                pw_get(&w, m_dt[t->dtype]);
+            }
             pw_byte(&w, 't');
             pw_memoize(&w);
             pw_byte(&w, 'R');

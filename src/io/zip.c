@@ -204,7 +204,8 @@ static int infl_stored(ct__infl *s) {
     return 0;
 }
 
-static int infl_fixed(ct__infl *s) { /* the fixed codes of RFC 1951 3.2.6 (built per block) */
+static ct__huff fixed_lit, fixed_dist; /* the fixed codes of RFC 1951 3.2.6 */
+static void fixed_init(void) {
     short l[288];
     int i = 0;
     for (; i < 144; i++)
@@ -215,12 +216,15 @@ static int infl_fixed(ct__infl *s) { /* the fixed codes of RFC 1951 3.2.6 (built
         l[i] = 7;
     for (; i < 288; i++)
         l[i] = 8;
-    ct__huff hl, hd;
-    huff_build(&hl, l, 288);
+    huff_build(&fixed_lit, l, 288);
     for (i = 0; i < 30; i++)
         l[i] = 5;
-    huff_build(&hd, l, 30);
-    return infl_codes(s, &hl, &hd);
+    huff_build(&fixed_dist, l, 30);
+}
+static int infl_fixed(ct__infl *s) {
+    static pthread_once_t once = PTHREAD_ONCE_INIT;
+    pthread_once(&once, fixed_init);
+    return infl_codes(s, &fixed_lit, &fixed_dist);
 }
 
 static int infl_dynamic(ct__infl *s) {
@@ -316,6 +320,7 @@ void ct__zip_close(ct_ctx *ctx, ct__zip *z) {
     for (int i = 0; i < z->n; i++)
         ct__free(ctx, z->m[i].name);
     ct__free(ctx, z->m);
+    ct__free(ctx, z->byname);
     memset(z, 0, sizeof *z);
 }
 
@@ -325,13 +330,48 @@ static ct_status zip_bad(ct_ctx *ctx, ct__zip *z, const char *who, const char *w
                          what, (unsigned long long)at);
 }
 
+static int by_offset(const void *x, const void *y) {
+    const ct__zip_member *a = *(const ct__zip_member *const *)x,
+                         *b = *(const ct__zip_member *const *)y;
+    return (a->local > b->local) - (a->local < b->local);
+}
+static int by_name(const void *x, const void *y) {
+    const ct__zip_member *a = *(const ct__zip_member *const *)x,
+                         *b = *(const ct__zip_member *const *)y;
+    int c = strcmp(a->name, b->name);
+    return c ? c : (a > b) - (a < b); /* members lie in one array: addresses give positions */
+}
+
+/* No two members (local header to the end of the data) overlap, none runs into the central
+ * directory (so no byte is inflated or checked twice), and the name index. */
+static ct_status zip_index(ct_ctx *ctx, ct__zip *z, const char *who, uint64_t cdoff) {
+    z->byname = ct__alloc(ctx, (size_t)(z->n ? z->n : 1) * sizeof *z->byname, 16);
+    if (!z->byname) {
+        ct__zip_close(ctx, z);
+        return ct__set_error(ctx, CT_ERR_OOM, "%s: out of memory reading the ZIP directory", who);
+    }
+    for (int i = 0; i < z->n; i++)
+        z->byname[i] = &z->m[i];
+    qsort(z->byname, (size_t)z->n, sizeof *z->byname, by_offset);
+    for (int i = 0; i < z->n; i++) {
+        const ct__zip_member *m = z->byname[i];
+        uint64_t end = m->data + m->csize, next = i + 1 < z->n ? z->byname[i + 1]->local : cdoff;
+        if (end > next || (i + 1 < z->n && next == m->local))
+            return zip_bad(ctx, z, who,
+                           i + 1 < z->n ? "two members overlap" : "a member overlaps the directory",
+                           m->local);
+    }
+    qsort(z->byname, (size_t)z->n, sizeof *z->byname, by_name);
+    return CT_OK;
+}
+
 ct_status ct__zip_open(ct_ctx *ctx, const char *who, const uint8_t *b, size_t len, ct__zip *z) {
     memset(z, 0, sizeof *z);
     z->buf = b;
     z->len = len;
-    if (len < 22 || rd32(b) != ZIP_LOCAL_SIG)
+    if (len < 22 || (rd32(b) != ZIP_LOCAL_SIG && rd32(b) != ZIP_EOCD_SIG))
         return ct__set_error(ctx, CT_ERR_FORMAT,
-                             "%s: not a ZIP archive (no local header signature PK\\3\\4 at byte 0;"
+                             "%s: not a ZIP archive (no signature PK\\3\\4 or PK\\5\\6 at byte 0;"
                              " %zu bytes)",
                              who, len);
     /* the end of central directory record: the last one whose comment reaches the end */
@@ -362,6 +402,7 @@ ct_status ct__zip_open(ct_ctx *ctx, const char *who, const uint8_t *b, size_t le
         return zip_bad(ctx, z, who, "the central directory lies outside the file", eocd + 16);
     if (count > cdsize / 46)
         return zip_bad(ctx, z, who, "more entries than the central directory holds", eocd + 10);
+    if (count > INT32_MAX) return zip_bad(ctx, z, who, "more than 2^31 entries", eocd + 10);
     z->m = ct__alloc(ctx, (size_t)(count ? count : 1) * sizeof *z->m, 16);
     if (!z->m)
         return ct__set_error(ctx, CT_ERR_OOM, "%s: out of memory reading the ZIP directory", who);
@@ -420,6 +461,7 @@ ct_status ct__zip_open(ct_ctx *ctx, const char *who, const uint8_t *b, size_t le
         if (data > len || m->csize > len - data)
             return zip_bad(ctx, z, who, "a member's data runs past the end of the file", local);
         m->data = data;
+        m->local = local;
         for (uint64_t k = 0; k < nlen; k++)
             if (e[46 + k] == 0)
                 return zip_bad(ctx, z, who, "a member name containing a NUL byte", p + 46 + k);
@@ -434,13 +476,19 @@ ct_status ct__zip_open(ct_ctx *ctx, const char *who, const uint8_t *b, size_t le
         z->n++;
         p += 46 + nlen + xlen + clen;
     }
-    return CT_OK;
+    return zip_index(ctx, z, who, cdoff);
 }
 
 int ct__zip_find(const ct__zip *z, const char *name) {
-    for (int i = 0; i < z->n; i++)
-        if (strcmp(z->m[i].name, name) == 0) return i;
-    return -1;
+    int lo = 0, hi = z->n; /* the first of the members named name */
+    while (lo < hi) {
+        int mid = lo + (hi - lo) / 2;
+        if (strcmp(z->byname[mid]->name, name) < 0)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return lo < z->n && strcmp(z->byname[lo]->name, name) == 0 ? (int)(z->byname[lo] - z->m) : -1;
 }
 
 ct_status ct__zip_read(ct_ctx *ctx, const char *who, const ct__zip *z, int i, const uint8_t **data,
@@ -634,11 +682,19 @@ ct_status ct__file_map(ct_ctx *ctx, const char *who, const char *path, void **ma
     if (fd < 0)
         return ct__set_error(ctx, CT_ERR_IO, "%s: cannot open %s: %s", who, path, strerror(errno));
     struct stat sb;
-    if (fstat(fd, &sb) != 0 || !S_ISREG(sb.st_mode)) {
+    if (fstat(fd, &sb) != 0) {
         int e = errno;
         close(fd);
-        return ct__set_error(ctx, CT_ERR_IO, "%s: %s: %s", who, path,
-                             S_ISREG(sb.st_mode) ? strerror(e) : "not a regular file");
+        return ct__set_error(ctx, CT_ERR_IO, "%s: %s: %s", who, path, strerror(e));
+    }
+    if (!S_ISREG(sb.st_mode)) {
+        close(fd);
+        return ct__set_error(ctx, CT_ERR_IO, "%s: %s: not a regular file", who, path);
+    }
+    if ((uint64_t)sb.st_size > (uint64_t)SIZE_MAX / 2) {
+        close(fd);
+        return ct__set_error(ctx, CT_ERR_IO, "%s: %s: too large to map (%lld bytes)", who, path,
+                             (long long)sb.st_size);
     }
     if (sb.st_size == 0) {
         close(fd);
@@ -662,11 +718,19 @@ ct_status ct__file_create_tmp(ct_ctx *ctx, const char *who, const char *path, ch
                               FILE **fp) {
     *fp = NULL;
     size_t pl = strlen(path);
-    *tmp = ct__alloc(ctx, pl + 5, 16);
+    *tmp = ct__alloc(ctx, pl + 12, 16);
     if (!*tmp) return ct__set_error(ctx, CT_ERR_OOM, "%s: out of memory", who);
     memcpy(*tmp, path, pl);
-    memcpy(*tmp + pl, ".tmp", 5);
-    *fp = fopen(*tmp, "wb");
+    memcpy(*tmp + pl, ".tmp.XXXXXX", 12); /* beside path: a rename stays on one file system */
+    int fd = mkstemp(*tmp);
+    if (fd >= 0) {
+        fchmod(fd, 0644);
+        *fp = fdopen(fd, "wb");
+        if (!*fp) {
+            close(fd);
+            remove(*tmp);
+        }
+    }
     if (!*fp)
         return ct__set_error(ctx, CT_ERR_IO, "%s: cannot create %s: %s", who, *tmp,
                              strerror(errno));
@@ -675,6 +739,9 @@ ct_status ct__file_create_tmp(ct_ctx *ctx, const char *who, const char *path, ch
 
 ct_status ct__file_commit(ct_ctx *ctx, const char *who, const char *path, char *tmp, FILE *fp,
                           ct_status st) {
+    /* the data reaches the disk before the name does: a crash leaves the old file or the new */
+    if (fp && st == CT_OK && (fflush(fp) != 0 || fsync(fileno(fp)) != 0))
+        st = ct__set_error(ctx, CT_ERR_IO, "%s: writing %s: %s", who, tmp, strerror(errno));
     if (fp && fclose(fp) != 0 && st == CT_OK)
         st = ct__set_error(ctx, CT_ERR_IO, "%s: closing %s: %s", who, tmp, strerror(errno));
     if (st == CT_OK && rename(tmp, path) != 0)

@@ -20,6 +20,7 @@ typedef struct {
     uint64_t usize; /* uncompressed size */
     uint32_t crc;   /* CRC-32 from the central directory */
     int method;     /* 0 stored, 8 deflated */
+    uint64_t local; /* offset of its local header */
 } ct__zip_member;
 
 typedef struct {
@@ -27,10 +28,12 @@ typedef struct {
     size_t len;
     int n;
     ct__zip_member *m;
+    const ct__zip_member **byname; /* members sorted by (name, position), for ct__zip_find */
 } ct__zip;
 
 /* Parse the central directory of the archive in buf[0, len) (kept borrowed). who prefixes the
- * messages ("torch_load"). */
+ * messages ("torch_load"). Members may not overlap one another or the directory (so no member's
+ * data is read twice) and their count must fit an int. */
 ct_status ct__zip_open(ct_ctx *ctx, const char *who, const uint8_t *buf, size_t len, ct__zip *z);
 void ct__zip_close(ct_ctx *ctx, ct__zip *z);
 /* Index of the first member named name, or -1. */
@@ -68,8 +71,10 @@ void ct__zipw_free(ct_ctx *ctx, ct__zipw *w);
  * it (ct__file_unmap). CT_ERR_IO with the OS reason; an empty file is CT_ERR_FORMAT. */
 ct_status ct__file_map(ct_ctx *ctx, const char *who, const char *path, void **map, size_t *len);
 void ct__file_unmap(void *map, size_t len);
-/* Open path.tmp for writing (*tmp receives the name, ct__alloc'd); ct__file_commit closes it and,
- * when st is CT_OK, renames it to path (else removes it), so a failure leaves no partial file. */
+/* Create a new temporary file beside path (path.tmp.XXXXXX, mode 0644) for writing (*tmp receives
+ * its name, ct__alloc'd); ct__file_commit flushes it to disk, closes it and, when st is CT_OK,
+ * renames it to path (else removes it): a failure or a crash leaves no partial file, and two
+ * writers of one path do not share a temporary file. */
 ct_status ct__file_create_tmp(ct_ctx *ctx, const char *who, const char *path, char **tmp,
                               FILE **fp);
 ct_status ct__file_commit(ct_ctx *ctx, const char *who, const char *path, char *tmp, FILE *fp,
