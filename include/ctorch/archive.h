@@ -54,9 +54,11 @@ CT_API int ct_archive_count(const ct_archive *a);
 CT_API const char *ct_archive_name(const ct_archive *a, int i);
 /* Kind of entry i; -1 when a is NULL or i is out of range. */
 CT_API int ct_archive_kind(const ct_archive *a, int i);
-/* A new contiguous CPU tensor with the named tensor's values (a view in the file is copied out; an
- * nn.Parameter of a floating dtype comes back requiring grad). CT_ERR_INDEX when no entry has that
- * name, CT_ERR_INVALID_ARG when the entry is not a tensor. */
+/* A new CPU tensor with the named tensor's values and its layout in the file, as torch.load gives
+ * it (a transposed or broadcast view keeps its strides, over a private copy of the part of the
+ * storage it reads; float8 is copied out in C order); an nn.Parameter of a floating dtype comes back
+ * requiring grad. CT_ERR_INDEX when no entry has that name, CT_ERR_INVALID_ARG when it is not a
+ * tensor. */
 CT_API ct_status ct_archive_get(const ct_archive *a, const char *name, ct_tensor **out);
 /* The named int or bool entry. CT_ERR_INDEX (no such entry), CT_ERR_INVALID_ARG (another kind). */
 CT_API ct_status ct_archive_get_int(const ct_archive *a, const char *name, int64_t *out);
@@ -71,8 +73,9 @@ CT_API void ct_archive_free(ct_archive *a);
 
 /* Write n named tensors as torch.save(state_dict) does (an OrderedDict of contiguous tensors,
  * pickle protocol 2, 64-byte aligned records), readable by torch.load of torch >= 1.6 (float8
- * tensors: torch >= 2.1). Names must be distinct, non-empty UTF-8. Written to path.tmp and renamed:
- * a failure leaves no partial file. The sub-byte MX element formats and E8M0: CT_ERR_DTYPE. */
+ * tensors in torch >= 2.1's form). Names must be distinct, non-empty, well-formed UTF-8. Written to
+ * a temporary file beside path, synced and renamed: a failure leaves no partial file. The sub-byte
+ * MX element formats and E8M0: CT_ERR_DTYPE. */
 CT_API ct_status ct_torch_save(ct_ctx *ctx, const char *path, int n, const char *const *names,
                                const ct_tensor *const *tensors);
 /* Write n named tensors as np.savez does (stored members "<name>.npy"; any strides, written in C

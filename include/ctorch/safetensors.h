@@ -40,7 +40,8 @@ CT_API void ct_safetensors_free(ct_safetensors *f);
 /* Write n named tensors (any device, layout or dtype ctorch has) and optional metadata given as
  * NULL-terminated key, value pairs ({"format", "pt", NULL}) to path. The data starts 64-byte
  * aligned and tensors are ordered by element size (largest first), then name, so each is aligned
- * to its element size. Written to path.tmp and renamed: a failure leaves no partial file. */
+ * to its element size. Written to a temporary file beside path (path.tmp.XXXXXX), synced and
+ * renamed: a failure leaves no partial file. */
 CT_API ct_status ct_safetensors_save(ct_ctx *ctx, const char *path, int n,
                                      const char *const *names, const ct_tensor *const *tensors,
                                      const char *const *metadata);
