@@ -76,6 +76,7 @@ ck = {"epoch": 7, "model": m.state_dict(), "optimizer": opt.state_dict(), "name"
 CK = save_bytes(ck)
 cbytes("ck_pt", CK)
 cbytes("ck4_pt", save_bytes(ck, pickle_protocol=4))
+cbytes("ck_legacy_pt", save_bytes(ck, _use_new_zipfile_serialization=False))
 
 # what torch.load reads, flattened as ctorch names entries
 entries = []
@@ -130,7 +131,8 @@ out.append(f"enum {{ ck_n = {len(rows)} }};")
 # a bare tensor; a module (a pickled object); the legacy format
 cbytes("bare_pt", save_bytes(torch.tensor([1.0, 2.0, 4.0])))
 cbytes("module_pt", save_bytes(torch.nn.Linear(2, 1)))
-cbytes("legacy_pt", save_bytes({"w": torch.ones(2)}, _use_new_zipfile_serialization=False))
+LEG = save_bytes({"w": torch.ones(2)}, _use_new_zipfile_serialization=False)
+cbytes("legacy_pt", LEG)
 
 
 def rezip(src, edit):
@@ -308,7 +310,10 @@ bad_crc = bytearray(good)
 bad_crc[good.index(struct.pack("<4f", 1, 2, 3, 4))] ^= 0x40
 HOST.append(("corrupt record (CRC)", bytes(bad_crc), "CT_ERR_FORMAT", "CRC"))
 HOST.append(("not a zip", b"hello world, not a zip file at all", "CT_ERR_FORMAT", "ZIP"))
-HOST.append(("legacy format", save_bytes({"w": torch.ones(1)}, _use_new_zipfile_serialization=False), "CT_ERR_FORMAT", "legacy"))
+HOST.append(("legacy: data cut short", LEG[:-3], "CT_ERR_FORMAT", "runs past the end"))
+HOST.append(("legacy: element count changed", LEG[:-16] + b"\x03" + LEG[-15:], "CT_ERR_FORMAT", "elements"))
+HOST.append(("legacy: pickled module", save_bytes(torch.nn.ReLU(), _use_new_zipfile_serialization=False), "CT_ERR_UNSUPPORTED", "ReLU"))
+HOST.append(("legacy: no magic", b"\x80\x02\x8a\x0a" + b"\x00" * 10 + b"." + LEG[15:], "CT_ERR_FORMAT", "magic"))
 HOST.append(("module", save_bytes(torch.nn.ReLU()), "CT_ERR_UNSUPPORTED", "torch.nn.modules.activation.ReLU"))
 # a truncated central directory, and an EOCD pointing outside the file
 eocd = good.rindex(b"PK\x05\x06")

@@ -109,6 +109,10 @@ TEST(torch_load_reads_what_torch_reads) {
     CHECK_OK(ct_torch_load_buffer(ctx, ck4_pt, ck4_pt_len, &a));
     if (a) check_entries("protocol 4", a);
     ct_archive_free(a);
+    a = NULL; /* the legacy format (torch < 1.6, _use_new_zipfile_serialization=False) */
+    CHECK_OK(ct_torch_load_buffer(ctx, ck_legacy_pt, ck_legacy_pt_len, &a));
+    if (a) check_entries("legacy", a);
+    ct_archive_free(a);
     /* the same from a file (mapped) */
     char path[128];
     tmp_path(path, sizeof path, "ck.pt");
@@ -495,6 +499,8 @@ TEST(truncations_and_bit_flips) {
     CHECK_MSG(ok == 0, "%d truncations loaded", ok);
     for (size_t n = 0; n < ck_pt_len; n += 37)
         ok += load_damaged(ck_pt, n);
+    for (size_t n = 0; n < legacy_pt_len; n++) /* the legacy format: no CRC, a plain stream */
+        ok += load_damaged(legacy_pt, n);
     CHECK_MSG(ok == 0, "%d truncations loaded", ok);
     unsigned char *c = malloc(ck_pt_len);
     int loaded = 0, tried = 0;
@@ -505,7 +511,16 @@ TEST(truncations_and_bit_flips) {
         tried++;
     }
     free(c);
-    printf("  %d bit flips: %d still load (flips in padding or names), the rest fail cleanly\n",
+    c = malloc(ck_legacy_pt_len);
+    for (size_t i = 0; i < ck_legacy_pt_len; i += 3) {
+        memcpy(c, ck_legacy_pt, ck_legacy_pt_len);
+        c[i] ^= (unsigned char)(1u << (i % 8));
+        loaded += load_damaged(c, ck_legacy_pt_len);
+        tried++;
+    }
+    free(c);
+    printf("  %d bit flips: %d still load (flips in padding, names or values), the rest fail "
+           "cleanly\n",
            tried, loaded);
 }
 

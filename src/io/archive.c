@@ -103,6 +103,9 @@ struct ct_archive {
     uint8_t **owned;       /* inflated records */
     size_t nowned, capowned;
     pv **by_member; /* storage value of each ZIP member read (the first reference's type) */
+    bool legacy;    /* the pre-1.6 format: storages by key, their data after the pickles */
+    pv **htab;      /* legacy: storages by key (open addressing) */
+    size_t hcap, hcount;
     ct__arch_entry *e;
     int n;
     size_t cap;
@@ -168,6 +171,7 @@ typedef struct {
     const uint8_t *p;
     size_t n, pos, op;  /* op: offset of the current opcode */
     const char *prefix; /* "<dir>/" of the records */
+    const char *where;  /* what byte offsets count in: "data.pkl" or "the file" (legacy) */
     pv **stack;
     size_t ns, capst;
     size_t *marks;
@@ -180,7 +184,7 @@ typedef struct {
 static ct_status up_err(ct__unpickler *u, ct_status st, const char *fmt, const char *arg) {
     char what[400];
     snprintf(what, sizeof what, fmt, arg ? arg : "");
-    return ct__set_error(u->a->ctx, st, "%s: data.pkl byte %zu: %s", TL, u->op, what);
+    return ct__set_error(u->a->ctx, st, "%s: %s byte %zu: %s", TL, u->where, u->op, what);
 }
 static ct_status arch_oom(ct_archive *a, const char *who) {
     if (a->over)
@@ -562,7 +566,9 @@ static ct_status up_call(ct__unpickler *u, pv *func, pv *args, int depth) {
 
 /* BINPERSID: ('storage', storage type, key, location, numel). A key read again gives the storage
  * of its first reference (its type and size), as torch's loaded_storages. */
+static ct_status up_persistent_legacy(ct__unpickler *u, pv *pid);
 static ct_status up_persistent(ct__unpickler *u, pv *pid) {
+    if (u->a->legacy) return up_persistent_legacy(u, pid);
     if (pid->k != PV_TUPLE || pid->n != 5 ||
         (pid->it[0]->k != PV_STR && pid->it[0]->k != PV_BYTES) || strcmp(pid->it[0]->s, "storage"))
         return up_err(u, CT_ERR_FORMAT,
@@ -617,6 +623,71 @@ static ct_status up_persistent(ct__unpickler *u, pv *pid) {
     }
     s->data = d;
     a->by_member[m] = s;
+    return up_push(u, s);
+}
+
+/* ---- the legacy format (torch < 1.6, or _use_new_zipfile_serialization=False): five pickles
+ * (magic number, protocol 1001, sys_info, the object, the storage keys), then each storage's
+ * element count (int64) and bytes in the keys' order ---- */
+static uint64_t key_hash(const char *k, size_t n) { /* FNV-1a */
+    uint64_t h = 1469598103934665603ull;
+    for (size_t i = 0; i < n; i++)
+        h = (h ^ (uint8_t)k[i]) * 1099511628211ull;
+    return h;
+}
+static pv **legacy_slot(ct_archive *a, const pv *key) {
+    size_t m = a->hcap - 1, i = (size_t)key_hash(key->s, key->len) & m;
+    while (a->htab[i] && (a->htab[i]->len != key->len || memcmp(a->htab[i]->s, key->s, key->len)))
+        i = (i + 1) & m;
+    return &a->htab[i];
+}
+static bool legacy_grow(ct_archive *a) {
+    if (2 * (a->hcount + 1) <= a->hcap) return true;
+    size_t old = a->hcap, nc = old ? 2 * old : 64;
+    pv **ot = a->htab;
+    if (!(a->htab = ar_alloc(a, nc * sizeof(pv *)))) return false;
+    memset(a->htab, 0, nc * sizeof(pv *));
+    a->hcap = nc;
+    for (size_t i = 0; i < old; i++)
+        if (ot[i]) *legacy_slot(a, ot[i]) = ot[i];
+    return true;
+}
+
+/* ('storage', storage type, root key, location, numel, view metadata): a key read again gives its
+ * first storage, as torch's deserialized_objects; the data comes after the pickles. */
+static ct_status up_persistent_legacy(ct__unpickler *u, pv *pid) {
+    if (pid->k != PV_TUPLE || pid->n != 6 ||
+        (pid->it[0]->k != PV_STR && pid->it[0]->k != PV_BYTES) || strcmp(pid->it[0]->s, "storage"))
+        return up_err(u, CT_ERR_UNSUPPORTED,
+                      "a persistent id other than ('storage', type, key, location, numel, view) "
+                      "(a pickled module?)%s",
+                      "");
+    pv *ty = pid->it[1], *key = pid->it[2], *cnt = pid->it[4];
+    if (ty->k != PV_GLOBAL || ty->g != G_STORAGE_CLS)
+        return up_err(u, CT_ERR_FORMAT, "a storage whose type is %s, not a storage class",
+                      pv_kind_name(ty));
+    if (key->k != PV_STR || !pv_is_int(cnt) || cnt->i < 0 || strlen(key->s) != key->len)
+        return up_err(u, CT_ERR_FORMAT, "a storage whose key or numel is malformed%s", "");
+    if (pid->it[5]->k != PV_NONE)
+        return up_err(u, CT_ERR_UNSUPPORTED,
+                      "storage views (files of torch < 1.0) are not supported%s", "");
+    ct_archive *a = u->a;
+    if (!legacy_grow(a)) return up_oom(u);
+    pv **slot = legacy_slot(a, key);
+    if (*slot) return up_push(u, *slot);
+    int64_t nbytes;
+    if (!ct__checked_mul(cnt->i, (int64_t)ct__itemsize((ct_dtype)ty->dtype), &nbytes))
+        return up_err(u, CT_ERR_FORMAT, "a storage size that overflows%s", "");
+    pv *s = pv_new(a, PV_STORAGE);
+    if (!s) return up_oom(u);
+    s->dtype = ty->dtype;
+    s->i = cnt->i;
+    s->s = key->s;
+    s->len = key->len;
+    s->nbytes = (uint64_t)nbytes;
+    s->member = -1;
+    *slot = s;
+    a->hcount++;
     return up_push(u, s);
 }
 
@@ -1110,16 +1181,120 @@ static ct_status arch_new(ct_ctx *ctx, const char *who, ct_archive **out) {
     return CT_OK;
 }
 
+static ct_status flatten_root(ct_archive *a, pv *root, size_t pickle_len) {
+    char *name = ct__alloc(a->ctx, ARCH_MAX_NAME, 16);
+    if (!name) return ct__set_error(a->ctx, CT_ERR_OOM, "%s: out of memory", TL);
+    name[0] = 0;
+    /* a tree's walk visits at most one value per pickle byte; shared containers (GET) expand */
+    size_t budget = 2 * pickle_len + 1024;
+    ct_status st = flatten(a, root, name, 0, 0, &budget);
+    ct__free(a->ctx, name);
+    return st;
+}
+
+static bool set_limit_and_constants(ct_archive *a, size_t pickle_len) {
+    /* values: at most 64 bytes per pickle byte (a checkpoint needs about 15) */
+    a->limit = pickle_len > (SIZE_MAX - ((size_t)4 << 20)) / 64
+                   ? SIZE_MAX
+                   : 64 * pickle_len + ((size_t)4 << 20);
+    a->none = pv_new(a, PV_NONE);
+    a->yes = pv_int(a, PV_BOOL, 1);
+    a->no = pv_int(a, PV_BOOL, 0);
+    return a->none && a->yes && a->no;
+}
+
+/* One pickle from u->pos (a fresh stack and memo, as a new Unpickler). */
+static ct_status run_one(ct__unpickler *u, pv **out) {
+    u->ns = 0;
+    u->nm = 0;
+    u->memolen = 0;
+    if (u->memo) memset(u->memo, 0, u->capmemo * sizeof(pv *));
+    return up_run(u, out);
+}
+
+static ct_status legacy_parse(ct_archive *a) {
+    ct_ctx *ctx = a->ctx;
+    const uint8_t *b = a->map;
+    static const uint8_t magic[12] = {0x8a, 0x0a, 0x6c, 0xfc, 0x9c, 0x46,
+                                      0xf9, 0x20, 0x6a, 0xa8, 0x50, 0x19};
+    if (a->map_len < 15 || memcmp(b + 2, magic, 12) != 0 || b[14] != '.')
+        return ct__set_error(ctx, CT_ERR_FORMAT,
+                             "%s: a pickle that is not torch.save's (no magic number at byte 0)",
+                             TL);
+    a->legacy = true;
+    ct__unpickler u;
+    memset(&u, 0, sizeof u);
+    u.a = a;
+    u.p = b;
+    u.n = a->map_len;
+    u.prefix = "";
+    u.where = "the file";
+    u.pos = 15;
+    pv *proto = NULL, *info = NULL, *root = NULL, *keys = NULL;
+    ct_status st = set_limit_and_constants(a, a->map_len) ? CT_OK : arch_oom(a, TL);
+    if (st == CT_OK) st = run_one(&u, &proto);
+    if (st == CT_OK && (proto->k != PV_INT || proto->i != 1001))
+        st = ct__set_error(ctx, CT_ERR_FORMAT, "%s: legacy protocol version is not 1001", TL);
+    if (st == CT_OK) st = run_one(&u, &info);
+    for (size_t i = 0; st == CT_OK && info->k == PV_DICT && i + 1 < info->n; i += 2)
+        if (info->it[i]->k == PV_STR && !strcmp(info->it[i]->s, "little_endian") &&
+            info->it[i + 1]->k == PV_BOOL && !info->it[i + 1]->i)
+            st = ct__set_error(ctx, CT_ERR_UNSUPPORTED,
+                               "%s: a legacy file written on a big-endian machine", TL);
+    if (st == CT_OK) st = run_one(&u, &root);
+    if (st == CT_OK) st = run_one(&u, &keys);
+    ct__free(ctx, u.stack);
+    ct__free(ctx, u.marks);
+    ct__free(ctx, u.memo);
+    if (st != CT_OK) return st;
+    if (keys->k != PV_LIST)
+        return ct__set_error(ctx, CT_ERR_FORMAT, "%s: the legacy storage keys are not a list", TL);
+    /* the storages' data, in the keys' order: int64 element count, then the bytes */
+    size_t pos = u.pos;
+    for (size_t i = 0; i < keys->n; i++) {
+        pv *k = keys->it[i];
+        pv **slot = k->k == PV_STR && a->hcap ? legacy_slot(a, k) : NULL;
+        if (!slot || !*slot)
+            return ct__set_error(ctx, CT_ERR_FORMAT,
+                                 "%s: the legacy data lists storage %zu, which no tensor uses", TL,
+                                 i);
+        pv *s = *slot;
+        if (s->data || s->member == -2)
+            return ct__set_error(ctx, CT_ERR_FORMAT, "%s: storage '%.60s' is listed twice", TL,
+                                 s->s);
+        if (a->map_len - pos < 8)
+            return ct__set_error(ctx, CT_ERR_FORMAT,
+                                 "%s: the file ends before storage '%.60s' (byte %zu)", TL, s->s,
+                                 pos);
+        uint64_t count = 0;
+        for (int j = 7; j >= 0; j--)
+            count = count << 8 | b[pos + (size_t)j];
+        if (count != (uint64_t)s->i)
+            return ct__set_error(ctx, CT_ERR_FORMAT,
+                                 "%s: storage '%.60s' has %llu elements at byte %zu, the pickle "
+                                 "says %lld",
+                                 TL, s->s, (unsigned long long)count, pos, (long long)s->i);
+        pos += 8;
+        if (s->nbytes > a->map_len - pos)
+            return ct__set_error(ctx, CT_ERR_FORMAT,
+                                 "%s: storage '%.60s' runs past the end of the file (byte %zu)", TL,
+                                 s->s, pos);
+        s->data = b + pos;
+        s->member = -2; /* read */
+        pos += (size_t)s->nbytes;
+    }
+    for (size_t i = 0; i < a->hcap; i++)
+        if (a->htab[i] && a->htab[i]->member != -2)
+            return ct__set_error(ctx, CT_ERR_FORMAT, "%s: storage '%.60s' has no data in the file",
+                                 TL, a->htab[i]->s);
+    return flatten_root(a, root, a->map_len);
+}
+
 /* Parse the archive a->map[0, map_len) as a torch checkpoint. */
 static ct_status torch_parse(ct_archive *a) {
     ct_ctx *ctx = a->ctx;
     const uint8_t *b = a->map;
-    if (a->map_len >= 3 && b[0] == 0x80 && b[1] <= 5 && b[2] == 0x8a)
-        return ct__set_error(ctx, CT_ERR_FORMAT,
-                             "%s: the legacy torch.save format (torch < 1.6, or "
-                             "_use_new_zipfile_serialization=False) is not supported; re-save with "
-                             "torch >= 1.6",
-                             TL);
+    if (a->map_len >= 3 && b[0] == 0x80 && b[1] <= 5 && b[2] == 0x8a) return legacy_parse(a);
     ct_status st = ct__zip_open(ctx, TL, b, a->map_len, &a->zip);
     if (st != CT_OK) return st;
     /* the archive's directory is the first member's (as torch's reader): <dir>/data.pkl */
@@ -1171,29 +1346,15 @@ static ct_status torch_parse(ct_archive *a) {
     u.p = pkl;
     u.n = (size_t)a->zip.m[pk].usize;
     u.prefix = prefix;
-    /* values: at most 64 bytes per pickle byte (a checkpoint needs about 15) */
-    a->limit = u.n > (SIZE_MAX - ((size_t)4 << 20)) / 64 ? SIZE_MAX : 64 * u.n + ((size_t)4 << 20);
+    u.where = "data.pkl";
     pv *root = NULL;
-    a->none = pv_new(a, PV_NONE);
-    a->yes = pv_int(a, PV_BOOL, 1);
-    a->no = pv_int(a, PV_BOOL, 0);
-    if (!a->none || !a->yes || !a->no)
-        st = arch_oom(a, TL);
-    else
-        st = up_run(&u, &root);
+    st = set_limit_and_constants(a, u.n) ? up_run(&u, &root) : arch_oom(a, TL);
     ct__free(ctx, u.stack);
     ct__free(ctx, u.marks);
     ct__free(ctx, u.memo);
     ct__free(ctx, own);
     if (st != CT_OK) return st;
-    char *name = ct__alloc(ctx, ARCH_MAX_NAME, 16);
-    if (!name) return ct__set_error(ctx, CT_ERR_OOM, "%s: out of memory", TL);
-    name[0] = 0;
-    /* a tree's walk visits at most one value per pickle byte; shared containers (GET) expand */
-    size_t budget = 2 * u.n + 1024;
-    st = flatten(a, root, name, 0, 0, &budget);
-    ct__free(ctx, name);
-    return st;
+    return flatten_root(a, root, u.n);
 }
 
 static ct_status arch_load(ct_ctx *ctx, const char *who, const char *path, const void *data,
