@@ -115,6 +115,18 @@ int main(void) {
     float bv[2] = {0, 0};
     CHECK(ct_archive_get(back, "fc.bias", &b2) == CT_OK &&
           ct_tensor_to_host(b2, bv, sizeof bv) == CT_OK && bv[0] == -0.5f && bv[1] == -0.5f);
+    /* nn.Module.load_state_dict: copy the file's tensors into a model's own (strict: every key) */
+    ct_tensor *my_w = NULL, *my_b = NULL;
+    CHECK(ct_tensor_zeros(ctx, CT_FLOAT32, 1, &two, &my_w) == CT_OK &&
+          ct_tensor_zeros(ctx, CT_FLOAT64, 1, &two, &my_b) == CT_OK);
+    ct_tensor *mine[] = {my_w, my_b};
+    ct_load_report rep;
+    CHECK(ct_archive_load_state_dict(back, "", 2, names, mine, true, &rep) == CT_OK &&
+          rep.loaded == 2);
+    double mb[2] = {0, 0};
+    CHECK(ct_tensor_to_host(my_b, mb, sizeof mb) == CT_OK && mb[0] == -0.5); /* f32 -> f64 */
+    ct_tensor_release(my_w);
+    ct_tensor_release(my_b);
     ct_archive_free(back);
     ct_tensor_release(b2);
 

@@ -171,6 +171,28 @@ def to_big(name, data):
 cbytes("big_pt", rezip(sd_bytes, to_big))
 cbytes("little_pt", sd_bytes)
 
+# ---- load_state_dict: torch's messages for a model that differs from the file ----
+class M(torch.nn.Module):
+    def __init__(self, wshape):
+        super().__init__()
+        self.fc = torch.nn.Linear(3, 2)
+        self.fc.weight = torch.nn.Parameter(torch.zeros(wshape))
+        self.other = torch.nn.Parameter(torch.zeros(4))
+
+
+LSD = collections.OrderedDict([("fc.weight", torch.arange(6.0).reshape(2, 3)), ("fc.bias", torch.tensor([0.5, -1.5])),
+                              ("extra", torch.ones(1))])
+cbytes("lsd_pt", save_bytes(LSD))
+for tag, wshape in (("keys", (2, 3)), ("size", (3, 3))):
+    try:
+        M(wshape).load_state_dict(LSD, strict=True)
+        sys.exit("expected an error")
+    except RuntimeError as e:
+        msg = str(e).split(":\n\t", 1)[1]  # torch joins its messages with newline-tab
+        out.append(f"static const char lsd_msg_{tag}[] = {cstr(msg)};")
+r = M((2, 3)).load_state_dict(LSD, strict=False)
+out.append(f"enum {{ lsd_missing = {len(r.missing_keys)}, lsd_unexpected = {len(r.unexpected_keys)} }};")
+
 # ---- .npz ----
 f = io.BytesIO()
 np.savez(f, x=np.arange(6.0).reshape(2, 3), y=np.array([1, -2], dtype=np.int32), z=np.array(True))

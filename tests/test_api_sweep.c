@@ -104,6 +104,12 @@ static void s2_ct_archive_free(void) { (void)ct_archive_free(NULL); }
 static void s3_ct_archive_free(void) { (void)ct_archive_free(NULL); }
 static void s4_ct_archive_free(void) { (void)ct_archive_free(NULL); }
 static void s5_ct_archive_free(void) { (void)ct_archive_free(NULL); }
+static void s0_ct_archive_load_state_dict(void) { (void)ct_archive_load_state_dict(NULL, NULL, (int){0}, NULL, NULL, (bool){0}, NULL); }
+static void s1_ct_archive_load_state_dict(void) { (void)ct_archive_load_state_dict(NULL, NULL, (int){0}, NULL, NULL, (bool){0}, NULL); }
+static void s2_ct_archive_load_state_dict(void) { (void)ct_archive_load_state_dict(NULL, NULL, (int){0}, NULL, NULL, (bool){0}, NULL); }
+static void s3_ct_archive_load_state_dict(void) { (void)ct_archive_load_state_dict(NULL, NULL, (int){0}, NULL, NULL, (bool){0}, NULL); }
+static void s4_ct_archive_load_state_dict(void) { (void)ct_archive_load_state_dict(NULL, NULL, (int){0}, NULL, NULL, (bool){0}, NULL); }
+static void s5_ct_archive_load_state_dict(void) { (void)ct_archive_load_state_dict(NULL, NULL, (int){0}, NULL, NULL, (bool){0}, NULL); }
 static void s0_ct_torch_save(void) { (void)ct_torch_save(NULL, NULL, (int){0}, NULL, NULL); }
 static void s1_ct_torch_save(void) { SWEEP_STATUS(ct_torch_save(S_ctx, NULL, (int){0}, NULL, NULL)); }
 static void s2_ct_torch_save(void) { SWEEP_STATUS(ct_torch_save(S_ctx, NULL, (int){0}, NULL, NULL)); }
@@ -6789,6 +6795,12 @@ static const sweep_case sweep_cases[] = {
     {"ct_archive_free", 3, s3_ct_archive_free},
     {"ct_archive_free", 4, s4_ct_archive_free},
     {"ct_archive_free", 5, s5_ct_archive_free},
+    {"ct_archive_load_state_dict", 0, s0_ct_archive_load_state_dict},
+    {"ct_archive_load_state_dict", 1, s1_ct_archive_load_state_dict},
+    {"ct_archive_load_state_dict", 2, s2_ct_archive_load_state_dict},
+    {"ct_archive_load_state_dict", 3, s3_ct_archive_load_state_dict},
+    {"ct_archive_load_state_dict", 4, s4_ct_archive_load_state_dict},
+    {"ct_archive_load_state_dict", 5, s5_ct_archive_load_state_dict},
     {"ct_torch_save", 0, s0_ct_torch_save},
     {"ct_torch_save", 1, s1_ct_torch_save},
     {"ct_torch_save", 2, s2_ct_torch_save},

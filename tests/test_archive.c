@@ -449,6 +449,72 @@ TEST(torch_save_float8_as_torch_2) {
     ct_tensor_release(x);
 }
 
+/* nn.Module.load_state_dict against torch's messages: a model with fc.weight [2, 3], fc.bias [2]
+ * (float64 here: copy_ converts) and other [4]; the file has fc.weight, fc.bias and extra. */
+TEST(load_state_dict_as_torch) {
+    ct_archive *a = NULL;
+    CHECK_OK(ct_torch_load_buffer(ctx, lsd_pt, lsd_pt_len, &a));
+    const int64_t s23[] = {2, 3}, s33[] = {3, 3}, s2[] = {2}, s4[] = {4};
+    ct_tensor *w = NULL, *b = NULL, *o = NULL, *w33 = NULL;
+    CHECK_OK(ct_tensor_zeros(ctx, CT_FLOAT32, 2, s23, &w));
+    CHECK_OK(ct_tensor_zeros(ctx, CT_FLOAT64, 1, s2, &b));
+    CHECK_OK(ct_tensor_zeros(ctx, CT_FLOAT32, 1, s4, &o));
+    CHECK_OK(ct_tensor_zeros(ctx, CT_FLOAT32, 2, s33, &w33));
+    CHECK_OK(ct_tensor_set_requires_grad(w, true));
+    const char *names[] = {"fc.weight", "fc.bias", "other"};
+    ct_tensor *params[] = {w, b, o}, *params33[] = {w33, b, o};
+    ct_load_report r;
+    /* strict: torch's message, nothing copied */
+    CHECK_ST(ct_archive_load_state_dict(a, "", 3, names, params, true, &r), CT_ERR_INDEX);
+    const char *m = ct_ctx_last_error(ctx), *body = strstr(m, ":\n\t");
+    CHECK_MSG(body && strcmp(body + 3, lsd_msg_keys) == 0, "message '%s'", m);
+    CHECK(r.loaded == 0 && r.missing == lsd_missing && r.unexpected == lsd_unexpected &&
+          strcmp(r.keys, lsd_msg_keys) == 0);
+    double *v = tu_read(w);
+    CHECK(v && v[5] == 0);
+    free(v);
+    /* a size mismatch fails also without strict; with strict after the key lists, as torch */
+    CHECK_ST(ct_archive_load_state_dict(a, "", 3, names, params33, true, &r), CT_ERR_SHAPE);
+    m = ct_ctx_last_error(ctx);
+    body = strstr(m, ":\n\t");
+    CHECK_MSG(body && strcmp(body + 3, lsd_msg_size) == 0, "message '%s'", m);
+    CHECK_ST(ct_archive_load_state_dict(a, "", 3, names, params33, false, NULL), CT_ERR_SHAPE);
+    CHECK(strstr(ct_ctx_last_error(ctx), "size mismatch for fc.weight") != NULL);
+    /* not strict: the two that match are copied (float32 -> float64 for the bias) */
+    CHECK_OK(ct_archive_load_state_dict(a, "", 3, names, params, false, &r));
+    CHECK(r.loaded == 2 && r.missing == 1 && r.unexpected == 1);
+    CHECK(strstr(r.keys, "\"other\"") && strstr(r.keys, "\"extra\""));
+    CHECK(ct_ctx_last_error(ctx)[0] == 0);
+    const double wv[] = {0, 1, 2, 3, 4, 5}, bv[] = {0.5, -1.5};
+    tu_same_as("fc.weight", w, wv, 2, s23, 0);
+    tu_same_as("fc.bias", b, bv, 1, s2, 0);
+    CHECK(ct_tensor_requires_grad(w) && ct_tensor_is_leaf(w));
+    /* a prefix: the checkpoint's "model." part */
+    ct_archive *ck = NULL;
+    CHECK_OK(ct_torch_load_buffer(ctx, ck_pt, ck_pt_len, &ck));
+    ct_tensor *lw = NULL, *lb = NULL;
+    CHECK_OK(ct_tensor_zeros(ctx, CT_FLOAT32, 2, s23, &lw));
+    CHECK_OK(ct_tensor_zeros(ctx, CT_FLOAT32, 1, s2, &lb));
+    const char *ln[] = {"0.weight", "0.bias"};
+    ct_tensor *lp[] = {lw, lb};
+    CHECK_OK(ct_archive_load_state_dict(ck, "model.", 2, ln, lp, false, &r));
+    CHECK(r.loaded == 2 && r.missing == 0 && r.unexpected == 5); /* the BatchNorm entries */
+    ct_tensor *ref = NULL;
+    CHECK_OK(ct_archive_get(ck, "model.0.weight", &ref));
+    CHECK(ref && tu_same_values(ref, lw));
+    ct_tensor_release(ref);
+    CHECK_ST(ct_archive_load_state_dict(ck, "model.", -1, ln, lp, false, &r), CT_ERR_INVALID_ARG);
+    CHECK_ST(ct_archive_load_state_dict(NULL, "", 2, ln, lp, false, &r), CT_ERR_INVALID_ARG);
+    ct_archive_free(ck);
+    ct_tensor_release(lw);
+    ct_tensor_release(lb);
+    ct_tensor_release(w);
+    ct_tensor_release(b);
+    ct_tensor_release(o);
+    ct_tensor_release(w33);
+    ct_archive_free(a);
+}
+
 TEST(hostile_files_fail_with_a_reason) {
     for (int i = 0; i < host_n; i++) {
         const struct host_case *h = &host_cases[i];
@@ -650,6 +716,7 @@ int main(void) {
     RUN(torch_save_writes_torchs_bytes);
     RUN(torch_save_views_and_npz_round_trip);
     RUN(torch_save_float8_as_torch_2);
+    RUN(load_state_dict_as_torch);
     RUN(hostile_files_fail_with_a_reason);
     RUN(truncations_and_bit_flips);
     RUN(api_errors);

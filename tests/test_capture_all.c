@@ -3092,6 +3092,7 @@ static const struct {
     {"ct_archive_get_float", "getter"},
     {"ct_archive_get_string", "getter"},
     {"ct_archive_free", "lifetime"},
+    {"ct_archive_load_state_dict", "host upload into parameters (refused during capture)"},
     {"ct_torch_save", "host read and file write (refused during capture)"},
     {"ct_npz_save", "host read and file write (refused during capture)"},
     {"ct_empty_like", "allocation only"},

@@ -56,9 +56,9 @@ CT_API const char *ct_archive_name(const ct_archive *a, int i);
 CT_API int ct_archive_kind(const ct_archive *a, int i);
 /* A new CPU tensor with the named tensor's values and its layout in the file, as torch.load gives
  * it (a transposed or broadcast view keeps its strides, over a private copy of the part of the
- * storage it reads; float8 is copied out in C order); an nn.Parameter of a floating dtype comes back
- * requiring grad. CT_ERR_INDEX when no entry has that name, CT_ERR_INVALID_ARG when it is not a
- * tensor. */
+ * storage it reads; float8 is copied out in C order); an nn.Parameter of a floating dtype comes
+ * back requiring grad. CT_ERR_INDEX when no entry has that name, CT_ERR_INVALID_ARG when it is not
+ * a tensor. */
 CT_API ct_status ct_archive_get(const ct_archive *a, const char *name, ct_tensor **out);
 /* The named int or bool entry. CT_ERR_INDEX (no such entry), CT_ERR_INVALID_ARG (another kind). */
 CT_API ct_status ct_archive_get_int(const ct_archive *a, const char *name, int64_t *out);
@@ -70,6 +70,24 @@ CT_API ct_status ct_archive_get_string(const ct_archive *a, const char *name, co
                                        size_t *len);
 /* Unmap and free (NULL is a no-op). */
 CT_API void ct_archive_free(ct_archive *a);
+
+/* What ct_archive_load_state_dict did: tensors copied, keys of the model missing from the archive,
+ * archive keys (under the prefix) the model does not have, and torch's text naming them
+ * ("Missing key(s) in state_dict: \"b\". Unexpected key(s) in state_dict: \"c\". "), cut at
+ * 1023 bytes. */
+typedef struct ct_load_report {
+    int loaded, missing, unexpected;
+    char keys[1024];
+} ct_load_report;
+/* nn.Module.load_state_dict: for each of the n model tensors params[i] named names[i], copy the
+ * archive's entry prefix + names[i] into it (Tensor.copy_ under no_grad: dtypes convert, a
+ * parameter stays a leaf). A shape mismatch is CT_ERR_SHAPE ("size mismatch for fc.weight: copying
+ * a param with shape torch.Size([2, 3]) from checkpoint, the shape in current model is ..."), and
+ * with strict missing or unexpected keys are CT_ERR_INDEX with torch's message; then nothing is
+ * copied. An archive entry that is not a tensor counts as missing. report may be NULL. */
+CT_API ct_status ct_archive_load_state_dict(const ct_archive *a, const char *prefix, int n,
+                                            const char *const *names, ct_tensor *const *params,
+                                            bool strict, ct_load_report *report);
 
 /* Write n named tensors as torch.save(state_dict) does (an OrderedDict of contiguous tensors,
  * pickle protocol 2, 64-byte aligned records), readable by torch.load of torch >= 1.6 (float8

@@ -1471,12 +1471,8 @@ static const char *kind_name(int k) {
     return n[k];
 }
 
-static ct_status arch_find(const ct_archive *a, const char *who, const char *name, const void *out,
-                           const ct__arch_entry **e) {
-    ct__clear_error(a->ctx);
-    if (!name || !out)
-        return ct__set_error(a->ctx, CT_ERR_INVALID_ARG, "%s: %s is NULL", who,
-                             !name ? "name" : "out");
+/* The first entry named name, or NULL. */
+static const ct__arch_entry *arch_lookup(const ct_archive *a, const char *name) {
     int lo = 0, hi = a->n; /* first sorted entry whose name is >= name */
     while (lo < hi) {
         int mid = lo + (hi - lo) / 2;
@@ -1485,10 +1481,16 @@ static ct_status arch_find(const ct_archive *a, const char *who, const char *nam
         else
             hi = mid;
     }
-    if (lo < a->n && strcmp(a->sorted[lo]->name, name) == 0) {
-        *e = a->sorted[lo];
-        return CT_OK;
-    }
+    return lo < a->n && strcmp(a->sorted[lo]->name, name) == 0 ? a->sorted[lo] : NULL;
+}
+
+static ct_status arch_find(const ct_archive *a, const char *who, const char *name, const void *out,
+                           const ct__arch_entry **e) {
+    ct__clear_error(a->ctx);
+    if (!name || !out)
+        return ct__set_error(a->ctx, CT_ERR_INVALID_ARG, "%s: %s is NULL", who,
+                             !name ? "name" : "out");
+    if ((*e = arch_lookup(a, name)) != NULL) return CT_OK;
     return ct__set_error(a->ctx, CT_ERR_INDEX, "%s: no entry named \"%.200s\" (%d in the archive)",
                          who, name, a->n);
 }
@@ -1624,6 +1626,139 @@ ct_status ct_archive_get(const ct_archive *a, const char *name, ct_tensor **out)
     }
     *out = t;
     return CT_OK;
+}
+
+/* ---- load_state_dict ---- */
+static void shape_text(char *buf, size_t cap, int nd, const int64_t *shape) {
+    int k = snprintf(buf, cap, "torch.Size([");
+    for (int d = 0; d < nd && k > 0 && (size_t)k < cap; d++)
+        k += snprintf(buf + k, cap - (size_t)k, "%s%lld", d ? ", " : "", (long long)shape[d]);
+    if (k > 0 && (size_t)k < cap) snprintf(buf + k, cap - (size_t)k, "])");
+}
+
+static void keys_add(char *buf, size_t cap, bool *first, const char *key) {
+    size_t l = strlen(buf);
+    if (l + 1 < cap) snprintf(buf + l, cap - l, "%s\"%s\"", *first ? "" : ", ", key);
+    *first = false;
+}
+
+ct_status ct_archive_load_state_dict(const ct_archive *a, const char *prefix, int n,
+                                     const char *const *names, ct_tensor *const *params,
+                                     bool strict, ct_load_report *report) {
+    static const char *who = "load_state_dict";
+    if (report) memset(report, 0, sizeof *report);
+    if (!a) return CT_ERR_INVALID_ARG;
+    ct_ctx *ctx = a->ctx;
+    ct__clear_error(ctx);
+    if (n < 0 || (n > 0 && (!names || !params)))
+        return ct__set_error(ctx, CT_ERR_INVALID_ARG, "%s: %s", who,
+                             n < 0 ? "n is negative" : "names or params is NULL");
+    if (!prefix) prefix = "";
+    const size_t pl = strlen(prefix);
+    ct_status st = CT_OK;
+    for (int i = 0; i < n && st == CT_OK; i++) {
+        char what[32];
+        snprintf(what, sizeof what, "param %d", i);
+        if (!names[i]) return ct__set_error(ctx, CT_ERR_INVALID_ARG, "%s: name %d is NULL", who, i);
+        if ((st = ct__check_tensor(ctx, who, what, params[i])) != CT_OK) return st;
+        if (params[i]->ctx != ctx)
+            return ct__set_error(ctx, CT_ERR_INVALID_ARG, "%s: param %d belongs to another context",
+                                 who, i);
+    }
+    if ((st = ct__refuse_capture(ctx, who)) != CT_OK) return st;
+    /* match first, copy after: a failing call changes nothing */
+    const ct__arch_entry **src = ct__alloc(ctx, (size_t)(n ? n : 1) * sizeof *src, 16);
+    bool *used = ct__alloc(ctx, (size_t)(a->n ? a->n : 1), 16);
+    char *key = ct__alloc(ctx, ARCH_MAX_NAME + 1024, 16);
+    ct_load_report rep;
+    memset(&rep, 0, sizeof rep);
+    if (!src || !used || !key) {
+        st = ct__set_error(ctx, CT_ERR_OOM, "%s: out of memory", who);
+        goto done;
+    }
+    memset(used, 0, (size_t)(a->n ? a->n : 1));
+    char mism[1024] = "", missing[1024] = "", unexpected[1024] = "";
+    bool fm = true, fu = true;
+    for (int i = 0; i < n; i++) {
+        snprintf(key, ARCH_MAX_NAME + 1024, "%s%s", prefix, names[i]);
+        const ct__arch_entry *e = arch_lookup(a, key);
+        src[i] = NULL;
+        if (!e || entry_kind(e) != CT_ENTRY_TENSOR) {
+            if (e) used[e - a->e] = true; /* not a tensor: reported as missing */
+            rep.missing++;
+            keys_add(missing, sizeof missing, &fm, names[i]);
+            continue;
+        }
+        used[e - a->e] = true;
+        const int64_t *shp;
+        int nd;
+        int64_t npy_shape[CT_MAX_DIMS];
+        if (e->v) {
+            nd = e->v->t->ndim;
+            shp = e->v->t->shape;
+        } else { /* .npz: the member's shape means reading it; compared after the copy source */
+            ct_tensor *t = NULL;
+            if ((st = ct_archive_get(a, key, &t)) != CT_OK) goto done;
+            nd = ct_tensor_ndim(t);
+            memcpy(npy_shape, ct_tensor_shape(t), (size_t)nd * sizeof(int64_t));
+            shp = npy_shape;
+            ct_tensor_release(t);
+        }
+        bool same = nd == params[i]->ndim;
+        for (int d = 0; same && d < nd; d++)
+            same = shp[d] == params[i]->shape[d];
+        if (!same) { /* every mismatch, as torch lists them */
+            char s1[200], s2[200];
+            shape_text(s1, sizeof s1, nd, shp);
+            shape_text(s2, sizeof s2, params[i]->ndim, params[i]->shape);
+            size_t l = strlen(mism);
+            if (l + 1 < sizeof mism)
+                snprintf(mism + l, sizeof mism - l,
+                         "%ssize mismatch for %.200s: copying a param with shape %s from "
+                         "checkpoint, the shape in current model is %s.",
+                         l ? "\n\t" : "", names[i], s1, s2);
+        }
+        src[i] = e;
+    }
+    for (int j = 0; j < a->n; j++) {
+        const char *nm = a->e[j].name;
+        if (used[j] || strncmp(nm, prefix, pl) != 0) continue;
+        rep.unexpected++;
+        keys_add(unexpected, sizeof unexpected, &fu, nm + pl);
+    }
+    if (rep.missing)
+        snprintf(rep.keys, sizeof rep.keys, "Missing key(s) in state_dict: %s. ", missing);
+    if (rep.unexpected) {
+        size_t l = strlen(rep.keys);
+        snprintf(rep.keys + l, sizeof rep.keys - l, "%sUnexpected key(s) in state_dict: %s. ",
+                 l ? "\n\t" : "", unexpected);
+    }
+    /* torch's text: its messages joined by newline-tab, the key lists (strict) before the size
+     * mismatches */
+    bool keys = strict && (rep.missing || rep.unexpected);
+    if (mism[0] || keys) {
+        st = ct__set_error(ctx, mism[0] ? CT_ERR_SHAPE : CT_ERR_INDEX,
+                           "%s: Error(s) in loading state_dict:\n\t%s%s%s", who,
+                           keys ? rep.keys : "", keys && mism[0] ? "\n\t" : "", mism);
+        goto done;
+    }
+    bool grad = ct_set_grad_enabled(ctx, false);
+    for (int i = 0; i < n && st == CT_OK; i++) {
+        if (!src[i]) continue;
+        ct_tensor *t = NULL;
+        st = ct_archive_get(a, src[i]->name, &t);
+        if (st == CT_OK) st = ct_tensor_copy_(ctx, params[i], t);
+        ct_tensor_release(t);
+        if (st == CT_OK) rep.loaded++;
+    }
+    ct_set_grad_enabled(ctx, grad);
+    if (st != CT_OK) st = ct__error_within(ctx, who, st);
+done:
+    if (report) *report = rep;
+    ct__free(ctx, src);
+    ct__free(ctx, used);
+    ct__free(ctx, key);
+    return st;
 }
 
 /* ---- writers ---- */
