@@ -691,6 +691,41 @@ static ct_status up_persistent_legacy(ct__unpickler *u, pv *pid) {
     return up_push(u, s);
 }
 
+/* APPEND / SETITEM (the top 1 or 2 values) and APPENDS / ADDITEMS / SETITEMS (the values above
+ * the mark) go into the list or dict just below them, as CPython. */
+static ct_status up_extend(ct__unpickler *u, bool marked, size_t single, pv_kind kind,
+                           const char *op) {
+    char m[160];
+    size_t from;
+    if (!marked) {
+        if (u->ns - up_base(u) < single + 1) {
+            snprintf(m, sizeof m, "%s on a short stack", op);
+            return up_err(u, CT_ERR_FORMAT, "%s", m);
+        }
+        from = u->ns - single;
+    } else {
+        if (!u->nm || u->marks[u->nm - 1] <= (u->nm > 1 ? u->marks[u->nm - 2] : 0)) {
+            snprintf(m, sizeof m, "%s without a MARK above a container", op);
+            return up_err(u, CT_ERR_FORMAT, "%s", m);
+        }
+        from = u->marks[--u->nm];
+    }
+    if (kind == PV_DICT && (u->ns - from) % 2) {
+        snprintf(m, sizeof m, "%s with an odd number of items", op);
+        return up_err(u, CT_ERR_FORMAT, "%s", m);
+    }
+    pv *c = u->stack[from - 1];
+    if (c->k != kind) {
+        snprintf(m, sizeof m, "%s into %s, not %s", op, pv_kind_name(c),
+                 kind == PV_DICT ? "a dict" : "a list");
+        return up_err(u, CT_ERR_FORMAT, "%s", m);
+    }
+    for (size_t i = from; i < u->ns; i++)
+        if (!pv_push(u->a, c, u->stack[i])) return up_oom(u);
+    u->ns = from;
+    return CT_OK;
+}
+
 static int64_t up_le(const uint8_t *q, size_t k) { /* two's complement, k in 0..8 */
     uint64_t v = 0;
     for (size_t i = 0; i < k; i++)
@@ -847,51 +882,11 @@ static ct_status up_run(ct__unpickler *u, pv **result) {
             st = up_tuple_from(u, u->ns - k);
             break;
         }
-        case 'a':
-        case 'e':
-        case 0x90: { /* APPEND, APPENDS, ADDITEMS */
-            size_t from;
-            if (op == 'a') {
-                if (u->ns - up_base(u) < 2)
-                    return up_err(u, CT_ERR_FORMAT, "APPEND on a short stack%s", "");
-                from = u->ns - 1;
-            } else {
-                if (!u->nm) return up_err(u, CT_ERR_FORMAT, "APPENDS without a MARK%s", "");
-                from = u->marks[--u->nm];
-                if (from <= up_base(u))
-                    return up_err(u, CT_ERR_FORMAT, "APPENDS with no list below the MARK%s", "");
-            }
-            pv *l = u->stack[from - 1];
-            if (l->k != PV_LIST)
-                return up_err(u, CT_ERR_FORMAT, "APPEND to a %s, not a list", pv_kind_name(l));
-            for (size_t i = from; i < u->ns; i++)
-                if (!pv_push(u->a, l, u->stack[i])) return up_oom(u);
-            u->ns = from;
-            break;
-        }
-        case 's':
-        case 'u': { /* SETITEM, SETITEMS */
-            size_t from;
-            if (op == 's') {
-                if (u->ns - up_base(u) < 3)
-                    return up_err(u, CT_ERR_FORMAT, "SETITEM on a short stack%s", "");
-                from = u->ns - 2;
-            } else {
-                if (!u->nm) return up_err(u, CT_ERR_FORMAT, "SETITEMS without a MARK%s", "");
-                from = u->marks[--u->nm];
-                if (from <= up_base(u))
-                    return up_err(u, CT_ERR_FORMAT, "SETITEMS with no dict below the MARK%s", "");
-                if ((u->ns - from) % 2)
-                    return up_err(u, CT_ERR_FORMAT, "SETITEMS with an odd number of items%s", "");
-            }
-            pv *d = u->stack[from - 1];
-            if (d->k != PV_DICT)
-                return up_err(u, CT_ERR_FORMAT, "SETITEM on a %s, not a dict", pv_kind_name(d));
-            for (size_t i = from; i < u->ns; i++)
-                if (!pv_push(u->a, d, u->stack[i])) return up_oom(u);
-            u->ns = from;
-            break;
-        }
+        case 'a': st = up_extend(u, false, 1, PV_LIST, "APPEND"); break;
+        case 'e': st = up_extend(u, true, 0, PV_LIST, "APPENDS"); break;
+        case 0x90: st = up_extend(u, true, 0, PV_LIST, "ADDITEMS"); break;
+        case 's': st = up_extend(u, false, 2, PV_DICT, "SETITEM"); break;
+        case 'u': st = up_extend(u, true, 0, PV_DICT, "SETITEMS"); break;
         case 'c': { /* GLOBAL "module\nname\n" */
             char part[2][256];
             for (int k = 0; k < 2; k++) {
