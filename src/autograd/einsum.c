@@ -272,7 +272,7 @@ static ct_status ct__einsum(ct_ctx *ctx, const char *eq, int n, const ct_tensor 
                              nt, n);
     /* first pass: letters per term, so the ellipsis' width is known */
     int ell_total = 0, ell_n[CT__EIN_MAXOPS];
-    bool has_ell[CT__EIN_MAXOPS], any_ell = false;
+    bool has_ell[CT__EIN_MAXOPS];
     for (int i = 0; i < n; i++) {
         int lab[CT_MAX_DIMS], m = 0;
         if ((st = ct__ein_parse_term(ctx, term[i], tlen[i], -1, 0, lab, &m, &has_ell[i])) != CT_OK)
@@ -284,7 +284,6 @@ static ct_status ct__einsum(ct_ctx *ctx, const char *eq, int n, const ct_tensor 
                                  "match operand %d's %d dims",
                                  (int)tlen[i], term[i], m, i, ops[i]->ndim);
         if (ell_n[i] > ell_total) ell_total = ell_n[i];
-        any_ell |= has_ell[i];
     }
     ct__ein_term t[CT__EIN_MAXOPS];
     memset(t, 0, sizeof t);
