@@ -77,6 +77,7 @@ CK = save_bytes(ck)
 cbytes("ck_pt", CK)
 cbytes("ck4_pt", save_bytes(ck, pickle_protocol=4))
 cbytes("ck_legacy_pt", save_bytes(ck, _use_new_zipfile_serialization=False))
+cbytes("ck_legacy4_pt", save_bytes(ck, _use_new_zipfile_serialization=False, pickle_protocol=4))
 
 # what torch.load reads, flattened as ctorch names entries
 entries = []
@@ -192,6 +193,33 @@ for tag, wshape in (("keys", (2, 3)), ("size", (3, 3))):
         out.append(f"static const char lsd_msg_{tag}[] = {cstr(msg)};")
 r = M((2, 3)).load_state_dict(LSD, strict=False)
 out.append(f"enum {{ lsd_missing = {len(r.missing_keys)}, lsd_unexpected = {len(r.unexpected_keys)} }};")
+
+# torch's rules beyond the keys: a non-tensor value, a 0-dim parameter from a 1-dim entry (0.3's
+# format), keys under a parameter or equal to a module (not unexpected), unexpected keys listed
+# module by module (root first)
+class M2(torch.nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.s = torch.nn.Parameter(torch.tensor(0.0))
+        self.fc = torch.nn.Linear(3, 2)
+
+
+LSD2 = collections.OrderedDict([("fc.weight", torch.arange(6.0).reshape(2, 3)), ("fc.bias", 5),
+                               ("s", torch.tensor([3.0, 4.0])), ("fc.extra", torch.ones(1)),
+                               ("fc.weight.x", torch.ones(1)), ("fc", torch.ones(1)), ("bogus", torch.ones(1))])
+cbytes("lsd2_pt", save_bytes(LSD2))
+try:
+    M2().load_state_dict(LSD2, strict=True)
+    sys.exit("expected an error")
+except RuntimeError as e:
+    out.append(f"static const char lsd2_msg[] = {cstr(str(e).split(':' + chr(10) + chr(9), 1)[1])};")
+LSD3 = collections.OrderedDict((k, v) for k, v in LSD2.items() if k != "fc.bias")
+LSD3["fc.bias"] = torch.tensor([7.0, 8.0])
+cbytes("lsd3_pt", save_bytes(LSD3))
+m2 = M2()
+r = m2.load_state_dict(LSD3, strict=False)
+out.append(f"enum {{ lsd3_unexpected = {len(r.unexpected_keys)}, lsd3_missing = {len(r.missing_keys)} }};")
+out.append(f"static const double lsd3_s = {float(m2.s)};")
 
 # ---- .npz ----
 f = io.BytesIO()

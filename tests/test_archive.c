@@ -113,6 +113,10 @@ TEST(torch_load_reads_what_torch_reads) {
     CHECK_OK(ct_torch_load_buffer(ctx, ck_legacy_pt, ck_legacy_pt_len, &a));
     if (a) check_entries("legacy", a);
     ct_archive_free(a);
+    a = NULL; /* legacy with pickle protocol 4 (FRAME opcodes) */
+    CHECK_OK(ct_torch_load_buffer(ctx, ck_legacy4_pt, ck_legacy4_pt_len, &a));
+    if (a) check_entries("legacy, protocol 4", a);
+    ct_archive_free(a);
     /* the same from a file (mapped) */
     char path[128];
     tmp_path(path, sizeof path, "ck.pt");
@@ -489,6 +493,33 @@ TEST(load_state_dict_as_torch) {
     tu_same_as("fc.weight", w, wv, 2, s23, 0);
     tu_same_as("fc.bias", b, bv, 1, s2, 0);
     CHECK(ct_tensor_requires_grad(w) && ct_tensor_is_leaf(w));
+    /* torch's further rules (tests/data/archive_ref.h, lsd2/lsd3): a non-tensor value is an error
+     * also without strict; "fc.weight.x" and "fc" are not unexpected; unexpected keys module by
+     * module, the root's first; a 0-dim parameter takes a 1-dim entry's first element */
+    ct_archive *a2 = NULL, *a3 = NULL;
+    CHECK_OK(ct_torch_load_buffer(ctx, lsd2_pt, lsd2_pt_len, &a2));
+    CHECK_OK(ct_torch_load_buffer(ctx, lsd3_pt, lsd3_pt_len, &a3));
+    ct_tensor *s0 = NULL, *fw = NULL, *fb = NULL;
+    CHECK_OK(ct_tensor_zeros(ctx, CT_FLOAT32, 0, NULL, &s0));
+    CHECK_OK(ct_tensor_zeros(ctx, CT_FLOAT32, 2, s23, &fw));
+    CHECK_OK(ct_tensor_zeros(ctx, CT_FLOAT32, 1, s2, &fb));
+    const char *n2[] = {"s", "fc.weight", "fc.bias"};
+    ct_tensor *p2[] = {s0, fw, fb};
+    CHECK_ST(ct_archive_load_state_dict(a2, NULL, 3, n2, p2, true, &r), CT_ERR_INVALID_ARG);
+    m = ct_ctx_last_error(ctx);
+    body = strstr(m, ":\n\t");
+    CHECK_MSG(body && strcmp(body + 3, lsd2_msg) == 0, "message '%s'", m);
+    CHECK_ST(ct_archive_load_state_dict(a2, NULL, 3, n2, p2, false, &r), CT_ERR_INVALID_ARG);
+    CHECK_OK(ct_archive_load_state_dict(a3, NULL, 3, n2, p2, false, &r));
+    CHECK(r.loaded == 3 && r.unexpected == lsd3_unexpected && r.missing == lsd3_missing);
+    double *sv = tu_read(s0);
+    CHECK(sv && sv[0] == lsd3_s);
+    free(sv);
+    ct_tensor_release(s0);
+    ct_tensor_release(fw);
+    ct_tensor_release(fb);
+    ct_archive_free(a2);
+    ct_archive_free(a3);
     /* a prefix: the checkpoint's "model." part */
     ct_archive *ck = NULL;
     CHECK_OK(ct_torch_load_buffer(ctx, ck_pt, ck_pt_len, &ck));

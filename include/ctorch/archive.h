@@ -1,15 +1,16 @@
-/* ctorch archives: PyTorch checkpoint files (torch.save / torch.load, the ZIP format of torch
- * >= 1.6) and NumPy .npz archives (np.savez / np.savez_compressed / np.load), read into one
- * container of named entries and written from named tensors. A .pt file is read as torch.load(path,
- * weights_only=True, map_location="cpu") reads it: tensors, Parameters, numbers, strings, None, and
- * lists, tuples and dicts of them; a nested value becomes entries named by its path
- * ("model.fc.weight", "optimizer.param_groups.0.lr"). Pickled Python objects (torch.save(model),
- * numpy scalars, TorchScript) are refused with the global's name: nothing in a file is ever
- * executed. Files are untrusted: any malformed ZIP, pickle or record is CT_ERR_FORMAT with the
- * field and byte offset, never a crash. Details: docs/everyday.md, "PyTorch checkpoints and .npz
+/* ctorch archives: PyTorch checkpoint files (torch.save / torch.load: the ZIP format of torch
+ * >= 1.6 and the legacy format before it) and NumPy .npz archives (np.savez / np.savez_compressed /
+ * np.load), read into one container of named entries and written from named tensors. A checkpoint
+ * is read as torch.load(path, weights_only=True, map_location="cpu") reads it: tensors,
+ * Parameters, numbers, strings, None, and lists, tuples, sets and dicts of them; a nested value
+ * becomes entries named by its path ("model.fc.weight", "optimizer.param_groups.0.lr"). Pickled
+ * Python objects (torch.save(model), numpy scalars, TorchScript) are refused with the global's
+ * name: nothing in a file is ever executed. Files are untrusted: any malformed ZIP, pickle or
+ * record is CT_ERR_FORMAT with the field and byte offset, never a crash, and reading one allocates
+ * at most about 64 bytes per pickle byte. Details: docs/everyday.md, "PyTorch checkpoints and .npz
  * archives". Ownership: a ct_archive keeps the file mapped until ct_archive_free (call it before
- * freeing its context); tensors from ct_archive_get are new contiguous tensors the caller releases.
- * Thread-safety: as the owning ct_ctx. Little-endian hosts. */
+ * freeing its context); tensors from ct_archive_get are new tensors with their own memory, which
+ * the caller releases. Thread-safety: as the owning ct_ctx. Little-endian hosts. */
 #ifndef CTORCH_ARCHIVE_H
 #define CTORCH_ARCHIVE_H
 
@@ -35,10 +36,10 @@ typedef enum ct_entry_kind {
     CT_ENTRY_TENSOR    /* torch.Tensor / nn.Parameter / an .npz array */
 } ct_entry_kind;
 
-/* Read a PyTorch checkpoint (torch.save of torch >= 1.6; any ZIP archive holding <dir>/data.pkl).
- * CT_ERR_IO (cannot open or map), CT_ERR_FORMAT (malformed, or the pre-1.6 format),
- * CT_ERR_UNSUPPORTED (a pickled Python object, quantized or sparse tensors), CT_ERR_DTYPE,
- * CT_ERR_OOM. */
+/* Read a PyTorch checkpoint: torch.save's ZIP format (torch >= 1.6) or its legacy format (older
+ * torch, or _use_new_zipfile_serialization=False). CT_ERR_IO (cannot open or map), CT_ERR_FORMAT
+ * (malformed), CT_ERR_UNSUPPORTED (a pickled Python object, quantized or sparse tensors),
+ * CT_ERR_DTYPE (a torch dtype ctorch lacks), CT_ERR_OOM. */
 CT_API ct_status ct_torch_load(ct_ctx *ctx, const char *path, ct_archive **out);
 /* ct_torch_load from bytes in memory (copied; the caller's buffer may be freed afterwards). */
 CT_API ct_status ct_torch_load_buffer(ct_ctx *ctx, const void *data, size_t size, ct_archive **out);
@@ -81,10 +82,10 @@ typedef struct ct_load_report {
 } ct_load_report;
 /* nn.Module.load_state_dict: for each of the n model tensors params[i] named names[i], copy the
  * archive's entry prefix + names[i] into it (Tensor.copy_ under no_grad: dtypes convert, a
- * parameter stays a leaf). A shape mismatch is CT_ERR_SHAPE ("size mismatch for fc.weight: copying
- * a param with shape torch.Size([2, 3]) from checkpoint, the shape in current model is ..."), and
- * with strict missing or unexpected keys are CT_ERR_INDEX with torch's message; then nothing is
- * copied. An archive entry that is not a tensor counts as missing. report may be NULL. */
+ * parameter stays a leaf), with torch 1.13's rules and messages (modules inferred from the names):
+ * a size mismatch (CT_ERR_SHAPE) or a non-tensor entry (CT_ERR_INVALID_ARG) fails also without
+ * strict; with strict, missing or unexpected keys fail (CT_ERR_INDEX). A failed check copies
+ * nothing. report may be NULL. Details: docs/everyday.md. */
 CT_API ct_status ct_archive_load_state_dict(const ct_archive *a, const char *prefix, int n,
                                             const char *const *names, ct_tensor *const *params,
                                             bool strict, ct_load_report *report);

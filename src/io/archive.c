@@ -99,8 +99,10 @@ struct ct_archive {
     ct__chunk *chunks;
     size_t charged, limit; /* bytes of values built, and the most allowed */
     bool over;             /* the budget ran out (a format error, not out of memory) */
-    pv *none, *yes, *no;   /* shared constants */
-    uint8_t **owned;       /* inflated records */
+    const size_t *read;    /* legacy: the reading position, the budget following it from read0 */
+    size_t read0;
+    pv *none, *yes, *no; /* shared constants */
+    uint8_t **owned;     /* inflated records */
     size_t nowned, capowned;
     pv **by_member; /* storage value of each ZIP member read (the first reference's type) */
     bool legacy;    /* the pre-1.6 format: storages by key, their data after the pickles */
@@ -116,6 +118,8 @@ static const char *TL = "torch_load";
 
 static void *ar_alloc(ct_archive *a, size_t n) {
     n = (n + 15) & ~(size_t)15;
+    if (a->read) /* legacy: the pickles end before the storages: count the bytes read so far */
+        a->limit = 64 * (*a->read - a->read0) + ((size_t)4 << 20);
     if (n > a->limit - a->charged) {
         a->over = true;
         return NULL;
@@ -179,6 +183,7 @@ typedef struct {
     pv **memo; /* grown on demand; indices below n (the pickle's length) */
     size_t capmemo;
     size_t memolen; /* slots set (MEMOIZE's next index, as CPython's len(memo)) */
+    size_t start;   /* where this pickle began: a memo index is below the bytes read since */
 } ct__unpickler;
 
 static ct_status up_err(ct__unpickler *u, ct_status st, const char *fmt, const char *arg) {
@@ -220,9 +225,35 @@ static ct_status up_pop(ct__unpickler *u, size_t k, pv ***out, const char *opnam
     return CT_OK;
 }
 
+/* Well-formed UTF-8 as Python decodes it: no overlong forms, at most U+10FFFF, and no surrogates
+ * unless surrogates (pickle's "surrogatepass"). */
+static bool utf8_valid(const char *str, size_t n, bool surrogates) {
+    const uint8_t *p = (const uint8_t *)str, *e = p + n;
+    while (p < e) {
+        uint32_t c = *p++;
+        int k = c < 0x80                 ? 0
+                : c >= 0xC2 && c <= 0xDF ? 1
+                : c >= 0xE0 && c <= 0xEF ? 2
+                : c >= 0xF0 && c <= 0xF4 ? 3
+                                         : -1;
+        if (k < 0 || e - p < k) return false;
+        c &= k == 0 ? 0x7F : k == 1 ? 0x1F : k == 2 ? 0x0F : 0x07;
+        for (int i = 0; i < k; i++, p++) {
+            if ((*p & 0xC0) != 0x80) return false;
+            c = c << 6 | (*p & 0x3F);
+        }
+        if ((k == 2 && (c < 0x800 || (!surrogates && c >= 0xD800 && c <= 0xDFFF))) ||
+            (k == 3 && (c < 0x10000 || c > 0x10FFFF)))
+            return false;
+    }
+    return true;
+}
+
 static ct_status up_str(ct__unpickler *u, pv_kind k, size_t len) {
     const uint8_t *q;
     if (!up_take(u, len, &q)) return up_err(u, CT_ERR_FORMAT, "a string runs past the end%s", "");
+    if (k == PV_STR && !utf8_valid((const char *)q, len, true))
+        return up_err(u, CT_ERR_FORMAT, "a str that is not UTF-8%s", "");
     pv *v = pv_new(u->a, k);
     if (!v || !(v->s = ar_alloc(u->a, len + 1))) return up_oom(u);
     memcpy(v->s, q, len);
@@ -656,11 +687,15 @@ static bool legacy_grow(ct_archive *a) {
 /* ('storage', storage type, root key, location, numel, view metadata): a key read again gives its
  * first storage, as torch's deserialized_objects; the data comes after the pickles. */
 static ct_status up_persistent_legacy(ct__unpickler *u, pv *pid) {
+    if (pid->k == PV_TUPLE && pid->n > 0 &&
+        (pid->it[0]->k == PV_STR || pid->it[0]->k == PV_BYTES) && !strcmp(pid->it[0]->s, "module"))
+        return up_err(u, CT_ERR_UNSUPPORTED,
+                      "a pickled module (torch.save(model)); save model.state_dict() instead%s",
+                      "");
     if (pid->k != PV_TUPLE || pid->n != 6 ||
         (pid->it[0]->k != PV_STR && pid->it[0]->k != PV_BYTES) || strcmp(pid->it[0]->s, "storage"))
-        return up_err(u, CT_ERR_UNSUPPORTED,
-                      "a persistent id other than ('storage', type, key, location, numel, view) "
-                      "(a pickled module?)%s",
+        return up_err(u, CT_ERR_FORMAT,
+                      "a persistent id other than ('storage', type, key, location, numel, view)%s",
                       "");
     pv *ty = pid->it[1], *key = pid->it[2], *cnt = pid->it[4];
     if (ty->k != PV_GLOBAL || ty->g != G_STORAGE_CLS)
@@ -962,8 +997,8 @@ static ct_status up_run(ct__unpickler *u, pv **result) {
                 idx = op == 'q' ? q[0] : (size_t)(uint32_t)up_le(q, 4);
             }
             if (u->ns == up_base(u)) return up_err(u, CT_ERR_FORMAT, "PUT of nothing%s", "");
-            if (idx >= u->n)
-                return up_err(u, CT_ERR_FORMAT, "a memo index past the pickle's length%s", "");
+            if (idx >= u->pos - u->start)
+                return up_err(u, CT_ERR_FORMAT, "a memo index past the bytes read%s", "");
             if (idx >= u->capmemo) {
                 size_t old = u->capmemo;
                 if (!ct__grow_array(ctx, (void **)&u->memo, &u->capmemo, idx + 1, sizeof(pv *)))
@@ -1200,6 +1235,7 @@ static bool set_limit_and_constants(ct_archive *a, size_t pickle_len) {
 
 /* One pickle from u->pos (a fresh stack and memo, as a new Unpickler). */
 static ct_status run_one(ct__unpickler *u, pv **out) {
+    u->start = u->pos;
     u->ns = 0;
     u->nm = 0;
     u->memolen = 0;
@@ -1212,10 +1248,11 @@ static ct_status legacy_parse(ct_archive *a) {
     const uint8_t *b = a->map;
     static const uint8_t magic[12] = {0x8a, 0x0a, 0x6c, 0xfc, 0x9c, 0x46,
                                       0xf9, 0x20, 0x6a, 0xa8, 0x50, 0x19};
-    if (a->map_len < 15 || memcmp(b + 2, magic, 12) != 0 || b[14] != '.')
+    size_t m = b[2] == 0x95 ? 11 : 2; /* after PROTO (and a FRAME from protocol 4 on) */
+    if (a->map_len < m + 13 || memcmp(b + m, magic, 12) != 0 || b[m + 12] != '.')
         return ct__set_error(ctx, CT_ERR_FORMAT,
-                             "%s: a pickle that is not torch.save's (no magic number at byte 0)",
-                             TL);
+                             "%s: a pickle that is not torch.save's (no magic number at byte %zu)",
+                             TL, m);
     a->legacy = true;
     ct__unpickler u;
     memset(&u, 0, sizeof u);
@@ -1224,9 +1261,11 @@ static ct_status legacy_parse(ct_archive *a) {
     u.n = a->map_len;
     u.prefix = "";
     u.where = "the file";
-    u.pos = 15;
+    u.pos = m + 13;
     pv *proto = NULL, *info = NULL, *root = NULL, *keys = NULL;
-    ct_status st = set_limit_and_constants(a, a->map_len) ? CT_OK : arch_oom(a, TL);
+    a->read = &u.pos;
+    a->read0 = 0;
+    ct_status st = set_limit_and_constants(a, 0) ? CT_OK : arch_oom(a, TL);
     if (st == CT_OK) st = run_one(&u, &proto);
     if (st == CT_OK && (proto->k != PV_INT || proto->i != 1001))
         st = ct__set_error(ctx, CT_ERR_FORMAT, "%s: legacy protocol version is not 1001", TL);
@@ -1238,6 +1277,8 @@ static ct_status legacy_parse(ct_archive *a) {
                                "%s: a legacy file written on a big-endian machine", TL);
     if (st == CT_OK) st = run_one(&u, &root);
     if (st == CT_OK) st = run_one(&u, &keys);
+    a->read = NULL;
+    a->limit = 64 * u.pos + ((size_t)4 << 20); /* the names: as for the ZIP format */
     ct__free(ctx, u.stack);
     ct__free(ctx, u.marks);
     ct__free(ctx, u.memo);
@@ -1251,8 +1292,9 @@ static ct_status legacy_parse(ct_archive *a) {
         pv **slot = k->k == PV_STR && a->hcap ? legacy_slot(a, k) : NULL;
         if (!slot || !*slot)
             return ct__set_error(ctx, CT_ERR_FORMAT,
-                                 "%s: the legacy data lists storage %zu, which no tensor uses", TL,
-                                 i);
+                                 "%s: the legacy data lists storage %zu ('%.60s'), which no tensor "
+                                 "uses",
+                                 TL, i, k->k == PV_STR ? k->s : "?");
         pv *s = *slot;
         if (s->data || s->member == -2)
             return ct__set_error(ctx, CT_ERR_FORMAT, "%s: storage '%.60s' is listed twice", TL,
@@ -1282,14 +1324,20 @@ static ct_status legacy_parse(ct_archive *a) {
         if (a->htab[i] && a->htab[i]->member != -2)
             return ct__set_error(ctx, CT_ERR_FORMAT, "%s: storage '%.60s' has no data in the file",
                                  TL, a->htab[i]->s);
-    return flatten_root(a, root, a->map_len);
+    return flatten_root(a, root, u.pos);
 }
 
 /* Parse the archive a->map[0, map_len) as a torch checkpoint. */
 static ct_status torch_parse(ct_archive *a) {
     ct_ctx *ctx = a->ctx;
     const uint8_t *b = a->map;
-    if (a->map_len >= 3 && b[0] == 0x80 && b[1] <= 5 && b[2] == 0x8a) return legacy_parse(a);
+    /* a pickle (PROTO, then the magic number or, from protocol 4, a FRAME first): legacy */
+    if (a->map_len >= 3 && b[0] == 0x80 && (b[2] == 0x8a || b[2] == 0x95)) return legacy_parse(a);
+    if (a->map_len >= 2 && (b[0] == ']' || b[0] == '(' || b[0] == '}' || b[0] == 'c'))
+        return ct__set_error(ctx, CT_ERR_FORMAT,
+                             "%s: a pickle of protocol 0 or 1, not a torch.save file (torch.save "
+                             "writes protocol 2 or above)",
+                             TL);
     ct_status st = ct__zip_open(ctx, TL, b, a->map_len, &a->zip);
     if (st != CT_OK) return st;
     /* the archive's directory is the first member's (as torch's reader): <dir>/data.pkl */
@@ -1574,7 +1622,8 @@ ct_status ct_archive_get(const ct_archive *a, const char *name, ct_tensor **out)
     }
     ct_tensor *t = NULL;
     const bool view = ct__is_compute_dtype(dt) || ct_dtype_is_complex(dt);
-    if (numel == 0) {
+    if (numel == 0) span = 0;
+    if (numel == 0 && !view) {
         st = ct_tensor_empty(ctx, dt, v->ndim, v->shape, &t);
     } else if (!view) {
         /* a storage format (float8) cannot be wrapped with strides: copied out in C order, as
@@ -1597,13 +1646,13 @@ ct_status ct_archive_get(const ct_archive *a, const char *name, ct_tensor **out)
                 idx[i] = 0;
             }
         }
-    } else {
-        uint8_t *buf = ct__alloc(ctx, (size_t)span * isz, 64);
+    } else { /* an empty tensor keeps its strides too, over a token allocation */
+        uint8_t *buf = ct__alloc(ctx, span ? (size_t)span * isz : 64, 64);
         if (!buf)
             return ct__set_error(ctx, CT_ERR_OOM,
                                  "archive_get: out of memory (%lld bytes for '%.80s')",
                                  (long long)span * (long long)isz, name);
-        memcpy(buf, v->storage->data + (size_t)v->off * isz, (size_t)span * isz);
+        if (span) memcpy(buf, v->storage->data + (size_t)v->off * isz, (size_t)span * isz);
         if (a->big_endian && isz > 1)
             swap_bytes(buf, ct_dtype_is_complex(dt) ? 2 * span : span,
                        ct_dtype_is_complex(dt) ? isz / 2 : isz);
@@ -1637,6 +1686,97 @@ static void keys_add(char *buf, size_t cap, bool *first, const char *key) {
     *first = false;
 }
 
+/* The model's names and the modules they imply ("layers.0.w": modules "layers", "layers.0"), both
+ * sorted for lookups; modules also in order of first appearance (torch's order of modules when the
+ * names come in state_dict order). */
+typedef struct {
+    const char **sorted_names, **sorted_mods, **mods; /* mods: strdup'ed, first-appearance order */
+    int n, nmods;
+} ct__model;
+static int str_cmp(const void *x, const void *y) {
+    return strcmp(*(const char *const *)x, *(const char *const *)y);
+}
+static bool str_in(const char **arr, int n, const char *s) {
+    return n > 0 && bsearch(&s, arr, (size_t)n, sizeof *arr, str_cmp) != NULL;
+}
+static void model_free(ct_ctx *ctx, ct__model *m) {
+    for (int i = 0; i < m->nmods; i++)
+        ct__free(ctx, (void *)m->mods[i]);
+    ct__free(ctx, m->mods);
+    ct__free(ctx, m->sorted_mods);
+    ct__free(ctx, m->sorted_names);
+}
+static bool model_build(ct_ctx *ctx, int n, const char *const *names, ct__model *m) {
+    memset(m, 0, sizeof *m);
+    size_t cap = 0, mcap = 0;
+    m->n = n;
+    m->sorted_names = ct__alloc(ctx, (size_t)(n ? n : 1) * sizeof(char *), 16);
+    if (!m->sorted_names) return false;
+    memcpy(m->sorted_names, names, (size_t)n * sizeof(char *));
+    qsort(m->sorted_names, (size_t)n, sizeof(char *), str_cmp);
+    for (int i = 0; i < n; i++)
+        for (const char *d = strchr(names[i], '.'); d; d = strchr(d + 1, '.')) {
+            size_t l = (size_t)(d - names[i]);
+            bool seen = false;
+            for (int k = 0; k < m->nmods && !seen; k++) /* few modules: a linear scan */
+                seen = strlen(m->mods[k]) == l && !memcmp(m->mods[k], names[i], l);
+            if (seen) continue;
+            char *c = ct__alloc(ctx, l + 1, 16);
+            if (!c || !ct__grow_array(ctx, (void **)&m->mods, &mcap, (size_t)m->nmods + 1,
+                                      sizeof(char *))) {
+                ct__free(ctx, c);
+                return false;
+            }
+            memcpy(c, names[i], l);
+            c[l] = 0;
+            m->mods[m->nmods++] = c;
+        }
+    (void)cap;
+    m->sorted_mods = ct__alloc(ctx, (size_t)(m->nmods ? m->nmods : 1) * sizeof(char *), 16);
+    if (!m->sorted_mods) return false;
+    if (m->nmods) memcpy(m->sorted_mods, m->mods, (size_t)m->nmods * sizeof(char *));
+    qsort(m->sorted_mods, (size_t)m->nmods, sizeof(char *), str_cmp);
+    return true;
+}
+/* torch's rule: key r is unexpected when, going down the modules it names, it reaches something
+ * that is neither a parameter nor a module ("fc.extra"); *module receives the module it belongs
+ * to (its index in first-appearance order, -1 for the root). buf holds at least strlen(r) + 1. */
+static bool model_unexpected(const ct__model *m, const char *r, char *buf, int *module) {
+    const char *d = strchr(r, '.');
+    size_t l = d ? (size_t)(d - r) : strlen(r), mod_len = 0;
+    for (;;) {
+        memcpy(buf, r, l);
+        buf[l] = 0;
+        if (r[l] == '.' && str_in(m->sorted_mods, m->nmods, buf)) { /* a module: go down */
+            mod_len = l;
+            d = strchr(r + l + 1, '.');
+            l = d ? (size_t)(d - r) : strlen(r);
+            continue;
+        }
+        break;
+    }
+    *module = -1;
+    for (int k = 0; mod_len && k < m->nmods; k++)
+        if (strlen(m->mods[k]) == mod_len && !memcmp(m->mods[k], r, mod_len)) *module = k;
+    return !str_in(m->sorted_names, m->n, buf) && !str_in(m->sorted_mods, m->nmods, buf);
+}
+
+static const char *py_class(const ct__arch_entry *e) {
+    switch (entry_kind(e)) {
+    case CT_ENTRY_NONE: return "<class 'NoneType'>";
+    case CT_ENTRY_BOOL: return "<class 'bool'>";
+    case CT_ENTRY_INT: return "<class 'int'>";
+    case CT_ENTRY_FLOAT: return "<class 'float'>";
+    case CT_ENTRY_BYTES: return "<class 'bytes'>";
+    default: return e->v && e->v->k == PV_GLOBAL ? "<class 'torch.dtype'>" : "<class 'str'>";
+    }
+}
+
+static void msg_add(char *buf, size_t cap, const char *text) {
+    size_t l = strlen(buf);
+    if (l + 1 < cap) snprintf(buf + l, cap - l, "%s%s", l ? "\n\t" : "", text);
+}
+
 ct_status ct_archive_load_state_dict(const ct_archive *a, const char *prefix, int n,
                                      const char *const *names, ct_tensor *const *params,
                                      bool strict, ct_load_report *report) {
@@ -1661,37 +1801,62 @@ ct_status ct_archive_load_state_dict(const ct_archive *a, const char *prefix, in
                                  who, i);
     }
     if ((st = ct__refuse_capture(ctx, who)) != CT_OK) return st;
-    /* match first, copy after: a failing call changes nothing */
+    /* match first, copy after: a failed check copies nothing */
     const ct__arch_entry **src = ct__alloc(ctx, (size_t)(n ? n : 1) * sizeof *src, 16);
-    bool *used = ct__alloc(ctx, (size_t)(a->n ? a->n : 1), 16);
+    bool *scalar = ct__alloc(ctx, (size_t)(n ? n : 1), 16);
+    int *umod = ct__alloc(ctx, (size_t)(a->n ? a->n : 1) * sizeof(int), 16);
     char *key = ct__alloc(ctx, ARCH_MAX_NAME + 1024, 16);
+    char *buf = ct__alloc(ctx, ARCH_MAX_NAME + 1024, 16);
+    ct__model model;
+    bool built = model_build(ctx, n, names, &model);
     ct_load_report rep;
     memset(&rep, 0, sizeof rep);
-    if (!src || !used || !key) {
+    if (!src || !scalar || !umod || !key || !buf || !built) {
         st = ct__set_error(ctx, CT_ERR_OOM, "%s: out of memory", who);
         goto done;
     }
-    memset(used, 0, (size_t)(a->n ? a->n : 1));
-    char mism[1024] = "", missing[1024] = "", unexpected[1024] = "";
-    bool fm = true, fu = true;
+    char errs[1024] = "", missing[1024] = "", unexpected[1024] = "";
+    bool fm = true, fu = true, size_err = false;
     for (int i = 0; i < n; i++) {
         snprintf(key, ARCH_MAX_NAME + 1024, "%s%s", prefix, names[i]);
         const ct__arch_entry *e = arch_lookup(a, key);
         src[i] = NULL;
+        scalar[i] = false;
+        if (!e) { /* entries key.*: the file holds a container there, not a tensor */
+            size_t kl = strlen(key);
+            int lo = 0, hi = a->n;
+            while (lo < hi) {
+                int mid = lo + (hi - lo) / 2;
+                if (strcmp(a->sorted[mid]->name, key) < 0)
+                    lo = mid + 1;
+                else
+                    hi = mid;
+            }
+            bool container = false;
+            for (int k = lo; k < a->n && !strncmp(a->sorted[k]->name, key, kl) && !container; k++)
+                container = a->sorted[k]->name[kl] == '.';
+            if (!container) {
+                rep.missing++;
+                keys_add(missing, sizeof missing, &fm, names[i]);
+                continue;
+            }
+        }
         if (!e || entry_kind(e) != CT_ENTRY_TENSOR) {
-            if (e) used[e - a->e] = true; /* not a tensor: reported as missing */
-            rep.missing++;
-            keys_add(missing, sizeof missing, &fm, names[i]);
+            char m[600];
+            snprintf(m, sizeof m,
+                     "While copying the parameter named \"%.200s\", expected torch.Tensor or "
+                     "Tensor-like object from checkpoint but received %s",
+                     key, e ? py_class(e) : "a container (dict, list or tuple)");
+            msg_add(errs, sizeof errs, m);
             continue;
         }
-        used[e - a->e] = true;
         const int64_t *shp;
         int nd;
         int64_t npy_shape[CT_MAX_DIMS];
         if (e->v) {
             nd = e->v->t->ndim;
             shp = e->v->t->shape;
-        } else { /* .npz: the member's shape means reading it; compared after the copy source */
+        } else { /* .npz: the member's shape means reading it */
             ct_tensor *t = NULL;
             if ((st = ct_archive_get(a, key, &t)) != CT_OK) goto done;
             nd = ct_tensor_ndim(t);
@@ -1699,28 +1864,45 @@ ct_status ct_archive_load_state_dict(const ct_archive *a, const char *prefix, in
             shp = npy_shape;
             ct_tensor_release(t);
         }
+        /* torch's backward compatibility with 0.3: a 0-dim parameter takes a 1-dim entry's [0] */
+        if (params[i]->ndim == 0 && nd == 1 && shp[0] >= 1) {
+            scalar[i] = true;
+            src[i] = e;
+            continue;
+        }
         bool same = nd == params[i]->ndim;
         for (int d = 0; same && d < nd; d++)
             same = shp[d] == params[i]->shape[d];
         if (!same) { /* every mismatch, as torch lists them */
-            char s1[200], s2[200];
+            char s1[200], s2[200], m[700];
             shape_text(s1, sizeof s1, nd, shp);
             shape_text(s2, sizeof s2, params[i]->ndim, params[i]->shape);
-            size_t l = strlen(mism);
-            if (l + 1 < sizeof mism)
-                snprintf(mism + l, sizeof mism - l,
-                         "%ssize mismatch for %.200s: copying a param with shape %s from "
-                         "checkpoint, the shape in current model is %s.",
-                         l ? "\n\t" : "", names[i], s1, s2);
+            snprintf(m, sizeof m,
+                     "size mismatch for %.200s: copying a param with shape %s from checkpoint, the "
+                     "shape in current model is %s.",
+                     names[i], s1, s2);
+            msg_add(errs, sizeof errs, m);
+            size_err = true;
         }
         src[i] = e;
     }
+    /* unexpected: entries under the prefix that torch's modules do not take, module by module */
+    int nun = 0;
     for (int j = 0; j < a->n; j++) {
+        umod[j] = -2;
         const char *nm = a->e[j].name;
-        if (used[j] || strncmp(nm, prefix, pl) != 0) continue;
-        rep.unexpected++;
-        keys_add(unexpected, sizeof unexpected, &fu, nm + pl);
+        if (strncmp(nm, prefix, pl) != 0 || strlen(nm) - pl >= ARCH_MAX_NAME + 1024) continue;
+        if (model_unexpected(&model, nm + pl, buf, &umod[j]))
+            nun++;
+        else
+            umod[j] = -2;
     }
+    for (int k = -1; nun && k < model.nmods; k++)
+        for (int j = 0; j < a->n; j++)
+            if (umod[j] == k) {
+                rep.unexpected++;
+                keys_add(unexpected, sizeof unexpected, &fu, a->e[j].name + pl);
+            }
     if (rep.missing)
         snprintf(rep.keys, sizeof rep.keys, "Missing key(s) in state_dict: %s. ", missing);
     if (rep.unexpected) {
@@ -1728,21 +1910,26 @@ ct_status ct_archive_load_state_dict(const ct_archive *a, const char *prefix, in
         snprintf(rep.keys + l, sizeof rep.keys - l, "%sUnexpected key(s) in state_dict: %s. ",
                  l ? "\n\t" : "", unexpected);
     }
-    /* torch's text: its messages joined by newline-tab, the key lists (strict) before the size
-     * mismatches */
+    /* torch's text: its messages joined by newline-tab, the key lists (strict) before the
+     * per-parameter errors */
     bool keys = strict && (rep.missing || rep.unexpected);
-    if (mism[0] || keys) {
-        st = ct__set_error(ctx, mism[0] ? CT_ERR_SHAPE : CT_ERR_INDEX,
+    if (errs[0] || keys) {
+        st = ct__set_error(ctx,
+                           size_err  ? CT_ERR_SHAPE
+                           : errs[0] ? CT_ERR_INVALID_ARG
+                                     : CT_ERR_INDEX,
                            "%s: Error(s) in loading state_dict:\n\t%s%s%s", who,
-                           keys ? rep.keys : "", keys && mism[0] ? "\n\t" : "", mism);
+                           keys ? rep.keys : "", keys && errs[0] ? "\n\t" : "", errs);
         goto done;
     }
     bool grad = ct_set_grad_enabled(ctx, false);
     for (int i = 0; i < n && st == CT_OK; i++) {
         if (!src[i]) continue;
-        ct_tensor *t = NULL;
+        ct_tensor *t = NULL, *t0 = NULL;
         st = ct_archive_get(a, src[i]->name, &t);
-        if (st == CT_OK) st = ct_tensor_copy_(ctx, params[i], t);
+        if (st == CT_OK && scalar[i]) st = ct_select(ctx, t, 0, 0, &t0);
+        if (st == CT_OK) st = ct_tensor_copy_(ctx, params[i], t0 ? t0 : t);
+        ct_tensor_release(t0);
         ct_tensor_release(t);
         if (st == CT_OK) rep.loaded++;
     }
@@ -1750,9 +1937,12 @@ ct_status ct_archive_load_state_dict(const ct_archive *a, const char *prefix, in
     if (st != CT_OK) st = ct__error_within(ctx, who, st);
 done:
     if (report) *report = rep;
+    if (built || model.mods) model_free(ctx, &model);
     ct__free(ctx, src);
-    ct__free(ctx, used);
+    ct__free(ctx, scalar);
+    ct__free(ctx, umod);
     ct__free(ctx, key);
+    ct__free(ctx, buf);
     return st;
 }
 
@@ -1850,29 +2040,6 @@ static const char *storage_class(ct_dtype dt) {
     return NULL;
 }
 
-/* Well-formed UTF-8 as Python decodes it: no overlong forms, no surrogates, at most U+10FFFF. */
-static bool utf8_valid(const char *s) {
-    const uint8_t *p = (const uint8_t *)s;
-    while (*p) {
-        uint32_t c = *p++;
-        int k = c < 0x80                 ? 0
-                : c >= 0xC2 && c <= 0xDF ? 1
-                : c >= 0xE0 && c <= 0xEF ? 2
-                : c >= 0xF0 && c <= 0xF4 ? 3
-                                         : -1;
-        if (k < 0) return false;
-        c &= k == 0 ? 0x7F : k == 1 ? 0x1F : k == 2 ? 0x0F : 0x07;
-        for (int i = 0; i < k; i++, p++) {
-            if ((*p & 0xC0) != 0x80) return false;
-            c = c << 6 | (*p & 0x3F);
-        }
-        if ((k == 2 && (c < 0x800 || (c >= 0xD800 && c <= 0xDFFF))) ||
-            (k == 3 && (c < 0x10000 || c > 0x10FFFF)))
-            return false;
-    }
-    return true;
-}
-
 /* The common checks of the two writers. */
 static ct_status save_check(ct_ctx *ctx, const char *who, const char *path, int n,
                             const char *const *names, const ct_tensor *const *tensors, bool numpy) {
@@ -1890,7 +2057,7 @@ static ct_status save_check(ct_ctx *ctx, const char *who, const char *path, int 
         if (tensors[i]->ctx != ctx)
             return ct__set_error(ctx, CT_ERR_INVALID_ARG,
                                  "%s: tensor %d belongs to another context", who, i);
-        if (!names[i][0] || !utf8_valid(names[i]))
+        if (!names[i][0] || !utf8_valid(names[i], strlen(names[i]), false))
             return ct__set_error(ctx, CT_ERR_INVALID_ARG, "%s: name %d is %s", who, i,
                                  names[i][0] ? "not valid UTF-8" : "empty");
         if (numpy && (strchr(names[i], '/') || strlen(names[i]) > 1000))
