@@ -268,9 +268,9 @@ static pv *pv_int(ct_archive *a, pv_kind k, int64_t i) {
     return v;
 }
 
-/* A tuple of the values stack[from, ns) (then popped). */
-static ct_status up_tuple_from(ct__unpickler *u, size_t from) {
-    pv *t = pv_new(u->a, PV_TUPLE);
+/* A tuple, list or dict of the values stack[from, ns) (then popped). */
+static ct_status up_collect(ct__unpickler *u, size_t from, pv_kind kind) {
+    pv *t = pv_new(u->a, kind);
     if (!t) return up_oom(u);
     for (size_t i = from; i < u->ns; i++)
         if (!pv_push(u->a, t, u->stack[i])) return up_oom(u);
@@ -875,34 +875,15 @@ static ct_status up_run(ct__unpickler *u, pv **result) {
         case ']': st = up_push(u, pv_new(u->a, PV_LIST)); break;
         case '}': st = up_push(u, pv_new(u->a, PV_DICT)); break;
         case 0x8f: st = up_push(u, pv_new(u->a, PV_LIST)); break; /* EMPTY_SET: as a list */
-        case 0x91: { /* FROZENSET: the items since the mark, as a list */
-            if (!u->nm) return up_err(u, CT_ERR_FORMAT, "FROZENSET without a MARK%s", "");
-            size_t from = u->marks[--u->nm];
-            pv *c = pv_new(u->a, PV_LIST);
-            if (!c) return up_oom(u);
-            for (size_t i = from; i < u->ns; i++)
-                if (!pv_push(u->a, c, u->stack[i])) return up_oom(u);
-            u->ns = from;
-            st = up_push(u, c);
-            break;
-        }
+        case 0x91: /* FROZENSET: the items since the mark, as a list */
         case 't':
         case 'l':
         case 'd': { /* TUPLE, LIST, DICT from the mark */
-            if (!u->nm) return up_err(u, CT_ERR_FORMAT, "TUPLE/LIST/DICT without a MARK%s", "");
+            if (!u->nm) return up_err(u, CT_ERR_FORMAT, "a collection without a MARK%s", "");
             size_t from = u->marks[--u->nm];
-            if (op == 't') {
-                st = up_tuple_from(u, from);
-                break;
-            }
             if (op == 'd' && (u->ns - from) % 2)
                 return up_err(u, CT_ERR_FORMAT, "DICT with an odd number of items%s", "");
-            pv *c = pv_new(u->a, op == 'l' ? PV_LIST : PV_DICT);
-            if (!c) return up_oom(u);
-            for (size_t i = from; i < u->ns; i++)
-                if (!pv_push(u->a, c, u->stack[i])) return up_oom(u);
-            u->ns = from;
-            st = up_push(u, c);
+            st = up_collect(u, from, op == 't' ? PV_TUPLE : op == 'd' ? PV_DICT : PV_LIST);
             break;
         }
         case 0x85:
@@ -914,7 +895,7 @@ static ct_status up_run(ct__unpickler *u, pv **result) {
                               op == 0x85   ? "1"
                               : op == 0x86 ? "2"
                                            : "3");
-            st = up_tuple_from(u, u->ns - k);
+            st = up_collect(u, u->ns - k, PV_TUPLE);
             break;
         }
         case 'a': st = up_extend(u, false, 1, PV_LIST, "APPEND"); break;
