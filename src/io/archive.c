@@ -1495,9 +1495,9 @@ static const char *kind_name(int k) {
     return n[k];
 }
 
-/* The first entry named name, or NULL. */
-static const ct__arch_entry *arch_lookup(const ct_archive *a, const char *name) {
-    int lo = 0, hi = a->n; /* first sorted entry whose name is >= name */
+/* Position of the first sorted entry whose name is >= name. */
+static int arch_lower_bound(const ct_archive *a, const char *name) {
+    int lo = 0, hi = a->n;
     while (lo < hi) {
         int mid = lo + (hi - lo) / 2;
         if (strcmp(a->sorted[mid]->name, name) < 0)
@@ -1505,6 +1505,12 @@ static const ct__arch_entry *arch_lookup(const ct_archive *a, const char *name) 
         else
             hi = mid;
     }
+    return lo;
+}
+
+/* The first entry named name, or NULL. */
+static const ct__arch_entry *arch_lookup(const ct_archive *a, const char *name) {
+    int lo = arch_lower_bound(a, name);
     return lo < a->n && strcmp(a->sorted[lo]->name, name) == 0 ? a->sorted[lo] : NULL;
 }
 
@@ -1689,7 +1695,7 @@ static void model_free(ct_ctx *ctx, ct__model *m) {
 }
 static bool model_build(ct_ctx *ctx, int n, const char *const *names, ct__model *m) {
     memset(m, 0, sizeof *m);
-    size_t cap = 0, mcap = 0;
+    size_t mcap = 0;
     m->n = n;
     m->sorted_names = ct__alloc(ctx, (size_t)(n ? n : 1) * sizeof(char *), 16);
     if (!m->sorted_names) return false;
@@ -1712,7 +1718,6 @@ static bool model_build(ct_ctx *ctx, int n, const char *const *names, ct__model 
             c[l] = 0;
             m->mods[m->nmods++] = c;
         }
-    (void)cap;
     m->sorted_mods = ct__alloc(ctx, (size_t)(m->nmods ? m->nmods : 1) * sizeof(char *), 16);
     if (!m->sorted_mods) return false;
     if (m->nmods) memcpy(m->sorted_mods, m->mods, (size_t)m->nmods * sizeof(char *));
@@ -1805,14 +1810,7 @@ ct_status ct_archive_load_state_dict(const ct_archive *a, const char *prefix, in
         scalar[i] = false;
         if (!e) { /* entries key.*: the file holds a container there, not a tensor */
             size_t kl = strlen(key);
-            int lo = 0, hi = a->n;
-            while (lo < hi) {
-                int mid = lo + (hi - lo) / 2;
-                if (strcmp(a->sorted[mid]->name, key) < 0)
-                    lo = mid + 1;
-                else
-                    hi = mid;
-            }
+            int lo = arch_lower_bound(a, key);
             bool container = false;
             for (int k = lo; k < a->n && !strncmp(a->sorted[k]->name, key, kl) && !container; k++)
                 container = a->sorted[k]->name[kl] == '.';
@@ -1918,7 +1916,7 @@ ct_status ct_archive_load_state_dict(const ct_archive *a, const char *prefix, in
     if (st != CT_OK) st = ct__error_within(ctx, who, st);
 done:
     if (report) *report = rep;
-    if (built || model.mods) model_free(ctx, &model);
+    model_free(ctx, &model); /* NULL or built pointers either way */
     ct__free(ctx, src);
     ct__free(ctx, scalar);
     ct__free(ctx, umod);

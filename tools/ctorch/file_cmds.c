@@ -40,7 +40,7 @@ typedef struct {
     int skipped;
 } tensor_list;
 
-static ct_status list_add(ct_ctx *ctx, tensor_list *l, const char *name, ct_tensor *t) {
+static ct_status list_add(tensor_list *l, const char *name, ct_tensor *t) {
     if (l->n == l->cap) {
         int nc = l->cap ? 2 * l->cap : 64;
         char **nn = realloc(l->names, (size_t)nc * sizeof *nn);
@@ -49,7 +49,6 @@ static ct_status list_add(ct_ctx *ctx, tensor_list *l, const char *name, ct_tens
         if (nt) l->ts = nt;
         if (!nn || !nt) {
             ct_tensor_release(t);
-            (void)ctx;
             return CT_ERR_OOM;
         }
         l->cap = nc;
@@ -88,7 +87,7 @@ static ct_status read_all(ct_ctx *ctx, const char *path, file_kind k, bool verbo
         char name[256];
         snprintf(name, sizeof name, "%.*s", (int)(strlen(base) - 4), base);
         if (verbose) print_tensor_line(name, t);
-        return list_add(ctx, l, name, t);
+        return list_add(l, name, t);
     }
     if (k == F_SAFETENSORS) {
         ct_safetensors *f = NULL;
@@ -97,7 +96,7 @@ static ct_status read_all(ct_ctx *ctx, const char *path, file_kind k, bool verbo
             ct_tensor *t = NULL;
             st = ct_safetensors_get(f, ct_safetensors_name(f, i), &t);
             if (st == CT_OK && verbose) print_tensor_line(ct_safetensors_name(f, i), t);
-            if (st == CT_OK) st = list_add(ctx, l, ct_safetensors_name(f, i), t);
+            if (st == CT_OK) st = list_add(l, ct_safetensors_name(f, i), t);
         }
         ct_safetensors_free(f);
         return st;
@@ -121,7 +120,7 @@ static ct_status read_all(ct_ctx *ctx, const char *path, file_kind k, bool verbo
             ct_tensor *t = NULL;
             st = ct_archive_get(a, name, &t);
             if (st == CT_OK && verbose) print_tensor_line(*name ? name : "(the saved tensor)", t);
-            if (st == CT_OK) st = list_add(ctx, l, *name ? name : "tensor", t);
+            if (st == CT_OK) st = list_add(l, *name ? name : "tensor", t);
             continue;
         }
         case CT_ENTRY_NONE:
