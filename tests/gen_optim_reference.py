@@ -1,7 +1,13 @@
 #!/usr/bin/python3
 """Generate tests/data/optim_torch_ref.h: 25-step trajectories of torch.optim (PyTorch 1.13, CPU)
-for SGD, Adam, AdamW and Adagrad under several option sets, which tests/test_optim_torch.c
-compares with ctorch (rtol 1e-5).
+for SGD, Adam, AdamW, Adagrad, RMSprop, Adamax, NAdam, RAdam and Adadelta under several option
+sets, which tests/test_optim_torch.c compares with ctorch (rtol 1e-5).
+
+NAdam: PyTorch 1.13 computes mu_product_next as mu_product * mu * mu_next (mu counted twice, fixed
+in PyTorch 2.0 to mu_product * mu_next); the script runs 1.13's own _single_tensor_nadam with that
+one expression replaced. Decoupled weight decay (NAdam / RAdam, PyTorch >= 2.1; not in 1.13) is
+generated as PyTorch 2.x defines it: param.mul_(1 - lr * weight_decay) before a step without
+weight decay.
 
 Operation order: ctorch follows PyTorch's current fused kernels (docs/optim.md). PyTorch 1.13's
 single-tensor optimizers already apply the same steps in the same order, SGD's maximize included
@@ -14,7 +20,16 @@ after 25 steps (tests/test_optim_torch.c).
 
 Usage: /usr/bin/python3 tests/gen_optim_reference.py > tests/data/optim_torch_ref.h
 """
+import inspect
+
 import torch
+import torch.optim.nadam as _nadam
+
+_src = inspect.getsource(_nadam._single_tensor_nadam)
+assert _src.count("mu_product * mu * mu_next") == 1, "torch's NAdam changed: review the fix"
+_ns = dict(vars(_nadam))
+exec(_src.replace("mu_product * mu * mu_next", "mu_product * mu_next"), _ns)
+_nadam._single_tensor_nadam = _ns["_single_tensor_nadam"]
 
 N = 16
 STEPS = 25
@@ -35,7 +50,23 @@ CONFIGS = [
     ("ADAGRAD", dict(lr=0.05)),
     ("ADAGRAD", dict(lr=0.05, lr_decay=0.01, weight_decay=0.05, initial_accumulator_value=0.1)),
     ("ADAGRAD", dict(lr=0.05, eps=1e-6, maximize=True)),
+    ("RMSPROP", dict(lr=0.01)),
+    ("RMSPROP", dict(lr=0.01, momentum=0.9, weight_decay=0.01)),
+    ("RMSPROP", dict(lr=0.01, centered=True, alpha=0.5)),
+    ("RMSPROP", dict(lr=0.01, centered=True, momentum=0.5, maximize=True)),
+    ("ADAMAX", dict(lr=0.01)),
+    ("ADAMAX", dict(lr=0.01, weight_decay=0.05, maximize=True)),
+    ("ADAMAX", dict(lr=0.02, betas=(0.3, 0.99), eps=1e-6)),
+    ("NADAM", dict(lr=0.01)),
+    ("NADAM", dict(lr=0.01, weight_decay=0.05, momentum_decay=0.1, betas=(0.3, 0.99))),
+    ("NADAM", dict(lr=0.01, weight_decay=0.1, decoupled_weight_decay=True)),
+    ("RADAM", dict(lr=0.01)),
+    ("RADAM", dict(lr=0.01, weight_decay=0.05, betas=(0.3, 0.9), eps=1e-6)),
+    ("RADAM", dict(lr=0.01, weight_decay=0.1, decoupled_weight_decay=True)),
+    ("ADADELTA", dict(lr=1.0)),
+    ("ADADELTA", dict(lr=0.5, rho=0.5, eps=1e-4, weight_decay=0.05, maximize=True)),
 ]
+DEFAULT_EPS = {"ADAGRAD": 1e-10, "ADADELTA": 1e-6}
 
 
 def sgd_current_order(p, grads, lr, momentum=0.0, dampening=0.0, weight_decay=0.0,
@@ -61,11 +92,20 @@ def sgd_current_order(p, grads, lr, momentum=0.0, dampening=0.0, weight_decay=0.
 def torch_traj(kind, opts, p0, grads):
     p = torch.nn.Parameter(p0.clone())
     cls = {"SGD": torch.optim.SGD, "ADAM": torch.optim.Adam, "ADAMW": torch.optim.AdamW,
-           "ADAGRAD": torch.optim.Adagrad}[kind]
+           "ADAGRAD": torch.optim.Adagrad, "RMSPROP": torch.optim.RMSprop,
+           "ADAMAX": torch.optim.Adamax, "NADAM": torch.optim.NAdam, "RADAM": torch.optim.RAdam,
+           "ADADELTA": torch.optim.Adadelta}[kind]
+    opts = dict(opts)
+    decay = 1.0
+    if opts.pop("decoupled_weight_decay", False):
+        decay = 1.0 - opts["lr"] * opts.pop("weight_decay")
     opt = cls([p], **opts)
     out = []
     for g in grads:
         p.grad = g.clone()
+        if decay != 1.0:
+            with torch.no_grad():
+                p.mul_(decay)
         opt.step()
         out.append(p.detach().clone())
     return out
@@ -90,8 +130,9 @@ def main():
         print("    {%s}," % c_floats(g.tolist()))
     print("};")
     print("typedef struct {\n    int kind; /* ct_optim_kind */\n    double lr, momentum, dampening,"
-          " weight_decay, beta1, beta2, eps, lr_decay, init_acc;\n    int nesterov, amsgrad,"
-          " maximize;\n    float traj[OPT_REF_STEPS][OPT_REF_N];\n} opt_ref_cfg;")
+          " weight_decay, beta1, beta2, eps, lr_decay, init_acc, alpha, rho, momentum_decay;\n"
+          "    int nesterov, amsgrad, maximize, centered, decoupled;\n"
+          "    float traj[OPT_REF_STEPS][OPT_REF_N];\n} opt_ref_cfg;")
     print("static const opt_ref_cfg opt_ref_cfgs[OPT_REF_NCFG] = {")
     for kind, o in CONFIGS:
         traj = torch_traj(kind, o, p0, grads)
@@ -100,14 +141,15 @@ def main():
             diff = max((a - b).abs().max().item() for a, b in zip(traj, cur))
             assert diff <= 1e-6, "torch.optim.SGD 1.13 departs from the current order: %g" % diff
         betas = o.get("betas", (0.9, 0.999))
-        defaults_eps = 1e-10 if kind == "ADAGRAD" else 1e-8
+        defaults_eps = DEFAULT_EPS.get(kind, 1e-8)
         fields = [
             "CT_OPTIM_" + kind, o["lr"], o.get("momentum", 0.0), o.get("dampening", 0.0),
             o.get("weight_decay", 1e-2 if kind == "ADAMW" else 0.0), betas[0], betas[1],
             o.get("eps", defaults_eps), o.get("lr_decay", 0.0),
-            o.get("initial_accumulator_value", 0.0)]
-        flags = [int(bool(o.get("nesterov"))), int(bool(o.get("amsgrad"))),
-                 int(bool(o.get("maximize")))]
+            o.get("initial_accumulator_value", 0.0), o.get("alpha", 0.99), o.get("rho", 0.9),
+            o.get("momentum_decay", 4e-3)]
+        flags = [int(bool(o.get(k))) for k in
+                 ("nesterov", "amsgrad", "maximize", "centered", "decoupled_weight_decay")]
         print("    {%s, %s, %s," % (fields[0], ", ".join(repr(float(x)) for x in fields[1:]),
                                     ", ".join(str(f) for f in flags)))
         print("     {")

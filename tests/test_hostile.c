@@ -527,8 +527,10 @@ TEST(stream_submit_checks_optim_step) {
     CHECK_OK(ct_ctx_default_stream(ctx, (ct_device){CT_DEVICE_CPU, 0}, &s));
     float pv[8] = {1, 2, 3, 4, 5, 6, 7, 8}, gv[8] = {1, -1, 2, -2, 3, -3, 4, -4};
     int64_t n8 = 8, n4 = 4, s24[2] = {2, 4};
-    double hv[9] = {0.25, 0.5, 0, 0, 0.9, 0.999, 1e-8, 0, 0}; /* lr, momentum, ..., step 0 */
-    int64_t n9 = 9;
+    /* lr, momentum, dampening, wd, beta1, beta2, eps, lr_decay, alpha, rho, momentum_decay, then
+     * parameter 0's step count (0) and mu_product (1) */
+    double hv[13] = {0.25, 0.5, 0, 0, 0.9, 0.999, 1e-8, 0, 0.99, 0.9, 4e-3, 0, 1};
+    int64_t n9 = 13;
     ct_tensor *p = NULL, *g = NULL, *st = NULL, *small = NULL, *gd = NULL, *p2 = NULL, *sch = NULL;
     CHECK_OK(ct_tensor_from_host(ctx, hv, CT_FLOAT64, 1, &n9, &sch));
     CHECK_OK(ct_tensor_from_host(ctx, pv, CT_FLOAT32, 1, &n8, &p));
@@ -548,7 +550,8 @@ TEST(stream_submit_checks_optim_step) {
     fill_operand(&good.operands[3], g);
     good.compute_dtype = CT_FLOAT32;
     good.ints[0] = 0 | 4 << 8; /* SGD with momentum */
-    good.ints[1] = 0;          /* parameter 0: its step count is sch[8] */
+    good.ints[1] = 0;          /* parameter 0: its step count is sch[11] */
+    good.ints[2] = 1;          /* of 1 */
     good.num_threads = 1;
     CHECK_OK(ct_stream_submit(s, &good));
     const float *pr = ct_tensor_data_ptr(p), *sr = ct_tensor_data_ptr(st);
@@ -556,7 +559,7 @@ TEST(stream_submit_checks_optim_step) {
         CHECK_MSG(pr[i] == pv[i] - 0.25f * gv[i], "p[%d] = %g", i, (double)pr[i]);
         CHECK_MSG(sr[i] == gv[i], "momentum buffer[%d] = %g", i, (double)sr[i]);
     }
-    CHECK(((const double *)ct_tensor_data_ptr(sch))[8] == 1.0); /* counted */
+    CHECK(((const double *)ct_tensor_data_ptr(sch))[11] == 1.0); /* counted */
 #define BAD(mutation, want)                                                                        \
     do {                                                                                           \
         d = good;                                                                                  \
@@ -567,12 +570,15 @@ TEST(stream_submit_checks_optim_step) {
     BAD(d.operands[1].data = NULL, CT_ERR_SHAPE);           /* momentum needs its buffer */
     BAD(fill_operand(&d.operands[3], gd), CT_ERR_SHAPE);    /* grad of another dtype */
     BAD(fill_operand(&d.operands[3], small), CT_ERR_SHAPE); /* grad of another shape */
-    BAD(d.ints[1] = 1, CT_ERR_SHAPE); /* no step slot 1 in a 9-value schedule */
+    BAD(d.ints[1] = 1, CT_ERR_SHAPE);                       /* parameter 1 of 1 */
+    BAD(d.ints[2] = 2, CT_ERR_SHAPE); /* a 13-value schedule holds one parameter */
+    BAD(d.ints[2] = 0, CT_ERR_SHAPE);
     BAD(d.ints[1] = -1, CT_ERR_SHAPE);
     BAD(fill_operand(&d.operands[2], st), CT_ERR_SHAPE);               /* schedule must be f64 */
     BAD((d.n_in = 2, fill_operand(&d.operands[4], st)), CT_ERR_SHAPE); /* grad_scale: 1 value */
-    BAD(d.ints[0] = 7, CT_ERR_SHAPE);                                  /* no such optimizer */
-    BAD(d.ints[0] = 1 | 32 << 8, CT_ERR_SHAPE);                        /* amsgrad Adam: 3 slots */
+    BAD(d.ints[0] = 9, CT_ERR_SHAPE);                                  /* no such optimizer */
+    BAD(d.ints[0] = 4 | 128 << 8, CT_ERR_SHAPE); /* centered RMSprop: 2 slots */
+    BAD(d.ints[0] = 1 | 32 << 8, CT_ERR_SHAPE);  /* amsgrad Adam: 3 slots */
     BAD(d.n_in = 4, CT_ERR_INVALID_ARG);
     BAD(d.n_out = 2, CT_ERR_INVALID_ARG);
     BAD((fill_operand(&d.operands[0], p2), d.operands[0].strides[0] = 1,

@@ -20,8 +20,15 @@ static int nsteps_small = 200, nsteps_large = 10;
 
 /* ---- scalar reference: the documented formulas, one element at a time ---- */
 typedef struct {
-    float p, m, v, vmax;
+    float p, m, v, vmax; /* RMSprop: m square_avg, v momentum buffer, vmax grad_avg */
+    double mu;           /* NAdam's mu_product (a float32 value, as torch keeps it) */
 } ref_el;
+
+/* torch.lerp(m, g, w) */
+static float ref_lerp(float m, float g, float w) {
+    float d = g - m;
+    return w < 0.5f ? fmaf(w, d, m) : fmaf(-(1.0f - w), d, g);
+}
 
 static void ref_step(const ct_optim_options *o, int64_t step, ref_el *e, float g) {
     double st = (double)step;
@@ -66,6 +73,73 @@ static void ref_step(const ct_optim_options *o, int64_t step, ref_el *e, float g
         e->p = fmaf((float)-clr, g / (sqrtf(e->m) + (float)o->eps), e->p);
         break;
     }
+    case CT_OPTIM_RMSPROP: {
+        if (o->weight_decay != 0) g = fmaf(wd, e->p, g);
+        float al = (float)o->alpha, oma = (float)(1.0 - o->alpha), eps = (float)o->eps;
+        e->m = fmaf(oma * g, g, e->m * al);
+        float avg;
+        if (o->centered) {
+            e->vmax = fmaf(oma, g, e->vmax * al);
+            avg = sqrtf(fmaf(-e->vmax, e->vmax, e->m)) + eps;
+        } else {
+            avg = sqrtf(e->m) + eps;
+        }
+        if (o->momentum > 0) {
+            e->v = e->v * (float)o->momentum + g / avg;
+            e->p = fmaf((float)-o->lr, e->v, e->p);
+        } else {
+            e->p = fmaf((float)-o->lr, g / avg, e->p);
+        }
+        break;
+    }
+    case CT_OPTIM_ADAMAX: {
+        if (o->weight_decay != 0) g = fmaf(wd, e->p, g);
+        e->m = ref_lerp(e->m, g, (float)(1.0 - o->beta1));
+        float a = e->v * (float)o->beta2, b = fabsf(g) + (float)o->eps;
+        e->v = isnan(a) || isnan(b) ? NAN : a > b ? a : b;
+        e->p = fmaf((float)-(o->lr / (1.0 - pow(o->beta1, st))), e->m / e->v, e->p);
+        break;
+    }
+    case CT_OPTIM_NADAM:
+    case CT_OPTIM_RADAM: {
+        if (o->weight_decay != 0) {
+            if (o->decoupled_weight_decay)
+                e->p = e->p * (float)(1.0 - o->lr * o->weight_decay);
+            else
+                g = fmaf(wd, e->p, g);
+        }
+        e->m = ref_lerp(e->m, g, (float)(1.0 - o->beta1));
+        e->v = fmaf((float)(1.0 - o->beta2) * g, g, e->v * (float)o->beta2);
+        double b1 = o->beta1, b2 = o->beta2, bc2 = 1.0 - pow(b2, st);
+        if (o->kind == CT_OPTIM_NADAM) {
+            double mu = b1 * (1.0 - 0.5 * pow(0.96, st * o->momentum_decay));
+            double mu1 = b1 * (1.0 - 0.5 * pow(0.96, (st + 1.0) * o->momentum_decay));
+            e->mu = (float)e->mu * (float)mu;
+            float d = sqrtf(e->v / (float)bc2) + (float)o->eps;
+            e->p = fmaf((float)(-o->lr * (1.0 - mu) / (1.0 - e->mu)), g / d, e->p);
+            e->p = fmaf((float)(-o->lr * mu1 / (1.0 - e->mu * mu1)), e->m / d, e->p);
+        } else {
+            double bc1 = 1.0 - pow(b1, st), rinf = 2.0 / (1.0 - b2) - 1.0;
+            double rt = rinf - 2.0 * st * pow(b2, st) / bc2;
+            float x = e->m / (float)bc1 * (float)o->lr;
+            if (rt > 5.0) {
+                double rect = sqrt((rt - 4) * (rt - 2) * rinf / ((rinf - 4) * (rinf - 2) * rt));
+                float ad = 1.0f / (sqrtf(e->v) + (float)o->eps) * (float)sqrt(bc2);
+                x = x * ad * (float)rect;
+            }
+            e->p = e->p - x;
+        }
+        break;
+    }
+    case CT_OPTIM_ADADELTA: {
+        if (o->weight_decay != 0) g = fmaf(wd, e->p, g);
+        float rho = (float)o->rho, omr = (float)(1.0 - o->rho), eps = (float)o->eps;
+        e->m = fmaf(omr * g, g, e->m * rho);
+        float d = sqrtf(e->v + eps) / sqrtf(e->m + eps) * g;
+        e->v = fmaf(omr * d, d, e->v * rho);
+        e->p = fmaf((float)-o->lr, d, e->p);
+        break;
+    }
     }
 }
 
@@ -100,6 +174,7 @@ static int run_parity1(ct_optim_options o, const char *label, int nsizes, int ns
         init[i] = (float)(2.0 * ct_t_uniform(&rng) - 1.0);
         ref[i].p = init[i];
         ref[i].m = o.kind == CT_OPTIM_ADAGRAD ? (float)o.initial_accumulator_value : 0.0f;
+        ref[i].mu = 1.0;
     }
     ct_tensor *params[NPATHS][NSIZES], *grads[NSIZES];
     ct_optim *opt[NPATHS] = {0};
@@ -235,17 +310,71 @@ TEST(parity_adagrad) {
     }
 }
 
+TEST(parity_rmsprop) {
+    for (int mask = 0; mask < 32; mask++) {
+        ct_optim_options o = ct_optim_options_default(CT_OPTIM_RMSPROP);
+        o.lr = 0.01;
+        o.maximize = mask & 1;
+        o.weight_decay = (mask & 2) ? 0.1 : 0;
+        o.momentum = (mask & 4) ? 0.9 : 0;
+        o.centered = (mask & 8) != 0;
+        o.alpha = (mask & 16) ? 0.5 : 0.99;
+        char label[64];
+        snprintf(label, sizeof label, "rmsprop mask %d", mask);
+        CHECK(run_parity(o, label));
+    }
+}
+
+/* Adamax, NAdam, RAdam: maximize, weight decay (decoupled for NAdam / RAdam), a beta1 whose lerp
+ * weight takes torch.lerp's second form, and a beta2 that makes RAdam rectify from step 6 (0.999:
+ * from step 6 too; 0.5: never). */
+static void parity_adam_like(ct_optim_kind kind, const char *name) {
+    for (int mask = 0; mask < 32; mask++) {
+        ct_optim_options o = ct_optim_options_default(kind);
+        o.lr = 0.01;
+        o.maximize = mask & 1;
+        o.weight_decay = (mask & 2) ? 0.1 : 0;
+        o.decoupled_weight_decay = (mask & 4) != 0;
+        o.beta1 = (mask & 8) ? 0.3 : 0.9;
+        o.eps = (mask & 8) ? 1e-3 : 1e-8;
+        o.beta2 = (mask & 16) ? 0.5 : 0.999;
+        if (kind == CT_OPTIM_ADAMAX && o.decoupled_weight_decay) continue;
+        if (kind == CT_OPTIM_NADAM && (mask & 16)) o.momentum_decay = 0.5;
+        char label[64];
+        snprintf(label, sizeof label, "%s mask %d", name, mask);
+        CHECK(run_parity(o, label));
+    }
+}
+TEST(parity_adamax) { parity_adam_like(CT_OPTIM_ADAMAX, "adamax"); }
+TEST(parity_nadam) { parity_adam_like(CT_OPTIM_NADAM, "nadam"); }
+TEST(parity_radam) { parity_adam_like(CT_OPTIM_RADAM, "radam"); }
+
+TEST(parity_adadelta) {
+    for (int mask = 0; mask < 8; mask++) {
+        ct_optim_options o = ct_optim_options_default(CT_OPTIM_ADADELTA);
+        o.maximize = mask & 1;
+        o.weight_decay = (mask & 2) ? 0.1 : 0;
+        o.rho = (mask & 4) ? 0.3 : 0.9;
+        o.lr = (mask & 4) ? 0.5 : 1.0;
+        char label[64];
+        snprintf(label, sizeof label, "adadelta mask %d", mask);
+        CHECK(run_parity(o, label));
+    }
+}
+
 /* f16/bf16 parameters: f32 math, one rounding on store; FUSED == FOREACH bit for bit, and the
  * reference rounded the same way. */
 TEST(half_params) {
-    const ct_optim_kind kinds[4] = {CT_OPTIM_SGD, CT_OPTIM_ADAM, CT_OPTIM_ADAMW, CT_OPTIM_ADAGRAD};
+    const ct_optim_kind kinds[9] = {CT_OPTIM_SGD,     CT_OPTIM_ADAM,    CT_OPTIM_ADAMW,
+                                    CT_OPTIM_ADAGRAD, CT_OPTIM_RMSPROP, CT_OPTIM_ADAMAX,
+                                    CT_OPTIM_NADAM,   CT_OPTIM_RADAM,   CT_OPTIM_ADADELTA};
     const ct_dtype dts[2] = {CT_FLOAT16, CT_BFLOAT16};
     const int64_t n = 1031;
-    for (int k = 0; k < 4; k++)
+    for (int k = 0; k < 9; k++)
         for (int d = 0; d < 2; d++) {
             ct_optim_options o = ct_optim_options_default(kinds[k]);
             o.lr = 0.01;
-            o.momentum = kinds[k] == CT_OPTIM_SGD ? 0.9 : 0;
+            o.momentum = kinds[k] == CT_OPTIM_SGD || kinds[k] == CT_OPTIM_RMSPROP ? 0.9 : 0;
             o.weight_decay = 0.01;
             unsigned long long rng = 7;
             uint16_t init[1031], gb[1031], out[2][1031] = {{0}};
@@ -254,6 +383,7 @@ TEST(half_params) {
                 float v = (float)(2.0 * ct_t_uniform(&rng) - 1.0);
                 init[i] = dts[d] == CT_FLOAT16 ? ct_f32_to_f16(v) : ct_f32_to_bf16(v);
                 memset(&ref[i], 0, sizeof ref[i]);
+                ref[i].mu = 1.0;
             }
             ct_tensor *p[2], *g = NULL;
             ct_optim *opt[2];
@@ -393,9 +523,37 @@ TEST(errors) {
     b = ct_optim_options_default(CT_OPTIM_ADAGRAD);
     b.initial_accumulator_value = -3;
     expect_bad(b, 1, &p, CT_ERR_INVALID_ARG, "initial_accumulator_value -3");
+    b = ct_optim_options_default(CT_OPTIM_RMSPROP);
+    b.alpha = -1;
+    expect_bad(b, 1, &p, CT_ERR_INVALID_ARG, "rmsprop: invalid alpha -1");
+    b = ct_optim_options_default(CT_OPTIM_RMSPROP);
+    b.momentum = -0.5;
+    expect_bad(b, 1, &p, CT_ERR_INVALID_ARG, "rmsprop: invalid momentum -0.5");
+    b = ct_optim_options_default(CT_OPTIM_ADADELTA);
+    b.rho = 1.5;
+    expect_bad(b, 1, &p, CT_ERR_INVALID_ARG, "adadelta: invalid rho 1.5");
+    b = ct_optim_options_default(CT_OPTIM_NADAM);
+    b.momentum_decay = -1;
+    expect_bad(b, 1, &p, CT_ERR_INVALID_ARG, "nadam: invalid momentum_decay -1");
+    b = ct_optim_options_default(CT_OPTIM_ADAMAX);
+    b.beta1 = 1;
+    expect_bad(b, 1, &p, CT_ERR_INVALID_ARG, "adamax: invalid beta1 1");
+    b = ct_optim_options_default(CT_OPTIM_RADAM);
+    b.beta2 = 2;
+    expect_bad(b, 1, &p, CT_ERR_INVALID_ARG, "radam: invalid beta2 2");
+    /* a caller built against the struct before alpha..decoupled_weight_decay passes that size: the
+     * later fields are not read (defaults apply) */
+    b = ct_optim_options_default(CT_OPTIM_RMSPROP);
+    b.alpha = -7;
+    b.size = offsetof(ct_optim_options, alpha);
+    {
+        ct_optim *old = NULL;
+        CHECK_OK(ct_optim_create(ctx, &b, 1, &p, &old));
+        ct_optim_free(old);
+    }
     b = o;
-    b.kind = (ct_optim_kind)7;
-    expect_bad(b, 1, &p, CT_ERR_INVALID_ARG, "kind 7");
+    b.kind = (ct_optim_kind)9;
+    expect_bad(b, 1, &p, CT_ERR_INVALID_ARG, "kind 9");
     b = o;
     b.impl = (ct_optim_impl)5;
     expect_bad(b, 1, &p, CT_ERR_INVALID_ARG, "impl 5");
@@ -457,7 +615,7 @@ TEST(scalar_and_empty_params) {
         ct_tensor *ps[2] = {s, e}, *gr[2] = {gs, ge};
         ct_optim *opt;
         CHECK_OK(ct_optim_create(ctx, &o, 2, ps, &opt));
-        ref_el r = {v, 0, 0, 0};
+        ref_el r = {v, 0, 0, 0, 1.0};
         for (int step = 1; step <= 3; step++) {
             CHECK_OK(ct_optim_step(opt, gr));
             ref_step(&o, step, &r, gv);
@@ -550,6 +708,17 @@ TEST(defaults) {
     CHECK(g.lr == 1e-2 && g.eps == 1e-10 && g.lr_decay == 0 && g.initial_accumulator_value == 0);
     ct_optim_options s = ct_optim_options_default(CT_OPTIM_SGD);
     CHECK(s.momentum == 0 && s.dampening == 0 && !s.nesterov && s.weight_decay == 0);
+    /* torch.optim's defaults of the later optimizers */
+    ct_optim_options r = ct_optim_options_default(CT_OPTIM_RMSPROP);
+    CHECK(r.lr == 1e-2 && r.alpha == 0.99 && r.eps == 1e-8 && r.momentum == 0 && !r.centered);
+    ct_optim_options x = ct_optim_options_default(CT_OPTIM_ADAMAX);
+    CHECK(x.lr == 2e-3 && x.beta1 == 0.9 && x.beta2 == 0.999 && x.eps == 1e-8);
+    ct_optim_options na = ct_optim_options_default(CT_OPTIM_NADAM);
+    CHECK(na.lr == 2e-3 && na.momentum_decay == 4e-3 && !na.decoupled_weight_decay);
+    ct_optim_options ra = ct_optim_options_default(CT_OPTIM_RADAM);
+    CHECK(ra.lr == 1e-3 && ra.eps == 1e-8 && ra.weight_decay == 0);
+    ct_optim_options d = ct_optim_options_default(CT_OPTIM_ADADELTA);
+    CHECK(d.lr == 1.0 && d.rho == 0.9 && d.eps == 1e-6);
 }
 
 /* A FUSED step captured ONCE and replayed many times == the same number of eager FUSED steps ==
@@ -727,8 +896,13 @@ TEST(state_save_load) {
     int fd = mkstemp(path);
     CHECK(fd >= 0);
     close(fd);
-    ct_optim_kind kinds[4] = {CT_OPTIM_SGD, CT_OPTIM_ADAM, CT_OPTIM_ADAMW, CT_OPTIM_ADAGRAD};
-    for (int k = 0; k < 4; k++) {
+    /* RMSprop twice: with momentum and centered (3 slots), and centered alone (its grad_avg is
+     * the second slot) */
+    ct_optim_kind kinds[11] = {CT_OPTIM_SGD,      CT_OPTIM_ADAM,    CT_OPTIM_ADAMW,
+                               CT_OPTIM_ADAGRAD,  CT_OPTIM_RMSPROP, CT_OPTIM_RMSPROP,
+                               CT_OPTIM_ADAMAX,   CT_OPTIM_NADAM,   CT_OPTIM_RADAM,
+                               CT_OPTIM_ADADELTA, CT_OPTIM_NADAM};
+    for (int k = 0; k < 11; k++) {
         const int64_t n1 = 7, s2[2] = {3, 5};
         unsigned long long rng = 77 + (unsigned long long)k;
         float a0[7], b0[15], ga[7], gb[15];
@@ -742,9 +916,14 @@ TEST(state_save_load) {
         CHECK_OK(ct_tensor_zeros(ctx, CT_FLOAT32, 1, &n1, &GA));
         CHECK_OK(ct_tensor_zeros(ctx, CT_FLOAT32, 2, s2, &GB));
         ct_optim_options o = ct_optim_options_default(kinds[k]);
-        o.momentum = kinds[k] == CT_OPTIM_SGD ? 0.9 : 0;
+        o.momentum = kinds[k] == CT_OPTIM_SGD || k == 4 ? 0.9 : 0;
         o.amsgrad = kinds[k] == CT_OPTIM_ADAM;
+        o.centered = kinds[k] == CT_OPTIM_RMSPROP;
         o.lr = 0.05;
+        if (k == 10) { /* NAdam with decoupled weight decay */
+            o.weight_decay = 0.1;
+            o.decoupled_weight_decay = true;
+        }
         ct_tensor *ps[2] = {A, B}, *gs[2] = {GA, GB};
         ct_optim *opt = NULL, *fresh = NULL;
         CHECK_OK(ct_optim_create(ctx, &o, 2, ps, &opt));
@@ -789,7 +968,10 @@ TEST(state_save_load) {
         CHECK_MSG(memcmp(x, y, 15 * 4) == 0, "kind %d: resumed run differs (B)", k);
         /* mismatches */
         ct_optim *other = NULL;
-        ct_optim_options oo = ct_optim_options_default(kinds[(k + 1) % 4]);
+        ct_optim_options oo = ct_optim_options_default(kinds[k] == CT_OPTIM_ADAM ? CT_OPTIM_NADAM
+                                                       : kinds[k] == CT_OPTIM_NADAM
+                                                           ? CT_OPTIM_RADAM
+                                                           : (ct_optim_kind)((kinds[k] + 1) % 9));
         CHECK_OK(ct_optim_create(ctx, &oo, 2, ps, &other));
         CHECK_ST(ct_optim_load_state(other, path), CT_ERR_INVALID_ARG);
         CHECK(strstr(ct_ctx_last_error(ctx), "state") != NULL);
@@ -842,6 +1024,11 @@ int main(void) {
     RUN(parity_adam);
     RUN(parity_adamw);
     RUN(parity_adagrad);
+    RUN(parity_rmsprop);
+    RUN(parity_adamax);
+    RUN(parity_nadam);
+    RUN(parity_radam);
+    RUN(parity_adadelta);
     RUN(captured_once_replayed_many);
     RUN(grad_scaling);
     RUN(state_save_load);

@@ -5,6 +5,7 @@
 #include "backends/cpu/eigh_cpu.h"
 #include "backends/cpu/kernels/attn_kernels.h"
 #include "backends/cpu/kernels/mx_kernels.h"
+#include "backends/cpu/kernels/optim_kernels.h"
 #include "backends/cpu/kernels/sparse_kernels.h"
 #include "tensor/tensor_impl.h"
 
@@ -297,28 +298,25 @@ static bool ct__check_domain(const ct_op_desc *op, const char **rule) {
     }
     case CT_OP_OPTIM_STEP: {
         *rule = "optim_step: contiguous param f32/f16/bf16 and grad of its shape and dtype, kind "
-                "ints[0] & 0xff in 0..3, contiguous f32 state of slots * numel(param) values "
-                "(SGD without momentum: absent), f64 schedule holding index ints[1], grad_scale "
-                "and found_inf f32 of one element or absent";
+                "ints[0] & 0xff an optimizer kind, contiguous f32 state of slots * numel(param) "
+                "values (SGD without momentum: absent), f64 schedule of the hyper-parameters and "
+                "2 * ints[2] values (ints[1] < ints[2] the parameter's index), grad_scale and "
+                "found_inf f32 of one element or absent";
         const ct_operand *p = &o[0], *st = &o[1], *sch = &o[2], *g = &o[3];
         const int64_t kind = op->ints[0] & 0xff, flags = (int64_t)((uint64_t)op->ints[0] >> 8);
-        if (kind < 0 || kind > 3 || op->compute_dtype != CT_FLOAT32) return false;
+        if (kind < 0 || kind >= CT_K_OPT_KINDS || op->compute_dtype != CT_FLOAT32) return false;
         if (!ct__mx_float(p->dtype) || g->dtype != p->dtype || !ct__same_shape(p, g) ||
             !ct__is_contiguous(p) || !ct__is_contiguous(g))
             return false;
         if (sch->dtype != CT_FLOAT64 || !ct__is_contiguous(sch) || op->ints[1] < 0 ||
-            op->ints[1] > INT64_MAX - 64 ||
-            ct__numel(sch->ndim, sch->shape) <=
-                8 + op->ints[1]) /* 8 hyper-parameters, then steps */
+            op->ints[2] <= op->ints[1] || op->ints[2] > (INT64_MAX - 64) / 2 ||
+            ct__numel(sch->ndim, sch->shape) < CT_K_OH_N + 2 * op->ints[2])
             return false;
         for (int i = 4; i < 4 + op->n_in - 1; i++)
             if (o[i].data && (o[i].dtype != CT_FLOAT32 || ct__numel(o[i].ndim, o[i].shape) != 1))
                 return false;
         const int64_t n = ct__numel(p->ndim, p->shape);
-        const int64_t slots = kind == 0      ? ((flags & 4) ? 1 : 0)
-                              : kind == 3    ? 1
-                              : (flags & 32) ? 3
-                                             : 2;
+        const int64_t slots = ct_k_optim_slots((int)kind, (unsigned)flags);
         if (!st->data) return slots == 0;
         return st->dtype == CT_FLOAT32 && ct__is_contiguous(st) && n <= INT64_MAX / 4 &&
                ct__numel(st->ndim, st->shape) >= slots * n;

@@ -23,21 +23,21 @@ struct ct_optim {
     ct_ctx *ctx;
     ct_optim_options o;
     int n;
-    int nslots; /* state slots per parameter: SGD momentum 1 (else 0), Adam 2 (+1 amsgrad), Adagrad
-                   1 */
+    int nslots; /* state slots per parameter (ct_k_optim_slots) */
     ct_tensor **params;
     ct_tensor **state;                    /* per parameter: f32 [nslots * numel] or NULL */
     ct_tensor *(*slot)[CT_OPT_MAX_SLOTS]; /* views of state[i] shaped as params[i] */
     /* The schedule (f64 [CT_K_OH_N + n]): hyper-parameters, then each parameter's step count. The
      * fused kernel reads and counts it when it runs; lr is a 0-d view of its first value and
      * step_view[i] of parameter i's count. */
-    ct_tensor *sched, *lr, **step_view;
+    ct_tensor *sched, *lr, **step_view, **mu_view;
     double *host; /* FOREACH's host copy of the schedule (read before each eager step; a captured
                      FOREACH step bakes the values it had at capture) */
     ct_tensor *grad_scale, *found_inf; /* retained, or NULL */
 };
 
-static const char *const ct__optim_names[4] = {"sgd", "adam", "adamw", "adagrad"};
+static const char *const ct__optim_names[CT_K_OPT_KINDS] = {
+    "sgd", "adam", "adamw", "adagrad", "rmsprop", "adamax", "nadam", "radam", "adadelta"};
 
 ct_optim_options ct_optim_options_default(ct_optim_kind kind) {
     ct_optim_options o;
@@ -49,11 +49,21 @@ ct_optim_options ct_optim_options_default(ct_optim_kind kind) {
     o.beta1 = 0.9;
     o.beta2 = 0.999;
     o.eps = 1e-8;
+    o.alpha = 0.99;
+    o.rho = 0.9;
+    o.momentum_decay = 4e-3;
     switch (kind) {
     case CT_OPTIM_ADAMW: o.weight_decay = 1e-2; break;
     case CT_OPTIM_ADAGRAD:
         o.lr = 1e-2;
         o.eps = 1e-10;
+        break;
+    case CT_OPTIM_RMSPROP: o.lr = 1e-2; break;
+    case CT_OPTIM_ADAMAX:
+    case CT_OPTIM_NADAM: o.lr = 2e-3; break;
+    case CT_OPTIM_ADADELTA:
+        o.lr = 1.0;
+        o.eps = 1e-6;
         break;
     default: break;
     }
@@ -62,7 +72,7 @@ ct_optim_options ct_optim_options_default(ct_optim_kind kind) {
 
 /* torch.optim's checks, each naming the option and its value. */
 static ct_status ct__optim_check(ct_ctx *ctx, const ct_optim_options *o) {
-    if ((int)o->kind < CT_OPTIM_SGD || (int)o->kind > CT_OPTIM_ADAGRAD)
+    if ((int)o->kind < CT_OPTIM_SGD || (int)o->kind > CT_OPTIM_ADADELTA)
         return ct__set_error(ctx, CT_ERR_INVALID_ARG, "optim: kind %d is not an optimizer kind",
                              (int)o->kind);
     if ((int)o->impl != CT_OPTIM_IMPL_FUSED && (int)o->impl != CT_OPTIM_IMPL_FOREACH)
@@ -89,7 +99,11 @@ static ct_status ct__optim_check(ct_ctx *ctx, const ct_optim_options *o) {
         break;
     case CT_OPTIM_ADAM:
     case CT_OPTIM_ADAMW:
+    case CT_OPTIM_ADAMAX:
+    case CT_OPTIM_NADAM:
+    case CT_OPTIM_RADAM:
         CT__OPT_NONNEG(eps)
+        if (o->kind == CT_OPTIM_NADAM) CT__OPT_NONNEG(momentum_decay)
         if (!(o->beta1 >= 0 && o->beta1 < 1))
             return ct__set_error(ctx, CT_ERR_INVALID_ARG,
                                  "optim %s: invalid beta1 %g (must be in [0, 1))", k, o->beta1);
@@ -101,6 +115,17 @@ static ct_status ct__optim_check(ct_ctx *ctx, const ct_optim_options *o) {
         CT__OPT_NONNEG(eps)
         CT__OPT_NONNEG(lr_decay)
         CT__OPT_NONNEG(initial_accumulator_value)
+        break;
+    case CT_OPTIM_RMSPROP:
+        CT__OPT_NONNEG(eps)
+        CT__OPT_NONNEG(momentum)
+        CT__OPT_NONNEG(alpha)
+        break;
+    case CT_OPTIM_ADADELTA:
+        CT__OPT_NONNEG(eps)
+        if (!(o->rho >= 0 && o->rho <= 1))
+            return ct__set_error(ctx, CT_ERR_INVALID_ARG,
+                                 "optim adadelta: invalid rho %g (must be in [0, 1])", o->rho);
         break;
     }
 #undef CT__OPT_NONNEG
@@ -117,6 +142,7 @@ void ct_optim_free(ct_optim *opt) {
         if (opt->state) ct_tensor_release(opt->state[i]);
         if (opt->params) ct_tensor_release(opt->params[i]);
         if (opt->step_view) ct_tensor_release(opt->step_view[i]);
+        if (opt->mu_view) ct_tensor_release(opt->mu_view[i]);
     }
     ct_tensor_release(opt->lr);
     ct_tensor_release(opt->sched);
@@ -126,9 +152,12 @@ void ct_optim_free(ct_optim *opt) {
     ct__free(ctx, opt->state);
     ct__free(ctx, opt->params);
     ct__free(ctx, opt->step_view);
+    ct__free(ctx, opt->mu_view);
     ct__free(ctx, opt->host);
     ct__free(ctx, opt);
 }
+
+static unsigned ct__optim_flags(const ct_optim_options *o);
 
 static void *ct__optim_zalloc(ct_ctx *ctx, size_t n) {
     void *p = ct__alloc(ctx, n ? n : 1, 16);
@@ -158,8 +187,8 @@ static ct_status ct__optim_make_state(ct_optim *opt, int i) {
     return st;
 }
 
-/* The schedule tensor on the parameters' device, its lr view and one step-count view per
- * parameter (all 0-d). */
+/* The schedule tensor on the parameters' device, its lr view and one step-count and one
+ * mu_product view per parameter (all 0-d). */
 static ct_status ct__optim_make_sched(ct_optim *opt) {
     ct_ctx *ctx = opt->ctx;
     const ct_optim_options *o = &opt->o;
@@ -172,7 +201,12 @@ static ct_status ct__optim_make_sched(ct_optim *opt) {
     h[CT_K_OH_BETA2] = o->beta2;
     h[CT_K_OH_EPS] = o->eps;
     h[CT_K_OH_LR_DECAY] = o->lr_decay;
-    int64_t len = CT_K_OH_N + opt->n;
+    h[CT_K_OH_ALPHA] = o->alpha;
+    h[CT_K_OH_RHO] = o->rho;
+    h[CT_K_OH_MOMENTUM_DECAY] = o->momentum_decay;
+    for (int i = 0; i < opt->n; i++)
+        h[CT_K_OH_N + opt->n + i] = 1.0; /* mu_product */
+    int64_t len = CT_K_OH_N + 2 * (int64_t)opt->n;
     ct_tensor *host = NULL;
     ct_status st = ct_tensor_from_host(ctx, h, CT_FLOAT64, 1, &len, &host);
     if (st != CT_OK) return st;
@@ -185,11 +219,14 @@ static ct_status ct__optim_make_sched(ct_optim *opt) {
         ct_tensor_release(host);
         if (st != CT_OK) return st;
     }
-    for (int i = -1; i < opt->n && st == CT_OK; i++) {
+    for (int i = -1; i < 2 * opt->n && st == CT_OK; i++) {
         ct_tensor *nar = NULL;
         st = ct_tensor_narrow(ctx, opt->sched, 0, i < 0 ? CT_K_OH_LR : CT_K_OH_N + i, 1, &nar);
         if (st == CT_OK)
-            st = ct_tensor_view(ctx, nar, 0, NULL, i < 0 ? &opt->lr : &opt->step_view[i]);
+            st = ct_tensor_view(ctx, nar, 0, NULL,
+                                i < 0        ? &opt->lr
+                                : i < opt->n ? &opt->step_view[i]
+                                             : &opt->mu_view[i - opt->n]);
         ct_tensor_release(nar);
     }
     return st;
@@ -247,19 +284,16 @@ ct_status ct_optim_create(ct_ctx *ctx, const ct_optim_options *opts, int n_param
     opt->ctx = ctx;
     opt->o = o;
     opt->n = n_params;
-    switch (o.kind) {
-    case CT_OPTIM_SGD: opt->nslots = o.momentum != 0 ? 1 : 0; break;
-    case CT_OPTIM_ADAM:
-    case CT_OPTIM_ADAMW: opt->nslots = o.amsgrad ? 3 : 2; break;
-    case CT_OPTIM_ADAGRAD: opt->nslots = 1; break;
-    }
+    opt->nslots = ct_k_optim_slots((int)o.kind, ct__optim_flags(&o));
     size_t np = (size_t)n_params;
     opt->params = ct__optim_zalloc(ctx, np * sizeof *opt->params);
     opt->state = ct__optim_zalloc(ctx, np * sizeof *opt->state);
     opt->slot = ct__optim_zalloc(ctx, np * sizeof *opt->slot);
     opt->step_view = ct__optim_zalloc(ctx, np * sizeof *opt->step_view);
-    opt->host = ct__optim_zalloc(ctx, (CT_K_OH_N + np) * sizeof *opt->host);
-    if (!opt->params || !opt->state || !opt->slot || !opt->step_view || !opt->host) {
+    opt->mu_view = ct__optim_zalloc(ctx, np * sizeof *opt->mu_view);
+    opt->host = ct__optim_zalloc(ctx, (CT_K_OH_N + 2 * np) * sizeof *opt->host);
+    if (!opt->params || !opt->state || !opt->slot || !opt->step_view || !opt->mu_view ||
+        !opt->host) {
         ct_optim_free(opt);
         return ct__set_error(ctx, CT_ERR_OOM, "optim_create: out of memory");
     }
@@ -282,14 +316,23 @@ ct_status ct_optim_create(ct_ctx *ctx, const ct_optim_options *opts, int n_param
 static unsigned ct__optim_flags(const ct_optim_options *o) {
     unsigned f = (o->maximize ? CT_K_OPT_MAXIMIZE : 0u) | (o->weight_decay != 0 ? CT_K_OPT_WD : 0u);
     if (o->kind == CT_OPTIM_SGD && o->momentum != 0) f |= CT_K_OPT_MOMENTUM;
+    if (o->kind == CT_OPTIM_RMSPROP && o->momentum > 0) f |= CT_K_OPT_MOMENTUM;
     if (o->kind == CT_OPTIM_SGD && o->nesterov) f |= CT_K_OPT_NESTEROV;
     if ((o->kind == CT_OPTIM_ADAM || o->kind == CT_OPTIM_ADAMW) && o->amsgrad)
         f |= CT_K_OPT_AMSGRAD;
+    if (o->kind == CT_OPTIM_RMSPROP && o->centered) f |= CT_K_OPT_CENTERED;
+    if ((o->kind == CT_OPTIM_NADAM || o->kind == CT_OPTIM_RADAM) && o->decoupled_weight_decay)
+        f |= CT_K_OPT_DECOUPLED;
     return f;
 }
 
-static const int ct__optim_kkind[4] = {CT_K_OPT_SGD, CT_K_OPT_ADAM, CT_K_OPT_ADAMW,
-                                       CT_K_OPT_ADAGRAD};
+/* ct_optim_kind and the kernel's CT_K_OPT_* are the same numbers */
+_Static_assert((int)CT_OPTIM_ADADELTA == (int)CT_K_OPT_ADADELTA &&
+                   (int)CT_OPTIM_RMSPROP == (int)CT_K_OPT_RMSPROP &&
+                   (int)CT_OPTIM_ADAGRAD == (int)CT_K_OPT_ADAGRAD &&
+                   (int)CT_OPTIM_SGD == (int)CT_K_OPT_SGD,
+               "optimizer kinds");
+#define ct__optim_kkind(k) ((int)(k))
 
 static void ct__optim_operand(ct_operand *op, ct_tensor *t) {
     op->data = t ? ct_tensor_data_ptr(t) : NULL;
@@ -315,8 +358,9 @@ static ct_status ct__optim_fused(ct_optim *opt, int i, ct_tensor *grad) {
     if (n_in >= 2) ct__optim_operand(&d.operands[4], opt->grad_scale);
     if (n_in >= 3) ct__optim_operand(&d.operands[5], opt->found_inf);
     d.compute_dtype = CT_FLOAT32;
-    d.ints[0] = (int64_t)ct__optim_kkind[opt->o.kind] | (int64_t)ct__optim_flags(&opt->o) << 8;
+    d.ints[0] = (int64_t)ct__optim_kkind(opt->o.kind) | (int64_t)ct__optim_flags(&opt->o) << 8;
     d.ints[1] = i;
+    d.ints[2] = opt->n;
     opt->params[i]->storage->version++; /* an in-place write (autograd's saved-tensor check) */
     st = ct__submit(ctx, ct_tensor_device(opt->params[i]), &d);
     /* the kernel unscaled a copy: hand the unscaled grads back as for a contiguous grad */
@@ -344,6 +388,11 @@ static ct_tensor *ct__fe_keep(ct__fe *f, ct_status st, ct_tensor *r) {
 }
 /* the comma operators sequence the call before r is read */
 #define FE(call) (f.st != CT_OK ? NULL : (r = NULL, cs = (call), ct__fe_keep(&f, cs, r)))
+/* m = lerp(m, g, w = h.f[1]) as torch.lerp: w < 0.5 ? m + w*(g-m) : g - (1-w)*(g-m) */
+#define FE_LERP(m, g)                                                                              \
+    (D_ = FE(ct_sub(ctx, (g), (m), &r)),                                                           \
+     (h.flags & CT_K_OPT_LERP_HI) ? FE(ct_add_scaled(ctx, (g), D_, -(1.0 - (double)h.f[1]), &r))   \
+                                  : FE(ct_add_scaled(ctx, (m), D_, (double)h.f[1], &r)))
 #define FE_COPY(dst, src)                                                                          \
     do {                                                                                           \
         if (f.st == CT_OK) f.st = ct_tensor_copy_(ctx, (dst), (src));                              \
@@ -354,10 +403,11 @@ static ct_status ct__optim_foreach(ct_optim *opt, int i, ct_tensor *grad) {
     const ct_optim_options *o = &opt->o;
     const double step = opt->host[CT_K_OH_N + i] + 1.0;
     ct_k_optim_hp h;
-    ct_k_optim_hp_make(ct__optim_kkind[o->kind], ct__optim_flags(o), opt->host, step, &h);
+    ct_k_optim_hp_make(ct__optim_kkind(o->kind), ct__optim_flags(o), opt->host, step,
+                       opt->host[CT_K_OH_N + opt->n + i], &h);
     ct__fe f = {.n = 0, .st = CT_OK};
     ct_status cs = CT_OK;
-    ct_tensor *r = NULL, *param = opt->params[i];
+    ct_tensor *r = NULL, *D_ = NULL, *param = opt->params[i];
     ct_tensor *const *sl = opt->slot[i];
     bool f32 = ct_tensor_dtype(param) == CT_FLOAT32;
     ct_tensor *P = f32 ? param : FE(ct_cast(ctx, param, CT_FLOAT32, &r));
@@ -388,11 +438,7 @@ static ct_status ct__optim_foreach(ct_optim *opt, int i, ct_tensor *grad) {
     case CT_OPTIM_ADAMW: {
         if (wd && o->kind == CT_OPTIM_ADAMW) P = FE(ct_mul_scalar(ctx, P, h.f[0], &r));
         if (wd && o->kind == CT_OPTIM_ADAM) G = FE(ct_add_scaled(ctx, G, P, o->weight_decay, &r));
-        /* m = lerp(m, g, w) as torch.lerp: w < 0.5 ? m + w*(g-m) : g - (1-w)*(g-m) */
-        double w = h.f[1];
-        ct_tensor *D = FE(ct_sub(ctx, G, sl[0], &r));
-        ct_tensor *M = (h.flags & CT_K_OPT_LERP_HI) ? FE(ct_add_scaled(ctx, G, D, -(1.0 - w), &r))
-                                                    : FE(ct_add_scaled(ctx, sl[0], D, w, &r));
+        ct_tensor *M = FE_LERP(sl[0], G);
         FE_COPY(sl[0], M);
         ct_tensor *T = FE(ct_mul_scalar(ctx, sl[1], h.f[2], &r));
         ct_tensor *V = FE(ct_addcmul(ctx, T, G, G, h.f[3], &r));
@@ -417,10 +463,102 @@ static ct_status ct__optim_foreach(ct_optim *opt, int i, ct_tensor *grad) {
         P = FE(ct_addcdiv(ctx, P, G, D, h.f[6], &r));
         break;
     }
+    case CT_OPTIM_RMSPROP: {
+        if (wd) G = FE(ct_add_scaled(ctx, G, P, o->weight_decay, &r));
+        ct_tensor *T = FE(ct_mul_scalar(ctx, sl[0], h.f[1], &r));
+        ct_tensor *S = FE(ct_addcmul(ctx, T, G, G, h.f[2], &r)); /* alpha sq + (1-alpha) g^2 */
+        FE_COPY(sl[0], S);
+        int k = 1;
+        ct_tensor *B = (h.flags & CT_K_OPT_MOMENTUM) ? sl[k++] : NULL;
+        ct_tensor *GA = (h.flags & CT_K_OPT_CENTERED) ? sl[k++] : NULL, *A;
+        if (GA) {
+            ct_tensor *U = FE(ct_mul_scalar(ctx, GA, h.f[1], &r));
+            U = FE(ct_add_scaled(ctx, U, G, h.f[2], &r));
+            FE_COPY(GA, U);
+            A = FE(ct_addcmul(ctx, S, U, U, -1.0, &r));
+            A = FE(ct_sqrt(ctx, A, &r));
+        } else {
+            A = FE(ct_sqrt(ctx, S, &r));
+        }
+        A = FE(ct_add_scalar(ctx, A, h.f[5], &r));
+        if (B) {
+            ct_tensor *U = FE(ct_mul_scalar(ctx, B, h.f[3], &r));
+            U = FE(ct_addcdiv(ctx, U, G, A, 1.0, &r));
+            FE_COPY(B, U);
+            P = FE(ct_add_scaled(ctx, P, U, h.f[4], &r));
+        } else {
+            P = FE(ct_addcdiv(ctx, P, G, A, h.f[4], &r));
+        }
+        break;
+    }
+    case CT_OPTIM_ADAMAX: {
+        if (wd) G = FE(ct_add_scaled(ctx, G, P, o->weight_decay, &r));
+        ct_tensor *M = FE_LERP(sl[0], G);
+        FE_COPY(sl[0], M);
+        ct_tensor *T = FE(ct_mul_scalar(ctx, sl[1], h.f[2], &r));
+        ct_tensor *A = FE(ct_abs(ctx, G, &r));
+        A = FE(ct_add_scalar(ctx, A, h.f[5], &r));
+        ct_tensor *U = FE(ct_maximum(ctx, T, A, &r));
+        FE_COPY(sl[1], U);
+        P = FE(ct_addcdiv(ctx, P, M, U, h.f[6], &r));
+        break;
+    }
+    case CT_OPTIM_NADAM:
+    case CT_OPTIM_RADAM: {
+        bool dec = (h.flags & CT_K_OPT_DECOUPLED) != 0;
+        if (wd && dec) P = FE(ct_mul_scalar(ctx, P, h.f[0], &r));
+        if (wd && !dec) G = FE(ct_add_scaled(ctx, G, P, o->weight_decay, &r));
+        ct_tensor *M = FE_LERP(sl[0], G);
+        FE_COPY(sl[0], M);
+        ct_tensor *T = FE(ct_mul_scalar(ctx, sl[1], h.f[2], &r));
+        ct_tensor *V = FE(ct_addcmul(ctx, T, G, G, h.f[3], &r));
+        FE_COPY(sl[1], V);
+        if (o->kind == CT_OPTIM_NADAM) { /* d = sqrt(v / bc2) + eps; p += c1 g/d + c2 m/d */
+            ct_tensor *Q = FE(ct_div_scalar(ctx, V, h.f[4], &r));
+            Q = FE(ct_sqrt(ctx, Q, &r));
+            Q = FE(ct_add_scalar(ctx, Q, h.f[5], &r));
+            P = FE(ct_addcdiv(ctx, P, G, Q, h.f[6], &r));
+            P = FE(ct_addcdiv(ctx, P, M, Q, h.f[7], &r));
+            break;
+        }
+        /* RAdam: e = m / bc1 * lr (* (1 / (sqrt(v) + eps)) * sqrt(bc2) * rect); p = p - e */
+        ct_tensor *E = FE(ct_div_scalar(ctx, M, h.f[4], &r));
+        E = FE(ct_mul_scalar(ctx, E, h.f[6], &r));
+        if (h.flags & CT_K_OPT_RECT) {
+            ct_tensor *Q = FE(ct_sqrt(ctx, V, &r));
+            Q = FE(ct_add_scalar(ctx, Q, h.f[5], &r));
+            Q = FE(ct_reciprocal(ctx, Q, &r));
+            Q = FE(ct_mul_scalar(ctx, Q, h.f[7], &r));
+            E = FE(ct_mul(ctx, E, Q, &r));
+            E = FE(ct_mul_scalar(ctx, E, h.f[8], &r));
+        }
+        P = FE(ct_sub(ctx, P, E, &r));
+        break;
+    }
+    case CT_OPTIM_ADADELTA: {
+        if (wd) G = FE(ct_add_scaled(ctx, G, P, o->weight_decay, &r));
+        ct_tensor *T = FE(ct_mul_scalar(ctx, sl[0], h.f[1], &r));
+        ct_tensor *S = FE(ct_addcmul(ctx, T, G, G, h.f[2], &r));
+        FE_COPY(sl[0], S);
+        ct_tensor *SD = FE(ct_add_scalar(ctx, S, h.f[5], &r));
+        SD = FE(ct_sqrt(ctx, SD, &r));
+        ct_tensor *D = FE(ct_add_scalar(ctx, sl[1], h.f[5], &r));
+        D = FE(ct_sqrt(ctx, D, &r));
+        D = FE(ct_div(ctx, D, SD, &r));
+        D = FE(ct_mul(ctx, D, G, &r)); /* sqrt(acc + eps) / sqrt(sq + eps) * g */
+        ct_tensor *T2 = FE(ct_mul_scalar(ctx, sl[1], h.f[1], &r));
+        ct_tensor *A = FE(ct_addcmul(ctx, T2, D, D, h.f[2], &r));
+        FE_COPY(sl[1], A);
+        P = FE(ct_add_scaled(ctx, P, D, h.f[4], &r));
+        break;
+    }
     }
     FE_COPY(param, P);
     if (f.st == CT_OK) f.st = ct_add_scalar_(ctx, opt->step_view[i], 1.0);
+    if (f.st == CT_OK && o->kind == CT_OPTIM_NADAM)
+        f.st = ct_tensor_fill_(ctx, opt->mu_view[i], h.mu_product);
     if (f.st == CT_OK) opt->host[CT_K_OH_N + i] = step;
+    if (f.st == CT_OK) opt->host[CT_K_OH_N + opt->n + i] = h.mu_product;
     for (int k = 0; k < f.n; k++)
         ct_tensor_release(f.t[k]);
     return f.st;
@@ -486,7 +624,7 @@ static ct_status ct__optim_step(ct_optim *opt, ct_tensor *const *grads) {
         }
         if (!capturing) {
             ct_status st = ct_tensor_to_host(opt->sched, opt->host,
-                                             (size_t)(CT_K_OH_N + opt->n) * sizeof(double));
+                                             (size_t)(CT_K_OH_N + 2 * opt->n) * sizeof(double));
             if (st != CT_OK) return st;
         }
     }
@@ -554,39 +692,60 @@ ct_status ct_optim_step_count(const ct_optim *opt, int i, int64_t *out) {
 
 /* ---- state files (safetensors) ---- */
 
-static const char *const ct__optim_slot_names[4][CT_OPT_MAX_SLOTS] = {
-    {"momentum_buffer"},
-    {"exp_avg", "exp_avg_sq", "max_exp_avg_sq"},
-    {"exp_avg", "exp_avg_sq", "max_exp_avg_sq"},
-    {"sum"}};
+/* torch's state names of slot s (in ct_k_optim_slots' order) */
+static const char *ct__optim_slot_name(const ct_optim *opt, int s) {
+    static const char *const names[CT_K_OPT_KINDS][CT_OPT_MAX_SLOTS] = {
+        {"momentum_buffer"},
+        {"exp_avg", "exp_avg_sq", "max_exp_avg_sq"},
+        {"exp_avg", "exp_avg_sq", "max_exp_avg_sq"},
+        {"sum"},
+        {"square_avg", "momentum_buffer", "grad_avg"},
+        {"exp_avg", "exp_inf"},
+        {"exp_avg", "exp_avg_sq"},
+        {"exp_avg", "exp_avg_sq"},
+        {"square_avg", "acc_delta"}};
+    if (opt->o.kind == CT_OPTIM_RMSPROP && s == 1 && !(opt->o.momentum > 0)) return "grad_avg";
+    return names[opt->o.kind][s];
+}
+/* Saved as metadata; the last three came with RMSprop / Adadelta / NAdam and may be absent from
+ * older files (the optimizer's values stay). */
 static const char *const ct__optim_hyper_names[CT_K_OH_N] = {
-    "lr", "momentum", "dampening", "weight_decay", "beta1", "beta2", "eps", "lr_decay"};
+    "lr",  "momentum", "dampening", "weight_decay", "beta1",         "beta2",
+    "eps", "lr_decay", "alpha",     "rho",          "momentum_decay"};
+enum { CT__OPT_HYPER_REQUIRED = CT_K_OH_ALPHA };
 
 ct_status ct_optim_save_state(const ct_optim *opt, const char *path) {
     if (!opt) return CT_ERR_INVALID_ARG;
     ct_ctx *ctx = opt->ctx;
     ct__clear_error(ctx);
     if (!path) return ct__set_error(ctx, CT_ERR_INVALID_ARG, "optim_save_state: path is NULL");
-    const int per = 1 + opt->nslots, total = opt->n * per;
-    double *sched = ct__optim_zalloc(ctx, (size_t)(CT_K_OH_N + opt->n) * sizeof(double));
+    const bool mu = opt->o.kind == CT_OPTIM_NADAM;
+    const int per = 1 + mu + opt->nslots, total = opt->n * per;
+    const size_t slen = (size_t)(CT_K_OH_N + 2 * opt->n);
+    double *sched = ct__optim_zalloc(ctx, slen * sizeof(double));
     char(*names)[48] = ct__optim_zalloc(ctx, (size_t)total * sizeof *names);
     const char **np = ct__optim_zalloc(ctx, (size_t)total * sizeof *np);
     const ct_tensor **ts = ct__optim_zalloc(ctx, (size_t)total * sizeof *ts);
-    ct_tensor **steps = ct__optim_zalloc(ctx, (size_t)opt->n * sizeof *steps);
+    ct_tensor **steps = ct__optim_zalloc(ctx, (size_t)(2 * opt->n) * sizeof *steps);
     ct_status st = CT_OK;
     if (!sched || !names || !np || !ts || !steps)
         st = ct__set_error(ctx, CT_ERR_OOM, "optim_save_state: out of memory");
-    if (st == CT_OK)
-        st = ct_tensor_to_host(opt->sched, sched, (size_t)(CT_K_OH_N + opt->n) * sizeof(double));
+    if (st == CT_OK) st = ct_tensor_to_host(opt->sched, sched, slen * sizeof(double));
     for (int i = 0; i < opt->n && st == CT_OK; i++) {
         st = ct_tensor_from_host(ctx, &sched[CT_K_OH_N + i], CT_FLOAT64, 0, NULL, &steps[i]);
         int k = i * per;
         snprintf(names[k], sizeof names[k], "state.%d.step", i);
         ts[k] = steps[i];
+        if (mu && st == CT_OK) {
+            st = ct_tensor_from_host(ctx, &sched[CT_K_OH_N + opt->n + i], CT_FLOAT64, 0, NULL,
+                                     &steps[opt->n + i]);
+            snprintf(names[k + 1], sizeof names[k + 1], "state.%d.mu_product", i);
+            ts[k + 1] = steps[opt->n + i];
+        }
         for (int s = 0; s < opt->nslots; s++) {
-            snprintf(names[k + 1 + s], sizeof names[k + 1 + s], "state.%d.%s", i,
-                     ct__optim_slot_names[opt->o.kind][s]);
-            ts[k + 1 + s] = opt->slot[i][s];
+            snprintf(names[k + 1 + mu + s], sizeof names[k + 1 + mu + s], "state.%d.%s", i,
+                     ct__optim_slot_name(opt, s));
+            ts[k + 1 + mu + s] = opt->slot[i][s];
         }
     }
     if (st == CT_OK) {
@@ -611,7 +770,7 @@ ct_status ct_optim_save_state(const ct_optim *opt, const char *path) {
             np[k] = names[k];
         st = ct_safetensors_save(ctx, path, total, np, ts, meta);
     }
-    for (int i = 0; steps && i < opt->n; i++)
+    for (int i = 0; steps && i < 2 * opt->n; i++)
         ct_tensor_release(steps[i]);
     ct__free(ctx, steps);
     ct__free(ctx, ts);
@@ -635,7 +794,8 @@ ct_status ct_optim_load_state(ct_optim *opt, const char *path) {
     char want_n[16], want_fl[16];
     snprintf(want_n, sizeof want_n, "%d", opt->n);
     snprintf(want_fl, sizeof want_fl, "%u", ct__optim_flags(&opt->o));
-    double *sched = ct__optim_zalloc(ctx, (size_t)(CT_K_OH_N + opt->n) * sizeof(double));
+    const size_t slen = (size_t)(CT_K_OH_N + 2 * opt->n);
+    double *sched = ct__optim_zalloc(ctx, slen * sizeof(double));
     if (!sched)
         st = ct__set_error(ctx, CT_ERR_OOM, "optim_load_state: out of memory");
     else if (!kind || !np || !fl)
@@ -658,11 +818,18 @@ ct_status ct_optim_load_state(ct_optim *opt, const char *path) {
     else if (strcmp(fl, want_fl) != 0)
         st = ct__set_error(ctx, CT_ERR_INVALID_ARG,
                            "optim_load_state: %s was saved with other structural options "
-                           "(momentum, nesterov, amsgrad, weight decay or maximize differ: flags "
+                           "(momentum, nesterov, amsgrad, centered, decoupled weight decay, weight "
+                           "decay or maximize differ: flags "
                            "%s, this optimizer %s)",
                            path, fl, want_fl);
+    if (st == CT_OK) { /* the current values of what the file may lack, and mu_product 1 */
+        st = ct_tensor_to_host(opt->sched, sched, slen * sizeof(double));
+        for (int i = 0; i < opt->n; i++)
+            sched[CT_K_OH_N + opt->n + i] = 1.0;
+    }
     for (int h = 0; h < CT_K_OH_N && st == CT_OK; h++) {
         const char *v = ct_safetensors_metadata(f, ct__optim_hyper_names[h]);
+        if (!v && h >= CT__OPT_HYPER_REQUIRED) continue;
         char *end = NULL;
         double d = v ? strtod(v, &end) : 0;
         if (!v || end == v || *end || !isfinite(d))
@@ -672,18 +839,22 @@ ct_status ct_optim_load_state(ct_optim *opt, const char *path) {
             sched[h] = d;
     }
     /* read and check every tensor before changing anything */
-    const int per = 1 + opt->nslots;
+    const bool mu = opt->o.kind == CT_OPTIM_NADAM;
+    const int per = 1 + mu + opt->nslots;
     ct_tensor **ts = NULL;
     if (st == CT_OK) {
         ts = ct__optim_zalloc(ctx, (size_t)(opt->n * per) * sizeof *ts);
         if (!ts) st = ct__set_error(ctx, CT_ERR_OOM, "optim_load_state: out of memory");
     }
     for (int i = 0; i < opt->n && st == CT_OK; i++)
-        for (int s = -1; s < opt->nslots && st == CT_OK; s++) {
+        for (int s = -1 - mu; s < opt->nslots && st == CT_OK; s++) {
+            /* s = -2: mu_product (NAdam), -1: step, >= 0: the state slots */
             char name[48];
             snprintf(name, sizeof name, "state.%d.%s", i,
-                     s < 0 ? "step" : ct__optim_slot_names[opt->o.kind][s]);
-            ct_tensor **t = &ts[i * per + 1 + s];
+                     s == -2 ? "mu_product"
+                     : s < 0 ? "step"
+                             : ct__optim_slot_name(opt, s));
+            ct_tensor **t = &ts[i * per + 1 + mu + s];
             st = ct_safetensors_get(f, name, t);
             if (st == CT_ERR_INDEX)
                 st = ct__set_error(ctx, CT_ERR_FORMAT, "optim_load_state: %s lacks %s", path, name);
@@ -703,7 +874,16 @@ ct_status ct_optim_load_state(ct_optim *opt, const char *path) {
                     s < 0 ? "one float64 step count" : "float32 of its shape");
                 break;
             }
-            if (s < 0) {
+            if (s == -2) {
+                double v = 0;
+                st = ct_tensor_to_host(*t, &v, sizeof v);
+                if (st == CT_OK && !(v >= 0 && v <= 1))
+                    st = ct__set_error(ctx, CT_ERR_FORMAT,
+                                       "optim_load_state: %s is %g (a product of momentum "
+                                       "coefficients lies in [0, 1])",
+                                       name, v);
+                sched[CT_K_OH_N + opt->n + i] = v;
+            } else if (s < 0) {
                 double v = 0;
                 st = ct_tensor_to_host(*t, &v, sizeof v);
                 if (st == CT_OK && !(v >= 0 && v <= 9007199254740992.0 && v == floor(v)))
@@ -713,14 +893,14 @@ ct_status ct_optim_load_state(ct_optim *opt, const char *path) {
         }
     ct_tensor *host = NULL;
     if (st == CT_OK) {
-        int64_t len = CT_K_OH_N + opt->n;
+        int64_t len = (int64_t)slen;
         st = ct_tensor_from_host(ctx, sched, CT_FLOAT64, 1, &len, &host);
     }
     if (st == CT_OK) st = ct_tensor_copy_(ctx, opt->sched, host);
     for (int i = 0; i < opt->n && st == CT_OK; i++)
         for (int s = 0; s < opt->nslots && st == CT_OK; s++)
-            st = ct_tensor_copy_(ctx, opt->slot[i][s], ts[i * per + 1 + s]);
-    if (st == CT_OK) memcpy(opt->host, sched, (size_t)(CT_K_OH_N + opt->n) * sizeof(double));
+            st = ct_tensor_copy_(ctx, opt->slot[i][s], ts[i * per + 1 + mu + s]);
+    if (st == CT_OK) memcpy(opt->host, sched, slen * sizeof(double));
     ct_tensor_release(host);
     for (int k = 0; ts && k < opt->n * per; k++)
         ct_tensor_release(ts[k]);

@@ -67,12 +67,14 @@ ct_status ct_k_optim(const ct_op_desc *op, const ct_k_isa *isa) {
     if (fi && fi->data && *(const float *)fi->data != 0.0f) return CT_OK; /* found_inf: skip */
     ct_k_optim_job j;
     const int kind = (int)(op->ints[0] & 0xff);
-    if (kind < CT_K_OPT_SGD || kind > CT_K_OPT_ADAGRAD || op->ints[1] < 0)
+    if (kind < CT_K_OPT_SGD || kind >= CT_K_OPT_KINDS || op->ints[1] < 0 ||
+        op->ints[2] <= op->ints[1])
         return CT_ERR_UNSUPPORTED;
-    double *sched = sch->data;
+    double *sched = sch->data, *mu = &sched[CT_K_OH_N + op->ints[2] + op->ints[1]];
     double step = sched[CT_K_OH_N + op->ints[1]] + 1.0;
     sched[CT_K_OH_N + op->ints[1]] = step;
-    ct_k_optim_hp_make(kind, (unsigned)((uint64_t)op->ints[0] >> 8), sched, step, &j.h);
+    ct_k_optim_hp_make(kind, (unsigned)((uint64_t)op->ints[0] >> 8), sched, step, *mu, &j.h);
+    *mu = j.h.mu_product;
     j.fn = isa == &ct_k_isa_avx512 ? ct_k_avx512_optim_f32
            : isa == &ct_k_isa_avx2 ? ct_k_avx2_optim_f32
                                    : ct_k_ref_optim_f32;
