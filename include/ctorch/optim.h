@@ -83,6 +83,100 @@ CT_API ct_status ct_optim_load_state(ct_optim *opt, const char *path);
 /* Free the optimizer and its state, release the parameters (NULL is a no-op). */
 CT_API void ct_optim_free(ct_optim *opt);
 
+/* ---- gradient clipping (torch.nn.utils) ---- */
+
+/* torch.nn.utils.clip_grad_norm_: total = the norm_type-norm (inf allowed) of the per-grad
+ * norms of the non-NULL grads[0..n); each grad *= min(1, max_norm / (total + 1e-6)) in place
+ * (torch's rounding: reciprocal, then times max_norm). *total_norm (optional) gets the total as a
+ * 0-d tensor (float32 0 when every grad is NULL). error_if_nonfinite: a NaN / inf total fails with
+ * CT_ERR_INVALID_ARG and torch's message, grads untouched (a host read: not capturable). Runs
+ * under no_grad; capturable otherwise. */
+CT_API ct_status ct_clip_grad_norm_(ct_ctx *ctx, int n, ct_tensor *const *grads, double max_norm,
+                                    double norm_type, bool error_if_nonfinite,
+                                    ct_tensor **total_norm);
+/* torch.nn.utils.clip_grad_value_: clamp every non-NULL grad in place to [-clip_value,
+ * clip_value] (floating grads; complex refused as torch). */
+CT_API ct_status ct_clip_grad_value_(ct_ctx *ctx, int n, ct_tensor *const *grads,
+                                     double clip_value);
+
+/* ---- learning-rate schedulers (torch.optim.lr_scheduler) ---- */
+
+/* The schedulers of torch.optim.lr_scheduler, with its chainable (recursive) formulas, so the
+ * learning rates equal torch's bit for bit (docs/optim.md). A scheduler writes the optimizer's
+ * lr (and, for ONE_CYCLE, its momentum or beta1) in the schedule tensor: a captured FUSED step
+ * replayed after a scheduler step uses the new value. Scheduler steps are host calls (refused
+ * while capturing). */
+typedef enum {
+    CT_LR_LAMBDA,               /* lr = initial_lr * lr_lambda(epoch) */
+    CT_LR_MULTIPLICATIVE,       /* lr *= lr_lambda(epoch) for epoch > 0 */
+    CT_LR_STEP,                 /* lr *= gamma every step_size epochs */
+    CT_LR_MULTISTEP,            /* lr *= gamma^(times epoch is in milestones) */
+    CT_LR_CONSTANT,             /* lr * factor until total_iters */
+    CT_LR_LINEAR,               /* factor from start_factor to end_factor over total_iters */
+    CT_LR_EXPONENTIAL,          /* lr *= gamma every epoch */
+    CT_LR_POLYNOMIAL,           /* (1 - epoch / total_iters)^power decay */
+    CT_LR_COSINE_ANNEALING,     /* cosine from initial_lr to eta_min over T_max */
+    CT_LR_COSINE_WARM_RESTARTS, /* SGDR: cosine restarted after T_0, T_0 T_mult, ... */
+    CT_LR_ONE_CYCLE,            /* the 1cycle policy (lr and momentum / beta1) */
+    CT_LR_REDUCE_ON_PLATEAU     /* lr *= factor when a metric stops improving */
+} ct_lr_scheduler_kind;
+
+/* Scheduler options (torch's argument names; each kind reads its own). */
+typedef struct {
+    size_t size; /* sizeof(ct_lr_scheduler_options) */
+    ct_lr_scheduler_kind kind;
+    double (*lr_lambda)(int64_t epoch, void *user); /* LAMBDA, MULTIPLICATIVE */
+    void *user;
+    int64_t step_size;         /* STEP */
+    double gamma;              /* STEP, MULTISTEP, EXPONENTIAL (0.1) */
+    const int64_t *milestones; /* MULTISTEP: n_milestones epochs (copied; repeats count) */
+    int n_milestones;
+    double factor;                   /* CONSTANT (1/3), REDUCE_ON_PLATEAU (0.1) */
+    int64_t total_iters;             /* CONSTANT, LINEAR, POLYNOMIAL (5) */
+    double start_factor, end_factor; /* LINEAR (1/3, 1) */
+    double power;                    /* POLYNOMIAL (1) */
+    int64_t T_max;                   /* COSINE_ANNEALING */
+    double eta_min;                  /* COSINE_ANNEALING, COSINE_WARM_RESTARTS (0) */
+    int64_t T_0, T_mult;             /* COSINE_WARM_RESTARTS (T_mult 1) */
+    /* ONE_CYCLE: max_lr and total_steps required; pct_start 0.3, cosine annealing unless
+     * anneal_linear, cycle_momentum true (momentum of SGD / RMSprop, beta1 of the Adam family)
+     * between base_momentum 0.85 and max_momentum 0.95, div_factor 25, final_div_factor 1e4 */
+    double max_lr;
+    int64_t total_steps;
+    double pct_start;
+    bool anneal_linear, cycle_momentum, three_phase;
+    double base_momentum, max_momentum, div_factor, final_div_factor;
+    /* REDUCE_ON_PLATEAU: mode "min" unless mode_max, threshold_mode "rel" unless threshold_abs,
+     * patience 10, threshold 1e-4, cooldown 0, min_lr 0, eps 1e-8 */
+    bool mode_max, threshold_abs;
+    int64_t patience, cooldown;
+    double threshold, min_lr, eps;
+} ct_lr_scheduler_options;
+
+typedef struct ct_lr_scheduler ct_lr_scheduler;
+
+/* torch's defaults for `kind` (required values left 0: step_size, T_max, T_0, max_lr,
+ * total_steps, lr_lambda). */
+CT_API ct_lr_scheduler_options ct_lr_scheduler_options_default(ct_lr_scheduler_kind kind);
+/* A scheduler of opt (borrowed: free the scheduler first). As torch's constructor it takes the
+ * first step at once (epoch 0: e.g. LINEAR multiplies lr by start_factor). CT_ERR_INVALID_ARG
+ * names a bad option (torch's checks, plus step_size / T_max >= 1). */
+CT_API ct_status ct_lr_scheduler_create(ct_optim *opt, const ct_lr_scheduler_options *opts,
+                                        ct_lr_scheduler **out);
+/* scheduler.step(): the next epoch's learning rate (and momentum) into the optimizer. Not for
+ * REDUCE_ON_PLATEAU (use ct_lr_scheduler_step_metric). ONE_CYCLE past total_steps fails. */
+CT_API ct_status ct_lr_scheduler_step(ct_lr_scheduler *s);
+/* COSINE_WARM_RESTARTS' scheduler.step(epoch) with a fractional epoch (epoch + i / iters). */
+CT_API ct_status ct_lr_scheduler_step_epoch(ct_lr_scheduler *s, double epoch);
+/* REDUCE_ON_PLATEAU's scheduler.step(metric) (NaN counts as no improvement, as torch). */
+CT_API ct_status ct_lr_scheduler_step_metric(ct_lr_scheduler *s, double metric);
+/* get_last_lr()[0]: the learning rate the last step set (NAN for NULL). */
+CT_API double ct_lr_scheduler_last_lr(const ct_lr_scheduler *s);
+/* last_epoch: 0 after create, + 1 per step (-1 for NULL). */
+CT_API int64_t ct_lr_scheduler_last_epoch(const ct_lr_scheduler *s);
+/* Free the scheduler (NULL is a no-op); the optimizer keeps its current values. */
+CT_API void ct_lr_scheduler_free(ct_lr_scheduler *s);
+
 #ifdef __cplusplus
 }
 #endif

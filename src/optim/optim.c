@@ -17,24 +17,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define CT_OPT_MAX_SLOTS 3
-
-struct ct_optim {
-    ct_ctx *ctx;
-    ct_optim_options o;
-    int n;
-    int nslots; /* state slots per parameter (ct_k_optim_slots) */
-    ct_tensor **params;
-    ct_tensor **state;                    /* per parameter: f32 [nslots * numel] or NULL */
-    ct_tensor *(*slot)[CT_OPT_MAX_SLOTS]; /* views of state[i] shaped as params[i] */
-    /* The schedule (f64 [CT_K_OH_N + n]): hyper-parameters, then each parameter's step count. The
-     * fused kernel reads and counts it when it runs; lr is a 0-d view of its first value and
-     * step_view[i] of parameter i's count. */
-    ct_tensor *sched, *lr, **step_view, **mu_view;
-    double *host; /* FOREACH's host copy of the schedule (read before each eager step; a captured
-                     FOREACH step bakes the values it had at capture) */
-    ct_tensor *grad_scale, *found_inf; /* retained, or NULL */
-};
+#include "optim/optim_impl.h"
 
 static const char *const ct__optim_names[CT_K_OPT_KINDS] = {
     "sgd", "adam", "adamw", "adagrad", "rmsprop", "adamax", "nadam", "radam", "adadelta"};
@@ -284,6 +267,7 @@ ct_status ct_optim_create(ct_ctx *ctx, const ct_optim_options *opts, int n_param
     opt->ctx = ctx;
     opt->o = o;
     opt->n = n_params;
+    opt->initial_lr = NAN;
     opt->nslots = ct_k_optim_slots((int)o.kind, ct__optim_flags(&o));
     size_t np = (size_t)n_params;
     opt->params = ct__optim_zalloc(ctx, np * sizeof *opt->params);
@@ -638,6 +622,25 @@ static ct_status ct__optim_step(ct_optim *opt, ct_tensor *const *grads) {
 }
 
 ct_tensor *ct_optim_lr(ct_optim *opt) { return opt ? opt->lr : NULL; }
+
+ct_status ct__optim_hyper(ct_optim *opt, int idx, const double *set, double *get) {
+    ct_ctx *ctx = opt->ctx;
+    if (ct__any_capture(ctx)) /* a refusal before anything is recorded: the capture stays valid */
+        return ct__set_error_keep_capture(
+            ctx, CT_ERR_UNSUPPORTED,
+            "lr_scheduler: a scheduler step reads and writes the optimizer's "
+            "hyper-parameters on the host and cannot be captured (step it between "
+            "replays: a captured FUSED step reads the new values)");
+    ct_tensor *nar = NULL, *v = NULL;
+    ct_status st = ct_tensor_narrow(ctx, opt->sched, 0, idx, 1, &nar);
+    if (st == CT_OK) st = ct_tensor_view(ctx, nar, 0, NULL, &v);
+    if (st == CT_OK && get) st = ct_tensor_to_host(v, get, sizeof *get);
+    if (st == CT_OK && set) st = ct_tensor_fill_(ctx, v, *set);
+    if (st == CT_OK && set) opt->host[idx] = *set;
+    ct_tensor_release(v);
+    ct_tensor_release(nar);
+    return st;
+}
 
 ct_status ct_optim_set_grad_scaling(ct_optim *opt, ct_tensor *grad_scale, ct_tensor *found_inf) {
     if (!opt) return CT_ERR_INVALID_ARG;

@@ -1,0 +1,495 @@
+/* Learning-rate schedulers (include/ctorch/optim.h): torch.optim.lr_scheduler's chainable get_lr
+ * formulas evaluated in double in torch's order (Python floats are doubles and its math.cos / **
+ * are libm's cos / pow), so every learning rate equals torch's bit for bit
+ * (tests/test_lr_scheduler.c against torch 1.13). The scheduler reads the optimizer's current lr
+ * from its schedule tensor and writes the new one there (ct__optim_hyper). */
+#include "backends/cpu/kernels/optim_kernels.h"
+#include "core/internal.h"
+#include "optim/optim_impl.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+struct ct_lr_scheduler {
+    ct_optim *opt;
+    ct_lr_scheduler_options o;
+    int64_t *milestones; /* MULTISTEP: a copy */
+    int64_t last_epoch, step_count;
+    double base_lr, last_lr;
+    /* COSINE_WARM_RESTARTS */
+    double T_cur, T_i;
+    /* ONE_CYCLE: the phases' end steps and their (start, end) lr and momentum */
+    int n_phases;
+    double end_step[3], lr_from[3], lr_to[3], m_from[3], m_to[3];
+    int momentum_idx; /* CT_K_OH_MOMENTUM or CT_K_OH_BETA1 */
+    /* REDUCE_ON_PLATEAU */
+    double best;
+    int64_t num_bad, cooldown_counter;
+};
+
+static const char *const ct__lr_names[] = {"LambdaLR",
+                                           "MultiplicativeLR",
+                                           "StepLR",
+                                           "MultiStepLR",
+                                           "ConstantLR",
+                                           "LinearLR",
+                                           "ExponentialLR",
+                                           "PolynomialLR",
+                                           "CosineAnnealingLR",
+                                           "CosineAnnealingWarmRestarts",
+                                           "OneCycleLR",
+                                           "ReduceLROnPlateau"};
+
+ct_lr_scheduler_options ct_lr_scheduler_options_default(ct_lr_scheduler_kind kind) {
+    ct_lr_scheduler_options o;
+    memset(&o, 0, sizeof o);
+    o.size = sizeof o;
+    o.kind = kind;
+    o.gamma = 0.1;
+    o.factor = kind == CT_LR_REDUCE_ON_PLATEAU ? 0.1 : 1.0 / 3.0;
+    o.total_iters = 5;
+    o.start_factor = 1.0 / 3.0;
+    o.end_factor = 1.0;
+    o.power = 1.0;
+    o.T_mult = 1;
+    o.pct_start = 0.3;
+    o.cycle_momentum = true;
+    o.base_momentum = 0.85;
+    o.max_momentum = 0.95;
+    o.div_factor = 25.0;
+    o.final_div_factor = 1e4;
+    o.patience = 10;
+    o.threshold = 1e-4;
+    o.eps = 1e-8;
+    return o;
+}
+
+/* Python's a % b for b > 0 (the result has b's sign). */
+static int64_t ct__pymod(int64_t a, int64_t b) {
+    int64_t r = a % b;
+    return r < 0 ? r + b : r;
+}
+
+/* ONE_CYCLE's anneal_func */
+static double ct__anneal(bool linear, double start, double end, double pct) {
+    if (linear) return (end - start) * pct + start;
+    double cos_out = cos(M_PI * pct) + 1.0;
+    return end + (start - end) / 2.0 * cos_out;
+}
+
+static ct_status ct__lr_get(ct_lr_scheduler *s, double *lr) {
+    return ct__optim_hyper(s->opt, CT_K_OH_LR, NULL, lr);
+}
+
+/* get_lr() at s->last_epoch from the current lr; ONE_CYCLE also gives its momentum. */
+static ct_status ct__lr_compute(ct_lr_scheduler *s, double lr, double *out, double *mom) {
+    const ct_lr_scheduler_options *o = &s->o;
+    ct_ctx *ctx = s->opt->ctx;
+    const int64_t e = s->last_epoch;
+    *out = lr;
+    switch (o->kind) {
+    case CT_LR_LAMBDA: *out = s->base_lr * o->lr_lambda(e, o->user); break;
+    case CT_LR_MULTIPLICATIVE:
+        if (e > 0) *out = lr * o->lr_lambda(e, o->user);
+        break;
+    case CT_LR_STEP:
+        if (e != 0 && e % o->step_size == 0) *out = lr * o->gamma;
+        break;
+    case CT_LR_MULTISTEP: {
+        int64_t c = 0;
+        for (int i = 0; i < o->n_milestones; i++)
+            c += s->milestones[i] == e;
+        if (c) *out = lr * pow(o->gamma, (double)c);
+        break;
+    }
+    case CT_LR_CONSTANT:
+        if (e == 0)
+            *out = lr * o->factor;
+        else if (e == o->total_iters)
+            *out = lr * (1.0 / o->factor);
+        break;
+    case CT_LR_LINEAR:
+        if (e == 0)
+            *out = lr * o->start_factor;
+        else if (e <= o->total_iters)
+            *out = lr * (1.0 + (o->end_factor - o->start_factor) /
+                                   ((double)o->total_iters * o->start_factor +
+                                    (double)(e - 1) * (o->end_factor - o->start_factor)));
+        break;
+    case CT_LR_EXPONENTIAL:
+        if (e != 0) *out = lr * o->gamma;
+        break;
+    case CT_LR_POLYNOMIAL:
+        if (e != 0 && e <= o->total_iters) {
+            const double t = (double)o->total_iters;
+            *out = lr * pow((1.0 - (double)e / t) / (1.0 - (double)(e - 1) / t), o->power);
+        }
+        break;
+    case CT_LR_COSINE_ANNEALING: {
+        const double T = (double)o->T_max, eta = o->eta_min;
+        if (e == 0) break;
+        if (ct__pymod(e - 1 - o->T_max, 2 * o->T_max) == 0)
+            *out = lr + (s->base_lr - eta) * (1.0 - cos(M_PI / T)) / 2.0;
+        else
+            *out = (1.0 + cos(M_PI * (double)e / T)) / (1.0 + cos(M_PI * (double)(e - 1) / T)) *
+                       (lr - eta) +
+                   eta;
+        break;
+    }
+    case CT_LR_COSINE_WARM_RESTARTS:
+        *out = o->eta_min + (s->base_lr - o->eta_min) * (1.0 + cos(M_PI * s->T_cur / s->T_i)) / 2.0;
+        break;
+    case CT_LR_ONE_CYCLE: {
+        if (e > o->total_steps)
+            return ct__set_error(ctx, CT_ERR_INVALID_ARG,
+                                 "OneCycleLR: Tried to step %lld times. The specified number of "
+                                 "total steps is %lld",
+                                 (long long)(e + 1), (long long)o->total_steps);
+        double start = 0;
+        for (int i = 0; i < s->n_phases; i++) {
+            const double end = s->end_step[i];
+            if ((double)e <= end || i == s->n_phases - 1) {
+                const double pct = ((double)e - start) / (end - start);
+                *out = ct__anneal(o->anneal_linear, s->lr_from[i], s->lr_to[i], pct);
+                *mom = ct__anneal(o->anneal_linear, s->m_from[i], s->m_to[i], pct);
+                break;
+            }
+            start = end;
+        }
+        break;
+    }
+    case CT_LR_REDUCE_ON_PLATEAU: break;
+    }
+    return CT_OK;
+}
+
+/* Set the computed lr (and ONE_CYCLE's momentum) into the optimizer. */
+static ct_status ct__lr_apply(ct_lr_scheduler *s) {
+    double lr = 0, out = 0, mom = NAN;
+    ct_status st = ct__lr_get(s, &lr);
+    if (st == CT_OK) st = ct__lr_compute(s, lr, &out, &mom);
+    if (st == CT_OK && s->o.kind == CT_LR_ONE_CYCLE && s->o.cycle_momentum)
+        st = ct__optim_hyper(s->opt, s->momentum_idx, &mom, NULL);
+    if (st == CT_OK) st = ct__optim_hyper(s->opt, CT_K_OH_LR, &out, NULL);
+    if (st == CT_OK) s->last_lr = out;
+    return st;
+}
+
+/* torch's constructor checks, plus what would divide by zero there. */
+static ct_status ct__lr_check(ct_ctx *ctx, const ct_optim *opt, const ct_lr_scheduler_options *o) {
+    const char *k = ct__lr_names[o->kind];
+#define CT__LR_BAD(...) return ct__set_error(ctx, CT_ERR_INVALID_ARG, __VA_ARGS__)
+    switch (o->kind) {
+    case CT_LR_LAMBDA:
+    case CT_LR_MULTIPLICATIVE:
+        if (!o->lr_lambda) CT__LR_BAD("%s: lr_lambda is NULL", k);
+        break;
+    case CT_LR_STEP:
+        if (o->step_size < 1)
+            CT__LR_BAD("%s: step_size %lld must be >= 1", k, (long long)o->step_size);
+        break;
+    case CT_LR_MULTISTEP:
+        if (o->n_milestones < 0 || (o->n_milestones > 0 && !o->milestones))
+            CT__LR_BAD("%s: %s", k,
+                       o->n_milestones < 0 ? "n_milestones is negative" : "milestones is NULL");
+        break;
+    case CT_LR_CONSTANT:
+        if (!(o->factor >= 0 && o->factor <= 1))
+            CT__LR_BAD(
+                "%s: Constant multiplicative factor expected to be between 0 and 1 (factor %g).", k,
+                o->factor);
+        if (o->total_iters < 0)
+            CT__LR_BAD("%s: total_iters %lld is negative", k, (long long)o->total_iters);
+        break;
+    case CT_LR_LINEAR:
+        if (!(o->start_factor > 0 && o->start_factor <= 1))
+            CT__LR_BAD("%s: Starting multiplicative factor expected to be greater than 0 and less "
+                       "or equal to 1 (start_factor %g).",
+                       k, o->start_factor);
+        if (!(o->end_factor >= 0 && o->end_factor <= 1))
+            CT__LR_BAD(
+                "%s: Ending multiplicative factor expected to be between 0 and 1 (end_factor %g).",
+                k, o->end_factor);
+        if (o->total_iters < 0)
+            CT__LR_BAD("%s: total_iters %lld is negative", k, (long long)o->total_iters);
+        break;
+    case CT_LR_EXPONENTIAL: break;
+    case CT_LR_POLYNOMIAL:
+        if (o->total_iters < 1)
+            CT__LR_BAD("%s: total_iters %lld must be >= 1", k, (long long)o->total_iters);
+        break;
+    case CT_LR_COSINE_ANNEALING:
+        if (o->T_max < 1) CT__LR_BAD("%s: T_max %lld must be >= 1", k, (long long)o->T_max);
+        break;
+    case CT_LR_COSINE_WARM_RESTARTS:
+        if (o->T_0 < 1)
+            CT__LR_BAD("%s: Expected positive integer T_0, but got %lld", k, (long long)o->T_0);
+        if (o->T_mult < 1)
+            CT__LR_BAD("%s: Expected integer T_mult >= 1, but got %lld", k, (long long)o->T_mult);
+        break;
+    case CT_LR_ONE_CYCLE:
+        if (o->total_steps < 1)
+            CT__LR_BAD("%s: Expected positive integer total_steps, but got %lld", k,
+                       (long long)o->total_steps);
+        if (!(o->pct_start >= 0 && o->pct_start <= 1))
+            CT__LR_BAD("%s: Expected float between 0 and 1 pct_start, but got %g", k, o->pct_start);
+        if (!(o->max_lr >= 0) || isinf(o->max_lr))
+            CT__LR_BAD("%s: invalid max_lr %g", k, o->max_lr);
+        if (!(o->div_factor > 0) || !(o->final_div_factor > 0))
+            CT__LR_BAD("%s: div_factor %g and final_div_factor %g must be > 0", k, o->div_factor,
+                       o->final_div_factor);
+        if (o->cycle_momentum) {
+            ct_optim_kind ok = opt->o.kind;
+            bool has = ok == CT_OPTIM_SGD || ok == CT_OPTIM_RMSPROP || ok == CT_OPTIM_ADAM ||
+                       ok == CT_OPTIM_ADAMW || ok == CT_OPTIM_ADAMAX || ok == CT_OPTIM_NADAM ||
+                       ok == CT_OPTIM_RADAM;
+            if (!has)
+                CT__LR_BAD(
+                    "%s: optimizer must support momentum with `cycle_momentum` option enabled", k);
+            if ((ok == CT_OPTIM_SGD || ok == CT_OPTIM_RMSPROP) && !(opt->o.momentum > 0))
+                CT__LR_BAD("%s: cycle_momentum needs an optimizer created with a momentum > 0 "
+                           "(its momentum buffer is part of the structure chosen at creation)",
+                           k);
+            if (!(o->base_momentum >= 0 && o->base_momentum < 1) ||
+                !(o->max_momentum >= 0 && o->max_momentum < 1))
+                CT__LR_BAD("%s: base_momentum %g and max_momentum %g must be in [0, 1)", k,
+                           o->base_momentum, o->max_momentum);
+        }
+        break;
+    case CT_LR_REDUCE_ON_PLATEAU:
+        if (!(o->factor < 1.0)) CT__LR_BAD("%s: Factor should be < 1.0.", k);
+        if (!(o->factor >= 0)) CT__LR_BAD("%s: factor %g is negative", k, o->factor);
+        if (o->patience < 0 || o->cooldown < 0)
+            CT__LR_BAD("%s: patience %lld and cooldown %lld must be >= 0", k,
+                       (long long)o->patience, (long long)o->cooldown);
+        if (isnan(o->threshold) || isnan(o->min_lr) || isnan(o->eps))
+            CT__LR_BAD("%s: threshold, min_lr and eps must not be NaN", k);
+        break;
+    }
+#undef CT__LR_BAD
+    return CT_OK;
+}
+
+void ct_lr_scheduler_free(ct_lr_scheduler *s) {
+    if (!s) return;
+    ct_ctx *ctx = s->opt->ctx;
+    ct__free(ctx, s->milestones);
+    ct__free(ctx, s);
+}
+
+ct_status ct_lr_scheduler_create(ct_optim *opt, const ct_lr_scheduler_options *opts,
+                                 ct_lr_scheduler **out) {
+    if (!opt) return CT_ERR_INVALID_ARG;
+    ct_ctx *ctx = opt->ctx;
+    ct__clear_error(ctx);
+    if (!opts || !out)
+        return ct__set_error(ctx, CT_ERR_INVALID_ARG, "lr_scheduler_create: NULL %s",
+                             !opts ? "options" : "out");
+    *out = NULL;
+    if (opts->size < offsetof(ct_lr_scheduler_options, lr_lambda) ||
+        opts->size > sizeof(ct_lr_scheduler_options))
+        return ct__set_error(ctx, CT_ERR_INVALID_ARG,
+                             "lr_scheduler_create: options.size %zu is not "
+                             "sizeof(ct_lr_scheduler_options) = %zu",
+                             opts->size, sizeof(ct_lr_scheduler_options));
+    if ((int)opts->kind < CT_LR_LAMBDA || (int)opts->kind > CT_LR_REDUCE_ON_PLATEAU)
+        return ct__set_error(ctx, CT_ERR_INVALID_ARG,
+                             "lr_scheduler_create: kind %d is not a scheduler kind",
+                             (int)opts->kind);
+    ct_lr_scheduler_options o = ct_lr_scheduler_options_default(opts->kind);
+    memcpy(&o, opts, opts->size);
+    o.size = sizeof o;
+    ct_status st = ct__lr_check(ctx, opt, &o);
+    if (st != CT_OK) return st;
+    ct_lr_scheduler *s = ct__alloc(ctx, sizeof *s, 16);
+    if (!s) return ct__set_error(ctx, CT_ERR_OOM, "lr_scheduler_create: out of memory");
+    memset(s, 0, sizeof *s);
+    s->opt = opt;
+    s->o = o;
+    if (o.kind == CT_LR_MULTISTEP && o.n_milestones > 0) {
+        s->milestones = ct__alloc(ctx, sizeof(int64_t) * (size_t)o.n_milestones, 16);
+        if (!s->milestones) {
+            ct__free(ctx, s);
+            return ct__set_error(ctx, CT_ERR_OOM, "lr_scheduler_create: out of memory");
+        }
+        memcpy(s->milestones, o.milestones, sizeof(int64_t) * (size_t)o.n_milestones);
+    }
+    s->o.milestones = s->milestones;
+    double lr = 0;
+    st = ct__lr_get(s, &lr);
+    if (st != CT_OK) {
+        ct_lr_scheduler_free(s);
+        return st;
+    }
+    s->last_lr = lr;
+    if (o.kind == CT_LR_REDUCE_ON_PLATEAU) { /* no initial step */
+        s->best = o.mode_max ? -INFINITY : INFINITY;
+        *out = s;
+        return CT_OK;
+    }
+    /* torch: param_group.setdefault('initial_lr', lr) (OneCycleLR sets it first), base_lr =
+     * initial_lr, then the initial step to epoch 0 */
+    if (o.kind == CT_LR_ONE_CYCLE) {
+        const double initial = o.max_lr / o.div_factor, min_lr = initial / o.final_div_factor;
+        const double tot = (double)o.total_steps;
+        opt->initial_lr = initial;
+        s->momentum_idx = (opt->o.kind == CT_OPTIM_SGD || opt->o.kind == CT_OPTIM_RMSPROP)
+                              ? CT_K_OH_MOMENTUM
+                              : CT_K_OH_BETA1;
+        const double mx = o.max_momentum, bs = o.base_momentum;
+        if (o.three_phase) {
+            s->n_phases = 3;
+            s->end_step[0] = o.pct_start * tot - 1.0;
+            s->end_step[1] = 2.0 * o.pct_start * tot - 2.0;
+            s->end_step[2] = tot - 1.0;
+            const double lf[3] = {initial, o.max_lr, initial}, lt[3] = {o.max_lr, initial, min_lr};
+            const double mf[3] = {mx, bs, mx}, mt[3] = {bs, mx, mx};
+            memcpy(s->lr_from, lf, sizeof lf);
+            memcpy(s->lr_to, lt, sizeof lt);
+            memcpy(s->m_from, mf, sizeof mf);
+            memcpy(s->m_to, mt, sizeof mt);
+        } else {
+            s->n_phases = 2;
+            s->end_step[0] = o.pct_start * tot - 1.0;
+            s->end_step[1] = tot - 1.0;
+            const double lf[2] = {initial, o.max_lr}, lt[2] = {o.max_lr, min_lr};
+            const double mf[2] = {mx, bs}, mt[2] = {bs, mx};
+            memcpy(s->lr_from, lf, sizeof lf);
+            memcpy(s->lr_to, lt, sizeof lt);
+            memcpy(s->m_from, mf, sizeof mf);
+            memcpy(s->m_to, mt, sizeof mt);
+        }
+        if (o.cycle_momentum) st = ct__optim_hyper(opt, s->momentum_idx, &mx, NULL);
+    } else if (isnan(opt->initial_lr)) {
+        opt->initial_lr = lr;
+    }
+    s->base_lr = opt->initial_lr;
+    s->last_epoch = 0;
+    s->step_count = 1;
+    s->T_i = (double)o.T_0;
+    s->T_cur = 0;
+    if (st == CT_OK) st = ct__lr_apply(s);
+    if (st != CT_OK) {
+        ct_lr_scheduler_free(s);
+        return st;
+    }
+    *out = s;
+    return CT_OK;
+}
+
+ct_status ct_lr_scheduler_step(ct_lr_scheduler *s) {
+    if (!s) return CT_ERR_INVALID_ARG;
+    ct_ctx *ctx = s->opt->ctx;
+    ct__clear_error(ctx);
+    if (s->o.kind == CT_LR_REDUCE_ON_PLATEAU)
+        return ct__set_error(ctx, CT_ERR_INVALID_ARG,
+                             "lr_scheduler_step: ReduceLROnPlateau steps on a metric "
+                             "(ct_lr_scheduler_step_metric)");
+    const int64_t e0 = s->last_epoch;
+    const double tc0 = s->T_cur, ti0 = s->T_i;
+    s->last_epoch++;
+    s->step_count++;
+    if (s->o.kind == CT_LR_COSINE_WARM_RESTARTS) {
+        s->T_cur = s->T_cur + 1.0;
+        if (s->T_cur >= s->T_i) {
+            s->T_cur = s->T_cur - s->T_i;
+            s->T_i = s->T_i * (double)s->o.T_mult;
+        }
+    }
+    ct_status st = ct__lr_apply(s);
+    if (st != CT_OK) { /* nothing advanced */
+        s->last_epoch = e0;
+        s->step_count--;
+        s->T_cur = tc0;
+        s->T_i = ti0;
+    }
+    return st;
+}
+
+ct_status ct_lr_scheduler_step_epoch(ct_lr_scheduler *s, double epoch) {
+    if (!s) return CT_ERR_INVALID_ARG;
+    ct_ctx *ctx = s->opt->ctx;
+    ct__clear_error(ctx);
+    if (s->o.kind != CT_LR_COSINE_WARM_RESTARTS)
+        return ct__set_error(ctx, CT_ERR_UNSUPPORTED,
+                             "lr_scheduler_step_epoch: only CosineAnnealingWarmRestarts takes an "
+                             "epoch (torch deprecates it for the others)");
+    if (!(epoch >= 0) || isinf(epoch) || epoch > 9007199254740992.0)
+        return ct__set_error(ctx, CT_ERR_INVALID_ARG,
+                             "lr_scheduler_step_epoch: Expected non-negative epoch, but got %g",
+                             epoch);
+    const double T0 = (double)s->o.T_0, Tm = (double)s->o.T_mult;
+    const double tc0 = s->T_cur, ti0 = s->T_i;
+    const int64_t e0 = s->last_epoch;
+    if (epoch >= T0) {
+        if (s->o.T_mult == 1) {
+            s->T_cur = fmod(epoch, T0); /* Python's % of non-negative values */
+        } else {
+            const double n = floor(log(epoch / T0 * (Tm - 1.0) + 1.0) / log(Tm));
+            const double p = pow(Tm, n);
+            s->T_cur = epoch - T0 * (p - 1.0) / (Tm - 1.0);
+            s->T_i = T0 * p;
+        }
+    } else {
+        s->T_i = T0;
+        s->T_cur = epoch;
+    }
+    s->last_epoch = (int64_t)floor(epoch);
+    s->step_count++;
+    ct_status st = ct__lr_apply(s);
+    if (st != CT_OK) {
+        s->T_cur = tc0;
+        s->T_i = ti0;
+        s->last_epoch = e0;
+        s->step_count--;
+    }
+    return st;
+}
+
+ct_status ct_lr_scheduler_step_metric(ct_lr_scheduler *s, double metric) {
+    if (!s) return CT_ERR_INVALID_ARG;
+    ct_ctx *ctx = s->opt->ctx;
+    ct__clear_error(ctx);
+    const ct_lr_scheduler_options *o = &s->o;
+    if (o->kind != CT_LR_REDUCE_ON_PLATEAU)
+        return ct__set_error(ctx, CT_ERR_INVALID_ARG,
+                             "lr_scheduler_step_metric: only ReduceLROnPlateau steps on a metric "
+                             "(%s: ct_lr_scheduler_step)",
+                             ct__lr_names[o->kind]);
+    double lr = 0;
+    ct_status st = ct__lr_get(s, &lr); /* also refuses a capture before anything changes */
+    if (st != CT_OK) return st;
+    bool better;
+    if (!o->mode_max)
+        better = o->threshold_abs ? metric < s->best - o->threshold
+                                  : metric < s->best * (1.0 - o->threshold);
+    else
+        better = o->threshold_abs ? metric > s->best + o->threshold
+                                  : metric > s->best * (o->threshold + 1.0);
+    s->last_epoch++;
+    if (better) {
+        s->best = metric;
+        s->num_bad = 0;
+    } else {
+        s->num_bad++;
+    }
+    if (s->cooldown_counter > 0) {
+        s->cooldown_counter--;
+        s->num_bad = 0;
+    }
+    if (s->num_bad > o->patience) {
+        double nl = lr * o->factor;
+        if (o->min_lr > nl) nl = o->min_lr; /* Python's max(old * factor, min_lr) */
+        if (lr - nl > o->eps) st = ct__optim_hyper(s->opt, CT_K_OH_LR, &nl, NULL);
+        if (st == CT_OK && lr - nl > o->eps) lr = nl;
+        s->cooldown_counter = o->cooldown;
+        s->num_bad = 0;
+    }
+    s->last_lr = lr;
+    return st;
+}
+
+double ct_lr_scheduler_last_lr(const ct_lr_scheduler *s) { return s ? s->last_lr : NAN; }
+
+int64_t ct_lr_scheduler_last_epoch(const ct_lr_scheduler *s) { return s ? s->last_epoch : -1; }

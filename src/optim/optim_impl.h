@@ -1,0 +1,32 @@
+/* Optimizer internals shared by the files of src/optim (optim.c, lr_scheduler.c). */
+#ifndef CTORCH_OPTIM_IMPL_H
+#define CTORCH_OPTIM_IMPL_H
+
+#include "ctorch/optim.h"
+
+#define CT_OPT_MAX_SLOTS 3
+
+struct ct_optim {
+    ct_ctx *ctx;
+    ct_optim_options o;
+    int n;
+    int nslots; /* state slots per parameter (ct_k_optim_slots) */
+    ct_tensor **params;
+    ct_tensor **state;                    /* per parameter: f32 [nslots * numel] or NULL */
+    ct_tensor *(*slot)[CT_OPT_MAX_SLOTS]; /* views of state[i] shaped as params[i] */
+    /* The schedule (f64 [CT_K_OH_N + 2n]): hyper-parameters, each parameter's step count, then
+     * NAdam's mu_products. The fused kernel reads and counts it when it runs; lr is a 0-d view of
+     * its first value, step_view[i] of parameter i's count, mu_view[i] of its mu_product. */
+    ct_tensor *sched, *lr, **step_view, **mu_view;
+    double *host; /* FOREACH's host copy of the schedule (read before each eager step; a captured
+                     FOREACH step bakes the values it had at capture) */
+    ct_tensor *grad_scale, *found_inf; /* retained, or NULL */
+    double
+        initial_lr; /* torch's param_group['initial_lr']: set by the first scheduler (NAN before) */
+};
+
+/* Read (get non-NULL) and/or write (set non-NULL) hyper-parameter idx (CT_K_OH_*) of the
+ * schedule: a host read / write of one value (refused while capturing). */
+ct_status ct__optim_hyper(ct_optim *opt, int idx, const double *set, double *get);
+
+#endif

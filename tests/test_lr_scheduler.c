@@ -1,0 +1,532 @@
+/* Learning-rate schedulers and gradient clipping against PyTorch 1.13
+ * (tests/data/lr_scheduler_ref.h, from scripts/gen_lr_scheduler_ref.py): every learning rate
+ * (and OneCycleLR's momentum / beta1) after the constructor and each of 40 steps equals torch's
+ * bit for bit, in the scheduler and in the optimizer's schedule; a captured FUSED step replayed
+ * after scheduler steps uses the new rate; clip_grad_norm_ / clip_grad_value_ against torch and
+ * identities; errors. */
+#include "test_util.h"
+
+#include "data/lr_scheduler_ref.h"
+
+#include <stdint.h>
+#include <string.h>
+#include <unistd.h>
+
+static ct_ctx *ctx;
+
+static int same_bits(double a, double b) {
+    uint64_t x, y;
+    memcpy(&x, &a, 8);
+    memcpy(&y, &b, 8);
+    return x == y;
+}
+
+static double hyper_lr(ct_optim *opt) {
+    double v = NAN;
+    CHECK_OK(ct_tensor_to_host(ct_optim_lr(opt), &v, sizeof v));
+    return v;
+}
+
+/* An optimizer over one 3-element f32 parameter (released with it). */
+static ct_optim *make_opt(ct_optim_kind kind, double lr, double momentum, ct_tensor **p) {
+    const int64_t n = 3;
+    CHECK_OK(ct_tensor_zeros(ctx, CT_FLOAT32, 1, &n, p));
+    ct_optim_options o = ct_optim_options_default(kind);
+    o.lr = lr;
+    o.momentum = momentum;
+    ct_optim *opt = NULL;
+    CHECK_OK(ct_optim_create(ctx, &o, 1, p, &opt));
+    return opt;
+}
+
+static double lam_pow(int64_t e, void *u) {
+    (void)u;
+    return pow(0.95, (double)e);
+}
+static double lam_const(int64_t e, void *u) {
+    (void)e;
+    (void)u;
+    return 0.9;
+}
+
+/* Run n steps (metrics for ReduceLROnPlateau) comparing with ref[0..n] bit for bit; mom_ref (or
+ * NULL) is the momentum / beta1 the optimizer's schedule must hold (read from a saved state). */
+static void check_run(const char *name, int n_sched, ct_lr_scheduler_options *opts, ct_optim *opt,
+                      const double *ref, const double *metrics) {
+    ct_lr_scheduler *s[2] = {NULL, NULL};
+    for (int k = 0; k < n_sched; k++) {
+        ct_status st = ct_lr_scheduler_create(opt, &opts[k], &s[k]);
+        CHECK_MSG(st == CT_OK, "%s: create: %s", name, ct_ctx_last_error(ctx));
+        if (st != CT_OK) return;
+    }
+    int bad = 0;
+    for (int e = 0; e <= LR_REF_EPOCHS && !bad; e++) {
+        if (e > 0)
+            for (int k = 0; k < n_sched; k++) {
+                ct_status st = metrics ? ct_lr_scheduler_step_metric(s[k], metrics[e - 1])
+                                       : ct_lr_scheduler_step(s[k]);
+                CHECK_MSG(st == CT_OK, "%s: step %d: %s", name, e, ct_ctx_last_error(ctx));
+            }
+        double got = hyper_lr(opt), last = ct_lr_scheduler_last_lr(s[n_sched - 1]);
+        if (!same_bits(got, ref[e]) || !same_bits(last, ref[e])) {
+            CHECK_MSG(0, "%s: epoch %d: lr %.17g (last_lr %.17g), torch %.17g", name, e, got, last,
+                      ref[e]);
+            bad = 1;
+        }
+        if (!metrics) CHECK(ct_lr_scheduler_last_epoch(s[0]) == e);
+    }
+    for (int k = 0; k < n_sched; k++)
+        ct_lr_scheduler_free(s[k]);
+}
+
+static void one_case(const char *name, ct_lr_scheduler_options o, const double *ref) {
+    ct_tensor *p = NULL;
+    ct_optim *opt = make_opt(CT_OPTIM_SGD, 0.1, 0, &p);
+    check_run(name, 1, &o, opt, ref, NULL);
+    ct_optim_free(opt);
+    ct_tensor_release(p);
+}
+
+TEST(schedulers_match_torch) {
+    ct_lr_scheduler_options o = ct_lr_scheduler_options_default(CT_LR_LAMBDA);
+    o.lr_lambda = lam_pow;
+    one_case("LambdaLR", o, lr_ref_lambda);
+    o = ct_lr_scheduler_options_default(CT_LR_MULTIPLICATIVE);
+    o.lr_lambda = lam_const;
+    one_case("MultiplicativeLR", o, lr_ref_multiplicative);
+    o = ct_lr_scheduler_options_default(CT_LR_STEP);
+    o.step_size = 7;
+    o.gamma = 0.5;
+    one_case("StepLR", o, lr_ref_step);
+    const int64_t ms[4] = {3, 8, 8, 20};
+    o = ct_lr_scheduler_options_default(CT_LR_MULTISTEP);
+    o.milestones = ms;
+    o.n_milestones = 4;
+    o.gamma = 0.3;
+    one_case("MultiStepLR", o, lr_ref_multistep);
+    o = ct_lr_scheduler_options_default(CT_LR_CONSTANT);
+    o.factor = 0.25;
+    o.total_iters = 6;
+    one_case("ConstantLR", o, lr_ref_constant);
+    one_case("ConstantLR default", ct_lr_scheduler_options_default(CT_LR_CONSTANT),
+             lr_ref_constant_default);
+    o = ct_lr_scheduler_options_default(CT_LR_LINEAR);
+    o.start_factor = 0.1;
+    o.end_factor = 0.9;
+    o.total_iters = 10;
+    one_case("LinearLR", o, lr_ref_linear);
+    one_case("LinearLR default", ct_lr_scheduler_options_default(CT_LR_LINEAR),
+             lr_ref_linear_default);
+    o = ct_lr_scheduler_options_default(CT_LR_EXPONENTIAL);
+    o.gamma = 0.93;
+    one_case("ExponentialLR", o, lr_ref_exponential);
+    o = ct_lr_scheduler_options_default(CT_LR_POLYNOMIAL);
+    o.total_iters = 12;
+    o.power = 2.0;
+    one_case("PolynomialLR", o, lr_ref_polynomial);
+    o = ct_lr_scheduler_options_default(CT_LR_COSINE_ANNEALING);
+    o.T_max = 7;
+    o.eta_min = 0.001;
+    one_case("CosineAnnealingLR", o, lr_ref_cosine);
+    o.T_max = 10;
+    o.eta_min = 0;
+    one_case("CosineAnnealingLR 10", o, lr_ref_cosine10);
+    o = ct_lr_scheduler_options_default(CT_LR_COSINE_WARM_RESTARTS);
+    o.T_0 = 5;
+    o.T_mult = 2;
+    o.eta_min = 0.01;
+    one_case("CosineAnnealingWarmRestarts", o, lr_ref_warm);
+    o = ct_lr_scheduler_options_default(CT_LR_COSINE_WARM_RESTARTS);
+    o.T_0 = 6;
+    one_case("CosineAnnealingWarmRestarts 1", o, lr_ref_warm1);
+}
+
+/* OneCycleLR moves the momentum (SGD) or beta1 (Adam) too: read them back from a saved state
+ * after the run, and compare each step's value through a second run's state files. */
+static double saved_hyper(ct_optim *opt, const char *key) {
+    char path[] = "/tmp/ct_lr_stateXXXXXX";
+    int fd = mkstemp(path);
+    CHECK(fd >= 0);
+    close(fd);
+    CHECK_OK(ct_optim_save_state(opt, path));
+    ct_safetensors *f = NULL;
+    CHECK_OK(ct_safetensors_load(ctx, path, &f));
+    const char *v = ct_safetensors_metadata(f, key);
+    double d = v ? strtod(v, NULL) : NAN;
+    ct_safetensors_free(f);
+    unlink(path);
+    return d;
+}
+
+static void one_cycle(const char *name, ct_optim_kind kind, ct_lr_scheduler_options o,
+                      const double *ref, const double *mref, const char *key) {
+    ct_tensor *p = NULL;
+    ct_optim *opt = make_opt(kind, 0.5, kind == CT_OPTIM_SGD ? 0.9 : 0, &p);
+    ct_lr_scheduler *s = NULL;
+    CHECK_OK(ct_lr_scheduler_create(opt, &o, &s));
+    int bad = 0;
+    for (int e = 0; e <= LR_REF_EPOCHS && !bad; e++) {
+        if (e > 0) CHECK_OK(ct_lr_scheduler_step(s));
+        double lr = hyper_lr(opt), m = saved_hyper(opt, key);
+        if (!same_bits(lr, ref[e]) || !same_bits(m, mref[e])) {
+            CHECK_MSG(0, "%s: epoch %d: lr %.17g torch %.17g, %s %.17g torch %.17g", name, e, lr,
+                      ref[e], key, m, mref[e]);
+            bad = 1;
+        }
+    }
+    ct_lr_scheduler_free(s);
+    ct_optim_free(opt);
+    ct_tensor_release(p);
+}
+
+TEST(one_cycle_matches_torch) {
+    ct_lr_scheduler_options o = ct_lr_scheduler_options_default(CT_LR_ONE_CYCLE);
+    o.max_lr = 0.1;
+    o.total_steps = LR_REF_EPOCHS;
+    one_cycle("OneCycleLR", CT_OPTIM_SGD, o, lr_ref_onecycle, lr_ref_onecycle_mom, "momentum");
+    o.max_lr = 0.2;
+    o.total_steps = LR_REF_EPOCHS + 3;
+    o.pct_start = 0.25;
+    o.anneal_linear = true;
+    o.three_phase = true;
+    o.div_factor = 10;
+    o.final_div_factor = 100;
+    one_cycle("OneCycleLR three-phase", CT_OPTIM_ADAM, o, lr_ref_onecycle3, lr_ref_onecycle3_mom,
+              "beta1");
+    /* past total_steps: torch's error, nothing changes */
+    ct_tensor *p = NULL;
+    ct_optim *opt = make_opt(CT_OPTIM_SGD, 0.5, 0.9, &p);
+    o = ct_lr_scheduler_options_default(CT_LR_ONE_CYCLE);
+    o.max_lr = 0.1;
+    o.total_steps = 3;
+    ct_lr_scheduler *s = NULL;
+    CHECK_OK(ct_lr_scheduler_create(opt, &o, &s));
+    for (int i = 0; i < 3; i++)
+        CHECK_OK(ct_lr_scheduler_step(s));
+    double before = hyper_lr(opt);
+    CHECK_ST(ct_lr_scheduler_step(s), CT_ERR_INVALID_ARG);
+    CHECK(strstr(ct_ctx_last_error(ctx), "Tried to step 5 times") != NULL);
+    CHECK(same_bits(hyper_lr(opt), before) && ct_lr_scheduler_last_epoch(s) == 3);
+    ct_lr_scheduler_free(s);
+    ct_optim_free(opt);
+    ct_tensor_release(p);
+}
+
+TEST(plateau_matches_torch) {
+    ct_tensor *p = NULL;
+    ct_optim *opt = make_opt(CT_OPTIM_SGD, 0.1, 0, &p);
+    ct_lr_scheduler_options o = ct_lr_scheduler_options_default(CT_LR_REDUCE_ON_PLATEAU);
+    o.patience = 2;
+    o.cooldown = 1;
+    o.min_lr = 1e-3;
+    check_run("ReduceLROnPlateau", 1, &o, opt, lr_ref_plateau, lr_ref_plateau_metrics);
+    ct_optim_free(opt);
+    ct_tensor_release(p);
+    opt = make_opt(CT_OPTIM_SGD, 0.1, 0, &p);
+    o = ct_lr_scheduler_options_default(CT_LR_REDUCE_ON_PLATEAU);
+    o.mode_max = true;
+    o.threshold_abs = true;
+    o.threshold = 0.05;
+    o.factor = 0.5;
+    o.patience = 0;
+    check_run("ReduceLROnPlateau max abs", 1, &o, opt, lr_ref_plateau_max, lr_ref_plateau_metrics);
+    ct_optim_free(opt);
+    ct_tensor_release(p);
+}
+
+/* Two schedulers on one optimizer, both stepped each epoch (torch's chaining): the second sees
+ * the first's changes and torch's shared initial_lr. */
+TEST(chained_matches_torch) {
+    ct_tensor *p = NULL;
+    ct_optim *opt = make_opt(CT_OPTIM_SGD, 0.1, 0, &p);
+    ct_lr_scheduler_options o[2] = {ct_lr_scheduler_options_default(CT_LR_LINEAR),
+                                    ct_lr_scheduler_options_default(CT_LR_EXPONENTIAL)};
+    o[0].start_factor = 0.5;
+    o[0].total_iters = 4;
+    o[1].gamma = 0.9;
+    check_run("LinearLR + ExponentialLR", 2, o, opt, lr_ref_chained, NULL);
+    ct_optim_free(opt);
+    ct_tensor_release(p);
+}
+
+TEST(warm_restarts_fractional_epochs) {
+    const int n = (int)(sizeof lr_ref_warm_epochs / sizeof lr_ref_warm_epochs[0]);
+    for (int t = 0; t < 2; t++) {
+        ct_tensor *p = NULL;
+        ct_optim *opt = make_opt(CT_OPTIM_SGD, 0.1, 0, &p);
+        ct_lr_scheduler_options o = ct_lr_scheduler_options_default(CT_LR_COSINE_WARM_RESTARTS);
+        o.T_0 = t ? 4 : 5;
+        o.T_mult = t ? 1 : 2;
+        o.eta_min = t ? 0 : 0.01;
+        const double *ref = t ? lr_ref_warm1_epoch_lrs : lr_ref_warm_epoch_lrs;
+        ct_lr_scheduler *s = NULL;
+        CHECK_OK(ct_lr_scheduler_create(opt, &o, &s));
+        for (int i = 0; i < n; i++) {
+            CHECK_OK(ct_lr_scheduler_step_epoch(s, lr_ref_warm_epochs[i]));
+            CHECK_MSG(same_bits(hyper_lr(opt), ref[i]), "T_mult %lld epoch %g: %.17g torch %.17g",
+                      (long long)o.T_mult, lr_ref_warm_epochs[i], hyper_lr(opt), ref[i]);
+            CHECK(ct_lr_scheduler_last_epoch(s) == (int64_t)floor(lr_ref_warm_epochs[i]));
+        }
+        CHECK_ST(ct_lr_scheduler_step_epoch(s, -1), CT_ERR_INVALID_ARG);
+        CHECK(strstr(ct_ctx_last_error(ctx), "non-negative epoch") != NULL);
+        ct_lr_scheduler_free(s);
+        ct_optim_free(opt);
+        ct_tensor_release(p);
+    }
+}
+
+/* A FUSED step captured once and replayed after each scheduler step uses the scheduled rate:
+ * equal to eager SGD steps with the same rates. */
+TEST(captured_step_follows_scheduler) {
+    const int64_t n = 5;
+    float init[5] = {1, -2, 3, -4, 5}, g[5] = {0.5f, 0.25f, -1, 2, -0.125f};
+    ct_tensor *pa, *pb, *ga;
+    CHECK_OK(ct_tensor_from_host(ctx, init, CT_FLOAT32, 1, &n, &pa));
+    CHECK_OK(ct_tensor_from_host(ctx, init, CT_FLOAT32, 1, &n, &pb));
+    CHECK_OK(ct_tensor_from_host(ctx, g, CT_FLOAT32, 1, &n, &ga));
+    ct_optim_options oo = ct_optim_options_default(CT_OPTIM_SGD);
+    oo.lr = 0.1;
+    ct_optim *a = NULL, *b = NULL;
+    CHECK_OK(ct_optim_create(ctx, &oo, 1, &pa, &a));
+    CHECK_OK(ct_optim_create(ctx, &oo, 1, &pb, &b));
+    ct_lr_scheduler_options so = ct_lr_scheduler_options_default(CT_LR_COSINE_ANNEALING);
+    so.T_max = 6;
+    ct_lr_scheduler *sa = NULL, *sb = NULL;
+    CHECK_OK(ct_lr_scheduler_create(a, &so, &sa));
+    CHECK_OK(ct_lr_scheduler_create(b, &so, &sb));
+    ct_graph *gr = NULL;
+    CHECK_OK(ct_graph_create(ctx, (ct_device){CT_DEVICE_CPU, 0}, NULL, &gr));
+    CHECK_OK(ct_graph_capture_begin(gr, NULL));
+    CHECK_OK(ct_optim_step(a, &ga));
+    /* a scheduler step inside the capture is refused, and the capture survives it */
+    CHECK_ST(ct_lr_scheduler_step(sa), CT_ERR_UNSUPPORTED);
+    CHECK_OK(ct_graph_capture_end(gr));
+    for (int e = 0; e < 8; e++) {
+        CHECK_OK(ct_graph_replay(gr));
+        CHECK_OK(ct_optim_step(b, &ga));
+        CHECK_OK(ct_lr_scheduler_step(sa));
+        CHECK_OK(ct_lr_scheduler_step(sb));
+    }
+    float x[5], y[5];
+    CHECK_OK(ct_tensor_to_host(pa, x, sizeof x));
+    CHECK_OK(ct_tensor_to_host(pb, y, sizeof y));
+    CHECK(memcmp(x, y, sizeof x) == 0);
+    /* and the eager reference by hand: p -= lr_e * g with torch's rates */
+    for (int i = 0; i < 5; i++) {
+        float r = init[i];
+        ct_tensor *pp = NULL;
+        ct_optim *oc = make_opt(CT_OPTIM_SGD, 0.1, 0, &pp);
+        ct_lr_scheduler *sc = NULL;
+        CHECK_OK(ct_lr_scheduler_create(oc, &so, &sc));
+        for (int e = 0; e < 8; e++) {
+            r = fmaf((float)-ct_lr_scheduler_last_lr(sc), g[i], r);
+            CHECK_OK(ct_lr_scheduler_step(sc));
+        }
+        CHECK_MSG(x[i] == r, "element %d: %.9g, by hand %.9g", i, (double)x[i], (double)r);
+        ct_lr_scheduler_free(sc);
+        ct_optim_free(oc);
+        ct_tensor_release(pp);
+    }
+    ct_graph_free(gr);
+    ct_lr_scheduler_free(sa);
+    ct_lr_scheduler_free(sb);
+    ct_optim_free(a);
+    ct_optim_free(b);
+    ct_tensor *all[] = {pa, pb, ga};
+    for (int i = 0; i < 3; i++)
+        ct_tensor_release(all[i]);
+}
+
+static void expect_bad(ct_optim *opt, ct_lr_scheduler_options o, const char *needle) {
+    ct_lr_scheduler *s = (ct_lr_scheduler *)(uintptr_t)1;
+    CHECK_ST(ct_lr_scheduler_create(opt, &o, &s), CT_ERR_INVALID_ARG);
+    CHECK(s == NULL);
+    CHECK_MSG(strstr(ct_ctx_last_error(ctx), needle) != NULL, "message '%s' lacks '%s'",
+              ct_ctx_last_error(ctx), needle);
+}
+
+TEST(scheduler_errors) {
+    ct_tensor *p = NULL, *q = NULL;
+    ct_optim *opt = make_opt(CT_OPTIM_SGD, 0.1, 0, &p);
+    ct_optim *ada = make_opt(CT_OPTIM_ADAGRAD, 0.1, 0, &q);
+    ct_lr_scheduler_options o = ct_lr_scheduler_options_default(CT_LR_STEP);
+    expect_bad(opt, o, "step_size 0");
+    o = ct_lr_scheduler_options_default(CT_LR_LAMBDA);
+    expect_bad(opt, o, "lr_lambda is NULL");
+    o = ct_lr_scheduler_options_default(CT_LR_CONSTANT);
+    o.factor = 1.5;
+    expect_bad(opt, o, "between 0 and 1");
+    o = ct_lr_scheduler_options_default(CT_LR_LINEAR);
+    o.start_factor = 0;
+    expect_bad(opt, o, "Starting multiplicative factor");
+    o = ct_lr_scheduler_options_default(CT_LR_COSINE_ANNEALING);
+    expect_bad(opt, o, "T_max 0");
+    o = ct_lr_scheduler_options_default(CT_LR_COSINE_WARM_RESTARTS);
+    o.T_0 = 3;
+    o.T_mult = 0;
+    expect_bad(opt, o, "T_mult >= 1");
+    o = ct_lr_scheduler_options_default(CT_LR_ONE_CYCLE);
+    o.max_lr = 0.1;
+    expect_bad(opt, o, "total_steps");
+    o.total_steps = 10;
+    expect_bad(opt, o, "momentum > 0"); /* SGD without momentum */
+    expect_bad(ada, o, "must support momentum");
+    o.cycle_momentum = false;
+    o.pct_start = 1.5;
+    expect_bad(ada, o, "pct_start");
+    o = ct_lr_scheduler_options_default(CT_LR_REDUCE_ON_PLATEAU);
+    o.factor = 1.0;
+    expect_bad(opt, o, "Factor should be < 1.0.");
+    o = ct_lr_scheduler_options_default(CT_LR_STEP);
+    o.kind = (ct_lr_scheduler_kind)99;
+    expect_bad(opt, o, "kind 99");
+    o = ct_lr_scheduler_options_default(CT_LR_STEP);
+    o.size = 4;
+    expect_bad(opt, o, "options.size 4");
+    /* the wrong step function for the kind */
+    ct_lr_scheduler *s = NULL;
+    o = ct_lr_scheduler_options_default(CT_LR_REDUCE_ON_PLATEAU);
+    CHECK_OK(ct_lr_scheduler_create(opt, &o, &s));
+    CHECK_ST(ct_lr_scheduler_step(s), CT_ERR_INVALID_ARG);
+    CHECK_ST(ct_lr_scheduler_step_epoch(s, 1.0), CT_ERR_UNSUPPORTED);
+    ct_lr_scheduler_free(s);
+    o = ct_lr_scheduler_options_default(CT_LR_EXPONENTIAL);
+    CHECK_OK(ct_lr_scheduler_create(opt, &o, &s));
+    CHECK_ST(ct_lr_scheduler_step_metric(s, 1.0), CT_ERR_INVALID_ARG);
+    ct_lr_scheduler_free(s);
+    CHECK_ST(ct_lr_scheduler_create(NULL, &o, &s), CT_ERR_INVALID_ARG);
+    CHECK_ST(ct_lr_scheduler_create(opt, NULL, &s), CT_ERR_INVALID_ARG);
+    CHECK_ST(ct_lr_scheduler_step(NULL), CT_ERR_INVALID_ARG);
+    CHECK(isnan(ct_lr_scheduler_last_lr(NULL)) && ct_lr_scheduler_last_epoch(NULL) == -1);
+    ct_lr_scheduler_free(NULL);
+    ct_optim_free(opt);
+    ct_optim_free(ada);
+    ct_tensor_release(p);
+    ct_tensor_release(q);
+}
+
+/* ---- gradient clipping ---- */
+
+static void make_grads(ct_tensor *g[3]) {
+    const int64_t s0[1] = {5}, s1[2] = {3, 4}, s2[3] = {2, 2, 3};
+    CHECK_OK(ct_tensor_from_host(ctx, clip_ref_grads, CT_FLOAT32, 1, s0, &g[0]));
+    CHECK_OK(ct_tensor_from_host(ctx, clip_ref_grads + 5, CT_FLOAT32, 2, s1, &g[1]));
+    CHECK_OK(ct_tensor_from_host(ctx, clip_ref_grads + 17, CT_FLOAT32, 3, s2, &g[2]));
+}
+
+TEST(clip_grad_norm_matches_torch) {
+    const int rows = (int)(sizeof clip_ref / sizeof clip_ref[0]);
+    for (int r = 0; r < rows; r++) {
+        ct_tensor *g[3], *tot = NULL;
+        make_grads(g);
+        CHECK_OK(ct_clip_grad_norm_(ctx, 3, g, clip_ref[r].max_norm, clip_ref[r].norm_type, false,
+                                    &tot));
+        float t = 0, out[CLIP_REF_N];
+        CHECK(ct_tensor_dtype(tot) == CT_FLOAT32 && ct_tensor_ndim(tot) == 0);
+        CHECK_OK(ct_tensor_to_host(tot, &t, sizeof t));
+        CHECK_MSG(ct_t_close(t, clip_ref[r].total, 2e-6, 0), "norm %g: total %.9g torch %.9g",
+                  clip_ref[r].norm_type, (double)t, clip_ref[r].total);
+        CHECK_OK(ct_tensor_to_host(g[0], out, 5 * 4));
+        CHECK_OK(ct_tensor_to_host(g[1], out + 5, 12 * 4));
+        CHECK_OK(ct_tensor_to_host(g[2], out + 17, 12 * 4));
+        for (int i = 0; i < CLIP_REF_N; i++)
+            CHECK_MSG(ct_t_close(out[i], clip_ref[r].out[i], 4e-6, 0),
+                      "norm %g max %g el %d: %.9g torch %.9g", clip_ref[r].norm_type,
+                      clip_ref[r].max_norm, i, (double)out[i], (double)clip_ref[r].out[i]);
+        /* the inf norm has no summation order: exact; and an unclipped run leaves the grads */
+        if (isinf(clip_ref[r].norm_type)) CHECK(t == (float)clip_ref[r].total);
+        if (clip_ref[r].max_norm > 1e5)
+            for (int i = 0; i < CLIP_REF_N; i++)
+                CHECK(out[i] == clip_ref_grads[i]);
+        ct_tensor_release(tot);
+        for (int i = 0; i < 3; i++)
+            ct_tensor_release(g[i]);
+    }
+}
+
+TEST(clip_grad_norm_identities_and_errors) {
+    /* after clipping to max_norm, the total 2-norm is max_norm (up to the 1e-6 and rounding);
+     * NULL grads are skipped; a float64 grad promotes the total */
+    const int64_t n = 4;
+    double d[4] = {3, 4, 0, 0};
+    ct_tensor *g[3], *g64 = NULL, *tot = NULL;
+    make_grads(g);
+    CHECK_OK(ct_tensor_from_host(ctx, d, CT_FLOAT64, 1, &n, &g64));
+    ct_tensor *list[4] = {g[0], NULL, g64, g[2]};
+    CHECK_OK(ct_clip_grad_norm_(ctx, 4, list, 1.0, 2.0, false, &tot));
+    CHECK(ct_tensor_dtype(tot) == CT_FLOAT64);
+    ct_tensor *after = NULL;
+    CHECK_OK(ct_clip_grad_norm_(ctx, 4, list, 1e9, 2.0, false, &after));
+    double a = 0;
+    CHECK_OK(ct_tensor_to_host(after, &a, sizeof a));
+    CHECK_MSG(fabs(a - 1.0) < 1e-5, "norm after clipping %.9g", a);
+    ct_tensor_release(tot);
+    ct_tensor_release(after);
+    /* every grad NULL: float32 0, nothing to do */
+    ct_tensor *none[2] = {NULL, NULL};
+    CHECK_OK(ct_clip_grad_norm_(ctx, 2, none, 1.0, 2.0, true, &tot));
+    float z = -1;
+    CHECK_OK(ct_tensor_to_host(tot, &z, sizeof z));
+    CHECK(z == 0.0f && ct_tensor_dtype(tot) == CT_FLOAT32);
+    ct_tensor_release(tot);
+    /* error_if_nonfinite: torch's message, grads untouched */
+    double inf4[4] = {1, INFINITY, 2, 3}, back[4];
+    ct_tensor *gi = NULL;
+    CHECK_OK(ct_tensor_from_host(ctx, inf4, CT_FLOAT64, 1, &n, &gi));
+    CHECK_ST(ct_clip_grad_norm_(ctx, 1, &gi, 1.0, 2.0, true, NULL), CT_ERR_INVALID_ARG);
+    CHECK(strstr(ct_ctx_last_error(ctx), "The total norm of order 2.0 for gradients") != NULL);
+    CHECK_OK(ct_tensor_to_host(gi, back, sizeof back));
+    CHECK(memcmp(back, inf4, sizeof back) == 0);
+    /* without it: scaled by the non-finite norm (torch: 1/inf * max_norm = 0) */
+    CHECK_OK(ct_clip_grad_norm_(ctx, 1, &gi, 1.0, 2.0, false, NULL));
+    CHECK_OK(ct_tensor_to_host(gi, back, sizeof back));
+    CHECK(back[0] == 0 && isnan(back[1]) && back[2] == 0);
+    /* bad input */
+    const int64_t two = 2;
+    ct_tensor *gint = NULL;
+    CHECK_OK(ct_tensor_zeros(ctx, CT_INT32, 1, &two, &gint));
+    CHECK_ST(ct_clip_grad_norm_(ctx, 1, &gint, 1.0, 2.0, false, NULL), CT_ERR_DTYPE);
+    CHECK_ST(ct_clip_grad_norm_(ctx, 1, g, NAN, 2.0, false, NULL), CT_ERR_INVALID_ARG);
+    CHECK_ST(ct_clip_grad_norm_(ctx, 1, NULL, 1.0, 2.0, false, NULL), CT_ERR_INVALID_ARG);
+    CHECK_ST(ct_clip_grad_norm_(NULL, 1, g, 1.0, 2.0, false, NULL), CT_ERR_INVALID_ARG);
+    CHECK_ST(ct_clip_grad_value_(ctx, 1, &gint, 1.0), CT_ERR_DTYPE);
+    CHECK_ST(ct_clip_grad_value_(ctx, 1, g, NAN), CT_ERR_INVALID_ARG);
+    ct_tensor *all[] = {g[0], g[1], g[2], g64, gi, gint};
+    for (int i = 0; i < 6; i++)
+        ct_tensor_release(all[i]);
+}
+
+TEST(clip_grad_value_exact) {
+    ct_tensor *g[3];
+    make_grads(g);
+    CHECK_OK(ct_clip_grad_value_(ctx, 3, g, 0.3));
+    float out[CLIP_REF_N];
+    CHECK_OK(ct_tensor_to_host(g[0], out, 5 * 4));
+    CHECK_OK(ct_tensor_to_host(g[1], out + 5, 12 * 4));
+    CHECK_OK(ct_tensor_to_host(g[2], out + 17, 12 * 4));
+    int clipped = 0;
+    for (int i = 0; i < CLIP_REF_N; i++) {
+        float x = clip_ref_grads[i], want = x > 0.3f ? 0.3f : x < -0.3f ? -0.3f : x;
+        clipped += want != x;
+        CHECK_MSG(out[i] == want, "el %d: %.9g want %.9g", i, (double)out[i], (double)want);
+    }
+    CHECK(clipped > 5); /* the data exercises both bounds */
+    for (int i = 0; i < 3; i++)
+        ct_tensor_release(g[i]);
+}
+
+int main(void) {
+    if (ct_ctx_create(NULL, &ctx) != CT_OK) return 1;
+    RUN(schedulers_match_torch);
+    RUN(one_cycle_matches_torch);
+    RUN(plateau_matches_torch);
+    RUN(chained_matches_torch);
+    RUN(warm_restarts_fractional_epochs);
+    RUN(captured_step_follows_scheduler);
+    RUN(scheduler_errors);
+    RUN(clip_grad_norm_matches_torch);
+    RUN(clip_grad_norm_identities_and_errors);
+    RUN(clip_grad_value_exact);
+    ct_ctx_free(ctx);
+    return ct_test_end();
+}
