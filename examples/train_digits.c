@@ -1,7 +1,8 @@
 /* Train an MLP 64-128-10 (relu) on the UCI handwritten digits (examples/data/digits.bin) with
  * autograd, cross entropy and Adam; a fixed split (every 5th image is a test image: 1437 train,
  * 360 test) and fixed seeds. Exits 1 unless the test accuracy is at least 95%.
- * Usage: example_train_digits [--optim sgd|adam|adamw|adagrad] [--foreach] [path/to/digits.bin]
+ * Usage: example_train_digits [--optim sgd|adam|adamw|adagrad|rmsprop|adamax|nadam|radam|adadelta]
+ *        [--foreach] [path/to/digits.bin]
  * (default Adam, fused; `ctorch train-demo` adds a captured mode and checks fused == foreach). */
 #include "digits_common.h"
 
@@ -17,8 +18,9 @@ static ct_tensor *forward(ct_tensor *x, ct_tensor *const *p) {
 
 int main(int argc, char **argv) {
     const char *path = CT_SOURCE_DIR "/examples/data/digits.bin";
-    static const char *const kinds[4] = {"sgd", "adam", "adamw", "adagrad"};
-    static const double lrs[4] = {0.1, 3e-3, 3e-3, 0.05};
+    static const char *const kinds[9] = {"sgd",    "adam",  "adamw", "adagrad", "rmsprop",
+                                         "adamax", "nadam", "radam", "adadelta"};
+    static const double lrs[9] = {0.1, 3e-3, 3e-3, 0.05, 1e-3, 3e-3, 3e-3, 3e-3, 1.0};
     int kind = CT_OPTIM_ADAM;
     bool foreach = false;
     for (int i = 1; i < argc; i++) {
@@ -27,10 +29,11 @@ int main(int argc, char **argv) {
                 = true;
         } else if (!strcmp(argv[i], "--optim") && i + 1 < argc) {
             kind = -1;
-            for (int k = 0; k < 4; k++)
+            for (int k = 0; k < 9; k++)
                 if (!strcmp(argv[i + 1], kinds[k])) kind = k;
             if (kind < 0) {
-                fprintf(stderr, "--optim takes sgd, adam, adamw or adagrad\n");
+                fprintf(stderr, "--optim takes sgd, adam, adamw, adagrad, rmsprop, adamax, "
+                                "nadam, radam or adadelta\n");
                 return 2;
             }
             i++;

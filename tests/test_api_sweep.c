@@ -6093,6 +6093,66 @@ static void s2_ct_optim_free(void) { (void)ct_optim_free(NULL); }
 static void s3_ct_optim_free(void) { (void)ct_optim_free(NULL); }
 static void s4_ct_optim_free(void) { (void)ct_optim_free(NULL); }
 static void s5_ct_optim_free(void) { (void)ct_optim_free(NULL); }
+static void s0_ct_clip_grad_norm_(void) { (void)ct_clip_grad_norm_(NULL, (int){0}, NULL, (double){0}, (double){0}, (bool){0}, NULL); }
+static void s1_ct_clip_grad_norm_(void) { SWEEP_STATUS(ct_clip_grad_norm_(S_ctx, (int){0}, NULL, (double){0}, (double){0}, (bool){0}, NULL)); }
+static void s2_ct_clip_grad_norm_(void) { SWEEP_STATUS(ct_clip_grad_norm_(S_ctx, (int){0}, NULL, (double){0}, (double){0}, (bool){0}, NULL)); }
+static void s3_ct_clip_grad_norm_(void) { SWEEP_STATUS(ct_clip_grad_norm_(S_ctx, (int){0}, NULL, (double){0}, (double){0}, (bool){0}, &S_out[0])); }
+static void s4_ct_clip_grad_norm_(void) { SWEEP_STATUS(ct_clip_grad_norm_(S_ctx, (int){0}, NULL, (double){0}, (double){0}, (bool){0}, &S_out[0])); }
+static void s5_ct_clip_grad_norm_(void) { SWEEP_STATUS(ct_clip_grad_norm_(S_ctx, (int){0}, NULL, (double){0}, (double){0}, (bool){0}, &S_out[0])); }
+static void s0_ct_clip_grad_value_(void) { (void)ct_clip_grad_value_(NULL, (int){0}, NULL, (double){0}); }
+static void s1_ct_clip_grad_value_(void) { SWEEP_STATUS(ct_clip_grad_value_(S_ctx, (int){0}, NULL, (double){0})); }
+static void s2_ct_clip_grad_value_(void) { SWEEP_STATUS(ct_clip_grad_value_(S_ctx, (int){0}, NULL, (double){0})); }
+static void s3_ct_clip_grad_value_(void) { SWEEP_STATUS(ct_clip_grad_value_(S_ctx, (int){0}, NULL, (double){0})); }
+static void s4_ct_clip_grad_value_(void) { SWEEP_STATUS(ct_clip_grad_value_(S_ctx, (int){0}, NULL, (double){0})); }
+static void s5_ct_clip_grad_value_(void) { SWEEP_STATUS(ct_clip_grad_value_(S_ctx, (int){0}, NULL, (double){0})); }
+static void s0_ct_lr_scheduler_options_default(void) { (void)ct_lr_scheduler_options_default((ct_lr_scheduler_kind){0}); }
+static void s1_ct_lr_scheduler_options_default(void) { (void)ct_lr_scheduler_options_default((ct_lr_scheduler_kind){0}); }
+static void s2_ct_lr_scheduler_options_default(void) { (void)ct_lr_scheduler_options_default((ct_lr_scheduler_kind){0}); }
+static void s3_ct_lr_scheduler_options_default(void) { (void)ct_lr_scheduler_options_default((ct_lr_scheduler_kind){0}); }
+static void s4_ct_lr_scheduler_options_default(void) { (void)ct_lr_scheduler_options_default((ct_lr_scheduler_kind){0}); }
+static void s5_ct_lr_scheduler_options_default(void) { (void)ct_lr_scheduler_options_default((ct_lr_scheduler_kind){0}); }
+static void s0_ct_lr_scheduler_create(void) { (void)ct_lr_scheduler_create(NULL, NULL, NULL); }
+static void s1_ct_lr_scheduler_create(void) { (void)ct_lr_scheduler_create(NULL, NULL, NULL); }
+static void s2_ct_lr_scheduler_create(void) { (void)ct_lr_scheduler_create(NULL, NULL, NULL); }
+static void s3_ct_lr_scheduler_create(void) { (void)ct_lr_scheduler_create(NULL, NULL, NULL); }
+static void s4_ct_lr_scheduler_create(void) { (void)ct_lr_scheduler_create(NULL, NULL, NULL); }
+static void s5_ct_lr_scheduler_create(void) { (void)ct_lr_scheduler_create(NULL, NULL, NULL); }
+static void s0_ct_lr_scheduler_step(void) { (void)ct_lr_scheduler_step(NULL); }
+static void s1_ct_lr_scheduler_step(void) { (void)ct_lr_scheduler_step(NULL); }
+static void s2_ct_lr_scheduler_step(void) { (void)ct_lr_scheduler_step(NULL); }
+static void s3_ct_lr_scheduler_step(void) { (void)ct_lr_scheduler_step(NULL); }
+static void s4_ct_lr_scheduler_step(void) { (void)ct_lr_scheduler_step(NULL); }
+static void s5_ct_lr_scheduler_step(void) { (void)ct_lr_scheduler_step(NULL); }
+static void s0_ct_lr_scheduler_step_epoch(void) { (void)ct_lr_scheduler_step_epoch(NULL, (double){0}); }
+static void s1_ct_lr_scheduler_step_epoch(void) { (void)ct_lr_scheduler_step_epoch(NULL, (double){0}); }
+static void s2_ct_lr_scheduler_step_epoch(void) { (void)ct_lr_scheduler_step_epoch(NULL, (double){0}); }
+static void s3_ct_lr_scheduler_step_epoch(void) { (void)ct_lr_scheduler_step_epoch(NULL, (double){0}); }
+static void s4_ct_lr_scheduler_step_epoch(void) { (void)ct_lr_scheduler_step_epoch(NULL, (double){0}); }
+static void s5_ct_lr_scheduler_step_epoch(void) { (void)ct_lr_scheduler_step_epoch(NULL, (double){0}); }
+static void s0_ct_lr_scheduler_step_metric(void) { (void)ct_lr_scheduler_step_metric(NULL, (double){0}); }
+static void s1_ct_lr_scheduler_step_metric(void) { (void)ct_lr_scheduler_step_metric(NULL, (double){0}); }
+static void s2_ct_lr_scheduler_step_metric(void) { (void)ct_lr_scheduler_step_metric(NULL, (double){0}); }
+static void s3_ct_lr_scheduler_step_metric(void) { (void)ct_lr_scheduler_step_metric(NULL, (double){0}); }
+static void s4_ct_lr_scheduler_step_metric(void) { (void)ct_lr_scheduler_step_metric(NULL, (double){0}); }
+static void s5_ct_lr_scheduler_step_metric(void) { (void)ct_lr_scheduler_step_metric(NULL, (double){0}); }
+static void s0_ct_lr_scheduler_last_lr(void) { (void)ct_lr_scheduler_last_lr(NULL); }
+static void s1_ct_lr_scheduler_last_lr(void) { (void)ct_lr_scheduler_last_lr(NULL); }
+static void s2_ct_lr_scheduler_last_lr(void) { (void)ct_lr_scheduler_last_lr(NULL); }
+static void s3_ct_lr_scheduler_last_lr(void) { (void)ct_lr_scheduler_last_lr(NULL); }
+static void s4_ct_lr_scheduler_last_lr(void) { (void)ct_lr_scheduler_last_lr(NULL); }
+static void s5_ct_lr_scheduler_last_lr(void) { (void)ct_lr_scheduler_last_lr(NULL); }
+static void s0_ct_lr_scheduler_last_epoch(void) { (void)ct_lr_scheduler_last_epoch(NULL); }
+static void s1_ct_lr_scheduler_last_epoch(void) { (void)ct_lr_scheduler_last_epoch(NULL); }
+static void s2_ct_lr_scheduler_last_epoch(void) { (void)ct_lr_scheduler_last_epoch(NULL); }
+static void s3_ct_lr_scheduler_last_epoch(void) { (void)ct_lr_scheduler_last_epoch(NULL); }
+static void s4_ct_lr_scheduler_last_epoch(void) { (void)ct_lr_scheduler_last_epoch(NULL); }
+static void s5_ct_lr_scheduler_last_epoch(void) { (void)ct_lr_scheduler_last_epoch(NULL); }
+static void s0_ct_lr_scheduler_free(void) { (void)ct_lr_scheduler_free(NULL); }
+static void s1_ct_lr_scheduler_free(void) { (void)ct_lr_scheduler_free(NULL); }
+static void s2_ct_lr_scheduler_free(void) { (void)ct_lr_scheduler_free(NULL); }
+static void s3_ct_lr_scheduler_free(void) { (void)ct_lr_scheduler_free(NULL); }
+static void s4_ct_lr_scheduler_free(void) { (void)ct_lr_scheduler_free(NULL); }
+static void s5_ct_lr_scheduler_free(void) { (void)ct_lr_scheduler_free(NULL); }
 static void s0_ct_rt_load(void) { (void)ct_rt_load(NULL, (size_t){0}, NULL, NULL, (size_t){0}); }
 static void s1_ct_rt_load(void) { (void)ct_rt_load(NULL, (size_t){0}, NULL, NULL, (size_t){0}); }
 static void s2_ct_rt_load(void) { (void)ct_rt_load(NULL, (size_t){0}, NULL, NULL, (size_t){0}); }
@@ -12784,6 +12844,66 @@ static const sweep_case sweep_cases[] = {
     {"ct_optim_free", 3, s3_ct_optim_free},
     {"ct_optim_free", 4, s4_ct_optim_free},
     {"ct_optim_free", 5, s5_ct_optim_free},
+    {"ct_clip_grad_norm_", 0, s0_ct_clip_grad_norm_},
+    {"ct_clip_grad_norm_", 1, s1_ct_clip_grad_norm_},
+    {"ct_clip_grad_norm_", 2, s2_ct_clip_grad_norm_},
+    {"ct_clip_grad_norm_", 3, s3_ct_clip_grad_norm_},
+    {"ct_clip_grad_norm_", 4, s4_ct_clip_grad_norm_},
+    {"ct_clip_grad_norm_", 5, s5_ct_clip_grad_norm_},
+    {"ct_clip_grad_value_", 0, s0_ct_clip_grad_value_},
+    {"ct_clip_grad_value_", 1, s1_ct_clip_grad_value_},
+    {"ct_clip_grad_value_", 2, s2_ct_clip_grad_value_},
+    {"ct_clip_grad_value_", 3, s3_ct_clip_grad_value_},
+    {"ct_clip_grad_value_", 4, s4_ct_clip_grad_value_},
+    {"ct_clip_grad_value_", 5, s5_ct_clip_grad_value_},
+    {"ct_lr_scheduler_options_default", 0, s0_ct_lr_scheduler_options_default},
+    {"ct_lr_scheduler_options_default", 1, s1_ct_lr_scheduler_options_default},
+    {"ct_lr_scheduler_options_default", 2, s2_ct_lr_scheduler_options_default},
+    {"ct_lr_scheduler_options_default", 3, s3_ct_lr_scheduler_options_default},
+    {"ct_lr_scheduler_options_default", 4, s4_ct_lr_scheduler_options_default},
+    {"ct_lr_scheduler_options_default", 5, s5_ct_lr_scheduler_options_default},
+    {"ct_lr_scheduler_create", 0, s0_ct_lr_scheduler_create},
+    {"ct_lr_scheduler_create", 1, s1_ct_lr_scheduler_create},
+    {"ct_lr_scheduler_create", 2, s2_ct_lr_scheduler_create},
+    {"ct_lr_scheduler_create", 3, s3_ct_lr_scheduler_create},
+    {"ct_lr_scheduler_create", 4, s4_ct_lr_scheduler_create},
+    {"ct_lr_scheduler_create", 5, s5_ct_lr_scheduler_create},
+    {"ct_lr_scheduler_step", 0, s0_ct_lr_scheduler_step},
+    {"ct_lr_scheduler_step", 1, s1_ct_lr_scheduler_step},
+    {"ct_lr_scheduler_step", 2, s2_ct_lr_scheduler_step},
+    {"ct_lr_scheduler_step", 3, s3_ct_lr_scheduler_step},
+    {"ct_lr_scheduler_step", 4, s4_ct_lr_scheduler_step},
+    {"ct_lr_scheduler_step", 5, s5_ct_lr_scheduler_step},
+    {"ct_lr_scheduler_step_epoch", 0, s0_ct_lr_scheduler_step_epoch},
+    {"ct_lr_scheduler_step_epoch", 1, s1_ct_lr_scheduler_step_epoch},
+    {"ct_lr_scheduler_step_epoch", 2, s2_ct_lr_scheduler_step_epoch},
+    {"ct_lr_scheduler_step_epoch", 3, s3_ct_lr_scheduler_step_epoch},
+    {"ct_lr_scheduler_step_epoch", 4, s4_ct_lr_scheduler_step_epoch},
+    {"ct_lr_scheduler_step_epoch", 5, s5_ct_lr_scheduler_step_epoch},
+    {"ct_lr_scheduler_step_metric", 0, s0_ct_lr_scheduler_step_metric},
+    {"ct_lr_scheduler_step_metric", 1, s1_ct_lr_scheduler_step_metric},
+    {"ct_lr_scheduler_step_metric", 2, s2_ct_lr_scheduler_step_metric},
+    {"ct_lr_scheduler_step_metric", 3, s3_ct_lr_scheduler_step_metric},
+    {"ct_lr_scheduler_step_metric", 4, s4_ct_lr_scheduler_step_metric},
+    {"ct_lr_scheduler_step_metric", 5, s5_ct_lr_scheduler_step_metric},
+    {"ct_lr_scheduler_last_lr", 0, s0_ct_lr_scheduler_last_lr},
+    {"ct_lr_scheduler_last_lr", 1, s1_ct_lr_scheduler_last_lr},
+    {"ct_lr_scheduler_last_lr", 2, s2_ct_lr_scheduler_last_lr},
+    {"ct_lr_scheduler_last_lr", 3, s3_ct_lr_scheduler_last_lr},
+    {"ct_lr_scheduler_last_lr", 4, s4_ct_lr_scheduler_last_lr},
+    {"ct_lr_scheduler_last_lr", 5, s5_ct_lr_scheduler_last_lr},
+    {"ct_lr_scheduler_last_epoch", 0, s0_ct_lr_scheduler_last_epoch},
+    {"ct_lr_scheduler_last_epoch", 1, s1_ct_lr_scheduler_last_epoch},
+    {"ct_lr_scheduler_last_epoch", 2, s2_ct_lr_scheduler_last_epoch},
+    {"ct_lr_scheduler_last_epoch", 3, s3_ct_lr_scheduler_last_epoch},
+    {"ct_lr_scheduler_last_epoch", 4, s4_ct_lr_scheduler_last_epoch},
+    {"ct_lr_scheduler_last_epoch", 5, s5_ct_lr_scheduler_last_epoch},
+    {"ct_lr_scheduler_free", 0, s0_ct_lr_scheduler_free},
+    {"ct_lr_scheduler_free", 1, s1_ct_lr_scheduler_free},
+    {"ct_lr_scheduler_free", 2, s2_ct_lr_scheduler_free},
+    {"ct_lr_scheduler_free", 3, s3_ct_lr_scheduler_free},
+    {"ct_lr_scheduler_free", 4, s4_ct_lr_scheduler_free},
+    {"ct_lr_scheduler_free", 5, s5_ct_lr_scheduler_free},
     {"ct_rt_load", 0, s0_ct_rt_load},
     {"ct_rt_load", 1, s1_ct_rt_load},
     {"ct_rt_load", 2, s2_ct_rt_load},

@@ -1565,6 +1565,14 @@ static ct_status op_optim_step(void) {
     ct_tensor *g[1] = {B};
     return ct_optim_step(Opt, g);
 }
+static ct_status op_clip_grad_norm_(void) {
+    ct_tensor *g[2] = {Dst, NULL};
+    return ct_clip_grad_norm_(ctx, 2, g, 0.5, 2.0, false, &OUT);
+}
+static ct_status op_clip_grad_value_(void) {
+    ct_tensor *g[1] = {Dst};
+    return ct_clip_grad_value_(ctx, 1, g, 0.25);
+}
 
 /* Tensor methods (methods.h) */
 static ct_status op_new_zeros(void) { return ct_new_zeros(ctx, A, 1, (int64_t[]){3}, &OUT); }
@@ -2450,6 +2458,8 @@ static const op_entry computing[] = {
     E(flex_attention),
     E(flex_attention_backward),
     E(optim_step),
+    E(clip_grad_norm_),
+    E(clip_grad_value_),
     E(while_loop),
     E(backward),
     E(autograd_grad),
@@ -3060,6 +3070,17 @@ static const struct {
     {"ct_optim_lr", "getter (a view; writing it is an op)"},
     {"ct_optim_set_grad_scaling", "setter (retains two tensors)"},
     {"ct_optim_step_count", "host read (refused during capture)"},
+    {"ct_lr_scheduler_options_default", "options constructor"},
+    {"ct_lr_scheduler_create",
+     "host read and write of the optimizer's lr (refused during capture)"},
+    {"ct_lr_scheduler_step", "host read and write of the optimizer's lr (refused during capture)"},
+    {"ct_lr_scheduler_step_epoch",
+     "host read and write of the optimizer's lr (refused during capture)"},
+    {"ct_lr_scheduler_step_metric",
+     "host read and write of the optimizer's lr (refused during capture)"},
+    {"ct_lr_scheduler_last_lr", "getter"},
+    {"ct_lr_scheduler_last_epoch", "getter"},
+    {"ct_lr_scheduler_free", "lifetime"},
     {"ct_optim_save_state", "host read and file write (refused during capture)"},
     {"ct_optim_load_state", "file read and host upload (refused during capture)"},
     {"ct_safetensors_load", "file parse (no tensors made)"},

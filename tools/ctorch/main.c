@@ -541,12 +541,13 @@ static int cmd_train_demo(int argc, char **argv) {
     long epochs = 30;
     bool captured = false, foreach = false;
     int kind = CT_OPTIM_SGD;
-    static const char *const kinds[4] = {"sgd", "adam", "adamw", "adagrad"};
-    static const double lrs[4] = {0.1, 3e-3, 3e-3, 0.05};
+    static const char *const kinds[9] = {"sgd",    "adam",  "adamw", "adagrad", "rmsprop",
+                                         "adamax", "nadam", "radam", "adadelta"};
+    static const double lrs[9] = {0.1, 3e-3, 3e-3, 0.05, 1e-3, 3e-3, 3e-3, 3e-3, 1.0};
     for (int i = 1; i < argc; i++) {
         if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) {
-            printf("usage: ctorch train-demo [--epochs N] [--captured] [--optim sgd|adam|adamw|"
-                   "adagrad] [--fused|--foreach] [--data PATH]\n"
+            printf("usage: ctorch train-demo [--epochs N] [--captured] [--optim K] "
+                   "[--fused|--foreach] [--data PATH]\n"
                    "Trains an MLP 64-128-10 (relu, cross entropy) with autograd on the UCI "
                    "handwritten digits\n(examples/data/digits.bin; every 5th image is held out "
                    "for testing). Prints the mean loss\nper epoch and, last, 'train digits "
@@ -555,8 +556,9 @@ static int cmd_train_demo(int argc, char **argv) {
                    "  --captured   capture one training step (forward, loss, backward, optimizer)\n"
                    "               into a graph once and replay it for every batch (same bits as "
                    "eager)\n"
-                   "  --optim K    sgd (lr 0.1, default), adam / adamw (lr 3e-3), adagrad (lr "
-                   "0.05)\n"
+                   "  --optim K    sgd (lr 0.1, default), adam / adamw / adamax / nadam / radam "
+                   "(lr 3e-3),\n"
+                   "               adagrad (lr 0.05), rmsprop (lr 1e-3), adadelta (lr 1)\n"
                    "  --fused      one fused optimizer kernel per parameter (default)\n"
                    "  --foreach    the optimizer step written with ops (same bits as --fused)\n"
                    "  --data PATH  the 1797 x 65 byte file (64 pixels + label per image)\n");
@@ -574,12 +576,12 @@ static int cmd_train_demo(int argc, char **argv) {
             }
         } else if (!strcmp(argv[i], "--optim") && i + 1 < argc) {
             kind = -1;
-            for (int k = 0; k < 4; k++)
+            for (int k = 0; k < 9; k++)
                 if (!strcmp(argv[i + 1], kinds[k])) kind = k;
             if (kind < 0) {
                 fprintf(stderr,
-                        "ctorch train-demo: --optim takes sgd, adam, adamw or adagrad, got "
-                        "'%s'\n",
+                        "ctorch train-demo: --optim takes sgd, adam, adamw, adagrad, rmsprop, "
+                        "adamax, nadam, radam or adadelta, got '%s'\n",
                         argv[i + 1]);
                 return 2;
             }
