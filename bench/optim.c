@@ -1,6 +1,7 @@
 /* Optimizer benchmark: one step over 10M f32 parameters in 100 tensors, FUSED against FOREACH,
- * and the fused step's effective bandwidth (bytes the step must move: Adam/AdamW 28 per
- * parameter, SGD with momentum and Adagrad 20) as a fraction of memcpy's bandwidth (read + write,
+ * for the nine optimizers, and the fused step's effective bandwidth (bytes the step must move:
+ * 28 per parameter with two state slots, 20 with one: SGD with momentum, Adagrad, RMSprop) as a
+ * fraction of memcpy's bandwidth (read + write,
  * on as many threads as the context uses) measured in the same run. Lines: `bench optim <kind> ...
  * ratio=FOREACH/FUSED bw_frac=F`. `bench_optim quick` runs fewer repetitions. Not a test gate. */
 #include "ctorch/ctorch.h"
@@ -90,9 +91,11 @@ int main(int argc, char **argv) {
     double cpy_bw = 2.0 * (double)nb / best_cpy;
     printf("bench optim memcpy bytes=%zu time_ms=%.3f bw_GBps=%.2f threads=%d isa=%s\n", nb,
            best_cpy * 1e3, cpy_bw / 1e9, ct_ctx_num_threads(ctx), ct_ctx_cpu_isa(ctx));
-    static const char *const names[4] = {"sgd", "adam", "adamw", "adagrad"};
-    static const double bytes[4] = {20, 28, 28, 20};
-    for (int k = 0; k < 4; k++) {
+    static const char *const names[9] = {"sgd",    "adam",  "adamw", "adagrad", "rmsprop",
+                                         "adamax", "nadam", "radam", "adadelta"};
+    /* param read + write, grad read, each state slot read + write */
+    static const double bytes[9] = {20, 28, 28, 20, 20, 28, 28, 28, 28};
+    for (int k = 0; k < 9; k++) {
         double t[2];
         for (int impl = 0; impl < 2; impl++) {
             ct_optim_options o = ct_optim_options_default((ct_optim_kind)k);
