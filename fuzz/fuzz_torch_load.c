@@ -1,7 +1,8 @@
 /* libFuzzer target for the PyTorch checkpoint reader (ct_torch_load_buffer: ZIP directory, inflate,
  * the restricted unpickler, storage records): any input gives a status, never a crash; a failure
  * always says why and returns no archive; on success every entry is read back (tensors of up to
- * 4096 elements are printed, so their values are touched). */
+ * 4096 elements are printed, so their values are touched) and the archive is loaded as a torch.optim
+ * state into four optimizers (ct_optim_load_torch_state). */
 #include <ctorch/ctorch.h>
 
 #include <stdint.h>
@@ -53,6 +54,30 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
         default: abort();
         }
     }
+    /* the archive as a torch.optim state for a few optimizers over parameters [3] and [2, 2]:
+     * a status, never a crash, and a failure explains itself */
+    const int64_t s3 = 3, s22[2] = {2, 2};
+    ct_tensor *p[2] = {NULL, NULL};
+    if (ct_tensor_zeros(ctx, CT_FLOAT32, 1, &s3, &p[0]) == CT_OK &&
+        ct_tensor_zeros(ctx, CT_FLOAT32, 2, s22, &p[1]) == CT_OK) {
+        static const ct_optim_kind kinds[4] = {CT_OPTIM_ADAM, CT_OPTIM_SGD, CT_OPTIM_RMSPROP,
+                                               CT_OPTIM_NADAM};
+        for (int k = 0; k < 4; k++) {
+            ct_optim_options o = ct_optim_options_default(kinds[k]);
+            o.amsgrad = true;
+            o.momentum = kinds[k] == CT_OPTIM_ADAM ? 0 : 0.5;
+            o.centered = true;
+            ct_optim *opt = NULL;
+            if (ct_optim_create(ctx, &o, 2, p, &opt) != CT_OK) abort();
+            for (int pre = 0; pre < 2; pre++) {
+                ct_status ls = ct_optim_load_torch_state(opt, a, pre ? "optimizer" : NULL);
+                if (ls != CT_OK && ct_ctx_last_error(ctx)[0] == '\0') abort();
+            }
+            ct_optim_free(opt);
+        }
+    }
+    ct_tensor_release(p[0]);
+    ct_tensor_release(p[1]);
     ct_archive_free(a);
     ct_ctx_free(ctx);
     return 0;

@@ -6087,6 +6087,12 @@ static void s2_ct_optim_load_state(void) { (void)ct_optim_load_state(NULL, NULL)
 static void s3_ct_optim_load_state(void) { (void)ct_optim_load_state(NULL, NULL); }
 static void s4_ct_optim_load_state(void) { (void)ct_optim_load_state(NULL, NULL); }
 static void s5_ct_optim_load_state(void) { (void)ct_optim_load_state(NULL, NULL); }
+static void s0_ct_optim_load_torch_state(void) { (void)ct_optim_load_torch_state(NULL, NULL, NULL); }
+static void s1_ct_optim_load_torch_state(void) { (void)ct_optim_load_torch_state(NULL, NULL, NULL); }
+static void s2_ct_optim_load_torch_state(void) { (void)ct_optim_load_torch_state(NULL, NULL, NULL); }
+static void s3_ct_optim_load_torch_state(void) { (void)ct_optim_load_torch_state(NULL, NULL, NULL); }
+static void s4_ct_optim_load_torch_state(void) { (void)ct_optim_load_torch_state(NULL, NULL, NULL); }
+static void s5_ct_optim_load_torch_state(void) { (void)ct_optim_load_torch_state(NULL, NULL, NULL); }
 static void s0_ct_optim_free(void) { (void)ct_optim_free(NULL); }
 static void s1_ct_optim_free(void) { (void)ct_optim_free(NULL); }
 static void s2_ct_optim_free(void) { (void)ct_optim_free(NULL); }
@@ -12838,6 +12844,12 @@ static const sweep_case sweep_cases[] = {
     {"ct_optim_load_state", 3, s3_ct_optim_load_state},
     {"ct_optim_load_state", 4, s4_ct_optim_load_state},
     {"ct_optim_load_state", 5, s5_ct_optim_load_state},
+    {"ct_optim_load_torch_state", 0, s0_ct_optim_load_torch_state},
+    {"ct_optim_load_torch_state", 1, s1_ct_optim_load_torch_state},
+    {"ct_optim_load_torch_state", 2, s2_ct_optim_load_torch_state},
+    {"ct_optim_load_torch_state", 3, s3_ct_optim_load_torch_state},
+    {"ct_optim_load_torch_state", 4, s4_ct_optim_load_torch_state},
+    {"ct_optim_load_torch_state", 5, s5_ct_optim_load_torch_state},
     {"ct_optim_free", 0, s0_ct_optim_free},
     {"ct_optim_free", 1, s1_ct_optim_free},
     {"ct_optim_free", 2, s2_ct_optim_free},

@@ -3083,6 +3083,7 @@ static const struct {
     {"ct_lr_scheduler_free", "lifetime"},
     {"ct_optim_save_state", "host read and file write (refused during capture)"},
     {"ct_optim_load_state", "file read and host upload (refused during capture)"},
+    {"ct_optim_load_torch_state", "archive read and host upload (refused during capture)"},
     {"ct_safetensors_load", "file parse (no tensors made)"},
     {"ct_safetensors_load_buffer", "buffer parse (no tensors made)"},
     {"ct_safetensors_count", "getter"},

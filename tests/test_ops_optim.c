@@ -945,8 +945,10 @@ TEST(state_save_load) {
                 CHECK_OK(ct_tensor_clone(ctx, A, &A2));
                 CHECK_OK(ct_tensor_clone(ctx, B, &B2));
                 ct_tensor *p2[2] = {A2, B2};
-                ct_optim_options o2 = o; /* lr comes from the file */
+                ct_optim_options o2 = o; /* lr and weight decay come from the file */
                 o2.lr = 1.0;
+                o2.weight_decay *= 3;
+                o2.impl = (k & 1) || k == 10 ? CT_OPTIM_IMPL_FOREACH : CT_OPTIM_IMPL_FUSED;
                 CHECK_OK(ct_optim_create(ctx, &o2, 2, p2, &fresh));
                 CHECK_OK(ct_optim_load_state(fresh, path));
                 int64_t c = 0;

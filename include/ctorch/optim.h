@@ -9,6 +9,7 @@
 #ifndef CTORCH_OPTIM_H
 #define CTORCH_OPTIM_H
 
+#include "ctorch/archive.h"
 #include "ctorch/tensor.h"
 
 #ifdef __cplusplus
@@ -80,6 +81,16 @@ CT_API ct_status ct_optim_save_state(const ct_optim *opt, const char *path);
  * shapes and structural options (else CT_ERR_INVALID_ARG / CT_ERR_SHAPE naming the difference);
  * hyper-parameters come from the file, as torch's load_state_dict. Nothing changes on failure. */
 CT_API ct_status ct_optim_load_state(ct_optim *opt, const char *path);
+/* Optimizer.load_state_dict from a PyTorch checkpoint read with ct_torch_load (archive.h): the
+ * entries "<prefix>.state.<id>.<buffer>" and "<prefix>.param_groups.0.<hyper-parameter>" of
+ * torch.optim's state_dict() (prefix NULL or "": the file is the state dict itself; "optimizer"
+ * for torch.save({"optimizer": opt.state_dict(), ...}); a trailing '.' as
+ * ct_archive_load_state_dict's "model." is accepted too). One parameter group with opt's parameter
+ * count, in torch's parameter order; hyper-parameters (lr, betas, ...) come from the file, the
+ * structural options (momentum on/off, weight decay on/off, nesterov, amsgrad, maximize, centered,
+ * decoupled) must equal opt's; buffers are cast to float32; a parameter without state starts
+ * afresh. Nothing changes on failure. Details: docs/optim.md. */
+CT_API ct_status ct_optim_load_torch_state(ct_optim *opt, const ct_archive *a, const char *prefix);
 /* Free the optimizer and its state, release the parameters (NULL is a no-op). */
 CT_API void ct_optim_free(ct_optim *opt);
 

@@ -22,6 +22,8 @@
 static const char *const ct__optim_names[CT_K_OPT_KINDS] = {
     "sgd", "adam", "adamw", "adagrad", "rmsprop", "adamax", "nadam", "radam", "adadelta"};
 
+const char *ct__optim_kind_name(ct_optim_kind k) { return ct__optim_names[k]; }
+
 ct_optim_options ct_optim_options_default(ct_optim_kind kind) {
     ct_optim_options o;
     memset(&o, 0, sizeof o);
@@ -139,8 +141,6 @@ void ct_optim_free(ct_optim *opt) {
     ct__free(ctx, opt->host);
     ct__free(ctx, opt);
 }
-
-static unsigned ct__optim_flags(const ct_optim_options *o);
 
 static void *ct__optim_zalloc(ct_ctx *ctx, size_t n) {
     void *p = ct__alloc(ctx, n ? n : 1, 16);
@@ -297,7 +297,7 @@ ct_status ct_optim_create(ct_ctx *ctx, const ct_optim_options *opts, int n_param
 }
 
 /* The structural flags of the options (what the kernel's loop shape depends on). */
-static unsigned ct__optim_flags(const ct_optim_options *o) {
+unsigned ct__optim_flags(const ct_optim_options *o) {
     unsigned f = (o->maximize ? CT_K_OPT_MAXIMIZE : 0u) | (o->weight_decay != 0 ? CT_K_OPT_WD : 0u);
     if (o->kind == CT_OPTIM_SGD && o->momentum != 0) f |= CT_K_OPT_MOMENTUM;
     if (o->kind == CT_OPTIM_RMSPROP && o->momentum > 0) f |= CT_K_OPT_MOMENTUM;
@@ -353,8 +353,10 @@ static ct_status ct__optim_fused(ct_optim *opt, int i, ct_tensor *grad) {
     return st;
 }
 
-/* FOREACH: the same step with public ops. Every intermediate is an f32 tensor; scalars go in as
- * the doubles whose f32 rounding the fused kernel uses (ops round their scalars to f32). */
+/* FOREACH: the same step with public ops. Every intermediate is an f32 tensor; the scalars are
+ * the f32 constants ct_k_optim_hp_make derives from the host copy of the schedule, as the fused
+ * kernel does (so a loaded state's or a scheduler's hyper-parameters apply, never the creation
+ * options'), and ops round an f32 value passed as a double to itself. */
 #define CT__FE_MAX 24
 typedef struct {
     ct_tensor *t[CT__FE_MAX];
@@ -403,25 +405,25 @@ static ct_status ct__optim_foreach(ct_optim *opt, int i, ct_tensor *grad) {
         FE_COPY(grad, G);
     }
     if (o->maximize) G = FE(ct_neg(ctx, G, &r));
-    bool wd = o->weight_decay != 0;
+    bool wd = (h.flags & CT_K_OPT_WD) != 0;
     switch (o->kind) {
     case CT_OPTIM_SGD:
-        if (wd) G = FE(ct_add_scaled(ctx, G, P, o->weight_decay, &r));
-        if (o->momentum != 0) {
+        if (wd) G = FE(ct_add_scaled(ctx, G, P, h.f[0], &r));
+        if (h.flags & CT_K_OPT_MOMENTUM) {
             ct_tensor *B = G;
             if (!(h.flags & CT_K_OPT_FIRST)) {
-                ct_tensor *T = FE(ct_mul_scalar(ctx, sl[0], o->momentum, &r));
-                B = FE(ct_add_scaled(ctx, T, G, 1.0 - o->dampening, &r));
+                ct_tensor *T = FE(ct_mul_scalar(ctx, sl[0], h.f[1], &r));
+                B = FE(ct_add_scaled(ctx, T, G, h.f[2], &r));
             }
             FE_COPY(sl[0], B);
-            G = o->nesterov ? FE(ct_add_scaled(ctx, G, B, o->momentum, &r)) : B;
+            G = (h.flags & CT_K_OPT_NESTEROV) ? FE(ct_add_scaled(ctx, G, B, h.f[1], &r)) : B;
         }
         P = FE(ct_add_scaled(ctx, P, G, h.f[3], &r)); /* -lr */
         break;
     case CT_OPTIM_ADAM:
     case CT_OPTIM_ADAMW: {
         if (wd && o->kind == CT_OPTIM_ADAMW) P = FE(ct_mul_scalar(ctx, P, h.f[0], &r));
-        if (wd && o->kind == CT_OPTIM_ADAM) G = FE(ct_add_scaled(ctx, G, P, o->weight_decay, &r));
+        if (wd && o->kind == CT_OPTIM_ADAM) G = FE(ct_add_scaled(ctx, G, P, h.f[0], &r));
         ct_tensor *M = FE_LERP(sl[0], G);
         FE_COPY(sl[0], M);
         ct_tensor *T = FE(ct_mul_scalar(ctx, sl[1], h.f[2], &r));
@@ -439,7 +441,7 @@ static ct_status ct__optim_foreach(ct_optim *opt, int i, ct_tensor *grad) {
         break;
     }
     case CT_OPTIM_ADAGRAD: {
-        if (wd) G = FE(ct_add_scaled(ctx, G, P, o->weight_decay, &r));
+        if (wd) G = FE(ct_add_scaled(ctx, G, P, h.f[0], &r));
         ct_tensor *S = FE(ct_addcmul(ctx, sl[0], G, G, 1.0, &r));
         FE_COPY(sl[0], S);
         ct_tensor *D = FE(ct_sqrt(ctx, S, &r));
@@ -448,7 +450,7 @@ static ct_status ct__optim_foreach(ct_optim *opt, int i, ct_tensor *grad) {
         break;
     }
     case CT_OPTIM_RMSPROP: {
-        if (wd) G = FE(ct_add_scaled(ctx, G, P, o->weight_decay, &r));
+        if (wd) G = FE(ct_add_scaled(ctx, G, P, h.f[0], &r));
         ct_tensor *T = FE(ct_mul_scalar(ctx, sl[0], h.f[1], &r));
         ct_tensor *S = FE(ct_addcmul(ctx, T, G, G, h.f[2], &r)); /* alpha sq + (1-alpha) g^2 */
         FE_COPY(sl[0], S);
@@ -476,7 +478,7 @@ static ct_status ct__optim_foreach(ct_optim *opt, int i, ct_tensor *grad) {
         break;
     }
     case CT_OPTIM_ADAMAX: {
-        if (wd) G = FE(ct_add_scaled(ctx, G, P, o->weight_decay, &r));
+        if (wd) G = FE(ct_add_scaled(ctx, G, P, h.f[0], &r));
         ct_tensor *M = FE_LERP(sl[0], G);
         FE_COPY(sl[0], M);
         ct_tensor *T = FE(ct_mul_scalar(ctx, sl[1], h.f[2], &r));
@@ -491,7 +493,7 @@ static ct_status ct__optim_foreach(ct_optim *opt, int i, ct_tensor *grad) {
     case CT_OPTIM_RADAM: {
         bool dec = (h.flags & CT_K_OPT_DECOUPLED) != 0;
         if (wd && dec) P = FE(ct_mul_scalar(ctx, P, h.f[0], &r));
-        if (wd && !dec) G = FE(ct_add_scaled(ctx, G, P, o->weight_decay, &r));
+        if (wd && !dec) G = FE(ct_add_scaled(ctx, G, P, h.f[0], &r));
         ct_tensor *M = FE_LERP(sl[0], G);
         FE_COPY(sl[0], M);
         ct_tensor *T = FE(ct_mul_scalar(ctx, sl[1], h.f[2], &r));
@@ -520,7 +522,7 @@ static ct_status ct__optim_foreach(ct_optim *opt, int i, ct_tensor *grad) {
         break;
     }
     case CT_OPTIM_ADADELTA: {
-        if (wd) G = FE(ct_add_scaled(ctx, G, P, o->weight_decay, &r));
+        if (wd) G = FE(ct_add_scaled(ctx, G, P, h.f[0], &r));
         ct_tensor *T = FE(ct_mul_scalar(ctx, sl[0], h.f[1], &r));
         ct_tensor *S = FE(ct_addcmul(ctx, T, G, G, h.f[2], &r));
         FE_COPY(sl[0], S);
@@ -696,7 +698,7 @@ ct_status ct_optim_step_count(const ct_optim *opt, int i, int64_t *out) {
 /* ---- state files (safetensors) ---- */
 
 /* torch's state names of slot s (in ct_k_optim_slots' order) */
-static const char *ct__optim_slot_name(const ct_optim *opt, int s) {
+const char *ct__optim_slot_name(const ct_optim *opt, int s) {
     static const char *const names[CT_K_OPT_KINDS][CT_OPT_MAX_SLOTS] = {
         {"momentum_buffer"},
         {"exp_avg", "exp_avg_sq", "max_exp_avg_sq"},

@@ -28,5 +28,12 @@ struct ct_optim {
 /* Read (get non-NULL) and/or write (set non-NULL) hyper-parameter idx (CT_K_OH_*) of the
  * schedule: a host read / write of one value (refused while capturing). */
 ct_status ct__optim_hyper(ct_optim *opt, int idx, const double *set, double *get);
+/* The structural flags (CT_K_OPT_*) of the options: what the state's layout and the kernel's loop
+ * shape depend on. */
+unsigned ct__optim_flags(const ct_optim_options *o);
+/* torch's state name of slot s of opt ("exp_avg", "momentum_buffer", ...). */
+const char *ct__optim_slot_name(const ct_optim *opt, int s);
+/* "sgd", "adam", ... */
+const char *ct__optim_kind_name(ct_optim_kind k);
 
 #endif

@@ -1,0 +1,335 @@
+/* Optimizer state from PyTorch (include/ctorch/optim.h, ct_optim_load_torch_state): the entries
+ * of torch.optim's Optimizer.state_dict() as a checkpoint read by ct_torch_load names them
+ * ("<prefix>.state.<id>.<buffer>", "<prefix>.param_groups.0.<hyper-parameter>"), loaded as
+ * Optimizer.load_state_dict does: hyper-parameters from the file, buffers cast to the state's
+ * float32, a parameter without state starting afresh. Everything is read and checked before
+ * anything changes. */
+#include "backends/cpu/kernels/optim_kernels.h"
+#include "core/internal.h"
+#include "ctorch/archive.h"
+#include "ctorch/autograd.h"
+#include "dispatch/dispatch.h"
+#include "ctorch/ops.h"
+#include "optim/optim_impl.h"
+#include "tensor/tensor_impl.h"
+
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+
+typedef struct {
+    const ct_archive *a;
+    const char *prefix; /* "" or "name." */
+    char buf[512];
+} ct__tl;
+
+/* "<prefix><fmt...>" in l->buf */
+static const char *ct__tl_name(ct__tl *l, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
+static const char *ct__tl_name(ct__tl *l, const char *fmt, ...) {
+    size_t n = (size_t)snprintf(l->buf, sizeof l->buf, "%s", l->prefix);
+    va_list ap;
+    va_start(ap, fmt);
+    if (n < sizeof l->buf) vsnprintf(l->buf + n, sizeof l->buf - n, fmt, ap);
+    va_end(ap);
+    return l->buf;
+}
+
+/* The entry's kind, or -1 when absent. */
+static int ct__tl_kind(const ct__tl *l, const char *name) {
+    for (int i = 0; i < ct_archive_count(l->a); i++)
+        if (strcmp(ct_archive_name(l->a, i), name) == 0) return ct_archive_kind(l->a, i);
+    return -1;
+}
+
+/* torch's param_group keys of each kind (what makes a state dict this kind's), and the
+ * hyper-parameters read from the group into the schedule. */
+typedef struct {
+    const char *key;
+    int idx; /* CT_K_OH_*, or -1: a structural flag (checked, not stored) */
+} ct__tl_hyper;
+
+static int ct__tl_hypers(ct_optim_kind k, ct__tl_hyper *h) {
+    int n = 0;
+#define H(key, idx) h[n++] = (ct__tl_hyper){key, idx}
+    H("lr", CT_K_OH_LR);
+    H("weight_decay", CT_K_OH_WD);
+    switch (k) {
+    case CT_OPTIM_SGD:
+        H("momentum", CT_K_OH_MOMENTUM);
+        H("dampening", CT_K_OH_DAMPENING);
+        break;
+    case CT_OPTIM_ADAGRAD:
+        H("eps", CT_K_OH_EPS);
+        H("lr_decay", CT_K_OH_LR_DECAY);
+        break;
+    case CT_OPTIM_RMSPROP:
+        H("eps", CT_K_OH_EPS);
+        H("momentum", CT_K_OH_MOMENTUM);
+        H("alpha", CT_K_OH_ALPHA);
+        break;
+    case CT_OPTIM_ADADELTA:
+        H("eps", CT_K_OH_EPS);
+        H("rho", CT_K_OH_RHO);
+        break;
+    default: /* the Adam family */
+        H("eps", CT_K_OH_EPS);
+        H("betas.0", CT_K_OH_BETA1);
+        H("betas.1", CT_K_OH_BETA2);
+        if (k == CT_OPTIM_NADAM) H("momentum_decay", CT_K_OH_MOMENTUM_DECAY);
+        break;
+    }
+#undef H
+    return n;
+}
+
+/* A bool entry of the group; absent (older torch) reads as false. */
+static ct_status ct__tl_bool(ct__tl *l, ct_ctx *ctx, const char *key, bool *out) {
+    const char *name = ct__tl_name(l, "param_groups.0.%s", key);
+    int kind = ct__tl_kind(l, name);
+    *out = false;
+    if (kind < 0) return CT_OK;
+    int64_t v = 0;
+    if (kind != CT_ENTRY_BOOL || ct_archive_get_int(l->a, name, &v) != CT_OK)
+        return ct__set_error(ctx, CT_ERR_FORMAT, "optim_load_torch_state: %s is not a bool", name);
+    *out = v != 0;
+    return CT_OK;
+}
+
+ct_status ct_optim_load_torch_state(ct_optim *opt, const ct_archive *a, const char *prefix) {
+    if (!opt) return CT_ERR_INVALID_ARG;
+    ct_ctx *ctx = opt->ctx;
+    ct__clear_error(ctx);
+    if (!a)
+        return ct__set_error(ctx, CT_ERR_INVALID_ARG, "optim_load_torch_state: archive is NULL");
+    if (ct__any_capture(ctx))
+        return ct__set_error_keep_capture(ctx, CT_ERR_UNSUPPORTED,
+                                          "optim_load_torch_state: a host upload, refused while "
+                                          "capturing");
+    ct__tl l = {.a = a, .prefix = ""};
+    char pre[256];
+    if (prefix && *prefix) {
+        if (strlen(prefix) > 200)
+            return ct__set_error(ctx, CT_ERR_INVALID_ARG,
+                                 "optim_load_torch_state: prefix is longer than 200 bytes");
+        size_t pl = strlen(prefix);
+        snprintf(pre, sizeof pre, "%s%s", prefix, prefix[pl - 1] == '.' ? "" : ".");
+        l.prefix = pre;
+    }
+    const char *kname = ct__optim_kind_name(opt->o.kind);
+    /* one parameter group holding opt->n parameters */
+    if (ct__tl_kind(&l, ct__tl_name(&l, "param_groups.0.lr")) < 0)
+        return ct__set_error(ctx, CT_ERR_INDEX,
+                             "optim_load_torch_state: no %sparam_groups.0.lr: not an optimizer "
+                             "state_dict%s",
+                             l.prefix, prefix && *prefix ? " under this prefix" : "");
+    if (ct__tl_kind(&l, ct__tl_name(&l, "param_groups.1.lr")) >= 0)
+        return ct__set_error(ctx, CT_ERR_INVALID_ARG,
+                             "optim_load_torch_state: loaded state dict has a different number of "
+                             "parameter groups (more than 1; a ctorch optimizer has one)");
+    int np = 0;
+    while (np <= opt->n && ct__tl_kind(&l, ct__tl_name(&l, "param_groups.0.params.%d", np)) >= 0)
+        np++;
+    if (np != opt->n)
+        return ct__set_error(ctx, CT_ERR_INVALID_ARG,
+                             "optim_load_torch_state: loaded state dict contains a parameter group "
+                             "that doesn't match the size of optimizer's group (%s%d parameters, "
+                             "this optimizer %d)",
+                             np > opt->n ? "more than " : "", np > opt->n ? opt->n : np, opt->n);
+    /* hyper-parameters and structural options */
+    const size_t slen = (size_t)(CT_K_OH_N + 2 * opt->n);
+    double *sched = ct__alloc(ctx, slen * sizeof(double), 16);
+    ct_tensor **ts = ct__alloc(ctx, sizeof *ts * (size_t)(opt->n * CT_OPT_MAX_SLOTS + 1), 16);
+    if (!sched || !ts) {
+        ct__free(ctx, sched);
+        ct__free(ctx, ts);
+        return ct__set_error(ctx, CT_ERR_OOM, "optim_load_torch_state: out of memory");
+    }
+    memset(ts, 0, sizeof *ts * (size_t)(opt->n * CT_OPT_MAX_SLOTS + 1));
+    ct_status st = ct_tensor_to_host(opt->sched, sched, slen * sizeof(double));
+    ct__tl_hyper hy[8];
+    const int nh = ct__tl_hypers(opt->o.kind, hy);
+    for (int i = 0; i < nh && st == CT_OK; i++) {
+        const char *name = ct__tl_name(&l, "param_groups.0.%s", hy[i].key);
+        int kind = ct__tl_kind(&l, name);
+        double v = 0;
+        if (kind < 0)
+            st = ct__set_error(ctx, CT_ERR_INVALID_ARG,
+                               "optim_load_torch_state: %s lacks '%s': not the state of torch's "
+                               "%s",
+                               ct__tl_name(&l, "param_groups.0"), hy[i].key, kname);
+        else if ((kind != CT_ENTRY_FLOAT && kind != CT_ENTRY_INT && kind != CT_ENTRY_BOOL) ||
+                 ct_archive_get_float(a, name, &v) != CT_OK || !isfinite(v))
+            st = ct__set_error(ctx, CT_ERR_FORMAT,
+                               "optim_load_torch_state: %s is not a finite number", name);
+        else
+            sched[hy[i].idx] = v;
+    }
+    /* structural options: what the state's layout depends on must equal opt's */
+    bool nesterov = false, amsgrad = false, maximize = false, centered = false, dec = false;
+    if (st == CT_OK) st = ct__tl_bool(&l, ctx, "nesterov", &nesterov);
+    if (st == CT_OK) st = ct__tl_bool(&l, ctx, "amsgrad", &amsgrad);
+    if (st == CT_OK) st = ct__tl_bool(&l, ctx, "maximize", &maximize);
+    if (st == CT_OK) st = ct__tl_bool(&l, ctx, "centered", &centered);
+    if (st == CT_OK) st = ct__tl_bool(&l, ctx, "decoupled_weight_decay", &dec);
+    if (st == CT_OK) {
+        ct_optim_options f = opt->o;
+        f.momentum = sched[CT_K_OH_MOMENTUM];
+        f.weight_decay = sched[CT_K_OH_WD];
+        f.nesterov = nesterov;
+        f.amsgrad = amsgrad;
+        f.maximize = maximize;
+        f.centered = centered;
+        f.decoupled_weight_decay = dec;
+        unsigned want = ct__optim_flags(&opt->o), got = ct__optim_flags(&f);
+        if (want != got)
+            st = ct__set_error(
+                ctx, CT_ERR_INVALID_ARG,
+                "optim_load_torch_state: the file's %s was saved with other structural options "
+                "(%s%s%s%s%s%s%s): create the optimizer with the file's values",
+                kname, ((want ^ got) & CT_K_OPT_MOMENTUM) ? "momentum " : "",
+                ((want ^ got) & CT_K_OPT_WD) ? "weight_decay " : "",
+                ((want ^ got) & CT_K_OPT_NESTEROV) ? "nesterov " : "",
+                ((want ^ got) & CT_K_OPT_AMSGRAD) ? "amsgrad " : "",
+                ((want ^ got) & CT_K_OPT_MAXIMIZE) ? "maximize " : "",
+                ((want ^ got) & CT_K_OPT_CENTERED) ? "centered " : "",
+                ((want ^ got) & CT_K_OPT_DECOUPLED) ? "decoupled_weight_decay " : "");
+    }
+    /* per parameter: torch's state id from the group's params, then its buffers */
+    for (int i = 0; i < opt->n && st == CT_OK; i++) {
+        int64_t id = 0;
+        const char *pname = ct__tl_name(&l, "param_groups.0.params.%d", i);
+        if (ct_archive_get_int(a, pname, &id) != CT_OK) {
+            st = ct__set_error(ctx, CT_ERR_FORMAT, "optim_load_torch_state: %s is not an int",
+                               pname);
+            break;
+        }
+        double step = 0, mu = 1.0;
+        bool any = false;
+        for (int s = 0; s < opt->nslots && st == CT_OK; s++) {
+            char sname[48];
+            snprintf(sname, sizeof sname, "%s", ct__optim_slot_name(opt, s));
+            const char *name = ct__tl_name(&l, "state.%lld.%s", (long long)id, sname);
+            int kind = ct__tl_kind(&l, name);
+            if (kind < 0 || kind == CT_ENTRY_NONE) continue; /* SGD's None momentum_buffer */
+            ct_tensor *t = NULL, *c = NULL;
+            st = kind == CT_ENTRY_TENSOR ? ct_archive_get(a, name, &t) : CT_ERR_FORMAT;
+            const ct_tensor *ref = opt->slot[i][s];
+            bool ok = st == CT_OK && ct_dtype_is_floating(ct_tensor_dtype(t)) &&
+                      ct_tensor_ndim(t) == ct_tensor_ndim(ref);
+            for (int d = 0; ok && d < ct_tensor_ndim(ref); d++)
+                ok = ct_tensor_shape(t)[d] == ct_tensor_shape(ref)[d];
+            if (!ok) {
+                char sh[96], want[96];
+                if (t)
+                    ct__shape_str(sh, sizeof sh, ct_tensor_ndim(t), ct_tensor_shape(t));
+                else
+                    snprintf(sh, sizeof sh, "not a tensor");
+                ct__shape_str(want, sizeof want, ct_tensor_ndim(ref), ct_tensor_shape(ref));
+                bool was_tensor = t != NULL;
+                ct_tensor_release(t);
+                st = ct__set_error(ctx, was_tensor ? CT_ERR_SHAPE : CT_ERR_FORMAT,
+                                   "optim_load_torch_state: %s is %s; parameter %d needs a "
+                                   "floating tensor of shape %s",
+                                   name, sh, i, want);
+                break;
+            }
+            bool prev = ct_set_grad_enabled(ctx, false);
+            st = ct_cast(ctx, t, CT_FLOAT32, &c);
+            ct_set_grad_enabled(ctx, prev);
+            ct_tensor_release(t);
+            ts[i * CT_OPT_MAX_SLOTS + s] = c;
+            any = true;
+        }
+        /* step: a 0-d tensor (torch >= 1.12) or a number; SGD keeps none (its momentum buffer
+         * existing means the first step is done) */
+        const char *sn = ct__tl_name(&l, "state.%lld.step", (long long)id);
+        int sk = ct__tl_kind(&l, sn);
+        if (st == CT_OK && sk >= 0) {
+            if (sk == CT_ENTRY_TENSOR) {
+                ct_tensor *t = NULL, *c = NULL;
+                st = ct_archive_get(a, sn, &t);
+                if (st == CT_OK && ct_tensor_numel(t) != 1)
+                    st = ct__set_error(ctx, CT_ERR_FORMAT,
+                                       "optim_load_torch_state: %s holds %lld values", sn,
+                                       (long long)ct_tensor_numel(t));
+                if (st == CT_OK) st = ct_cast(ctx, t, CT_FLOAT64, &c);
+                if (st == CT_OK) st = ct_tensor_to_host(c, &step, sizeof step);
+                ct_tensor_release(t);
+                ct_tensor_release(c);
+            } else if (ct_archive_get_float(a, sn, &step) != CT_OK) {
+                st = ct__set_error(ctx, CT_ERR_FORMAT, "optim_load_torch_state: %s is not a number",
+                                   sn);
+            }
+            if (st == CT_OK && !(step >= 0 && step <= 9007199254740992.0 && step == floor(step)))
+                st = ct__set_error(ctx, CT_ERR_FORMAT,
+                                   "optim_load_torch_state: %s is %g, not a step count", sn, step);
+            any = true;
+        } else if (st == CT_OK && opt->o.kind == CT_OPTIM_SGD && any) {
+            step = 1; /* past the first step: the buffer is used as is */
+        }
+        if (st == CT_OK && opt->o.kind == CT_OPTIM_NADAM) {
+            const char *mn = ct__tl_name(&l, "state.%lld.mu_product", (long long)id);
+            if (ct__tl_kind(&l, mn) == CT_ENTRY_TENSOR) {
+                ct_tensor *t = NULL, *c = NULL;
+                st = ct_archive_get(a, mn, &t);
+                if (st == CT_OK && ct_tensor_numel(t) != 1)
+                    st = ct__set_error(ctx, CT_ERR_FORMAT,
+                                       "optim_load_torch_state: %s holds %lld values", mn,
+                                       (long long)ct_tensor_numel(t));
+                if (st == CT_OK) st = ct_cast(ctx, t, CT_FLOAT64, &c);
+                if (st == CT_OK) st = ct_tensor_to_host(c, &mu, sizeof mu);
+                ct_tensor_release(t);
+                ct_tensor_release(c);
+                if (st == CT_OK && !(mu >= 0 && mu <= 1))
+                    st = ct__set_error(ctx, CT_ERR_FORMAT, "optim_load_torch_state: %s is %g", mn,
+                                       mu);
+            } else if (any) {
+                st = ct__set_error(ctx, CT_ERR_FORMAT, "optim_load_torch_state: %s is missing", mn);
+            }
+        }
+        /* a buffer torch would have made by now must be there (a partial state is malformed) */
+        for (int s = 0; s < opt->nslots && st == CT_OK && any; s++)
+            if (!ts[i * CT_OPT_MAX_SLOTS + s] && !(opt->o.kind == CT_OPTIM_SGD && step == 0))
+                st = ct__set_error(
+                    ctx, CT_ERR_FORMAT, "optim_load_torch_state: %s is missing",
+                    ct__tl_name(&l, "state.%lld.%s", (long long)id, ct__optim_slot_name(opt, s)));
+        sched[CT_K_OH_N + i] = step;
+        sched[CT_K_OH_N + opt->n + i] = mu;
+    }
+    double initial_lr = NAN;
+    if (st == CT_OK) {
+        const char *in = ct__tl_name(&l, "param_groups.0.initial_lr");
+        if (ct__tl_kind(&l, in) >= 0 && ct_archive_get_float(a, in, &initial_lr) != CT_OK)
+            initial_lr = NAN;
+    }
+    /* apply: the schedule, then every slot (a parameter without state restarts from the
+     * optimizer's initial buffers) */
+    ct_tensor *host = NULL;
+    if (st == CT_OK) {
+        int64_t len = (int64_t)slen;
+        st = ct_tensor_from_host(ctx, sched, CT_FLOAT64, 1, &len, &host);
+    }
+    if (st == CT_OK) st = ct_tensor_copy_(ctx, opt->sched, host);
+    for (int i = 0; i < opt->n && st == CT_OK; i++)
+        for (int s = 0; s < opt->nslots && st == CT_OK; s++) {
+            ct_tensor *src = ts[i * CT_OPT_MAX_SLOTS + s];
+            if (src)
+                st = ct_tensor_copy_(ctx, opt->slot[i][s], src);
+            else
+                st = ct_tensor_fill_(
+                    ctx, opt->slot[i][s],
+                    opt->o.kind == CT_OPTIM_ADAGRAD ? opt->o.initial_accumulator_value : 0.0);
+        }
+    if (st == CT_OK) {
+        memcpy(opt->host, sched, slen * sizeof(double));
+        if (!isnan(initial_lr)) opt->initial_lr = initial_lr;
+    }
+    ct_tensor_release(host);
+    for (int k = 0; k < opt->n * CT_OPT_MAX_SLOTS + 1; k++)
+        ct_tensor_release(ts[k]);
+    ct__free(ctx, ts);
+    ct__free(ctx, sched);
+    return st;
+}

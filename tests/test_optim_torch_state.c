@@ -1,0 +1,164 @@
+/* Resuming PyTorch training in ctorch: torch.optim states saved by torch.save (PyTorch 1.13,
+ * tests/data/optim_torch_state_ref.h from scripts/gen_optim_torch_state_ref.py) are read with
+ * ct_torch_load and loaded with ct_optim_load_torch_state into optimizers created with other
+ * hyper-parameter values (the file's win) and torch's parameters at save time; 5 more steps with
+ * the same gradients must land on torch's parameters (rtol 1e-5), in FUSED and FOREACH. Also a
+ * parameter torch kept no state for (it restarts), and the refusals: another structure, another
+ * parameter count or shape, a non-optimizer file, a malformed state. */
+#include "test_util.h"
+
+#include "data/optim_torch_state_ref.h"
+
+#include <string.h>
+
+static ct_ctx *ctx;
+static const int64_t sh0[2] = {3, 4}, sh1[1] = {5};
+
+static void make_params(const float *v, ct_tensor *p[2]) {
+    CHECK_OK(ct_tensor_from_host(ctx, v, CT_FLOAT32, 2, sh0, &p[0]));
+    CHECK_OK(ct_tensor_from_host(ctx, v + 12, CT_FLOAT32, 1, sh1, &p[1]));
+}
+
+static ct_optim_options options_for(const ots_case *c, int impl) {
+    ct_optim_options o = ct_optim_options_default((ct_optim_kind)c->kind);
+    o.impl = (ct_optim_impl)impl;
+    o.lr = 123.0; /* the file's values replace these */
+    o.beta1 = 0.1;
+    o.eps = 0.5;
+    o.momentum = c->momentum ? 0.3 : 0;
+    o.nesterov = c->nesterov;
+    o.amsgrad = c->amsgrad;
+    o.centered = c->centered;
+    o.weight_decay = c->weight_decay != 0 ? 7.0 : 0;
+    o.maximize = c->maximize;
+    return o;
+}
+
+TEST(resume_torch_states) {
+    const int n = (int)(sizeof ots_cases / sizeof ots_cases[0]);
+    for (int ci = 0; ci < n; ci++) {
+        const ots_case *c = &ots_cases[ci];
+        ct_archive *a = NULL;
+        CHECK_OK(ct_torch_load_buffer(ctx, c->file, c->size, &a));
+        for (int impl = 0; impl < 2; impl++) {
+            ct_tensor *p[2], *g[2];
+            make_params(c->saved, p);
+            ct_optim_options o = options_for(c, impl);
+            ct_optim *opt = NULL;
+            CHECK_OK(ct_optim_create(ctx, &o, 2, p, &opt));
+            /* the prefix with or without its trailing dot; "" as NULL */
+            const char *pre = c->wrapped ? (impl ? "optimizer" : "optimizer.") : (impl ? "" : NULL);
+            ct_status st = ct_optim_load_torch_state(opt, a, pre);
+            CHECK_MSG(st == CT_OK, "case %d: %s", ci, ct_ctx_last_error(ctx));
+            double lr = 0;
+            CHECK_OK(ct_tensor_to_host(ct_optim_lr(opt), &lr, sizeof lr));
+            CHECK_MSG(lr != 123.0, "case %d: lr not taken from the file", ci);
+            for (int s = OTS_K; s < 2 * OTS_K; s++) {
+                CHECK_OK(ct_tensor_from_host(ctx, ots_grads[s], CT_FLOAT32, 2, sh0, &g[0]));
+                CHECK_OK(ct_tensor_from_host(ctx, ots_grads[s] + 12, CT_FLOAT32, 1, sh1, &g[1]));
+                CHECK_OK(ct_optim_step(opt, g));
+                ct_tensor_release(g[0]);
+                ct_tensor_release(g[1]);
+            }
+            float out[17];
+            CHECK_OK(ct_tensor_to_host(p[0], out, 12 * 4));
+            CHECK_OK(ct_tensor_to_host(p[1], out + 12, 5 * 4));
+            for (int i = 0; i < 17; i++)
+                CHECK_MSG(ct_t_close(out[i], c->after[i], 1e-5, 1e-7),
+                          "case %d (kind %d) impl %d el %d: %.9g, torch %.9g", ci, c->kind, impl, i,
+                          (double)out[i], (double)c->after[i]);
+            ct_optim_free(opt);
+            ct_tensor_release(p[0]);
+            ct_tensor_release(p[1]);
+        }
+        ct_archive_free(a);
+    }
+}
+
+/* Without the load the continuation differs (the test can fail): a fresh optimizer from the
+ * saved parameters misses the momentum. */
+TEST(fresh_state_differs) {
+    const ots_case *c = &ots_cases[0];
+    ct_tensor *p[2], *g[2];
+    make_params(c->saved, p);
+    ct_optim_options o = options_for(c, 0);
+    o.lr = 0.05;
+    ct_optim *opt = NULL;
+    CHECK_OK(ct_optim_create(ctx, &o, 2, p, &opt));
+    for (int s = OTS_K; s < 2 * OTS_K; s++) {
+        CHECK_OK(ct_tensor_from_host(ctx, ots_grads[s], CT_FLOAT32, 2, sh0, &g[0]));
+        CHECK_OK(ct_tensor_from_host(ctx, ots_grads[s] + 12, CT_FLOAT32, 1, sh1, &g[1]));
+        CHECK_OK(ct_optim_step(opt, g));
+        ct_tensor_release(g[0]);
+        ct_tensor_release(g[1]);
+    }
+    float out[12];
+    CHECK_OK(ct_tensor_to_host(p[0], out, sizeof out));
+    int far = 0;
+    for (int i = 0; i < 12; i++)
+        far += !ct_t_close(out[i], c->after[i], 1e-3, 0);
+    CHECK(far > 6);
+    ct_optim_free(opt);
+    ct_tensor_release(p[0]);
+    ct_tensor_release(p[1]);
+}
+
+TEST(refusals_change_nothing) {
+    const ots_case *adam = NULL;
+    for (size_t i = 0; i < sizeof ots_cases / sizeof ots_cases[0]; i++)
+        if (ots_cases[i].kind == CT_OPTIM_ADAM) adam = &ots_cases[i];
+    CHECK(adam != NULL);
+    ct_archive *a = NULL;
+    CHECK_OK(ct_torch_load_buffer(ctx, adam->file, adam->size, &a));
+    ct_tensor *p[2];
+    make_params(adam->saved, p);
+    /* amsgrad off here, on in the file */
+    ct_optim_options o = options_for(adam, 0);
+    o.amsgrad = false;
+    ct_optim *opt = NULL;
+    CHECK_OK(ct_optim_create(ctx, &o, 2, p, &opt));
+    CHECK_ST(ct_optim_load_torch_state(opt, a, "optimizer"), CT_ERR_INVALID_ARG);
+    CHECK(strstr(ct_ctx_last_error(ctx), "amsgrad") != NULL);
+    double lr = 0;
+    CHECK_OK(ct_tensor_to_host(ct_optim_lr(opt), &lr, sizeof lr));
+    CHECK(lr == 123.0);
+    int64_t cnt = -1;
+    CHECK_OK(ct_optim_step_count(opt, 0, &cnt));
+    CHECK(cnt == 0);
+    ct_optim_free(opt);
+    /* the wrong prefix / kind / parameter count / shape */
+    o = options_for(adam, 0);
+    CHECK_OK(ct_optim_create(ctx, &o, 2, p, &opt));
+    CHECK_ST(ct_optim_load_torch_state(opt, a, NULL), CT_ERR_INDEX);
+    CHECK(strstr(ct_ctx_last_error(ctx), "not an optimizer state_dict") != NULL);
+    CHECK_ST(ct_optim_load_torch_state(opt, a, "model"), CT_ERR_INDEX);
+    ct_optim_free(opt);
+    ct_optim_options ad = ct_optim_options_default(CT_OPTIM_ADADELTA);
+    CHECK_OK(ct_optim_create(ctx, &ad, 2, p, &opt));
+    CHECK_ST(ct_optim_load_torch_state(opt, a, "optimizer"), CT_ERR_INVALID_ARG);
+    CHECK(strstr(ct_ctx_last_error(ctx), "lacks 'rho'") != NULL);
+    ct_optim_free(opt);
+    CHECK_OK(ct_optim_create(ctx, &o, 1, p, &opt));
+    CHECK_ST(ct_optim_load_torch_state(opt, a, "optimizer"), CT_ERR_INVALID_ARG);
+    CHECK(strstr(ct_ctx_last_error(ctx), "doesn't match the size") != NULL);
+    ct_optim_free(opt);
+    ct_tensor *sw[2] = {p[1], p[0]};
+    CHECK_OK(ct_optim_create(ctx, &o, 2, sw, &opt));
+    CHECK_ST(ct_optim_load_torch_state(opt, a, "optimizer"), CT_ERR_SHAPE);
+    CHECK(strstr(ct_ctx_last_error(ctx), "needs a floating tensor of shape [5]") != NULL);
+    CHECK_ST(ct_optim_load_torch_state(opt, NULL, NULL), CT_ERR_INVALID_ARG);
+    CHECK_ST(ct_optim_load_torch_state(NULL, a, NULL), CT_ERR_INVALID_ARG);
+    ct_optim_free(opt);
+    ct_archive_free(a);
+    ct_tensor_release(p[0]);
+    ct_tensor_release(p[1]);
+}
+
+int main(void) {
+    if (ct_ctx_create(NULL, &ctx) != CT_OK) return 1;
+    RUN(resume_torch_states);
+    RUN(fresh_state_differs);
+    RUN(refusals_change_nothing);
+    ct_ctx_free(ctx);
+    return ct_test_end();
+}
