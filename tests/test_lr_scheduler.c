@@ -337,6 +337,45 @@ TEST(captured_step_follows_scheduler) {
         ct_tensor_release(all[i]);
 }
 
+/* OneCycleLR moves SGD's momentum and Adam's beta1 each step: FUSED and FOREACH steps both read
+ * them from the schedule (same bits), and they differ from a run without the schedule. */
+TEST(one_cycle_fused_equals_foreach) {
+    const int64_t n = 7;
+    float init[7] = {1, -2, 3, -4, 5, -6, 7}, g[7] = {0.5f, 0.25f, -1, 2, -0.125f, 3, -0.75f};
+    for (int k = 0; k < 2; k++) {
+        ct_optim_kind kind = k ? CT_OPTIM_ADAM : CT_OPTIM_SGD;
+        float out[3][7];
+        for (int impl = 0; impl < 3; impl++) {
+            ct_tensor *p = NULL, *gt = NULL;
+            CHECK_OK(ct_tensor_from_host(ctx, init, CT_FLOAT32, 1, &n, &p));
+            CHECK_OK(ct_tensor_from_host(ctx, g, CT_FLOAT32, 1, &n, &gt));
+            ct_optim_options o = ct_optim_options_default(kind);
+            o.impl = impl == 1 ? CT_OPTIM_IMPL_FOREACH : CT_OPTIM_IMPL_FUSED;
+            o.momentum = kind == CT_OPTIM_SGD ? 0.9 : 0;
+            ct_optim *opt = NULL;
+            CHECK_OK(ct_optim_create(ctx, &o, 1, &p, &opt));
+            ct_lr_scheduler_options so = ct_lr_scheduler_options_default(CT_LR_ONE_CYCLE);
+            so.max_lr = 0.1;
+            so.total_steps = 12;
+            so.cycle_momentum = impl != 2; /* 2: the rate alone */
+            ct_lr_scheduler *s = NULL;
+            CHECK_OK(ct_lr_scheduler_create(opt, &so, &s));
+            for (int e = 0; e < 12; e++) {
+                CHECK_OK(ct_optim_step(opt, &gt));
+                if (e < 11) CHECK_OK(ct_lr_scheduler_step(s));
+            }
+            CHECK_OK(ct_tensor_to_host(p, out[impl], sizeof out[impl]));
+            ct_lr_scheduler_free(s);
+            ct_optim_free(opt);
+            ct_tensor_release(p);
+            ct_tensor_release(gt);
+        }
+        CHECK_MSG(memcmp(out[0], out[1], sizeof out[0]) == 0, "%s: FUSED != FOREACH",
+                  k ? "adam" : "sgd");
+        CHECK(memcmp(out[0], out[2], sizeof out[0]) != 0);
+    }
+}
+
 static void expect_bad(ct_optim *opt, ct_lr_scheduler_options o, const char *needle) {
     ct_lr_scheduler *s = (ct_lr_scheduler *)(uintptr_t)1;
     CHECK_ST(ct_lr_scheduler_create(opt, &o, &s), CT_ERR_INVALID_ARG);
@@ -523,6 +562,7 @@ int main(void) {
     RUN(chained_matches_torch);
     RUN(warm_restarts_fractional_epochs);
     RUN(captured_step_follows_scheduler);
+    RUN(one_cycle_fused_equals_foreach);
     RUN(scheduler_errors);
     RUN(clip_grad_norm_matches_torch);
     RUN(clip_grad_norm_identities_and_errors);
