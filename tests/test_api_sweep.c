@@ -6099,6 +6099,42 @@ static void s2_ct_optim_free(void) { (void)ct_optim_free(NULL); }
 static void s3_ct_optim_free(void) { (void)ct_optim_free(NULL); }
 static void s4_ct_optim_free(void) { (void)ct_optim_free(NULL); }
 static void s5_ct_optim_free(void) { (void)ct_optim_free(NULL); }
+static void s0_ct_lbfgs_options_default(void) { (void)ct_lbfgs_options_default(); }
+static void s1_ct_lbfgs_options_default(void) { (void)ct_lbfgs_options_default(); }
+static void s2_ct_lbfgs_options_default(void) { (void)ct_lbfgs_options_default(); }
+static void s3_ct_lbfgs_options_default(void) { (void)ct_lbfgs_options_default(); }
+static void s4_ct_lbfgs_options_default(void) { (void)ct_lbfgs_options_default(); }
+static void s5_ct_lbfgs_options_default(void) { (void)ct_lbfgs_options_default(); }
+static void s0_ct_lbfgs_create(void) { (void)ct_lbfgs_create(NULL, NULL, (int){0}, NULL, NULL); }
+static void s1_ct_lbfgs_create(void) { SWEEP_STATUS(ct_lbfgs_create(S_ctx, NULL, (int){0}, NULL, NULL)); }
+static void s2_ct_lbfgs_create(void) { SWEEP_STATUS(ct_lbfgs_create(S_ctx, NULL, (int){0}, NULL, NULL)); }
+static void s3_ct_lbfgs_create(void) { SWEEP_STATUS(ct_lbfgs_create(S_ctx, NULL, (int){0}, NULL, NULL)); }
+static void s4_ct_lbfgs_create(void) { SWEEP_STATUS(ct_lbfgs_create(S_ctx, NULL, (int){0}, NULL, NULL)); }
+static void s5_ct_lbfgs_create(void) { SWEEP_STATUS(ct_lbfgs_create(S_ctx, NULL, (int){0}, NULL, NULL)); }
+static void s0_ct_lbfgs_step(void) { (void)ct_lbfgs_step(NULL, (ct_lbfgs_closure){0}, NULL, NULL); }
+static void s1_ct_lbfgs_step(void) { (void)ct_lbfgs_step(NULL, (ct_lbfgs_closure){0}, NULL, NULL); }
+static void s2_ct_lbfgs_step(void) { (void)ct_lbfgs_step(NULL, (ct_lbfgs_closure){0}, NULL, NULL); }
+static void s3_ct_lbfgs_step(void) { (void)ct_lbfgs_step(NULL, (ct_lbfgs_closure){0}, NULL, NULL); }
+static void s4_ct_lbfgs_step(void) { (void)ct_lbfgs_step(NULL, (ct_lbfgs_closure){0}, NULL, NULL); }
+static void s5_ct_lbfgs_step(void) { (void)ct_lbfgs_step(NULL, (ct_lbfgs_closure){0}, NULL, NULL); }
+static void s0_ct_lbfgs_func_evals(void) { (void)ct_lbfgs_func_evals(NULL); }
+static void s1_ct_lbfgs_func_evals(void) { (void)ct_lbfgs_func_evals(NULL); }
+static void s2_ct_lbfgs_func_evals(void) { (void)ct_lbfgs_func_evals(NULL); }
+static void s3_ct_lbfgs_func_evals(void) { (void)ct_lbfgs_func_evals(NULL); }
+static void s4_ct_lbfgs_func_evals(void) { (void)ct_lbfgs_func_evals(NULL); }
+static void s5_ct_lbfgs_func_evals(void) { (void)ct_lbfgs_func_evals(NULL); }
+static void s0_ct_lbfgs_n_iter(void) { (void)ct_lbfgs_n_iter(NULL); }
+static void s1_ct_lbfgs_n_iter(void) { (void)ct_lbfgs_n_iter(NULL); }
+static void s2_ct_lbfgs_n_iter(void) { (void)ct_lbfgs_n_iter(NULL); }
+static void s3_ct_lbfgs_n_iter(void) { (void)ct_lbfgs_n_iter(NULL); }
+static void s4_ct_lbfgs_n_iter(void) { (void)ct_lbfgs_n_iter(NULL); }
+static void s5_ct_lbfgs_n_iter(void) { (void)ct_lbfgs_n_iter(NULL); }
+static void s0_ct_lbfgs_free(void) { (void)ct_lbfgs_free(NULL); }
+static void s1_ct_lbfgs_free(void) { (void)ct_lbfgs_free(NULL); }
+static void s2_ct_lbfgs_free(void) { (void)ct_lbfgs_free(NULL); }
+static void s3_ct_lbfgs_free(void) { (void)ct_lbfgs_free(NULL); }
+static void s4_ct_lbfgs_free(void) { (void)ct_lbfgs_free(NULL); }
+static void s5_ct_lbfgs_free(void) { (void)ct_lbfgs_free(NULL); }
 static void s0_ct_clip_grad_norm_(void) { (void)ct_clip_grad_norm_(NULL, (int){0}, NULL, (double){0}, (double){0}, (bool){0}, NULL); }
 static void s1_ct_clip_grad_norm_(void) { SWEEP_STATUS(ct_clip_grad_norm_(S_ctx, (int){0}, NULL, (double){0}, (double){0}, (bool){0}, NULL)); }
 static void s2_ct_clip_grad_norm_(void) { SWEEP_STATUS(ct_clip_grad_norm_(S_ctx, (int){0}, NULL, (double){0}, (double){0}, (bool){0}, NULL)); }
@@ -12856,6 +12892,42 @@ static const sweep_case sweep_cases[] = {
     {"ct_optim_free", 3, s3_ct_optim_free},
     {"ct_optim_free", 4, s4_ct_optim_free},
     {"ct_optim_free", 5, s5_ct_optim_free},
+    {"ct_lbfgs_options_default", 0, s0_ct_lbfgs_options_default},
+    {"ct_lbfgs_options_default", 1, s1_ct_lbfgs_options_default},
+    {"ct_lbfgs_options_default", 2, s2_ct_lbfgs_options_default},
+    {"ct_lbfgs_options_default", 3, s3_ct_lbfgs_options_default},
+    {"ct_lbfgs_options_default", 4, s4_ct_lbfgs_options_default},
+    {"ct_lbfgs_options_default", 5, s5_ct_lbfgs_options_default},
+    {"ct_lbfgs_create", 0, s0_ct_lbfgs_create},
+    {"ct_lbfgs_create", 1, s1_ct_lbfgs_create},
+    {"ct_lbfgs_create", 2, s2_ct_lbfgs_create},
+    {"ct_lbfgs_create", 3, s3_ct_lbfgs_create},
+    {"ct_lbfgs_create", 4, s4_ct_lbfgs_create},
+    {"ct_lbfgs_create", 5, s5_ct_lbfgs_create},
+    {"ct_lbfgs_step", 0, s0_ct_lbfgs_step},
+    {"ct_lbfgs_step", 1, s1_ct_lbfgs_step},
+    {"ct_lbfgs_step", 2, s2_ct_lbfgs_step},
+    {"ct_lbfgs_step", 3, s3_ct_lbfgs_step},
+    {"ct_lbfgs_step", 4, s4_ct_lbfgs_step},
+    {"ct_lbfgs_step", 5, s5_ct_lbfgs_step},
+    {"ct_lbfgs_func_evals", 0, s0_ct_lbfgs_func_evals},
+    {"ct_lbfgs_func_evals", 1, s1_ct_lbfgs_func_evals},
+    {"ct_lbfgs_func_evals", 2, s2_ct_lbfgs_func_evals},
+    {"ct_lbfgs_func_evals", 3, s3_ct_lbfgs_func_evals},
+    {"ct_lbfgs_func_evals", 4, s4_ct_lbfgs_func_evals},
+    {"ct_lbfgs_func_evals", 5, s5_ct_lbfgs_func_evals},
+    {"ct_lbfgs_n_iter", 0, s0_ct_lbfgs_n_iter},
+    {"ct_lbfgs_n_iter", 1, s1_ct_lbfgs_n_iter},
+    {"ct_lbfgs_n_iter", 2, s2_ct_lbfgs_n_iter},
+    {"ct_lbfgs_n_iter", 3, s3_ct_lbfgs_n_iter},
+    {"ct_lbfgs_n_iter", 4, s4_ct_lbfgs_n_iter},
+    {"ct_lbfgs_n_iter", 5, s5_ct_lbfgs_n_iter},
+    {"ct_lbfgs_free", 0, s0_ct_lbfgs_free},
+    {"ct_lbfgs_free", 1, s1_ct_lbfgs_free},
+    {"ct_lbfgs_free", 2, s2_ct_lbfgs_free},
+    {"ct_lbfgs_free", 3, s3_ct_lbfgs_free},
+    {"ct_lbfgs_free", 4, s4_ct_lbfgs_free},
+    {"ct_lbfgs_free", 5, s5_ct_lbfgs_free},
     {"ct_clip_grad_norm_", 0, s0_ct_clip_grad_norm_},
     {"ct_clip_grad_norm_", 1, s1_ct_clip_grad_norm_},
     {"ct_clip_grad_norm_", 2, s2_ct_clip_grad_norm_},

@@ -94,6 +94,43 @@ CT_API ct_status ct_optim_load_torch_state(ct_optim *opt, const ct_archive *a, c
 /* Free the optimizer and its state, release the parameters (NULL is a no-op). */
 CT_API void ct_optim_free(ct_optim *opt);
 
+/* ---- L-BFGS (torch.optim.LBFGS) ---- */
+
+/* torch.optim.LBFGS's options (its defaults from ct_lbfgs_options_default: lr 1, max_iter 20,
+ * max_eval 0 meaning max_iter * 5 / 4, tolerance_grad 1e-7, tolerance_change 1e-9, history_size
+ * 100, no line search; strong_wolfe is line_search_fn="strong_wolfe"). */
+typedef struct {
+    size_t size; /* sizeof(ct_lbfgs_options) */
+    double lr;
+    int max_iter, max_eval;
+    double tolerance_grad, tolerance_change;
+    int history_size;
+    bool strong_wolfe;
+} ct_lbfgs_options;
+
+typedef struct ct_lbfgs ct_lbfgs;
+
+/* The closure torch's LBFGS.step calls: evaluate the loss at the parameters' current values into
+ * *loss and set grads[i] (borrowed until the next call; NULL: a zero gradient) to its gradient
+ * with respect to params[i], e.g. ct_tensor_grad after zeroing the grads and ct_backward. Grad
+ * mode is the caller's while it runs. A status other than CT_OK ends the step with that status. */
+typedef ct_status (*ct_lbfgs_closure)(void *user, double *loss, ct_tensor **grads);
+
+CT_API ct_lbfgs_options ct_lbfgs_options_default(void);
+/* An L-BFGS optimizer over n_params (>= 1) distinct float32 or float64 parameters of one dtype
+ * (retained). CT_ERR_INVALID_ARG for a bad option, CT_ERR_DTYPE for a bad parameter. */
+CT_API ct_status ct_lbfgs_create(ct_ctx *ctx, const ct_lbfgs_options *opts, int n_params,
+                                 ct_tensor *const *params, ct_lbfgs **out);
+/* LBFGS.step(closure): up to max_iter iterations (and max_eval closure calls) of L-BFGS, updating
+ * the parameters in place under no_grad; *loss (may be NULL) gets the closure's first loss, as
+ * torch returns. History persists across steps. A host loop (not capturable). */
+CT_API ct_status ct_lbfgs_step(ct_lbfgs *opt, ct_lbfgs_closure closure, void *user, double *loss);
+/* state['func_evals'] / state['n_iter']: closure calls and iterations so far (-1 for NULL). */
+CT_API int64_t ct_lbfgs_func_evals(const ct_lbfgs *opt);
+CT_API int64_t ct_lbfgs_n_iter(const ct_lbfgs *opt);
+/* Free the optimizer, release the parameters (NULL is a no-op). */
+CT_API void ct_lbfgs_free(ct_lbfgs *opt);
+
 /* ---- gradient clipping (torch.nn.utils) ---- */
 
 /* torch.nn.utils.clip_grad_norm_: total = the norm_type-norm (inf allowed) of the per-grad
