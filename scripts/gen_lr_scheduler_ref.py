@@ -98,6 +98,19 @@ def main():
     o = opt()
     chain = [L.LinearLR(o, start_factor=0.5, total_iters=4), L.ExponentialLR(o, gamma=0.9)]
     cases.append(("chained", run(o, chain)))
+    # arguments torch accepts that look odd: a negative step_size (Python's modulo), total_iters 0,
+    # a negative factor and patience; two OneCycleLRs on one optimizer (the second's group values
+    # drive both)
+    o = opt(); cases.append(("step_neg", run(o, L.StepLR(o, step_size=-3, gamma=0.5))))
+    o = opt(); cases.append(("poly0", run(o, L.PolynomialLR(o, total_iters=0))))
+    o = opt()
+    cases.append(("plateau_neg", run(o, L.ReduceLROnPlateau(o, factor=-0.5, patience=-1,
+                                                             min_lr=1e-3),
+                                     metrics=PLATEAU_METRICS)))
+    o = opt(lr=0.5, momentum=0.9)
+    chain = [L.OneCycleLR(o, max_lr=1.0, total_steps=EPOCHS),
+             L.OneCycleLR(o, max_lr=0.01, total_steps=EPOCHS + 5, base_momentum=0.5)]
+    cases.append(("onecycle_chain", run(o, chain, key="momentum")))
     for name, (lrs, moms) in cases:
         arr("lr_ref_" + name, lrs)
         if moms:

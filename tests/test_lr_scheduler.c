@@ -249,6 +249,98 @@ TEST(chained_matches_torch) {
     ct_tensor_release(p);
 }
 
+/* What torch accepts although it looks odd, bit for bit; and where torch raises (a division by
+ * zero) ctorch fails too and changes nothing. */
+TEST(odd_arguments_as_torch) {
+    ct_lr_scheduler_options o = ct_lr_scheduler_options_default(CT_LR_STEP);
+    o.step_size = -3;
+    o.gamma = 0.5;
+    one_case("StepLR step_size -3", o, lr_ref_step_neg);
+    o = ct_lr_scheduler_options_default(CT_LR_POLYNOMIAL);
+    o.total_iters = 0;
+    one_case("PolynomialLR total_iters 0", o, lr_ref_poly0);
+    ct_tensor *p = NULL;
+    ct_optim *opt = make_opt(CT_OPTIM_SGD, 0.1, 0, &p);
+    o = ct_lr_scheduler_options_default(CT_LR_REDUCE_ON_PLATEAU);
+    o.factor = -0.5;
+    o.patience = -1;
+    o.min_lr = 1e-3;
+    check_run("ReduceLROnPlateau factor -0.5 patience -1", 1, &o, opt, lr_ref_plateau_neg,
+              lr_ref_plateau_metrics);
+    ct_optim_free(opt);
+    ct_tensor_release(p);
+    /* two OneCycleLRs on one optimizer: lr and momentum each step */
+    opt = make_opt(CT_OPTIM_SGD, 0.5, 0.9, &p);
+    ct_lr_scheduler_options oc[2] = {ct_lr_scheduler_options_default(CT_LR_ONE_CYCLE),
+                                     ct_lr_scheduler_options_default(CT_LR_ONE_CYCLE)};
+    oc[0].max_lr = 1.0;
+    oc[0].total_steps = LR_REF_EPOCHS;
+    oc[1].max_lr = 0.01;
+    oc[1].total_steps = LR_REF_EPOCHS + 5;
+    oc[1].base_momentum = 0.5;
+    ct_lr_scheduler *s[2] = {NULL, NULL};
+    CHECK_OK(ct_lr_scheduler_create(opt, &oc[0], &s[0]));
+    CHECK_OK(ct_lr_scheduler_create(opt, &oc[1], &s[1]));
+    for (int e = 0; e <= LR_REF_EPOCHS; e++) {
+        if (e > 0) {
+            CHECK_OK(ct_lr_scheduler_step(s[0]));
+            CHECK_OK(ct_lr_scheduler_step(s[1]));
+        }
+        double lr = hyper_lr(opt), m = saved_hyper(opt, "momentum");
+        CHECK_MSG(same_bits(lr, lr_ref_onecycle_chain[e]) &&
+                      same_bits(m, lr_ref_onecycle_chain_mom[e]),
+                  "two OneCycleLR epoch %d: lr %.17g torch %.17g, momentum %.17g torch %.17g", e,
+                  lr, lr_ref_onecycle_chain[e], m, lr_ref_onecycle_chain_mom[e]);
+    }
+    ct_lr_scheduler_free(s[0]);
+    ct_lr_scheduler_free(s[1]);
+    ct_optim_free(opt);
+    ct_tensor_release(p);
+    /* torch's ZeroDivisionError cases: a status, nothing changed */
+    opt = make_opt(CT_OPTIM_SGD, 0.1, 0.9, &p);
+    ct_lr_scheduler *t = NULL;
+    o = ct_lr_scheduler_options_default(CT_LR_ONE_CYCLE);
+    o.max_lr = 1.0;
+    o.total_steps = 10;
+    o.pct_start = 0.1; /* the first phase has no step */
+    CHECK_ST(ct_lr_scheduler_create(opt, &o, &t), CT_ERR_INVALID_ARG);
+    CHECK(strstr(ct_ctx_last_error(ctx), "division by zero") != NULL && t == NULL);
+    CHECK(hyper_lr(opt) == 0.1 && saved_hyper(opt, "momentum") == 0.9);
+    o.pct_start = 1.0; /* the last phase has none: fails at epoch total_steps */
+    CHECK_OK(ct_lr_scheduler_create(opt, &o, &t));
+    for (int e = 1; e < 10; e++)
+        CHECK_OK(ct_lr_scheduler_step(t));
+    double before = hyper_lr(opt);
+    CHECK_ST(ct_lr_scheduler_step(t), CT_ERR_INVALID_ARG);
+    CHECK(same_bits(hyper_lr(opt), before) && ct_lr_scheduler_last_epoch(t) == 9);
+    ct_lr_scheduler_free(t);
+    o = ct_lr_scheduler_options_default(CT_LR_CONSTANT);
+    o.factor = 0;
+    o.total_iters = 2;
+    CHECK_OK(ct_lr_scheduler_create(opt, &o, &t));
+    CHECK_OK(ct_lr_scheduler_step(t));
+    CHECK_ST(ct_lr_scheduler_step(t), CT_ERR_INVALID_ARG);
+    CHECK(strstr(ct_ctx_last_error(ctx), "division by zero") != NULL);
+    ct_lr_scheduler_free(t);
+    o = ct_lr_scheduler_options_default(CT_LR_POLYNOMIAL);
+    o.total_iters = 3;
+    o.power = -1;
+    CHECK_OK(ct_lr_scheduler_create(opt, &o, &t));
+    CHECK_OK(ct_lr_scheduler_step(t));
+    CHECK_OK(ct_lr_scheduler_step(t));
+    CHECK_ST(ct_lr_scheduler_step(t), CT_ERR_INVALID_ARG);
+    CHECK(strstr(ct_ctx_last_error(ctx), "negative power") != NULL);
+    ct_lr_scheduler_free(t);
+    /* T_max near INT64_MAX: no overflow in torch's restart test */
+    o = ct_lr_scheduler_options_default(CT_LR_COSINE_ANNEALING);
+    o.T_max = INT64_MAX;
+    CHECK_OK(ct_lr_scheduler_create(opt, &o, &t));
+    CHECK_OK(ct_lr_scheduler_step(t));
+    ct_lr_scheduler_free(t);
+    ct_optim_free(opt);
+    ct_tensor_release(p);
+}
+
 TEST(warm_restarts_fractional_epochs) {
     const int n = (int)(sizeof lr_ref_warm_epochs / sizeof lr_ref_warm_epochs[0]);
     for (int t = 0; t < 2; t++) {
@@ -525,11 +617,21 @@ TEST(clip_grad_norm_identities_and_errors) {
     ct_tensor *gint = NULL;
     CHECK_OK(ct_tensor_zeros(ctx, CT_INT32, 1, &two, &gint));
     CHECK_ST(ct_clip_grad_norm_(ctx, 1, &gint, 1.0, 2.0, false, NULL), CT_ERR_DTYPE);
-    CHECK_ST(ct_clip_grad_norm_(ctx, 1, g, NAN, 2.0, false, NULL), CT_ERR_INVALID_ARG);
+    CHECK_ST(ct_clip_grad_norm_(ctx, 1, g, 1.0, NAN, false, NULL), CT_ERR_INVALID_ARG);
     CHECK_ST(ct_clip_grad_norm_(ctx, 1, NULL, 1.0, 2.0, false, NULL), CT_ERR_INVALID_ARG);
     CHECK_ST(ct_clip_grad_norm_(NULL, 1, g, 1.0, 2.0, false, NULL), CT_ERR_INVALID_ARG);
     CHECK_ST(ct_clip_grad_value_(ctx, 1, &gint, 1.0), CT_ERR_DTYPE);
-    CHECK_ST(ct_clip_grad_value_(ctx, 1, g, NAN), CT_ERR_INVALID_ARG);
+    /* NaN bounds make NaN gradients (torch's clamp and scale) */
+    float nv[5];
+    CHECK_OK(ct_clip_grad_value_(ctx, 1, g, NAN));
+    CHECK_OK(ct_tensor_to_host(g[0], nv, sizeof nv));
+    for (int i = 0; i < 5; i++)
+        CHECK(isnan(nv[i]));
+    float nw[12];
+    CHECK_OK(ct_clip_grad_norm_(ctx, 1, &g[1], NAN, 2.0, false, NULL));
+    CHECK_OK(ct_tensor_to_host(g[1], nw, sizeof nw));
+    for (int i = 0; i < 12; i++)
+        CHECK(isnan(nw[i]));
     ct_tensor *all[] = {g[0], g[1], g[2], g64, gi, gint};
     for (int i = 0; i < 6; i++)
         ct_tensor_release(all[i]);
@@ -560,6 +662,7 @@ int main(void) {
     RUN(one_cycle_matches_torch);
     RUN(plateau_matches_torch);
     RUN(chained_matches_torch);
+    RUN(odd_arguments_as_torch);
     RUN(warm_restarts_fractional_epochs);
     RUN(captured_step_follows_scheduler);
     RUN(one_cycle_fused_equals_foreach);

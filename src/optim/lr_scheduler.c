@@ -19,9 +19,11 @@ struct ct_lr_scheduler {
     double base_lr, last_lr;
     /* COSINE_WARM_RESTARTS */
     double T_cur, T_i;
-    /* ONE_CYCLE: the phases' end steps and their (start, end) lr and momentum */
+    /* ONE_CYCLE: the phases' end steps and their (start, end) lr and momentum, as keys of the
+     * optimizer's group values (torch's get_lr reads group['initial_lr'], ['max_lr'], ...) */
     int n_phases;
-    double end_step[3], lr_from[3], lr_to[3], m_from[3], m_to[3];
+    double end_step[3];
+    signed char lr_from[3], lr_to[3], m_from[3], m_to[3];
     int momentum_idx; /* CT_K_OH_MOMENTUM or CT_K_OH_BETA1 */
     /* REDUCE_ON_PLATEAU */
     double best;
@@ -65,10 +67,21 @@ ct_lr_scheduler_options ct_lr_scheduler_options_default(ct_lr_scheduler_kind kin
     return o;
 }
 
-/* Python's a % b for b > 0 (the result has b's sign). */
-static int64_t ct__pymod(int64_t a, int64_t b) {
-    int64_t r = a % b;
-    return r < 0 ? r + b : r;
+/* Python's (a - 1 - T) % (2 T) == 0 for T >= 1, without overflow */
+static bool ct__cos_restart(int64_t a, int64_t T) {
+    __int128 r = ((__int128)a - 1 - T) % ((__int128)2 * T);
+    return r == 0;
+}
+
+enum { OC_INITIAL, OC_MAX, OC_MIN, OC_MAX_M, OC_BASE_M };
+static double ct__oc_value(const ct_optim *opt, int key) {
+    switch (key) {
+    case OC_INITIAL: return opt->initial_lr;
+    case OC_MAX: return opt->oc_max_lr;
+    case OC_MIN: return opt->oc_min_lr;
+    case OC_MAX_M: return opt->oc_max_m;
+    default: return opt->oc_base_m;
+    }
 }
 
 /* ONE_CYCLE's anneal_func */
@@ -104,10 +117,16 @@ static ct_status ct__lr_compute(ct_lr_scheduler *s, double lr, double *out, doub
         break;
     }
     case CT_LR_CONSTANT:
-        if (e == 0)
+        if (e == 0) {
             *out = lr * o->factor;
-        else if (e == o->total_iters)
+        } else if (e == o->total_iters) {
+            if (o->factor == 0)
+                return ct__set_error(ctx, CT_ERR_INVALID_ARG,
+                                     "ConstantLR: float division by zero (1 / factor at epoch "
+                                     "total_iters %lld with factor 0)",
+                                     (long long)e);
             *out = lr * (1.0 / o->factor);
+        }
         break;
     case CT_LR_LINEAR:
         if (e == 0)
@@ -123,13 +142,19 @@ static ct_status ct__lr_compute(ct_lr_scheduler *s, double lr, double *out, doub
     case CT_LR_POLYNOMIAL:
         if (e != 0 && e <= o->total_iters) {
             const double t = (double)o->total_iters;
-            *out = lr * pow((1.0 - (double)e / t) / (1.0 - (double)(e - 1) / t), o->power);
+            const double base = (1.0 - (double)e / t) / (1.0 - (double)(e - 1) / t);
+            if (base == 0 && o->power < 0)
+                return ct__set_error(ctx, CT_ERR_INVALID_ARG,
+                                     "PolynomialLR: 0.0 cannot be raised to a negative power "
+                                     "(power %g at epoch %lld)",
+                                     o->power, (long long)e);
+            *out = lr * pow(base, o->power);
         }
         break;
     case CT_LR_COSINE_ANNEALING: {
         const double T = (double)o->T_max, eta = o->eta_min;
         if (e == 0) break;
-        if (ct__pymod(e - 1 - o->T_max, 2 * o->T_max) == 0)
+        if (ct__cos_restart(e, o->T_max))
             *out = lr + (s->base_lr - eta) * (1.0 - cos(M_PI / T)) / 2.0;
         else
             *out = (1.0 + cos(M_PI * (double)e / T)) / (1.0 + cos(M_PI * (double)(e - 1) / T)) *
@@ -147,12 +172,20 @@ static ct_status ct__lr_compute(ct_lr_scheduler *s, double lr, double *out, doub
                                  "total steps is %lld",
                                  (long long)(e + 1), (long long)o->total_steps);
         double start = 0;
+        const ct_optim *opt = s->opt;
         for (int i = 0; i < s->n_phases; i++) {
             const double end = s->end_step[i];
             if ((double)e <= end || i == s->n_phases - 1) {
+                if (end - start == 0)
+                    return ct__set_error(ctx, CT_ERR_INVALID_ARG,
+                                         "OneCycleLR: float division by zero (phase %d has no "
+                                         "steps: pct_start %g, total_steps %lld)",
+                                         i + 1, o->pct_start, (long long)o->total_steps);
                 const double pct = ((double)e - start) / (end - start);
-                *out = ct__anneal(o->anneal_linear, s->lr_from[i], s->lr_to[i], pct);
-                *mom = ct__anneal(o->anneal_linear, s->m_from[i], s->m_to[i], pct);
+                *out = ct__anneal(o->anneal_linear, ct__oc_value(opt, s->lr_from[i]),
+                                  ct__oc_value(opt, s->lr_to[i]), pct);
+                *mom = ct__anneal(o->anneal_linear, ct__oc_value(opt, s->m_from[i]),
+                                  ct__oc_value(opt, s->m_to[i]), pct);
                 break;
             }
             start = end;
@@ -185,9 +218,8 @@ static ct_status ct__lr_check(ct_ctx *ctx, const ct_optim *opt, const ct_lr_sche
     case CT_LR_MULTIPLICATIVE:
         if (!o->lr_lambda) CT__LR_BAD("%s: lr_lambda is NULL", k);
         break;
-    case CT_LR_STEP:
-        if (o->step_size < 1)
-            CT__LR_BAD("%s: step_size %lld must be >= 1", k, (long long)o->step_size);
+    case CT_LR_STEP: /* torch takes step_size modulo at epoch 1 */
+        if (o->step_size == 0) CT__LR_BAD("%s: step_size 0 (integer modulo by zero)", k);
         break;
     case CT_LR_MULTISTEP:
         if (o->n_milestones < 0 || (o->n_milestones > 0 && !o->milestones))
@@ -215,10 +247,7 @@ static ct_status ct__lr_check(ct_ctx *ctx, const ct_optim *opt, const ct_lr_sche
             CT__LR_BAD("%s: total_iters %lld is negative", k, (long long)o->total_iters);
         break;
     case CT_LR_EXPONENTIAL: break;
-    case CT_LR_POLYNOMIAL:
-        if (o->total_iters < 1)
-            CT__LR_BAD("%s: total_iters %lld must be >= 1", k, (long long)o->total_iters);
-        break;
+    case CT_LR_POLYNOMIAL: break; /* total_iters <= 0: the rate never changes, as torch */
     case CT_LR_COSINE_ANNEALING:
         if (o->T_max < 1) CT__LR_BAD("%s: T_max %lld must be >= 1", k, (long long)o->T_max);
         break;
@@ -234,11 +263,11 @@ static ct_status ct__lr_check(ct_ctx *ctx, const ct_optim *opt, const ct_lr_sche
                        (long long)o->total_steps);
         if (!(o->pct_start >= 0 && o->pct_start <= 1))
             CT__LR_BAD("%s: Expected float between 0 and 1 pct_start, but got %g", k, o->pct_start);
-        if (!(o->max_lr >= 0) || isinf(o->max_lr))
-            CT__LR_BAD("%s: invalid max_lr %g", k, o->max_lr);
-        if (!(o->div_factor > 0) || !(o->final_div_factor > 0))
-            CT__LR_BAD("%s: div_factor %g and final_div_factor %g must be > 0", k, o->div_factor,
-                       o->final_div_factor);
+        if (!isfinite(o->max_lr)) CT__LR_BAD("%s: invalid max_lr %g", k, o->max_lr);
+        if (o->div_factor == 0 || o->final_div_factor == 0 || isnan(o->div_factor) ||
+            isnan(o->final_div_factor))
+            CT__LR_BAD("%s: float division by zero (div_factor %g, final_div_factor %g)", k,
+                       o->div_factor, o->final_div_factor);
         if (o->cycle_momentum) {
             ct_optim_kind ok = opt->o.kind;
             bool has = ok == CT_OPTIM_SGD || ok == CT_OPTIM_RMSPROP || ok == CT_OPTIM_ADAM ||
@@ -251,20 +280,15 @@ static ct_status ct__lr_check(ct_ctx *ctx, const ct_optim *opt, const ct_lr_sche
                 CT__LR_BAD("%s: cycle_momentum needs an optimizer created with a momentum > 0 "
                            "(its momentum buffer is part of the structure chosen at creation)",
                            k);
-            if (!(o->base_momentum >= 0 && o->base_momentum < 1) ||
-                !(o->max_momentum >= 0 && o->max_momentum < 1))
-                CT__LR_BAD("%s: base_momentum %g and max_momentum %g must be in [0, 1)", k,
+            if (!isfinite(o->base_momentum) || !isfinite(o->max_momentum))
+                CT__LR_BAD("%s: base_momentum %g and max_momentum %g must be finite", k,
                            o->base_momentum, o->max_momentum);
         }
         break;
     case CT_LR_REDUCE_ON_PLATEAU:
-        if (!(o->factor < 1.0)) CT__LR_BAD("%s: Factor should be < 1.0.", k);
-        if (!(o->factor >= 0)) CT__LR_BAD("%s: factor %g is negative", k, o->factor);
-        if (o->patience < 0 || o->cooldown < 0)
-            CT__LR_BAD("%s: patience %lld and cooldown %lld must be >= 0", k,
-                       (long long)o->patience, (long long)o->cooldown);
-        if (isnan(o->threshold) || isnan(o->min_lr) || isnan(o->eps))
-            CT__LR_BAD("%s: threshold, min_lr and eps must not be NaN", k);
+        if (o->factor >= 1.0) CT__LR_BAD("%s: Factor should be < 1.0.", k);
+        if (isnan(o->factor) || isnan(o->threshold) || isnan(o->min_lr) || isnan(o->eps))
+            CT__LR_BAD("%s: factor, threshold, min_lr and eps must not be NaN", k);
         break;
     }
 #undef CT__LR_BAD
@@ -330,37 +354,48 @@ ct_status ct_lr_scheduler_create(ct_optim *opt, const ct_lr_scheduler_options *o
     }
     /* torch: param_group.setdefault('initial_lr', lr) (OneCycleLR sets it first), base_lr =
      * initial_lr, then the initial step to epoch 0 */
+    /* what a failed initial step must put back (torch leaves the group changed) */
+    const double saved_initial = opt->initial_lr,
+                 saved_oc[4] = {opt->oc_max_lr, opt->oc_min_lr, opt->oc_max_m, opt->oc_base_m};
+    double saved_m = NAN;
     if (o.kind == CT_LR_ONE_CYCLE) {
         const double initial = o.max_lr / o.div_factor, min_lr = initial / o.final_div_factor;
         const double tot = (double)o.total_steps;
-        opt->initial_lr = initial;
         s->momentum_idx = (opt->o.kind == CT_OPTIM_SGD || opt->o.kind == CT_OPTIM_RMSPROP)
                               ? CT_K_OH_MOMENTUM
                               : CT_K_OH_BETA1;
-        const double mx = o.max_momentum, bs = o.base_momentum;
+        if (o.cycle_momentum) st = ct__optim_hyper(opt, s->momentum_idx, NULL, &saved_m);
+        /* torch sets group['initial_lr'], ['max_lr'], ['min_lr'] (and the momenta) */
+        opt->initial_lr = initial;
+        opt->oc_max_lr = o.max_lr;
+        opt->oc_min_lr = min_lr;
+        opt->oc_max_m = o.max_momentum;
+        opt->oc_base_m = o.base_momentum;
+        s->end_step[0] = o.pct_start * tot - 1.0;
         if (o.three_phase) {
+            static const signed char lf[3] = {OC_INITIAL, OC_MAX, OC_INITIAL},
+                                     lt[3] = {OC_MAX, OC_INITIAL, OC_MIN},
+                                     mf[3] = {OC_MAX_M, OC_BASE_M, OC_MAX_M},
+                                     mt[3] = {OC_BASE_M, OC_MAX_M, OC_MAX_M};
             s->n_phases = 3;
-            s->end_step[0] = o.pct_start * tot - 1.0;
             s->end_step[1] = 2.0 * o.pct_start * tot - 2.0;
             s->end_step[2] = tot - 1.0;
-            const double lf[3] = {initial, o.max_lr, initial}, lt[3] = {o.max_lr, initial, min_lr};
-            const double mf[3] = {mx, bs, mx}, mt[3] = {bs, mx, mx};
-            memcpy(s->lr_from, lf, sizeof lf);
-            memcpy(s->lr_to, lt, sizeof lt);
-            memcpy(s->m_from, mf, sizeof mf);
-            memcpy(s->m_to, mt, sizeof mt);
+            memcpy(s->lr_from, lf, 3);
+            memcpy(s->lr_to, lt, 3);
+            memcpy(s->m_from, mf, 3);
+            memcpy(s->m_to, mt, 3);
         } else {
+            static const signed char lf[2] = {OC_INITIAL, OC_MAX}, lt[2] = {OC_MAX, OC_MIN},
+                                     mf[2] = {OC_MAX_M, OC_BASE_M}, mt[2] = {OC_BASE_M, OC_MAX_M};
             s->n_phases = 2;
-            s->end_step[0] = o.pct_start * tot - 1.0;
             s->end_step[1] = tot - 1.0;
-            const double lf[2] = {initial, o.max_lr}, lt[2] = {o.max_lr, min_lr};
-            const double mf[2] = {mx, bs}, mt[2] = {bs, mx};
-            memcpy(s->lr_from, lf, sizeof lf);
-            memcpy(s->lr_to, lt, sizeof lt);
-            memcpy(s->m_from, mf, sizeof mf);
-            memcpy(s->m_to, mt, sizeof mt);
+            memcpy(s->lr_from, lf, 2);
+            memcpy(s->lr_to, lt, 2);
+            memcpy(s->m_from, mf, 2);
+            memcpy(s->m_to, mt, 2);
         }
-        if (o.cycle_momentum) st = ct__optim_hyper(opt, s->momentum_idx, &mx, NULL);
+        const double mx = o.max_momentum;
+        if (st == CT_OK && o.cycle_momentum) st = ct__optim_hyper(opt, s->momentum_idx, &mx, NULL);
     } else if (isnan(opt->initial_lr)) {
         opt->initial_lr = lr;
     }
@@ -371,6 +406,10 @@ ct_status ct_lr_scheduler_create(ct_optim *opt, const ct_lr_scheduler_options *o
     s->T_cur = 0;
     if (st == CT_OK) st = ct__lr_apply(s);
     if (st != CT_OK) {
+        opt->initial_lr = saved_initial;
+        opt->oc_max_lr = saved_oc[0], opt->oc_min_lr = saved_oc[1];
+        opt->oc_max_m = saved_oc[2], opt->oc_base_m = saved_oc[3];
+        if (!isnan(saved_m)) ct__optim_hyper(opt, s->momentum_idx, &saved_m, NULL);
         ct_lr_scheduler_free(s);
         return st;
     }

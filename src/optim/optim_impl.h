@@ -21,8 +21,11 @@ struct ct_optim {
     double *host; /* FOREACH's host copy of the schedule (read before each eager step; a captured
                      FOREACH step bakes the values it had at capture) */
     ct_tensor *grad_scale, *found_inf; /* retained, or NULL */
-    double
-        initial_lr; /* torch's param_group['initial_lr']: set by the first scheduler (NAN before) */
+    /* torch's param_group['initial_lr']: set by the first scheduler (NAN before) */
+    double initial_lr;
+    /* OneCycleLR's param_group['max_lr'], ['min_lr'], ['max_momentum'], ['base_momentum']: the
+     * last OneCycleLR created sets them, and every OneCycleLR of the optimizer reads them */
+    double oc_max_lr, oc_min_lr, oc_max_m, oc_base_m;
 };
 
 /* Read (get non-NULL) and/or write (set non-NULL) hyper-parameter idx (CT_K_OH_*) of the
