@@ -1,10 +1,12 @@
 /* Resume a PyTorch training run in C. examples/data/resume_adamw.pt is a checkpoint PyTorch 1.13
- * wrote after 30 AdamW steps on a small MLP (scripts/gen_resume_example.py):
- *   {"model": model.state_dict(), "optimizer": opt.state_dict(), "epoch": 30,
- *    "data": {"x": x, "y": y}, "expected_losses": [torch's next 30 losses]}
+ * wrote after 30 AdamW steps under a cosine learning-rate schedule on a small MLP
+ * (scripts/gen_resume_example.py):
+ *   {"model": model.state_dict(), "optimizer": opt.state_dict(), "scheduler": sched.state_dict(),
+ *    "epoch": 30, "data": {"x": x, "y": y}, "expected_losses": [torch's next 30 losses]}
  * This program reads it with ct_torch_load, puts the weights into its own tensors
  * (ct_archive_load_state_dict), the AdamW moments, step counts and hyper-parameters into a ctorch
- * optimizer (ct_optim_load_torch_state), continues for 30 steps with autograd and checks each loss
+ * optimizer (ct_optim_load_torch_state) and the schedule's position into a CosineAnnealingLR
+ * (ct_lr_scheduler_load_torch_state), continues for 30 steps with autograd and checks each loss
  * against torch's (relative 1e-4). Exit 0 when all agree.
  * Usage: example_resume_torch_training [path/to/resume_adamw.pt] */
 #include <ctorch/ctorch.h>
@@ -60,13 +62,20 @@ int main(int argc, char **argv) {
     o.amsgrad = true;
     ct_optim *opt = NULL;
     TRY(ct_optim_create(ctx, &o, 4, w, &opt));
+    /* the scheduler first (its constructor's initial step sets the lr, as torch's does), then
+     * both states: the file's T_max, eta_min and epoch win */
+    ct_lr_scheduler_options so = ct_lr_scheduler_options_default(CT_LR_COSINE_ANNEALING);
+    so.T_max = 1;
+    ct_lr_scheduler *sched = NULL;
+    TRY(ct_lr_scheduler_create(opt, &so, &sched));
     TRY(ct_optim_load_torch_state(opt, a, "optimizer"));
+    TRY(ct_lr_scheduler_load_torch_state(sched, a, "scheduler"));
     int64_t steps = 0;
     TRY(ct_optim_step_count(opt, 0, &steps));
     double lr = 0;
     TRY(ct_tensor_to_host(ct_optim_lr(opt), &lr, sizeof lr));
-    printf("resumed at epoch %lld: AdamW step %lld, lr %g\n", (long long)epoch, (long long)steps,
-           lr);
+    printf("resumed at epoch %lld: AdamW step %lld, lr %g, schedule epoch %lld\n", (long long)epoch,
+           (long long)steps, lr, (long long)ct_lr_scheduler_last_epoch(sched));
 
     ct_tensor *x = NULL, *y = NULL;
     TRY(ct_archive_get(a, "data.x", &x));
@@ -81,6 +90,7 @@ int main(int argc, char **argv) {
         for (int i = 0; i < 4; i++)
             g[i] = ct_tensor_grad(w[i]);
         TRY(ct_optim_step(opt, g));
+        TRY(ct_lr_scheduler_step(sched));
         float l = 0;
         double want = 0;
         char key[32];
@@ -96,6 +106,7 @@ int main(int argc, char **argv) {
     }
     printf(bad ? "the resumed run departs from torch's\n"
                : "30 resumed steps match torch's losses\n");
+    ct_lr_scheduler_free(sched);
     ct_optim_free(opt);
     for (int i = 0; i < 4; i++)
         ct_tensor_release(w[i]);

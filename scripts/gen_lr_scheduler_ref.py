@@ -133,6 +133,37 @@ def main():
     arr("lr_ref_warm1_epoch_lrs", vals)
     arr("lr_ref_plateau_metrics", PLATEAU_METRICS)
 
+    # resuming: torch.save({"optimizer": ..., "scheduler": ...}) after 7 steps, then torch's next
+    # 10 learning rates (the C side creates the scheduler with other options, loads both states)
+    import io
+    resume = [("step", lambda o: L.StepLR(o, step_size=3, gamma=0.5)),
+              ("constant", lambda o: L.ConstantLR(o, factor=0.5, total_iters=9)),
+              ("linear", lambda o: L.LinearLR(o, start_factor=0.2, total_iters=12)),
+              ("exponential", lambda o: L.ExponentialLR(o, gamma=0.8)),
+              ("polynomial", lambda o: L.PolynomialLR(o, total_iters=11, power=1.5)),
+              ("cosine", lambda o: L.CosineAnnealingLR(o, T_max=4, eta_min=0.01)),
+              ("warm", lambda o: L.CosineAnnealingWarmRestarts(o, T_0=3, T_mult=2)),
+              ("plateau", lambda o: L.ReduceLROnPlateau(o, patience=1, cooldown=2)),
+              ("lambda", lambda o: L.LambdaLR(o, lambda e: 0.95 ** e))]
+    for name, mk in resume:
+        o = opt(momentum=0.9)
+        s = mk(o)
+        is_plateau = name == "plateau"
+        for i in range(7):
+            o.step()
+            s.step(PLATEAU_METRICS[i]) if is_plateau else s.step()
+        buf = io.BytesIO()
+        torch.save({"optimizer": o.state_dict(), "scheduler": s.state_dict()}, buf)
+        data = buf.getvalue()
+        print("static const unsigned char lr_resume_%s[%d] = {%s};" % (
+            name, len(data), ",".join(str(b) for b in data)))
+        nxt = []
+        for i in range(7, 17):
+            o.step()
+            s.step(PLATEAU_METRICS[i]) if is_plateau else s.step()
+            nxt.append(o.param_groups[0]["lr"])
+        arr("lr_resume_%s_next" % name, nxt)
+
     # clip_grad_norm_: three grads (float32), several norm types and max_norms
     gen = torch.Generator().manual_seed(7)
     shapes = [(5,), (3, 4), (2, 2, 3)]

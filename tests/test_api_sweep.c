@@ -6189,6 +6189,12 @@ static void s2_ct_lr_scheduler_last_epoch(void) { (void)ct_lr_scheduler_last_epo
 static void s3_ct_lr_scheduler_last_epoch(void) { (void)ct_lr_scheduler_last_epoch(NULL); }
 static void s4_ct_lr_scheduler_last_epoch(void) { (void)ct_lr_scheduler_last_epoch(NULL); }
 static void s5_ct_lr_scheduler_last_epoch(void) { (void)ct_lr_scheduler_last_epoch(NULL); }
+static void s0_ct_lr_scheduler_load_torch_state(void) { (void)ct_lr_scheduler_load_torch_state(NULL, NULL, NULL); }
+static void s1_ct_lr_scheduler_load_torch_state(void) { (void)ct_lr_scheduler_load_torch_state(NULL, NULL, NULL); }
+static void s2_ct_lr_scheduler_load_torch_state(void) { (void)ct_lr_scheduler_load_torch_state(NULL, NULL, NULL); }
+static void s3_ct_lr_scheduler_load_torch_state(void) { (void)ct_lr_scheduler_load_torch_state(NULL, NULL, NULL); }
+static void s4_ct_lr_scheduler_load_torch_state(void) { (void)ct_lr_scheduler_load_torch_state(NULL, NULL, NULL); }
+static void s5_ct_lr_scheduler_load_torch_state(void) { (void)ct_lr_scheduler_load_torch_state(NULL, NULL, NULL); }
 static void s0_ct_lr_scheduler_free(void) { (void)ct_lr_scheduler_free(NULL); }
 static void s1_ct_lr_scheduler_free(void) { (void)ct_lr_scheduler_free(NULL); }
 static void s2_ct_lr_scheduler_free(void) { (void)ct_lr_scheduler_free(NULL); }
@@ -12982,6 +12988,12 @@ static const sweep_case sweep_cases[] = {
     {"ct_lr_scheduler_last_epoch", 3, s3_ct_lr_scheduler_last_epoch},
     {"ct_lr_scheduler_last_epoch", 4, s4_ct_lr_scheduler_last_epoch},
     {"ct_lr_scheduler_last_epoch", 5, s5_ct_lr_scheduler_last_epoch},
+    {"ct_lr_scheduler_load_torch_state", 0, s0_ct_lr_scheduler_load_torch_state},
+    {"ct_lr_scheduler_load_torch_state", 1, s1_ct_lr_scheduler_load_torch_state},
+    {"ct_lr_scheduler_load_torch_state", 2, s2_ct_lr_scheduler_load_torch_state},
+    {"ct_lr_scheduler_load_torch_state", 3, s3_ct_lr_scheduler_load_torch_state},
+    {"ct_lr_scheduler_load_torch_state", 4, s4_ct_lr_scheduler_load_torch_state},
+    {"ct_lr_scheduler_load_torch_state", 5, s5_ct_lr_scheduler_load_torch_state},
     {"ct_lr_scheduler_free", 0, s0_ct_lr_scheduler_free},
     {"ct_lr_scheduler_free", 1, s1_ct_lr_scheduler_free},
     {"ct_lr_scheduler_free", 2, s2_ct_lr_scheduler_free},

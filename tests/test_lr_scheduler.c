@@ -341,6 +341,80 @@ TEST(odd_arguments_as_torch) {
     ct_tensor_release(p);
 }
 
+/* Resume a torch run: a checkpoint holding the optimizer's and the scheduler's state_dict() after
+ * 7 steps; the C scheduler is created with other options (the file's win) and continues 10 steps
+ * with torch's learning rates bit for bit. */
+static void resume_case(const char *name, ct_lr_scheduler_options o, const unsigned char *file,
+                        size_t size, const double *next) {
+    ct_archive *a = NULL;
+    CHECK_OK(ct_torch_load_buffer(ctx, file, size, &a));
+    ct_tensor *p = NULL;
+    ct_optim *opt = make_opt(CT_OPTIM_SGD, 0.7, 0.5, &p);
+    ct_lr_scheduler *s = NULL;
+    CHECK_OK(ct_lr_scheduler_create(opt, &o, &s));
+    CHECK_OK(ct_optim_load_torch_state(opt, a, "optimizer"));
+    ct_status st = ct_lr_scheduler_load_torch_state(s, a, "scheduler");
+    CHECK_MSG(st == CT_OK, "%s: %s", name, ct_ctx_last_error(ctx));
+    CHECK(ct_lr_scheduler_last_epoch(s) == 7);
+    for (int i = 0; i < 10 && st == CT_OK; i++) {
+        st = o.kind == CT_LR_REDUCE_ON_PLATEAU
+                 ? ct_lr_scheduler_step_metric(s, lr_ref_plateau_metrics[7 + i])
+                 : ct_lr_scheduler_step(s);
+        CHECK_OK(st);
+        CHECK_MSG(same_bits(hyper_lr(opt), next[i]), "%s: resumed step %d: lr %.17g torch %.17g",
+                  name, i + 8, hyper_lr(opt), next[i]);
+    }
+    ct_lr_scheduler_free(s);
+    ct_optim_free(opt);
+    ct_tensor_release(p);
+    ct_archive_free(a);
+}
+
+TEST(resume_torch_scheduler_states) {
+#define RC(kind, nm, set)                                                                          \
+    do {                                                                                           \
+        ct_lr_scheduler_options o = ct_lr_scheduler_options_default(kind);                         \
+        set;                                                                                       \
+        resume_case(#nm, o, lr_resume_##nm, sizeof lr_resume_##nm, lr_resume_##nm##_next);         \
+    } while (0)
+    RC(CT_LR_STEP, step, (o.step_size = 99, o.gamma = 0.99));
+    RC(CT_LR_CONSTANT, constant, o.factor = 0.9);
+    RC(CT_LR_LINEAR, linear, o.total_iters = 2);
+    RC(CT_LR_EXPONENTIAL, exponential, o.gamma = 0.1);
+    RC(CT_LR_POLYNOMIAL, polynomial, o.total_iters = 50);
+    RC(CT_LR_COSINE_ANNEALING, cosine, o.T_max = 100);
+    RC(CT_LR_COSINE_WARM_RESTARTS, warm, o.T_0 = 10);
+    RC(CT_LR_REDUCE_ON_PLATEAU, plateau, o.patience = 50);
+    RC(CT_LR_LAMBDA, lambda, o.lr_lambda = lam_pow);
+#undef RC
+    /* refusals: another kind's state, no such prefix, MultiStepLR; nothing changes */
+    ct_archive *a = NULL;
+    CHECK_OK(ct_torch_load_buffer(ctx, lr_resume_step, sizeof lr_resume_step, &a));
+    ct_tensor *p = NULL;
+    ct_optim *opt = make_opt(CT_OPTIM_SGD, 0.1, 0.9, &p);
+    ct_lr_scheduler_options o = ct_lr_scheduler_options_default(CT_LR_COSINE_ANNEALING);
+    o.T_max = 5;
+    ct_lr_scheduler *s = NULL;
+    CHECK_OK(ct_lr_scheduler_create(opt, &o, &s));
+    CHECK_ST(ct_lr_scheduler_load_torch_state(s, a, "scheduler"), CT_ERR_INVALID_ARG);
+    CHECK(strstr(ct_ctx_last_error(ctx), "not the state of torch's CosineAnnealingLR") != NULL);
+    CHECK_ST(ct_lr_scheduler_load_torch_state(s, a, NULL), CT_ERR_INVALID_ARG);
+    CHECK(ct_lr_scheduler_last_epoch(s) == 0);
+    ct_lr_scheduler_free(s);
+    const int64_t ms[1] = {3};
+    o = ct_lr_scheduler_options_default(CT_LR_MULTISTEP);
+    o.milestones = ms;
+    o.n_milestones = 1;
+    CHECK_OK(ct_lr_scheduler_create(opt, &o, &s));
+    CHECK_ST(ct_lr_scheduler_load_torch_state(s, a, "scheduler"), CT_ERR_UNSUPPORTED);
+    CHECK_ST(ct_lr_scheduler_load_torch_state(s, NULL, NULL), CT_ERR_INVALID_ARG);
+    CHECK_ST(ct_lr_scheduler_load_torch_state(NULL, a, NULL), CT_ERR_INVALID_ARG);
+    ct_lr_scheduler_free(s);
+    ct_optim_free(opt);
+    ct_tensor_release(p);
+    ct_archive_free(a);
+}
+
 TEST(warm_restarts_fractional_epochs) {
     const int n = (int)(sizeof lr_ref_warm_epochs / sizeof lr_ref_warm_epochs[0]);
     for (int t = 0; t < 2; t++) {
@@ -663,6 +737,7 @@ int main(void) {
     RUN(plateau_matches_torch);
     RUN(chained_matches_torch);
     RUN(odd_arguments_as_torch);
+    RUN(resume_torch_scheduler_states);
     RUN(warm_restarts_fractional_epochs);
     RUN(captured_step_follows_scheduler);
     RUN(one_cycle_fused_equals_foreach);

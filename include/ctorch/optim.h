@@ -222,6 +222,15 @@ CT_API ct_status ct_lr_scheduler_step_metric(ct_lr_scheduler *s, double metric);
 CT_API double ct_lr_scheduler_last_lr(const ct_lr_scheduler *s);
 /* last_epoch: 0 after create, + 1 per step (-1 for NULL). */
 CT_API int64_t ct_lr_scheduler_last_epoch(const ct_lr_scheduler *s);
+/* scheduler.load_state_dict from a PyTorch checkpoint (ct_torch_load): the entries of torch's
+ * scheduler.state_dict() under prefix (NULL / "": the file is the state dict; "scheduler" or
+ * "scheduler." for torch.save({"scheduler": sched.state_dict(), ...})) replace s's counters
+ * (last_epoch, _step_count, base_lrs, T_cur, best, ...) and the options torch stores (gamma,
+ * T_max, ...). One parameter group. The optimizer's lr is not touched (load the optimizer's state
+ * with ct_optim_load_torch_state). MultiStepLR and OneCycleLR states hold pickled Python objects
+ * torch.load(weights_only=True) refuses: CT_ERR_UNSUPPORTED. Nothing changes on failure. */
+CT_API ct_status ct_lr_scheduler_load_torch_state(ct_lr_scheduler *s, const ct_archive *a,
+                                                  const char *prefix);
 /* Free the scheduler (NULL is a no-op); the optimizer keeps its current values. */
 CT_API void ct_lr_scheduler_free(ct_lr_scheduler *s);
 

@@ -5,9 +5,11 @@
  * from its schedule tensor and writes the new one there (ct__optim_hyper). */
 #include "backends/cpu/kernels/optim_kernels.h"
 #include "core/internal.h"
+#include "ctorch/archive.h"
 #include "optim/optim_impl.h"
 
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -532,3 +534,172 @@ ct_status ct_lr_scheduler_step_metric(ct_lr_scheduler *s, double metric) {
 double ct_lr_scheduler_last_lr(const ct_lr_scheduler *s) { return s ? s->last_lr : NAN; }
 
 int64_t ct_lr_scheduler_last_epoch(const ct_lr_scheduler *s) { return s ? s->last_epoch : -1; }
+
+/* ---- scheduler.load_state_dict from a PyTorch checkpoint ---- */
+
+/* One field of the state dict: its name under the prefix, where it goes, and how it is read. */
+typedef enum { LF_D, LF_I64, LF_MODE, LF_TMODE } ct__lf_kind;
+typedef struct {
+    const char *key;
+    ct__lf_kind kind;
+    void *dst;
+    bool required;
+} ct__lf;
+
+static ct_status ct__lf_read(ct_ctx *ctx, const ct_archive *a, const char *pre, const ct__lf *f,
+                             const char *kname) {
+    char name[512];
+    snprintf(name, sizeof name, "%s%s", pre, f->key);
+    int idx = -1;
+    for (int i = 0; i < ct_archive_count(a) && idx < 0; i++)
+        if (strcmp(ct_archive_name(a, i), name) == 0) idx = i;
+    if (idx < 0) {
+        if (!f->required) return CT_OK;
+        return ct__set_error(ctx, CT_ERR_INVALID_ARG,
+                             "lr_scheduler_load_torch_state: no %s: not the state of torch's %s",
+                             name, kname);
+    }
+    const int kind = ct_archive_kind(a, idx);
+    if (f->kind == LF_MODE || f->kind == LF_TMODE) {
+        const char *v = NULL;
+        if (kind != CT_ENTRY_STRING || ct_archive_get_string(a, name, &v, NULL) != CT_OK)
+            return ct__set_error(ctx, CT_ERR_FORMAT,
+                                 "lr_scheduler_load_torch_state: %s is not a string", name);
+        const char *x = f->kind == LF_MODE ? "max" : "abs", *y = f->kind == LF_MODE ? "min" : "rel";
+        if (strcmp(v, x) != 0 && strcmp(v, y) != 0)
+            return ct__set_error(ctx, CT_ERR_FORMAT,
+                                 "lr_scheduler_load_torch_state: %s is '%s', not '%s' or '%s'",
+                                 name, v, y, x);
+        *(bool *)f->dst = strcmp(v, x) == 0;
+        return CT_OK;
+    }
+    if (f->kind == LF_I64) {
+        int64_t v = 0;
+        if ((kind != CT_ENTRY_INT && kind != CT_ENTRY_BOOL) ||
+            ct_archive_get_int(a, name, &v) != CT_OK)
+            return ct__set_error(ctx, CT_ERR_FORMAT,
+                                 "lr_scheduler_load_torch_state: %s is not an int", name);
+        *(int64_t *)f->dst = v;
+        return CT_OK;
+    }
+    double v = 0;
+    if ((kind != CT_ENTRY_INT && kind != CT_ENTRY_FLOAT && kind != CT_ENTRY_BOOL) ||
+        ct_archive_get_float(a, name, &v) != CT_OK)
+        return ct__set_error(ctx, CT_ERR_FORMAT,
+                             "lr_scheduler_load_torch_state: %s is not a number", name);
+    *(double *)f->dst = v;
+    return CT_OK;
+}
+
+ct_status ct_lr_scheduler_load_torch_state(ct_lr_scheduler *s, const ct_archive *a,
+                                           const char *prefix) {
+    if (!s) return CT_ERR_INVALID_ARG;
+    ct_ctx *ctx = s->opt->ctx;
+    ct__clear_error(ctx);
+    if (!a)
+        return ct__set_error(ctx, CT_ERR_INVALID_ARG,
+                             "lr_scheduler_load_torch_state: archive is NULL");
+    char pre[256] = "";
+    if (prefix && *prefix) {
+        size_t pl = strlen(prefix);
+        if (pl > 200)
+            return ct__set_error(ctx, CT_ERR_INVALID_ARG,
+                                 "lr_scheduler_load_torch_state: prefix is longer than 200 bytes");
+        snprintf(pre, sizeof pre, "%s%s", prefix, prefix[pl - 1] == '.' ? "" : ".");
+    }
+    const ct_lr_scheduler_kind k = s->o.kind;
+    const char *kname = ct__lr_names[k];
+    if (k == CT_LR_MULTISTEP || k == CT_LR_ONE_CYCLE)
+        return ct__set_error(ctx, CT_ERR_UNSUPPORTED,
+                             "lr_scheduler_load_torch_state: torch's %s state holds a pickled "
+                             "Python object (%s), which a checkpoint reader refuses as "
+                             "torch.load(weights_only=True) does",
+                             kname, k == CT_LR_MULTISTEP ? "a Counter" : "a bound method");
+    /* read everything into a copy, then commit */
+    ct_lr_scheduler t = *s;
+    ct_lr_scheduler_options *o = &t.o;
+    const bool plateau = k == CT_LR_REDUCE_ON_PLATEAU;
+    int64_t step_count = t.step_count;
+    double T_i = t.T_i, T_cur = t.T_cur;
+    ct__lf f[24];
+    int n = 0;
+#define F(key, kind, dst, req) f[n++] = (ct__lf){key, kind, dst, req}
+    F("last_epoch", LF_I64, &t.last_epoch, true);
+    F("_last_lr.0", LF_D, &t.last_lr, !plateau);
+    if (!plateau) {
+        F("base_lrs.0", LF_D, &t.base_lr, true);
+        F("_step_count", LF_I64, &step_count, true);
+    }
+    switch (k) {
+    case CT_LR_STEP:
+        F("step_size", LF_I64, &o->step_size, true);
+        F("gamma", LF_D, &o->gamma, true);
+        break;
+    case CT_LR_CONSTANT:
+        F("factor", LF_D, &o->factor, true);
+        F("total_iters", LF_I64, &o->total_iters, true);
+        break;
+    case CT_LR_LINEAR:
+        F("start_factor", LF_D, &o->start_factor, true);
+        F("end_factor", LF_D, &o->end_factor, true);
+        F("total_iters", LF_I64, &o->total_iters, true);
+        break;
+    case CT_LR_EXPONENTIAL: F("gamma", LF_D, &o->gamma, true); break;
+    case CT_LR_POLYNOMIAL:
+        F("total_iters", LF_I64, &o->total_iters, true);
+        F("power", LF_D, &o->power, true);
+        break;
+    case CT_LR_COSINE_ANNEALING:
+        F("T_max", LF_I64, &o->T_max, true);
+        F("eta_min", LF_D, &o->eta_min, true);
+        break;
+    case CT_LR_COSINE_WARM_RESTARTS:
+        F("T_0", LF_I64, &o->T_0, true);
+        F("T_mult", LF_I64, &o->T_mult, true);
+        F("eta_min", LF_D, &o->eta_min, true);
+        F("T_i", LF_D, &T_i, true);
+        F("T_cur", LF_D, &T_cur, true);
+        break;
+    case CT_LR_REDUCE_ON_PLATEAU:
+        F("factor", LF_D, &o->factor, true);
+        F("min_lrs.0", LF_D, &o->min_lr, true);
+        F("patience", LF_I64, &o->patience, true);
+        F("cooldown", LF_I64, &o->cooldown, true);
+        F("cooldown_counter", LF_I64, &t.cooldown_counter, true);
+        F("mode", LF_MODE, &o->mode_max, true);
+        F("threshold", LF_D, &o->threshold, true);
+        F("threshold_mode", LF_TMODE, &o->threshold_abs, true);
+        F("best", LF_D, &t.best, true);
+        F("num_bad_epochs", LF_I64, &t.num_bad, true);
+        F("eps", LF_D, &o->eps, true);
+        break;
+    default: break; /* LambdaLR / MultiplicativeLR: the functions are not in the file */
+    }
+#undef F
+    for (int i = 0; i < n; i++) {
+        ct_status st = ct__lf_read(ctx, a, pre, &f[i], kname);
+        if (st != CT_OK) return st;
+    }
+    char more[512];
+    snprintf(more, sizeof more, "%s%s", pre, plateau ? "min_lrs.1" : "base_lrs.1");
+    for (int i = 0; i < ct_archive_count(a); i++)
+        if (strcmp(ct_archive_name(a, i), more) == 0)
+            return ct__set_error(ctx, CT_ERR_INVALID_ARG,
+                                 "lr_scheduler_load_torch_state: %s: the state is of several "
+                                 "parameter groups (a ctorch optimizer has one)",
+                                 more);
+    /* the values must make sense for this kind (torch would fail later, or loop) */
+    ct_status st = ct__lr_check(ctx, s->opt, o);
+    if (st != CT_OK) return st;
+    if (t.last_epoch < 0 || step_count < 0 || (k == CT_LR_COSINE_WARM_RESTARTS && !(T_i >= 1)) ||
+        !isfinite(T_cur) || t.num_bad < 0 || t.cooldown_counter < 0)
+        return ct__set_error(ctx, CT_ERR_FORMAT,
+                             "lr_scheduler_load_torch_state: counters out of range (last_epoch "
+                             "%lld, _step_count %lld, T_i %g)",
+                             (long long)t.last_epoch, (long long)step_count, T_i);
+    t.step_count = step_count;
+    t.T_i = T_i;
+    t.T_cur = T_cur;
+    *s = t;
+    return CT_OK;
+}
