@@ -1,8 +1,9 @@
 /* libFuzzer target for the PyTorch checkpoint reader (ct_torch_load_buffer: ZIP directory, inflate,
  * the restricted unpickler, storage records): any input gives a status, never a crash; a failure
  * always says why and returns no archive; on success every entry is read back (tensors of up to
- * 4096 elements are printed, so their values are touched) and the archive is loaded as a torch.optim
- * state into four optimizers (ct_optim_load_torch_state). */
+ * 4096 elements are printed, so their values are touched) and the archive is loaded as a
+ * torch.optim state into four optimizers (ct_optim_load_torch_state) and as scheduler states
+ * (ct_lr_scheduler_load_torch_state), each followed by a step. */
 #include <ctorch/ctorch.h>
 
 #include <stdint.h>
@@ -72,6 +73,24 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
             for (int pre = 0; pre < 2; pre++) {
                 ct_status ls = ct_optim_load_torch_state(opt, a, pre ? "optimizer" : NULL);
                 if (ls != CT_OK && ct_ctx_last_error(ctx)[0] == '\0') abort();
+            }
+            if (kinds[k] == CT_OPTIM_SGD) { /* and as scheduler states */
+                static const ct_lr_scheduler_kind sk[4] = {CT_LR_STEP, CT_LR_COSINE_WARM_RESTARTS,
+                                                           CT_LR_REDUCE_ON_PLATEAU, CT_LR_LINEAR};
+                for (int j = 0; j < 4; j++) {
+                    ct_lr_scheduler_options so = ct_lr_scheduler_options_default(sk[j]);
+                    so.step_size = so.T_0 = 3;
+                    ct_lr_scheduler *sch = NULL;
+                    if (ct_lr_scheduler_create(opt, &so, &sch) != CT_OK) abort();
+                    for (int pre = 0; pre < 2; pre++) {
+                        ct_status ls =
+                            ct_lr_scheduler_load_torch_state(sch, a, pre ? "scheduler" : NULL);
+                        if (ls != CT_OK && ct_ctx_last_error(ctx)[0] == '\0') abort();
+                        if (ls == CT_OK && sk[j] != CT_LR_REDUCE_ON_PLATEAU)
+                            (void)ct_lr_scheduler_step(sch); /* a status, never a crash */
+                    }
+                    ct_lr_scheduler_free(sch);
+                }
             }
             ct_optim_free(opt);
         }
