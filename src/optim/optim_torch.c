@@ -97,6 +97,28 @@ static ct_status ct__tl_bool(ct__tl *l, ct_ctx *ctx, const char *key, bool *out)
     return CT_OK;
 }
 
+/* A one-element tensor (torch >= 1.12 keeps step counts so) or a number entry, as a double. */
+static ct_status ct__tl_number(const ct__tl *l, ct_ctx *ctx, const char *name, int kind,
+                               double *out) {
+    if (kind != CT_ENTRY_TENSOR) {
+        if ((kind != CT_ENTRY_INT && kind != CT_ENTRY_FLOAT) ||
+            ct_archive_get_float(l->a, name, out) != CT_OK)
+            return ct__set_error(ctx, CT_ERR_FORMAT, "optim_load_torch_state: %s is not a number",
+                                 name);
+        return CT_OK;
+    }
+    ct_tensor *t = NULL, *c = NULL;
+    ct_status st = ct_archive_get(l->a, name, &t);
+    if (st == CT_OK && ct_tensor_numel(t) != 1)
+        st = ct__set_error(ctx, CT_ERR_FORMAT, "optim_load_torch_state: %s holds %lld values", name,
+                           (long long)ct_tensor_numel(t));
+    if (st == CT_OK) st = ct_cast(ctx, t, CT_FLOAT64, &c);
+    if (st == CT_OK) st = ct_tensor_to_host(c, out, sizeof *out);
+    ct_tensor_release(t);
+    ct_tensor_release(c);
+    return st;
+}
+
 ct_status ct_optim_load_torch_state(ct_optim *opt, const ct_archive *a, const char *prefix) {
     if (!opt) return CT_ERR_INVALID_ARG;
     ct_ctx *ctx = opt->ctx;
@@ -247,21 +269,7 @@ ct_status ct_optim_load_torch_state(ct_optim *opt, const ct_archive *a, const ch
         const char *sn = ct__tl_name(&l, "state.%lld.step", (long long)id);
         int sk = ct__tl_kind(&l, sn);
         if (st == CT_OK && sk >= 0) {
-            if (sk == CT_ENTRY_TENSOR) {
-                ct_tensor *t = NULL, *c = NULL;
-                st = ct_archive_get(a, sn, &t);
-                if (st == CT_OK && ct_tensor_numel(t) != 1)
-                    st = ct__set_error(ctx, CT_ERR_FORMAT,
-                                       "optim_load_torch_state: %s holds %lld values", sn,
-                                       (long long)ct_tensor_numel(t));
-                if (st == CT_OK) st = ct_cast(ctx, t, CT_FLOAT64, &c);
-                if (st == CT_OK) st = ct_tensor_to_host(c, &step, sizeof step);
-                ct_tensor_release(t);
-                ct_tensor_release(c);
-            } else if (ct_archive_get_float(a, sn, &step) != CT_OK) {
-                st = ct__set_error(ctx, CT_ERR_FORMAT, "optim_load_torch_state: %s is not a number",
-                                   sn);
-            }
+            st = ct__tl_number(&l, ctx, sn, sk, &step);
             if (st == CT_OK && !(step >= 0 && step <= 9007199254740992.0 && step == floor(step)))
                 st = ct__set_error(ctx, CT_ERR_FORMAT,
                                    "optim_load_torch_state: %s is %g, not a step count", sn, step);
@@ -271,17 +279,9 @@ ct_status ct_optim_load_torch_state(ct_optim *opt, const ct_archive *a, const ch
         }
         if (st == CT_OK && opt->o.kind == CT_OPTIM_NADAM) {
             const char *mn = ct__tl_name(&l, "state.%lld.mu_product", (long long)id);
-            if (ct__tl_kind(&l, mn) == CT_ENTRY_TENSOR) {
-                ct_tensor *t = NULL, *c = NULL;
-                st = ct_archive_get(a, mn, &t);
-                if (st == CT_OK && ct_tensor_numel(t) != 1)
-                    st = ct__set_error(ctx, CT_ERR_FORMAT,
-                                       "optim_load_torch_state: %s holds %lld values", mn,
-                                       (long long)ct_tensor_numel(t));
-                if (st == CT_OK) st = ct_cast(ctx, t, CT_FLOAT64, &c);
-                if (st == CT_OK) st = ct_tensor_to_host(c, &mu, sizeof mu);
-                ct_tensor_release(t);
-                ct_tensor_release(c);
+            const int mk = ct__tl_kind(&l, mn);
+            if (mk >= 0) {
+                st = ct__tl_number(&l, ctx, mn, mk, &mu);
                 if (st == CT_OK && !(mu >= 0 && mu <= 1))
                     st = ct__set_error(ctx, CT_ERR_FORMAT, "optim_load_torch_state: %s is %g", mn,
                                        mu);
