@@ -2,8 +2,9 @@
  *  1. SGD with momentum under OneCycleLR (the rate and the momentum follow the 1cycle policy),
  *     clip_grad_norm_ before every step;
  *  2. RAdam under ReduceLROnPlateau, stepped on the loss;
- *  3. NAdam with a linear warm-up chained with cosine annealing (two schedulers, one optimizer),
- *     then CosineAnnealingWarmRestarts stepped at fractional epochs, and clip_grad_value_.
+ *  3. NAdam with a linear warm-up, then cosine annealing (SequentialLR over LinearLR and
+ *     CosineAnnealingLR), then CosineAnnealingWarmRestarts stepped at fractional epochs, and
+ *     clip_grad_value_.
  * Each run must bring the loss below 1e-3 of its start; the program fails otherwise. */
 #include <ctorch/ctorch.h>
 #include <math.h>
@@ -122,7 +123,7 @@ static int plateau(void) {
     return check("RAdam + ReduceLROnPlateau", first, loss);
 }
 
-/* 3: NAdam + LinearLR warm-up chained with CosineAnnealingLR, then warm restarts */
+/* 3: NAdam + SequentialLR(LinearLR warm-up, CosineAnnealingLR), then warm restarts */
 static int warmup_cosine(void) {
     ct_tensor *w = NULL;
     ct_optim *opt = NULL;
@@ -131,23 +132,25 @@ static int warmup_cosine(void) {
     a.start_factor = 0.1;
     a.total_iters = 20;
     ct_lr_scheduler_options c = ct_lr_scheduler_options_default(CT_LR_COSINE_ANNEALING);
-    c.T_max = 300;
-    ct_lr_scheduler *sa = NULL, *sc = NULL;
-    TRY(ct_lr_scheduler_create(opt, &a, &sa));
-    TRY(ct_lr_scheduler_create(opt, &c, &sc));
+    c.T_max = 280;
+    ct_lr_scheduler *parts[2] = {NULL, NULL}, *seq = NULL;
+    TRY(ct_lr_scheduler_create(opt, &a, &parts[0]));
+    TRY(ct_lr_scheduler_create(opt, &c, &parts[1]));
+    const int64_t milestone = 20; /* warm up for 20 steps, then the cosine */
+    TRY(ct_lr_scheduler_create_sequential(opt, 2, parts, &milestone, &seq));
     double first = 0, loss = 0;
     for (int it = 0; it < 300; it++) {
         if (loss_and_grad(w, &loss)) return 1;
         if (it == 0) first = loss;
         ct_tensor *g = ct_tensor_grad(w);
         TRY(ct_optim_step(opt, &g));
-        TRY(ct_lr_scheduler_step(sa));
-        TRY(ct_lr_scheduler_step(sc));
+        TRY(ct_lr_scheduler_step(seq));
         if (it % 100 == 0) printf("  warm-up + cosine step %3d  lr %.5f\n", it, lr_of(opt));
     }
-    ct_lr_scheduler_free(sa);
-    ct_lr_scheduler_free(sc);
-    if (check("NAdam + LinearLR + CosineAnnealingLR", first, loss)) return 1;
+    ct_lr_scheduler_free(seq); /* before the schedulers it steps */
+    ct_lr_scheduler_free(parts[0]);
+    ct_lr_scheduler_free(parts[1]);
+    if (check("NAdam + SequentialLR(LinearLR, CosineAnnealingLR)", first, loss)) return 1;
     /* SGDR at fractional epochs (epoch + batch / batches), with the grads clipped by value */
     ct_lr_scheduler_options r = ct_lr_scheduler_options_default(CT_LR_COSINE_WARM_RESTARTS);
     r.T_0 = 2;

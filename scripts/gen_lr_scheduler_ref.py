@@ -111,6 +111,19 @@ def main():
     chain = [L.OneCycleLR(o, max_lr=1.0, total_steps=EPOCHS),
              L.OneCycleLR(o, max_lr=0.01, total_steps=EPOCHS + 5, base_momentum=0.5)]
     cases.append(("onecycle_chain", run(o, chain, key="momentum")))
+    # SequentialLR: the warm-up recipe and longer sequences (the sequential scheduler steps)
+    seqs = [("seq_warm_cos", lambda o: [L.LinearLR(o, start_factor=0.1, total_iters=5),
+                                        L.CosineAnnealingLR(o, T_max=20)], [5]),
+            ("seq_three", lambda o: [L.ConstantLR(o, factor=0.5, total_iters=3),
+                                     L.ExponentialLR(o, gamma=0.9),
+                                     L.StepLR(o, step_size=4, gamma=0.5)], [4, 10]),
+            ("seq_lambda_warm", lambda o: [L.LambdaLR(o, lambda e: 0.95 ** e),
+                                           L.CosineAnnealingWarmRestarts(o, T_0=4)], [6]),
+            ("seq_poly_mult", lambda o: [L.PolynomialLR(o, total_iters=8, power=2.0),
+                                         L.MultiplicativeLR(o, lambda e: 0.9)], [8])]
+    for name, mk, ms in seqs:
+        o = opt()
+        cases.append((name, run(o, L.SequentialLR(o, mk(o), milestones=ms))))
     for name, (lrs, moms) in cases:
         arr("lr_ref_" + name, lrs)
         if moms:
@@ -145,6 +158,9 @@ def main():
               ("warm", lambda o: L.CosineAnnealingWarmRestarts(o, T_0=3, T_mult=2)),
               ("plateau", lambda o: L.ReduceLROnPlateau(o, patience=1, cooldown=2)),
               ("lambda", lambda o: L.LambdaLR(o, lambda e: 0.95 ** e))]
+    resume.append(("seq", lambda o: L.SequentialLR(
+        o, [L.LinearLR(o, start_factor=0.1, total_iters=5), L.CosineAnnealingLR(o, T_max=20)],
+        milestones=[5])))
     for name, mk in resume:
         o = opt(momentum=0.9)
         s = mk(o)

@@ -6159,6 +6159,12 @@ static void s2_ct_lr_scheduler_create(void) { (void)ct_lr_scheduler_create(NULL,
 static void s3_ct_lr_scheduler_create(void) { (void)ct_lr_scheduler_create(NULL, NULL, NULL); }
 static void s4_ct_lr_scheduler_create(void) { (void)ct_lr_scheduler_create(NULL, NULL, NULL); }
 static void s5_ct_lr_scheduler_create(void) { (void)ct_lr_scheduler_create(NULL, NULL, NULL); }
+static void s0_ct_lr_scheduler_create_sequential(void) { (void)ct_lr_scheduler_create_sequential(NULL, (int){0}, NULL, NULL, NULL); }
+static void s1_ct_lr_scheduler_create_sequential(void) { (void)ct_lr_scheduler_create_sequential(NULL, (int){0}, NULL, NULL, NULL); }
+static void s2_ct_lr_scheduler_create_sequential(void) { (void)ct_lr_scheduler_create_sequential(NULL, (int){0}, NULL, NULL, NULL); }
+static void s3_ct_lr_scheduler_create_sequential(void) { (void)ct_lr_scheduler_create_sequential(NULL, (int){0}, NULL, NULL, NULL); }
+static void s4_ct_lr_scheduler_create_sequential(void) { (void)ct_lr_scheduler_create_sequential(NULL, (int){0}, NULL, S_i64, NULL); }
+static void s5_ct_lr_scheduler_create_sequential(void) { (void)ct_lr_scheduler_create_sequential(NULL, (int){0}, NULL, S_i64, NULL); }
 static void s0_ct_lr_scheduler_step(void) { (void)ct_lr_scheduler_step(NULL); }
 static void s1_ct_lr_scheduler_step(void) { (void)ct_lr_scheduler_step(NULL); }
 static void s2_ct_lr_scheduler_step(void) { (void)ct_lr_scheduler_step(NULL); }
@@ -12958,6 +12964,12 @@ static const sweep_case sweep_cases[] = {
     {"ct_lr_scheduler_create", 3, s3_ct_lr_scheduler_create},
     {"ct_lr_scheduler_create", 4, s4_ct_lr_scheduler_create},
     {"ct_lr_scheduler_create", 5, s5_ct_lr_scheduler_create},
+    {"ct_lr_scheduler_create_sequential", 0, s0_ct_lr_scheduler_create_sequential},
+    {"ct_lr_scheduler_create_sequential", 1, s1_ct_lr_scheduler_create_sequential},
+    {"ct_lr_scheduler_create_sequential", 2, s2_ct_lr_scheduler_create_sequential},
+    {"ct_lr_scheduler_create_sequential", 3, s3_ct_lr_scheduler_create_sequential},
+    {"ct_lr_scheduler_create_sequential", 4, s4_ct_lr_scheduler_create_sequential},
+    {"ct_lr_scheduler_create_sequential", 5, s5_ct_lr_scheduler_create_sequential},
     {"ct_lr_scheduler_step", 0, s0_ct_lr_scheduler_step},
     {"ct_lr_scheduler_step", 1, s1_ct_lr_scheduler_step},
     {"ct_lr_scheduler_step", 2, s2_ct_lr_scheduler_step},

@@ -415,6 +415,122 @@ TEST(resume_torch_scheduler_states) {
     ct_archive_free(a);
 }
 
+/* SequentialLR over n schedulers of the given options: torch's rates bit for bit. */
+static void seq_case(const char *name, int n, ct_lr_scheduler_options *o, const int64_t *ms,
+                     const double *ref) {
+    ct_tensor *p = NULL;
+    ct_optim *opt = make_opt(CT_OPTIM_SGD, 0.1, 0, &p);
+    ct_lr_scheduler *c[3] = {NULL, NULL, NULL}, *s = NULL;
+    for (int i = 0; i < n; i++)
+        CHECK_OK(ct_lr_scheduler_create(opt, &o[i], &c[i]));
+    CHECK_OK(ct_lr_scheduler_create_sequential(opt, n, c, ms, &s));
+    int bad = 0;
+    for (int e = 0; e <= LR_REF_EPOCHS && !bad; e++) {
+        if (e > 0) CHECK_OK(ct_lr_scheduler_step(s));
+        if (!same_bits(hyper_lr(opt), ref[e]) || !same_bits(ct_lr_scheduler_last_lr(s), ref[e])) {
+            CHECK_MSG(0, "%s: epoch %d: lr %.17g torch %.17g", name, e, hyper_lr(opt), ref[e]);
+            bad = 1;
+        }
+        CHECK(ct_lr_scheduler_last_epoch(s) == e);
+    }
+    ct_lr_scheduler_free(s);
+    for (int i = 0; i < n; i++)
+        ct_lr_scheduler_free(c[i]);
+    ct_optim_free(opt);
+    ct_tensor_release(p);
+}
+
+TEST(sequential_matches_torch) {
+    ct_lr_scheduler_options o[3];
+    o[0] = ct_lr_scheduler_options_default(CT_LR_LINEAR);
+    o[0].start_factor = 0.1;
+    o[0].total_iters = 5;
+    o[1] = ct_lr_scheduler_options_default(CT_LR_COSINE_ANNEALING);
+    o[1].T_max = 20;
+    const int64_t m5[1] = {5};
+    seq_case("LinearLR then CosineAnnealingLR", 2, o, m5, lr_ref_seq_warm_cos);
+    o[0] = ct_lr_scheduler_options_default(CT_LR_CONSTANT);
+    o[0].factor = 0.5;
+    o[0].total_iters = 3;
+    o[1] = ct_lr_scheduler_options_default(CT_LR_EXPONENTIAL);
+    o[1].gamma = 0.9;
+    o[2] = ct_lr_scheduler_options_default(CT_LR_STEP);
+    o[2].step_size = 4;
+    o[2].gamma = 0.5;
+    const int64_t m410[2] = {4, 10};
+    seq_case("ConstantLR, ExponentialLR, StepLR", 3, o, m410, lr_ref_seq_three);
+    o[0] = ct_lr_scheduler_options_default(CT_LR_LAMBDA);
+    o[0].lr_lambda = lam_pow;
+    o[1] = ct_lr_scheduler_options_default(CT_LR_COSINE_WARM_RESTARTS);
+    o[1].T_0 = 4;
+    const int64_t m6[1] = {6};
+    seq_case("LambdaLR then warm restarts", 2, o, m6, lr_ref_seq_lambda_warm);
+    o[0] = ct_lr_scheduler_options_default(CT_LR_POLYNOMIAL);
+    o[0].total_iters = 8;
+    o[0].power = 2.0;
+    o[1] = ct_lr_scheduler_options_default(CT_LR_MULTIPLICATIVE);
+    o[1].lr_lambda = lam_const;
+    const int64_t m8[1] = {8};
+    seq_case("PolynomialLR then MultiplicativeLR", 2, o, m8, lr_ref_seq_poly_mult);
+
+    /* resumed from torch's checkpoint after 7 steps: the next 10 rates */
+    ct_archive *a = NULL;
+    CHECK_OK(ct_torch_load_buffer(ctx, lr_resume_seq, sizeof lr_resume_seq, &a));
+    ct_tensor *p = NULL;
+    ct_optim *opt = make_opt(CT_OPTIM_SGD, 0.7, 0.5, &p);
+    o[0] = ct_lr_scheduler_options_default(CT_LR_LINEAR);
+    o[0].start_factor = 0.1;
+    o[0].total_iters = 5;
+    o[1] = ct_lr_scheduler_options_default(CT_LR_COSINE_ANNEALING);
+    o[1].T_max = 20;
+    ct_lr_scheduler *c[2], *s = NULL;
+    CHECK_OK(ct_lr_scheduler_create(opt, &o[0], &c[0]));
+    CHECK_OK(ct_lr_scheduler_create(opt, &o[1], &c[1]));
+    CHECK_OK(ct_lr_scheduler_create_sequential(opt, 2, c, m5, &s));
+    CHECK_OK(ct_optim_load_torch_state(opt, a, "optimizer"));
+    ct_status st = ct_lr_scheduler_load_torch_state(s, a, "scheduler");
+    CHECK_MSG(st == CT_OK, "%s", ct_ctx_last_error(ctx));
+    for (int i = 0; i < 10; i++) {
+        CHECK_OK(ct_lr_scheduler_step(s));
+        CHECK_MSG(same_bits(hyper_lr(opt), lr_resume_seq_next[i]),
+                  "resumed SequentialLR step %d: %.17g torch %.17g", i + 8, hyper_lr(opt),
+                  lr_resume_seq_next[i]);
+    }
+    /* other milestones in the file: refused, nothing changes */
+    ct_lr_scheduler *s2 = NULL;
+    const int64_t m9[1] = {9};
+    CHECK_OK(ct_lr_scheduler_create_sequential(opt, 2, c, m9, &s2));
+    int64_t e_before = ct_lr_scheduler_last_epoch(s2);
+    CHECK_ST(ct_lr_scheduler_load_torch_state(s2, a, "scheduler"), CT_ERR_INVALID_ARG);
+    CHECK(ct_lr_scheduler_last_epoch(s2) == e_before);
+    ct_lr_scheduler_free(s2);
+    /* errors */
+    ct_lr_scheduler *pl = NULL, *bad = NULL;
+    ct_lr_scheduler_options po = ct_lr_scheduler_options_default(CT_LR_REDUCE_ON_PLATEAU);
+    CHECK_OK(ct_lr_scheduler_create(opt, &po, &pl));
+    ct_lr_scheduler *withp[2] = {c[0], pl}, *twice[2] = {c[0], c[0]};
+    CHECK_ST(ct_lr_scheduler_create_sequential(opt, 2, withp, m5, &bad), CT_ERR_INVALID_ARG);
+    CHECK_ST(ct_lr_scheduler_create_sequential(opt, 2, twice, m5, &bad), CT_ERR_INVALID_ARG);
+    CHECK_ST(ct_lr_scheduler_create_sequential(opt, 2, c, NULL, &bad), CT_ERR_INVALID_ARG);
+    CHECK_ST(ct_lr_scheduler_create_sequential(opt, 0, c, m5, &bad), CT_ERR_INVALID_ARG);
+    ct_lr_scheduler_options so = ct_lr_scheduler_options_default(CT_LR_SEQUENTIAL);
+    CHECK_ST(ct_lr_scheduler_create(opt, &so, &bad), CT_ERR_INVALID_ARG);
+    CHECK(bad == NULL);
+    ct_tensor *q = NULL;
+    ct_optim *other = make_opt(CT_OPTIM_SGD, 0.1, 0, &q);
+    CHECK_ST(ct_lr_scheduler_create_sequential(other, 2, c, m5, &bad), CT_ERR_INVALID_ARG);
+    CHECK(strstr(ct_ctx_last_error(ctx), "same optimizer") != NULL);
+    ct_optim_free(other);
+    ct_tensor_release(q);
+    ct_lr_scheduler_free(pl);
+    ct_lr_scheduler_free(s);
+    ct_lr_scheduler_free(c[0]);
+    ct_lr_scheduler_free(c[1]);
+    ct_optim_free(opt);
+    ct_tensor_release(p);
+    ct_archive_free(a);
+}
+
 TEST(warm_restarts_fractional_epochs) {
     const int n = (int)(sizeof lr_ref_warm_epochs / sizeof lr_ref_warm_epochs[0]);
     for (int t = 0; t < 2; t++) {
@@ -738,6 +854,7 @@ int main(void) {
     RUN(chained_matches_torch);
     RUN(odd_arguments_as_torch);
     RUN(resume_torch_scheduler_states);
+    RUN(sequential_matches_torch);
     RUN(warm_restarts_fractional_epochs);
     RUN(captured_step_follows_scheduler);
     RUN(one_cycle_fused_equals_foreach);

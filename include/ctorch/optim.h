@@ -166,7 +166,8 @@ typedef enum {
     CT_LR_COSINE_ANNEALING,     /* cosine from initial_lr to eta_min over T_max */
     CT_LR_COSINE_WARM_RESTARTS, /* SGDR: cosine restarted after T_0, T_0 T_mult, ... */
     CT_LR_ONE_CYCLE,            /* the 1cycle policy (lr and momentum / beta1) */
-    CT_LR_REDUCE_ON_PLATEAU     /* lr *= factor when a metric stops improving */
+    CT_LR_REDUCE_ON_PLATEAU,    /* lr *= factor when a metric stops improving */
+    CT_LR_SEQUENTIAL            /* SequentialLR (ct_lr_scheduler_create_sequential) */
 } ct_lr_scheduler_kind;
 
 /* Scheduler options (torch's argument names; each kind reads its own). */
@@ -211,6 +212,15 @@ CT_API ct_lr_scheduler_options ct_lr_scheduler_options_default(ct_lr_scheduler_k
  * names a bad option (torch's checks, plus step_size / T_max >= 1). */
 CT_API ct_status ct_lr_scheduler_create(ct_optim *opt, const ct_lr_scheduler_options *opts,
                                         ct_lr_scheduler **out);
+/* SequentialLR(opt, schedulers, milestones): schedulers[0] until epoch milestones[0], then
+ * schedulers[1] (entered with its step(0), torch's closed form at epoch 0) until milestones[1],
+ * ... (n - 1 milestones). As torch's constructor it puts the lr back to the optimizer's
+ * initial_lr and takes schedulers[0]'s initial step again. The n schedulers (of opt; not
+ * ReduceLROnPlateau) are borrowed: free them after this one, and step only this one. */
+CT_API ct_status ct_lr_scheduler_create_sequential(ct_optim *opt, int n,
+                                                   ct_lr_scheduler *const *schedulers,
+                                                   const int64_t *milestones,
+                                                   ct_lr_scheduler **out);
 /* scheduler.step(): the next epoch's learning rate (and momentum) into the optimizer. Not for
  * REDUCE_ON_PLATEAU (use ct_lr_scheduler_step_metric). ONE_CYCLE past total_steps fails. */
 CT_API ct_status ct_lr_scheduler_step(ct_lr_scheduler *s);

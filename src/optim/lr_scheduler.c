@@ -30,6 +30,10 @@ struct ct_lr_scheduler {
     /* REDUCE_ON_PLATEAU */
     double best;
     int64_t num_bad, cooldown_counter;
+    /* SEQUENTIAL: the borrowed schedulers and milestones (a copy) */
+    ct_lr_scheduler **children;
+    int64_t *seq_milestones;
+    int n_children;
 };
 
 static const char *const ct__lr_names[] = {"LambdaLR",
@@ -43,7 +47,8 @@ static const char *const ct__lr_names[] = {"LambdaLR",
                                            "CosineAnnealingLR",
                                            "CosineAnnealingWarmRestarts",
                                            "OneCycleLR",
-                                           "ReduceLROnPlateau"};
+                                           "ReduceLROnPlateau",
+                                           "SequentialLR"};
 
 ct_lr_scheduler_options ct_lr_scheduler_options_default(ct_lr_scheduler_kind kind) {
     ct_lr_scheduler_options o;
@@ -194,7 +199,8 @@ static ct_status ct__lr_compute(ct_lr_scheduler *s, double lr, double *out, doub
         }
         break;
     }
-    case CT_LR_REDUCE_ON_PLATEAU: break;
+    case CT_LR_REDUCE_ON_PLATEAU:
+    case CT_LR_SEQUENTIAL: break;
     }
     return CT_OK;
 }
@@ -292,6 +298,7 @@ static ct_status ct__lr_check(ct_ctx *ctx, const ct_optim *opt, const ct_lr_sche
         if (isnan(o->factor) || isnan(o->threshold) || isnan(o->min_lr) || isnan(o->eps))
             CT__LR_BAD("%s: factor, threshold, min_lr and eps must not be NaN", k);
         break;
+    case CT_LR_SEQUENTIAL: break;
     }
 #undef CT__LR_BAD
     return CT_OK;
@@ -300,6 +307,8 @@ static ct_status ct__lr_check(ct_ctx *ctx, const ct_optim *opt, const ct_lr_sche
 void ct_lr_scheduler_free(ct_lr_scheduler *s) {
     if (!s) return;
     ct_ctx *ctx = s->opt->ctx;
+    ct__free(ctx, s->children);
+    ct__free(ctx, s->seq_milestones);
     ct__free(ctx, s->milestones);
     ct__free(ctx, s);
 }
@@ -319,10 +328,14 @@ ct_status ct_lr_scheduler_create(ct_optim *opt, const ct_lr_scheduler_options *o
                              "lr_scheduler_create: options.size %zu is not "
                              "sizeof(ct_lr_scheduler_options) = %zu",
                              opts->size, sizeof(ct_lr_scheduler_options));
-    if ((int)opts->kind < CT_LR_LAMBDA || (int)opts->kind > CT_LR_REDUCE_ON_PLATEAU)
+    if ((int)opts->kind < CT_LR_LAMBDA || (int)opts->kind > CT_LR_SEQUENTIAL)
         return ct__set_error(ctx, CT_ERR_INVALID_ARG,
                              "lr_scheduler_create: kind %d is not a scheduler kind",
                              (int)opts->kind);
+    if (opts->kind == CT_LR_SEQUENTIAL)
+        return ct__set_error(ctx, CT_ERR_INVALID_ARG,
+                             "lr_scheduler_create: SequentialLR is made of other schedulers "
+                             "(ct_lr_scheduler_create_sequential)");
     ct_lr_scheduler_options o = ct_lr_scheduler_options_default(opts->kind);
     memcpy(&o, opts, opts->size);
     o.size = sizeof o;
@@ -419,47 +432,8 @@ ct_status ct_lr_scheduler_create(ct_optim *opt, const ct_lr_scheduler_options *o
     return CT_OK;
 }
 
-ct_status ct_lr_scheduler_step(ct_lr_scheduler *s) {
-    if (!s) return CT_ERR_INVALID_ARG;
-    ct_ctx *ctx = s->opt->ctx;
-    ct__clear_error(ctx);
-    if (s->o.kind == CT_LR_REDUCE_ON_PLATEAU)
-        return ct__set_error(ctx, CT_ERR_INVALID_ARG,
-                             "lr_scheduler_step: ReduceLROnPlateau steps on a metric "
-                             "(ct_lr_scheduler_step_metric)");
-    const int64_t e0 = s->last_epoch;
-    const double tc0 = s->T_cur, ti0 = s->T_i;
-    s->last_epoch++;
-    s->step_count++;
-    if (s->o.kind == CT_LR_COSINE_WARM_RESTARTS) {
-        s->T_cur = s->T_cur + 1.0;
-        if (s->T_cur >= s->T_i) {
-            s->T_cur = s->T_cur - s->T_i;
-            s->T_i = s->T_i * (double)s->o.T_mult;
-        }
-    }
-    ct_status st = ct__lr_apply(s);
-    if (st != CT_OK) { /* nothing advanced */
-        s->last_epoch = e0;
-        s->step_count--;
-        s->T_cur = tc0;
-        s->T_i = ti0;
-    }
-    return st;
-}
-
-ct_status ct_lr_scheduler_step_epoch(ct_lr_scheduler *s, double epoch) {
-    if (!s) return CT_ERR_INVALID_ARG;
-    ct_ctx *ctx = s->opt->ctx;
-    ct__clear_error(ctx);
-    if (s->o.kind != CT_LR_COSINE_WARM_RESTARTS)
-        return ct__set_error(ctx, CT_ERR_UNSUPPORTED,
-                             "lr_scheduler_step_epoch: only CosineAnnealingWarmRestarts takes an "
-                             "epoch (torch deprecates it for the others)");
-    if (!(epoch >= 0) || isinf(epoch) || epoch > 9007199254740992.0)
-        return ct__set_error(ctx, CT_ERR_INVALID_ARG,
-                             "lr_scheduler_step_epoch: Expected non-negative epoch, but got %g",
-                             epoch);
+/* CosineAnnealingWarmRestarts.step(epoch): T_cur / T_i from the epoch, then the rate */
+static ct_status ct__lr_warm_epoch(ct_lr_scheduler *s, double epoch) {
     const double T0 = (double)s->o.T_0, Tm = (double)s->o.T_mult;
     const double tc0 = s->T_cur, ti0 = s->T_i;
     const int64_t e0 = s->last_epoch;
@@ -486,6 +460,213 @@ ct_status ct_lr_scheduler_step_epoch(ct_lr_scheduler *s, double epoch) {
         s->step_count--;
     }
     return st;
+}
+
+/* scheduler.step() (s not SEQUENTIAL or REDUCE_ON_PLATEAU); nothing advances on failure */
+static ct_status ct__lr_step(ct_lr_scheduler *s) {
+    if (s->o.kind == CT_LR_COSINE_WARM_RESTARTS && s->last_epoch < 0)
+        return ct__lr_warm_epoch(s, 0.0); /* torch: epoch = 0 when last_epoch < 0 */
+    const int64_t e0 = s->last_epoch;
+    const double tc0 = s->T_cur, ti0 = s->T_i;
+    s->last_epoch++;
+    s->step_count++;
+    if (s->o.kind == CT_LR_COSINE_WARM_RESTARTS) {
+        s->T_cur = s->T_cur + 1.0;
+        if (s->T_cur >= s->T_i) {
+            s->T_cur = s->T_cur - s->T_i;
+            s->T_i = s->T_i * (double)s->o.T_mult;
+        }
+    }
+    ct_status st = ct__lr_apply(s);
+    if (st != CT_OK) { /* nothing advanced */
+        s->last_epoch = e0;
+        s->step_count--;
+        s->T_cur = tc0;
+        s->T_i = ti0;
+    }
+    return st;
+}
+
+/* scheduler.step(0), as SequentialLR calls it at a milestone: last_epoch = 0 and torch's closed
+ * form there (_get_closed_form_lr), or get_lr() for the kinds without one. */
+static ct_status ct__lr_step_zero(ct_lr_scheduler *s) {
+    const ct_lr_scheduler_options *o = &s->o;
+    ct_ctx *ctx = s->opt->ctx;
+    if (o->kind == CT_LR_COSINE_WARM_RESTARTS) return ct__lr_warm_epoch(s, 0.0);
+    const double base = s->base_lr;
+    double out = 0;
+    bool closed = true;
+    switch (o->kind) {
+    case CT_LR_STEP:
+    case CT_LR_EXPONENTIAL: out = base * pow(o->gamma, 0.0); break;
+    case CT_LR_MULTISTEP: {
+        int64_t c = 0; /* bisect_right(sorted milestones, 0) */
+        for (int i = 0; i < o->n_milestones; i++)
+            c += s->milestones[i] <= 0;
+        out = base * pow(o->gamma, (double)c);
+        break;
+    }
+    case CT_LR_CONSTANT:
+        out = base * (o->factor + (double)(0 >= o->total_iters) * (1 - o->factor));
+        break;
+    case CT_LR_LINEAR:
+    case CT_LR_POLYNOMIAL: {
+        if (o->total_iters == 0)
+            return ct__set_error(ctx, CT_ERR_INVALID_ARG,
+                                 "%s: float division by zero (its closed form at epoch 0 with "
+                                 "total_iters 0)",
+                                 ct__lr_names[o->kind]);
+        const double m = (double)(o->total_iters < 0 ? o->total_iters : 0);
+        if (o->kind == CT_LR_LINEAR)
+            out = base * (o->start_factor +
+                          (o->end_factor - o->start_factor) * m / (double)o->total_iters);
+        else
+            out = base * pow(1.0 - m / (double)o->total_iters, o->power);
+        break;
+    }
+    case CT_LR_COSINE_ANNEALING:
+        out = o->eta_min + (base - o->eta_min) * (1 + cos(M_PI * 0.0 / (double)o->T_max)) / 2;
+        break;
+    default: closed = false; break; /* LambdaLR, MultiplicativeLR, OneCycleLR: get_lr() */
+    }
+    const int64_t e0 = s->last_epoch, c0 = s->step_count;
+    s->last_epoch = 0;
+    s->step_count++;
+    ct_status st = closed ? ct__optim_hyper(s->opt, CT_K_OH_LR, &out, NULL) : ct__lr_apply(s);
+    if (st == CT_OK && closed) s->last_lr = out;
+    if (st != CT_OK) {
+        s->last_epoch = e0;
+        s->step_count = c0;
+    }
+    return st;
+}
+
+/* SequentialLR.step(): the scheduler of the current stretch; at a milestone its step(0) */
+static ct_status ct__lr_seq_step(ct_lr_scheduler *s) {
+    const int64_t e = s->last_epoch + 1;
+    int idx = 0; /* bisect_right(milestones, e) */
+    while (idx < s->n_children - 1 && s->seq_milestones[idx] <= e)
+        idx++;
+    ct_lr_scheduler *c = s->children[idx];
+    ct_status st =
+        idx > 0 && s->seq_milestones[idx - 1] == e ? ct__lr_step_zero(c) : ct__lr_step(c);
+    if (st != CT_OK) return st;
+    s->last_epoch = e;
+    s->last_lr = c->last_lr;
+    return CT_OK;
+}
+
+ct_status ct_lr_scheduler_step(ct_lr_scheduler *s) {
+    if (!s) return CT_ERR_INVALID_ARG;
+    ct_ctx *ctx = s->opt->ctx;
+    ct__clear_error(ctx);
+    if (s->o.kind == CT_LR_REDUCE_ON_PLATEAU)
+        return ct__set_error(ctx, CT_ERR_INVALID_ARG,
+                             "lr_scheduler_step: ReduceLROnPlateau steps on a metric "
+                             "(ct_lr_scheduler_step_metric)");
+    double lr = 0; /* a host read: refuses a capture before anything changes */
+    ct_status st = ct__lr_get(s, &lr);
+    if (st != CT_OK) return st;
+    return s->o.kind == CT_LR_SEQUENTIAL ? ct__lr_seq_step(s) : ct__lr_step(s);
+}
+
+ct_status ct_lr_scheduler_create_sequential(ct_optim *opt, int n, ct_lr_scheduler *const *scheds,
+                                            const int64_t *milestones, ct_lr_scheduler **out) {
+    if (!opt) return CT_ERR_INVALID_ARG;
+    ct_ctx *ctx = opt->ctx;
+    ct__clear_error(ctx);
+    if (!out || n < 1 || !scheds || (n > 1 && !milestones))
+        return ct__set_error(ctx, CT_ERR_INVALID_ARG, "lr_scheduler_create_sequential: %s",
+                             !out      ? "out is NULL"
+                             : n < 1   ? "no schedulers"
+                             : !scheds ? "schedulers is NULL"
+                                       : "milestones is NULL (n - 1 of them are needed)");
+    *out = NULL;
+    for (int i = 0; i < n; i++) {
+        const ct_lr_scheduler *c = scheds[i];
+        if (!c)
+            return ct__set_error(ctx, CT_ERR_INVALID_ARG,
+                                 "lr_scheduler_create_sequential: schedulers[%d] is NULL", i);
+        if (c->opt != opt)
+            return ct__set_error(ctx, CT_ERR_INVALID_ARG,
+                                 "Sequential Schedulers expects all schedulers to belong to the "
+                                 "same optimizer, but got schedulers at index %d to be different "
+                                 "than the optimizer passed in.",
+                                 i);
+        if (c->o.kind == CT_LR_REDUCE_ON_PLATEAU || c->o.kind == CT_LR_SEQUENTIAL)
+            return ct__set_error(ctx, CT_ERR_INVALID_ARG,
+                                 "lr_scheduler_create_sequential: schedulers[%d] is a %s (it "
+                                 "has no step() SequentialLR can call)",
+                                 i, ct__lr_names[c->o.kind]);
+        for (int j = 0; j < i; j++)
+            if (scheds[j] == c)
+                return ct__set_error(ctx, CT_ERR_INVALID_ARG,
+                                     "lr_scheduler_create_sequential: schedulers[%d] and [%d] "
+                                     "are the same scheduler",
+                                     j, i);
+    }
+    double lr = 0;
+    ct_status st = ct__optim_hyper(opt, CT_K_OH_LR, NULL, &lr); /* refuses a capture */
+    if (st != CT_OK) return st;
+    ct_lr_scheduler *s = ct__alloc(ctx, sizeof *s, 16);
+    int64_t *e0 = ct__alloc(ctx, sizeof(int64_t) * (size_t)n, 16);
+    if (s) {
+        memset(s, 0, sizeof *s);
+        s->opt = opt;
+        s->children = ct__alloc(ctx, sizeof *s->children * (size_t)n, 16);
+        s->seq_milestones = ct__alloc(ctx, sizeof(int64_t) * (size_t)(n > 1 ? n - 1 : 1), 16);
+    }
+    if (!s || !e0 || !s->children || !s->seq_milestones) {
+        ct_lr_scheduler_free(s);
+        ct__free(ctx, e0);
+        return ct__set_error(ctx, CT_ERR_OOM, "lr_scheduler_create_sequential: out of memory");
+    }
+    s->o = ct_lr_scheduler_options_default(CT_LR_SEQUENTIAL);
+    s->n_children = n;
+    memcpy(s->children, scheds, sizeof *s->children * (size_t)n);
+    if (n > 1) memcpy(s->seq_milestones, milestones, sizeof(int64_t) * (size_t)(n - 1));
+    /* torch: lr back to initial_lr, every scheduler one epoch back, then the first one's initial
+     * step */
+    const double init = isnan(opt->initial_lr) ? lr : opt->initial_lr;
+    const int64_t c0 = scheds[0]->step_count;
+    for (int i = 0; i < n; i++) {
+        e0[i] = scheds[i]->last_epoch;
+        scheds[i]->last_epoch--;
+    }
+    st = ct__optim_hyper(opt, CT_K_OH_LR, &init, NULL);
+    if (st == CT_OK) {
+        scheds[0]->step_count = 0;
+        st = ct__lr_step(scheds[0]);
+    }
+    if (st != CT_OK) { /* put everything back */
+        for (int i = 0; i < n; i++)
+            scheds[i]->last_epoch = e0[i];
+        scheds[0]->step_count = c0;
+        ct__optim_hyper(opt, CT_K_OH_LR, &lr, NULL);
+        ct__free(ctx, e0);
+        ct_lr_scheduler_free(s);
+        return st;
+    }
+    ct__free(ctx, e0);
+    s->last_epoch = 0;
+    s->last_lr = scheds[0]->last_lr;
+    *out = s;
+    return CT_OK;
+}
+
+ct_status ct_lr_scheduler_step_epoch(ct_lr_scheduler *s, double epoch) {
+    if (!s) return CT_ERR_INVALID_ARG;
+    ct_ctx *ctx = s->opt->ctx;
+    ct__clear_error(ctx);
+    if (s->o.kind != CT_LR_COSINE_WARM_RESTARTS)
+        return ct__set_error(ctx, CT_ERR_UNSUPPORTED,
+                             "lr_scheduler_step_epoch: only CosineAnnealingWarmRestarts takes an "
+                             "epoch (torch deprecates it for the others)");
+    if (!(epoch >= 0) || isinf(epoch) || epoch > 9007199254740992.0)
+        return ct__set_error(ctx, CT_ERR_INVALID_ARG,
+                             "lr_scheduler_step_epoch: Expected non-negative epoch, but got %g",
+                             epoch);
+    return ct__lr_warm_epoch(s, epoch);
 }
 
 ct_status ct_lr_scheduler_step_metric(ct_lr_scheduler *s, double metric) {
@@ -591,6 +772,54 @@ static ct_status ct__lf_read(ct_ctx *ctx, const ct_archive *a, const char *pre, 
     return CT_OK;
 }
 
+/* SequentialLR.load_state_dict: its last_epoch and _last_lr, each scheduler's state from
+ * "_schedulers.<i>"; all or nothing */
+static ct_status ct__lr_seq_load(ct_lr_scheduler *s, const ct_archive *a, const char *pre) {
+    ct_ctx *ctx = s->opt->ctx;
+    ct_lr_scheduler t = *s;
+    ct__lf f[2] = {{"last_epoch", LF_I64, &t.last_epoch, true},
+                   {"_last_lr.0", LF_D, &t.last_lr, true}};
+    for (int i = 0; i < 2; i++) {
+        ct_status st = ct__lf_read(ctx, a, pre, &f[i], "SequentialLR");
+        if (st != CT_OK) return st;
+    }
+    int64_t nm = 0; /* _milestones must be ours */
+    for (;; nm++) {
+        char name[512];
+        int64_t v = 0;
+        snprintf(name, sizeof name, "%s_milestones.%lld", pre, (long long)nm);
+        if (ct_archive_get_int(a, name, &v) != CT_OK) break;
+        if (nm >= s->n_children - 1 || v != s->seq_milestones[nm])
+            return ct__set_error(ctx, CT_ERR_INVALID_ARG,
+                                 "lr_scheduler_load_torch_state: %s is %lld; this SequentialLR's "
+                                 "milestones differ",
+                                 name, (long long)v);
+    }
+    if (nm != s->n_children - 1 || t.last_epoch < 0)
+        return ct__set_error(ctx, CT_ERR_INVALID_ARG,
+                             "lr_scheduler_load_torch_state: %s_milestones holds %lld milestones, "
+                             "this SequentialLR %d (or last_epoch %lld < 0)",
+                             pre, (long long)nm, s->n_children - 1, (long long)t.last_epoch);
+    ct_lr_scheduler *saved = ct__alloc(ctx, sizeof *saved * (size_t)s->n_children, 16);
+    if (!saved)
+        return ct__set_error(ctx, CT_ERR_OOM, "lr_scheduler_load_torch_state: out of memory");
+    for (int i = 0; i < s->n_children; i++)
+        saved[i] = *s->children[i];
+    ct_status st = CT_OK;
+    for (int i = 0; i < s->n_children && st == CT_OK; i++) {
+        char cp[300];
+        snprintf(cp, sizeof cp, "%s_schedulers.%d", pre, i);
+        st = ct_lr_scheduler_load_torch_state(s->children[i], a, cp);
+    }
+    if (st != CT_OK)
+        for (int i = 0; i < s->n_children; i++)
+            *s->children[i] = saved[i];
+    else
+        *s = t;
+    ct__free(ctx, saved);
+    return st;
+}
+
 ct_status ct_lr_scheduler_load_torch_state(ct_lr_scheduler *s, const ct_archive *a,
                                            const char *prefix) {
     if (!s) return CT_ERR_INVALID_ARG;
@@ -615,6 +844,7 @@ ct_status ct_lr_scheduler_load_torch_state(ct_lr_scheduler *s, const ct_archive 
                              "Python object (%s), which a checkpoint reader refuses as "
                              "torch.load(weights_only=True) does",
                              kname, k == CT_LR_MULTISTEP ? "a Counter" : "a bound method");
+    if (k == CT_LR_SEQUENTIAL) return ct__lr_seq_load(s, a, pre);
     /* read everything into a copy, then commit */
     ct_lr_scheduler t = *s;
     ct_lr_scheduler_options *o = &t.o;
