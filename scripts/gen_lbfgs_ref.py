@@ -22,6 +22,11 @@ def lsq(x):
     return 0.5 * (r * r).sum()
 
 
+def logistic(x):  # 1-D logistic regression: features A[:, 0], labels sign(b)
+    z = -torch.sign(b) * A[:, 0] * x[0]
+    return torch.log1p(torch.exp(z)).sum()
+
+
 CASES = [  # (function id, x0, options)
     (0, [-1.2, 1.0], dict()),
     (0, [-1.2, 1.0], dict(line_search_fn="strong_wolfe")),
@@ -29,6 +34,12 @@ CASES = [  # (function id, x0, options)
     (0, [0.5, 0.5, 0.5, 0.5], dict(lr=0.1, max_iter=7, history_size=2)),
     (1, [0.0] * 5, dict(line_search_fn="strong_wolfe")),
     (1, [1.0, -1.0, 2.0, 0.0, 0.5], dict(max_iter=4, max_eval=6)),
+    # tolerance_change reaches the termination tests but not the line search's zoom (torch calls
+    # _strong_wolfe with its default 1e-9)
+    (0, [-1.2, 1.0], dict(line_search_fn="strong_wolfe", tolerance_change=0.0,
+                          tolerance_grad=0.0, max_iter=15)),
+    (0, [-1.2, 1.0], dict(line_search_fn="strong_wolfe", tolerance_change=1e-3)),
+    (2, [-2.0], dict(line_search_fn="strong_wolfe", tolerance_change=1e-2)),
 ]
 STEPS = 3
 
@@ -44,14 +55,14 @@ def main():
     print("#define LB_STEPS %d" % STEPS)
     print("static const double lb_A[40] = {%s};" % ", ".join(h(v) for v in A.flatten().tolist()))
     print("static const double lb_b[8] = {%s};" % ", ".join(h(v) for v in b.tolist()))
-    print("typedef struct {\n    int fn, n;\n    double x0[6];\n    double lr;\n    int max_iter, "
-          "max_eval, history_size, strong_wolfe;\n    double x[LB_STEPS][6], loss[LB_STEPS];\n"
+    print("typedef struct {\n    int fn, n;\n    double x0[6];\n    double lr, tol_grad, "
+          "tol_change;\n    int max_iter, max_eval, history_size, strong_wolfe;\n    double x[LB_STEPS][6], loss[LB_STEPS];\n"
           "    long long evals[LB_STEPS], iters[LB_STEPS];\n} lb_case;")
     print("static const lb_case lb_cases[%d] = {" % len(CASES))
     for fn, x0, o in CASES:
         x = torch.tensor(x0, dtype=torch.float64, requires_grad=True)
         opt = torch.optim.LBFGS([x], **o)
-        f = rosen if fn == 0 else lsq
+        f = [rosen, lsq, logistic][fn]
 
         def closure():
             opt.zero_grad()
@@ -68,8 +79,9 @@ def main():
             iters.append(st["n_iter"])
         g = opt.param_groups[0]
         pad = lambda v: v + [0.0] * (6 - len(v))
-        print("    {%d, %d, {%s}, %s, %d, %d, %d, %d," % (
-            fn, len(x0), ", ".join(h(v) for v in pad(x0)), h(g["lr"]), g["max_iter"],
+        print("    {%d, %d, {%s}, %s, %s, %s, %d, %d, %d, %d," % (
+            fn, len(x0), ", ".join(h(v) for v in pad(x0)), h(g["lr"]), h(g["tolerance_grad"]),
+            h(g["tolerance_change"]), g["max_iter"],
             g["max_eval"], g["history_size"], int(g["line_search_fn"] is not None)))
         print("     {%s}," % ", ".join("{%s}" % ", ".join(h(v) for v in pad(r)) for r in xs))
         print("     {%s}, {%s}, {%s}}," % (", ".join(h(v) for v in losses),

@@ -1,9 +1,10 @@
 /* L-BFGS against torch.optim.LBFGS (PyTorch 1.13, tests/data/lbfgs_ref.h from
- * scripts/gen_lbfgs_ref.py): Rosenbrock (2-, 4- and 6-dimensional) and a least-squares problem in
- * float64, with and without the strong-Wolfe line search, short histories, max_iter / max_eval
- * limits, three step() calls each: parameters within 1e-7 (relative to the scale), the returned
- * loss, and func_evals / n_iter equal. Also: a float32 problem converges, the closure's errors and
- * bad gradients end the step with a status, and the option and parameter checks. */
+ * scripts/gen_lbfgs_ref.py): Rosenbrock (2-, 4- and 6-dimensional), a least-squares problem and a
+ * 1-D logistic regression in float64, with and without the strong-Wolfe line search, short
+ * histories, max_iter / max_eval limits, three step() calls each: parameters within 1e-7 (relative
+ * to the scale), the returned loss, and func_evals / n_iter equal. Also: a float32 problem
+ * converges, the closure's errors and bad gradients end the step with a status, and the option and
+ * parameter checks. */
 #include "test_util.h"
 
 #include "data/lbfgs_ref.h"
@@ -30,6 +31,15 @@ static double eval(const prob *p, const double *x, double *g) {
             f += 100 * a * a + c * c;
             g[i] += -400 * a * x[i] - 2 * c;
             g[i + 1] += 200 * a;
+        }
+    } else if (p->fn == 2) { /* sum log1p(exp(-sign(b_i) A_i0 x)), as torch's autograd */
+        for (int i = 0; i < 8; i++) {
+            double y = lb_b[i] > 0   ? 1
+                       : lb_b[i] < 0 ? -1
+                                     : 0,
+                   c = -y * lb_A[i * 5], e = exp(c * x[0]);
+            f += log1p(e);
+            g[0] += 1.0 / (1.0 + e) * e * c;
         }
     } else {
         double r[8];
@@ -73,6 +83,8 @@ TEST(matches_torch) {
         CHECK_OK(ct_tensor_from_host(ctx, r->x0, CT_FLOAT64, 1, &n, &p.x));
         ct_lbfgs_options o = ct_lbfgs_options_default();
         o.lr = r->lr;
+        o.tolerance_grad = r->tol_grad;
+        o.tolerance_change = r->tol_change;
         o.max_iter = r->max_iter;
         o.max_eval = r->max_eval;
         o.history_size = r->history_size;

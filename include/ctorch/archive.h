@@ -53,6 +53,9 @@ CT_API int ct_archive_count(const ct_archive *a);
 /* Name of entry i in file order (NULL when i is out of range). torch.save(tensor) gives one
  * entry named "". */
 CT_API const char *ct_archive_name(const ct_archive *a, int i);
+/* Index (file order, for ct_archive_name / ct_archive_kind) of the entry named name, or -1 when
+ * there is none (or a / name is NULL). A binary search: O(log n). */
+CT_API int ct_archive_find(const ct_archive *a, const char *name);
 /* Kind of entry i; -1 when a is NULL or i is out of range. */
 CT_API int ct_archive_kind(const ct_archive *a, int i);
 /* A new CPU tensor with the named tensor's values and its layout in the file, as torch.load gives

@@ -1514,6 +1514,12 @@ static const ct__arch_entry *arch_lookup(const ct_archive *a, const char *name) 
     return lo < a->n && strcmp(a->sorted[lo]->name, name) == 0 ? a->sorted[lo] : NULL;
 }
 
+int ct_archive_find(const ct_archive *a, const char *name) {
+    if (!a || !name) return -1;
+    const ct__arch_entry *e = arch_lookup(a, name);
+    return e ? (int)(e - a->e) : -1;
+}
+
 static ct_status arch_find(const ct_archive *a, const char *who, const char *name, const void *out,
                            const ct__arch_entry **e) {
     ct__clear_error(a->ctx);

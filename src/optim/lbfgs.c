@@ -13,6 +13,7 @@
 #include "dispatch/dispatch.h"
 #include "tensor/tensor_impl.h"
 
+#include <limits.h>
 #include <math.h>
 #include <string.h>
 
@@ -54,9 +55,9 @@ void ct_lbfgs_free(ct_lbfgs *opt) {
     ct_ctx *ctx = opt->ctx;
     for (int i = 0; opt->params && i < opt->n; i++)
         ct_tensor_release(opt->params[i]);
-    for (int i = 0; opt->old_dirs && i < opt->o.history_size; i++) {
-        ct_tensor_release(opt->old_dirs[i]);
-        ct_tensor_release(opt->old_stps[i]);
+    for (int i = 0; i < opt->o.history_size; i++) {
+        if (opt->old_dirs) ct_tensor_release(opt->old_dirs[i]);
+        if (opt->old_stps) ct_tensor_release(opt->old_stps[i]);
     }
     ct_tensor_release(opt->d);
     ct_tensor_release(opt->prev_flat_grad);
@@ -99,7 +100,10 @@ ct_status ct_lbfgs_create(ct_ctx *ctx, const ct_lbfgs_options *opts, int n_param
                              "lbfgs_create: max_iter %d must be >= 1, max_eval %d >= 0 (0: "
                              "max_iter * 5 / 4), history_size %d in 1..100000",
                              o.max_iter, o.max_eval, o.history_size);
-    if (o.max_eval == 0) o.max_eval = (int)((int64_t)o.max_iter * 5 / 4);
+    if (o.max_eval == 0) { /* torch: max_iter * 5 // 4 (an int here: at most INT_MAX) */
+        const int64_t me = (int64_t)o.max_iter * 5 / 4;
+        o.max_eval = me > INT_MAX ? INT_MAX : (int)me;
+    }
     if (isnan(o.tolerance_grad) || isnan(o.tolerance_change))
         return ct__set_error(ctx, CT_ERR_INVALID_ARG, "lbfgs_create: a tolerance is NaN");
     if (n_params < 1)
@@ -224,8 +228,18 @@ static ct_status ct__lb_eval(ct_lbfgs *opt, double *loss, ct_tensor **flat) {
             st = ct_tensor_zeros(ctx, opt->dt, 1, &k, &parts[i]);
             continue;
         }
-        bool same = g[i]->ctx == ctx && ct_tensor_dtype(g[i]) == opt->dt &&
-                    ct_tensor_ndim(g[i]) == ct_tensor_ndim(p);
+        if (g[i]->ctx != ctx) {
+            st = ct__set_error(ctx, CT_ERR_INVALID_ARG,
+                               "lbfgs_step: the closure's grads[%d] belongs to another context", i);
+            break;
+        }
+        if (ct_tensor_dtype(g[i]) != opt->dt) {
+            st = ct__set_error(ctx, CT_ERR_DTYPE,
+                               "lbfgs_step: the closure's grads[%d] is %s, its parameter %s", i,
+                               ct_dtype_name(ct_tensor_dtype(g[i])), ct_dtype_name(opt->dt));
+            break;
+        }
+        bool same = ct_tensor_ndim(g[i]) == ct_tensor_ndim(p);
         for (int d = 0; same && d < ct_tensor_ndim(p); d++)
             same = ct_tensor_shape(g[i])[d] == ct_tensor_shape(p)[d];
         if (!same) {
@@ -291,7 +305,14 @@ static double ct__lb_cubic(double x1, double f1, double g1, double x2, double f2
 /* torch's _strong_wolfe: on return *f, *g (the flat grad; replaced), *t and *evals */
 static ct_status ct__lb_wolfe(ct_lbfgs *opt, ct_tensor *const *x, double *t_io, const ct_tensor *d,
                               double *f_io, ct_tensor **g_io, double gtd, int *evals) {
-    const double c1 = 1e-4, c2 = 0.9, tol = opt->o.tolerance_change;
+    /* torch's step() calls _strong_wolfe without tolerance_change: its default 1e-9 applies */
+    const double c1 = 1e-4, c2 = 0.9, tol = 1e-9;
+    /* torch keeps gtd (and so the Armijo and curvature bounds) in 0-d tensors of the parameters'
+     * dtype: for float32 these tests compare float32 values */
+    const bool f32 = opt->dt == CT_FLOAT32;
+#define RF(x) (f32 ? (double)(float)(x) : (x))
+#define ARMIJO_FAILS(fn, tt) (RF(fn) > RF(RF(f) + RF(RF(c1 * (tt)) * gtd)))
+#define CURVATURE_OK(gn) (fabs(gn) <= RF(RF(-c2) * gtd))
     const int max_ls = 25;
     ct_ctx *ctx = opt->ctx;
     double d_norm = 0, t = *t_io, f = *f_io;
@@ -310,8 +331,8 @@ static ct_status ct__lb_wolfe(ct_lbfgs *opt, ct_tensor *const *x, double *t_io, 
     ct_tensor *br_g[2] = {NULL, NULL};
     while (st == CT_OK && ls_iter < max_ls) {
         /* torch's order: the sufficient-decrease test, the curvature test, the sign test */
-        const bool armijo_fails = f_new > (f + c1 * t * gtd) || (ls_iter > 1 && f_new >= f_prev);
-        if (!armijo_fails && fabs(gtd_new) <= -c2 * gtd) {
+        const bool armijo_fails = ARMIJO_FAILS(f_new, t) || (ls_iter > 1 && f_new >= f_prev);
+        if (!armijo_fails && CURVATURE_OK(gtd_new)) {
             nb = 1;
             br[0] = t;
             br_f[0] = f_new;
@@ -382,7 +403,7 @@ static ct_status ct__lb_wolfe(ct_lbfgs *opt, ct_tensor *const *x, double *t_io, 
             ct_tensor_release(gn);
             break;
         }
-        if (fn > (f + c1 * t * gtd) || fn >= br_f[lo]) {
+        if (ARMIJO_FAILS(fn, t) || fn >= br_f[lo]) {
             br[hi] = t, br_f[hi] = fn, br_gtd[hi] = gtdn;
             ct_tensor_release(br_g[hi]);
             br_g[hi] = gn;
@@ -391,7 +412,7 @@ static ct_status ct__lb_wolfe(ct_lbfgs *opt, ct_tensor *const *x, double *t_io, 
             else
                 lo = 1, hi = 0;
         } else {
-            if (fabs(gtdn) <= -c2 * gtd) {
+            if (CURVATURE_OK(gtdn)) {
                 done = true;
             } else if (gtdn * (br[hi] - br[lo]) >= 0) {
                 br[hi] = br[lo], br_f[hi] = br_f[lo], br_gtd[hi] = br_gtd[lo];
@@ -415,6 +436,9 @@ static ct_status ct__lb_wolfe(ct_lbfgs *opt, ct_tensor *const *x, double *t_io, 
     ct_tensor_release(br_g[1]);
     (void)ctx;
     return st;
+#undef RF
+#undef ARMIJO_FAILS
+#undef CURVATURE_OK
 }
 
 static ct_status ct__lb_step(ct_lbfgs *opt, double *orig_loss) {

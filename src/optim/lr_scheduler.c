@@ -731,9 +731,7 @@ static ct_status ct__lf_read(ct_ctx *ctx, const ct_archive *a, const char *pre, 
                              const char *kname) {
     char name[512];
     snprintf(name, sizeof name, "%s%s", pre, f->key);
-    int idx = -1;
-    for (int i = 0; i < ct_archive_count(a) && idx < 0; i++)
-        if (strcmp(ct_archive_name(a, i), name) == 0) idx = i;
+    const int idx = ct_archive_find(a, name);
     if (idx < 0) {
         if (!f->required) return CT_OK;
         return ct__set_error(ctx, CT_ERR_INVALID_ARG,
@@ -912,12 +910,11 @@ ct_status ct_lr_scheduler_load_torch_state(ct_lr_scheduler *s, const ct_archive 
     }
     char more[512];
     snprintf(more, sizeof more, "%s%s", pre, plateau ? "min_lrs.1" : "base_lrs.1");
-    for (int i = 0; i < ct_archive_count(a); i++)
-        if (strcmp(ct_archive_name(a, i), more) == 0)
-            return ct__set_error(ctx, CT_ERR_INVALID_ARG,
-                                 "lr_scheduler_load_torch_state: %s: the state is of several "
-                                 "parameter groups (a ctorch optimizer has one)",
-                                 more);
+    if (ct_archive_find(a, more) >= 0)
+        return ct__set_error(ctx, CT_ERR_INVALID_ARG,
+                             "lr_scheduler_load_torch_state: %s: the state is of several "
+                             "parameter groups (a ctorch optimizer has one)",
+                             more);
     /* the values must make sense for this kind (torch would fail later, or loop) */
     ct_status st = ct__lr_check(ctx, s->opt, o);
     if (st != CT_OK) return st;

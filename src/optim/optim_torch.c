@@ -38,9 +38,8 @@ static const char *ct__tl_name(ct__tl *l, const char *fmt, ...) {
 
 /* The entry's kind, or -1 when absent. */
 static int ct__tl_kind(const ct__tl *l, const char *name) {
-    for (int i = 0; i < ct_archive_count(l->a); i++)
-        if (strcmp(ct_archive_name(l->a, i), name) == 0) return ct_archive_kind(l->a, i);
-    return -1;
+    int i = ct_archive_find(l->a, name);
+    return i < 0 ? -1 : ct_archive_kind(l->a, i);
 }
 
 /* torch's param_group keys of each kind (what makes a state dict this kind's), and the
