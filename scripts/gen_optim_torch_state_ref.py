@@ -81,6 +81,38 @@ def main():
                         int(bool(g.get("centered"))), float(g.get("weight_decay", 0)).hex(),
                         int(bool(g.get("maximize"))), flat(saved),
                         flat([p.detach() for p in ps])))
+    # hand-edited Adam states over two [5] parameters: a repeated id (torch: the state goes to the
+    # last parameter with it), an int64 buffer (cast), a buffer without its step (torch: KeyError)
+    p5 = [torch.nn.Parameter(torch.linspace(-1, 1, 5)), torch.nn.Parameter(torch.linspace(0, 2, 5))]
+    o5 = torch.optim.Adam(p5, lr=0.1)
+    for q in p5:
+        q.grad = torch.ones(5)
+    o5.step()
+    sd = o5.state_dict()
+    edits = {}
+    e = __import__("copy").deepcopy(sd)
+    e["param_groups"][0]["params"] = [1, 1]
+    edits["dup"] = e
+    e = __import__("copy").deepcopy(sd)
+    e["state"][0]["exp_avg"] = torch.arange(5)
+    edits["int"] = e
+    e = __import__("copy").deepcopy(sd)
+    del e["state"][1]["step"]
+    edits["nostep"] = e
+    for k, v in edits.items():
+        buf = io.BytesIO()
+        torch.save(v, buf)
+        data = buf.getvalue()
+        out.append("static const unsigned char ots_edit_%s[%d] = {%s};" % (
+            k, len(data), ",".join(str(b) for b in data)))
+    # the repeated id: torch's first parameter restarts, the second takes state 1
+    ps = [torch.nn.Parameter(torch.linspace(-1, 1, 5)), torch.nn.Parameter(torch.linspace(0, 2, 5))]
+    od = torch.optim.Adam(ps, lr=0.1)
+    od.load_state_dict(edits["dup"])
+    for q in ps:
+        q.grad = torch.full((5,), 0.5)
+    od.step()
+    out.append("static const float ots_dup_after[10] = {%s};" % flat([q.detach() for q in ps]))
     out.append("typedef struct {\n    int kind, wrapped;\n    const unsigned char *file;\n"
                "    size_t size;\n    int momentum, nesterov, amsgrad, centered;\n"
                "    double weight_decay;\n    int maximize;\n    float saved[17], after[17];\n"

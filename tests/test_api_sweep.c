@@ -68,6 +68,12 @@ static void s2_ct_archive_name(void) { (void)ct_archive_name(NULL, (int){0}); }
 static void s3_ct_archive_name(void) { (void)ct_archive_name(NULL, (int){0}); }
 static void s4_ct_archive_name(void) { (void)ct_archive_name(NULL, (int){0}); }
 static void s5_ct_archive_name(void) { (void)ct_archive_name(NULL, (int){0}); }
+static void s0_ct_archive_find(void) { (void)ct_archive_find(NULL, NULL); }
+static void s1_ct_archive_find(void) { (void)ct_archive_find(NULL, NULL); }
+static void s2_ct_archive_find(void) { (void)ct_archive_find(NULL, NULL); }
+static void s3_ct_archive_find(void) { (void)ct_archive_find(NULL, NULL); }
+static void s4_ct_archive_find(void) { (void)ct_archive_find(NULL, NULL); }
+static void s5_ct_archive_find(void) { (void)ct_archive_find(NULL, NULL); }
 static void s0_ct_archive_kind(void) { (void)ct_archive_kind(NULL, (int){0}); }
 static void s1_ct_archive_kind(void) { (void)ct_archive_kind(NULL, (int){0}); }
 static void s2_ct_archive_kind(void) { (void)ct_archive_kind(NULL, (int){0}); }
@@ -6873,6 +6879,12 @@ static const sweep_case sweep_cases[] = {
     {"ct_archive_name", 3, s3_ct_archive_name},
     {"ct_archive_name", 4, s4_ct_archive_name},
     {"ct_archive_name", 5, s5_ct_archive_name},
+    {"ct_archive_find", 0, s0_ct_archive_find},
+    {"ct_archive_find", 1, s1_ct_archive_find},
+    {"ct_archive_find", 2, s2_ct_archive_find},
+    {"ct_archive_find", 3, s3_ct_archive_find},
+    {"ct_archive_find", 4, s4_ct_archive_find},
+    {"ct_archive_find", 5, s5_ct_archive_find},
     {"ct_archive_kind", 0, s0_ct_archive_kind},
     {"ct_archive_kind", 1, s1_ct_archive_kind},
     {"ct_archive_kind", 2, s2_ct_archive_kind},

@@ -154,11 +154,66 @@ TEST(refusals_change_nothing) {
     ct_tensor_release(p[1]);
 }
 
+/* Hand-edited states: a repeated parameter id (torch: the last parameter holding it gets the
+ * state, the first restarts), an int64 buffer (cast as torch casts), a buffer without its step
+ * (torch's KeyError: refused, nothing changes). */
+TEST(edited_states_as_torch) {
+    const int64_t n5 = 5;
+    float a0[5], b0[5], half[5];
+    for (int i = 0; i < 5; i++) {
+        a0[i] = -1.0f + 0.5f * (float)i;
+        b0[i] = 0.5f * (float)i;
+        half[i] = 0.5f;
+    }
+    const unsigned char *files[3] = {ots_edit_dup, ots_edit_int, ots_edit_nostep};
+    const size_t sizes[3] = {sizeof ots_edit_dup, sizeof ots_edit_int, sizeof ots_edit_nostep};
+    for (int k = 0; k < 3; k++) {
+        ct_archive *a = NULL;
+        CHECK_OK(ct_torch_load_buffer(ctx, files[k], sizes[k], &a));
+        ct_tensor *p[2], *g[2];
+        CHECK_OK(ct_tensor_from_host(ctx, a0, CT_FLOAT32, 1, &n5, &p[0]));
+        CHECK_OK(ct_tensor_from_host(ctx, b0, CT_FLOAT32, 1, &n5, &p[1]));
+        CHECK_OK(ct_tensor_from_host(ctx, half, CT_FLOAT32, 1, &n5, &g[0]));
+        CHECK_OK(ct_tensor_from_host(ctx, half, CT_FLOAT32, 1, &n5, &g[1]));
+        ct_optim_options o = ct_optim_options_default(CT_OPTIM_ADAM);
+        o.lr = 0.1;
+        ct_optim *opt = NULL;
+        CHECK_OK(ct_optim_create(ctx, &o, 2, p, &opt));
+        ct_status st = ct_optim_load_torch_state(opt, a, NULL);
+        if (k == 2) {
+            CHECK_ST(st, CT_ERR_FORMAT);
+            CHECK(strstr(ct_ctx_last_error(ctx), "state.1.step is missing") != NULL);
+        } else {
+            CHECK_MSG(st == CT_OK, "edit %d: %s", k, ct_ctx_last_error(ctx));
+        }
+        if (k == 0) {
+            int64_t c0 = -1, c1 = -1;
+            CHECK_OK(ct_optim_step_count(opt, 0, &c0));
+            CHECK_OK(ct_optim_step_count(opt, 1, &c1));
+            CHECK(c0 == 0 && c1 == 1);
+            CHECK_OK(ct_optim_step(opt, g));
+            float out[10];
+            CHECK_OK(ct_tensor_to_host(p[0], out, 20));
+            CHECK_OK(ct_tensor_to_host(p[1], out + 5, 20));
+            for (int i = 0; i < 10; i++)
+                CHECK_MSG(ct_t_close(out[i], ots_dup_after[i], 1e-5, 1e-7),
+                          "el %d: %.9g torch %.9g", i, (double)out[i], (double)ots_dup_after[i]);
+        }
+        ct_optim_free(opt);
+        for (int i = 0; i < 2; i++) {
+            ct_tensor_release(p[i]);
+            ct_tensor_release(g[i]);
+        }
+        ct_archive_free(a);
+    }
+}
+
 int main(void) {
     if (ct_ctx_create(NULL, &ctx) != CT_OK) return 1;
     RUN(resume_torch_states);
     RUN(fresh_state_differs);
     RUN(refusals_change_nothing);
+    RUN(edited_states_as_torch);
     ct_ctx_free(ctx);
     return ct_test_end();
 }

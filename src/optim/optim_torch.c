@@ -228,6 +228,16 @@ ct_status ct_optim_load_torch_state(ct_optim *opt, const ct_archive *a, const ch
         }
         double step = 0, mu = 1.0;
         bool any = false;
+        /* torch maps saved ids to parameters with a dict: a repeated id's state goes to the last
+         * parameter holding it, the earlier ones start afresh */
+        bool later = false;
+        for (int j = i + 1; j < opt->n && !later; j++) {
+            int64_t idj = 0;
+            later = ct_archive_get_int(a, ct__tl_name(&l, "param_groups.0.params.%d", j), &idj) ==
+                        CT_OK &&
+                    idj == id;
+        }
+        if (later) id = INT64_MIN; /* no state has this id */
         for (int s = 0; s < opt->nslots && st == CT_OK; s++) {
             char sname[48];
             snprintf(sname, sizeof sname, "%s", ct__optim_slot_name(opt, s));
@@ -235,10 +245,20 @@ ct_status ct_optim_load_torch_state(ct_optim *opt, const ct_archive *a, const ch
             int kind = ct__tl_kind(&l, name);
             if (kind < 0 || kind == CT_ENTRY_NONE) continue; /* SGD's None momentum_buffer */
             ct_tensor *t = NULL, *c = NULL;
-            st = kind == CT_ENTRY_TENSOR ? ct_archive_get(a, name, &t) : CT_ERR_FORMAT;
+            if (kind == CT_ENTRY_TENSOR) {
+                st = ct_archive_get(a, name, &t);
+                if (st != CT_OK) break; /* its status and message (out of memory, ...) */
+                if (ct_dtype_is_complex(ct_tensor_dtype(t))) {
+                    st = ct__set_error(ctx, CT_ERR_DTYPE,
+                                       "optim_load_torch_state: %s is %s; the state is real", name,
+                                       ct_dtype_name(ct_tensor_dtype(t)));
+                    ct_tensor_release(t);
+                    break;
+                }
+            }
             const ct_tensor *ref = opt->slot[i][s];
-            bool ok = st == CT_OK && ct_dtype_is_floating(ct_tensor_dtype(t)) &&
-                      ct_tensor_ndim(t) == ct_tensor_ndim(ref);
+            /* any real dtype is cast to the float32 state (torch casts to the parameter's) */
+            bool ok = t && ct_tensor_ndim(t) == ct_tensor_ndim(ref);
             for (int d = 0; ok && d < ct_tensor_ndim(ref); d++)
                 ok = ct_tensor_shape(t)[d] == ct_tensor_shape(ref)[d];
             if (!ok) {
@@ -274,7 +294,9 @@ ct_status ct_optim_load_torch_state(ct_optim *opt, const ct_archive *a, const ch
                                    "optim_load_torch_state: %s is %g, not a step count", sn, step);
             any = true;
         } else if (st == CT_OK && opt->o.kind == CT_OPTIM_SGD && any) {
-            step = 1; /* past the first step: the buffer is used as is */
+            step = 1;                    /* past the first step: the buffer is used as is */
+        } else if (st == CT_OK && any) { /* buffers without a step: torch's KeyError */
+            st = ct__set_error(ctx, CT_ERR_FORMAT, "optim_load_torch_state: %s is missing", sn);
         }
         if (st == CT_OK && opt->o.kind == CT_OPTIM_NADAM) {
             const char *mn = ct__tl_name(&l, "state.%lld.mu_product", (long long)id);
