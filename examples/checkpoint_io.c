@@ -83,6 +83,9 @@ int main(void) {
     static const char *kinds[] = {"None", "bool", "int", "float", "string", "bytes", "tensor"};
     for (int i = 0; i < ct_archive_count(ck); i++)
         printf("entry %-6s %s\n", ct_archive_name(ck, i), kinds[ct_archive_kind(ck, i)]);
+    /* look an entry up by name (its index, or -1) */
+    const int at = ct_archive_find(ck, "lr");
+    CHECK(at >= 0 && ct_archive_kind(ck, at) == CT_ENTRY_FLOAT && ct_archive_find(ck, "no") == -1);
     int64_t epoch = 0;
     double lr = 0;
     const char *tag = NULL;

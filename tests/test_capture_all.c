@@ -3118,6 +3118,7 @@ static const struct {
     {"ct_archive_count", "getter"},
     {"ct_archive_name", "getter"},
     {"ct_archive_kind", "getter"},
+    {"ct_archive_find", "getter (a search of the name index)"},
     {"ct_archive_get", "host upload (refused during capture)"},
     {"ct_archive_get_int", "getter"},
     {"ct_archive_get_float", "getter"},
