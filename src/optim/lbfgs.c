@@ -456,6 +456,10 @@ static ct_status ct__lb_step(ct_lbfgs *opt, double *orig_loss) {
     }
     const int H = o->history_size;
     int n_iter = 0;
+    /* torch keeps ys, ro, H_diag, al, be and the first step in 0-d tensors of the parameters'
+     * dtype: for float32 each is rounded to float32 as there */
+    const bool f32 = opt->dt == CT_FLOAT32;
+#define RF(x) (f32 ? (double)(float)(x) : (x))
 #define CK(call)                                                                                   \
     do {                                                                                           \
         if ((st = (call)) != CT_OK) goto done;                                                     \
@@ -496,8 +500,8 @@ static ct_status ct__lb_step(ct_lbfgs *opt, double *orig_loss) {
                     opt->old_dirs[slot] = y;
                     opt->old_stps[slot] = s;
                     y = s = NULL;
-                    opt->ro[slot] = 1. / ys;
-                    opt->H_diag = ys / yy;
+                    opt->ro[slot] = RF(1. / ys);
+                    opt->H_diag = RF(ys / yy);
                 }
             }
             ct_tensor_release(y);
@@ -510,7 +514,7 @@ static ct_status ct__lb_step(ct_lbfgs *opt, double *orig_loss) {
                 const int i = (opt->hist_first + k) % H;
                 double sq = 0;
                 st = ct__lb_dot(opt, opt->old_stps[i], q, &sq);
-                opt->al[i] = sq * opt->ro[i];
+                opt->al[i] = RF(sq * opt->ro[i]);
                 if (st == CT_OK) st = ct_add_scaled_(ctx, q, opt->old_dirs[i], -opt->al[i]);
             }
             if (st == CT_OK) st = ct_mul_scalar(ctx, q, opt->H_diag, &r);
@@ -519,7 +523,8 @@ static ct_status ct__lb_step(ct_lbfgs *opt, double *orig_loss) {
                 double yr = 0;
                 st = ct__lb_dot(opt, opt->old_dirs[i], r, &yr);
                 if (st == CT_OK)
-                    st = ct_add_scaled_(ctx, r, opt->old_stps[i], opt->al[i] - yr * opt->ro[i]);
+                    st = ct_add_scaled_(ctx, r, opt->old_stps[i],
+                                        RF(opt->al[i] - RF(yr * opt->ro[i])));
             }
             ct_tensor_release(q);
             if (st != CT_OK) {
@@ -537,8 +542,9 @@ static ct_status ct__lb_step(ct_lbfgs *opt, double *orig_loss) {
         if (opt->n_iter == 1) {
             double asum = 0;
             CK(ct__lb_norm(opt, flat, 1.0, &asum));
-            const double inv = 1. / asum;
-            opt->t = (inv < 1. ? inv : 1.) * o->lr;
+            /* torch: min(1., 1. / |g|_1) * lr, a 0-d tensor when the reciprocal is smaller */
+            const double inv = RF(1. / asum);
+            opt->t = inv < 1. ? RF(inv * RF(o->lr)) : o->lr;
         } else {
             opt->t = o->lr;
         }
@@ -585,6 +591,7 @@ static ct_status ct__lb_step(ct_lbfgs *opt, double *orig_loss) {
         if (fabs(loss - prev_loss) < o->tolerance_change) break;
     }
 #undef CK
+#undef RF
 done:
     for (int i = 0; x && i < opt->n; i++)
         ct_tensor_release(x[i]);
