@@ -826,14 +826,9 @@ ct_status ct_lr_scheduler_load_torch_state(ct_lr_scheduler *s, const ct_archive 
     if (!a)
         return ct__set_error(ctx, CT_ERR_INVALID_ARG,
                              "lr_scheduler_load_torch_state: archive is NULL");
-    char pre[256] = "";
-    if (prefix && *prefix) {
-        size_t pl = strlen(prefix);
-        if (pl > 200)
-            return ct__set_error(ctx, CT_ERR_INVALID_ARG,
-                                 "lr_scheduler_load_torch_state: prefix is longer than 200 bytes");
-        snprintf(pre, sizeof pre, "%s%s", prefix, prefix[pl - 1] == '.' ? "" : ".");
-    }
+    char pre[256];
+    ct_status pst = ct__optim_prefix(ctx, "lr_scheduler_load_torch_state", prefix, pre, sizeof pre);
+    if (pst != CT_OK) return pst;
     const ct_lr_scheduler_kind k = s->o.kind;
     const char *kname = ct__lr_names[k];
     if (k == CT_LR_MULTISTEP || k == CT_LR_ONE_CYCLE)

@@ -625,6 +625,37 @@ static ct_status ct__optim_step(ct_optim *opt, ct_tensor *const *grads) {
 
 ct_tensor *ct_optim_lr(ct_optim *opt) { return opt ? opt->lr : NULL; }
 
+ct_status ct__optim_commit(ct_optim *opt, const double *sched, ct_tensor *const *src, int per,
+                           int off) {
+    ct_ctx *ctx = opt->ctx;
+    const int64_t len = CT_K_OH_N + 2 * (int64_t)opt->n;
+    ct_tensor *host = NULL;
+    ct_status st = ct_tensor_from_host(ctx, sched, CT_FLOAT64, 1, &len, &host);
+    if (st == CT_OK) st = ct_tensor_copy_(ctx, opt->sched, host);
+    for (int i = 0; i < opt->n && st == CT_OK; i++)
+        for (int s = 0; s < opt->nslots && st == CT_OK; s++) {
+            ct_tensor *t = src[i * per + off + s];
+            st = t ? ct_tensor_copy_(ctx, opt->slot[i][s], t)
+                   : ct_tensor_fill_(
+                         ctx, opt->slot[i][s],
+                         opt->o.kind == CT_OPTIM_ADAGRAD ? opt->o.initial_accumulator_value : 0.0);
+        }
+    if (st == CT_OK) memcpy(opt->host, sched, (size_t)len * sizeof(double));
+    ct_tensor_release(host);
+    return st;
+}
+
+ct_status ct__optim_prefix(ct_ctx *ctx, const char *who, const char *prefix, char *out,
+                           size_t cap) {
+    out[0] = 0;
+    if (!prefix || !*prefix) return CT_OK;
+    const size_t pl = strlen(prefix);
+    if (pl > 200 || cap < 202)
+        return ct__set_error(ctx, CT_ERR_INVALID_ARG, "%s: prefix is longer than 200 bytes", who);
+    snprintf(out, cap, "%s%s", prefix, prefix[pl - 1] == '.' ? "" : ".");
+    return CT_OK;
+}
+
 ct_status ct__optim_hyper(ct_optim *opt, int idx, const double *set, double *get) {
     ct_ctx *ctx = opt->ctx;
     if (ct__any_capture(ctx)) /* a refusal before anything is recorded: the capture stays valid */
@@ -896,17 +927,7 @@ ct_status ct_optim_load_state(ct_optim *opt, const char *path) {
                 sched[CT_K_OH_N + i] = v;
             }
         }
-    ct_tensor *host = NULL;
-    if (st == CT_OK) {
-        int64_t len = (int64_t)slen;
-        st = ct_tensor_from_host(ctx, sched, CT_FLOAT64, 1, &len, &host);
-    }
-    if (st == CT_OK) st = ct_tensor_copy_(ctx, opt->sched, host);
-    for (int i = 0; i < opt->n && st == CT_OK; i++)
-        for (int s = 0; s < opt->nslots && st == CT_OK; s++)
-            st = ct_tensor_copy_(ctx, opt->slot[i][s], ts[i * per + 1 + mu + s]);
-    if (st == CT_OK) memcpy(opt->host, sched, slen * sizeof(double));
-    ct_tensor_release(host);
+    if (st == CT_OK) st = ct__optim_commit(opt, sched, ts, per, 1 + mu);
     for (int k = 0; ts && k < opt->n * per; k++)
         ct_tensor_release(ts[k]);
     ct__free(ctx, ts);

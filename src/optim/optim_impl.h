@@ -36,6 +36,14 @@ ct_status ct__optim_hyper(ct_optim *opt, int idx, const double *set, double *get
 unsigned ct__optim_flags(const ct_optim_options *o);
 /* torch's state name of slot s of opt ("exp_avg", "momentum_buffer", ...). */
 const char *ct__optim_slot_name(const ct_optim *opt, int s);
+/* Replace opt's schedule with sched (CT_K_OH_N + 2n values) and every state slot s of parameter i
+ * with src[i * per + off + s] (NULL: the optimizer's initial value), and its host copy: the commit
+ * step of the state loaders, after everything was read and checked. */
+ct_status ct__optim_commit(ct_optim *opt, const double *sched, ct_tensor *const *src, int per,
+                           int off);
+/* A checkpoint prefix as entry names use it: "" for NULL / "", "p." for "p" or "p." (at most 200
+ * bytes; out of cap >= 202). */
+ct_status ct__optim_prefix(ct_ctx *ctx, const char *who, const char *prefix, char *out, size_t cap);
 /* "sgd", "adam", ... */
 const char *ct__optim_kind_name(ct_optim_kind k);
 

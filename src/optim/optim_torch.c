@@ -130,14 +130,9 @@ ct_status ct_optim_load_torch_state(ct_optim *opt, const ct_archive *a, const ch
                                           "capturing");
     ct__tl l = {.a = a, .prefix = ""};
     char pre[256];
-    if (prefix && *prefix) {
-        if (strlen(prefix) > 200)
-            return ct__set_error(ctx, CT_ERR_INVALID_ARG,
-                                 "optim_load_torch_state: prefix is longer than 200 bytes");
-        size_t pl = strlen(prefix);
-        snprintf(pre, sizeof pre, "%s%s", prefix, prefix[pl - 1] == '.' ? "" : ".");
-        l.prefix = pre;
-    }
+    ct_status pst = ct__optim_prefix(ctx, "optim_load_torch_state", prefix, pre, sizeof pre);
+    if (pst != CT_OK) return pst;
+    l.prefix = pre;
     const char *kname = ct__optim_kind_name(opt->o.kind);
     /* one parameter group holding opt->n parameters */
     if (ct__tl_kind(&l, ct__tl_name(&l, "param_groups.0.lr")) < 0)
@@ -327,27 +322,8 @@ ct_status ct_optim_load_torch_state(ct_optim *opt, const ct_archive *a, const ch
     }
     /* apply: the schedule, then every slot (a parameter without state restarts from the
      * optimizer's initial buffers) */
-    ct_tensor *host = NULL;
-    if (st == CT_OK) {
-        int64_t len = (int64_t)slen;
-        st = ct_tensor_from_host(ctx, sched, CT_FLOAT64, 1, &len, &host);
-    }
-    if (st == CT_OK) st = ct_tensor_copy_(ctx, opt->sched, host);
-    for (int i = 0; i < opt->n && st == CT_OK; i++)
-        for (int s = 0; s < opt->nslots && st == CT_OK; s++) {
-            ct_tensor *src = ts[i * CT_OPT_MAX_SLOTS + s];
-            if (src)
-                st = ct_tensor_copy_(ctx, opt->slot[i][s], src);
-            else
-                st = ct_tensor_fill_(
-                    ctx, opt->slot[i][s],
-                    opt->o.kind == CT_OPTIM_ADAGRAD ? opt->o.initial_accumulator_value : 0.0);
-        }
-    if (st == CT_OK) {
-        memcpy(opt->host, sched, slen * sizeof(double));
-        if (!isnan(initial_lr)) opt->initial_lr = initial_lr;
-    }
-    ct_tensor_release(host);
+    if (st == CT_OK) st = ct__optim_commit(opt, sched, ts, CT_OPT_MAX_SLOTS, 0);
+    if (st == CT_OK && !isnan(initial_lr)) opt->initial_lr = initial_lr;
     for (int k = 0; k < opt->n * CT_OPT_MAX_SLOTS + 1; k++)
         ct_tensor_release(ts[k]);
     ct__free(ctx, ts);
