@@ -21,4 +21,5 @@
 #include "ctorch/fft.h"
 #include "ctorch/inplace.h"
 #include "ctorch/methods.h"
+#include "ctorch/init.h"
 #endif
