@@ -19,6 +19,7 @@
 #include "ctorch/export.h"
 #include "ctorch/fft.h"
 #include "ctorch/graph.h"
+#include "ctorch/init.h"
 #include "ctorch/inplace.h"
 #include "ctorch/io.h"
 #include "ctorch/linalg.h"
@@ -1233,6 +1234,150 @@ static void s2_ct_event_free(void) { (void)ct_event_free(NULL); }
 static void s3_ct_event_free(void) { (void)ct_event_free(NULL); }
 static void s4_ct_event_free(void) { (void)ct_event_free(NULL); }
 static void s5_ct_event_free(void) { (void)ct_event_free(NULL); }
+static void s0_ct_init_calculate_gain(void) { (void)ct_init_calculate_gain(NULL, NULL, NULL, NULL); }
+static void s1_ct_init_calculate_gain(void) { SWEEP_STATUS(ct_init_calculate_gain(S_ctx, NULL, NULL, NULL)); }
+static void s2_ct_init_calculate_gain(void) { SWEEP_STATUS(ct_init_calculate_gain(S_ctx, NULL, NULL, NULL)); }
+static void s3_ct_init_calculate_gain(void) { SWEEP_STATUS(ct_init_calculate_gain(S_ctx, NULL, NULL, NULL)); }
+static void s4_ct_init_calculate_gain(void) { SWEEP_STATUS(ct_init_calculate_gain(S_ctx, NULL, NULL, NULL)); }
+static void s5_ct_init_calculate_gain(void) { SWEEP_STATUS(ct_init_calculate_gain(S_ctx, NULL, NULL, NULL)); }
+static void s0_ct_init_fan_in_and_fan_out(void) { (void)ct_init_fan_in_and_fan_out(NULL, NULL, NULL, NULL); }
+static void s1_ct_init_fan_in_and_fan_out(void) { SWEEP_STATUS(ct_init_fan_in_and_fan_out(S_ctx, NULL, NULL, NULL)); }
+static void s2_ct_init_fan_in_and_fan_out(void) { SWEEP_STATUS(ct_init_fan_in_and_fan_out(S_ctx, S_t, NULL, NULL)); }
+static void s3_ct_init_fan_in_and_fan_out(void) { SWEEP_STATUS(ct_init_fan_in_and_fan_out(S_ctx, S_t, NULL, NULL)); }
+static void s4_ct_init_fan_in_and_fan_out(void) { SWEEP_STATUS(ct_init_fan_in_and_fan_out(S_ctx, S_t, S_i64, S_i64)); }
+static void s5_ct_init_fan_in_and_fan_out(void) { SWEEP_STATUS(ct_init_fan_in_and_fan_out(S_ctx, S_t, S_i64, S_i64)); }
+static void s0_ct_init_uniform_(void) { (void)ct_init_uniform_(NULL, NULL, (double){0}, (double){0}, (uint64_t){0}, (uint64_t){0}); }
+static void s1_ct_init_uniform_(void) { SWEEP_STATUS(ct_init_uniform_(S_ctx, NULL, (double){0}, (double){0}, (uint64_t){0}, (uint64_t){0})); }
+static void s2_ct_init_uniform_(void) { SWEEP_STATUS(ct_init_uniform_(S_ctx, S_t, (double){0}, (double){0}, (uint64_t){0}, (uint64_t){0})); }
+static void s3_ct_init_uniform_(void) { SWEEP_STATUS(ct_init_uniform_(S_ctx, S_t, (double){0}, (double){0}, (uint64_t){0}, (uint64_t){0})); }
+static void s4_ct_init_uniform_(void) { SWEEP_STATUS(ct_init_uniform_(S_ctx, S_t, (double){0}, (double){0}, (uint64_t){0}, (uint64_t){0})); }
+static void s5_ct_init_uniform_(void) { SWEEP_STATUS(ct_init_uniform_(S_ctx, S_t, (double){0}, (double){0}, (uint64_t){0}, (uint64_t){0})); }
+static void s0_ct_init_normal_(void) { (void)ct_init_normal_(NULL, NULL, (double){0}, (double){0}, (uint64_t){0}, (uint64_t){0}); }
+static void s1_ct_init_normal_(void) { SWEEP_STATUS(ct_init_normal_(S_ctx, NULL, (double){0}, (double){0}, (uint64_t){0}, (uint64_t){0})); }
+static void s2_ct_init_normal_(void) { SWEEP_STATUS(ct_init_normal_(S_ctx, S_t, (double){0}, (double){0}, (uint64_t){0}, (uint64_t){0})); }
+static void s3_ct_init_normal_(void) { SWEEP_STATUS(ct_init_normal_(S_ctx, S_t, (double){0}, (double){0}, (uint64_t){0}, (uint64_t){0})); }
+static void s4_ct_init_normal_(void) { SWEEP_STATUS(ct_init_normal_(S_ctx, S_t, (double){0}, (double){0}, (uint64_t){0}, (uint64_t){0})); }
+static void s5_ct_init_normal_(void) { SWEEP_STATUS(ct_init_normal_(S_ctx, S_t, (double){0}, (double){0}, (uint64_t){0}, (uint64_t){0})); }
+static void s0_ct_init_trunc_normal_(void) { (void)ct_init_trunc_normal_(NULL, NULL, (double){0}, (double){0}, (double){0}, (double){0}, (uint64_t){0}, (uint64_t){0}); }
+static void s1_ct_init_trunc_normal_(void) { SWEEP_STATUS(ct_init_trunc_normal_(S_ctx, NULL, (double){0}, (double){0}, (double){0}, (double){0}, (uint64_t){0}, (uint64_t){0})); }
+static void s2_ct_init_trunc_normal_(void) { SWEEP_STATUS(ct_init_trunc_normal_(S_ctx, S_t, (double){0}, (double){0}, (double){0}, (double){0}, (uint64_t){0}, (uint64_t){0})); }
+static void s3_ct_init_trunc_normal_(void) { SWEEP_STATUS(ct_init_trunc_normal_(S_ctx, S_t, (double){0}, (double){0}, (double){0}, (double){0}, (uint64_t){0}, (uint64_t){0})); }
+static void s4_ct_init_trunc_normal_(void) { SWEEP_STATUS(ct_init_trunc_normal_(S_ctx, S_t, (double){0}, (double){0}, (double){0}, (double){0}, (uint64_t){0}, (uint64_t){0})); }
+static void s5_ct_init_trunc_normal_(void) { SWEEP_STATUS(ct_init_trunc_normal_(S_ctx, S_t, (double){0}, (double){0}, (double){0}, (double){0}, (uint64_t){0}, (uint64_t){0})); }
+static void s0_ct_init_constant_(void) { (void)ct_init_constant_(NULL, NULL, (double){0}); }
+static void s1_ct_init_constant_(void) { SWEEP_STATUS(ct_init_constant_(S_ctx, NULL, (double){0})); }
+static void s2_ct_init_constant_(void) { SWEEP_STATUS(ct_init_constant_(S_ctx, S_t, (double){0})); }
+static void s3_ct_init_constant_(void) { SWEEP_STATUS(ct_init_constant_(S_ctx, S_t, (double){0})); }
+static void s4_ct_init_constant_(void) { SWEEP_STATUS(ct_init_constant_(S_ctx, S_t, (double){0})); }
+static void s5_ct_init_constant_(void) { SWEEP_STATUS(ct_init_constant_(S_ctx, S_t, (double){0})); }
+static void s0_ct_init_ones_(void) { (void)ct_init_ones_(NULL, NULL); }
+static void s1_ct_init_ones_(void) { SWEEP_STATUS(ct_init_ones_(S_ctx, NULL)); }
+static void s2_ct_init_ones_(void) { SWEEP_STATUS(ct_init_ones_(S_ctx, S_t)); }
+static void s3_ct_init_ones_(void) { SWEEP_STATUS(ct_init_ones_(S_ctx, S_t)); }
+static void s4_ct_init_ones_(void) { SWEEP_STATUS(ct_init_ones_(S_ctx, S_t)); }
+static void s5_ct_init_ones_(void) { SWEEP_STATUS(ct_init_ones_(S_ctx, S_t)); }
+static void s0_ct_init_zeros_(void) { (void)ct_init_zeros_(NULL, NULL); }
+static void s1_ct_init_zeros_(void) { SWEEP_STATUS(ct_init_zeros_(S_ctx, NULL)); }
+static void s2_ct_init_zeros_(void) { SWEEP_STATUS(ct_init_zeros_(S_ctx, S_t)); }
+static void s3_ct_init_zeros_(void) { SWEEP_STATUS(ct_init_zeros_(S_ctx, S_t)); }
+static void s4_ct_init_zeros_(void) { SWEEP_STATUS(ct_init_zeros_(S_ctx, S_t)); }
+static void s5_ct_init_zeros_(void) { SWEEP_STATUS(ct_init_zeros_(S_ctx, S_t)); }
+static void s0_ct_init_eye_(void) { (void)ct_init_eye_(NULL, NULL); }
+static void s1_ct_init_eye_(void) { SWEEP_STATUS(ct_init_eye_(S_ctx, NULL)); }
+static void s2_ct_init_eye_(void) { SWEEP_STATUS(ct_init_eye_(S_ctx, S_t)); }
+static void s3_ct_init_eye_(void) { SWEEP_STATUS(ct_init_eye_(S_ctx, S_t)); }
+static void s4_ct_init_eye_(void) { SWEEP_STATUS(ct_init_eye_(S_ctx, S_t)); }
+static void s5_ct_init_eye_(void) { SWEEP_STATUS(ct_init_eye_(S_ctx, S_t)); }
+static void s0_ct_init_dirac_(void) { (void)ct_init_dirac_(NULL, NULL, (int64_t){0}); }
+static void s1_ct_init_dirac_(void) { SWEEP_STATUS(ct_init_dirac_(S_ctx, NULL, (int64_t){0})); }
+static void s2_ct_init_dirac_(void) { SWEEP_STATUS(ct_init_dirac_(S_ctx, S_t, (int64_t){0})); }
+static void s3_ct_init_dirac_(void) { SWEEP_STATUS(ct_init_dirac_(S_ctx, S_t, (int64_t){0})); }
+static void s4_ct_init_dirac_(void) { SWEEP_STATUS(ct_init_dirac_(S_ctx, S_t, (int64_t){0})); }
+static void s5_ct_init_dirac_(void) { SWEEP_STATUS(ct_init_dirac_(S_ctx, S_t, (int64_t){0})); }
+static void s0_ct_init_xavier_uniform_(void) { (void)ct_init_xavier_uniform_(NULL, NULL, (double){0}, (uint64_t){0}, (uint64_t){0}); }
+static void s1_ct_init_xavier_uniform_(void) { SWEEP_STATUS(ct_init_xavier_uniform_(S_ctx, NULL, (double){0}, (uint64_t){0}, (uint64_t){0})); }
+static void s2_ct_init_xavier_uniform_(void) { SWEEP_STATUS(ct_init_xavier_uniform_(S_ctx, S_t, (double){0}, (uint64_t){0}, (uint64_t){0})); }
+static void s3_ct_init_xavier_uniform_(void) { SWEEP_STATUS(ct_init_xavier_uniform_(S_ctx, S_t, (double){0}, (uint64_t){0}, (uint64_t){0})); }
+static void s4_ct_init_xavier_uniform_(void) { SWEEP_STATUS(ct_init_xavier_uniform_(S_ctx, S_t, (double){0}, (uint64_t){0}, (uint64_t){0})); }
+static void s5_ct_init_xavier_uniform_(void) { SWEEP_STATUS(ct_init_xavier_uniform_(S_ctx, S_t, (double){0}, (uint64_t){0}, (uint64_t){0})); }
+static void s0_ct_init_xavier_normal_(void) { (void)ct_init_xavier_normal_(NULL, NULL, (double){0}, (uint64_t){0}, (uint64_t){0}); }
+static void s1_ct_init_xavier_normal_(void) { SWEEP_STATUS(ct_init_xavier_normal_(S_ctx, NULL, (double){0}, (uint64_t){0}, (uint64_t){0})); }
+static void s2_ct_init_xavier_normal_(void) { SWEEP_STATUS(ct_init_xavier_normal_(S_ctx, S_t, (double){0}, (uint64_t){0}, (uint64_t){0})); }
+static void s3_ct_init_xavier_normal_(void) { SWEEP_STATUS(ct_init_xavier_normal_(S_ctx, S_t, (double){0}, (uint64_t){0}, (uint64_t){0})); }
+static void s4_ct_init_xavier_normal_(void) { SWEEP_STATUS(ct_init_xavier_normal_(S_ctx, S_t, (double){0}, (uint64_t){0}, (uint64_t){0})); }
+static void s5_ct_init_xavier_normal_(void) { SWEEP_STATUS(ct_init_xavier_normal_(S_ctx, S_t, (double){0}, (uint64_t){0}, (uint64_t){0})); }
+static void s0_ct_init_kaiming_uniform_(void) { (void)ct_init_kaiming_uniform_(NULL, NULL, (double){0}, NULL, NULL, (uint64_t){0}, (uint64_t){0}); }
+static void s1_ct_init_kaiming_uniform_(void) { SWEEP_STATUS(ct_init_kaiming_uniform_(S_ctx, NULL, (double){0}, NULL, NULL, (uint64_t){0}, (uint64_t){0})); }
+static void s2_ct_init_kaiming_uniform_(void) { SWEEP_STATUS(ct_init_kaiming_uniform_(S_ctx, S_t, (double){0}, NULL, NULL, (uint64_t){0}, (uint64_t){0})); }
+static void s3_ct_init_kaiming_uniform_(void) { SWEEP_STATUS(ct_init_kaiming_uniform_(S_ctx, S_t, (double){0}, NULL, NULL, (uint64_t){0}, (uint64_t){0})); }
+static void s4_ct_init_kaiming_uniform_(void) { SWEEP_STATUS(ct_init_kaiming_uniform_(S_ctx, S_t, (double){0}, NULL, NULL, (uint64_t){0}, (uint64_t){0})); }
+static void s5_ct_init_kaiming_uniform_(void) { SWEEP_STATUS(ct_init_kaiming_uniform_(S_ctx, S_t, (double){0}, NULL, NULL, (uint64_t){0}, (uint64_t){0})); }
+static void s0_ct_init_kaiming_normal_(void) { (void)ct_init_kaiming_normal_(NULL, NULL, (double){0}, NULL, NULL, (uint64_t){0}, (uint64_t){0}); }
+static void s1_ct_init_kaiming_normal_(void) { SWEEP_STATUS(ct_init_kaiming_normal_(S_ctx, NULL, (double){0}, NULL, NULL, (uint64_t){0}, (uint64_t){0})); }
+static void s2_ct_init_kaiming_normal_(void) { SWEEP_STATUS(ct_init_kaiming_normal_(S_ctx, S_t, (double){0}, NULL, NULL, (uint64_t){0}, (uint64_t){0})); }
+static void s3_ct_init_kaiming_normal_(void) { SWEEP_STATUS(ct_init_kaiming_normal_(S_ctx, S_t, (double){0}, NULL, NULL, (uint64_t){0}, (uint64_t){0})); }
+static void s4_ct_init_kaiming_normal_(void) { SWEEP_STATUS(ct_init_kaiming_normal_(S_ctx, S_t, (double){0}, NULL, NULL, (uint64_t){0}, (uint64_t){0})); }
+static void s5_ct_init_kaiming_normal_(void) { SWEEP_STATUS(ct_init_kaiming_normal_(S_ctx, S_t, (double){0}, NULL, NULL, (uint64_t){0}, (uint64_t){0})); }
+static void s0_ct_init_orthogonal_(void) { (void)ct_init_orthogonal_(NULL, NULL, (double){0}, (uint64_t){0}, (uint64_t){0}); }
+static void s1_ct_init_orthogonal_(void) { SWEEP_STATUS(ct_init_orthogonal_(S_ctx, NULL, (double){0}, (uint64_t){0}, (uint64_t){0})); }
+static void s2_ct_init_orthogonal_(void) { SWEEP_STATUS(ct_init_orthogonal_(S_ctx, S_t, (double){0}, (uint64_t){0}, (uint64_t){0})); }
+static void s3_ct_init_orthogonal_(void) { SWEEP_STATUS(ct_init_orthogonal_(S_ctx, S_t, (double){0}, (uint64_t){0}, (uint64_t){0})); }
+static void s4_ct_init_orthogonal_(void) { SWEEP_STATUS(ct_init_orthogonal_(S_ctx, S_t, (double){0}, (uint64_t){0}, (uint64_t){0})); }
+static void s5_ct_init_orthogonal_(void) { SWEEP_STATUS(ct_init_orthogonal_(S_ctx, S_t, (double){0}, (uint64_t){0}, (uint64_t){0})); }
+static void s0_ct_init_sparse_(void) { (void)ct_init_sparse_(NULL, NULL, (double){0}, (double){0}, (uint64_t){0}, (uint64_t){0}); }
+static void s1_ct_init_sparse_(void) { SWEEP_STATUS(ct_init_sparse_(S_ctx, NULL, (double){0}, (double){0}, (uint64_t){0}, (uint64_t){0})); }
+static void s2_ct_init_sparse_(void) { SWEEP_STATUS(ct_init_sparse_(S_ctx, S_t, (double){0}, (double){0}, (uint64_t){0}, (uint64_t){0})); }
+static void s3_ct_init_sparse_(void) { SWEEP_STATUS(ct_init_sparse_(S_ctx, S_t, (double){0}, (double){0}, (uint64_t){0}, (uint64_t){0})); }
+static void s4_ct_init_sparse_(void) { SWEEP_STATUS(ct_init_sparse_(S_ctx, S_t, (double){0}, (double){0}, (uint64_t){0}, (uint64_t){0})); }
+static void s5_ct_init_sparse_(void) { SWEEP_STATUS(ct_init_sparse_(S_ctx, S_t, (double){0}, (double){0}, (uint64_t){0}, (uint64_t){0})); }
+static void s0_ct_parameters_to_vector(void) { (void)ct_parameters_to_vector(NULL, (int){0}, NULL, NULL); }
+static void s1_ct_parameters_to_vector(void) { SWEEP_STATUS(ct_parameters_to_vector(S_ctx, (int){0}, NULL, NULL)); }
+static void s2_ct_parameters_to_vector(void) { SWEEP_STATUS(ct_parameters_to_vector(S_ctx, (int){0}, NULL, NULL)); }
+static void s3_ct_parameters_to_vector(void) { SWEEP_STATUS(ct_parameters_to_vector(S_ctx, (int){0}, S_tarr, &S_out[0])); }
+static void s4_ct_parameters_to_vector(void) { SWEEP_STATUS(ct_parameters_to_vector(S_ctx, (int){0}, S_tarr, &S_out[0])); }
+static void s5_ct_parameters_to_vector(void) { SWEEP_STATUS(ct_parameters_to_vector(S_ctx, (int){0}, S_tarr, &S_out[0])); }
+static void s0_ct_vector_to_parameters(void) { (void)ct_vector_to_parameters(NULL, NULL, (int){0}, NULL); }
+static void s1_ct_vector_to_parameters(void) { SWEEP_STATUS(ct_vector_to_parameters(S_ctx, NULL, (int){0}, NULL)); }
+static void s2_ct_vector_to_parameters(void) { SWEEP_STATUS(ct_vector_to_parameters(S_ctx, S_t, (int){0}, NULL)); }
+static void s3_ct_vector_to_parameters(void) { SWEEP_STATUS(ct_vector_to_parameters(S_ctx, S_t, (int){0}, NULL)); }
+static void s4_ct_vector_to_parameters(void) { SWEEP_STATUS(ct_vector_to_parameters(S_ctx, S_t, (int){0}, NULL)); }
+static void s5_ct_vector_to_parameters(void) { SWEEP_STATUS(ct_vector_to_parameters(S_ctx, S_t, (int){0}, NULL)); }
+static void s0_ct_norm_except_dim(void) { (void)ct_norm_except_dim(NULL, NULL, (double){0}, (int){0}, NULL); }
+static void s1_ct_norm_except_dim(void) { SWEEP_STATUS(ct_norm_except_dim(S_ctx, NULL, (double){0}, (int){0}, NULL)); }
+static void s2_ct_norm_except_dim(void) { SWEEP_STATUS(ct_norm_except_dim(S_ctx, S_t, (double){0}, (int){0}, NULL)); }
+static void s3_ct_norm_except_dim(void) { SWEEP_STATUS(ct_norm_except_dim(S_ctx, S_t, (double){0}, (int){0}, &S_out[0])); }
+static void s4_ct_norm_except_dim(void) { SWEEP_STATUS(ct_norm_except_dim(S_ctx, S_t, (double){0}, (int){0}, &S_out[0])); }
+static void s5_ct_norm_except_dim(void) { SWEEP_STATUS(ct_norm_except_dim(S_ctx, S_t, (double){0}, (int){0}, &S_out[0])); }
+static void s0_ct_weight_norm(void) { (void)ct_weight_norm(NULL, NULL, NULL, (int){0}, NULL); }
+static void s1_ct_weight_norm(void) { SWEEP_STATUS(ct_weight_norm(S_ctx, NULL, NULL, (int){0}, NULL)); }
+static void s2_ct_weight_norm(void) { SWEEP_STATUS(ct_weight_norm(S_ctx, S_t, S_t, (int){0}, NULL)); }
+static void s3_ct_weight_norm(void) { SWEEP_STATUS(ct_weight_norm(S_ctx, S_t, S_t, (int){0}, &S_out[0])); }
+static void s4_ct_weight_norm(void) { SWEEP_STATUS(ct_weight_norm(S_ctx, S_t, S_t, (int){0}, &S_out[0])); }
+static void s5_ct_weight_norm(void) { SWEEP_STATUS(ct_weight_norm(S_ctx, S_t, S_t, (int){0}, &S_out[0])); }
+static void s0_ct_spectral_norm_init(void) { (void)ct_spectral_norm_init(NULL, NULL, (int){0}, (double){0}, (uint64_t){0}, (uint64_t){0}, NULL, NULL); }
+static void s1_ct_spectral_norm_init(void) { SWEEP_STATUS(ct_spectral_norm_init(S_ctx, NULL, (int){0}, (double){0}, (uint64_t){0}, (uint64_t){0}, NULL, NULL)); }
+static void s2_ct_spectral_norm_init(void) { SWEEP_STATUS(ct_spectral_norm_init(S_ctx, S_t, (int){0}, (double){0}, (uint64_t){0}, (uint64_t){0}, NULL, NULL)); }
+static void s3_ct_spectral_norm_init(void) { SWEEP_STATUS(ct_spectral_norm_init(S_ctx, S_t, (int){0}, (double){0}, (uint64_t){0}, (uint64_t){0}, &S_out[0], &S_out[1])); }
+static void s4_ct_spectral_norm_init(void) { SWEEP_STATUS(ct_spectral_norm_init(S_ctx, S_t, (int){0}, (double){0}, (uint64_t){0}, (uint64_t){0}, &S_out[0], &S_out[1])); }
+static void s5_ct_spectral_norm_init(void) { SWEEP_STATUS(ct_spectral_norm_init(S_ctx, S_t, (int){0}, (double){0}, (uint64_t){0}, (uint64_t){0}, &S_out[0], &S_out[1])); }
+static void s0_ct_spectral_norm(void) { (void)ct_spectral_norm(NULL, NULL, NULL, NULL, (int){0}, (int){0}, (double){0}, (bool){0}, NULL); }
+static void s1_ct_spectral_norm(void) { SWEEP_STATUS(ct_spectral_norm(S_ctx, NULL, NULL, NULL, (int){0}, (int){0}, (double){0}, (bool){0}, NULL)); }
+static void s2_ct_spectral_norm(void) { SWEEP_STATUS(ct_spectral_norm(S_ctx, S_t, S_t, S_t, (int){0}, (int){0}, (double){0}, (bool){0}, NULL)); }
+static void s3_ct_spectral_norm(void) { SWEEP_STATUS(ct_spectral_norm(S_ctx, S_t, S_t, S_t, (int){0}, (int){0}, (double){0}, (bool){0}, &S_out[0])); }
+static void s4_ct_spectral_norm(void) { SWEEP_STATUS(ct_spectral_norm(S_ctx, S_t, S_t, S_t, (int){0}, (int){0}, (double){0}, (bool){0}, &S_out[0])); }
+static void s5_ct_spectral_norm(void) { SWEEP_STATUS(ct_spectral_norm(S_ctx, S_t, S_t, S_t, (int){0}, (int){0}, (double){0}, (bool){0}, &S_out[0])); }
+static void s0_ct_fuse_conv_bn_weights(void) { (void)ct_fuse_conv_bn_weights(NULL, NULL, NULL, NULL, NULL, (double){0}, NULL, NULL, (bool){0}, NULL, NULL); }
+static void s1_ct_fuse_conv_bn_weights(void) { SWEEP_STATUS(ct_fuse_conv_bn_weights(S_ctx, NULL, NULL, NULL, NULL, (double){0}, NULL, NULL, (bool){0}, NULL, NULL)); }
+static void s2_ct_fuse_conv_bn_weights(void) { SWEEP_STATUS(ct_fuse_conv_bn_weights(S_ctx, S_t, S_t, S_t, S_t, (double){0}, S_t, S_t, (bool){0}, NULL, NULL)); }
+static void s3_ct_fuse_conv_bn_weights(void) { SWEEP_STATUS(ct_fuse_conv_bn_weights(S_ctx, S_t, S_t, S_t, S_t, (double){0}, S_t, S_t, (bool){0}, &S_out[0], &S_out[1])); }
+static void s4_ct_fuse_conv_bn_weights(void) { SWEEP_STATUS(ct_fuse_conv_bn_weights(S_ctx, S_t, S_t, S_t, S_t, (double){0}, S_t, S_t, (bool){0}, &S_out[0], &S_out[1])); }
+static void s5_ct_fuse_conv_bn_weights(void) { SWEEP_STATUS(ct_fuse_conv_bn_weights(S_ctx, S_t, S_t, S_t, S_t, (double){0}, S_t, S_t, (bool){0}, &S_out[0], &S_out[1])); }
+static void s0_ct_fuse_linear_bn_weights(void) { (void)ct_fuse_linear_bn_weights(NULL, NULL, NULL, NULL, NULL, (double){0}, NULL, NULL, NULL, NULL); }
+static void s1_ct_fuse_linear_bn_weights(void) { SWEEP_STATUS(ct_fuse_linear_bn_weights(S_ctx, NULL, NULL, NULL, NULL, (double){0}, NULL, NULL, NULL, NULL)); }
+static void s2_ct_fuse_linear_bn_weights(void) { SWEEP_STATUS(ct_fuse_linear_bn_weights(S_ctx, S_t, S_t, S_t, S_t, (double){0}, S_t, S_t, NULL, NULL)); }
+static void s3_ct_fuse_linear_bn_weights(void) { SWEEP_STATUS(ct_fuse_linear_bn_weights(S_ctx, S_t, S_t, S_t, S_t, (double){0}, S_t, S_t, &S_out[0], &S_out[1])); }
+static void s4_ct_fuse_linear_bn_weights(void) { SWEEP_STATUS(ct_fuse_linear_bn_weights(S_ctx, S_t, S_t, S_t, S_t, (double){0}, S_t, S_t, &S_out[0], &S_out[1])); }
+static void s5_ct_fuse_linear_bn_weights(void) { SWEEP_STATUS(ct_fuse_linear_bn_weights(S_ctx, S_t, S_t, S_t, S_t, (double){0}, S_t, S_t, &S_out[0], &S_out[1])); }
 static void s0_ct_abs_(void) { (void)ct_abs_(NULL, NULL); }
 static void s1_ct_abs_(void) { SWEEP_STATUS(ct_abs_(S_ctx, NULL)); }
 static void s2_ct_abs_(void) { SWEEP_STATUS(ct_abs_(S_ctx, S_t)); }
@@ -8044,6 +8189,150 @@ static const sweep_case sweep_cases[] = {
     {"ct_event_free", 3, s3_ct_event_free},
     {"ct_event_free", 4, s4_ct_event_free},
     {"ct_event_free", 5, s5_ct_event_free},
+    {"ct_init_calculate_gain", 0, s0_ct_init_calculate_gain},
+    {"ct_init_calculate_gain", 1, s1_ct_init_calculate_gain},
+    {"ct_init_calculate_gain", 2, s2_ct_init_calculate_gain},
+    {"ct_init_calculate_gain", 3, s3_ct_init_calculate_gain},
+    {"ct_init_calculate_gain", 4, s4_ct_init_calculate_gain},
+    {"ct_init_calculate_gain", 5, s5_ct_init_calculate_gain},
+    {"ct_init_fan_in_and_fan_out", 0, s0_ct_init_fan_in_and_fan_out},
+    {"ct_init_fan_in_and_fan_out", 1, s1_ct_init_fan_in_and_fan_out},
+    {"ct_init_fan_in_and_fan_out", 2, s2_ct_init_fan_in_and_fan_out},
+    {"ct_init_fan_in_and_fan_out", 3, s3_ct_init_fan_in_and_fan_out},
+    {"ct_init_fan_in_and_fan_out", 4, s4_ct_init_fan_in_and_fan_out},
+    {"ct_init_fan_in_and_fan_out", 5, s5_ct_init_fan_in_and_fan_out},
+    {"ct_init_uniform_", 0, s0_ct_init_uniform_},
+    {"ct_init_uniform_", 1, s1_ct_init_uniform_},
+    {"ct_init_uniform_", 2, s2_ct_init_uniform_},
+    {"ct_init_uniform_", 3, s3_ct_init_uniform_},
+    {"ct_init_uniform_", 4, s4_ct_init_uniform_},
+    {"ct_init_uniform_", 5, s5_ct_init_uniform_},
+    {"ct_init_normal_", 0, s0_ct_init_normal_},
+    {"ct_init_normal_", 1, s1_ct_init_normal_},
+    {"ct_init_normal_", 2, s2_ct_init_normal_},
+    {"ct_init_normal_", 3, s3_ct_init_normal_},
+    {"ct_init_normal_", 4, s4_ct_init_normal_},
+    {"ct_init_normal_", 5, s5_ct_init_normal_},
+    {"ct_init_trunc_normal_", 0, s0_ct_init_trunc_normal_},
+    {"ct_init_trunc_normal_", 1, s1_ct_init_trunc_normal_},
+    {"ct_init_trunc_normal_", 2, s2_ct_init_trunc_normal_},
+    {"ct_init_trunc_normal_", 3, s3_ct_init_trunc_normal_},
+    {"ct_init_trunc_normal_", 4, s4_ct_init_trunc_normal_},
+    {"ct_init_trunc_normal_", 5, s5_ct_init_trunc_normal_},
+    {"ct_init_constant_", 0, s0_ct_init_constant_},
+    {"ct_init_constant_", 1, s1_ct_init_constant_},
+    {"ct_init_constant_", 2, s2_ct_init_constant_},
+    {"ct_init_constant_", 3, s3_ct_init_constant_},
+    {"ct_init_constant_", 4, s4_ct_init_constant_},
+    {"ct_init_constant_", 5, s5_ct_init_constant_},
+    {"ct_init_ones_", 0, s0_ct_init_ones_},
+    {"ct_init_ones_", 1, s1_ct_init_ones_},
+    {"ct_init_ones_", 2, s2_ct_init_ones_},
+    {"ct_init_ones_", 3, s3_ct_init_ones_},
+    {"ct_init_ones_", 4, s4_ct_init_ones_},
+    {"ct_init_ones_", 5, s5_ct_init_ones_},
+    {"ct_init_zeros_", 0, s0_ct_init_zeros_},
+    {"ct_init_zeros_", 1, s1_ct_init_zeros_},
+    {"ct_init_zeros_", 2, s2_ct_init_zeros_},
+    {"ct_init_zeros_", 3, s3_ct_init_zeros_},
+    {"ct_init_zeros_", 4, s4_ct_init_zeros_},
+    {"ct_init_zeros_", 5, s5_ct_init_zeros_},
+    {"ct_init_eye_", 0, s0_ct_init_eye_},
+    {"ct_init_eye_", 1, s1_ct_init_eye_},
+    {"ct_init_eye_", 2, s2_ct_init_eye_},
+    {"ct_init_eye_", 3, s3_ct_init_eye_},
+    {"ct_init_eye_", 4, s4_ct_init_eye_},
+    {"ct_init_eye_", 5, s5_ct_init_eye_},
+    {"ct_init_dirac_", 0, s0_ct_init_dirac_},
+    {"ct_init_dirac_", 1, s1_ct_init_dirac_},
+    {"ct_init_dirac_", 2, s2_ct_init_dirac_},
+    {"ct_init_dirac_", 3, s3_ct_init_dirac_},
+    {"ct_init_dirac_", 4, s4_ct_init_dirac_},
+    {"ct_init_dirac_", 5, s5_ct_init_dirac_},
+    {"ct_init_xavier_uniform_", 0, s0_ct_init_xavier_uniform_},
+    {"ct_init_xavier_uniform_", 1, s1_ct_init_xavier_uniform_},
+    {"ct_init_xavier_uniform_", 2, s2_ct_init_xavier_uniform_},
+    {"ct_init_xavier_uniform_", 3, s3_ct_init_xavier_uniform_},
+    {"ct_init_xavier_uniform_", 4, s4_ct_init_xavier_uniform_},
+    {"ct_init_xavier_uniform_", 5, s5_ct_init_xavier_uniform_},
+    {"ct_init_xavier_normal_", 0, s0_ct_init_xavier_normal_},
+    {"ct_init_xavier_normal_", 1, s1_ct_init_xavier_normal_},
+    {"ct_init_xavier_normal_", 2, s2_ct_init_xavier_normal_},
+    {"ct_init_xavier_normal_", 3, s3_ct_init_xavier_normal_},
+    {"ct_init_xavier_normal_", 4, s4_ct_init_xavier_normal_},
+    {"ct_init_xavier_normal_", 5, s5_ct_init_xavier_normal_},
+    {"ct_init_kaiming_uniform_", 0, s0_ct_init_kaiming_uniform_},
+    {"ct_init_kaiming_uniform_", 1, s1_ct_init_kaiming_uniform_},
+    {"ct_init_kaiming_uniform_", 2, s2_ct_init_kaiming_uniform_},
+    {"ct_init_kaiming_uniform_", 3, s3_ct_init_kaiming_uniform_},
+    {"ct_init_kaiming_uniform_", 4, s4_ct_init_kaiming_uniform_},
+    {"ct_init_kaiming_uniform_", 5, s5_ct_init_kaiming_uniform_},
+    {"ct_init_kaiming_normal_", 0, s0_ct_init_kaiming_normal_},
+    {"ct_init_kaiming_normal_", 1, s1_ct_init_kaiming_normal_},
+    {"ct_init_kaiming_normal_", 2, s2_ct_init_kaiming_normal_},
+    {"ct_init_kaiming_normal_", 3, s3_ct_init_kaiming_normal_},
+    {"ct_init_kaiming_normal_", 4, s4_ct_init_kaiming_normal_},
+    {"ct_init_kaiming_normal_", 5, s5_ct_init_kaiming_normal_},
+    {"ct_init_orthogonal_", 0, s0_ct_init_orthogonal_},
+    {"ct_init_orthogonal_", 1, s1_ct_init_orthogonal_},
+    {"ct_init_orthogonal_", 2, s2_ct_init_orthogonal_},
+    {"ct_init_orthogonal_", 3, s3_ct_init_orthogonal_},
+    {"ct_init_orthogonal_", 4, s4_ct_init_orthogonal_},
+    {"ct_init_orthogonal_", 5, s5_ct_init_orthogonal_},
+    {"ct_init_sparse_", 0, s0_ct_init_sparse_},
+    {"ct_init_sparse_", 1, s1_ct_init_sparse_},
+    {"ct_init_sparse_", 2, s2_ct_init_sparse_},
+    {"ct_init_sparse_", 3, s3_ct_init_sparse_},
+    {"ct_init_sparse_", 4, s4_ct_init_sparse_},
+    {"ct_init_sparse_", 5, s5_ct_init_sparse_},
+    {"ct_parameters_to_vector", 0, s0_ct_parameters_to_vector},
+    {"ct_parameters_to_vector", 1, s1_ct_parameters_to_vector},
+    {"ct_parameters_to_vector", 2, s2_ct_parameters_to_vector},
+    {"ct_parameters_to_vector", 3, s3_ct_parameters_to_vector},
+    {"ct_parameters_to_vector", 4, s4_ct_parameters_to_vector},
+    {"ct_parameters_to_vector", 5, s5_ct_parameters_to_vector},
+    {"ct_vector_to_parameters", 0, s0_ct_vector_to_parameters},
+    {"ct_vector_to_parameters", 1, s1_ct_vector_to_parameters},
+    {"ct_vector_to_parameters", 2, s2_ct_vector_to_parameters},
+    {"ct_vector_to_parameters", 3, s3_ct_vector_to_parameters},
+    {"ct_vector_to_parameters", 4, s4_ct_vector_to_parameters},
+    {"ct_vector_to_parameters", 5, s5_ct_vector_to_parameters},
+    {"ct_norm_except_dim", 0, s0_ct_norm_except_dim},
+    {"ct_norm_except_dim", 1, s1_ct_norm_except_dim},
+    {"ct_norm_except_dim", 2, s2_ct_norm_except_dim},
+    {"ct_norm_except_dim", 3, s3_ct_norm_except_dim},
+    {"ct_norm_except_dim", 4, s4_ct_norm_except_dim},
+    {"ct_norm_except_dim", 5, s5_ct_norm_except_dim},
+    {"ct_weight_norm", 0, s0_ct_weight_norm},
+    {"ct_weight_norm", 1, s1_ct_weight_norm},
+    {"ct_weight_norm", 2, s2_ct_weight_norm},
+    {"ct_weight_norm", 3, s3_ct_weight_norm},
+    {"ct_weight_norm", 4, s4_ct_weight_norm},
+    {"ct_weight_norm", 5, s5_ct_weight_norm},
+    {"ct_spectral_norm_init", 0, s0_ct_spectral_norm_init},
+    {"ct_spectral_norm_init", 1, s1_ct_spectral_norm_init},
+    {"ct_spectral_norm_init", 2, s2_ct_spectral_norm_init},
+    {"ct_spectral_norm_init", 3, s3_ct_spectral_norm_init},
+    {"ct_spectral_norm_init", 4, s4_ct_spectral_norm_init},
+    {"ct_spectral_norm_init", 5, s5_ct_spectral_norm_init},
+    {"ct_spectral_norm", 0, s0_ct_spectral_norm},
+    {"ct_spectral_norm", 1, s1_ct_spectral_norm},
+    {"ct_spectral_norm", 2, s2_ct_spectral_norm},
+    {"ct_spectral_norm", 3, s3_ct_spectral_norm},
+    {"ct_spectral_norm", 4, s4_ct_spectral_norm},
+    {"ct_spectral_norm", 5, s5_ct_spectral_norm},
+    {"ct_fuse_conv_bn_weights", 0, s0_ct_fuse_conv_bn_weights},
+    {"ct_fuse_conv_bn_weights", 1, s1_ct_fuse_conv_bn_weights},
+    {"ct_fuse_conv_bn_weights", 2, s2_ct_fuse_conv_bn_weights},
+    {"ct_fuse_conv_bn_weights", 3, s3_ct_fuse_conv_bn_weights},
+    {"ct_fuse_conv_bn_weights", 4, s4_ct_fuse_conv_bn_weights},
+    {"ct_fuse_conv_bn_weights", 5, s5_ct_fuse_conv_bn_weights},
+    {"ct_fuse_linear_bn_weights", 0, s0_ct_fuse_linear_bn_weights},
+    {"ct_fuse_linear_bn_weights", 1, s1_ct_fuse_linear_bn_weights},
+    {"ct_fuse_linear_bn_weights", 2, s2_ct_fuse_linear_bn_weights},
+    {"ct_fuse_linear_bn_weights", 3, s3_ct_fuse_linear_bn_weights},
+    {"ct_fuse_linear_bn_weights", 4, s4_ct_fuse_linear_bn_weights},
+    {"ct_fuse_linear_bn_weights", 5, s5_ct_fuse_linear_bn_weights},
     {"ct_abs_", 0, s0_ct_abs_},
     {"ct_abs_", 1, s1_ct_abs_},
     {"ct_abs_", 2, s2_ct_abs_},

@@ -1574,6 +1574,73 @@ static ct_status op_clip_grad_value_(void) {
     return ct_clip_grad_value_(ctx, 1, g, 0.25);
 }
 
+/* torch.nn.init / nn.utils (init.h) */
+static ct_status op_init_uniform_(void) { return ct_init_uniform_(ctx, Dst, -1, 1, 5, 0); }
+static ct_status op_init_normal_(void) { return ct_init_normal_(ctx, Dst, 0, 1, 5, 0); }
+static ct_status op_init_trunc_normal_(void) {
+    return ct_init_trunc_normal_(ctx, Dst, 0, 1, -2, 2, 5, 0);
+}
+static ct_status op_init_constant_(void) { return ct_init_constant_(ctx, Dst, 0.5); }
+static ct_status op_init_ones_(void) { return ct_init_ones_(ctx, Dst); }
+static ct_status op_init_zeros_(void) { return ct_init_zeros_(ctx, Dst); }
+static ct_status op_init_eye_(void) { return ct_init_eye_(ctx, Dst); }
+static ct_status op_init_dirac_(void) {
+    ct_status st = ct_tensor_empty(ctx, CT_FLOAT32, 3, (const int64_t[]){4, 2, 3}, &OUT);
+    return st == CT_OK ? ct_init_dirac_(ctx, OUT, 2) : st;
+}
+static ct_status op_init_xavier_uniform_(void) {
+    return ct_init_xavier_uniform_(ctx, Dst, 1, 5, 0);
+}
+static ct_status op_init_xavier_normal_(void) { return ct_init_xavier_normal_(ctx, Dst, 1, 5, 0); }
+static ct_status op_init_kaiming_uniform_(void) {
+    return ct_init_kaiming_uniform_(ctx, Dst, 0, "fan_in", "relu", 5, 0);
+}
+static ct_status op_init_kaiming_normal_(void) {
+    return ct_init_kaiming_normal_(ctx, Dst, 0, "fan_out", NULL, 5, 0);
+}
+static ct_status op_init_orthogonal_(void) { return ct_init_orthogonal_(ctx, Dst, 1, 5, 0); }
+static ct_status op_init_sparse_(void) { return ct_init_sparse_(ctx, Dst, 0.5, 0.01, 5, 0); }
+static ct_status op_parameters_to_vector(void) {
+    const ct_tensor *p[2] = {A, B};
+    return ct_parameters_to_vector(ctx, 2, p, &OUT);
+}
+static ct_status op_vector_to_parameters(void) {
+    ct_status st = ct_tensor_reshape(ctx, A, 1, (const int64_t[]){32}, &OUT);
+    ct_tensor *p[1] = {Dst};
+    return st == CT_OK ? ct_vector_to_parameters(ctx, OUT, 1, p) : st;
+}
+static ct_status op_norm_except_dim(void) { return ct_norm_except_dim(ctx, A, 2, 0, &OUT); }
+static ct_status op_weight_norm(void) {
+    ct_status st = ct_norm_except_dim(ctx, B, 2, 0, &OUT2);
+    return st == CT_OK ? ct_weight_norm(ctx, A, OUT2, 0, &OUT) : st;
+}
+static ct_status op_spectral_norm_init(void) {
+    return ct_spectral_norm_init(ctx, A, 0, 1e-12, 1, 0, &OUT, &OUT2);
+}
+static ct_status op_spectral_norm(void) {
+    ct_status st = ct_spectral_norm_init(ctx, A, 0, 1e-12, 1, 0, &OUT2, &OUT3);
+    ct_tensor *o = NULL;
+    if (st == CT_OK) st = ct_spectral_norm(ctx, A, OUT2, OUT3, 1, 0, 1e-12, true, &o);
+    ct_tensor_release(o);
+    return st;
+}
+static ct_status op_fuse_conv_bn_weights(void) {
+    ct_status st = ct_tensor_ones(ctx, CT_FLOAT32, 1, (const int64_t[]){4}, &OUT3);
+    ct_tensor *b = NULL;
+    if (st == CT_OK)
+        st = ct_fuse_conv_bn_weights(ctx, A, NULL, OUT3, OUT3, 1e-5, NULL, NULL, false, &OUT, &b);
+    ct_tensor_release(b);
+    return st;
+}
+static ct_status op_fuse_linear_bn_weights(void) {
+    ct_status st = ct_tensor_ones(ctx, CT_FLOAT32, 1, (const int64_t[]){4}, &OUT3);
+    ct_tensor *b = NULL;
+    if (st == CT_OK)
+        st = ct_fuse_linear_bn_weights(ctx, A, NULL, OUT3, OUT3, 1e-5, NULL, NULL, &OUT, &b);
+    ct_tensor_release(b);
+    return st;
+}
+
 /* Tensor methods (methods.h) */
 static ct_status op_new_zeros(void) { return ct_new_zeros(ctx, A, 1, (int64_t[]){3}, &OUT); }
 static ct_status op_new_ones(void) { return ct_new_ones(ctx, A, 1, (int64_t[]){3}, &OUT); }
@@ -2460,6 +2527,28 @@ static const op_entry computing[] = {
     E(optim_step),
     E(clip_grad_norm_),
     E(clip_grad_value_),
+    E(init_uniform_),
+    E(init_normal_),
+    E(init_trunc_normal_),
+    E(init_constant_),
+    E(init_ones_),
+    E(init_zeros_),
+    E(init_eye_),
+    E(init_dirac_),
+    E(init_xavier_uniform_),
+    E(init_xavier_normal_),
+    E(init_kaiming_uniform_),
+    E(init_kaiming_normal_),
+    E(init_orthogonal_),
+    E(init_sparse_),
+    E(parameters_to_vector),
+    E(vector_to_parameters),
+    E(norm_except_dim),
+    E(weight_norm),
+    E(spectral_norm_init),
+    E(spectral_norm),
+    E(fuse_conv_bn_weights),
+    E(fuse_linear_bn_weights),
     E(while_loop),
     E(backward),
     E(autograd_grad),
@@ -3068,6 +3157,8 @@ static const struct {
     {"ct_optim_create", "lifetime (its zero state comes from ct_tensor_full, listed above)"},
     {"ct_optim_free", "lifetime"},
     {"ct_optim_lr", "getter (a view; writing it is an op)"},
+    {"ct_init_calculate_gain", "host arithmetic on a name and a number"},
+    {"ct_init_fan_in_and_fan_out", "host arithmetic on a shape"},
     {"ct_optim_set_grad_scaling", "setter (retains two tensors)"},
     {"ct_optim_step_count", "host read (refused during capture)"},
     {"ct_lr_scheduler_options_default", "options constructor"},

@@ -278,6 +278,26 @@ TEST(trunc_normal_distribution) {
         free(v);
         ct_tensor_release(t);
     }
+    /* float32 on [6, 7] (torch 1.13 returns 7.0 for every sample there): the exact mean, and
+     * many distinct values */
+    {
+        ct_tensor *t = NULL;
+        CHECK_OK(ct_tensor_empty(ctx, CT_FLOAT32, 1, &n, &t));
+        CHECK_OK(ct_init_trunc_normal_(ctx, t, 0, 1, 6, 7, 3, 0));
+        double *v = tu_read(t), m = 0;
+        for (int64_t i = 0; i < n; i++)
+            m += v[i] / (double)n;
+        const double phi6 = exp(-18.0) / sqrt(2 * M_PI), phi7 = exp(-24.5) / sqrt(2 * M_PI);
+        const double want = (phi6 - phi7) / (q_upper(6) - q_upper(7)); /* 6.1584... */
+        qsort(v, (size_t)n, sizeof *v, cmp_d);
+        int distinct = 1;
+        for (int64_t i = 1; i < n; i++)
+            distinct += v[i] != v[i - 1];
+        CHECK_MSG(fabs(m - want) < 0.003 && distinct > 10000, "[6, 7]: mean %g want %g, %d values",
+                  m, want, distinct);
+        free(v);
+        ct_tensor_release(t);
+    }
     /* float32 / bfloat16 parameters, a leaf view; the same seed gives the same values */
     ct_tensor *p = NULL, *q = NULL, *b16 = NULL;
     CHECK_OK(ct_tensor_empty(ctx, CT_FLOAT32, 2, (int64_t[]){64, 64}, &p));
