@@ -396,13 +396,15 @@ TEST(sparse_zero_count_per_column) {
         CHECK_OK(ct_init_sparse_(ctx, t, SP[c], 0.01, 8, 0));
         double *v = tu_read(t), s2 = 0;
         const int want = (int)ceil(SP[c] * (double)rows);
-        int bad = 0, nz = 0, distinct = 0, first = -1;
+        int bad = 0, nz = 0, distinct = 0;
+        unsigned first = 0;
         for (int64_t j = 0; j < cols; j++) {
-            int zeros = 0, pattern = 0;
+            int zeros = 0;
+            unsigned pattern = 0;
             for (int64_t i = 0; i < rows; i++) {
                 if (v[i * cols + j] == 0) {
                     zeros++;
-                    pattern = pattern * 31 + (int)i;
+                    pattern = pattern * 31u + (unsigned)i;
                 } else {
                     nz++;
                     s2 += v[i * cols + j] * v[i * cols + j];
@@ -488,8 +490,10 @@ TEST(parameters_vector_round_trip) {
     free(v0);
     CHECK_OK(ct_tensor_zeros(ctx, CT_FLOAT32, 2, (int64_t[]){7, 2}, &two));
     CHECK_ST(ct_vector_to_parameters(ctx, two, 3, p), CT_ERR_SHAPE);
-    CHECK_ST(ct_parameters_to_vector(ctx, 0, (const ct_tensor *const *)p, &vec),
+    ct_tensor *none = NULL;
+    CHECK_ST(ct_parameters_to_vector(ctx, 0, (const ct_tensor *const *)p, &none),
              CT_ERR_INVALID_ARG);
+    CHECK(none == NULL);
     for (int i = 0; i < 3; i++)
         ct_tensor_release(p[i]);
     ct_tensor_release(vec), ct_tensor_release(vec2), ct_tensor_release(w);
