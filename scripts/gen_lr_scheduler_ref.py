@@ -124,6 +124,27 @@ def main():
     for name, mk, ms in seqs:
         o = opt()
         cases.append((name, run(o, L.SequentialLR(o, mk(o), milestones=ms))))
+    # CyclicLR (torch 1.13 cycles only an optimizer with a momentum; the Adam run without it)
+    o = opt(lr=0.5, momentum=0.9)
+    cases.append(("cyclic", run(o, L.CyclicLR(o, 0.01, 0.1, step_size_up=4), key="momentum")))
+    o = opt(lr=0.5, momentum=0.9)
+    cases.append(("cyclic2", run(o, L.CyclicLR(o, 0.001, 0.1, step_size_up=3, step_size_down=5,
+                                               mode="triangular2", base_momentum=0.7,
+                                               max_momentum=0.95), key="momentum")))
+    o = opt(lr=0.5, momentum=0.9)
+    cases.append(("cyclic_exp", run(o, L.CyclicLR(o, 0.02, 0.3, step_size_up=5, mode="exp_range",
+                                                  gamma=0.97, cycle_momentum=False))))
+    o = opt(lr=0.5, momentum=0.9)
+    cases.append(("cyclic_fn_it", run(o, L.CyclicLR(o, 0.01, 0.2, step_size_up=2.5,
+                                                    step_size_down=3,
+                                                    scale_fn=lambda x: 1.0 / (1.0 + x * 0.1),
+                                                    scale_mode="iterations"), key="momentum")))
+    o = opt(lr=0.5, momentum=0.9)
+    cases.append(("cyclic_fn_cy", run(o, L.CyclicLR(o, 0.01, 0.2, step_size_up=3,
+                                                    scale_fn=lambda x: 0.5 ** x), key="momentum")))
+    o = opt("adam", lr=0.5)
+    cases.append(("cyclic_adam", run(o, L.CyclicLR(o, 0.001, 0.01, step_size_up=6,
+                                                   cycle_momentum=False))))
     for name, (lrs, moms) in cases:
         arr("lr_ref_" + name, lrs)
         if moms:

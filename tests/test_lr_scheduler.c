@@ -212,6 +212,92 @@ TEST(one_cycle_matches_torch) {
     ct_tensor_release(p);
 }
 
+static double scale_inv(double x, void *u) {
+    (void)u;
+    return 1.0 / (1.0 + x * 0.1);
+}
+static double scale_half(double x, void *u) {
+    (void)u;
+    return pow(0.5, x);
+}
+
+TEST(cyclic_matches_torch) {
+    ct_lr_scheduler_options o = ct_lr_scheduler_options_default(CT_LR_CYCLIC);
+    CHECK(o.gamma == 1.0 && o.base_momentum == 0.8 && o.max_momentum == 0.9 &&
+          o.step_size_up == 2000 && isnan(o.step_size_down) && o.cycle_momentum);
+    o.base_lr = 0.01;
+    o.max_lr = 0.1;
+    o.step_size_up = 4;
+    one_cycle("CyclicLR", CT_OPTIM_SGD, o, lr_ref_cyclic, lr_ref_cyclic_mom, "momentum");
+    o.base_lr = 0.001;
+    o.step_size_up = 3;
+    o.step_size_down = 5;
+    o.cyclic_mode = CT_CYCLIC_TRIANGULAR2;
+    o.base_momentum = 0.7;
+    o.max_momentum = 0.95;
+    one_cycle("CyclicLR triangular2", CT_OPTIM_SGD, o, lr_ref_cyclic2, lr_ref_cyclic2_mom,
+              "momentum");
+    o = ct_lr_scheduler_options_default(CT_LR_CYCLIC);
+    o.base_lr = 0.01;
+    o.max_lr = 0.2;
+    o.step_size_up = 2.5;
+    o.step_size_down = 3;
+    o.scale_fn = scale_inv;
+    o.scale_mode_iterations = true;
+    one_cycle("CyclicLR scale_fn (iterations)", CT_OPTIM_SGD, o, lr_ref_cyclic_fn_it,
+              lr_ref_cyclic_fn_it_mom, "momentum");
+    o = ct_lr_scheduler_options_default(CT_LR_CYCLIC);
+    o.base_lr = 0.01;
+    o.max_lr = 0.2;
+    o.step_size_up = 3;
+    o.scale_fn = scale_half;
+    one_cycle("CyclicLR scale_fn (cycle)", CT_OPTIM_SGD, o, lr_ref_cyclic_fn_cy,
+              lr_ref_cyclic_fn_cy_mom, "momentum");
+    /* without momentum cycling: exp_range on SGD, triangular on Adam */
+    ct_tensor *p = NULL;
+    ct_optim *opt = make_opt(CT_OPTIM_SGD, 0.5, 0.9, &p);
+    o = ct_lr_scheduler_options_default(CT_LR_CYCLIC);
+    o.base_lr = 0.02;
+    o.max_lr = 0.3;
+    o.step_size_up = 5;
+    o.cyclic_mode = CT_CYCLIC_EXP_RANGE;
+    o.gamma = 0.97;
+    o.cycle_momentum = false;
+    check_run("CyclicLR exp_range", 1, &o, opt, lr_ref_cyclic_exp, NULL);
+    ct_optim_free(opt);
+    ct_tensor_release(p);
+    opt = make_opt(CT_OPTIM_ADAM, 0.5, 0, &p);
+    o = ct_lr_scheduler_options_default(CT_LR_CYCLIC);
+    o.base_lr = 0.001;
+    o.max_lr = 0.01;
+    o.step_size_up = 6;
+    o.cycle_momentum = false;
+    check_run("CyclicLR Adam", 1, &o, opt, lr_ref_cyclic_adam, NULL);
+    /* errors: nothing changes */
+    const double lr0 = hyper_lr(opt);
+    ct_lr_scheduler *s = NULL;
+    o.step_size_up = 0;
+    CHECK_ST(ct_lr_scheduler_create(opt, &o, &s), CT_ERR_INVALID_ARG);
+    o.step_size_up = 4;
+    o.cyclic_mode = (ct_cyclic_mode)7;
+    CHECK_ST(ct_lr_scheduler_create(opt, &o, &s), CT_ERR_INVALID_ARG);
+    CHECK(strstr(ct_ctx_last_error(ctx), "mode is invalid") != NULL);
+    o.cyclic_mode = CT_CYCLIC_TRIANGULAR;
+    o.max_lr = NAN;
+    CHECK_ST(ct_lr_scheduler_create(opt, &o, &s), CT_ERR_INVALID_ARG);
+    CHECK(s == NULL && same_bits(hyper_lr(opt), lr0));
+    ct_optim_free(opt);
+    ct_tensor_release(p);
+    opt = make_opt(CT_OPTIM_ADAGRAD, 0.5, 0, &p); /* nothing to cycle */
+    o = ct_lr_scheduler_options_default(CT_LR_CYCLIC);
+    o.base_lr = 0.001;
+    o.max_lr = 0.01;
+    CHECK_ST(ct_lr_scheduler_create(opt, &o, &s), CT_ERR_INVALID_ARG);
+    CHECK(strstr(ct_ctx_last_error(ctx), "must support momentum") != NULL);
+    ct_optim_free(opt);
+    ct_tensor_release(p);
+}
+
 TEST(plateau_matches_torch) {
     ct_tensor *p = NULL;
     ct_optim *opt = make_opt(CT_OPTIM_SGD, 0.1, 0, &p);
@@ -850,6 +936,7 @@ int main(void) {
     if (ct_ctx_create(NULL, &ctx) != CT_OK) return 1;
     RUN(schedulers_match_torch);
     RUN(one_cycle_matches_torch);
+    RUN(cyclic_matches_torch);
     RUN(plateau_matches_torch);
     RUN(chained_matches_torch);
     RUN(odd_arguments_as_torch);

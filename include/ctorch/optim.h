@@ -167,8 +167,12 @@ typedef enum {
     CT_LR_COSINE_WARM_RESTARTS, /* SGDR: cosine restarted after T_0, T_0 T_mult, ... */
     CT_LR_ONE_CYCLE,            /* the 1cycle policy (lr and momentum / beta1) */
     CT_LR_REDUCE_ON_PLATEAU,    /* lr *= factor when a metric stops improving */
-    CT_LR_SEQUENTIAL            /* SequentialLR (ct_lr_scheduler_create_sequential) */
+    CT_LR_SEQUENTIAL,           /* SequentialLR (ct_lr_scheduler_create_sequential) */
+    CT_LR_CYCLIC                /* CyclicLR: lr between base_lr and max_lr in cycles */
 } ct_lr_scheduler_kind;
+
+/* CyclicLR's policies: a triangle, one halved each cycle, one scaled by gamma^iteration. */
+typedef enum { CT_CYCLIC_TRIANGULAR, CT_CYCLIC_TRIANGULAR2, CT_CYCLIC_EXP_RANGE } ct_cyclic_mode;
 
 /* Scheduler options (torch's argument names; each kind reads its own). */
 typedef struct {
@@ -200,12 +204,22 @@ typedef struct {
     bool mode_max, threshold_abs;
     int64_t patience, cooldown;
     double threshold, min_lr, eps;
+    /* CYCLIC: base_lr (set as the lr at creation) and max_lr required; step_size_up 2000,
+     * step_size_down NAN (= step_size_up), cyclic_mode TRIANGULAR, gamma 1 (EXP_RANGE); scale_fn
+     * (with user; NULL: the mode's) gets the cycle number, or the iteration with
+     * scale_mode_iterations; cycle_momentum true between base_momentum 0.8 and max_momentum 0.9
+     * (momentum of SGD / RMSprop, beta1 of the Adam family, as torch 2.x). */
+    double base_lr;
+    double step_size_up, step_size_down;
+    ct_cyclic_mode cyclic_mode;
+    double (*scale_fn)(double x, void *user);
+    bool scale_mode_iterations;
 } ct_lr_scheduler_options;
 
 typedef struct ct_lr_scheduler ct_lr_scheduler;
 
 /* torch's defaults for `kind` (required values left 0: step_size, T_max, T_0, max_lr,
- * total_steps, lr_lambda). */
+ * total_steps, lr_lambda, base_lr). */
 CT_API ct_lr_scheduler_options ct_lr_scheduler_options_default(ct_lr_scheduler_kind kind);
 /* A scheduler of opt (borrowed: free the scheduler first). As torch's constructor it takes the
  * first step at once (epoch 0: e.g. LINEAR multiplies lr by start_factor). CT_ERR_INVALID_ARG

@@ -27,6 +27,8 @@ struct ct_lr_scheduler {
     double end_step[3];
     signed char lr_from[3], lr_to[3], m_from[3], m_to[3];
     int momentum_idx; /* CT_K_OH_MOMENTUM or CT_K_OH_BETA1 */
+    /* CYCLIC: step_size_up + step_size_down, step_size_up / that */
+    double cyc_total, cyc_ratio;
     /* REDUCE_ON_PLATEAU */
     double best;
     int64_t num_bad, cooldown_counter;
@@ -48,7 +50,8 @@ static const char *const ct__lr_names[] = {"LambdaLR",
                                            "CosineAnnealingWarmRestarts",
                                            "OneCycleLR",
                                            "ReduceLROnPlateau",
-                                           "SequentialLR"};
+                                           "SequentialLR",
+                                           "CyclicLR"};
 
 ct_lr_scheduler_options ct_lr_scheduler_options_default(ct_lr_scheduler_kind kind) {
     ct_lr_scheduler_options o;
@@ -71,6 +74,13 @@ ct_lr_scheduler_options ct_lr_scheduler_options_default(ct_lr_scheduler_kind kin
     o.patience = 10;
     o.threshold = 1e-4;
     o.eps = 1e-8;
+    o.step_size_up = 2000;
+    o.step_size_down = NAN;
+    if (kind == CT_LR_CYCLIC) {
+        o.gamma = 1.0;
+        o.base_momentum = 0.8;
+        o.max_momentum = 0.9;
+    }
     return o;
 }
 
@@ -199,6 +209,23 @@ static ct_status ct__lr_compute(ct_lr_scheduler *s, double lr, double *out, doub
         }
         break;
     }
+    case CT_LR_CYCLIC: { /* torch's get_lr: a closed form of last_epoch */
+        const double total = s->cyc_total, ratio = s->cyc_ratio;
+        const double cycle = floor(1 + (double)e / total), x = 1. + (double)e / total - cycle;
+        const double sf = x <= ratio ? x / ratio : (x - 1) / (ratio - 1);
+        double sc;
+        if (o->scale_fn)
+            sc = o->scale_fn(o->scale_mode_iterations ? (double)e : cycle, o->user);
+        else if (o->cyclic_mode == CT_CYCLIC_TRIANGULAR)
+            sc = 1.;
+        else if (o->cyclic_mode == CT_CYCLIC_TRIANGULAR2)
+            sc = 1 / pow(2., cycle - 1);
+        else
+            sc = pow(o->gamma, (double)e);
+        *out = s->base_lr + (o->max_lr - s->base_lr) * sf * sc;
+        *mom = o->max_momentum - (o->max_momentum - o->base_momentum) * sf * sc;
+        break;
+    }
     case CT_LR_REDUCE_ON_PLATEAU:
     case CT_LR_SEQUENTIAL: break;
     }
@@ -210,11 +237,36 @@ static ct_status ct__lr_apply(ct_lr_scheduler *s) {
     double lr = 0, out = 0, mom = NAN;
     ct_status st = ct__lr_get(s, &lr);
     if (st == CT_OK) st = ct__lr_compute(s, lr, &out, &mom);
-    if (st == CT_OK && s->o.kind == CT_LR_ONE_CYCLE && s->o.cycle_momentum)
+    if (st == CT_OK && (s->o.kind == CT_LR_ONE_CYCLE || s->o.kind == CT_LR_CYCLIC) &&
+        s->o.cycle_momentum)
         st = ct__optim_hyper(s->opt, s->momentum_idx, &mom, NULL);
     if (st == CT_OK) st = ct__optim_hyper(s->opt, CT_K_OH_LR, &out, NULL);
     if (st == CT_OK) s->last_lr = out;
     return st;
+}
+
+/* ONE_CYCLE / CYCLIC with cycle_momentum: an optimizer with a momentum or beta1 to cycle. */
+static ct_status ct__lr_check_momentum(ct_ctx *ctx, const ct_optim *opt,
+                                       const ct_lr_scheduler_options *o, const char *k) {
+    ct_optim_kind ok = opt->o.kind;
+    bool has = ok == CT_OPTIM_SGD || ok == CT_OPTIM_RMSPROP || ok == CT_OPTIM_ADAM ||
+               ok == CT_OPTIM_ADAMW || ok == CT_OPTIM_ADAMAX || ok == CT_OPTIM_NADAM ||
+               ok == CT_OPTIM_RADAM;
+    if (!has)
+        return ct__set_error(ctx, CT_ERR_INVALID_ARG,
+                             "%s: optimizer must support momentum with `cycle_momentum` option "
+                             "enabled",
+                             k);
+    if ((ok == CT_OPTIM_SGD || ok == CT_OPTIM_RMSPROP) && !(opt->o.momentum > 0))
+        return ct__set_error(ctx, CT_ERR_INVALID_ARG,
+                             "%s: cycle_momentum needs an optimizer created with a momentum > 0 "
+                             "(its momentum buffer is part of the structure chosen at creation)",
+                             k);
+    if (!isfinite(o->base_momentum) || !isfinite(o->max_momentum))
+        return ct__set_error(ctx, CT_ERR_INVALID_ARG,
+                             "%s: base_momentum %g and max_momentum %g must be finite", k,
+                             o->base_momentum, o->max_momentum);
+    return CT_OK;
 }
 
 /* torch's constructor checks, plus what would divide by zero there. */
@@ -265,6 +317,23 @@ static ct_status ct__lr_check(ct_ctx *ctx, const ct_optim *opt, const ct_lr_sche
         if (o->T_mult < 1)
             CT__LR_BAD("%s: Expected integer T_mult >= 1, but got %lld", k, (long long)o->T_mult);
         break;
+    case CT_LR_CYCLIC: {
+        const double up = o->step_size_up,
+                     down = isnan(o->step_size_down) ? o->step_size_up : o->step_size_down;
+        if (!isfinite(o->base_lr) || !isfinite(o->max_lr))
+            CT__LR_BAD("%s: base_lr %g and max_lr %g must be finite", k, o->base_lr, o->max_lr);
+        if (!isfinite(up) || !isfinite(down) || up == 0 || up + down == 0)
+            CT__LR_BAD("%s: float division by zero or an invalid size (step_size_up %g, "
+                       "step_size_down %g)",
+                       k, up, down);
+        if ((int)o->cyclic_mode < CT_CYCLIC_TRIANGULAR || (int)o->cyclic_mode > CT_CYCLIC_EXP_RANGE)
+            CT__LR_BAD("%s: mode is invalid and scale_fn is None", k);
+        if (o->cycle_momentum) {
+            ct_status st = ct__lr_check_momentum(ctx, opt, o, k);
+            if (st != CT_OK) return st;
+        }
+        break;
+    }
     case CT_LR_ONE_CYCLE:
         if (o->total_steps < 1)
             CT__LR_BAD("%s: Expected positive integer total_steps, but got %lld", k,
@@ -277,20 +346,8 @@ static ct_status ct__lr_check(ct_ctx *ctx, const ct_optim *opt, const ct_lr_sche
             CT__LR_BAD("%s: float division by zero (div_factor %g, final_div_factor %g)", k,
                        o->div_factor, o->final_div_factor);
         if (o->cycle_momentum) {
-            ct_optim_kind ok = opt->o.kind;
-            bool has = ok == CT_OPTIM_SGD || ok == CT_OPTIM_RMSPROP || ok == CT_OPTIM_ADAM ||
-                       ok == CT_OPTIM_ADAMW || ok == CT_OPTIM_ADAMAX || ok == CT_OPTIM_NADAM ||
-                       ok == CT_OPTIM_RADAM;
-            if (!has)
-                CT__LR_BAD(
-                    "%s: optimizer must support momentum with `cycle_momentum` option enabled", k);
-            if ((ok == CT_OPTIM_SGD || ok == CT_OPTIM_RMSPROP) && !(opt->o.momentum > 0))
-                CT__LR_BAD("%s: cycle_momentum needs an optimizer created with a momentum > 0 "
-                           "(its momentum buffer is part of the structure chosen at creation)",
-                           k);
-            if (!isfinite(o->base_momentum) || !isfinite(o->max_momentum))
-                CT__LR_BAD("%s: base_momentum %g and max_momentum %g must be finite", k,
-                           o->base_momentum, o->max_momentum);
+            ct_status st = ct__lr_check_momentum(ctx, opt, o, k);
+            if (st != CT_OK) return st;
         }
         break;
     case CT_LR_REDUCE_ON_PLATEAU:
@@ -328,7 +385,7 @@ ct_status ct_lr_scheduler_create(ct_optim *opt, const ct_lr_scheduler_options *o
                              "lr_scheduler_create: options.size %zu is not "
                              "sizeof(ct_lr_scheduler_options) = %zu",
                              opts->size, sizeof(ct_lr_scheduler_options));
-    if ((int)opts->kind < CT_LR_LAMBDA || (int)opts->kind > CT_LR_SEQUENTIAL)
+    if ((int)opts->kind < CT_LR_LAMBDA || (int)opts->kind > CT_LR_CYCLIC)
         return ct__set_error(ctx, CT_ERR_INVALID_ARG,
                              "lr_scheduler_create: kind %d is not a scheduler kind",
                              (int)opts->kind);
@@ -411,6 +468,20 @@ ct_status ct_lr_scheduler_create(ct_optim *opt, const ct_lr_scheduler_options *o
         }
         const double mx = o.max_momentum;
         if (st == CT_OK && o.cycle_momentum) st = ct__optim_hyper(opt, s->momentum_idx, &mx, NULL);
+    } else if (o.kind == CT_LR_CYCLIC) {
+        /* torch: group['lr'] = base_lr (and group['momentum'] = base_momentum), then the base
+         * class's initial_lr and its first step; base_lrs = [base_lr] after that step */
+        const double up = o.step_size_up, down = isnan(o.step_size_down) ? up : o.step_size_down;
+        s->cyc_total = up + down;
+        s->cyc_ratio = up / s->cyc_total;
+        s->momentum_idx = (opt->o.kind == CT_OPTIM_SGD || opt->o.kind == CT_OPTIM_RMSPROP)
+                              ? CT_K_OH_MOMENTUM
+                              : CT_K_OH_BETA1;
+        const double bm = o.base_momentum;
+        if (o.cycle_momentum) st = ct__optim_hyper(opt, s->momentum_idx, NULL, &saved_m);
+        if (st == CT_OK && o.cycle_momentum) st = ct__optim_hyper(opt, s->momentum_idx, &bm, NULL);
+        if (st == CT_OK) st = ct__optim_hyper(opt, CT_K_OH_LR, &o.base_lr, NULL);
+        if (isnan(opt->initial_lr)) opt->initial_lr = o.base_lr;
     } else if (isnan(opt->initial_lr)) {
         opt->initial_lr = lr;
     }
@@ -420,7 +491,9 @@ ct_status ct_lr_scheduler_create(ct_optim *opt, const ct_lr_scheduler_options *o
     s->T_i = (double)o.T_0;
     s->T_cur = 0;
     if (st == CT_OK) st = ct__lr_apply(s);
+    if (st == CT_OK && o.kind == CT_LR_CYCLIC) s->base_lr = o.base_lr;
     if (st != CT_OK) {
+        ct__optim_hyper(opt, CT_K_OH_LR, &lr, NULL);
         opt->initial_lr = saved_initial;
         opt->oc_max_lr = saved_oc[0], opt->oc_min_lr = saved_oc[1];
         opt->oc_max_m = saved_oc[2], opt->oc_base_m = saved_oc[3];
@@ -837,6 +910,10 @@ ct_status ct_lr_scheduler_load_torch_state(ct_lr_scheduler *s, const ct_archive 
                              "Python object (%s), which a checkpoint reader refuses as "
                              "torch.load(weights_only=True) does",
                              kname, k == CT_LR_MULTISTEP ? "a Counter" : "a bound method");
+    if (k == CT_LR_CYCLIC)
+        return ct__set_error(ctx, CT_ERR_UNSUPPORTED,
+                             "lr_scheduler_load_torch_state: torch 1.13's CyclicLR state holds a "
+                             "WeakMethod, which torch.save cannot write");
     if (k == CT_LR_SEQUENTIAL) return ct__lr_seq_load(s, a, pre);
     /* read everything into a copy, then commit */
     ct_lr_scheduler t = *s;
