@@ -4,7 +4,8 @@
  *  2. RAdam under ReduceLROnPlateau, stepped on the loss;
  *  3. NAdam with a linear warm-up, then cosine annealing (SequentialLR over LinearLR and
  *     CosineAnnealingLR), then CosineAnnealingWarmRestarts stepped at fractional epochs, and
- *     clip_grad_value_.
+ *     clip_grad_value_;
+ *  4. Adam under CyclicLR (triangular2), beta1 cycled opposite to the rate.
  * Each run must bring the loss below 1e-3 of its start; the program fails otherwise. */
 #include <ctorch/ctorch.h>
 #include <math.h>
@@ -123,6 +124,35 @@ static int plateau(void) {
     return check("RAdam + ReduceLROnPlateau", first, loss);
 }
 
+/* 4: Adam + CyclicLR (triangular2: the triangle's height halves each cycle; beta1 cycles
+ * opposite to the rate) */
+static int cyclic(void) {
+    ct_tensor *w = NULL;
+    ct_optim *opt = NULL;
+    if (setup(CT_OPTIM_ADAM, 0.01, 0, &w, &opt)) return 1;
+    ct_lr_scheduler_options so = ct_lr_scheduler_options_default(CT_LR_CYCLIC);
+    so.base_lr = 0.005;
+    so.max_lr = 0.1;
+    so.step_size_up = 50;
+    so.cyclic_mode = CT_CYCLIC_TRIANGULAR2;
+    ct_lr_scheduler *s = NULL;
+    TRY(ct_lr_scheduler_create(opt, &so, &s));
+    double first = 0, loss = 0;
+    for (int it = 0; it < 400; it++) {
+        if (loss_and_grad(w, &loss)) return 1;
+        if (it == 0) first = loss;
+        ct_tensor *g = ct_tensor_grad(w);
+        TRY(ct_optim_step(opt, &g));
+        TRY(ct_lr_scheduler_step(s));
+        if (it % 50 == 49)
+            printf("  cyclic step %3d  lr %.5f  loss %.3g\n", it + 1, lr_of(opt), loss);
+    }
+    ct_lr_scheduler_free(s);
+    ct_optim_free(opt);
+    ct_tensor_release(w);
+    return check("Adam + CyclicLR", first, loss);
+}
+
 /* 3: NAdam + SequentialLR(LinearLR warm-up, CosineAnnealingLR), then warm restarts */
 static int warmup_cosine(void) {
     ct_tensor *w = NULL;
@@ -189,7 +219,7 @@ int main(void) {
     const int64_t xs[2] = {N, D}, ys[1] = {N};
     TRY(ct_tensor_from_host(ctx, xv, CT_FLOAT32, 2, xs, &X));
     TRY(ct_tensor_from_host(ctx, yv, CT_FLOAT32, 1, ys, &Y));
-    int bad = one_cycle() || plateau() || warmup_cosine();
+    int bad = one_cycle() || plateau() || warmup_cosine() || cyclic();
     ct_tensor_release(X);
     ct_tensor_release(Y);
     ct_ctx_free(ctx);
