@@ -5,7 +5,8 @@
  *  3. NAdam with a linear warm-up, then cosine annealing (SequentialLR over LinearLR and
  *     CosineAnnealingLR), then CosineAnnealingWarmRestarts stepped at fractional epochs, and
  *     clip_grad_value_;
- *  4. Adam under CyclicLR (triangular2), beta1 cycled opposite to the rate.
+ *  4. Adam under CyclicLR (triangular2), beta1 cycled opposite to the rate;
+ *  5. SGD under ChainedScheduler(ConstantLR, ExponentialLR).
  * Each run must bring the loss below 1e-3 of its start; the program fails otherwise. */
 #include <ctorch/ctorch.h>
 #include <math.h>
@@ -153,6 +154,39 @@ static int cyclic(void) {
     return check("Adam + CyclicLR", first, loss);
 }
 
+/* 5: SGD + ChainedScheduler(ConstantLR, ExponentialLR): a low rate for 10 steps, decaying all
+ * along (both factors apply at once) */
+static int chained(void) {
+    ct_tensor *w = NULL;
+    ct_optim *opt = NULL;
+    if (setup(CT_OPTIM_SGD, 0.2, 0.9, &w, &opt)) return 1;
+    ct_lr_scheduler_options a = ct_lr_scheduler_options_default(CT_LR_CONSTANT);
+    a.factor = 0.1;
+    a.total_iters = 10;
+    ct_lr_scheduler_options b = ct_lr_scheduler_options_default(CT_LR_EXPONENTIAL);
+    b.gamma = 0.99;
+    ct_lr_scheduler *sc[2] = {NULL, NULL}, *chain = NULL;
+    TRY(ct_lr_scheduler_create(opt, &a, &sc[0]));
+    TRY(ct_lr_scheduler_create(opt, &b, &sc[1]));
+    TRY(ct_lr_scheduler_create_chained(opt, 2, sc, &chain));
+    double first = 0, loss = 0;
+    for (int it = 0; it < 300; it++) {
+        if (loss_and_grad(w, &loss)) return 1;
+        if (it == 0) first = loss;
+        ct_tensor *g = ct_tensor_grad(w);
+        TRY(ct_optim_step(opt, &g));
+        TRY(ct_lr_scheduler_step(chain));
+        if (it == 9 || it == 10 || it == 299)
+            printf("  chained step %3d  lr %.5f\n", it + 1, ct_lr_scheduler_last_lr(chain));
+    }
+    ct_lr_scheduler_free(chain); /* before the schedulers it steps */
+    ct_lr_scheduler_free(sc[0]);
+    ct_lr_scheduler_free(sc[1]);
+    ct_optim_free(opt);
+    ct_tensor_release(w);
+    return check("SGD + ChainedScheduler(ConstantLR, ExponentialLR)", first, loss);
+}
+
 /* 3: NAdam + SequentialLR(LinearLR warm-up, CosineAnnealingLR), then warm restarts */
 static int warmup_cosine(void) {
     ct_tensor *w = NULL;
@@ -219,7 +253,7 @@ int main(void) {
     const int64_t xs[2] = {N, D}, ys[1] = {N};
     TRY(ct_tensor_from_host(ctx, xv, CT_FLOAT32, 2, xs, &X));
     TRY(ct_tensor_from_host(ctx, yv, CT_FLOAT32, 1, ys, &Y));
-    int bad = one_cycle() || plateau() || warmup_cosine() || cyclic();
+    int bad = one_cycle() || plateau() || warmup_cosine() || cyclic() || chained();
     ct_tensor_release(X);
     ct_tensor_release(Y);
     ct_ctx_free(ctx);

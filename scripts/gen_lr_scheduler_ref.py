@@ -145,6 +145,14 @@ def main():
     o = opt("adam", lr=0.5)
     cases.append(("cyclic_adam", run(o, L.CyclicLR(o, 0.001, 0.01, step_size_up=6,
                                                    cycle_momentum=False))))
+    # ChainedScheduler
+    o = opt(lr=1.0)
+    cases.append(("chainedS", run(o, L.ChainedScheduler([
+        L.ConstantLR(o, factor=0.1, total_iters=2), L.ExponentialLR(o, gamma=0.9)]))))
+    o = opt()
+    cases.append(("chainedS3", run(o, L.ChainedScheduler([
+        L.LinearLR(o, start_factor=0.5, total_iters=4), L.StepLR(o, step_size=3, gamma=0.5),
+        L.CosineAnnealingLR(o, T_max=10)]))))
     for name, (lrs, moms) in cases:
         arr("lr_ref_" + name, lrs)
         if moms:
@@ -182,6 +190,8 @@ def main():
     resume.append(("seq", lambda o: L.SequentialLR(
         o, [L.LinearLR(o, start_factor=0.1, total_iters=5), L.CosineAnnealingLR(o, T_max=20)],
         milestones=[5])))
+    resume.append(("chain", lambda o: L.ChainedScheduler(
+        [L.ConstantLR(o, factor=0.5, total_iters=9), L.ExponentialLR(o, gamma=0.8)])))
     for name, mk in resume:
         o = opt(momentum=0.9)
         s = mk(o)

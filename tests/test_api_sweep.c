@@ -6316,6 +6316,12 @@ static void s2_ct_lr_scheduler_create_sequential(void) { (void)ct_lr_scheduler_c
 static void s3_ct_lr_scheduler_create_sequential(void) { (void)ct_lr_scheduler_create_sequential(NULL, (int){0}, NULL, NULL, NULL); }
 static void s4_ct_lr_scheduler_create_sequential(void) { (void)ct_lr_scheduler_create_sequential(NULL, (int){0}, NULL, S_i64, NULL); }
 static void s5_ct_lr_scheduler_create_sequential(void) { (void)ct_lr_scheduler_create_sequential(NULL, (int){0}, NULL, S_i64, NULL); }
+static void s0_ct_lr_scheduler_create_chained(void) { (void)ct_lr_scheduler_create_chained(NULL, (int){0}, NULL, NULL); }
+static void s1_ct_lr_scheduler_create_chained(void) { (void)ct_lr_scheduler_create_chained(NULL, (int){0}, NULL, NULL); }
+static void s2_ct_lr_scheduler_create_chained(void) { (void)ct_lr_scheduler_create_chained(NULL, (int){0}, NULL, NULL); }
+static void s3_ct_lr_scheduler_create_chained(void) { (void)ct_lr_scheduler_create_chained(NULL, (int){0}, NULL, NULL); }
+static void s4_ct_lr_scheduler_create_chained(void) { (void)ct_lr_scheduler_create_chained(NULL, (int){0}, NULL, NULL); }
+static void s5_ct_lr_scheduler_create_chained(void) { (void)ct_lr_scheduler_create_chained(NULL, (int){0}, NULL, NULL); }
 static void s0_ct_lr_scheduler_step(void) { (void)ct_lr_scheduler_step(NULL); }
 static void s1_ct_lr_scheduler_step(void) { (void)ct_lr_scheduler_step(NULL); }
 static void s2_ct_lr_scheduler_step(void) { (void)ct_lr_scheduler_step(NULL); }
@@ -13271,6 +13277,12 @@ static const sweep_case sweep_cases[] = {
     {"ct_lr_scheduler_create_sequential", 3, s3_ct_lr_scheduler_create_sequential},
     {"ct_lr_scheduler_create_sequential", 4, s4_ct_lr_scheduler_create_sequential},
     {"ct_lr_scheduler_create_sequential", 5, s5_ct_lr_scheduler_create_sequential},
+    {"ct_lr_scheduler_create_chained", 0, s0_ct_lr_scheduler_create_chained},
+    {"ct_lr_scheduler_create_chained", 1, s1_ct_lr_scheduler_create_chained},
+    {"ct_lr_scheduler_create_chained", 2, s2_ct_lr_scheduler_create_chained},
+    {"ct_lr_scheduler_create_chained", 3, s3_ct_lr_scheduler_create_chained},
+    {"ct_lr_scheduler_create_chained", 4, s4_ct_lr_scheduler_create_chained},
+    {"ct_lr_scheduler_create_chained", 5, s5_ct_lr_scheduler_create_chained},
     {"ct_lr_scheduler_step", 0, s0_ct_lr_scheduler_step},
     {"ct_lr_scheduler_step", 1, s1_ct_lr_scheduler_step},
     {"ct_lr_scheduler_step", 2, s2_ct_lr_scheduler_step},

@@ -3170,6 +3170,7 @@ static const struct {
     {"ct_lr_scheduler_step_metric",
      "host read and write of the optimizer's lr (refused during capture)"},
     {"ct_lr_scheduler_load_torch_state", "archive read into host counters (no tensor work)"},
+    {"ct_lr_scheduler_create_chained", "host bookkeeping over schedulers"},
     {"ct_lr_scheduler_create_sequential",
      "host read and write of the optimizer's lr (refused during capture)"},
     {"ct_lr_scheduler_last_lr", "getter"},

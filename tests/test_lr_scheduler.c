@@ -298,6 +298,110 @@ TEST(cyclic_matches_torch) {
     ct_tensor_release(p);
 }
 
+/* ChainedScheduler over n schedulers of the given options (optimizer lr lr0): torch's rates. */
+static void chain_case(const char *name, double lr0, int n, ct_lr_scheduler_options *o,
+                       const double *ref) {
+    ct_tensor *p = NULL;
+    ct_optim *opt = make_opt(CT_OPTIM_SGD, lr0, 0, &p);
+    ct_lr_scheduler *c[3] = {NULL, NULL, NULL}, *s = NULL;
+    for (int i = 0; i < n; i++)
+        CHECK_OK(ct_lr_scheduler_create(opt, &o[i], &c[i]));
+    CHECK_OK(ct_lr_scheduler_create_chained(opt, n, c, &s));
+    int bad = 0;
+    for (int e = 0; e <= LR_REF_EPOCHS && !bad; e++) {
+        if (e > 0) CHECK_OK(ct_lr_scheduler_step(s));
+        if (!same_bits(hyper_lr(opt), ref[e]) || !same_bits(ct_lr_scheduler_last_lr(s), ref[e]) ||
+            ct_lr_scheduler_last_epoch(s) != e) {
+            CHECK_MSG(0, "%s: epoch %d: lr %.17g torch %.17g", name, e, hyper_lr(opt), ref[e]);
+            bad = 1;
+        }
+    }
+    ct_lr_scheduler_free(s);
+    for (int i = 0; i < n; i++)
+        ct_lr_scheduler_free(c[i]);
+    ct_optim_free(opt);
+    ct_tensor_release(p);
+}
+
+TEST(chained_scheduler_matches_torch) {
+    ct_lr_scheduler_options o[3];
+    o[0] = ct_lr_scheduler_options_default(CT_LR_CONSTANT);
+    o[0].factor = 0.1;
+    o[0].total_iters = 2;
+    o[1] = ct_lr_scheduler_options_default(CT_LR_EXPONENTIAL);
+    o[1].gamma = 0.9;
+    chain_case("ChainedScheduler(ConstantLR, ExponentialLR)", 1.0, 2, o, lr_ref_chainedS);
+    o[0] = ct_lr_scheduler_options_default(CT_LR_LINEAR);
+    o[0].start_factor = 0.5;
+    o[0].total_iters = 4;
+    o[1] = ct_lr_scheduler_options_default(CT_LR_STEP);
+    o[1].step_size = 3;
+    o[1].gamma = 0.5;
+    o[2] = ct_lr_scheduler_options_default(CT_LR_COSINE_ANNEALING);
+    o[2].T_max = 10;
+    chain_case("ChainedScheduler(LinearLR, StepLR, CosineAnnealingLR)", 0.1, 3, o,
+               lr_ref_chainedS3);
+    /* resumed from torch's checkpoint after 7 steps: the next 10 rates */
+    ct_archive *a = NULL;
+    CHECK_OK(ct_torch_load_buffer(ctx, lr_resume_chain, sizeof lr_resume_chain, &a));
+    ct_tensor *p = NULL;
+    ct_optim *opt = make_opt(CT_OPTIM_SGD, 0.7, 0.5, &p);
+    o[0] = ct_lr_scheduler_options_default(CT_LR_CONSTANT);
+    o[0].factor = 0.2; /* the state's factor 0.5 replaces it */
+    o[1] = ct_lr_scheduler_options_default(CT_LR_EXPONENTIAL);
+    ct_lr_scheduler *c[2], *s = NULL;
+    CHECK_OK(ct_lr_scheduler_create(opt, &o[0], &c[0]));
+    CHECK_OK(ct_lr_scheduler_create(opt, &o[1], &c[1]));
+    CHECK_OK(ct_lr_scheduler_create_chained(opt, 2, c, &s));
+    CHECK_OK(ct_optim_load_torch_state(opt, a, "optimizer"));
+    ct_status st = ct_lr_scheduler_load_torch_state(s, a, "scheduler");
+    CHECK_MSG(st == CT_OK, "%s", ct_ctx_last_error(ctx));
+    CHECK(ct_lr_scheduler_last_epoch(s) == 7);
+    for (int i = 0; i < 10; i++) {
+        CHECK_OK(ct_lr_scheduler_step(s));
+        CHECK_MSG(same_bits(hyper_lr(opt), lr_resume_chain_next[i]),
+                  "resumed ChainedScheduler step %d: %.17g torch %.17g", i + 8, hyper_lr(opt),
+                  lr_resume_chain_next[i]);
+    }
+    /* a SequentialLR's state is not a ChainedScheduler's; nothing changes */
+    ct_archive *b = NULL;
+    CHECK_OK(ct_torch_load_buffer(ctx, lr_resume_seq, sizeof lr_resume_seq, &b));
+    CHECK_ST(ct_lr_scheduler_load_torch_state(s, b, "scheduler"), CT_ERR_INVALID_ARG);
+    CHECK(ct_lr_scheduler_last_epoch(s) == 17);
+    /* errors: a plateau, the same scheduler twice, another optimizer, NULLs; a chain inside a
+     * SequentialLR */
+    ct_lr_scheduler *pl = NULL, *bad = NULL;
+    ct_lr_scheduler_options po = ct_lr_scheduler_options_default(CT_LR_REDUCE_ON_PLATEAU);
+    CHECK_OK(ct_lr_scheduler_create(opt, &po, &pl));
+    ct_lr_scheduler *withp[2] = {c[0], pl}, *twice[2] = {c[0], c[0]}, *nested[2] = {c[0], s};
+    CHECK_ST(ct_lr_scheduler_create_chained(opt, 2, withp, &bad), CT_ERR_INVALID_ARG);
+    CHECK_ST(ct_lr_scheduler_create_chained(opt, 2, twice, &bad), CT_ERR_INVALID_ARG);
+    CHECK_ST(ct_lr_scheduler_create_chained(opt, 0, c, &bad), CT_ERR_INVALID_ARG);
+    CHECK_ST(ct_lr_scheduler_create_chained(opt, 2, c, NULL), CT_ERR_INVALID_ARG);
+    const int64_t m3[1] = {3};
+    CHECK_ST(ct_lr_scheduler_create_sequential(opt, 2, nested, m3, &bad), CT_ERR_INVALID_ARG);
+    ct_lr_scheduler_options co = ct_lr_scheduler_options_default(CT_LR_CHAINED);
+    CHECK_ST(ct_lr_scheduler_create(opt, &co, &bad), CT_ERR_INVALID_ARG);
+    ct_tensor *p2 = NULL;
+    ct_optim *opt2 = make_opt(CT_OPTIM_SGD, 0.1, 0, &p2);
+    ct_lr_scheduler *other = NULL;
+    CHECK_OK(ct_lr_scheduler_create(opt2, &o[1], &other));
+    ct_lr_scheduler *mixed[2] = {c[0], other};
+    CHECK_ST(ct_lr_scheduler_create_chained(opt, 2, mixed, &bad), CT_ERR_INVALID_ARG);
+    CHECK(strstr(ct_ctx_last_error(ctx), "same optimizer") != NULL && bad == NULL);
+    ct_lr_scheduler_free(other);
+    ct_optim_free(opt2);
+    ct_tensor_release(p2);
+    ct_lr_scheduler_free(s);
+    ct_lr_scheduler_free(c[0]);
+    ct_lr_scheduler_free(c[1]);
+    ct_lr_scheduler_free(pl);
+    ct_optim_free(opt);
+    ct_tensor_release(p);
+    ct_archive_free(a);
+    ct_archive_free(b);
+}
+
 TEST(plateau_matches_torch) {
     ct_tensor *p = NULL;
     ct_optim *opt = make_opt(CT_OPTIM_SGD, 0.1, 0, &p);
@@ -937,6 +1041,7 @@ int main(void) {
     RUN(schedulers_match_torch);
     RUN(one_cycle_matches_torch);
     RUN(cyclic_matches_torch);
+    RUN(chained_scheduler_matches_torch);
     RUN(plateau_matches_torch);
     RUN(chained_matches_torch);
     RUN(odd_arguments_as_torch);

@@ -168,7 +168,8 @@ typedef enum {
     CT_LR_ONE_CYCLE,            /* the 1cycle policy (lr and momentum / beta1) */
     CT_LR_REDUCE_ON_PLATEAU,    /* lr *= factor when a metric stops improving */
     CT_LR_SEQUENTIAL,           /* SequentialLR (ct_lr_scheduler_create_sequential) */
-    CT_LR_CYCLIC                /* CyclicLR: lr between base_lr and max_lr in cycles */
+    CT_LR_CYCLIC,               /* CyclicLR: lr between base_lr and max_lr in cycles */
+    CT_LR_CHAINED               /* ChainedScheduler (ct_lr_scheduler_create_chained) */
 } ct_lr_scheduler_kind;
 
 /* CyclicLR's policies: a triangle, one halved each cycle, one scaled by gamma^iteration. */
@@ -235,6 +236,13 @@ CT_API ct_status ct_lr_scheduler_create_sequential(ct_optim *opt, int n,
                                                    ct_lr_scheduler *const *schedulers,
                                                    const int64_t *milestones,
                                                    ct_lr_scheduler **out);
+/* ChainedScheduler(schedulers): one step() steps schedulers[0], then [1], ... (each applies its
+ * chainable formula to the rate the previous one left). No initial step. The n schedulers (of
+ * opt; not ReduceLROnPlateau) are borrowed: free them after this one, and step only this one.
+ * last_epoch reads schedulers[0]'s. */
+CT_API ct_status ct_lr_scheduler_create_chained(ct_optim *opt, int n,
+                                                ct_lr_scheduler *const *schedulers,
+                                                ct_lr_scheduler **out);
 /* scheduler.step(): the next epoch's learning rate (and momentum) into the optimizer. Not for
  * REDUCE_ON_PLATEAU (use ct_lr_scheduler_step_metric). ONE_CYCLE past total_steps fails. */
 CT_API ct_status ct_lr_scheduler_step(ct_lr_scheduler *s);

@@ -51,7 +51,8 @@ static const char *const ct__lr_names[] = {"LambdaLR",
                                            "OneCycleLR",
                                            "ReduceLROnPlateau",
                                            "SequentialLR",
-                                           "CyclicLR"};
+                                           "CyclicLR",
+                                           "ChainedScheduler"};
 
 ct_lr_scheduler_options ct_lr_scheduler_options_default(ct_lr_scheduler_kind kind) {
     ct_lr_scheduler_options o;
@@ -227,7 +228,8 @@ static ct_status ct__lr_compute(ct_lr_scheduler *s, double lr, double *out, doub
         break;
     }
     case CT_LR_REDUCE_ON_PLATEAU:
-    case CT_LR_SEQUENTIAL: break;
+    case CT_LR_SEQUENTIAL:
+    case CT_LR_CHAINED: break;
     }
     return CT_OK;
 }
@@ -355,7 +357,8 @@ static ct_status ct__lr_check(ct_ctx *ctx, const ct_optim *opt, const ct_lr_sche
         if (isnan(o->factor) || isnan(o->threshold) || isnan(o->min_lr) || isnan(o->eps))
             CT__LR_BAD("%s: factor, threshold, min_lr and eps must not be NaN", k);
         break;
-    case CT_LR_SEQUENTIAL: break;
+    case CT_LR_SEQUENTIAL:
+    case CT_LR_CHAINED: break;
     }
 #undef CT__LR_BAD
     return CT_OK;
@@ -385,14 +388,16 @@ ct_status ct_lr_scheduler_create(ct_optim *opt, const ct_lr_scheduler_options *o
                              "lr_scheduler_create: options.size %zu is not "
                              "sizeof(ct_lr_scheduler_options) = %zu",
                              opts->size, sizeof(ct_lr_scheduler_options));
-    if ((int)opts->kind < CT_LR_LAMBDA || (int)opts->kind > CT_LR_CYCLIC)
+    if ((int)opts->kind < CT_LR_LAMBDA || (int)opts->kind > CT_LR_CHAINED)
         return ct__set_error(ctx, CT_ERR_INVALID_ARG,
                              "lr_scheduler_create: kind %d is not a scheduler kind",
                              (int)opts->kind);
-    if (opts->kind == CT_LR_SEQUENTIAL)
+    if (opts->kind == CT_LR_SEQUENTIAL || opts->kind == CT_LR_CHAINED)
         return ct__set_error(ctx, CT_ERR_INVALID_ARG,
-                             "lr_scheduler_create: SequentialLR is made of other schedulers "
-                             "(ct_lr_scheduler_create_sequential)");
+                             "lr_scheduler_create: %s is made of other schedulers "
+                             "(ct_lr_scheduler_create_%s)",
+                             ct__lr_names[opts->kind],
+                             opts->kind == CT_LR_CHAINED ? "chained" : "sequential");
     ct_lr_scheduler_options o = ct_lr_scheduler_options_default(opts->kind);
     memcpy(&o, opts, opts->size);
     o.size = sizeof o;
@@ -629,6 +634,20 @@ static ct_status ct__lr_seq_step(ct_lr_scheduler *s) {
     return CT_OK;
 }
 
+/* step() of any kind but REDUCE_ON_PLATEAU */
+static ct_status ct__lr_step_any(ct_lr_scheduler *s) {
+    if (s->o.kind == CT_LR_SEQUENTIAL) return ct__lr_seq_step(s);
+    if (s->o.kind != CT_LR_CHAINED) return ct__lr_step(s);
+    /* ChainedScheduler.step(): each in turn (a failure leaves the earlier ones stepped, as
+     * torch) */
+    for (int i = 0; i < s->n_children; i++) {
+        ct_status st = ct__lr_step_any(s->children[i]);
+        if (st != CT_OK) return st;
+    }
+    s->last_epoch = s->children[0]->last_epoch;
+    return ct__lr_get(s, &s->last_lr);
+}
+
 ct_status ct_lr_scheduler_step(ct_lr_scheduler *s) {
     if (!s) return CT_ERR_INVALID_ARG;
     ct_ctx *ctx = s->opt->ctx;
@@ -640,7 +659,62 @@ ct_status ct_lr_scheduler_step(ct_lr_scheduler *s) {
     double lr = 0; /* a host read: refuses a capture before anything changes */
     ct_status st = ct__lr_get(s, &lr);
     if (st != CT_OK) return st;
-    return s->o.kind == CT_LR_SEQUENTIAL ? ct__lr_seq_step(s) : ct__lr_step(s);
+    return ct__lr_step_any(s);
+}
+
+ct_status ct_lr_scheduler_create_chained(ct_optim *opt, int n, ct_lr_scheduler *const *scheds,
+                                         ct_lr_scheduler **out) {
+    if (!opt) return CT_ERR_INVALID_ARG;
+    ct_ctx *ctx = opt->ctx;
+    ct__clear_error(ctx);
+    if (!out || n < 1 || !scheds)
+        return ct__set_error(ctx, CT_ERR_INVALID_ARG, "lr_scheduler_create_chained: %s",
+                             !out    ? "out is NULL"
+                             : n < 1 ? "no schedulers"
+                                     : "schedulers is NULL");
+    *out = NULL;
+    for (int i = 0; i < n; i++) {
+        const ct_lr_scheduler *c = scheds[i];
+        if (!c)
+            return ct__set_error(ctx, CT_ERR_INVALID_ARG,
+                                 "lr_scheduler_create_chained: schedulers[%d] is NULL", i);
+        if (c->opt != opt)
+            return ct__set_error(ctx, CT_ERR_INVALID_ARG,
+                                 "ChainedScheduler expects all schedulers to belong to the same "
+                                 "optimizer, but got schedulers at index 0 and %d to be different",
+                                 i);
+        if (c->o.kind == CT_LR_REDUCE_ON_PLATEAU)
+            return ct__set_error(ctx, CT_ERR_INVALID_ARG,
+                                 "lr_scheduler_create_chained: schedulers[%d] is a "
+                                 "ReduceLROnPlateau (its step needs a metric)",
+                                 i);
+        for (int j = 0; j < i; j++)
+            if (scheds[j] == c)
+                return ct__set_error(ctx, CT_ERR_INVALID_ARG,
+                                     "lr_scheduler_create_chained: schedulers[%d] and [%d] are "
+                                     "the same scheduler",
+                                     j, i);
+    }
+    double lr = 0;
+    ct_status st = ct__optim_hyper(opt, CT_K_OH_LR, NULL, &lr); /* refuses a capture */
+    if (st != CT_OK) return st;
+    ct_lr_scheduler *s = ct__alloc(ctx, sizeof *s, 16);
+    if (s) {
+        memset(s, 0, sizeof *s);
+        s->opt = opt;
+        s->children = ct__alloc(ctx, sizeof *s->children * (size_t)n, 16);
+    }
+    if (!s || !s->children) {
+        ct_lr_scheduler_free(s);
+        return ct__set_error(ctx, CT_ERR_OOM, "lr_scheduler_create_chained: out of memory");
+    }
+    s->o = ct_lr_scheduler_options_default(CT_LR_CHAINED);
+    s->n_children = n;
+    memcpy(s->children, scheds, sizeof *s->children * (size_t)n);
+    s->last_epoch = scheds[0]->last_epoch;
+    s->last_lr = lr; /* torch: the group's lr at construction */
+    *out = s;
+    return CT_OK;
 }
 
 ct_status ct_lr_scheduler_create_sequential(ct_optim *opt, int n, ct_lr_scheduler *const *scheds,
@@ -666,7 +740,8 @@ ct_status ct_lr_scheduler_create_sequential(ct_optim *opt, int n, ct_lr_schedule
                                  "same optimizer, but got schedulers at index %d to be different "
                                  "than the optimizer passed in.",
                                  i);
-        if (c->o.kind == CT_LR_REDUCE_ON_PLATEAU || c->o.kind == CT_LR_SEQUENTIAL)
+        if (c->o.kind == CT_LR_REDUCE_ON_PLATEAU || c->o.kind == CT_LR_SEQUENTIAL ||
+            c->o.kind == CT_LR_CHAINED)
             return ct__set_error(ctx, CT_ERR_INVALID_ARG,
                                  "lr_scheduler_create_sequential: schedulers[%d] is a %s (it "
                                  "has no step() SequentialLR can call)",
@@ -848,14 +923,15 @@ static ct_status ct__lf_read(ct_ctx *ctx, const ct_archive *a, const char *pre, 
 static ct_status ct__lr_seq_load(ct_lr_scheduler *s, const ct_archive *a, const char *pre) {
     ct_ctx *ctx = s->opt->ctx;
     ct_lr_scheduler t = *s;
-    ct__lf f[2] = {{"last_epoch", LF_I64, &t.last_epoch, true},
-                   {"_last_lr.0", LF_D, &t.last_lr, true}};
-    for (int i = 0; i < 2; i++) {
-        ct_status st = ct__lf_read(ctx, a, pre, &f[i], "SequentialLR");
+    const bool chained = s->o.kind == CT_LR_CHAINED; /* no last_epoch, no milestones */
+    ct__lf f[2] = {{"_last_lr.0", LF_D, &t.last_lr, true},
+                   {"last_epoch", LF_I64, &t.last_epoch, true}};
+    for (int i = 0; i < (chained ? 1 : 2); i++) {
+        ct_status st = ct__lf_read(ctx, a, pre, &f[i], ct__lr_names[s->o.kind]);
         if (st != CT_OK) return st;
     }
     int64_t nm = 0; /* _milestones must be ours */
-    for (;; nm++) {
+    for (; !chained; nm++) {
         char name[512];
         int64_t v = 0;
         snprintf(name, sizeof name, "%s_milestones.%lld", pre, (long long)nm);
@@ -866,7 +942,7 @@ static ct_status ct__lr_seq_load(ct_lr_scheduler *s, const ct_archive *a, const 
                                  "milestones differ",
                                  name, (long long)v);
     }
-    if (nm != s->n_children - 1 || t.last_epoch < 0)
+    if (!chained && (nm != s->n_children - 1 || t.last_epoch < 0))
         return ct__set_error(ctx, CT_ERR_INVALID_ARG,
                              "lr_scheduler_load_torch_state: %s_milestones holds %lld milestones, "
                              "this SequentialLR %d (or last_epoch %lld < 0)",
@@ -882,11 +958,13 @@ static ct_status ct__lr_seq_load(ct_lr_scheduler *s, const ct_archive *a, const 
         snprintf(cp, sizeof cp, "%s_schedulers.%d", pre, i);
         st = ct_lr_scheduler_load_torch_state(s->children[i], a, cp);
     }
-    if (st != CT_OK)
+    if (st != CT_OK) {
         for (int i = 0; i < s->n_children; i++)
             *s->children[i] = saved[i];
-    else
+    } else {
+        if (chained) t.last_epoch = s->children[0]->last_epoch;
         *s = t;
+    }
     ct__free(ctx, saved);
     return st;
 }
@@ -914,7 +992,7 @@ ct_status ct_lr_scheduler_load_torch_state(ct_lr_scheduler *s, const ct_archive 
         return ct__set_error(ctx, CT_ERR_UNSUPPORTED,
                              "lr_scheduler_load_torch_state: torch 1.13's CyclicLR state holds a "
                              "WeakMethod, which torch.save cannot write");
-    if (k == CT_LR_SEQUENTIAL) return ct__lr_seq_load(s, a, pre);
+    if (k == CT_LR_SEQUENTIAL || k == CT_LR_CHAINED) return ct__lr_seq_load(s, a, pre);
     /* read everything into a copy, then commit */
     ct_lr_scheduler t = *s;
     ct_lr_scheduler_options *o = &t.o;
