@@ -635,6 +635,67 @@ TEST(fusion_matches_torch_float32) {
         ct_tensor_release(all[i]);
 }
 
+/* What a differential review against torch found (each a regression test). */
+TEST(review_regressions) {
+    /* 1-d norm_except_dim(v, p, 0): each element's norm, shape (n,) as torch; weight_norm too */
+    ct_tensor *v = tu_from_vals(ctx, CT_FLOAT64, 1, (int64_t[]){2}, (double[]){3, -4}), *o = NULL;
+    ct_tensor *g = tu_from_vals(ctx, CT_FLOAT64, 1, (int64_t[]){2}, (double[]){1, 1});
+    CHECK_OK(ct_norm_except_dim(ctx, v, 2, 0, &o));
+    tu_same_as("norm_except_dim 1-d", o, (double[]){3, 4}, 1, (int64_t[]){2}, 0);
+    ct_tensor_release(o), o = NULL;
+    CHECK_OK(ct_weight_norm(ctx, v, g, 0, &o));
+    tu_same_as("weight_norm 1-d", o, (double[]){1, -1}, 1, (int64_t[]){2}, 0);
+    ct_tensor_release(o), o = NULL;
+    ct_tensor_release(v), ct_tensor_release(g);
+    /* dirac_ of an empty kernel: torch's IndexError, no allocation by the group count */
+    ct_tensor *t = NULL;
+    CHECK_OK(ct_tensor_empty(ctx, CT_FLOAT16, 3, (int64_t[]){((int64_t)1 << 61) + 1, 1, 0}, &t));
+    CHECK_ST(ct_init_dirac_(ctx, t, ((int64_t)1 << 61) + 1), CT_ERR_INDEX);
+    ct_tensor_release(t);
+    CHECK_OK(ct_tensor_empty(ctx, CT_FLOAT32, 3, (int64_t[]){0, 3, 3}, &t));
+    CHECK_OK(ct_init_dirac_(ctx, t, 1)); /* no channel: nothing to index, as torch */
+    ct_tensor_release(t);
+    /* trunc_normal_ beyond 1e150 standard deviations: every sample at the near end */
+    CHECK_OK(ct_tensor_empty(ctx, CT_FLOAT64, 1, (int64_t[]){8}, &t));
+    CHECK_OK(ct_init_trunc_normal_(ctx, t, 0, 1e-160, 1, 2, 1, 0));
+    tu_same_as("trunc_normal_ 1e160 std", t, (double[]){1, 1, 1, 1, 1, 1, 1, 1}, 1, (int64_t[]){8},
+               0);
+    CHECK_OK(ct_init_trunc_normal_(ctx, t, 0, 1, -2e300, -1e300, 1, 0));
+    double *tv = tu_read(t);
+    for (int i = 0; i < 8; i++)
+        CHECK(tv[i] == -1e300);
+    free(tv);
+    ct_tensor_release(t);
+    /* calculate_gain: a slope whose square overflows is refused (Python's OverflowError) */
+    double gain, big = 1e200;
+    CHECK_ST(ct_init_calculate_gain(ctx, "leaky_relu", &big, &gain), CT_ERR_INVALID_ARG);
+    /* weight_norm forward and backward with allocation k failing, k = 0, 1, ...: a status, no
+     * crash, no leak (an autograd helper read a NULL sum after an out-of-memory) */
+    int done = 0;
+    for (long k = 0; k < 400 && !done; k++) {
+        tu_fault fs = {0, k, 0, false};
+        ct_ctx_options opts = {.size = sizeof opts,
+                               .allocator = {tu_fault_alloc, tu_fault_free, &fs},
+                               .no_cache = true};
+        ct_ctx *c2 = NULL;
+        if (ct_ctx_create(&opts, &c2) != CT_OK) continue;
+        ct_tensor *vv = NULL, *gg = NULL, *w = NULL, *s = NULL;
+        ct_status st = ct_tensor_randn(c2, CT_FLOAT32, 3, (int64_t[]){3, 4, 5}, 1, 0, &vv);
+        if (st == CT_OK) st = ct_tensor_rand(c2, CT_FLOAT32, 3, (int64_t[]){1, 4, 1}, 2, 0, &gg);
+        if (st == CT_OK) st = ct_tensor_set_requires_grad(vv, true);
+        if (st == CT_OK) st = ct_tensor_set_requires_grad(gg, true);
+        if (st == CT_OK) st = ct_weight_norm(c2, vv, gg, 1, &w);
+        if (st == CT_OK) st = ct_sum(c2, w, 0, NULL, false, &s);
+        if (st == CT_OK) st = ct_backward(c2, s, NULL, false);
+        CHECK_MSG(st == CT_OK || st == CT_ERR_OOM, "k=%ld: status %d", k, (int)st);
+        done = st == CT_OK && fs.calls <= k; /* nothing failed: the walk is complete */
+        ct_tensor_release(vv), ct_tensor_release(gg), ct_tensor_release(w), ct_tensor_release(s);
+        ct_ctx_free(c2);
+        CHECK_MSG(fs.live == 0, "k=%ld: %ld blocks leaked", k, fs.live);
+    }
+    CHECK(done);
+}
+
 int main(void) {
     if (ct_ctx_create(NULL, &ctx) != CT_OK) return 1;
     RUN(gains_and_fans_match_torch);
@@ -649,6 +710,7 @@ int main(void) {
     RUN(norm_except_dim_and_weight_norm_match_torch);
     RUN(spectral_norm_matches_torch);
     RUN(fusion_matches_torch_float32);
+    RUN(review_regressions);
     ct_ctx_free(ctx);
     return ct_test_end();
 }

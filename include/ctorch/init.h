@@ -102,8 +102,9 @@ CT_API ct_status ct_spectral_norm_init(ct_ctx *ctx, const ct_tensor *weight, int
                                        uint64_t seed, uint64_t offset, ct_tensor **u,
                                        ct_tensor **v);
 /* nn.utils.spectral_norm's weight: W / sigma, sigma = u . (W_mat v). With do_power_iteration
- * (training), first n_power_iterations times v = normalize(W_mat^T u), u = normalize(W_mat v)
- * (max(norm, eps)), written into u and v in place, without gradient. Differentiable in weight. */
+ * (training), first n_power_iterations (>= 0) times v = normalize(W_mat^T u), u = normalize(W_mat
+ * v) (max(norm, eps)), written into u and v in place, without gradient. Differentiable in weight;
+ * dim may be negative. */
 CT_API ct_status ct_spectral_norm(ct_ctx *ctx, const ct_tensor *weight, ct_tensor *u, ct_tensor *v,
                                   int n_power_iterations, int dim, double eps,
                                   bool do_power_iteration, ct_tensor **out);

@@ -151,6 +151,7 @@ ct_tensor *ct__ag_sum_to(ct__ag_call *c, const ct_tensor *g, const ct__ag_tmeta 
         if (i < lead || (m->shape[i - lead] == 1 && gs[i] != 1)) dims[n++] = i;
     const ct_tensor *r = g;
     if (n > 0) r = ct__ag_sum(c, r, n, dims, true);
+    if (!r) return NULL; /* the sum failed (its status is in c->st) */
     bool same = lead == 0;
     for (int i = 0; same && i < nd; i++)
         same = ct_tensor_shape(r)[i] == m->shape[i];

@@ -49,6 +49,9 @@ ct_status ct_init_calculate_gain(ct_ctx *ctx, const char *nonlinearity, const do
     if (!strcmp(nonlinearity, "selu")) return *gain = 3.0 / 4, CT_OK;
     if (!strcmp(nonlinearity, "leaky_relu")) {
         const double s = param ? *param : 0.01;
+        if (isinf(s * s)) /* Python: OverflowError */
+            return ct__set_error(ctx, CT_ERR_INVALID_ARG,
+                                 "calculate_gain: negative_slope %g: its square overflows", s);
         *gain = sqrt(2.0 / (1 + s * s));
         return CT_OK;
     }
@@ -156,6 +159,12 @@ ct_status ct_init_dirac_(ct_ctx *ctx, ct_tensor *t, int64_t groups) {
                              "%s: dim 0 must be divisible by groups (size %lld, groups %lld)", fn,
                              (long long)t->shape[0], (long long)groups);
     const int64_t per = t->shape[0] / groups, m = per < t->shape[1] ? per : t->shape[1];
+    for (int k = 2; k < t->ndim && m > 0; k++)
+        if (t->shape[k] == 0) /* torch indexes the centre of an empty kernel: IndexError */
+            return ct__set_error(ctx, CT_ERR_INDEX,
+                                 "%s: index 0 is out of bounds for dimension %d with size 0", fn,
+                                 k);
+    /* from here groups * m <= size(0) and every kernel dim >= 1: at most numel positions */
     /* flat (contiguous) positions of the ones: [g per + d, d, centre...] */
     int64_t centre = 0, inner = 1; /* offset of the centre within one kernel, kernel size */
     for (int k = 2; k < t->ndim; k++) {
@@ -332,6 +341,10 @@ ct_status ct_init_trunc_normal_(ct_ctx *ctx, ct_tensor *t, double mean, double s
     if (a == b || std == 0) /* a point, or the mean clamped into [a, b] */
         return ct_init_constant_(ctx, t, a == b ? a : fmin(fmax(mean, a), b));
     const double al = (a - mean) / std, be = (b - mean) / std;
+    /* so far out in a tail (|a'| >= 1e150 standard deviations, or beyond double's range) that
+     * the spread above a (below b), std / |a'|, is below a's own rounding: every sample is a (b) */
+    if (al >= 1e150) return ct_init_constant_(ctx, t, a);
+    if (be <= -1e150) return ct_init_constant_(ctx, t, b);
     ct_tensor *x[8] = {NULL};
     CT__NOGRAD_BEGIN;
     /* u in (0, 1): the grid of ct_tensor_rand shifted by half a step, so no end is hit */
@@ -529,9 +542,13 @@ ct_status ct_norm_except_dim(ct_ctx *ctx, const ct_tensor *v, double pow, int di
     int dims[CT_MAX_DIMS], k = 0;
     for (int i = 0; i < v->ndim; i++)
         if (i != d) dims[k++] = i;
-    if (k == 0) /* 1-d: each element's own norm */
-        return ct__error_within(ctx, fn,
-                                ct_linalg_vector_norm(ctx, v, pow, 1, (int[]){0}, true, out));
+    if (k == 0) { /* 1-d: torch views v as (n, 1) and takes each row's norm: shape (n,) */
+        ct_tensor *col = NULL;
+        st = ct_tensor_reshape(ctx, v, 2, (const int64_t[]){v->shape[0], 1}, &col);
+        CT__DO(st, ct_linalg_vector_norm(ctx, col, pow, 1, (int[]){1}, false, out));
+        ct_tensor_release(col);
+        return ct__error_within(ctx, fn, st);
+    }
     return ct__error_within(ctx, fn, ct_linalg_vector_norm(ctx, v, pow, k, dims, true, out));
 }
 
@@ -612,9 +629,9 @@ ct_status ct_spectral_norm(ct_ctx *ctx, const ct_tensor *weight, ct_tensor *u, c
     ct_status st = ct__check_args(ctx, fn, 3, ins, out);
     if (st != CT_OK) return st;
     *out = NULL;
-    if (n_power_iterations < 0)
+    if (n_power_iterations < 0) /* torch's constructor refuses <= 0; 0 is eval-like here */
         return ct__set_error(ctx, CT_ERR_INVALID_ARG,
-                             "%s: Expected n_power_iterations to be positive, but got "
+                             "%s: Expected n_power_iterations to be >= 0, but got "
                              "n_power_iterations=%d",
                              fn, n_power_iterations);
     if ((st = ct__init_float(ctx, fn, weight)) != CT_OK) return st;
