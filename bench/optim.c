@@ -91,11 +91,12 @@ int main(int argc, char **argv) {
     double cpy_bw = 2.0 * (double)nb / best_cpy;
     printf("bench optim memcpy bytes=%zu time_ms=%.3f bw_GBps=%.2f threads=%d isa=%s\n", nb,
            best_cpy * 1e3, cpy_bw / 1e9, ct_ctx_num_threads(ctx), ct_ctx_cpu_isa(ctx));
-    static const char *const names[9] = {"sgd",    "adam",  "adamw", "adagrad", "rmsprop",
-                                         "adamax", "nadam", "radam", "adadelta"};
+    static const char *const names[11] = {"sgd",      "adam",   "adamw", "adagrad",
+                                          "rmsprop",  "adamax", "nadam", "radam",
+                                          "adadelta", "rprop",  "asgd"};
     /* param read + write, grad read, each state slot read + write */
-    static const double bytes[9] = {20, 28, 28, 20, 20, 28, 28, 28, 28};
-    for (int k = 0; k < 9; k++) {
+    static const double bytes[11] = {20, 28, 28, 20, 20, 28, 28, 28, 28, 28, 20};
+    for (int k = 0; k < 11; k++) {
         double t[2];
         for (int impl = 0; impl < 2; impl++) {
             ct_optim_options o = ct_optim_options_default((ct_optim_kind)k);

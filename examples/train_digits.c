@@ -1,7 +1,8 @@
 /* Train an MLP 64-128-10 (relu) on the UCI handwritten digits (examples/data/digits.bin) with
  * autograd, cross entropy and Adam; a fixed split (every 5th image is a test image: 1437 train,
  * 360 test) and fixed seeds. Exits 1 unless the test accuracy is at least 95%.
- * Usage: example_train_digits [--optim sgd|adam|adamw|adagrad|rmsprop|adamax|nadam|radam|adadelta]
+ * Usage: example_train_digits [--optim sgd|adam|adamw|adagrad|rmsprop|adamax|nadam|radam|adadelta|
+ *        rprop|asgd]
  *        [--foreach] [path/to/digits.bin]
  * (default Adam, fused; `ctorch train-demo` adds a captured mode and checks fused == foreach). */
 #include "digits_common.h"
@@ -18,9 +19,10 @@ static ct_tensor *forward(ct_tensor *x, ct_tensor *const *p) {
 
 int main(int argc, char **argv) {
     const char *path = CT_SOURCE_DIR "/examples/data/digits.bin";
-    static const char *const kinds[9] = {"sgd",    "adam",  "adamw", "adagrad", "rmsprop",
-                                         "adamax", "nadam", "radam", "adadelta"};
-    static const double lrs[9] = {0.1, 3e-3, 3e-3, 0.05, 1e-3, 3e-3, 3e-3, 3e-3, 1.0};
+    static const char *const kinds[11] = {"sgd",      "adam",   "adamw", "adagrad",
+                                          "rmsprop",  "adamax", "nadam", "radam",
+                                          "adadelta", "rprop",  "asgd"};
+    static const double lrs[11] = {0.1, 3e-3, 3e-3, 0.05, 1e-3, 3e-3, 3e-3, 3e-3, 1.0, 1e-3, 0.2};
     int kind = CT_OPTIM_ADAM;
     bool foreach = false;
     for (int i = 1; i < argc; i++) {
@@ -29,11 +31,11 @@ int main(int argc, char **argv) {
                 = true;
         } else if (!strcmp(argv[i], "--optim") && i + 1 < argc) {
             kind = -1;
-            for (int k = 0; k < 9; k++)
+            for (int k = 0; k < 11; k++)
                 if (!strcmp(argv[i + 1], kinds[k])) kind = k;
             if (kind < 0) {
                 fprintf(stderr, "--optim takes sgd, adam, adamw, adagrad, rmsprop, adamax, "
-                                "nadam, radam or adadelta\n");
+                                "nadam, radam, adadelta, rprop or asgd\n");
                 return 2;
             }
             i++;
@@ -51,16 +53,24 @@ int main(int argc, char **argv) {
     ct_optim_options oo = ct_optim_options_default((ct_optim_kind)kind);
     oo.lr = kind == CT_OPTIM_ADAM ? 3e-3 : lrs[kind];
     oo.impl = foreach ? CT_OPTIM_IMPL_FOREACH : CT_OPTIM_IMPL_FUSED;
+    if (kind == CT_OPTIM_RPROP) oo.step_size_max = 3e-3; /* no runaway steps */
+    /* ASGD: average the weights over the last 20 epochs (t0 steps of plain SGD first) */
+    if (kind == CT_OPTIM_ASGD) oo.t0 = 10.0 * (double)((N_TRAIN + BATCH - 1) / BATCH);
     printf("optimizer %s (%s)\n", kinds[kind], foreach ? "foreach" : "fused");
     ct_optim *opt;
     TRY(ct_optim_create(ctx, &oo, 4, p, &opt));
     double loss = 0;
+    /* Rprop adapts its steps to the signs of full-batch gradients (minibatch noise flips them):
+     * full batches, 10 steps per epoch */
+    const bool full = kind == CT_OPTIM_RPROP;
+    const int64_t batch = full ? N_TRAIN : BATCH;
     for (int epoch = 0; epoch < EPOCHS; epoch++) {
-        for (int64_t b0 = 0; b0 < N_TRAIN; b0 += BATCH) {
-            int64_t nb = N_TRAIN - b0 < BATCH ? N_TRAIN - b0 : BATCH;
+        for (int64_t b0 = 0; b0 < N_TRAIN * (full ? 10 : 1); b0 += batch) {
+            const int64_t start = full ? 0 : b0; /* full: the whole set each time */
+            const int64_t nb = full ? N_TRAIN : N_TRAIN - b0 < BATCH ? N_TRAIN - b0 : BATCH;
             ct_tensor *xb, *yb, *logits, *l;
-            TRY(ct_tensor_narrow(ctx, Xtr, 0, b0, nb, &xb));
-            TRY(ct_tensor_narrow(ctx, Ytr, 0, b0, nb, &yb));
+            TRY(ct_tensor_narrow(ctx, Xtr, 0, start, nb, &xb));
+            TRY(ct_tensor_narrow(ctx, Ytr, 0, start, nb, &yb));
             for (int i = 0; i < 4; i++)
                 TRY(ct_tensor_zero_grad(p[i]));
             logits = forward(xb, p);
@@ -82,6 +92,16 @@ int main(int argc, char **argv) {
     double acc = digits_accuracy(ctx, logits, yte);
     printf("test accuracy %.2f%% (%d / %d)\n", 100 * acc, (int)lround(acc * N_TEST), N_TEST);
     ct_tensor_release(logits);
+    if (kind == CT_OPTIM_ASGD) { /* the averaged weights (optimizer.state[p]["ax"]) */
+        ct_tensor *avg[4];
+        for (int i = 0; i < 4; i++)
+            avg[i] = ct_optim_state(opt, i, "ax");
+        logits = forward(Xte, avg);
+        double acc_avg = digits_accuracy(ctx, logits, yte);
+        printf("test accuracy of the averaged weights %.2f%%\n", 100 * acc_avg);
+        ct_tensor_release(logits);
+        if (acc_avg < 0.95) acc = acc_avg;
+    }
     ct_optim_free(opt);
     for (int i = 0; i < 4; i++)
         ct_tensor_release(p[i]);

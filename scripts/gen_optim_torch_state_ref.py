@@ -40,6 +40,8 @@ CASES = [
     ("NADAM", torch.optim.NAdam, dict(lr=0.01, momentum_decay=0.01), 1, 1),
     ("RADAM", torch.optim.RAdam, dict(lr=0.01, weight_decay=0.01), 0, 0),
     ("ADADELTA", torch.optim.Adadelta, dict(lr=0.5, rho=0.8), 1, 0),
+    ("RPROP", torch.optim.Rprop, dict(lr=0.02, etas=(0.4, 1.5), step_sizes=(1e-4, 1.0)), 1, 2),
+    ("ASGD", torch.optim.ASGD, dict(lr=0.05, lambd=0.01, t0=3, weight_decay=0.05), 0, 1),
 ]
 
 

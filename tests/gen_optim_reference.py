@@ -1,6 +1,6 @@
 #!/usr/bin/python3
 """Generate tests/data/optim_torch_ref.h: 25-step trajectories of torch.optim (PyTorch 1.13, CPU)
-for SGD, Adam, AdamW, Adagrad, RMSprop, Adamax, NAdam, RAdam and Adadelta under several option
+for SGD, Adam, AdamW, Adagrad, RMSprop, Adamax, NAdam, RAdam, Adadelta, Rprop and ASGD under several option
 sets, which tests/test_optim_torch.c compares with ctorch (rtol 1e-5).
 
 NAdam: PyTorch 1.13 computes mu_product_next as mu_product * mu * mu_next (mu counted twice, fixed
@@ -65,7 +65,13 @@ CONFIGS = [
     ("RADAM", dict(lr=0.01, weight_decay=0.1, decoupled_weight_decay=True)),
     ("ADADELTA", dict(lr=1.0)),
     ("ADADELTA", dict(lr=0.5, rho=0.5, eps=1e-4, weight_decay=0.05, maximize=True)),
+    ("RPROP", dict(lr=0.01)),
+    ("RPROP", dict(lr=0.05, etas=(0.3, 2.0), step_sizes=(1e-3, 0.02), maximize=True)),
+    ("ASGD", dict(lr=0.01)),
+    ("ASGD", dict(lr=0.05, lambd=0.1, alpha=0.5, t0=5, weight_decay=0.05)),
+    ("ASGD", dict(lr=0.02, t0=3, maximize=True)),
 ]
+AUX = {"RPROP": "step_size", "ASGD": "ax"}  # a state buffer compared too
 DEFAULT_EPS = {"ADAGRAD": 1e-10, "ADADELTA": 1e-6}
 
 
@@ -94,13 +100,14 @@ def torch_traj(kind, opts, p0, grads):
     cls = {"SGD": torch.optim.SGD, "ADAM": torch.optim.Adam, "ADAMW": torch.optim.AdamW,
            "ADAGRAD": torch.optim.Adagrad, "RMSPROP": torch.optim.RMSprop,
            "ADAMAX": torch.optim.Adamax, "NADAM": torch.optim.NAdam, "RADAM": torch.optim.RAdam,
-           "ADADELTA": torch.optim.Adadelta}[kind]
+           "ADADELTA": torch.optim.Adadelta, "RPROP": torch.optim.Rprop,
+           "ASGD": torch.optim.ASGD}[kind]
     opts = dict(opts)
     decay = 1.0
     if opts.pop("decoupled_weight_decay", False):
         decay = 1.0 - opts["lr"] * opts.pop("weight_decay")
     opt = cls([p], **opts)
-    out = []
+    out, aux = [], []
     for g in grads:
         p.grad = g.clone()
         if decay != 1.0:
@@ -108,7 +115,8 @@ def torch_traj(kind, opts, p0, grads):
                 p.mul_(decay)
         opt.step()
         out.append(p.detach().clone())
-    return out
+        aux.append(opt.state[p][AUX[kind]].clone() if kind in AUX else torch.zeros_like(p))
+    return out, aux
 
 
 def c_floats(vals):
@@ -132,10 +140,13 @@ def main():
     print("typedef struct {\n    int kind; /* ct_optim_kind */\n    double lr, momentum, dampening,"
           " weight_decay, beta1, beta2, eps, lr_decay, init_acc, alpha, rho, momentum_decay;\n"
           "    int nesterov, amsgrad, maximize, centered, decoupled;\n"
-          "    float traj[OPT_REF_STEPS][OPT_REF_N];\n} opt_ref_cfg;")
+          "    double etaminus, etaplus, step_min, step_max, lambd, t0;\n"
+          "    const char *aux; /* a state buffer compared too (NULL: none) */\n"
+          "    float traj[OPT_REF_STEPS][OPT_REF_N], aux_traj[OPT_REF_STEPS][OPT_REF_N];\n"
+          "} opt_ref_cfg;")
     print("static const opt_ref_cfg opt_ref_cfgs[OPT_REF_NCFG] = {")
     for kind, o in CONFIGS:
-        traj = torch_traj(kind, o, p0, grads)
+        traj, aux = torch_traj(kind, o, p0, grads)
         if kind == "SGD":
             cur = sgd_current_order(p0, grads, **o)
             diff = max((a - b).abs().max().item() for a, b in zip(traj, cur))
@@ -146,16 +157,23 @@ def main():
             "CT_OPTIM_" + kind, o["lr"], o.get("momentum", 0.0), o.get("dampening", 0.0),
             o.get("weight_decay", 1e-2 if kind == "ADAMW" else 0.0), betas[0], betas[1],
             o.get("eps", defaults_eps), o.get("lr_decay", 0.0),
-            o.get("initial_accumulator_value", 0.0), o.get("alpha", 0.99), o.get("rho", 0.9),
+            o.get("initial_accumulator_value", 0.0), o.get("alpha", 0.75 if kind == "ASGD" else 0.99), o.get("rho", 0.9),
             o.get("momentum_decay", 4e-3)]
+        etas = o.get("etas", (0.5, 1.2))
+        steps = o.get("step_sizes", (1e-6, 50.0))
+        more = [etas[0], etas[1], steps[0], steps[1], o.get("lambd", 1e-4), o.get("t0", 1e6)]
         flags = [int(bool(o.get(k))) for k in
                  ("nesterov", "amsgrad", "maximize", "centered", "decoupled_weight_decay")]
-        print("    {%s, %s, %s," % (fields[0], ", ".join(repr(float(x)) for x in fields[1:]),
-                                    ", ".join(str(f) for f in flags)))
-        print("     {")
-        for t in traj:
-            print("         {%s}," % c_floats(t.tolist()))
-        print("     }},")
+        print("    {%s, %s, %s, %s, %s," % (
+            fields[0], ", ".join(repr(float(x)) for x in fields[1:]),
+            ", ".join(str(f) for f in flags), ", ".join(repr(float(x)) for x in more),
+            '"%s"' % AUX[kind] if kind in AUX else "NULL"))
+        for tr in (traj, aux):
+            print("     {")
+            for t in tr:
+                print("         {%s}," % c_floats(t.tolist()))
+            print("     },")
+        print("    },")
     print("};\n\n#endif")
 
 

@@ -6220,6 +6220,12 @@ static void s2_ct_optim_set_grad_scaling(void) { (void)ct_optim_set_grad_scaling
 static void s3_ct_optim_set_grad_scaling(void) { (void)ct_optim_set_grad_scaling(NULL, S_t, S_t); }
 static void s4_ct_optim_set_grad_scaling(void) { (void)ct_optim_set_grad_scaling(NULL, S_t, S_t); }
 static void s5_ct_optim_set_grad_scaling(void) { (void)ct_optim_set_grad_scaling(NULL, S_t, S_t); }
+static void s0_ct_optim_state(void) { (void)ct_optim_state(NULL, (int){0}, NULL); }
+static void s1_ct_optim_state(void) { (void)ct_optim_state(NULL, (int){0}, NULL); }
+static void s2_ct_optim_state(void) { (void)ct_optim_state(NULL, (int){0}, NULL); }
+static void s3_ct_optim_state(void) { (void)ct_optim_state(NULL, (int){0}, NULL); }
+static void s4_ct_optim_state(void) { (void)ct_optim_state(NULL, (int){0}, NULL); }
+static void s5_ct_optim_state(void) { (void)ct_optim_state(NULL, (int){0}, NULL); }
 static void s0_ct_optim_step_count(void) { (void)ct_optim_step_count(NULL, (int){0}, NULL); }
 static void s1_ct_optim_step_count(void) { (void)ct_optim_step_count(NULL, (int){0}, NULL); }
 static void s2_ct_optim_step_count(void) { (void)ct_optim_step_count(NULL, (int){0}, NULL); }
@@ -13181,6 +13187,12 @@ static const sweep_case sweep_cases[] = {
     {"ct_optim_set_grad_scaling", 3, s3_ct_optim_set_grad_scaling},
     {"ct_optim_set_grad_scaling", 4, s4_ct_optim_set_grad_scaling},
     {"ct_optim_set_grad_scaling", 5, s5_ct_optim_set_grad_scaling},
+    {"ct_optim_state", 0, s0_ct_optim_state},
+    {"ct_optim_state", 1, s1_ct_optim_state},
+    {"ct_optim_state", 2, s2_ct_optim_state},
+    {"ct_optim_state", 3, s3_ct_optim_state},
+    {"ct_optim_state", 4, s4_ct_optim_state},
+    {"ct_optim_state", 5, s5_ct_optim_state},
     {"ct_optim_step_count", 0, s0_ct_optim_step_count},
     {"ct_optim_step_count", 1, s1_ct_optim_step_count},
     {"ct_optim_step_count", 2, s2_ct_optim_step_count},

@@ -3157,6 +3157,7 @@ static const struct {
     {"ct_optim_create", "lifetime (its zero state comes from ct_tensor_full, listed above)"},
     {"ct_optim_free", "lifetime"},
     {"ct_optim_lr", "getter (a view; writing it is an op)"},
+    {"ct_optim_state", "getter (a borrowed state view; writing it is an op)"},
     {"ct_init_calculate_gain", "host arithmetic on a name and a number"},
     {"ct_init_fan_in_and_fan_out", "host arithmetic on a shape"},
     {"ct_optim_set_grad_scaling", "setter (retains two tensors)"},

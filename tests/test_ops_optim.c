@@ -20,8 +20,9 @@ static int nsteps_small = 200, nsteps_large = 10;
 
 /* ---- scalar reference: the documented formulas, one element at a time ---- */
 typedef struct {
-    float p, m, v, vmax; /* RMSprop: m square_avg, v momentum buffer, vmax grad_avg */
-    double mu;           /* NAdam's mu_product (a float32 value, as torch keeps it) */
+    float p, m, v, vmax; /* RMSprop: m square_avg, v momentum buffer, vmax grad_avg; Rprop: m prev,
+                            v step_size; ASGD: m ax */
+    double mu;           /* NAdam's mu_product, ASGD's eta (float32 values, as torch keeps them) */
 } ref_el;
 
 /* torch.lerp(m, g, w) */
@@ -138,6 +139,33 @@ static void ref_step(const ct_optim_options *o, int64_t step, ref_el *e, float g
         float d = sqrtf(e->v + eps) / sqrtf(e->m + eps) * g;
         e->v = fmaf(omr * d, d, e->v * rho);
         e->p = fmaf((float)-o->lr, d, e->p);
+        break;
+    }
+    case CT_OPTIM_RPROP: { /* torch's _single_tensor_rprop, element by element */
+        if (step == 1) {
+            e->m = 0.0f;
+            e->v = (float)o->lr;
+        }
+        const float prod = g * e->m, em = (float)o->etaminus;
+        const float sg = prod > 0 ? 1.0f : prod < 0 ? -1.0f : 0.0f; /* torch.sign: NaN -> 0 */
+        const float f = sg > 0 ? (float)o->etaplus : sg < 0 ? em : 1.0f;
+        float t = e->v * f;
+        if (!isnan(t)) t = fminf(fmaxf(t, (float)o->step_size_min), (float)o->step_size_max);
+        e->v = t;
+        const float gz = f == em ? 0.0f : g;
+        const float s2 = gz > 0 ? 1.0f : gz < 0 ? -1.0f : 0.0f;
+        e->p = e->p + (-1.0f * s2) * t; /* addcmul_(sign, step_size, value=-1) */
+        e->m = gz;
+        break;
+    }
+    case CT_OPTIM_ASGD: { /* torch's _single_tensor_asgd; eta and mu are float32 tensors there */
+        const double eta = step == 1 ? (double)(float)o->lr : e->mu;
+        const double mu = step == 1 ? 1.0 : (double)(float)(1.0 / fmax(1.0, (st - 1) - o->t0));
+        if (o->weight_decay != 0) g = fmaf(wd, e->p, g);
+        e->p = e->p * (float)(1.0 - o->lambd * eta);
+        e->p = fmaf((float)-eta, g, e->p);
+        e->m = mu != 1.0 ? e->m + (e->p - e->m) * (float)mu : e->p;
+        e->mu = (double)(float)(o->lr / pow(1.0 + o->lambd * o->lr * st, o->alpha));
         break;
     }
     }
@@ -362,20 +390,49 @@ TEST(parity_adadelta) {
     }
 }
 
+TEST(parity_rprop) {
+    for (int mask = 0; mask < 8; mask++) {
+        ct_optim_options o = ct_optim_options_default(CT_OPTIM_RPROP);
+        o.maximize = mask & 1;
+        o.lr = (mask & 2) ? 0.1 : 0.01;
+        if (mask & 2) o.etaminus = 0.3, o.etaplus = 2.0;
+        if (mask & 4) o.step_size_min = 1e-3, o.step_size_max = 0.05; /* clamping at both ends */
+        char label[64];
+        snprintf(label, sizeof label, "rprop mask %d", mask);
+        CHECK(run_parity(o, label));
+    }
+}
+
+TEST(parity_asgd) {
+    for (int mask = 0; mask < 16; mask++) {
+        ct_optim_options o = ct_optim_options_default(CT_OPTIM_ASGD);
+        o.maximize = mask & 1;
+        o.weight_decay = (mask & 2) ? 0.1 : 0;
+        o.t0 = (mask & 4) ? 5 : 1e6; /* 5: ax averages from step 7 */
+        o.lambd = (mask & 8) ? 0.1 : 1e-4;
+        o.alpha = (mask & 8) ? 0.5 : 0.75;
+        o.lr = 0.05;
+        char label[64];
+        snprintf(label, sizeof label, "asgd mask %d", mask);
+        CHECK(run_parity(o, label));
+    }
+}
+
 /* f16/bf16 parameters: f32 math, one rounding on store; FUSED == FOREACH bit for bit, and the
  * reference rounded the same way. */
 TEST(half_params) {
-    const ct_optim_kind kinds[9] = {CT_OPTIM_SGD,     CT_OPTIM_ADAM,    CT_OPTIM_ADAMW,
-                                    CT_OPTIM_ADAGRAD, CT_OPTIM_RMSPROP, CT_OPTIM_ADAMAX,
-                                    CT_OPTIM_NADAM,   CT_OPTIM_RADAM,   CT_OPTIM_ADADELTA};
+    const ct_optim_kind kinds[11] = {CT_OPTIM_SGD,     CT_OPTIM_ADAM,    CT_OPTIM_ADAMW,
+                                     CT_OPTIM_ADAGRAD, CT_OPTIM_RMSPROP, CT_OPTIM_ADAMAX,
+                                     CT_OPTIM_NADAM,   CT_OPTIM_RADAM,   CT_OPTIM_ADADELTA,
+                                     CT_OPTIM_RPROP,   CT_OPTIM_ASGD};
     const ct_dtype dts[2] = {CT_FLOAT16, CT_BFLOAT16};
     const int64_t n = 1031;
-    for (int k = 0; k < 9; k++)
+    for (int k = 0; k < 11; k++)
         for (int d = 0; d < 2; d++) {
             ct_optim_options o = ct_optim_options_default(kinds[k]);
             o.lr = 0.01;
             o.momentum = kinds[k] == CT_OPTIM_SGD || kinds[k] == CT_OPTIM_RMSPROP ? 0.9 : 0;
-            o.weight_decay = 0.01;
+            o.weight_decay = kinds[k] == CT_OPTIM_RPROP ? 0 : 0.01;
             unsigned long long rng = 7;
             uint16_t init[1031], gb[1031], out[2][1031] = {{0}};
             ref_el ref[1031];
@@ -552,8 +609,25 @@ TEST(errors) {
         ct_optim_free(old);
     }
     b = o;
-    b.kind = (ct_optim_kind)9;
-    expect_bad(b, 1, &p, CT_ERR_INVALID_ARG, "kind 9");
+    b.kind = (ct_optim_kind)11;
+    expect_bad(b, 1, &p, CT_ERR_INVALID_ARG, "kind 11");
+    b = ct_optim_options_default(CT_OPTIM_RPROP);
+    b.etaminus = 1.5; /* torch: 0 < etaminus < 1 < etaplus */
+    expect_bad(b, 1, &p, CT_ERR_INVALID_ARG, "Invalid eta values: 1.5, 1.2");
+    b = ct_optim_options_default(CT_OPTIM_RPROP);
+    b.etaplus = 1.0;
+    expect_bad(b, 1, &p, CT_ERR_INVALID_ARG, "Invalid eta values: 0.5, 1");
+    b = ct_optim_options_default(CT_OPTIM_RPROP);
+    b.weight_decay = 0.1;
+    expect_bad(b, 1, &p, CT_ERR_INVALID_ARG, "no weight_decay");
+    b = ct_optim_options_default(CT_OPTIM_ASGD);
+    b.lambd = NAN;
+    expect_bad(b, 1, &p, CT_ERR_INVALID_ARG, "invalid lambd");
+    b = ct_optim_options_default(CT_OPTIM_ASGD);
+    CHECK(b.lr == 1e-2 && b.alpha == 0.75 && b.lambd == 1e-4 && b.t0 == 1e6);
+    b = ct_optim_options_default(CT_OPTIM_RPROP);
+    CHECK(b.lr == 1e-2 && b.etaminus == 0.5 && b.etaplus == 1.2 && b.step_size_min == 1e-6 &&
+          b.step_size_max == 50);
     b = o;
     b.impl = (ct_optim_impl)5;
     expect_bad(b, 1, &p, CT_ERR_INVALID_ARG, "impl 5");
@@ -1031,6 +1105,8 @@ int main(void) {
     RUN(parity_nadam);
     RUN(parity_radam);
     RUN(parity_adadelta);
+    RUN(parity_rprop);
+    RUN(parity_asgd);
     RUN(captured_once_replayed_many);
     RUN(grad_scaling);
     RUN(state_save_load);

@@ -25,7 +25,9 @@ typedef enum {
     CT_OPTIM_ADAMAX,
     CT_OPTIM_NADAM,
     CT_OPTIM_RADAM,
-    CT_OPTIM_ADADELTA
+    CT_OPTIM_ADADELTA,
+    CT_OPTIM_RPROP, /* resilient backprop: a step size per element, grown / shrunk by grad signs */
+    CT_OPTIM_ASGD   /* averaged SGD: eta decays with the step; "ax" holds the averaged weights */
 } ct_optim_kind;
 typedef enum { CT_OPTIM_IMPL_FUSED, CT_OPTIM_IMPL_FOREACH } ct_optim_impl;
 
@@ -39,11 +41,15 @@ typedef struct {
     double lr, momentum, dampening, weight_decay, beta1, beta2, eps, lr_decay,
         initial_accumulator_value;
     bool nesterov, amsgrad, maximize;
-    double alpha;                /* RMSprop's smoothing constant */
-    double rho;                  /* Adadelta's running-average coefficient */
-    double momentum_decay;       /* NAdam */
-    bool centered;               /* RMSprop: divide by the centered second moment */
-    bool decoupled_weight_decay; /* NAdam / RAdam: AdamW-style p *= 1 - lr*wd */
+    double alpha;                        /* RMSprop's smoothing constant */
+    double rho;                          /* Adadelta's running-average coefficient */
+    double momentum_decay;               /* NAdam */
+    bool centered;                       /* RMSprop: divide by the centered second moment */
+    bool decoupled_weight_decay;         /* NAdam / RAdam: AdamW-style p *= 1 - lr*wd */
+    double etaminus, etaplus;            /* Rprop's etas (0.5, 1.2): 0 < etaminus < 1 < etaplus */
+    double step_size_min, step_size_max; /* Rprop's step_sizes (1e-6, 50) */
+    double lambd, t0; /* ASGD's decay term (1e-4) and the step averaging starts after (1e6);
+                         its eta's power is `alpha` (0.75) */
 } ct_optim_options;
 
 typedef struct ct_optim ct_optim;
@@ -51,7 +57,8 @@ typedef struct ct_optim ct_optim;
 /* torch.optim's defaults for `kind` (SGD lr 1e-3 as torch 2.x; Adam/AdamW/RAdam lr 1e-3, betas
  * (0.9, 0.999), eps 1e-8, AdamW weight_decay 1e-2; Adagrad lr 1e-2, eps 1e-10; RMSprop lr 1e-2,
  * alpha 0.99, eps 1e-8; Adamax / NAdam lr 2e-3, NAdam momentum_decay 4e-3; Adadelta lr 1, rho
- * 0.9, eps 1e-6), impl FUSED. */
+ * 0.9, eps 1e-6; Rprop lr 1e-2 (the first step size), etas (0.5, 1.2), step sizes (1e-6, 50);
+ * ASGD lr 1e-2, lambd 1e-4, alpha 0.75, t0 1e6), impl FUSED. */
 CT_API ct_optim_options ct_optim_options_default(ct_optim_kind kind);
 /* An optimizer over n_params (>= 1) distinct contiguous f32/f16/bf16 parameters of ctx.
  * CT_ERR_INVALID_ARG for a bad option (the message names it and its value), CT_ERR_DTYPE /
@@ -70,11 +77,17 @@ CT_API ct_tensor *ct_optim_lr(ct_optim *opt);
  * on the host, so it cannot be captured with one (CT_ERR_UNSUPPORTED). */
 CT_API ct_status ct_optim_set_grad_scaling(ct_optim *opt, ct_tensor *grad_scale,
                                            ct_tensor *found_inf);
+/* Parameter i's state buffer named as in torch's optimizer.state[p] ("exp_avg", "momentum_buffer",
+ * ASGD's averaged weights "ax", ...; ct_optim_save_state lists them): a borrowed float32 tensor of
+ * the parameter's shape, alive as long as opt (writing it changes the state). NULL when opt is
+ * NULL, i is out of range or the optimizer keeps no such buffer. */
+CT_API ct_tensor *ct_optim_state(ct_optim *opt, int i, const char *name);
 /* Steps parameter i has taken (skipped ones not counted); a host read (refused during capture). */
 CT_API ct_status ct_optim_step_count(const ct_optim *opt, int i, int64_t *out);
 /* Save the optimizer's state to a safetensors file: per parameter "state.<i>.step" (f64), NAdam's
- * "state.<i>.mu_product" (f64) and its buffers (torch's names: "momentum_buffer"; "exp_avg",
- * "exp_avg_sq", "max_exp_avg_sq"; "sum"; "square_avg", "grad_avg"; "exp_inf"; "acc_delta"; f32),
+ * "state.<i>.mu_product" / ASGD's "state.<i>.eta" (f64) and its buffers (torch's names:
+ * "momentum_buffer"; "exp_avg", "exp_avg_sq", "max_exp_avg_sq"; "sum"; "square_avg", "grad_avg";
+ * "exp_inf"; "acc_delta"; "prev", "step_size"; "ax"; f32),
  * the kind, hyper-parameters (lr as last written) and structural flags as metadata. A host read. */
 CT_API ct_status ct_optim_save_state(const ct_optim *opt, const char *path);
 /* Load a state saved by ct_optim_save_state into an optimizer of the same kind, parameter count,

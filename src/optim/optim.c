@@ -20,7 +20,8 @@
 #include "optim/optim_impl.h"
 
 static const char *const ct__optim_names[CT_K_OPT_KINDS] = {
-    "sgd", "adam", "adamw", "adagrad", "rmsprop", "adamax", "nadam", "radam", "adadelta"};
+    "sgd",   "adam",  "adamw",    "adagrad", "rmsprop", "adamax",
+    "nadam", "radam", "adadelta", "rprop",   "asgd"};
 
 const char *ct__optim_kind_name(ct_optim_kind k) { return ct__optim_names[k]; }
 
@@ -37,6 +38,12 @@ ct_optim_options ct_optim_options_default(ct_optim_kind kind) {
     o.alpha = 0.99;
     o.rho = 0.9;
     o.momentum_decay = 4e-3;
+    o.etaminus = 0.5;
+    o.etaplus = 1.2;
+    o.step_size_min = 1e-6;
+    o.step_size_max = 50;
+    o.lambd = 1e-4;
+    o.t0 = 1e6;
     switch (kind) {
     case CT_OPTIM_ADAMW: o.weight_decay = 1e-2; break;
     case CT_OPTIM_ADAGRAD:
@@ -50,6 +57,11 @@ ct_optim_options ct_optim_options_default(ct_optim_kind kind) {
         o.lr = 1.0;
         o.eps = 1e-6;
         break;
+    case CT_OPTIM_RPROP: o.lr = 1e-2; break;
+    case CT_OPTIM_ASGD:
+        o.lr = 1e-2;
+        o.alpha = 0.75;
+        break;
     default: break;
     }
     return o;
@@ -57,7 +69,7 @@ ct_optim_options ct_optim_options_default(ct_optim_kind kind) {
 
 /* torch.optim's checks, each naming the option and its value. */
 static ct_status ct__optim_check(ct_ctx *ctx, const ct_optim_options *o) {
-    if ((int)o->kind < CT_OPTIM_SGD || (int)o->kind > CT_OPTIM_ADADELTA)
+    if ((int)o->kind < CT_OPTIM_SGD || (int)o->kind > CT_OPTIM_ASGD)
         return ct__set_error(ctx, CT_ERR_INVALID_ARG, "optim: kind %d is not an optimizer kind",
                              (int)o->kind);
     if ((int)o->impl != CT_OPTIM_IMPL_FUSED && (int)o->impl != CT_OPTIM_IMPL_FOREACH)
@@ -111,6 +123,25 @@ static ct_status ct__optim_check(ct_ctx *ctx, const ct_optim_options *o) {
         if (!(o->rho >= 0 && o->rho <= 1))
             return ct__set_error(ctx, CT_ERR_INVALID_ARG,
                                  "optim adadelta: invalid rho %g (must be in [0, 1])", o->rho);
+        break;
+    case CT_OPTIM_RPROP:
+        if (o->weight_decay != 0) /* torch's Rprop has none */
+            return ct__set_error(ctx, CT_ERR_INVALID_ARG,
+                                 "optim rprop: Rprop has no weight_decay (got %g)",
+                                 o->weight_decay);
+        if (!(0.0 < o->etaminus && o->etaminus < 1.0 && 1.0 < o->etaplus) || isinf(o->etaplus))
+            return ct__set_error(ctx, CT_ERR_INVALID_ARG, "optim rprop: Invalid eta values: %g, %g",
+                                 o->etaminus, o->etaplus);
+        if (isnan(o->step_size_min) || isnan(o->step_size_max))
+            return ct__set_error(ctx, CT_ERR_INVALID_ARG,
+                                 "optim rprop: invalid step_sizes (%g, %g)", o->step_size_min,
+                                 o->step_size_max);
+        break;
+    case CT_OPTIM_ASGD:
+        if (!isfinite(o->lambd) || !isfinite(o->alpha) || isnan(o->t0))
+            return ct__set_error(ctx, CT_ERR_INVALID_ARG,
+                                 "optim asgd: invalid lambd %g, alpha %g or t0 %g", o->lambd,
+                                 o->alpha, o->t0);
         break;
     }
 #undef CT__OPT_NONNEG
@@ -187,6 +218,12 @@ static ct_status ct__optim_make_sched(ct_optim *opt) {
     h[CT_K_OH_ALPHA] = o->alpha;
     h[CT_K_OH_RHO] = o->rho;
     h[CT_K_OH_MOMENTUM_DECAY] = o->momentum_decay;
+    h[CT_K_OH_ETAMINUS] = o->etaminus;
+    h[CT_K_OH_ETAPLUS] = o->etaplus;
+    h[CT_K_OH_STEP_MIN] = o->step_size_min;
+    h[CT_K_OH_STEP_MAX] = o->step_size_max;
+    h[CT_K_OH_LAMBD] = o->lambd;
+    h[CT_K_OH_T0] = o->t0;
     for (int i = 0; i < opt->n; i++)
         h[CT_K_OH_N + opt->n + i] = 1.0; /* mu_product */
     int64_t len = CT_K_OH_N + 2 * (int64_t)opt->n;
@@ -312,6 +349,8 @@ unsigned ct__optim_flags(const ct_optim_options *o) {
 
 /* ct_optim_kind and the kernel's CT_K_OPT_* are the same numbers */
 _Static_assert((int)CT_OPTIM_ADADELTA == (int)CT_K_OPT_ADADELTA &&
+                   (int)CT_OPTIM_RPROP == (int)CT_K_OPT_RPROP &&
+                   (int)CT_OPTIM_ASGD == (int)CT_K_OPT_ASGD &&
                    (int)CT_OPTIM_RMSPROP == (int)CT_K_OPT_RMSPROP &&
                    (int)CT_OPTIM_ADAGRAD == (int)CT_K_OPT_ADAGRAD &&
                    (int)CT_OPTIM_SGD == (int)CT_K_OPT_SGD,
@@ -538,10 +577,49 @@ static ct_status ct__optim_foreach(ct_optim *opt, int i, ct_tensor *grad) {
         P = FE(ct_add_scaled(ctx, P, D, h.f[4], &r));
         break;
     }
+    case CT_OPTIM_RPROP: { /* torch's single-tensor order, the masks as its indexed writes */
+        ct_tensor *PREV = sl[0], *SS = sl[1];
+        if (h.flags & CT_K_OPT_FIRST) { /* state: prev 0, step_size lr */
+            if (f.st == CT_OK) f.st = ct_tensor_fill_(ctx, PREV, 0.0);
+            if (f.st == CT_OK) f.st = ct_tensor_fill_(ctx, SS, h.f[4]);
+        }
+        ct_tensor *S = FE(ct_mul(ctx, G, PREV, &r));
+        S = FE(ct_sign(ctx, S, &r));
+        ct_tensor *M = FE(ct_gt_scalar(ctx, S, 0.0, &r));
+        S = FE(ct_masked_fill(ctx, S, M, h.f[1], &r));
+        M = FE(ct_lt_scalar(ctx, S, 0.0, &r));
+        S = FE(ct_masked_fill(ctx, S, M, h.f[0], &r));
+        M = FE(ct_eq_scalar(ctx, S, 0.0, &r));
+        S = FE(ct_masked_fill(ctx, S, M, 1.0, &r));
+        ct_tensor *T = FE(ct_mul(ctx, SS, S, &r));
+        const double lo = h.f[2], hi = h.f[3];
+        T = FE(ct_clamp(ctx, T, &lo, &hi, &r));
+        FE_COPY(SS, T);
+        M = FE(ct_eq_scalar(ctx, S, h.f[0], &r));
+        ct_tensor *GZ = FE(ct_masked_fill(ctx, G, M, 0.0, &r));
+        ct_tensor *SG = FE(ct_sign(ctx, GZ, &r));
+        P = FE(ct_addcmul(ctx, P, SG, T, -1.0, &r));
+        FE_COPY(PREV, GZ);
+        break;
+    }
+    case CT_OPTIM_ASGD: {
+        if (wd) G = FE(ct_add_scaled(ctx, G, P, h.f[3], &r));
+        P = FE(ct_mul_scalar(ctx, P, h.f[0], &r));
+        P = FE(ct_add_scaled(ctx, P, G, h.f[1], &r)); /* -eta */
+        if (h.flags & CT_K_OPT_AVG) {                 /* ax += (p - ax) mu */
+            ct_tensor *D = FE(ct_sub(ctx, P, sl[0], &r));
+            D = FE(ct_mul_scalar(ctx, D, h.f[2], &r));
+            D = FE(ct_add(ctx, sl[0], D, &r));
+            FE_COPY(sl[0], D);
+        } else {
+            FE_COPY(sl[0], P);
+        }
+        break;
+    }
     }
     FE_COPY(param, P);
     if (f.st == CT_OK) f.st = ct_add_scalar_(ctx, opt->step_view[i], 1.0);
-    if (f.st == CT_OK && o->kind == CT_OPTIM_NADAM)
+    if (f.st == CT_OK && (o->kind == CT_OPTIM_NADAM || o->kind == CT_OPTIM_ASGD))
         f.st = ct_tensor_fill_(ctx, opt->mu_view[i], h.mu_product);
     if (f.st == CT_OK) opt->host[CT_K_OH_N + i] = step;
     if (f.st == CT_OK) opt->host[CT_K_OH_N + opt->n + i] = h.mu_product;
@@ -726,7 +804,20 @@ ct_status ct_optim_step_count(const ct_optim *opt, int i, int64_t *out) {
     return st;
 }
 
+ct_tensor *ct_optim_state(ct_optim *opt, int i, const char *name) {
+    if (!opt || !name || i < 0 || i >= opt->n) return NULL;
+    for (int s = 0; s < opt->nslots; s++)
+        if (!strcmp(ct__optim_slot_name(opt, s), name)) return opt->slot[i][s];
+    return NULL;
+}
+
 /* ---- state files (safetensors) ---- */
+
+/* The name of the per-parameter scalar kept next to the step count: NAdam's "mu_product", ASGD's
+ * "eta"; NULL for the other kinds. */
+const char *ct__optim_mu_name(ct_optim_kind k) {
+    return k == CT_OPTIM_NADAM ? "mu_product" : k == CT_OPTIM_ASGD ? "eta" : NULL;
+}
 
 /* torch's state names of slot s (in ct_k_optim_slots' order) */
 const char *ct__optim_slot_name(const ct_optim *opt, int s) {
@@ -739,15 +830,31 @@ const char *ct__optim_slot_name(const ct_optim *opt, int s) {
         {"exp_avg", "exp_inf"},
         {"exp_avg", "exp_avg_sq"},
         {"exp_avg", "exp_avg_sq"},
-        {"square_avg", "acc_delta"}};
+        {"square_avg", "acc_delta"},
+        {"prev", "step_size"},
+        {"ax"}};
     if (opt->o.kind == CT_OPTIM_RMSPROP && s == 1 && !(opt->o.momentum > 0)) return "grad_avg";
     return names[opt->o.kind][s];
 }
 /* Saved as metadata; the last three came with RMSprop / Adadelta / NAdam and may be absent from
  * older files (the optimizer's values stay). */
-static const char *const ct__optim_hyper_names[CT_K_OH_N] = {
-    "lr",  "momentum", "dampening", "weight_decay", "beta1",         "beta2",
-    "eps", "lr_decay", "alpha",     "rho",          "momentum_decay"};
+static const char *const ct__optim_hyper_names[CT_K_OH_N] = {"lr",
+                                                             "momentum",
+                                                             "dampening",
+                                                             "weight_decay",
+                                                             "beta1",
+                                                             "beta2",
+                                                             "eps",
+                                                             "lr_decay",
+                                                             "alpha",
+                                                             "rho",
+                                                             "momentum_decay",
+                                                             "etaminus",
+                                                             "etaplus",
+                                                             "step_size_min",
+                                                             "step_size_max",
+                                                             "lambd",
+                                                             "t0"};
 enum { CT__OPT_HYPER_REQUIRED = CT_K_OH_ALPHA };
 
 ct_status ct_optim_save_state(const ct_optim *opt, const char *path) {
@@ -755,7 +862,7 @@ ct_status ct_optim_save_state(const ct_optim *opt, const char *path) {
     ct_ctx *ctx = opt->ctx;
     ct__clear_error(ctx);
     if (!path) return ct__set_error(ctx, CT_ERR_INVALID_ARG, "optim_save_state: path is NULL");
-    const bool mu = opt->o.kind == CT_OPTIM_NADAM;
+    const bool mu = ct__optim_mu_name(opt->o.kind) != NULL;
     const int per = 1 + mu + opt->nslots, total = opt->n * per;
     const size_t slen = (size_t)(CT_K_OH_N + 2 * opt->n);
     double *sched = ct__optim_zalloc(ctx, slen * sizeof(double));
@@ -775,7 +882,8 @@ ct_status ct_optim_save_state(const ct_optim *opt, const char *path) {
         if (mu && st == CT_OK) {
             st = ct_tensor_from_host(ctx, &sched[CT_K_OH_N + opt->n + i], CT_FLOAT64, 0, NULL,
                                      &steps[opt->n + i]);
-            snprintf(names[k + 1], sizeof names[k + 1], "state.%d.mu_product", i);
+            snprintf(names[k + 1], sizeof names[k + 1], "state.%d.%s", i,
+                     ct__optim_mu_name(opt->o.kind));
             ts[k + 1] = steps[opt->n + i];
         }
         for (int s = 0; s < opt->nslots; s++) {
@@ -875,7 +983,7 @@ ct_status ct_optim_load_state(ct_optim *opt, const char *path) {
             sched[h] = d;
     }
     /* read and check every tensor before changing anything */
-    const bool mu = opt->o.kind == CT_OPTIM_NADAM;
+    const bool mu = ct__optim_mu_name(opt->o.kind) != NULL;
     const int per = 1 + mu + opt->nslots;
     ct_tensor **ts = NULL;
     if (st == CT_OK) {
@@ -884,10 +992,10 @@ ct_status ct_optim_load_state(ct_optim *opt, const char *path) {
     }
     for (int i = 0; i < opt->n && st == CT_OK; i++)
         for (int s = -1 - mu; s < opt->nslots && st == CT_OK; s++) {
-            /* s = -2: mu_product (NAdam), -1: step, >= 0: the state slots */
+            /* s = -2: mu_product (NAdam) / eta (ASGD), -1: step, >= 0: the state slots */
             char name[48];
             snprintf(name, sizeof name, "state.%d.%s", i,
-                     s == -2 ? "mu_product"
+                     s == -2 ? ct__optim_mu_name(opt->o.kind)
                      : s < 0 ? "step"
                              : ct__optim_slot_name(opt, s));
             ct_tensor **t = &ts[i * per + 1 + mu + s];
@@ -913,11 +1021,13 @@ ct_status ct_optim_load_state(ct_optim *opt, const char *path) {
             if (s == -2) {
                 double v = 0;
                 st = ct_tensor_to_host(*t, &v, sizeof v);
-                if (st == CT_OK && !(v >= 0 && v <= 1))
+                if (st == CT_OK && opt->o.kind == CT_OPTIM_NADAM && !(v >= 0 && v <= 1))
                     st = ct__set_error(ctx, CT_ERR_FORMAT,
                                        "optim_load_state: %s is %g (a product of momentum "
                                        "coefficients lies in [0, 1])",
                                        name, v);
+                if (st == CT_OK && opt->o.kind == CT_OPTIM_ASGD && !isfinite(v))
+                    st = ct__set_error(ctx, CT_ERR_FORMAT, "optim_load_state: %s is %g", name, v);
                 sched[CT_K_OH_N + opt->n + i] = v;
             } else if (s < 0) {
                 double v = 0;

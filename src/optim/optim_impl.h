@@ -36,6 +36,8 @@ ct_status ct__optim_hyper(ct_optim *opt, int idx, const double *set, double *get
 unsigned ct__optim_flags(const ct_optim_options *o);
 /* torch's state name of slot s of opt ("exp_avg", "momentum_buffer", ...). */
 const char *ct__optim_slot_name(const ct_optim *opt, int s);
+/* "mu_product" (NAdam), "eta" (ASGD) or NULL: the per-parameter scalar next to the step count. */
+const char *ct__optim_mu_name(ct_optim_kind k);
 /* Replace opt's schedule with sched (CT_K_OH_N + 2n values) and every state slot s of parameter i
  * with src[i * per + off + s] (NULL: the optimizer's initial value), and its host copy: the commit
  * step of the state loaders, after everything was read and checked. */

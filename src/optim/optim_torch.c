@@ -53,7 +53,7 @@ static int ct__tl_hypers(ct_optim_kind k, ct__tl_hyper *h) {
     int n = 0;
 #define H(key, idx) h[n++] = (ct__tl_hyper){key, idx}
     H("lr", CT_K_OH_LR);
-    H("weight_decay", CT_K_OH_WD);
+    if (k != CT_OPTIM_RPROP) H("weight_decay", CT_K_OH_WD); /* Rprop has none */
     switch (k) {
     case CT_OPTIM_SGD:
         H("momentum", CT_K_OH_MOMENTUM);
@@ -71,6 +71,17 @@ static int ct__tl_hypers(ct_optim_kind k, ct__tl_hyper *h) {
     case CT_OPTIM_ADADELTA:
         H("eps", CT_K_OH_EPS);
         H("rho", CT_K_OH_RHO);
+        break;
+    case CT_OPTIM_RPROP:
+        H("etas.0", CT_K_OH_ETAMINUS);
+        H("etas.1", CT_K_OH_ETAPLUS);
+        H("step_sizes.0", CT_K_OH_STEP_MIN);
+        H("step_sizes.1", CT_K_OH_STEP_MAX);
+        break;
+    case CT_OPTIM_ASGD:
+        H("lambd", CT_K_OH_LAMBD);
+        H("alpha", CT_K_OH_ALPHA);
+        H("t0", CT_K_OH_T0);
         break;
     default: /* the Adam family */
         H("eps", CT_K_OH_EPS);
@@ -164,7 +175,7 @@ ct_status ct_optim_load_torch_state(ct_optim *opt, const ct_archive *a, const ch
     }
     memset(ts, 0, sizeof *ts * (size_t)(opt->n * CT_OPT_MAX_SLOTS + 1));
     ct_status st = ct_tensor_to_host(opt->sched, sched, slen * sizeof(double));
-    ct__tl_hyper hy[8];
+    ct__tl_hyper hy[12];
     const int nh = ct__tl_hypers(opt->o.kind, hy);
     for (int i = 0; i < nh && st == CT_OK; i++) {
         const char *name = ct__tl_name(&l, "param_groups.0.%s", hy[i].key);
@@ -293,12 +304,14 @@ ct_status ct_optim_load_torch_state(ct_optim *opt, const ct_archive *a, const ch
         } else if (st == CT_OK && any) { /* buffers without a step: torch's KeyError */
             st = ct__set_error(ctx, CT_ERR_FORMAT, "optim_load_torch_state: %s is missing", sn);
         }
-        if (st == CT_OK && opt->o.kind == CT_OPTIM_NADAM) {
-            const char *mn = ct__tl_name(&l, "state.%lld.mu_product", (long long)id);
+        const char *mname = ct__optim_mu_name(opt->o.kind); /* NAdam's mu_product, ASGD's eta */
+        if (st == CT_OK && mname) {
+            const char *mn = ct__tl_name(&l, "state.%lld.%s", (long long)id, mname);
             const int mk = ct__tl_kind(&l, mn);
             if (mk >= 0) {
                 st = ct__tl_number(&l, ctx, mn, mk, &mu);
-                if (st == CT_OK && !(mu >= 0 && mu <= 1))
+                const bool nadam = opt->o.kind == CT_OPTIM_NADAM;
+                if (st == CT_OK && (nadam ? !(mu >= 0 && mu <= 1) : !isfinite(mu)))
                     st = ct__set_error(ctx, CT_ERR_FORMAT, "optim_load_torch_state: %s is %g", mn,
                                        mu);
             } else if (any) {

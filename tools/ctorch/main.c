@@ -541,9 +541,10 @@ static int cmd_train_demo(int argc, char **argv) {
     long epochs = 30;
     bool captured = false, foreach = false;
     int kind = CT_OPTIM_SGD;
-    static const char *const kinds[9] = {"sgd",    "adam",  "adamw", "adagrad", "rmsprop",
-                                         "adamax", "nadam", "radam", "adadelta"};
-    static const double lrs[9] = {0.1, 3e-3, 3e-3, 0.05, 1e-3, 3e-3, 3e-3, 3e-3, 1.0};
+    static const char *const kinds[11] = {"sgd",      "adam",   "adamw", "adagrad",
+                                          "rmsprop",  "adamax", "nadam", "radam",
+                                          "adadelta", "rprop",  "asgd"};
+    static const double lrs[11] = {0.1, 3e-3, 3e-3, 0.05, 1e-3, 3e-3, 3e-3, 3e-3, 1.0, 1e-3, 0.2};
     for (int i = 1; i < argc; i++) {
         if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) {
             printf("usage: ctorch train-demo [--epochs N] [--captured] [--optim K] "
@@ -558,7 +559,8 @@ static int cmd_train_demo(int argc, char **argv) {
                    "eager)\n"
                    "  --optim K    sgd (lr 0.1, default), adam / adamw / adamax / nadam / radam "
                    "(lr 3e-3),\n"
-                   "               adagrad (lr 0.05), rmsprop (lr 1e-3), adadelta (lr 1)\n"
+                   "               adagrad (lr 0.05), rmsprop (lr 1e-3), adadelta (lr 1), asgd (lr "
+                   "0.2)\n"
                    "  --fused      one fused optimizer kernel per parameter (default)\n"
                    "  --foreach    the optimizer step written with ops (same bits as --fused)\n"
                    "  --data PATH  the 1797 x 65 byte file (64 pixels + label per image)\n");
@@ -576,12 +578,18 @@ static int cmd_train_demo(int argc, char **argv) {
             }
         } else if (!strcmp(argv[i], "--optim") && i + 1 < argc) {
             kind = -1;
-            for (int k = 0; k < 9; k++)
+            for (int k = 0; k < 11; k++)
                 if (!strcmp(argv[i + 1], kinds[k])) kind = k;
+            if (kind == CT_OPTIM_RPROP) {
+                fprintf(stderr, "ctorch train-demo: rprop follows the signs of full-batch "
+                                "gradients, not minibatches (example_train_digits --optim rprop "
+                                "trains it on full batches)\n");
+                return 2;
+            }
             if (kind < 0) {
                 fprintf(stderr,
                         "ctorch train-demo: --optim takes sgd, adam, adamw, adagrad, rmsprop, "
-                        "adamax, nadam, radam or adadelta, got '%s'\n",
+                        "adamax, nadam, radam, adadelta or asgd, got '%s'\n",
                         argv[i + 1]);
                 return 2;
             }

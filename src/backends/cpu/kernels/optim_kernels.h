@@ -20,7 +20,9 @@ enum {
     CT_K_OPT_NADAM = 6,
     CT_K_OPT_RADAM = 7,
     CT_K_OPT_ADADELTA = 8,
-    CT_K_OPT_KINDS = 9
+    CT_K_OPT_RPROP = 9,
+    CT_K_OPT_ASGD = 10,
+    CT_K_OPT_KINDS = 11
 };
 enum {
     CT_K_OPT_MAXIMIZE = 1,
@@ -32,7 +34,8 @@ enum {
     CT_K_OPT_LERP_HI = 64,    /* lerp weight >= 0.5 takes torch's second lerp form */
     CT_K_OPT_CENTERED = 128,  /* RMSprop */
     CT_K_OPT_DECOUPLED = 256, /* NAdam / RAdam: decoupled (AdamW-style) weight decay */
-    CT_K_OPT_RECT = 512       /* RAdam: this step is rectified (rho_t > 5) */
+    CT_K_OPT_RECT = 512,      /* RAdam: this step is rectified (rho_t > 5) */
+    CT_K_OPT_AVG = 1024       /* ASGD: mu != 1 (ax averages instead of copying) */
 };
 /* f[] by kind (all already rounded to f32):
  *   SGD:      f0 wd, f1 momentum, f2 1 - dampening, f3 -lr
@@ -46,12 +49,17 @@ enum {
  *             f7 -lr mu_next / (1 - mu_product mu_next)
  *   RAdam:    f0 wd or 1 - lr*wd (decoupled), f1 1 - beta1, f2 beta2, f3 1 - beta2,
  *             f4 1 - beta1^step, f5 eps, f6 lr, f7 sqrt(1 - beta2^step), f8 rect
- *   Adadelta: f0 wd, f1 rho, f2 1 - rho, f4 -lr, f5 eps */
+ *   Adadelta: f0 wd, f1 rho, f2 1 - rho, f4 -lr, f5 eps
+ *   Rprop:    f0 etaminus, f1 etaplus, f2 step_size_min, f3 step_size_max, f4 lr (the first
+ *             step size, FIRST)
+ *   ASGD:     f0 1 - lambd eta, f1 -eta, f2 mu, f3 wd; eta is the previous step's (in
+ *             mu_product, as torch's state['eta']), the next one left in h->mu_product */
 typedef struct ct_k_optim_hp {
     int kind;
     unsigned flags;
     float f[10];
-    double mu_product; /* NAdam: the product after this step (in and out of ct_k_optim_hp_make) */
+    double mu_product; /* NAdam: the product after this step (in and out of ct_k_optim_hp_make);
+                          ASGD: eta (the next step's, out) */
 } ct_k_optim_hp;
 
 /* The optimizer's schedule tensor (f64, CT_K_OH_N + 2 * n_params values): its hyper-parameters,
@@ -70,6 +78,12 @@ enum {
     CT_K_OH_ALPHA,
     CT_K_OH_RHO,
     CT_K_OH_MOMENTUM_DECAY,
+    CT_K_OH_ETAMINUS,
+    CT_K_OH_ETAPLUS,
+    CT_K_OH_STEP_MIN,
+    CT_K_OH_STEP_MAX,
+    CT_K_OH_LAMBD,
+    CT_K_OH_T0,
     CT_K_OH_N /* steps follow: sched[CT_K_OH_N + i] is parameter i's step count, and
                  sched[CT_K_OH_N + n + i] its mu_product */
 };
@@ -77,7 +91,8 @@ enum {
 /* State slots per parameter (f32, numel each) of kind with structural flags:
  * SGD momentum_buffer (with momentum); Adam(W) exp_avg, exp_avg_sq (, max_exp_avg_sq);
  * Adagrad sum; RMSprop square_avg (, momentum_buffer) (, grad_avg); Adamax exp_avg, exp_inf;
- * NAdam / RAdam exp_avg, exp_avg_sq; Adadelta square_avg, acc_delta. */
+ * NAdam / RAdam exp_avg, exp_avg_sq; Adadelta square_avg, acc_delta; Rprop prev, step_size;
+ * ASGD ax. */
 static inline int ct_k_optim_slots(int kind, unsigned flags) {
     switch (kind) {
     case CT_K_OPT_SGD: return (flags & CT_K_OPT_MOMENTUM) ? 1 : 0;
@@ -86,6 +101,7 @@ static inline int ct_k_optim_slots(int kind, unsigned flags) {
     case CT_K_OPT_ADAGRAD: return 1;
     case CT_K_OPT_RMSPROP:
         return 1 + ((flags & CT_K_OPT_MOMENTUM) ? 1 : 0) + ((flags & CT_K_OPT_CENTERED) ? 1 : 0);
+    case CT_K_OPT_ASGD: return 1;
     default: return 2;
     }
 }
@@ -180,6 +196,29 @@ static inline void ct_k_optim_hp_make(int kind, unsigned flags, const double *hy
             h->f[8] = (float)sqrt((rho_t - 4.0) * (rho_t - 2.0) * rho_inf /
                                   ((rho_inf - 4.0) * (rho_inf - 2.0) * rho_t));
         }
+        break;
+    }
+    case CT_K_OPT_RPROP:
+        if (step == 1.0) h->flags |= CT_K_OPT_FIRST;
+        h->f[0] = (float)hy[CT_K_OH_ETAMINUS];
+        h->f[1] = (float)hy[CT_K_OH_ETAPLUS];
+        h->f[2] = (float)hy[CT_K_OH_STEP_MIN];
+        h->f[3] = (float)hy[CT_K_OH_STEP_MAX];
+        h->f[4] = (float)lr;
+        break;
+    case CT_K_OPT_ASGD: {
+        /* torch keeps eta and mu in float32 tensors: eta starts as lr, then after step k it is
+         * lr / (1 + lambd lr k)^alpha; mu is 1 / max(1, k - t0) */
+        const double lambd = hy[CT_K_OH_LAMBD], prev = step - 1.0;
+        const double eta = step == 1.0 ? (double)(float)lr : mu_prev;
+        const double mu =
+            step == 1.0 ? 1.0 : (double)(float)(1.0 / fmax(1.0, prev - hy[CT_K_OH_T0]));
+        h->mu_product = (double)(float)(lr / pow(1.0 + lambd * lr * step, hy[CT_K_OH_ALPHA]));
+        h->f[0] = (float)(1.0 - lambd * eta);
+        h->f[1] = (float)-eta;
+        h->f[2] = (float)mu;
+        h->f[3] = (float)wd;
+        if (mu != 1.0) h->flags |= CT_K_OPT_AVG;
         break;
     }
     default: /* Adadelta */
