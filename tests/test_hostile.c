@@ -576,7 +576,8 @@ TEST(stream_submit_checks_optim_step) {
     BAD(d.ints[1] = -1, CT_ERR_SHAPE);
     BAD(fill_operand(&d.operands[2], st), CT_ERR_SHAPE);               /* schedule must be f64 */
     BAD((d.n_in = 2, fill_operand(&d.operands[4], st)), CT_ERR_SHAPE); /* grad_scale: 1 value */
-    BAD(d.ints[0] = 9, CT_ERR_SHAPE);                                  /* no such optimizer */
+    BAD(d.ints[0] = 11, CT_ERR_SHAPE);                                 /* no such optimizer */
+    BAD(d.ints[0] = 9, CT_ERR_SHAPE); /* Rprop: its 6 extra hyper-parameters are missing */
     BAD(d.ints[0] = 4 | 128 << 8, CT_ERR_SHAPE); /* centered RMSprop: 2 slots */
     BAD(d.ints[0] = 1 | 32 << 8, CT_ERR_SHAPE);  /* amsgrad Adam: 3 slots */
     BAD(d.n_in = 4, CT_ERR_INVALID_ARG);

@@ -62,8 +62,8 @@ extern "C" {
     X(CT_OP_MX_QUANTIZE)   /* out codes (R,rowbytes) scales (R,nblk), in src (R,L) [work f32] */   \
     X(CT_OP_MX_DEQUANTIZE) /* out (R,L) f32, in codes (R,rowbytes) scales (R,nblk) */              \
     X(CT_OP_MX_LINEAR)     /* out y (M,N), in x (M,K), codes, scales, [bias (N)], work f32 */      \
-    X(CT_OP_OPTIM_STEP) /* in place: out param, state f32, schedule f64 (8 hyper-parameters, then  \
-                           step counts); in grad, [grad_scale], [found_inf]: docs/optim.md */      \
+    X(CT_OP_OPTIM_STEP) /* in place: out param, state f32, schedule f64 (11 hyper-parameters, step \
+                           counts, mu_products, 6 more); in grad, [grad_scale], [found_inf] */     \
     X(CT_OP_LINSPACE)   /* 1-d out; scalars[0]=start, [1]=end (in the out dtype's values) */       \
     X(CT_OP_TRIL)       /* out = in0 (..., R, C) where col - row <= ints[0], else 0; ints[1]=1:    \
                            triu (col - row >= ints[0]) */                                          \

@@ -300,7 +300,8 @@ static bool ct__check_domain(const ct_op_desc *op, const char **rule) {
         *rule = "optim_step: contiguous param f32/f16/bf16 and grad of its shape and dtype, kind "
                 "ints[0] & 0xff an optimizer kind, contiguous f32 state of slots * numel(param) "
                 "values (SGD without momentum: absent), f64 schedule of the hyper-parameters and "
-                "2 * ints[2] values (ints[1] < ints[2] the parameter's index), grad_scale and "
+                "2 * ints[2] values (ints[1] < ints[2] the parameter's index; Rprop / ASGD: then "
+                "their 6 extra hyper-parameters), grad_scale and "
                 "found_inf f32 of one element or absent";
         const ct_operand *p = &o[0], *st = &o[1], *sch = &o[2], *g = &o[3];
         const int64_t kind = op->ints[0] & 0xff, flags = (int64_t)((uint64_t)op->ints[0] >> 8);
@@ -310,7 +311,8 @@ static bool ct__check_domain(const ct_op_desc *op, const char **rule) {
             return false;
         if (sch->dtype != CT_FLOAT64 || !ct__is_contiguous(sch) || op->ints[1] < 0 ||
             op->ints[2] <= op->ints[1] || op->ints[2] > (INT64_MAX - 64) / 2 ||
-            ct__numel(sch->ndim, sch->shape) < CT_K_OH_N + 2 * op->ints[2])
+            ct__numel(sch->ndim, sch->shape) <
+                CT_K_OH_N + 2 * op->ints[2] + (kind >= CT_K_OPT_RPROP ? CT_K_OX_N : 0))
             return false;
         for (int i = 4; i < 4 + op->n_in - 1; i++)
             if (o[i].data && (o[i].dtype != CT_FLOAT32 || ct__numel(o[i].ndim, o[i].shape) != 1))

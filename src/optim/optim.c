@@ -138,7 +138,7 @@ static ct_status ct__optim_check(ct_ctx *ctx, const ct_optim_options *o) {
                                  o->step_size_max);
         break;
     case CT_OPTIM_ASGD:
-        if (!isfinite(o->lambd) || !isfinite(o->alpha) || isnan(o->t0))
+        if (!isfinite(o->lambd) || !isfinite(o->alpha) || !isfinite(o->t0))
             return ct__set_error(ctx, CT_ERR_INVALID_ARG,
                                  "optim asgd: invalid lambd %g, alpha %g or t0 %g", o->lambd,
                                  o->alpha, o->t0);
@@ -218,15 +218,16 @@ static ct_status ct__optim_make_sched(ct_optim *opt) {
     h[CT_K_OH_ALPHA] = o->alpha;
     h[CT_K_OH_RHO] = o->rho;
     h[CT_K_OH_MOMENTUM_DECAY] = o->momentum_decay;
-    h[CT_K_OH_ETAMINUS] = o->etaminus;
-    h[CT_K_OH_ETAPLUS] = o->etaplus;
-    h[CT_K_OH_STEP_MIN] = o->step_size_min;
-    h[CT_K_OH_STEP_MAX] = o->step_size_max;
-    h[CT_K_OH_LAMBD] = o->lambd;
-    h[CT_K_OH_T0] = o->t0;
+    double *x = h + CT_K_OH_N + 2 * opt->n; /* the extras after the per-parameter values */
+    x[CT_K_OX_ETAMINUS] = o->etaminus;
+    x[CT_K_OX_ETAPLUS] = o->etaplus;
+    x[CT_K_OX_STEP_MIN] = o->step_size_min;
+    x[CT_K_OX_STEP_MAX] = o->step_size_max;
+    x[CT_K_OX_LAMBD] = o->lambd;
+    x[CT_K_OX_T0] = o->t0;
     for (int i = 0; i < opt->n; i++)
         h[CT_K_OH_N + opt->n + i] = 1.0; /* mu_product */
-    int64_t len = CT_K_OH_N + 2 * (int64_t)opt->n;
+    int64_t len = CT_K_OPT_SCHED_LEN(opt->n);
     ct_tensor *host = NULL;
     ct_status st = ct_tensor_from_host(ctx, h, CT_FLOAT64, 1, &len, &host);
     if (st != CT_OK) return st;
@@ -312,7 +313,7 @@ ct_status ct_optim_create(ct_ctx *ctx, const ct_optim_options *opts, int n_param
     opt->slot = ct__optim_zalloc(ctx, np * sizeof *opt->slot);
     opt->step_view = ct__optim_zalloc(ctx, np * sizeof *opt->step_view);
     opt->mu_view = ct__optim_zalloc(ctx, np * sizeof *opt->mu_view);
-    opt->host = ct__optim_zalloc(ctx, (CT_K_OH_N + 2 * np) * sizeof *opt->host);
+    opt->host = ct__optim_zalloc(ctx, (size_t)CT_K_OPT_SCHED_LEN(np) * sizeof *opt->host);
     if (!opt->params || !opt->state || !opt->slot || !opt->step_view || !opt->mu_view ||
         !opt->host) {
         ct_optim_free(opt);
@@ -428,8 +429,9 @@ static ct_status ct__optim_foreach(ct_optim *opt, int i, ct_tensor *grad) {
     const ct_optim_options *o = &opt->o;
     const double step = opt->host[CT_K_OH_N + i] + 1.0;
     ct_k_optim_hp h;
-    ct_k_optim_hp_make(ct__optim_kkind(o->kind), ct__optim_flags(o), opt->host, step,
-                       opt->host[CT_K_OH_N + opt->n + i], &h);
+    ct_k_optim_hp_make(ct__optim_kkind(o->kind), ct__optim_flags(o), opt->host,
+                       opt->host + CT_K_OH_N + 2 * opt->n, step, opt->host[CT_K_OH_N + opt->n + i],
+                       &h);
     ct__fe f = {.n = 0, .st = CT_OK};
     ct_status cs = CT_OK;
     ct_tensor *r = NULL, *D_ = NULL, *param = opt->params[i];
@@ -688,7 +690,7 @@ static ct_status ct__optim_step(ct_optim *opt, ct_tensor *const *grads) {
         }
         if (!capturing) {
             ct_status st = ct_tensor_to_host(opt->sched, opt->host,
-                                             (size_t)(CT_K_OH_N + 2 * opt->n) * sizeof(double));
+                                             (size_t)CT_K_OPT_SCHED_LEN(opt->n) * sizeof(double));
             if (st != CT_OK) return st;
         }
     }
@@ -706,7 +708,7 @@ ct_tensor *ct_optim_lr(ct_optim *opt) { return opt ? opt->lr : NULL; }
 ct_status ct__optim_commit(ct_optim *opt, const double *sched, ct_tensor *const *src, int per,
                            int off) {
     ct_ctx *ctx = opt->ctx;
-    const int64_t len = CT_K_OH_N + 2 * (int64_t)opt->n;
+    const int64_t len = CT_K_OPT_SCHED_LEN(opt->n);
     ct_tensor *host = NULL;
     ct_status st = ct_tensor_from_host(ctx, sched, CT_FLOAT64, 1, &len, &host);
     if (st == CT_OK) st = ct_tensor_copy_(ctx, opt->sched, host);
@@ -743,11 +745,12 @@ ct_status ct__optim_hyper(ct_optim *opt, int idx, const double *set, double *get
             "hyper-parameters on the host and cannot be captured (step it between "
             "replays: a captured FUSED step reads the new values)");
     ct_tensor *nar = NULL, *v = NULL;
-    ct_status st = ct_tensor_narrow(ctx, opt->sched, 0, idx, 1, &nar);
+    const int64_t pos = ct_k_optim_hpos(idx, opt->n);
+    ct_status st = ct_tensor_narrow(ctx, opt->sched, 0, pos, 1, &nar);
     if (st == CT_OK) st = ct_tensor_view(ctx, nar, 0, NULL, &v);
     if (st == CT_OK && get) st = ct_tensor_to_host(v, get, sizeof *get);
     if (st == CT_OK && set) st = ct_tensor_fill_(ctx, v, *set);
-    if (st == CT_OK && set) opt->host[idx] = *set;
+    if (st == CT_OK && set) opt->host[pos] = *set;
     ct_tensor_release(v);
     ct_tensor_release(nar);
     return st;
@@ -838,24 +841,26 @@ const char *ct__optim_slot_name(const ct_optim *opt, int s) {
 }
 /* Saved as metadata; the last three came with RMSprop / Adadelta / NAdam and may be absent from
  * older files (the optimizer's values stay). */
-static const char *const ct__optim_hyper_names[CT_K_OH_N] = {"lr",
-                                                             "momentum",
-                                                             "dampening",
-                                                             "weight_decay",
-                                                             "beta1",
-                                                             "beta2",
-                                                             "eps",
-                                                             "lr_decay",
-                                                             "alpha",
-                                                             "rho",
-                                                             "momentum_decay",
-                                                             "etaminus",
-                                                             "etaplus",
-                                                             "step_size_min",
-                                                             "step_size_max",
-                                                             "lambd",
-                                                             "t0"};
+#define CT__OPT_NHYPER (CT_K_OH_N + CT_K_OX_N) /* logical hyper-parameter indices */
+static const char *const ct__optim_hyper_names[CT__OPT_NHYPER] = {"lr",
+                                                                  "momentum",
+                                                                  "dampening",
+                                                                  "weight_decay",
+                                                                  "beta1",
+                                                                  "beta2",
+                                                                  "eps",
+                                                                  "lr_decay",
+                                                                  "alpha",
+                                                                  "rho",
+                                                                  "momentum_decay",
+                                                                  "etaminus",
+                                                                  "etaplus",
+                                                                  "step_size_min",
+                                                                  "step_size_max",
+                                                                  "lambd",
+                                                                  "t0"};
 enum { CT__OPT_HYPER_REQUIRED = CT_K_OH_ALPHA };
+_Static_assert(CT__OPT_NHYPER == CT_K_OH_N + CT_K_OX_N, "hyper-parameter names");
 
 ct_status ct_optim_save_state(const ct_optim *opt, const char *path) {
     if (!opt) return CT_ERR_INVALID_ARG;
@@ -864,7 +869,7 @@ ct_status ct_optim_save_state(const ct_optim *opt, const char *path) {
     if (!path) return ct__set_error(ctx, CT_ERR_INVALID_ARG, "optim_save_state: path is NULL");
     const bool mu = ct__optim_mu_name(opt->o.kind) != NULL;
     const int per = 1 + mu + opt->nslots, total = opt->n * per;
-    const size_t slen = (size_t)(CT_K_OH_N + 2 * opt->n);
+    const size_t slen = (size_t)CT_K_OPT_SCHED_LEN(opt->n);
     double *sched = ct__optim_zalloc(ctx, slen * sizeof(double));
     char(*names)[48] = ct__optim_zalloc(ctx, (size_t)total * sizeof *names);
     const char **np = ct__optim_zalloc(ctx, (size_t)total * sizeof *np);
@@ -893,8 +898,8 @@ ct_status ct_optim_save_state(const ct_optim *opt, const char *path) {
         }
     }
     if (st == CT_OK) {
-        char vals[CT_K_OH_N + 2][40];
-        const char *meta[2 * (CT_K_OH_N + 6) + 1];
+        char vals[CT__OPT_NHYPER + 2][40];
+        const char *meta[2 * (CT__OPT_NHYPER + 6) + 1];
         int m = 0;
         meta[m++] = "ctorch.optim";
         meta[m++] = ct__optim_names[opt->o.kind];
@@ -904,8 +909,8 @@ ct_status ct_optim_save_state(const ct_optim *opt, const char *path) {
         snprintf(vals[1], sizeof vals[1], "%u", ct__optim_flags(&opt->o));
         meta[m++] = "flags";
         meta[m++] = vals[1];
-        for (int h = 0; h < CT_K_OH_N; h++) {
-            snprintf(vals[2 + h], sizeof vals[2 + h], "%.17g", sched[h]);
+        for (int h = 0; h < CT__OPT_NHYPER; h++) {
+            snprintf(vals[2 + h], sizeof vals[2 + h], "%.17g", sched[ct_k_optim_hpos(h, opt->n)]);
             meta[m++] = ct__optim_hyper_names[h];
             meta[m++] = vals[2 + h];
         }
@@ -938,7 +943,7 @@ ct_status ct_optim_load_state(ct_optim *opt, const char *path) {
     char want_n[16], want_fl[16];
     snprintf(want_n, sizeof want_n, "%d", opt->n);
     snprintf(want_fl, sizeof want_fl, "%u", ct__optim_flags(&opt->o));
-    const size_t slen = (size_t)(CT_K_OH_N + 2 * opt->n);
+    const size_t slen = (size_t)CT_K_OPT_SCHED_LEN(opt->n);
     double *sched = ct__optim_zalloc(ctx, slen * sizeof(double));
     if (!sched)
         st = ct__set_error(ctx, CT_ERR_OOM, "optim_load_state: out of memory");
@@ -971,7 +976,7 @@ ct_status ct_optim_load_state(ct_optim *opt, const char *path) {
         for (int i = 0; i < opt->n; i++)
             sched[CT_K_OH_N + opt->n + i] = 1.0;
     }
-    for (int h = 0; h < CT_K_OH_N && st == CT_OK; h++) {
+    for (int h = 0; h < CT__OPT_NHYPER && st == CT_OK; h++) {
         const char *v = ct_safetensors_metadata(f, ct__optim_hyper_names[h]);
         if (!v && h >= CT__OPT_HYPER_REQUIRED) continue;
         char *end = NULL;
@@ -980,7 +985,7 @@ ct_status ct_optim_load_state(ct_optim *opt, const char *path) {
             st = ct__set_error(ctx, CT_ERR_FORMAT, "optim_load_state: %s: hyper-parameter %s %s",
                                path, ct__optim_hyper_names[h], v ? "is not a number" : "missing");
         else
-            sched[h] = d;
+            sched[ct_k_optim_hpos(h, opt->n)] = d;
     }
     /* read and check every tensor before changing anything */
     const bool mu = ct__optim_mu_name(opt->o.kind) != NULL;

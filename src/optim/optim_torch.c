@@ -46,7 +46,7 @@ static int ct__tl_kind(const ct__tl *l, const char *name) {
  * hyper-parameters read from the group into the schedule. */
 typedef struct {
     const char *key;
-    int idx; /* CT_K_OH_*, or -1: a structural flag (checked, not stored) */
+    int idx; /* a logical hyper-parameter index (ct_k_optim_hpos), or -1: a structural flag */
 } ct__tl_hyper;
 
 static int ct__tl_hypers(ct_optim_kind k, ct__tl_hyper *h) {
@@ -73,15 +73,15 @@ static int ct__tl_hypers(ct_optim_kind k, ct__tl_hyper *h) {
         H("rho", CT_K_OH_RHO);
         break;
     case CT_OPTIM_RPROP:
-        H("etas.0", CT_K_OH_ETAMINUS);
-        H("etas.1", CT_K_OH_ETAPLUS);
-        H("step_sizes.0", CT_K_OH_STEP_MIN);
-        H("step_sizes.1", CT_K_OH_STEP_MAX);
+        H("etas.0", CT_K_OH_N + CT_K_OX_ETAMINUS);
+        H("etas.1", CT_K_OH_N + CT_K_OX_ETAPLUS);
+        H("step_sizes.0", CT_K_OH_N + CT_K_OX_STEP_MIN);
+        H("step_sizes.1", CT_K_OH_N + CT_K_OX_STEP_MAX);
         break;
     case CT_OPTIM_ASGD:
-        H("lambd", CT_K_OH_LAMBD);
+        H("lambd", CT_K_OH_N + CT_K_OX_LAMBD);
         H("alpha", CT_K_OH_ALPHA);
-        H("t0", CT_K_OH_T0);
+        H("t0", CT_K_OH_N + CT_K_OX_T0);
         break;
     default: /* the Adam family */
         H("eps", CT_K_OH_EPS);
@@ -165,7 +165,7 @@ ct_status ct_optim_load_torch_state(ct_optim *opt, const ct_archive *a, const ch
                              "this optimizer %d)",
                              np > opt->n ? "more than " : "", np > opt->n ? opt->n : np, opt->n);
     /* hyper-parameters and structural options */
-    const size_t slen = (size_t)(CT_K_OH_N + 2 * opt->n);
+    const size_t slen = (size_t)CT_K_OPT_SCHED_LEN(opt->n);
     double *sched = ct__alloc(ctx, slen * sizeof(double), 16);
     ct_tensor **ts = ct__alloc(ctx, sizeof *ts * (size_t)(opt->n * CT_OPT_MAX_SLOTS + 1), 16);
     if (!sched || !ts) {
@@ -191,7 +191,7 @@ ct_status ct_optim_load_torch_state(ct_optim *opt, const ct_archive *a, const ch
             st = ct__set_error(ctx, CT_ERR_FORMAT,
                                "optim_load_torch_state: %s is not a finite number", name);
         else
-            sched[hy[i].idx] = v;
+            sched[ct_k_optim_hpos(hy[i].idx, opt->n)] = v;
     }
     /* structural options: what the state's layout depends on must equal opt's */
     bool nesterov = false, amsgrad = false, maximize = false, centered = false, dec = false;

@@ -62,7 +62,7 @@ typedef struct ct_k_optim_hp {
                           ASGD: eta (the next step's, out) */
 } ct_k_optim_hp;
 
-/* The optimizer's schedule tensor (f64, CT_K_OH_N + 2 * n_params values): its hyper-parameters,
+/* The optimizer's schedule tensor (f64, CT_K_OPT_SCHED_LEN(n_params) values): its hyper-parameters,
  * the step count of every parameter, then NAdam's mu_product of every parameter (1 for the
  * others). The fused kernel reads it when it runs, so a captured step replayed many times sees the
  * learning rate the caller last wrote and counts its steps. */
@@ -78,15 +78,28 @@ enum {
     CT_K_OH_ALPHA,
     CT_K_OH_RHO,
     CT_K_OH_MOMENTUM_DECAY,
-    CT_K_OH_ETAMINUS,
-    CT_K_OH_ETAPLUS,
-    CT_K_OH_STEP_MIN,
-    CT_K_OH_STEP_MAX,
-    CT_K_OH_LAMBD,
-    CT_K_OH_T0,
     CT_K_OH_N /* steps follow: sched[CT_K_OH_N + i] is parameter i's step count, and
-                 sched[CT_K_OH_N + n + i] its mu_product */
+                 sched[CT_K_OH_N + n + i] its mu_product (ASGD: eta) */
 };
+/* Hyper-parameters that came with Rprop and ASGD, stored after the per-parameter values
+ * (sched[CT_K_OH_N + 2n + CT_K_OX_*]), so the schedule of the first nine kinds keeps the layout
+ * exported programs were written with. The optimizer addresses every hyper-parameter by one
+ * logical index: CT_K_OH_* below CT_K_OH_N, then CT_K_OH_N + CT_K_OX_*. */
+enum {
+    CT_K_OX_ETAMINUS,
+    CT_K_OX_ETAPLUS,
+    CT_K_OX_STEP_MIN,
+    CT_K_OX_STEP_MAX,
+    CT_K_OX_LAMBD,
+    CT_K_OX_T0,
+    CT_K_OX_N
+};
+/* Values in the schedule of an optimizer over n parameters. */
+#define CT_K_OPT_SCHED_LEN(n) (CT_K_OH_N + 2 * (int64_t)(n) + CT_K_OX_N)
+/* Position in the schedule of logical hyper-parameter idx (n parameters). */
+static inline int64_t ct_k_optim_hpos(int idx, int64_t n) {
+    return idx < CT_K_OH_N ? idx : CT_K_OH_N + 2 * n + (idx - CT_K_OH_N);
+}
 
 /* State slots per parameter (f32, numel each) of kind with structural flags:
  * SGD momentum_buffer (with momentum); Adam(W) exp_avg, exp_avg_sq (, max_exp_avg_sq);
@@ -107,13 +120,14 @@ static inline int ct_k_optim_slots(int kind, unsigned flags) {
 }
 
 /* The f32 constants of a step (step >= 1: the count after this step) from the hyper-parameters in
- * double, rounded once to f32 each. kind CT_K_OPT_*; flags: the structural CT_K_OPT_MAXIMIZE, WD,
- * MOMENTUM, NESTEROV, AMSGRAD, CENTERED, DECOUPLED; FIRST, LERP_HI and RECT are derived here.
- * NAdam takes the previous mu_product in mu_prev and leaves the new one in h->mu_product (a float32
- * value, as torch keeps it). The host (FOREACH) and the kernel (FUSED) both call this, so both
- * paths use the same bits. */
-static inline void ct_k_optim_hp_make(int kind, unsigned flags, const double *hy, double step,
-                                      double mu_prev, ct_k_optim_hp *h) {
+ * double (hy: the schedule's first CT_K_OH_N, hx: its CT_K_OX_N extras), rounded once to f32 each.
+ * kind CT_K_OPT_*; flags: the structural CT_K_OPT_MAXIMIZE, WD, MOMENTUM, NESTEROV, AMSGRAD,
+ * CENTERED, DECOUPLED; FIRST, LERP_HI and RECT are derived here. NAdam takes the previous
+ * mu_product in mu_prev and leaves the new one in h->mu_product (a float32 value, as torch keeps
+ * it). The host (FOREACH) and the kernel (FUSED) both call this, so both paths use the same bits.
+ */
+static inline void ct_k_optim_hp_make(int kind, unsigned flags, const double *hy, const double *hx,
+                                      double step, double mu_prev, ct_k_optim_hp *h) {
     memset(h, 0, sizeof *h);
     h->kind = kind;
     h->flags = flags & (CT_K_OPT_MAXIMIZE | CT_K_OPT_WD | CT_K_OPT_MOMENTUM | CT_K_OPT_NESTEROV |
@@ -200,19 +214,19 @@ static inline void ct_k_optim_hp_make(int kind, unsigned flags, const double *hy
     }
     case CT_K_OPT_RPROP:
         if (step == 1.0) h->flags |= CT_K_OPT_FIRST;
-        h->f[0] = (float)hy[CT_K_OH_ETAMINUS];
-        h->f[1] = (float)hy[CT_K_OH_ETAPLUS];
-        h->f[2] = (float)hy[CT_K_OH_STEP_MIN];
-        h->f[3] = (float)hy[CT_K_OH_STEP_MAX];
+        h->f[0] = (float)hx[CT_K_OX_ETAMINUS];
+        h->f[1] = (float)hx[CT_K_OX_ETAPLUS];
+        h->f[2] = (float)hx[CT_K_OX_STEP_MIN];
+        h->f[3] = (float)hx[CT_K_OX_STEP_MAX];
         h->f[4] = (float)lr;
         break;
     case CT_K_OPT_ASGD: {
         /* torch keeps eta and mu in float32 tensors: eta starts as lr, then after step k it is
          * lr / (1 + lambd lr k)^alpha; mu is 1 / max(1, k - t0) */
-        const double lambd = hy[CT_K_OH_LAMBD], prev = step - 1.0;
+        const double lambd = hx[CT_K_OX_LAMBD], prev = step - 1.0;
         const double eta = step == 1.0 ? (double)(float)lr : mu_prev;
         const double mu =
-            step == 1.0 ? 1.0 : (double)(float)(1.0 / fmax(1.0, prev - hy[CT_K_OH_T0]));
+            step == 1.0 ? 1.0 : (double)(float)(1.0 / fmax(1.0, prev - hx[CT_K_OX_T0]));
         h->mu_product = (double)(float)(lr / pow(1.0 + lambd * lr * step, hy[CT_K_OH_ALPHA]));
         h->f[0] = (float)(1.0 - lambd * eta);
         h->f[1] = (float)-eta;

@@ -73,7 +73,8 @@ ct_status ct_k_optim(const ct_op_desc *op, const ct_k_isa *isa) {
     double *sched = sch->data, *mu = &sched[CT_K_OH_N + op->ints[2] + op->ints[1]];
     double step = sched[CT_K_OH_N + op->ints[1]] + 1.0;
     sched[CT_K_OH_N + op->ints[1]] = step;
-    ct_k_optim_hp_make(kind, (unsigned)((uint64_t)op->ints[0] >> 8), sched, step, *mu, &j.h);
+    ct_k_optim_hp_make(kind, (unsigned)((uint64_t)op->ints[0] >> 8), sched,
+                       sched + CT_K_OH_N + 2 * op->ints[2], step, *mu, &j.h);
     *mu = j.h.mu_product;
     j.fn = isa == &ct_k_isa_avx512 ? ct_k_avx512_optim_f32
            : isa == &ct_k_isa_avx2 ? ct_k_avx2_optim_f32
