@@ -6,7 +6,8 @@
  *     CosineAnnealingLR), then CosineAnnealingWarmRestarts stepped at fractional epochs, and
  *     clip_grad_value_;
  *  4. Adam under CyclicLR (triangular2), beta1 cycled opposite to the rate;
- *  5. SGD under ChainedScheduler(ConstantLR, ExponentialLR).
+ *  5. SGD under ChainedScheduler(ConstantLR, ExponentialLR);
+ *  6. stochastic weight averaging: CosineAnnealingLR, then SWALR and the weights' running mean.
  * Each run must bring the loss below 1e-3 of its start; the program fails otherwise. */
 #include <ctorch/ctorch.h>
 #include <math.h>
@@ -35,6 +36,17 @@ static int loss_and_grad(ct_tensor *w, double *loss) {
     float v = 0;
     TRY(ct_tensor_to_host(l, &v, sizeof v));
     *loss = v;
+    ct_tensor_release(p);
+    ct_tensor_release(l);
+    return 0;
+}
+
+/* loss = mean((X w - y)^2) only (for weights outside autograd). */
+static int loss_of(const ct_tensor *w, double *loss) {
+    ct_tensor *p = NULL, *l = NULL;
+    TRY(ct_matmul(ctx, X, w, &p));
+    TRY(ct_mse_loss(ctx, p, Y, CT_REDUCTION_MEAN, &l));
+    TRY(ct_tensor_item(l, loss));
     ct_tensor_release(p);
     ct_tensor_release(l);
     return 0;
@@ -187,6 +199,48 @@ static int chained(void) {
     return check("SGD + ChainedScheduler(ConstantLR, ExponentialLR)", first, loss);
 }
 
+/* 6: stochastic weight averaging (torch's recipe): SGD under CosineAnnealingLR, then from step
+ * 150 SWALR anneals to swa_lr and the running mean of the weights is taken each step */
+static int swa(void) {
+    ct_tensor *w = NULL, *avg = NULL;
+    ct_optim *opt = NULL;
+    if (setup(CT_OPTIM_SGD, 0.05, 0.9, &w, &opt)) return 1;
+    ct_lr_scheduler_options co = ct_lr_scheduler_options_default(CT_LR_COSINE_ANNEALING);
+    co.T_max = 300;
+    ct_lr_scheduler_options so = ct_lr_scheduler_options_default(CT_LR_SWA);
+    so.swa_lr = 0.01;
+    so.anneal_epochs = 20;
+    ct_lr_scheduler *cos = NULL, *swalr = NULL;
+    TRY(ct_lr_scheduler_create(opt, &co, &cos));
+    TRY(ct_lr_scheduler_create(opt, &so, &swalr));
+    TRY(ct_tensor_zeros(ctx, CT_FLOAT32, 1, (int64_t[]){D}, &avg));
+    int64_t n_averaged = 0;
+    double first = 0, loss = 0;
+    for (int it = 0; it < 300; it++) {
+        if (loss_and_grad(w, &loss)) return 1;
+        if (it == 0) first = loss;
+        ct_tensor *g = ct_tensor_grad(w);
+        TRY(ct_optim_step(opt, &g));
+        if (it >= 150) {
+            const ct_tensor *cur[1] = {w};
+            TRY(ct_swa_update_parameters(ctx, 1, &avg, cur, CT_SWA_MEAN, 0, &n_averaged));
+            TRY(ct_lr_scheduler_step(swalr));
+        } else {
+            TRY(ct_lr_scheduler_step(cos));
+        }
+    }
+    double avg_loss = 0;
+    if (loss_of(avg, &avg_loss)) return 1;
+    printf("  swa: %lld weights averaged, lr %.4f, loss %.3g, averaged weights' loss %.3g\n",
+           (long long)n_averaged, lr_of(opt), loss, avg_loss);
+    ct_lr_scheduler_free(cos);
+    ct_lr_scheduler_free(swalr);
+    ct_optim_free(opt);
+    ct_tensor_release(w);
+    ct_tensor_release(avg);
+    return check("SGD + SWALR + averaged weights", first, avg_loss);
+}
+
 /* 3: NAdam + SequentialLR(LinearLR warm-up, CosineAnnealingLR), then warm restarts */
 static int warmup_cosine(void) {
     ct_tensor *w = NULL;
@@ -253,7 +307,7 @@ int main(void) {
     const int64_t xs[2] = {N, D}, ys[1] = {N};
     TRY(ct_tensor_from_host(ctx, xv, CT_FLOAT32, 2, xs, &X));
     TRY(ct_tensor_from_host(ctx, yv, CT_FLOAT32, 1, ys, &Y));
-    int bad = one_cycle() || plateau() || warmup_cosine() || cyclic() || chained();
+    int bad = one_cycle() || plateau() || warmup_cosine() || cyclic() || chained() || swa();
     ct_tensor_release(X);
     ct_tensor_release(Y);
     ct_ctx_free(ctx);

@@ -153,6 +153,22 @@ def main():
     cases.append(("chainedS3", run(o, L.ChainedScheduler([
         L.LinearLR(o, start_factor=0.5, total_iters=4), L.StepLR(o, step_size=3, gamma=0.5),
         L.CosineAnnealingLR(o, T_max=10)]))))
+    # SWALR: alone (cos, 5 epochs), linear at once, and torch's recipe: a CosineAnnealingLR until
+    # epoch 15, then the SWALR (both created at the start)
+    from torch.optim.swa_utils import SWALR
+    o = opt()
+    cases.append(("swa", run(o, SWALR(o, swa_lr=0.05, anneal_epochs=5))))
+    o = opt()
+    cases.append(("swa_lin0", run(o, SWALR(o, swa_lr=0.02, anneal_epochs=0,
+                                            anneal_strategy="linear"))))
+    o = opt()
+    cos, swa = L.CosineAnnealingLR(o, T_max=30), SWALR(o, swa_lr=0.01, anneal_epochs=4)
+    lrs = [o.param_groups[0]["lr"]]
+    for e in range(EPOCHS):
+        o.step()
+        (swa if e >= 15 else cos).step()
+        lrs.append(o.param_groups[0]["lr"])
+    cases.append(("swa_recipe", (lrs, [])))
     for name, (lrs, moms) in cases:
         arr("lr_ref_" + name, lrs)
         if moms:
@@ -234,7 +250,36 @@ def main():
         print("    {%s, %s, %s, {%s}}," % (ntx, float(mn).hex(), float(tot).hex(),
                                           ", ".join(float(v).hex() for v in out)))
     print("};")
+    swa_reference()
     print("\n#endif")
+
+
+def swa_reference():
+    """AveragedModel.update_parameters over six random states of a Linear(5, 3); the EMA as
+    torch 2.x's get_ema_multi_avg_fn (decay 0.9) computes it."""
+    from torch.optim.swa_utils import AveragedModel
+    torch.manual_seed(3)
+    m = torch.nn.Linear(5, 3)
+    avg = AveragedModel(m)
+    snaps = []
+    for _ in range(6):
+        with torch.no_grad():
+            for p in m.parameters():
+                p.copy_(torch.randn_like(p))
+        snaps.append([p.detach().clone() for p in m.parameters()])
+        avg.update_parameters(m)
+    res = [p.detach().clone() for p in avg.parameters()]
+    for k, sn in enumerate(snaps):
+        arr("swa_w%d" % k, sn[0].reshape(-1).tolist(), "float")
+        arr("swa_b%d" % k, sn[1].reshape(-1).tolist(), "float")
+    arr("swa_avg_w", res[0].reshape(-1).tolist(), "float")
+    arr("swa_avg_b", res[1].reshape(-1).tolist(), "float")
+    d = 0.9
+    ema = [t.clone() for t in snaps[0]]
+    for sn in snaps[1:]:
+        ema = [d * e + (1 - d) * p for e, p in zip(ema, sn)]
+    arr("swa_ema_w", ema[0].reshape(-1).tolist(), "float")
+    arr("swa_ema_b", ema[1].reshape(-1).tolist(), "float")
 
 
 if __name__ == "__main__":

@@ -6256,6 +6256,12 @@ static void s2_ct_optim_free(void) { (void)ct_optim_free(NULL); }
 static void s3_ct_optim_free(void) { (void)ct_optim_free(NULL); }
 static void s4_ct_optim_free(void) { (void)ct_optim_free(NULL); }
 static void s5_ct_optim_free(void) { (void)ct_optim_free(NULL); }
+static void s0_ct_swa_update_parameters(void) { (void)ct_swa_update_parameters(NULL, (int){0}, NULL, NULL, (ct_swa_avg){0}, (double){0}, NULL); }
+static void s1_ct_swa_update_parameters(void) { SWEEP_STATUS(ct_swa_update_parameters(S_ctx, (int){0}, NULL, NULL, (ct_swa_avg){0}, (double){0}, NULL)); }
+static void s2_ct_swa_update_parameters(void) { SWEEP_STATUS(ct_swa_update_parameters(S_ctx, (int){0}, NULL, NULL, (ct_swa_avg){0}, (double){0}, NULL)); }
+static void s3_ct_swa_update_parameters(void) { SWEEP_STATUS(ct_swa_update_parameters(S_ctx, (int){0}, NULL, S_tarr, (ct_swa_avg){0}, (double){0}, NULL)); }
+static void s4_ct_swa_update_parameters(void) { SWEEP_STATUS(ct_swa_update_parameters(S_ctx, (int){0}, NULL, S_tarr, (ct_swa_avg){0}, (double){0}, S_i64)); }
+static void s5_ct_swa_update_parameters(void) { SWEEP_STATUS(ct_swa_update_parameters(S_ctx, (int){0}, NULL, S_tarr, (ct_swa_avg){0}, (double){0}, S_i64)); }
 static void s0_ct_lbfgs_options_default(void) { (void)ct_lbfgs_options_default(); }
 static void s1_ct_lbfgs_options_default(void) { (void)ct_lbfgs_options_default(); }
 static void s2_ct_lbfgs_options_default(void) { (void)ct_lbfgs_options_default(); }
@@ -13223,6 +13229,12 @@ static const sweep_case sweep_cases[] = {
     {"ct_optim_free", 3, s3_ct_optim_free},
     {"ct_optim_free", 4, s4_ct_optim_free},
     {"ct_optim_free", 5, s5_ct_optim_free},
+    {"ct_swa_update_parameters", 0, s0_ct_swa_update_parameters},
+    {"ct_swa_update_parameters", 1, s1_ct_swa_update_parameters},
+    {"ct_swa_update_parameters", 2, s2_ct_swa_update_parameters},
+    {"ct_swa_update_parameters", 3, s3_ct_swa_update_parameters},
+    {"ct_swa_update_parameters", 4, s4_ct_swa_update_parameters},
+    {"ct_swa_update_parameters", 5, s5_ct_swa_update_parameters},
     {"ct_lbfgs_options_default", 0, s0_ct_lbfgs_options_default},
     {"ct_lbfgs_options_default", 1, s1_ct_lbfgs_options_default},
     {"ct_lbfgs_options_default", 2, s2_ct_lbfgs_options_default},

@@ -1574,6 +1574,13 @@ static ct_status op_clip_grad_value_(void) {
     return ct_clip_grad_value_(ctx, 1, g, 0.25);
 }
 
+static ct_status op_swa_update_parameters(void) {
+    ct_tensor *avg[1] = {Dst};
+    const ct_tensor *cur[1] = {A};
+    int64_t n = 3;
+    return ct_swa_update_parameters(ctx, 1, avg, cur, CT_SWA_EMA, 0.9, &n);
+}
+
 /* torch.nn.init / nn.utils (init.h) */
 static ct_status op_init_uniform_(void) { return ct_init_uniform_(ctx, Dst, -1, 1, 5, 0); }
 static ct_status op_init_normal_(void) { return ct_init_normal_(ctx, Dst, 0, 1, 5, 0); }
@@ -2527,6 +2534,7 @@ static const op_entry computing[] = {
     E(optim_step),
     E(clip_grad_norm_),
     E(clip_grad_value_),
+    E(swa_update_parameters),
     E(init_uniform_),
     E(init_normal_),
     E(init_trunc_normal_),

@@ -402,6 +402,95 @@ TEST(chained_scheduler_matches_torch) {
     ct_archive_free(b);
 }
 
+TEST(swalr_and_averaged_model_match_torch) {
+    ct_tensor *p = NULL;
+    ct_optim *opt = make_opt(CT_OPTIM_SGD, 0.1, 0, &p);
+    ct_lr_scheduler_options o = ct_lr_scheduler_options_default(CT_LR_SWA);
+    CHECK(o.anneal_epochs == 10 && !o.anneal_linear);
+    o.swa_lr = 0.05;
+    o.anneal_epochs = 5;
+    check_run("SWALR", 1, &o, opt, lr_ref_swa, NULL);
+    ct_optim_free(opt);
+    ct_tensor_release(p);
+    opt = make_opt(CT_OPTIM_SGD, 0.1, 0, &p);
+    o.swa_lr = 0.02;
+    o.anneal_epochs = 0;
+    o.anneal_linear = true;
+    check_run("SWALR linear, at once", 1, &o, opt, lr_ref_swa_lin0, NULL);
+    ct_optim_free(opt);
+    ct_tensor_release(p);
+    /* torch's recipe: CosineAnnealingLR until epoch 15, then SWALR (both made at the start) */
+    opt = make_opt(CT_OPTIM_SGD, 0.1, 0, &p);
+    ct_lr_scheduler_options co = ct_lr_scheduler_options_default(CT_LR_COSINE_ANNEALING);
+    co.T_max = 30;
+    o = ct_lr_scheduler_options_default(CT_LR_SWA);
+    o.swa_lr = 0.01;
+    o.anneal_epochs = 4;
+    ct_lr_scheduler *cos = NULL, *swa = NULL;
+    CHECK_OK(ct_lr_scheduler_create(opt, &co, &cos));
+    CHECK_OK(ct_lr_scheduler_create(opt, &o, &swa));
+    CHECK_MSG(same_bits(hyper_lr(opt), lr_ref_swa_recipe[0]), "recipe epoch 0");
+    for (int e = 0; e < LR_REF_EPOCHS; e++) {
+        CHECK_OK(ct_lr_scheduler_step(e >= 15 ? swa : cos));
+        CHECK_MSG(same_bits(hyper_lr(opt), lr_ref_swa_recipe[e + 1]),
+                  "recipe epoch %d: %.17g torch %.17g", e + 1, hyper_lr(opt),
+                  lr_ref_swa_recipe[e + 1]);
+    }
+    ct_lr_scheduler_free(cos);
+    ct_lr_scheduler_free(swa);
+    o.anneal_epochs = -1;
+    CHECK_ST(ct_lr_scheduler_create(opt, &o, &swa), CT_ERR_INVALID_ARG);
+    CHECK(strstr(ct_ctx_last_error(ctx), "anneal_epochs must be equal or greater than 0") != NULL);
+    o.anneal_epochs = 3;
+    o.swa_lr = NAN;
+    CHECK_ST(ct_lr_scheduler_create(opt, &o, &swa), CT_ERR_INVALID_ARG);
+    ct_optim_free(opt);
+    ct_tensor_release(p);
+
+    /* AveragedModel.update_parameters: torch's running mean, and the 2.x EMA, bit for bit */
+    const float *ws[6] = {swa_w0, swa_w1, swa_w2, swa_w3, swa_w4, swa_w5},
+                *bs[6] = {swa_b0, swa_b1, swa_b2, swa_b3, swa_b4, swa_b5};
+    const int64_t sw[2] = {3, 5}, sb[1] = {3};
+    for (int mode = 0; mode < 2; mode++) {
+        ct_tensor *avg[2] = {NULL, NULL}, *cur[2] = {NULL, NULL};
+        CHECK_OK(ct_tensor_zeros(ctx, CT_FLOAT32, 2, sw, &avg[0]));
+        CHECK_OK(ct_tensor_zeros(ctx, CT_FLOAT32, 1, sb, &avg[1]));
+        int64_t na = 0;
+        for (int k = 0; k < 6; k++) {
+            CHECK_OK(ct_tensor_from_host(ctx, ws[k], CT_FLOAT32, 2, sw, &cur[0]));
+            CHECK_OK(ct_tensor_from_host(ctx, bs[k], CT_FLOAT32, 1, sb, &cur[1]));
+            CHECK_OK(ct_tensor_set_requires_grad(cur[0], true)); /* parameters: no graph */
+            CHECK_OK(ct_swa_update_parameters(ctx, 2, avg, (const ct_tensor *const *)cur,
+                                              mode ? CT_SWA_EMA : CT_SWA_MEAN, 0.9, &na));
+            ct_tensor_release(cur[0]), ct_tensor_release(cur[1]);
+        }
+        CHECK(na == 6 && !ct_tensor_requires_grad(avg[0]));
+        float w[15], b[3];
+        CHECK_OK(ct_tensor_to_host(avg[0], w, sizeof w));
+        CHECK_OK(ct_tensor_to_host(avg[1], b, sizeof b));
+        const float *rw = mode ? swa_ema_w : swa_avg_w, *rb = mode ? swa_ema_b : swa_avg_b;
+        for (int i = 0; i < 15; i++)
+            CHECK_MSG(w[i] == rw[i], "mode %d w[%d]: %.9g torch %.9g", mode, i, (double)w[i],
+                      (double)rw[i]);
+        for (int i = 0; i < 3; i++)
+            CHECK_MSG(b[i] == rb[i], "mode %d b[%d]: %.9g torch %.9g", mode, i, (double)b[i],
+                      (double)rb[i]);
+        /* errors: shapes, decay, NULL count */
+        int64_t bad = 0;
+        const ct_tensor *swapped[2] = {avg[1], avg[0]};
+        CHECK_ST(ct_swa_update_parameters(ctx, 2, avg, swapped, CT_SWA_MEAN, 0, &bad),
+                 CT_ERR_SHAPE);
+        CHECK_ST(ct_swa_update_parameters(ctx, 2, avg, (const ct_tensor *const *)avg, CT_SWA_EMA,
+                                          1.5, &bad),
+                 CT_ERR_INVALID_ARG);
+        CHECK_ST(ct_swa_update_parameters(ctx, 2, avg, (const ct_tensor *const *)avg, CT_SWA_EMA,
+                                          0.5, NULL),
+                 CT_ERR_INVALID_ARG);
+        CHECK(bad == 0);
+        ct_tensor_release(avg[0]), ct_tensor_release(avg[1]);
+    }
+}
+
 TEST(plateau_matches_torch) {
     ct_tensor *p = NULL;
     ct_optim *opt = make_opt(CT_OPTIM_SGD, 0.1, 0, &p);
@@ -1042,6 +1131,7 @@ int main(void) {
     RUN(one_cycle_matches_torch);
     RUN(cyclic_matches_torch);
     RUN(chained_scheduler_matches_torch);
+    RUN(swalr_and_averaged_model_match_torch);
     RUN(plateau_matches_torch);
     RUN(chained_matches_torch);
     RUN(odd_arguments_as_torch);

@@ -107,6 +107,19 @@ CT_API ct_status ct_optim_load_torch_state(ct_optim *opt, const ct_archive *a, c
 /* Free the optimizer and its state, release the parameters (NULL is a no-op). */
 CT_API void ct_optim_free(ct_optim *opt);
 
+/* ---- stochastic weight averaging (torch.optim.swa_utils) ---- */
+
+/* How AveragedModel averages: torch's default running mean, or an exponential moving average. */
+typedef enum { CT_SWA_MEAN, CT_SWA_EMA } ct_swa_avg;
+/* AveragedModel.update_parameters over n tensor pairs: with *n_averaged == 0 averaged[i] = a copy
+ * of params[i]; after that CT_SWA_MEAN: avg + (p - avg) / (n_averaged + 1) (torch 1.13's default
+ * avg_fn), CT_SWA_EMA: decay avg + (1 - decay) p (torch 2.x get_ema_multi_avg_fn, decay in [0, 1]);
+ * then ++*n_averaged. Pairs of one shape; the values convert to averaged[i]'s dtype; no gradient.
+ * A captured update keeps the n_averaged it had (capture the EMA, not the mean). */
+CT_API ct_status ct_swa_update_parameters(ct_ctx *ctx, int n, ct_tensor *const *averaged,
+                                          const ct_tensor *const *params, ct_swa_avg avg,
+                                          double decay, int64_t *n_averaged);
+
 /* ---- L-BFGS (torch.optim.LBFGS) ---- */
 
 /* torch.optim.LBFGS's options (its defaults from ct_lbfgs_options_default: lr 1, max_iter 20,
@@ -182,7 +195,8 @@ typedef enum {
     CT_LR_REDUCE_ON_PLATEAU,    /* lr *= factor when a metric stops improving */
     CT_LR_SEQUENTIAL,           /* SequentialLR (ct_lr_scheduler_create_sequential) */
     CT_LR_CYCLIC,               /* CyclicLR: lr between base_lr and max_lr in cycles */
-    CT_LR_CHAINED               /* ChainedScheduler (ct_lr_scheduler_create_chained) */
+    CT_LR_CHAINED,              /* ChainedScheduler (ct_lr_scheduler_create_chained) */
+    CT_LR_SWA                   /* SWALR: anneal to swa_lr (stochastic weight averaging) */
 } ct_lr_scheduler_kind;
 
 /* CyclicLR's policies: a triangle, one halved each cycle, one scaled by gamma^iteration. */
@@ -228,12 +242,16 @@ typedef struct {
     ct_cyclic_mode cyclic_mode;
     double (*scale_fn)(double x, void *user);
     bool scale_mode_iterations;
+    /* SWA (torch.optim.swa_utils.SWALR): swa_lr required; from the current rate to swa_lr over
+     * anneal_epochs steps (10; 0: at once), cosine unless anneal_linear */
+    double swa_lr;
+    int64_t anneal_epochs;
 } ct_lr_scheduler_options;
 
 typedef struct ct_lr_scheduler ct_lr_scheduler;
 
 /* torch's defaults for `kind` (required values left 0: step_size, T_max, T_0, max_lr,
- * total_steps, lr_lambda, base_lr). */
+ * total_steps, lr_lambda, base_lr, swa_lr). */
 CT_API ct_lr_scheduler_options ct_lr_scheduler_options_default(ct_lr_scheduler_kind kind);
 /* A scheduler of opt (borrowed: free the scheduler first). As torch's constructor it takes the
  * first step at once (epoch 0: e.g. LINEAR multiplies lr by start_factor). CT_ERR_INVALID_ARG

@@ -52,7 +52,8 @@ static const char *const ct__lr_names[] = {"LambdaLR",
                                            "ReduceLROnPlateau",
                                            "SequentialLR",
                                            "CyclicLR",
-                                           "ChainedScheduler"};
+                                           "ChainedScheduler",
+                                           "SWALR"};
 
 ct_lr_scheduler_options ct_lr_scheduler_options_default(ct_lr_scheduler_kind kind) {
     ct_lr_scheduler_options o;
@@ -75,6 +76,7 @@ ct_lr_scheduler_options ct_lr_scheduler_options_default(ct_lr_scheduler_kind kin
     o.patience = 10;
     o.threshold = 1e-4;
     o.eps = 1e-8;
+    o.anneal_epochs = 10;
     o.step_size_up = 2000;
     o.step_size_down = NAN;
     if (kind == CT_LR_CYCLIC) {
@@ -227,6 +229,18 @@ static ct_status ct__lr_compute(ct_lr_scheduler *s, double lr, double *out, doub
         *mom = o->max_momentum - (o->max_momentum - o->base_momentum) * sf * sc;
         break;
     }
+    case CT_LR_SWA: { /* torch's get_lr: from the current rate (chainable), in its order */
+        const double ae = (double)o->anneal_epochs, den = ae > 1 ? ae : 1;
+        double step = (double)(s->step_count - 1);
+        if (o->anneal_epochs == 0 && step < 1) step = 1;
+        const double pt = fmax(0.0, fmin(1.0, (step - 1) / den)),
+                     t = fmax(0.0, fmin(1.0, step / den));
+        const double pa = o->anneal_linear ? pt : (1 - cos(M_PI * pt)) / 2;
+        const double al = o->anneal_linear ? t : (1 - cos(M_PI * t)) / 2;
+        const double prev = pa == 1 ? o->swa_lr : (lr - pa * o->swa_lr) / (1 - pa);
+        *out = o->swa_lr * al + prev * (1 - al);
+        break;
+    }
     case CT_LR_REDUCE_ON_PLATEAU:
     case CT_LR_SEQUENTIAL:
     case CT_LR_CHAINED: break;
@@ -357,6 +371,12 @@ static ct_status ct__lr_check(ct_ctx *ctx, const ct_optim *opt, const ct_lr_sche
         if (isnan(o->factor) || isnan(o->threshold) || isnan(o->min_lr) || isnan(o->eps))
             CT__LR_BAD("%s: factor, threshold, min_lr and eps must not be NaN", k);
         break;
+    case CT_LR_SWA:
+        if (!isfinite(o->swa_lr)) CT__LR_BAD("%s: invalid swa_lr %g", k, o->swa_lr);
+        if (o->anneal_epochs < 0)
+            CT__LR_BAD("%s: anneal_epochs must be equal or greater than 0, got %lld", k,
+                       (long long)o->anneal_epochs);
+        break;
     case CT_LR_SEQUENTIAL:
     case CT_LR_CHAINED: break;
     }
@@ -388,7 +408,7 @@ ct_status ct_lr_scheduler_create(ct_optim *opt, const ct_lr_scheduler_options *o
                              "lr_scheduler_create: options.size %zu is not "
                              "sizeof(ct_lr_scheduler_options) = %zu",
                              opts->size, sizeof(ct_lr_scheduler_options));
-    if ((int)opts->kind < CT_LR_LAMBDA || (int)opts->kind > CT_LR_CHAINED)
+    if ((int)opts->kind < CT_LR_LAMBDA || (int)opts->kind > CT_LR_SWA)
         return ct__set_error(ctx, CT_ERR_INVALID_ARG,
                              "lr_scheduler_create: kind %d is not a scheduler kind",
                              (int)opts->kind);
@@ -982,12 +1002,15 @@ ct_status ct_lr_scheduler_load_torch_state(ct_lr_scheduler *s, const ct_archive 
     if (pst != CT_OK) return pst;
     const ct_lr_scheduler_kind k = s->o.kind;
     const char *kname = ct__lr_names[k];
-    if (k == CT_LR_MULTISTEP || k == CT_LR_ONE_CYCLE)
+    if (k == CT_LR_MULTISTEP || k == CT_LR_ONE_CYCLE || k == CT_LR_SWA)
         return ct__set_error(ctx, CT_ERR_UNSUPPORTED,
                              "lr_scheduler_load_torch_state: torch's %s state holds a pickled "
                              "Python object (%s), which a checkpoint reader refuses as "
                              "torch.load(weights_only=True) does",
-                             kname, k == CT_LR_MULTISTEP ? "a Counter" : "a bound method");
+                             kname,
+                             k == CT_LR_MULTISTEP ? "a Counter"
+                             : k == CT_LR_SWA     ? "a function"
+                                                  : "a bound method");
     if (k == CT_LR_CYCLIC)
         return ct__set_error(ctx, CT_ERR_UNSUPPORTED,
                              "lr_scheduler_load_torch_state: torch 1.13's CyclicLR state holds a "
