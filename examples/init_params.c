@@ -6,7 +6,8 @@
  *  3. weight normalisation and spectral normalisation of a weight (its largest singular value
  *     becomes 1);
  *  4. folding an eval-mode BatchNorm into the convolution / linear layer before it: the fused
- *     layer gives the same output as conv then batch_norm.
+ *     layer gives the same output as conv then batch_norm;
+ *  5. pruning masks (magnitude, iterative, structured, random, global).
  * Fails (exit 1) if a statistic or an identity is off. */
 #include <ctorch/ctorch.h>
 #include <math.h>
@@ -174,6 +175,44 @@ int main(void) {
     printf("linear + batch_norm (eval) vs the fused linear: max diff %.2g\n", d);
     EXPECT(d < 1e-4, "fuse_linear_bn_weights");
 
+    /* ---- 5. pruning masks (torch.nn.utils.prune): multiply the weight by its mask ---- */
+    ct_tensor *m1 = NULL, *m2 = NULL, *ms = NULL, *mr = NULL, *mu = NULL, *gm[2] = {NULL, NULL};
+    TRY(ct_prune_l1_unstructured(ctx, fw, 0.5, false, NULL, NULL, &m1));  /* half, by |w| */
+    TRY(ct_prune_l1_unstructured(ctx, fw, 0.5, false, NULL, m1, &m2));    /* half of the rest */
+    TRY(ct_prune_ln_structured(ctx, fw, 2, true, 2.0, 0, NULL, &ms));     /* 2 output channels */
+    TRY(ct_prune_random_structured(ctx, fw, 0.25, false, 1, 22, 0, &mr)); /* 1 of 3 inputs */
+    TRY(ct_prune_random_unstructured(ctx, lw, 10, true, NULL, 23, 0, &mu));
+    const ct_tensor *both[2] = {fw, flw};
+    TRY(ct_prune_global_unstructured(ctx, 2, both, 0.6, false, NULL, gm));
+    const ct_tensor *masks[6] = {m1, m2, ms, mr, mu, gm[0]};
+    const char *names[6] = {"l1 50%",
+                            "l1 50% of the rest",
+                            "L2 structured, 2 of 8 channels",
+                            "random structured, 1 of 3 inputs",
+                            "random unstructured, 10",
+                            "global L1 60% (the conv part)"};
+    const double want[6] = {108, 54, 162, 144, 30, -1}; /* -1: checked with its partner */
+    double kept_conv = 0;
+    for (int i = 0; i < 7; i++) {
+        ct_tensor *c = NULL;
+        double kept = 0;
+        TRY(ct_count_nonzero(ctx, i < 6 ? masks[i] : gm[1], 0, NULL, &c));
+        TRY(ct_tensor_item(c, &kept));
+        ct_tensor_release(c);
+        if (i == 6) { /* global: 40% of all 256 entries kept, round(0.6 * 256) = 154 pruned */
+            EXPECT(kept_conv + kept == 102, "global pruning kept %g", kept_conv + kept);
+            break;
+        }
+        printf("prune %-34s keeps %3.0f of %lld\n", names[i], kept,
+               (long long)ct_tensor_numel(masks[i]));
+        EXPECT(want[i] < 0 || kept == want[i], "prune %s kept %g", names[i], kept);
+        kept_conv = kept;
+    }
+    ct_tensor *pruned = NULL;
+    TRY(ct_mul(ctx, fw, m2, &pruned)); /* the pruned conv weight */
+    ct_tensor *more[] = {m1, m2, ms, mr, mu, gm[0], gm[1], pruned};
+    for (size_t i = 0; i < sizeof more / sizeof *more; i++)
+        ct_tensor_release(more[i]);
     ct_tensor *all[] = {conv, fc, bias, nz, cnt, vec, step, moved, back, dir, w,   g,
                         wn,   u,  v,    sn, s2,  cw,  cb,   rm,    rv,   bw,  bb,  x,
                         y1,   y2, fw,   fb, y3,  lw,  lx,   l1,    l2,   flw, flb, l3};

@@ -3,7 +3,8 @@
 the fans, the exact bounds / standard deviations xavier_* and kaiming_* hand to uniform_ / normal_
 (recorded by wrapping Tensor.uniform_ / normal_), eye_ and dirac_ tensors, norm_except_dim,
 _weight_norm (values and gradients), spectral_norm's weight, u and v after the power iteration
-(torch's own hook) and its gradient, fuse_conv_bn_weights / fuse_linear_bn_weights in float32.
+(torch's own hook) and its gradient, fuse_conv_bn_weights / fuse_linear_bn_weights in float32, and prune's masks (L1Unstructured with
+Python's half-even rounding of the amount, iterative pruning, LnStructured, global_unstructured).
 Writes tests/data/init_ref.h. Run with /usr/bin/python3."""
 import math
 import sys
@@ -165,6 +166,55 @@ a, b = fusion.fuse_conv_bn_weights(ctw, None, rm, rv, 1e-3, None, None, transpos
 arr("fu_t_w", a), arr("fu_t_b", b)
 a, b = fusion.fuse_linear_bn_weights(lw, lb, rm, rv, 1e-5, bw, bb)
 arr("fu_l_w", a), arr("fu_l_b", b)
+
+# ---- torch.nn.utils.prune: masks ----
+import torch.nn.utils.prune as prune
+pt = torch.randn(6, 7)
+arr("pr_t", pt)
+pimp = torch.rand(6, 7)
+arr("pr_imp", pimp)
+l1 = [(0.3, 0), (0.5, 0), (13, 1), (0, 1), (1.0, 0), (42, 1)]
+for i, (a, isc) in enumerate(l1):
+    m = prune.L1Unstructured(int(a) if isc else a).compute_mask(pt, torch.ones_like(pt))
+    arr(f"pr_l1_{i}", m)
+out.append("static const struct { double amount; int count; } PR_L1[] = {" +
+           ", ".join(f"{{{float(a)!r}, {c}}}" for a, c in l1) + "};")
+arr("pr_l1_imp", prune.L1Unstructured(0.4).compute_mask(pimp, torch.ones_like(pimp)))
+# Python's round half to even: 0.5 of 5 entries is 2, of 7 is 4
+v5, v7 = torch.randn(5), torch.randn(7)
+arr("pr_v5", v5), arr("pr_v7", v7)
+arr("pr_v5_m", prune.L1Unstructured(0.5).compute_mask(v5, torch.ones_like(v5)))
+arr("pr_v7_m", prune.L1Unstructured(0.5).compute_mask(v7, torch.ones_like(v7)))
+# iterative: l1_unstructured twice on a module (PruningContainer)
+lin = torch.nn.Linear(7, 6)
+with torch.no_grad():
+    lin.weight.copy_(pt)
+prune.l1_unstructured(lin, "weight", amount=0.3)
+arr("pr_it1", lin.weight_mask)
+prune.l1_unstructured(lin, "weight", amount=0.5)
+arr("pr_it2", lin.weight_mask)
+prune.l1_unstructured(lin, "weight", amount=5)
+arr("pr_it3", lin.weight_mask)
+# LnStructured
+ct4 = torch.randn(4, 3, 2, 2)
+arr("pr_c4", ct4)
+ln = [(0.5, 0, 2.0, 0), (1, 1, 1.0, 1), (0.34, 0, math.inf, -1), (2, 1, -math.inf, 0),
+      (0.0, 0, 2.0, 1), (1.0, 0, 2.0, 2)]
+for i, (a, isc, nn_, d) in enumerate(ln):
+    m = prune.LnStructured(int(a) if isc else a, n=nn_, dim=d).compute_mask(ct4, torch.ones_like(ct4))
+    arr(f"pr_ln_{i}", m)
+out.append("static const struct { double amount; int count; double n; int dim; } PR_LN[] = {" +
+           ", ".join(f"{{{float(a)!r}, {c}, {nn_!r}, {d}}}".replace("inf", "INFINITY")
+                     for a, c, nn_, d in ln) + "};")
+# global_unstructured over two layers
+a_w, b_w = torch.randn(5, 4), torch.randn(3, 6)
+arr("pr_ga", a_w), arr("pr_gb", b_w)
+la, lb = torch.nn.Linear(4, 5), torch.nn.Linear(6, 3)
+with torch.no_grad():
+    la.weight.copy_(a_w), lb.weight.copy_(b_w)
+prune.global_unstructured([(la, "weight"), (lb, "weight")], pruning_method=prune.L1Unstructured,
+                          amount=0.4)
+arr("pr_ga_m", la.weight_mask), arr("pr_gb_m", lb.weight_mask)
 
 path = sys.argv[1] if len(sys.argv) > 1 else "tests/data/init_ref.h"
 with open(path, "w") as f:

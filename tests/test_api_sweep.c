@@ -1378,6 +1378,36 @@ static void s2_ct_fuse_linear_bn_weights(void) { SWEEP_STATUS(ct_fuse_linear_bn_
 static void s3_ct_fuse_linear_bn_weights(void) { SWEEP_STATUS(ct_fuse_linear_bn_weights(S_ctx, S_t, S_t, S_t, S_t, (double){0}, S_t, S_t, &S_out[0], &S_out[1])); }
 static void s4_ct_fuse_linear_bn_weights(void) { SWEEP_STATUS(ct_fuse_linear_bn_weights(S_ctx, S_t, S_t, S_t, S_t, (double){0}, S_t, S_t, &S_out[0], &S_out[1])); }
 static void s5_ct_fuse_linear_bn_weights(void) { SWEEP_STATUS(ct_fuse_linear_bn_weights(S_ctx, S_t, S_t, S_t, S_t, (double){0}, S_t, S_t, &S_out[0], &S_out[1])); }
+static void s0_ct_prune_l1_unstructured(void) { (void)ct_prune_l1_unstructured(NULL, NULL, (double){0}, (bool){0}, NULL, NULL, NULL); }
+static void s1_ct_prune_l1_unstructured(void) { SWEEP_STATUS(ct_prune_l1_unstructured(S_ctx, NULL, (double){0}, (bool){0}, NULL, NULL, NULL)); }
+static void s2_ct_prune_l1_unstructured(void) { SWEEP_STATUS(ct_prune_l1_unstructured(S_ctx, S_t, (double){0}, (bool){0}, S_t, S_t, NULL)); }
+static void s3_ct_prune_l1_unstructured(void) { SWEEP_STATUS(ct_prune_l1_unstructured(S_ctx, S_t, (double){0}, (bool){0}, S_t, S_t, &S_out[0])); }
+static void s4_ct_prune_l1_unstructured(void) { SWEEP_STATUS(ct_prune_l1_unstructured(S_ctx, S_t, (double){0}, (bool){0}, S_t, S_t, &S_out[0])); }
+static void s5_ct_prune_l1_unstructured(void) { SWEEP_STATUS(ct_prune_l1_unstructured(S_ctx, S_t, (double){0}, (bool){0}, S_t, S_t, &S_out[0])); }
+static void s0_ct_prune_random_unstructured(void) { (void)ct_prune_random_unstructured(NULL, NULL, (double){0}, (bool){0}, NULL, (uint64_t){0}, (uint64_t){0}, NULL); }
+static void s1_ct_prune_random_unstructured(void) { SWEEP_STATUS(ct_prune_random_unstructured(S_ctx, NULL, (double){0}, (bool){0}, NULL, (uint64_t){0}, (uint64_t){0}, NULL)); }
+static void s2_ct_prune_random_unstructured(void) { SWEEP_STATUS(ct_prune_random_unstructured(S_ctx, S_t, (double){0}, (bool){0}, S_t, (uint64_t){0}, (uint64_t){0}, NULL)); }
+static void s3_ct_prune_random_unstructured(void) { SWEEP_STATUS(ct_prune_random_unstructured(S_ctx, S_t, (double){0}, (bool){0}, S_t, (uint64_t){0}, (uint64_t){0}, &S_out[0])); }
+static void s4_ct_prune_random_unstructured(void) { SWEEP_STATUS(ct_prune_random_unstructured(S_ctx, S_t, (double){0}, (bool){0}, S_t, (uint64_t){0}, (uint64_t){0}, &S_out[0])); }
+static void s5_ct_prune_random_unstructured(void) { SWEEP_STATUS(ct_prune_random_unstructured(S_ctx, S_t, (double){0}, (bool){0}, S_t, (uint64_t){0}, (uint64_t){0}, &S_out[0])); }
+static void s0_ct_prune_ln_structured(void) { (void)ct_prune_ln_structured(NULL, NULL, (double){0}, (bool){0}, (double){0}, (int){0}, NULL, NULL); }
+static void s1_ct_prune_ln_structured(void) { SWEEP_STATUS(ct_prune_ln_structured(S_ctx, NULL, (double){0}, (bool){0}, (double){0}, (int){0}, NULL, NULL)); }
+static void s2_ct_prune_ln_structured(void) { SWEEP_STATUS(ct_prune_ln_structured(S_ctx, S_t, (double){0}, (bool){0}, (double){0}, (int){0}, S_t, NULL)); }
+static void s3_ct_prune_ln_structured(void) { SWEEP_STATUS(ct_prune_ln_structured(S_ctx, S_t, (double){0}, (bool){0}, (double){0}, (int){0}, S_t, &S_out[0])); }
+static void s4_ct_prune_ln_structured(void) { SWEEP_STATUS(ct_prune_ln_structured(S_ctx, S_t, (double){0}, (bool){0}, (double){0}, (int){0}, S_t, &S_out[0])); }
+static void s5_ct_prune_ln_structured(void) { SWEEP_STATUS(ct_prune_ln_structured(S_ctx, S_t, (double){0}, (bool){0}, (double){0}, (int){0}, S_t, &S_out[0])); }
+static void s0_ct_prune_random_structured(void) { (void)ct_prune_random_structured(NULL, NULL, (double){0}, (bool){0}, (int){0}, (uint64_t){0}, (uint64_t){0}, NULL); }
+static void s1_ct_prune_random_structured(void) { SWEEP_STATUS(ct_prune_random_structured(S_ctx, NULL, (double){0}, (bool){0}, (int){0}, (uint64_t){0}, (uint64_t){0}, NULL)); }
+static void s2_ct_prune_random_structured(void) { SWEEP_STATUS(ct_prune_random_structured(S_ctx, S_t, (double){0}, (bool){0}, (int){0}, (uint64_t){0}, (uint64_t){0}, NULL)); }
+static void s3_ct_prune_random_structured(void) { SWEEP_STATUS(ct_prune_random_structured(S_ctx, S_t, (double){0}, (bool){0}, (int){0}, (uint64_t){0}, (uint64_t){0}, &S_out[0])); }
+static void s4_ct_prune_random_structured(void) { SWEEP_STATUS(ct_prune_random_structured(S_ctx, S_t, (double){0}, (bool){0}, (int){0}, (uint64_t){0}, (uint64_t){0}, &S_out[0])); }
+static void s5_ct_prune_random_structured(void) { SWEEP_STATUS(ct_prune_random_structured(S_ctx, S_t, (double){0}, (bool){0}, (int){0}, (uint64_t){0}, (uint64_t){0}, &S_out[0])); }
+static void s0_ct_prune_global_unstructured(void) { (void)ct_prune_global_unstructured(NULL, (int){0}, NULL, (double){0}, (bool){0}, NULL, NULL); }
+static void s1_ct_prune_global_unstructured(void) { SWEEP_STATUS(ct_prune_global_unstructured(S_ctx, (int){0}, NULL, (double){0}, (bool){0}, NULL, NULL)); }
+static void s2_ct_prune_global_unstructured(void) { SWEEP_STATUS(ct_prune_global_unstructured(S_ctx, (int){0}, NULL, (double){0}, (bool){0}, NULL, NULL)); }
+static void s3_ct_prune_global_unstructured(void) { SWEEP_STATUS(ct_prune_global_unstructured(S_ctx, (int){0}, S_tarr, (double){0}, (bool){0}, S_tarr, &S_out[0])); }
+static void s4_ct_prune_global_unstructured(void) { SWEEP_STATUS(ct_prune_global_unstructured(S_ctx, (int){0}, S_tarr, (double){0}, (bool){0}, S_tarr, &S_out[0])); }
+static void s5_ct_prune_global_unstructured(void) { SWEEP_STATUS(ct_prune_global_unstructured(S_ctx, (int){0}, S_tarr, (double){0}, (bool){0}, S_tarr, &S_out[0])); }
 static void s0_ct_abs_(void) { (void)ct_abs_(NULL, NULL); }
 static void s1_ct_abs_(void) { SWEEP_STATUS(ct_abs_(S_ctx, NULL)); }
 static void s2_ct_abs_(void) { SWEEP_STATUS(ct_abs_(S_ctx, S_t)); }
@@ -8351,6 +8381,36 @@ static const sweep_case sweep_cases[] = {
     {"ct_fuse_linear_bn_weights", 3, s3_ct_fuse_linear_bn_weights},
     {"ct_fuse_linear_bn_weights", 4, s4_ct_fuse_linear_bn_weights},
     {"ct_fuse_linear_bn_weights", 5, s5_ct_fuse_linear_bn_weights},
+    {"ct_prune_l1_unstructured", 0, s0_ct_prune_l1_unstructured},
+    {"ct_prune_l1_unstructured", 1, s1_ct_prune_l1_unstructured},
+    {"ct_prune_l1_unstructured", 2, s2_ct_prune_l1_unstructured},
+    {"ct_prune_l1_unstructured", 3, s3_ct_prune_l1_unstructured},
+    {"ct_prune_l1_unstructured", 4, s4_ct_prune_l1_unstructured},
+    {"ct_prune_l1_unstructured", 5, s5_ct_prune_l1_unstructured},
+    {"ct_prune_random_unstructured", 0, s0_ct_prune_random_unstructured},
+    {"ct_prune_random_unstructured", 1, s1_ct_prune_random_unstructured},
+    {"ct_prune_random_unstructured", 2, s2_ct_prune_random_unstructured},
+    {"ct_prune_random_unstructured", 3, s3_ct_prune_random_unstructured},
+    {"ct_prune_random_unstructured", 4, s4_ct_prune_random_unstructured},
+    {"ct_prune_random_unstructured", 5, s5_ct_prune_random_unstructured},
+    {"ct_prune_ln_structured", 0, s0_ct_prune_ln_structured},
+    {"ct_prune_ln_structured", 1, s1_ct_prune_ln_structured},
+    {"ct_prune_ln_structured", 2, s2_ct_prune_ln_structured},
+    {"ct_prune_ln_structured", 3, s3_ct_prune_ln_structured},
+    {"ct_prune_ln_structured", 4, s4_ct_prune_ln_structured},
+    {"ct_prune_ln_structured", 5, s5_ct_prune_ln_structured},
+    {"ct_prune_random_structured", 0, s0_ct_prune_random_structured},
+    {"ct_prune_random_structured", 1, s1_ct_prune_random_structured},
+    {"ct_prune_random_structured", 2, s2_ct_prune_random_structured},
+    {"ct_prune_random_structured", 3, s3_ct_prune_random_structured},
+    {"ct_prune_random_structured", 4, s4_ct_prune_random_structured},
+    {"ct_prune_random_structured", 5, s5_ct_prune_random_structured},
+    {"ct_prune_global_unstructured", 0, s0_ct_prune_global_unstructured},
+    {"ct_prune_global_unstructured", 1, s1_ct_prune_global_unstructured},
+    {"ct_prune_global_unstructured", 2, s2_ct_prune_global_unstructured},
+    {"ct_prune_global_unstructured", 3, s3_ct_prune_global_unstructured},
+    {"ct_prune_global_unstructured", 4, s4_ct_prune_global_unstructured},
+    {"ct_prune_global_unstructured", 5, s5_ct_prune_global_unstructured},
     {"ct_abs_", 0, s0_ct_abs_},
     {"ct_abs_", 1, s1_ct_abs_},
     {"ct_abs_", 2, s2_ct_abs_},

@@ -1631,6 +1631,26 @@ static ct_status op_spectral_norm(void) {
     ct_tensor_release(o);
     return st;
 }
+static ct_status op_prune_l1_unstructured(void) {
+    return ct_prune_l1_unstructured(ctx, A, 0.3, false, NULL, NULL, &OUT);
+}
+static ct_status op_prune_random_unstructured(void) {
+    return ct_prune_random_unstructured(ctx, A, 5, true, NULL, 1, 0, &OUT);
+}
+static ct_status op_prune_ln_structured(void) {
+    return ct_prune_ln_structured(ctx, A, 0.5, false, 2.0, 0, NULL, &OUT);
+}
+static ct_status op_prune_random_structured(void) {
+    return ct_prune_random_structured(ctx, A, 1, true, 1, 1, 0, &OUT);
+}
+static ct_status op_prune_global_unstructured(void) {
+    const ct_tensor *ts[2] = {A, B};
+    ct_tensor *m[2] = {NULL, NULL};
+    ct_status st = ct_prune_global_unstructured(ctx, 2, ts, 0.5, false, NULL, m);
+    OUT = m[0];
+    ct_tensor_release(m[1]);
+    return st;
+}
 static ct_status op_fuse_conv_bn_weights(void) {
     ct_status st = ct_tensor_ones(ctx, CT_FLOAT32, 1, (const int64_t[]){4}, &OUT3);
     ct_tensor *b = NULL;
@@ -2557,6 +2577,11 @@ static const op_entry computing[] = {
     E(spectral_norm),
     E(fuse_conv_bn_weights),
     E(fuse_linear_bn_weights),
+    E(prune_l1_unstructured),
+    E(prune_random_unstructured),
+    E(prune_ln_structured),
+    E(prune_random_structured),
+    E(prune_global_unstructured),
     E(while_loop),
     E(backward),
     E(autograd_grad),

@@ -635,6 +635,114 @@ TEST(fusion_matches_torch_float32) {
         ct_tensor_release(all[i]);
 }
 
+/* ---- pruning masks against torch.nn.utils.prune ---- */
+static void check_mask(const char *what, ct_tensor *m, const double *ref, int nd,
+                       const int64_t *shape) {
+    double e = rel_err(m, ref, nd, shape);
+    CHECK_MSG(e == 0, "%s: mask differs from torch's", what);
+    ct_tensor_release(m);
+}
+
+TEST(prune_masks_match_torch) {
+    ct_tensor *t = REF(pr_t), *imp = REF(pr_imp), *m = NULL;
+    const double *l1[] = {pr_l1_0, pr_l1_1, pr_l1_2, pr_l1_3, pr_l1_4, pr_l1_5};
+    for (int i = 0; i < NELEM(PR_L1); i++) {
+        CHECK_OK(ct_prune_l1_unstructured(ctx, t, PR_L1[i].amount, PR_L1[i].count, NULL, NULL, &m));
+        char what[64];
+        snprintf(what, sizeof what, "l1_unstructured %g (count %d)", PR_L1[i].amount,
+                 PR_L1[i].count);
+        check_mask(what, m, l1[i], pr_t_nd, pr_t_shape);
+    }
+    CHECK_OK(ct_prune_l1_unstructured(ctx, t, 0.4, false, imp, NULL, &m));
+    check_mask("l1_unstructured by importance", m, pr_l1_imp, pr_t_nd, pr_t_shape);
+    ct_tensor *v5 = REF(pr_v5), *v7 = REF(pr_v7);
+    CHECK_OK(ct_prune_l1_unstructured(ctx, v5, 0.5, false, NULL, NULL, &m));
+    check_mask("0.5 of 5: round(2.5) = 2", m, pr_v5_m, 1, pr_v5_shape);
+    CHECK_OK(ct_prune_l1_unstructured(ctx, v7, 0.5, false, NULL, NULL, &m));
+    check_mask("0.5 of 7: round(3.5) = 4", m, pr_v7_m, 1, pr_v7_shape);
+    /* iterative pruning: each amount counts the entries the previous mask keeps */
+    ct_tensor *m1 = NULL, *m2 = NULL, *m3 = NULL;
+    CHECK_OK(ct_prune_l1_unstructured(ctx, t, 0.3, false, NULL, NULL, &m1));
+    CHECK_OK(ct_prune_l1_unstructured(ctx, t, 0.5, false, NULL, m1, &m2));
+    CHECK_OK(ct_prune_l1_unstructured(ctx, t, 5, true, NULL, m2, &m3));
+    CHECK(rel_err(m1, pr_it1, pr_t_nd, pr_t_shape) == 0);
+    CHECK(rel_err(m2, pr_it2, pr_t_nd, pr_t_shape) == 0);
+    CHECK(rel_err(m3, pr_it3, pr_t_nd, pr_t_shape) == 0);
+    ct_tensor_release(m1), ct_tensor_release(m2), ct_tensor_release(m3);
+    /* LnStructured */
+    ct_tensor *c4 = REF(pr_c4);
+    const double *ln[] = {pr_ln_0, pr_ln_1, pr_ln_2, pr_ln_3, pr_ln_4, pr_ln_5};
+    for (int i = 0; i < NELEM(PR_LN); i++) {
+        ct_status st = ct_prune_ln_structured(ctx, c4, PR_LN[i].amount, PR_LN[i].count, PR_LN[i].n,
+                                              PR_LN[i].dim, NULL, &m);
+        CHECK_MSG(st == CT_OK, "ln_structured case %d: %s", i, ct_ctx_last_error(ctx));
+        if (st == CT_OK) {
+            char what[64];
+            snprintf(what, sizeof what, "ln_structured case %d", i);
+            check_mask(what, m, ln[i], pr_c4_nd, pr_c4_shape);
+        }
+    }
+    /* global_unstructured over two weights */
+    const ct_tensor *g2[2] = {REF(pr_ga), REF(pr_gb)};
+    ct_tensor *gm[2] = {NULL, NULL};
+    CHECK_OK(ct_prune_global_unstructured(ctx, 2, g2, 0.4, false, NULL, gm));
+    check_mask("global_unstructured a", gm[0], pr_ga_m, pr_ga_nd, pr_ga_shape);
+    check_mask("global_unstructured b", gm[1], pr_gb_m, pr_gb_nd, pr_gb_shape);
+    /* random masks: the count of zeros; the same seed, the same mask; dtype kept */
+    ct_tensor *f16 = NULL, *ma = NULL, *mb = NULL;
+    CHECK_OK(ct_tensor_randn(ctx, CT_FLOAT16, 2, (int64_t[]){10, 20}, 1, 0, &f16));
+    CHECK_OK(ct_prune_random_unstructured(ctx, f16, 0.25, false, NULL, 4, 0, &ma));
+    CHECK_OK(ct_prune_random_unstructured(ctx, f16, 0.25, false, NULL, 4, 0, &mb));
+    CHECK(tu_same_values(ma, mb) && ct_tensor_dtype(ma) == CT_FLOAT16);
+    double *mv = tu_read(ma);
+    int zeros = 0;
+    for (int i = 0; i < 200; i++)
+        zeros += mv[i] == 0;
+    CHECK_MSG(zeros == 50, "random_unstructured: %d zeros", zeros);
+    free(mv);
+    ct_tensor_release(mb), mb = NULL;
+    CHECK_OK(ct_prune_random_unstructured(ctx, f16, 30, true, ma, 5, 0, &mb)); /* 30 more */
+    mv = tu_read(mb);
+    zeros = 0;
+    double *pv = tu_read(ma);
+    int kept_old_zero = 1;
+    for (int i = 0; i < 200; i++) {
+        zeros += mv[i] == 0;
+        if (pv[i] == 0 && mv[i] != 0) kept_old_zero = 0;
+    }
+    CHECK(zeros == 80 && kept_old_zero);
+    free(mv), free(pv);
+    ct_tensor_release(ma), ct_tensor_release(mb);
+    CHECK_OK(ct_prune_random_structured(ctx, c4, 2, true, 1, 7, 0, &m));
+    mv = tu_read(m);
+    int ch_zero = 0; /* channels along dim 1 (size 3): all zero or all one */
+    for (int c = 0; c < 3; c++) {
+        int z = 0;
+        for (int a = 0; a < 4; a++)
+            for (int k = 0; k < 4; k++)
+                z += mv[(a * 3 + c) * 4 + k] == 0;
+        CHECK(z == 0 || z == 16);
+        ch_zero += z == 16;
+    }
+    CHECK(ch_zero == 2);
+    free(mv);
+    ct_tensor_release(m);
+    /* errors as torch */
+    CHECK_ST(ct_prune_l1_unstructured(ctx, t, 1.5, false, NULL, NULL, &m), CT_ERR_INVALID_ARG);
+    CHECK(msg_has("should either be a float in the range [0, 1] or a non-negative integer"));
+    CHECK_ST(ct_prune_l1_unstructured(ctx, t, 43, true, NULL, NULL, &m), CT_ERR_INVALID_ARG);
+    CHECK(msg_has("should be smaller than the number of parameters to prune=42"));
+    CHECK_ST(ct_prune_l1_unstructured(ctx, t, 2.5, true, NULL, NULL, &m), CT_ERR_INVALID_ARG);
+    CHECK_ST(ct_prune_ln_structured(ctx, v5, 0.5, false, 2, 0, NULL, &m), CT_ERR_INVALID_ARG);
+    CHECK(msg_has("Structured pruning can only be applied to multidimensional tensors"));
+    CHECK_ST(ct_prune_ln_structured(ctx, c4, 0.5, false, 2, 4, NULL, &m), CT_ERR_INDEX);
+    CHECK_ST(ct_prune_l1_unstructured(ctx, t, 0.5, false, v5, NULL, &m), CT_ERR_SHAPE);
+    CHECK(m == NULL);
+    ct_tensor *all[] = {t, imp, v5, v7, c4, (ct_tensor *)g2[0], (ct_tensor *)g2[1], f16};
+    for (int i = 0; i < NELEM(all); i++)
+        ct_tensor_release(all[i]);
+}
+
 /* What a differential review against torch found (each a regression test). */
 TEST(review_regressions) {
     /* 1-d norm_except_dim(v, p, 0): each element's norm, shape (n,) as torch; weight_norm too */
@@ -711,6 +819,7 @@ int main(void) {
     RUN(spectral_norm_matches_torch);
     RUN(fusion_matches_torch_float32);
     RUN(review_regressions);
+    RUN(prune_masks_match_torch);
     ct_ctx_free(ctx);
     return ct_test_end();
 }

@@ -1,6 +1,6 @@
 /* ctorch parameter initialisation and parameter tools: torch.nn.init (xavier / kaiming / orthogonal
  * / trunc_normal ...) and torch.nn.utils (parameters_to_vector, weight_norm, spectral_norm,
- * fuse_conv_bn_weights).
+ * fuse_conv_bn_weights, pruning masks).
  *
  * The ct_init_*_ functions fill an existing floating tensor in place (any strides) under no_grad,
  * as torch's do, so a leaf parameter that requires grad is filled without an error. Random ones
@@ -124,6 +124,41 @@ CT_API ct_status ct_fuse_linear_bn_weights(ct_ctx *ctx, const ct_tensor *linear_
                                            const ct_tensor *bn_rv, double bn_eps,
                                            const ct_tensor *bn_w, const ct_tensor *bn_b,
                                            ct_tensor **w, ct_tensor **b);
+
+/* ---- torch.nn.utils.prune: masks (t's shape and dtype, 1 keeps, 0 prunes; multiply) ---- */
+
+/* amount: a fraction in [0, 1] of the entries (channels) to prune, rounded as Python's round (half
+ * to even), or with amount_is_count a number of them (integral, at most their count); otherwise
+ * CT_ERR_INVALID_ARG with torch's message. */
+
+/* L1Unstructured: 0 at the amount entries of smallest |importance_scores| (NULL: t), as
+ * torch.topk(largest=False) picks them. prev_mask (NULL: none) continues an earlier pruning as
+ * torch's PruningContainer: its zeros stay and amount counts the entries it keeps. */
+CT_API ct_status ct_prune_l1_unstructured(ct_ctx *ctx, const ct_tensor *t, double amount,
+                                          bool amount_is_count, const ct_tensor *importance_scores,
+                                          const ct_tensor *prev_mask, ct_tensor **mask);
+/* RandomUnstructured: 0 at amount entries drawn uniformly (ctorch's generator: seed, offset);
+ * prev_mask as above. */
+CT_API ct_status ct_prune_random_unstructured(ct_ctx *ctx, const ct_tensor *t, double amount,
+                                              bool amount_is_count, const ct_tensor *prev_mask,
+                                              uint64_t seed, uint64_t offset, ct_tensor **mask);
+/* LnStructured: along dim (t has >= 2 dims) the amount channels of smallest n-norm of
+ * importance_scores (NULL: t; the norm over every other dim, n as ct_linalg_vector_norm's ord)
+ * are 0; the others 1 (torch.topk(largest=True) keeps them). */
+CT_API ct_status ct_prune_ln_structured(ct_ctx *ctx, const ct_tensor *t, double amount,
+                                        bool amount_is_count, double n, int dim,
+                                        const ct_tensor *importance_scores, ct_tensor **mask);
+/* RandomStructured: amount channels along dim drawn uniformly are 0. */
+CT_API ct_status ct_prune_random_structured(ct_ctx *ctx, const ct_tensor *t, double amount,
+                                            bool amount_is_count, int dim, uint64_t seed,
+                                            uint64_t offset, ct_tensor **mask);
+/* global_unstructured with L1Unstructured: the amount entries of smallest |score| across all n
+ * tensors (their scores concatenated as parameters_to_vector does; importance_scores NULL or a
+ * NULL entry: the tensor) are 0; masks[i] (owned) has ts[i]'s shape and dtype. */
+CT_API ct_status ct_prune_global_unstructured(ct_ctx *ctx, int n, const ct_tensor *const *ts,
+                                              double amount, bool amount_is_count,
+                                              const ct_tensor *const *importance_scores,
+                                              ct_tensor **masks);
 
 #ifdef __cplusplus
 }
