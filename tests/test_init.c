@@ -777,6 +777,9 @@ TEST(review_regressions) {
     /* calculate_gain: a slope whose square overflows is refused (Python's OverflowError) */
     double gain, big = 1e200;
     CHECK_ST(ct_init_calculate_gain(ctx, "leaky_relu", &big, &gain), CT_ERR_INVALID_ARG);
+    big = INFINITY; /* inf ** 2 is inf in Python: gain 0 */
+    CHECK_OK(ct_init_calculate_gain(ctx, "leaky_relu", &big, &gain));
+    CHECK(gain == 0);
     /* weight_norm forward and backward with allocation k failing, k = 0, 1, ...: a status, no
      * crash, no leak (an autograd helper read a NULL sum after an out-of-memory) */
     int done = 0;

@@ -49,7 +49,7 @@ ct_status ct_init_calculate_gain(ct_ctx *ctx, const char *nonlinearity, const do
     if (!strcmp(nonlinearity, "selu")) return *gain = 3.0 / 4, CT_OK;
     if (!strcmp(nonlinearity, "leaky_relu")) {
         const double s = param ? *param : 0.01;
-        if (isinf(s * s)) /* Python: OverflowError */
+        if (isfinite(s) && isinf(s * s)) /* Python: OverflowError (inf ** 2 is inf there) */
             return ct__set_error(ctx, CT_ERR_INVALID_ARG,
                                  "calculate_gain: negative_slope %g: its square overflows", s);
         *gain = sqrt(2.0 / (1 + s * s));

@@ -248,7 +248,7 @@ ct_status ct_prune_global_unstructured(ct_ctx *ctx, int n, const ct_tensor *cons
         return ct__set_error(ctx, CT_ERR_OOM, "%s: out of memory", fn);
     }
     memset(flat, 0, sizeof *flat * (size_t)n);
-    ct_tensor *cat = NULL, *ones = NULL, *m = NULL, *src = NULL;
+    ct_tensor *cat = NULL, *ones = NULL, *m = NULL;
     const bool was = ct_set_grad_enabled(ctx, false);
     for (int i = 0; i < n && st == CT_OK; i++) {
         const ct_tensor *sc =
@@ -278,6 +278,6 @@ ct_status ct_prune_global_unstructured(ct_ctx *ctx, int n, const ct_tensor *cons
             ct_tensor_release(masks[i]), masks[i] = NULL;
     ct__release_all(n, flat);
     ct__free(ctx, flat), ct__free(ctx, sizes);
-    ct_tensor_release(cat), ct_tensor_release(ones), ct_tensor_release(m), ct_tensor_release(src);
+    ct_tensor_release(cat), ct_tensor_release(ones), ct_tensor_release(m);
     return ct__error_within(ctx, fn, st);
 }
