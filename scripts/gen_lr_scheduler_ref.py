@@ -206,6 +206,8 @@ def main():
     resume.append(("seq", lambda o: L.SequentialLR(
         o, [L.LinearLR(o, start_factor=0.1, total_iters=5), L.CosineAnnealingLR(o, T_max=20)],
         milestones=[5])))
+    resume.append(("seq_early", lambda o: L.SequentialLR(  # saved before its milestone
+        o, [L.ExponentialLR(o, gamma=0.9), L.StepLR(o, step_size=3, gamma=0.5)], milestones=[10])))
     resume.append(("chain", lambda o: L.ChainedScheduler(
         [L.ConstantLR(o, factor=0.5, total_iters=9), L.ExponentialLR(o, gamma=0.8)])))
     for name, mk in resume:

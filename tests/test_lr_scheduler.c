@@ -775,6 +775,36 @@ TEST(sequential_matches_torch) {
                   "resumed SequentialLR step %d: %.17g torch %.17g", i + 8, hyper_lr(opt),
                   lr_resume_seq_next[i]);
     }
+    /* saved before its milestone: the second scheduler's last_epoch is -1 there (not entered) */
+    {
+        ct_archive *ae = NULL;
+        CHECK_OK(ct_torch_load_buffer(ctx, lr_resume_seq_early, sizeof lr_resume_seq_early, &ae));
+        ct_tensor *pe = NULL;
+        ct_optim *oe = make_opt(CT_OPTIM_SGD, 0.7, 0.5, &pe);
+        ct_lr_scheduler_options eo[2];
+        eo[0] = ct_lr_scheduler_options_default(CT_LR_EXPONENTIAL);
+        eo[1] = ct_lr_scheduler_options_default(CT_LR_STEP);
+        eo[1].step_size = 3;
+        ct_lr_scheduler *ec[2], *es = NULL;
+        CHECK_OK(ct_lr_scheduler_create(oe, &eo[0], &ec[0]));
+        CHECK_OK(ct_lr_scheduler_create(oe, &eo[1], &ec[1]));
+        const int64_t m10[1] = {10};
+        CHECK_OK(ct_lr_scheduler_create_sequential(oe, 2, ec, m10, &es));
+        CHECK_OK(ct_optim_load_torch_state(oe, ae, "optimizer"));
+        ct_status est = ct_lr_scheduler_load_torch_state(es, ae, "scheduler");
+        CHECK_MSG(est == CT_OK, "%s", ct_ctx_last_error(ctx));
+        for (int i = 0; i < 10 && est == CT_OK; i++) {
+            CHECK_OK(ct_lr_scheduler_step(es));
+            CHECK_MSG(same_bits(hyper_lr(oe), lr_resume_seq_early_next[i]),
+                      "resumed early SequentialLR step %d: %.17g torch %.17g", i + 8, hyper_lr(oe),
+                      lr_resume_seq_early_next[i]);
+        }
+        ct_lr_scheduler_free(es);
+        ct_lr_scheduler_free(ec[0]), ct_lr_scheduler_free(ec[1]);
+        ct_optim_free(oe);
+        ct_tensor_release(pe);
+        ct_archive_free(ae);
+    }
     /* other milestones in the file: refused, nothing changes */
     ct_lr_scheduler *s2 = NULL;
     const int64_t m9[1] = {9};

@@ -965,6 +965,74 @@ TEST(grad_scaling) {
 /* State saved after 5 steps and loaded into a fresh optimizer (over copies of the params): the
  * next 5 steps are bit-identical to the original's, lr as last written included; mismatched
  * optimizers and damaged files are refused without changing anything. */
+/* Rprop / ASGD: infinite step sizes and t0 (torch accepts them) survive a state file; a FOREACH
+ * step captured after an eager write of the lr uses that lr (as FUSED and eager FOREACH do). */
+TEST(rprop_asgd_edges) {
+    const int64_t n = 5;
+    float g5[5] = {0.5f, -1, 2, 0, -0.25f};
+    ct_tensor *p[2] = {NULL, NULL}, *g = NULL;
+    CHECK_OK(ct_tensor_from_host(ctx, g5, CT_FLOAT32, 1, &n, &g));
+    ct_optim_options o = ct_optim_options_default(CT_OPTIM_RPROP);
+    o.step_size_max = INFINITY;
+    ct_optim *a = NULL, *b = NULL;
+    CHECK_OK(ct_tensor_zeros(ctx, CT_FLOAT32, 1, &n, &p[0]));
+    CHECK_OK(ct_tensor_zeros(ctx, CT_FLOAT32, 1, &n, &p[1]));
+    CHECK_OK(ct_optim_create(ctx, &o, 1, &p[0], &a));
+    CHECK_OK(ct_optim_step(a, &g));
+    char path[] = "/tmp/ctorch_rprop_XXXXXX";
+    int fd = mkstemp(path);
+    CHECK(fd >= 0);
+    close(fd);
+    CHECK_OK(ct_optim_save_state(a, path));
+    o.step_size_max = 1.0; /* the file's inf replaces it */
+    CHECK_OK(ct_optim_create(ctx, &o, 1, &p[1], &b));
+    ct_status st = ct_optim_load_state(b, path);
+    CHECK_MSG(st == CT_OK, "%s", ct_ctx_last_error(ctx));
+    unlink(path);
+    CHECK_OK(ct_tensor_copy_(ctx, p[1], p[0]));
+    for (int k = 0; k < 30; k++) { /* the step sizes grow past 1 without a cap */
+        CHECK_OK(ct_optim_step(a, &g));
+        CHECK_OK(ct_optim_step(b, &g));
+    }
+    CHECK(tu_same_values(p[0], p[1]));
+    float ss[5];
+    CHECK_OK(ct_tensor_to_host(ct_optim_state(b, 0, "step_size"), ss, sizeof ss));
+    CHECK(ss[0] > 1.0f);
+    CHECK(ct_optim_state(b, 0, "exp_avg") == NULL && ct_optim_state(b, 1, "prev") == NULL);
+    ct_optim_free(a), ct_optim_free(b);
+    o = ct_optim_options_default(CT_OPTIM_ASGD);
+    o.t0 = INFINITY; /* never averages */
+    CHECK_OK(ct_optim_create(ctx, &o, 1, &p[0], &a));
+    ct_optim_free(a);
+    o.lambd = -1e-3; /* torch fails at a step with a math domain error */
+    CHECK_ST(ct_optim_create(ctx, &o, 1, &p[0], &a), CT_ERR_INVALID_ARG);
+    /* FOREACH captured after an eager lr write == FUSED */
+    for (int kind = 0; kind < 2; kind++) {
+        ct_optim_options q = ct_optim_options_default(kind ? CT_OPTIM_ASGD : CT_OPTIM_SGD);
+        q.lr = 0.1;
+        ct_optim *op[2];
+        for (int impl = 0; impl < 2; impl++) {
+            CHECK_OK(ct_tensor_fill_(ctx, p[impl], 1.0));
+            q.impl = impl ? CT_OPTIM_IMPL_FOREACH : CT_OPTIM_IMPL_FUSED;
+            CHECK_OK(ct_optim_create(ctx, &q, 1, &p[impl], &op[impl]));
+            CHECK_OK(ct_optim_step(op[impl], &g));
+            CHECK_OK(ct_tensor_fill_(ctx, ct_optim_lr(op[impl]), 0.01));
+            for (int r = 0; r < 2; r++) {
+                ct_graph *gr = NULL;
+                CHECK_OK(ct_graph_create(ctx, (ct_device){CT_DEVICE_CPU, 0}, NULL, &gr));
+                CHECK_OK(ct_graph_capture_begin(gr, NULL));
+                CHECK_OK(ct_optim_step(op[impl], &g));
+                CHECK_OK(ct_graph_capture_end(gr));
+                CHECK_OK(ct_graph_replay(gr));
+                ct_graph_free(gr);
+            }
+        }
+        CHECK_MSG(tu_same_values(p[0], p[1]), "kind %d: captured FOREACH missed the new lr", kind);
+        ct_optim_free(op[0]), ct_optim_free(op[1]);
+    }
+    ct_tensor_release(p[0]), ct_tensor_release(p[1]), ct_tensor_release(g);
+}
+
 TEST(state_save_load) {
     char path[] = "/tmp/ct_optim_stateXXXXXX";
     int fd = mkstemp(path);
@@ -1107,6 +1175,7 @@ int main(void) {
     RUN(parity_adadelta);
     RUN(parity_rprop);
     RUN(parity_asgd);
+    RUN(rprop_asgd_edges);
     RUN(captured_once_replayed_many);
     RUN(grad_scaling);
     RUN(state_save_load);

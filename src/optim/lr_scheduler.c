@@ -1091,7 +1091,8 @@ ct_status ct_lr_scheduler_load_torch_state(ct_lr_scheduler *s, const ct_archive 
     /* the values must make sense for this kind (torch would fail later, or loop) */
     ct_status st = ct__lr_check(ctx, s->opt, o);
     if (st != CT_OK) return st;
-    if (t.last_epoch < 0 || step_count < 0 || (k == CT_LR_COSINE_WARM_RESTARTS && !(T_i >= 1)) ||
+    /* last_epoch -1: a SequentialLR's scheduler not entered yet (torch moved it one back) */
+    if (t.last_epoch < -1 || step_count < 0 || (k == CT_LR_COSINE_WARM_RESTARTS && !(T_i >= 1)) ||
         !isfinite(T_cur) || t.num_bad < 0 || t.cooldown_counter < 0)
         return ct__set_error(ctx, CT_ERR_FORMAT,
                              "lr_scheduler_load_torch_state: counters out of range (last_epoch "

@@ -138,10 +138,13 @@ static ct_status ct__optim_check(ct_ctx *ctx, const ct_optim_options *o) {
                                  o->step_size_max);
         break;
     case CT_OPTIM_ASGD:
-        if (!isfinite(o->lambd) || !isfinite(o->alpha) || !isfinite(o->t0))
+        /* lambd < 0: torch's eta takes a negative number to the power alpha at some step
+         * (a math domain error there, NaN here): refused up front */
+        if (!(o->lambd >= 0) || isinf(o->lambd) || !isfinite(o->alpha) || isnan(o->t0))
             return ct__set_error(ctx, CT_ERR_INVALID_ARG,
-                                 "optim asgd: invalid lambd %g, alpha %g or t0 %g", o->lambd,
-                                 o->alpha, o->t0);
+                                 "optim asgd: invalid lambd %g (must be finite and >= 0), alpha "
+                                 "%g or t0 %g",
+                                 o->lambd, o->alpha, o->t0);
         break;
     }
 #undef CT__OPT_NONNEG
@@ -692,6 +695,13 @@ static ct_status ct__optim_step(ct_optim *opt, ct_tensor *const *grads) {
             ct_status st = ct_tensor_to_host(opt->sched, opt->host,
                                              (size_t)CT_K_OPT_SCHED_LEN(opt->n) * sizeof(double));
             if (st != CT_OK) return st;
+        } else if (ct_tensor_device(opt->sched).type == CT_DEVICE_CPU) {
+            /* the hyper-parameters as they are now (an lr written eagerly since the last eager
+             * step); the counts stay the host's, which earlier steps of this capture advanced */
+            const double *d = ct_tensor_data_ptr(opt->sched);
+            const int64_t x = CT_K_OH_N + 2 * (int64_t)opt->n;
+            memcpy(opt->host, d, sizeof(double) * CT_K_OH_N);
+            memcpy(opt->host + x, d + x, sizeof(double) * CT_K_OX_N);
         }
     }
     for (int i = 0; i < opt->n; i++) {
@@ -981,7 +991,8 @@ ct_status ct_optim_load_state(ct_optim *opt, const char *path) {
         if (!v && h >= CT__OPT_HYPER_REQUIRED) continue;
         char *end = NULL;
         double d = v ? strtod(v, &end) : 0;
-        if (!v || end == v || *end || !isfinite(d))
+        /* the extras (Rprop's step sizes, ASGD's t0) may be infinite, as torch allows */
+        if (!v || end == v || *end || (h < CT_K_OH_N ? !isfinite(d) : isnan(d)))
             st = ct__set_error(ctx, CT_ERR_FORMAT, "optim_load_state: %s: hyper-parameter %s %s",
                                path, ct__optim_hyper_names[h], v ? "is not a number" : "missing");
         else

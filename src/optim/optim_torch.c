@@ -187,7 +187,8 @@ ct_status ct_optim_load_torch_state(ct_optim *opt, const ct_archive *a, const ch
                                "%s",
                                ct__tl_name(&l, "param_groups.0"), hy[i].key, kname);
         else if ((kind != CT_ENTRY_FLOAT && kind != CT_ENTRY_INT && kind != CT_ENTRY_BOOL) ||
-                 ct_archive_get_float(a, name, &v) != CT_OK || !isfinite(v))
+                 ct_archive_get_float(a, name, &v) != CT_OK ||
+                 (hy[i].idx < CT_K_OH_N ? !isfinite(v) : isnan(v))) /* extras may be inf */
             st = ct__set_error(ctx, CT_ERR_FORMAT,
                                "optim_load_torch_state: %s is not a finite number", name);
         else
