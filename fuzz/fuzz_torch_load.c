@@ -61,9 +61,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     ct_tensor *p[2] = {NULL, NULL};
     if (ct_tensor_zeros(ctx, CT_FLOAT32, 1, &s3, &p[0]) == CT_OK &&
         ct_tensor_zeros(ctx, CT_FLOAT32, 2, s22, &p[1]) == CT_OK) {
-        static const ct_optim_kind kinds[4] = {CT_OPTIM_ADAM, CT_OPTIM_SGD, CT_OPTIM_RMSPROP,
-                                               CT_OPTIM_NADAM};
-        for (int k = 0; k < 4; k++) {
+        static const ct_optim_kind kinds[6] = {CT_OPTIM_ADAM,  CT_OPTIM_SGD,   CT_OPTIM_RMSPROP,
+                                               CT_OPTIM_NADAM, CT_OPTIM_RPROP, CT_OPTIM_ASGD};
+        for (int k = 0; k < 6; k++) {
             ct_optim_options o = ct_optim_options_default(kinds[k]);
             o.amsgrad = true;
             o.momentum = kinds[k] == CT_OPTIM_ADAM ? 0 : 0.5;
@@ -73,15 +73,36 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
             for (int pre = 0; pre < 2; pre++) {
                 ct_status ls = ct_optim_load_torch_state(opt, a, pre ? "optimizer" : NULL);
                 if (ls != CT_OK && ct_ctx_last_error(ctx)[0] == '\0') abort();
+                if (ls == CT_OK) { /* a loaded state steps: a status, never a crash */
+                    ct_tensor *g[2] = {p[0], p[1]};
+                    (void)ct_optim_step(opt, g);
+                }
             }
             if (kinds[k] == CT_OPTIM_SGD) { /* and as scheduler states */
-                static const ct_lr_scheduler_kind sk[4] = {CT_LR_STEP, CT_LR_COSINE_WARM_RESTARTS,
-                                                           CT_LR_REDUCE_ON_PLATEAU, CT_LR_LINEAR};
-                for (int j = 0; j < 4; j++) {
-                    ct_lr_scheduler_options so = ct_lr_scheduler_options_default(sk[j]);
+                static const ct_lr_scheduler_kind sk[6] = {CT_LR_STEP,
+                                                           CT_LR_COSINE_WARM_RESTARTS,
+                                                           CT_LR_REDUCE_ON_PLATEAU,
+                                                           CT_LR_LINEAR,
+                                                           CT_LR_CHAINED,
+                                                           CT_LR_SEQUENTIAL};
+                for (int j = 0; j < 6; j++) {
+                    ct_lr_scheduler_options so =
+                        ct_lr_scheduler_options_default(j >= 4 ? CT_LR_EXPONENTIAL : sk[j]);
                     so.step_size = so.T_0 = 3;
-                    ct_lr_scheduler *sch = NULL;
-                    if (ct_lr_scheduler_create(opt, &so, &sch) != CT_OK) abort();
+                    ct_lr_scheduler *sch = NULL, *kids[2] = {NULL, NULL};
+                    if (j >= 4) { /* ChainedScheduler / SequentialLR over two schedulers */
+                        ct_lr_scheduler_options so2 = ct_lr_scheduler_options_default(CT_LR_STEP);
+                        so2.step_size = 2;
+                        const int64_t ms[1] = {4};
+                        if (ct_lr_scheduler_create(opt, &so, &kids[0]) != CT_OK ||
+                            ct_lr_scheduler_create(opt, &so2, &kids[1]) != CT_OK ||
+                            (j == 4 ? ct_lr_scheduler_create_chained(opt, 2, kids, &sch)
+                                    : ct_lr_scheduler_create_sequential(opt, 2, kids, ms, &sch)) !=
+                                CT_OK)
+                            abort();
+                    } else if (ct_lr_scheduler_create(opt, &so, &sch) != CT_OK) {
+                        abort();
+                    }
                     for (int pre = 0; pre < 2; pre++) {
                         ct_status ls =
                             ct_lr_scheduler_load_torch_state(sch, a, pre ? "scheduler" : NULL);
@@ -90,6 +111,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
                             (void)ct_lr_scheduler_step(sch); /* a status, never a crash */
                     }
                     ct_lr_scheduler_free(sch);
+                    ct_lr_scheduler_free(kids[0]);
+                    ct_lr_scheduler_free(kids[1]);
                 }
             }
             ct_optim_free(opt);
