@@ -1,13 +1,15 @@
 /* Resume a PyTorch training run in C. examples/data/resume_adamw.pt is a checkpoint PyTorch 1.13
- * wrote after 30 AdamW steps under a cosine learning-rate schedule on a small MLP
+ * wrote after 30 AdamW steps under a cosine learning-rate schedule on a small MLP, with torch's
+ * usual two parameter groups (weight decay on the weight matrices, none on the biases)
  * (scripts/gen_resume_example.py):
  *   {"model": model.state_dict(), "optimizer": opt.state_dict(), "scheduler": sched.state_dict(),
  *    "epoch": 30, "data": {"x": x, "y": y}, "expected_losses": [torch's next 30 losses]}
  * This program reads it with ct_torch_load, puts the weights into its own tensors
- * (ct_archive_load_state_dict), the AdamW moments, step counts and hyper-parameters into a ctorch
- * optimizer (ct_optim_load_torch_state) and the schedule's position into a CosineAnnealingLR
- * (ct_lr_scheduler_load_torch_state), continues for 30 steps with autograd and checks each loss
- * against torch's (relative 1e-4). Exit 0 when all agree.
+ * (ct_archive_load_state_dict), each group's AdamW moments, step counts and hyper-parameters into
+ * a ctorch optimizer of its own (ct_optim_load_torch_state_group: a ctorch optimizer is one torch
+ * parameter group) and the schedule's position into one CosineAnnealingLR per optimizer
+ * (ct_lr_scheduler_load_torch_state_group), continues for 30 steps with autograd and checks each
+ * loss against torch's (relative 1e-4). Exit 0 when all agree.
  * Usage: example_resume_torch_training [path/to/resume_adamw.pt] */
 #include <ctorch/ctorch.h>
 
@@ -57,40 +59,55 @@ int main(int argc, char **argv) {
     }
     TRY(ct_archive_load_state_dict(a, "model.", 4, names, w, true, NULL));
 
-    /* AdamW with amsgrad and weight decay, as in the file (its lr, betas, eps and decay win) */
-    ct_optim_options o = ct_optim_options_default(CT_OPTIM_ADAMW);
-    o.amsgrad = true;
-    ct_optim *opt = NULL;
-    TRY(ct_optim_create(ctx, &o, 4, w, &opt));
-    /* the scheduler first (its constructor's initial step sets the lr, as torch's does), then
-     * both states: the file's T_max, eta_min and epoch win */
-    ct_lr_scheduler_options so = ct_lr_scheduler_options_default(CT_LR_COSINE_ANNEALING);
-    so.T_max = 1;
-    ct_lr_scheduler *sched = NULL;
-    TRY(ct_lr_scheduler_create(opt, &so, &sched));
-    TRY(ct_optim_load_torch_state(opt, a, "optimizer"));
-    TRY(ct_lr_scheduler_load_torch_state(sched, a, "scheduler"));
+    /* torch's groups: 0 the weight matrices (decayed), 1 the biases; one AdamW with amsgrad per
+     * group (the file's lr, betas, eps and decay win, but whether a group decays at all is
+     * structure and must match) */
+    ct_tensor *group[2][2] = {{w[0], w[2]}, {w[1], w[3]}};
+    ct_optim *opt[2] = {NULL, NULL};
+    ct_lr_scheduler *sched[2] = {NULL, NULL};
+    for (int k = 0; k < 2; k++) {
+        ct_optim_options o = ct_optim_options_default(CT_OPTIM_ADAMW);
+        o.amsgrad = true;
+        o.weight_decay = k == 0 ? 0.01 : 0.0;
+        TRY(ct_optim_create(ctx, &o, 2, group[k], &opt[k]));
+        /* the scheduler first (its constructor's initial step sets the lr, as torch's does),
+         * then both states: the file's T_max, eta_min and epoch win */
+        ct_lr_scheduler_options so = ct_lr_scheduler_options_default(CT_LR_COSINE_ANNEALING);
+        so.T_max = 1;
+        TRY(ct_lr_scheduler_create(opt[k], &so, &sched[k]));
+        TRY(ct_optim_load_torch_state_group(opt[k], a, "optimizer", k));
+        TRY(ct_lr_scheduler_load_torch_state_group(sched[k], a, "scheduler", k));
+    }
+    /* the one-group loaders (ct_optim_load_torch_state, ct_lr_scheduler_load_torch_state, for
+     * a checkpoint of one group) refuse this file and say which call to use; nothing changes */
+    if (ct_optim_load_torch_state(opt[0], a, "optimizer") == CT_OK ||
+        ct_lr_scheduler_load_torch_state(sched[0], a, "scheduler") == CT_OK) {
+        fprintf(stderr, "a state of two groups loaded into one optimizer\n");
+        return 1;
+    }
+    printf("one-group loader: %s\n", ct_ctx_last_error(ctx));
     int64_t steps = 0;
-    TRY(ct_optim_step_count(opt, 0, &steps));
+    TRY(ct_optim_step_count(opt[0], 0, &steps));
     double lr = 0;
-    TRY(ct_tensor_to_host(ct_optim_lr(opt), &lr, sizeof lr));
-    printf("resumed at epoch %lld: AdamW step %lld, lr %g, schedule epoch %lld\n", (long long)epoch,
-           (long long)steps, lr, (long long)ct_lr_scheduler_last_epoch(sched));
+    TRY(ct_tensor_to_host(ct_optim_lr(opt[0]), &lr, sizeof lr));
+    printf("resumed at epoch %lld: AdamW step %lld, lr %g, schedule epoch %lld (2 groups)\n",
+           (long long)epoch, (long long)steps, lr, (long long)ct_lr_scheduler_last_epoch(sched[0]));
 
     ct_tensor *x = NULL, *y = NULL;
     TRY(ct_archive_get(a, "data.x", &x));
     TRY(ct_archive_get(a, "data.y", &y));
     int bad = 0;
     for (int it = 0; it < 30; it++) {
-        ct_tensor *loss = NULL, *g[4];
+        ct_tensor *loss = NULL;
         for (int i = 0; i < 4; i++)
             TRY(ct_tensor_zero_grad(w[i]));
         if (forward(w, x, y, &loss)) return 1;
         TRY(ct_backward(ctx, loss, NULL, false));
-        for (int i = 0; i < 4; i++)
-            g[i] = ct_tensor_grad(w[i]);
-        TRY(ct_optim_step(opt, g));
-        TRY(ct_lr_scheduler_step(sched));
+        for (int k = 0; k < 2; k++) {
+            ct_tensor *g[2] = {ct_tensor_grad(group[k][0]), ct_tensor_grad(group[k][1])};
+            TRY(ct_optim_step(opt[k], g));
+            TRY(ct_lr_scheduler_step(sched[k]));
+        }
         float l = 0;
         double want = 0;
         char key[32];
@@ -106,8 +123,10 @@ int main(int argc, char **argv) {
     }
     printf(bad ? "the resumed run departs from torch's\n"
                : "30 resumed steps match torch's losses\n");
-    ct_lr_scheduler_free(sched);
-    ct_optim_free(opt);
+    for (int k = 0; k < 2; k++) {
+        ct_lr_scheduler_free(sched[k]);
+        ct_optim_free(opt[k]);
+    }
     for (int i = 0; i < 4; i++)
         ct_tensor_release(w[i]);
     ct_tensor_release(x);

@@ -115,6 +115,26 @@ def main():
         q.grad = torch.full((5,), 0.5)
     od.step()
     out.append("static const float ots_dup_after[10] = {%s};" % flat([q.detach() for q in ps]))
+    # two parameter groups (torch's weight-decay split): AdamW, decay on the matrix only, another
+    # lr for the vector; each group resumes into its own ctorch optimizer
+    ps = [torch.nn.Parameter(t.clone()) for t in p0]
+    og = torch.optim.AdamW([{"params": [ps[0]], "weight_decay": 0.1},
+                            {"params": [ps[1]], "weight_decay": 0.0, "lr": 0.02}], lr=0.01)
+    for s_ in range(K):
+        for j, p in enumerate(ps):
+            p.grad = grads[s_][j].clone()
+        og.step()
+    out.append("static const float ots_groups_saved[17] = {%s};" % flat([p.detach() for p in ps]))
+    buf = io.BytesIO()
+    torch.save({"optimizer": og.state_dict()}, buf)
+    data = buf.getvalue()
+    out.append("static const unsigned char ots_groups_file[%d] = {%s};" % (
+        len(data), ",".join(str(b) for b in data)))
+    for s_ in range(K, 2 * K):
+        for j, p in enumerate(ps):
+            p.grad = grads[s_][j].clone()
+        og.step()
+    out.append("static const float ots_groups_after[17] = {%s};" % flat([p.detach() for p in ps]))
     out.append("typedef struct {\n    int kind, wrapped;\n    const unsigned char *file;\n"
                "    size_t size;\n    int momentum, nesterov, amsgrad, centered;\n"
                "    double weight_decay;\n    int maximize;\n    float saved[17], after[17];\n"

@@ -6280,6 +6280,12 @@ static void s2_ct_optim_load_torch_state(void) { (void)ct_optim_load_torch_state
 static void s3_ct_optim_load_torch_state(void) { (void)ct_optim_load_torch_state(NULL, NULL, NULL); }
 static void s4_ct_optim_load_torch_state(void) { (void)ct_optim_load_torch_state(NULL, NULL, NULL); }
 static void s5_ct_optim_load_torch_state(void) { (void)ct_optim_load_torch_state(NULL, NULL, NULL); }
+static void s0_ct_optim_load_torch_state_group(void) { (void)ct_optim_load_torch_state_group(NULL, NULL, NULL, (int){0}); }
+static void s1_ct_optim_load_torch_state_group(void) { (void)ct_optim_load_torch_state_group(NULL, NULL, NULL, (int){0}); }
+static void s2_ct_optim_load_torch_state_group(void) { (void)ct_optim_load_torch_state_group(NULL, NULL, NULL, (int){0}); }
+static void s3_ct_optim_load_torch_state_group(void) { (void)ct_optim_load_torch_state_group(NULL, NULL, NULL, (int){0}); }
+static void s4_ct_optim_load_torch_state_group(void) { (void)ct_optim_load_torch_state_group(NULL, NULL, NULL, (int){0}); }
+static void s5_ct_optim_load_torch_state_group(void) { (void)ct_optim_load_torch_state_group(NULL, NULL, NULL, (int){0}); }
 static void s0_ct_optim_free(void) { (void)ct_optim_free(NULL); }
 static void s1_ct_optim_free(void) { (void)ct_optim_free(NULL); }
 static void s2_ct_optim_free(void) { (void)ct_optim_free(NULL); }
@@ -6400,6 +6406,12 @@ static void s2_ct_lr_scheduler_load_torch_state(void) { (void)ct_lr_scheduler_lo
 static void s3_ct_lr_scheduler_load_torch_state(void) { (void)ct_lr_scheduler_load_torch_state(NULL, NULL, NULL); }
 static void s4_ct_lr_scheduler_load_torch_state(void) { (void)ct_lr_scheduler_load_torch_state(NULL, NULL, NULL); }
 static void s5_ct_lr_scheduler_load_torch_state(void) { (void)ct_lr_scheduler_load_torch_state(NULL, NULL, NULL); }
+static void s0_ct_lr_scheduler_load_torch_state_group(void) { (void)ct_lr_scheduler_load_torch_state_group(NULL, NULL, NULL, (int){0}); }
+static void s1_ct_lr_scheduler_load_torch_state_group(void) { (void)ct_lr_scheduler_load_torch_state_group(NULL, NULL, NULL, (int){0}); }
+static void s2_ct_lr_scheduler_load_torch_state_group(void) { (void)ct_lr_scheduler_load_torch_state_group(NULL, NULL, NULL, (int){0}); }
+static void s3_ct_lr_scheduler_load_torch_state_group(void) { (void)ct_lr_scheduler_load_torch_state_group(NULL, NULL, NULL, (int){0}); }
+static void s4_ct_lr_scheduler_load_torch_state_group(void) { (void)ct_lr_scheduler_load_torch_state_group(NULL, NULL, NULL, (int){0}); }
+static void s5_ct_lr_scheduler_load_torch_state_group(void) { (void)ct_lr_scheduler_load_torch_state_group(NULL, NULL, NULL, (int){0}); }
 static void s0_ct_lr_scheduler_free(void) { (void)ct_lr_scheduler_free(NULL); }
 static void s1_ct_lr_scheduler_free(void) { (void)ct_lr_scheduler_free(NULL); }
 static void s2_ct_lr_scheduler_free(void) { (void)ct_lr_scheduler_free(NULL); }
@@ -13283,6 +13295,12 @@ static const sweep_case sweep_cases[] = {
     {"ct_optim_load_torch_state", 3, s3_ct_optim_load_torch_state},
     {"ct_optim_load_torch_state", 4, s4_ct_optim_load_torch_state},
     {"ct_optim_load_torch_state", 5, s5_ct_optim_load_torch_state},
+    {"ct_optim_load_torch_state_group", 0, s0_ct_optim_load_torch_state_group},
+    {"ct_optim_load_torch_state_group", 1, s1_ct_optim_load_torch_state_group},
+    {"ct_optim_load_torch_state_group", 2, s2_ct_optim_load_torch_state_group},
+    {"ct_optim_load_torch_state_group", 3, s3_ct_optim_load_torch_state_group},
+    {"ct_optim_load_torch_state_group", 4, s4_ct_optim_load_torch_state_group},
+    {"ct_optim_load_torch_state_group", 5, s5_ct_optim_load_torch_state_group},
     {"ct_optim_free", 0, s0_ct_optim_free},
     {"ct_optim_free", 1, s1_ct_optim_free},
     {"ct_optim_free", 2, s2_ct_optim_free},
@@ -13403,6 +13421,12 @@ static const sweep_case sweep_cases[] = {
     {"ct_lr_scheduler_load_torch_state", 3, s3_ct_lr_scheduler_load_torch_state},
     {"ct_lr_scheduler_load_torch_state", 4, s4_ct_lr_scheduler_load_torch_state},
     {"ct_lr_scheduler_load_torch_state", 5, s5_ct_lr_scheduler_load_torch_state},
+    {"ct_lr_scheduler_load_torch_state_group", 0, s0_ct_lr_scheduler_load_torch_state_group},
+    {"ct_lr_scheduler_load_torch_state_group", 1, s1_ct_lr_scheduler_load_torch_state_group},
+    {"ct_lr_scheduler_load_torch_state_group", 2, s2_ct_lr_scheduler_load_torch_state_group},
+    {"ct_lr_scheduler_load_torch_state_group", 3, s3_ct_lr_scheduler_load_torch_state_group},
+    {"ct_lr_scheduler_load_torch_state_group", 4, s4_ct_lr_scheduler_load_torch_state_group},
+    {"ct_lr_scheduler_load_torch_state_group", 5, s5_ct_lr_scheduler_load_torch_state_group},
     {"ct_lr_scheduler_free", 0, s0_ct_lr_scheduler_free},
     {"ct_lr_scheduler_free", 1, s1_ct_lr_scheduler_free},
     {"ct_lr_scheduler_free", 2, s2_ct_lr_scheduler_free},

@@ -75,6 +75,58 @@ TEST(resume_torch_states) {
     }
 }
 
+/* torch's two parameter groups (AdamW: weight decay on the matrix only, another lr for the
+ * vector) resume into two ctorch optimizers, one per group (ct_optim_load_torch_state_group). */
+TEST(resume_parameter_groups) {
+    ct_archive *a = NULL;
+    CHECK_OK(ct_torch_load_buffer(ctx, ots_groups_file, sizeof ots_groups_file, &a));
+    for (int impl = 0; impl < 2; impl++) {
+        ct_tensor *p[2], *g[2];
+        make_params(ots_groups_saved, p);
+        ct_optim *opt[2] = {NULL, NULL};
+        for (int k = 0; k < 2; k++) {
+            ct_optim_options o = ct_optim_options_default(CT_OPTIM_ADAMW);
+            o.impl = (ct_optim_impl)impl;
+            o.weight_decay = k == 0 ? 1.0 : 0.0; /* the file's 0.1 replaces it; 0 stays 0 */
+            CHECK_OK(ct_optim_create(ctx, &o, 1, &p[k], &opt[k]));
+            ct_status st = ct_optim_load_torch_state_group(opt[k], a, "optimizer", k);
+            CHECK_MSG(st == CT_OK, "group %d: %s", k, ct_ctx_last_error(ctx));
+        }
+        double lr1 = 0;
+        CHECK_OK(ct_tensor_to_host(ct_optim_lr(opt[1]), &lr1, sizeof lr1));
+        CHECK(lr1 == 0.02);
+        for (int s = OTS_K; s < 2 * OTS_K; s++) {
+            CHECK_OK(ct_tensor_from_host(ctx, ots_grads[s], CT_FLOAT32, 2, sh0, &g[0]));
+            CHECK_OK(ct_tensor_from_host(ctx, ots_grads[s] + 12, CT_FLOAT32, 1, sh1, &g[1]));
+            CHECK_OK(ct_optim_step(opt[0], &g[0]));
+            CHECK_OK(ct_optim_step(opt[1], &g[1]));
+            ct_tensor_release(g[0]);
+            ct_tensor_release(g[1]);
+        }
+        float out[17];
+        CHECK_OK(ct_tensor_to_host(p[0], out, 12 * 4));
+        CHECK_OK(ct_tensor_to_host(p[1], out + 12, 5 * 4));
+        for (int i = 0; i < 17; i++)
+            CHECK_MSG(ct_t_close(out[i], ots_groups_after[i], 1e-5, 1e-7),
+                      "impl %d el %d: %.9g, torch %.9g", impl, i, (double)out[i],
+                      (double)ots_groups_after[i]);
+        /* the one-group loader names the other entry point; a missing group is refused */
+        CHECK_ST(ct_optim_load_torch_state(opt[0], a, "optimizer"), CT_ERR_INVALID_ARG);
+        CHECK(strstr(ct_ctx_last_error(ctx), "ct_optim_load_torch_state_group") != NULL);
+        CHECK_ST(ct_optim_load_torch_state_group(opt[0], a, "optimizer", 2), CT_ERR_INDEX);
+        CHECK_ST(ct_optim_load_torch_state_group(opt[0], a, "optimizer", -1), CT_ERR_INVALID_ARG);
+        /* group 1's weight decay is 0: an optimizer with decay on is structurally different */
+        ct_optim_options o = ct_optim_options_default(CT_OPTIM_ADAMW);
+        ct_optim *wrong = NULL;
+        CHECK_OK(ct_optim_create(ctx, &o, 1, &p[1], &wrong));
+        CHECK_ST(ct_optim_load_torch_state_group(wrong, a, "optimizer", 1), CT_ERR_INVALID_ARG);
+        ct_optim_free(wrong);
+        ct_optim_free(opt[0]), ct_optim_free(opt[1]);
+        ct_tensor_release(p[0]), ct_tensor_release(p[1]);
+    }
+    ct_archive_free(a);
+}
+
 /* Without the load the continuation differs (the test can fail): a fresh optimizer from the
  * saved parameters misses the momentum. */
 TEST(fresh_state_differs) {
@@ -211,6 +263,7 @@ TEST(edited_states_as_torch) {
 int main(void) {
     if (ct_ctx_create(NULL, &ctx) != CT_OK) return 1;
     RUN(resume_torch_states);
+    RUN(resume_parameter_groups);
     RUN(fresh_state_differs);
     RUN(refusals_change_nothing);
     RUN(edited_states_as_torch);

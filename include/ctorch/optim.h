@@ -104,6 +104,11 @@ CT_API ct_status ct_optim_load_state(ct_optim *opt, const char *path);
  * decoupled) must equal opt's; buffers are cast to float32; a parameter without state starts
  * afresh. Nothing changes on failure. Details: docs/optim.md. */
 CT_API ct_status ct_optim_load_torch_state(ct_optim *opt, const ct_archive *a, const char *prefix);
+/* ct_optim_load_torch_state of parameter group `group` of a state dict with several (torch's
+ * weight-decay / no-decay split): one ctorch optimizer per group, each loading its own; the
+ * state ids come from that group's params. */
+CT_API ct_status ct_optim_load_torch_state_group(ct_optim *opt, const ct_archive *a,
+                                                 const char *prefix, int group);
 /* Free the optimizer and its state, release the parameters (NULL is a no-op). */
 CT_API void ct_optim_free(ct_optim *opt);
 
@@ -294,6 +299,11 @@ CT_API int64_t ct_lr_scheduler_last_epoch(const ct_lr_scheduler *s);
  * torch.load(weights_only=True) refuses: CT_ERR_UNSUPPORTED. Nothing changes on failure. */
 CT_API ct_status ct_lr_scheduler_load_torch_state(ct_lr_scheduler *s, const ct_archive *a,
                                                   const char *prefix);
+/* ct_lr_scheduler_load_torch_state of parameter group `group` of a scheduler state of several
+ * groups (base_lrs / _last_lr / min_lrs entry `group`; the shared counters as above): the
+ * scheduler of the optimizer that loaded that group (ct_optim_load_torch_state_group). */
+CT_API ct_status ct_lr_scheduler_load_torch_state_group(ct_lr_scheduler *s, const ct_archive *a,
+                                                        const char *prefix, int group);
 /* Free the scheduler (NULL is a no-op); the optimizer keeps its current values. */
 CT_API void ct_lr_scheduler_free(ct_lr_scheduler *s);
 

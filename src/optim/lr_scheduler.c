@@ -940,12 +940,16 @@ static ct_status ct__lf_read(ct_ctx *ctx, const ct_archive *a, const char *pre, 
 
 /* SequentialLR.load_state_dict: its last_epoch and _last_lr, each scheduler's state from
  * "_schedulers.<i>"; all or nothing */
-static ct_status ct__lr_seq_load(ct_lr_scheduler *s, const ct_archive *a, const char *pre) {
+static ct_status ct__lr_load(ct_lr_scheduler *s, const ct_archive *a, const char *prefix, int group,
+                             bool one_group);
+static ct_status ct__lr_seq_load(ct_lr_scheduler *s, const ct_archive *a, const char *pre,
+                                 int group, bool one_group) {
     ct_ctx *ctx = s->opt->ctx;
     ct_lr_scheduler t = *s;
     const bool chained = s->o.kind == CT_LR_CHAINED; /* no last_epoch, no milestones */
-    ct__lf f[2] = {{"_last_lr.0", LF_D, &t.last_lr, true},
-                   {"last_epoch", LF_I64, &t.last_epoch, true}};
+    char k_last[32];
+    snprintf(k_last, sizeof k_last, "_last_lr.%d", group);
+    ct__lf f[2] = {{k_last, LF_D, &t.last_lr, true}, {"last_epoch", LF_I64, &t.last_epoch, true}};
     for (int i = 0; i < (chained ? 1 : 2); i++) {
         ct_status st = ct__lf_read(ctx, a, pre, &f[i], ct__lr_names[s->o.kind]);
         if (st != CT_OK) return st;
@@ -976,7 +980,7 @@ static ct_status ct__lr_seq_load(ct_lr_scheduler *s, const ct_archive *a, const 
     for (int i = 0; i < s->n_children && st == CT_OK; i++) {
         char cp[300];
         snprintf(cp, sizeof cp, "%s_schedulers.%d", pre, i);
-        st = ct_lr_scheduler_load_torch_state(s->children[i], a, cp);
+        st = ct__lr_load(s->children[i], a, cp, group, one_group);
     }
     if (st != CT_OK) {
         for (int i = 0; i < s->n_children; i++)
@@ -989,17 +993,37 @@ static ct_status ct__lr_seq_load(ct_lr_scheduler *s, const ct_archive *a, const 
     return st;
 }
 
+static ct_status ct__lr_load(ct_lr_scheduler *s, const ct_archive *a, const char *prefix, int group,
+                             bool one_group);
+
 ct_status ct_lr_scheduler_load_torch_state(ct_lr_scheduler *s, const ct_archive *a,
                                            const char *prefix) {
+    return ct__lr_load(s, a, prefix, 0, true);
+}
+ct_status ct_lr_scheduler_load_torch_state_group(ct_lr_scheduler *s, const ct_archive *a,
+                                                 const char *prefix, int group) {
+    return ct__lr_load(s, a, prefix, group, false);
+}
+
+static ct_status ct__lr_load(ct_lr_scheduler *s, const ct_archive *a, const char *prefix, int group,
+                             bool one_group) {
     if (!s) return CT_ERR_INVALID_ARG;
     ct_ctx *ctx = s->opt->ctx;
     ct__clear_error(ctx);
     if (!a)
         return ct__set_error(ctx, CT_ERR_INVALID_ARG,
                              "lr_scheduler_load_torch_state: archive is NULL");
+    if (group < 0)
+        return ct__set_error(ctx, CT_ERR_INVALID_ARG, "lr_scheduler_load_torch_state: group %d < 0",
+                             group);
     char pre[256];
     ct_status pst = ct__optim_prefix(ctx, "lr_scheduler_load_torch_state", prefix, pre, sizeof pre);
     if (pst != CT_OK) return pst;
+    /* the per-group entries of this group */
+    char k_last[32], k_base[32], k_min[32];
+    snprintf(k_last, sizeof k_last, "_last_lr.%d", group);
+    snprintf(k_base, sizeof k_base, "base_lrs.%d", group);
+    snprintf(k_min, sizeof k_min, "min_lrs.%d", group);
     const ct_lr_scheduler_kind k = s->o.kind;
     const char *kname = ct__lr_names[k];
     if (k == CT_LR_MULTISTEP || k == CT_LR_ONE_CYCLE || k == CT_LR_SWA)
@@ -1015,7 +1039,8 @@ ct_status ct_lr_scheduler_load_torch_state(ct_lr_scheduler *s, const ct_archive 
         return ct__set_error(ctx, CT_ERR_UNSUPPORTED,
                              "lr_scheduler_load_torch_state: torch 1.13's CyclicLR state holds a "
                              "WeakMethod, which torch.save cannot write");
-    if (k == CT_LR_SEQUENTIAL || k == CT_LR_CHAINED) return ct__lr_seq_load(s, a, pre);
+    if (k == CT_LR_SEQUENTIAL || k == CT_LR_CHAINED)
+        return ct__lr_seq_load(s, a, pre, group, one_group);
     /* read everything into a copy, then commit */
     ct_lr_scheduler t = *s;
     ct_lr_scheduler_options *o = &t.o;
@@ -1026,9 +1051,9 @@ ct_status ct_lr_scheduler_load_torch_state(ct_lr_scheduler *s, const ct_archive 
     int n = 0;
 #define F(key, kind, dst, req) f[n++] = (ct__lf){key, kind, dst, req}
     F("last_epoch", LF_I64, &t.last_epoch, true);
-    F("_last_lr.0", LF_D, &t.last_lr, !plateau);
+    F(k_last, LF_D, &t.last_lr, !plateau);
     if (!plateau) {
-        F("base_lrs.0", LF_D, &t.base_lr, true);
+        F(k_base, LF_D, &t.base_lr, true);
         F("_step_count", LF_I64, &step_count, true);
     }
     switch (k) {
@@ -1063,7 +1088,7 @@ ct_status ct_lr_scheduler_load_torch_state(ct_lr_scheduler *s, const ct_archive 
         break;
     case CT_LR_REDUCE_ON_PLATEAU:
         F("factor", LF_D, &o->factor, true);
-        F("min_lrs.0", LF_D, &o->min_lr, true);
+        F(k_min, LF_D, &o->min_lr, true);
         F("patience", LF_I64, &o->patience, true);
         F("cooldown", LF_I64, &o->cooldown, true);
         F("cooldown_counter", LF_I64, &t.cooldown_counter, true);
@@ -1083,10 +1108,11 @@ ct_status ct_lr_scheduler_load_torch_state(ct_lr_scheduler *s, const ct_archive 
     }
     char more[512];
     snprintf(more, sizeof more, "%s%s", pre, plateau ? "min_lrs.1" : "base_lrs.1");
-    if (ct_archive_find(a, more) >= 0)
+    if (one_group && ct_archive_find(a, more) >= 0)
         return ct__set_error(ctx, CT_ERR_INVALID_ARG,
                              "lr_scheduler_load_torch_state: %s: the state is of several "
-                             "parameter groups (a ctorch optimizer has one)",
+                             "parameter groups (a ctorch optimizer has one: load each group's "
+                             "with ct_lr_scheduler_load_torch_state_group)",
                              more);
     /* the values must make sense for this kind (torch would fail later, or loop) */
     ct_status st = ct__lr_check(ctx, s->opt, o);

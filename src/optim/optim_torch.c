@@ -21,6 +21,7 @@
 typedef struct {
     const ct_archive *a;
     const char *prefix; /* "" or "name." */
+    int group;          /* the parameter group loaded */
     char buf[512];
 } ct__tl;
 
@@ -96,7 +97,7 @@ static int ct__tl_hypers(ct_optim_kind k, ct__tl_hyper *h) {
 
 /* A bool entry of the group; absent (older torch) reads as false. */
 static ct_status ct__tl_bool(ct__tl *l, ct_ctx *ctx, const char *key, bool *out) {
-    const char *name = ct__tl_name(l, "param_groups.0.%s", key);
+    const char *name = ct__tl_name(l, "param_groups.%d.%s", l->group, key);
     int kind = ct__tl_kind(l, name);
     *out = false;
     if (kind < 0) return CT_OK;
@@ -129,7 +130,19 @@ static ct_status ct__tl_number(const ct__tl *l, ct_ctx *ctx, const char *name, i
     return st;
 }
 
+static ct_status ct__optim_load_torch(ct_optim *opt, const ct_archive *a, const char *prefix,
+                                      int group, bool one_group);
+
 ct_status ct_optim_load_torch_state(ct_optim *opt, const ct_archive *a, const char *prefix) {
+    return ct__optim_load_torch(opt, a, prefix, 0, true);
+}
+ct_status ct_optim_load_torch_state_group(ct_optim *opt, const ct_archive *a, const char *prefix,
+                                          int group) {
+    return ct__optim_load_torch(opt, a, prefix, group, false);
+}
+
+static ct_status ct__optim_load_torch(ct_optim *opt, const ct_archive *a, const char *prefix,
+                                      int group, bool one_group) {
     if (!opt) return CT_ERR_INVALID_ARG;
     ct_ctx *ctx = opt->ctx;
     ct__clear_error(ctx);
@@ -139,24 +152,33 @@ ct_status ct_optim_load_torch_state(ct_optim *opt, const ct_archive *a, const ch
         return ct__set_error_keep_capture(ctx, CT_ERR_UNSUPPORTED,
                                           "optim_load_torch_state: a host upload, refused while "
                                           "capturing");
-    ct__tl l = {.a = a, .prefix = ""};
+    if (group < 0)
+        return ct__set_error(ctx, CT_ERR_INVALID_ARG, "optim_load_torch_state: group %d < 0",
+                             group);
+    ct__tl l = {.a = a, .prefix = "", .group = group};
     char pre[256];
     ct_status pst = ct__optim_prefix(ctx, "optim_load_torch_state", prefix, pre, sizeof pre);
     if (pst != CT_OK) return pst;
     l.prefix = pre;
     const char *kname = ct__optim_kind_name(opt->o.kind);
-    /* one parameter group holding opt->n parameters */
+    /* the parameter group (one, or the one asked for) holding opt->n parameters */
     if (ct__tl_kind(&l, ct__tl_name(&l, "param_groups.0.lr")) < 0)
         return ct__set_error(ctx, CT_ERR_INDEX,
                              "optim_load_torch_state: no %sparam_groups.0.lr: not an optimizer "
                              "state_dict%s",
                              l.prefix, prefix && *prefix ? " under this prefix" : "");
-    if (ct__tl_kind(&l, ct__tl_name(&l, "param_groups.1.lr")) >= 0)
+    if (ct__tl_kind(&l, ct__tl_name(&l, "param_groups.%d.lr", group)) < 0)
+        return ct__set_error(ctx, CT_ERR_INDEX,
+                             "optim_load_torch_state: the state dict has no parameter group %d",
+                             group);
+    if (one_group && ct__tl_kind(&l, ct__tl_name(&l, "param_groups.1.lr")) >= 0)
         return ct__set_error(ctx, CT_ERR_INVALID_ARG,
                              "optim_load_torch_state: loaded state dict has a different number of "
-                             "parameter groups (more than 1; a ctorch optimizer has one)");
+                             "parameter groups (more than 1; a ctorch optimizer has one: load "
+                             "each into its own optimizer with ct_optim_load_torch_state_group)");
     int np = 0;
-    while (np <= opt->n && ct__tl_kind(&l, ct__tl_name(&l, "param_groups.0.params.%d", np)) >= 0)
+    while (np <= opt->n &&
+           ct__tl_kind(&l, ct__tl_name(&l, "param_groups.%d.params.%d", group, np)) >= 0)
         np++;
     if (np != opt->n)
         return ct__set_error(ctx, CT_ERR_INVALID_ARG,
@@ -178,14 +200,14 @@ ct_status ct_optim_load_torch_state(ct_optim *opt, const ct_archive *a, const ch
     ct__tl_hyper hy[12];
     const int nh = ct__tl_hypers(opt->o.kind, hy);
     for (int i = 0; i < nh && st == CT_OK; i++) {
-        const char *name = ct__tl_name(&l, "param_groups.0.%s", hy[i].key);
+        const char *name = ct__tl_name(&l, "param_groups.%d.%s", group, hy[i].key);
         int kind = ct__tl_kind(&l, name);
         double v = 0;
         if (kind < 0)
             st = ct__set_error(ctx, CT_ERR_INVALID_ARG,
                                "optim_load_torch_state: %s lacks '%s': not the state of torch's "
                                "%s",
-                               ct__tl_name(&l, "param_groups.0"), hy[i].key, kname);
+                               ct__tl_name(&l, "param_groups.%d", group), hy[i].key, kname);
         else if ((kind != CT_ENTRY_FLOAT && kind != CT_ENTRY_INT && kind != CT_ENTRY_BOOL) ||
                  ct_archive_get_float(a, name, &v) != CT_OK ||
                  (hy[i].idx < CT_K_OH_N ? !isfinite(v) : isnan(v))) /* extras may be inf */
@@ -227,7 +249,7 @@ ct_status ct_optim_load_torch_state(ct_optim *opt, const ct_archive *a, const ch
     /* per parameter: torch's state id from the group's params, then its buffers */
     for (int i = 0; i < opt->n && st == CT_OK; i++) {
         int64_t id = 0;
-        const char *pname = ct__tl_name(&l, "param_groups.0.params.%d", i);
+        const char *pname = ct__tl_name(&l, "param_groups.%d.params.%d", group, i);
         if (ct_archive_get_int(a, pname, &id) != CT_OK) {
             st = ct__set_error(ctx, CT_ERR_FORMAT, "optim_load_torch_state: %s is not an int",
                                pname);
@@ -240,8 +262,8 @@ ct_status ct_optim_load_torch_state(ct_optim *opt, const ct_archive *a, const ch
         bool later = false;
         for (int j = i + 1; j < opt->n && !later; j++) {
             int64_t idj = 0;
-            later = ct_archive_get_int(a, ct__tl_name(&l, "param_groups.0.params.%d", j), &idj) ==
-                        CT_OK &&
+            later = ct_archive_get_int(a, ct__tl_name(&l, "param_groups.%d.params.%d", group, j),
+                                       &idj) == CT_OK &&
                     idj == id;
         }
         if (later) id = INT64_MIN; /* no state has this id */
@@ -330,7 +352,7 @@ ct_status ct_optim_load_torch_state(ct_optim *opt, const ct_archive *a, const ch
     }
     double initial_lr = NAN;
     if (st == CT_OK) {
-        const char *in = ct__tl_name(&l, "param_groups.0.initial_lr");
+        const char *in = ct__tl_name(&l, "param_groups.%d.initial_lr", group);
         if (ct__tl_kind(&l, in) >= 0 && ct_archive_get_float(a, in, &initial_lr) != CT_OK)
             initial_lr = NAN;
     }
