@@ -738,6 +738,12 @@ TEST(prune_masks_match_torch) {
     CHECK_ST(ct_prune_ln_structured(ctx, c4, 0.5, false, 2, 4, NULL, &m), CT_ERR_INDEX);
     CHECK_ST(ct_prune_l1_unstructured(ctx, t, 0.5, false, v5, NULL, &m), CT_ERR_SHAPE);
     CHECK(m == NULL);
+    /* a tensor without entries: an empty mask, whatever the norm (torch's as well) */
+    ct_tensor *e50 = NULL;
+    CHECK_OK(ct_tensor_zeros(ctx, CT_FLOAT32, 2, (int64_t[]){5, 0}, &e50));
+    CHECK_OK(ct_prune_ln_structured(ctx, e50, 0.9, false, INFINITY, 0, NULL, &m));
+    CHECK(tu_same_shape(m, 2, (int64_t[]){5, 0}));
+    ct_tensor_release(m), ct_tensor_release(e50);
     ct_tensor *all[] = {t, imp, v5, v7, c4, (ct_tensor *)g2[0], (ct_tensor *)g2[1], f16};
     for (int i = 0; i < NELEM(all); i++)
         ct_tensor_release(all[i]);

@@ -132,8 +132,9 @@ CT_API ct_status ct_fuse_linear_bn_weights(ct_ctx *ctx, const ct_tensor *linear_
  * CT_ERR_INVALID_ARG with torch's message. */
 
 /* L1Unstructured: 0 at the amount entries of smallest |importance_scores| (NULL: t), as
- * torch.topk(largest=False) picks them. prev_mask (NULL: none) continues an earlier pruning as
- * torch's PruningContainer: its zeros stay and amount counts the entries it keeps. */
+ * torch.topk(largest=False) picks them (ties at the cut-off: the lower index first). prev_mask
+ * (NULL: none) continues an earlier pruning as torch's PruningContainer: its zeros stay and amount
+ * counts the entries it keeps. */
 CT_API ct_status ct_prune_l1_unstructured(ct_ctx *ctx, const ct_tensor *t, double amount,
                                           bool amount_is_count, const ct_tensor *importance_scores,
                                           const ct_tensor *prev_mask, ct_tensor **mask);

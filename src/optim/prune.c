@@ -183,7 +183,8 @@ ct_status ct_prune_ln_structured(ct_ctx *ctx, const ct_tensor *t, double amount,
     int64_t k = 0;
     const int64_t size = t->shape[d];
     if ((st = ct__prune_count(ctx, fn, amount, amount_is_count, size, &k)) != CT_OK) return st;
-    if (k == 0) return ct_ones_like(ctx, t, mask);
+    /* nothing to prune, or no entries (the norms of empty channels are not needed) */
+    if (k == 0 || ct_tensor_numel(t) == 0) return ct_ones_like(ctx, t, mask);
     int dims[CT_MAX_DIMS], nd = 0;
     for (int i = 0; i < t->ndim; i++)
         if (i != d) dims[nd++] = i;
