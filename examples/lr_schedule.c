@@ -52,6 +52,14 @@ static int loss_of(const ct_tensor *w, double *loss) {
     return 0;
 }
 
+/* One step: the loss and its gradient, then the optimizer. */
+static int train_step(ct_tensor *w, ct_optim *opt, double *loss) {
+    if (loss_and_grad(w, loss)) return 1;
+    ct_tensor *g = ct_tensor_grad(w);
+    TRY(ct_optim_step(opt, &g));
+    return 0;
+}
+
 /* A fresh weight vector (zeros, requires grad) and an optimizer of `kind` over it. */
 static int setup(ct_optim_kind kind, double lr, double momentum, ct_tensor **w, ct_optim **opt) {
     const int64_t d = D;
@@ -124,10 +132,8 @@ static int plateau(void) {
     TRY(ct_lr_scheduler_create(opt, &so, &s));
     double first = 0, loss = 0, lr0 = lr_of(opt);
     for (int it = 0; it < 400; it++) {
-        if (loss_and_grad(w, &loss)) return 1;
+        if (train_step(w, opt, &loss)) return 1;
         if (it == 0) first = loss;
-        ct_tensor *g = ct_tensor_grad(w);
-        TRY(ct_optim_step(opt, &g));
         TRY(ct_lr_scheduler_step_metric(s, loss));
     }
     printf("  plateau: lr %.4g -> %.4g\n", lr0, ct_lr_scheduler_last_lr(s));
@@ -152,10 +158,8 @@ static int cyclic(void) {
     TRY(ct_lr_scheduler_create(opt, &so, &s));
     double first = 0, loss = 0;
     for (int it = 0; it < 400; it++) {
-        if (loss_and_grad(w, &loss)) return 1;
+        if (train_step(w, opt, &loss)) return 1;
         if (it == 0) first = loss;
-        ct_tensor *g = ct_tensor_grad(w);
-        TRY(ct_optim_step(opt, &g));
         TRY(ct_lr_scheduler_step(s));
         if (it % 50 == 49)
             printf("  cyclic step %3d  lr %.5f  loss %.3g\n", it + 1, lr_of(opt), loss);
@@ -183,10 +187,8 @@ static int chained(void) {
     TRY(ct_lr_scheduler_create_chained(opt, 2, sc, &chain));
     double first = 0, loss = 0;
     for (int it = 0; it < 300; it++) {
-        if (loss_and_grad(w, &loss)) return 1;
+        if (train_step(w, opt, &loss)) return 1;
         if (it == 0) first = loss;
-        ct_tensor *g = ct_tensor_grad(w);
-        TRY(ct_optim_step(opt, &g));
         TRY(ct_lr_scheduler_step(chain));
         if (it == 9 || it == 10 || it == 299)
             printf("  chained step %3d  lr %.5f\n", it + 1, ct_lr_scheduler_last_lr(chain));
@@ -217,10 +219,8 @@ static int swa(void) {
     int64_t n_averaged = 0;
     double first = 0, loss = 0;
     for (int it = 0; it < 300; it++) {
-        if (loss_and_grad(w, &loss)) return 1;
+        if (train_step(w, opt, &loss)) return 1;
         if (it == 0) first = loss;
-        ct_tensor *g = ct_tensor_grad(w);
-        TRY(ct_optim_step(opt, &g));
         if (it >= 150) {
             const ct_tensor *cur[1] = {w};
             TRY(ct_swa_update_parameters(ctx, 1, &avg, cur, CT_SWA_MEAN, 0, &n_averaged));
@@ -258,10 +258,8 @@ static int warmup_cosine(void) {
     TRY(ct_lr_scheduler_create_sequential(opt, 2, parts, &milestone, &seq));
     double first = 0, loss = 0;
     for (int it = 0; it < 300; it++) {
-        if (loss_and_grad(w, &loss)) return 1;
+        if (train_step(w, opt, &loss)) return 1;
         if (it == 0) first = loss;
-        ct_tensor *g = ct_tensor_grad(w);
-        TRY(ct_optim_step(opt, &g));
         TRY(ct_lr_scheduler_step(seq));
         if (it % 100 == 0) printf("  warm-up + cosine step %3d  lr %.5f\n", it, lr_of(opt));
     }

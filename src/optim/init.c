@@ -12,7 +12,6 @@
 #include "tensor/tensor_impl.h"
 
 #include <ctype.h>
-#include <float.h>
 #include <math.h>
 #include <string.h>
 

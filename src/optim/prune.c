@@ -12,6 +12,7 @@
 #include "tensor/tensor_impl.h"
 
 #include <math.h>
+#include <stdio.h>
 #include <string.h>
 
 /* torch's _validate_pruning_amount_init + _compute_nparams_toprune + _validate_pruning_amount:
@@ -234,11 +235,13 @@ ct_status ct_prune_global_unstructured(ct_ctx *ctx, int n, const ct_tensor *cons
                              : !ts ? "ts is NULL"
                                    : "masks is NULL");
     ct_status st = CT_OK;
-    for (int i = 0; i < n && st == CT_OK; i++) {
+    for (int i = 0; i < n; i++)
         masks[i] = NULL;
-        ct_tensor *unused = NULL;
-        st = ct__prune_args(ctx, fn, ts[i], importance_scores ? importance_scores[i] : NULL,
-                            "importance_scores[i]", &unused);
+    for (int i = 0; i < n && st == CT_OK; i++) {
+        char nm[40];
+        snprintf(nm, sizeof nm, "importance_scores[%d]", i);
+        st = ct__prune_args(ctx, fn, ts[i], importance_scores ? importance_scores[i] : NULL, nm,
+                            &masks[i]);
     }
     if (st != CT_OK) return st;
     /* L1 on the concatenation of every |score| (torch: parameters_to_vector), split back */

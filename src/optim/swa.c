@@ -6,7 +6,6 @@
 #include "ctorch/optim.h"
 #include "tensor/tensor_impl.h"
 
-#include <math.h>
 
 ct_status ct_swa_update_parameters(ct_ctx *ctx, int n, ct_tensor *const *averaged,
                                    const ct_tensor *const *params, ct_swa_avg avg, double decay,
