@@ -3,7 +3,7 @@
  *
  * Covers: amin / argmin / max_dim / min_dim / all / any / count_nonzero / prod / cumsum / cumprod /
  * var / std / logsumexp; softmax / log_softmax / layer_norm / rms_norm / group_norm / batch_norm /
- * dropout; pad; nonzero / masked_select / unique; addmm / baddbmm / bmm; unfold / fold; conv2d /
+ * dropout; pad; nonzero / masked_select / unique (flat and along a dim); addmm / baddbmm / bmm; unfold / fold; conv2d /
  * conv1d; max_pool2d / avg_pool2d (and their _ex forms) / adaptive_avg_pool2d; interpolate /
  * interpolate_scale; embedding / index_select / gather / take_along_dim / scatter / scatter_add /
  * index_add / masked_fill / one_hot; sort / argsort / topk / kthvalue; empty_like / zeros_like /
@@ -554,6 +554,21 @@ static int demo_select(void) {
     EXPECT_VALS(vals, 0, 1, 2, 3);
     EXPECT_VALS(inv, 0, 2, 0, 2, 1, 0, 2);
     EXPECT_VALS(cnt, 0, 2, 1, 3);
+
+    /* ct_unique_dim: the distinct rows (dim 0) in lexicographic order; inverse per input row. */
+    CHECK(mk(&t, CT_INT64, I64(1, 2, 0, 5, 1, 2, 0, 3), 2, DIMS(4, 2)));
+    CHECK(ct_unique_dim(ctx, t, 0, true, &vals, &inv, &cnt));
+    keep(vals), keep(inv), keep(cnt);
+    show("unique rows", vals);
+    EXPECT_SHAPE(vals, 3, 2);
+    EXPECT_VALS(vals, 0, 0, 3, 0, 5, 1, 2);
+    EXPECT_VALS(inv, 0, 2, 1, 2, 0);
+    EXPECT_VALS(cnt, 0, 1, 1, 2);
+    /* ct_unique_consecutive_dim: runs of equal rows, no sorting. */
+    CHECK(ct_unique_consecutive_dim(ctx, t, 0, &vals, &inv, &cnt));
+    keep(vals), keep(inv), keep(cnt);
+    EXPECT_SHAPE(vals, 4, 2);
+    EXPECT_VALS(inv, 0, 0, 1, 2, 3);
     return 0;
 }
 

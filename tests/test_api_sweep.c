@@ -4186,6 +4186,18 @@ static void s2_ct_unique(void) { SWEEP_STATUS(ct_unique(S_ctx, S_t, (bool){0}, N
 static void s3_ct_unique(void) { SWEEP_STATUS(ct_unique(S_ctx, S_t, (bool){0}, &S_out[0], &S_out[1], &S_out[2])); }
 static void s4_ct_unique(void) { SWEEP_STATUS(ct_unique(S_ctx, S_t, (bool){0}, &S_out[0], &S_out[1], &S_out[2])); }
 static void s5_ct_unique(void) { SWEEP_STATUS(ct_unique(S_ctx, S_t, (bool){0}, &S_out[0], &S_out[1], &S_out[2])); }
+static void s0_ct_unique_dim(void) { (void)ct_unique_dim(NULL, NULL, (int){0}, (bool){0}, NULL, NULL, NULL); }
+static void s1_ct_unique_dim(void) { SWEEP_STATUS(ct_unique_dim(S_ctx, NULL, (int){0}, (bool){0}, NULL, NULL, NULL)); }
+static void s2_ct_unique_dim(void) { SWEEP_STATUS(ct_unique_dim(S_ctx, S_t, (int){0}, (bool){0}, NULL, NULL, NULL)); }
+static void s3_ct_unique_dim(void) { SWEEP_STATUS(ct_unique_dim(S_ctx, S_t, (int){0}, (bool){0}, &S_out[0], &S_out[1], &S_out[2])); }
+static void s4_ct_unique_dim(void) { SWEEP_STATUS(ct_unique_dim(S_ctx, S_t, (int){0}, (bool){0}, &S_out[0], &S_out[1], &S_out[2])); }
+static void s5_ct_unique_dim(void) { SWEEP_STATUS(ct_unique_dim(S_ctx, S_t, (int){0}, (bool){0}, &S_out[0], &S_out[1], &S_out[2])); }
+static void s0_ct_unique_consecutive_dim(void) { (void)ct_unique_consecutive_dim(NULL, NULL, (int){0}, NULL, NULL, NULL); }
+static void s1_ct_unique_consecutive_dim(void) { SWEEP_STATUS(ct_unique_consecutive_dim(S_ctx, NULL, (int){0}, NULL, NULL, NULL)); }
+static void s2_ct_unique_consecutive_dim(void) { SWEEP_STATUS(ct_unique_consecutive_dim(S_ctx, S_t, (int){0}, NULL, NULL, NULL)); }
+static void s3_ct_unique_consecutive_dim(void) { SWEEP_STATUS(ct_unique_consecutive_dim(S_ctx, S_t, (int){0}, &S_out[0], &S_out[1], &S_out[2])); }
+static void s4_ct_unique_consecutive_dim(void) { SWEEP_STATUS(ct_unique_consecutive_dim(S_ctx, S_t, (int){0}, &S_out[0], &S_out[1], &S_out[2])); }
+static void s5_ct_unique_consecutive_dim(void) { SWEEP_STATUS(ct_unique_consecutive_dim(S_ctx, S_t, (int){0}, &S_out[0], &S_out[1], &S_out[2])); }
 static void s0_ct_addmm(void) { (void)ct_addmm(NULL, NULL, NULL, NULL, (double){0}, (double){0}, NULL); }
 static void s1_ct_addmm(void) { SWEEP_STATUS(ct_addmm(S_ctx, NULL, NULL, NULL, (double){0}, (double){0}, NULL)); }
 static void s2_ct_addmm(void) { SWEEP_STATUS(ct_addmm(S_ctx, S_t, S_t, S_t, (double){0}, (double){0}, NULL)); }
@@ -11201,6 +11213,18 @@ static const sweep_case sweep_cases[] = {
     {"ct_unique", 3, s3_ct_unique},
     {"ct_unique", 4, s4_ct_unique},
     {"ct_unique", 5, s5_ct_unique},
+    {"ct_unique_dim", 0, s0_ct_unique_dim},
+    {"ct_unique_dim", 1, s1_ct_unique_dim},
+    {"ct_unique_dim", 2, s2_ct_unique_dim},
+    {"ct_unique_dim", 3, s3_ct_unique_dim},
+    {"ct_unique_dim", 4, s4_ct_unique_dim},
+    {"ct_unique_dim", 5, s5_ct_unique_dim},
+    {"ct_unique_consecutive_dim", 0, s0_ct_unique_consecutive_dim},
+    {"ct_unique_consecutive_dim", 1, s1_ct_unique_consecutive_dim},
+    {"ct_unique_consecutive_dim", 2, s2_ct_unique_consecutive_dim},
+    {"ct_unique_consecutive_dim", 3, s3_ct_unique_consecutive_dim},
+    {"ct_unique_consecutive_dim", 4, s4_ct_unique_consecutive_dim},
+    {"ct_unique_consecutive_dim", 5, s5_ct_unique_consecutive_dim},
     {"ct_addmm", 0, s0_ct_addmm},
     {"ct_addmm", 1, s1_ct_addmm},
     {"ct_addmm", 2, s2_ct_addmm},

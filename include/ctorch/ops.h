@@ -499,6 +499,17 @@ CT_API ct_status ct_masked_select(ct_ctx *ctx, const ct_tensor *t, const ct_tens
  * produced when not NULL. Eager only. */
 CT_API ct_status ct_unique(ct_ctx *ctx, const ct_tensor *t, bool sorted, ct_tensor **values,
                            ct_tensor **inverse, ct_tensor **counts);
+/* torch.unique(t, dim=dim): the distinct slices along dim in lexicographic order (always sorted,
+ * as torch; equal slices keep the first one's bits, a slice with a NaN equals none); inverse (1-d,
+ * t.size(dim)) and counts (int64) when not NULL. Complex input is CT_ERR_DTYPE; a zero-size dim
+ * other than dim is CT_ERR_SHAPE (as torch). Backward is refused (as torch). Eager only. */
+CT_API ct_status ct_unique_dim(ct_ctx *ctx, const ct_tensor *t, int dim, bool sorted,
+                               ct_tensor **values, ct_tensor **inverse, ct_tensor **counts);
+/* torch.unique_consecutive(t, dim=dim): the first slice of each run of equal slices along dim
+ * (no sorting), inverse (1-d) and counts as ct_unique_dim; its errors too. Eager only. */
+CT_API ct_status ct_unique_consecutive_dim(ct_ctx *ctx, const ct_tensor *t, int dim,
+                                           ct_tensor **values, ct_tensor **inverse,
+                                           ct_tensor **counts);
 /* beta * input + alpha * (m1 @ m2) for 2-d m1, m2 (torch.addmm; input broadcasts to the product;
  * beta = 0 ignores input, nan included, as torch). */
 CT_API ct_status ct_addmm(ct_ctx *ctx, const ct_tensor *input, const ct_tensor *m1,
