@@ -873,6 +873,23 @@ static int demo_pool(void) {
     naive_pool(x5d, 5, 5, 2, 2, 0, 1, 1, 0, 1, want, NULL, &oh, &ow);
     EXPECT_SHAPE(y, 1, 1, 3, 3);
     EXPECT_ARR(y, want, 9, 1e-5);
+    /* ct_avg_pool2d_divisor: F.avg_pool2d(divisor_override=4): every 2x2 window sum / 4, so the
+     * ceil overhang's windows (one or two input elements) are smaller than the plain average. */
+    CHECK(ct_avg_pool2d_divisor(ctx, x5, k2, s2, p0, true, false, 4, &y));
+    keep(y);
+    EXPECT_SHAPE(y, 1, 1, 3, 3);
+    {
+        double dw[9];
+        for (int i = 0; i < 3; i++)
+            for (int j = 0; j < 3; j++) {
+                double sum = 0;
+                for (int a = 2 * i; a < 2 * i + 2 && a < 5; a++)
+                    for (int b = 2 * j; b < 2 * j + 2 && b < 5; b++)
+                        sum += x5d[a * 5 + b];
+                dw[i * 3 + j] = sum / 4;
+            }
+        EXPECT_ARR(y, dw, 9, 1e-5);
+    }
 
     /* ct_adaptive_avg_pool2d: choose the output size, the bins
      * [floor(i H / oh), ceil((i + 1) H / oh)) follow (overlapping for 4 -> 3). */

@@ -4276,6 +4276,12 @@ static void s2_ct_avg_pool2d_ex(void) { SWEEP_STATUS(ct_avg_pool2d_ex(S_ctx, S_t
 static void s3_ct_avg_pool2d_ex(void) { SWEEP_STATUS(ct_avg_pool2d_ex(S_ctx, S_t, NULL, NULL, NULL, (bool){0}, (bool){0}, &S_out[0])); }
 static void s4_ct_avg_pool2d_ex(void) { SWEEP_STATUS(ct_avg_pool2d_ex(S_ctx, S_t, S_i64, S_i64, S_i64, (bool){0}, (bool){0}, &S_out[0])); }
 static void s5_ct_avg_pool2d_ex(void) { SWEEP_STATUS(ct_avg_pool2d_ex(S_ctx, S_t, S_i64, S_i64, S_i64, (bool){0}, (bool){0}, &S_out[0])); }
+static void s0_ct_avg_pool2d_divisor(void) { (void)ct_avg_pool2d_divisor(NULL, NULL, NULL, NULL, NULL, (bool){0}, (bool){0}, (int64_t){0}, NULL); }
+static void s1_ct_avg_pool2d_divisor(void) { SWEEP_STATUS(ct_avg_pool2d_divisor(S_ctx, NULL, NULL, NULL, NULL, (bool){0}, (bool){0}, (int64_t){0}, NULL)); }
+static void s2_ct_avg_pool2d_divisor(void) { SWEEP_STATUS(ct_avg_pool2d_divisor(S_ctx, S_t, NULL, NULL, NULL, (bool){0}, (bool){0}, (int64_t){0}, NULL)); }
+static void s3_ct_avg_pool2d_divisor(void) { SWEEP_STATUS(ct_avg_pool2d_divisor(S_ctx, S_t, NULL, NULL, NULL, (bool){0}, (bool){0}, (int64_t){0}, &S_out[0])); }
+static void s4_ct_avg_pool2d_divisor(void) { SWEEP_STATUS(ct_avg_pool2d_divisor(S_ctx, S_t, S_i64, S_i64, S_i64, (bool){0}, (bool){0}, (int64_t){0}, &S_out[0])); }
+static void s5_ct_avg_pool2d_divisor(void) { SWEEP_STATUS(ct_avg_pool2d_divisor(S_ctx, S_t, S_i64, S_i64, S_i64, (bool){0}, (bool){0}, (int64_t){0}, &S_out[0])); }
 static void s0_ct_adaptive_avg_pool2d(void) { (void)ct_adaptive_avg_pool2d(NULL, NULL, NULL, NULL); }
 static void s1_ct_adaptive_avg_pool2d(void) { SWEEP_STATUS(ct_adaptive_avg_pool2d(S_ctx, NULL, NULL, NULL)); }
 static void s2_ct_adaptive_avg_pool2d(void) { SWEEP_STATUS(ct_adaptive_avg_pool2d(S_ctx, S_t, NULL, NULL)); }
@@ -11303,6 +11309,12 @@ static const sweep_case sweep_cases[] = {
     {"ct_avg_pool2d_ex", 3, s3_ct_avg_pool2d_ex},
     {"ct_avg_pool2d_ex", 4, s4_ct_avg_pool2d_ex},
     {"ct_avg_pool2d_ex", 5, s5_ct_avg_pool2d_ex},
+    {"ct_avg_pool2d_divisor", 0, s0_ct_avg_pool2d_divisor},
+    {"ct_avg_pool2d_divisor", 1, s1_ct_avg_pool2d_divisor},
+    {"ct_avg_pool2d_divisor", 2, s2_ct_avg_pool2d_divisor},
+    {"ct_avg_pool2d_divisor", 3, s3_ct_avg_pool2d_divisor},
+    {"ct_avg_pool2d_divisor", 4, s4_ct_avg_pool2d_divisor},
+    {"ct_avg_pool2d_divisor", 5, s5_ct_avg_pool2d_divisor},
     {"ct_adaptive_avg_pool2d", 0, s0_ct_adaptive_avg_pool2d},
     {"ct_adaptive_avg_pool2d", 1, s1_ct_adaptive_avg_pool2d},
     {"ct_adaptive_avg_pool2d", 2, s2_ct_adaptive_avg_pool2d},

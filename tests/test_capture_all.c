@@ -1469,12 +1469,14 @@ static ct_status op_pool(int which) {
              : which == 1 ? ct_avg_pool2d(ctx, x, G2, G1, G1, &OUT)
              : which == 2 ? ct_adaptive_avg_pool2d(ctx, x, G2, &OUT)
              : which == 3 ? ct_max_pool2d_ex(ctx, x, G2, NULL, G0, G1, true, &OUT, &OUT2)
-                          : ct_avg_pool2d_ex(ctx, x, G2, G1, G1, true, false, &OUT);
+             : which == 4 ? ct_avg_pool2d_ex(ctx, x, G2, G1, G1, true, false, &OUT)
+                          : ct_avg_pool2d_divisor(ctx, x, G2, G1, G1, true, false, 3, &OUT);
     ct_tensor_release(x);
     return st;
 }
 static ct_status op_max_pool2d_ex(void) { return op_pool(3); }
 static ct_status op_avg_pool2d_ex(void) { return op_pool(4); }
+static ct_status op_avg_pool2d_divisor(void) { return op_pool(5); }
 static ct_status op_max_pool2d(void) { return op_pool(0); }
 static ct_status op_avg_pool2d(void) { return op_pool(1); }
 static ct_status op_adaptive_avg_pool2d(void) { return op_pool(2); }
@@ -2723,6 +2725,7 @@ static const op_entry computing[] = {
     E(max_pool2d),
     E(max_pool2d_ex),
     E(avg_pool2d_ex),
+    E(avg_pool2d_divisor),
     E(avg_pool2d),
     E(adaptive_avg_pool2d),
     E(addmm),

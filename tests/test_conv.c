@@ -639,6 +639,75 @@ TEST(conv1d_errors_name_conv1d) {
     ct_tensor_release(x), ct_tensor_release(w), ct_tensor_release(wl), ct_tensor_release(xi);
 }
 
+/* avg_pool2d's divisor_override: each window's sum over the input elements it covers (padding and
+ * ceil's overhang add nothing) divided by the divisor, whatever count_include_pad says; int64
+ * divides toward zero (C's /); the gradient of sum(y) is the number of windows covering an element
+ * over the divisor. Against naive loops. */
+TEST(avg_pool2d_divisor_override) {
+    const int64_t H = 5, W = 6, xs[4] = {1, 2, H, W};
+    for (int dt = 0; dt < 2; dt++)
+        for (int64_t k = 2; k <= 3; k++)
+            for (int64_t st = 1; st <= 2; st++)
+                for (int ceil = 0; ceil < 2; ceil++)
+                    for (int64_t div = 1; div <= 7; div += 3) {
+                        const int64_t p = k / 2, K[2] = {k, k}, S[2] = {st, st}, P[2] = {p, p};
+                        const int64_t oh = pool_out_ref(H, k, st, p, 1, ceil),
+                                      ow = pool_out_ref(W, k, st, p, 1, ceil);
+                        double *xv = NULL;
+                        ct_tensor *x = tu_make(ctx, &rng, dt ? CT_INT64 : CT_FLOAT64, 4, xs, 0, -40,
+                                               40, &xv),
+                                  *y = NULL, *s = NULL;
+                        if (!dt) CHECK_OK(ct_tensor_set_requires_grad(x, true));
+                        CHECK_OK(
+                            ct_avg_pool2d_divisor(ctx, x, K, S, P, ceil != 0, ceil == 0, div, &y));
+                        double *gy = y ? tu_read(y) : NULL,
+                               *cover = calloc((size_t)(2 * H * W), sizeof(double));
+                        bool ok = gy && ct_tensor_shape(y)[2] == oh && ct_tensor_shape(y)[3] == ow;
+                        for (int64_t c = 0; ok && c < 2; c++)
+                            for (int64_t i = 0; ok && i < oh; i++)
+                                for (int64_t j = 0; ok && j < ow; j++) {
+                                    double sum = 0;
+                                    int64_t isum = 0;
+                                    for (int64_t a = i * st - p; a < i * st - p + k; a++)
+                                        for (int64_t b = j * st - p; b < j * st - p + k; b++)
+                                            if (a >= 0 && a < H && b >= 0 && b < W) {
+                                                sum += xv[(c * H + a) * W + b];
+                                                isum += (int64_t)xv[(c * H + a) * W + b];
+                                                cover[(c * H + a) * W + b] += 1;
+                                            }
+                                    const double want = dt ? (double)(isum / div) : sum / div;
+                                    ok = dt ? gy[(c * oh + i) * ow + j] == want
+                                            : fabs(gy[(c * oh + i) * ow + j] - want) <=
+                                                  1e-14 * (1 + fabs(want));
+                                }
+                        CHECK_MSG(ok, "avg_pool2d divisor %lld k %lld s %lld ceil %d %s",
+                                  (long long)div, (long long)k, (long long)st, ceil,
+                                  dt ? "int64" : "float64");
+                        if (!dt && y) {
+                            CHECK_OK(ct_sum(ctx, y, 0, NULL, false, &s));
+                            CHECK_OK(ct_backward(ctx, s, NULL, false));
+                            double *g = tu_read(ct_tensor_grad(x));
+                            for (int64_t e = 0; g && e < 2 * H * W; e++)
+                                ok = ok && fabs(g[e] - cover[e] / div) <= 1e-15;
+                            CHECK_MSG(ok, "avg_pool2d divisor %lld gradient", (long long)div);
+                            free(g);
+                        }
+                        free(gy), free(cover), free(xv);
+                        ct_tensor_release(x), ct_tensor_release(y), ct_tensor_release(s);
+                    }
+    /* 0 is torch's None (the window's count); a negative divisor is refused */
+    const int64_t xs2[3] = {1, 4, 4}, K[2] = {2, 2}, P0[2] = {0, 0};
+    ct_tensor *x = tu_make(ctx, &rng, CT_FLOAT32, 3, xs2, 0, -1, 1, NULL), *a = NULL, *b = NULL;
+    CHECK_OK(ct_avg_pool2d_divisor(ctx, x, K, NULL, P0, false, true, 0, &a));
+    CHECK_OK(ct_avg_pool2d(ctx, x, K, NULL, P0, &b));
+    CHECK(a && b && tu_same_values(a, b));
+    ct_tensor_release(a);
+    a = NULL;
+    CHECK_ST(ct_avg_pool2d_divisor(ctx, x, K, NULL, P0, false, true, -2, &a), CT_ERR_INVALID_ARG);
+    CHECK(a == NULL && strstr(ct_ctx_last_error(ctx), "divisor_override") != NULL);
+    ct_tensor_release(x), ct_tensor_release(b);
+}
+
 int main(void) {
     ctx = tu_ctx_or_skip();
     RUN(conv2d_grid);
@@ -652,6 +721,7 @@ int main(void) {
     RUN(integer_conv_wraps);
     RUN(ceil_mode_kernel_wider_than_input);
     RUN(conv1d_errors_name_conv1d);
+    RUN(avg_pool2d_divisor_override);
     ct_ctx_free(ctx);
     return ct_test_end();
 }

@@ -576,6 +576,13 @@ CT_API ct_status ct_max_pool2d_ex(ct_ctx *ctx, const ct_tensor *x, const int64_t
 CT_API ct_status ct_avg_pool2d_ex(ct_ctx *ctx, const ct_tensor *x, const int64_t kernel[2],
                                   const int64_t stride[2], const int64_t padding[2], bool ceil_mode,
                                   bool count_include_pad, ct_tensor **out);
+/* F.avg_pool2d with every argument: ct_avg_pool2d_ex whose window sums are divided by
+ * divisor_override when > 0 (0: torch's None; negative: CT_ERR_INVALID_ARG); int64 divides toward
+ * zero. */
+CT_API ct_status ct_avg_pool2d_divisor(ct_ctx *ctx, const ct_tensor *x, const int64_t kernel[2],
+                                       const int64_t stride[2], const int64_t padding[2],
+                                       bool ceil_mode, bool count_include_pad,
+                                       int64_t divisor_override, ct_tensor **out);
 /* F.adaptive_avg_pool2d: bins [floor(i H / oh), ceil((i+1) H / oh)), each summed in order and
  * divided by its height, then its width, as torch's kernel; output (1, 1) is ct_mean over (H, W)
  * (torch's dispatch). Floating inputs; differentiable. */

@@ -417,7 +417,7 @@ static ct_status ct__pool_argmax(ct_ctx *ctx, const ct_tensor *c4, ct_tensor **o
 static ct_status ct__pool(ct_ctx *ctx, const char *name, bool is_max, const ct_tensor *x,
                           const int64_t kernel[2], const int64_t stride[2],
                           const int64_t padding[2], const int64_t dilation[2], bool ceil_mode,
-                          bool count_include_pad, bool split_div, ct_tensor **out,
+                          bool count_include_pad, bool split_div, int64_t divisor, ct_tensor **out,
                           ct_tensor **indices) {
     const ct_tensor *ins[1] = {x};
     if (indices) *indices = NULL;
@@ -508,7 +508,9 @@ static ct_status ct__pool(ct_ctx *ctx, const char *name, bool is_max, const ct_t
         ct_tensor *ca = NULL, *sum = NULL, *cnt = NULL, *cc = NULL, *q = NULL;
         CT__DO(st, ct__to_dtype(ctx, c4, cdt, &ca));
         CT__DO(st, ct__seq_sum(ctx, ca, 2, kk, -1, 1, &sum));
-        if (plain_avg && split_div) { /* adaptive pooling's sum / kh / kw */
+        if (divisor > 0) { /* divisor_override */
+            CT__DO(st, ct__pool_div(ctx, sum, NULL, (double)divisor, &q));
+        } else if (plain_avg && split_div) { /* adaptive pooling's sum / kh / kw */
             ct_tensor *q1 = NULL;
             CT__DO(st, ct__pool_div(ctx, sum, NULL, (double)kernel[0], &q1));
             CT__DO(st, ct__pool_div(ctx, q1, NULL, (double)kernel[1], &q));
@@ -568,7 +570,7 @@ static ct_status ct__max_pool2d_body(ct_ctx *ctx, const ct_tensor *x, const int6
                                      const int64_t stride[2], const int64_t padding[2],
                                      const int64_t dilation[2], ct_tensor **out) {
     return ct__pool(ctx, "max_pool2d", true, x, kernel, stride, padding, dilation, false, true,
-                    false, out, NULL);
+                    false, 0, out, NULL);
 }
 
 ct_status ct_max_pool2d(ct_ctx *ctx, const ct_tensor *x, const int64_t kernel[2],
@@ -584,7 +586,7 @@ static ct_status ct__max_pool2d_ex_body(ct_ctx *ctx, const ct_tensor *x, const i
                                         const int64_t dilation[2], bool ceil_mode, ct_tensor **out,
                                         ct_tensor **indices) {
     return ct__pool(ctx, "max_pool2d", true, x, kernel, stride, padding, dilation, ceil_mode, true,
-                    false, out, indices);
+                    false, 0, out, indices);
 }
 
 ct_status ct_max_pool2d_ex(ct_ctx *ctx, const ct_tensor *x, const int64_t kernel[2],
@@ -602,7 +604,7 @@ static ct_status ct__avg_pool2d_body(ct_ctx *ctx, const ct_tensor *x, const int6
                                      ct_tensor **out) {
     const int64_t one[2] = {1, 1};
     return ct__pool(ctx, "avg_pool2d", false, x, kernel, stride, padding, one, false, true, false,
-                    out, NULL);
+                    0, out, NULL);
 }
 
 ct_status ct_avg_pool2d(ct_ctx *ctx, const ct_tensor *x, const int64_t kernel[2],
@@ -614,19 +616,34 @@ ct_status ct_avg_pool2d(ct_ctx *ctx, const ct_tensor *x, const int64_t kernel[2]
 }
 static ct_status ct__avg_pool2d_ex_body(ct_ctx *ctx, const ct_tensor *x, const int64_t kernel[2],
                                         const int64_t stride[2], const int64_t padding[2],
-                                        bool ceil_mode, bool count_include_pad, ct_tensor **out) {
+                                        bool ceil_mode, bool count_include_pad, int64_t divisor,
+                                        ct_tensor **out) {
     const int64_t one[2] = {1, 1};
     return ct__pool(ctx, "avg_pool2d", false, x, kernel, stride, padding, one, ceil_mode,
-                    count_include_pad, false, out, NULL);
+                    count_include_pad, false, divisor, out, NULL);
 }
 
 ct_status ct_avg_pool2d_ex(ct_ctx *ctx, const ct_tensor *x, const int64_t kernel[2],
                            const int64_t stride[2], const int64_t padding[2], bool ceil_mode,
                            bool count_include_pad, ct_tensor **out) {
     uint64_t mark = ct__ag_mark(ctx);
-    ct_status st = ct__error_within(
-        ctx, "avg_pool2d",
-        ct__avg_pool2d_ex_body(ctx, x, kernel, stride, padding, ceil_mode, count_include_pad, out));
+    ct_status st = ct__error_within(ctx, "avg_pool2d",
+                                    ct__avg_pool2d_ex_body(ctx, x, kernel, stride, padding,
+                                                           ceil_mode, count_include_pad, 0, out));
+    return ct__ag_named(ctx, st, out, mark, "AvgPool2DBackward0");
+}
+ct_status ct_avg_pool2d_divisor(ct_ctx *ctx, const ct_tensor *x, const int64_t kernel[2],
+                                const int64_t stride[2], const int64_t padding[2], bool ceil_mode,
+                                bool count_include_pad, int64_t divisor_override, ct_tensor **out) {
+    if (ctx && divisor_override < 0)
+        return ct__set_error(ctx, CT_ERR_INVALID_ARG,
+                             "avg_pool2d: divisor_override must be positive or 0 (none), got %lld",
+                             (long long)divisor_override);
+    uint64_t mark = ct__ag_mark(ctx);
+    ct_status st =
+        ct__error_within(ctx, "avg_pool2d",
+                         ct__avg_pool2d_ex_body(ctx, x, kernel, stride, padding, ceil_mode,
+                                                count_include_pad, divisor_override, out));
     return ct__ag_named(ctx, st, out, mark, "AvgPool2DBackward0");
 }
 
@@ -666,8 +683,8 @@ static ct_status ct__adaptive_avg_pool2d_body(ct_ctx *ctx, const ct_tensor *x,
     }
     if (H % oh == 0 && W % ow == 0) { /* equal bins: an average pool (sum / kh / kw) */
         const int64_t k[2] = {H / oh, W / ow}, p0[2] = {0, 0}, one[2] = {1, 1};
-        return ct__pool(ctx, "adaptive_avg_pool2d", false, x, k, k, p0, one, false, true, true, out,
-                        NULL);
+        return ct__pool(ctx, "adaptive_avg_pool2d", false, x, k, k, p0, one, false, true, true, 0,
+                        out, NULL);
     }
     /* torch's bins [floor(i H / oh), ceil((i + 1) H / oh)), each summed in order (rows outer)
      * in the accumulation type and divided by its height, then by its width. Gathered as
