@@ -443,6 +443,91 @@ TEST(refusals) {
     ct_tensor_release(r);
 }
 
+/* A review against torch 1.13: stft with a complex window (two-sided, against a naive DFT of the
+ * windowed reflect-padded frames), stft of a complex signal padded to one sample, istft's float64
+ * window making a float64 result, n-dim transforms padding a dim while another is still empty
+ * (zeros, as torch pads every dim at once), fftshift / roll over a repeated dim (shifts add up),
+ * fftshift with no dims (torch's "`shifts` required"). */
+TEST(review_fixes) {
+    const int64_t L = 10, nfft = 6, hop = 3;
+    double xv[10], wv[8] = {1, 0.5, 0, 1, 2, -1, 0.25, 0};
+    for (int i = 0; i < 10; i++)
+        xv[i] = 1 + i;
+    ct_tensor *x = tu_from_vals(ctx, CT_FLOAT32, 1, &L, xv), *w = NULL, *y = NULL;
+    w = from_tab(CT_COMPLEX64, 1, (const int64_t[]){4}, wv);
+    ct_stft_opts o = {.window = w, .hop_length = hop, .win_length = 4};
+    CHECK_OK(ct_stft(ctx, x, nfft, &o, &y));
+    const int64_t nfr = 1 + (L + 2 * (nfft / 2) - nfft) / hop;
+    CHECK(tu_same_shape(y, 2, (const int64_t[]){nfft, nfr}) && ct_tensor_dtype(y) == CT_COMPLEX64);
+    double *g = y ? tu_read_cx(y) : NULL, worst = 0;
+    for (int64_t f = 0; g && f < nfr; f++)
+        for (int64_t k = 0; k < nfft; k++) {
+            double complex acc = 0;
+            for (int64_t j = 0; j < nfft; j++) {
+                int64_t i = f * hop + j - nfft / 2; /* reflect padding */
+                i = i < 0 ? -i : i >= L ? 2 * (L - 1) - i : i;
+                const int64_t wi = j - (nfft - 4) / 2; /* the window centred in n_fft */
+                const double complex wj = wi >= 0 && wi < 4 ? wv[2 * wi] + I * wv[2 * wi + 1] : 0;
+                acc += xv[i] * wj * cexp(-2 * I * M_PI * (double)(j * k) / (double)nfft);
+            }
+            const double complex got = g[2 * (k * nfr + f)] + I * g[2 * (k * nfr + f) + 1];
+            worst = fmax(worst, cabs(got - acc) / (1 + cabs(acc)));
+        }
+    CHECK_MSG(g && worst < 1e-5, "stft with a complex window: error %g", worst);
+    free(g), ct_tensor_release(y), y = NULL;
+    o.onesided = 1; /* torch: a complex window cannot give a onesided result */
+    CHECK(ct_stft(ctx, x, nfft, &o, &y) == CT_ERR_INVALID_ARG && y == NULL);
+    ct_tensor *X = NULL;
+    CHECK_OK(ct_tensor_ones(ctx, CT_COMPLEX64, 2, (const int64_t[]){4, 5}, &X));
+    ct_stft_opts io = {.window = w, .win_length = 4};
+    CHECK(ct_istft(ctx, X, 6, &io, &y) == CT_ERR_UNSUPPORTED && y == NULL);
+    /* istft: a float64 window, a float64 result */
+    ct_tensor *hw = NULL;
+    CHECK_OK(ct_hann_window(ctx, 6, true, CT_FLOAT64, &hw));
+    io = (ct_stft_opts){.window = hw};
+    CHECK_OK(ct_istft(ctx, X, 6, &io, &y));
+    CHECK(y && ct_tensor_dtype(y) == CT_FLOAT64);
+    ct_tensor_release(y), y = NULL;
+    /* stft of a complex signal padded to one sample */
+    ct_tensor *c1 = NULL;
+    CHECK_OK(ct_tensor_ones(ctx, CT_COMPLEX64, 1, (const int64_t[]){1}, &c1));
+    CHECK_OK(ct_stft(ctx, c1, 1, &(ct_stft_opts){.hop_length = 1}, &y));
+    double *v1 = y ? tu_read_cx(y) : NULL;
+    CHECK(tu_same_shape(y, 2, (const int64_t[]){1, 1}) && v1 && v1[0] == 1 && v1[1] == 0);
+    free(v1), ct_tensor_release(y), y = NULL;
+    /* fftn / irfftn of (2, 0) to s = (3, 4): zeros */
+    ct_tensor *z = NULL;
+    CHECK_OK(ct_tensor_zeros(ctx, CT_FLOAT32, 2, (const int64_t[]){2, 0}, &z));
+    for (int k = 0; k < 3; k++) {
+        const int64_t s2[2] = {3, 4};
+        CHECK_OK(k == 0   ? ct_fft_fftn(ctx, z, 2, s2, NULL, NULL, &y)
+                 : k == 1 ? ct_fft_irfftn(ctx, z, 2, s2, NULL, NULL, &y)
+                          : ct_fft_ifft2(ctx, z, s2, NULL, NULL, &y));
+        CHECK(tu_same_shape(y, 2, s2) &&
+              ct_tensor_dtype(y) == (k == 1 ? CT_FLOAT32 : CT_COMPLEX64));
+        double *zv = y ? tu_read_cx(y) : NULL;
+        for (int i = 0; zv && i < (k == 1 ? 12 : 24); i++)
+            CHECK(zv[i] == 0);
+        free(zv), ct_tensor_release(y), y = NULL;
+    }
+    /* a repeated dim: the shifts add up; no dims: refused */
+    ct_tensor *a = NULL;
+    CHECK_OK(ct_tensor_arange(ctx, CT_FLOAT32, 0, 5, 1, &a));
+    CHECK_OK(ct_fft_fftshift(ctx, a, 2, (const int[]){0, -1}, &y));
+    double *av = y ? tu_read(y) : NULL;
+    CHECK(av && av[0] == 1 && av[4] == 0); /* rolled by 2 + 2 */
+    free(av), ct_tensor_release(y), y = NULL;
+    CHECK_OK(ct_roll(ctx, a, 3, (const int64_t[]){1, 1, -7}, (const int[]){0, 0, 0}, &y));
+    av = y ? tu_read(y) : NULL;
+    CHECK(av && av[0] == 0 && av[1] == 1); /* 1 + 1 - 7 = -5: the identity */
+    free(av), ct_tensor_release(y), y = NULL;
+    CHECK(ct_roll(ctx, a, 2, (const int64_t[]){1, 1}, (const int[]){0, 1}, &y) == CT_ERR_INDEX);
+    CHECK(ct_fft_fftshift(ctx, a, 0, (const int[]){0}, &y) == CT_ERR_INVALID_ARG && y == NULL);
+    CHECK(strstr(ct_ctx_last_error(ctx), "shifts") != NULL);
+    ct_tensor_release(a), ct_tensor_release(z), ct_tensor_release(c1), ct_tensor_release(hw);
+    ct_tensor_release(X), ct_tensor_release(w), ct_tensor_release(x);
+}
+
 TEST(capture_replay) {
     /* an rfft -> spectrum product -> irfft chain captured once and replayed on new data */
     const int64_t n = 12;
@@ -839,6 +924,7 @@ int main(void) {
     RUN(exact_and_round_trip);
     RUN(views_casts_creation);
     RUN(refusals);
+    RUN(review_fixes);
     RUN(capture_replay);
     RUN(eig_residual);
     RUN(gradients);

@@ -89,7 +89,8 @@ CT_API ct_status ct_fft_ifftshift(ct_ctx *ctx, const ct_tensor *x, int n_dims, c
 typedef struct ct_stft_opts {
     int64_t hop_length;      /* 0: n_fft / 4 */
     int64_t win_length;      /* 0: n_fft */
-    const ct_tensor *window; /* (win_length,), zero-padded to n_fft in the middle; NULL: ones */
+    const ct_tensor *window; /* (win_length,), zero-padded to n_fft in the middle; NULL: ones;
+                                complex (stft only): complex two-sided frames */
     bool no_center;          /* true: center=False (frames start at 0) */
     bool pad_mode_set;       /* false: "reflect"; true: pad_mode below */
     ct_pad_mode pad_mode;    /* center padding (CT_PAD_CONSTANT pads zeros) */
@@ -106,7 +107,7 @@ CT_API ct_status ct_stft(ct_ctx *ctx, const ct_tensor *x, int64_t n_fft, const c
 /* torch.istft(return_complex=False): the real signal (B?, length) whose stft is X (B?, freq,
  * n_frames), by inverse transforms, windowed overlap-add and division by the summed squared
  * window (CT_ERR_INVALID_ARG where that is ~0, as torch's NOLA check); two-sided input keeps the
- * real part. */
+ * real part; a float64 window makes the result float64 (a complex window: CT_ERR_UNSUPPORTED). */
 CT_API ct_status ct_istft(ct_ctx *ctx, const ct_tensor *X, int64_t n_fft, const ct_stft_opts *opts,
                           ct_tensor **out);
 

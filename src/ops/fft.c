@@ -57,6 +57,13 @@ static ct_status ct__fft_resize(ct_ctx *ctx, const ct_tensor *x, int dim, int64_
         return CT_OK;
     }
     if (m > len) return ct_tensor_narrow(ctx, x, dim, 0, len, out);
+    if (ct_tensor_numel(x) == 0) { /* zeros of the new size (torch pads every dim at once, so a
+                                      dim still empty does not stop another dim's padding) */
+        int64_t shape[CT_MAX_DIMS];
+        memcpy(shape, x->shape, sizeof(int64_t) * (size_t)x->ndim);
+        shape[dim] = len;
+        return ct_tensor_zeros(ctx, x->dtype, x->ndim, shape, out);
+    }
     if (ct_dtype_is_complex(x->dtype)) { /* pad the real pairs: differentiable views and copy_ */
         ct_tensor *r = NULL, *rp = NULL;
         ct_status st = ct_view_as_real(ctx, x, &r);
@@ -410,10 +417,9 @@ static ct_status ct__fftshift(ct_ctx *ctx, const char *name, bool inv, const ct_
         const int64_t sz = x->shape[dims[i]];
         shifts[i] = inv ? -(sz / 2) : sz / 2;
     }
-    if (nd == 0) {
-        *out = ct_tensor_retain((ct_tensor *)x);
-        return CT_OK;
-    }
+    if (nd == 0) /* torch: roll with no shifts */
+        return ct__set_error(ctx, CT_ERR_INVALID_ARG, "%s: no dims to shift (`shifts` required)",
+                             name);
     if (!ct_dtype_is_complex(x->dtype))
         return ct__error_within(ctx, name, ct_roll(ctx, x, nd, shifts, dims, out));
     ct_tensor *r = NULL, *rr = NULL, *c = NULL;
@@ -460,8 +466,9 @@ static ct_status ct__stft_params(ct_ctx *ctx, const char *name, int64_t n_fft,
             return ct__set_error(ctx, CT_ERR_SHAPE,
                                  "%s: expected a 1D window tensor of size equal to win_length=%lld",
                                  name, (long long)*win);
-        if (ct_dtype_is_complex(o->window->dtype))
-            return ct__set_error(ctx, CT_ERR_UNSUPPORTED, "%s: complex windows are not supported",
+        if (ct_dtype_is_complex(o->window->dtype) && !ct_dtype_is_complex(real))
+            return ct__set_error(ctx, CT_ERR_UNSUPPORTED,
+                                 "%s: a complex window needs a complex result (istft's is real)",
                                  name);
         st = ct_cast(ctx, o->window, real, &w);
     } else {
@@ -470,7 +477,20 @@ static ct_status ct__stft_params(ct_ctx *ctx, const char *name, int64_t n_fft,
     if (st == CT_OK && *win < n_fft) { /* zero-padded to n_fft, centred */
         const int64_t left = (n_fft - *win) / 2, pad[2] = {left, n_fft - *win - left};
         ct_tensor *p = NULL;
-        st = ct_pad(ctx, w, 2, pad, CT_PAD_CONSTANT, 0, &p);
+        if (ct_dtype_is_complex(real)) { /* the real pairs, padded along the window's dim */
+            ct_tensor *r = NULL, *rt = NULL, *pt = NULL, *pr = NULL;
+            st = ct_view_as_real(ctx, w, &r);
+            if (st == CT_OK) st = ct_tensor_transpose(ctx, r, 0, 1, &rt);
+            if (st == CT_OK) st = ct_pad(ctx, rt, 2, pad, CT_PAD_CONSTANT, 0, &pt);
+            if (st == CT_OK) st = ct_tensor_transpose(ctx, pt, 0, 1, &pr);
+            ct_tensor_release(r), r = NULL;
+            if (st == CT_OK) st = ct_tensor_contiguous(ctx, pr, &r);
+            if (st == CT_OK) st = ct_view_as_complex(ctx, r, &p);
+            ct_tensor_release(r), ct_tensor_release(rt), ct_tensor_release(pt);
+            ct_tensor_release(pr);
+        } else {
+            st = ct_pad(ctx, w, 2, pad, CT_PAD_CONSTANT, 0, &p);
+        }
         ct_tensor_release(w);
         w = p;
     }
@@ -493,7 +513,9 @@ ct_status ct_stft(ct_ctx *ctx, const ct_tensor *x, int64_t n_fft, const ct_stft_
     if (x->ndim != 1 && x->ndim != 2)
         return ct__set_error(ctx, CT_ERR_SHAPE,
                              "stft: expected a 1D or 2D tensor, but got a %dD tensor", x->ndim);
-    const bool cx = ct_dtype_is_complex(x->dtype);
+    const bool wcx =
+        o->window && ct__tensor_live(o->window) && ct_dtype_is_complex(o->window->dtype);
+    const bool cx = ct_dtype_is_complex(x->dtype) || wcx; /* a complex window: complex frames */
     if (o->onesided > 0 && cx)
         return ct__set_error(ctx, CT_ERR_INVALID_ARG,
                              "stft: Cannot have onesided output if window or input is complex");
@@ -502,7 +524,8 @@ ct_status ct_stft(ct_ctx *ctx, const ct_tensor *x, int64_t n_fft, const ct_stft_
     if ((st = ct__fft_input(ctx, "stft", x, cx, &xi)) != CT_OK) return st;
     int64_t hop = 0, win = 0;
     ct_dtype real = ct_dtype_to_real(xi->dtype);
-    if (o->window && ct__tensor_live(o->window) && o->window->dtype == CT_FLOAT64 &&
+    if (o->window && ct__tensor_live(o->window) &&
+        (o->window->dtype == CT_FLOAT64 || o->window->dtype == CT_COMPLEX128) &&
         real == CT_FLOAT32) { /* torch promotes the signal to the window's float64 */
         ct_tensor *p = NULL;
         st = ct_cast(ctx, xi, cx ? CT_COMPLEX128 : CT_FLOAT64, &p);
@@ -511,7 +534,8 @@ ct_status ct_stft(ct_ctx *ctx, const ct_tensor *x, int64_t n_fft, const ct_stft_
         real = CT_FLOAT64;
         if (st != CT_OK) return ct__error_within(ctx, "stft", st);
     }
-    st = ct__stft_params(ctx, "stft", n_fft, o, &hop, &win, real, &w);
+    st = ct__stft_params(ctx, "stft", n_fft, o, &hop, &win, wcx ? ct_dtype_to_complex(real) : real,
+                         &w);
     ct_tensor *sig = ct_tensor_retain(xi); /* (B, L) */
     if (st == CT_OK && x->ndim == 1) {
         ct_tensor_release(sig), sig = NULL;
@@ -522,17 +546,21 @@ ct_status ct_stft(ct_ctx *ctx, const ct_tensor *x, int64_t n_fft, const ct_stft_
         const ct_pad_mode pm = o->pad_mode_set ? o->pad_mode : CT_PAD_REFLECT;
         ct_tensor *v = NULL, *p = NULL;
         if (cx) { /* pad the real pairs: (1, B, L, 2) -> transpose the pair dim out of the way */
-            ct_tensor *r = NULL, *rt = NULL, *pt = NULL;
+            ct_tensor *r = NULL, *rt = NULL, *pt = NULL, *rt2 = NULL;
             st = ct_view_as_real(ctx, sig, &r);
             if (st == CT_OK) st = ct_tensor_permute(ctx, r, (const int[]){0, 2, 1}, &rt);
             if (st == CT_OK) st = ct_pad(ctx, rt, 2, pad, pm, 0, &pt);
             ct_tensor_release(r), r = NULL;
             if (st == CT_OK) st = ct_tensor_permute(ctx, pt, (const int[]){0, 2, 1}, &r);
-            if (st == CT_OK) st = ct_tensor_contiguous(ctx, r, &p);
+            if (st == CT_OK) st = ct_tensor_contiguous(ctx, r, &rt2);
+            /* a reshape gives the strides of a contiguous tensor to the size-1 dims too (the
+             * permuted ones may be odd, which view_as_complex refuses) */
+            if (st == CT_OK) st = ct_tensor_reshape(ctx, rt2, 3, rt2->shape, &p);
             if (st == CT_OK) {
                 ct_tensor_release(sig), sig = NULL;
                 st = ct_view_as_complex(ctx, p, &sig);
             }
+            ct_tensor_release(rt2);
             ct_tensor_release(r), ct_tensor_release(rt), ct_tensor_release(pt),
                 ct_tensor_release(p);
         } else {
@@ -591,7 +619,9 @@ ct_status ct_istft(ct_ctx *ctx, const ct_tensor *X, int64_t n_fft, const ct_stft
     if (nf == 0) return ct__set_error(ctx, CT_ERR_SHAPE, "istft: input tensor cannot be empty");
     int64_t hop = 0, win = 0;
     ct_tensor *w = NULL, *t[16] = {NULL};
-    const ct_dtype real = ct_dtype_to_real(X->dtype);
+    ct_dtype real = ct_dtype_to_real(X->dtype);
+    if (o->window && ct__tensor_live(o->window) && o->window->dtype == CT_FLOAT64)
+        real = CT_FLOAT64; /* torch: the result takes the float64 window's precision */
     if ((st = ct__stft_params(ctx, "istft", n_fft, o, &hop, &win, real, &w)) != CT_OK) return st;
     if (hop > win) {
         ct_tensor_release(w);

@@ -741,6 +741,25 @@ ct_status ct_flip(ct_ctx *ctx, const ct_tensor *t, int n_dims, const int *dims, 
 }
 ct_status ct_roll(ct_ctx *ctx, const ct_tensor *t, int n, const int64_t *shifts, const int *dims,
                   ct_tensor **out) {
+    if (ctx && out && ct__tensor_live(t) && shifts && dims && t->ndim > 0 && n > t->ndim) {
+        /* more shifts than dims: a dim repeats, and its shifts add up (torch) */
+        int md[CT_MAX_DIMS], m = 0;
+        int64_t ms[CT_MAX_DIMS];
+        for (int i = 0; i < n; i++) {
+            int d, j = 0;
+            if (!ct__wrap_dim(dims[i], t->ndim, &d)) {
+                *out = NULL;
+                return ct__set_error(ctx, CT_ERR_INDEX, "roll: dim %d out of range for %d dims",
+                                     dims[i], t->ndim);
+            }
+            const int64_t size = t->shape[d], sh = size > 0 ? shifts[i] % size : 0;
+            while (j < m && md[j] != d)
+                j++;
+            if (j == m) md[m] = d, ms[m++] = 0;
+            ms[j] = size > 0 ? (ms[j] + sh) % size : 0;
+        }
+        return ct_roll(ctx, t, m, ms, md, out);
+    }
     if (ctx && out && ct__tensor_live(t) && ct_dtype_is_complex(t->dtype) && shifts && n >= 1)
         return ct__cx_shape_op(ctx, 1, t, n, dims, shifts, NULL, out);
     CT__AG_WRAP(ctx, out, ct__fwd_roll(ctx, t, n, shifts, dims, out), {
