@@ -413,6 +413,38 @@ TEST(affine_grid_and_grid_sample_as_torch) {
     rel(1, &y);
     ct_tensor *tl2[] = {big, bh, ar2, gh, gq, gn, x64};
     rel(7, tl2);
+    /* an out-of-range corner reads nothing (torch skips it): a NaN at pixel (0, 0) stays out of
+     * samples whose corners fall outside the image (torch 1.13's values, every mode, padding and
+     * alignment); a nearest sample's grid gradient is zero, as torch's */
+    ct_tensor *xn =
+                  tu_from_vals(ctx, CT_FLOAT64, 4, SH(1, 1, 2, 2), (const double[]){NAN, 1, 2, 3}),
+              *gp = tu_from_vals(ctx, CT_FLOAT64, 4, SH(1, 1, 2, 2), (const double[]){1, 1, 3, 0});
+    /* [mode][padding][align] -> the two samples (torch; NaN only where reflection lands on it) */
+    const double want[2][3][2][2] = {{{{0.75, 0}, {3, 0}}, {{3, 2}, {3, 2}}, {{3, NAN}, {3, NAN}}},
+                                     {{{0, 0}, {3, 0}}, {{3, 1}, {3, 1}}, {{3, NAN}, {3, NAN}}}};
+    for (int m = 0; m < 2; m++)
+        for (int p = 0; p < 3; p++)
+            for (int a = 0; a < 2; a++) {
+                CHECK_OK(ct_grid_sample(ctx, xn, gp, m ? CT_GRID_NEAREST : CT_GRID_BILINEAR,
+                                        (ct_grid_padding)p, a != 0, &y));
+                double *v = y ? tu_read(y) : NULL;
+                CHECK_MSG(v && tu_same_val(v[0], want[m][p][a][0]) &&
+                              tu_same_val(v[1], want[m][p][a][1]),
+                          "grid_sample mode %d padding %d align %d: (%g, %g)", m, p, a,
+                          v ? v[0] : 0, v ? v[1] : 0);
+                free(v), rel(1, &y);
+            }
+    CHECK_OK(ct_tensor_set_requires_grad(gp, true));
+    ct_tensor *sy = NULL;
+    CHECK_OK(ct_grid_sample(ctx, xn, gp, CT_GRID_NEAREST, CT_GRID_PAD_ZEROS, false, &y));
+    CHECK_OK(ct_sum(ctx, y, 0, NULL, false, &sy));
+    CHECK_OK(ct_backward(ctx, sy, NULL, false));
+    double *gz = ct_tensor_grad(gp) ? tu_read(ct_tensor_grad(gp)) : NULL;
+    CHECK(gz && gz[0] == 0 && gz[1] == 0 && gz[2] == 0 && gz[3] == 0);
+    free(gz);
+    ct_tensor *tl3[] = {xn, gp, y, sy};
+    rel(4, tl3);
+    y = NULL;
     ct_tensor *tl[] = {th, x, g};
     rel(sizeof tl / sizeof tl[0], tl);
 }

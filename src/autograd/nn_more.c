@@ -987,10 +987,14 @@ static ct_status ct__source_index(ct_ctx *ctx, const ct_tensor *coord, int64_t s
             /* reflect about [min, min + span]: align [0, size - 1], else [-0.5, size - 0.5] */
             const double tlo = align ? 0 : -1,
                          thi = align ? 2.0 * (double)(size - 1) : 2.0 * (double)size - 1;
-            if (tlo == thi) {
+            if (tlo == thi) { /* zeros that keep the coordinate's graph (zero gradient) */
+                ct_tensor *no = NULL, *z = NULL;
                 ct_tensor_release(c);
                 c = NULL;
-                st = ct_zeros_like(ctx, t[2], &c);
+                st = ct_tensor_zeros(ctx, CT_BOOL, 0, NULL, &no);
+                CT__DO(st, ct_zeros_like(ctx, t[2], &z));
+                CT__DO(st, ct_where(ctx, no, t[2], z, &c));
+                ct_tensor_release(no), ct_tensor_release(z);
             } else {
                 const double mn = tlo / 2, span = (thi - tlo) / 2;
                 ct_tensor *ab = NULL, *ex = NULL, *fl = NULL, *odd = NULL, *a1 = NULL, *a2 = NULL,
@@ -1122,14 +1126,23 @@ static ct_status ct__grid_sample(ct_ctx *ctx, const ct_tensor *x, const ct_tenso
             CT__DO(st, dy ? ct_sub(ctx, t[3], fy, &c[16]) : ct_sub(ctx, fy1, t[3], &c[16]));
             CT__DO(st, ct_mul(ctx, c[14], c[16], &c[17]));
             ct_tensor_release(fx1), ct_tensor_release(fy1);
-        } else {
-            CT__DO(st, ct_ones_like(ctx, t[2], &c[17]));
+        } else { /* ones on the grid's graph: its gradient is zero, as torch's */
+            ct_tensor *no = NULL, *one = NULL;
+            CT__DO(st, ct_tensor_zeros(ctx, CT_BOOL, 0, NULL, &no));
+            CT__DO(st, ct_ones_like(ctx, t[2], &one));
+            CT__DO(st, ct_where(ctx, no, t[2], one, &c[17]));
+            ct_tensor_release(no), ct_tensor_release(one);
         }
-        ct_tensor *wm = NULL, *w3 = NULL, *term = NULL;
+        ct_tensor *wm = NULL, *w3 = NULL, *term = NULL, *vz = NULL;
         CT__DO(st, ct_logical_not(ctx, c[4], &c[18]));
         CT__DO(st, ct_masked_fill(ctx, c[17], c[18], 0, &wm));
         CT__DO(st, ct_tensor_reshape(ctx, wm, 3, SH(N, 1, L), &w3));
-        CT__DO(st, ct_mul(ctx, c[12], w3, &term));
+        /* an out-of-bounds corner contributes nothing (torch skips it): its gathered element 0
+         * is zeroed, not multiplied by the zero weight (an inf or NaN there would give NaN) */
+        CT__DO(st, ct_tensor_reshape(ctx, c[18], 3, SH(N, 1, L), &c[19]));
+        CT__DO(st, ct_masked_fill(ctx, c[12], c[19], 0, &vz));
+        CT__DO(st, ct_mul(ctx, vz, w3, &term));
+        ct_tensor_release(vz);
         if (st == CT_OK && acc) {
             ct_tensor *s2 = NULL;
             st = ct_add(ctx, acc, term, &s2);
