@@ -180,8 +180,24 @@ TEST(float32_and_errors) {
              CT_ERR_INVALID_ARG); /* pad > kernel / 2 */
     CHECK(strstr(ct_ctx_last_error(ctx), "at most half") != NULL);
     CHECK_ST(ct_max_pool3d(ctx, x, SH(9, 2, 2), NULL, NULL, NULL, false, &y, &i), CT_ERR_SHAPE);
-    CHECK_ST(ct_avg_pool3d(ctx, x, SH(2, 2, 2), NULL, NULL, false, true, -1, &y),
+    /* a stride with some zeros (torch: "stride should not be zero"); all zero is the kernel */
+    CHECK_ST(ct_avg_pool3d(ctx, x, SH(2, 2, 2), SH(1, 0, 1), NULL, false, true, 0, &y),
              CT_ERR_INVALID_ARG);
+    CHECK(strstr(ct_ctx_last_error(ctx), "should not be zero") != NULL);
+    CHECK_ST(ct_max_pool3d(ctx, x, SH(2, 2, 2), SH(0, 0, 2), NULL, NULL, false, &y, &i),
+             CT_ERR_INVALID_ARG);
+    ct_tensor *ya = NULL, *yb = NULL;
+    CHECK_OK(ct_avg_pool3d(ctx, x, SH(2, 2, 2), SH(0, 0, 0), NULL, false, true, 0, &ya));
+    CHECK_OK(ct_avg_pool3d(ctx, x, SH(2, 2, 2), NULL, NULL, false, true, 0, &yb));
+    CHECK(ya && yb && tu_same_values(ya, yb));
+    ct_tensor_release(ya), ct_tensor_release(yb), ya = yb = NULL;
+    /* a negative divisor_override divides (torch): the negated result of its absolute value */
+    CHECK_OK(ct_avg_pool3d(ctx, x, SH(2, 2, 2), NULL, NULL, false, true, -4, &ya));
+    CHECK_OK(ct_avg_pool3d(ctx, x, SH(2, 2, 2), NULL, NULL, false, true, 4, &yb));
+    ct_tensor *nb = NULL;
+    CHECK_OK(ct_neg(ctx, yb, &nb));
+    CHECK(ya && nb && tu_same_values(ya, nb));
+    ct_tensor_release(ya), ct_tensor_release(yb), ct_tensor_release(nb);
     CHECK_ST(ct_adaptive_avg_pool3d(ctx, x, SH(2, -1, 2), &y), CT_ERR_INVALID_ARG);
     CHECK_ST(ct_avg_pool3d(ctx, x, SH(2, 4, 8), NULL, SH(0, 0, 4), false, true, 0, &y),
              CT_ERR_SHAPE); /* 7 < 8: torch's "smaller than kernel size" */

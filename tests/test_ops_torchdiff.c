@@ -1851,6 +1851,54 @@ TEST(review5_code_review) {
         ct_tensor_release(all[i]);
 }
 
+/* Session-54 harness rerun (seeds 7001-7010) and reviews: torch 1.13's values quoted.
+ * cosine_embedding_loss adds torch's EPSILON, the float 1e-12f (9.99999996e-13), to the squared
+ * norms: F.cosine_embedding_loss(x, x, [1]) of x = [[1e-7, 0]] (float64) is 0.9900990098618194.
+ * torch.norm over an empty dim is 0 for every p, so pairwise_distance / triplet_margin_loss / cdist
+ * with p = inf over no features are 0 (the triplet loss its margin), where linalg.vector_norm
+ * raises. triu / tril of an empty 1-d tensor return it (any other 1-d or 0-d one is an error). */
+TEST(review54_classes) {
+    double xv[2] = {1e-7, 0};
+    int64_t one = 1;
+    ct_tensor *x = tu_from_vals(ctx, CT_FLOAT64, 2, (const int64_t[]){1, 2}, xv),
+              *t = tu_from_vals(ctx, CT_FLOAT64, 1, &one, (const double[]){1}), *y = NULL;
+    CHECK_OK(ct_cosine_embedding_loss(ctx, x, x, t, 0, CT_REDUCTION_MEAN, &y));
+    double v = NAN;
+    CHECK(rd(y, &v, 8) && v == 0.9900990098618194);
+    ct_tensor_release(y), ct_tensor_release(x), ct_tensor_release(t), y = NULL;
+    ct_tensor *e = NULL, *e3 = NULL;
+    CHECK_OK(ct_tensor_zeros(ctx, CT_FLOAT32, 2, (const int64_t[]){2, 0}, &e));
+    CHECK_OK(ct_tensor_zeros(ctx, CT_FLOAT32, 2, (const int64_t[]){3, 0}, &e3));
+    for (int k = 0; k < 2; k++) {
+        const double p = k ? -INFINITY : INFINITY;
+        float got[6] = {1, 1, 1, 1, 1, 1};
+        CHECK_OK(ct_pairwise_distance(ctx, e, e, p, 1e-6, false, &y));
+        CHECK(tu_same_shape(y, 1, (const int64_t[]){2}) && rd(y, got, 8) && got[0] == 0 &&
+              got[1] == 0);
+        ct_tensor_release(y), y = NULL;
+        CHECK_OK(ct_triplet_margin_loss(ctx, e, e, e, 1.0, p, 1e-6, false, CT_REDUCTION_MEAN, &y));
+        CHECK(rd(y, got, 4) && got[0] == 1.0f);
+        ct_tensor_release(y), y = NULL;
+    }
+    float got[6] = {1, 1, 1, 1, 1, 1};
+    CHECK_OK(ct_cdist(ctx, e, e3, INFINITY, &y));
+    CHECK(tu_same_shape(y, 2, (const int64_t[]){2, 3}) && rd(y, got, 24));
+    for (int i = 0; i < 6; i++)
+        CHECK(got[i] == 0);
+    ct_tensor_release(y), y = NULL;
+    ct_tensor *e1 = NULL, *s3 = NULL;
+    CHECK_OK(ct_tensor_zeros(ctx, CT_FLOAT32, 1, (const int64_t[]){0}, &e1));
+    CHECK_OK(ct_triu(ctx, e1, 0, &y));
+    CHECK(tu_same_shape(y, 1, (const int64_t[]){0}));
+    ct_tensor_release(y), y = NULL;
+    CHECK_OK(ct_tril(ctx, e1, 2, &y));
+    CHECK(tu_same_shape(y, 1, (const int64_t[]){0}));
+    ct_tensor_release(y), y = NULL;
+    CHECK_OK(ct_tensor_zeros(ctx, CT_FLOAT32, 1, (const int64_t[]){3}, &s3));
+    CHECK_ST(ct_triu(ctx, s3, 0, &y), CT_ERR_SHAPE);
+    ct_tensor_release(e), ct_tensor_release(e3), ct_tensor_release(e1), ct_tensor_release(s3);
+}
+
 int main(void) {
     ctx = tu_ctx_or_skip();
     RUN(div_scalar_int_tensor_scalar_not_wrapped);
@@ -1892,6 +1940,7 @@ int main(void) {
     RUN(std_f32_large_values_finite);
     RUN(max_dim_of_0d);
     RUN(gradients_at_nan_and_zero_std_as_torch);
+    RUN(review54_classes);
     ct_ctx_free(ctx);
     return ct_test_end();
 }

@@ -577,8 +577,8 @@ CT_API ct_status ct_avg_pool2d_ex(ct_ctx *ctx, const ct_tensor *x, const int64_t
                                   const int64_t stride[2], const int64_t padding[2], bool ceil_mode,
                                   bool count_include_pad, ct_tensor **out);
 /* F.avg_pool2d with every argument: ct_avg_pool2d_ex whose window sums are divided by
- * divisor_override when > 0 (0: torch's None; negative: CT_ERR_INVALID_ARG); int64 divides toward
- * zero. */
+ * divisor_override when it is not 0 (0: torch's None; a negative one divides, as torch); int64
+ * divides toward zero. */
 CT_API ct_status ct_avg_pool2d_divisor(ct_ctx *ctx, const ct_tensor *x, const int64_t kernel[2],
                                        const int64_t stride[2], const int64_t padding[2],
                                        bool ceil_mode, bool count_include_pad,
@@ -649,7 +649,7 @@ CT_API ct_status ct_max_pool3d(ct_ctx *ctx, const ct_tensor *x, const int64_t ke
                                const int64_t stride[3], const int64_t padding[3],
                                const int64_t dilation[3], bool ceil_mode, ct_tensor **out,
                                ct_tensor **indices);
-/* F.avg_pool3d: window sums divided by divisor_override (> 0), else by the window's elements in
+/* F.avg_pool3d: window sums divided by divisor_override (not 0), else by the window's elements in
  * the input (count_include_pad false) or in the padded input (true); int64 divides toward zero. */
 CT_API ct_status ct_avg_pool3d(ct_ctx *ctx, const ct_tensor *x, const int64_t kernel[3],
                                const int64_t stride[3], const int64_t padding[3], bool ceil_mode,

@@ -1263,7 +1263,9 @@ static ct_status ct__cdist(ct_ctx *ctx, const ct_tensor *x1, const ct_tensor *x2
         st = ct_tensor_unsqueeze(ctx, x1, -2, &t[0]);                  /* (..., P, 1, M) */
         if (st == CT_OK) st = ct_tensor_unsqueeze(ctx, x2, -3, &t[1]); /* (..., 1, R, M) */
         if (st == CT_OK) st = ct_sub(ctx, t[0], t[1], &t[2]);
-        if (st == CT_OK) st = ct_norm(ctx, t[2], p, 1, &last, false, out);
+        /* torch's cdist is 0 over no columns for every p (inf included) */
+        if (st == CT_OK)
+            st = ct_norm(ctx, t[2], x1->shape[x1->ndim - 1] == 0 ? 1 : p, 1, &last, false, out);
     }
     ct__release_all(12, t);
     return st;

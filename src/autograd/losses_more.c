@@ -111,7 +111,7 @@ ct_status ct_soft_margin_loss(ct_ctx *ctx, const ct_tensor *input, const ct_tens
     return ct__ag_named(ctx, st, out, mark, "SoftMarginLossBackward0");
 }
 
-/* ---- cosine_embedding_loss: cos = sum(x1 x2) / sqrt((sum(x1^2) + 1e-12)(sum(x2^2) + 1e-12))
+/* ---- cosine_embedding_loss: cos = sum(x1 x2) / sqrt((sum(x1^2) + e)(sum(x2^2) + e)), e = 1e-12f
  * over the last dim; 1 - cos where target == 1, max(0, cos - margin) where target == -1 ---- */
 static ct_status ct__cosine_embedding(ct_ctx *ctx, const ct_tensor *x1, const ct_tensor *x2,
                                       const ct_tensor *target, double margin, ct_reduction red,
@@ -136,10 +136,11 @@ static ct_status ct__cosine_embedding(ct_ctx *ctx, const ct_tensor *x1, const ct
     if (st == CT_OK) st = ct_sum(ctx, t[0], 1, dim, false, &t[1]); /* prod_sum */
     if (st == CT_OK) st = ct_mul(ctx, x1, x1, &t[2]);
     if (st == CT_OK) st = ct_sum(ctx, t[2], 1, dim, false, &t[3]);
-    if (st == CT_OK) st = ct_add_scalar(ctx, t[3], 1e-12, &t[4]); /* mag_square1 */
+    const double eps = (double)1e-12f;                          /* torch's EPSILON, a float */
+    if (st == CT_OK) st = ct_add_scalar(ctx, t[3], eps, &t[4]); /* mag_square1 */
     if (st == CT_OK) st = ct_mul(ctx, x2, x2, &t[5]);
     if (st == CT_OK) st = ct_sum(ctx, t[5], 1, dim, false, &t[6]);
-    if (st == CT_OK) st = ct_add_scalar(ctx, t[6], 1e-12, &t[7]); /* mag_square2 */
+    if (st == CT_OK) st = ct_add_scalar(ctx, t[6], eps, &t[7]); /* mag_square2 */
     if (st == CT_OK) st = ct_mul(ctx, t[4], t[7], &t[8]);
     if (st == CT_OK) st = ct_sqrt(ctx, t[8], &t[9]);
     if (st == CT_OK) st = ct_div(ctx, t[1], t[9], &t[10]); /* cos */
@@ -309,7 +310,8 @@ static ct_status ct__pairwise(ct_ctx *ctx, const ct_tensor *x1, const ct_tensor 
     const int last = nd - 1;
     st = ct_sub(ctx, x1, x2, &d);
     if (st == CT_OK) st = ct_add_scalar(ctx, d, eps, &e);
-    if (st == CT_OK) st = ct_norm(ctx, e, p, 1, &last, keepdim, out);
+    /* torch.norm (not vector_norm) is 0 over an empty dim for every p, inf included */
+    if (st == CT_OK) st = ct_norm(ctx, e, e->shape[last] == 0 ? 1 : p, 1, &last, keepdim, out);
     ct_tensor_release(d), ct_tensor_release(e);
     return st;
 }

@@ -470,6 +470,12 @@ static ct_status ct__pool3d(ct_ctx *ctx, const char *op, const ct_tensor *x, con
                 st = ct__set_error(ctx, CT_ERR_INVALID_ARG, "%s: kernel is NULL", op);
                 goto done;
             }
+            if (g->s && g->s[i] == 0 && (g->s[0] | g->s[1] | g->s[2]) != 0) {
+                st =
+                    ct__set_error(ctx, CT_ERR_INVALID_ARG,
+                                  "%s: stride should not be zero (all three zero: the kernel)", op);
+                goto done;
+            }
             s[i] = g->s && g->s[i] ? g->s[i] : g->k[i];
             p[i] = g->p ? g->p[i] : 0;
             d[i] = g->d ? g->d[i] : 1;
@@ -570,10 +576,6 @@ ct_status ct_max_pool3d(ct_ctx *ctx, const ct_tensor *x, const int64_t kernel[3]
 ct_status ct_avg_pool3d(ct_ctx *ctx, const ct_tensor *x, const int64_t kernel[3],
                         const int64_t stride[3], const int64_t padding[3], bool ceil_mode,
                         bool count_include_pad, int64_t divisor_override, ct_tensor **out) {
-    if (ctx && divisor_override < 0)
-        return ct__set_error(ctx, CT_ERR_INVALID_ARG,
-                             "avg_pool3d: divisor_override must be positive or 0 (none), got %lld",
-                             (long long)divisor_override);
     const ct__pool3 g = {.kind = CT__POOL_AVG,
                          .k = kernel,
                          .s = stride,

@@ -389,7 +389,12 @@ static ct_status ct__unpool(ct_ctx *ctx, const char *op, const ct_tensor *x,
                              "%s: input %s must be %dD or %dD with indices of its shape, got %s",
                              op, CT__SHAPE_STR(x), sd + 1, sd + 2, CT__SHAPE_STR(indices));
     if (!kernel) return ct__set_error(ctx, CT_ERR_INVALID_ARG, "%s: kernel is NULL", op);
-    int64_t osz[3] = {1, 1, 1}, plane = 1;
+    int64_t osz[3] = {1, 1, 1}, plane = 1, nzs = 0;
+    for (int i = 0; stride && i < sd; i++)
+        nzs += stride[i] == 0;
+    if (nzs && nzs < sd)
+        return ct__set_error(ctx, CT_ERR_INVALID_ARG,
+                             "%s: stride should not be zero (all zero: the kernel)", op);
     for (int i = 0; i < sd; i++) {
         const int64_t in = x->shape[x->ndim - sd + i],
                       s = stride && stride[i] ? stride[i] : kernel[i], p = padding ? padding[i] : 0;

@@ -1037,6 +1037,7 @@ ct_status ct__cx_tri(ct_ctx *ctx, const ct_tensor *t, int64_t diagonal, bool upp
     const char *name = upper ? "triu" : "tril";
     const uint64_t mark = ct__ag_mark(ctx);
     *out = NULL;
+    if (t->ndim == 1 && t->shape[0] == 0) return ct_tensor_clone(ctx, t, out); /* as torch */
     if (t->ndim < 2)
         return ct__set_error(ctx, CT_ERR_SHAPE, "%s: input tensor must have at least 2 dimensions",
                              name);

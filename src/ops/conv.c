@@ -508,7 +508,7 @@ static ct_status ct__pool(ct_ctx *ctx, const char *name, bool is_max, const ct_t
         ct_tensor *ca = NULL, *sum = NULL, *cnt = NULL, *cc = NULL, *q = NULL;
         CT__DO(st, ct__to_dtype(ctx, c4, cdt, &ca));
         CT__DO(st, ct__seq_sum(ctx, ca, 2, kk, -1, 1, &sum));
-        if (divisor > 0) { /* divisor_override */
+        if (divisor != 0) { /* divisor_override (a negative one too, as torch) */
             CT__DO(st, ct__pool_div(ctx, sum, NULL, (double)divisor, &q));
         } else if (plain_avg && split_div) { /* adaptive pooling's sum / kh / kw */
             ct_tensor *q1 = NULL;
@@ -635,10 +635,6 @@ ct_status ct_avg_pool2d_ex(ct_ctx *ctx, const ct_tensor *x, const int64_t kernel
 ct_status ct_avg_pool2d_divisor(ct_ctx *ctx, const ct_tensor *x, const int64_t kernel[2],
                                 const int64_t stride[2], const int64_t padding[2], bool ceil_mode,
                                 bool count_include_pad, int64_t divisor_override, ct_tensor **out) {
-    if (ctx && divisor_override < 0)
-        return ct__set_error(ctx, CT_ERR_INVALID_ARG,
-                             "avg_pool2d: divisor_override must be positive or 0 (none), got %lld",
-                             (long long)divisor_override);
     uint64_t mark = ct__ag_mark(ctx);
     ct_status st =
         ct__error_within(ctx, "avg_pool2d",

@@ -64,7 +64,7 @@ static ct_status ct__tri(ct_ctx *ctx, const char *op, const ct_tensor *t, int64_
                          ct_tensor **out) {
     ct_status st = ct__one_input(ctx, op, t, out);
     if (st != CT_OK) return st;
-    if (t->ndim < 2)
+    if (t->ndim < 2 && !(t->ndim == 1 && t->shape[0] == 0)) /* torch takes an empty 1-d one */
         return ct__set_error(ctx, CT_ERR_SHAPE, "%s: input must have at least 2 dims, got %s", op,
                              CT__SHAPE_STR(t));
     ct_tensor *r = NULL;
