@@ -509,6 +509,41 @@ TEST(torch_conventions) {
     ct_tensor_release(A), ct_tensor_release(Bf), ct_tensor_release(Bd);
 }
 
+/* inv and solve of a real matrix give torch 1.13's bits: torch's LAPACK sees the row-major A as
+ * the column-major A^T, factors that and solves with trans 'T' (torch.manual_seed(3) values below);
+ * so a non-finite matrix also ends as torch's: [[2, 1], [inf, 3]] and [[nan, 0], [0, 1]] invert to
+ * all NaN, diag(1, inf) to diag(1, 0) (getri, and an LU of A itself, gave partly finite values). */
+TEST(inv_solve_as_torch) {
+    const double A[9] = {0x1.9b47008a2a7acp-1,  0x1.660f0cd30f451p-3, 0x1.6c744b8324fcfp-4,
+                         -0x1.3a393f2853e66p-1, 0x1.7a539ef4531b5p-5, -0x1.5e463bc486fa2p+0,
+                         0x1.599850aafe9b0p-2,  0x1.02d87d09481cfp+0, -0x1.6f67e9809103bp+0},
+                 B[6] = {0x1.f471f0decd824p-1,  0x1.0b4a212789e04p-1, 0x1.3ce81bce70368p+0,
+                         -0x1.bab1833353e97p-1, 0x1.3222caa605b52p-2, 0x1.ad47a7b72cb34p-2},
+                 inv[9] = {0x1.b7c927d657da1p+0,  0x1.c742ceb53e900p-2,  -0x1.44f83e6d788a4p-2,
+                           -0x1.c043242f87001p+0, -0x1.8af0dc3779793p+0, 0x1.5cbbec5721cd4p+0,
+                           -0x1.a8c853822b64ep-1, -0x1.f6f5c0e3842ccp-1, 0x1.81b069f1048dap-3},
+                 sol[6] = {0x1.113ba8573ce44p+1, 0x1.847e0a02618e7p-2,  -0x1.9b655b55afd6cp+1,
+                           0x1.fb5226c6e676ap-1, -0x1.f87efa3abe117p+0, 0x1.fb153377fe988p-2};
+    ct_tensor *a = tu_from_vals(ctx, CT_FLOAT64, 2, (const int64_t[]){3, 3}, A),
+              *b = tu_from_vals(ctx, CT_FLOAT64, 2, (const int64_t[]){3, 2}, B), *y = NULL;
+    CHECK_OK(ct_linalg_inv(ctx, a, &y));
+    tu_same_as("inv bits", y, inv, 2, (const int64_t[]){3, 3}, 0);
+    ct_tensor_release(y), y = NULL;
+    CHECK_OK(ct_linalg_solve(ctx, a, b, &y));
+    tu_same_as("solve bits", y, sol, 2, (const int64_t[]){3, 2}, 0);
+    ct_tensor_release(y), y = NULL;
+    ct_tensor_release(a), ct_tensor_release(b);
+    const double bad[3][4] = {{2, 1, INFINITY, 3}, {NAN, 0, 0, 1}, {1, 0, 0, INFINITY}};
+    const double want[3][4] = {{NAN, NAN, NAN, NAN}, {NAN, NAN, NAN, NAN}, {1, 0, 0, 0}};
+    for (int k = 0; k < 3; k++)
+        for (int f = 0; f < 2; f++) {
+            a = tu_from_vals(ctx, f ? CT_FLOAT32 : CT_FLOAT64, 2, (const int64_t[]){2, 2}, bad[k]);
+            CHECK_OK(ct_linalg_inv(ctx, a, &y));
+            tu_same_as("inv of a non-finite matrix", y, want[k], 2, (const int64_t[]){2, 2}, 0);
+            ct_tensor_release(y), ct_tensor_release(a), y = NULL;
+        }
+}
+
 int main(void) {
     ctx = tu_ctx_or_skip();
     RUN(cholesky_inv_solve);
@@ -517,6 +552,7 @@ int main(void) {
     RUN(gradients);
     RUN(captured_equals_eager);
     RUN(torch_conventions);
+    RUN(inv_solve_as_torch);
     ct_ctx_free(ctx);
     return ct_test_end();
 }

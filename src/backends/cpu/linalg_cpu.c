@@ -79,6 +79,14 @@ static ct_status ct__la_err(ct__cpu_state *s, const char *what, lapack_int st) {
                          (int)-st);
 }
 
+/* Right-hand sides of SOLVE (B's columns) and INV (the identity's n), else 0. torch solves a real
+ * A X = B as its LAPACK sees a row-major A: the column-major A^T, factored, then solved with trans
+ * 'T' (ctorch does the same, for the same bits; LAPACKE's row-major gesv factors A itself, as
+ * torch does for complex A). */
+static int64_t ct__la_nrhs(int r, const ct_operand *o, int64_t n) {
+    return r == CT_LINALG_SOLVE ? o[0].shape[2] : r == CT_LINALG_INV ? n : 0;
+}
+
 #define CT__LINALG_IMPL(SUF, T, P)                                                                 \
     static ct_status ct__linalg_##SUF(ct__cpu_state *s, const ct_op_desc *op) {                    \
         const ct_operand *o = op->operands;                                                        \
@@ -98,9 +106,11 @@ static ct_status ct__la_err(ct__cpu_state *s, const char *what, lapack_int st) {
             if (!ipiv) return ct__set_error(s->ctx, CT_ERR_OOM, "linalg: out of memory");          \
         }                                                                                          \
         if ((r == CT_LINALG_SLOGDET || r == CT_LINALG_SVD || r == CT_LINALG_SOLVE ||               \
-             r == CT_LINALG_QR) &&                                                                 \
+             r == CT_LINALG_QR || r == CT_LINALG_INV) &&                                           \
             mn > 0) {                                                                              \
-            tmp = ct__alloc(s->ctx, sizeof(T) * (size_t)(mn + (r == CT_LINALG_SVD ? k : 0) + k),   \
+            tmp = ct__alloc(s->ctx,                                                                \
+                            sizeof(T) * (size_t)(mn + (r == CT_LINALG_SVD ? k : 0) + k +           \
+                                                 (int64_t)n * ct__la_nrhs(r, o, n)),               \
                             64);                                                                   \
             if (!tmp) {                                                                            \
                 ct__free(s->ctx, ipiv);                                                            \
@@ -113,9 +123,6 @@ static ct_status ct__la_err(ct__cpu_state *s, const char *what, lapack_int st) {
         /* LAPACK workspace: a size query for the routines that take one */                        \
         lapack_int lw = 1, iq = 0;                                                                 \
         T wq = 0;                                                                                  \
-        if (r == CT_LINALG_INV && n > 0 &&                                                         \
-            P##getri_work(LAPACK_ROW_MAJOR, n, tmp, n, ipiv, &wq, -1) == 0)                        \
-            lw = (lapack_int)wq;                                                                   \
         if (r == CT_LINALG_QR && k > 0) {                                                          \
             if (P##geqrf_work(LAPACK_ROW_MAJOR, m, n, tmp, n, tmp, &wq, -1) == 0 &&                \
                 (lapack_int)wq > lw)                                                               \
@@ -130,7 +137,7 @@ static ct_status ct__la_err(ct__cpu_state *s, const char *what, lapack_int st) {
             lw = (lapack_int)wq;                                                                   \
         T *work = NULL;                                                                            \
         lapack_int *iwork = NULL;                                                                  \
-        if (r == CT_LINALG_INV || r == CT_LINALG_QR || r == CT_LINALG_SVD) {                       \
+        if (r == CT_LINALG_QR || r == CT_LINALG_SVD) {                                             \
             work = ct__alloc(s->ctx, sizeof(T) * (size_t)(lw > 1 ? lw : 1), 64);                   \
             if (r == CT_LINALG_SVD)                                                                \
                 iwork = ct__alloc(s->ctx, sizeof(lapack_int) * (size_t)(8 * (k > 0 ? k : 1)), 16); \
@@ -158,22 +165,23 @@ static ct_status ct__la_err(ct__cpu_state *s, const char *what, lapack_int st) {
                         if (up ? j < i : j > i) l[(int64_t)i * n + j] = 0;                         \
                 break;                                                                             \
             }                                                                                      \
-            case CT_LINALG_SOLVE: {                                                                \
-                const lapack_int nr = (lapack_int)o[0].shape[2];                                   \
-                T *x = (T *)o[0].data + b * (int64_t)n * nr;                                       \
-                memcpy(x, (const T *)o[op->n_out + 1].data + b * (int64_t)n * nr,                  \
-                       sizeof(T) * (size_t)((int64_t)n * nr));                                     \
-                memcpy(tmp, ab, sizeof(T) * (size_t)mn);                                           \
-                st = n ? P##gesv_work(LAPACK_ROW_MAJOR, n, nr, tmp, n, ipiv, x, nr) : 0;           \
-                break;                                                                             \
-            }                                                                                      \
+            case CT_LINALG_SOLVE:                                                                  \
             case CT_LINALG_INV: {                                                                  \
-                T *x = (T *)o[0].data + b * mn;                                                    \
-                memcpy(x, ab, sizeof(T) * (size_t)mn);                                             \
-                if (n) {                                                                           \
-                    st = P##getrf_work(LAPACK_ROW_MAJOR, n, n, x, n, ipiv);                        \
-                    if (st == 0) st = P##getri_work(LAPACK_ROW_MAJOR, n, x, n, ipiv, work, lw);    \
-                }                                                                                  \
+                const lapack_int nr = (lapack_int)ct__la_nrhs(r, o, n);                            \
+                T *x = (T *)o[0].data + b * (int64_t)n * nr, *xs = tmp + mn + k;                   \
+                const T *rhs = r == CT_LINALG_SOLVE                                                \
+                                   ? (const T *)o[op->n_out + 1].data + b * (int64_t)n * nr        \
+                                   : NULL;                                                         \
+                for (lapack_int i = 0; i < n; i++) /* B (or I) column-major */                     \
+                    for (lapack_int j = 0; j < nr; j++)                                            \
+                        xs[(int64_t)j * n + i] = rhs ? rhs[(int64_t)i * nr + j] : (T)(i == j);     \
+                memcpy(tmp, ab, sizeof(T) * (size_t)mn); /* A^T, column-major */                   \
+                st = n ? P##getrf_work(LAPACK_COL_MAJOR, n, n, tmp, n, ipiv) : 0;                  \
+                if (st == 0 && n)                                                                  \
+                    st = P##getrs_work(LAPACK_COL_MAJOR, 'T', n, nr, tmp, n, ipiv, xs, n);         \
+                for (lapack_int i = 0; i < n; i++)                                                 \
+                    for (lapack_int j = 0; j < nr; j++)                                            \
+                        x[(int64_t)i * nr + j] = xs[(int64_t)j * n + i];                           \
                 break;                                                                             \
             }                                                                                      \
             case CT_LINALG_SLOGDET: {                                                              \
@@ -270,10 +278,10 @@ CT__LINALG_IMPL(f32, float, LAPACKE_s)
 CT__LINALG_IMPL(f64, double, LAPACKE_d)
 
 /* Complex matrices (ints[2] = 1): CHOLESKY (potrf of a Hermitian matrix), SOLVE (gesv), INV
- * (getrf + getri), SLOGDET (getrf: sign = perm * prod u_ii / |u_ii| (0 where u_ii = 0), log|det|
- * real, det), QR (geqrf + ungqr), SVD and SVDVALS (gesdd; real singular values) on complex64 /
- * complex128, each complex operand passed as its real view (.., 2) (the kernels see real dtypes
- * only); operand shapes otherwise as the real routines. */
+ * (gesv of the identity), SLOGDET (getrf: sign = perm * prod u_ii / |u_ii| (0 where u_ii = 0),
+ * log|det| real, det), QR (geqrf + ungqr), SVD and SVDVALS (gesdd; real singular values) on
+ * complex64 / complex128, each complex operand passed as its real view (.., 2) (the kernels see
+ * real dtypes only); operand shapes otherwise as the real routines. */
 #define CT__LINALG_CX_IMPL(SUF, T, CT, P, CABS)                                                    \
     static ct_status ct__linalg_cx_##SUF(ct__cpu_state *s, const ct_op_desc *op) {                 \
         const ct_operand *o = op->operands;                                                        \
@@ -312,8 +320,6 @@ CT__LINALG_IMPL(f64, double, LAPACKE_d)
             rwork = ct__alloc(s->ctx, sizeof(T) * (lrw ? lrw : 1), 64);                            \
             if (ipiv && tmp) {                                                                     \
                 lapack_int q = -1;                                                                 \
-                if (r == CT_LINALG_INV)                                                            \
-                    q = P##getri_work(LAPACK_ROW_MAJOR, n, tmp, n, ipiv, &wq, -1);                 \
                 if (r == CT_LINALG_QR) {                                                           \
                     lapack_int lw2 = 1;                                                            \
                     q = P##geqrf_work(LAPACK_ROW_MAJOR, m, n, tmp, n, tmp, &wq, -1);               \
@@ -380,22 +386,18 @@ CT__LINALG_IMPL(f64, double, LAPACKE_d)
                         if (up ? j < i : j > i) l[(int64_t)i * n + j] = 0;                         \
                 break;                                                                             \
             }                                                                                      \
-            case CT_LINALG_SOLVE: {                                                                \
-                const lapack_int nr = (lapack_int)o[0].shape[2];                                   \
+            case CT_LINALG_SOLVE:                                                                  \
+            case CT_LINALG_INV: { /* torch factors a complex A itself (as row-major gesv does) */  \
+                const lapack_int nr = (lapack_int)ct__la_nrhs(r, o, n);                            \
                 CT *x = (CT *)o[0].data + b * (int64_t)n * nr;                                     \
-                memcpy(x, (const CT *)o[op->n_out + 1].data + b * (int64_t)n * nr,                 \
-                       sizeof(CT) * (size_t)((int64_t)n * nr));                                    \
+                const CT *rhs = r == CT_LINALG_SOLVE                                               \
+                                    ? (const CT *)o[op->n_out + 1].data + b * (int64_t)n * nr      \
+                                    : NULL;                                                        \
+                for (lapack_int i = 0; i < n; i++)                                                 \
+                    for (lapack_int j = 0; j < nr; j++)                                            \
+                        x[(int64_t)i * nr + j] = rhs ? rhs[(int64_t)i * nr + j] : (CT)(i == j);    \
                 if (n) memcpy(tmp, ab, sizeof(CT) * (size_t)mn);                                   \
                 st = n ? P##gesv_work(LAPACK_ROW_MAJOR, n, nr, tmp, n, ipiv, x, nr) : 0;           \
-                break;                                                                             \
-            }                                                                                      \
-            case CT_LINALG_INV: {                                                                  \
-                CT *x = (CT *)o[0].data + b * mn;                                                  \
-                memcpy(x, ab, sizeof(CT) * (size_t)mn);                                            \
-                if (n) {                                                                           \
-                    st = P##getrf_work(LAPACK_ROW_MAJOR, n, n, x, n, ipiv);                        \
-                    if (st == 0) st = P##getri_work(LAPACK_ROW_MAJOR, n, x, n, ipiv, work, lw);    \
-                }                                                                                  \
                 break;                                                                             \
             }                                                                                      \
             case CT_LINALG_SLOGDET: {                                                              \
