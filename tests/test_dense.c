@@ -542,6 +542,17 @@ TEST(inv_solve_as_torch) {
             tu_same_as("inv of a non-finite matrix", y, want[k], 2, (const int64_t[]){2, 2}, 0);
             ct_tensor_release(y), ct_tensor_release(a), y = NULL;
         }
+    /* inv_ex runs on past the zero pivot as torch: [[1, 2], [2, 4]] -> [[-inf, inf], [inf, -inf]],
+     * info 2 */
+    ct_tensor *info = NULL;
+    a = tu_from_vals(ctx, CT_FLOAT64, 2, (const int64_t[]){2, 2}, (const double[]){1, 2, 2, 4});
+    CHECK_OK(ct_linalg_inv_ex(ctx, a, &y, &info));
+    tu_same_as("inv_ex of a singular matrix", y,
+               (const double[]){-INFINITY, INFINITY, INFINITY, -INFINITY}, 2,
+               (const int64_t[]){2, 2}, 0);
+    int32_t iv = 0;
+    CHECK(info && ct_tensor_to_host(info, &iv, 4) == CT_OK && iv == 2);
+    ct_tensor_release(y), ct_tensor_release(a), ct_tensor_release(info);
 }
 
 int main(void) {

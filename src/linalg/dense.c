@@ -1125,18 +1125,8 @@ ct_status ct_linalg_svdvals(ct_ctx *ctx, const ct_tensor *a, ct_tensor **S) {
  * info > 0 and inf / NaN values instead of an error; the nodes are inv's and solve's ---- */
 static ct_status ct__inv_ex_body(ct_ctx *ctx, const ct_tensor *a, ct_tensor **inverse,
                                  ct_tensor **info) {
-    const char *op = "linalg.inv_ex";
-    ct_tensor *LU = NULL, *piv = NULL, *eye = NULL;
-    ct_status st = ct__lu_factor(ctx, op, a, &LU, &piv, info);
-    const int64_t n = a->shape[a->ndim - 1];
-    CT__DO(st, ct_tensor_eye(ctx, a->dtype, n, n, &eye));
-    CT__DO(st, ct__lu_solve(ctx, LU, piv, eye, true, false, inverse));
-    ct_tensor_release(LU), ct_tensor_release(piv), ct_tensor_release(eye);
-    if (st != CT_OK) {
-        ct_tensor_release(*info);
-        *info = NULL;
-    }
-    return st;
+    /* inv's kernel (torch's bits), its info returned instead of raised */
+    return ct__la_square(ctx, "linalg.inv_ex", a, CT_LINALG_INV, 0, ct__singular, inverse, info);
 }
 ct_status ct_linalg_inv_ex(ct_ctx *ctx, const ct_tensor *a, ct_tensor **inverse, ct_tensor **info) {
     const char *op = "linalg.inv_ex";

@@ -177,8 +177,11 @@ static int64_t ct__la_nrhs(int r, const ct_operand *o, int64_t n) {
                         xs[(int64_t)j * n + i] = rhs ? rhs[(int64_t)i * nr + j] : (T)(i == j);     \
                 memcpy(tmp, ab, sizeof(T) * (size_t)mn); /* A^T, column-major */                   \
                 st = n ? P##getrf_work(LAPACK_COL_MAJOR, n, n, tmp, n, ipiv) : 0;                  \
-                if (st == 0 && n)                                                                  \
-                    st = P##getrs_work(LAPACK_COL_MAJOR, 'T', n, nr, tmp, n, ipiv, xs, n);         \
+                if (st >= 0 && n) { /* a singular A too: inf / NaN, as torch's _ex results */      \
+                    lapack_int s2 =                                                                \
+                        P##getrs_work(LAPACK_COL_MAJOR, 'T', n, nr, tmp, n, ipiv, xs, n);          \
+                    st = s2 < 0 ? s2 : st;                                                         \
+                }                                                                                  \
                 for (lapack_int i = 0; i < n; i++)                                                 \
                     for (lapack_int j = 0; j < nr; j++)                                            \
                         x[(int64_t)i * nr + j] = xs[(int64_t)j * n + i];                           \
@@ -397,7 +400,12 @@ CT__LINALG_IMPL(f64, double, LAPACKE_d)
                     for (lapack_int j = 0; j < nr; j++)                                            \
                         x[(int64_t)i * nr + j] = rhs ? rhs[(int64_t)i * nr + j] : (CT)(i == j);    \
                 if (n) memcpy(tmp, ab, sizeof(CT) * (size_t)mn);                                   \
-                st = n ? P##gesv_work(LAPACK_ROW_MAJOR, n, nr, tmp, n, ipiv, x, nr) : 0;           \
+                st = n ? P##getrf_work(LAPACK_ROW_MAJOR, n, n, tmp, n, ipiv) : 0;                  \
+                if (st >= 0 && n) { /* as gesv, and on past a zero pivot (the _ex results) */      \
+                    lapack_int s2 =                                                                \
+                        P##getrs_work(LAPACK_ROW_MAJOR, 'N', n, nr, tmp, n, ipiv, x, nr);          \
+                    st = s2 < 0 ? s2 : st;                                                         \
+                }                                                                                  \
                 break;                                                                             \
             }                                                                                      \
             case CT_LINALG_SLOGDET: {                                                              \
