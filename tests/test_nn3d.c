@@ -199,6 +199,17 @@ TEST(float32_and_errors) {
     CHECK(ya && nb && tu_same_values(ya, nb));
     ct_tensor_release(ya), ct_tensor_release(yb), ct_tensor_release(nb);
     CHECK_ST(ct_adaptive_avg_pool3d(ctx, x, SH(2, -1, 2), &y), CT_ERR_INVALID_ARG);
+    /* a zero output size: an empty result (torch), for the adaptive pools and area interpolation */
+    for (int k = 0; k < 3; k++) {
+        ct_tensor *e = NULL, *ei = NULL;
+        CHECK_OK(k == 0   ? ct_adaptive_avg_pool3d(ctx, x, SH(1, 0, 1), &e)
+                 : k == 1 ? ct_adaptive_max_pool3d(ctx, x, SH(1, 0, 1), &e, &ei)
+                          : ct_interpolate(ctx, x, 3, SH(1, 0, 1), CT_INTERP_AREA, false, &e));
+        CHECK(e && ct_tensor_numel(e) == 0 && ct_tensor_ndim(e) == ct_tensor_ndim(x) &&
+              ct_tensor_shape(e)[ct_tensor_ndim(e) - 2] == 0);
+        CHECK(k != 1 || (ei && ct_tensor_numel(ei) == 0 && ct_tensor_dtype(ei) == CT_INT64));
+        ct_tensor_release(e), ct_tensor_release(ei);
+    }
     CHECK_ST(ct_avg_pool3d(ctx, x, SH(2, 4, 8), NULL, SH(0, 0, 4), false, true, 0, &y),
              CT_ERR_SHAPE); /* 7 < 8: torch's "smaller than kernel size" */
     ct_tensor *w0 = NULL, *e = NULL;

@@ -433,6 +433,19 @@ static ct_status ct__pool3d(ct_ctx *ctx, const char *op, const ct_tensor *x, con
     if (!ct_dtype_is_floating(x->dtype) && !(g->kind == CT__POOL_AVG && x->dtype == CT_INT64))
         return ct__set_error(ctx, CT_ERR_DTYPE, "%s: expected a floating point input, got %s", op,
                              ct_dtype_name(x->dtype));
+    if (adaptive && g->osize && (x->ndim == 4 || x->ndim == 5) &&
+        (g->osize[0] == 0 || g->osize[1] == 0 || g->osize[2] == 0) && g->osize[0] >= 0 &&
+        g->osize[1] >= 0 && g->osize[2] >= 0) { /* torch: an empty result */
+        int64_t sh[5];
+        for (int i = 0; i < x->ndim - 3; i++)
+            sh[i] = x->shape[i];
+        for (int i = 0; i < 3; i++)
+            sh[x->ndim - 3 + i] = g->osize[i];
+        st = ct_tensor_empty(ctx, x->dtype, x->ndim, sh, out);
+        if (st == CT_OK && indices && (st = ct_tensor_empty(ctx, CT_INT64, x->ndim, sh, indices)))
+            ct_tensor_release(*out), *out = NULL;
+        return st;
+    }
     bool unb = false;
     ct__wdim w[3] = {{0}};
     ct_tensor *t[16] = {NULL}, *win = NULL, *flat = NULL, *valid = NULL;
