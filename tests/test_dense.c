@@ -162,6 +162,9 @@ static ct_tensor *EYE3, *RHS;
 static ct_status well(const ct_tensor *x, ct_tensor **a) { /* x + 4 I */
     return ct_add(ctx, x, EYE3, a);
 }
+static ct_status f_pinv(const ct_tensor *x, ct_tensor **y) {
+    return ct_linalg_pinv(ctx, x, NAN, NAN, y);
+}
 static ct_status f_inv(const ct_tensor *x, ct_tensor **y) {
     ct_tensor *a = NULL;
     ct_status st = well(x, &a);
@@ -311,7 +314,59 @@ TEST(gradients) {
     tu_gradcheck(ctx, &rng, "eigh (lane kernels)", f_eigh, 3, b44);
     tu_gradcheck(ctx, &rng, "eigh n = 7", f_eigh, 2, s77);
     tu_gradcheck(ctx, &rng, "eigvalsh", f_eigvalsh, 3, b33);
+    tu_gradcheck(ctx, &rng, "pinv tall (its own formula)", f_pinv, 2, s43);
+    tu_gradcheck(ctx, &rng, "pinv wide", f_pinv, 3, w235);
+    tu_gradcheck(ctx, &rng, "pinv square", f_pinv, 3, b33);
     ct_tensor_release(EYE3), ct_tensor_release(RHS);
+}
+
+/* At repeated (or zero) eigen / singular values, gradients that only see the values are finite,
+ * as torch's (torch skips the vectors' terms, whose 1 / (w_j - w_i) is inf there): the identity's
+ * eigvalsh / svdvals with upstream g have gradient diag(g); [[1, 0], [0, 0], [0, 0]]'s svdvals
+ * (a zero singular value) [[g0, 0], [0, g1], [0, 0]]; pinv(I) under sum has gradient -1
+ * everywhere (torch 1.13's values). */
+TEST(spectral_gradients_at_ties) {
+    const double I3[9] = {1, 0, 0, 0, 1, 0, 0, 0, 1}, g3[3] = {1, 2, 3}, M[6] = {1, 0, 0, 0, 0, 0};
+    ct_tensor *a = tu_from_vals(ctx, CT_FLOAT64, 2, (const int64_t[]){3, 3}, I3),
+              *b = tu_from_vals(ctx, CT_FLOAT64, 2, (const int64_t[]){3, 2}, M),
+              *up = tu_from_vals(ctx, CT_FLOAT64, 1, (const int64_t[]){3}, g3),
+              *up2 = tu_from_vals(ctx, CT_FLOAT64, 1, (const int64_t[]){2}, g3);
+    CHECK_OK(ct_tensor_set_requires_grad(a, true));
+    CHECK_OK(ct_tensor_set_requires_grad(b, true));
+    const double want[9] = {1, 0, 0, 0, 2, 0, 0, 0, 3}, wantb[6] = {1, 0, 0, 2, 0, 0},
+                 ones[9] = {-1, -1, -1, -1, -1, -1, -1, -1, -1};
+    for (int k = 0; k < 4; k++) {
+        ct_tensor *y = NULL, *g = NULL, *s = NULL;
+        const ct_tensor *x = k == 2 ? b : a;
+        CHECK_OK(k == 0   ? ct_linalg_eigvalsh(ctx, a, 'L', &y)
+                 : k == 1 ? ct_linalg_svdvals(ctx, a, &y)
+                 : k == 2 ? ct_linalg_svdvals(ctx, b, &y)
+                          : ct_linalg_pinv(ctx, a, NAN, NAN, &s));
+        if (k == 3) CHECK_OK(ct_sum(ctx, s, 0, NULL, false, &y));
+        const ct_tensor *ug = k == 3 ? NULL : k == 2 ? up2 : up;
+        CHECK_OK(ct_autograd_grad(ctx, 1, (const ct_tensor *const *)&y,
+                                  ug ? (const ct_tensor *const *)&ug : NULL, 1, &x, false, false,
+                                  &g));
+        tu_same_as(k == 0   ? "eigvalsh at a tie"
+                   : k == 3 ? "pinv(I)"
+                            : "svdvals at a tie",
+                   g,
+                   k == 3   ? ones
+                   : k == 2 ? wantb
+                            : want,
+                   2, k == 2 ? (const int64_t[]){3, 2} : (const int64_t[]){3, 3}, 1e-15);
+        ct_tensor_release(y), ct_tensor_release(g), ct_tensor_release(s);
+    }
+    /* pinv's default rtol also applies with atol = 0 (torch: rtol is 0 only for an atol > 0):
+     * a rank-1 matrix whose second singular value is rounding noise keeps a bounded pinv */
+    const double r1[4] = {1, 2, 2, 4.000000000000001};
+    ct_tensor *c = tu_from_vals(ctx, CT_FLOAT64, 2, (const int64_t[]){2, 2}, r1), *p = NULL;
+    CHECK_OK(ct_linalg_pinv(ctx, c, 0, NAN, &p));
+    double *pv = p ? tu_read(p) : NULL;
+    CHECK(pv && fabs(pv[0] - 0.04) < 1e-9 && fabs(pv[3] - 0.16) < 1e-9);
+    free(pv);
+    ct_tensor_release(p), ct_tensor_release(c);
+    ct_tensor_release(a), ct_tensor_release(b), ct_tensor_release(up), ct_tensor_release(up2);
 }
 
 TEST(det_slogdet) {
@@ -564,6 +619,7 @@ int main(void) {
     RUN(captured_equals_eager);
     RUN(torch_conventions);
     RUN(inv_solve_as_torch);
+    RUN(spectral_gradients_at_ties);
     ct_ctx_free(ctx);
     return ct_test_end();
 }

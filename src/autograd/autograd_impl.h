@@ -73,6 +73,7 @@ typedef struct ct__ag_call {
     ct_ctx *ctx;
     ct__ag_node *n;
     ct_tensor *g[CT__AG_MAX_OUT];         /* grads of the outputs (zeros where none arrived) */
+    bool has_g[CT__AG_MAX_OUT];           /* a gradient arrived for that output (torch: defined) */
     const ct_tensor *in[CT__AG_MAX_IN];   /* saved inputs (NULL when not saved) */
     const ct_tensor *out[CT__AG_MAX_OUT]; /* saved outputs */
     bool need[CT__AG_MAX_IN];

@@ -1080,8 +1080,10 @@ static ct_status ct__pinv(ct_ctx *ctx, const ct_tensor *a, double atol, double r
         return ct__set_error(ctx, CT_ERR_SHAPE,
                              "linalg.pinv: the input tensor must have at least 2 dimensions");
     const int64_t m = a->shape[a->ndim - 2], n = a->shape[a->ndim - 1];
-    if (isnan(rtol))
-        rtol = isnan(atol) ? (rdt == CT_FLOAT32 ? 0x1p-23 : 0x1p-52) * (double)(m > n ? m : n) : 0;
+    if (isnan(rtol)) /* torch: 0 only when an atol > 0 is given */
+        rtol = isnan(atol) || atol <= 0
+                   ? (rdt == CT_FLOAT32 ? 0x1p-23 : 0x1p-52) * (double)(m > n ? m : n)
+                   : 0;
     if (isnan(atol)) atol = 0;
     if (atol < 0 || rtol < 0)
         return ct__set_error(ctx, CT_ERR_INVALID_ARG, "linalg.pinv: atol and rtol must be >= 0");
@@ -1106,11 +1108,76 @@ static ct_status ct__pinv(ct_ctx *ctx, const ct_tensor *a, double atol, double r
     ct__release_all(10, t);
     return st;
 }
+/* pinv's own gradient (torch's pinv_backward; the SVD's formula is NaN at repeated singular
+ * values): with P = pinv(A), G the output's gradient and ^H the adjoint,
+ *   -P^H G P^H + (I - A P) G^H P P^H + P^H P G^H (I - P A),
+ * evaluated as K = G^H P: -(P K)^H + K P^H - A P K P^H + P^H P (G^H - K A). Under create_graph P
+ * is recomputed from A with its graph (second derivatives through the SVD). */
+typedef struct {
+    ct_tensor *a, *p; /* the input, and the result detached */
+    int64_t a_ver, p_ver;
+    double atol, rtol;
+} ct__pinv_user;
+static void ct__pinv_free(void *up) {
+    ct__pinv_user *u = up;
+    if (!u) return;
+    ct_tensor_release(u->a), ct_tensor_release(u->p);
+    free(u);
+}
+static ct_status ct__pinv_backward(ct_ctx *ctx, void *user, ct_tensor *const *gout,
+                                   const bool *need, ct_tensor **gin) {
+    const ct__pinv_user *u = user;
+    if (!need[0]) return CT_OK;
+    ct_status st = ct__ag_saved_ok(ctx, u->a, "input", 0, "LinalgPinvBackward0", u->a_ver);
+    CT__DO(st, ct__ag_saved_ok(ctx, u->p, "result", 0, "LinalgPinvBackward0", u->p_ver));
+    ct_tensor *t[16] = {NULL}, *p = NULL;
+    if (st == CT_OK && ct_is_grad_enabled(ctx))
+        st = ct__pinv(ctx, u->a, u->atol, u->rtol, &p);
+    else if (st == CT_OK)
+        p = ct_tensor_retain(u->p);
+    const ct_tensor *a = u->a;
+    CT__DO(st, ct_adjoint(ctx, gout[0], &t[0]));   /* G^H */
+    CT__DO(st, ct_adjoint(ctx, p, &t[1]));         /* P^H */
+    CT__DO(st, ct_matmul(ctx, t[0], p, &t[2]));    /* K */
+    CT__DO(st, ct_matmul(ctx, p, t[2], &t[3]));    /* P K */
+    CT__DO(st, ct_adjoint(ctx, t[3], &t[4]));      /* (P K)^H */
+    CT__DO(st, ct_matmul(ctx, t[2], t[1], &t[5])); /* K P^H */
+    CT__DO(st, ct_matmul(ctx, a, p, &t[6]));       /* A P */
+    CT__DO(st, ct_matmul(ctx, t[6], t[5], &t[7])); /* A P K P^H */
+    CT__DO(st, ct_matmul(ctx, t[1], p, &t[8]));    /* P^H P */
+    CT__DO(st, ct_matmul(ctx, t[2], a, &t[9]));    /* K A */
+    CT__DO(st, ct_sub(ctx, t[0], t[9], &t[10]));
+    CT__DO(st, ct_matmul(ctx, t[8], t[10], &t[11]));
+    CT__DO(st, ct_sub(ctx, t[5], t[4], &t[12]));
+    CT__DO(st, ct_sub(ctx, t[12], t[7], &t[13]));
+    CT__DO(st, ct_add(ctx, t[13], t[11], &gin[0]));
+    ct_tensor_release(p);
+    ct__release_all(16, t);
+    return st;
+}
+static const ct__ag_custom CT__PINV_FN = {"LinalgPinvBackward", ct__pinv_backward, ct__pinv_free,
+                                          true};
 ct_status ct_linalg_pinv(ct_ctx *ctx, const ct_tensor *a, double atol, double rtol,
                          ct_tensor **out) {
-    uint64_t mark = ct__ag_mark(ctx); /* torch 1.13's native op with its own formula */
-    ct_status st = ct__error_within(ctx, "linalg.pinv", ct__pinv(ctx, a, atol, rtol, out));
-    return ct__ag_named(ctx, st, out, mark, "LinalgPinvBackward0");
+    if (!ctx || !out || !ct__tensor_live(a) || !ct__ag_wants(ctx, 1, &a))
+        return ct__error_within(ctx, "linalg.pinv", ct__pinv(ctx, a, atol, rtol, out));
+    ct__pinv_user *u = calloc(1, sizeof *u);
+    if (!u) return ct__set_error(ctx, CT_ERR_OOM, "linalg.pinv: out of memory");
+    const bool was = ct_set_grad_enabled(ctx, false);
+    ct_status st = ct__pinv(ctx, a, atol, rtol, out);
+    ct_set_grad_enabled(ctx, was);
+    CT__DO(st, ct_tensor_detach(ctx, *out, &u->p));
+    if (st != CT_OK) {
+        ct__pinv_free(u);
+        if (*out) ct_tensor_release(*out), *out = NULL;
+        return ct__error_within(ctx, "linalg.pinv", st);
+    }
+    u->a = ct_tensor_retain((ct_tensor *)a);
+    u->a_ver = a->storage->version, u->p_ver = u->p->storage->version;
+    u->atol = atol, u->rtol = rtol;
+    st = ct__ag_record_custom(ctx, &CT__PINV_FN, u, a, out);
+    if (st == CT_OK) ct__ag_named(ctx, st, out, 0, "LinalgPinvBackward0");
+    return ct__error_within(ctx, "linalg.pinv", st);
 }
 
 /* ---- linalg.multi_dot: a chain of mm in torch's order (2: one mm; 3: the cheaper of (AB)C and

@@ -840,6 +840,7 @@ static ct_status ct__ag_exec(ct__ag_run *R, ct__ag_node *n) {
         }
     }
     for (int k = 0; k < n->n_out; k++) {
+        c.has_g[k] = n->buf[k] != NULL;
         if (n->buf[k]) {
             c.g[k] = n->buf[k];
         } else {

@@ -249,6 +249,12 @@ static void bw_eigh(ct__ag_call *c) {
     const int nd = c->n->in_meta[0].ndim;
     const int64_t n = c->n->in_meta[0].shape[nd - 1];
     const ct_dtype dt = w ? ct_tensor_dtype(w) : CT_FLOAT64;
+    if (!c->has_g[1]) { /* eigenvalues only (torch skips the vectors' term, whose 1 / (w_j - w_i)
+                         * is inf at a repeated eigenvalue): V diag(gL) V^H */
+        const ct_tensor *vg = ct__ag_mul(c, v, ct__ag_unsqueeze(c, c->g[0], nd - 2));
+        ct__ag_set(c, 0, ct__ag_matmul(c, vg, ag_mh(c, v)));
+        return;
+    }
     const ct_tensor *e = ct__ag_sub(c, ct__ag_unsqueeze(c, w, nd - 2),
                                     ct__ag_unsqueeze(c, w, nd - 1)); /* w_j - w_i */
     const ct_tensor *eye = ag_eye(c, n, dt);
@@ -271,6 +277,13 @@ static void bw_svd(ct__ag_call *c) {
     const int64_t k = m < n ? m : n;
     const ct_dtype dt = s ? ct_tensor_dtype(s) : CT_FLOAT64;
     const bool cx = u && ct_dtype_is_complex(ct_tensor_dtype(u));
+    if (!c->has_g[0] && !c->has_g[2]) { /* singular values only (torch skips the vectors' terms,
+                                         * inf at a repeated or zero singular value): U diag(gS)
+                                         * Vh */
+        const ct_tensor *ug = ct__ag_mul(c, u, ct__ag_unsqueeze(c, gs, nd - 2));
+        ct__ag_set(c, 0, ct__ag_matmul(c, ug, vh));
+        return;
+    }
     const ct_tensor *v = ag_mh(c, vh), *gv = ag_mh(c, gvh);
     const ct_tensor *srow = ct__ag_unsqueeze(c, s, nd - 2); /* (..., 1, k): scales columns */
     const ct_tensor *scol = ct__ag_unsqueeze(c, s, nd - 1); /* (..., k, 1): scales rows */
