@@ -163,7 +163,8 @@ CT_API ct_status ct_linalg_lstsq(ct_ctx *ctx, const ct_tensor *a, const ct_tenso
 CT_API ct_status ct_linalg_svdvals(ct_ctx *ctx, const ct_tensor *a, ct_tensor **S);
 /* torch.linalg.eig: eigenvalues (..., n) and eigenvectors (..., n, n) (columns, unit norm, as
  * LAPACK geev gives them) of real square a (float32 -> complex64, float64 -> complex128); a
- * matrix where the QR algorithm does not converge: CT_ERR_INVALID_ARG. Not differentiable yet. */
+ * matrix where the QR algorithm does not converge: CT_ERR_INVALID_ARG. Differentiable (torch's
+ * formula; the loss must not depend on the eigenvectors' phases). */
 CT_API ct_status ct_linalg_eig(ct_ctx *ctx, const ct_tensor *a, ct_tensor **eigenvalues,
                                ct_tensor **eigenvectors);
 /* torch.linalg.eigvals: the eigenvalues of ct_linalg_eig only. */
