@@ -1897,6 +1897,23 @@ TEST(review54_classes) {
     CHECK_OK(ct_tensor_zeros(ctx, CT_FLOAT32, 1, (const int64_t[]){3}, &s3));
     CHECK_ST(ct_triu(ctx, s3, 0, &y), CT_ERR_SHAPE);
     ct_tensor_release(e), ct_tensor_release(e3), ct_tensor_release(e1), ct_tensor_release(s3);
+    /* vector_norm with a negative ord: a slice holding a zero has norm 0 and gradient 0 (torch;
+     * was NaN): rows [0, 2], [1, 2], [0, 0], ord -1: norms [0, 2/3, 0], gradient of their sum
+     * [[0, 0], [4/9, 1/9], [0, 0]] */
+    ct_tensor *xn = tu_from_vals(ctx, CT_FLOAT64, 2, (const int64_t[]){3, 2},
+                                 (const double[]){0, 2, 1, 2, 0, 0}),
+              *s = NULL, *g = NULL;
+    CHECK_OK(ct_tensor_set_requires_grad(xn, true));
+    const int d1 = 1;
+    CHECK_OK(ct_linalg_vector_norm(ctx, xn, -1, 1, &d1, false, &y));
+    CHECK_OK(ct_sum(ctx, y, 0, NULL, false, &s));
+    CHECK_OK(ct_autograd_grad(ctx, 1, (const ct_tensor *const *)&s, NULL, 1,
+                              (const ct_tensor *const *)&xn, false, false, &g));
+    double nv[3] = {1, 1, 1}, gv[6] = {1, 1, 1, 1, 1, 1};
+    CHECK(rd(y, nv, 24) && nv[0] == 0 && fabs(nv[1] - 2.0 / 3) < 1e-15 && nv[2] == 0);
+    CHECK(rd(g, gv, 48) && gv[0] == 0 && gv[1] == 0 && fabs(gv[2] - 4.0 / 9) < 1e-15 &&
+          fabs(gv[3] - 1.0 / 9) < 1e-15 && gv[4] == 0 && gv[5] == 0);
+    ct_tensor_release(xn), ct_tensor_release(y), ct_tensor_release(s), ct_tensor_release(g);
 }
 
 int main(void) {

@@ -656,11 +656,30 @@ static ct_status ct__norm_body(ct_ctx *ctx, const ct_tensor *a, double p, int n_
                 if (st == CT_OK) st = ct_where(ctx, z, zero, tp, &t);
                 ct_tensor_release(z), ct_tensor_release(one), ct_tensor_release(safe);
                 ct_tensor_release(tp), ct_tensor_release(zero);
+            } else if (p < 0 && x->requires_grad) {
+                /* a slice with a zero has norm 0, and torch's gradient 0 there (inf * 0 gave
+                 * NaN): such slices compute on ones instead (no gradient reaches x through
+                 * them) and their result is replaced by 0 */
+                ct_tensor *z = NULL, *zs = NULL, *zk = NULL, *one = NULL, *zero = NULL,
+                          *safe = NULL, *r1 = NULL;
+                st = ct_eq_scalar(ctx, ab, 0.0, &z);
+                CT__DO(st, ct_any(ctx, z, nr, rd, true, &zk));
+                CT__DO(st, ct_tensor_ones(ctx, CT_FLOAT64, 0, NULL, &one));
+                CT__DO(st, ct_tensor_zeros(ctx, CT_FLOAT64, 0, NULL, &zero));
+                CT__DO(st, ct_tensor_expand(ctx, zk, ab->ndim, ab->shape, &zs));
+                CT__DO(st, ct_where(ctx, zs, one, ab, &safe));
+                CT__DO(st, ct_pow(ctx, safe, p, &t));
+                CT__DO(st, ct_sum(ctx, t, nr, rd, true, &s));
+                CT__DO(st, ct_pow(ctx, s, 1.0 / p, &r1));
+                CT__DO(st, ct_where(ctx, zk, zero, r1, &r));
+                ct_tensor_release(z), ct_tensor_release(zs), ct_tensor_release(zk);
+                ct_tensor_release(one), ct_tensor_release(zero), ct_tensor_release(safe);
+                ct_tensor_release(r1);
             } else {
                 st = ct_pow(ctx, ab, p, &t);
             }
-            if (st == CT_OK) st = ct_sum(ctx, t, nr, rd, true, &s);
-            if (st == CT_OK) st = ct_pow(ctx, s, 1.0 / p, &r);
+            if (st == CT_OK && !r) st = ct_sum(ctx, t, nr, rd, true, &s);
+            if (st == CT_OK && !r) st = ct_pow(ctx, s, 1.0 / p, &r);
             ct_tensor_release(s);
         }
     }
