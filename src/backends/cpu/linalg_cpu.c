@@ -175,7 +175,7 @@ static int64_t ct__la_nrhs(int r, const ct_operand *o, int64_t n) {
                 for (lapack_int i = 0; i < n; i++) /* B (or I) column-major */                     \
                     for (lapack_int j = 0; j < nr; j++)                                            \
                         xs[(int64_t)j * n + i] = rhs ? rhs[(int64_t)i * nr + j] : (T)(i == j);     \
-                memcpy(tmp, ab, sizeof(T) * (size_t)mn); /* A^T, column-major */                   \
+                if (n) memcpy(tmp, ab, sizeof(T) * (size_t)mn); /* A^T, column-major */            \
                 st = n ? P##getrf_work(LAPACK_COL_MAJOR, n, n, tmp, n, ipiv) : 0;                  \
                 if (st >= 0 && n) { /* a singular A too: inf / NaN, as torch's _ex results */      \
                     lapack_int s2 =                                                                \
