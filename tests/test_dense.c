@@ -608,6 +608,18 @@ TEST(inv_solve_as_torch) {
     int32_t iv = 0;
     CHECK(info && ct_tensor_to_host(info, &iv, 4) == CT_OK && iv == 2);
     ct_tensor_release(y), ct_tensor_release(a), ct_tensor_release(info);
+    /* a complex matrix with a negative real determinant: sign -1 + 0i (a row swap multiplies by
+     * -1 + 0i, as torch, not a negation: -0i), so logdet is +pi i as torch's and numpy's */
+    const double sw[8] = {0, 0, 1, 0, 1, 0, 0, 0};
+    ct_tensor *c = NULL, *sg = NULL, *la = NULL, *ld = NULL;
+    CHECK_OK(ct_tensor_from_host(ctx, sw, CT_COMPLEX128, 2, (const int64_t[]){2, 2}, &c));
+    CHECK_OK(ct_linalg_slogdet(ctx, c, &sg, &la));
+    CHECK_OK(ct_logdet(ctx, c, &ld));
+    double sv[2] = {0, -1}, lv[2] = {1, 0};
+    CHECK(sg && ct_tensor_to_host(sg, sv, 16) == CT_OK && sv[0] == -1 && sv[1] == 0 &&
+          !signbit(sv[1]));
+    CHECK(ld && ct_tensor_to_host(ld, lv, 16) == CT_OK && lv[0] == 0 && fabs(lv[1] - M_PI) < 1e-15);
+    ct_tensor_release(c), ct_tensor_release(sg), ct_tensor_release(la), ct_tensor_release(ld);
 }
 
 int main(void) {

@@ -285,6 +285,17 @@ CT__LINALG_IMPL(f64, double, LAPACKE_d)
  * log|det| real, det), QR (geqrf + ungqr), SVD and SVDVALS (gesdd; real singular values) on
  * complex64 / complex128, each complex operand passed as its real view (.., 2) (the kernels see
  * real dtypes only); operand shapes otherwise as the real routines. */
+/* z * (-1 + 0i) in full complex arithmetic (a zero imaginary part stays +0, as torch's complex
+ * product with -1; negation would make it -0, and log(sign) then -pi i instead of +pi i) */
+#define CT__CX_NEG(SUF, T, CT)                                                                     \
+    static inline void ct__cx_neg_##SUF(CT *z) {                                                   \
+        T *p = (T *)z;                                                                             \
+        const T re = p[0] * (T)-1 - p[1] * (T)0, im = p[0] * (T)0 + p[1] * (T)-1;                  \
+        p[0] = re, p[1] = im;                                                                      \
+    }
+CT__CX_NEG(c64, float, float _Complex)
+CT__CX_NEG(c128, double, double _Complex)
+
 #define CT__LINALG_CX_IMPL(SUF, T, CT, P, CABS)                                                    \
     static ct_status ct__linalg_cx_##SUF(ct__cpu_state *s, const ct_op_desc *op) {                 \
         const ct_operand *o = op->operands;                                                        \
@@ -418,7 +429,9 @@ CT__LINALG_IMPL(f64, double, LAPACKE_d)
                         for (lapack_int i = 0; i < n; i++) {                                       \
                             const CT d = tmp[(int64_t)i * n + i];                                  \
                             const T ad = CABS(d);                                                  \
-                            if (ipiv[i] != i + 1) sign = -sign, det = -det;                        \
+                            if (ipiv[i] !=                                                         \
+                                i + 1) /* times (-1 + 0i), as torch (-sign would give -0i) */      \
+                                ct__cx_neg_##SUF(&sign), ct__cx_neg_##SUF(&det);                   \
                             sign *= ad == 0 ? 0 : d / ad;                                          \
                             logabs += (T)log((double)ad);                                          \
                             det *= d;                                                              \
